@@ -1,0 +1,50 @@
+"""Retrieval configuration: every knob of the hierarchical search in one validated object."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TagHopTrigger(StrEnum):
+    """When the tag-hop stage runs."""
+
+    OFF = "off"
+    ALWAYS = "always"
+    ON_DEMAND = "on_demand"  # only when the global hits are concentrated in one subtree
+
+
+class RetrievalConfig(BaseModel):
+    """Parameters of the hierarchical retriever (names follow the seed where it names them)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    score_propagation_alpha: float = Field(default=1.0, ge=0.0, le=1.0)
+    """Weight of a child's own score in ``alpha*child + (1-alpha)*parent``."""
+    global_search_topk: int = Field(default=10, ge=1, le=1000)
+    """How many nodes the global vector search returns to pick starting points."""
+    max_convergence_rounds: int = Field(default=3, ge=1, le=100)
+    """Stop when the top-k is unchanged for this many consecutive rounds."""
+    score_threshold: float = Field(default=0.0, ge=-1.0, le=1.0)
+    """Children whose propagated score is not above this are dropped."""
+    max_children_per_dir: int = Field(default=50, ge=1, le=10000)
+    """How many best-scoring children of one directory a round scores and keeps."""
+    max_rounds: int = Field(default=200, ge=1, le=100000)
+    """A hard cap on heap rounds, so that a pathological tree cannot run unbounded."""
+    expand_leaf_parents: bool = True
+    """Also start from the parent directory of each leaf the global search hit."""
+    dense_weight: float = Field(default=1.0, ge=0.2, le=1.0)
+    """VikingDB's hybrid weight: 1 is dense only; lower mixes in lexical (BM25) scores."""
+    rerank_timeout_s: float = Field(default=10.0, gt=0)
+    """A reranker call slower than this falls back to vector scores."""
+
+    tag_hop_trigger: TagHopTrigger = TagHopTrigger.ON_DEMAND
+    tag_hop_max_subtrees: int = Field(default=3, ge=0, le=100)
+    """At most this many subtrees are added by tag hops per query."""
+    tag_hop_max_tags: int = Field(default=5, ge=0, le=100)
+    """At most this many tags of the global hits are used to look for hop targets."""
+    tag_hop_score_factor: float = Field(default=0.7, ge=0.0, le=1.0)
+    """A hop target starts at factor x (score of the hit whose tag it shares)."""
+    tag_hop_concentration: float = Field(default=0.8, gt=0.0, le=1.0)
+    """ON_DEMAND triggers when at least this share of global hits sits in one subtree."""

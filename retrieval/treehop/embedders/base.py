@@ -1,0 +1,75 @@
+"""The embedder protocol: batched, sync and async, unit-normalised float32 vectors."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import EmbeddingError
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into vectors. Rows must be L2-normalised so that dot product is cosine."""
+
+    @property
+    def name(self) -> str:
+        """A stable identifier (model and settings); stored with the index."""
+        ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed documents: returns an array of shape ``(len(texts), dimension)``."""
+        ...
+
+    async def aembed(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_query(self, text: str) -> Vectors:
+        """Embed one query (models with query instructions differ from documents)."""
+        ...
+
+    async def aembed_query(self, text: str) -> Vectors: ...
+
+
+class BaseEmbedder:
+    """Helpers shared by embedders: async via a worker thread, query = one document."""
+
+    name: str = "embedder"
+    dimension: int = 0
+
+    def embed(self, texts: Sequence[str]) -> Vectors:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    async def aembed(self, texts: Sequence[str]) -> Vectors:
+        # CPU-bound local models run in a thread so that the event loop stays free.
+        return await asyncio.to_thread(self.embed, texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.embed([text])[0]
+
+    async def aembed_query(self, text: str) -> Vectors:
+        return (await self.aembed([text]))[0]
+
+
+def normalize_rows(mat: npt.ArrayLike, expected_rows: int, dimension: int | None) -> Vectors:
+    """Check shape and finiteness, then L2-normalise rows (zero rows stay zero)."""
+    arr = np.asarray(mat, dtype=np.float32)
+    if arr.ndim != 2 or arr.shape[0] != expected_rows:
+        raise EmbeddingError(
+            f"embedder returned shape {arr.shape}, expected ({expected_rows}, dim)"
+        )
+    if dimension and arr.shape[1] != dimension:
+        raise EmbeddingError(f"embedder returned dimension {arr.shape[1]}, expected {dimension}")
+    if not np.all(np.isfinite(arr)):
+        raise EmbeddingError("embedder returned NaN or infinite values")
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(arr / norms, dtype=np.float32)

@@ -1,0 +1,55 @@
+"""Typed errors.
+
+Every failure a caller can act on has its own class, so that integrations can map them
+(for example to a LangChain ``ToolException``) without parsing messages.
+"""
+
+from __future__ import annotations
+
+
+class TreehopError(Exception):
+    """Base class of every error treehop raises on purpose."""
+
+
+class InvalidURIError(TreehopError, ValueError):
+    """A URI is malformed, escapes its root, or reaches into another user's space."""
+
+
+class InvalidQueryError(TreehopError, ValueError):
+    """A query or a search parameter is out of its documented range."""
+
+
+class InvalidFilterError(TreehopError, ValueError):
+    """A metadata or tag filter does not follow the filter DSL."""
+
+
+class InvalidTagError(TreehopError, ValueError):
+    """A tag is empty, too long, or uses characters the tag format forbids."""
+
+
+class NotFoundError(TreehopError, LookupError):
+    """A URI names no node in the index."""
+
+
+class IndexCorruptError(TreehopError):
+    """A saved index cannot be read back (missing or inconsistent files)."""
+
+
+class EmbeddingError(TreehopError):
+    """The embedder failed or returned vectors of the wrong shape."""
+
+
+class RerankError(TreehopError):
+    """A reranker failed; the retriever catches it and falls back to vector scores."""
+
+
+class LLMError(TreehopError):
+    """A chat model call failed or timed out."""
+
+
+class StoreError(TreehopError):
+    """A vector store rejected a request or could not be reached."""
+
+
+class IngestError(TreehopError):
+    """A path could not be ingested (missing, unreadable, or empty)."""

@@ -1,0 +1,164 @@
+"""The metadata filter DSL (VikingDB ``doc_filter`` style) and tag filters.
+
+A filter is a JSON-like dict:
+
+- ``{"op": "must", "field": "lang", "conds": ["en", "de"]}`` -- field value is one of conds
+  (for list-valued fields: shares at least one with conds)
+- ``{"op": "must_not", "field": ..., "conds": [...]}`` -- the negation of ``must``
+- ``{"op": "range", "field": "year", "gte": 2020, "lt": 2024}`` -- inside the range
+  (``gt``/``gte``/``lt``/``lte``; at least one bound)
+- ``{"op": "range_out", "field": ..., ...}`` -- outside the range
+- ``{"op": "and" | "or", "conds": [filter, ...]}`` -- nesting
+
+Filters are validated once into a tree of small predicate objects; a malformed filter raises
+:class:`~treehop.errors.InvalidFilterError` naming the offending part.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import InvalidFilterError
+
+_BOUNDS = ("gt", "gte", "lt", "lte")
+_LEAF_OPS = {"must", "must_not", "range", "range_out"}
+
+
+@dataclass(frozen=True)
+class MetadataFilter:
+    """A validated filter; call :meth:`matches` on a metadata dict."""
+
+    spec: Mapping[str, Any]
+
+    @classmethod
+    def parse(cls, spec: Mapping[str, Any] | MetadataFilter | None) -> MetadataFilter | None:
+        """Validate ``spec``; ``None`` and ``{}`` mean no filter."""
+        if spec is None or isinstance(spec, MetadataFilter):
+            return spec
+        if not isinstance(spec, Mapping):
+            raise InvalidFilterError(f"filter must be a dict, got {type(spec).__name__}")
+        if not spec:
+            return None
+        _validate(spec, "filter")
+        return cls(spec=spec)
+
+    def matches(self, metadata: Mapping[str, Any]) -> bool:
+        return _eval(self.spec, metadata)
+
+    def key(self) -> str:
+        """A stable string key (for caching masks per filter)."""
+        return json.dumps(self.spec, sort_keys=True, default=str)
+
+    def fields(self) -> set[str]:
+        out: set[str] = set()
+        _collect_fields(self.spec, out)
+        return out
+
+
+def _collect_fields(spec: Mapping[str, Any], out: set[str]) -> None:
+    if spec["op"] in {"and", "or"}:
+        for c in spec["conds"]:
+            _collect_fields(c, out)
+    else:
+        out.add(spec["field"])
+
+
+def _validate(spec: Any, where: str) -> None:
+    if not isinstance(spec, Mapping):
+        raise InvalidFilterError(f"{where}: expected an object, got {type(spec).__name__}")
+    op = spec.get("op")
+    if op in {"and", "or"}:
+        extra = set(spec) - {"op", "conds"}
+        if extra:
+            raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
+        conds = spec.get("conds")
+        if not isinstance(conds, Sequence) or isinstance(conds, str) or not conds:
+            raise InvalidFilterError(f"{where}: {op!r} needs a non-empty list 'conds'")
+        for i, c in enumerate(conds):
+            _validate(c, f"{where}.conds[{i}]")
+        return
+    if op not in _LEAF_OPS:
+        raise InvalidFilterError(
+            f"{where}: unknown op {op!r}; expected one of must, must_not, range, range_out, and, or"
+        )
+    field = spec.get("field")
+    if not isinstance(field, str) or not field:
+        raise InvalidFilterError(f"{where}: {op!r} needs a non-empty string 'field'")
+    if op in {"must", "must_not"}:
+        extra = set(spec) - {"op", "field", "conds"}
+        if extra:
+            raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
+        conds = spec.get("conds")
+        if not isinstance(conds, Sequence) or isinstance(conds, str) or not conds:
+            raise InvalidFilterError(f"{where}: {op!r} needs a non-empty list 'conds'")
+        for c in conds:
+            if not isinstance(c, (str, int, float, bool)):
+                raise InvalidFilterError(f"{where}: conds must be scalars, got {c!r}")
+        return
+    extra = set(spec) - {"op", "field", *_BOUNDS}
+    if extra:
+        raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
+    bounds = {b: spec[b] for b in _BOUNDS if b in spec}
+    if not bounds:
+        raise InvalidFilterError(f"{where}: {op!r} needs at least one of gt, gte, lt, lte")
+    if "gt" in bounds and "gte" in bounds or "lt" in bounds and "lte" in bounds:
+        raise InvalidFilterError(f"{where}: give either gt or gte (lt or lte), not both")
+    for b, v in bounds.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InvalidFilterError(f"{where}: bound {b!r} must be a finite number, got {v!r}")
+
+
+def _in_range(value: Any, spec: Mapping[str, Any]) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if "gt" in spec and not value > spec["gt"]:
+        return False
+    if "gte" in spec and not value >= spec["gte"]:
+        return False
+    if "lt" in spec and not value < spec["lt"]:
+        return False
+    return not ("lte" in spec and not value <= spec["lte"])
+
+
+def _eval(spec: Mapping[str, Any], md: Mapping[str, Any]) -> bool:
+    op = spec["op"]
+    if op == "and":
+        return all(_eval(c, md) for c in spec["conds"])
+    if op == "or":
+        return any(_eval(c, md) for c in spec["conds"])
+    value = md.get(spec["field"])
+    if op in {"must", "must_not"}:
+        conds = spec["conds"]
+        if isinstance(value, (list, tuple, set)):
+            hit = any(v in conds for v in value)
+        else:
+            hit = value is not None and value in conds
+        return hit if op == "must" else not hit
+    if value is None:
+        return op == "range_out"
+    inside = _in_range(value, spec)
+    if op == "range":
+        return inside
+    return not inside and isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class TagFilter:
+    """Tag constraints: a node must carry any of ``any_of`` and all of ``all_of``.
+
+    Tags are compared by their normalised *label*, ignoring the source prefix, so that
+    ``machine-learning`` matches ``user:machine-learning`` and ``auto:machine-learning``.
+    """
+
+    any_of: tuple[str, ...] = ()
+    all_of: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.any_of or self.all_of)
+
+    def key(self) -> str:
+        return "any:" + ",".join(sorted(self.any_of)) + "|all:" + ",".join(sorted(self.all_of))

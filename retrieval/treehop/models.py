@@ -1,0 +1,195 @@
+"""The data model: nodes of the tree, typed queries, and retrieval results.
+
+Field names follow the seed design (``TypedQuery``, ``MatchedContext``, ``QueryResult``,
+``FindResult``); provenance fields are our addition so that every hit says why it was found.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class ContextType(StrEnum):
+    """What kind of context a node holds; each kind has its own root directory."""
+
+    MEMORY = "memory"
+    RESOURCE = "resource"
+    SKILL = "skill"
+
+
+class RetrievalMode(StrEnum):
+    """QUICK never reranks; THINKING reranks when a reranker is configured (seed: search())."""
+
+    QUICK = "quick"
+    THINKING = "thinking"
+
+
+class FoundBy(StrEnum):
+    """How a hit entered the candidate set."""
+
+    GLOBAL = "global"  # the global vector search that picks starting points
+    CHILD = "child"  # a child search of a directory popped from the heap
+    TAG_HOP = "tag_hop"  # a subtree reached sideways through a shared tag
+    NEIGHBOUR = "neighbour"  # a neighbouring chunk added by chunk diffusion
+
+
+class Level(IntEnum):
+    """Node levels, as in the seed: L0 abstract, L1 overview (directories), L2 content."""
+
+    ABSTRACT = 0
+    OVERVIEW = 1
+    CONTENT = 2
+
+
+class Node(BaseModel):
+    """One node of the tree.
+
+    Directories (``is_leaf=False``) are described by an L0 ``abstract`` and an L1 ``overview``
+    and are stored at level 1 (context-type roots, which have only an abstract, at level 0).
+    Leaves hold L2 ``content`` and are stored at level 2. A long file becomes a non-leaf node whose
+    ordered chunks are leaves with ``chunk_index`` set.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    uri: str
+    parent_uri: str | None
+    context_type: ContextType
+    level: int = Field(ge=0, le=2)
+    is_leaf: bool
+    abstract: str = ""
+    overview: str = ""
+    content: str = ""
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    chunk_index: int | None = None
+    content_hash: str = ""
+    ancestors: list[str] = Field(default_factory=list)
+
+    def embedding_text(self) -> str:
+        """The text whose vector represents this node in the index."""
+        if self.is_leaf:
+            return self.content or self.abstract
+        return "\n".join(p for p in (self.abstract, self.overview) if p)
+
+
+class TypedQuery(BaseModel):
+    """One query of a plan: the rewritten text, its context type, its purpose and priority."""
+
+    query: str
+    context_type: ContextType | None = None
+    intent: str = ""
+    priority: int = Field(default=3, ge=1, le=5)
+
+
+class QueryPlan(BaseModel):
+    """What intent analysis decided to look for (``search()`` only)."""
+
+    queries: list[TypedQuery] = Field(default_factory=list)
+    reasoning: str = ""
+    fallback: bool = False
+    fallback_reason: str | None = None
+    planner: str | None = None
+
+
+class MatchedContext(BaseModel):
+    """One retrieved node with its score and full provenance."""
+
+    uri: str
+    context_type: ContextType
+    is_leaf: bool
+    abstract: str
+    score: float
+    level: int = 2
+    parent_uri: str | None = None
+    overview: str = ""
+    content: str = ""
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    chunk_index: int | None = None
+    vector_score: float | None = None
+    rerank_score: float | None = None
+    rerank_fallback: bool = False
+    rerank_fallback_reason: str | None = None
+    found_by: FoundBy = FoundBy.GLOBAL
+    found_via: str | None = None
+    hop_tag: str | None = None
+    hop_source: str | None = None
+    matched_queries: list[TypedQuery] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The most detailed text this hit carries (content, else overview, else abstract)."""
+        return self.content or self.overview or self.abstract
+
+
+class RoundTrace(BaseModel):
+    """One round of the heap descent, for ``--explain`` and debugging."""
+
+    round: int
+    popped: str
+    popped_score: float
+    children_scored: int
+    best_children: list[tuple[str, float]] = Field(default_factory=list)
+    rerank_fallback_reason: str | None = None
+
+
+class TagHopMetrics(BaseModel):
+    """What the tag-hop stage did for one query."""
+
+    triggered: bool = False
+    trigger_reason: str = ""
+    tags_used: list[str] = Field(default_factory=list)
+    hops_tried: int = 0
+    subtrees_added: list[str] = Field(default_factory=list)
+    hits_produced: int = 0
+    hits_in_topk: int = 0
+
+
+class QueryResult(BaseModel):
+    """What one typed query retrieved and how the search went."""
+
+    query: TypedQuery
+    matched_contexts: list[MatchedContext] = Field(default_factory=list)
+    searched_directories: list[str] = Field(default_factory=list)
+    starting_points: list[tuple[str, float]] = Field(default_factory=list)
+    rounds: int = 0
+    stop_reason: str = ""
+    nodes_scored: int = 0
+    rerank_fallback: bool = False
+    rerank_fallback_reason: str | None = None
+    rerank_calls: int = 0
+    tag_hops: TagHopMetrics = Field(default_factory=TagHopMetrics)
+    trace: list[RoundTrace] = Field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+
+class FindResult(BaseModel):
+    """The seed's result type: hits per context type, the plan, and per-query results."""
+
+    memories: list[MatchedContext] = Field(default_factory=list)
+    resources: list[MatchedContext] = Field(default_factory=list)
+    skills: list[MatchedContext] = Field(default_factory=list)
+    query_plan: QueryPlan | None = None
+    query_results: list[QueryResult] | None = None
+    total: int = 0
+
+    @field_validator("total")
+    @classmethod
+    def _non_negative(cls, v: int) -> int:
+        if v < 0:
+            raise ValueError("total must be >= 0")
+        return v
+
+    def contexts(self) -> list[MatchedContext]:
+        """All hits of every context type, best first."""
+        allc = [*self.resources, *self.memories, *self.skills]
+        return sorted(allc, key=lambda m: m.score, reverse=True)
+
+    @property
+    def rerank_fallback(self) -> bool:
+        """True when any query of this result fell back from rerank to vector scores."""
+        return any(q.rerank_fallback for q in self.query_results or [])

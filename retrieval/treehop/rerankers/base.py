@@ -1,0 +1,86 @@
+"""The reranker protocol and the fallback that keeps vector scores when a reranker fails.
+
+A reranker gets one batched call per heap round (never one per directory). Whatever goes wrong
+-- an exception, a timeout, the wrong number of scores, NaN or infinity -- the retriever keeps the
+vector scores and records ``rerank_fallback`` with the reason on the result, never silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores (query, document) pairs; higher is more relevant."""
+
+    @property
+    def name(self) -> str: ...
+
+    def rerank(self, query: str, documents: Sequence[str]) -> list[float]: ...
+
+    async def arerank(self, query: str, documents: Sequence[str]) -> list[float]: ...
+
+
+class BaseReranker:
+    """Default async: run the sync call in a worker thread."""
+
+    name: str = "reranker"
+
+    def rerank(self, query: str, documents: Sequence[str]) -> list[float]:  # pragma: no cover
+        raise NotImplementedError
+
+    async def arerank(self, query: str, documents: Sequence[str]) -> list[float]:
+        return await asyncio.to_thread(self.rerank, query, documents)
+
+
+@dataclass(frozen=True)
+class RerankOutcome:
+    """Scores from the reranker, or ``None`` with the reason it fell back."""
+
+    scores: list[float] | None
+    fallback_reason: str | None = None
+
+
+def validate_scores(scores: object, expected: int) -> tuple[list[float] | None, str | None]:
+    """Check a reranker's answer; return (scores, None) or (None, reason)."""
+    if not isinstance(scores, (list, tuple)):
+        try:
+            scores = list(scores)  # type: ignore[call-overload]
+        except TypeError:
+            return None, f"invalid answer: expected a list of scores, got {type(scores).__name__}"
+    assert isinstance(scores, (list, tuple))
+    if len(scores) != expected:
+        return None, f"invalid answer: {len(scores)} scores for {expected} documents"
+    out: list[float] = []
+    for s in scores:
+        try:
+            f = float(s)
+        except (TypeError, ValueError):
+            return None, f"invalid answer: non-numeric score {s!r}"
+        if not math.isfinite(f):
+            return None, f"invalid answer: non-finite score {f!r}"
+        out.append(f)
+    return out, None
+
+
+async def safe_rerank(
+    reranker: Reranker, query: str, documents: Sequence[str], timeout_s: float
+) -> RerankOutcome:
+    """Call ``reranker`` once for the batch with a timeout; never raises."""
+    if not documents:
+        return RerankOutcome(scores=[])
+    try:
+        raw = await asyncio.wait_for(reranker.arerank(query, documents), timeout=timeout_s)
+    except TimeoutError:
+        return RerankOutcome(None, f"timeout after {timeout_s:g}s")
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any reranker fault must fall back
+        return RerankOutcome(None, f"error: {type(exc).__name__}: {exc}"[:500])
+    scores, reason = validate_scores(raw, len(documents))
+    return RerankOutcome(scores, reason)

@@ -1,0 +1,142 @@
+"""The vector-store protocol every engine implements (embedded numpy, VikingDB, Milvus, ...).
+
+The retriever needs only a few scoped operations, all expressible on any engine that can filter
+on exact-match and list fields:
+
+- *children of X*: ``parent_uri == X``
+- *inside subtree X*: ``X in ancestors`` (or a URI-prefix slice where the engine keeps URIs sorted)
+- *nodes carrying tag T*: any-of match on the ``tag_labels`` list field
+- context type, level, leaf/non-leaf: exact-match fields
+
+A store declares what it can do natively in :class:`StoreCapabilities`; the retriever never
+special-cases an engine by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from ..filters import MetadataFilter, TagFilter
+from ..models import ContextType, Node
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class StoreCapabilities:
+    """What an engine does natively."""
+
+    hybrid: bool = False
+    """Lexical (BM25) scoring combined with dense scores via ``dense_weight``."""
+    tag_filter: bool = True
+    """Filtering on tag labels server-side (else the retriever filters after fetching)."""
+    prefix_scope: bool = False
+    """Subtree scoping by URI prefix (else by the ``ancestors`` list field)."""
+    remote: bool = False
+    """Calls do network I/O: the async retriever runs them in a worker thread."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which nodes a search may return.
+
+    ``subtrees``: nodes inside any of these URIs (inclusive). ``parent_uri``: only direct
+    children of this URI. ``traversal``: when a tag/metadata filter is set, also return
+    non-leaf nodes that do not match themselves but contain a match (flagged by
+    :attr:`ScoredNode.matches` = False), so that the descent can reach matching leaves.
+    """
+
+    subtrees: tuple[str, ...] = ()
+    parent_uri: str | None = None
+    context_types: tuple[ContextType, ...] = ()
+    levels: tuple[int, ...] = ()
+    leaves_only: bool = False
+    non_leaves_only: bool = False
+    tags: TagFilter = field(default_factory=TagFilter)
+    metadata: MetadataFilter | None = None
+    exclude_uris: frozenset[str] = frozenset()
+    traversal: bool = False
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.tags) or self.metadata is not None
+
+
+@dataclass(frozen=True)
+class ScoredNode:
+    """A search hit: the node, its combined score, and its dense score."""
+
+    node: Node
+    score: float
+    vector_score: float
+    lexical_score: float | None = None
+    matches: bool = True
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """A store of nodes with vectors, searched by cosine (optionally hybrid) within a scope."""
+
+    capabilities: StoreCapabilities
+
+    @property
+    def dimension(self) -> int | None: ...
+
+    def __len__(self) -> int: ...
+
+    def upsert(self, nodes: Sequence[Node], vectors: Vector) -> None:
+        """Insert or replace nodes by URI with their (unit) vectors, one row per node."""
+        ...
+
+    def delete(self, uris: Sequence[str]) -> int:
+        """Delete nodes by URI; returns how many existed."""
+        ...
+
+    def get(self, uris: Sequence[str]) -> list[Node | None]: ...
+
+    def children(self, uri: str) -> list[Node]:
+        """Direct children of ``uri`` in stored order (chunks by chunk index)."""
+        ...
+
+    def search(
+        self,
+        vector: Vector,
+        scope: Scope,
+        limit: int,
+        *,
+        query_text: str | None = None,
+        dense_weight: float = 1.0,
+    ) -> list[ScoredNode]:
+        """The ``limit`` best nodes in ``scope``, best first."""
+        ...
+
+    def find_by_tags(
+        self, labels: Sequence[str], scope: Scope, limit: int
+    ) -> Mapping[str, list[Node]]:
+        """Scalar lookup (no vectors): for each tag label, nodes in ``scope`` carrying it."""
+        ...
+
+    def update_tags(self, tags_by_uri: Mapping[str, list[str]]) -> None:
+        """Replace the tags of existing nodes without touching their vectors."""
+        ...
+
+    def iter_nodes(self, subtree: str | None = None) -> Iterator[Node]: ...
+
+    def get_vectors(self, uris: Sequence[str]) -> Vector:
+        """The stored vectors of existing nodes, one row per URI."""
+        ...
+
+    def save(self) -> None:
+        """Persist (a no-op for engines that persist on write)."""
+        ...
+
+    def get_state(self, key: str) -> bytes | None:
+        """Read an opaque blob persisted with the index (sessions, settings)."""
+        ...
+
+    def put_state(self, key: str, value: bytes) -> None: ...

@@ -1,0 +1,124 @@
+"""Tag format: ``source:label``, stored as a list, accepted and rendered as ``a;b;c``.
+
+The source says who wrote the tag (the maintainers' request in the seed thread): ``user`` for tags
+given at ingest, ``auto`` for keywords extracted from the text, ``inherit`` for tags a directory
+passed down to its descendants, ``llm`` for tags a model assigned. Labels are normalised (Unicode
+case-folded, whitespace collapsed to ``-``) so that ``Machine Learning`` and ``machine-learning``
+are one tag. Filters and hops compare labels, not sources.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from .errors import InvalidTagError
+
+SOURCES = ("user", "auto", "inherit", "llm")
+MAX_LABEL_LENGTH = 64
+_WS = re.compile(r"\s+")
+_BAD = re.compile(r"[;:,\"'`<>{}\[\]()\x00-\x1f]")
+
+
+def normalize_label(label: str) -> str:
+    """Normalise a tag label or raise :class:`InvalidTagError`."""
+    if not isinstance(label, str):
+        raise InvalidTagError(f"tag must be a string, got {type(label).__name__}")
+    s = unicodedata.normalize("NFKC", label).strip().casefold()
+    s = _WS.sub("-", s)
+    s = s.strip("-")
+    if not s:
+        raise InvalidTagError(f"empty tag {label!r}")
+    if len(s) > MAX_LABEL_LENGTH:
+        raise InvalidTagError(f"tag {label!r} is longer than {MAX_LABEL_LENGTH} characters")
+    if _BAD.search(s):
+        raise InvalidTagError(f"tag {label!r} contains a forbidden character (one of ;:,\"'`<>{{}}[]())")
+    return s
+
+
+def make_tag(source: str, label: str) -> str:
+    """Build a ``source:label`` tag."""
+    if source not in SOURCES:
+        raise InvalidTagError(f"unknown tag source {source!r}; expected one of {SOURCES}")
+    return f"{source}:{normalize_label(label)}"
+
+
+def parse_tag(tag: str, default_source: str = "user") -> str:
+    """Normalise one tag; a bare label gets ``default_source``."""
+    if not isinstance(tag, str):
+        raise InvalidTagError(f"tag must be a string, got {type(tag).__name__}")
+    head, sep, rest = tag.strip().partition(":")
+    if sep and head.strip().casefold() in SOURCES:
+        return make_tag(head.strip().casefold(), rest)
+    if sep:
+        raise InvalidTagError(
+            f"tag {tag!r} has an unknown source {head!r}; expected one of {SOURCES}"
+        )
+    return make_tag(default_source, tag)
+
+
+def parse_tags(value: str | Iterable[str] | None, default_source: str = "user") -> list[str]:
+    """Accept a list or a ``;``-separated string; return normalised, de-duplicated tags."""
+    if value is None:
+        return []
+    items: Iterable[str]
+    if isinstance(value, str):
+        items = [p for p in value.split(";") if p.strip()]
+    else:
+        items = value
+    return dedupe(parse_tag(t, default_source) for t in items)
+
+
+def dedupe(tags: Iterable[str]) -> list[str]:
+    """Drop repeated tags, keeping first occurrence order."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for t in tags:
+        if t not in seen:
+            seen.add(t)
+            out.append(t)
+    return out
+
+
+def label_of(tag: str) -> str:
+    """The label of a stored tag (``auto:pytorch`` -> ``pytorch``)."""
+    return tag.partition(":")[2] if ":" in tag else tag
+
+
+def source_of(tag: str) -> str:
+    return tag.partition(":")[0] if ":" in tag else "user"
+
+
+def labels(tags: Iterable[str]) -> set[str]:
+    return {label_of(t) for t in tags}
+
+
+def normalize_filter_labels(value: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Normalise tags given as a filter; a source prefix is allowed and ignored."""
+    if value is None:
+        return ()
+    items = [p for p in value.split(";") if p.strip()] if isinstance(value, str) else list(value)
+    return tuple(dedupe(label_of(parse_tag(t)) for t in items))
+
+
+def render(tags: Iterable[str]) -> str:
+    """The ``;``-separated string form."""
+    return ";".join(tags)
+
+
+def merge(*groups: Iterable[str]) -> list[str]:
+    """Merge tag lists; when a label appears under several sources, the first source wins
+    in the order user > llm > auto > inherit, so that user intent is never overwritten."""
+    rank = {"user": 0, "llm": 1, "auto": 2, "inherit": 3}
+    best: dict[str, str] = {}
+    order: list[str] = []
+    for g in groups:
+        for t in g:
+            lab = label_of(t)
+            if lab not in best:
+                order.append(lab)
+                best[lab] = t
+            elif rank.get(source_of(t), 9) < rank.get(source_of(best[lab]), 9):
+                best[lab] = t
+    return [best[lab] for lab in order]

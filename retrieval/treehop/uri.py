@@ -1,0 +1,168 @@
+"""URI rules for the ``viking://`` tree.
+
+Three context types live under fixed roots. ``~`` stands for the current user's space and is
+resolved to ``viking://user/<name>/...`` so that stored URIs are unambiguous across users. A URI
+may never climb out of its root or into another user's space: ``..`` segments (plain or
+percent-encoded), empty segments, backslashes and absolute filesystem paths are rejected.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from .errors import InvalidURIError
+from .models import ContextType
+
+SCHEME = "viking://"
+RESOURCES_ROOT = "viking://resources"
+MEMORIES_ROOT = "viking://~/memories"
+SKILLS_ROOT = "viking://~/skills"
+USER_SPACE_PREFIX = "viking://user/"
+CHUNK_MARK = "#chunk-"
+
+_USER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_FORBIDDEN_CHARS = re.compile(r"[\x00-\x1f\\]")
+MAX_URI_LENGTH = 2048
+
+
+def validate_user(user: str) -> str:
+    """Return ``user`` if it is a valid user name (letters, digits, ``_.-``; at most 64)."""
+    if not isinstance(user, str) or not _USER_RE.match(user):
+        raise InvalidURIError(
+            f"invalid user name {user!r}: use 1-64 letters, digits, '_', '.' or '-'"
+        )
+    return user
+
+
+def user_root(user: str) -> str:
+    """The stored prefix of ``user``'s private space."""
+    return f"{USER_SPACE_PREFIX}{validate_user(user)}"
+
+
+def root_for(context_type: ContextType, user: str) -> str:
+    """The resolved root directory of a context type for ``user``."""
+    if context_type is ContextType.RESOURCE:
+        return RESOURCES_ROOT
+    base = user_root(user)
+    return f"{base}/memories" if context_type is ContextType.MEMORY else f"{base}/skills"
+
+
+def display_root(context_type: ContextType) -> str:
+    """The root as users write it (with ``~``)."""
+    return {
+        ContextType.RESOURCE: RESOURCES_ROOT,
+        ContextType.MEMORY: MEMORIES_ROOT,
+        ContextType.SKILL: SKILLS_ROOT,
+    }[context_type]
+
+
+def normalize(uri: str, user: str) -> str:
+    """Validate ``uri`` and resolve ``~`` to ``user``'s space.
+
+    Accepts ``viking://resources/...``, ``viking://~/memories/...``, ``viking://~/skills/...``
+    and the resolved ``viking://user/<user>/...`` form of the caller's own space. Trailing
+    slashes are dropped so that ``viking://resources/`` and ``viking://resources`` are one node.
+    """
+    if not isinstance(uri, str) or not uri:
+        raise InvalidURIError("URI must be a non-empty string")
+    if len(uri) > MAX_URI_LENGTH:
+        raise InvalidURIError(f"URI longer than {MAX_URI_LENGTH} characters")
+    if not uri.startswith(SCHEME):
+        raise InvalidURIError(f"URI {uri!r} must start with {SCHEME!r}")
+    if _FORBIDDEN_CHARS.search(uri):
+        raise InvalidURIError(f"URI {uri!r} contains control characters or backslashes")
+    body = uri[len(SCHEME) :].rstrip("/")
+    fragment = ""
+    if CHUNK_MARK[:1] in body:
+        body, _, frag = body.partition("#")
+        fragment = "#" + frag
+        if not re.fullmatch(r"#chunk-\d{1,6}", fragment):
+            raise InvalidURIError(f"URI {uri!r} has an invalid fragment {fragment!r}")
+    segments = body.split("/")
+    for seg in segments:
+        decoded = unquote(unquote(seg))
+        if seg == "" and body != "":
+            raise InvalidURIError(f"URI {uri!r} has an empty path segment")
+        if decoded in {".", ".."} or "/" in decoded or "\\" in decoded:
+            raise InvalidURIError(f"URI {uri!r} tries to leave its root ({seg!r})")
+    validate_user(user)
+    head = segments[0]
+    if head == "resources":
+        resolved = SCHEME + body
+    elif head == "~":
+        if len(segments) < 2 or segments[1] not in {"memories", "skills"}:
+            raise InvalidURIError(
+                f"URI {uri!r}: the user space holds only 'memories' and 'skills'"
+            )
+        resolved = user_root(user) + "/" + "/".join(segments[1:])
+    elif head == "user":
+        if len(segments) < 2 or segments[1] != user:
+            raise InvalidURIError(f"URI {uri!r} reaches into another user's space")
+        if len(segments) > 2 and segments[2] not in {"memories", "skills"}:
+            raise InvalidURIError(
+                f"URI {uri!r}: the user space holds only 'memories' and 'skills'"
+            )
+        resolved = SCHEME + body
+    else:
+        raise InvalidURIError(
+            f"URI {uri!r} is outside the known roots "
+            f"({RESOURCES_ROOT}, {MEMORIES_ROOT}, {SKILLS_ROOT})"
+        )
+    return resolved + fragment
+
+
+def context_type_of(uri: str) -> ContextType:
+    """The context type a resolved URI belongs to."""
+    if uri.startswith(RESOURCES_ROOT):
+        return ContextType.RESOURCE
+    if uri.startswith(USER_SPACE_PREFIX):
+        parts = uri[len(USER_SPACE_PREFIX) :].split("/")
+        if len(parts) >= 2 and parts[1].split("#")[0] == "memories":
+            return ContextType.MEMORY
+        if len(parts) >= 2 and parts[1].split("#")[0] == "skills":
+            return ContextType.SKILL
+    raise InvalidURIError(f"URI {uri!r} belongs to no context type")
+
+
+def parent_of(uri: str) -> str | None:
+    """The parent URI of a resolved URI (``None`` for a context-type root)."""
+    if CHUNK_MARK in uri:
+        return uri.split("#", 1)[0]
+    body = uri[len(SCHEME) :]
+    if body in {"resources"} or (
+        body.startswith("user/") and body.count("/") <= 2
+    ):
+        return None
+    return SCHEME + body.rsplit("/", 1)[0]
+
+
+def ancestors_of(uri: str) -> list[str]:
+    """All ancestors of a resolved URI, nearest last (root first)."""
+    out: list[str] = []
+    cur = parent_of(uri)
+    while cur is not None:
+        out.append(cur)
+        cur = parent_of(cur)
+    out.reverse()
+    return out
+
+
+def is_within(uri: str, scope: str) -> bool:
+    """True when ``uri`` is ``scope`` itself or one of its descendants."""
+    return uri == scope or uri.startswith(scope + "/") or uri.startswith(scope + "#")
+
+
+def join(parent: str, name: str) -> str:
+    """Append one path segment, refusing names that would escape."""
+    if not name or name in {".", ".."} or "/" in name or "\\" in name or "#" in name:
+        raise InvalidURIError(f"invalid path segment {name!r}")
+    return f"{parent}/{name}"
+
+
+def to_display(uri: str, user: str) -> str:
+    """Turn a resolved URI of ``user``'s own space back into the ``~`` form."""
+    prefix = user_root(user)
+    if uri.startswith(prefix + "/"):
+        return "viking://~" + uri[len(prefix) :]
+    return uri
