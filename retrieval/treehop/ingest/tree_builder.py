@@ -1,0 +1,187 @@
+"""Turning a directory (or a text) into tree nodes.
+
+Directories become non-leaf nodes (L0 abstract + L1 overview), short files become leaves (L2),
+long files become a file node whose ordered chunks are leaves. Each node gets a content hash of
+its embedding text, so that re-adding a changed directory re-embeds only what changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import uri as urimod
+from ..errors import IngestError
+from ..models import ContextType, Level, Node
+from .chunking import split_text
+from .loaders import LoadedFile, LoadReport, walk
+from .summaries import ChildSummary, ExtractiveSummarizer, Summarizer, is_readme
+
+_ESCAPES = {"#": "%23", "%": "%25", "?": "%3F", "\\": "%5C"}
+
+
+def segment(name: str) -> str:
+    """A file or directory name as one URI segment (only URI-structural characters escaped)."""
+    out = "".join(_ESCAPES.get(ch, ch) for ch in name)
+    if out in {".", ".."} or not out:
+        raise IngestError(f"cannot place a file named {name!r} in the tree")
+    return out
+
+
+def content_hash(node: Node) -> str:
+    return hashlib.sha1(node.embedding_text().encode("utf-8")).hexdigest()
+
+
+def finalize(node: Node) -> Node:
+    node.content_hash = content_hash(node)
+    node.ancestors = urimod.ancestors_of(node.uri)
+    return node
+
+
+@dataclass
+class BuiltTree:
+    nodes: list[Node] = field(default_factory=list)
+    report: LoadReport = field(default_factory=LoadReport)
+    directories: int = 0
+    files: int = 0
+    chunks: int = 0
+
+
+@dataclass
+class _Dir:
+    uri: str
+    name: str
+    subdirs: dict[str, _Dir] = field(default_factory=dict)
+    files: list[LoadedFile] = field(default_factory=list)
+
+
+class TreeBuilder:
+    """Builds nodes for one ``add_resource`` call."""
+
+    def __init__(
+        self,
+        summarizer: Summarizer | None = None,
+        chunk_chars: int = 1000,
+        leaf_chars: int = 1200,
+    ) -> None:
+        self.summarizer = summarizer or ExtractiveSummarizer()
+        self.chunk_chars = chunk_chars
+        self.leaf_chars = leaf_chars
+
+    def build_directory(self, root: Path, target_uri: str, ctype: ContextType) -> BuiltTree:
+        report = walk(root)
+        if not report.files:
+            raise IngestError(
+                f"no readable text files under {root}"
+                + (f" ({len(report.skipped_binary)} binary skipped)" if report.skipped_binary else "")
+            )
+        out = BuiltTree(report=report)
+        if root.is_file():
+            self._file_nodes(report.files[0], target_uri, ctype, out, as_uri=target_uri)
+            return out
+        top = _Dir(uri=target_uri, name=root.name)
+        for f in report.files:
+            parts = f.relpath.split("/")
+            d = top
+            for p in parts[:-1]:
+                if p not in d.subdirs:
+                    d.subdirs[p] = _Dir(uri=urimod.join(d.uri, segment(p)), name=p)
+                d = d.subdirs[p]
+            d.files.append(f)
+        self._dir_nodes(top, None, ctype, out)
+        return out
+
+    def build_text(self, text: str, target_uri: str, ctype: ContextType, name: str) -> BuiltTree:
+        if not text.strip():
+            raise IngestError("cannot add an empty text")
+        out = BuiltTree()
+        self._file_nodes(LoadedFile(name, text, "markdown"), target_uri, ctype, out,
+                         as_uri=target_uri)
+        return out
+
+    # -------------------------------------------------------------- internals
+    def _dir_nodes(self, d: _Dir, parent: str | None, ctype: ContextType, out: BuiltTree) -> str:
+        """Emit nodes for ``d`` and below; return ``d``'s abstract."""
+        children: list[ChildSummary] = []
+        readme: str | None = None
+        for name in sorted(d.subdirs):
+            abstract = self._dir_nodes(d.subdirs[name], d.uri, ctype, out)
+            children.append(ChildSummary(name, abstract, False))
+        for f in d.files:
+            fname = f.relpath.rsplit("/", 1)[-1]
+            abstract = self._file_nodes(f, d.uri, ctype, out)
+            children.append(ChildSummary(fname, abstract, True))
+            if readme is None and is_readme(fname):
+                readme = f.text
+        abstract, overview = self.summarizer.summarize_directory(d.name, children, readme)
+        out.nodes.append(
+            finalize(
+                Node(
+                    uri=d.uri,
+                    parent_uri=parent if parent is not None else urimod.parent_of(d.uri),
+                    context_type=ctype,
+                    level=Level.OVERVIEW,
+                    is_leaf=False,
+                    abstract=abstract,
+                    overview=overview,
+                    metadata={"name": d.name},
+                )
+            )
+        )
+        out.directories += 1
+        return abstract
+
+    def _file_nodes(
+        self,
+        f: LoadedFile,
+        parent: str,
+        ctype: ContextType,
+        out: BuiltTree,
+        as_uri: str | None = None,
+    ) -> str:
+        fname = f.relpath.rsplit("/", 1)[-1]
+        file_uri = as_uri or urimod.join(parent, segment(fname))
+        abstract, overview = self.summarizer.summarize_file(fname, f.text, f.kind)
+        meta: dict[str, Any] = {"name": fname, "source_path": f.relpath, "kind": f.kind}
+        parent_uri = urimod.parent_of(file_uri)
+        out.files += 1
+        if len(f.text) <= self.leaf_chars:
+            out.nodes.append(
+                finalize(
+                    Node(uri=file_uri, parent_uri=parent_uri, context_type=ctype,
+                         level=Level.CONTENT, is_leaf=True, abstract=abstract,
+                         overview=overview, content=f.text.strip(), metadata=meta)
+                )
+            )
+            return abstract
+        chunks = split_text(f.text, f.kind, self.chunk_chars)
+        out.nodes.append(
+            finalize(
+                Node(uri=file_uri, parent_uri=parent_uri, context_type=ctype,
+                     level=Level.OVERVIEW, is_leaf=False, abstract=abstract,
+                     overview=overview, metadata={**meta, "chunks": len(chunks)})
+            )
+        )
+        for ch in chunks:
+            text = f"{ch.title}\n{ch.text}" if ch.title and not ch.text.startswith("#") else ch.text
+            out.nodes.append(
+                finalize(
+                    Node(uri=f"{file_uri}{urimod.CHUNK_MARK}{ch.index}", parent_uri=file_uri,
+                         context_type=ctype, level=Level.CONTENT, is_leaf=True,
+                         abstract=(ch.title or abstract)[:300], content=text,
+                         chunk_index=ch.index, metadata={**meta, "chunk_title": ch.title})
+                )
+            )
+            out.chunks += 1
+        return abstract
+
+
+def summarize_ancestor(
+    summarizer: Summarizer, uri: str, name: str, children: Sequence[Node]
+) -> tuple[str, str]:
+    """Re-describe an implicit ancestor (a root or intermediate directory) from its children."""
+    kids = [ChildSummary(c.uri.rsplit("/", 1)[-1], c.abstract, c.is_leaf) for c in children]
+    return summarizer.summarize_directory(name, kids, None)

@@ -1,0 +1,480 @@
+"""Intent analysis for ``search()``: turn a query in its conversation into 0-5 typed queries.
+
+The input is exactly what the seed names -- the session's compressed summary, its last 5
+messages, and the current query. The output is a :class:`~treehop.models.QueryPlan`: each
+:class:`~treehop.models.TypedQuery` is one need, rewritten to stand alone for embedding search,
+aimed at one context type (skill: an action, verb first; resource: a noun phrase; memory: a
+statement about the user), with a priority from 1 to 5. Small talk yields zero queries, which
+means no retrieval at all.
+
+Planner models misbehave in predictable ways, so parsing is lenient where the intent is clear
+and strict where it is not; every outcome is defined (and tested):
+
+============================================  ==============================================
+Answer                                        Outcome
+============================================  ==============================================
+JSON inside ```json fences / prose around it  the first JSON value is parsed
+``<think>...</think>`` before the JSON        the thinking block is ignored
+a bare list of queries                        taken as the ``queries`` list, no reasoning
+a single query object                         a one-query plan
+extra fields                                  ignored
+unknown (or disallowed) context type          query dropped, noted in ``reasoning``
+priority out of 1..5 / fractional             clamped / rounded, noted
+priority missing or not a number              3, noted when present but invalid
+empty or non-string query text                query dropped, noted
+the same query twice for one type             merged, highest priority kept
+more than ``max_queries`` queries             the highest priorities kept (stable), noted
+``"queries": []`` (or null)                   a zero-query plan (no retrieval)
+queries given but none usable                 fallback plan
+non-JSON text, or JSON of the wrong shape     fallback plan
+LLM error, timeout, no LLM configured         fallback plan
+============================================  ==============================================
+
+The fallback plan searches the raw query in every allowed context type; it sets
+``fallback=True`` and ``fallback_reason`` so that callers can see that the planner was bypassed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import math
+import re
+from collections.abc import Sequence
+from string import Template
+from typing import Any
+
+from .errors import InvalidQueryError, LLMError
+from .llm.base import LLM, ChatMessage
+from .models import ContextType, QueryPlan, TypedQuery
+
+ALL_CONTEXT_TYPES: tuple[ContextType, ...] = (
+    ContextType.SKILL,
+    ContextType.RESOURCE,
+    ContextType.MEMORY,
+)
+MAX_QUERIES_LIMIT = 5
+DEFAULT_PRIORITY = 3
+FALLBACK_PRIORITY = 3
+MAX_REWRITTEN_QUERY_CHARS = 1000
+PROMPT_PLACEHOLDERS = frozenset(
+    {"query", "summary", "recent_messages", "context_types", "max_queries"}
+)
+
+_TYPE_ALIASES: dict[str, ContextType] = {
+    "skill": ContextType.SKILL,
+    "skills": ContextType.SKILL,
+    "resource": ContextType.RESOURCE,
+    "resources": ContextType.RESOURCE,
+    "memory": ContextType.MEMORY,
+    "memories": ContextType.MEMORY,
+}
+
+DEFAULT_PROMPT_TEMPLATE = """You are the retrieval planner of an AI agent. Before the agent \
+answers, you decide what it should look up. It can search three kinds of context:
+
+- skill: capabilities, tools, procedures and workflows the agent can run. Write a skill query \
+as an action that starts with a verb, e.g. "create an RFC document", "extract tables from a \
+PDF".
+- resource: documents and knowledge such as guides, templates, specifications, code and data. \
+Write a resource query as a noun phrase, e.g. "RFC document template", "API usage guide".
+- memory: what is known about this user: preferences, habits, profile, past decisions and \
+events. Write a memory query about the user, e.g. "the user's code style preferences".
+
+Context types you may use here: $context_types
+
+Rules:
+1. Greetings, thanks, small talk, or anything the agent can answer without looking anything \
+up: return an empty list of queries.
+2. One need per query. A simple lookup needs one query; a complex task may need several of \
+different types (for example a skill to do it, a resource to do it with, and the user's \
+preferences from memory). Never more than $max_queries queries.
+3. Rewrite every query so that it stands alone for semantic search: replace pronouns and \
+references ("it", "that document", "the same again") with what they refer to in the \
+conversation; keep names, identifiers, numbers and dates exactly as written; drop filler. \
+Use the language of the current query.
+4. priority: 5 = the answer depends on it, 1 = nice to have.
+5. intent: a few words on what the query is for.
+
+Summary of the earlier conversation:
+$summary
+
+Recent messages, oldest first:
+$recent_messages
+
+Current query:
+$query
+
+Answer with one JSON object and nothing else:
+{"reasoning": "<one or two sentences>", "queries": [{"query": "<rewritten query>", \
+"context_type": "<skill|resource|memory>", "intent": "<purpose>", "priority": <1-5>}]}"""
+
+
+class PlanParseError(ValueError):
+    """A planner answer that cannot be read as a plan (the analyzer falls back)."""
+
+
+def resolve_context_types(
+    context_types: Sequence[ContextType | str] | None,
+) -> tuple[ContextType, ...]:
+    """Validate the allowed context types (``None`` = all three), deduplicated, in order."""
+    if context_types is None:
+        return ALL_CONTEXT_TYPES
+    if isinstance(context_types, (str, ContextType)):
+        context_types = [context_types]
+    out: list[ContextType] = []
+    for ct in context_types:
+        resolved = _TYPE_ALIASES.get(ct.strip().casefold()) if isinstance(ct, str) else None
+        if resolved is None:
+            raise InvalidQueryError(
+                f"unknown context type {ct!r}: use {', '.join(c.value for c in ALL_CONTEXT_TYPES)}"
+            )
+        if resolved not in out:
+            out.append(resolved)
+    if not out:
+        raise InvalidQueryError("context_types must not be empty (use None for all)")
+    return tuple(out)
+
+
+_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+def extract_json(text: str) -> Any:
+    """The first JSON value in a model answer (fenced, bare, or embedded in prose)."""
+    if not isinstance(text, str):
+        raise PlanParseError(f"answer is not text but {type(text).__name__}")
+    cleaned = _THINK_RE.sub("", text).strip().lstrip("\ufeff")
+    fence = _FENCE_RE.search(cleaned)
+    candidate = fence.group(1).strip() if fence else cleaned
+    try:
+        return json.loads(candidate)
+    except ValueError:
+        pass
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"[\[{]", candidate):
+        try:
+            value, _ = decoder.raw_decode(candidate, match.start())
+        except ValueError:
+            continue
+        return value
+    snippet = cleaned[:120]
+    raise PlanParseError(f"answer is not JSON: {snippet!r}")
+
+
+def _parse_priority(value: Any, notes: list[str], label: str) -> int:
+    if value is None:
+        return DEFAULT_PRIORITY
+    number: float | None = None
+    if isinstance(value, bool):
+        number = None
+    elif isinstance(value, (int, float)):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if number is None or not math.isfinite(number):
+        notes.append(f"{label}: invalid priority {value!r}, used {DEFAULT_PRIORITY}")
+        return DEFAULT_PRIORITY
+    rounded = math.floor(number + 0.5)
+    clamped = min(5, max(1, rounded))
+    if clamped != number:
+        notes.append(f"{label}: priority {value!r} became {clamped}")
+    return clamped
+
+
+def parse_plan(
+    text: str,
+    *,
+    allowed: Sequence[ContextType] = ALL_CONTEXT_TYPES,
+    max_queries: int = MAX_QUERIES_LIMIT,
+) -> tuple[list[TypedQuery], str]:
+    """Read a planner answer into (queries, reasoning); raise :class:`PlanParseError`.
+
+    ``reasoning`` is the model's own, followed by a ``[parser]`` line listing everything the
+    parser changed or dropped, so that a surprising plan can be explained.
+    """
+    data = extract_json(text)
+    reasoning = ""
+    items: Any
+    if isinstance(data, dict):
+        raw_reasoning = data.get("reasoning", "")
+        reasoning = raw_reasoning if isinstance(raw_reasoning, str) else json.dumps(raw_reasoning)
+        if "queries" in data:
+            items = data["queries"]
+            if items is None:
+                items = []
+        elif "query" in data:
+            items = [data]
+        else:
+            raise PlanParseError("JSON object has no 'queries' list")
+    elif isinstance(data, list):
+        items = data
+    else:
+        raise PlanParseError(f"expected a JSON object or list, got {type(data).__name__}")
+    if not isinstance(items, list):
+        raise PlanParseError(f"'queries' is {type(items).__name__}, not a list")
+
+    notes: list[str] = []
+    kept: list[TypedQuery] = []
+    index: dict[tuple[str, ContextType], int] = {}
+    for i, item in enumerate(items, start=1):
+        label = f"query {i}"
+        if not isinstance(item, dict):
+            notes.append(f"{label} dropped: not an object")
+            continue
+        q = item.get("query")
+        if not isinstance(q, str) or not q.strip():
+            notes.append(f"{label} dropped: empty or missing query text")
+            continue
+        q = " ".join(q.split())
+        if len(q) > MAX_REWRITTEN_QUERY_CHARS:
+            q = q[:MAX_REWRITTEN_QUERY_CHARS]
+            notes.append(f"{label}: query text cut to {MAX_REWRITTEN_QUERY_CHARS} characters")
+        raw_type = item.get("context_type")
+        ct = _TYPE_ALIASES.get(raw_type.strip().casefold()) if isinstance(raw_type, str) else None
+        if ct is None:
+            notes.append(f"{label} dropped: unknown context type {raw_type!r}")
+            continue
+        if ct not in allowed:
+            notes.append(f"{label} dropped: context type {ct.value!r} not requested")
+            continue
+        priority = _parse_priority(item.get("priority"), notes, label)
+        intent = item.get("intent", "")
+        intent = " ".join(intent.split()) if isinstance(intent, str) else ""
+        key = (q.casefold(), ct)
+        if key in index:
+            j = index[key]
+            if priority > kept[j].priority:
+                kept[j] = kept[j].model_copy(update={"priority": priority})
+            notes.append(f"{label} merged into a duplicate")
+            continue
+        index[key] = len(kept)
+        kept.append(TypedQuery(query=q, context_type=ct, intent=intent, priority=priority))
+
+    if items and not kept:
+        raise PlanParseError(f"none of the {len(items)} queries is usable ({'; '.join(notes)})")
+    # Highest priority first; Python's sort is stable, so ties keep the model's order.
+    kept.sort(key=lambda t: -t.priority)
+    if len(kept) > max_queries:
+        notes.append(f"kept the {max_queries} highest-priority of {len(kept)} queries")
+        kept = kept[:max_queries]
+    if notes:
+        reasoning = f"{reasoning}\n[parser] {'; '.join(notes)}".strip()
+    return kept, reasoning
+
+
+def fallback_plan(
+    query: str,
+    context_types: Sequence[ContextType] = ALL_CONTEXT_TYPES,
+    reason: str = "no LLM configured",
+    planner: str | None = None,
+) -> QueryPlan:
+    """The raw query against every allowed context type, marked as a fallback with ``reason``."""
+    types = ", ".join(ct.value for ct in context_types)
+    return QueryPlan(
+        queries=[
+            TypedQuery(
+                query=query,
+                context_type=ct,
+                intent="fallback: the raw query",
+                priority=FALLBACK_PRIORITY,
+            )
+            for ct in context_types
+        ],
+        reasoning=f"Planner bypassed ({reason}); the raw query is searched in: {types}.",
+        fallback=True,
+        fallback_reason=reason,
+        planner=planner,
+    )
+
+
+def _failure_reason(exc: BaseException) -> str:
+    if isinstance(exc, LLMError):
+        return f"LLM error: {exc}"[:500]
+    return f"LLM call failed: {type(exc).__name__}: {exc}"[:500]
+
+
+def _retrieve_exception(task: asyncio.Future[Any]) -> None:
+    # An abandoned planner call may still fail later; read its exception so that asyncio does
+    # not log "exception was never retrieved".
+    if not task.cancelled():
+        task.exception()
+
+
+class IntentAnalyzer:
+    """Plans the typed queries of ``search()`` with a chat model, within ``timeout_s``.
+
+    ``prompt_template`` is a :class:`string.Template` (``$query``, ``$summary``,
+    ``$recent_messages``, ``$context_types``, ``$max_queries``) so that JSON examples in it need
+    no brace escaping; integrations expose it through their ``get_prompts``/``update_prompts``.
+    """
+
+    DEFAULT_PROMPT_TEMPLATE = DEFAULT_PROMPT_TEMPLATE
+
+    def __init__(
+        self,
+        llm: LLM | None = None,
+        timeout_s: float = 5.0,
+        max_queries: int = MAX_QUERIES_LIMIT,
+        *,
+        prompt_template: str = DEFAULT_PROMPT_TEMPLATE,
+        n_recent: int = 5,
+        max_summary_chars: int = 3000,
+        max_message_chars: int = 1000,
+        max_query_chars: int = 4000,
+    ) -> None:
+        if not timeout_s > 0:
+            raise InvalidQueryError("timeout_s must be > 0")
+        if not 1 <= max_queries <= MAX_QUERIES_LIMIT:
+            raise InvalidQueryError(f"max_queries must be in 1..{MAX_QUERIES_LIMIT}")
+        if n_recent < 0:
+            raise InvalidQueryError("n_recent must be >= 0")
+        self.llm = llm
+        self.timeout_s = float(timeout_s)
+        self.max_queries = max_queries
+        self.n_recent = n_recent
+        self.max_summary_chars = max_summary_chars
+        self.max_message_chars = max_message_chars
+        self.max_query_chars = max_query_chars
+        self._template = Template(DEFAULT_PROMPT_TEMPLATE)
+        self.prompt_template = prompt_template
+
+    @property
+    def prompt_template(self) -> str:
+        return self._template.template
+
+    @prompt_template.setter
+    def prompt_template(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise InvalidQueryError("prompt_template must be a string")
+        template = Template(value)
+        if not template.is_valid():
+            raise InvalidQueryError("prompt_template has an invalid '$' placeholder (use $$)")
+        names = set(template.get_identifiers())
+        unknown = names - PROMPT_PLACEHOLDERS
+        if unknown:
+            raise InvalidQueryError(
+                f"prompt_template uses unknown placeholders {sorted(unknown)}; "
+                f"known: {sorted(PROMPT_PLACEHOLDERS)}"
+            )
+        if "query" not in names:
+            raise InvalidQueryError("prompt_template must contain $query")
+        self._template = template
+
+    @property
+    def planner_name(self) -> str | None:
+        return None if self.llm is None else str(getattr(self.llm, "name", "llm"))
+
+    def build_messages(
+        self,
+        query: str,
+        summary: str = "",
+        recent_messages: Sequence[ChatMessage] = (),
+        context_types: Sequence[ContextType] = ALL_CONTEXT_TYPES,
+    ) -> list[ChatMessage]:
+        """The chat messages sent to the planner (one user message with the filled template)."""
+        recent = list(recent_messages)[-self.n_recent :] if self.n_recent else []
+        rendered = "\n".join(
+            f"[{m.role}] {' '.join(m.content.split())[: self.max_message_chars]}" for m in recent
+        )
+        prompt = self._template.substitute(
+            query=query[: self.max_query_chars],
+            summary=(summary or "").strip()[: self.max_summary_chars] or "(none)",
+            recent_messages=rendered or "(none)",
+            context_types=", ".join(ct.value for ct in context_types),
+            max_queries=str(self.max_queries),
+        )
+        return [ChatMessage(role="user", content=prompt)]
+
+    def _prepare(
+        self, query: str, context_types: Sequence[ContextType | str] | None
+    ) -> tuple[str, tuple[ContextType, ...]]:
+        if not isinstance(query, str):
+            raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
+        if not query.strip():
+            raise InvalidQueryError("query must not be empty")
+        return query.strip(), resolve_context_types(context_types)
+
+    def _plan_from_text(self, text: Any, query: str, allowed: tuple[ContextType, ...]) -> QueryPlan:
+        try:
+            queries, reasoning = parse_plan(text, allowed=allowed, max_queries=self.max_queries)
+        except PlanParseError as exc:
+            return fallback_plan(
+                query, allowed, f"unparseable planner answer: {exc}"[:500], self.planner_name
+            )
+        return QueryPlan(queries=queries, reasoning=reasoning, planner=self.planner_name)
+
+    async def analyze(
+        self,
+        query: str,
+        summary: str = "",
+        recent_messages: Sequence[ChatMessage] = (),
+        context_types: Sequence[ContextType | str] | None = None,
+    ) -> QueryPlan:
+        """Plan the typed queries; never raises for planner faults (it falls back instead).
+
+        Bad arguments (empty query, unknown context type) raise
+        :class:`~treehop.errors.InvalidQueryError`. The model call is abandoned after
+        ``timeout_s`` even if it ignores cancellation.
+        """
+        q, allowed = self._prepare(query, context_types)
+        if self.llm is None:
+            return fallback_plan(q, allowed, "no LLM configured", None)
+        messages = self.build_messages(q, summary, recent_messages, allowed)
+        task = asyncio.ensure_future(self.llm.acomplete(messages, json_mode=True))
+        try:
+            done, _ = await asyncio.wait({task}, timeout=self.timeout_s)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if not done:
+            task.cancel()
+            task.add_done_callback(_retrieve_exception)
+            return fallback_plan(
+                q, allowed, f"timeout after {self.timeout_s:g}s", self.planner_name
+            )
+        try:
+            text = task.result()
+        except asyncio.CancelledError:
+            return fallback_plan(q, allowed, "LLM call was cancelled", self.planner_name)
+        except Exception as exc:  # any planner fault falls back
+            return fallback_plan(q, allowed, _failure_reason(exc), self.planner_name)
+        return self._plan_from_text(text, q, allowed)
+
+    def analyze_sync(
+        self,
+        query: str,
+        summary: str = "",
+        recent_messages: Sequence[ChatMessage] = (),
+        context_types: Sequence[ContextType | str] | None = None,
+    ) -> QueryPlan:
+        """The sync twin of :meth:`analyze`.
+
+        The model's sync ``complete`` runs in a worker thread so that ``timeout_s`` holds; a
+        call that overruns is abandoned (its thread ends when the client's own timeout fires).
+        """
+        q, allowed = self._prepare(query, context_types)
+        if self.llm is None:
+            return fallback_plan(q, allowed, "no LLM configured", None)
+        messages = self.build_messages(q, summary, recent_messages, allowed)
+        executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="treehop-planner"
+        )
+        try:
+            future = executor.submit(self.llm.complete, messages, json_mode=True)
+            try:
+                text = future.result(timeout=self.timeout_s)
+            except concurrent.futures.TimeoutError:
+                future.cancel()
+                return fallback_plan(
+                    q, allowed, f"timeout after {self.timeout_s:g}s", self.planner_name
+                )
+            except Exception as exc:  # any planner fault falls back
+                return fallback_plan(q, allowed, _failure_reason(exc), self.planner_name)
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
+        return self._plan_from_text(text, q, allowed)

@@ -1,0 +1,777 @@
+"""A BM25 index over row-addressed documents, kept in sync with the embedded vector store.
+
+The embedded store keeps node ``i`` in row ``i`` of its numpy arrays; this index uses the same
+row numbers, so a hybrid search combines ``dense[rows]`` with ``lexical.score(q, rows)`` by
+position, and a scope that the store has already resolved to rows (a directory's children, a
+subtree) restricts BM25 without any translation.
+
+Why not ``bm25s``: it has no incremental add or delete (every upsert would re-index the whole
+collection), and its subset restriction (``weight_mask``) still ranks the whole corpus and pads
+the answer with zero-score rows from outside the mask. Both are measured in
+``bench/bench_lexical.py``.
+
+Layout (pure numpy, no scipy):
+
+* a **log** of postings ``(term, row, tf)``, append-only. Each upsert appends one contiguous
+  *block* per document; ``start[row]``/``count[row]`` point at the row's current block. A posting
+  is live iff it lies inside its row's block, so replacing or deleting a row is O(1) on the
+  postings and O(terms of the row) on the statistics: the block is the per-row term counts
+  that let a delete decrement document frequencies and the total length without
+  re-tokenising anything.
+* a **term-sorted permutation** of the log (``perm`` with ``indptr`` per term id: CSC-style) for
+  the postings of a query term. Entries appended since the last sort form a small unsorted
+  *tail*, scanned with one vectorised ``isin``; when the tail outgrows an eighth of the log it is
+  merged into the sorted part (a stable sort that finds the sorted prefix as one run).
+* dead postings (replaced or deleted rows) are skipped by the liveness test and dropped by a
+  compaction once they outnumber the live ones, by :meth:`LexicalIndex.remap` and by
+  :meth:`LexicalIndex.save`.
+
+Scoring a query over a **subset** of rows (the per-directory search of the hierarchical
+retriever) walks the subset's own blocks when they hold fewer postings than the query terms'
+posting lists, so scoring 50 children costs microseconds whatever the collection size.
+
+BM25 is Okapi's with Lucene's IDF, ``log(1 + (N - df + 0.5) / (df + 0.5))``, which is never
+negative; a repeated query term counts once per occurrence, as in Lucene and ``bm25s``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import IndexCorruptError, InvalidQueryError, StoreError
+from .text_tokenize import tokenize as default_tokenize
+from .text_tokenize import tokenizer_id as default_tokenizer_id
+
+__all__ = [
+    "DENSE_WEIGHT_MAX",
+    "DENSE_WEIGHT_MIN",
+    "LexicalIndex",
+    "hybrid_scores",
+    "normalize_lexical",
+    "validate_dense_weight",
+]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float32]
+RowsLike = npt.ArrayLike
+
+FORMAT_VERSION = 1
+_META_FILE = "lexical.json"
+_ARRAYS = (
+    "log_term",
+    "log_row",
+    "log_tf",
+    "perm",
+    "indptr",
+    "start",
+    "count",
+    "doc_len",
+    "present",
+)
+
+DENSE_WEIGHT_MIN = 0.2
+DENSE_WEIGHT_MAX = 1.0
+
+
+def _ranges(starts: IntArray, counts: IntArray) -> IntArray:
+    """Concatenation of ``arange(s, s + c)`` for each pair, without a Python loop."""
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(counts)
+    # Each output position is its block's start plus its offset inside the block.
+    offsets = np.repeat(ends - counts, counts)
+    return np.repeat(starts, counts) + (np.arange(total, dtype=np.int64) - offsets)
+
+
+def _as_rows(rows: RowsLike, what: str, error: type[Exception]) -> IntArray:
+    arr = np.asarray(rows)
+    if arr.ndim != 1:
+        raise error(f"{what} must be a 1-D array of row numbers, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise error(f"{what} must be integers, got dtype {arr.dtype}")
+    out = arr.astype(np.int64, copy=False)
+    if int(out.min()) < 0:
+        raise error(f"{what} must be non-negative")
+    return out
+
+
+class LexicalIndex:
+    """Okapi BM25 over documents addressed by row number, updated in place.
+
+    ``tokenizer`` turns a text into tokens (default :func:`treehop.text_tokenize.tokenize`);
+    ``tokenizer_id`` names it and is stored by :meth:`save`, so that :meth:`load` refuses an
+    index whose tokens this process would not reproduce. Thread-safe: writes and the lazy
+    re-sort a query may trigger hold one lock.
+    """
+
+    def __init__(
+        self,
+        *,
+        k1: float = 1.2,
+        b: float = 0.75,
+        tokenizer: Callable[[str], list[str]] | None = None,
+        tokenizer_id: str | None = None,
+    ) -> None:
+        if not (math.isfinite(k1) and k1 >= 0):
+            raise InvalidQueryError(f"k1 must be a finite number >= 0, got {k1!r}")
+        if not (math.isfinite(b) and 0.0 <= b <= 1.0):
+            raise InvalidQueryError(f"b must be in [0, 1], got {b!r}")
+        if tokenizer is not None and tokenizer_id is None:
+            raise InvalidQueryError("a custom tokenizer needs a tokenizer_id to persist with")
+        self._k1 = float(k1)
+        self._b = float(b)
+        self._tokenize = tokenizer or default_tokenize
+        self._tokenizer_id = tokenizer_id or default_tokenizer_id()
+        self._lock = threading.RLock()
+        self._clear()
+
+    # ----------------------------------------------------------------------------- state
+
+    def _clear(self) -> None:
+        self._vocab: dict[str, int] = {}
+        self._terms: list[str] = []
+        self._df = np.zeros(0, dtype=np.int64)
+        # Per row: block start in the log, number of distinct terms, token count, presence.
+        self._start = np.zeros(0, dtype=np.int64)
+        self._count = np.zeros(0, dtype=np.int64)
+        self._dl = np.zeros(0, dtype=np.float32)
+        self._present = np.zeros(0, dtype=bool)
+        # The postings log (first _m entries used).
+        self._m = 0
+        self._log_term = np.zeros(0, dtype=np.int32)
+        self._log_row = np.zeros(0, dtype=np.int32)
+        self._log_tf = np.zeros(0, dtype=np.float32)
+        # Term-sorted permutation of log[:_msorted]; indptr has one entry per term id + 1.
+        self._perm = np.zeros(0, dtype=np.int64)
+        self._indptr = np.zeros(1, dtype=np.int64)
+        self._msorted = 0
+        self._ndocs = 0
+        self._total_len = 0.0
+        self._dead = 0
+
+    def clear(self) -> None:
+        """Forget every document."""
+        with self._lock:
+            self._clear()
+
+    @property
+    def k1(self) -> float:
+        return self._k1
+
+    @property
+    def b(self) -> float:
+        return self._b
+
+    @property
+    def tokenizer_id(self) -> str:
+        return self._tokenizer_id
+
+    def __len__(self) -> int:
+        """Number of documents (rows with text, empty texts included)."""
+        return self._ndocs
+
+    @property
+    def row_bound(self) -> int:
+        """One past the highest row this index has room for (0 when empty)."""
+        return int(self._present.shape[0])
+
+    @property
+    def avgdl(self) -> float:
+        """Average document length in tokens (0 when empty)."""
+        return self._total_len / self._ndocs if self._ndocs else 0.0
+
+    @property
+    def vocabulary_size(self) -> int:
+        """Distinct terms with at least one live posting."""
+        return int(np.count_nonzero(self._df))
+
+    def contains(self, rows: RowsLike) -> npt.NDArray[np.bool_]:
+        """Which of ``rows`` hold a document."""
+        r = _as_rows(rows, "rows", InvalidQueryError)
+        out = np.zeros(r.shape[0], dtype=bool)
+        inside = r < self._present.shape[0]
+        out[inside] = self._present[r[inside]]
+        return out
+
+    def document_frequency(self, term: str) -> int:
+        """How many documents contain ``term`` (an already tokenised term)."""
+        tid = self._vocab.get(term)
+        return 0 if tid is None else int(self._df[tid])
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens this index makes of ``text``."""
+        return self._tokenize(text)
+
+    # ----------------------------------------------------------------------------- writes
+
+    def _grow_rows(self, bound: int) -> None:
+        cap = self._present.shape[0]
+        if bound <= cap:
+            return
+        new_cap = max(bound, cap + cap // 2, 16)
+
+        def grow(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
+            out = np.zeros(new_cap, dtype=a.dtype)
+            out[:cap] = a
+            return out
+
+        self._start = grow(self._start)
+        self._count = grow(self._count)
+        self._dl = grow(self._dl)
+        self._present = grow(self._present)
+
+    def _grow_log(self, extra: int) -> None:
+        need = self._m + extra
+        cap = self._log_term.shape[0]
+        if need <= cap:
+            return
+        new_cap = max(need, cap + cap // 2, 1024)
+        for name in ("_log_term", "_log_row", "_log_tf"):
+            old = getattr(self, name)
+            new = np.zeros(new_cap, dtype=old.dtype)
+            new[: self._m] = old[: self._m]
+            setattr(self, name, new)
+
+    def _term_ids(self, tokens: list[str]) -> list[int]:
+        vocab = self._vocab
+        ids: list[int] = []
+        for tok in tokens:
+            tid = vocab.get(tok)
+            if tid is None:
+                tid = len(self._terms)
+                vocab[tok] = tid
+                self._terms.append(tok)
+            ids.append(tid)
+        return ids
+
+    def _remove_rows(self, rows: IntArray) -> None:
+        """Take ``rows`` (present ones) out of the statistics; their postings become dead."""
+        rows = rows[self._present[rows]]
+        if rows.size == 0:
+            return
+        counts = self._count[rows]
+        idx = _ranges(self._start[rows], counts)
+        if idx.size:
+            self._df -= np.bincount(self._log_term[idx], minlength=self._df.shape[0])
+        self._ndocs -= int(rows.size)
+        self._total_len -= float(self._dl[rows].sum(dtype=np.float64))
+        self._dead += int(counts.sum())
+        self._present[rows] = False
+        self._count[rows] = 0
+        self._start[rows] = 0
+        self._dl[rows] = 0.0
+
+    def upsert(self, rows: RowsLike, texts: Sequence[str]) -> None:
+        """Index ``texts[i]`` as the document of ``rows[i]``, replacing what the row held."""
+        if isinstance(texts, str):
+            raise StoreError("texts must be a sequence of strings, not one string")
+        r = _as_rows(rows, "rows", StoreError)
+        if r.shape[0] != len(texts):
+            raise StoreError(f"{r.shape[0]} rows but {len(texts)} texts")
+        tokens: list[list[str]] = []
+        for text in texts:
+            if not isinstance(text, str):
+                raise StoreError(f"texts must be strings, got {type(text).__name__}")
+            tokens.append(self._tokenize(text))
+        self.upsert_tokens(r, tokens)
+
+    def upsert_tokens(self, rows: RowsLike, tokens: Sequence[Sequence[str]]) -> None:
+        """Like :meth:`upsert` with texts already tokenised (by this index's tokenizer)."""
+        r = _as_rows(rows, "rows", StoreError)
+        if r.shape[0] != len(tokens):
+            raise StoreError(f"{r.shape[0]} rows but {len(tokens)} token lists")
+        if r.size == 0:
+            return
+        if np.unique(r).shape[0] != r.shape[0]:
+            raise StoreError("rows must be unique within one upsert")
+        with self._lock:
+            lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
+            flat: list[int] = []
+            for toks in tokens:
+                if isinstance(toks, str):
+                    raise StoreError("each document's tokens must be a list, not one string")
+                flat.extend(self._term_ids(list(toks)))
+            vocab_size = len(self._terms)
+            if self._df.shape[0] < vocab_size:
+                df = np.zeros(max(vocab_size, self._df.shape[0] * 2), dtype=np.int64)
+                df[: self._df.shape[0]] = self._df
+                self._df = df
+
+            # One sort of (document, term) keys yields every document's distinct terms and
+            # their counts, grouped by document in input order: the new blocks.
+            doc_of = np.repeat(np.arange(r.shape[0], dtype=np.int64), lengths)
+            keys = doc_of * vocab_size + np.asarray(flat, dtype=np.int64)
+            uniq, tf = np.unique(keys, return_counts=True)
+            new_doc = uniq // vocab_size if vocab_size else uniq
+            new_term = uniq - new_doc * vocab_size
+            counts = np.bincount(new_doc, minlength=r.shape[0]).astype(np.int64)
+
+            self._grow_rows(int(r.max()) + 1)
+            self._remove_rows(r)
+            self._grow_log(int(uniq.shape[0]))
+            m0 = self._m
+            m1 = m0 + int(uniq.shape[0])
+            self._log_term[m0:m1] = new_term
+            self._log_row[m0:m1] = r[new_doc]
+            self._log_tf[m0:m1] = tf
+            self._m = m1
+            self._start[r] = m0 + (np.cumsum(counts) - counts)
+            self._count[r] = counts
+            self._dl[r] = lengths
+            self._present[r] = True
+            self._df[:vocab_size] += np.bincount(new_term, minlength=vocab_size)
+            self._ndocs += int(r.shape[0])
+            self._total_len += float(lengths.sum())
+            self._maybe_compact()
+
+    def delete(self, rows: RowsLike) -> int:
+        """Remove the documents of ``rows``; returns how many existed (others are ignored)."""
+        r = _as_rows(rows, "rows", StoreError)
+        with self._lock:
+            r = np.unique(r[r < self._present.shape[0]])
+            existed = int(np.count_nonzero(self._present[r]))
+            self._remove_rows(r)
+            self._maybe_compact()
+            return existed
+
+    def remap(self, old_to_new: RowsLike) -> None:
+        """Renumber rows after the store compacted its arrays.
+
+        ``old_to_new[old]`` is the new row of ``old``, or -1 for a row that is gone (a present
+        row mapped to -1 is deleted). Must cover every present row; the new rows of present
+        documents must be distinct.
+        """
+        mapping = np.asarray(old_to_new)
+        if mapping.ndim != 1 or (mapping.size and not np.issubdtype(mapping.dtype, np.integer)):
+            raise StoreError("old_to_new must be a 1-D integer array")
+        mapping = mapping.astype(np.int64, copy=False)
+        with self._lock:
+            present_rows = np.flatnonzero(self._present)
+            if present_rows.size and int(present_rows[-1]) >= mapping.shape[0]:
+                raise StoreError(
+                    f"old_to_new has {mapping.shape[0]} entries but row "
+                    f"{int(present_rows[-1])} holds a document"
+                )
+            if mapping.size and int(mapping.min()) < -1:
+                raise StoreError("old_to_new entries must be >= -1")
+            dropped = present_rows[mapping[present_rows] < 0]
+            self._remove_rows(dropped)
+            present_rows = np.flatnonzero(self._present)
+            targets = mapping[present_rows]
+            if np.unique(targets).shape[0] != targets.shape[0]:
+                raise StoreError("old_to_new maps two documents to the same row")
+            self._compact()
+            bound = int(targets.max()) + 1 if targets.size else 0
+            start = np.zeros(bound, dtype=np.int64)
+            count = np.zeros(bound, dtype=np.int64)
+            dl = np.zeros(bound, dtype=np.float32)
+            present = np.zeros(bound, dtype=bool)
+            start[targets] = self._start[present_rows]
+            count[targets] = self._count[present_rows]
+            dl[targets] = self._dl[present_rows]
+            present[targets] = True
+            row_map = np.full(max(self._present.shape[0], 1), -1, dtype=np.int64)
+            row_map[present_rows] = targets
+            self._log_row[: self._m] = row_map[self._log_row[: self._m]]
+            self._start, self._count, self._dl, self._present = start, count, dl, present
+
+    def _live_mask(self, idx: IntArray) -> npt.NDArray[np.bool_]:
+        rows = self._log_row[idx]
+        start = self._start[rows]
+        return (idx >= start) & (idx < start + self._count[rows])
+
+    def _maybe_compact(self) -> None:
+        if self._dead > 4096 and self._dead > self._m - self._dead:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Drop dead postings, keeping log order (so the sorted prefix stays sorted)."""
+        if self._dead == 0:
+            return
+        m = self._m
+        idx = np.arange(m, dtype=np.int64)
+        live = self._live_mask(idx)
+        new_pos = np.cumsum(live) - 1
+        keep = np.flatnonzero(live)
+        n = int(keep.shape[0])
+        self._log_term = np.ascontiguousarray(self._log_term[keep])
+        self._log_row = np.ascontiguousarray(self._log_row[keep])
+        self._log_tf = np.ascontiguousarray(self._log_tf[keep])
+        has_block = self._count > 0
+        self._start[has_block] = new_pos[self._start[has_block]]
+        self._start[~has_block] = 0
+        sorted_live = live[self._perm]
+        self._perm = new_pos[self._perm[sorted_live]]
+        kept_terms = self._log_term[self._perm]
+        self._indptr = np.searchsorted(
+            kept_terms, np.arange(self._indptr.shape[0], dtype=np.int64), side="left"
+        ).astype(np.int64)
+        self._msorted = int(np.count_nonzero(live[: self._msorted]))
+        self._m = n
+        self._dead = 0
+
+    def _merge_tail(self) -> None:
+        """Fold the unsorted tail into the term-sorted permutation."""
+        m, ms = self._m, self._msorted
+        vocab_size = len(self._terms)
+        if m == ms and self._indptr.shape[0] == vocab_size + 1:
+            return
+        order_src = np.concatenate([self._perm, np.arange(ms, m, dtype=np.int64)])
+        keys = self._log_term[order_src]
+        # Stable sort: the sorted prefix is one run, so this costs O(m + tail log tail).
+        order = np.argsort(keys, kind="stable")
+        self._perm = order_src[order]
+        self._indptr = np.searchsorted(
+            keys[order], np.arange(vocab_size + 1, dtype=np.int64), side="left"
+        ).astype(np.int64)
+        self._msorted = m
+
+    # ----------------------------------------------------------------------------- queries
+
+    def _query_terms(self, tokens: Sequence[str]) -> tuple[IntArray, npt.NDArray[np.float64]]:
+        """Known query term ids (sorted, unique) and their weights: IDF x occurrences."""
+        ids = [self._vocab[t] for t in tokens if t in self._vocab]
+        if not ids or self._ndocs == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        terms, occurrences = np.unique(np.asarray(ids, dtype=np.int64), return_counts=True)
+        df = self._df[terms].astype(np.float64)
+        keep = df > 0
+        terms, occurrences, df = terms[keep], occurrences[keep], df[keep]
+        n = float(self._ndocs)
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        return terms, idf * occurrences
+
+    def _bm25(
+        self, idx: IntArray, terms: IntArray, weights: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64]:
+        """BM25 contribution of each log entry in ``idx`` (all of whose terms are in terms)."""
+        tf = self._log_tf[idx].astype(np.float64)
+        dl = self._dl[self._log_row[idx]].astype(np.float64)
+        avgdl = self.avgdl or 1.0
+        w = weights[np.searchsorted(terms, self._log_term[idx])]
+        norm = self._k1 * (1.0 - self._b + self._b * dl / avgdl)
+        out: npt.NDArray[np.float64] = w * tf * (self._k1 + 1.0) / (tf + norm)
+        return out
+
+    def _postings(self, terms: IntArray) -> IntArray:
+        """Live log indices of every posting of ``terms``."""
+        n_sorted_terms = self._indptr.shape[0] - 1
+        in_sorted = terms[terms < n_sorted_terms]
+        parts = [
+            _ranges(self._indptr[in_sorted], self._indptr[in_sorted + 1] - self._indptr[in_sorted])
+        ]
+        parts[0] = self._perm[parts[0]]
+        if self._m > self._msorted:
+            tail_terms = self._log_term[self._msorted : self._m]
+            hit = np.flatnonzero(np.isin(tail_terms, terms))
+            parts.append(hit.astype(np.int64) + self._msorted)
+        idx = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        if self._dead:
+            idx = idx[self._live_mask(idx)]
+        return idx
+
+    def score_tokens(
+        self, tokens: Sequence[str], rows: RowsLike | None = None, *, size: int | None = None
+    ) -> FloatArray:
+        """BM25 scores of an already tokenised query; see :meth:`score`."""
+        with self._lock:
+            terms, weights = self._query_terms(tokens)
+            if rows is None:
+                n_out = self.row_bound if size is None else int(size)
+                if n_out < 0:
+                    raise InvalidQueryError("size must be >= 0")
+                out = np.zeros(n_out, dtype=np.float32)
+                if terms.size == 0:
+                    return out
+                self._maybe_merge_tail()
+                idx = self._postings(terms)
+                r = self._log_row[idx]
+                keep = r < n_out
+                sums = np.bincount(r[keep], weights=self._bm25(idx[keep], terms, weights))
+                out[: sums.shape[0]] = sums
+                return out
+
+            sub = _as_rows(rows, "rows", InvalidQueryError)
+            out = np.zeros(sub.shape[0], dtype=np.float32)
+            if terms.size == 0 or sub.size == 0:
+                return out
+            inside = sub < self._present.shape[0]
+            pos = np.flatnonzero(inside)
+            srows = sub[inside]
+            counts = self._count[srows]
+            # Walk the subset's own blocks when that is less work than the posting lists.
+            if int(counts.sum()) <= int(self._df[terms].sum()):
+                idx = _ranges(self._start[srows], counts)
+                owner = np.repeat(pos, counts)
+                t = self._log_term[idx]
+                at = np.minimum(np.searchsorted(terms, t), terms.shape[0] - 1)
+                match = terms[at] == t
+                idx, owner = idx[match], owner[match]
+                sums = np.bincount(
+                    owner, weights=self._bm25(idx, terms, weights), minlength=sub.shape[0]
+                )
+                out[:] = sums
+                return out
+            full = self.score_tokens(tokens, None)
+            out[pos] = full[srows]
+            return out
+
+    def _maybe_merge_tail(self) -> None:
+        if self._m - self._msorted > max(4096, self._msorted // 8):
+            self._merge_tail()
+
+    def score(
+        self, query: str, rows: RowsLike | None = None, *, size: int | None = None
+    ) -> FloatArray:
+        """BM25 scores of ``query``, float32.
+
+        With ``rows``: one score per entry of ``rows`` (rows without a document score 0).
+        Without: one score per row ``0 .. size-1`` (default :attr:`row_bound`), so the result
+        lines up with the store's dense score array.
+        """
+        if not isinstance(query, str):
+            raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
+        return self.score_tokens(self._tokenize(query), rows, size=size)
+
+    def top(self, query: str, k: int, rows: RowsLike | None = None) -> tuple[IntArray, FloatArray]:
+        """The ``k`` best rows (of ``rows``, or of all) with a score above 0, best first.
+
+        Ties are broken by row number so that results are reproducible. Rows that share no
+        term with the query are never returned (``bm25s`` pads with them).
+        """
+        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+            raise InvalidQueryError(f"k must be a non-negative integer, got {k!r}")
+        scores = self.score(query, rows)
+        if k == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        cand = np.flatnonzero(scores > 0)
+        if cand.shape[0] > k:
+            kth = np.partition(scores[cand], cand.shape[0] - k)[cand.shape[0] - k]
+            cand = cand[scores[cand] >= kth]
+        ids = cand if rows is None else _as_rows(rows, "rows", InvalidQueryError)[cand]
+        order = np.lexsort((ids, -scores[cand]))[:k]
+        return ids[order].astype(np.int64), scores[cand][order]
+
+    # ----------------------------------------------------------------------------- persistence
+
+    def save(self, directory: str | os.PathLike[str]) -> None:
+        """Write the index into ``directory`` (created if missing) as JSON + ``.npy`` files.
+
+        Crash safety is the caller's: the store writes into a fresh directory and swaps it in.
+        """
+        path = Path(directory)
+        path.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            self._compact()
+            self._merge_tail()
+            m = self._m
+            arrays: dict[str, npt.NDArray[Any]] = {
+                "log_term": self._log_term[:m],
+                "log_row": self._log_row[:m],
+                "log_tf": self._log_tf[:m],
+                "perm": self._perm,
+                "indptr": self._indptr,
+                "start": self._start,
+                "count": self._count,
+                "doc_len": self._dl,
+                "present": self._present,
+            }
+            meta = {
+                "format": FORMAT_VERSION,
+                "k1": self._k1,
+                "b": self._b,
+                "tokenizer": self._tokenizer_id,
+                "documents": self._ndocs,
+                "terms": self._terms,
+            }
+            for name, arr in arrays.items():
+                np.save(path / f"lexical_{name}.npy", np.ascontiguousarray(arr), allow_pickle=False)
+            with open(path / _META_FILE, "w", encoding="utf-8") as fh:
+                json.dump(meta, fh, ensure_ascii=False)
+
+    @classmethod
+    def load(
+        cls,
+        directory: str | os.PathLike[str],
+        *,
+        tokenizer: Callable[[str], list[str]] | None = None,
+        tokenizer_id: str | None = None,
+    ) -> LexicalIndex:
+        """Read an index written by :meth:`save`.
+
+        Raises :class:`IndexCorruptError` when files are missing or inconsistent, or when the
+        index was built by a different tokenizer (its tokens would not match this process's
+        queries: rebuild it from the node texts).
+        """
+        path = Path(directory)
+        try:
+            with open(path / _META_FILE, encoding="utf-8") as fh:
+                meta = json.load(fh)
+            arrays = {
+                name: np.load(path / f"lexical_{name}.npy", allow_pickle=False) for name in _ARRAYS
+            }
+        except (OSError, ValueError) as exc:
+            raise IndexCorruptError(f"cannot read the lexical index in {path}: {exc}") from exc
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
+            raise IndexCorruptError(f"{path / _META_FILE}: unknown lexical index format")
+        try:
+            index = cls(
+                k1=float(meta["k1"]),
+                b=float(meta["b"]),
+                tokenizer=tokenizer,
+                tokenizer_id=tokenizer_id,
+            )
+            stored_tokenizer = str(meta["tokenizer"])
+            terms = [str(t) for t in meta["terms"]]
+            documents = int(meta["documents"])
+        except (KeyError, TypeError, ValueError, InvalidQueryError) as exc:
+            raise IndexCorruptError(f"{path / _META_FILE}: bad metadata ({exc})") from exc
+        if stored_tokenizer != index.tokenizer_id:
+            raise IndexCorruptError(
+                f"the lexical index in {path} was built with tokenizer {stored_tokenizer!r} but "
+                f"this process tokenises with {index.tokenizer_id!r}; rebuild it from the texts"
+            )
+        index._restore(arrays, terms, documents, path)
+        return index
+
+    def _restore(
+        self, a: dict[str, npt.NDArray[Any]], terms: list[str], documents: int, path: Path
+    ) -> None:
+        def bad(why: str) -> IndexCorruptError:
+            return IndexCorruptError(f"the lexical index in {path} is inconsistent: {why}")
+
+        m = a["log_term"].shape[0]
+        bound = a["present"].shape[0]
+        v = len(terms)
+        if len(set(terms)) != v:
+            raise bad("duplicate terms")
+        for name in _ARRAYS:
+            if a[name].ndim != 1:
+                raise bad(f"{name} is not 1-D")
+        if a["log_row"].shape[0] != m or a["log_tf"].shape[0] != m or a["perm"].shape[0] != m:
+            raise bad("postings arrays differ in length")
+        if any(a[n].shape[0] != bound for n in ("start", "count", "doc_len")):
+            raise bad("per-row arrays differ in length")
+        if a["indptr"].shape[0] != v + 1:
+            raise bad("indptr does not match the vocabulary")
+        log_term = a["log_term"].astype(np.int32)
+        log_row = a["log_row"].astype(np.int32)
+        log_tf = a["log_tf"].astype(np.float32)
+        perm = a["perm"].astype(np.int64)
+        indptr = a["indptr"].astype(np.int64)
+        start = a["start"].astype(np.int64)
+        count = a["count"].astype(np.int64)
+        present = a["present"].astype(bool)
+        dl = a["doc_len"].astype(np.float32)
+        if m and (
+            int(log_term.min()) < 0
+            or int(log_term.max()) >= v
+            or int(log_row.min()) < 0
+            or int(log_row.max()) >= bound
+            or float(log_tf.min()) < 1
+        ):
+            raise bad("postings out of range")
+        if (count < 0).any() or (start < 0).any() or (count[~present] != 0).any():
+            raise bad("bad row blocks")
+        if int(count.sum()) != m or (start + count > m).any():
+            raise bad("row blocks do not cover the postings")
+        idx = _ranges(start[present], count[present])
+        if (
+            np.unique(idx).shape[0] != m
+            or (log_row[idx] != np.repeat(np.flatnonzero(present), count[present])).any()
+        ):
+            raise bad("row blocks do not match the postings")
+        if m and (np.bincount(perm, minlength=m) != 1).any():
+            raise bad("perm is not a permutation")
+        if int(indptr[0]) != 0 or int(indptr[-1]) != m or (np.diff(indptr) < 0).any():
+            raise bad("bad indptr")
+        if m and (np.repeat(np.arange(v), np.diff(indptr)) != log_term[perm]).any():
+            raise bad("perm is not sorted by term")
+        if int(np.count_nonzero(present)) != documents:
+            raise bad("document count differs")
+        self._terms = terms
+        self._vocab = {t: i for i, t in enumerate(terms)}
+        self._df = np.bincount(log_term, minlength=v).astype(np.int64)
+        self._log_term, self._log_row, self._log_tf = log_term, log_row, log_tf
+        self._m = self._msorted = m
+        self._perm, self._indptr = perm, indptr
+        self._start, self._count, self._dl, self._present = start, count, dl, present
+        self._ndocs = documents
+        self._total_len = float(dl[present].sum(dtype=np.float64))
+        self._dead = 0
+
+
+# --------------------------------------------------------------------------------------------
+# Hybrid scoring
+
+Normalization = Literal["max", "minmax"]
+
+
+def validate_dense_weight(dense_weight: float) -> float:
+    """Check VikingDB's ``dense_weight``: a number in [0.2, 1], 1 meaning dense only."""
+    if isinstance(dense_weight, bool) or not isinstance(dense_weight, (int, float)):
+        raise InvalidQueryError(f"dense_weight must be a number, got {dense_weight!r}")
+    w = float(dense_weight)
+    if not (math.isfinite(w) and DENSE_WEIGHT_MIN <= w <= DENSE_WEIGHT_MAX):
+        raise InvalidQueryError(
+            f"dense_weight must be between {DENSE_WEIGHT_MIN} and {DENSE_WEIGHT_MAX}, got {w!r}"
+        )
+    return w
+
+
+def normalize_lexical(lexical: npt.ArrayLike, method: Normalization = "max") -> FloatArray:
+    """Map BM25 scores of one candidate set into [0, 1], the scale of cosine similarities.
+
+    BM25 is unbounded and its range depends on the query (long queries score higher), so it
+    must be rescaled per query before it is mixed with cosines. ``"max"`` divides by the best
+    score in the set: a document matching nothing stays at 0, exactly like in a global search.
+    ``"minmax"`` also subtracts the minimum. Measured on Cranfield (``bench/bench_lexical.py``)
+    ``max`` is the default.
+    """
+    lex = np.asarray(lexical, dtype=np.float32)
+    if lex.size == 0:
+        return lex.copy()
+    hi = float(lex.max())
+    lo = float(lex.min()) if method == "minmax" else 0.0
+    if method not in ("max", "minmax"):
+        raise InvalidQueryError(f"unknown normalization {method!r}")
+    if not hi > lo:
+        return np.zeros_like(lex)
+    return ((lex - lo) / (hi - lo)).astype(np.float32)
+
+
+def hybrid_scores(
+    dense: npt.ArrayLike,
+    lexical: npt.ArrayLike,
+    dense_weight: float,
+    *,
+    normalization: Normalization = "max",
+) -> FloatArray:
+    """``dense_weight * dense + (1 - dense_weight) * normalised lexical``, per candidate.
+
+    ``dense`` and ``lexical`` score the same candidates in the same order (the rows a scoped
+    search considers). ``dense_weight`` follows VikingDB: in [0.2, 1], 1 = dense only.
+    """
+    w = validate_dense_weight(dense_weight)
+    d = np.asarray(dense, dtype=np.float32)
+    lex = np.asarray(lexical, dtype=np.float32)
+    if d.shape != lex.shape or d.ndim != 1:
+        raise InvalidQueryError(
+            f"dense and lexical scores must be 1-D and of one length, got {d.shape}, {lex.shape}"
+        )
+    if w == 1.0:
+        return d.copy()
+    out: FloatArray = (w * d + (1.0 - w) * normalize_lexical(lex, normalization)).astype(np.float32)
+    return out

@@ -1,0 +1,341 @@
+"""A chat-completion client for OpenAI-compatible HTTP APIs, and the model configuration.
+
+One wire format covers OpenAI, Volcengine Ark (``https://ark.cn-beijing.volces.com/api/v3``),
+Ollama (``http://localhost:11434/v1``) and vLLM (``http://host:8000/v1``): ``POST
+{base_url}/chat/completions`` with ``model``, ``messages``, ``temperature``, ``max_tokens`` and,
+for JSON answers, ``response_format={"type": "json_object"}``.
+
+Why a hand-written client rather than the ``openai`` package: the core must stay light
+(``httpx`` is already a dependency), and we need the exact retry/timeout behaviour of
+:mod:`treehop._http` shared with the other remote providers. Both the sync path
+(:class:`httpx.Client`) and the async path (:class:`httpx.AsyncClient`) are real, so that an
+async ``search()`` never parks a worker thread on a slow planner call.
+
+The API key is held as a :class:`pydantic.SecretStr`; it is never part of ``repr()``, error
+messages or logs. When no key is given the client reads ``TREEHOP_LLM_API_KEY``, then
+``OPENAI_API_KEY``; with neither, no ``Authorization`` header is sent (local Ollama/vLLM need
+none).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from .._http import HTTPStatusFailure, RetryPolicy, arequest, request
+from ..errors import LLMError
+from .base import LLM, BaseLLM, ChatMessage
+
+API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def resolve_api_key(api_key: str | SecretStr | None) -> SecretStr | None:
+    """The explicit key, else the first non-empty env var of :data:`API_KEY_ENV_VARS`."""
+    if isinstance(api_key, SecretStr):
+        return api_key if api_key.get_secret_value() else None
+    if api_key:
+        return SecretStr(api_key)
+    for var in API_KEY_ENV_VARS:
+        value = os.environ.get(var)
+        if value:
+            return SecretStr(value)
+    return None
+
+
+class OpenAICompatibleLLM(BaseLLM):
+    """Chat completions over HTTP with timeouts and bounded retries on 429/5xx.
+
+    Every failure surfaces as :class:`~treehop.errors.LLMError` (HTTP status after retries,
+    timeout, transport error, or an answer without text), so callers such as the intent
+    analyzer can fall back on one exception type.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        api_key: str | SecretStr | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = 1024,
+        timeout_s: float = 30.0,
+        max_retries: int = 2,
+        backoff_s: float = 0.25,
+        json_mode_supported: bool = True,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise LLMError("model must be a non-empty string")
+        if not base_url.startswith(("http://", "https://")):
+            raise LLMError(f"base_url must be an http(s) URL, got {base_url!r}")
+        if timeout_s <= 0:
+            raise LLMError("timeout_s must be > 0")
+        if max_retries < 0:
+            raise LLMError("max_retries must be >= 0")
+        if max_tokens is not None and max_tokens < 1:
+            raise LLMError("max_tokens must be >= 1 or None")
+        self.model = model
+        self.name = model
+        self.base_url = base_url.rstrip("/")
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.timeout_s = timeout_s
+        # json_mode_supported=False lets servers that reject ``response_format`` still be used;
+        # the prompts ask for JSON in words as well, and the parsers tolerate prose around it.
+        self.json_mode_supported = json_mode_supported
+        self.retry = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s)
+        self._api_key = resolve_api_key(api_key)
+        self._extra_headers = dict(extra_headers or {})
+        self._extra_body = dict(extra_body or {})
+        self._lock = threading.Lock()
+        self._client: httpx.Client | None = None
+        # An AsyncClient's connection pool belongs to the loop that opened it, so one is kept
+        # per running loop (a new ``asyncio.run`` gets a fresh client instead of a dead pool).
+        self._aclient: httpx.AsyncClient | None = None
+        self._aclient_loop: asyncio.AbstractEventLoop | None = None
+
+    def __repr__(self) -> str:
+        key = "set" if self._api_key is not None else "none"
+        return (
+            f"OpenAICompatibleLLM(model={self.model!r}, base_url={self.base_url!r}, api_key={key})"
+        )
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", **self._extra_headers}
+        if self._api_key is not None:
+            headers["Authorization"] = f"Bearer {self._api_key.get_secret_value()}"
+        return headers
+
+    def payload(
+        self, messages: Sequence[ChatMessage], *, json_mode: bool = False
+    ) -> dict[str, Any]:
+        """The request body (public so that tests and debugging can see what is sent)."""
+        if not messages:
+            raise LLMError("at least one message is required")
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "temperature": self.temperature,
+            "stream": False,
+        }
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
+        if json_mode and self.json_mode_supported:
+            body["response_format"] = {"type": "json_object"}
+        body.update(self._extra_body)
+        return body
+
+    def _sync_client(self) -> httpx.Client:
+        with self._lock:
+            if self._client is None:
+                self._client = httpx.Client(timeout=self.timeout_s)
+            return self._client
+
+    def _async_client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._aclient is None or self._aclient_loop is not loop:
+                # The previous client (if any) belongs to another, possibly closed, loop; it
+                # cannot be closed from here and is left to the garbage collector.
+                self._aclient = httpx.AsyncClient(timeout=self.timeout_s)
+                self._aclient_loop = loop
+            return self._aclient
+
+    def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        body = self.payload(messages, json_mode=json_mode)
+        try:
+            response = request(
+                self._sync_client(),
+                "POST",
+                self.url,
+                json=body,
+                headers=self._headers(),
+                retry=self.retry,
+            )
+        except Exception as exc:
+            raise _as_llm_error(exc, self.model) from exc
+        return _extract_text(response, self.model)
+
+    async def acomplete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        body = self.payload(messages, json_mode=json_mode)
+        try:
+            response = await arequest(
+                self._async_client(),
+                "POST",
+                self.url,
+                json=body,
+                headers=self._headers(),
+                retry=self.retry,
+            )
+        except Exception as exc:
+            raise _as_llm_error(exc, self.model) from exc
+        return _extract_text(response, self.model)
+
+    def close(self) -> None:
+        """Close the sync connection pool (the async one needs :meth:`aclose`)."""
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    async def aclose(self) -> None:
+        """Close both pools; safe to call twice."""
+        with self._lock:
+            aclient, self._aclient, self._aclient_loop = self._aclient, None, None
+        if aclient is not None:
+            await aclient.aclose()
+        self.close()
+
+    def __enter__(self) -> OpenAICompatibleLLM:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> OpenAICompatibleLLM:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _as_llm_error(exc: Exception, model: str) -> LLMError:
+    if isinstance(exc, LLMError):
+        return exc
+    if isinstance(exc, HTTPStatusFailure):
+        status = exc.response.status_code
+        body = exc.response.text[:300]
+        return LLMError(f"chat model {model!r}: HTTP {status}: {body}")
+    if isinstance(exc, httpx.TimeoutException):
+        return LLMError(f"chat model {model!r}: timeout ({type(exc).__name__})")
+    if isinstance(exc, httpx.HTTPError):
+        return LLMError(f"chat model {model!r}: transport error: {type(exc).__name__}: {exc}")
+    return LLMError(f"chat model {model!r}: {type(exc).__name__}: {exc}")
+
+
+def _extract_text(response: httpx.Response, model: str) -> str:
+    """``choices[0].message.content`` as text, or :class:`LLMError` naming what is missing."""
+    try:
+        data = response.json()
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise LLMError(
+            f"chat model {model!r}: answer is not JSON: {response.text[:200]!r}"
+        ) from exc
+    if isinstance(data, dict) and "error" in data and "choices" not in data:
+        raise LLMError(f"chat model {model!r}: error in answer: {str(data['error'])[:300]}")
+    try:
+        content = data["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise LLMError(f"chat model {model!r}: answer has no choices[0].message.content") from exc
+    if isinstance(content, list):
+        # Some servers return content parts: [{"type": "text", "text": "..."}].
+        content = "".join(
+            str(p.get("text", "")) for p in content if isinstance(p, dict) and "text" in p
+        )
+    if not isinstance(content, str):
+        raise LLMError(f"chat model {model!r}: message content is {type(content).__name__}")
+    return content
+
+
+class LLMConfig(BaseModel):
+    """How to reach one OpenAI-compatible chat model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(min_length=1)
+    base_url: str = DEFAULT_BASE_URL
+    api_key: SecretStr | None = None
+    """Falls back to ``TREEHOP_LLM_API_KEY`` then ``OPENAI_API_KEY`` when unset."""
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(default=1024, ge=1)
+    timeout_s: float = Field(default=30.0, gt=0)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    json_mode_supported: bool = True
+
+    def build(self) -> OpenAICompatibleLLM:
+        return OpenAICompatibleLLM(
+            self.model,
+            base_url=self.base_url,
+            api_key=self.api_key,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            timeout_s=self.timeout_s,
+            max_retries=self.max_retries,
+            json_mode_supported=self.json_mode_supported,
+        )
+
+
+class ModelsConfig(BaseModel):
+    """The default chat model and the optional ``query_planner`` model for intent analysis.
+
+    As in the seed, the planner falls back to the default model when it is not set.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    default: LLMConfig | None = None
+    query_planner: LLMConfig | None = None
+
+    def build(self) -> ModelRegistry:
+        return ModelRegistry(
+            default=self.default.build() if self.default else None,
+            query_planner=self.query_planner.build() if self.query_planner else None,
+        )
+
+
+class ModelRegistry:
+    """Which chat model does which job.
+
+    ``planner`` (intent analysis) is ``query_planner`` when set, else ``default``;
+    ``summarizer`` (session summaries) is always ``default``. Either may be ``None``, in which
+    case callers use their no-LLM fallbacks.
+    """
+
+    def __init__(self, default: LLM | None = None, query_planner: LLM | None = None) -> None:
+        self.default = default
+        self.query_planner = query_planner
+
+    @property
+    def planner(self) -> LLM | None:
+        return self.query_planner if self.query_planner is not None else self.default
+
+    @property
+    def summarizer(self) -> LLM | None:
+        return self.default
+
+    def __repr__(self) -> str:
+        return f"ModelRegistry(default={self.default!r}, query_planner={self.query_planner!r})"
+
+    async def aclose(self) -> None:
+        """Close every distinct model that has an ``aclose`` (shared instances once)."""
+        seen: set[int] = set()
+        for m in (self.default, self.query_planner):
+            if m is None or id(m) in seen:
+                continue
+            seen.add(id(m))
+            closer = getattr(m, "aclose", None)
+            if closer is not None:
+                await closer()
+
+    def close(self) -> None:
+        seen: set[int] = set()
+        for m in (self.default, self.query_planner):
+            if m is None or id(m) in seen:
+                continue
+            seen.add(id(m))
+            closer = getattr(m, "close", None)
+            if closer is not None:
+                closer()

@@ -1,0 +1,194 @@
+"""A reranker that asks a chat model (through the :class:`~treehop.llm.base.LLM` protocol).
+
+When no cross-encoder is available but an LLM is configured anyway (for intent analysis), it can
+grade candidates: one prompt per batch of passages asks for a JSON object
+``{"scores": [...]}`` with one 0-10 relevance grade per passage, in order. Grades are divided by
+10 so that scores share the [0, 1] range of the other rerankers.
+
+Chat models do not always follow the format, so parsing is tolerant of what is harmless (code
+fences, prose around the JSON, numbers given as strings, a bare list) and strict about what
+would misalign the ranking (a wrong count, a grade outside 0-10, NaN): those raise
+:class:`~treehop.errors.RerankError`, and the retriever falls back to vector scores visibly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._http import truncate
+from ..errors import RerankError
+from ..llm.base import LLM, ChatMessage
+from .base import BaseReranker
+
+MAX_GRADE = 10.0
+
+_SYSTEM = (
+    "You grade search results for relevance. You receive a query and numbered passages. "
+    "Give each passage an integer grade from 0 to 10: 10 means the passage directly and fully "
+    "answers the query, 5 means it is on the topic but only partly useful, 0 means unrelated. "
+    "Judge every passage independently and only by its text. "
+    'Answer with JSON only, in the form {"scores": [g0, g1, ...]}, one grade per passage, '
+    "in passage order."
+)
+
+_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def build_messages(query: str, passages: Sequence[str]) -> list[ChatMessage]:
+    """The prompt for one batch; passages are numbered from 0 to match the list positions."""
+    lines = [f"Query: {query}", "", f"Passages ({len(passages)}):"]
+    for i, text in enumerate(passages):
+        flat = " ".join(text.split())  # newlines inside a passage would blur the numbering
+        lines.append(f"[{i}] {flat}")
+    lines += ["", f'Return {{"scores": [...]}} with exactly {len(passages)} grades.']
+    return [
+        ChatMessage(role="system", content=_SYSTEM),
+        ChatMessage(role="user", content="\n".join(lines)),
+    ]
+
+
+def _loads_lenient(text: str) -> Any:
+    """JSON from a model's answer: the whole text, a fenced block, or the outermost object."""
+    stripped = text.strip()
+    fenced = _FENCE.match(stripped)
+    if fenced:
+        stripped = fenced.group(1)
+    candidates = [stripped]
+    for open_ch, close_ch in (("{", "}"), ("[", "]")):
+        a, b = stripped.find(open_ch), stripped.rfind(close_ch)
+        if 0 <= a < b:
+            candidates.append(stripped[a : b + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    raise RerankError(f"LLM answer is not JSON: {text[:200]!r}")
+
+
+def _grade(value: object, pos: int) -> float:
+    if isinstance(value, bool):
+        raise RerankError(f"LLM grade {pos} is a boolean, not a number")
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise RerankError(f"LLM grade {pos} is not a number: {value!r}") from None
+    if not isinstance(value, (int, float)):
+        raise RerankError(f"LLM grade {pos} is not a number: {value!r}")
+    grade = float(value)
+    if not math.isfinite(grade) or not 0.0 <= grade <= MAX_GRADE:
+        raise RerankError(f"LLM grade {pos} is outside 0-10: {value!r}")
+    return grade
+
+
+def parse_scores(text: str, n: int) -> list[float]:
+    """Grades in passage order, scaled to [0, 1]; :class:`RerankError` on anything unusable."""
+    data = _loads_lenient(text)
+    if isinstance(data, Mapping):
+        if "scores" in data:
+            data = data["scores"]
+        elif data and all(isinstance(k, str) and k.strip().isdigit() for k in data):
+            # {"0": 7, "1": 3}: keyed by passage number.
+            keyed = {int(k): v for k, v in data.items()}
+            if sorted(keyed) != list(range(n)):
+                raise RerankError(f"LLM graded passages {sorted(keyed)[:20]}, expected 0..{n - 1}")
+            data = [keyed[i] for i in range(n)]
+        else:
+            raise RerankError(f"LLM answer has no 'scores': keys {sorted(map(str, data))[:10]}")
+    if not isinstance(data, list):
+        raise RerankError(f"LLM scores are not a list: {type(data).__name__}")
+    if len(data) != n:
+        raise RerankError(f"LLM returned {len(data)} grades for {n} passages")
+    return [_grade(v, i) / MAX_GRADE for i, v in enumerate(data)]
+
+
+class LLMReranker(BaseReranker):
+    """Grades passages with a chat model; one prompt per ``batch_size`` passages.
+
+    Args:
+        llm: Any object implementing the :class:`~treehop.llm.base.LLM` protocol.
+        batch_size: Passages per prompt. Small batches keep grades consistent and cheap to
+            retry; large ones save calls.
+        max_chars / max_query_chars: Length bounds so the prompt fits the model's context.
+        concurrency: How many batch prompts :meth:`arerank` keeps in flight.
+    """
+
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        batch_size: int = 10,
+        max_chars: int = 1000,
+        max_query_chars: int = 1000,
+        concurrency: int = 4,
+    ) -> None:
+        if not isinstance(llm, LLM):
+            raise RerankError(f"llm must implement the LLM protocol, got {type(llm).__name__}")
+        for label, value in (
+            ("batch_size", batch_size),
+            ("max_chars", max_chars),
+            ("max_query_chars", max_query_chars),
+            ("concurrency", concurrency),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise RerankError(f"{label} must be a positive integer, got {value!r}")
+        self.llm = llm
+        self.batch_size = batch_size
+        self.max_chars = max_chars
+        self.max_query_chars = max_query_chars
+        self.concurrency = concurrency
+        self.name = f"llm-rerank:{llm.name}"
+
+    def __repr__(self) -> str:
+        return f"LLMReranker(llm={self.llm.name!r}, batch_size={self.batch_size})"
+
+    def _batches(self, query: str, documents: Sequence[str]) -> list[list[ChatMessage]]:
+        for i, d in enumerate(documents):
+            if not isinstance(d, str):
+                raise RerankError(f"document {i} is not a string: {type(d).__name__}")
+        q = truncate(query, self.max_query_chars)
+        docs = [truncate(d, self.max_chars) for d in documents]
+        return [
+            build_messages(q, docs[start : start + self.batch_size])
+            for start in range(0, len(docs), self.batch_size)
+        ]
+
+    def _sizes(self, n: int) -> list[int]:
+        return [min(self.batch_size, n - start) for start in range(0, n, self.batch_size)]
+
+    def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
+        """Scores in [0, 1], in input order."""
+        scores: list[float] = []
+        for messages, size in zip(
+            self._batches(query, documents), self._sizes(len(documents)), strict=True
+        ):
+            try:
+                answer = self.llm.complete(messages, json_mode=True)
+            except Exception as exc:
+                raise RerankError(f"LLM call failed: {type(exc).__name__}: {exc}") from exc
+            scores.extend(parse_scores(answer, size))
+        return scores
+
+    async def arerank(self, query: str, documents: Sequence[str]) -> list[float]:
+        """The async twin of :meth:`rerank`; batches run concurrently (``concurrency``)."""
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(messages: list[ChatMessage], size: int) -> list[float]:
+            async with gate:
+                try:
+                    answer = await self.llm.acomplete(messages, json_mode=True)
+                except Exception as exc:
+                    raise RerankError(f"LLM call failed: {type(exc).__name__}: {exc}") from exc
+            return parse_scores(answer, size)
+
+        batches = self._batches(query, documents)
+        parts = await asyncio.gather(
+            *(one(m, s) for m, s in zip(batches, self._sizes(len(documents)), strict=True))
+        )
+        return [s for part in parts for s in part]

@@ -1,0 +1,427 @@
+"""Conversation sessions for ``search()``: recent messages plus a compressed summary.
+
+The intent analyzer reads exactly what the seed names: the session's compressed summary, its
+last 5 messages, and the current query. A session therefore keeps a bounded list of recent
+messages; when more than ``max_messages`` are held, the oldest are folded into the summary so
+that the planner prompt stays small however long the conversation runs.
+
+Folding uses the chat model when one is configured (it can resolve references and keep what
+matters); without one -- or when the model fails -- an extractive summary is written instead:
+the first sentence of each folded message, newest kept, capped at ``max_summary_chars``. The
+session records which method wrote its summary and why a model summary fell back.
+
+Sessions persist through any object with ``get_state(key) -> bytes | None`` and
+``put_state(key, bytes)`` (every vector store has them), so they are saved with the index.
+Each session is one JSON blob under ``sessions/<id>``; an index blob lists the ids, because the
+state interface has no listing. A deleted session's blob is overwritten with ``b""`` (the
+interface has no delete) so that its text does not linger.
+
+Thread- and async-safe: one lock guards the in-memory state and the writes; it is never held
+across a model call, and a session that is already being folded is not folded twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field, ValidationError
+
+from .errors import IndexCorruptError, InvalidQueryError, NotFoundError, TreehopError
+from .llm.base import LLM, ChatMessage
+from .uri import validate_user
+
+Role = Literal["system", "user", "assistant"]
+ROLES: tuple[str, ...] = ("system", "user", "assistant")
+INDEX_KEY = "sessions/_index"
+KEY_PREFIX = "sessions/"
+FORMAT_VERSION = 1
+MAX_MESSAGE_CHARS = 100_000
+_SESSION_ID_RE = re.compile(r"^[0-9a-f]{32}$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
+
+
+@runtime_checkable
+class StateBackend(Protocol):
+    """A key/value blob store; every :class:`~treehop.stores.base.VectorStore` is one."""
+
+    def get_state(self, key: str) -> bytes | None: ...
+
+    def put_state(self, key: str, value: bytes) -> None: ...
+
+
+class MemoryState:
+    """An in-process :class:`StateBackend` for sessions that need not outlive the process."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, bytes] = {}
+
+    def get_state(self, key: str) -> bytes | None:
+        return self._data.get(key)
+
+    def put_state(self, key: str, value: bytes) -> None:
+        self._data[key] = bytes(value)
+
+
+class SessionMessage(ChatMessage):
+    """A chat message with its position in the session and its time."""
+
+    seq: int = Field(ge=0)
+    created_at: float
+
+
+class Session(BaseModel):
+    """One conversation: summary of folded turns, recent messages, and bookkeeping."""
+
+    session_id: str
+    user: str
+    created_at: float
+    updated_at: float
+    summary: str = ""
+    summary_method: Literal["none", "llm", "extractive"] = "none"
+    summary_fallback_reason: str | None = None
+    folded_count: int = 0
+    """How many messages have been folded into ``summary``."""
+    next_seq: int = 0
+    messages: list[SessionMessage] = Field(default_factory=list)
+
+    @property
+    def message_count(self) -> int:
+        """All messages ever added (folded and recent)."""
+        return self.folded_count + len(self.messages)
+
+
+SUMMARY_PROMPT = """You keep a compressed running summary of a conversation between a user and \
+an AI assistant. The summary is later used to understand what the user means in new requests, \
+so keep: the user's goals and tasks, decisions made, facts about the user (preferences, \
+constraints, projects), and names, identifiers, numbers and dates exactly as written. Drop \
+greetings, filler and anything already resolved and irrelevant.
+
+Current summary (may be empty):
+{summary}
+
+Messages to fold into the summary (oldest first):
+{messages}
+
+Write the updated summary in plain text, at most {max_chars} characters, in the language of the \
+conversation. Answer with the summary only."""
+
+
+def _first_sentence(text: str, max_chars: int) -> str:
+    parts = [p for p in _SENTENCE_END.split(text.strip()) if p and p.strip()]
+    first = " ".join(parts[0].split()) if parts else ""
+    if len(first) > max_chars:
+        first = first[: max_chars - 1].rstrip() + "…"
+    return first
+
+
+def extractive_summary(
+    previous: str,
+    folded: Sequence[ChatMessage],
+    *,
+    max_chars: int = 1500,
+    per_message_chars: int = 200,
+) -> str:
+    """Append ``role: first sentence`` of each folded message; keep the newest lines.
+
+    Why the newest: the turn just before the recent window is the likeliest antecedent of
+    a pronoun in the current query. The result never exceeds ``max_chars``.
+    """
+    lines = [ln for ln in previous.splitlines() if ln.strip()]
+    for m in folded:
+        sentence = _first_sentence(m.content, per_message_chars)
+        if sentence:
+            lines.append(f"{m.role}: {sentence}")
+    kept: list[str] = []
+    total = 0
+    for line in reversed(lines):
+        cost = len(line) + (1 if kept else 0)
+        if total + cost > max_chars:
+            if not kept:  # a single over-long line: keep it truncated
+                kept.append(line[:max_chars])
+            break
+        kept.append(line)
+        total += cost
+    return "\n".join(reversed(kept))
+
+
+class SessionStore:
+    """Create, update, persist and read conversation sessions.
+
+    ``max_messages`` recent messages are kept verbatim; when an added message makes the
+    session hold more, the oldest are folded into the summary until ``keep_recent`` remain
+    (folding in batches keeps model calls rare: one per ``max_messages - keep_recent + 1``
+    messages rather than one per message).
+    """
+
+    def __init__(
+        self,
+        state: StateBackend | None = None,
+        *,
+        llm: LLM | None = None,
+        max_messages: int = 20,
+        keep_recent: int | None = None,
+        max_summary_chars: int = 1500,
+        summary_timeout_s: float = 30.0,
+        summary_prompt: str = SUMMARY_PROMPT,
+    ) -> None:
+        if max_messages < 1:
+            raise InvalidQueryError("max_messages must be >= 1")
+        keep = max(1, max_messages // 2) if keep_recent is None else keep_recent
+        if not 1 <= keep <= max_messages:
+            raise InvalidQueryError("keep_recent must be in 1..max_messages")
+        if max_summary_chars < 100:
+            raise InvalidQueryError("max_summary_chars must be >= 100")
+        if summary_timeout_s <= 0:
+            raise InvalidQueryError("summary_timeout_s must be > 0")
+        if state is not None and not isinstance(state, StateBackend):
+            raise TypeError("state must have get_state(key) and put_state(key, value)")
+        self.state: StateBackend = state if state is not None else MemoryState()
+        self.llm = llm
+        self.max_messages = max_messages
+        self.keep_recent = keep
+        self.max_summary_chars = max_summary_chars
+        self.summary_timeout_s = summary_timeout_s
+        self.summary_prompt = summary_prompt
+        self._lock = threading.RLock()
+        self._cache: dict[str, Session] = {}
+        self._folding: set[str] = set()
+        self._index: list[str] = self._load_index()
+
+    # -- persistence -------------------------------------------------------------------
+
+    def _load_index(self) -> list[str]:
+        raw = self.state.get_state(INDEX_KEY)
+        if not raw:
+            return []
+        try:
+            data = json.loads(raw)
+            ids = data["session_ids"]
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                raise TypeError("session_ids is not a list of strings")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise IndexCorruptError(f"session index is unreadable: {exc}") from exc
+        return list(ids)
+
+    def _save_index(self) -> None:
+        blob = json.dumps({"version": FORMAT_VERSION, "session_ids": self._index})
+        self.state.put_state(INDEX_KEY, blob.encode())
+
+    def _save(self, session: Session) -> None:
+        self.state.put_state(KEY_PREFIX + session.session_id, session.model_dump_json().encode())
+
+    def _load(self, session_id: str) -> Session:
+        """The cached session, else read from state (caller holds the lock)."""
+        if not isinstance(session_id, str) or not _SESSION_ID_RE.match(session_id):
+            raise NotFoundError(f"no session {session_id!r}")
+        cached = self._cache.get(session_id)
+        if cached is not None:
+            return cached
+        if session_id not in self._index:
+            raise NotFoundError(f"no session {session_id!r}")
+        raw = self.state.get_state(KEY_PREFIX + session_id)
+        if not raw:
+            raise NotFoundError(f"no session {session_id!r}")
+        try:
+            session = Session.model_validate_json(raw)
+        except ValidationError as exc:
+            raise IndexCorruptError(f"session {session_id} is unreadable: {exc}") from exc
+        self._cache[session_id] = session
+        return session
+
+    # -- public API --------------------------------------------------------------------
+
+    def create_session(self, user: str = "default") -> str:
+        """Start a session for ``user``; returns its id (32 hex characters)."""
+        validate_user(user)
+        now = time.time()
+        session = Session(session_id=uuid.uuid4().hex, user=user, created_at=now, updated_at=now)
+        with self._lock:
+            self._cache[session.session_id] = session
+            self._save(session)
+            self._index.append(session.session_id)
+            self._save_index()
+        return session.session_id
+
+    def get(self, session_id: str) -> Session:
+        """A copy of the session (changing it does not change the store)."""
+        with self._lock:
+            return self._load(session_id).model_copy(deep=True)
+
+    def list_sessions(self, user: str | None = None) -> list[Session]:
+        """Every session (of ``user`` when given), oldest first, as copies."""
+        with self._lock:
+            out = [self._load(sid).model_copy(deep=True) for sid in self._index]
+        if user is not None:
+            out = [s for s in out if s.user == user]
+        return sorted(out, key=lambda s: s.created_at)
+
+    def delete(self, session_id: str) -> None:
+        """Forget a session; its blob is overwritten with ``b""``."""
+        with self._lock:
+            self._load(session_id)
+            self._index.remove(session_id)
+            self._cache.pop(session_id, None)
+            self.state.put_state(KEY_PREFIX + session_id, b"")
+            self._save_index()
+
+    def add_message(self, session_id: str, role: str, content: str) -> SessionMessage:
+        """Append a message; folds old turns (a sync model call when an LLM is configured)."""
+        message, fold = self._append(session_id, role, content)
+        if fold is not None:
+            previous, batch = fold
+            try:
+                summary, method, reason = self._summarize_sync(previous, batch)
+                self._apply_fold(session_id, batch, summary, method, reason)
+            finally:
+                self._release(session_id)
+        return message
+
+    async def aadd_message(self, session_id: str, role: str, content: str) -> SessionMessage:
+        """The async twin of :meth:`add_message` (the model call does not block the loop)."""
+        message, fold = self._append(session_id, role, content)
+        if fold is not None:
+            previous, batch = fold
+            try:
+                summary, method, reason = await self._summarize_async(previous, batch)
+                self._apply_fold(session_id, batch, summary, method, reason)
+            finally:
+                # Also on cancellation: the next added message then retries the fold.
+                self._release(session_id)
+        return message
+
+    def context_for_intent(
+        self, session_id: str, n_recent: int = 5
+    ) -> tuple[str, list[SessionMessage]]:
+        """The planner's input from this session: (compressed summary, last ``n_recent``)."""
+        if n_recent < 0:
+            raise InvalidQueryError("n_recent must be >= 0")
+        with self._lock:
+            session = self._load(session_id)
+            recent = session.messages[-n_recent:] if n_recent else []
+            return session.summary, [m.model_copy() for m in recent]
+
+    # -- internals ---------------------------------------------------------------------
+
+    def _append(
+        self, session_id: str, role: str, content: str
+    ) -> tuple[SessionMessage, tuple[str, list[SessionMessage]] | None]:
+        if role not in ROLES:
+            raise InvalidQueryError(f"invalid role {role!r}: use one of {', '.join(ROLES)}")
+        if not isinstance(content, str):
+            raise InvalidQueryError(f"content must be a string, got {type(content).__name__}")
+        if not content.strip():
+            raise InvalidQueryError("content must not be empty")
+        if len(content) > MAX_MESSAGE_CHARS:
+            raise InvalidQueryError(f"content longer than {MAX_MESSAGE_CHARS} characters")
+        with self._lock:
+            session = self._load(session_id)
+            now = time.time()
+            message = SessionMessage(
+                role=role,  # type: ignore[arg-type]  # checked against ROLES above
+                content=content,
+                seq=session.next_seq,
+                created_at=now,
+            )
+            session.messages.append(message)
+            session.next_seq += 1
+            session.updated_at = now
+            fold: tuple[str, list[SessionMessage]] | None = None
+            if len(session.messages) > self.max_messages and session_id not in self._folding:
+                n_fold = len(session.messages) - self.keep_recent
+                batch = [m.model_copy() for m in session.messages[:n_fold]]
+                self._folding.add(session_id)
+                fold = (session.summary, batch)
+            self._save(session)
+        return message.model_copy(), fold
+
+    def _apply_fold(
+        self,
+        session_id: str,
+        batch: Sequence[SessionMessage],
+        summary: str,
+        method: Literal["llm", "extractive"],
+        reason: str | None,
+    ) -> None:
+        with self._lock:
+            try:
+                session = self._load(session_id)
+            except NotFoundError:  # deleted while the summary was being written
+                return
+            folded = {m.seq for m in batch}
+            # Messages are only ever appended, so the batch is still the oldest prefix.
+            session.messages = [m for m in session.messages if m.seq not in folded]
+            session.folded_count += len(folded)
+            session.summary = summary
+            session.summary_method = method
+            session.summary_fallback_reason = reason
+            self._save(session)
+
+    def _release(self, session_id: str) -> None:
+        with self._lock:
+            self._folding.discard(session_id)
+
+    def _summary_messages(self, previous: str, batch: Sequence[ChatMessage]) -> list[ChatMessage]:
+        rendered = "\n".join(f"[{m.role}] {m.content[:4000]}" for m in batch)
+        prompt = self.summary_prompt.format(
+            summary=previous or "(empty)", messages=rendered, max_chars=self.max_summary_chars
+        )
+        return [ChatMessage(role="user", content=prompt)]
+
+    def _clean_llm_summary(self, text: str) -> str | None:
+        text = text.strip()
+        if not text:
+            return None
+        # The prompt asks for max_summary_chars; a model may overshoot a little, and a hard
+        # cap (twice the target) keeps the planner prompt bounded whatever it writes.
+        return text[: 2 * self.max_summary_chars]
+
+    def _fallback(
+        self, previous: str, batch: Sequence[ChatMessage], reason: str | None
+    ) -> tuple[str, Literal["llm", "extractive"], str | None]:
+        summary = extractive_summary(previous, batch, max_chars=self.max_summary_chars)
+        return summary, "extractive", reason
+
+    def _summarize_sync(
+        self, previous: str, batch: Sequence[ChatMessage]
+    ) -> tuple[str, Literal["llm", "extractive"], str | None]:
+        if self.llm is None:
+            return self._fallback(previous, batch, None)
+        try:
+            text = self.llm.complete(self._summary_messages(previous, batch))
+        except Exception as exc:  # any model fault falls back to extractive
+            return self._fallback(previous, batch, _reason(exc))
+        cleaned = self._clean_llm_summary(text)
+        if cleaned is None:
+            return self._fallback(previous, batch, "empty summary from the model")
+        return cleaned, "llm", None
+
+    async def _summarize_async(
+        self, previous: str, batch: Sequence[ChatMessage]
+    ) -> tuple[str, Literal["llm", "extractive"], str | None]:
+        if self.llm is None:
+            return self._fallback(previous, batch, None)
+        try:
+            text = await asyncio.wait_for(
+                self.llm.acomplete(self._summary_messages(previous, batch)),
+                timeout=self.summary_timeout_s,
+            )
+        except TimeoutError:
+            return self._fallback(previous, batch, f"timeout after {self.summary_timeout_s:g}s")
+        except Exception as exc:  # any model fault falls back to extractive
+            return self._fallback(previous, batch, _reason(exc))
+        cleaned = self._clean_llm_summary(text)
+        if cleaned is None:
+            return self._fallback(previous, batch, "empty summary from the model")
+        return cleaned, "llm", None
+
+
+def _reason(exc: BaseException) -> str:
+    kind = "LLM error" if isinstance(exc, TreehopError) else f"error: {type(exc).__name__}"
+    return f"{kind}: {exc}"[:500]

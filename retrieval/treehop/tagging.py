@@ -1,0 +1,738 @@
+"""Automatic keyword tags: corpus-aware keyword extraction for English and Chinese text.
+
+Tags exist to connect subtrees sideways (the tag hop of the seed design), so a keyword is only
+worth emitting when it can act as a *bridge*: shared by a few nodes, but not by everything.
+That is why the tagger is corpus-aware and conservative by default:
+
+* a term found in fewer than ``min_df`` documents of the fitted corpus is never a tag (a tag that
+  only one node carries can never lead from one node to another);
+* a term found in more than ``max_df_ratio`` of the documents is never a tag (it would connect
+  everything to everything, i.e. nothing);
+* a node gets at most ``max_tags`` tags, and only those scoring at least ``min_score`` times the
+  node's best tag, because a wrong tag costs more (a hop into a wrong subtree) than a missing one.
+
+Two scorers are implemented: TF-IDF (document frequencies from the fitted corpus) and TextRank
+(PageRank on a word co-occurrence graph, optionally personalised by IDF). On the Cranfield
+collection TF-IDF is clearly better on both a title-word and a co-relevance measure (see
+``bench/bench_tag_extraction.py``), so it is the default.
+
+English text is split by a regular expression that keeps technical tokens (``k8s``, ``c++``,
+``node.js``, hyphenated terms), folds simple plurals and drops stopwords; adjacent content words
+inside one phrase also form bigram candidates (``feature store`` -> ``feature-store``). Chinese
+text is segmented by jieba (loaded lazily, once, with its start-up logging silenced); only nouns
+and verbal nouns are kept, and adjacent kept words form compound candidates (``特征`` + ``工程``
+-> ``特征工程``).
+
+Typical use at ingest::
+
+    tagger = KeywordTagger()
+    tagger.fit(texts_of_every_node)
+    labels = tagger.extract_many(texts_of_every_node)
+    node.tags = tags.merge(user_tags, auto_tags(labels[i]))
+
+``extract`` assumes the text was part of the fitted corpus (its own occurrence counts in the
+document frequency); a text added later should first go through :meth:`KeywordTagger.partial_fit`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Final, Literal, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import tags as _tags
+from .errors import IndexCorruptError, TreehopError
+
+__all__ = [
+    "EN_STOPWORDS",
+    "METHODS",
+    "ZH_STOPWORDS",
+    "KeywordTagger",
+    "TaggerError",
+    "TaggerNotFittedError",
+    "auto_tags",
+    "propagate",
+    "tokenize",
+]
+
+Method = Literal["tfidf", "textrank"]
+METHODS: Final[tuple[str, ...]] = ("tfidf", "textrank")
+_STATE_VERSION: Final = 1
+
+
+class TaggerError(TreehopError, ValueError):
+    """A tagger parameter or input is invalid."""
+
+
+class TaggerNotFittedError(TreehopError, RuntimeError):
+    """``extract`` was called before ``fit``: without corpus statistics no tag can be judged."""
+
+
+# --------------------------------------------------------------------------------------------
+# Stopwords. Kept compact on purpose: corpus statistics (max_df) remove the generic words of a
+# real corpus; these lists cover function words and the generic words a small corpus cannot.
+# --------------------------------------------------------------------------------------------
+
+EN_STOPWORDS: Final[frozenset[str]] = frozenset(
+    """
+    a about above across after again against all almost along already also although always am
+    among an and another any anyone anything are around as at away back be became because become
+    becomes been before being below besides between beyond both but by can cannot could did do
+    does doing done down due during each either else enough etc even ever every everything few
+    for from further get gets getting given gives go goes going got had has have having he her
+    here hers herself him himself his how however i if in into is it its itself just least less
+    let like made make makes making many may me might more most much must my myself neither never
+    nevertheless no nor not nothing now of off often on once one only onto or other others
+    otherwise our ours ourselves out over own per perhaps please quite rather really same several
+    shall she should since so some something sometimes still such than that the their theirs them
+    themselves then there thereby therefore these they this those though through throughout thus
+    to together too toward towards under unless until up upon us use used uses using very via
+    was we well were what whatever when whenever where whereas whether which while who whom whose
+    why will with within without would yet you your yours yourself yourselves
+    e.g i.e vs etc eg ie cf
+    two three four five six seven eight nine ten first second third
+    new way ways thing things lot lots kind example examples
+    able across actually based basically certain certainly consider considered different
+    especially fully generally greatly hence instead largely likely mainly mostly namely nearly
+    particularly possible possibly previously probably rather recently relatively respectively
+    significantly simply slightly specifically strongly typically usually whose
+    """.split()
+)
+
+ZH_STOPWORDS: Final[frozenset[str]] = frozenset(
+    """
+    的 了 和 与 及 或 是 在 对 为 等 这 那 其 之 以 于 并 而 就 也 都 很 更 最 会 能 要 把 被 让 给
+    从 到 向 由 此 该 各 每 某 我 你 他 她 它 我们 你们 他们 她们 它们 自己 这个 那个 这些 那些
+    这样 那样 这种 那种 一个 一些 一种 一样 一下 可以 可能 进行 使用 通过 以及 没有 如果 因为
+    所以 但是 然后 而且 或者 还是 已经 非常 比较 因此 于是 其中 其他 其它 之后 之前 之间 以上
+    以下 当前 目前 如何 什么 怎么 为什么 哪些 时候 时间 东西 情况 方面 方式 方法 问题 内容
+    部分 地方 事情 过程 结果 作用 用于 需要 包括 提供 支持 实现 相关 不同 主要 一般 基本
+    """.split()
+)
+
+# Words ending in "s" that are not plurals (or whose singular would be a different term).
+_NO_FOLD: Final[frozenset[str]] = frozenset(
+    """
+    kubernetes pandas series species news postgres jenkins express atlas canvas alias bias
+    lens gas ios macos chaos status always perhaps https wpf sales thanks
+    """.split()
+)
+
+# Latin tokens: letters/digits with inner -_.' and trailing + or # (c++, c#, node.js, k8s).
+_TOKEN_RE: Final = re.compile(
+    r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
+    r"|(?P<tok>[A-Za-z0-9](?:[A-Za-z0-9]|[-_.'](?=[A-Za-z0-9]))*[+#]*)"
+)
+_SENTENCE_GAP: Final = re.compile(r"[.!?;:。！？；：]|\n\s*\n")
+_HAS_LETTER: Final = re.compile(r"[^\W\d_]")
+# jieba part-of-speech flags kept as content words: nouns (n, nr, ns, nt, nz, ng, ...),
+# verbal and adjectival nouns, and abbreviations ("存储" is tagged j).
+_ZH_KEEP_FLAGS: Final[tuple[str, ...]] = ("n", "vn", "an", "j")
+_MAX_TOKEN_CHARS: Final = 40
+
+
+def _fold_plural(word: str) -> str:
+    """Fold a simple English plural (``pipelines`` -> ``pipeline``) so counts are shared.
+
+    Deliberately crude and deterministic: a tag must be the same string in every document, so a
+    rule that is sometimes ugly (``approaches`` -> ``approache``) but always the same is better
+    than a clever one that depends on context.
+    """
+    if len(word) <= 3 or word in _NO_FOLD or not word.isalpha():
+        return word
+    if word.endswith(("ss", "us", "is", "ics", "ops", "ous")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "zzes", "shes", "tches", "nches", "rches")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def _english_key(token: str) -> str | None:
+    """The term key of one Latin token, or None when it is a stopword, a number or noise."""
+    if len(token) > _MAX_TOKEN_CHARS:
+        return None
+    low = token.casefold()
+    if low.endswith("'s"):
+        low = low[:-2]
+    low = low.replace("'", "")
+    if len(low) < 2 or low in EN_STOPWORDS or not _HAS_LETTER.search(low):
+        return None
+    if token.isupper():  # an acronym such as AWS or ETL is not a plural
+        return low
+    if len(token) > 2 and token.endswith("s") and token[:-1].isupper():  # APIs, GPUs, LLMs
+        return low[:-1]
+    head, sep, last = low.rpartition("-")
+    return f"{head}{sep}{_fold_plural(last)}" if sep else _fold_plural(low)
+
+
+# --------------------------------------------------------------------------------------------
+# jieba, loaded lazily and once: importing it costs ~1 s and prints to stderr by default.
+# --------------------------------------------------------------------------------------------
+
+_JIEBA_LOCK = threading.Lock()
+_POSSEG: ModuleType | None = None
+
+
+def _posseg() -> ModuleType:
+    global _POSSEG
+    if _POSSEG is None:
+        with _JIEBA_LOCK:
+            if _POSSEG is None:
+                import jieba
+                import jieba.posseg as posseg
+
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _POSSEG = posseg
+    return _POSSEG
+
+
+# --------------------------------------------------------------------------------------------
+# Analysis of one text: content units, their sentence/phrase ids, and the candidate terms.
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Analysis:
+    units: list[str] = field(default_factory=list)
+    """Content-word keys in text order (stopwords and punctuation removed)."""
+    sentence: list[int] = field(default_factory=list)
+    """Sentence id of each unit: co-occurrence windows do not cross sentences."""
+    phrase: list[int] = field(default_factory=list)
+    """Phrase id of each unit: a bigram only joins two adjacent units of one phrase."""
+    joiner: list[str] = field(default_factory=list)
+    """How a unit joins the previous one in a bigram ("-" for English, "" for Chinese)."""
+
+    def terms(self, bigrams: bool) -> tuple[list[str], dict[str, tuple[str, str]]]:
+        """Candidate term occurrences (unigrams, then bigrams) and each bigram's two parts."""
+        out = list(self.units)
+        parts: dict[str, tuple[str, str]] = {}
+        if bigrams:
+            for i in range(1, len(self.units)):
+                a, b = self.units[i - 1], self.units[i]
+                if self.phrase[i] != self.phrase[i - 1] or a == b:
+                    continue
+                key = f"{a}{self.joiner[i]}{b}"
+                if len(key) <= _MAX_TOKEN_CHARS:
+                    out.append(key)
+                    parts[key] = (a, b)
+        return out, parts
+
+
+def _analyse(text: str) -> _Analysis:
+    if not isinstance(text, str):
+        raise TaggerError(f"text must be a string, got {type(text).__name__}")
+    text = unicodedata.normalize("NFKC", text)
+    res = _Analysis()
+    sentence = phrase = 0
+    prev_end = 0
+    prev_script = ""
+    for m in _TOKEN_RE.finditer(text):
+        gap = text[prev_end : m.start()]
+        prev_end = m.end()
+        if _SENTENCE_GAP.search(gap):
+            sentence += 1
+            phrase += 1
+        elif gap.strip():
+            phrase += 1
+        tok = m.group("tok")
+        if tok is not None:
+            if prev_script == "zh":
+                phrase += 1
+            prev_script = "en"
+            key = _english_key(tok)
+            if key is None:
+                phrase += 1
+                continue
+            res.units.append(key)
+            res.sentence.append(sentence)
+            res.phrase.append(phrase)
+            res.joiner.append("-")
+            continue
+        if prev_script == "en":
+            phrase += 1
+        prev_script = "zh"
+        for word, flag in _posseg().lcut(m.group("cjk")):
+            if (
+                len(word) < 2
+                or not flag.startswith(_ZH_KEEP_FLAGS)
+                or word in ZH_STOPWORDS
+                or len(word) > _MAX_TOKEN_CHARS
+            ):
+                phrase += 1
+                continue
+            res.units.append(word)
+            res.sentence.append(sentence)
+            res.phrase.append(phrase)
+            res.joiner.append("")
+    return res
+
+
+def tokenize(text: str) -> list[str]:
+    """The content-word keys of ``text`` in order: what the tagger counts (for tests, debugging).
+
+    English words are case-folded and plural-folded, stopwords and numbers dropped; Chinese is
+    segmented by jieba and reduced to nouns.
+    """
+    return list(_analyse(text).units)
+
+
+def _label(key: str) -> str | None:
+    try:
+        return _tags.normalize_label(key)
+    except _tags.InvalidTagError:
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# PageRank for TextRank.
+# --------------------------------------------------------------------------------------------
+
+
+def _pagerank(
+    weights: NDArray[np.float64],
+    teleport: NDArray[np.float64],
+    damping: float = 0.85,
+    tol: float = 1e-8,
+    max_iter: int = 100,
+) -> NDArray[np.float64]:
+    """Weighted PageRank by power iteration; an isolated node's mass goes to ``teleport``."""
+    colsum = weights.sum(axis=0)
+    dangling = colsum == 0
+    trans = weights / np.where(dangling, 1.0, colsum)
+    rank = teleport.copy()
+    for _ in range(max_iter):
+        new = damping * (trans @ rank + rank[dangling].sum() * teleport) + (1 - damping) * teleport
+        if np.abs(new - rank).sum() < tol:
+            return new
+        rank = new
+    return rank
+
+
+# --------------------------------------------------------------------------------------------
+# The tagger.
+# --------------------------------------------------------------------------------------------
+
+
+class KeywordTagger:
+    """Corpus-aware keyword extraction; see the module docstring for the why.
+
+    Parameters:
+        method: ``"tfidf"`` (default, measured better) or ``"textrank"``.
+        max_tags: most tags for one node (leaves; :meth:`aggregate` has its own for directories).
+        min_df: a term must occur in at least this many fitted documents to be a tag.
+        max_df_ratio: a term in more than this share of the documents is too generic.
+        max_df_floor: on small corpora the ratio would forbid everything (20% of 10 documents is 2),
+            so a term shared by up to ``min(max_df_floor, n_docs - 1)`` documents is never treated
+            as generic; a term found in *every* document always is.
+        min_score: keep only tags scoring at least this share of the node's best tag.
+        bigrams: also consider two-word terms (``feature-store``, ``特征工程``).
+        window: TextRank co-occurrence window (in content words).
+        idf_teleport: TextRank jumps to rare words more often (a corpus-aware TextRank).
+        max_dir_tags: most tags :meth:`aggregate` gives a directory.
+    """
+
+    def __init__(
+        self,
+        method: Method = "tfidf",
+        max_tags: int = 5,
+        min_df: int = 2,
+        max_df_ratio: float = 0.2,
+        *,
+        max_df_floor: int = 5,
+        min_score: float = 0.3,
+        bigrams: bool = True,
+        window: int = 3,
+        idf_teleport: bool = True,
+        max_dir_tags: int = 8,
+    ) -> None:
+        checked_method = _as_method(method)
+        _check_int("max_tags", max_tags, 0)
+        _check_int("min_df", min_df, 1)
+        _check_int("max_df_floor", max_df_floor, 0)
+        _check_int("window", window, 2)
+        _check_int("max_dir_tags", max_dir_tags, 0)
+        if not isinstance(max_df_ratio, int | float) or not 0.0 < max_df_ratio <= 1.0:
+            raise TaggerError(f"max_df_ratio must be in (0, 1], got {max_df_ratio!r}")
+        if not isinstance(min_score, int | float) or not 0.0 <= min_score <= 1.0:
+            raise TaggerError(f"min_score must be in [0, 1], got {min_score!r}")
+        self.method: Method = checked_method
+        self.max_tags = max_tags
+        self.min_df = min_df
+        self.max_df_ratio = float(max_df_ratio)
+        self.max_df_floor = max_df_floor
+        self.min_score = float(min_score)
+        self.bigrams = bool(bigrams)
+        self.window = window
+        self.idf_teleport = bool(idf_teleport)
+        self.max_dir_tags = max_dir_tags
+        self._n_docs = 0
+        self._fitted = False
+        self._vocab: dict[str, int] = {}
+        self._terms: list[str] = []
+        self._df: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._cache: tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.int64]] | None = None
+
+    # ---------------------------------------------------------------- fitting
+
+    @property
+    def fitted(self) -> bool:
+        return self._fitted
+
+    @property
+    def n_docs(self) -> int:
+        """How many documents the document frequencies were counted over."""
+        return self._n_docs
+
+    @property
+    def vocabulary_size(self) -> int:
+        return len(self._terms)
+
+    def params(self) -> dict[str, Any]:
+        """The constructor arguments, as a JSON-friendly dict."""
+        return {
+            "method": self.method,
+            "max_tags": self.max_tags,
+            "min_df": self.min_df,
+            "max_df_ratio": self.max_df_ratio,
+            "max_df_floor": self.max_df_floor,
+            "min_score": self.min_score,
+            "bigrams": self.bigrams,
+            "window": self.window,
+            "idf_teleport": self.idf_teleport,
+            "max_dir_tags": self.max_dir_tags,
+        }
+
+    def fit(self, corpus_texts: Sequence[str]) -> None:
+        """Count document frequencies over ``corpus_texts``, replacing any earlier fit."""
+        self._n_docs = 0
+        self._vocab = {}
+        self._terms = []
+        self._df = np.zeros(0, dtype=np.int64)
+        self.partial_fit(corpus_texts)
+
+    def partial_fit(self, texts: Sequence[str]) -> None:
+        """Add documents to the statistics (incremental ingest).
+
+        Tags of nodes extracted earlier may go stale as frequencies move; a backfill re-extracts.
+        """
+        if isinstance(texts, str):
+            raise TaggerError("texts must be a sequence of strings, not one string")
+        ids: list[int] = []
+        for text in texts:
+            terms, _ = _analyse(text).terms(self.bigrams)
+            for term in set(terms):
+                tid = self._vocab.get(term)
+                if tid is None:
+                    tid = len(self._terms)
+                    self._vocab[term] = tid
+                    self._terms.append(term)
+                ids.append(tid)
+            self._n_docs += 1
+        counts = np.bincount(np.asarray(ids, dtype=np.int64), minlength=len(self._terms))
+        df = np.zeros(len(self._terms), dtype=np.int64)
+        df[: self._df.size] = self._df
+        self._df = df + counts
+        self._fitted = True
+        self._cache = None
+
+    def _stats(self) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.int64]]:
+        """IDF per term, the candidate mask (df window), and an alphabetical rank for ties."""
+        if self._cache is None:
+            n = self._n_docs
+            df = self._df
+            idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
+            max_df = max(self.max_df_ratio * n, min(self.max_df_floor, n - 1))
+            ok = (df >= self.min_df) & (df <= max_df)
+            rank = np.empty(len(self._terms), dtype=np.int64)
+            rank[np.argsort(np.asarray(self._terms, dtype=object), kind="stable")] = np.arange(
+                len(self._terms)
+            )
+            self._cache = (idf, ok, rank)
+        return self._cache
+
+    def _require_fitted(self) -> None:
+        if not self._fitted:
+            raise TaggerNotFittedError("KeywordTagger.fit() must be called before extracting tags")
+
+    def max_df(self) -> float:
+        """The document-frequency ceiling in force for the fitted corpus."""
+        n = self._n_docs
+        return max(self.max_df_ratio * n, min(self.max_df_floor, n - 1))
+
+    def document_frequency(self, term: str) -> int:
+        """How many fitted documents contain ``term`` (a key as :func:`tokenize` returns it)."""
+        tid = self._vocab.get(term)
+        return 0 if tid is None else int(self._df[tid])
+
+    # ---------------------------------------------------------------- extraction
+
+    def extract(self, text: str) -> list[str]:
+        """Normalised tag labels for one text, best first (possibly empty)."""
+        return [lab for lab, _ in self.extract_scored(text)]
+
+    def extract_scored(self, text: str) -> list[tuple[str, float]]:
+        """Like :meth:`extract`, with each label's score relative to the best one (in (0, 1])."""
+        return self.extract_many_scored([text])[0]
+
+    def extract_many(self, texts: Sequence[str]) -> list[list[str]]:
+        """:meth:`extract` for many texts at once (TF-IDF scores all of them in one pass)."""
+        return [[lab for lab, _ in doc] for doc in self.extract_many_scored(texts)]
+
+    def extract_many_scored(self, texts: Sequence[str]) -> list[list[tuple[str, float]]]:
+        """Scored labels for many texts."""
+        self._require_fitted()
+        if isinstance(texts, str):
+            raise TaggerError("texts must be a sequence of strings, not one string")
+        analyses = [_analyse(t) for t in texts]
+        if self.method == "tfidf":
+            return self._tfidf(analyses)
+        return [self._textrank(a) for a in analyses]
+
+    def _tfidf(self, analyses: Sequence[_Analysis]) -> list[list[tuple[str, float]]]:
+        idf, ok, rank = self._stats()
+        vocab = self._vocab
+        doc_ids: list[int] = []
+        term_ids: list[int] = []
+        parts_of: list[dict[str, tuple[str, str]]] = []
+        for i, a in enumerate(analyses):
+            terms, parts = a.terms(self.bigrams)
+            parts_of.append(parts)
+            for term in terms:
+                tid = vocab.get(term)
+                if tid is not None:
+                    doc_ids.append(i)
+                    term_ids.append(tid)
+        out: list[list[tuple[str, float]]] = [[] for _ in analyses]
+        if not term_ids:
+            return out
+        d = np.asarray(doc_ids, dtype=np.int64)
+        t = np.asarray(term_ids, dtype=np.int64)
+        keep = ok[t]
+        d, t = d[keep], t[keep]
+        if t.size == 0:
+            return out
+        vsize = len(self._terms)
+        pair, tf = np.unique(d * vsize + t, return_counts=True)
+        d, t = pair // vsize, pair % vsize
+        score = (1.0 + np.log(tf)) * idf[t]
+        self._select(out, d, t, score, rank, parts_of)
+        return out
+
+    def _textrank(self, a: _Analysis) -> list[tuple[str, float]]:
+        idf, ok, rank = self._stats()
+        if not a.units:
+            return []
+        nodes, inv = np.unique(np.asarray(a.units, dtype=object), return_inverse=True)
+        n = nodes.size
+        inv = inv.astype(np.int64)
+        sent = np.asarray(a.sentence, dtype=np.int64)
+        w = np.zeros((n, n), dtype=np.float64)
+        for off in range(1, self.window):
+            if off >= inv.size:
+                break
+            src, dst = inv[:-off], inv[off:]
+            m = (sent[:-off] == sent[off:]) & (src != dst)
+            np.add.at(w, (src[m], dst[m]), 1.0)
+            np.add.at(w, (dst[m], src[m]), 1.0)
+        node_tid = np.asarray([self._vocab.get(str(k), -1) for k in nodes], dtype=np.int64)
+        if self.idf_teleport:
+            top_idf = math.log(1.0 + self._n_docs) + 1.0  # unseen word: as rare as can be
+            tele = np.where(node_tid >= 0, idf[np.maximum(node_tid, 0)], top_idf)
+        else:
+            tele = np.ones(n, dtype=np.float64)
+        pr = _pagerank(w, tele / tele.sum())
+        node_score = {str(k): float(s) for k, s in zip(nodes, pr, strict=True)}
+        terms, parts = a.terms(self.bigrams)
+        t_list: list[int] = []
+        s_list: list[float] = []
+        for term in dict.fromkeys(terms):
+            tid = self._vocab.get(term)
+            if tid is None or not ok[tid]:
+                continue
+            pp = parts.get(term)
+            s = (node_score[pp[0]] + node_score[pp[1]]) / 2 if pp else node_score[term]
+            t_list.append(tid)
+            s_list.append(s)
+        out: list[list[tuple[str, float]]] = [[]]
+        if t_list:
+            t = np.asarray(t_list, dtype=np.int64)
+            self._select(
+                out, np.zeros(t.size, dtype=np.int64), t, np.asarray(s_list), rank, [parts]
+            )
+        return out[0]
+
+    def _select(
+        self,
+        out: list[list[tuple[str, float]]],
+        d: NDArray[np.int64],
+        t: NDArray[np.int64],
+        score: NDArray[np.float64],
+        rank: NDArray[np.int64],
+        parts_of: Sequence[Mapping[str, tuple[str, str]]],
+    ) -> None:
+        """Pick each document's tags from flat (doc, term, score) arrays.
+
+        Scores are made relative to the document's best candidate, rounded so that floating noise
+        cannot reorder ties, and ties are broken alphabetically: the output is deterministic and
+        does not depend on the order documents were fitted in. A unigram that is part of a chosen
+        bigram is dropped (``feature-store`` says more than ``store``).
+        """
+        best = np.zeros(len(out), dtype=np.float64)
+        np.maximum.at(best, d, score)
+        rel = np.round(score / best[d], 9)
+        keep = rel >= self.min_score
+        d, t, rel = d[keep], t[keep], rel[keep]
+        order = np.lexsort((rank[t], -rel, d))
+        d, t, rel = d[order], t[order], rel[order]
+        bounds = np.searchsorted(d, np.arange(len(out) + 1))
+        for i in range(len(out)):
+            lo, hi = int(bounds[i]), int(bounds[i + 1])
+            if lo == hi or self.max_tags == 0:
+                continue
+            parts = parts_of[i]
+            chosen: list[tuple[str, str, float]] = []  # (key, label, score)
+            covered: set[str] = set()
+            for j in range(lo, hi):
+                key = self._terms[int(t[j])]
+                if key in covered:
+                    continue
+                lab = _label(key)
+                if lab is None or any(lab == c[1] for c in chosen):
+                    continue
+                pp = parts.get(key)
+                if pp is not None:
+                    covered.update(pp)
+                    chosen = [c for c in chosen if c[0] not in pp]
+                chosen.append((key, lab, float(rel[j])))
+                if len(chosen) >= self.max_tags:
+                    break
+            out[i] = [(lab, s) for _, lab, s in chosen]
+
+    # ---------------------------------------------------------------- directories
+
+    def aggregate(
+        self,
+        child_tags: Sequence[Iterable[str]],
+        own_labels: Iterable[str] = (),
+        max_tags: int | None = None,
+    ) -> list[str]:
+        """Labels for a directory: its own extracted labels first, then its children's.
+
+        Hops look up directories (L0/L1 nodes), so a topic that lives only in a directory's
+        content must bubble up for a hop to ever reach that subtree. Children's labels are ranked
+        by how many children carry them, then by rarity in the corpus (rarer is more specific),
+        then alphabetically. Children's ``inherit:`` tags are skipped: they came from above and
+        say nothing about this subtree. Accepts bare labels or ``source:label`` tags.
+        """
+        limit = self.max_dir_tags if max_tags is None else max_tags
+        _check_int("max_tags", limit, 0)
+        out = _tags.dedupe(_tags.normalize_label(x) for x in own_labels)
+        counts: Counter[str] = Counter()
+        for tags_of_child in child_tags:
+            seen: set[str] = set()
+            for tag in tags_of_child:
+                if _tags.source_of(tag) == "inherit" and ":" in tag:
+                    continue
+                lab = _tags.normalize_label(_tags.label_of(tag))
+                if lab not in seen:
+                    seen.add(lab)
+                    counts[lab] += 1
+        own = set(out)
+
+        def df_of(lab: str) -> int:
+            tid = self._vocab.get(lab)
+            return 0 if tid is None else int(self._df[tid])
+
+        ranked = sorted(
+            (lab for lab in counts if lab not in own), key=lambda x: (-counts[x], df_of(x), x)
+        )
+        return (out + ranked)[:limit]
+
+    # ---------------------------------------------------------------- persistence
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable state: parameters and the fitted document frequencies."""
+        return {
+            "version": _STATE_VERSION,
+            "params": self.params(),
+            "fitted": self._fitted,
+            "n_docs": self._n_docs,
+            "terms": list(self._terms),
+            "df": [int(x) for x in self._df],
+        }
+
+    @classmethod
+    def from_dict(cls, state: Mapping[str, Any]) -> KeywordTagger:
+        """Rebuild a tagger saved by :meth:`to_dict`; a damaged state raises IndexCorruptError."""
+        try:
+            if state["version"] != _STATE_VERSION:
+                raise IndexCorruptError(f"unsupported tagger state version {state['version']!r}")
+            tagger = cls(**dict(state["params"]))
+            terms = [str(x) for x in state["terms"]]
+            df = np.asarray(state["df"], dtype=np.int64)
+            n_docs = int(state["n_docs"])
+            fitted = bool(state["fitted"])
+        except IndexCorruptError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
+            raise IndexCorruptError(f"tagger state is damaged: {exc}") from exc
+        if df.ndim != 1 or df.size != len(terms) or len(set(terms)) != len(terms):
+            raise IndexCorruptError("tagger state is damaged: terms and df do not match")
+        if df.size and (df.min() < 1 or df.max() > n_docs):
+            raise IndexCorruptError("tagger state is damaged: df outside [1, n_docs]")
+        tagger._terms = terms
+        tagger._vocab = {term: i for i, term in enumerate(terms)}
+        tagger._df = df
+        tagger._n_docs = n_docs
+        tagger._fitted = fitted
+        return tagger
+
+
+def _check_int(name: str, value: object, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise TaggerError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Tag helpers for ingestion.
+# --------------------------------------------------------------------------------------------
+
+
+def auto_tags(labels: Iterable[str]) -> list[str]:
+    """``auto:label`` tags for extracted labels (normalised, de-duplicated, order kept)."""
+    return _tags.dedupe(_tags.make_tag("auto", lab) for lab in labels)
+
+
+def propagate(directory_tags: Iterable[str], child_tags: Iterable[str]) -> list[str]:
+    """The child's tags plus its directory's, the latter marked ``inherit:label``.
+
+    The child's own tags come first and win on a shared label (``tags.merge`` ranks user > llm >
+    auto > inherit), so an inherited tag never overrides what a user or the extractor said about
+    the child itself. Applied top-down, a directory's inherited tags reach every descendant.
+    """
+    inherited = [
+        _tags.make_tag("inherit", _tags.label_of(_tags.parse_tag(t))) for t in directory_tags
+    ]
+    own = [_tags.parse_tag(t) for t in child_tags]
+    return _tags.merge(own, inherited)
+
+
+def _as_method(value: object) -> Method:
+    if not isinstance(value, str) or value not in METHODS:
+        raise TaggerError(f"unknown method {value!r}; expected one of {METHODS}")
+    return cast(Method, value)

@@ -1,0 +1,56 @@
+"""Checks of caller input, shared by find() and search(), with the VikingDB limits."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .errors import InvalidQueryError
+
+MAX_QUERY_CHARS = 8000
+MAX_LIMIT = 1000
+
+
+def check_query(query: object) -> str:
+    if not isinstance(query, str):
+        raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
+    if not query.strip():
+        raise InvalidQueryError("query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidQueryError(
+            f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}"
+        )
+    return query.strip()
+
+
+def check_limit(limit: object, name: str = "limit") -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise InvalidQueryError(f"{name} must be an integer, got {limit!r}")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidQueryError(f"{name} must be between 1 and {MAX_LIMIT}, got {limit}")
+    return limit
+
+
+def check_threshold(value: float | None, name: str = "score_threshold") -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidQueryError(f"{name} must be a number, got {value!r}")
+    if not -1e9 < float(value) < 1e9:
+        raise InvalidQueryError(f"{name} out of range: {value}")
+    return float(value)
+
+
+def check_dense_weight(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.2 <= value <= 1:
+        raise InvalidQueryError(f"dense_weight must be in [0.2, 1], got {value!r}")
+    return float(value)
+
+
+def as_list(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return list(value)
