@@ -289,6 +289,27 @@ def spherical_kmeans(
     return labels, centres
 
 
+def merge_small_clusters(
+    x: Vectors, labels: npt.NDArray[np.int64], min_size: int
+) -> npt.NDArray[np.int64]:
+    """Move the members of clusters smaller than ``min_size`` to the nearest larger centroid.
+
+    k-means on embeddings leaves a few outlier clusters of one or two documents; as
+    directories they would be noise (a folder per stray document), so they are folded into
+    their nearest real topic. Labels are renumbered 0..k'-1.
+    """
+    labels = labels.copy()
+    counts = np.bincount(labels)
+    big = np.flatnonzero(counts >= min_size)
+    if big.size == 0 or big.size == counts.size:
+        return np.unique(labels, return_inverse=True)[1].astype(np.int64)
+    cents = np.stack([x[labels == c].sum(axis=0) for c in big])
+    cents /= np.maximum(np.linalg.norm(cents, axis=1, keepdims=True), 1e-12)
+    small = ~np.isin(labels, big)
+    labels[small] = big[np.argmax(x[small] @ cents.T, axis=1)]
+    return np.unique(labels, return_inverse=True)[1].astype(np.int64)
+
+
 _STOP = set(
     """a about above after again against all also an and any are as at be because been before
     being below between both but by can could did do does doing down during each few for from
@@ -313,8 +334,11 @@ def distinctive_terms(
     tf: Counter[str] = Counter()
     for t in member_texts:
         tf.update(set(_words(t)))
+    min_count = 2 if len(member_texts) >= 4 else 1
     scored = {
-        w: c * np.log(1 + n_background / (1 + background_df[w])) for w, c in tf.items() if c > 1
+        w: c * np.log(1 + n_background / (1 + background_df[w]))
+        for w, c in tf.items()
+        if c >= min_count
     }
     best = sorted(scored, key=lambda w: (-scored[w], w))[:top]
     return best or ["misc"]
@@ -357,6 +381,8 @@ def build_cranfield_tree(
     top_k: int = 20,
     sub_k: int = 5,
     min_split: int = 15,
+    min_top: int = 8,
+    min_sub: int = 4,
     seed: int = 0,
     out_dir: Path | None = None,
 ) -> TreeLayout:
@@ -365,9 +391,14 @@ def build_cranfield_tree(
     Documents are embedded (title + abstract, exactly the text written to the file), clustered
     by spherical k-means into ``top_k`` topic directories, and each topic with at least
     ``min_split`` documents is split again into ``sub_k`` sub-topic directories (smaller ones
-    keep their files directly). Directory names are the cluster's most distinctive title terms.
+    keep their files directly). Clusters smaller than ``min_top`` / ``min_sub`` documents are
+    folded into the nearest larger one. Directory names are the cluster's most distinctive
+    title terms, prefixed by its rank by size.
     """
-    params = {"top_k": top_k, "sub_k": sub_k, "min_split": min_split, "seed": seed}
+    params: dict[str, Any] = {
+        "top_k": top_k, "sub_k": sub_k, "min_split": min_split, "min_top": min_top,
+        "min_sub": min_sub, "seed": seed, "version": 2,
+    }
     params["embedder"] = str(embedder.name)
     out_dir = out_dir or CACHE_DIR / f"cranfield-tree-{top_k}x{sub_k}-s{seed}"
     manifest = out_dir.parent / (out_dir.name + ".manifest.json")
@@ -385,6 +416,7 @@ def build_cranfield_tree(
         bg.update(set(_words(t)))
 
     labels, _ = spherical_kmeans(vecs, top_k, seed=seed)
+    labels = merge_small_clusters(vecs, labels, min_top)
     paths: dict[str, str] = {}
     # Order topics by size so that directory numbers are stable and meaningful.
     order = sorted(range(labels.max() + 1), key=lambda c: (-int((labels == c).sum()), c))
@@ -397,6 +429,7 @@ def build_cranfield_tree(
                 paths[ids[i]] = f"{top_name}/{cranfield_doc_filename(ids[i])}"
             continue
         sub_labels, _ = spherical_kmeans(vecs[members], sub_k, seed=seed + 1 + c)
+        sub_labels = merge_small_clusters(vecs[members], sub_labels, min_sub)
         sub_order = sorted(
             range(sub_labels.max() + 1), key=lambda s: (-int((sub_labels == s).sum()), s)
         )

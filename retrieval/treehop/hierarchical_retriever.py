@@ -146,6 +146,7 @@ class HierarchicalRetriever:
         rr = await rerank([h.node for h in hits])
         collected: dict[str, _Candidate] = {}
         starts: dict[str, tuple[float, float | None]] = {}
+        leaf_parents: dict[str, float | None] = {}
         for i, h in enumerate(hits):
             r = rr[i] if rr is not None else None
             cand = _Candidate(h.node, h.vector_score, r, h.score, r, FoundBy.GLOBAL, None, h.matches)
@@ -154,7 +155,16 @@ class HierarchicalRetriever:
             if not h.node.is_leaf:
                 _best_start(starts, h.node.uri, h.score, r)
             elif cfg.expand_leaf_parents and h.node.parent_uri and h.node.parent_uri not in root_set:
-                _best_start(starts, h.node.parent_uri, h.score, r)
+                prev_r = leaf_parents.get(h.node.parent_uri)
+                leaf_parents[h.node.parent_uri] = r if prev_r is None or r is None else max(r, prev_r)
+        # Parents of leaf hits start from their own vector score (what they would have scored as
+        # a hit), so that propagation blends each child with its real parent's score.
+        extra = [u for u in leaf_parents if u not in starts]
+        if extra:
+            pvecs = await self._store_call(self.store.get_vectors, extra)
+            own = np.asarray(pvecs, dtype=np.float32) @ np.asarray(req.vector, dtype=np.float32)
+            for u, s in zip(extra, own.tolist(), strict=True):
+                _best_start(starts, u, float(s), leaf_parents[u])
         for root in req.roots:
             starts.setdefault(root, (0.0, 0.0 if rr is not None else None))
 

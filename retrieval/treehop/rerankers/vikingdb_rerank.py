@@ -38,6 +38,8 @@ from .http_rerank import (
     check_positive,
     decode_json,
     describe_http_error,
+    new_async_client,
+    new_client,
     resolve_secret,
     split_batches,
 )
@@ -295,7 +297,7 @@ class VikingDBReranker(BaseReranker):
         """Score chunks with their titles (dropped when ``rerank_only_chunk``)."""
         all_titles = self._prepare(documents, titles)
         if self._client is None and self._own_client is None:
-            self._own_client = httpx.Client(timeout=self.timeout_s)
+            self._own_client = new_client(self.timeout_s)
         client = self._client or self._own_client
         assert client is not None
         scores: list[float] = []
@@ -358,7 +360,7 @@ class VikingDBReranker(BaseReranker):
             return []
         if self._async_client is not None:
             return await self._abatches(self._async_client, query, documents, all_titles)
-        async with httpx.AsyncClient(timeout=self.timeout_s) as client:
+        async with new_async_client(self.timeout_s) as client:
             return await self._abatches(client, query, documents, all_titles)
 
     async def arerank(self, query: str, documents: Sequence[str]) -> list[float]:
