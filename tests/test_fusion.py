@@ -39,17 +39,16 @@ def uris(hits: list[MatchedContext]) -> list[str]:
 
 def test_found_by_two_queries_beats_found_by_one() -> None:
     q1, q2 = tq("oauth guide"), tq("token refresh docs")
-    out = fuse([
-        (q1, [hit("a", 0.90), hit("shared", 0.80), hit("c", 0.70)]),
-        (q2, [hit("b", 0.95), hit("shared", 0.85), hit("d", 0.60)]),
-    ])
-    assert uris(out[R])[0] == "shared"
-    assert len(out[R]) == 5  # one entry per URI
-    shared = out[R][0]
-    assert shared.matched_queries == [q2, q1]  # q2 ranked it at 2 too; tie -> list order
-    assert [h.matched_queries for h in out[R][1:]] == [[q1], [q2], [q1], [q2]] or all(
-        len(h.matched_queries) == 1 for h in out[R][1:]
+    out = fuse(
+        [
+            (q1, [hit("a", 0.90), hit("shared", 0.80), hit("c", 0.70)]),
+            (q2, [hit("b", 0.95), hit("shared", 0.85), hit("d", 0.60)]),
+        ]
     )
+    # one entry per URI; rank-1 ties (a, b) and rank-3 ties (c, d) break by raw score
+    assert uris(out[R]) == ["shared", "b", "a", "c", "d"]
+    assert out[R][0].matched_queries == [q1, q2]  # equal contributions: plan order
+    assert [h.matched_queries for h in out[R][1:]] == [[q2], [q1], [q1], [q2]]
 
 
 def test_priority_orders_the_top_hits() -> None:
@@ -64,20 +63,24 @@ def test_priority_orders_the_top_hits() -> None:
 
 
 def test_two_agreeing_low_priority_queries_beat_one_top_priority_hit() -> None:
-    out = fuse([
-        (tq("main", 5), [hit("main-top", 0.9)]),
-        (tq("side 1", 1), [hit("agreed", 0.6)]),
-        (tq("side 2", 1), [hit("agreed", 0.6)]),
-    ])
+    out = fuse(
+        [
+            (tq("main", 5), [hit("main-top", 0.9)]),
+            (tq("side 1", 1), [hit("agreed", 0.6)]),
+            (tq("side 2", 1), [hit("agreed", 0.6)]),
+        ]
+    )
     assert uris(out[R]) == ["agreed", "main-top"]
 
 
 def test_exact_fused_score_and_normalisation() -> None:
     q1, q2 = tq("q1", 5), tq("q2", 3)
-    out = fuse([
-        (q1, [hit("x", 0.9), hit("y", 0.8)]),
-        (q2, [hit("z", 0.9), hit("w", 0.8), hit("x", 0.7)]),
-    ])
+    out = fuse(
+        [
+            (q1, [hit("x", 0.9), hit("y", 0.8)]),
+            (q2, [hit("z", 0.9), hit("w", 0.8), hit("x", 0.7)]),
+        ]
+    )
     by = {h.abstract: h for h in out[R]}
     ceiling = 1.0 / 61 + 0.8 / 61
     assert by["x"].score == pytest.approx((1.0 / 61 + 0.8 / 63) / ceiling)

@@ -9,8 +9,8 @@ import time
 from collections.abc import Sequence
 
 import pytest
-from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 
+from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from treehop.errors import InvalidQueryError, LLMError
 from treehop.intent_analysis import (
     DEFAULT_PROMPT_TEMPLATE,
@@ -57,7 +57,7 @@ def plan_json(*queries: dict[str, object], reasoning: str = "because") -> str:
     return json.dumps({"reasoning": reasoning, "queries": list(queries)})
 
 
-def q(query: str, ct: str, priority: object = 3, intent: str = "why") -> dict[str, object]:
+def q(query: str, ct: str | None, priority: object = 3, intent: str = "why") -> dict[str, object]:
     return {"query": query, "context_type": ct, "intent": intent, "priority": priority}
 
 
@@ -155,7 +155,9 @@ def test_single_query_object() -> None:
 def test_extra_fields_are_ignored() -> None:
     item = {**q("API usage guide", "resource", 4), "confidence": 0.9, "lang": "en"}
     queries, reasoning = parse_plan(json.dumps({"queries": [item], "model": "x", "version": 2}))
-    assert queries == [TypedQuery(query="API usage guide", context_type=R, intent="why", priority=4)]
+    assert queries == [
+        TypedQuery(query="API usage guide", context_type=R, intent="why", priority=4)
+    ]
     assert "[parser]" not in reasoning
 
 
@@ -170,8 +172,17 @@ def test_unknown_context_types_are_dropped_and_noted() -> None:
 
 @pytest.mark.parametrize(
     ("given", "expected", "noted"),
-    [(0, 1, True), (-3, 1, True), (9, 5, True), ("4", 4, False), (2.6, 3, True),
-     ("high", 3, True), (None, 3, False), (True, 3, True), (5, 5, False)],
+    [
+        (0, 1, True),
+        (-3, 1, True),
+        (9, 5, True),
+        ("4", 4, False),
+        (2.6, 3, True),
+        ("high", 3, True),
+        (None, 3, False),
+        (True, 3, True),
+        (5, 5, False),
+    ],
 )
 def test_priority_is_clamped_or_defaulted(given: object, expected: int, noted: bool) -> None:
     item = q("API guide", "resource", given)
@@ -201,7 +212,9 @@ def test_empty_queries_are_dropped() -> None:
 
 def test_duplicates_merge_keeping_highest_priority() -> None:
     queries, _ = parse_plan(
-        plan_json(q("API  guide", "resource", 2), q("api guide", "resource", 5), q("API guide", "skill"))
+        plan_json(
+            q("API  guide", "resource", 2), q("api guide", "resource", 5), q("API guide", "skill")
+        )
     )
     assert [(t.query, t.context_type, t.priority) for t in queries] == [
         ("API guide", R, 5),
@@ -231,8 +244,9 @@ def test_unusable_answers_raise_parse_error(text: str) -> None:
         parse_plan(text)
 
 
-@pytest.mark.parametrize("text", ['{"reasoning": "just a greeting", "queries": []}',
-                                  '{"queries": null}', "[]"])
+@pytest.mark.parametrize(
+    "text", ['{"reasoning": "just a greeting", "queries": []}', '{"queries": null}', "[]"]
+)
 async def test_zero_queries_is_a_plan_not_a_fallback(text: str) -> None:
     plan = await IntentAnalyzer(ScriptedLLM(text)).analyze("hi there!")
     assert plan.queries == []
@@ -243,7 +257,9 @@ async def test_zero_queries_is_a_plan_not_a_fallback(text: str) -> None:
 # -- fallbacks -------------------------------------------------------------------------
 
 
-def assert_fallback(plan: QueryPlan, query: str, reason_part: str, types: Sequence[ContextType]) -> None:
+def assert_fallback(
+    plan: QueryPlan, query: str, reason_part: str, types: Sequence[ContextType]
+) -> None:
     assert plan.fallback is True
     assert plan.fallback_reason is not None and reason_part in plan.fallback_reason
     assert [(t.query, t.context_type) for t in plan.queries] == [(query, ct) for ct in types]

@@ -7,9 +7,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from pydantic import SecretStr
 
+from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from treehop.errors import LLMError
 from treehop.llm import (
     LLM,
@@ -105,9 +105,7 @@ def test_fresh_event_loops_get_fresh_clients(server: FakeOpenAIChatServer) -> No
 
 
 @pytest.mark.parametrize("status", [503, 429, 500])
-def test_retries_transient_status_then_succeeds(
-    server: FakeOpenAIChatServer, status: int
-) -> None:
+def test_retries_transient_status_then_succeeds(server: FakeOpenAIChatServer, status: int) -> None:
     server.enqueue(Reply.error(status, "busy", **{"Retry-After": "0"}), Reply.chat("after retry"))
     llm = make(server, max_retries=2)
     assert llm.complete(MSGS) == "after retry"

@@ -127,7 +127,9 @@ def test_extractive_fold_without_llm() -> None:
 
 
 def test_extractive_summary_is_bounded_and_keeps_newest() -> None:
-    folded = [ChatMessage(role="user", content=f"Fact {i:03d} is important. More.") for i in range(200)]
+    folded = [
+        ChatMessage(role="user", content=f"Fact {i:03d} is important. More.") for i in range(200)
+    ]
     text = extractive_summary("", folded, max_chars=300)
     assert len(text) <= 300
     assert text.splitlines()[-1] == "user: Fact 199 is important."

@@ -354,7 +354,7 @@ class KeywordTagger:
         max_df_ratio: float = 0.2,
         *,
         max_df_floor: int = 5,
-        min_score: float = 0.3,
+        min_score: float = 0.5,
         bigrams: bool = True,
         window: int = 3,
         idf_teleport: bool = True,

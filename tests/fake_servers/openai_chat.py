@@ -129,7 +129,9 @@ class FakeOpenAIChatServer:
                 except ValueError:
                     body = None
                 server._record(
-                    RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    RecordedRequest(
+                        self.path, {k.lower(): v for k, v in self.headers.items()}, body
+                    )
                 )
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(Reply.error(404, f"unknown path {self.path}"))

@@ -82,15 +82,22 @@ def check_positive(name: str, value: int | float | None, *, allow_none: bool = F
 def split_batches(n: int, max_batch: int | None) -> list[tuple[int, int]]:
     """``(start, stop)`` slices: one for all ``n`` documents unless the server caps the batch.
 
-    Splitting into equal-size slices keeps the number of calls at the minimum ``ceil(n/cap)``.
+    The minimum ``ceil(n / cap)`` calls, with sizes differing by at most one, so that no call
+    is a straggler with a single document (the slowest call bounds the async latency).
     """
     if n == 0:
         return []
     if max_batch is None or n <= max_batch:
         return [(0, n)]
     calls = -(-n // max_batch)
-    size = -(-n // calls)
-    return [(start, min(start + size, n)) for start in range(0, n, size)]
+    base, extra = divmod(n, calls)
+    out: list[tuple[int, int]] = []
+    start = 0
+    for i in range(calls):
+        stop = start + base + (1 if i < extra else 0)
+        out.append((start, stop))
+        start = stop
+    return out
 
 
 def describe_http_error(exc: Exception) -> str:

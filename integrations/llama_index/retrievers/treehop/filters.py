@@ -1,0 +1,346 @@
+"""Map LlamaIndex :class:`MetadataFilters` onto treehop's tag filter and metadata filter DSL.
+
+treehop filters in two independent places that are always combined with AND: a *tag filter*
+(any-of and all-of label sets) and a *metadata filter* (the ``must``/``must_not``/``range``/
+``range_out``/``and``/``or`` DSL of :mod:`treehop.filters`). A LlamaIndex filter tree is split
+into those two parts:
+
+- the key ``tags`` addresses the tag filter (``EQ``/``CONTAINS`` and ``ALL`` require tags,
+  ``ANY``/``IN`` -- or an ``OR`` of single tags -- require one of a set);
+- the key ``context_type`` narrows the context types searched (``EQ``/``IN``/``ANY``);
+- every other key addresses the node's stored metadata.
+
+Anything that cannot be expressed exactly raises :class:`~treehop.errors.InvalidFilterError`
+naming the offending filter: a filter is never dropped or loosened silently, because a dropped
+filter returns documents the caller asked to exclude.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from llama_index.core.vector_stores.types import (
+    FilterCondition,
+    FilterOperator,
+    MetadataFilter,
+    MetadataFilters,
+)
+from treehop import tags as tagmod
+from treehop.errors import InvalidFilterError
+from treehop.filters import MetadataFilter as TreehopMetadataFilter
+from treehop.models import ContextType
+
+TAGS_KEY = "tags"
+CONTEXT_TYPE_KEY = "context_type"
+
+#: Keys the retriever adds to every node's metadata as provenance. They are computed per
+#: result, not stored on the tree, so a filter on them would silently match nothing.
+PROVENANCE_KEYS = frozenset(
+    {
+        "uri",
+        "level",
+        "is_leaf",
+        "parent_uri",
+        "abstract",
+        "score",
+        "vector_score",
+        "rerank_score",
+        "retrieval_score",
+        "rerank_fallback",
+        "rerank_fallback_reason",
+        "found_by",
+        "found_via",
+        "hop_tag",
+        "hop_source",
+        "matched_queries",
+        "chunk_index",
+    }
+)
+
+_CONTEXT_ALIASES = {
+    "resource": ContextType.RESOURCE,
+    "resources": ContextType.RESOURCE,
+    "memory": ContextType.MEMORY,
+    "memories": ContextType.MEMORY,
+    "skill": ContextType.SKILL,
+    "skills": ContextType.SKILL,
+}
+_RANGE_OPS = {
+    FilterOperator.GT: "gt",
+    FilterOperator.GTE: "gte",
+    FilterOperator.LT: "lt",
+    FilterOperator.LTE: "lte",
+}
+_TAG_ANY_OPS = {FilterOperator.ANY, FilterOperator.IN}
+_TAG_ONE_OPS = {FilterOperator.EQ, FilterOperator.CONTAINS}
+
+
+@dataclass(frozen=True)
+class TreehopFilterArgs:
+    """The treehop keyword arguments a :class:`MetadataFilters` translates to."""
+
+    filter: dict[str, Any] | None = None
+    tags: tuple[str, ...] | None = None
+    tags_all: tuple[str, ...] | None = None
+    context_types: tuple[ContextType, ...] | None = None
+    #: LlamaIndex filters that were mapped, for error messages and ``repr``.
+    source: str = field(default="", compare=False)
+
+
+def _describe(f: MetadataFilter | MetadataFilters) -> str:
+    if isinstance(f, MetadataFilters):
+        inner = ", ".join(_describe(x) for x in f.filters)
+        return f"{(f.condition or FilterCondition.AND).value.upper()}({inner})"
+    return f"{f.key} {f.operator.value} {f.value!r}"
+
+
+def _as_list(f: MetadataFilter) -> list[Any]:
+    value = f.value
+    if value is None:
+        raise InvalidFilterError(f"filter {_describe(f)!r}: a value is required")
+    items = list(value) if isinstance(value, list) else [value]
+    if not items:
+        raise InvalidFilterError(
+            f"filter {_describe(f)!r}: the value list is empty (it would match nothing)"
+        )
+    return items
+
+
+def _scalar(f: MetadataFilter) -> Any:
+    if f.value is None or isinstance(f.value, list):
+        raise InvalidFilterError(
+            f"filter {_describe(f)!r}: operator {f.operator.value!r} takes one scalar value"
+            + ("; use IN for a list" if isinstance(f.value, list) else "")
+        )
+    return f.value
+
+
+def _check_metadata_key(f: MetadataFilter) -> None:
+    if f.key in PROVENANCE_KEYS:
+        raise InvalidFilterError(
+            f"filter {_describe(f)!r}: {f.key!r} is provenance the retriever adds to each "
+            "result, not metadata stored on the tree, so it cannot be filtered on"
+        )
+
+
+def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
+    """One LlamaIndex filter on a stored metadata key as a treehop DSL node."""
+    _check_metadata_key(f)
+    op = f.operator
+    key = f.key
+    if op is FilterOperator.EQ or op is FilterOperator.CONTAINS:
+        return {"op": "must", "field": key, "conds": [_scalar(f)]}
+    if op is FilterOperator.NE:
+        return {"op": "must_not", "field": key, "conds": [_scalar(f)]}
+    if op in _RANGE_OPS:
+        value = _scalar(f)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InvalidFilterError(
+                f"filter {_describe(f)!r}: treehop compares ranges on numbers only, "
+                f"got {type(value).__name__}"
+            )
+        return {"op": "range", "field": key, _RANGE_OPS[op]: value}
+    if op is FilterOperator.IN or op is FilterOperator.ANY:
+        return {"op": "must", "field": key, "conds": _as_list(f)}
+    if op is FilterOperator.NIN:
+        return {"op": "must_not", "field": key, "conds": _as_list(f)}
+    if op is FilterOperator.ALL:
+        items = _as_list(f)
+        leaves = [{"op": "must", "field": key, "conds": [v]} for v in items]
+        return leaves[0] if len(leaves) == 1 else {"op": "and", "conds": leaves}
+    raise InvalidFilterError(
+        f"filter {_describe(f)!r}: operator {op.value!r} has no treehop equivalent "
+        "(supported: ==, !=, >, >=, <, <=, in, nin, any, all, contains)"
+    )
+
+
+def negate(spec: dict[str, Any]) -> dict[str, Any]:
+    """The exact negation of a DSL node (De Morgan for and/or, leaf ops swap)."""
+    op = spec["op"]
+    if op == "and":
+        return {"op": "or", "conds": [negate(c) for c in spec["conds"]]}
+    if op == "or":
+        return {"op": "and", "conds": [negate(c) for c in spec["conds"]]}
+    swapped = {"must": "must_not", "must_not": "must", "range": "range_out", "range_out": "range"}
+    return {**spec, "op": swapped[op]}
+
+
+def _combine(condition: FilterCondition, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    if condition is FilterCondition.NOT:
+        # LlamaIndex's NOT matches when none of the filters match: AND of the negations.
+        parts = [negate(p) for p in parts]
+        condition = FilterCondition.AND
+    if len(parts) == 1:
+        return parts[0]
+    return {"op": condition.value, "conds": parts}
+
+
+def _contains_special_key(f: MetadataFilter | MetadataFilters) -> str | None:
+    if isinstance(f, MetadataFilters):
+        for x in f.filters:
+            found = _contains_special_key(x)
+            if found:
+                return found
+        return None
+    return f.key if f.key in {TAGS_KEY, CONTEXT_TYPE_KEY} else None
+
+
+def metadata_tree(filters: MetadataFilters) -> dict[str, Any]:
+    """A nested :class:`MetadataFilters` on stored metadata only, as one DSL node."""
+    parts: list[dict[str, Any]] = []
+    for f in filters.filters:
+        special = _contains_special_key(f)
+        if special is not None:
+            raise InvalidFilterError(
+                f"filter {_describe(filters)!r}: {special!r} can only be filtered at the top "
+                "level with AND (treehop applies tag and context-type filters to the whole "
+                "query, not inside OR/NOT groups of metadata filters)"
+            )
+        if isinstance(f, MetadataFilters):
+            parts.append(metadata_tree(f))
+        else:
+            parts.append(metadata_leaf(f))
+    if not parts:
+        raise InvalidFilterError(f"filter {_describe(filters)!r}: an empty filter group")
+    return _combine(filters.condition or FilterCondition.AND, parts)
+
+
+def _tag_labels(f: MetadataFilter) -> list[str]:
+    items = _as_list(f)
+    for v in items:
+        if not isinstance(v, str):
+            raise InvalidFilterError(f"filter {_describe(f)!r}: tags are strings, got {v!r}")
+    return [str(v) for v in items]
+
+
+def _tag_any_group(f: MetadataFilter | MetadataFilters) -> list[str] | None:
+    """Labels of an "any of these tags" filter, or ``None`` if ``f`` is not one."""
+    if isinstance(f, MetadataFilter):
+        if f.key == TAGS_KEY and (f.operator in _TAG_ANY_OPS or f.operator in _TAG_ONE_OPS):
+            return _tag_labels(f)
+        return None
+    if (f.condition or FilterCondition.AND) is not FilterCondition.OR:
+        return None
+    out: list[str] = []
+    for x in f.filters:
+        labels = _tag_any_group(x)
+        if labels is None:
+            return None
+        out.extend(labels)
+    return out
+
+
+def _context_types(f: MetadataFilter) -> list[ContextType]:
+    if f.operator not in {FilterOperator.EQ, FilterOperator.IN, FilterOperator.ANY}:
+        raise InvalidFilterError(
+            f"filter {_describe(f)!r}: context_type takes ==, in or any "
+            "(the set of context types to search)"
+        )
+    out: list[ContextType] = []
+    for v in _as_list(f):
+        ct = _CONTEXT_ALIASES.get(str(v).strip().casefold())
+        if ct is None:
+            raise InvalidFilterError(
+                f"filter {_describe(f)!r}: unknown context type {v!r} "
+                "(use resource, memory or skill)"
+            )
+        if ct not in out:
+            out.append(ct)
+    return out
+
+
+def to_treehop_filters(filters: MetadataFilters | None) -> TreehopFilterArgs:
+    """Translate ``filters``; raise :class:`InvalidFilterError` for what cannot be mapped."""
+    if filters is None or not filters.filters:
+        return TreehopFilterArgs()
+    if not isinstance(filters, MetadataFilters):
+        raise InvalidFilterError(
+            f"filters must be a llama_index MetadataFilters, got {type(filters).__name__}"
+        )
+    condition = filters.condition or FilterCondition.AND
+    desc = _describe(filters)
+    if condition is FilterCondition.OR:
+        labels = _tag_any_group(filters)
+        if labels is not None:
+            return TreehopFilterArgs(tags=tuple(labels), source=desc)
+        return TreehopFilterArgs(filter=metadata_tree(filters), source=desc)
+    if condition is FilterCondition.NOT:
+        return TreehopFilterArgs(filter=metadata_tree(filters), source=desc)
+
+    any_of: list[str] | None = None
+    all_of: list[str] = []
+    ctypes: list[ContextType] | None = None
+    meta: list[dict[str, Any]] = []
+    for f in _flatten_and(filters):
+        group = _tag_any_group(f)
+        if isinstance(f, MetadataFilter) and f.key == TAGS_KEY:
+            if f.operator in _TAG_ONE_OPS:
+                if isinstance(f.value, list):
+                    raise InvalidFilterError(
+                        f"filter {_describe(f)!r}: {f.operator.value!r} on tags takes one tag; "
+                        "use any or all for a list"
+                    )
+                all_of.extend(_tag_labels(f))
+            elif f.operator is FilterOperator.ALL:
+                all_of.extend(_tag_labels(f))
+            elif f.operator in _TAG_ANY_OPS:
+                any_of = _set_any_group(any_of, _tag_labels(f), f)
+            else:
+                raise InvalidFilterError(
+                    f"filter {_describe(f)!r}: treehop tag filters can require tags "
+                    "(==, contains, all) or one of a set (any, in), not exclude them"
+                )
+        elif isinstance(f, MetadataFilters) and group is not None:
+            any_of = _set_any_group(any_of, group, f)
+        elif isinstance(f, MetadataFilter) and f.key == CONTEXT_TYPE_KEY:
+            found = _context_types(f)
+            ctypes = found if ctypes is None else [c for c in ctypes if c in found]
+            if not ctypes:
+                raise InvalidFilterError(
+                    f"filter {desc!r}: the context_type filters exclude each other"
+                )
+        elif isinstance(f, MetadataFilters):
+            meta.append(metadata_tree(f))
+        else:
+            meta.append(metadata_leaf(f))
+    return TreehopFilterArgs(
+        filter=_combine(FilterCondition.AND, meta) if meta else None,
+        tags=tuple(any_of) if any_of is not None else None,
+        tags_all=tuple(all_of) if all_of else None,
+        context_types=tuple(ctypes) if ctypes is not None else None,
+        source=desc,
+    )
+
+
+def _flatten_and(filters: MetadataFilters) -> list[MetadataFilter | MetadataFilters]:
+    """Inline nested AND groups into the top-level AND (the same filter, fewer levels)."""
+    out: list[MetadataFilter | MetadataFilters] = []
+    for f in filters.filters:
+        if isinstance(f, MetadataFilters) and (f.condition or FilterCondition.AND) is (
+            FilterCondition.AND
+        ):
+            out.extend(_flatten_and(f))
+        else:
+            out.append(f)
+    return out
+
+
+def _set_any_group(
+    current: list[str] | None, labels: Sequence[str], f: MetadataFilter | MetadataFilters
+) -> list[str]:
+    if current is not None:
+        raise InvalidFilterError(
+            f"filter {_describe(f)!r}: treehop supports one 'any of these tags' group per "
+            "query; merge the tag groups or put the extra tags in an 'all' filter"
+        )
+    return list(labels)
+
+
+def validate(args: TreehopFilterArgs) -> None:
+    """Run treehop's own validation (fail when the retriever is built, not at query time)."""
+    if args.filter is not None:
+        TreehopMetadataFilter.parse(args.filter)
+    tagmod.normalize_filter_labels(args.tags)
+    tagmod.normalize_filter_labels(args.tags_all)
