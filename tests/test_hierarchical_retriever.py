@@ -312,3 +312,12 @@ def test_on_demand_skips_hops_when_hits_are_spread() -> None:
     spread_q = vec((0, 1.0), (2, 1.0), (4, 1.0))
     res = run(store, cfg, vector=spread_q)
     assert not res.tag_hops.triggered and "spread" in res.tag_hops.trigger_reason
+
+
+def test_a_partial_topk_does_not_count_as_converged() -> None:
+    # Only 3 leaves pass the threshold in the whole tree; a top-10 can never fill, so the
+    # search must keep exploring instead of stopping after 3 quiet rounds.
+    store = wide_tree()
+    res = run(store, RetrievalConfig(global_search_topk=2, score_threshold=0.75), limit=10,
+              include_directories=False)
+    assert res.stop_reason == "heap empty"

@@ -254,7 +254,9 @@ class HierarchicalRetriever:
                     )
                 )
             top = tuple(_ranked_uris(collected, use_rerank)[: req.limit])
-            if top == prev_top:
+            # Convergence counts only once the top-k is full: a partial top-k that stops
+            # changing means the popped directories held nothing, not that the best is found.
+            if top == prev_top and len(top) >= req.limit:
                 unchanged += 1
                 if unchanged >= cfg.max_convergence_rounds:
                     stop_reason = (

@@ -106,6 +106,8 @@ EN_STOPWORDS: Final[frozenset[str]] = frozenset(
     especially fully generally greatly hence instead largely likely mainly mostly namely nearly
     particularly possible possibly previously probably rather recently relatively respectively
     significantly simply slightly specifically strongly typically usually whose
+    run need show provide allow include require help want see seen say said know known find
+    found take taken keep put become come came look try tried tell
     """.split()
 )
 
@@ -176,7 +178,8 @@ def _english_key(token: str) -> str | None:
     if len(token) > 2 and token.endswith("s") and token[:-1].isupper():  # APIs, GPUs, LLMs
         return low[:-1]
     head, sep, last = low.rpartition("-")
-    return f"{head}{sep}{_fold_plural(last)}" if sep else _fold_plural(low)
+    key = f"{head}{sep}{_fold_plural(last)}" if sep else _fold_plural(low)
+    return None if key in EN_STOPWORDS else key
 
 
 # --------------------------------------------------------------------------------------------

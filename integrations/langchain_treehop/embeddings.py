@@ -1,0 +1,137 @@
+"""``LangChainEmbedder``: any LangChain ``Embeddings`` as treehop's embedder.
+
+Treehop's index assumes unit rows (dot product = cosine) and one stable ``name`` per vector
+space (stored with the index, so that opening it with another model is refused instead of
+silently mixing spaces). LangChain embeddings promise neither, so this adapter normalises every
+row, checks shapes and finiteness, and derives a name from the class and model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from treehop.embedders.base import Vectors, normalize_rows
+from treehop.errors import EmbeddingError, InvalidQueryError
+
+_MODEL_ATTRS = ("model", "model_name", "model_id", "deployment")
+
+
+def default_name(embeddings: Embeddings) -> str:
+    """``langchain:<Class>:<model>``, e.g. ``langchain:OpenAIEmbeddings:text-embedding-3-small``."""
+    model = next(
+        (str(v) for a in _MODEL_ATTRS if isinstance(v := getattr(embeddings, a, None), str) and v),
+        None,
+    )
+    base = f"langchain:{type(embeddings).__name__}"
+    return f"{base}:{model}" if model else base
+
+
+class LangChainEmbedder:
+    """Wraps a LangChain ``Embeddings`` in treehop's :class:`~treehop.embedders.base.Embedder`.
+
+    Args:
+        embeddings: the LangChain model (``OpenAIEmbeddings``, ``HuggingFaceEmbeddings``, ...).
+        name: the identifier stored with the index; give one when the class and model attributes
+            do not pin the vector space down (for example a custom endpoint).
+        dimension: the vector size if known; otherwise learnt from the first answer.
+
+    The async methods call ``aembed_documents`` / ``aembed_query``, so a model with a native
+    async client never blocks the event loop (LangChain's default falls back to a thread).
+    """
+
+    def __init__(
+        self, embeddings: Embeddings, *, name: str | None = None, dimension: int | None = None
+    ) -> None:
+        if not isinstance(embeddings, Embeddings):
+            raise EmbeddingError(
+                f"embeddings must be a langchain_core Embeddings, got {type(embeddings).__name__}"
+            )
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise InvalidQueryError("name must be a non-empty string")
+        if dimension is not None and (isinstance(dimension, bool) or dimension < 1):
+            raise InvalidQueryError(f"dimension must be a positive integer, got {dimension!r}")
+        self.embeddings = embeddings
+        self._name = name or default_name(embeddings)
+        self._dimension = dimension or 0
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        """The vector size; 0 until known (given, or seen in the first answer)."""
+        return self._dimension
+
+    def __repr__(self) -> str:
+        return f"LangChainEmbedder(name={self._name!r}, dimension={self._dimension or None})"
+
+    def _finish(self, raw: object, rows: int) -> Vectors:
+        try:
+            arr = np.asarray(raw, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise EmbeddingError(f"{self._name} returned vectors that are not numeric") from exc
+        if arr.ndim == 2 and arr.shape[0] == 0 and rows == 0:
+            return np.zeros((0, self._dimension), np.float32)
+        out = normalize_rows(arr, rows, self._dimension or None)
+        if not self._dimension:
+            self._dimension = int(out.shape[1])
+        return out
+
+    @staticmethod
+    def _texts(texts: Sequence[str]) -> list[str]:
+        if isinstance(texts, str):
+            raise EmbeddingError("embed() takes a list of texts, not one string")
+        out = list(texts)
+        for t in out:
+            if not isinstance(t, str):
+                raise EmbeddingError(f"texts must be strings, got {type(t).__name__}")
+        return out
+
+    def _wrap(self, exc: Exception) -> EmbeddingError:
+        return EmbeddingError(f"{self._name} failed: {type(exc).__name__}: {exc}")
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        items = self._texts(texts)
+        if not items:
+            return np.zeros((0, self._dimension), np.float32)
+        try:
+            raw = self.embeddings.embed_documents(items)
+        except EmbeddingError:
+            raise
+        except Exception as exc:
+            raise self._wrap(exc) from exc
+        return self._finish(raw, len(items))
+
+    async def aembed(self, texts: Sequence[str]) -> Vectors:
+        items = self._texts(texts)
+        if not items:
+            return np.zeros((0, self._dimension), np.float32)
+        try:
+            raw = await self.embeddings.aembed_documents(items)
+        except EmbeddingError:
+            raise
+        except Exception as exc:
+            raise self._wrap(exc) from exc
+        return self._finish(raw, len(items))
+
+    def embed_query(self, text: str) -> Vectors:
+        if not isinstance(text, str):
+            raise EmbeddingError(f"query must be a string, got {type(text).__name__}")
+        try:
+            raw = self.embeddings.embed_query(text)
+        except Exception as exc:
+            raise self._wrap(exc) from exc
+        return self._finish([raw], 1)[0]
+
+    async def aembed_query(self, text: str) -> Vectors:
+        if not isinstance(text, str):
+            raise EmbeddingError(f"query must be a string, got {type(text).__name__}")
+        try:
+            raw = await self.embeddings.aembed_query(text)
+        except Exception as exc:
+            raise self._wrap(exc) from exc
+        return self._finish([raw], 1)[0]

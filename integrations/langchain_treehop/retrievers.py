@@ -1,0 +1,493 @@
+"""``TreehopRetriever``: treehop's ``find()`` and ``search()`` as a LangChain retriever.
+
+Design choices, against what the existing OpenViking adapter gets wrong:
+
+- The result count is ``k`` (LangChain's name), settable on the constructor *and* per call
+  (``retriever.invoke(q, k=3)``), as are every filter and the scope.
+- Nothing the caller sets is silently dropped: tag filters, the metadata filter, the threshold
+  and the scope all reach the core, and an unknown per-call argument is an error, not a no-op.
+- The tag filter is ``tag_filter`` / ``tag_filter_all``: ``tags`` is LangChain's own callback
+  field (it labels runs in tracing) and keeps that meaning here.
+- One call to the core per query: hits already carry their text and provenance, so no extra
+  read per hit.
+- ``_aget_relevant_documents`` awaits the native async client; it never hands the work to a
+  thread pool running the sync path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_custom_event
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
+from langchain_core.utils import secret_from_env
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from treehop import AsyncTreehop, ContextType, FindResult, RetrievalMode, Treehop
+from treehop import tags as tagmod
+from treehop import uri as urimod
+from treehop.embedders.base import Embedder
+from treehop.errors import InvalidQueryError, InvalidURIError
+from treehop.filters import MetadataFilter
+from treehop.validation import MAX_LIMIT, check_dense_weight, check_threshold
+
+from ._utils import TreehopClient, async_client, call_async, call_sync, check_client, has_method
+from .chat_models import LangChainChatLLM
+from .documents import CONTENT_FIELDS, ContentField, context_to_document
+from .embeddings import LangChainEmbedder
+
+LLM_API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
+"""Where ``llm_api_key`` is read from when not given (the same order as the core's client)."""
+
+EVENT_QUERY_PLAN = "treehop_query_plan"
+EVENT_RERANK_FALLBACK = "treehop_rerank_fallback"
+EVENT_TAG_HOPS = "treehop_tag_hops"
+_IGNORED_CALL_KWARGS = frozenset({"verbose"})  # read by Runnable.invoke itself, then passed on
+
+
+class TreehopRetrievalOptions(BaseModel):
+    """What one retrieval does. Every field may also be given per call as a keyword argument.
+
+    Kept as its own model so that per-call overrides are validated by exactly the rules that
+    validate the constructor.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    mode: Literal["find", "search"] = "find"
+    """``find``: one query, no LLM, lowest latency. ``search``: the session and an LLM plan
+    typed queries across resources, memories and skills, whose results are fused."""
+    k: int = Field(default=4, ge=1, le=MAX_LIMIT)
+    """How many documents to return (LangChain's name for treehop's ``limit``)."""
+    target_uri: str | list[str] | None = None
+    """Restrict the search to these subtrees (``viking://resources/devops``, ...)."""
+    context_types: list[ContextType] | None = None
+    """Restrict to resources / memories / skills (``find`` takes at most one)."""
+    tag_filter: list[str] | None = None
+    """Keep only nodes carrying *any* of these tags (labels; a ``user:``/``auto:`` prefix is
+    accepted and ignored). Not named ``tags``: that is LangChain's callback-tags field."""
+    tag_filter_all: list[str] | None = None
+    """Keep only nodes carrying *all* of these tags."""
+    metadata_filter: dict[str, Any] | None = None
+    """The treehop metadata DSL, e.g. ``{"op": "must", "field": "lang", "conds": ["en"]}``."""
+    score_threshold: float | None = None
+    """Drop hits scoring below this."""
+    retrieval_mode: RetrievalMode | None = None
+    """``quick`` (no rerank) or ``thinking`` (rerank when the client has a reranker); ``None``
+    keeps the core's default: quick for find, thinking for search."""
+    dense_weight: float | None = None
+    """Hybrid weight in [0.2, 1] (1 = dense only), where the store supports hybrid search."""
+    include_directories: bool = True
+    """Also return directories (their overview is a good summary of a whole subtree)."""
+    session_id: str | None = None
+    """``search`` only: a treehop session whose summary and recent messages inform the plan."""
+    chat_history: list[BaseMessage] | None = None
+    """``search`` only: LangChain messages turned into a throw-away session for this call."""
+    content_field: ContentField = "auto"
+    """Which text becomes ``page_content``: ``auto`` (a leaf's content, a directory's
+    overview), ``content``, ``overview`` or ``abstract`` (falling back to the next richer text
+    when the chosen one is empty)."""
+
+    @field_validator("target_uri", mode="before")
+    @classmethod
+    def _check_target(cls, v: Any) -> Any:
+        items = [v] if isinstance(v, str) else v
+        if items is None:
+            return v
+        if not isinstance(items, Sequence) or not items:
+            raise InvalidURIError("target_uri must be a viking:// URI or a non-empty list of them")
+        for u in items:
+            if not isinstance(u, str) or not u.startswith(urimod.SCHEME):
+                raise InvalidURIError(f"target_uri {u!r} is not a viking:// URI")
+        return v
+
+    @field_validator("context_types", mode="before")
+    @classmethod
+    def _one_context_type(cls, v: Any) -> Any:
+        return [v] if isinstance(v, (str, ContextType)) else v
+
+    @field_validator("tag_filter", "tag_filter_all", mode="before")
+    @classmethod
+    def _normalise_tags(cls, v: Any) -> Any:
+        if v is None:
+            return None
+        if not isinstance(v, (str, Sequence)):
+            raise InvalidQueryError(f"tag filters must be a list of tags or 'a;b', got {v!r}")
+        labels = list(tagmod.normalize_filter_labels(v))
+        return labels or None
+
+    @field_validator("metadata_filter", mode="before")
+    @classmethod
+    def _check_filter(cls, v: Any) -> Any:
+        if isinstance(v, MetadataFilter):
+            return dict(v.spec)
+        MetadataFilter.parse(v)
+        return v or None
+
+    @field_validator("score_threshold", mode="before")
+    @classmethod
+    def _check_threshold(cls, v: Any) -> Any:
+        return check_threshold(v)
+
+    @field_validator("dense_weight", mode="before")
+    @classmethod
+    def _check_dense_weight(cls, v: Any) -> Any:
+        return check_dense_weight(v)
+
+    @field_validator("content_field", mode="before")
+    @classmethod
+    def _check_content_field(cls, v: Any) -> Any:
+        if v not in CONTENT_FIELDS:
+            raise InvalidQueryError(
+                f"content_field must be one of {', '.join(CONTENT_FIELDS)}, got {v!r}"
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _check_combination(self) -> TreehopRetrievalOptions:
+        if self.mode == "find":
+            if self.session_id is not None or self.chat_history is not None:
+                raise InvalidQueryError(
+                    "session_id and chat_history only apply to mode='search' (find() takes one "
+                    "query and no conversation)"
+                )
+            if self.context_types is not None and len(self.context_types) > 1:
+                raise InvalidQueryError(
+                    "mode='find' searches one context type (or all); use mode='search' or "
+                    "target_uri for several"
+                )
+        if self.session_id is not None and self.chat_history is not None:
+            raise InvalidQueryError("give session_id or chat_history, not both")
+        return self
+
+
+_OPTION_FIELDS = tuple(TreehopRetrievalOptions.model_fields)
+
+
+class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
+    """Retrieve from a treehop tree: hierarchical search, tag hops, optional LLM planning.
+
+    Build it from an open client (``Treehop`` or ``AsyncTreehop``; both ``invoke`` and
+    ``ainvoke`` work with either) or let it open an index with :meth:`from_path`.
+
+    Example:
+        .. code-block:: python
+
+            from treehop import Treehop
+            from langchain_treehop import TreehopRetriever
+
+            client = Treehop("./index")
+            retriever = TreehopRetriever(client=client, k=5, tag_filter=["kubernetes"])
+            docs = retriever.invoke("how do I roll back a deployment?")
+            docs = retriever.invoke("rollback", k=2, target_uri="viking://resources/devops")
+
+    Each ``Document`` has ``id`` = the node's URI and the provenance in its metadata (see
+    :data:`langchain_treehop.documents.PROVENANCE_KEYS`). During a call the retriever emits
+    custom callback events (``treehop_query_plan``, ``treehop_rerank_fallback``,
+    ``treehop_tag_hops``), visible to callback handlers and in ``astream_events``.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    client: Treehop | AsyncTreehop | None = Field(default=None, exclude=True)
+    """An open treehop client. Leave unset and give ``path`` to open one."""
+    path: str | None = None
+    """An index directory to open when no ``client`` is given."""
+    user: str = "default"
+    """Whose ``~`` space the opened index resolves (only with ``path``)."""
+    embedding: Embeddings | Embedder | None = Field(default=None, exclude=True)
+    """Only with ``path``: a LangChain ``Embeddings`` or a treehop embedder. It must be the
+    one the index was built with. ``None`` uses treehop's offline default (MiniLM)."""
+    llm: BaseChatModel | None = Field(default=None, exclude=True)
+    """Only with ``path``: a LangChain chat model used to plan ``search`` queries."""
+    llm_model: str | None = None
+    """Only with ``path``: an OpenAI-compatible model name for planning, used when ``llm`` is
+    not given (OpenAI, Volcengine Ark, Ollama, vLLM)."""
+    llm_base_url: str | None = None
+    """The OpenAI-compatible endpoint for ``llm_model`` (default: OpenAI's)."""
+    llm_api_key: SecretStr | None = Field(
+        default_factory=secret_from_env(list(LLM_API_KEY_ENV_VARS), default=None)
+    )
+    """The key for ``llm_model``; read from ``TREEHOP_LLM_API_KEY`` or ``OPENAI_API_KEY`` when
+    not given. Never shown in ``repr``."""
+
+    @model_validator(mode="after")
+    def _open_client(self) -> TreehopRetriever:
+        from_path_only = {
+            "embedding": self.embedding,
+            "llm": self.llm,
+            "llm_model": self.llm_model,
+            "llm_base_url": self.llm_base_url,
+        }
+        if self.client is not None:
+            check_client(self.client)
+            if self.path is not None:
+                raise InvalidQueryError("give client or path, not both")
+            given = [name for name, value in from_path_only.items() if value is not None]
+            if given:
+                raise InvalidQueryError(
+                    f"{', '.join(given)} only apply when the retriever opens the index itself "
+                    "(path=...); configure the client you pass instead"
+                )
+            return self
+        if self.path is None:
+            raise InvalidQueryError("TreehopRetriever needs client=... or path=...")
+        self.client = AsyncTreehop(
+            self.path, user=self.user, embedder=self._build_embedder(), llm=self._build_llm()
+        )
+        return self
+
+    def _build_embedder(self) -> Embedder | None:
+        if self.embedding is None:
+            return None
+        if isinstance(self.embedding, Embeddings):
+            return LangChainEmbedder(self.embedding)
+        return self.embedding
+
+    def _build_llm(self) -> Any:
+        if self.llm is not None:
+            if self.llm_model is not None:
+                raise InvalidQueryError("give llm or llm_model, not both")
+            return LangChainChatLLM(self.llm)
+        if self.llm_model is None:
+            return None
+        from treehop.llm.openai_compatible import DEFAULT_BASE_URL, OpenAICompatibleLLM
+
+        return OpenAICompatibleLLM(
+            self.llm_model,
+            base_url=self.llm_base_url or DEFAULT_BASE_URL,
+            # An explicit SecretStr("") means "send no key", even if the env has one.
+            api_key=self.llm_api_key if self.llm_api_key is not None else SecretStr(""),
+        )
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str], **kwargs: Any) -> TreehopRetriever:
+        """Open the index at ``path`` (see the ``path``-only fields) and retrieve from it."""
+        return cls(path=os.fspath(path), **kwargs)
+
+    # ------------------------------------------------------------------ internals
+    @property
+    def treehop_client(self) -> TreehopClient:
+        """The client this retriever queries (opened from ``path`` if none was given)."""
+        if self.client is None:  # pragma: no cover - the validator guarantees it
+            raise InvalidQueryError("TreehopRetriever has no client")
+        return self.client
+
+    def _options(self, kwargs: Mapping[str, Any]) -> TreehopRetrievalOptions:
+        """The constructor's options overridden by this call's keyword arguments."""
+        overrides = {k: v for k, v in kwargs.items() if k not in _IGNORED_CALL_KWARGS}
+        unknown = sorted(set(overrides) - set(_OPTION_FIELDS))
+        if unknown:
+            raise InvalidQueryError(
+                f"unknown retriever argument(s) {unknown}; per-call arguments are: "
+                f"{', '.join(_OPTION_FIELDS)}"
+            )
+        current = {name: getattr(self, name) for name in _OPTION_FIELDS}
+        try:
+            return TreehopRetrievalOptions.model_validate({**current, **overrides})
+        except ValidationError as exc:
+            details = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                for e in exc.errors()
+            )
+            raise InvalidQueryError(f"invalid retriever argument(s): {details}") from exc
+
+    def _core_kwargs(self, opts: TreehopRetrievalOptions, session_id: str | None) -> dict[str, Any]:
+        kw: dict[str, Any] = {
+            "target_uri": opts.target_uri,
+            "limit": opts.k,
+            "score_threshold": opts.score_threshold,
+            "filter": opts.metadata_filter,
+            "tags": opts.tag_filter,
+            "tags_all": opts.tag_filter_all,
+        }
+        if opts.retrieval_mode is not None:
+            kw["mode"] = opts.retrieval_mode
+        # Only passed when set, so that defaults stay the core's and a search() without these
+        # parameters still works.
+        if opts.dense_weight is not None:
+            kw["dense_weight"] = opts.dense_weight
+        if not opts.include_directories:
+            kw["include_directories"] = False
+        if opts.mode == "find":
+            if opts.context_types:
+                kw["context_type"] = opts.context_types[0]
+        else:
+            if opts.context_types is not None:
+                kw["context_types"] = list(opts.context_types)
+            if session_id is not None:
+                kw["session_id"] = session_id
+        return kw
+
+    def _check_search_supported(self, opts: TreehopRetrievalOptions) -> None:
+        if opts.mode == "search" and not has_method(self.treehop_client, "search"):
+            raise InvalidQueryError("this treehop client has no search(); use mode='find'")
+
+    def _to_documents(self, result: FindResult, opts: TreehopRetrievalOptions) -> list[Document]:
+        return [context_to_document(m, opts.content_field) for m in result.contexts()[: opts.k]]
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        opts = self._options(kwargs)
+        self._check_search_supported(opts)
+        client = self.treehop_client
+        temp_session: str | None = None
+        try:
+            if opts.chat_history:
+                temp_session = call_sync(client, "create_session")
+                for role, content in _history_messages(opts.chat_history):
+                    call_sync(client, "add_message", temp_session, role, content)
+            session_id = temp_session or opts.session_id
+            method = "find" if opts.mode == "find" else "search"
+            result: FindResult = call_sync(
+                client, method, query, **self._core_kwargs(opts, session_id)
+            )
+        finally:
+            if temp_session is not None and has_method(client, "delete_session"):
+                call_sync(client, "delete_session", temp_session)
+        for name, data in _trace_events(query, result):
+            dispatch_custom_event(name, data, config={"callbacks": run_manager.get_child()})
+        return self._to_documents(result, opts)
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        opts = self._options(kwargs)
+        self._check_search_supported(opts)
+        client = self.treehop_client
+        temp_session: str | None = None
+        try:
+            if opts.chat_history:
+                temp_session = await call_async(client, "create_session")
+                add = "aadd_message" if has_method(client, "aadd_message") else "add_message"
+                for role, content in _history_messages(opts.chat_history):
+                    await call_async(client, add, temp_session, role, content)
+            session_id = temp_session or opts.session_id
+            method = "find" if opts.mode == "find" else "search"
+            result: FindResult = await call_async(
+                client, method, query, **self._core_kwargs(opts, session_id)
+            )
+        finally:
+            if temp_session is not None and has_method(client, "delete_session"):
+                await call_async(client, "delete_session", temp_session)
+        for name, data in _trace_events(query, result):
+            await adispatch_custom_event(name, data, config={"callbacks": run_manager.get_child()})
+        return self._to_documents(result, opts)
+
+    def _get_ls_params(self, **kwargs: Any) -> LangSmithRetrieverParams:
+        """Name the store and the embedder for LangSmith (never fails: it runs before a call)."""
+        params = super()._get_ls_params(**kwargs)
+        if self.client is None:
+            return params
+        aclient = async_client(self.client)
+        store = aclient.store
+        params["ls_vector_store_provider"] = str(
+            getattr(store, "provider", None) or type(store).__name__
+        )
+        embedder = aclient.embedder
+        inner = getattr(embedder, "embeddings", None)
+        params["ls_embedding_provider"] = type(inner if inner is not None else embedder).__name__
+        params["ls_embedding_model"] = str(getattr(embedder, "name", "") or "") or None
+        return params
+
+
+def _history_messages(history: Sequence[BaseMessage]) -> list[tuple[str, str]]:
+    """LangChain messages as (role, text) for a treehop session; tool traffic is skipped.
+
+    Tool calls and tool results are the agent's plumbing, not the conversation the planner
+    should read; empty messages carry nothing.
+    """
+    out: list[tuple[str, str]] = []
+    for m in history:
+        if isinstance(m, HumanMessage):
+            role = "user"
+        elif isinstance(m, AIMessage):
+            role = "assistant"
+        elif isinstance(m, SystemMessage):
+            role = "system"
+        else:
+            continue
+        text = m.text.strip()
+        if text:
+            out.append((role, text))
+    return out
+
+
+def _trace_events(query: str, result: FindResult) -> list[tuple[str, dict[str, Any]]]:
+    """The stage events of one retrieval, as (event name, JSON-friendly data)."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    plan = result.query_plan
+    if plan is not None:
+        events.append(
+            (
+                EVENT_QUERY_PLAN,
+                {
+                    "query": query,
+                    "queries": [q.model_dump(mode="json") for q in plan.queries],
+                    "reasoning": plan.reasoning,
+                    "fallback": plan.fallback,
+                    "fallback_reason": plan.fallback_reason,
+                    "planner": plan.planner,
+                },
+            )
+        )
+    qrs = result.query_results or []
+    fell_back = [qr for qr in qrs if qr.rerank_fallback]
+    if fell_back:
+        events.append(
+            (
+                EVENT_RERANK_FALLBACK,
+                {
+                    "query": query,
+                    "queries": [
+                        {"query": qr.query.query, "reason": qr.rerank_fallback_reason}
+                        for qr in fell_back
+                    ],
+                },
+            )
+        )
+    for qr in qrs:
+        hops = qr.tag_hops
+        if hops.triggered:
+            events.append(
+                (
+                    EVENT_TAG_HOPS,
+                    {
+                        "query": qr.query.query,
+                        "trigger_reason": hops.trigger_reason,
+                        "tags_used": list(hops.tags_used),
+                        "subtrees_added": list(hops.subtrees_added),
+                        "hits_produced": hops.hits_produced,
+                        "hits_in_topk": hops.hits_in_topk,
+                    },
+                )
+            )
+    return events
+
+
+__all__ = [
+    "EVENT_QUERY_PLAN",
+    "EVENT_RERANK_FALLBACK",
+    "EVENT_TAG_HOPS",
+    "TreehopRetrievalOptions",
+    "TreehopRetriever",
+]

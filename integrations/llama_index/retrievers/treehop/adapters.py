@@ -1,0 +1,130 @@
+"""Use LlamaIndex models inside treehop: any ``BaseEmbedding`` as the embedder and any ``LLM``
+as the intent-analysis (and summary) model.
+
+The adapters speak treehop's protocols (:class:`treehop.embedders.base.Embedder`,
+:class:`treehop.llm.base.LLM`) and call the LlamaIndex model's *own* async methods on the async
+path, so a model with a real async client (OpenAI, Ollama, ...) keeps the event loop free; a
+model without one behaves exactly as it does inside LlamaIndex.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.base.llms.types import ChatMessage as LIChatMessage
+from llama_index.core.base.llms.types import MessageRole
+from llama_index.core.llms import LLM as LlamaLLM
+from treehop.embedders.base import BaseEmbedder, Vectors, normalize_rows
+from treehop.errors import EmbeddingError, LLMError
+from treehop.llm.base import BaseLLM, ChatMessage
+
+_ROLES = {
+    "system": MessageRole.SYSTEM,
+    "user": MessageRole.USER,
+    "assistant": MessageRole.ASSISTANT,
+}
+
+
+class LlamaIndexEmbedder(BaseEmbedder):
+    """A treehop embedder backed by a LlamaIndex :class:`BaseEmbedding`.
+
+    Rows are L2-normalised here because treehop scores by dot product and many embedding APIs
+    return unnormalised vectors. ``name`` is stored with the index: opening the index later with
+    a different model is refused instead of mixing vector spaces, so give a stable ``name`` if the
+    model's class and ``model_name`` do not identify it.
+
+    ``dimension`` may be given; otherwise it is learnt from the first answer and every later
+    answer must match it.
+    """
+
+    def __init__(
+        self,
+        embed_model: BaseEmbedding,
+        *,
+        name: str | None = None,
+        dimension: int | None = None,
+    ) -> None:
+        if not isinstance(embed_model, BaseEmbedding):
+            raise EmbeddingError(
+                f"embed_model must be a llama_index BaseEmbedding, got {type(embed_model).__name__}"
+            )
+        if dimension is not None and dimension <= 0:
+            raise EmbeddingError(f"dimension must be positive, got {dimension}")
+        self.embed_model = embed_model
+        self.name = name or f"llamaindex:{embed_model.class_name()}:{embed_model.model_name}"
+        self.dimension = dimension or 0
+
+    def _finish(self, rows: Sequence[Sequence[float]], expected: int) -> Vectors:
+        try:
+            out = normalize_rows(rows, expected, self.dimension or None)
+        except ValueError as exc:  # ragged rows
+            raise EmbeddingError(f"{self.name} returned malformed vectors: {exc}") from exc
+        if not self.dimension:
+            self.dimension = int(out.shape[1])
+        return out
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        texts = list(texts)
+        if not texts:
+            return self._empty()
+        return self._finish(self.embed_model.get_text_embedding_batch(texts), len(texts))
+
+    async def aembed(self, texts: Sequence[str]) -> Vectors:
+        texts = list(texts)
+        if not texts:
+            return self._empty()
+        rows = await self.embed_model.aget_text_embedding_batch(texts)
+        return self._finish(rows, len(texts))
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._finish([self.embed_model.get_query_embedding(text)], 1)[0]
+
+    async def aembed_query(self, text: str) -> Vectors:
+        return self._finish([await self.embed_model.aget_query_embedding(text)], 1)[0]
+
+    def _empty(self) -> Vectors:
+        import numpy as np
+
+        return np.zeros((0, self.dimension or 1), np.float32)
+
+    def __repr__(self) -> str:
+        return f"LlamaIndexEmbedder(name={self.name!r}, dimension={self.dimension})"
+
+
+class LlamaIndexLLM(BaseLLM):
+    """A treehop chat model backed by a LlamaIndex :class:`LLM` (``chat``/``achat``).
+
+    ``json_mode`` cannot be passed on uniformly (each provider spells it differently), so it is
+    not forwarded: treehop's planner prompt asks for a JSON object and its parser tolerates
+    fences and prose around it. Any exception of the model is re-raised as
+    :class:`~treehop.errors.LLMError`; intent analysis then falls back to the raw query.
+    """
+
+    def __init__(self, llm: LlamaLLM, *, name: str | None = None) -> None:
+        if not isinstance(llm, LlamaLLM):
+            raise LLMError(f"llm must be a llama_index LLM, got {type(llm).__name__}")
+        self.llm = llm
+        model = llm.metadata.model_name
+        self.name = name or f"llamaindex:{llm.class_name()}:{model}"
+
+    @staticmethod
+    def _messages(messages: Sequence[ChatMessage]) -> list[LIChatMessage]:
+        return [LIChatMessage(role=_ROLES[m.role], content=m.content) for m in messages]
+
+    def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        try:
+            response = self.llm.chat(self._messages(messages))
+        except Exception as exc:
+            raise LLMError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+        return response.message.content or ""
+
+    async def acomplete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        try:
+            response = await self.llm.achat(self._messages(messages))
+        except Exception as exc:
+            raise LLMError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+        return response.message.content or ""
+
+    def __repr__(self) -> str:
+        return f"LlamaIndexLLM(name={self.name!r})"

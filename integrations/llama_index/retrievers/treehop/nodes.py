@@ -1,0 +1,138 @@
+"""Turn treehop hits into LlamaIndex ``NodeWithScore`` objects.
+
+Each hit becomes a :class:`TextNode` whose ``id_`` is its ``viking://`` URI (stable across
+queries, so LlamaIndex can deduplicate and cite it), whose relationships mirror the tree, and whose
+metadata carries the provenance of the hit. Provenance is for programs (debugging, evaluation,
+routing), not for the model: the keys are excluded from the text an LLM or an embedding model sees,
+which would otherwise be padded with scores and flags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from llama_index.core.schema import (
+    NodeRelationship,
+    NodeWithScore,
+    ObjectType,
+    RelatedNodeInfo,
+    TextNode,
+)
+from treehop import uri as urimod
+from treehop.models import MatchedContext
+
+#: Provenance visible to the LLM: where a text comes from is useful for citing it.
+LLM_VISIBLE_PROVENANCE = ("uri", "context_type", "tags")
+#: Provenance the LLM does not see (scores, flags, how the hit was found).
+INTERNAL_PROVENANCE = (
+    "level",
+    "is_leaf",
+    "parent_uri",
+    "abstract",
+    "score",
+    "vector_score",
+    "rerank_score",
+    "retrieval_score",
+    "rerank_fallback",
+    "rerank_fallback_reason",
+    "found_by",
+    "found_via",
+    "hop_tag",
+    "hop_source",
+    "matched_queries",
+    "chunk_index",
+)
+#: Bookkeeping keys written by treehop's ingest that carry no meaning for a model.
+INTERNAL_STORED = ("implicit", "chunks", "kind", "ref_doc_id")
+EXCLUDED_LLM_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED]
+EXCLUDED_EMBED_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED, "uri", "context_type"]
+#: Metadata key under which ``add_documents`` stores the LlamaIndex document id.
+REF_DOC_ID_KEY = "ref_doc_id"
+
+
+@dataclass(frozen=True)
+class TreeLinks:
+    """What the tree says around one hit (display URIs), fetched in one pass per retrieval."""
+
+    children: Sequence[tuple[str, bool]] = ()
+    chunk_count: int | None = None
+
+
+def provenance(m: MatchedContext) -> dict[str, Any]:
+    """The provenance metadata of one hit (the same keys as the LangChain integration)."""
+    return {
+        "uri": m.uri,
+        "context_type": m.context_type.value,
+        "level": m.level,
+        "is_leaf": m.is_leaf,
+        "parent_uri": m.parent_uri,
+        "abstract": m.abstract,
+        "tags": list(m.tags),
+        "score": m.score,
+        "vector_score": m.vector_score,
+        "rerank_score": m.rerank_score,
+        "retrieval_score": m.vector_score,
+        "rerank_fallback": m.rerank_fallback,
+        "rerank_fallback_reason": m.rerank_fallback_reason,
+        "found_by": m.found_by.value,
+        "found_via": m.found_via,
+        "hop_tag": m.hop_tag,
+        "hop_source": m.hop_source,
+        "matched_queries": [q.model_dump(mode="json") for q in m.matched_queries],
+        "chunk_index": m.chunk_index,
+    }
+
+
+def _related(uri: str, **metadata: Any) -> RelatedNodeInfo:
+    return RelatedNodeInfo(node_id=uri, node_type=ObjectType.TEXT, metadata=metadata)
+
+
+def relationships(
+    m: MatchedContext, links: TreeLinks | None
+) -> dict[NodeRelationship, RelatedNodeInfo | list[RelatedNodeInfo]]:
+    """PARENT/CHILD from the tree; SOURCE/PREVIOUS/NEXT where they are defined.
+
+    SOURCE names the LlamaIndex document a node was ingested from (``add_documents``), so that
+    ``ref_doc_id`` works as in any LlamaIndex index. PREVIOUS/NEXT link the chunks of one file.
+    """
+    rels: dict[NodeRelationship, RelatedNodeInfo | list[RelatedNodeInfo]] = {}
+    if m.parent_uri:
+        rels[NodeRelationship.PARENT] = _related(m.parent_uri)
+    if links is not None and links.children:
+        rels[NodeRelationship.CHILD] = [
+            _related(uri, is_leaf=is_leaf) for uri, is_leaf in links.children
+        ]
+    ref = m.metadata.get(REF_DOC_ID_KEY)
+    if isinstance(ref, str) and ref:
+        rels[NodeRelationship.SOURCE] = RelatedNodeInfo(
+            node_id=ref, node_type=ObjectType.DOCUMENT
+        )
+    if m.chunk_index is not None and urimod.CHUNK_MARK in m.uri:
+        file_uri = m.uri.split("#", 1)[0]
+        if m.chunk_index > 0:
+            rels[NodeRelationship.PREVIOUS] = _related(
+                f"{file_uri}{urimod.CHUNK_MARK}{m.chunk_index - 1}"
+            )
+        count = links.chunk_count if links is not None else None
+        if count is not None and m.chunk_index + 1 < count:
+            rels[NodeRelationship.NEXT] = _related(
+                f"{file_uri}{urimod.CHUNK_MARK}{m.chunk_index + 1}"
+            )
+    return rels
+
+
+def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> NodeWithScore:
+    """One hit as a ``NodeWithScore``; the score is treehop's final (reranked if any) score."""
+    stored: Mapping[str, Any] = m.metadata
+    metadata = {**stored, **provenance(m)}
+    node = TextNode(
+        id_=m.uri,
+        text=m.text,
+        metadata=metadata,
+        relationships=relationships(m, links),
+        excluded_llm_metadata_keys=list(EXCLUDED_LLM_KEYS),
+        excluded_embed_metadata_keys=list(EXCLUDED_EMBED_KEYS),
+    )
+    return NodeWithScore(node=node, score=m.score)

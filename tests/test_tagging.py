@@ -1,0 +1,435 @@
+"""Automatic keyword tags: extraction quality on small real-looking texts, the conservative
+filters (stopwords, too generic, too rare), determinism, persistence and tag propagation."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+
+import numpy as np
+import pytest
+
+from treehop import tagging
+from treehop.errors import IndexCorruptError, InvalidTagError, TreehopError
+from treehop.tagging import (
+    EN_STOPWORDS,
+    ZH_STOPWORDS,
+    KeywordTagger,
+    TaggerError,
+    TaggerNotFittedError,
+    auto_tags,
+    propagate,
+    tokenize,
+)
+
+EN = [
+    # 0: the seed's machine-learning subtree
+    "Model training with PyTorch: we train transformer models on GPUs using mixed precision. "
+    "Model training needs a good learning rate schedule, checkpoints and careful evaluation. "
+    "PyTorch makes distributed model training on several GPUs straightforward.",
+    # 1: data-engineering/feature-store
+    "A feature store keeps the features used for model training and online inference "
+    "consistent. Feature engineering pipelines write features to the feature store in batch "
+    "and streaming modes.",
+    # 2: devops/ml-ops
+    "MLOps pipelines automate model training, evaluation and deployment. A training pipeline "
+    "built on PyTorch and Kubernetes retrains models when new data arrives and pushes them to a "
+    "model registry.",
+    "Deploying services on Kubernetes: a k8s cluster runs containers in pods; deployments, "
+    "services and ingress rules expose them. Helm charts package the Kubernetes manifests.",
+    "Data pipelines extract, transform and load records from operational databases into the "
+    "warehouse. ETL jobs run nightly; streaming pipelines use Kafka for fresher data.",
+    "Database indexing: a B-tree index speeds up range queries on a table, while a hash index "
+    "serves equality lookups. Schema design and query plans decide database performance.",
+    "Monitoring production services with Prometheus and Grafana: alerts fire when latency or "
+    "error rates cross thresholds, and dashboards show cluster health.",
+    "Transformers use self-attention to model long sequences. Pretrained transformer models are "
+    "fine-tuned for classification, and GPUs are needed for pretraining and fine-tuning.",
+]
+
+ZH = [
+    "特征工程是模型训练的基础。特征工程把原始数据转换为特征，特征存储保证训练和推理使用一致的特征。",
+    "机器学习模型训练需要大量数据和算力，模型训练的最佳实践包括学习率调度和模型评估。",
+    "模型训练流水线在集群上自动运行，流水线负责数据校验、模型训练和模型部署。",
+    "数据管道负责从业务数据库抽取数据，经过清洗和转换后写入数据仓库。",
+    "部署运维团队使用容器和集群管理服务，监控告警保证服务稳定。",
+    "特征存储为在线推理提供低延迟的特征查询，离线特征由特征工程流水线批量生成。",
+]
+
+
+@pytest.fixture(scope="module")
+def en_tagger() -> KeywordTagger:
+    t = KeywordTagger()
+    t.fit(EN)
+    return t
+
+
+@pytest.fixture(scope="module")
+def zh_tagger() -> KeywordTagger:
+    t = KeywordTagger()
+    t.fit(ZH)
+    return t
+
+
+def _parts(label: str) -> list[str]:
+    return label.split("-")
+
+
+# ------------------------------------------------------------------ tokenisation
+
+
+def test_tokenize_keeps_tech_tokens_and_folds_plurals() -> None:
+    toks = tokenize("Training PyTorch models on k8s clusters with C++ and node.js, e.g. APIs on AWS.")
+    assert toks == ["training", "pytorch", "model", "k8s", "cluster", "c++", "node.js", "api", "aws"]
+
+
+def test_tokenize_keeps_hyphenated_terms_and_singular_s_words() -> None:
+    toks = tokenize("Self-attention on Kubernetes; the physics of pandas; studies of boxes.")
+    assert toks == ["self-attention", "kubernetes", "physics", "pandas", "study", "box"]
+
+
+def test_tokenize_drops_numbers_and_stopwords() -> None:
+    assert tokenize("In 1958 the results were 3.11 and 42, which is what we used.") == ["result"]
+
+
+def test_tokenize_chinese_keeps_nouns_only() -> None:
+    toks = tokenize("特征工程用于模型训练，并且提供一致的特征。")
+    assert "特征" in toks and "模型" in toks and "训练" in toks
+    assert not set(toks) & {"的", "用于", "并且", "提供", "一致"}
+
+
+def test_jieba_logging_is_silenced() -> None:
+    tokenize("模型训练")
+    assert logging.getLogger("jieba").getEffectiveLevel() >= logging.WARNING
+
+
+# ------------------------------------------------------------------ extraction quality
+
+
+def test_english_pytorch_paragraph_gets_obvious_tags(en_tagger: KeywordTagger) -> None:
+    got = en_tagger.extract(EN[0])
+    assert "pytorch" in got
+    assert "model-training" in got
+    assert 1 <= len(got) <= 5
+
+
+def test_english_kubernetes_paragraph(en_tagger: KeywordTagger) -> None:
+    got = en_tagger.extract(EN[3])
+    assert got[0] == "kubernetes" or "kubernetes" in got[:2]
+
+
+def test_chinese_feature_engineering_paragraph(zh_tagger: KeywordTagger) -> None:
+    got = zh_tagger.extract(ZH[0])
+    assert {"特征", "特征工程"} & set(got)
+    assert zh_tagger.extract(ZH[1]) == ["模型训练"]
+
+
+def test_mixed_language_text() -> None:
+    texts = [
+        "使用 PyTorch 进行模型训练，模型训练在 GPU 集群上运行。",
+        "PyTorch 模型部署到 Kubernetes 集群。",
+        "数据仓库与数据管道。",
+        "PyTorch model training on Kubernetes.",
+        "监控告警与运维。",
+    ]
+    t = KeywordTagger()
+    t.fit(texts)
+    got = t.extract(texts[0])
+    assert "pytorch" in got and "模型训练" in got
+
+
+def test_bigram_replaces_its_parts(en_tagger: KeywordTagger) -> None:
+    got = en_tagger.extract(EN[0])
+    assert "model-training" in got
+    assert "model" not in got and "training" not in got
+
+
+def test_textrank_and_tfidf_both_work() -> None:
+    for method in ("tfidf", "textrank"):
+        t = KeywordTagger(method=method)  # type: ignore[arg-type]
+        t.fit(EN)
+        got = t.extract(EN[0])
+        assert "model-training" in got, method
+        assert "gpu" in got, method
+        zt = KeywordTagger(method=method)  # type: ignore[arg-type]
+        zt.fit(ZH)
+        assert "特征工程" in zt.extract(ZH[0]), method
+
+
+def test_stopwords_never_appear() -> None:
+    noisy = [*EN, *ZH, "This is what we would have done; however, it is the same as these."]
+    for method in ("tfidf", "textrank"):
+        t = KeywordTagger(method=method, max_tags=20, min_score=0.0, min_df=1)  # type: ignore[arg-type]
+        t.fit(noisy)
+        labels = [lab for doc in t.extract_many(noisy) for lab in doc]
+        assert labels, method
+        for lab in labels:
+            assert lab not in EN_STOPWORDS and lab not in ZH_STOPWORDS
+            assert not set(_parts(lab)) & EN_STOPWORDS
+            assert not any(lab.startswith(w) and lab[len(w) :] in ZH_STOPWORDS for w in ZH_STOPWORDS)
+
+
+def test_terms_in_every_document_are_dropped() -> None:
+    corpus = [f"platform platform platform {doc}" for doc in EN]
+    strict = KeywordTagger()
+    strict.fit(corpus)
+    assert all("platform" not in tags for tags in strict.extract_many(corpus))
+    # The same term passes when the ceiling is lifted: the filter, not the scorer, removed it.
+    lax = KeywordTagger(max_df_ratio=1.0, max_df_floor=len(corpus))
+    lax.fit(corpus)
+    assert all(tags[0] == "platform" for tags in lax.extract_many(corpus))
+
+
+def test_too_generic_ratio_on_a_large_corpus() -> None:
+    # 30 documents; "pipeline" in 9 (30%) is above max_df_ratio=0.2 (6 documents) and above the
+    # small-corpus floor of 5; every other word is shared by exactly two documents.
+    corpus = [
+        ("pipeline pipeline pipeline " if i < 9 else "") + f"word{i // 2}x word{i // 2}y"
+        for i in range(30)
+    ]
+    t = KeywordTagger(max_df_ratio=0.2)
+    t.fit(corpus)
+    assert t.max_df() == pytest.approx(6.0)
+    assert t.document_frequency("pipeline") == 9
+    got = t.extract_many(corpus)
+    assert all("pipeline" not in tags for tags in got)
+    assert got[0] == ["word0x", "word0y"]
+    lax = KeywordTagger(max_df_ratio=0.5)
+    lax.fit(corpus)
+    assert lax.extract(corpus[0])[0] == "pipeline"
+
+
+def test_terms_in_one_document_are_dropped() -> None:
+    corpus = [*EN, "Zanzibar zanzibar zanzibar cloves and Kafka streaming."]
+    t = KeywordTagger()
+    t.fit(corpus)
+    assert "zanzibar" not in t.extract(corpus[-1])
+    assert "kafka" in t.extract(corpus[-1])  # shared with the ETL paragraph: a bridge
+    t1 = KeywordTagger(min_df=1)
+    t1.fit(corpus)
+    assert t1.extract(corpus[-1])[0] == "zanzibar"
+
+
+def test_max_tags_and_min_score() -> None:
+    t = KeywordTagger(max_tags=2, min_score=0.0)
+    t.fit(EN)
+    assert all(len(tags) <= 2 for tags in t.extract_many(EN))
+    loose = KeywordTagger(max_tags=20, min_score=0.0)
+    loose.fit(EN)
+    tight = KeywordTagger(max_tags=20, min_score=0.9)
+    tight.fit(EN)
+    n_loose = sum(map(len, loose.extract_many(EN)))
+    n_tight = sum(map(len, tight.extract_many(EN)))
+    assert n_tight < n_loose
+    for scored in tight.extract_many_scored(EN):
+        assert all(s >= 0.9 for _, s in scored)
+
+
+def test_zero_max_tags_gives_nothing() -> None:
+    t = KeywordTagger(max_tags=0)
+    t.fit(EN)
+    assert t.extract_many(EN) == [[] for _ in EN]
+
+
+def test_empty_and_contentless_text() -> None:
+    t = KeywordTagger()
+    t.fit(EN)
+    assert t.extract("") == []
+    assert t.extract("   \n\t ") == []
+    assert t.extract("the of and, which is; 1958.") == []
+    assert t.extract_many([]) == []
+    assert t.extract_many(["", EN[0]])[0] == []
+    tr = KeywordTagger(method="textrank")
+    tr.fit(EN)
+    assert tr.extract("") == []
+
+
+def test_unseen_text_gets_only_corpus_backed_tags(en_tagger: KeywordTagger) -> None:
+    got = en_tagger.extract("Quantum annealing of PyTorch models on GPUs.")
+    assert "quantum" not in got and "annealing" not in got
+    assert "pytorch" in got
+
+
+# ------------------------------------------------------------------ determinism
+
+
+def test_deterministic_and_independent_of_corpus_order() -> None:
+    for method in ("tfidf", "textrank"):
+        a = KeywordTagger(method=method)  # type: ignore[arg-type]
+        a.fit(EN + ZH)
+        shuffled = list(EN + ZH)
+        random.Random(7).shuffle(shuffled)
+        b = KeywordTagger(method=method)  # type: ignore[arg-type]
+        b.fit(shuffled)
+        first = a.extract_many(EN + ZH)
+        assert first == a.extract_many(EN + ZH)
+        assert first == b.extract_many(EN + ZH)
+        assert first == [a.extract(x) for x in EN + ZH]
+
+
+def test_partial_fit_equals_fit() -> None:
+    whole = KeywordTagger()
+    whole.fit(EN + ZH)
+    inc = KeywordTagger()
+    inc.partial_fit(EN[:3])
+    inc.partial_fit(EN[3:] + ZH)
+    assert inc.n_docs == whole.n_docs == len(EN) + len(ZH)
+    assert inc.extract_many(EN + ZH) == whole.extract_many(EN + ZH)
+    refit = KeywordTagger()
+    refit.fit(ZH)
+    refit.fit(EN)  # fit replaces, it does not accumulate
+    assert refit.n_docs == len(EN)
+    assert refit.document_frequency("特征") == 0
+
+
+# ------------------------------------------------------------------ persistence
+
+
+def test_serialisation_round_trip() -> None:
+    for method in ("tfidf", "textrank"):
+        t = KeywordTagger(method=method, max_tags=4, max_df_ratio=0.3)  # type: ignore[arg-type]
+        t.fit(EN + ZH)
+        state = json.loads(json.dumps(t.to_dict()))
+        back = KeywordTagger.from_dict(state)
+        assert back.params() == t.params()
+        assert back.n_docs == t.n_docs and back.vocabulary_size == t.vocabulary_size
+        assert back.extract_many(EN + ZH) == t.extract_many(EN + ZH)
+        back.partial_fit(["PyTorch on Kubernetes"])
+        assert back.document_frequency("pytorch") == t.document_frequency("pytorch") + 1
+
+
+def test_unfitted_state_round_trip_stays_unfitted() -> None:
+    back = KeywordTagger.from_dict(KeywordTagger().to_dict())
+    with pytest.raises(TaggerNotFittedError):
+        back.extract("x")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda s: s.pop("df"),
+        lambda s: s.update(version=99),
+        lambda s: s.update(df=s["df"][:-1]),
+        lambda s: s.update(df=[0] * len(s["df"])),
+        lambda s: s["params"].update(method="bm25"),
+        lambda s: s.update(n_docs="many"),
+    ],
+)
+def test_damaged_state_raises_index_corrupt(damage: object) -> None:
+    t = KeywordTagger()
+    t.fit(EN)
+    state = t.to_dict()
+    damage(state)  # type: ignore[operator]
+    with pytest.raises(IndexCorruptError):
+        KeywordTagger.from_dict(state)
+
+
+# ------------------------------------------------------------------ errors
+
+
+def test_extract_before_fit_raises() -> None:
+    with pytest.raises(TaggerNotFittedError):
+        KeywordTagger().extract("PyTorch model training")
+    assert issubclass(TaggerNotFittedError, TreehopError)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"method": "bm25"},
+        {"max_tags": -1},
+        {"min_df": 0},
+        {"max_df_ratio": 0.0},
+        {"max_df_ratio": 1.5},
+        {"min_score": 2.0},
+        {"window": 1},
+        {"max_tags": True},
+        {"max_dir_tags": -2},
+    ],
+)
+def test_bad_parameters_raise(kwargs: dict[str, object]) -> None:
+    with pytest.raises(TaggerError):
+        KeywordTagger(**kwargs)  # type: ignore[arg-type]
+
+
+def test_bad_text_raises(en_tagger: KeywordTagger) -> None:
+    with pytest.raises(TaggerError):
+        en_tagger.extract(42)  # type: ignore[arg-type]
+    with pytest.raises(TaggerError):
+        en_tagger.extract_many("one string, not a list")
+    with pytest.raises(TaggerError):
+        KeywordTagger().fit("one string, not a list")
+
+
+# ------------------------------------------------------------------ tag helpers
+
+
+def test_auto_tags_are_sourced_and_normalised() -> None:
+    assert auto_tags(["PyTorch", "model training", "pytorch", "特征工程"]) == [
+        "auto:pytorch",
+        "auto:model-training",
+        "auto:特征工程",
+    ]
+    with pytest.raises(InvalidTagError):
+        auto_tags(["bad;tag"])
+
+
+def test_propagate_marks_inherit_and_keeps_child_tags_first() -> None:
+    got = propagate(["user:machine-learning", "auto:pytorch"], ["user:PyTorch", "auto:gpu"])
+    assert got == ["user:pytorch", "auto:gpu", "inherit:machine-learning"]
+
+
+def test_propagate_never_overrides_user_or_auto_tags() -> None:
+    got = propagate(["user:model-training", "user:ops"], ["auto:model-training"])
+    assert got == ["auto:model-training", "inherit:ops"]
+    # Applied top-down, inherited tags travel on to grandchildren, still marked inherit.
+    child = propagate(["user:ml"], [])
+    grandchild = propagate(child, ["auto:gpu"])
+    assert grandchild == ["auto:gpu", "inherit:ml"]
+
+
+def test_propagate_rejects_invalid_tags() -> None:
+    with pytest.raises(InvalidTagError):
+        propagate(["nosuchsource:x"], [])
+
+
+def test_aggregate_directory_tags(en_tagger: KeywordTagger) -> None:
+    children = [
+        ["auto:pytorch", "auto:gpu", "inherit:ml-root"],
+        ["auto:pytorch", "auto:model-training"],
+        ["user:Model Training", "auto:pytorch", "auto:kubernetes"],
+    ]
+    got = en_tagger.aggregate(children, own_labels=["Transformers"])
+    assert got[0] == "transformers"  # the directory's own words first
+    assert got[1] == "pytorch"  # in all three children
+    assert got[2] == "model-training"  # in two
+    assert "ml-root" not in got  # came from above
+    assert set(got[3:]) == {"gpu", "kubernetes"}
+    assert en_tagger.aggregate(children, max_tags=2) == ["pytorch", "model-training"]
+    assert len(KeywordTagger(max_dir_tags=3).aggregate(children, ["a", "b"])) == 3
+
+
+# ------------------------------------------------------------------ pagerank
+
+
+def test_pagerank_matches_the_linear_solution() -> None:
+    rng = np.random.default_rng(0)
+    w = rng.random((6, 6))
+    w = w + w.T
+    np.fill_diagonal(w, 0.0)
+    tele = rng.random(6)
+    tele /= tele.sum()
+    got = tagging._pagerank(w, tele, damping=0.85, tol=1e-12, max_iter=1000)
+    trans = w / w.sum(axis=0)
+    exact = np.linalg.solve(np.eye(6) - 0.85 * trans, 0.15 * tele)
+    assert np.allclose(got, exact, atol=1e-9)
+    assert got.sum() == pytest.approx(1.0)
+
+
+def test_pagerank_handles_isolated_nodes() -> None:
+    w = np.zeros((3, 3))
+    w[0, 1] = w[1, 0] = 1.0
+    got = tagging._pagerank(w, np.full(3, 1 / 3))
+    assert got.sum() == pytest.approx(1.0)
+    assert got[2] < got[0] == pytest.approx(got[1])
