@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieval"))
 
-from treehop.tagging import KeywordTagger, tokenize  # noqa: E402
+from treehop.tagging import KeywordTagger, tokenize
 
 DEFAULT_DATA = Path("/work/shared/data/cranfield")
 
@@ -90,7 +90,9 @@ def title_eval(make: Callable[..., KeywordTagger], docs: Sequence[Doc]) -> dict[
     elapsed = time.perf_counter() - t0
     out: dict[str, float] = {}
     for k in (1, 3, 5):
-        hits = sum(sum(correct(lab, w) for lab in r[:k]) for r, w in zip(ranked, titles, strict=True))
+        hits = sum(
+            sum(correct(lab, w) for lab in r[:k]) for r, w in zip(ranked, titles, strict=True)
+        )
         got = sum(len(r[:k]) for r in ranked)
         out[f"P@{k}"] = hits / max(got, 1)
     covered = [
@@ -111,7 +113,9 @@ def title_eval(make: Callable[..., KeywordTagger], docs: Sequence[Doc]) -> dict[
     return out
 
 
-def corel_eval(make: Callable[..., KeywordTagger], docs: Sequence[Doc], rel: np.ndarray) -> dict[str, float]:
+def corel_eval(
+    make: Callable[..., KeywordTagger], docs: Sequence[Doc], rel: np.ndarray
+) -> dict[str, float]:
     """Does sharing a tag predict being relevant to a common query?"""
     texts = [d.full for d in docs]
     tagger = make()
@@ -198,10 +202,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             variants.append((f"textrank min_score={ms}", variant(method="textrank", min_score=ms)))
 
     print(f"Cranfield: {len(docs)} documents, {rel.shape[0]} queries, {int(rel.sum())} judgements")
-    table("Title words as silver keywords (abstracts without title)",
-          [(name, title_eval(make, docs)) for name, make in variants])
-    table("Sharing a tag as a predictor of co-relevance (full texts)",
-          [(name, corel_eval(make, docs, rel)) for name, make in variants])
+    table(
+        "Title words as silver keywords (abstracts without title)",
+        [(name, title_eval(make, docs)) for name, make in variants],
+    )
+    table(
+        "Sharing a tag as a predictor of co-relevance (full texts)",
+        [(name, corel_eval(make, docs, rel)) for name, make in variants],
+    )
 
 
 if __name__ == "__main__":

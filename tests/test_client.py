@@ -49,19 +49,29 @@ def test_find_scope_filters_and_split_by_type(th: Treehop) -> None:
     assert res.total == len(res.resources) + len(res.memories) + len(res.skills)
     scoped = th.find("rotate keys", target_uri="viking://resources/devops", limit=5)
     assert all(m.uri.startswith("viking://resources/devops") for m in scoped.resources)
-    both = th.find("rotate keys", target_uri=["viking://resources/devops",
-                                              "viking://resources/security/auth"], limit=20)
+    both = th.find(
+        "rotate keys",
+        target_uri=["viking://resources/devops", "viking://resources/security/auth"],
+        limit=20,
+    )
     roots = {m.uri.split("/")[3] for m in both.resources}
     assert roots == {"devops", "security"}
-    md = th.find("anything", filter={"op": "must", "field": "kind", "conds": ["markdown"]},
-                 include_directories=False, limit=50, score_threshold=-1.0)
+    md = th.find(
+        "anything",
+        filter={"op": "must", "field": "kind", "conds": ["markdown"]},
+        include_directories=False,
+        limit=50,
+        score_threshold=-1.0,
+    )
     assert md.total == 8 and all(m.metadata["kind"] == "markdown" for m in md.resources)
 
 
 def test_ls_read_tree_remove(th: Treehop) -> None:
     tree = th.tree("viking://resources", depth=2)
     assert {c["uri"] for c in tree["children"]} == {
-        "viking://resources/security", "viking://resources/devops"}
+        "viking://resources/security",
+        "viking://resources/devops",
+    }
     with pytest.raises(InvalidURIError, match="leaf"):
         th.ls("viking://resources/security/auth/oauth.md")
     removed = th.remove("viking://resources/devops")
@@ -103,9 +113,16 @@ def test_users_are_isolated(bow) -> None:
 
 async def test_async_client_runs_queries_concurrently(bow, sample_tree: Path) -> None:
     client = AsyncTreehop(embedder=bow, tagger=None)
-    await client.add_resource(sample_tree / "resources" / "security", target_uri="viking://resources")
-    results = await asyncio.gather(*(client.find(q, include_directories=False) for q in ["OAuth", "API keys", "SSO"]))
-    assert [r.resources[0].uri.rsplit("/", 1)[-1] for r in results][:2] == ["oauth.md", "api-keys.md"]
+    await client.add_resource(
+        sample_tree / "resources" / "security", target_uri="viking://resources"
+    )
+    results = await asyncio.gather(
+        *(client.find(q, include_directories=False) for q in ["OAuth", "API keys", "SSO"])
+    )
+    assert [r.resources[0].uri.rsplit("/", 1)[-1] for r in results][:2] == [
+        "oauth.md",
+        "api-keys.md",
+    ]
 
 
 def test_sync_client_works_inside_a_running_loop(bow, sample_tree: Path) -> None:

@@ -18,8 +18,14 @@ R = "viking://resources"
 def node(uri: str, leaf: bool = True, tags: list[str] | None = None, **md: object) -> Node:
     parent = uri.rsplit("/", 1)[0] if "#" not in uri else uri.split("#")[0]
     return Node(
-        uri=uri, parent_uri=parent, context_type=ContextType.RESOURCE, level=2 if leaf else 1,
-        is_leaf=leaf, abstract=uri.rsplit("/", 1)[-1], content=uri, tags=tags or [],
+        uri=uri,
+        parent_uri=parent,
+        context_type=ContextType.RESOURCE,
+        level=2 if leaf else 1,
+        is_leaf=leaf,
+        abstract=uri.rsplit("/", 1)[-1],
+        content=uri,
+        tags=tags or [],
         metadata=dict(md),
     )
 
@@ -41,8 +47,17 @@ def store() -> EmbeddedStore:
         node(f"{R}/a/deep", leaf=False),
         node(f"{R}/a/deep/w.md", tags=["auto:ml"], year=2019),
     ]
-    vecs = np.stack([unit(1, 0, 0), unit(1, 0.1, 0), unit(0, 1, 0), unit(0, 0, 1),
-                     unit(0.9, 0, 0.1), unit(0.5, 0.5, 0), unit(0.2, 0.1, 1)])
+    vecs = np.stack(
+        [
+            unit(1, 0, 0),
+            unit(1, 0.1, 0),
+            unit(0, 1, 0),
+            unit(0, 0, 1),
+            unit(0.9, 0, 0.1),
+            unit(0.5, 0.5, 0),
+            unit(0.2, 0.1, 1),
+        ]
+    )
     s.upsert(nodes, vecs)
     return s
 
@@ -78,7 +93,9 @@ def test_tag_filters_any_all(store: EmbeddedStore) -> None:
 
 def test_traversal_keeps_directories_that_contain_matches(store: EmbeddedStore) -> None:
     scope = Scope(parent_uri=f"{R}/a", tags=TagFilter(any_of=("ml",)), traversal=True)
-    hits = {h.node.uri.rsplit("/", 1)[-1]: h.matches for h in store.search(unit(1, 0, 0), scope, 10)}
+    hits = {
+        h.node.uri.rsplit("/", 1)[-1]: h.matches for h in store.search(unit(1, 0, 0), scope, 10)
+    }
     assert hits == {"x.md": True, "deep": False}  # y.md excluded, deep kept for descent
 
 
@@ -116,8 +133,9 @@ def test_update_tags_keeps_vectors(store: EmbeddedStore) -> None:
     before = store.get_vectors([f"{R}/a/y.md"]).copy()
     store.update_tags({f"{R}/a/y.md": ["auto:fresh"]})
     assert np.array_equal(before, store.get_vectors([f"{R}/a/y.md"]))
-    assert [h.node.uri for h in store.search(unit(0, 1, 0), Scope(tags=TagFilter(("fresh",))), 5)] \
-        == [f"{R}/a/y.md"]
+    assert [
+        h.node.uri for h in store.search(unit(0, 1, 0), Scope(tags=TagFilter(("fresh",))), 5)
+    ] == [f"{R}/a/y.md"]
 
 
 def test_bad_inputs(store: EmbeddedStore) -> None:

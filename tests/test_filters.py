@@ -36,10 +36,13 @@ def test_nested_and_or() -> None:
         "op": "and",
         "conds": [
             {"op": "must", "field": "lang", "conds": ["en"]},
-            {"op": "or", "conds": [
-                {"op": "range", "field": "year", "lt": 2000},
-                {"op": "must", "field": "topics", "conds": ["ml"]},
-            ]},
+            {
+                "op": "or",
+                "conds": [
+                    {"op": "range", "field": "year", "lt": 2000},
+                    {"op": "must", "field": "topics", "conds": ["ml"]},
+                ],
+            },
         ],
     }
     assert _m(spec)

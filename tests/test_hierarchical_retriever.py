@@ -34,10 +34,19 @@ def build(spec: dict[str, tuple[np.ndarray, list[str]]]) -> EmbeddedStore:
     nodes, vecs = [], []
     for uri, (v, tags) in spec.items():
         leaf = uri.endswith(".md")
-        nodes.append(Node(uri=uri, parent_uri=parent_of(uri), context_type=ContextType.RESOURCE,
-                          level=2 if leaf else (0 if uri == R else 1), is_leaf=leaf,
-                          abstract=uri.rsplit("/", 1)[-1], content=uri if leaf else "",
-                          tags=tags, ancestors=ancestors_of(uri)))
+        nodes.append(
+            Node(
+                uri=uri,
+                parent_uri=parent_of(uri),
+                context_type=ContextType.RESOURCE,
+                level=2 if leaf else (0 if uri == R else 1),
+                is_leaf=leaf,
+                abstract=uri.rsplit("/", 1)[-1],
+                content=uri if leaf else "",
+                tags=tags,
+                ancestors=ancestors_of(uri),
+            )
+        )
         vecs.append(v)
     store.upsert(nodes, np.stack(vecs))
     return store
@@ -47,26 +56,34 @@ Q = vec((0, 1.0))
 
 
 def tree() -> EmbeddedStore:
-    return build({
-        R: (vec((7, 1.0)), []),
-        f"{R}/ml": (vec((0, 0.9), (1, 0.44)), []),
-        f"{R}/ml/train.md": (vec((0, 0.95), (2, 0.3)), []),
-        f"{R}/ml/eval.md": (vec((0, 0.5), (2, 0.86)), []),
-        f"{R}/ml/deep": (vec((0, 0.7), (3, 0.71)), []),
-        f"{R}/ml/deep/lora.md": (vec((0, 0.8), (3, 0.6)), []),
-        f"{R}/ops": (vec((4, 1.0)), []),
-        f"{R}/ops/k8s.md": (vec((4, 0.9), (0, 0.1)), []),
-    })
+    return build(
+        {
+            R: (vec((7, 1.0)), []),
+            f"{R}/ml": (vec((0, 0.9), (1, 0.44)), []),
+            f"{R}/ml/train.md": (vec((0, 0.95), (2, 0.3)), []),
+            f"{R}/ml/eval.md": (vec((0, 0.5), (2, 0.86)), []),
+            f"{R}/ml/deep": (vec((0, 0.7), (3, 0.71)), []),
+            f"{R}/ml/deep/lora.md": (vec((0, 0.8), (3, 0.6)), []),
+            f"{R}/ops": (vec((4, 1.0)), []),
+            f"{R}/ops/k8s.md": (vec((4, 0.9), (0, 0.1)), []),
+        }
+    )
 
 
 def request(**kw: object) -> RetrievalRequest:
-    base: dict[str, object] = {"query": TypedQuery(query="q"), "vector": Q, "roots": [R], "limit": 5}
+    base: dict[str, object] = {
+        "query": TypedQuery(query="q"),
+        "vector": Q,
+        "roots": [R],
+        "limit": 5,
+    }
     base.update(kw)
     return RetrievalRequest(**base)  # type: ignore[arg-type]
 
 
-def run(store: EmbeddedStore, cfg: RetrievalConfig | None = None, reranker: object = None,
-        **kw: object):
+def run(
+    store: EmbeddedStore, cfg: RetrievalConfig | None = None, reranker: object = None, **kw: object
+):
     r = HierarchicalRetriever(store, cfg or RetrievalConfig(), reranker)  # type: ignore[arg-type]
     return asyncio.run(r.retrieve(request(**kw)))
 
@@ -94,8 +111,12 @@ def test_alpha_blends_child_and_parent_scores() -> None:
 
 
 def test_threshold_drops_weak_children() -> None:
-    res = run(tree(), RetrievalConfig(global_search_topk=1), score_threshold=0.6,
-              include_directories=False)
+    res = run(
+        tree(),
+        RetrievalConfig(global_search_topk=1),
+        score_threshold=0.6,
+        include_directories=False,
+    )
     names = {m.uri.rsplit("/", 1)[-1] for m in res.matched_contexts}
     assert "eval.md" not in names and "k8s.md" not in names
     assert all(m.score > 0.6 for m in res.matched_contexts)
@@ -202,14 +223,25 @@ async def garbage(docs: Sequence[str]) -> list[float]:
 
 @pytest.mark.parametrize(
     ("fn", "reason"),
-    [(raises, "error: RuntimeError: service down"), (slow, "timeout"), (short, "scores for"),
-     (nan, "non-finite"), (inf, "non-finite"), (garbage, "non-numeric")],
+    [
+        (raises, "error: RuntimeError: service down"),
+        (slow, "timeout"),
+        (short, "scores for"),
+        (nan, "non-finite"),
+        (inf, "non-finite"),
+        (garbage, "non-numeric"),
+    ],
 )
 def test_rerank_failures_fall_back_to_vector_scores(fn, reason: str) -> None:  # type: ignore[no-untyped-def]
     cfg = RetrievalConfig(rerank_timeout_s=0.2)
     baseline = run(tree(), cfg, include_directories=False)
-    res = run(tree(), cfg, reranker=ScriptedReranker(fn), mode=RetrievalMode.THINKING,
-              include_directories=False)
+    res = run(
+        tree(),
+        cfg,
+        reranker=ScriptedReranker(fn),
+        mode=RetrievalMode.THINKING,
+        include_directories=False,
+    )
     assert res.rerank_fallback and reason in (res.rerank_fallback_reason or "")
     assert [m.uri for m in res.matched_contexts] == [m.uri for m in baseline.matched_contexts]
     assert [m.score for m in res.matched_contexts] == [m.score for m in baseline.matched_contexts]
@@ -228,21 +260,27 @@ def test_rerank_failing_mid_descent_rekeys_on_vector_scores() -> None:
         return [0.5] * len(docs)
 
     baseline = run(tree(), include_directories=False)
-    res = run(tree(), reranker=ScriptedReranker(fail_second), mode=RetrievalMode.THINKING,
-              include_directories=False)
+    res = run(
+        tree(),
+        reranker=ScriptedReranker(fail_second),
+        mode=RetrievalMode.THINKING,
+        include_directories=False,
+    )
     assert res.rerank_fallback and "flaky" in (res.rerank_fallback_reason or "")
     assert [m.uri for m in res.matched_contexts] == [m.uri for m in baseline.matched_contexts]
 
 
 def test_tag_filter_applies_through_the_descent() -> None:
-    store = build({
-        R: (vec((7, 1.0)), []),
-        f"{R}/ml": (vec((0, 1.0)), []),
-        f"{R}/ml/a.md": (vec((0, 1.0)), ["auto:x"]),
-        f"{R}/ml/b.md": (vec((0, 0.9), (1, 0.1)), ["user:y"]),
-        f"{R}/ml/sub": (vec((5, 1.0)), []),
-        f"{R}/ml/sub/c.md": (vec((0, 0.3), (5, 0.9)), ["user:y"]),
-    })
+    store = build(
+        {
+            R: (vec((7, 1.0)), []),
+            f"{R}/ml": (vec((0, 1.0)), []),
+            f"{R}/ml/a.md": (vec((0, 1.0)), ["auto:x"]),
+            f"{R}/ml/b.md": (vec((0, 0.9), (1, 0.1)), ["user:y"]),
+            f"{R}/ml/sub": (vec((5, 1.0)), []),
+            f"{R}/ml/sub/c.md": (vec((0, 0.3), (5, 0.9)), ["user:y"]),
+        }
+    )
     res = run(store, tags=TagFilter(any_of=("y",)))
     assert [m.uri.rsplit("/", 1)[-1] for m in res.matched_contexts] == ["b.md", "c.md"]
     res = run(store, tags=TagFilter(all_of=("x", "y")))
@@ -252,21 +290,29 @@ def test_tag_filter_applies_through_the_descent() -> None:
 def seed_scenario() -> EmbeddedStore:
     """The seed's scenario: only machine-learning/ matches "model training" by its summary."""
     train = (0, 1.0)
-    return build({
-        R: (vec((7, 1.0)), []),
-        f"{R}/machine-learning": (vec(train, (1, 0.3)), ["auto:model-training"]),
-        f"{R}/machine-learning/transformers": (vec(train, (1, 0.5)), ["auto:model-training"]),
-        f"{R}/machine-learning/transformers/ft.md": (vec(train, (1, 0.4)), ["auto:model-training"]),
-        f"{R}/machine-learning/basics.md": (vec(train, (1, 0.6)), ["auto:model-training"]),
-        f"{R}/data-engineering": (vec((2, 1.0)), ["auto:etl"]),
-        f"{R}/data-engineering/etl.md": (vec((2, 1.0), (3, 0.2)), ["auto:etl"]),
-        f"{R}/data-engineering/feature-store": (vec((2, 1.0), (3, 0.5)), ["auto:model-training"]),
-        f"{R}/data-engineering/feature-store/fe.md": (vec(train, (3, 1.0)), ["auto:features"]),
-        f"{R}/devops": (vec((4, 1.0)), ["auto:deploy"]),
-        f"{R}/devops/k8s.md": (vec((4, 1.0), (5, 0.3)), []),
-        f"{R}/devops/ml-ops": (vec((4, 1.0), (6, 0.6)), ["auto:model-training"]),
-        f"{R}/devops/ml-ops/pipelines.md": (vec(train, (6, 1.0)), []),
-    })
+    return build(
+        {
+            R: (vec((7, 1.0)), []),
+            f"{R}/machine-learning": (vec(train, (1, 0.3)), ["auto:model-training"]),
+            f"{R}/machine-learning/transformers": (vec(train, (1, 0.5)), ["auto:model-training"]),
+            f"{R}/machine-learning/transformers/ft.md": (
+                vec(train, (1, 0.4)),
+                ["auto:model-training"],
+            ),
+            f"{R}/machine-learning/basics.md": (vec(train, (1, 0.6)), ["auto:model-training"]),
+            f"{R}/data-engineering": (vec((2, 1.0)), ["auto:etl"]),
+            f"{R}/data-engineering/etl.md": (vec((2, 1.0), (3, 0.2)), ["auto:etl"]),
+            f"{R}/data-engineering/feature-store": (
+                vec((2, 1.0), (3, 0.5)),
+                ["auto:model-training"],
+            ),
+            f"{R}/data-engineering/feature-store/fe.md": (vec(train, (3, 1.0)), ["auto:features"]),
+            f"{R}/devops": (vec((4, 1.0)), ["auto:deploy"]),
+            f"{R}/devops/k8s.md": (vec((4, 1.0), (5, 0.3)), []),
+            f"{R}/devops/ml-ops": (vec((4, 1.0), (6, 0.6)), ["auto:model-training"]),
+            f"{R}/devops/ml-ops/pipelines.md": (vec(train, (6, 1.0)), []),
+        }
+    )
 
 
 @pytest.mark.parametrize("trigger", [TagHopTrigger.ALWAYS, TagHopTrigger.ON_DEMAND])
@@ -285,8 +331,9 @@ def test_tag_hops_reach_subtrees_whose_summaries_missed(trigger: TagHopTrigger) 
 
 
 def test_without_hops_those_subtrees_are_missed() -> None:
-    cfg = RetrievalConfig(global_search_topk=3, tag_hop_trigger=TagHopTrigger.OFF,
-                          score_threshold=0.1)
+    cfg = RetrievalConfig(
+        global_search_topk=3, tag_hop_trigger=TagHopTrigger.OFF, score_threshold=0.1
+    )
     res = run(seed_scenario(), cfg, include_directories=False, limit=10)
     names = {m.uri.rsplit("/", 1)[-1] for m in res.matched_contexts}
     assert "fe.md" not in names and "pipelines.md" not in names
@@ -294,8 +341,13 @@ def test_without_hops_those_subtrees_are_missed() -> None:
 
 
 def test_hop_caps_and_down_weighting() -> None:
-    cfg = RetrievalConfig(global_search_topk=3, tag_hop_trigger=TagHopTrigger.ALWAYS,
-                          tag_hop_max_subtrees=1, tag_hop_score_factor=0.5, score_threshold=0.1)
+    cfg = RetrievalConfig(
+        global_search_topk=3,
+        tag_hop_trigger=TagHopTrigger.ALWAYS,
+        tag_hop_max_subtrees=1,
+        tag_hop_score_factor=0.5,
+        score_threshold=0.1,
+    )
     res = run(seed_scenario(), cfg, include_directories=False, limit=10)
     assert len(res.tag_hops.subtrees_added) == 1
     hop_starts = [s for s in res.starting_points if s[0] in res.tag_hops.subtrees_added]
@@ -306,8 +358,9 @@ def test_hop_caps_and_down_weighting() -> None:
 
 
 def test_on_demand_skips_hops_when_hits_are_spread() -> None:
-    cfg = RetrievalConfig(global_search_topk=4, tag_hop_trigger=TagHopTrigger.ON_DEMAND,
-                          tag_hop_concentration=1.0)
+    cfg = RetrievalConfig(
+        global_search_topk=4, tag_hop_trigger=TagHopTrigger.ON_DEMAND, tag_hop_concentration=1.0
+    )
     store = seed_scenario()
     spread_q = vec((0, 1.0), (2, 1.0), (4, 1.0))
     res = run(store, cfg, vector=spread_q)
@@ -318,6 +371,10 @@ def test_a_partial_topk_does_not_count_as_converged() -> None:
     # Only 3 leaves pass the threshold in the whole tree; a top-10 can never fill, so the
     # search must keep exploring instead of stopping after 3 quiet rounds.
     store = wide_tree()
-    res = run(store, RetrievalConfig(global_search_topk=2, score_threshold=0.75), limit=10,
-              include_directories=False)
+    res = run(
+        store,
+        RetrievalConfig(global_search_topk=2, score_threshold=0.75),
+        limit=10,
+        include_directories=False,
+    )
     assert res.stop_reason == "heap empty"

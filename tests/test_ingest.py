@@ -99,8 +99,10 @@ def test_add_text_memory_and_skill(bow) -> None:
 
 
 def test_html_to_text_keeps_headings() -> None:
-    text = html_to_text("<html><head><title>T</title><style>x{}</style></head><body>"
-                        "<h1>Intro</h1><p>Hello <b>world</b>.</p><script>bad()</script></body>")
+    text = html_to_text(
+        "<html><head><title>T</title><style>x{}</style></head><body>"
+        "<h1>Intro</h1><p>Hello <b>world</b>.</p><script>bad()</script></body>"
+    )
     assert "# Intro" in text and "Hello world." in text and "bad()" not in text
 
 

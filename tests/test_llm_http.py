@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
+import warnings
 from collections.abc import Iterator
 
 import pytest
@@ -99,9 +101,22 @@ async def test_async_calls_run_concurrently(server: FakeOpenAIChatServer) -> Non
 
 def test_fresh_event_loops_get_fresh_clients(server: FakeOpenAIChatServer) -> None:
     llm = make(server)
-    assert asyncio.run(llm.acomplete(MSGS)) == "ok"
-    assert asyncio.run(llm.acomplete(MSGS)) == "ok"  # the first loop's pool is closed
-    assert len(server.requests) == 2
+
+    async def call_then_close() -> str:
+        try:
+            return await llm.acomplete(MSGS)
+        finally:
+            await llm.aclose()
+
+    assert asyncio.run(llm.acomplete(MSGS)) == "ok"  # not closed: its pool dies with the loop
+    # A second loop must not reuse the first loop's (now dead) connection pool.
+    assert asyncio.run(call_then_close()) == "ok"
+    with warnings.catch_warnings():
+        # The first loop's pool could not be closed after its loop ended (documented).
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
+    assert asyncio.run(call_then_close()) == "ok"  # usable again after aclose
+    assert len(server.requests) == 3
 
 
 @pytest.mark.parametrize("status", [503, 429, 500])
@@ -200,18 +215,22 @@ def test_content_parts_are_joined(server: FakeOpenAIChatServer) -> None:
 def test_api_key_env_fallback_order(
     server: FakeOpenAIChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    make(server).complete(MSGS)
+    def call(llm: OpenAICompatibleLLM) -> None:
+        with llm:
+            llm.complete(MSGS)
+
+    call(make(server))
     assert "authorization" not in server.requests[-1].headers  # local servers need no key
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
-    make(server).complete(MSGS)
+    call(make(server))
     assert server.requests[-1].headers["authorization"] == "Bearer sk-openai"
 
     monkeypatch.setenv("TREEHOP_LLM_API_KEY", "sk-treehop")
-    make(server).complete(MSGS)
+    call(make(server))
     assert server.requests[-1].headers["authorization"] == "Bearer sk-treehop"
 
-    make(server, api_key=SecretStr("sk-explicit")).complete(MSGS)
+    call(make(server, api_key=SecretStr("sk-explicit")))
     assert server.requests[-1].headers["authorization"] == "Bearer sk-explicit"
 
 

@@ -12,8 +12,8 @@ import time
 from collections.abc import Iterator, Sequence
 
 import pytest
-from fake_servers.rerank_servers import FakeRerankServer, Reply, overlap_score
 
+from fake_servers.rerank_servers import FakeRerankServer, Reply, overlap_score
 from treehop._http import RetryPolicy
 from treehop.errors import RerankError
 from treehop.rerankers import HTTPReranker, Reranker, safe_rerank
@@ -131,7 +131,7 @@ def test_one_request_per_call_without_a_batch_cap(cohere: FakeRerankServer) -> N
 def test_max_batch_splits_into_the_minimum_number_of_calls(
     cohere: FakeRerankServer, mode: str
 ) -> None:
-    docs = DOCS + ["tags tags", "hierarchical"]  # 6 documents, cap 4 -> 2 calls of 3
+    docs = [*DOCS, "tags tags", "hierarchical"]  # 6 documents, cap 4 -> 2 calls of 3
     rr = HTTPReranker(cohere.base_url, max_batch=4, retry=NO_RETRY)
     scores = run(rr, mode, QUERY, docs)
     assert scores == pytest.approx([overlap_score(QUERY, d) for d in docs])
@@ -229,9 +229,15 @@ def _results(scores: Sequence[object]) -> dict[str, object]:
 BAD_ANSWERS = {
     "malformed JSON": (Reply(200, '{"results": [{"index": 0,'), "malformed JSON"),
     "wrong length": (Reply(200, _results([0.1, 0.2])), "2 results for 4 documents"),
-    "NaN": (Reply(200, '{"results": [{"index": 0, "relevance_score": NaN}, '
-                       '{"index": 1, "relevance_score": 0.1}, {"index": 2, "relevance_score": 0.2},'
-                       ' {"index": 3, "relevance_score": 0.3}]}'), "non-finite"),
+    "NaN": (
+        Reply(
+            200,
+            '{"results": [{"index": 0, "relevance_score": NaN}, '
+            '{"index": 1, "relevance_score": 0.1}, {"index": 2, "relevance_score": 0.2},'
+            ' {"index": 3, "relevance_score": 0.3}]}',
+        ),
+        "non-finite",
+    ),
     "infinity": (Reply(200, _results([0.1, float("inf"), 0.2, 0.3])), "non-finite"),
     "duplicate index": (
         Reply(200, {"results": [{"index": 0, "relevance_score": 0.1}] * 4}),
@@ -285,8 +291,13 @@ def test_safe_rerank_reports_a_fallback_reason(cohere: FakeRerankServer, case: s
 
 
 def test_safe_rerank_nan_with_right_length_is_reported(cohere: FakeRerankServer) -> None:
-    cohere.script(Reply(200, '{"results": [{"index": 0, "relevance_score": NaN}, '
-                             '{"index": 1, "relevance_score": 1}]}'))
+    cohere.script(
+        Reply(
+            200,
+            '{"results": [{"index": 0, "relevance_score": NaN}, '
+            '{"index": 1, "relevance_score": 1}]}',
+        )
+    )
     rr = HTTPReranker(cohere.base_url, retry=NO_RETRY)
     outcome = asyncio.run(safe_rerank(rr, QUERY, DOCS[:2], timeout_s=5))
     assert outcome.scores is None

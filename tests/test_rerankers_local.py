@@ -65,9 +65,7 @@ def _tensor(name: str, dims: Sequence[int], dtype: int, raw: bytes) -> bytes:
 
 
 def _value_info(name: str, dtype: int, dims: Sequence[int | str]) -> bytes:
-    shape = b"".join(
-        _bytes(1, _bytes(2, d) if isinstance(d, str) else _int(1, d)) for d in dims
-    )
+    shape = b"".join(_bytes(1, _bytes(2, d) if isinstance(d, str) else _int(1, d)) for d in dims)
     tensor_type = _int(1, dtype) + _bytes(2, shape)
     return _bytes(1, name) + _bytes(2, _bytes(1, tensor_type))
 
@@ -200,13 +198,25 @@ def test_onnx_scores_match_the_graph_and_rank_sensibly(model_dir: Path) -> None:
     assert min(range(len(DOCS)), key=lambda i: scores[i]) == 0
 
 
-@pytest.mark.parametrize("batch_size", [1, 2, 16])
-def test_batching_and_padding_do_not_change_scores(model_dir: Path, batch_size: int) -> None:
+@pytest.fixture(scope="module")
+def no_types_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_model_dir(tmp_path_factory.mktemp("ce") / "xlmr-like", token_types=False)
+
+
+@pytest.mark.parametrize("token_types", [True, False])
+@pytest.mark.parametrize("batch_size", [1, 3, 16])
+def test_batching_and_padding_do_not_change_scores(
+    model_dir: Path, no_types_dir: Path, batch_size: int, token_types: bool
+) -> None:
     # Documents of very different lengths share a padded batch; [PAD] weighs 7, so any
     # leak of padding into the score, or a batch put back in the wrong order, would show.
-    docs = ["treehop", "bread " * 30, "tags", "retrieval tree " * 5, "banana"]
-    rr = CrossEncoderReranker(model_dir, batch_size=batch_size, activation="none")
-    assert rr.rerank("q", docs) == pytest.approx([doc_logit(d) for d in docs], rel=1e-5)
+    docs = ["treehop", "bread " * 30, "tags", "retrieval tree " * 5, "banana", "a tree"]
+    rr = CrossEncoderReranker(
+        model_dir if token_types else no_types_dir, batch_size=batch_size, activation="none"
+    )
+    query_part = 0.0 if token_types else doc_logit("q")  # no segment ids: query counts too
+    expected = [doc_logit(d) + query_part for d in docs]
+    assert rr.rerank("q", docs) == pytest.approx(expected, rel=1e-5)
 
 
 def test_async_path_matches_sync(model_dir: Path) -> None:
@@ -283,7 +293,7 @@ def test_missing_directory(tmp_path: Path) -> None:
 def test_missing_tokenizer(tmp_path: Path) -> None:
     d = write_model_dir(tmp_path / "m")
     (d / "tokenizer.json").unlink()
-    with pytest.raises(RerankError, match="no tokenizer.json"):
+    with pytest.raises(RerankError, match=r"no tokenizer\.json"):
         CrossEncoderReranker(d)
 
 

@@ -8,19 +8,19 @@ stale on retries, or signs other bytes than it sends.
 from __future__ import annotations
 
 import asyncio
-import re
 import hashlib
+import re
 from collections.abc import Iterator, Sequence
 
 import httpx
 import pytest
+
 from fake_servers.rerank_servers import (
     FakeVikingDBRerankServer,
     Reply,
     overlap_score,
     viking_error,
 )
-
 from treehop._http import RetryPolicy
 from treehop.errors import InvalidQueryError, RerankError
 from treehop.rerankers import Reranker, VikingDBReranker, safe_rerank

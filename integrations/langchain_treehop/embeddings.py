@@ -123,6 +123,8 @@ class LangChainEmbedder:
             raise EmbeddingError(f"query must be a string, got {type(text).__name__}")
         try:
             raw = self.embeddings.embed_query(text)
+        except EmbeddingError:
+            raise
         except Exception as exc:
             raise self._wrap(exc) from exc
         return self._finish([raw], 1)[0]
@@ -132,6 +134,8 @@ class LangChainEmbedder:
             raise EmbeddingError(f"query must be a string, got {type(text).__name__}")
         try:
             raw = await self.embeddings.aembed_query(text)
+        except EmbeddingError:
+            raise
         except Exception as exc:
             raise self._wrap(exc) from exc
         return self._finish([raw], 1)[0]

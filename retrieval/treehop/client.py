@@ -37,6 +37,7 @@ from .models import (
     RetrievalMode,
     TypedQuery,
 )
+from .postprocess import apply_rerank_threshold, check_controls, diffuse_chunks, group_chunks
 from .rerankers.base import Reranker
 from .stores.base import VectorStore
 from .stores.embedded import EmbeddedStore
@@ -61,6 +62,24 @@ class AddResult:
     skipped_unreadable: list[str] = field(default_factory=list)
     skipped_other: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class _SearchOptions:
+    """Validated search parameters shared by find() and search()."""
+
+    limit: int
+    threshold: float | None
+    metadata: MetadataFilter | None
+    tags: TagFilter
+    mode: RetrievalMode
+    dense_weight: float | None
+    include_directories: bool
+    explain: bool
+    retrieve_count: int | None
+    rerank_threshold: float | None
+    chunk_diffusion_count: int
+    chunk_group: bool
 
 
 @dataclass
@@ -185,18 +204,26 @@ class AsyncTreehop:
                 )
             target = self._target_for(target_uri, name or "note")
             ctype = urimod.context_type_of(target)
-            built = await asyncio.to_thread(self.builder.build_text, text, target, ctype, name or "")
+            built = await asyncio.to_thread(
+                self.builder.build_text, text, target, ctype, name or ""
+            )
         async with self._write_lock:
             return await self._write_tree(built, target, user_tags, progress, t0)
 
-    async def add_memory(self, text: str, *, name: str | None = None,
-                         tags: str | Sequence[str] | None = None) -> AddResult:
+    async def add_memory(
+        self, text: str, *, name: str | None = None, tags: str | Sequence[str] | None = None
+    ) -> AddResult:
         """Store a memory about the user under ``viking://~/memories``."""
         label = name or f"memory-{int(time.time() * 1000)}"
         return await self.add_resource(text, target_uri=f"viking://~/memories/{label}", tags=tags)
 
-    async def add_skill(self, path_or_text: str | os.PathLike[str], *, name: str | None = None,
-                        tags: str | Sequence[str] | None = None) -> AddResult:
+    async def add_skill(
+        self,
+        path_or_text: str | os.PathLike[str],
+        *,
+        name: str | None = None,
+        tags: str | Sequence[str] | None = None,
+    ) -> AddResult:
         """Store a skill (a how-to the agent can follow) under ``viking://~/skills``."""
         target = f"viking://~/skills/{name}" if name else None
         if target is None and not Path(str(path_or_text)).exists():
@@ -234,14 +261,16 @@ class AsyncTreehop:
             chunks=built.chunks,
             skipped_binary=built.report.skipped_binary,
             skipped_unreadable=built.report.skipped_unreadable,
-            skipped_other=built.report.skipped_other + built.report.skipped_large
+            skipped_other=built.report.skipped_other
+            + built.report.skipped_large
             + built.report.skipped_empty,
         )
         nodes = built.nodes
         self._apply_tags(nodes, user_tags)
         old = {n.uri: n for n in self.store.iter_nodes(target)}
-        changed = [n for n in nodes if old.get(n.uri) is None
-                   or old[n.uri].content_hash != n.content_hash]
+        changed = [
+            n for n in nodes if old.get(n.uri) is None or old[n.uri].content_hash != n.content_hash
+        ]
         same = [n for n in nodes if n.uri in old and old[n.uri].content_hash == n.content_hash]
         stale = [u for u in old if u not in {n.uri for n in nodes}]
         vectors = await self._embed_nodes(changed, progress)
@@ -271,9 +300,7 @@ class AsyncTreehop:
         for n in sorted(nodes, key=lambda x: x.uri.count("/")):
             if n.parent_uri in by_uri:
                 parent = nodes[by_uri[n.parent_uri]]
-                inherited = [
-                    tagmod.make_tag("inherit", tagmod.label_of(t)) for t in parent.tags
-                ]
+                inherited = [tagmod.make_tag("inherit", tagmod.label_of(t)) for t in parent.tags]
                 n.tags = tagmod.merge(n.tags, inherited)
 
     async def _embed_nodes(
@@ -299,9 +326,16 @@ class AsyncTreehop:
             abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
             level = Level.ABSTRACT if urimod.parent_of(uri) is None else Level.OVERVIEW
             node = finalize(
-                Node(uri=uri, parent_uri=urimod.parent_of(uri), context_type=ctype, level=level,
-                     is_leaf=False, abstract=abstract, overview=overview,
-                     metadata={"name": name, "implicit": True})
+                Node(
+                    uri=uri,
+                    parent_uri=urimod.parent_of(uri),
+                    context_type=ctype,
+                    level=level,
+                    is_leaf=False,
+                    abstract=abstract,
+                    overview=overview,
+                    metadata={"name": name, "implicit": True},
+                )
             )
             existing = self.store.get([uri])[0]
             if existing is not None and existing.content_hash == node.content_hash:
@@ -325,8 +359,13 @@ class AsyncTreehop:
         if node.is_leaf:
             raise InvalidURIError(f"{uri} is a leaf, not a directory")
         return [
-            Entry(self.display(c.uri), c.is_leaf, c.abstract, list(c.tags),
-                  len(self.store.children(c.uri)))
+            Entry(
+                self.display(c.uri),
+                c.is_leaf,
+                c.abstract,
+                list(c.tags),
+                len(self.store.children(c.uri)),
+            )
             for c in self.store.children(node.uri)
         ]
 
@@ -349,8 +388,11 @@ class AsyncTreehop:
         node = self._require(uri)
 
         def walk(n: Node, d: int) -> dict[str, Any]:
-            out: dict[str, Any] = {"uri": self.display(n.uri), "is_leaf": n.is_leaf,
-                                   "abstract": n.abstract}
+            out: dict[str, Any] = {
+                "uri": self.display(n.uri),
+                "is_leaf": n.is_leaf,
+                "abstract": n.abstract,
+            }
             if not n.is_leaf and d > 0:
                 kids = self.store.children(n.uri)
                 kids.sort(key=lambda k: (k.is_leaf, k.chunk_index or 0, k.uri))
@@ -378,8 +420,9 @@ class AsyncTreehop:
         targets = as_list(target_uri)
         if targets:
             roots = [self.resolve(t) for t in targets]
-            missing = [t for t, r in zip(targets, roots, strict=True)
-                       if self.store.get([r])[0] is None]
+            missing = [
+                t for t, r in zip(targets, roots, strict=True) if self.store.get([r])[0] is None
+            ]
             if missing:
                 raise NotFoundError(f"unknown target URI(s): {', '.join(missing)}")
             return roots
@@ -399,37 +442,112 @@ class AsyncTreehop:
         context_type: ContextType | str | None = None,
         limit: int = 10,
         score_threshold: float | None = None,
-        filter: Mapping[str, Any] | MetadataFilter | None = None,  # noqa: A002
+        filter: Mapping[str, Any] | MetadataFilter | None = None,
         tags: str | Sequence[str] | None = None,
         tags_all: str | Sequence[str] | None = None,
         mode: RetrievalMode | str = RetrievalMode.QUICK,
         dense_weight: float | None = None,
         include_directories: bool = True,
         explain: bool = False,
+        retrieve_count: int | None = None,
+        rerank_threshold: float | None = None,
+        chunk_diffusion_count: int = 0,
+        chunk_group: bool = False,
     ) -> FindResult:
         """One query, no LLM: the hierarchical search over the given scope.
 
         ``tags`` keeps nodes carrying any of the tags, ``tags_all`` those carrying all of them;
-        ``filter`` is the metadata DSL (see :mod:`treehop.filters`).
+        ``filter`` is the metadata DSL (see :mod:`treehop.filters`). The ``search_knowledge``
+        controls (``retrieve_count``, ``rerank_threshold``, ``chunk_diffusion_count``,
+        ``chunk_group``) behave as in VikingDB; see :mod:`treehop.postprocess`.
         """
         q = check_query(query)
-        limit = check_limit(limit)
-        threshold = check_threshold(score_threshold)
-        dw = check_dense_weight(dense_weight)
-        md = MetadataFilter.parse(filter)
-        tf = TagFilter(tagmod.normalize_filter_labels(tags), tagmod.normalize_filter_labels(tags_all))
-        mode = RetrievalMode(mode)
-        roots = self._roots(target_uri, context_type)
-        roots = [r for r in roots if self.store.get([r])[0] is not None] or roots
-        tq = TypedQuery(query=q, context_type=ContextType(context_type) if context_type else None)
-        vec = await self.embedder.aembed_query(q)
-        req = RetrievalRequest(
-            query=tq, vector=vec, roots=roots, limit=limit, mode=mode, score_threshold=threshold,
-            tags=tf, metadata=md, include_directories=include_directories, dense_weight=dw,
-            explain=explain,
+        ctype = ContextType(context_type) if context_type else None
+        tq = TypedQuery(query=q, context_type=ctype)
+        opts = self._search_options(
+            limit,
+            score_threshold,
+            filter,
+            tags,
+            tags_all,
+            mode,
+            dense_weight,
+            include_directories,
+            explain,
+            retrieve_count,
+            rerank_threshold,
+            chunk_diffusion_count,
+            chunk_group,
         )
-        qr = await self.retriever().retrieve(req)
-        return self._to_find_result(qr.matched_contexts, [qr], None)
+        roots = self._roots(target_uri, context_type)
+        qr = await self._run_query(tq, roots, opts)
+        return self._to_find_result(self._postprocess(qr.matched_contexts, opts), [qr], None)
+
+    def _search_options(
+        self,
+        limit: int,
+        score_threshold: float | None,
+        filter: Mapping[str, Any] | MetadataFilter | None,
+        tags: str | Sequence[str] | None,
+        tags_all: str | Sequence[str] | None,
+        mode: RetrievalMode | str,
+        dense_weight: float | None,
+        include_directories: bool,
+        explain: bool,
+        retrieve_count: int | None,
+        rerank_threshold: float | None,
+        chunk_diffusion_count: int,
+        chunk_group: bool,
+    ) -> _SearchOptions:
+        """Validate every search parameter once, before any work is done."""
+        limit = check_limit(limit)
+        rmode = RetrievalMode(mode)
+        rerank_active = rmode is RetrievalMode.THINKING and self.reranker is not None
+        return _SearchOptions(
+            limit=limit,
+            threshold=check_threshold(score_threshold),
+            metadata=MetadataFilter.parse(filter),
+            tags=TagFilter(
+                tagmod.normalize_filter_labels(tags), tagmod.normalize_filter_labels(tags_all)
+            ),
+            mode=rmode,
+            dense_weight=check_dense_weight(dense_weight),
+            include_directories=include_directories,
+            explain=explain,
+            retrieve_count=check_controls(
+                limit, retrieve_count, rerank_active, chunk_diffusion_count
+            ),
+            rerank_threshold=check_threshold(rerank_threshold, "rerank_threshold"),
+            chunk_diffusion_count=chunk_diffusion_count,
+            chunk_group=chunk_group,
+        )
+
+    async def _run_query(
+        self, tq: TypedQuery, roots: list[str], opts: _SearchOptions
+    ) -> QueryResult:
+        roots = [r for r in roots if self.store.get([r])[0] is not None] or roots
+        vec = await self.embedder.aembed_query(tq.query)
+        req = RetrievalRequest(
+            query=tq,
+            vector=vec,
+            roots=roots,
+            limit=opts.retrieve_count or opts.limit,
+            mode=opts.mode,
+            score_threshold=opts.threshold,
+            tags=opts.tags,
+            metadata=opts.metadata,
+            include_directories=opts.include_directories,
+            dense_weight=opts.dense_weight,
+            explain=opts.explain,
+        )
+        return await self.retriever().retrieve(req)
+
+    def _postprocess(
+        self, hits: Sequence[MatchedContext], opts: _SearchOptions
+    ) -> list[MatchedContext]:
+        out = apply_rerank_threshold(hits, opts.rerank_threshold)[: opts.limit]
+        out = diffuse_chunks(out, self.store, opts.chunk_diffusion_count)
+        return group_chunks(out) if opts.chunk_group else out
 
     def _to_find_result(
         self,
@@ -439,8 +557,12 @@ class AsyncTreehop:
     ) -> FindResult:
         out = FindResult(query_plan=plan, query_results=query_results)
         for m in contexts:
-            m = m.model_copy(update={"uri": self.display(m.uri), "parent_uri": (
-                self.display(m.parent_uri) if m.parent_uri else None)})
+            m = m.model_copy(
+                update={
+                    "uri": self.display(m.uri),
+                    "parent_uri": (self.display(m.parent_uri) if m.parent_uri else None),
+                }
+            )
             if m.context_type is ContextType.MEMORY:
                 out.memories.append(m)
             elif m.context_type is ContextType.SKILL:
@@ -464,8 +586,10 @@ class AsyncTreehop:
         await self.close()
 
     def __repr__(self) -> str:
-        return (f"AsyncTreehop(path={str(self.path) if self.path else None!r}, user={self.user!r}, "
-                f"nodes={len(self.store)}, embedder={self.embedder.name!r})")
+        return (
+            f"AsyncTreehop(path={str(self.path) if self.path else None!r}, user={self.user!r}, "
+            f"nodes={len(self.store)}, embedder={self.embedder.name!r})"
+        )
 
 
 def _make_tagger(tagger: Any) -> Any:
@@ -551,4 +675,4 @@ class Treehop:
         self.close()
 
     def __repr__(self) -> str:
-        return "Treehop" + repr(self._async)[len("AsyncTreehop"):]
+        return "Treehop" + repr(self._async)[len("AsyncTreehop") :]

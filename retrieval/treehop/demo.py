@@ -27,8 +27,11 @@ DEMO_QUERIES = [
 def index_sample_tree(client: Treehop, root: Path = SAMPLE_TREE) -> dict[str, int]:
     """Index resources, skills and memories of the sample tree into their roots."""
     totals = {"directories": 0, "files": 0, "chunks": 0}
-    targets = {"resources": "viking://resources", "skills": "viking://~/skills",
-               "memories": "viking://~/memories"}
+    targets = {
+        "resources": "viking://resources",
+        "skills": "viking://~/skills",
+        "memories": "viking://~/memories",
+    }
     for sub, target in targets.items():
         for child in sorted((root / sub).iterdir()):
             res = client.add_resource(str(child), target_uri=target)

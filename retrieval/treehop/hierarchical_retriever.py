@@ -149,14 +149,20 @@ class HierarchicalRetriever:
         leaf_parents: dict[str, float | None] = {}
         for i, h in enumerate(hits):
             r = rr[i] if rr is not None else None
-            cand = _Candidate(h.node, h.vector_score, r, h.score, r, FoundBy.GLOBAL, None, h.matches)
+            cand = _Candidate(
+                h.node, h.vector_score, r, h.score, r, FoundBy.GLOBAL, None, h.matches
+            )
             if h.matches and (h.node.is_leaf or req.include_directories):
                 collected[h.node.uri] = cand
             if not h.node.is_leaf:
                 _best_start(starts, h.node.uri, h.score, r)
-            elif cfg.expand_leaf_parents and h.node.parent_uri and h.node.parent_uri not in root_set:
+            elif (
+                cfg.expand_leaf_parents and h.node.parent_uri and h.node.parent_uri not in root_set
+            ):
                 prev_r = leaf_parents.get(h.node.parent_uri)
-                leaf_parents[h.node.parent_uri] = r if prev_r is None or r is None else max(r, prev_r)
+                leaf_parents[h.node.parent_uri] = (
+                    r if prev_r is None or r is None else max(r, prev_r)
+                )
         # Parents of leaf hits start from their own vector score (what they would have scored as
         # a hit), so that propagation blends each child with its real parent's score.
         extra = [u for u in leaf_parents if u not in starts]
@@ -236,7 +242,9 @@ class HierarchicalRetriever:
                 if c.matches and (node.is_leaf or req.include_directories):
                     prev = collected.get(node.uri)
                     found_by = FoundBy.TAG_HOP if hop_here is not None else FoundBy.CHILD
-                    cand = _Candidate(node, c.vector_score, r, fv, fr, found_by, uri, True, hop_here)
+                    cand = _Candidate(
+                        node, c.vector_score, r, fv, fr, found_by, uri, True, hop_here
+                    )
                     if prev is None or _better(cand, prev, use_rerank):
                         collected[node.uri] = cand
                 if not node.is_leaf and node.uri not in visited:
@@ -269,9 +277,9 @@ class HierarchicalRetriever:
 
         # Step 5: MatchedContexts.
         fell_back = fallback_reason is not None
-        ranked = sorted(
-            collected.values(), key=lambda c: _active(c, use_rerank), reverse=True
-        )[: req.limit]
+        ranked = sorted(collected.values(), key=lambda c: _active(c, use_rerank), reverse=True)[
+            : req.limit
+        ]
         out: list[MatchedContext] = []
         for c in ranked:
             out.append(

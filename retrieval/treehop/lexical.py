@@ -116,6 +116,12 @@ class LexicalIndex:
     re-sort a query may trigger hold one lock.
     """
 
+    _merge_min = 4096
+    """The unsorted tail is merged once it holds more postings than this and 1/8 of the log."""
+    _compact_min = 4096
+    """Dead postings are dropped once there are more than this and than live ones (unused
+    terms likewise, against half the vocabulary)."""
+
     def __init__(
         self,
         *,
@@ -393,7 +399,7 @@ class LexicalIndex:
         return (idx >= start) & (idx < start + self._count[rows])
 
     def _maybe_compact(self) -> None:
-        if self._dead > 4096 and self._dead > self._m - self._dead:
+        if self._dead > self._compact_min and self._dead > self._m - self._dead:
             self._compact()
 
     def _compact(self) -> None:
@@ -421,6 +427,27 @@ class LexicalIndex:
         self._msorted = int(np.count_nonzero(live[: self._msorted]))
         self._m = n
         self._dead = 0
+        unused = len(self._terms) - int(np.count_nonzero(self._df[: len(self._terms)]))
+        if unused > max(self._compact_min, len(self._terms) // 2):
+            self._prune_vocab()
+
+    def _prune_vocab(self) -> None:
+        """Forget terms no live document uses (needs a compacted log: no dead postings)."""
+        v = len(self._terms)
+        alive = self._df[:v] > 0
+        if alive.all():
+            return
+        new_id = np.cumsum(alive) - 1
+        alive_ids = np.flatnonzero(alive)
+        self._log_term[: self._m] = new_id[self._log_term[: self._m]]
+        # Unused terms own empty ranges of the sorted permutation, so dropping their indptr
+        # entries keeps every other term's range; ids keep their order, so perm stays sorted.
+        n_sorted = self._indptr.shape[0] - 1
+        kept = alive_ids[alive_ids < n_sorted]
+        self._indptr = np.concatenate([self._indptr[kept], self._indptr[-1:]])
+        self._terms = [self._terms[i] for i in alive_ids]
+        self._vocab = {t: i for i, t in enumerate(self._terms)}
+        self._df = self._df[alive_ids].copy()
 
     def _merge_tail(self) -> None:
         """Fold the unsorted tail into the term-sorted permutation."""
@@ -529,7 +556,7 @@ class LexicalIndex:
             return out
 
     def _maybe_merge_tail(self) -> None:
-        if self._m - self._msorted > max(4096, self._msorted // 8):
+        if self._m - self._msorted > max(self._merge_min, self._msorted // 8):
             self._merge_tail()
 
     def score(
@@ -575,6 +602,7 @@ class LexicalIndex:
         path.mkdir(parents=True, exist_ok=True)
         with self._lock:
             self._compact()
+            self._prune_vocab()
             self._merge_tail()
             m = self._m
             arrays: dict[str, npt.NDArray[Any]] = {

@@ -51,7 +51,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import tags as _tags
-from .errors import IndexCorruptError, TreehopError
+from .errors import IndexCorruptError, InvalidTagError, TreehopError
 
 __all__ = [
     "EN_STOPWORDS",
@@ -83,7 +83,12 @@ class TaggerNotFittedError(TreehopError, RuntimeError):
 # real corpus; these lists cover function words and the generic words a small corpus cannot.
 # --------------------------------------------------------------------------------------------
 
-EN_STOPWORDS: Final[frozenset[str]] = frozenset(
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+EN_STOPWORDS: Final[frozenset[str]] = _words(
     """
     a about above across after again against all almost along already also although always am
     among an and another any anyone anything are around as at away back be became because become
@@ -108,10 +113,10 @@ EN_STOPWORDS: Final[frozenset[str]] = frozenset(
     significantly simply slightly specifically strongly typically usually whose
     run need show provide allow include require help want see seen say said know known find
     found take taken keep put become come came look try tried tell
-    """.split()
+    """
 )
 
-ZH_STOPWORDS: Final[frozenset[str]] = frozenset(
+ZH_STOPWORDS: Final[frozenset[str]] = _words(
     """
     的 了 和 与 及 或 是 在 对 为 等 这 那 其 之 以 于 并 而 就 也 都 很 更 最 会 能 要 把 被 让 给
     从 到 向 由 此 该 各 每 某 我 你 他 她 它 我们 你们 他们 她们 它们 自己 这个 那个 这些 那些
@@ -119,15 +124,15 @@ ZH_STOPWORDS: Final[frozenset[str]] = frozenset(
     所以 但是 然后 而且 或者 还是 已经 非常 比较 因此 于是 其中 其他 其它 之后 之前 之间 以上
     以下 当前 目前 如何 什么 怎么 为什么 哪些 时候 时间 东西 情况 方面 方式 方法 问题 内容
     部分 地方 事情 过程 结果 作用 用于 需要 包括 提供 支持 实现 相关 不同 主要 一般 基本
-    """.split()
+    """
 )
 
 # Words ending in "s" that are not plurals (or whose singular would be a different term).
-_NO_FOLD: Final[frozenset[str]] = frozenset(
+_NO_FOLD: Final[frozenset[str]] = _words(
     """
     kubernetes pandas series species news postgres jenkins express atlas canvas alias bias
     lens gas ios macos chaos status always perhaps https wpf sales thanks
-    """.split()
+    """
 )
 
 # Latin tokens: letters/digits with inner -_.' and trailing + or # (c++, c#, node.js, k8s).
@@ -297,7 +302,7 @@ def tokenize(text: str) -> list[str]:
 def _label(key: str) -> str | None:
     try:
         return _tags.normalize_label(key)
-    except _tags.InvalidTagError:
+    except InvalidTagError:
         return None
 
 
@@ -317,10 +322,12 @@ def _pagerank(
     colsum = weights.sum(axis=0)
     dangling = colsum == 0
     trans = weights / np.where(dangling, 1.0, colsum)
-    rank = teleport.copy()
+    rank: NDArray[np.float64] = teleport.copy()
     for _ in range(max_iter):
-        new = damping * (trans @ rank + rank[dangling].sum() * teleport) + (1 - damping) * teleport
-        if np.abs(new - rank).sum() < tol:
+        new: NDArray[np.float64] = (
+            damping * (trans @ rank + rank[dangling].sum() * teleport) + (1 - damping) * teleport
+        )
+        if float(np.abs(new - rank).sum()) < tol:
             return new
         rank = new
     return rank
@@ -649,9 +656,10 @@ class KeywordTagger:
         for tags_of_child in child_tags:
             seen: set[str] = set()
             for tag in tags_of_child:
-                if _tags.source_of(tag) == "inherit" and ":" in tag:
+                parsed = _tags.parse_tag(tag, default_source="auto")
+                if _tags.source_of(parsed) == "inherit":
                     continue
-                lab = _tags.normalize_label(_tags.label_of(tag))
+                lab = _tags.label_of(parsed)
                 if lab not in seen:
                     seen.add(lab)
                     counts[lab] += 1

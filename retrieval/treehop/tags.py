@@ -33,7 +33,9 @@ def normalize_label(label: str) -> str:
     if len(s) > MAX_LABEL_LENGTH:
         raise InvalidTagError(f"tag {label!r} is longer than {MAX_LABEL_LENGTH} characters")
     if _BAD.search(s):
-        raise InvalidTagError(f"tag {label!r} contains a forbidden character (one of ;:,\"'`<>{{}}[]())")
+        raise InvalidTagError(
+            f"tag {label!r} contains a forbidden character (one of ;:,\"'`<>{{}}[]())"
+        )
     return s
 
 

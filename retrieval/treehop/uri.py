@@ -92,17 +92,13 @@ def normalize(uri: str, user: str) -> str:
         resolved = SCHEME + body
     elif head == "~":
         if len(segments) < 2 or segments[1] not in {"memories", "skills"}:
-            raise InvalidURIError(
-                f"URI {uri!r}: the user space holds only 'memories' and 'skills'"
-            )
+            raise InvalidURIError(f"URI {uri!r}: the user space holds only 'memories' and 'skills'")
         resolved = user_root(user) + "/" + "/".join(segments[1:])
     elif head == "user":
         if len(segments) < 2 or segments[1] != user:
             raise InvalidURIError(f"URI {uri!r} reaches into another user's space")
         if len(segments) > 2 and segments[2] not in {"memories", "skills"}:
-            raise InvalidURIError(
-                f"URI {uri!r}: the user space holds only 'memories' and 'skills'"
-            )
+            raise InvalidURIError(f"URI {uri!r}: the user space holds only 'memories' and 'skills'")
         resolved = SCHEME + body
     else:
         raise InvalidURIError(
@@ -130,9 +126,7 @@ def parent_of(uri: str) -> str | None:
     if CHUNK_MARK in uri:
         return uri.split("#", 1)[0]
     body = uri[len(SCHEME) :]
-    if body in {"resources"} or (
-        body.startswith("user/") and body.count("/") <= 2
-    ):
+    if body in {"resources"} or (body.startswith("user/") and body.count("/") <= 2):
         return None
     return SCHEME + body.rsplit("/", 1)[0]
 

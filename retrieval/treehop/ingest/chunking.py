@@ -53,10 +53,17 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
         else:
             sections[-1][1].append(line)
     chunks: list[Chunk] = []
+    carry = ""
     for title, lines in sections:
         body = "\n".join(lines).strip()
         if not body:
             continue
+        if "\n" not in body and _HEADING.match(body):
+            # A heading with no body of its own (a document title): keep it for the next section.
+            carry = f"{carry}\n{body}".strip()
+            continue
+        if carry:
+            body, carry = f"{carry}\n\n{body}", ""
         blocks = [b.strip() for b in re.split(r"\n\s*\n", body) if b.strip()]
         cur = ""
         for block in blocks:
@@ -68,4 +75,6 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
                     cur = f"{cur}\n\n{piece}" if cur else piece
         if cur:
             chunks.append(Chunk(len(chunks), title, cur))
+    if carry:
+        chunks.append(Chunk(len(chunks), "", carry))
     return chunks

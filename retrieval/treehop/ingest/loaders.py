@@ -13,13 +13,58 @@ from ..errors import IngestError
 MARKDOWN_EXT = {".md", ".markdown", ".mdx"}
 TEXT_EXT = {".txt", ".rst", ".text", ".adoc", ".org", ".csv", ".tsv", ".log", ""}
 CODE_EXT = {
-    ".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".go", ".rs", ".c", ".h", ".cc", ".cpp",
-    ".hpp", ".cs", ".rb", ".php", ".swift", ".kt", ".scala", ".sh", ".bash", ".sql", ".r",
-    ".lua", ".pl", ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".xml", ".css", ".scss",
+    ".py",
+    ".js",
+    ".ts",
+    ".tsx",
+    ".jsx",
+    ".java",
+    ".go",
+    ".rs",
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".hpp",
+    ".cs",
+    ".rb",
+    ".php",
+    ".swift",
+    ".kt",
+    ".scala",
+    ".sh",
+    ".bash",
+    ".sql",
+    ".r",
+    ".lua",
+    ".pl",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".json",
+    ".ini",
+    ".cfg",
+    ".xml",
+    ".css",
+    ".scss",
 }
 HTML_EXT = {".html", ".htm", ".xhtml"}
-SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".tox",
-             ".mypy_cache", ".ruff_cache", ".pytest_cache", ".idea", ".vscode", ".treehop"}
+SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    "__pycache__",
+    "node_modules",
+    ".venv",
+    "venv",
+    ".tox",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".idea",
+    ".vscode",
+    ".treehop",
+}
 MAX_FILE_BYTES = 5_000_000
 
 
@@ -47,8 +92,26 @@ class LoadReport:
 class _HTMLText(HTMLParser):
     """Visible text of an HTML page, keeping headings and paragraphs on their own lines."""
 
-    _BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
-              "section", "article", "dt", "dd", "table", "title"}
+    _BLOCK = {
+        "p",
+        "div",
+        "br",
+        "li",
+        "tr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "section",
+        "article",
+        "dt",
+        "dd",
+        "table",
+        "title",
+    }
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -49,7 +49,10 @@ def _clip(text: str, n: int) -> str:
 
 def first_sentence(text: str) -> str:
     body = "\n".join(
-        ln for ln in text.splitlines() if ln.strip() and not _HEADING.match(ln)
+        ln
+        for ln in text.splitlines()
+        if ln.strip()
+        and not _HEADING.match(ln)
         and not ln.strip().startswith(("```", "---", "===", "|", "<!--"))
     )
     body = re.sub(r"[*_`>]+", "", body)
@@ -91,8 +94,9 @@ class ExtractiveSummarizer:
         abstract = head if sent.startswith(head) else f"{head}: {sent}" if sent else head
         outline = [h.strip() for h in _HEADING.findall(text)] if kind != "code" else []
         if kind == "code":
-            outline = re.findall(r"^\s*(?:def|class|func|fn|function|public|interface)\s+(\w+)",
-                                 text, re.M)
+            outline = re.findall(
+                r"^\s*(?:def|class|func|fn|function|public|interface)\s+(\w+)", text, re.M
+            )
         overview = abstract
         if outline:
             overview += "\nContents: " + "; ".join(dict.fromkeys(outline))

@@ -76,7 +76,11 @@ class TreeBuilder:
         if not report.files:
             raise IngestError(
                 f"no readable text files under {root}"
-                + (f" ({len(report.skipped_binary)} binary skipped)" if report.skipped_binary else "")
+                + (
+                    f" ({len(report.skipped_binary)} binary skipped)"
+                    if report.skipped_binary
+                    else ""
+                )
             )
         out = BuiltTree(report=report)
         if root.is_file():
@@ -98,8 +102,9 @@ class TreeBuilder:
         if not text.strip():
             raise IngestError("cannot add an empty text")
         out = BuiltTree()
-        self._file_nodes(LoadedFile(name, text, "markdown"), target_uri, ctype, out,
-                         as_uri=target_uri)
+        self._file_nodes(
+            LoadedFile(name, text, "markdown"), target_uri, ctype, out, as_uri=target_uri
+        )
         return out
 
     # -------------------------------------------------------------- internals
@@ -151,28 +156,50 @@ class TreeBuilder:
         if len(f.text) <= self.leaf_chars:
             out.nodes.append(
                 finalize(
-                    Node(uri=file_uri, parent_uri=parent_uri, context_type=ctype,
-                         level=Level.CONTENT, is_leaf=True, abstract=abstract,
-                         overview=overview, content=f.text.strip(), metadata=meta)
+                    Node(
+                        uri=file_uri,
+                        parent_uri=parent_uri,
+                        context_type=ctype,
+                        level=Level.CONTENT,
+                        is_leaf=True,
+                        abstract=abstract,
+                        overview=overview,
+                        content=f.text.strip(),
+                        metadata=meta,
+                    )
                 )
             )
             return abstract
         chunks = split_text(f.text, f.kind, self.chunk_chars)
         out.nodes.append(
             finalize(
-                Node(uri=file_uri, parent_uri=parent_uri, context_type=ctype,
-                     level=Level.OVERVIEW, is_leaf=False, abstract=abstract,
-                     overview=overview, metadata={**meta, "chunks": len(chunks)})
+                Node(
+                    uri=file_uri,
+                    parent_uri=parent_uri,
+                    context_type=ctype,
+                    level=Level.OVERVIEW,
+                    is_leaf=False,
+                    abstract=abstract,
+                    overview=overview,
+                    metadata={**meta, "chunks": len(chunks)},
+                )
             )
         )
         for ch in chunks:
             text = f"{ch.title}\n{ch.text}" if ch.title and not ch.text.startswith("#") else ch.text
             out.nodes.append(
                 finalize(
-                    Node(uri=f"{file_uri}{urimod.CHUNK_MARK}{ch.index}", parent_uri=file_uri,
-                         context_type=ctype, level=Level.CONTENT, is_leaf=True,
-                         abstract=(ch.title or abstract)[:300], content=text,
-                         chunk_index=ch.index, metadata={**meta, "chunk_title": ch.title})
+                    Node(
+                        uri=f"{file_uri}{urimod.CHUNK_MARK}{ch.index}",
+                        parent_uri=file_uri,
+                        context_type=ctype,
+                        level=Level.CONTENT,
+                        is_leaf=True,
+                        abstract=(ch.title or abstract)[:300],
+                        content=text,
+                        chunk_index=ch.index,
+                        metadata={**meta, "chunk_title": ch.title},
+                    )
                 )
             )
             out.chunks += 1

@@ -56,6 +56,11 @@ class OpenAICompatibleLLM(BaseLLM):
     Every failure surfaces as :class:`~treehop.errors.LLMError` (HTTP status after retries,
     timeout, transport error, or an answer without text), so callers such as the intent
     analyzer can fall back on one exception type.
+
+    Connections are pooled: call :meth:`close` / :meth:`aclose` (or use ``with`` / ``async
+    with``). The async pool belongs to the event loop that opened it; a call from another loop
+    opens a new pool, and a pool left open when its loop ended can only be reclaimed by the
+    garbage collector, so ``await aclose()`` before the loop ends.
     """
 
     def __init__(

@@ -227,7 +227,7 @@ class CrossEncoderReranker(BaseReranker):
         for row, enc in enumerate(encodings):
             k = len(enc.ids)
             ids[row, :k] = enc.ids
-            mask[row, :] = 1
+            mask[row, :k] = 1
             types[row, :k] = enc.type_ids
         arrays = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
         feed = {name: arrays[name].astype(self._int_dtype[name]) for name in self._feeds}

@@ -282,8 +282,8 @@ class EmbeddedStore:
             n = self._n
             nodes = self._nodes
             uris = np.array([nd.uri for nd in nodes], dtype=object)
-            self._order = np.argsort(uris, kind="stable").astype(np.int64) if n else np.zeros(
-                0, np.int64
+            self._order = (
+                np.argsort(uris, kind="stable").astype(np.int64) if n else np.zeros(0, np.int64)
             )
             self._sorted_uris = uris[self._order] if n else np.zeros(0, dtype=object)
             self._is_leaf = np.fromiter((nd.is_leaf for nd in nodes), dtype=bool, count=n)
@@ -350,7 +350,9 @@ class EmbeddedStore:
             mask &= ~self._is_leaf
         return mask
 
-    def _filter_masks(self, tags: TagFilter, md: MetadataFilter | None) -> tuple[BoolArray, BoolArray]:
+    def _filter_masks(
+        self, tags: TagFilter, md: MetadataFilter | None
+    ) -> tuple[BoolArray, BoolArray]:
         """(matches, contains-a-match) masks over all rows, cached per filter and version."""
         key = (self._version, tags.key() + "|" + (md.key() if md else ""))
         hit = self._mask_cache.get(key)
@@ -486,9 +488,7 @@ class EmbeddedStore:
         if meta.get("format_version") != FORMAT_VERSION:
             raise IndexCorruptError(f"{gdir}: unsupported format {meta.get('format_version')}")
         if vectors.shape[0] != len(nodes) or meta.get("count") != len(nodes):
-            raise IndexCorruptError(
-                f"{gdir}: {len(nodes)} nodes but {vectors.shape[0]} vectors"
-            )
+            raise IndexCorruptError(f"{gdir}: {len(nodes)} nodes but {vectors.shape[0]} vectors")
         self._dim = meta.get("dimension")
         self._vectors = vectors
         self._nodes = nodes

@@ -32,32 +32,15 @@ from treehop.errors import InvalidFilterError
 from treehop.filters import MetadataFilter as TreehopMetadataFilter
 from treehop.models import ContextType
 
+from .nodes import PROVENANCE
+
 TAGS_KEY = "tags"
 CONTEXT_TYPE_KEY = "context_type"
 
 #: Keys the retriever adds to every node's metadata as provenance. They are computed per
 #: result, not stored on the tree, so a filter on them would silently match nothing.
-PROVENANCE_KEYS = frozenset(
-    {
-        "uri",
-        "level",
-        "is_leaf",
-        "parent_uri",
-        "abstract",
-        "score",
-        "vector_score",
-        "rerank_score",
-        "retrieval_score",
-        "rerank_fallback",
-        "rerank_fallback_reason",
-        "found_by",
-        "found_via",
-        "hop_tag",
-        "hop_source",
-        "matched_queries",
-        "chunk_index",
-    }
-)
+#: (``tags`` and ``context_type`` are provenance too, but map onto treehop's own filters.)
+PROVENANCE_KEYS = frozenset(PROVENANCE) - {TAGS_KEY, CONTEXT_TYPE_KEY}
 
 _CONTEXT_ALIASES = {
     "resource": ContextType.RESOURCE,

@@ -41,6 +41,7 @@ INTERNAL_PROVENANCE = (
     "found_via",
     "hop_tag",
     "hop_source",
+    "query",
     "matched_queries",
     "chunk_index",
 )
@@ -48,6 +49,29 @@ INTERNAL_PROVENANCE = (
 INTERNAL_STORED = ("implicit", "chunks", "kind", "ref_doc_id")
 EXCLUDED_LLM_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED]
 EXCLUDED_EMBED_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED, "uri", "context_type"]
+#: Every provenance key, in the order of the LangChain integration's ``PROVENANCE_KEYS``.
+PROVENANCE = (
+    "uri",
+    "parent_uri",
+    "context_type",
+    "level",
+    "is_leaf",
+    "chunk_index",
+    "score",
+    "vector_score",
+    "rerank_score",
+    "retrieval_score",
+    "rerank_fallback",
+    "rerank_fallback_reason",
+    "found_by",
+    "found_via",
+    "hop_source",
+    "hop_tag",
+    "query",
+    "matched_queries",
+    "tags",
+    "abstract",
+)
 #: Metadata key under which ``add_documents`` stores the LlamaIndex document id.
 REF_DOC_ID_KEY = "ref_doc_id"
 
@@ -61,27 +85,29 @@ class TreeLinks:
 
 
 def provenance(m: MatchedContext) -> dict[str, Any]:
-    """The provenance metadata of one hit (the same keys as the LangChain integration)."""
+    """The provenance of one hit: the keys and values of the LangChain integration, plus
+    ``retrieval_score`` (the vector score before any rerank), in JSON-friendly types."""
     return {
         "uri": m.uri,
-        "context_type": m.context_type.value,
-        "level": m.level,
-        "is_leaf": m.is_leaf,
         "parent_uri": m.parent_uri,
-        "abstract": m.abstract,
-        "tags": list(m.tags),
-        "score": m.score,
-        "vector_score": m.vector_score,
-        "rerank_score": m.rerank_score,
-        "retrieval_score": m.vector_score,
+        "context_type": m.context_type.value,
+        "level": int(m.level),
+        "is_leaf": m.is_leaf,
+        "chunk_index": m.chunk_index,
+        "score": float(m.score),
+        "vector_score": None if m.vector_score is None else float(m.vector_score),
+        "rerank_score": None if m.rerank_score is None else float(m.rerank_score),
+        "retrieval_score": None if m.vector_score is None else float(m.vector_score),
         "rerank_fallback": m.rerank_fallback,
         "rerank_fallback_reason": m.rerank_fallback_reason,
         "found_by": m.found_by.value,
         "found_via": m.found_via,
-        "hop_tag": m.hop_tag,
         "hop_source": m.hop_source,
+        "hop_tag": m.hop_tag,
+        "query": m.matched_queries[0].query if m.matched_queries else None,
         "matched_queries": [q.model_dump(mode="json") for q in m.matched_queries],
-        "chunk_index": m.chunk_index,
+        "tags": list(m.tags),
+        "abstract": m.abstract,
     }
 
 

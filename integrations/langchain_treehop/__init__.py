@@ -1,0 +1,43 @@
+"""LangChain and LangGraph integration for treehop.
+
+- :class:`TreehopRetriever`: treehop's ``find()`` / ``search()`` as a LangChain retriever.
+- :func:`create_treehop_tools`: find, search, ls and read tools for LangGraph agents.
+- :class:`LangChainEmbedder` / :class:`LangChainChatLLM`: LangChain models inside treehop.
+- :func:`add_documents` / :func:`aadd_documents`: LangChain ``Document``s into the tree.
+"""
+
+from .chat_models import LangChainChatLLM
+from .documents import (
+    PROVENANCE_KEYS,
+    aadd_documents,
+    add_documents,
+    context_to_document,
+    page_content_of,
+    provenance_metadata,
+)
+from .embeddings import LangChainEmbedder
+from .retrievers import (
+    EVENT_QUERY_PLAN,
+    EVENT_RERANK_FALLBACK,
+    EVENT_TAG_HOPS,
+    TreehopRetrievalOptions,
+    TreehopRetriever,
+)
+from .tools import create_treehop_tools
+
+__all__ = [
+    "EVENT_QUERY_PLAN",
+    "EVENT_RERANK_FALLBACK",
+    "EVENT_TAG_HOPS",
+    "PROVENANCE_KEYS",
+    "LangChainChatLLM",
+    "LangChainEmbedder",
+    "TreehopRetrievalOptions",
+    "TreehopRetriever",
+    "aadd_documents",
+    "add_documents",
+    "context_to_document",
+    "create_treehop_tools",
+    "page_content_of",
+    "provenance_metadata",
+]

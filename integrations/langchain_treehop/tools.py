@@ -1,0 +1,284 @@
+"""Agent tools over a treehop tree, for LangGraph / LangChain agents.
+
+``create_treehop_tools`` returns up to four tools:
+
+- ``treehop_find`` and ``treehop_search``: built on LangChain's ``create_retriever_tool`` with
+  ``response_format="content_and_artifact"``: the model reads the hits as text (each headed by
+  its URI, so it can cite it or open it), and the program gets the ``Document``s, with their
+  provenance, as the ``ToolMessage.artifact``;
+- ``treehop_ls`` and ``treehop_read``: browse a directory and read a file, so an agent can
+  walk the tree from a hit to its neighbours, which a flat vector index cannot offer.
+
+Treehop errors (an unknown URI, a file given to ``ls``, a bad query) become ``ToolException``s
+with a message that tells the model what to do instead; with ``handle_tool_error=True`` (the
+default) the agent receives that message as the tool result and can correct itself rather than
+crash the graph.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from langchain_core.callbacks import Callbacks
+from langchain_core.documents import Document
+from langchain_core.prompts import PromptTemplate
+from langchain_core.tools import BaseTool, StructuredTool, ToolException, create_retriever_tool
+from pydantic import BaseModel, Field
+
+from treehop import AsyncTreehop, Entry, Treehop
+from treehop.errors import InvalidQueryError, InvalidURIError, NotFoundError, TreehopError
+
+from ._utils import call_async, call_sync, check_client, has_method
+from .retrievers import TreehopRetriever
+
+TOOL_KINDS = ("find", "search", "ls", "read")
+_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{0,40}$")
+T = TypeVar("T")
+
+DOCUMENT_PROMPT = PromptTemplate.from_template("[{uri}]\n{page_content}")
+"""How each hit is shown to the model: its URI (to cite, or to open with the read tool), then
+its text."""
+
+FIND_DESCRIPTION = (
+    "Search the knowledge tree for one precise query (no rewriting, fastest). Returns the best "
+    "matching files and directories, each headed by its viking:// URI. Use it to look up a "
+    "specific fact, term or document."
+)
+SEARCH_DESCRIPTION = (
+    "Search the knowledge tree for an open or conversational question: the question (and the "
+    "conversation so far) is analysed into several targeted queries over documents, memories "
+    "about the user and skills (how-to procedures), whose results are merged. Returns hits "
+    "headed by their viking:// URIs."
+)
+LS_DESCRIPTION = (
+    "List a directory of the knowledge tree: each child's viking:// URI, whether it is a "
+    "directory or a file, and a one-line summary. Start from viking://resources (documents), "
+    "viking://~/memories (about the user) or viking://~/skills (procedures)."
+)
+READ_DESCRIPTION = (
+    "Read the full text of a file in the knowledge tree by its viking:// URI (for a directory, "
+    "its overview). Use it after a search or ls to open a promising hit."
+)
+
+
+class LsInput(BaseModel):
+    """Arguments of the browse tool."""
+
+    uri: str = Field(
+        default="viking://resources",
+        description="The directory to list, e.g. viking://resources or a directory URI from "
+        "an earlier result.",
+    )
+
+
+class ReadInput(BaseModel):
+    """Arguments of the read tool."""
+
+    uri: str = Field(description="The viking:// URI of the file (or directory) to read.")
+
+
+def _tool_error(exc: TreehopError, uri: str | None, prefix: str) -> ToolException:
+    """A ToolException whose message tells the model how to recover."""
+    if isinstance(exc, NotFoundError):
+        hint = f" Nothing exists at {uri}; list its parent directory with {prefix}ls first."
+    elif isinstance(exc, InvalidURIError) and "is a leaf" in str(exc):
+        hint = f" {uri} is a file, not a directory: open it with {prefix}read."
+    elif isinstance(exc, InvalidURIError):
+        hint = (" URIs look like viking://resources/<path>, viking://~/memories/<path> or "
+                "viking://~/skills/<path>.")
+    else:
+        hint = ""
+    message = str(exc).rstrip().rstrip(".")
+    return ToolException(f"{type(exc).__name__}: {message}.{hint}")
+
+
+def _guard(fn: Callable[..., T], prefix: str) -> Callable[..., T]:
+    def wrapped(*args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except TreehopError as exc:
+            raise _tool_error(exc, kwargs.get("uri"), prefix) from exc
+
+    return wrapped
+
+
+def _aguard(fn: Callable[..., Awaitable[T]], prefix: str) -> Callable[..., Awaitable[T]]:
+    async def wrapped(*args: Any, **kwargs: Any) -> T:
+        try:
+            return await fn(*args, **kwargs)
+        except TreehopError as exc:
+            raise _tool_error(exc, kwargs.get("uri"), prefix) from exc
+
+    return wrapped
+
+
+def _retriever_tool(
+    retriever: TreehopRetriever, name: str, description: str, prefix: str, handle: bool
+) -> BaseTool:
+    tool = create_retriever_tool(
+        retriever,
+        name,
+        description,
+        document_prompt=DOCUMENT_PROMPT,
+        response_format="content_and_artifact",
+    )
+    func, coro = tool.func, tool.coroutine
+    assert func is not None and coro is not None  # create_retriever_tool sets both
+
+    # The wrappers keep create_retriever_tool's exact signature (query, callbacks) so that
+    # StructuredTool injects callbacks as it does for the original functions.
+    def guarded(query: str, callbacks: Callbacks = None) -> tuple[str, list[Document]]:
+        result: tuple[str, list[Document]] = _guard(func, prefix)(query, callbacks=callbacks)
+        return result
+
+    async def aguarded(query: str, callbacks: Callbacks = None) -> tuple[str, list[Document]]:
+        result: tuple[str, list[Document]] = await _aguard(coro, prefix)(
+            query, callbacks=callbacks
+        )
+        return result
+
+    return tool.model_copy(
+        update={"func": guarded, "coroutine": aguarded, "handle_tool_error": handle}
+    )
+
+
+def _format_entries(uri: str, entries: Sequence[Entry]) -> str:
+    if not entries:
+        return f"{uri} is an empty directory."
+    lines = [f"Contents of {uri}:"]
+    for e in entries:
+        if e.is_leaf:
+            kind = "file"
+        else:
+            kind = f"directory, {e.children} {'child' if e.children == 1 else 'children'}"
+        summary = " ".join(e.abstract.split())
+        lines.append(f"- {e.uri} ({kind}){': ' + summary if summary else ''}")
+    return "\n".join(lines)
+
+
+def _entry_dict(e: Entry) -> dict[str, Any]:
+    return {"uri": e.uri, "is_leaf": e.is_leaf, "abstract": e.abstract, "tags": list(e.tags),
+            "children": e.children}
+
+
+def _read_result(uri: str, text: str, max_chars: int) -> tuple[str, dict[str, Any]]:
+    truncated = len(text) > max_chars
+    shown = text[:max_chars]
+    if truncated:
+        shown += f"\n\n[truncated: showing {max_chars} of {len(text)} characters of {uri}]"
+    if not text.strip():
+        shown = f"{uri} has no text."
+    return shown, {"uri": uri, "text": text, "truncated": truncated}
+
+
+def create_treehop_tools(
+    client: Treehop | AsyncTreehop,
+    *,
+    k: int = 5,
+    include: Sequence[str] | None = None,
+    name_prefix: str = "treehop_",
+    session_id: str | None = None,
+    read_max_chars: int = 8000,
+    handle_tool_error: bool = True,
+    **retriever_kwargs: Any,
+) -> list[BaseTool]:
+    """Tools that let an agent search, browse and read a treehop tree.
+
+    Args:
+        client: an open ``Treehop`` or ``AsyncTreehop`` (tools work with ``invoke`` and
+            ``ainvoke`` either way).
+        k: how many hits the find and search tools return.
+        include: which of ``find``, ``search``, ``ls``, ``read`` to build; by default all of
+            them (``search`` only when the client has ``search()``).
+        name_prefix: prefix of the tool names (``treehop_find``, ...), for agents that use
+            several trees.
+        session_id: a treehop session the search tool plans with (conversation context).
+        read_max_chars: the read tool shows at most this many characters to the model (the
+            artifact keeps the full text).
+        handle_tool_error: return treehop errors to the model as the tool result instead of
+            raising.
+        **retriever_kwargs: scope and filters for both retriever tools, as accepted by
+            :class:`TreehopRetriever` (``target_uri``, ``tag_filter``, ``metadata_filter``,
+            ``score_threshold``, ``content_field``, ...).
+
+    Returns:
+        The tools, in the order find, search, ls, read.
+    """
+    client = check_client(client)
+    if not isinstance(name_prefix, str) or not _NAME_RE.match(name_prefix):
+        raise InvalidQueryError(
+            f"name_prefix must be at most 40 letters, digits, '_' or '-', got {name_prefix!r}"
+        )
+    if isinstance(read_max_chars, bool) or not isinstance(read_max_chars, int) or read_max_chars < 1:
+        raise InvalidQueryError(f"read_max_chars must be a positive integer, got {read_max_chars!r}")
+    for reserved in ("client", "mode", "k", "session_id"):
+        if reserved in retriever_kwargs:
+            raise InvalidQueryError(f"{reserved!r} is set by create_treehop_tools itself")
+    if include is None:
+        kinds = [t for t in TOOL_KINDS if t != "search" or has_method(client, "search")]
+    else:
+        kinds = list(include)
+        unknown = sorted(set(kinds) - set(TOOL_KINDS))
+        if unknown or not kinds:
+            raise InvalidQueryError(
+                f"include must name some of {', '.join(TOOL_KINDS)}; got {list(include)!r}"
+            )
+        if "search" in kinds and not has_method(client, "search"):
+            raise InvalidQueryError("this treehop client has no search(); leave 'search' out")
+    p = name_prefix
+    tools: list[BaseTool] = []
+    if "find" in kinds:
+        finder = TreehopRetriever(client=client, mode="find", k=k, **retriever_kwargs)
+        tools.append(_retriever_tool(finder, f"{p}find", FIND_DESCRIPTION, p, handle_tool_error))
+    if "search" in kinds:
+        searcher = TreehopRetriever(
+            client=client, mode="search", k=k, session_id=session_id, **retriever_kwargs
+        )
+        tools.append(
+            _retriever_tool(searcher, f"{p}search", SEARCH_DESCRIPTION, p, handle_tool_error)
+        )
+    if "ls" in kinds:
+
+        def ls(uri: str = "viking://resources") -> tuple[str, list[dict[str, Any]]]:
+            entries: list[Entry] = call_sync(client, "ls", uri)
+            return _format_entries(uri, entries), [_entry_dict(e) for e in entries]
+
+        async def als(uri: str = "viking://resources") -> tuple[str, list[dict[str, Any]]]:
+            entries: list[Entry] = await call_async(client, "ls", uri)
+            return _format_entries(uri, entries), [_entry_dict(e) for e in entries]
+
+        tools.append(
+            StructuredTool.from_function(
+                func=_guard(ls, p),
+                coroutine=_aguard(als, p),
+                name=f"{p}ls",
+                description=LS_DESCRIPTION,
+                args_schema=LsInput,
+                response_format="content_and_artifact",
+                handle_tool_error=handle_tool_error,
+            )
+        )
+    if "read" in kinds:
+
+        def read(uri: str) -> tuple[str, dict[str, Any]]:
+            text: str = call_sync(client, "read", uri)
+            return _read_result(uri, text, read_max_chars)
+
+        async def aread(uri: str) -> tuple[str, dict[str, Any]]:
+            text: str = await call_async(client, "read", uri)
+            return _read_result(uri, text, read_max_chars)
+
+        tools.append(
+            StructuredTool.from_function(
+                func=_guard(read, p),
+                coroutine=_aguard(aread, p),
+                name=f"{p}read",
+                description=READ_DESCRIPTION,
+                args_schema=ReadInput,
+                response_format="content_and_artifact",
+                handle_tool_error=handle_tool_error,
+            )
+        )
+    return tools

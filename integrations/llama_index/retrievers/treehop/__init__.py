@@ -1,0 +1,32 @@
+"""LlamaIndex integration of treehop: retriever, query engine, model adapters, ingest.
+
+Importable as ``llama_index.retrievers.treehop`` (a namespace package next to
+``llama_index.core``), installed with ``pip install 'treehop[llamaindex]'``.
+"""
+
+from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
+from .base import DEFAULT_SIMILARITY_TOP_K, TreehopRetriever
+from .events import TreehopQueryPlanEvent, TreehopRerankFallbackEvent, TreehopTagHopEvent
+from .filters import TreehopFilterArgs, to_treehop_filters
+from .ingest import aadd_documents, add_documents
+from .nodes import EXCLUDED_EMBED_KEYS, EXCLUDED_LLM_KEYS
+from .prompts import INTENT_PROMPT_KEY
+from .query_engine import TreehopQueryEngine
+
+__all__ = [
+    "DEFAULT_SIMILARITY_TOP_K",
+    "EXCLUDED_EMBED_KEYS",
+    "EXCLUDED_LLM_KEYS",
+    "INTENT_PROMPT_KEY",
+    "LlamaIndexEmbedder",
+    "LlamaIndexLLM",
+    "TreehopFilterArgs",
+    "TreehopQueryEngine",
+    "TreehopQueryPlanEvent",
+    "TreehopRerankFallbackEvent",
+    "TreehopRetriever",
+    "TreehopTagHopEvent",
+    "aadd_documents",
+    "add_documents",
+    "to_treehop_filters",
+]

@@ -1,0 +1,495 @@
+"""``TreehopRetriever``: a native LlamaIndex retriever over a treehop tree."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+import llama_index.core.instrumentation as instrument
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.callbacks.base import CallbackManager
+from llama_index.core.callbacks.schema import CBEventType, EventPayload
+from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRankStartEvent
+from llama_index.core.llms import LLM as LlamaLLM
+from llama_index.core.prompts.mixin import PromptDictType
+from llama_index.core.schema import BaseNode, IndexNode, NodeWithScore, QueryBundle
+from llama_index.core.utils import print_text
+from llama_index.core.vector_stores.types import MetadataFilters
+from treehop import AsyncTreehop, FindResult, MatchedContext, Treehop
+from treehop import uri as urimod
+from treehop.embedders.base import Embedder
+from treehop.errors import InvalidFilterError, InvalidQueryError
+from treehop.models import ContextType, FoundBy, RetrievalMode
+from treehop.validation import check_dense_weight, check_limit, check_threshold
+
+from ._client import TreehopClient, async_client, call_sync, check_client
+from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
+from .events import TreehopQueryPlanEvent, TreehopRerankFallbackEvent, TreehopTagHopEvent
+from .filters import TreehopFilterArgs, to_treehop_filters, validate
+from .ingest import add_documents
+from .nodes import TreeLinks, to_node_with_score
+from .prompts import INTENT_PROMPT_KEY, from_prompt, to_prompt
+
+if TYPE_CHECKING:
+    from .query_engine import TreehopQueryEngine
+
+dispatcher = instrument.get_dispatcher(__name__)
+
+DEFAULT_SIMILARITY_TOP_K = 10
+T = TypeVar("T")
+Mode = Literal["find", "search"]
+
+_CONTEXT_ALIASES = {
+    "resource": ContextType.RESOURCE,
+    "resources": ContextType.RESOURCE,
+    "memory": ContextType.MEMORY,
+    "memories": ContextType.MEMORY,
+    "skill": ContextType.SKILL,
+    "skills": ContextType.SKILL,
+}
+
+
+def _context_types(value: Sequence[ContextType | str] | ContextType | str | None) -> (
+    tuple[ContextType, ...] | None
+):
+    if value is None:
+        return None
+    items = [value] if isinstance(value, str | ContextType) else list(value)
+    out: list[ContextType] = []
+    for v in items:
+        ct = v if isinstance(v, ContextType) else _CONTEXT_ALIASES.get(str(v).strip().casefold())
+        if ct is None:
+            raise InvalidQueryError(
+                f"unknown context type {v!r}: use resource, memory or skill"
+            )
+        if ct not in out:
+            out.append(ct)
+    if not out:
+        raise InvalidQueryError("context_types must not be empty (use None for all)")
+    return tuple(out)
+
+
+class TreehopRetriever(BaseRetriever):
+    """Retrieve from a treehop tree: hierarchical search, tag hops, rerank, optional planning.
+
+    Args:
+        client: an open :class:`treehop.Treehop` or :class:`treehop.AsyncTreehop`; both
+            ``retrieve`` and ``aretrieve`` work with either (``aretrieve`` always awaits the
+            native async client, so it never blocks the event loop).
+        similarity_top_k: how many nodes to return.
+        filters: LlamaIndex ``MetadataFilters``; the key ``tags`` filters on tags,
+            ``context_type`` on the context types, every other key on stored metadata. A filter
+            treehop cannot express raises :class:`~treehop.errors.InvalidFilterError` here, at
+            construction, never silently at query time.
+        mode: ``"find"`` (one query, no LLM) or ``"search"`` (intent analysis over the session,
+            several typed queries fused).
+        retrieval_mode: ``"quick"`` (never rerank) or ``"thinking"`` (rerank when the client has
+            a reranker); ``None`` keeps the method's default (find: quick, search: thinking).
+        target_uri: one or several ``viking://`` directories to search in.
+        context_types: limit to these context types (``resource``, ``memory``, ``skill``).
+        score_threshold: drop nodes scoring at or below it.
+        session_id: the conversation whose context ``search`` plans from (search mode only).
+        include_relationships: fill PARENT/CHILD (and chunk PREVIOUS/NEXT) relationships; costs
+            one store lookup per directory hit.
+
+    Each result is ``NodeWithScore(TextNode(id_=uri, ...), score)`` whose metadata carries the
+    provenance of the hit (``found_by``, ``hop_tag``, ``rerank_fallback``, ...; the pre-rerank
+    vector score as ``retrieval_score``), hidden from the LLM and embedding text.
+    """
+
+    def __init__(
+        self,
+        client: TreehopClient,
+        *,
+        similarity_top_k: int = DEFAULT_SIMILARITY_TOP_K,
+        filters: MetadataFilters | None = None,
+        mode: Mode = "find",
+        retrieval_mode: RetrievalMode | str | None = None,
+        target_uri: str | Sequence[str] | None = None,
+        context_types: Sequence[ContextType | str] | ContextType | str | None = None,
+        score_threshold: float | None = None,
+        dense_weight: float | None = None,
+        session_id: str | None = None,
+        include_directories: bool = True,
+        include_relationships: bool = True,
+        callback_manager: CallbackManager | None = None,
+        object_map: dict[str, Any] | None = None,
+        objects: list[IndexNode] | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self._client = check_client(client)
+        self._aclient = async_client(self._client)
+        if mode not in ("find", "search"):
+            raise InvalidQueryError(f"mode must be 'find' or 'search', got {mode!r}")
+        self.mode: Mode = mode
+        self.similarity_top_k = similarity_top_k
+        self.filters = filters
+        self.retrieval_mode = (
+            RetrievalMode(retrieval_mode) if retrieval_mode is not None else None
+        )
+        targets = [target_uri] if isinstance(target_uri, str) else list(target_uri or [])
+        for t in targets:
+            self._aclient.resolve(t)  # raises InvalidURIError early
+        self.target_uri: list[str] = targets
+        self.context_types = _context_types(context_types)
+        self.score_threshold = check_threshold(score_threshold)
+        self.dense_weight = check_dense_weight(dense_weight)
+        self.session_id = session_id
+        self.include_directories = include_directories
+        self.include_relationships = include_relationships
+        super().__init__(
+            callback_manager=callback_manager,
+            object_map=object_map,
+            objects=objects,
+            verbose=verbose,
+        )
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_defaults(
+        cls,
+        client: TreehopClient | None = None,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        user: str = "default",
+        embed_model: BaseEmbedding | Embedder | None = None,
+        llm: LlamaLLM | None = None,
+        documents: Sequence[BaseNode] | None = None,
+        **kwargs: Any,
+    ) -> TreehopRetriever:
+        """Build a retriever, opening a :class:`treehop.Treehop` when no client is given.
+
+        ``embed_model`` may be a LlamaIndex ``BaseEmbedding`` (adapted) or a treehop embedder;
+        without one, treehop's offline default (MiniLM) is used -- deliberately *not*
+        ``Settings.embed_model``, whose default calls OpenAI. ``llm`` (a LlamaIndex ``LLM``)
+        plans the queries of ``mode="search"``. ``documents`` are ingested with
+        :func:`~llama_index.retrievers.treehop.add_documents`. Other keyword arguments go to
+        the constructor.
+        """
+        if client is None:
+            client_kwargs: dict[str, Any] = {"user": user}
+            if embed_model is not None:
+                client_kwargs["embedder"] = (
+                    LlamaIndexEmbedder(embed_model)
+                    if isinstance(embed_model, BaseEmbedding)
+                    else embed_model
+                )
+            if llm is not None:
+                client_kwargs["llm"] = LlamaIndexLLM(llm)
+            client = Treehop(path, **client_kwargs)
+        elif embed_model is not None or llm is not None or path is not None:
+            raise InvalidQueryError(
+                "path, embed_model and llm configure a new client; they cannot be combined "
+                "with an existing client"
+            )
+        if documents:
+            add_documents(client, documents)
+        return cls(client, **kwargs)
+
+    @property
+    def client(self) -> TreehopClient:
+        """The treehop client this retriever queries."""
+        return self._client
+
+    @property
+    def similarity_top_k(self) -> int:
+        return self._similarity_top_k
+
+    @similarity_top_k.setter
+    def similarity_top_k(self, value: int) -> None:
+        self._similarity_top_k = check_limit(value, "similarity_top_k")
+
+    @property
+    def filters(self) -> MetadataFilters | None:
+        return self._filters
+
+    @filters.setter
+    def filters(self, value: MetadataFilters | None) -> None:
+        if value is not None and not isinstance(value, MetadataFilters):
+            raise InvalidFilterError(
+                f"filters must be a llama_index MetadataFilters, got {type(value).__name__}"
+            )
+        mapped = to_treehop_filters(value)
+        validate(mapped)
+        self._filters = value
+        self._mapped: TreehopFilterArgs = mapped
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session_id
+
+    @session_id.setter
+    def session_id(self, value: str | None) -> None:
+        if value is not None and self.mode != "search":
+            raise InvalidQueryError(
+                "session_id only applies to mode='search' (find() takes one query and no "
+                "conversation)"
+            )
+        self._session_id = value
+
+    # ------------------------------------------------------------------ prompts
+    def _intent_analyzer(self) -> Any:
+        return getattr(self._aclient, "intent_analyzer", None)
+
+    def _get_prompts(self) -> PromptDictType:
+        """The intent-analysis prompt, when the client plans queries (``search``)."""
+        analyzer = self._intent_analyzer()
+        if analyzer is None:
+            return {}
+        return {INTENT_PROMPT_KEY: to_prompt(analyzer.prompt_template)}
+
+    def _update_prompts(self, prompts: PromptDictType) -> None:
+        if INTENT_PROMPT_KEY not in prompts:
+            return
+        analyzer = self._intent_analyzer()
+        if analyzer is None:
+            raise InvalidQueryError("this treehop client has no intent analyzer to update")
+        analyzer.prompt_template = from_prompt(prompts[INTENT_PROMPT_KEY])
+
+    # ------------------------------------------------------------------ query arguments
+    def _effective_mode(self) -> RetrievalMode:
+        if self.retrieval_mode is not None:
+            return self.retrieval_mode
+        return RetrievalMode.QUICK if self.mode == "find" else RetrievalMode.THINKING
+
+    def _scope(self) -> tuple[list[str], tuple[ContextType, ...] | None]:
+        """Target URIs and context types after intersecting them with the filter's."""
+        ctypes = self.context_types
+        from_filter = self._mapped.context_types
+        if from_filter is not None:
+            ctypes = from_filter if ctypes is None else tuple(c for c in ctypes if c in from_filter)
+            if not ctypes:
+                raise InvalidFilterError(
+                    "the context_type filter excludes every context type of context_types="
+                    f"{[c.value for c in self.context_types or ()]}"
+                )
+        targets = list(self.target_uri)
+        if targets and ctypes is not None:
+            kept = [
+                t
+                for t in targets
+                if urimod.context_type_of(self._aclient.resolve(t)) in ctypes
+            ]
+            if not kept:
+                raise InvalidFilterError(
+                    f"no target URI lies in the context types {[c.value for c in ctypes]}"
+                )
+            targets = kept
+        return targets, ctypes
+
+    def _call_kwargs(self) -> tuple[str, dict[str, Any]]:
+        targets, ctypes = self._scope()
+        kw: dict[str, Any] = {
+            "limit": self._similarity_top_k,
+            "score_threshold": self.score_threshold,
+            "filter": self._mapped.filter,
+            "tags": list(self._mapped.tags) if self._mapped.tags is not None else None,
+            "tags_all": list(self._mapped.tags_all) if self._mapped.tags_all else None,
+            "mode": self._effective_mode(),
+            "include_directories": self.include_directories,
+        }
+        if self.dense_weight is not None:
+            kw["dense_weight"] = self.dense_weight
+        if self.mode == "search":
+            kw["target_uri"] = targets or None
+            kw["context_types"] = list(ctypes) if ctypes is not None else None
+            if self._session_id is not None:
+                kw["session_id"] = self._session_id
+            return "search", kw
+        if targets:
+            kw["target_uri"] = targets
+        elif ctypes is not None and len(ctypes) == 1:
+            kw["context_type"] = ctypes[0]
+        elif ctypes is not None:
+            # find() takes one context type; several become their root directories (only the
+            # ones that exist: a missing root would be an error, an empty one matches nothing).
+            roots = [self._aclient.root(c) for c in ctypes]
+            found = self._aclient.store.get(roots)
+            existing = [self._aclient.display(r) for r, n in zip(roots, found, strict=True) if n]
+            if existing:
+                kw["target_uri"] = existing
+            else:
+                kw["context_type"] = ctypes[0]
+        return "find", kw
+
+    def _check_supported(self, method: str) -> None:
+        if not callable(getattr(self._aclient, method, None)):
+            raise InvalidQueryError(f"this treehop client has no {method}(); use mode='find'")
+
+    # ------------------------------------------------------------------ instrumentation
+    @contextmanager
+    def _rerank_events(
+        self, query_bundle: QueryBundle, mode: RetrievalMode
+    ) -> Iterator[Callable[[list[NodeWithScore], FindResult], None] | None]:
+        """LlamaIndex's rerank start/end events around a retrieval that reranks.
+
+        treehop reranks inside its search, once per heap round, interleaved with the descent;
+        the candidates are not known before the search starts, so the start event carries no
+        nodes and the end event carries the final, reranked nodes.
+        """
+        reranker = self._aclient.reranker
+        if mode is not RetrievalMode.THINKING or reranker is None:
+            yield None
+            return
+        model_name = str(getattr(reranker, "name", type(reranker).__name__))
+        dispatcher.event(
+            ReRankStartEvent(
+                query=query_bundle, nodes=[], top_n=self._similarity_top_k, model_name=model_name
+            )
+        )
+        with self.callback_manager.event(
+            CBEventType.RERANKING,
+            payload={
+                EventPayload.NODES: [],
+                EventPayload.MODEL_NAME: model_name,
+                EventPayload.QUERY_STR: query_bundle.query_str,
+                EventPayload.TOP_K: self._similarity_top_k,
+            },
+        ) as cb_event:
+
+            def finish(nodes: list[NodeWithScore], result: FindResult) -> None:
+                if result.rerank_fallback:
+                    reason = next(
+                        (q.rerank_fallback_reason for q in result.query_results or []
+                         if q.rerank_fallback_reason),
+                        "unknown",
+                    )
+                    dispatcher.event(
+                        TreehopRerankFallbackEvent(
+                            query=query_bundle.query_str, reason=reason, model_name=model_name
+                        )
+                    )
+                    if self._verbose:
+                        print_text(f"treehop: rerank fell back to vector scores ({reason})\n",
+                                   color="red")
+                cb_event.on_end(payload={EventPayload.NODES: nodes})
+                dispatcher.event(ReRankEndEvent(nodes=nodes))
+
+            yield finish
+
+    def _stage_events(self, query_bundle: QueryBundle, result: FindResult,
+                      nodes: list[NodeWithScore]) -> None:
+        plan = result.query_plan
+        if plan is not None:
+            dispatcher.event(
+                TreehopQueryPlanEvent(
+                    query=query_bundle.query_str,
+                    queries=[q.model_dump(mode="json") for q in plan.queries],
+                    reasoning=plan.reasoning,
+                    fallback=plan.fallback,
+                    fallback_reason=plan.fallback_reason,
+                    planner=plan.planner,
+                )
+            )
+            if self._verbose:
+                shown = "; ".join(f"{q.context_type}: {q.query}" for q in plan.queries)
+                print_text(f"treehop plan: {shown or '(no retrieval)'}\n", color="llama_blue")
+        hop_ids = [
+            n.node.node_id for n in nodes if n.node.metadata.get("found_by") == FoundBy.TAG_HOP
+        ]
+        for qr in result.query_results or []:
+            hops = qr.tag_hops
+            if not hops.triggered:
+                continue
+            dispatcher.event(
+                TreehopTagHopEvent(
+                    query=qr.query.query,
+                    trigger_reason=hops.trigger_reason,
+                    tags_used=list(hops.tags_used),
+                    subtrees_added=list(hops.subtrees_added),
+                    hops_tried=hops.hops_tried,
+                    hits_produced=hops.hits_produced,
+                    hits_in_topk=hops.hits_in_topk,
+                    node_ids=hop_ids,
+                )
+            )
+            if self._verbose:
+                print_text(
+                    f"treehop tag hops via {hops.tags_used}: {len(hops.subtrees_added)} "
+                    f"subtree(s), {hops.hits_in_topk} hit(s) in the top-k\n",
+                    color="llama_turquoise",
+                )
+
+    # ------------------------------------------------------------------ results
+    def _tree_links(self, hits: Sequence[MatchedContext]) -> list[TreeLinks | None]:
+        """Children of directory hits and chunk counts of chunk hits, from the store."""
+        if not self.include_relationships:
+            return [None] * len(hits)
+        ac = self._aclient
+        store = ac.store
+        chunk_parents = sorted(
+            {ac.resolve(m.parent_uri) for m in hits if m.chunk_index is not None and m.parent_uri}
+        )
+        counts: dict[str, int | None] = {}
+        if chunk_parents:
+            for uri, node in zip(chunk_parents, store.get(chunk_parents), strict=True):
+                n = node.metadata.get("chunks") if node is not None else None
+                counts[uri] = n if isinstance(n, int) else None
+        out: list[TreeLinks | None] = []
+        for m in hits:
+            children: list[tuple[str, bool]] = []
+            if not m.is_leaf:
+                kids = store.children(ac.resolve(m.uri))
+                kids.sort(key=lambda k: (k.is_leaf, k.chunk_index or 0, k.uri))
+                children = [(ac.display(k.uri), k.is_leaf) for k in kids]
+            count = None
+            if m.chunk_index is not None and m.parent_uri:
+                count = counts.get(ac.resolve(m.parent_uri))
+            out.append(TreeLinks(children=children, chunk_count=count))
+        return out
+
+    @staticmethod
+    def _to_nodes(
+        hits: list[MatchedContext], links: list[TreeLinks | None]
+    ) -> list[NodeWithScore]:
+        return [to_node_with_score(m, link) for m, link in zip(hits, links, strict=True)]
+
+    def _hits(self, result: FindResult) -> list[MatchedContext]:
+        return result.contexts()[: self._similarity_top_k]
+
+    # ------------------------------------------------------------------ retrieval
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        method, kw = self._call_kwargs()
+        self._check_supported(method)
+        with self._rerank_events(query_bundle, kw["mode"]) as finish:
+            result: FindResult = call_sync(self._client, method, query_bundle.query_str, **kw)
+            hits = self._hits(result)
+            nodes = self._to_nodes(hits, self._tree_links(hits))
+            if finish is not None:
+                finish(nodes, result)
+        self._stage_events(query_bundle, result, nodes)
+        return nodes
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        method, kw = self._call_kwargs()
+        self._check_supported(method)
+        with self._rerank_events(query_bundle, kw["mode"]) as finish:
+            result: FindResult = await getattr(self._aclient, method)(
+                query_bundle.query_str, **kw
+            )
+            hits = self._hits(result)
+            if self._aclient.store.capabilities.remote:
+                links = await asyncio.to_thread(self._tree_links, hits)
+            else:
+                links = self._tree_links(hits)
+            nodes = self._to_nodes(hits, links)
+            if finish is not None:
+                finish(nodes, result)
+        self._stage_events(query_bundle, result, nodes)
+        return nodes
+
+    def as_query_engine(self, **kwargs: Any) -> TreehopQueryEngine:
+        """A :class:`TreehopQueryEngine` over this retriever (``from_args`` keyword arguments)."""
+        from .query_engine import TreehopQueryEngine
+
+        return TreehopQueryEngine.from_args(self, **kwargs)
+
+    def __repr__(self) -> str:
+        return (
+            f"TreehopRetriever(mode={self.mode!r}, similarity_top_k={self._similarity_top_k}, "
+            f"filters={self._mapped.source or None!r}, target_uri={self.target_uri or None!r})"
+        )
