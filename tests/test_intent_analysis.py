@@ -314,7 +314,7 @@ async def test_timeout_holds_even_if_the_llm_ignores_cancellation() -> None:
 
     t0 = time.perf_counter()
     plan = await IntentAnalyzer(Stubborn(), timeout_s=0.2).analyze("RFC template")
-    assert time.perf_counter() - t0 < 0.5
+    assert time.perf_counter() - t0 < 0.6
     assert plan.fallback_reason == "timeout after 0.2s"
     await asyncio.wait_for(finished.wait(), 2)  # let the abandoned call end inside this loop
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +23,7 @@ def split(text: str) -> list[str]:
 
 def plain_index(**kwargs: float) -> LexicalIndex:
     """An index with a whitespace tokenizer, so expected scores can be written by hand."""
-    return LexicalIndex(tokenizer=split, tokenizer_id="split", **kwargs)  # type: ignore[arg-type]
+    return LexicalIndex(tokenizer=split, tokenizer_id="split", **kwargs)
 
 
 def reference_bm25(
@@ -70,7 +69,7 @@ def test_scores_match_hand_computed_bm25() -> None:
 
 
 def test_k1_and_b_are_used() -> None:
-    docs = {0: "a b c a".split(), 1: "a d".split(), 2: "e f g h i".split()}
+    docs = {0: ["a", "b", "c", "a"], 1: ["a", "d"], 2: ["e", "f", "g", "h", "i"]}
     for k1, b in [(0.5, 0.0), (2.0, 1.0)]:
         idx = plain_index(k1=k1, b=b)
         idx.upsert(list(docs), [" ".join(t) for t in docs.values()])
@@ -148,7 +147,7 @@ def test_subset_scores_equal_full_scores_restricted(rows: list[int]) -> None:
     for q in ["w0", "w1 w2 w3", "w5 w5", "nothing"]:
         full = idx.score(q)
         sub = idx.score(q, rows)
-        # Rows beyond the index (9 is inside, 11 is not) score 0.
+        # Rows past the last document (10, 11) score 0.
         expected = [float(full[r]) if r < full.shape[0] else 0.0 for r in rows]
         assert sub.shape == (len(rows),)
         assert sub.tolist() == pytest.approx(expected, rel=1e-6)
@@ -170,15 +169,15 @@ def test_subset_uses_the_cheaper_path_and_both_agree() -> None:
 
 def test_top_orders_by_score_then_row_and_skips_zero_scores() -> None:
     idx = plain_index()
-    idx.upsert([0, 1, 2, 3, 4], ["a", "b", "a", "a a b", "c"])
+    idx.upsert([0, 1, 2, 3, 4], ["a", "b", "a", "a a", "c"])
     rows, scores = idx.top("a", 10)
     assert rows.tolist() == [3, 0, 2]  # row 3 has tf 2; rows 0 and 2 tie, lower row first
     assert scores[1] == scores[2] and scores[0] > scores[1]
     assert idx.top("a", 2)[0].tolist() == [3, 0]
     assert idx.top("a", 0)[0].tolist() == []
+    # "b" is rarer than "a": row 1 first; row 4 matches nothing and is never padded in.
     rows, _ = idx.top("a b", 10, rows=[4, 2, 1])
-    assert rows.tolist() == [2, 1] or rows.tolist() == [1, 2]
-    assert set(rows.tolist()) == {1, 2}  # row 4 matches nothing: never padded in
+    assert rows.tolist() == [1, 2]
     with pytest.raises(InvalidQueryError):
         idx.top("a", -1)
 
@@ -242,7 +241,7 @@ def test_incremental_updates_equal_a_fresh_build(eager: bool) -> None:
             mapping[present] = targets
             idx.remap(mapping)
             docs = {int(t): docs[p] for p, t in zip(present, targets.tolist(), strict=True)}
-        if step % 5 == 0:
+        if step % 5 == 0 and docs:
             query = " ".join(rng.choice(words, size=3))
             ref = reference_bm25({r: t.split() for r, t in docs.items()}, query.split())
             got = idx.score(query, sorted(ref))
@@ -258,7 +257,7 @@ def test_incremental_updates_equal_a_fresh_build(eager: bool) -> None:
 def test_large_update_batches_merge_and_compact() -> None:
     """Past the default thresholds the log is re-sorted and compacted, scores unchanged."""
     idx = plain_index()
-    n = 3000
+    n = 5000
     texts = [f"alpha a{i % 50} b{i % 13} c{i}" for i in range(n)]
     idx.upsert(np.arange(n), texts)
     idx.upsert(np.arange(n), [t + " extra" for t in texts])  # 12k new postings: a long tail
@@ -438,9 +437,7 @@ def test_chinese_query_matches_chinese_documents() -> None:
     assert idx.top("人工智能的应用", 5)[0].tolist() == [0]
     assert idx.top("人民", 5)[0].tolist() == [2]  # a sub-word of 中华人民共和国
     assert idx.top("公园", 5)[0].tolist() == [1]
-    assert idx.top("什么是医疗 imaging", 5)[0].tolist() == [0, 3] or set(
-        idx.top("什么是医疗 imaging", 5)[0].tolist()
-    ) == {0, 3}
+    assert set(idx.top("什么是医疗 imaging", 5)[0].tolist()) == {0, 3}
 
 
 def test_without_jieba_chinese_falls_back_to_bigrams(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -450,11 +447,20 @@ def test_without_jieba_chinese_falls_back_to_bigrams(monkeypatch: pytest.MonkeyP
     assert text_tokenize.tokenizer_id().endswith("+bigram")
 
 
-def test_jieba_initialisation_is_silent(tmp_path: Path) -> None:
-    code = "from treehop.text_tokenize import tokenize; print(tokenize('我们研究中文分词'))"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "retrieval")}
+def test_jieba_initialisation_is_silent() -> None:
+    """jieba announces its dictionary load on stderr unless told not to; we tell it."""
+    # A fresh interpreter, so that jieba really initialises; the module is loaded from its
+    # file (it has no package-relative imports) to keep the start-up short.
+    code = (
+        "import importlib.util as u, sys; "
+        "s = u.spec_from_file_location('tt', sys.argv[1]); m = u.module_from_spec(s); "
+        "s.loader.exec_module(m); print(m.tokenize('我们研究中文分词'))"
+    )
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-c", code, text_tokenize.__file__],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "分词" in proc.stdout

@@ -244,7 +244,7 @@ def test_persists_and_reloads_through_state_object() -> None:
     assert [m.content for m in sa.messages] == ["Alice says 3. More.", "Alice says 4. More."]
     assert sa.summary == store.get(a).summary != ""
     assert [s.session_id for s in reloaded.list_sessions()] == [a, b]
-    assert [s.session_id for s in reloaded.list_sessions(user="bob")] == [b]
+    assert [s.session_id for s in reloaded.list(user="bob")] == [b]
     # A reloaded store keeps appending with the right sequence numbers.
     assert reloaded.add_message(a, "user", "next").seq == 5
 

@@ -71,8 +71,7 @@ def check_client(client: object, what: str = "client") -> TreehopClient:
     """Return ``client`` if it is a treehop client, else raise a clear error."""
     if not isinstance(client, (Treehop, AsyncTreehop)):
         raise InvalidQueryError(
-            f"{what} must be a treehop.Treehop or treehop.AsyncTreehop, "
-            f"got {type(client).__name__}"
+            f"{what} must be a treehop.Treehop or treehop.AsyncTreehop, got {type(client).__name__}"
         )
     return client
 

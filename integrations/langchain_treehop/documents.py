@@ -264,8 +264,9 @@ def _dedupe(planned: list[_Placement], on_duplicate: str) -> list[_Placement]:
         width = len(str(len(group)))
         for n, p in enumerate(group, start=1):
             out.append(
-                _Placement(p.index, urimod.join(target, f"part-{n:0{width}d}"), p.text, p.tags,
-                           p.metadata)
+                _Placement(
+                    p.index, urimod.join(target, f"part-{n:0{width}d}"), p.text, p.tags, p.metadata
+                )
             )
     return sorted(out, key=lambda p: p.index)
 
@@ -339,8 +340,16 @@ def add_documents(
     Re-adding a document re-embeds it only if its text changed.
     """
     client = check_client(client)
-    plan = _plan(client, documents, uri_key=uri_key, path_key=path_key, base_uri=base_uri,
-                 tags_key=tags_key, tags=tags, on_duplicate=on_duplicate)
+    plan = _plan(
+        client,
+        documents,
+        uri_key=uri_key,
+        path_key=path_key,
+        base_uri=base_uri,
+        tags_key=tags_key,
+        tags=tags,
+        on_duplicate=on_duplicate,
+    )
     native = _supports_metadata(client)
     aclient = async_client(client)
     out: list[str] = []
@@ -367,8 +376,16 @@ async def aadd_documents(
     import asyncio
 
     client = check_client(client)
-    plan = _plan(client, documents, uri_key=uri_key, path_key=path_key, base_uri=base_uri,
-                 tags_key=tags_key, tags=tags, on_duplicate=on_duplicate)
+    plan = _plan(
+        client,
+        documents,
+        uri_key=uri_key,
+        path_key=path_key,
+        base_uri=base_uri,
+        tags_key=tags_key,
+        tags=tags,
+        on_duplicate=on_duplicate,
+    )
     native = _supports_metadata(client)
     aclient = async_client(client)
     out: list[str] = []

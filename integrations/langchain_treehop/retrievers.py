@@ -342,7 +342,12 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             raise InvalidQueryError("this treehop client has no search(); use mode='find'")
 
     def _to_documents(self, result: FindResult, opts: TreehopRetrievalOptions) -> list[Document]:
-        return [context_to_document(m, opts.content_field) for m in result.contexts()[: opts.k]]
+        hits = result.contexts()
+        if opts.score_threshold is not None:
+            # The core prunes the descent with the threshold but keeps global-search hits below
+            # it; a LangChain score_threshold promises that no weaker document comes back.
+            hits = [m for m in hits if m.score >= opts.score_threshold]
+        return [context_to_document(m, opts.content_field) for m in hits[: opts.k]]
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any

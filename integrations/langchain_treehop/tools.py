@@ -86,8 +86,10 @@ def _tool_error(exc: TreehopError, uri: str | None, prefix: str) -> ToolExceptio
     elif isinstance(exc, InvalidURIError) and "is a leaf" in str(exc):
         hint = f" {uri} is a file, not a directory: open it with {prefix}read."
     elif isinstance(exc, InvalidURIError):
-        hint = (" URIs look like viking://resources/<path>, viking://~/memories/<path> or "
-                "viking://~/skills/<path>.")
+        hint = (
+            " URIs look like viking://resources/<path>, viking://~/memories/<path> or "
+            "viking://~/skills/<path>."
+        )
     else:
         hint = ""
     message = str(exc).rstrip().rstrip(".")
@@ -134,9 +136,7 @@ def _retriever_tool(
         return result
 
     async def aguarded(query: str, callbacks: Callbacks = None) -> tuple[str, list[Document]]:
-        result: tuple[str, list[Document]] = await _aguard(coro, prefix)(
-            query, callbacks=callbacks
-        )
+        result: tuple[str, list[Document]] = await _aguard(coro, prefix)(query, callbacks=callbacks)
         return result
 
     return tool.model_copy(
@@ -159,8 +159,13 @@ def _format_entries(uri: str, entries: Sequence[Entry]) -> str:
 
 
 def _entry_dict(e: Entry) -> dict[str, Any]:
-    return {"uri": e.uri, "is_leaf": e.is_leaf, "abstract": e.abstract, "tags": list(e.tags),
-            "children": e.children}
+    return {
+        "uri": e.uri,
+        "is_leaf": e.is_leaf,
+        "abstract": e.abstract,
+        "tags": list(e.tags),
+        "children": e.children,
+    }
 
 
 def _read_result(uri: str, text: str, max_chars: int) -> tuple[str, dict[str, Any]]:
@@ -211,8 +216,14 @@ def create_treehop_tools(
         raise InvalidQueryError(
             f"name_prefix must be at most 40 letters, digits, '_' or '-', got {name_prefix!r}"
         )
-    if isinstance(read_max_chars, bool) or not isinstance(read_max_chars, int) or read_max_chars < 1:
-        raise InvalidQueryError(f"read_max_chars must be a positive integer, got {read_max_chars!r}")
+    if (
+        isinstance(read_max_chars, bool)
+        or not isinstance(read_max_chars, int)
+        or read_max_chars < 1
+    ):
+        raise InvalidQueryError(
+            f"read_max_chars must be a positive integer, got {read_max_chars!r}"
+        )
     for reserved in ("client", "mode", "k", "session_id"):
         if reserved in retriever_kwargs:
             raise InvalidQueryError(f"{reserved!r} is set by create_treehop_tools itself")

@@ -33,10 +33,16 @@ from .models import (
     Level,
     MatchedContext,
     Node,
+    QueryPlan,
     QueryResult,
     RetrievalMode,
     TypedQuery,
 )
+from .fusion import fuse_query_results
+from .intent_analysis import IntentAnalyzer
+from .llm import ModelRegistry
+from .llm.base import LLM
+from .sessions import Session, SessionStore
 from .postprocess import apply_rerank_threshold, check_controls, diffuse_chunks, group_chunks
 from .rerankers.base import Reranker
 from .stores.base import VectorStore
@@ -118,8 +124,9 @@ class AsyncTreehop:
         config: RetrievalConfig | None = None,
         summarizer: Summarizer | None = None,
         tagger: Any = "auto",
-        llm: Any = None,
-        query_planner: Any = None,
+        llm: LLM | None = None,
+        query_planner: LLM | None = None,
+        intent_timeout_s: float = 5.0,
         chunk_chars: int = 1000,
     ) -> None:
         self.user = urimod.validate_user(user)
@@ -131,8 +138,9 @@ class AsyncTreehop:
         self.summarizer = summarizer or ExtractiveSummarizer()
         self.builder = TreeBuilder(self.summarizer, chunk_chars=chunk_chars)
         self.tagger = _make_tagger(tagger)
-        self.llm = llm
-        self.query_planner = query_planner
+        self.models = ModelRegistry(default=llm, query_planner=query_planner)
+        self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
+        self.sessions = SessionStore(self.store, llm=llm)
         self._write_lock = asyncio.Lock()
         self._check_embedder_matches()
         self._init_extensions()
@@ -549,11 +557,115 @@ class AsyncTreehop:
         out = diffuse_chunks(out, self.store, opts.chunk_diffusion_count)
         return group_chunks(out) if opts.chunk_group else out
 
+    # ------------------------------------------------------------------ search
+    async def search(
+        self,
+        query: str,
+        *,
+        session_id: str | None = None,
+        target_uri: str | Sequence[str] | None = None,
+        context_types: Sequence[ContextType | str] | None = None,
+        limit: int = 10,
+        score_threshold: float | None = None,
+        filter: Mapping[str, Any] | MetadataFilter | None = None,  # noqa: A002
+        tags: str | Sequence[str] | None = None,
+        tags_all: str | Sequence[str] | None = None,
+        mode: RetrievalMode | str = RetrievalMode.THINKING,
+        dense_weight: float | None = None,
+        include_directories: bool = True,
+        explain: bool = False,
+        retrieve_count: int | None = None,
+        rerank_threshold: float | None = None,
+        chunk_diffusion_count: int = 0,
+        chunk_group: bool = False,
+    ) -> FindResult:
+        """Session-aware search: intent analysis, typed queries run concurrently, fusion.
+
+        The planner sees the session's compressed summary, its last 5 messages and ``query``,
+        and returns 0-5 typed queries. Each runs in its context type's root (or in the given
+        targets of that type), in THINKING mode by default (rerank when a reranker is set).
+        Results are fused per context type by priority-weighted reciprocal-rank fusion; each
+        hit lists the typed queries that found it. Zero queries (small talk) means no
+        retrieval: an empty result that carries the plan. Without an LLM the plan falls back
+        to the raw query against every allowed context type and says so.
+        """
+        q = check_query(query)
+        opts = self._search_options(
+            limit,
+            score_threshold,
+            filter,
+            tags,
+            tags_all,
+            mode,
+            dense_weight,
+            include_directories,
+            explain,
+            retrieve_count,
+            rerank_threshold,
+            chunk_diffusion_count,
+            chunk_group,
+        )
+        targets = [self.resolve(t) for t in as_list(target_uri)]
+        if targets:
+            self._roots(target_uri, None)  # raises NotFoundError for unknown targets
+        allowed = self._allowed_types(targets, context_types)
+        summary, recent = "", []
+        if session_id is not None:
+            summary, recent = self.sessions.context_for_intent(session_id)
+        plan = await self.intent_analyzer.analyze(q, summary, recent, context_types=allowed)
+        jobs: list[tuple[TypedQuery, list[str]]] = []
+        for tq in plan.queries:
+            ct = tq.context_type
+            if targets:
+                roots = [t for t in targets if ct is None or urimod.context_type_of(t) is ct]
+            else:
+                roots = [self.root(ct)] if ct is not None else [self.root(c) for c in allowed]
+            if roots:
+                jobs.append((tq, roots))
+        results = await asyncio.gather(*(self._run_query(tq, roots, opts) for tq, roots in jobs))
+        for qr in results:
+            qr.matched_contexts = apply_rerank_threshold(qr.matched_contexts, opts.rerank_threshold)
+        fused = fuse_query_results(results, limit=opts.limit)
+        merged = [m for ct in ContextType for m in fused.get(ct, [])]
+        merged = diffuse_chunks(merged, self.store, opts.chunk_diffusion_count)
+        if opts.chunk_group:
+            merged = group_chunks(merged)
+        return self._to_find_result(merged, list(results), plan)
+
+    def _allowed_types(
+        self, targets: Sequence[str], context_types: Sequence[ContextType | str] | None
+    ) -> list[ContextType]:
+        if context_types:
+            allowed = [ContextType(c) for c in context_types]
+        elif targets:
+            allowed = list(dict.fromkeys(urimod.context_type_of(t) for t in targets))
+        else:
+            allowed = list(ContextType)
+        if targets:
+            have = {urimod.context_type_of(t) for t in targets}
+            if not have & set(allowed):
+                raise InvalidQueryError(
+                    "context_types and target_uri do not overlap: no typed query could run"
+                )
+        return allowed
+
+    # ------------------------------------------------------------------ sessions
+    async def create_session(self) -> str:
+        """Start a conversation; its id is passed to ``search(session_id=...)``."""
+        return await asyncio.to_thread(self.sessions.create_session, self.user)
+
+    async def add_message(self, session_id: str, role: str, content: str) -> None:
+        """Append a message; old turns are folded into the session summary as it grows."""
+        await self.sessions.aadd_message(session_id, role, content)
+
+    async def get_session(self, session_id: str) -> Session:
+        return self.sessions.get(session_id)
+
     def _to_find_result(
         self,
         contexts: Sequence[MatchedContext],
         query_results: list[QueryResult],
-        plan: Any,
+        plan: QueryPlan | None,
     ) -> FindResult:
         out = FindResult(query_plan=plan, query_results=query_results)
         for m in contexts:
@@ -643,6 +755,18 @@ class Treehop:
 
     def find(self, query: str, **kwargs: Any) -> FindResult:
         return self._runner.run(self._async.find(query, **kwargs))
+
+    def search(self, query: str, **kwargs: Any) -> FindResult:
+        return self._runner.run(self._async.search(query, **kwargs))
+
+    def create_session(self) -> str:
+        return self._runner.run(self._async.create_session())
+
+    def add_message(self, session_id: str, role: str, content: str) -> None:
+        self._runner.run(self._async.add_message(session_id, role, content))
+
+    def get_session(self, session_id: str) -> Session:
+        return self._runner.run(self._async.get_session(session_id))
 
     def ls(self, uri: str = "viking://resources") -> list[Entry]:
         return self._runner.run(self._async.ls(uri))

@@ -190,8 +190,9 @@ class LexicalIndex:
 
     @property
     def row_bound(self) -> int:
-        """One past the highest row this index has room for (0 when empty)."""
-        return int(self._present.shape[0])
+        """One past the highest row that holds a document (0 when empty)."""
+        present = np.flatnonzero(self._present)
+        return int(present[-1]) + 1 if present.size else 0
 
     @property
     def avgdl(self) -> float:
@@ -551,7 +552,7 @@ class LexicalIndex:
                 )
                 out[:] = sums
                 return out
-            full = self.score_tokens(tokens, None)
+            full = self.score_tokens(tokens, None, size=self._present.shape[0])
             out[pos] = full[srows]
             return out
 

@@ -23,6 +23,7 @@ across a model call, and a session that is already being folded is not folded tw
 from __future__ import annotations
 
 import asyncio
+import builtins
 import json
 import re
 import threading
@@ -262,6 +263,10 @@ class SessionStore:
             out = [s for s in out if s.user == user]
         return sorted(out, key=lambda s: s.created_at)
 
+    def list(self, user: str | None = None) -> builtins.list[Session]:
+        """Alias of :meth:`list_sessions` (the name the client API uses)."""
+        return self.list_sessions(user)
+
     def delete(self, session_id: str) -> None:
         """Forget a session; its blob is overwritten with ``b""``."""
         with self._lock:
@@ -298,7 +303,7 @@ class SessionStore:
 
     def context_for_intent(
         self, session_id: str, n_recent: int = 5
-    ) -> tuple[str, list[SessionMessage]]:
+    ) -> tuple[str, builtins.list[SessionMessage]]:
         """The planner's input from this session: (compressed summary, last ``n_recent``)."""
         if n_recent < 0:
             raise InvalidQueryError("n_recent must be >= 0")
@@ -311,7 +316,7 @@ class SessionStore:
 
     def _append(
         self, session_id: str, role: str, content: str
-    ) -> tuple[SessionMessage, tuple[str, list[SessionMessage]] | None]:
+    ) -> tuple[SessionMessage, tuple[str, builtins.list[SessionMessage]] | None]:
         if role not in ROLES:
             raise InvalidQueryError(f"invalid role {role!r}: use one of {', '.join(ROLES)}")
         if not isinstance(content, str):
@@ -332,7 +337,7 @@ class SessionStore:
             session.messages.append(message)
             session.next_seq += 1
             session.updated_at = now
-            fold: tuple[str, list[SessionMessage]] | None = None
+            fold: tuple[str, builtins.list[SessionMessage]] | None = None
             if len(session.messages) > self.max_messages and session_id not in self._folding:
                 n_fold = len(session.messages) - self.keep_recent
                 batch = [m.model_copy() for m in session.messages[:n_fold]]
@@ -367,7 +372,9 @@ class SessionStore:
         with self._lock:
             self._folding.discard(session_id)
 
-    def _summary_messages(self, previous: str, batch: Sequence[ChatMessage]) -> list[ChatMessage]:
+    def _summary_messages(
+        self, previous: str, batch: Sequence[ChatMessage]
+    ) -> builtins.list[ChatMessage]:
         rendered = "\n".join(f"[{m.role}] {m.content[:4000]}" for m in batch)
         prompt = self.summary_prompt.format(
             summary=previous or "(empty)", messages=rendered, max_chars=self.max_summary_chars

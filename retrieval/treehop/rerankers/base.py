@@ -80,7 +80,7 @@ async def safe_rerank(
         return RerankOutcome(None, f"timeout after {timeout_s:g}s")
     except asyncio.CancelledError:
         raise
-    except Exception as exc:  # noqa: BLE001 - any reranker fault must fall back
+    except Exception as exc:  # any reranker fault must fall back
         return RerankOutcome(None, f"error: {type(exc).__name__}: {exc}"[:500])
     scores, reason = validate_scores(raw, len(documents))
     return RerankOutcome(scores, reason)

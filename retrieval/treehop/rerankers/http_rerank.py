@@ -24,6 +24,7 @@ import json
 import math
 import os
 import ssl
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -63,8 +64,15 @@ def shared_ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def new_client(timeout_s: float) -> httpx.Client:
-    return httpx.Client(timeout=timeout_s, verify=shared_ssl_context())
+def new_client(timeout_s: float, owner: object) -> httpx.Client:
+    """A pooled sync client that is closed when ``owner`` is garbage-collected.
+
+    Rerankers are often built, used and dropped without ``close()``; the finaliser closes the
+    pooled sockets instead of leaving them to ``ResourceWarning``.
+    """
+    client = httpx.Client(timeout=timeout_s, verify=shared_ssl_context())
+    weakref.finalize(owner, client.close)
+    return client
 
 
 def new_async_client(timeout_s: float) -> httpx.AsyncClient:
@@ -269,7 +277,7 @@ class HTTPReranker(BaseReranker):
         if self._client is not None:
             return self._client
         if self._own_client is None:
-            self._own_client = new_client(self.timeout_s)
+            self._own_client = new_client(self.timeout_s, self)
         return self._own_client
 
     def _call(self, client: httpx.Client, query: str, documents: Sequence[str]) -> list[float]:

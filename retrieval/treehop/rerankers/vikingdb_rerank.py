@@ -297,7 +297,7 @@ class VikingDBReranker(BaseReranker):
         """Score chunks with their titles (dropped when ``rerank_only_chunk``)."""
         all_titles = self._prepare(documents, titles)
         if self._client is None and self._own_client is None:
-            self._own_client = new_client(self.timeout_s)
+            self._own_client = new_client(self.timeout_s, self)
         client = self._client or self._own_client
         assert client is not None
         scores: list[float] = []

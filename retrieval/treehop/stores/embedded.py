@@ -39,7 +39,7 @@ FORMAT_VERSION = 1
 _NODES = TypeAdapter(list[Node])
 _CTYPES = list(ContextType)
 _CTYPE_CODE = {c: i for i, c in enumerate(_CTYPES)}
-_STATE_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_STATE_KEY = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}(/[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}){0,3}$")
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -410,14 +410,40 @@ class EmbeddedStore:
         return (static if rows is None else static[rows]), matches
 
     # ------------------------------------------------------------------ state blobs
+    # State blobs (sessions, settings) change far more often than vectors, so they live outside
+    # the generations in ``<path>/state/`` and each is written atomically on its own: adding a
+    # chat message must not rewrite the whole index.
     def get_state(self, key: str) -> bytes | None:
-        return self._state.get(key)
+        self._check_state_key(key)
+        with self._lock:
+            if key in self._state:
+                return self._state[key]
+            if self.path is None:
+                return None
+            f = self.path / "state" / key
+            if not f.is_file():
+                return None
+            data = f.read_bytes()
+            self._state[key] = data
+            return data
 
     def put_state(self, key: str, value: bytes) -> None:
-        if not _STATE_KEY.match(key):
-            raise StoreError(f"invalid state key {key!r}")
+        self._check_state_key(key)
         with self._lock:
             self._state[key] = bytes(value)
+            if self.path is None:
+                return
+            f = self.path / "state" / key
+            f.parent.mkdir(parents=True, exist_ok=True)
+            tmp = f.with_name(f".{f.name}.tmp-{os.getpid()}")
+            tmp.write_bytes(value)
+            _fsync_file(tmp)
+            os.replace(tmp, f)
+
+    @staticmethod
+    def _check_state_key(key: str) -> None:
+        if not isinstance(key, str) or not _STATE_KEY.match(key) or ".." in key:
+            raise StoreError(f"invalid state key {key!r}")
 
     # ------------------------------------------------------------------ persistence
     def save(self) -> None:
@@ -442,10 +468,6 @@ class EmbeddedStore:
                 "meta": self._meta,
             }
             (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
-            state_dir = tmp / "state"
-            state_dir.mkdir()
-            for k, v in self._state.items():
-                (state_dir / k).write_bytes(v)
             if self.lexical is not None:
                 self.lexical.save(tmp / "lexical")
             for f in tmp.rglob("*"):
@@ -496,10 +518,6 @@ class EmbeddedStore:
         self._uri_row = {n.uri: i for i, n in enumerate(nodes)}
         self._meta = dict(meta.get("meta") or {})
         self._state = {}
-        sdir = gdir / "state"
-        if sdir.is_dir():
-            for f in sdir.iterdir():
-                self._state[f.name] = f.read_bytes()
         self._lexical_dir = gdir / "lexical"
         self._touch()
 

@@ -15,6 +15,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.llms.types import ChatMessage as LIChatMessage
 from llama_index.core.base.llms.types import MessageRole
 from llama_index.core.llms import LLM as LlamaLLM
+
 from treehop.embedders.base import BaseEmbedder, Vectors, normalize_rows
 from treehop.errors import EmbeddingError, LLMError
 from treehop.llm.base import BaseLLM, ChatMessage

@@ -19,7 +19,8 @@ from llama_index.core.prompts.mixin import PromptDictType
 from llama_index.core.schema import BaseNode, IndexNode, NodeWithScore, QueryBundle
 from llama_index.core.utils import print_text
 from llama_index.core.vector_stores.types import MetadataFilters
-from treehop import AsyncTreehop, FindResult, MatchedContext, Treehop
+
+from treehop import FindResult, MatchedContext, Treehop
 from treehop import uri as urimod
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidFilterError, InvalidQueryError
@@ -53,9 +54,9 @@ _CONTEXT_ALIASES = {
 }
 
 
-def _context_types(value: Sequence[ContextType | str] | ContextType | str | None) -> (
-    tuple[ContextType, ...] | None
-):
+def _context_types(
+    value: Sequence[ContextType | str] | ContextType | str | None,
+) -> tuple[ContextType, ...] | None:
     if value is None:
         return None
     items = [value] if isinstance(value, str | ContextType) else list(value)
@@ -63,9 +64,7 @@ def _context_types(value: Sequence[ContextType | str] | ContextType | str | None
     for v in items:
         ct = v if isinstance(v, ContextType) else _CONTEXT_ALIASES.get(str(v).strip().casefold())
         if ct is None:
-            raise InvalidQueryError(
-                f"unknown context type {v!r}: use resource, memory or skill"
-            )
+            raise InvalidQueryError(f"unknown context type {v!r}: use resource, memory or skill")
         if ct not in out:
             out.append(ct)
     if not out:
@@ -128,9 +127,7 @@ class TreehopRetriever(BaseRetriever):
         self.mode: Mode = mode
         self.similarity_top_k = similarity_top_k
         self.filters = filters
-        self.retrieval_mode = (
-            RetrievalMode(retrieval_mode) if retrieval_mode is not None else None
-        )
+        self.retrieval_mode = RetrievalMode(retrieval_mode) if retrieval_mode is not None else None
         targets = [target_uri] if isinstance(target_uri, str) else list(target_uri or [])
         for t in targets:
             self._aclient.resolve(t)  # raises InvalidURIError early
@@ -270,9 +267,7 @@ class TreehopRetriever(BaseRetriever):
         targets = list(self.target_uri)
         if targets and ctypes is not None:
             kept = [
-                t
-                for t in targets
-                if urimod.context_type_of(self._aclient.resolve(t)) in ctypes
+                t for t in targets if urimod.context_type_of(self._aclient.resolve(t)) in ctypes
             ]
             if not kept:
                 raise InvalidFilterError(
@@ -354,8 +349,11 @@ class TreehopRetriever(BaseRetriever):
             def finish(nodes: list[NodeWithScore], result: FindResult) -> None:
                 if result.rerank_fallback:
                     reason = next(
-                        (q.rerank_fallback_reason for q in result.query_results or []
-                         if q.rerank_fallback_reason),
+                        (
+                            q.rerank_fallback_reason
+                            for q in result.query_results or []
+                            if q.rerank_fallback_reason
+                        ),
                         "unknown",
                     )
                     dispatcher.event(
@@ -364,15 +362,17 @@ class TreehopRetriever(BaseRetriever):
                         )
                     )
                     if self._verbose:
-                        print_text(f"treehop: rerank fell back to vector scores ({reason})\n",
-                                   color="red")
+                        print_text(
+                            f"treehop: rerank fell back to vector scores ({reason})\n", color="red"
+                        )
                 cb_event.on_end(payload={EventPayload.NODES: nodes})
                 dispatcher.event(ReRankEndEvent(nodes=nodes))
 
             yield finish
 
-    def _stage_events(self, query_bundle: QueryBundle, result: FindResult,
-                      nodes: list[NodeWithScore]) -> None:
+    def _stage_events(
+        self, query_bundle: QueryBundle, result: FindResult, nodes: list[NodeWithScore]
+    ) -> None:
         plan = result.query_plan
         if plan is not None:
             dispatcher.event(
@@ -443,9 +443,7 @@ class TreehopRetriever(BaseRetriever):
         return out
 
     @staticmethod
-    def _to_nodes(
-        hits: list[MatchedContext], links: list[TreeLinks | None]
-    ) -> list[NodeWithScore]:
+    def _to_nodes(hits: list[MatchedContext], links: list[TreeLinks | None]) -> list[NodeWithScore]:
         return [to_node_with_score(m, link) for m, link in zip(hits, links, strict=True)]
 
     def _hits(self, result: FindResult) -> list[MatchedContext]:
@@ -468,9 +466,7 @@ class TreehopRetriever(BaseRetriever):
         method, kw = self._call_kwargs()
         self._check_supported(method)
         with self._rerank_events(query_bundle, kw["mode"]) as finish:
-            result: FindResult = await getattr(self._aclient, method)(
-                query_bundle.query_str, **kw
-            )
+            result: FindResult = await getattr(self._aclient, method)(query_bundle.query_str, **kw)
             hits = self._hits(result)
             if self._aclient.store.capabilities.remote:
                 links = await asyncio.to_thread(self._tree_links, hits)

@@ -27,6 +27,7 @@ from llama_index.core.vector_stores.types import (
     MetadataFilter,
     MetadataFilters,
 )
+
 from treehop import tags as tagmod
 from treehop.errors import InvalidFilterError
 from treehop.filters import MetadataFilter as TreehopMetadataFilter

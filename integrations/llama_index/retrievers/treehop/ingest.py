@@ -23,6 +23,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from llama_index.core.schema import BaseNode, MetadataMode
+
 from treehop import tags as tagmod
 from treehop import uri as urimod
 from treehop.errors import IngestError, InvalidQueryError, InvalidURIError
@@ -96,8 +97,9 @@ def _plan(
     for i, doc in enumerate(documents):
         where = f"document {i}"
         if not isinstance(doc, BaseNode):
-            raise IngestError(f"{where}: expected a llama_index Document or node, "
-                              f"got {type(doc).__name__}")
+            raise IngestError(
+                f"{where}: expected a llama_index Document or node, got {type(doc).__name__}"
+            )
         text = doc.get_content(metadata_mode=MetadataMode.NONE)
         if not text.strip():
             raise IngestError(f"{where}: the text is empty")
@@ -163,8 +165,11 @@ def _dedupe(planned: list[_Placement], on_duplicate: str) -> list[_Placement]:
             )
         width = len(str(len(group)))
         for n, p in enumerate(group, start=1):
-            out.append(_Placement(p.index, urimod.join(target, f"part-{n:0{width}d}"), p.text,
-                                  p.tags, p.metadata))
+            out.append(
+                _Placement(
+                    p.index, urimod.join(target, f"part-{n:0{width}d}"), p.text, p.tags, p.metadata
+                )
+            )
     return sorted(out, key=lambda p: p.index)
 
 
@@ -232,8 +237,16 @@ def add_documents(
     changed.
     """
     client = check_client(client)
-    plan = _plan(client, documents, uri_key=uri_key, path_key=path_key, base_uri=base_uri,
-                 tags_key=tags_key, tags=tags, on_duplicate=on_duplicate)
+    plan = _plan(
+        client,
+        documents,
+        uri_key=uri_key,
+        path_key=path_key,
+        base_uri=base_uri,
+        tags_key=tags_key,
+        tags=tags,
+        on_duplicate=on_duplicate,
+    )
     native = _supports_metadata(client)
     aclient = async_client(client)
     out: list[str] = []
@@ -258,8 +271,16 @@ async def aadd_documents(
 ) -> list[str]:
     """The async twin of :func:`add_documents` (embedding is awaited, never blocking the loop)."""
     client = check_client(client)
-    plan = _plan(client, documents, uri_key=uri_key, path_key=path_key, base_uri=base_uri,
-                 tags_key=tags_key, tags=tags, on_duplicate=on_duplicate)
+    plan = _plan(
+        client,
+        documents,
+        uri_key=uri_key,
+        path_key=path_key,
+        base_uri=base_uri,
+        tags_key=tags_key,
+        tags=tags,
+        on_duplicate=on_duplicate,
+    )
     native = _supports_metadata(client)
     aclient = async_client(client)
     out: list[str] = []

@@ -20,6 +20,7 @@ from llama_index.core.schema import (
     RelatedNodeInfo,
     TextNode,
 )
+
 from treehop import uri as urimod
 from treehop.models import MatchedContext
 
@@ -132,9 +133,7 @@ def relationships(
         ]
     ref = m.metadata.get(REF_DOC_ID_KEY)
     if isinstance(ref, str) and ref:
-        rels[NodeRelationship.SOURCE] = RelatedNodeInfo(
-            node_id=ref, node_type=ObjectType.DOCUMENT
-        )
+        rels[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=ref, node_type=ObjectType.DOCUMENT)
     if m.chunk_index is not None and urimod.CHUNK_MARK in m.uri:
         file_uri = m.uri.split("#", 1)[0]
         if m.chunk_index > 0:

@@ -14,6 +14,7 @@ from string import Template
 
 from llama_index.core.prompts import BasePromptTemplate, PromptTemplate
 from llama_index.core.prompts.utils import SafeFormatter
+
 from treehop.errors import InvalidQueryError
 from treehop.intent_analysis import PROMPT_PLACEHOLDERS
 

@@ -57,7 +57,10 @@ class TreehopQueryEngine(RetrieverQueryEngine):
 
     @classmethod
     def from_client(
-        cls, client: TreehopClient, *, retriever_kwargs: dict[str, Any] | None = None,
+        cls,
+        client: TreehopClient,
+        *,
+        retriever_kwargs: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> TreehopQueryEngine:
         """A query engine over a new :class:`TreehopRetriever` of ``client``.

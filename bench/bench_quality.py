@@ -1,0 +1,247 @@
+"""Quality of ``find()`` versus flat exact search, on Cranfield-as-a-tree and the Django docs.
+
+    python bench/bench_quality.py                       # both datasets, alpha 1.0 and 0.5
+    python bench/bench_quality.py --dataset cranfield --alpha 1.0 --max-queries 50
+
+For every query the same embedder (MiniLM int8, cached on disk) produces the query vector for
+both methods, and both see exactly the same leaf vectors (the flat baseline reads them back
+from the client's store), so the only difference is the search:
+
+* ``flat``: one exact cosine search over every leaf under the target, top-``limit`` leaves;
+* ``find``: the hierarchical heap search, ``find(query, limit=limit, include_directories=False)``.
+
+Leaves are chunks of files (or whole short files); both result lists are mapped back to their
+file (a Cranfield document, a Django page), deduplicated keeping the first (best) position, and
+scored with ir_measures. A ``limit=10`` run gives nDCG@10 and R@10 as a user calling
+``find(limit=10)`` sees them; a ``limit=100`` run adds R@100.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import datasets as ds  # noqa: E402
+
+ds.ensure_treehop_importable()
+
+import ir_measures  # noqa: E402
+from ir_measures import R, nDCG  # noqa: E402
+from treehop import RetrievalConfig, Treehop  # noqa: E402
+
+
+@dataclass
+class Corpus:
+    name: str
+    root: Path
+    target_uri: str
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    doc_of_leaf: Callable[[Any], str]
+    note: str
+
+
+@dataclass
+class Row:
+    dataset: str
+    method: str
+    limit: int
+    ndcg10: float
+    r10: float
+    r100: float | None
+    p50_ms: float
+    p95_ms: float
+    scored: float
+    overlap10: float | None
+
+
+def cranfield_corpus(args: argparse.Namespace, embedder: Any) -> Corpus:
+    cran = ds.load_cranfield(marginal_gain=args.cranfield_marginal_gain)
+    layout = ds.build_cranfield_tree(
+        cran, embedder, top_k=args.cranfield_topics, sub_k=args.cranfield_subtopics
+    )
+    return Corpus(
+        name="cranfield",
+        root=layout.root,
+        target_uri="viking://resources/cranfield",
+        queries=cran.queries,
+        qrels=cran.qrels,
+        doc_of_leaf=lambda node: ds.doc_id_from_uri(node.uri),
+        note=(
+            f"1400 abstracts, spherical k-means tree {args.cranfield_topics}x"
+            f"{args.cranfield_subtopics} ({len({str(Path(p).parent) for p in layout.paths.values()})}"
+            " leaf dirs)"
+        ),
+    )
+
+
+def django_corpus(args: argparse.Namespace) -> Corpus | None:
+    if not ds.django_docs_available():
+        print(f"SKIP django: {ds.django_install_hint()}", file=sys.stderr)
+        return None
+    root, pages = ds.materialise_django_docs()
+    qs = ds.load_django_queries()
+    known = {p.relpath for p in pages}
+    missing = [q["relevant"] for q in qs if q["relevant"] not in known]
+    if missing:
+        raise SystemExit(
+            f"{len(missing)} labelled pages are not in the installed docs (e.g. {missing[0]}); "
+            "a different python-django-doc version? Rebuild the query set with "
+            "python bench/datasets.py --rebuild-django-queries"
+        )
+    return Corpus(
+        name="django",
+        root=root,
+        target_uri="viking://resources/django",
+        queries={q["qid"]: q["query"] for q in qs},
+        qrels={q["qid"]: {q["relevant"]: 1} for q in qs},
+        doc_of_leaf=lambda node: str(node.metadata["source_path"]),
+        note=f"{len(pages)} pages of {ds.DJANGO_PACKAGE}, {len(qs)} heading queries",
+    )
+
+
+def _ranked_docs(docs: Sequence[str]) -> dict[str, float]:
+    """First occurrence wins; scores are descending ranks so ir_measures keeps our order."""
+    out: dict[str, float] = {}
+    for d in docs:
+        if d not in out:
+            out[d] = float(len(docs) - len(out))
+    return out
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q)) if values else float("nan")
+
+
+def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Row]:
+    th = Treehop(
+        None, embedder=embedder, config=RetrievalConfig(),
+        tagger=None if args.tagger == "none" else "auto",
+    )
+    t0 = time.perf_counter()
+    misses0 = getattr(embedder, "misses", 0)
+    added = th.add_resource(str(corpus.root), target_uri=corpus.target_uri)
+    print(
+        f"[{corpus.name}] indexed {added.directories} dirs, {added.files} files, "
+        f"{added.chunks} chunks in {time.perf_counter() - t0:.1f}s "
+        f"({getattr(embedder, 'misses', 0) - misses0} texts embedded, rest from cache)",
+        file=sys.stderr,
+    )
+    resolved = th.aio.resolve(corpus.target_uri)
+    leaves = [n for n in th.store.iter_nodes(resolved) if n.is_leaf]
+    leaf_uris = [n.uri for n in leaves]
+    leaf_docs = [corpus.doc_of_leaf(n) for n in leaves]
+    doc_by_uri = dict(zip(leaf_uris, leaf_docs, strict=True))
+    mat = np.ascontiguousarray(th.store.get_vectors(leaf_uris), dtype=np.float32)
+    n_nodes = sum(1 for _ in th.store.iter_nodes(resolved))
+    print(f"[{corpus.name}] {len(leaves)} leaves, {n_nodes} nodes under {resolved}",
+          file=sys.stderr)
+
+    qids = [q for q in corpus.queries if q in corpus.qrels]
+    if args.max_queries:
+        qids = qids[: args.max_queries]
+    qvecs = np.asarray(embedder.embed([corpus.queries[q] for q in qids]), dtype=np.float32)
+    rows: list[Row] = []
+    for limit in args.limits:
+        measures = [nDCG @ 10, R @ 10] + ([R @ 100] if limit >= 100 else [])
+        # Flat exact search over the very same leaf vectors.
+        flat_run: dict[str, dict[str, float]] = {}
+        times: list[float] = []
+        for qi, q in enumerate(qids):
+            s = time.perf_counter()
+            scores = mat @ qvecs[qi]
+            k = min(limit, len(scores))
+            top = np.argpartition(-scores, k - 1)[:k]
+            top = top[np.argsort(-scores[top], kind="stable")]
+            times.append((time.perf_counter() - s) * 1000)
+            flat_run[q] = _ranked_docs([leaf_docs[i] for i in top])
+        agg = ir_measures.calc_aggregate(measures, corpus.qrels, flat_run)
+        rows.append(Row(corpus.name, "flat exact", limit, agg[nDCG @ 10], agg[R @ 10],
+                        agg.get(R @ 100), _pct(times, 50), _pct(times, 95), float(len(leaves)),
+                        None))
+        for alpha in args.alphas:
+            th.config.score_propagation_alpha = alpha
+            run: dict[str, dict[str, float]] = {}
+            times, scored, overlaps = [], [], []
+            for q in qids:
+                s = time.perf_counter()
+                res = th.find(corpus.queries[q], target_uri=corpus.target_uri, limit=limit,
+                              include_directories=False)
+                times.append((time.perf_counter() - s) * 1000)
+                hits = [m for m in res.resources if m.is_leaf]
+                run[q] = _ranked_docs([doc_by_uri[th.aio.resolve(m.uri)] for m in hits])
+                if res.query_results:
+                    scored.append(float(res.query_results[0].nodes_scored))
+                a = list(run[q])[:10]
+                b = set(list(flat_run[q])[:10])
+                overlaps.append(len(set(a) & b) / max(1, len(b)))
+            agg = ir_measures.calc_aggregate(measures, corpus.qrels, run)
+            rows.append(Row(corpus.name, f"find a={alpha:g}", limit, agg[nDCG @ 10],
+                            agg[R @ 10], agg.get(R @ 100), _pct(times, 50), _pct(times, 95),
+                            statistics.fmean(scored) if scored else float("nan"),
+                            statistics.fmean(overlaps)))
+    th.config.score_propagation_alpha = 1.0
+    th.close()
+    print(f"[{corpus.name}] {len(qids)} queries; {corpus.note}", file=sys.stderr)
+    return rows
+
+
+def print_table(rows: Sequence[Row]) -> None:
+    head = (f"{'dataset':<10} {'method':<12} {'limit':>5} {'nDCG@10':>8} {'R@10':>7} "
+            f"{'R@100':>7} {'p50 ms':>8} {'p95 ms':>8} {'scored/q':>9} {'top10 = flat':>12}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        r100 = f"{r.r100:.3f}" if r.r100 is not None else "-"
+        ov = f"{r.overlap10:.2f}" if r.overlap10 is not None else "-"
+        print(f"{r.dataset:<10} {r.method:<12} {r.limit:>5} {r.ndcg10:>8.3f} {r.r10:>7.3f} "
+              f"{r100:>7} {r.p50_ms:>8.2f} {r.p95_ms:>8.2f} {r.scored:>9.0f} {ov:>12}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dataset", choices=["all", "cranfield", "django"], default="all")
+    ap.add_argument("--max-queries", type=int, default=0, help="first N queries (0 = all)")
+    ap.add_argument("--alpha", default="1.0,0.5",
+                    help="comma-separated score_propagation_alpha values (default 1.0,0.5)")
+    ap.add_argument("--limit", default="10,100", help="comma-separated find() limits")
+    ap.add_argument("--tagger", choices=["auto", "none"], default="auto",
+                    help="the client's automatic ingest tagger (default: as a user gets it)")
+    ap.add_argument("--cranfield-topics", type=int, default=20)
+    ap.add_argument("--cranfield-subtopics", type=int, default=5)
+    ap.add_argument("--cranfield-marginal-gain", type=int, default=ds.CRANFIELD_GAINS[-1],
+                    help="gain of cranqrel code -1 (see datasets.CRANFIELD_GAINS)")
+    ap.add_argument("--no-cache", action="store_true", help="do not use bench/.cache embeddings")
+    args = ap.parse_args(argv)
+    args.alphas = [float(a) for a in args.alpha.split(",") if a.strip()]
+    args.limits = [int(x) for x in args.limit.split(",") if x.strip()]
+
+    embedder = ds.default_embedder(cache=not args.no_cache)
+    rows: list[Row] = []
+    t0 = time.perf_counter()
+    if args.dataset in ("all", "cranfield"):
+        rows += evaluate(cranfield_corpus(args, embedder), args, embedder)
+    if args.dataset in ("all", "django"):
+        corpus = django_corpus(args)
+        if corpus is not None:
+            rows += evaluate(corpus, args, embedder)
+    print()
+    print_table(rows)
+    print(f"\nembedder {embedder.name}; find() config: {RetrievalConfig().model_dump()}; "
+          f"alpha varied as listed; total {time.perf_counter() - t0:.0f}s")
+    print("p50/p95: per query, query embedding excluded for flat and cached for find; "
+          "scored/q: nodes whose score was computed (flat: every leaf); "
+          "top10 = flat: share of find's top-10 files also in flat's top-10")
+
+
+if __name__ == "__main__":
+    main()
