@@ -169,12 +169,12 @@ class MiniLMEmbedder(BaseEmbedder):
 
     # -- identity ----------------------------------------------------------
 
-    @property  # type: ignore[override]
-    def name(self) -> str:
+    @property
+    def name(self) -> str:  # type: ignore[override]
         return self._name
 
-    @property  # type: ignore[override]
-    def dimension(self) -> int:
+    @property
+    def dimension(self) -> int:  # type: ignore[override]
         # A custom export's width is only known from its graph; reading it loads the model.
         if not self._dimension:
             self._ensure_loaded()

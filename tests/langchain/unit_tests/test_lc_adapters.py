@@ -209,9 +209,9 @@ async def test_chat_llm_plans_queries_for_the_intent_analyzer() -> None:
     analyzer = IntentAnalyzer(llm=LangChainChatLLM(model), timeout_s=5)
     result = await analyzer.analyze("how do I add a column to our database?")
     assert not result.fallback
-    assert [(q.query, q.context_type) for q in result.queries] == [
-        ("write a SQL migration", ContextType.SKILL),
-        ("the user's preferred database", ContextType.MEMORY),
-    ]
+    assert {(q.query, q.context_type, q.priority) for q in result.queries} == {
+        ("write a SQL migration", ContextType.SKILL, 1),
+        ("the user's preferred database", ContextType.MEMORY, 2),
+    }
     assert result.planner == "langchain:generic-fake-chat-model"
     assert "how do I add a column" in str(model.seen[0][-1].content)
