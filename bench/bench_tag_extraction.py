@@ -13,7 +13,22 @@ Two labelled signals, both real:
    and the share of all co-relevant pairs it finds. This is what a tag hop relies on: a shared
    tag should lead to something relevant to the same need.
 
-Run: ``PYTHONPATH=retrieval python bench/bench_tag_extraction.py [--data DIR] [--sweep]``.
+Run: ``PYTHONPATH=retrieval python bench/bench_tag_extraction.py [--data DIR] [--sweep]``
+(about a minute; ``--sweep`` adds threshold variants, about three).
+
+Result (defaults: max_tags=5, min_df=2, max_df_ratio=0.2, min_score=0.5, bigrams on):
+
+=====================  =====  =====  ==========  ==========  =========  ======
+method                 P@1    P@5    P(default)  corel prec  corel rec  lift
+=====================  =====  =====  ==========  ==========  =========  ======
+tfidf (default)        0.278  0.196  0.197       0.117       0.111      18x
+textrank idf-teleport  0.320  0.223  0.232       0.056       0.127      8.4x
+textrank plain         0.335  0.227  0.235       0.053       0.145      7.9x
+=====================  =====  =====  ==========  ==========  =========  ======
+
+TextRank favours central, frequent words, which titles use; TF-IDF favours specific words,
+which is what makes a shared tag mean a shared need. At matched recall (textrank max_tags=3:
+recall 0.086, precision 0.058) TF-IDF stays twice as precise, hence the default.
 """
 
 from __future__ import annotations

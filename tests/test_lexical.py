@@ -339,6 +339,18 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     assert loaded.top("wing", 3)[0].tolist() == [1]
 
 
+def test_an_emptied_index_saves_without_its_old_terms(tmp_path: Path) -> None:
+    idx = plain_index()
+    idx.upsert([0, 1], ["a b", "c"])
+    idx.delete([0, 1])
+    idx.save(tmp_path)
+    assert json.loads((tmp_path / "lexical.json").read_text())["terms"] == []
+    loaded = LexicalIndex.load(tmp_path, tokenizer=split, tokenizer_id="split")
+    assert len(loaded) == 0 and loaded.score("a").shape == (0,)
+    loaded.upsert([3], ["a d"])
+    assert loaded.top("a", 3)[0].tolist() == [3]
+
+
 def test_load_rejects_missing_corrupt_and_foreign_indexes(tmp_path: Path) -> None:
     idx = plain_index()
     idx.upsert([0, 1], ["a b", "b c"])
@@ -362,6 +374,12 @@ def test_load_rejects_missing_corrupt_and_foreign_indexes(tmp_path: Path) -> Non
     d = broken("range")
     np.save(d / "lexical_log_term.npy", np.full(4, 99, dtype=np.int32))
     with pytest.raises(IndexCorruptError, match="inconsistent"):
+        LexicalIndex.load(d, tokenizer=split, tokenizer_id="split")
+    d = broken("overlap")
+    start = np.load(d / "lexical_start.npy")
+    start[1] = start[0]  # two rows claiming the same block
+    np.save(d / "lexical_start.npy", start)
+    with pytest.raises(IndexCorruptError, match="tile"):
         LexicalIndex.load(d, tokenizer=split, tokenizer_id="split")
     d = broken("meta")
     meta = json.loads((d / "lexical.json").read_text())

@@ -21,12 +21,24 @@ from treehop.llm.base import BaseLLM, ChatMessage
 PLAN = {
     "reasoning": "The user wants to write an RFC: the skill, the template, and their habits.",
     "queries": [
-        {"query": "create an RFC document", "context_type": "skill",
-         "intent": "how to write one", "priority": 5},
-        {"query": "RFC document template", "context_type": "resource",
-         "intent": "the template", "priority": 4},
-        {"query": "the user's current projects", "context_type": "memory",
-         "intent": "context", "priority": 2},
+        {
+            "query": "create an RFC document",
+            "context_type": "skill",
+            "intent": "how to write one",
+            "priority": 5,
+        },
+        {
+            "query": "RFC document template",
+            "context_type": "resource",
+            "intent": "the template",
+            "priority": 4,
+        },
+        {
+            "query": "the user's current projects",
+            "context_type": "memory",
+            "intent": "context",
+            "priority": 2,
+        },
     ],
 }
 
@@ -66,14 +78,20 @@ def test_plan_spanning_memory_resource_skill(indexed) -> None:  # type: ignore[n
         res = th.search("help me write the RFC for it", session_id=sid, limit=3)
         assert res.query_plan is not None and not res.query_plan.fallback
         assert [q.context_type for q in res.query_plan.queries] == [
-            ContextType.SKILL, ContextType.RESOURCE, ContextType.MEMORY]
-        assert res.skills[0].uri == "viking://~/skills/create-rfc/SKILL.md" or \
-            res.skills[0].uri == "viking://~/skills/create-rfc"
+            ContextType.SKILL,
+            ContextType.RESOURCE,
+            ContextType.MEMORY,
+        ]
+        assert (
+            res.skills[0].uri == "viking://~/skills/create-rfc/SKILL.md"
+            or res.skills[0].uri == "viking://~/skills/create-rfc"
+        )
         assert any("rfc-template" in m.uri for m in res.resources)
         assert res.memories and all(m.context_type is ContextType.MEMORY for m in res.memories)
         # each hit says which typed query found it, and queries stay in their own roots
-        assert all(q.context_type is ContextType.SKILL
-                   for m in res.skills for q in m.matched_queries)
+        assert all(
+            q.context_type is ContextType.SKILL for m in res.skills for q in m.matched_queries
+        )
         assert len(res.query_results or []) == 3
         # the planner saw the session context and the current query
         prompt = "\n".join(m.content for m in llm.seen[0])
@@ -109,8 +127,9 @@ def test_planner_timeout_falls_back_in_time(indexed) -> None:  # type: ignore[no
         res = th.search("RFC")
         assert time.perf_counter() - t0 < 2.0
         assert res.query_plan is not None and res.query_plan.fallback
-        assert "timed out" in (res.query_plan.fallback_reason or "") or \
-            "timeout" in (res.query_plan.fallback_reason or "")
+        assert "timed out" in (res.query_plan.fallback_reason or "") or "timeout" in (
+            res.query_plan.fallback_reason or ""
+        )
 
 
 def test_without_llm_search_works_and_says_so(indexed) -> None:  # type: ignore[no-untyped-def]
@@ -163,15 +182,17 @@ class SlowEmbedder:
 
 
 async def test_typed_queries_run_concurrently(bow) -> None:  # type: ignore[no-untyped-def]
-    client = AsyncTreehop(embedder=SlowEmbedder(bow), tagger=None,
-                          llm=ScriptedLLM(json.dumps(PLAN)))
+    client = AsyncTreehop(
+        embedder=SlowEmbedder(bow), tagger=None, llm=ScriptedLLM(json.dumps(PLAN))
+    )
     for sub, target in [("skills", "viking://~/skills"), ("memories", "viking://~/memories")]:
         from treehop.demo import SAMPLE_TREE
 
         for child in sorted((SAMPLE_TREE / sub).iterdir()):
             await client.add_resource(child, target_uri=target)
-    await client.add_resource(SAMPLE_TREE / "resources" / "docs-templates",
-                              target_uri="viking://resources")
+    await client.add_resource(
+        SAMPLE_TREE / "resources" / "docs-templates", target_uri="viking://resources"
+    )
     t0 = time.perf_counter()
     res = await client.search("write an RFC")
     elapsed = time.perf_counter() - t0
@@ -198,8 +219,13 @@ def test_search_with_the_http_llm_client(indexed) -> None:  # type: ignore[no-un
         assert plan is not None and not plan.fallback and plan.planner == "planner-model"
         assert len(plan.queries) == 3 and res.skills
         server.enqueue(Reply.error(500), Reply.error(500), Reply.error(500))
-        llm2 = OpenAICompatibleLLM("planner-model", base_url=server.base_url, api_key="sk-test",
-                                   max_retries=2, backoff_s=0.01)
+        llm2 = OpenAICompatibleLLM(
+            "planner-model",
+            base_url=server.base_url,
+            api_key="sk-test",
+            max_retries=2,
+            backoff_s=0.01,
+        )
         with indexed(llm=llm2) as th:
             res = th.search("help me write an RFC")
         assert res.query_plan is not None and res.query_plan.fallback

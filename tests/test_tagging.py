@@ -105,6 +105,15 @@ def test_tokenize_drops_numbers_and_stopwords() -> None:
     assert tokenize("In 1958 the results were 3.11 and 42, which is what we used.") == ["result"]
 
 
+def test_tokenize_contractions_and_possessives() -> None:
+    assert tokenize("Don’t use the model's cache; it doesn't help Kafka’s brokers.") == [
+        "model",
+        "cache",
+        "kafka",
+        "broker",
+    ]
+
+
 def test_tokenize_chinese_keeps_nouns_only() -> None:
     toks = tokenize("特征工程用于模型训练，并且提供一致的特征。")
     assert "特征" in toks and "模型" in toks and "训练" in toks
@@ -322,6 +331,13 @@ def test_partial_fit_equals_fit() -> None:
     inc.partial_fit(EN[3:] + ZH)
     assert inc.n_docs == whole.n_docs == len(EN) + len(ZH)
     assert inc.extract_many(EN + ZH) == whole.extract_many(EN + ZH)
+    before = inc.to_dict()
+    with pytest.raises(TaggerError):
+        inc.partial_fit(["PyTorch again", None])  # type: ignore[list-item]
+    assert inc.to_dict() == before  # a bad batch changes nothing
+    with pytest.raises(TaggerError):
+        inc.fit(["fresh corpus", 3])  # type: ignore[list-item]
+    assert inc.to_dict() == before
     refit = KeywordTagger()
     refit.fit(ZH)
     refit.fit(EN)  # fit replaces, it does not accumulate

@@ -127,7 +127,7 @@ class LangChainEmbedder:
             raise
         except Exception as exc:
             raise self._wrap(exc) from exc
-        return self._finish([raw], 1)[0]
+        return self._finish([raw], 1).reshape(-1)
 
     async def aembed_query(self, text: str) -> Vectors:
         if not isinstance(text, str):
@@ -138,4 +138,4 @@ class LangChainEmbedder:
             raise
         except Exception as exc:
             raise self._wrap(exc) from exc
-        return self._finish([raw], 1)[0]
+        return self._finish([raw], 1).reshape(-1)

@@ -47,6 +47,7 @@ from treehop import uri as urimod
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidQueryError, InvalidURIError
 from treehop.filters import MetadataFilter
+from treehop.postprocess import group_chunks
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_threshold
 
 from ._utils import TreehopClient, async_client, call_async, call_sync, check_client, has_method
@@ -97,6 +98,15 @@ class TreehopRetrievalOptions(BaseModel):
     """Hybrid weight in [0.2, 1] (1 = dense only), where the store supports hybrid search."""
     include_directories: bool = True
     """Also return directories (their overview is a good summary of a whole subtree)."""
+    retrieve_count: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
+    """With rerank on: how many candidates are reranked (>= ``k``; the core's default 25)."""
+    rerank_threshold: float | None = None
+    """Drop reranked hits whose rerank score is below this."""
+    chunk_diffusion_count: int = Field(default=0, ge=0, le=5)
+    """Add up to this many neighbouring chunks on each side of a chunk hit, so an answer split
+    across chunk borders arrives whole. Neighbours come on top of the ``k`` hits."""
+    chunk_group: bool = False
+    """Regroup hits by document (best document first, its chunks in reading order)."""
     session_id: str | None = None
     """``search`` only: a treehop session whose summary and recent messages inform the plan."""
     chat_history: list[BaseMessage] | None = None
@@ -327,6 +337,14 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             kw["dense_weight"] = opts.dense_weight
         if not opts.include_directories:
             kw["include_directories"] = False
+        if opts.retrieve_count is not None:
+            kw["retrieve_count"] = opts.retrieve_count
+        if opts.rerank_threshold is not None:
+            kw["rerank_threshold"] = opts.rerank_threshold
+        if opts.chunk_diffusion_count:
+            kw["chunk_diffusion_count"] = opts.chunk_diffusion_count
+        if opts.chunk_group:
+            kw["chunk_group"] = True
         if opts.mode == "find":
             if opts.context_types:
                 kw["context_type"] = opts.context_types[0]
@@ -342,12 +360,19 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             raise InvalidQueryError("this treehop client has no search(); use mode='find'")
 
     def _to_documents(self, result: FindResult, opts: TreehopRetrievalOptions) -> list[Document]:
+        # contexts() merges the per-type lists best first (search() fuses up to k per type, so
+        # the cut to k happens here); a stable sort keeps diffused neighbours, which share their
+        # hit's score, right after it.
         hits = result.contexts()
+        if opts.chunk_group:
+            hits = group_chunks(hits)
         if opts.score_threshold is not None:
-            # The core prunes the descent with the threshold but keeps global-search hits below
-            # it; a LangChain score_threshold promises that no weaker document comes back.
+            # The core prunes the descent with the threshold but may keep global-search hits
+            # below it; a LangChain score_threshold promises that no weaker document comes back.
             hits = [m for m in hits if m.score >= opts.score_threshold]
-        return [context_to_document(m, opts.content_field) for m in hits[: opts.k]]
+        if not opts.chunk_diffusion_count:
+            hits = hits[: opts.k]
+        return [context_to_document(m, opts.content_field) for m in hits]
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
@@ -367,8 +392,8 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 client, method, query, **self._core_kwargs(opts, session_id)
             )
         finally:
-            if temp_session is not None and has_method(client, "delete_session"):
-                call_sync(client, "delete_session", temp_session)
+            if temp_session is not None:
+                _forget_session(client, temp_session)
         for name, data in _trace_events(query, result):
             dispatch_custom_event(name, data, config={"callbacks": run_manager.get_child()})
         return self._to_documents(result, opts)
@@ -383,17 +408,16 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         try:
             if opts.chat_history:
                 temp_session = await call_async(client, "create_session")
-                add = "aadd_message" if has_method(client, "aadd_message") else "add_message"
                 for role, content in _history_messages(opts.chat_history):
-                    await call_async(client, add, temp_session, role, content)
+                    await call_async(client, "add_message", temp_session, role, content)
             session_id = temp_session or opts.session_id
             method = "find" if opts.mode == "find" else "search"
             result: FindResult = await call_async(
                 client, method, query, **self._core_kwargs(opts, session_id)
             )
         finally:
-            if temp_session is not None and has_method(client, "delete_session"):
-                await call_async(client, "delete_session", temp_session)
+            if temp_session is not None:
+                _forget_session(client, temp_session)
         for name, data in _trace_events(query, result):
             await adispatch_custom_event(name, data, config={"callbacks": run_manager.get_child()})
         return self._to_documents(result, opts)
@@ -413,6 +437,17 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         params["ls_embedding_provider"] = type(inner if inner is not None else embedder).__name__
         params["ls_embedding_model"] = str(getattr(embedder, "name", "") or "") or None
         return params
+
+
+def _forget_session(client: TreehopClient, session_id: str) -> None:
+    """Delete a throw-away session so chat histories do not pile up in the index.
+
+    A quick in-memory write (the blob is persisted with the next save), so it runs inline
+    even on the async path.
+    """
+    sessions = getattr(async_client(client), "sessions", None)
+    if sessions is not None and callable(getattr(sessions, "delete", None)):
+        sessions.delete(session_id)
 
 
 def _history_messages(history: Sequence[BaseMessage]) -> list[tuple[str, str]]:

@@ -25,6 +25,7 @@ from .embedders.base import Embedder
 from .errors import EmbeddingError, InvalidQueryError, InvalidURIError, NotFoundError
 from .filters import MetadataFilter, TagFilter
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from .ingest.auto_tags import assign_tags
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
 from .ingest.tree_builder import BuiltTree, TreeBuilder, finalize, summarize_ancestor
 from .models import (
@@ -41,7 +42,7 @@ from .models import (
 from .fusion import fuse_query_results
 from .intent_analysis import IntentAnalyzer
 from .llm import ModelRegistry
-from .llm.base import LLM
+from .llm.base import LLM, ChatMessage
 from .sessions import Session, SessionStore
 from .postprocess import apply_rerank_threshold, check_controls, diffuse_chunks, group_chunks
 from .rerankers.base import Reranker
@@ -128,6 +129,7 @@ class AsyncTreehop:
         query_planner: LLM | None = None,
         intent_timeout_s: float = 5.0,
         chunk_chars: int = 1000,
+        retag_all_below: int = 1000,
     ) -> None:
         self.user = urimod.validate_user(user)
         self.embedder = embedder if embedder is not None else _default_embedder()
@@ -138,6 +140,7 @@ class AsyncTreehop:
         self.summarizer = summarizer or ExtractiveSummarizer()
         self.builder = TreeBuilder(self.summarizer, chunk_chars=chunk_chars)
         self.tagger = _make_tagger(tagger)
+        self.retag_all_below = retag_all_below
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
         self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
         self.sessions = SessionStore(self.store, llm=llm)
@@ -274,13 +277,14 @@ class AsyncTreehop:
             + built.report.skipped_empty,
         )
         nodes = built.nodes
-        self._apply_tags(nodes, user_tags)
         old = {n.uri: n for n in self.store.iter_nodes(target)}
         changed = [
-            n for n in nodes if old.get(n.uri) is None or old[n.uri].content_hash != n.content_hash
+            n for n in nodes if n.uri not in old or old[n.uri].content_hash != n.content_hash
         ]
         same = [n for n in nodes if n.uri in old and old[n.uri].content_hash == n.content_hash]
-        stale = [u for u in old if u not in {n.uri for n in nodes}]
+        wanted = {n.uri for n in nodes}
+        stale = [u for u in old if u not in wanted]
+        await asyncio.to_thread(self._apply_tags, nodes, user_tags, changed, target)
         vectors = await self._embed_nodes(changed, progress)
         if changed:
             self.store.upsert(changed, vectors)
@@ -292,24 +296,106 @@ class AsyncTreehop:
         res.embedded = len(changed)
         res.unchanged = len(same)
         await self._refresh_ancestors(target)
+        if self.tagger is not None and len(self.store) <= self.retag_all_below:
+            # Keyword statistics moved with this batch; on a small index re-extracting every
+            # node's tags is cheap (~1.5 ms a leaf) and keeps tags independent of ingest order.
+            await asyncio.to_thread(self._retag_sync, None, False)
         self.store.save()
         res.elapsed_s = time.perf_counter() - t0
         return res
 
-    def _apply_tags(self, nodes: list[Node], user_tags: list[str]) -> None:
-        """User tags on every node; automatic keywords per node; directory tags inherited."""
-        auto: list[list[str]] = [[] for _ in nodes]
+    def _apply_tags(
+        self, nodes: list[Node], user_tags: list[str], changed: Sequence[Node], target: str
+    ) -> None:
+        """User tags on every node; automatic keywords; inheritance down the tree."""
+        computed = {}
         if self.tagger is not None and nodes:
-            auto = self.tagger.tag_nodes(nodes, self.store)
-        by_uri = {n.uri: i for i, n in enumerate(nodes)}
-        for i, n in enumerate(nodes):
-            n.tags = tagmod.merge(user_tags, auto[i])
-        # Propagate each directory's own (user/auto) tags to its descendants as inherit:.
-        for n in sorted(nodes, key=lambda x: x.uri.count("/")):
-            if n.parent_uri in by_uri:
-                parent = nodes[by_uri[n.parent_uri]]
-                inherited = [tagmod.make_tag("inherit", tagmod.label_of(t)) for t in parent.tags]
-                n.tags = tagmod.merge(n.tags, inherited)
+            new_texts = [n.embedding_text() for n in changed if n.is_leaf]
+            computed = self.tagger.tag_nodes(nodes, self.store, new_texts)
+        users = {n.uri: list(user_tags) for n in nodes}
+        assign_tags(nodes, computed, users, self._outside_inheritance(target))
+
+    def _outside_inheritance(self, uri: str) -> dict[str, list[str]]:
+        """Inheritable labels of ``uri``'s parent, from the tags already stored above it."""
+        parent = urimod.parent_of(uri)
+        if parent is None:
+            return {}
+        node = self.store.get([parent])[0]
+        if node is None:
+            return {}
+        labels = [
+            tagmod.label_of(t) for t in node.tags if tagmod.source_of(t) in ("user", "inherit")
+        ]
+        return {parent: tagmod.dedupe(labels)}
+
+    async def retag(self, uri: str | None = None) -> int:
+        """Backfill: recompute automatic and inherited tags without re-embedding anything.
+
+        The keyword statistics are first recounted over the whole index; user tags are kept.
+        Returns the number of nodes whose tags changed.
+        """
+        async with self._write_lock:
+            return await asyncio.to_thread(self._retag_sync, uri, True)
+
+    async def set_tags(
+        self,
+        uri: str,
+        *,
+        add: str | Sequence[str] | None = None,
+        remove: str | Sequence[str] | None = None,
+    ) -> list[str]:
+        """Add or remove user tags of a node; descendants' inherited tags follow. Returns the
+        node's tags."""
+        node = self._require(uri)
+        adds = tagmod.parse_tags(add, default_source="user")
+        drops = set(tagmod.normalize_filter_labels(remove))
+        async with self._write_lock:
+            user = [
+                t
+                for t in node.tags
+                if tagmod.source_of(t) == "user" and tagmod.label_of(t) not in drops
+            ]
+            user = tagmod.merge(user, adds)
+            self.store.update_tags(
+                {
+                    node.uri: tagmod.merge(
+                        user,
+                        [
+                            t
+                            for t in node.tags
+                            if tagmod.source_of(t) != "user" and tagmod.label_of(t) not in drops
+                        ],
+                    )
+                }
+            )
+            await asyncio.to_thread(self._retag_sync, self.display(node.uri), False)
+        stored = self.store.get([node.uri])[0]
+        assert stored is not None
+        return list(stored.tags)
+
+    def _retag_sync(self, uri: str | None, refit: bool) -> int:
+        if uri is None:
+            nodes = [n.model_copy(deep=True) for n in self.store.iter_nodes()]
+            outside: dict[str, list[str]] = {}
+        else:
+            root = self._require(uri)
+            nodes = [n.model_copy(deep=True) for n in self.store.iter_nodes(root.uri)]
+            outside = self._outside_inheritance(root.uri)
+        if not nodes:
+            return 0
+        before = {n.uri: list(n.tags) for n in nodes}
+        users = {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
+        computed = {}
+        if self.tagger is not None:
+            if refit:
+                self.tagger.refit(self.store)
+            computed = self.tagger.tag_nodes(nodes, self.store, new_texts=[])
+        assign_tags(nodes, computed, users, outside)
+        changed = {n.uri: n.tags for n in nodes if n.tags != before[n.uri]}
+        if changed:
+            self.store.update_tags(changed)
+        self.store.save()
+        return len(changed)
 
     async def _embed_nodes(
         self, nodes: Sequence[Node], progress: ProgressCallback | None
@@ -609,7 +695,8 @@ class AsyncTreehop:
         if targets:
             self._roots(target_uri, None)  # raises NotFoundError for unknown targets
         allowed = self._allowed_types(targets, context_types)
-        summary, recent = "", []
+        summary: str = ""
+        recent: Sequence[ChatMessage] = []
         if session_id is not None:
             summary, recent = self.sessions.context_for_intent(session_id)
         plan = await self.intent_analyzer.analyze(q, summary, recent, context_types=allowed)
@@ -782,6 +869,12 @@ class Treehop:
 
     def remove(self, uri: str) -> int:
         return self._runner.run(self._async.remove(uri))
+
+    def retag(self, uri: str | None = None) -> int:
+        return self._runner.run(self._async.retag(uri))
+
+    def set_tags(self, uri: str, **kwargs: Any) -> list[str]:
+        return self._runner.run(self._async.set_tags(uri, **kwargs))
 
     def save(self) -> None:
         self._runner.run(self._async.save())

@@ -52,8 +52,8 @@ def format_result(query: str, res: FindResult, width: int = 100) -> str:
         lines.append(f"  {i}. {m.score:.3f}  {m.uri}")
         lines.append(f"       found by: {how}; tags: {', '.join(m.tags[:4]) or '-'}")
         lines.append(f"       {m.abstract[: width - 7]}")
-    qr = (res.query_results or [None])[0]
-    if qr is not None:
+    if res.query_results:
+        qr = res.query_results[0]
         lines.append(
             f"  search: {len(qr.starting_points)} starting points, {qr.rounds} rounds, "
             f"{qr.nodes_scored} nodes scored, stopped: {qr.stop_reason}; "

@@ -137,9 +137,9 @@ def _eval(spec: Mapping[str, Any], md: Mapping[str, Any]) -> bool:
             hit = any(v in conds for v in value)
         else:
             hit = value is not None and value in conds
-        return hit if op == "must" else not hit
+        return bool(hit) if op == "must" else not hit
     if value is None:
-        return op == "range_out"
+        return bool(op == "range_out")
     inside = _in_range(value, spec)
     if op == "range":
         return inside

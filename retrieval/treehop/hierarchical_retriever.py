@@ -281,29 +281,29 @@ class HierarchicalRetriever:
             : req.limit
         ]
         out: list[MatchedContext] = []
-        for c in ranked:
+        for cand in ranked:
             out.append(
                 MatchedContext(
-                    uri=c.node.uri,
-                    context_type=c.node.context_type,
-                    is_leaf=c.node.is_leaf,
-                    abstract=c.node.abstract,
-                    score=_active(c, use_rerank),
-                    level=c.node.level,
-                    parent_uri=c.node.parent_uri,
-                    overview=c.node.overview,
-                    content=c.node.content,
-                    tags=list(c.node.tags),
-                    metadata=dict(c.node.metadata),
-                    chunk_index=c.node.chunk_index,
-                    vector_score=c.vector_score,
-                    rerank_score=c.rerank_score if use_rerank else None,
+                    uri=cand.node.uri,
+                    context_type=cand.node.context_type,
+                    is_leaf=cand.node.is_leaf,
+                    abstract=cand.node.abstract,
+                    score=_active(cand, use_rerank),
+                    level=cand.node.level,
+                    parent_uri=cand.node.parent_uri,
+                    overview=cand.node.overview,
+                    content=cand.node.content,
+                    tags=list(cand.node.tags),
+                    metadata=dict(cand.node.metadata),
+                    chunk_index=cand.node.chunk_index,
+                    vector_score=cand.vector_score,
+                    rerank_score=cand.rerank_score if use_rerank else None,
                     rerank_fallback=fell_back,
                     rerank_fallback_reason=fallback_reason,
-                    found_by=c.found_by,
-                    found_via=c.found_via,
-                    hop_tag=c.hop.tag if c.hop else None,
-                    hop_source=c.hop.source if c.hop else None,
+                    found_by=cand.found_by,
+                    found_via=cand.found_via,
+                    hop_tag=cand.hop.tag if cand.hop else None,
+                    hop_source=cand.hop.source if cand.hop else None,
                     matched_queries=[req.query],
                 )
             )

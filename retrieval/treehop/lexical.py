@@ -41,6 +41,7 @@ import math
 import os
 import threading
 from collections.abc import Callable, Sequence
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -91,6 +92,12 @@ def _ranges(starts: IntArray, counts: IntArray) -> IntArray:
     # Each output position is its block's start plus its offset inside the block.
     offsets = np.repeat(ends - counts, counts)
     return np.repeat(starts, counts) + (np.arange(total, dtype=np.int64) - offsets)
+
+
+def _has_duplicates(a: IntArray) -> bool:
+    # A sort, not np.unique: numpy 2's hash-based unique is many times slower on large input.
+    s = np.sort(a)
+    return bool((s[1:] == s[:-1]).any())
 
 
 def _as_rows(rows: RowsLike, what: str, error: type[Exception]) -> IntArray:
@@ -251,16 +258,17 @@ class LexicalIndex:
             new[: self._m] = old[: self._m]
             setattr(self, name, new)
 
-    def _term_ids(self, tokens: list[str]) -> list[int]:
+    def _term_ids(self, flat: list[str]) -> IntArray:
+        """Term ids of ``flat`` tokens, adding unseen terms to the vocabulary."""
         vocab = self._vocab
-        ids: list[int] = []
-        for tok in tokens:
-            tid = vocab.get(tok)
-            if tid is None:
-                tid = len(self._terms)
-                vocab[tok] = tid
-                self._terms.append(tok)
-            ids.append(tid)
+        ids = np.fromiter(map(vocab.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+        if ids.size and int(ids.min()) < 0:
+            # dict.fromkeys keeps first-seen order, so ids are assigned deterministically.
+            unseen = dict.fromkeys(flat[i] for i in np.flatnonzero(ids < 0).tolist())
+            base = len(self._terms)
+            vocab.update(zip(unseen, range(base, base + len(unseen)), strict=True))
+            self._terms.extend(unseen)
+            ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
         return ids
 
     def _remove_rows(self, rows: IntArray) -> None:
@@ -301,15 +309,13 @@ class LexicalIndex:
             raise StoreError(f"{r.shape[0]} rows but {len(tokens)} token lists")
         if r.size == 0:
             return
-        if np.unique(r).shape[0] != r.shape[0]:
+        if _has_duplicates(r):
             raise StoreError("rows must be unique within one upsert")
         with self._lock:
+            if any(isinstance(toks, str) for toks in tokens):
+                raise StoreError("each document's tokens must be a list, not one string")
             lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
-            flat: list[int] = []
-            for toks in tokens:
-                if isinstance(toks, str):
-                    raise StoreError("each document's tokens must be a list, not one string")
-                flat.extend(self._term_ids(list(toks)))
+            flat_ids = self._term_ids(list(chain.from_iterable(tokens)))
             vocab_size = len(self._terms)
             if self._df.shape[0] < vocab_size:
                 df = np.zeros(max(vocab_size, self._df.shape[0] * 2), dtype=np.int64)
@@ -319,7 +325,7 @@ class LexicalIndex:
             # One sort of (document, term) keys yields every document's distinct terms and
             # their counts, grouped by document in input order: the new blocks.
             doc_of = np.repeat(np.arange(r.shape[0], dtype=np.int64), lengths)
-            keys = doc_of * vocab_size + np.asarray(flat, dtype=np.int64)
+            keys = doc_of * vocab_size + flat_ids
             uniq, tf = np.unique(keys, return_counts=True)
             new_doc = uniq // vocab_size if vocab_size else uniq
             new_term = uniq - new_doc * vocab_size
@@ -347,7 +353,8 @@ class LexicalIndex:
         """Remove the documents of ``rows``; returns how many existed (others are ignored)."""
         r = _as_rows(rows, "rows", StoreError)
         with self._lock:
-            r = np.unique(r[r < self._present.shape[0]])
+            r = np.sort(r[r < self._present.shape[0]])
+            r = r[np.concatenate([[True], r[1:] != r[:-1]])] if r.size else r
             existed = int(np.count_nonzero(self._present[r]))
             self._remove_rows(r)
             self._maybe_compact()
@@ -377,7 +384,7 @@ class LexicalIndex:
             self._remove_rows(dropped)
             present_rows = np.flatnonzero(self._present)
             targets = mapping[present_rows]
-            if np.unique(targets).shape[0] != targets.shape[0]:
+            if _has_duplicates(targets):
                 raise StoreError("old_to_new maps two documents to the same row")
             self._compact()
             bound = int(targets.max()) + 1 if targets.size else 0
@@ -606,16 +613,17 @@ class LexicalIndex:
             self._prune_vocab()
             self._merge_tail()
             m = self._m
+            n = self.row_bound  # spare row capacity is not worth writing
             arrays: dict[str, npt.NDArray[Any]] = {
                 "log_term": self._log_term[:m],
                 "log_row": self._log_row[:m],
                 "log_tf": self._log_tf[:m],
                 "perm": self._perm,
                 "indptr": self._indptr,
-                "start": self._start,
-                "count": self._count,
-                "doc_len": self._dl,
-                "present": self._present,
+                "start": self._start[:n],
+                "count": self._count[:n],
+                "doc_len": self._dl[:n],
+                "present": self._present[:n],
             }
             meta = {
                 "format": FORMAT_VERSION,
@@ -716,11 +724,14 @@ class LexicalIndex:
             raise bad("bad row blocks")
         if int(count.sum()) != m or (start + count > m).any():
             raise bad("row blocks do not cover the postings")
-        idx = _ranges(start[present], count[present])
-        if (
-            np.unique(idx).shape[0] != m
-            or (log_row[idx] != np.repeat(np.flatnonzero(present), count[present])).any()
-        ):
+        # The blocks of present rows must tile [0, m) exactly, each holding its row's postings.
+        p_rows = np.flatnonzero(present & (count > 0))
+        order = p_rows[np.argsort(start[p_rows], kind="stable")]
+        ends = start[order] + count[order]
+        if order.size and (int(start[order[0]]) != 0 or (start[order[1:]] != ends[:-1]).any()):
+            raise bad("row blocks do not tile the postings")
+        idx = _ranges(start[p_rows], count[p_rows])
+        if (log_row[idx] != np.repeat(p_rows, count[p_rows])).any():
             raise bad("row blocks do not match the postings")
         if m and (np.bincount(perm, minlength=m) != 1).any():
             raise bad("perm is not a permutation")

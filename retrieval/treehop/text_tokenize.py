@@ -282,6 +282,22 @@ def tokenizer_id() -> str:
     return f"treehop-{TOKENIZER_VERSION}+{'jieba' if _jieba_available() else 'bigram'}"
 
 
+_HAN_RE = re.compile(f"[{_HAN}]")
+_WORD_RE = re.compile(rf"[^\W_{_HAN}]+")
+_TERM_CACHE: dict[str, str] = {}
+_TERM_CACHE_MAX = 1 << 18
+
+
+def _term(word: str) -> str:
+    """The index term of a non-Han word ('' for a stopword), memoised: corpora repeat words."""
+    term = _TERM_CACHE.get(word)
+    if term is None:
+        if len(_TERM_CACHE) >= _TERM_CACHE_MAX:
+            _TERM_CACHE.clear()  # unbounded vocabularies (ids, hashes) must not leak memory
+        term = _TERM_CACHE[word] = "" if word in _STOPWORDS else porter_stem(word)
+    return term
+
+
 def tokenize(text: str) -> list[str]:
     """Lexical tokens of ``text``: stemmed English words, jieba words for Chinese.
 
@@ -291,13 +307,15 @@ def tokenize(text: str) -> list[str]:
     if not text:
         return []
     text = unicodedata.normalize("NFKC", text).casefold()
+    if _HAN_RE.search(text) is None:
+        return [t for t in map(_term, _WORD_RE.findall(text)) if t]
     out: list[str] = []
-    append = out.append
     for match in _TOKEN_RE.finditer(text):
         word = match.group("word")
         if word is not None:
-            if word not in _STOPWORDS:
-                append(porter_stem(word))
+            term = _term(word)
+            if term:
+                out.append(term)
         else:
             out.extend(w for w in _han_tokens(match.group("han")) if w not in _STOPWORDS)
     return out

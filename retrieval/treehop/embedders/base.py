@@ -53,10 +53,10 @@ class BaseEmbedder:
         return await asyncio.to_thread(self.embed, texts)
 
     def embed_query(self, text: str) -> Vectors:
-        return self.embed([text])[0]
+        return np.asarray(self.embed([text])[0], dtype=np.float32)
 
     async def aembed_query(self, text: str) -> Vectors:
-        return (await self.aembed([text]))[0]
+        return np.asarray((await self.aembed([text]))[0], dtype=np.float32)
 
 
 def normalize_rows(mat: npt.ArrayLike, expected_rows: int, dimension: int | None) -> Vectors:

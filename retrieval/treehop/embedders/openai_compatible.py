@@ -25,7 +25,7 @@ import base64
 import binascii
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Self
 
@@ -58,7 +58,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             ``TREEHOP_EMBEDDING_API_KEY`` then ``OPENAI_API_KEY`` are read. With no key at all
             no ``Authorization`` header is sent (local Ollama, TEI, vLLM).
         dimension: the expected vector width. When ``None`` it is learnt from the first answer
-            (reading :attr:`dimension` before any call makes one small probe request).
+            (:attr:`dimension` reads 0 until then; :meth:`discover_dimension` probes).
         send_dimensions: also send ``"dimensions": dimension`` (OpenAI ``text-embedding-3``
             and some others can shorten vectors server-side); needs ``dimension``.
         max_batch: texts per request (OpenAI accepts up to 2048).
@@ -131,9 +131,10 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         self._lock = threading.Lock()
         self._client = http_client
         self._owns_client = http_client is None
-        self._aclient = async_http_client
-        self._owns_aclient = async_http_client is None
+        self._user_aclient = async_http_client
+        self._aclient: httpx.AsyncClient | None = None  # ours, bound to ``_aclient_loop``
         self._aclient_loop: asyncio.AbstractEventLoop | None = None
+        self._aclient_guard: AsyncGenerator[None, None] | None = None
 
     # -- identity ----------------------------------------------------------
 
@@ -143,14 +144,23 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
 
     @property
     def dimension(self) -> int:  # type: ignore[override]
-        """The vector width; learnt with one small request if it was not given or seen yet."""
+        """The vector width, or 0 while unknown (not given and no answer seen yet).
+
+        Reading it never sends a request: ``isinstance(x, Embedder)`` reads every protocol
+        member on Python 3.11, and a type check must not hit the network. Use
+        :meth:`discover_dimension` / :meth:`adimension` to learn it on demand.
+        """
+        return self._dimension or 0
+
+    def discover_dimension(self) -> int:
+        """The vector width, learnt with one small request if it is not known yet."""
         if self._dimension is None:
             self.embed([_PROBE_TEXT])
         assert self._dimension is not None
         return self._dimension
 
     async def adimension(self) -> int:
-        """The async twin of :attr:`dimension` (probes with the async client if needed)."""
+        """The async twin of :meth:`discover_dimension`."""
         if self._dimension is None:
             await self.aembed([_PROBE_TEXT])
         assert self._dimension is not None
@@ -189,10 +199,11 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
 
     async def aclose(self) -> None:
         """Close both clients this embedder created."""
-        aclient, self._aclient = self._aclient, None
-        self._aclient_loop = None
-        if aclient is not None and self._owns_aclient:
-            await aclient.aclose()
+        guard, self._aclient_guard = self._aclient_guard, None
+        loop = self._aclient_loop
+        self._aclient = self._aclient_loop = None
+        if guard is not None and loop is asyncio.get_running_loop():
+            await guard.aclose()  # its ``finally`` closes the client
         self.close()
 
     def __enter__(self) -> Self:
@@ -224,16 +235,30 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
                 self._owns_client = True
             return self._client
 
-    def _async_client(self) -> httpx.AsyncClient:
+    async def _async_client(self) -> httpx.AsyncClient:
+        if self._user_aclient is not None:
+            return self._user_aclient
         loop = asyncio.get_running_loop()
-        if self._aclient is not None and (not self._owns_aclient or self._aclient_loop is loop):
+        if self._aclient is not None and self._aclient_loop is loop:
             return self._aclient
-        # An AsyncClient's pooled connections belong to the loop that opened them; a second
-        # ``asyncio.run`` needs a fresh client (the old loop is gone, so is its pool).
-        self._aclient = httpx.AsyncClient(timeout=self._timeout)
-        self._owns_aclient = True
-        self._aclient_loop = loop
-        return self._aclient
+        # An AsyncClient's pooled connections belong to the event loop that opened them, so
+        # each loop gets its own client (``asyncio.run`` twice must work). The client is tied
+        # to its loop's life through an async generator: ``asyncio.run`` finalises pending
+        # async generators before it closes the loop, which runs ``_loop_guard``'s ``finally``
+        # and closes the client while its loop can still do so (no leaked sockets).
+        client = httpx.AsyncClient(timeout=self._timeout)
+        guard = self._loop_guard(client)
+        await guard.__anext__()
+        self._aclient, self._aclient_loop, self._aclient_guard = client, loop, guard
+        return client
+
+    async def _loop_guard(self, client: httpx.AsyncClient) -> AsyncGenerator[None, None]:
+        try:
+            yield
+        finally:
+            if self._aclient is client:
+                self._aclient = self._aclient_loop = self._aclient_guard = None
+            await client.aclose()
 
     # -- embedding ---------------------------------------------------------
 
@@ -254,7 +279,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         items, sent = self._prepare(texts)
         if items and not sent and self._dimension is None:
             await self.aembed([_PROBE_TEXT])  # only blanks, width unknown: one probe learns it
-        client = self._async_client()
+        client = await self._async_client()
         gate = asyncio.Semaphore(self._max_concurrency)
 
         async def one(batch: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
@@ -415,7 +440,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             )
         rows: list[Any] = [None] * expected
         for pos, row in zip(order, data, strict=True):
-            rows[pos] = _decode(row.get("embedding"))
+            rows[order.index(pos)] = _decode(row.get("embedding"))
         widths = {len(r) for r in rows}
         if len(widths) != 1:
             raise EmbeddingError(

@@ -213,7 +213,7 @@ def _tag_any_group(f: MetadataFilter | MetadataFilters) -> list[str] | None:
         if labels is None:
             return None
         out.extend(labels)
-    return out
+    return out or None
 
 
 def _context_types(f: MetadataFilter) -> list[ContextType]:

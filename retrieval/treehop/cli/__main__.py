@@ -1,0 +1,7 @@
+"""``python -m treehop.cli``: the same as the ``treehop`` console script."""
+
+from __future__ import annotations
+
+from . import main
+
+raise SystemExit(main())

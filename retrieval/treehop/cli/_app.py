@@ -1,0 +1,755 @@
+"""The ``treehop`` command line: argument parsing, the commands, and error -> exit-code mapping.
+
+Built on :mod:`argparse` rather than typer/click so that the console script needs nothing
+beyond the core's own dependencies (pydantic, httpx, numpy) plus the offline embedder; only
+``treehop eval`` needs an extra package (``ir-measures``), imported when it runs.
+
+Every command opens the index through a *client factory*. The default builds a
+:class:`~treehop.client.Treehop` with the offline MiniLM embedder; tests (and programs embedding
+the CLI) pass ``main(argv, client_factory=...)`` to use another embedder or store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from .. import __version__
+from .. import tags as tagmod
+from ..errors import (
+    IngestError,
+    InvalidFilterError,
+    InvalidQueryError,
+    InvalidTagError,
+    InvalidURIError,
+    NotFoundError,
+    TreehopError,
+)
+from ..ingest.loaders import SKIP_DIRS
+from ..models import ContextType, RetrievalMode
+from . import _render as render
+
+if TYPE_CHECKING:
+    from ..client import AddResult, Treehop
+    from ..llm.base import LLM
+
+DEFAULT_INDEX = ".treehop"
+INDEX_ENV = "TREEHOP_INDEX"
+USER_ENV = "TREEHOP_USER"
+DEBUG_ENV = "TREEHOP_DEBUG"
+LLM_MODEL_ENV = "TREEHOP_LLM_MODEL"
+LLM_BASE_URL_ENV = "TREEHOP_LLM_BASE_URL"
+URI_HINT = (
+    "URIs look like viking://resources/<path>, viking://~/memories/<path> or "
+    "viking://~/skills/<path>"
+)
+
+
+class ExitCode(IntEnum):
+    """Exit status of ``treehop``; scripts can branch on these."""
+
+    OK = 0
+    ERROR = 1
+    """Anything else treehop reports: a corrupt index, an embedder or store failure."""
+    USAGE = 2
+    """Bad arguments: unknown option, invalid URI, query, tag, filter or query file."""
+    NOT_FOUND = 3
+    """No index at ``--index``, or a URI / session id that is not in it."""
+    INGEST = 4
+    """Nothing could be indexed: missing path, empty directory, only binary/unreadable files."""
+    INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """What a client factory needs to open the index a command works on."""
+
+    path: Path
+    user: str = "default"
+    llm: LLM | None = None
+
+
+ClientFactory = Callable[[ClientOptions], "Treehop"]
+
+
+def default_client_factory(options: ClientOptions) -> Treehop:
+    """A :class:`~treehop.client.Treehop` on the embedded store with the default embedder."""
+    from ..client import Treehop
+
+    return Treehop(options.path, user=options.user, llm=options.llm)
+
+
+class CliError(Exception):
+    """A failure the CLI explains itself (with a hint) instead of a treehop error."""
+
+    def __init__(self, message: str, code: ExitCode, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.hint = hint
+
+
+@dataclass
+class _Ctx:
+    args: argparse.Namespace
+    factory: ClientFactory
+    out: TextIO
+    err: TextIO
+
+    @property
+    def width(self) -> int:
+        return max(60, shutil.get_terminal_size((100, 24)).columns)
+
+    @property
+    def index(self) -> Path:
+        return Path(self.args.index)
+
+    def open(self, *, create: bool = False, llm: LLM | None = None) -> Treehop:
+        """Open the index; a read command on a path without one fails with a how-to."""
+        path = self.index
+        exists = (path / "CURRENT").is_file()
+        if not exists and not create:
+            raise CliError(
+                f"no treehop index at {path}",
+                ExitCode.NOT_FOUND,
+                f"create one with: treehop index DIR --index {path}\n"
+                f"(or point --index / ${INDEX_ENV} at an existing index)",
+            )
+        if not exists and path.exists():
+            if not path.is_dir():
+                raise CliError(f"--index {path} is a file, not an index directory", ExitCode.USAGE)
+            if any(p.name != "state" for p in path.iterdir()):
+                raise CliError(
+                    f"{path} exists and is not a treehop index",
+                    ExitCode.USAGE,
+                    "pass --index with a new or empty directory",
+                )
+        return self.factory(ClientOptions(path, self.args.user, llm))
+
+    def json(self, obj: Any) -> None:
+        print(json.dumps(obj, ensure_ascii=False, indent=2), file=self.out)
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _parse_filter(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidFilterError(f"--filter is not valid JSON ({exc.msg} at {exc.pos})") from exc
+    if not isinstance(value, dict):
+        raise InvalidFilterError('--filter must be a JSON object, e.g. \'{"op": "must", ...}\'')
+    return value
+
+
+def _make_llm(args: argparse.Namespace) -> LLM | None:
+    """The planner / session-summary model from ``--llm-model`` (None: the no-LLM fallbacks)."""
+    model = getattr(args, "llm_model", None) or os.environ.get(LLM_MODEL_ENV)
+    if not model:
+        return None
+    from ..llm.openai_compatible import DEFAULT_BASE_URL, OpenAICompatibleLLM
+
+    base = getattr(args, "llm_base_url", None) or os.environ.get(LLM_BASE_URL_ENV)
+    return OpenAICompatibleLLM(model, base_url=base or DEFAULT_BASE_URL)
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
+
+
+def _listing(names: Sequence[str], shown: int = 5) -> str:
+    more = f" +{len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def _index_inside(index: Path, src: Path) -> bool:
+    """True when the index would be walked (and so indexed) as part of ``src``."""
+    try:
+        rel = index.resolve().relative_to(src.resolve())
+    except ValueError:
+        return False
+    return not any(p in SKIP_DIRS or p.startswith(".") for p in rel.parts)
+
+
+# ---------------------------------------------------------------------------------- commands
+def cmd_index(ctx: _Ctx) -> int:
+    a = ctx.args
+    src = Path(a.dir)
+    if not src.exists():
+        raise CliError(f"no such file or directory: {src}", ExitCode.INGEST)
+    if src.is_dir() and _index_inside(ctx.index, src):
+        raise CliError(
+            f"the index {ctx.index} is inside {src} and would index itself",
+            ExitCode.USAGE,
+            f"use a hidden name such as {src / DEFAULT_INDEX} or a path outside {src}",
+        )
+    user_tags = tagmod.parse_tags(a.tag or None)
+    progress = render.Progress(ctx.err)
+    progress.note(f"reading and summarising {src} …")
+    with ctx.open(create=True) as client:
+        res: AddResult = client.add_resource(
+            src, target_uri=a.target_uri, tags=user_tags or None, progress=progress
+        )
+        progress.finish()
+        total = len(client.store)
+        root = client.aio.display(res.root_uri)
+    if a.json:
+        ctx.json(
+            {
+                **dataclasses.asdict(res),
+                "root_uri": root,
+                "index": str(ctx.index),
+                "index_nodes": total,
+            }
+        )
+        return ExitCode.OK
+    o = ctx.out
+    print(f"indexed {src} -> {root} in {res.elapsed_s:.1f}s", file=o)
+    print(
+        f"  {_plural(res.directories, 'directory', 'directories')}, "
+        f"{_plural(res.files, 'file')}, {_plural(res.chunks, 'chunk')} "
+        f"({res.embedded} embedded, {res.unchanged} unchanged, {res.deleted} removed)",
+        file=o,
+    )
+    skipped = [
+        ("binary", res.skipped_binary),
+        ("unreadable", res.skipped_unreadable),
+        ("other (empty, too large, links)", res.skipped_other),
+    ]
+    for why, names in skipped:
+        if names:
+            print(f"  skipped {len(names)} {why}: {_listing(names)}", file=o)
+    print(f"index {ctx.index} holds {_plural(total, 'node')}", file=o)
+    print(f'try: treehop find "your question" --index {ctx.index}', file=o)
+    return ExitCode.OK
+
+
+def _search_kwargs(a: argparse.Namespace) -> dict[str, Any]:
+    kw: dict[str, Any] = {
+        "target_uri": a.target_uri or None,
+        "limit": a.limit,
+        "filter": _parse_filter(a.filter),
+        "tags": a.tag or None,
+        "tags_all": a.tag_all or None,
+        "score_threshold": a.threshold,
+        "include_directories": not a.files_only,
+        "explain": a.explain,
+    }
+    if a.mode is not None:
+        kw["mode"] = a.mode
+    return kw
+
+
+def cmd_find(ctx: _Ctx) -> int:
+    a = ctx.args
+    kw = _search_kwargs(a)
+    with ctx.open() as client:
+        res = client.find(a.query, context_type=a.type, **kw)
+        display = client.aio.display
+    if a.json:
+        ctx.json(res.model_dump(mode="json"))
+        return ExitCode.OK
+    render.render_results(ctx.out, a.query, res, display, ctx.width)
+    if a.explain:
+        for qr in res.query_results or []:
+            render.render_explain(ctx.out, qr, display)
+    return ExitCode.OK
+
+
+def cmd_search(ctx: _Ctx) -> int:
+    a = ctx.args
+    kw = _search_kwargs(a)
+    if a.type:
+        kw["context_types"] = [a.type]
+    with ctx.open(llm=_make_llm(a)) as client:
+        res = client.search(a.query, session_id=a.session, **kw)
+        display = client.aio.display
+    if a.json:
+        ctx.json(res.model_dump(mode="json"))
+        return ExitCode.OK
+    if res.query_plan is not None:
+        render.render_plan(ctx.out, res.query_plan)
+    render.render_results(ctx.out, a.query, res, display, ctx.width)
+    if a.explain:
+        for i, qr in enumerate(res.query_results or [], 1):
+            render.render_explain(ctx.out, qr, display, f" (q{i})")
+    return ExitCode.OK
+
+
+def cmd_session(ctx: _Ctx) -> int:
+    a = ctx.args
+    with ctx.open(llm=_make_llm(a)) as client:
+        if a.session_cmd == "new":
+            sid = client.create_session()
+            if a.json:
+                ctx.json({"session_id": sid})
+            else:
+                print(sid, file=ctx.out)
+            return ExitCode.OK
+        if a.session_cmd == "list":
+            sessions = client.aio.sessions.list_sessions(user=client.user)
+            if a.json:
+                ctx.json([s.model_dump(mode="json") for s in sessions])
+                return ExitCode.OK
+            rows = [
+                [s.session_id, str(s.message_count), render.one_line(s.summary)] for s in sessions
+            ]
+            cols = [render.Column("session"), render.Column("messages", ">")]
+            cols.append(render.Column("summary", flex=True))
+            for line in render.table(cols, rows, ctx.width):
+                print(line, file=ctx.out)
+            return ExitCode.OK
+        if a.session_cmd == "add":
+            client.add_message(a.session_id, a.role, a.text)
+        session = client.get_session(a.session_id)
+    if a.json:
+        ctx.json(session.model_dump(mode="json"))
+        return ExitCode.OK
+    o = ctx.out
+    if a.session_cmd == "add":
+        print(
+            f"added a {a.role} message to session {session.session_id} "
+            f"({_plural(session.message_count, 'message')})",
+            file=o,
+        )
+        return ExitCode.OK
+    print(f"session {session.session_id} ({_plural(session.message_count, 'message')})", file=o)
+    if session.summary:
+        print(f"summary ({session.summary_method}): {session.summary}", file=o)
+    for m in session.messages:
+        print(f"  [{m.seq}] {m.role}: {render.one_line(m.content)}", file=o)
+    return ExitCode.OK
+
+
+def cmd_ls(ctx: _Ctx) -> int:
+    a = ctx.args
+    with ctx.open() as client:
+        entries = client.ls(a.uri)
+    if a.json:
+        ctx.json([dataclasses.asdict(e) for e in entries])
+        return ExitCode.OK
+    cols = [
+        render.Column("kind"),
+        render.Column("children", ">"),
+        render.Column("uri"),
+        render.Column("tags"),
+        render.Column("abstract", flex=True),
+    ]
+    rows = [
+        [
+            render.kind_of(e.uri, e.is_leaf),
+            str(e.children) if not e.is_leaf else "",
+            e.uri,
+            _listing([tagmod.label_of(t) for t in e.tags], 3),
+            e.abstract,
+        ]
+        for e in entries
+    ]
+    if not rows:
+        print(f"{a.uri} is empty", file=ctx.out)
+        return ExitCode.OK
+    for line in render.table(cols, rows, ctx.width):
+        print(line, file=ctx.out)
+    return ExitCode.OK
+
+
+def cmd_tree(ctx: _Ctx) -> int:
+    a = ctx.args
+    if a.depth < 0:
+        raise InvalidQueryError(f"--depth must be >= 0, got {a.depth}")
+    with ctx.open() as client:
+        tree = client.tree(a.uri, a.depth)
+    if a.json:
+        ctx.json(tree)
+        return ExitCode.OK
+    render.render_tree(ctx.out, tree, ctx.width, show_abstract=not a.no_abstract)
+    dirs, leaves = render.count_tree(tree)
+    print(
+        f"{_plural(dirs, 'directory', 'directories')}, "
+        f"{_plural(leaves, 'leaf', 'leaves')} (depth {a.depth})",
+        file=ctx.out,
+    )
+    return ExitCode.OK
+
+
+def cmd_read(ctx: _Ctx) -> int:
+    a = ctx.args
+    with ctx.open() as client:
+        node = client.stat(a.uri)
+        text = client.read(a.uri)
+        chunked = not node.is_leaf and text != (node.overview or node.abstract)
+    if not node.is_leaf and not chunked:
+        print(f"({a.uri} is a directory: showing its overview)", file=ctx.err)
+    print(text, file=ctx.out)
+    return ExitCode.OK
+
+
+def _print_tags(o: TextIO, uri: str, tags: Sequence[str]) -> None:
+    print(f"{uri}: {_plural(len(tags), 'tag')}", file=o)
+    for source in tagmod.SOURCES:
+        labels = [tagmod.label_of(t) for t in tags if tagmod.source_of(t) == source]
+        if labels:
+            print(f"  {source:<8} {', '.join(labels)}", file=o)
+
+
+def cmd_tag(ctx: _Ctx) -> int:
+    a = ctx.args
+    with ctx.open() as client:
+        if a.add or a.remove:
+            client.set_tags(a.uri, add=a.add or None, remove=a.remove or None)
+        node = client.stat(a.uri)
+        shown = client.aio.display(node.uri)
+    if a.json:
+        ctx.json({"uri": shown, "tags": node.tags})
+        return ExitCode.OK
+    _print_tags(ctx.out, shown, node.tags)
+    return ExitCode.OK
+
+
+def cmd_retag(ctx: _Ctx) -> int:
+    a = ctx.args
+    with ctx.open() as client:
+        n = client.retag(a.uri)
+    if a.json:
+        ctx.json({"uri": a.uri, "retagged": n})
+        return ExitCode.OK
+    where = a.uri or "the whole index"
+    print(f"re-tagged {_plural(n, 'node')} in {where} (vectors unchanged)", file=ctx.out)
+    return ExitCode.OK
+
+
+def cmd_eval(ctx: _Ctx) -> int:
+    from . import _eval
+
+    a = ctx.args
+    k = a.k
+    if not 1 <= k <= 1000:
+        raise InvalidQueryError(f"--k must be between 1 and 1000, got {k}")
+    progress = render.Progress(ctx.err)
+    with ctx.open() as client:
+        aio = client.aio
+
+        def norm(uri: str) -> str:
+            return aio.display(aio.resolve(uri))
+
+        queries = _eval.load_queries(Path(a.file), norm)
+        unknown: dict[str, list[str]] = {}
+        for q in queries:
+            nodes = client.store.get([aio.resolve(u) for u in q.relevant])
+            missing = [u for u, n in zip(q.relevant, nodes, strict=True) if n is None]
+            if missing:
+                unknown[q.qid] = missing
+        rankings: list[list[str]] = []
+        for i, q in enumerate(queries, 1):
+            res = client.find(
+                q.query,
+                target_uri=a.target_uri or None,
+                context_type=a.type,
+                limit=k,
+                mode=a.mode or RetrievalMode.QUICK,
+                tags=a.tag or None,
+                include_directories=not a.files_only,
+            )
+            rankings.append([m.uri for m in res.contexts()])
+            progress("eval", i, len(queries))
+    report = _eval.evaluate(queries, rankings, k)
+    report.unknown_relevant = unknown
+    for qid, uris in unknown.items():
+        print(f"warning: query {qid}: not in the index: {_listing(uris, 3)}", file=ctx.err)
+    if a.json:
+        ctx.json(report.as_json())
+        return ExitCode.OK
+    o = ctx.out
+    ndcg, rec, rr = _eval.metric_names(k)
+    print(f"eval: {_plural(len(queries), 'query', 'queries')} from {a.file}, k={k}", file=o)
+    labels = [(f"nDCG@{k}", ndcg), (f"R@{k}", rec), (f"MRR@{k}", rr)]
+    w = max(len(label) for label, _ in labels)
+    for label, key in labels:
+        print(f"  {label:<{w}}  {report.metrics[key]:.4f}", file=o)
+    if a.per_query:
+        cols = [
+            render.Column("id"),
+            render.Column(ndcg, ">"),
+            render.Column(rec, ">"),
+            render.Column(rr, ">"),
+            render.Column("hits", ">"),
+            render.Column("query", flex=True),
+        ]
+        rows = [
+            [
+                str(p["id"]),
+                f"{p[ndcg]:.3f}",
+                f"{p[rec]:.3f}",
+                f"{p[rr]:.3f}",
+                str(p["retrieved"]),
+                str(p["query"]),
+            ]
+            for p in report.per_query
+        ]
+        for line in render.table(cols, rows, ctx.width):
+            print(line, file=o)
+    return ExitCode.OK
+
+
+# ---------------------------------------------------------------------------------- parser
+def _common() -> argparse.ArgumentParser:
+    """``--index``/``--user`` accepted after the subcommand too (SUPPRESS keeps the top-level
+    default unless the option is given here)."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--index", metavar="PATH", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    p.add_argument("--user", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    return p
+
+
+def _search_options(p: argparse.ArgumentParser, *, default_mode: str) -> None:
+    p.add_argument("query", help="what to look for")
+    p.add_argument(
+        "--target-uri",
+        action="append",
+        metavar="URI",
+        help="search only under this URI (repeatable)",
+    )
+    p.add_argument("--type", choices=[c.value for c in ContextType], help="one context type only")
+    p.add_argument("--limit", type=int, default=10, help="how many hits (default 10)")
+    p.add_argument(
+        "--tag", action="extend", nargs="+", metavar="TAG", help="keep hits with any of the tags"
+    )
+    p.add_argument(
+        "--tag-all",
+        action="extend",
+        nargs="+",
+        metavar="TAG",
+        help="keep hits carrying all of the tags",
+    )
+    p.add_argument("--filter", metavar="JSON", help="metadata filter (the filter DSL, as JSON)")
+    p.add_argument(
+        "--mode",
+        choices=[m.value for m in RetrievalMode],
+        help=f"thinking reranks when a reranker is configured (default {default_mode})",
+    )
+    p.add_argument("--threshold", type=float, help="drop hits scoring below this")
+    p.add_argument("--files-only", action="store_true", help="leave directories out of the hits")
+    p.add_argument(
+        "--explain", action="store_true", help="print the search path (rounds, why it stopped)"
+    )
+    p.add_argument("--json", action="store_true", help="the full result as JSON")
+
+
+def _llm_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--llm-model",
+        metavar="MODEL",
+        help=f"chat model for intent analysis and session summaries (${LLM_MODEL_ENV}); "
+        "without one, search falls back to the raw query",
+    )
+    p.add_argument(
+        "--llm-base-url",
+        metavar="URL",
+        help=f"OpenAI-compatible endpoint (${LLM_BASE_URL_ENV}); the key is read from "
+        "$TREEHOP_LLM_API_KEY or $OPENAI_API_KEY",
+    )
+
+
+EPILOG = """\
+exit codes: 0 ok, 1 error (corrupt index, embedder/store failure), 2 bad arguments (invalid URI,
+query, tag, filter, query file), 3 not found (no index at --index, unknown URI or session),
+4 nothing to index (missing path, empty directory, only binary/unreadable files), 130 interrupted.
+Set TREEHOP_DEBUG=1 to see tracebacks.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="treehop",
+        description="Index a folder into a tree and search it: find, search, browse, evaluate.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"treehop {__version__}")
+    parser.add_argument(
+        "--index",
+        metavar="PATH",
+        default=os.environ.get(INDEX_ENV) or DEFAULT_INDEX,
+        help=f"the index directory (default: ${INDEX_ENV} or ./{DEFAULT_INDEX})",
+    )
+    parser.add_argument(
+        "--user",
+        default=os.environ.get(USER_ENV) or "default",
+        help=f"whose memories/skills viking://~ means (default: ${USER_ENV} or 'default')",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    common = [_common()]
+
+    def add(name: str, help_: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_, description=help_, parents=common)
+
+    p = add("index", "index a directory or file (re-indexing re-embeds only what changed)")
+    p.add_argument("dir", metavar="DIR", help="directory or file to index")
+    p.add_argument(
+        "--target-uri",
+        metavar="URI",
+        help="where in the tree (default viking://resources/<name of DIR>)",
+    )
+    p.add_argument(
+        "--tag", action="extend", nargs="+", metavar="TAG", help="user tags for every node"
+    )
+    p.add_argument("--json", action="store_true", help="the counts as JSON")
+    p.set_defaults(func=cmd_index)
+
+    p = add("find", "one query, no LLM: the hierarchical search")
+    _search_options(p, default_mode="quick")
+    p.set_defaults(func=cmd_find)
+
+    p = add("search", "session-aware search: intent analysis, typed queries, fusion")
+    _search_options(p, default_mode="thinking")
+    p.add_argument("--session", metavar="ID", help="session whose context the planner sees")
+    _llm_options(p)
+    p.set_defaults(func=cmd_search)
+
+    p = add("session", "create, extend and show conversation sessions (for search --session)")
+    ssub = p.add_subparsers(dest="session_cmd", metavar="ACTION", required=True)
+    sp = ssub.add_parser("new", help="start a session and print its id", parents=common)
+    sp.add_argument("--json", action="store_true")
+    sp = ssub.add_parser("add", help="append a message to a session", parents=common)
+    sp.add_argument("session_id", metavar="ID")
+    sp.add_argument("text", metavar="TEXT")
+    sp.add_argument("--role", choices=["user", "assistant", "system"], default="user")
+    sp.add_argument("--json", action="store_true")
+    _llm_options(sp)
+    sp = ssub.add_parser("show", help="print a session's summary and messages", parents=common)
+    sp.add_argument("session_id", metavar="ID")
+    sp.add_argument("--json", action="store_true")
+    sp = ssub.add_parser("list", help="list this user's sessions", parents=common)
+    sp.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_session)
+
+    p = add("ls", "list the children of a directory")
+    p.add_argument("uri", nargs="?", default="viking://resources", metavar="URI")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ls)
+
+    p = add("tree", "print a subtree with abstracts")
+    p.add_argument("uri", nargs="?", default="viking://resources", metavar="URI")
+    p.add_argument("--depth", type=int, default=3, help="levels below URI (default 3)")
+    p.add_argument("--no-abstract", action="store_true", help="names only")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_tree)
+
+    p = add("read", "print the full text of a file (or a directory's overview)")
+    p.add_argument("uri", metavar="URI")
+    p.set_defaults(func=cmd_read)
+
+    p = add("tag", "show a node's tags, or add/remove user tags (no re-embedding)")
+    p.add_argument("uri", metavar="URI")
+    p.add_argument("--add", action="extend", nargs="+", metavar="TAG")
+    p.add_argument("--remove", action="extend", nargs="+", metavar="TAG")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_tag)
+
+    p = add("retag", "recompute automatic tags (whole index or under URI), no re-embedding")
+    p.add_argument("uri", nargs="?", metavar="URI")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_retag)
+
+    p = add("eval", "score a labelled query set: nDCG@k, recall@k, MRR@k (needs ir-measures)")
+    p.add_argument(
+        "file", metavar="QUERIES_FILE", help='JSONL: {"query": ..., "relevant": {uri: grade}}'
+    )
+    p.add_argument("--k", type=int, default=10, help="cutoff and ranking depth (default 10)")
+    p.add_argument("--target-uri", action="append", metavar="URI")
+    p.add_argument("--type", choices=[c.value for c in ContextType])
+    p.add_argument("--mode", choices=[m.value for m in RetrievalMode])
+    p.add_argument("--tag", action="extend", nargs="+", metavar="TAG")
+    p.add_argument("--files-only", action="store_true")
+    p.add_argument("--per-query", action="store_true", help="a row per query")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
+
+    sub.add_parser(
+        "demo",
+        help="index the bundled sample tree and run example queries (treehop demo --help)",
+        add_help=False,
+    )
+    return parser
+
+
+# ---------------------------------------------------------------------------------- main
+_USAGE_ERRORS = (InvalidURIError, InvalidQueryError, InvalidFilterError, InvalidTagError)
+
+
+def _hint_for(exc: TreehopError) -> str | None:
+    if isinstance(exc, InvalidURIError):
+        return URI_HINT
+    if isinstance(exc, NotFoundError) and "session" not in str(exc):
+        return "see what is there with: treehop tree viking://resources"
+    if isinstance(exc, IngestError):
+        return "treehop reads text, Markdown, HTML and source files; binary files are skipped"
+    return None
+
+
+def _code_for(exc: TreehopError) -> ExitCode:
+    if isinstance(exc, _USAGE_ERRORS):
+        return ExitCode.USAGE
+    if isinstance(exc, NotFoundError):
+        return ExitCode.NOT_FOUND
+    if isinstance(exc, IngestError):
+        return ExitCode.INGEST
+    return ExitCode.ERROR
+
+
+def _report(err: TextIO, message: str, hint: str | None) -> None:
+    print(f"treehop: error: {message}", file=err)
+    for line in (hint or "").splitlines():
+        print(f"  {line}", file=err)
+
+
+def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | None = None) -> int:
+    """Run one ``treehop`` command; returns the exit code (see :class:`ExitCode`).
+
+    ``client_factory`` replaces how the index is opened (tests inject a small embedder).
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out, err = sys.stdout, sys.stderr
+    debug = os.environ.get(DEBUG_ENV, "") not in ("", "0")
+    try:
+        if argv[:1] == ["demo"]:
+            from ..demo import main as demo_main
+
+            return demo_main(argv[1:])
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+            return exc.code if isinstance(exc.code, int) else ExitCode.USAGE
+        ctx = _Ctx(args, client_factory or default_client_factory, out, err)
+        return int(args.func(ctx))
+    except CliError as exc:
+        _report(err, str(exc), exc.hint)
+        return exc.code
+    except TreehopError as exc:
+        if debug:
+            raise
+        _report(err, str(exc), _hint_for(exc))
+        return _code_for(exc)
+    except KeyboardInterrupt:
+        print("treehop: interrupted", file=err)
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        # The reader (``| head``) went away: stop quietly, and keep Python from printing a
+        # second error while flushing stdout at exit.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return ExitCode.ERROR

@@ -1,0 +1,146 @@
+"""``treehop eval``: run a labelled query set and score the rankings with ``ir_measures``.
+
+The file is JSON Lines, one query per line::
+
+    {"id": "q1", "query": "how do we validate OAuth tokens",
+     "relevant": {"viking://resources/security/auth/oauth.md": 2}}
+
+``id`` is optional (the line number is used), grades are integers >= 0 (0 = judged not
+relevant), blank lines and lines starting with ``#`` are skipped.
+
+Metrics come from ``ir_measures`` (the per-query values; the trec_eval definitions), but two
+things are done here on purpose:
+
+* the ranking is passed as scores ``n, n-1, ..., 1``: trec_eval sorts by score and breaks ties by
+  document id, which would silently reorder hits that treehop ranked with equal scores;
+* the mean is taken here over *every* query in the file, a query that retrieved nothing
+  counting 0: whether a metric provider drops such queries from its aggregate differs between
+  providers and versions (plain ``pytrec_eval`` does), and dropping them would inflate the
+  averages exactly when the search fails.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidQueryError, InvalidURIError, TreehopError
+
+
+class EvalFileError(InvalidQueryError):
+    """The labelled query file is malformed (a line number says where)."""
+
+
+@dataclass
+class LabelledQuery:
+    qid: str
+    query: str
+    relevant: dict[str, int]
+    line: int
+
+
+@dataclass
+class EvalReport:
+    k: int
+    metrics: dict[str, float]
+    per_query: list[dict[str, Any]] = field(default_factory=list)
+    unknown_relevant: dict[str, list[str]] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "queries": len(self.per_query),
+            "k": self.k,
+            "metrics": self.metrics,
+            "per_query": self.per_query,
+            "unknown_relevant": self.unknown_relevant,
+        }
+
+
+def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQuery]:
+    """Parse and validate the JSONL file; relevant URIs are normalised like user input."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise EvalFileError(f"query file not found: {path}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EvalFileError(f"cannot read query file {path}: {exc}") from exc
+    out: list[LabelledQuery] = []
+    seen: set[str] = set()
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        where = f"{path}:{n}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise EvalFileError(f"{where}: not valid JSON ({exc.msg})") from exc
+        if not isinstance(obj, dict):
+            raise EvalFileError(f"{where}: expected an object with 'query' and 'relevant'")
+        query = obj.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise EvalFileError(f"{where}: 'query' must be a non-empty string")
+        rel = obj.get("relevant")
+        if not isinstance(rel, dict) or not rel:
+            raise EvalFileError(f"{where}: 'relevant' must be a non-empty object {{uri: grade}}")
+        relevant: dict[str, int] = {}
+        for uri, grade in rel.items():
+            if isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
+                raise EvalFileError(f"{where}: grade of {uri!r} must be an integer >= 0")
+            try:
+                relevant[normalize(uri)] = grade
+            except InvalidURIError as exc:
+                raise EvalFileError(f"{where}: {exc}") from exc
+        if not any(g > 0 for g in relevant.values()):
+            raise EvalFileError(f"{where}: no URI has a grade > 0, so nothing can be found")
+        qid = str(obj.get("id", f"line-{n}"))
+        if qid in seen:
+            raise EvalFileError(f"{where}: duplicate query id {qid!r}")
+        seen.add(qid)
+        out.append(LabelledQuery(qid, query, relevant, n))
+    if not out:
+        raise EvalFileError(f"{path}: no queries (expected JSON Lines with 'query' and 'relevant')")
+    return out
+
+
+def metric_names(k: int) -> tuple[str, str, str]:
+    return (f"nDCG@{k}", f"R@{k}", f"RR@{k}")
+
+
+def evaluate(
+    queries: Sequence[LabelledQuery],
+    rankings: Sequence[Sequence[str]],
+    k: int,
+) -> EvalReport:
+    """Score each ranking against its labels; the mean runs over every query."""
+    try:
+        import ir_measures
+    except ImportError as exc:  # pragma: no cover - depends on installed extras
+        raise TreehopError(
+            "treehop eval needs ir-measures: pip install 'treehop[eval]' (or ir-measures)"
+        ) from exc
+    names = metric_names(k)
+    measures = [ir_measures.parse_measure(n) for n in names]
+    qrels = [
+        ir_measures.Qrel(q.qid, uri, grade) for q in queries for uri, grade in q.relevant.items()
+    ]
+    run = []
+    for q, ranking in zip(queries, rankings, strict=True):
+        uniq = list(dict.fromkeys(ranking))
+        run += [
+            ir_measures.ScoredDoc(q.qid, uri, float(len(uniq) - i)) for i, uri in enumerate(uniq)
+        ]
+    values: dict[str, dict[str, float]] = {q.qid: dict.fromkeys(names, 0.0) for q in queries}
+    by_measure = {str(m): name for m, name in zip(measures, names, strict=True)}
+    for metric in ir_measures.iter_calc(measures, qrels, run):
+        name = by_measure[str(metric.measure)]
+        values[metric.query_id][name] = float(metric.value)
+    per_query = [
+        {"id": q.qid, "query": q.query, "retrieved": len(r), **values[q.qid]}
+        for q, r in zip(queries, rankings, strict=True)
+    ]
+    means = {n: sum(values[q.qid][n] for q in queries) / len(queries) for n in names}
+    return EvalReport(k=k, metrics=means, per_query=per_query)

@@ -1,0 +1,372 @@
+"""Plain-text rendering for the command line: tables, result provenance, search traces, trees.
+
+Why no ``rich``: the core depends only on pydantic/httpx/numpy, and everything shown here is a
+few aligned columns. The one thing a terminal library usually brings -- width handling for
+CJK text -- is done below with :func:`unicodedata.east_asian_width`, so that a table holding
+``单点登录`` stays aligned.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TextIO
+
+from .. import uri as urimod
+from ..models import FindResult, FoundBy, MatchedContext, QueryPlan, QueryResult, TypedQuery
+
+Display = Callable[[str], str]
+"""Turns a resolved URI into the form the user typed (``viking://~/...``)."""
+
+MIN_FLEX = 30
+"""Below this many columns a table's free-text column moves to its own line under each row."""
+GAP = "  "
+_WS = re.compile(r"\s+")
+
+
+# ---------------------------------------------------------------------------------- text width
+def cell_width(text: str) -> int:
+    """Terminal columns ``text`` takes: wide (CJK) characters count 2, combining marks 0."""
+    w = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        w += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return w
+
+
+def truncate(text: str, width: int) -> str:
+    """Cut ``text`` to at most ``width`` columns, marking the cut with an ellipsis."""
+    if width <= 0:
+        return ""
+    if cell_width(text) <= width:
+        return text
+    out: list[str] = []
+    used = 0
+    for ch in text:
+        cw = 0 if unicodedata.combining(ch) else cell_width(ch)
+        if used + cw > width - 1:
+            break
+        out.append(ch)
+        used += cw
+    return "".join(out) + "…"
+
+
+def one_line(text: str) -> str:
+    """Collapse newlines and runs of whitespace, so that a cell never breaks a row."""
+    return _WS.sub(" ", text).strip()
+
+
+def pad(text: str, width: int, align: str = "<") -> str:
+    fill = " " * max(0, width - cell_width(text))
+    return fill + text if align == ">" else text + fill
+
+
+# ---------------------------------------------------------------------------------- tables
+@dataclass(frozen=True)
+class Column:
+    """One table column. A ``flex`` column gets the width left over and is truncated to it."""
+
+    header: str
+    align: str = "<"
+    flex: bool = False
+
+
+def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int) -> list[str]:
+    """Aligned rows under a header, fitted to ``width`` terminal columns.
+
+    Fixed columns are never truncated (a URI must stay copyable); the single flex column (the
+    abstract) takes what is left. When less than :data:`MIN_FLEX` is left, the flex text goes
+    on an indented line below its row instead of being cut to nothing.
+    """
+    cells = [[one_line(c) for c in r] for r in rows]
+    flex = next((i for i, c in enumerate(columns) if c.flex), None)
+    widths = [cell_width(c.header) for c in columns]
+    for r in cells:
+        for i, c in enumerate(r):
+            widths[i] = max(widths[i], cell_width(c))
+    fixed = [i for i in range(len(columns)) if i != flex]
+    used = sum(widths[i] for i in fixed) + len(GAP) * (len(columns) - 1)
+    below = False
+    if flex is not None:
+        room = width - used
+        if room < MIN_FLEX:
+            below = True
+        else:
+            widths[flex] = min(widths[flex], room)
+    shown = [i for i in range(len(columns)) if not (below and i == flex)]
+
+    def line(values: Sequence[str]) -> str:
+        parts = []
+        for i in shown:
+            v = truncate(values[i], widths[i]) if i == flex else values[i]
+            last = i == shown[-1]
+            parts.append(
+                v if last and columns[i].align == "<" else pad(v, widths[i], columns[i].align)
+            )
+        return GAP.join(parts).rstrip()
+
+    out = [line([c.header for c in columns])]
+    indent = widths[0] + len(GAP) if shown else 0
+    for r in cells:
+        out.append(line(r))
+        if below and flex is not None and r[flex]:
+            out.append(" " * indent + truncate(r[flex], max(MIN_FLEX, width - indent)))
+    return out
+
+
+def score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+# ---------------------------------------------------------------------------------- provenance
+def _short_via(via: str, hit_uri: str) -> str:
+    """An ancestor of the hit by its last segment (the hit's URI already shows the path)."""
+    if urimod.is_within(hit_uri, via) and via != hit_uri:
+        return "…/" + via.rsplit("/", 1)[-1].split("#", 1)[0] + "/"
+    return via
+
+
+def how_found(m: MatchedContext, display: Display) -> str:
+    """One phrase for how a hit entered the results: global, child of …, tag hop via … from …."""
+    via = display(m.found_via) if m.found_via else None
+    if m.found_by is FoundBy.TAG_HOP:
+        src = display(m.hop_source) if m.hop_source else "?"
+        tag = m.hop_tag or "?"
+        return f"tag hop via '{tag}' from {src}"
+    if m.found_by is FoundBy.CHILD:
+        return f"child of {_short_via(via, m.uri)}" if via else "child"
+    if m.found_by is FoundBy.NEIGHBOUR:
+        return f"neighbour of {via}" if via else "neighbour chunk"
+    return "global"
+
+
+def _query_key(q: TypedQuery) -> tuple[str, str | None]:
+    return (q.query, q.context_type.value if q.context_type else None)
+
+
+def result_rows(
+    hits: Sequence[MatchedContext], display: Display, plan: QueryPlan | None = None
+) -> tuple[list[Column], list[list[str]]]:
+    """Columns and rows of the results table; with a plan, which typed queries found each hit.
+
+    ``vector`` is shown only when some score is not the plain vector score (reranked or fused
+    hits), ``rerank`` only when a reranker ran: columns that repeat ``score`` cost width that the
+    abstract needs.
+    """
+    show_vector = any(m.vector_score is None or m.vector_score != m.score for m in hits)
+    show_rerank = any(m.rerank_score is not None or m.rerank_fallback for m in hits)
+    cols = [Column("#", ">"), Column("score", ">")]
+    if show_vector:
+        cols.append(Column("vector", ">"))
+    if show_rerank:
+        cols.append(Column("rerank", ">"))
+    cols += [Column("uri"), Column("found")]
+    index: dict[tuple[str, str | None], int] = {}
+    if plan is not None:
+        cols.append(Column("queries"))
+        index = {_query_key(q): i for i, q in enumerate(plan.queries, 1)}
+    cols.append(Column("abstract", flex=True))
+    rows = []
+    for rank, m in enumerate(hits, 1):
+        row = [str(rank), score(m.score)]
+        if show_vector:
+            row.append(score(m.vector_score))
+        if show_rerank:
+            row.append("fallback" if m.rerank_fallback else score(m.rerank_score))
+        row += [m.uri, how_found(m, display)]
+        if plan is not None:
+            ids = [index.get(_query_key(q)) for q in m.matched_queries]
+            row.append(",".join(f"q{i}" for i in ids if i is not None) or "-")
+        row.append(m.abstract)
+        rows.append(row)
+    return cols, rows
+
+
+def render_results(
+    out: TextIO,
+    query: str,
+    res: FindResult,
+    display: Display,
+    width: int,
+    *,
+    limit: int | None = None,
+) -> None:
+    """The results table of ``find``/``search`` plus one summary line per typed query."""
+    hits = res.contexts()
+    if limit is not None:
+        hits = hits[:limit]
+    if not hits:
+        print(f"no results for {query!r}", file=out)
+    else:
+        noun = "hit" if len(hits) == 1 else "hits"
+        print(f"{len(hits)} {noun} for {query!r}", file=out)
+        cols, rows = result_rows(hits, display, res.query_plan)
+        for line in table(cols, rows, width):
+            print(line, file=out)
+    for i, qr in enumerate(res.query_results or [], 1):
+        label = f"q{i} " if res.query_plan is not None else ""
+        hops = qr.tag_hops
+        hop = f"{len(hops.subtrees_added)} subtrees added" if hops.triggered else "not triggered"
+        print(
+            f"{label}search: {len(qr.starting_points)} starting points, {qr.rounds} rounds, "
+            f"{qr.nodes_scored} nodes scored, {qr.elapsed_ms:.0f} ms; stopped: "
+            f"{qr.stop_reason or '-'}; tag hops: {hop}",
+            file=out,
+        )
+        if qr.rerank_fallback:
+            print(f"  rerank fell back to vector scores: {qr.rerank_fallback_reason}", file=out)
+
+
+def render_plan(out: TextIO, plan: QueryPlan) -> None:
+    """What intent analysis decided: the typed queries, or why it fell back / found nothing."""
+    who = plan.planner or "no planner"
+    if plan.fallback:
+        print(f"plan: fallback ({plan.fallback_reason}); searching the raw query", file=out)
+    else:
+        print(f"plan by {who}: {len(plan.queries)} typed queries", file=out)
+    if not plan.queries:
+        print("  no retrieval needed (the planner found no information need)", file=out)
+    for i, q in enumerate(plan.queries, 1):
+        ctype = q.context_type.value if q.context_type else "any"
+        intent = f"  -- {q.intent}" if q.intent else ""
+        print(f"  q{i}  {ctype:<8}  priority {q.priority}  {q.query!r}{intent}", file=out)
+    if plan.reasoning and not plan.fallback:
+        print(f"  reasoning: {one_line(plan.reasoning)}", file=out)
+
+
+def render_explain(out: TextIO, qr: QueryResult, display: Display, label: str = "") -> None:
+    """The heap search path: starting points, each round's popped directory and its best
+    children, why the search stopped, and what the tag-hop stage did."""
+    q = qr.query
+    ctype = f" [{q.context_type.value}]" if q.context_type else ""
+    print(f"\nsearch path{label} for {q.query!r}{ctype}", file=out)
+    print(f"  starting points ({len(qr.starting_points)}):", file=out)
+    for uri, s in sorted(qr.starting_points, key=lambda x: -x[1]):
+        print(f"    {s:7.3f}  {display(uri)}", file=out)
+    print(f"  rounds ({qr.rounds}):", file=out)
+    if qr.rounds and not qr.trace:
+        print("    (no trace recorded: run with --explain)", file=out)
+    for t in qr.trace:
+        print(
+            f"    {t.round:>3}. popped {display(t.popped)} ({t.popped_score:.3f}), "
+            f"{t.children_scored} {'child' if t.children_scored == 1 else 'children'} scored",
+            file=out,
+        )
+        for child, s in t.best_children:
+            print(f"           -> {s:.3f}  {display(child)}", file=out)
+        if t.rerank_fallback_reason:
+            print(f"           (rerank fell back: {t.rerank_fallback_reason})", file=out)
+    print(f"  stopped: {qr.stop_reason or '-'}", file=out)
+    h = qr.tag_hops
+    if not h.triggered:
+        reason = f" ({h.trigger_reason})" if h.trigger_reason else ""
+        print(f"  tag hops: not triggered{reason}", file=out)
+    else:
+        print(f"  tag hops: triggered ({h.trigger_reason})", file=out)
+        if h.tags_used:
+            print(f"    tags used: {', '.join(h.tags_used)}", file=out)
+        for subtree in h.subtrees_added:
+            print(f"    subtree added: {display(subtree)}", file=out)
+        print(f"    hits produced: {h.hits_produced}, in top-k: {h.hits_in_topk}", file=out)
+
+
+# ---------------------------------------------------------------------------------- browse
+def kind_of(uri: str, is_leaf: bool) -> str:
+    if urimod.CHUNK_MARK in uri:
+        return "chunk"
+    return "file" if is_leaf else "dir"
+
+
+def render_tree(out: TextIO, node: dict[str, Any], width: int, show_abstract: bool = True) -> None:
+    """The subtree as box-drawing lines, directories first, each with its abstract."""
+
+    def label(n: dict[str, Any], full: bool) -> str:
+        uri = str(n["uri"])
+        name = uri if full else uri.rsplit("/", 1)[-1]
+        if urimod.CHUNK_MARK in name and not full:
+            name = "#" + name.split("#", 1)[1]
+        return name if n.get("is_leaf") else name + "/"
+
+    def emit(prefix: str, text: str, abstract: str) -> None:
+        line = prefix + text
+        if show_abstract and abstract:
+            room = width - cell_width(line) - len(GAP)
+            if room >= 10:
+                line += GAP + truncate(one_line(abstract), room)
+        print(line, file=out)
+
+    def walk(n: dict[str, Any], prefix: str) -> None:
+        kids = n.get("children") or []
+        for i, k in enumerate(kids):
+            last = i == len(kids) - 1
+            emit(prefix + ("└── " if last else "├── "), label(k, False), str(k.get("abstract", "")))
+            walk(k, prefix + ("    " if last else "│   "))
+
+    emit("", label(node, True), str(node.get("abstract", "")))
+    walk(node, "")
+
+
+def count_tree(node: dict[str, Any]) -> tuple[int, int]:
+    """(directories, leaves) shown in a rendered tree, the root excluded."""
+    dirs = leaves = 0
+    for k in node.get("children") or []:
+        if k.get("is_leaf"):
+            leaves += 1
+        else:
+            dirs += 1
+        d, f = count_tree(k)
+        dirs += d
+        leaves += f
+    return dirs, leaves
+
+
+# ---------------------------------------------------------------------------------- progress
+class Progress:
+    """A one-line progress bar on a terminal, redrawn with ``\\r``; silent when not a TTY.
+
+    It is the ``progress(stage, done, total)`` callback of ``add_resource``. The core calls it
+    from its event-loop thread; one writer at a time, so no lock is needed.
+    """
+
+    BAR = 24
+    LABELS: ClassVar[dict[str, str]] = {
+        "embed": "embedding",
+        "summarize": "summarising",
+        "read": "reading",
+    }
+
+    def __init__(self, stream: TextIO, enabled: bool | None = None) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty() if enabled is None else enabled
+        self._open = False
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        total = max(total, 1)
+        done = min(max(done, 0), total)
+        filled = round(self.BAR * done / total)
+        bar = "█" * filled + "░" * (self.BAR - filled)
+        label = self.LABELS.get(stage, stage)
+        self.stream.write(f"\r{label:<11} {bar} {done}/{total}")
+        self._open = True
+        if done >= total:
+            self.stream.write("\n")
+            self._open = False
+        self.stream.flush()
+
+    def note(self, message: str) -> None:
+        """A status line (for steps that report no counts, like reading and summarising)."""
+        if self.enabled:
+            self.finish()
+            self.stream.write(message + "\n")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        if self._open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._open = False

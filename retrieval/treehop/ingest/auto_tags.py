@@ -1,0 +1,131 @@
+"""Writing tags at ingest: automatic keywords, user tags, and inheritance down the tree.
+
+The keyword statistics (document frequencies over the index's leaves) persist with the index,
+so that a later ``add_resource`` or a backfill sees the whole corpus, not one batch.
+
+Which tags a node gets:
+
+- ``user:`` tags given to ``add_resource`` (and kept across re-tagging);
+- ``auto:`` keywords: extracted from a leaf's content; for a directory, its own abstract's
+  keywords plus the most shared keywords of its children (so that a hop, which looks up
+  directories, can reach a topic that lives only in the content below);
+- ``inherit:`` tags: a directory's user tags and its *own* keywords, passed down to every
+  descendant (the seed's "L0 tags propagate to children"). Keywords a directory only
+  aggregated from its children are not passed back down to their siblings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .. import tags as tagmod
+from ..models import Node
+from ..stores.base import VectorStore
+from ..tagging import KeywordTagger, auto_tags
+from .summaries import humanize, is_readme
+
+STATE_KEY = "tagger/keywords.json"
+
+
+@dataclass
+class NodeTags:
+    auto: list[str]
+    """``auto:`` tags of the node."""
+    own_labels: list[str]
+    """Labels that describe the node itself (inheritable by its descendants)."""
+
+
+class IngestTagger:
+    """Keeps a :class:`KeywordTagger` fitted on the index and tags batches of nodes."""
+
+    def __init__(self, tagger: KeywordTagger | None = None) -> None:
+        self._template = tagger
+        self._tagger: KeywordTagger | None = None
+
+    def _get(self, store: VectorStore) -> KeywordTagger:
+        if self._tagger is None:
+            raw = store.get_state(STATE_KEY)
+            if raw:
+                self._tagger = KeywordTagger.from_dict(json.loads(raw))
+            elif self._template is not None:
+                self._tagger = KeywordTagger(**self._template.params())
+            else:
+                self._tagger = KeywordTagger()
+        return self._tagger
+
+    def _save(self, store: VectorStore) -> None:
+        assert self._tagger is not None
+        store.put_state(STATE_KEY, json.dumps(self._tagger.to_dict()).encode())
+
+    def tag_nodes(
+        self, nodes: Sequence[Node], store: VectorStore, new_texts: Sequence[str] | None = None
+    ) -> dict[str, NodeTags]:
+        """Automatic tags for ``nodes``; ``new_texts`` (leaf texts not yet counted) update the
+        corpus statistics first. Returns uri -> :class:`NodeTags`."""
+        tagger = self._get(store)
+        leaves = [n for n in nodes if n.is_leaf]
+        if new_texts is None:
+            new_texts = [n.embedding_text() for n in leaves]
+        if new_texts:
+            tagger.partial_fit(list(new_texts))
+            self._save(store)
+        return self._compute(tagger, nodes, leaves)
+
+    def refit(self, store: VectorStore) -> None:
+        """Recount the statistics over every leaf of the index (used by the backfill)."""
+        tagger = self._get(store)
+        tagger.fit([n.embedding_text() for n in store.iter_nodes() if n.is_leaf])
+        self._save(store)
+
+    def _compute(
+        self, tagger: KeywordTagger, nodes: Sequence[Node], leaves: Sequence[Node]
+    ) -> dict[str, NodeTags]:
+        out: dict[str, NodeTags] = {}
+        labels = tagger.extract_many([n.embedding_text() for n in leaves]) if leaves else []
+        for n, labs in zip(leaves, labels, strict=True):
+            out[n.uri] = NodeTags(auto=auto_tags(labs), own_labels=list(labs))
+        children: dict[str, list[str]] = {}
+        for n in nodes:
+            if n.parent_uri is not None:
+                children.setdefault(n.parent_uri, []).append(n.uri)
+        dirs = sorted((n for n in nodes if not n.is_leaf), key=lambda n: -n.uri.count("/"))
+        for d in dirs:
+            # A directory's own words: its README's abstract when it has one; otherwise only
+            # its name (an abstract listing its children's titles would hand each child's
+            # topic down to all of its siblings).
+            kids = children.get(d.uri, [])
+            has_readme = any(is_readme(c.rsplit("/", 1)[-1]) for c in kids)
+            own_text = d.abstract if has_readme else humanize(d.uri.rsplit("/", 1)[-1])
+            own = tagger.extract(own_text) if own_text else []
+            kid_tags = [out[c].auto for c in kids if c in out]
+            agg = tagger.aggregate(kid_tags, own)
+            out[d.uri] = NodeTags(auto=auto_tags(agg), own_labels=list(own))
+        return out
+
+
+def assign_tags(
+    nodes: Sequence[Node],
+    computed: Mapping[str, NodeTags],
+    user_tags: Mapping[str, list[str]],
+    inherited_from_outside: Mapping[str, list[str]] | None = None,
+) -> None:
+    """Set ``node.tags`` = user + auto + inherited (top-down), in place.
+
+    ``inherited_from_outside``: inheritable labels of parents that are not in ``nodes`` (when
+    re-tagging a subtree whose ancestors keep their tags).
+    """
+    inheritable: dict[str, list[str]] = dict(inherited_from_outside or {})
+    for n in sorted(nodes, key=lambda x: x.uri.count("/") + (1 if "#" in x.uri else 0)):
+        own = tagmod.merge(
+            user_tags.get(n.uri, []), computed[n.uri].auto if n.uri in computed else []
+        )
+        parent_labels = inheritable.get(n.parent_uri or "", [])
+        inherited = [tagmod.make_tag("inherit", lab) for lab in parent_labels]
+        n.tags = tagmod.merge(own, inherited)
+        mine = [tagmod.label_of(t) for t in user_tags.get(n.uri, [])]
+        if n.uri in computed:
+            mine += computed[n.uri].own_labels
+        if not n.is_leaf:
+            inheritable[n.uri] = tagmod.dedupe([*parent_labels, *mine])

@@ -1,0 +1,112 @@
+"""``aretrieve`` is natively async: concurrent calls overlap and the event loop stays free."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from li_helpers import SAMPLE_TREE, SlowAsyncEmbedding
+
+from llama_index.retrievers.treehop import LlamaIndexEmbedder, TreehopRetriever
+from treehop import AsyncTreehop, Treehop
+
+DELAY = 0.3
+QUERIES = [
+    "kubernetes deployments",
+    "rotate api keys",
+    "incident response pager",
+    "oauth tokens and single sign-on",
+]
+
+
+async def _max_gap_while(coro_factory: object) -> tuple[float, float, object]:
+    """Run the awaitable while a ticker measures the longest stall of the event loop."""
+    gaps: list[float] = []
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while not stop.is_set():
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    tick = asyncio.create_task(ticker())
+    await asyncio.sleep(0.02)  # the ticker is running before the work starts
+    t0 = time.perf_counter()
+    result = await coro_factory()  # type: ignore[operator]
+    elapsed = time.perf_counter() - t0
+    await asyncio.sleep(0.02)  # ... and ticks once more after it, to see a final stall
+    stop.set()
+    await tick
+    return elapsed, max(gaps), result
+
+
+async def test_concurrent_aretrieve_overlaps_and_never_blocks_the_loop() -> None:
+    emb = SlowAsyncEmbedding(delay_s=DELAY)
+    client = Treehop(embedder=LlamaIndexEmbedder(emb), tagger=None)
+    try:
+        await asyncio.to_thread(
+            client.add_resource,
+            SAMPLE_TREE / "resources" / "devops",
+            target_uri="viking://resources",
+        )
+        await asyncio.to_thread(
+            client.add_resource,
+            SAMPLE_TREE / "resources" / "security",
+            target_uri="viking://resources",
+        )
+        retriever = TreehopRetriever(client, similarity_top_k=3)
+        emb.forbid_sync_query = True  # the async path must not use the blocking sync query
+
+        elapsed, max_gap, results = await _max_gap_while(
+            lambda: asyncio.gather(*(retriever.aretrieve(q) for q in QUERIES))
+        )
+        emb.forbid_sync_query = False
+        # Serial would take len(QUERIES) * DELAY = 1.2 s; concurrent takes about one DELAY.
+        assert elapsed < 2 * DELAY, elapsed
+        assert max_gap < DELAY / 2, max_gap
+        for q, nodes in zip(QUERIES, results, strict=True):
+            expected = await asyncio.to_thread(retriever.retrieve, q)
+            assert [n.node.node_id for n in nodes] == [n.node.node_id for n in expected]
+            assert len(nodes) == 3
+    finally:
+        client.close()
+
+
+async def test_blocking_sync_path_would_be_detected() -> None:
+    """The ticker does catch a blocked loop: calling the sync retrieve on the loop stalls it."""
+    emb = SlowAsyncEmbedding(delay_s=DELAY)
+    client = Treehop(embedder=LlamaIndexEmbedder(emb), tagger=None)
+    try:
+        await asyncio.to_thread(
+            client.add_resource,
+            SAMPLE_TREE / "resources" / "security",
+            target_uri="viking://resources",
+        )
+        retriever = TreehopRetriever(client, similarity_top_k=2)
+
+        async def blocking() -> object:
+            return retriever.retrieve("api keys")
+
+        _, max_gap, _ = await _max_gap_while(blocking)
+        assert max_gap >= DELAY * 0.8
+    finally:
+        client.close()
+
+
+async def test_async_client_concurrent_aretrieve() -> None:
+    emb = SlowAsyncEmbedding(delay_s=DELAY)
+    client = AsyncTreehop(embedder=LlamaIndexEmbedder(emb), tagger=None)
+    await client.add_resource(SAMPLE_TREE / "resources" / "devops", target_uri="viking://resources")
+    retriever = TreehopRetriever(client, similarity_top_k=2)
+    emb.forbid_sync_query = True
+    elapsed, max_gap, results = await _max_gap_while(
+        lambda: asyncio.gather(*(retriever.aretrieve(q) for q in QUERIES))
+    )
+    assert elapsed < 2 * DELAY
+    assert max_gap < DELAY / 2
+    assert all(len(r) == 2 for r in results)  # type: ignore[attr-defined]
+    direct = await client.find(QUERIES[0], limit=2)
+    assert [n.node.node_id for n in results[0]] == [m.uri for m in direct.contexts()]  # type: ignore[index]
