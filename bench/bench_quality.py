@@ -30,12 +30,13 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import datasets as ds  # noqa: E402
+import datasets as ds
 
 ds.ensure_treehop_importable()
 
 import ir_measures  # noqa: E402
 from ir_measures import R, nDCG  # noqa: E402
+
 from treehop import RetrievalConfig, Treehop  # noqa: E402
 
 
@@ -69,6 +70,7 @@ def cranfield_corpus(args: argparse.Namespace, embedder: Any) -> Corpus:
     layout = ds.build_cranfield_tree(
         cran, embedder, top_k=args.cranfield_topics, sub_k=args.cranfield_subtopics
     )
+    leaf_dirs = len({str(Path(p).parent) for p in layout.paths.values()})
     return Corpus(
         name="cranfield",
         root=layout.root,
@@ -78,8 +80,7 @@ def cranfield_corpus(args: argparse.Namespace, embedder: Any) -> Corpus:
         doc_of_leaf=lambda node: ds.doc_id_from_uri(node.uri),
         note=(
             f"1400 abstracts, spherical k-means tree {args.cranfield_topics}x"
-            f"{args.cranfield_subtopics} ({len({str(Path(p).parent) for p in layout.paths.values()})}"
-            " leaf dirs)"
+            f"{args.cranfield_subtopics} ({leaf_dirs} leaf dirs)"
         ),
     )
 
@@ -124,7 +125,9 @@ def _pct(values: Sequence[float], q: float) -> float:
 
 def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Row]:
     th = Treehop(
-        None, embedder=embedder, config=RetrievalConfig(),
+        None,
+        embedder=embedder,
+        config=RetrievalConfig(),
         tagger=None if args.tagger == "none" else "auto",
     )
     t0 = time.perf_counter()
@@ -143,8 +146,9 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
     doc_by_uri = dict(zip(leaf_uris, leaf_docs, strict=True))
     mat = np.ascontiguousarray(th.store.get_vectors(leaf_uris), dtype=np.float32)
     n_nodes = sum(1 for _ in th.store.iter_nodes(resolved))
-    print(f"[{corpus.name}] {len(leaves)} leaves, {n_nodes} nodes under {resolved}",
-          file=sys.stderr)
+    print(
+        f"[{corpus.name}] {len(leaves)} leaves, {n_nodes} nodes under {resolved}", file=sys.stderr
+    )
 
     qids = [q for q in corpus.queries if q in corpus.qrels]
     if args.max_queries:
@@ -165,17 +169,32 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
             times.append((time.perf_counter() - s) * 1000)
             flat_run[q] = _ranked_docs([leaf_docs[i] for i in top])
         agg = ir_measures.calc_aggregate(measures, corpus.qrels, flat_run)
-        rows.append(Row(corpus.name, "flat exact", limit, agg[nDCG @ 10], agg[R @ 10],
-                        agg.get(R @ 100), _pct(times, 50), _pct(times, 95), float(len(leaves)),
-                        None))
+        rows.append(
+            Row(
+                corpus.name,
+                "flat exact",
+                limit,
+                agg[nDCG @ 10],
+                agg[R @ 10],
+                agg.get(R @ 100),
+                _pct(times, 50),
+                _pct(times, 95),
+                float(len(leaves)),
+                None,
+            )
+        )
         for alpha in args.alphas:
             th.config.score_propagation_alpha = alpha
             run: dict[str, dict[str, float]] = {}
             times, scored, overlaps = [], [], []
             for q in qids:
                 s = time.perf_counter()
-                res = th.find(corpus.queries[q], target_uri=corpus.target_uri, limit=limit,
-                              include_directories=False)
+                res = th.find(
+                    corpus.queries[q],
+                    target_uri=corpus.target_uri,
+                    limit=limit,
+                    include_directories=False,
+                )
                 times.append((time.perf_counter() - s) * 1000)
                 hits = [m for m in res.resources if m.is_leaf]
                 run[q] = _ranked_docs([doc_by_uri[th.aio.resolve(m.uri)] for m in hits])
@@ -185,10 +204,20 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
                 b = set(list(flat_run[q])[:10])
                 overlaps.append(len(set(a) & b) / max(1, len(b)))
             agg = ir_measures.calc_aggregate(measures, corpus.qrels, run)
-            rows.append(Row(corpus.name, f"find a={alpha:g}", limit, agg[nDCG @ 10],
-                            agg[R @ 10], agg.get(R @ 100), _pct(times, 50), _pct(times, 95),
-                            statistics.fmean(scored) if scored else float("nan"),
-                            statistics.fmean(overlaps)))
+            rows.append(
+                Row(
+                    corpus.name,
+                    f"find a={alpha:g}",
+                    limit,
+                    agg[nDCG @ 10],
+                    agg[R @ 10],
+                    agg.get(R @ 100),
+                    _pct(times, 50),
+                    _pct(times, 95),
+                    statistics.fmean(scored) if scored else float("nan"),
+                    statistics.fmean(overlaps),
+                )
+            )
     th.config.score_propagation_alpha = 1.0
     th.close()
     print(f"[{corpus.name}] {len(qids)} queries; {corpus.note}", file=sys.stderr)
@@ -196,30 +225,45 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
 
 
 def print_table(rows: Sequence[Row]) -> None:
-    head = (f"{'dataset':<10} {'method':<12} {'limit':>5} {'nDCG@10':>8} {'R@10':>7} "
-            f"{'R@100':>7} {'p50 ms':>8} {'p95 ms':>8} {'scored/q':>9} {'top10 = flat':>12}")
+    head = (
+        f"{'dataset':<10} {'method':<12} {'limit':>5} {'nDCG@10':>8} {'R@10':>7} "
+        f"{'R@100':>7} {'p50 ms':>8} {'p95 ms':>8} {'scored/q':>9} {'top10 = flat':>12}"
+    )
     print(head)
     print("-" * len(head))
     for r in rows:
         r100 = f"{r.r100:.3f}" if r.r100 is not None else "-"
         ov = f"{r.overlap10:.2f}" if r.overlap10 is not None else "-"
-        print(f"{r.dataset:<10} {r.method:<12} {r.limit:>5} {r.ndcg10:>8.3f} {r.r10:>7.3f} "
-              f"{r100:>7} {r.p50_ms:>8.2f} {r.p95_ms:>8.2f} {r.scored:>9.0f} {ov:>12}")
+        print(
+            f"{r.dataset:<10} {r.method:<12} {r.limit:>5} {r.ndcg10:>8.3f} {r.r10:>7.3f} "
+            f"{r100:>7} {r.p50_ms:>8.2f} {r.p95_ms:>8.2f} {r.scored:>9.0f} {ov:>12}"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", choices=["all", "cranfield", "django"], default="all")
     ap.add_argument("--max-queries", type=int, default=0, help="first N queries (0 = all)")
-    ap.add_argument("--alpha", default="1.0,0.5",
-                    help="comma-separated score_propagation_alpha values (default 1.0,0.5)")
+    ap.add_argument(
+        "--alpha",
+        default="1.0,0.5",
+        help="comma-separated score_propagation_alpha values (default 1.0,0.5)",
+    )
     ap.add_argument("--limit", default="10,100", help="comma-separated find() limits")
-    ap.add_argument("--tagger", choices=["auto", "none"], default="auto",
-                    help="the client's automatic ingest tagger (default: as a user gets it)")
+    ap.add_argument(
+        "--tagger",
+        choices=["auto", "none"],
+        default="auto",
+        help="the client's automatic ingest tagger (default: as a user gets it)",
+    )
     ap.add_argument("--cranfield-topics", type=int, default=20)
     ap.add_argument("--cranfield-subtopics", type=int, default=5)
-    ap.add_argument("--cranfield-marginal-gain", type=int, default=ds.CRANFIELD_GAINS[-1],
-                    help="gain of cranqrel code -1 (see datasets.CRANFIELD_GAINS)")
+    ap.add_argument(
+        "--cranfield-marginal-gain",
+        type=int,
+        default=ds.CRANFIELD_GAINS[-1],
+        help="gain of cranqrel code -1 (see datasets.CRANFIELD_GAINS)",
+    )
     ap.add_argument("--no-cache", action="store_true", help="do not use bench/.cache embeddings")
     args = ap.parse_args(argv)
     args.alphas = [float(a) for a in args.alpha.split(",") if a.strip()]
@@ -236,11 +280,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             rows += evaluate(corpus, args, embedder)
     print()
     print_table(rows)
-    print(f"\nembedder {embedder.name}; find() config: {RetrievalConfig().model_dump()}; "
-          f"alpha varied as listed; total {time.perf_counter() - t0:.0f}s")
-    print("p50/p95: per query, query embedding excluded for flat and cached for find; "
-          "scored/q: nodes whose score was computed (flat: every leaf); "
-          "top10 = flat: share of find's top-10 files also in flat's top-10")
+    print(
+        f"\nembedder {embedder.name}; find() config: {RetrievalConfig().model_dump()}; "
+        f"alpha varied as listed; total {time.perf_counter() - t0:.0f}s"
+    )
+    print(
+        "p50/p95: per query, query embedding excluded for flat and cached for find; "
+        "scored/q: nodes whose score was computed (flat: every leaf); "
+        "top10 = flat: share of find's top-10 files also in flat's top-10"
+    )
 
 
 if __name__ == "__main__":

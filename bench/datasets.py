@@ -48,6 +48,15 @@ DJANGO_QUERIES_FILE = DATA_DIR / "django_doc_queries.json"
 Vectors = npt.NDArray[np.float32]
 
 
+def ensure_cache_dir(path: Path = CACHE_DIR) -> Path:
+    """Create the cache folder with a ``.gitignore`` of ``*`` so that git never picks it up."""
+    path.mkdir(parents=True, exist_ok=True)
+    marker = CACHE_DIR / ".gitignore"
+    if CACHE_DIR.is_dir() and not marker.exists():
+        marker.write_text("# benchmark cache, rebuilt on demand\n*\n")
+    return path
+
+
 def ensure_treehop_importable() -> None:
     """Make ``import treehop`` work from a plain checkout (no ``pip install -e``)."""
     try:
@@ -71,7 +80,7 @@ class CachedEmbedder:
 
     def __init__(self, inner: Any, cache_dir: Path = CACHE_DIR / "embeddings") -> None:
         self.inner = inner
-        cache_dir.mkdir(parents=True, exist_ok=True)
+        ensure_cache_dir(cache_dir)
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(inner.name))
         self._path = cache_dir / f"{safe}.sqlite"
         self._db = sqlite3.connect(self._path, check_same_thread=False)
@@ -319,17 +328,18 @@ def merge_small_clusters(
     return np.unique(labels, return_inverse=True)[1].astype(np.int64)
 
 
-_STOP = set(
-    """a about above after again against all also an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers him his how i if in into is it its itself
-    just me more most my no nor not now of off on once only or other our out over own same she
-    should so some such than that the their them then there these they this those through to
-    too under until up very was we were what when where which while who whom why will with
-    would you your using use used new some certain general problem problems results method
-    methods study studies analysis theory theoretical experimental investigation effect effects
-    note notes case cases approximate solution solutions determination""".split()
-)
+_STOP_WORDS = """
+a about above after again against all also an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers him his how i if in into is it its itself just me more
+most my no nor not now of off on once only or other our out over own same she should so some
+such than that the their them then there these they this those through to too under until up
+very was we were what when where which while who whom why will with would you your using use
+used new some certain general problem problems results method methods study studies analysis
+theory theoretical experimental investigation effect effects note notes case cases
+approximate solution solutions determination
+"""
+_STOP = frozenset(_STOP_WORDS.split())
 
 
 def _words(text: str) -> list[str]:
@@ -405,8 +415,13 @@ def build_cranfield_tree(
     title terms, prefixed by its rank by size.
     """
     params: dict[str, Any] = {
-        "top_k": top_k, "sub_k": sub_k, "min_split": min_split, "min_top": min_top,
-        "min_sub": min_sub, "seed": seed, "version": 2,
+        "top_k": top_k,
+        "sub_k": sub_k,
+        "min_split": min_split,
+        "min_top": min_top,
+        "min_sub": min_sub,
+        "seed": seed,
+        "version": 2,
     }
     params["embedder"] = str(embedder.name)
     out_dir = out_dir or CACHE_DIR / f"cranfield-tree-{top_k}x{sub_k}-s{seed}"
@@ -444,15 +459,14 @@ def build_cranfield_tree(
         )
         for srank, s in enumerate(sub_order):
             sub_members = members[sub_labels == s]
-            sub_terms = distinctive_terms(
-                [titles[i] for i in sub_members], bg, len(ids), top=3
-            )
+            sub_terms = distinctive_terms([titles[i] for i in sub_members], bg, len(ids), top=3)
             sub_name = f"{srank}-" + "-".join(sub_terms)
             for i in sub_members:
                 paths[ids[i]] = f"{top_name}/{sub_name}/{cranfield_doc_filename(ids[i])}"
 
     if out_dir.exists():
         shutil.rmtree(out_dir)
+    ensure_cache_dir(out_dir)
     for d, rel in paths.items():
         p = out_dir / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -621,13 +635,12 @@ def materialise_django_docs(
         raise FileNotFoundError(django_install_hint())
     out_dir = out_dir or CACHE_DIR / "django-docs"
     pages = convert_django_docs(html_dir)
-    stamp = hashlib.sha256(
-        "".join(p.relpath + p.text for p in pages).encode("utf-8")
-    ).hexdigest()
+    stamp = hashlib.sha256("".join(p.relpath + p.text for p in pages).encode("utf-8")).hexdigest()
     marker = out_dir / ".bench-stamp"
     if not (marker.is_file() and marker.read_text() == stamp):
         if out_dir.exists():
             shutil.rmtree(out_dir)
+        ensure_cache_dir(out_dir)
         for p in pages:
             f = out_dir / p.relpath
             f.parent.mkdir(parents=True, exist_ok=True)
@@ -674,8 +687,13 @@ def derive_django_queries(
             if offs[j + 1] - offs[j] < 300:
                 continue
             by_page.setdefault(p.relpath, []).append(
-                {"query": text, "relevant": p.relpath, "page_title": p.title,
-                 "anchor": h["anchor"], "heading_level": h["level"]}
+                {
+                    "query": text,
+                    "relevant": p.relpath,
+                    "page_title": p.title,
+                    "anchor": h["anchor"],
+                    "heading_level": h["level"],
+                }
             )
     rng = np.random.default_rng(seed)
     chosen: list[dict[str, Any]] = []

@@ -7,41 +7,16 @@ offline MiniLM embedder instead.
 
 from __future__ import annotations
 
-import hashlib
-import re
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from treehop.embedders.base import BaseEmbedder, normalize_rows
+from treehop.embedders.base import BaseEmbedder
+from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
 
-SAMPLE_TREE = Path(__file__).resolve().parents[1] / "retrieval" / "treehop" / "sample_tree"
-_WORD = re.compile(r"[\w-]+")
-
-
-class BagOfWordsEmbedder(BaseEmbedder):
-    name = "test-bag-of-words-64"
-    dimension = 64
-
-    def __init__(self) -> None:
-        self.calls = 0
-        self.texts_embedded = 0
-
-    def _word_vec(self, word: str) -> np.ndarray:
-        seed = int.from_bytes(hashlib.md5(word.encode()).digest()[:4], "little")
-        return np.random.default_rng(seed).standard_normal(self.dimension)
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        self.calls += 1
-        self.texts_embedded += len(texts)
-        out = np.zeros((len(texts), self.dimension))
-        for i, t in enumerate(texts):
-            for w in _WORD.findall(t.lower()):
-                out[i] += self._word_vec(w)
-        return normalize_rows(out, len(texts), self.dimension)
+__all__ = ["SAMPLE_TREE", "BagOfWordsEmbedder"]
 
 
 @pytest.fixture

@@ -74,7 +74,7 @@ def test_batching_splits_requests_and_keeps_order(server: FakeOpenAIEmbeddingsSe
     with make(server, max_batch=3) as emb:
         vecs = emb.embed(TEXTS)
     assert [len(b) for b in server.inputs()] == [3, 3, 1]
-    assert sum(server.inputs(), []) == TEXTS
+    assert [t for batch in server.inputs() for t in batch] == TEXTS
     np.testing.assert_allclose(vecs, expected(TEXTS), atol=1e-5)
 
 
@@ -85,7 +85,9 @@ def test_rows_are_ordered_by_their_index_field(server: FakeOpenAIEmbeddingsServe
     np.testing.assert_allclose(vecs, expected(TEXTS), atol=1e-5)
 
 
-def test_dimension_is_learnt_lazily_and_probed_on_demand(server: FakeOpenAIEmbeddingsServer) -> None:
+def test_dimension_is_learnt_lazily_and_probed_on_demand(
+    server: FakeOpenAIEmbeddingsServer,
+) -> None:
     with make(server) as emb:
         assert isinstance(emb, Embedder)  # reads .dimension: must not send anything
         assert emb.dimension == 0
@@ -196,14 +198,18 @@ def test_wrong_key_is_a_clear_error_without_the_key(server: FakeOpenAIEmbeddings
             "not a permutation",
         ),
         (
-            Reply(transform=lambda a: {**a, "data": [{**r, "embedding": [1.0]} for r in a["data"]]}),
+            Reply(
+                transform=lambda a: {**a, "data": [{**r, "embedding": [1.0]} for r in a["data"]]}
+            ),
             "1-dimensional vectors, expected 16",
         ),
         (
             Reply(
                 transform=lambda a: {
                     **a,
-                    "data": [{**r, "embedding": r["embedding"][: 4 + r["index"]]} for r in a["data"]],
+                    "data": [
+                        {**r, "embedding": r["embedding"][: 4 + r["index"]]} for r in a["data"]
+                    ],
                 }
             ),
             "different widths",

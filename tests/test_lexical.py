@@ -129,6 +129,34 @@ def test_delete_removes_documents_and_updates_statistics() -> None:
     assert idx.document_frequency("green") == 2
 
 
+def test_scores_follow_each_write_right_after_a_query() -> None:
+    """Per-row length norms are cached between writes; every kind of write must refresh them."""
+    idx = plain_index()
+    docs = {0: "a b", 1: "a c c"}
+    idx.upsert(list(docs), list(docs.values()))
+
+    def check() -> None:
+        idx.score("a")  # fills the cache
+        ref = reference_bm25({r: t.split() for r, t in docs.items()}, ["a", "c"])
+        assert idx.score("a c", sorted(ref)).tolist() == pytest.approx(
+            [ref[r] for r in sorted(ref)], rel=1e-6
+        )
+        assert idx.score("a c", size=4)[sorted(ref)].tolist() == pytest.approx(
+            [ref[r] for r in sorted(ref)], rel=1e-6
+        )
+
+    check()
+    idx.upsert([2], ["a d d d d d"])  # a new row: avgdl changes, no row is replaced
+    docs[2] = "a d d d d d"
+    check()
+    idx.delete([0])
+    del docs[0]
+    check()
+    idx.remap(np.array([-1, 0, 3]))
+    docs = {0: docs[1], 3: docs[2]}
+    check()
+
+
 def test_empty_texts_count_as_documents() -> None:
     idx = plain_index()
     idx.upsert([0, 1], ["word", ""])
@@ -374,6 +402,10 @@ def test_load_rejects_missing_corrupt_and_foreign_indexes(tmp_path: Path) -> Non
     d = broken("range")
     np.save(d / "lexical_log_term.npy", np.full(4, 99, dtype=np.int32))
     with pytest.raises(IndexCorruptError, match="inconsistent"):
+        LexicalIndex.load(d, tokenizer=split, tokenizer_id="split")
+    d = broken("perm")
+    np.save(d / "lexical_perm.npy", np.array([0, 1, 2, -7]))
+    with pytest.raises(IndexCorruptError, match="permutation"):
         LexicalIndex.load(d, tokenizer=split, tokenizer_id="split")
     d = broken("overlap")
     start = np.load(d / "lexical_start.npy")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 
+from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from treehop import AsyncTreehop, ContextType, Treehop
 from treehop.demo import index_sample_tree
 from treehop.errors import InvalidQueryError, NotFoundError

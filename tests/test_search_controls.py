@@ -46,9 +46,9 @@ def test_retrieve_count_needs_rerank(bow, long_doc: Path) -> None:
             th.find("phase 3", retrieve_count=30)
     with Treehop(embedder=bow, tagger=None, reranker=KeywordReranker("x")) as th:
         th.add_resource(long_doc, target_uri="viking://resources/guide.md")
-        with pytest.raises(InvalidQueryError, match=">= limit"):
+        with pytest.raises(InvalidQueryError, match=r">= limit"):
             th.find("phase 3", mode="thinking", limit=10, retrieve_count=5)
-        with pytest.raises(InvalidQueryError, match="0..5"):
+        with pytest.raises(InvalidQueryError, match=r"0\.\.5"):
             th.find("phase 3", chunk_diffusion_count=6)
 
 

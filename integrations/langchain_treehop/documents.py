@@ -15,6 +15,7 @@ of a batch does not leave half the batch ingested.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import math
@@ -373,8 +374,6 @@ async def aadd_documents(
     on_duplicate: Literal["error", "number"] = "error",
 ) -> list[str]:
     """The async twin of :func:`add_documents` (embedding is awaited, never blocking the loop)."""
-    import asyncio
-
     client = check_client(client)
     plan = _plan(
         client,

@@ -41,7 +41,7 @@ from pydantic import (
     model_validator,
 )
 
-from treehop import AsyncTreehop, ContextType, FindResult, RetrievalMode, Treehop
+from treehop import AsyncTreehop, ContextType, FindResult, Treehop
 from treehop import tags as tagmod
 from treehop import uri as urimod
 from treehop.embedders.base import Embedder
@@ -62,6 +62,15 @@ EVENT_QUERY_PLAN = "treehop_query_plan"
 EVENT_RERANK_FALLBACK = "treehop_rerank_fallback"
 EVENT_TAG_HOPS = "treehop_tag_hops"
 _IGNORED_CALL_KWARGS = frozenset({"verbose"})  # read by Runnable.invoke itself, then passed on
+_DID_YOU_MEAN = {
+    "limit": "k",
+    "top_k": "k",
+    "filter": "metadata_filter",
+    "tags": "tag_filter (tags is LangChain's callback-tags field)",
+    "tags_all": "tag_filter_all",
+    "context_type": "context_types",
+    "search_type": "mode",
+}
 
 
 class TreehopRetrievalOptions(BaseModel):
@@ -80,7 +89,7 @@ class TreehopRetrievalOptions(BaseModel):
     """How many documents to return (LangChain's name for treehop's ``limit``)."""
     target_uri: str | list[str] | None = None
     """Restrict the search to these subtrees (``viking://resources/devops``, ...)."""
-    context_types: list[ContextType] | None = None
+    context_types: list[Literal["resource", "memory", "skill"]] | None = None
     """Restrict to resources / memories / skills (``find`` takes at most one)."""
     tag_filter: list[str] | None = None
     """Keep only nodes carrying *any* of these tags (labels; a ``user:``/``auto:`` prefix is
@@ -91,7 +100,7 @@ class TreehopRetrievalOptions(BaseModel):
     """The treehop metadata DSL, e.g. ``{"op": "must", "field": "lang", "conds": ["en"]}``."""
     score_threshold: float | None = None
     """Drop hits scoring below this."""
-    retrieval_mode: RetrievalMode | None = None
+    retrieval_mode: Literal["quick", "thinking"] | None = None
     """``quick`` (no rerank) or ``thinking`` (rerank when the client has a reranker); ``None``
     keeps the core's default: quick for find, thinking for search."""
     dense_weight: float | None = None
@@ -132,7 +141,13 @@ class TreehopRetrievalOptions(BaseModel):
     @field_validator("context_types", mode="before")
     @classmethod
     def _one_context_type(cls, v: Any) -> Any:
-        return [v] if isinstance(v, (str, ContextType)) else v
+        items = [v] if isinstance(v, str) else v
+        if items is None:
+            return None
+        if not isinstance(items, Sequence):
+            raise InvalidQueryError(f"context_types must be a list, got {v!r}")
+        # Enum members become their values, so that ContextType.MEMORY and "memory" both work.
+        return [c.value if isinstance(c, ContextType) else c for c in items]
 
     @field_validator("tag_filter", "tag_filter_all", mode="before")
     @classmethod
@@ -193,26 +208,52 @@ _OPTION_FIELDS = tuple(TreehopRetrievalOptions.model_fields)
 
 
 class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
-    """Retrieve from a treehop tree: hierarchical search, tag hops, optional LLM planning.
+    """Treehop retriever: hierarchical search over a tree of knowledge, with tag hops.
 
-    Build it from an open client (``Treehop`` or ``AsyncTreehop``; both ``invoke`` and
-    ``ainvoke`` work with either) or let it open an index with :meth:`from_path`.
+    Setup:
+        .. code-block:: bash
 
-    Example:
+            pip install "treehop[langchain]"
+
+    Key init args (retrieval; each can also be passed per call to ``invoke``):
+        mode: ``"find"`` (one query, no LLM) or ``"search"`` (LLM-planned typed queries).
+        k: number of documents to return.
+        target_uri: subtree(s) to search, e.g. ``"viking://resources/devops"``.
+        tag_filter / tag_filter_all: keep nodes carrying any / all of these tags.
+        metadata_filter: treehop's metadata filter DSL.
+        score_threshold: drop documents scoring below it.
+        session_id / chat_history: conversation context for ``mode="search"``.
+        content_field: which text becomes ``page_content``.
+
+    Key init args (client):
+        client: an open ``Treehop`` or ``AsyncTreehop``; or ``path`` (with ``embedding``,
+        ``llm`` / ``llm_model``, ``llm_api_key``) to open an index.
+
+    Instantiate:
         .. code-block:: python
 
             from treehop import Treehop
             from langchain_treehop import TreehopRetriever
 
-            client = Treehop("./index")
-            retriever = TreehopRetriever(client=client, k=5, tag_filter=["kubernetes"])
-            docs = retriever.invoke("how do I roll back a deployment?")
-            docs = retriever.invoke("rollback", k=2, target_uri="viking://resources/devops")
+            retriever = TreehopRetriever(client=Treehop("./index"), k=5)
 
-    Each ``Document`` has ``id`` = the node's URI and the provenance in its metadata (see
-    :data:`langchain_treehop.documents.PROVENANCE_KEYS`). During a call the retriever emits
-    custom callback events (``treehop_query_plan``, ``treehop_rerank_fallback``,
-    ``treehop_tag_hops``), visible to callback handlers and in ``astream_events``.
+    Usage:
+        .. code-block:: python
+
+            docs = retriever.invoke("how do I roll back a deployment?")
+            docs = retriever.invoke("rollback", k=2, tag_filter=["kubernetes"])
+            docs = await retriever.ainvoke("rollback")
+
+    Use within a chain:
+        .. code-block:: python
+
+            chain = {"context": retriever | format_docs, "question": RunnablePassthrough()}
+            chain = chain | prompt | llm | StrOutputParser()
+
+    Each ``Document`` has ``id`` = the node's URI and its provenance in the metadata (see
+    :data:`langchain_treehop.documents.PROVENANCE_KEYS`). During a call the retriever emits the
+    custom callback events ``treehop_query_plan``, ``treehop_rerank_fallback`` and
+    ``treehop_tag_hops``, visible to callback handlers and in ``astream_events``.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -252,6 +293,8 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             if self.path is not None:
                 raise InvalidQueryError("give client or path, not both")
             given = [name for name, value in from_path_only.items() if value is not None]
+            if self.user != "default":
+                given.append("user")
             if given:
                 raise InvalidQueryError(
                     f"{', '.join(given)} only apply when the retriever opens the index itself "
@@ -306,8 +349,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         overrides = {k: v for k, v in kwargs.items() if k not in _IGNORED_CALL_KWARGS}
         unknown = sorted(set(overrides) - set(_OPTION_FIELDS))
         if unknown:
+            hints = "".join(
+                f" Use {_DID_YOU_MEAN[u]} instead of {u}." for u in unknown if u in _DID_YOU_MEAN
+            )
             raise InvalidQueryError(
-                f"unknown retriever argument(s) {unknown}; per-call arguments are: "
+                f"unknown retriever argument(s) {unknown}.{hints} Per-call arguments are: "
                 f"{', '.join(_OPTION_FIELDS)}"
             )
         current = {name: getattr(self, name) for name in _OPTION_FIELDS}

@@ -22,12 +22,16 @@ from . import uri as urimod
 from ._sync import LoopThread
 from .config import RetrievalConfig
 from .embedders.base import Embedder
-from .errors import EmbeddingError, InvalidQueryError, InvalidURIError, NotFoundError
+from .errors import EmbeddingError, IngestError, InvalidQueryError, InvalidURIError, NotFoundError
 from .filters import MetadataFilter, TagFilter
+from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from .ingest.auto_tags import assign_tags
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
 from .ingest.tree_builder import BuiltTree, TreeBuilder, finalize, summarize_ancestor
+from .intent_analysis import IntentAnalyzer
+from .llm import ModelRegistry
+from .llm.base import LLM, ChatMessage
 from .models import (
     ContextType,
     FindResult,
@@ -39,13 +43,9 @@ from .models import (
     RetrievalMode,
     TypedQuery,
 )
-from .fusion import fuse_query_results
-from .intent_analysis import IntentAnalyzer
-from .llm import ModelRegistry
-from .llm.base import LLM, ChatMessage
-from .sessions import Session, SessionStore
 from .postprocess import apply_rerank_threshold, check_controls, diffuse_chunks, group_chunks
 from .rerankers.base import Reranker
+from .sessions import Session, SessionStore
 from .stores.base import VectorStore
 from .stores.embedded import EmbeddedStore
 from .validation import as_list, check_dense_weight, check_limit, check_query, check_threshold
@@ -183,26 +183,33 @@ class AsyncTreehop:
         target_uri: str | None = None,
         tags: str | Sequence[str] | None = None,
         name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
         progress: ProgressCallback | None = None,
+        is_text: bool | None = None,
     ) -> AddResult:
         """Ingest a directory, a file, or a text into the tree and index it.
 
         Re-adding the same target re-embeds only nodes whose text changed and deletes nodes whose
-        files are gone. ``tags`` (list or ``a;b``) are user tags merged with automatic ones.
+        files are gone. ``tags`` (list or ``a;b``) are user tags merged with automatic ones;
+        ``metadata`` is merged into every node written (and can be filtered on). A string is
+        read as a path when it names an existing file or directory, unless ``is_text=True``.
         """
         t0 = time.perf_counter()
         user_tags = tagmod.parse_tags(tags, default_source="user")
-        is_path = isinstance(path_or_text, os.PathLike) or (
-            isinstance(path_or_text, str)
-            and "\n" not in path_or_text
-            and len(path_or_text) < 4096
-            and Path(path_or_text).exists()
-        )
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise InvalidQueryError("metadata must be a mapping")
+        if is_text is None:
+            is_path = isinstance(path_or_text, os.PathLike) or (
+                isinstance(path_or_text, str)
+                and "\n" not in path_or_text
+                and len(path_or_text) < 4096
+                and Path(path_or_text).exists()
+            )
+        else:
+            is_path = not is_text
         if is_path:
             p = Path(path_or_text)
             if not p.exists():
-                from .errors import IngestError
-
                 raise IngestError(f"path does not exist: {p}")
             target = self._target_for(target_uri, name or p.name)
             ctype = urimod.context_type_of(target)
@@ -218,6 +225,9 @@ class AsyncTreehop:
             built = await asyncio.to_thread(
                 self.builder.build_text, text, target, ctype, name or ""
             )
+        if metadata:
+            for n in built.nodes:
+                n.metadata = {**n.metadata, **dict(metadata)}
         async with self._write_lock:
             return await self._write_tree(built, target, user_tags, progress, t0)
 
@@ -653,7 +663,7 @@ class AsyncTreehop:
         context_types: Sequence[ContextType | str] | None = None,
         limit: int = 10,
         score_threshold: float | None = None,
-        filter: Mapping[str, Any] | MetadataFilter | None = None,  # noqa: A002
+        filter: Mapping[str, Any] | MetadataFilter | None = None,
         tags: str | Sequence[str] | None = None,
         tags_all: str | Sequence[str] | None = None,
         mode: RetrievalMode | str = RetrievalMode.THINKING,
@@ -747,6 +757,9 @@ class AsyncTreehop:
 
     async def get_session(self, session_id: str) -> Session:
         return self.sessions.get(session_id)
+
+    async def delete_session(self, session_id: str) -> None:
+        await asyncio.to_thread(self.sessions.delete, session_id)
 
     def _to_find_result(
         self,
@@ -854,6 +867,9 @@ class Treehop:
 
     def get_session(self, session_id: str) -> Session:
         return self._runner.run(self._async.get_session(session_id))
+
+    def delete_session(self, session_id: str) -> None:
+        self._runner.run(self._async.delete_session(session_id))
 
     def ls(self, uri: str = "viking://resources") -> list[Entry]:
         return self._runner.run(self._async.ls(uri))

@@ -105,7 +105,7 @@ def _validate(spec: Any, where: str) -> None:
     bounds = {b: spec[b] for b in _BOUNDS if b in spec}
     if not bounds:
         raise InvalidFilterError(f"{where}: {op!r} needs at least one of gt, gte, lt, lte")
-    if "gt" in bounds and "gte" in bounds or "lt" in bounds and "lte" in bounds:
+    if ("gt" in bounds and "gte" in bounds) or ("lt" in bounds and "lte" in bounds):
         raise InvalidFilterError(f"{where}: give either gt or gte (lt or lte), not both")
     for b, v in bounds.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):

@@ -152,7 +152,9 @@ class HierarchicalRetriever:
             cand = _Candidate(
                 h.node, h.vector_score, r, h.score, r, FoundBy.GLOBAL, None, h.matches
             )
-            if h.matches and (h.node.is_leaf or req.include_directories):
+            # The threshold applies to global hits as to children: no result falls below it.
+            passes = _active(cand, use_rerank) > threshold
+            if passes and h.matches and (h.node.is_leaf or req.include_directories):
                 collected[h.node.uri] = cand
             if not h.node.is_leaf:
                 _best_start(starts, h.node.uri, h.score, r)

@@ -20,8 +20,9 @@ Layout (pure numpy, no scipy):
   re-tokenising anything.
 * a **term-sorted permutation** of the log (``perm`` with ``indptr`` per term id: CSC-style) for
   the postings of a query term. Entries appended since the last sort form a small unsorted
-  *tail*, scanned with one vectorised ``isin``; when the tail outgrows an eighth of the log it is
-  merged into the sorted part (a stable sort that finds the sorted prefix as one run).
+  *tail*, scanned with one vectorised ``isin``; when a write makes the tail outgrow an eighth of
+  the log it is merged into the sorted part (a stable sort that finds the sorted prefix as one
+  run), so the cost of sorting is amortised over writes and queries never sort.
 * dead postings (replaced or deleted rows) are skipped by the liveness test and dropped by a
   compaction once they outnumber the live ones, by :meth:`LexicalIndex.remap` and by
   :meth:`LexicalIndex.save`.
@@ -100,6 +101,21 @@ def _has_duplicates(a: IntArray) -> bool:
     return bool((s[1:] == s[:-1]).any())
 
 
+def _add_counts(counts: IntArray, ids: npt.NDArray[np.integer[Any]], sign: int) -> None:
+    """``counts[i] += sign`` for every occurrence of ``i`` in ids, in time O(len(ids)) for a
+    small update (a one-document upsert must not cost O(vocabulary))."""
+    if ids.shape[0] * 8 < counts.shape[0]:
+        np.add.at(counts, ids, sign)
+    else:
+        counts += sign * np.bincount(ids, minlength=counts.shape[0])[: counts.shape[0]]
+
+
+def _compact_ints(a: IntArray, bound: int) -> npt.NDArray[np.signedinteger[Any]]:
+    """``a`` as int32 when its values stay below ``bound`` < 2**31: the term-sorted permutation
+    is the largest array of the index, and int32 halves it."""
+    return a.astype(np.int32) if bound < 2**31 else a
+
+
 def _as_rows(rows: RowsLike, what: str, error: type[Exception]) -> IntArray:
     arr = np.asarray(rows)
     if arr.ndim != 1:
@@ -119,8 +135,8 @@ class LexicalIndex:
 
     ``tokenizer`` turns a text into tokens (default :func:`treehop.text_tokenize.tokenize`);
     ``tokenizer_id`` names it and is stored by :meth:`save`, so that :meth:`load` refuses an
-    index whose tokens this process would not reproduce. Thread-safe: writes and the lazy
-    re-sort a query may trigger hold one lock.
+    index whose tokens this process would not reproduce. Thread-safe: every method holds one
+    lock (a query only fills a per-row cache).
     """
 
     _merge_min = 4096
@@ -167,12 +183,13 @@ class LexicalIndex:
         self._log_row = np.zeros(0, dtype=np.int32)
         self._log_tf = np.zeros(0, dtype=np.float32)
         # Term-sorted permutation of log[:_msorted]; indptr has one entry per term id + 1.
-        self._perm = np.zeros(0, dtype=np.int64)
+        self._perm: npt.NDArray[np.signedinteger[Any]] = np.zeros(0, dtype=np.int32)
         self._indptr = np.zeros(1, dtype=np.int64)
         self._msorted = 0
         self._ndocs = 0
         self._total_len = 0.0
         self._dead = 0
+        self._norm_cache: FloatArray | None = None
 
     def clear(self) -> None:
         """Forget every document."""
@@ -264,7 +281,11 @@ class LexicalIndex:
         ids = np.fromiter(map(vocab.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
         if ids.size and int(ids.min()) < 0:
             # dict.fromkeys keeps first-seen order, so ids are assigned deterministically.
-            unseen = dict.fromkeys(flat[i] for i in np.flatnonzero(ids < 0).tolist())
+            missing = np.flatnonzero(ids < 0)
+            if missing.shape[0] * 2 > len(flat):  # a first build: mostly new terms
+                unseen = {t: None for t in dict.fromkeys(flat) if t not in vocab}
+            else:
+                unseen = dict.fromkeys(flat[i] for i in missing.tolist())
             base = len(self._terms)
             vocab.update(zip(unseen, range(base, base + len(unseen)), strict=True))
             self._terms.extend(unseen)
@@ -276,10 +297,11 @@ class LexicalIndex:
         rows = rows[self._present[rows]]
         if rows.size == 0:
             return
+        self._norm_cache = None
         counts = self._count[rows]
         idx = _ranges(self._start[rows], counts)
         if idx.size:
-            self._df -= np.bincount(self._log_term[idx], minlength=self._df.shape[0])
+            _add_counts(self._df, self._log_term[idx], -1)
         self._ndocs -= int(rows.size)
         self._total_len -= float(self._dl[rows].sum(dtype=np.float64))
         self._dead += int(counts.sum())
@@ -344,10 +366,12 @@ class LexicalIndex:
             self._count[r] = counts
             self._dl[r] = lengths
             self._present[r] = True
-            self._df[:vocab_size] += np.bincount(new_term, minlength=vocab_size)
+            _add_counts(self._df, new_term, 1)
             self._ndocs += int(r.shape[0])
             self._total_len += float(lengths.sum())
+            self._norm_cache = None
             self._maybe_compact()
+            self._maybe_merge_tail()
 
     def delete(self, rows: RowsLike) -> int:
         """Remove the documents of ``rows``; returns how many existed (others are ignored)."""
@@ -400,6 +424,7 @@ class LexicalIndex:
             row_map[present_rows] = targets
             self._log_row[: self._m] = row_map[self._log_row[: self._m]]
             self._start, self._count, self._dl, self._present = start, count, dl, present
+            self._norm_cache = None
 
     def _live_mask(self, idx: IntArray) -> npt.NDArray[np.bool_]:
         rows = self._log_row[idx]
@@ -427,7 +452,7 @@ class LexicalIndex:
         self._start[has_block] = new_pos[self._start[has_block]]
         self._start[~has_block] = 0
         sorted_live = live[self._perm]
-        self._perm = new_pos[self._perm[sorted_live]]
+        self._perm = _compact_ints(new_pos[self._perm[sorted_live]], n)
         kept_terms = self._log_term[self._perm]
         self._indptr = np.searchsorted(
             kept_terms, np.arange(self._indptr.shape[0], dtype=np.int64), side="left"
@@ -467,7 +492,7 @@ class LexicalIndex:
         keys = self._log_term[order_src]
         # Stable sort: the sorted prefix is one run, so this costs O(m + tail log tail).
         order = np.argsort(keys, kind="stable")
-        self._perm = order_src[order]
+        self._perm = _compact_ints(order_src[order], m)
         self._indptr = np.searchsorted(
             keys[order], np.arange(vocab_size + 1, dtype=np.int64), side="left"
         ).astype(np.int64)
@@ -475,47 +500,55 @@ class LexicalIndex:
 
     # ----------------------------------------------------------------------------- queries
 
-    def _query_terms(self, tokens: Sequence[str]) -> tuple[IntArray, npt.NDArray[np.float64]]:
+    def _query_terms(self, tokens: Sequence[str]) -> tuple[IntArray, FloatArray]:
         """Known query term ids (sorted, unique) and their weights: IDF x occurrences."""
         ids = [self._vocab[t] for t in tokens if t in self._vocab]
         if not ids or self._ndocs == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         terms, occurrences = np.unique(np.asarray(ids, dtype=np.int64), return_counts=True)
         df = self._df[terms].astype(np.float64)
         keep = df > 0
         terms, occurrences, df = terms[keep], occurrences[keep], df[keep]
         n = float(self._ndocs)
         idf = np.log1p((n - df + 0.5) / (df + 0.5))
-        return terms, idf * occurrences
+        return terms, (idf * occurrences).astype(np.float32)
 
-    def _bm25(
-        self, idx: IntArray, terms: IntArray, weights: npt.NDArray[np.float64]
-    ) -> npt.NDArray[np.float64]:
-        """BM25 contribution of each log entry in ``idx`` (all of whose terms are in terms)."""
-        tf = self._log_tf[idx].astype(np.float64)
-        dl = self._dl[self._log_row[idx]].astype(np.float64)
-        avgdl = self.avgdl or 1.0
-        w = weights[np.searchsorted(terms, self._log_term[idx])]
-        norm = self._k1 * (1.0 - self._b + self._b * dl / avgdl)
-        out: npt.NDArray[np.float64] = w * tf * (self._k1 + 1.0) / (tf + norm)
+    def _row_norm(self) -> FloatArray:
+        """Per row ``k1 * (1 - b + b * dl / avgdl)``, cached until the next write.
+
+        It depends on the average length, which every write changes, so it cannot live in the
+        postings (as ``bm25s`` precomputes whole scores); one O(rows) pass per write is cheap.
+        """
+        if self._norm_cache is None:
+            avgdl = self.avgdl or 1.0
+            k1, b = self._k1, self._b
+            self._norm_cache = (k1 * (1.0 - b) + (k1 * b / avgdl) * self._dl).astype(np.float32)
+        return self._norm_cache
+
+    def _bm25(self, idx: IntArray, rows: npt.NDArray[Any], w: FloatArray) -> FloatArray:
+        """BM25 contribution of log entries ``idx`` (of ``rows``), given their terms' weights."""
+        tf = self._log_tf[idx]
+        out: FloatArray = w * tf * np.float32(self._k1 + 1.0) / (tf + self._row_norm()[rows])
         return out
 
-    def _postings(self, terms: IntArray) -> IntArray:
-        """Live log indices of every posting of ``terms``."""
+    def _postings(self, terms: IntArray, weights: FloatArray) -> tuple[IntArray, FloatArray]:
+        """Live log indices of every posting of ``terms``, with each posting's term weight."""
         n_sorted_terms = self._indptr.shape[0] - 1
-        in_sorted = terms[terms < n_sorted_terms]
-        parts = [
-            _ranges(self._indptr[in_sorted], self._indptr[in_sorted + 1] - self._indptr[in_sorted])
-        ]
-        parts[0] = self._perm[parts[0]]
+        sel = terms < n_sorted_terms
+        in_sorted = terms[sel]
+        lengths = self._indptr[in_sorted + 1] - self._indptr[in_sorted]
+        # Sorted postings come grouped by term, so their weights are a repeat, not a lookup.
+        idx = self._perm[_ranges(self._indptr[in_sorted], lengths)].astype(np.int64, copy=False)
+        w = np.repeat(weights[sel], lengths)
         if self._m > self._msorted:
             tail_terms = self._log_term[self._msorted : self._m]
             hit = np.flatnonzero(np.isin(tail_terms, terms))
-            parts.append(hit.astype(np.int64) + self._msorted)
-        idx = np.concatenate(parts) if len(parts) > 1 else parts[0]
+            idx = np.concatenate([idx, hit.astype(np.int64) + self._msorted])
+            w = np.concatenate([w, weights[np.searchsorted(terms, tail_terms[hit])]])
         if self._dead:
-            idx = idx[self._live_mask(idx)]
-        return idx
+            live = self._live_mask(idx)
+            idx, w = idx[live], w[live]
+        return idx, w
 
     def score_tokens(
         self, tokens: Sequence[str], rows: RowsLike | None = None, *, size: int | None = None
@@ -530,11 +563,12 @@ class LexicalIndex:
                 out = np.zeros(n_out, dtype=np.float32)
                 if terms.size == 0:
                     return out
-                self._maybe_merge_tail()
-                idx = self._postings(terms)
+                idx, w = self._postings(terms, weights)
                 r = self._log_row[idx]
-                keep = r < n_out
-                sums = np.bincount(r[keep], weights=self._bm25(idx[keep], terms, weights))
+                if n_out < self._present.shape[0]:
+                    keep = r < n_out
+                    idx, w, r = idx[keep], w[keep], r[keep]
+                sums = np.bincount(r, weights=self._bm25(idx, r, w))
                 out[: sums.shape[0]] = sums
                 return out
 
@@ -554,10 +588,8 @@ class LexicalIndex:
                 at = np.minimum(np.searchsorted(terms, t), terms.shape[0] - 1)
                 match = terms[at] == t
                 idx, owner = idx[match], owner[match]
-                sums = np.bincount(
-                    owner, weights=self._bm25(idx, terms, weights), minlength=sub.shape[0]
-                )
-                out[:] = sums
+                contrib = self._bm25(idx, self._log_row[idx], weights[at[match]])
+                out[:] = np.bincount(owner, weights=contrib, minlength=sub.shape[0])
                 return out
             full = self.score_tokens(tokens, None, size=self._present.shape[0])
             out[pos] = full[srows]
@@ -717,9 +749,11 @@ class LexicalIndex:
             or int(log_term.max()) >= v
             or int(log_row.min()) < 0
             or int(log_row.max()) >= bound
-            or float(log_tf.min()) < 1
+            or not bool((log_tf >= 1).all())
         ):
             raise bad("postings out of range")
+        if not bool((dl >= 0).all()):
+            raise bad("bad document lengths")
         if (count < 0).any() or (start < 0).any() or (count[~present] != 0).any():
             raise bad("bad row blocks")
         if int(count.sum()) != m or (start + count > m).any():
@@ -733,7 +767,11 @@ class LexicalIndex:
         idx = _ranges(start[p_rows], count[p_rows])
         if (log_row[idx] != np.repeat(p_rows, count[p_rows])).any():
             raise bad("row blocks do not match the postings")
-        if m and (np.bincount(perm, minlength=m) != 1).any():
+        if m and (
+            int(perm.min()) < 0
+            or int(perm.max()) >= m
+            or (np.bincount(perm, minlength=m) != 1).any()
+        ):
             raise bad("perm is not a permutation")
         if int(indptr[0]) != 0 or int(indptr[-1]) != m or (np.diff(indptr) < 0).any():
             raise bad("bad indptr")
@@ -746,11 +784,12 @@ class LexicalIndex:
         self._df = np.bincount(log_term, minlength=v).astype(np.int64)
         self._log_term, self._log_row, self._log_tf = log_term, log_row, log_tf
         self._m = self._msorted = m
-        self._perm, self._indptr = perm, indptr
+        self._perm, self._indptr = _compact_ints(perm, m), indptr
         self._start, self._count, self._dl, self._present = start, count, dl, present
         self._ndocs = documents
         self._total_len = float(dl[present].sum(dtype=np.float64))
         self._dead = 0
+        self._norm_cache = None
 
 
 # --------------------------------------------------------------------------------------------

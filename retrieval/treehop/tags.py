@@ -64,11 +64,7 @@ def parse_tags(value: str | Iterable[str] | None, default_source: str = "user") 
     """Accept a list or a ``;``-separated string; return normalised, de-duplicated tags."""
     if value is None:
         return []
-    items: Iterable[str]
-    if isinstance(value, str):
-        items = [p for p in value.split(";") if p.strip()]
-    else:
-        items = value
+    items = [p for p in value.split(";") if p.strip()] if isinstance(value, str) else value
     return dedupe(parse_tag(t, default_source) for t in items)
 
 

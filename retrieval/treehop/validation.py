@@ -16,9 +16,7 @@ def check_query(query: object) -> str:
     if not query.strip():
         raise InvalidQueryError("query is empty")
     if len(query) > MAX_QUERY_CHARS:
-        raise InvalidQueryError(
-            f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}"
-        )
+        raise InvalidQueryError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
     return query.strip()
 
 

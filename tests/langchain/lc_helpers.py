@@ -36,7 +36,7 @@ def word_vector(text: str) -> list[float]:
         seed = int.from_bytes(hashlib.md5(w.encode()).digest()[:4], "little")
         out += np.random.default_rng(seed).standard_normal(DIM)
     # Deliberately not normalised: the adapter must normalise.
-    return (out * 3.0).tolist()
+    return [float(x) * 3.0 for x in out]
 
 
 class WordHashEmbeddings(Embeddings):

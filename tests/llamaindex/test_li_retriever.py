@@ -400,3 +400,39 @@ def test_load_sample_tree_fixture_is_complete(client: Treehop) -> None:
         "viking://resources/security",
         "viking://resources/machine-learning",
     }
+
+
+def test_core_controls_pass_through(word_embedding: WordHashEmbedding) -> None:
+    from llama_index.core.schema import Document
+
+    sections = [f"## Part {i}\n" + (f"fjord{i} " * 20 + "basin sediment " * 40) for i in range(4)]
+    doc = Document(text="\n\n".join(sections), metadata={"uri": "viking://resources/geo/fjords"})
+    with Treehop(embedder=LlamaIndexEmbedder(word_embedding), tagger=None) as c:
+        add_documents(c, [doc])
+        kw: dict[str, Any] = {"similarity_top_k": 1, "include_directories": False}
+        plain = TreehopRetriever(c, **kw).retrieve("fjord2")
+        diffused = TreehopRetriever(c, chunk_diffusion_count=1, **kw).retrieve("fjord2")
+        assert [n.node.node_id for n in plain] == ["viking://resources/geo/fjords#chunk-2"]
+        ids = {n.node.node_id for n in diffused}
+        assert {
+            "viking://resources/geo/fjords#chunk-1",
+            "viking://resources/geo/fjords#chunk-3",
+        } <= ids
+        assert {n.node.metadata["found_by"] for n in diffused} >= {"neighbour"}
+        with pytest.raises(InvalidQueryError, match="chunk_diffusion_count"):
+            TreehopRetriever(c, chunk_diffusion_count=-1)
+        with pytest.raises(InvalidQueryError, match="retrieve_count applies only"):
+            TreehopRetriever(c, retrieve_count=50)
+
+    with _rerank_client(KeywordReranker()) as c:
+        floor = TreehopRetriever(
+            c,
+            similarity_top_k=10,
+            retrieval_mode="thinking",
+            rerank_threshold=0.5,
+            retrieve_count=30,
+        )
+        nodes = floor.retrieve("kubernetes deployments")
+        assert nodes and all((n.node.metadata["rerank_score"] or 0) >= 0.5 for n in nodes)
+        unfloored = TreehopRetriever(c, similarity_top_k=10, retrieval_mode="thinking")
+        assert len(unfloored.retrieve("kubernetes deployments")) > len(nodes)

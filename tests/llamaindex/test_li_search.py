@@ -98,7 +98,11 @@ def planner() -> PlannerLLM:
 @pytest.fixture
 def search_retriever(planner: PlannerLLM) -> Iterator[TreehopRetriever]:
     retriever = TreehopRetriever.from_defaults(
-        embed_model=WordHashEmbedding(), llm=planner, mode="search", similarity_top_k=6
+        embed_model=WordHashEmbedding(),
+        llm=planner,
+        client_kwargs={"tagger": None},
+        mode="search",
+        similarity_top_k=6,
     )
     assert isinstance(retriever.client, Treehop)
     load_sample_tree(retriever.client)
@@ -114,6 +118,9 @@ def test_search_follows_the_llamaindex_planner(
     assert "what do I need for rotating keys?" in planner.prompts[0]
     kinds = {n.node.metadata["context_type"] for n in nodes}
     assert kinds == {"resource", "memory"}
+    # search() limits each context type; similarity_top_k caps the total, best first.
+    assert len(nodes) == 6
+    assert [n.score for n in nodes] == sorted((n.score for n in nodes), reverse=True)
     by_query = {q["query"] for n in nodes for q in n.node.metadata["matched_queries"]}
     assert by_query <= {"api key rotation", "the user's code style"}
     assert {n.node.metadata["query"] for n in nodes} == {
@@ -155,7 +162,7 @@ def test_session_context_reaches_the_planner(
 def test_small_talk_plan_retrieves_nothing(planner: PlannerLLM) -> None:
     planner.answer = json.dumps({"reasoning": "greeting", "queries": []})
     retriever = TreehopRetriever.from_defaults(
-        embed_model=WordHashEmbedding(), llm=planner, mode="search"
+        embed_model=WordHashEmbedding(), llm=planner, client_kwargs={"tagger": None}, mode="search"
     )
     load_sample_tree(retriever.client)  # type: ignore[arg-type]
     assert retriever.retrieve("hi there!") == []
@@ -163,7 +170,10 @@ def test_small_talk_plan_retrieves_nothing(planner: PlannerLLM) -> None:
 
 def test_planner_failure_falls_back_and_says_so(recorder: Recorder) -> None:
     retriever = TreehopRetriever.from_defaults(
-        embed_model=WordHashEmbedding(), llm=PlannerLLM(answer="not json at all"), mode="search"
+        embed_model=WordHashEmbedding(),
+        llm=PlannerLLM(answer="not json at all"),
+        client_kwargs={"tagger": None},
+        mode="search",
     )
     load_sample_tree(retriever.client)  # type: ignore[arg-type]
     nodes = retriever.retrieve("rotate api keys")
@@ -213,7 +223,8 @@ def test_update_prompts_changes_what_the_planner_sees(
     )
     search_retriever.update_prompts({INTENT_PROMPT_KEY: custom})
     search_retriever.retrieve("rotate keys")
-    assert planner.prompts[-1].startswith("Plan for rotate keys (types: skill, resource, memory)")
+    # (a completion model gets the chat as "user: ...")
+    assert "user: Plan for rotate keys (types: memory, resource, skill)" in planner.prompts[-1]
     assert "costs $5." in planner.prompts[-1]
     assert '{"queries": [{"query": "...", "context_type": "resource"}]}' in planner.prompts[-1]
     # Partially formatted variables are baked in.
@@ -222,7 +233,7 @@ def test_update_prompts_changes_what_the_planner_sees(
     )
     search_retriever.update_prompts({INTENT_PROMPT_KEY: partial})
     search_retriever.retrieve("rotate keys")
-    assert planner.prompts[-1].endswith("At most 5 for rotate keys in a $ummary")
+    assert "user: At most 5 for rotate keys in a $ummary\n" in planner.prompts[-1]
 
 
 @pytest.mark.parametrize(
@@ -248,7 +259,7 @@ def test_query_engine_exposes_the_retriever_prompt(
     assert "response_synthesizer:text_qa_template" in engine.get_prompts()
     engine.update_prompts({key: PromptTemplate("Only this: {query}")})
     engine.query("rotate keys")
-    assert planner.prompts[-1] == "Only this: rotate keys"
+    assert planner.prompts[-1].startswith("user: Only this: rotate keys\n")
 
 
 def test_find_mode_rejects_search_only_options(client: Treehop) -> None:

@@ -36,6 +36,7 @@ from ..errors import (
 )
 from ..ingest.loaders import SKIP_DIRS
 from ..models import ContextType, RetrievalMode
+from ..stores.embedded import EmbeddedStore
 from . import _render as render
 
 if TYPE_CHECKING:
@@ -76,16 +77,33 @@ class ClientOptions:
     path: Path
     user: str = "default"
     llm: LLM | None = None
+    read_only: bool = False
+    """The command only reads (find, ls, ...): the client need not write the index back."""
 
 
 ClientFactory = Callable[[ClientOptions], "Treehop"]
+
+
+class _ReadOnlyStore(EmbeddedStore):
+    """An embedded store whose ``save()`` does nothing, for commands that only read.
+
+    ``Treehop.close()`` saves the store, and a save writes (and fsyncs) a complete new
+    generation of the index. For a ``find`` that costs more than the search itself, and a read
+    running while ``treehop index`` works in another process would write back the generation
+    it loaded, undoing the other process's work. Session blobs are unaffected: the store writes
+    them through at ``put_state``.
+    """
+
+    def save(self) -> None:
+        return None
 
 
 def default_client_factory(options: ClientOptions) -> Treehop:
     """A :class:`~treehop.client.Treehop` on the embedded store with the default embedder."""
     from ..client import Treehop
 
-    return Treehop(options.path, user=options.user, llm=options.llm)
+    store = _ReadOnlyStore(options.path) if options.read_only else None
+    return Treehop(options.path, user=options.user, llm=options.llm, store=store)
 
 
 class CliError(Exception):
@@ -112,7 +130,9 @@ class _Ctx:
     def index(self) -> Path:
         return Path(self.args.index)
 
-    def open(self, *, create: bool = False, llm: LLM | None = None) -> Treehop:
+    def open(
+        self, *, create: bool = False, llm: LLM | None = None, read_only: bool = False
+    ) -> Treehop:
         """Open the index; a read command on a path without one fails with a how-to."""
         path = self.index
         exists = (path / "CURRENT").is_file()
@@ -132,7 +152,7 @@ class _Ctx:
                     ExitCode.USAGE,
                     "pass --index with a new or empty directory",
                 )
-        return self.factory(ClientOptions(path, self.args.user, llm))
+        return self.factory(ClientOptions(path, self.args.user, llm, read_only))
 
     def json(self, obj: Any) -> None:
         print(json.dumps(obj, ensure_ascii=False, indent=2), file=self.out)
@@ -186,6 +206,12 @@ def cmd_index(ctx: _Ctx) -> int:
     src = Path(a.dir)
     if not src.exists():
         raise CliError(f"no such file or directory: {src}", ExitCode.INGEST)
+    if src.is_dir() and ctx.index.resolve() == src.resolve():
+        raise CliError(
+            f"--index {ctx.index} is the directory being indexed",
+            ExitCode.USAGE,
+            f"use a hidden name such as {src / DEFAULT_INDEX} or a path outside {src}",
+        )
     if src.is_dir() and _index_inside(ctx.index, src):
         raise CliError(
             f"the index {ctx.index} is inside {src} and would index itself",
@@ -195,13 +221,23 @@ def cmd_index(ctx: _Ctx) -> int:
     user_tags = tagmod.parse_tags(a.tag or None)
     progress = render.Progress(ctx.err)
     progress.note(f"reading and summarising {src} …")
-    with ctx.open(create=True) as client:
-        res: AddResult = client.add_resource(
-            src, target_uri=a.target_uri, tags=user_tags or None, progress=progress
-        )
+    fresh = not ctx.index.exists()
+    try:
+        with ctx.open(create=True) as client:
+            res: AddResult = client.add_resource(
+                src, target_uri=a.target_uri, tags=user_tags or None, progress=progress
+            )
+            total = len(client.store)
+            root = client.aio.display(res.root_uri)
+    except BaseException:
+        # Closing the client saves the store: a failed first run would leave an empty index
+        # behind, and the next read command would then report "no results" instead of
+        # "no index". Only a directory this command created is removed.
+        if fresh and ctx.index.is_dir():
+            shutil.rmtree(ctx.index, ignore_errors=True)
+        raise
+    finally:
         progress.finish()
-        total = len(client.store)
-        root = client.aio.display(res.root_uri)
     if a.json:
         ctx.json(
             {
@@ -221,13 +257,17 @@ def cmd_index(ctx: _Ctx) -> int:
         file=o,
     )
     skipped = [
-        ("binary", res.skipped_binary),
-        ("unreadable", res.skipped_unreadable),
-        ("other (empty, too large, links)", res.skipped_other),
+        ("binary file", "binary files", res.skipped_binary),
+        ("unreadable file", "unreadable files", res.skipped_unreadable),
+        (
+            "other file (empty, too large or a link)",
+            "other files (empty, too large, links)",
+            res.skipped_other,
+        ),
     ]
-    for why, names in skipped:
+    for one, many, names in skipped:
         if names:
-            print(f"  skipped {len(names)} {why}: {_listing(names)}", file=o)
+            print(f"  skipped {_plural(len(names), one, many)}: {_listing(names)}", file=o)
     print(f"index {ctx.index} holds {_plural(total, 'node')}", file=o)
     print(f'try: treehop find "your question" --index {ctx.index}', file=o)
     return ExitCode.OK
@@ -252,7 +292,7 @@ def _search_kwargs(a: argparse.Namespace) -> dict[str, Any]:
 def cmd_find(ctx: _Ctx) -> int:
     a = ctx.args
     kw = _search_kwargs(a)
-    with ctx.open() as client:
+    with ctx.open(read_only=True) as client:
         res = client.find(a.query, context_type=a.type, **kw)
         display = client.aio.display
     if a.json:
@@ -270,7 +310,7 @@ def cmd_search(ctx: _Ctx) -> int:
     kw = _search_kwargs(a)
     if a.type:
         kw["context_types"] = [a.type]
-    with ctx.open(llm=_make_llm(a)) as client:
+    with ctx.open(llm=_make_llm(a), read_only=True) as client:
         res = client.search(a.query, session_id=a.session, **kw)
         display = client.aio.display
     if a.json:
@@ -287,7 +327,8 @@ def cmd_search(ctx: _Ctx) -> int:
 
 def cmd_session(ctx: _Ctx) -> int:
     a = ctx.args
-    with ctx.open(llm=_make_llm(a)) as client:
+    writes = a.session_cmd in ("new", "add")
+    with ctx.open(llm=_make_llm(a), read_only=not writes) as client:
         if a.session_cmd == "new":
             sid = client.create_session()
             if a.json:
@@ -332,7 +373,7 @@ def cmd_session(ctx: _Ctx) -> int:
 
 def cmd_ls(ctx: _Ctx) -> int:
     a = ctx.args
-    with ctx.open() as client:
+    with ctx.open(read_only=True) as client:
         entries = client.ls(a.uri)
     if a.json:
         ctx.json([dataclasses.asdict(e) for e in entries])
@@ -366,7 +407,7 @@ def cmd_tree(ctx: _Ctx) -> int:
     a = ctx.args
     if a.depth < 0:
         raise InvalidQueryError(f"--depth must be >= 0, got {a.depth}")
-    with ctx.open() as client:
+    with ctx.open(read_only=True) as client:
         tree = client.tree(a.uri, a.depth)
     if a.json:
         ctx.json(tree)
@@ -383,7 +424,7 @@ def cmd_tree(ctx: _Ctx) -> int:
 
 def cmd_read(ctx: _Ctx) -> int:
     a = ctx.args
-    with ctx.open() as client:
+    with ctx.open(read_only=True) as client:
         node = client.stat(a.uri)
         text = client.read(a.uri)
         chunked = not node.is_leaf and text != (node.overview or node.abstract)
@@ -403,7 +444,7 @@ def _print_tags(o: TextIO, uri: str, tags: Sequence[str]) -> None:
 
 def cmd_tag(ctx: _Ctx) -> int:
     a = ctx.args
-    with ctx.open() as client:
+    with ctx.open(read_only=not (a.add or a.remove)) as client:
         if a.add or a.remove:
             client.set_tags(a.uri, add=a.add or None, remove=a.remove or None)
         node = client.stat(a.uri)
@@ -435,7 +476,7 @@ def cmd_eval(ctx: _Ctx) -> int:
     if not 1 <= k <= 1000:
         raise InvalidQueryError(f"--k must be between 1 and 1000, got {k}")
     progress = render.Progress(ctx.err)
-    with ctx.open() as client:
+    with ctx.open(read_only=True) as client:
         aio = client.aio
 
         def norm(uri: str) -> str:
@@ -725,7 +766,10 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
         if argv[:1] == ["demo"]:
             from ..demo import main as demo_main
 
-            return demo_main(argv[1:])
+            try:
+                return demo_main(argv[1:])
+            except SystemExit as exc:  # the demo's own argparse: --help or a usage error
+                return exc.code if isinstance(exc.code, int) else ExitCode.USAGE
         parser = build_parser()
         try:
             args = parser.parse_args(argv)

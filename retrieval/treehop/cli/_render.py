@@ -117,6 +117,10 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int) 
     return out
 
 
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
 def score(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
@@ -211,8 +215,9 @@ def render_results(
         hops = qr.tag_hops
         hop = f"{len(hops.subtrees_added)} subtrees added" if hops.triggered else "not triggered"
         print(
-            f"{label}search: {len(qr.starting_points)} starting points, {qr.rounds} rounds, "
-            f"{qr.nodes_scored} nodes scored, {qr.elapsed_ms:.0f} ms; stopped: "
+            f"{label}search: {_n(len(qr.starting_points), 'starting point')}, "
+            f"{_n(qr.rounds, 'round')}, {_n(qr.nodes_scored, 'node')} scored, "
+            f"{qr.elapsed_ms:.0f} ms; stopped: "
             f"{qr.stop_reason or '-'}; tag hops: {hop}",
             file=out,
         )

@@ -440,7 +440,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             )
         rows: list[Any] = [None] * expected
         for pos, row in zip(order, data, strict=True):
-            rows[order.index(pos)] = _decode(row.get("embedding"))
+            rows[pos] = _decode(row.get("embedding"))
         widths = {len(r) for r in rows}
         if len(widths) != 1:
             raise EmbeddingError(

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import ClassVar
 
 from ..errors import IngestError
 
@@ -92,26 +93,28 @@ class LoadReport:
 class _HTMLText(HTMLParser):
     """Visible text of an HTML page, keeping headings and paragraphs on their own lines."""
 
-    _BLOCK = {
-        "p",
-        "div",
-        "br",
-        "li",
-        "tr",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "pre",
-        "section",
-        "article",
-        "dt",
-        "dd",
-        "table",
-        "title",
-    }
+    _BLOCK: ClassVar[frozenset[str]] = frozenset(
+        {
+            "p",
+            "div",
+            "br",
+            "li",
+            "tr",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "pre",
+            "section",
+            "article",
+            "dt",
+            "dd",
+            "table",
+            "title",
+        }
+    )
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -39,7 +39,8 @@ FORMAT_VERSION = 1
 _NODES = TypeAdapter(list[Node])
 _CTYPES = list(ContextType)
 _CTYPE_CODE = {c: i for i, c in enumerate(_CTYPES)}
-_STATE_KEY = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}(/[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}){0,3}$")
+_SEGMENT = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}"
+_STATE_KEY = re.compile(rf"^{_SEGMENT}(/{_SEGMENT}){{0,3}}$")
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -93,7 +94,7 @@ class EmbeddedStore:
         if not nodes:
             return
         with self._lock:
-            if self._dim is None or self._n == 0 and self._vectors.shape[1] == 0:
+            if self._dim is None or (self._n == 0 and self._vectors.shape[1] == 0):
                 self._dim = self._dim or int(vecs.shape[1])
                 self._vectors = np.zeros((0, self._dim), np.float32)
             if vecs.shape[1] != self._dim:

@@ -71,7 +71,7 @@ def test_embedder_rejects_bad_answers() -> None:
     with pytest.raises(EmbeddingError, match="ConnectionError: embedding endpoint unreachable"):
         LangChainEmbedder(BrokenEmbeddings()).embed_query("x")
     with pytest.raises(EmbeddingError, match="list of texts"):
-        LangChainEmbedder(WordHashEmbeddings()).embed("one string")  # type: ignore[arg-type]
+        LangChainEmbedder(WordHashEmbeddings()).embed("one string")
     with pytest.raises(EmbeddingError, match="must be a langchain_core Embeddings"):
         LangChainEmbedder(object())  # type: ignore[arg-type]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,9 @@ from treehop.errors import IngestError, InvalidTagError, InvalidURIError
 
 
 @pytest.fixture
-def empty_client(embeddings: WordHashEmbeddings) -> Treehop:
+def empty_client(embeddings: WordHashEmbeddings) -> Iterator[Treehop]:
     client = Treehop(None, embedder=LangChainEmbedder(embeddings), tagger=None)
-    yield client  # type: ignore[misc]
+    yield client
     client.close()
 
 
@@ -204,7 +205,7 @@ async def test_aadd_documents_with_the_async_client(embeddings: WordHashEmbeddin
     node = await client.stat(out[0])
     assert node.metadata["confidence"] == 0.9
     assert embeddings.sync_calls == 0
-    docs = await TreehopRetriever(client=client, k=1, context_types="memory").ainvoke(
+    docs = await TreehopRetriever(client=client, k=1, context_types=["memory"]).ainvoke(
         "python type hints"
     )
     assert docs[0].id == out[0] and docs[0].metadata["confidence"] == 0.9

@@ -20,7 +20,7 @@ from langchain_treehop import (
     LangChainEmbedder,
     TreehopRetriever,
 )
-from treehop import AsyncTreehop, RetrievalConfig, TagHopTrigger, Treehop
+from treehop import AsyncTreehop, ContextType, RetrievalConfig, TagHopTrigger, Treehop
 from treehop.errors import EmbeddingError, InvalidQueryError, NotFoundError
 from treehop.rerankers.base import BaseReranker
 
@@ -79,7 +79,7 @@ def test_the_deployment_page_is_found(lc_client: Treehop) -> None:
 
 @pytest.mark.parametrize("field", ["abstract", "overview", "content"])
 def test_content_field_picks_the_text(lc_client: Treehop, field: str) -> None:
-    docs = TreehopRetriever(client=lc_client, k=4, content_field=field).invoke(QUERY)
+    docs = TreehopRetriever(client=lc_client, k=4).invoke(QUERY, content_field=field)
     for d in docs:
         node = lc_client.stat(d.id or "")
         expected = getattr(node, field) or node.overview or node.abstract or node.content
@@ -108,10 +108,12 @@ def test_bad_per_call_arguments_raise_typed_errors(lc_client: Treehop) -> None:
     r = TreehopRetriever(client=lc_client)
     with pytest.raises(InvalidQueryError, match="k: Input should be greater than or equal to 1"):
         r.invoke(QUERY, k=0)
-    with pytest.raises(InvalidQueryError, match=r"unknown retriever argument\(s\) \['limit'\]"):
+    with pytest.raises(InvalidQueryError, match=r"\['limit'\]\. Use k instead of limit\."):
         r.invoke(QUERY, limit=3)
-    with pytest.raises(InvalidQueryError, match="tag_filter"):
+    with pytest.raises(InvalidQueryError, match=r"Use tag_filter .* instead of tags"):
         r.invoke(QUERY, tags=["ops"])  # 'tags' is LangChain's callback field, not a filter
+    with pytest.raises(InvalidQueryError, match=r"\['colour'\]\. Per-call arguments are: mode"):
+        r.invoke(QUERY, colour="red")
     with pytest.raises(InvalidQueryError, match="unknown op"):
         r.invoke(QUERY, metadata_filter={"op": "equals", "field": "x", "conds": [1]})
     with pytest.raises(InvalidQueryError, match="query is empty"):
@@ -125,6 +127,7 @@ def test_constructor_validation(lc_client: Treehop, tmp_path: Path) -> None:
         ({}, r"needs client=\.\.\. or path="),
         ({"client": lc_client, "path": str(tmp_path)}, "give client or path, not both"),
         ({"client": lc_client, "embedding": WordHashEmbeddings()}, "only apply when the retriever"),
+        ({"client": lc_client, "user": "bob"}, "user only apply when the retriever"),
         ({"client": lc_client, "tag_filter": [" "]}, "empty tag"),
         ({"client": lc_client, "metadata_filter": {"op": "must", "field": "x"}}, "'conds'"),
         ({"client": lc_client, "session_id": "abc"}, "only apply to mode='search'"),
@@ -175,6 +178,8 @@ def test_target_uri_and_context_type_scope(lc_client: Treehop) -> None:
     assert {d.metadata["context_type"] for d in two} <= {"resource", "skill"}
     assert any(d.metadata["context_type"] == "skill" for d in two)
     memories = r.invoke("how does the user like code reviews", context_types="memory")
+    as_enum = r.invoke("how does the user like code reviews", context_types=[ContextType.MEMORY])
+    assert uris(as_enum) == uris(memories)
     assert memories and all(d.metadata["context_type"] == "memory" for d in memories)
     assert all((d.id or "").startswith("viking://~/memories") for d in memories)
     with pytest.raises(NotFoundError, match="unknown target"):
@@ -364,3 +369,43 @@ def test_llm_api_key_is_secret_with_env_fallback(
     monkeypatch.delenv("TREEHOP_LLM_API_KEY")
     none = TreehopRetriever.from_path(tmp_path / "k", embedding=embeddings)
     assert none.llm_api_key is None
+
+
+def test_llm_model_plans_over_http_with_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embeddings: WordHashEmbeddings
+) -> None:
+    """from_path(llm_model=...) builds treehop's OpenAI-compatible planner; the SecretStr key
+    (given, or from the environment) is what goes over the wire, on 127.0.0.1."""
+    import json
+
+    from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
+
+    index = tmp_path / "index"
+    with Treehop(index, embedder=LangChainEmbedder(embeddings), tagger=None) as client:
+        load_sample_tree(client)
+    plan = {
+        "reasoning": "r",
+        "queries": [
+            {"query": "write an RFC", "context_type": "skill", "intent": "how-to", "priority": 1}
+        ],
+    }
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("TREEHOP_LLM_API_KEY", "sk-env")
+    with FakeOpenAIChatServer(default=Reply.chat(json.dumps(plan))) as server:
+        for given, expected in [("sk-given", "Bearer sk-given"), (None, "Bearer sk-env")]:
+            kwargs = {"llm_api_key": given} if given else {}
+            r = TreehopRetriever.from_path(
+                index,
+                embedding=embeddings,
+                llm_model="fake-model",
+                llm_base_url=server.base_url,
+                mode="search",
+                k=2,
+                **kwargs,
+            )
+            docs = r.invoke("I need to propose a design change")
+            assert docs and {d.metadata["context_type"] for d in docs} == {"skill"}
+            assert docs[0].metadata["query"] == "write an RFC"
+            sent = server.requests[-1]
+            assert sent.headers["authorization"] == expected
+            assert sent.body["model"] == "fake-model"

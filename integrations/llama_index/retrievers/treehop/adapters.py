@@ -53,7 +53,7 @@ class LlamaIndexEmbedder(BaseEmbedder):
         if dimension is not None and dimension <= 0:
             raise EmbeddingError(f"dimension must be positive, got {dimension}")
         self.embed_model = embed_model
-        self.name = name or f"llamaindex:{embed_model.class_name()}:{embed_model.model_name}"
+        self.name = name or f"llamaindex:{type(embed_model).__name__}:{embed_model.model_name}"
         self.dimension = dimension or 0
 
     def _finish(self, rows: Sequence[Sequence[float]], expected: int) -> Vectors:
@@ -79,10 +79,12 @@ class LlamaIndexEmbedder(BaseEmbedder):
         return self._finish(rows, len(texts))
 
     def embed_query(self, text: str) -> Vectors:
-        return self._finish([self.embed_model.get_query_embedding(text)], 1)[0]
+        row: Vectors = self._finish([self.embed_model.get_query_embedding(text)], 1)[0]
+        return row
 
     async def aembed_query(self, text: str) -> Vectors:
-        return self._finish([await self.embed_model.aget_query_embedding(text)], 1)[0]
+        row: Vectors = self._finish([await self.embed_model.aget_query_embedding(text)], 1)[0]
+        return row
 
     def _empty(self) -> Vectors:
         import numpy as np
@@ -107,7 +109,7 @@ class LlamaIndexLLM(BaseLLM):
             raise LLMError(f"llm must be a llama_index LLM, got {type(llm).__name__}")
         self.llm = llm
         model = llm.metadata.model_name
-        self.name = name or f"llamaindex:{llm.class_name()}:{model}"
+        self.name = name or f"llamaindex:{type(llm).__name__}:{model}"
 
     @staticmethod
     def _messages(messages: Sequence[ChatMessage]) -> list[LIChatMessage]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-import llama_index.core.instrumentation as instrument
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.callbacks.base import CallbackManager
@@ -19,12 +18,14 @@ from llama_index.core.prompts.mixin import PromptDictType
 from llama_index.core.schema import BaseNode, IndexNode, NodeWithScore, QueryBundle
 from llama_index.core.utils import print_text
 from llama_index.core.vector_stores.types import MetadataFilters
+from llama_index_instrumentation import get_dispatcher
 
 from treehop import FindResult, MatchedContext, Treehop
 from treehop import uri as urimod
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidFilterError, InvalidQueryError
 from treehop.models import ContextType, FoundBy, RetrievalMode
+from treehop.postprocess import check_controls
 from treehop.validation import check_dense_weight, check_limit, check_threshold
 
 from ._client import TreehopClient, async_client, call_sync, check_client
@@ -38,7 +39,7 @@ from .prompts import INTENT_PROMPT_KEY, from_prompt, to_prompt
 if TYPE_CHECKING:
     from .query_engine import TreehopQueryEngine
 
-dispatcher = instrument.get_dispatcher(__name__)
+dispatcher = get_dispatcher(__name__)
 
 DEFAULT_SIMILARITY_TOP_K = 10
 T = TypeVar("T")
@@ -94,6 +95,9 @@ class TreehopRetriever(BaseRetriever):
         session_id: the conversation whose context ``search`` plans from (search mode only).
         include_relationships: fill PARENT/CHILD (and chunk PREVIOUS/NEXT) relationships; costs
             one store lookup per directory hit.
+        retrieve_count, rerank_threshold, chunk_diffusion_count, chunk_group: passed to the
+            core unchanged (how many candidates to rerank, a floor on rerank scores, neighbouring
+            chunks to add, chunks grouped under their file).
 
     Each result is ``NodeWithScore(TextNode(id_=uri, ...), score)`` whose metadata carries the
     provenance of the hit (``found_by``, ``hop_tag``, ``rerank_fallback``, ...; the pre-rerank
@@ -115,6 +119,10 @@ class TreehopRetriever(BaseRetriever):
         session_id: str | None = None,
         include_directories: bool = True,
         include_relationships: bool = True,
+        retrieve_count: int | None = None,
+        rerank_threshold: float | None = None,
+        chunk_diffusion_count: int = 0,
+        chunk_group: bool = False,
         callback_manager: CallbackManager | None = None,
         object_map: dict[str, Any] | None = None,
         objects: list[IndexNode] | None = None,
@@ -138,6 +146,17 @@ class TreehopRetriever(BaseRetriever):
         self.session_id = session_id
         self.include_directories = include_directories
         self.include_relationships = include_relationships
+        self.retrieve_count = retrieve_count
+        self.rerank_threshold = check_threshold(rerank_threshold, "rerank_threshold")
+        self.chunk_diffusion_count = chunk_diffusion_count
+        self.chunk_group = chunk_group
+        # The core checks these per call; checking once here fails at construction instead.
+        check_controls(
+            self._similarity_top_k,
+            retrieve_count,
+            self._effective_mode() is RetrievalMode.THINKING and self._aclient.reranker is not None,
+            chunk_diffusion_count,
+        )
         super().__init__(
             callback_manager=callback_manager,
             object_map=object_map,
@@ -156,6 +175,7 @@ class TreehopRetriever(BaseRetriever):
         embed_model: BaseEmbedding | Embedder | None = None,
         llm: LlamaLLM | None = None,
         documents: Sequence[BaseNode] | None = None,
+        client_kwargs: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> TreehopRetriever:
         """Build a retriever, opening a :class:`treehop.Treehop` when no client is given.
@@ -164,24 +184,25 @@ class TreehopRetriever(BaseRetriever):
         without one, treehop's offline default (MiniLM) is used -- deliberately *not*
         ``Settings.embed_model``, whose default calls OpenAI. ``llm`` (a LlamaIndex ``LLM``)
         plans the queries of ``mode="search"``. ``documents`` are ingested with
-        :func:`~llama_index.retrievers.treehop.add_documents`. Other keyword arguments go to
-        the constructor.
+        :func:`~llama_index.retrievers.treehop.add_documents`. ``client_kwargs`` go to the new
+        :class:`treehop.Treehop` (``reranker``, ``config``, ``tagger``, ...); other keyword
+        arguments to the retriever's constructor.
         """
         if client is None:
-            client_kwargs: dict[str, Any] = {"user": user}
+            opts: dict[str, Any] = {"user": user, **(client_kwargs or {})}
             if embed_model is not None:
-                client_kwargs["embedder"] = (
+                opts["embedder"] = (
                     LlamaIndexEmbedder(embed_model)
                     if isinstance(embed_model, BaseEmbedding)
                     else embed_model
                 )
             if llm is not None:
-                client_kwargs["llm"] = LlamaIndexLLM(llm)
-            client = Treehop(path, **client_kwargs)
-        elif embed_model is not None or llm is not None or path is not None:
+                opts["llm"] = LlamaIndexLLM(llm)
+            client = Treehop(path, **opts)
+        elif any(x is not None for x in (embed_model, llm, path, client_kwargs)):
             raise InvalidQueryError(
-                "path, embed_model and llm configure a new client; they cannot be combined "
-                "with an existing client"
+                "path, embed_model, llm and client_kwargs configure a new client; they cannot "
+                "be combined with an existing client"
             )
         if documents:
             add_documents(client, documents)
@@ -289,6 +310,15 @@ class TreehopRetriever(BaseRetriever):
         }
         if self.dense_weight is not None:
             kw["dense_weight"] = self.dense_weight
+        # Passed only when set, so the core's defaults stay the core's.
+        if self.retrieve_count is not None:
+            kw["retrieve_count"] = self.retrieve_count
+        if self.rerank_threshold is not None:
+            kw["rerank_threshold"] = self.rerank_threshold
+        if self.chunk_diffusion_count:
+            kw["chunk_diffusion_count"] = self.chunk_diffusion_count
+        if self.chunk_group:
+            kw["chunk_group"] = True
         if self.mode == "search":
             kw["target_uri"] = targets or None
             kw["context_types"] = list(ctypes) if ctypes is not None else None
@@ -447,7 +477,17 @@ class TreehopRetriever(BaseRetriever):
         return [to_node_with_score(m, link) for m, link in zip(hits, links, strict=True)]
 
     def _hits(self, result: FindResult) -> list[MatchedContext]:
-        return result.contexts()[: self._similarity_top_k]
+        """The best ``similarity_top_k`` hits over all context types (``search`` limits each
+        type separately), each followed by the neighbouring chunks diffusion added for it."""
+        out: list[MatchedContext] = []
+        primary = 0
+        for m in result.contexts():
+            if m.found_by is not FoundBy.NEIGHBOUR:
+                primary += 1
+                if primary > self._similarity_top_k:
+                    break
+            out.append(m)
+        return out
 
     # ------------------------------------------------------------------ retrieval
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

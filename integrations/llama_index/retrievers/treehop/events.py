@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llama_index.core.instrumentation.events.base import BaseEvent
+from llama_index.core.instrumentation.events import BaseEvent
 from pydantic import Field
 
 

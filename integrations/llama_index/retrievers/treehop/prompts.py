@@ -20,6 +20,7 @@ from treehop.intent_analysis import PROMPT_PLACEHOLDERS
 
 INTENT_PROMPT_KEY = "intent_analysis"
 _VAR = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)\}")
+_IDENT_CHAR = re.compile(r"[A-Za-z0-9_]")
 
 
 def to_llama_template(template: str) -> str:
@@ -57,7 +58,10 @@ def from_llama_template(template: str, partials: dict[str, object] | None = None
         if name in partials:
             return str(partials[name]).replace("$", "$$")
         if name in PROMPT_PLACEHOLDERS:
-            return "${" + name + "}"
+            # ``$name`` unless an identifier character follows (then ``${name}``), so that
+            # treehop's own template survives a round trip unchanged.
+            follows = escaped[m.end() : m.end() + 1]
+            return "${" + name + "}" if _IDENT_CHAR.match(follows) else "$" + name
         return m.group(0)
 
     return _VAR.sub(repl, escaped)

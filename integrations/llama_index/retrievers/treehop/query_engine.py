@@ -40,9 +40,7 @@ class TreehopQueryEngine(RetrieverQueryEngine):
         return modules
 
     @classmethod
-    def from_args(  # type: ignore[override]
-        cls, retriever: BaseRetriever, *args: Any, **kwargs: Any
-    ) -> TreehopQueryEngine:
+    def from_args(cls, retriever: BaseRetriever, *args: Any, **kwargs: Any) -> TreehopQueryEngine:
         """``RetrieverQueryEngine.from_args``, rejecting unknown keyword arguments."""
         unknown = sorted(k for k in kwargs if k not in _FROM_ARGS_PARAMS)
         if unknown:

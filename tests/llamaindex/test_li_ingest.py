@@ -1,0 +1,168 @@
+"""``add_documents`` / ``aadd_documents``: LlamaIndex Documents and nodes into the tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from li_helpers import WordHashEmbedding
+from llama_index.core.schema import Document, NodeRelationship, RelatedNodeInfo, TextNode
+
+from llama_index.retrievers.treehop import (
+    LlamaIndexEmbedder,
+    TreehopRetriever,
+    aadd_documents,
+    add_documents,
+)
+from treehop import AsyncTreehop, Treehop
+from treehop.errors import IngestError, InvalidURIError
+
+
+@pytest.fixture
+def empty(word_embedding: WordHashEmbedding) -> Treehop:
+    return Treehop(embedder=LlamaIndexEmbedder(word_embedding), tagger=None)
+
+
+def test_placement_metadata_and_tags(empty: Treehop) -> None:
+    docs = [
+        Document(
+            text="tide tables",
+            id_="d-1",
+            metadata={"uri": "viking://resources/sea/tides", "lang": "en", "tags": "sea;nav"},
+        ),
+        Document(
+            text="lighthouse lamps",
+            id_="d-2",
+            metadata={"file_path": "/data/coast/lighthouses.md", "year": 2021},
+        ),
+        Document(text="harbour fees", id_="d-3"),
+    ]
+    uris = add_documents(empty, docs, tags=["coast"])
+    assert uris == [
+        "viking://resources/sea/tides",
+        "viking://resources/data/coast/lighthouses.md",
+        "viking://resources/d-3",
+    ]
+    tides = empty.stat("viking://resources/sea/tides")
+    assert tides.content.strip() == "tide tables"
+    assert tides.metadata["lang"] == "en"
+    assert tides.metadata["ref_doc_id"] == "d-1"
+    assert "uri" not in tides.metadata and "tags" not in tides.metadata
+    labels = {t.split(":", 1)[1] for t in tides.tags}
+    assert {"sea", "nav", "coast"} <= labels
+    light = empty.stat("viking://resources/data/coast/lighthouses.md")
+    assert light.metadata["year"] == 2021
+    assert light.metadata["file_path"] == "/data/coast/lighthouses.md"
+    # Retrieved nodes carry the metadata back and point to their LlamaIndex document.
+    node = (
+        TreehopRetriever(empty, similarity_top_k=1, include_directories=False)
+        .retrieve("tide tables")[0]
+        .node
+    )
+    assert node.node_id == "viking://resources/sea/tides"
+    assert node.metadata["lang"] == "en"
+    assert node.ref_doc_id == "d-1"
+    assert node.source_node is not None and node.source_node.node_id == "d-1"
+
+
+def test_nodes_keep_their_source_document(empty: Treehop) -> None:
+    node = TextNode(
+        text="a chunk about anchors",
+        id_="n-7",
+        metadata={"uri": "viking://resources/sea/anchors"},
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="parent-doc")},
+    )
+    add_documents(empty, [node])
+    assert empty.stat("viking://resources/sea/anchors").metadata["ref_doc_id"] == "parent-doc"
+
+
+def test_one_line_text_is_never_read_as_a_path(
+    empty: Treehop, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "secret.txt").write_text("do not ingest me")
+    monkeypatch.chdir(tmp_path)
+    add_documents(empty, [Document(text="secret.txt", metadata={"uri": "viking://resources/x"})])
+    assert empty.read("viking://resources/x").strip() == "secret.txt"
+
+
+def test_duplicates(empty: Treehop) -> None:
+    docs = [
+        Document(text="part one", metadata={"file_path": "a/b.md"}),
+        Document(text="part two", metadata={"file_path": "a/b.md"}),
+    ]
+    with pytest.raises(InvalidURIError, match="all map to"):
+        add_documents(empty, docs)
+    assert len(empty.store) == 0  # validated before anything was written
+    uris = add_documents(empty, docs, on_duplicate="number")
+    assert uris == ["viking://resources/a/b.md/part-1", "viking://resources/a/b.md/part-2"]
+
+
+@pytest.mark.parametrize(
+    ("doc", "error", "match"),
+    [
+        (
+            Document(text="x", metadata={"uri": "https://example.com/x"}),
+            InvalidURIError,
+            "not a viking:// URI",
+        ),
+        (
+            Document(text="x", metadata={"uri": "viking://resources/../etc"}),
+            InvalidURIError,
+            "leave",
+        ),
+        (
+            Document(text="x", metadata={"file_path": "../../etc/passwd"}),
+            InvalidURIError,
+            r"'\.\.'",
+        ),
+        (Document(text="   ", metadata={}), IngestError, "empty"),
+        (Document(text="x", metadata={"uri": "viking://resources"}), InvalidURIError, "root"),
+        (
+            Document(text="x", metadata={"uri": "viking://resources/f#chunk-1"}),
+            InvalidURIError,
+            "chunk",
+        ),
+        (Document(text="x", metadata={"blob": b"bytes"}), IngestError, "JSON"),
+        (Document(text="x", metadata={"score": float("inf")}), IngestError, "JSON|finite"),
+    ],
+)
+def test_bad_documents_are_refused_before_writing(
+    empty: Treehop, doc: Document, error: type[Exception], match: str
+) -> None:
+    good = Document(text="fine", metadata={"uri": "viking://resources/fine"})
+    with pytest.raises(error, match=match):
+        add_documents(empty, [good, doc])
+    assert len(empty.store) == 0
+
+
+def test_not_documents(empty: Treehop) -> None:
+    with pytest.raises(IngestError, match="list of llama_index"):
+        add_documents(empty, Document(text="x"))  # type: ignore[arg-type]
+    with pytest.raises(IngestError, match="expected a llama_index"):
+        add_documents(empty, ["plain string"])  # type: ignore[list-item]
+
+
+def test_re_adding_unchanged_documents_does_not_re_embed(
+    empty: Treehop, word_embedding: WordHashEmbedding
+) -> None:
+    docs = [
+        Document(text="tide tables", metadata={"uri": "viking://resources/sea/tides", "rev": 1})
+    ]
+    add_documents(empty, docs)
+    calls = word_embedding.async_calls
+    docs[0].metadata["rev"] = 2
+    add_documents(empty, docs)
+    assert word_embedding.async_calls == calls
+    assert empty.stat("viking://resources/sea/tides").metadata["rev"] == 2
+
+
+async def test_aadd_documents_with_both_clients(word_embedding: WordHashEmbedding) -> None:
+    docs = [
+        Document(text="tide tables", metadata={"uri": "viking://resources/sea/tides", "lang": "en"})
+    ]
+    aclient = AsyncTreehop(embedder=LlamaIndexEmbedder(word_embedding), tagger=None)
+    assert await aadd_documents(aclient, docs) == ["viking://resources/sea/tides"]
+    assert (await aclient.stat("viking://resources/sea/tides")).metadata["lang"] == "en"
+    with Treehop(embedder=LlamaIndexEmbedder(word_embedding), tagger=None) as sync_client:
+        assert await aadd_documents(sync_client, docs) == ["viking://resources/sea/tides"]
+        assert sync_client.stat("viking://resources/sea/tides").metadata["lang"] == "en"
