@@ -230,6 +230,11 @@ def test_remap_follows_store_compaction() -> None:
     assert idx.top("three", 1)[0].tolist() == [1]
     with pytest.raises(StoreError, match="same row"):
         idx.remap(np.array([0, 0]))
+    other = plain_index()
+    other.upsert([0, 1, 2], ["x", "y", "z"])
+    with pytest.raises(StoreError, match="same row"):
+        other.remap(np.array([-1, 5, 5]))
+    assert len(other) == 3 and other.top("x", 1)[0].tolist() == [0]  # nothing deleted
     with pytest.raises(StoreError, match="holds a document"):
         idx.remap(np.array([0]))
     with pytest.raises(StoreError):

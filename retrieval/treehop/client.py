@@ -789,7 +789,9 @@ class AsyncTreehop:
         self.store.save()
 
     async def close(self) -> None:
+        """Save pending changes and close the model clients' connection pools."""
         self.store.save()
+        await self.models.aclose()
 
     async def __aenter__(self) -> AsyncTreehop:
         return self

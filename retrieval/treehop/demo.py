@@ -63,7 +63,7 @@ def format_result(query: str, res: FindResult, width: int = 100) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(prog="treehop demo", description=__doc__)
     ap.add_argument("--index", help="where to keep the index (default: a temporary directory)")
     ap.add_argument("queries", nargs="*", help="queries to run (default: a few examples)")
     args = ap.parse_args(argv)

@@ -39,6 +39,7 @@ import hmac
 import json
 import math
 import re
+import socket
 import threading
 import time
 from collections import deque
@@ -250,11 +251,10 @@ def _validate_value(ftype: str, name: str, v: Any, dim: int) -> Any:
     elif ftype == "vector":
         if not isinstance(v, list) or len(v) != dim or not all(_num(x) for x in v):
             raise _bad(f"field {name!r}: a vector of dimension {dim} is required")
-    elif ftype == "sparse_vector":
-        if not isinstance(v, dict) or not all(
-            isinstance(k, str) and _num(x) for k, x in v.items()
-        ):
-            raise err()
+    elif ftype == "sparse_vector" and (
+        not isinstance(v, dict) or not all(isinstance(k, str) and _num(x) for k, x in v.items())
+    ):
+        raise err()
     return v
 
 
@@ -372,6 +372,12 @@ class FakeVikingDB:
 
             def log_message(self, format: str, *args: Any) -> None:
                 return
+
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body go out in two writes; without NODELAY, Nagle's algorithm
+                # and the client's delayed ACK add ~40 ms to every response.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_GET(self) -> None:
                 outer.requests.append(Recorded("GET", self.path, dict(self.headers), b""))
@@ -533,7 +539,12 @@ class FakeVikingDB:
                 )
             return Reply(
                 exc.status,
-                {"code": exc.code, "message": exc.message, "request_id": "fake-req", "result": None},
+                {
+                    "code": exc.code,
+                    "message": exc.message,
+                    "request_id": "fake-req",
+                    "result": None,
+                },
             )
 
     # -- vector data plane ------------------------------------------------------------------
@@ -653,9 +664,7 @@ class FakeVikingDB:
     @staticmethod
     def _scalar_fields(coll: FakeCollection, row: Mapping[str, Any]) -> dict[str, Any]:
         return {
-            k: v
-            for k, v in row.items()
-            if coll.fields.get(k) not in ("vector", "sparse_vector")
+            k: v for k, v in row.items() if coll.fields.get(k) not in ("vector", "sparse_vector")
         }
 
     def _ids_arg(self, body: Mapping[str, Any]) -> list[str]:
@@ -809,7 +818,8 @@ class FakeVikingDB:
             (
                 k
                 for k in self.knowledge.values()
-                if (rid and k.resource_id == rid) or (name and k.name == name and k.project == project)
+                if (rid and k.resource_id == rid)
+                or (name and k.name == name and k.project == project)
             ),
             None,
         )
@@ -885,10 +895,10 @@ class FakeVikingDB:
                 out.append((s, r, p))
                 for q in kb.points:
                     key = (q.doc_id, q.chunk_id)
-                    if q.doc_id == p.doc_id and 0 < abs(q.chunk_id - p.chunk_id) <= diffusion:
-                        if key not in seen:
-                            seen.add(key)
-                            out.append((overlap_score(search_text, q.content), None, q))
+                    near = q.doc_id == p.doc_id and 0 < abs(q.chunk_id - p.chunk_id) <= diffusion
+                    if near and key not in seen:
+                        seen.add(key)
+                        out.append((overlap_score(search_text, q.content), None, q))
             hits = out
         if post.get("chunk_group"):
             best: dict[str, int] = {}

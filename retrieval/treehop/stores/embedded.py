@@ -64,6 +64,7 @@ class EmbeddedStore:
         self._state: dict[str, bytes] = {}
         self._meta: dict[str, Any] = {}
         self._version = 0
+        self._saved_version = 0
         self._layout_version = -1
         self._mask_cache: OrderedDict[tuple[int, str], tuple[BoolArray, BoolArray]] = OrderedDict()
         self.lexical: Any = None  # optional LexicalIndex, attached by the client for hybrid search
@@ -452,6 +453,10 @@ class EmbeddedStore:
         if self.path is None:
             return
         with self._lock:
+            if self._saved_version == self._version:
+                # Nothing changed since the last save or load: rewriting would cost a full
+                # fsync'd copy, and could overwrite another process's newer save.
+                return
             self.path.mkdir(parents=True, exist_ok=True)
             prev = self._current_generation()
             gen_no = (int(prev.split("-")[1]) + 1) if prev else 1
@@ -485,6 +490,7 @@ class EmbeddedStore:
             for old in self.path.glob("gen-*"):
                 if old.name != gen:
                     shutil.rmtree(old, ignore_errors=True)
+            self._saved_version = self._version
 
     def _current_generation(self) -> str | None:
         assert self.path is not None
@@ -521,6 +527,7 @@ class EmbeddedStore:
         self._state = {}
         self._lexical_dir = gdir / "lexical"
         self._touch()
+        self._saved_version = self._version
 
     def lexical_dir(self) -> Path | None:
         """Where a saved lexical index lives in the current generation, if any."""

@@ -77,7 +77,7 @@ from pydantic import SecretStr
 
 from .. import tags as tagmod
 from .._http import RetryPolicy
-from ..errors import InvalidQueryError, StoreError
+from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
 from ..rerankers.http_rerank import resolve_secret
@@ -1004,7 +1004,7 @@ class VikingDBStore:
             have.update(self._index_vectors(missing))
         lost = [u for u, k in zip(uris, keys, strict=True) if k not in have]
         if lost:
-            raise StoreError(
+            raise NotFoundError(
                 f"no vector in index {self.index_name!r} for {lost[:3]} (not written, or written "
                 "by another process less than the index lag ago)"
             )

@@ -174,7 +174,9 @@ def test_target_uri_and_context_type_scope(lc_client: Treehop) -> None:
     docs = r.invoke(QUERY, target_uri="viking://resources/security")
     assert docs
     assert all((d.id or "").startswith("viking://resources/security") for d in docs)
-    two = r.invoke(QUERY, target_uri=["viking://resources/security", "viking://~/skills"])
+    two = r.invoke(
+        QUERY, target_uri=["viking://resources/security", "viking://~/skills"], score_threshold=-1.0
+    )
     assert {d.metadata["context_type"] for d in two} <= {"resource", "skill"}
     assert any(d.metadata["context_type"] == "skill" for d in two)
     memories = r.invoke("how does the user like code reviews", context_types="memory")

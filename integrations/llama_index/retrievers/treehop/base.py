@@ -6,7 +6,7 @@ import asyncio
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -31,7 +31,7 @@ from treehop.validation import check_dense_weight, check_limit, check_threshold
 from ._client import TreehopClient, async_client, call_sync, check_client
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
 from .events import TreehopQueryPlanEvent, TreehopRerankFallbackEvent, TreehopTagHopEvent
-from .filters import TreehopFilterArgs, to_treehop_filters, validate
+from .filters import CONTEXT_ALIASES, TreehopFilterArgs, to_treehop_filters, validate
 from .ingest import add_documents
 from .nodes import TreeLinks, to_node_with_score
 from .prompts import INTENT_PROMPT_KEY, from_prompt, to_prompt
@@ -42,17 +42,7 @@ if TYPE_CHECKING:
 dispatcher = get_dispatcher(__name__)
 
 DEFAULT_SIMILARITY_TOP_K = 10
-T = TypeVar("T")
 Mode = Literal["find", "search"]
-
-_CONTEXT_ALIASES = {
-    "resource": ContextType.RESOURCE,
-    "resources": ContextType.RESOURCE,
-    "memory": ContextType.MEMORY,
-    "memories": ContextType.MEMORY,
-    "skill": ContextType.SKILL,
-    "skills": ContextType.SKILL,
-}
 
 
 def _context_types(
@@ -63,7 +53,7 @@ def _context_types(
     items = [value] if isinstance(value, str | ContextType) else list(value)
     out: list[ContextType] = []
     for v in items:
-        ct = v if isinstance(v, ContextType) else _CONTEXT_ALIASES.get(str(v).strip().casefold())
+        ct = v if isinstance(v, ContextType) else CONTEXT_ALIASES.get(str(v).strip().casefold())
         if ct is None:
             raise InvalidQueryError(f"unknown context type {v!r}: use resource, memory or skill")
         if ct not in out:
@@ -140,7 +130,7 @@ class TreehopRetriever(BaseRetriever):
         for t in targets:
             self._aclient.resolve(t)  # raises InvalidURIError early
         self.target_uri: list[str] = targets
-        self.context_types = _context_types(context_types)
+        self.context_types = context_types
         self.score_threshold = check_threshold(score_threshold)
         self.dense_weight = check_dense_weight(dense_weight)
         self.session_id = session_id
@@ -235,6 +225,14 @@ class TreehopRetriever(BaseRetriever):
         validate(mapped)
         self._filters = value
         self._mapped: TreehopFilterArgs = mapped
+
+    @property
+    def context_types(self) -> tuple[ContextType, ...] | None:
+        return self._context_types
+
+    @context_types.setter
+    def context_types(self, value: Sequence[ContextType | str] | ContextType | str | None) -> None:
+        self._context_types = _context_types(value)
 
     @property
     def session_id(self) -> str | None:

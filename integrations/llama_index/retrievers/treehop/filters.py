@@ -43,7 +43,7 @@ CONTEXT_TYPE_KEY = "context_type"
 #: (``tags`` and ``context_type`` are provenance too, but map onto treehop's own filters.)
 PROVENANCE_KEYS = frozenset(PROVENANCE) - {TAGS_KEY, CONTEXT_TYPE_KEY}
 
-_CONTEXT_ALIASES = {
+CONTEXT_ALIASES = {
     "resource": ContextType.RESOURCE,
     "resources": ContextType.RESOURCE,
     "memory": ContextType.MEMORY,
@@ -224,7 +224,7 @@ def _context_types(f: MetadataFilter) -> list[ContextType]:
         )
     out: list[ContextType] = []
     for v in _as_list(f):
-        ct = _CONTEXT_ALIASES.get(str(v).strip().casefold())
+        ct = CONTEXT_ALIASES.get(str(v).strip().casefold())
         if ct is None:
             raise InvalidFilterError(
                 f"filter {_describe(f)!r}: unknown context type {v!r} "
