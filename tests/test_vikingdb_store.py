@@ -18,10 +18,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fake_servers.vikingdb_server import FakeVikingDB, Reply
 from treehop import AsyncTreehop, RetrievalConfig, TagHopTrigger, Treehop
 from treehop._http import RetryPolicy
-from treehop.demo import index_sample_tree
+from treehop.demo import SAMPLE_TREE, index_sample_tree
 from treehop.errors import InvalidQueryError, NotFoundError, StoreError
 from treehop.filters import MetadataFilter, TagFilter
 from treehop.models import ContextType, FindResult, FoundBy, Node
@@ -39,6 +38,8 @@ from treehop.stores.vikingdb import (
     uri_key,
 )
 from treehop.uri import parent_of
+
+from fake_servers.vikingdb_server import FakeVikingDB, Reply
 
 AK = "AKLTfake-vector-ak"
 SK = "fake-vector-secret-DO-NOT-LEAK"
@@ -95,9 +96,15 @@ SPEC: dict[str, dict[str, Any]] = {
     R: {},
     f"{R}/a": {"md": {"team": "core", "year": 2021}, "tags": ["user:ml"]},
     f"{R}/a/x.md": {"md": {"year": 2020, "lang": ["en"], "score": 0.5, "flag": True}},
-    f"{R}/a/y.md": {"md": {"year": 2023, "lang": ["de", "en"], "note": "draft"}, "tags": ["auto:ops"]},
+    f"{R}/a/y.md": {
+        "md": {"year": 2023, "lang": ["de", "en"], "note": "draft"},
+        "tags": ["auto:ops"],
+    },
     f"{R}/a/deep": {},
-    f"{R}/a/deep/w.md": {"md": {"year": 2019, "lang": ["fr"], "team": "default"}, "tags": ["auto:ml"]},
+    f"{R}/a/deep/w.md": {
+        "md": {"year": 2019, "lang": ["fr"], "team": "default"},
+        "tags": ["auto:ml"],
+    },
     f"{R}/ab": {"md": {"team": "infra"}, "tags": ["user:ops"]},
     f"{R}/ab/z.md": {"md": {"year": 2024, "score": 1.5, "flag": False, "note": 7}},
     f"{R}/ab/v.md": {"md": {"year": None, "team": "infra", "lang": []}, "tags": ["auto:ml"]},
@@ -322,17 +329,23 @@ FILTERS: list[dict[str, Any]] = [
         "op": "or",
         "conds": [
             {"op": "must", "field": "lang", "conds": ["fr"]},
-            {"op": "and", "conds": [
-                {"op": "range", "field": "year", "gte": 2023},
-                {"op": "must_not", "field": "team", "conds": ["infra"]},
-            ]},
+            {
+                "op": "and",
+                "conds": [
+                    {"op": "range", "field": "year", "gte": 2023},
+                    {"op": "must_not", "field": "team", "conds": ["infra"]},
+                ],
+            },
         ],
     },
     {"op": "must", "field": "note", "conds": ["draft", 7]},  # undeclared: evaluated in Python
-    {"op": "and", "conds": [
-        {"op": "must_not", "field": "note", "conds": ["draft"]},
-        {"op": "range", "field": "year", "lte": 2022},
-    ]},
+    {
+        "op": "and",
+        "conds": [
+            {"op": "must_not", "field": "note", "conds": ["draft"]},
+            {"op": "range", "field": "year", "lte": 2022},
+        ],
+    },
 ]
 
 
@@ -353,7 +366,9 @@ def test_metadata_filters_match_the_embedded_store(
         )
 
 
-def test_filters_run_on_the_server(srv: FakeVikingDB, pair: tuple[VikingDBStore, EmbeddedStore]) -> None:
+def test_filters_run_on_the_server(
+    srv: FakeVikingDB, pair: tuple[VikingDBStore, EmbeddedStore]
+) -> None:
     remote, _ = pair
     md = MetadataFilter.parse({"op": "range", "field": "year", "gte": 2020})
     scope = Scope(parent_uri=f"{R}/a", tags=TagFilter(any_of=("ml",)), metadata=md)
@@ -398,8 +413,13 @@ def test_declared_types_are_enforced_at_write(srv: FakeVikingDB) -> None:
 def test_service_limits_are_checked_before_sending(srv: FakeVikingDB) -> None:
     store = make_store(srv, max_list_items=3, max_row_bytes=2048)
     deep = f"{R}/a/b/c/d.md"
-    node = Node(uri=deep, parent_uri=parent_of(deep), context_type=ContextType.RESOURCE,
-                level=2, is_leaf=True)
+    node = Node(
+        uri=deep,
+        parent_uri=parent_of(deep),
+        context_type=ContextType.RESOURCE,
+        level=2,
+        is_leaf=True,
+    )
     before = len(srv.posts())
     with pytest.raises(StoreError, match="ancestor_keys exceed VikingDB's list limit of 3"):
         store.upsert([node], np.ones((1, DIM), np.float32))
@@ -423,13 +443,15 @@ def test_reads_and_writes_match_the_embedded_store(
         )
     uris = [f"{R}/a/x.md", f"{R}/nope", R]
     assert remote.get(uris) == local.get(uris)
-    np.testing.assert_allclose(remote.get_vectors(uris[::2]), local.get_vectors(uris[::2]), atol=1e-6)
+    np.testing.assert_allclose(
+        remote.get_vectors(uris[::2]), local.get_vectors(uris[::2]), atol=1e-6
+    )
     with pytest.raises(NotFoundError):
         remote.get_vectors([f"{R}/nope"])
     scope = Scope(subtrees=(R,), non_leaves_only=True)
-    assert {k: {n.uri for n in v} for k, v in remote.find_by_tags(["ml", "zzz"], scope, 10).items()} == {
-        k: {n.uri for n in v} for k, v in local.find_by_tags(["ml", "zzz"], scope, 10).items()
-    }
+    assert {
+        k: {n.uri for n in v} for k, v in remote.find_by_tags(["ml", "zzz"], scope, 10).items()
+    } == {k: {n.uri for n in v} for k, v in local.find_by_tags(["ml", "zzz"], scope, 10).items()}
     assert remote.delete([f"{R}/a/x.md", f"{R}/nope", f"{R}/a/x.md"]) == 1
     assert remote.get([f"{R}/a/x.md"]) == [None] and len(remote) == len(SPEC) - 1
 
@@ -447,14 +469,22 @@ def test_update_tags_sends_no_vectors(
     assert all(set(r) == {"id", "node", "tag_labels"} for r in rows)
     np.testing.assert_array_equal(remote.get_vectors([f"{R}/a/x.md"]), before)
     for scope in (Scope(tags=TagFilter(any_of=("fresh",))), Scope(tags=TagFilter(any_of=("ops",)))):
-        assert ranking(remote.search(query(), scope, 10)) == ranking(local.search(query(), scope, 10))
+        assert ranking(remote.search(query(), scope, 10)) == ranking(
+            local.search(query(), scope, 10)
+        )
 
 
 def test_writes_go_in_batches_of_100(srv: FakeVikingDB) -> None:
     store = make_store(srv, dim=4)
     nodes = [
-        Node(uri=f"{R}/n{i}.md", parent_uri=R, context_type=ContextType.RESOURCE, level=2,
-             is_leaf=True, abstract=str(i))
+        Node(
+            uri=f"{R}/n{i}.md",
+            parent_uri=R,
+            context_type=ContextType.RESOURCE,
+            level=2,
+            is_leaf=True,
+            abstract=str(i),
+        )
         for i in range(230)
     ]
     vecs = np.random.default_rng(0).standard_normal((230, 4)).astype(np.float32)
@@ -531,12 +561,18 @@ def test_own_writes_are_visible_despite_index_lag() -> None:
         assert blind.get([f"{R}/a/x.md"])[0] is not None  # the collection itself is current
         assert len(store) == len(local)
         for scope in (*SCOPES, Scope(tags=TagFilter(any_of=("fresh",)), traversal=True)):
-            assert ranking(store.search(query(), scope, 20)) == ranking(local.search(query(), scope, 20))
+            assert ranking(store.search(query(), scope, 20)) == ranking(
+                local.search(query(), scope, 20)
+            )
         assert store.children(f"{R}/a") == local.children(f"{R}/a")
-        assert {n.uri for n in store.iter_nodes(f"{R}/a")} == {n.uri for n in local.iter_nodes(f"{R}/a")}
+        assert {n.uri for n in store.iter_nodes(f"{R}/a")} == {
+            n.uri for n in local.iter_nodes(f"{R}/a")
+        }
         np.testing.assert_allclose(store.get_vectors([R]), local.get_vectors([R]), atol=1e-6)
         srv.flush_index()
-        assert ranking(blind.search(query(), Scope(), 20)) == ranking(local.search(query(), Scope(), 20))
+        assert ranking(blind.search(query(), Scope(), 20)) == ranking(
+            local.search(query(), Scope(), 20)
+        )
 
 
 # ------------------------------------------------------------------------------------------
@@ -547,14 +583,22 @@ def test_hybrid_search_mixes_sparse_scores_with_dense_weight(srv: FakeVikingDB) 
     assert store.capabilities.hybrid
     texts = ["kubernetes rollout strategy", "oauth token validation", "quarterly finance report"]
     nodes = [
-        Node(uri=f"{R}/d{i}.md", parent_uri=R, context_type=ContextType.RESOURCE, level=2,
-             is_leaf=True, content=t)
+        Node(
+            uri=f"{R}/d{i}.md",
+            parent_uri=R,
+            context_type=ContextType.RESOURCE,
+            level=2,
+            is_leaf=True,
+            content=t,
+        )
         for i, t in enumerate(texts)
     ]
     vecs = np.eye(4, dtype=np.float32)[:3]
     store.upsert(nodes, vecs)
     assert set(srv.collections["nodes"].rows[uri_key(nodes[1].uri)]["sparse"]) == {
-        "oauth", "token", "valid"
+        "oauth",
+        "token",
+        "valid",
     }
     q = np.array([1.0, 0.1, 0.0, 0.0], np.float32)
     dense = store.search(q, Scope(), 3, query_text="validate oauth tokens", dense_weight=1.0)
@@ -563,7 +607,9 @@ def test_hybrid_search_mixes_sparse_scores_with_dense_weight(srv: FakeVikingDB) 
     mixed = store.search(q, Scope(), 3, query_text="validate oauth tokens", dense_weight=0.3)
     sent = srv.posts("/search/vector")[-1].json
     assert sent["advance"] == {"dense_weight": 0.3} and set(sent["sparse_vector"]) == {
-        "valid", "oauth", "token"
+        "valid",
+        "oauth",
+        "token",
     }
     assert mixed[0].node.uri == nodes[1].uri  # the lexical match wins at dense_weight 0.3
     for h in mixed:
@@ -596,9 +642,10 @@ def summary(res: FindResult) -> list[tuple[str, float, bool]]:
 
 def test_treehop_end_to_end_equals_the_embedded_store(srv: FakeVikingDB, bow: Any) -> None:
     store = make_store(srv, dim=bow.dimension, metadata_fields={"kind": "string"})
-    with Treehop(embedder=bow, store=store, tagger=None) as remote, Treehop(
-        embedder=bow, tagger=None
-    ) as local:
+    with (
+        Treehop(embedder=bow, store=store, tagger=None) as remote,
+        Treehop(embedder=bow, tagger=None) as local,
+    ):
         index_sample_tree(remote)
         index_sample_tree(local)
         assert len(store) == len(local.store) == 44
@@ -609,7 +656,9 @@ def test_treehop_end_to_end_equals_the_embedded_store(srv: FakeVikingDB, bow: An
         got = remote.search("OAuth token validation and RFC templates")
         assert summary(got) == summary(local.search("OAuth token validation and RFC templates"))
         assert remote.ls("viking://resources/security") == local.ls("viking://resources/security")
-        assert remote.remove("viking://resources/devops") == local.remove("viking://resources/devops")
+        assert remote.remove("viking://resources/devops") == local.remove(
+            "viking://resources/devops"
+        )
         assert summary(remote.find("deploy")) == summary(local.find("deploy"))
     assert srv.auth_failures == []
 
@@ -620,19 +669,27 @@ def test_tags_hops_sessions_and_lag_end_to_end(bow: Any) -> None:
     cfg = RetrievalConfig(tag_hop_trigger=TagHopTrigger.ALWAYS)
     with FakeVikingDB(ak=AK, sk=SK, index_lag_s=3600) as srv:
         store = make_store(srv, dim=bow.dimension, consistency_window_s=600)
-        with Treehop(embedder=bow, store=store, config=cfg) as remote, Treehop(
-            embedder=bow, config=cfg
-        ) as local:
+        with (
+            Treehop(embedder=bow, store=store, config=cfg) as remote,
+            Treehop(embedder=bow, config=cfg) as local,
+        ):
             index_sample_tree(remote)
             index_sample_tree(local)
             assert {n.uri: n.tags for n in remote.store.iter_nodes()} == {
                 n.uri: n.tags for n in local.store.iter_nodes()
             }
-            for q in ("feature engineering for ranking models", "incident response runbook"):
+            hops = []
+            for q in (
+                "feature engineering for ranking models",
+                "incident response runbook",
+                "training",
+            ):
                 got, want = remote.find(q), local.find(q)
                 assert summary(got) == summary(want)
                 assert got.query_results and want.query_results
                 assert got.query_results[0].tag_hops == want.query_results[0].tag_hops
+                hops += got.query_results[0].tag_hops.subtrees_added
+            assert hops == ["viking://resources/machine-learning"]  # find_by_tags found it
             tagged = remote.find("training", tags=["model-training"])
             assert summary(tagged) == summary(local.find("training", tags=["model-training"]))
             sid = remote.create_session()
@@ -644,10 +701,7 @@ def test_tags_hops_sessions_and_lag_end_to_end(bow: Any) -> None:
 async def test_async_client_runs_remote_calls_concurrently(srv: FakeVikingDB, bow: Any) -> None:
     store = make_store(srv, dim=bow.dimension)
     client = AsyncTreehop(embedder=bow, store=store, tagger=None)
-    await client.add_resource(
-        str(index_sample_tree.__globals__["SAMPLE_TREE"] / "resources" / "security"),
-        target_uri="viking://resources",
-    )
+    await client.add_resource(str(SAMPLE_TREE / "resources" / "security"), target_uri=R)
     queries = ["oauth tokens", "api keys", "audit logging", "passwords"]
     results = await asyncio.gather(*(client.find(q, limit=3) for q in queries))
     assert all(r.total > 0 for r in results)

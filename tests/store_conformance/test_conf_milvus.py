@@ -219,7 +219,7 @@ def test_hybrid_through_the_client(milvus_factory: StoreFactory, bow: Any) -> No
 def test_reads_page_past_the_result_cap(
     milvus_factory: StoreFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store, nodes, _ = _filled(milvus_factory)
+    store, nodes, _ = _filled(milvus_factory, timeout=30.0)
     monkeypatch.setattr(milvus_mod, "MAX_TOPK", 4)
     assert {n.uri for n in store.iter_nodes()} == {n.uri for n in nodes}
     sub = [n.uri for n in store.iter_nodes(f"{R}/a")]
@@ -263,3 +263,19 @@ def test_an_owned_connection_reopens_from_the_file(tmp_path: Path) -> None:
         assert len(again) == len(nodes) and again.meta == {"embedder": "x"}
         assert again.get_state("k") == b"v"
         assert again.dimension == DIM
+
+
+def test_a_store_opened_before_its_collection_existed_finds_it(
+    milvus_factory: StoreFactory, milvus_client: Any
+) -> None:
+    early = milvus_factory("late")
+    assert isinstance(early, MilvusStore) and early.dimension is None and len(early) == 0
+    writer = MilvusStore(client=milvus_client, collection=early.collection)
+    nodes = make_nodes()
+    writer.upsert(nodes, make_vectors(len(nodes)))
+    assert early.dimension is None  # nothing asked yet
+    assert len(early.search(query_vector(), Scope(), 3)) == 3
+    assert early.dimension == DIM and early.capabilities.hybrid
+    more = nodes[1].model_copy(update={"uri": f"{R}/a/more.md"})
+    early.upsert([more], make_vectors(1))  # into the existing collection, not a new one
+    assert len(writer) == len(nodes) + 1

@@ -32,6 +32,7 @@ from pydantic import TypeAdapter
 from .. import tags as tagmod
 from ..errors import IndexCorruptError, InvalidQueryError, StoreError
 from ..filters import MetadataFilter, TagFilter
+from ..lexical import LexicalIndex, hybrid_scores
 from ..models import ContextType, Node
 from .base import Scope, ScoredNode, StoreCapabilities, Vector
 
@@ -51,9 +52,13 @@ class EmbeddedStore:
     Thread-safe for one writer and many readers (a lock guards mutations and layout rebuilds).
     """
 
-    capabilities = StoreCapabilities(hybrid=False, tag_filter=True, prefix_scope=True)
-
-    def __init__(self, path: str | os.PathLike[str] | None = None, dimension: int | None = None):
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        dimension: int | None = None,
+        *,
+        lexical: bool = True,
+    ):
         self.path = Path(path) if path is not None else None
         self._dim = dimension
         self._lock = threading.RLock()
@@ -67,9 +72,14 @@ class EmbeddedStore:
         self._saved_version = 0
         self._layout_version = -1
         self._mask_cache: OrderedDict[tuple[int, str], tuple[BoolArray, BoolArray]] = OrderedDict()
-        self.lexical: Any = None  # optional LexicalIndex, attached by the client for hybrid search
+        # BM25 beside the vectors (same row numbers) for hybrid search with ``dense_weight``.
+        self.lexical: LexicalIndex | None = LexicalIndex() if lexical else None
+        self._lexical_dir: Path | None = None
         if self.path is not None and (self.path / "CURRENT").exists():
             self._load()
+        self.capabilities = StoreCapabilities(
+            hybrid=self.lexical is not None, tag_filter=True, prefix_scope=True
+        )
 
     # ------------------------------------------------------------------ basic info
     @property
@@ -231,8 +241,6 @@ class EmbeddedStore:
             lex: npt.NDArray[np.float32] | None = None
             score = dense
             if self.lexical is not None and query_text and dense_weight < 1.0:
-                from ..lexical import hybrid_scores
-
                 lex = np.asarray(self.lexical.score(query_text, cand), dtype=np.float32)
                 score = hybrid_scores(dense, lex, dense_weight)
             k = min(limit, cand.size)
@@ -334,8 +342,13 @@ class EmbeddedStore:
             return rows if rows is not None else np.zeros(0, np.int64)
         if scope.subtrees:
             parts = [self._subtree_rows(s) for s in scope.subtrees]
-            rows = np.unique(np.concatenate(parts)) if len(parts) > 1 else parts[0]
-            return rows
+            if len(parts) == 1:
+                return parts[0]
+            # A mask, not np.unique: overlapping scopes are merged in O(n) without a sort.
+            mask = np.zeros(self._n, dtype=bool)
+            for part in parts:
+                mask[part] = True
+            return np.flatnonzero(mask).astype(np.int64)
         return None
 
     def _static_mask(self, scope: Scope) -> BoolArray:
@@ -526,13 +539,26 @@ class EmbeddedStore:
         self._meta = dict(meta.get("meta") or {})
         self._state = {}
         self._lexical_dir = gdir / "lexical"
+        if self.lexical is not None:
+            self.lexical = self._load_lexical(gdir / "lexical")
         self._touch()
         self._saved_version = self._version
 
-    def lexical_dir(self) -> Path | None:
-        """Where a saved lexical index lives in the current generation, if any."""
-        d = getattr(self, "_lexical_dir", None)
-        return d if d is not None and d.is_dir() else None
+    def _load_lexical(self, directory: Path) -> LexicalIndex:
+        """Load the saved BM25 index, or rebuild it from the node texts when it is missing,
+        damaged, or was built by another tokenizer (queries would not match its tokens)."""
+        try:
+            index = LexicalIndex.load(directory)
+            if index.row_bound <= self._n and len(index) == self._n:
+                return index
+        except IndexCorruptError:
+            pass
+        index = LexicalIndex()
+        if self._n:
+            index.upsert(
+                np.arange(self._n, dtype=np.int64), [n.embedding_text() for n in self._nodes]
+            )
+        return index
 
 
 def _fsync_file(path: Path) -> None:

@@ -367,9 +367,14 @@ class MilvusStore:
         self._meta_saved = json.dumps(self._meta, sort_keys=True, default=str)
 
     # ------------------------------------------------------------------ plumbing
-    def _call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run one pymilvus call; any failure becomes a :class:`StoreError` naming the call."""
-        if self._timeout is not None:
+    def _call(
+        self, what: str, fn: Callable[..., T], *args: Any, timed: bool = True, **kwargs: Any
+    ) -> T:
+        """Run one pymilvus call; any failure becomes a :class:`StoreError` naming the call.
+
+        ``timed``: pass the store's ``timeout`` (client RPCs; not iterator steps).
+        """
+        if timed and self._timeout is not None:
             kwargs.setdefault("timeout", self._timeout)
         try:
             return fn(*args, **kwargs)
@@ -499,6 +504,19 @@ class MilvusStore:
         index.add_index("_unused", index_type="FLAT", metric_type="L2")
         self._create(name, schema, index)
 
+    def _ready(self) -> bool:
+        """Whether the node collection exists; picks up one created by another client since
+        this store was opened on a missing collection (its dimension was unknown then)."""
+        if self._dim is not None:
+            return True
+        with self._lock:
+            if self._dim is None and self._has(self.collection):
+                self._open_existing(None)
+                self.capabilities = StoreCapabilities(
+                    hybrid=self._bm25, tag_filter=True, prefix_scope=False, remote=True
+                )
+        return self._dim is not None
+
     def _touch(self) -> None:
         with self._lock:
             self._version += 1
@@ -515,7 +533,7 @@ class MilvusStore:
         return self._meta
 
     def __len__(self) -> int:
-        if self._dim is None:
+        if not self._ready():
             return 0
         rows = self._call(
             "count",
@@ -538,7 +556,7 @@ class MilvusStore:
         if not nodes:
             return
         with self._lock:
-            if self._dim is None:
+            if not self._ready():
                 self._create_collection(int(vecs.shape[1]))
             if vecs.shape[1] != self._dim:
                 raise StoreError(
@@ -546,8 +564,9 @@ class MilvusStore:
                 )
             if not np.isfinite(vecs).all():
                 raise StoreError("upsert: vectors contain NaN or infinite values")
-            rows = [self._row(n, v) for n, v in zip(nodes, vecs, strict=True)]
-            self._write(rows)
+            # One row per URI (the last wins), as Milvus may reject repeated keys in one batch.
+            rows = {n.uri: self._row(n, v) for n, v in zip(nodes, vecs, strict=True)}
+            self._write(list(rows.values()))
             self._touch()
 
     def _write(self, rows: list[dict[str, Any]]) -> None:
@@ -604,7 +623,7 @@ class MilvusStore:
 
     def delete(self, uris: Sequence[str]) -> int:
         uris = list(dict.fromkeys(uris))
-        if not uris or self._dim is None:
+        if not uris or not self._ready():
             return 0
         with self._lock:
             found = self._get_rows(uris, ["uri"])
@@ -624,7 +643,7 @@ class MilvusStore:
 
     def update_tags(self, tags_by_uri: Mapping[str, list[str]]) -> None:
         """Rewrite the rows with new tags; vectors are read back and written unchanged."""
-        if not tags_by_uri or self._dim is None:
+        if not tags_by_uri or not self._ready():
             return
         with self._lock:
             uris = list(tags_by_uri)
@@ -644,7 +663,7 @@ class MilvusStore:
     # ------------------------------------------------------------------ reads
     def _get_rows(self, uris: Sequence[str], fields: Sequence[str]) -> dict[str, dict[str, Any]]:
         found: dict[str, dict[str, Any]] = {}
-        if self._dim is None:
+        if not self._ready():
             return found
         uniq = list(dict.fromkeys(uris))
         for i in range(0, len(uniq), _GET_BATCH):
@@ -697,7 +716,7 @@ class MilvusStore:
 
     def _query_all(self, expr: str, fields: Sequence[str]) -> list[dict[str, Any]]:
         """Every row matching ``expr``: one query, or an iterator past Milvus's 16384 cap."""
-        if self._dim is None:
+        if not self._ready():
             return []
         rows = self._call(
             "query",
@@ -720,10 +739,11 @@ class MilvusStore:
             batch_size=4096,
             filter=expr,
             output_fields=list(fields),
+            consistency_level=self._consistency,
         )
         try:
             while True:
-                batch = self._call("query_iterator", it.next)
+                batch = self._call("query_iterator", it.next, timed=False)
                 if not batch:
                     break
                 yield from batch
@@ -739,7 +759,7 @@ class MilvusStore:
     def iter_nodes(self, subtree: str | None = None) -> Iterator[Node]:
         """Nodes of ``subtree`` (all nodes when ``None``) sorted by URI, the subtree root first
         (beyond 16384 nodes: streamed in server order)."""
-        if self._dim is None:
+        if not self._ready():
             return
         expr = "" if subtree is None else self._subtree_expr([subtree])
         rows = self._call(
@@ -882,7 +902,7 @@ class MilvusStore:
             raise InvalidQueryError("limit must be >= 1")
         if not 0.2 <= dense_weight <= 1.0:
             raise InvalidQueryError(f"dense_weight must be in [0.2, 1], got {dense_weight}")
-        if self._dim is None:
+        if not self._ready():
             return []
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
         if q.shape[0] != self._dim:
@@ -894,9 +914,9 @@ class MilvusStore:
         expr, res = self._scope_expr(scope)
         k = min(limit, MAX_TOPK)
         hybrid = self._bm25 and bool(query_text and query_text.strip()) and dense_weight < 1.0
+        scored: list[tuple[Node, float, float, float | None]]
         if not hybrid:
-            hits = self._dense(q, expr, k)
-            scored = [(n, s, s, None) for n, s in hits]
+            scored = [(n, s, s, None) for n, s in self._dense(q, expr, k)]
         elif self._fusion == "milvus":
             scored = self._milvus_hybrid(q, str(query_text), expr, k, dense_weight)
         else:
@@ -1037,7 +1057,7 @@ class MilvusStore:
         Like the embedded store, the scope's tag and metadata filters are not applied: tag hops
         look up *directories* to descend into, and the descent applies the filters.
         """
-        if self._dim is None or limit < 1:
+        if not self._ready() or limit < 1:
             return {}
         static = self._static_expr(scope)
         out: dict[str, list[Node]] = {}
@@ -1189,7 +1209,7 @@ class MilvusStore:
     def close(self) -> None:
         """Close the connection when this store opened it (a shared ``client=`` stays open)."""
         if self._owns_client:
-            self._call("close", self._client.close)
+            self._call("close", self._client.close, timed=False)
 
     def __enter__(self) -> MilvusStore:
         return self
