@@ -227,7 +227,7 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
 def print_table(rows: Sequence[Row]) -> None:
     head = (
         f"{'dataset':<10} {'method':<12} {'limit':>5} {'nDCG@10':>8} {'R@10':>7} "
-        f"{'R@100':>7} {'p50 ms':>8} {'p95 ms':>8} {'scored/q':>9} {'top10 = flat':>12}"
+        f"{'R@100':>7} {'p50 ms':>8} {'p95 ms':>8} {'cands/q':>9} {'top10 = flat':>12}"
     )
     print(head)
     print("-" * len(head))
@@ -281,12 +281,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     print()
     print_table(rows)
     print(
-        f"\nembedder {embedder.name}; find() config: {RetrievalConfig().model_dump()}; "
+        f"\nembedder {embedder.name}; find() config: {RetrievalConfig().model_dump(mode="json")}; "
         f"alpha varied as listed; total {time.perf_counter() - t0:.0f}s"
     )
     print(
         "p50/p95: per query, query embedding excluded for flat and cached for find; "
-        "scored/q: nodes whose score was computed (flat: every leaf); "
+        "cands/q: QueryResult.nodes_scored, the hits the store returned to the heap search "
+        "(its global step scores every node in scope; flat: the number of leaves); "
         "top10 = flat: share of find's top-10 files also in flat's top-10"
     )
 

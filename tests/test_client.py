@@ -1,11 +1,12 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
 
-from treehop import AsyncTreehop, Treehop
+from treehop import AsyncTreehop, EmbeddedStore, StoreCapabilities, Treehop
 from treehop.errors import (
     EmbeddingError,
     InvalidFilterError,
@@ -132,3 +133,45 @@ def test_sync_client_works_inside_a_running_loop(bow, sample_tree: Path) -> None
             return th.find("OAuth").total
 
     assert asyncio.run(inner()) > 0
+
+
+class SlowRemoteStore(EmbeddedStore):
+    """An in-process store that claims to be remote and blocks like a network SDK would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.capabilities = StoreCapabilities(remote=True, prefix_scope=True)
+
+    def search(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        time.sleep(0.05)
+        return super().search(*args, **kwargs)
+
+    def get(self, uris):  # type: ignore[no-untyped-def]
+        time.sleep(0.05)
+        return super().get(uris)
+
+
+async def test_remote_store_calls_do_not_block_the_event_loop(bow, sample_tree: Path) -> None:  # type: ignore[no-untyped-def]
+    client = AsyncTreehop(embedder=bow, tagger=None, store=SlowRemoteStore())
+    await client.add_resource(
+        sample_tree / "resources" / "security", target_uri="viking://resources"
+    )
+    ticks = 0
+    stop = False
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while not stop:
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    task = asyncio.create_task(ticker())
+    t0 = time.perf_counter()
+    res = await client.find("OAuth", include_directories=False)
+    await client.ls("viking://resources/security")
+    elapsed = time.perf_counter() - t0
+    stop = True
+    await task
+    assert res.total > 0
+    # the loop kept running while the store slept: about one tick per 10 ms
+    assert ticks >= 0.5 * elapsed / 0.01, (ticks, elapsed)

@@ -242,7 +242,8 @@ def test_documented_error_codes_become_typed_errors(
 
 def test_5xx_and_429_are_retried_until_success(srv: FakeVikingDB) -> None:
     store = make_store(srv)
-    store.upsert(*[x[:1] for x in tree()])
+    nodes, vecs = tree()
+    store.upsert(nodes[:1], vecs[:1])
     before = len(srv.posts())
     srv.script(Reply(503, {"code": "ServiceUnavailable"}), Reply(429, {"code": 1000029}))
     hits = store.search(query(), Scope(), 3)
@@ -475,7 +476,7 @@ def test_update_tags_sends_no_vectors(
 
 
 def test_writes_go_in_batches_of_100(srv: FakeVikingDB) -> None:
-    store = make_store(srv, dim=4)
+    store = make_store(srv, dim=4, scan_page=100)
     nodes = [
         Node(
             uri=f"{R}/n{i}.md",
@@ -490,8 +491,12 @@ def test_writes_go_in_batches_of_100(srv: FakeVikingDB) -> None:
     vecs = np.random.default_rng(0).standard_normal((230, 4)).astype(np.float32)
     store.upsert(nodes, vecs)
     assert [len(r.json["data"]) for r in srv.posts("/data/upsert")] == [100, 100, 30]
-    assert len(store.children(R)) == 230  # scanned in pages of ``scan_page``
-    assert [n.uri for n in store.get([n.uri for n in nodes])] == [n.uri for n in nodes]
+    scans = len(srv.posts("/search/scalar"))
+    assert sorted(n.uri for n in store.children(R)) == sorted(n.uri for n in nodes)
+    assert len(srv.posts("/search/scalar")) == scans + 3  # keyset pages of ``scan_page``
+    assert [n.uri if n else None for n in store.get([n.uri for n in nodes])] == [
+        n.uri for n in nodes
+    ]
     assert [len(r.json["ids"]) for r in srv.posts("/fetch_in_collection")][-3:] == [100, 100, 30]
 
 
@@ -653,8 +658,8 @@ def test_treehop_end_to_end_equals_the_embedded_store(srv: FakeVikingDB, bow: An
             got = summary(remote.find(q, **kw))
             assert got == summary(local.find(q, **kw)), (q, kw)
             assert got or kw.get("context_type") == "memory", (q, kw)
-        got = remote.search("OAuth token validation and RFC templates")
-        assert summary(got) == summary(local.search("OAuth token validation and RFC templates"))
+        fused = remote.search("OAuth token validation and RFC templates")
+        assert summary(fused) == summary(local.search("OAuth token validation and RFC templates"))
         assert remote.ls("viking://resources/security") == local.ls("viking://resources/security")
         assert remote.remove("viking://resources/devops") == local.remove(
             "viking://resources/devops"

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -51,6 +51,7 @@ from .stores.embedded import EmbeddedStore
 from .validation import as_list, check_dense_weight, check_limit, check_query, check_threshold
 
 ProgressCallback = Callable[[str, int, int], None]
+_T = TypeVar("_T")
 EMBED_BATCH = 64
 
 
@@ -163,6 +164,13 @@ class AsyncTreehop:
                 f"opening it with {self.embedder.name!r} would mix vector spaces"
             )
         meta["embedder"] = self.embedder.name
+
+    async def _io(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """Call the store: directly for in-process stores, in a worker thread for remote ones
+        (their SDKs are blocking and would stall the event loop)."""
+        if self.store.capabilities.remote:
+            return await asyncio.to_thread(fn, *args)
+        return fn(*args)
 
     # ------------------------------------------------------------------ URIs
     def resolve(self, uri: str) -> str:
@@ -287,7 +295,7 @@ class AsyncTreehop:
             + built.report.skipped_empty,
         )
         nodes = built.nodes
-        old = {n.uri: n for n in self.store.iter_nodes(target)}
+        old = {n.uri: n for n in await self._io(lambda: list(self.store.iter_nodes(target)))}
         changed = [
             n for n in nodes if n.uri not in old or old[n.uri].content_hash != n.content_hash
         ]
@@ -297,12 +305,13 @@ class AsyncTreehop:
         await asyncio.to_thread(self._apply_tags, nodes, user_tags, changed, target)
         vectors = await self._embed_nodes(changed, progress)
         if changed:
-            self.store.upsert(changed, vectors)
+            await self._io(self.store.upsert, changed, vectors)
         if same:
             # Text unchanged: keep vectors, refresh tags/metadata without re-embedding.
-            self.store.upsert(same, self.store.get_vectors([n.uri for n in same]))
+            kept = await self._io(self.store.get_vectors, [n.uri for n in same])
+            await self._io(self.store.upsert, same, kept)
         if stale:
-            res.deleted = self.store.delete(stale)
+            res.deleted = await self._io(self.store.delete, stale)
         res.embedded = len(changed)
         res.unchanged = len(same)
         await self._refresh_ancestors(target)
@@ -310,7 +319,7 @@ class AsyncTreehop:
             # Keyword statistics moved with this batch; on a small index re-extracting every
             # node's tags is cheap (~1.5 ms a leaf) and keeps tags independent of ingest order.
             await asyncio.to_thread(self._retag_sync, None, False)
-        self.store.save()
+        await self._io(self.store.save)
         res.elapsed_s = time.perf_counter() - t0
         return res
 
@@ -356,30 +365,26 @@ class AsyncTreehop:
     ) -> list[str]:
         """Add or remove user tags of a node; descendants' inherited tags follow. Returns the
         node's tags."""
-        node = self._require(uri)
+        node = await self._io(self._require, uri)
         adds = tagmod.parse_tags(add, default_source="user")
         drops = set(tagmod.normalize_filter_labels(remove))
         async with self._write_lock:
-            user = [
+            user = tagmod.merge(
+                [
+                    t
+                    for t in node.tags
+                    if tagmod.source_of(t) == "user" and tagmod.label_of(t) not in drops
+                ],
+                adds,
+            )
+            others = [
                 t
                 for t in node.tags
-                if tagmod.source_of(t) == "user" and tagmod.label_of(t) not in drops
+                if tagmod.source_of(t) != "user" and tagmod.label_of(t) not in drops
             ]
-            user = tagmod.merge(user, adds)
-            self.store.update_tags(
-                {
-                    node.uri: tagmod.merge(
-                        user,
-                        [
-                            t
-                            for t in node.tags
-                            if tagmod.source_of(t) != "user" and tagmod.label_of(t) not in drops
-                        ],
-                    )
-                }
-            )
+            await self._io(self.store.update_tags, {node.uri: tagmod.merge(user, others)})
             await asyncio.to_thread(self._retag_sync, self.display(node.uri), False)
-        stored = self.store.get([node.uri])[0]
+        stored = (await self._io(self.store.get, [node.uri]))[0]
         assert stored is not None
         return list(stored.tags)
 
@@ -425,7 +430,7 @@ class AsyncTreehop:
         chain = urimod.ancestors_of(target)
         ctype = urimod.context_type_of(target)
         for uri in reversed(chain):
-            kids = self.store.children(uri)
+            kids = await self._io(self.store.children, uri)
             name = uri.rsplit("/", 1)[-1]
             abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
             level = Level.ABSTRACT if urimod.parent_of(uri) is None else Level.OVERVIEW
@@ -441,13 +446,13 @@ class AsyncTreehop:
                     metadata={"name": name, "implicit": True},
                 )
             )
-            existing = self.store.get([uri])[0]
+            existing = (await self._io(self.store.get, [uri]))[0]
             if existing is not None and existing.content_hash == node.content_hash:
                 continue
             if existing is not None:
                 node.tags = existing.tags
             vec = await self.embedder.aembed([node.embedding_text()])
-            self.store.upsert([node], vec)
+            await self._io(self.store.upsert, [node], vec)
 
     # ------------------------------------------------------------------ browse
     def _require(self, uri: str) -> Node:
@@ -459,6 +464,9 @@ class AsyncTreehop:
 
     async def ls(self, uri: str = "viking://resources") -> list[Entry]:
         """The children of a directory."""
+        return await self._io(self._ls_sync, uri)
+
+    def _ls_sync(self, uri: str) -> list[Entry]:
         node = self._require(uri)
         if node.is_leaf:
             raise InvalidURIError(f"{uri} is a leaf, not a directory")
@@ -468,13 +476,16 @@ class AsyncTreehop:
                 c.is_leaf,
                 c.abstract,
                 list(c.tags),
-                len(self.store.children(c.uri)),
+                len(self.store.children(c.uri)) if not c.is_leaf else 0,
             )
             for c in self.store.children(node.uri)
         ]
 
     async def read(self, uri: str) -> str:
         """Full text: a leaf's content, a chunked file reassembled, a directory's overview."""
+        return await self._io(self._read_sync, uri)
+
+    def _read_sync(self, uri: str) -> str:
         node = self._require(uri)
         if node.is_leaf:
             return node.content
@@ -485,10 +496,13 @@ class AsyncTreehop:
 
     async def stat(self, uri: str) -> Node:
         """The stored node (abstract, overview, tags, metadata)."""
-        return self._require(uri)
+        return await self._io(self._require, uri)
 
     async def tree(self, uri: str = "viking://resources", depth: int = 3) -> dict[str, Any]:
         """A nested dict of the subtree (directories first), down to ``depth``."""
+        return await self._io(self._tree_sync, uri, depth)
+
+    def _tree_sync(self, uri: str, depth: int) -> dict[str, Any]:
         node = self._require(uri)
 
         def walk(n: Node, d: int) -> dict[str, Any]:
@@ -507,14 +521,14 @@ class AsyncTreehop:
 
     async def remove(self, uri: str) -> int:
         """Delete a node and its subtree."""
-        node = self._require(uri)
+        node = await self._io(self._require, uri)
         async with self._write_lock:
-            uris = [n.uri for n in self.store.iter_nodes(node.uri)]
-            n = self.store.delete(uris)
+            uris = await self._io(lambda: [n.uri for n in self.store.iter_nodes(node.uri)])
+            n = await self._io(self.store.delete, uris)
             parent = urimod.parent_of(node.uri)
             if parent is not None:
                 await self._refresh_ancestors(node.uri)
-            self.store.save()
+            await self._io(self.store.save)
             return n
 
     # ------------------------------------------------------------------ find
@@ -524,9 +538,8 @@ class AsyncTreehop:
         targets = as_list(target_uri)
         if targets:
             roots = [self.resolve(t) for t in targets]
-            missing = [
-                t for t, r in zip(targets, roots, strict=True) if self.store.get([r])[0] is None
-            ]
+            found = self.store.get(roots)
+            missing = [t for t, n in zip(targets, found, strict=True) if n is None]
             if missing:
                 raise NotFoundError(f"unknown target URI(s): {', '.join(missing)}")
             return roots
@@ -583,9 +596,10 @@ class AsyncTreehop:
             chunk_diffusion_count,
             chunk_group,
         )
-        roots = self._roots(target_uri, context_type)
+        roots = await self._io(self._roots, target_uri, context_type)
         qr = await self._run_query(tq, roots, opts)
-        return self._to_find_result(self._postprocess(qr.matched_contexts, opts), [qr], None)
+        hits = await self._io(self._postprocess, qr.matched_contexts, opts)
+        return self._to_find_result(hits, [qr], None)
 
     def _search_options(
         self,
@@ -629,7 +643,8 @@ class AsyncTreehop:
     async def _run_query(
         self, tq: TypedQuery, roots: list[str], opts: _SearchOptions
     ) -> QueryResult:
-        roots = [r for r in roots if self.store.get([r])[0] is not None] or roots
+        existing = await self._io(self.store.get, roots)
+        roots = [r for r, n in zip(roots, existing, strict=True) if n is not None] or roots
         vec = await self.embedder.aembed_query(tq.query)
         req = RetrievalRequest(
             query=tq,
@@ -703,7 +718,7 @@ class AsyncTreehop:
         )
         targets = [self.resolve(t) for t in as_list(target_uri)]
         if targets:
-            self._roots(target_uri, None)  # raises NotFoundError for unknown targets
+            await self._io(self._roots, target_uri, None)  # NotFoundError for unknown targets
         allowed = self._allowed_types(targets, context_types)
         summary: str = ""
         recent: Sequence[ChatMessage] = []
@@ -724,7 +739,7 @@ class AsyncTreehop:
             qr.matched_contexts = apply_rerank_threshold(qr.matched_contexts, opts.rerank_threshold)
         fused = fuse_query_results(results, limit=opts.limit)
         merged = [m for ct in ContextType for m in fused.get(ct, [])]
-        merged = diffuse_chunks(merged, self.store, opts.chunk_diffusion_count)
+        merged = await self._io(diffuse_chunks, merged, self.store, opts.chunk_diffusion_count)
         if opts.chunk_group:
             merged = group_chunks(merged)
         return self._to_find_result(merged, list(results), plan)
@@ -786,11 +801,11 @@ class AsyncTreehop:
 
     # ------------------------------------------------------------------ lifecycle
     async def save(self) -> None:
-        self.store.save()
+        await self._io(self.store.save)
 
     async def close(self) -> None:
         """Save pending changes and close the model clients' connection pools."""
-        self.store.save()
+        await self._io(self.store.save)
         await self.models.aclose()
 
     async def __aenter__(self) -> AsyncTreehop:

@@ -144,3 +144,25 @@ def test_every_store_scope_agrees(pair: tuple[Treehop, Treehop], bow: Any) -> No
         assert [c.uri for c in mil.store.children(scope.parent_uri or R)] == [
             c.uri for c in emb.store.children(scope.parent_uri or R)
         ]
+
+
+def test_automatic_tags_are_identical(
+    milvus_factory: StoreFactory, embedded_factory: StoreFactory, bow: Any
+) -> None:
+    """The default ingest tagger keeps its state in the store and reads the tree back from
+    it; on both engines it must tag every node alike, and tag hops then agree."""
+    out = []
+    for store in (embedded_factory(), milvus_factory()):
+        cfg = RetrievalConfig(tag_hop_trigger=TagHopTrigger.ALWAYS, global_search_topk=3)
+        with Treehop(embedder=bow, store=store, tagger="auto", config=cfg) as th:
+            index_sample_tree(th)
+            tags = {n.uri: n.tags for n in th.store.iter_nodes()}
+            res = th.find("model training pipelines", limit=10, include_directories=False)
+            assert res.query_results
+            added = res.query_results[0].tag_hops.subtrees_added
+            out.append((tags, _hits(res), _hopped(res), added))
+    (etags, ehits, ehop, eadded), (mtags, mhits, mhop, madded) = out
+    assert sum(len(t) for t in etags.values()) > 50  # the tagger did tag the tree
+    assert mtags == etags
+    assert_same_ranking(mhits, ehits)
+    assert eadded and madded == eadded and mhop == ehop

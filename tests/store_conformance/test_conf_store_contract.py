@@ -402,3 +402,36 @@ def test_bad_input_gets_typed_errors(filled: VectorStore, tree_data: Tree) -> No
     with pytest.raises(StoreError, match="vectors of shape"):
         filled.upsert(nodes[:2], vecs[:1])
     assert len(filled) == len(nodes)
+
+
+def test_hybrid_lets_lexical_matches_outrank_dense_ones(store_factory: StoreFactory) -> None:
+    """Both engines mix BM25 in with ``dense_weight`` (their BM25 tokenisers differ, so only
+    the order is compared, never the scores)."""
+    q = query_vector()
+    rows = [
+        (f"{R}/d/far.md", "zebra quasar lexicon zebra", -q + 0.3 * query_vector(5)),
+        (f"{R}/d/near.md", "completely different words here", q + 0.2 * query_vector(6)),
+        (f"{R}/d/mid.md", "other text entirely", q + 0.9 * query_vector(9)),
+    ]
+    nodes = [
+        Node(
+            uri=u,
+            parent_uri=f"{R}/d",
+            context_type=ContextType.RESOURCE,
+            level=2,
+            is_leaf=True,
+            content=text,
+        )
+        for u, text, _ in rows
+    ]
+    vecs = np.stack([v / np.linalg.norm(v) for _, _, v in rows]).astype(np.float32)
+    store = store_factory()
+    assert store.capabilities.hybrid
+    store.upsert(nodes, vecs)
+    scope = Scope(parent_uri=f"{R}/d")
+    dense = store.search(q, scope, 3, query_text="zebra quasar")
+    assert [h.node.uri[-7:] for h in dense] == ["near.md", "/mid.md", "/far.md"]
+    mixed = store.search(q, scope, 3, query_text="zebra quasar", dense_weight=0.3)
+    assert [h.node.uri[-7:] for h in mixed] == ["/far.md", "near.md", "/mid.md"]
+    assert mixed[0].lexical_score is not None and mixed[0].lexical_score > 0
+    assert mixed[0].vector_score == pytest.approx(dense[2].vector_score, abs=1e-5)

@@ -1073,7 +1073,11 @@ class VikingDBStore:
     def iter_nodes(self, subtree: str | None = None) -> Iterator[Node]:
         filt = _must(F_KIND, [KIND_NODE])
         if subtree is None:
-            yield from self._merged(filt, lambda n: True)
+            if self._live_pending():
+                yield from self._merged(filt, lambda n: True)
+            else:  # stream page by page: the whole collection need not fit in memory
+                for _, fields in self._scan(filt, [F_NODE]):
+                    yield self._parse_node(fields, "scan")
             return
         key = uri_key(subtree)
         filt = _and(filt, _or(_must(F_NODE_KEY, [key]), _must(F_ANCESTOR_KEYS, [key])))
@@ -1089,13 +1093,22 @@ class VikingDBStore:
         n = int(total or 0)
         pending = self._live_pending()
         if pending:
-            visible = set(self._index_vectors(list(pending)))
+            visible = self._visible_keys(list(pending))
             for k, p in pending.items():
                 if p.node is not None and k not in visible:
                     n += 1
                 elif p.node is None and k in visible:
                     n -= 1
         return max(n, 0)
+
+    def _visible_keys(self, keys: Sequence[str]) -> set[str]:
+        """Which of these node keys the index already shows (one scan per 1000 keys)."""
+        out: set[str] = set()
+        for start in range(0, len(keys), 1000):
+            chunk = list(keys[start : start + 1000])
+            filt = _and(_must(F_KIND, [KIND_NODE]), _must(F_NODE_KEY, chunk))
+            out.update(k for k, _ in self._scan(filt, []))
+        return out
 
     # ------------------------------------------------------------------ filters
     def _filter_sets(
