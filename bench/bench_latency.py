@@ -83,7 +83,8 @@ class PreparedQueryEmbedder:
 
 
 def _unit(x: F32) -> F32:
-    return (x / np.linalg.norm(x, axis=-1, keepdims=True)).astype(np.float32)
+    out: F32 = (x / np.linalg.norm(x, axis=-1, keepdims=True)).astype(np.float32)
+    return out
 
 
 def _jitter(rng: np.random.Generator, centres: F32, reps: int, sigma: float) -> F32:
@@ -427,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print()
     head2 = (
         f"{'leaves':>7} {'raw f32 MB':>10} {'index MB':>9} {'index/raw':>9} "
-        f"{'disk MB':>8} {'save s':>7} {'open+find s':>11}"
+        f"{'+B/node':>8} {'disk MB':>8} {'save s':>7} {'open+find s':>11}"
     )
     print(head2)
     print("-" * len(head2))
@@ -436,7 +437,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         opn = "-" if r.open_s is None else f"{r.open_s:.2f}"
         print(
             f"{r.leaves:>7} {_mb(r.mem_raw):>10} {_mb(r.mem_index):>9} "
-            f"{r.mem_index / r.mem_raw:>9.2f} {_mb(r.disk):>8} "
+            f"{r.mem_index / r.mem_raw:>9.2f} {(r.mem_index - r.mem_raw) / r.nodes:>8.0f} "
+            f"{_mb(r.disk):>8} "
             f"{save:>7} {opn:>11}"
         )
     load = os.getloadavg()
@@ -444,6 +446,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"\nms per query (sync find via the client's loop thread; afind: awaited directly); "
         f"limit={args.limit}, alpha={args.alpha}, {args.queries} queries after "
         f"{args.warmup} warm-up; flat = one exact numpy search over all leaf vectors. "
+        f"+B/node: index bytes beyond the raw vectors, per node. "
         f"cands/q: QueryResult.nodes_scored (hits the store returned: global top-k plus the "
         f"children of each popped directory; the global step itself scores every node). "
         f"=exact@10: share of find's top-10 leaves in the exact top-10. "

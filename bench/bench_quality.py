@@ -281,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print()
     print_table(rows)
     print(
-        f"\nembedder {embedder.name}; find() config: {RetrievalConfig().model_dump(mode="json")}; "
+        f"\nembedder {embedder.name}; find() config: {RetrievalConfig().model_dump(mode='json')}; "
         f"alpha varied as listed; total {time.perf_counter() - t0:.0f}s"
     )
     print(

@@ -140,7 +140,8 @@ class CachedEmbedder:
         return self.embed(texts)
 
     def embed_query(self, text: str) -> Vectors:
-        return self.embed([text])[0]
+        row: Vectors = self.embed([text])[0]
+        return row
 
     async def aembed_query(self, text: str) -> Vectors:
         return self.embed_query(text)
@@ -149,10 +150,8 @@ class CachedEmbedder:
 def default_embedder(cache: bool = True) -> Any:
     """treehop's offline MiniLM embedder, wrapped in the on-disk cache."""
     ensure_treehop_importable()
-    try:
-        from treehop.embedders import MiniLMEmbedder  # type: ignore[attr-defined]
-    except ImportError:
-        from treehop.embedders.local_minilm import MiniLMEmbedder
+    from treehop.embedders.local_minilm import MiniLMEmbedder
+
     inner = MiniLMEmbedder()
     return CachedEmbedder(inner) if cache else inner
 
@@ -292,7 +291,7 @@ def spherical_kmeans(
         sims = x @ centres.T
         new = np.argmax(sims, axis=1)
         counts = np.bincount(new, minlength=k)
-        for j in np.flatnonzero(counts == 0):
+        for j in np.flatnonzero(counts == 0).tolist():
             worst = int(np.argmin(sims[np.arange(n), new]))
             new[worst] = j
             sims[worst, j] = 1.0
@@ -432,7 +431,8 @@ def build_cranfield_tree(
             return TreeLayout(root=out_dir, paths=data["paths"], params=params)
 
     ids = sorted(cran.docs, key=int)
-    texts = [cran.docs[d].file_text() for d in ids]
+    # Stripped, as the client stores a short file's content: the cache then serves both.
+    texts = [cran.docs[d].file_text().strip() for d in ids]
     vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
     titles = [cran.docs[d].title for d in ids]
     bg: Counter[str] = Counter()

@@ -175,3 +175,11 @@ async def test_remote_store_calls_do_not_block_the_event_loop(bow, sample_tree: 
     assert res.total > 0
     # the loop kept running while the store slept: about one tick per 10 ms
     assert ticks >= 0.5 * elapsed / 0.01, (ticks, elapsed)
+
+
+def test_close_is_idempotent(bow) -> None:  # type: ignore[no-untyped-def]
+    th = Treehop(embedder=bow, tagger=None)
+    th.close()
+    th.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        th.find("anything")

@@ -24,9 +24,16 @@ class LoopThread:
         self._thread.start()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self._loop.is_closed():
+            coro.close()
+            raise RuntimeError("this treehop client is closed")
         if threading.current_thread() is self._thread:
             raise RuntimeError("cannot call the sync treehop client from its own event loop")
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    @property
+    def closed(self) -> bool:
+        return self._loop.is_closed()
 
     def close(self) -> None:
         if self._loop.is_closed():

@@ -913,6 +913,9 @@ class Treehop:
         self._runner.run(self._async.save())
 
     def close(self) -> None:
+        """Save and release resources; calling it again does nothing."""
+        if self._runner.closed:
+            return
         try:
             self._runner.run(self._async.close())
         finally:

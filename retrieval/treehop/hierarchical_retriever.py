@@ -341,7 +341,8 @@ def _active(c: _Candidate, use_rerank: bool) -> float:
 def _better(new: _Candidate, old: _Candidate, use_rerank: bool) -> bool:
     """A node reached twice keeps its best score; a direct path beats a hop on ties."""
     a, b = _active(new, use_rerank), _active(old, use_rerank)
-    if a != b:
+    # Scores of one node computed by different matrix products differ in the last bits.
+    if abs(a - b) > 1e-6:
         return a > b
     return old.hop is not None and new.hop is None
 

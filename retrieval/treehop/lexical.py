@@ -847,11 +847,18 @@ def hybrid_scores(
     dense_weight: float,
     *,
     normalization: Normalization = "max",
+    scale: float | None = None,
 ) -> FloatArray:
     """``dense_weight * dense + (1 - dense_weight) * normalised lexical``, per candidate.
 
     ``dense`` and ``lexical`` score the same candidates in the same order (the rows a scoped
     search considers). ``dense_weight`` follows VikingDB: in [0.2, 1], 1 = dense only.
+
+    ``scale``: divide the lexical scores by this fixed value instead of normalising within the
+    candidates. The hierarchical search compares scores from many small candidate sets (one per
+    directory); normalising each set by its own maximum would give the best child of an
+    irrelevant directory full lexical credit, so the store passes one scale per query (the
+    query's best BM25 score over the whole index).
     """
     w = validate_dense_weight(dense_weight)
     d = np.asarray(dense, dtype=np.float32)
@@ -862,5 +869,9 @@ def hybrid_scores(
         )
     if w == 1.0:
         return d.copy()
-    out: FloatArray = (w * d + (1.0 - w) * normalize_lexical(lex, normalization)).astype(np.float32)
+    if scale is not None:
+        norm = lex / np.float32(scale) if scale > 0 else np.zeros_like(lex)
+    else:
+        norm = normalize_lexical(lex, normalization)
+    out: FloatArray = (w * d + (1.0 - w) * norm).astype(np.float32)
     return out

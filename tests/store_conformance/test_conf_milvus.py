@@ -133,9 +133,10 @@ def test_opening_errors_are_typed(milvus_factory: StoreFactory, milvus_client: A
     store, _, _ = _filled(milvus_factory)
     with pytest.raises(StoreError, match="dimension mismatch"):
         MilvusStore(client=milvus_client, collection=store.collection, dimension=DIM * 2)
-    milvus_client.create_collection("foreign_collection", dimension=4)
+    foreign = store.collection + "_foreign"
+    milvus_client.create_collection(foreign, dimension=4)
     with pytest.raises(StoreError, match="not created by treehop"):
-        MilvusStore(client=milvus_client, collection="foreign_collection")
+        MilvusStore(client=milvus_client, collection=foreign)
 
 
 def test_server_failures_become_store_errors(

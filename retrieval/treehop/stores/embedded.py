@@ -72,6 +72,7 @@ class EmbeddedStore:
         self._saved_version = 0
         self._layout_version = -1
         self._mask_cache: OrderedDict[tuple[int, str], tuple[BoolArray, BoolArray]] = OrderedDict()
+        self._lex_scale_cache: OrderedDict[tuple[int, str], float] = OrderedDict()
         # BM25 beside the vectors (same row numbers) for hybrid search with ``dense_weight``.
         self.lexical: LexicalIndex | None = LexicalIndex() if lexical else None
         self._lexical_dir: Path | None = None
@@ -242,7 +243,9 @@ class EmbeddedStore:
             score = dense
             if self.lexical is not None and query_text and dense_weight < 1.0:
                 lex = np.asarray(self.lexical.score(query_text, cand), dtype=np.float32)
-                score = hybrid_scores(dense, lex, dense_weight)
+                score = hybrid_scores(
+                    dense, lex, dense_weight, scale=self._lexical_scale(query_text)
+                )
             k = min(limit, cand.size)
             top = np.argpartition(-score, k - 1)[:k] if k < cand.size else np.arange(cand.size)
             top = top[np.argsort(-score[top], kind="stable")]
@@ -259,6 +262,20 @@ class EmbeddedStore:
                     )
                 )
             return out
+
+    def _lexical_scale(self, query_text: str) -> float:
+        """The query's best BM25 score over the whole index (cached per query and version),
+        so that lexical scores of different directories' children share one scale."""
+        key = (self._version, query_text)
+        hit = self._lex_scale_cache.get(key)
+        if hit is None:
+            assert self.lexical is not None
+            full = self.lexical.score(query_text, size=self._n)
+            hit = float(full.max()) if full.size else 0.0
+            self._lex_scale_cache[key] = hit
+            if len(self._lex_scale_cache) > 256:
+                self._lex_scale_cache.popitem(last=False)
+        return hit
 
     def find_by_tags(
         self, labels: Sequence[str], scope: Scope, limit: int
