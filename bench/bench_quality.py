@@ -37,7 +37,7 @@ ds.ensure_treehop_importable()
 import ir_measures  # noqa: E402
 from ir_measures import R, nDCG  # noqa: E402
 
-from treehop import RetrievalConfig, Treehop  # noqa: E402
+from treehop import RetrievalConfig, Scope, Treehop  # noqa: E402
 
 
 @dataclass
@@ -154,6 +154,8 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
     if args.max_queries:
         qids = qids[: args.max_queries]
     qvecs = np.asarray(embedder.embed([corpus.queries[q] for q in qids]), dtype=np.float32)
+    # Only the queries actually run: ir_measures would score a judged query with no run as 0.
+    qrels = {q: corpus.qrels[q] for q in qids}
     rows: list[Row] = []
     for limit in args.limits:
         measures = [nDCG @ 10, R @ 10] + ([R @ 100] if limit >= 100 else [])
@@ -168,7 +170,7 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
             top = top[np.argsort(-scores[top], kind="stable")]
             times.append((time.perf_counter() - s) * 1000)
             flat_run[q] = _ranked_docs([leaf_docs[i] for i in top])
-        agg = ir_measures.calc_aggregate(measures, corpus.qrels, flat_run)
+        agg = ir_measures.calc_aggregate(measures, qrels, flat_run)
         rows.append(
             Row(
                 corpus.name,
@@ -183,8 +185,38 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
                 None,
             )
         )
-        for alpha in args.alphas:
+        for w in args.dense_weights:
+            if w >= 1.0:
+                continue
+            # Flat hybrid: the store's own BM25 + dense scoring over every leaf in scope.
+            hy_run: dict[str, dict[str, float]] = {}
+            times = []
+            scope = Scope(subtrees=(resolved,), leaves_only=True)
+            for qi, q in enumerate(qids):
+                s = time.perf_counter()
+                hits_ = th.store.search(
+                    qvecs[qi], scope, limit, query_text=corpus.queries[q], dense_weight=w
+                )
+                times.append((time.perf_counter() - s) * 1000)
+                hy_run[q] = _ranked_docs([doc_by_uri[h.node.uri] for h in hits_])
+            agg = ir_measures.calc_aggregate(measures, qrels, hy_run)
+            rows.append(
+                Row(
+                    corpus.name,
+                    f"flat w={w:g}",
+                    limit,
+                    agg[nDCG @ 10],
+                    agg[R @ 10],
+                    agg.get(R @ 100),
+                    _pct(times, 50),
+                    _pct(times, 95),
+                    float(len(leaves)),
+                    None,
+                )
+            )
+        for alpha, w in [(a, w) for w in args.dense_weights for a in args.alphas]:
             th.config.score_propagation_alpha = alpha
+            th.config.dense_weight = w
             run: dict[str, dict[str, float]] = {}
             times, scored, overlaps = [], [], []
             for q in qids:
@@ -203,11 +235,11 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
                 a = list(run[q])[:10]
                 b = set(list(flat_run[q])[:10])
                 overlaps.append(len(set(a) & b) / max(1, len(b)))
-            agg = ir_measures.calc_aggregate(measures, corpus.qrels, run)
+            agg = ir_measures.calc_aggregate(measures, qrels, run)
             rows.append(
                 Row(
                     corpus.name,
-                    f"find a={alpha:g}",
+                    f"find a={alpha:g} w={w:g}",
                     limit,
                     agg[nDCG @ 10],
                     agg[R @ 10],
@@ -219,6 +251,7 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
                 )
             )
     th.config.score_propagation_alpha = 1.0
+    th.config.dense_weight = RetrievalConfig().dense_weight
     th.close()
     print(f"[{corpus.name}] {len(qids)} queries; {corpus.note}", file=sys.stderr)
     return rows
@@ -235,7 +268,7 @@ def print_table(rows: Sequence[Row]) -> None:
         r100 = f"{r.r100:.3f}" if r.r100 is not None else "-"
         ov = f"{r.overlap10:.2f}" if r.overlap10 is not None else "-"
         print(
-            f"{r.dataset:<10} {r.method:<12} {r.limit:>5} {r.ndcg10:>8.3f} {r.r10:>7.3f} "
+            f"{r.dataset:<10} {r.method:<18} {r.limit:>5} {r.ndcg10:>8.3f} {r.r10:>7.3f} "
             f"{r100:>7} {r.p50_ms:>8.2f} {r.p95_ms:>8.2f} {r.scored:>9.0f} {ov:>12}"
         )
 
@@ -250,6 +283,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="comma-separated score_propagation_alpha values (default 1.0,0.5)",
     )
     ap.add_argument("--limit", default="10,100", help="comma-separated find() limits")
+    ap.add_argument(
+        "--dense-weight",
+        default="1.0,0.7",
+        help="comma-separated dense_weight values (1 = dense only; default 1.0,0.7)",
+    )
     ap.add_argument(
         "--tagger",
         choices=["auto", "none"],
@@ -268,6 +306,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = ap.parse_args(argv)
     args.alphas = [float(a) for a in args.alpha.split(",") if a.strip()]
     args.limits = [int(x) for x in args.limit.split(",") if x.strip()]
+    args.dense_weights = [float(x) for x in args.dense_weight.split(",") if x.strip()]
 
     embedder = ds.default_embedder(cache=not args.no_cache)
     rows: list[Row] = []

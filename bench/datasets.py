@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -727,31 +727,6 @@ def save_django_queries(queries: list[dict[str, Any]], path: Path = DJANGO_QUERI
         "queries": queries,
     }
     path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-
-
-# --------------------------------------------------------------------------------------
-# Flat baseline helpers
-# --------------------------------------------------------------------------------------
-
-
-def rank_docs_by_max(
-    scores: npt.NDArray[np.float32], row_docs: Sequence[str], limit: int
-) -> list[tuple[str, float]]:
-    """Rank documents by their best row (chunk) score; ``row_docs[i]`` is row i's document."""
-    order = np.argsort(-scores, kind="stable")
-    seen: dict[str, float] = {}
-    for i in order:
-        d = row_docs[int(i)]
-        if d not in seen:
-            seen[d] = float(scores[int(i)])
-            if len(seen) >= limit:
-                break
-    return list(seen.items())
-
-
-def summarize(values: Iterable[float]) -> str:
-    arr = np.asarray(list(values), dtype=np.float64)
-    return f"n={arr.size} mean={arr.mean():.3f} min={arr.min():.3f} max={arr.max():.3f}"
 
 
 def _main() -> None:

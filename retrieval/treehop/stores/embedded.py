@@ -231,12 +231,17 @@ class EmbeddedStore:
                     f"query vector has dimension {q.shape[0]}, index has {self._dim}"
                 )
             if rows is None:
-                dense = self._vectors[: self._n] @ q
                 cand = np.flatnonzero(eligible)
-                dense = dense[cand]
+                dense = _matvec(self._vectors[: self._n], q)[cand]
             else:
                 cand = rows[eligible]
-                dense = self._vectors[cand] @ q
+                if cand.size * 8 > self._n:
+                    # A wide scope (a subtree holding much of the index): one contiguous
+                    # product and a gather of scores beats gathering the vectors, which
+                    # copies every row (measured: 22 ms vs 134 ms at 90k of 100k x 384).
+                    dense = _matvec(self._vectors[: self._n], q)[cand]
+                else:
+                    dense = _matvec(self._vectors[cand], q)
             if cand.size == 0:
                 return []
             lex: npt.NDArray[np.float32] | None = None
@@ -576,6 +581,17 @@ class EmbeddedStore:
                 np.arange(self._n, dtype=np.int64), [n.embedding_text() for n in self._nodes]
             )
         return index
+
+
+def _matvec(m: npt.NDArray[np.float32], q: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Cosine scores of unit rows against a unit query.
+
+    ``einsum`` runs numpy's own single-threaded SIMD loop instead of BLAS: a matrix-vector
+    product is memory-bound, and multi-threaded OpenBLAS gains nothing on it but loses badly
+    when cores are busy (measured on 2 loaded cores: 2,700 x 384 took 0.77 ms with BLAS and
+    0.50 ms with einsum; 30,000 rows 10.5 ms vs 4.3 ms; 100,000 rows equal).
+    """
+    return np.einsum("ij,j->i", m, q, optimize=False)
 
 
 def _fsync_file(path: Path) -> None:
