@@ -1,42 +1,49 @@
 """Do tag hops find relevant documents in subtrees whose summaries miss the query? At what cost?
 
-    python bench/bench_tag_hops.py                 # both tag variants + parameter sweep (~2 min)
-    python bench/bench_tag_hops.py --no-sweep --variants auto
+    python bench/bench_tag_hops.py                      # everything below (~2-4 min on 2 cores)
+    python bench/bench_tag_hops.py --trees topic --variants auto --sweep-trees ''   # ~20 s
 
-Data: Cranfield 1400 arranged as a topic tree by ``datasets.build_cranfield_tree`` (MiniLM,
-spherical k-means, 19 topic directories / 80 leaf directories, vectors cached under
-``bench/.cache/``), indexed with ``Treehop.add_resource`` and the default automatic tagger. Every
-query runs through ``find(query, target_uri=..., limit=10, include_directories=False)`` three
-times, with ``RetrievalConfig(tag_hop_trigger=off | always | on_demand)`` and every other
-setting at its default; results are mapped to documents (chunks to their file, first position
-wins) and scored with ir_measures against cranqrel (gain = 5 - code, -1 -> 1).
+Data: the 1,400 Cranfield abstracts (title + abstract per file, vectors cached under
+``bench/.cache/``), arranged as two real-looking trees and indexed with
+``Treehop.add_resource`` and the default automatic tagger:
 
-Query sets, chosen from the hops-OFF runs only (the hop runs are never looked at):
+* ``topic``: ``datasets.build_cranfield_tree`` (MiniLM spherical k-means, 19 topic
+  directories / 80 sub-topic directories). Directory summaries match their content;
+* ``source``: :func:`build_source_tree`, the papers shelved by publication series (the ``.B``
+  field: J. Aeronautical Sciences, NACA, NASA, ARC/RAE, ...; 8 shelves) and period (45 leaf
+  directories), as a library files them. Summaries mix every subject, so relevant papers sit
+  under directories whose summaries do not match -- the seed's scenario on real text.
 
-* a "topic" is a first-level directory under the target (the unit a hop adds: tag_hops'
-  ``subtree_key``). A topic is *reached* by the hops-off search when any of its directories was
-  a starting point or was popped by the descent, or any hit came from it;
-* a topic's *summary rank* is the rank of its directory vector's cosine to the query among all
-  topic directories (1 = nearest);
-* set **A** ("hidden"): the query's relevant documents (any gain) lie in >= 2 topics, at least
-  one topic holding relevant documents was reached, and at least one was not reached *and*
-  ranks below ``--far-rank`` (default 3) by summary: relevant content the vertical search cannot
-  see, which is the case hops exist for;
+Every query runs through ``find(query, target_uri=..., limit=L, include_directories=False)``
+with ``RetrievalConfig(tag_hop_trigger=off | always | on_demand)``, everything else default
+(L = 10 and 100). Results are mapped to documents (chunks to their file, first position wins)
+and scored with ir_measures against cranqrel (gain = 5 - code, -1 -> 1). A flat exact cosine
+search over the same leaf vectors is the ceiling row.
+
+Query sets, chosen from the hops-OFF run (limit 10) only; hop runs are never looked at:
+
+* a "topic" is a first-level directory under the target (the unit a hop adds, tag_hops'
+  ``subtree_key``). A topic is *reached* when any of its directories was a starting point or
+  was popped by the descent, or any hit came from it; its *summary rank* is the rank of its
+  directory vector's cosine to the query among the first-level directories (1 = nearest);
+* set **A** ("hidden"): relevant documents (any gain) in >= 2 topics, >= 1 of them reached,
+  and >= 1 not reached *and* ranked below ``--far-rank`` (3) by summary;
 * set **B** ("ordinary"): every other query. Hops must not lower nDCG@10 there.
 
-Tag variants: ``auto`` (what ingest writes by default) and ``auto+user``: the same index after a
-simulated user gave each paper up to 3 subject headings through the public ``set_tags`` (the
-headings are title phrases used by 4..70 titles, i.e. a controlled vocabulary a librarian could
-write; derived from the titles only, never from queries or judgements).
+Tag variants: ``auto`` (what ingest writes by default); ``auto+user``: the same index after a
+simulated user gave each paper up to 3 subject headings through the public ``set_tags`` (title
+phrases used by 4..70 titles: a controlled vocabulary a librarian could write; titles only,
+never queries or judgements); ``dirtags24``: a fresh index whose tagger keeps 24 instead of 8
+labels per directory (``KeywordTagger(max_dir_tags=24)``, a tagger setting).
 
-Printed per variant and set: nDCG@10, R@10, hidden R@10 (recall of the relevant documents in
-the unreached far topics, set A), nodes scored, heap rounds, find() latency p50/p95, and the hop
-metrics from ``QueryResult.tag_hops`` (share triggered, tags tried, subtrees added, hits the
-hops produced, hop hits in the final top-10, and how many of those are relevant). Paired
-differences vs off come with a bootstrap 95% interval and improved/hurt query counts. The sweep
-varies one ``tag_hop_*`` setting at a time from the defaults. A JSON summary is written to
-``bench/data/tag_hops_results.json`` and the selected query ids to
-``bench/data/tag_hops_query_sets.json`` (``--no-save`` to skip).
+Printed per tree, variant, limit and set: nDCG@10, R@10, R@100, recall of the relevant docs in
+the unreached far topics (set A), paired nDCG@10 difference vs off with a bootstrap 95%
+interval, nodes scored, heap rounds, find() latency p50/p95 (noisy on a shared machine: modes
+are interleaved per query so that they share the noise), and the hop metrics of
+``QueryResult.tag_hops``. A "bridge" line says whether the hops landed in topics that hold
+relevant documents. The sweep varies one setting at a time from the defaults.
+``bench/data/tag_hops_results.json`` gets every row and ``bench/data/tag_hops_query_sets.json``
+the selected queries (``--no-save`` to skip).
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import time
@@ -66,8 +74,10 @@ from ir_measures import R, nDCG  # noqa: E402
 
 from treehop import RetrievalConfig, Treehop  # noqa: E402
 from treehop.config import TagHopTrigger  # noqa: E402
+from treehop.ingest.auto_tags import IngestTagger  # noqa: E402
 from treehop.models import FoundBy  # noqa: E402
 from treehop.tag_hops import subtree_key  # noqa: E402
+from treehop.tagging import KeywordTagger  # noqa: E402
 
 TARGET = "viking://resources/cranfield"
 MODES = (TagHopTrigger.OFF, TagHopTrigger.ALWAYS, TagHopTrigger.ON_DEMAND)
@@ -281,6 +291,72 @@ def apply_user_tags(th: Treehop, layout: ds.TreeLayout, headings: dict[str, list
 
 
 # --------------------------------------------------------------------------------------
+# A second arrangement: shelved by source and period, as a library files papers
+# --------------------------------------------------------------------------------------
+
+TREES = {
+    "topic": "datasets.build_cranfield_tree: MiniLM k-means topics / sub-topics",
+    "source": "build_source_tree: publication series (Cranfield .B field) / period",
+}
+SOURCE_TREE_DIR = ds.CACHE_DIR / "cranfield-by-source-v1"
+_VENUES: list[tuple[str, str]] = [
+    ("j-aeronautical-sciences", r"^j\. ?ae(ro)?\. ?sc"),
+    ("naca-reports", r"^naca"),
+    ("nasa-reports", r"^nasa"),
+    ("uk-arc-rae-reports", r"^(arc|a\.r\.c|r ?\+ ?m|rae|r\.a\.e|coa|college of aeronautics)"),
+    ("aiaa-ars-journals", r"^(aiaa|a\.i\.a\.a|ars|a\.r\.s|jet propulsion)"),
+    (
+        "mechanics-physics-journals",
+        r"^(j\. ?app|asme|q\. ?j|q\. ?app|j\. ?fluid|phys\. ?fluids|proc|j\. ?phys|j\. ?math|"
+        r"zamp|z\. ?angew|j\. ?roy|aero\. ?quart|j\. ?r\. ?ae)",
+    ),
+    (
+        "institution-reports",
+        r"(department|university|laborator|institute|company|corporation|inc\b|college|"
+        r"school|division|center|centre)",
+    ),
+]
+_PERIODS = [(0, 1949, "before-1950"), (1950, 1954, "1950-1954"), (1955, 1957, "1955-1957")]
+_PERIODS += [(1958, 1959, "1958-1959"), (1960, 1961, "1960-1961"), (1962, 1969, "1962-1963")]
+
+
+def source_shelf(source: str) -> str:
+    """``venue/period`` for a Cranfield ``.B`` field (publication series, then year)."""
+    s = " ".join(source.lower().split())
+    venue = next((v for v, pat in _VENUES if re.search(pat, s)), "other-sources")
+    years = [int(y) for y in re.findall(r"\b(19[0-6]\d)\b", s)]
+    period = "undated"
+    if years:
+        period = next(p for lo, hi, p in _PERIODS if lo <= years[-1] <= hi)
+    return f"{venue}/{period}"
+
+
+def build_source_tree(cran: ds.Cranfield, out_dir: Path = SOURCE_TREE_DIR) -> ds.TreeLayout:
+    """Cranfield shelved by where each paper was published (8 series) and when (7 periods).
+
+    The opposite of the topic tree: a directory mixes every subject, so its summary matches
+    no query well, and a query's relevant papers are spread over many shelves -- the situation
+    the seed describes, on real text. File texts are the topic tree's, so their vectors come
+    from the same cache."""
+    paths = {
+        d: f"{source_shelf(doc.source)}/{ds.cranfield_doc_filename(d)}"
+        for d, doc in cran.docs.items()
+    }
+    manifest = out_dir.parent / (out_dir.name + ".manifest.json")
+    if manifest.is_file() and out_dir.is_dir() and json.loads(manifest.read_text()) == paths:
+        return ds.TreeLayout(root=out_dir, paths=paths)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    ds.ensure_cache_dir(out_dir)
+    for d, rel in paths.items():
+        f = out_dir / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(cran.docs[d].file_text(), encoding="utf-8")
+    manifest.write_text(json.dumps(paths, indent=0))
+    return ds.TreeLayout(root=out_dir, paths=paths)
+
+
+# --------------------------------------------------------------------------------------
 # Scoring and tables
 # --------------------------------------------------------------------------------------
 
@@ -335,6 +411,8 @@ class Row:
     hop_top10: float
     hop_top10_rel: float
     hop_rel_all: float
+    rel_gained: int = 0
+    rel_lost: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -355,8 +433,16 @@ def make_row(
     qids: Sequence[str],
     qrels: dict[str, dict[str, int]],
     hidden_docs: dict[str, set[str]] | None,
+    base_runs: dict[str, Run] | None = None,
 ) -> Row:
     rs = [runs[q] for q in qids]
+    gained = lost = 0
+    if base_runs is not None:
+        for q in qids:
+            rel = {d for d, g in qrels.get(q, {}).items() if g > 0}
+            now, before = set(runs[q].docs[:limit]), set(base_runs[q].docs[:limit])
+            gained += len((now - before) & rel)
+            lost += len((before - now) & rel)
     diffs = [scores[q]["ndcg"] - base[q]["ndcg"] for q in qids] if base is not None else []
 
     def rel_hops(r: Run, k: int) -> int:
@@ -387,6 +473,8 @@ def make_row(
         hop_top10=statistics.fmean(len(set(r.docs[:10]) & r.hop_docs) for r in rs),
         hop_top10_rel=statistics.fmean(rel_hops(r, 10) for r in rs),
         hop_rel_all=statistics.fmean(rel_hops(r, limit) for r in rs),
+        rel_gained=gained,
+        rel_lost=lost,
     )
 
 
@@ -400,7 +488,7 @@ def print_table(title: str, rows: Sequence[Row]) -> None:
         f"{'mode':<24} {'nDCG@10':>7} {'R@10':>5} {'hid@10':>6} {'R@100':>5} {'hid@100':>7} "
         f"{'dnDCG@10':>8} {'95% CI':>15} {'+/-':>5} {'nodes':>6} {'rounds':>6} {'p50ms':>6} "
         f"{'p95ms':>6} {'trig':>4} {'tags':>4} {'subtr':>5} {'hopHit':>6} {'top10':>5} "
-        f"{'rel10':>5} {'relK':>5}"
+        f"{'rel10':>5} {'relK':>5} {'relDocs+/-':>10}"
     )
     print(head)
     print("-" * len(head))
@@ -412,7 +500,8 @@ def print_table(title: str, rows: Sequence[Row]) -> None:
             f"{_f(r.r100, '.3f'):>5} {_f(r.hid100, '.3f'):>7} {_f(r.d_ndcg, '+.4f'):>8} "
             f"{ci:>15} {pm:>5} {r.nodes:>6.0f} {r.rounds:>6.1f} {r.p50:>6.1f} {r.p95:>6.1f} "
             f"{r.triggered:>4.2f} {r.hops_tried:>4.1f} {r.subtrees:>5.2f} {r.hop_hits:>6.2f} "
-            f"{r.hop_top10:>5.2f} {r.hop_top10_rel:>5.2f} {r.hop_rel_all:>5.2f}"
+            f"{r.hop_top10:>5.2f} {r.hop_top10_rel:>5.2f} {r.hop_rel_all:>5.2f} "
+            f"{(f'+{r.rel_gained}/-{r.rel_lost}' if r.d_ndcg is not None else '-'):>10}"
         )
 
 
@@ -424,7 +513,9 @@ LEGEND = """columns:
   p50ms / p95ms: find() wall time (query embedding from the cache included)
   trig: share of queries where hops ran; tags: hops tried (tags looked up); subtr: subtrees
   added; hopHit: hits the hops produced (before the top-k cut); top10: top-10 docs whose hit
-  came from a hop; rel10: of those, relevant; relK: relevant hop docs in the whole top-limit"""
+  came from a hop; rel10: of those, relevant; relK: relevant hop docs in the whole top-limit;
+  relDocs+/-: relevant docs in the top-limit that off did not return / that off returned and
+  this run lost (summed over the set's queries)"""
 
 
 @dataclass
@@ -474,6 +565,8 @@ SWEEP: list[tuple[str, dict[str, Any]]] = [
     ("max_tags=2", {"tag_hop_max_tags": 2}),
     ("max_tags=10", {"tag_hop_max_tags": 10}),
     ("max_tags=10,subtr=10", {"tag_hop_max_tags": 10, "tag_hop_max_subtrees": 10}),
+    # Not a tag_hop_* knob: tests whether hop rounds use up the convergence budget.
+    ("conv=6", {"max_convergence_rounds": 6}),
 ]
 
 
@@ -534,7 +627,7 @@ def bridge_diagnosis(ctx: Context, runs: dict[str, Run]) -> dict[str, Any]:
     return out
 
 
-def evaluate_variant(name: str, ctx: Context, report: dict[str, Any]) -> None:
+def evaluate_variant(name: str, ctx: Context, report: dict[str, Any], sweep: bool) -> None:
     """Run off / always / on_demand (and the sweep) on every query; print per-set tables.
 
     Off is run again here (its results equal the selection run's: without hops, tags play no
@@ -572,6 +665,7 @@ def evaluate_variant(name: str, ctx: Context, report: dict[str, Any]) -> None:
                     ids,
                     cran.qrels,
                     hidden,
+                    None if m is TagHopTrigger.OFF else by_mode[TagHopTrigger.OFF],
                 )
                 for m in MODES
             ]
@@ -585,8 +679,11 @@ def evaluate_variant(name: str, ctx: Context, report: dict[str, Any]) -> None:
             print(f"  most used hop tags (always): {tag_counts.most_common(10)}")
             rep["top_hop_tags"] = tag_counts.most_common(20)
 
-        if args.sweep:
+        if sweep:
             cfgs = [
+                ({"tag_hop_trigger": TagHopTrigger.OFF, "max_convergence_rounds": 6}, "off conv=6")
+            ]
+            cfgs += [
                 ({"tag_hop_trigger": TagHopTrigger.ALWAYS, **c}, f"always {n}") for n, c in SWEEP
             ]
             cfgs += [
@@ -599,41 +696,36 @@ def evaluate_variant(name: str, ctx: Context, report: dict[str, Any]) -> None:
             sruns = run_all(ctx.th, cran.queries, ctx.qids, limit, [c for c, _ in cfgs])
             for set_name, ids, hidden in sets[:2]:
                 rows = [
-                    make_row(lab, limit, r, per_query(r, cran.qrels), base, ids, cran.qrels, hidden)
+                    make_row(
+                        lab,
+                        limit,
+                        r,
+                        per_query(r, cran.qrels),
+                        base,
+                        ids,
+                        cran.qrels,
+                        hidden,
+                        by_mode[TagHopTrigger.OFF],
+                    )
                     for (_, lab), r in zip(cfgs, sruns, strict=True)
                 ]
                 print_table(f"[{name}] limit={limit} sweep on set {set_name} (vs off)", rows)
                 rep[f"limit={limit} sweep {set_name}"] = [r.as_dict() for r in rows]
-    report[name] = rep
+    report[name.split("/", 1)[1]] = rep
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--variants", default="auto,user", help="comma list of auto,user")
-    ap.add_argument("--max-queries", type=int, default=0, help="first N queries (0 = all 225)")
-    ap.add_argument("--limits", default="10,100", help="find() limits (default 10,100)")
-    ap.add_argument("--far-rank", type=int, default=3)
-    ap.add_argument("--no-sweep", dest="sweep", action="store_false")
-    ap.add_argument("--no-save", dest="save", action="store_false")
-    args = ap.parse_args(argv)
-    args.limits = [int(x) for x in args.limits.split(",") if x.strip()]
-    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-    if not set(variants) <= {"auto", "user"}:
-        ap.error("--variants takes auto and/or user")
-
-    t_all = time.perf_counter()
-    emb = ds.default_embedder()
-    cran = ds.load_cranfield()
-    layout = ds.build_cranfield_tree(cran, emb)
+def run_tree(tree: str, cran: ds.Cranfield, emb: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """Index one arrangement of Cranfield, select the query sets, evaluate each tag variant."""
+    layout = ds.build_cranfield_tree(cran, emb) if tree == "topic" else build_source_tree(cran)
     doc_topic = {d: p.split("/", 1)[0] for d, p in layout.paths.items()}
     topics = sorted(set(doc_topic.values()))
     th = Treehop(None, embedder=emb, config=RetrievalConfig())
     t0 = time.perf_counter()
     added = th.add_resource(str(layout.root), target_uri=TARGET)
     print(
-        f"indexed {added.directories} dirs, {added.files} files, {added.chunks} chunks in "
-        f"{time.perf_counter() - t0:.1f}s; {len(topics)} topic directories; "
-        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}",
+        f"\n=== {tree} tree: {TREES[tree]}\nindexed {added.directories} dirs, {added.files} files, "
+        f"{added.chunks} chunks in {time.perf_counter() - t0:.1f}s; {len(topics)} first-level "
+        "directories",
         file=sys.stderr,
     )
     qids = [q for q in cran.queries if q in cran.qrels]
@@ -647,55 +739,100 @@ def main(argv: Sequence[str] | None = None) -> None:
     off = run_all(th, cran.queries, qids, 10, [{"tag_hop_trigger": TagHopTrigger.OFF}])[0]
     ranks = topic_summary_ranks(th, qvecs, topics)
     sel = select_queries(off, qids, cran.qrels, doc_topic, ranks, topics, args.far_rank)
-    print(f"\nselection rule (hops off only): {sel.rule}")
     fr = np.asarray(sel.far_ranks)
+    print(f"[{tree}] selection rule (hops off only): {sel.rule}")
     if fr.size:
         print(
-            f"set A: {len(sel.hidden)} queries, {sum(len(v) for v in sel.hidden_docs.values())} "
-            f"relevant docs in {fr.size} unreached far topics (summary rank median "
-            f"{np.median(fr):.0f}, min {fr.min()}, of {len(topics)}); set B: {len(sel.ordinary)}"
+            f"[{tree}] set A: {len(sel.hidden)} queries, "
+            f"{sum(len(v) for v in sel.hidden_docs.values())} relevant docs in {fr.size} "
+            f"unreached far topics (summary rank median {np.median(fr):.0f}, min {fr.min()}, "
+            f"of {len(topics)}); set B: {len(sel.ordinary)} queries"
         )
     report: dict[str, Any] = {
-        "command": "python bench/bench_tag_hops.py " + " ".join(argv or sys.argv[1:]),
+        "tree": TREES[tree],
         "selection_rule": sel.rule,
         "n_hidden": len(sel.hidden),
         "n_ordinary": len(sel.ordinary),
         "indexed": {"dirs": added.directories, "files": added.files, "chunks": added.chunks},
     }
-    print(LEGEND)
     ctx = Context(th, cran, qids, qvecs, sel, doc_topic, FlatIndex.of(th), args)
-    if "auto" in variants:
-        evaluate_variant("auto tags", ctx, report)
-    if "user" in variants:
+    sweep = tree in args.sweep_trees
+    if "auto" in args.variants:
+        evaluate_variant(f"{tree}/auto", ctx, report, sweep)
+    if "user" in args.variants:
         heads = subject_headings(cran)
         t0 = time.perf_counter()
         n = apply_user_tags(th, layout, heads)
         vocab = Counter(t for v in heads.values() for t in v)
+        common = ", ".join(t for t, _ in vocab.most_common(6))
         print(
-            f"\nuser tags: {n} papers got {sum(len(v) for v in heads.values())} subject headings "
-            f"({len(vocab)} distinct, e.g. {', '.join(t for t, _ in vocab.most_common(6))}) "
-            f"via set_tags in {time.perf_counter() - t0:.1f}s",
+            f"\n[{tree}] user tags: {n} papers got {sum(len(v) for v in heads.values())} subject "
+            f"headings ({len(vocab)} distinct, e.g. {common}) via set_tags in "
+            f"{time.perf_counter() - t0:.1f}s",
             file=sys.stderr,
         )
         report["user_tags"] = {"papers": n, "distinct": len(vocab)}
-        evaluate_variant("auto+user tags", ctx, report)
+        evaluate_variant(f"{tree}/auto+user", ctx, report, False)
     th.close()
+    if "dirtags24" in args.variants:
+        # The tagger's own setting, not a code change: directories keep up to 24 labels
+        # (aggregated from their children) instead of 8, so more hit tags find a target.
+        tagger = IngestTagger(KeywordTagger(max_dir_tags=24))
+        th = Treehop(None, embedder=emb, config=RetrievalConfig(), tagger=tagger)
+        th.add_resource(str(layout.root), target_uri=TARGET)
+        ctx.th = th
+        evaluate_variant(f"{tree}/auto max_dir_tags=24", ctx, report, False)
+        th.close()
+    report["selection"] = {
+        "hidden": sel.hidden,
+        "hidden_docs": {q: sorted(v, key=int) for q, v in sel.hidden_docs.items()},
+    }
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--trees", default="topic,source", help="comma list of topic,source")
+    ap.add_argument(
+        "--variants", default="auto,user,dirtags24", help="comma list of auto,user,dirtags24"
+    )
+    ap.add_argument("--limits", default="10,100", help="find() limits (default 10,100)")
+    ap.add_argument(
+        "--sweep-trees", default="topic,source", help="trees to sweep settings on ('' = none)"
+    )
+    ap.add_argument("--max-queries", type=int, default=0, help="first N queries (0 = all 225)")
+    ap.add_argument("--far-rank", type=int, default=3)
+    ap.add_argument("--no-save", dest="save", action="store_false")
+    args = ap.parse_args(argv)
+    args.limits = [int(x) for x in args.limits.split(",") if x.strip()]
+    args.trees = [x.strip() for x in args.trees.split(",") if x.strip()]
+    args.variants = [x.strip() for x in args.variants.split(",") if x.strip()]
+    args.sweep_trees = [x.strip() for x in args.sweep_trees.split(",") if x.strip()]
+    if not set(args.trees) <= set(TREES) or not set(args.sweep_trees) <= set(TREES):
+        ap.error(f"trees are {', '.join(TREES)}")
+    if not set(args.variants) <= {"auto", "user", "dirtags24"}:
+        ap.error("--variants takes auto, user, dirtags24")
+
+    t_all = time.perf_counter()
+    emb = ds.default_embedder()
+    cran = ds.load_cranfield()
+    print(
+        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    print(LEGEND)
+    report: dict[str, Any] = {
+        "command": "python bench/bench_tag_hops.py " + " ".join(argv or sys.argv[1:]),
+        "trees": {},
+    }
+    for tree in args.trees:
+        report["trees"][tree] = run_tree(tree, cran, emb, args)
     print(f"\ntotal {time.perf_counter() - t_all:.0f}s", file=sys.stderr)
     if args.save:
+        sets = {t: r.pop("selection") for t, r in report["trees"].items()}
         ds.DATA_DIR.mkdir(parents=True, exist_ok=True)
         RESULTS_FILE.write_text(json.dumps(report, indent=1, default=str) + "\n")
-        SETS_FILE.write_text(
-            json.dumps(
-                {
-                    "rule": sel.rule,
-                    "hidden": sel.hidden,
-                    "hidden_docs": {q: sorted(v, key=int) for q, v in sel.hidden_docs.items()},
-                    "ordinary": sel.ordinary,
-                },
-                indent=0,
-            )
-            + "\n"
-        )
+        SETS_FILE.write_text(json.dumps(sets, indent=0) + "\n")
 
 
 if __name__ == "__main__":

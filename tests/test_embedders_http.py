@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 from pydantic import SecretStr
 
-from fake_servers.openai_embeddings import FakeOpenAIEmbeddingsServer, Reply, expected_unit
 from treehop._http import RetryPolicy
 from treehop.embedders import Embedder, OpenAICompatibleEmbedder
 from treehop.errors import EmbeddingError
+
+from fake_servers.openai_embeddings import FakeOpenAIEmbeddingsServer, Reply, expected_unit
 
 KEY = "sk-test-very-secret-0123456789"
 DIM = 16

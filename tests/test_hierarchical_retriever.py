@@ -71,11 +71,13 @@ def tree() -> EmbeddedStore:
 
 
 def request(**kw: object) -> RetrievalRequest:
+    # Dense only: these tests place vectors by hand; hybrid scoring is tested on the store.
     base: dict[str, object] = {
         "query": TypedQuery(query="q"),
         "vector": Q,
         "roots": [R],
         "limit": 5,
+        "dense_weight": 1.0,
     }
     base.update(kw)
     return RetrievalRequest(**base)  # type: ignore[arg-type]

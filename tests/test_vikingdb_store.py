@@ -647,9 +647,10 @@ def summary(res: FindResult) -> list[tuple[str, float, bool]]:
 
 def test_treehop_end_to_end_equals_the_embedded_store(srv: FakeVikingDB, bow: Any) -> None:
     store = make_store(srv, dim=bow.dimension, metadata_fields={"kind": "string"})
+    dense = RetrievalConfig(dense_weight=1.0)  # the fake store has no BM25: compare dense search
     with (
-        Treehop(embedder=bow, store=store, tagger=None) as remote,
-        Treehop(embedder=bow, tagger=None) as local,
+        Treehop(embedder=bow, store=store, tagger=None, config=dense) as remote,
+        Treehop(embedder=bow, tagger=None, config=dense) as local,
     ):
         index_sample_tree(remote)
         index_sample_tree(local)
@@ -671,7 +672,7 @@ def test_treehop_end_to_end_equals_the_embedded_store(srv: FakeVikingDB, bow: An
 def test_tags_hops_sessions_and_lag_end_to_end(bow: Any) -> None:
     """Auto tags (update_tags, keyword statistics in state), tag hops and sessions, with an
     index that never catches up during the test: everything rides on the overlay."""
-    cfg = RetrievalConfig(tag_hop_trigger=TagHopTrigger.ALWAYS)
+    cfg = RetrievalConfig(tag_hop_trigger=TagHopTrigger.ALWAYS, dense_weight=1.0)
     with FakeVikingDB(ak=AK, sk=SK, index_lag_s=3600) as srv:
         store = make_store(srv, dim=bow.dimension, consistency_window_s=600)
         with (

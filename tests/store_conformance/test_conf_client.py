@@ -29,7 +29,13 @@ R = "viking://resources"
 
 @pytest.fixture
 def sample(store_factory: StoreFactory, bow: Any) -> Iterator[Treehop]:
-    th = Treehop(embedder=bow, store=store_factory("sample"), tagger=None)
+    # Dense only: the rankings asserted below are the bag-of-words embedder's.
+    th = Treehop(
+        embedder=bow,
+        store=store_factory("sample"),
+        tagger=None,
+        config=RetrievalConfig(dense_weight=1.0),
+    )
     index_sample_tree(th)
     yield th
     th.close()
@@ -253,7 +259,9 @@ def test_sessions_persist_through_the_store(
     sample.add_message(sid, "assistant", "noted: the auth service moves to OAuth")
     first = sample.search("token validation", session_id=sid)
     sample.save()
-    with Treehop(embedder=bow, store=store_factory("sample"), tagger=None) as again:
+    with Treehop(
+        embedder=bow, store=store_factory("sample"), tagger=None, config=sample.config
+    ) as again:
         sess = again.get_session(sid)
         assert [m.content for m in sess.messages] == [
             "we are migrating the auth service to OAuth",

@@ -283,6 +283,7 @@ def _search_kwargs(a: argparse.Namespace) -> dict[str, Any]:
         "score_threshold": a.threshold,
         "include_directories": not a.files_only,
         "explain": a.explain,
+        "dense_weight": a.dense_weight,
     }
     if a.mode is not None:
         kw["mode"] = a.mode
@@ -578,6 +579,12 @@ def _search_options(p: argparse.ArgumentParser, *, default_mode: str) -> None:
         help=f"thinking reranks when a reranker is configured (default {default_mode})",
     )
     p.add_argument("--threshold", type=float, help="drop hits scoring below this")
+    p.add_argument(
+        "--dense-weight",
+        type=float,
+        metavar="W",
+        help="hybrid weight in [0.2, 1]: 1 = dense only, lower mixes in BM25 (default 0.7)",
+    )
     p.add_argument("--files-only", action="store_true", help="leave directories out of the hits")
     p.add_argument(
         "--explain", action="store_true", help="print the search path (rounds, why it stopped)"

