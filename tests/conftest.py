@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from treehop.embedders.base import BaseEmbedder
+
 from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
 
 __all__ = ["SAMPLE_TREE", "BagOfWordsEmbedder"]

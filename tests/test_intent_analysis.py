@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from treehop.errors import InvalidQueryError, LLMError
 from treehop.intent_analysis import (
     DEFAULT_PROMPT_TEMPLATE,
@@ -20,6 +19,8 @@ from treehop.intent_analysis import (
 )
 from treehop.llm import BaseLLM, ChatMessage, OpenAICompatibleLLM
 from treehop.models import ContextType, QueryPlan, TypedQuery
+
+from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 
 S, R, M = ContextType.SKILL, ContextType.RESOURCE, ContextType.MEMORY
 

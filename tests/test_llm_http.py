@@ -11,7 +11,6 @@ from collections.abc import Iterator
 import pytest
 from pydantic import SecretStr
 
-from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from treehop.errors import LLMError
 from treehop.llm import (
     LLM,
@@ -21,6 +20,8 @@ from treehop.llm import (
     ModelsConfig,
     OpenAICompatibleLLM,
 )
+
+from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 
 MSGS = [ChatMessage(role="system", content="be brief"), ChatMessage(role="user", content="hi")]
 

@@ -13,10 +13,11 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from fake_servers.rerank_servers import FakeRerankServer, Reply, overlap_score
 from treehop._http import RetryPolicy
 from treehop.errors import RerankError
 from treehop.rerankers import HTTPReranker, Reranker, safe_rerank
+
+from fake_servers.rerank_servers import FakeRerankServer, Reply, overlap_score
 
 FAST_RETRY = RetryPolicy(max_retries=2, backoff_s=0.001, max_backoff_s=0.01)
 NO_RETRY = RetryPolicy(max_retries=0)

@@ -15,15 +15,16 @@ from collections.abc import Iterator, Sequence
 import httpx
 import pytest
 
+from treehop._http import RetryPolicy
+from treehop.errors import InvalidQueryError, RerankError
+from treehop.rerankers import Reranker, VikingDBReranker, safe_rerank
+
 from fake_servers.rerank_servers import (
     FakeVikingDBRerankServer,
     Reply,
     overlap_score,
     viking_error,
 )
-from treehop._http import RetryPolicy
-from treehop.errors import InvalidQueryError, RerankError
-from treehop.rerankers import Reranker, VikingDBReranker, safe_rerank
 
 AK = "AKLTfakeaccesskey"
 SK = "fake-secret-key-DO-NOT-LEAK"

@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from treehop import AsyncTreehop, ContextType, Treehop
 from treehop.demo import index_sample_tree
 from treehop.errors import InvalidQueryError, NotFoundError
 from treehop.llm import OpenAICompatibleLLM
 from treehop.llm.base import BaseLLM, ChatMessage
+
+from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 
 PLAN = {
     "reasoning": "The user wants to write an RFC: the skill, the template, and their habits.",

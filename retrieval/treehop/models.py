@@ -75,6 +75,15 @@ class Node(BaseModel):
             return self.content or self.abstract
         return "\n".join(p for p in (self.abstract, self.overview) if p)
 
+    def lexical_text(self) -> str:
+        """The text the BM25 index holds for this node.
+
+        A directory's overview repeats its children's abstracts; indexing it would count
+        their words twice and let a directory outscore the very file that answers the query,
+        so directories are indexed by their L0 abstract only.
+        """
+        return self.content or self.abstract if self.is_leaf else self.abstract
+
 
 class TypedQuery(BaseModel):
     """One query of a plan: the rewritten text, its context type, its purpose and priority."""

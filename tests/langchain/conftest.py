@@ -15,14 +15,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from treehop import AsyncTreehop, Treehop
+
 from lc_helpers import (
     SAMPLE_TREE,
     WordHashEmbeddings,
     aload_sample_tree,
     load_sample_tree,
 )
-
-from treehop import AsyncTreehop, Treehop
 
 
 @pytest.fixture

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 from langchain_tests.integration_tests import RetrieversIntegrationTests
-from lc_helpers import WordHashEmbeddings, load_sample_tree
 
 from langchain_treehop import LangChainEmbedder, TreehopRetriever
 from treehop import Treehop
+
+from lc_helpers import WordHashEmbeddings, load_sample_tree
 
 
 class _SampleTreeClient:

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-from lc_helpers import ScriptedChatModel, SlowAsyncEmbeddings, WordHashEmbeddings, word_vector
 
 from langchain_treehop import LangChainChatLLM, LangChainEmbedder
 from langchain_treehop.chat_models import JSON_INSTRUCTION
@@ -18,6 +17,8 @@ from treehop import AsyncTreehop, ContextType
 from treehop.errors import EmbeddingError, LLMError
 from treehop.intent_analysis import IntentAnalyzer
 from treehop.llm.base import LLM, ChatMessage
+
+from lc_helpers import ScriptedChatModel, SlowAsyncEmbeddings, WordHashEmbeddings, word_vector
 
 # ---------------------------------------------------------------------------- embeddings
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 from langchain_core.documents import Document
-from lc_helpers import WordHashEmbeddings
 
 from langchain_treehop import LangChainEmbedder, TreehopRetriever, aadd_documents, add_documents
 from treehop import AsyncTreehop, Treehop
 from treehop.errors import IngestError, InvalidTagError, InvalidURIError
+
+from lc_helpers import WordHashEmbeddings
 
 
 @pytest.fixture

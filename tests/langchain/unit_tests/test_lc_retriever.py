@@ -12,7 +12,6 @@ from uuid import UUID
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
-from lc_helpers import SlowAsyncEmbeddings, WordHashEmbeddings, aload_sample_tree, load_sample_tree
 from pydantic import SecretStr, ValidationError
 
 from langchain_treehop import (
@@ -23,6 +22,8 @@ from langchain_treehop import (
 from treehop import AsyncTreehop, ContextType, RetrievalConfig, TagHopTrigger, Treehop
 from treehop.errors import EmbeddingError, InvalidQueryError, NotFoundError
 from treehop.rerankers.base import BaseReranker
+
+from lc_helpers import SlowAsyncEmbeddings, WordHashEmbeddings, aload_sample_tree, load_sample_tree
 
 QUERY = "kubernetes deployment rollout readiness probes"
 

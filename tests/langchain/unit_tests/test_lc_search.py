@@ -14,7 +14,6 @@ from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
-from lc_helpers import ScriptedChatModel, WordHashEmbeddings, aload_sample_tree, load_sample_tree
 
 from langchain_treehop import (
     LangChainChatLLM,
@@ -25,6 +24,8 @@ from langchain_treehop import (
 )
 from treehop import AsyncTreehop, Treehop
 from treehop.errors import InvalidQueryError
+
+from lc_helpers import ScriptedChatModel, WordHashEmbeddings, aload_sample_tree, load_sample_tree
 
 PLAN = {
     "reasoning": "a how-to for the user's project, in the user's preferred style",

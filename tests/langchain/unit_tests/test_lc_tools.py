@@ -11,11 +11,12 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
-from lc_helpers import ScriptedChatModel
 
 from langchain_treehop import create_treehop_tools
 from treehop import AsyncTreehop, Treehop
 from treehop.errors import InvalidQueryError
+
+from lc_helpers import ScriptedChatModel
 
 DEPLOYMENTS = "viking://resources/devops/kubernetes/deployments.md"
 
