@@ -50,7 +50,7 @@ import datasets as ds
 
 ds.ensure_treehop_importable()
 
-from treehop import ContextType, Node, RetrievalConfig, Treehop  # noqa: E402
+from treehop import ContextType, EmbeddedStore, Node, RetrievalConfig, Treehop  # noqa: E402
 
 F32 = npt.NDArray[np.float32]
 ROOT = "viking://resources"
@@ -273,8 +273,10 @@ def run_size(n: int, args: argparse.Namespace) -> Result:
     t0 = time.perf_counter()
     syn = make_tree(shape, args.dim, args.seed, args.sigmas)
     emb = PreparedQueryEmbedder(args.dim)
-    cfg = RetrievalConfig(score_propagation_alpha=args.alpha)
-    th = Treehop(None, embedder=emb, config=cfg, tagger=None)
+    # Synthetic vectors carry no text: dense only, as the flat baseline.
+    cfg = RetrievalConfig(score_propagation_alpha=args.alpha, dense_weight=1.0)
+    store = EmbeddedStore(ann_min_rows=args.ann_min_rows if args.ann_min_rows >= 0 else None)
+    th = Treehop(None, embedder=emb, config=cfg, tagger=None, store=store)
     th.store.upsert(syn.nodes, syn.vectors)
     n_nodes = len(syn.nodes)
     raw_vectors = syn.vectors.nbytes
@@ -393,6 +395,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--limit", type=int, default=10)
     ap.add_argument("--alpha", type=float, default=1.0)
+    ap.add_argument(
+        "--ann-min-rows",
+        type=int,
+        default=-1,
+        help="use the hnswlib global search from this many rows on (-1: exact, the default)",
+    )
     ap.add_argument("--dim", type=int, default=384)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(

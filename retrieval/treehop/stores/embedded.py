@@ -58,6 +58,7 @@ class EmbeddedStore:
         dimension: int | None = None,
         *,
         lexical: bool = True,
+        ann_min_rows: int | None = 300_000,
     ):
         self.path = Path(path) if path is not None else None
         self._dim = dimension
@@ -76,6 +77,11 @@ class EmbeddedStore:
         # BM25 beside the vectors (same row numbers) for hybrid search with ``dense_weight``.
         self.lexical: LexicalIndex | None = LexicalIndex() if lexical else None
         self._lexical_dir: Path | None = None
+        # Approximate global search (hnswlib, the ``ann`` extra) from this many rows on;
+        # ``None`` turns it off. Scoped searches are always exact.
+        self.ann_min_rows = ann_min_rows
+        self._ann: Any = None
+        self._ann_version = -1
         if self.path is not None and (self.path / "CURRENT").exists():
             self._load()
         self.capabilities = StoreCapabilities(
@@ -230,7 +236,10 @@ class EmbeddedStore:
                 raise InvalidQueryError(
                     f"query vector has dimension {q.shape[0]}, index has {self._dim}"
                 )
-            if rows is None:
+            ann = self._ann_candidates(q, rows, eligible, limit, query_text, dense_weight)
+            if ann is not None:
+                cand, dense = ann
+            elif rows is None:
                 cand = np.flatnonzero(eligible)
                 dense = _matvec(self._vectors[: self._n], q)[cand]
             else:
@@ -267,6 +276,70 @@ class EmbeddedStore:
                     )
                 )
             return out
+
+    # ------------------------------------------------------------------ approximate global search
+    def _ann_candidates(
+        self,
+        q: Vector,
+        rows: IntArray | None,
+        eligible: BoolArray,
+        limit: int,
+        query_text: str | None,
+        dense_weight: float,
+    ) -> tuple[IntArray, Vector] | None:
+        """Candidates from the HNSW index for a wide scope on a large store, else ``None``.
+
+        Only the global step uses it: a scope covering less than half of the index (a
+        directory's children, a subtree) stays exact, as do small stores. The ANN over-fetches
+        and filters by the scope's eligibility mask; when too few eligible rows come back it
+        fetches more, and past a quarter of the index it gives up (``None``: exact search).
+        With hybrid scoring, the query's best BM25 rows join the candidates, so that a lexical
+        match the dense ANN missed is still scored. Dense scores are recomputed exactly.
+        """
+        if self.ann_min_rows is None or self._n < self.ann_min_rows:
+            return None
+        if rows is not None and rows.size * 2 < self._n:
+            return None
+        index = self._ann_index()
+        if index is None:
+            return None
+        full = eligible if rows is None else np.zeros(self._n, dtype=bool)
+        if rows is not None:
+            full[rows[eligible]] = True
+        fetch = max(4 * limit, 64)
+        while True:
+            index.set_ef(max(fetch, 128))
+            labels, _ = index.knn_query(q.reshape(1, -1), k=min(fetch, self._n))
+            found = labels[0].astype(np.int64)
+            cand = found[full[found]]
+            if cand.size >= limit or fetch * 4 > self._n:
+                break
+            fetch *= 4
+        if cand.size < limit:
+            return None
+        if self.lexical is not None and query_text and dense_weight < 1.0:
+            lex_rows, _ = self.lexical.top(query_text, fetch)
+            lex_rows = lex_rows[full[lex_rows]]
+            cand = np.union1d(cand, lex_rows)
+        return cand, _matvec(self._vectors[cand], q)
+
+    def _ann_index(self) -> Any:
+        """The HNSW index over all rows, (re)built lazily after writes; ``None`` without
+        hnswlib (the ``ann`` extra)."""
+        if self._ann is not None and self._ann_version == self._version:
+            return self._ann
+        try:
+            import hnswlib
+        except ImportError:
+            return None
+        index = hnswlib.Index(space="ip", dim=int(self._dim or 0))
+        index.init_index(max_elements=self._n, ef_construction=200, M=16, random_seed=0)
+        index.set_num_threads(os.cpu_count() or 1)
+        index.add_items(
+            np.ascontiguousarray(self._vectors[: self._n]), np.arange(self._n, dtype=np.int64)
+        )
+        self._ann, self._ann_version = index, self._version
+        return index
 
     def _lexical_scale(self, query_text: str) -> float:
         """The query's best BM25 score over the whole index (cached per query and version),
