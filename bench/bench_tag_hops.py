@@ -1,6 +1,6 @@
 """Do tag hops find relevant documents in subtrees whose summaries miss the query? At what cost?
 
-    python bench/bench_tag_hops.py                      # everything below (~2-4 min on 2 cores)
+    python bench/bench_tag_hops.py                      # everything below (~5 min on 2 cores)
     python bench/bench_tag_hops.py --trees topic --variants auto --sweep-trees ''   # ~20 s
 
 Data: the 1,400 Cranfield abstracts (title + abstract per file, vectors cached under
@@ -368,7 +368,8 @@ def per_query(
     run = {q: {d: float(len(r.docs) - i) for i, d in enumerate(r.docs)} for q, r in runs.items()}
     out: dict[str, dict[str, float]] = {q: {"ndcg": 0.0, "r10": 0.0, "r100": 0.0} for q in runs}
     names = {nDCG @ 10: "ndcg", R @ 10: "r10", R @ 100: "r100"}
-    for m in ir_measures.iter_calc(MEASURES, qrels, run):
+    judged = {q: qrels[q] for q in runs if q in qrels}
+    for m in ir_measures.iter_calc(MEASURES, judged, run):
         out[m.query_id][names[m.measure]] = float(m.value)
     return out
 

@@ -1,11 +1,13 @@
 """LangChain and LangGraph integration for treehop.
 
-- :class:`TreehopRetriever`: treehop's ``find()`` / ``search()`` as a LangChain retriever.
+- :class:`TreehopRetriever`: treehop's ``find()`` / ``search()`` as a LangChain retriever, over
+  a treehop client or a read-only :class:`KnowledgeSource` (an existing VikingDB knowledge base).
 - :func:`create_treehop_tools`: find, search, ls and read tools for LangGraph agents.
 - :class:`LangChainEmbedder` / :class:`LangChainChatLLM`: LangChain models inside treehop.
 - :func:`add_documents` / :func:`aadd_documents`: LangChain ``Document``s into the tree.
 """
 
+from ._utils import KnowledgeSource
 from .chat_models import LangChainChatLLM
 from .documents import (
     PROVENANCE_KEYS,
@@ -30,6 +32,7 @@ __all__ = [
     "EVENT_RERANK_FALLBACK",
     "EVENT_TAG_HOPS",
     "PROVENANCE_KEYS",
+    "KnowledgeSource",
     "LangChainChatLLM",
     "LangChainEmbedder",
     "TreehopRetrievalOptions",

@@ -12,6 +12,11 @@ right path:
   HTTP clients inside models and rerankers keep connection pools bound to the loop that opened
   them, and ``asyncio.run`` cannot be used at all when the caller already runs a loop
   (Jupyter, an async web framework calling a sync chain).
+
+The retriever also accepts a :class:`KnowledgeSource`: a read-only source that answers
+treehop's ``find()`` from an index treehop did not build (an existing VikingDB knowledge base,
+:class:`treehop.vikingdb_knowledge.VikingDBKnowledgeSource`). It is matched structurally, so
+importing this package never imports a vendor SDK.
 """
 
 from __future__ import annotations
@@ -19,14 +24,38 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from treehop import AsyncTreehop, Treehop
+from typing_extensions import TypeIs
+
+from treehop import AsyncTreehop, FindResult, Treehop
 from treehop.errors import InvalidQueryError
 
 T = TypeVar("T")
 TreehopClient = Treehop | AsyncTreehop
 """Either treehop client; every public entry point of this package accepts both."""
+
+
+@runtime_checkable
+class KnowledgeSource(Protocol):
+    """A read-only source answering treehop's ``find()``, with no treehop tree behind it.
+
+    ``find`` takes treehop's ``find()`` keyword arguments (``limit``, ``filter``,
+    ``score_threshold``, ``target_uri``, ``mode``, ``dense_weight``, ``retrieve_count``,
+    ``rerank_threshold``, ``chunk_diffusion_count``, ``chunk_group``, ...) and refuses the ones
+    it cannot honour; ``afind`` is its awaitable twin (a thread for a sync SDK). There is no
+    store, no tags, no sessions and no ``search()``: the retriever refuses options that need
+    them instead of dropping them. ``doc_id_of(uri)``, when present, checks a ``target_uri``
+    at construction. :class:`treehop.vikingdb_knowledge.VikingDBKnowledgeSource` is one.
+    """
+
+    def find(self, query: str, **kwargs: Any) -> FindResult: ...
+
+    async def afind(self, query: str, **kwargs: Any) -> FindResult: ...
+
+
+RetrieverClient = Treehop | AsyncTreehop | KnowledgeSource
+"""What a :class:`~langchain_treehop.TreehopRetriever` queries."""
 
 
 class _BackgroundLoop:
@@ -74,6 +103,21 @@ def check_client(client: object, what: str = "client") -> TreehopClient:
             f"{what} must be a treehop.Treehop or treehop.AsyncTreehop, got {type(client).__name__}"
         )
     return client
+
+
+def is_knowledge_source(client: object) -> TypeIs[KnowledgeSource]:
+    """True for a find-only source (anything with ``find`` and ``afind`` but no tree)."""
+    return not isinstance(client, (Treehop, AsyncTreehop)) and isinstance(client, KnowledgeSource)
+
+
+def check_retriever_client(client: object) -> RetrieverClient:
+    """Return ``client`` if a retriever can query it (a treehop client or a knowledge source)."""
+    if isinstance(client, (Treehop, AsyncTreehop)) or is_knowledge_source(client):
+        return client
+    raise InvalidQueryError(
+        "client must be a treehop.Treehop, a treehop.AsyncTreehop or a knowledge source with "
+        f"find() and afind() (such as VikingDBKnowledgeSource), got {type(client).__name__}"
+    )
 
 
 def async_client(client: TreehopClient) -> AsyncTreehop:

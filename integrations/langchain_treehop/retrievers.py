@@ -12,6 +12,9 @@ Design choices, against what the existing OpenViking adapter gets wrong:
   read per hit.
 - ``_aget_relevant_documents`` awaits the native async client; it never hands the work to a
   thread pool running the sync path.
+- The client may also be a read-only knowledge source (an existing VikingDB knowledge base,
+  :class:`treehop.vikingdb_knowledge.VikingDBKnowledgeSource`): ``find`` mode only, and options
+  that need a treehop tree (tags, ``search``) are refused at construction, not dropped.
 """
 
 from __future__ import annotations
@@ -50,7 +53,17 @@ from treehop.filters import MetadataFilter
 from treehop.postprocess import group_chunks
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_threshold
 
-from ._utils import TreehopClient, async_client, call_async, call_sync, check_client, has_method
+from ._utils import (
+    KnowledgeSource,
+    RetrieverClient,
+    TreehopClient,
+    async_client,
+    call_async,
+    call_sync,
+    check_retriever_client,
+    has_method,
+    is_knowledge_source,
+)
 from .chat_models import LangChainChatLLM
 from .documents import CONTENT_FIELDS, ContentField, context_to_document
 from .embeddings import LangChainEmbedder
@@ -227,7 +240,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
 
     Key init args (client):
         client: an open ``Treehop`` or ``AsyncTreehop``; or ``path`` (with ``embedding``,
-        ``llm`` / ``llm_model``, ``llm_api_key``) to open an index.
+        ``llm`` / ``llm_model``, ``llm_api_key``) to open an index; or a read-only knowledge
+        source such as ``VikingDBKnowledgeSource`` (``find`` mode; ``k`` becomes its ``limit``,
+        ``metadata_filter`` its ``doc_filter``, ``retrieval_mode="thinking"`` turns its rerank
+        on; tag filters are refused).
 
     Instantiate:
         .. code-block:: python
@@ -258,8 +274,9 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    client: Treehop | AsyncTreehop | None = Field(default=None, exclude=True)
-    """An open treehop client. Leave unset and give ``path`` to open one."""
+    client: Treehop | AsyncTreehop | KnowledgeSource | None = Field(default=None, exclude=True)
+    """An open treehop client or a knowledge source (an object with ``find`` and ``afind``,
+    e.g. ``VikingDBKnowledgeSource``). Leave unset and give ``path`` to open an index."""
     path: str | None = None
     """An index directory to open when no ``client`` is given."""
     user: str = "default"
@@ -289,7 +306,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             "llm_base_url": self.llm_base_url,
         }
         if self.client is not None:
-            check_client(self.client)
+            check_retriever_client(self.client)
             if self.path is not None:
                 raise InvalidQueryError("give client or path, not both")
             given = [name for name, value in from_path_only.items() if value is not None]
@@ -300,6 +317,8 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                     f"{', '.join(given)} only apply when the retriever opens the index itself "
                     "(path=...); configure the client you pass instead"
                 )
+            if is_knowledge_source(self.client):
+                _check_source_options(self.client, self)
             return self
         if self.path is None:
             raise InvalidQueryError("TreehopRetriever needs client=... or path=...")
@@ -338,7 +357,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
 
     # ------------------------------------------------------------------ internals
     @property
-    def treehop_client(self) -> TreehopClient:
+    def treehop_client(self) -> RetrieverClient:
         """The client this retriever queries (opened from ``path`` if none was given)."""
         if self.client is None:  # pragma: no cover - the validator guarantees it
             raise InvalidQueryError("TreehopRetriever has no client")
@@ -402,8 +421,19 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         return kw
 
     def _check_search_supported(self, opts: TreehopRetrievalOptions) -> None:
-        if opts.mode == "search" and not has_method(self.treehop_client, "search"):
+        client = self.treehop_client
+        if is_knowledge_source(client):
+            _check_source_options(client, opts)
+        elif opts.mode == "search" and not has_method(client, "search"):
             raise InvalidQueryError("this treehop client has no search(); use mode='find'")
+
+    def _source_kwargs(self, opts: TreehopRetrievalOptions) -> dict[str, Any]:
+        """``find()`` arguments for a knowledge source: the treehop ones minus the (refused)
+        tag filters, so the source maps ``limit``, ``filter`` (its ``doc_filter``), the
+        threshold, the scope and the rerank/diffusion/grouping controls itself."""
+        kw = self._core_kwargs(opts, None)
+        del kw["tags"], kw["tags_all"]
+        return kw
 
     def _to_documents(self, result: FindResult, opts: TreehopRetrievalOptions) -> list[Document]:
         # contexts() merges the per-type lists best first (search() fuses up to k per type, so
@@ -426,6 +456,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         opts = self._options(kwargs)
         self._check_search_supported(opts)
         client = self.treehop_client
+        if is_knowledge_source(client):
+            found = client.find(query, **self._source_kwargs(opts))
+            for name, data in _trace_events(query, found):
+                dispatch_custom_event(name, data, config={"callbacks": run_manager.get_child()})
+            return self._to_documents(found, opts)
         temp_session: str | None = None
         try:
             if opts.chat_history:
@@ -450,6 +485,13 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         opts = self._options(kwargs)
         self._check_search_supported(opts)
         client = self.treehop_client
+        if is_knowledge_source(client):
+            found = await client.afind(query, **self._source_kwargs(opts))
+            for name, data in _trace_events(query, found):
+                await adispatch_custom_event(
+                    name, data, config={"callbacks": run_manager.get_child()}
+                )
+            return self._to_documents(found, opts)
         temp_session: str | None = None
         try:
             if opts.chat_history:
@@ -473,6 +515,12 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         params = super()._get_ls_params(**kwargs)
         if self.client is None:
             return params
+        if is_knowledge_source(self.client):
+            # A knowledge base embeds on the service side: only the provider is known here.
+            params["ls_vector_store_provider"] = str(
+                getattr(self.client, "provider", None) or type(self.client).__name__
+            )
+            return params
         aclient = async_client(self.client)
         store = aclient.store
         params["ls_vector_store_provider"] = str(
@@ -483,6 +531,30 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         params["ls_embedding_provider"] = type(inner if inner is not None else embedder).__name__
         params["ls_embedding_model"] = str(getattr(embedder, "name", "") or "") or None
         return params
+
+
+def _check_source_options(source: KnowledgeSource, opts: TreehopRetrievalOptions) -> None:
+    """Refuse what a knowledge source cannot honour, before anything is sent.
+
+    Its own option checks (ranges, rerank combinations) run per call in the source; these
+    are the retriever's options that would otherwise mean something the source cannot do.
+    """
+    name = type(source).__name__
+    if opts.mode == "search":
+        raise InvalidQueryError(
+            f"mode='search' needs a treehop client (it plans queries over sessions and context "
+            f"types); a {name} answers find() only: use mode='find'"
+        )
+    if opts.tag_filter or opts.tag_filter_all:
+        raise InvalidQueryError(
+            f"tag_filter / tag_filter_all need a treehop tree; a {name} has no treehop tags: "
+            "filter on its documents' meta fields with metadata_filter"
+        )
+    doc_id_of = getattr(source, "doc_id_of", None)
+    if callable(doc_id_of) and opts.target_uri is not None:
+        targets = [opts.target_uri] if isinstance(opts.target_uri, str) else opts.target_uri
+        for t in targets:
+            doc_id_of(t)  # InvalidURIError for a URI that is not one of its documents
 
 
 def _forget_session(client: TreehopClient, session_id: str) -> None:

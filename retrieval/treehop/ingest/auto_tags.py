@@ -98,7 +98,10 @@ class IngestTagger:
             kids = children.get(d.uri, [])
             has_readme = any(is_readme(c.rsplit("/", 1)[-1]) for c in kids)
             own_text = d.abstract if has_readme else humanize(d.uri.rsplit("/", 1)[-1])
-            own = tagger.extract(own_text) if own_text else []
+            # Roots and the implicit directories above an added resource ("resources",
+            # "memories") describe the storage layout, not a topic: they hand nothing down.
+            layout = d.level == 0 or bool(d.metadata.get("implicit"))
+            own = tagger.extract(own_text) if own_text and not layout else []
             kid_tags = [out[c].auto for c in kids if c in out]
             agg = tagger.aggregate(kid_tags, own)
             out[d.uri] = NodeTags(auto=auto_tags(agg), own_labels=list(own))

@@ -4,6 +4,7 @@ Importable as ``llama_index.retrievers.treehop`` (a namespace package next to
 ``llama_index.core``), installed with ``pip install 'treehop[llamaindex]'``.
 """
 
+from ._client import KnowledgeSource
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
 from .base import DEFAULT_SIMILARITY_TOP_K, TreehopRetriever
 from .events import TreehopQueryPlanEvent, TreehopRerankFallbackEvent, TreehopTagHopEvent
@@ -18,6 +19,7 @@ __all__ = [
     "EXCLUDED_EMBED_KEYS",
     "EXCLUDED_LLM_KEYS",
     "INTENT_PROMPT_KEY",
+    "KnowledgeSource",
     "LlamaIndexEmbedder",
     "LlamaIndexLLM",
     "TreehopFilterArgs",

@@ -6,6 +6,11 @@ client directly and runs an async client's coroutines on one shared background l
 persistent loop rather than ``asyncio.run`` per call, because HTTP clients inside rerankers and
 models keep connection pools per loop, and because ``asyncio.run`` fails where the caller already
 runs a loop (Jupyter, an async web app calling a sync query engine).
+
+The retriever also accepts a :class:`KnowledgeSource`: a read-only source that answers
+treehop's ``find()`` from an index treehop did not build (an existing VikingDB knowledge base,
+:class:`treehop.vikingdb_knowledge.VikingDBKnowledgeSource`). It is matched structurally, so
+importing the integration never imports a vendor SDK.
 """
 
 from __future__ import annotations
@@ -13,13 +18,34 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from treehop import AsyncTreehop, Treehop
+from typing_extensions import TypeIs
+
+from treehop import AsyncTreehop, FindResult, Treehop
 from treehop.errors import InvalidQueryError
 
 T = TypeVar("T")
 TreehopClient = Treehop | AsyncTreehop
+
+
+@runtime_checkable
+class KnowledgeSource(Protocol):
+    """A read-only source answering treehop's ``find()``, with no treehop tree behind it.
+
+    ``find`` takes treehop's ``find()`` keyword arguments and refuses the ones it cannot
+    honour; ``afind`` is its awaitable twin. There is no store (so no CHILD relationships and
+    no chunk counts), no tags, no sessions and no ``search()``. ``doc_id_of(uri)``, when
+    present, checks a ``target_uri`` at construction.
+    :class:`treehop.vikingdb_knowledge.VikingDBKnowledgeSource` is one.
+    """
+
+    def find(self, query: str, **kwargs: Any) -> FindResult: ...
+
+    async def afind(self, query: str, **kwargs: Any) -> FindResult: ...
+
+
+RetrieverClient = Treehop | AsyncTreehop | KnowledgeSource
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
@@ -56,6 +82,21 @@ def check_client(client: object) -> TreehopClient:
             f"client must be a treehop.Treehop or treehop.AsyncTreehop, got {type(client).__name__}"
         )
     return client
+
+
+def is_knowledge_source(client: object) -> TypeIs[KnowledgeSource]:
+    """True for a find-only source (anything with ``find`` and ``afind`` but no tree)."""
+    return not isinstance(client, Treehop | AsyncTreehop) and isinstance(client, KnowledgeSource)
+
+
+def check_retriever_client(client: object) -> RetrieverClient:
+    """``client`` if a retriever can query it (a treehop client or a knowledge source)."""
+    if isinstance(client, Treehop | AsyncTreehop) or is_knowledge_source(client):
+        return client
+    raise InvalidQueryError(
+        "client must be a treehop.Treehop, a treehop.AsyncTreehop or a knowledge source with "
+        f"find() and afind() (such as VikingDBKnowledgeSource), got {type(client).__name__}"
+    )
 
 
 def async_client(client: TreehopClient) -> AsyncTreehop:

@@ -20,7 +20,7 @@ from llama_index.core.utils import print_text
 from llama_index.core.vector_stores.types import MetadataFilters
 from llama_index_instrumentation import get_dispatcher
 
-from treehop import FindResult, MatchedContext, Treehop
+from treehop import AsyncTreehop, FindResult, MatchedContext, Treehop
 from treehop import uri as urimod
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidFilterError, InvalidQueryError
@@ -28,7 +28,14 @@ from treehop.models import ContextType, FoundBy, RetrievalMode
 from treehop.postprocess import check_controls
 from treehop.validation import check_dense_weight, check_limit, check_threshold
 
-from ._client import TreehopClient, async_client, call_sync, check_client
+from ._client import (
+    KnowledgeSource,
+    RetrieverClient,
+    async_client,
+    call_sync,
+    check_retriever_client,
+    is_knowledge_source,
+)
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
 from .events import TreehopQueryPlanEvent, TreehopRerankFallbackEvent, TreehopTagHopEvent
 from .filters import CONTEXT_ALIASES, TreehopFilterArgs, to_treehop_filters, validate
@@ -69,7 +76,12 @@ class TreehopRetriever(BaseRetriever):
     Args:
         client: an open :class:`treehop.Treehop` or :class:`treehop.AsyncTreehop`; both
             ``retrieve`` and ``aretrieve`` work with either (``aretrieve`` always awaits the
-            native async client, so it never blocks the event loop).
+            native async client, so it never blocks the event loop). Or a read-only knowledge
+            source (an object with ``find`` and ``afind``, such as
+            :class:`treehop.vikingdb_knowledge.VikingDBKnowledgeSource`): ``mode="find"``
+            only; ``similarity_top_k`` becomes its ``limit``, the metadata filters its
+            ``doc_filter``, ``retrieval_mode="thinking"`` turns its rerank on; a ``tags``
+            filter, ``mode="search"`` or a ``target_uri`` outside it is refused here.
         similarity_top_k: how many nodes to return.
         filters: LlamaIndex ``MetadataFilters``; the key ``tags`` filters on tags,
             ``context_type`` on the context types, every other key on stored metadata. A filter
@@ -84,7 +96,9 @@ class TreehopRetriever(BaseRetriever):
         score_threshold: drop nodes scoring at or below it.
         session_id: the conversation whose context ``search`` plans from (search mode only).
         include_relationships: fill PARENT/CHILD (and chunk PREVIOUS/NEXT) relationships; costs
-            one store lookup per directory hit.
+            one store lookup per directory hit. With a knowledge source (no store) PREVIOUS/NEXT
+            link only to neighbouring chunks present in the same result (``chunk_diffusion_count``
+            brings them), SOURCE names the document, and there are no CHILD links.
         retrieve_count, rerank_threshold, chunk_diffusion_count, chunk_group: passed to the
             core unchanged (how many candidates to rerank, a floor on rerank scores, neighbouring
             chunks to add, chunks grouped under their file).
@@ -96,7 +110,7 @@ class TreehopRetriever(BaseRetriever):
 
     def __init__(
         self,
-        client: TreehopClient,
+        client: RetrieverClient,
         *,
         similarity_top_k: int = DEFAULT_SIMILARITY_TOP_K,
         filters: MetadataFilters | None = None,
@@ -118,17 +132,28 @@ class TreehopRetriever(BaseRetriever):
         objects: list[IndexNode] | None = None,
         verbose: bool = False,
     ) -> None:
-        self._client = check_client(client)
-        self._aclient = async_client(self._client)
+        self._client = check_retriever_client(client)
+        self._source: KnowledgeSource | None = None
+        self._tree: AsyncTreehop | None = None
+        if is_knowledge_source(self._client):
+            self._source = self._client
+        else:
+            self._tree = async_client(self._client)
         if mode not in ("find", "search"):
             raise InvalidQueryError(f"mode must be 'find' or 'search', got {mode!r}")
+        if mode == "search" and self._source is not None:
+            raise InvalidQueryError(
+                "mode='search' needs a treehop client (it plans queries over sessions and "
+                f"context types); a {type(self._source).__name__} answers find() only: use "
+                "mode='find'"
+            )
         self.mode: Mode = mode
         self.similarity_top_k = similarity_top_k
         self.filters = filters
         self.retrieval_mode = RetrievalMode(retrieval_mode) if retrieval_mode is not None else None
         targets = [target_uri] if isinstance(target_uri, str) else list(target_uri or [])
         for t in targets:
-            self._aclient.resolve(t)  # raises InvalidURIError early
+            self._resolve(t)  # raises InvalidURIError early
         self.target_uri: list[str] = targets
         self.context_types = context_types
         self.score_threshold = check_threshold(score_threshold)
@@ -141,10 +166,12 @@ class TreehopRetriever(BaseRetriever):
         self.chunk_diffusion_count = chunk_diffusion_count
         self.chunk_group = chunk_group
         # The core checks these per call; checking once here fails at construction instead.
+        # A source checks whether its rerank is on itself (its defaults may turn it on), so
+        # only the ranges are checked here for one.
         check_controls(
             self._similarity_top_k,
             retrieve_count,
-            self._effective_mode() is RetrievalMode.THINKING and self._aclient.reranker is not None,
+            self._source is not None or self._reranker_name(self._effective_mode()) is not None,
             chunk_diffusion_count,
         )
         super().__init__(
@@ -158,7 +185,7 @@ class TreehopRetriever(BaseRetriever):
     @classmethod
     def from_defaults(
         cls,
-        client: TreehopClient | None = None,
+        client: RetrieverClient | None = None,
         *,
         path: str | os.PathLike[str] | None = None,
         user: str = "default",
@@ -195,13 +222,34 @@ class TreehopRetriever(BaseRetriever):
                 "be combined with an existing client"
             )
         if documents:
+            if is_knowledge_source(client):
+                raise InvalidQueryError(
+                    f"a {type(client).__name__} is read-only: add documents to it with its own "
+                    "service, not with documents="
+                )
             add_documents(client, documents)
         return cls(client, **kwargs)
 
     @property
-    def client(self) -> TreehopClient:
-        """The treehop client this retriever queries."""
+    def client(self) -> RetrieverClient:
+        """The treehop client (or knowledge source) this retriever queries."""
         return self._client
+
+    @property
+    def _aclient(self) -> AsyncTreehop:
+        """The native async client behind a treehop client (never used for a source)."""
+        if self._tree is None:  # pragma: no cover - every caller checks for a source first
+            raise InvalidQueryError("a knowledge source has no treehop client")
+        return self._tree
+
+    def _resolve(self, uri: str) -> str:
+        """A target URI resolved; one a knowledge source cannot scope to is refused."""
+        if self._tree is not None:
+            return self._tree.resolve(uri)
+        doc_id_of = getattr(self._source, "doc_id_of", None)
+        if callable(doc_id_of):
+            doc_id_of(uri)  # InvalidURIError for a URI that is not one of its documents
+        return urimod.normalize(uri, "default")
 
     @property
     def similarity_top_k(self) -> int:
@@ -223,6 +271,12 @@ class TreehopRetriever(BaseRetriever):
             )
         mapped = to_treehop_filters(value)
         validate(mapped)
+        source = getattr(self, "_source", None)
+        if source is not None and (mapped.tags is not None or mapped.tags_all):
+            raise InvalidFilterError(
+                f"a 'tags' filter needs a treehop tree; a {type(source).__name__} has no treehop "
+                "tags: filter on its documents' meta fields instead"
+            )
         self._filters = value
         self._mapped: TreehopFilterArgs = mapped
 
@@ -249,7 +303,7 @@ class TreehopRetriever(BaseRetriever):
 
     # ------------------------------------------------------------------ prompts
     def _intent_analyzer(self) -> Any:
-        return getattr(self._aclient, "intent_analyzer", None)
+        return getattr(self._tree, "intent_analyzer", None)
 
     def _get_prompts(self) -> PromptDictType:
         """The intent-analysis prompt, when the client plans queries (``search``)."""
@@ -285,9 +339,7 @@ class TreehopRetriever(BaseRetriever):
                 )
         targets = list(self.target_uri)
         if targets and ctypes is not None:
-            kept = [
-                t for t in targets if urimod.context_type_of(self._aclient.resolve(t)) in ctypes
-            ]
+            kept = [t for t in targets if urimod.context_type_of(self._resolve(t)) in ctypes]
             if not kept:
                 raise InvalidFilterError(
                     f"no target URI lies in the context types {[c.value for c in ctypes]}"
@@ -327,6 +379,11 @@ class TreehopRetriever(BaseRetriever):
             kw["target_uri"] = targets
         elif ctypes is not None and len(ctypes) == 1:
             kw["context_type"] = ctypes[0]
+        elif ctypes is not None and self._source is not None:
+            # A knowledge source holds resources only: all it has, or honestly nothing.
+            kw["context_type"] = (
+                ContextType.RESOURCE if ContextType.RESOURCE in ctypes else ctypes[0]
+            )
         elif ctypes is not None:
             # find() takes one context type; several become their root directories (only the
             # ones that exist: a missing root would be an error, an empty one matches nothing).
@@ -340,8 +397,34 @@ class TreehopRetriever(BaseRetriever):
         return "find", kw
 
     def _check_supported(self, method: str) -> None:
-        if not callable(getattr(self._aclient, method, None)):
+        if self._source is not None:
+            if method != "find":
+                raise InvalidQueryError(
+                    f"a {type(self._source).__name__} answers find() only; use mode='find'"
+                )
+        elif not callable(getattr(self._aclient, method, None)):
             raise InvalidQueryError(f"this treehop client has no {method}(); use mode='find'")
+
+    def _reranker_name(self, mode: RetrievalMode) -> str | None:
+        """The model that reranks a retrieval in ``mode``, or ``None`` when nothing reranks.
+
+        A knowledge source reranks on its service when ``thinking`` (or its own ``defaults``)
+        turn its rerank on; its model is the one its ``defaults`` name, else the service's
+        default.
+        """
+        if self._source is not None:
+            defaults = getattr(self._source, "defaults", None)
+            defaults = defaults if isinstance(defaults, Mapping) else {}
+            if mode is not RetrievalMode.THINKING and not defaults.get("rerank_switch"):
+                return None
+            model = defaults.get("rerank_model")
+            return str(model or f"{type(self._source).__name__} default rerank")
+        if mode is not RetrievalMode.THINKING:
+            return None
+        reranker = self._aclient.reranker
+        if reranker is None:
+            return None
+        return str(getattr(reranker, "name", type(reranker).__name__))
 
     # ------------------------------------------------------------------ instrumentation
     @contextmanager
@@ -354,11 +437,10 @@ class TreehopRetriever(BaseRetriever):
         the candidates are not known before the search starts, so the start event carries no
         nodes and the end event carries the final, reranked nodes.
         """
-        reranker = self._aclient.reranker
-        if mode is not RetrievalMode.THINKING or reranker is None:
+        model_name = self._reranker_name(mode)
+        if model_name is None:
             yield None
             return
-        model_name = str(getattr(reranker, "name", type(reranker).__name__))
         dispatcher.event(
             ReRankStartEvent(
                 query=query_bundle, nodes=[], top_n=self._similarity_top_k, model_name=model_name
@@ -445,6 +527,8 @@ class TreehopRetriever(BaseRetriever):
     # ------------------------------------------------------------------ results
     def _tree_links(self, hits: Sequence[MatchedContext]) -> list[TreeLinks | None]:
         """Children of directory hits and chunk counts of chunk hits, from the store."""
+        if self._source is not None:
+            return self._source_links(hits)
         if not self.include_relationships:
             return [None] * len(hits)
         ac = self._aclient
@@ -470,6 +554,27 @@ class TreehopRetriever(BaseRetriever):
             out.append(TreeLinks(children=children, chunk_count=count))
         return out
 
+    def _source_links(self, hits: Sequence[MatchedContext]) -> list[TreeLinks | None]:
+        """What a knowledge source's own results say around each hit (there is no store).
+
+        Its chunk ids give the order of chunks in a document, but not how many there are nor
+        whether they count from 0, so PREVIOUS/NEXT link only to chunks of the same document
+        that this result holds; without ``include_relationships`` none are linked. SOURCE is
+        the document.
+        """
+        seen: dict[str, set[int]] = {}
+        if self.include_relationships:
+            for m in hits:
+                if m.chunk_index is not None and m.parent_uri:
+                    seen.setdefault(m.parent_uri, set()).add(m.chunk_index)
+        return [
+            TreeLinks(
+                chunk_ids=frozenset(seen.get(m.parent_uri or "", ())),
+                ref_doc=m.parent_uri if self.include_relationships else None,
+            )
+            for m in hits
+        ]
+
     @staticmethod
     def _to_nodes(hits: list[MatchedContext], links: list[TreeLinks | None]) -> list[NodeWithScore]:
         return [to_node_with_score(m, link) for m, link in zip(hits, links, strict=True)]
@@ -477,6 +582,10 @@ class TreehopRetriever(BaseRetriever):
     def _hits(self, result: FindResult) -> list[MatchedContext]:
         """The best ``similarity_top_k`` hits over all context types (``search`` limits each
         type separately), each followed by the neighbouring chunks diffusion added for it."""
+        if self._source is not None and self.chunk_diffusion_count:
+            # The source was asked for similarity_top_k hits already, and the neighbours its
+            # service adds are not marked as such: they must not count against the top k.
+            return result.contexts()
         out: list[MatchedContext] = []
         primary = 0
         for m in result.contexts():
@@ -492,7 +601,11 @@ class TreehopRetriever(BaseRetriever):
         method, kw = self._call_kwargs()
         self._check_supported(method)
         with self._rerank_events(query_bundle, kw["mode"]) as finish:
-            result: FindResult = call_sync(self._client, method, query_bundle.query_str, **kw)
+            result: FindResult
+            if is_knowledge_source(self._client):
+                result = self._client.find(query_bundle.query_str, **kw)
+            else:
+                result = call_sync(self._client, method, query_bundle.query_str, **kw)
             hits = self._hits(result)
             nodes = self._to_nodes(hits, self._tree_links(hits))
             if finish is not None:
@@ -504,17 +617,26 @@ class TreehopRetriever(BaseRetriever):
         method, kw = self._call_kwargs()
         self._check_supported(method)
         with self._rerank_events(query_bundle, kw["mode"]) as finish:
-            result: FindResult = await getattr(self._aclient, method)(query_bundle.query_str, **kw)
-            hits = self._hits(result)
-            if self._aclient.store.capabilities.remote:
-                links = await asyncio.to_thread(self._tree_links, hits)
+            result: FindResult
+            if is_knowledge_source(self._client):
+                result = await self._client.afind(query_bundle.query_str, **kw)
+                hits = self._hits(result)
+                links = self._source_links(hits)
             else:
-                links = self._tree_links(hits)
+                result = await getattr(self._aclient, method)(query_bundle.query_str, **kw)
+                hits = self._hits(result)
+                links = await self._atree_links(hits)
             nodes = self._to_nodes(hits, links)
             if finish is not None:
                 finish(nodes, result)
         self._stage_events(query_bundle, result, nodes)
         return nodes
+
+    async def _atree_links(self, hits: list[MatchedContext]) -> list[TreeLinks | None]:
+        """:meth:`_tree_links` off the event loop when the store is remote."""
+        if self._aclient.store.capabilities.remote:
+            return await asyncio.to_thread(self._tree_links, hits)
+        return self._tree_links(hits)
 
     def as_query_engine(self, **kwargs: Any) -> TreehopQueryEngine:
         """A :class:`TreehopQueryEngine` over this retriever (``from_args`` keyword arguments)."""

@@ -79,10 +79,18 @@ REF_DOC_ID_KEY = "ref_doc_id"
 
 @dataclass(frozen=True)
 class TreeLinks:
-    """What the tree says around one hit (display URIs), fetched in one pass per retrieval."""
+    """What the tree says around one hit (display URIs), fetched in one pass per retrieval.
+
+    ``chunk_ids`` and ``ref_doc`` serve sources without a tree (a VikingDB knowledge base):
+    when ``chunk_ids`` is given, PREVIOUS/NEXT link only to those chunk ids of the hit's file
+    (the ones known to exist) instead of counting from 0; ``ref_doc`` is the SOURCE document
+    when the hit's metadata names none.
+    """
 
     children: Sequence[tuple[str, bool]] = ()
     chunk_count: int | None = None
+    chunk_ids: frozenset[int] | None = None
+    ref_doc: str | None = None
 
 
 def provenance(m: MatchedContext) -> dict[str, Any]:
@@ -132,16 +140,25 @@ def relationships(
             _related(uri, is_leaf=is_leaf) for uri, is_leaf in links.children
         ]
     ref = m.metadata.get(REF_DOC_ID_KEY)
+    if not (isinstance(ref, str) and ref) and links is not None:
+        ref = links.ref_doc
     if isinstance(ref, str) and ref:
         rels[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=ref, node_type=ObjectType.DOCUMENT)
     if m.chunk_index is not None and urimod.CHUNK_MARK in m.uri:
         file_uri = m.uri.split("#", 1)[0]
-        if m.chunk_index > 0:
+        known = links.chunk_ids if links is not None else None
+        if known is None:  # a treehop tree: chunks are numbered 0..count-1
+            count = links.chunk_count if links is not None else None
+            has_previous = m.chunk_index > 0
+            has_next = count is not None and m.chunk_index + 1 < count
+        else:
+            has_previous = m.chunk_index - 1 in known
+            has_next = m.chunk_index + 1 in known
+        if has_previous:
             rels[NodeRelationship.PREVIOUS] = _related(
                 f"{file_uri}{urimod.CHUNK_MARK}{m.chunk_index - 1}"
             )
-        count = links.chunk_count if links is not None else None
-        if count is not None and m.chunk_index + 1 < count:
+        if has_next:
             rels[NodeRelationship.NEXT] = _related(
                 f"{file_uri}{urimod.CHUNK_MARK}{m.chunk_index + 1}"
             )

@@ -19,7 +19,7 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.query_engine import RetrieverQueryEngine
 
-from ._client import TreehopClient
+from ._client import RetrieverClient
 from .base import TreehopRetriever
 
 _FROM_ARGS_PARAMS = frozenset(inspect.signature(RetrieverQueryEngine.from_args).parameters) - {
@@ -56,7 +56,7 @@ class TreehopQueryEngine(RetrieverQueryEngine):
     @classmethod
     def from_client(
         cls,
-        client: TreehopClient,
+        client: RetrieverClient,
         *,
         retriever_kwargs: dict[str, Any] | None = None,
         **kwargs: Any,
