@@ -419,7 +419,7 @@ class Row:
     def as_dict(self) -> dict[str, Any]:
         def rnd(v: Any) -> Any:
             if isinstance(v, float):
-                return round(v, 4)
+                return round(v, 5)
             if isinstance(v, tuple):
                 return [rnd(x) for x in v]
             return v

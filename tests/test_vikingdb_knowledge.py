@@ -407,3 +407,17 @@ async def test_async_find_runs_in_threads(src: VikingDBKnowledgeSource) -> None:
     ]
     raw = await src.aio.search_knowledge("kubernetes rollout", limit=1)
     assert json.loads(json.dumps(raw.points))[0]["chunk_title"] == "Rollout"
+
+
+def test_rerank_defaults_apply_only_to_reranked_calls() -> None:
+    from treehop.vikingdb_knowledge import _options
+
+    defaults = {"rerank_model": "doubao-seed-rerank", "rerank_threshold": 0.3}
+    plain = _options(defaults, {})
+    assert plain.rerank_model is None and plain.rerank_threshold is None
+    reranked = _options(defaults, {"rerank_switch": True})
+    assert reranked.rerank_model == "doubao-seed-rerank" and reranked.rerank_threshold == 0.3
+    with pytest.raises(InvalidQueryError, match="rerank is on"):
+        _options({}, {"rerank_model": "doubao-seed-rerank"})
+    with pytest.raises(InvalidQueryError):
+        _options({"rerank_model": "m3-v2-rerank", "rerank_threshold": 0.3}, {"rerank_switch": True})

@@ -282,7 +282,9 @@ class VikingDBKnowledgeSource:
         self.retry = retry if retry is not None else RetryPolicy()
         self._name = collection_name or resource_id or "?"
         self.defaults = dict(defaults or {})
-        _options(self.defaults, {})  # validate the defaults once, up front
+        _options(self.defaults, {})  # validate the defaults once, up front ...
+        if any(k in self.defaults for k in _RERANK_ONLY):
+            _options(self.defaults, {"rerank_switch": True})  # ... and as a reranked call sees them
         prefix = uri_prefix or f"{urimod.RESOURCES_ROOT}/{_segment(self._name)}"
         self.uri_prefix = _check_prefix(prefix)
         sdk = load_sdk()
@@ -503,8 +505,27 @@ class VikingDBKnowledgeSource:
         )
 
 
+_RERANK_ONLY = (
+    "retrieve_count",
+    "rerank_model",
+    "rerank_threshold",
+    "rerank_instruction",
+    "rerank_only_chunk",
+)
+
+
 def _options(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> KnowledgeSearchOptions:
+    """Defaults merged with a call's options, validated together.
+
+    Rerank settings given as *defaults* (a rerank model, a threshold) apply when a call turns
+    rerank on, and are left out of calls that do not; given on the call itself, they still
+    need rerank on and are refused otherwise.
+    """
     merged = {**defaults, **overrides}
+    if not merged.get("rerank_switch"):
+        for name in _RERANK_ONLY:
+            if name in defaults and name not in overrides:
+                merged.pop(name, None)
     try:
         return KnowledgeSearchOptions.model_validate(merged)
     except ValidationError as exc:
