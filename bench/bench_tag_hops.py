@@ -804,7 +804,7 @@ def run_tree(tree: str, cran: ds.Cranfield, emb: Any, args: argparse.Namespace) 
         tagger = IngestTagger(KeywordTagger(max_dir_tags=24))
         th = Treehop(None, embedder=emb, config=RetrievalConfig(), tagger=tagger)
         th.add_resource(str(layout.root), target_uri=TARGET)
-        ctx.th = th
+        ctx.th, ctx.flat = th, FlatIndex.of(th)
         evaluate_variant(f"{tree}/auto max_dir_tags=24", ctx, report, False)
         th.close()
     report["selection"] = {

@@ -380,3 +380,42 @@ def test_a_partial_topk_does_not_count_as_converged() -> None:
         include_directories=False,
     )
     assert res.stop_reason == "heap empty"
+
+
+def test_hop_rounds_do_not_spend_the_convergence_budget() -> None:
+    # The second-best leaf sits under a weakly summarised directory of the hit subtree; two
+    # hop targets (start 0.7 x the hit's score) are popped before it and hold nothing. If
+    # their quiet rounds counted towards convergence, the search would stop before it.
+    t = (0, 1.0)
+    store = build(
+        {
+            R: (vec((7, 1.0)), []),
+            f"{R}/ml": (vec(t, (1, 0.54)), []),
+            f"{R}/ml/a.md": (vec(t, (1, 0.33)), ["auto:topic"]),  # the only global hit
+            f"{R}/ml/b.md": (vec(t, (1, 0.62)), []),
+            f"{R}/ml/deep": (vec((0, 0.5), (3, 0.87)), []),  # weak summary, popped late
+            f"{R}/ml/deep/best.md": (vec(t, (3, 0.48)), []),  # the true second hit
+            f"{R}/ops": (vec((4, 1.0)), []),
+            f"{R}/ops/x": (vec((4, 1.0)), ["auto:topic"]),
+            f"{R}/ops/x/x.md": (vec((4, 1.0)), []),
+            f"{R}/data": (vec((5, 1.0)), []),
+            f"{R}/data/y": (vec((5, 1.0)), ["auto:topic"]),
+            f"{R}/data/y/y.md": (vec((5, 1.0)), []),
+        }
+    )
+    cfg = {"global_search_topk": 1, "max_convergence_rounds": 2}
+    off = run(
+        store,
+        RetrievalConfig(tag_hop_trigger=TagHopTrigger.OFF, **cfg),
+        limit=2,
+        include_directories=False,
+    )
+    assert [m.uri for m in off.matched_contexts] == [f"{R}/ml/a.md", f"{R}/ml/deep/best.md"]
+    on = run(
+        store,
+        RetrievalConfig(tag_hop_trigger=TagHopTrigger.ALWAYS, **cfg),
+        limit=2,
+        include_directories=False,
+    )
+    assert set(on.tag_hops.subtrees_added) == {f"{R}/ops/x", f"{R}/data/y"}
+    assert [m.uri for m in on.matched_contexts] == [m.uri for m in off.matched_contexts]
