@@ -147,6 +147,21 @@ def is_within(uri: str, scope: str) -> bool:
     return uri == scope or uri.startswith(scope + "/") or uri.startswith(scope + "#")
 
 
+def uri_prefixes(uri: str) -> list[str]:
+    """Every proper prefix of ``uri`` that ends before a ``/`` or ``#`` (scheme parts skipped).
+
+    These are exactly the scopes that contain ``uri`` under :func:`is_within`, so a store that
+    keeps them in a list field answers "inside subtree X" with one any-of match on X.
+    """
+    out: list[str] = []
+    for i, ch in enumerate(uri):
+        if ch in "/#" and i > 0:
+            p = uri[:i]
+            if not (p.endswith(":") or p.endswith(":/")):
+                out.append(p)
+    return out
+
+
 def join(parent: str, name: str) -> str:
     """Append one path segment, refusing names that would escape."""
     if not name or name in {".", ".."} or "/" in name or "\\" in name or "#" in name:

@@ -26,7 +26,8 @@ from treehop.filters import MetadataFilter, TagFilter
 from treehop.models import ContextType, Node
 from treehop.stores import milvus as milvus_mod
 from treehop.stores.base import Scope
-from treehop.stores.milvus import MilvusStore, str_literal, translate_metadata, uri_prefixes
+from treehop.stores.milvus import MilvusStore, str_literal, translate_metadata
+from treehop.uri import uri_prefixes
 
 
 def _filled(factory: StoreFactory, **kw: Any) -> tuple[MilvusStore, list[Node], np.ndarray]:

@@ -75,6 +75,7 @@ from .. import tags as tagmod
 from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
+from ..uri import is_within, uri_prefixes
 from .base import Scope, ScoredNode, StoreCapabilities, Vector
 from .embedded import EmbeddedStore
 
@@ -235,25 +236,6 @@ _OUTSIDE = {"gt": "<=", "gte": "<", "lt": ">=", "lte": ">"}
 def _bound_exprs(path: str, spec: Mapping[str, Any], *, inside: bool) -> list[str]:
     ops = _INSIDE if inside else _OUTSIDE
     return [f"{path} {ops[b]} {literal(spec[b])}" for b in ("gt", "gte", "lt", "lte") if b in spec]
-
-
-def uri_prefixes(uri: str) -> list[str]:
-    """Every proper prefix of ``uri`` that ends before a ``/`` or ``#`` (scheme parts skipped).
-
-    These are the scopes that contain ``uri`` under the embedded store's prefix rule, so that
-    ``array_contains(ancestors, X)`` is exactly "strictly inside X".
-    """
-    out: list[str] = []
-    for i, ch in enumerate(uri):
-        if ch in "/#" and i > 0:
-            p = uri[:i]
-            if not (p.endswith(":") or p.endswith(":/")):
-                out.append(p)
-    return out
-
-
-def _within(uri: str, scope: str) -> bool:
-    return uri == scope or uri.startswith(scope + "/") or uri.startswith(scope + "#")
 
 
 @dataclass
@@ -871,9 +853,9 @@ class MilvusStore:
             anc = res.ancestors
             if scope.parent_uri is not None:
                 p = scope.parent_uri
-                anc = frozenset(a for a in anc if a != p and _within(a, p))
+                anc = frozenset(a for a in anc if a != p and is_within(a, p))
             elif scope.subtrees:
-                anc = frozenset(a for a in anc if any(_within(a, s) for s in scope.subtrees))
+                anc = frozenset(a for a in anc if any(is_within(a, s) for s in scope.subtrees))
             if anc:
                 filt = f"({filt}) or (is_leaf == false and uri in {uri_list(sorted(anc))})"
         return _and([static, filt]), res

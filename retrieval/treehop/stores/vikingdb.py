@@ -82,6 +82,7 @@ from ..filters import MetadataFilter, TagFilter
 from ..models import Node
 from ..rerankers.http_rerank import resolve_secret
 from ..text_tokenize import tokenize
+from ..uri import is_within, uri_prefixes
 from .base import Scope, ScoredNode, StoreCapabilities, Vector
 
 T = TypeVar("T")
@@ -398,21 +399,6 @@ def sort_key(key: str) -> int:
     return int(key[:15], 16)
 
 
-def uri_prefixes(uri: str) -> list[str]:
-    """Every proper prefix of ``uri`` ending before a ``/`` or ``#`` (scheme parts skipped)."""
-    out: list[str] = []
-    for i, ch in enumerate(uri):
-        if ch in "/#" and i > 0:
-            p = uri[:i]
-            if not (p.endswith(":") or p.endswith(":/")):
-                out.append(p)
-    return out
-
-
-def _within(uri: str, scope: str) -> bool:
-    return uri == scope or uri.startswith(scope + "/") or uri.startswith(scope + "#")
-
-
 def sparse_document(
     text: str, k1: float = 1.2, b: float = 0.75, avgdl: float = 64.0
 ) -> dict[str, float]:
@@ -555,7 +541,7 @@ def _in_static_scope(node: Node, scope: Scope) -> bool:
     if scope.parent_uri is not None:
         if node.parent_uri != scope.parent_uri:
             return False
-    elif scope.subtrees and not any(_within(node.uri, s) for s in scope.subtrees):
+    elif scope.subtrees and not any(is_within(node.uri, s) for s in scope.subtrees):
         return False
     if scope.context_types and node.context_type not in scope.context_types:
         return False
@@ -1081,7 +1067,7 @@ class VikingDBStore:
             return
         key = uri_key(subtree)
         filt = _and(filt, _or(_must(F_NODE_KEY, [key]), _must(F_ANCESTOR_KEYS, [key])))
-        nodes = self._merged(filt, lambda n: _within(n.uri, subtree))
+        nodes = self._merged(filt, lambda n: is_within(n.uri, subtree))
         nodes.sort(key=lambda n: n.uri)
         yield from nodes
 
@@ -1316,7 +1302,7 @@ class VikingDBStore:
         """Whether the index's (older) version of a pending node could fall in ``scope``."""
         if scope.parent_uri is not None:
             return node.parent_uri == scope.parent_uri
-        return not scope.subtrees or any(_within(node.uri, s) for s in scope.subtrees)
+        return not scope.subtrees or any(is_within(node.uri, s) for s in scope.subtrees)
 
     def find_by_tags(
         self, labels: Sequence[str], scope: Scope, limit: int
