@@ -29,76 +29,47 @@ from treehop.stores.vikingdb import (
 )
 from treehop.vikingdb_knowledge import KnowledgeSearchOptions, VikingDBKnowledgeSource
 
-from fake_servers.vikingdb_server import FakeVikingDB, KnowledgePoint, Reply
+from fake_servers.vikingdb_knowledge_setup import (
+    IMAGE_ATTACHMENTS,
+    PREFIX,
+    costs_point,
+    k8s_point,
+    knowledge_server,
+    make_knowledge_source,
+    oauth_points,
+    sent,
+)
+from fake_servers.vikingdb_server import FakeVikingDB, Reply
 
 AK = "AKLTfake-knowledge-ak"
 SK = "fake-knowledge-secret-DO-NOT-LEAK"
 FAST = RetryPolicy(max_retries=2, backoff_s=0.001, max_backoff_s=0.005)
-PREFIX = "viking://resources/handbook"
 
 POINTS = [
-    KnowledgePoint(
-        "doc_oauth",
-        i,
-        text,
-        chunk_title=title,
-        doc_name="oauth.md",
-        doc_meta={"year": 2023, "team": "security"},
-    )
-    for i, (title, text) in enumerate(
-        [
-            ("Overview", "OAuth overview for our services"),
-            ("Validation", "validate OAuth access tokens: check signature, expiry and audience"),
-            ("Refresh", "refresh tokens rotate every day"),
-            ("Scopes", "token scopes limit what a client may do"),
-        ]
-    )
-] + [
-    KnowledgePoint(
+    *oauth_points(),
+    costs_point(
         "reports/2024 q1",  # an id with a slash and a space
-        0,
         "quarterly report on token costs",
-        chunk_title="Costs",
-        doc_name="q1.pdf",
-        doc_meta={"year": 2024, "team": "finance"},
-        attachments=[{"uuid": "img-1", "type": "image", "link": "https://tos.example/img-1"}],
+        attachments=IMAGE_ATTACHMENTS,
         extra={"chunk_source": "document", "original_coordinate": {"page_no": [1]}},
     ),
-    KnowledgePoint(
-        "doc_k8s",
-        0,
-        "kubernetes rollout of the token service",
-        chunk_title="Rollout",
-        doc_name="k8s.md",
-        doc_meta={"year": 2022, "team": "platform"},
-    ),
+    k8s_point(),
 ]
 
 
 @pytest.fixture
 def srv() -> Iterator[FakeVikingDB]:
-    with FakeVikingDB(ak=AK, sk=SK) as server:
-        server.add_knowledge_base("handbook", POINTS, filter_fields=["doc_id", "year", "team"])
+    with knowledge_server(AK, SK, POINTS) as server:
         yield server
 
 
 def make_source(srv: FakeVikingDB, **kwargs: Any) -> VikingDBKnowledgeSource:
-    kwargs.setdefault("ak", AK)
-    kwargs.setdefault("sk", SK)
-    kwargs.setdefault("retry", FAST)
-    kwargs.setdefault("scheme", "http")
-    name = kwargs.pop("name", "handbook")
-    return VikingDBKnowledgeSource(name, host=srv.host, **kwargs)
+    return make_knowledge_source(srv, **{"ak": AK, "sk": SK, "retry": FAST, **kwargs})
 
 
 @pytest.fixture
 def src(srv: FakeVikingDB) -> VikingDBKnowledgeSource:
     return make_source(srv)
-
-
-def sent(srv: FakeVikingDB) -> dict[str, Any]:
-    body: dict[str, Any] = srv.posts("/search_knowledge")[-1].json
-    return body
 
 
 # ------------------------------------------------------------------------------------------

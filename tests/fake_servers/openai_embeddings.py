@@ -17,17 +17,23 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
-import threading
-import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from fake_servers._http_base import FakeHTTPServer, RecordedRequest
+from fake_servers._http_base import Reply as _BaseReply
+
+__all__ = [
+    "FakeOpenAIEmbeddingsServer",
+    "RecordedRequest",
+    "Reply",
+    "expected_unit",
+    "fake_vector",
+]
 
 _WORD = re.compile(r"\w+")
 
@@ -49,14 +55,12 @@ def expected_unit(text: str, dim: int) -> np.ndarray:
 
 
 @dataclass
-class Reply:
-    """One scripted answer. The default ``Reply()`` is a normal, correct answer."""
+class Reply(_BaseReply):
+    """One scripted answer. The default ``Reply()`` is a normal, correct answer.
 
-    status: int = 200
-    body: Any = None
-    """Overrides the answer: a dict/list is sent as JSON, a str as-is (malformed JSON)."""
-    delay_s: float = 0.0
-    headers: dict[str, str] = field(default_factory=dict)
+    A ``body`` overrides the answer: a dict/list is sent as JSON, a str as-is (malformed JSON).
+    """
+
     transform: Transform | None = None
     """Applied to the normal answer (for wrong row counts, shuffled rows, wrong widths)."""
 
@@ -85,14 +89,7 @@ class Reply:
         return cls(transform=lambda ans: {**ans, "data": ans["data"][::-1]})
 
 
-@dataclass
-class RecordedRequest:
-    path: str
-    headers: dict[str, str]
-    body: Any
-
-
-class FakeOpenAIEmbeddingsServer:
+class FakeOpenAIEmbeddingsServer(FakeHTTPServer):
     """Start with ``with FakeOpenAIEmbeddingsServer(api_key=...) as srv:``; use ``srv.base_url``.
 
     Args:
@@ -103,39 +100,24 @@ class FakeOpenAIEmbeddingsServer:
     """
 
     def __init__(self, *, dim: int = 16, api_key: str | None = None, default: Reply | None = None):
+        super().__init__()
         self.dim = dim
         self.api_key = api_key
         self.default = default if default is not None else Reply()
-        self._script: deque[Reply] = deque()
-        self._lock = threading.Lock()
-        self.requests: list[RecordedRequest] = []
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
-        assert self._httpd is not None, "server not started"
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"{super().base_url}/v1"
 
     def enqueue(self, *replies: Reply) -> None:
-        with self._lock:
-            self._script.extend(replies)
+        self.script(*replies)
 
     def inputs(self) -> list[list[str]]:
         """The ``input`` list of every recorded request, in arrival order."""
         with self._lock:
             return [list(r.body["input"]) for r in self.requests if isinstance(r.body, dict)]
 
-    def _next_reply(self) -> Reply:
-        with self._lock:
-            return self._script.popleft() if self._script else self.default
-
-    def _record(self, req: RecordedRequest) -> None:
-        with self._lock:
-            self.requests.append(req)
-
-    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+    def answer_body(self, body: dict[str, Any]) -> dict[str, Any]:
         """The correct answer to a valid request body."""
         texts = [body["input"]] if isinstance(body["input"], str) else body["input"]
         dim = int(body.get("dimensions") or self.dim)
@@ -157,103 +139,37 @@ class FakeOpenAIEmbeddingsServer:
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
 
-    def start(self) -> FakeOpenAIEmbeddingsServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _send(self, status: int, body: Any, headers: dict[str, str], delay: float) -> None:
-                if delay:
-                    time.sleep(delay)
-                if isinstance(body, str):
-                    data, ctype = body.encode(), "application/json"
-                else:
-                    data, ctype = json.dumps(body).encode(), "application/json"
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", ctype)
-                    self.send_header("Content-Length", str(len(data)))
-                    for k, v in headers.items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout tests)
-
-            def _error(self, status: int, message: str) -> None:
-                r = Reply.error(status, message)
-                self._send(r.status, r.body, r.headers, 0.0)
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    body = None
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                server._record(RecordedRequest(self.path, headers, body))
-                if self.path.rstrip("/") != "/v1/embeddings":
-                    self._error(404, f"unknown path {self.path}")
-                    return
-                if server.api_key is not None and (
-                    headers.get("authorization") != f"Bearer {server.api_key}"
-                ):
-                    self._error(401, "Incorrect API key provided")
-                    return
-                inp = body.get("input") if isinstance(body, dict) else None
-                if (
-                    not isinstance(body, dict)
-                    or not isinstance(body.get("model"), str)
-                    or not (
-                        isinstance(inp, str)
-                        or (isinstance(inp, list) and all(isinstance(t, str) for t in inp))
-                    )
-                ):
-                    self._error(400, "body must have a model and an input string or list")
-                    return
-                if inp == "" or inp == [] or (isinstance(inp, list) and "" in inp):
-                    self._error(400, "'$.input' is invalid: empty strings are not allowed")
-                    return
-                dims = body.get("dimensions")
-                if dims is not None and (not isinstance(dims, int) or dims < 1):
-                    self._error(400, "'dimensions' must be a positive integer")
-                    return
-                reply = server._next_reply()
-                if reply.body is not None:
-                    out: Any = reply.body
-                elif reply.status == 200:
-                    out = server.answer(body)
-                    if reply.transform is not None:
-                        out = reply.transform(out)
-                else:
-                    out = {"error": {"message": "scripted failure", "code": reply.status}}
-                self._send(reply.status, out, reply.headers, reply.delay_s)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.block_on_close = False  # a sleeping (slow) handler must not block stop()
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> FakeOpenAIEmbeddingsServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def respond(self, req: RecordedRequest) -> _BaseReply:
+        """Bad requests are refused (as the real API does) before a scripted reply is used."""
+        body = req.body
+        if req.path.rstrip("/") != "/v1/embeddings":
+            return Reply.error(404, f"unknown path {req.path}")
+        if self.api_key is not None and (
+            req.headers.get("authorization") != f"Bearer {self.api_key}"
+        ):
+            return Reply.error(401, "Incorrect API key provided")
+        inp = body.get("input") if isinstance(body, dict) else None
+        if (
+            not isinstance(body, dict)
+            or not isinstance(body.get("model"), str)
+            or not (
+                isinstance(inp, str)
+                or (isinstance(inp, list) and all(isinstance(t, str) for t in inp))
+            )
+        ):
+            return Reply.error(400, "body must have a model and an input string or list")
+        if inp == "" or inp == [] or (isinstance(inp, list) and "" in inp):
+            return Reply.error(400, "'$.input' is invalid: empty strings are not allowed")
+        dims = body.get("dimensions")
+        if dims is not None and (not isinstance(dims, int) or dims < 1):
+            return Reply.error(400, "'dimensions' must be a positive integer")
+        reply = self.next_scripted() or self.default
+        if reply.body is not None:
+            out: Any = reply.body
+        elif reply.status == 200:
+            out = self.answer_body(body)
+            if isinstance(reply, Reply) and reply.transform is not None:
+                out = reply.transform(out)
+        else:
+            out = {"error": {"message": "scripted failure", "code": reply.status}}
+        return _BaseReply(reply.status, out, reply.delay_s, reply.headers)

@@ -33,27 +33,18 @@ Behaviour worth knowing:
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
-import hmac
 import json
 import math
-import re
-import socket
-import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from fake_servers.rerank_servers import expected_signature, overlap_score
+from fake_servers._http_base import FakeHTTPServer, RecordedRequest, Reply
+from fake_servers.rerank_servers import overlap_score
+from fake_servers.volc_auth import AUTH, verify_v4
 
-_AUTH = re.compile(
-    r"^HMAC-SHA256 Credential=(?P<ak>[^/]+)/(?P<date>\d{8})/(?P<region>[^/]+)/(?P<service>[^/]+)"
-    r"/request, SignedHeaders=(?P<signed>[^,]+), Signature=(?P<sig>[0-9a-f]{64})$"
-)
+Recorded = RecordedRequest  # the name the tests of this fake have used
 SCALAR_TYPES = {"string", "int64", "float32", "bool", "list<string>", "list<int64>"}
 DEFAULTS: dict[str, Any] = {
     "string": "default",
@@ -69,27 +60,6 @@ MAX_STRING_BYTES = 256
 MAX_LIST_ITEMS = 32
 MAX_ROWS = 100
 MAX_SEARCH_LIMIT = 5000
-
-
-@dataclass
-class Reply:
-    """A scripted answer: ``body`` dict/list is JSON, str/bytes raw."""
-
-    status: int = 200
-    body: Any = None
-    delay_s: float = 0.0
-
-
-@dataclass
-class Recorded:
-    method: str
-    path: str
-    headers: dict[str, str]
-    raw: bytes
-
-    @property
-    def json(self) -> Any:
-        return json.loads(self.raw) if self.raw else None
 
 
 class ApiError(Exception):
@@ -266,7 +236,7 @@ def _cos(a: Sequence[float], b: Sequence[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=True)) / (na * nb)
 
 
-class FakeVikingDB:
+class FakeVikingDB(FakeHTTPServer):
     """The fake service. Use as a context manager; ``host`` is ``127.0.0.1:PORT``."""
 
     def __init__(
@@ -278,6 +248,7 @@ class FakeVikingDB:
         index_lag_s: float = 0.0,
         max_skew_s: float = 900.0,
     ) -> None:
+        super().__init__()
         self.ak, self.sk, self.region = ak, sk, region
         self.index_lag_s = index_lag_s
         self.max_skew_s = max_skew_s
@@ -285,14 +256,8 @@ class FakeVikingDB:
         self.fail_ping = False
         self.collections: dict[str, FakeCollection] = {}
         self.knowledge: dict[str, FakeKnowledgeBase] = {}
-        self.requests: list[Recorded] = []
         self.auth_failures: list[str] = []
         self.pings = 0
-        self._script: deque[Reply] = deque()
-        self._lock = threading.RLock()
-        self._stopping = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- setup ------------------------------------------------------------------------------
     def create_collection(
@@ -337,10 +302,6 @@ class FakeVikingDB:
             self.knowledge[name] = kb
         return kb
 
-    def script(self, *replies: Reply) -> None:
-        with self._lock:
-            self._script.extend(replies)
-
     def flush_index(self) -> None:
         """Make every write visible to index reads now."""
         with self._lock:
@@ -353,136 +314,28 @@ class FakeVikingDB:
     # -- lifecycle --------------------------------------------------------------------------
     @property
     def host(self) -> str:
-        assert self._httpd is not None, "server not started"
-        h, p = self._httpd.server_address[:2]
-        return f"{h!s}:{p}"
+        """``127.0.0.1:PORT``, what the SDK clients take."""
+        return self.address
 
-    def __enter__(self) -> FakeVikingDB:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> None:
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-            def setup(self) -> None:
-                super().setup()
-                # Headers and body go out in two writes; without NODELAY, Nagle's algorithm
-                # and the client's delayed ACK add ~40 ms to every response.
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def do_GET(self) -> None:
-                outer.requests.append(Recorded("GET", self.path, dict(self.headers), b""))
-                if self.path.split("?")[0] == "/api/vikingdb/Ping" and not outer.fail_ping:
-                    outer.pings += 1
-                    self._send(Reply(200, {"code": "Success", "message": "pong"}))
-                else:
-                    self._send(Reply(503, {"code": "ServiceUnavailable", "message": "down"}))
-
-            def do_POST(self) -> None:
-                n = int(self.headers.get("Content-Length", "0"))
-                raw = self.rfile.read(n) if n else b""
-                req = Recorded(
-                    "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, raw
-                )
-                with outer._lock:
-                    outer.requests.append(req)
-                    reply = outer._script.popleft() if outer._script else None
-                if reply is None:
-                    reply = outer.handle(req)
-                if reply.delay_s:
-                    outer._stopping.wait(reply.delay_s)
-                self._send(reply)
-
-            def _send(self, reply: Reply) -> None:
-                body = reply.body
-                if isinstance(body, bytes):
-                    data = body
-                elif isinstance(body, str):
-                    data = body.encode()
-                else:
-                    data = json.dumps(body).encode()
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request: Any, client_address: Any) -> None:
-                return
-
-        self._httpd = Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+    def answer_get(self, req: Recorded) -> Reply:
+        if req.path.split("?")[0] == "/api/vikingdb/Ping" and not self.fail_ping:
+            self.pings += 1
+            return Reply(200, {"code": "Success", "message": "pong"})
+        return Reply(503, {"code": "ServiceUnavailable", "message": "down"})
 
     # -- auth -------------------------------------------------------------------------------
     def verify(self, req: Recorded, service: str) -> str | None:
-        m = _AUTH.match(req.headers.get("authorization", ""))
-        if m is None:
-            return "malformed Authorization header"
-        if m["ak"] != self.ak:
-            return "unknown access key"
-        if (m["region"], m["service"]) != (self.region, service):
-            return "wrong credential scope"
-        x_date = req.headers.get("x-date", "")
-        try:
-            when = dt.datetime.strptime(x_date, "%Y%m%dT%H%M%SZ").replace(tzinfo=dt.UTC)
-        except ValueError:
-            return "malformed X-Date"
-        if abs((dt.datetime.now(dt.UTC) - when).total_seconds()) > self.max_skew_s:
-            return "X-Date outside the allowed skew"
-        if m["date"] != x_date[:8]:
-            return "credential date differs from X-Date"
-        signed = m["signed"].split(";")
-        if signed != sorted(signed) or not set(signed) <= set(req.headers):
-            return "signed headers missing or unsorted"
-        if not {"x-date", "x-content-sha256"} <= set(signed):
-            return "X-Date and X-Content-Sha256 must be signed"
-        if req.headers.get("x-content-sha256") != hashlib.sha256(req.raw).hexdigest():
-            return "body hash mismatch"
-        path, _, query = req.path.partition("?")
-        want = expected_signature(
+        return verify_v4(
+            req,
+            ak=self.ak,
             sk=self.sk,
-            method=req.method,
-            path=path,
-            query=query,
-            headers=req.headers,
-            signed_headers=signed,
-            body=req.raw,
-            x_date=x_date,
             region=self.region,
             service=service,
+            max_skew_s=self.max_skew_s,
         )
-        if not hmac.compare_digest(want, m["sig"]):
-            return "signature mismatch"
-        return None
 
     # -- dispatch ---------------------------------------------------------------------------
-    def handle(self, req: Recorded) -> Reply:
+    def answer(self, req: Recorded) -> Reply:
         path = req.path.partition("?")[0]
         knowledge = path.startswith("/api/knowledge/")
         try:
@@ -490,7 +343,7 @@ class FakeVikingDB:
             if problem is not None:
                 self.auth_failures.append(problem)
                 raise ApiError(401, 1000001 if knowledge else "Unauthorized", "unauthorized")
-            m = _AUTH.match(req.headers["authorization"])
+            m = AUTH.match(req.headers["authorization"])
             assert m is not None
             if m["ak"] in self.forbidden_aks:
                 raise ApiError(403, 1000002 if knowledge else "Forbidden", "no permission")

@@ -27,69 +27,33 @@ from treehop._http import RetryPolicy
 from treehop.errors import InvalidQueryError, InvalidURIError
 from treehop.vikingdb_knowledge import VikingDBKnowledgeSource
 
-from fake_servers.vikingdb_server import FakeVikingDB, KnowledgePoint
+from fake_servers.vikingdb_knowledge_setup import (
+    PREFIX,
+    costs_point,
+    k8s_point,
+    knowledge_server,
+    make_knowledge_source,
+    oauth_points,
+    sent,
+)
+from fake_servers.vikingdb_server import FakeVikingDB
 
 AK = "AKLTfake-lc-knowledge"
 SK = "fake-lc-knowledge-secret"
-PREFIX = "viking://resources/handbook"
 OAUTH = f"{PREFIX}/doc_oauth"
 QUERY = "validate OAuth access tokens"
 
-POINTS = [
-    KnowledgePoint(
-        "doc_oauth",
-        i,
-        text,
-        chunk_title=title,
-        doc_name="oauth.md",
-        doc_meta={"year": 2023, "team": "security"},
-    )
-    for i, (title, text) in enumerate(
-        [
-            ("Overview", "OAuth overview for our services"),
-            ("Validation", "validate OAuth access tokens: check signature, expiry and audience"),
-            ("Refresh", "refresh tokens rotate every day"),
-            ("Scopes", "token scopes limit what a client may do"),
-        ]
-    )
-] + [
-    KnowledgePoint(
-        "doc_k8s",
-        0,
-        "kubernetes rollout of the token service",
-        chunk_title="Rollout",
-        doc_name="k8s.md",
-        doc_meta={"year": 2022, "team": "platform"},
-        extra={"chunk_source": "document"},
-    ),
-    KnowledgePoint(
-        "doc_costs",
-        0,
-        "quarterly report on access token costs",
-        chunk_title="Costs",
-        doc_name="q1.pdf",
-        doc_meta={"year": 2024, "team": "finance"},
-    ),
-]
+POINTS = [*oauth_points(), k8s_point(extra={"chunk_source": "document"}), costs_point()]
 
 
 @pytest.fixture
 def srv() -> Iterator[FakeVikingDB]:
-    with FakeVikingDB(ak=AK, sk=SK) as server:
-        server.add_knowledge_base("handbook", POINTS, filter_fields=["doc_id", "year", "team"])
+    with knowledge_server(AK, SK, POINTS) as server:
         yield server
 
 
 def make_source(srv: FakeVikingDB, **kwargs: Any) -> VikingDBKnowledgeSource:
-    return VikingDBKnowledgeSource(
-        "handbook",
-        host=srv.host,
-        scheme="http",
-        ak=AK,
-        sk=SK,
-        retry=RetryPolicy(max_retries=0),
-        **kwargs,
-    )
+    return make_knowledge_source(srv, ak=AK, sk=SK, retry=RetryPolicy(max_retries=0), **kwargs)
 
 
 @pytest.fixture
@@ -97,11 +61,6 @@ def src(srv: FakeVikingDB) -> Iterator[VikingDBKnowledgeSource]:
     source = make_source(srv)
     yield source
     source.close()
-
-
-def sent(srv: FakeVikingDB) -> dict[str, Any]:
-    body: dict[str, Any] = srv.posts("/search_knowledge")[-1].json
-    return body
 
 
 def chunks(docs: list[Document]) -> list[tuple[str, int]]:
