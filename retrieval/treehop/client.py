@@ -26,9 +26,9 @@ from .errors import EmbeddingError, IngestError, InvalidQueryError, InvalidURIEr
 from .filters import MetadataFilter, TagFilter
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from .ingest.auto_tags import assign_tags
+from .ingest.auto_tags import IngestTagger, assign_tags
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
-from .ingest.tree_builder import BuiltTree, TreeBuilder, finalize, summarize_ancestor
+from .ingest.tree_builder import BuiltTree, TreeBuilder, finalize, segment, summarize_ancestor
 from .intent_analysis import IntentAnalyzer
 from .llm import ModelRegistry
 from .llm.base import LLM, ChatMessage
@@ -263,13 +263,9 @@ class AsyncTreehop:
 
     def _target_for(self, target_uri: str | None, name: str) -> str:
         if target_uri is None:
-            from .ingest.tree_builder import segment
-
             return urimod.join(urimod.RESOURCES_ROOT, segment(name))
         target = self.resolve(target_uri)
         if urimod.parent_of(target) is None:
-            from .ingest.tree_builder import segment
-
             return urimod.join(target, segment(name))
         if urimod.CHUNK_MARK in target:
             raise InvalidURIError("cannot add a resource at a chunk URI")
@@ -822,13 +818,11 @@ class AsyncTreehop:
 
 
 def _make_tagger(tagger: Any) -> Any:
+    """``"auto"``: the default keyword tagger; ``None``/``False``: no automatic tags; anything
+    else: a user object with ``tag_nodes`` and ``refit`` (see :class:`IngestTagger`)."""
     if tagger is None or tagger is False:
         return None
     if tagger == "auto":
-        try:
-            from .ingest.auto_tags import IngestTagger
-        except ImportError:
-            return None
         return IngestTagger()
     return tagger
 

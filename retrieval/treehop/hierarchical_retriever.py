@@ -19,6 +19,7 @@ scores of different scales are never mixed, and the result says so.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import heapq
 import itertools
 import time
@@ -325,9 +326,7 @@ class HierarchicalRetriever:
 
 
 def _replace(scope: Scope, **changes: Any) -> Scope:
-    from dataclasses import replace
-
-    return replace(scope, **changes)
+    return dataclasses.replace(scope, **changes)
 
 
 def _best_start(
