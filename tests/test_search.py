@@ -231,3 +231,19 @@ def test_search_with_the_http_llm_client(indexed) -> None:  # type: ignore[no-un
             res = th.search("help me write an RFC")
         assert res.query_plan is not None and res.query_plan.fallback
         assert "500" in (res.query_plan.fallback_reason or "")
+
+
+def test_provenance_has_every_key_in_json_friendly_types(indexed) -> None:  # type: ignore[no-untyped-def]
+    import json as _json
+
+    from treehop.models import PROVENANCE_KEYS
+
+    with indexed() as th:
+        res = th.search("OAuth authentication", limit=2)
+        hit = res.resources[0]
+        prov = hit.provenance()
+        assert tuple(prov) == PROVENANCE_KEYS
+        assert prov["context_type"] == "resource" and prov["found_by"] == hit.found_by.value
+        assert prov["query"] == "OAuth authentication"
+        assert prov["matched_queries"][0]["context_type"] == "resource"
+        _json.dumps(prov)  # serialisable as it is

@@ -23,33 +23,14 @@ from langchain_core.documents import Document
 from treehop import AsyncTreehop, MatchedContext, Treehop
 from treehop.errors import IngestError, InvalidQueryError
 from treehop.ingest.records import IngestRecord, aadd_records, add_records
+from treehop.models import PROVENANCE_KEYS as CORE_PROVENANCE_KEYS
 
 from ._utils import check_client, run_sync
 
 ContentField = Literal["auto", "abstract", "overview", "content"]
 CONTENT_FIELDS: tuple[str, ...] = ("auto", "abstract", "overview", "content")
 
-PROVENANCE_KEYS: tuple[str, ...] = (
-    "uri",
-    "parent_uri",
-    "context_type",
-    "level",
-    "is_leaf",
-    "chunk_index",
-    "score",
-    "vector_score",
-    "rerank_score",
-    "rerank_fallback",
-    "rerank_fallback_reason",
-    "found_by",
-    "found_via",
-    "hop_source",
-    "hop_tag",
-    "query",
-    "matched_queries",
-    "tags",
-    "abstract",
-)
+PROVENANCE_KEYS = CORE_PROVENANCE_KEYS
 """Metadata keys every returned ``Document`` has; they override node metadata of that name."""
 
 # The fallback order of each content_field: the chosen text first, then the next richer one,
@@ -83,28 +64,7 @@ def page_content_of(hit: MatchedContext, content_field: str = "auto") -> str:
 
 def provenance_metadata(hit: MatchedContext) -> dict[str, Any]:
     """The provenance of one hit as JSON-friendly values (enums as their string values)."""
-    queries = [q.model_dump(mode="json") for q in hit.matched_queries]
-    return {
-        "uri": hit.uri,
-        "parent_uri": hit.parent_uri,
-        "context_type": hit.context_type.value,
-        "level": int(hit.level),
-        "is_leaf": hit.is_leaf,
-        "chunk_index": hit.chunk_index,
-        "score": float(hit.score),
-        "vector_score": None if hit.vector_score is None else float(hit.vector_score),
-        "rerank_score": None if hit.rerank_score is None else float(hit.rerank_score),
-        "rerank_fallback": hit.rerank_fallback,
-        "rerank_fallback_reason": hit.rerank_fallback_reason,
-        "found_by": hit.found_by.value,
-        "found_via": hit.found_via,
-        "hop_source": hit.hop_source,
-        "hop_tag": hit.hop_tag,
-        "query": hit.matched_queries[0].query if hit.matched_queries else None,
-        "matched_queries": queries,
-        "tags": list(hit.tags),
-        "abstract": hit.abstract,
-    }
+    return hit.provenance()
 
 
 def context_to_document(hit: MatchedContext, content_field: str = "auto") -> Document:

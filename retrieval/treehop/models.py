@@ -104,6 +104,30 @@ class QueryPlan(BaseModel):
     planner: str | None = None
 
 
+PROVENANCE_KEYS: tuple[str, ...] = (
+    "uri",
+    "parent_uri",
+    "context_type",
+    "level",
+    "is_leaf",
+    "chunk_index",
+    "score",
+    "vector_score",
+    "rerank_score",
+    "rerank_fallback",
+    "rerank_fallback_reason",
+    "found_by",
+    "found_via",
+    "hop_source",
+    "hop_tag",
+    "query",
+    "matched_queries",
+    "tags",
+    "abstract",
+)
+"""The keys of :meth:`MatchedContext.provenance`, shared by every framework integration."""
+
+
 class MatchedContext(BaseModel):
     """One retrieved node with its score and full provenance."""
 
@@ -133,6 +157,34 @@ class MatchedContext(BaseModel):
     def text(self) -> str:
         """The most detailed text this hit carries (content, else overview, else abstract)."""
         return self.content or self.overview or self.abstract
+
+    def provenance(self) -> dict[str, Any]:
+        """Why this hit was found, as JSON-friendly values (enums as their string values).
+
+        One definition for every integration, so that a LangChain ``Document`` and a
+        LlamaIndex ``TextNode`` carry the same keys (:data:`PROVENANCE_KEYS`).
+        """
+        return {
+            "uri": self.uri,
+            "parent_uri": self.parent_uri,
+            "context_type": self.context_type.value,
+            "level": int(self.level),
+            "is_leaf": self.is_leaf,
+            "chunk_index": self.chunk_index,
+            "score": float(self.score),
+            "vector_score": None if self.vector_score is None else float(self.vector_score),
+            "rerank_score": None if self.rerank_score is None else float(self.rerank_score),
+            "rerank_fallback": self.rerank_fallback,
+            "rerank_fallback_reason": self.rerank_fallback_reason,
+            "found_by": self.found_by.value,
+            "found_via": self.found_via,
+            "hop_source": self.hop_source,
+            "hop_tag": self.hop_tag,
+            "query": self.matched_queries[0].query if self.matched_queries else None,
+            "matched_queries": [q.model_dump(mode="json") for q in self.matched_queries],
+            "tags": list(self.tags),
+            "abstract": self.abstract,
+        }
 
 
 class RoundTrace(BaseModel):

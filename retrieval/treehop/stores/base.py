@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import InvalidQueryError
 from ..filters import MetadataFilter, TagFilter
 from ..models import ContextType, Node
 
@@ -76,6 +77,14 @@ class ScoredNode:
     vector_score: float
     lexical_score: float | None = None
     matches: bool = True
+
+
+def check_search_args(limit: int, dense_weight: float) -> None:
+    """The argument checks every store's ``search`` starts with."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidQueryError("limit must be >= 1")
+    if not 0.2 <= dense_weight <= 1.0:
+        raise InvalidQueryError(f"dense_weight must be in [0.2, 1], got {dense_weight}")
 
 
 @runtime_checkable

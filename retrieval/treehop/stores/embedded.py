@@ -34,7 +34,7 @@ from ..errors import IndexCorruptError, InvalidQueryError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..lexical import LexicalIndex, hybrid_scores
 from ..models import ContextType, Node
-from .base import Scope, ScoredNode, StoreCapabilities, Vector
+from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
 
 FORMAT_VERSION = 1
 _NODES = TypeAdapter(list[Node])
@@ -219,10 +219,7 @@ class EmbeddedStore:
         query_text: str | None = None,
         dense_weight: float = 1.0,
     ) -> list[ScoredNode]:
-        if limit < 1:
-            raise InvalidQueryError("limit must be >= 1")
-        if not 0.2 <= dense_weight <= 1.0:
-            raise InvalidQueryError(f"dense_weight must be in [0.2, 1], got {dense_weight}")
+        check_search_args(limit, dense_weight)
         with self._lock:
             if self._n == 0:
                 return []

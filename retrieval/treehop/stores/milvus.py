@@ -76,7 +76,7 @@ from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
 from ..uri import is_within, uri_prefixes
-from .base import Scope, ScoredNode, StoreCapabilities, Vector
+from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
 from .embedded import EmbeddedStore
 
 T = TypeVar("T")
@@ -880,10 +880,7 @@ class MilvusStore:
         query_text: str | None = None,
         dense_weight: float = 1.0,
     ) -> list[ScoredNode]:
-        if limit < 1:
-            raise InvalidQueryError("limit must be >= 1")
-        if not 0.2 <= dense_weight <= 1.0:
-            raise InvalidQueryError(f"dense_weight must be in [0.2, 1], got {dense_weight}")
+        check_search_args(limit, dense_weight)
         if not self._ready():
             return []
         q = np.asarray(vector, dtype=np.float32).reshape(-1)

@@ -83,7 +83,7 @@ from ..models import Node
 from ..rerankers.http_rerank import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes
-from .base import Scope, ScoredNode, StoreCapabilities, Vector
+from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
 
 T = TypeVar("T")
 
@@ -1226,10 +1226,7 @@ class VikingDBStore:
         query_text: str | None = None,
         dense_weight: float = 1.0,
     ) -> list[ScoredNode]:
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidQueryError("limit must be >= 1")
-        if not 0.2 <= dense_weight <= 1.0:
-            raise InvalidQueryError(f"dense_weight must be in [0.2, 1], got {dense_weight}")
+        check_search_args(limit, dense_weight)
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
         if q.shape[0] != self._dim:
             raise InvalidQueryError(

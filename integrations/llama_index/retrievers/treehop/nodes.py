@@ -22,7 +22,7 @@ from llama_index.core.schema import (
 )
 
 from treehop import uri as urimod
-from treehop.models import MatchedContext
+from treehop.models import PROVENANCE_KEYS, MatchedContext
 
 #: Provenance visible to the LLM: where a text comes from is useful for citing it.
 LLM_VISIBLE_PROVENANCE = ("uri", "context_type", "tags")
@@ -50,29 +50,8 @@ INTERNAL_PROVENANCE = (
 INTERNAL_STORED = ("implicit", "chunks", "kind", "ref_doc_id")
 EXCLUDED_LLM_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED]
 EXCLUDED_EMBED_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED, "uri", "context_type"]
-#: Every provenance key, in the order of the LangChain integration's ``PROVENANCE_KEYS``.
-PROVENANCE = (
-    "uri",
-    "parent_uri",
-    "context_type",
-    "level",
-    "is_leaf",
-    "chunk_index",
-    "score",
-    "vector_score",
-    "rerank_score",
-    "retrieval_score",
-    "rerank_fallback",
-    "rerank_fallback_reason",
-    "found_by",
-    "found_via",
-    "hop_source",
-    "hop_tag",
-    "query",
-    "matched_queries",
-    "tags",
-    "abstract",
-)
+#: Every provenance key: the core's ``PROVENANCE_KEYS`` plus ``retrieval_score``.
+PROVENANCE = (*PROVENANCE_KEYS, "retrieval_score")
 #: Metadata key under which ``add_documents`` stores the LlamaIndex document id.
 REF_DOC_ID_KEY = "ref_doc_id"
 
@@ -94,29 +73,11 @@ class TreeLinks:
 
 
 def provenance(m: MatchedContext) -> dict[str, Any]:
-    """The provenance of one hit: the keys and values of the LangChain integration, plus
+    """The provenance of one hit: the core's keys (shared with the LangChain integration), plus
     ``retrieval_score`` (the vector score before any rerank), in JSON-friendly types."""
     return {
-        "uri": m.uri,
-        "parent_uri": m.parent_uri,
-        "context_type": m.context_type.value,
-        "level": int(m.level),
-        "is_leaf": m.is_leaf,
-        "chunk_index": m.chunk_index,
-        "score": float(m.score),
-        "vector_score": None if m.vector_score is None else float(m.vector_score),
-        "rerank_score": None if m.rerank_score is None else float(m.rerank_score),
+        **m.provenance(),
         "retrieval_score": None if m.vector_score is None else float(m.vector_score),
-        "rerank_fallback": m.rerank_fallback,
-        "rerank_fallback_reason": m.rerank_fallback_reason,
-        "found_by": m.found_by.value,
-        "found_via": m.found_via,
-        "hop_source": m.hop_source,
-        "hop_tag": m.hop_tag,
-        "query": m.matched_queries[0].query if m.matched_queries else None,
-        "matched_queries": [q.model_dump(mode="json") for q in m.matched_queries],
-        "tags": list(m.tags),
-        "abstract": m.abstract,
     }
 
 
