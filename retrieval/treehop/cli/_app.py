@@ -32,6 +32,7 @@ from ..errors import (
     InvalidTagError,
     InvalidURIError,
     NotFoundError,
+    RerankError,
     TreehopError,
 )
 from ..ingest.loaders import SKIP_DIRS
@@ -42,6 +43,7 @@ from . import _render as render
 if TYPE_CHECKING:
     from ..client import AddResult, Treehop
     from ..llm.base import LLM
+    from ..rerankers.base import Reranker
 
 DEFAULT_INDEX = ".treehop"
 INDEX_ENV = "TREEHOP_INDEX"
@@ -49,6 +51,7 @@ USER_ENV = "TREEHOP_USER"
 DEBUG_ENV = "TREEHOP_DEBUG"
 LLM_MODEL_ENV = "TREEHOP_LLM_MODEL"
 LLM_BASE_URL_ENV = "TREEHOP_LLM_BASE_URL"
+RERANKER_ENV = "TREEHOP_RERANKER"
 URI_HINT = (
     "URIs look like viking://resources/<path>, viking://~/memories/<path> or "
     "viking://~/skills/<path>"
@@ -79,6 +82,8 @@ class ClientOptions:
     llm: LLM | None = None
     read_only: bool = False
     """The command only reads (find, ls, ...): the client need not write the index back."""
+    reranker: Reranker | None = None
+    """What ``--mode thinking`` reranks with (``--reranker`` / ``$TREEHOP_RERANKER``)."""
 
 
 ClientFactory = Callable[[ClientOptions], "Treehop"]
@@ -103,7 +108,9 @@ def default_client_factory(options: ClientOptions) -> Treehop:
     from ..client import Treehop
 
     store = _ReadOnlyStore(options.path) if options.read_only else None
-    return Treehop(options.path, user=options.user, llm=options.llm, store=store)
+    return Treehop(
+        options.path, user=options.user, llm=options.llm, store=store, reranker=options.reranker
+    )
 
 
 class CliError(Exception):
@@ -131,7 +138,12 @@ class _Ctx:
         return Path(self.args.index)
 
     def open(
-        self, *, create: bool = False, llm: LLM | None = None, read_only: bool = False
+        self,
+        *,
+        create: bool = False,
+        llm: LLM | None = None,
+        read_only: bool = False,
+        reranker: Reranker | None = None,
     ) -> Treehop:
         """Open the index; a read command on a path without one fails with a how-to."""
         path = self.index
@@ -152,7 +164,7 @@ class _Ctx:
                     ExitCode.USAGE,
                     "pass --index with a new or empty directory",
                 )
-        return self.factory(ClientOptions(path, self.args.user, llm, read_only))
+        return self.factory(ClientOptions(path, self.args.user, llm, read_only, reranker))
 
     def json(self, obj: Any) -> None:
         print(json.dumps(obj, ensure_ascii=False, indent=2), file=self.out)
@@ -180,6 +192,23 @@ def _make_llm(args: argparse.Namespace) -> LLM | None:
 
     base = getattr(args, "llm_base_url", None) or os.environ.get(LLM_BASE_URL_ENV)
     return OpenAICompatibleLLM(model, base_url=base or DEFAULT_BASE_URL)
+
+
+def _make_reranker(args: argparse.Namespace, llm: LLM | None = None) -> Reranker | None:
+    """The reranker a ``--reranker`` spec (or ``$TREEHOP_RERANKER``) names; None without one.
+
+    ``llm`` is the chat model of the command, for the ``llm`` spec; ``find`` has no
+    ``--llm-model`` of its own, so there the spec builds the model from the environment.
+    """
+    spec = getattr(args, "reranker", None) or os.environ.get(RERANKER_ENV)
+    if not spec:
+        return None
+    from ..rerankers.spec import reranker_from_spec
+
+    try:
+        return reranker_from_spec(spec, llm=llm if llm is not None else _make_llm(args))
+    except RerankError as exc:
+        raise CliError(str(exc), ExitCode.USAGE, "see treehop find --help for --reranker") from exc
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -293,7 +322,10 @@ def _search_kwargs(a: argparse.Namespace) -> dict[str, Any]:
 def cmd_find(ctx: _Ctx) -> int:
     a = ctx.args
     kw = _search_kwargs(a)
-    with ctx.open(read_only=True) as client:
+    reranker = _make_reranker(a)
+    if reranker is not None and a.mode is None:
+        kw["mode"] = RetrievalMode.THINKING  # naming a reranker means: rerank
+    with ctx.open(read_only=True, reranker=reranker) as client:
         res = client.find(a.query, context_type=a.type, **kw)
         display = client.aio.display
     if a.json:
@@ -311,7 +343,8 @@ def cmd_search(ctx: _Ctx) -> int:
     kw = _search_kwargs(a)
     if a.type:
         kw["context_types"] = [a.type]
-    with ctx.open(llm=_make_llm(a), read_only=True) as client:
+    llm = _make_llm(a)
+    with ctx.open(llm=llm, read_only=True, reranker=_make_reranker(a, llm)) as client:
         res = client.search(a.query, session_id=a.session, **kw)
         display = client.aio.display
     if a.json:
@@ -477,7 +510,8 @@ def cmd_eval(ctx: _Ctx) -> int:
     if not 1 <= k <= 1000:
         raise InvalidQueryError(f"--k must be between 1 and 1000, got {k}")
     progress = render.Progress(ctx.err)
-    with ctx.open(read_only=True) as client:
+    reranker = _make_reranker(a)
+    with ctx.open(read_only=True, reranker=reranker) as client:
         aio = client.aio
 
         def norm(uri: str) -> str:
@@ -497,7 +531,7 @@ def cmd_eval(ctx: _Ctx) -> int:
                 target_uri=a.target_uri or None,
                 context_type=a.type,
                 limit=k,
-                mode=a.mode or RetrievalMode.QUICK,
+                mode=a.mode or (RetrievalMode.THINKING if reranker else RetrievalMode.QUICK),
                 tags=a.tag or None,
                 include_directories=not a.files_only,
             )
@@ -590,6 +624,17 @@ def _search_options(p: argparse.ArgumentParser, *, default_mode: str) -> None:
         "--explain", action="store_true", help="print the search path (rounds, why it stopped)"
     )
     p.add_argument("--json", action="store_true", help="the full result as JSON")
+    _reranker_option(p)
+
+
+def _reranker_option(p: argparse.ArgumentParser) -> None:
+    from ..rerankers.spec import SPEC_FORMS
+
+    p.add_argument(
+        "--reranker",
+        metavar="SPEC",
+        help=f"what --mode thinking reranks with (${RERANKER_ENV}): {SPEC_FORMS}",
+    )
 
 
 def _llm_options(p: argparse.ArgumentParser) -> None:
@@ -721,6 +766,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--files-only", action="store_true")
     p.add_argument("--per-query", action="store_true", help="a row per query")
     p.add_argument("--json", action="store_true")
+    _reranker_option(p)
     p.set_defaults(func=cmd_eval)
 
     sub.add_parser(
