@@ -8,12 +8,13 @@ ingests directories and texts into the tree, and answers ``find()`` (one query, 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -827,11 +828,35 @@ def _make_tagger(tagger: Any) -> Any:
     return tagger
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _blocking(
+    method: Callable[Concatenate[AsyncTreehop, _P], Coroutine[Any, Any, _R]],
+) -> Callable[Concatenate[Treehop, _P], _R]:
+    """The blocking twin of an :class:`AsyncTreehop` coroutine method.
+
+    Why generated instead of written out: hand-written ``(**kwargs: Any)`` wrappers hid every
+    signature from type checkers and ``help()``, and drifted from the async originals.
+    ``ParamSpec`` carries the parameters over exactly; ``functools.wraps`` carries the name,
+    the docstring and (through ``__wrapped__``) the signature that ``inspect`` shows.
+    """
+
+    @functools.wraps(method)
+    def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return self._runner.run(method(self._async, *args, **kwargs))
+
+    return blocking
+
+
 class Treehop:
     """The synchronous client: the same API as :class:`AsyncTreehop`, blocking.
 
     It runs the async core on a private event-loop thread, so it also works inside Jupyter or
-    other code that already runs an event loop.
+    other code that already runs an event loop. Every method is generated from the async one
+    by :func:`_blocking`, so signatures, defaults, docstrings and ``help()`` are the async
+    ones, and a type checker rejects a misspelt keyword on both clients alike.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> None:
@@ -855,56 +880,23 @@ class Treehop:
     def user(self) -> str:
         return self._async.user
 
-    def add_resource(self, path_or_text: str | os.PathLike[str], **kwargs: Any) -> AddResult:
-        return self._runner.run(self._async.add_resource(path_or_text, **kwargs))
-
-    def add_memory(self, text: str, **kwargs: Any) -> AddResult:
-        return self._runner.run(self._async.add_memory(text, **kwargs))
-
-    def add_skill(self, path_or_text: str | os.PathLike[str], **kwargs: Any) -> AddResult:
-        return self._runner.run(self._async.add_skill(path_or_text, **kwargs))
-
-    def find(self, query: str, **kwargs: Any) -> FindResult:
-        return self._runner.run(self._async.find(query, **kwargs))
-
-    def search(self, query: str, **kwargs: Any) -> FindResult:
-        return self._runner.run(self._async.search(query, **kwargs))
-
-    def create_session(self) -> str:
-        return self._runner.run(self._async.create_session())
-
-    def add_message(self, session_id: str, role: str, content: str) -> None:
-        self._runner.run(self._async.add_message(session_id, role, content))
-
-    def get_session(self, session_id: str) -> Session:
-        return self._runner.run(self._async.get_session(session_id))
-
-    def delete_session(self, session_id: str) -> None:
-        self._runner.run(self._async.delete_session(session_id))
-
-    def ls(self, uri: str = "viking://resources") -> list[Entry]:
-        return self._runner.run(self._async.ls(uri))
-
-    def read(self, uri: str) -> str:
-        return self._runner.run(self._async.read(uri))
-
-    def stat(self, uri: str) -> Node:
-        return self._runner.run(self._async.stat(uri))
-
-    def tree(self, uri: str = "viking://resources", depth: int = 3) -> dict[str, Any]:
-        return self._runner.run(self._async.tree(uri, depth))
-
-    def remove(self, uri: str) -> int:
-        return self._runner.run(self._async.remove(uri))
-
-    def retag(self, uri: str | None = None) -> int:
-        return self._runner.run(self._async.retag(uri))
-
-    def set_tags(self, uri: str, **kwargs: Any) -> list[str]:
-        return self._runner.run(self._async.set_tags(uri, **kwargs))
-
-    def save(self) -> None:
-        self._runner.run(self._async.save())
+    add_resource = _blocking(AsyncTreehop.add_resource)
+    add_memory = _blocking(AsyncTreehop.add_memory)
+    add_skill = _blocking(AsyncTreehop.add_skill)
+    find = _blocking(AsyncTreehop.find)
+    search = _blocking(AsyncTreehop.search)
+    create_session = _blocking(AsyncTreehop.create_session)
+    add_message = _blocking(AsyncTreehop.add_message)
+    get_session = _blocking(AsyncTreehop.get_session)
+    delete_session = _blocking(AsyncTreehop.delete_session)
+    ls = _blocking(AsyncTreehop.ls)
+    read = _blocking(AsyncTreehop.read)
+    stat = _blocking(AsyncTreehop.stat)
+    tree = _blocking(AsyncTreehop.tree)
+    remove = _blocking(AsyncTreehop.remove)
+    retag = _blocking(AsyncTreehop.retag)
+    set_tags = _blocking(AsyncTreehop.set_tags)
+    save = _blocking(AsyncTreehop.save)
 
     def close(self) -> None:
         """Save and release resources; calling it again does nothing."""

@@ -1,0 +1,99 @@
+"""The sync client is the async one, typed: same signatures, same docs, same type errors.
+
+``Treehop``'s methods are generated from ``AsyncTreehop``'s with ``ParamSpec``; these tests
+check what a user sees (``inspect.signature``, ``help()``) and what a type checker sees (mypy
+``--strict`` on a small program with a misspelt keyword and a wrong type, on both clients).
+"""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from treehop import AsyncTreehop, Treehop
+from treehop.errors import InvalidQueryError
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+REPO = Path(__file__).resolve().parents[1]
+PUBLIC = [
+    name
+    for name, fn in inspect.getmembers(AsyncTreehop, inspect.iscoroutinefunction)
+    if not name.startswith("_") and name != "close"
+]
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_every_async_method_has_a_sync_twin_with_its_signature_and_doc(name: str) -> None:
+    sync = getattr(Treehop, name, None)
+    assert sync is not None, f"Treehop has no {name}()"
+    assert inspect.signature(sync) == inspect.signature(getattr(AsyncTreehop, name))
+    assert sync.__doc__ == getattr(AsyncTreehop, name).__doc__
+    assert not inspect.iscoroutinefunction(sync)
+
+
+def test_sync_twin_runs_and_raises_the_async_errors() -> None:
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as th:
+        res = th.add_resource("alpha beta gamma", target_uri="viking://resources/note")
+        assert res.embedded >= 1
+        hits = th.find("alpha", limit=3)
+        assert hits.resources and hits.resources[0].uri.startswith("viking://resources/note")
+        with pytest.raises(InvalidQueryError):
+            th.find("   ")
+
+
+def test_help_shows_parameters_and_docstring() -> None:
+    text = inspect.getdoc(Treehop.find) or ""
+    assert "One query, no LLM" in text
+    assert "limit" in inspect.signature(Treehop.find).parameters
+
+
+PROGRAM = """
+from treehop import AsyncTreehop, Treehop
+
+
+def sync_ok(th: Treehop) -> int:
+    return th.find("q", limit=5, target_uri="viking://resources").total
+
+
+def sync_misspelt(th: Treehop) -> None:
+    th.find("q", limt=5)
+
+
+def sync_wrong_type(th: Treehop) -> None:
+    th.find("q", limit="5")
+
+
+async def async_misspelt(th: AsyncTreehop) -> None:
+    await th.find("q", limt=5)
+"""
+
+
+def test_mypy_strict_catches_a_misspelt_keyword_on_both_clients(tmp_path: Path) -> None:
+    prog = tmp_path / "prog.py"
+    prog.write_text(textwrap.dedent(PROGRAM))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            str(prog),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    errors = [line for line in proc.stdout.splitlines() if ": error:" in line]
+    lines = sorted(int(e.split(":")[1]) for e in errors)
+    assert lines == [10, 14, 18], proc.stdout
+    assert 'Unexpected keyword argument "limt"' in errors[0]
+    assert 'incompatible type "str"; expected "int"' in proc.stdout
