@@ -23,10 +23,20 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from store_conf_helpers import STORES, StoreFactory, make_nodes, make_vectors
+from store_conf_helpers import (
+    DIM,
+    STORES,
+    VIKINGDB_AK,
+    VIKINGDB_SK,
+    StoreFactory,
+    make_nodes,
+    make_vectors,
+)
 
 from treehop.models import Node
 from treehop.stores.base import VectorStore
+
+from treehop_test_doubles import BagOfWordsEmbedder
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +48,22 @@ def milvus_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     client.close()
 
 
+@pytest.fixture(scope="module")
+def vikingdb_server() -> Iterator[Any]:
+    from fake_servers.vikingdb_server import FakeVikingDB
+
+    with FakeVikingDB(ak=VIKINGDB_AK, sk=VIKINGDB_SK) as server:
+        yield server
+
+
 @pytest.fixture(params=STORES)
 def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> StoreFactory:
     client = request.getfixturevalue("milvus_client") if request.param == "milvus" else None
-    return StoreFactory(request.param, tmp_path, client)
+    viking = request.getfixturevalue("vikingdb_server") if request.param == "vikingdb" else None
+    # A VikingDB collection has a fixed dimension: the client tests embed with the 64-d
+    # bag-of-words embedder, the contract tests use the suite's 16-d vectors.
+    dim = BagOfWordsEmbedder.dimension if "client" in request.module.__name__ else DIM
+    return StoreFactory(request.param, tmp_path, client, viking, dim)
 
 
 @pytest.fixture

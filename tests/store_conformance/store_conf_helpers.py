@@ -22,29 +22,62 @@ from treehop.stores.base import ScoredNode, VectorStore
 from treehop.stores.embedded import EmbeddedStore
 from treehop.uri import ancestors_of, parent_of
 
-STORES = ["embedded", "milvus"]
+STORES = ["embedded", "milvus", "vikingdb"]
 R = "viking://resources"
+VIKINGDB_AK = "AKLTconformance"
+VIKINGDB_SK = "conformance-secret"
 
 
 class StoreFactory:
     """Makes stores of one engine; ``factory(name)`` twice opens the same index twice."""
 
-    def __init__(self, kind: str, tmp: Path, milvus_client: Any = None) -> None:
+    def __init__(
+        self, kind: str, tmp: Path, milvus_client: Any = None, vikingdb: Any = None, dim: int = 16
+    ) -> None:
         self.kind = kind
         self._tmp = tmp
         self._client = milvus_client
+        self._vikingdb = vikingdb
+        self._dim = dim
         self._prefix = "t" + uuid.uuid4().hex[:12]
         self._count = 0
 
-    def __call__(self, name: str | None = None, **kwargs: Any) -> VectorStore:
+    def __call__(
+        self, name: str | None = None, *, dim: int | None = None, **kwargs: Any
+    ) -> VectorStore:
+        """A store named ``name`` (a new one when omitted); ``dim`` matters only to engines
+        whose collections have a fixed dimension (VikingDB)."""
         if name is None:
             self._count += 1
             name = f"s{self._count}"
         if self.kind == "embedded":
             return EmbeddedStore(self._tmp / name, **kwargs)
+        if self.kind == "vikingdb":
+            return self._vikingdb_store(f"{self._prefix}_{name}", dim or self._dim, **kwargs)
         from treehop.stores.milvus import MilvusStore
 
         return MilvusStore(client=self._client, collection=f"{self._prefix}_{name}", **kwargs)
+
+    def _vikingdb_store(self, collection: str, dim: int, **kwargs: Any) -> VectorStore:
+        """A VikingDBStore on the fake service (signed requests over real HTTP, hybrid on)."""
+        from treehop._http import RetryPolicy
+        from treehop.stores.vikingdb import VikingDBStore, collection_schema
+
+        srv = self._vikingdb
+        if collection not in srv.collections:
+            srv.create_collection(collection, collection_schema(dim, hybrid=True))
+        kwargs.setdefault("consistency_window_s", 0.0)
+        kwargs.setdefault("retry", RetryPolicy(max_retries=2, backoff_s=0.001, max_backoff_s=0.005))
+        return VikingDBStore(
+            collection,
+            dimension=dim,
+            host=srv.host,
+            scheme="http",
+            ak=VIKINGDB_AK,
+            sk=VIKINGDB_SK,
+            hybrid=True,
+            **kwargs,
+        )
 
 
 # ------------------------------------------------------------------------------------------

@@ -220,7 +220,7 @@ def _seed_store(store: VectorStore) -> None:
 def test_retriever_tag_hops_on_direct_upserts(
     store_factory: StoreFactory, trigger: TagHopTrigger
 ) -> None:
-    store = store_factory()
+    store = store_factory(dim=8)
     _seed_store(store)
     cfg = RetrievalConfig(global_search_topk=3, tag_hop_trigger=trigger, score_threshold=0.1)
     q = np.zeros(8, np.float32)

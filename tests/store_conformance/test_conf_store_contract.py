@@ -6,6 +6,7 @@ plainly written predicate admits. See ``store_conf_helpers.TREE`` for the data.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -405,8 +406,8 @@ def test_bad_input_gets_typed_errors(filled: VectorStore, tree_data: Tree) -> No
 
 
 def test_hybrid_lets_lexical_matches_outrank_dense_ones(store_factory: StoreFactory) -> None:
-    """Both engines mix BM25 in with ``dense_weight`` (their BM25 tokenisers differ, so only
-    the order is compared, never the scores)."""
+    """Every engine mixes a lexical score in with ``dense_weight`` (their tokenisers and
+    lexical scales differ, so only the order is compared, never the scores)."""
     q = query_vector()
     rows = [
         (f"{R}/d/far.md", "zebra quasar lexicon zebra", -q + 0.3 * query_vector(5)),
@@ -431,7 +432,49 @@ def test_hybrid_lets_lexical_matches_outrank_dense_ones(store_factory: StoreFact
     scope = Scope(parent_uri=f"{R}/d")
     dense = store.search(q, scope, 3, query_text="zebra quasar")
     assert [h.node.uri[-7:] for h in dense] == ["near.md", "/mid.md", "/far.md"]
-    mixed = store.search(q, scope, 3, query_text="zebra quasar", dense_weight=0.3)
+    # The lowest weight the API allows: engines normalise BM25 differently (the embedded store
+    # scales it per query, VikingDB's sparse dot product is a cosine in [0, 1]).
+    mixed = store.search(q, scope, 3, query_text="zebra quasar", dense_weight=0.2)
     assert [h.node.uri[-7:] for h in mixed] == ["/far.md", "near.md", "/mid.md"]
     assert mixed[0].lexical_score is not None and mixed[0].lexical_score > 0
     assert mixed[0].vector_score == pytest.approx(dense[2].vector_score, abs=1e-5)
+
+
+ADMIT_SCOPES = [
+    Scope(),
+    Scope(parent_uri=f"{R}/a"),
+    Scope(subtrees=(f"{R}/a",)),
+    Scope(subtrees=(f"{R}/a/deep", f"{R}/ab")),
+    Scope(context_types=(ContextType.MEMORY,)),
+    Scope(levels=(2,), leaves_only=True),
+    Scope(non_leaves_only=True, exclude_uris=frozenset({f"{R}/a"})),
+    Scope(tags=TagFilter(any_of=("ml",))),
+    Scope(subtrees=(f"{R}/a",), tags=TagFilter(all_of=("ml", "ops"))),
+    Scope(metadata=MetadataFilter.parse({"op": "range", "field": "year", "gte": 2021})),
+    Scope(
+        subtrees=(R,),
+        metadata=MetadataFilter.parse(
+            {
+                "op": "or",
+                "conds": [
+                    {"op": "must", "field": "team", "conds": ["infra"]},
+                    {"op": "must_not", "field": "lang", "conds": ["en"]},
+                ],
+            }
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("scope", ADMIT_SCOPES, ids=range(len(ADMIT_SCOPES)))
+def test_matches_are_exactly_what_scope_admits(
+    filled: VectorStore, tree_data: Tree, scope: Scope
+) -> None:
+    """``Scope.admits`` is the one reference predicate: every engine returns exactly the nodes
+    it admits (and, with traversal, only non-matching *directories* beyond them)."""
+    nodes = tree_data[0]
+    check(filled, tree_data, scope, scope.admits)
+    admitted = {n.uri for n in nodes if scope.admits(n)}
+    traversed = filled.search(query_vector(), dataclasses.replace(scope, traversal=True), 100)
+    assert {h.node.uri for h in traversed if h.matches} == admitted
+    assert all(not h.node.is_leaf for h in traversed if not h.matches)

@@ -21,9 +21,11 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from .. import tags as tagmod
 from ..errors import InvalidQueryError
 from ..filters import MetadataFilter, TagFilter
 from ..models import ContextType, Node
+from ..uri import is_within
 
 Vector = npt.NDArray[np.float32]
 
@@ -66,6 +68,46 @@ class Scope:
     @property
     def filtered(self) -> bool:
         return bool(self.tags) or self.metadata is not None
+
+    def admits(self, node: Node) -> bool:
+        """The reference predicate: would a search with this scope return ``node`` as a match?
+
+        Every store must return exactly the nodes this admits (engines evaluate it natively —
+        masks, server expressions — and the conformance suite checks them against it). With
+        ``traversal``, a store also returns non-matching directories that contain a match; those
+        are flagged ``matches=False`` and are not admitted here.
+        """
+        return (
+            self.admits_structure(node)
+            and node.uri not in self.exclude_uris
+            and node_matches_filter(node, self.tags, self.metadata)
+        )
+
+    def admits_structure(self, node: Node) -> bool:
+        """The structure, type, level and leaf parts of the scope (no filter, no exclusions)."""
+        if self.parent_uri is not None:
+            if node.parent_uri != self.parent_uri:
+                return False
+        elif self.subtrees and not any(is_within(node.uri, s) for s in self.subtrees):
+            return False
+        if self.context_types and node.context_type not in self.context_types:
+            return False
+        if self.levels and node.level not in self.levels:
+            return False
+        if self.leaves_only and not node.is_leaf:
+            return False
+        return not (self.non_leaves_only and node.is_leaf)
+
+
+def node_matches_filter(node: Node, tags: TagFilter, metadata: MetadataFilter | None) -> bool:
+    """The filter part of a scope on one node: tags (any-of / all-of labels) and metadata DSL."""
+    if tags:
+        labels = tagmod.labels(node.tags)
+        if tags.any_of and not labels.intersection(tags.any_of):
+            return False
+        if any(lab not in labels for lab in tags.all_of):
+            return False
+    return metadata is None or metadata.matches(node.metadata)
 
 
 @dataclass(frozen=True)

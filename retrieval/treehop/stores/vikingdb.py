@@ -83,7 +83,14 @@ from ..models import Node
 from ..rerankers.http_rerank import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes
-from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
+from .base import (
+    Scope,
+    ScoredNode,
+    StoreCapabilities,
+    Vector,
+    check_search_args,
+    node_matches_filter,
+)
 
 T = TypeVar("T")
 
@@ -523,33 +530,6 @@ def translate_metadata(spec: Mapping[str, Any], fields: Mapping[str, str]) -> di
         return absent
     outside = [{"op": "range", "field": col, _COMPLEMENT[b]: v} for b, v in bounds.items()]
     return _or(absent, *outside)
-
-
-def _matches_filter(node: Node, tags: TagFilter, md: MetadataFilter | None) -> bool:
-    """The filter part of a scope, evaluated on a node exactly like the embedded store."""
-    if tags:
-        labels = tagmod.labels(node.tags)
-        if tags.any_of and not labels.intersection(tags.any_of):
-            return False
-        if any(lab not in labels for lab in tags.all_of):
-            return False
-    return md is None or md.matches(node.metadata)
-
-
-def _in_static_scope(node: Node, scope: Scope) -> bool:
-    """Structure, type, level and leaf parts of a scope (no filter, no exclusions)."""
-    if scope.parent_uri is not None:
-        if node.parent_uri != scope.parent_uri:
-            return False
-    elif scope.subtrees and not any(is_within(node.uri, s) for s in scope.subtrees):
-        return False
-    if scope.context_types and node.context_type not in scope.context_types:
-        return False
-    if scope.levels and node.level not in scope.levels:
-        return False
-    if scope.leaves_only and not node.is_leaf:
-        return False
-    return not (scope.non_leaves_only and node.is_leaf)
 
 
 @dataclass
@@ -1126,7 +1106,7 @@ class VikingDBStore:
         if needs_client:
             # Undeclared metadata: the server narrows by everything else, Python decides.
             for k, node in self._scan_nodes(base):
-                if k not in pending and _matches_filter(node, tags, md):
+                if k not in pending and node_matches_filter(node, tags, md):
                     matching.add(k)
                     containing_keys.update(uri_key(a) for a in uri_prefixes(node.uri))
         elif traversal:
@@ -1136,7 +1116,7 @@ class VikingDBStore:
                     matching.add(k)
                     containing_keys.update(str(a) for a in fields.get(F_ANCESTOR_KEYS) or [])
         for k, p in pending.items():
-            if p.node is not None and _matches_filter(p.node, tags, md):
+            if p.node is not None and node_matches_filter(p.node, tags, md):
                 matching.add(k)
                 containing_keys.update(uri_key(a) for a in uri_prefixes(p.node.uri))
         containing = frozenset(containing_keys) if traversal else None
@@ -1208,11 +1188,11 @@ class VikingDBStore:
         return _and(static, _or(match, via)), cont
 
     def _local_eligible(self, node: Node, scope: Scope, containing: frozenset[str]) -> bool:
-        if not _in_static_scope(node, scope) or node.uri in scope.exclude_uris:
+        if not scope.admits_structure(node) or node.uri in scope.exclude_uris:
             return False
         if not scope.filtered:
             return True
-        if _matches_filter(node, scope.tags, scope.metadata):
+        if node_matches_filter(node, scope.tags, scope.metadata):
             return True
         return scope.traversal and not node.is_leaf and uri_key(node.uri) in containing
 
@@ -1282,7 +1262,7 @@ class VikingDBStore:
         for c_score, c_dense, c_lex, c_node in cands[:limit]:
             matches = True
             if scope.filtered:
-                matches = _matches_filter(c_node, scope.tags, scope.metadata)
+                matches = node_matches_filter(c_node, scope.tags, scope.metadata)
             out.append(
                 ScoredNode(
                     node=c_node,
@@ -1314,7 +1294,7 @@ class VikingDBStore:
             def keep(n: Node, label: str = label) -> bool:
                 return (
                     label in tagmod.labels(n.tags)
-                    and _in_static_scope(n, scope)
+                    and scope.admits_structure(n)
                     and n.uri not in scope.exclude_uris
                 )
 
