@@ -5,12 +5,11 @@ from __future__ import annotations
 import pytest
 
 from treehop.errors import InvalidQueryError
-from treehop.fusion import fuse, fuse_query_results, fused_find_result, priority_weight
+from treehop.fusion import fuse, fuse_query_results, priority_weight
 from treehop.models import (
     ContextType,
     FoundBy,
     MatchedContext,
-    QueryPlan,
     QueryResult,
     TypedQuery,
 )
@@ -137,24 +136,17 @@ def test_ties_break_by_raw_score_then_uri() -> None:
     assert uris(out[R]) == ["q", "o", "p"]
 
 
-def test_fused_find_result_and_zero_query_plan() -> None:
+def test_fuse_query_results_groups_by_context_type() -> None:
     q1, q2 = tq("skill", 5, S), tq("doc", 4, R)
     results = [
         QueryResult(query=q1, matched_contexts=[hit("run", 0.8, S)]),
         QueryResult(query=q2, matched_contexts=[hit("guide", 0.7), hit("spec", 0.6)]),
     ]
-    plan = QueryPlan(queries=[q1, q2], reasoning="r")
-    fr = fused_find_result(plan, results, limit=10)
-    assert fr.total == 3
-    assert uris(fr.skills) == ["run"] and uris(fr.resources) == ["guide", "spec"]
-    assert fr.memories == []
-    assert fr.query_plan == plan
-    assert fr.query_results == results
-    assert uris(fuse_query_results(results)[R]) == ["guide", "spec"]
-
-    empty = fused_find_result(QueryPlan(queries=[], reasoning="small talk"), [])
-    assert empty.total == 0 and empty.contexts() == []
-    assert empty.query_plan is not None and empty.query_plan.reasoning == "small talk"
+    fused = fuse_query_results(results, limit=10)
+    assert uris(fused[S]) == ["run"] and uris(fused[R]) == ["guide", "spec"]
+    assert fused[ContextType.MEMORY] == []
+    assert uris(fuse_query_results(results, limit=1)[R]) == ["guide"]
+    assert all(v == [] for v in fuse_query_results([]).values())
 
 
 def test_invalid_parameters_are_typed_errors() -> None:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .errors import InvalidQueryError
-from .models import ContextType, FindResult, MatchedContext, QueryPlan, QueryResult, TypedQuery
+from .models import ContextType, MatchedContext, QueryResult, TypedQuery
 
 DEFAULT_RRF_K = 60.0
 
@@ -151,31 +151,4 @@ def fuse_query_results(
     """:func:`fuse` over the ``QueryResult`` of each typed query."""
     return fuse(
         [(r.query, r.matched_contexts) for r in query_results], k=k, limit=limit, weight=weight
-    )
-
-
-def fused_find_result(
-    plan: QueryPlan,
-    query_results: Sequence[QueryResult],
-    *,
-    limit: int | None = None,
-    k: float = DEFAULT_RRF_K,
-    weight: Callable[[int], float] = priority_weight,
-) -> FindResult:
-    """The ``search()`` result: fused hits per context type, the plan, and per-query results.
-
-    A zero-query plan gives an empty result that still carries the plan (the seed's "no
-    retrieval" case). ``limit`` applies per context type.
-    """
-    fused = fuse_query_results(query_results, k=k, limit=limit, weight=weight)
-    memories = fused[ContextType.MEMORY]
-    resources = fused[ContextType.RESOURCE]
-    skills = fused[ContextType.SKILL]
-    return FindResult(
-        memories=memories,
-        resources=resources,
-        skills=skills,
-        query_plan=plan,
-        query_results=list(query_results),
-        total=len(memories) + len(resources) + len(skills),
     )
