@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from datasets import REPO_ROOT, default_embedder, ensure_treehop_importable  # noqa: E402
+from datasets import REPO_ROOT, default_embedder, ensure_treehop_importable
 
 ensure_treehop_importable()
 

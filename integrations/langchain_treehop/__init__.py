@@ -5,6 +5,7 @@
 - :func:`create_treehop_tools`: find, search, ls and read tools for LangGraph agents.
 - :class:`LangChainEmbedder` / :class:`LangChainChatLLM`: LangChain models inside treehop.
 - :func:`add_documents` / :func:`aadd_documents`: LangChain ``Document``s into the tree.
+- :class:`TreehopStore`: LangGraph's long-term memory ``BaseStore`` on the tree.
 """
 
 from ._utils import KnowledgeSource
@@ -25,6 +26,7 @@ from .retrievers import (
     TreehopRetrievalOptions,
     TreehopRetriever,
 )
+from .store import TreehopStore
 from .tools import create_treehop_tools
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "LangChainEmbedder",
     "TreehopRetrievalOptions",
     "TreehopRetriever",
+    "TreehopStore",
     "aadd_documents",
     "add_documents",
     "context_to_document",
