@@ -6,6 +6,7 @@
 - :class:`LangChainEmbedder` / :class:`LangChainChatLLM`: LangChain models inside treehop.
 - :func:`add_documents` / :func:`aadd_documents`: LangChain ``Document``s into the tree.
 - :class:`TreehopStore`: LangGraph's long-term memory ``BaseStore`` on the tree.
+- :class:`TreehopContextMiddleware`: token-budgeted treehop context for ``create_agent``.
 """
 
 from ._utils import KnowledgeSource
@@ -19,6 +20,7 @@ from .documents import (
     provenance_metadata,
 )
 from .embeddings import LangChainEmbedder
+from .middleware import TreehopContextMiddleware
 from .retrievers import (
     EVENT_QUERY_PLAN,
     EVENT_RERANK_FALLBACK,
@@ -37,6 +39,7 @@ __all__ = [
     "KnowledgeSource",
     "LangChainChatLLM",
     "LangChainEmbedder",
+    "TreehopContextMiddleware",
     "TreehopRetrievalOptions",
     "TreehopRetriever",
     "TreehopStore",

@@ -329,7 +329,9 @@ class TreehopStore(BaseStore):
             except (TypeError, ValueError) as exc:
                 raise InvalidQueryError(f"value must be JSON-serialisable: {exc}") from exc
 
-    def _text(self, value: dict[str, Any], index: Literal[False] | list[str] | None) -> str | None:
+    def _text(
+        self, value: Mapping[str, Any], index: Literal[False] | list[str] | None
+    ) -> str | None:
         if index is False:
             return None
         fields = self.index_fields if index is None else list(index)
