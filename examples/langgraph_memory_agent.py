@@ -28,6 +28,7 @@ from langchain.tools import ToolRuntime, tool
 from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
+from pydantic import Field
 
 from langchain_treehop import TreehopContextMiddleware, TreehopStore
 from treehop import Treehop
@@ -72,7 +73,7 @@ class ScriptedToolModel(GenericFakeChatModel):
     """A stand-in chat model: replays scripted messages (tool calls included), accepts tools,
     and keeps the prompts it was sent so that a test can check what the agent saw."""
 
-    prompts: list[list[BaseMessage]] = []
+    prompts: list[list[BaseMessage]] = Field(default_factory=list)
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedToolModel:
         return self
@@ -90,8 +91,7 @@ def first_run_model() -> ScriptedToolModel:
     return ScriptedToolModel(
         messages=iter(
             [_call("remember", {"fact": "Ann's sister Jo lives in Lisbon."}), AIMessage("Noted!")]
-        ),
-        prompts=[],
+        )
     )
 
 
