@@ -5,9 +5,15 @@
 - :func:`create_treehop_tools`: find, search, ls and read tools for LangGraph agents.
 - :class:`LangChainEmbedder` / :class:`LangChainChatLLM`: LangChain models inside treehop.
 - :func:`add_documents` / :func:`aadd_documents`: LangChain ``Document``s into the tree.
-- :class:`TreehopStore`: LangGraph's long-term memory ``BaseStore`` on the tree.
-- :class:`TreehopContextMiddleware`: token-budgeted treehop context for ``create_agent``.
+- :class:`TreehopStore`: LangGraph's long-term memory ``BaseStore`` on the tree (needs
+  ``langgraph``).
+- :class:`TreehopContextMiddleware`: token-budgeted treehop context for ``create_agent``
+  (needs ``langchain``).
+
+The last two are imported on first use, so that ``langchain-core`` alone is enough for the rest.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from ._utils import KnowledgeSource
 from .chat_models import LangChainChatLLM
@@ -20,7 +26,6 @@ from .documents import (
     provenance_metadata,
 )
 from .embeddings import LangChainEmbedder
-from .middleware import TreehopContextMiddleware
 from .retrievers import (
     EVENT_QUERY_PLAN,
     EVENT_RERANK_FALLBACK,
@@ -28,8 +33,11 @@ from .retrievers import (
     TreehopRetrievalOptions,
     TreehopRetriever,
 )
-from .store import TreehopStore
 from .tools import create_treehop_tools
+
+if TYPE_CHECKING:
+    from .middleware import TreehopContextMiddleware
+    from .store import TreehopStore
 
 __all__ = [
     "EVENT_QUERY_PLAN",
@@ -50,3 +58,16 @@ __all__ = [
     "page_content_of",
     "provenance_metadata",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the store and the middleware on first use (they need langgraph / langchain)."""
+    if name == "TreehopStore":
+        from .store import TreehopStore
+
+        return TreehopStore
+    if name == "TreehopContextMiddleware":
+        from .middleware import TreehopContextMiddleware
+
+        return TreehopContextMiddleware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
