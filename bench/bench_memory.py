@@ -53,7 +53,8 @@ from datasets import REPO_ROOT, default_embedder, ensure_treehop_importable
 
 ensure_treehop_importable()
 
-from treehop import AsyncTreehop  # noqa: E402
+from treehop import AsyncTreehop, assemble_context  # noqa: E402
+from treehop.context_assembly import default_token_counter  # noqa: E402
 
 _REL = Path("shared") / "data" / "locomo" / "locomo5_dev.json"
 LOCOMO = Path(
@@ -169,7 +170,7 @@ def recall(ranked: list[str], gold: set[str], k: int) -> float:
 
 
 async def run_conversation(
-    conv: dict[str, Any], embedder: Any, tagger: Any, k: int
+    conv: dict[str, Any], embedder: Any, tagger: Any, k: int, budget: int = 0
 ) -> dict[str, list[tuple[float, float, bool]]]:
     """Per arm: one ``(recall@5, recall@k, has_window)`` per question."""
     sessions = sessions_of(conv)
@@ -229,11 +230,31 @@ async def run_conversation(
         )
     target = f"viking://~/memories/conversations/{cid}"
     plain, timed = [], []
+    by_id = {t["dia_id"]: _norm(turn_text(t)) for t, _ in turns}
+    budget_rows: dict[str, list[tuple[float, float, bool]]] = {
+        "top hits, last one cut": [],
+        "assembled, leaves only": [],
+        "assembled, with sessions": [],
+    }
     for q, w in zip(questions, windows, strict=True):
         gold = evidence_ids(q["evidence"])
         res = await mem.find(q["question"], target_uri=target, limit=k, include_directories=False)
         ranked = [str(m.metadata.get("message_id")) for m in res.contexts()]
         plain.append((recall(ranked, gold, 5), recall(ranked, gold, k), w is not None))
+        if budget:
+            leaves = await mem.find(
+                q["question"], target_uri=target, limit=20, include_directories=False
+            )
+            both = await mem.find(q["question"], target_uri=target, limit=20)
+            blocks = {
+                "top hits, last one cut": naive_block(leaves, budget),
+                "assembled, leaves only": assemble_context(leaves, max_tokens=budget).text,
+                "assembled, with sessions": assemble_context(both, max_tokens=budget).text,
+            }
+            for arm, text in blocks.items():
+                inside = _norm(text)
+                frac = sum(1 for g in gold if g in by_id and by_id[g] in inside) / len(gold)
+                budget_rows[arm].append((frac, frac, w is not None))
         if w is not None:
             res = await mem.find(
                 q["question"], target_uri=target, limit=k, include_directories=False,
@@ -243,8 +264,37 @@ async def run_conversation(
         timed.append((recall(ranked, gold, 5), recall(ranked, gold, k), w is not None))
     out["memory"] = plain
     out["memory + since/until"] = timed
+    if budget:
+        for arm, rows in budget_rows.items():
+            out[f"ctx{budget}: {arm}"] = rows
     await mem.close()
     return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def naive_block(res: Any, budget: int) -> str:
+    """The simplest alternative to context assembly: the top hits' texts, each headed by its
+    URI, joined until the budget runs out, the last one cut at the budget."""
+    counter = default_token_counter()
+    parts: list[str] = []
+    used = 0
+    for m in res.contexts():
+        section = f"[{m.uri}]\n{m.text}"
+        n = counter.count(section) + (counter.count("\n\n") if parts else 0)
+        if used + n <= budget:
+            parts.append(section)
+            used += n
+            continue
+        words = section.split(" ")
+        while words and used + counter.count(" ".join(words)) + 1 > budget:
+            words = words[: max(0, len(words) - max(1, len(words) // 4))]
+        if words:
+            parts.append(" ".join(words))
+        break
+    return "\n\n".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -253,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--tagger", choices=["auto", "none"], default="auto")
     p.add_argument("--no-cache", action="store_true")
+    p.add_argument(
+        "--budget", type=int, default=512, help="context-block token budget (0: skip that table)"
+    )
     a = p.parse_args(argv)
     if not LOCOMO.is_file():
         print(f"LoCoMo not found at {LOCOMO} (set TREEHOP_LOCOMO)", file=sys.stderr)
@@ -263,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     per_arm: dict[str, list[tuple[float, float, bool]]] = {}
     convs = load_conversations(a.conversations)
     for conv in convs:
-        res = asyncio.run(run_conversation(conv, embedder, tagger, a.k))
+        res = asyncio.run(run_conversation(conv, embedder, tagger, a.k, a.budget))
         for arm, rows in res.items():
             per_arm.setdefault(arm, []).extend(rows)
     n = len(next(iter(per_arm.values())))
@@ -276,12 +329,23 @@ def main(argv: list[str] | None = None) -> int:
         f"{'arm':24} {'R@5':>6} {'R@' + str(a.k):>6}   {'timed R@5':>9} {'timed R@' + str(a.k):>10}"
     )
     for arm, rows in per_arm.items():
+        if arm.startswith("ctx"):
+            continue
         r5 = np.mean([r[0] for r in rows])
         rk = np.mean([r[1] for r in rows])
         tw = [r for r in rows if r[2]]
         t5 = np.mean([r[0] for r in tw]) if tw else float("nan")
         tk = np.mean([r[1] for r in tw]) if tw else float("nan")
         print(f"{arm:24} {r5:6.3f} {rk:6.3f}   {t5:9.3f} {tk:10.3f}")
+    if a.budget:
+        print(
+            f"\nEvidence turns wholly inside a {a.budget}-token context block built from the "
+            f"top 20 hits of find() ({default_token_counter().name} tokens):"
+        )
+        for arm, rows in per_arm.items():
+            if arm.startswith("ctx"):
+                label = arm.split(": ", 1)[1]
+                print(f"  {label:28} {np.mean([r[0] for r in rows]):6.3f}")
     print(f"\n({time.perf_counter() - t0:.0f} s)")
     return 0
 

@@ -79,7 +79,7 @@ def test_tier_falls_back_to_smaller_tier_not_cut() -> None:
         0, "Gearbox notes.", "Overview: gearbox maintenance and repair.", long, ContextType.RESOURCE
     )
     c = default_token_counter()
-    head = "[viking://resources/doc0] (resource, {})\n"
+    head = "[viking://resources] (resource)\n- doc0 ({}): "
     n_overview = c.count(head.format("overview") + m.overview)
     n_abstract = c.count(head.format("abstract") + m.abstract)
     out = assemble_context([m], max_tokens=n_overview)
@@ -143,6 +143,40 @@ def test_findresult_input_and_bad_arguments() -> None:
     ):
         with pytest.raises(InvalidQueryError):
             assemble_context(fr, **bad)
+
+
+def test_hits_are_grouped_under_their_parent() -> None:
+    def hit(uri: str, text: str, score: float, ts: float | None = None, leaf: bool = True):
+        return MatchedContext(
+            uri=uri,
+            context_type=ContextType.MEMORY,
+            is_leaf=leaf,
+            abstract=text[:20],
+            overview="" if leaf else "- a long list of every child abstract " * 5,
+            content=text if leaf else "",
+            score=score,
+            metadata={} if ts is None else {"timestamp": ts},
+        )
+
+    s1 = "viking://~/memories/conversations/c/s1"
+    hits = [
+        hit(f"{s1}/turn-00003", "Ann: I moved to Porto.", 0.9, 0.0),
+        hit("viking://~/memories/notes/dog", "The dog is Rui.", 0.8),
+        hit(f"{s1}/turn-00001", "Bob: Porto is lovely.", 0.7, 60.0),
+        hit(s1, "Session one", 0.6, 0.0, leaf=False),
+    ]
+    out = assemble_context(hits, max_tokens=500)
+    assert out.text == (
+        "[viking://~/memories/conversations/c/s1] (memory, 1970-01-01 00:00)\n"
+        "- turn-00003: Ann: I moved to Porto.\n"
+        "- turn-00001 (1970-01-01 00:01): Bob: Porto is lovely.\n\n"
+        "[viking://~/memories/notes] (memory)\n"
+        "- dog: The dog is Rui.\n\n"
+        "[viking://~/memories/conversations/c] (memory, 1970-01-01 00:00)\n"
+        "- s1 (abstract): Session one"
+    )
+    # a directory whose own hits are listed is shown by its abstract, not its overview
+    assert out.sections[-1].tier == "abstract"
 
 
 def test_heuristic_counter_is_linear_and_bounds_words() -> None:

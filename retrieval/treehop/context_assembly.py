@@ -240,14 +240,44 @@ def check_budget(
     return q, ordered
 
 
-def _section_text(m: MatchedContext, tier: Tier, body: str) -> str:
-    info = [m.context_type.value]
+def _time_of(m: MatchedContext) -> str | None:
     ts = m.metadata.get(TIMESTAMP_FIELD)
     if isinstance(ts, (int, float)) and not isinstance(ts, bool) and math.isfinite(ts):
-        info.append(to_iso(float(ts))[:16].replace("T", " "))
+        return to_iso(float(ts))[:16].replace("T", " ")
+    return None
+
+
+def _split(uri: str) -> tuple[str, str]:
+    """``(group, label)``: a hit is listed under its parent by the rest of its URI."""
+    if urimod.CHUNK_MARK in uri:
+        base, _, frag = uri.partition("#")
+        return base, "#" + frag
+    head, sep, name = uri.rpartition("/")
+    if not sep or head.endswith(":/") or head == urimod.SCHEME + "~":
+        return uri, "."
+    return head, name
+
+
+@dataclass
+class _Group:
+    key: str
+    header: str
+    time: str | None
+    lines: list[str] = field(default_factory=list)
+
+
+def _line(m: MatchedContext, tier: Tier, body: str, label: str, group_time: str | None) -> str:
+    extra = []
+    t = _time_of(m)
+    if t is not None and t != group_time:
+        extra.append(t)
     if tier != "content":
-        info.append(tier)
-    return f"[{m.uri}] ({', '.join(info)})\n{body}"
+        extra.append(tier)
+    return f"- {label}{' (' + ', '.join(extra) + ')' if extra else ''}: {body}"
+
+
+def _render(groups: Sequence[_Group]) -> str:
+    return SEPARATOR.join("\n".join([g.header, *g.lines]) for g in groups if g.lines)
 
 
 def _within_any(uri: str, scopes: Iterable[str]) -> bool:
@@ -275,11 +305,14 @@ def assemble_context(
     excluded = [e.rstrip("/") for e in exclude_uris]
     seen = set(seen_uris)
     sep_cost = counter.count(SEPARATOR)
+    nl_cost = counter.count("\n")
     out = AssembledContext(text="", max_tokens=max_tokens, token_counter=counter.name)
-    parts: list[str] = []
+    groups: dict[str, _Group] = {}
+    order_of: list[tuple[str, int]] = []  # (group, line index) of each section, in order
     used = 0
     per_type: dict[ContextType, int] = {}
     taken: set[str] = set()
+    above_hits = {p for m in contexts for p in urimod.uri_prefixes(m.uri)}
     for m in contexts:
         if excluded and _within_any(m.uri, excluded):
             out.skipped.append((m.uri, "excluded"))
@@ -290,38 +323,55 @@ def assemble_context(
         if m.uri in taken:
             out.skipped.append((m.uri, "duplicate"))
             continue
+        key, label = _split(m.uri)
+        group = groups.get(key)
+        if group is None:
+            t = _time_of(m)
+            info = ", ".join(p for p in (m.context_type.value, t) if p)
+            candidate = _Group(key, f"[{key}] ({info})", t)
+            opening = counter.count(candidate.header) + (sep_cost if groups else 0)
+        else:
+            candidate, opening = group, 0
         limit = quota.get(m.context_type)
         reason = "empty"
         tried: set[str] = set()
-        for tier in order:
+        tiers_here = order
+        if not m.is_leaf and m.uri in above_hits:
+            # its own hits below it say more than its overview (a list of child abstracts)
+            tiers_here = tuple(t for t in order if t == "abstract") or order
+        for tier in tiers_here:
             body = getattr(m, tier).strip()
             if not body or body in tried:
                 continue
             tried.add(body)
-            section = _section_text(m, tier, body)
-            n = counter.count(section)
+            line = _line(m, tier, body, label, candidate.time)
+            n = opening + nl_cost + counter.count(line)
             if limit is not None and per_type.get(m.context_type, 0) + n > limit:
                 reason = "quota"
                 continue
-            if used + n + (sep_cost if parts else 0) > max_tokens:
+            if used + n > max_tokens:
                 reason = "budget"
                 continue
-            parts.append(section)
-            used += n + (sep_cost if len(parts) > 1 else 0)
+            if group is None:
+                groups[key] = candidate
+            candidate.lines.append(line)
+            order_of.append((key, len(candidate.lines) - 1))
+            used += n
             per_type[m.context_type] = per_type.get(m.context_type, 0) + n
             taken.add(m.uri)
             out.sections.append(ContextSection(m.uri, m.context_type, tier, n, float(m.score)))
             break
         else:
             out.skipped.append((m.uri, reason))
-    text = SEPARATOR.join(parts)
-    total = counter.count(text) if parts else 0
-    while parts and total > max_tokens:  # a tokenizer that merges across the separators
-        parts.pop()
+    text = _render(list(groups.values()))
+    total = counter.count(text) if text else 0
+    while order_of and total > max_tokens:  # a tokenizer that is not additive: drop the last
+        key, _ = order_of.pop()
+        groups[key].lines.pop()
         dropped = out.sections.pop()
         out.skipped.append((dropped.uri, "budget"))
-        text = SEPARATOR.join(parts)
-        total = counter.count(text) if parts else 0
+        text = _render(list(groups.values()))
+        total = counter.count(text) if text else 0
     out.text = text
     out.tokens = total
     return out

@@ -56,7 +56,7 @@ async def test_function_agent_example_uses_both_tools_and_the_memory(client: Tre
     # the memory block put what is remembered into the first LLM call
     first = "\n".join(m.content or "" for m in prompts[0])
     assert "The user deploys kubernetes services with rollout plans." in first
-    assert "viking://~/memories/notes/team" in first
+    assert "[viking://~/memories/notes] (memory" in first and "- team: " in first
 
 
 async def test_messages_leaving_short_term_memory_go_to_the_tree(client: Treehop) -> None:

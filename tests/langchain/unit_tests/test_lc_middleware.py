@@ -65,7 +65,8 @@ def test_example_agent_memories_persist_across_runs(tmp_path: Path) -> None:
     # and the middleware had already put it into the first prompt of the second run
     first_prompt = _system_text(m2.prompts[0])
     assert "Ann's sister Jo lives in Lisbon." in first_prompt
-    assert "viking://~/memories/store/users/ann/memories/@" in first_prompt
+    assert "[viking://~/memories/store/users/ann/memories] (memory" in first_prompt
+    assert "\n- @" in first_prompt
 
 
 def test_context_injected_once_per_turn_and_deduped_across_turns(client: Treehop) -> None:
