@@ -321,6 +321,11 @@ class TreehopStore(BaseStore):
             raise InvalidQueryError("key must be a string")
         if op.value is not None and not isinstance(op.value, dict):
             raise InvalidQueryError("value must be a dict (or None to delete)")
+        if len(self.item_uri(ns, op.key)) > urimod.MAX_URI_LENGTH:
+            raise InvalidQueryError(
+                f"namespace and key too long: their URI would exceed {urimod.MAX_URI_LENGTH} "
+                "characters"
+            )
         if op.ttl is not None:
             raise InvalidQueryError("TreehopStore does not support ttl")
         if op.value is not None:
