@@ -333,11 +333,8 @@ def _session_node(
     start = min(t.timestamp for t in turns)
     end = max(t.timestamp for t in turns)
     speakers = list(dict.fromkeys(t.speaker for t in turns))
-    day = (
-        to_iso(start)[:10]
-        if start == end or to_iso(end)[:10] == to_iso(start)[:10]
-        else (f"{to_iso(start)[:10]} to {to_iso(end)[:10]}")
-    )
+    first, last = to_iso(start)[:10], to_iso(end)[:10]
+    day = first if first == last else f"{first} to {last}"
     header = f"Conversation {conversation_id}, {session_id} ({day}), {' and '.join(speakers)}"
     if summary:
         abstract = _clip(f"{header}: {summary}", 600)
