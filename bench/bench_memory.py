@@ -146,7 +146,7 @@ def evidence_ids(raw: list[str]) -> set[str]:
 
 
 def load_conversations(limit: int | None) -> list[dict[str, Any]]:
-    data = json.loads(LOCOMO.read_text())
+    data: list[dict[str, Any]] = json.loads(LOCOMO.read_text())
     return data[:limit] if limit else data
 
 

@@ -19,6 +19,7 @@ With real models, pass them to :func:`build_agent` instead.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.llms import LLM, MockFunctionCallingLLM, MockLLM
 from llama_index.core.memory import Memory
-from llama_index.core.tools import QueryEngineTool, RetrieverTool
+from llama_index.core.tools import BaseTool, QueryEngineTool, RetrieverTool
 
 from llama_index.retrievers.treehop import TreehopQueryEngine, TreehopRetriever
 from llama_index.retrievers.treehop.memory_block import TreehopMemoryBlock
@@ -43,7 +44,7 @@ def load_resources(client: Treehop) -> None:
 def build_agent(client: Treehop, llm: LLM, answer_llm: LLM) -> FunctionAgent:
     retriever = TreehopRetriever(client, similarity_top_k=3, target_uri="viking://resources")
     engine = TreehopQueryEngine.from_args(retriever, llm=answer_llm)
-    tools = [
+    tools: list[BaseTool | Callable[..., Any]] = [
         RetrieverTool.from_defaults(
             retriever,
             name="treehop_find",
