@@ -5,7 +5,15 @@
 - :func:`create_treehop_tools`: find, search, ls and read tools for LangGraph agents.
 - :class:`LangChainEmbedder` / :class:`LangChainChatLLM`: LangChain models inside treehop.
 - :func:`add_documents` / :func:`aadd_documents`: LangChain ``Document``s into the tree.
+- :class:`TreehopStore`: LangGraph's long-term memory ``BaseStore`` on the tree (needs
+  ``langgraph``).
+- :class:`TreehopContextMiddleware`: token-budgeted treehop context for ``create_agent``
+  (needs ``langchain``).
+
+The last two are imported on first use, so that ``langchain-core`` alone is enough for the rest.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from ._utils import KnowledgeSource
 from .chat_models import LangChainChatLLM
@@ -27,6 +35,10 @@ from .retrievers import (
 )
 from .tools import create_treehop_tools
 
+if TYPE_CHECKING:
+    from .middleware import TreehopContextMiddleware
+    from .store import TreehopStore
+
 __all__ = [
     "EVENT_QUERY_PLAN",
     "EVENT_RERANK_FALLBACK",
@@ -35,8 +47,10 @@ __all__ = [
     "KnowledgeSource",
     "LangChainChatLLM",
     "LangChainEmbedder",
+    "TreehopContextMiddleware",
     "TreehopRetrievalOptions",
     "TreehopRetriever",
+    "TreehopStore",
     "aadd_documents",
     "add_documents",
     "context_to_document",
@@ -44,3 +58,16 @@ __all__ = [
     "page_content_of",
     "provenance_metadata",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the store and the middleware on first use (they need langgraph / langchain)."""
+    if name == "TreehopStore":
+        from .store import TreehopStore
+
+        return TreehopStore
+    if name == "TreehopContextMiddleware":
+        from .middleware import TreehopContextMiddleware
+
+        return TreehopContextMiddleware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

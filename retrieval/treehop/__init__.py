@@ -10,6 +10,7 @@ The pipeline stages, each in its own module:
 
 from .client import AddResult, AsyncTreehop, Entry, Treehop
 from .config import RetrievalConfig, TagHopTrigger
+from .context_assembly import AssembledContext, ContextSection, assemble_context
 from .embedders.base import BaseEmbedder, Embedder
 from .errors import (
     EmbeddingError,
@@ -26,6 +27,7 @@ from .errors import (
     TreehopError,
 )
 from .filters import MetadataFilter, TagFilter
+from .memory import LLMMemoryExtractor, MemoryWriteResult
 from .models import (
     ContextType,
     FindResult,
@@ -45,9 +47,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AddResult",
+    "AssembledContext",
     "AsyncTreehop",
     "BaseEmbedder",
     "BaseReranker",
+    "ContextSection",
     "ContextType",
     "EmbeddedStore",
     "Embedder",
@@ -62,7 +66,9 @@ __all__ = [
     "InvalidTagError",
     "InvalidURIError",
     "LLMError",
+    "LLMMemoryExtractor",
     "MatchedContext",
+    "MemoryWriteResult",
     "MetadataFilter",
     "Node",
     "NotFoundError",
@@ -83,4 +89,5 @@ __all__ = [
     "TypedQuery",
     "VectorStore",
     "__version__",
+    "assemble_context",
 ]

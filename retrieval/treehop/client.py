@@ -18,10 +18,21 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 
+from . import memory
 from . import tags as tagmod
 from . import uri as urimod
 from ._sync import LoopThread
 from .config import RetrievalConfig
+from .context_assembly import (
+    TIERS,
+    AssembledContext,
+    ContextLedger,
+    Tier,
+    TokenCounter,
+    assemble_context,
+    check_budget,
+    resolve_counter,
+)
 from .embedders.base import Embedder
 from .errors import EmbeddingError, IngestError, InvalidQueryError, InvalidURIError, NotFoundError
 from .filters import MetadataFilter, TagFilter
@@ -33,6 +44,7 @@ from .ingest.tree_builder import BuiltTree, TreeBuilder, finalize, segment, summ
 from .intent_analysis import IntentAnalyzer
 from .llm import ModelRegistry
 from .llm.base import LLM, ChatMessage
+from .memory import MemoryExtractor, MemoryWriteResult, and_time_window
 from .models import (
     ContextType,
     FindResult,
@@ -49,6 +61,7 @@ from .rerankers.base import Reranker
 from .sessions import Session, SessionStore
 from .stores.base import VectorStore
 from .stores.embedded import EmbeddedStore
+from .timestamps import TimeLike
 from .validation import as_list, check_dense_weight, check_limit, check_query, check_threshold
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -146,6 +159,7 @@ class AsyncTreehop:
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
         self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
         self.sessions = SessionStore(self.store, llm=llm)
+        self.context_ledger = ContextLedger(self.store, self.user)
         self._write_lock = asyncio.Lock()
         self._check_embedder_matches()
         self._init_extensions()
@@ -567,8 +581,14 @@ class AsyncTreehop:
         rerank_threshold: float | None = None,
         chunk_diffusion_count: int = 0,
         chunk_group: bool = False,
+        since: TimeLike | None = None,
+        until: TimeLike | None = None,
     ) -> FindResult:
         """One query, no LLM: the hierarchical search over the given scope.
+
+        ``since`` / ``until`` keep nodes whose ``timestamp`` metadata (memories written by
+        :meth:`add_messages` / :meth:`remember`) lies in ``[since, until)``; nodes without a
+        time are left out while either is set.
 
         ``tags`` keeps nodes carrying any of the tags, ``tags_all`` those carrying all of them;
         ``filter`` is the metadata DSL (see :mod:`treehop.filters`). The ``search_knowledge``
@@ -578,6 +598,7 @@ class AsyncTreehop:
         q = check_query(query)
         ctype = ContextType(context_type) if context_type else None
         tq = TypedQuery(query=q, context_type=ctype)
+        filter = and_time_window(filter, since, until)
         opts = self._search_options(
             limit,
             score_threshold,
@@ -686,8 +707,13 @@ class AsyncTreehop:
         rerank_threshold: float | None = None,
         chunk_diffusion_count: int = 0,
         chunk_group: bool = False,
+        since: TimeLike | None = None,
+        until: TimeLike | None = None,
     ) -> FindResult:
         """Session-aware search: intent analysis, typed queries run concurrently, fusion.
+
+        ``since`` / ``until`` restrict every typed query to memories in ``[since, until)``, as
+        in :meth:`find`.
 
         The planner sees the session's compressed summary, its last 5 messages and ``query``,
         and returns 0-5 typed queries. Each runs in its context type's root (or in the given
@@ -698,6 +724,7 @@ class AsyncTreehop:
         to the raw query against every allowed context type and says so.
         """
         q = check_query(query)
+        filter = and_time_window(filter, since, until)
         opts = self._search_options(
             limit,
             score_threshold,
@@ -757,6 +784,98 @@ class AsyncTreehop:
                     "context_types and target_uri do not overlap: no typed query could run"
                 )
         return allowed
+
+    # ------------------------------------------------------------------ agent memory
+    async def add_messages(
+        self,
+        messages: Sequence[Any],
+        *,
+        conversation_id: str = "default",
+        session_id: str | None = None,
+        session_time: TimeLike | None = None,
+        extractor: MemoryExtractor | None = None,
+    ) -> MemoryWriteResult:
+        """Store messages as turns of a conversation session, with speakers and timestamps
+        (no LLM; ``extractor`` adds a summary and facts on top). See :mod:`treehop.memory`."""
+        return await memory.add_messages(
+            self,
+            messages,
+            conversation_id=conversation_id,
+            session_id=session_id,
+            session_time=session_time,
+            extractor=extractor,
+        )
+
+    async def remember(
+        self,
+        text: str,
+        *,
+        name: str | None = None,
+        category: str = "notes",
+        speaker: str | None = None,
+        timestamp: TimeLike | None = None,
+        tags: str | Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> MemoryWriteResult:
+        """Store one time-stamped memory note at ``~/memories/<category>/<name>``; unlike
+        ``add_memory`` it carries ``timestamp`` (default now) and ``speaker`` metadata, so
+        ``since`` / ``until`` find it (see :func:`treehop.memory.remember`)."""
+        return await memory.remember(
+            self,
+            text,
+            name=name,
+            category=category,
+            speaker=speaker,
+            timestamp=timestamp,
+            tags=tags,
+            metadata=metadata,
+        )
+
+    async def assemble_context(
+        self,
+        /,
+        query: str | FindResult,
+        *,
+        max_tokens: int = 2000,
+        quotas: Mapping[ContextType | str, int] | None = None,
+        tiers: Sequence[Tier] = TIERS,
+        exclude_uris: str | Sequence[str] = (),
+        session_id: str | None = None,
+        token_counter: TokenCounter | str | None = None,
+        **find_kwargs: Any,
+    ) -> AssembledContext:
+        """A token-budgeted context block for ``query`` (run through :meth:`find` with
+        ``find_kwargs``) or for an existing result; see :mod:`treehop.context_assembly`.
+
+        With ``session_id`` the hits injected by earlier calls of the same session are left out
+        and this call's are recorded (persisted with the index).
+        """
+        check_budget(max_tokens, quotas, tiers)
+        counter = resolve_counter(token_counter)
+        excluded = [self.display(self.resolve(u)) for u in as_list(exclude_uris)]
+        if session_id is not None:
+            ContextLedger.check_session(session_id)
+        if isinstance(query, FindResult):
+            if find_kwargs:
+                raise InvalidQueryError("find arguments need a query string, not a FindResult")
+            result = query
+        else:
+            result = await self.find(query, **find_kwargs)
+        seen: list[str] = []
+        if session_id is not None:
+            seen = await self._io(self.context_ledger.seen, session_id)
+        out = assemble_context(
+            result,
+            max_tokens=max_tokens,
+            quotas=quotas,
+            tiers=tiers,
+            exclude_uris=excluded,
+            seen_uris=seen,
+            token_counter=counter,
+        )
+        if session_id is not None:
+            await self._io(self.context_ledger.add, session_id, out.uris)
+        return out
 
     # ------------------------------------------------------------------ sessions
     async def create_session(self) -> str:
@@ -885,6 +1004,9 @@ class Treehop:
     add_skill = _blocking(AsyncTreehop.add_skill)
     find = _blocking(AsyncTreehop.find)
     search = _blocking(AsyncTreehop.search)
+    add_messages = _blocking(AsyncTreehop.add_messages)
+    remember = _blocking(AsyncTreehop.remember)
+    assemble_context = _blocking(AsyncTreehop.assemble_context)
     create_session = _blocking(AsyncTreehop.create_session)
     add_message = _blocking(AsyncTreehop.add_message)
     get_session = _blocking(AsyncTreehop.get_session)

@@ -9,6 +9,10 @@ A filter is a JSON-like dict:
   (``gt``/``gte``/``lt``/``lte``; at least one bound)
 - ``{"op": "range_out", "field": ..., ...}`` -- outside the range
 - ``{"op": "and" | "or", "conds": [filter, ...]}`` -- nesting
+- ``{"op": "time", "since": "2023-05-01", "until": "2023-06-01"}`` -- a memory's time in
+  ``[since, until)`` (either bound optional; ISO-8601 or epoch seconds; ``field`` defaults to
+  ``timestamp``). Rewritten at parse time into a ``range`` on the numeric field, so every store
+  runs it with the range filter it already has (see :mod:`treehop.timestamps`).
 
 Filters are validated once into a tree of small predicate objects; a malformed filter raises
 :class:`~treehop.errors.InvalidFilterError` naming the offending part.
@@ -22,7 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InvalidFilterError
+from .errors import InvalidFilterError, TreehopError
+from .timestamps import TIMESTAMP_FIELD, time_range_filter
 
 _BOUNDS = ("gt", "gte", "lt", "lte")
 _LEAF_OPS = {"must", "must_not", "range", "range_out"}
@@ -43,8 +48,9 @@ class MetadataFilter:
             raise InvalidFilterError(f"filter must be a dict, got {type(spec).__name__}")
         if not spec:
             return None
-        _validate(spec, "filter")
-        return cls(spec=spec)
+        expanded: Mapping[str, Any] = _expand_time(spec, "filter")
+        _validate(expanded, "filter")
+        return cls(spec=expanded)
 
     def matches(self, metadata: Mapping[str, Any]) -> bool:
         return _eval(self.spec, metadata)
@@ -57,6 +63,33 @@ class MetadataFilter:
         out: set[str] = set()
         _collect_fields(self.spec, out)
         return out
+
+
+def _expand_time(spec: Any, where: str) -> Any:
+    """Rewrite every ``time`` node into the ``range`` node it stands for (recursively)."""
+    if not isinstance(spec, Mapping):
+        return spec
+    op = spec.get("op")
+    if op in {"and", "or"} and isinstance(spec.get("conds"), Sequence):
+        if isinstance(spec["conds"], str):
+            return spec
+        conds = [_expand_time(c, f"{where}.conds[{i}]") for i, c in enumerate(spec["conds"])]
+        return {**spec, "conds": conds}
+    if op != "time":
+        return spec
+    extra = set(spec) - {"op", "field", "since", "until"}
+    if extra:
+        raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for 'time'")
+    field = spec.get("field", TIMESTAMP_FIELD)
+    if not isinstance(field, str) or not field:
+        raise InvalidFilterError(f"{where}: 'time' needs a non-empty string 'field'")
+    try:
+        out = time_range_filter(spec.get("since"), spec.get("until"), field)
+    except TreehopError as exc:
+        raise InvalidFilterError(f"{where}: {exc}") from exc
+    if out is None:
+        raise InvalidFilterError(f"{where}: 'time' needs since, until or both")
+    return out
 
 
 def _collect_fields(spec: Mapping[str, Any], out: set[str]) -> None:

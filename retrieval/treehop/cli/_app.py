@@ -577,6 +577,25 @@ def cmd_eval(ctx: _Ctx) -> int:
 
 
 # ---------------------------------------------------------------------------------- parser
+def cmd_mcp(ctx: _Ctx) -> int:
+    """Serve find/search/context/ls/read/tree/add_memory over stdio until the client leaves.
+
+    stdout belongs to the protocol: nothing else may be printed while the server runs.
+    """
+    try:
+        from ..mcp_server import build_server
+    except ImportError as exc:  # pragma: no cover - depends on installed extras
+        raise CliError(
+            "treehop mcp needs the MCP SDK", ExitCode.ERROR, "pip install 'treehop[mcp]'"
+        ) from exc
+    client = ctx.open(create=not ctx.args.read_only, read_only=ctx.args.read_only)
+    try:
+        build_server(client.aio, read_only=ctx.args.read_only).run("stdio")
+    finally:
+        client.close()
+    return ExitCode.OK
+
+
 def _common() -> argparse.ArgumentParser:
     """``--index``/``--user`` accepted after the subcommand too (SUPPRESS keeps the top-level
     default unless the option is given here)."""
@@ -768,6 +787,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     _reranker_option(p)
     p.set_defaults(func=cmd_eval)
+
+    p = add("mcp", "serve the index to MCP clients over stdio (needs the 'mcp' extra)")
+    p.add_argument("--read-only", action="store_true", help="leave out the add_memory tool")
+    p.set_defaults(func=cmd_mcp)
 
     sub.add_parser(
         "demo",

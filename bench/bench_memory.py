@@ -1,0 +1,354 @@
+"""LoCoMo: evidence recall of find() over conversation memories written by the memory write path.
+
+Run from the repository root::
+
+    TREEHOP_BENCH_CACHE=/work/bench-cache python bench/bench_memory.py
+
+Data: ``../shared/data/locomo/locomo5_dev.json`` (or ``TREEHOP_LOCOMO=<file>``), read in place
+(CC BY-NC 4.0: never copied into the repository). Each conversation is indexed in its own
+in-memory client and its questions are searched there (the usual protocol); category 5
+(adversarial, no evidence) is left out. The measure is evidence recall@k: the share of a
+question's evidence turns (``dia_id``) among the top k leaves.
+
+Arms, side by side on the same turn texts (``"<speaker>: <text>"``), the same embedder
+(MiniLM, cached) and the same ``find()`` settings (QUICK mode, leaves only):
+
+- ``flat exact``: cosine top-k over the turn vectors (numpy), the reference of the data README;
+- ``turns as files``: every turn a file ``D<s>_<t>.txt`` in one directory, ``add_resource``;
+- ``memory``: ``add_messages`` per session (conversation → session → turn, session dates as
+  timestamps), ``find()`` without a time filter;
+- ``memory + since/until``: the same, with a time window for questions that name a time.
+
+Time windows (``question_window``): a question names a time when it contains a date
+(``7 May 2023``, ``May 7, 2023``, ``7 May, 2023``), a month and year (``June 2023``), a month
+alone (``in June``) or a year (``in 2022``). The named period ``[start, end)`` (a day, a month,
+a year; a month without a year is tried in every year the conversation's sessions span, and the
+union of the windows that contain a session is used) becomes the window
+``since = start``, ``until`` = just after the first session that starts at or after ``end`` —
+people report an event in the session in which it happened or in the next one, never before
+the period starts. Relative phrases (``last year``, ``last weekend``) get no window: the
+question carries no date to anchor them. The rule is fixed by that reasoning, not tuned on
+these questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from calendar import monthrange
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from datasets import REPO_ROOT, default_embedder, ensure_treehop_importable
+
+ensure_treehop_importable()
+
+from treehop import AsyncTreehop, assemble_context  # noqa: E402
+from treehop.context_assembly import default_token_counter  # noqa: E402
+
+_REL = Path("shared") / "data" / "locomo" / "locomo5_dev.json"
+LOCOMO = Path(
+    os.environ.get("TREEHOP_LOCOMO")
+    or next((p / _REL for p in REPO_ROOT.parents if (p / _REL).is_file()), REPO_ROOT.parent / _REL)
+)
+"""The first ``shared/data/locomo`` beside the checkout or above it (worktrees live deeper)."""
+MONTHS = [
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+]  # fmt: skip
+_M = "|".join(MONTHS)
+_DAY_FIRST = re.compile(rf"\b(\d{{1,2}})\s+({_M}),?\s+(\d{{4}})\b", re.I)
+_MONTH_FIRST = re.compile(rf"\b({_M})\s+(\d{{1,2}}),?\s+(\d{{4}})\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b({_M}),?\s+(\d{{4}})\b", re.I)
+_MONTH = re.compile(rf"\b(?:in|during|of)\s+({_M})\b", re.I)
+_YEAR = re.compile(r"\b(?:in|during|of)\s+((?:19|20)\d\d)\b", re.I)
+DAY = 86400.0
+
+
+def session_time(text: str) -> float:
+    """LoCoMo's ``1:56 pm on 8 May, 2023`` as epoch seconds (UTC)."""
+    dt = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    return dt.timestamp()
+
+
+def _ts(y: int, m: int, d: int = 1) -> float:
+    return datetime(y, m, d, tzinfo=UTC).timestamp()
+
+
+def _month_period(y: int, m: int) -> tuple[float, float]:
+    return _ts(y, m), _ts(y, m) + monthrange(y, m)[1] * DAY
+
+
+def named_periods(question: str, years: list[int]) -> list[tuple[float, float]]:
+    """The periods a question names (see the module docstring); empty when it names none."""
+    q = question
+    for rx, order in ((_DAY_FIRST, "dmy"), (_MONTH_FIRST, "mdy")):
+        m = rx.search(q)
+        if m:
+            if order == "dmy":
+                d, mo, y = int(m.group(1)), MONTHS.index(m.group(2).lower()) + 1, int(m.group(3))
+            else:
+                mo, d, y = MONTHS.index(m.group(1).lower()) + 1, int(m.group(2)), int(m.group(3))
+            try:
+                start = _ts(y, mo, d)
+            except ValueError:
+                return []
+            return [(start, start + DAY)]
+    m = _MONTH_YEAR.search(q)
+    if m:
+        return [_month_period(int(m.group(2)), MONTHS.index(m.group(1).lower()) + 1)]
+    m = _MONTH.search(q)
+    if m:
+        mo = MONTHS.index(m.group(1).lower()) + 1
+        return [_month_period(y, mo) for y in years]
+    m = _YEAR.search(q)
+    if m:
+        y = int(m.group(1))
+        return [(_ts(y, 1), _ts(y + 1, 1))]
+    return []
+
+
+def question_window(question: str, sessions: list[float]) -> tuple[float, float | None] | None:
+    """``(since, until)`` for a question that names a time, else ``None``."""
+    ordered = sorted(sessions)
+    years = sorted({datetime.fromtimestamp(t, tz=UTC).year for t in ordered})
+    windows: list[tuple[float, float | None]] = []
+    for start, end in named_periods(question, years):
+        after = [t for t in ordered if t >= end]
+        until = after[0] + 1.0 if after else None
+        if any(t >= start and (until is None or t < until) for t in ordered):
+            windows.append((start, until))
+    if not windows:
+        return None
+    since = min(w[0] for w in windows)
+    untils = [w[1] for w in windows]
+    return since, (None if any(u is None for u in untils) else max(u for u in untils if u))
+
+
+def evidence_ids(raw: list[str]) -> set[str]:
+    out: set[str] = set()
+    for e in raw:
+        for part in re.split(r"[;,\s]+", str(e)):
+            m = re.fullmatch(r"D(\d+):(\d+)", part.strip())
+            if m:
+                out.add(f"D{int(m.group(1))}:{int(m.group(2))}")
+    return out
+
+
+def load_conversations(limit: int | None) -> list[dict[str, Any]]:
+    data: list[dict[str, Any]] = json.loads(LOCOMO.read_text())
+    return data[:limit] if limit else data
+
+
+def sessions_of(conv: dict[str, Any]) -> list[tuple[int, float, list[dict[str, Any]]]]:
+    c = conv["conversation"]
+    out = []
+    for key, turns in c.items():
+        m = re.fullmatch(r"session_(\d+)", key)
+        if m and isinstance(turns, list) and turns:
+            n = int(m.group(1))
+            out.append((n, session_time(c[f"session_{n}_date_time"]), turns))
+    return sorted(out)
+
+
+def turn_text(t: dict[str, Any]) -> str:
+    return f"{t['speaker']}: {t['text']}"
+
+
+def recall(ranked: list[str], gold: set[str], k: int) -> float:
+    return len(set(ranked[:k]) & gold) / len(gold)
+
+
+async def run_conversation(
+    conv: dict[str, Any], embedder: Any, tagger: Any, k: int, budget: int = 0
+) -> dict[str, list[tuple[float, float, bool]]]:
+    """Per arm: one ``(recall@5, recall@k, has_window)`` per question."""
+    sessions = sessions_of(conv)
+    cid = conv["sample_id"]
+    turns = [(t, n) for n, _, ts in sessions for t in ts]
+    questions = [
+        q for q in conv["qa"] if q.get("category") != 5 and evidence_ids(q.get("evidence", []))
+    ]
+    session_times = [st for _, st, _ in sessions]
+    windows = [question_window(q["question"], session_times) for q in questions]
+    out: dict[str, list[tuple[float, float, bool]]] = {}
+
+    # flat exact reference
+    texts = [turn_text(t) for t, _ in turns]
+    ids = [t["dia_id"] for t, _ in turns]
+    vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
+    qv = np.asarray(embedder.embed([q["question"] for q in questions]), dtype=np.float32)
+    order = np.argsort(-(qv @ vecs.T), axis=1)[:, :k]
+    out["flat exact"] = [
+        (
+            recall([ids[j] for j in row], evidence_ids(q["evidence"]), 5),
+            recall([ids[j] for j in row], evidence_ids(q["evidence"]), k),
+            w is not None,
+        )
+        for q, row, w in zip(questions, order, windows, strict=True)
+    ]
+
+    # turns as files
+    flat = AsyncTreehop(None, embedder=embedder, tagger=tagger)
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp) / cid
+        d.mkdir()
+        for t, _ in turns:
+            (d / f"{t['dia_id'].replace(':', '_')}.txt").write_text(turn_text(t))
+        await flat.add_resource(d, target_uri=f"viking://resources/{cid}")
+    rows = []
+    for q, w in zip(questions, windows, strict=True):
+        res = await flat.find(
+            q["question"], target_uri=f"viking://resources/{cid}", limit=k,
+            include_directories=False,
+        )  # fmt: skip
+        ranked = [m.uri.rsplit("/", 1)[-1].removesuffix(".txt").replace("_", ":") for m in
+                  res.contexts()]  # fmt: skip
+        gold = evidence_ids(q["evidence"])
+        rows.append((recall(ranked, gold, 5), recall(ranked, gold, k), w is not None))
+    out["turns as files"] = rows
+    await flat.close()
+
+    # the memory write path
+    mem = AsyncTreehop(None, embedder=embedder, tagger=tagger)
+    for n, st, ts in sessions:
+        await mem.add_messages(
+            [{"speaker": t["speaker"], "content": t["text"], "id": t["dia_id"]} for t in ts],
+            conversation_id=cid,
+            session_id=f"session-{n:02d}",
+            session_time=st,
+        )
+    target = f"viking://~/memories/conversations/{cid}"
+    plain, timed = [], []
+    by_id = {t["dia_id"]: _norm(turn_text(t)) for t, _ in turns}
+    budget_rows: dict[str, list[tuple[float, float, bool]]] = {
+        "top hits, last one cut": [],
+        "assembled, leaves only": [],
+        "assembled, with sessions": [],
+    }
+    for q, w in zip(questions, windows, strict=True):
+        gold = evidence_ids(q["evidence"])
+        res = await mem.find(q["question"], target_uri=target, limit=k, include_directories=False)
+        ranked = [str(m.metadata.get("message_id")) for m in res.contexts()]
+        plain.append((recall(ranked, gold, 5), recall(ranked, gold, k), w is not None))
+        if budget:
+            leaves = await mem.find(
+                q["question"], target_uri=target, limit=20, include_directories=False
+            )
+            both = await mem.find(q["question"], target_uri=target, limit=20)
+            blocks = {
+                "top hits, last one cut": naive_block(leaves, budget),
+                "assembled, leaves only": assemble_context(leaves, max_tokens=budget).text,
+                "assembled, with sessions": assemble_context(both, max_tokens=budget).text,
+            }
+            for arm, text in blocks.items():
+                inside = _norm(text)
+                frac = sum(1 for g in gold if g in by_id and by_id[g] in inside) / len(gold)
+                budget_rows[arm].append((frac, frac, w is not None))
+        if w is not None:
+            res = await mem.find(
+                q["question"], target_uri=target, limit=k, include_directories=False,
+                since=w[0], until=w[1],
+            )  # fmt: skip
+            ranked = [str(m.metadata.get("message_id")) for m in res.contexts()]
+        timed.append((recall(ranked, gold, 5), recall(ranked, gold, k), w is not None))
+    out["memory"] = plain
+    out["memory + since/until"] = timed
+    if budget:
+        for arm, rows in budget_rows.items():
+            out[f"ctx{budget}: {arm}"] = rows
+    await mem.close()
+    return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def naive_block(res: Any, budget: int) -> str:
+    """The simplest alternative to context assembly: the top hits' texts, each headed by its
+    URI, joined until the budget runs out, the last one cut at the budget."""
+    counter = default_token_counter()
+    parts: list[str] = []
+    used = 0
+    for m in res.contexts():
+        section = f"[{m.uri}]\n{m.text}"
+        n = counter.count(section) + (counter.count("\n\n") if parts else 0)
+        if used + n <= budget:
+            parts.append(section)
+            used += n
+            continue
+        words = section.split(" ")
+        while words and used + counter.count(" ".join(words)) + 1 > budget:
+            words = words[: max(0, len(words) - max(1, len(words) // 4))]
+        if words:
+            parts.append(" ".join(words))
+        break
+    return "\n\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--conversations", type=int, default=None, help="only the first N")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--tagger", choices=["auto", "none"], default="auto")
+    p.add_argument("--no-cache", action="store_true")
+    p.add_argument(
+        "--budget", type=int, default=512, help="context-block token budget (0: skip that table)"
+    )
+    a = p.parse_args(argv)
+    if not LOCOMO.is_file():
+        print(f"LoCoMo not found at {LOCOMO} (set TREEHOP_LOCOMO)", file=sys.stderr)
+        return 2
+    embedder = default_embedder(cache=not a.no_cache)
+    tagger: Any = "auto" if a.tagger == "auto" else None
+    t0 = time.perf_counter()
+    per_arm: dict[str, list[tuple[float, float, bool]]] = {}
+    convs = load_conversations(a.conversations)
+    for conv in convs:
+        res = asyncio.run(run_conversation(conv, embedder, tagger, a.k, a.budget))
+        for arm, rows in res.items():
+            per_arm.setdefault(arm, []).extend(rows)
+    n = len(next(iter(per_arm.values())))
+    nw = sum(1 for r in next(iter(per_arm.values())) if r[2])
+    print(
+        f"LoCoMo dev ({len(convs)} conversations, {n} questions with evidence, "
+        f"{nw} name a time); find() QUICK, leaves only, tagger={a.tagger}\n"
+    )
+    print(
+        f"{'arm':24} {'R@5':>6} {'R@' + str(a.k):>6}   {'timed R@5':>9} {'timed R@' + str(a.k):>10}"
+    )
+    for arm, rows in per_arm.items():
+        if arm.startswith("ctx"):
+            continue
+        r5 = np.mean([r[0] for r in rows])
+        rk = np.mean([r[1] for r in rows])
+        tw = [r for r in rows if r[2]]
+        t5 = np.mean([r[0] for r in tw]) if tw else float("nan")
+        tk = np.mean([r[1] for r in tw]) if tw else float("nan")
+        print(f"{arm:24} {r5:6.3f} {rk:6.3f}   {t5:9.3f} {tk:10.3f}")
+    if a.budget:
+        print(
+            f"\nEvidence turns wholly inside a {a.budget}-token context block built from the "
+            f"top 20 hits of find() ({default_token_counter().name} tokens):"
+        )
+        for arm, rows in per_arm.items():
+            if arm.startswith("ctx"):
+                label = arm.split(": ", 1)[1]
+                print(f"  {label:28} {np.mean([r[0] for r in rows]):6.3f}")
+    print(f"\n({time.perf_counter() - t0:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,392 @@
+"""``TreehopStore``: LangGraph's long-term memory store (``BaseStore``) on a treehop tree.
+
+A LangGraph namespace is a tuple — ``("users", user_id, "memories")`` — and a treehop tree is a
+path, so the mapping is one-to-one::
+
+    ("users", "u1", "memories"), key "diet"
+        ->  viking://~/memories/store/users/u1/memories/@diet
+
+- each namespace label is one URI segment; the item's key is the last segment, prefixed by
+  ``@`` so that a key and a sub-namespace of the same name never collide;
+- characters outside ``A-Za-z0-9_-`` are written as ``~`` + two hex digits per UTF-8 byte (and
+  an empty string as a lone ``~``), a reversible escape that can never produce ``.``, ``..``,
+  ``/`` or ``#``, which the URI rules reserve;
+- the item is a leaf whose text is what LangGraph's ``index`` config says to embed (the whole
+  value by default, or the given fields), so ``search(query=...)`` is treehop's tree search over
+  the namespace's subtree; its value, key, namespace and times are the leaf's metadata.
+
+Semantics follow :class:`langgraph.store.memory.InMemoryStore`, and the test suite checks that
+differentially (the same random operation sequences on both): in one ``batch``, reads see the
+state before the batch's writes, and the last write to a key wins; ``filter`` is the same
+JSON-like matching (equality, nested dicts, ``$eq $ne $gt $gte $lt $lte``); items are listed in
+(namespace, key) order when there is no query; with a query, the tree search ranks the indexed
+items and the rest of the matching items follow by cosine, then the unindexed ones without a
+score. ``list_namespaces`` lists namespaces that hold items. TTLs are not supported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import numpy as np
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+from langgraph.store.base.embed import get_text_at_path, tokenize_path
+
+from treehop import AsyncTreehop, Node
+from treehop import uri as urimod
+from treehop.errors import InvalidQueryError, InvalidURIError, NotFoundError
+from treehop.memory import write_nodes
+from treehop.models import ContextType, Level
+from treehop.validation import MAX_LIMIT
+
+from ._utils import TreehopClient, async_client, check_client, run_sync
+
+DEFAULT_ROOT = "viking://~/memories/store"
+KIND = "store_item"
+_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def encode_label(label: str) -> str:
+    """One namespace label or key as a URI segment (see the module docstring)."""
+    if label == "":
+        return "~"
+    return "".join(
+        ch if ch in _SAFE else "".join(f"~{b:02x}" for b in ch.encode("utf-8")) for ch in label
+    )
+
+
+def decode_label(segment: str) -> str:
+    """The inverse of :func:`encode_label`."""
+    if segment == "~":
+        return ""
+    out = bytearray()
+    i = 0
+    while i < len(segment):
+        if segment[i] == "~":
+            out.append(int(segment[i + 1 : i + 3], 16))
+            i += 3
+        else:
+            out.extend(segment[i].encode())
+            i += 1
+    return out.decode("utf-8")
+
+
+def _dt(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=UTC)
+
+
+def compare_values(item_value: Any, filter_value: Any) -> bool:
+    """LangGraph's filter matching: equality, nested objects, lists, ``$`` operators."""
+    if isinstance(filter_value, dict):
+        if any(k.startswith("$") for k in filter_value):
+            return all(_apply(item_value, op, v) for op, v in filter_value.items())
+        if not isinstance(item_value, dict):
+            return False
+        return all(compare_values(item_value.get(k), v) for k, v in filter_value.items())
+    if isinstance(filter_value, (list, tuple)):
+        return (
+            isinstance(item_value, (list, tuple))
+            and len(item_value) == len(filter_value)
+            and all(compare_values(i, f) for i, f in zip(item_value, filter_value, strict=True))
+        )
+    return bool(item_value == filter_value)
+
+
+def _apply(value: Any, op: str, operand: Any) -> bool:
+    if op == "$eq":
+        return bool(value == operand)
+    if op == "$ne":
+        return bool(value != operand)
+    if op in {"$gt", "$gte", "$lt", "$lte"}:
+        try:
+            a, b = float(value), float(operand)
+        except (TypeError, ValueError):
+            return False
+        return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+    raise InvalidQueryError(f"unsupported filter operator {op!r} ($eq $ne $gt $gte $lt $lte)")
+
+
+def matches_condition(cond: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    """A namespace against a prefix/suffix condition (``*`` matches any one label)."""
+    path = tuple(cond.path)
+    if len(namespace) < len(path):
+        return False
+    if cond.match_type == "prefix":
+        pairs = zip(namespace, path, strict=False)
+    elif cond.match_type == "suffix":
+        pairs = zip(reversed(namespace), reversed(path), strict=False)
+    else:
+        raise InvalidQueryError(f"unsupported match type {cond.match_type!r} (prefix, suffix)")
+    return all(p == "*" or k == p for k, p in pairs)
+
+
+class TreehopStore(BaseStore):
+    """LangGraph ``BaseStore`` over a treehop client (see the module docstring).
+
+    Args:
+        client: a ``Treehop`` or ``AsyncTreehop``; both ``batch`` and ``abatch`` work with either.
+        root: where namespaces live (default ``viking://~/memories/store``: the client user's
+            memories, so ``search()`` and the agent tools find them too).
+        index_fields: the value fields embedded by default (LangGraph's ``index["fields"]``
+            syntax: ``"text"``, ``"a.b"``, ``"items[*].text"``; ``"$"``, the default, is the
+            whole value as JSON). A put's own ``index=[...]`` overrides them, ``index=False``
+            stores the item unindexed.
+    """
+
+    supports_ttl: bool = False
+
+    def __init__(
+        self,
+        client: TreehopClient,
+        *,
+        root: str = DEFAULT_ROOT,
+        index_fields: Sequence[str] | None = None,
+    ) -> None:
+        self.client = check_client(client)
+        aio = async_client(self.client)
+        resolved = aio.resolve(root)
+        if urimod.context_type_of(resolved) is not ContextType.MEMORY:
+            raise InvalidURIError(f"the store root must be under viking://~/memories, not {root}")
+        if urimod.CHUNK_MARK in resolved:
+            raise InvalidURIError("the store root cannot be a chunk URI")
+        self.root = resolved
+        fields = list(index_fields) if index_fields is not None else ["$"]
+        if not fields or not all(isinstance(f, str) and f for f in fields):
+            raise InvalidQueryError("index_fields must be a non-empty list of field paths")
+        self.index_fields = fields
+
+    # -------------------------------------------------------------------- URIs
+    def namespace_uri(self, namespace: tuple[str, ...]) -> str:
+        return "/".join([self.root, *(encode_label(label) for label in namespace)])
+
+    def item_uri(self, namespace: tuple[str, ...], key: str) -> str:
+        return f"{self.namespace_uri(namespace)}/@{encode_label(key)}"
+
+    def _locate(self, uri: str) -> tuple[tuple[str, ...], str]:
+        rest = uri[len(self.root) + 1 :].split("/")
+        return tuple(decode_label(s) for s in rest[:-1]), decode_label(rest[-1][1:])
+
+    # -------------------------------------------------------------------- batch
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        return run_sync(self.abatch(ops))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        aio = async_client(self.client)
+        items = await aio._io(self._items, self.root)
+        results: list[Result] = []
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for op in ops:
+            if isinstance(op, GetOp):
+                node = items.get(self.item_uri(tuple(op.namespace), op.key))
+                results.append(self._item(node) if node is not None else None)
+            elif isinstance(op, SearchOp):
+                results.append(await self._search(aio, op, items))
+            elif isinstance(op, ListNamespacesOp):
+                results.append(self._list_namespaces(op, items))
+            elif isinstance(op, PutOp):
+                self._check_put(op)
+                puts[(tuple(op.namespace), op.key)] = op
+                results.append(None)
+            else:
+                raise InvalidQueryError(f"unknown store operation {type(op).__name__}")
+        if puts:
+            await self._apply_puts(aio, list(puts.values()), items)
+        return results
+
+    # -------------------------------------------------------------------- reads
+    def _items(self, subtree: str) -> dict[str, Node]:
+        return {
+            n.uri: n
+            for n in self._store_of().iter_nodes(subtree)
+            if n.is_leaf and n.metadata.get("kind") == KIND and n.uri != subtree
+        }
+
+    def _store_of(self) -> Any:
+        return async_client(self.client).store
+
+    def _item(self, node: Node) -> Item:
+        md = node.metadata
+        ns, key = self._locate(node.uri)
+        return Item(
+            value=json.loads(md["store_value"]),
+            key=key,
+            namespace=ns,
+            created_at=_dt(float(md["created_at"])),
+            updated_at=_dt(float(md["updated_at"])),
+        )
+
+    def _search_item(self, node: Node, score: float | None) -> SearchItem:
+        it = self._item(node)
+        return SearchItem(
+            namespace=it.namespace,
+            key=it.key,
+            value=it.value,
+            created_at=it.created_at,
+            updated_at=it.updated_at,
+            score=score,
+        )
+
+    async def _search(
+        self, aio: AsyncTreehop, op: SearchOp, items: Mapping[str, Node]
+    ) -> list[SearchItem]:
+        if op.limit < 0 or op.offset < 0:
+            raise InvalidQueryError("limit and offset must be >= 0")
+        scope = self.namespace_uri(tuple(op.namespace_prefix))
+        matching = [
+            n
+            for uri, n in items.items()
+            if urimod.is_within(uri, scope)
+            and (
+                not op.filter
+                or all(
+                    compare_values(json.loads(n.metadata["store_value"]).get(k), v)
+                    for k, v in op.filter.items()
+                )
+            )
+        ]
+        matching.sort(key=lambda n: self._locate(n.uri))
+        if not op.query:
+            return [self._search_item(n, None) for n in matching[op.offset : op.offset + op.limit]]
+        indexed = [n for n in matching if n.metadata.get("indexed", True)]
+        unindexed = [n for n in matching if not n.metadata.get("indexed", True)]
+        ranked: list[tuple[Node, float]] = []
+        if indexed:
+            by_uri = {n.uri: n for n in indexed}
+            try:
+                res = await aio.find(
+                    op.query,
+                    target_uri=scope,
+                    limit=min(MAX_LIMIT, max(1, op.offset + op.limit)),
+                    include_directories=False,
+                )
+            except NotFoundError:
+                res = None
+            seen: set[str] = set()
+            for m in res.contexts() if res is not None else []:
+                uri = aio.resolve(m.uri)
+                if uri in by_uri and uri not in seen:
+                    seen.add(uri)
+                    ranked.append((by_uri[uri], float(m.score)))
+            rest = [n for n in indexed if n.uri not in seen]
+            if rest and len(ranked) < op.offset + op.limit:
+                qv = await aio.embedder.aembed_query(op.query)
+                vecs = await aio._io(self._store_of().get_vectors, [n.uri for n in rest])
+                scores = np.asarray(vecs, dtype=np.float32) @ np.asarray(qv, dtype=np.float32)
+                order = np.argsort(-scores, kind="stable")
+                ranked.extend((rest[i], float(scores[i])) for i in order)
+        page = ranked[op.offset : op.offset + op.limit]
+        out = [self._search_item(n, s) for n, s in page]
+        if len(out) < op.limit:
+            skip = max(0, op.offset - len(ranked))
+            out.extend(
+                self._search_item(n, None) for n in unindexed[skip : skip + op.limit - len(out)]
+            )
+        return out
+
+    def _list_namespaces(
+        self, op: ListNamespacesOp, items: Mapping[str, Node]
+    ) -> list[tuple[str, ...]]:
+        spaces = {self._locate(uri)[0] for uri in items}
+        if op.match_conditions:
+            spaces = {
+                ns for ns in spaces if all(matches_condition(c, ns) for c in op.match_conditions)
+            }
+        if op.max_depth is not None:
+            spaces = {ns[: op.max_depth] for ns in spaces}
+        return sorted(spaces)[op.offset : op.offset + op.limit]
+
+    # -------------------------------------------------------------------- writes
+    def _check_put(self, op: PutOp) -> None:
+        ns = tuple(op.namespace)
+        if not ns or not all(isinstance(label, str) and label for label in ns):
+            raise InvalidQueryError(
+                f"namespace must be a non-empty tuple of non-empty strings: {ns}"
+            )
+        if not isinstance(op.key, str):
+            raise InvalidQueryError("key must be a string")
+        if op.value is not None and not isinstance(op.value, dict):
+            raise InvalidQueryError("value must be a dict (or None to delete)")
+        if len(self.item_uri(ns, op.key)) > urimod.MAX_URI_LENGTH:
+            raise InvalidQueryError(
+                f"namespace and key too long: their URI would exceed {urimod.MAX_URI_LENGTH} "
+                "characters"
+            )
+        if op.ttl is not None:
+            raise InvalidQueryError("TreehopStore does not support ttl")
+        if op.value is not None:
+            try:
+                json.dumps(op.value)
+            except (TypeError, ValueError) as exc:
+                raise InvalidQueryError(f"value must be JSON-serialisable: {exc}") from exc
+
+    def _text(
+        self, value: Mapping[str, Any], index: Literal[False] | list[str] | None
+    ) -> str | None:
+        if index is False:
+            return None
+        fields = self.index_fields if index is None else list(index)
+        texts: list[str] = []
+        for f in fields:
+            texts.extend(get_text_at_path(value, f if f == "$" else tokenize_path(f)))
+        return "\n".join(t for t in texts if t.strip()) or None
+
+    async def _apply_puts(
+        self, aio: AsyncTreehop, puts: Sequence[PutOp], items: Mapping[str, Node]
+    ) -> None:
+        now = datetime.now(UTC).timestamp()
+        nodes: list[Node] = []
+        delete: list[str] = []
+        for op in puts:
+            ns = tuple(op.namespace)
+            uri = self.item_uri(ns, op.key)
+            old = items.get(uri)
+            if op.value is None:
+                if old is not None:
+                    delete.append(uri)
+                continue
+            value_json = json.dumps(op.value, ensure_ascii=False, sort_keys=True)
+            text = self._text(op.value, op.index)
+            body = text if text is not None else value_json
+            created = float(old.metadata["created_at"]) if old is not None else now
+            nodes.append(
+                Node(
+                    uri=uri,
+                    parent_uri=self.namespace_uri(ns),
+                    context_type=ContextType.MEMORY,
+                    level=Level.CONTENT,
+                    is_leaf=True,
+                    abstract=" ".join(body.split())[:300],
+                    content=body,
+                    metadata={
+                        "kind": KIND,
+                        "name": op.key,
+                        "store_namespace": list(ns),
+                        "store_key": op.key,
+                        "store_value": value_json,
+                        "indexed": text is not None,
+                        "created_at": created,
+                        "updated_at": now,
+                        "timestamp": now,
+                    },
+                )
+            )
+        if nodes or delete:
+            await write_nodes(aio, nodes, delete=delete, prune_below=self.root)
+
+
+__all__ = ["TreehopStore", "decode_label", "encode_label"]

@@ -1,0 +1,112 @@
+"""``TreehopMemoryBlock``: a LlamaIndex long-term memory block on treehop's memory path.
+
+LlamaIndex's ``Memory`` keeps a short-term FIFO of chat messages and, when it overflows, hands
+the oldest messages to its *memory blocks* (``aput``); before each LLM call it asks every block
+for content to insert (``aget``). This block maps both onto treehop:
+
+- ``aput`` stores the ejected messages through :meth:`treehop.AsyncTreehop.add_messages` — the
+  same conversation → session → turn write path (speakers, timestamps) every other integration
+  uses; the LlamaIndex ``session_id`` is the treehop session;
+- ``aget`` retrieves for the latest user message and returns a token-budgeted block from
+  :meth:`treehop.AsyncTreehop.assemble_context` over ``viking://~/memories`` (or the given
+  scope).
+
+The block is re-inserted fresh before every LLM call and never becomes chat history, so it does
+not drop what it injected before (no dedup across turns here, unlike the LangChain middleware,
+whose context does stay in the model's view).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.memory.memory import BaseMemoryBlock
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from treehop import AsyncTreehop, Treehop
+from treehop.errors import InvalidQueryError, NotFoundError
+from treehop.memory import check_id
+
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_ROLES = {
+    MessageRole.USER: "user",
+    MessageRole.ASSISTANT: "assistant",
+    MessageRole.SYSTEM: "system",
+    MessageRole.TOOL: "tool",
+}
+
+
+def _session(session_id: str | None) -> str | None:
+    if session_id is None:
+        return None
+    if _SAFE.match(session_id):
+        return session_id
+    return "s-" + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:32]
+
+
+class TreehopMemoryBlock(BaseMemoryBlock[str]):
+    """Long-term memory in a treehop tree (see the module docstring)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str = Field(default="treehop_memory")
+    description: str | None = Field(
+        default="What is remembered from earlier conversations, retrieved for the latest message."
+    )
+    max_tokens: int = Field(default=800, ge=1)
+    k: int = Field(default=10, ge=1, le=1000)
+    target_uri: str = Field(default="viking://~/memories")
+    conversation_id: str = Field(default="llamaindex")
+    _client: AsyncTreehop = PrivateAttr()
+
+    def __init__(self, client: Treehop | AsyncTreehop, **data: Any) -> None:
+        super().__init__(**data)
+        if not isinstance(client, (Treehop, AsyncTreehop)):
+            raise InvalidQueryError("client must be a treehop.Treehop or treehop.AsyncTreehop")
+        check_id(self.conversation_id, "conversation_id")
+        self._client = client.aio if isinstance(client, Treehop) else client
+        self._client.resolve(self.target_uri)
+
+    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
+        query = next(
+            (
+                (m.content or "").strip()
+                for m in reversed(messages or [])
+                if m.role == MessageRole.USER and (m.content or "").strip()
+            ),
+            "",
+        )
+        if not query:
+            return ""
+        try:
+            ctx = await self._client.assemble_context(
+                query,
+                max_tokens=self.max_tokens,
+                target_uri=self.target_uri,
+                limit=self.k,
+            )
+        except NotFoundError:  # nothing remembered yet
+            return ""
+        return ctx.text
+
+    async def _aput(self, messages: list[ChatMessage]) -> None:
+        turns = [
+            {"role": _ROLES.get(m.role, "user"), "content": (m.content or "").strip()}
+            for m in messages
+            if (m.content or "").strip() and m.role in _ROLES
+        ]
+        if not turns:
+            return
+        session = next(
+            (m.additional_kwargs.get("session_id") for m in messages if m.additional_kwargs),
+            None,
+        )
+        await self._client.add_messages(
+            turns, conversation_id=self.conversation_id, session_id=_session(session)
+        )
+
+
+__all__ = ["TreehopMemoryBlock"]

@@ -1,0 +1,210 @@
+"""``treehop mcp``: the tree as a Model Context Protocol server (official ``mcp`` SDK, stdio).
+
+Tools: ``find`` (one query, no LLM), ``search`` (session-aware, intent analysis when an LLM is
+configured), ``context`` (a token-budgeted context block, :mod:`treehop.context_assembly`),
+``ls``, ``read``, ``tree`` and ``add_memory`` (a time-stamped memory through
+:func:`treehop.memory.remember`; left out with ``read_only=True``).
+
+Every tool answers structured JSON (hits carry their ``viking://`` URI, score and provenance);
+a treehop error becomes an MCP tool error (``isError``) whose message names the error type and
+tells the model what to do, so an agent can correct its call instead of failing.
+
+Needs the ``mcp`` extra (``pip install 'treehop[mcp]'``); the SDK is imported only here, so the
+core never requires it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .context_assembly import TIERS
+from .errors import NotFoundError, TreehopError
+from .models import FindResult, MatchedContext
+from .timestamps import TIMESTAMP_FIELD, to_iso
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from .client import AsyncTreehop
+
+T = TypeVar("T")
+INSTRUCTIONS = (
+    "treehop: a tree of knowledge. viking://resources holds documents, viking://~/memories "
+    "what is known about the user (conversations, notes), viking://~/skills procedures. Use "
+    "find for a precise lookup, search for an open question, context for a ready-to-use "
+    "token-budgeted block, ls/tree to browse and read to open a hit; add_memory stores a fact."
+)
+MAX_READ_CHARS = 200_000
+
+
+def _hit(m: MatchedContext, text_chars: int) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "uri": m.uri,
+        "context_type": m.context_type.value,
+        "is_leaf": m.is_leaf,
+        "score": round(float(m.score), 6),
+        "abstract": m.abstract,
+        "text": m.text[:text_chars],
+        "tags": list(m.tags),
+        "found_by": m.found_by.value,
+    }
+    ts = m.metadata.get(TIMESTAMP_FIELD)
+    if isinstance(ts, (int, float)) and not isinstance(ts, bool):
+        out["time"] = to_iso(float(ts))
+    for key in ("speaker", "conversation", "session", "kind"):
+        if key in m.metadata:
+            out[key] = m.metadata[key]
+    return out
+
+
+def _result(res: FindResult, text_chars: int) -> dict[str, Any]:
+    return {"total": res.total, "hits": [_hit(m, text_chars) for m in res.contexts()]}
+
+
+def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
+    """An ``MCPServer`` whose tools call ``client`` (run it with ``.run("stdio")``)."""
+    try:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
+    except ImportError as exc:  # pragma: no cover - depends on installed extras
+        raise TreehopError(
+            "the MCP server needs the 'mcp' extra: pip install 'treehop[mcp]'"
+        ) from exc
+
+    server = MCPServer(name="treehop", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    async def guard(call: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await call()
+        except NotFoundError as exc:
+            raise ToolError(
+                f"NotFoundError: {exc}. List the parent directory with ls, or browse with tree."
+            ) from exc
+        except TreehopError as exc:
+            raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+
+    @server.tool(description="Search the tree for one precise query (no LLM, fastest).")
+    async def find(
+        query: str,
+        target_uri: str | None = None,
+        limit: int = 10,
+        since: str | None = None,
+        until: str | None = None,
+        text_chars: int = 1000,
+    ) -> dict[str, Any]:
+        """since/until: ISO-8601 dates; keep memories stated in [since, until)."""
+        res = await guard(
+            lambda: client.find(query, target_uri=target_uri, limit=limit, since=since, until=until)
+        )
+        return _result(res, max(0, text_chars))
+
+    @server.tool(
+        description="Search for an open or conversational question: it is planned into several "
+        "queries over documents, memories and skills whose results are merged."
+    )
+    async def search(
+        query: str,
+        session_id: str | None = None,
+        target_uri: str | None = None,
+        limit: int = 10,
+        since: str | None = None,
+        until: str | None = None,
+        text_chars: int = 1000,
+    ) -> dict[str, Any]:
+        res = await guard(
+            lambda: client.search(
+                query,
+                session_id=session_id,
+                target_uri=target_uri,
+                limit=limit,
+                since=since,
+                until=until,
+            )
+        )
+        return _result(res, max(0, text_chars))
+
+    @server.tool(
+        description="A ready-to-use context block for a query, within max_tokens: the best hits "
+        "at the most detailed tier that fits (content, else overview, else abstract). With "
+        "session_id, hits given earlier in the same session are left out."
+    )
+    async def context(
+        query: str,
+        max_tokens: int = 2000,
+        session_id: str | None = None,
+        target_uri: str | None = None,
+        exclude_uris: list[str] | None = None,
+        limit: int = 20,
+    ) -> dict[str, Any]:
+        out = await guard(
+            lambda: client.assemble_context(
+                query,
+                max_tokens=max_tokens,
+                tiers=TIERS,
+                session_id=session_id,
+                exclude_uris=exclude_uris or (),
+                target_uri=target_uri,
+                limit=limit,
+            )
+        )
+        return {
+            "text": out.text,
+            "uris": out.uris,
+            "tokens": out.tokens,
+            "token_counter": out.token_counter,
+        }
+
+    @server.tool(description="List a directory: each child's URI, kind and one-line summary.")
+    async def ls(uri: str = "viking://resources") -> dict[str, Any]:
+        entries = await guard(lambda: client.ls(uri))
+        return {
+            "uri": uri,
+            "entries": [
+                {
+                    "uri": e.uri,
+                    "is_leaf": e.is_leaf,
+                    "abstract": e.abstract,
+                    "children": e.children,
+                }
+                for e in entries
+            ],
+        }
+
+    @server.tool(description="Read the full text of a file (a directory: its overview).")
+    async def read(uri: str, max_chars: int = 20_000) -> dict[str, Any]:
+        text = await guard(lambda: client.read(uri))
+        cap = min(max(1, max_chars), MAX_READ_CHARS)
+        return {"uri": uri, "text": text[:cap], "truncated": len(text) > cap}
+
+    @server.tool(description="A subtree with its abstracts, down to depth levels.")
+    async def tree(uri: str = "viking://resources", depth: int = 2) -> dict[str, Any]:
+        return await guard(lambda: client.tree(uri, max(0, min(depth, 10))))
+
+    if not read_only:
+
+        @server.tool(
+            description="Remember a fact about the user (stored under viking://~/memories with "
+            "the time it was said, so later searches can filter on time)."
+        )
+        async def add_memory(
+            text: str,
+            name: str | None = None,
+            category: str = "notes",
+            speaker: str | None = None,
+            timestamp: str | None = None,
+            tags: list[str] | None = None,
+        ) -> dict[str, Any]:
+            res = await guard(
+                lambda: client.remember(
+                    text,
+                    name=name,
+                    category=category,
+                    speaker=speaker,
+                    timestamp=timestamp,
+                    tags=tags,
+                )
+            )
+            return {"uri": res.turn_uris[0]}
+
+    return server

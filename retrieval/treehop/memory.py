@@ -1,0 +1,551 @@
+"""The memory write path: conversations stored as conversation → session → turn nodes.
+
+Layout (under the user's space)::
+
+    viking://~/memories/conversations/<conversation_id>/            directory
+    viking://~/memories/conversations/<conversation_id>/<session>/  directory, one a session
+        turn-00000, turn-00001, ...                                 leaves: "Speaker: text"
+        fact-00000, ...                                             leaves (LLM extractor)
+    viking://~/memories/<category>/<name>                           remember(): one note
+
+Why this shape:
+
+- *Deterministic.* The raw turns are the memory; nothing needs an LLM. A turn's text is exactly
+  ``"<speaker>: <content>"``, the same text a caller would index flat, so the tree can only add
+  structure (a session directory to descend through, a time window) to what flat search sees.
+- *Time as a number.* Every turn, session and note carries ``metadata["timestamp"]`` (epoch
+  seconds, UTC; see :mod:`treehop.timestamps`), so ``find(since=..., until=...)`` is the
+  metadata filter's ``range`` — which every store already runs natively.
+- *LLM output on top, never instead.* An optional :class:`LLMMemoryExtractor` writes a session
+  summary (the session directory's abstract) and fact leaves next to the turns, *after* the
+  turns are stored; when the model fails or answers nonsense, the turns stay and the result says
+  why the extraction did not happen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from . import tags as tagmod
+from . import uri as urimod
+from .errors import InvalidQueryError, TreehopError
+from .filters import MetadataFilter
+from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
+from .ingest.tree_builder import finalize
+from .llm.base import LLM, ChatMessage
+from .models import ContextType, Level, Node
+from .timestamps import TIMESTAMP_FIELD, TimeLike, time_range_filter, to_epoch, to_iso
+
+if TYPE_CHECKING:
+    from .client import AsyncTreehop
+
+CONVERSATIONS_URI = "viking://~/memories/conversations"
+ROLES = ("user", "assistant", "system", "tool")
+MAX_TURN_CHARS = 20_000
+"""A longer message is refused: a memory is a turn of a conversation, not a document."""
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_SPEAKER_RE = re.compile(r"^[^\x00-\x1f:]{1,64}$")
+_TURN_PREFIX = "turn-"
+_FACT_PREFIX = "fact-"
+SESSION_ABSTRACT_TURNS = 6
+"""How many turns the deterministic session abstract quotes (the overview lists them all)."""
+
+
+def check_id(value: str, what: str) -> str:
+    """A conversation/session/note id: one safe URI segment (1-64 of ``A-Za-z0-9_.-``)."""
+    if not isinstance(value, str) or not _ID_RE.match(value) or value in {".", ".."}:
+        raise InvalidQueryError(
+            f"{what} must be 1-64 letters, digits, '_', '.' or '-' (starting with a letter or "
+            f"digit), got {value!r}"
+        )
+    return value
+
+
+def and_time_window(
+    filter: Mapping[str, Any] | MetadataFilter | None, since: Any, until: Any
+) -> Mapping[str, Any] | MetadataFilter | None:
+    """``filter`` AND ``since <= timestamp < until`` (``filter`` unchanged when both are None)."""
+    window = time_range_filter(since, until)
+    if window is None:
+        return filter
+    parsed = MetadataFilter.parse(filter)
+    if parsed is None:
+        return window
+    return {"op": "and", "conds": [dict(parsed.spec), window]}
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One validated message of a conversation."""
+
+    role: str
+    speaker: str
+    content: str
+    timestamp: float
+    message_id: str | None = None
+
+    @property
+    def text(self) -> str:
+        """What the turn leaf stores and embeds."""
+        return f"{self.speaker}: {self.content}"
+
+
+@dataclass
+class MemoryWriteResult:
+    """What one ``add_messages`` / ``remember`` call stored."""
+
+    conversation_uri: str
+    session_uri: str
+    session_id: str
+    turn_uris: list[str] = field(default_factory=list)
+    fact_uris: list[str] = field(default_factory=list)
+    summary: str | None = None
+    extraction_error: str | None = None
+    elapsed_s: float = 0.0
+
+
+def _field(msg: Any, name: str) -> Any:
+    if isinstance(msg, Mapping):
+        return msg.get(name)
+    return getattr(msg, name, None)
+
+
+def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
+    """Validate every message before anything is written.
+
+    A message is a mapping (or an object with the same attributes, e.g. :class:`ChatMessage`)
+    with ``content`` and optionally ``role`` (default ``user``), ``speaker`` (default: the
+    role), ``timestamp`` (default ``default_time``) and ``id``.
+    """
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise InvalidQueryError("messages must be a list of messages")
+    if not messages:
+        raise InvalidQueryError("messages is empty: nothing to remember")
+    out: list[Turn] = []
+    for i, msg in enumerate(messages):
+        where = f"messages[{i}]"
+        content = _field(msg, "content")
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidQueryError(f"{where}: content must be a non-empty string")
+        if len(content) > MAX_TURN_CHARS:
+            raise InvalidQueryError(f"{where}: content longer than {MAX_TURN_CHARS} characters")
+        role = _field(msg, "role") or "user"
+        if role not in ROLES:
+            raise InvalidQueryError(f"{where}: role must be one of {', '.join(ROLES)}")
+        speaker = _field(msg, "speaker") or role
+        if not isinstance(speaker, str) or not _SPEAKER_RE.match(speaker.strip()):
+            raise InvalidQueryError(
+                f"{where}: speaker must be 1-64 characters without ':' or control characters"
+            )
+        ts_raw = _field(msg, "timestamp")
+        ts = default_time if ts_raw is None else to_epoch(ts_raw, f"{where}.timestamp")
+        mid = _field(msg, "id")
+        if mid is not None and (not isinstance(mid, str) or len(mid) > 256):
+            raise InvalidQueryError(f"{where}: id must be a string of at most 256 characters")
+        out.append(Turn(role, speaker.strip(), content.strip(), ts, mid))
+    return out
+
+
+class MemoryExtractor(Protocol):
+    """Writes a session summary and facts from its turns (e.g. :class:`LLMMemoryExtractor`)."""
+
+    async def extract(self, turns: Sequence[Turn]) -> tuple[str, list[str]]: ...
+
+
+EXTRACT_SYSTEM = (
+    "You maintain long-term memory for an assistant. Read one conversation session and answer "
+    'with a JSON object {"summary": string, "facts": [string, ...]}: the summary in at most '
+    "three sentences; each fact one self-contained sentence about a person (name them, never "
+    '"he"/"she"), with the date when the session gives one. Only facts stated in the session.'
+)
+
+
+class LLMMemoryExtractor:
+    """Session summary and facts from a chat model (JSON mode).
+
+    The prompt quotes the session's turns with their dates, newest last, cut to
+    ``max_input_chars`` from the end (the model's context is finite; the turns themselves are
+    stored in full regardless). The model's own client enforces the call's deadline.
+    """
+
+    def __init__(self, llm: LLM, *, max_facts: int = 20, max_input_chars: int = 24_000) -> None:
+        if max_facts < 1 or max_input_chars < 100:
+            raise InvalidQueryError("max_facts must be >= 1 and max_input_chars >= 100")
+        self.llm = llm
+        self.max_facts = max_facts
+        self.max_input_chars = max_input_chars
+
+    def _prompt(self, turns: Sequence[Turn]) -> list[ChatMessage]:
+        lines = [f"[{to_iso(t.timestamp)[:16]}] {t.text}" for t in turns]
+        body: list[str] = []
+        used = 0
+        for line in reversed(lines):
+            if used + len(line) + 1 > self.max_input_chars:
+                break
+            body.append(line)
+            used += len(line) + 1
+        body.reverse()
+        return [
+            ChatMessage(role="system", content=EXTRACT_SYSTEM),
+            ChatMessage(role="user", content="\n".join(body)),
+        ]
+
+    async def extract(self, turns: Sequence[Turn]) -> tuple[str, list[str]]:
+        raw = await self.llm.acomplete(self._prompt(turns), json_mode=True)
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InvalidQueryError(f"the extractor's answer is not JSON: {exc.msg}") from exc
+        if not isinstance(data, dict):
+            raise InvalidQueryError("the extractor's answer is not a JSON object")
+        summary = data.get("summary", "")
+        facts = data.get("facts", [])
+        if not isinstance(summary, str) or not isinstance(facts, list):
+            raise InvalidQueryError(
+                "the extractor's answer needs a string summary and a facts list"
+            )
+        clean = [" ".join(f.split()) for f in facts if isinstance(f, str) and f.strip()]
+        return " ".join(summary.split()), clean[: self.max_facts]
+
+
+# ---------------------------------------------------------------------------- writing nodes
+async def write_nodes(
+    client: AsyncTreehop,
+    nodes: Sequence[Node],
+    *,
+    delete: Sequence[str] = (),
+    user_tags: Sequence[str] = (),
+    prune_below: str | None = None,
+) -> int:
+    """Store explicitly built nodes (and delete ``delete``) in one locked write.
+
+    Only nodes whose text changed are embedded; the directories above the written nodes are
+    created or re-described from their children, as ``add_resource`` does. With
+    ``prune_below``, directories strictly inside it that a deletion left empty are removed too.
+    Returns the number of nodes embedded.
+    """
+    nodes = [finalize(n) for n in nodes]
+    uris = {n.uri for n in nodes}
+    async with client._write_lock:
+        old = await client._io(client.store.get, [n.uri for n in nodes])
+        fresh = [
+            o is None or o.content_hash != n.content_hash for n, o in zip(nodes, old, strict=True)
+        ]
+        changed = [n for n, f in zip(nodes, fresh, strict=True) if f]
+        same = [n for n, f in zip(nodes, fresh, strict=True) if not f]
+        tops = [n for n in nodes if n.parent_uri not in uris]
+        if nodes:
+            await asyncio.to_thread(
+                client._apply_tags, list(nodes), list(user_tags), changed, tops[0].uri
+            )
+        vectors = await client._embed_nodes(changed, None)
+        if changed:
+            await client._io(client.store.upsert, changed, vectors)
+        if same:
+            kept = await client._io(client.store.get_vectors, [n.uri for n in same])
+            await client._io(client.store.upsert, same, kept)
+        gone = list(delete)
+        if gone:
+            await client._io(client.store.delete, gone)
+        if gone and prune_below is not None:
+            gone += await client._io(_prune_empty, client.store, gone, prune_below)
+        refreshed: set[str] = set()
+        for top in tops:
+            parent = top.parent_uri
+            if parent is None or parent in refreshed:
+                continue
+            refreshed.add(parent)
+            await client._refresh_ancestors(top.uri)
+        for uri in gone:
+            parent = urimod.parent_of(uri)
+            if parent is not None and parent not in refreshed and parent not in uris:
+                refreshed.add(parent)
+                if (await client._io(client.store.get, [parent]))[0] is not None:
+                    await client._refresh_ancestors(uri)
+        if client.tagger is not None and len(client.store) <= client.retag_all_below:
+            await asyncio.to_thread(client._retag_sync, None, False)
+        await client._io(client.store.save)
+        return len(changed)
+
+
+def _prune_empty(store: Any, deleted: Sequence[str], stop: str) -> list[str]:
+    """Delete the directories strictly inside ``stop`` left without children; their URIs."""
+    removed: list[str] = []
+    candidates = {urimod.parent_of(u) for u in deleted}
+    while candidates:
+        nxt: set[str | None] = set()
+        for d in candidates:
+            if d is None or d == stop or not urimod.is_within(d, stop):
+                continue
+            if not store.children(d) and store.get([d])[0] is not None:
+                store.delete([d])
+                removed.append(d)
+                nxt.add(urimod.parent_of(d))
+        candidates = nxt
+    return removed
+
+
+def _turn_node(uri: str, parent: str, turn: Turn, meta: Mapping[str, Any]) -> Node:
+    return Node(
+        uri=uri,
+        parent_uri=parent,
+        context_type=ContextType.MEMORY,
+        level=Level.CONTENT,
+        is_leaf=True,
+        abstract=_clip(turn.text, 300),
+        content=turn.text,
+        metadata={
+            **meta,
+            "kind": "turn",
+            "role": turn.role,
+            "speaker": turn.speaker,
+            TIMESTAMP_FIELD: turn.timestamp,
+            **({"message_id": turn.message_id} if turn.message_id else {}),
+        },
+    )
+
+
+def _turn_of(node: Node) -> Turn:
+    md = node.metadata
+    speaker = str(md.get("speaker", "user"))
+    content = node.content
+    if content.startswith(speaker + ": "):
+        content = content[len(speaker) + 2 :]
+    return Turn(
+        str(md.get("role", "user")),
+        speaker,
+        content,
+        float(md.get(TIMESTAMP_FIELD, 0.0)),
+        md.get("message_id"),
+    )
+
+
+def _session_node(
+    uri: str, conversation_id: str, session_id: str, turns: Sequence[Turn], summary: str | None
+) -> Node:
+    """The session directory, described deterministically from its turns (or by a summary)."""
+    start = min(t.timestamp for t in turns)
+    end = max(t.timestamp for t in turns)
+    speakers = list(dict.fromkeys(t.speaker for t in turns))
+    first, last = to_iso(start)[:10], to_iso(end)[:10]
+    day = first if first == last else f"{first} to {last}"
+    header = f"Conversation {conversation_id}, {session_id} ({day}), {' and '.join(speakers)}"
+    if summary:
+        abstract = _clip(f"{header}: {summary}", 600)
+    else:
+        quoted = "; ".join(
+            first_sentence(t.content) or t.content for t in turns[:SESSION_ABSTRACT_TURNS]
+        )
+        abstract = _clip(f"{header}: {quoted}", 600)
+    overview = "\n".join(f"- {t.speaker}: {t.content}" for t in turns)
+    if len(overview) > OVERVIEW_CHARS:  # whole lines only: a turn is never cut mid-sentence
+        overview = overview[: overview.rfind("\n", 0, OVERVIEW_CHARS) + 1].rstrip() or _clip(
+            overview, OVERVIEW_CHARS
+        )
+    return Node(
+        uri=uri,
+        parent_uri=urimod.parent_of(uri),
+        context_type=ContextType.MEMORY,
+        level=Level.OVERVIEW,
+        is_leaf=False,
+        abstract=abstract,
+        overview=overview,
+        metadata={
+            "name": session_id,
+            "kind": "session",
+            "conversation": conversation_id,
+            "session": session_id,
+            "speakers": speakers,
+            "turns": len(turns),
+            TIMESTAMP_FIELD: start,
+            "timestamp_end": end,
+            **({"summary": summary} if summary else {}),
+        },
+    )
+
+
+def _index_of(name: str, prefix: str) -> int:
+    try:
+        return int(name[len(prefix) :])
+    except ValueError:
+        return -1
+
+
+async def add_messages(
+    client: AsyncTreehop,
+    messages: Sequence[Any],
+    *,
+    conversation_id: str = "default",
+    session_id: str | None = None,
+    session_time: TimeLike | None = None,
+    extractor: MemoryExtractor | None = None,
+) -> MemoryWriteResult:
+    """Append messages to a session of a conversation (see the module docstring).
+
+    ``session_id`` defaults to the next ``session-NNNN`` of the conversation. Messages without
+    a timestamp get ``session_time`` (default: now). Calling again with the same session
+    appends after its existing turns. The whole call is validated before the first write.
+    """
+    t0 = time.perf_counter()
+    check_id(conversation_id, "conversation_id")
+    if session_id is not None:
+        check_id(session_id, "session_id")
+    default_time = time.time() if session_time is None else to_epoch(session_time, "session_time")
+    turns = parse_messages(messages, default_time)
+    conv_uri = client.resolve(f"{CONVERSATIONS_URI}/{conversation_id}")
+    if session_id is None:
+        kids = await client._io(client.store.children, conv_uri)
+        taken = {k.uri.rsplit("/", 1)[-1] for k in kids if not k.is_leaf}
+        n = len(taken)
+        while f"session-{n:04d}" in taken:
+            n += 1
+        session_id = f"session-{n:04d}"
+    session_uri = f"{conv_uri}/{session_id}"
+    existing = [
+        k
+        for k in await client._io(client.store.children, session_uri)
+        if k.metadata.get("kind") == "turn"
+    ]
+    existing.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
+    start = 1 + max(
+        (_index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX) for k in existing), default=-1
+    )
+    meta = {"conversation": conversation_id, "session": session_id}
+    new_nodes = [
+        _turn_node(
+            f"{session_uri}/{_TURN_PREFIX}{start + i:05d}",
+            session_uri,
+            t,
+            {**meta, "turn": start + i},
+        )
+        for i, t in enumerate(turns)
+    ]
+    all_turns = [_turn_of(k) for k in existing] + turns
+    old_session = (await client._io(client.store.get, [session_uri]))[0]
+    summary = old_session.metadata.get("summary") if old_session is not None else None
+    session = _session_node(session_uri, conversation_id, session_id, all_turns, summary)
+    await write_nodes(client, [session, *new_nodes])
+    res = MemoryWriteResult(
+        conversation_uri=client.display(conv_uri),
+        session_uri=client.display(session_uri),
+        session_id=session_id,
+        turn_uris=[client.display(n.uri) for n in new_nodes],
+    )
+    if extractor is not None:
+        await _extract(client, extractor, res, session_uri, conversation_id, session_id, all_turns)
+    res.elapsed_s = time.perf_counter() - t0
+    return res
+
+
+async def _extract(
+    client: AsyncTreehop,
+    extractor: MemoryExtractor,
+    res: MemoryWriteResult,
+    session_uri: str,
+    conversation_id: str,
+    session_id: str,
+    turns: Sequence[Turn],
+) -> None:
+    """Summary and facts on top of the stored turns; a failure is reported, never raised."""
+    try:
+        summary, facts = await extractor.extract(turns)
+    except TreehopError as exc:
+        res.extraction_error = f"{type(exc).__name__}: {exc}"
+        return
+    old_facts = [
+        k.uri
+        for k in await client._io(client.store.children, session_uri)
+        if k.metadata.get("kind") == "fact"
+    ]
+    when = min(t.timestamp for t in turns)
+    fact_nodes = [
+        Node(
+            uri=f"{session_uri}/{_FACT_PREFIX}{i:05d}",
+            parent_uri=session_uri,
+            context_type=ContextType.MEMORY,
+            level=Level.CONTENT,
+            is_leaf=True,
+            abstract=_clip(fact, 300),
+            content=fact,
+            metadata={
+                "kind": "fact",
+                "conversation": conversation_id,
+                "session": session_id,
+                "source": getattr(getattr(extractor, "llm", None), "name", "extractor"),
+                TIMESTAMP_FIELD: when,
+            },
+        )
+        for i, fact in enumerate(facts)
+    ]
+    keep = {n.uri for n in fact_nodes}
+    session = _session_node(session_uri, conversation_id, session_id, turns, summary or None)
+    await write_nodes(
+        client, [session, *fact_nodes], delete=[u for u in old_facts if u not in keep]
+    )
+    res.summary = summary or None
+    res.fact_uris = [client.display(n.uri) for n in fact_nodes]
+
+
+async def remember(
+    client: AsyncTreehop,
+    text: str,
+    *,
+    name: str | None = None,
+    category: str = "notes",
+    speaker: str | None = None,
+    timestamp: TimeLike | None = None,
+    tags: str | Sequence[str] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> MemoryWriteResult:
+    """Store one time-stamped memory (a fact, a preference) at ``~/memories/<category>/<name>``.
+
+    Unlike ``add_memory`` the note carries ``timestamp`` (default now) and ``speaker``
+    metadata, so ``since`` / ``until`` find it; re-remembering the same name replaces it.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidQueryError("text must be a non-empty string")
+    if len(text) > MAX_TURN_CHARS:
+        raise InvalidQueryError(f"text longer than {MAX_TURN_CHARS} characters")
+    check_id(category, "category")
+    ts = time.time() if timestamp is None else to_epoch(timestamp, "timestamp")
+    label = check_id(name, "name") if name is not None else f"note-{int(ts * 1000)}"
+    if speaker is not None and (not isinstance(speaker, str) or not _SPEAKER_RE.match(speaker)):
+        raise InvalidQueryError("speaker must be 1-64 characters without ':' or control characters")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise InvalidQueryError("metadata must be a mapping")
+    user_tags = tagmod.parse_tags(tags, default_source="user")
+    uri = client.resolve(f"viking://~/memories/{category}/{label}")
+    body = text.strip()
+    content = f"{speaker}: {body}" if speaker else body
+    node = Node(
+        uri=uri,
+        parent_uri=urimod.parent_of(uri),
+        context_type=ContextType.MEMORY,
+        level=Level.CONTENT,
+        is_leaf=True,
+        abstract=_clip(content, 300),
+        content=content,
+        metadata={
+            **dict(metadata or {}),
+            "name": label,
+            "kind": "note",
+            TIMESTAMP_FIELD: ts,
+            **({"speaker": speaker} if speaker else {}),
+        },
+    )
+    await write_nodes(client, [node], user_tags=user_tags)
+    parent = urimod.parent_of(uri) or uri
+    return MemoryWriteResult(
+        conversation_uri=client.display(parent),
+        session_uri=client.display(parent),
+        session_id=category,
+        turn_uris=[client.display(uri)],
+        elapsed_s=time.perf_counter() - t0,
+    )

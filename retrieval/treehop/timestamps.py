@@ -1,0 +1,84 @@
+"""Points in time as the numbers memories are filtered on.
+
+Memories carry their time as ``metadata["timestamp"]``: seconds since the Unix epoch (UTC), a
+float. A number rather than a string so that the metadata filter's ``range`` operator — which
+every store already translates to its engine's native range filter — answers ``since`` /
+``until`` without a new operator in any engine.
+
+Accepted inputs: an ``int``/``float`` (epoch seconds), a :class:`datetime.datetime` (a naive
+one is taken as UTC), a :class:`datetime.date` (its midnight, UTC), or an ISO-8601 string
+(``2023-05-08``, ``2023-05-08T13:56``, ``2023-05-08T13:56:00+02:00``, a trailing ``Z``).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, date, datetime
+from typing import Any
+
+from .errors import InvalidQueryError
+
+TIMESTAMP_FIELD = "timestamp"
+"""The metadata field a memory's time is stored in (epoch seconds, UTC)."""
+
+TimeLike = float | int | str | datetime | date
+_MAX_ISO = 64
+
+
+def to_epoch(value: Any, what: str = "time") -> float:
+    """``value`` as epoch seconds (UTC); a clear :class:`InvalidQueryError` for anything else."""
+    if isinstance(value, bool):
+        raise InvalidQueryError(f"{what} must be a time, got a bool")
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise InvalidQueryError(f"{what} must be finite, got {value!r}")
+        return float(value)
+    if isinstance(value, datetime):
+        dt = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return dt.timestamp()
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC).timestamp()
+    if isinstance(value, str):
+        text = value.strip()
+        if not text or len(text) > _MAX_ISO:
+            raise InvalidQueryError(f"{what}: expected an ISO-8601 date or time, got {value!r}")
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError as exc:
+            raise InvalidQueryError(
+                f"{what}: expected an ISO-8601 date or time (2023-05-08 or "
+                f"2023-05-08T13:56:00Z), got {value!r}"
+            ) from exc
+        return to_epoch(parsed, what)
+    raise InvalidQueryError(
+        f"{what} must be epoch seconds, a datetime, a date or an ISO-8601 string, "
+        f"got {type(value).__name__}"
+    )
+
+
+def to_iso(epoch: float) -> str:
+    """Epoch seconds as an ISO-8601 UTC string (for display in context blocks)."""
+    return datetime.fromtimestamp(epoch, tz=UTC).isoformat(timespec="seconds")
+
+
+def time_range_filter(
+    since: Any = None, until: Any = None, field: str = TIMESTAMP_FIELD
+) -> dict[str, Any] | None:
+    """The metadata-filter spec for ``since <= field < until`` (half-open; either bound may be
+    left out); ``None`` when both are.
+
+    Half-open so that consecutive windows (one day, the next day) never both hold a memory
+    written exactly at midnight.
+    """
+    if since is None and until is None:
+        return None
+    spec: dict[str, Any] = {"op": "range", "field": field}
+    if since is not None:
+        spec["gte"] = to_epoch(since, "since")
+    if until is not None:
+        spec["lt"] = to_epoch(until, "until")
+    if "gte" in spec and "lt" in spec and spec["gte"] >= spec["lt"]:
+        raise InvalidQueryError("since must be earlier than until")
+    return spec
