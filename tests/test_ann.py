@@ -127,10 +127,12 @@ def test_ann_is_saved_and_reopened_without_a_rebuild(tmp_path: object) -> None:
     store.save()
     assert len(list(path.glob("ann-*.bin"))) == 1
     again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
-    assert again._ann is None and again._ann_file is not None  # loaded on first use
+    assert again._ann_file is not None  # loading in the background; searches stay exact
     q = mem.get_vectors([f"{R}/d3/f4.md"])[0]
     assert again.search(q, Scope(), 1)[0].node.uri == f"{R}/d3/f4.md"
+    assert again.load_ann()
     assert again._ann is not None and again._ann.count == len(nodes)
+    assert again.search(q, Scope(), 1)[0].node.uri == f"{R}/d3/f4.md"
     # a damaged HNSW file is a typed error, not garbage
     f = next(path.glob("ann-*.bin"))
     raw = bytearray(f.read_bytes())
@@ -139,4 +141,4 @@ def test_ann_is_saved_and_reopened_without_a_rebuild(tmp_path: object) -> None:
     from treehop.errors import IndexCorruptError
 
     with pytest.raises(IndexCorruptError):
-        EmbeddedStore(path, ann_min_rows=0, lexical=False).search(q, Scope(), 1)
+        EmbeddedStore(path, ann_min_rows=0, lexical=False).load_ann()

@@ -134,7 +134,10 @@ class AsyncTreehop:
     ) -> None:
         self.user = urimod.validate_user(user)
         self.embedder = embedder if embedder is not None else _default_embedder()
-        self.store: VectorStore = store if store is not None else EmbeddedStore(path)
+        if store is None:
+            # Clients of several users on one index share its one writer in this process.
+            store = EmbeddedStore.shared(path) if path is not None else EmbeddedStore()
+        self.store: VectorStore = store
         self.path = Path(path) if path is not None else None
         self.reranker = reranker
         self.config = config or RetrievalConfig()
