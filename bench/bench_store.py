@@ -55,7 +55,6 @@ import datasets as ds
 ds.ensure_treehop_importable()
 
 import bench_latency as bl  # noqa: E402
-
 from treehop import RetrievalConfig, Treehop  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
 from treehop.stores.embedded import DEFAULT_ANN_MIN_ROWS, EmbeddedStore  # noqa: E402
@@ -286,7 +285,7 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             new_vecs[i] = v / np.linalg.norm(v)
         new_nodes.append(nd)
     t0 = time.perf_counter()
-    old = {nd.uri: nd.content_hash for nd in store.iter_nodes(TARGET)}
+    old = store.content_hashes(TARGET)  # what the client diffs against
     ch = [i for i, nd in enumerate(new_nodes) if old.get(nd.uri) != nd.content_hash]
     same = [i for i, nd in enumerate(new_nodes) if old.get(nd.uri) == nd.content_hash]
     store.upsert([new_nodes[i] for i in ch], new_vecs[ch])
@@ -300,7 +299,7 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
     removed = 0
     for t in range(shape.fanout[0]):
-        uris = [nd.uri for nd in store.iter_nodes(f"{TARGET}/t{t:03d}")]
+        uris = list(store.iter_uris(f"{TARGET}/t{t:03d}"))  # as the client's remove()
         removed += store.delete(uris)
         if removed >= min(10_000, len(syn.nodes) // 3):
             break
@@ -444,7 +443,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"\n{args.queries} queries, limit 10, dense only, HNSW from {args.ann_min_rows} rows. "
         f"Load average {load[0]:.1f} on {os.cpu_count()} CPUs. "
-        f"Peak RSS of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB."
+        f"Peak RSS of this process "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB."
     )
 
 

@@ -347,7 +347,7 @@ def test_two_writer_processes_lose_no_update(tmp_path: Path) -> None:
         for tag in ("a", "b")
     ]
     for p in procs:
-        out, err = p.communicate(timeout=120)
+        _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
     s = EmbeddedStore(path)
     for tag in ("a", "b"):
@@ -510,3 +510,44 @@ def test_unchanged_upsert_writes_nothing(tmp_path: Path) -> None:
     nodes = list(s.iter_nodes())
     s.upsert(nodes, s.get_vectors([n.uri for n in nodes]))
     assert not s._dirty and s._snap.n == 21
+
+
+def test_clients_of_two_users_on_one_path_share_the_writer(tmp_path: Path, bow: Any) -> None:
+    from treehop import Treehop
+
+    alice = Treehop(tmp_path / "i", user="alice", embedder=bow, tagger=None)
+    bob = Treehop(tmp_path / "i", user="bob", embedder=bow, tagger=None)
+    assert alice.store is bob.store
+    for i in range(3):
+        alice.add_memory(f"alice likes tea number {i}", name=f"a{i}")
+        bob.add_memory(f"bob likes coffee number {i}", name=f"b{i}")
+    alice.close()
+    bob.close()
+    again = EmbeddedStore(tmp_path / "i")
+    uris = set(again.iter_uris())
+    for i in range(3):
+        assert f"viking://user/alice/memories/a{i}" in uris
+        assert f"viking://user/bob/memories/b{i}" in uris
+
+
+def test_remove_and_readd_use_the_cheap_listings(tmp_path: Path, bow: Any) -> None:
+    from treehop import Treehop
+
+    src = tmp_path / "src"
+    (src / "a").mkdir(parents=True)
+    for i in range(4):
+        (src / "a" / f"f{i}.md").write_text(f"# f{i}\n\nsome text about topic {i}\n")
+    with Treehop(tmp_path / "i", embedder=bow, tagger=None) as th:
+        first = th.add_resource(src, target_uri="viking://resources/src")
+        (src / "a" / "f1.md").write_text("# f1\n\nchanged text\n")
+        (src / "a" / "f3.md").unlink()
+        again = th.add_resource(src, target_uri="viking://resources/src")
+        assert again.embedded >= 1 and again.unchanged >= 2 and again.deleted == 1
+        assert first.embedded > again.embedded
+        store = th.store
+        assert isinstance(store, EmbeddedStore)
+        hashes = store.content_hashes("viking://resources/src")
+        assert hashes == {n.uri: n.content_hash for n in store.iter_nodes("viking://resources/src")}
+        assert th.remove("viking://resources/src/a") == len(
+            [u for u in hashes if u.startswith("viking://resources/src/a")]
+        )

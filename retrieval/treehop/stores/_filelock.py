@@ -11,12 +11,13 @@ and then raises :class:`~treehop.errors.IndexLockedError`; it never writes witho
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
 from ..errors import IndexLockedError, StoreError
 
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
     def _try_lock(fd: int) -> bool:

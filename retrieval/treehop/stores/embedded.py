@@ -44,6 +44,7 @@ exactly; rows written after the HNSW index was last extended are searched exactl
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import itertools
 import json
@@ -54,8 +55,8 @@ import threading
 import weakref
 import zlib
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -264,7 +265,7 @@ class _Snap:
         for i in np.flatnonzero(hi > lo):
             for j in range(int(lo[i]), int(hi[i])):
                 r = int(self.by_hash[j])
-                if self.uri(r) == uris[i]:
+                if self.uri(r) == uris[int(i)]:
                     out[i] = r
                     break
         return out
@@ -399,10 +400,8 @@ class EmbeddedStore:
             raise IndexCorruptError(f"row {r} of {self.path} holds an invalid node") from exc
         self._node_cache[key] = node
         if len(self._node_cache) > _NODE_CACHE:
-            try:
+            with contextlib.suppress(KeyError):  # a concurrent reader evicted it first
                 self._node_cache.popitem(last=False)
-            except KeyError:  # pragma: no cover - a concurrent reader evicted it first
-                pass
         return node
 
     # ------------------------------------------------------------------ writes
@@ -477,8 +476,8 @@ class EmbeddedStore:
             kill = old[write]
             self._apply(
                 kill[kill >= 0],
-                [nodes[i] for i in write],
-                [blobs[i] for i in write],
+                [nodes[int(i)] for i in write],
+                [blobs[int(i)] for i in write],
                 vecs[write],
             )
 
@@ -590,8 +589,8 @@ class EmbeddedStore:
         if k:
             keys_h = uh[by_hash]
             nph = ph[n0:n1]
-            pos = np.searchsorted(keys_h, nph)
-            pos_c = np.minimum(pos, max(keys_h.size - 1, 0))
+            at = np.searchsorted(keys_h, nph)
+            pos_c = np.minimum(at, max(keys_h.size - 1, 0))
             ok = (nph != 0) & (keys_h.size > 0)
             if keys_h.size:
                 ok &= keys_h[pos_c] == nph
@@ -699,12 +698,30 @@ class EmbeddedStore:
 
     def iter_nodes(self, subtree: str | None = None) -> Iterator[Node]:
         s = self._snap
-        if subtree is None:
-            rows = np.flatnonzero(s.alive[: s.n])
-        else:
-            rows = self._subtree_rows(s, subtree)
+        rows = np.flatnonzero(s.alive[: s.n]) if subtree is None else self._subtree_rows(s, subtree)
         for r in rows:
             yield self._node(s, int(r))
+
+    def iter_uris(self, subtree: str | None = None) -> Iterator[str]:
+        """The URIs :meth:`iter_nodes` would yield, without parsing any node."""
+        s = self._snap
+        rows = np.flatnonzero(s.alive[: s.n]) if subtree is None else self._subtree_rows(s, subtree)
+        for r in rows:
+            yield s.uri(int(r))
+
+    def content_hashes(self, subtree: str | None = None) -> dict[str, str]:
+        """``{uri: content_hash}`` of the stored nodes (in ``subtree``): what a re-add diffs
+        against, read from the stored JSON without building the nodes (~8x cheaper)."""
+        s = self._snap
+        rows = np.flatnonzero(s.alive[: s.n]) if subtree is None else self._subtree_rows(s, subtree)
+        out: dict[str, str] = {}
+        for r in rows:
+            try:
+                h = pydantic_core.from_json(s.node_json(int(r))).get("content_hash", "")
+            except ValueError as exc:
+                raise IndexCorruptError(f"row {r} of {self.path} holds invalid JSON") from exc
+            out[s.uri(int(r))] = str(h)
+        return out
 
     def search(
         self,
@@ -849,10 +866,8 @@ class EmbeddedStore:
             hit = float(full.max()) if full.size else 0.0
             self._lex_scale_cache[key] = hit
             if len(self._lex_scale_cache) > 256:
-                try:
+                with contextlib.suppress(KeyError):  # a concurrent reader evicted it
                     self._lex_scale_cache.popitem(last=False)
-                except KeyError:  # pragma: no cover - a concurrent reader evicted it
-                    pass
         return hit
 
     def find_by_tags(
@@ -1993,9 +2008,7 @@ def _cleanup(path: Path, keep: int, current: int | None = None) -> None:
         return  # manifests exist but none reads back: leave everything for inspection
     for p in path.iterdir():
         name = p.name
-        if name.startswith(".tmp-"):
-            _remove(p)
-        elif (
+        if name.startswith(".tmp-") or (
             name.startswith(("MANIFEST-", "data-", "index-", "lexical-", "ann-", "gen-"))
             and name not in referenced
         ):
