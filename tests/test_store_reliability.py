@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from treehop.errors import IndexCorruptError, IndexLockedError, StoreError
+from treehop.filters import TagFilter
 from treehop.models import ContextType, Node
 from treehop.stores import embedded as emb
 from treehop.stores.base import Scope
@@ -551,3 +552,32 @@ def test_remove_and_readd_use_the_cheap_listings(tmp_path: Path, bow: Any) -> No
         assert th.remove("viking://resources/src/a") == len(
             [u for u in hashes if u.startswith("viking://resources/src/a")]
         )
+
+
+def test_hash_collisions_never_return_a_wrong_node(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a hash that collides for every URI of the same length (and every tag label)
+    monkeypatch.setattr(emb, "_h64", lambda text: len(text) + 1)
+    s = EmbeddedStore(tmp_path / "i")
+    dirs = [dirnode(f"{R}/a"), dirnode(f"{R}/b")]
+    kids = [leaf(f"{R}/{d}/f{i}.md") for d in "ab" for i in range(5)]
+    for i, k in enumerate(kids):
+        k.tags = ["auto:ml"] if i % 2 else ["auto:xy"]  # labels of equal length collide
+    s.upsert(dirs + kids, vecs(12, 4))
+    s.save()
+    for store in (s, EmbeddedStore(tmp_path / "i")):
+        assert [n.uri if n else None for n in store.get([k.uri for k in kids])] == [
+            k.uri for k in kids
+        ]
+        assert store.get([f"{R}/a/f9.md"]) == [None]
+        assert [c.uri for c in store.children(f"{R}/a")] == [f"{R}/a/f{i}.md" for i in range(5)]
+        assert {c.uri for c in store.iter_nodes(f"{R}/b")} == {f"{R}/b"} | {
+            f"{R}/b/f{i}.md" for i in range(5)
+        }
+        ml = {k.uri for i, k in enumerate(kids) if i % 2}
+        hits = store.search(vecs(1, 5)[0], Scope(tags=TagFilter(any_of=("ml",))), 20)
+        assert {h.node.uri for h in hits} == ml
+        assert {n.uri for n in store.find_by_tags(["ml"], Scope(), 20)["ml"]} == ml
+    assert s.delete([f"{R}/a/f2.md"]) == 1
+    assert f"{R}/a/f2.md" not in s and f"{R}/b/f2.md" in s
