@@ -853,11 +853,27 @@ class EmbeddedStore:
         rows = self._candidate_rows(s, scope)
         if rows is not None and rows.size == 0:
             return []
-        eligible, matches = self._eligibility(s, scope, rows)
+        skey = _scope_key(scope)
+        wide = skey is not None and rows is not None and rows.size * 8 > s.n
+        cached = s.cache.get(("elig", skey)) if wide else None
+        if cached is None:
+            cached = self._eligibility(s, scope, rows)
+            if wide:
+                # a wide scope (the global step) asks again with every query: keep its masks
+                _cache_put(s, ("elig", skey), cached)
+        eligible, matches = cached
         ann = None
         if precomputed is None and self._ann_usable(s, rows):
             ann = self._ann_candidates(
-                s, q, rows, eligible, limit, query_text, dense_weight, prefetched
+                s,
+                q,
+                rows,
+                eligible,
+                limit,
+                query_text,
+                dense_weight,
+                prefetched,
+                skey if wide else None,
             )
         if ann is not None:
             cand, dense = ann
@@ -1108,6 +1124,7 @@ class EmbeddedStore:
         query_text: str | None,
         dense_weight: float,
         prefetched: npt.NDArray[Any] | None = None,
+        cache_key: tuple[Any, ...] | None = None,
     ) -> tuple[IntArray, F32] | None:
         """Candidates from HNSW (rows it covers) plus every eligible row written after it was
         last extended, rescored exactly; ``None`` sends the search down the exact path.
@@ -1120,9 +1137,13 @@ class EmbeddedStore:
         ann = self._ann_index(wait=False)
         if ann is None:
             return None
-        full = eligible if rows is None else np.zeros(s.n, dtype=bool)
-        if rows is not None:
+        full = eligible if rows is None else s.cache.get(("full", cache_key))
+        if full is None:
+            full = np.zeros(s.n, dtype=bool)
+            assert rows is not None
             full[rows[eligible]] = True
+            if cache_key is not None:
+                _cache_put(s, ("full", cache_key), full)
         upto = min(ann.upto, s.n)
         tail = np.flatnonzero(full[upto:]) + upto
         fetch = max(4 * limit, 64)
@@ -1818,6 +1839,32 @@ def _empty_snap(dim: int) -> _Snap:
         tag_hash=np.zeros(0, np.uint64),
         tag_row=np.zeros(0, np.int64),
     )
+
+
+def _scope_key(scope: Scope) -> tuple[Any, ...] | None:
+    """A hashable key of a scope whose masks can be cached (no metadata filter)."""
+    if scope.metadata is not None:
+        return None
+    return (
+        scope.subtrees,
+        scope.parent_uri,
+        scope.context_types,
+        scope.levels,
+        scope.leaves_only,
+        scope.non_leaves_only,
+        scope.traversal,
+        scope.tags.key(),
+        tuple(sorted(scope.exclude_uris)),
+    )
+
+
+def _cache_put(s: _Snap, key: tuple[Any, ...], value: Any) -> None:
+    """Store a per-snapshot mask, keeping at most 32 masks per kind."""
+    same = [k for k in s.cache if k[0] == key[0]]
+    if len(same) >= 32:
+        for k in same[:16]:
+            s.cache.pop(k, None)
+    s.cache[key] = value
 
 
 def _stored_field(s: _Snap, r: int, name: str) -> Any:
