@@ -4,6 +4,7 @@ issue 13's "Done when" list, measured in one run.
     python bench/bench_store.py                      # 10k and 100k leaves
     python bench/bench_store.py --sizes 10000        # one size
     python bench/bench_store.py --million            # adds 1M leaves (slow: HNSW build)
+    python bench/bench_store.py --ann-compare 20000  # hnswlib vs usearch, same vectors
 
 The tree is bench_latency's synthetic clustered tree (384-d random vectors that follow the
 directory structure, no embedding model). Per size:
@@ -381,6 +382,74 @@ def client_ingest(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     return out
 
 
+def ann_compare(n: int, dim: int) -> None:
+    """hnswlib against usearch on the same clustered vectors: build, query, recall, load."""
+    import hnswlib
+
+    try:
+        from usearch.index import Index as UIndex
+    except ImportError:
+        UIndex = None
+    rng = np.random.default_rng(0)
+    c = rng.standard_normal((max(n // 100, 1), dim)).astype(np.float32)
+    x = c[rng.integers(0, len(c), n)] + 0.8 * rng.standard_normal((n, dim)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    q = c[rng.integers(0, len(c), 200)] + 0.8 * rng.standard_normal((200, dim)).astype(np.float32)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    exact = np.argsort(-(q @ x.T), axis=1)[:, :10]
+    tmp = Path(tempfile.mkdtemp(prefix="treehop-ann-"))
+    try:
+        t0 = time.perf_counter()
+        h = hnswlib.Index(space="ip", dim=dim)
+        h.init_index(max_elements=n, M=16, ef_construction=100)
+        h.set_num_threads(os.cpu_count() or 1)
+        h.add_items(x, np.arange(n))
+        build = time.perf_counter() - t0
+        h.set_ef(128)
+        h.set_num_threads(1)
+        t0 = time.perf_counter()
+        got = [h.knn_query(v[None], k=10)[0][0] for v in q]
+        qms = (time.perf_counter() - t0) / len(q) * 1000
+        rec = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(got, exact, strict=True)])
+        h.save_index(str(tmp / "h.bin"))
+        t0 = time.perf_counter()
+        h2 = hnswlib.Index(space="ip", dim=dim)
+        h2.load_index(str(tmp / "h.bin"))
+        load = time.perf_counter() - t0
+        print(
+            f"hnswlib {n}: build {build:.1f}s, query {qms:.2f} ms, recall@10 {rec:.3f}, "
+            f"load {load:.3f}s"
+        )
+        if UIndex is None:
+            print("usearch: not installed (pip install usearch)")
+            return
+        t0 = time.perf_counter()
+        u = UIndex(
+            ndim=dim,
+            metric="ip",
+            dtype="f32",
+            connectivity=16,
+            expansion_add=100,
+            expansion_search=128,
+        )
+        u.add(np.arange(n), x, threads=os.cpu_count() or 1)
+        build = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        got = [u.search(v, 10, threads=1).keys for v in q]
+        qms = (time.perf_counter() - t0) / len(q) * 1000
+        rec = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(got, exact, strict=True)])
+        u.save(str(tmp / "u.usearch"))
+        t0 = time.perf_counter()
+        UIndex.restore(str(tmp / "u.usearch"), view=True)
+        load = time.perf_counter() - t0
+        print(
+            f"usearch {n}: build {build:.1f}s, query {qms:.2f} ms, recall@10 {rec:.3f}, "
+            f"open (memory-mapped view) {load:.3f}s"
+        )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="10000,100000")
@@ -394,7 +463,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--no-lexical", action="store_true", help="no BM25 index beside vectors")
     ap.add_argument("--files", type=int, default=1000, help="files for the client ingest row")
     ap.add_argument("--child-open", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--ann-compare", type=int, default=0, help="only compare hnswlib and usearch at N rows"
+    )
     args = ap.parse_args(argv)
+    if args.ann_compare:
+        ann_compare(args.ann_compare, args.dim)
+        return
     if args.child_open:
         child_open(*args.child_open)
         return

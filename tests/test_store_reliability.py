@@ -581,3 +581,17 @@ def test_hash_collisions_never_return_a_wrong_node(
         assert {n.uri for n in store.find_by_tags(["ml"], Scope(), 20)["ml"]} == ml
     assert s.delete([f"{R}/a/f2.md"]) == 1
     assert f"{R}/a/f2.md" not in s and f"{R}/b/f2.md" in s
+
+
+def test_content_hashes_read_the_node_field_whatever_the_metadata_says(tmp_path: Path) -> None:
+    s = EmbeddedStore(tmp_path / "i")
+    tricky = leaf(f"{R}/d/t.md", content_hash="fake", note='"content_hash":"evil"')
+    tricky.content = 'text with "content_hash":"inner" and \\ backslashes'
+    tricky.content_hash = "abc123"
+    plain = leaf(f"{R}/d/p.md")
+    plain.content_hash = 'we"ird\\'
+    s.upsert([tricky, plain], vecs(2, 1))
+    s.save()
+    for store in (s, EmbeddedStore(tmp_path / "i")):
+        assert store.content_hashes(f"{R}/d") == {tricky.uri: "abc123", plain.uri: 'we"ird\\'}
+        assert list(store.iter_uris(f"{R}/d")) == [plain.uri, tricky.uri]
