@@ -237,7 +237,7 @@ class _Snap:
             br = rows[base]
             ends = ends_col[br].tolist()
             starts = np.where(br > 0, ends_col[np.maximum(br - 1, 0)], 0).tolist()
-            mv = memoryview(blob)
+            mv = memoryview(blob.data)
             for i, a, e in zip(base.tolist(), starts, ends, strict=True):
                 out[i] = bytes(mv[a:e])
         for i in np.flatnonzero(rows >= self.n_base).tolist():
@@ -324,7 +324,7 @@ class _Snap:
         starts = np.where(rows > 0, ends[np.maximum(rows - 1, 0)], 0)
         lens = ends[rows] - starts
         qlen = np.fromiter((len(e) for e in enc), dtype=np.int64, count=len(enc))
-        ok = lens == qlen
+        ok: BoolArray = lens == qlen
         base = rows < self.n_base
         sel = np.flatnonzero(ok & base & (qlen > 0))
         if sel.size:
