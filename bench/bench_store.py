@@ -197,6 +197,10 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         ann_wait_s=child["ann_wait_s"],
     )
 
+    if args.open_only:
+        store.close()
+        return out
+
     # find vs one flat exact BLAS search
     emb = bl.PreparedQueryEmbedder(args.dim)
     cfg = RetrievalConfig(dense_weight=1.0)
@@ -462,6 +466,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--ann-min-rows", type=int, default=DEFAULT_ANN_MIN_ROWS)
     ap.add_argument("--no-lexical", action="store_true", help="no BM25 index beside vectors")
     ap.add_argument("--files", type=int, default=1000, help="files for the client ingest row")
+    ap.add_argument(
+        "--open-only",
+        action="store_true",
+        help="only ingest, save and the fresh-process open (what a 1M run can afford here)",
+    )
     ap.add_argument("--child-open", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument(
         "--ann-compare", type=int, default=0, help="only compare hnswlib and usearch at N rows"
@@ -480,7 +489,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="treehop-bench-store-"))
     try:
         rows = [run_size(n, args, tmp) for n in sizes]
-        cl = client_ingest(args, tmp) if args.files else {}
+        cl = client_ingest(args, tmp) if args.files and not args.open_only else {}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print()
@@ -513,6 +522,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         ("batch-32 speed-up, exact scoped", lambda r: f"{r['batch_exact']:.2f}"),
         ("batch-32 speed-up, exact whole index", lambda r: f"{r['batch_exact_all']:.2f}"),
     ]
+    if args.open_only:
+        fmt = fmt[:8] + [f for f in fmt if f[0].startswith("store ingest")]
     width = max(len(k) for k, _ in fmt)
     print(f"{'':<{width}}  " + "  ".join(f"{r['leaves']:>12}" for r in rows))
     for label, f in fmt:
