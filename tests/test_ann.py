@@ -81,20 +81,64 @@ def test_ann_respects_filters_and_leaves_scoped_search_exact() -> None:
     assert kids_a == kids_e
 
 
-def test_ann_is_rebuilt_after_writes() -> None:
+def leaf(uri: str) -> Node:
+    return Node(
+        uri=uri,
+        parent_uri=uri.rsplit("/", 1)[0],
+        context_type=ContextType.RESOURCE,
+        level=2,
+        is_leaf=True,
+        content=uri,
+    )
+
+
+def test_ann_is_extended_incrementally_not_rebuilt() -> None:
     approx = build(0)
     q = np.zeros(32, np.float32)
     q[5] = 1.0
     approx.search(q, Scope(), 5)
     first = approx._ann
-    node = Node(
-        uri=f"{R}/d0/new.md",
-        parent_uri=f"{R}/d0",
-        context_type=ContextType.RESOURCE,
-        level=2,
-        is_leaf=True,
-        content="new",
-    )
-    approx.upsert([node], q[None, :])
-    top = approx.search(q, Scope(), 1)
-    assert top[0].node.uri == f"{R}/d0/new.md" and approx._ann is not first
+    assert first is not None and first.count == len(approx)
+    approx.upsert([leaf(f"{R}/d0/new.md")], q[None, :])
+    # a fresh row is found at once (searched exactly beside the HNSW index) ...
+    assert approx.search(q, Scope(), 1)[0].node.uri == f"{R}/d0/new.md"
+    assert approx._ann is first and first.count == 2040
+    # ... and a replaced row's old version is never returned
+    approx.upsert([leaf(f"{R}/d0/new.md")], -q[None, :])
+    assert all(h.node.uri != f"{R}/d0/new.md" for h in approx.search(q, Scope(), 20))
+    # enough new rows are added to the same HNSW index, not a rebuilt one
+    rng = np.random.default_rng(2)
+    many = rng.standard_normal((2100, 32)).astype(np.float32)
+    many /= np.linalg.norm(many, axis=1, keepdims=True)
+    approx.upsert([leaf(f"{R}/d1/m{i}.md") for i in range(2100)], many)
+    assert approx._ann is first and first.count > 4000
+    hit = approx.search(many[7], Scope(), 1)[0]
+    assert hit.node.uri == f"{R}/d1/m7.md"
+
+
+def test_ann_is_saved_and_reopened_without_a_rebuild(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "idx"
+    mem = build(0)
+    store = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    nodes = list(mem.iter_nodes())
+    store.upsert(nodes, mem.get_vectors([n.uri for n in nodes]))
+    store.save()
+    assert len(list(path.glob("ann-*.bin"))) == 1
+    again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert again._ann_file is not None  # loading in the background; searches stay exact
+    q = mem.get_vectors([f"{R}/d3/f4.md"])[0]
+    assert again.search(q, Scope(), 1)[0].node.uri == f"{R}/d3/f4.md"
+    assert again.load_ann()
+    assert again._ann is not None and again._ann.count == len(nodes)
+    assert again.search(q, Scope(), 1)[0].node.uri == f"{R}/d3/f4.md"
+    # a damaged HNSW file is a typed error, not garbage
+    f = next(path.glob("ann-*.bin"))
+    raw = bytearray(f.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    f.write_bytes(bytes(raw))
+    from treehop.errors import IndexCorruptError
+
+    with pytest.raises(IndexCorruptError):
+        EmbeddedStore(path, ann_min_rows=0, lexical=False).load_ann()

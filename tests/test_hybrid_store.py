@@ -97,8 +97,8 @@ def test_lexical_index_persists_and_is_rebuilt_when_missing(
         )
         == want
     )
-    gen = (tmp_path / "i" / "CURRENT").read_text()
-    shutil.rmtree(tmp_path / "i" / gen / "lexical")
+    (lexical_dir,) = (tmp_path / "i").glob("lexical-*")
+    shutil.rmtree(lexical_dir)
     again = EmbeddedStore(tmp_path / "i")
     assert names(again.search(q, Scope(), 3, query_text="hypersonic", dense_weight=0.3)) == want
     assert again.capabilities.hybrid

@@ -148,7 +148,10 @@ class AsyncTreehop:
     ) -> None:
         self.user = urimod.validate_user(user)
         self.embedder = embedder if embedder is not None else _default_embedder()
-        self.store: VectorStore = store if store is not None else EmbeddedStore(path)
+        if store is None:
+            # Clients of several users on one index share its one writer in this process.
+            store = EmbeddedStore.shared(path) if path is not None else EmbeddedStore()
+        self.store: VectorStore = store
         self.path = Path(path) if path is not None else None
         self.reranker = reranker
         self.config = config or RetrievalConfig()
@@ -306,11 +309,9 @@ class AsyncTreehop:
             + built.report.skipped_empty,
         )
         nodes = built.nodes
-        old = {n.uri: n for n in await self._io(lambda: list(self.store.iter_nodes(target)))}
-        changed = [
-            n for n in nodes if n.uri not in old or old[n.uri].content_hash != n.content_hash
-        ]
-        same = [n for n in nodes if n.uri in old and old[n.uri].content_hash == n.content_hash]
+        old = await self._io(self._stored_hashes, target)
+        changed = [n for n in nodes if n.uri not in old or old[n.uri] != n.content_hash]
+        same = [n for n in nodes if n.uri in old and old[n.uri] == n.content_hash]
         wanted = {n.uri for n in nodes}
         stale = [u for u in old if u not in wanted]
         await asyncio.to_thread(self._apply_tags, nodes, user_tags, changed, target)
@@ -333,6 +334,13 @@ class AsyncTreehop:
         await self._io(self.store.save)
         res.elapsed_s = time.perf_counter() - t0
         return res
+
+    def _stored_hashes(self, target: str) -> dict[str, str]:
+        """``{uri: content_hash}`` under ``target``; cheap on stores that can skip parsing."""
+        fast = getattr(self.store, "content_hashes", None)
+        if fast is not None:
+            return dict(fast(target))
+        return {n.uri: n.content_hash for n in self.store.iter_nodes(target)}
 
     def _apply_tags(
         self, nodes: list[Node], user_tags: list[str], changed: Sequence[Node], target: str
@@ -534,7 +542,14 @@ class AsyncTreehop:
         """Delete a node and its subtree."""
         node = await self._io(self._require, uri)
         async with self._write_lock:
-            uris = await self._io(lambda: [n.uri for n in self.store.iter_nodes(node.uri)])
+            fast = getattr(self.store, "iter_uris", None)
+            uris = await self._io(
+                lambda: (
+                    list(fast(node.uri))
+                    if fast is not None
+                    else [n.uri for n in self.store.iter_nodes(node.uri)]
+                )
+            )
             n = await self._io(self.store.delete, uris)
             parent = urimod.parent_of(node.uri)
             if parent is not None:

@@ -53,3 +53,8 @@ class StoreError(TreehopError):
 
 class IngestError(TreehopError):
     """A path could not be ingested (missing, unreadable, or empty)."""
+
+
+class IndexLockedError(StoreError):
+    """Another writer (another process, or another store object on the same path) holds the
+    index's writer lock and did not release it within the store's ``lock_timeout``."""

@@ -1,0 +1,549 @@
+"""The embedded store (format 2) at 10k / 100k leaves (1M with ``--million``): every row of
+issue 13's "Done when" list, measured in one run.
+
+    python bench/bench_store.py                      # 10k and 100k leaves
+    python bench/bench_store.py --sizes 10000        # one size
+    python bench/bench_store.py --million            # adds 1M leaves (slow: HNSW build)
+    python bench/bench_store.py --ann-compare 20000  # hnswlib vs usearch, same vectors
+
+The tree is bench_latency's synthetic clustered tree (384-d random vectors that follow the
+directory structure, no embedding model). Per size:
+
+- **ingest (store)**: ``upsert`` of every node in batches of 5,000, then ``save()``; the HNSW
+  build (from ``ann_min_rows`` rows on) is timed on its own.
+- **open / first find / memory**: a fresh Python process, with the index files evicted from
+  the page cache first (``posix_fadvise(DONTNEED)``: a cold cache without root), opens the
+  index, runs one ``find()`` through the client, then the query set; its RSS growth from
+  before the open is compared with the raw float32 vectors (the HNSW file size is shown apart).
+- **find vs flat**: ``find()`` p50 through the sync client against one flat exact BLAS search
+  (``leaf_matrix @ q`` + top-10) of the same leaf vectors, and how often find's top-10 leaves
+  equal the exhaustive top-10 (same cosine scoring).
+- **re-add 100 changed files**: what the client does on a re-add of the whole tree: list the
+  stored subtree, diff by content hash, upsert the 100 changed leaves (new vectors) and every
+  unchanged node (which the store skips), save. Embedding excluded.
+- **remove a 10k-node subtree**: list it, ``delete``, ``save``.
+- **QPS at 1 and 2 threads**: ``store.search`` (global step of a find) and the sync client's
+  ``find()``, from 1 and 2 Python threads.
+- **batch of 32**: ``search_batch`` of 32 queries against 32 ``search`` calls (exact scoped
+  step and HNSW global step).
+- **client ingest**: ``add_resource`` of a generated directory with automatic tags on, the
+  embedding time (a hashing embedder, timed) subtracted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import datasets as ds
+
+ds.ensure_treehop_importable()
+
+import bench_latency as bl  # noqa: E402
+from treehop import RetrievalConfig, Treehop  # noqa: E402
+from treehop.stores.base import Scope  # noqa: E402
+from treehop.stores.embedded import DEFAULT_ANN_MIN_ROWS, EmbeddedStore  # noqa: E402
+
+TARGET = bl.TARGET
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _evict(path: Path) -> None:
+    for f in path.rglob("*"):
+        if f.is_file():
+            fd = os.open(f, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
+def _pct(xs: Sequence[float], q: float) -> float:
+    return float(np.percentile(np.asarray(xs), q)) if xs else float("nan")
+
+
+# ---------------------------------------------------------------------- child: fresh open
+def child_open(index: str, queries_file: str) -> None:
+    queries = np.load(queries_file)
+    _evict(Path(index))
+    base = _rss()
+    t0 = time.perf_counter()
+    store = EmbeddedStore(index)
+    t_open = time.perf_counter() - t0
+    emb = bl.PreparedQueryEmbedder(queries.shape[1])
+    for i, q in enumerate(queries):
+        emb.vectors[f"q{i}"] = q
+    cfg = RetrievalConfig(dense_weight=1.0)
+    th = Treehop(embedder=emb, store=store, config=cfg, tagger=None)
+    t0 = time.perf_counter()
+    th.find("q0", target_uri=TARGET, limit=10, include_directories=False)
+    t_first = time.perf_counter() - t0
+    rss_first = _rss() - base
+    t0 = time.perf_counter()
+    ann = store.load_ann()
+    t_ann = time.perf_counter() - t0
+    for i in range(1, len(queries)):
+        th.find(f"q{i}", target_uri=TARGET, limit=10, include_directories=False)
+    rss_all = _rss() - base
+    print(
+        json.dumps(
+            {
+                "open_s": t_open,
+                "first_find_s": t_first,
+                "ann_wait_s": t_ann,
+                "ann": ann,
+                "rss_first": rss_first,
+                "rss_all": rss_all,
+            }
+        )
+    )
+
+
+# ---------------------------------------------------------------------- parent
+def flat_top(flat: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
+    scores = flat @ q
+    top = np.argpartition(-scores, k - 1)[:k]
+    return top[np.argsort(-scores[top])]
+
+
+def qps(fn: Any, items: Sequence[Any], threads: int) -> float:
+    chunks = [items[i::threads] for i in range(threads)]
+
+    def run(chunk: Sequence[Any]) -> None:
+        for it in chunk:
+            fn(it)
+
+    ts = [threading.Thread(target=run, args=(c,)) for c in chunks]
+    t0 = time.perf_counter()
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return len(items) / (time.perf_counter() - t0)
+
+
+def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {"leaves": n}
+    shape = bl.shape_for(n)
+    syn = bl.make_tree(shape, args.dim, args.seed, args.sigmas)
+    out["nodes"] = len(syn.nodes)
+    raw = syn.vectors.nbytes
+    out["raw_mb"] = raw / 2**20
+    path = tmp / f"idx-{n}"
+    store = EmbeddedStore(path, ann_min_rows=None, lexical=not args.no_lexical)
+    t0 = time.perf_counter()
+    for i in range(0, len(syn.nodes), 5000):
+        store.upsert(syn.nodes[i : i + 5000], syn.vectors[i : i + 5000])
+    t_up = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store.save()
+    t_save = time.perf_counter() - t0
+    out["ingest_rows_s"] = len(syn.nodes) / (t_up + t_save)
+    out["first_save_s"] = t_save
+    use_ann = args.ann_min_rows >= 0 and len(syn.nodes) >= args.ann_min_rows
+    out["ann"] = use_ann
+    if use_ann:
+        store.ann_min_rows = args.ann_min_rows
+        t0 = time.perf_counter()
+        store.upsert(syn.nodes[:1], -syn.vectors[:1])  # a write: the HNSW index is built
+        store.upsert(syn.nodes[:1], syn.vectors[:1])
+        out["ann_build_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        store.save()
+        out["ann_save_s"] = time.perf_counter() - t0
+        ann_files = list(path.glob("ann-*.bin"))
+        out["ann_ratio"] = sum(f.stat().st_size for f in ann_files) / raw
+    print(f"[{n}] built: {out}", file=sys.stderr)
+
+    queries = bl.make_queries(syn, args.queries + 10, args.seed, args.sigmas[2])
+    qfile = tmp / f"queries-{n}.npy"
+    np.save(qfile, queries[: args.open_queries])
+    # fresh-process open, twice (the first may pay for imports); the second is reported
+    for _ in range(2):
+        res = subprocess.run(
+            [sys.executable, __file__, "--child-open", str(path), str(qfile)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ},
+        )
+    child = json.loads(res.stdout.strip().splitlines()[-1])
+    out.update(
+        open_s=child["open_s"],
+        first_find_ms=child["first_find_s"] * 1000,
+        mem_ratio_first=child["rss_first"] / raw,
+        mem_ratio_all=child["rss_all"] / raw,
+        ann_wait_s=child["ann_wait_s"],
+    )
+
+    if args.open_only:
+        store.close()
+        return out
+
+    # find vs one flat exact BLAS search
+    emb = bl.PreparedQueryEmbedder(args.dim)
+    cfg = RetrievalConfig(dense_weight=1.0)
+    th = Treehop(embedder=emb, store=store, config=cfg, tagger=None)
+    leaf_idx = [i for i, nd in enumerate(syn.nodes) if nd.is_leaf]
+    leaf_uris = [syn.nodes[i].uri for i in leaf_idx]
+    flat = np.ascontiguousarray(syn.vectors[leaf_idx])
+    names = []
+    for i, q in enumerate(queries):
+        emb.vectors[f"q{i}"] = q
+        names.append(f"q{i}")
+    glob = Scope(subtrees=(TARGET,), leaves_only=True)
+    flat_t, find_t, agree, equal, step_t, step_eq = [], [], [], [], [], []
+    for i, name in enumerate(names):
+        q = queries[i]
+        t0 = time.perf_counter()
+        top = flat_top(flat, q, 10)
+        tf = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        res = th.find(name, target_uri=TARGET, limit=10, include_directories=False)
+        tq = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        hits = store.search(q, glob, 10)
+        ts = time.perf_counter() - t0
+        if i < 10:
+            continue
+        step_t.append(ts * 1000)
+        step_eq.append(float({h.node.uri for h in hits} == {leaf_uris[int(j)] for j in top}))
+        flat_t.append(tf * 1000)
+        find_t.append(tq * 1000)
+        exact = {leaf_uris[int(j)] for j in top}
+        got = {m.uri for m in res.resources if m.is_leaf}
+        agree.append(len(exact & got) / 10)
+        equal.append(float(exact == got))
+    out.update(
+        flat_p50=_pct(flat_t, 50),
+        find_p50=_pct(find_t, 50),
+        find_ratio=_pct(find_t, 50) / _pct(flat_t, 50),
+        agree10=statistics.fmean(agree),
+        equal10=statistics.fmean(equal),
+        step_p50=_pct(step_t, 50),
+        step_ratio=_pct(step_t, 50) / _pct(flat_t, 50),
+        step_equal10=statistics.fmean(step_eq),
+    )
+
+    # QPS at 1 and 2 threads
+    qv = list(queries[10:])
+    out["store_qps1"] = qps(lambda q: store.search(q, glob, 10), qv, 1)
+    out["store_qps2"] = qps(lambda q: store.search(q, glob, 10), qv, 2)
+    fnames = names[10:]
+    out["find_qps1"] = qps(
+        lambda nm: th.find(nm, target_uri=TARGET, limit=10, include_directories=False), fnames, 1
+    )
+    out["find_qps2"] = qps(
+        lambda nm: th.find(nm, target_uri=TARGET, limit=10, include_directories=False), fnames, 2
+    )
+
+    # batch of 32 vs one by one: the global step (HNSW when on) and an exact wide scope
+    qb = np.stack(qv[:32])
+    for label, scope in (
+        ("global", glob),
+        ("exact", Scope(subtrees=(f"{TARGET}/t000",), leaves_only=True)),
+    ):
+        t0 = time.perf_counter()
+        for _ in range(3):
+            for q in qb:
+                store.search(q, scope, 10)
+        one = (time.perf_counter() - t0) / 3
+        t0 = time.perf_counter()
+        for _ in range(3):
+            store.search_batch(qb, scope, 10)
+        batch = (time.perf_counter() - t0) / 3
+        out[f"batch_{label}"] = one / batch
+    # exact over the whole index (HNSW off): the case one matrix product is for
+    saved_min = store.ann_min_rows
+    store.ann_min_rows = None
+    t0 = time.perf_counter()
+    for q in qb:
+        store.search(q, glob, 10)
+    one = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store.search_batch(qb, glob, 10)
+    out["batch_exact_all"] = one / (time.perf_counter() - t0)
+    store.ann_min_rows = saved_min
+
+    # re-add with 100 changed files (store side of the client's re-add)
+    rng = np.random.default_rng(5)
+    changed = set(rng.choice(leaf_idx, size=100, replace=False).tolist())
+    new_nodes = []
+    new_vecs = syn.vectors.copy()
+    for i, nd in enumerate(syn.nodes):
+        if i in changed:
+            nd = nd.model_copy(update={"content": nd.content + " (edited)", "content_hash": "x"})
+            v = rng.standard_normal(args.dim).astype(np.float32)
+            new_vecs[i] = v / np.linalg.norm(v)
+        new_nodes.append(nd)
+    t0 = time.perf_counter()
+    old = store.content_hashes(TARGET)  # what the client diffs against
+    ch = [i for i, nd in enumerate(new_nodes) if old.get(nd.uri) != nd.content_hash]
+    same = [i for i, nd in enumerate(new_nodes) if old.get(nd.uri) == nd.content_hash]
+    store.upsert([new_nodes[i] for i in ch], new_vecs[ch])
+    kept = store.get_vectors([new_nodes[i].uri for i in same])
+    store.upsert([new_nodes[i] for i in same], kept)
+    store.save()
+    out["readd_s"] = time.perf_counter() - t0
+    out["readd_changed"] = len(ch)
+
+    # remove a ~10k-node subtree (whole top-level topics until 10k nodes)
+    t0 = time.perf_counter()
+    removed = 0
+    for t in range(shape.fanout[0]):
+        uris = list(store.iter_uris(f"{TARGET}/t{t:03d}"))  # as the client's remove()
+        removed += store.delete(uris)
+        if removed >= min(10_000, len(syn.nodes) // 3):
+            break
+    store.save()
+    out["remove_s"] = time.perf_counter() - t0
+    out["removed"] = removed
+    th.close()
+    store.close()
+    return out
+
+
+def client_ingest(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    """``add_resource`` of generated text files with automatic tags; embedding excluded."""
+    src = tmp / "corpus"
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(3000)] + ["retrieval", "vector", "index", "kafka", "tree"]
+    for d in range(args.files // 20):
+        (src / f"d{d:03d}").mkdir(parents=True, exist_ok=True)
+        for f in range(20):
+            text = " ".join(rng.choice(words, size=120)) + ".\n"
+            (src / f"d{d:03d}" / f"f{f:02d}.md").write_text(f"# doc {d} {f}\n\n{text}")
+
+    class HashEmbedder:
+        name = "bench-hash"
+        dimension = 64
+
+        def __init__(self) -> None:
+            self.seconds = 0.0
+
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            t0 = time.perf_counter()
+            out = np.empty((len(texts), 64), np.float32)
+            for i, t in enumerate(texts):
+                seed = int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8).digest(), "little")
+                v = np.random.default_rng(seed).standard_normal(64)
+                out[i] = v / np.linalg.norm(v)
+            self.seconds += time.perf_counter() - t0
+            return out
+
+        async def aembed(self, texts: Sequence[str]) -> np.ndarray:
+            return self.embed(texts)
+
+        def embed_query(self, text: str) -> np.ndarray:
+            return self.embed([text])[0]
+
+        async def aembed_query(self, text: str) -> np.ndarray:
+            return self.embed_query(text)
+
+    out: dict[str, Any] = {}
+    for tagger in ("auto", None):
+        emb = HashEmbedder()
+        idx = tmp / f"client-{tagger}"
+        with Treehop(idx, embedder=emb, tagger=tagger) as th:
+            t0 = time.perf_counter()
+            th.add_resource(src, target_uri="viking://resources/corpus")
+            total = time.perf_counter() - t0 - emb.seconds
+            nodes = len(th.store)
+            # re-add with 5% of the files changed
+            for d in range(0, args.files // 20, 20):
+                f = src / f"d{d:03d}" / "f00.md"
+                f.write_text(f.read_text() + "\nedited\n")
+            emb.seconds = 0.0
+            t0 = time.perf_counter()
+            res2 = th.add_resource(src, target_uri="viking://resources/corpus")
+            readd = time.perf_counter() - t0 - emb.seconds
+        key = "tags" if tagger else "notags"
+        out[f"ingest_{key}_nodes_s"] = nodes / total
+        out[f"readd_{key}_s"] = readd
+        out[f"readd_{key}_embedded"] = res2.embedded
+        out["client_nodes"] = nodes
+    return out
+
+
+def ann_compare(n: int, dim: int) -> None:
+    """hnswlib against usearch on the same clustered vectors: build, query, recall, load."""
+    import hnswlib
+
+    try:
+        from usearch.index import Index as UIndex
+    except ImportError:
+        UIndex = None
+    rng = np.random.default_rng(0)
+    c = rng.standard_normal((max(n // 100, 1), dim)).astype(np.float32)
+    x = c[rng.integers(0, len(c), n)] + 0.8 * rng.standard_normal((n, dim)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    q = c[rng.integers(0, len(c), 200)] + 0.8 * rng.standard_normal((200, dim)).astype(np.float32)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    exact = np.argsort(-(q @ x.T), axis=1)[:, :10]
+    tmp = Path(tempfile.mkdtemp(prefix="treehop-ann-"))
+    try:
+        t0 = time.perf_counter()
+        h = hnswlib.Index(space="ip", dim=dim)
+        h.init_index(max_elements=n, M=16, ef_construction=100)
+        h.set_num_threads(os.cpu_count() or 1)
+        h.add_items(x, np.arange(n))
+        build = time.perf_counter() - t0
+        h.set_ef(128)
+        h.set_num_threads(1)
+        t0 = time.perf_counter()
+        got = [h.knn_query(v[None], k=10)[0][0] for v in q]
+        qms = (time.perf_counter() - t0) / len(q) * 1000
+        rec = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(got, exact, strict=True)])
+        h.save_index(str(tmp / "h.bin"))
+        t0 = time.perf_counter()
+        h2 = hnswlib.Index(space="ip", dim=dim)
+        h2.load_index(str(tmp / "h.bin"))
+        load = time.perf_counter() - t0
+        print(
+            f"hnswlib {n}: build {build:.1f}s, query {qms:.2f} ms, recall@10 {rec:.3f}, "
+            f"load {load:.3f}s"
+        )
+        if UIndex is None:
+            print("usearch: not installed (pip install usearch)")
+            return
+        t0 = time.perf_counter()
+        u = UIndex(
+            ndim=dim,
+            metric="ip",
+            dtype="f32",
+            connectivity=16,
+            expansion_add=100,
+            expansion_search=128,
+        )
+        u.add(np.arange(n), x, threads=os.cpu_count() or 1)
+        build = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        got = [u.search(v, 10, threads=1).keys for v in q]
+        qms = (time.perf_counter() - t0) / len(q) * 1000
+        rec = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(got, exact, strict=True)])
+        u.save(str(tmp / "u.usearch"))
+        t0 = time.perf_counter()
+        UIndex.restore(str(tmp / "u.usearch"), view=True)
+        load = time.perf_counter() - t0
+        print(
+            f"usearch {n}: build {build:.1f}s, query {qms:.2f} ms, recall@10 {rec:.3f}, "
+            f"open (memory-mapped view) {load:.3f}s"
+        )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--million", action="store_true", help="also 1,000,000 leaves")
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--open-queries", type=int, default=50)
+    ap.add_argument("--dim", type=int, default=384)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sigmas", default="1.0,0.8,1.2")
+    ap.add_argument("--ann-min-rows", type=int, default=DEFAULT_ANN_MIN_ROWS)
+    ap.add_argument("--no-lexical", action="store_true", help="no BM25 index beside vectors")
+    ap.add_argument("--files", type=int, default=1000, help="files for the client ingest row")
+    ap.add_argument(
+        "--open-only",
+        action="store_true",
+        help="only ingest, save and the fresh-process open (what a 1M run can afford here)",
+    )
+    ap.add_argument("--child-open", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--ann-compare", type=int, default=0, help="only compare hnswlib and usearch at N rows"
+    )
+    args = ap.parse_args(argv)
+    if args.ann_compare:
+        ann_compare(args.ann_compare, args.dim)
+        return
+    if args.child_open:
+        child_open(*args.child_open)
+        return
+    args.sigmas = [float(s) for s in args.sigmas.split(",")]
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.million:
+        sizes.append(1_000_000)
+    tmp = Path(tempfile.mkdtemp(prefix="treehop-bench-store-"))
+    try:
+        rows = [run_size(n, args, tmp) for n in sizes]
+        cl = client_ingest(args, tmp) if args.files and not args.open_only else {}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    fmt = [
+        ("leaves / nodes", lambda r: f"{r['leaves']} / {r['nodes']}"),
+        ("raw float32 vectors MB", lambda r: f"{r['raw_mb']:.0f}"),
+        ("open, fresh process, cold cache s", lambda r: f"{r['open_s']:.3f}"),
+        ("first find after open ms", lambda r: f"{r['first_find_ms']:.1f}"),
+        ("  then waiting for HNSW load s", lambda r: f"{r['ann_wait_s']:.2f}"),
+        ("RSS growth / raw: open + first find", lambda r: f"{r['mem_ratio_first']:.2f}"),
+        ("RSS growth / raw: after all finds", lambda r: f"{r['mem_ratio_all']:.2f}"),
+        ("HNSW file / raw", lambda r: f"{r.get('ann_ratio', 0):.2f}" if r["ann"] else "off"),
+        ("flat exact BLAS p50 ms", lambda r: f"{r['flat_p50']:.2f}"),
+        ("find() p50 ms", lambda r: f"{r['find_p50']:.2f}"),
+        ("find p50 / flat p50", lambda r: f"{r['find_ratio']:.2f}"),
+        ("find top-10 == exhaustive (share of queries)", lambda r: f"{r['equal10']:.3f}"),
+        ("find top-10 overlap with exhaustive", lambda r: f"{r['agree10']:.3f}"),
+        ("store global step (top-10 leaves) p50 ms", lambda r: f"{r['step_p50']:.2f}"),
+        ("store global step p50 / flat p50", lambda r: f"{r['step_ratio']:.3f}"),
+        ("store top-10 == exhaustive (share)", lambda r: f"{r['step_equal10']:.3f}"),
+        ("store ingest rows/s (upsert+save)", lambda r: f"{r['ingest_rows_s']:.0f}"),
+        ("HNSW build s", lambda r: f"{r.get('ann_build_s', 0):.1f}" if r["ann"] else "off"),
+        ("re-add, 100 changed files, store side s", lambda r: f"{r['readd_s']:.2f}"),
+        ("remove subtree s (nodes)", lambda r: f"{r['remove_s']:.2f} ({r['removed']})"),
+        ("store.search QPS 1 thread", lambda r: f"{r['store_qps1']:.0f}"),
+        ("store.search QPS 2 threads / 1", lambda r: f"{r['store_qps2'] / r['store_qps1']:.2f}"),
+        ("find() QPS 1 thread", lambda r: f"{r['find_qps1']:.0f}"),
+        ("find() QPS 2 threads / 1", lambda r: f"{r['find_qps2'] / r['find_qps1']:.2f}"),
+        ("batch-32 speed-up, global step", lambda r: f"{r['batch_global']:.2f}"),
+        ("batch-32 speed-up, exact scoped", lambda r: f"{r['batch_exact']:.2f}"),
+        ("batch-32 speed-up, exact whole index", lambda r: f"{r['batch_exact_all']:.2f}"),
+    ]
+    if args.open_only:
+        fmt = fmt[:8] + [f for f in fmt if f[0].startswith("store ingest")]
+    width = max(len(k) for k, _ in fmt)
+    print(f"{'':<{width}}  " + "  ".join(f"{r['leaves']:>12}" for r in rows))
+    for label, f in fmt:
+        print(f"{label:<{width}}  " + "  ".join(f"{f(r):>12}" for r in rows))
+    if cl:
+        print(
+            f"\nclient add_resource of {args.files} files ({cl['client_nodes']} nodes), "
+            f"embedding excluded: {cl['ingest_tags_nodes_s']:.0f} nodes/s with automatic tags, "
+            f"{cl['ingest_notags_nodes_s']:.0f} without; re-add with 5% of files changed: "
+            f"{cl['readd_tags_s']:.2f} s with tags ({cl['readd_tags_embedded']} re-embedded), "
+            f"{cl['readd_notags_s']:.2f} s without"
+        )
+    load = os.getloadavg()
+    print(
+        f"\n{args.queries} queries, limit 10, dense only, HNSW from {args.ann_min_rows} rows. "
+        f"Load average {load[0]:.1f} on {os.cpu_count()} CPUs. "
+        f"Peak RSS of this process "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB."
+    )
+
+
+if __name__ == "__main__":
+    main()
