@@ -9,7 +9,7 @@ The pipeline stages, each in its own module:
 """
 
 from .client import AddResult, AsyncTreehop, Entry, Treehop
-from .config import RetrievalConfig, TagHopTrigger
+from .config import RetrievalConfig, StopRule, TagHopTrigger
 from .embedders.base import BaseEmbedder, Embedder
 from .errors import (
     EmbeddingError,
@@ -77,6 +77,7 @@ __all__ = [
     "StoreCapabilities",
     "StoreError",
     "TagFilter",
+    "StopRule",
     "TagHopTrigger",
     "Treehop",
     "TreehopError",

@@ -784,6 +784,9 @@ class AsyncTreehop:
                 update={
                     "uri": self.display(m.uri),
                     "parent_uri": (self.display(m.parent_uri) if m.parent_uri else None),
+                    "collapsed": [
+                        c.model_copy(update={"uri": self.display(c.uri)}) for c in m.collapsed
+                    ],
                 }
             )
             if m.context_type is ContextType.MEMORY:
