@@ -33,10 +33,10 @@ def test_a_missing_track_is_never_filled_from_the_other(v: float, pv: float, a: 
     assert hop.rr is None and hop.vec == pytest.approx(0.7 * v)
 
 
-def test_on_track_falls_back_to_vector_only_when_there_is_no_rerank_score() -> None:
+def test_each_track_reads_only_its_own_value() -> None:
     assert Score(0.3, 7.0).on(Track.RERANK) == 7.0
     assert Score(0.3, 7.0).on(Track.VECTOR) == 0.3
-    assert Score(0.3, None).on(Track.RERANK) == 0.3
+    assert Score(0.3, None).on(Track.RERANK) == -math.inf  # never the vector-scale 0.3
 
 
 def _node(uri: str, ancestors: list[str]) -> Node:

@@ -53,9 +53,13 @@ class Score:
     rr: float | None = None
 
     def on(self, track: Track) -> float:
-        """The score that ranks on ``track`` (the vector score when there is no rerank score)."""
-        if track is Track.RERANK and self.rr is not None:
-            return self.rr
+        """The score that ranks on ``track``.
+
+        A node without a rerank score ranks last on the rerank track (its vector score is on
+        another scale and is never read there).
+        """
+        if track is Track.RERANK:
+            return NEG_INF if self.rr is None else self.rr
         return self.vec
 
     def propagate(self, parent: Score | None, alpha: float) -> Score:
