@@ -285,10 +285,8 @@ def tree_effect_lines(qr: QueryResult, display: Display) -> list[str]:
     directories' relevance was blended into their score, and chunks folded into their
     document's slot."""
     hits = qr.matched_contexts
-    own_order = sorted(
-        range(len(hits)),
-        key=lambda i: -(hits[i].own_score if hits[i].own_score is not None else hits[i].score),
-    )
+    own = [m.score if m.own_score is None else m.own_score for m in hits]
+    own_order = sorted(range(len(hits)), key=lambda i: -own[i])
     own_rank = {i: r for r, i in enumerate(own_order, 1)}
     lines = []
     for rank, m in enumerate(hits, 1):
