@@ -19,6 +19,8 @@ scored with ir_measures. A ``limit=10`` run gives nDCG@10 and R@10 as a user cal
 from __future__ import annotations
 
 import argparse
+import json
+import random
 import statistics
 import sys
 import time
@@ -119,6 +121,67 @@ def _ranked_docs(docs: Sequence[str]) -> dict[str, float]:
     return out
 
 
+def split_queries(qids: Sequence[str], split: str, seed: int) -> list[str]:
+    """A seeded half of the queries: tune parameters on ``tune``, report ``test``."""
+    if split == "all":
+        return list(qids)
+    order = list(qids)
+    random.Random(seed).shuffle(order)
+    half = len(order) // 2
+    chosen = set(order[:half] if split == "tune" else order[half:])
+    return [q for q in qids if q in chosen]
+
+
+def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
+    """``label:key=value,key=value`` -> RetrievalConfig updates (values parsed as JSON)."""
+    label, _, body = text.partition(":")
+    updates: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in body.split(","))):
+        key, _, raw = part.partition("=")
+        try:
+            updates[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            updates[key.strip()] = raw.strip()
+    RetrievalConfig(**{k: v for k, v in updates.items() if k not in BENCH_KEYS})
+    return label, updates
+
+
+BENCH_KEYS = ("dirvec",)
+"""Variant keys that are not RetrievalConfig fields: ``dirvec`` = summary|centroid|mixed
+re-derives every directory's routing vector in place before the row runs."""
+
+
+class DirectoryVectors:
+    """Swap directory routing vectors in place: the summary embedding, the centroid of the
+    children's vectors (bottom-up), or both added."""
+
+    def __init__(self) -> None:
+        self.summary: dict[str, dict[str, np.ndarray]] = {}
+
+    def __call__(self, th: Any, resolved: str, updates: dict[str, Any]) -> None:
+        mode = updates.get("dirvec", "summary")
+        nodes = list(th.store.iter_nodes(resolved))
+        vecs = dict(
+            zip((n.uri for n in nodes), th.store.get_vectors([n.uri for n in nodes]), strict=True)
+        )
+        dirs = [n for n in nodes if not n.is_leaf]
+        if resolved not in self.summary:
+            self.summary[resolved] = {n.uri: vecs[n.uri].copy() for n in dirs}
+        summary = self.summary[resolved]
+        kids: dict[str, list[str]] = {}
+        for n in nodes:
+            if n.parent_uri:
+                kids.setdefault(n.parent_uri, []).append(n.uri)
+        for node in sorted(dirs, key=lambda n: -n.uri.count("/")):
+            vec = summary[node.uri]
+            if mode != "summary" and kids.get(node.uri):
+                cen = np.mean([vecs[k] for k in kids[node.uri]], axis=0)
+                cen = cen / (np.linalg.norm(cen) or 1.0)
+                vec = cen if mode == "centroid" else vec + cen
+            vecs[node.uri] = vec / (np.linalg.norm(vec) or 1.0)
+        th.store.upsert(dirs, np.stack([vecs[n.uri] for n in dirs]).astype(np.float32))
+
+
 def _pct(values: Sequence[float], q: float) -> float:
     return float(np.percentile(np.asarray(values), q)) if values else float("nan")
 
@@ -151,6 +214,7 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
     )
 
     qids = [q for q in corpus.queries if q in corpus.qrels]
+    qids = split_queries(qids, args.split, args.split_seed)
     if args.max_queries:
         qids = qids[: args.max_queries]
     qvecs = np.asarray(embedder.embed([corpus.queries[q] for q in qids]), dtype=np.float32)
@@ -214,9 +278,17 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
                     None,
                 )
             )
-        for alpha, w in [(a, w) for w in args.dense_weights for a in args.alphas]:
-            th.config.score_propagation_alpha = alpha
-            th.config.dense_weight = w
+        variants = list(args.variants) or [
+            (f"find a={a:g} w={w:g}", {"score_propagation_alpha": a, "dense_weight": w})
+            for w in args.dense_weights
+            for a in args.alphas
+        ]
+        for label, updates in variants:
+            cfg_updates = {k: v for k, v in updates.items() if k not in BENCH_KEYS}
+            for key, value in {**RetrievalConfig().model_dump(), **cfg_updates}.items():
+                setattr(th.config, key, value)
+            for hook in args.before_variant:
+                hook(th, resolved, updates)
             run: dict[str, dict[str, float]] = {}
             times, scored, overlaps = [], [], []
             for q in qids:
@@ -239,7 +311,7 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
             rows.append(
                 Row(
                     corpus.name,
-                    f"find a={alpha:g} w={w:g}",
+                    label,
                     limit,
                     agg[nDCG @ 10],
                     agg[R @ 10],
@@ -250,8 +322,8 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
                     statistics.fmean(overlaps),
                 )
             )
-    th.config.score_propagation_alpha = 1.0
-    th.config.dense_weight = RetrievalConfig().dense_weight
+    for key, value in RetrievalConfig().model_dump().items():
+        setattr(th.config, key, value)
     th.close()
     print(f"[{corpus.name}] {len(qids)} queries; {corpus.note}", file=sys.stderr)
     return rows
@@ -259,7 +331,7 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
 
 def print_table(rows: Sequence[Row]) -> None:
     head = (
-        f"{'dataset':<10} {'method':<12} {'limit':>5} {'nDCG@10':>8} {'R@10':>7} "
+        f"{'dataset':<10} {'method':<26} {'limit':>5} {'nDCG@10':>8} {'R@10':>7} "
         f"{'R@100':>7} {'p50 ms':>8} {'p95 ms':>8} {'cands/q':>9} {'top10 = flat':>12}"
     )
     print(head)
@@ -268,7 +340,7 @@ def print_table(rows: Sequence[Row]) -> None:
         r100 = f"{r.r100:.3f}" if r.r100 is not None else "-"
         ov = f"{r.overlap10:.2f}" if r.overlap10 is not None else "-"
         print(
-            f"{r.dataset:<10} {r.method:<18} {r.limit:>5} {r.ndcg10:>8.3f} {r.r10:>7.3f} "
+            f"{r.dataset:<10} {r.method:<26} {r.limit:>5} {r.ndcg10:>8.3f} {r.r10:>7.3f} "
             f"{r100:>7} {r.p50_ms:>8.2f} {r.p95_ms:>8.2f} {r.scored:>9.0f} {ov:>12}"
         )
 
@@ -302,11 +374,27 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=ds.CRANFIELD_GAINS[-1],
         help="gain of cranqrel code -1 (see datasets.CRANFIELD_GAINS)",
     )
+    ap.add_argument(
+        "--split",
+        choices=["all", "tune", "test"],
+        default="all",
+        help="a seeded half of each set's queries: tune parameters on one, report the other",
+    )
+    ap.add_argument("--split-seed", type=int, default=0)
+    ap.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="a find() row 'label:key=value,...' of RetrievalConfig updates (repeatable); "
+        "replaces the --alpha x --dense-weight grid",
+    )
     ap.add_argument("--no-cache", action="store_true", help="do not use bench/.cache embeddings")
     args = ap.parse_args(argv)
     args.alphas = [float(a) for a in args.alpha.split(",") if a.strip()]
     args.limits = [int(x) for x in args.limit.split(",") if x.strip()]
     args.dense_weights = [float(x) for x in args.dense_weight.split(",") if x.strip()]
+    args.variants = [parse_variant(v) for v in args.variant]
+    args.before_variant = [DirectoryVectors()]
 
     embedder = ds.default_embedder(cache=not args.no_cache)
     rows: list[Row] = []

@@ -738,12 +738,16 @@ def evaluate_variant(name: str, ctx: Context, report: dict[str, Any], sweep: boo
     report[name.split("/", 1)[1]] = rep
 
 
+BASE_CONFIG: dict[str, Any] = {}
+"""``--config``: what every find() row runs with besides the trigger being compared."""
+
+
 def run_tree(tree: str, cran: ds.Cranfield, emb: Any, args: argparse.Namespace) -> dict[str, Any]:
     """Index one arrangement of Cranfield, select the query sets, evaluate each tag variant."""
     layout = ds.build_cranfield_tree(cran, emb) if tree == "topic" else build_source_tree(cran)
     doc_topic = {d: p.split("/", 1)[0] for d, p in layout.paths.items()}
     topics = sorted(set(doc_topic.values()))
-    th = Treehop(None, embedder=emb, config=RetrievalConfig())
+    th = Treehop(None, embedder=emb, config=RetrievalConfig(**BASE_CONFIG))
     t0 = time.perf_counter()
     added = th.add_resource(str(layout.root), target_uri=TARGET)
     print(
@@ -802,7 +806,7 @@ def run_tree(tree: str, cran: ds.Cranfield, emb: Any, args: argparse.Namespace) 
         # The tagger's own setting, not a code change: directories keep up to 24 labels
         # (aggregated from their children) instead of 8, so more hit tags find a target.
         tagger = IngestTagger(KeywordTagger(max_dir_tags=24))
-        th = Treehop(None, embedder=emb, config=RetrievalConfig(), tagger=tagger)
+        th = Treehop(None, embedder=emb, config=RetrievalConfig(**BASE_CONFIG), tagger=tagger)
         th.add_resource(str(layout.root), target_uri=TARGET)
         ctx.th, ctx.flat = th, FlatIndex.of(th)
         evaluate_variant(f"{tree}/auto max_dir_tags=24", ctx, report, False)
@@ -827,7 +831,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--max-queries", type=int, default=0, help="first N queries (0 = all 225)")
     ap.add_argument("--far-rank", type=int, default=3)
     ap.add_argument("--no-save", dest="save", action="store_false")
+    ap.add_argument(
+        "--config", default="", help="RetrievalConfig updates as key=value,... (values as JSON)"
+    )
     args = ap.parse_args(argv)
+    BASE_CONFIG.update(
+        (k.strip(), json.loads(v))
+        for k, _, v in (p.partition("=") for p in args.config.split(",") if p.strip())
+    )
     args.limits = [int(x) for x in args.limits.split(",") if x.strip()]
     args.trees = [x.strip() for x in args.trees.split(",") if x.strip()]
     args.variants = [x.strip() for x in args.variants.split(",") if x.strip()]

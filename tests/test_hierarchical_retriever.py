@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from treehop import RetrievalConfig, TagHopTrigger
+from treehop import RetrievalConfig, StopRule, TagHopTrigger
 from treehop.filters import TagFilter
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, FoundBy, Node, RetrievalMode, TypedQuery
@@ -70,6 +70,11 @@ def tree() -> EmbeddedStore:
     )
 
 
+def conv(**kw: object) -> RetrievalConfig:
+    """The seed's stop rule (top-k unchanged for N rounds) instead of the bound."""
+    return RetrievalConfig(stop_rule=StopRule.CONVERGENCE, **kw)  # type: ignore[arg-type]
+
+
 def request(**kw: object) -> RetrievalRequest:
     # Dense only: these tests place vectors by hand; hybrid scoring is tested on the store.
     base: dict[str, object] = {
@@ -91,14 +96,25 @@ def run(
 
 
 def test_leaves_are_found_and_ranked_by_their_own_score() -> None:
-    res = run(tree(), RetrievalConfig(global_search_topk=2), include_directories=False)
+    # alpha = 1: the proven top-k is the exact one; the 2-node global step is deepened
+    # instead of walking every directory.
+    res = run(tree(), RetrievalConfig(global_search_topk=2), include_directories=False, limit=3)
     names = [m.uri.rsplit("/", 1)[-1] for m in res.matched_contexts]
-    assert names[:3] == ["train.md", "lora.md", "eval.md"]
+    assert names == ["train.md", "lora.md", "eval.md"]
     assert all(m.is_leaf for m in res.matched_contexts)
+    lora = next(m for m in res.matched_contexts if m.uri.endswith("lora.md"))
+    assert lora.score == pytest.approx(float(Q @ vec((0, 0.8), (3, 0.6))), abs=1e-5)
+    assert res.stop_reason.startswith("top-3 settled")
+
+
+def test_the_seed_descent_reaches_leaves_below_the_global_step() -> None:
+    cfg = RetrievalConfig(global_search_topk=2, stop_rule=StopRule.CONVERGENCE)
+    res = run(tree(), cfg, include_directories=False, limit=3)
+    names = [m.uri.rsplit("/", 1)[-1] for m in res.matched_contexts]
+    assert names == ["train.md", "lora.md", "eval.md"]
     # lora.md sits two levels down and was not a global hit: the descent found it.
     lora = next(m for m in res.matched_contexts if m.uri.endswith("lora.md"))
     assert lora.found_by is FoundBy.CHILD and lora.found_via == f"{R}/ml/deep"
-    assert lora.score == pytest.approx(float(Q @ vec((0, 0.8), (3, 0.6))), abs=1e-5)
 
 
 def test_alpha_blends_child_and_parent_scores() -> None:
@@ -145,24 +161,24 @@ def wide_tree(n_dirs: int = 30) -> EmbeddedStore:
 
 def test_convergence_stops_when_topk_is_stable() -> None:
     store = wide_tree()
-    res3 = run(store, RetrievalConfig(global_search_topk=3, max_convergence_rounds=3))
-    res1 = run(store, RetrievalConfig(global_search_topk=3, max_convergence_rounds=1))
+    res3 = run(store, conv(global_search_topk=3, max_convergence_rounds=3))
+    res1 = run(store, conv(global_search_topk=3, max_convergence_rounds=1))
     assert res3.stop_reason == "top-5 unchanged for 3 rounds"
     assert res1.rounds < res3.rounds < 31
-    resn = run(store, RetrievalConfig(global_search_topk=3, max_convergence_rounds=100))
+    resn = run(store, conv(global_search_topk=3, max_convergence_rounds=100))
     assert resn.stop_reason == "heap empty" and resn.rounds == 31
     # The converged top-5 equals the exhaustive one: the best-first order pays off.
     assert [m.uri for m in res3.matched_contexts] == [m.uri for m in resn.matched_contexts]
 
 
 def test_max_rounds_caps_the_descent() -> None:
-    res = run(wide_tree(), RetrievalConfig(max_rounds=2, max_convergence_rounds=50))
+    res = run(wide_tree(), conv(max_rounds=2, max_convergence_rounds=50))
     assert res.rounds == 2 and res.stop_reason.startswith("max_rounds")
 
 
 def test_explain_records_each_round() -> None:
-    res = run(tree(), explain=True)
-    assert len(res.trace) == res.rounds
+    res = run(tree(), conv(), explain=True)
+    assert len(res.trace) == res.rounds >= 1
     assert res.trace[0].popped == res.searched_directories[0]
 
 
@@ -319,7 +335,7 @@ def seed_scenario() -> EmbeddedStore:
 
 @pytest.mark.parametrize("trigger", [TagHopTrigger.ALWAYS, TagHopTrigger.ON_DEMAND])
 def test_tag_hops_reach_subtrees_whose_summaries_missed(trigger: TagHopTrigger) -> None:
-    cfg = RetrievalConfig(global_search_topk=3, tag_hop_trigger=trigger, score_threshold=0.1)
+    cfg = conv(global_search_topk=3, tag_hop_trigger=trigger, score_threshold=0.1)
     res = run(seed_scenario(), cfg, include_directories=False, limit=10)
     found = {m.uri.rsplit("/", 1)[-1]: m for m in res.matched_contexts}
     assert "fe.md" in found and "pipelines.md" in found
@@ -332,31 +348,43 @@ def test_tag_hops_reach_subtrees_whose_summaries_missed(trigger: TagHopTrigger) 
     assert m.hits_produced >= 2 and m.hits_in_topk >= 2
 
 
-def test_without_hops_those_subtrees_are_missed() -> None:
-    cfg = RetrievalConfig(
-        global_search_topk=3, tag_hop_trigger=TagHopTrigger.OFF, score_threshold=0.1
+def test_without_hops_the_bounded_descent_still_reaches_those_subtrees() -> None:
+    # The stop rule proves the top-k: a subtree whose summary missed is still opened while it
+    # could hold a top-k node, so hops change how a hit is reached (and, with alpha < 1, its
+    # score), never whether an exact top-k node is found.
+    base = {"global_search_topk": 3, "score_threshold": 0.1}
+    on = run(
+        seed_scenario(),
+        RetrievalConfig(tag_hop_trigger=TagHopTrigger.ALWAYS, **base),  # type: ignore[arg-type]
+        include_directories=False,
+        limit=4,
     )
-    res = run(seed_scenario(), cfg, include_directories=False, limit=10)
-    names = {m.uri.rsplit("/", 1)[-1] for m in res.matched_contexts}
-    assert "fe.md" not in names and "pipelines.md" not in names
-    assert not res.tag_hops.triggered
+    off = run(
+        seed_scenario(),
+        RetrievalConfig(tag_hop_trigger=TagHopTrigger.OFF, **base),  # type: ignore[arg-type]
+        include_directories=False,
+        limit=4,
+    )
+    assert [m.uri for m in off.matched_contexts] == [m.uri for m in on.matched_contexts]
+    assert any(m.uri.endswith("fe.md") for m in off.matched_contexts)
+    assert on.tag_hops.triggered and not off.tag_hops.triggered
 
 
 def test_hop_caps_and_down_weighting() -> None:
-    cfg = RetrievalConfig(
+    cfg = conv(
         global_search_topk=3,
         tag_hop_trigger=TagHopTrigger.ALWAYS,
         tag_hop_max_subtrees=1,
         tag_hop_score_factor=0.5,
         score_threshold=0.1,
     )
-    res = run(seed_scenario(), cfg, include_directories=False, limit=10)
+    res = run(seed_scenario(), cfg, include_directories=False, limit=4)
     assert len(res.tag_hops.subtrees_added) == 1
     hop_starts = [s for s in res.starting_points if s[0] in res.tag_hops.subtrees_added]
     best_global = max(s for u, s in res.starting_points if u not in res.tag_hops.subtrees_added)
     assert hop_starts[0][1] == pytest.approx(0.5 * best_global, abs=1e-5)
     cfg0 = cfg.model_copy(update={"tag_hop_max_tags": 0})
-    assert run(seed_scenario(), cfg0).tag_hops.subtrees_added == []
+    assert run(seed_scenario(), cfg0, limit=4).tag_hops.subtrees_added == []
 
 
 def test_on_demand_skips_hops_when_hits_are_spread() -> None:
@@ -375,7 +403,7 @@ def test_a_partial_topk_does_not_count_as_converged() -> None:
     store = wide_tree()
     res = run(
         store,
-        RetrievalConfig(global_search_topk=2, score_threshold=0.75),
+        conv(global_search_topk=2, score_threshold=0.75),
         limit=10,
         include_directories=False,
     )
@@ -419,3 +447,74 @@ def test_hop_rounds_do_not_spend_the_convergence_budget() -> None:
     )
     assert set(on.tag_hops.subtrees_added) == {f"{R}/ops/x", f"{R}/data/y"}
     assert [m.uri for m in on.matched_contexts] == [m.uri for m in off.matched_contexts]
+
+
+def _exhaustive(store: EmbeddedStore, q: np.ndarray, alpha: float, k: int) -> list[str]:
+    """Brute force: every leaf's propagated score from the root's children down."""
+    nodes = list(store.iter_nodes(R))
+    own = dict(
+        zip(
+            (n.uri for n in nodes),
+            (store.get_vectors([n.uri for n in nodes]) @ q).tolist(),
+            strict=True,
+        )
+    )
+    by_uri = {n.uri: n for n in nodes}
+
+    def final(uri: str) -> float:
+        parent = by_uri[uri].parent_uri
+        if parent is None or parent == R:
+            return own[uri]
+        return alpha * own[uri] + (1 - alpha) * final(parent)
+
+    leaves = [n.uri for n in nodes if n.is_leaf]
+    return sorted(leaves, key=lambda u: -final(u))[:k]
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.8, 0.5])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_bound_returns_the_exhaustive_top_k(alpha: float, seed: int) -> None:
+    store = wide_tree()
+    rng = np.random.default_rng(seed)
+    qv = rng.standard_normal(DIM).astype(np.float32)
+    qv[0] = abs(qv[0]) + 1.0
+    qv /= np.linalg.norm(qv)
+    cfg = RetrievalConfig(score_propagation_alpha=alpha, global_search_topk=3, score_threshold=-1)
+    res = run(store, cfg, vector=qv, limit=7, include_directories=False)
+    assert [m.uri for m in res.matched_contexts] == _exhaustive(store, qv, alpha, 7)
+    assert res.stop_reason.startswith("top-7 settled")
+    # The proof stops early: far fewer than the 31 directories are opened.
+    assert res.rounds < 31
+
+
+def test_one_slot_per_document_with_its_other_chunks_as_context() -> None:
+    store = build(
+        {
+            R: (vec((7, 1.0)), []),
+            f"{R}/a": (vec((0, 1.0), (1, 1.0)), []),
+            f"{R}/b.md": (vec((0, 0.8), (2, 0.6)), []),
+        }
+    )
+    chunks = [
+        Node(
+            uri=f"{R}/a#chunk-{i}",
+            parent_uri=f"{R}/a",
+            context_type=ContextType.RESOURCE,
+            level=2,
+            is_leaf=True,
+            abstract=f"part {i}",
+            content=f"part {i}",
+            chunk_index=i,
+            ancestors=[R, f"{R}/a"],
+        )
+        for i in range(3)
+    ]
+    store.upsert(chunks, np.stack([vec((0, 1.0)), vec((0, 0.9), (1, 0.2)), vec((0, 0.1), (3, 1))]))
+    res = run(store, include_directories=False, limit=2)
+    assert [m.uri for m in res.matched_contexts] == [f"{R}/a#chunk-0", f"{R}/b.md"]
+    assert [c.uri for c in res.matched_contexts[0].collapsed] == [
+        f"{R}/a#chunk-1",
+        f"{R}/a#chunk-2",
+    ]
+    flat = run(store, RetrievalConfig(collapse_chunks=False), include_directories=False, limit=2)
+    assert [m.uri for m in flat.matched_contexts] == [f"{R}/a#chunk-0", f"{R}/a#chunk-1"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from treehop import Treehop
+from treehop import RetrievalConfig, Treehop
 from treehop.errors import InvalidQueryError
 from treehop.models import FoundBy
 from treehop.rerankers.base import BaseReranker
@@ -54,7 +54,9 @@ def test_retrieve_count_needs_rerank(bow, long_doc: Path) -> None:
 
 def test_rerank_threshold_drops_low_rerank_scores(bow, long_doc: Path) -> None:
     rr = KeywordReranker("number 3 ")
-    with Treehop(embedder=bow, tagger=None, reranker=rr) as th:
+    # Chunk-level hits (one slot per chunk), as VikingDB's search_knowledge returns them.
+    chunks = RetrievalConfig(collapse_chunks=False)
+    with Treehop(embedder=bow, tagger=None, reranker=rr, config=chunks) as th:
         th.add_resource(long_doc, target_uri="viking://resources/guide.md")
         res = th.find(
             "phase 3", mode="thinking", limit=5, rerank_threshold=0.5, include_directories=False

@@ -9,7 +9,7 @@ The pipeline stages, each in its own module:
 """
 
 from .client import AddResult, AsyncTreehop, Entry, Treehop
-from .config import RetrievalConfig, TagHopTrigger
+from .config import RetrievalConfig, StopRule, TagHopTrigger
 from .context_assembly import AssembledContext, ContextSection, assemble_context
 from .embedders.base import BaseEmbedder, Embedder
 from .errors import (
@@ -80,6 +80,7 @@ __all__ = [
     "RetrievalMode",
     "Scope",
     "ScoredNode",
+    "StopRule",
     "StoreCapabilities",
     "StoreError",
     "TagFilter",

@@ -65,6 +65,9 @@ from .timestamps import TimeLike
 from .validation import as_list, check_dense_weight, check_limit, check_query, check_threshold
 
 ProgressCallback = Callable[[str, int, int], None]
+DIRECTORY_VECTORS = ("summary", "centroid", "mixed")
+"""How a directory's vector is made: its summary's embedding, the centroid of its children's
+vectors, or both added (see ``AsyncTreehop._route_directories``)."""
 _T = TypeVar("_T")
 EMBED_BATCH = 64
 
@@ -145,6 +148,7 @@ class AsyncTreehop:
         intent_timeout_s: float = 5.0,
         chunk_chars: int = 1000,
         retag_all_below: int = 1000,
+        directory_vectors: str = "summary",
     ) -> None:
         self.user = urimod.validate_user(user)
         self.embedder = embedder if embedder is not None else _default_embedder()
@@ -159,6 +163,12 @@ class AsyncTreehop:
         self.builder = TreeBuilder(self.summarizer, chunk_chars=chunk_chars)
         self.tagger = _make_tagger(tagger)
         self.retag_all_below = retag_all_below
+        if directory_vectors not in DIRECTORY_VECTORS:
+            raise InvalidQueryError(
+                f"directory_vectors must be one of {', '.join(DIRECTORY_VECTORS)}, "
+                f"got {directory_vectors!r}"
+            )
+        self.directory_vectors = directory_vectors
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
         self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
         self.sessions = SessionStore(self.store, llm=llm)
@@ -327,6 +337,7 @@ class AsyncTreehop:
         res.embedded = len(changed)
         res.unchanged = len(same)
         await self._refresh_ancestors(target)
+        await self._route_directories(target)
         if self.tagger is not None and len(self.store) <= self.retag_all_below:
             # Keyword statistics moved with this batch; on a small index re-extracting every
             # node's tags is cheap (~1.5 ms a leaf) and keeps tags independent of ingest order.
@@ -472,6 +483,36 @@ class AsyncTreehop:
                 node.tags = existing.tags
             vec = await self.embedder.aembed([node.embedding_text()])
             await self._io(self.store.upsert, [node], vec)
+
+    async def _route_directories(self, target: str) -> None:
+        """Give the directories of ``target``'s subtree (and its ancestors) routing vectors that
+        represent what is below them: the centroid of their children's vectors, alone
+        (``centroid``) or added to their summary's embedding (``mixed``).
+
+        Bottom-up, so a directory's centroid uses its subdirectories' routing vectors.
+        """
+        if self.directory_vectors == "summary":
+            return
+        chain = list(urimod.ancestors_of(target))
+        inside = await self._io(lambda: [n for n in self.store.iter_nodes(target)])
+        dirs = [n for n in inside if not n.is_leaf]
+        dirs += [n for n in await self._io(self.store.get, chain) if n is not None]
+        if not dirs:
+            return
+        summary = await self._embed_nodes(dirs, None)
+        routed: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
+        for i in sorted(range(len(dirs)), key=lambda i: -dirs[i].uri.count("/")):
+            node = dirs[i]
+            kids = await self._io(self.store.children, node.uri)
+            vec = summary[i]
+            if kids:
+                kv = await self._io(self.store.get_vectors, [k.uri for k in kids])
+                rows = [routed.get(k.uri, kv[j]) for j, k in enumerate(kids)]
+                cen = np.mean(np.stack(rows), axis=0)
+                cen = cen / (float(np.linalg.norm(cen)) or 1.0)
+                vec = cen if self.directory_vectors == "centroid" else vec + cen
+            routed[node.uri] = (vec / (float(np.linalg.norm(vec)) or 1.0)).astype(np.float32)
+        await self._io(self.store.upsert, dirs, np.stack([routed[n.uri] for n in dirs]))
 
     # ------------------------------------------------------------------ browse
     def _require(self, uri: str) -> Node:
@@ -919,6 +960,9 @@ class AsyncTreehop:
                 update={
                     "uri": self.display(m.uri),
                     "parent_uri": (self.display(m.parent_uri) if m.parent_uri else None),
+                    "collapsed": [
+                        c.model_copy(update={"uri": self.display(c.uri)}) for c in m.collapsed
+                    ],
                 }
             )
             if m.context_type is ContextType.MEMORY:

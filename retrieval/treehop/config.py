@@ -15,6 +15,16 @@ class TagHopTrigger(StrEnum):
     ON_DEMAND = "on_demand"  # only when the global hits are concentrated in one subtree
 
 
+class StopRule(StrEnum):
+    """When the heap descent stops (see :mod:`treehop.descent`)."""
+
+    BOUND = "bound"
+    """When no directory left on the heap can still place a node in the top-k (a proof);
+    the rerank track, which has no bound, falls back to CONVERGENCE."""
+    CONVERGENCE = "convergence"
+    """The seed's rule: when the top-k is unchanged for ``max_convergence_rounds`` rounds."""
+
+
 class RetrievalConfig(BaseModel):
     """Parameters of the hierarchical retriever (names follow the seed where it names them)."""
 
@@ -24,8 +34,13 @@ class RetrievalConfig(BaseModel):
     """Weight of a child's own score in ``alpha*child + (1-alpha)*parent``."""
     global_search_topk: int = Field(default=10, ge=1, le=1000)
     """How many nodes the global vector search returns to pick starting points."""
+    stop_rule: StopRule = StopRule.BOUND
+    """How the descent decides it is done; BOUND never loses a node flat search would rank."""
     max_convergence_rounds: int = Field(default=3, ge=1, le=100)
-    """Stop when the top-k is unchanged for this many consecutive rounds."""
+    """CONVERGENCE (and the rerank track): stop when the top-k is unchanged this many rounds."""
+    collapse_chunks: bool = True
+    """One result slot per document: a file's chunks fold into its best-scoring chunk, which
+    carries the others in :attr:`~treehop.models.MatchedContext.collapsed`."""
     score_threshold: float = Field(default=0.0, ge=-1.0, le=1.0)
     """Children whose propagated score is not above this are dropped."""
     max_children_per_dir: int = Field(default=50, ge=1, le=10000)

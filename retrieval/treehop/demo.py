@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from .cli._render import tree_effect_lines
 from .client import Treehop
 from .models import FindResult
 
@@ -41,7 +43,12 @@ def index_sample_tree(client: Treehop, root: Path = SAMPLE_TREE) -> dict[str, in
     return totals
 
 
-def format_result(query: str, res: FindResult, width: int = 100) -> str:
+def format_result(
+    query: str,
+    res: FindResult,
+    width: int = 100,
+    display: Callable[[str], str] = lambda uri: uri,
+) -> str:
     lines = [f"\nquery: {query!r}  ({res.total} hits)"]
     for i, m in enumerate(res.contexts()[:5], 1):
         how = m.found_by.value
@@ -49,7 +56,12 @@ def format_result(query: str, res: FindResult, width: int = 100) -> str:
             how = f"child of {m.found_via.rsplit('/', 1)[-1]}/"
         if m.hop_tag:
             how = f"tag hop via '{m.hop_tag}' from {m.hop_source}"
-        lines.append(f"  {i}. {m.score:.3f}  {m.uri}")
+        own = (
+            f" (own {m.own_score:.3f})"
+            if m.own_score is not None and m.own_score != m.score
+            else ""
+        )
+        lines.append(f"  {i}. {m.score:.3f}{own}  {m.uri}")
         lines.append(f"       found by: {how}; tags: {', '.join(m.tags[:4]) or '-'}")
         lines.append(f"       {m.abstract[: width - 7]}")
     if res.query_results:
@@ -59,6 +71,10 @@ def format_result(query: str, res: FindResult, width: int = 100) -> str:
             f"{qr.nodes_scored} nodes scored, stopped: {qr.stop_reason}; "
             f"tag hops: {len(qr.tag_hops.subtrees_added)} subtrees added"
         )
+        effect = tree_effect_lines(qr, display)
+        below = sum(1 for m in qr.matched_contexts if m.found_by.value != "global")
+        lines.append(f"  tree effect: {below} hits found below the global step")
+        lines += [line[2:] for line in effect]
     return "\n".join(lines)
 
 
@@ -77,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{totals['chunks']} chunks into {path} in {time.perf_counter() - t0:.1f}s"
             )
             for q in args.queries or DEMO_QUERIES:
-                print(format_result(q, client.find(q, limit=5)))
+                print(format_result(q, client.find(q, limit=5), display=client.aio.display))
     return 0
 
 

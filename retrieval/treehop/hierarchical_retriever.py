@@ -1,27 +1,30 @@
 """Stage 2 (and 3): the hierarchical heap search, with rerank and its fallback.
 
-The algorithm of the seed design, step by step:
+The algorithm of the seed design, step by step (each step is one method below):
 
 1. roots: the context type's root directory, or the caller's target directories;
-2. a global vector search (``global_search_topk``) inside the roots picks starting points;
-3. starting points (directory hits, parents of leaf hits, the roots) are merged and scored
-   (reranked in THINKING mode when a reranker is set); tag hops may add sideways subtrees here;
-4. best-first descent: pop the best directory, score its children, propagate
-   ``alpha*child + (1-alpha)*parent``, keep those above the threshold, push directories; stop when
-   the top-k has not changed for ``max_convergence_rounds`` rounds or the heap is empty;
-5. convert to :class:`~treehop.models.MatchedContext`, leaves included.
+2. ``_global_search``: a global search (``global_search_topk`` nodes) inside the roots gives
+   candidates, an upper bound on every node it did not return, and the source hits of tag hops;
+3. ``_start``: the roots go on the heap (and, in THINKING mode, the hits are reranked);
+   ``_add_tag_hops`` may add sideways subtrees;
+4. the loop: pop the directory with the best upper bound, ``_open`` it (score its children,
+   propagate ``alpha*child + (1-alpha)*parent`` on each score track, collect, push its
+   subdirectories), until the top-k is settled -- no directory left on the heap can still
+   place a node in it (see :mod:`treehop.descent`) -- or the heap is empty;
+5. ``_finish``: one final ranking of everything collected, one slot per document (a file's
+   chunks fold into its best chunk), converted to :class:`~treehop.models.MatchedContext`.
 
-Two score tracks are kept for every candidate: one from vector scores and one from rerank
-scores. If any rerank call fails, the query falls back to the vector track as a whole, so that
-scores of different scales are never mixed, and the result says so.
+Two score tracks are kept for every candidate (:class:`~treehop.descent.Score`): vector and
+rerank. If any rerank call fails, the query falls back to the vector track as a whole, so that
+scores of different scales are never mixed, and the result says so. Rerank scores have no
+upper bound, so on the rerank track the seed's stop rule applies (top-k unchanged for
+``max_convergence_rounds`` rounds).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import heapq
-import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,9 +32,23 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .config import RetrievalConfig
+from .config import RetrievalConfig, StopRule
+from .descent import (
+    NEG_INF,
+    Candidate,
+    Collected,
+    Convergence,
+    Descent,
+    Frontier,
+    FrontierEntry,
+    HopOrigin,
+    Score,
+    SubtreeBounds,
+    Track,
+)
 from .filters import MetadataFilter, TagFilter
 from .models import (
+    ChunkContext,
     ContextType,
     FoundBy,
     MatchedContext,
@@ -43,10 +60,12 @@ from .models import (
 )
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import Scope, ScoredNode, Vector, VectorStore
-from .tag_hops import HopStart, plan_tag_hops
+from .tag_hops import plan_tag_hops
 
 T = TypeVar("T")
 RERANK_DOC_CHARS = 2000
+MAX_GLOBAL_FETCH = 10000
+"""A deeper global search asks for at most this many nodes; past it the descent walks."""
 
 
 @dataclass
@@ -68,16 +87,17 @@ class RetrievalRequest:
 
 
 @dataclass
-class _Candidate:
-    node: Node
-    vector_score: float
-    rerank_score: float | None
-    final_vec: float
-    final_rr: float | None
-    found_by: FoundBy
-    found_via: str | None
-    matches: bool
-    hop: HopStart | None = None
+class _Query:
+    """A request resolved against the config: what every step of one query reads."""
+
+    req: RetrievalRequest
+    threshold: float
+    dense_weight: float
+    scope: Scope
+    hits: dict[str, Score] = field(default_factory=dict)
+    """Own scores of the global hits, by URI (tag hops start from them)."""
+    fetched: int = 0
+    """How many nodes the (last) global search asked for."""
 
 
 class HierarchicalRetriever:
@@ -99,261 +119,307 @@ class HierarchicalRetriever:
         return fn(*args, **kwargs)
 
     async def retrieve(self, req: RetrievalRequest) -> QueryResult:
-        cfg = self.config
         t0 = time.perf_counter()
-        threshold = cfg.score_threshold if req.score_threshold is None else req.score_threshold
-        dense_weight = cfg.dense_weight if req.dense_weight is None else req.dense_weight
-        use_rerank = req.mode is RetrievalMode.THINKING and self.reranker is not None
+        q = self._resolve(req)
         result = QueryResult(query=req.query)
-        alpha = cfg.score_propagation_alpha
-        query_text = req.query.query
-        base_scope = Scope(
-            context_types=req.context_types,
-            tags=req.tags,
-            metadata=req.metadata,
-            traversal=True,
+        state = self._new_descent(q)
+        hits = await self._global_search(q, state, self.config.global_search_topk, result)
+        await self._start(q, state, hits, result)
+        await self._add_tag_hops(q, state, hits, result)
+        while state.frontier:
+            if state.rounds >= self.config.max_rounds:
+                state.stop_reason = f"max_rounds ({self.config.max_rounds}) reached"
+                break
+            if state.settled():
+                state.stop_reason = f"top-{req.limit} settled: no directory left can enter it"
+                break
+            if q.fetched < MAX_GLOBAL_FETCH and state.wants_deeper_global():
+                n = min(4 * q.fetched, MAX_GLOBAL_FETCH)
+                await self._global_search(q, state, n, result)
+                continue
+            entry = state.frontier.pop()
+            if entry.uri in state.visited and not entry.seen:
+                continue
+            await self._open(q, state, entry, result)
+            if state.converged(in_hop=entry.hop is not None):
+                rounds = self.config.max_convergence_rounds
+                state.stop_reason = f"top-{req.limit} unchanged for {rounds} rounds"
+                break
+        return self._finish(q, state, result, t0)
+
+    # ------------------------------------------------------------------ steps
+    def _resolve(self, req: RetrievalRequest) -> _Query:
+        cfg = self.config
+        return _Query(
+            req=req,
+            threshold=cfg.score_threshold if req.score_threshold is None else req.score_threshold,
+            dense_weight=cfg.dense_weight if req.dense_weight is None else req.dense_weight,
+            scope=Scope(
+                context_types=req.context_types,
+                tags=req.tags,
+                metadata=req.metadata,
+                traversal=True,
+            ),
         )
-        fallback_reason: str | None = None
 
-        async def rerank(nodes: Sequence[Node]) -> list[float] | None:
-            nonlocal use_rerank, fallback_reason
-            if not use_rerank or not nodes:
-                return None
-            assert self.reranker is not None
-            docs = [n.embedding_text()[:RERANK_DOC_CHARS] for n in nodes]
-            result.rerank_calls += 1
-            outcome = await safe_rerank(self.reranker, query_text, docs, cfg.rerank_timeout_s)
-            if outcome.scores is None:
-                use_rerank = False
-                fallback_reason = outcome.fallback_reason
-                return None
-            return outcome.scores
-
-        # Step 2: global search inside the roots.
-        global_scope = _replace(base_scope, subtrees=tuple(req.roots))
+    async def _search(self, q: _Query, scope: Scope, limit: int) -> list[ScoredNode]:
         hits: list[ScoredNode] = await self._store_call(
             self.store.search,
-            req.vector,
-            global_scope,
-            cfg.global_search_topk,
-            query_text=query_text,
-            dense_weight=dense_weight,
+            q.req.vector,
+            scope,
+            limit,
+            query_text=q.req.query.query,
+            dense_weight=q.dense_weight,
         )
-        result.nodes_scored += len(hits)
-        root_set = set(req.roots)
-        hits = [h for h in hits if h.node.uri not in root_set]
+        return hits
 
-        # Step 3: merge starting points and score them (one rerank call for the batch).
-        rr = await rerank([h.node for h in hits])
-        collected: dict[str, _Candidate] = {}
-        starts: dict[str, tuple[float, float | None]] = {}
-        leaf_parents: dict[str, float | None] = {}
+    def _new_descent(self, q: _Query) -> Descent:
+        cfg = self.config
+        use_rerank = q.req.mode is RetrievalMode.THINKING and self.reranker is not None
+        alpha = cfg.score_propagation_alpha
+        use_bound = cfg.stop_rule is StopRule.BOUND
+        return Descent(
+            limit=q.req.limit,
+            alpha=alpha,
+            threshold=q.threshold,
+            track=Track.RERANK if use_rerank else Track.VECTOR,
+            collected=Collected(collapse=cfg.collapse_chunks),
+            frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
+            convergence=Convergence(cfg.max_convergence_rounds),
+            use_bound=use_bound,
+        )
+
+    async def _global_search(
+        self, q: _Query, state: Descent, n: int, result: QueryResult
+    ) -> list[ScoredNode]:
+        """The ``n`` best nodes inside the roots; everything else is bounded by the last.
+
+        Called again with a larger ``n`` when the bound cannot settle the top-k otherwise (a
+        "deeper" global step): one more exact search is cheaper than opening every directory.
+        """
+        hits = await self._search(q, dataclasses.replace(q.scope, subtrees=tuple(q.req.roots)), n)
+        result.nodes_scored += len(hits)
+        deeper, q.fetched = q.fetched > 0, n
+        # When fewer than asked came back, the search returned everything in scope.
+        floor = hits[-1].score if len(hits) >= n else NEG_INF
+        roots = set(q.req.roots)
+        new = [h for h in hits if h.node.uri not in roots and h.node.uri not in q.hits]
+        state.frontier.bounds.update(floor, [(h.node, h.score) for h in new if h.matches])
+        if deeper:  # a deeper search: new hits join as the first ones did (vector track)
+            self._take_hits(q, state, new, None)
+            state.frontier.rekey(state.track)
+        return new
+
+    def _take_hits(
+        self, q: _Query, state: Descent, hits: list[ScoredNode], rr: list[float] | None
+    ) -> None:
         for i, h in enumerate(hits):
-            r = rr[i] if rr is not None else None
-            cand = _Candidate(
-                h.node, h.vector_score, r, h.score, r, FoundBy.GLOBAL, None, h.matches
-            )
-            # The threshold applies to global hits as to children: no result falls below it.
-            passes = _active(cand, use_rerank) > threshold
-            if passes and h.matches and (h.node.is_leaf or req.include_directories):
-                collected[h.node.uri] = cand
+            own = Score(h.score, rr[i] if rr is not None else None)
+            q.hits[h.node.uri] = own
+            # With alpha = 1 a node's final score is its own: no need to wait for its parent.
+            if state.alpha >= 1.0:
+                self._collect(q, state, h, own, own, None, None)
+
+    async def _start(
+        self, q: _Query, state: Descent, hits: list[ScoredNode], result: QueryResult
+    ) -> None:
+        rr = await self._rerank(q, state, [h.node for h in hits], result)
+        self._take_hits(q, state, hits, rr)
+        result.starting_points = [(h.node.uri, h.score) for h in hits]
+        if state.frontier.by_bound:
+            # Bounded descent: everything flows from the roots, so every final score is the
+            # same blend along the node's path, whichever way it was reached.
+            for root in q.req.roots:
+                state.frontier.push(root, None, state.track)
+            return
+        for uri, score in (await self._seed_starts(q, hits)).items():
+            state.frontier.push(uri, score, state.track)
+
+    async def _seed_starts(self, q: _Query, hits: list[ScoredNode]) -> dict[str, Score]:
+        """The seed's starting points: directory hits and parents of leaf hits at their own
+        scores, the roots at zero (the CONVERGENCE rule)."""
+        roots = set(q.req.roots)
+        starts: dict[str, Score] = {}
+        parents: dict[str, float | None] = {}
+        for h in hits:
+            own = q.hits[h.node.uri]
             if not h.node.is_leaf:
-                _best_start(starts, h.node.uri, h.score, r)
-            elif (
-                cfg.expand_leaf_parents and h.node.parent_uri and h.node.parent_uri not in root_set
-            ):
-                prev_r = leaf_parents.get(h.node.parent_uri)
-                leaf_parents[h.node.parent_uri] = (
-                    r if prev_r is None or r is None else max(r, prev_r)
-                )
-        # Parents of leaf hits start from their own vector score (what they would have scored as
-        # a hit), so that propagation blends each child with its real parent's score.
-        extra = [u for u in leaf_parents if u not in starts]
+                if h.node.uri not in starts or own.vec > starts[h.node.uri].vec:
+                    starts[h.node.uri] = own
+            elif self.config.expand_leaf_parents and h.node.parent_uri not in roots:
+                p = h.node.parent_uri
+                assert p is not None
+                prev = parents.get(p)
+                parents[p] = own.rr if prev is None or own.rr is None else max(prev, own.rr)
+        extra = [u for u in parents if u not in starts]
         if extra:
             pvecs = await self._store_call(self.store.get_vectors, extra)
-            own = np.asarray(pvecs, dtype=np.float32) @ np.asarray(req.vector, dtype=np.float32)
-            for u, s in zip(extra, own.tolist(), strict=True):
-                _best_start(starts, u, float(s), leaf_parents[u])
-        for root in req.roots:
-            starts.setdefault(root, (0.0, 0.0 if rr is not None else None))
+            own_vec = np.asarray(pvecs, np.float32) @ np.asarray(q.req.vector, np.float32)
+            for u, v in zip(extra, own_vec.tolist(), strict=True):
+                starts[u] = Score(float(v), parents[u])
+        reranked = any(s.rr is not None for s in q.hits.values())
+        for root in q.req.roots:
+            starts.setdefault(root, Score(0.0, 0.0 if reranked else None))
+        return starts
 
-        # Step 3b: tag hops, between merging the starting points and the descent.
-        hop_starts, hop_metrics = await self._store_call(
-            plan_tag_hops, self.store, hits, req.roots, base_scope, cfg
+    async def _add_tag_hops(
+        self, q: _Query, state: Descent, hits: list[ScoredNode], result: QueryResult
+    ) -> None:
+        """Tag hops, between the starting points and the descent (seed step 3b)."""
+        hop_starts, result.tag_hops = await self._store_call(
+            plan_tag_hops, self.store, hits, q.req.roots, q.scope, self.config
         )
-        result.tag_hops = hop_metrics
-        hop_by_uri = {h.uri: h for h in hop_starts}
-
-        seq = itertools.count()
-        heap: list[tuple[float, int, str, float, float | None, HopStart | None]] = []
-
-        def push(uri: str, fv: float, fr: float | None, hop: HopStart | None) -> None:
-            key = fr if (use_rerank and fr is not None) else fv
-            heapq.heappush(heap, (-key, next(seq), uri, fv, fr, hop))
-
-        for uri, (fv, fr) in starts.items():
-            push(uri, fv, fr, None)
         for hs in hop_starts:
-            push(hs.uri, hs.start_score, hs.start_score if rr is not None else None, hs)
-        result.starting_points = [(u, s[0]) for u, s in starts.items()] + [
-            (h.uri, h.start_score) for h in hop_starts
-        ]
+            start = q.hits[hs.source].scaled(self.config.tag_hop_score_factor)
+            state.frontier.push(hs.uri, start, state.track, HopOrigin(hs.tag, hs.source))
+            result.starting_points.append((hs.uri, start.vec))
 
-        # Step 4: best-first descent.
-        visited: set[str] = set()
-        prev_top: tuple[str, ...] | None = None
-        unchanged = 0
-        stop_reason = "heap empty"
-        while heap:
-            if result.rounds >= cfg.max_rounds:
-                stop_reason = f"max_rounds ({cfg.max_rounds}) reached"
-                break
-            _, _, uri, parent_v, parent_r, hop = heapq.heappop(heap)
-            if uri in visited:
-                continue
-            visited.add(uri)
-            result.rounds += 1
-            result.searched_directories.append(uri)
-            children: list[ScoredNode] = await self._store_call(
-                self.store.search,
-                req.vector,
-                _replace(base_scope, parent_uri=uri),
-                cfg.max_children_per_dir,
-                query_text=query_text,
-                dense_weight=dense_weight,
-            )
-            result.nodes_scored += len(children)
-            was_reranking = use_rerank
-            crr = await rerank([c.node for c in children])
-            if was_reranking and not use_rerank:
-                # The reranker just failed: re-key the heap on the vector track.
-                heap = [(-e[3], e[1], e[2], e[3], e[4], e[5]) for e in heap]
-                heapq.heapify(heap)
-            hop_here = hop or hop_by_uri.get(uri)
-            trace_children: list[tuple[str, float]] = []
-            for i, c in enumerate(children):
-                fv = alpha * c.score + (1 - alpha) * parent_v
-                r = crr[i] if crr is not None else None
-                fr = None
-                if r is not None:
-                    fr = alpha * r + (1 - alpha) * (parent_r if parent_r is not None else 0.0)
-                active = fr if (use_rerank and fr is not None) else fv
-                if not active > threshold:
-                    continue
-                trace_children.append((c.node.uri, active))
-                node = c.node
-                if c.matches and (node.is_leaf or req.include_directories):
-                    prev = collected.get(node.uri)
-                    found_by = FoundBy.TAG_HOP if hop_here is not None else FoundBy.CHILD
-                    cand = _Candidate(
-                        node, c.vector_score, r, fv, fr, found_by, uri, True, hop_here
-                    )
-                    if prev is None or _better(cand, prev, use_rerank):
-                        collected[node.uri] = cand
-                if not node.is_leaf and node.uri not in visited:
-                    push(node.uri, fv, fr, hop_here)
-            if req.explain:
-                trace_children.sort(key=lambda x: -x[1])
-                result.trace.append(
-                    RoundTrace(
-                        round=result.rounds,
-                        popped=uri,
-                        popped_score=parent_r if use_rerank and parent_r is not None else parent_v,
-                        children_scored=len(children),
-                        best_children=trace_children[:5],
-                        rerank_fallback_reason=fallback_reason,
-                    )
-                )
-            top = tuple(_ranked_uris(collected, use_rerank)[: req.limit])
-            # Convergence counts only once the top-k is full: a partial top-k that stops
-            # changing means the popped directories held nothing, not that the best is found.
-            if top == prev_top and len(top) >= req.limit:
-                # A round inside a hopped-to subtree that changes nothing does not spend the
-                # direct search's convergence budget (measured: counting it made hops cost
-                # recall@100 on ordinary queries, bench/bench_tag_hops.py).
-                if hop_here is None:
-                    unchanged += 1
-                if unchanged >= cfg.max_convergence_rounds:
-                    stop_reason = (
-                        f"top-{req.limit} unchanged for {cfg.max_convergence_rounds} rounds"
-                    )
-                    break
+    async def _rerank(
+        self, q: _Query, state: Descent, nodes: Sequence[Node], result: QueryResult
+    ) -> list[float] | None:
+        """One rerank call for a batch; ``None`` on the vector track or after a failure."""
+        if state.track is not Track.RERANK or not nodes:
+            return None
+        assert self.reranker is not None
+        docs = [n.embedding_text()[:RERANK_DOC_CHARS] for n in nodes]
+        result.rerank_calls += 1
+        outcome = await safe_rerank(
+            self.reranker, q.req.query.query, docs, self.config.rerank_timeout_s
+        )
+        if outcome.scores is None:
+            state.fall_back(outcome.fallback_reason)
+            return None
+        return outcome.scores
+
+    async def _open(
+        self, q: _Query, state: Descent, entry: FrontierEntry, result: QueryResult
+    ) -> None:
+        """One round: score a directory's children, collect them, push its subdirectories."""
+        cfg = self.config
+        state.visited.add(entry.uri)
+        state.rounds += 1
+        result.rounds += 1
+        result.searched_directories.append(entry.uri)
+        scope = dataclasses.replace(q.scope, parent_uri=entry.uri, exclude_uris=entry.seen)
+        children = await self._search(q, scope, cfg.max_children_per_dir)
+        result.nodes_scored += len(children)
+        rr = await self._rerank(q, state, [c.node for c in children], result)
+        if len(children) >= cfg.max_children_per_dir:
+            # Truncated: the rest of this directory stays on the heap with the same bound.
+            seen = entry.seen | {c.node.uri for c in children}
+            state.frontier.push(entry.uri, entry.score, state.track, entry.hop, seen)
+        best: list[tuple[str, float]] = []
+        for i, c in enumerate(children):
+            own = Score(c.score, rr[i] if rr is not None else None)
+            final = own.propagate(entry.score, state.alpha)
+            if self._collect(q, state, c, own, final, entry.uri, entry.hop):
+                best.append((c.node.uri, final.on(state.track)))
+            if not c.node.is_leaf and c.node.uri not in state.visited:
+                self._push_directory(state, c.node.uri, final, entry.hop)
+        if q.req.explain:
+            self._trace(state, entry, len(children), best)
+
+    def _collect(
+        self,
+        q: _Query,
+        state: Descent,
+        hit: ScoredNode,
+        own: Score,
+        final: Score,
+        via: str | None,
+        hop: HopOrigin | None,
+    ) -> bool:
+        """Add a scored node to the candidates if it may be returned; True if it passed."""
+        node = hit.node
+        if not state.passes(final):
+            return False
+        if hit.matches and (node.is_leaf or q.req.include_directories):
+            if hop is not None:
+                found_by = FoundBy.TAG_HOP
+            elif node.uri in q.hits:
+                found_by, via = FoundBy.GLOBAL, None
             else:
-                unchanged = 0
-                prev_top = top
+                found_by = FoundBy.CHILD
+            cand = Candidate(node, own, final, hit.vector_score, found_by, via, hop)
+            state.collected.add(cand, state.track)
+        return True
 
-        # Step 5: MatchedContexts.
-        fell_back = fallback_reason is not None
-        ranked = sorted(collected.values(), key=lambda c: _active(c, use_rerank), reverse=True)[
-            : req.limit
-        ]
-        out: list[MatchedContext] = []
-        for cand in ranked:
-            out.append(
-                MatchedContext(
-                    uri=cand.node.uri,
-                    context_type=cand.node.context_type,
-                    is_leaf=cand.node.is_leaf,
-                    abstract=cand.node.abstract,
-                    score=_active(cand, use_rerank),
-                    level=cand.node.level,
-                    parent_uri=cand.node.parent_uri,
-                    overview=cand.node.overview,
-                    content=cand.node.content,
-                    tags=list(cand.node.tags),
-                    metadata=dict(cand.node.metadata),
-                    chunk_index=cand.node.chunk_index,
-                    vector_score=cand.vector_score,
-                    rerank_score=cand.rerank_score if use_rerank else None,
-                    rerank_fallback=fell_back,
-                    rerank_fallback_reason=fallback_reason,
-                    found_by=cand.found_by,
-                    found_via=cand.found_via,
-                    hop_tag=cand.hop.tag if cand.hop else None,
-                    hop_source=cand.hop.source if cand.hop else None,
-                    matched_queries=[req.query],
-                )
+    def _push_directory(
+        self, state: Descent, uri: str, final: Score, hop: HopOrigin | None
+    ) -> None:
+        # A subtree whose every node must score at or below the threshold is not opened; the
+        # seed's rule (no bound) drops a directory whose own propagated score is below it.
+        if state.frontier.by_bound and state.track is Track.VECTOR:
+            if state.frontier.bounds.upper(uri, final, state.alpha) <= state.threshold:
+                return
+        elif not state.passes(final):
+            return
+        state.frontier.push(uri, final, state.track, hop)
+
+    def _trace(
+        self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]
+    ) -> None:
+        best.sort(key=lambda x: -x[1])
+        state.trace.append(
+            RoundTrace(
+                round=state.rounds,
+                popped=entry.uri,
+                popped_score=entry.score.on(state.track) if entry.score is not None else 0.0,
+                children_scored=scored,
+                best_children=best[:5],
+                rerank_fallback_reason=state.fallback_reason,
             )
-        hop_hits = [c for c in collected.values() if c.hop is not None]
-        result.tag_hops.hits_produced = len(hop_hits)
+        )
+
+    def _finish(self, q: _Query, state: Descent, result: QueryResult, t0: float) -> QueryResult:
+        """One final ranking, one slot per document, as MatchedContexts."""
+        groups = state.collected.ranked(state.track)[: q.req.limit]
+        out = [self._matched(q, state, g) for g in groups]
+        result.tag_hops.hits_produced = sum(1 for c in state.collected.values() if c.hop)
         result.tag_hops.hits_in_topk = sum(1 for m in out if m.found_by is FoundBy.TAG_HOP)
         result.matched_contexts = out
-        result.stop_reason = stop_reason
-        result.rerank_fallback = fell_back
-        result.rerank_fallback_reason = fallback_reason
+        result.stop_reason = state.stop_reason
+        result.rerank_fallback = state.fallback_reason is not None
+        result.rerank_fallback_reason = state.fallback_reason
+        result.trace = state.trace
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 
-
-def _replace(scope: Scope, **changes: Any) -> Scope:
-    return dataclasses.replace(scope, **changes)
-
-
-def _best_start(
-    starts: dict[str, tuple[float, float | None]], uri: str, v: float, r: float | None
-) -> None:
-    prev = starts.get(uri)
-    if prev is None or v > prev[0]:
-        starts[uri] = (v, r if prev is None or r is None or prev[1] is None else max(r, prev[1]))
-
-
-def _active(c: _Candidate, use_rerank: bool) -> float:
-    return c.final_rr if (use_rerank and c.final_rr is not None) else c.final_vec
-
-
-def _better(new: _Candidate, old: _Candidate, use_rerank: bool) -> bool:
-    """A node reached twice keeps its best score; a direct path beats a hop on ties."""
-    a, b = _active(new, use_rerank), _active(old, use_rerank)
-    # Scores of one node computed by different matrix products differ in the last bits.
-    if abs(a - b) > 1e-6:
-        return a > b
-    return old.hop is not None and new.hop is None
-
-
-def _ranked_uris(collected: dict[str, _Candidate], use_rerank: bool) -> list[str]:
-    items = list(collected.values())
-    if not items:
-        return []
-    keys = np.fromiter((_active(c, use_rerank) for c in items), dtype=np.float64, count=len(items))
-    order = np.argsort(-keys, kind="stable")
-    return [items[i].node.uri for i in order]
+    def _matched(self, q: _Query, state: Descent, group: list[Candidate]) -> MatchedContext:
+        cand, rest = group[0], group[1:]
+        node = cand.node
+        reranked = state.track is Track.RERANK
+        return MatchedContext(
+            uri=node.uri,
+            context_type=node.context_type,
+            is_leaf=node.is_leaf,
+            abstract=node.abstract,
+            score=cand.final.on(state.track),
+            level=node.level,
+            parent_uri=node.parent_uri,
+            overview=node.overview,
+            content=node.content,
+            tags=list(node.tags),
+            metadata=dict(node.metadata),
+            chunk_index=node.chunk_index,
+            vector_score=cand.vector_score,
+            own_score=cand.own.on(state.track),
+            rerank_score=cand.own.rr if reranked else None,
+            rerank_fallback=state.fallback_reason is not None,
+            rerank_fallback_reason=state.fallback_reason,
+            found_by=cand.found_by,
+            found_via=cand.found_via,
+            hop_tag=cand.hop.tag if cand.hop else None,
+            hop_source=cand.hop.source if cand.hop else None,
+            matched_queries=[q.req.query],
+            collapsed=[
+                ChunkContext(
+                    uri=c.node.uri,
+                    chunk_index=c.node.chunk_index,
+                    score=c.final.on(state.track),
+                    abstract=c.node.abstract,
+                    content=c.node.content,
+                )
+                for c in rest
+            ],
+        )

@@ -128,6 +128,16 @@ PROVENANCE_KEYS: tuple[str, ...] = (
 """The keys of :meth:`MatchedContext.provenance`, shared by every framework integration."""
 
 
+class ChunkContext(BaseModel):
+    """Another collected chunk of a hit's document, folded into the hit's result slot."""
+
+    uri: str
+    chunk_index: int | None = None
+    score: float
+    abstract: str = ""
+    content: str = ""
+
+
 class MatchedContext(BaseModel):
     """One retrieved node with its score and full provenance."""
 
@@ -144,6 +154,8 @@ class MatchedContext(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     chunk_index: int | None = None
     vector_score: float | None = None
+    own_score: float | None = None
+    """The node's own score before propagation (``score`` blends in its ancestors')."""
     rerank_score: float | None = None
     rerank_fallback: bool = False
     rerank_fallback_reason: str | None = None
@@ -152,6 +164,8 @@ class MatchedContext(BaseModel):
     hop_tag: str | None = None
     hop_source: str | None = None
     matched_queries: list[TypedQuery] = Field(default_factory=list)
+    collapsed: list[ChunkContext] = Field(default_factory=list)
+    """The document's other collected chunks, best first (one slot per document)."""
 
     @property
     def text(self) -> str:

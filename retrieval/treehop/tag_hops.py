@@ -27,12 +27,16 @@ _HOP_SOURCES = ("user", "auto", "llm")
 
 @dataclass(frozen=True)
 class HopStart:
-    """A directory added to the heap by a tag hop."""
+    """A directory added to the heap by a tag hop.
+
+    It carries no score: the retriever starts it at ``tag_hop_score_factor`` times the
+    source hit's :class:`~treehop.descent.Score`, both tracks scaled alike, so a hop start can
+    never put a vector-scale number on the rerank track.
+    """
 
     uri: str
     tag: str
     source: str  # the global hit whose tag led here
-    start_score: float
 
 
 def subtree_key(uri: str, roots: Sequence[str]) -> str:
@@ -124,15 +128,7 @@ def plan_tag_hops(
             st = subtree_key(node.uri, roots)
             if st in hit_subtrees or st in chosen_subtrees or node.uri in roots:
                 continue
-            src = best_hit[lab]
-            starts.append(
-                HopStart(
-                    uri=node.uri,
-                    tag=lab,
-                    source=src.node.uri,
-                    start_score=cfg.tag_hop_score_factor * src.score,
-                )
-            )
+            starts.append(HopStart(uri=node.uri, tag=lab, source=best_hit[lab].node.uri))
             chosen_subtrees.add(st)
             if len(starts) >= cfg.tag_hop_max_subtrees:
                 break

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from store_conf_helpers import StoreFactory
 
-from treehop import RetrievalConfig, TagHopTrigger, Treehop
+from treehop import RetrievalConfig, StopRule, TagHopTrigger, Treehop
 from treehop import tags as tagmod
 from treehop.demo import index_sample_tree
 from treehop.errors import EmbeddingError, NotFoundError
@@ -113,7 +113,10 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 @pytest.fixture
 def tagged(store_factory: StoreFactory, bow: Any, tmp_path: Path) -> Iterator[Treehop]:
     """Two topical subtrees tagged at ingest; the platform one never mentions the query words."""
-    cfg = RetrievalConfig(tag_hop_trigger=TagHopTrigger.ALWAYS, global_search_topk=4)
+    # The seed's stop rule: with the bound the exact top-k needs no hop to be reached.
+    cfg = RetrievalConfig(
+        tag_hop_trigger=TagHopTrigger.ALWAYS, global_search_topk=4, stop_rule=StopRule.CONVERGENCE
+    )
     th = Treehop(embedder=bow, store=store_factory("tagged"), tagger=None, config=cfg)
     ml = _write(
         tmp_path / "ml",
@@ -222,7 +225,12 @@ def test_retriever_tag_hops_on_direct_upserts(
 ) -> None:
     store = store_factory(dim=8)
     _seed_store(store)
-    cfg = RetrievalConfig(global_search_topk=3, tag_hop_trigger=trigger, score_threshold=0.1)
+    cfg = RetrievalConfig(
+        global_search_topk=3,
+        tag_hop_trigger=trigger,
+        score_threshold=0.1,
+        stop_rule=StopRule.CONVERGENCE,  # the seed's rule, under which hops decide reach
+    )
     q = np.zeros(8, np.float32)
     q[0] = 1.0
     req = RetrievalRequest(

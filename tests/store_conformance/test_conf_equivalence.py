@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from store_conf_helpers import StoreFactory, assert_same_ranking, ranked
 
-from treehop import RetrievalConfig, TagHopTrigger, Treehop
+from treehop import RetrievalConfig, StopRule, TagHopTrigger, Treehop
 from treehop.demo import index_sample_tree
 from treehop.filters import MetadataFilter, TagFilter
 from treehop.models import FindResult, FoundBy
@@ -28,7 +28,10 @@ R = "viking://resources"
 
 def _build(store: Any, bow: Any, tmp: Path) -> Treehop:
     cfg = RetrievalConfig(
-        tag_hop_trigger=TagHopTrigger.ALWAYS, global_search_topk=3, dense_weight=1.0
+        tag_hop_trigger=TagHopTrigger.ALWAYS,
+        global_search_topk=3,
+        dense_weight=1.0,
+        stop_rule=StopRule.CONVERGENCE,  # hops decide reach only under the seed's rule
     )
     th = Treehop(embedder=bow, store=store, tagger=None, config=cfg, chunk_chars=400)
     index_sample_tree(th)
@@ -158,7 +161,10 @@ def test_automatic_tags_are_identical(
     out = []
     for store in (embedded_factory(), milvus_factory()):
         cfg = RetrievalConfig(
-            tag_hop_trigger=TagHopTrigger.ALWAYS, global_search_topk=3, dense_weight=1.0
+            tag_hop_trigger=TagHopTrigger.ALWAYS,
+            global_search_topk=3,
+            dense_weight=1.0,
+            stop_rule=StopRule.CONVERGENCE,  # hops decide reach only under the seed's rule
         )
         with Treehop(embedder=bow, store=store, tagger="auto", config=cfg) as th:
             index_sample_tree(th)

@@ -265,6 +265,7 @@ def render_explain(out: TextIO, qr: QueryResult, display: Display, label: str = 
         if t.rerank_fallback_reason:
             print(f"           (rerank fell back: {t.rerank_fallback_reason})", file=out)
     print(f"  stopped: {qr.stop_reason or '-'}", file=out)
+    render_tree_effect(out, qr, display)
     h = qr.tag_hops
     if not h.triggered:
         reason = f" ({h.trigger_reason})" if h.trigger_reason else ""
@@ -276,6 +277,43 @@ def render_explain(out: TextIO, qr: QueryResult, display: Display, label: str = 
         for subtree in h.subtrees_added:
             print(f"    subtree added: {display(subtree)}", file=out)
         print(f"    hits produced: {h.hits_produced}, in top-k: {h.hits_in_topk}", file=out)
+
+
+def tree_effect_lines(qr: QueryResult, display: Display) -> list[str]:
+    """What the tree changed for this query, hit by hit: hits the global step did not return
+    (found by opening a directory, or by a tag hop), hits whose rank moved because their
+    directories' relevance was blended into their score, and chunks folded into their
+    document's slot."""
+    hits = qr.matched_contexts
+    own = [m.score if m.own_score is None else m.own_score for m in hits]
+    own_order = sorted(range(len(hits)), key=lambda i: -own[i])
+    own_rank = {i: r for r, i in enumerate(own_order, 1)}
+    lines = []
+    for rank, m in enumerate(hits, 1):
+        why = []
+        if m.found_by is not FoundBy.GLOBAL:
+            why.append(f"below the global step: {how_found(m, display)}")
+        if m.own_score is not None and abs(m.score - m.own_score) > 1e-6:
+            moved = own_rank[rank - 1]
+            shift = f", #{moved} on its own score" if moved != rank else ""
+            why.append(f"own {m.own_score:.3f} -> {m.score:.3f} with its directories{shift}")
+        if m.collapsed:
+            why.append(f"{_n(len(m.collapsed), 'more chunk')} of this document folded in")
+        if why:
+            lines.append(f"    #{rank} {display(m.uri)}: {'; '.join(why)}")
+    return lines
+
+
+def render_tree_effect(out: TextIO, qr: QueryResult, display: Display) -> None:
+    lines = tree_effect_lines(qr, display)
+    found_below = sum(1 for m in qr.matched_contexts if m.found_by is not FoundBy.GLOBAL)
+    print(
+        f"  tree effect: {found_below} of {len(qr.matched_contexts)} hits found below the "
+        "global step" + (":" if lines else ""),
+        file=out,
+    )
+    for line in lines:
+        print(line, file=out)
 
 
 # ---------------------------------------------------------------------------------- browse

@@ -1,0 +1,343 @@
+"""The state of one heap descent: score values, the frontier, the collected hits, the stop rules.
+
+:class:`HierarchicalRetriever` runs the loop; this module holds what the loop reads and writes,
+so that each piece can be read (and tested) on its own:
+
+- :class:`Score` carries the two score tracks of a node (vector and rerank) and propagates
+  itself down the tree. A value on one track is only ever combined with values of the same
+  track, so a rerank-scale number can never land on the vector track or the other way round.
+- :class:`Frontier` is the heap of directories still to be opened, each with an upper bound on
+  what its subtree can still add.
+- :class:`Collected` holds every candidate found so far and ranks it one slot per document.
+- :class:`Descent` bundles them with the convergence counter, the trace and the rerank
+  fallback, and decides when the top-k is settled.
+
+Why an upper bound: the global search returns the ``N`` best nodes in scope, so every other
+node scores at most the ``N``-th score ``S`` on its own. With propagation
+``final = alpha*own + (1-alpha)*final(parent)``, nothing inside a directory whose final score is
+``f`` can score above ``max(S_D, alpha*S_D + (1-alpha)*f)``, where ``S_D`` is ``S`` or the best
+global hit inside that directory. Once the k-th best collected document scores at least the best
+bound left on the frontier, no unopened directory can change the top-k: the search stops with a
+proof instead of after a count of quiet rounds, and at ``alpha = 1`` it returns exactly what a
+flat search with the same scoring returns (never less recall).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from .models import FoundBy, Node, RoundTrace
+
+NEG_INF = -math.inf
+
+
+class Track(StrEnum):
+    """Which score track ranks candidates: the reranker's, or the vector (hybrid) scores."""
+
+    VECTOR = "vector"
+    RERANK = "rerank"
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """A node's score on both tracks. ``rr`` is ``None`` when the node was not reranked."""
+
+    vec: float
+    rr: float | None = None
+
+    def on(self, track: Track) -> float:
+        """The score that ranks on ``track``.
+
+        A node without a rerank score ranks last on the rerank track (its vector score is on
+        another scale and is never read there).
+        """
+        if track is Track.RERANK:
+            return NEG_INF if self.rr is None else self.rr
+        return self.vec
+
+    def propagate(self, parent: Score | None, alpha: float) -> Score:
+        """``alpha*self + (1-alpha)*parent`` on each track separately.
+
+        A track the parent lacks is not blended (the node keeps its own value on it): filling
+        the gap from the other track would mix scales.
+        """
+        if parent is None or alpha >= 1.0:
+            return self
+        vec = alpha * self.vec + (1 - alpha) * parent.vec
+        if self.rr is None or parent.rr is None:
+            return Score(vec, self.rr)
+        return Score(vec, alpha * self.rr + (1 - alpha) * parent.rr)
+
+    def scaled(self, factor: float) -> Score:
+        """Both tracks times ``factor`` (a tag hop's down-weighted start)."""
+        return Score(self.vec * factor, None if self.rr is None else self.rr * factor)
+
+
+@dataclass(frozen=True, slots=True)
+class HopOrigin:
+    """Why a subtree was entered sideways: the shared tag and the global hit that carried it."""
+
+    tag: str
+    source: str
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A node that may be returned: its own score, its propagated (final) score, provenance."""
+
+    node: Node
+    own: Score
+    final: Score
+    vector_score: float
+    found_by: FoundBy
+    found_via: str | None = None
+    hop: HopOrigin | None = None
+
+
+def document_key(node: Node) -> str:
+    """The document a node belongs to: a chunk's file, else the node itself."""
+    if node.chunk_index is not None and node.parent_uri:
+        return node.parent_uri
+    return node.uri
+
+
+class Collected:
+    """Every candidate found so far, keyed by URI, ranked one slot per document (or per node)."""
+
+    def __init__(self, collapse: bool) -> None:
+        self.collapse = collapse
+        self.by_uri: dict[str, Candidate] = {}
+
+    def __len__(self) -> int:
+        return len(self.by_uri)
+
+    def values(self) -> Iterable[Candidate]:
+        return self.by_uri.values()
+
+    def add(self, cand: Candidate, track: Track) -> None:
+        """Keep a node's best score; a direct path beats a hop on ties."""
+        old = self.by_uri.get(cand.node.uri)
+        if old is None or _better(cand, old, track):
+            self.by_uri[cand.node.uri] = cand
+
+    def _key(self, node: Node) -> str:
+        return document_key(node) if self.collapse else node.uri
+
+    def ranked(self, track: Track) -> list[list[Candidate]]:
+        """Groups best first; each group is one result slot, its best candidate first."""
+        items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
+        groups: dict[str, list[Candidate]] = {}
+        for c in items:
+            groups.setdefault(self._key(c.node), []).append(c)
+        return list(groups.values())
+
+    def kth_score(self, k: int, track: Track) -> float:
+        """The score of the k-th best slot, or -inf while fewer than k slots are filled."""
+        best: dict[str, float] = {}
+        for c in self.by_uri.values():
+            key = self._key(c.node)
+            s = c.final.on(track)
+            if s > best.get(key, NEG_INF):
+                best[key] = s
+        if len(best) < k:
+            return NEG_INF
+        arr = np.fromiter(best.values(), dtype=np.float64, count=len(best))
+        return float(np.partition(arr, len(arr) - k)[len(arr) - k])
+
+    def top_uris(self, k: int, track: Track) -> tuple[str, ...]:
+        return tuple(g[0].node.uri for g in self.ranked(track)[:k])
+
+
+def _better(new: Candidate, old: Candidate, track: Track) -> bool:
+    a, b = new.final.on(track), old.final.on(track)
+    # Scores of one node computed by different matrix products differ in the last bits.
+    if abs(a - b) > 1e-6:
+        return a > b
+    return old.hop is not None and new.hop is None
+
+
+@dataclass(order=True)
+class FrontierEntry:
+    sort_key: float
+    seq: int
+    uri: str = field(compare=False)
+    score: Score | None = field(compare=False)  # None: a search root (no score of its own)
+    hop: HopOrigin | None = field(compare=False, default=None)
+    seen: frozenset[str] = field(compare=False, default=frozenset())
+    """Children already returned by an earlier, truncated opening of this directory."""
+
+
+class Frontier:
+    """The heap of directories to open, best first.
+
+    Under the BOUND stop rule on the vector track the key is the subtree's upper bound;
+    otherwise (the rerank track, whose scores have no bound, or the seed's CONVERGENCE rule)
+    it is the directory's propagated score on the active track, as in the seed.
+    """
+
+    def __init__(self, bounds: SubtreeBounds, alpha: float, by_bound: bool) -> None:
+        self.bounds = bounds
+        self.alpha = alpha
+        self.by_bound = by_bound
+        self._heap: list[FrontierEntry] = []
+        self._seq = itertools.count()
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def _key(self, e: FrontierEntry, track: Track) -> float:
+        if self.by_bound and track is Track.VECTOR:
+            return self.bounds.upper(e.uri, e.score, self.alpha)
+        # A search root has no score of its own and is opened first.
+        return math.inf if e.score is None else e.score.on(track)
+
+    def push(
+        self,
+        uri: str,
+        score: Score | None,
+        track: Track,
+        hop: HopOrigin | None = None,
+        seen: frozenset[str] = frozenset(),
+    ) -> None:
+        e = FrontierEntry(0.0, next(self._seq), uri, score, hop, seen)
+        e.sort_key = -self._key(e, track)
+        heapq.heappush(self._heap, e)
+
+    def pop(self) -> FrontierEntry:
+        return heapq.heappop(self._heap)
+
+    def best_bound(self) -> float:
+        """The highest upper bound of any entry (-inf when empty)."""
+        if not self._heap:
+            return NEG_INF
+        if self.by_bound:  # keyed by the bound: the top entry holds the highest
+            return -self._heap[0].sort_key
+        return max(self.bounds.upper(e.uri, e.score, self.alpha) for e in self._heap)
+
+    def rekey(self, track: Track) -> None:
+        for e in self._heap:
+            e.sort_key = -self._key(e, track)
+        heapq.heapify(self._heap)
+
+
+class SubtreeBounds:
+    """Upper bounds on the own (unpropagated) vector-track score of uncollected nodes.
+
+    ``floor`` is the score of the last node the global search returned (``-inf`` when it
+    returned everything in scope): every node it did not return scores at most that. With
+    ``alpha < 1`` a global hit is final only once its parent is opened, so a directory holding
+    global hits is bounded by the best of them; with ``alpha = 1`` hits are final at once.
+    """
+
+    def __init__(self, alpha: float) -> None:
+        self.alpha = alpha
+        self.floor = math.inf
+        self.best_inside: dict[str, float] = {}
+
+    def update(self, floor: float, hits: Sequence[tuple[Node, float]]) -> None:
+        """A (deeper) global search returned ``hits`` and left everything else below ``floor``."""
+        self.floor = floor
+        if self.alpha >= 1.0:
+            return
+        for node, s in hits:
+            for a in (*node.ancestors, node.parent_uri or ""):
+                if a and s > self.best_inside.get(a, NEG_INF):
+                    self.best_inside[a] = s
+
+    def own_bound(self, uri: str) -> float:
+        return max(self.floor, self.best_inside.get(uri, NEG_INF))
+
+    def upper(self, uri: str, score: Score | None, alpha: float) -> float:
+        """Best final score any uncollected node below ``uri`` can reach.
+
+        Propagation is a convex blend, so along any path the final score stays below the larger
+        of the subtree's own-score bound and the first blend with the directory's score.
+        """
+        s = self.own_bound(uri)
+        if score is None or alpha >= 1.0:
+            return s
+        return max(s, alpha * s + (1 - alpha) * score.vec)
+
+
+@dataclass
+class Convergence:
+    """The seed's stop rule: the top-k unchanged for ``rounds`` consecutive rounds.
+
+    Used on the rerank track (rerank scores have no bound) and when configured. Counts only
+    once the top-k is full; rounds inside a hopped-to subtree do not spend the budget.
+    """
+
+    rounds: int
+    prev: tuple[str, ...] | None = None
+    unchanged: int = 0
+
+    def update(self, top: tuple[str, ...], full: bool, in_hop: bool) -> bool:
+        if top == self.prev and full:
+            if not in_hop:
+                self.unchanged += 1
+            return self.unchanged >= self.rounds
+        self.unchanged = 0
+        self.prev = top
+        return False
+
+
+@dataclass
+class Descent:
+    """Everything one query's descent reads and writes."""
+
+    limit: int
+    alpha: float
+    threshold: float
+    track: Track
+    collected: Collected
+    frontier: Frontier
+    convergence: Convergence
+    use_bound: bool
+    visited: set[str] = field(default_factory=set)
+    trace: list[RoundTrace] = field(default_factory=list)
+    fallback_reason: str | None = None
+    rounds: int = 0
+    stop_reason: str = "heap empty"
+
+    def fall_back(self, reason: str | None) -> None:
+        """The reranker failed: rank on the vector track from now on, for the whole query."""
+        self.fallback_reason = reason
+        self.track = Track.VECTOR
+        self.frontier.rekey(self.track)
+
+    def settled(self) -> bool:
+        """True when no unopened directory can change the top-k (vector track only)."""
+        if not (self.use_bound and self.track is Track.VECTOR):
+            return False
+        kth = self.collected.kth_score(self.limit, self.track)
+        if kth == NEG_INF:
+            return False
+        return kth >= self.frontier.best_bound()
+
+    def wants_deeper_global(self) -> bool:
+        """True when only a deeper global search can make progress: the top-k is not
+        settled and nothing on the heap is known to beat the global floor (every directory
+        left is bounded by the floor alone), so opening them would be a blind walk."""
+        if not (self.use_bound and self.track is Track.VECTOR):
+            return False
+        floor = self.frontier.bounds.floor
+        if floor == NEG_INF or self.collected.kth_score(self.limit, self.track) >= floor:
+            return False
+        return self.frontier.best_bound() <= floor + 1e-9
+
+    def converged(self, in_hop: bool) -> bool:
+        """The quiet-rounds rule, where the bound does not apply."""
+        if self.use_bound and self.track is Track.VECTOR:
+            return False
+        top = self.collected.top_uris(self.limit, self.track)
+        return self.convergence.update(top, len(top) >= self.limit, in_hop)
+
+    def passes(self, score: Score) -> bool:
+        return score.on(self.track) > self.threshold

@@ -1,0 +1,84 @@
+"""The descent's value types: two score tracks that never mix, the bound, convergence."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from treehop.descent import Convergence, Score, SubtreeBounds, Track
+from treehop.models import ContextType, Node
+
+finite = st.floats(-1.0, 1.0, allow_nan=False)
+alphas = st.floats(0.0, 1.0, allow_nan=False)
+
+
+@given(finite, finite, finite, finite, alphas)
+def test_propagation_blends_each_track_with_its_own(
+    v: float, r: float, pv: float, pr: float, a: float
+) -> None:
+    s = Score(v, r).propagate(Score(pv, pr), a)
+    assert s.vec == pytest.approx(a * v + (1 - a) * pv)
+    assert s.rr == pytest.approx(a * r + (1 - a) * pr)
+
+
+@given(finite, finite, alphas)
+def test_a_missing_track_is_never_filled_from_the_other(v: float, pv: float, a: float) -> None:
+    # Parent not reranked: the child's rerank score stays its own, never blended with pv.
+    assert Score(v, 0.5).propagate(Score(pv, None), a).rr == 0.5
+    assert Score(v, None).propagate(Score(pv, 0.9), a).rr is None
+    hop = Score(v, None).scaled(0.7)
+    assert hop.rr is None and hop.vec == pytest.approx(0.7 * v)
+
+
+def test_each_track_reads_only_its_own_value() -> None:
+    assert Score(0.3, 7.0).on(Track.RERANK) == 7.0
+    assert Score(0.3, 7.0).on(Track.VECTOR) == 0.3
+    assert Score(0.3, None).on(Track.RERANK) == -math.inf  # never the vector-scale 0.3
+
+
+def _node(uri: str, ancestors: list[str]) -> Node:
+    return Node(
+        uri=uri,
+        parent_uri=ancestors[-1],
+        context_type=ContextType.RESOURCE,
+        level=2,
+        is_leaf=True,
+        ancestors=ancestors,
+    )
+
+
+@given(finite, finite, finite, alphas)
+def test_the_bound_covers_every_depth(floor: float, parent: float, own: float, a: float) -> None:
+    b = SubtreeBounds(a)
+    b.update(floor, [])
+    own = min(own, floor)  # an unseen node scores at most the floor
+    ub = b.upper("d", Score(parent), a)
+    f = parent
+    for _ in range(6):  # any chain of unseen nodes below the directory
+        f = a * own + (1 - a) * f
+        assert f <= ub + 1e-9
+
+
+def test_hits_raise_their_ancestors_bound_until_alpha_is_one() -> None:
+    hit = _node("r/x/y/leaf", ["r", "r/x", "r/x/y"])
+    b = SubtreeBounds(0.5)
+    b.update(0.2, [(hit, 0.9)])
+    assert b.own_bound("r/x") == 0.9 and b.own_bound("r/z") == 0.2
+    b1 = SubtreeBounds(1.0)  # alpha = 1: hits are final at once, only the floor is left
+    b1.update(0.2, [(hit, 0.9)])
+    assert b1.own_bound("r/x") == 0.2
+    b1.update(-math.inf, [])
+    assert b1.upper("r/x", Score(5.0), 1.0) == -math.inf
+
+
+def test_convergence_counts_only_full_quiet_rounds_outside_hops() -> None:
+    c = Convergence(2)
+    assert not c.update(("a",), full=False, in_hop=False)
+    assert not c.update(("a",), full=False, in_hop=False)
+    assert not c.update(("a", "b"), full=True, in_hop=False)
+    assert not c.update(("a", "b"), full=True, in_hop=True)  # a hop round does not count
+    assert not c.update(("a", "b"), full=True, in_hop=False)
+    assert c.update(("a", "b"), full=True, in_hop=False)
