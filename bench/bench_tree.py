@@ -44,7 +44,6 @@ import argparse  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
-import re  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Iterable, Mapping, Sequence  # noqa: E402
@@ -64,6 +63,7 @@ from treehop import RetrievalConfig, Treehop  # noqa: E402
 from treehop.lexical import LexicalIndex  # noqa: E402
 from treehop.models import FindResult, Node  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
+from treehop.uri import CHUNK_MARK  # noqa: E402
 
 Units = frozenset[str]
 Ranked = list[Units]
@@ -113,7 +113,9 @@ def recall_at(ranked: Sequence[Iterable[str]], relevant: Mapping[str, float], k:
     return len(found) / len(rel)
 
 
-def reciprocal_rank(ranked: Sequence[Iterable[str]], relevant: Mapping[str, float], k: int) -> float:
+def reciprocal_rank(
+    ranked: Sequence[Iterable[str]], relevant: Mapping[str, float], k: int
+) -> float:
     """1 / the rank of the first slot holding a relevant unit within ``k`` (0 if none)."""
     for rank, units in enumerate(ranked[:k], start=1):
         if any(relevant.get(u, 0) > 0 for u in units):
@@ -208,7 +210,9 @@ class RowSpec:
 ROWS: tuple[RowSpec, ...] = (
     RowSpec("flat-dense", "flat dense", "flat-dense"),
     RowSpec("flat-hybrid", "flat hybrid (default w)", "flat-hybrid"),
-    RowSpec("flat-hybrid-w", "flat hybrid w*", "flat-hybrid", tune={"dense_weight": DENSE_WEIGHT_GRID}),
+    RowSpec(
+        "flat-hybrid-w", "flat hybrid w*", "flat-hybrid", tune={"dense_weight": DENSE_WEIGHT_GRID}
+    ),
     RowSpec("flat-bm25", "flat BM25", "flat-bm25"),
     RowSpec("framework", "framework: 1000c split + flat", "framework"),
     RowSpec("find", "find() default", "find"),
@@ -221,10 +225,15 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec("find-hops-off", "find tag hops off", "find", config={"tag_hop_trigger": "off"}),
     RowSpec("find-hops-on", "find tag hops always", "find", config={"tag_hop_trigger": "always"}),
     RowSpec(
-        "find-no-parents", "find no leaf-parent starts", "find", config={"expand_leaf_parents": False}
+        "find-no-parents",
+        "find no leaf-parent starts",
+        "find",
+        config={"expand_leaf_parents": False},
     ),
     RowSpec("find-g50", "find global_search_topk=50", "find", config={"global_search_topk": 50}),
-    RowSpec("find-conv10", "find convergence 10 rounds", "find", config={"max_convergence_rounds": 10}),
+    RowSpec(
+        "find-conv10", "find convergence 10 rounds", "find", config={"max_convergence_rounds": 10}
+    ),
 )
 
 
@@ -256,7 +265,7 @@ class FrameworkDoc:
 class BenchSet:
     name: str
     family: str  # "docs" or "memory"
-    ingest: Callable[[Treehop], None]
+    ingest: Callable[[Treehop], object]
     unit_of: Callable[[Node], str | None]
     queries: list[Query]
     framework_docs: Callable[[], list[FrameworkDoc]]
@@ -271,12 +280,16 @@ class BenchSet:
         return "r10" if self.family == "memory" else "ndcg10"
 
 
-def _files_as_docs(root: Path, scope: str, unit_of_path: Callable[[str], str]) -> list[FrameworkDoc]:
+def _files_as_docs(
+    root: Path, scope: str, unit_of_path: Callable[[str], str]
+) -> list[FrameworkDoc]:
     out = []
     for f in sorted(root.rglob("*")):
         if f.is_file() and not f.name.startswith("."):
             text = f.read_text(encoding="utf-8")
-            out.append(FrameworkDoc(text, scope, [(0, len(text), unit_of_path(str(f.relative_to(root))))]))
+            out.append(
+                FrameworkDoc(text, scope, [(0, len(text), unit_of_path(str(f.relative_to(root))))])
+            )
     return out
 
 
@@ -335,7 +348,13 @@ def _sphinx_set(
             "another package version? Rebuild the query set (python bench/datasets.py --help)"
         )
     queries = [
-        Query(str(q["qid"]), str(q["query"]), {str(q["relevant"]): 1.0}, target, str(q.get("kind", "")))
+        Query(
+            str(q["qid"]),
+            str(q["query"]),
+            {str(q["relevant"]): 1.0},
+            target,
+            str(q.get("kind", "")),
+        )
         for q in raw
     ]
     return BenchSet(
@@ -354,8 +373,13 @@ def django_set() -> BenchSet | None:
         _log(f"SKIP django: {ds.django_install_hint()}")
         return None
     root, pages = ds.materialise_django_docs()
+    heading = [{**q, "kind": "heading"} for q in ds.load_django_queries()]
     return _sphinx_set(
-        "django", root, pages, ds.load_django_queries(), "Django 3.2 docs; unit = page; heading queries"
+        "django",
+        root,
+        pages,
+        heading + ds.load_query_file(ds.DJANGO_ANCHOR_QUERIES_FILE),
+        "Django 3.2 docs; unit = page; heading + anchor-text queries",
     )
 
 
@@ -398,7 +422,9 @@ def locomo_set() -> BenchSet | None:
                         "session_date": s.date,
                     },
                 )
-        _log(f"indexed {LOCOMO_ROOT}: {len(convs)} conversations in {time.perf_counter() - t0:.0f}s")
+        _log(
+            f"indexed {LOCOMO_ROOT}: {len(convs)} conversations in {time.perf_counter() - t0:.0f}s"
+        )
 
     def unit_of(node: Node) -> str | None:
         sp = _source_path(node)
@@ -572,14 +598,18 @@ class Framework:
             def embed_query(self, text: str) -> list[float]:
                 return list(map(float, embedder.embed_query(text)))
 
-        splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200, add_start_index=True)
+        splitter = RecursiveCharacterTextSplitter(
+            chunk_size=1000, chunk_overlap=200, add_start_index=True
+        )
         chunks: list[Any] = []
         for d in docs:
             for c in splitter.create_documents([d.text]):
                 start = int(c.metadata["start_index"])
                 units = units_of_chunk(start, start + len(c.page_content), d.spans)
                 chunks.append(
-                    Document(page_content=c.page_content, metadata={"scope": d.scope, "units": units})
+                    Document(
+                        page_content=c.page_content, metadata={"scope": d.scope, "units": units}
+                    )
                 )
         self.store = InMemoryVectorStore(embedding=_Emb())
         self.store.add_documents(chunks)
@@ -590,6 +620,47 @@ class Framework:
             [float(x) for x in vec], k=limit, filter=lambda d: d.metadata["scope"] == q.scope
         )
         return [h.metadata["units"] for h in hits]
+
+
+def far_queries(
+    ix: Index, queries: Sequence[Query], vecs: Mapping[str, npt.NDArray[np.float32]], cut: int = 3
+) -> set[str]:
+    """Queries with a relevant unit in a first-level subtree whose directory vector ranks
+    below ``cut`` among the scope's first-level directories (1 = nearest to the query).
+
+    The case tag hops and subtree routing exist for: the answer sits where the summary does
+    not point. Defined from the index's directory vectors and the labels only (never from a
+    run); scopes with fewer than 5 first-level directories contribute no query.
+    """
+    out: set[str] = set()
+    for scope in {q.scope for q in queries}:
+        root = ix.resolve(scope)
+        unit_dirs: dict[str, set[str]] = {}
+        for uri, units in zip(ix.leaf_uris, ix.leaf_units, strict=True):
+            rest = uri[len(root) + 1 :] if uri.startswith(root + "/") else ""
+            if "/" not in rest.split(CHUNK_MARK)[0]:
+                continue  # a file directly under the scope: no subtree to be routed to
+            top = f"{root}/{rest.split('/', 1)[0]}"
+            for u in units:
+                unit_dirs.setdefault(u, set()).add(top)
+        dirs = sorted(
+            n.uri for n in ix.th.store.iter_nodes(root) if n.parent_uri == root and not n.is_leaf
+        )
+        if len(dirs) < 5:
+            continue
+        mat = np.asarray(ix.th.store.get_vectors(dirs), dtype=np.float32)
+        pos = {d: i for i, d in enumerate(dirs)}
+        for q in queries:
+            if q.scope != scope:
+                continue
+            sims = mat @ vecs[q.text]
+            rank = np.empty(len(dirs), dtype=np.int64)
+            rank[np.argsort(-sims, kind="stable")] = np.arange(1, len(dirs) + 1)
+            for u, g in q.relevant.items():
+                if g > 0 and any(d in pos and rank[pos[d]] > cut for d in unit_dirs.get(u, ())):
+                    out.add(q.qid)
+                    break
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -737,6 +808,60 @@ def print_table(rows: Sequence[TableRow]) -> None:
         )
 
 
+def print_checks(table: Sequence[TableRow]) -> None:
+    """The issue's "done when" lines, read off the table, and the cross-set dense_weight."""
+    by = {(r.dataset, r.half, r.key): r for r in table}
+    lines = []
+    for (dataset, half, key), r in by.items():
+        if key != "find" or "/" in dataset:
+            continue
+        flat = by.get((dataset, half, "flat-hybrid"))
+        if flat is None:
+            continue
+        metric, need = ("r10", 0.03) if dataset == "locomo" else ("ndcg10", 0.02)
+        d = r.scores.get(metric) - flat.scores.get(metric)
+        d100 = r.scores.get("r100") - flat.scores.get("r100")
+        best = max(
+            (
+                x
+                for x in table
+                if x.dataset == dataset
+                and x.half == half
+                and x.key.startswith(("flat", "framework"))
+            ),
+            key=lambda x: x.scores.get(metric),
+        )
+        line = (
+            f"- {dataset}/{half}: find() default - flat hybrid (same w) = {d:+.3f} {metric} "
+            f"(goal >= +{need}: {'met' if d >= need else 'NOT met'}); R@100 {d100:+.3f} "
+            f"({'>= flat' if d100 >= 0 else 'below flat'}); "
+            f"best baseline {best.name} {best.scores.get(metric):.3f}"
+        )
+        if dataset == "locomo":
+            ok = r.scores.get("r5") >= 0.70 and r.scores.get("r10") >= 0.80
+            line += (
+                f"; R@5 {r.scores.get('r5'):.3f} / R@10 {r.scores.get('r10'):.3f} "
+                f"(goal 0.70 / 0.80 on dev: {'met' if ok else 'NOT met'} on {half})"
+            )
+        lines.append(line)
+    if lines:
+        print("Done-when checks (same scoring = flat hybrid at the default dense_weight):")
+        print("\n".join(lines))
+    # dense_weight across sets: the dev-half traces of the tuned find row, averaged.
+    traces = [
+        r.tuning for r in table if r.key == "find-w" and r.half == "test" and "/" not in r.dataset
+    ]
+    if len(traces) > 1:
+        keys = [k for k in traces[0] if all(k in t for t in traces)]
+        means = {k: float(np.mean([t[k] for t in traces])) for k in keys}
+        best_k = max(means, key=lambda k: means[k])
+        print(
+            f"dense_weight across {len(traces)} sets (find(), mean dev nDCG@10 / LoCoMo R@10): "
+            + ", ".join(f"{k.split('=')[1]}: {v:.3f}" for k, v in means.items())
+            + f" -> {best_k}"
+        )
+
+
 def _tuned_keys(key: str) -> set[str]:
     return {k for r in ROWS if r.key == key for k in r.tune}
 
@@ -781,7 +906,10 @@ def evaluate_set(
         if any(r.method == "framework" for r in rows):
             t0 = time.perf_counter()
             framework = Framework(bench.framework_docs(), cached)
-            _log(f"{bench.name}: framework index {framework.n_chunks} chunks in {time.perf_counter() - t0:.0f}s")
+            _log(
+                f"{bench.name}: framework index {framework.n_chunks} chunks "
+                f"in {time.perf_counter() - t0:.0f}s"
+            )
         dev_ids, test_ids = split_halves([q.qid for q in bench.queries])
         by_id = {q.qid: q for q in bench.queries}
         cap = args.max_queries or None
@@ -802,10 +930,15 @@ def evaluate_set(
         for half, qs in halves:
             t0 = time.perf_counter()
             results = run_rows(runner, [(r, p) for r, p, _ in chosen], qs, bench.limits)
-            _log(f"{bench.name}/{half}: {len(qs)} queries x {len(rows)} rows in {time.perf_counter() - t0:.0f}s")
+            _log(
+                f"{bench.name}/{half}: {len(qs)} queries x {len(rows)} rows "
+                f"in {time.perf_counter() - t0:.0f}s"
+            )
             rel = {q.qid: q.relevant for q in qs}
             groups: list[tuple[str, list[str]]] = [(bench.name, [q.qid for q in qs])]
-            if args.by_kind:
+            if args.subsets:
+                far = far_queries(ix, qs, embedder.queries)
+                groups.append((f"{bench.name}/far", [q.qid for q in qs if q.qid in far]))
                 kinds = sorted({q.kind for q in qs if q.kind})
                 groups += [(f"{bench.name}/{k}", [q.qid for q in qs if q.kind == k]) for k in kinds]
             for label, ids in groups:
@@ -842,16 +975,26 @@ def parse_rows(spec: str) -> list[RowSpec]:
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--dataset", default="all", help=f"comma-separated: {','.join(SETS)} or all")
-    ap.add_argument("--max-queries", type=int, default=0, help="first N queries of each half (0 = all)")
+    ap.add_argument(
+        "--max-queries", type=int, default=0, help="first N queries of each half (0 = all)"
+    )
     ap.add_argument("--rows", default="all", help="comma-separated row keys (--list-rows)")
     ap.add_argument("--list-rows", action="store_true")
     ap.add_argument("--dev", action="store_true", help="also print the dev half")
-    ap.add_argument("--by-kind", action="store_true", help="also score each query kind apart")
+    ap.add_argument(
+        "--subsets",
+        action="store_true",
+        help="also score subsets: <set>/far (answer under a far-ranked subtree), query kinds",
+    )
     ap.add_argument("--json", type=Path, help="write every row to this JSON file")
     args = ap.parse_args(argv)
     if args.list_rows:
         for r in ROWS:
-            extra = {**dict(r.config), **dict(r.find), **{f"tune {k}": list(v) for k, v in r.tune.items()}}
+            extra = {
+                **dict(r.config),
+                **dict(r.find),
+                **{f"tune {k}": list(v) for k, v in r.tune.items()},
+            }
             print(f"{r.key:<16} {r.name:<32} {r.method:<12} {extra}")
         return
     names = list(SETS) if args.dataset == "all" else [s.strip() for s in args.dataset.split(",")]
@@ -872,10 +1015,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     print()
     print_table(table)
     print()
+    print_checks(table)
+    print()
     for n in notes:
         print(f"- {n}")
     print(
-        f"- embedder {cached.name}; RetrievalConfig defaults {RetrievalConfig().model_dump(mode='json')}; "
+        f"- embedder {cached.name}; "
+        f"RetrievalConfig defaults {RetrievalConfig().model_dump(mode='json')}; "
         f"split seed {SPLIT_SEED}; tuned on dev: nDCG@10 (LoCoMo R@10); "
         f"BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; latency = limit-10 call, "
         f"rows interleaved per query; total {time.perf_counter() - t0:.0f}s"

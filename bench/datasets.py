@@ -47,14 +47,13 @@ def _shared_data(name: str) -> Path:
 
 
 CRANFIELD_DIR = Path(os.environ.get("TREEHOP_CRANFIELD", _shared_data("cranfield")))
-LOCOMO_FILE = Path(
-    os.environ.get("TREEHOP_LOCOMO", _shared_data("locomo") / "locomo5_dev.json")
-)
+LOCOMO_FILE = Path(os.environ.get("TREEHOP_LOCOMO", _shared_data("locomo") / "locomo5_dev.json"))
 DJANGO_PACKAGE = "python-django-doc"
 DJANGO_HTML_DIR = Path(
     os.environ.get("TREEHOP_DJANGO_DOCS", "/usr/share/doc/python-django-doc/html")
 )
 DJANGO_QUERIES_FILE = DATA_DIR / "django_doc_queries.json"
+DJANGO_ANCHOR_QUERIES_FILE = DATA_DIR / "django_anchor_queries.json"
 
 Vectors = npt.NDArray[np.float32]
 
@@ -640,9 +639,7 @@ def convert_django_docs(html_dir: Path = DJANGO_HTML_DIR) -> list[DocPage]:
     return convert_sphinx_docs(html_dir, DJANGO_SKIP_DIRS, DJANGO_SKIP_FILES)
 
 
-def convert_sphinx_docs(
-    html_dir: Path, skip_dirs: set[str], skip_files: set[str]
-) -> list[DocPage]:
+def convert_sphinx_docs(html_dir: Path, skip_dirs: set[str], skip_files: set[str]) -> list[DocPage]:
     """Every content page of a Sphinx HTML build as markdown text, in file-name order.
 
     Pages under ``skip_dirs`` (first path component) or named in ``skip_files`` are left
@@ -994,7 +991,7 @@ def derive_first_sentence_queries(
     counts: Counter[str] = Counter()
     cands: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for p in pages:
-        offs = _heading_offsets(p) + [len(p.text)]
+        offs = [*_heading_offsets(p), len(p.text)]
         for j, h in enumerate(p.headings):
             sent = _first_sentence(p.text[offs[j] : offs[j + 1]])
             if sent is None:
@@ -1046,7 +1043,8 @@ def save_pytest_queries(
                 "level 2-4, labelled with the page that holds it; <= 4 per page, seeded sample"
             ),
             "anchor": (
-                "the text (2-12 words) of an internal link written on another page, labelled with the page "
+                "the text (2-12 words) of an internal link written on another page, labelled "
+                "with the page "
                 "it points to; texts equal to any heading or page title, code, self-links, "
                 "ambiguous and generic texts dropped; <= 3 per target page, seeded sample"
             ),
@@ -1205,8 +1203,35 @@ def _main() -> None:
     ap = argparse.ArgumentParser(description="Prepare and inspect the benchmark datasets.")
     ap.add_argument("--rebuild-django-queries", action="store_true")
     ap.add_argument("--rebuild-pytest-queries", action="store_true")
+    ap.add_argument("--rebuild-django-anchor-queries", action="store_true")
     ap.add_argument("--cranfield-tree", action="store_true", help="build the Cranfield tree")
     args = ap.parse_args()
+    if args.rebuild_django_anchor_queries:
+        if not django_docs_available():
+            sys.exit(django_install_hint())
+        _, pages = materialise_django_docs()
+        anchors = derive_anchor_queries(pages, n=200, per_target=3, seed=0)
+        for i, q in enumerate(anchors, start=1):
+            q.update(qid=f"a{i}", kind="anchor")
+        DJANGO_ANCHOR_QUERIES_FILE.write_text(
+            json.dumps(
+                {
+                    "source": f"Debian package {DJANGO_PACKAGE} (Django 3.2 documentation)",
+                    "method": (
+                        "the text (2-12 words) of an internal link written on another page, "
+                        "labelled with the page it points to; texts equal to any heading or page "
+                        "title, code, self-links, ambiguous and generic texts dropped; <= 3 per "
+                        "target page, 200 in all, seeded sample"
+                    ),
+                    "derived_by": "python bench/datasets.py --rebuild-django-anchor-queries",
+                    "queries": anchors,
+                },
+                indent=1,
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
+        print(f"wrote {len(anchors)} anchor queries to {DJANGO_ANCHOR_QUERIES_FILE}")
     if args.rebuild_pytest_queries:
         root, pages = materialise_pytest_docs()
         marker = debian_package_root(PYTEST_PACKAGE) / ".bench-unpacked"

@@ -20,11 +20,11 @@ from ir_measures import RR, R, nDCG
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt  # noqa: E402
-import datasets as ds  # noqa: E402
-from treehop import Treehop  # noqa: E402
+import bench_tree as bt
+import datasets as ds
+from treehop import Treehop
 
-from treehop_test_doubles import BagOfWordsEmbedder  # noqa: E402
+from treehop_test_doubles import BagOfWordsEmbedder
 
 
 def fs(*units: str) -> frozenset[str]:
@@ -36,7 +36,9 @@ def test_second_chunk_takes_a_slot_but_is_no_second_hit() -> None:
     ranked = [fs("a"), fs("a"), fs("b")]
     # a at rank 1, b at rank 3 (rank 2 is a's second chunk): not b at rank 2.
     ideal = 1 / math.log2(2) + 1 / math.log2(3)
-    assert bt.ndcg_at(ranked, rel, 10) == pytest.approx((1 / math.log2(2) + 1 / math.log2(4)) / ideal)
+    assert bt.ndcg_at(ranked, rel, 10) == pytest.approx(
+        (1 / math.log2(2) + 1 / math.log2(4)) / ideal
+    )
     assert bt.recall_at(ranked, rel, 2) == 0.5
     assert bt.recall_at(ranked, rel, 3) == 1.0
     # The same unit twice is never worth more than once.
@@ -96,7 +98,7 @@ def test_split_halves_is_deterministic_and_stable() -> None:
     assert set(dev2) == set(dev)
     assert dev == [q for q in ids if q in set(dev)]  # input order kept
     # A query's half depends on it alone: a subset keeps every member in its half.
-    sub_dev, _ = bt.split_halves(ids[:50] + ["new-query"])
+    sub_dev, _ = bt.split_halves([*ids[:50], "new-query"])
     assert set(sub_dev) - {"new-query"} == set(dev) & set(ids[:50])
     assert set(bt.split_halves(ids, seed=1)[0]) != set(dev)
 
@@ -132,7 +134,14 @@ def test_locomo_evidence_recall_and_chunk_mapping(tmp_path: Path) -> None:
     assert ds.dia_id_from_filename(ds.locomo_turn_filename("D12:7")) == "D12:7"
 
     rel = {"conv-x/D1:1": 1.0, "conv-x/D1:3": 1.0}
-    ranked = [fs("conv-x/D1:2"), fs("conv-x/D1:3"), fs("conv-x/D1:3"), fs(), fs(), fs("conv-x/D1:1")]
+    ranked = [
+        fs("conv-x/D1:2"),
+        fs("conv-x/D1:3"),
+        fs("conv-x/D1:3"),
+        fs(),
+        fs(),
+        fs("conv-x/D1:1"),
+    ]
     assert bt.recall_at(ranked, rel, 5) == 0.5
     assert bt.recall_at(ranked, rel, 10) == 1.0
 
@@ -171,7 +180,10 @@ def test_rows_run_end_to_end_on_a_real_client(tmp_path: Path) -> None:
         ix = bt.Index(th, bench)
         emb.prepare([q.text for q in queries])
         runner = bt.Runner(ix, emb, None)
-        rows = [(r, dict(r.config)) for r in bt.parse_rows("flat-dense,flat-bm25,flat-hybrid,find,find-leaves")]
+        rows = [
+            (r, dict(r.config))
+            for r in bt.parse_rows("flat-dense,flat-bm25,flat-hybrid,find,find-leaves")
+        ]
         results = bt.run_rows(runner, rows, queries, (10, 100))
         rel = {q.qid: q.relevant for q in queries}
         for res in results:
