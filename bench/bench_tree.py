@@ -71,9 +71,11 @@ Ranked = list[Units]
 directory or an unlabelled node)."""
 
 SPLIT_SEED = 0
-DENSE_WEIGHT_GRID = (0.7, 1.0, 0.9, 0.8, 0.6, 0.5, 0.4)
+DEFAULT_DENSE_WEIGHT = RetrievalConfig().dense_weight
+"""What ``find()`` uses by default; the flat hybrid row uses the same weight."""
+DENSE_WEIGHT_GRID = (0.7, 1.0, 0.9, 0.8, 0.5)
 """Candidates for tuned ``dense_weight`` rows; the default first, so a tie keeps it."""
-ALPHA_GRID = (1.0, 0.8, 0.6, 0.4, 0.2)
+ALPHA_GRID = (1.0, 0.7, 0.4)
 
 
 # --------------------------------------------------------------------------------------
@@ -166,9 +168,11 @@ def score_runs(
     runs: Mapping[int, Mapping[str, Ranked]],
     relevant: Mapping[str, Mapping[str, float]],
     qids: Sequence[str],
+    with_r5: bool = False,
 ) -> Scores:
     """Mean metrics over ``qids``. ``runs[limit][qid]`` is the list returned at that limit:
-    @10 metrics come from the limit-10 list, R@100 from the limit-100 one, R@5 from limit 5."""
+    @10 metrics come from the limit-10 list, R@100 from the limit-100 one, R@5 (``with_r5``)
+    from a limit-5 list when there is one, else from the first 5 slots of the limit-10 list."""
 
     def mean(limit: int, fn: Callable[[Ranked, Mapping[str, float]], float]) -> float | None:
         if limit not in runs:
@@ -181,7 +185,7 @@ def score_runs(
         r10=mean(10, lambda r, rel: recall_at(r, rel, 10)) or 0.0,
         r100=mean(100, lambda r, rel: recall_at(r, rel, 100)),
         mrr10=mean(10, lambda r, rel: reciprocal_rank(r, rel, 10)) or 0.0,
-        r5=mean(5, lambda r, rel: recall_at(r, rel, 5)),
+        r5=mean(5 if 5 in runs else 10, lambda r, rel: recall_at(r, rel, 5)) if with_r5 else None,
     )
 
 
@@ -273,7 +277,7 @@ class BenchSet:
 
     @property
     def limits(self) -> tuple[int, ...]:
-        return (5, 10, 100) if self.family == "memory" else (10, 100)
+        return (10, 100)
 
     @property
     def tune_metric(self) -> str:
@@ -681,15 +685,17 @@ class Runner:
         if row.method == "flat-bm25":
             return flat_bm25(self.ix, q, vec, limit)
         if row.method == "flat-hybrid":
-            w = float(params.get("dense_weight", RetrievalConfig().dense_weight))
+            w = float(params.get("dense_weight", DEFAULT_DENSE_WEIGHT))
             return flat_hybrid(self.ix, q, vec, limit, w)
         if row.method == "framework":
             if self.framework is None:
                 raise RuntimeError("framework row without a framework index")
             return self.framework.run(q, vec, limit)
         if row.method == "find":
+            if not params:
+                return run_find(self.ix, q, limit, row.find)
             cfg = self.ix.th.config
-            saved = cfg.model_dump()
+            saved = {key: getattr(cfg, key) for key in params}
             try:
                 for key, value in params.items():
                     setattr(cfg, key, value)
@@ -785,6 +791,59 @@ class TableRow:
             "params": self.params,
             "tuning_on_dev": self.tuning,
         }
+
+
+def table_row_from_json(d: Mapping[str, Any]) -> TableRow:
+    return TableRow(
+        dataset=str(d["dataset"]),
+        half=str(d["half"]),
+        key=str(d["row"]),
+        name=str(d["name"]),
+        scores=Scores(
+            n=int(d["n"]),
+            ndcg10=float(d["ndcg@10"]),
+            r10=float(d["R@10"]),
+            r100=None if d["R@100"] is None else float(d["R@100"]),
+            mrr10=float(d["MRR@10"]),
+            r5=None if d["R@5"] is None else float(d["R@5"]),
+        ),
+        p50=float(d["p50_ms"]),
+        p95=float(d["p95_ms"]),
+        params=dict(d["params"]),
+        tuning=dict(d["tuning_on_dev"]),
+    )
+
+
+def run_in_processes(
+    names: Sequence[str], args: argparse.Namespace
+) -> tuple[list[TableRow], list[str]]:
+    """One child process per set (``--jobs``), then one merged table. Each child is this
+    script with ``--dataset <set>``; on a shared machine this spreads the sets over the cores.
+    Latency ratios stay comparable within a set (its rows are still interleaved)."""
+    import subprocess
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench_tree_"))
+
+    def child(name: str) -> Path:
+        out = tmp / f"{name}.json"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--dataset", name]
+        cmd += ["--rows", args.rows, "--max-queries", str(args.max_queries), "--json", str(out)]
+        cmd += ["--dev"] * bool(args.dev) + ["--subsets"] * bool(args.subsets)
+        with (tmp / f"{name}.log").open("w") as log:
+            subprocess.run(cmd, check=True, stdout=log)
+        return out
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        files = list(pool.map(child, names))
+    table: list[TableRow] = []
+    notes: list[str] = []
+    for f in files:
+        data = json.loads(f.read_text())
+        table += [table_row_from_json(d) for d in data["rows"]]
+        notes += list(data["notes"])
+    return table, notes
 
 
 def _fmt(x: float | None) -> str:
@@ -949,7 +1008,7 @@ def evaluate_set(
                             half=half,
                             key=row.key,
                             name=row.name,
-                            scores=score_runs(res.runs, rel, ids),
+                            scores=score_runs(res.runs, rel, ids, bench.family == "memory"),
                             p50=_pct(res.latency_ms, 50),
                             p95=_pct(res.latency_ms, 95),
                             params=params,
@@ -987,6 +1046,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="also score subsets: <set>/far (answer under a far-ranked subtree), query kinds",
     )
     ap.add_argument("--json", type=Path, help="write every row to this JSON file")
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="run the sets in this many processes (then merge)"
+    )
     args = ap.parse_args(argv)
     if args.list_rows:
         for r in ROWS:
@@ -1006,7 +1068,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     t0 = time.perf_counter()
     table: list[TableRow] = []
     notes: list[str] = []
-    for name in names:
+    if args.jobs > 1 and len(names) > 1:
+        table, notes = run_in_processes(names, args)
+    for name in names if not table else []:
         bench = load_set(name, cached)
         if bench is None:
             continue

@@ -82,9 +82,11 @@ def test_score_runs_reads_each_metric_from_its_own_limit() -> None:
         10: {"q": [fs("a"), fs("x")]},
         100: {"q": [fs("a"), fs("b")]},
     }
-    s = bt.score_runs(runs, rel, ["q"])
+    s = bt.score_runs(runs, rel, ["q"], with_r5=True)
     assert (s.n, s.r5, s.r10, s.r100, s.mrr10) == (1, 0.5, 0.5, 1.0, 1.0)
-    assert bt.score_runs({10: runs[10]}, rel, ["q"]).r100 is None
+    only10 = bt.score_runs({10: runs[10]}, rel, ["q"], with_r5=True)
+    assert only10.r100 is None and only10.r5 == 0.5  # R@5 from the limit-10 list's top 5
+    assert bt.score_runs(runs, rel, ["q"]).r5 is None
 
 
 def test_split_halves_is_deterministic_and_stable() -> None:
