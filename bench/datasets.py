@@ -112,6 +112,18 @@ class CachedEmbedder:
     def _key(text: str) -> str:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+    def count_missing(self, texts: Sequence[str]) -> int:
+        """How many distinct texts are not cached yet (what embedding them would cost)."""
+        keys = list(dict.fromkeys(self._key(t) for t in texts))
+        have = 0
+        with self._lock:
+            for i in range(0, len(keys), 500):
+                part = keys[i : i + 500]
+                marks = ",".join("?" * len(part))
+                row = self._db.execute(f"SELECT COUNT(*) FROM emb WHERE k IN ({marks})", part)
+                have += int(row.fetchone()[0])
+        return len(keys) - have
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         texts = list(texts)
         dim = self.dimension
