@@ -1084,6 +1084,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     ap.add_argument("--json", type=Path, help="write every row to this JSON file")
     ap.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        help="print one table from the --json files of earlier runs (runs nothing)",
+    )
+    ap.add_argument(
         "--max-new-embeddings",
         type=int,
         default=None,
@@ -1107,11 +1113,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     if bad:
         raise SystemExit(f"unknown dataset(s) {bad}; known: {', '.join(SETS)}, all")
     rows = parse_rows(args.rows)
-    cached = ds.default_embedder()
+    cached = None if args.merge else ds.default_embedder()
     t0 = time.perf_counter()
     table: list[TableRow] = []
     notes: list[str] = []
-    if args.jobs > 1 and len(names) > 1:
+    if args.merge:
+        for f in args.merge:
+            data = json.loads(f.read_text())
+            table += [table_row_from_json(d) for d in data["rows"]]
+            notes += list(data["notes"])
+            notes.append(f"{f.name}: bench_tree.py {' '.join(data['argv'])}")
+        names = []
+    elif args.jobs > 1 and len(names) > 1:
         table, notes = run_in_processes(names, args)
     for name in names if not table else []:
         bench = load_set(name, cached)
@@ -1127,7 +1140,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for n in notes:
         print(f"- {n}")
     print(
-        f"- embedder {cached.name}; "
+        f"- embedder {ds.default_embedder_name() if cached is None else cached.name}; "
         f"RetrievalConfig defaults {RetrievalConfig().model_dump(mode='json')}; "
         f"split seed {SPLIT_SEED}; tuned on dev: nDCG@10 (LoCoMo R@10); "
         f"BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; latency = limit-10 call, "

@@ -169,6 +169,14 @@ class CachedEmbedder:
         return self.embed_query(text)
 
 
+def default_embedder_name() -> str:
+    """The default embedder's identifier, without loading the model."""
+    ensure_treehop_importable()
+    from treehop.embedders.local_minilm import MODEL_NAME
+
+    return MODEL_NAME
+
+
 def default_embedder(cache: bool = True) -> Any:
     """treehop's offline MiniLM embedder, wrapped in the on-disk cache."""
     ensure_treehop_importable()
