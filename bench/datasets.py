@@ -36,14 +36,24 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 CACHE_DIR = Path(os.environ.get("TREEHOP_BENCH_CACHE", BENCH_DIR / ".cache"))
 DATA_DIR = BENCH_DIR / "data"
-CRANFIELD_DIR = Path(
-    os.environ.get("TREEHOP_CRANFIELD", REPO_ROOT.parent / "shared" / "data" / "cranfield")
-)
+
+
+def _shared_data(name: str) -> Path:
+    """``shared/data/<name>`` beside the checkout (``/work/main``) or beside the folder of
+    worktrees (``/work/wt/<name>``): the first that exists, else the first candidate."""
+    cands = [REPO_ROOT.parent / "shared" / "data" / name]
+    cands.append(REPO_ROOT.parent.parent / "shared" / "data" / name)
+    return next((c for c in cands if c.exists()), cands[0])
+
+
+CRANFIELD_DIR = Path(os.environ.get("TREEHOP_CRANFIELD", _shared_data("cranfield")))
+LOCOMO_FILE = Path(os.environ.get("TREEHOP_LOCOMO", _shared_data("locomo") / "locomo5_dev.json"))
 DJANGO_PACKAGE = "python-django-doc"
 DJANGO_HTML_DIR = Path(
     os.environ.get("TREEHOP_DJANGO_DOCS", "/usr/share/doc/python-django-doc/html")
 )
 DJANGO_QUERIES_FILE = DATA_DIR / "django_doc_queries.json"
+DJANGO_ANCHOR_QUERIES_FILE = DATA_DIR / "django_anchor_queries.json"
 
 Vectors = npt.NDArray[np.float32]
 
@@ -102,6 +112,18 @@ class CachedEmbedder:
     def _key(text: str) -> str:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+    def count_missing(self, texts: Sequence[str]) -> int:
+        """How many distinct texts are not cached yet (what embedding them would cost)."""
+        keys = list(dict.fromkeys(self._key(t) for t in texts))
+        have = 0
+        with self._lock:
+            for i in range(0, len(keys), 500):
+                part = keys[i : i + 500]
+                marks = ",".join("?" * len(part))
+                row = self._db.execute(f"SELECT COUNT(*) FROM emb WHERE k IN ({marks})", part)
+                have += int(row.fetchone()[0])
+        return len(keys) - have
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         texts = list(texts)
         dim = self.dimension
@@ -145,6 +167,14 @@ class CachedEmbedder:
 
     async def aembed_query(self, text: str) -> Vectors:
         return self.embed_query(text)
+
+
+def default_embedder_name() -> str:
+    """The default embedder's identifier, without loading the model."""
+    ensure_treehop_importable()
+    from treehop.embedders.local_minilm import MODEL_NAME
+
+    return MODEL_NAME
 
 
 def default_embedder(cache: bool = True) -> Any:
@@ -504,6 +534,10 @@ class _SphinxToMarkdown(HTMLParser):
         self.pending_id: str | None = None
         self.headings: list[dict[str, Any]] = []
         self.pre = 0
+        # Internal links of the body: (href, text, whether the text is code), for queries
+        # derived from anchor text (``derive_anchor_queries``). Never changes ``text()``.
+        self.links: list[dict[str, Any]] = []
+        self.link: dict[str, Any] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
@@ -521,6 +555,10 @@ class _SphinxToMarkdown(HTMLParser):
         if self.skip or tag in {"script", "style"} or (tag == "a" and "headerlink" in classes):
             self.skip += 1
             return
+        if tag == "a" and self.heading is None:
+            self.link = {"href": a.get("href", ""), "classes": classes, "text": [], "code": False}
+        elif tag == "code" and self.link is not None:
+            self.link["code"] = True
         if re.fullmatch(r"h[1-6]", tag):
             self.heading = int(tag[1])
             self.heading_buf = []
@@ -547,6 +585,17 @@ class _SphinxToMarkdown(HTMLParser):
             self.depth -= 1
             if self.depth == 0:
                 return
+        if tag == "a" and self.link is not None:
+            text = " ".join("".join(self.link["text"]).split())
+            self.links.append(
+                {
+                    "href": self.link["href"],
+                    "classes": self.link["classes"],
+                    "text": text,
+                    "code": self.link["code"],
+                }
+            )
+            self.link = None
         if self.heading is not None and tag == f"h{self.heading}":
             text = " ".join("".join(self.heading_buf).split())
             self.out.append("#" * self.heading + " " + text + "\n\n")
@@ -568,6 +617,8 @@ class _SphinxToMarkdown(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.depth == 0 or self.skip:
             return
+        if self.link is not None:
+            self.link["text"].append(data)
         if self.heading is not None:
             self.heading_buf.append(data)
         elif self.pre:
@@ -588,6 +639,7 @@ class DocPage:
     title: str
     text: str
     headings: list[dict[str, Any]]
+    links: list[dict[str, Any]] = field(default_factory=list)
 
 
 def django_docs_available(html_dir: Path = DJANGO_HTML_DIR) -> bool:
@@ -604,10 +656,18 @@ def django_install_hint() -> str:
 
 def convert_django_docs(html_dir: Path = DJANGO_HTML_DIR) -> list[DocPage]:
     """Every content page of the Django docs as markdown text (release notes excluded)."""
+    return convert_sphinx_docs(html_dir, DJANGO_SKIP_DIRS, DJANGO_SKIP_FILES)
+
+
+def convert_sphinx_docs(html_dir: Path, skip_dirs: set[str], skip_files: set[str]) -> list[DocPage]:
+    """Every content page of a Sphinx HTML build as markdown text, in file-name order.
+
+    Pages under ``skip_dirs`` (first path component) or named in ``skip_files`` are left
+    out, as are pages with under 200 characters of body or no heading (redirect stubs)."""
     pages: list[DocPage] = []
     for path in sorted(html_dir.rglob("*.html")):
         rel = path.relative_to(html_dir)
-        if rel.parts[0] in DJANGO_SKIP_DIRS or str(rel) in DJANGO_SKIP_FILES:
+        if rel.parts[0] in skip_dirs or str(rel) in skip_files:
             continue
         parser = _SphinxToMarkdown()
         parser.feed(path.read_text(encoding="utf-8", errors="replace"))
@@ -622,6 +682,7 @@ def convert_django_docs(html_dir: Path = DJANGO_HTML_DIR) -> list[DocPage]:
                 title=title,
                 text=text,
                 headings=parser.headings,
+                links=parser.links,
             )
         )
     return pages
@@ -729,11 +790,477 @@ def save_django_queries(queries: list[dict[str, Any]], path: Path = DJANGO_QUERI
     path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
 
 
+# --------------------------------------------------------------------------------------
+# pytest's documentation (Debian package python-pytest-doc), fetched with apt-get download
+# --------------------------------------------------------------------------------------
+
+PYTEST_PACKAGE = "python-pytest-doc"
+PYTEST_QUERIES_FILE = DATA_DIR / "pytest_doc_queries.json"
+PYTEST_SKIP_DIRS = {"_modules", "_static", "_images", "_sources", "announce"}
+"""``announce/``: ~150 near-identical release announcements (like Django's release notes)."""
+PYTEST_SKIP_FILES = {"genindex.html", "search.html", "py-modindex.html", "404.html"}
+PYTEST_SKIP_FILES |= {"contents.html"}  # the full table of contents: navigation, not content
+
+
+def debian_package_root(package: str) -> Path:
+    return CACHE_DIR / "debian" / package
+
+
+def fetch_debian_package(package: str) -> Path:
+    """Download ``package`` with ``apt-get download`` and unpack it with ``dpkg-deb -x``.
+
+    Both are the ordinary Debian tools (no root needed, nothing is installed); the unpacked
+    tree lands in the benchmark cache and is reused. Raises ``FileNotFoundError`` with a hint
+    when the tools or the package index are not available.
+    """
+    import subprocess
+
+    root = debian_package_root(package)
+    marker = root / ".bench-unpacked"
+    if marker.is_file():
+        return root
+    work = ensure_cache_dir(CACHE_DIR / "debian" / "downloads")
+    hint = (
+        f"could not fetch the Debian package {package}: run `apt-get update`, or download it "
+        f"yourself (apt-get download {package}) and unpack it with "
+        f"`dpkg-deb -x <file>.deb {root}`"
+    )
+    if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
+        raise FileNotFoundError(hint + " (apt-get/dpkg-deb not found)")
+    try:
+        subprocess.run(
+            ["apt-get", "download", package],
+            cwd=work,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    except (subprocess.SubprocessError, OSError) as exc:
+        raise FileNotFoundError(f"{hint} ({exc})") from exc
+    debs = sorted(work.glob(f"{package}_*.deb"))
+    if not debs:
+        raise FileNotFoundError(hint + " (no .deb was written)")
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    subprocess.run(["dpkg-deb", "-x", str(debs[-1]), str(root)], check=True, timeout=600)
+    version = subprocess.run(
+        ["dpkg-deb", "-f", str(debs[-1]), "Version"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.strip()
+    marker.write_text(version + "\n")
+    return root
+
+
+def pytest_html_dir() -> Path:
+    """The pytest Sphinx HTML: ``TREEHOP_PYTEST_DOCS``, the installed package, else fetched."""
+    env = os.environ.get("TREEHOP_PYTEST_DOCS")
+    if env:
+        return Path(env)
+    installed = Path("/usr/share/doc") / PYTEST_PACKAGE / "html"
+    if (installed / "index.html").is_file():
+        return installed
+    return fetch_debian_package(PYTEST_PACKAGE) / "usr/share/doc" / PYTEST_PACKAGE / "html"
+
+
+def materialise_sphinx_docs(
+    html_dir: Path, out_dir: Path, skip_dirs: set[str], skip_files: set[str]
+) -> tuple[Path, list[DocPage]]:
+    """Write the converted pages under ``out_dir``, keeping the docs' own directory layout."""
+    if not (html_dir / "index.html").is_file():
+        raise FileNotFoundError(f"no Sphinx HTML build at {html_dir}")
+    pages = convert_sphinx_docs(html_dir, skip_dirs, skip_files)
+    stamp = hashlib.sha256("".join(p.relpath + p.text for p in pages).encode("utf-8")).hexdigest()
+    marker = out_dir / ".bench-stamp"
+    if not (marker.is_file() and marker.read_text() == stamp):
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        ensure_cache_dir(out_dir)
+        for p in pages:
+            f = out_dir / p.relpath
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(p.text, encoding="utf-8")
+        marker.write_text(stamp)
+    return out_dir, pages
+
+
+def materialise_pytest_docs() -> tuple[Path, list[DocPage]]:
+    return materialise_sphinx_docs(
+        pytest_html_dir(), CACHE_DIR / "pytest-docs", PYTEST_SKIP_DIRS, PYTEST_SKIP_FILES
+    )
+
+
+_GENERIC_ANCHOR = re.compile(
+    r"^(here|this|this (page|section|document|chapter)|see (here|below|above)|below|above|"
+    r"the (docs|documentation)|more|read more|details|click here)$",
+    re.IGNORECASE,
+)
+
+
+def _resolve_link(source: str, href: str) -> str | None:
+    """The ``.md`` relpath an internal ``href`` of page ``source`` points to (None: external)."""
+    if not href or re.match(r"^[a-z][a-z0-9+.-]*:", href) or href.startswith("#"):
+        return None
+    path = href.split("#", 1)[0]
+    if not path.endswith(".html"):
+        return None
+    parts: list[str] = source.split("/")[:-1]
+    for seg in path.split("/"):
+        if seg == "..":
+            if not parts:
+                return None
+            parts.pop()
+        elif seg and seg != ".":
+            parts.append(seg)
+    return "/".join(parts)[: -len(".html")] + ".md"
+
+
+def derive_anchor_queries(
+    pages: Sequence[DocPage], n: int = 200, per_target: int = 3, seed: int = 0
+) -> list[dict[str, Any]]:
+    """Queries from the text of internal links, labelled with the page the link points to.
+
+    A link's text is what the author of *another* page wrote to describe the target, so it is
+    not a copy of the target's heading: links whose text equals any heading or page title of
+    the corpus (case-insensitively) are dropped, as are links to the page itself, links whose
+    text is code (API cross-references), texts of fewer than 2 or more than 12 words, generic
+    texts ("here", "this section"), and texts that point to two different pages. Then at most
+    ``per_target`` per target page and ``n`` in all, drawn with a fixed seed.
+    """
+    known = {p.relpath for p in pages}
+    heads = {h["text"].lower() for p in pages for h in p.headings}
+    targets: dict[str, set[str]] = defaultdict(set)
+    first: dict[str, dict[str, Any]] = {}
+    for p in pages:
+        for link in p.links:
+            text = " ".join(str(link["text"]).split()).strip(" .:,;")
+            low = text.lower()
+            target = _resolve_link(p.relpath, str(link["href"]))
+            if target is None or target not in known or target == p.relpath or link["code"]:
+                continue
+            words = re.findall(r"[A-Za-z]\w*", text)
+            if not 2 <= len(words) <= 12 or _GENERIC_ANCHOR.match(low) or low in heads:
+                continue
+            targets[low].add(target)
+            first.setdefault(low, {"query": text, "relevant": target, "source_page": p.relpath})
+    by_target: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for low, item in sorted(first.items()):
+        if len(targets[low]) == 1:
+            by_target[item["relevant"]].append(item)
+    rng = np.random.default_rng(seed)
+    chosen: list[dict[str, Any]] = []
+    for rel in sorted(by_target):
+        cands = by_target[rel]
+        pick = rng.permutation(len(cands))[:per_target]
+        chosen.extend(cands[i] for i in sorted(pick))
+    order = rng.permutation(len(chosen))[:n]
+    return [chosen[i] for i in sorted(order)]
+
+
+def _first_sentence(body: str) -> str | None:
+    """The first prose sentence of a section body (code, lists, tables and notes skipped)."""
+    in_code = False
+    for para in re.split(r"\n\s*\n", body):
+        stripped = para.strip()
+        if stripped.startswith("```"):
+            in_code = stripped.count("```") % 2 == 1
+            continue
+        if in_code:
+            in_code = stripped.count("```") % 2 == 0
+            continue
+        if not stripped or stripped[0] in "-|>#*0123456789" or not stripped[0].isalpha():
+            continue
+        line = " ".join(stripped.split())
+        sent = re.split(r"(?<=[.!?])\s+(?=[A-Z])", line, maxsplit=1)[0]
+        if re.match(r"^(note|warning|deprecated|changed in|new in)\b", sent, re.IGNORECASE):
+            continue
+        return sent
+    return None
+
+
+def _heading_offsets(page: DocPage) -> list[int]:
+    """Where each heading's section starts in the final page text (after its ``#`` line).
+
+    The parser's ``offset`` counts characters before whitespace is normalised, so it drifts;
+    this finds each heading line in order instead."""
+    out: list[int] = []
+    pos = 0
+    for h in page.headings:
+        line = "#" * int(h["level"]) + " " + str(h["text"]) + "\n"
+        at = page.text.find(line, pos)
+        if at < 0:
+            out.append(pos)
+            continue
+        pos = at + len(line)
+        out.append(pos)
+    return out
+
+
+def derive_first_sentence_queries(
+    pages: Sequence[DocPage], n: int = 150, per_page: int = 4, seed: int = 0
+) -> list[dict[str, Any]]:
+    """Queries made of the first prose sentence of a section, labelled with its page.
+
+    Not a heading: the query is a full sentence of 8-40 words, mostly words (code-heavy
+    sentences dropped), that occurs once in the corpus. Still a verbatim passage of the page.
+    At most ``per_page`` per page (sections of level 2-4) and ``n`` in all, seeded sample.
+    """
+    counts: Counter[str] = Counter()
+    cands: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for p in pages:
+        offs = [*_heading_offsets(p), len(p.text)]
+        for j, h in enumerate(p.headings):
+            sent = _first_sentence(p.text[offs[j] : offs[j + 1]])
+            if sent is None:
+                continue
+            counts[sent.lower()] += 1
+            words = re.findall(r"[A-Za-z][A-Za-z'-]*", sent)
+            if j == 0 or not 2 <= h["level"] <= 4 or not 8 <= len(words) <= 40:
+                continue
+            if sum(len(w) for w in words) < 0.7 * len(sent.replace(" ", "")):
+                continue
+            cands[p.relpath].append(
+                {"query": sent, "relevant": p.relpath, "page_title": p.title, "heading": h["text"]}
+            )
+    rng = np.random.default_rng(seed)
+    chosen: list[dict[str, Any]] = []
+    for rel in sorted(cands):
+        items = [c for c in cands[rel] if counts[c["query"].lower()] == 1]
+        pick = rng.permutation(len(items))[:per_page]
+        chosen.extend(items[i] for i in sorted(pick))
+    order = rng.permutation(len(chosen))[:n]
+    return [chosen[i] for i in sorted(order)]
+
+
+def derive_pytest_queries(pages: Sequence[DocPage]) -> list[dict[str, Any]]:
+    """Three labelled sets over one tree: headings, first sentences and anchor texts."""
+    out: list[dict[str, Any]] = []
+    for q in derive_django_queries(pages, n=150, per_page=4, seed=0):
+        out.append({**q, "qid": f"h{q['qid']}", "kind": "heading"})
+    for i, q in enumerate(derive_first_sentence_queries(pages, seed=0), start=1):
+        out.append({**q, "qid": f"s{i}", "kind": "first_sentence"})
+    for i, q in enumerate(derive_anchor_queries(pages, n=150, seed=0), start=1):
+        out.append({**q, "qid": f"a{i}", "kind": "anchor"})
+    return out
+
+
+def save_pytest_queries(
+    queries: list[dict[str, Any]], version: str, path: Path = PYTEST_QUERIES_FILE
+) -> None:
+    doc = {
+        "source": f"Debian package {PYTEST_PACKAGE} {version} (pytest docs, Sphinx HTML)",
+        "method": {
+            "heading": (
+                "known-item search: the text of a section heading (levels 2-4, 3-12 words, "
+                "unique in the corpus, not generic, not a page title, section >= 300 chars), "
+                "labelled with the page that holds it; at most 2 per page, seeded sample"
+            ),
+            "first_sentence": (
+                "the first prose sentence (8-40 words, unique in the corpus) of a section of "
+                "level 2-4, labelled with the page that holds it; <= 4 per page, seeded sample"
+            ),
+            "anchor": (
+                "the text (2-12 words) of an internal link written on another page, labelled "
+                "with the page "
+                "it points to; texts equal to any heading or page title, code, self-links, "
+                "ambiguous and generic texts dropped; <= 3 per target page, seeded sample"
+            ),
+        },
+        "derived_by": "python bench/datasets.py --rebuild-pytest-queries",
+        "queries": queries,
+    }
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+
+
+def load_query_file(path: Path) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text())
+    queries: list[dict[str, Any]] = data["queries"]
+    return queries
+
+
+# --------------------------------------------------------------------------------------
+# LoCoMo conversations (read from shared/data, never copied into the repository)
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Turn:
+    dia_id: str  # "D3:7"
+    speaker: str
+    text: str
+
+    def line(self) -> str:
+        """The text the LoCoMo reference embeds for a turn: ``Speaker: text``."""
+        return f"{self.speaker}: {' '.join(self.text.split())}"
+
+
+@dataclass
+class Session:
+    index: int
+    date: str
+    turns: list[Turn]
+
+
+@dataclass
+class Conversation:
+    sample_id: str
+    speakers: tuple[str, str]
+    sessions: list[Session]
+    questions: list[dict[str, Any]]  # question, evidence (dia ids that exist), category
+
+
+_DIA = re.compile(r"D(\d+):(\d+)")
+
+
+def parse_evidence(items: Sequence[str]) -> list[str]:
+    """LoCoMo evidence ids, normalised: a few entries hold two ids ("D8:6; D9:17")."""
+    out: list[str] = []
+    for item in items:
+        for s, t in _DIA.findall(str(item)):
+            did = f"D{int(s)}:{int(t)}"
+            if did not in out:
+                out.append(did)
+    return out
+
+
+def load_locomo(path: Path = LOCOMO_FILE) -> tuple[list[Conversation], dict[str, int]]:
+    """The conversations and their answerable questions (category 5, adversarial, left out).
+
+    Returns the conversations and counts of what was dropped: evidence ids naming no turn of
+    the conversation, and questions left without any evidence.
+    """
+    if not path.is_file():
+        raise FileNotFoundError(f"LoCoMo not found at {path} (set TREEHOP_LOCOMO)")
+    raw = json.loads(path.read_text())
+    convs: list[Conversation] = []
+    dropped = {"category5": 0, "unknown_evidence_ids": 0, "no_evidence": 0}
+    for c in raw:
+        conv = c["conversation"]
+        keys = sorted(
+            (k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k[8:])
+        )
+        sessions = [
+            Session(
+                index=int(k[8:]),
+                date=str(conv.get(f"{k}_date_time", "")),
+                turns=[Turn(t["dia_id"], t["speaker"], t["text"]) for t in conv[k]],
+            )
+            for k in keys
+        ]
+        ids = {t.dia_id for s in sessions for t in s.turns}
+        qs: list[dict[str, Any]] = []
+        for i, qa in enumerate(c["qa"]):
+            if qa.get("category") == 5:
+                dropped["category5"] += 1
+                continue
+            ev = parse_evidence(qa.get("evidence", []))
+            good = [e for e in ev if e in ids]
+            dropped["unknown_evidence_ids"] += len(ev) - len(good)
+            if not good:
+                dropped["no_evidence"] += 1
+                continue
+            qs.append(
+                {
+                    "qid": f"{c['sample_id']}#{i}",
+                    "question": str(qa["question"]),
+                    "evidence": good,
+                    "category": qa.get("category"),
+                }
+            )
+        convs.append(
+            Conversation(
+                sample_id=str(c["sample_id"]),
+                speakers=(str(conv["speaker_a"]), str(conv["speaker_b"])),
+                sessions=sessions,
+                questions=qs,
+            )
+        )
+    return convs, dropped
+
+
+def locomo_turn_filename(dia_id: str) -> str:
+    s, t = _DIA.fullmatch(dia_id).groups()  # type: ignore[union-attr]
+    return f"d{int(s):02d}-{int(t):03d}.txt"
+
+
+def dia_id_from_filename(name: str) -> str | None:
+    m = re.search(r"d(\d+)-(\d+)\.txt$", name)
+    return f"D{int(m.group(1))}:{int(m.group(2))}" if m else None
+
+
+def materialise_locomo(convs: Sequence[Conversation], out_dir: Path | None = None) -> Path:
+    """One file per turn (``Speaker: text``), one folder per session, one per conversation.
+
+    Written to the benchmark cache (outside the repository: LoCoMo's licence is for
+    benchmarking only). The session dates go in as metadata at ingest, not into the files,
+    so that the turn text is the reference's ``Speaker: text``.
+    """
+    out_dir = out_dir or CACHE_DIR / "locomo-tree"
+    payload = {
+        f"{c.sample_id}/session-{s.index:02d}/{locomo_turn_filename(t.dia_id)}": t.line() + "\n"
+        for c in convs
+        for s in c.sessions
+        for t in s.turns
+    }
+    stamp = hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+    marker = out_dir / ".bench-stamp"
+    if not (marker.is_file() and marker.read_text() == stamp):
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        ensure_cache_dir(out_dir)
+        for rel, text in payload.items():
+            f = out_dir / rel
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(text, encoding="utf-8")
+        marker.write_text(stamp)
+    return out_dir
+
+
 def _main() -> None:
     ap = argparse.ArgumentParser(description="Prepare and inspect the benchmark datasets.")
     ap.add_argument("--rebuild-django-queries", action="store_true")
+    ap.add_argument("--rebuild-pytest-queries", action="store_true")
+    ap.add_argument("--rebuild-django-anchor-queries", action="store_true")
     ap.add_argument("--cranfield-tree", action="store_true", help="build the Cranfield tree")
     args = ap.parse_args()
+    if args.rebuild_django_anchor_queries:
+        if not django_docs_available():
+            sys.exit(django_install_hint())
+        _, pages = materialise_django_docs()
+        anchors = derive_anchor_queries(pages, n=200, per_target=3, seed=0)
+        for i, q in enumerate(anchors, start=1):
+            q.update(qid=f"a{i}", kind="anchor")
+        DJANGO_ANCHOR_QUERIES_FILE.write_text(
+            json.dumps(
+                {
+                    "source": f"Debian package {DJANGO_PACKAGE} (Django 3.2 documentation)",
+                    "method": (
+                        "the text (2-12 words) of an internal link written on another page, "
+                        "labelled with the page it points to; texts equal to any heading or page "
+                        "title, code, self-links, ambiguous and generic texts dropped; <= 3 per "
+                        "target page, 200 in all, seeded sample"
+                    ),
+                    "derived_by": "python bench/datasets.py --rebuild-django-anchor-queries",
+                    "queries": anchors,
+                },
+                indent=1,
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
+        print(f"wrote {len(anchors)} anchor queries to {DJANGO_ANCHOR_QUERIES_FILE}")
+    if args.rebuild_pytest_queries:
+        root, pages = materialise_pytest_docs()
+        marker = debian_package_root(PYTEST_PACKAGE) / ".bench-unpacked"
+        version = marker.read_text().strip() if marker.is_file() else "installed"
+        qs = derive_pytest_queries(pages)
+        save_pytest_queries(qs, version)
+        kinds = Counter(q["kind"] for q in qs)
+        print(f"{len(pages)} pages, {sum(len(p.text) for p in pages)} chars under {root}")
+        print(f"wrote {dict(kinds)} queries to {PYTEST_QUERIES_FILE}")
     if args.rebuild_django_queries:
         if not django_docs_available():
             sys.exit(django_install_hint())
