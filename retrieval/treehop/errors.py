@@ -53,3 +53,7 @@ class StoreError(TreehopError):
 
 class IngestError(TreehopError):
     """A path could not be ingested (missing, unreadable, or empty)."""
+
+
+class InputTooLargeError(IngestError, ValueError):
+    """A file or text is over the ingest size limit (``treehop.ingest.loaders.MAX_FILE_BYTES``)."""
