@@ -126,9 +126,17 @@ def clean_heading(text: str) -> str:
     text = _collapse(text)[:_MAX_HEADING]
     text = _RST_ROLE.sub(_role_text, text)
     text = _MD_LINK.sub(r"\1", text)
-    for mark in ("``", "**", "`"):
+    for mark in ("``", "**", "`", "*"):
         text = text.replace(mark, "")
-    return text.strip()
+    return _ESCAPE.sub(_unescape, text).strip()
+
+
+_ESCAPE = re.compile(r"\\(.)")
+
+
+def _unescape(m: re.Match[str]) -> str:
+    # reST: a backslash-escaped space joins (``QuerySet``\ s -> QuerySets); "\x" is "x".
+    return "" if m.group(1) == " " else m.group(1)
 
 
 class _Builder:
