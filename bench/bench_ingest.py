@@ -62,7 +62,7 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from datasets import (  # noqa: E402
+from datasets import (
     DJANGO_QUERIES_FILE,
     default_embedder,
     ensure_treehop_importable,
@@ -91,7 +91,7 @@ def _pages(src: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     for p in sorted(src.rglob("*.txt")):
         rel = p.relative_to(src).as_posix()
-        if rel.split("/", 1)[0] in SKIP_TOP or "/" not in rel and rel == "requirements.txt":
+        if rel.split("/", 1)[0] in SKIP_TOP or ("/" not in rel and rel == "requirements.txt"):
             continue
         out[rel] = p.read_text(encoding="utf-8")
     return out
@@ -249,10 +249,32 @@ class HashingEmbedder(BaseEmbedder):
         return vecs
 
 
-_WORDS = (
-    "river stone cloud engine vector index garden signal harbor lantern meadow orbit "
-    "pepper quartz ribbon saddle timber velvet walnut yonder anchor basket candle dragon"
-).split()
+_WORDS = [
+    "river",
+    "stone",
+    "cloud",
+    "engine",
+    "vector",
+    "index",
+    "garden",
+    "signal",
+    "harbor",
+    "lantern",
+    "meadow",
+    "orbit",
+    "pepper",
+    "quartz",
+    "ribbon",
+    "saddle",
+    "timber",
+    "velvet",
+    "walnut",
+    "yonder",
+    "anchor",
+    "basket",
+    "candle",
+    "dragon",
+]
 
 
 def gen_text(n: int, rng: random.Random) -> str:
@@ -274,7 +296,8 @@ def gen_csv(n: int, rng: random.Random) -> str:
     size = len(rows[0])
     i = 0
     while size < n:
-        r = f"{i},{rng.choice(_WORDS)}{i % 997},{rng.choice(_WORDS)},{rng.random() * 1e4:.2f},{i % 2}"
+        name, city = f"{rng.choice(_WORDS)}{i % 997}", rng.choice(_WORDS)
+        r = f"{i},{name},{city},{rng.random() * 1e4:.2f},{i % 2}"
         rows.append(r)
         size += len(r) + 1
         i += 1
