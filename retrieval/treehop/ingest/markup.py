@@ -219,6 +219,9 @@ def setext_level(line: str) -> int:
     return 0
 
 
+_MD_MARKERS = frozenset(" \t#=-`~")  # a line starting otherwise is plain text
+
+
 def _parse_markdown(text: str) -> Document:
     b = _Builder()
     lines = _lines(text)
@@ -243,6 +246,12 @@ def _parse_markdown(text: str) -> Document:
         if blank:
             b.body.append(line)
             para_start, prev_blank = -1, True
+            continue
+        if line[0] not in _MD_MARKERS:  # the common case: a line of running text
+            if para_start < 0:
+                para_start = len(b.body)
+            b.body.append(line)
+            prev_blank = prev_code = False
             continue
         indented = _indent(line) >= 4
         if indented and (prev_blank or prev_code) and para_start < 0:
@@ -611,12 +620,12 @@ class _HTMLToMarkdown:
 
     # -- events
     def start(self, tag: str, attrs: Attrs) -> None:
+        if tag == "title":  # in <head>, which is otherwise dropped
+            self.in_title = not self.title
+            return
         if self.skip:
             if tag == self.skip[-1][0] and tag not in _VOID:
                 self.skip[-1] = (tag, self.skip[-1][1] + 1)
-            return
-        if tag == "title":
-            self.in_title = True
             return
         marks = _marks(attrs)
         if (
@@ -656,6 +665,9 @@ class _HTMLToMarkdown:
             self.line.append(f" {attrs['alt']} ")
 
     def end(self, tag: str) -> None:
+        if tag == "title":
+            self.in_title = False
+            return
         if self.skip:
             top, depth = self.skip[-1]
             if tag == top:
@@ -663,9 +675,6 @@ class _HTMLToMarkdown:
                     self.skip[-1] = (top, depth - 1)
                 else:
                     self.skip.pop()
-            return
-        if tag == "title":
-            self.in_title = False
             return
         if self.pre:
             if tag == "pre":
