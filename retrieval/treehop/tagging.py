@@ -172,7 +172,24 @@ def _fold_plural(word: str) -> str:
     return word
 
 
+_KEY_CACHE: dict[str, str | None] = {}
+_KEY_CACHE_MAX = 1 << 18
+
+
 def _english_key(token: str) -> str | None:
+    """The term key of one Latin token (memoised: a corpus repeats its words, and ingest
+    analyses each leaf for fitting and again for extraction)."""
+    try:
+        return _KEY_CACHE[token]
+    except KeyError:
+        pass
+    if len(_KEY_CACHE) >= _KEY_CACHE_MAX:
+        _KEY_CACHE.clear()  # unbounded vocabularies (ids, hashes) must not grow memory
+    key = _KEY_CACHE[token] = _english_key_uncached(token)
+    return key
+
+
+def _english_key_uncached(token: str) -> str | None:
     """The term key of one Latin token, or None when it is a stopword, a number or noise."""
     if len(token) > _MAX_TOKEN_CHARS:
         return None
