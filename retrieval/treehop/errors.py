@@ -58,3 +58,7 @@ class IngestError(TreehopError):
 class IndexLockedError(StoreError):
     """Another writer (another process, or another store object on the same path) holds the
     index's writer lock and did not release it within the store's ``lock_timeout``."""
+
+
+class InputTooLargeError(IngestError, ValueError):
+    """A file or text is over the ingest size limit (``treehop.ingest.loaders.MAX_FILE_BYTES``)."""

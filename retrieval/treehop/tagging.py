@@ -172,7 +172,24 @@ def _fold_plural(word: str) -> str:
     return word
 
 
+_KEY_CACHE: dict[str, str | None] = {}
+_KEY_CACHE_MAX = 1 << 18
+
+
 def _english_key(token: str) -> str | None:
+    """The term key of one Latin token (memoised: a corpus repeats its words, and ingest
+    analyses each leaf for fitting and again for extraction)."""
+    try:
+        return _KEY_CACHE[token]
+    except KeyError:
+        pass
+    if len(_KEY_CACHE) >= _KEY_CACHE_MAX:
+        _KEY_CACHE.clear()  # unbounded vocabularies (ids, hashes) must not grow memory
+    key = _KEY_CACHE[token] = _english_key_uncached(token)
+    return key
+
+
+def _english_key_uncached(token: str) -> str | None:
     """The term key of one Latin token, or None when it is a stopword, a number or noise."""
     if len(token) > _MAX_TOKEN_CHARS:
         return None
@@ -322,14 +339,38 @@ def _pagerank(
     tol: float = 1e-8,
     max_iter: int = 100,
 ) -> NDArray[np.float64]:
-    """Weighted PageRank by power iteration; an isolated node's mass goes to ``teleport``."""
-    colsum = weights.sum(axis=0)
+    """Weighted PageRank of a dense weight matrix (see :func:`_pagerank_edges`)."""
+    rows, cols = np.nonzero(weights)
+    return _pagerank_edges(
+        weights.shape[0], rows, cols, weights[rows, cols], teleport, damping, tol, max_iter
+    )
+
+
+def _pagerank_edges(
+    n: int,
+    rows: NDArray[np.int64],
+    cols: NDArray[np.int64],
+    weight: NDArray[np.float64],
+    teleport: NDArray[np.float64],
+    damping: float = 0.85,
+    tol: float = 1e-8,
+    max_iter: int = 100,
+) -> NDArray[np.float64]:
+    """Weighted PageRank by power iteration over an edge list (``W[rows, cols] += weight``);
+    an isolated node's mass goes to ``teleport``.
+
+    Why an edge list: a text with ``n`` distinct words has O(length) co-occurrence edges but an
+    ``n`` x ``n`` matrix would cost O(n²) memory and time per iteration; here one iteration is
+    two ``bincount`` passes over the edges, linear in the text.
+    """
+    colsum = np.bincount(cols, weights=weight, minlength=n).astype(np.float64)
     dangling = colsum == 0
-    trans = weights / np.where(dangling, 1.0, colsum)
+    share = weight / np.where(dangling, 1.0, colsum)[cols]
     rank: NDArray[np.float64] = teleport.copy()
     for _ in range(max_iter):
+        spread = np.bincount(rows, weights=share * rank[cols], minlength=n)
         new: NDArray[np.float64] = (
-            damping * (trans @ rank + rank[dangling].sum() * teleport) + (1 - damping) * teleport
+            damping * (spread + rank[dangling].sum() * teleport) + (1 - damping) * teleport
         )
         if float(np.abs(new - rank).sum()) < tol:
             return new
@@ -561,21 +602,24 @@ class KeywordTagger:
         n = nodes.size
         inv = inv.astype(np.int64)
         sent = np.asarray(a.sentence, dtype=np.int64)
-        w = np.zeros((n, n), dtype=np.float64)
+        ends: list[NDArray[np.int64]] = []
+        starts: list[NDArray[np.int64]] = []
         for off in range(1, self.window):
             if off >= inv.size:
                 break
             src, dst = inv[:-off], inv[off:]
             m = (sent[:-off] == sent[off:]) & (src != dst)
-            np.add.at(w, (src[m], dst[m]), 1.0)
-            np.add.at(w, (dst[m], src[m]), 1.0)
+            starts += [src[m], dst[m]]
+            ends += [dst[m], src[m]]
+        rows = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
+        cols = np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)
         node_tid = np.asarray([self._vocab.get(str(k), -1) for k in nodes], dtype=np.int64)
         if self.idf_teleport:
             top_idf = math.log(1.0 + self._n_docs) + 1.0  # unseen word: as rare as can be
             tele = np.where(node_tid >= 0, idf[np.maximum(node_tid, 0)], top_idf)
         else:
             tele = np.ones(n, dtype=np.float64)
-        pr = _pagerank(w, tele / tele.sum())
+        pr = _pagerank_edges(n, rows, cols, np.ones(rows.size), tele / tele.sum())
         node_score = {str(k): float(s) for k, s in zip(nodes, pr, strict=True)}
         terms, parts = a.terms(self.bigrams)
         t_list: list[int] = []

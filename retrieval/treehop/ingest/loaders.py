@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
-from typing import ClassVar
 
-from ..errors import IngestError
+from ..errors import IngestError, InputTooLargeError
+from .markup import html_to_markdown, looks_like_rst
 
 MARKDOWN_EXT = {".md", ".markdown", ".mdx"}
-TEXT_EXT = {".txt", ".rst", ".text", ".adoc", ".org", ".csv", ".tsv", ".log", ""}
+RST_EXT = {".rst", ".rest"}
+TEXT_EXT = {".txt", ".text", ".adoc", ".org", ".csv", ".tsv", ".log", ""}
 CODE_EXT = {
     ".py",
     ".js",
@@ -67,6 +66,26 @@ SKIP_DIRS = {
     ".treehop",
 }
 MAX_FILE_BYTES = 5_000_000
+"""The largest file (and the largest text given to ``add_resource(..., is_text=True)``,
+``add_memory`` or ``add_skill``), in bytes of UTF-8: 5 MB. A larger file in a directory is
+skipped and listed in ``AddResult.skipped_other``; a larger single file or text raises
+:class:`~treehop.errors.InputTooLargeError`. Why a cap at all: ingest is linear in the input
+(about a second per MB on one core, ``bench/bench_ingest.py --part linear``), but one file is
+embedded and tagged in one call, and a cap keeps a single call's time and memory bounded."""
+
+
+def check_text_size(text: str, what: str = "text", max_bytes: int = MAX_FILE_BYTES) -> None:
+    """Raise :class:`InputTooLargeError` when ``text`` is over ``max_bytes`` of UTF-8.
+
+    Counted without encoding the whole text when the answer is clear from its length (a
+    character is 1 to 4 bytes), so a 100 MB string is rejected without a 100 MB copy."""
+    if len(text) * 4 <= max_bytes:
+        return
+    if len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        raise InputTooLargeError(
+            f"{what} is larger than the {max_bytes:,}-byte limit (treehop.ingest.loaders."
+            "MAX_FILE_BYTES); split it into several files or texts"
+        )
 
 
 @dataclass
@@ -75,7 +94,9 @@ class LoadedFile:
 
     relpath: str
     text: str
-    kind: str  # markdown | text | code | html
+    kind: str  # markdown | rst | text | code | html (html is converted to Markdown text)
+    title: str = ""
+    """The page title of an HTML file (``<title>``), else empty."""
 
 
 @dataclass
@@ -90,69 +111,17 @@ class LoadReport:
     skipped_other: list[str] = field(default_factory=list)
 
 
-class _HTMLText(HTMLParser):
-    """Visible text of an HTML page, keeping headings and paragraphs on their own lines."""
-
-    _BLOCK: ClassVar[frozenset[str]] = frozenset(
-        {
-            "p",
-            "div",
-            "br",
-            "li",
-            "tr",
-            "h1",
-            "h2",
-            "h3",
-            "h4",
-            "h5",
-            "h6",
-            "pre",
-            "section",
-            "article",
-            "dt",
-            "dd",
-            "table",
-            "title",
-        }
-    )
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skip = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in {"script", "style", "nav", "head"} and tag != "head":
-            self._skip += 1
-        if tag in self._BLOCK:
-            self.parts.append("\n")
-        if tag in {"h1", "h2", "h3"}:
-            self.parts.append("#" * int(tag[1]) + " ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in {"script", "style", "nav"} and self._skip:
-            self._skip -= 1
-        if tag in self._BLOCK:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self.parts.append(data)
-
-
 def html_to_text(html: str) -> str:
-    p = _HTMLText()
-    p.feed(html)
-    text = "".join(p.parts)
-    text = re.sub(r"[ \t\r\f\v]+", " ", text)
-    text = re.sub(r"\n\s*\n\s*", "\n\n", text)
-    return text.strip()
+    """The visible text of an HTML page as Markdown-shaped text (see :func:`html_to_markdown`)."""
+    return html_to_markdown(html)[0]
 
 
 def kind_of(path: Path) -> str | None:
     ext = path.suffix.lower()
     if ext in MARKDOWN_EXT:
         return "markdown"
+    if ext in RST_EXT:
+        return "rst"
     if ext in HTML_EXT:
         return "html"
     if ext in CODE_EXT:
@@ -177,11 +146,13 @@ def decode(data: bytes) -> str | None:
     return None
 
 
-def read_file(path: Path, relpath: str, report: LoadReport) -> LoadedFile | None:
+def read_file(
+    path: Path, relpath: str, report: LoadReport, max_bytes: int = MAX_FILE_BYTES
+) -> LoadedFile | None:
     kind = kind_of(path)
     try:
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        if size > max_bytes:
             report.skipped_large.append(relpath)
             return None
         data = path.read_bytes()
@@ -194,21 +165,36 @@ def read_file(path: Path, relpath: str, report: LoadReport) -> LoadedFile | None
         return None
     if kind is None:
         kind = "text"
+    title = ""
     if kind == "html":
-        text = html_to_text(text)
+        text, title = html_to_markdown(text)
+    elif kind == "text" and path.suffix.lower() in {".txt", ".text"} and looks_like_rst(text):
+        kind = "rst"  # Sphinx sources are often .txt (Django, CPython)
     if not text.strip():
         report.skipped_empty.append(relpath)
         return None
-    return LoadedFile(relpath=relpath, text=text, kind=kind)
+    return LoadedFile(relpath=relpath, text=text, kind=kind, title=title)
 
 
-def walk(root: Path) -> LoadReport:
-    """Read every text file under ``root`` (sorted, hidden and tool directories skipped)."""
+def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> LoadReport:
+    """Read every text file under ``root`` (sorted, hidden and tool directories skipped).
+
+    A single file over ``max_bytes`` raises :class:`InputTooLargeError`; inside a directory it
+    is skipped and reported."""
     if not root.exists():
         raise IngestError(f"path does not exist: {root}")
     report = LoadReport()
     if root.is_file():
-        f = read_file(root, root.name, report)
+        try:
+            size = root.stat().st_size
+        except OSError:
+            size = 0
+        if size > max_bytes:
+            raise InputTooLargeError(
+                f"{root.name} is {size:,} bytes, over the {max_bytes:,}-byte limit "
+                "(treehop.ingest.loaders.MAX_FILE_BYTES)"
+            )
+        f = read_file(root, root.name, report, max_bytes)
         if f is not None:
             report.files.append(f)
         return report
@@ -222,7 +208,7 @@ def walk(root: Path) -> LoadReport:
             if p.is_symlink() or not p.is_file():
                 report.skipped_other.append(rel)
                 continue
-            f = read_file(p, rel, report)
+            f = read_file(p, rel, report, max_bytes)
             if f is not None:
                 report.files.append(f)
     return report

@@ -17,8 +17,15 @@ from .. import uri as urimod
 from ..errors import IngestError
 from ..models import ContextType, Level, Node
 from .chunking import split_text
-from .loaders import LoadedFile, LoadReport, walk
-from .summaries import ChildSummary, ExtractiveSummarizer, Summarizer, is_readme
+from .loaders import MAX_FILE_BYTES, LoadedFile, LoadReport, check_text_size, walk
+from .summaries import (
+    ABSTRACT_CHARS,
+    ChildSummary,
+    ExtractiveSummarizer,
+    Summarizer,
+    first_sentence,
+    is_readme,
+)
 
 _ESCAPES = {"#": "%23", "%": "%25", "?": "%3F", "\\": "%5C"}
 
@@ -70,9 +77,10 @@ class TreeBuilder:
         self.summarizer = summarizer or ExtractiveSummarizer()
         self.chunk_chars = chunk_chars
         self.leaf_chars = leaf_chars
+        self.max_file_bytes = MAX_FILE_BYTES
 
     def build_directory(self, root: Path, target_uri: str, ctype: ContextType) -> BuiltTree:
-        report = walk(root)
+        report = walk(root, self.max_file_bytes)
         if not report.files:
             raise IngestError(
                 f"no readable text files under {root}"
@@ -99,6 +107,7 @@ class TreeBuilder:
         return out
 
     def build_text(self, text: str, target_uri: str, ctype: ContextType, name: str) -> BuiltTree:
+        check_text_size(text, "the text", self.max_file_bytes)
         if not text.strip():
             raise IngestError("cannot add an empty text")
         out = BuiltTree()
@@ -186,7 +195,11 @@ class TreeBuilder:
             )
         )
         for ch in chunks:
-            text = f"{ch.title}\n{ch.text}" if ch.title and not ch.text.startswith("#") else ch.text
+            # The heading path leads the content, so the embedded and BM25-indexed text of a
+            # chunk says where it sits; ``metadata["chunk_title"]`` keeps it apart (clean).
+            text = f"{ch.title}\n\n{ch.text}" if ch.title else ch.text
+            sent = first_sentence(ch.text, f.kind)
+            chunk_abstract = f"{ch.title}: {sent}" if ch.title and sent else ch.title or sent
             out.nodes.append(
                 finalize(
                     Node(
@@ -195,15 +208,24 @@ class TreeBuilder:
                         context_type=ctype,
                         level=Level.CONTENT,
                         is_leaf=True,
-                        abstract=(ch.title or abstract)[:300],
+                        abstract=_clip_abstract(chunk_abstract or abstract),
                         content=text,
                         chunk_index=ch.index,
-                        metadata={**meta, "chunk_title": ch.title},
+                        metadata={
+                            **meta,
+                            "chunk_title": ch.title,
+                            "heading_path": list(ch.path),
+                        },
                     )
                 )
             )
             out.chunks += 1
         return abstract
+
+
+def _clip_abstract(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= ABSTRACT_CHARS else text[: ABSTRACT_CHARS - 1].rstrip() + "…"
 
 
 def summarize_ancestor(

@@ -1,0 +1,399 @@
+"""Ingest benchmark: how well raw documentation ingests, and that ingest time is linear.
+
+Two parts, each runnable alone (``--part rest`` / ``--part linear``; default both):
+
+**rest** — raw reStructuredText vs one section per file. The Django 3.2 documentation sources
+(reST ``.txt`` files, shipped in the sdist) are ingested twice with the same client defaults
+and the same embedder (MiniLM through the shared cache, ``bench/datasets.py``):
+
+* ``raw``: the docs tree as it is (``add_resource(docs_dir)``): section-aware chunking has to
+  find the titles itself;
+* ``sections``: every page pre-split into one file per section (``page/NN-slug.txt``, holding
+  the section's title and text), i.e. what a user would get by splitting the pages by hand.
+
+Queries: ``bench/data/django_doc_queries.json`` (section headings of the same docs, labelled
+with their page; page paths map ``x.md`` -> ``x.txt``). A seeded half of them is held out
+(``--seed``; nothing in ingest is tuned on it) and reported. A hit counts for its page, once,
+at the page's first rank in what ``find()`` returns (chunks of one page and sections of one
+page collapse), so nDCG@10 with one relevant page is ``1/log2(1 + rank)``. Also printed: the
+share of query headings that the reST parser finds as a title on their page (a parser check
+against Sphinx's own build, which the queries come from).
+
+Sources: ``--django-src DIR`` or ``TREEHOP_DJANGO_SRC``, default ``/tmp/dj/Django-3.2.25/docs``::
+
+    pip download django==3.2.25 --no-deps --no-binary :all: -d /tmp/dj
+    tar xzf /tmp/dj/Django-3.2.25.tar.gz -C /tmp/dj
+
+**linear** — 1, 5 and 20 MB of generated (seeded) punctuation-free text, CSV and minified JSON
+through ``add_resource`` with a cheap deterministic hashing embedder, whose time is measured
+and subtracted, so the numbers are ingest itself: parsing, chunking, summaries, tagging,
+tokenising, storing. 1 and 5 MB are single files (5 MB is the file cap,
+``treehop.ingest.loaders.MAX_FILE_BYTES``); 20 MB is a folder of four 5 MB files, and, with
+``--lift-cap``, also one 20 MB file (cap raised for the run) to show a single document's cost
+stays linear past the cap. Prints seconds and seconds/MB per size; linear growth means a flat
+seconds/MB column.
+
+Run from the repository root::
+
+    TREEHOP_BENCH_CACHE=/work/bench-cache python bench/bench_ingest.py --part rest
+    python bench/bench_ingest.py --part linear --sizes 1,5,20
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from datasets import (
+    DJANGO_QUERIES_FILE,
+    default_embedder,
+    ensure_treehop_importable,
+    load_django_queries,
+)
+
+ensure_treehop_importable()
+
+from treehop import Treehop  # noqa: E402
+from treehop.embedders.base import BaseEmbedder, normalize_rows  # noqa: E402
+from treehop.ingest import loaders  # noqa: E402
+from treehop.ingest.markup import parse  # noqa: E402
+from treehop.uri import CHUNK_MARK  # noqa: E402
+
+DJANGO_SRC = Path(os.environ.get("TREEHOP_DJANGO_SRC", "/tmp/dj/Django-3.2.25/docs"))
+SKIP_TOP = {"releases", "_ext", "_theme", "man"}
+MB = 1_000_000
+
+
+# ------------------------------------------------------------------------------ part: rest
+
+
+def _pages(src: Path) -> dict[str, str]:
+    """relpath -> reST text of every documentation page (release notes left out, as in the
+    HTML set the queries were derived from)."""
+    out: dict[str, str] = {}
+    for p in sorted(src.rglob("*.txt")):
+        rel = p.relative_to(src).as_posix()
+        if rel.split("/", 1)[0] in SKIP_TOP or ("/" not in rel and rel == "requirements.txt"):
+            continue
+        out[rel] = p.read_text(encoding="utf-8")
+    return out
+
+
+def _slug(text: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+    return s[:60] or "section"
+
+
+def _write_raw(pages: dict[str, str], root: Path) -> None:
+    for rel, text in pages.items():
+        f = root / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text, encoding="utf-8")
+
+
+def _write_sections(pages: dict[str, str], root: Path) -> int:
+    """One file per section: ``<page>/NN-slug.txt`` holding the section's title and text."""
+    n = 0
+    for rel, text in pages.items():
+        page_dir = root / rel.removesuffix(".txt")
+        page_dir.mkdir(parents=True, exist_ok=True)
+        for i, sec in enumerate(s for s in parse(text, "rst").sections if s.body.strip()):
+            head = sec.heading or rel.rsplit("/", 1)[-1].removesuffix(".txt")
+            body = f"{head}\n{'=' * len(head)}\n\n{sec.body.strip()}\n"
+            (page_dir / f"{i:02d}-{_slug(head)}.txt").write_text(body, encoding="utf-8")
+            n += 1
+    return n
+
+
+def _page_of_raw(uri: str, root_uri: str) -> str:
+    rel = uri.split(CHUNK_MARK, 1)[0].removeprefix(root_uri + "/")
+    return rel
+
+
+def _page_of_sections(uri: str, root_uri: str) -> str:
+    rel = uri.split(CHUNK_MARK, 1)[0].removeprefix(root_uri + "/")
+    parts = rel.split("/")
+    if len(parts) >= 2 and re.match(r"\d\d-", parts[-1]):
+        return "/".join(parts[:-1]) + ".txt"
+    return rel + ".txt" if not rel.endswith(".txt") else rel
+
+
+def _score(ranked_pages: Sequence[str], relevant: str, k: int = 10) -> tuple[float, float]:
+    seen: list[str] = []
+    for p in ranked_pages:
+        if p not in seen:
+            seen.append(p)
+        if len(seen) == k:
+            break
+    if relevant in seen:
+        r = seen.index(relevant) + 1
+        return 1.0 / math.log2(1 + r), 1.0
+    return 0.0, 0.0
+
+
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def _norm(heading: str) -> str:
+    """Sphinx's smart quotes undone, spaces collapsed, case folded."""
+    return " ".join(heading.translate(_QUOTES).split()).casefold()
+
+
+def _heading_recall(pages: dict[str, str], queries: Sequence[dict[str, Any]]) -> float:
+    found = 0
+    for q in queries:
+        heads = {_norm(h) for h in parse(pages[q["relevant"]], "rst").headings}
+        found += _norm(q["query"]) in heads
+    return found / max(1, len(queries))
+
+
+def part_rest(args: argparse.Namespace) -> None:
+    src = Path(args.django_src)
+    if not (src / "index.txt").is_file():
+        sys.exit(
+            f"Django reST sources not found at {src}. Get them with:\n"
+            "  pip download django==3.2.25 --no-deps --no-binary :all: -d /tmp/dj\n"
+            "  tar xzf /tmp/dj/Django-3.2.25.tar.gz -C /tmp/dj\n"
+            "or pass --django-src DIR (the sdist's docs/ folder)."
+        )
+    pages = _pages(src)
+    queries = []
+    for q in load_django_queries(DJANGO_QUERIES_FILE):
+        rel = q["relevant"].removesuffix(".md") + ".txt"
+        if rel in pages:
+            queries.append({**q, "relevant": rel})
+    rng = random.Random(args.seed)
+    order = list(range(len(queries)))
+    rng.shuffle(order)
+    held = [queries[i] for i in sorted(order[len(order) // 2 :])]
+    if args.max_queries:
+        held = held[: args.max_queries]
+    print(
+        f"Django 3.2 reST: {len(pages)} pages, {sum(map(len, pages.values())) / MB:.1f} MB; "
+        f"{len(queries)} labelled queries on these pages, {len(held)} held out (seed {args.seed})"
+    )
+    print(f"query headings found as titles by the reST parser: {_heading_recall(pages, held):.3f}")
+    embedder = default_embedder(cache=not args.no_cache)
+    rows: list[tuple[str, int, float, float, float]] = []
+    with tempfile.TemporaryDirectory(prefix="treehop-bench-ingest-") as tmp:
+        for cond in ("raw", "sections"):
+            root = Path(tmp) / cond / "django-docs"
+            root.mkdir(parents=True)
+            if cond == "raw":
+                _write_raw(pages, root)
+            else:
+                _write_sections(pages, root)
+            t0 = time.perf_counter()
+            with Treehop(embedder=embedder) as th:
+                res = th.add_resource(root, target_uri="viking://resources")
+                t_ingest = time.perf_counter() - t0
+                page_of = _page_of_raw if cond == "raw" else _page_of_sections
+                nd, rc = [], []
+                for q in held:
+                    hits = th.find(q["query"], limit=args.limit).resources
+                    ranked = [page_of(h.uri, res.root_uri) for h in hits]
+                    a, b = _score(ranked, q["relevant"])
+                    nd.append(a)
+                    rc.append(b)
+                leaves = res.chunks + res.files
+            rows.append((cond, leaves, float(np.mean(nd)), float(np.mean(rc)), t_ingest))
+    print(f"\n{'ingest':<10}{'leaves':>8}{'nDCG@10':>10}{'R@10':>8}{'ingest s':>10}")
+    for cond, leaves, nd_, rc_, t in rows:
+        print(f"{cond:<10}{leaves:>8}{nd_:>10.3f}{rc_:>8.3f}{t:>10.1f}")
+    gap = rows[1][2] - rows[0][2]
+    print(f"\nraw - sections nDCG@10: {-gap:+.3f} (goal: raw within 0.05 of sections)")
+
+
+# ---------------------------------------------------------------------------- part: linear
+
+
+class HashingEmbedder(BaseEmbedder):
+    """A deterministic, cheap embedder (hashed word counts); records the time it spends, so
+    that the benchmark can report ingest time without embedding."""
+
+    name = "bench-hashing-256"
+    dimension = 256
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        t0 = time.perf_counter()
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for i, t in enumerate(texts):
+            words = t.lower().split()[:512]
+            idx = [int(hashlib.blake2b(w.encode(), digest_size=4).hexdigest(), 16) for w in words]
+            np.add.at(out[i], np.asarray(idx, dtype=np.int64) % self.dimension, 1.0)
+        vecs = normalize_rows(out, len(texts), self.dimension)
+        with self._lock:
+            self.seconds += time.perf_counter() - t0
+        return vecs
+
+
+_WORDS = [
+    "river",
+    "stone",
+    "cloud",
+    "engine",
+    "vector",
+    "index",
+    "garden",
+    "signal",
+    "harbor",
+    "lantern",
+    "meadow",
+    "orbit",
+    "pepper",
+    "quartz",
+    "ribbon",
+    "saddle",
+    "timber",
+    "velvet",
+    "walnut",
+    "yonder",
+    "anchor",
+    "basket",
+    "candle",
+    "dragon",
+]
+
+
+def gen_text(n: int, rng: random.Random) -> str:
+    """Words and numbers separated by spaces and newlines only: no sentence end anywhere."""
+    parts: list[str] = []
+    size = 0
+    i = 0
+    while size < n:
+        w = f"{rng.choice(_WORDS)}{rng.randrange(5000)}"
+        i += 1
+        sep = "\n" if i % 14 == 0 else " "
+        parts.append(w + sep)
+        size += len(w) + 1
+    return "".join(parts)[:n]
+
+
+def gen_csv(n: int, rng: random.Random) -> str:
+    rows = ["id,name,city,amount,flag"]
+    size = len(rows[0])
+    i = 0
+    while size < n:
+        name, city = f"{rng.choice(_WORDS)}{i % 997}", rng.choice(_WORDS)
+        r = f"{i},{name},{city},{rng.random() * 1e4:.2f},{i % 2}"
+        rows.append(r)
+        size += len(r) + 1
+        i += 1
+    return "\n".join(rows)[:n]
+
+
+def gen_json(n: int, rng: random.Random) -> str:
+    items: list[str] = []
+    size = 2
+    i = 0
+    while size < n:
+        item = {
+            "id": i,
+            "name": f"{rng.choice(_WORDS)}{i % 997}",
+            "tags": [rng.choice(_WORDS) for _ in range(3)],
+            "score": round(rng.random(), 4),
+        }
+        s = json.dumps(item, separators=(",", ":"))
+        items.append(s)
+        size += len(s) + 1
+        i += 1
+    return ("[" + ",".join(items) + "]")[:n]
+
+
+GENERATORS = {"text": (gen_text, ".txt"), "csv": (gen_csv, ".csv"), "json": (gen_json, ".json")}
+
+
+def _ingest(path: Path, lift_cap: bool) -> tuple[float, float]:
+    emb = HashingEmbedder()
+    with Treehop(embedder=emb) as th:
+        if lift_cap:
+            th._async.builder.max_file_bytes = 10**9
+        t0 = time.perf_counter()
+        th.add_resource(path, target_uri="viking://resources")
+        total = time.perf_counter() - t0
+    return total - emb.seconds, emb.seconds
+
+
+def part_linear(args: argparse.Namespace) -> None:
+    sizes = [float(s) for s in args.sizes.split(",")]
+    formats = args.formats.split(",")
+    cap = loaders.MAX_FILE_BYTES
+    print(f"file cap {cap:,} bytes; times exclude embedding (hashing embedder, timed apart)")
+    print(f"{'format':<7}{'MB':>5}  {'layout':<14}{'ingest s':>10}{'s/MB':>8}{'embed s':>9}")
+    with tempfile.TemporaryDirectory(prefix="treehop-bench-linear-") as tmp:
+        for fmt in formats:
+            gen, ext = GENERATORS[fmt]
+            for mb in sizes:
+                rng = random.Random(f"{args.seed}-{fmt}-{mb}")
+                nbytes = int(mb * MB)
+                layouts: list[tuple[str, Path, bool]] = []
+                if nbytes <= cap:
+                    f = Path(tmp) / f"{fmt}-{mb:g}MB{ext}"
+                    f.write_text(gen(nbytes, rng), encoding="utf-8")
+                    layouts.append(("one file", f, False))
+                else:
+                    d = Path(tmp) / f"{fmt}-{mb:g}MB"
+                    d.mkdir()
+                    k = math.ceil(nbytes / cap)
+                    for j in range(k):
+                        part = gen(nbytes // k, rng)
+                        (d / f"part-{j:02d}{ext}").write_text(part, encoding="utf-8")
+                    layouts.append((f"{k} files", d, False))
+                    if args.lift_cap:
+                        f = Path(tmp) / f"{fmt}-{mb:g}MB{ext}"
+                        f.write_text(gen(nbytes, rng), encoding="utf-8")
+                        layouts.append(("one file*", f, True))
+                for label, path, lift in layouts:
+                    t, e = _ingest(path, lift)
+                    print(f"{fmt:<7}{mb:>5g}  {label:<14}{t:>10.2f}{t / mb:>8.2f}{e:>9.2f}")
+                    sys.stdout.flush()
+                    if path.is_dir():
+                        shutil.rmtree(path)
+                    else:
+                        path.unlink()
+    if args.lift_cap:
+        print("* cap raised for this run only, to time one document past the 5 MB limit")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--part", choices=["rest", "linear", "all"], default="all")
+    ap.add_argument("--django-src", default=str(DJANGO_SRC))
+    ap.add_argument("--max-queries", type=int, default=0, help="cap on held-out queries (0: all)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--limit", type=int, default=30, help="find() limit before page dedup")
+    ap.add_argument("--no-cache", action="store_true", help="bypass the embedding cache")
+    ap.add_argument("--sizes", default="1,5,20", help="MB per format (linear part)")
+    ap.add_argument("--formats", default="text,csv,json")
+    ap.add_argument("--lift-cap", action="store_true", help="also time one file over the cap")
+    args = ap.parse_args()
+    if args.part in {"linear", "all"}:
+        part_linear(args)
+    if args.part in {"rest", "all"}:
+        part_rest(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,743 @@
+"""Document structure for chunking: sections and their heading paths, in linear time.
+
+A chunk that says where it sits ("Managers › Custom managers › Adding extra manager methods")
+is found by queries that name the section, and a section is the unit a documentation author
+wrote to answer one question. So a file is first parsed into sections, each with its heading
+path, and only then cut to the embedder's window (:mod:`treehop.ingest.chunking`).
+
+Three markups are understood:
+
+* **Markdown**: ATX (``## Title``) and setext (``Title`` over ``===``/``---``) headings;
+  fenced code (```` ``` ```` and ``~~~``, closed only by a fence of the same character at least
+  as long) and indented code are never headings; YAML front matter is not a heading.
+* **reStructuredText**: titles underlined, or over- and underlined, with any of the adornment
+  characters; levels follow the order in which adornment styles first appear, as docutils
+  does. Indented text (``::`` literal blocks, ``.. code-block::`` and every other directive
+  body) can never hold a section title, so ``#`` comments or ``====`` lines in code are text.
+* **HTML**: converted to Markdown-shaped text by :func:`html_to_markdown` (headings ``h1``-``h6``
+  become ATX lines, ``<pre>`` becomes a fence longer than any backtick run inside it, any other
+  line that could be read as markup is escaped), with navigation, headers, footers, sidebars,
+  scripts, styles and ``¶`` permalinks dropped.
+
+Why no regular expression spans more than one line here: a pattern such as ``(.+?[.!?])(\\s|$)``
+searched over text without the terminator rescans the rest of the text from every position
+(O(n²): 20 KB took 22 s). Every parser below walks the text once, line by line, and every
+per-line pattern is anchored and free of nested quantifiers, so the cost is linear in the
+input (``tests/test_ingest_markup.py`` checks it by shape).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+__all__ = [
+    "HEADING_SEPARATOR",
+    "Document",
+    "Section",
+    "clean_heading",
+    "html_to_markdown",
+    "looks_like_rst",
+    "parse",
+]
+
+HEADING_SEPARATOR = " › "
+"""Joins a heading path into a chunk title: ``Page title › Section › Subsection``."""
+
+_RST_ADORNMENT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_RST_TARGET = re.compile(r"\.\. _[^:\n]{1,200}:[ \t]*$")  # ``.. _label:`` link targets
+
+
+@dataclass
+class Section:
+    """One section of a document: its heading path and its own text (children excluded)."""
+
+    path: tuple[str, ...]
+    """Headings from the document title down to this section; ``()`` before any heading."""
+    body: str
+    """The section's text without its heading line(s), code blocks included verbatim."""
+
+    @property
+    def heading(self) -> str:
+        return self.path[-1] if self.path else ""
+
+    @property
+    def title(self) -> str:
+        """The heading path as one line (``Page › Section``)."""
+        return HEADING_SEPARATOR.join(self.path)
+
+
+@dataclass
+class Document:
+    """A parsed document: its title (first heading) and its sections in order."""
+
+    title: str
+    sections: list[Section] = field(default_factory=list)
+
+    @property
+    def headings(self) -> list[str]:
+        """Every heading in document order (the outline)."""
+        return [s.heading for s in self.sections if s.path]
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def _lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _indent(line: str) -> int:
+    """Columns of leading indentation (a tab counts as four, as in Markdown)."""
+    n = 0
+    for ch in line:
+        if ch == " ":
+            n += 1
+        elif ch == "\t":
+            n += 4 - n % 4
+        else:
+            break
+    return n
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+_MAX_HEADING = 300
+_RST_ROLE = re.compile(r":[\w.+-]{1,40}:`([^`]{0,300})`")
+_MD_LINK = re.compile(r"\[([^\]\[]{0,300})\]\([^()\s]{0,2000}\)")
+_TARGET_SUFFIX = re.compile(r"\s*<[^<>]{0,2000}>$")
+
+
+def _role_text(m: re.Match[str]) -> str:
+    inner = _TARGET_SUFFIX.sub("", m.group(1)) if m.group(1).endswith(">") else m.group(1)
+    return inner.lstrip("~!")
+
+
+def clean_heading(text: str) -> str:
+    """A heading as a reader sees it: inline markup (``code``, roles, links, emphasis) removed.
+
+    Clipped first, so that the (bounded) patterns below run on at most a few hundred
+    characters whatever the input.
+    """
+    text = _collapse(text)[:_MAX_HEADING]
+    text = _RST_ROLE.sub(_role_text, text)
+    text = _MD_LINK.sub(r"\1", text)
+    for mark in ("``", "**", "`", "*"):
+        text = text.replace(mark, "")
+    return _ESCAPE.sub(_unescape, text).strip()
+
+
+_ESCAPE = re.compile(r"\\(.)")
+
+
+def _unescape(m: re.Match[str]) -> str:
+    # reST: a backslash-escaped space joins (``QuerySet``\ s -> QuerySets); "\x" is "x".
+    return "" if m.group(1) == " " else m.group(1)
+
+
+class _Builder:
+    """Collects sections while a parser walks the lines: a heading stack and the open body."""
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[int, str]] = []  # (level, heading)
+        self.body: list[str] = []
+        self.path: tuple[str, ...] = ()
+        self.sections: list[Section] = []
+
+    def heading(self, level: int, text: str) -> None:
+        self.flush()
+        text = clean_heading(text)
+        while self.stack and self.stack[-1][0] >= level:
+            self.stack.pop()
+        self.stack.append((level, text))
+        self.path = tuple(h for _, h in self.stack)
+
+    def flush(self) -> None:
+        body = "\n".join(self.body).strip("\n")
+        if body.strip() or self.path:
+            self.sections.append(Section(self.path, body))
+        self.body = []
+
+    def document(self) -> Document:
+        self.flush()
+        title = next((s.path[0] for s in self.sections if s.path), "")
+        return Document(title=title, sections=self.sections)
+
+
+# ----------------------------------------------------------------------------------- Markdown
+
+
+def fence_open(line: str) -> tuple[str, int] | None:
+    """``(char, length)`` when ``line`` opens a fenced code block."""
+    if _indent(line) > 3:
+        return None
+    s = line.lstrip(" ")
+    ch = s[:1]
+    if ch not in {"`", "~"}:
+        return None
+    n = len(s) - len(s.lstrip(ch))
+    if n < 3 or (ch == "`" and "`" in s[n:]):
+        return None
+    return ch, n
+
+
+def fence_closes(line: str, ch: str, n: int) -> bool:
+    if _indent(line) > 3:
+        return False
+    s = line.strip()
+    return len(s) >= n and s == ch * len(s)
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """``(level, text)`` for an ATX heading line (``## Title ##``)."""
+    if _indent(line) > 3:
+        return None
+    s = line.strip()
+    n = len(s) - len(s.lstrip("#"))
+    if not 1 <= n <= 6 or (len(s) > n and s[n] not in " \t"):
+        return None
+    text = s[n:].strip()
+    closing = text.rstrip("#")
+    if closing != text and (not closing or closing[-1] in " \t"):
+        text = closing.strip()
+    return n, text.replace("\\#", "#")
+
+
+def setext_level(line: str) -> int:
+    """1 for a ``===`` underline, 2 for ``---``, 0 otherwise."""
+    if _indent(line) > 3:
+        return 0
+    s = line.strip()
+    if s and s == "=" * len(s):
+        return 1
+    if s and s == "-" * len(s):
+        return 2
+    return 0
+
+
+_MD_MARKERS = frozenset(" \t#=-`~")  # a line starting otherwise is plain text
+
+
+def _parse_markdown(text: str) -> Document:
+    b = _Builder()
+    lines = _lines(text)
+    i = 0
+    if lines and lines[0].strip() == "---":  # YAML front matter: metadata, never headings
+        for j in range(1, len(lines)):
+            if lines[j].strip() in {"---", "..."}:
+                b.body.extend(lines[: j + 1])
+                i = j + 1
+                break
+    fence: tuple[str, int] | None = None
+    para_start = -1  # index in b.body where the open paragraph starts, -1 when none
+    prev_blank = True
+    prev_code = False
+    for line in lines[i:]:
+        if fence is not None:
+            b.body.append(line)
+            if fence_closes(line, *fence):
+                fence = None
+            continue
+        blank = not line.strip()
+        if blank:
+            b.body.append(line)
+            para_start, prev_blank = -1, True
+            continue
+        if line[0] not in _MD_MARKERS:  # the common case: a line of running text
+            if para_start < 0:
+                para_start = len(b.body)
+            b.body.append(line)
+            prev_blank = prev_code = False
+            continue
+        indented = _indent(line) >= 4
+        if indented and (prev_blank or prev_code) and para_start < 0:
+            b.body.append(line)  # indented code block
+            prev_code, prev_blank = True, False
+            continue
+        prev_code = False
+        opened = fence_open(line)
+        if opened is not None:
+            fence = opened
+            b.body.append(line)
+            para_start, prev_blank = -1, False
+            continue
+        atx = atx_heading(line)
+        if atx is not None:
+            b.heading(*atx)
+            para_start, prev_blank = -1, True
+            continue
+        level = setext_level(line)
+        if level and para_start >= 0:
+            heading = _collapse(" ".join(b.body[para_start:]))
+            del b.body[para_start:]
+            b.heading(level, heading)
+            para_start, prev_blank = -1, True
+            continue
+        if para_start < 0:
+            para_start = len(b.body)
+        b.body.append(line)
+        prev_blank = False
+    return b.document()
+
+
+# --------------------------------------------------------------------------- reStructuredText
+
+
+def adornment_char(line: str) -> str | None:
+    """The character of an adornment line (``=====``, ``~~~~``), else None."""
+    s = line.rstrip()
+    if len(s) < 2 or s[0] not in _RST_ADORNMENT or s != s[0] * len(s):
+        return None
+    return s[0]
+
+
+def _parse_rst(text: str) -> Document:
+    b = _Builder()
+    lines = _lines(text)
+    styles: dict[tuple[str, bool], int] = {}  # (char, overlined) -> level, in order of use
+    n = len(lines)
+    i = 0
+    prev_blank = True
+
+    def level_of(style: tuple[str, bool]) -> int:
+        if style not in styles:
+            styles[style] = len(styles) + 1
+        return styles[style]
+
+    while i < n:
+        line = lines[i]
+        ch = adornment_char(line)
+        # Over- and underlined title: adornment, title (may be indented), same adornment.
+        if (
+            ch is not None
+            and prev_blank
+            and i + 2 < n
+            and lines[i + 1].strip()
+            and adornment_char(lines[i + 1]) is None
+            and lines[i + 2].rstrip() == line.rstrip()
+            and len(line.rstrip()) >= len(lines[i + 1].strip())
+        ):
+            b.heading(level_of((ch, True)), _collapse(lines[i + 1]))
+            i += 3
+            prev_blank = True
+            continue
+        # Underlined title: an unindented text line right after a blank line, then an
+        # adornment at least as long. Indented lines (literal blocks, directive bodies,
+        # block quotes) can never be titles.
+        if (
+            prev_blank
+            and line.strip()
+            and line[0] not in " \t"
+            and ch is None
+            and i + 1 < n
+            and (under := adornment_char(lines[i + 1])) is not None
+            and len(lines[i + 1].rstrip()) >= len(line.rstrip())
+            and (i + 2 >= n or not lines[i + 2].strip() or adornment_char(lines[i + 2]) is None)
+        ):
+            b.heading(level_of((under, False)), _collapse(line))
+            i += 2
+            prev_blank = True
+            continue
+        if _RST_TARGET.match(line):  # a link target names the next title: neither text nor
+            i += 1  # a line that would keep that title from being one
+            continue
+        b.body.append(line)
+        prev_blank = not line.strip()
+        i += 1
+    return b.document()
+
+
+def looks_like_rst(text: str, probe_lines: int = 400) -> bool:
+    """Whether a ``.txt`` file is reStructuredText: a title underlined in its first lines.
+
+    Sphinx projects (Django, CPython, ...) keep their sources as ``.txt``; a plain text file
+    with no adorned title is chunked as paragraphs instead.
+    """
+    lines = _lines(text[:40_000])[:probe_lines]
+    for i in range(len(lines) - 1):
+        a, u = lines[i].rstrip(), adornment_char(lines[i + 1])
+        if (
+            a
+            and a[0] not in " \t"
+            and u is not None
+            and adornment_char(a) is None
+            and len(lines[i + 1].rstrip()) >= len(a)
+            and (i == 0 or not lines[i - 1].strip() or adornment_char(lines[i - 1]) == u)
+        ):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------------- dispatch
+
+
+def parse(text: str, kind: str) -> Document:
+    """Sections of ``text`` by its markup (``markdown``/``html``, ``rst``; others: no headings)."""
+    if kind in {"markdown", "html"}:
+        return _parse_markdown(text)
+    if kind == "rst":
+        return _parse_rst(text)
+    b = _Builder()
+    b.body = _lines(text)
+    return b.document()
+
+
+# ------------------------------------------------------------------------------------- HTML
+#
+# Python's html.parser rescans the rest of the input from every "<" that does not close a tag
+# (3.11: 100 KB of "<a x " takes minutes), so HTML is tokenised here by a small scanner that,
+# like a browser's tokenizer, never looks at a character twice: an unterminated tag, comment
+# or quoted value simply runs to the end of the input.
+
+_TAG_NAME = re.compile(r"[A-Za-z][^\t\n\f\r />]{0,64}")
+_ATTR_NAME = re.compile(r"[ \t\n\f\r/]*([^\t\n\f\r />=][^\t\n\f\r />=]*)?")
+_ATTR_EQ = re.compile(r"[ \t\n\f\r]*=[ \t\n\f\r]*")
+_ATTR_BARE = re.compile(r"[^\t\n\f\r >]*")
+_RAW_TEXT = frozenset({"script", "style", "textarea", "title", "xmp", "noscript", "template"})
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+)
+
+Attrs = dict[str, str]
+
+
+def _scan_html(doc: str) -> Iterator[tuple[str, str, Attrs]]:
+    """Events ``("start"|"end", tag, attrs)`` and ``("data", text, {})``, in one pass."""
+    n = len(doc)
+    pos = 0
+    while pos < n:
+        lt = doc.find("<", pos)
+        if lt < 0:
+            yield "data", doc[pos:], {}
+            return
+        if lt > pos:
+            yield "data", doc[pos:lt], {}
+        pos = lt
+        nxt = doc[pos + 1 : pos + 2]
+        if doc.startswith("<!--", pos):
+            end = doc.find("-->", pos + 4)
+            pos = n if end < 0 else end + 3
+            continue
+        if nxt in {"!", "?"}:
+            end = doc.find(">", pos + 2)
+            pos = n if end < 0 else end + 1
+            continue
+        closing = nxt == "/"
+        m = _TAG_NAME.match(doc, pos + (2 if closing else 1))
+        if m is None:
+            if closing:  # "</>" or "</ x>": a bogus comment
+                end = doc.find(">", pos + 2)
+                pos = n if end < 0 else end + 1
+            else:
+                yield "data", "<", {}
+                pos += 1
+            continue
+        tag = m.group(0).lower()
+        pos = m.end()
+        attrs: Attrs = {}
+        done = False
+        while pos < n:  # attributes; each step consumes what it reads
+            am = _ATTR_NAME.match(doc, pos)
+            assert am is not None  # every part of the pattern may be empty
+            pos = am.end()
+            if pos >= n:
+                break
+            if doc[pos] == ">":
+                pos += 1
+                done = True
+                break
+            name = am.group(1)
+            if name is None:
+                pos += 1
+                continue
+            em = _ATTR_EQ.match(doc, pos)
+            value = ""
+            if em is not None:
+                pos = em.end()
+                q = doc[pos : pos + 1]
+                if q in {'"', "'"}:
+                    end = doc.find(q, pos + 1)
+                    if end < 0:
+                        pos = n
+                        break
+                    value = doc[pos + 1 : end]
+                    pos = end + 1
+                else:
+                    bm = _ATTR_BARE.match(doc, pos)
+                    assert bm is not None
+                    value = bm.group(0)
+                    pos = bm.end()
+            if not closing and len(attrs) < 64:
+                attrs.setdefault(name.lower(), html.unescape(value))
+        if not done:
+            return  # a tag still open at the end of the input: dropped, as browsers do
+        if closing:
+            yield "end", tag, {}
+            continue
+        yield "start", tag, attrs
+        if tag in _RAW_TEXT:
+            # Raw text runs to the matching end tag (case-insensitive), found by one search.
+            end_re = re.compile(rf"</{re.escape(tag)}[\t\n\f\r />]", re.IGNORECASE)
+            em2 = end_re.search(doc, pos)
+            stop = n if em2 is None else em2.start()
+            yield "data", doc[pos:stop], {}
+            yield "end", tag, {}
+            if em2 is None:
+                return
+            gt = doc.find(">", em2.end() - 1)
+            pos = n if gt < 0 else gt + 1
+
+
+_SKIP_TAGS = frozenset(
+    {
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "nav",
+        "aside",
+        "form",
+        "button",
+        "select",
+        "svg",
+        "iframe",
+        "head",
+        "object",
+        "canvas",
+    }
+)
+_SKIP_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
+_SKIP_MARKS = frozenset(
+    {
+        # Sphinx (basic, alabaster, Django's theme) and common site chrome
+        "sphinxsidebar",
+        "sphinxsidebarwrapper",
+        "related",
+        "headerlink",
+        "footer",
+        "hd",
+        "ft",
+        "sidebar",
+        "global-nav",
+        "searchbox",
+        "breadcrumb",
+        "breadcrumbs",
+        "wy-nav-side",
+        "wy-breadcrumbs",
+        "rst-versions",
+        "navbar",
+        "nav",
+        "navigation",
+        "toc-drawer",
+        "sidebar-drawer",
+        "skip-link",
+        "visually-hidden",
+        "sr-only",
+        "screen-reader-text",
+    }
+)
+_MAIN_MARKS = frozenset({"body", "document-body", "main-content", "articlebody"})
+_BLOCK = frozenset(
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "header",
+        "footer",
+        "li",
+        "ul",
+        "ol",
+        "dl",
+        "dt",
+        "dd",
+        "tr",
+        "table",
+        "blockquote",
+        "figure",
+        "figcaption",
+        "details",
+        "summary",
+        "br",
+        "hr",
+        "caption",
+        "thead",
+        "tbody",
+        "body",
+        "html",
+    }
+)
+_HEADINGS = {f"h{i}": i for i in range(1, 7)}
+_BACKTICKS = re.compile(r"`+")
+
+
+def _marks(attrs: Attrs) -> set[str]:
+    marks = set(attrs.get("class", "").lower().split())
+    if "id" in attrs:
+        marks.add(attrs["id"].lower())
+    if "itemprop" in attrs:
+        marks.add(attrs["itemprop"].lower())
+    return marks
+
+
+class _HTMLToMarkdown:
+    """Turns tokenizer events into Markdown-shaped text; see :func:`html_to_markdown`."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []  # every kept part
+        self.main_out: list[str] = []  # parts inside the main column, when the page has one
+        self.skip: list[tuple[str, int]] = []  # (tag, nesting) of the element being dropped
+        self.main_depth = 0  # > 0 inside <main>/role=main/div.body: its same-tag nesting
+        self.main_tag = ""
+        self.seen_main = False
+        self.heading: int | None = None
+        self.heading_buf: list[str] = []
+        self.pre = 0
+        self.pre_buf: list[str] = []
+        self.title = ""
+        self.in_title = False
+        self.line: list[str] = []  # inline text of the current block
+
+    # -- output
+    def _emit(self, part: str) -> None:
+        self.out.append(part)
+        if self.main_depth:
+            self.main_out.append(part)
+
+    def _end_block(self) -> None:
+        text = _collapse("".join(self.line).replace("¶", ""))
+        self.line = []
+        if not text:
+            return
+        if atx_heading(text) or setext_level(text) or fence_open(text):
+            text = "\\" + text  # text, never read back as a heading, a rule or a fence
+        self._emit(text + "\n\n")
+
+    # -- events
+    def start(self, tag: str, attrs: Attrs) -> None:
+        if tag == "title":  # in <head>, which is otherwise dropped
+            self.in_title = not self.title
+            return
+        if self.skip:
+            if tag == self.skip[-1][0] and tag not in _VOID:
+                self.skip[-1] = (tag, self.skip[-1][1] + 1)
+            return
+        marks = _marks(attrs)
+        if (
+            tag in _SKIP_TAGS
+            or attrs.get("role", "").lower() in _SKIP_ROLES
+            or (marks & _SKIP_MARKS and tag not in _HEADINGS)
+            or (tag in {"header", "footer"} and not self.main_depth)
+            or "hidden" in attrs
+        ):
+            if tag not in _VOID:
+                self.skip.append((tag, 1))
+            return
+        if self.main_depth and tag == self.main_tag:
+            self.main_depth += 1
+        elif not self.main_depth and (
+            tag == "main" or attrs.get("role", "").lower() == "main" or marks & _MAIN_MARKS
+        ):
+            self._end_block()
+            self.main_depth, self.main_tag, self.seen_main = 1, tag, True
+        if self.pre:
+            if tag == "pre":
+                self.pre += 1
+            elif tag == "br":
+                self.pre_buf.append("\n")
+            return
+        if tag in _HEADINGS:
+            self._end_block()
+            self.heading, self.heading_buf = _HEADINGS[tag], []
+        elif tag == "pre":
+            self._end_block()
+            self.pre, self.pre_buf = 1, []
+        elif tag in _BLOCK:
+            self._end_block()
+        elif tag in {"td", "th"}:
+            self.line.append(" | ")
+        elif tag == "img" and attrs.get("alt"):
+            self.line.append(f" {attrs['alt']} ")
+
+    def end(self, tag: str) -> None:
+        if tag == "title":
+            self.in_title = False
+            return
+        if self.skip:
+            top, depth = self.skip[-1]
+            if tag == top:
+                if depth > 1:
+                    self.skip[-1] = (top, depth - 1)
+                else:
+                    self.skip.pop()
+            return
+        if self.pre:
+            if tag == "pre":
+                self.pre -= 1
+                if not self.pre:
+                    self._end_pre()
+            return
+        if self.heading is not None and tag == f"h{self.heading}":
+            text = _collapse("".join(self.heading_buf).replace("¶", ""))
+            if text:
+                self._emit("#" * self.heading + " " + text.replace("#", "\\#") + "\n\n")
+            self.heading = None
+        elif tag in _BLOCK:
+            self._end_block()
+        if self.main_depth and tag == self.main_tag:
+            self.main_depth -= 1
+            if not self.main_depth:
+                self._end_block()
+
+    def data(self, text: str) -> None:
+        if self.in_title:
+            self.title += text
+            return
+        if self.skip:
+            return
+        text = html.unescape(text)
+        if self.pre:
+            self.pre_buf.append(text)
+        elif self.heading is not None:
+            self.heading_buf.append(text)
+        else:
+            self.line.append(text)
+
+    def _end_pre(self) -> None:
+        code = "".join(self.pre_buf).strip("\n")
+        longest = max((len(m) for m in _BACKTICKS.findall(code)), default=0)
+        fence = "`" * max(3, longest + 1)
+        self._emit(f"{fence}\n{code}\n{fence}\n\n")
+
+    def text(self) -> str:
+        if self.heading is not None:
+            self.heading = None
+        if self.pre:
+            self._end_pre()
+        self._end_block()
+        parts = self.main_out if self.seen_main and "".join(self.main_out).strip() else self.out
+        return "".join(parts).strip() + "\n"
+
+
+def html_to_markdown(doc: str) -> tuple[str, str]:
+    """``(markdown_text, page_title)`` of an HTML page, in linear time.
+
+    Only the main column is kept when the page marks one (``<main>``, ``role="main"``,
+    Sphinx's ``div.body``); navigation, banners, footers, sidebars, search boxes, scripts,
+    styles and ``¶`` permalinks are dropped anywhere, because their words are the same on
+    every page and would make every chunk look alike.
+    """
+    conv = _HTMLToMarkdown()
+    for kind, value, attrs in _scan_html(doc):
+        if kind == "data":
+            conv.data(value)
+        elif kind == "start":
+            conv.start(value, attrs)
+        else:
+            conv.end(value)
+    return conv.text(), _collapse(html.unescape(conv.title))
