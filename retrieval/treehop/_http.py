@@ -34,7 +34,9 @@ from typing import Any
 import httpcore
 import httpx
 
-from .redaction import redact
+from .redaction import install_log_filter, redact
+
+install_log_filter()
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_ERROR_BODY_CHARS = 300

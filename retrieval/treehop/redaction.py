@@ -22,11 +22,16 @@ Why a process-wide registry rather than per-client scrubbing: the places that *r
 (the retriever's rerank fallback, the intent analyzer, the session store) do not know which
 client's key a message might hold; a message redacted by the wrong client leaks the other's key.
 The registry holds only what the clients hold anyway (in the same process memory).
+
+Log lines: httpcore logs response headers at DEBUG level, so :func:`install_log_filter` (run
+when :mod:`treehop._http` is imported, i.e. whenever a remote client exists) attaches a
+redacting filter to the loggers that can see remote answers.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 from urllib.parse import quote, quote_plus
@@ -107,3 +112,50 @@ def registered_count() -> int:
     """How many secret forms are registered (for tests and diagnostics; never the values)."""
     with _lock:
         return len(_secrets)
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts a record's formatted message (never drops a record).
+
+    httpcore logs response headers at DEBUG level; a server that echoes the bearer token in a
+    header would otherwise put the key in any application log that has DEBUG on.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: leave it to the logging machinery
+            return True
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
+LOGGERS = (
+    "treehop",
+    "httpx",
+    "httpcore",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "urllib3.connectionpool",
+)
+"""Loggers that can see remote answers: filters do not propagate to child loggers, so every
+logger that emits records is named."""
+
+_installed = False
+
+
+def install_log_filter() -> None:
+    """Attach one :class:`RedactingFilter` to each of :data:`LOGGERS` (idempotent)."""
+    global _installed
+    with _lock:
+        if _installed:
+            return
+        _installed = True
+    flt = RedactingFilter()
+    for name in LOGGERS:
+        logging.getLogger(name).addFilter(flt)

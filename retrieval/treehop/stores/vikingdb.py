@@ -80,6 +80,7 @@ from .._http import RetryPolicy
 from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
+from ..redaction import redact
 from ..rerankers.http_rerank import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes
@@ -222,7 +223,7 @@ def make_error(
     request_id: str | None,
 ) -> VikingDBError:
     """A typed, secret-free error for a failed call ``what`` (e.g. ``"search in 'kb'"``)."""
-    msg = (message or "").strip().replace("\n", " ")
+    msg = redact((message or "").strip().replace("\n", " "))
     cls = _classify(status, code, msg)
     text = f"VikingDB {what} failed: {_HINTS[cls]}"
     details = [f"code={code}"] if code not in (None, "") else []
