@@ -27,8 +27,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fake_servers.fault_server import MODES, FaultServer
-from treehop_test_doubles import BagOfWordsEmbedder
 
 from treehop import AsyncTreehop, Treehop
 from treehop._http import RetryPolicy
@@ -40,6 +38,9 @@ from treehop.rerankers.http_rerank import HTTPReranker
 from treehop.rerankers.llm_rerank import LLMReranker
 from treehop.rerankers.vikingdb_rerank import VikingDBReranker
 from treehop.sessions import SessionStore
+
+from fake_servers.fault_server import MODES, FaultServer
+from treehop_test_doubles import BagOfWordsEmbedder
 
 SECRET = "sk-FAULTsuite-7c1d9e2f4a6b8c0d1e3f5a7b"
 VOLC_AK = "AKLTfaultSuiteAccessKey0123456789"
@@ -97,20 +98,24 @@ def cohere_bodies() -> dict[str, Any]:
         "wrong_len": lambda b: json.dumps(
             {"results": [{"index": 0, "relevance_score": 0.5}] * (_n_docs(b, "documents") + 1)}
         ),
-        "nan": lambda b: '{"results": ['
-        + ", ".join(
-            f'{{"index": {i}, "relevance_score": NaN}}' for i in range(_n_docs(b, "documents"))
-        )
-        + "]}",
+        "nan": lambda b: (
+            '{"results": ['
+            + ", ".join(
+                f'{{"index": {i}, "relevance_score": NaN}}' for i in range(_n_docs(b, "documents"))
+            )
+            + "]}"
+        ),
     }
 
 
 def viking_bodies() -> dict[str, Any]:
     return {
         "wrong_len": lambda b: json.dumps({"code": 0, "data": {"scores": [0.5]}}),
-        "nan": lambda b: '{"code": 0, "data": {"scores": ['
-        + ", ".join("Infinity" for _ in range(_n_docs(b, "datas")))
-        + "]}}",
+        "nan": lambda b: (
+            '{"code": 0, "data": {"scores": ['
+            + ", ".join("Infinity" for _ in range(_n_docs(b, "datas")))
+            + "]}}"
+        ),
     }
 
 

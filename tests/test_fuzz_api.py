@@ -25,11 +25,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from treehop_test_doubles import BagOfWordsEmbedder
 
 from treehop import AsyncTreehop, Treehop
 from treehop.errors import TreehopError
 from treehop.models import ContextType, RetrievalMode
+
+from treehop_test_doubles import BagOfWordsEmbedder
 
 SETTINGS = settings(
     max_examples=150,
@@ -315,7 +316,9 @@ json_leaf = st.one_of(
 )
 metadatas = st.one_of(
     valid(st.none()),
-    valid(st.dictionaries(label, st.one_of(json_leaf, st.lists(json_leaf, max_size=3)), max_size=4)),
+    valid(
+        st.dictionaries(label, st.one_of(json_leaf, st.lists(json_leaf, max_size=3)), max_size=4)
+    ),
     invalid(
         st.sampled_from(
             [

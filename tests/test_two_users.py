@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from treehop_test_doubles import BagOfWordsEmbedder
 
 from treehop import Treehop
 from treehop.cli import ClientOptions, main
 from treehop.errors import InvalidURIError, NotFoundError, TreehopError
 from treehop.models import FindResult
+
+from treehop_test_doubles import BagOfWordsEmbedder
 
 PIN = "4321"
 SECRET_WORD = "zanzibarquokka"
@@ -165,7 +166,9 @@ def test_sessions_of_another_user_look_exactly_like_missing_ones(
         with pytest.raises(NotFoundError) as absent:
             call(missing)
         # The same message shape: no oracle telling Bob that the id exists.
-        assert str(theirs.value).replace(sid, "ID") == str(absent.value).replace(missing, "ID"), name
+        assert str(theirs.value).replace(sid, "ID") == str(absent.value).replace(missing, "ID"), (
+            name
+        )
     assert bob.list_sessions() == []
     assert bob.aio.sessions.list_sessions() == []
     assert bob.aio.sessions.list_sessions(user="alice") == []

@@ -51,11 +51,11 @@ _exact: re.Pattern[str] | None = None
 _TOKEN = re.compile(r"[A-Za-z0-9\-_.~+/=]{" + str(WINDOW) + ",}")
 _USERINFO = re.compile(r"(://)[^/\s:@]+:[^/\s@]+@")
 _HEADER_VALUE = re.compile(
-    r"(?i)(\bbearer\s+|\bauthorization\b[\"']?\s*[:=]\s*[\"']?"
+    r"(?i)(\bbearer\s+|\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z0-9-]+\s+(?=\S))?"
     r"|\b(?:x-)?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
     r"|\bx-security-token\b[\"']?\s*[:=]\s*[\"']?"
     r"|\b(?:access|secret)[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
-    r"|\bcredential=)"
+    r"|\bcredential=|\bsignature=)"
     r"([^\s\"',;&]+)"
 )
 

@@ -25,6 +25,7 @@ headers are recorded, so a test can check what credentials the client actually s
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import threading
@@ -139,10 +140,8 @@ class FaultServer:
         except OSError:
             return
         finally:
-            try:
+            with contextlib.suppress(OSError):
                 conn.close()
-            except OSError:  # pragma: no cover
-                pass
 
     def _body(self, mode: str, request_body: bytes) -> str:
         body = self.bodies[mode]
