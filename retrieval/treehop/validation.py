@@ -44,9 +44,8 @@ def check_threshold(value: float | None, name: str = "score_threshold") -> float
     try:
         f = float(value)
     except OverflowError:
-        raise InvalidQueryError(
-            f"{name} out of range (an integer of {value.bit_length()} bits)"
-        ) from None  # type: ignore[union-attr]
+        bits = value.bit_length() if isinstance(value, int) else 0
+        raise InvalidQueryError(f"{name} out of range (an integer of {bits} bits)") from None
     if not -1e9 < f < 1e9:
         raise InvalidQueryError(f"{name} out of range: {value}")
     return f
