@@ -33,7 +33,12 @@ from treehop.models import ContextType, RetrievalMode
 from treehop_test_doubles import BagOfWordsEmbedder
 
 SETTINGS = settings(
-    max_examples=150,
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+INTEGRATION_SETTINGS = settings(
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -414,8 +419,100 @@ def test_add_resource_fuzz_validates_before_any_write(
         reopened.close()
 
 
-@SETTINGS
+@INTEGRATION_SETTINGS
 @given(st.one_of(valid(label), invalid(any_text.filter(lambda s: s.strip() == "")), invalid(junk)))
 def test_set_tags_fuzz(client: Treehop, tag: Pair) -> None:
     value, ok = tag
     check(lambda: client.set_tags("viking://resources/k8s", add=value, remove=value), ok)
+
+
+# -- through the integrations -----------------------------------------------------------------
+
+lc_k = st.one_of(
+    valid(st.integers(1, 100)),
+    invalid(st.integers(max_value=0)),
+    invalid(st.floats().filter(lambda f: not f.is_integer())),
+)
+lc_tags = st.one_of(
+    valid(st.none()),
+    valid(st.lists(label, min_size=1, max_size=3)),
+    invalid(st.sampled_from([[""], [";;"], ["bad:tag"], ["a<b"], [5], ""])),
+)
+
+
+@st.composite
+def integration_calls(draw: st.DrawFn) -> tuple[Any, dict[str, Any], bool]:
+    query, ok = draw(queries)
+    parts = {
+        "k": lc_k,
+        "tag_filter": lc_tags,
+        "metadata_filter": filters,
+        "target_uri": st.one_of(
+            valid(st.sampled_from([None, "viking://resources"])),
+            invalid(st.sampled_from(["", "viking://resources/..", "viking://user/x/memories"])),
+        ),
+    }
+    kwargs: dict[str, Any] = {}
+    for name in sorted(draw(st.sets(st.sampled_from(sorted(parts)), max_size=3))):
+        value, good = draw(parts[name])
+        kwargs[name] = value
+        ok = ok and good
+    return query, kwargs, ok
+
+
+@INTEGRATION_SETTINGS
+@given(integration_calls())
+def test_langchain_invoke_fuzz(client: Treehop, call: tuple[Any, dict[str, Any], bool]) -> None:
+    from langchain_treehop import TreehopRetriever
+
+    query, kwargs, ok = call
+    retriever = TreehopRetriever(client=client)
+    if not isinstance(query, str):
+        ok = False
+    check(lambda: retriever.invoke(query, **kwargs), ok)
+
+
+def test_langchain_ainvoke_fuzz(index_dir: Path) -> None:
+    from langchain_treehop import TreehopRetriever
+
+    loop = asyncio.new_event_loop()
+    aclient = AsyncTreehop(index_dir, embedder=BagOfWordsEmbedder(), tagger=None)
+    retriever = TreehopRetriever(client=aclient)
+
+    @INTEGRATION_SETTINGS
+    @given(integration_calls())
+    def prop(call: tuple[Any, dict[str, Any], bool]) -> None:
+        query, kwargs, ok = call
+        check(lambda: loop.run_until_complete(retriever.ainvoke(query, **kwargs)), ok)
+
+    try:
+        prop()
+    finally:
+        loop.run_until_complete(aclient.close())
+        loop.close()
+
+
+@INTEGRATION_SETTINGS
+@given(queries, targets, modes, thresholds, limits)
+def test_llamaindex_retrieve_fuzz(
+    client: Treehop, query: Pair, target: Pair, mode: Pair, threshold: Pair, top_k: Pair
+) -> None:
+    from llama_index.core.schema import QueryBundle
+
+    from llama_index.retrievers.treehop import TreehopRetriever
+
+    ok = all(p[1] for p in (query, target, mode, threshold, top_k))
+
+    def call() -> Any:
+        retriever = TreehopRetriever(
+            client,
+            target_uri=target[0],
+            retrieval_mode=mode[0],
+            score_threshold=threshold[0],
+            similarity_top_k=top_k[0],
+        )
+        if not isinstance(query[0], str):
+            return retriever.retrieve(QueryBundle(query_str=query[0]))
+        return retriever.retrieve(query[0])
+
+    check(call, ok)
