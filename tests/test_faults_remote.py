@@ -328,3 +328,42 @@ def test_session_summary_fault_falls_back_without_leaking(
         assert session.summary_fallback_reason
     assert elapsed < 2 * (DEADLINE + SLACK)
     assert_clean(session.model_dump_json(), logs.text)
+
+
+# -- the VikingDB knowledge source (SDK-based) --------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_vikingdb_knowledge_fault_is_typed_within_the_deadline(
+    mode: str, logs: pytest.LogCaptureFixture
+) -> None:
+    from treehop.vikingdb_knowledge import VikingDBKnowledgeSource
+
+    bodies = {
+        "wrong_len": '{"code": 0, "data": {"result_list": [1]}}',
+        "nan": '{"code": 0, "data": {"result_list": [], "count": NaN}}',
+    }
+    with FaultServer(mode, bodies) as srv:
+        source = VikingDBKnowledgeSource(
+            "kb",
+            host=srv.address,
+            scheme="http",
+            ak=VOLC_AK,
+            sk=VOLC_SK,
+            timeout_s=1,
+            retry=FAST,
+            deadline_s=DEADLINE,
+        )
+        t0 = time.monotonic()
+        try:
+            result = source.find("kubernetes rollout")
+        except TreehopError as exc:
+            texts = exception_texts(exc)
+        else:
+            # A well-formed (if odd) answer is an empty result, never a crash.
+            assert mode in ("nan", "trickle") and result.total == 0
+            texts = [result.model_dump_json()]
+        elapsed = time.monotonic() - t0
+        source.close()
+    assert elapsed < DEADLINE + SLACK, f"find() took {elapsed:.2f}s"
+    assert_clean(*texts, logs.text, repr(source), secrets=(VOLC_AK, VOLC_SK))

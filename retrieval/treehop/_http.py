@@ -22,14 +22,16 @@ own typed error (:class:`~treehop.errors.EmbeddingError`, ``LLMError``, ``Rerank
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
 import random
 import ssl
+import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import httpcore
 import httpx
@@ -39,6 +41,7 @@ from .redaction import install_log_filter, redact
 install_log_filter()
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+_T = TypeVar("_T")
 MAX_ERROR_BODY_CHARS = 300
 
 
@@ -237,6 +240,33 @@ def attempt_timeout(client_timeout: httpx.Timeout, end: float | None) -> httpx.T
         write=clip(client_timeout.write),
         pool=clip(client_timeout.pool),
     )
+
+
+def call_with_deadline(fn: Callable[[], _T], deadline_s: float | None) -> _T:
+    """Run a blocking call that has no total deadline of its own, waiting at most ``deadline_s``.
+
+    For SDKs (the VikingDB one) whose ``timeout`` bounds each socket read but not a response
+    that trickles in: the call runs in a daemon thread and the caller stops waiting at the
+    deadline (:class:`DeadlineExceeded`). The abandoned thread ends when the SDK's own
+    per-read timeout fires; being a daemon, it never delays interpreter exit.
+    """
+    if deadline_s is None:
+        return fn()
+    future: concurrent.futures.Future[_T] = concurrent.futures.Future()
+
+    def run() -> None:
+        if not future.set_running_or_notify_cancel():  # pragma: no cover - never cancelled
+            return
+        try:
+            future.set_result(fn())
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="treehop-deadline-call", daemon=True).start()
+    try:
+        return future.result(timeout=deadline_s)
+    except concurrent.futures.TimeoutError:
+        raise DeadlineExceeded(deadline_s) from None
 
 
 # -- requests --------------------------------------------------------------------------------
