@@ -367,3 +367,23 @@ def test_vikingdb_knowledge_fault_is_typed_within_the_deadline(
         source.close()
     assert elapsed < DEADLINE + SLACK, f"find() took {elapsed:.2f}s"
     assert_clean(*texts, logs.text, repr(source), secrets=(VOLC_AK, VOLC_SK))
+
+
+@pytest.mark.parametrize("mode", ["trickle", "trickle_headers", "hang"])
+def test_a_callers_own_sync_client_also_honours_the_deadline(mode: str) -> None:
+    import httpx
+
+    with FaultServer(mode) as srv, httpx.Client(timeout=0.2) as own:
+        emb = OpenAICompatibleEmbedder(
+            "m",
+            base_url=srv.base_url,
+            api_key=SECRET,
+            dimension=2,
+            deadline_s=DEADLINE,
+            retry=FAST,
+            http_client=own,
+        )
+        t0 = time.monotonic()
+        with pytest.raises(EmbeddingError, match=r"deadline|timed out"):
+            emb.embed(["hello"])
+        assert time.monotonic() - t0 < DEADLINE + SLACK

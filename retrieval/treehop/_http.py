@@ -9,11 +9,11 @@ for as long as it likes, and retries multiply whatever a single attempt costs. `
 bounds the whole call -- connect, every read, every retry and every backoff sleep:
 
 * async: the call runs under :func:`asyncio.timeout`; cancellation closes the connection;
-* sync: clients built by :func:`sync_client` use a network backend that clamps every socket
-  operation's timeout to the time left, so the last read fails as soon as the deadline passes.
-  A caller-supplied ``httpx.Client`` keeps its own transport; the per-attempt timeouts are then
-  clamped to the time left (a trickling server can overrun such a client by at most one read
-  timeout per response phase), and the retry loop stops at the deadline.
+* sync: the socket layer of the client's httpx transport is wrapped (:func:`sync_client`, or
+  on first use for a caller's own ``httpx.Client``) so that every socket operation waits at
+  most until the deadline; the read in progress fails as soon as it passes. A custom
+  transport without httpcore's connection pool (a mock, a third-party transport) keeps only
+  the per-attempt timeouts clamped to the time left and the retry loop's deadline check.
 
 When the deadline passes, :class:`DeadlineExceeded` is raised; each provider turns it into its
 own typed error (:class:`~treehop.errors.EmbeddingError`, ``LLMError``, ``RerankError``).
@@ -201,11 +201,24 @@ def sync_client(
     ``_network_backend`` are private; the fault tests fail loudly should httpx rename them).
     """
     transport = httpx.HTTPTransport(verify=verify)
+    _install_backend(transport)
+    return httpx.Client(timeout=timeout, transport=transport)
+
+
+def _install_backend(transport: object) -> bool:
+    """Wrap an httpx transport's socket layer so that it honours :func:`deadline_scope`.
+
+    Returns False for a transport without httpcore's pool (a custom or mock transport), which
+    then keeps only the per-attempt clamping of :func:`request`.
+    """
     pool = getattr(transport, "_pool", None)
     backend = getattr(pool, "_network_backend", None)
-    if pool is not None and isinstance(backend, httpcore.NetworkBackend):
-        pool._network_backend = _DeadlineBackend(backend)
-    return httpx.Client(timeout=timeout, transport=transport)
+    if isinstance(backend, _DeadlineBackend):
+        return True
+    if pool is None or not isinstance(backend, httpcore.NetworkBackend):
+        return False
+    pool._network_backend = _DeadlineBackend(backend)
+    return True
 
 
 @contextmanager
@@ -340,6 +353,10 @@ def request(
 ) -> httpx.Response:
     """The sync twin of :func:`arequest` (same errors, same deadline)."""
     last_exc: Exception | None = None
+    if deadline_s is not None:
+        # A caller's own client gets the deadline-aware socket layer too. It only acts while
+        # a deadline is set, so the client behaves as before for everything else.
+        _install_backend(getattr(client, "_transport", None))
     with deadline_scope(deadline_s) as end:
         for attempt in range(retry.max_retries + 1):
             if end is not None and time.monotonic() >= end:
