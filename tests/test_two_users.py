@@ -251,3 +251,21 @@ def test_cli_as_bob_sees_nothing_of_alice(
         assert code != 0
         # The error may repeat the URI Bob typed, never anything stored under it.
         assert PIN not in out + err and SECRET_WORD not in out + err
+
+
+def test_tag_hops_never_cross_into_another_users_space(shared: dict[str, Any]) -> None:
+    """Alice's memory shares a tag with a shared resource: a hop must not follow it to her."""
+    from treehop.config import RetrievalConfig, TagHopTrigger
+
+    config = RetrievalConfig(tag_hop_trigger=TagHopTrigger.ALWAYS, tag_hop_max_subtrees=20)
+    bob = Treehop(
+        shared["path"], user="bob", embedder=BagOfWordsEmbedder(), tagger=None, config=config
+    )
+    try:
+        for query in ("kubernetes pods banking cluster", "bank pin"):
+            result = bob.find(query, limit=50, tags="shared-tag")
+            assert result.query_results[0].tag_hops is not None
+            assert_nothing_of_alice(dump(result))
+            assert_nothing_of_alice(dump(bob.search(query, limit=50)))
+    finally:
+        bob.close()
