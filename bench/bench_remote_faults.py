@@ -169,13 +169,13 @@ def main() -> None:
     for dep in deps:
         for mode in MODES:
             t_with, outcome, text = timed(
-                lambda d=dep, m=mode: run_case(d, m, args.deadline, index),  # type: ignore[misc]
+                lambda d=dep, m=mode: run_case(d, m, args.deadline, index),
                 args.cap,
             )
             slow = mode in ("hang", "trickle", "trickle_headers")
             t_without = (
                 timed(
-                    lambda d=dep, m=mode: run_case(d, m, NO_DEADLINE, index),  # type: ignore[misc]
+                    lambda d=dep, m=mode: run_case(d, m, NO_DEADLINE, index),
                     args.cap,
                 )[0]
                 if slow
