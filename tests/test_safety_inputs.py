@@ -139,3 +139,36 @@ def test_typed_errors_for_the_issue_inputs(tmp_path: Path) -> None:
                 call()
         # No-break and ideographic spaces inside a normal query are ordinary whitespace.
         assert th.find("kubernetes\u00a0pods\u3000roll").total >= 1
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"path": 5},
+        {"path": b"/tmp/x"},
+        {"path": "bad\x00path"},
+        {"path": "bad\ud800path"},
+        {"user": 5},
+        {"user": "../alice"},
+        {"embedder": "minilm"},
+        {"store": object()},
+        {"reranker": "cohere"},
+        {"llm": 5},
+        {"query_planner": "gpt"},
+        {"config": {"alpha": 1}},
+        {"tagger": "yes"},
+        {"tagger": 1},
+        {"intent_timeout_s": 0},
+        {"intent_timeout_s": "5"},
+        {"chunk_chars": "1000"},
+        {"chunk_chars": 0},
+        {"retag_all_below": -1},
+    ],
+)
+def test_bad_constructor_arguments_are_typed_and_leak_nothing(kwargs: dict[str, object]) -> None:
+    before = threading.active_count()
+    args = {"embedder": BagOfWordsEmbedder(), **kwargs}
+    path = args.pop("path", None)
+    with pytest.raises(TreehopError):
+        Treehop(path, **args)  # type: ignore[arg-type]
+    assert threading.active_count() == before

@@ -287,3 +287,80 @@ def path_name(path: Path) -> str:
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_client_args(
+    *,
+    path: object,
+    user: object,
+    embedder: object,
+    store: object,
+    reranker: object,
+    config: object,
+    llm: object,
+    query_planner: object,
+    tagger: object,
+    intent_timeout_s: object,
+    chunk_chars: object,
+    retag_all_below: object,
+) -> None:
+    """The constructor's arguments, checked before anything is opened or started.
+
+    Imports are local: this module is imported by the client, and the protocols below import
+    heavier modules (numpy, pydantic models) that need not load for the other checks.
+    """
+    from .config import RetrievalConfig
+    from .embedders.base import Embedder
+    from .llm.base import LLM
+    from .rerankers.base import Reranker
+    from .stores.base import VectorStore
+
+    if path is not None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidQueryError(f"path must be a str or a path, got {type(path).__name__}")
+        text = os.fspath(path)
+        if not isinstance(text, str):
+            raise InvalidQueryError("path must be a str path, not bytes")
+        if "\x00" in text or has_lone_surrogate(text) or not text:
+            raise InvalidQueryError(f"path {shown(text)} is empty or not a valid file name")
+    if not isinstance(user, str):
+        raise InvalidURIError(f"user must be a string, got {type(user).__name__}")
+    for name, value, proto in (
+        ("embedder", embedder, Embedder),
+        ("store", store, VectorStore),
+        ("reranker", reranker, Reranker),
+        ("llm", llm, LLM),
+        ("query_planner", query_planner, LLM),
+    ):
+        if value is not None and not isinstance(value, proto):
+            raise InvalidQueryError(
+                f"{name} must implement treehop's {proto.__name__} protocol, "
+                f"got {type(value).__name__}"
+            )
+    if config is not None and not isinstance(config, RetrievalConfig):
+        raise InvalidQueryError(f"config must be a RetrievalConfig, got {type(config).__name__}")
+    if not (
+        tagger is None
+        or tagger is False
+        or (isinstance(tagger, str) and tagger == "auto")
+        or (not isinstance(tagger, (str, bool, int, float)) and hasattr(tagger, "tag_nodes"))
+    ):
+        raise InvalidQueryError(
+            "tagger must be 'auto', None/False or an object with tag_nodes() and refit()"
+        )
+    if (
+        isinstance(intent_timeout_s, bool)
+        or not isinstance(intent_timeout_s, (int, float))
+        or not 0 < intent_timeout_s < 1e6
+    ):
+        raise InvalidQueryError(
+            f"intent_timeout_s must be a positive number, got {_short(intent_timeout_s)}"
+        )
+    for name, value, low, high in (
+        ("chunk_chars", chunk_chars, 50, 1_000_000),
+        ("retag_all_below", retag_all_below, 0, 10**12),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise InvalidQueryError(
+                f"{name} must be an integer in {low}..{high}, got {_short(value)}"
+            )

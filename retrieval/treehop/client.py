@@ -152,6 +152,20 @@ class AsyncTreehop:
         chunk_chars: int = 1000,
         retag_all_below: int = 1000,
     ) -> None:
+        argmod.check_client_args(
+            path=path,
+            user=user,
+            embedder=embedder,
+            store=store,
+            reranker=reranker,
+            config=config,
+            llm=llm,
+            query_planner=query_planner,
+            tagger=tagger,
+            intent_timeout_s=intent_timeout_s,
+            chunk_chars=chunk_chars,
+            retag_all_below=retag_all_below,
+        )
         self.user = urimod.validate_user(user)
         self.embedder = embedder if embedder is not None else _default_embedder()
         self.store: VectorStore = store if store is not None else EmbeddedStore(path)
