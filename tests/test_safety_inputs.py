@@ -172,3 +172,13 @@ def test_bad_constructor_arguments_are_typed_and_leak_nothing(kwargs: dict[str, 
     with pytest.raises(TreehopError):
         Treehop(path, **args)  # type: ignore[arg-type]
     assert threading.active_count() == before
+
+
+def test_a_closed_client_raises_a_typed_error() -> None:
+    from treehop.errors import ClientClosedError
+
+    th = client()
+    th.close()
+    with pytest.raises(ClientClosedError, match="closed"):
+        th.find("anything")
+    th.close()  # closing twice does nothing

@@ -12,6 +12,7 @@ from .client import AddResult, AsyncTreehop, Entry, Treehop
 from .config import RetrievalConfig, TagHopTrigger
 from .embedders.base import BaseEmbedder, Embedder
 from .errors import (
+    ClientClosedError,
     EmbeddingError,
     IndexCorruptError,
     IngestError,
@@ -48,6 +49,7 @@ __all__ = [
     "AsyncTreehop",
     "BaseEmbedder",
     "BaseReranker",
+    "ClientClosedError",
     "ContextType",
     "EmbeddedStore",
     "Embedder",

@@ -53,3 +53,7 @@ class StoreError(TreehopError):
 
 class IngestError(TreehopError):
     """A path could not be ingested (missing, unreadable, or empty)."""
+
+
+class ClientClosedError(TreehopError, RuntimeError):
+    """The client was used after ``close()``, or the sync client was called from its own loop."""
