@@ -516,3 +516,39 @@ def test_llamaindex_retrieve_fuzz(
         return retriever.retrieve(query[0])
 
     check(call, ok)
+
+
+# -- sessions ---------------------------------------------------------------------------------
+
+roles = st.one_of(
+    valid(st.sampled_from(["user", "assistant", "system"])),
+    invalid(any_text.filter(lambda s: s not in ("user", "assistant", "system"))),
+    invalid(junk),
+)
+contents = st.one_of(
+    valid(clean_text),
+    invalid(blank),
+    invalid(surrogate_text),
+    invalid(st.just("x" * 100_001)),
+    invalid(junk),
+)
+session_ids = st.one_of(
+    valid(st.just("OWN")),
+    invalid(st.just("f" * 32)),
+    invalid(any_text),
+    invalid(junk),
+)
+
+
+@INTEGRATION_SETTINGS
+@given(session_ids, roles, contents)
+def test_session_api_fuzz(client: Treehop, sid: Pair, role: Pair, content: Pair) -> None:
+    own = client.create_session()
+    value = own if sid[0] == "OWN" else sid[0]
+    check(lambda: client.add_message(value, role[0], content[0]), sid[1] and role[1] and content[1])
+    check(lambda: client.get_session(value), sid[1])
+    check(lambda: client.search("kubernetes pods", session_id=value, limit=3), sid[1])
+    check(lambda: client.delete_session(value), sid[1])
+    if sid[0] != "OWN":
+        client.delete_session(own)
+    assert client.list_sessions() == []
