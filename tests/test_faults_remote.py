@@ -387,3 +387,34 @@ def test_a_callers_own_sync_client_also_honours_the_deadline(mode: str) -> None:
         with pytest.raises(EmbeddingError, match=r"deadline|timed out"):
             emb.embed(["hello"])
         assert time.monotonic() - t0 < DEADLINE + SLACK
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_vikingdb_store_fault_is_typed_within_the_deadline(
+    mode: str, logs: pytest.LogCaptureFixture
+) -> None:
+    from treehop.stores.vikingdb import VikingDBStore
+
+    bodies = {
+        "wrong_len": '{"code": "Success", "result": {"fetch": [1]}}',
+        "nan": '{"code": "Success", "result": {"fetch": [{"fields": {"x": NaN}}]}}',
+    }
+    with FaultServer(mode, bodies) as srv:
+        t0 = time.monotonic()
+        with pytest.raises(TreehopError) as info:
+            store = VikingDBStore(
+                "c",
+                dimension=4,
+                host=srv.address,
+                scheme="http",
+                ak=VOLC_AK,
+                sk=VOLC_SK,
+                timeout_s=1,
+                retry=FAST,
+                deadline_s=DEADLINE,
+            )
+            store.get(["viking://resources/x"])
+        elapsed = time.monotonic() - t0
+    # Two bounded calls at most (connect, then one read), plus the SDK's first import.
+    assert elapsed < 2 * DEADLINE + 2 * SLACK, f"took {elapsed:.2f}s"
+    assert_clean(*exception_texts(info.value), logs.text, secrets=(VOLC_AK, VOLC_SK))
