@@ -178,9 +178,9 @@ class AsyncTreehop:
         self.retag_all_below = retag_all_below
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
         self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
-        self.session_store = SessionStore(self.store, llm=llm)
+        self._session_store = SessionStore(self.store, llm=llm)
         # The client only ever sees its own user's sessions (another user's id is "not found").
-        self.sessions: UserSessions = self.session_store.for_user(self.user)
+        self.sessions: UserSessions = self._session_store.for_user(self.user)
         self._write_lock = asyncio.Lock()
         self._check_embedder_matches()
         self._init_extensions()

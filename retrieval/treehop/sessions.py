@@ -487,7 +487,7 @@ class UserSessions:
     """
 
     def __init__(self, store: SessionStore, user: str) -> None:
-        self.store = store
+        self._store = store
         self.user = validate_user(user)
 
     def __repr__(self) -> str:
@@ -501,33 +501,33 @@ class UserSessions:
 
     def create_session(self, user: str | None = None) -> str:
         self._same_user(user)
-        return self.store.create_session(self.user)
+        return self._store.create_session(self.user)
 
     def get(self, session_id: str) -> Session:
-        return self.store.get(session_id, user=self.user)
+        return self._store.get(session_id, user=self.user)
 
     def list_sessions(self, user: str | None = None) -> builtins.list[Session]:
         if user is not None and user != self.user:
             return []
-        return self.store.list_sessions(self.user)
+        return self._store.list_sessions(self.user)
 
     def list(self, user: str | None = None) -> builtins.list[Session]:
         return self.list_sessions(user)
 
     def delete(self, session_id: str) -> None:
-        self.store.delete(session_id, user=self.user)
+        self._store.delete(session_id, user=self.user)
 
     def add_message(self, session_id: str, role: str, content: str) -> SessionMessage:
-        return self.store.add_message(session_id, role, content, user=self.user)
+        return self._store.add_message(session_id, role, content, user=self.user)
 
     async def aadd_message(self, session_id: str, role: str, content: str) -> SessionMessage:
-        return await self.store.aadd_message(session_id, role, content, user=self.user)
+        return await self._store.aadd_message(session_id, role, content, user=self.user)
 
     def context_for_intent(
         self, session_id: str, n_recent: int = 5
     ) -> tuple[str, builtins.list[SessionMessage]]:
-        return self.store.context_for_intent(session_id, n_recent, user=self.user)
+        return self._store.context_for_intent(session_id, n_recent, user=self.user)
 
     @property
     def llm(self) -> LLM | None:
-        return self.store.llm
+        return self._store.llm
