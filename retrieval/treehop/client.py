@@ -236,7 +236,11 @@ class AsyncTreehop:
         Re-adding the same target re-embeds only nodes whose text changed and deletes nodes whose
         files are gone. ``tags`` (list or ``a;b``) are user tags merged with automatic ones;
         ``metadata`` is merged into every node written (and can be filtered on). A string is
-        read as a path when it names an existing file or directory, unless ``is_text=True``.
+        read as a path when it names an existing file or directory, unless ``is_text=True``;
+        one that looks like a path (``./docs``, ``notes/a.md``) but names nothing is an
+        :class:`IngestError`, so a typo is not indexed as a document. The whole call is
+        validated before anything is read or written; skipped files and folders are counted
+        and named in the :class:`AddResult`.
         """
         t0 = time.perf_counter()
         # The whole call is checked before anything is read or written (see treehop.arguments).
