@@ -4,7 +4,8 @@ For each dependency -- the OpenAI-compatible embedder, the ``/rerank`` HTTP rera
 VikingDB reranker, the LLM reranker, the chat model as query planner and as session summariser
 -- and each fault of :mod:`fake_servers.fault_server` (5xx, 429, a 401 echoing the key, hang,
 byte trickle in the body and in the headers, TCP reset, malformed JSON, HTML, answers of the
-wrong size, NaN/Infinity), the test checks the documented outcome:
+wrong size, NaN/Infinity, a 10 GB declared body, an endless stream), the test checks the
+documented outcome:
 
 * the embedder: a typed :class:`~treehop.errors.EmbeddingError` from ``find()``;
 * rerankers: ``find()`` succeeds on vector scores with ``rerank_fallback`` and a reason;
@@ -66,6 +67,14 @@ def assert_clean(*texts: str, secrets: tuple[str, ...] = (SECRET,)) -> None:
 
 def exception_texts(exc: BaseException) -> list[str]:
     return [str(exc), repr(exc), "".join(traceback.format_exception(exc))]
+
+
+@pytest.fixture(autouse=True)
+def _small_response_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """1 MiB instead of 64 MiB, so the endless-stream fault trips the cap in ~80 ms."""
+    import treehop._http
+
+    monkeypatch.setattr(treehop._http, "MAX_RESPONSE_BYTES", 1024 * 1024)
 
 
 @pytest.fixture
@@ -418,3 +427,21 @@ def test_vikingdb_store_fault_is_typed_within_the_deadline(
     # Two bounded calls at most (connect, then one read), plus the SDK's first import.
     assert elapsed < 2 * DEADLINE + 2 * SLACK, f"took {elapsed:.2f}s"
     assert_clean(*exception_texts(info.value), logs.text, secrets=(VOLC_AK, VOLC_SK))
+
+
+@pytest.mark.parametrize("mode", ["huge", "endless"])
+@pytest.mark.parametrize("sync", [True, False])
+def test_an_oversized_answer_is_refused_not_buffered(mode: str, sync: bool) -> None:
+    """The size cap, not the deadline, ends these calls (the deadline here is generous)."""
+    with FaultServer(mode) as srv:
+        emb = OpenAICompatibleEmbedder(
+            "m", base_url=srv.base_url, api_key=SECRET, dimension=2, deadline_s=30, retry=FAST
+        )
+        t0 = time.monotonic()
+        with pytest.raises(EmbeddingError, match="larger than 1048576 bytes"):
+            if sync:
+                emb.embed(["hello"])
+            else:
+                asyncio.run(emb.aembed(["hello"]))
+        assert time.monotonic() - t0 < 5
+        emb.close()

@@ -15,6 +15,10 @@ bounds the whole call -- connect, every read, every retry and every backoff slee
   transport without httpcore's connection pool (a mock, a third-party transport) keeps only
   the per-attempt timeouts clamped to the time left and the retry loop's deadline check.
 
+Answers are read with a size cap (:data:`MAX_RESPONSE_BYTES`, decoded bytes, so a
+compression bomb counts at its real size): a server that streams without end, or declares a
+huge ``Content-Length``, gets :class:`ResponseTooLarge` instead of the process's memory.
+
 When the deadline passes, :class:`DeadlineExceeded` is raised; each provider turns it into its
 own typed error (:class:`~treehop.errors.EmbeddingError`, ``LLMError``, ``RerankError``).
 """
@@ -42,6 +46,10 @@ install_log_filter()
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 _T = TypeVar("_T")
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+"""The largest answer (decoded) a remote client reads: 64 MiB, ample for a 2048-text batch of
+1536-dimensional embeddings as JSON (~60 MB would need 3072 dimensions at full batch)."""
+_REBUILT_DROP = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 MAX_ERROR_BODY_CHARS = 300
 
 
@@ -79,6 +87,13 @@ class HTTPStatusFailure(Exception):
             f"HTTP {response.status_code} from {redact(response.request.url)}: "
             f"{body_excerpt(response)}"
         )
+
+
+class ResponseTooLarge(httpx.HTTPError):
+    """An answer larger than :data:`MAX_RESPONSE_BYTES` (declared or streamed)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"answer larger than {limit} bytes (MAX_RESPONSE_BYTES)")
 
 
 class DeadlineExceeded(Exception):
@@ -285,6 +300,53 @@ def call_with_deadline(fn: Callable[[], _T], deadline_s: float | None) -> _T:
 # -- requests --------------------------------------------------------------------------------
 
 
+def _declared_too_large(response: httpx.Response, limit: int) -> bool:
+    declared = response.headers.get("content-length", "")
+    return declared.isdigit() and int(declared) > limit
+
+
+def _rebuilt(response: httpx.Response, body: bytes) -> httpx.Response:
+    """A fully read response (public API only): the decoded body, headers without encoding."""
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _REBUILT_DROP]
+    return httpx.Response(
+        response.status_code, headers=headers, content=body, request=response.request
+    )
+
+
+def send_capped(client: httpx.Client, req: httpx.Request) -> httpx.Response:
+    """Send ``req`` and read at most :data:`MAX_RESPONSE_BYTES` of its answer."""
+    limit = MAX_RESPONSE_BYTES
+    response = client.send(req, stream=True)
+    try:
+        if _declared_too_large(response, limit):
+            raise ResponseTooLarge(limit)
+        body = bytearray()
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) > limit:
+                raise ResponseTooLarge(limit)
+    finally:
+        response.close()
+    return _rebuilt(response, bytes(body))
+
+
+async def asend_capped(client: httpx.AsyncClient, req: httpx.Request) -> httpx.Response:
+    """The async twin of :func:`send_capped`."""
+    limit = MAX_RESPONSE_BYTES
+    response = await client.send(req, stream=True)
+    try:
+        if _declared_too_large(response, limit):
+            raise ResponseTooLarge(limit)
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > limit:
+                raise ResponseTooLarge(limit)
+    finally:
+        await response.aclose()
+    return _rebuilt(response, bytes(body))
+
+
 async def arequest(
     client: httpx.AsyncClient,
     method: str,
@@ -323,9 +385,8 @@ async def _arequest(
     for attempt in range(retry.max_retries + 1):
         response: httpx.Response | None = None
         try:
-            response = await client.request(
-                method, url, json=json, content=content, headers=headers
-            )
+            req = client.build_request(method, url, json=json, content=content, headers=headers)
+            response = await asend_capped(client, req)
         except (httpx.TimeoutException, httpx.TransportError) as exc:
             last_exc = exc
         else:
@@ -365,14 +426,15 @@ def request(
             response: httpx.Response | None = None
             try:
                 timeout = attempt_timeout(client.timeout, end)
-                if timeout is None:
-                    response = client.request(
-                        method, url, json=json, content=content, headers=headers
-                    )
-                else:
-                    response = client.request(
-                        method, url, json=json, content=content, headers=headers, timeout=timeout
-                    )
+                req = client.build_request(
+                    method,
+                    url,
+                    json=json,
+                    content=content,
+                    headers=headers,
+                    timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+                )
+                response = send_capped(client, req)
             except (httpx.TimeoutException, httpx.TransportError) as exc:
                 if end is not None and time.monotonic() >= end:
                     assert deadline_s is not None

@@ -16,6 +16,8 @@ and ``Content-Length`` body) and then, by :attr:`FaultServer.mode`:
 ``html``                  200 ``text/html`` error page from a "proxy" (echoing the key)
 ``wrong_len``             200 with a well-formed answer of the wrong size (``bodies["wrong_len"]``)
 ``nan``                   200 with NaN / Infinity numbers (``bodies["nan"]``, raw JSON text)
+``huge``                  200 declaring a 10 GB ``Content-Length`` (then a trickle of bytes)
+``endless``               200 ``chunked`` JSON that never ends (64 KB every 5 ms, ~13 MB/s)
 ========================  ====================================================================
 
 ``bodies`` maps a mode to the raw body text for protocol-specific answers, or to a function of
@@ -46,6 +48,8 @@ MODES = (
     "html",
     "wrong_len",
     "nan",
+    "huge",
+    "endless",
 )
 
 
@@ -191,6 +195,24 @@ class FaultServer:
                 if self._stop.wait(self.trickle_s):
                     return False
                 conn.sendall(bytes([b]))
+            return False
+        if mode == "huge":
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 10000000000\r\n\r\n{"
+            )
+            while not self._stop.wait(self.trickle_s):
+                conn.sendall(b" ")
+            return False
+        if mode == "endless":
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n"
+            )
+            chunk = b"[" + b"0," * 32767
+            frame = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n"
+            while not self._stop.wait(0.005):
+                conn.sendall(frame)
             return False
         if mode == "trickle_headers":
             head = "HTTP/1.1 200 OK\r\n" + "X-Pad: " + "a" * 400 + "\r\n"

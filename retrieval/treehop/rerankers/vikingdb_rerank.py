@@ -36,9 +36,11 @@ from .._http import (
     DeadlineExceeded,
     HTTPStatusFailure,
     RetryPolicy,
+    asend_capped,
     attempt_timeout,
     check_deadline,
     deadline_scope,
+    send_capped,
     truncate,
 )
 from ..errors import InvalidQueryError, RerankError
@@ -295,11 +297,15 @@ class VikingDBReranker(BaseReranker):
                     raise self._deadline_error()
                 timeout = attempt_timeout(client.timeout, end)
                 try:
-                    response = client.post(
-                        self.url,
-                        content=content,
-                        headers=self._signed_headers(body),
-                        timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+                    response = send_capped(
+                        client,
+                        client.build_request(
+                            "POST",
+                            self.url,
+                            content=content,
+                            headers=self._signed_headers(body),
+                            timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+                        ),
                     )
                 except httpx.HTTPError as exc:
                     if end is not None and time.monotonic() >= end:
@@ -365,8 +371,11 @@ class VikingDBReranker(BaseReranker):
         for attempt in range(self.retry.max_retries + 1):
             response: httpx.Response | None = None
             try:
-                response = await client.post(
-                    self.url, content=content, headers=self._signed_headers(body)
+                response = await asend_capped(
+                    client,
+                    client.build_request(
+                        "POST", self.url, content=content, headers=self._signed_headers(body)
+                    ),
                 )
             except httpx.HTTPError as exc:
                 if attempt == self.retry.max_retries:
