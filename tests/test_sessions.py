@@ -292,3 +292,51 @@ def test_thread_safe_concurrent_adds() -> None:
     assert len(s.messages) == 400
     assert sorted(m.seq for m in s.messages) == list(range(400))
     assert len({m.content for m in s.messages}) == 400
+
+
+# -- sessions belong to their user ---------------------------------------------------------------
+
+
+def test_a_user_bound_view_treats_other_users_sessions_as_missing() -> None:
+    store = SessionStore()
+    alice_sid = store.create_session("alice")
+    store.add_message(alice_sid, "user", "my bank pin is 4321", user="alice")
+    bob = store.for_user("bob")
+    bob_sid = bob.create_session()
+    missing = "f" * 32
+    for call in (
+        bob.get,
+        bob.delete,
+        bob.context_for_intent,
+        lambda s: bob.add_message(s, "user", "hi"),
+    ):
+        with pytest.raises(NotFoundError) as theirs:
+            call(alice_sid)
+        with pytest.raises(NotFoundError) as absent:
+            call(missing)
+        assert str(theirs.value).replace(alice_sid, "X") == str(absent.value).replace(missing, "X")
+    assert [s.session_id for s in bob.list_sessions()] == [bob_sid]
+    assert bob.list_sessions(user="alice") == []
+    with pytest.raises(InvalidQueryError):
+        bob.create_session("alice")
+    # Alice's session is untouched and still hers.
+    alice = store.for_user("alice")
+    assert alice.get(alice_sid).messages[0].content == "my bank pin is 4321"
+    assert [s.session_id for s in alice.list_sessions()] == [alice_sid]
+
+
+async def test_async_add_message_checks_the_user() -> None:
+    store = SessionStore()
+    sid = store.create_session("alice")
+    with pytest.raises(NotFoundError):
+        await store.for_user("bob").aadd_message(sid, "user", "hello")
+    assert store.get(sid).messages == []
+
+
+def test_session_content_must_be_valid_unicode() -> None:
+    store = SessionStore()
+    sid = store.create_session("alice")
+    with pytest.raises(InvalidQueryError):
+        store.add_message(sid, "user", "bad \ud800 text")
+    with pytest.raises(InvalidQueryError):
+        store.add_message(sid, 5, "text")  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from .config import RetrievalConfig, StopRule, TagHopTrigger
 from .context_assembly import AssembledContext, ContextSection, assemble_context
 from .embedders.base import BaseEmbedder, Embedder
 from .errors import (
+    ClientClosedError,
     EmbeddingError,
     IndexCorruptError,
     IngestError,
@@ -52,6 +53,7 @@ __all__ = [
     "AsyncTreehop",
     "BaseEmbedder",
     "BaseReranker",
+    "ClientClosedError",
     "ContextSection",
     "ContextType",
     "EmbeddedStore",

@@ -1,21 +1,56 @@
-"""Shared HTTP plumbing for remote providers: timeouts and bounded retries with backoff.
+"""Shared HTTP plumbing for remote providers: total deadlines, bounded retries, redaction.
 
 Retries happen only where they can help: connection errors, timeouts, 429 and 5xx. A 4xx other
 than 429 is the caller's fault and is raised at once. ``Retry-After`` is honoured (capped).
+
+Why a *total* deadline on top of httpx's timeouts: httpx's ``read`` timeout bounds each socket
+read, not the response, so a server that trickles one byte every half second keeps a call open
+for as long as it likes, and retries multiply whatever a single attempt costs. ``deadline_s``
+bounds the whole call -- connect, every read, every retry and every backoff sleep:
+
+* async: the call runs under :func:`asyncio.timeout`; cancellation closes the connection;
+* sync: the socket layer of the client's httpx transport is wrapped (:func:`sync_client`, or
+  on first use for a caller's own ``httpx.Client``) so that every socket operation waits at
+  most until the deadline; the read in progress fails as soon as it passes. A custom
+  transport without httpcore's connection pool (a mock, a third-party transport) keeps only
+  the per-attempt timeouts clamped to the time left and the retry loop's deadline check.
+
+Answers are read with a size cap (:data:`MAX_RESPONSE_BYTES`, decoded bytes, so a
+compression bomb counts at its real size): a server that streams without end, or declares a
+huge ``Content-Length``, gets :class:`ResponseTooLarge` instead of the process's memory.
+
+When the deadline passes, :class:`DeadlineExceeded` is raised; each provider turns it into its
+own typed error (:class:`~treehop.errors.EmbeddingError`, ``LLMError``, ``RerankError``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextvars
 import random
+import ssl
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+import httpcore
 import httpx
 
+from .redaction import install_log_filter, redact
+
+install_log_filter()
+
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+_T = TypeVar("_T")
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+"""The largest answer (decoded) a remote client reads: 64 MiB, ample for a 2048-text batch of
+1536-dimensional embeddings as JSON (~60 MB would need 3072 dimensions at full batch)."""
+_REBUILT_DROP = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+MAX_ERROR_BODY_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -31,20 +66,285 @@ class RetryPolicy:
             ra = response.headers.get("retry-after")
             if ra:
                 try:
-                    return min(float(ra), self.max_backoff_s)
+                    value = float(ra)
                 except ValueError:
-                    pass
+                    value = -1.0
+                if value == value and value >= 0:  # NaN and negatives are ignored
+                    return min(value, self.max_backoff_s)
         base = min(self.backoff_s * (2**attempt), self.max_backoff_s)
         return float(base * (0.5 + random.random() / 2))
 
 
 class HTTPStatusFailure(Exception):
-    """A final non-success HTTP status after retries (carries the response)."""
+    """A final non-success HTTP status after retries (carries the response).
+
+    The message holds a redacted excerpt of the body: servers echo keys in 401 pages.
+    """
 
     def __init__(self, response: httpx.Response) -> None:
         self.response = response
-        body = response.text[:300]
-        super().__init__(f"HTTP {response.status_code} from {response.request.url}: {body}")
+        super().__init__(
+            f"HTTP {response.status_code} from {redact(response.request.url)}: "
+            f"{body_excerpt(response)}"
+        )
+
+
+class ResponseTooLarge(httpx.HTTPError):
+    """An answer larger than :data:`MAX_RESPONSE_BYTES` (declared or streamed)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"answer larger than {limit} bytes (MAX_RESPONSE_BYTES)")
+
+
+class DeadlineExceeded(Exception):
+    """The whole call (connect, reads, retries, backoff) ran past its deadline."""
+
+    def __init__(self, deadline_s: float) -> None:
+        self.deadline_s = deadline_s
+        super().__init__(f"no complete answer within the {deadline_s:g}s deadline")
+
+
+def body_excerpt(response: httpx.Response, max_chars: int = MAX_ERROR_BODY_CHARS) -> str:
+    """The start of a response body, on one line, redacted (for error messages)."""
+    try:
+        text = response.text
+    except (httpx.ResponseNotRead, UnicodeDecodeError):  # pragma: no cover - defensive
+        return "<unreadable body>"
+    return redact(text[: max_chars * 2].replace("\n", " ").replace("\r", " "))[:max_chars]
+
+
+def check_deadline(
+    deadline_s: object, error: type[Exception], name: str = "deadline_s"
+) -> float | None:
+    """Validate a deadline argument (``None``: no total deadline); ``error`` on a bad value."""
+    if deadline_s is None:
+        return None
+    if isinstance(deadline_s, bool) or not isinstance(deadline_s, (int, float)):
+        raise error(f"{name} must be a positive number or None, got {deadline_s!r}")
+    if not 0 < float(deadline_s) < 1e7:
+        raise error(f"{name} must be a positive number of seconds, got {deadline_s!r}")
+    return float(deadline_s)
+
+
+# -- sync deadline enforcement ---------------------------------------------------------------
+
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "treehop_http_deadline", default=None
+)
+
+
+def _clamp(timeout: float | None, exc: type[Exception]) -> float | None:
+    """``timeout`` limited to the time left before the current deadline (if any)."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise exc("the call's total deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A socket stream whose every operation waits at most until the call's deadline."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _clamp(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _clamp(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        tls = self._inner.start_tls(
+            ssl_context, server_hostname, _clamp(timeout, httpcore.ConnectTimeout)
+        )
+        return _DeadlineStream(tls)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, inner: httpcore.NetworkBackend) -> None:
+        self._inner = inner
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        stream = self._inner.connect_tcp(
+            host,
+            port,
+            _clamp(timeout, httpcore.ConnectTimeout),
+            local_address=local_address,
+            socket_options=socket_options,
+        )
+        return _DeadlineStream(stream)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:  # pragma: no cover - no unix sockets in treehop
+        stream = self._inner.connect_unix_socket(
+            path, _clamp(timeout, httpcore.ConnectTimeout), socket_options=socket_options
+        )
+        return _DeadlineStream(stream)
+
+    def sleep(self, seconds: float) -> None:  # pragma: no cover - used by httpcore retries only
+        self._inner.sleep(seconds)
+
+
+def sync_client(
+    timeout: float | httpx.Timeout, verify: ssl.SSLContext | bool = True
+) -> httpx.Client:
+    """An ``httpx.Client`` whose sockets honour the deadline of :func:`request`.
+
+    The deadline-aware backend is installed on httpx's own connection pool (``_pool`` and
+    ``_network_backend`` are private; the fault tests fail loudly should httpx rename them).
+    """
+    transport = httpx.HTTPTransport(verify=verify)
+    _install_backend(transport)
+    return httpx.Client(timeout=timeout, transport=transport)
+
+
+def _install_backend(transport: object) -> bool:
+    """Wrap an httpx transport's socket layer so that it honours :func:`deadline_scope`.
+
+    Returns False for a transport without httpcore's pool (a custom or mock transport), which
+    then keeps only the per-attempt clamping of :func:`request`.
+    """
+    pool = getattr(transport, "_pool", None)
+    backend = getattr(pool, "_network_backend", None)
+    if isinstance(backend, _DeadlineBackend):
+        return True
+    if pool is None or not isinstance(backend, httpcore.NetworkBackend):
+        return False
+    pool._network_backend = _DeadlineBackend(backend)
+    return True
+
+
+@contextmanager
+def deadline_scope(deadline_s: float | None) -> Iterator[float | None]:
+    """Sync code inside runs under a total deadline (yields its monotonic end, or ``None``).
+
+    Sockets of clients made by :func:`sync_client` honour it; other code checks the end.
+    """
+    if deadline_s is None:
+        yield None
+        return
+    end = time.monotonic() + deadline_s
+    token = _DEADLINE.set(end)
+    try:
+        yield end
+    finally:
+        _DEADLINE.reset(token)
+
+
+def attempt_timeout(client_timeout: httpx.Timeout, end: float | None) -> httpx.Timeout | None:
+    """The client's timeouts, each clamped to the time left (``None``: unchanged)."""
+    if end is None:
+        return None
+    left = max(end - time.monotonic(), 0.001)
+
+    def clip(v: float | None) -> float:
+        return left if v is None else min(v, left)
+
+    return httpx.Timeout(
+        connect=clip(client_timeout.connect),
+        read=clip(client_timeout.read),
+        write=clip(client_timeout.write),
+        pool=clip(client_timeout.pool),
+    )
+
+
+def call_with_deadline(fn: Callable[[], _T], deadline_s: float | None) -> _T:
+    """Run a blocking call that has no total deadline of its own, waiting at most ``deadline_s``.
+
+    For SDKs (the VikingDB one) whose ``timeout`` bounds each socket read but not a response
+    that trickles in: the call runs in a daemon thread and the caller stops waiting at the
+    deadline (:class:`DeadlineExceeded`). The abandoned thread ends when the SDK's own
+    per-read timeout fires; being a daemon, it never delays interpreter exit.
+    """
+    if deadline_s is None:
+        return fn()
+    future: concurrent.futures.Future[_T] = concurrent.futures.Future()
+
+    def run() -> None:
+        if not future.set_running_or_notify_cancel():  # pragma: no cover - never cancelled
+            return
+        try:
+            future.set_result(fn())
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="treehop-deadline-call", daemon=True).start()
+    try:
+        return future.result(timeout=deadline_s)
+    except concurrent.futures.TimeoutError:
+        raise DeadlineExceeded(deadline_s) from None
+
+
+# -- requests --------------------------------------------------------------------------------
+
+
+def _declared_too_large(response: httpx.Response, limit: int) -> bool:
+    declared = response.headers.get("content-length", "")
+    return declared.isdigit() and int(declared) > limit
+
+
+def _rebuilt(response: httpx.Response, body: bytes) -> httpx.Response:
+    """A fully read response (public API only): the decoded body, headers without encoding."""
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _REBUILT_DROP]
+    return httpx.Response(
+        response.status_code, headers=headers, content=body, request=response.request
+    )
+
+
+def send_capped(client: httpx.Client, req: httpx.Request) -> httpx.Response:
+    """Send ``req`` and read at most :data:`MAX_RESPONSE_BYTES` of its answer."""
+    limit = MAX_RESPONSE_BYTES
+    response = client.send(req, stream=True)
+    try:
+        if _declared_too_large(response, limit):
+            raise ResponseTooLarge(limit)
+        body = bytearray()
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) > limit:
+                raise ResponseTooLarge(limit)
+    finally:
+        response.close()
+    return _rebuilt(response, bytes(body))
+
+
+async def asend_capped(client: httpx.AsyncClient, req: httpx.Request) -> httpx.Response:
+    """The async twin of :func:`send_capped`."""
+    limit = MAX_RESPONSE_BYTES
+    response = await client.send(req, stream=True)
+    try:
+        if _declared_too_large(response, limit):
+            raise ResponseTooLarge(limit)
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > limit:
+                raise ResponseTooLarge(limit)
+    finally:
+        await response.aclose()
+    return _rebuilt(response, bytes(body))
 
 
 async def arequest(
@@ -53,15 +353,40 @@ async def arequest(
     url: str,
     *,
     json: Any = None,
+    content: bytes | None = None,
     headers: Mapping[str, str] | None = None,
     retry: RetryPolicy = RetryPolicy(),
+    deadline_s: float | None = None,
 ) -> httpx.Response:
-    """Send with retries; return a 2xx response or raise (``HTTPStatusFailure`` / httpx)."""
+    """Send with retries; return a 2xx response or raise.
+
+    Raises ``HTTPStatusFailure``, an ``httpx`` transport error, or :class:`DeadlineExceeded`
+    when ``deadline_s`` (connect + all reads + retries + backoff) passes.
+    """
+    if deadline_s is None:
+        return await _arequest(client, method, url, json, content, headers, retry)
+    try:
+        async with asyncio.timeout(deadline_s):
+            return await _arequest(client, method, url, json, content, headers, retry)
+    except TimeoutError:
+        raise DeadlineExceeded(deadline_s) from None
+
+
+async def _arequest(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    json: Any,
+    content: bytes | None,
+    headers: Mapping[str, str] | None,
+    retry: RetryPolicy,
+) -> httpx.Response:
     last_exc: Exception | None = None
     for attempt in range(retry.max_retries + 1):
         response: httpx.Response | None = None
         try:
-            response = await client.request(method, url, json=json, headers=headers)
+            req = client.build_request(method, url, json=json, content=content, headers=headers)
+            response = await asend_capped(client, req)
         except (httpx.TimeoutException, httpx.TransportError) as exc:
             last_exc = exc
         else:
@@ -82,25 +407,50 @@ def request(
     url: str,
     *,
     json: Any = None,
+    content: bytes | None = None,
     headers: Mapping[str, str] | None = None,
     retry: RetryPolicy = RetryPolicy(),
+    deadline_s: float | None = None,
 ) -> httpx.Response:
-    """The sync twin of :func:`arequest`."""
+    """The sync twin of :func:`arequest` (same errors, same deadline)."""
     last_exc: Exception | None = None
-    for attempt in range(retry.max_retries + 1):
-        response: httpx.Response | None = None
-        try:
-            response = client.request(method, url, json=json, headers=headers)
-        except (httpx.TimeoutException, httpx.TransportError) as exc:
-            last_exc = exc
-        else:
-            if response.status_code < 300:
-                return response
-            if response.status_code not in RETRY_STATUS:
-                raise HTTPStatusFailure(response)
-            last_exc = HTTPStatusFailure(response)
-        if attempt < retry.max_retries:
-            time.sleep(retry.delay(attempt, response))
+    if deadline_s is not None:
+        # A caller's own client gets the deadline-aware socket layer too. It only acts while
+        # a deadline is set, so the client behaves as before for everything else.
+        _install_backend(getattr(client, "_transport", None))
+    with deadline_scope(deadline_s) as end:
+        for attempt in range(retry.max_retries + 1):
+            if end is not None and time.monotonic() >= end:
+                assert deadline_s is not None
+                raise DeadlineExceeded(deadline_s)
+            response: httpx.Response | None = None
+            try:
+                timeout = attempt_timeout(client.timeout, end)
+                req = client.build_request(
+                    method,
+                    url,
+                    json=json,
+                    content=content,
+                    headers=headers,
+                    timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+                )
+                response = send_capped(client, req)
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                if end is not None and time.monotonic() >= end:
+                    assert deadline_s is not None
+                    raise DeadlineExceeded(deadline_s) from None
+                last_exc = exc
+            else:
+                if response.status_code < 300:
+                    return response
+                if response.status_code not in RETRY_STATUS:
+                    raise HTTPStatusFailure(response)
+                last_exc = HTTPStatusFailure(response)
+            if attempt < retry.max_retries:
+                pause = retry.delay(attempt, response)
+                if end is not None:
+                    pause = min(pause, max(end - time.monotonic(), 0.0))
+                time.sleep(pause)
     assert last_exc is not None
     raise last_exc
 

@@ -12,6 +12,8 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from .errors import ClientClosedError
+
 T = TypeVar("T")
 
 
@@ -26,9 +28,12 @@ class LoopThread:
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         if self._loop.is_closed():
             coro.close()
-            raise RuntimeError("this treehop client is closed")
+            raise ClientClosedError("this treehop client is closed")
         if threading.current_thread() is self._thread:
-            raise RuntimeError("cannot call the sync treehop client from its own event loop")
+            coro.close()
+            raise ClientClosedError(
+                "cannot call the sync treehop client from its own event loop (use client.aio)"
+            )
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     @property

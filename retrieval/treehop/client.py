@@ -18,6 +18,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 
+from . import arguments as argmod
 from . import memory
 from . import tags as tagmod
 from . import uri as urimod
@@ -58,7 +59,7 @@ from .models import (
 )
 from .postprocess import apply_rerank_threshold, check_controls, diffuse_chunks, group_chunks
 from .rerankers.base import Reranker
-from .sessions import Session, SessionStore
+from .sessions import Session, SessionStore, UserSessions
 from .stores.base import VectorStore
 from .stores.embedded import EmbeddedStore
 from .timestamps import TimeLike
@@ -86,7 +87,26 @@ class AddResult:
     skipped_binary: list[str] = field(default_factory=list)
     skipped_unreadable: list[str] = field(default_factory=list)
     skipped_other: list[str] = field(default_factory=list)
+    skipped_dirs: list[str] = field(default_factory=list)
+    """Directories not descended into: tool folders (``venv``, ``node_modules``, ``.git``...),
+    hidden folders and folders whose name is not valid UTF-8."""
+    skipped_hidden: list[str] = field(default_factory=list)
+    """Hidden files (``.env``, ``.DS_Store``...)."""
+    skipped_names: list[str] = field(default_factory=list)
+    """Files whose name is not valid UTF-8 (shown with ``\\xNN`` escapes)."""
     elapsed_s: float = 0.0
+
+    @property
+    def skipped(self) -> int:
+        """How many files and directories were skipped, for every reason."""
+        return (
+            len(self.skipped_binary)
+            + len(self.skipped_unreadable)
+            + len(self.skipped_other)
+            + len(self.skipped_dirs)
+            + len(self.skipped_hidden)
+            + len(self.skipped_names)
+        )
 
 
 @dataclass(frozen=True)
@@ -150,6 +170,20 @@ class AsyncTreehop:
         retag_all_below: int = 1000,
         directory_vectors: str = "summary",
     ) -> None:
+        argmod.check_client_args(
+            path=path,
+            user=user,
+            embedder=embedder,
+            store=store,
+            reranker=reranker,
+            config=config,
+            llm=llm,
+            query_planner=query_planner,
+            tagger=tagger,
+            intent_timeout_s=intent_timeout_s,
+            chunk_chars=chunk_chars,
+            retag_all_below=retag_all_below,
+        )
         self.user = urimod.validate_user(user)
         self.embedder = embedder if embedder is not None else _default_embedder()
         if store is None:
@@ -171,7 +205,9 @@ class AsyncTreehop:
         self.directory_vectors = directory_vectors
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
         self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
-        self.sessions = SessionStore(self.store, llm=llm)
+        self._session_store = SessionStore(self.store, llm=llm)
+        # The client only ever sees its own user's sessions (another user's id is "not found").
+        self.sessions: UserSessions = self._session_store.for_user(self.user)
         self.context_ledger = ContextLedger(self.store, self.user)
         self._write_lock = asyncio.Lock()
         self._check_embedder_matches()
@@ -228,30 +264,46 @@ class AsyncTreehop:
         Re-adding the same target re-embeds only nodes whose text changed and deletes nodes whose
         files are gone. ``tags`` (list or ``a;b``) are user tags merged with automatic ones;
         ``metadata`` is merged into every node written (and can be filtered on). A string is
-        read as a path when it names an existing file or directory, unless ``is_text=True``.
+        read as a path when it names an existing file or directory, unless ``is_text=True``;
+        one that looks like a path (``./docs``, ``notes/a.md``) but names nothing is an
+        :class:`IngestError`, so a typo is not indexed as a document. The whole call is
+        validated before anything is read or written; skipped files and folders are counted
+        and named in the :class:`AddResult`.
         """
         t0 = time.perf_counter()
+        # The whole call is checked before anything is read or written (see treehop.arguments).
+        path_or_text = argmod.check_path_or_text(path_or_text)
+        is_text = argmod.check_is_text(is_text)
+        name = argmod.check_name(name)
+        if target_uri is not None:
+            argmod.check_uri_arg(target_uri, "target_uri")
+        metadata = argmod.check_metadata(metadata)
+        argmod.check_progress(progress)
         user_tags = tagmod.parse_tags(tags, default_source="user")
-        if metadata is not None and not isinstance(metadata, Mapping):
-            raise InvalidQueryError("metadata must be a mapping")
         if is_text is None:
             is_path = isinstance(path_or_text, os.PathLike) or (
-                isinstance(path_or_text, str)
-                and "\n" not in path_or_text
+                "\n" not in path_or_text
                 and len(path_or_text) < 4096
+                and "\x00" not in path_or_text
+                and not argmod.has_lone_surrogate(path_or_text)
                 and Path(path_or_text).exists()
             )
+            if not is_path and argmod.looks_like_path(str(path_or_text)):
+                raise IngestError(
+                    f"path does not exist: {argmod.shown(str(path_or_text))} "
+                    "(pass is_text=True to add this string as a text)"
+                )
         else:
             is_path = not is_text
         if is_path:
             p = Path(path_or_text)
             if not p.exists():
-                raise IngestError(f"path does not exist: {p}")
-            target = self._target_for(target_uri, name or p.name)
+                raise IngestError(f"path does not exist: {argmod.shown(str(p))}")
+            target = self._target_for(target_uri, name or argmod.path_name(p))
             ctype = urimod.context_type_of(target)
             built = await asyncio.to_thread(self.builder.build_directory, p, target, ctype)
         else:
-            text = str(path_or_text)
+            text = argmod.check_text_size(str(path_or_text))
             if target_uri is None and name is None:
                 raise InvalidQueryError(
                     "adding a text needs target_uri= or name= (it is not an existing path)"
@@ -271,8 +323,11 @@ class AsyncTreehop:
         self, text: str, *, name: str | None = None, tags: str | Sequence[str] | None = None
     ) -> AddResult:
         """Store a memory about the user under ``viking://~/memories``."""
-        label = name or f"memory-{int(time.time() * 1000)}"
-        return await self.add_resource(text, target_uri=f"viking://~/memories/{label}", tags=tags)
+        argmod.check_text_value(text, "memory text")
+        label = argmod.check_name(name) or f"memory-{int(time.time() * 1000)}"
+        return await self.add_resource(
+            text, target_uri=f"viking://~/memories/{label}", tags=tags, is_text=True
+        )
 
     async def add_skill(
         self,
@@ -282,12 +337,23 @@ class AsyncTreehop:
         tags: str | Sequence[str] | None = None,
     ) -> AddResult:
         """Store a skill (a how-to the agent can follow) under ``viking://~/skills``."""
+        path_or_text = argmod.check_path_or_text(path_or_text)
+        name = argmod.check_name(name)
+        is_file = isinstance(path_or_text, os.PathLike) or (
+            "\n" not in path_or_text
+            and len(path_or_text) < 4096
+            and "\x00" not in path_or_text
+            and not argmod.has_lone_surrogate(path_or_text)
+            and Path(path_or_text).exists()
+        )
         target = f"viking://~/skills/{name}" if name else None
-        if target is None and not Path(str(path_or_text)).exists():
+        if target is None and not is_file:
             raise InvalidQueryError("adding a skill text needs name=")
         if target is None:
-            target = f"viking://~/skills/{Path(str(path_or_text)).name}"
-        return await self.add_resource(path_or_text, target_uri=target, tags=tags)
+            target = f"viking://~/skills/{argmod.path_name(Path(path_or_text))}"
+        return await self.add_resource(
+            path_or_text, target_uri=target, tags=tags, is_text=not is_file
+        )
 
     def _target_for(self, target_uri: str | None, name: str) -> str:
         if target_uri is None:
@@ -317,6 +383,9 @@ class AsyncTreehop:
             skipped_other=built.report.skipped_other
             + built.report.skipped_large
             + built.report.skipped_empty,
+            skipped_dirs=list(getattr(built.report, "skipped_dirs", [])),
+            skipped_hidden=list(getattr(built.report, "skipped_hidden", [])),
+            skipped_names=list(getattr(built.report, "skipped_names", [])),
         )
         nodes = built.nodes
         old = await self._io(self._stored_hashes, target)
@@ -559,7 +628,8 @@ class AsyncTreehop:
         return await self._io(self._require, uri)
 
     async def tree(self, uri: str = "viking://resources", depth: int = 3) -> dict[str, Any]:
-        """A nested dict of the subtree (directories first), down to ``depth``."""
+        """A nested dict of the subtree (directories first), down to ``depth`` (0..64)."""
+        depth = argmod.check_depth(depth)
         return await self._io(self._tree_sync, uri, depth)
 
     def _tree_sync(self, uri: str, depth: int) -> dict[str, Any]:
@@ -611,7 +681,8 @@ class AsyncTreehop:
                 raise NotFoundError(f"unknown target URI(s): {', '.join(missing)}")
             return roots
         if context_type is not None:
-            ct = ContextType(context_type)
+            ct = argmod.check_context_type(context_type)
+            assert ct is not None
             return [self.root(ct)]
         return [self.root(ct) for ct in ContextType]
 
@@ -652,7 +723,8 @@ class AsyncTreehop:
         ``chunk_group``) behave as in VikingDB; see :mod:`treehop.postprocess`.
         """
         q = check_query(query)
-        ctype = ContextType(context_type) if context_type else None
+        ctype = argmod.check_context_type(context_type)
+        argmod.check_target_uris(target_uri)
         tq = TypedQuery(query=q, context_type=ctype)
         filter = and_time_window(filter, since, until)
         opts = self._search_options(
@@ -693,7 +765,10 @@ class AsyncTreehop:
     ) -> _SearchOptions:
         """Validate every search parameter once, before any work is done."""
         limit = check_limit(limit)
-        rmode = RetrievalMode(mode)
+        rmode = argmod.check_mode(mode)
+        argmod.check_bool(include_directories, "include_directories")
+        argmod.check_bool(explain, "explain")
+        argmod.check_bool(chunk_group, "chunk_group")
         rerank_active = rmode is RetrievalMode.THINKING and self.reranker is not None
         return _SearchOptions(
             limit=limit,
@@ -796,7 +871,9 @@ class AsyncTreehop:
             chunk_diffusion_count,
             chunk_group,
         )
-        targets = [self.resolve(t) for t in as_list(target_uri)]
+        targets = [self.resolve(t) for t in argmod.check_target_uris(target_uri)]
+        argmod.check_context_types(context_types)
+        argmod.check_session_id(session_id)
         if targets:
             await self._io(self._roots, target_uri, None)  # NotFoundError for unknown targets
         allowed = self._allowed_types(targets, context_types)
@@ -828,7 +905,7 @@ class AsyncTreehop:
         self, targets: Sequence[str], context_types: Sequence[ContextType | str] | None
     ) -> list[ContextType]:
         if context_types:
-            allowed = [ContextType(c) for c in context_types]
+            allowed = argmod.check_context_types(context_types) or list(ContextType)
         elif targets:
             allowed = list(dict.fromkeys(urimod.context_type_of(t) for t in targets))
         else:
@@ -943,7 +1020,12 @@ class AsyncTreehop:
         await self.sessions.aadd_message(session_id, role, content)
 
     async def get_session(self, session_id: str) -> Session:
+        """This user's session; another user's id is :class:`NotFoundError`, like a missing one."""
         return self.sessions.get(session_id)
+
+    async def list_sessions(self) -> list[Session]:
+        """This user's sessions, oldest first (never another user's)."""
+        return self.sessions.list_sessions()
 
     async def delete_session(self, session_id: str) -> None:
         await asyncio.to_thread(self.sessions.delete, session_id)
@@ -1039,7 +1121,12 @@ class Treehop:
 
     def __init__(self, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> None:
         self._runner = LoopThread()
-        self._async = AsyncTreehop(path, **kwargs)
+        try:
+            self._async = AsyncTreehop(path, **kwargs)
+        except BaseException:
+            # A failed construction must not leave its event-loop thread running.
+            self._runner.close()
+            raise
 
     @property
     def aio(self) -> AsyncTreehop:
@@ -1070,6 +1157,7 @@ class Treehop:
     add_message = _blocking(AsyncTreehop.add_message)
     get_session = _blocking(AsyncTreehop.get_session)
     delete_session = _blocking(AsyncTreehop.delete_session)
+    list_sessions = _blocking(AsyncTreehop.list_sessions)
     ls = _blocking(AsyncTreehop.ls)
     read = _blocking(AsyncTreehop.read)
     stat = _blocking(AsyncTreehop.stat)

@@ -62,3 +62,7 @@ class IndexLockedError(StoreError):
 
 class InputTooLargeError(IngestError, ValueError):
     """A file or text is over the ingest size limit (``treehop.ingest.loaders.MAX_FILE_BYTES``)."""
+
+
+class ClientClosedError(TreehopError, RuntimeError):
+    """The client was used after ``close()``, or the sync client was called from its own loop."""

@@ -15,7 +15,10 @@ A filter is a JSON-like dict:
   runs it with the range filter it already has (see :mod:`treehop.timestamps`).
 
 Filters are validated once into a tree of small predicate objects; a malformed filter raises
-:class:`~treehop.errors.InvalidFilterError` naming the offending part.
+:class:`~treehop.errors.InvalidFilterError` naming the offending part. Resource limits keep a
+hostile filter from exhausting the stack or the CPU: at most ``MAX_FILTER_DEPTH`` levels of
+``and``/``or``, ``MAX_FILTER_NODES`` objects and ``MAX_CONDS`` values per ``must``; range
+bounds must be finite and representable as a float.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from .errors import InvalidFilterError, TreehopError
 from .timestamps import TIMESTAMP_FIELD, time_range_filter
 
 _BOUNDS = ("gt", "gte", "lt", "lte")
+MAX_FILTER_DEPTH = 32
+MAX_FILTER_NODES = 1000
+MAX_CONDS = 1000
 _LEAF_OPS = {"must", "must_not", "range", "range_out"}
 
 
@@ -49,7 +55,7 @@ class MetadataFilter:
         if not spec:
             return None
         expanded: Mapping[str, Any] = _expand_time(spec, "filter")
-        _validate(expanded, "filter")
+        _validate(expanded, "filter", 0, [0])
         return cls(spec=expanded)
 
     def matches(self, metadata: Mapping[str, Any]) -> bool:
@@ -65,15 +71,20 @@ class MetadataFilter:
         return out
 
 
-def _expand_time(spec: Any, where: str) -> Any:
-    """Rewrite every ``time`` node into the ``range`` node it stands for (recursively)."""
+def _expand_time(spec: Any, where: str, depth: int = 0) -> Any:
+    """Rewrite every ``time`` node into the ``range`` node it stands for (recursively, with the
+    same depth bound as :func:`_validate`, so a hostile nesting is a typed error here too)."""
     if not isinstance(spec, Mapping):
         return spec
+    if depth > MAX_FILTER_DEPTH:
+        raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
     op = spec.get("op")
     if op in {"and", "or"} and isinstance(spec.get("conds"), Sequence):
         if isinstance(spec["conds"], str):
             return spec
-        conds = [_expand_time(c, f"{where}.conds[{i}]") for i, c in enumerate(spec["conds"])]
+        conds = [
+            _expand_time(c, f"{where}.conds[{i}]", depth + 1) for i, c in enumerate(spec["conds"])
+        ]
         return {**spec, "conds": conds}
     if op != "time":
         return spec
@@ -100,9 +111,16 @@ def _collect_fields(spec: Mapping[str, Any], out: set[str]) -> None:
         out.add(spec["field"])
 
 
-def _validate(spec: Any, where: str) -> None:
+def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
     if not isinstance(spec, Mapping):
         raise InvalidFilterError(f"{where}: expected an object, got {type(spec).__name__}")
+    if depth > MAX_FILTER_DEPTH:
+        raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
+    count[0] += 1
+    if count[0] > MAX_FILTER_NODES:
+        raise InvalidFilterError(f"filter has more than {MAX_FILTER_NODES} objects")
+    if not all(isinstance(k, str) for k in spec):
+        raise InvalidFilterError(f"{where}: keys must be strings")
     op = spec.get("op")
     if op in {"and", "or"}:
         extra = set(spec) - {"op", "conds"}
@@ -111,10 +129,12 @@ def _validate(spec: Any, where: str) -> None:
         conds = spec.get("conds")
         if not isinstance(conds, Sequence) or isinstance(conds, str) or not conds:
             raise InvalidFilterError(f"{where}: {op!r} needs a non-empty list 'conds'")
+        if len(conds) > MAX_CONDS:
+            raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
         for i, c in enumerate(conds):
-            _validate(c, f"{where}.conds[{i}]")
+            _validate(c, f"{where}.conds[{i}]", depth + 1, count)
         return
-    if op not in _LEAF_OPS:
+    if not isinstance(op, str) or op not in _LEAF_OPS:
         raise InvalidFilterError(
             f"{where}: unknown op {op!r}; expected one of must, must_not, range, range_out, and, or"
         )
@@ -128,9 +148,13 @@ def _validate(spec: Any, where: str) -> None:
         conds = spec.get("conds")
         if not isinstance(conds, Sequence) or isinstance(conds, str) or not conds:
             raise InvalidFilterError(f"{where}: {op!r} needs a non-empty list 'conds'")
+        if len(conds) > MAX_CONDS:
+            raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
         for c in conds:
             if not isinstance(c, (str, int, float, bool)):
-                raise InvalidFilterError(f"{where}: conds must be scalars, got {c!r}")
+                raise InvalidFilterError(f"{where}: conds must be scalars, got {type(c).__name__}")
+            if isinstance(c, float) and not math.isfinite(c):
+                raise InvalidFilterError(f"{where}: conds must be finite, got {c!r}")
         return
     extra = set(spec) - {"op", "field", *_BOUNDS}
     if extra:
@@ -141,8 +165,19 @@ def _validate(spec: Any, where: str) -> None:
     if ("gt" in bounds and "gte" in bounds) or ("lt" in bounds and "lte" in bounds):
         raise InvalidFilterError(f"{where}: give either gt or gte (lt or lte), not both")
     for b, v in bounds.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise InvalidFilterError(f"{where}: bound {b!r} must be a finite number, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v):
+            shown = repr(v) if not isinstance(v, int) else f"an integer of {v.bit_length()} bits"
+            raise InvalidFilterError(
+                f"{where}: bound {b!r} must be a finite number within float range, got {shown}"
+            )
+
+
+def _finite(v: int | float) -> bool:
+    """Finite and convertible to float (``10**400`` is an int no float can hold)."""
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
 
 
 def _in_range(value: Any, spec: Mapping[str, Any]) -> bool:

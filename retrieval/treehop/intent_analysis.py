@@ -48,6 +48,7 @@ from typing import Any
 from .errors import InvalidQueryError, LLMError
 from .llm.base import LLM, ChatMessage
 from .models import ContextType, QueryPlan, TypedQuery
+from .redaction import redact
 
 ALL_CONTEXT_TYPES: tuple[ContextType, ...] = (
     ContextType.SKILL,
@@ -293,9 +294,11 @@ def fallback_plan(
 
 
 def _failure_reason(exc: BaseException) -> str:
+    # Redacted: a planner's error can quote a server page that echoes the API key, and this
+    # reason is copied into QueryPlan.fallback_reason and the integrations' metadata.
     if isinstance(exc, LLMError):
-        return f"LLM error: {exc}"[:500]
-    return f"LLM call failed: {type(exc).__name__}: {exc}"[:500]
+        return redact(f"LLM error: {exc}")[:500]
+    return redact(f"LLM call failed: {type(exc).__name__}: {exc}")[:500]
 
 
 def _retrieve_exception(task: asyncio.Future[Any]) -> None:
@@ -404,7 +407,10 @@ class IntentAnalyzer:
             queries, reasoning = parse_plan(text, allowed=allowed, max_queries=self.max_queries)
         except PlanParseError as exc:
             return fallback_plan(
-                query, allowed, f"unparseable planner answer: {exc}"[:500], self.planner_name
+                query,
+                allowed,
+                redact(f"unparseable planner answer: {exc}")[:500],
+                self.planner_name,
             )
         return QueryPlan(queries=queries, reasoning=reasoning, planner=self.planner_name)
 

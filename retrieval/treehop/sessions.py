@@ -16,6 +16,12 @@ Each session is one JSON blob under ``sessions/<id>``; an index blob lists the i
 state interface has no listing. A deleted session's blob is overwritten with ``b""`` (the
 interface has no delete) so that its text does not linger.
 
+Sessions belong to the user who created them. Every operation can be bound to a user
+(``user=``), and the client only hands out :class:`UserSessions`, a view bound to its own user:
+another user's session id then behaves exactly like an id that does not exist (the same
+:class:`~treehop.errors.NotFoundError`, the same message), so ids cannot be probed for
+existence, read, used as planner context, extended or deleted across users.
+
 Thread- and async-safe: one lock guards the in-memory state and the writes; it is never held
 across a model call, and a session that is already being folded is not folded twice.
 """
@@ -36,6 +42,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .errors import IndexCorruptError, InvalidQueryError, NotFoundError, TreehopError
 from .llm.base import LLM, ChatMessage
+from .redaction import redact
 from .uri import validate_user
 
 Role = Literal["system", "user", "assistant"]
@@ -217,18 +224,27 @@ class SessionStore:
     def _save(self, session: Session) -> None:
         self.state.put_state(KEY_PREFIX + session.session_id, session.model_dump_json().encode())
 
-    def _load(self, session_id: str) -> Session:
-        """The cached session, else read from state (caller holds the lock)."""
+    def _load(self, session_id: str, user: str | None = None) -> Session:
+        """The cached session, else read from state (caller holds the lock).
+
+        With ``user``, a session of another user is reported exactly like a missing one.
+        """
+        session = self._load_any(session_id)
+        if user is not None and session.user != user:
+            raise NotFoundError(_no_session(session_id))
+        return session
+
+    def _load_any(self, session_id: str) -> Session:
         if not isinstance(session_id, str) or not _SESSION_ID_RE.match(session_id):
-            raise NotFoundError(f"no session {session_id!r}")
+            raise NotFoundError(_no_session(session_id))
         cached = self._cache.get(session_id)
         if cached is not None:
             return cached
         if session_id not in self._index:
-            raise NotFoundError(f"no session {session_id!r}")
+            raise NotFoundError(_no_session(session_id))
         raw = self.state.get_state(KEY_PREFIX + session_id)
         if not raw:
-            raise NotFoundError(f"no session {session_id!r}")
+            raise NotFoundError(_no_session(session_id))
         try:
             session = Session.model_validate_json(raw)
         except ValidationError as exc:
@@ -250,13 +266,21 @@ class SessionStore:
             self._save_index()
         return session.session_id
 
-    def get(self, session_id: str) -> Session:
+    def for_user(self, user: str) -> UserSessions:
+        """A view of this store that sees only ``user``'s sessions."""
+        return UserSessions(self, user)
+
+    def get(self, session_id: str, *, user: str | None = None) -> Session:
         """A copy of the session (changing it does not change the store)."""
         with self._lock:
-            return self._load(session_id).model_copy(deep=True)
+            return self._load(session_id, user).model_copy(deep=True)
 
     def list_sessions(self, user: str | None = None) -> list[Session]:
-        """Every session (of ``user`` when given), oldest first, as copies."""
+        """Every session (of ``user`` when given), oldest first, as copies.
+
+        Without ``user`` this is an administrator's listing of every user's sessions; the
+        client's :class:`UserSessions` view always passes its own user.
+        """
         with self._lock:
             out = [self._load(sid).model_copy(deep=True) for sid in self._index]
         if user is not None:
@@ -267,18 +291,20 @@ class SessionStore:
         """Alias of :meth:`list_sessions` (the name the client API uses)."""
         return self.list_sessions(user)
 
-    def delete(self, session_id: str) -> None:
+    def delete(self, session_id: str, *, user: str | None = None) -> None:
         """Forget a session; its blob is overwritten with ``b""``."""
         with self._lock:
-            self._load(session_id)
+            self._load(session_id, user)
             self._index.remove(session_id)
             self._cache.pop(session_id, None)
             self.state.put_state(KEY_PREFIX + session_id, b"")
             self._save_index()
 
-    def add_message(self, session_id: str, role: str, content: str) -> SessionMessage:
+    def add_message(
+        self, session_id: str, role: str, content: str, *, user: str | None = None
+    ) -> SessionMessage:
         """Append a message; folds old turns (a sync model call when an LLM is configured)."""
-        message, fold = self._append(session_id, role, content)
+        message, fold = self._append(session_id, role, content, user)
         if fold is not None:
             previous, batch = fold
             try:
@@ -288,9 +314,11 @@ class SessionStore:
                 self._release(session_id)
         return message
 
-    async def aadd_message(self, session_id: str, role: str, content: str) -> SessionMessage:
+    async def aadd_message(
+        self, session_id: str, role: str, content: str, *, user: str | None = None
+    ) -> SessionMessage:
         """The async twin of :meth:`add_message` (the model call does not block the loop)."""
-        message, fold = self._append(session_id, role, content)
+        message, fold = self._append(session_id, role, content, user)
         if fold is not None:
             previous, batch = fold
             try:
@@ -302,22 +330,22 @@ class SessionStore:
         return message
 
     def context_for_intent(
-        self, session_id: str, n_recent: int = 5
+        self, session_id: str, n_recent: int = 5, *, user: str | None = None
     ) -> tuple[str, builtins.list[SessionMessage]]:
         """The planner's input from this session: (compressed summary, last ``n_recent``)."""
-        if n_recent < 0:
-            raise InvalidQueryError("n_recent must be >= 0")
+        if isinstance(n_recent, bool) or not isinstance(n_recent, int) or n_recent < 0:
+            raise InvalidQueryError("n_recent must be an int >= 0")
         with self._lock:
-            session = self._load(session_id)
+            session = self._load(session_id, user)
             recent = session.messages[-n_recent:] if n_recent else []
             return session.summary, [m.model_copy() for m in recent]
 
     # -- internals ---------------------------------------------------------------------
 
     def _append(
-        self, session_id: str, role: str, content: str
+        self, session_id: str, role: str, content: str, user: str | None = None
     ) -> tuple[SessionMessage, tuple[str, builtins.list[SessionMessage]] | None]:
-        if role not in ROLES:
+        if not isinstance(role, str) or role not in ROLES:
             raise InvalidQueryError(f"invalid role {role!r}: use one of {', '.join(ROLES)}")
         if not isinstance(content, str):
             raise InvalidQueryError(f"content must be a string, got {type(content).__name__}")
@@ -325,8 +353,10 @@ class SessionStore:
             raise InvalidQueryError("content must not be empty")
         if len(content) > MAX_MESSAGE_CHARS:
             raise InvalidQueryError(f"content longer than {MAX_MESSAGE_CHARS} characters")
+        if "\x00" in content or _has_lone_surrogate(content):
+            raise InvalidQueryError("content contains a NUL or a lone surrogate")
         with self._lock:
-            session = self._load(session_id)
+            session = self._load(session_id, user)
             now = time.time()
             message = SessionMessage(
                 role=role,  # type: ignore[arg-type]  # checked against ROLES above
@@ -431,4 +461,73 @@ class SessionStore:
 
 def _reason(exc: BaseException) -> str:
     kind = "LLM error" if isinstance(exc, TreehopError) else f"error: {type(exc).__name__}"
-    return f"{kind}: {exc}"[:500]
+    return redact(f"{kind}: {exc}")[:500]
+
+
+def _no_session(session_id: object) -> str:
+    """One message for a missing id and another user's id (no existence oracle)."""
+    shown = session_id[:40] if isinstance(session_id, str) else type(session_id).__name__
+    return f"no session {redact(shown)!r}"
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+class UserSessions:
+    """The sessions of one user: what a client opened for that user may see and change.
+
+    Same methods as :class:`SessionStore`; a ``user=`` argument, where accepted, must name the
+    bound user (anything else is :class:`~treehop.errors.NotFoundError` for ids and an empty
+    listing for other users).
+    """
+
+    def __init__(self, store: SessionStore, user: str) -> None:
+        self._store = store
+        self.user = validate_user(user)
+
+    def __repr__(self) -> str:
+        return f"UserSessions(user={self.user!r})"
+
+    def _same_user(self, user: str | None) -> None:
+        if user is not None and user != self.user:
+            raise InvalidQueryError(
+                f"this client is opened for user {self.user!r}; it cannot act for another user"
+            )
+
+    def create_session(self, user: str | None = None) -> str:
+        self._same_user(user)
+        return self._store.create_session(self.user)
+
+    def get(self, session_id: str) -> Session:
+        return self._store.get(session_id, user=self.user)
+
+    def list_sessions(self, user: str | None = None) -> builtins.list[Session]:
+        if user is not None and user != self.user:
+            return []
+        return self._store.list_sessions(self.user)
+
+    def list(self, user: str | None = None) -> builtins.list[Session]:
+        return self.list_sessions(user)
+
+    def delete(self, session_id: str) -> None:
+        self._store.delete(session_id, user=self.user)
+
+    def add_message(self, session_id: str, role: str, content: str) -> SessionMessage:
+        return self._store.add_message(session_id, role, content, user=self.user)
+
+    async def aadd_message(self, session_id: str, role: str, content: str) -> SessionMessage:
+        return await self._store.aadd_message(session_id, role, content, user=self.user)
+
+    def context_for_intent(
+        self, session_id: str, n_recent: int = 5
+    ) -> tuple[str, builtins.list[SessionMessage]]:
+        return self._store.context_for_intent(session_id, n_recent, user=self.user)
+
+    @property
+    def llm(self) -> LLM | None:
+        return self._store.llm

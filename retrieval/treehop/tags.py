@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .errors import InvalidTagError
 
@@ -32,6 +32,8 @@ def normalize_label(label: str) -> str:
         raise InvalidTagError(f"empty tag {label!r}")
     if len(s) > MAX_LABEL_LENGTH:
         raise InvalidTagError(f"tag {label!r} is longer than {MAX_LABEL_LENGTH} characters")
+    if any("\ud800" <= ch <= "\udfff" for ch in s):
+        raise InvalidTagError(f"tag {label!r} contains a lone surrogate (not valid Unicode text)")
     if _BAD.search(s):
         raise InvalidTagError(
             f"tag {label!r} contains a forbidden character (one of ;:,\"'`<>{{}}[]())"
@@ -60,11 +62,44 @@ def parse_tag(tag: str, default_source: str = "user") -> str:
     return make_tag(default_source, tag)
 
 
+MAX_TAGS = 256
+"""At most this many tags in one argument (a bound on work and on stored metadata)."""
+
+
+def tag_items(value: object, name: str = "tags") -> list[str] | None:
+    """The raw items of a tags argument: a ``;``-separated string or a list/tuple/set of strings.
+
+    ``None`` means "no tags given". A string that holds no tag (``""``, ``";;"``), a mapping,
+    bytes or any other type is an :class:`InvalidTagError`: silently reading such a value as
+    "no tags" would turn a caller's mistake into an unfiltered search.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        items = [p for p in value.split(";") if p.strip()]
+        if not items:
+            raise InvalidTagError(f"{name}={value!r} holds no tag; pass None for no tags")
+    elif isinstance(value, (Mapping, bytes, bytearray)) or not isinstance(
+        value, (list, tuple, set, frozenset)
+    ):
+        raise InvalidTagError(
+            f"{name} must be a string 'a;b' or a list of strings, got {type(value).__name__}"
+        )
+    else:
+        items = list(value)
+        for t in items:
+            if not isinstance(t, str):
+                raise InvalidTagError(f"{name} must hold strings, got {type(t).__name__}")
+    if len(items) > MAX_TAGS:
+        raise InvalidTagError(f"{name} has {len(items)} tags; the limit is {MAX_TAGS}")
+    return items
+
+
 def parse_tags(value: str | Iterable[str] | None, default_source: str = "user") -> list[str]:
     """Accept a list or a ``;``-separated string; return normalised, de-duplicated tags."""
-    if value is None:
+    items = tag_items(value)
+    if items is None:
         return []
-    items = [p for p in value.split(";") if p.strip()] if isinstance(value, str) else value
     return dedupe(parse_tag(t, default_source) for t in items)
 
 
@@ -94,9 +129,9 @@ def labels(tags: Iterable[str]) -> set[str]:
 
 def normalize_filter_labels(value: str | Sequence[str] | None) -> tuple[str, ...]:
     """Normalise tags given as a filter; a source prefix is allowed and ignored."""
-    if value is None:
+    items = tag_items(value)
+    if items is None:
         return ()
-    items = [p for p in value.split(";") if p.strip()] if isinstance(value, str) else list(value)
     return tuple(dedupe(label_of(parse_tag(t)) for t in items))
 
 

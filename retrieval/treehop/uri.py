@@ -22,7 +22,7 @@ USER_SPACE_PREFIX = "viking://user/"
 CHUNK_MARK = "#chunk-"
 
 _USER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_FORBIDDEN_CHARS = re.compile(r"[\x00-\x1f\\]")
+_FORBIDDEN_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")
 MAX_URI_LENGTH = 2048
 
 
@@ -70,6 +70,8 @@ def normalize(uri: str, user: str) -> str:
         raise InvalidURIError(f"URI longer than {MAX_URI_LENGTH} characters")
     if not uri.startswith(SCHEME):
         raise InvalidURIError(f"URI {uri!r} must start with {SCHEME!r}")
+    if any("\ud800" <= ch <= "\udfff" for ch in uri):
+        raise InvalidURIError("URI contains a lone surrogate (not valid Unicode text)")
     if _FORBIDDEN_CHARS.search(uri):
         raise InvalidURIError(f"URI {uri!r} contains control characters or backslashes")
     body = uri[len(SCHEME) :].rstrip("/")

@@ -11,10 +11,18 @@ MAX_LIMIT = 1000
 
 
 def check_query(query: object) -> str:
+    """A query string: not blank (Unicode whitespace such as U+00A0 and U+3000 counts as
+    blank), at most ``MAX_QUERY_CHARS``, valid Unicode (no lone surrogates)."""
     if not isinstance(query, str):
         raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
     if not query.strip():
         raise InvalidQueryError("query is empty")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidQueryError(
+            "query contains a lone surrogate (not valid Unicode text)"
+        ) from None
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidQueryError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
     return query.strip()
@@ -33,15 +41,24 @@ def check_threshold(value: float | None, name: str = "score_threshold") -> float
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidQueryError(f"{name} must be a number, got {value!r}")
-    if not -1e9 < float(value) < 1e9:
+    try:
+        f = float(value)
+    except OverflowError:
+        bits = value.bit_length() if isinstance(value, int) else 0
+        raise InvalidQueryError(f"{name} out of range (an integer of {bits} bits)") from None
+    if not -1e9 < f < 1e9:
         raise InvalidQueryError(f"{name} out of range: {value}")
-    return float(value)
+    return f
 
 
 def check_dense_weight(value: float | None) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.2 <= value <= 1:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not 0.2 <= value <= 1  # False for NaN too
+    ):
         raise InvalidQueryError(f"dense_weight must be in [0.2, 1], got {value!r}")
     return float(value)
 

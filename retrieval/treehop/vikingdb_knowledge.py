@@ -70,7 +70,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from . import uri as urimod
-from ._http import RetryPolicy
+from ._http import DeadlineExceeded, RetryPolicy, call_with_deadline, check_deadline
 from .errors import InvalidFilterError, InvalidQueryError, InvalidURIError, StoreError
 from .filters import MetadataFilter
 from .models import (
@@ -248,6 +248,10 @@ class VikingDBKnowledgeSource:
         timeout_s / retry: Per-request timeout (whole seconds) and retries of connection
             failures, 429 and 5xx (4xx are never retried).
         client: A ready ``vikingdb.knowledge.VikingKnowledge`` client.
+        deadline_s: Total time one search may take, retries included (``None``: unbounded).
+            The SDK's ``timeout`` bounds each socket read only; past the deadline the call
+            raises :class:`~treehop.errors.StoreError` (the SDK's thread ends on its own
+            timeout).
     """
 
     def __init__(
@@ -267,6 +271,7 @@ class VikingDBKnowledgeSource:
         timeout_s: int = 30,
         retry: RetryPolicy | None = None,
         client: Any = None,
+        deadline_s: float | None = 60.0,
     ) -> None:
         if not collection_name and not resource_id:
             raise StoreError("VikingDBKnowledgeSource needs collection_name= or resource_id=")
@@ -279,6 +284,8 @@ class VikingDBKnowledgeSource:
         self.region = region
         self.scheme = scheme
         self.timeout_s = int(timeout_s)
+        # The SDK's timeout bounds each read; deadline_s bounds the whole call (retries too).
+        self.deadline_s = check_deadline(deadline_s, StoreError)
         self.retry = retry if retry is not None else RetryPolicy()
         self._name = collection_name or resource_id or "?"
         self.defaults = dict(defaults or {})
@@ -344,11 +351,20 @@ class VikingDBKnowledgeSource:
         payload = opts.payload(q)
         t0 = time.perf_counter()
         what = f"search_knowledge in {self._name!r}"
-        resp = call_with_retries(
-            lambda: self._collection.search_knowledge(payload, timeout=self.timeout_s),
-            retry=self.retry,
-            what=what,
-        )
+        try:
+            resp = call_with_deadline(
+                lambda: call_with_retries(
+                    lambda: self._collection.search_knowledge(payload, timeout=self.timeout_s),
+                    retry=self.retry,
+                    what=what,
+                ),
+                self.deadline_s,
+            )
+        except DeadlineExceeded as exc:
+            raise StoreError(
+                f"VikingDB {what} failed: no complete answer within the {exc.deadline_s:g}s "
+                "deadline (deadline_s)"
+            ) from None
         code = getattr(resp, "code", None)
         if code not in (None, 0):
             raise make_error(

@@ -15,7 +15,10 @@ Why it is written this way:
 * Every answer is checked (row count, width, finiteness) so that a misbehaving server raises
   :class:`~treehop.errors.EmbeddingError` instead of silently corrupting an index.
 * The API key is a :class:`pydantic.SecretStr`; it is read only when a request is built, never
-  shown by ``repr``/``str``, and scrubbed from error messages.
+  shown by ``repr``/``str``, and registered with :mod:`treehop.redaction`, so error messages
+  (which quote the server's answer) never carry it, even when the server echoes it.
+* ``deadline_s`` bounds a whole request (connect, every read, retries and backoff): a server
+  that trickles its answer byte by byte cannot hold ``find()`` past it.
 """
 
 from __future__ import annotations
@@ -33,8 +36,19 @@ import httpx
 import numpy as np
 from pydantic import SecretStr
 
-from .._http import HTTPStatusFailure, RetryPolicy, arequest, request, truncate
+from .._http import (
+    DeadlineExceeded,
+    HTTPStatusFailure,
+    RetryPolicy,
+    arequest,
+    body_excerpt,
+    check_deadline,
+    request,
+    sync_client,
+    truncate,
+)
 from ..errors import EmbeddingError
+from ..redaction import redact, register_secret
 from .base import BaseEmbedder, Vectors, normalize_rows
 
 API_KEY_ENV_VARS = ("TREEHOP_EMBEDDING_API_KEY", "OPENAI_API_KEY")
@@ -63,7 +77,9 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             and some others can shorten vectors server-side); needs ``dimension``.
         max_batch: texts per request (OpenAI accepts up to 2048).
         max_concurrency: async requests in flight at once for one ``aembed`` call.
-        timeout_s: per-request timeout (connect, read, write and pool).
+        timeout_s: per-attempt timeout of each socket operation (connect, read, write, pool).
+        deadline_s: total time one request may take, retries and backoff included (``None``:
+            no total bound). Past it the call raises :class:`EmbeddingError`.
         retry: how often and how long to retry 429/5xx/connection errors.
         max_input_chars: texts longer than this are cut (``None``: send whole texts).
         headers: extra headers (for example ``OpenAI-Organization``).
@@ -84,6 +100,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         max_batch: int = DEFAULT_MAX_BATCH,
         max_concurrency: int = 4,
         timeout_s: float = 30.0,
+        deadline_s: float | None = 60.0,
         retry: RetryPolicy | None = None,
         max_input_chars: int | None = DEFAULT_MAX_INPUT_CHARS,
         headers: Mapping[str, str] | None = None,
@@ -104,8 +121,13 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             raise EmbeddingError("max_batch must be an int in [1, 2048]")
         if not isinstance(max_concurrency, int) or max_concurrency < 1:
             raise EmbeddingError("max_concurrency must be a positive int")
-        if not timeout_s > 0:
+        if (
+            isinstance(timeout_s, bool)
+            or not isinstance(timeout_s, (int, float))
+            or not timeout_s > 0
+        ):
             raise EmbeddingError("timeout_s must be positive")
+        self._deadline_s = check_deadline(deadline_s, EmbeddingError)
         if max_input_chars is not None and max_input_chars < 1:
             raise EmbeddingError("max_input_chars must be positive or None")
 
@@ -231,7 +253,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
     def _sync_client(self) -> httpx.Client:
         with self._lock:
             if self._client is None:
-                self._client = httpx.Client(timeout=self._timeout)
+                self._client = sync_client(self._timeout)
                 self._owns_client = True
             return self._client
 
@@ -356,6 +378,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
                 json=self._body(batch),
                 headers=self._headers(),
                 retry=self._retry,
+                deadline_s=self._deadline_s,
             )
         except Exception as exc:
             raise self._wrap(exc) from None
@@ -370,6 +393,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
                 json=self._body(batch),
                 headers=self._headers(),
                 retry=self._retry,
+                deadline_s=self._deadline_s,
             )
         except Exception as exc:
             raise self._wrap(exc) from None
@@ -378,9 +402,14 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
     def _wrap(self, exc: Exception) -> EmbeddingError:
         """Turn a transport or status failure into an EmbeddingError with a useful message."""
         attempts = self._retry.max_retries + 1
-        if isinstance(exc, HTTPStatusFailure):
+        if isinstance(exc, DeadlineExceeded):
+            msg = (
+                f"embedding request to {self._url} got no complete answer within its "
+                f"{exc.deadline_s:g}s deadline (deadline_s)"
+            )
+        elif isinstance(exc, HTTPStatusFailure):
             code = exc.response.status_code
-            body = exc.response.text[:300]
+            body = body_excerpt(exc.response)
             hint = " (check the API key)" if code in (401, 403) else ""
             msg = f"embedding request to {self._url} failed: HTTP {code}{hint}: {body}"
             if code == 429 or code >= 500:
@@ -393,15 +422,11 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         elif isinstance(exc, httpx.HTTPError):
             msg = f"embedding request to {self._url} failed ({attempts} attempts): {exc!r}"
         else:
-            msg = f"embedding request to {self._url} failed: {exc!r}"
-        return EmbeddingError(self._scrub(msg))
+            msg = f"embedding request to {self._url} failed: {type(exc).__name__}: {exc}"
+        return EmbeddingError(redact(msg))
 
     def _scrub(self, text: str) -> str:
-        if self._api_key is not None:
-            key = self._api_key.get_secret_value()
-            if key:
-                text = text.replace(key, "***")
-        return text
+        return redact(text)
 
     def _json(self, response: httpx.Response) -> Any:
         try:
@@ -410,12 +435,22 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             raise EmbeddingError(
                 self._scrub(
                     f"embedding server {self._url} sent a non-JSON answer "
-                    f"(HTTP {response.status_code}): {response.text[:200]!r}"
+                    f"(HTTP {response.status_code}): {body_excerpt(response, 200)!r}"
                 )
             ) from None
 
     def _parse(self, payload: Any, expected: int) -> np.ndarray[Any, np.dtype[np.float32]]:
-        """Check one answer and return its rows in request order, L2-normalised."""
+        """Check one answer and return its rows in request order, L2-normalised.
+
+        Messages quote parts of the answer (keys, values), which a hostile server controls,
+        so they are redacted like every other remote text.
+        """
+        try:
+            return self._parse_checked(payload, expected)
+        except EmbeddingError as exc:
+            raise EmbeddingError(redact(str(exc))) from None
+
+    def _parse_checked(self, payload: Any, expected: int) -> np.ndarray[Any, np.dtype[np.float32]]:
         data = payload.get("data") if isinstance(payload, dict) else None
         if not isinstance(data, list):
             raise EmbeddingError(
@@ -469,14 +504,17 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
 
 def _resolve_key(api_key: str | SecretStr | None) -> SecretStr | None:
     if isinstance(api_key, SecretStr):
+        register_secret(api_key.get_secret_value())
         return api_key if api_key.get_secret_value() else None
     if isinstance(api_key, str):
+        register_secret(api_key)
         return SecretStr(api_key) if api_key else None
     if api_key is not None:
         raise EmbeddingError("api_key must be a str, a SecretStr or None")
     for var in API_KEY_ENV_VARS:
         value = os.environ.get(var, "").strip()
         if value:
+            register_secret(value)
             return SecretStr(value)
     return None
 

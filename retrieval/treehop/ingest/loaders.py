@@ -109,6 +109,24 @@ class LoadReport:
     skipped_large: list[str] = field(default_factory=list)
     skipped_empty: list[str] = field(default_factory=list)
     skipped_other: list[str] = field(default_factory=list)
+    skipped_dirs: list[str] = field(default_factory=list)
+    skipped_hidden: list[str] = field(default_factory=list)
+    skipped_names: list[str] = field(default_factory=list)
+
+
+def _addressable(name: str) -> bool:
+    """A name that can become a URI segment: valid UTF-8 and free of control characters."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes, kept by os as lone surrogates
+        return False
+    return not any(ord(ch) < 32 or ord(ch) == 127 for ch in name)
+
+
+def _printable(rel: str) -> str:
+    """A path for a report: undecodable bytes as ``\\xNN``, control characters escaped."""
+    raw = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "".join(ch if ord(ch) >= 32 and ord(ch) != 127 else f"\\x{ord(ch):02x}" for ch in raw)
 
 
 def html_to_text(html: str) -> str:
@@ -185,6 +203,9 @@ def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> LoadReport:
         raise IngestError(f"path does not exist: {root}")
     report = LoadReport()
     if root.is_file():
+        if not _addressable(root.name):
+            report.skipped_names.append(_printable(root.name))
+            return report
         try:
             size = root.stat().st_size
         except OSError:
@@ -199,12 +220,25 @@ def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> LoadReport:
             report.files.append(f)
         return report
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        kept: list[str] = []
+        for d in sorted(dirnames):
+            if d in SKIP_DIRS or d.startswith(".") or not _addressable(d):
+                # Counted and named in AddResult.skipped_dirs: nothing is skipped silently.
+                report.skipped_dirs.append(
+                    _printable((Path(dirpath) / d).relative_to(root).as_posix())
+                )
+            else:
+                kept.append(d)
+        dirnames[:] = kept
         for name in sorted(filenames):
-            if name.startswith("."):
-                continue
             p = Path(dirpath) / name
             rel = p.relative_to(root).as_posix()
+            if not _addressable(name):
+                report.skipped_names.append(_printable(rel))
+                continue
+            if name.startswith("."):
+                report.skipped_hidden.append(rel)
+                continue
             if p.is_symlink() or not p.is_file():
                 report.skipped_other.append(rel)
                 continue

@@ -11,10 +11,12 @@ Why a hand-written client rather than the ``openai`` package: the core must stay
 (:class:`httpx.Client`) and the async path (:class:`httpx.AsyncClient`) are real, so that an
 async ``search()`` never parks a worker thread on a slow planner call.
 
-The API key is held as a :class:`pydantic.SecretStr`; it is never part of ``repr()``, error
-messages or logs. When no key is given the client reads ``TREEHOP_LLM_API_KEY``, then
-``OPENAI_API_KEY``; with neither, no ``Authorization`` header is sent (local Ollama/vLLM need
-none).
+The API key is held as a :class:`pydantic.SecretStr` and registered with
+:mod:`treehop.redaction`; it is never part of ``repr()``, error messages or logs, even when a
+server echoes it in an error page. ``deadline_s`` bounds one whole call (connect, all reads,
+retries, backoff), so a server that trickles its answer cannot hold a caller past it. When no
+key is given the client reads ``TREEHOP_LLM_API_KEY``, then ``OPENAI_API_KEY``; with neither,
+no ``Authorization`` header is sent (local Ollama/vLLM need none).
 """
 
 from __future__ import annotations
@@ -29,8 +31,18 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from .._http import HTTPStatusFailure, RetryPolicy, arequest, request
+from .._http import (
+    DeadlineExceeded,
+    HTTPStatusFailure,
+    RetryPolicy,
+    arequest,
+    body_excerpt,
+    check_deadline,
+    request,
+    sync_client,
+)
 from ..errors import LLMError
+from ..redaction import redact, register_secret
 from .base import LLM, BaseLLM, ChatMessage
 
 API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
@@ -40,12 +52,17 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 def resolve_api_key(api_key: str | SecretStr | None) -> SecretStr | None:
     """The explicit key, else the first non-empty env var of :data:`API_KEY_ENV_VARS`."""
     if isinstance(api_key, SecretStr):
+        register_secret(api_key.get_secret_value())
         return api_key if api_key.get_secret_value() else None
+    if api_key is not None and not isinstance(api_key, str):
+        raise LLMError("api_key must be a str, a SecretStr or None")
     if api_key:
+        register_secret(api_key)
         return SecretStr(api_key)
     for var in API_KEY_ENV_VARS:
         value = os.environ.get(var)
         if value:
+            register_secret(value)
             return SecretStr(value)
     return None
 
@@ -72,6 +89,7 @@ class OpenAICompatibleLLM(BaseLLM):
         temperature: float = 0.0,
         max_tokens: int | None = 1024,
         timeout_s: float = 30.0,
+        deadline_s: float | None = 60.0,
         max_retries: int = 2,
         backoff_s: float = 0.25,
         json_mode_supported: bool = True,
@@ -80,14 +98,17 @@ class OpenAICompatibleLLM(BaseLLM):
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise LLMError("model must be a non-empty string")
-        if not base_url.startswith(("http://", "https://")):
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise LLMError(f"base_url must be an http(s) URL, got {base_url!r}")
-        if timeout_s <= 0:
+        if not isinstance(base_url, str):
+            raise LLMError("base_url must be a string")
+        if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or timeout_s <= 0:
             raise LLMError("timeout_s must be > 0")
-        if max_retries < 0:
-            raise LLMError("max_retries must be >= 0")
-        if max_tokens is not None and max_tokens < 1:
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise LLMError("max_retries must be an int >= 0")
+        if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise LLMError("max_tokens must be >= 1 or None")
+        self.deadline_s = check_deadline(deadline_s, LLMError)
         self.model = model
         self.name = model
         self.base_url = base_url.rstrip("/")
@@ -146,7 +167,7 @@ class OpenAICompatibleLLM(BaseLLM):
     def _sync_client(self) -> httpx.Client:
         with self._lock:
             if self._client is None:
-                self._client = httpx.Client(timeout=self.timeout_s)
+                self._client = sync_client(self.timeout_s)
             return self._client
 
     def _async_client(self) -> httpx.AsyncClient:
@@ -169,9 +190,10 @@ class OpenAICompatibleLLM(BaseLLM):
                 json=body,
                 headers=self._headers(),
                 retry=self.retry,
+                deadline_s=self.deadline_s,
             )
         except Exception as exc:
-            raise _as_llm_error(exc, self.model) from exc
+            raise _as_llm_error(exc, self.model) from None
         return _extract_text(response, self.model)
 
     async def acomplete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
@@ -184,9 +206,10 @@ class OpenAICompatibleLLM(BaseLLM):
                 json=body,
                 headers=self._headers(),
                 retry=self.retry,
+                deadline_s=self.deadline_s,
             )
         except Exception as exc:
-            raise _as_llm_error(exc, self.model) from exc
+            raise _as_llm_error(exc, self.model) from None
         return _extract_text(response, self.model)
 
     def close(self) -> None:
@@ -218,33 +241,44 @@ class OpenAICompatibleLLM(BaseLLM):
 
 
 def _as_llm_error(exc: Exception, model: str) -> LLMError:
+    """One typed, redacted error for every way a call can fail."""
     if isinstance(exc, LLMError):
-        return exc
+        return LLMError(redact(str(exc)))
+    if isinstance(exc, DeadlineExceeded):
+        return LLMError(f"chat model {model!r}: deadline passed ({exc.deadline_s:g}s)")
     if isinstance(exc, HTTPStatusFailure):
         status = exc.response.status_code
-        body = exc.response.text[:300]
-        return LLMError(f"chat model {model!r}: HTTP {status}: {body}")
+        return LLMError(f"chat model {model!r}: HTTP {status}: {body_excerpt(exc.response)}")
     if isinstance(exc, httpx.TimeoutException):
         return LLMError(f"chat model {model!r}: timeout ({type(exc).__name__})")
     if isinstance(exc, httpx.HTTPError):
-        return LLMError(f"chat model {model!r}: transport error: {type(exc).__name__}: {exc}")
-    return LLMError(f"chat model {model!r}: {type(exc).__name__}: {exc}")
+        return LLMError(
+            redact(f"chat model {model!r}: transport error: {type(exc).__name__}: {exc}")
+        )
+    return LLMError(redact(f"chat model {model!r}: {type(exc).__name__}: {exc}"))
 
 
 def _extract_text(response: httpx.Response, model: str) -> str:
     """``choices[0].message.content`` as text, or :class:`LLMError` naming what is missing."""
     try:
+        return _extract_text_checked(response, model)
+    except LLMError as exc:
+        raise LLMError(redact(str(exc))) from None
+
+
+def _extract_text_checked(response: httpx.Response, model: str) -> str:
+    try:
         data = response.json()
-    except (json.JSONDecodeError, ValueError) as exc:
+    except (json.JSONDecodeError, ValueError):
         raise LLMError(
-            f"chat model {model!r}: answer is not JSON: {response.text[:200]!r}"
-        ) from exc
+            f"chat model {model!r}: answer is not JSON: {body_excerpt(response, 200)!r}"
+        ) from None
     if isinstance(data, dict) and "error" in data and "choices" not in data:
         raise LLMError(f"chat model {model!r}: error in answer: {str(data['error'])[:300]}")
     try:
         content = data["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError) as exc:
-        raise LLMError(f"chat model {model!r}: answer has no choices[0].message.content") from exc
+    except (KeyError, IndexError, TypeError):
+        raise LLMError(f"chat model {model!r}: answer has no choices[0].message.content") from None
     if isinstance(content, list):
         # Some servers return content parts: [{"type": "text", "text": "..."}].
         content = "".join(
@@ -267,6 +301,7 @@ class LLMConfig(BaseModel):
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=1024, ge=1)
     timeout_s: float = Field(default=30.0, gt=0)
+    deadline_s: float | None = Field(default=60.0, gt=0)
     max_retries: int = Field(default=2, ge=0, le=10)
     json_mode_supported: bool = True
 
@@ -278,6 +313,7 @@ class LLMConfig(BaseModel):
             temperature=self.temperature,
             max_tokens=self.max_tokens,
             timeout_s=self.timeout_s,
+            deadline_s=self.deadline_s,
             max_retries=self.max_retries,
             json_mode_supported=self.json_mode_supported,
         )

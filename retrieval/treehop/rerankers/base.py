@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from ..redaction import redact, redact_exception
+
 
 @runtime_checkable
 class Reranker(Protocol):
@@ -81,6 +83,6 @@ async def safe_rerank(
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # any reranker fault must fall back
-        return RerankOutcome(None, f"error: {type(exc).__name__}: {exc}"[:500])
+        return RerankOutcome(None, f"error: {redact_exception(exc)}"[:500])
     scores, reason = validate_scores(raw, len(documents))
-    return RerankOutcome(scores, reason)
+    return RerankOutcome(scores, None if reason is None else redact(reason))

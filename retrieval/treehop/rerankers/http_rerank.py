@@ -31,8 +31,19 @@ from typing import Any, Literal
 import httpx
 from pydantic import SecretStr
 
-from .._http import HTTPStatusFailure, RetryPolicy, arequest, request, truncate
+from .._http import (
+    DeadlineExceeded,
+    HTTPStatusFailure,
+    RetryPolicy,
+    arequest,
+    body_excerpt,
+    check_deadline,
+    request,
+    sync_client,
+    truncate,
+)
 from ..errors import RerankError
+from ..redaction import redact, register_secret
 from .base import BaseReranker
 
 Flavor = Literal["cohere", "tei"]
@@ -44,15 +55,19 @@ def resolve_secret(value: str | SecretStr | None, env_var: str | None) -> Secret
     """An explicit secret wins; otherwise the environment variable; empty means absent.
 
     Secrets are kept as :class:`~pydantic.SecretStr` so that a ``repr`` of a provider, a log
-    line or a traceback's locals never print the key.
+    line or a traceback's locals never print the key, and registered with
+    :mod:`treehop.redaction` so that a server echoing the key cannot put it in an error.
     """
     if isinstance(value, SecretStr):
+        register_secret(value.get_secret_value())
         return value if value.get_secret_value() else None
     if value:
+        register_secret(value)
         return SecretStr(value)
     if env_var:
         env = os.environ.get(env_var, "")
         if env:
+            register_secret(env)
             return SecretStr(env)
     return None
 
@@ -70,7 +85,7 @@ def new_client(timeout_s: float, owner: object) -> httpx.Client:
     Rerankers are often built, used and dropped without ``close()``; the finaliser closes the
     pooled sockets instead of leaving them to ``ResourceWarning``.
     """
-    client = httpx.Client(timeout=timeout_s, verify=shared_ssl_context())
+    client = sync_client(timeout_s, verify=shared_ssl_context())
     weakref.finalize(owner, client.close)
     return client
 
@@ -83,7 +98,12 @@ def check_positive(name: str, value: int | float | None, *, allow_none: bool = F
     """Reject a non-positive size or duration at construction, not at the first search."""
     if value is None and allow_none:
         return
-    if value is None or isinstance(value, bool) or not value > 0:
+    if (
+        value is None
+        or isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not value > 0
+    ):
         raise RerankError(f"{name} must be a positive number, got {value!r}")
 
 
@@ -109,13 +129,14 @@ def split_batches(n: int, max_batch: int | None) -> list[tuple[int, int]]:
 
 
 def describe_http_error(exc: Exception) -> str:
-    """A short, secret-free description of a transport or status failure."""
+    """A short, secret-free (redacted) description of a transport or status failure."""
+    if isinstance(exc, DeadlineExceeded):
+        return f"deadline passed ({exc.deadline_s:g}s without a complete answer)"
     if isinstance(exc, HTTPStatusFailure):
-        body = exc.response.text[:200].replace("\n", " ")
-        return f"HTTP {exc.response.status_code}: {body}"
+        return f"HTTP {exc.response.status_code}: {body_excerpt(exc.response, 200)}"
     if isinstance(exc, httpx.TimeoutException):
         return f"timeout ({type(exc).__name__})"
-    return f"{type(exc).__name__}: {exc}"
+    return redact(f"{type(exc).__name__}: {exc}")
 
 
 def _finite_score(value: object, where: str) -> float:
@@ -155,8 +176,10 @@ def decode_json(response: httpx.Response) -> Any:
     try:
         return json.loads(response.content)
     except (ValueError, UnicodeDecodeError) as exc:
-        snippet = response.text[:120].replace("\n", " ")
-        raise RerankError(f"malformed JSON from reranker: {exc}; body starts {snippet!r}") from exc
+        snippet = body_excerpt(response, 120)
+        raise RerankError(
+            redact(f"malformed JSON from reranker: {exc}; body starts {snippet!r}")
+        ) from None
 
 
 class HTTPReranker(BaseReranker):
@@ -169,8 +192,9 @@ class HTTPReranker(BaseReranker):
             single-model vLLM server accepts).
         flavor: ``"cohere"`` (default) or ``"tei"``; see the module docstring.
         api_key: Bearer token. ``None`` reads ``api_key_env``; a keyless local server needs none.
-        timeout_s: Per-attempt HTTP timeout. The retriever's ``rerank_timeout_s`` bounds the
-            whole call including retries.
+        timeout_s: Per-attempt timeout of each socket operation.
+        deadline_s: Total time of one request, retries and backoff included (the retriever's
+            ``rerank_timeout_s`` also bounds a whole rerank call). ``None``: no total bound.
         retry: Bounded retries with backoff on connection errors, timeouts, 429 and 5xx.
         max_chars / max_query_chars: Cheap length bounds on each document and on the query, so
             one long chunk cannot push a request past the server's size limits.
@@ -191,6 +215,7 @@ class HTTPReranker(BaseReranker):
         api_key: str | SecretStr | None = None,
         api_key_env: str | None = DEFAULT_API_KEY_ENV,
         timeout_s: float = 10.0,
+        deadline_s: float | None = 20.0,
         retry: RetryPolicy | None = None,
         max_chars: int = 4000,
         max_query_chars: int = 2000,
@@ -214,6 +239,7 @@ class HTTPReranker(BaseReranker):
         self.flavor: Flavor = flavor
         self._api_key = resolve_secret(api_key, api_key_env)
         self.timeout_s = float(timeout_s)
+        self.deadline_s = check_deadline(deadline_s, RerankError)
         self.retry = retry if retry is not None else RetryPolicy()
         self.max_chars = max_chars
         self.max_query_chars = max_query_chars
@@ -265,6 +291,13 @@ class HTTPReranker(BaseReranker):
             raise RerankError(f"answer has no 'results': keys {sorted(body)[:10]}")
         return parse_indexed_results(items, n, ("relevance_score", "score"))
 
+    def _parse_redacted(self, body: Any, n: int) -> list[float]:
+        # Parse errors quote the answer, which a hostile server controls: redact them.
+        try:
+            return self._parse(body, n)
+        except RerankError as exc:
+            raise RerankError(redact(str(exc))) from None
+
     @staticmethod
     def _check_documents(documents: Sequence[str]) -> None:
         for i, d in enumerate(documents):
@@ -289,10 +322,11 @@ class HTTPReranker(BaseReranker):
                 json=self._payload(query, documents),
                 headers=self._headers(),
                 retry=self.retry,
+                deadline_s=self.deadline_s,
             )
-        except (HTTPStatusFailure, httpx.HTTPError) as exc:
-            raise RerankError(f"{self.name}: {describe_http_error(exc)}") from exc
-        return self._parse(decode_json(response), len(documents))
+        except (HTTPStatusFailure, httpx.HTTPError, DeadlineExceeded) as exc:
+            raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None
+        return self._parse_redacted(decode_json(response), len(documents))
 
     def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
         """Scores in input order; one request (or ``ceil(n / max_batch)``) per call."""
@@ -322,10 +356,11 @@ class HTTPReranker(BaseReranker):
                 json=self._payload(query, documents),
                 headers=self._headers(),
                 retry=self.retry,
+                deadline_s=self.deadline_s,
             )
-        except (HTTPStatusFailure, httpx.HTTPError) as exc:
-            raise RerankError(f"{self.name}: {describe_http_error(exc)}") from exc
-        return self._parse(decode_json(response), len(documents))
+        except (HTTPStatusFailure, httpx.HTTPError, DeadlineExceeded) as exc:
+            raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None
+        return self._parse_redacted(decode_json(response), len(documents))
 
     async def _arerank_with(
         self, client: httpx.AsyncClient, query: str, documents: Sequence[str]

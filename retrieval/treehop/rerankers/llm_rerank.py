@@ -23,6 +23,7 @@ from typing import Any
 from .._http import truncate
 from ..errors import RerankError
 from ..llm.base import LLM, ChatMessage
+from ..redaction import redact, redact_exception
 from .base import BaseReranker
 
 MAX_GRADE = 10.0
@@ -88,7 +89,17 @@ def _grade(value: object, pos: int) -> float:
 
 
 def parse_scores(text: str, n: int) -> list[float]:
-    """Grades in passage order, scaled to [0, 1]; :class:`RerankError` on anything unusable."""
+    """Grades in passage order, scaled to [0, 1]; :class:`RerankError` on anything unusable.
+
+    Error messages quote the model's answer, so they are redacted (a model fed a key can echo it).
+    """
+    try:
+        return _parse_scores(text, n)
+    except RerankError as exc:
+        raise RerankError(redact(str(exc))) from None
+
+
+def _parse_scores(text: str, n: int) -> list[float]:
     data = _loads_lenient(text)
     if isinstance(data, Mapping):
         if "scores" in data:
@@ -171,7 +182,7 @@ class LLMReranker(BaseReranker):
             try:
                 answer = self.llm.complete(messages, json_mode=True)
             except Exception as exc:
-                raise RerankError(f"LLM call failed: {type(exc).__name__}: {exc}") from exc
+                raise RerankError(f"LLM call failed: {redact_exception(exc)}") from None
             scores.extend(parse_scores(answer, size))
         return scores
 
@@ -184,7 +195,7 @@ class LLMReranker(BaseReranker):
                 try:
                     answer = await self.llm.acomplete(messages, json_mode=True)
                 except Exception as exc:
-                    raise RerankError(f"LLM call failed: {type(exc).__name__}: {exc}") from exc
+                    raise RerankError(f"LLM call failed: {redact_exception(exc)}") from None
             return parse_scores(answer, size)
 
         batches = self._batches(query, documents)

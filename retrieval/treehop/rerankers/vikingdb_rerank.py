@@ -31,8 +31,20 @@ from typing import Any, Final
 import httpx
 from pydantic import SecretStr
 
-from .._http import RETRY_STATUS, HTTPStatusFailure, RetryPolicy, truncate
+from .._http import (
+    RETRY_STATUS,
+    DeadlineExceeded,
+    HTTPStatusFailure,
+    RetryPolicy,
+    asend_capped,
+    attempt_timeout,
+    check_deadline,
+    deadline_scope,
+    send_capped,
+    truncate,
+)
 from ..errors import InvalidQueryError, RerankError
+from ..redaction import redact
 from .base import BaseReranker
 from .http_rerank import (
     check_positive,
@@ -69,8 +81,8 @@ def _error_message(code: object, message: object, request_id: object) -> str:
     if message:
         text += f": {str(message)[:200]}"
     if request_id:
-        text += f" [request_id={request_id}]"
-    return text
+        text += f" [request_id={str(request_id)[:100]}]"
+    return redact(text)
 
 
 def _load_signer() -> tuple[Any, Any, Any]:
@@ -119,6 +131,7 @@ class VikingDBReranker(BaseReranker):
         rerank_only_chunk: bool = False,
         endpoint_id: str | None = None,
         timeout_s: float = 10.0,
+        deadline_s: float | None = 20.0,
         retry: RetryPolicy | None = None,
         max_chars: int = 4000,
         max_query_chars: int = 2000,
@@ -170,6 +183,7 @@ class VikingDBReranker(BaseReranker):
         self.rerank_only_chunk = rerank_only_chunk
         self.endpoint_id = endpoint_id
         self.timeout_s = float(timeout_s)
+        self.deadline_s = check_deadline(deadline_s, RerankError)
         self.retry = retry if retry is not None else RetryPolicy()
         self.max_chars = max_chars
         self.max_query_chars = max_query_chars
@@ -241,7 +255,9 @@ class VikingDBReranker(BaseReranker):
         out: list[float] = []
         for i, s in enumerate(scores):
             if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
-                raise RerankError(f"VikingDB rerank score {i} is not a finite number: {s!r}")
+                raise RerankError(
+                    f"VikingDB rerank score {i} is not a finite number: {redact(repr(s))[:60]}"
+                )
             out.append(float(s))
         return out
 
@@ -274,22 +290,45 @@ class VikingDBReranker(BaseReranker):
         # Own retry loop (not _http.request): each attempt must be re-signed with a current
         # date, and the signed bytes must be sent verbatim, which ``json=`` cannot guarantee.
         content = body.encode("utf-8")
-        for attempt in range(self.retry.max_retries + 1):
-            response: httpx.Response | None = None
-            try:
-                response = client.post(
-                    self.url, content=content, headers=self._signed_headers(body)
-                )
-            except httpx.HTTPError as exc:
-                if attempt == self.retry.max_retries:
-                    raise RerankError(f"{self.name}: {describe_http_error(exc)}") from exc
-            else:
-                if response.status_code < 300:
-                    return self._parse(response, n)
-                if response.status_code not in RETRY_STATUS or attempt == self.retry.max_retries:
-                    raise self._status_error(response)
-            time.sleep(self.retry.delay(attempt, response))
+        with deadline_scope(self.deadline_s) as end:
+            for attempt in range(self.retry.max_retries + 1):
+                response: httpx.Response | None = None
+                if end is not None and time.monotonic() >= end:
+                    raise self._deadline_error()
+                timeout = attempt_timeout(client.timeout, end)
+                try:
+                    response = send_capped(
+                        client,
+                        client.build_request(
+                            "POST",
+                            self.url,
+                            content=content,
+                            headers=self._signed_headers(body),
+                            timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+                        ),
+                    )
+                except httpx.HTTPError as exc:
+                    if end is not None and time.monotonic() >= end:
+                        raise self._deadline_error() from None
+                    if attempt == self.retry.max_retries:
+                        raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None
+                else:
+                    if response.status_code < 300:
+                        return self._parse(response, n)
+                    if (
+                        response.status_code not in RETRY_STATUS
+                        or attempt == self.retry.max_retries
+                    ):
+                        raise self._status_error(response)
+                pause = self.retry.delay(attempt, response)
+                if end is not None:
+                    pause = min(pause, max(end - time.monotonic(), 0.0))
+                time.sleep(pause)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _deadline_error(self) -> RerankError:
+        assert self.deadline_s is not None
+        return RerankError(f"{self.name}: {describe_http_error(DeadlineExceeded(self.deadline_s))}")
 
     def rerank_with_titles(
         self, query: str, documents: Sequence[str], titles: Sequence[str | None] | None
@@ -319,16 +358,28 @@ class VikingDBReranker(BaseReranker):
     # -- async -----------------------------------------------------------------------------
 
     async def _acall(self, client: httpx.AsyncClient, body: str, n: int) -> list[float]:
+        if self.deadline_s is None:
+            return await self._acall_attempts(client, body, n)
+        try:
+            async with asyncio.timeout(self.deadline_s):
+                return await self._acall_attempts(client, body, n)
+        except TimeoutError:
+            raise self._deadline_error() from None
+
+    async def _acall_attempts(self, client: httpx.AsyncClient, body: str, n: int) -> list[float]:
         content = body.encode("utf-8")
         for attempt in range(self.retry.max_retries + 1):
             response: httpx.Response | None = None
             try:
-                response = await client.post(
-                    self.url, content=content, headers=self._signed_headers(body)
+                response = await asend_capped(
+                    client,
+                    client.build_request(
+                        "POST", self.url, content=content, headers=self._signed_headers(body)
+                    ),
                 )
             except httpx.HTTPError as exc:
                 if attempt == self.retry.max_retries:
-                    raise RerankError(f"{self.name}: {describe_http_error(exc)}") from exc
+                    raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None
             else:
                 if response.status_code < 300:
                     return self._parse(response, n)

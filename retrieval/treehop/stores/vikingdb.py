@@ -76,10 +76,11 @@ import numpy as np
 from pydantic import SecretStr
 
 from .. import tags as tagmod
-from .._http import RetryPolicy
+from .._http import DeadlineExceeded, RetryPolicy, call_with_deadline, check_deadline
 from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
+from ..redaction import redact
 from ..rerankers.http_rerank import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes
@@ -229,7 +230,7 @@ def make_error(
     request_id: str | None,
 ) -> VikingDBError:
     """A typed, secret-free error for a failed call ``what`` (e.g. ``"search in 'kb'"``)."""
-    msg = (message or "").strip().replace("\n", " ")
+    msg = redact((message or "").strip().replace("\n", " "))
     cls = _classify(status, code, msg)
     text = f"VikingDB {what} failed: {_HINTS[cls]}"
     details = [f"code={code}"] if code not in (None, "") else []
@@ -583,6 +584,9 @@ class VikingDBStore:
         max_list_items / max_row_bytes: VikingDB's documented limits on list fields and on
             one row's fields; exceeding them raises :class:`StoreError` before any request.
         scan_page: Rows per page when scanning (children, subtrees, filters).
+        deadline_s: Total time of one SDK call, retries included (``None``: unbounded); the
+            SDK's ``timeout`` bounds each socket read only. Past it the call raises
+            :class:`StoreError` (a write may still land: the SDK's thread finishes on its own).
     """
 
     def __init__(
@@ -609,6 +613,7 @@ class VikingDBStore:
         max_list_items: int = 32,
         max_row_bytes: int = 65_535,
         scan_page: int = 1000,
+        deadline_s: float | None = 60.0,
     ) -> None:
         if not collection_name and not resource_id:
             raise StoreError("VikingDBStore needs collection_name= or resource_id=")
@@ -649,6 +654,7 @@ class VikingDBStore:
         self.consistency_window_s = float(consistency_window_s)
         self.filter_cache_ttl_s = float(filter_cache_ttl_s)
         self.timeout_s = int(timeout_s)
+        self.deadline_s = check_deadline(deadline_s, StoreError)
         self.retry = retry if retry is not None else RetryPolicy()
         self.max_list_items = max_list_items
         self.max_row_bytes = max_row_bytes
@@ -670,18 +676,28 @@ class VikingDBStore:
             auth = sdk.IAM(ak=a.get_secret_value(), sk=s.get_secret_value())
             from vikingdb.vector import VikingDB
 
-            client = call_with_retries(
-                lambda: VikingDB(
-                    host=host,
-                    region=region,
-                    auth=auth,
-                    scheme=scheme,
-                    sts_token=token.get_secret_value() if token else "",
-                    timeout=self.timeout_s,
-                ),
-                retry=self.retry,
-                what=f"connect to {scheme}://{host}",
-            )
+            what = f"connect to {scheme}://{host}"
+            try:
+                client = call_with_deadline(
+                    lambda: call_with_retries(
+                        lambda: VikingDB(
+                            host=host,
+                            region=region,
+                            auth=auth,
+                            scheme=scheme,
+                            sts_token=token.get_secret_value() if token else "",
+                            timeout=self.timeout_s,
+                        ),
+                        retry=self.retry,
+                        what=what,
+                    ),
+                    self.deadline_s,
+                )
+            except DeadlineExceeded as exc:
+                raise StoreError(
+                    f"VikingDB {what} failed: no answer within the {exc.deadline_s:g}s "
+                    "deadline (deadline_s)"
+                ) from None
         self._client = client
         meta_args = {
             "collection_name": collection_name,
@@ -721,9 +737,18 @@ class VikingDBStore:
         """One SDK call with this store's retry policy and error mapping."""
         opts = self._options_cls(max_attempts=1, timeout=self.timeout_s)
         label = f"{what} ({self._name}/{self.index_name})"
-        resp = call_with_retries(
-            lambda: fn(payload, request_options=opts), retry=self.retry, what=label
-        )
+        try:
+            resp = call_with_deadline(
+                lambda: call_with_retries(
+                    lambda: fn(payload, request_options=opts), retry=self.retry, what=label
+                ),
+                self.deadline_s,
+            )
+        except DeadlineExceeded as exc:
+            raise StoreError(
+                f"VikingDB {label} failed: no complete answer within the "
+                f"{exc.deadline_s:g}s deadline (deadline_s)"
+            ) from None
         code = getattr(resp, "code", None)
         if code not in (None, "", "Success", 0):
             raise make_error(

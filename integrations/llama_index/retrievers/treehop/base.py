@@ -22,6 +22,7 @@ from llama_index_instrumentation import get_dispatcher
 
 from treehop import AsyncTreehop, FindResult, MatchedContext, Treehop
 from treehop import uri as urimod
+from treehop.arguments import check_mode, check_target_uris
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidFilterError, InvalidQueryError
 from treehop.models import ContextType, FoundBy, RetrievalMode
@@ -150,8 +151,8 @@ class TreehopRetriever(BaseRetriever):
         self.mode: Mode = mode
         self.similarity_top_k = similarity_top_k
         self.filters = filters
-        self.retrieval_mode = RetrievalMode(retrieval_mode) if retrieval_mode is not None else None
-        targets = [target_uri] if isinstance(target_uri, str) else list(target_uri or [])
+        self.retrieval_mode = check_mode(retrieval_mode) if retrieval_mode is not None else None
+        targets = check_target_uris(target_uri)  # typed errors for wrong types
         for t in targets:
             self._resolve(t)  # raises InvalidURIError early
         self.target_uri: list[str] = targets

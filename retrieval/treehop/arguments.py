@@ -1,0 +1,366 @@
+"""Whole-call argument checks for the client's public methods, run before any work or write.
+
+Why a separate module: every public entry point must fail with a typed
+:class:`~treehop.errors.TreehopError` on bad input -- never a ``ValueError`` from an enum, a
+``TypeError`` from ``list(5)`` or a ``RecursionError`` from a deep structure -- and a write must
+be refused *before* its first node is touched, so that one bad value cannot half-write a
+tree and poison the client. The checks live here, called from :mod:`treehop.client`, so that
+the client's methods stay readable and the rules are tested in one place.
+
+Text rules shared by URIs, names, metadata and texts: a lone surrogate (``"\\ud800"``, what
+Python makes of undecodable bytes) is not Unicode text -- it cannot be written as UTF-8, so
+it would fail at save time, after the index was changed -- and is rejected up front. NUL and
+other C0 control characters are rejected in URIs and names (they make nodes that cannot be
+addressed again) but allowed in document text.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidQueryError, InvalidURIError
+from .models import ContextType, RetrievalMode
+
+MAX_NAME_CHARS = 255
+MAX_TARGETS = 100
+MAX_TREE_DEPTH = 64
+MAX_METADATA_BYTES = 64_000
+MAX_METADATA_DEPTH = 16
+MAX_TEXT_CHARS = 5_000_000
+"""The largest text ``add_resource(..., is_text=True)`` accepts: the same 5 MB the directory
+loader allows per file (``treehop.ingest.loaders.MAX_FILE_BYTES``)."""
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+_FILE_EXT = re.compile(r"\.[A-Za-z0-9]{1,8}$")
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """True when ``text`` holds a code point that UTF-8 cannot encode."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """A printable, bounded rendering of user input for error messages."""
+    safe = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return repr(safe[:limit] + ("…" if len(safe) > limit else ""))
+
+
+def check_text_value(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidQueryError(f"{what} must be a string, got {type(value).__name__}")
+    if has_lone_surrogate(value):
+        raise InvalidQueryError(f"{what} contains a lone surrogate (not valid Unicode text)")
+    return value
+
+
+def check_uri_arg(value: object, what: str = "URI") -> str:
+    """A URI argument's type and characters (the URI grammar is :func:`treehop.uri.normalize`)."""
+    if not isinstance(value, str):
+        raise InvalidURIError(f"{what} must be a string, got {type(value).__name__}")
+    if has_lone_surrogate(value):
+        raise InvalidURIError(f"{what} contains a lone surrogate (not valid Unicode text)")
+    if _CONTROL.search(value):
+        raise InvalidURIError(f"{what} {shown(value)} contains a NUL or control character")
+    return value
+
+
+def check_target_uris(value: object) -> list[str]:
+    """``target_uri``: one URI string or a list/tuple of them (``None``: no targets)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [check_uri_arg(value, "target_uri")]
+    if isinstance(value, (Mapping, bytes, bytearray)) or not isinstance(value, Sequence):
+        raise InvalidURIError(
+            f"target_uri must be a URI string or a list of them, got {type(value).__name__}"
+        )
+    if not value:
+        raise InvalidURIError("target_uri is an empty list; pass None to search every root")
+    if len(value) > MAX_TARGETS:
+        raise InvalidURIError(f"target_uri has {len(value)} URIs; the limit is {MAX_TARGETS}")
+    return [check_uri_arg(v, "target_uri") for v in value]
+
+
+def check_context_type(value: object, what: str = "context_type") -> ContextType | None:
+    if value is None:
+        return None
+    if isinstance(value, ContextType):
+        return value
+    if isinstance(value, str):
+        try:
+            return ContextType(value)
+        except ValueError:
+            pass
+    choices = ", ".join(c.value for c in ContextType)
+    raise InvalidQueryError(f"unknown {what} {_short(value)}; expected one of {choices}")
+
+
+def check_context_types(value: object) -> list[ContextType] | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, ContextType)):
+        return [check_context_type(value, "context_types")]  # type: ignore[list-item]
+    if isinstance(value, (Mapping, bytes, bytearray)) or not isinstance(value, Sequence):
+        raise InvalidQueryError(
+            f"context_types must be a list of context types, got {type(value).__name__}"
+        )
+    if not value:
+        raise InvalidQueryError("context_types is an empty list; pass None for every type")
+    out = [check_context_type(v, "context_types") for v in value]
+    return [c for c in out if c is not None]
+
+
+def check_mode(value: object) -> RetrievalMode:
+    if isinstance(value, RetrievalMode):
+        return value
+    if isinstance(value, str):
+        try:
+            return RetrievalMode(value)
+        except ValueError:
+            pass
+    choices = ", ".join(m.value for m in RetrievalMode)
+    raise InvalidQueryError(f"unknown mode {_short(value)}; expected one of {choices}")
+
+
+def check_bool(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidQueryError(f"{what} must be True or False, got {_short(value)}")
+    return value
+
+
+def check_depth(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidQueryError(f"depth must be an integer, got {_short(value)}")
+    if not 0 <= value <= MAX_TREE_DEPTH:
+        raise InvalidQueryError(f"depth must be in 0..{MAX_TREE_DEPTH}, got {value}")
+    return value
+
+
+def check_session_id(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidQueryError(f"session_id must be a string, got {type(value).__name__}")
+    return value
+
+
+def check_name(value: object) -> str | None:
+    """A node name given by the caller: one path segment's worth of printable text."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidURIError(f"name must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidURIError("name must not be empty")
+    if len(value) > MAX_NAME_CHARS:
+        raise InvalidURIError(f"name is {len(value)} characters; the limit is {MAX_NAME_CHARS}")
+    if has_lone_surrogate(value):
+        raise InvalidURIError("name contains a lone surrogate (not valid Unicode text)")
+    if _CONTROL.search(value):
+        raise InvalidURIError(f"name {shown(value)} contains a NUL or control character")
+    return value
+
+
+def check_metadata(value: object) -> dict[str, Any] | None:
+    """Metadata merged into every written node: a JSON object of bounded size and depth.
+
+    It must survive the store's JSON round trip unchanged, so non-string keys, NaN/infinity,
+    sets, bytes, arbitrary objects and lone surrogates are refused here rather than at save.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InvalidQueryError(f"metadata must be a mapping, got {type(value).__name__}")
+    _check_json(value, "metadata", 0)
+    try:
+        blob = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - _check_json
+        raise InvalidQueryError(f"metadata is not JSON-serialisable: {exc}") from None
+    if len(blob.encode("utf-8")) > MAX_METADATA_BYTES:
+        raise InvalidQueryError(f"metadata is larger than {MAX_METADATA_BYTES} bytes as JSON")
+    return dict(value)
+
+
+def _check_json(value: object, where: str, depth: int) -> None:
+    if depth > MAX_METADATA_DEPTH:
+        raise InvalidQueryError(f"{where}: nested deeper than {MAX_METADATA_DEPTH} levels")
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if value.bit_length() > 63:
+            raise InvalidQueryError(f"{where}: integer outside the 64-bit range")
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidQueryError(f"{where}: {value!r} is not a JSON number")
+        return
+    if isinstance(value, str):
+        if has_lone_surrogate(value):
+            raise InvalidQueryError(f"{where}: a string contains a lone surrogate")
+        return
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise InvalidQueryError(f"{where}: keys must be strings, got {type(k).__name__}")
+            if has_lone_surrogate(k):
+                raise InvalidQueryError(f"{where}: a key contains a lone surrogate")
+            _check_json(v, f"{where}.{k[:40]}", depth + 1)
+        return
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_json(v, f"{where}[{i}]", depth + 1)
+        return
+    raise InvalidQueryError(f"{where}: {type(value).__name__} is not JSON-serialisable")
+
+
+def check_is_text(value: object) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise InvalidQueryError(f"is_text must be True, False or None, got {_short(value)}")
+
+
+def check_progress(value: object) -> None:
+    if value is not None and not callable(value):
+        raise InvalidQueryError("progress must be a callable (stage, done, total) or None")
+
+
+def looks_like_path(text: str) -> bool:
+    """Whether a string that names nothing on disk was probably meant as a path.
+
+    A one-line string that starts like a path (``./``, ``../``, ``/``, ``~/``, ``C:\\``) or
+    has no whitespace and a separator or a file extension. ``add_resource("./missing")`` is
+    then an error (a typo must not index the path string as a document); texts that look
+    like paths are added with ``is_text=True``.
+    """
+    if "\n" in text or len(text) > 4096:
+        return False
+    s = text.strip()
+    if s.startswith(("./", "../", "/", "~/", "~", ".\\", "..\\")) or _DRIVE.match(s):
+        return True
+    if any(ch.isspace() for ch in s):
+        return False
+    return "/" in s or "\\" in s or bool(_FILE_EXT.search(s))
+
+
+def check_path_or_text(value: object) -> str | os.PathLike[str]:
+    if isinstance(value, os.PathLike):
+        path = os.fspath(value)
+        if not isinstance(path, str):
+            raise InvalidQueryError("path_or_text must be a str path, not bytes")
+        return value
+    if not isinstance(value, str):
+        raise InvalidQueryError(
+            f"path_or_text must be a path or a string, got {type(value).__name__}"
+        )
+    return value
+
+
+def check_text_size(text: str) -> str:
+    if len(text) > MAX_TEXT_CHARS:
+        raise InvalidQueryError(
+            f"text is {len(text)} characters; the limit is {MAX_TEXT_CHARS} (split it)"
+        )
+    return check_text_value(text, "text")
+
+
+def path_name(path: Path) -> str:
+    """A path's last component as a node name; undecodable bytes are an error, not a crash."""
+    name = path.name or path.resolve().name
+    if has_lone_surrogate(name):
+        raise InvalidURIError(
+            f"the name of {shown(str(path))} is not valid UTF-8; pass name= to choose one"
+        )
+    return name
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_client_args(
+    *,
+    path: object,
+    user: object,
+    embedder: object,
+    store: object,
+    reranker: object,
+    config: object,
+    llm: object,
+    query_planner: object,
+    tagger: object,
+    intent_timeout_s: object,
+    chunk_chars: object,
+    retag_all_below: object,
+) -> None:
+    """The constructor's arguments, checked before anything is opened or started.
+
+    Imports are local: this module is imported by the client, and the protocols below import
+    heavier modules (numpy, pydantic models) that need not load for the other checks.
+    """
+    from .config import RetrievalConfig
+    from .embedders.base import Embedder
+    from .llm.base import LLM
+    from .rerankers.base import Reranker
+    from .stores.base import VectorStore
+
+    if path is not None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidQueryError(f"path must be a str or a path, got {type(path).__name__}")
+        text = os.fspath(path)
+        if not isinstance(text, str):
+            raise InvalidQueryError("path must be a str path, not bytes")
+        if "\x00" in text or has_lone_surrogate(text) or not text:
+            raise InvalidQueryError(f"path {shown(text)} is empty or not a valid file name")
+    if not isinstance(user, str):
+        raise InvalidURIError(f"user must be a string, got {type(user).__name__}")
+    for name, value, proto in (
+        ("embedder", embedder, Embedder),
+        ("store", store, VectorStore),
+        ("reranker", reranker, Reranker),
+        ("llm", llm, LLM),
+        ("query_planner", query_planner, LLM),
+    ):
+        if value is not None and not isinstance(value, proto):
+            raise InvalidQueryError(
+                f"{name} must implement treehop's {proto.__name__} protocol, "
+                f"got {type(value).__name__}"
+            )
+    if config is not None and not isinstance(config, RetrievalConfig):
+        raise InvalidQueryError(f"config must be a RetrievalConfig, got {type(config).__name__}")
+    if not (
+        tagger is None
+        or tagger is False
+        or (isinstance(tagger, str) and tagger == "auto")
+        or (not isinstance(tagger, (str, bool, int, float)) and hasattr(tagger, "tag_nodes"))
+    ):
+        raise InvalidQueryError(
+            "tagger must be 'auto', None/False or an object with tag_nodes() and refit()"
+        )
+    if (
+        isinstance(intent_timeout_s, bool)
+        or not isinstance(intent_timeout_s, (int, float))
+        or not 0 < intent_timeout_s < 1e6
+    ):
+        raise InvalidQueryError(
+            f"intent_timeout_s must be a positive number, got {_short(intent_timeout_s)}"
+        )
+    for name, value, low, high in (
+        ("chunk_chars", chunk_chars, 50, 1_000_000),
+        ("retag_all_below", retag_all_below, 0, 10**12),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise InvalidQueryError(
+                f"{name} must be an integer in {low}..{high}, got {_short(value)}"
+            )

@@ -1,0 +1,161 @@
+"""One redaction rule for every remote client: secrets never reach a result, an error or a log.
+
+Remote servers are not trusted to keep a key to themselves: a 401 page often echoes the bearer
+token ("Incorrect API key provided: sk-abc...xyz"), a gateway may reflect request headers into
+its body, and an exception chained from httpx may carry a URL with a key in its query string.
+Every text that leaves a remote client -- an exception message, a ``rerank_fallback_reason``,
+a planner ``fallback_reason``, a session ``summary_fallback_reason`` -- therefore goes through
+:func:`redact` first.
+
+The rule, applied in one linear pass per pattern:
+
+1. Every registered secret (each client registers its keys when it is built, see
+   :func:`register_secret`) is replaced wherever it appears, also URL-encoded and JSON-escaped.
+2. Any token-like run (letters, digits, ``-_.~+/=``) that shares 8 consecutive characters with a
+   registered secret is replaced whole, so a truncated or partly masked echo
+   (``sk-abcd1234...``) does not leak a usable prefix either.
+3. Whatever follows ``Bearer``, ``Authorization:``, ``api_key=``/``"api_key": ...``,
+   ``X-Api-Key``, ``X-Security-Token`` and a Volcengine ``Credential=`` is replaced, registered or
+   not: a key that was never registered (read by a user's own client) is still hidden.
+
+Why a process-wide registry rather than per-client scrubbing: the places that *report* a failure
+(the retriever's rerank fallback, the intent analyzer, the session store) do not know which
+client's key a message might hold; a message redacted by the wrong client leaks the other's key.
+The registry holds only what the clients hold anyway (in the same process memory).
+
+Log lines: httpcore logs response headers at DEBUG level, so :func:`install_log_filter` (run
+when :mod:`treehop._http` is imported, i.e. whenever a remote client exists) attaches a
+redacting filter to the loggers that can see remote answers.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from urllib.parse import quote, quote_plus
+
+MASK = "***"
+MIN_SECRET_CHARS = 6
+"""Shorter values are not registered: masking every ``abc`` in a message would hide the error
+without protecting anything (a 5-character key is guessable anyway)."""
+WINDOW = 8
+"""Length of the shared substring that marks a token as a partial echo of a secret."""
+
+_lock = threading.Lock()
+_secrets: set[str] = set()
+_windows: set[str] = set()
+_exact: re.Pattern[str] | None = None
+
+_TOKEN = re.compile(r"[A-Za-z0-9\-_.~+/=]{" + str(WINDOW) + ",}")
+_USERINFO = re.compile(r"(://)[^/\s:@]+:[^/\s@]+@")
+_HEADER_VALUE = re.compile(
+    r"(?i)(\bbearer\s+|\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z0-9-]+\s+(?=\S))?"
+    r"|\b(?:x-)?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
+    r"|\bx-security-token\b[\"']?\s*[:=]\s*[\"']?"
+    r"|\b(?:access|secret)[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
+    r"|\bcredential=|\bsignature=)"
+    r"([^\s\"',;&]+)"
+)
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret so that :func:`redact` hides it from now on (idempotent)."""
+    global _exact
+    if not isinstance(value, str):
+        return
+    value = value.strip()
+    if len(value) < MIN_SECRET_CHARS:
+        return
+    forms = {value, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1]}
+    with _lock:
+        if value in _secrets:
+            return
+        _secrets.add(value)
+        for form in forms:
+            _secrets.add(form)
+        for i in range(len(value) - WINDOW + 1):
+            _windows.add(value[i : i + WINDOW])
+        # Longest first, so a secret that contains another is replaced whole.
+        ordered = sorted(_secrets, key=len, reverse=True)
+        _exact = re.compile("|".join(re.escape(s) for s in ordered))
+
+
+def _partial(match: re.Match[str]) -> str:
+    token = match.group(0)
+    windows = _windows
+    for i in range(len(token) - WINDOW + 1):
+        if token[i : i + WINDOW] in windows:
+            return MASK
+    return token
+
+
+def redact(text: object) -> str:
+    """``text`` as a string with every secret (registered or recognisable) replaced by ``***``."""
+    s = text if isinstance(text, str) else str(text)
+    exact = _exact
+    if exact is not None:
+        s = exact.sub(MASK, s)
+        if _windows:
+            s = _TOKEN.sub(_partial, s)
+    s = _USERINFO.sub(r"\1" + MASK + "@", s)
+    return _HEADER_VALUE.sub(lambda m: m.group(1) + MASK, s)
+
+
+def redact_exception(exc: BaseException) -> str:
+    """``"TypeName: message"`` of an exception, redacted (for fallback reasons)."""
+    return redact(f"{type(exc).__name__}: {exc}")
+
+
+def registered_count() -> int:
+    """How many secret forms are registered (for tests and diagnostics; never the values)."""
+    with _lock:
+        return len(_secrets)
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts a record's formatted message (never drops a record).
+
+    httpcore logs response headers at DEBUG level; a server that echoes the bearer token in a
+    header would otherwise put the key in any application log that has DEBUG on.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: leave it to the logging machinery
+            return True
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
+LOGGERS = (
+    "treehop",
+    "httpx",
+    "httpcore",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "urllib3.connectionpool",
+)
+"""Loggers that can see remote answers: filters do not propagate to child loggers, so every
+logger that emits records is named."""
+
+_installed = False
+
+
+def install_log_filter() -> None:
+    """Attach one :class:`RedactingFilter` to each of :data:`LOGGERS` (idempotent)."""
+    global _installed
+    with _lock:
+        if _installed:
+            return
+        _installed = True
+    flt = RedactingFilter()
+    for name in LOGGERS:
+        logging.getLogger(name).addFilter(flt)
