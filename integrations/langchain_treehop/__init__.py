@@ -26,6 +26,7 @@ from .retrievers import (
     TreehopRetriever,
 )
 from .tools import create_treehop_tools
+from .vectorstores import TreehopVectorStore
 
 __all__ = [
     "EVENT_QUERY_PLAN",
@@ -37,6 +38,7 @@ __all__ = [
     "LangChainEmbedder",
     "TreehopRetrievalOptions",
     "TreehopRetriever",
+    "TreehopVectorStore",
     "aadd_documents",
     "add_documents",
     "context_to_document",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -566,6 +566,7 @@ class AsyncTreehop:
         rerank_threshold: float | None = None,
         chunk_diffusion_count: int = 0,
         chunk_group: bool = False,
+        query_vector: Sequence[float] | np.ndarray[Any, Any] | None = None,
     ) -> FindResult:
         """One query, no LLM: the hierarchical search over the given scope.
 
@@ -573,8 +574,11 @@ class AsyncTreehop:
         ``filter`` is the metadata DSL (see :mod:`treehop.filters`). The ``search_knowledge``
         controls (``retrieve_count``, ``rerank_threshold``, ``chunk_diffusion_count``,
         ``chunk_group``) behave as in VikingDB; see :mod:`treehop.postprocess`.
+        ``query_vector`` searches with an embedding the caller already has (a framework's
+        vector-store query); ``query`` may then be ``""`` (no lexical scoring, no rerank text).
         """
-        q = check_query(query)
+        vector = None if query_vector is None else _check_query_vector(query_vector, self.store)
+        q = check_query(query) if vector is None or query else ""
         ctype = ContextType(context_type) if context_type else None
         tq = TypedQuery(query=q, context_type=ctype)
         opts = self._search_options(
@@ -593,7 +597,7 @@ class AsyncTreehop:
             chunk_group,
         )
         roots = await self._io(self._roots, target_uri, context_type)
-        qr = await self._run_query(tq, roots, opts)
+        qr = await self._run_query(tq, roots, opts, vector)
         hits = await self._io(self._postprocess, qr.matched_contexts, opts)
         return self._to_find_result(hits, [qr], None)
 
@@ -637,11 +641,15 @@ class AsyncTreehop:
         )
 
     async def _run_query(
-        self, tq: TypedQuery, roots: list[str], opts: _SearchOptions
+        self,
+        tq: TypedQuery,
+        roots: list[str],
+        opts: _SearchOptions,
+        vector: np.ndarray[Any, np.dtype[np.float32]] | None = None,
     ) -> QueryResult:
         existing = await self._io(self.store.get, roots)
         roots = [r for r, n in zip(roots, existing, strict=True) if n is not None] or roots
-        vec = await self.embedder.aembed_query(tq.query)
+        vec = vector if vector is not None else await self.embedder.aembed_query(tq.query)
         req = RetrievalRequest(
             query=tq,
             vector=vec,
@@ -817,6 +825,24 @@ class AsyncTreehop:
         )
 
 
+def _check_query_vector(
+    vector: Sequence[float] | np.ndarray[Any, Any], store: VectorStore
+) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """A caller's query embedding as a unit float32 row, checked against the index."""
+    try:
+        v = np.asarray(vector, dtype=np.float32).ravel()
+    except (TypeError, ValueError) as exc:
+        raise InvalidQueryError(f"query_vector must be a list of numbers ({exc})") from exc
+    norm = float(np.linalg.norm(v)) if v.size else 0.0
+    if not v.size or not np.isfinite(v).all() or norm == 0.0:
+        raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
+    if store.dimension is not None and v.size != store.dimension:
+        raise InvalidQueryError(
+            f"query_vector has {v.size} dimensions; this index holds {store.dimension}"
+        )
+    return v / norm
+
+
 def _make_tagger(tagger: Any) -> Any:
     """``"auto"``: the default keyword tagger; ``None``/``False``: no automatic tags; anything
     else: a user object with ``tag_nodes`` and ``refit`` (see :class:`IngestTagger`)."""
@@ -854,6 +880,15 @@ class Treehop:
     @property
     def user(self) -> str:
         return self._async.user
+
+    def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        """Run a coroutine of :attr:`aio` on this client's loop thread and return its result.
+
+        For integrations that implement one operation once, async, over ``aio``: running it
+        here (not on another loop) keeps the write lock and model connection pools on the
+        loop that owns them.
+        """
+        return self._runner.run(coro)
 
     def add_resource(self, path_or_text: str | os.PathLike[str], **kwargs: Any) -> AddResult:
         return self._runner.run(self._async.add_resource(path_or_text, **kwargs))

@@ -20,19 +20,26 @@ path, even when it names an existing file.
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import math
+import posixpath
 import re
+import weakref
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+import numpy as np
+
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
-from .tree_builder import segment
+from ..models import Level, Node
+from .tree_builder import finalize, segment
 
 OnDuplicate = Literal["error", "number"]
 AsyncRunner = Callable[[Coroutine[Any, Any, list[str]]], list[str]]
@@ -338,3 +345,774 @@ async def aadd_records(
     )
     aclient = client.aio if isinstance(client, Treehop) else client
     return [_display(aclient, await aclient.add_resource(p.text, **_add_kwargs(p))) for p in plan]
+
+
+# =========================================================================== passages
+#
+# The vector-store model of LangChain and LlamaIndex: the caller hands over pre-split texts
+# ("passages": loader pages, splitter chunks, LlamaIndex nodes), each addressed by its own id,
+# and expects to get them back verbatim by id, to upsert them by id and to delete them by id.
+# :class:`PassageStore` maps that model onto the tree:
+#
+# - passages sharing a source (``metadata[path_key]``: a PDF's pages, a splitter's chunks) become
+#   the ordered chunks ``<file>#chunk-<i>`` of one file node ``<base>/<source path>``, ordered
+#   by page, then by offset in the page (``start_index`` / a framework's character offset),
+#   then by arrival; the file node gets an abstract and overview like any treehop file, so the
+#   descent can pick the right document before the right passage;
+# - a passage with no source is a leaf ``<base>/<id>``; a passage with no id gets a stable id
+#   derived from its text and metadata (re-adding it is an idempotent upsert, not a duplicate);
+# - the id is stored on the node (``metadata[ID_KEY]``); an id -> URI index per (client, base)
+#   is built from the store on first use and kept up to date by every write made through a
+#   PassageStore, and every lookup is checked against the node, so a write that bypassed it
+#   (``client.remove``) can never return the wrong passage.
+
+ID_KEY = "treehop_id"
+"""Node metadata key holding a passage's caller-facing id."""
+ORDER_KEY = "treehop_order"
+"""Node metadata key holding a chunk's ``[page, offset]`` order key (``None`` = unknown)."""
+INTERNAL_KEYS = frozenset({ID_KEY, ORDER_KEY})
+"""Metadata keys a PassageStore adds; stripped from what the frameworks get back."""
+PAGE_KEYS = ("page", "page_number", "page_label")
+OFFSET_KEYS = ("start_index", "start_char_idx")
+_SAFE_ID = re.compile(r"[A-Za-z0-9._@:+=,-]{1,96}")
+_HASH_LEN = 16
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One pre-split text with its id, metadata and (optionally) its embedding."""
+
+    text: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    id: str | None = None
+    embed_text: str | None = None
+    """The text given to the embedder (default: ``text``). LlamaIndex puts the metadata its
+    ``excluded_embed_metadata_keys`` allow in front of the text; LangChain embeds the text."""
+    vector: Sequence[float] | None = None
+    """A precomputed embedding (a LlamaIndex node's ``embedding``); it must come from the
+    client's embedder, whose vector space the directories above the passage are embedded in."""
+    offset: float | None = None
+    """The position of the text inside its source page (character offset), when known."""
+
+
+def stable_id(text: str, metadata: Mapping[str, Any]) -> str:
+    """A deterministic id for a passage that has none: the same text and metadata, the same
+    id, so re-running an ingest script upserts instead of duplicating."""
+    blob = json.dumps(dict(metadata), sort_keys=True, default=str) + "\x00" + text
+    return "doc-" + hashlib.sha1(blob.encode("utf-8")).hexdigest()[:_HASH_LEN]
+
+
+def id_segment(doc_id: str) -> str:
+    """One URI segment for an id: the id itself when it is plain, else a readable prefix and
+    a hash (ids may contain ``/``, ``#`` or be very long; the segment must stay injective)."""
+    if _SAFE_ID.fullmatch(doc_id) and doc_id not in {".", ".."}:
+        return doc_id
+    head = re.sub(r"[^A-Za-z0-9._-]+", "_", doc_id)[:40].strip("._") or "id"
+    return f"{head}-{hashlib.sha1(doc_id.encode('utf-8')).hexdigest()[:_HASH_LEN]}"
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            out = float(value.strip())
+        except ValueError:
+            return None
+        return out if math.isfinite(out) else None
+    return None
+
+
+def order_key(metadata: Mapping[str, Any], offset: float | None = None) -> list[float | None]:
+    """``[page, offset]`` of a chunk from what loaders and splitters write (``None`` = unknown).
+
+    ``page`` (PyPDF, 0-based), ``page_number`` (Unstructured) or a numeric ``page_label``
+    (LlamaIndex's PDF reader); the offset from ``start_index`` (LangChain splitters with
+    ``add_start_index=True``), ``start_char_idx`` or the caller's ``offset``.
+    """
+    page = next((n for k in PAGE_KEYS if (n := _number(metadata.get(k))) is not None), None)
+    off = offset
+    if off is None:
+        off = next((n for k in OFFSET_KEYS if (n := _number(metadata.get(k))) is not None), None)
+    return [page, off]
+
+
+def _sort_key(order: Sequence[float | None], rank: tuple[int, int]) -> tuple[Any, ...]:
+    page, off = [*list(order), None, None][:2]
+    return (
+        page is None,
+        page if page is not None else 0.0,
+        off is None,
+        off if off is not None else 0.0,
+        rank,
+    )
+
+
+def relative_sources(values: Sequence[str], root: str | None = None) -> list[str]:
+    """Make machine paths relative before they become URIs.
+
+    Absolute paths and paths that climb (``../x``) are made relative to ``root`` when given,
+    else to the deepest directory common to all of them in this batch (one file: its name).
+    Relative paths without ``..`` and URLs are kept. So ``SimpleDirectoryReader("docs")``
+    output lands at ``<base>/cli.md``, never at ``<base>/home/<user>/project/docs/cli.md``.
+    """
+    out = list(values)
+    anchored: dict[int, str] = {}
+    for i, v in enumerate(values):
+        parts = urlsplit(v)
+        if parts.scheme in _URL_SCHEMES and parts.netloc:
+            continue
+        norm = posixpath.normpath(v.replace("\\", "/"))
+        drive = norm[:2] if len(norm) >= 2 and _DRIVE.match(norm[:2]) else ""
+        body = norm[len(drive) :]
+        if posixpath.isabs(body) or body == ".." or body.startswith("../"):
+            anchored[i] = body
+    if not anchored:
+        return out
+    if root is not None:
+        base = posixpath.normpath(root.replace("\\", "/"))
+        base = base[2:] if len(base) >= 2 and _DRIVE.match(base[:2]) else base
+    else:
+        dirs = [posixpath.dirname(p) for p in anchored.values()]
+        try:
+            base = posixpath.commonpath(dirs)
+        except ValueError:  # absolute mixed with relative (../): no common root
+            base = ""
+    for i, p in anchored.items():
+        rel = posixpath.relpath(p, base) if base else p
+        # Whatever still climbs out of the root keeps only its name (never a "..").
+        segs = [s for s in rel.split("/") if s not in {"", ".", ".."}]
+        out[i] = "/".join(segs) or posixpath.basename(p)
+    return out
+
+
+@dataclass
+class _IdIndex:
+    uris: dict[str, str] = field(default_factory=dict)
+    built_at: int = -1
+    """``len(store)`` when the index was last built from the store (-1: never)."""
+
+
+_INDEXES: weakref.WeakKeyDictionary[AsyncTreehop, dict[str, _IdIndex]] = weakref.WeakKeyDictionary()
+
+
+class PassageStore:
+    """Id-addressed passages in one subtree of a treehop tree (see the module notes above).
+
+    Every method is async and runs on the caller's loop; a sync client's integrations run
+    them through :meth:`treehop.Treehop.run`. Writes hold the client's write lock, and a
+    whole batch is validated before the first write.
+    """
+
+    def __init__(
+        self,
+        client: Treehop | AsyncTreehop,
+        *,
+        base_uri: str = "viking://resources",
+        path_key: str | None = "source",
+        source_root: str | None = None,
+    ) -> None:
+        if not isinstance(client, Treehop | AsyncTreehop):
+            raise InvalidQueryError(
+                "client must be a treehop.Treehop or treehop.AsyncTreehop, "
+                f"got {type(client).__name__}"
+            )
+        self.client = client.aio if isinstance(client, Treehop) else client
+        base = self.client.resolve(base_uri)
+        if urimod.CHUNK_MARK in base:
+            raise InvalidURIError("base_uri cannot be a chunk URI")
+        self.base = base
+        self.base_display = self.client.display(base)
+        self.path_key = path_key
+        self.source_root = source_root
+
+    # ------------------------------------------------------------------ the id index
+    def _index(self) -> _IdIndex:
+        per_client = _INDEXES.setdefault(self.client, {})
+        return per_client.setdefault(self.base, _IdIndex())
+
+    def _rebuild(self) -> _IdIndex:
+        idx = self._index()
+        idx.uris = {
+            str(n.metadata[ID_KEY]): n.uri
+            for n in self.client.store.iter_nodes(self.base)
+            if n.is_leaf and isinstance(n.metadata.get(ID_KEY), str)
+        }
+        idx.built_at = len(self.client.store)
+        return idx
+
+    def _lookup(self, ids: Sequence[str]) -> dict[str, Node]:
+        """The stored node of each id that exists (checked against the node itself)."""
+        idx = self._index()
+        if idx.built_at < 0:
+            idx = self._rebuild()
+        found = self._verified(ids, idx)
+        if len(found) < len(set(ids)) and idx.built_at != len(self.client.store):
+            # Someone wrote around this index (another base, a direct client call): rebuild
+            # once, only on a miss, only when the store changed size since the last build.
+            found = self._verified(ids, self._rebuild())
+        return found
+
+    def _verified(self, ids: Sequence[str], idx: _IdIndex) -> dict[str, Node]:
+        wanted = [i for i in dict.fromkeys(ids) if i in idx.uris]
+        nodes = self.client.store.get([idx.uris[i] for i in wanted]) if wanted else []
+        out: dict[str, Node] = {}
+        for i, node in zip(wanted, nodes, strict=True):
+            if node is not None and node.metadata.get(ID_KEY) == i:
+                out[i] = node
+            else:
+                idx.uris.pop(i, None)
+        return out
+
+    # ------------------------------------------------------------------ reads
+    async def aget(self, ids: Sequence[str]) -> list[Node]:
+        """The stored passages of ``ids`` that exist, in the order asked (missing ids skipped)."""
+        ids = _check_ids(ids)
+        found = await self.client._io(self._lookup, ids)
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    async def aids(self) -> dict[str, str]:
+        """Every passage id under the base and its (display) URI."""
+
+        def run() -> dict[str, str]:
+            return {i: self.client.display(u) for i, u in self._rebuild().uris.items()}
+
+        return await self.client._io(run)
+
+    def passage_id(self, node: Node | Mapping[str, Any], uri: str) -> str:
+        """The caller-facing id of a stored node or hit: its passage id, else its URI."""
+        meta = node.metadata if isinstance(node, Node) else node
+        value = meta.get(ID_KEY)
+        return value if isinstance(value, str) else uri
+
+    async def aexists(self) -> bool:
+        """Whether the base directory exists (an empty store has none)."""
+        return (await self.client._io(self.client.store.get, [self.base]))[0] is not None
+
+    # ------------------------------------------------------------------ writes
+    def _plan(self, passages: Sequence[Passage]) -> dict[str, Passage]:
+        if isinstance(passages, str | bytes | Passage) or not isinstance(passages, Sequence):
+            raise IngestError("passages must be a list of Passage objects")
+        planned: dict[str, Passage] = {}
+        for i, p in enumerate(passages):
+            where = f"document {i}"
+            if not isinstance(p, Passage):
+                raise IngestError(f"{where}: expected a Passage, got {type(p).__name__}")
+            if not isinstance(p.text, str) or not p.text.strip():
+                raise IngestError(f"{where}: the text is empty")
+            if not isinstance(p.metadata, Mapping):
+                raise IngestError(f"{where}: metadata must be a mapping")
+            reserved = INTERNAL_KEYS & set(p.metadata)
+            if reserved:
+                raise IngestError(f"{where}: metadata keys {sorted(reserved)} are reserved")
+            _check_metadata(p.metadata, where)
+            if p.id is not None and (not isinstance(p.id, str) or not p.id):
+                raise IngestError(f"{where}: id must be a non-empty string, got {p.id!r}")
+            if p.vector is not None:
+                _check_vector(p.vector, where)
+            pid = p.id if p.id is not None else stable_id(p.text, p.metadata)
+            # The same id twice in one batch: the later passage wins (an upsert).
+            planned.pop(pid, None)
+            planned[pid] = Passage(p.text, dict(p.metadata), pid, p.embed_text, p.vector, p.offset)
+        return planned
+
+    def _places(self, planned: Mapping[str, Passage]) -> dict[str, str | None]:
+        """Each id's file URI (``None``: a stand-alone leaf ``<base>/<id>``)."""
+        sources: dict[str, str] = {}
+        if self.path_key:
+            for pid, p in planned.items():
+                raw = p.metadata.get(self.path_key)
+                if raw is None:
+                    continue
+                if not isinstance(raw, str) or not raw.strip():
+                    raise InvalidURIError(
+                        f"document {pid!r}: metadata[{self.path_key!r}] must be a non-empty "
+                        "string path"
+                    )
+                sources[pid] = raw
+        rel = dict(
+            zip(sources, relative_sources(list(sources.values()), self.source_root), strict=True)
+        )
+        out: dict[str, str | None] = {}
+        for pid in planned:
+            if pid not in rel:
+                out[pid] = None
+                continue
+            segs = path_segments(rel[pid])
+            if not segs:
+                raise InvalidURIError(f"document {pid!r}: its source names no file")
+            target = self.base
+            for s in segs:
+                target = urimod.join(target, s)
+            out[pid] = self.client.resolve(self.client.display(target))
+        return out
+
+    async def aupsert(
+        self, passages: Sequence[Passage], *, tags: str | Sequence[str] | None = None
+    ) -> list[str]:
+        """Insert or replace passages by id; returns their ids in input order.
+
+        A passage whose text (embedding text) is unchanged keeps its vector; a passage whose
+        source changed moves. Raises :class:`~treehop.errors.InvalidURIError` when a source
+        path collides with a stand-alone passage or a non-passage node.
+        """
+        planned = self._plan(passages)
+        places = self._places(planned)
+        user_tags = tagmod.parse_tags(tags, default_source="user")
+        order = [p.id if p.id is not None else stable_id(p.text, p.metadata) for p in passages]
+        client = self.client
+        async with client._write_lock:
+            existing = await client._io(self._lookup, list(planned))
+            await client._io(self._check_places, planned, places, existing)
+            # Passages that move (source changed, or chunk <-> stand-alone) leave their old
+            # place first, so that their old file is regrouped without them.
+            moved = [
+                pid
+                for pid, node in existing.items()
+                if _file_of(node) != places[pid]
+                or (places[pid] is None and node.uri != self._leaf_uri(pid))
+            ]
+            touched_files: set[str] = {f for pid in moved if (f := _file_of(existing[pid]))}
+            if moved:
+                await client._io(client.store.delete, [existing[pid].uri for pid in moved])
+            groups: dict[str, list[str]] = {}
+            singles: list[str] = []
+            for pid, f in places.items():
+                if f is None:
+                    singles.append(pid)
+                else:
+                    groups.setdefault(f, []).append(pid)
+            written: list[Node] = []
+            vectors: list[np.ndarray[Any, Any]] = []
+            stale: list[str] = []
+            for pid in singles:
+                node, vec = await self._leaf(pid, planned[pid], existing.get(pid))
+                written.append(node)
+                vectors.append(vec)
+            for f, pids in groups.items():
+                touched_files.discard(f)
+                nodes, vecs, gone = await self._file(f, [planned[p] for p in pids])
+                written.extend(nodes)
+                vectors.extend(vecs)
+                stale.extend(gone)
+            await asyncio.to_thread(client._apply_tags, written, user_tags, written, self.base)
+            if written:
+                await client._io(client.store.upsert, written, np.vstack(vectors))
+            if stale:
+                await client._io(client.store.delete, stale)
+            for f in touched_files:
+                await self._regroup_after_delete(f)
+            for node in written:
+                if node.is_leaf and node.chunk_index is None:
+                    await client._refresh_ancestors(node.uri)
+            for f in groups:
+                await client._refresh_ancestors(f)
+            if client.tagger is not None and len(client.store) <= client.retag_all_below:
+                await asyncio.to_thread(client._retag_sync, None, False)
+            await client._io(client.store.save)
+            idx = self._index()
+            for node in written:
+                if node.is_leaf and isinstance(node.metadata.get(ID_KEY), str):
+                    idx.uris[node.metadata[ID_KEY]] = node.uri
+            if idx.built_at >= 0:
+                idx.built_at = len(client.store)
+        return order
+
+    def _leaf_uri(self, pid: str) -> str:
+        return urimod.join(self.base, id_segment(pid))
+
+    def _check_places(
+        self,
+        planned: Mapping[str, Passage],
+        places: Mapping[str, str | None],
+        existing: Mapping[str, Node],
+    ) -> None:
+        """Refuse a batch that would turn a node of one kind into another, before writing."""
+        store = self.client.store
+        files = {f for f in places.values() if f is not None}
+        leaves = {self._leaf_uri(pid): pid for pid, f in places.items() if f is None}
+        for uri, pid in leaves.items():
+            if uri in files:
+                raise InvalidURIError(
+                    f"document {pid!r} (no source) would be stored at {self.client.display(uri)}, "
+                    "which is also the path of a source file in this batch"
+                )
+        targets = [*files, *leaves]
+        found = dict(zip(targets, store.get(targets), strict=True)) if targets else {}
+        for uri, node in found.items():
+            if node is None:
+                continue
+            if uri in files and (node.is_leaf or not _is_passage_file(store, node)):
+                raise InvalidURIError(
+                    f"{self.client.display(uri)} already holds "
+                    f"{'a document' if node.is_leaf else 'a directory'} that was not added as "
+                    "passages of one source; give these passages another source or base_uri"
+                )
+            if uri in leaves and node.metadata.get(ID_KEY) != leaves[uri]:
+                raise InvalidURIError(
+                    f"document {leaves[uri]!r} would replace {self.client.display(uri)}, which "
+                    "is not that passage; use another id or base_uri"
+                )
+        for uri in targets:
+            for anc in urimod.ancestors_of(uri):
+                if anc in leaves or (anc != uri and anc in files):
+                    raise InvalidURIError(
+                        f"{self.client.display(uri)} would lie inside another document "
+                        f"({self.client.display(anc)})"
+                    )
+            anc_nodes = store.get(
+                [a for a in urimod.ancestors_of(uri) if urimod.is_within(a, self.base)]
+            )
+            for a in anc_nodes:
+                if a is not None and a.is_leaf:
+                    raise InvalidURIError(
+                        f"{self.client.display(uri)} would lie inside the document "
+                        f"{self.client.display(a.uri)}"
+                    )
+        del planned, existing
+
+    async def _vector_for(
+        self, p: Passage, text_hash: str, reuse: Mapping[str, np.ndarray[Any, Any]]
+    ) -> np.ndarray[Any, Any]:
+        if p.vector is not None:
+            v = np.asarray(p.vector, dtype=np.float32).ravel()
+            return v / float(np.linalg.norm(v))
+        if text_hash in reuse:
+            return reuse[text_hash]
+        return np.asarray((await self.client.embedder.aembed([p.embed_text or p.text]))[0])
+
+    async def _leaf(
+        self, pid: str, p: Passage, old: Node | None
+    ) -> tuple[Node, np.ndarray[Any, Any]]:
+        uri = self._leaf_uri(pid)
+        text_hash = _hash(p.embed_text or p.text)
+        reuse: dict[str, np.ndarray[Any, Any]] = {}
+        if old is not None and old.uri == uri and old.content_hash == text_hash:
+            reuse[text_hash] = (await self.client._io(self.client.store.get_vectors, [uri]))[0]
+        node = self._passage_node(
+            uri, urimod.parent_of(uri), pid, p, None, order_key(p.metadata, p.offset)
+        )
+        node.content_hash = text_hash
+        return node, await self._vector_for(p, text_hash, reuse)
+
+    def _passage_node(
+        self,
+        uri: str,
+        parent: str | None,
+        pid: str,
+        p: Passage,
+        chunk_index: int | None,
+        order: Sequence[float | None],
+    ) -> Node:
+        meta: dict[str, Any] = {**p.metadata, ID_KEY: pid}
+        if chunk_index is not None:
+            meta[ORDER_KEY] = list(order)
+        node = finalize(
+            Node(
+                uri=uri,
+                parent_uri=parent,
+                context_type=urimod.context_type_of(uri),
+                level=Level.CONTENT,
+                is_leaf=True,
+                abstract=_abstract(p.text),
+                content=p.text,
+                metadata=meta,
+                chunk_index=chunk_index,
+            )
+        )
+        return node
+
+    async def _file(
+        self, file_uri: str, new: Sequence[Passage]
+    ) -> tuple[list[Node], list[np.ndarray[Any, Any]], list[str]]:
+        """The nodes of one source file after merging ``new`` into its existing chunks."""
+        store = self.client.store
+        old_kids = [k for k in await self.client._io(store.children, file_uri) if k.is_leaf]
+        new_ids = {p.id for p in new}
+        keep = [k for k in old_kids if k.metadata.get(ID_KEY) not in new_ids]
+        old_vecs: dict[str, np.ndarray[Any, Any]] = {}
+        if old_kids:
+            vecs = await self.client._io(store.get_vectors, [k.uri for k in old_kids])
+            old_vecs = {k.content_hash: v for k, v in zip(old_kids, vecs, strict=True)}
+        entries: list[tuple[tuple[Any, ...], Passage, list[float | None]]] = []
+        for k in keep:
+            pid = k.metadata.get(ID_KEY)
+            stored_order = k.metadata.get(ORDER_KEY)
+            order = list(stored_order) if isinstance(stored_order, list) else [None, None]
+            meta = {m: v for m, v in k.metadata.items() if m not in INTERNAL_KEYS}
+            p = Passage(k.content, meta, str(pid) if pid is not None else k.uri)
+            entries.append((_sort_key(order, (0, k.chunk_index or 0)), p, order))
+        for i, p in enumerate(new):
+            order = order_key(p.metadata, p.offset)
+            entries.append((_sort_key(order, (1, i)), p, order))
+        entries.sort(key=lambda e: e[0])
+        nodes: list[Node] = []
+        vectors: list[np.ndarray[Any, Any]] = []
+        kept_hash = {k.metadata.get(ID_KEY): k.content_hash for k in keep}
+        for i, (_, p, order) in enumerate(entries):
+            assert p.id is not None
+            uri = f"{file_uri}{urimod.CHUNK_MARK}{i}"
+            node = self._passage_node(uri, file_uri, p.id, p, i, order)
+            text_hash = kept_hash.get(p.id) or _hash(p.embed_text or p.text)
+            node.content_hash = text_hash
+            nodes.append(node)
+            vectors.append(await self._vector_for(p, text_hash, old_vecs))
+        file_node = await self._file_node(file_uri, nodes)
+        gone = [k.uri for k in old_kids if k.uri not in {n.uri for n in nodes}]
+        return [file_node, *nodes], [await self._dir_vector(file_node), *vectors], gone
+
+    async def _file_node(self, file_uri: str, chunks: Sequence[Node]) -> Node:
+        name = file_uri.rsplit("/", 1)[-1]
+        text = "\n\n".join(c.content for c in chunks)
+        abstract, overview = await asyncio.to_thread(
+            self.client.summarizer.summarize_file, name, text, "markdown"
+        )
+        common: dict[str, Any] = {}
+        if chunks:
+            first = {k: v for k, v in chunks[0].metadata.items() if k not in INTERNAL_KEYS}
+            common = {
+                k: v for k, v in first.items() if all(c.metadata.get(k) == v for c in chunks[1:])
+            }
+        for k in (*PAGE_KEYS, *OFFSET_KEYS):
+            if len(chunks) > 1:
+                common.pop(k, None)
+        return finalize(
+            Node(
+                uri=file_uri,
+                parent_uri=urimod.parent_of(file_uri),
+                context_type=urimod.context_type_of(file_uri),
+                level=Level.OVERVIEW,
+                is_leaf=False,
+                abstract=abstract,
+                overview=overview,
+                metadata={**common, "name": name, "chunks": len(chunks)},
+            )
+        )
+
+    async def _dir_vector(self, node: Node) -> np.ndarray[Any, Any]:
+        old = (await self.client._io(self.client.store.get, [node.uri]))[0]
+        if old is not None and old.content_hash == node.content_hash:
+            return np.asarray((await self.client._io(self.client.store.get_vectors, [node.uri]))[0])
+        return np.asarray((await self.client.embedder.aembed([node.embedding_text()]))[0])
+
+    async def _regroup_after_delete(self, file_uri: str) -> None:
+        """Renumber a file's remaining chunks after some left it (or remove the empty file)."""
+        store = self.client.store
+        kids = [k for k in await self.client._io(store.children, file_uri) if k.is_leaf]
+        kids.sort(key=lambda k: k.chunk_index or 0)
+        if not kids:
+            await self.client._io(store.delete, [file_uri])
+            await self._prune(urimod.parent_of(file_uri))
+            return
+        vecs = await self.client._io(store.get_vectors, [k.uri for k in kids])
+        moved: list[Node] = []
+        for i, k in enumerate(kids):
+            uri = f"{file_uri}{urimod.CHUNK_MARK}{i}"
+            moved.append(finalize(k.model_copy(update={"uri": uri, "chunk_index": i}, deep=True)))
+            moved[-1].content_hash = k.content_hash
+        file_node = await self._file_node(file_uri, moved)
+        old = (await self.client._io(store.get, [file_uri]))[0]
+        if old is not None:
+            file_node.tags = list(old.tags)
+        fvec = await self._dir_vector(file_node)
+        gone = [k.uri for k in kids if k.uri not in {m.uri for m in moved}]
+        if gone:
+            await self.client._io(store.delete, gone)
+        await self.client._io(store.upsert, [file_node, *moved], np.vstack([fvec, vecs]))
+        idx = self._index()
+        for m in moved:
+            pid = m.metadata.get(ID_KEY)
+            if isinstance(pid, str):
+                idx.uris[pid] = m.uri
+        await self.client._refresh_ancestors(file_uri)
+
+    async def _prune(self, uri: str | None) -> None:
+        """Delete directories left empty by a delete, up to (and including) the base, then
+        re-describe what remains above."""
+        store = self.client.store
+        while (
+            uri is not None
+            and urimod.parent_of(uri) is not None
+            and urimod.is_within(uri, self.base)
+        ):
+            if await self.client._io(store.children, uri):
+                break
+            await self.client._io(store.delete, [uri])
+            uri = urimod.parent_of(uri)
+        if uri is not None and urimod.parent_of(uri) is not None:
+            # Re-describe ``uri`` itself and its ancestors (``_refresh_ancestors`` refreshes
+            # the ancestors of its argument), unless it is a passage file (handled by caller).
+            node = (await self.client._io(store.get, [uri]))[0]
+            if node is not None and node.metadata.get("implicit"):
+                await self.client._refresh_ancestors(urimod.join(uri, "_"))
+            else:
+                await self.client._refresh_ancestors(uri)
+
+    async def adelete(self, ids: Sequence[str]) -> int:
+        """Delete passages by id; unknown ids are ignored. Returns how many were deleted."""
+        ids = _check_ids(ids)
+        client = self.client
+        async with client._write_lock:
+            found = await client._io(self._lookup, ids)
+            if not found:
+                return 0
+            await client._io(client.store.delete, [n.uri for n in found.values()])
+            idx = self._index()
+            for pid in found:
+                idx.uris.pop(pid, None)
+            files = {f for n in found.values() if (f := _file_of(n)) is not None}
+            for f in files:
+                await self._regroup_after_delete(f)
+            for n in found.values():
+                if _file_of(n) is None:
+                    await self._prune(urimod.parent_of(n.uri))
+            await client._io(client.store.save)
+            idx.built_at = len(client.store)
+            return len(found)
+
+    async def adelete_where(self, key: str, values: Sequence[Any]) -> int:
+        """Delete every passage whose ``metadata[key]`` is one of ``values`` (LlamaIndex's
+        ``delete(ref_doc_id)``)."""
+        wanted = set(values)
+
+        def scan() -> list[str]:
+            return [
+                str(n.metadata[ID_KEY])
+                for n in self.client.store.iter_nodes(self.base)
+                if n.is_leaf and n.metadata.get(key) in wanted and ID_KEY in n.metadata
+            ]
+
+        ids = await self.client._io(scan)
+        return await self.adelete(ids) if ids else 0
+
+    async def aclear(self) -> int:
+        """Delete everything under the base (the base directory too)."""
+        client = self.client
+        async with client._write_lock:
+            uris = await client._io(lambda: [n.uri for n in client.store.iter_nodes(self.base)])
+            n = await client._io(client.store.delete, uris) if uris else 0
+            self._index().uris.clear()
+            parent = urimod.parent_of(self.base)
+            if uris and parent is not None:
+                await self._prune(parent)
+            await client._io(client.store.save)
+            self._index().built_at = len(client.store)
+            return int(n)
+
+
+def _file_of(node: Node) -> str | None:
+    return node.parent_uri if node.chunk_index is not None else None
+
+
+def _is_passage_file(store: Any, node: Node) -> bool:
+    kids = store.children(node.uri)
+    return bool(kids) and all(k.is_leaf and ID_KEY in k.metadata for k in kids)
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def _abstract(text: str, limit: int = 200) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def _check_ids(ids: Sequence[str]) -> list[str]:
+    if isinstance(ids, str) or not isinstance(ids, Iterable):
+        raise InvalidQueryError("ids must be a list of strings")
+    out = list(ids)
+    for i in out:
+        if not isinstance(i, str):
+            raise InvalidQueryError(f"ids must be strings, got {type(i).__name__}")
+    return out
+
+
+def _check_vector(vector: Sequence[float], where: str) -> None:
+    try:
+        v = np.asarray(vector, dtype=np.float32).ravel()
+    except (TypeError, ValueError) as exc:
+        raise IngestError(f"{where}: the embedding must be a list of numbers") from exc
+    if not v.size or not np.isfinite(v).all() or not np.linalg.norm(v):
+        raise IngestError(f"{where}: the embedding must be finite and non-zero")
+
+
+# =========================================================================== filter fields
+#
+# A metadata filter on a field that no stored node has matches nothing, silently: a typo
+# (``sorce``) or a provenance key (``score``, ``found_by``: computed per result, never stored)
+# would turn a RAG answer into "I don't know". Both integrations check a filter's fields
+# against the fields actually stored, and raise a typed error naming the field instead.
+
+_FIELDS: weakref.WeakKeyDictionary[AsyncTreehop, tuple[int, frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def filter_fields(spec: Mapping[str, Any]) -> set[str]:
+    """The metadata fields a treehop filter DSL node reads."""
+    op = spec.get("op")
+    if op in {"and", "or"}:
+        out: set[str] = set()
+        for c in spec.get("conds", []):
+            if isinstance(c, Mapping):
+                out |= filter_fields(c)
+        return out
+    name = spec.get("field")
+    return {name} if isinstance(name, str) else set()
+
+
+def stored_fields(client: Treehop | AsyncTreehop, *, refresh: bool = False) -> frozenset[str]:
+    """Every metadata key of every stored node (cached until the store changes size).
+
+    One scan of the store, then a cache; a field missing from the cache triggers one more scan
+    before it is reported (metadata can change without the node count changing).
+    """
+    aclient = client.aio if isinstance(client, Treehop) else client
+    n = len(aclient.store)
+    cached = _FIELDS.get(aclient)
+    if cached is not None and cached[0] == n and not refresh:
+        return cached[1]
+    keys: set[str] = set()
+    for node in aclient.store.iter_nodes():
+        keys.update(node.metadata)
+    fields = frozenset(keys)
+    _FIELDS[aclient] = (n, fields)
+    return fields
+
+
+def check_filter_fields(
+    client: Treehop | AsyncTreehop,
+    spec: Mapping[str, Any] | None,
+    provenance: Iterable[str] = (),
+) -> None:
+    """Raise :class:`~treehop.errors.InvalidFilterError` for a field no stored node has.
+
+    ``provenance``: keys an integration adds to each result (scores, ``found_by``, ...); a
+    filter on one gets a message saying so.
+    """
+    from ..errors import InvalidFilterError
+    from ..models import PROVENANCE_KEYS
+
+    if not spec:
+        return
+    wanted = filter_fields(spec)
+    missing = wanted - stored_fields(client)
+    if missing:
+        missing -= stored_fields(client, refresh=True)
+    if not missing:
+        return
+    computed = sorted(missing & (set(PROVENANCE_KEYS) | set(provenance)))
+    if computed:
+        raise InvalidFilterError(
+            f"cannot filter on {computed}: provenance is computed for each result, not stored "
+            "metadata (filter on stored fields, tags or target_uri instead)"
+        )
+    known = sorted(stored_fields(client) - INTERNAL_KEYS)
+    shown = ", ".join(known[:30]) + (" ..." if len(known) > 30 else "")
+    raise InvalidFilterError(
+        f"no stored node has metadata field(s) {sorted(missing)}, so the filter would match "
+        f"nothing; stored fields: {shown or '(none)'}"
+    )
