@@ -5,6 +5,8 @@
 - :func:`create_treehop_tools`: find, search, ls and read tools for LangGraph agents.
 - :class:`LangChainEmbedder` / :class:`LangChainChatLLM`: LangChain models inside treehop.
 - :func:`add_documents` / :func:`aadd_documents`: LangChain ``Document``s into the tree.
+- :class:`TreehopVectorStore`: a LangChain ``VectorStore`` (ids, upsert, delete, MMR,
+  ``as_retriever``) whose searches run the tree search.
 """
 
 from ._utils import KnowledgeSource
@@ -19,6 +21,8 @@ from .documents import (
 )
 from .embeddings import LangChainEmbedder
 from .retrievers import (
+    EVENT_DESCENT,
+    EVENT_GLOBAL_SEARCH,
     EVENT_QUERY_PLAN,
     EVENT_RERANK_FALLBACK,
     EVENT_TAG_HOPS,
@@ -29,6 +33,8 @@ from .tools import create_treehop_tools
 from .vectorstores import TreehopVectorStore
 
 __all__ = [
+    "EVENT_DESCENT",
+    "EVENT_GLOBAL_SEARCH",
     "EVENT_QUERY_PLAN",
     "EVENT_RERANK_FALLBACK",
     "EVENT_TAG_HOPS",

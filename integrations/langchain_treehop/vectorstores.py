@@ -183,6 +183,8 @@ class TreehopVectorStore(VectorStore):
         metadatas: Sequence[dict[str, Any]] | None,
         ids: Sequence[str | None] | None,
     ) -> list[Passage]:
+        # LangChain's add_documents passes one id per document, None where a document has
+        # none (those get a stable generated id).
         texts = list(texts)
         if metadatas is not None and len(metadatas) != len(texts):
             raise InvalidQueryError(f"{len(metadatas)} metadatas for {len(texts)} texts")
@@ -200,7 +202,7 @@ class TreehopVectorStore(VectorStore):
         texts: Iterable[str],
         metadatas: list[dict[Any, Any]] | None = None,
         *,
-        ids: list[str | None] | None = None,
+        ids: list[str] | None = None,
         tags: str | Sequence[str] | None = None,
         **kwargs: Any,
     ) -> list[str]:
@@ -214,7 +216,7 @@ class TreehopVectorStore(VectorStore):
         texts: Iterable[str],
         metadatas: list[dict[Any, Any]] | None = None,
         *,
-        ids: list[str | None] | None = None,
+        ids: list[str] | None = None,
         tags: str | Sequence[str] | None = None,
         **kwargs: Any,
     ) -> list[str]:
@@ -396,7 +398,7 @@ class TreehopVectorStore(VectorStore):
         if isinstance(fetch_k, bool) or not isinstance(fetch_k, int) or fetch_k < 1:
             raise InvalidQueryError(f"fetch_k must be a positive integer, got {fetch_k!r}")
         if vector is None:
-            vector = await self.aclient.embedder.aembed_query(query)
+            vector = [float(x) for x in await self.aclient.embedder.aembed_query(query)]
         hits = await self._afind(query, max(fetch_k, k), kwargs, vector=vector)
         if not hits:
             return []
@@ -447,7 +449,7 @@ class TreehopVectorStore(VectorStore):
         embedding: Embeddings | None = None,
         metadatas: list[dict[Any, Any]] | None = None,
         *,
-        ids: list[str | None] | None = None,
+        ids: list[str] | None = None,
         **kwargs: Any,
     ) -> TreehopVectorStore:
         """A store (constructor keyword arguments in ``kwargs``) holding ``texts``."""
@@ -462,7 +464,7 @@ class TreehopVectorStore(VectorStore):
         embedding: Embeddings | None = None,
         metadatas: list[dict[Any, Any]] | None = None,
         *,
-        ids: list[str | None] | None = None,
+        ids: list[str] | None = None,
         **kwargs: Any,
     ) -> TreehopVectorStore:
         store = cls(embedding, **kwargs)
