@@ -471,20 +471,24 @@ def relative_sources(values: Sequence[str], root: str | None = None) -> list[str
             anchored[i] = body
     if not anchored:
         return out
+    fixed: str | None = None
     if root is not None:
-        base = posixpath.normpath(root.replace("\\", "/"))
-        base = base[2:] if len(base) >= 2 and _DRIVE.match(base[:2]) else base
-    else:
-        dirs = [posixpath.dirname(p) for p in anchored.values()]
-        try:
-            base = posixpath.commonpath(dirs)
-        except ValueError:  # absolute mixed with relative (../): no common root
-            base = ""
+        fixed = posixpath.normpath(root.replace("\\", "/"))
+        fixed = fixed[2:] if len(fixed) >= 2 and _DRIVE.match(fixed[:2]) else fixed
+    # Absolute paths and climbing paths are rooted differently: each kind gets its own
+    # common directory.
+    kinds: dict[bool, dict[int, str]] = {}
     for i, p in anchored.items():
-        rel = posixpath.relpath(p, base) if base else p
-        # Whatever still climbs out of the root keeps only its name (never a "..").
-        segs = [s for s in rel.split("/") if s not in {"", ".", ".."}]
-        out[i] = "/".join(segs) or posixpath.basename(p)
+        kinds.setdefault(posixpath.isabs(p), {})[i] = p
+    for is_abs, group in kinds.items():
+        base = fixed if fixed is not None and posixpath.isabs(fixed) == is_abs else None
+        if base is None:
+            base = posixpath.commonpath([posixpath.dirname(p) for p in group.values()])
+        for i, p in group.items():
+            rel = posixpath.relpath(p, base) if base else p
+            # Whatever still climbs out of the root keeps only what lies below the climb.
+            segs = [s for s in rel.split("/") if s not in {"", ".", ".."}]
+            out[i] = "/".join(segs) or posixpath.basename(p)
     return out
 
 
