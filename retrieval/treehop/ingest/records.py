@@ -21,6 +21,7 @@ path, even when it names an existing file.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import math
@@ -41,7 +42,7 @@ from ..errors import IngestError, InvalidQueryError, InvalidURIError
 from ..models import Level, Node
 from .tree_builder import finalize, segment
 
-OnDuplicate = Literal["error", "number"]
+OnDuplicate = Literal["chunks", "error", "number"]
 AsyncRunner = Callable[[Coroutine[Any, Any, list[str]]], list[str]]
 """Runs a coroutine to completion from sync code (see :func:`add_records`)."""
 
@@ -57,6 +58,9 @@ class IngestRecord:
     text: str
     metadata: Mapping[str, Any] = field(default_factory=dict)
     id: str | None = None
+    offset: float | None = None
+    """Where the text starts inside its source page, when the framework knows (a LlamaIndex
+    node's ``start_char_idx``); orders chunks sharing a source."""
 
 
 RecordLike = IngestRecord | tuple[str, Mapping[str, Any]]
@@ -74,6 +78,10 @@ class Placement:
     text: str
     tags: list[str]
     metadata: dict[str, Any]
+    id: str | None = None
+    offset: float | None = None
+    chunk_of: bool = False
+    """True when several records share ``target_uri``: they are its ordered chunks."""
 
 
 def path_segments(value: str) -> list[str]:
@@ -140,8 +148,11 @@ def _target_of(
     uri_key: str | None,
     path_key: str | None,
     base_uri: str,
+    relative: str | None = None,
 ) -> str:
-    """The resolved URI of one record; pops ``uri_key`` from ``meta`` when it decides."""
+    """The resolved URI of one record; pops ``uri_key`` from ``meta`` when it decides.
+
+    ``relative``: the record's source made relative (:func:`relative_sources`)."""
     if uri_key and meta.get(uri_key) is not None:
         raw = meta.pop(uri_key)
         if not isinstance(raw, str):
@@ -156,7 +167,7 @@ def _target_of(
         raw = meta[path_key]
         if not isinstance(raw, str):
             raise InvalidURIError(f"{where}: metadata[{path_key!r}] must be a string path")
-        segs = path_segments(raw)
+        segs = path_segments(relative if relative is not None else raw)
         if not segs:
             raise InvalidURIError(f"{where}: metadata[{path_key!r}]={raw!r} names no file")
         target = base
@@ -166,12 +177,11 @@ def _target_of(
         # characters) as one given directly.
         target = client.resolve(client.display(target))
     elif rec.id:
-        target = urimod.join(base, segment(rec.id))
+        target = urimod.join(base, id_segment(rec.id))
     else:
-        raise InvalidURIError(
-            f"{where}: no place in the tree: set metadata[{uri_key!r}] (a viking:// URI), "
-            f"metadata[{path_key!r}] (a path under {base_uri}) or an id"
-        )
+        # No URI, no source, no id: a stable id from the text and metadata, so re-running
+        # the same ingest replaces instead of duplicating.
+        target = urimod.join(base, stable_id(rec.text, rec.metadata))
     if urimod.parent_of(target) is None:
         raise InvalidURIError(f"{where}: {target} is a root; give a path below it")
     if urimod.CHUNK_MARK in target:
@@ -188,7 +198,7 @@ def plan_records(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: OnDuplicate = "error",
+    on_duplicate: OnDuplicate = "chunks",
 ) -> list[Placement]:
     """Validate a whole batch and decide where each record goes; writes nothing.
 
@@ -199,8 +209,10 @@ def plan_records(
     """
     if isinstance(records, str | bytes | IngestRecord) or not isinstance(records, Iterable):
         raise IngestError("records must be a list of IngestRecords or (text, metadata) pairs")
-    if on_duplicate not in {"error", "number"}:
-        raise InvalidQueryError(f"on_duplicate must be 'error' or 'number', got {on_duplicate!r}")
+    if on_duplicate not in {"chunks", "error", "number"}:
+        raise InvalidQueryError(
+            f"on_duplicate must be 'chunks', 'error' or 'number', got {on_duplicate!r}"
+        )
     if not isinstance(client, Treehop | AsyncTreehop):
         raise InvalidQueryError(
             f"client must be a treehop.Treehop or treehop.AsyncTreehop, got {type(client).__name__}"
@@ -210,21 +222,42 @@ def plan_records(
     if urimod.CHUNK_MARK in base:
         raise InvalidURIError("base_uri cannot be a chunk URI")
     common_tags = tagmod.parse_tags(tags)
+    recs = [_as_record(item, f"document {i}") for i, item in enumerate(records)]
+    # Machine paths (absolute, or climbing out with ..) become relative to the directory the
+    # batch's files share: SimpleDirectoryReader("docs") output lands at <base>/cli.md.
+    sourced = {
+        i: r.metadata[path_key]
+        for i, r in enumerate(recs)
+        if path_key
+        and isinstance(r.metadata.get(path_key), str)
+        and not (uri_key and r.metadata.get(uri_key) is not None)
+    }
+    relative = dict(zip(sourced, relative_sources(list(sourced.values())), strict=True))
     planned: list[Placement] = []
-    for i, item in enumerate(records):
+    for i, rec in enumerate(recs):
         where = f"document {i}"
-        rec = _as_record(item, where)
         if not rec.text.strip():
             raise IngestError(f"{where}: the text is empty")
         meta = dict(rec.metadata)
         target = _target_of(
-            aclient, rec, meta, base, where, uri_key=uri_key, path_key=path_key, base_uri=base_uri
+            aclient,
+            rec,
+            meta,
+            base,
+            where,
+            uri_key=uri_key,
+            path_key=path_key,
+            base_uri=base_uri,
+            relative=relative.get(i),
         )
         doc_tags = list(common_tags)
         if tags_key and tags_key in meta:
             doc_tags = tagmod.merge(doc_tags, tagmod.parse_tags(meta.pop(tags_key)))
         _check_metadata(meta, where)
-        planned.append(Placement(i, target, rec.text, doc_tags, meta))
+        reserved = INTERNAL_KEYS & set(meta)
+        if reserved:
+            raise IngestError(f"{where}: metadata keys {sorted(reserved)} are reserved")
+        planned.append(Placement(i, target, rec.text, doc_tags, meta, rec.id, rec.offset))
     return _dedupe(planned, on_duplicate)
 
 
@@ -246,6 +279,9 @@ def _dedupe(planned: list[Placement], on_duplicate: str) -> list[Placement]:
         if len(group) == 1:
             out.append(group[0])
             continue
+        if on_duplicate == "chunks":
+            out.extend(dataclasses.replace(p, chunk_of=True) for p in group)
+            continue
         if on_duplicate == "error":
             raise InvalidURIError(
                 f"documents {', '.join(str(p.index) for p in group)} all map to {target}; "
@@ -256,7 +292,7 @@ def _dedupe(planned: list[Placement], on_duplicate: str) -> list[Placement]:
         width = len(str(len(group)))
         for n, p in enumerate(group, start=1):
             numbered = urimod.join(target, f"part-{n:0{width}d}")
-            out.append(Placement(p.index, numbered, p.text, p.tags, p.metadata))
+            out.append(dataclasses.replace(p, target_uri=numbered))
     return sorted(out, key=lambda p: p.index)
 
 
@@ -284,7 +320,7 @@ def add_records(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: OnDuplicate = "error",
+    on_duplicate: OnDuplicate = "chunks",
     run_async: AsyncRunner | None = None,
 ) -> list[str]:
     """Ingest ``records`` from sync code; returns each record's (display) URI, in order.
@@ -315,7 +351,7 @@ def add_records(
             )
         return run_async(aadd_records(client, records, **options))
     plan = plan_records(client, records, **options)
-    return [_display(client.aio, client.add_resource(p.text, **_add_kwargs(p))) for p in plan]
+    return client.run(_awrite(client.aio, plan, base_uri))
 
 
 async def aadd_records(
@@ -327,7 +363,7 @@ async def aadd_records(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: OnDuplicate = "error",
+    on_duplicate: OnDuplicate = "chunks",
 ) -> list[str]:
     """The async twin of :func:`add_records`; a sync client is used through its ``.aio``.
 
@@ -344,7 +380,31 @@ async def aadd_records(
         on_duplicate=on_duplicate,
     )
     aclient = client.aio if isinstance(client, Treehop) else client
-    return [_display(aclient, await aclient.add_resource(p.text, **_add_kwargs(p))) for p in plan]
+    return await _awrite(aclient, plan, base_uri)
+
+
+async def _awrite(client: AsyncTreehop, plan: Sequence[Placement], base_uri: str) -> list[str]:
+    """Write a validated plan: whole documents through ``add_resource`` (treehop summarises
+    and chunks them), records sharing a source as the ordered chunks of one file."""
+    out: dict[int, str] = {}
+    groups: dict[str, list[Placement]] = {}
+    for p in plan:
+        if p.chunk_of:
+            groups.setdefault(p.target_uri, []).append(p)
+    store = PassageStore(client, base_uri=base_uri, path_key=None) if groups else None
+    for p in plan:
+        if not p.chunk_of:
+            out[p.index] = _display(client, await client.add_resource(p.text, **_add_kwargs(p)))
+            continue
+        group = groups.pop(p.target_uri, None)
+        if group is None or store is None:
+            continue  # written with the first record of its group
+        passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
+        tags = tagmod.merge(*(g.tags for g in group)) if group else []
+        uris = await store.awrite_file(p.target_uri, passages, tags=tags)
+        for g, uri in zip(group, uris, strict=True):
+            out[g.index] = uri
+    return [out[p.index] for p in plan]
 
 
 # =========================================================================== passages
@@ -664,12 +724,43 @@ class PassageStore:
         """
         planned = self._plan(passages)
         places = self._places(planned)
-        user_tags = tagmod.parse_tags(tags, default_source="user")
         order = [p.id if p.id is not None else stable_id(p.text, p.metadata) for p in passages]
+        await self._write(planned, places, tagmod.parse_tags(tags, default_source="user"))
+        return order
+
+    async def awrite_file(
+        self, file_uri: str, passages: Sequence[Passage], *, tags: Sequence[str] = ()
+    ) -> list[str]:
+        """Make the (resolved) ``file_uri`` exactly these ordered passages, replacing whatever
+        was there (a document, or chunks of an earlier version); returns each passage's URI.
+
+        This is how :func:`add_records` stores several records sharing one source (a
+        loader's pages, a splitter's chunks): the file is the unit, as for ``add_resource``.
+        """
+        planned = self._plan(passages)
+        order = [p.id if p.id is not None else stable_id(p.text, p.metadata) for p in passages]
+        places: dict[str, str | None] = dict.fromkeys(planned, file_uri)
+        await self._write(planned, places, list(tags), replace=True)
+        found = await self.client._io(self._lookup, order)
+        return [self.client.display(found[i].uri) for i in order]
+
+    async def _write(
+        self,
+        planned: Mapping[str, Passage],
+        places: Mapping[str, str | None],
+        user_tags: list[str],
+        replace: bool = False,
+    ) -> None:
         client = self.client
         async with client._write_lock:
             existing = await client._io(self._lookup, list(planned))
-            await client._io(self._check_places, planned, places, existing)
+            if replace:
+                files = {f for f in places.values() if f is not None}
+                old = await client._io(
+                    lambda: [n.uri for f in files for n in client.store.iter_nodes(f)]
+                )
+            else:
+                await client._io(self._check_places, planned, places, existing)
             # Passages that move (source changed, or chunk <-> stand-alone) leave their old
             # place first, so that their old file is regrouped without them.
             moved = [
@@ -697,10 +788,13 @@ class PassageStore:
                 vectors.append(vec)
             for f, pids in groups.items():
                 touched_files.discard(f)
-                nodes, vecs, gone = await self._file(f, [planned[p] for p in pids])
+                nodes, vecs, gone = await self._file(f, [planned[p] for p in pids], replace)
                 written.extend(nodes)
                 vectors.extend(vecs)
                 stale.extend(gone)
+            if replace:
+                new_uris = {n.uri for n in written}
+                stale.extend(u for u in old if u not in new_uris and u not in stale)
             await asyncio.to_thread(client._apply_tags, written, user_tags, written, self.base)
             if written:
                 await client._io(client.store.upsert, written, np.vstack(vectors))
@@ -722,7 +816,6 @@ class PassageStore:
                     idx.uris[node.metadata[ID_KEY]] = node.uri
             if idx.built_at >= 0:
                 idx.built_at = len(client.store)
-        return order
 
     def _leaf_uri(self, pid: str) -> str:
         return urimod.join(self.base, id_segment(pid))
@@ -829,13 +922,14 @@ class PassageStore:
         return node
 
     async def _file(
-        self, file_uri: str, new: Sequence[Passage]
+        self, file_uri: str, new: Sequence[Passage], replace: bool = False
     ) -> tuple[list[Node], list[np.ndarray[Any, Any]], list[str]]:
-        """The nodes of one source file after merging ``new`` into its existing chunks."""
+        """The nodes of one source file after merging ``new`` into its existing chunks (or,
+        with ``replace``, instead of them; their vectors are reused when a text is unchanged)."""
         store = self.client.store
         old_kids = [k for k in await self.client._io(store.children, file_uri) if k.is_leaf]
         new_ids = {p.id for p in new}
-        keep = [k for k in old_kids if k.metadata.get(ID_KEY) not in new_ids]
+        keep = [] if replace else [k for k in old_kids if k.metadata.get(ID_KEY) not in new_ids]
         old_vecs: dict[str, np.ndarray[Any, Any]] = {}
         if old_kids:
             vecs = await self.client._io(store.get_vectors, [k.uri for k in old_kids])

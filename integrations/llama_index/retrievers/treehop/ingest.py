@@ -54,7 +54,7 @@ def add_documents(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: Literal["error", "number"] = "error",
+    on_duplicate: Literal["chunks", "error", "number"] = "chunks",
 ) -> list[str]:
     """Ingest LlamaIndex ``Document``s (or nodes); return the URI of each, in order.
 
@@ -62,9 +62,12 @@ def add_documents(
     URI), ``metadata[path_key]`` (a path or URL placed under ``base_uri`` segment by segment;
     ``file_path`` is what ``SimpleDirectoryReader`` writes), or the document's id.
     ``metadata[tags_key]`` (a list or ``a;b``) and ``tags`` become user tags. The rest of the
-    metadata is stored on the nodes. Several documents mapping to one path raise
-    :class:`~treehop.errors.InvalidURIError` unless ``on_duplicate="number"``, which stores them
-    as ``<path>/part-1``, ``part-2``, ... . Re-adding a document re-embeds it only if its text
+    metadata is stored on the nodes. Several documents (or split nodes) sharing one path become
+    the ordered chunks of that file (by ``page_label``, then ``start_char_idx``), as
+    ``on_duplicate="chunks"`` (the default) says; ``"number"`` stores them as separate files
+    ``<path>/part-1``, ... and ``"error"`` refuses them. Absolute ``file_path`` values (what
+    ``SimpleDirectoryReader`` writes) are made relative to the directory the batch's files
+    share, so no machine path reaches a URI. Re-adding a document re-embeds it only if its text
     changed. The rules are treehop's :func:`treehop.ingest.records.add_records`; this only
     converts the documents.
     """
@@ -90,7 +93,7 @@ async def aadd_documents(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: Literal["error", "number"] = "error",
+    on_duplicate: Literal["chunks", "error", "number"] = "chunks",
 ) -> list[str]:
     """The async twin of :func:`add_documents` (embedding is awaited, never blocking the loop)."""
     return await aadd_records(
