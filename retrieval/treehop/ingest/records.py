@@ -1151,15 +1151,10 @@ _FIELDS: weakref.WeakKeyDictionary[AsyncTreehop, tuple[int, frozenset[str]]] = (
 
 def filter_fields(spec: Mapping[str, Any]) -> set[str]:
     """The metadata fields a treehop filter DSL node reads."""
-    op = spec.get("op")
-    if op in {"and", "or"}:
-        out: set[str] = set()
-        for c in spec.get("conds", []):
-            if isinstance(c, Mapping):
-                out |= filter_fields(c)
-        return out
-    name = spec.get("field")
-    return {name} if isinstance(name, str) else set()
+    from ..filters import MetadataFilter
+
+    parsed = MetadataFilter.parse(spec)
+    return set(parsed.fields()) if parsed is not None else set()
 
 
 def stored_fields(client: Treehop | AsyncTreehop, *, refresh: bool = False) -> frozenset[str]:
