@@ -116,7 +116,11 @@ class TreehopVectorStore(BasePydanticVectorStore):
         tagger: Any = "auto",
         include_directories: bool = False,
     ) -> None:
-        super().__init__(base_uri=base_uri, include_directories=include_directories)
+        fields: dict[str, Any] = {
+            "base_uri": base_uri,
+            "include_directories": include_directories,
+        }
+        super().__init__(**fields)
         if client is not None:
             if not isinstance(client, Treehop | AsyncTreehop):
                 raise InvalidQueryError(
