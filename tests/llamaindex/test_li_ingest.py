@@ -166,3 +166,44 @@ async def test_aadd_documents_with_both_clients(word_embedding: WordHashEmbeddin
     with Treehop(embedder=LlamaIndexEmbedder(word_embedding), tagger=None) as sync_client:
         assert await aadd_documents(sync_client, docs) == ["viking://resources/sea/tides"]
         assert sync_client.stat("viking://resources/sea/tides").metadata["lang"] == "en"
+
+
+def test_directory_reader_output_is_relative_and_keeps_its_exclusions(
+    empty: Treehop, tmp_path: Path
+) -> None:
+    from llama_index.core import SimpleDirectoryReader
+    from llama_index.core.schema import MetadataMode
+
+    (tmp_path / "docs" / "ops").mkdir(parents=True)
+    (tmp_path / "docs" / "cli.md").write_text("The CLI validates OAuth tokens before any call.")
+    (tmp_path / "docs" / "ops" / "backup.md").write_text("Backups run nightly.")
+    docs = SimpleDirectoryReader(str(tmp_path / "docs"), recursive=True).load_data()
+    uris = add_documents(empty, docs)
+    # No machine path: relative to the reader's directory.
+    assert sorted(uris) == ["viking://resources/cli.md", "viking://resources/ops/backup.md"]
+    [hit] = TreehopRetriever(empty, similarity_top_k=1).retrieve("OAuth tokens CLI")
+    llm_text = hit.node.get_content(metadata_mode=MetadataMode.LLM)
+    embed_text = hit.node.get_content(metadata_mode=MetadataMode.EMBED)
+    for key in ("file_size", "creation_date", "last_modified_date", "treehop_excluded_llm"):
+        assert key not in llm_text, key
+    for key in ("file_size", "last_modified_date"):
+        assert key not in embed_text, key
+    assert "file_name" not in llm_text and "OAuth tokens" in llm_text
+    assert hit.node.metadata["file_size"] > 0  # still there for programs, just not the LLM
+
+
+def test_split_nodes_of_one_file_become_ordered_chunks(empty: Treehop) -> None:
+    from llama_index.core.node_parser import SentenceSplitter
+
+    doc = Document(
+        text=" ".join(f"Sentence number {i} about backups." for i in range(40)),
+        id_="handbook",
+        metadata={"file_path": "/srv/docs/handbook.md"},
+    )
+    nodes = SentenceSplitter(chunk_size=48, chunk_overlap=0).get_nodes_from_documents([doc])
+    assert len(nodes) > 2
+    uris = add_documents(empty, list(reversed(nodes)))
+    assert all(u.startswith("viking://resources/handbook.md#chunk-") for u in uris)
+    assert empty.read("viking://resources/handbook.md").startswith("Sentence number 0 ")
+    [hit] = TreehopRetriever(empty, similarity_top_k=1).retrieve("Sentence number 0")
+    assert hit.node.ref_doc_id == "handbook"

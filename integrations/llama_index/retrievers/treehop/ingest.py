@@ -21,7 +21,7 @@ from treehop.errors import IngestError
 from treehop.ingest.records import IngestRecord, aadd_records, add_records
 
 from ._client import TreehopClient, check_client, run_sync
-from .nodes import REF_DOC_ID_KEY
+from .nodes import EXCLUDED_EMBED_STORE, EXCLUDED_LLM_STORE, REF_DOC_ID_KEY
 
 
 def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
@@ -40,8 +40,19 @@ def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
                 f"document {i}: expected a llama_index Document or node, got {type(doc).__name__}"
             )
         meta = {**doc.metadata, REF_DOC_ID_KEY: doc.ref_doc_id or doc.node_id}
+        # The reader's exclusions (SimpleDirectoryReader: file_size, creation_date, ...) are
+        # kept, so retrieved nodes hide the same keys from the LLM and embedder.
+        if doc.excluded_llm_metadata_keys:
+            meta[EXCLUDED_LLM_STORE] = list(doc.excluded_llm_metadata_keys)
+        if doc.excluded_embed_metadata_keys:
+            meta[EXCLUDED_EMBED_STORE] = list(doc.excluded_embed_metadata_keys)
         text = doc.get_content(metadata_mode=MetadataMode.NONE)
-        out.append(IngestRecord(text, meta, doc.node_id))
+        offset = getattr(doc, "start_char_idx", None)
+        out.append(
+            IngestRecord(
+                text, meta, doc.node_id, float(offset) if isinstance(offset, int) else None
+            )
+        )
     return out
 
 
