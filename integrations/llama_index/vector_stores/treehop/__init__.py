@@ -5,6 +5,6 @@ Importable as ``llama_index.vector_stores.treehop`` (a namespace package next to
 ``llamaindex`` extra (``pip install -e ".[llamaindex]"`` from a clone of the repository).
 """
 
-from .base import TreehopVectorStore
+from .base import TreehopEmbedding, TreehopVectorStore
 
-__all__ = ["TreehopVectorStore"]
+__all__ = ["TreehopEmbedding", "TreehopVectorStore"]

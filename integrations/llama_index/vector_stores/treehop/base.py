@@ -29,6 +29,7 @@ import os
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices.query.embedding_utils import get_top_k_mmr_embeddings
 from llama_index.core.schema import BaseNode, MetadataMode, TextNode
@@ -47,6 +48,7 @@ from llama_index.retrievers.treehop.adapters import LlamaIndexEmbedder
 from llama_index.retrievers.treehop.filters import to_treehop_filters
 from llama_index.retrievers.treehop.nodes import PROVENANCE
 from treehop import AsyncTreehop, MatchedContext, Treehop
+from treehop.embedders.base import Embedder
 from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError
 from treehop.ingest import records
 from treehop.ingest.records import ID_KEY, INTERNAL_KEYS, Passage, PassageStore
@@ -62,6 +64,40 @@ NODE_KEYS = frozenset({"_node_content", "_node_type", "document_id", "doc_id", "
 _NO_FLOOR = -1.0e6
 _MMR_PREFETCH_FACTOR = 4
 _SUPPORTED_MODES = (VectorStoreQueryMode.DEFAULT, VectorStoreQueryMode.HYBRID)
+
+
+class TreehopEmbedding(BaseEmbedding):
+    """A treehop embedder (the offline MiniLM by default) as a LlamaIndex embedding model.
+
+    So an index and the tree above it share one vector space without an API key:
+    ``VectorStoreIndex(..., embed_model=store.embed_model)``.
+    """
+
+    _embedder: Embedder = PrivateAttr()
+
+    def __init__(self, embedder: Embedder, **kwargs: Any) -> None:
+        super().__init__(model_name=embedder.name, **kwargs)
+        self._embedder = embedder
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "TreehopEmbedding"
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return [float(x) for x in np.asarray(self._embedder.embed_query(query)).ravel()]
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return [float(x) for x in np.asarray(await self._embedder.aembed_query(query)).ravel()]
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embeddings([text])[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return [[float(x) for x in row] for row in np.asarray(self._embedder.embed(texts))]
+
+    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        rows = np.asarray(await self._embedder.aembed(texts))
+        return [[float(x) for x in row] for row in rows]
 
 
 class TreehopVectorStore(BasePydanticVectorStore):
@@ -102,6 +138,7 @@ class TreehopVectorStore(BasePydanticVectorStore):
     _client: TreehopClient = PrivateAttr()
     _passages: PassageStore = PrivateAttr()
     _owns_client: bool = PrivateAttr(default=False)
+    _embedding: BaseEmbedding | None = PrivateAttr(default=None)
 
     def __init__(
         self,
@@ -158,6 +195,18 @@ class TreehopVectorStore(BasePydanticVectorStore):
     @property
     def aclient(self) -> AsyncTreehop:
         return _aio(self._client)
+
+    @property
+    def embed_model(self) -> BaseEmbedding:
+        """The LlamaIndex embedding model to build the index with: the client's own (its
+        ``LlamaIndexEmbedder``'s model, or treehop's embedder wrapped as one)."""
+        embedder = self.aclient.embedder
+        inner = getattr(embedder, "embed_model", None)
+        if isinstance(inner, BaseEmbedding):
+            return inner
+        if self._embedding is None:
+            self._embedding = TreehopEmbedding(embedder)
+        return self._embedding
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         if isinstance(self._client, Treehop):
@@ -405,4 +454,4 @@ def _no_extra(kwargs: dict[str, Any], where: str) -> None:
         raise InvalidQueryError(f"{where}: unknown argument(s) {sorted(kwargs)}")
 
 
-__all__ = ["DEFAULT_BASE_URI", "NODE_KEYS", "TreehopVectorStore"]
+__all__ = ["DEFAULT_BASE_URI", "NODE_KEYS", "TreehopEmbedding", "TreehopVectorStore"]
