@@ -241,7 +241,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     Setup:
         .. code-block:: bash
 
-            pip install "treehop[langchain]"
+            pip install -e ".[langchain,local]"   # from a clone of the treehop repository
 
     Key init args (retrieval; each can also be passed per call to ``invoke``):
         mode: ``"find"`` (one query, no LLM) or ``"search"`` (LLM-planned typed queries).

