@@ -345,3 +345,32 @@ def test_reader_and_splitter_pipeline(
     llm_text = hit.node.get_content(metadata_mode=MetadataMode.LLM)
     assert "file_size" not in llm_text and "creation_date" not in llm_text
     assert "REST endpoints" in llm_text
+
+
+def test_embed_model_is_the_clients(embed_model: WordHashEmbedding) -> None:
+    from llama_index.vector_stores.treehop import TreehopEmbedding
+
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    with_li = TreehopVectorStore(embed_model=embed_model, tagger=None)
+    plain = TreehopVectorStore(Treehop(embedder=BagOfWordsEmbedder(), tagger=None))
+    try:
+        assert with_li.embed_model is embed_model
+        wrapped = plain.embed_model
+        assert isinstance(wrapped, TreehopEmbedding) and plain.embed_model is wrapped
+        # The wrapped embedder gives LlamaIndex exactly treehop's vectors.
+        bow = BagOfWordsEmbedder()
+        assert wrapped.get_query_embedding("oauth tokens") == pytest.approx(
+            bow.embed_query("oauth tokens").ravel().tolist()
+        )
+        index = VectorStoreIndex.from_documents(
+            [Document(text="oauth tokens expire", id_="a"), Document(text="backups", id_="b")],
+            storage_context=StorageContext.from_defaults(vector_store=plain),
+            embed_model=wrapped,
+        )
+        [hit] = index.as_retriever(similarity_top_k=1).retrieve("when do oauth tokens expire")
+        assert hit.node.ref_doc_id == "a"
+    finally:
+        with_li.close()
+        assert isinstance(plain.client, Treehop)
+        plain.client.close()
