@@ -7,12 +7,15 @@ page labels.
 from __future__ import annotations
 
 import posixpath
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from treehop import uri as urimod
 from treehop.ingest.records import id_segment, order_key, relative_sources, stable_id
+
+from treehop_test_doubles import BagOfWordsEmbedder
 
 _SEG = st.text(alphabet="abcXYZ019._- ", min_size=1, max_size=8).filter(
     lambda s: s.strip(" .") != "" and s not in {".", ".."}
@@ -73,3 +76,23 @@ def test_order_key_reads_loader_and_splitter_metadata(page: int, start: int) -> 
 def test_stable_ids_are_deterministic(text: str, meta: dict[str, int]) -> None:
     assert stable_id(text, meta) == stable_id(text, dict(reversed(list(meta.items()))))
     assert stable_id(text, meta) != stable_id(text + "x", meta)
+
+
+def test_find_with_a_query_vector(bow: BagOfWordsEmbedder, sample_tree: Path) -> None:
+    import pytest
+
+    from treehop import Treehop
+    from treehop.errors import InvalidQueryError
+
+    with Treehop(embedder=bow, tagger=None) as client:
+        client.add_resource(sample_tree / "resources", target_uri="viking://resources/kb")
+        query = "rotate api keys"
+        by_text = client.find(query, limit=5, dense_weight=1.0)
+        vec = bow.embed_query(query).ravel() * 3.0  # any scale: normalised by find
+        by_vector = client.find("", limit=5, query_vector=vec.tolist())
+        assert [m.uri for m in by_vector.contexts()] == [m.uri for m in by_text.contexts()]
+        for bad in ([0.0] * 64, [1.0] * 3, [float("nan")] * 64, "abc"):
+            with pytest.raises(InvalidQueryError):
+                client.find("", query_vector=bad)  # type: ignore[arg-type]
+        with pytest.raises(InvalidQueryError):
+            client.find("")  # no text and no vector
