@@ -1,6 +1,7 @@
-"""``TreehopVectorStore`` versus LangChain's own ``InMemoryVectorStore``, on Cranfield.
+"""``TreehopVectorStore`` versus each framework's own in-memory store, on Cranfield.
 
-    python bench/bench_vectorstores.py                 # all 225 queries
+    python bench/bench_vectorstores.py                          # LangChain, all 225 queries
+    python bench/bench_vectorstores.py --framework llamaindex   # LlamaIndex
     python bench/bench_vectorstores.py --max-queries 50 --chunk-size 400
 
 The comparison a LangChain user would make: the same documents, the same splitter, the same
@@ -10,7 +11,10 @@ embedding model, the same ``similarity_search(query, k)`` call; only the vector 
   Cranfield-as-a-tree layout (``datasets.build_cranfield_tree``: topic / sub-topic / file), as a
   directory loader would write it; split by ``RecursiveCharacterTextSplitter(chunk_size,
   add_start_index=True)``.
-* ``inmemory``: ``langchain_core.vectorstores.InMemoryVectorStore`` (exact flat cosine);
+* ``inmemory``: ``langchain_core.vectorstores.InMemoryVectorStore`` (exact flat cosine), or
+  with ``--framework llamaindex`` LlamaIndex's default ``SimpleVectorStore`` behind
+  ``VectorStoreIndex`` (the same chunks as ``TextNode``\\ s with ``file_path`` and
+  ``start_char_idx``, queried through ``index.as_retriever(similarity_top_k=k)``);
 * ``treehop``: ``TreehopVectorStore`` with its defaults (tree search, hybrid BM25);
 * ``treehop-dense``: the same with ``dense_weight=1.0`` (tree search, dense only), which isolates
   the tree search from the lexical side.
@@ -95,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--max-queries", type=int, default=0, help="0 = all 225")
     ap.add_argument("--chunk-size", type=int, default=400)
     ap.add_argument("--k", type=int, default=30, help="chunks retrieved per query")
+    ap.add_argument("--framework", choices=["langchain", "llamaindex"], default="langchain")
     args = ap.parse_args(argv)
 
     cran = ds.load_cranfield()
@@ -112,6 +117,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     queries = dict(list(cran.queries.items())[: args.max_queries or None])
     lc_emb = CachedLCEmbeddings(embedder)
     print(f"{len(docs)} documents -> {len(chunks)} chunks; {len(queries)} queries", flush=True)
+    if args.framework == "llamaindex":
+        print_rows(llamaindex_rows(chunks, embedder, queries, cran.qrels, args.k))
+        return
 
     t0 = time.perf_counter()
     flat = InMemoryVectorStore(lc_emb)
@@ -137,10 +145,76 @@ def main(argv: Sequence[str] | None = None) -> None:
             doc_of,
         ),
     ]
+    print_rows(rows)
+    tree.close()
+
+
+def print_rows(rows: Sequence[tuple[str, float, float, float]]) -> None:
     print(f"{'method':<14} {'nDCG@10':>8} {'R@10':>7} {'p50 ms':>8}")
     for name, ndcg, r10, p50 in rows:
         print(f"{name:<14} {ndcg:>8.3f} {r10:>7.3f} {p50:>8.1f}")
-    tree.close()
+
+
+def llamaindex_rows(
+    chunks: Sequence[Document],
+    embedder: Any,
+    queries: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+    k: int,
+) -> list[tuple[str, float, float, float]]:
+    """The same chunks through LlamaIndex: SimpleVectorStore vs TreehopVectorStore."""
+    from llama_index.core import Settings, StorageContext, VectorStoreIndex
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.schema import TextNode
+
+    from llama_index.vector_stores.treehop import TreehopEmbedding, TreehopVectorStore
+    from treehop import Treehop
+
+    Settings.llm = MockLLM()
+    embed_model = TreehopEmbedding(embedder)  # the same cached MiniLM vectors for both
+    nodes = [
+        TextNode(
+            text=c.page_content,
+            id_=f"chunk-{i}",
+            metadata={"file_path": c.metadata["source"], "doc": c.metadata["doc"]},
+            start_char_idx=c.metadata["start_index"],
+        )
+        for i, c in enumerate(chunks)
+    ]
+    t0 = time.perf_counter()
+    flat = VectorStoreIndex([n.model_copy() for n in nodes], embed_model=embed_model)
+    t_flat = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store = TreehopVectorStore(Treehop(embedder=embedder), base_uri="viking://resources/cran")
+    tree = VectorStoreIndex(
+        [n.model_copy() for n in nodes],
+        storage_context=StorageContext.from_defaults(vector_store=store),
+        embed_model=embed_model,
+    )
+    t_tree = time.perf_counter() - t0
+    print(f"ingest: SimpleVectorStore {t_flat:.1f}s, treehop {t_tree:.1f}s", flush=True)
+
+    def search(index: Any) -> Callable[[str], list[Document]]:
+        retriever = index.as_retriever(similarity_top_k=k)
+
+        def go(q: str) -> list[Document]:
+            hits = retriever.retrieve(q)
+            return [Document(h.node.get_content(), metadata=dict(h.node.metadata)) for h in hits]
+
+        return go
+
+    def doc_of(d: Document) -> str:
+        return str(d.metadata["doc"])
+
+    rows = [
+        run("simple", search(flat), queries, qrels, doc_of),
+        run("treehop", search(tree), queries, qrels, doc_of),
+    ]
+    store.close()
+    client = store.client
+    if isinstance(client, Treehop):
+        client.close()
+    return rows
 
 
 if __name__ == "__main__":
