@@ -8,14 +8,20 @@ whichever framework the documents came from.
 Each record is placed by, in this order: ``metadata[uri_key]`` (a full ``viking://`` URI,
 removed from the stored metadata because it *is* the node's URI), ``metadata[path_key]`` (a
 path or URL placed under ``base_uri`` segment by segment; kept in the metadata, as loaders
-write it there as provenance), or the record's ``id``. ``metadata[tags_key]`` (a list or
-``a;b``) and ``tags`` become user tags; the rest of the metadata is written on every node the
-text becomes (file and chunks), so metadata filters select on it.
+write it there as provenance; absolute or climbing paths are first made relative to the
+directory the batch's paths share), the record's ``id``, or else a stable id derived from its
+text and metadata. ``metadata[tags_key]`` (a list or ``a;b``) and ``tags`` become user tags;
+the rest of the metadata is written on every node the text becomes (file and chunks), so
+metadata filters select on it. Records sharing one path (a loader's pages, a splitter's
+chunks) become the ordered chunks of that file (:class:`PassageStore`).
 
 The whole batch is planned and validated by :func:`plan_records` before anything is written,
-so a bad record in the middle of a batch does not leave half the batch ingested. Writing goes
-through the public ``add_resource(..., is_text=True)``: a record's text is never read as a
-path, even when it names an existing file.
+so a bad record in the middle of a batch does not leave half the batch ingested. A record of
+its own is written through the public ``add_resource(..., is_text=True)``: its text is never
+read as a path, even when it names an existing file.
+
+The second half of the module, :class:`PassageStore`, is the id-addressed model of the
+frameworks' vector stores (see the notes above it).
 """
 
 from __future__ import annotations
@@ -285,9 +291,8 @@ def _dedupe(planned: list[Placement], on_duplicate: str) -> list[Placement]:
         if on_duplicate == "error":
             raise InvalidURIError(
                 f"documents {', '.join(str(p.index) for p in group)} all map to {target}; "
-                "give each a distinct URI or path, or pass on_duplicate='number' to store them "
-                "as numbered parts of that path (treehop splits long texts itself, so whole "
-                "documents need no pre-splitting)"
+                "give each a distinct URI or path, or pass on_duplicate='chunks' (the default: "
+                "the ordered chunks of one file) or 'number' (numbered parts of that path)"
             )
         width = len(str(len(group)))
         for n, p in enumerate(group, start=1):

@@ -1,7 +1,8 @@
 """Ingest LlamaIndex ``Document``s (or nodes) into the treehop tree.
 
-Each document becomes one file node of the tree (treehop summarises it and splits long texts into
-chunks itself, so pass whole documents rather than pre-split nodes). Its place comes from its
+A whole document becomes one file node of the tree (treehop summarises it and splits a long
+text into chunks itself); documents or split nodes sharing one ``file_path`` become the ordered
+chunks of one file (by ``page_label``, then ``start_char_idx``). Its place comes from its
 metadata or its id; its metadata is stored on the nodes so that ``MetadataFilters`` select on it
 and retrieved nodes carry it back; its LlamaIndex id is kept as ``ref_doc_id``, so retrieved
 nodes point back to their source document (``node.ref_doc_id``) as in any LlamaIndex index.
