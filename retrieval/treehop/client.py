@@ -422,11 +422,22 @@ class AsyncTreehop:
                 progress("embed", min(i + EMBED_BATCH, len(texts)), len(texts))
         return np.vstack(parts).astype(np.float32)
 
-    async def _refresh_ancestors(self, target: str) -> None:
-        """Create missing ancestors of ``target`` and re-describe them from their children."""
-        chain = urimod.ancestors_of(target)
-        ctype = urimod.context_type_of(target)
-        for uri in reversed(chain):
+    async def _refresh_ancestors(self, target: str | Sequence[str]) -> None:
+        """Create missing ancestors of ``target`` and re-describe them from their children.
+
+        Several targets (a batch of files) share their ancestors: each is re-described once,
+        deepest first, instead of once per target.
+        """
+        targets = [target] if isinstance(target, str) else list(target)
+        if not targets:
+            return
+        chain = sorted(
+            {a for t in targets for a in urimod.ancestors_of(t)},
+            key=lambda u: (u.count("/"), u),
+            reverse=True,
+        )
+        ctype = urimod.context_type_of(targets[0])
+        for uri in chain:
             kids = await self._io(self.store.children, uri)
             name = uri.rsplit("/", 1)[-1]
             abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)

@@ -807,11 +807,10 @@ class PassageStore:
                 await client._io(client.store.delete, stale)
             for f in touched_files:
                 await self._regroup_after_delete(f)
-            for node in written:
-                if node.is_leaf and node.chunk_index is None:
-                    await client._refresh_ancestors(node.uri)
-            for f in groups:
-                await client._refresh_ancestors(f)
+            # Every directory above what was written, re-described once (deepest first).
+            await client._refresh_ancestors(
+                [n.uri for n in written if n.is_leaf and n.chunk_index is None] + list(groups)
+            )
             if client.tagger is not None and len(client.store) <= client.retag_all_below:
                 await asyncio.to_thread(client._retag_sync, None, False)
             await client._io(client.store.save)
