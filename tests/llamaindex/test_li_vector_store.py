@@ -374,3 +374,15 @@ def test_embed_model_is_the_clients(embed_model: WordHashEmbedding) -> None:
         with_li.close()
         assert isinstance(plain.client, Treehop)
         plain.client.close()
+
+
+def test_query_restricted_to_doc_and_node_ids(
+    vector_store: TreehopVectorStore, node_embeddings: list[TextNode]
+) -> None:
+    vector_store.add(node_embeddings)
+    by_doc = vector_store.query(q("lorem ipsum", k=10, doc_ids=["test-1", "test-2"]))
+    assert set(by_doc.ids or []) == {"c3d1e1dd", "c3ew11cd"}
+    by_node = vector_store.query(q("lorem ipsum", k=10, node_ids=["0b31ae71"]))
+    assert by_node.ids == ["0b31ae71"]
+    hybrid = vector_store.query(q("hotel winter", k=1, mode=VectorStoreQueryMode.HYBRID, alpha=0.5))
+    assert hybrid.ids == ["c3ew11cd"]
