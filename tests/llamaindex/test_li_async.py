@@ -108,5 +108,5 @@ async def test_async_client_concurrent_aretrieve() -> None:
     assert elapsed < 2 * DELAY
     assert max_gap < DELAY / 2
     assert all(len(r) == 2 for r in results)  # type: ignore[attr-defined]
-    direct = await client.find(QUERIES[0], limit=2)
+    direct = await client.find(QUERIES[0], limit=2, include_directories=False)
     assert [n.node.node_id for n in results[0]] == [m.uri for m in direct.contexts()]  # type: ignore[index]

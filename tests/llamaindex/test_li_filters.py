@@ -63,7 +63,6 @@ FLAT_CASES = [
     fs(F(key="topics", value=["security", "finops"], operator=Op.ANY)),
     fs(F(key="topics", value=["k8s", "ops"], operator=Op.ALL)),
     fs(F(key="topics", value="k8s", operator=Op.CONTAINS)),
-    fs(F(key="owner", value="bob", operator=Op.NE)),  # a key no document has
     fs(F(key="lang", value="en"), F(key="year", value=2021, operator=Op.GT)),
     fs(F(key="lang", value="de"), F(key="year", value=2024, operator=Op.GTE), condition="or"),
     fs(F(key="lang", value="en"), F(key="year", value=2023), condition="not"),
@@ -276,3 +275,20 @@ def test_filters_can_be_replaced(filter_client: Treehop) -> None:
     assert len(retriever.retrieve("kubernetes")) == 1
     retriever.filters = None
     assert len(retriever.retrieve("kubernetes")) == 4
+
+
+@pytest.mark.parametrize(
+    ("filters", "match"),
+    [
+        (fs(F(key="owner", value="bob", operator=Op.NE)), "owner"),  # a key no document has
+        (fs(F(key="lnag", value="en")), "lnag"),  # a typo
+        (fs(F(key="lang", value="en"), F(key="yaer", value=2020), condition="or"), "yaer"),
+    ],
+)
+def test_a_field_no_document_has_is_a_typed_error(
+    filter_client: Treehop, filters: MetadataFilters, match: str
+) -> None:
+    # Silently matching nothing (or, for !=, everything) would hide the typo from the user.
+    retriever = TreehopRetriever(filter_client, filters=filters)
+    with pytest.raises(InvalidFilterError, match=match):
+        retriever.retrieve("kubernetes")

@@ -40,7 +40,7 @@ def test_placement_metadata_and_tags(empty: Treehop) -> None:
     uris = add_documents(empty, docs, tags=["coast"])
     assert uris == [
         "viking://resources/sea/tides",
-        "viking://resources/data/coast/lighthouses.md",
+        "viking://resources/lighthouses.md",  # a machine path is made relative
         "viking://resources/d-3",
     ]
     tides = empty.stat("viking://resources/sea/tides")
@@ -50,7 +50,7 @@ def test_placement_metadata_and_tags(empty: Treehop) -> None:
     assert "uri" not in tides.metadata and "tags" not in tides.metadata
     labels = {t.split(":", 1)[1] for t in tides.tags}
     assert {"sea", "nav", "coast"} <= labels
-    light = empty.stat("viking://resources/data/coast/lighthouses.md")
+    light = empty.stat("viking://resources/lighthouses.md")
     assert light.metadata["year"] == 2021
     assert light.metadata["file_path"] == "/data/coast/lighthouses.md"
     # Retrieved nodes carry the metadata back and point to their LlamaIndex document.
@@ -91,8 +91,13 @@ def test_duplicates(empty: Treehop) -> None:
         Document(text="part two", metadata={"file_path": "a/b.md"}),
     ]
     with pytest.raises(InvalidURIError, match="all map to"):
-        add_documents(empty, docs)
+        add_documents(empty, docs, on_duplicate="error")
     assert len(empty.store) == 0  # validated before anything was written
+    assert add_documents(empty, docs) == [
+        "viking://resources/a/b.md#chunk-0",
+        "viking://resources/a/b.md#chunk-1",
+    ]
+    assert empty.read("viking://resources/a/b.md") == "part one\n\npart two"
     uris = add_documents(empty, docs, on_duplicate="number")
     assert uris == ["viking://resources/a/b.md/part-1", "viking://resources/a/b.md/part-2"]
 
@@ -109,11 +114,6 @@ def test_duplicates(empty: Treehop) -> None:
             Document(text="x", metadata={"uri": "viking://resources/../etc"}),
             InvalidURIError,
             "leave",
-        ),
-        (
-            Document(text="x", metadata={"file_path": "../../etc/passwd"}),
-            InvalidURIError,
-            r"'\.\.'",
         ),
         (Document(text="   ", metadata={}), IngestError, "empty"),
         (Document(text="x", metadata={"uri": "viking://resources"}), InvalidURIError, "root"),
@@ -166,3 +166,44 @@ async def test_aadd_documents_with_both_clients(word_embedding: WordHashEmbeddin
     with Treehop(embedder=LlamaIndexEmbedder(word_embedding), tagger=None) as sync_client:
         assert await aadd_documents(sync_client, docs) == ["viking://resources/sea/tides"]
         assert sync_client.stat("viking://resources/sea/tides").metadata["lang"] == "en"
+
+
+def test_directory_reader_output_is_relative_and_keeps_its_exclusions(
+    empty: Treehop, tmp_path: Path
+) -> None:
+    from llama_index.core import SimpleDirectoryReader
+    from llama_index.core.schema import MetadataMode
+
+    (tmp_path / "docs" / "ops").mkdir(parents=True)
+    (tmp_path / "docs" / "cli.md").write_text("The CLI validates OAuth tokens before any call.")
+    (tmp_path / "docs" / "ops" / "backup.md").write_text("Backups run nightly.")
+    docs = SimpleDirectoryReader(str(tmp_path / "docs"), recursive=True).load_data()
+    uris = add_documents(empty, docs)
+    # No machine path: relative to the reader's directory.
+    assert sorted(uris) == ["viking://resources/cli.md", "viking://resources/ops/backup.md"]
+    [hit] = TreehopRetriever(empty, similarity_top_k=1).retrieve("OAuth tokens CLI")
+    llm_text = hit.node.get_content(metadata_mode=MetadataMode.LLM)
+    embed_text = hit.node.get_content(metadata_mode=MetadataMode.EMBED)
+    for key in ("file_size", "creation_date", "last_modified_date", "treehop_excluded_llm"):
+        assert key not in llm_text, key
+    for key in ("file_size", "last_modified_date"):
+        assert key not in embed_text, key
+    assert "file_name" not in llm_text and "OAuth tokens" in llm_text
+    assert hit.node.metadata["file_size"] > 0  # still there for programs, just not the LLM
+
+
+def test_split_nodes_of_one_file_become_ordered_chunks(empty: Treehop) -> None:
+    from llama_index.core.node_parser import SentenceSplitter
+
+    doc = Document(
+        text=" ".join(f"Sentence number {i} about backups." for i in range(40)),
+        id_="handbook",
+        metadata={"file_path": "/srv/docs/handbook.md"},
+    )
+    nodes = SentenceSplitter(chunk_size=48, chunk_overlap=0).get_nodes_from_documents([doc])
+    assert len(nodes) > 2
+    uris = add_documents(empty, list(reversed(nodes)))
+    assert all(u.startswith("viking://resources/handbook.md#chunk-") for u in uris)
+    assert empty.read("viking://resources/handbook.md").startswith("Sentence number 0 ")
+    [hit] = TreehopRetriever(empty, similarity_top_k=1).retrieve("Sentence number 0")
+    assert hit.node.ref_doc_id == "handbook"

@@ -104,7 +104,9 @@ def test_similarity_top_k(client: Treehop, k: int) -> None:
     scores = [n.score for n in nodes]
     assert scores == sorted(scores, reverse=True)
     # The same top-k treehop itself returns, in the same order.
-    direct = client.find("kubernetes deployments and rollbacks", limit=k).contexts()
+    direct = client.find(
+        "kubernetes deployments and rollbacks", limit=k, include_directories=False
+    ).contexts()
     assert [n.node.node_id for n in nodes] == [m.uri for m in direct]
     retriever.similarity_top_k = 2
     assert len(retriever.retrieve("kubernetes deployments and rollbacks")) == 2
@@ -155,8 +157,16 @@ def test_internal_keys_hidden_from_llm_and_embeddings(client: Treehop) -> None:
     assert node.excluded_embed_metadata_keys == EXCLUDED_EMBED_KEYS
 
 
+def test_passages_by_default_directories_on_request(client: Treehop) -> None:
+    query = "kubernetes deployments incident response"
+    plain = TreehopRetriever(client, similarity_top_k=3).retrieve(query)
+    assert len(plain) == 3 and all(n.node.metadata["is_leaf"] for n in plain)
+    both = TreehopRetriever(client, similarity_top_k=10, include_directories=True).retrieve(query)
+    assert any(not n.node.metadata["is_leaf"] for n in both)
+
+
 def test_relationships_follow_the_tree(client: Treehop) -> None:
-    retriever = TreehopRetriever(client, similarity_top_k=10)
+    retriever = TreehopRetriever(client, similarity_top_k=10, include_directories=True)
     nodes = retriever.retrieve("kubernetes deployments incident response")
     dirs = [n.node for n in nodes if not n.node.metadata["is_leaf"]]
     leaves = [n.node for n in nodes if n.node.metadata["is_leaf"]]
@@ -385,7 +395,8 @@ def test_sync_retrieve_with_async_client_inside_running_loop(
         )
         retriever = TreehopRetriever(c, similarity_top_k=2)
         ids = [n.node.node_id for n in retriever.retrieve("api keys rotation")]
-        expected = [m.uri for m in (await c.find("api keys rotation", limit=2)).contexts()]
+        found = await c.find("api keys rotation", limit=2, include_directories=False)
+        expected = [m.uri for m in found.contexts()]
         assert ids == expected and len(ids) == 2
         return ids
 
@@ -436,3 +447,29 @@ def test_core_controls_pass_through(word_embedding: WordHashEmbedding) -> None:
         assert nodes and all((n.node.metadata["rerank_score"] or 0) >= 0.5 for n in nodes)
         unfloored = TreehopRetriever(c, similarity_top_k=10, retrieval_mode="thinking")
         assert len(unfloored.retrieve("kubernetes deployments")) > len(nodes)
+
+
+def test_every_retrieval_reports_its_stages(client: Treehop, recorder: Recorder) -> None:
+    from llama_index.retrievers.treehop import TreehopDescentEvent, TreehopGlobalSearchEvent
+
+    nodes = TreehopRetriever(client, similarity_top_k=3).retrieve("kubernetes rollbacks")
+    starts = [e for e in recorder.events if isinstance(e, TreehopGlobalSearchEvent)]
+    descents = [e for e in recorder.events if isinstance(e, TreehopDescentEvent)]
+    assert len(starts) == 1 and len(descents) == 1
+    assert starts[0].starting_points and starts[0].query == "kubernetes rollbacks"
+    assert descents[0].rounds >= 1 and descents[0].stop_reason
+    assert descents[0].nodes_scored >= len(nodes)
+
+
+def test_stage_events_are_not_built_without_listeners(
+    client: Treehop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from llama_index.retrievers.treehop import base, events
+
+    def boom(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("an event was built with nobody listening")
+
+    monkeypatch.setattr(base, "TreehopGlobalSearchEvent", boom)
+    monkeypatch.setattr(events, "TreehopGlobalSearchEvent", boom)
+    assert not base._listening()
+    assert TreehopRetriever(client, similarity_top_k=2).retrieve("kubernetes rollbacks")

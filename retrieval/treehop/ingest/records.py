@@ -8,33 +8,47 @@ whichever framework the documents came from.
 Each record is placed by, in this order: ``metadata[uri_key]`` (a full ``viking://`` URI,
 removed from the stored metadata because it *is* the node's URI), ``metadata[path_key]`` (a
 path or URL placed under ``base_uri`` segment by segment; kept in the metadata, as loaders
-write it there as provenance), or the record's ``id``. ``metadata[tags_key]`` (a list or
-``a;b``) and ``tags`` become user tags; the rest of the metadata is written on every node the
-text becomes (file and chunks), so metadata filters select on it.
+write it there as provenance; absolute or climbing paths are first made relative to the
+directory the batch's paths share), the record's ``id``, or else a stable id derived from its
+text and metadata. ``metadata[tags_key]`` (a list or ``a;b``) and ``tags`` become user tags;
+the rest of the metadata is written on every node the text becomes (file and chunks), so
+metadata filters select on it. Records sharing one path (a loader's pages, a splitter's
+chunks) become the ordered chunks of that file (:class:`PassageStore`).
 
 The whole batch is planned and validated by :func:`plan_records` before anything is written,
-so a bad record in the middle of a batch does not leave half the batch ingested. Writing goes
-through the public ``add_resource(..., is_text=True)``: a record's text is never read as a
-path, even when it names an existing file.
+so a bad record in the middle of a batch does not leave half the batch ingested. A record of
+its own is written through the public ``add_resource(..., is_text=True)``: its text is never
+read as a path, even when it names an existing file.
+
+The second half of the module, :class:`PassageStore`, is the id-addressed model of the
+frameworks' vector stores (see the notes above it).
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import hashlib
 import json
 import math
+import posixpath
 import re
+import weakref
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+import numpy as np
+
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
-from .tree_builder import segment
+from ..models import Level, Node
+from .tree_builder import finalize, segment
 
-OnDuplicate = Literal["error", "number"]
+OnDuplicate = Literal["chunks", "error", "number"]
 AsyncRunner = Callable[[Coroutine[Any, Any, list[str]]], list[str]]
 """Runs a coroutine to completion from sync code (see :func:`add_records`)."""
 
@@ -50,6 +64,9 @@ class IngestRecord:
     text: str
     metadata: Mapping[str, Any] = field(default_factory=dict)
     id: str | None = None
+    offset: float | None = None
+    """Where the text starts inside its source page, when the framework knows (a LlamaIndex
+    node's ``start_char_idx``); orders chunks sharing a source."""
 
 
 RecordLike = IngestRecord | tuple[str, Mapping[str, Any]]
@@ -67,6 +84,10 @@ class Placement:
     text: str
     tags: list[str]
     metadata: dict[str, Any]
+    id: str | None = None
+    offset: float | None = None
+    chunk_of: bool = False
+    """True when several records share ``target_uri``: they are its ordered chunks."""
 
 
 def path_segments(value: str) -> list[str]:
@@ -133,8 +154,11 @@ def _target_of(
     uri_key: str | None,
     path_key: str | None,
     base_uri: str,
+    relative: str | None = None,
 ) -> str:
-    """The resolved URI of one record; pops ``uri_key`` from ``meta`` when it decides."""
+    """The resolved URI of one record; pops ``uri_key`` from ``meta`` when it decides.
+
+    ``relative``: the record's source made relative (:func:`relative_sources`)."""
     if uri_key and meta.get(uri_key) is not None:
         raw = meta.pop(uri_key)
         if not isinstance(raw, str):
@@ -149,7 +173,7 @@ def _target_of(
         raw = meta[path_key]
         if not isinstance(raw, str):
             raise InvalidURIError(f"{where}: metadata[{path_key!r}] must be a string path")
-        segs = path_segments(raw)
+        segs = path_segments(relative if relative is not None else raw)
         if not segs:
             raise InvalidURIError(f"{where}: metadata[{path_key!r}]={raw!r} names no file")
         target = base
@@ -159,12 +183,11 @@ def _target_of(
         # characters) as one given directly.
         target = client.resolve(client.display(target))
     elif rec.id:
-        target = urimod.join(base, segment(rec.id))
+        target = urimod.join(base, id_segment(rec.id))
     else:
-        raise InvalidURIError(
-            f"{where}: no place in the tree: set metadata[{uri_key!r}] (a viking:// URI), "
-            f"metadata[{path_key!r}] (a path under {base_uri}) or an id"
-        )
+        # No URI, no source, no id: a stable id from the text and metadata, so re-running
+        # the same ingest replaces instead of duplicating.
+        target = urimod.join(base, stable_id(rec.text, rec.metadata))
     if urimod.parent_of(target) is None:
         raise InvalidURIError(f"{where}: {target} is a root; give a path below it")
     if urimod.CHUNK_MARK in target:
@@ -181,7 +204,7 @@ def plan_records(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: OnDuplicate = "error",
+    on_duplicate: OnDuplicate = "chunks",
 ) -> list[Placement]:
     """Validate a whole batch and decide where each record goes; writes nothing.
 
@@ -192,8 +215,10 @@ def plan_records(
     """
     if isinstance(records, str | bytes | IngestRecord) or not isinstance(records, Iterable):
         raise IngestError("records must be a list of IngestRecords or (text, metadata) pairs")
-    if on_duplicate not in {"error", "number"}:
-        raise InvalidQueryError(f"on_duplicate must be 'error' or 'number', got {on_duplicate!r}")
+    if on_duplicate not in {"chunks", "error", "number"}:
+        raise InvalidQueryError(
+            f"on_duplicate must be 'chunks', 'error' or 'number', got {on_duplicate!r}"
+        )
     if not isinstance(client, Treehop | AsyncTreehop):
         raise InvalidQueryError(
             f"client must be a treehop.Treehop or treehop.AsyncTreehop, got {type(client).__name__}"
@@ -203,21 +228,42 @@ def plan_records(
     if urimod.CHUNK_MARK in base:
         raise InvalidURIError("base_uri cannot be a chunk URI")
     common_tags = tagmod.parse_tags(tags)
+    recs = [_as_record(item, f"document {i}") for i, item in enumerate(records)]
+    # Machine paths (absolute, or climbing out with ..) become relative to the directory the
+    # batch's files share: SimpleDirectoryReader("docs") output lands at <base>/cli.md.
+    sourced = {
+        i: r.metadata[path_key]
+        for i, r in enumerate(recs)
+        if path_key
+        and isinstance(r.metadata.get(path_key), str)
+        and not (uri_key and r.metadata.get(uri_key) is not None)
+    }
+    relative = dict(zip(sourced, relative_sources(list(sourced.values())), strict=True))
     planned: list[Placement] = []
-    for i, item in enumerate(records):
+    for i, rec in enumerate(recs):
         where = f"document {i}"
-        rec = _as_record(item, where)
         if not rec.text.strip():
             raise IngestError(f"{where}: the text is empty")
         meta = dict(rec.metadata)
         target = _target_of(
-            aclient, rec, meta, base, where, uri_key=uri_key, path_key=path_key, base_uri=base_uri
+            aclient,
+            rec,
+            meta,
+            base,
+            where,
+            uri_key=uri_key,
+            path_key=path_key,
+            base_uri=base_uri,
+            relative=relative.get(i),
         )
         doc_tags = list(common_tags)
         if tags_key and tags_key in meta:
             doc_tags = tagmod.merge(doc_tags, tagmod.parse_tags(meta.pop(tags_key)))
         _check_metadata(meta, where)
-        planned.append(Placement(i, target, rec.text, doc_tags, meta))
+        reserved = INTERNAL_KEYS & set(meta)
+        if reserved:
+            raise IngestError(f"{where}: metadata keys {sorted(reserved)} are reserved")
+        planned.append(Placement(i, target, rec.text, doc_tags, meta, rec.id, rec.offset))
     return _dedupe(planned, on_duplicate)
 
 
@@ -239,17 +285,19 @@ def _dedupe(planned: list[Placement], on_duplicate: str) -> list[Placement]:
         if len(group) == 1:
             out.append(group[0])
             continue
+        if on_duplicate == "chunks":
+            out.extend(dataclasses.replace(p, chunk_of=True) for p in group)
+            continue
         if on_duplicate == "error":
             raise InvalidURIError(
                 f"documents {', '.join(str(p.index) for p in group)} all map to {target}; "
-                "give each a distinct URI or path, or pass on_duplicate='number' to store them "
-                "as numbered parts of that path (treehop splits long texts itself, so whole "
-                "documents need no pre-splitting)"
+                "give each a distinct URI or path, or pass on_duplicate='chunks' (the default: "
+                "the ordered chunks of one file) or 'number' (numbered parts of that path)"
             )
         width = len(str(len(group)))
         for n, p in enumerate(group, start=1):
             numbered = urimod.join(target, f"part-{n:0{width}d}")
-            out.append(Placement(p.index, numbered, p.text, p.tags, p.metadata))
+            out.append(dataclasses.replace(p, target_uri=numbered))
     return sorted(out, key=lambda p: p.index)
 
 
@@ -277,7 +325,7 @@ def add_records(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: OnDuplicate = "error",
+    on_duplicate: OnDuplicate = "chunks",
     run_async: AsyncRunner | None = None,
 ) -> list[str]:
     """Ingest ``records`` from sync code; returns each record's (display) URI, in order.
@@ -308,7 +356,7 @@ def add_records(
             )
         return run_async(aadd_records(client, records, **options))
     plan = plan_records(client, records, **options)
-    return [_display(client.aio, client.add_resource(p.text, **_add_kwargs(p))) for p in plan]
+    return client.run(_awrite(client.aio, plan, base_uri))
 
 
 async def aadd_records(
@@ -320,7 +368,7 @@ async def aadd_records(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: OnDuplicate = "error",
+    on_duplicate: OnDuplicate = "chunks",
 ) -> list[str]:
     """The async twin of :func:`add_records`; a sync client is used through its ``.aio``.
 
@@ -337,4 +385,831 @@ async def aadd_records(
         on_duplicate=on_duplicate,
     )
     aclient = client.aio if isinstance(client, Treehop) else client
-    return [_display(aclient, await aclient.add_resource(p.text, **_add_kwargs(p))) for p in plan]
+    return await _awrite(aclient, plan, base_uri)
+
+
+async def _awrite(client: AsyncTreehop, plan: Sequence[Placement], base_uri: str) -> list[str]:
+    """Write a validated plan: whole documents through ``add_resource`` (treehop summarises
+    and chunks them), records sharing a source as the ordered chunks of one file."""
+    out: dict[int, str] = {}
+    groups: dict[str, list[Placement]] = {}
+    for p in plan:
+        if p.chunk_of:
+            groups.setdefault(p.target_uri, []).append(p)
+    store = PassageStore(client, base_uri=base_uri, path_key=None) if groups else None
+    for p in plan:
+        if not p.chunk_of:
+            out[p.index] = _display(client, await client.add_resource(p.text, **_add_kwargs(p)))
+            continue
+        group = groups.pop(p.target_uri, None)
+        if group is None or store is None:
+            continue  # written with the first record of its group
+        passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
+        tags = tagmod.merge(*(g.tags for g in group)) if group else []
+        uris = await store.awrite_file(p.target_uri, passages, tags=tags)
+        for g, uri in zip(group, uris, strict=True):
+            out[g.index] = uri
+    return [out[p.index] for p in plan]
+
+
+# =========================================================================== passages
+#
+# The vector-store model of LangChain and LlamaIndex: the caller hands over pre-split texts
+# ("passages": loader pages, splitter chunks, LlamaIndex nodes), each addressed by its own id,
+# and expects to get them back verbatim by id, to upsert them by id and to delete them by id.
+# :class:`PassageStore` maps that model onto the tree:
+#
+# - passages sharing a source (``metadata[path_key]``: a PDF's pages, a splitter's chunks) become
+#   the ordered chunks ``<file>#chunk-<i>`` of one file node ``<base>/<source path>``, ordered
+#   by page, then by offset in the page (``start_index`` / a framework's character offset),
+#   then by arrival; the file node gets an abstract and overview like any treehop file, so the
+#   descent can pick the right document before the right passage;
+# - a passage with no source is a leaf ``<base>/<id>``; a passage with no id gets a stable id
+#   derived from its text and metadata (re-adding it is an idempotent upsert, not a duplicate);
+# - the id is stored on the node (``metadata[ID_KEY]``); an id -> URI index per (client, base)
+#   is built from the store on first use and kept up to date by every write made through a
+#   PassageStore, and every lookup is checked against the node, so a write that bypassed it
+#   (``client.remove``) can never return the wrong passage.
+
+ID_KEY = "treehop_id"
+"""Node metadata key holding a passage's caller-facing id."""
+ORDER_KEY = "treehop_order"
+"""Node metadata key holding a chunk's ``[page, offset]`` order key (``None`` = unknown)."""
+INTERNAL_KEYS = frozenset({ID_KEY, ORDER_KEY})
+"""Metadata keys a PassageStore adds; stripped from what the frameworks get back."""
+PAGE_KEYS = ("page", "page_number", "page_label")
+OFFSET_KEYS = ("start_index", "start_char_idx")
+_SAFE_ID = re.compile(r"[A-Za-z0-9._@:+=,-]{1,96}")
+_HASH_LEN = 16
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One pre-split text with its id, metadata and (optionally) its embedding."""
+
+    text: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    id: str | None = None
+    embed_text: str | None = None
+    """The text given to the embedder (default: ``text``). LlamaIndex puts the metadata its
+    ``excluded_embed_metadata_keys`` allow in front of the text; LangChain embeds the text."""
+    vector: Sequence[float] | None = None
+    """A precomputed embedding (a LlamaIndex node's ``embedding``); it must come from the
+    client's embedder, whose vector space the directories above the passage are embedded in."""
+    offset: float | None = None
+    """The position of the text inside its source page (character offset), when known."""
+
+
+def stable_id(text: str, metadata: Mapping[str, Any]) -> str:
+    """A deterministic id for a passage that has none: the same text and metadata, the same
+    id, so re-running an ingest script upserts instead of duplicating."""
+    blob = json.dumps(dict(metadata), sort_keys=True, default=str) + "\x00" + text
+    return "doc-" + hashlib.sha1(blob.encode("utf-8")).hexdigest()[:_HASH_LEN]
+
+
+def id_segment(doc_id: str) -> str:
+    """One URI segment for an id: the id itself when it is plain, else a readable prefix and
+    a hash (ids may contain ``/``, ``#`` or be very long; the segment must stay injective)."""
+    if _SAFE_ID.fullmatch(doc_id) and doc_id not in {".", ".."}:
+        return doc_id
+    head = re.sub(r"[^A-Za-z0-9._-]+", "_", doc_id)[:40].strip("._") or "id"
+    return f"{head}-{hashlib.sha1(doc_id.encode('utf-8')).hexdigest()[:_HASH_LEN]}"
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            out = float(value.strip())
+        except ValueError:
+            return None
+        return out if math.isfinite(out) else None
+    return None
+
+
+def order_key(metadata: Mapping[str, Any], offset: float | None = None) -> list[float | None]:
+    """``[page, offset]`` of a chunk from what loaders and splitters write (``None`` = unknown).
+
+    ``page`` (PyPDF, 0-based), ``page_number`` (Unstructured) or a numeric ``page_label``
+    (LlamaIndex's PDF reader); the offset from ``start_index`` (LangChain splitters with
+    ``add_start_index=True``), ``start_char_idx`` or the caller's ``offset``.
+    """
+    page = next((n for k in PAGE_KEYS if (n := _number(metadata.get(k))) is not None), None)
+    off = offset
+    if off is None:
+        off = next((n for k in OFFSET_KEYS if (n := _number(metadata.get(k))) is not None), None)
+    return [page, off]
+
+
+def _sort_key(order: Sequence[float | None], rank: tuple[int, int]) -> tuple[Any, ...]:
+    page, off = [*list(order), None, None][:2]
+    return (
+        page is None,
+        page if page is not None else 0.0,
+        off is None,
+        off if off is not None else 0.0,
+        rank,
+    )
+
+
+def relative_sources(values: Sequence[str], root: str | None = None) -> list[str]:
+    """Make machine paths relative before they become URIs.
+
+    Absolute paths and paths that climb (``../x``) are made relative to ``root`` when given,
+    else to the deepest directory common to all of them in this batch (one file: its name).
+    Relative paths without ``..`` and URLs are kept. So ``SimpleDirectoryReader("docs")``
+    output lands at ``<base>/cli.md``, never at ``<base>/home/<user>/project/docs/cli.md``.
+    """
+    out = list(values)
+    anchored: dict[int, str] = {}
+    for i, v in enumerate(values):
+        parts = urlsplit(v)
+        if parts.scheme in _URL_SCHEMES and parts.netloc:
+            continue
+        norm = posixpath.normpath(v.replace("\\", "/"))
+        drive = norm[:2] if len(norm) >= 2 and _DRIVE.match(norm[:2]) else ""
+        body = norm[len(drive) :]
+        if posixpath.isabs(body) or body == ".." or body.startswith("../"):
+            anchored[i] = body
+    if not anchored:
+        return out
+    fixed: str | None = None
+    if root is not None:
+        fixed = posixpath.normpath(root.replace("\\", "/"))
+        fixed = fixed[2:] if len(fixed) >= 2 and _DRIVE.match(fixed[:2]) else fixed
+    # Absolute paths and climbing paths are rooted differently: each kind gets its own
+    # common directory.
+    kinds: dict[bool, dict[int, str]] = {}
+    for i, p in anchored.items():
+        kinds.setdefault(posixpath.isabs(p), {})[i] = p
+    for is_abs, group in kinds.items():
+        base = fixed if fixed is not None and posixpath.isabs(fixed) == is_abs else None
+        if base is None:
+            base = posixpath.commonpath([posixpath.dirname(p) for p in group.values()])
+        for i, p in group.items():
+            rel = posixpath.relpath(p, base) if base else p
+            # Whatever still climbs out of the root keeps only what lies below the climb.
+            segs = [s for s in rel.split("/") if s not in {"", ".", ".."}]
+            out[i] = "/".join(segs) or posixpath.basename(p)
+    return out
+
+
+@dataclass
+class _IdIndex:
+    uris: dict[str, str] = field(default_factory=dict)
+    built_at: int = -1
+    """``len(store)`` when the index was last built from the store (-1: never)."""
+
+
+_INDEXES: weakref.WeakKeyDictionary[AsyncTreehop, dict[str, _IdIndex]] = weakref.WeakKeyDictionary()
+
+
+class PassageStore:
+    """Id-addressed passages in one subtree of a treehop tree (see the module notes above).
+
+    Every method is async and runs on the caller's loop; a sync client's integrations run
+    them through :meth:`treehop.Treehop.run`. Writes hold the client's write lock, and a
+    whole batch is validated before the first write.
+    """
+
+    def __init__(
+        self,
+        client: Treehop | AsyncTreehop,
+        *,
+        base_uri: str = "viking://resources",
+        path_key: str | None = "source",
+        source_root: str | None = None,
+    ) -> None:
+        if not isinstance(client, Treehop | AsyncTreehop):
+            raise InvalidQueryError(
+                "client must be a treehop.Treehop or treehop.AsyncTreehop, "
+                f"got {type(client).__name__}"
+            )
+        self.client = client.aio if isinstance(client, Treehop) else client
+        base = self.client.resolve(base_uri)
+        if urimod.CHUNK_MARK in base:
+            raise InvalidURIError("base_uri cannot be a chunk URI")
+        self.base = base
+        self.base_display = self.client.display(base)
+        self.path_key = path_key
+        self.source_root = source_root
+
+    # ------------------------------------------------------------------ the id index
+    def _index(self) -> _IdIndex:
+        per_client = _INDEXES.setdefault(self.client, {})
+        return per_client.setdefault(self.base, _IdIndex())
+
+    def _rebuild(self) -> _IdIndex:
+        idx = self._index()
+        idx.uris = {
+            str(n.metadata[ID_KEY]): n.uri
+            for n in self.client.store.iter_nodes(self.base)
+            if n.is_leaf and isinstance(n.metadata.get(ID_KEY), str)
+        }
+        idx.built_at = len(self.client.store)
+        return idx
+
+    def _lookup(self, ids: Sequence[str]) -> dict[str, Node]:
+        """The stored node of each id that exists (checked against the node itself)."""
+        idx = self._index()
+        if idx.built_at < 0:
+            idx = self._rebuild()
+        found = self._verified(ids, idx)
+        if len(found) < len(set(ids)) and idx.built_at != len(self.client.store):
+            # Someone wrote around this index (another base, a direct client call): rebuild
+            # once, only on a miss, only when the store changed size since the last build.
+            found = self._verified(ids, self._rebuild())
+        return found
+
+    def _verified(self, ids: Sequence[str], idx: _IdIndex) -> dict[str, Node]:
+        wanted = [i for i in dict.fromkeys(ids) if i in idx.uris]
+        nodes = self.client.store.get([idx.uris[i] for i in wanted]) if wanted else []
+        out: dict[str, Node] = {}
+        for i, node in zip(wanted, nodes, strict=True):
+            if node is not None and node.metadata.get(ID_KEY) == i:
+                out[i] = node
+            else:
+                idx.uris.pop(i, None)
+        return out
+
+    # ------------------------------------------------------------------ reads
+    async def aget(self, ids: Sequence[str]) -> list[Node]:
+        """The stored passages of ``ids`` that exist, in the order asked (missing ids skipped)."""
+        ids = _check_ids(ids)
+        found = await self.client._io(self._lookup, ids)
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    async def aids(self) -> dict[str, str]:
+        """Every passage id under the base and its (display) URI."""
+
+        def run() -> dict[str, str]:
+            return {i: self.client.display(u) for i, u in self._rebuild().uris.items()}
+
+        return await self.client._io(run)
+
+    def passage_id(self, node: Node | Mapping[str, Any], uri: str) -> str:
+        """The caller-facing id of a stored node or hit: its passage id, else its URI."""
+        meta = node.metadata if isinstance(node, Node) else node
+        value = meta.get(ID_KEY)
+        return value if isinstance(value, str) else uri
+
+    async def aexists(self) -> bool:
+        """Whether the base directory exists (an empty store has none)."""
+        return (await self.client._io(self.client.store.get, [self.base]))[0] is not None
+
+    # ------------------------------------------------------------------ writes
+    def _plan(self, passages: Sequence[Passage]) -> dict[str, Passage]:
+        if isinstance(passages, str | bytes | Passage) or not isinstance(passages, Sequence):
+            raise IngestError("passages must be a list of Passage objects")
+        planned: dict[str, Passage] = {}
+        for i, p in enumerate(passages):
+            where = f"document {i}"
+            if not isinstance(p, Passage):
+                raise IngestError(f"{where}: expected a Passage, got {type(p).__name__}")
+            if not isinstance(p.text, str) or not p.text.strip():
+                raise IngestError(f"{where}: the text is empty")
+            if not isinstance(p.metadata, Mapping):
+                raise IngestError(f"{where}: metadata must be a mapping")
+            reserved = INTERNAL_KEYS & set(p.metadata)
+            if reserved:
+                raise IngestError(f"{where}: metadata keys {sorted(reserved)} are reserved")
+            _check_metadata(p.metadata, where)
+            if p.id is not None and (not isinstance(p.id, str) or not p.id):
+                raise IngestError(f"{where}: id must be a non-empty string, got {p.id!r}")
+            if p.vector is not None:
+                _check_vector(p.vector, where)
+            pid = p.id if p.id is not None else stable_id(p.text, p.metadata)
+            # The same id twice in one batch: the later passage wins (an upsert).
+            planned.pop(pid, None)
+            planned[pid] = Passage(p.text, dict(p.metadata), pid, p.embed_text, p.vector, p.offset)
+        return planned
+
+    def _places(self, planned: Mapping[str, Passage]) -> dict[str, str | None]:
+        """Each id's file URI (``None``: a stand-alone leaf ``<base>/<id>``)."""
+        sources: dict[str, str] = {}
+        if self.path_key:
+            for pid, p in planned.items():
+                raw = p.metadata.get(self.path_key)
+                if raw is None:
+                    continue
+                if not isinstance(raw, str) or not raw.strip():
+                    raise InvalidURIError(
+                        f"document {pid!r}: metadata[{self.path_key!r}] must be a non-empty "
+                        "string path"
+                    )
+                sources[pid] = raw
+        rel = dict(
+            zip(sources, relative_sources(list(sources.values()), self.source_root), strict=True)
+        )
+        out: dict[str, str | None] = {}
+        for pid in planned:
+            if pid not in rel:
+                out[pid] = None
+                continue
+            segs = path_segments(rel[pid])
+            if not segs:
+                raise InvalidURIError(f"document {pid!r}: its source names no file")
+            target = self.base
+            for s in segs:
+                target = urimod.join(target, s)
+            out[pid] = self.client.resolve(self.client.display(target))
+        return out
+
+    async def aupsert(
+        self, passages: Sequence[Passage], *, tags: str | Sequence[str] | None = None
+    ) -> list[str]:
+        """Insert or replace passages by id; returns their ids in input order.
+
+        A passage whose text (embedding text) is unchanged keeps its vector; a passage whose
+        source changed moves. Raises :class:`~treehop.errors.InvalidURIError` when a source
+        path collides with a stand-alone passage or a non-passage node.
+        """
+        planned = self._plan(passages)
+        places = self._places(planned)
+        order = [p.id if p.id is not None else stable_id(p.text, p.metadata) for p in passages]
+        await self._write(planned, places, tagmod.parse_tags(tags, default_source="user"))
+        return order
+
+    async def awrite_file(
+        self, file_uri: str, passages: Sequence[Passage], *, tags: Sequence[str] = ()
+    ) -> list[str]:
+        """Make the (resolved) ``file_uri`` exactly these ordered passages, replacing whatever
+        was there (a document, or chunks of an earlier version); returns each passage's URI.
+
+        This is how :func:`add_records` stores several records sharing one source (a
+        loader's pages, a splitter's chunks): the file is the unit, as for ``add_resource``.
+        """
+        planned = self._plan(passages)
+        order = [p.id if p.id is not None else stable_id(p.text, p.metadata) for p in passages]
+        places: dict[str, str | None] = dict.fromkeys(planned, file_uri)
+        await self._write(planned, places, list(tags), replace=True)
+        found = await self.client._io(self._lookup, order)
+        return [self.client.display(found[i].uri) for i in order]
+
+    async def _write(
+        self,
+        planned: Mapping[str, Passage],
+        places: Mapping[str, str | None],
+        user_tags: list[str],
+        replace: bool = False,
+    ) -> None:
+        client = self.client
+        async with client._write_lock:
+            existing = await client._io(self._lookup, list(planned))
+            if replace:
+                files = {f for f in places.values() if f is not None}
+                old = await client._io(
+                    lambda: [n.uri for f in files for n in client.store.iter_nodes(f)]
+                )
+            else:
+                await client._io(self._check_places, planned, places, existing)
+            # Passages that move (source changed, or chunk <-> stand-alone) leave their old
+            # place first, so that their old file is regrouped without them.
+            moved = [
+                pid
+                for pid, node in existing.items()
+                if _file_of(node) != places[pid]
+                or (places[pid] is None and node.uri != self._leaf_uri(pid))
+            ]
+            touched_files: set[str] = {f for pid in moved if (f := _file_of(existing[pid]))}
+            if moved:
+                await client._io(client.store.delete, [existing[pid].uri for pid in moved])
+            groups: dict[str, list[str]] = {}
+            singles: list[str] = []
+            for pid, f in places.items():
+                if f is None:
+                    singles.append(pid)
+                else:
+                    groups.setdefault(f, []).append(pid)
+            written: list[Node] = []
+            vectors: list[np.ndarray[Any, Any]] = []
+            stale: list[str] = []
+            for pid in singles:
+                node, vec = await self._leaf(pid, planned[pid], existing.get(pid))
+                written.append(node)
+                vectors.append(vec)
+            for f, pids in groups.items():
+                touched_files.discard(f)
+                nodes, vecs, gone = await self._file(f, [planned[p] for p in pids], replace)
+                written.extend(nodes)
+                vectors.extend(vecs)
+                stale.extend(gone)
+            if replace:
+                new_uris = {n.uri for n in written}
+                stale.extend(u for u in old if u not in new_uris and u not in stale)
+            await asyncio.to_thread(client._apply_tags, written, user_tags, written, self.base)
+            if written:
+                await client._io(client.store.upsert, written, np.vstack(vectors))
+            if stale:
+                await client._io(client.store.delete, stale)
+            for f in touched_files:
+                await self._regroup_after_delete(f)
+            # Every directory above what was written, re-described once (deepest first).
+            await client._refresh_ancestors(
+                [n.uri for n in written if n.is_leaf and n.chunk_index is None] + list(groups)
+            )
+            if client.tagger is not None and len(client.store) <= client.retag_all_below:
+                await asyncio.to_thread(client._retag_sync, None, False)
+            await client._io(client.store.save)
+            idx = self._index()
+            for node in written:
+                if node.is_leaf and isinstance(node.metadata.get(ID_KEY), str):
+                    idx.uris[node.metadata[ID_KEY]] = node.uri
+            if idx.built_at >= 0:
+                idx.built_at = len(client.store)
+
+    def _leaf_uri(self, pid: str) -> str:
+        return urimod.join(self.base, id_segment(pid))
+
+    def _check_places(
+        self,
+        planned: Mapping[str, Passage],
+        places: Mapping[str, str | None],
+        existing: Mapping[str, Node],
+    ) -> None:
+        """Refuse a batch that would turn a node of one kind into another, before writing."""
+        store = self.client.store
+        files = {f for f in places.values() if f is not None}
+        leaves = {self._leaf_uri(pid): pid for pid, f in places.items() if f is None}
+        for uri, pid in leaves.items():
+            if uri in files:
+                raise InvalidURIError(
+                    f"document {pid!r} (no source) would be stored at {self.client.display(uri)}, "
+                    "which is also the path of a source file in this batch"
+                )
+        targets = [*files, *leaves]
+        found = dict(zip(targets, store.get(targets), strict=True)) if targets else {}
+        for uri, node in found.items():
+            if node is None:
+                continue
+            if uri in files and (node.is_leaf or not _is_passage_file(store, node)):
+                raise InvalidURIError(
+                    f"{self.client.display(uri)} already holds "
+                    f"{'a document' if node.is_leaf else 'a directory'} that was not added as "
+                    "passages of one source; give these passages another source or base_uri"
+                )
+            if uri in leaves and node.metadata.get(ID_KEY) != leaves[uri]:
+                raise InvalidURIError(
+                    f"document {leaves[uri]!r} would replace {self.client.display(uri)}, which "
+                    "is not that passage; use another id or base_uri"
+                )
+        for uri in targets:
+            for anc in urimod.ancestors_of(uri):
+                if anc in leaves or (anc != uri and anc in files):
+                    raise InvalidURIError(
+                        f"{self.client.display(uri)} would lie inside another document "
+                        f"({self.client.display(anc)})"
+                    )
+            anc_nodes = store.get(
+                [a for a in urimod.ancestors_of(uri) if urimod.is_within(a, self.base)]
+            )
+            for a in anc_nodes:
+                if a is not None and a.is_leaf:
+                    raise InvalidURIError(
+                        f"{self.client.display(uri)} would lie inside the document "
+                        f"{self.client.display(a.uri)}"
+                    )
+        del planned, existing
+
+    async def _vector_for(
+        self, p: Passage, text_hash: str, reuse: Mapping[str, np.ndarray[Any, Any]]
+    ) -> np.ndarray[Any, Any]:
+        if p.vector is not None:
+            v = np.asarray(p.vector, dtype=np.float32).ravel()
+            return v / float(np.linalg.norm(v))
+        if text_hash in reuse:
+            return reuse[text_hash]
+        return np.asarray((await self.client.embedder.aembed([p.embed_text or p.text]))[0])
+
+    async def _leaf(
+        self, pid: str, p: Passage, old: Node | None
+    ) -> tuple[Node, np.ndarray[Any, Any]]:
+        uri = self._leaf_uri(pid)
+        text_hash = _hash(p.embed_text or p.text)
+        reuse: dict[str, np.ndarray[Any, Any]] = {}
+        if old is not None and old.uri == uri and old.content_hash == text_hash:
+            reuse[text_hash] = (await self.client._io(self.client.store.get_vectors, [uri]))[0]
+        node = self._passage_node(
+            uri, urimod.parent_of(uri), pid, p, None, order_key(p.metadata, p.offset)
+        )
+        node.content_hash = text_hash
+        return node, await self._vector_for(p, text_hash, reuse)
+
+    def _passage_node(
+        self,
+        uri: str,
+        parent: str | None,
+        pid: str,
+        p: Passage,
+        chunk_index: int | None,
+        order: Sequence[float | None],
+    ) -> Node:
+        meta: dict[str, Any] = {**p.metadata, ID_KEY: pid}
+        if chunk_index is not None:
+            meta[ORDER_KEY] = list(order)
+        node = finalize(
+            Node(
+                uri=uri,
+                parent_uri=parent,
+                context_type=urimod.context_type_of(uri),
+                level=Level.CONTENT,
+                is_leaf=True,
+                abstract=_abstract(p.text),
+                content=p.text,
+                metadata=meta,
+                chunk_index=chunk_index,
+            )
+        )
+        return node
+
+    async def _file(
+        self, file_uri: str, new: Sequence[Passage], replace: bool = False
+    ) -> tuple[list[Node], list[np.ndarray[Any, Any]], list[str]]:
+        """The nodes of one source file after merging ``new`` into its existing chunks (or,
+        with ``replace``, instead of them; their vectors are reused when a text is unchanged)."""
+        store = self.client.store
+        old_kids = [k for k in await self.client._io(store.children, file_uri) if k.is_leaf]
+        new_ids = {p.id for p in new}
+        keep = [] if replace else [k for k in old_kids if k.metadata.get(ID_KEY) not in new_ids]
+        old_vecs: dict[str, np.ndarray[Any, Any]] = {}
+        if old_kids:
+            vecs = await self.client._io(store.get_vectors, [k.uri for k in old_kids])
+            old_vecs = {k.content_hash: v for k, v in zip(old_kids, vecs, strict=True)}
+        entries: list[tuple[tuple[Any, ...], Passage, list[float | None]]] = []
+        for k in keep:
+            pid = k.metadata.get(ID_KEY)
+            stored_order = k.metadata.get(ORDER_KEY)
+            order = list(stored_order) if isinstance(stored_order, list) else [None, None]
+            meta = {m: v for m, v in k.metadata.items() if m not in INTERNAL_KEYS}
+            p = Passage(k.content, meta, str(pid) if pid is not None else k.uri)
+            entries.append((_sort_key(order, (0, k.chunk_index or 0)), p, order))
+        for i, p in enumerate(new):
+            order = order_key(p.metadata, p.offset)
+            entries.append((_sort_key(order, (1, i)), p, order))
+        entries.sort(key=lambda e: e[0])
+        nodes: list[Node] = []
+        vectors: list[np.ndarray[Any, Any]] = []
+        kept_hash = {k.metadata.get(ID_KEY): k.content_hash for k in keep}
+        for i, (_, p, order) in enumerate(entries):
+            assert p.id is not None
+            uri = f"{file_uri}{urimod.CHUNK_MARK}{i}"
+            node = self._passage_node(uri, file_uri, p.id, p, i, order)
+            text_hash = kept_hash.get(p.id) or _hash(p.embed_text or p.text)
+            node.content_hash = text_hash
+            nodes.append(node)
+            vectors.append(await self._vector_for(p, text_hash, old_vecs))
+        file_node = await self._file_node(file_uri, nodes)
+        gone = [k.uri for k in old_kids if k.uri not in {n.uri for n in nodes}]
+        return [file_node, *nodes], [await self._dir_vector(file_node), *vectors], gone
+
+    async def _file_node(self, file_uri: str, chunks: Sequence[Node]) -> Node:
+        name = file_uri.rsplit("/", 1)[-1]
+        text = "\n\n".join(c.content for c in chunks)
+        abstract, overview = await asyncio.to_thread(
+            self.client.summarizer.summarize_file, name, text, "markdown"
+        )
+        common: dict[str, Any] = {}
+        if chunks:
+            first = {k: v for k, v in chunks[0].metadata.items() if k not in INTERNAL_KEYS}
+            common = {
+                k: v for k, v in first.items() if all(c.metadata.get(k) == v for c in chunks[1:])
+            }
+        for k in (*PAGE_KEYS, *OFFSET_KEYS):
+            if len(chunks) > 1:
+                common.pop(k, None)
+        return finalize(
+            Node(
+                uri=file_uri,
+                parent_uri=urimod.parent_of(file_uri),
+                context_type=urimod.context_type_of(file_uri),
+                level=Level.OVERVIEW,
+                is_leaf=False,
+                abstract=abstract,
+                overview=overview,
+                metadata={**common, "name": name, "chunks": len(chunks)},
+            )
+        )
+
+    async def _dir_vector(self, node: Node) -> np.ndarray[Any, Any]:
+        old = (await self.client._io(self.client.store.get, [node.uri]))[0]
+        if old is not None and old.content_hash == node.content_hash:
+            return np.asarray((await self.client._io(self.client.store.get_vectors, [node.uri]))[0])
+        return np.asarray((await self.client.embedder.aembed([node.embedding_text()]))[0])
+
+    async def _regroup_after_delete(self, file_uri: str) -> None:
+        """Renumber a file's remaining chunks after some left it (or remove the empty file)."""
+        store = self.client.store
+        kids = [k for k in await self.client._io(store.children, file_uri) if k.is_leaf]
+        kids.sort(key=lambda k: k.chunk_index or 0)
+        if not kids:
+            await self.client._io(store.delete, [file_uri])
+            await self._prune(urimod.parent_of(file_uri))
+            return
+        vecs = await self.client._io(store.get_vectors, [k.uri for k in kids])
+        moved: list[Node] = []
+        for i, k in enumerate(kids):
+            uri = f"{file_uri}{urimod.CHUNK_MARK}{i}"
+            moved.append(finalize(k.model_copy(update={"uri": uri, "chunk_index": i}, deep=True)))
+            moved[-1].content_hash = k.content_hash
+        file_node = await self._file_node(file_uri, moved)
+        old = (await self.client._io(store.get, [file_uri]))[0]
+        if old is not None:
+            file_node.tags = list(old.tags)
+        fvec = await self._dir_vector(file_node)
+        gone = [k.uri for k in kids if k.uri not in {m.uri for m in moved}]
+        if gone:
+            await self.client._io(store.delete, gone)
+        await self.client._io(store.upsert, [file_node, *moved], np.vstack([fvec, vecs]))
+        idx = self._index()
+        for m in moved:
+            pid = m.metadata.get(ID_KEY)
+            if isinstance(pid, str):
+                idx.uris[pid] = m.uri
+        await self.client._refresh_ancestors(file_uri)
+
+    async def _prune(self, uri: str | None) -> None:
+        """Delete directories left empty by a delete, up to (and including) the base, then
+        re-describe what remains above."""
+        store = self.client.store
+        while (
+            uri is not None
+            and urimod.parent_of(uri) is not None
+            and urimod.is_within(uri, self.base)
+        ):
+            if await self.client._io(store.children, uri):
+                break
+            await self.client._io(store.delete, [uri])
+            uri = urimod.parent_of(uri)
+        if uri is not None and urimod.parent_of(uri) is not None:
+            # Re-describe ``uri`` itself and its ancestors (``_refresh_ancestors`` refreshes
+            # the ancestors of its argument), unless it is a passage file (handled by caller).
+            node = (await self.client._io(store.get, [uri]))[0]
+            if node is not None and node.metadata.get("implicit"):
+                await self.client._refresh_ancestors(urimod.join(uri, "_"))
+            else:
+                await self.client._refresh_ancestors(uri)
+
+    async def adelete(self, ids: Sequence[str]) -> int:
+        """Delete passages by id; unknown ids are ignored. Returns how many were deleted."""
+        ids = _check_ids(ids)
+        client = self.client
+        async with client._write_lock:
+            found = await client._io(self._lookup, ids)
+            if not found:
+                return 0
+            await client._io(client.store.delete, [n.uri for n in found.values()])
+            idx = self._index()
+            for pid in found:
+                idx.uris.pop(pid, None)
+            files = {f for n in found.values() if (f := _file_of(n)) is not None}
+            for f in files:
+                await self._regroup_after_delete(f)
+            for n in found.values():
+                if _file_of(n) is None:
+                    await self._prune(urimod.parent_of(n.uri))
+            await client._io(client.store.save)
+            idx.built_at = len(client.store)
+            return len(found)
+
+    async def adelete_where(self, key: str, values: Sequence[Any]) -> int:
+        """Delete every passage whose ``metadata[key]`` is one of ``values`` (LlamaIndex's
+        ``delete(ref_doc_id)``)."""
+        wanted = set(values)
+
+        def scan() -> list[str]:
+            return [
+                str(n.metadata[ID_KEY])
+                for n in self.client.store.iter_nodes(self.base)
+                if n.is_leaf and n.metadata.get(key) in wanted and ID_KEY in n.metadata
+            ]
+
+        ids = await self.client._io(scan)
+        return await self.adelete(ids) if ids else 0
+
+    async def aclear(self) -> int:
+        """Delete everything under the base (the base directory too)."""
+        client = self.client
+        async with client._write_lock:
+            uris = await client._io(lambda: [n.uri for n in client.store.iter_nodes(self.base)])
+            n = await client._io(client.store.delete, uris) if uris else 0
+            self._index().uris.clear()
+            parent = urimod.parent_of(self.base)
+            if uris and parent is not None:
+                await self._prune(parent)
+            await client._io(client.store.save)
+            self._index().built_at = len(client.store)
+            return int(n)
+
+
+def _file_of(node: Node) -> str | None:
+    return node.parent_uri if node.chunk_index is not None else None
+
+
+def _is_passage_file(store: Any, node: Node) -> bool:
+    kids = store.children(node.uri)
+    return bool(kids) and all(k.is_leaf and ID_KEY in k.metadata for k in kids)
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def _abstract(text: str, limit: int = 200) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def _check_ids(ids: Sequence[str]) -> list[str]:
+    if isinstance(ids, str) or not isinstance(ids, Iterable):
+        raise InvalidQueryError("ids must be a list of strings")
+    out = list(ids)
+    for i in out:
+        if not isinstance(i, str):
+            raise InvalidQueryError(f"ids must be strings, got {type(i).__name__}")
+    return out
+
+
+def _check_vector(vector: Sequence[float], where: str) -> None:
+    try:
+        v = np.asarray(vector, dtype=np.float32).ravel()
+    except (TypeError, ValueError) as exc:
+        raise IngestError(f"{where}: the embedding must be a list of numbers") from exc
+    if not v.size or not np.isfinite(v).all() or not np.linalg.norm(v):
+        raise IngestError(f"{where}: the embedding must be finite and non-zero")
+
+
+# =========================================================================== filter fields
+#
+# A metadata filter on a field that no stored node has matches nothing, silently: a typo
+# (``sorce``) or a provenance key (``score``, ``found_by``: computed per result, never stored)
+# would turn a RAG answer into "I don't know". Both integrations check a filter's fields
+# against the fields actually stored, and raise a typed error naming the field instead.
+
+_FIELDS: weakref.WeakKeyDictionary[AsyncTreehop, tuple[int, frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def filter_fields(spec: Mapping[str, Any]) -> set[str]:
+    """The metadata fields a treehop filter DSL node reads."""
+    from ..filters import MetadataFilter
+
+    parsed = MetadataFilter.parse(spec)
+    return set(parsed.fields()) if parsed is not None else set()
+
+
+def stored_fields(client: Treehop | AsyncTreehop, *, refresh: bool = False) -> frozenset[str]:
+    """Every metadata key of every stored node (cached until the store changes size).
+
+    One scan of the store, then a cache; a field missing from the cache triggers one more scan
+    before it is reported (metadata can change without the node count changing).
+    """
+    aclient = client.aio if isinstance(client, Treehop) else client
+    n = len(aclient.store)
+    cached = _FIELDS.get(aclient)
+    if cached is not None and cached[0] == n and not refresh:
+        return cached[1]
+    keys: set[str] = set()
+    for node in aclient.store.iter_nodes():
+        keys.update(node.metadata)
+    fields = frozenset(keys)
+    _FIELDS[aclient] = (n, fields)
+    return fields
+
+
+def check_filter_fields(
+    client: Treehop | AsyncTreehop,
+    spec: Mapping[str, Any] | None,
+    provenance: Iterable[str] = (),
+) -> None:
+    """Raise :class:`~treehop.errors.InvalidFilterError` for a field no stored node has.
+
+    ``provenance``: keys an integration adds to each result (scores, ``found_by``, ...); a
+    filter on one gets a message saying so.
+    """
+    from ..errors import InvalidFilterError
+    from ..models import PROVENANCE_KEYS
+
+    if not spec:
+        return
+    wanted = filter_fields(spec)
+    missing = wanted - stored_fields(client)
+    if missing:
+        missing -= stored_fields(client, refresh=True)
+    if not missing:
+        return
+    computed = sorted(missing & (set(PROVENANCE_KEYS) | set(provenance)))
+    if computed:
+        raise InvalidFilterError(
+            f"cannot filter on {computed}: provenance is computed for each result, not stored "
+            "metadata (filter on stored fields, tags or target_uri instead)"
+        )
+    known = sorted(stored_fields(client) - INTERNAL_KEYS)
+    shown = ", ".join(known[:30]) + (" ..." if len(known) > 30 else "")
+    raise InvalidFilterError(
+        f"no stored node has metadata field(s) {sorted(missing)}, so the filter would match "
+        f"nothing; stored fields: {shown or '(none)'}"
+    )

@@ -20,7 +20,7 @@ from langchain_treehop import (
     TreehopRetriever,
 )
 from treehop import AsyncTreehop, ContextType, RetrievalConfig, TagHopTrigger, Treehop
-from treehop.errors import EmbeddingError, InvalidQueryError, NotFoundError
+from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError, NotFoundError
 from treehop.rerankers.base import BaseReranker
 
 from lc_helpers import SlowAsyncEmbeddings, WordHashEmbeddings, aload_sample_tree, load_sample_tree
@@ -275,15 +275,15 @@ def test_rerank_fallback_is_traced_and_recorded(embeddings: WordHashEmbeddings) 
         assert docs and all(d.metadata["rerank_fallback"] for d in docs)
         assert all("reranker is down" in (d.metadata["rerank_fallback_reason"] or "") for d in docs)
         names = [e[0] for e in rec.events]
-        assert names == ["treehop_rerank_fallback"]
-        data, run_id = rec.events[0][1], rec.events[0][2]
+        assert names == ["treehop_global_search", "treehop_descent", "treehop_rerank_fallback"]
+        data, run_id = rec.events[2][1], rec.events[2][2]
         assert "reranker is down" in data["queries"][0]["reason"]
         assert run_id == rec.retriever_runs[0]  # attached to the retriever's run
-        # quick mode never reranks, so nothing falls back and nothing is emitted
+        # quick mode never reranks, so nothing falls back: only the two stages of every find
         rec2 = EventRecorder()
         quick = r.invoke(QUERY, retrieval_mode="quick", config={"callbacks": [rec2]})
         assert not any(d.metadata["rerank_fallback"] for d in quick)
-        assert rec2.events == []
+        assert [e[0] for e in rec2.events] == ["treehop_global_search", "treehop_descent"]
     finally:
         client.close()
 
@@ -319,7 +319,32 @@ async def test_astream_events_exposes_custom_events(embeddings: WordHashEmbeddin
         async for ev in r.astream_events(QUERY, version="v2")
         if ev["event"] == "on_custom_event"
     ]
-    assert names == ["treehop_tag_hops"]
+    assert names == ["treehop_global_search", "treehop_descent", "treehop_tag_hops"]
+
+
+def test_every_find_reports_its_stages(lc_client: Treehop) -> None:
+    rec = EventRecorder()
+    docs = TreehopRetriever(client=lc_client, k=3).invoke(QUERY, config={"callbacks": [rec]})
+    events = {name: data for name, data, _ in rec.events}
+    assert list(events) == ["treehop_global_search", "treehop_descent"]
+    starts = events["treehop_global_search"]["starting_points"]
+    assert starts and all(s["uri"].startswith("viking://") for s in starts)
+    descent = events["treehop_descent"]
+    assert descent["rounds"] >= 1 and descent["stop_reason"]
+    assert descent["searched_directories"]
+    assert descent["nodes_scored"] >= len(docs)
+
+
+def test_stage_events_cost_nothing_without_listeners(
+    lc_client: Treehop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from langchain_treehop import retrievers
+
+    def boom(*args: object) -> None:
+        raise AssertionError("events were built with nobody listening")
+
+    monkeypatch.setattr(retrievers, "_trace_events", boom)
+    assert TreehopRetriever(client=lc_client, k=2).invoke(QUERY)
 
 
 def test_ls_params_name_store_and_embedder(lc_client: Treehop) -> None:
@@ -412,3 +437,40 @@ def test_llm_model_plans_over_http_with_the_key(
             sent = server.requests[-1]
             assert sent.headers["authorization"] == expected
             assert sent.body["model"] == "fake-model"
+
+
+def test_search_kwargs_as_for_any_vector_store_retriever(lc_client: Treehop) -> None:
+    r = TreehopRetriever(
+        client=lc_client,
+        search_kwargs={"k": 2, "tags": ["ops"], "filter": None, "target_uri": "viking://resources"},
+    )
+    assert r.k == 2 and r.tag_filter == ["ops"]
+    docs = r.invoke(QUERY)
+    assert len(docs) == 2 and all(d.id.startswith("viking://resources/") for d in docs)
+    with pytest.raises(ValidationError, match="unknown search_kwargs key"):
+        TreehopRetriever(client=lc_client, search_kwargs={"fetch_k": 3})
+    with pytest.raises(ValidationError, match="given twice"):
+        TreehopRetriever(client=lc_client, k=3, search_kwargs={"k": 2})
+
+
+def test_passages_by_default_directories_on_request(lc_client: Treehop) -> None:
+    plain = TreehopRetriever(client=lc_client, k=4).invoke(QUERY)
+    assert plain and all(d.metadata["is_leaf"] for d in plain)
+    both = TreehopRetriever(client=lc_client, k=10, include_directories=True).invoke(QUERY)
+    assert any(not d.metadata["is_leaf"] for d in both)
+
+
+def test_metadata_filter_fields_are_checked(lc_client: Treehop) -> None:
+    lc_client.add_resource(
+        "kubernetes rollout notes",
+        target_uri="viking://resources/notes/k8s",
+        metadata={"lang": "en"},
+    )
+    r = TreehopRetriever(client=lc_client, k=3)
+    # Chroma-style filters work as in any LangChain store.
+    docs = r.invoke("kubernetes rollout", metadata_filter={"lang": {"$in": ["en"]}})
+    assert [d.id for d in docs] == ["viking://resources/notes/k8s"]
+    with pytest.raises(InvalidFilterError, match="lnag"):
+        r.invoke("kubernetes rollout", metadata_filter={"lnag": "en"})
+    with pytest.raises(InvalidFilterError, match="provenance"):
+        r.invoke("kubernetes rollout", metadata_filter={"found_by": "global"})

@@ -71,8 +71,8 @@ def test_search_without_llm_falls_back_and_says_so(lc_client: Treehop) -> None:
     assert len(docs) == 5  # fused per context type, cut to k overall
     scores = [d.metadata["score"] for d in docs]
     assert scores == sorted(scores, reverse=True)
-    [(name, data)] = rec.events
-    assert name == "treehop_query_plan"
+    [(_, data)] = [e for e in rec.events if e[0] == "treehop_query_plan"]
+    assert [e[0] for e in rec.events].count("treehop_descent") == 3  # one per typed query
     assert data["fallback"] is True and data["fallback_reason"] == "no LLM configured"
     assert {q["context_type"] for q in data["queries"]} == {"memory", "resource", "skill"}
     for d in docs:

@@ -1,13 +1,20 @@
 """LlamaIndex integration of treehop: retriever, query engine, model adapters, ingest.
 
 Importable as ``llama_index.retrievers.treehop`` (a namespace package next to
-``llama_index.core``), installed with ``pip install 'treehop[llamaindex]'``.
+``llama_index.core``), installed with the ``llamaindex`` extra
+(``pip install -e ".[llamaindex]"`` from a clone of the repository).
 """
 
 from ._client import KnowledgeSource
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
 from .base import DEFAULT_SIMILARITY_TOP_K, TreehopRetriever
-from .events import TreehopQueryPlanEvent, TreehopRerankFallbackEvent, TreehopTagHopEvent
+from .events import (
+    TreehopDescentEvent,
+    TreehopGlobalSearchEvent,
+    TreehopQueryPlanEvent,
+    TreehopRerankFallbackEvent,
+    TreehopTagHopEvent,
+)
 from .filters import TreehopFilterArgs, to_treehop_filters
 from .ingest import aadd_documents, add_documents
 from .nodes import EXCLUDED_EMBED_KEYS, EXCLUDED_LLM_KEYS
@@ -22,7 +29,9 @@ __all__ = [
     "KnowledgeSource",
     "LlamaIndexEmbedder",
     "LlamaIndexLLM",
+    "TreehopDescentEvent",
     "TreehopFilterArgs",
+    "TreehopGlobalSearchEvent",
     "TreehopQueryEngine",
     "TreehopQueryPlanEvent",
     "TreehopRerankFallbackEvent",

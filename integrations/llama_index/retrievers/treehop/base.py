@@ -19,12 +19,14 @@ from llama_index.core.schema import BaseNode, IndexNode, NodeWithScore, QueryBun
 from llama_index.core.utils import print_text
 from llama_index.core.vector_stores.types import MetadataFilters
 from llama_index_instrumentation import get_dispatcher
+from llama_index_instrumentation.event_handlers.null import NullEventHandler
 
 from treehop import AsyncTreehop, FindResult, MatchedContext, Treehop
 from treehop import uri as urimod
 from treehop.arguments import check_mode, check_target_uris
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidFilterError, InvalidQueryError
+from treehop.ingest import records
 from treehop.models import ContextType, FoundBy, RetrievalMode
 from treehop.postprocess import check_controls
 from treehop.validation import check_dense_weight, check_limit, check_threshold
@@ -38,10 +40,16 @@ from ._client import (
     is_knowledge_source,
 )
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
-from .events import TreehopQueryPlanEvent, TreehopRerankFallbackEvent, TreehopTagHopEvent
+from .events import (
+    TreehopDescentEvent,
+    TreehopGlobalSearchEvent,
+    TreehopQueryPlanEvent,
+    TreehopRerankFallbackEvent,
+    TreehopTagHopEvent,
+)
 from .filters import CONTEXT_ALIASES, TreehopFilterArgs, to_treehop_filters, validate
 from .ingest import add_documents
-from .nodes import TreeLinks, to_node_with_score
+from .nodes import PROVENANCE, TreeLinks, to_node_with_score
 from .prompts import INTENT_PROMPT_KEY, from_prompt, to_prompt
 
 if TYPE_CHECKING:
@@ -51,6 +59,22 @@ dispatcher = get_dispatcher(__name__)
 
 DEFAULT_SIMILARITY_TOP_K = 10
 Mode = Literal["find", "search"]
+
+
+def _listening() -> bool:
+    """Whether any instrumentation handler would receive this module's events (the same
+    walk ``Dispatcher.event`` makes), so that no event is built for nobody."""
+    d: Any = dispatcher
+    while d is not None:
+        if any(not isinstance(h, NullEventHandler) for h in d.event_handlers):
+            return True
+        if not d.propagate:
+            return False
+        try:
+            d = d.parent
+        except KeyError:
+            return False
+    return False
 
 
 def _context_types(
@@ -122,7 +146,7 @@ class TreehopRetriever(BaseRetriever):
         score_threshold: float | None = None,
         dense_weight: float | None = None,
         session_id: str | None = None,
-        include_directories: bool = True,
+        include_directories: bool = False,
         include_relationships: bool = True,
         retrieve_count: int | None = None,
         rerank_threshold: float | None = None,
@@ -481,11 +505,37 @@ class TreehopRetriever(BaseRetriever):
 
             yield finish
 
+    def _check_fields(self) -> None:
+        """A metadata filter on a field no stored node has (a typo, or provenance) is an
+        error, not an empty result. Checked per query: the index may grow after the
+        retriever is built."""
+        if self._tree is not None and self._mapped.filter is not None:
+            records.check_filter_fields(self._tree, self._mapped.filter, PROVENANCE)
+
     def _stage_events(
         self, query_bundle: QueryBundle, result: FindResult, nodes: list[NodeWithScore]
     ) -> None:
+        listening = _listening()
+        for qr in result.query_results if listening and result.query_results else []:
+            dispatcher.event(
+                TreehopGlobalSearchEvent(
+                    query=qr.query.query,
+                    starting_points=[(u, float(s)) for u, s in qr.starting_points],
+                )
+            )
+            dispatcher.event(
+                TreehopDescentEvent(
+                    query=qr.query.query,
+                    rounds=qr.rounds,
+                    stop_reason=qr.stop_reason,
+                    nodes_scored=qr.nodes_scored,
+                    searched_directories=list(qr.searched_directories),
+                    rerank_calls=qr.rerank_calls,
+                    elapsed_ms=qr.elapsed_ms,
+                )
+            )
         plan = result.query_plan
-        if plan is not None:
+        if plan is not None and listening:
             dispatcher.event(
                 TreehopQueryPlanEvent(
                     query=query_bundle.query_str,
@@ -496,9 +546,9 @@ class TreehopRetriever(BaseRetriever):
                     planner=plan.planner,
                 )
             )
-            if self._verbose:
-                shown = "; ".join(f"{q.context_type}: {q.query}" for q in plan.queries)
-                print_text(f"treehop plan: {shown or '(no retrieval)'}\n", color="llama_blue")
+        if plan is not None and self._verbose:
+            shown = "; ".join(f"{q.context_type}: {q.query}" for q in plan.queries)
+            print_text(f"treehop plan: {shown or '(no retrieval)'}\n", color="llama_blue")
         hop_ids = [
             n.node.node_id for n in nodes if n.node.metadata.get("found_by") == FoundBy.TAG_HOP
         ]
@@ -506,18 +556,19 @@ class TreehopRetriever(BaseRetriever):
             hops = qr.tag_hops
             if not hops.triggered:
                 continue
-            dispatcher.event(
-                TreehopTagHopEvent(
-                    query=qr.query.query,
-                    trigger_reason=hops.trigger_reason,
-                    tags_used=list(hops.tags_used),
-                    subtrees_added=list(hops.subtrees_added),
-                    hops_tried=hops.hops_tried,
-                    hits_produced=hops.hits_produced,
-                    hits_in_topk=hops.hits_in_topk,
-                    node_ids=hop_ids,
+            if listening:
+                dispatcher.event(
+                    TreehopTagHopEvent(
+                        query=qr.query.query,
+                        trigger_reason=hops.trigger_reason,
+                        tags_used=list(hops.tags_used),
+                        subtrees_added=list(hops.subtrees_added),
+                        hops_tried=hops.hops_tried,
+                        hits_produced=hops.hits_produced,
+                        hits_in_topk=hops.hits_in_topk,
+                        node_ids=hop_ids,
+                    )
                 )
-            )
             if self._verbose:
                 print_text(
                     f"treehop tag hops via {hops.tags_used}: {len(hops.subtrees_added)} "
@@ -601,6 +652,7 @@ class TreehopRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         method, kw = self._call_kwargs()
         self._check_supported(method)
+        self._check_fields()
         with self._rerank_events(query_bundle, kw["mode"]) as finish:
             result: FindResult
             if is_knowledge_source(self._client):
@@ -617,6 +669,10 @@ class TreehopRetriever(BaseRetriever):
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         method, kw = self._call_kwargs()
         self._check_supported(method)
+        if self._tree is not None and self._tree.store.capabilities.remote:
+            await asyncio.to_thread(self._check_fields)
+        else:
+            self._check_fields()
         with self._rerank_events(query_bundle, kw["mode"]) as finish:
             result: FindResult
             if is_knowledge_source(self._client):

@@ -2,8 +2,9 @@
 
 Reranking itself is reported with LlamaIndex's own ``ReRankStartEvent``/``ReRankEndEvent``, so
 existing handlers (tracing, observability backends) see it without knowing treehop. These events
-add what only treehop does: falling back from rerank to vector scores, hopping sideways through
-shared tags, and planning queries from the conversation (``search`` mode).
+add what only treehop does: the global vector step and the heap descent of every retrieval,
+falling back from rerank to vector scores, hopping sideways through shared tags, and planning
+queries from the conversation (``search`` mode). They are built only when a handler listens.
 """
 
 from __future__ import annotations
@@ -61,3 +62,31 @@ class TreehopQueryPlanEvent(BaseEvent):
     @classmethod
     def class_name(cls) -> str:
         return "TreehopQueryPlanEvent"
+
+
+class TreehopGlobalSearchEvent(BaseEvent):
+    """Every retrieval: the starting points the global vector step picked for one query."""
+
+    query: str
+    #: ``(uri, score)`` of each starting point, best first.
+    starting_points: list[tuple[str, float]] = Field(default_factory=list)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "TreehopGlobalSearchEvent"
+
+
+class TreehopDescentEvent(BaseEvent):
+    """Every retrieval: how the best-first descent went for one query."""
+
+    query: str
+    rounds: int = 0
+    stop_reason: str = ""
+    nodes_scored: int = 0
+    searched_directories: list[str] = Field(default_factory=list)
+    rerank_calls: int = 0
+    elapsed_ms: float = 0.0
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "TreehopDescentEvent"

@@ -1,7 +1,8 @@
 """Ingest LlamaIndex ``Document``s (or nodes) into the treehop tree.
 
-Each document becomes one file node of the tree (treehop summarises it and splits long texts into
-chunks itself, so pass whole documents rather than pre-split nodes). Its place comes from its
+A whole document becomes one file node of the tree (treehop summarises it and splits a long
+text into chunks itself); documents or split nodes sharing one ``file_path`` become the ordered
+chunks of one file (by ``page_label``, then ``start_char_idx``). Its place comes from its
 metadata or its id; its metadata is stored on the nodes so that ``MetadataFilters`` select on it
 and retrieved nodes carry it back; its LlamaIndex id is kept as ``ref_doc_id``, so retrieved
 nodes point back to their source document (``node.ref_doc_id``) as in any LlamaIndex index.
@@ -21,7 +22,7 @@ from treehop.errors import IngestError
 from treehop.ingest.records import IngestRecord, aadd_records, add_records
 
 from ._client import TreehopClient, check_client, run_sync
-from .nodes import REF_DOC_ID_KEY
+from .nodes import EXCLUDED_EMBED_STORE, EXCLUDED_LLM_STORE, REF_DOC_ID_KEY
 
 
 def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
@@ -40,8 +41,19 @@ def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
                 f"document {i}: expected a llama_index Document or node, got {type(doc).__name__}"
             )
         meta = {**doc.metadata, REF_DOC_ID_KEY: doc.ref_doc_id or doc.node_id}
+        # The reader's exclusions (SimpleDirectoryReader: file_size, creation_date, ...) are
+        # kept, so retrieved nodes hide the same keys from the LLM and embedder.
+        if doc.excluded_llm_metadata_keys:
+            meta[EXCLUDED_LLM_STORE] = list(doc.excluded_llm_metadata_keys)
+        if doc.excluded_embed_metadata_keys:
+            meta[EXCLUDED_EMBED_STORE] = list(doc.excluded_embed_metadata_keys)
         text = doc.get_content(metadata_mode=MetadataMode.NONE)
-        out.append(IngestRecord(text, meta, doc.node_id))
+        offset = getattr(doc, "start_char_idx", None)
+        out.append(
+            IngestRecord(
+                text, meta, doc.node_id, float(offset) if isinstance(offset, int) else None
+            )
+        )
     return out
 
 
@@ -54,7 +66,7 @@ def add_documents(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: Literal["error", "number"] = "error",
+    on_duplicate: Literal["chunks", "error", "number"] = "chunks",
 ) -> list[str]:
     """Ingest LlamaIndex ``Document``s (or nodes); return the URI of each, in order.
 
@@ -62,9 +74,12 @@ def add_documents(
     URI), ``metadata[path_key]`` (a path or URL placed under ``base_uri`` segment by segment;
     ``file_path`` is what ``SimpleDirectoryReader`` writes), or the document's id.
     ``metadata[tags_key]`` (a list or ``a;b``) and ``tags`` become user tags. The rest of the
-    metadata is stored on the nodes. Several documents mapping to one path raise
-    :class:`~treehop.errors.InvalidURIError` unless ``on_duplicate="number"``, which stores them
-    as ``<path>/part-1``, ``part-2``, ... . Re-adding a document re-embeds it only if its text
+    metadata is stored on the nodes. Several documents (or split nodes) sharing one path become
+    the ordered chunks of that file (by ``page_label``, then ``start_char_idx``), as
+    ``on_duplicate="chunks"`` (the default) says; ``"number"`` stores them as separate files
+    ``<path>/part-1``, ... and ``"error"`` refuses them. Absolute ``file_path`` values (what
+    ``SimpleDirectoryReader`` writes) are made relative to the directory the batch's files
+    share, so no machine path reaches a URI. Re-adding a document re-embeds it only if its text
     changed. The rules are treehop's :func:`treehop.ingest.records.add_records`; this only
     converts the documents.
     """
@@ -90,7 +105,7 @@ async def aadd_documents(
     base_uri: str = "viking://resources",
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
-    on_duplicate: Literal["error", "number"] = "error",
+    on_duplicate: Literal["chunks", "error", "number"] = "chunks",
 ) -> list[str]:
     """The async twin of :func:`add_documents` (embedding is awaited, never blocking the loop)."""
     return await aadd_records(

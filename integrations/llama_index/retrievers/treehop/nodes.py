@@ -9,6 +9,7 @@ which would otherwise be padded with scores and flags.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,8 +47,24 @@ INTERNAL_PROVENANCE = (
     "matched_queries",
     "chunk_index",
 )
+#: Where ``add_documents`` keeps a document's own ``excluded_*_metadata_keys`` (a
+#: ``SimpleDirectoryReader`` excludes ``file_size``, ``creation_date``, ... from LLM text).
+EXCLUDED_LLM_STORE = "treehop_excluded_llm"
+EXCLUDED_EMBED_STORE = "treehop_excluded_embed"
 #: Bookkeeping keys written by treehop's ingest that carry no meaning for a model.
-INTERNAL_STORED = ("implicit", "chunks", "kind", "ref_doc_id")
+INTERNAL_STORED = (
+    "implicit",
+    "chunks",
+    "kind",
+    "ref_doc_id",
+    "treehop_id",
+    "treehop_order",
+    EXCLUDED_LLM_STORE,
+    EXCLUDED_EMBED_STORE,
+)
+#: What LlamaIndex's ``node_to_metadata_dict`` adds when the vector store keeps a whole
+#: node; storage plumbing, dropped from a retrieved node's metadata.
+NODE_STORAGE_KEYS = ("_node_content", "_node_type", "document_id", "doc_id")
 EXCLUDED_LLM_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED]
 EXCLUDED_EMBED_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED, "uri", "context_type"]
 #: Every provenance key: the core's ``PROVENANCE_KEYS`` plus ``retrieval_score``.
@@ -126,16 +143,43 @@ def relationships(
     return rels
 
 
+def _own_exclusions(stored: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The exclusions the ingested document or node carried (its reader's choice)."""
+    llm: list[str] = []
+    embed: list[str] = []
+    for key, out in ((EXCLUDED_LLM_STORE, llm), (EXCLUDED_EMBED_STORE, embed)):
+        value = stored.get(key)
+        if isinstance(value, list):
+            out.extend(str(v) for v in value)
+    blob = stored.get("_node_content")
+    if isinstance(blob, str):
+        try:
+            data = json.loads(blob)
+        except ValueError:
+            data = {}
+        if isinstance(data, dict):
+            llm.extend(str(v) for v in data.get("excluded_llm_metadata_keys") or [])
+            embed.extend(str(v) for v in data.get("excluded_embed_metadata_keys") or [])
+    return llm, embed
+
+
 def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> NodeWithScore:
-    """One hit as a ``NodeWithScore``; the score is treehop's final (reranked if any) score."""
+    """One hit as a ``NodeWithScore``; the score is treehop's final (reranked if any) score.
+
+    The document's own ``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``
+    (kept at ingest) are honoured on top of the provenance exclusions, so ``file_size`` or
+    ``last_modified_date`` from a reader never reaches the LLM.
+    """
     stored: Mapping[str, Any] = m.metadata
-    metadata = {**stored, **provenance(m)}
+    own_llm, own_embed = _own_exclusions(stored)
+    kept = {k: v for k, v in stored.items() if k not in NODE_STORAGE_KEYS}
+    metadata = {**kept, **provenance(m)}
     node = TextNode(
         id_=m.uri,
         text=m.text,
         metadata=metadata,
         relationships=relationships(m, links),
-        excluded_llm_metadata_keys=list(EXCLUDED_LLM_KEYS),
-        excluded_embed_metadata_keys=list(EXCLUDED_EMBED_KEYS),
+        excluded_llm_metadata_keys=list(dict.fromkeys([*EXCLUDED_LLM_KEYS, *own_llm])),
+        excluded_embed_metadata_keys=list(dict.fromkeys([*EXCLUDED_EMBED_KEYS, *own_embed])),
     )
     return NodeWithScore(node=node, score=m.score)

@@ -1,0 +1,119 @@
+"""LangChain metadata filters as treehop's filter DSL, checked against the stored fields.
+
+LangChain vector stores take a ``filter`` dict. Users coming from Chroma, PGVector or Qdrant
+write it in the MongoDB style those stores share, so that is what is accepted here, translated
+exactly (never loosened):
+
+- ``{"source": "a.pdf"}`` / ``{"source": {"$eq": "a.pdf"}}``: equality; several keys: AND;
+- ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``, ``$in``, ``$nin``;
+- ``{"$and": [...]}``, ``{"$or": [...]}``.
+
+A dict with an ``"op"`` key is treehop's own DSL (:mod:`treehop.filters`) and passes through.
+Anything else (an unknown operator, a list where a scalar belongs) is an
+:class:`~treehop.errors.InvalidFilterError`, and so is a field no stored node has
+(:func:`check_filter_fields`): a filter that silently matches nothing is the bug the user is
+looking for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from treehop import AsyncTreehop
+from treehop.errors import InvalidFilterError
+from treehop.filters import MetadataFilter
+from treehop.ingest import records
+
+_RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
+
+
+def _scalar(key: str, op: str, value: Any) -> Any:
+    if isinstance(value, list | tuple | dict | set):
+        raise InvalidFilterError(f"filter {key!r} {op}: expects one value, got {value!r}")
+    return value
+
+
+def _values(key: str, op: str, value: Any) -> list[Any]:
+    if not isinstance(value, list | tuple) or not value:
+        raise InvalidFilterError(f"filter {key!r} {op}: expects a non-empty list, got {value!r}")
+    return list(value)
+
+
+def _field(key: str, cond: Any) -> dict[str, Any]:
+    if not isinstance(cond, Mapping):
+        return {"op": "must", "field": key, "conds": [_scalar(key, "==", cond)]}
+    parts: list[dict[str, Any]] = []
+    ranges: dict[str, Any] = {}
+    for op, value in cond.items():
+        if op == "$eq":
+            parts.append({"op": "must", "field": key, "conds": [_scalar(key, op, value)]})
+        elif op == "$ne":
+            parts.append({"op": "must_not", "field": key, "conds": [_scalar(key, op, value)]})
+        elif op == "$in":
+            parts.append({"op": "must", "field": key, "conds": _values(key, op, value)})
+        elif op == "$nin":
+            parts.append({"op": "must_not", "field": key, "conds": _values(key, op, value)})
+        elif op in _RANGE:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InvalidFilterError(
+                    f"filter {key!r} {op}: treehop compares ranges on numbers, got {value!r}"
+                )
+            ranges[_RANGE[op]] = value
+        else:
+            raise InvalidFilterError(
+                f"filter {key!r}: unknown operator {op!r} (supported: $eq, $ne, $gt, $gte, "
+                "$lt, $lte, $in, $nin)"
+            )
+    if ranges:
+        parts.append({"op": "range", "field": key, **ranges})
+    if not parts:
+        raise InvalidFilterError(f"filter {key!r}: an empty condition")
+    return parts[0] if len(parts) == 1 else {"op": "and", "conds": parts}
+
+
+def _mongo(spec: Mapping[str, Any]) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = []
+    for key, cond in spec.items():
+        if key in {"$and", "$or"}:
+            if not isinstance(cond, list | tuple) or not cond:
+                raise InvalidFilterError(f"filter {key}: expects a non-empty list of filters")
+            subs = []
+            for c in cond:
+                if not isinstance(c, Mapping):
+                    raise InvalidFilterError(f"filter {key}: expects filters, got {c!r}")
+                subs.append(_mongo(c))
+            parts.append(subs[0] if len(subs) == 1 else {"op": key[1:], "conds": subs})
+        elif isinstance(key, str) and key.startswith("$"):
+            raise InvalidFilterError(f"filter: unknown operator {key!r} (use $and or $or)")
+        else:
+            parts.append(_field(str(key), cond))
+    if not parts:
+        raise InvalidFilterError("filter: an empty filter")
+    return parts[0] if len(parts) == 1 else {"op": "and", "conds": parts}
+
+
+def to_treehop_filter(spec: Mapping[str, Any] | MetadataFilter | None) -> dict[str, Any] | None:
+    """A LangChain ``filter`` (MongoDB style or treehop DSL) as a validated treehop DSL dict."""
+    if spec is None:
+        return None
+    if isinstance(spec, MetadataFilter):
+        return dict(spec.spec)
+    if not isinstance(spec, Mapping):
+        raise InvalidFilterError(f"filter must be a dict, got {type(spec).__name__}")
+    if not spec:
+        return None
+    out = dict(spec) if "op" in spec else _mongo(spec)
+    MetadataFilter.parse(out)  # the core's own validation, before any search runs
+    return out
+
+
+async def check_filter_fields(client: AsyncTreehop, spec: Mapping[str, Any] | None) -> None:
+    """:func:`treehop.ingest.records.check_filter_fields` off the loop for remote stores."""
+    if not spec:
+        return
+    if client.store.capabilities.remote:
+        await asyncio.to_thread(records.check_filter_fields, client, spec)
+    else:
+        records.check_filter_fields(client, spec)

@@ -1,0 +1,487 @@
+"""``TreehopVectorStore``: a LangChain ``VectorStore`` whose searches run treehop's tree search.
+
+What a user of ``langchain-chroma`` or ``langchain-qdrant`` expects is all here:
+``from_texts`` / ``from_documents``, ``add_documents(ids=...)`` as an upsert, ``delete(ids)``,
+``get_by_ids``, ``similarity_search(_with_score)``, ``similarity_search_by_vector``,
+``max_marginal_relevance_search`` and ``as_retriever(search_type=..., search_kwargs=...)``,
+each with a native async twin (awaiting :class:`treehop.AsyncTreehop`, never a thread pool
+running the sync path).
+
+How documents become a tree (see :class:`treehop.ingest.records.PassageStore`): documents that
+share a ``source`` (a PDF's pages, a splitter's chunks) become the ordered chunks of one file
+node under ``base_uri`` (ordered by ``page`` then ``start_index``), so the descent can pick the
+document before the passage; a document without a source is a leaf ``<base_uri>/<id>``; a
+document without an id gets a stable one derived from its text and metadata. Absolute source
+paths are made relative (no machine paths in URIs).
+
+Searching: every search is a treehop ``find()`` scoped to ``base_uri``: the global vector
+step, the best-first descent with score propagation, tag hops. It returns passages (leaves)
+only by default, like any vector store; ``include_directories=True`` adds directory and file
+overviews. ``search_kwargs`` / keyword arguments: ``filter`` (a Chroma-style dict such as
+``{"source": "a.pdf", "page": {"$gte": 2}}`` or treehop's DSL), ``target_uri`` (a subtree:
+a ``viking://`` URI or a path under ``base_uri``), ``tags`` / ``tags_all``,
+``score_threshold``, ``dense_weight``, ``retrieval_mode``, ``include_directories``.
+A filter on a metadata field no stored node has is an
+:class:`~treehop.errors.InvalidFilterError`, not a silent ``[]``.
+
+Returned ``Document``s carry exactly the metadata that was added (plus nothing), and
+``id`` = the id given (or generated) at add time, as LangChain's standard tests require.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Coroutine, Iterable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import VectorStore
+from langchain_core.vectorstores.utils import maximal_marginal_relevance
+
+from treehop import AsyncTreehop, MatchedContext, RetrievalMode, Treehop
+from treehop import uri as urimod
+from treehop.errors import InvalidQueryError
+from treehop.ingest.records import INTERNAL_KEYS, Passage, PassageStore, path_segments
+from treehop.models import FindResult
+from treehop.validation import MAX_LIMIT
+
+from ._utils import TreehopClient, run_sync
+from .embeddings import LangChainEmbedder
+from .filters import check_filter_fields, to_treehop_filter
+
+T = TypeVar("T")
+DEFAULT_BASE_URI = "viking://resources"
+# A vector store returns k documents whatever their score; the core's default floor (0.0)
+# and the pruning it drives apply only when the caller sets a threshold.
+_NO_FLOOR = -1.0e6
+_SEARCH_KWARGS = frozenset(
+    {
+        "filter",
+        "target_uri",
+        "tags",
+        "tags_all",
+        "score_threshold",
+        "dense_weight",
+        "retrieval_mode",
+        "include_directories",
+    }
+)
+
+
+class TreehopVectorStore(VectorStore):
+    """LangChain vector store over a treehop tree.
+
+    Setup:
+        .. code-block:: bash
+
+            pip install -e ".[langchain,local]"   # from a clone of the treehop repository
+
+    Instantiate:
+        .. code-block:: python
+
+            from langchain_treehop import TreehopVectorStore
+
+            store = TreehopVectorStore(embedding=embeddings, path="./index")
+            # or over an open client: TreehopVectorStore(client=Treehop("./index"))
+
+    Add, search, delete:
+        .. code-block:: python
+
+            ids = store.add_documents(splitter.split_documents(pages))
+            docs = store.similarity_search("how are tokens validated?", k=4)
+            docs = store.max_marginal_relevance_search("tokens", k=4, fetch_k=20)
+            store.delete(ids[:2])
+            retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 3})
+
+    Args:
+        embedding: a LangChain ``Embeddings``; used to open a client when ``client`` is not
+            given (``None`` with no client: treehop's offline default, MiniLM).
+        client: an open :class:`treehop.Treehop` or :class:`treehop.AsyncTreehop`.
+        path: an index directory to open when no client is given (``None``: in memory).
+        base_uri: the subtree this store writes to and searches in.
+        path_key: the metadata key naming a document's source file.
+        source_root: absolute source paths are made relative to it (default: to the
+            directory all sources of a batch share).
+        tagger: passed to the client opened here (``"auto"``: keyword tags, ``None``: none).
+    """
+
+    def __init__(
+        self,
+        embedding: Embeddings | None = None,
+        *,
+        client: TreehopClient | None = None,
+        path: str | os.PathLike[str] | None = None,
+        base_uri: str = DEFAULT_BASE_URI,
+        path_key: str | None = "source",
+        source_root: str | None = None,
+        user: str = "default",
+        tagger: Any = "auto",
+    ) -> None:
+        if client is not None:
+            if not isinstance(client, Treehop | AsyncTreehop):
+                raise InvalidQueryError(
+                    "client must be a treehop.Treehop or treehop.AsyncTreehop, "
+                    f"got {type(client).__name__}"
+                )
+            if path is not None:
+                raise InvalidQueryError("give client or path, not both")
+            if embedding is not None:
+                inner = getattr(_aio(client).embedder, "embeddings", None)
+                if inner is not embedding:
+                    raise InvalidQueryError(
+                        "embedding= differs from the client's embedder; an index has one "
+                        "vector space: open the client with LangChainEmbedder(embedding)"
+                    )
+            self._client: TreehopClient = client
+            self._owns_client = False
+        else:
+            embedder = LangChainEmbedder(embedding) if embedding is not None else None
+            self._client = Treehop(path, user=user, embedder=embedder, tagger=tagger)
+            self._owns_client = True
+        self._embedding = embedding
+        self._passages = PassageStore(
+            self._client, base_uri=base_uri, path_key=path_key, source_root=source_root
+        )
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def client(self) -> TreehopClient:
+        """The treehop client behind this store."""
+        return self._client
+
+    @property
+    def aclient(self) -> AsyncTreehop:
+        return _aio(self._client)
+
+    @property
+    def base_uri(self) -> str:
+        return self._passages.base_display
+
+    @property
+    def embeddings(self) -> Embeddings | None:
+        if self._embedding is not None:
+            return self._embedding
+        inner = getattr(self.aclient.embedder, "embeddings", None)
+        return inner if isinstance(inner, Embeddings) else None
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if isinstance(self._client, Treehop):
+            return self._client.run(coro)
+        return run_sync(coro)
+
+    def close(self) -> None:
+        """Close the client if this store opened it."""
+        if self._owns_client and isinstance(self._client, Treehop):
+            self._client.close()
+
+    # ------------------------------------------------------------------ writes
+    def _passages_of(
+        self,
+        texts: Iterable[str],
+        metadatas: Sequence[dict[str, Any]] | None,
+        ids: Sequence[str | None] | None,
+    ) -> list[Passage]:
+        # LangChain's add_documents passes one id per document, None where a document has
+        # none (those get a stable generated id).
+        texts = list(texts)
+        if metadatas is not None and len(metadatas) != len(texts):
+            raise InvalidQueryError(f"{len(metadatas)} metadatas for {len(texts)} texts")
+        if ids is not None and len(ids) != len(texts):
+            raise InvalidQueryError(f"{len(ids)} ids for {len(texts)} texts")
+        out: list[Passage] = []
+        for i, text in enumerate(texts):
+            meta = dict(metadatas[i]) if metadatas is not None and metadatas[i] else {}
+            pid = ids[i] if ids is not None else None
+            out.append(Passage(text, meta, str(pid) if pid is not None else None))
+        return out
+
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: list[dict[Any, Any]] | None = None,
+        *,
+        ids: list[str] | None = None,
+        tags: str | Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """Insert or replace texts by id; returns the ids (generated ones are stable)."""
+        _no_extra(kwargs, "add_texts")
+        passages = self._passages_of(texts, metadatas, ids)
+        return self._run(self._passages.aupsert(passages, tags=tags))
+
+    async def aadd_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: list[dict[Any, Any]] | None = None,
+        *,
+        ids: list[str] | None = None,
+        tags: str | Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        _no_extra(kwargs, "aadd_texts")
+        passages = self._passages_of(texts, metadatas, ids)
+        return await self._passages.aupsert(passages, tags=tags)
+
+    async def aadd_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+        if "ids" not in kwargs:
+            ids = [doc.id for doc in documents]
+            if any(ids):
+                kwargs["ids"] = ids
+        return await self.aadd_texts(
+            [d.page_content for d in documents], [d.metadata for d in documents], **kwargs
+        )
+
+    def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
+        """Delete by id (unknown ids are ignored); ``ids=None`` deletes everything under
+        ``base_uri``. Returns ``True``."""
+        _no_extra(kwargs, "delete")
+        if ids is None:
+            self._run(self._passages.aclear())
+        else:
+            self._run(self._passages.adelete(ids))
+        return True
+
+    async def adelete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
+        _no_extra(kwargs, "adelete")
+        if ids is None:
+            await self._passages.aclear()
+        else:
+            await self._passages.adelete(ids)
+        return True
+
+    def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
+        """The documents of ``ids`` that exist, in the order asked."""
+        nodes = self._run(self._passages.aget(ids))
+        return [self._node_document(n) for n in nodes]
+
+    async def aget_by_ids(self, ids: Sequence[str], /) -> list[Document]:
+        nodes = await self._passages.aget(ids)
+        return [self._node_document(n) for n in nodes]
+
+    def _node_document(self, node: Any) -> Document:
+        meta = {k: v for k, v in node.metadata.items() if k not in INTERNAL_KEYS}
+        uri = self.aclient.display(node.uri)
+        return Document(
+            id=self._passages.passage_id(node, uri), page_content=node.content, metadata=meta
+        )
+
+    # ------------------------------------------------------------------ search
+    def _find_kwargs(self, k: int, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Validated ``find()`` arguments for one search (unknown keywords are errors)."""
+        unknown = sorted(set(kwargs) - _SEARCH_KWARGS)
+        if unknown:
+            raise InvalidQueryError(
+                f"unknown search argument(s) {unknown}; the search arguments are "
+                f"{', '.join(sorted(_SEARCH_KWARGS))}"
+            )
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_LIMIT:
+            raise InvalidQueryError(f"k must be an integer in 1..{MAX_LIMIT}, got {k!r}")
+        spec = to_treehop_filter(kwargs.get("filter"))
+        threshold = kwargs.get("score_threshold")
+        out: dict[str, Any] = {
+            "limit": k,
+            "filter": spec,
+            "tags": kwargs.get("tags"),
+            "tags_all": kwargs.get("tags_all"),
+            "score_threshold": _NO_FLOOR if threshold is None else threshold,
+            "include_directories": bool(kwargs.get("include_directories", False)),
+        }
+        if kwargs.get("dense_weight") is not None:
+            out["dense_weight"] = kwargs["dense_weight"]
+        if kwargs.get("retrieval_mode") is not None:
+            out["mode"] = RetrievalMode(kwargs["retrieval_mode"])
+        out["target_uri"] = self._targets(kwargs.get("target_uri"))
+        return out
+
+    def _targets(self, target: str | Sequence[str] | None) -> list[str]:
+        """``target_uri`` as display URIs: a ``viking://`` URI, or a path under the base."""
+        if target is None:
+            return [self.base_uri]
+        items = [target] if isinstance(target, str) else list(target)
+        if not items:
+            raise InvalidQueryError("target_uri must not be empty")
+        out: list[str] = []
+        for t in items:
+            if not isinstance(t, str):
+                raise InvalidQueryError(f"target_uri must be strings, got {t!r}")
+            if t.startswith(urimod.SCHEME):
+                out.append(self.aclient.display(self.aclient.resolve(t)))
+                continue
+            uri = self._passages.base
+            for s in path_segments(t):
+                uri = urimod.join(uri, s)
+            out.append(self.aclient.display(uri))
+        return out
+
+    async def _afind(
+        self, query: str, k: int, kwargs: dict[str, Any], vector: Sequence[float] | None = None
+    ) -> list[MatchedContext]:
+        kw = self._find_kwargs(k, kwargs)
+        if kw["filter"] is not None:
+            await check_filter_fields(self.aclient, kw["filter"])
+        existing = await self.aclient._io(
+            self.aclient.store.get, [self.aclient.resolve(t) for t in kw["target_uri"]]
+        )
+        kw["target_uri"] = [t for t, n in zip(kw["target_uri"], existing, strict=True) if n]
+        if not kw["target_uri"]:
+            return []  # nothing was ever added under the base (or the subtree)
+        if vector is not None:
+            kw["query_vector"] = vector
+        result: FindResult = await self.aclient.find(query, **kw)
+        return result.contexts()[:k]
+
+    def _to_document(self, hit: MatchedContext) -> Document:
+        meta = {key: v for key, v in hit.metadata.items() if key not in INTERNAL_KEYS}
+        return Document(
+            id=self._passages.passage_id(hit.metadata, hit.uri),
+            page_content=hit.content or hit.overview or hit.abstract,
+            metadata=meta,
+        )
+
+    async def asimilarity_search_with_score(
+        self, query: str, k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """Documents and their treehop scores (cosine with score propagation; higher is
+        closer)."""
+        hits = await self._afind(query, k, kwargs)
+        return [(self._to_document(h), float(h.score)) for h in hits]
+
+    def similarity_search_with_score(
+        self, query: str, k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        return self._run(self.asimilarity_search_with_score(query, k, **kwargs))
+
+    def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        return [d for d, _ in self.similarity_search_with_score(query, k, **kwargs)]
+
+    async def asimilarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        return [d for d, _ in await self.asimilarity_search_with_score(query, k, **kwargs)]
+
+    async def asimilarity_search_by_vector_with_score(
+        self, embedding: list[float], k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """Search with an embedding you already have (no lexical scoring: there is no text)."""
+        hits = await self._afind("", k, kwargs, vector=embedding)
+        return [(self._to_document(h), float(h.score)) for h in hits]
+
+    def similarity_search_by_vector(
+        self, embedding: list[float], k: int = 4, **kwargs: Any
+    ) -> list[Document]:
+        pairs = self._run(self.asimilarity_search_by_vector_with_score(embedding, k, **kwargs))
+        return [d for d, _ in pairs]
+
+    async def asimilarity_search_by_vector(
+        self, embedding: list[float], k: int = 4, **kwargs: Any
+    ) -> list[Document]:
+        pairs = await self.asimilarity_search_by_vector_with_score(embedding, k, **kwargs)
+        return [d for d, _ in pairs]
+
+    def _select_relevance_score_fn(self) -> Any:
+        # treehop scores are cosine similarities (propagated through the tree): already
+        # "higher is more relevant"; clipped into [0, 1] as LangChain's relevance API wants.
+        return lambda score: float(min(1.0, max(0.0, score)))
+
+    # ------------------------------------------------------------------ MMR
+    async def _ammr(
+        self,
+        query: str,
+        vector: Sequence[float] | None,
+        k: int,
+        fetch_k: int,
+        lambda_mult: float,
+        kwargs: dict[str, Any],
+    ) -> list[Document]:
+        if not 0.0 <= lambda_mult <= 1.0:
+            raise InvalidQueryError(f"lambda_mult must be in [0, 1], got {lambda_mult}")
+        if isinstance(fetch_k, bool) or not isinstance(fetch_k, int) or fetch_k < 1:
+            raise InvalidQueryError(f"fetch_k must be a positive integer, got {fetch_k!r}")
+        if vector is None:
+            vector = [float(x) for x in await self.aclient.embedder.aembed_query(query)]
+        hits = await self._afind(query, max(fetch_k, k), kwargs, vector=vector)
+        if not hits:
+            return []
+        store = self.aclient.store
+        uris = [self.aclient.resolve(h.uri) for h in hits]
+        vecs = await self.aclient._io(store.get_vectors, uris)
+        q = np.asarray(vector, dtype=np.float32)
+        picked = maximal_marginal_relevance(q, list(vecs), lambda_mult=lambda_mult, k=k)
+        return [self._to_document(hits[i]) for i in picked]
+
+    def max_marginal_relevance_search(
+        self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
+    ) -> list[Document]:
+        """``fetch_k`` candidates from the tree search, then ``k`` picked for relevance and
+        diversity (LangChain's MMR on the stored vectors)."""
+        return self._run(self._ammr(query, None, k, fetch_k, lambda_mult, kwargs))
+
+    async def amax_marginal_relevance_search(
+        self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
+    ) -> list[Document]:
+        return await self._ammr(query, None, k, fetch_k, lambda_mult, kwargs)
+
+    def max_marginal_relevance_search_by_vector(
+        self,
+        embedding: list[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return self._run(self._ammr("", embedding, k, fetch_k, lambda_mult, kwargs))
+
+    async def amax_marginal_relevance_search_by_vector(
+        self,
+        embedding: list[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
+    ) -> list[Document]:
+        return await self._ammr("", embedding, k, fetch_k, lambda_mult, kwargs)
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_texts(
+        cls,
+        texts: list[str],
+        embedding: Embeddings | None = None,
+        metadatas: list[dict[Any, Any]] | None = None,
+        *,
+        ids: list[str] | None = None,
+        **kwargs: Any,
+    ) -> TreehopVectorStore:
+        """A store (constructor keyword arguments in ``kwargs``) holding ``texts``."""
+        store = cls(embedding, **kwargs)
+        store.add_texts(texts, metadatas, ids=ids)
+        return store
+
+    @classmethod
+    async def afrom_texts(
+        cls,
+        texts: list[str],
+        embedding: Embeddings | None = None,
+        metadatas: list[dict[Any, Any]] | None = None,
+        *,
+        ids: list[str] | None = None,
+        **kwargs: Any,
+    ) -> TreehopVectorStore:
+        store = cls(embedding, **kwargs)
+        await store.aadd_texts(texts, metadatas, ids=ids)
+        return store
+
+    def __repr__(self) -> str:
+        return f"TreehopVectorStore(base_uri={self.base_uri!r}, client={self._client!r})"
+
+
+def _aio(client: TreehopClient) -> AsyncTreehop:
+    return client.aio if isinstance(client, Treehop) else client
+
+
+def _no_extra(kwargs: dict[str, Any], where: str) -> None:
+    if kwargs:
+        raise InvalidQueryError(f"{where}: unknown argument(s) {sorted(kwargs)}")
+
+
+__all__ = ["DEFAULT_BASE_URI", "TreehopVectorStore"]

@@ -1,0 +1,457 @@
+"""``TreehopVectorStore``: a LlamaIndex vector store whose queries run treehop's tree search.
+
+It plugs into LlamaIndex the way ``ChromaVectorStore`` or ``QdrantVectorStore`` do:
+``StorageContext.from_defaults(vector_store=store)``, ``VectorStoreIndex.from_documents``,
+``VectorStoreIndex.from_vector_store``, ``index.insert``, ``index.delete_ref_doc``,
+``index.as_retriever()`` and ``index.as_query_engine()``; plus ``get_nodes``,
+``delete_nodes``, ``clear``, ``MetadataFilters`` and MMR, each with a native async twin
+awaiting :class:`treehop.AsyncTreehop`.
+
+How nodes become a tree (:class:`treehop.ingest.records.PassageStore`): nodes sharing a
+``file_path`` (what ``SimpleDirectoryReader`` writes; a splitter's nodes of one file) become
+the ordered chunks of one file node, ordered by ``page_label`` then ``start_char_idx``; the
+absolute paths are made relative to the directory the batch's files share, so no machine
+path reaches a URI. Each node is stored whole (LlamaIndex's ``node_to_metadata_dict``), so
+``get_nodes`` and queries give back the node as it was added: its id, relationships
+(``ref_doc_id``) and ``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``.
+
+Vectors: LlamaIndex embeds nodes and queries with its ``embed_model``; treehop embeds the
+directories and file overviews above them with the client's embedder. Both must be the same
+model (one vector space): pass ``embed_model=`` here (the client is opened with it), or
+open the client with ``LlamaIndexEmbedder(embed_model)``. A vector of another dimension is
+refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Coroutine, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.indices.query.embedding_utils import get_top_k_mmr_embeddings
+from llama_index.core.schema import BaseNode, MetadataMode, TextNode
+from llama_index.core.vector_stores.types import (
+    BasePydanticVectorStore,
+    MetadataFilters,
+    VectorStoreQuery,
+    VectorStoreQueryMode,
+    VectorStoreQueryResult,
+)
+from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
+from pydantic import PrivateAttr
+
+from llama_index.retrievers.treehop._client import TreehopClient, run_sync
+from llama_index.retrievers.treehop.adapters import LlamaIndexEmbedder
+from llama_index.retrievers.treehop.filters import to_treehop_filters
+from llama_index.retrievers.treehop.nodes import PROVENANCE
+from treehop import AsyncTreehop, MatchedContext, Treehop
+from treehop.embedders.base import Embedder
+from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError
+from treehop.ingest import records
+from treehop.ingest.records import ID_KEY, INTERNAL_KEYS, Passage, PassageStore
+from treehop.models import Node
+from treehop.validation import MAX_LIMIT
+
+T = TypeVar("T")
+DEFAULT_BASE_URI = "viking://resources"
+#: Keys ``node_to_metadata_dict`` adds next to a node's own metadata.
+NODE_KEYS = frozenset({"_node_content", "_node_type", "document_id", "doc_id", "ref_doc_id"})
+# A vector store returns top-k whatever the scores; the core's 0.0 floor (and the descent
+# pruning it drives) would drop legitimately ranked nodes.
+_NO_FLOOR = -1.0e6
+_MMR_PREFETCH_FACTOR = 4
+_SUPPORTED_MODES = (VectorStoreQueryMode.DEFAULT, VectorStoreQueryMode.HYBRID)
+
+
+class TreehopEmbedding(BaseEmbedding):
+    """A treehop embedder (the offline MiniLM by default) as a LlamaIndex embedding model.
+
+    So an index and the tree above it share one vector space without an API key:
+    ``VectorStoreIndex(..., embed_model=store.embed_model)``.
+    """
+
+    _embedder: Embedder = PrivateAttr()
+
+    def __init__(self, embedder: Embedder, **kwargs: Any) -> None:
+        super().__init__(model_name=embedder.name, **kwargs)
+        self._embedder = embedder
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "TreehopEmbedding"
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return [float(x) for x in np.asarray(self._embedder.embed_query(query)).ravel()]
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return [float(x) for x in np.asarray(await self._embedder.aembed_query(query)).ravel()]
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embeddings([text])[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return [[float(x) for x in row] for row in np.asarray(self._embedder.embed(texts))]
+
+    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        rows = np.asarray(await self._embedder.aembed(texts))
+        return [[float(x) for x in row] for row in rows]
+
+
+class TreehopVectorStore(BasePydanticVectorStore):
+    """LlamaIndex vector store over a treehop tree.
+
+    Args:
+        client: an open :class:`treehop.Treehop` or :class:`treehop.AsyncTreehop`.
+        embed_model: the LlamaIndex embedding model of the index; opens an in-memory (or
+            ``path``) client embedding with it when no ``client`` is given.
+        path: an index directory to open when no client is given.
+        base_uri: the subtree this store writes to and queries.
+        path_key: the metadata key naming a node's source file (``file_path``).
+        source_root: absolute source paths are made relative to it (default: to the
+            directory the batch's files share).
+        tagger: passed to a client opened here (``"auto"``: keyword tags; ``None``: none).
+        include_directories: also return directory and file overviews from queries
+            (default: passages only).
+
+    Example:
+        .. code-block:: python
+
+            from llama_index.core import StorageContext, VectorStoreIndex
+            from llama_index.vector_stores.treehop import TreehopVectorStore
+
+            store = TreehopVectorStore(embed_model=embed_model)
+            ctx = StorageContext.from_defaults(vector_store=store)
+            index = VectorStoreIndex.from_documents(docs, storage_context=ctx,
+                                                    embed_model=embed_model)
+            answer = index.as_query_engine(llm=llm).query("how are tokens validated?")
+    """
+
+    stores_text: bool = True
+    flat_metadata: bool = False
+    is_embedding_query: bool = True
+    base_uri: str = DEFAULT_BASE_URI
+    include_directories: bool = False
+
+    _client: TreehopClient = PrivateAttr()
+    _passages: PassageStore = PrivateAttr()
+    _owns_client: bool = PrivateAttr(default=False)
+    _embedding: BaseEmbedding | None = PrivateAttr(default=None)
+
+    def __init__(
+        self,
+        client: TreehopClient | None = None,
+        *,
+        embed_model: BaseEmbedding | None = None,
+        path: str | os.PathLike[str] | None = None,
+        base_uri: str = DEFAULT_BASE_URI,
+        path_key: str | None = "file_path",
+        source_root: str | None = None,
+        user: str = "default",
+        tagger: Any = "auto",
+        include_directories: bool = False,
+    ) -> None:
+        fields: dict[str, Any] = {
+            "base_uri": base_uri,
+            "include_directories": include_directories,
+        }
+        super().__init__(**fields)
+        if client is not None:
+            if not isinstance(client, Treehop | AsyncTreehop):
+                raise InvalidQueryError(
+                    "client must be a treehop.Treehop or treehop.AsyncTreehop, "
+                    f"got {type(client).__name__}"
+                )
+            if path is not None:
+                raise InvalidQueryError("give client or path, not both")
+            if embed_model is not None:
+                inner = getattr(_aio(client).embedder, "embed_model", None)
+                if inner is not embed_model:
+                    raise InvalidQueryError(
+                        "embed_model= differs from the client's embedder; an index has one "
+                        "vector space: open the client with LlamaIndexEmbedder(embed_model)"
+                    )
+            self._client = client
+        else:
+            embedder = LlamaIndexEmbedder(embed_model) if embed_model is not None else None
+            self._client = Treehop(path, user=user, embedder=embedder, tagger=tagger)
+            self._owns_client = True
+        self._passages = PassageStore(
+            self._client, base_uri=base_uri, path_key=path_key, source_root=source_root
+        )
+        self.base_uri = self._passages.base_display
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "TreehopVectorStore"
+
+    @property
+    def client(self) -> TreehopClient:
+        """The treehop client behind this store."""
+        return self._client
+
+    @property
+    def aclient(self) -> AsyncTreehop:
+        return _aio(self._client)
+
+    @property
+    def embed_model(self) -> BaseEmbedding:
+        """The LlamaIndex embedding model to build the index with: the client's own (its
+        ``LlamaIndexEmbedder``'s model, or treehop's embedder wrapped as one)."""
+        embedder = self.aclient.embedder
+        inner = getattr(embedder, "embed_model", None)
+        if isinstance(inner, BaseEmbedding):
+            return inner
+        if self._embedding is None:
+            self._embedding = TreehopEmbedding(embedder)
+        return self._embedding
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if isinstance(self._client, Treehop):
+            return self._client.run(coro)
+        return run_sync(coro)
+
+    def close(self) -> None:
+        """Close the client if this store opened it."""
+        if self._owns_client and isinstance(self._client, Treehop):
+            self._client.close()
+
+    # ------------------------------------------------------------------ add
+    def _passage(self, node: BaseNode) -> Passage:
+        if not isinstance(node, BaseNode):
+            raise InvalidQueryError(f"expected llama_index nodes, got {type(node).__name__}")
+        meta = node_to_metadata_dict(node, remove_text=True, flat_metadata=self.flat_metadata)
+        vector = node.embedding
+        dim = self.aclient.store.dimension
+        if vector is not None and dim is not None and len(vector) != dim:
+            raise EmbeddingError(
+                f"node {node.node_id} has a {len(vector)}-dimensional embedding; this index "
+                f"holds {dim}: the index's embed_model must be the client's embedder"
+            )
+        return Passage(
+            text=node.get_content(metadata_mode=MetadataMode.NONE),
+            metadata=meta,
+            id=node.node_id,
+            embed_text=node.get_content(metadata_mode=MetadataMode.EMBED),
+            vector=vector,
+            offset=float(node.start_char_idx)
+            if isinstance(node, TextNode) and node.start_char_idx is not None
+            else None,
+        )
+
+    async def async_add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
+        """Upsert nodes by id; returns their ids."""
+        _no_extra(kwargs, "add")
+        if not nodes:
+            return []
+        return await self._passages.aupsert([self._passage(n) for n in nodes])
+
+    def add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
+        return self._run(self.async_add(nodes, **kwargs))
+
+    # ------------------------------------------------------------------ read
+    def _to_node(self, stored: Node | MatchedContext) -> BaseNode:
+        """The LlamaIndex node as it was added (or a TextNode for a tree node added another
+        way: a directory overview, a file ingested by ``add_resource``)."""
+        meta = stored.metadata
+        text = stored.content or stored.overview or stored.abstract
+        if isinstance(meta.get("_node_content"), str):
+            node = metadata_dict_to_node(meta, text=text)
+            node.embedding = None
+            return node
+        uri = self.aclient.display(stored.uri) if isinstance(stored, Node) else stored.uri
+        plain = {k: v for k, v in meta.items() if k not in INTERNAL_KEYS}
+        return TextNode(id_=uri, text=text, metadata=plain)
+
+    async def aget_nodes(
+        self, node_ids: list[str] | None = None, filters: MetadataFilters | None = None
+    ) -> list[BaseNode]:
+        """Nodes by id, and/or every node matching ``filters`` (in the store's order)."""
+        if node_ids is None and filters is None:
+            raise InvalidQueryError("get_nodes needs node_ids or filters")
+        if filters is None:
+            assert node_ids is not None
+            return [self._to_node(n) for n in await self._passages.aget(node_ids)]
+        matching = await self._matching(filters)
+        if node_ids is not None:
+            wanted = set(node_ids)
+            matching = [n for n in matching if n.metadata.get(ID_KEY) in wanted]
+        return [self._to_node(n) for n in matching]
+
+    def get_nodes(
+        self, node_ids: list[str] | None = None, filters: MetadataFilters | None = None
+    ) -> list[BaseNode]:
+        return self._run(self.aget_nodes(node_ids, filters))
+
+    async def _matching(self, filters: MetadataFilters) -> list[Node]:
+        """Stored passages matching ``filters`` (a scan of the base: no query vector)."""
+        spec = self._filter_spec(filters)
+        from treehop.filters import MetadataFilter
+
+        parsed = MetadataFilter.parse(spec) if spec else None
+
+        def scan() -> list[Node]:
+            out = []
+            for n in self.aclient.store.iter_nodes(self._passages.base):
+                if not n.is_leaf or ID_KEY not in n.metadata:
+                    continue
+                if parsed is None or parsed.matches(n.metadata):
+                    out.append(n)
+            return out
+
+        return await self.aclient._io(scan)
+
+    def _filter_spec(self, filters: MetadataFilters | None) -> dict[str, Any] | None:
+        args = to_treehop_filters(filters)
+        if args.tags or args.tags_all or args.context_types:
+            raise InvalidFilterError(
+                "tags and context_type filters apply to queries (the tree search), not to "
+                "get_nodes / delete_nodes; filter on stored metadata there"
+            )
+        if args.filter is not None:
+            records.check_filter_fields(self.aclient, args.filter, PROVENANCE)
+        return args.filter
+
+    # ------------------------------------------------------------------ delete
+    async def adelete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
+        """Delete every node of the document ``ref_doc_id`` (``index.delete_ref_doc``)."""
+        _no_extra(delete_kwargs, "delete")
+        await self._passages.adelete_where("ref_doc_id", [ref_doc_id])
+
+    def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
+        self._run(self.adelete(ref_doc_id, **delete_kwargs))
+
+    async def adelete_nodes(
+        self,
+        node_ids: list[str] | None = None,
+        filters: MetadataFilters | None = None,
+        **delete_kwargs: Any,
+    ) -> None:
+        """Delete nodes by id and/or by filters (both given: nodes matching both)."""
+        _no_extra(delete_kwargs, "delete_nodes")
+        if node_ids is None and filters is None:
+            raise InvalidQueryError("delete_nodes needs node_ids or filters (clear() empties)")
+        if filters is None:
+            assert node_ids is not None
+            await self._passages.adelete(node_ids)
+            return
+        ids = [str(n.metadata[ID_KEY]) for n in await self._matching(filters)]
+        if node_ids is not None:
+            wanted = set(node_ids)
+            ids = [i for i in ids if i in wanted]
+        await self._passages.adelete(ids)
+
+    def delete_nodes(
+        self,
+        node_ids: list[str] | None = None,
+        filters: MetadataFilters | None = None,
+        **delete_kwargs: Any,
+    ) -> None:
+        self._run(self.adelete_nodes(node_ids, filters, **delete_kwargs))
+
+    async def aclear(self) -> None:
+        """Delete everything under ``base_uri``."""
+        await self._passages.aclear()
+
+    def clear(self) -> None:
+        self._run(self.aclear())
+
+    # ------------------------------------------------------------------ query
+    def _find_kwargs(self, query: VectorStoreQuery, k: int) -> dict[str, Any] | None:
+        """``find()`` arguments for a query; ``None`` when the filters exclude the base."""
+        if query.mode not in (*_SUPPORTED_MODES, VectorStoreQueryMode.MMR):
+            raise InvalidQueryError(
+                f"query mode {query.mode.value!r} is not supported (default, hybrid, mmr)"
+            )
+        args = to_treehop_filters(query.filters)
+        conds: list[dict[str, Any]] = [args.filter] if args.filter is not None else []
+        if query.doc_ids:
+            conds.append({"op": "must", "field": "ref_doc_id", "conds": list(query.doc_ids)})
+        if query.node_ids:
+            conds.append({"op": "must", "field": ID_KEY, "conds": list(query.node_ids)})
+        spec = None if not conds else conds[0] if len(conds) == 1 else {"op": "and", "conds": conds}
+        if args.filter is not None:
+            records.check_filter_fields(self.aclient, args.filter, PROVENANCE)
+        if args.context_types is not None:
+            from treehop import uri as urimod
+
+            if urimod.context_type_of(self._passages.base) not in args.context_types:
+                return None
+        kw: dict[str, Any] = {
+            "target_uri": self.base_uri,
+            "limit": k,
+            "filter": spec,
+            "tags": list(args.tags) if args.tags else None,
+            "tags_all": list(args.tags_all) if args.tags_all else None,
+            "score_threshold": _NO_FLOOR,
+            "include_directories": self.include_directories,
+        }
+        if query.mode is VectorStoreQueryMode.HYBRID and query.alpha is not None:
+            kw["dense_weight"] = min(1.0, max(0.2, float(query.alpha)))
+        if query.query_embedding is not None:
+            kw["query_vector"] = query.query_embedding
+        return kw
+
+    async def aquery(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
+        """The tree search scoped to ``base_uri``: global step, descent, tag hops; MMR on
+        the stored vectors of ``similarity_top_k * 4`` candidates when asked."""
+        mmr_prefetch_factor = kwargs.pop("mmr_prefetch_factor", _MMR_PREFETCH_FACTOR)
+        mmr_prefetch_k = kwargs.pop("mmr_prefetch_k", None)
+        _no_extra(kwargs, "query")
+        k = query.similarity_top_k
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_LIMIT:
+            raise InvalidQueryError(f"similarity_top_k must be in 1..{MAX_LIMIT}, got {k!r}")
+        mmr = query.mode is VectorStoreQueryMode.MMR
+        fetch = k
+        if mmr:
+            fetch = int(mmr_prefetch_k or max(k, int(k * float(mmr_prefetch_factor))))
+            fetch = min(fetch, MAX_LIMIT)
+        kw = self._find_kwargs(query, fetch)
+        text = query.query_str or ""
+        if kw is None or (not text and query.query_embedding is None):
+            if kw is not None:
+                raise InvalidQueryError("a query needs query_embedding or query_str")
+            return VectorStoreQueryResult(nodes=[], similarities=[], ids=[])
+        if not await self._passages.aexists():
+            return VectorStoreQueryResult(nodes=[], similarities=[], ids=[])
+        result = await self.aclient.find(text, **kw)
+        hits = result.contexts()[:fetch]
+        if mmr and hits:
+            if query.query_embedding is None:
+                raise InvalidQueryError("MMR needs query_embedding")
+            uris = [self.aclient.resolve(h.uri) for h in hits]
+            vecs = await self.aclient._io(self.aclient.store.get_vectors, uris)
+            scores, picked = await asyncio.to_thread(
+                get_top_k_mmr_embeddings,
+                list(query.query_embedding),
+                [list(map(float, v)) for v in vecs],
+                similarity_top_k=k,
+                embedding_ids=list(range(len(hits))),
+                mmr_threshold=query.mmr_threshold,
+            )
+            hits = [hits[i] for i in picked]
+            sims = [float(s) for s in scores]
+        else:
+            hits = hits[:k]
+            sims = [float(h.score) for h in hits]
+        nodes = [self._to_node(h) for h in hits]
+        return VectorStoreQueryResult(
+            nodes=nodes, similarities=sims, ids=[n.node_id for n in nodes]
+        )
+
+    def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
+        return self._run(self.aquery(query, **kwargs))
+
+
+def _aio(client: TreehopClient) -> AsyncTreehop:
+    return client.aio if isinstance(client, Treehop) else client
+
+
+def _no_extra(kwargs: dict[str, Any], where: str) -> None:
+    if kwargs:
+        raise InvalidQueryError(f"{where}: unknown argument(s) {sorted(kwargs)}")
+
+
+__all__ = ["DEFAULT_BASE_URI", "NODE_KEYS", "TreehopEmbedding", "TreehopVectorStore"]
