@@ -17,6 +17,7 @@ import pytest
 
 from treehop import AsyncTreehop, Treehop
 from treehop.errors import InvalidQueryError
+from treehop.search_options import SEARCH_OPTIONS
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -49,8 +50,27 @@ def test_sync_twin_runs_and_raises_the_async_errors() -> None:
 
 def test_help_shows_parameters_and_docstring() -> None:
     text = inspect.getdoc(Treehop.find) or ""
-    assert "One query, no LLM" in text
-    assert "limit" in inspect.signature(Treehop.find).parameters
+    assert "One query, no LLM" in text and "SearchKwargs" in text
+    options = inspect.signature(Treehop.find).parameters["options"]
+    assert options.kind is inspect.Parameter.VAR_KEYWORD
+    assert "SearchKwargs" in str(options.annotation)
+    assert {"limit", "filter", "collapse_chunks", "since"} <= SEARCH_OPTIONS
+
+
+def test_options_are_declared_once_and_checked_at_run_time() -> None:
+    """``**kwargs`` built at run time bypass the type checker: unknown names are typed errors,
+    and a per-call option reaches the retriever (``collapse_chunks``)."""
+    long_text = " ".join(f"alpha sentence number {i}." for i in range(400))
+    with Treehop(None, embedder=BagOfWordsEmbedder(), chunk_chars=300) as th:
+        th.add_resource(long_text, target_uri="viking://resources/long.md")
+        kwargs: dict[str, object] = {"limt": 3}
+        with pytest.raises(InvalidQueryError, match="unknown search option"):
+            th.find("alpha", **kwargs)  # type: ignore[arg-type]
+        one_slot = th.find("alpha", limit=5, include_directories=False)
+        every_chunk = th.find("alpha", limit=5, include_directories=False, collapse_chunks=False)
+        assert len(one_slot.resources) == 1 and one_slot.resources[0].collapsed
+        assert len(every_chunk.resources) == 5
+        assert all(not m.collapsed for m in every_chunk.resources)
 
 
 PROGRAM = """

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
 
 import numpy as np
 
@@ -36,7 +36,6 @@ from .context_assembly import (
 )
 from .embedders.base import Embedder
 from .errors import EmbeddingError, IngestError, InvalidQueryError, InvalidURIError, NotFoundError
-from .filters import MetadataFilter, TagFilter
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from .ingest.auto_tags import IngestTagger, assign_tags
@@ -45,7 +44,7 @@ from .ingest.tree_builder import BuiltTree, TreeBuilder, finalize, segment, summ
 from .intent_analysis import IntentAnalyzer
 from .llm import ModelRegistry
 from .llm.base import LLM, ChatMessage
-from .memory import MemoryExtractor, MemoryWriteResult, and_time_window
+from .memory import MemoryExtractor, MemoryWriteResult
 from .models import (
     ContextType,
     FindResult,
@@ -57,13 +56,14 @@ from .models import (
     RetrievalMode,
     TypedQuery,
 )
-from .postprocess import apply_rerank_threshold, check_controls, diffuse_chunks, group_chunks
+from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
 from .rerankers.base import Reranker
+from .search_options import SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
 from .stores.base import VectorStore
 from .stores.embedded import EmbeddedStore
 from .timestamps import TimeLike
-from .validation import as_list, check_dense_weight, check_limit, check_query, check_threshold
+from .validation import as_list, check_query
 
 ProgressCallback = Callable[[str, int, int], None]
 DIRECTORY_VECTORS = ("summary", "centroid", "mixed")
@@ -107,24 +107,6 @@ class AddResult:
             + len(self.skipped_hidden)
             + len(self.skipped_names)
         )
-
-
-@dataclass(frozen=True)
-class _SearchOptions:
-    """Validated search parameters shared by find() and search()."""
-
-    limit: int
-    threshold: float | None
-    metadata: MetadataFilter | None
-    tags: TagFilter
-    mode: RetrievalMode
-    dense_weight: float | None
-    include_directories: bool
-    explain: bool
-    retrieve_count: int | None
-    rerank_threshold: float | None
-    chunk_diffusion_count: int
-    chunk_group: bool
 
 
 @dataclass
@@ -705,26 +687,15 @@ class AsyncTreehop:
         self,
         query: str,
         *,
-        target_uri: str | Sequence[str] | None = None,
         context_type: ContextType | str | None = None,
-        limit: int = 10,
-        score_threshold: float | None = None,
-        filter: Mapping[str, Any] | MetadataFilter | None = None,
-        tags: str | Sequence[str] | None = None,
-        tags_all: str | Sequence[str] | None = None,
-        mode: RetrievalMode | str = RetrievalMode.QUICK,
-        dense_weight: float | None = None,
-        include_directories: bool = True,
-        explain: bool = False,
-        retrieve_count: int | None = None,
-        rerank_threshold: float | None = None,
-        chunk_diffusion_count: int = 0,
-        chunk_group: bool = False,
-        since: TimeLike | None = None,
-        until: TimeLike | None = None,
         query_vector: Sequence[float] | np.ndarray[Any, Any] | None = None,
+        **options: Unpack[SearchKwargs],
     ) -> FindResult:
         """One query, no LLM: the hierarchical search over the given scope.
+
+        ``options`` are the search options every entry point shares; each is described on
+        :class:`~treehop.search_options.SearchKwargs` (``target_uri``, ``limit``, ``filter``,
+        ``tags``, ``mode``, ``dense_weight``, ``collapse_chunks``, ``since``/``until``, ...).
 
         ``since`` / ``until`` keep nodes whose ``timestamp`` metadata (memories written by
         :meth:`add_messages` / :meth:`remember`) lies in ``[since, until)``; nodes without a
@@ -740,76 +711,27 @@ class AsyncTreehop:
         vector = None if query_vector is None else _check_query_vector(query_vector, self.store)
         q = check_query(query) if vector is None or query else ""
         ctype = argmod.check_context_type(context_type)
+        opts = self._search_options(options, RetrievalMode.QUICK)
+        target_uri = options.get("target_uri")
         argmod.check_target_uris(target_uri)
         tq = TypedQuery(query=q, context_type=ctype)
-        filter = and_time_window(filter, since, until)
-        opts = self._search_options(
-            limit,
-            score_threshold,
-            filter,
-            tags,
-            tags_all,
-            mode,
-            dense_weight,
-            include_directories,
-            explain,
-            retrieve_count,
-            rerank_threshold,
-            chunk_diffusion_count,
-            chunk_group,
-        )
         roots = await self._io(self._roots, target_uri, context_type)
         qr = await self._run_query(tq, roots, opts, vector)
         hits = await self._io(self._postprocess, qr.matched_contexts, opts)
         return self._to_find_result(hits, [qr], None)
 
-    def _search_options(
-        self,
-        limit: int,
-        score_threshold: float | None,
-        filter: Mapping[str, Any] | MetadataFilter | None,
-        tags: str | Sequence[str] | None,
-        tags_all: str | Sequence[str] | None,
-        mode: RetrievalMode | str,
-        dense_weight: float | None,
-        include_directories: bool,
-        explain: bool,
-        retrieve_count: int | None,
-        rerank_threshold: float | None,
-        chunk_diffusion_count: int,
-        chunk_group: bool,
-    ) -> _SearchOptions:
-        """Validate every search parameter once, before any work is done."""
-        limit = check_limit(limit)
-        rmode = argmod.check_mode(mode)
-        argmod.check_bool(include_directories, "include_directories")
-        argmod.check_bool(explain, "explain")
-        argmod.check_bool(chunk_group, "chunk_group")
-        rerank_active = rmode is RetrievalMode.THINKING and self.reranker is not None
-        return _SearchOptions(
-            limit=limit,
-            threshold=check_threshold(score_threshold),
-            metadata=MetadataFilter.parse(filter),
-            tags=TagFilter(
-                tagmod.normalize_filter_labels(tags), tagmod.normalize_filter_labels(tags_all)
-            ),
-            mode=rmode,
-            dense_weight=check_dense_weight(dense_weight),
-            include_directories=include_directories,
-            explain=explain,
-            retrieve_count=check_controls(
-                limit, retrieve_count, rerank_active, chunk_diffusion_count
-            ),
-            rerank_threshold=check_threshold(rerank_threshold, "rerank_threshold"),
-            chunk_diffusion_count=chunk_diffusion_count,
-            chunk_group=chunk_group,
+    def _search_options(self, options: SearchKwargs, default_mode: RetrievalMode) -> SearchOptions:
+        """Validate every search option once, before any work is done (see
+        :class:`~treehop.search_options.SearchOptions`)."""
+        return SearchOptions.build(
+            options, default_mode=default_mode, reranker_set=self.reranker is not None
         )
 
     async def _run_query(
         self,
         tq: TypedQuery,
         roots: list[str],
-        opts: _SearchOptions,
+        opts: SearchOptions,
         vector: np.ndarray[Any, np.dtype[np.float32]] | None = None,
     ) -> QueryResult:
         existing = await self._io(self.store.get, roots)
@@ -827,11 +749,12 @@ class AsyncTreehop:
             include_directories=opts.include_directories,
             dense_weight=opts.dense_weight,
             explain=opts.explain,
+            collapse_chunks=opts.collapse_chunks,
         )
         return await self.retriever().retrieve(req)
 
     def _postprocess(
-        self, hits: Sequence[MatchedContext], opts: _SearchOptions
+        self, hits: Sequence[MatchedContext], opts: SearchOptions
     ) -> list[MatchedContext]:
         out = apply_rerank_threshold(hits, opts.rerank_threshold)[: opts.limit]
         out = diffuse_chunks(out, self.store, opts.chunk_diffusion_count)
@@ -843,23 +766,8 @@ class AsyncTreehop:
         query: str,
         *,
         session_id: str | None = None,
-        target_uri: str | Sequence[str] | None = None,
         context_types: Sequence[ContextType | str] | None = None,
-        limit: int = 10,
-        score_threshold: float | None = None,
-        filter: Mapping[str, Any] | MetadataFilter | None = None,
-        tags: str | Sequence[str] | None = None,
-        tags_all: str | Sequence[str] | None = None,
-        mode: RetrievalMode | str = RetrievalMode.THINKING,
-        dense_weight: float | None = None,
-        include_directories: bool = True,
-        explain: bool = False,
-        retrieve_count: int | None = None,
-        rerank_threshold: float | None = None,
-        chunk_diffusion_count: int = 0,
-        chunk_group: bool = False,
-        since: TimeLike | None = None,
-        until: TimeLike | None = None,
+        **options: Unpack[SearchKwargs],
     ) -> FindResult:
         """Session-aware search: intent analysis, typed queries run concurrently, fusion.
 
@@ -875,22 +783,8 @@ class AsyncTreehop:
         to the raw query against every allowed context type and says so.
         """
         q = check_query(query)
-        filter = and_time_window(filter, since, until)
-        opts = self._search_options(
-            limit,
-            score_threshold,
-            filter,
-            tags,
-            tags_all,
-            mode,
-            dense_weight,
-            include_directories,
-            explain,
-            retrieve_count,
-            rerank_threshold,
-            chunk_diffusion_count,
-            chunk_group,
-        )
+        opts = self._search_options(options, RetrievalMode.THINKING)
+        target_uri = options.get("target_uri")
         targets = [self.resolve(t) for t in argmod.check_target_uris(target_uri)]
         argmod.check_context_types(context_types)
         argmod.check_session_id(session_id)

@@ -84,6 +84,8 @@ class RetrievalRequest:
     include_directories: bool = True
     dense_weight: float | None = None
     explain: bool = False
+    collapse_chunks: bool | None = None
+    """One slot per document; ``None``: the config's ``collapse_chunks``."""
 
 
 @dataclass
@@ -183,7 +185,11 @@ class HierarchicalRetriever:
             alpha=alpha,
             threshold=q.threshold,
             track=Track.RERANK if use_rerank else Track.VECTOR,
-            collected=Collected(collapse=cfg.collapse_chunks),
+            collected=Collected(
+                collapse=cfg.collapse_chunks
+                if q.req.collapse_chunks is None
+                else q.req.collapse_chunks
+            ),
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
             use_bound=use_bound,

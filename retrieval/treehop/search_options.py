@@ -1,0 +1,139 @@
+"""The search options, declared once: a ``TypedDict`` for signatures, one validated model.
+
+Why: the options of ``find()`` and ``search()`` used to be spelled out in each signature, in a
+private options class, in a thirteen-argument positional call and again in every integration,
+and they drifted (defaults differed, one source silently ignored two of them). Now
+:class:`SearchKwargs` is what ``find(**options)``/``search(**options)`` accept (with
+``Unpack``, so a type checker still rejects a misspelt keyword or a wrong type) and
+:meth:`SearchOptions.build` is the one place each option is validated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+from . import tags as tagmod
+from .arguments import check_bool, check_mode
+from .errors import InvalidQueryError
+from .filters import MetadataFilter, TagFilter
+from .memory import and_time_window
+from .models import RetrievalMode
+from .postprocess import check_controls
+from .timestamps import TimeLike
+from .validation import check_dense_weight, check_limit, check_threshold
+
+
+class SearchKwargs(TypedDict, total=False):
+    """Keyword options shared by ``find()`` and ``search()`` (all optional).
+
+    - ``target_uri``: one URI or a list; search only there (default: the context type roots).
+    - ``limit``: how many hits, 1-1000 (default 10).
+    - ``score_threshold``: drop hits scoring below it.
+    - ``filter``: the metadata DSL (:mod:`treehop.filters`).
+    - ``tags`` / ``tags_all``: keep nodes carrying any / all of the tags.
+    - ``mode``: ``"quick"`` (``find`` default) or ``"thinking"`` (``search`` default; reranks
+      when a reranker is configured).
+    - ``dense_weight``: hybrid weight in [0.2, 1] (default: the config's).
+    - ``include_directories``: directories may take result slots (default True).
+    - ``explain``: keep the descent's trace on the result.
+    - ``retrieve_count`` / ``rerank_threshold`` / ``chunk_diffusion_count`` / ``chunk_group``:
+      VikingDB's ``search_knowledge`` controls (:mod:`treehop.postprocess`).
+    - ``collapse_chunks``: one slot per document (default: the config's, on); ``False`` returns
+      every chunk as its own hit, as a vector store of chunks does.
+    - ``since`` / ``until``: keep nodes whose ``timestamp`` lies in ``[since, until)``.
+    """
+
+    target_uri: str | Sequence[str] | None
+    limit: int
+    score_threshold: float | None
+    filter: Mapping[str, Any] | MetadataFilter | None
+    tags: str | Sequence[str] | None
+    tags_all: str | Sequence[str] | None
+    mode: RetrievalMode | str
+    dense_weight: float | None
+    include_directories: bool
+    explain: bool
+    retrieve_count: int | None
+    rerank_threshold: float | None
+    chunk_diffusion_count: int
+    chunk_group: bool
+    collapse_chunks: bool | None
+    since: TimeLike | None
+    until: TimeLike | None
+
+
+SEARCH_OPTIONS: frozenset[str] = frozenset(SearchKwargs.__annotations__)
+"""Every option name :class:`SearchKwargs` declares."""
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Validated search options (``target_uri`` is resolved by the client, not here)."""
+
+    limit: int
+    threshold: float | None
+    metadata: MetadataFilter | None
+    tags: TagFilter
+    mode: RetrievalMode
+    dense_weight: float | None
+    include_directories: bool
+    explain: bool
+    retrieve_count: int | None
+    rerank_threshold: float | None
+    chunk_diffusion_count: int
+    chunk_group: bool
+    collapse_chunks: bool | None
+
+    @classmethod
+    def build(
+        cls, options: SearchKwargs, *, default_mode: RetrievalMode, reranker_set: bool
+    ) -> SearchOptions:
+        """Validate every option once, before any work is done.
+
+        Unknown names are refused here too: ``**kwargs`` built at run time (a framework's
+        ``search_kwargs``) bypass the type checker.
+        """
+        unknown = sorted(set(options) - SEARCH_OPTIONS)
+        if unknown:
+            raise InvalidQueryError(
+                f"unknown search option(s) {', '.join(map(repr, unknown))}; "
+                f"expected some of {', '.join(sorted(SEARCH_OPTIONS))}"
+            )
+        limit = check_limit(options.get("limit", 10))
+        mode = check_mode(options.get("mode", default_mode))
+        include_directories = options.get("include_directories", True)
+        explain = options.get("explain", False)
+        chunk_group = options.get("chunk_group", False)
+        check_bool(include_directories, "include_directories")
+        check_bool(explain, "explain")
+        check_bool(chunk_group, "chunk_group")
+        collapse = options.get("collapse_chunks")
+        if collapse is not None:
+            check_bool(collapse, "collapse_chunks")
+        diffusion = options.get("chunk_diffusion_count", 0)
+        rerank_active = mode is RetrievalMode.THINKING and reranker_set
+        filter_spec = and_time_window(
+            options.get("filter"), options.get("since"), options.get("until")
+        )
+        return cls(
+            limit=limit,
+            threshold=check_threshold(options.get("score_threshold")),
+            metadata=MetadataFilter.parse(filter_spec),
+            tags=TagFilter(
+                tagmod.normalize_filter_labels(options.get("tags")),
+                tagmod.normalize_filter_labels(options.get("tags_all")),
+            ),
+            mode=mode,
+            dense_weight=check_dense_weight(options.get("dense_weight")),
+            include_directories=include_directories,
+            explain=explain,
+            retrieve_count=check_controls(
+                limit, options.get("retrieve_count"), rerank_active, diffusion
+            ),
+            rerank_threshold=check_threshold(options.get("rerank_threshold"), "rerank_threshold"),
+            chunk_diffusion_count=diffusion,
+            chunk_group=chunk_group,
+            collapse_chunks=collapse,
+        )
