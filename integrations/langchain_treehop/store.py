@@ -273,6 +273,7 @@ class TreehopStore(BaseStore):
                     target_uri=scope,
                     limit=min(MAX_LIMIT, max(1, op.offset + op.limit)),
                     include_directories=False,
+                    collapse_chunks=False,
                 )
             except NotFoundError:
                 res = None

@@ -329,6 +329,9 @@ class TreehopVectorStore(VectorStore):
             return []  # nothing was ever added under the base (or the subtree)
         if vector is not None:
             kw["query_vector"] = vector
+        # A vector store answers with its records: every chunk is its own hit, never folded
+        # into its document's best chunk (the retriever's one-slot-per-document default).
+        kw["collapse_chunks"] = False
         result: FindResult = await self.aclient.find(query, **kw)
         return result.contexts()[:k]
 

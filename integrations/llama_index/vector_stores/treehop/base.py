@@ -416,7 +416,9 @@ class TreehopVectorStore(BasePydanticVectorStore):
             return VectorStoreQueryResult(nodes=[], similarities=[], ids=[])
         if not await self._passages.aexists():
             return VectorStoreQueryResult(nodes=[], similarities=[], ids=[])
-        result = await self.aclient.find(text, **kw)
+        # Nodes are the store's records: each is its own hit, never folded into its source
+        # document's best chunk (the retriever's one-slot-per-document default).
+        result = await self.aclient.find(text, collapse_chunks=False, **kw)
         hits = result.contexts()[:fetch]
         if mmr and hits:
             if query.query_embedding is None:
