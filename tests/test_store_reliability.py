@@ -603,3 +603,34 @@ def test_content_hashes_read_the_node_field_whatever_the_metadata_says(tmp_path:
     for store in (s, EmbeddedStore(tmp_path / "i")):
         assert store.content_hashes(f"{R}/d") == {tricky.uri: "abc123", plain.uri: 'we"ird\\'}
         assert list(store.iter_uris(f"{R}/d")) == [plain.uri, tricky.uri]
+
+
+def test_background_verification_opens_at_once_and_then_refuses_damage(tmp_path: Path) -> None:
+    filled(tmp_path / "good")
+    fine = EmbeddedStore(tmp_path / "good", verify="background")
+    fine.wait_verified()
+    assert len(fine) == 21 and fine.get([f"{R}/d/f3.md"])[0] is not None
+    p = tmp_path / "bad"
+    shutil.copytree(tmp_path / "good", p)
+    f = next(p.glob("data-*/vectors.bin"))
+    raw = bytearray(f.read_bytes())
+    raw[40] ^= 0x10
+    f.write_bytes(bytes(raw))
+    with pytest.raises(IndexCorruptError):
+        EmbeddedStore(p)  # the default checks before opening
+    s = EmbeddedStore(p, verify="background")
+    with pytest.raises(IndexCorruptError, match="checksum"):
+        s.wait_verified()
+    with pytest.raises(IndexCorruptError):
+        s.get([f"{R}/d/f3.md"])
+    with pytest.raises(IndexCorruptError):
+        s.search(vecs(1, 1)[0], Scope(), 3)
+    # damage in a small file is still found at open
+    p2 = tmp_path / "bad-uris"
+    shutil.copytree(tmp_path / "good", p2)
+    f = next(p2.glob("data-*/uris.bin"))
+    raw = bytearray(f.read_bytes())
+    raw[3] ^= 0x10
+    f.write_bytes(bytes(raw))
+    with pytest.raises(IndexCorruptError):
+        EmbeddedStore(p2, verify="background")
