@@ -140,6 +140,12 @@ def split_halves(qids: Sequence[str], seed: int = SPLIT_SEED) -> tuple[list[str]
     return [q for q in qids if is_dev(q)], [q for q in qids if not is_dev(q)]
 
 
+def sample_order(qids: Sequence[str]) -> list[str]:
+    """A fixed pseudo-random order (sha256 of "order:<id>"), so that ``--max-queries N``
+    takes a sample across query kinds and conversations, not the first N of the file."""
+    return sorted(qids, key=lambda q: hashlib.sha256(f"order:{q}".encode()).hexdigest())
+
+
 def units_of_chunk(start: int, end: int, spans: Sequence[tuple[int, int, str]]) -> Units:
     """The labelled units a text chunk ``[start, end)`` holds: a unit's span counts when at
     least half of it (or half of the chunk, if the span is longer) lies inside the chunk."""
@@ -1009,8 +1015,8 @@ def evaluate_set(
         dev_ids, test_ids = split_halves([q.qid for q in bench.queries])
         by_id = {q.qid: q for q in bench.queries}
         cap = args.max_queries or None
-        dev = [by_id[q] for q in dev_ids[:cap]]
-        test = [by_id[q] for q in test_ids[:cap]]
+        dev = [by_id[q] for q in sample_order(dev_ids)[:cap]]
+        test = [by_id[q] for q in sample_order(test_ids)[:cap]]
         embedder.prepare([q.text for q in dev + test])
         runner = Runner(ix, embedder, framework)
         chosen: list[tuple[RowSpec, dict[str, Any], dict[str, float]]] = []
@@ -1072,7 +1078,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--dataset", default="all", help=f"comma-separated: {','.join(SETS)} or all")
     ap.add_argument(
-        "--max-queries", type=int, default=0, help="first N queries of each half (0 = all)"
+        "--max-queries",
+        type=int,
+        default=0,
+        help="N queries of each half, a fixed pseudo-random sample (0 = all)",
     )
     ap.add_argument("--rows", default="all", help="comma-separated row keys (--list-rows)")
     ap.add_argument("--list-rows", action="store_true")

@@ -103,6 +103,10 @@ def test_split_halves_is_deterministic_and_stable() -> None:
     sub_dev, _ = bt.split_halves([*ids[:50], "new-query"])
     assert set(sub_dev) - {"new-query"} == set(dev) & set(ids[:50])
     assert set(bt.split_halves(ids, seed=1)[0]) != set(dev)
+    # --max-queries samples across the file, not its head, and reproducibly.
+    head = bt.sample_order(ids)[:50]
+    assert head == bt.sample_order(list(reversed(ids)))[:50]
+    assert max(int(q[1:]) for q in head) > 200
 
 
 def test_locomo_evidence_recall_and_chunk_mapping(tmp_path: Path) -> None:
