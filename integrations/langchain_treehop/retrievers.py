@@ -131,6 +131,9 @@ class TreehopRetrievalOptions(BaseModel):
     """Also return directories and file overviews (a good summary of a whole subtree). Off by
     default: a RAG chain wants passages, and with a small ``k`` overviews would take the
     slots of the passages that hold the answer."""
+    collapse_chunks: bool | None = None
+    """One result per document (its best chunk, the others in ``metadata["collapsed"]``); the
+    core's default (on) when ``None``; ``False`` returns every matching chunk on its own."""
     retrieve_count: int | None = Field(default=None, ge=1, le=MAX_LIMIT)
     """With rerank on: how many candidates are reranked (>= ``k``; the core's default 25)."""
     rerank_threshold: float | None = None
@@ -444,6 +447,8 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             kw["dense_weight"] = opts.dense_weight
         if not opts.include_directories:
             kw["include_directories"] = False
+        if opts.collapse_chunks is not None:
+            kw["collapse_chunks"] = opts.collapse_chunks
         if opts.retrieve_count is not None:
             kw["retrieve_count"] = opts.retrieve_count
         if opts.rerank_threshold is not None:

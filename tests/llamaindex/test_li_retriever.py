@@ -206,7 +206,12 @@ def test_chunks_link_previous_next_and_source_document(word_embedding: WordHashE
             key=lambda k: k.chunk_index or 0,
         )
         assert len(chunks) >= 3
-        retriever = TreehopRetriever(c, similarity_top_k=20, include_directories=False)
+        # One slot per document folds the chunks into one hit; ask for each chunk here.
+        one = TreehopRetriever(c, similarity_top_k=20, include_directories=False)
+        assert len(one.retrieve("glacier section moraine")) == 1
+        retriever = TreehopRetriever(
+            c, similarity_top_k=20, include_directories=False, collapse_chunks=False
+        )
         nodes = {n.node.node_id: n.node for n in retriever.retrieve("glacier section moraine")}
     first, last = chunks[0].uri, chunks[-1].uri
     middle = chunks[1].uri

@@ -124,6 +124,8 @@ class TreehopRetriever(BaseRetriever):
             one store lookup per directory hit. With a knowledge source (no store) PREVIOUS/NEXT
             link only to neighbouring chunks present in the same result (``chunk_diffusion_count``
             brings them), SOURCE names the document, and there are no CHILD links.
+        collapse_chunks: one node per document (its best chunk) when ``None``/``True`` (the
+            core's default); ``False`` returns every matching chunk as its own node.
         retrieve_count, rerank_threshold, chunk_diffusion_count, chunk_group: passed to the
             core unchanged (how many candidates to rerank, a floor on rerank scores, neighbouring
             chunks to add, chunks grouped under their file).
@@ -148,6 +150,7 @@ class TreehopRetriever(BaseRetriever):
         session_id: str | None = None,
         include_directories: bool = False,
         include_relationships: bool = True,
+        collapse_chunks: bool | None = None,
         retrieve_count: int | None = None,
         rerank_threshold: float | None = None,
         chunk_diffusion_count: int = 0,
@@ -186,6 +189,7 @@ class TreehopRetriever(BaseRetriever):
         self.session_id = session_id
         self.include_directories = include_directories
         self.include_relationships = include_relationships
+        self.collapse_chunks = collapse_chunks
         self.retrieve_count = retrieve_count
         self.rerank_threshold = check_threshold(rerank_threshold, "rerank_threshold")
         self.chunk_diffusion_count = chunk_diffusion_count
@@ -386,6 +390,8 @@ class TreehopRetriever(BaseRetriever):
         if self.dense_weight is not None:
             kw["dense_weight"] = self.dense_weight
         # Passed only when set, so the core's defaults stay the core's.
+        if self.collapse_chunks is not None:
+            kw["collapse_chunks"] = self.collapse_chunks
         if self.retrieve_count is not None:
             kw["retrieve_count"] = self.retrieve_count
         if self.rerank_threshold is not None:
