@@ -120,7 +120,7 @@ def _ranked_docs(docs: Sequence[str]) -> dict[str, float]:
     Scores are descending positions so that ir_measures keeps our order."""
     out: dict[str, float] = {}
     for i, d in enumerate(docs):
-        out[d if d not in out else f"{d}\x00repeat{i}"] = float(len(docs) - i)
+        out[d if d not in out else f"{d}::repeat{i}"] = float(len(docs) - i)
     return out
 
 
@@ -307,8 +307,8 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
                 run[q] = _ranked_docs([doc_by_uri[th.aio.resolve(m.uri)] for m in hits])
                 if res.query_results:
                     scored.append(float(res.query_results[0].nodes_scored))
-                a = [d for d in list(run[q])[:10] if "\x00" not in d]
-                b = {d for d in list(flat_run[q])[:10] if "\x00" not in d}
+                a = [d for d in list(run[q])[:10] if "::repeat" not in d]
+                b = {d for d in list(flat_run[q])[:10] if "::repeat" not in d}
                 overlaps.append(len(set(a) & b) / max(1, len(b)))
             agg = ir_measures.calc_aggregate(measures, qrels, run)
             rows.append(
