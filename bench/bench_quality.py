@@ -11,9 +11,10 @@ from the client's store), so the only difference is the search:
 * ``find``: the hierarchical heap search, ``find(query, limit=limit, include_directories=False)``.
 
 Leaves are chunks of files (or whole short files); both result lists are mapped back to their
-file (a Cranfield document, a Django page), deduplicated keeping the first (best) position, and
-scored with ir_measures. A ``limit=10`` run gives nDCG@10 and R@10 as a user calling
-``find(limit=10)`` sees them; a ``limit=100`` run adds R@100.
+file (a Cranfield document, a Django page) and scored with ir_measures position by position: a
+file counts once, at its first position in the list returned, and a repeat of it is a wasted
+slot (what a user reading the list sees). A ``limit=10`` run gives nDCG@10 and R@10 as a user
+calling ``find(limit=10)`` sees them; a ``limit=100`` run adds R@100.
 """
 
 from __future__ import annotations
@@ -113,11 +114,13 @@ def django_corpus(args: argparse.Namespace) -> Corpus | None:
 
 
 def _ranked_docs(docs: Sequence[str]) -> dict[str, float]:
-    """First occurrence wins; scores are descending ranks so ir_measures keeps our order."""
+    """The list as the user gets it: a document counts once, at its first position; a later
+    slot holding the same document again stays a slot (an unjudged placeholder), so a list
+    that repeats chunks of one file ranks the next document lower and holds fewer documents.
+    Scores are descending positions so that ir_measures keeps our order."""
     out: dict[str, float] = {}
-    for d in docs:
-        if d not in out:
-            out[d] = float(len(docs) - len(out))
+    for i, d in enumerate(docs):
+        out[d if d not in out else f"{d}::repeat{i}"] = float(len(docs) - i)
     return out
 
 
@@ -304,8 +307,8 @@ def evaluate(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> list[Ro
                 run[q] = _ranked_docs([doc_by_uri[th.aio.resolve(m.uri)] for m in hits])
                 if res.query_results:
                     scored.append(float(res.query_results[0].nodes_scored))
-                a = list(run[q])[:10]
-                b = set(list(flat_run[q])[:10])
+                a = [d for d in list(run[q])[:10] if "::repeat" not in d]
+                b = {d for d in list(flat_run[q])[:10] if "::repeat" not in d}
                 overlaps.append(len(set(a) & b) / max(1, len(b)))
             agg = ir_measures.calc_aggregate(measures, qrels, run)
             rows.append(

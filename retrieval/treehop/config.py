@@ -31,9 +31,16 @@ class RetrievalConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     score_propagation_alpha: float = Field(default=1.0, ge=0.0, le=1.0)
-    """Weight of a child's own score in ``alpha*child + (1-alpha)*parent``."""
+    """Weight of a node's own score in ``alpha*own + (1-alpha)*parent's final score``.
+
+    1 by default because blending in directory scores did not win on held-out queries
+    (``bench/bench_quality.py --split``): Cranfield tune half 0.461 at 0.8 vs 0.463 at 1
+    nDCG@10, test half 0.485 vs 0.483 at 4-10x the latency; on a tree whose directory
+    summaries mix subjects (``bench_tag_hops.py``'s source tree) 0.460 vs 0.473 for flat."""
     global_search_topk: int = Field(default=10, ge=1, le=1000)
-    """How many nodes the global vector search returns to pick starting points."""
+    """How many nodes the first global search returns (candidates, tag-hop sources, and the
+    bound on every other node). Under the BOUND stop rule it is deepened (x4 per step) while
+    no directory on the heap is known to beat that bound."""
     stop_rule: StopRule = StopRule.BOUND
     """How the descent decides it is done; BOUND never loses a node flat search would rank."""
     max_convergence_rounds: int = Field(default=3, ge=1, le=100)
@@ -52,9 +59,10 @@ class RetrievalConfig(BaseModel):
     dense_weight: float = Field(default=0.7, ge=0.2, le=1.0)
     """VikingDB's hybrid weight: 1 is dense only; lower mixes in lexical (BM25) scores.
 
-    0.7 by default because it measured best: nDCG@10 of find() rose from 0.408 to 0.462 on
-    Cranfield and from 0.778 to 0.878 on the Django docs (``bench/bench_quality.py``). Stores
-    without a lexical index ignore it."""
+    0.7 by default, chosen on the tune halves of two sets (``bench/bench_quality.py --split
+    tune``), nDCG@10 of find() at 1.0/0.9/0.8/0.7/0.6/0.5: Cranfield 0.407/0.436/0.455/
+    0.463/0.461/0.451, Django docs 0.774/0.814/0.866/0.877/0.880/0.881 (mean best at 0.6-0.7,
+    0.6705 vs 0.6700). Stores without a lexical index ignore it."""
     rerank_timeout_s: float = Field(default=10.0, gt=0)
     """A reranker call slower than this falls back to vector scores."""
 

@@ -199,7 +199,9 @@ def test_chunks_link_previous_next_and_source_document(word_embedding: WordHashE
         id_="doc-glacier",
         metadata={"uri": "viking://resources/geo/glaciers.md"},
     )
-    with Treehop(embedder=LlamaIndexEmbedder(word_embedding), tagger=None) as c:
+    # Chunk-level nodes (no one-slot-per-document folding), as a LlamaIndex index returns them.
+    chunk_level = RetrievalConfig(collapse_chunks=False)
+    with Treehop(embedder=LlamaIndexEmbedder(word_embedding), tagger=None, config=chunk_level) as c:
         add_documents(c, [doc])
         chunks = sorted(
             (k for k in c.store.children("viking://resources/geo/glaciers.md")),
@@ -363,7 +365,10 @@ def test_rerank_fallback_event(recorder: Recorder, capsys: pytest.CaptureFixture
 
 def test_tag_hop_event(recorder: Recorder, word_embedding: WordHashEmbedding) -> None:
     config = RetrievalConfig(
-        tag_hop_trigger=TagHopTrigger.ALWAYS, global_search_topk=3, score_threshold=-1.0
+        tag_hop_trigger=TagHopTrigger.ALWAYS,
+        global_search_topk=3,
+        score_threshold=-1.0,
+        stop_rule="convergence",  # hops decide reach only under the seed's stop rule
     )
     res = SAMPLE_TREE / "resources"
     with Treehop(embedder=LlamaIndexEmbedder(word_embedding), tagger=None, config=config) as c:

@@ -289,7 +289,10 @@ def test_rerank_fallback_is_traced_and_recorded(embeddings: WordHashEmbeddings) 
 
 
 async def test_tag_hops_are_traced(embeddings: WordHashEmbeddings) -> None:
-    config = RetrievalConfig(tag_hop_trigger=TagHopTrigger.ALWAYS, global_search_topk=3)
+    # The seed's stop rule: under the default bound the exact top-k needs no hop to be reached.
+    config = RetrievalConfig(
+        tag_hop_trigger=TagHopTrigger.ALWAYS, global_search_topk=3, stop_rule="convergence"
+    )
     client = AsyncTreehop(None, embedder=LangChainEmbedder(embeddings), tagger=None, config=config)
     await aload_sample_tree(client)
     rec = EventRecorder()
@@ -310,7 +313,10 @@ async def test_tag_hops_are_traced(embeddings: WordHashEmbeddings) -> None:
 
 
 async def test_astream_events_exposes_custom_events(embeddings: WordHashEmbeddings) -> None:
-    config = RetrievalConfig(tag_hop_trigger=TagHopTrigger.ALWAYS, global_search_topk=3)
+    # The seed's stop rule: under the default bound the exact top-k needs no hop to be reached.
+    config = RetrievalConfig(
+        tag_hop_trigger=TagHopTrigger.ALWAYS, global_search_topk=3, stop_rule="convergence"
+    )
     client = AsyncTreehop(None, embedder=LangChainEmbedder(embeddings), tagger=None, config=config)
     await aload_sample_tree(client)
     r = TreehopRetriever(client=client, k=5, target_uri="viking://resources")
