@@ -336,8 +336,10 @@ def test_every_find_reports_its_stages(lc_client: Treehop) -> None:
     starts = events["treehop_global_search"]["starting_points"]
     assert starts and all(s["uri"].startswith("viking://") for s in starts)
     descent = events["treehop_descent"]
-    assert descent["rounds"] >= 1 and descent["stop_reason"]
-    assert descent["searched_directories"]
+    # The settled-top-k stop rule may need no round at all (nothing left can enter the top-k);
+    # the event still reports the descent and why it stopped.
+    assert descent["stop_reason"]
+    assert descent["rounds"] == len(descent["searched_directories"])
     assert descent["nodes_scored"] >= len(docs)
 
 
