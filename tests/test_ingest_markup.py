@@ -533,3 +533,17 @@ def test_tagging_a_long_punctuation_free_text_is_linear() -> None:
         textrank.extract(text)  # one 200 KB document: an n x n matrix would not fit
 
     assert _finishes(work, 60.0)
+
+
+def test_sphinx_txt_source_is_read_as_rst(bow, tmp_path: Path) -> None:
+    filler = "\n\n".join(f"Managers paragraph {i} about querysets." for i in range(30))
+    (tmp_path / "managers.txt").write_text(RST_PAGE.replace("A manager's base", filler + "\n\nA"))
+    (tmp_path / "notes.txt").write_text("plain notes\n" * 150)
+    with Treehop(embedder=bow, tagger=None) as th:
+        th.add_resource(tmp_path, target_uri="viking://resources/docs")
+        rst = [th.stat(k.uri) for k in th.ls("viking://resources/docs/managers.txt")]
+        assert {n.metadata["kind"] for n in rst} == {"rst"}
+        assert any(n.metadata["chunk_title"].endswith("initial QuerySet") for n in rst)
+        plain = [th.stat(k.uri) for k in th.ls("viking://resources/docs/notes.txt")]
+        assert plain and {n.metadata["kind"] for n in plain} == {"text"}
+        assert all(n.metadata["chunk_title"] == "" for n in plain)

@@ -170,6 +170,7 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
         if not body.strip():
             continue
         chunks.append(Chunk(len(chunks), HEADING_SEPARATOR.join(g.path), body, g.path))
-    if not chunks and text.strip():
-        chunks.append(Chunk(0, doc.title, text.strip()[:max_chars], ()))
+    if not chunks and text.strip():  # headings only: the headings are the text
+        for part in _pieces("\n".join(doc.headings) or text, max_chars):
+            chunks.append(Chunk(len(chunks), "", part, ()))
     return chunks
