@@ -245,6 +245,16 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec(
         "find-conv10", "find convergence 10 rounds", "find", config={"max_convergence_rounds": 10}
     ),
+    RowSpec(
+        "find-no-collapse", "find - one slot per document", "find", find={"collapse_chunks": False}
+    ),
+    RowSpec(
+        "find-seed-stop",
+        "find seed stop (quiet rounds)",
+        "find",
+        config={"stop_rule": "convergence"},
+    ),
+    RowSpec("find-a0.8", "find alpha=0.8", "find", config={"score_propagation_alpha": 0.8}),
 )
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidQueryError, InvalidURIError
+from .ingest.loaders import check_text_size as ingest_size_check
 from .models import ContextType, RetrievalMode
 
 MAX_NAME_CHARS = 255
@@ -32,9 +33,6 @@ MAX_TARGETS = 100
 MAX_TREE_DEPTH = 64
 MAX_METADATA_BYTES = 64_000
 MAX_METADATA_DEPTH = 16
-MAX_TEXT_CHARS = 5_000_000
-"""The largest text ``add_resource(..., is_text=True)`` accepts: the same 5 MB the directory
-loader allows per file (``treehop.ingest.loaders.MAX_FILE_BYTES``)."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
@@ -267,10 +265,10 @@ def check_path_or_text(value: object) -> str | os.PathLike[str]:
 
 
 def check_text_size(text: str) -> str:
-    if len(text) > MAX_TEXT_CHARS:
-        raise InvalidQueryError(
-            f"text is {len(text)} characters; the limit is {MAX_TEXT_CHARS} (split it)"
-        )
+    """A text for ``add_resource(is_text=True)``: within the one ingest size limit (the same
+    cap as a file, :data:`treehop.ingest.loaders.MAX_FILE_BYTES`) and free of lone surrogates
+    and NULs."""
+    ingest_size_check(text, "the text")
     return check_text_value(text, "text")
 
 

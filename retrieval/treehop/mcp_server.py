@@ -9,8 +9,8 @@ Every tool answers structured JSON (hits carry their ``viking://`` URI, score an
 a treehop error becomes an MCP tool error (``isError``) whose message names the error type and
 tells the model what to do, so an agent can correct its call instead of failing.
 
-Needs the ``mcp`` extra (``pip install 'treehop[mcp]'``); the SDK is imported only here, so the
-core never requires it.
+Needs the ``mcp`` extra (``pip install -e '.[mcp]'`` in a treehop clone); the SDK is imported
+only here, so the core never requires it.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         from mcp.server.mcpserver.exceptions import ToolError
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise TreehopError(
-            "the MCP server needs the 'mcp' extra: pip install 'treehop[mcp]'"
+            "the MCP server needs the 'mcp' extra: pip install -e '.[mcp]' in a treehop clone"
         ) from exc
 
     server = MCPServer(name="treehop", instructions=INSTRUCTIONS, log_level="WARNING")

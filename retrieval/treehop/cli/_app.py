@@ -586,7 +586,9 @@ def cmd_mcp(ctx: _Ctx) -> int:
         from ..mcp_server import build_server
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise CliError(
-            "treehop mcp needs the MCP SDK", ExitCode.ERROR, "pip install 'treehop[mcp]'"
+            "treehop mcp needs the MCP SDK",
+            ExitCode.ERROR,
+            "pip install -e '.[mcp]' in a treehop clone",
         ) from exc
     client = ctx.open(create=not ctx.args.read_only, read_only=ctx.args.read_only)
     try:

@@ -120,7 +120,8 @@ def evaluate(
         import ir_measures
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise TreehopError(
-            "treehop eval needs ir-measures: pip install 'treehop[eval]' (or ir-measures)"
+            "treehop eval needs ir-measures: pip install ir-measures "
+            "(or pip install -e '.[eval]' in a treehop clone)"
         ) from exc
     names = metric_names(k)
     measures = [ir_measures.parse_measure(n) for n in names]

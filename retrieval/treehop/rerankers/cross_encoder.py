@@ -154,7 +154,7 @@ class CrossEncoderReranker(BaseReranker):
         except ImportError as exc:
             raise RerankError(
                 f"the ONNX cross-encoder needs onnxruntime and tokenizers "
-                f"(pip install 'treehop[local]'): {exc}"
+                f"(pip install -e '.[local]' in a treehop clone): {exc}"
             ) from exc
         tok_path = self.model_dir / "tokenizer.json"
         if not tok_path.is_file():

@@ -315,7 +315,7 @@ class MilvusStore:
                 from pymilvus import MilvusClient
             except ImportError as exc:  # pragma: no cover - depends on installed extras
                 raise StoreError(
-                    "the Milvus store needs pymilvus: pip install 'treehop[milvus]'"
+                    "the Milvus store needs pymilvus: pip install -e '.[milvus]' in a treehop clone"
                 ) from exc
             try:
                 client = MilvusClient(uri=uri, token=token, db_name=db_name, timeout=timeout)
