@@ -25,7 +25,8 @@ from treehop.models import FindResult
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
-PIN = "4321"
+# Not digits alone: a secret of digits could appear inside any float of a payload (a timing).
+PIN = "4321-kiwi"
 SECRET_WORD = "zanzibarquokka"
 ALICE_MEMORY = f"My bank pin is {PIN}. Banking {SECRET_WORD} details kept private."
 ALICE_LONG = "\n\n".join(

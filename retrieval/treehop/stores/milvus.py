@@ -280,7 +280,7 @@ class MilvusStore:
         flush_on_save: bool = True,
         filter_cache_ttl_s: float = 5.0,
         max_client_side_matches: int = 200_000,
-        timeout: float | None = None,
+        timeout: float | None = 30.0,
     ) -> None:
         if not isinstance(collection, str) or not _COLLECTION_NAME.match(collection):
             raise StoreError(
@@ -294,6 +294,10 @@ class MilvusStore:
         self.collection = collection
         self.state_collection = f"{collection}_state"
         self.uri = uri
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
+        ):
+            raise StoreError(f"timeout must be a positive number of seconds, got {timeout!r}")
         self._timeout = timeout
         self._consistency = consistency_level
         self._index_type = index_type
