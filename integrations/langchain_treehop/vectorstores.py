@@ -44,10 +44,11 @@ from treehop import AsyncTreehop, MatchedContext, RetrievalMode, Treehop
 from treehop import uri as urimod
 from treehop.errors import InvalidQueryError
 from treehop.ingest.records import INTERNAL_KEYS, Passage, PassageStore, path_segments
+from treehop.integration_kit import TreehopClient, as_async, open_client, reject_extra
 from treehop.models import FindResult
 from treehop.validation import MAX_LIMIT
 
-from ._utils import TreehopClient, run_sync
+from ._utils import run_sync
 from .embeddings import LangChainEmbedder
 from .filters import check_filter_fields, to_treehop_filter
 
@@ -119,27 +120,16 @@ class TreehopVectorStore(VectorStore):
         user: str = "default",
         tagger: Any = "auto",
     ) -> None:
-        if client is not None:
-            if not isinstance(client, Treehop | AsyncTreehop):
-                raise InvalidQueryError(
-                    "client must be a treehop.Treehop or treehop.AsyncTreehop, "
-                    f"got {type(client).__name__}"
-                )
-            if path is not None:
-                raise InvalidQueryError("give client or path, not both")
-            if embedding is not None:
-                inner = getattr(_aio(client).embedder, "embeddings", None)
-                if inner is not embedding:
-                    raise InvalidQueryError(
-                        "embedding= differs from the client's embedder; an index has one "
-                        "vector space: open the client with LangChainEmbedder(embedding)"
-                    )
-            self._client: TreehopClient = client
-            self._owns_client = False
-        else:
-            embedder = LangChainEmbedder(embedding) if embedding is not None else None
-            self._client = Treehop(path, user=user, embedder=embedder, tagger=tagger)
-            self._owns_client = True
+        self._client, self._owns_client = open_client(
+            client,
+            path,
+            embedding,
+            wrap=LangChainEmbedder,
+            model_attr="embeddings",
+            model_arg="embedding",
+            user=user,
+            tagger=tagger,
+        )
         self._embedding = embedding
         self._passages = PassageStore(
             self._client, base_uri=base_uri, path_key=path_key, source_root=source_root
@@ -153,7 +143,7 @@ class TreehopVectorStore(VectorStore):
 
     @property
     def aclient(self) -> AsyncTreehop:
-        return _aio(self._client)
+        return as_async(self._client)
 
     @property
     def base_uri(self) -> str:
@@ -207,7 +197,7 @@ class TreehopVectorStore(VectorStore):
         **kwargs: Any,
     ) -> list[str]:
         """Insert or replace texts by id; returns the ids (generated ones are stable)."""
-        _no_extra(kwargs, "add_texts")
+        reject_extra(kwargs, "add_texts")
         passages = self._passages_of(texts, metadatas, ids)
         return self._run(self._passages.aupsert(passages, tags=tags))
 
@@ -220,7 +210,7 @@ class TreehopVectorStore(VectorStore):
         tags: str | Sequence[str] | None = None,
         **kwargs: Any,
     ) -> list[str]:
-        _no_extra(kwargs, "aadd_texts")
+        reject_extra(kwargs, "aadd_texts")
         passages = self._passages_of(texts, metadatas, ids)
         return await self._passages.aupsert(passages, tags=tags)
 
@@ -236,7 +226,7 @@ class TreehopVectorStore(VectorStore):
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
         """Delete by id (unknown ids are ignored); ``ids=None`` deletes everything under
         ``base_uri``. Returns ``True``."""
-        _no_extra(kwargs, "delete")
+        reject_extra(kwargs, "delete")
         if ids is None:
             self._run(self._passages.aclear())
         else:
@@ -244,7 +234,7 @@ class TreehopVectorStore(VectorStore):
         return True
 
     async def adelete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
-        _no_extra(kwargs, "adelete")
+        reject_extra(kwargs, "adelete")
         if ids is None:
             await self._passages.aclear()
         else:
@@ -476,15 +466,6 @@ class TreehopVectorStore(VectorStore):
 
     def __repr__(self) -> str:
         return f"TreehopVectorStore(base_uri={self.base_uri!r}, client={self._client!r})"
-
-
-def _aio(client: TreehopClient) -> AsyncTreehop:
-    return client.aio if isinstance(client, Treehop) else client
-
-
-def _no_extra(kwargs: dict[str, Any], where: str) -> None:
-    if kwargs:
-        raise InvalidQueryError(f"{where}: unknown argument(s) {sorted(kwargs)}")
 
 
 __all__ = ["DEFAULT_BASE_URI", "TreehopVectorStore"]

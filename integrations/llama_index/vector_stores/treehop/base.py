@@ -52,6 +52,7 @@ from treehop.embedders.base import Embedder
 from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError
 from treehop.ingest import records
 from treehop.ingest.records import ID_KEY, INTERNAL_KEYS, Passage, PassageStore
+from treehop.integration_kit import as_async, open_client, reject_extra
 from treehop.models import Node
 from treehop.validation import MAX_LIMIT
 
@@ -158,26 +159,16 @@ class TreehopVectorStore(BasePydanticVectorStore):
             "include_directories": include_directories,
         }
         super().__init__(**fields)
-        if client is not None:
-            if not isinstance(client, Treehop | AsyncTreehop):
-                raise InvalidQueryError(
-                    "client must be a treehop.Treehop or treehop.AsyncTreehop, "
-                    f"got {type(client).__name__}"
-                )
-            if path is not None:
-                raise InvalidQueryError("give client or path, not both")
-            if embed_model is not None:
-                inner = getattr(_aio(client).embedder, "embed_model", None)
-                if inner is not embed_model:
-                    raise InvalidQueryError(
-                        "embed_model= differs from the client's embedder; an index has one "
-                        "vector space: open the client with LlamaIndexEmbedder(embed_model)"
-                    )
-            self._client = client
-        else:
-            embedder = LlamaIndexEmbedder(embed_model) if embed_model is not None else None
-            self._client = Treehop(path, user=user, embedder=embedder, tagger=tagger)
-            self._owns_client = True
+        self._client, self._owns_client = open_client(
+            client,
+            path,
+            embed_model,
+            wrap=LlamaIndexEmbedder,
+            model_attr="embed_model",
+            model_arg="embed_model",
+            user=user,
+            tagger=tagger,
+        )
         self._passages = PassageStore(
             self._client, base_uri=base_uri, path_key=path_key, source_root=source_root
         )
@@ -194,7 +185,7 @@ class TreehopVectorStore(BasePydanticVectorStore):
 
     @property
     def aclient(self) -> AsyncTreehop:
-        return _aio(self._client)
+        return as_async(self._client)
 
     @property
     def embed_model(self) -> BaseEmbedding:
@@ -243,7 +234,7 @@ class TreehopVectorStore(BasePydanticVectorStore):
 
     async def async_add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
         """Upsert nodes by id; returns their ids."""
-        _no_extra(kwargs, "add")
+        reject_extra(kwargs, "add")
         if not nodes:
             return []
         return await self._passages.aupsert([self._passage(n) for n in nodes])
@@ -317,7 +308,7 @@ class TreehopVectorStore(BasePydanticVectorStore):
     # ------------------------------------------------------------------ delete
     async def adelete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
         """Delete every node of the document ``ref_doc_id`` (``index.delete_ref_doc``)."""
-        _no_extra(delete_kwargs, "delete")
+        reject_extra(delete_kwargs, "delete")
         await self._passages.adelete_where("ref_doc_id", [ref_doc_id])
 
     def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
@@ -330,7 +321,7 @@ class TreehopVectorStore(BasePydanticVectorStore):
         **delete_kwargs: Any,
     ) -> None:
         """Delete nodes by id and/or by filters (both given: nodes matching both)."""
-        _no_extra(delete_kwargs, "delete_nodes")
+        reject_extra(delete_kwargs, "delete_nodes")
         if node_ids is None and filters is None:
             raise InvalidQueryError("delete_nodes needs node_ids or filters (clear() empties)")
         if filters is None:
@@ -399,7 +390,7 @@ class TreehopVectorStore(BasePydanticVectorStore):
         the stored vectors of ``similarity_top_k * 4`` candidates when asked."""
         mmr_prefetch_factor = kwargs.pop("mmr_prefetch_factor", _MMR_PREFETCH_FACTOR)
         mmr_prefetch_k = kwargs.pop("mmr_prefetch_k", None)
-        _no_extra(kwargs, "query")
+        reject_extra(kwargs, "query")
         k = query.similarity_top_k
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_LIMIT:
             raise InvalidQueryError(f"similarity_top_k must be in 1..{MAX_LIMIT}, got {k!r}")
@@ -445,15 +436,6 @@ class TreehopVectorStore(BasePydanticVectorStore):
 
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         return self._run(self.aquery(query, **kwargs))
-
-
-def _aio(client: TreehopClient) -> AsyncTreehop:
-    return client.aio if isinstance(client, Treehop) else client
-
-
-def _no_extra(kwargs: dict[str, Any], where: str) -> None:
-    if kwargs:
-        raise InvalidQueryError(f"{where}: unknown argument(s) {sorted(kwargs)}")
 
 
 __all__ = ["DEFAULT_BASE_URI", "NODE_KEYS", "TreehopEmbedding", "TreehopVectorStore"]
