@@ -194,12 +194,8 @@ class AsyncTreehop:
         self.context_ledger = ContextLedger(self.store, self.user)
         self._write_lock = asyncio.Lock()
         self._check_embedder_matches()
-        self._init_extensions()
 
-    # ------------------------------------------------------------------ setup hooks
-    def _init_extensions(self) -> None:
-        """Hook for optional stages (sessions, intent analysis, hybrid search)."""
-
+    # ------------------------------------------------------------------ setup checks
     def _check_embedder_matches(self) -> None:
         meta = getattr(self.store, "meta", None)
         if not isinstance(meta, dict):

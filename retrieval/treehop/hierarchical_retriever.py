@@ -49,7 +49,6 @@ from .descent import (
 from .filters import MetadataFilter, TagFilter
 from .models import (
     ChunkContext,
-    ContextType,
     FoundBy,
     MatchedContext,
     Node,
@@ -80,7 +79,6 @@ class RetrievalRequest:
     score_threshold: float | None = None
     tags: TagFilter = field(default_factory=TagFilter)
     metadata: MetadataFilter | None = None
-    context_types: tuple[ContextType, ...] = ()
     include_directories: bool = True
     dense_weight: float | None = None
     explain: bool = False
@@ -157,7 +155,6 @@ class HierarchicalRetriever:
             threshold=cfg.score_threshold if req.score_threshold is None else req.score_threshold,
             dense_weight=cfg.dense_weight if req.dense_weight is None else req.dense_weight,
             scope=Scope(
-                context_types=req.context_types,
                 tags=req.tags,
                 metadata=req.metadata,
                 traversal=True,

@@ -25,8 +25,6 @@ from llama_index.core.schema import (
 from treehop import uri as urimod
 from treehop.models import PROVENANCE_KEYS, MatchedContext
 
-#: Provenance visible to the LLM: where a text comes from is useful for citing it.
-LLM_VISIBLE_PROVENANCE = ("uri", "context_type", "tags")
 #: Provenance the LLM does not see (scores, flags, how the hit was found).
 INTERNAL_PROVENANCE = (
     "level",
