@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, Unpack
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from .embedders.base import Embedder
 from .errors import EmbeddingError, IngestError, InvalidQueryError, InvalidURIError, NotFoundError
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from .ingest.auto_tags import IngestTagger, assign_tags
+from .ingest.auto_tags import IngestTagger, Tagger, assign_tags
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
 from .ingest.tree_builder import BuiltTree, TreeBuilder, finalize, segment, summarize_ancestor
 from .intent_analysis import IntentAnalyzer
@@ -145,7 +145,7 @@ class AsyncTreehop:
         reranker: Reranker | None = None,
         config: RetrievalConfig | None = None,
         summarizer: Summarizer | None = None,
-        tagger: Any = "auto",
+        tagger: Tagger | Literal["auto"] | bool | None = "auto",
         llm: LLM | None = None,
         query_planner: LLM | None = None,
         intent_timeout_s: float = 5.0,
@@ -1006,13 +1006,17 @@ def _check_query_vector(
     return v / norm
 
 
-def _make_tagger(tagger: Any) -> Any:
+def _make_tagger(tagger: object) -> Tagger | None:
     """``"auto"``: the default keyword tagger; ``None``/``False``: no automatic tags; anything
-    else: a user object with ``tag_nodes`` and ``refit`` (see :class:`IngestTagger`)."""
+    else: a :class:`~treehop.ingest.auto_tags.Tagger` (checked by ``check_client_args``)."""
     if tagger is None or tagger is False:
         return None
     if tagger == "auto":
         return IngestTagger()
+    if not isinstance(tagger, Tagger):
+        raise InvalidQueryError(
+            "tagger must be 'auto', None/False or a Tagger (tag_nodes() and refit())"
+        )
     return tagger
 
 
