@@ -264,6 +264,29 @@ class FindResult(BaseModel):
         allc = [*self.resources, *self.memories, *self.skills]
         return sorted(allc, key=lambda m: m.score, reverse=True)
 
+    def top(self, k: int, *, min_score: float | None = None) -> list[MatchedContext]:
+        """The best ``k`` hits over every context type, each followed by its tree neighbours.
+
+        Why here: ``search()`` fuses up to ``limit`` hits *per context type*, so a framework
+        that promises ``k`` results must cut the merged list, and chunk diffusion adds
+        neighbouring chunks (``found_by=NEIGHBOUR``) that come on top of the hits they belong
+        to. Only hits that are not neighbours count against ``k``; the stable sort of
+        :meth:`contexts` keeps each neighbour (it shares its hit's score) right after its hit.
+        ``min_score`` drops weaker hits first (the descent is pruned by the threshold, but a
+        global-search hit below it may still be in the result).
+        """
+        out: list[MatchedContext] = []
+        primary = 0
+        for m in self.contexts():
+            if min_score is not None and m.score < min_score:
+                continue
+            if m.found_by is not FoundBy.NEIGHBOUR:
+                primary += 1
+                if primary > k:
+                    break
+            out.append(m)
+        return out
+
     @property
     def rerank_fallback(self) -> bool:
         """True when any query of this result fell back from rerank to vector scores."""

@@ -65,12 +65,13 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from . import uri as urimod
 from ._http import DeadlineExceeded, RetryPolicy, call_with_deadline, check_deadline
+from .arguments import check_bool, check_context_type, check_mode, check_target_uris
 from .errors import InvalidFilterError, InvalidQueryError, InvalidURIError, StoreError
 from .filters import MetadataFilter
 from .models import (
@@ -91,6 +92,7 @@ from .stores.vikingdb import (
     make_error,
     resolve_keys,
 )
+from .search_options import SearchKwargs
 from .validation import check_query, check_threshold
 
 DEFAULT_KNOWLEDGE_HOST: Final = "api-knowledgebase.mlp.cn-beijing.volces.com"
@@ -205,6 +207,23 @@ class KnowledgeSearchOptions(BaseModel):
         return body
 
 
+class KnowledgeFindKwargs(SearchKwargs, total=False):
+    """:meth:`VikingDBKnowledgeSource.find` options: treehop's search options plus the
+    ``search_knowledge`` ones they do not cover (see :class:`KnowledgeSearchOptions`)."""
+
+    doc_filter: dict[str, Any] | None
+    image_query: str | None
+    need_instruction: bool
+    rewrite: bool
+    messages: list[ChatTurn] | list[dict[str, str]] | None
+    return_token_usage: bool
+    rerank_switch: bool
+    rerank_model: str | None
+    rerank_instruction: str | None
+    rerank_only_chunk: bool
+    get_attachment_link: bool
+
+
 @dataclass
 class KnowledgeSearchResponse:
     """Everything one ``search_knowledge`` call returned, mapped and raw."""
@@ -224,8 +243,14 @@ class _AsyncFacade:
     def __init__(self, source: VikingDBKnowledgeSource) -> None:
         self._source = source
 
-    async def find(self, query: str, **kwargs: Any) -> FindResult:
-        return await self._source.afind(query, **kwargs)
+    async def find(
+        self,
+        query: str,
+        *,
+        context_type: ContextType | str | None = None,
+        **options: Unpack[KnowledgeFindKwargs],
+    ) -> FindResult:
+        return await self._source.afind(query, context_type=context_type, **options)
 
     async def search_knowledge(self, query: str, **kwargs: Any) -> KnowledgeSearchResponse:
         return await asyncio.to_thread(self._source.search_knowledge, query, **kwargs)
@@ -391,61 +416,39 @@ class VikingDBKnowledgeSource:
         self,
         query: str,
         *,
-        target_uri: str | Sequence[str] | None = None,
         context_type: ContextType | str | None = None,
-        limit: int | None = None,
-        score_threshold: float | None = None,
-        filter: Mapping[str, Any] | MetadataFilter | None = None,
-        tags: str | Sequence[str] | None = None,
-        tags_all: str | Sequence[str] | None = None,
-        mode: RetrievalMode | str = RetrievalMode.QUICK,
-        dense_weight: float | None = None,
-        include_directories: bool = True,
-        explain: bool = False,
-        retrieve_count: int | None = None,
-        rerank_threshold: float | None = None,
-        chunk_diffusion_count: int | None = None,
-        chunk_group: bool | None = None,
-        **options: Any,
+        **options: Unpack[KnowledgeFindKwargs],
     ) -> FindResult:
-        """Search the knowledge base with treehop's ``find()`` signature.
+        """Search the knowledge base with treehop's ``find()`` options.
 
         ``mode="thinking"`` turns the service's rerank on (``quick``, the default, leaves it
         off unless ``rerank_switch=True`` is given). ``target_uri`` restricts to documents of
-        this knowledge base. Knowledge-base chunks have no tags: ``tags``/``tags_all`` are
-        refused; use ``filter`` on the documents' meta fields. ``include_directories`` and
-        ``explain`` are accepted for compatibility (there are no directories). Other keyword
-        arguments are :class:`KnowledgeSearchOptions` fields.
+        this knowledge base; ``filter`` is its ``doc_filter``. What a knowledge base cannot
+        honour is refused with :class:`~treehop.errors.InvalidQueryError`, never dropped:
+        ``tags``/``tags_all`` (no treehop tags), ``explain=True`` (no descent to trace),
+        ``since``/``until`` (no timestamps) and ``collapse_chunks=True`` (use ``chunk_group``).
+        ``include_directories`` is honoured either way: a knowledge base has no directories.
+        The other :class:`KnowledgeFindKwargs` are :class:`KnowledgeSearchOptions` fields.
         """
-        if tags or tags_all:
-            raise InvalidQueryError(
-                "a VikingDB knowledge base has no treehop tags; filter on document meta fields "
-                "with filter={'op': 'must', 'field': ..., 'conds': [...]}"
-            )
-        threshold = check_threshold(score_threshold)
-        ctype = ContextType(context_type) if context_type else None
-        rmode = RetrievalMode(mode)
-        if "doc_filter" in options and filter is not None:
+        opts: dict[str, Any] = {k: v for k, v in options.items() if v is not None}
+        _refuse_tree_options(opts)
+        threshold = check_threshold(opts.pop("score_threshold", None))
+        ctype = check_context_type(context_type)
+        rmode = check_mode(opts.pop("mode", RetrievalMode.QUICK))
+        check_bool(opts.pop("include_directories", True), "include_directories")
+        opts.pop("explain", None)
+        opts.pop("collapse_chunks", None)
+        flt = opts.pop("filter", None)
+        if "doc_filter" in opts and flt is not None:
             raise InvalidQueryError("give filter= or doc_filter=, not both")
-        opts: dict[str, Any] = dict(options)
-        if filter is not None:
-            opts["doc_filter"] = dict(filter.spec if isinstance(filter, MetadataFilter) else filter)
-        targets = [target_uri] if isinstance(target_uri, str) else list(target_uri or [])
+        if flt is not None:
+            opts["doc_filter"] = dict(flt.spec if isinstance(flt, MetadataFilter) else flt)
+        targets = check_target_uris(opts.pop("target_uri", None))
         if targets:
             docs = list(dict.fromkeys(self.doc_id_of(t) for t in targets))
             scope = {"op": "must", "field": "doc_id", "conds": docs}
             user = opts.get("doc_filter", self.defaults.get("doc_filter"))
             opts["doc_filter"] = {"op": "and", "conds": [scope, user]} if user else scope
-        for name, value in (
-            ("limit", limit),
-            ("dense_weight", dense_weight),
-            ("retrieve_count", retrieve_count),
-            ("rerank_threshold", rerank_threshold),
-            ("chunk_diffusion_count", chunk_diffusion_count),
-            ("chunk_group", chunk_group),
-        ):
-            if value is not None:
-                opts[name] = value
         if rmode is RetrievalMode.THINKING:
             opts.setdefault("rerank_switch", True)
         q = check_query(query)
@@ -475,9 +478,17 @@ class VikingDBKnowledgeSource:
             )
         return FindResult(resources=hits, query_plan=plan, query_results=[qr], total=len(hits))
 
-    async def afind(self, query: str, **kwargs: Any) -> FindResult:
+    async def afind(
+        self,
+        query: str,
+        *,
+        context_type: ContextType | str | None = None,
+        **options: Unpack[KnowledgeFindKwargs],
+    ) -> FindResult:
         """:meth:`find` in a worker thread (the SDK is synchronous)."""
-        return await asyncio.to_thread(lambda: self.find(query, **kwargs))
+        return await asyncio.to_thread(
+            lambda: self.find(query, context_type=context_type, **options)
+        )
 
     # ------------------------------------------------------------------ mapping
     def _to_context(self, point: Mapping[str, Any], reranked: bool) -> MatchedContext:
@@ -519,6 +530,29 @@ class VikingDBKnowledgeSource:
             rerank_score=rerank,
             found_by=FoundBy.GLOBAL,
         )
+
+
+_TREE_ONLY: Final = {
+    "tags": "a VikingDB knowledge base has no treehop tags; filter on document meta fields "
+    "with filter={'op': 'must', 'field': ..., 'conds': [...]}",
+    "tags_all": "a VikingDB knowledge base has no treehop tags; filter on document meta fields",
+    "since": "since/until filter treehop memories by time; a knowledge base has no timestamps: "
+    "filter on a document meta field",
+    "until": "since/until filter treehop memories by time; a knowledge base has no timestamps",
+    "explain": "explain traces treehop's descent; a knowledge base search has none to trace",
+    "collapse_chunks": "collapse_chunks folds a treehop document's chunks; for a knowledge base "
+    "use chunk_group=True",
+}
+
+
+def _refuse_tree_options(opts: Mapping[str, Any]) -> None:
+    """Options that need a treehop tree are refused (a typed error), never silently dropped.
+
+    ``False``/empty values ask for nothing and pass (``explain=False``, ``tags=[]``).
+    """
+    for name, why in _TREE_ONLY.items():
+        if opts.get(name):
+            raise InvalidQueryError(why)
 
 
 _RERANK_ONLY = (
