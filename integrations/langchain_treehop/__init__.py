@@ -17,7 +17,8 @@ The last two are imported on first use, so that ``langchain-core`` alone is enou
 
 from typing import TYPE_CHECKING, Any
 
-from ._utils import KnowledgeSource
+from treehop.integration_kit import KnowledgeSource
+
 from .chat_models import LangChainChatLLM
 from .documents import (
     PROVENANCE_KEYS,

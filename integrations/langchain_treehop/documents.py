@@ -16,16 +16,16 @@ of a batch does not leave half the batch ingested.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 from langchain_core.documents import Document
 
-from treehop import AsyncTreehop, MatchedContext, Treehop
+from treehop import MatchedContext
+from treehop import integration_kit as kit
 from treehop.errors import IngestError, InvalidQueryError
-from treehop.ingest.records import IngestRecord, aadd_records, add_records
+from treehop.ingest.records import IngestRecord, PlacementKwargs
+from treehop.integration_kit import TreehopClient
 from treehop.models import PROVENANCE_KEYS as CORE_PROVENANCE_KEYS
-
-from ._utils import check_client, run_sync
 
 ContentField = Literal["auto", "abstract", "overview", "content"]
 CONTENT_FIELDS: tuple[str, ...] = ("auto", "abstract", "overview", "content")
@@ -93,66 +93,24 @@ def _records(documents: Sequence[Document]) -> list[IngestRecord]:
 
 
 def add_documents(
-    client: Treehop | AsyncTreehop,
-    documents: Sequence[Document],
-    *,
-    uri_key: str | None = "uri",
-    path_key: str | None = "source",
-    base_uri: str = "viking://resources",
-    tags_key: str | None = "tags",
-    tags: str | Sequence[str] | None = None,
-    on_duplicate: Literal["chunks", "error", "number"] = "chunks",
+    client: TreehopClient, documents: Sequence[Document], **placement: Unpack[PlacementKwargs]
 ) -> list[str]:
     """Ingest LangChain ``Document``s into the tree; returns the URI of each, in order.
 
-    Each document is placed by, in this order: ``metadata[uri_key]`` (a full ``viking://`` URI),
-    ``metadata[path_key]`` (a path or URL, placed under ``base_uri`` segment by segment: the
-    ``source`` a LangChain loader writes), or ``Document.id``. ``metadata[tags_key]`` (a list or
-    ``a;b``) and ``tags`` become user tags. The rest of the metadata is stored on the nodes, so
-    ``metadata_filter`` can select on it and retrieved ``Document``s carry it back.
-
-    A whole document is summarised and chunked by treehop itself. Several documents sharing
-    one path (a loader's pages, a splitter's chunks of one ``source``) become the ordered
-    chunks of that file (``<path>#chunk-0``, ...; by ``page`` then ``start_index``), as
-    ``on_duplicate="chunks"`` (the default) says; ``"number"`` stores them as separate files
-    ``<path>/part-1``, ... and ``"error"`` refuses them. Absolute source paths are made
-    relative to the directory the batch's files share; a document with no URI, source or id
-    gets a stable id from its text and metadata.
-    Re-adding a document re-embeds it only if its text changed. The rules are treehop's
-    :func:`treehop.ingest.records.add_records`; this only converts the documents.
+    Placement (``uri_key="uri"``, ``path_key="source"``, ``base_uri``, ``tags_key="tags"``,
+    ``tags``, ``on_duplicate="chunks"``) follows :func:`treehop.ingest.records.add_records`:
+    a full URI in ``metadata["uri"]``, else the ``source`` a LangChain loader writes placed
+    under ``base_uri`` segment by segment, else ``Document.id``. Several documents sharing one
+    source (a loader's pages, a splitter's chunks) become the ordered chunks of that file (by
+    ``page`` then ``start_index``). The rest of the metadata is stored on the nodes, so
+    ``metadata_filter`` selects on it and retrieved ``Document``s carry it back. The whole
+    batch is validated before anything is written.
     """
-    return add_records(
-        check_client(client),
-        _records(documents),
-        uri_key=uri_key,
-        path_key=path_key,
-        base_uri=base_uri,
-        tags_key=tags_key,
-        tags=tags,
-        on_duplicate=on_duplicate,
-        run_async=run_sync,  # an async client's coroutines run on the shared background loop
-    )
+    return kit.add_records(client, _records(documents), placement, path_key="source")
 
 
 async def aadd_documents(
-    client: Treehop | AsyncTreehop,
-    documents: Sequence[Document],
-    *,
-    uri_key: str | None = "uri",
-    path_key: str | None = "source",
-    base_uri: str = "viking://resources",
-    tags_key: str | None = "tags",
-    tags: str | Sequence[str] | None = None,
-    on_duplicate: Literal["chunks", "error", "number"] = "chunks",
+    client: TreehopClient, documents: Sequence[Document], **placement: Unpack[PlacementKwargs]
 ) -> list[str]:
     """The async twin of :func:`add_documents` (embedding is awaited, never blocking the loop)."""
-    return await aadd_records(
-        check_client(client),
-        _records(documents),
-        uri_key=uri_key,
-        path_key=path_key,
-        base_uri=base_uri,
-        tags_key=tags_key,
-        tags=tags,
-        on_duplicate=on_duplicate,
-    )
+    return await kit.aadd_records(client, _records(documents), placement, path_key="source")

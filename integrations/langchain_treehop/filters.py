@@ -17,14 +17,11 @@ looking for.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from treehop import AsyncTreehop
 from treehop.errors import InvalidFilterError
 from treehop.filters import MetadataFilter
-from treehop.ingest import records
 
 _RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
 
@@ -107,13 +104,3 @@ def to_treehop_filter(spec: Mapping[str, Any] | MetadataFilter | None) -> dict[s
     out = dict(spec) if "op" in spec else _mongo(spec)
     MetadataFilter.parse(out)  # the core's own validation, before any search runs
     return out
-
-
-async def check_filter_fields(client: AsyncTreehop, spec: Mapping[str, Any] | None) -> None:
-    """:func:`treehop.ingest.records.check_filter_fields` off the loop for remote stores."""
-    if not spec:
-        return
-    if client.store.capabilities.remote:
-        await asyncio.to_thread(records.check_filter_fields, client, spec)
-    else:
-        records.check_filter_fields(client, spec)

@@ -32,11 +32,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
+from treehop import AsyncTreehop
+from treehop import integration_kit as kit
 from treehop.context_assembly import TIERS, AssembledContext, Tier, check_budget
 from treehop.errors import InvalidQueryError, NotFoundError
+from treehop.integration_kit import TreehopClient
 from treehop.memory import check_id
-
-from ._utils import TreehopClient, call_async, call_sync, check_client
 
 DEFAULT_HEADER = (
     "Context retrieved from the knowledge tree for the user's latest message. Each section is "
@@ -107,7 +108,7 @@ class TreehopContextMiddleware(AgentMiddleware):
         token_counter: Any = None,
     ) -> None:
         super().__init__()
-        self.client = check_client(client)
+        self.client = kit.check_client(client)
         check_budget(max_tokens, quotas, tiers)
         check_id(conversation_id, "conversation_id")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
@@ -185,8 +186,11 @@ class TreehopContextMiddleware(AgentMiddleware):
         ctx = self._cached(session, ident)
         if ctx is None:
             try:
-                ctx = call_sync(
-                    self.client, "assemble_context", query, **self._assemble_kwargs(session)
+                ctx = kit.call(
+                    self.client,
+                    AsyncTreehop.assemble_context,
+                    query,
+                    **self._assemble_kwargs(session),
                 )
             except NotFoundError:  # the scope does not exist yet (a fresh index): no context
                 return handler(request)
@@ -205,8 +209,11 @@ class TreehopContextMiddleware(AgentMiddleware):
         ctx = self._cached(session, ident)
         if ctx is None:
             try:
-                ctx = await call_async(
-                    self.client, "assemble_context", query, **self._assemble_kwargs(session)
+                ctx = await kit.acall(
+                    self.client,
+                    AsyncTreehop.assemble_context,
+                    query,
+                    **self._assemble_kwargs(session),
                 )
             except NotFoundError:  # the scope does not exist yet (a fresh index): no context
                 return await handler(request)
@@ -245,14 +252,16 @@ class TreehopContextMiddleware(AgentMiddleware):
         if self.record_turns:
             turn = self._turn_messages(state)
             if turn:
-                call_sync(self.client, "add_messages", turn, **self._record_kwargs())
+                kit.call(self.client, AsyncTreehop.add_messages, turn, **self._record_kwargs())
         return None
 
     async def aafter_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         if self.record_turns:
             turn = self._turn_messages(state)
             if turn:
-                await call_async(self.client, "add_messages", turn, **self._record_kwargs())
+                await kit.acall(
+                    self.client, AsyncTreehop.add_messages, turn, **self._record_kwargs()
+                )
         return None
 
 

@@ -44,40 +44,40 @@ from pydantic import (
     model_validator,
 )
 
-from treehop import AsyncTreehop, ContextType, FindResult, Treehop
+from treehop import AsyncTreehop, ContextType, FindResult
+from treehop import integration_kit as kit
 from treehop import tags as tagmod
 from treehop import uri as urimod
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidQueryError, InvalidURIError
 from treehop.ingest import records
+from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.postprocess import group_chunks
+from treehop.search_options import SearchKwargs
+from treehop.stage_events import (
+    DescentStage,
+    GlobalSearchStage,
+    IntentAnalysisStage,
+    RerankFallbackStage,
+    TagHopStage,
+    stage_events,
+)
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_threshold
 
-from ._utils import (
-    KnowledgeSource,
-    RetrieverClient,
-    TreehopClient,
-    async_client,
-    call_async,
-    call_sync,
-    check_retriever_client,
-    has_method,
-    is_knowledge_source,
-)
 from .chat_models import LangChainChatLLM
 from .documents import CONTENT_FIELDS, ContentField, context_to_document
 from .embeddings import LangChainEmbedder
-from .filters import check_filter_fields, to_treehop_filter
+from .filters import to_treehop_filter
 
 LLM_API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
 """Where ``llm_api_key`` is read from when not given (the same order as the core's client)."""
 
-EVENT_QUERY_PLAN = "treehop_query_plan"
-EVENT_RERANK_FALLBACK = "treehop_rerank_fallback"
-EVENT_TAG_HOPS = "treehop_tag_hops"
-EVENT_GLOBAL_SEARCH = "treehop_global_search"
+EVENT_QUERY_PLAN = IntentAnalysisStage.EVENT
+EVENT_RERANK_FALLBACK = RerankFallbackStage.EVENT
+EVENT_TAG_HOPS = TagHopStage.EVENT
+EVENT_GLOBAL_SEARCH = GlobalSearchStage.EVENT
 """Every retrieval: the starting points the global vector step picked, per typed query."""
-EVENT_DESCENT = "treehop_descent"
+EVENT_DESCENT = DescentStage.EVENT
 """Every retrieval: the heap descent's rounds, stop reason and directories searched."""
 _IGNORED_CALL_KWARGS = frozenset({"verbose"})  # read by Runnable.invoke itself, then passed on
 _DID_YOU_MEAN = {
@@ -298,7 +298,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     ``tags`` / ``tags_all`` (tag filters here) and every option name of this class. Merged
     into the options at construction; an unknown key is an error, never dropped."""
 
-    client: Treehop | AsyncTreehop | KnowledgeSource | None = Field(default=None, exclude=True)
+    client: RetrieverClient | None = Field(default=None, exclude=True)
     """An open treehop client or a knowledge source (an object with ``find`` and ``afind``,
     e.g. ``VikingDBKnowledgeSource``). Leave unset and give ``path`` to open an index."""
     path: str | None = None
@@ -351,7 +351,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             "llm_base_url": self.llm_base_url,
         }
         if self.client is not None:
-            check_retriever_client(self.client)
+            kit.check_retriever_client(self.client)
             if self.path is not None:
                 raise InvalidQueryError("give client or path, not both")
             given = [name for name, value in from_path_only.items() if value is not None]
@@ -430,99 +430,30 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             )
             raise InvalidQueryError(f"invalid retriever argument(s): {details}") from exc
 
-    def _core_kwargs(self, opts: TreehopRetrievalOptions, session_id: str | None) -> dict[str, Any]:
-        kw: dict[str, Any] = {
-            "target_uri": opts.target_uri,
-            "limit": opts.k,
-            "score_threshold": opts.score_threshold,
-            "filter": opts.metadata_filter,
-            "tags": opts.tag_filter,
-            "tags_all": opts.tag_filter_all,
-        }
-        if opts.retrieval_mode is not None:
-            kw["mode"] = opts.retrieval_mode
-        # Only passed when set, so that defaults stay the core's and a search() without these
-        # parameters still works.
-        if opts.dense_weight is not None:
-            kw["dense_weight"] = opts.dense_weight
-        if not opts.include_directories:
-            kw["include_directories"] = False
-        if opts.collapse_chunks is not None:
-            kw["collapse_chunks"] = opts.collapse_chunks
-        if opts.retrieve_count is not None:
-            kw["retrieve_count"] = opts.retrieve_count
-        if opts.rerank_threshold is not None:
-            kw["rerank_threshold"] = opts.rerank_threshold
-        if opts.chunk_diffusion_count:
-            kw["chunk_diffusion_count"] = opts.chunk_diffusion_count
-        if opts.chunk_group:
-            kw["chunk_group"] = True
-        if opts.mode == "find":
-            if opts.context_types:
-                kw["context_type"] = opts.context_types[0]
-        else:
-            if opts.context_types is not None:
-                kw["context_types"] = list(opts.context_types)
-            if session_id is not None:
-                kw["session_id"] = session_id
-        return kw
-
-    def _check_search_supported(self, opts: TreehopRetrievalOptions) -> None:
-        client = self.treehop_client
-        if is_knowledge_source(client):
-            _check_source_options(client, opts)
-        elif opts.mode == "search" and not has_method(client, "search"):
-            raise InvalidQueryError("this treehop client has no search(); use mode='find'")
-
-    def _source_kwargs(self, opts: TreehopRetrievalOptions) -> dict[str, Any]:
-        """``find()`` arguments for a knowledge source: the treehop ones minus the (refused)
-        tag filters, so the source maps ``limit``, ``filter`` (its ``doc_filter``), the
-        threshold, the scope and the rerank/diffusion/grouping controls itself."""
-        kw = self._core_kwargs(opts, None)
-        del kw["tags"], kw["tags_all"]
-        return kw
+    def _check_source_call(self, opts: TreehopRetrievalOptions) -> None:
+        if is_knowledge_source(self.treehop_client):
+            _check_source_options(self.treehop_client, opts)
 
     def _to_documents(self, result: FindResult, opts: TreehopRetrievalOptions) -> list[Document]:
-        # contexts() merges the per-type lists best first (search() fuses up to k per type, so
-        # the cut to k happens here); a stable sort keeps diffused neighbours, which share their
-        # hit's score, right after it.
-        hits = result.contexts()
+        # A LangChain score_threshold promises that no weaker document comes back (the core
+        # prunes the descent with it but may keep global-search hits below it).
+        hits = kit.top_hits(self.treehop_client, result, opts.k, opts.score_threshold)
         if opts.chunk_group:
-            hits = group_chunks(hits)
-        if opts.score_threshold is not None:
-            # The core prunes the descent with the threshold but may keep global-search hits
-            # below it; a LangChain score_threshold promises that no weaker document comes back.
-            hits = [m for m in hits if m.score >= opts.score_threshold]
-        if not opts.chunk_diffusion_count:
-            hits = hits[: opts.k]
+            hits = group_chunks(hits)  # top() merges context types best first: regroup
         return [context_to_document(m, opts.content_field) for m in hits]
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         opts = self._options(kwargs)
-        self._check_search_supported(opts)
+        self._check_source_call(opts)
         client = self.treehop_client
-        if is_knowledge_source(client):
-            found = client.find(query, **self._source_kwargs(opts))
-            _emit(run_manager, query, found)
-            return self._to_documents(found, opts)
-        if opts.metadata_filter:
-            records.check_filter_fields(async_client(client), opts.metadata_filter)
-        temp_session: str | None = None
-        try:
-            if opts.chat_history:
-                temp_session = call_sync(client, "create_session")
-                for role, content in _history_messages(opts.chat_history):
-                    call_sync(client, "add_message", temp_session, role, content)
-            session_id = temp_session or opts.session_id
-            method = "find" if opts.mode == "find" else "search"
-            result: FindResult = call_sync(
-                client, method, query, **self._core_kwargs(opts, session_id)
-            )
-        finally:
-            if temp_session is not None:
-                _forget_session(client, temp_session)
+        if not is_knowledge_source(client) and opts.metadata_filter:
+            records.check_filter_fields(kit.as_async(client), opts.metadata_filter)
+        if is_knowledge_source(client) or opts.mode == "find":
+            result = kit.find(client, query, context_type=_context_type(opts), **_core(opts))
+        else:
+            result = kit.call(client, _search, query, opts)
         _emit(run_manager, query, result)
         return self._to_documents(result, opts)
 
@@ -530,28 +461,15 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         opts = self._options(kwargs)
-        self._check_search_supported(opts)
+        self._check_source_call(opts)
         client = self.treehop_client
-        if is_knowledge_source(client):
-            found = await client.afind(query, **self._source_kwargs(opts))
-            await _aemit(run_manager, query, found)
-            return self._to_documents(found, opts)
-        if opts.metadata_filter:
-            await check_filter_fields(async_client(client), opts.metadata_filter)
-        temp_session: str | None = None
-        try:
-            if opts.chat_history:
-                temp_session = await call_async(client, "create_session")
-                for role, content in _history_messages(opts.chat_history):
-                    await call_async(client, "add_message", temp_session, role, content)
-            session_id = temp_session or opts.session_id
-            method = "find" if opts.mode == "find" else "search"
-            result: FindResult = await call_async(
-                client, method, query, **self._core_kwargs(opts, session_id)
-            )
-        finally:
-            if temp_session is not None:
-                _forget_session(client, temp_session)
+        if not is_knowledge_source(client):
+            await kit.acheck_filter_fields(client, opts.metadata_filter)
+        if is_knowledge_source(client) or opts.mode == "find":
+            ctype = _context_type(opts)
+            result = await kit.afind(client, query, context_type=ctype, **_core(opts))
+        else:
+            result = await kit.acall(client, _search, query, opts)
         await _aemit(run_manager, query, result)
         return self._to_documents(result, opts)
 
@@ -566,7 +484,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 getattr(self.client, "provider", None) or type(self.client).__name__
             )
             return params
-        aclient = async_client(self.client)
+        aclient = kit.as_async(self.client)
         store = aclient.store
         params["ls_vector_store_provider"] = str(
             getattr(store, "provider", None) or type(store).__name__
@@ -602,15 +520,57 @@ def _check_source_options(source: KnowledgeSource, opts: TreehopRetrievalOptions
             doc_id_of(t)  # InvalidURIError for a URI that is not one of its documents
 
 
-def _forget_session(client: TreehopClient, session_id: str) -> None:
-    """Delete a throw-away session so chat histories do not pile up in the index.
+def _core(opts: TreehopRetrievalOptions) -> SearchKwargs:
+    """The retriever's option names mapped onto treehop's search options.
 
-    A quick in-memory write (the blob is persisted with the next save), so it runs inline
-    even on the async path.
+    Optional controls are passed only when set, so that defaults stay the core's (and a
+    knowledge source's own ``defaults`` apply).
     """
-    sessions = getattr(async_client(client), "sessions", None)
-    if sessions is not None and callable(getattr(sessions, "delete", None)):
-        sessions.delete(session_id)
+    kw: SearchKwargs = {
+        "target_uri": opts.target_uri,
+        "limit": opts.k,
+        "score_threshold": opts.score_threshold,
+        "filter": opts.metadata_filter,
+        "include_directories": opts.include_directories,
+        "dense_weight": opts.dense_weight,
+        "retrieve_count": opts.retrieve_count,
+        "rerank_threshold": opts.rerank_threshold,
+    }
+    if opts.tag_filter or opts.tag_filter_all:
+        kw["tags"], kw["tags_all"] = opts.tag_filter, opts.tag_filter_all
+    if opts.retrieval_mode is not None:
+        kw["mode"] = opts.retrieval_mode
+    if opts.collapse_chunks is not None:
+        kw["collapse_chunks"] = opts.collapse_chunks
+    if opts.chunk_diffusion_count:
+        kw["chunk_diffusion_count"] = opts.chunk_diffusion_count
+    if opts.chunk_group:
+        kw["chunk_group"] = True
+    return kw
+
+
+def _context_type(opts: TreehopRetrievalOptions) -> str | None:
+    return opts.context_types[0] if opts.context_types else None
+
+
+async def _search(client: AsyncTreehop, query: str, opts: TreehopRetrievalOptions) -> FindResult:
+    """``search()`` with the conversation: ``session_id``, or ``chat_history`` as a throw-away
+    session that is deleted afterwards so chat histories do not pile up in the index."""
+    temp: str | None = None
+    try:
+        if opts.chat_history:
+            temp = await client.create_session()
+            for role, content in _history_messages(opts.chat_history):
+                await client.add_message(temp, role, content)
+        return await client.search(
+            query,
+            session_id=temp or opts.session_id,
+            context_types=list(opts.context_types) if opts.context_types is not None else None,
+            **_core(opts),
+        )
+    finally:
+        if temp is not None:
+            await client.delete_session(temp)
 
 
 def _history_messages(history: Sequence[BaseMessage]) -> list[tuple[str, str]]:
@@ -638,111 +598,13 @@ def _history_messages(history: Sequence[BaseMessage]) -> list[tuple[str, str]]:
 def _emit(run_manager: CallbackManagerForRetrieverRun, query: str, result: FindResult) -> None:
     """Dispatch the stage events, only when a handler listens (nothing is built otherwise)."""
     child = run_manager.get_child()
-    if not child.handlers:
-        return
-    for name, data in _trace_events(query, result):
-        dispatch_custom_event(name, data, config={"callbacks": child})
+    for ev in stage_events(query, result) if child.handlers else []:
+        dispatch_custom_event(ev.EVENT, ev.payload(), config={"callbacks": child})
 
 
 async def _aemit(
     run_manager: AsyncCallbackManagerForRetrieverRun, query: str, result: FindResult
 ) -> None:
     child = run_manager.get_child()
-    if not child.handlers:
-        return
-    for name, data in _trace_events(query, result):
-        await adispatch_custom_event(name, data, config={"callbacks": child})
-
-
-def _trace_events(query: str, result: FindResult) -> list[tuple[str, dict[str, Any]]]:
-    """The stage events of one retrieval, as (event name, JSON-friendly data).
-
-    Derived from the :class:`~treehop.models.QueryResult` of each typed query the core
-    already returns, so emitting them costs no extra search work: the global step and the
-    descent for every retrieval; the rerank fallback and tag hops when they happened.
-    """
-    events: list[tuple[str, dict[str, Any]]] = []
-    plan = result.query_plan
-    if plan is not None:
-        events.append(
-            (
-                EVENT_QUERY_PLAN,
-                {
-                    "query": query,
-                    "queries": [q.model_dump(mode="json") for q in plan.queries],
-                    "reasoning": plan.reasoning,
-                    "fallback": plan.fallback,
-                    "fallback_reason": plan.fallback_reason,
-                    "planner": plan.planner,
-                },
-            )
-        )
-    qrs = result.query_results or []
-    for qr in qrs:
-        events.append(
-            (
-                EVENT_GLOBAL_SEARCH,
-                {
-                    "query": qr.query.query,
-                    "starting_points": [
-                        {"uri": uri, "score": float(score)} for uri, score in qr.starting_points
-                    ],
-                },
-            )
-        )
-        events.append(
-            (
-                EVENT_DESCENT,
-                {
-                    "query": qr.query.query,
-                    "rounds": qr.rounds,
-                    "stop_reason": qr.stop_reason,
-                    "nodes_scored": qr.nodes_scored,
-                    "searched_directories": list(qr.searched_directories),
-                    "rerank_calls": qr.rerank_calls,
-                    "elapsed_ms": qr.elapsed_ms,
-                },
-            )
-        )
-    fell_back = [qr for qr in qrs if qr.rerank_fallback]
-    if fell_back:
-        events.append(
-            (
-                EVENT_RERANK_FALLBACK,
-                {
-                    "query": query,
-                    "queries": [
-                        {"query": qr.query.query, "reason": qr.rerank_fallback_reason}
-                        for qr in fell_back
-                    ],
-                },
-            )
-        )
-    for qr in qrs:
-        hops = qr.tag_hops
-        if hops.triggered:
-            events.append(
-                (
-                    EVENT_TAG_HOPS,
-                    {
-                        "query": qr.query.query,
-                        "trigger_reason": hops.trigger_reason,
-                        "tags_used": list(hops.tags_used),
-                        "subtrees_added": list(hops.subtrees_added),
-                        "hits_produced": hops.hits_produced,
-                        "hits_in_topk": hops.hits_in_topk,
-                    },
-                )
-            )
-    return events
-
-
-__all__ = [
-    "EVENT_DESCENT",
-    "EVENT_GLOBAL_SEARCH",
-    "EVENT_QUERY_PLAN",
-    "EVENT_RERANK_FALLBACK",
-    "EVENT_TAG_HOPS",
-    "TreehopRetrievalOptions",
-    "TreehopRetriever",
-]
+    for ev in stage_events(query, result) if child.handlers else []:
+        await adispatch_custom_event(ev.EVENT, ev.payload(), config={"callbacks": child})

@@ -47,13 +47,13 @@ from langgraph.store.base import (
 from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
 from treehop import AsyncTreehop, Node
+from treehop import integration_kit as kit
 from treehop import uri as urimod
 from treehop.errors import InvalidQueryError, InvalidURIError, NotFoundError
+from treehop.integration_kit import TreehopClient
 from treehop.memory import write_nodes
 from treehop.models import ContextType, Level
 from treehop.validation import MAX_LIMIT
-
-from ._utils import TreehopClient, async_client, check_client, run_sync
 
 DEFAULT_ROOT = "viking://~/memories/store"
 KIND = "store_item"
@@ -156,8 +156,8 @@ class TreehopStore(BaseStore):
         root: str = DEFAULT_ROOT,
         index_fields: Sequence[str] | None = None,
     ) -> None:
-        self.client = check_client(client)
-        aio = async_client(self.client)
+        self.client = kit.check_client(client)
+        aio = kit.as_async(self.client)
         resolved = aio.resolve(root)
         if urimod.context_type_of(resolved) is not ContextType.MEMORY:
             raise InvalidURIError(f"the store root must be under viking://~/memories, not {root}")
@@ -182,11 +182,11 @@ class TreehopStore(BaseStore):
 
     # -------------------------------------------------------------------- batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        return run_sync(self.abatch(ops))
+        return kit.run_on(self.client, self.abatch(ops))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
-        aio = async_client(self.client)
+        aio = kit.as_async(self.client)
         items = await aio._io(self._items, self.root)
         results: list[Result] = []
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
@@ -217,7 +217,7 @@ class TreehopStore(BaseStore):
         }
 
     def _store_of(self) -> Any:
-        return async_client(self.client).store
+        return kit.as_async(self.client).store
 
     def _item(self, node: Node) -> Item:
         md = node.metadata

@@ -28,9 +28,9 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException, create
 from pydantic import BaseModel, Field
 
 from treehop import AsyncTreehop, Entry, Treehop
+from treehop import integration_kit as kit
 from treehop.errors import InvalidQueryError, InvalidURIError, NotFoundError, TreehopError
 
-from ._utils import call_async, call_sync, check_client, has_method
 from .retrievers import TreehopRetriever
 
 TOOL_KINDS = ("find", "search", "ls", "read")
@@ -196,7 +196,7 @@ def create_treehop_tools(
             ``ainvoke`` either way).
         k: how many hits the find and search tools return.
         include: which of ``find``, ``search``, ``ls``, ``read`` to build; by default all of
-            them (``search`` only when the client has ``search()``).
+            them.
         name_prefix: prefix of the tool names (``treehop_find``, ...), for agents that use
             several trees.
         session_id: a treehop session the search tool plans with (conversation context).
@@ -211,7 +211,7 @@ def create_treehop_tools(
     Returns:
         The tools, in the order find, search, ls, read.
     """
-    client = check_client(client)
+    client = kit.check_client(client)
     if not isinstance(name_prefix, str) or not _NAME_RE.match(name_prefix):
         raise InvalidQueryError(
             f"name_prefix must be at most 40 letters, digits, '_' or '-', got {name_prefix!r}"
@@ -228,7 +228,7 @@ def create_treehop_tools(
         if reserved in retriever_kwargs:
             raise InvalidQueryError(f"{reserved!r} is set by create_treehop_tools itself")
     if include is None:
-        kinds = [t for t in TOOL_KINDS if t != "search" or has_method(client, "search")]
+        kinds = list(TOOL_KINDS)
     else:
         kinds = list(include)
         unknown = sorted(set(kinds) - set(TOOL_KINDS))
@@ -236,8 +236,6 @@ def create_treehop_tools(
             raise InvalidQueryError(
                 f"include must name some of {', '.join(TOOL_KINDS)}; got {list(include)!r}"
             )
-        if "search" in kinds and not has_method(client, "search"):
-            raise InvalidQueryError("this treehop client has no search(); leave 'search' out")
     p = name_prefix
     tools: list[BaseTool] = []
     if "find" in kinds:
@@ -253,43 +251,48 @@ def create_treehop_tools(
     if "ls" in kinds:
 
         def ls(uri: str = "viking://resources") -> tuple[str, list[dict[str, Any]]]:
-            entries: list[Entry] = call_sync(client, "ls", uri)
-            return _format_entries(uri, entries), [_entry_dict(e) for e in entries]
+            return _ls_result(uri, kit.call(client, AsyncTreehop.ls, uri))
 
         async def als(uri: str = "viking://resources") -> tuple[str, list[dict[str, Any]]]:
-            entries: list[Entry] = await call_async(client, "ls", uri)
-            return _format_entries(uri, entries), [_entry_dict(e) for e in entries]
+            return _ls_result(uri, await kit.acall(client, AsyncTreehop.ls, uri))
 
-        tools.append(
-            StructuredTool.from_function(
-                func=_guard(ls, p),
-                coroutine=_aguard(als, p),
-                name=f"{p}ls",
-                description=LS_DESCRIPTION,
-                args_schema=LsInput,
-                response_format="content_and_artifact",
-                handle_tool_error=handle_tool_error,
-            )
-        )
+        tools.append(_tool(ls, als, f"{p}ls", LS_DESCRIPTION, LsInput, p, handle_tool_error))
     if "read" in kinds:
 
         def read(uri: str) -> tuple[str, dict[str, Any]]:
-            text: str = call_sync(client, "read", uri)
+            text = kit.call(client, AsyncTreehop.read, uri)
             return _read_result(uri, text, read_max_chars)
 
         async def aread(uri: str) -> tuple[str, dict[str, Any]]:
-            text: str = await call_async(client, "read", uri)
+            text = await kit.acall(client, AsyncTreehop.read, uri)
             return _read_result(uri, text, read_max_chars)
 
         tools.append(
-            StructuredTool.from_function(
-                func=_guard(read, p),
-                coroutine=_aguard(aread, p),
-                name=f"{p}read",
-                description=READ_DESCRIPTION,
-                args_schema=ReadInput,
-                response_format="content_and_artifact",
-                handle_tool_error=handle_tool_error,
-            )
+            _tool(read, aread, f"{p}read", READ_DESCRIPTION, ReadInput, p, handle_tool_error)
         )
     return tools
+
+
+def _ls_result(uri: str, entries: list[Entry]) -> tuple[str, list[dict[str, Any]]]:
+    return _format_entries(uri, entries), [_entry_dict(e) for e in entries]
+
+
+def _tool(
+    func: Callable[..., T],
+    coroutine: Callable[..., Awaitable[T]],
+    name: str,
+    description: str,
+    schema: type[BaseModel],
+    prefix: str,
+    handle_tool_error: bool,
+) -> BaseTool:
+    """A content-and-artifact tool whose treehop errors are guarded (see :func:`_guard`)."""
+    return StructuredTool.from_function(
+        func=_guard(func, prefix),
+        coroutine=_aguard(coroutine, prefix),
+        name=name,
+        description=description,
+        args_schema=schema,
+        response_format="content_and_artifact",
+        handle_tool_error=handle_tool_error,
+    )

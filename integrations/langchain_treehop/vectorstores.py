@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Coroutine, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from langchain_core.documents import Document
@@ -40,23 +40,20 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
-from treehop import AsyncTreehop, MatchedContext, RetrievalMode, Treehop
+from treehop import AsyncTreehop, MatchedContext
+from treehop import integration_kit as kit
 from treehop import uri as urimod
 from treehop.errors import InvalidQueryError
-from treehop.ingest.records import INTERNAL_KEYS, Passage, PassageStore, path_segments
-from treehop.integration_kit import TreehopClient, as_async, open_client, reject_extra
-from treehop.models import FindResult
-from treehop.validation import MAX_LIMIT
+from treehop.ingest.records import INTERNAL_KEYS, Passage, path_segments
+from treehop.integration_kit import TreehopClient, reject_extra
+from treehop.search_options import SearchKwargs
 
-from ._utils import run_sync
 from .embeddings import LangChainEmbedder
-from .filters import check_filter_fields, to_treehop_filter
+from .filters import to_treehop_filter
 
 T = TypeVar("T")
 DEFAULT_BASE_URI = "viking://resources"
-# A vector store returns k documents whatever their score; the core's default floor (0.0)
-# and the pruning it drives apply only when the caller sets a threshold.
-_NO_FLOOR = -1.0e6
+_EMBEDDING = kit.EmbeddingSlot(LangChainEmbedder, "embeddings", "embedding")
 _SEARCH_KWARGS = frozenset(
     {
         "filter",
@@ -120,20 +117,11 @@ class TreehopVectorStore(VectorStore):
         user: str = "default",
         tagger: Any = "auto",
     ) -> None:
-        self._client, self._owns_client = open_client(
-            client,
-            path,
-            embedding,
-            wrap=LangChainEmbedder,
-            model_attr="embeddings",
-            model_arg="embedding",
-            user=user,
-            tagger=tagger,
-        )
+        opened, owned = kit.open_client(client, path, embedding, _EMBEDDING, user, tagger)
+        self._index = kit.PassageIndex(opened, owned, base_uri, path_key, source_root)
+        self._passages = self._index.passages
+        self._client = opened
         self._embedding = embedding
-        self._passages = PassageStore(
-            self._client, base_uri=base_uri, path_key=path_key, source_root=source_root
-        )
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -143,7 +131,7 @@ class TreehopVectorStore(VectorStore):
 
     @property
     def aclient(self) -> AsyncTreehop:
-        return as_async(self._client)
+        return self._index.aclient
 
     @property
     def base_uri(self) -> str:
@@ -157,14 +145,11 @@ class TreehopVectorStore(VectorStore):
         return inner if isinstance(inner, Embeddings) else None
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        if isinstance(self._client, Treehop):
-            return self._client.run(coro)
-        return run_sync(coro)
+        return self._index.run(coro)
 
     def close(self) -> None:
         """Close the client if this store opened it."""
-        if self._owns_client and isinstance(self._client, Treehop):
-            self._client.close()
+        self._index.close()
 
     # ------------------------------------------------------------------ writes
     def _passages_of(
@@ -188,18 +173,11 @@ class TreehopVectorStore(VectorStore):
         return out
 
     def add_texts(
-        self,
-        texts: Iterable[str],
-        metadatas: list[dict[Any, Any]] | None = None,
-        *,
-        ids: list[str] | None = None,
-        tags: str | Sequence[str] | None = None,
-        **kwargs: Any,
+        self, texts: Iterable[str], metadatas: list[dict[Any, Any]] | None = None, **kwargs: Any
     ) -> list[str]:
-        """Insert or replace texts by id; returns the ids (generated ones are stable)."""
-        reject_extra(kwargs, "add_texts")
-        passages = self._passages_of(texts, metadatas, ids)
-        return self._run(self._passages.aupsert(passages, tags=tags))
+        """Insert or replace texts by id (``ids=``, ``tags=``); returns the ids (generated ones
+        are stable)."""
+        return self._run(self.aadd_texts(texts, metadatas, **kwargs))
 
     async def aadd_texts(
         self,
@@ -226,12 +204,7 @@ class TreehopVectorStore(VectorStore):
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
         """Delete by id (unknown ids are ignored); ``ids=None`` deletes everything under
         ``base_uri``. Returns ``True``."""
-        reject_extra(kwargs, "delete")
-        if ids is None:
-            self._run(self._passages.aclear())
-        else:
-            self._run(self._passages.adelete(ids))
-        return True
+        return self._run(self.adelete(ids, **kwargs))
 
     async def adelete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
         reject_extra(kwargs, "adelete")
@@ -258,32 +231,27 @@ class TreehopVectorStore(VectorStore):
         )
 
     # ------------------------------------------------------------------ search
-    def _find_kwargs(self, k: int, kwargs: dict[str, Any]) -> dict[str, Any]:
-        """Validated ``find()`` arguments for one search (unknown keywords are errors)."""
+    def _options(self, kwargs: dict[str, Any]) -> SearchKwargs:
+        """LangChain's search keywords as treehop's options (unknown keywords are errors)."""
         unknown = sorted(set(kwargs) - _SEARCH_KWARGS)
         if unknown:
             raise InvalidQueryError(
                 f"unknown search argument(s) {unknown}; the search arguments are "
                 f"{', '.join(sorted(_SEARCH_KWARGS))}"
             )
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_LIMIT:
-            raise InvalidQueryError(f"k must be an integer in 1..{MAX_LIMIT}, got {k!r}")
-        spec = to_treehop_filter(kwargs.get("filter"))
-        threshold = kwargs.get("score_threshold")
-        out: dict[str, Any] = {
-            "limit": k,
-            "filter": spec,
+        opts: SearchKwargs = {
+            "filter": to_treehop_filter(kwargs.get("filter")),
             "tags": kwargs.get("tags"),
             "tags_all": kwargs.get("tags_all"),
-            "score_threshold": _NO_FLOOR if threshold is None else threshold,
+            "dense_weight": kwargs.get("dense_weight"),
             "include_directories": bool(kwargs.get("include_directories", False)),
+            "target_uri": self._targets(kwargs.get("target_uri")),
         }
-        if kwargs.get("dense_weight") is not None:
-            out["dense_weight"] = kwargs["dense_weight"]
+        if kwargs.get("score_threshold") is not None:
+            opts["score_threshold"] = kwargs["score_threshold"]
         if kwargs.get("retrieval_mode") is not None:
-            out["mode"] = RetrievalMode(kwargs["retrieval_mode"])
-        out["target_uri"] = self._targets(kwargs.get("target_uri"))
-        return out
+            opts["mode"] = kwargs["retrieval_mode"]
+        return opts
 
     def _targets(self, target: str | Sequence[str] | None) -> list[str]:
         """``target_uri`` as display URIs: a ``viking://`` URI, or a path under the base."""
@@ -296,34 +264,16 @@ class TreehopVectorStore(VectorStore):
         for t in items:
             if not isinstance(t, str):
                 raise InvalidQueryError(f"target_uri must be strings, got {t!r}")
-            if t.startswith(urimod.SCHEME):
-                out.append(self.aclient.display(self.aclient.resolve(t)))
-                continue
-            uri = self._passages.base
-            for s in path_segments(t):
-                uri = urimod.join(uri, s)
+            uri = self.aclient.resolve(t) if t.startswith(urimod.SCHEME) else self._passages.base
+            for seg in [] if t.startswith(urimod.SCHEME) else path_segments(t):
+                uri = urimod.join(uri, seg)
             out.append(self.aclient.display(uri))
         return out
 
     async def _afind(
         self, query: str, k: int, kwargs: dict[str, Any], vector: Sequence[float] | None = None
     ) -> list[MatchedContext]:
-        kw = self._find_kwargs(k, kwargs)
-        if kw["filter"] is not None:
-            await check_filter_fields(self.aclient, kw["filter"])
-        existing = await self.aclient._io(
-            self.aclient.store.get, [self.aclient.resolve(t) for t in kw["target_uri"]]
-        )
-        kw["target_uri"] = [t for t, n in zip(kw["target_uri"], existing, strict=True) if n]
-        if not kw["target_uri"]:
-            return []  # nothing was ever added under the base (or the subtree)
-        if vector is not None:
-            kw["query_vector"] = vector
-        # A vector store answers with its records: every chunk is its own hit, never folded
-        # into its document's best chunk (the retriever's one-slot-per-document default).
-        kw["collapse_chunks"] = False
-        result: FindResult = await self.aclient.find(query, **kw)
-        return result.contexts()[:k]
+        return await self._index.search(query, k, self._options(kwargs), vector)
 
     def _to_document(self, hit: MatchedContext) -> Document:
         meta = {key: v for key, v in hit.metadata.items() if key not in INTERNAL_KEYS}
@@ -395,11 +345,10 @@ class TreehopVectorStore(VectorStore):
         hits = await self._afind(query, max(fetch_k, k), kwargs, vector=vector)
         if not hits:
             return []
-        store = self.aclient.store
-        uris = [self.aclient.resolve(h.uri) for h in hits]
-        vecs = await self.aclient._io(store.get_vectors, uris)
+        vecs = await self._index.vectors(hits)
         q = np.asarray(vector, dtype=np.float32)
-        picked = maximal_marginal_relevance(q, list(vecs), lambda_mult=lambda_mult, k=k)
+        rows = cast(list[list[float]], vecs)  # float32 rows: what the function computes with
+        picked = maximal_marginal_relevance(q, rows, lambda_mult=lambda_mult, k=k)
         return [self._to_document(hits[i]) for i in picked]
 
     def max_marginal_relevance_search(

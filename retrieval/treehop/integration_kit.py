@@ -25,19 +25,27 @@ adapter only translates its framework's names:
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from os import PathLike
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, Unpack, runtime_checkable
 
+import numpy as np
 from typing_extensions import TypeIs
 
 from ._sync import LoopThread
+from .arguments import check_target_uris
 from .client import AsyncTreehop, Treehop
 from .embedders.base import Embedder
 from .errors import InvalidQueryError
+from .filters import MetadataFilter
+from .ingest import records as recmod
+from .ingest.records import IngestRecord, PlacementKwargs
 from .models import ContextType, FindResult, MatchedContext
 from .search_options import SearchKwargs
+from .validation import check_limit
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -129,7 +137,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     return runner.run(coro)
 
 
-def run_on(client: TreehopClient, coro: Coroutine[Any, Any, T]) -> T:
+def run_on(client: RetrieverClient, coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine over ``client`` from sync code: on a sync client's own loop thread
     (where its write lock and connection pools live), else on the shared loop."""
     return client.run(coro) if isinstance(client, Treehop) else run_sync(coro)
@@ -186,52 +194,193 @@ async def afind(
     return await as_async(client).find(query, context_type=context_type, **options)
 
 
-def top_hits(client: RetrieverClient, result: FindResult, k: int) -> list[MatchedContext]:
+def top_hits(
+    client: RetrieverClient, result: FindResult, k: int, min_score: float | None = None
+) -> list[MatchedContext]:
     """The hits an adapter returns: :meth:`FindResult.top` for a treehop client.
 
     A knowledge source was asked for ``k`` hits already, and the neighbouring chunks its
     service adds are not marked as neighbours, so its result is taken whole (best first).
     """
     if is_knowledge_source(client):
-        return result.contexts()
-    return result.top(k)
+        return [m for m in result.contexts() if min_score is None or m.score >= min_score]
+    return result.top(k, min_score=min_score)
+
+
+async def acheck_filter_fields(
+    client: TreehopClient, spec: Mapping[str, Any] | None, provenance: Iterable[str] = ()
+) -> None:
+    """:func:`treehop.ingest.records.check_filter_fields` awaited: off the event loop when the
+    store is remote (the check may read the store), inline otherwise."""
+    if not spec:
+        return
+    aclient = as_async(client)
+    if aclient.store.capabilities.remote:
+        await asyncio.to_thread(recmod.check_filter_fields, aclient, spec, provenance)
+    else:
+        recmod.check_filter_fields(aclient, spec, provenance)
+
+
+# --------------------------------------------------------------------------- ingest
+
+
+def add_records(
+    client: TreehopClient,
+    records: Sequence[IngestRecord],
+    placement: PlacementKwargs,
+    *,
+    path_key: str,
+) -> list[str]:
+    """A framework's documents (already :class:`IngestRecord`\\ s) into the tree, from sync
+    code; ``path_key`` is the framework's default source key (``source``, ``file_path``).
+
+    The rules are :func:`treehop.ingest.records.add_records`; an async client's coroutines
+    run on the shared background loop.
+    """
+    opts: PlacementKwargs = {"path_key": path_key}
+    opts.update(placement)
+    return recmod.add_records(check_client(client), records, **opts, run_async=run_sync)
+
+
+async def aadd_records(
+    client: TreehopClient,
+    records: Sequence[IngestRecord],
+    placement: PlacementKwargs,
+    *,
+    path_key: str,
+) -> list[str]:
+    """The async twin of :func:`add_records` (embedding is awaited, never blocking the loop)."""
+    opts: PlacementKwargs = {"path_key": path_key}
+    opts.update(placement)
+    return await recmod.aadd_records(check_client(client), records, **opts)
 
 
 # --------------------------------------------------------------------------- vector stores
+
+
+NO_FLOOR = -1.0e6
+"""The score floor of a vector-store search: a vector store returns its top k whatever their
+scores, so the core's default floor (0.0), and the descent pruning it drives, apply only when
+the caller sets a threshold."""
+
+
+@dataclass(frozen=True)
+class EmbeddingSlot:
+    """How a framework's embedding model sits in a treehop client: ``wrap(model)`` is the
+    treehop embedder, which keeps the model as ``attr``; ``arg`` is the adapter's name for it."""
+
+    wrap: Callable[[Any], Embedder]
+    attr: str
+    arg: str
 
 
 def open_client(
     client: object,
     path: str | PathLike[str] | None,
     model: object | None,
-    *,
-    wrap: Callable[[Any], Embedder],
-    model_attr: str,
-    model_arg: str,
+    slot: EmbeddingSlot,
     user: str = "default",
     tagger: Any = "auto",
 ) -> tuple[TreehopClient, bool]:
     """The client an adapter works on, and whether the adapter owns (and so closes) it.
 
     ``client`` wins when given; then ``path`` must be absent and ``model`` (the framework's
-    embedding model, named ``model_arg`` in the adapter) must be the very object the client's
-    embedder wraps (read from the embedder's ``model_attr``). Without a client, a new sync
-    client is opened on ``path`` (``None``: in memory) embedding with ``wrap(model)``.
+    embedding model) must be the very object the client's embedder wraps (one index, one
+    vector space). Without a client, a new sync client is opened on ``path`` (``None``: in
+    memory) embedding with ``slot.wrap(model)``.
     """
     if client is not None:
         checked = check_client(client)
         if path is not None:
             raise InvalidQueryError("give client or path, not both")
-        if model is not None:
-            inner = getattr(as_async(checked).embedder, model_attr, None)
-            if inner is not model:
-                raise InvalidQueryError(
-                    f"{model_arg}= differs from the client's embedder; an index has one vector "
-                    f"space: open the client with an embedder wrapping this {model_arg}"
-                )
+        if model is not None and getattr(as_async(checked).embedder, slot.attr, None) is not model:
+            raise InvalidQueryError(
+                f"{slot.arg}= differs from the client's embedder; an index has one vector "
+                f"space: open the client with an embedder wrapping this {slot.arg}"
+            )
         return checked, False
-    embedder = wrap(model) if model is not None else None
+    embedder = slot.wrap(model) if model is not None else None
     return Treehop(path, user=user, embedder=embedder, tagger=tagger), True
+
+
+class PassageIndex:
+    """The framework-neutral half of a vector store over a treehop subtree.
+
+    Both the LangChain and the LlamaIndex vector stores are this plus their own names: the
+    client (given, or opened and then owned), the id-addressed :class:`PassageStore` under
+    ``base_uri``, sync access through :func:`run_on`, and the search every query makes (a
+    ``find()`` scoped to the base, every chunk its own hit) with the stored vectors MMR needs.
+    """
+
+    def __init__(
+        self,
+        client: TreehopClient,
+        owns_client: bool,
+        base_uri: str,
+        path_key: str | None,
+        source_root: str | None,
+    ) -> None:
+        self.client = client
+        self.owns_client = owns_client
+        self.passages = recmod.PassageStore(
+            client, base_uri=base_uri, path_key=path_key, source_root=source_root
+        )
+
+    @property
+    def aclient(self) -> AsyncTreehop:
+        return as_async(self.client)
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return run_on(self.client, coro)
+
+    def close(self) -> None:
+        """Close the client if it was opened here."""
+        if self.owns_client and isinstance(self.client, Treehop):
+            self.client.close()
+
+    async def search(
+        self,
+        query: str,
+        k: int,
+        options: SearchKwargs,
+        vector: Sequence[float] | None = None,
+        provenance: Iterable[str] = (),
+    ) -> list[MatchedContext]:
+        """The best ``k`` passages for ``query`` (or ``vector``) under the base.
+
+        ``options`` may narrow ``target_uri`` (default: the base) and set the threshold
+        (default: :data:`NO_FLOOR`) and ``include_directories`` (default: passages only). A
+        store answers with its records, so chunks are never folded into their document's best
+        chunk (the retriever's one-slot-per-document default). A filter on a field no stored
+        node has is an :class:`~treehop.errors.InvalidFilterError`, not a silent ``[]``; a
+        scope nothing was added under yet is ``[]``.
+        """
+        check_limit(k, "k")
+        opts: SearchKwargs = {
+            "target_uri": self.passages.base_display,
+            "score_threshold": NO_FLOOR,
+            "include_directories": False,
+        }
+        opts.update(options)
+        opts["limit"], opts["collapse_chunks"] = k, False
+        flt = opts.get("filter")
+        await acheck_filter_fields(
+            self.client, flt.spec if isinstance(flt, MetadataFilter) else flt, provenance
+        )
+        aclient = self.aclient
+        targets = check_target_uris(opts.get("target_uri"))
+        found = await aclient._io(aclient.store.get, [aclient.resolve(t) for t in targets])
+        opts["target_uri"] = [t for t, n in zip(targets, found, strict=True) if n is not None]
+        if not opts["target_uri"]:
+            return []
+        result = await aclient.find(query, query_vector=vector, **opts)
+        return result.contexts()[:k]
+
+    async def vectors(self, hits: Sequence[MatchedContext]) -> list[np.ndarray[Any, Any]]:
+        """The stored vectors of ``hits`` (for a framework's MMR)."""
+        aclient = self.aclient
+        uris = [aclient.resolve(h.uri) for h in hits]
+        return list(await aclient._io(aclient.store.get_vectors, uris))
 
 
 def reject_extra(kwargs: Mapping[str, Any], where: str) -> None:
@@ -242,10 +391,16 @@ def reject_extra(kwargs: Mapping[str, Any], where: str) -> None:
 
 
 __all__ = [
+    "NO_FLOOR",
+    "EmbeddingSlot",
     "KnowledgeSource",
+    "PassageIndex",
     "RetrieverClient",
     "TreehopClient",
+    "aadd_records",
     "acall",
+    "acheck_filter_fields",
+    "add_records",
     "afind",
     "as_async",
     "call",
@@ -259,4 +414,3 @@ __all__ = [
     "run_sync",
     "top_hits",
 ]
-

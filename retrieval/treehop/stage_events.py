@@ -86,7 +86,7 @@ class RerankFallbackStage(StageEvent):
     """``{"query": ..., "reason": ...}`` for every typed query that fell back."""
 
     @property
-    def reason(self) -> str:
+    def first_reason(self) -> str:
         """The first reason given (``"unknown"`` when none was)."""
         return next((str(q["reason"]) for q in self.queries if q.get("reason")), "unknown")
 
@@ -141,7 +141,5 @@ def stage_events(query: str, result: FindResult) -> list[StageEvent]:
     for qr in qrs:
         hops = qr.tag_hops
         if hops.triggered:
-            events.append(
-                TagHopStage(query=qr.query.query, **hops.model_dump(include=_HOP_FIELDS))
-            )
+            events.append(TagHopStage(query=qr.query.query, **hops.model_dump(include=_HOP_FIELDS)))
     return events

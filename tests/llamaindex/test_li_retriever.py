@@ -480,7 +480,7 @@ def test_stage_events_are_not_built_without_listeners(
     def boom(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("an event was built with nobody listening")
 
-    monkeypatch.setattr(base, "TreehopGlobalSearchEvent", boom)
+    monkeypatch.setattr(base, "stage_events", boom)
     monkeypatch.setattr(events, "TreehopGlobalSearchEvent", boom)
     assert not base._listening()
     assert TreehopRetriever(client, similarity_top_k=2).retrieve("kubernetes rollbacks")

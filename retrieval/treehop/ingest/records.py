@@ -36,7 +36,7 @@ import re
 import weakref
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -49,6 +49,20 @@ from ..models import Level, Node
 from .tree_builder import finalize, segment
 
 OnDuplicate = Literal["chunks", "error", "number"]
+
+
+class PlacementKwargs(TypedDict, total=False):
+    """Where :func:`add_records` places each record (see its docstring); declared once so
+    that the framework ``add_documents`` helpers take them with ``Unpack``."""
+
+    uri_key: str | None
+    path_key: str | None
+    base_uri: str
+    tags_key: str | None
+    tags: str | Sequence[str] | None
+    on_duplicate: OnDuplicate
+
+
 AsyncRunner = Callable[[Coroutine[Any, Any, list[str]]], list[str]]
 """Runs a coroutine to completion from sync code (see :func:`add_records`)."""
 

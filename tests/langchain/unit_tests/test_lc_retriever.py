@@ -351,7 +351,7 @@ def test_stage_events_cost_nothing_without_listeners(
     def boom(*args: object) -> None:
         raise AssertionError("events were built with nobody listening")
 
-    monkeypatch.setattr(retrievers, "_trace_events", boom)
+    monkeypatch.setattr(retrievers, "stage_events", boom)
     assert TreehopRetriever(client=lc_client, k=2).invoke(QUERY)
 
 

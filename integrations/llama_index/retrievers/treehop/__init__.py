@@ -5,7 +5,8 @@ Importable as ``llama_index.retrievers.treehop`` (a namespace package next to
 (``pip install -e ".[llamaindex]"`` from a clone of the repository).
 """
 
-from ._client import KnowledgeSource
+from treehop.integration_kit import KnowledgeSource
+
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
 from .base import DEFAULT_SIMILARITY_TOP_K, TreehopRetriever
 from .events import (

@@ -12,6 +12,7 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
+from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRankStartEvent
 from llama_index.core.llms import LLM as LlamaLLM
 from llama_index.core.prompts.mixin import PromptDictType
@@ -22,23 +23,27 @@ from llama_index_instrumentation import get_dispatcher
 from llama_index_instrumentation.event_handlers.null import NullEventHandler
 
 from treehop import AsyncTreehop, FindResult, MatchedContext, Treehop
+from treehop import integration_kit as kit
 from treehop import uri as urimod
 from treehop.arguments import check_mode, check_target_uris
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidFilterError, InvalidQueryError
 from treehop.ingest import records
+from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.models import ContextType, FoundBy, RetrievalMode
 from treehop.postprocess import check_controls
+from treehop.search_options import SearchKwargs
+from treehop.stage_events import (
+    DescentStage,
+    GlobalSearchStage,
+    IntentAnalysisStage,
+    RerankFallbackStage,
+    StageEvent,
+    TagHopStage,
+    stage_events,
+)
 from treehop.validation import check_dense_weight, check_limit, check_threshold
 
-from ._client import (
-    KnowledgeSource,
-    RetrieverClient,
-    async_client,
-    call_sync,
-    check_retriever_client,
-    is_knowledge_source,
-)
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
 from .events import (
     TreehopDescentEvent,
@@ -93,6 +98,27 @@ def _context_types(
     if not out:
         raise InvalidQueryError("context_types must not be empty (use None for all)")
     return tuple(out)
+
+
+_EVENTS: dict[type[StageEvent], type[BaseEvent]] = {
+    IntentAnalysisStage: TreehopQueryPlanEvent,
+    GlobalSearchStage: TreehopGlobalSearchEvent,
+    DescentStage: TreehopDescentEvent,
+    TagHopStage: TreehopTagHopEvent,
+}
+"""Stage events emitted after a retrieval (the rerank fallback goes inside the rerank span)."""
+
+
+def _print_stage(stage: StageEvent) -> None:
+    if isinstance(stage, IntentAnalysisStage):
+        shown = "; ".join(f"{q['context_type']}: {q['query']}" for q in stage.queries)
+        print_text(f"treehop plan: {shown or '(no retrieval)'}\n", color="llama_blue")
+    elif isinstance(stage, TagHopStage):
+        print_text(
+            f"treehop tag hops via {stage.tags_used}: {len(stage.subtrees_added)} "
+            f"subtree(s), {stage.hits_in_topk} hit(s) in the top-k\n",
+            color="llama_turquoise",
+        )
 
 
 class TreehopRetriever(BaseRetriever):
@@ -160,13 +186,13 @@ class TreehopRetriever(BaseRetriever):
         objects: list[IndexNode] | None = None,
         verbose: bool = False,
     ) -> None:
-        self._client = check_retriever_client(client)
+        self._client = kit.check_retriever_client(client)
         self._source: KnowledgeSource | None = None
         self._tree: AsyncTreehop | None = None
         if is_knowledge_source(self._client):
             self._source = self._client
         else:
-            self._tree = async_client(self._client)
+            self._tree = kit.as_async(self._client)
         if mode not in ("find", "search"):
             raise InvalidQueryError(f"mode must be 'find' or 'search', got {mode!r}")
         if mode == "search" and self._source is not None:
@@ -376,9 +402,9 @@ class TreehopRetriever(BaseRetriever):
             targets = kept
         return targets, ctypes
 
-    def _call_kwargs(self) -> tuple[str, dict[str, Any]]:
-        targets, ctypes = self._scope()
-        kw: dict[str, Any] = {
+    def _options(self) -> SearchKwargs:
+        """The retriever's settings mapped onto treehop's search options (the scope aside)."""
+        kw: SearchKwargs = {
             "limit": self._similarity_top_k,
             "score_threshold": self.score_threshold,
             "filter": self._mapped.filter,
@@ -386,55 +412,62 @@ class TreehopRetriever(BaseRetriever):
             "tags_all": list(self._mapped.tags_all) if self._mapped.tags_all else None,
             "mode": self._effective_mode(),
             "include_directories": self.include_directories,
+            "dense_weight": self.dense_weight,
+            "retrieve_count": self.retrieve_count,
+            "rerank_threshold": self.rerank_threshold,
         }
-        if self.dense_weight is not None:
-            kw["dense_weight"] = self.dense_weight
-        # Passed only when set, so the core's defaults stay the core's.
+        # Passed only when set, so the core's (or a source's) defaults stay theirs.
         if self.collapse_chunks is not None:
             kw["collapse_chunks"] = self.collapse_chunks
-        if self.retrieve_count is not None:
-            kw["retrieve_count"] = self.retrieve_count
-        if self.rerank_threshold is not None:
-            kw["rerank_threshold"] = self.rerank_threshold
         if self.chunk_diffusion_count:
             kw["chunk_diffusion_count"] = self.chunk_diffusion_count
         if self.chunk_group:
             kw["chunk_group"] = True
-        if self.mode == "search":
-            kw["target_uri"] = targets or None
-            kw["context_types"] = list(ctypes) if ctypes is not None else None
-            if self._session_id is not None:
-                kw["session_id"] = self._session_id
-            return "search", kw
-        if targets:
-            kw["target_uri"] = targets
-        elif ctypes is not None and len(ctypes) == 1:
-            kw["context_type"] = ctypes[0]
-        elif ctypes is not None and self._source is not None:
-            # A knowledge source holds resources only: all it has, or honestly nothing.
-            kw["context_type"] = (
-                ContextType.RESOURCE if ContextType.RESOURCE in ctypes else ctypes[0]
-            )
-        elif ctypes is not None:
-            # find() takes one context type; several become their root directories (only the
-            # ones that exist: a missing root would be an error, an empty one matches nothing).
-            roots = [self._aclient.root(c) for c in ctypes]
-            found = self._aclient.store.get(roots)
-            existing = [self._aclient.display(r) for r, n in zip(roots, found, strict=True) if n]
-            if existing:
-                kw["target_uri"] = existing
-            else:
-                kw["context_type"] = ctypes[0]
-        return "find", kw
+        return kw
 
-    def _check_supported(self, method: str) -> None:
+    def _find_scope(
+        self, targets: list[str], ctypes: tuple[ContextType, ...] | None
+    ) -> tuple[list[str] | None, ContextType | None]:
+        """``find()`` takes target URIs or one context type: (target_uri, context_type)."""
+        if targets or ctypes is None:
+            return targets or None, None
+        if len(ctypes) == 1:
+            return None, ctypes[0]
         if self._source is not None:
-            if method != "find":
-                raise InvalidQueryError(
-                    f"a {type(self._source).__name__} answers find() only; use mode='find'"
-                )
-        elif not callable(getattr(self._aclient, method, None)):
-            raise InvalidQueryError(f"this treehop client has no {method}(); use mode='find'")
+            # A knowledge source holds resources only: all it has, or honestly nothing.
+            return None, ContextType.RESOURCE if ContextType.RESOURCE in ctypes else ctypes[0]
+        # Several context types become their root directories (only the ones that exist: a
+        # missing root would be an error, an empty one matches nothing).
+        roots = [self._aclient.root(c) for c in ctypes]
+        found = self._aclient.store.get(roots)
+        existing = [self._aclient.display(r) for r, n in zip(roots, found, strict=True) if n]
+        return (existing, None) if existing else (None, ctypes[0])
+
+    def _find_args(self) -> tuple[SearchKwargs, ContextType | None]:
+        """``find()``'s options and context type (a knowledge source answers nothing else)."""
+        if self.mode == "search" and self._source is not None:
+            raise InvalidQueryError(
+                f"a {type(self._source).__name__} answers find() only; use mode='find'"
+            )
+        kw = self._options()
+        targets, ctypes = self._scope()
+        kw["target_uri"], ctype = self._find_scope(targets, ctypes)
+        return kw, ctype
+
+    async def _query(self, query: str) -> FindResult:
+        """One retrieval, awaited: ``find()`` (a source's too) or ``search()``."""
+        if self.mode == "find" or self._source is not None:
+            kw, ctype = self._find_args()
+            return await kit.afind(self._client, query, context_type=ctype, **kw)
+        kw = self._options()
+        targets, ctypes = self._scope()
+        kw["target_uri"] = targets or None
+        return await self._aclient.search(
+            query,
+            session_id=self._session_id,
+            context_types=list(ctypes) if ctypes is not None else None,
+            **kw,
+        )
 
     def _reranker_name(self, mode: RetrievalMode) -> str | None:
         """The model that reranks a retrieval in ``mode``, or ``None`` when nothing reranks.
@@ -460,17 +493,18 @@ class TreehopRetriever(BaseRetriever):
     # ------------------------------------------------------------------ instrumentation
     @contextmanager
     def _rerank_events(
-        self, query_bundle: QueryBundle, mode: RetrievalMode
-    ) -> Iterator[Callable[[list[NodeWithScore], FindResult], None] | None]:
+        self, query_bundle: QueryBundle
+    ) -> Iterator[Callable[[list[NodeWithScore], FindResult], None]]:
         """LlamaIndex's rerank start/end events around a retrieval that reranks.
 
         treehop reranks inside its search, once per heap round, interleaved with the descent;
         the candidates are not known before the search starts, so the start event carries no
-        nodes and the end event carries the final, reranked nodes.
+        nodes and the end event carries the final, reranked nodes. A fallback to vector scores
+        is reported between them.
         """
-        model_name = self._reranker_name(mode)
+        model_name = self._reranker_name(self._effective_mode())
         if model_name is None:
-            yield None
+            yield lambda nodes, result: None
             return
         dispatcher.event(
             ReRankStartEvent(
@@ -488,24 +522,18 @@ class TreehopRetriever(BaseRetriever):
         ) as cb_event:
 
             def finish(nodes: list[NodeWithScore], result: FindResult) -> None:
-                if result.rerank_fallback:
-                    reason = next(
-                        (
-                            q.rerank_fallback_reason
-                            for q in result.query_results or []
-                            if q.rerank_fallback_reason
-                        ),
-                        "unknown",
-                    )
-                    dispatcher.event(
-                        TreehopRerankFallbackEvent(
-                            query=query_bundle.query_str, reason=reason, model_name=model_name
+                for stage in stage_events(query_bundle.query_str, result):
+                    if isinstance(stage, RerankFallbackStage):
+                        dispatcher.event(
+                            TreehopRerankFallbackEvent(
+                                **stage.model_dump(),
+                                reason=stage.first_reason,
+                                model_name=model_name,
+                            )
                         )
-                    )
-                    if self._verbose:
-                        print_text(
-                            f"treehop: rerank fell back to vector scores ({reason})\n", color="red"
-                        )
+                        if self._verbose:
+                            why = stage.first_reason
+                            print_text(f"treehop: rerank fell back ({why})\n", color="red")
                 cb_event.on_end(payload={EventPayload.NODES: nodes})
                 dispatcher.event(ReRankEndEvent(nodes=nodes))
 
@@ -521,66 +549,23 @@ class TreehopRetriever(BaseRetriever):
     def _stage_events(
         self, query_bundle: QueryBundle, result: FindResult, nodes: list[NodeWithScore]
     ) -> None:
+        """The core's stage events as instrumentation events (built only when a handler
+        listens), and the plan and tag hops printed when ``verbose``."""
         listening = _listening()
-        for qr in result.query_results if listening and result.query_results else []:
-            dispatcher.event(
-                TreehopGlobalSearchEvent(
-                    query=qr.query.query,
-                    starting_points=[(u, float(s)) for u, s in qr.starting_points],
-                )
-            )
-            dispatcher.event(
-                TreehopDescentEvent(
-                    query=qr.query.query,
-                    rounds=qr.rounds,
-                    stop_reason=qr.stop_reason,
-                    nodes_scored=qr.nodes_scored,
-                    searched_directories=list(qr.searched_directories),
-                    rerank_calls=qr.rerank_calls,
-                    elapsed_ms=qr.elapsed_ms,
-                )
-            )
-        plan = result.query_plan
-        if plan is not None and listening:
-            dispatcher.event(
-                TreehopQueryPlanEvent(
-                    query=query_bundle.query_str,
-                    queries=[q.model_dump(mode="json") for q in plan.queries],
-                    reasoning=plan.reasoning,
-                    fallback=plan.fallback,
-                    fallback_reason=plan.fallback_reason,
-                    planner=plan.planner,
-                )
-            )
-        if plan is not None and self._verbose:
-            shown = "; ".join(f"{q.context_type}: {q.query}" for q in plan.queries)
-            print_text(f"treehop plan: {shown or '(no retrieval)'}\n", color="llama_blue")
+        if not (listening or self._verbose):
+            return
         hop_ids = [
             n.node.node_id for n in nodes if n.node.metadata.get("found_by") == FoundBy.TAG_HOP
         ]
-        for qr in result.query_results or []:
-            hops = qr.tag_hops
-            if not hops.triggered:
-                continue
-            if listening:
-                dispatcher.event(
-                    TreehopTagHopEvent(
-                        query=qr.query.query,
-                        trigger_reason=hops.trigger_reason,
-                        tags_used=list(hops.tags_used),
-                        subtrees_added=list(hops.subtrees_added),
-                        hops_tried=hops.hops_tried,
-                        hits_produced=hops.hits_produced,
-                        hits_in_topk=hops.hits_in_topk,
-                        node_ids=hop_ids,
-                    )
-                )
+        for stage in stage_events(query_bundle.query_str, result):
             if self._verbose:
-                print_text(
-                    f"treehop tag hops via {hops.tags_used}: {len(hops.subtrees_added)} "
-                    f"subtree(s), {hops.hits_in_topk} hit(s) in the top-k\n",
-                    color="llama_turquoise",
-                )
+                _print_stage(stage)
+            event_type = _EVENTS.get(type(stage))
+            if listening and event_type is not None:
+                data = stage.model_dump()
+                if isinstance(stage, TagHopStage):
+                    data["node_ids"] = hop_ids
+                dispatcher.event(event_type.model_validate(data))
 
     # ------------------------------------------------------------------ results
     def _tree_links(self, hits: Sequence[MatchedContext]) -> list[TreeLinks | None]:
@@ -637,67 +622,35 @@ class TreehopRetriever(BaseRetriever):
     def _to_nodes(hits: list[MatchedContext], links: list[TreeLinks | None]) -> list[NodeWithScore]:
         return [to_node_with_score(m, link) for m, link in zip(hits, links, strict=True)]
 
-    def _hits(self, result: FindResult) -> list[MatchedContext]:
-        """The best ``similarity_top_k`` hits over all context types (``search`` limits each
-        type separately), each followed by the neighbouring chunks diffusion added for it."""
-        if self._source is not None and self.chunk_diffusion_count:
-            # The source was asked for similarity_top_k hits already, and the neighbours its
-            # service adds are not marked as such: they must not count against the top k.
-            return result.contexts()
-        out: list[MatchedContext] = []
-        primary = 0
-        for m in result.contexts():
-            if m.found_by is not FoundBy.NEIGHBOUR:
-                primary += 1
-                if primary > self._similarity_top_k:
-                    break
-            out.append(m)
-        return out
-
     # ------------------------------------------------------------------ retrieval
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        method, kw = self._call_kwargs()
-        self._check_supported(method)
         self._check_fields()
-        with self._rerank_events(query_bundle, kw["mode"]) as finish:
-            result: FindResult
-            if is_knowledge_source(self._client):
-                result = self._client.find(query_bundle.query_str, **kw)
+        with self._rerank_events(query_bundle) as finish:
+            if self._source is not None:  # the SDK is synchronous: no loop, no thread
+                kw, ctype = self._find_args()
+                result = self._source.find(query_bundle.query_str, context_type=ctype, **kw)
             else:
-                result = call_sync(self._client, method, query_bundle.query_str, **kw)
-            hits = self._hits(result)
+                result = kit.run_on(self._client, self._query(query_bundle.query_str))
+            hits = kit.top_hits(self._client, result, self._similarity_top_k)
             nodes = self._to_nodes(hits, self._tree_links(hits))
-            if finish is not None:
-                finish(nodes, result)
+            finish(nodes, result)
         self._stage_events(query_bundle, result, nodes)
         return nodes
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        method, kw = self._call_kwargs()
-        self._check_supported(method)
-        if self._tree is not None and self._tree.store.capabilities.remote:
-            await asyncio.to_thread(self._check_fields)
-        else:
-            self._check_fields()
-        with self._rerank_events(query_bundle, kw["mode"]) as finish:
-            result: FindResult
-            if is_knowledge_source(self._client):
-                result = await self._client.afind(query_bundle.query_str, **kw)
-                hits = self._hits(result)
-                links = self._source_links(hits)
-            else:
-                result = await getattr(self._aclient, method)(query_bundle.query_str, **kw)
-                hits = self._hits(result)
-                links = await self._atree_links(hits)
-            nodes = self._to_nodes(hits, links)
-            if finish is not None:
-                finish(nodes, result)
+        if self._tree is not None:
+            await kit.acheck_filter_fields(self._tree, self._mapped.filter, PROVENANCE)
+        with self._rerank_events(query_bundle) as finish:
+            result = await self._query(query_bundle.query_str)
+            hits = kit.top_hits(self._client, result, self._similarity_top_k)
+            nodes = self._to_nodes(hits, await self._atree_links(hits))
+            finish(nodes, result)
         self._stage_events(query_bundle, result, nodes)
         return nodes
 
     async def _atree_links(self, hits: list[MatchedContext]) -> list[TreeLinks | None]:
         """:meth:`_tree_links` off the event loop when the store is remote."""
-        if self._aclient.store.capabilities.remote:
+        if self._tree is not None and self._tree.store.capabilities.remote:
             return await asyncio.to_thread(self._tree_links, hits)
         return self._tree_links(hits)
 

@@ -5,88 +5,56 @@ existing handlers (tracing, observability backends) see it without knowing treeh
 add what only treehop does: the global vector step and the heap descent of every retrieval,
 falling back from rerank to vector scores, hopping sideways through shared tags, and planning
 queries from the conversation (``search`` mode). They are built only when a handler listens.
+
+Each one is the core's typed stage event (:mod:`treehop.stage_events`) as a LlamaIndex
+``BaseEvent``: the fields are inherited, so the two cannot drift.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from llama_index.core.instrumentation.events import BaseEvent
 from pydantic import Field
 
+from treehop.stage_events import (
+    DescentStage,
+    GlobalSearchStage,
+    IntentAnalysisStage,
+    RerankFallbackStage,
+    TagHopStage,
+)
 
-class TreehopRerankFallbackEvent(BaseEvent):
+
+class _TreehopEvent(BaseEvent):
+    @classmethod
+    def class_name(cls) -> str:
+        return cls.__name__
+
+
+class TreehopRerankFallbackEvent(_TreehopEvent, RerankFallbackStage):
     """The reranker failed (error, timeout, bad scores); the results use vector scores.
 
     Emitted once per retrieval, between the rerank start and end events, so that a dashboard can
-    tell a reranked result from one that silently degraded.
+    tell a reranked result from one that silently degraded. ``reason`` is the first query's.
     """
 
-    query: str
     reason: str
     model_name: str
 
-    @classmethod
-    def class_name(cls) -> str:
-        return "TreehopRerankFallbackEvent"
 
-
-class TreehopTagHopEvent(BaseEvent):
+class TreehopTagHopEvent(_TreehopEvent, TagHopStage):
     """Tag hops added subtrees outside the vector neighbourhood for one typed query."""
 
-    query: str
-    trigger_reason: str = ""
-    tags_used: list[str] = Field(default_factory=list)
-    subtrees_added: list[str] = Field(default_factory=list)
-    hops_tried: int = 0
-    hits_produced: int = 0
-    hits_in_topk: int = 0
-    #: URIs of the returned nodes that were reached through a hop.
     node_ids: list[str] = Field(default_factory=list)
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "TreehopTagHopEvent"
+    """URIs of the returned nodes that were reached through a hop."""
 
 
-class TreehopQueryPlanEvent(BaseEvent):
-    """What intent analysis decided to look for (``search`` mode only)."""
-
-    query: str
-    queries: list[dict[str, Any]] = Field(default_factory=list)
-    reasoning: str = ""
-    fallback: bool = False
-    fallback_reason: str | None = None
-    planner: str | None = None
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "TreehopQueryPlanEvent"
+class TreehopQueryPlanEvent(_TreehopEvent, IntentAnalysisStage):
+    """What intent analysis decided to look for (``search`` mode, or a source's rewrite)."""
 
 
-class TreehopGlobalSearchEvent(BaseEvent):
+class TreehopGlobalSearchEvent(_TreehopEvent, GlobalSearchStage):
     """Every retrieval: the starting points the global vector step picked for one query."""
 
-    query: str
-    #: ``(uri, score)`` of each starting point, best first.
-    starting_points: list[tuple[str, float]] = Field(default_factory=list)
 
-    @classmethod
-    def class_name(cls) -> str:
-        return "TreehopGlobalSearchEvent"
-
-
-class TreehopDescentEvent(BaseEvent):
+class TreehopDescentEvent(_TreehopEvent, DescentStage):
     """Every retrieval: how the best-first descent went for one query."""
-
-    query: str
-    rounds: int = 0
-    stop_reason: str = ""
-    nodes_scored: int = 0
-    searched_directories: list[str] = Field(default_factory=list)
-    rerank_calls: int = 0
-    elapsed_ms: float = 0.0
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "TreehopDescentEvent"

@@ -14,14 +14,15 @@ does not leave half the batch ingested.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Unpack
 
 from llama_index.core.schema import BaseNode, MetadataMode
 
+from treehop import integration_kit as kit
 from treehop.errors import IngestError
-from treehop.ingest.records import IngestRecord, aadd_records, add_records
+from treehop.ingest.records import IngestRecord, PlacementKwargs
+from treehop.integration_kit import TreehopClient
 
-from ._client import TreehopClient, check_client, run_sync
 from .nodes import EXCLUDED_EMBED_STORE, EXCLUDED_LLM_STORE, REF_DOC_ID_KEY
 
 
@@ -58,63 +59,20 @@ def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
 
 
 def add_documents(
-    client: TreehopClient,
-    documents: Sequence[BaseNode],
-    *,
-    uri_key: str | None = "uri",
-    path_key: str | None = "file_path",
-    base_uri: str = "viking://resources",
-    tags_key: str | None = "tags",
-    tags: str | Sequence[str] | None = None,
-    on_duplicate: Literal["chunks", "error", "number"] = "chunks",
+    client: TreehopClient, documents: Sequence[BaseNode], **placement: Unpack[PlacementKwargs]
 ) -> list[str]:
     """Ingest LlamaIndex ``Document``s (or nodes); return the URI of each, in order.
 
-    Each document is placed by, in this order: ``metadata[uri_key]`` (a full ``viking://``
-    URI), ``metadata[path_key]`` (a path or URL placed under ``base_uri`` segment by segment;
-    ``file_path`` is what ``SimpleDirectoryReader`` writes), or the document's id.
-    ``metadata[tags_key]`` (a list or ``a;b``) and ``tags`` become user tags. The rest of the
-    metadata is stored on the nodes. Several documents (or split nodes) sharing one path become
-    the ordered chunks of that file (by ``page_label``, then ``start_char_idx``), as
-    ``on_duplicate="chunks"`` (the default) says; ``"number"`` stores them as separate files
-    ``<path>/part-1``, ... and ``"error"`` refuses them. Absolute ``file_path`` values (what
-    ``SimpleDirectoryReader`` writes) are made relative to the directory the batch's files
-    share, so no machine path reaches a URI. Re-adding a document re-embeds it only if its text
-    changed. The rules are treehop's :func:`treehop.ingest.records.add_records`; this only
-    converts the documents.
+    Placement (``uri_key="uri"``, ``path_key="file_path"``, ``base_uri``, ``tags_key="tags"``,
+    ``tags``, ``on_duplicate="chunks"``) follows :func:`treehop.ingest.records.add_records`;
+    ``file_path`` is what ``SimpleDirectoryReader`` writes, and absolute paths are made
+    relative to the directory the batch's files share, so no machine path reaches a URI.
     """
-    return add_records(
-        check_client(client),
-        _records(documents),
-        uri_key=uri_key,
-        path_key=path_key,
-        base_uri=base_uri,
-        tags_key=tags_key,
-        tags=tags,
-        on_duplicate=on_duplicate,
-        run_async=run_sync,  # an async client's coroutines run on the shared background loop
-    )
+    return kit.add_records(client, _records(documents), placement, path_key="file_path")
 
 
 async def aadd_documents(
-    client: TreehopClient,
-    documents: Sequence[BaseNode],
-    *,
-    uri_key: str | None = "uri",
-    path_key: str | None = "file_path",
-    base_uri: str = "viking://resources",
-    tags_key: str | None = "tags",
-    tags: str | Sequence[str] | None = None,
-    on_duplicate: Literal["chunks", "error", "number"] = "chunks",
+    client: TreehopClient, documents: Sequence[BaseNode], **placement: Unpack[PlacementKwargs]
 ) -> list[str]:
     """The async twin of :func:`add_documents` (embedding is awaited, never blocking the loop)."""
-    return await aadd_records(
-        check_client(client),
-        _records(documents),
-        uri_key=uri_key,
-        path_key=path_key,
-        base_uri=base_uri,
-        tags_key=tags_key,
-        tags=tags,
-        on_duplicate=on_duplicate,
-    )
+    return await kit.aadd_records(client, _records(documents), placement, path_key="file_path")

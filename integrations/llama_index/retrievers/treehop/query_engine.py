@@ -19,7 +19,8 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.query_engine import RetrieverQueryEngine
 
-from ._client import RetrieverClient
+from treehop.integration_kit import RetrieverClient
+
 from .base import TreehopRetriever
 
 _FROM_ARGS_PARAMS = frozenset(inspect.signature(RetrieverQueryEngine.from_args).parameters) - {

@@ -43,28 +43,30 @@ from llama_index.core.vector_stores.types import (
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 from pydantic import PrivateAttr
 
-from llama_index.retrievers.treehop._client import TreehopClient, run_sync
 from llama_index.retrievers.treehop.adapters import LlamaIndexEmbedder
 from llama_index.retrievers.treehop.filters import to_treehop_filters
 from llama_index.retrievers.treehop.nodes import PROVENANCE
-from treehop import AsyncTreehop, MatchedContext, Treehop
+from treehop import AsyncTreehop, MatchedContext
+from treehop import integration_kit as kit
+from treehop import uri as urimod
 from treehop.embedders.base import Embedder
 from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError
 from treehop.ingest import records
 from treehop.ingest.records import ID_KEY, INTERNAL_KEYS, Passage, PassageStore
-from treehop.integration_kit import as_async, open_client, reject_extra
+from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.models import Node
-from treehop.validation import MAX_LIMIT
+from treehop.search_options import SearchKwargs
+from treehop.validation import MAX_LIMIT, check_limit
 
 T = TypeVar("T")
 DEFAULT_BASE_URI = "viking://resources"
 #: Keys ``node_to_metadata_dict`` adds next to a node's own metadata.
 NODE_KEYS = frozenset({"_node_content", "_node_type", "document_id", "doc_id", "ref_doc_id"})
-# A vector store returns top-k whatever the scores; the core's 0.0 floor (and the descent
-# pruning it drives) would drop legitimately ranked nodes.
-_NO_FLOOR = -1.0e6
 _MMR_PREFETCH_FACTOR = 4
 _SUPPORTED_MODES = (VectorStoreQueryMode.DEFAULT, VectorStoreQueryMode.HYBRID)
+
+
+_EMBEDDING = kit.EmbeddingSlot(LlamaIndexEmbedder, "embed_model", "embed_model")
 
 
 class TreehopEmbedding(BaseEmbedding):
@@ -136,9 +138,8 @@ class TreehopVectorStore(BasePydanticVectorStore):
     base_uri: str = DEFAULT_BASE_URI
     include_directories: bool = False
 
-    _client: TreehopClient = PrivateAttr()
+    _index: kit.PassageIndex = PrivateAttr()
     _passages: PassageStore = PrivateAttr()
-    _owns_client: bool = PrivateAttr(default=False)
     _embedding: BaseEmbedding | None = PrivateAttr(default=None)
 
     def __init__(
@@ -159,19 +160,9 @@ class TreehopVectorStore(BasePydanticVectorStore):
             "include_directories": include_directories,
         }
         super().__init__(**fields)
-        self._client, self._owns_client = open_client(
-            client,
-            path,
-            embed_model,
-            wrap=LlamaIndexEmbedder,
-            model_attr="embed_model",
-            model_arg="embed_model",
-            user=user,
-            tagger=tagger,
-        )
-        self._passages = PassageStore(
-            self._client, base_uri=base_uri, path_key=path_key, source_root=source_root
-        )
+        opened, owned = kit.open_client(client, path, embed_model, _EMBEDDING, user, tagger)
+        self._index = kit.PassageIndex(opened, owned, base_uri, path_key, source_root)
+        self._passages = self._index.passages
         self.base_uri = self._passages.base_display
 
     @classmethod
@@ -181,11 +172,11 @@ class TreehopVectorStore(BasePydanticVectorStore):
     @property
     def client(self) -> TreehopClient:
         """The treehop client behind this store."""
-        return self._client
+        return self._index.client
 
     @property
     def aclient(self) -> AsyncTreehop:
-        return as_async(self._client)
+        return self._index.aclient
 
     @property
     def embed_model(self) -> BaseEmbedding:
@@ -200,14 +191,11 @@ class TreehopVectorStore(BasePydanticVectorStore):
         return self._embedding
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        if isinstance(self._client, Treehop):
-            return self._client.run(coro)
-        return run_sync(coro)
+        return self._index.run(coro)
 
     def close(self) -> None:
         """Close the client if this store opened it."""
-        if self._owns_client and isinstance(self._client, Treehop):
-            self._client.close()
+        self._index.close()
 
     # ------------------------------------------------------------------ add
     def _passage(self, node: BaseNode) -> Passage:
@@ -350,8 +338,8 @@ class TreehopVectorStore(BasePydanticVectorStore):
         self._run(self.aclear())
 
     # ------------------------------------------------------------------ query
-    def _find_kwargs(self, query: VectorStoreQuery, k: int) -> dict[str, Any] | None:
-        """``find()`` arguments for a query; ``None`` when the filters exclude the base."""
+    def _options(self, query: VectorStoreQuery) -> SearchKwargs | None:
+        """Treehop's options for a query; ``None`` when the filters exclude the base."""
         if query.mode not in (*_SUPPORTED_MODES, VectorStoreQueryMode.MMR):
             raise InvalidQueryError(
                 f"query mode {query.mode.value!r} is not supported (default, hybrid, mmr)"
@@ -362,28 +350,24 @@ class TreehopVectorStore(BasePydanticVectorStore):
             conds.append({"op": "must", "field": "ref_doc_id", "conds": list(query.doc_ids)})
         if query.node_ids:
             conds.append({"op": "must", "field": ID_KEY, "conds": list(query.node_ids)})
-        spec = None if not conds else conds[0] if len(conds) == 1 else {"op": "and", "conds": conds}
         if args.filter is not None:
             records.check_filter_fields(self.aclient, args.filter, PROVENANCE)
-        if args.context_types is not None:
-            from treehop import uri as urimod
-
-            if urimod.context_type_of(self._passages.base) not in args.context_types:
-                return None
-        kw: dict[str, Any] = {
-            "target_uri": self.base_uri,
-            "limit": k,
-            "filter": spec,
+        base_type = urimod.context_type_of(self._passages.base)
+        if args.context_types is not None and base_type not in args.context_types:
+            return None
+        opts: SearchKwargs = {
+            "filter": conds[0]
+            if len(conds) == 1
+            else {"op": "and", "conds": conds}
+            if conds
+            else None,
             "tags": list(args.tags) if args.tags else None,
             "tags_all": list(args.tags_all) if args.tags_all else None,
-            "score_threshold": _NO_FLOOR,
             "include_directories": self.include_directories,
         }
         if query.mode is VectorStoreQueryMode.HYBRID and query.alpha is not None:
-            kw["dense_weight"] = min(1.0, max(0.2, float(query.alpha)))
-        if query.query_embedding is not None:
-            kw["query_vector"] = query.query_embedding
-        return kw
+            opts["dense_weight"] = min(1.0, max(0.2, float(query.alpha)))
+        return opts
 
     async def aquery(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         """The tree search scoped to ``base_uri``: global step, descent, tag hops; MMR on
@@ -391,34 +375,25 @@ class TreehopVectorStore(BasePydanticVectorStore):
         mmr_prefetch_factor = kwargs.pop("mmr_prefetch_factor", _MMR_PREFETCH_FACTOR)
         mmr_prefetch_k = kwargs.pop("mmr_prefetch_k", None)
         reject_extra(kwargs, "query")
-        k = query.similarity_top_k
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_LIMIT:
-            raise InvalidQueryError(f"similarity_top_k must be in 1..{MAX_LIMIT}, got {k!r}")
+        k = check_limit(query.similarity_top_k, "similarity_top_k")
         mmr = query.mode is VectorStoreQueryMode.MMR
         fetch = k
         if mmr:
             fetch = int(mmr_prefetch_k or max(k, int(k * float(mmr_prefetch_factor))))
             fetch = min(fetch, MAX_LIMIT)
-        kw = self._find_kwargs(query, fetch)
+        opts = self._options(query)
         text = query.query_str or ""
-        if kw is None or (not text and query.query_embedding is None):
-            if kw is not None:
-                raise InvalidQueryError("a query needs query_embedding or query_str")
-            return VectorStoreQueryResult(nodes=[], similarities=[], ids=[])
-        if not await self._passages.aexists():
-            return VectorStoreQueryResult(nodes=[], similarities=[], ids=[])
-        # Nodes are the store's records: each is its own hit, never folded into its source
-        # document's best chunk (the retriever's one-slot-per-document default).
-        result = await self.aclient.find(text, collapse_chunks=False, **kw)
-        hits = result.contexts()[:fetch]
+        vector = query.query_embedding
+        if opts is not None and not text and vector is None:
+            raise InvalidQueryError("a query needs query_embedding or query_str")
+        hits = [] if opts is None else await self._index.search(text, fetch, opts, vector)
         if mmr and hits:
-            if query.query_embedding is None:
+            if vector is None:
                 raise InvalidQueryError("MMR needs query_embedding")
-            uris = [self.aclient.resolve(h.uri) for h in hits]
-            vecs = await self.aclient._io(self.aclient.store.get_vectors, uris)
+            vecs = await self._index.vectors(hits)
             scores, picked = await asyncio.to_thread(
                 get_top_k_mmr_embeddings,
-                list(query.query_embedding),
+                list(vector),
                 [list(map(float, v)) for v in vecs],
                 similarity_top_k=k,
                 embedding_ids=list(range(len(hits))),
