@@ -69,15 +69,17 @@ def test_example_agent_memories_persist_across_runs(tmp_path: Path) -> None:
     assert "\n- @" in first_prompt
 
 
-def test_context_injected_once_per_turn_and_deduped_across_turns(client: Treehop) -> None:
+def test_context_injected_once_per_turn_and_deduped_across_turns(
+    client: Treehop, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls: list[str] = []
-    original = client.assemble_context
+    original = AsyncTreehop.assemble_context
 
-    def counting(query: Any, **kw: Any) -> Any:
+    async def counting(self: AsyncTreehop, query: Any, **kw: Any) -> Any:
         calls.append(query)
-        return original(query, **kw)
+        return await original(self, query, **kw)
 
-    client.assemble_context = counting  # type: ignore[method-assign]
+    monkeypatch.setattr(AsyncTreehop, "assemble_context", counting)
 
     @tool
     def noop(x: str) -> str:
