@@ -8,14 +8,17 @@ row, checks shapes and finiteness, and derives a name from the class and model.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from treehop.embedders.base import Vectors, normalize_rows
 from treehop.errors import EmbeddingError, InvalidQueryError
+from treehop.validation import check_strings
 
+_NO_ROWS = np.zeros((0, 0), np.float32)  # what an empty batch embeds to (no model call)
 _MODEL_ATTRS = ("model", "model_name", "model_id", "deployment")
 
 
@@ -83,59 +86,42 @@ class LangChainEmbedder:
 
     @staticmethod
     def _texts(texts: Sequence[str]) -> list[str]:
-        if isinstance(texts, str):
-            raise EmbeddingError("embed() takes a list of texts, not one string")
-        out = list(texts)
-        for t in out:
-            if not isinstance(t, str):
-                raise EmbeddingError(f"texts must be strings, got {type(t).__name__}")
-        return out
+        return check_strings(texts, "texts", EmbeddingError)
 
-    def _wrap(self, exc: Exception) -> EmbeddingError:
-        return EmbeddingError(f"{self._name} failed: {type(exc).__name__}: {exc}")
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        items = self._texts(texts)
-        if not items:
-            return np.zeros((0, self._dimension), np.float32)
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Any failure of the LangChain model as an :class:`EmbeddingError` naming it."""
         try:
-            raw = self.embeddings.embed_documents(items)
+            yield
         except EmbeddingError:
             raise
         except Exception as exc:
-            raise self._wrap(exc) from exc
+            raise EmbeddingError(f"{self._name} failed: {type(exc).__name__}: {exc}") from exc
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        items = self._texts(texts)
+        with self._errors():
+            raw = self.embeddings.embed_documents(items) if items else _NO_ROWS
         return self._finish(raw, len(items))
 
     async def aembed(self, texts: Sequence[str]) -> Vectors:
         items = self._texts(texts)
-        if not items:
-            return np.zeros((0, self._dimension), np.float32)
-        try:
-            raw = await self.embeddings.aembed_documents(items)
-        except EmbeddingError:
-            raise
-        except Exception as exc:
-            raise self._wrap(exc) from exc
+        with self._errors():
+            raw = await self.embeddings.aembed_documents(items) if items else _NO_ROWS
         return self._finish(raw, len(items))
 
     def embed_query(self, text: str) -> Vectors:
-        if not isinstance(text, str):
-            raise EmbeddingError(f"query must be a string, got {type(text).__name__}")
-        try:
-            raw = self.embeddings.embed_query(text)
-        except EmbeddingError:
-            raise
-        except Exception as exc:
-            raise self._wrap(exc) from exc
+        with self._errors():
+            raw = self.embeddings.embed_query(check_query_text(text))
         return self._finish([raw], 1).reshape(-1)
 
     async def aembed_query(self, text: str) -> Vectors:
-        if not isinstance(text, str):
-            raise EmbeddingError(f"query must be a string, got {type(text).__name__}")
-        try:
-            raw = await self.embeddings.aembed_query(text)
-        except EmbeddingError:
-            raise
-        except Exception as exc:
-            raise self._wrap(exc) from exc
+        with self._errors():
+            raw = await self.embeddings.aembed_query(check_query_text(text))
         return self._finish([raw], 1).reshape(-1)
+
+
+def check_query_text(text: object) -> str:
+    if not isinstance(text, str):
+        raise EmbeddingError(f"query must be a string, got {type(text).__name__}")
+    return text

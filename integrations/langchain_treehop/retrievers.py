@@ -20,7 +20,7 @@ Design choices, against what the existing OpenViking adapter gets wrong:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -40,6 +40,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -186,21 +187,12 @@ class TreehopRetrievalOptions(BaseModel):
         labels = list(tagmod.normalize_filter_labels(v))
         return labels or None
 
-    @field_validator("metadata_filter", mode="before")
+    @field_validator("metadata_filter", "score_threshold", "dense_weight", mode="before")
     @classmethod
-    def _check_filter(cls, v: Any) -> Any:
-        # treehop's DSL, or the MongoDB style of Chroma / PGVector / Qdrant filters.
-        return to_treehop_filter(v)
-
-    @field_validator("score_threshold", mode="before")
-    @classmethod
-    def _check_threshold(cls, v: Any) -> Any:
-        return check_threshold(v)
-
-    @field_validator("dense_weight", mode="before")
-    @classmethod
-    def _check_dense_weight(cls, v: Any) -> Any:
-        return check_dense_weight(v)
+    def _core_check(cls, v: Any, info: ValidationInfo) -> Any:
+        # The core's own check of each option (one validation site); a metadata filter may be
+        # treehop's DSL or the MongoDB style of Chroma / PGVector / Qdrant filters.
+        return _CORE_CHECKS[str(info.field_name)](v)
 
     @field_validator("content_field", mode="before")
     @classmethod
@@ -229,6 +221,11 @@ class TreehopRetrievalOptions(BaseModel):
         return self
 
 
+_CORE_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "metadata_filter": to_treehop_filter,
+    "score_threshold": check_threshold,
+    "dense_weight": check_dense_weight,
+}
 _OPTION_FIELDS = tuple(TreehopRetrievalOptions.model_fields)
 # search_kwargs keys of LangChain's VectorStoreRetriever, as this retriever's option names.
 _SEARCH_KWARG_NAMES = {
@@ -526,26 +523,13 @@ def _core(opts: TreehopRetrievalOptions) -> SearchKwargs:
     Optional controls are passed only when set, so that defaults stay the core's (and a
     knowledge source's own ``defaults`` apply).
     """
-    kw: SearchKwargs = {
-        "target_uri": opts.target_uri,
-        "limit": opts.k,
-        "score_threshold": opts.score_threshold,
-        "filter": opts.metadata_filter,
-        "include_directories": opts.include_directories,
-        "dense_weight": opts.dense_weight,
-        "retrieve_count": opts.retrieve_count,
-        "rerank_threshold": opts.rerank_threshold,
-    }
+    kw = kit.shared_options(opts)
+    kw["limit"] = opts.k
+    kw["filter"] = opts.metadata_filter
     if opts.tag_filter or opts.tag_filter_all:
         kw["tags"], kw["tags_all"] = opts.tag_filter, opts.tag_filter_all
     if opts.retrieval_mode is not None:
         kw["mode"] = opts.retrieval_mode
-    if opts.collapse_chunks is not None:
-        kw["collapse_chunks"] = opts.collapse_chunks
-    if opts.chunk_diffusion_count:
-        kw["chunk_diffusion_count"] = opts.chunk_diffusion_count
-    if opts.chunk_group:
-        kw["chunk_group"] = True
     return kw
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Coroutine, Iterable, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, Unpack, cast
 
 import numpy as np
 from langchain_core.documents import Document
@@ -111,16 +111,13 @@ class TreehopVectorStore(VectorStore):
         *,
         client: TreehopClient | None = None,
         path: str | os.PathLike[str] | None = None,
-        base_uri: str = DEFAULT_BASE_URI,
-        path_key: str | None = "source",
-        source_root: str | None = None,
-        user: str = "default",
-        tagger: Any = "auto",
+        **options: Unpack[kit.PassageIndexKwargs],
     ) -> None:
-        opened, owned = kit.open_client(client, path, embedding, _EMBEDDING, user, tagger)
-        self._index = kit.PassageIndex(opened, owned, base_uri, path_key, source_root)
+        self._index = kit.PassageIndex.open(
+            client, path, embedding, _EMBEDDING, options, path_key="source"
+        )
         self._passages = self._index.passages
-        self._client = opened
+        self._client = self._index.client
         self._embedding = embedding
 
     # ------------------------------------------------------------------ plumbing
@@ -385,33 +382,29 @@ class TreehopVectorStore(VectorStore):
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_texts(
-        cls,
-        texts: list[str],
-        embedding: Embeddings | None = None,
-        metadatas: list[dict[Any, Any]] | None = None,
-        *,
-        ids: list[str] | None = None,
-        **kwargs: Any,
-    ) -> TreehopVectorStore:
-        """A store (constructor keyword arguments in ``kwargs``) holding ``texts``."""
-        store = cls(embedding, **kwargs)
+    def from_texts(cls, texts: list[str], *args: Any, **kwargs: Any) -> TreehopVectorStore:
+        """A store holding ``texts``: ``from_texts(texts, embedding=None, metadatas=None, *,
+        ids=None, **constructor_kwargs)``, as every LangChain vector store."""
+        store, metadatas, ids = cls._for_texts(*args, **kwargs)
         store.add_texts(texts, metadatas, ids=ids)
         return store
 
     @classmethod
-    async def afrom_texts(
+    async def afrom_texts(cls, texts: list[str], *args: Any, **kwargs: Any) -> TreehopVectorStore:
+        store, metadatas, ids = cls._for_texts(*args, **kwargs)
+        await store.aadd_texts(texts, metadatas, ids=ids)
+        return store
+
+    @classmethod
+    def _for_texts(
         cls,
-        texts: list[str],
         embedding: Embeddings | None = None,
         metadatas: list[dict[Any, Any]] | None = None,
         *,
         ids: list[str] | None = None,
         **kwargs: Any,
-    ) -> TreehopVectorStore:
-        store = cls(embedding, **kwargs)
-        await store.aadd_texts(texts, metadatas, ids=ids)
-        return store
+    ) -> tuple[TreehopVectorStore, list[dict[Any, Any]] | None, list[str] | None]:
+        return cls(embedding, **kwargs), metadatas, ids
 
     def __repr__(self) -> str:
         return f"TreehopVectorStore(base_uri={self.base_uri!r}, client={self._client!r})"

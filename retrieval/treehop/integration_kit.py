@@ -30,7 +30,17 @@ import threading
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, Unpack, runtime_checkable
+from typing import (
+    Any,
+    Concatenate,
+    ParamSpec,
+    Protocol,
+    TypedDict,
+    TypeVar,
+    Unpack,
+    cast,
+    runtime_checkable,
+)
 
 import numpy as np
 from typing_extensions import TypeIs
@@ -168,6 +178,37 @@ async def acall(
     return await method(as_async(client), *args, **kwargs)
 
 
+SHARED_OPTIONS: tuple[str, ...] = (
+    "target_uri",
+    "score_threshold",
+    "dense_weight",
+    "include_directories",
+    "collapse_chunks",
+    "retrieve_count",
+    "rerank_threshold",
+    "chunk_diffusion_count",
+    "chunk_group",
+)
+"""The search options adapters keep under the core's own names (``mode`` is not one: both
+adapters use it for find/search)."""
+_OFF_BY_DEFAULT = frozenset({"chunk_diffusion_count", "chunk_group"})
+
+
+def shared_options(settings: object) -> SearchKwargs:
+    """The :data:`SHARED_OPTIONS` an adapter holds (as attributes of ``settings``).
+
+    Unset ones (``None``; a zero diffusion count, ``chunk_group=False``) are left out, so that
+    the core's defaults, and a knowledge source's own ``defaults``, stay theirs. The values
+    are validated by the core (:meth:`SearchOptions.build` or the source) on each call.
+    """
+    out: dict[str, Any] = {}
+    for name in SHARED_OPTIONS:
+        value = getattr(settings, name, None)
+        if value is not None and (value or name not in _OFF_BY_DEFAULT):
+            out[name] = value
+    return cast(SearchKwargs, out)
+
+
 def find(
     client: RetrieverClient,
     query: str,
@@ -303,6 +344,23 @@ def open_client(
     return Treehop(path, user=user, embedder=embedder, tagger=tagger), True
 
 
+class PassageIndexKwargs(TypedDict, total=False):
+    """Where a vector store keeps its passages, and how it opens a client of its own.
+
+    - ``base_uri``: the subtree the store writes to and searches in (``viking://resources``).
+    - ``path_key``: the metadata key naming a document's source file (the framework's).
+    - ``source_root``: absolute source paths are made relative to it (default: to the
+      directory all sources of a batch share).
+    - ``user`` / ``tagger``: for a client opened here (``"auto"``: keyword tags).
+    """
+
+    base_uri: str
+    path_key: str | None
+    source_root: str | None
+    user: str
+    tagger: Any
+
+
 class PassageIndex:
     """The framework-neutral half of a vector store over a treehop subtree.
 
@@ -324,6 +382,31 @@ class PassageIndex:
         self.owns_client = owns_client
         self.passages = recmod.PassageStore(
             client, base_uri=base_uri, path_key=path_key, source_root=source_root
+        )
+
+    @classmethod
+    def open(
+        cls,
+        client: object,
+        path: str | PathLike[str] | None,
+        model: object | None,
+        slot: EmbeddingSlot,
+        options: PassageIndexKwargs,
+        *,
+        path_key: str,
+    ) -> PassageIndex:
+        """The index of a vector store: over ``client``, or over a client opened on ``path``
+        embedding with ``model`` (see :func:`open_client`); ``path_key`` is the framework's
+        default source key. Unknown ``options`` are errors (they arrive as ``**kwargs``)."""
+        reject_extra({k: v for k, v in options.items() if k not in _INDEX_OPTIONS}, "store")
+        user, tagger = options.get("user", "default"), options.get("tagger", "auto")
+        opened, owned = open_client(client, path, model, slot, user, tagger)
+        return cls(
+            opened,
+            owned,
+            options.get("base_uri", "viking://resources"),
+            options.get("path_key", path_key),
+            options.get("source_root"),
         )
 
     @property
@@ -383,6 +466,9 @@ class PassageIndex:
         return list(await aclient._io(aclient.store.get_vectors, uris))
 
 
+_INDEX_OPTIONS = frozenset(PassageIndexKwargs.__annotations__)
+
+
 def reject_extra(kwargs: Mapping[str, Any], where: str) -> None:
     """Adapters take ``**kwargs`` because their frameworks pass them; unknown ones are errors,
     never silently ignored."""
@@ -392,9 +478,11 @@ def reject_extra(kwargs: Mapping[str, Any], where: str) -> None:
 
 __all__ = [
     "NO_FLOOR",
+    "SHARED_OPTIONS",
     "EmbeddingSlot",
     "KnowledgeSource",
     "PassageIndex",
+    "PassageIndexKwargs",
     "RetrieverClient",
     "TreehopClient",
     "aadd_records",
@@ -412,5 +500,6 @@ __all__ = [
     "reject_extra",
     "run_on",
     "run_sync",
+    "shared_options",
     "top_hits",
 ]

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .errors import InvalidQueryError
 
 MAX_QUERY_CHARS = 8000
 MAX_LIMIT = 1000
+
+
+def check_strings(
+    values: object, what: str, error: type[Exception] = InvalidQueryError
+) -> list[str]:
+    """A list (any iterable but one string) of strings, or ``error`` saying what is wrong."""
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise error(f"expected a list of {what} (strings), not one string")
+    out = list(values)
+    bad = next((v for v in out if not isinstance(v, str)), None)
+    if bad is not None:
+        raise error(f"{what} must be strings, got {type(bad).__name__}")
+    return out
 
 
 def check_query(query: object) -> str:

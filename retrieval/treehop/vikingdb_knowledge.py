@@ -63,7 +63,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Unpack
 
@@ -84,6 +84,7 @@ from .models import (
     RetrievalMode,
     TypedQuery,
 )
+from .search_options import SearchKwargs
 from .stores.vikingdb import (
     VikingDBError,
     call_with_retries,
@@ -92,7 +93,6 @@ from .stores.vikingdb import (
     make_error,
     resolve_keys,
 )
-from .search_options import SearchKwargs
 from .validation import check_query, check_threshold
 
 DEFAULT_KNOWLEDGE_HOST: Final = "api-knowledgebase.mlp.cn-beijing.volces.com"

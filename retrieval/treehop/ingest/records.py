@@ -46,6 +46,7 @@ from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
 from ..models import Level, Node
+from ..validation import check_strings
 from .tree_builder import finalize, segment
 
 OnDuplicate = Literal["chunks", "error", "number"]
@@ -1137,13 +1138,7 @@ def _abstract(text: str, limit: int = 200) -> str:
 
 
 def _check_ids(ids: Sequence[str]) -> list[str]:
-    if isinstance(ids, str) or not isinstance(ids, Iterable):
-        raise InvalidQueryError("ids must be a list of strings")
-    out = list(ids)
-    for i in out:
-        if not isinstance(i, str):
-            raise InvalidQueryError(f"ids must be strings, got {type(i).__name__}")
-    return out
+    return check_strings(ids, "ids")
 
 
 def _check_vector(vector: Sequence[float], where: str) -> None:

@@ -404,25 +404,16 @@ class TreehopRetriever(BaseRetriever):
 
     def _options(self) -> SearchKwargs:
         """The retriever's settings mapped onto treehop's search options (the scope aside)."""
-        kw: SearchKwargs = {
-            "limit": self._similarity_top_k,
-            "score_threshold": self.score_threshold,
-            "filter": self._mapped.filter,
-            "tags": list(self._mapped.tags) if self._mapped.tags is not None else None,
-            "tags_all": list(self._mapped.tags_all) if self._mapped.tags_all else None,
-            "mode": self._effective_mode(),
-            "include_directories": self.include_directories,
-            "dense_weight": self.dense_weight,
-            "retrieve_count": self.retrieve_count,
-            "rerank_threshold": self.rerank_threshold,
-        }
-        # Passed only when set, so the core's (or a source's) defaults stay theirs.
-        if self.collapse_chunks is not None:
-            kw["collapse_chunks"] = self.collapse_chunks
-        if self.chunk_diffusion_count:
-            kw["chunk_diffusion_count"] = self.chunk_diffusion_count
-        if self.chunk_group:
-            kw["chunk_group"] = True
+        kw = kit.shared_options(self)
+        kw.update(
+            {
+                "limit": self._similarity_top_k,
+                "filter": self._mapped.filter,
+                "tags": list(self._mapped.tags) if self._mapped.tags is not None else None,
+                "tags_all": list(self._mapped.tags_all) if self._mapped.tags_all else None,
+                "mode": self._effective_mode(),
+            }
+        )
         return kw
 
     def _find_scope(

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Coroutine, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -146,22 +146,16 @@ class TreehopVectorStore(BasePydanticVectorStore):
         self,
         client: TreehopClient | None = None,
         *,
+        include_directories: bool = False,
         embed_model: BaseEmbedding | None = None,
         path: str | os.PathLike[str] | None = None,
-        base_uri: str = DEFAULT_BASE_URI,
-        path_key: str | None = "file_path",
-        source_root: str | None = None,
-        user: str = "default",
-        tagger: Any = "auto",
-        include_directories: bool = False,
+        **options: Unpack[kit.PassageIndexKwargs],
     ) -> None:
-        fields: dict[str, Any] = {
-            "base_uri": base_uri,
-            "include_directories": include_directories,
-        }
+        fields: dict[str, Any] = {"include_directories": include_directories}
         super().__init__(**fields)
-        opened, owned = kit.open_client(client, path, embed_model, _EMBEDDING, user, tagger)
-        self._index = kit.PassageIndex(opened, owned, base_uri, path_key, source_root)
+        self._index = kit.PassageIndex.open(
+            client, path, embed_model, _EMBEDDING, options, path_key="file_path"
+        )
         self._passages = self._index.passages
         self.base_uri = self._passages.base_display
 
