@@ -122,29 +122,28 @@ def test_mypy_strict_catches_a_misspelt_keyword_on_both_clients(tmp_path: Path) 
 def test_integration_kit_opens_or_checks_a_client(tmp_path: object) -> None:
     """Both vector stores open their client through one core helper: a client is checked
     (type, not with a path, the same embedding model), else one is opened and owned."""
-    from treehop.integration_kit import as_async, open_client, reject_extra
+    from treehop.integration_kit import EmbeddingSlot, as_async, open_client, reject_extra
 
     class Wrapped(BagOfWordsEmbedder):
         def __init__(self, model: object) -> None:
             super().__init__()
             self.model = model
 
+    slot = EmbeddingSlot(Wrapped, "model", "m")
     model = object()
-    opened, owned = open_client(None, None, model, wrap=Wrapped, model_attr="model", model_arg="m")
+    opened, owned = open_client(None, None, model, slot)
     try:
         assert owned and isinstance(opened, Treehop)
         assert as_async(opened).embedder.model is model  # type: ignore[attr-defined]
-        same, owned_again = open_client(
-            opened, None, model, wrap=Wrapped, model_attr="model", model_arg="m"
-        )
+        same, owned_again = open_client(opened, None, model, slot)
         assert same is opened and not owned_again
         assert as_async(as_async(opened)) is opened.aio
         with pytest.raises(InvalidQueryError, match="m= differs"):
-            open_client(opened, None, object(), wrap=Wrapped, model_attr="model", model_arg="m")
+            open_client(opened, None, object(), slot)
         with pytest.raises(InvalidQueryError, match="not both"):
-            open_client(opened, "idx", None, wrap=Wrapped, model_attr="model", model_arg="m")
+            open_client(opened, "idx", None, slot)
         with pytest.raises(InvalidQueryError, match="must be a treehop"):
-            open_client("x", None, None, wrap=Wrapped, model_attr="model", model_arg="m")
+            open_client("x", None, None, slot)
         with pytest.raises(InvalidQueryError, match="unknown argument"):
             reject_extra({"k": 1}, "where")
         reject_extra({}, "where")

@@ -272,6 +272,13 @@ def test_score_threshold_and_context_type(srv: FakeVikingDB, src: VikingDBKnowle
             "not both",
         ),
         ({"bogus_option": 1}, InvalidQueryError, "bogus_option"),
+        ({"explain": True}, InvalidQueryError, "none to trace"),
+        ({"since": "2024-01-01"}, InvalidQueryError, "no timestamps"),
+        ({"until": "2024-01-01"}, InvalidQueryError, "no timestamps"),
+        ({"collapse_chunks": True}, InvalidQueryError, "chunk_group"),
+        ({"tags_all": ["ml"]}, InvalidQueryError, "no treehop tags"),
+        ({"include_directories": "yes"}, InvalidQueryError, "include_directories"),
+        ({"target_uri": []}, InvalidURIError, "empty"),
         ({"mode": "fast"}, ValueError, "fast"),
     ],
 )
@@ -283,6 +290,21 @@ def test_bad_options_are_refused_before_any_request(
     with pytest.raises(error, match=match):
         src.find(**kwargs)
     assert len(srv.posts()) == before
+
+
+def test_options_that_ask_for_nothing_are_honoured(
+    srv: FakeVikingDB, src: VikingDBKnowledgeSource
+) -> None:
+    """``explain=False``, ``collapse_chunks=False`` and either ``include_directories`` ask for
+    nothing a knowledge base lacks (it has no directories): the same request is sent."""
+    plain = src.find("token")
+    body = sent(srv)
+    same = src.find(
+        "token", explain=False, collapse_chunks=False, include_directories=False, tags=[]
+    )
+    assert sent(srv) == body
+    assert [m.uri for m in same.resources] == [m.uri for m in plain.resources]
+    assert all(m.is_leaf for m in same.resources)
 
 
 def test_defaults_apply_and_are_validated(srv: FakeVikingDB) -> None:

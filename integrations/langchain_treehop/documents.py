@@ -15,7 +15,7 @@ of a batch does not leave half the batch ingested.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal, Unpack
 
 from langchain_core.documents import Document
@@ -78,14 +78,8 @@ def context_to_document(hit: MatchedContext, content_field: str = "auto") -> Doc
 
 def _records(documents: Sequence[Document]) -> list[IngestRecord]:
     """The documents as framework-neutral records; the LangChain-specific checks live here."""
-    if isinstance(documents, (str, bytes, Document)) or not isinstance(documents, Iterable):
-        raise IngestError("documents must be a list of langchain Document objects")
     out: list[IngestRecord] = []
-    for i, doc in enumerate(documents):
-        if not isinstance(doc, Document):
-            raise IngestError(
-                f"document {i}: expected a langchain Document, got {type(doc).__name__}"
-            )
+    for i, doc in enumerate(kit.documents_of(documents, Document, "langchain Document")):
         if not doc.page_content.strip():
             raise IngestError(f"document {i}: page_content is empty")
         out.append(IngestRecord(doc.page_content, doc.metadata, str(doc.id) if doc.id else None))

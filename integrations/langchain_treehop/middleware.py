@@ -38,6 +38,8 @@ from treehop.context_assembly import TIERS, AssembledContext, Tier, check_budget
 from treehop.errors import InvalidQueryError, NotFoundError
 from treehop.integration_kit import TreehopClient
 from treehop.memory import check_id
+from treehop.search_options import SearchKwargs
+from treehop.validation import check_limit
 
 DEFAULT_HEADER = (
     "Context retrieved from the knowledge tree for the user's latest message. Each section is "
@@ -100,7 +102,7 @@ class TreehopContextMiddleware(AgentMiddleware):
         quotas: Mapping[str, int] | None = None,
         tiers: Sequence[Tier] = TIERS,
         k: int = 10,
-        find_kwargs: Mapping[str, Any] | None = None,
+        find_kwargs: SearchKwargs | None = None,
         dedup_across_turns: bool = True,
         record_turns: bool = False,
         conversation_id: str = "agent",
@@ -111,16 +113,12 @@ class TreehopContextMiddleware(AgentMiddleware):
         self.client = kit.check_client(client)
         check_budget(max_tokens, quotas, tiers)
         check_id(conversation_id, "conversation_id")
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
-            raise InvalidQueryError(f"k must be an integer in [1, 1000], got {k!r}")
-        find_kwargs = dict(find_kwargs or {})
-        if "limit" in find_kwargs:
+        self.k = check_limit(k, "k")
+        self.find_kwargs: SearchKwargs = {**(find_kwargs or {})}
+        if "limit" in self.find_kwargs:
             raise InvalidQueryError("set the number of hits with k=, not find_kwargs['limit']")
-        self.max_tokens = max_tokens
+        self.max_tokens, self.tiers = max_tokens, tuple(tiers)
         self.quotas = dict(quotas) if quotas else None
-        self.tiers = tuple(tiers)
-        self.k = k
-        self.find_kwargs = find_kwargs
         self.dedup_across_turns = dedup_across_turns
         self.record_turns = record_turns
         self.conversation_id = conversation_id

@@ -49,6 +49,7 @@ from treehop import AsyncTreehop, ContextType, FindResult
 from treehop import integration_kit as kit
 from treehop import tags as tagmod
 from treehop import uri as urimod
+from treehop.arguments import check_target_uris
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidQueryError, InvalidURIError
 from treehop.ingest import records
@@ -156,13 +157,8 @@ class TreehopRetrievalOptions(BaseModel):
     @field_validator("target_uri", mode="before")
     @classmethod
     def _check_target(cls, v: Any) -> Any:
-        items = [v] if isinstance(v, str) else v
-        if items is None:
-            return v
-        if not isinstance(items, Sequence) or not items:
-            raise InvalidURIError("target_uri must be a viking:// URI or a non-empty list of them")
-        for u in items:
-            if not isinstance(u, str) or not u.startswith(urimod.SCHEME):
+        for u in check_target_uris(v):
+            if not u.startswith(urimod.SCHEME):
                 raise InvalidURIError(f"target_uri {u!r} is not a viking:// URI")
         return v
 

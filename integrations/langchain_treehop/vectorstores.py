@@ -31,7 +31,7 @@ Returned ``Document``s carry exactly the metadata that was added (plus nothing),
 from __future__ import annotations
 
 import os
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar, Unpack, cast
 
 import numpy as np
@@ -40,7 +40,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
-from treehop import AsyncTreehop, MatchedContext
+from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop import uri as urimod
 from treehop.errors import InvalidQueryError
@@ -68,7 +68,7 @@ _SEARCH_KWARGS = frozenset(
 )
 
 
-class TreehopVectorStore(VectorStore):
+class TreehopVectorStore(kit.IndexedStore, VectorStore):
     """LangChain vector store over a treehop tree.
 
     Setup:
@@ -117,19 +117,9 @@ class TreehopVectorStore(VectorStore):
             client, path, embedding, _EMBEDDING, options, path_key="source"
         )
         self._passages = self._index.passages
-        self._client = self._index.client
         self._embedding = embedding
 
     # ------------------------------------------------------------------ plumbing
-    @property
-    def client(self) -> TreehopClient:
-        """The treehop client behind this store."""
-        return self._client
-
-    @property
-    def aclient(self) -> AsyncTreehop:
-        return self._index.aclient
-
     @property
     def base_uri(self) -> str:
         return self._passages.base_display
@@ -140,13 +130,6 @@ class TreehopVectorStore(VectorStore):
             return self._embedding
         inner = getattr(self.aclient.embedder, "embeddings", None)
         return inner if isinstance(inner, Embeddings) else None
-
-    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return self._index.run(coro)
-
-    def close(self) -> None:
-        """Close the client if this store opened it."""
-        self._index.close()
 
     # ------------------------------------------------------------------ writes
     def _passages_of(
@@ -361,14 +344,10 @@ class TreehopVectorStore(VectorStore):
         return await self._ammr(query, None, k, fetch_k, lambda_mult, kwargs)
 
     def max_marginal_relevance_search_by_vector(
-        self,
-        embedding: list[float],
-        k: int = 4,
-        fetch_k: int = 20,
-        lambda_mult: float = 0.5,
-        **kwargs: Any,
+        self, embedding: list[float], *args: Any, **kwargs: Any
     ) -> list[Document]:
-        return self._run(self._ammr("", embedding, k, fetch_k, lambda_mult, kwargs))
+        coro = self.amax_marginal_relevance_search_by_vector(embedding, *args, **kwargs)
+        return self._run(coro)
 
     async def amax_marginal_relevance_search_by_vector(
         self,
@@ -407,7 +386,7 @@ class TreehopVectorStore(VectorStore):
         return cls(embedding, **kwargs), metadatas, ids
 
     def __repr__(self) -> str:
-        return f"TreehopVectorStore(base_uri={self.base_uri!r}, client={self._client!r})"
+        return f"TreehopVectorStore(base_uri={self.base_uri!r}, client={self.client!r})"
 
 
 __all__ = ["DEFAULT_BASE_URI", "TreehopVectorStore"]

@@ -49,7 +49,7 @@ from ._sync import LoopThread
 from .arguments import check_target_uris
 from .client import AsyncTreehop, Treehop
 from .embedders.base import Embedder
-from .errors import InvalidQueryError
+from .errors import IngestError, InvalidQueryError
 from .filters import MetadataFilter
 from .ingest import records as recmod
 from .ingest.records import IngestRecord, PlacementKwargs
@@ -265,6 +265,21 @@ async def acheck_filter_fields(
 # --------------------------------------------------------------------------- ingest
 
 
+D = TypeVar("D")
+
+
+def documents_of(documents: object, kind: type[D], what: str) -> list[D]:
+    """A framework's batch of documents, each checked to be a ``kind`` (``what`` names it in
+    errors): one document or a string where a list belongs is an :class:`IngestError`."""
+    if isinstance(documents, str | bytes | kind) or not isinstance(documents, Iterable):
+        raise IngestError(f"documents must be a list of {what} objects")
+    out = list(documents)
+    for i, doc in enumerate(out):
+        if not isinstance(doc, kind):
+            raise IngestError(f"document {i}: expected a {what}, got {type(doc).__name__}")
+    return out
+
+
 def add_records(
     client: TreehopClient,
     records: Sequence[IngestRecord],
@@ -466,6 +481,30 @@ class PassageIndex:
         return list(await aclient._io(aclient.store.get_vectors, uris))
 
 
+class IndexedStore:
+    """What a framework vector store built on a :class:`PassageIndex` (``self._index``)
+    exposes the same way in every framework; mixed into the adapters' store classes."""
+
+    _index: PassageIndex
+
+    @property
+    def client(self) -> TreehopClient:
+        """The treehop client behind this store."""
+        return self._index.client
+
+    @property
+    def aclient(self) -> AsyncTreehop:
+        """The async client behind this store (a sync client's ``.aio``)."""
+        return self._index.aclient
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self._index.run(coro)
+
+    def close(self) -> None:
+        """Close the client if this store opened it."""
+        self._index.close()
+
+
 _INDEX_OPTIONS = frozenset(PassageIndexKwargs.__annotations__)
 
 
@@ -480,6 +519,7 @@ __all__ = [
     "NO_FLOOR",
     "SHARED_OPTIONS",
     "EmbeddingSlot",
+    "IndexedStore",
     "KnowledgeSource",
     "PassageIndex",
     "PassageIndexKwargs",
@@ -494,6 +534,7 @@ __all__ = [
     "call",
     "check_client",
     "check_retriever_client",
+    "documents_of",
     "find",
     "is_knowledge_source",
     "open_client",

@@ -436,8 +436,6 @@ class VikingDBKnowledgeSource:
         ctype = check_context_type(context_type)
         rmode = check_mode(opts.pop("mode", RetrievalMode.QUICK))
         check_bool(opts.pop("include_directories", True), "include_directories")
-        opts.pop("explain", None)
-        opts.pop("collapse_chunks", None)
         flt = opts.pop("filter", None)
         if "doc_filter" in opts and flt is not None:
             raise InvalidQueryError("give filter= or doc_filter=, not both")
@@ -545,13 +543,14 @@ _TREE_ONLY: Final = {
 }
 
 
-def _refuse_tree_options(opts: Mapping[str, Any]) -> None:
+def _refuse_tree_options(opts: dict[str, Any]) -> None:
     """Options that need a treehop tree are refused (a typed error), never silently dropped.
 
-    ``False``/empty values ask for nothing and pass (``explain=False``, ``tags=[]``).
+    ``False``/empty values ask for nothing, pass, and are removed (``explain=False``,
+    ``tags=[]``).
     """
     for name, why in _TREE_ONLY.items():
-        if opts.get(name):
+        if opts.pop(name, None):
             raise InvalidQueryError(why)
 
 

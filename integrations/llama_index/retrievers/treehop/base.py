@@ -210,16 +210,17 @@ class TreehopRetriever(BaseRetriever):
             self._resolve(t)  # raises InvalidURIError early
         self.target_uri: list[str] = targets
         self.context_types = context_types
-        self.score_threshold = check_threshold(score_threshold)
-        self.dense_weight = check_dense_weight(dense_weight)
         self.session_id = session_id
-        self.include_directories = include_directories
         self.include_relationships = include_relationships
+        # The search options the core names alike (read by kit.shared_options); the ones
+        # checked here fail at construction instead of at the first query.
+        self.score_threshold = check_threshold(score_threshold)
+        self.include_directories = include_directories
+        self.dense_weight = check_dense_weight(dense_weight)
         self.collapse_chunks = collapse_chunks
-        self.retrieve_count = retrieve_count
         self.rerank_threshold = check_threshold(rerank_threshold, "rerank_threshold")
-        self.chunk_diffusion_count = chunk_diffusion_count
-        self.chunk_group = chunk_group
+        self.retrieve_count = retrieve_count
+        self.chunk_diffusion_count, self.chunk_group = chunk_diffusion_count, chunk_group
         # The core checks these per call; checking once here fails at construction instead.
         # A source checks whether its rerank is on itself (its defaults may turn it on), so
         # only the ranges are checked here for one.

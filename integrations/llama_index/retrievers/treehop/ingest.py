@@ -13,13 +13,12 @@ does not leave half the batch ingested.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Unpack
 
 from llama_index.core.schema import BaseNode, MetadataMode
 
 from treehop import integration_kit as kit
-from treehop.errors import IngestError
 from treehop.ingest.records import IngestRecord, PlacementKwargs
 from treehop.integration_kit import TreehopClient
 
@@ -33,14 +32,10 @@ def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
     prepend the metadata, which treehop stores and filters on separately). The LlamaIndex id
     is kept under ``ref_doc_id`` and is the place of last resort.
     """
-    if isinstance(documents, str | bytes | BaseNode) or not isinstance(documents, Iterable):
-        raise IngestError("documents must be a list of llama_index Documents or nodes")
     out: list[IngestRecord] = []
-    for i, doc in enumerate(documents):
-        if not isinstance(doc, BaseNode):
-            raise IngestError(
-                f"document {i}: expected a llama_index Document or node, got {type(doc).__name__}"
-            )
+    # BaseNode is abstract; the check is an isinstance one, which is what is wanted.
+    kinds = kit.documents_of(documents, BaseNode, "llama_index Document or node")  # type: ignore[type-abstract]
+    for doc in kinds:
         meta = {**doc.metadata, REF_DOC_ID_KEY: doc.ref_doc_id or doc.node_id}
         # The reader's exclusions (SimpleDirectoryReader: file_size, creation_date, ...) are
         # kept, so retrieved nodes hide the same keys from the LLM and embedder.

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Coroutine, Sequence
+from collections.abc import Sequence
 from typing import Any, TypeVar, Unpack
 
 import numpy as np
@@ -46,7 +46,7 @@ from pydantic import PrivateAttr
 from llama_index.retrievers.treehop.adapters import LlamaIndexEmbedder
 from llama_index.retrievers.treehop.filters import to_treehop_filters
 from llama_index.retrievers.treehop.nodes import PROVENANCE
-from treehop import AsyncTreehop, MatchedContext
+from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop import uri as urimod
 from treehop.embedders.base import Embedder
@@ -103,7 +103,7 @@ class TreehopEmbedding(BaseEmbedding):
         return [[float(x) for x in row] for row in rows]
 
 
-class TreehopVectorStore(BasePydanticVectorStore):
+class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     """LlamaIndex vector store over a treehop tree.
 
     Args:
@@ -164,15 +164,6 @@ class TreehopVectorStore(BasePydanticVectorStore):
         return "TreehopVectorStore"
 
     @property
-    def client(self) -> TreehopClient:
-        """The treehop client behind this store."""
-        return self._index.client
-
-    @property
-    def aclient(self) -> AsyncTreehop:
-        return self._index.aclient
-
-    @property
     def embed_model(self) -> BaseEmbedding:
         """The LlamaIndex embedding model to build the index with: the client's own (its
         ``LlamaIndexEmbedder``'s model, or treehop's embedder wrapped as one)."""
@@ -183,13 +174,6 @@ class TreehopVectorStore(BasePydanticVectorStore):
         if self._embedding is None:
             self._embedding = TreehopEmbedding(embedder)
         return self._embedding
-
-    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return self._index.run(coro)
-
-    def close(self) -> None:
-        """Close the client if this store opened it."""
-        self._index.close()
 
     # ------------------------------------------------------------------ add
     def _passage(self, node: BaseNode) -> Passage:
