@@ -57,12 +57,9 @@ class LangChainEmbedder:
         if dimension is not None and (isinstance(dimension, bool) or dimension < 1):
             raise InvalidQueryError(f"dimension must be a positive integer, got {dimension!r}")
         self.embeddings = embeddings
-        self._name = name or default_name(embeddings)
+        self.name: str = name or default_name(embeddings)
+        """The identifier stored with the index (one per vector space)."""
         self._dimension = dimension or 0
-
-    @property
-    def name(self) -> str:
-        return self._name
 
     @property
     def dimension(self) -> int:
@@ -70,13 +67,13 @@ class LangChainEmbedder:
         return self._dimension
 
     def __repr__(self) -> str:
-        return f"LangChainEmbedder(name={self._name!r}, dimension={self._dimension or None})"
+        return f"LangChainEmbedder(name={self.name!r}, dimension={self._dimension or None})"
 
     def _finish(self, raw: object, rows: int) -> Vectors:
         try:
             arr = np.asarray(raw, dtype=np.float32)
         except (TypeError, ValueError) as exc:
-            raise EmbeddingError(f"{self._name} returned vectors that are not numeric") from exc
+            raise EmbeddingError(f"{self.name} returned vectors that are not numeric") from exc
         if arr.ndim == 2 and arr.shape[0] == 0 and rows == 0:
             return np.zeros((0, self._dimension), np.float32)
         out = normalize_rows(arr, rows, self._dimension or None)
@@ -96,7 +93,7 @@ class LangChainEmbedder:
         except EmbeddingError:
             raise
         except Exception as exc:
-            raise EmbeddingError(f"{self._name} failed: {type(exc).__name__}: {exc}") from exc
+            raise EmbeddingError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         items = self._texts(texts)

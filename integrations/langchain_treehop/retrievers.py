@@ -47,6 +47,7 @@ from pydantic import (
 
 from treehop import AsyncTreehop, ContextType, FindResult
 from treehop import integration_kit as kit
+from treehop import stage_events as stages
 from treehop import tags as tagmod
 from treehop import uri as urimod
 from treehop.arguments import check_target_uris
@@ -56,14 +57,7 @@ from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.postprocess import group_chunks
 from treehop.search_options import SearchKwargs
-from treehop.stage_events import (
-    DescentStage,
-    GlobalSearchStage,
-    IntentAnalysisStage,
-    RerankFallbackStage,
-    TagHopStage,
-    stage_events,
-)
+from treehop.stage_events import stage_events
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_threshold
 
 from .chat_models import LangChainChatLLM
@@ -74,12 +68,12 @@ from .filters import to_treehop_filter
 LLM_API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
 """Where ``llm_api_key`` is read from when not given (the same order as the core's client)."""
 
-EVENT_QUERY_PLAN = IntentAnalysisStage.EVENT
-EVENT_RERANK_FALLBACK = RerankFallbackStage.EVENT
-EVENT_TAG_HOPS = TagHopStage.EVENT
-EVENT_GLOBAL_SEARCH = GlobalSearchStage.EVENT
+EVENT_QUERY_PLAN = stages.IntentAnalysisStage.EVENT
+EVENT_RERANK_FALLBACK = stages.RerankFallbackStage.EVENT
+EVENT_TAG_HOPS = stages.TagHopStage.EVENT
+EVENT_GLOBAL_SEARCH = stages.GlobalSearchStage.EVENT
 """Every retrieval: the starting points the global vector step picked, per typed query."""
-EVENT_DESCENT = DescentStage.EVENT
+EVENT_DESCENT = stages.DescentStage.EVENT
 """Every retrieval: the heap descent's rounds, stop reason and directories searched."""
 _IGNORED_CALL_KWARGS = frozenset({"verbose"})  # read by Runnable.invoke itself, then passed on
 _DID_YOU_MEAN = {
