@@ -19,8 +19,16 @@ adapter only translates its framework's names:
   build (:class:`treehop.vikingdb_knowledge.VikingDBKnowledgeSource`), matched structurally so
   that importing an adapter never imports a vendor SDK; :func:`is_knowledge_source` is the one
   check.
-- **Opening a client** for a vector store (:func:`open_client`), refusing unknown framework
-  keyword arguments (:func:`reject_extra`).
+- **Options**: adapters map their own names onto :class:`~treehop.search_options.SearchKwargs`
+  (:func:`shared_options` reads the ones they name like the core); the core validates them.
+- **Results**: :func:`top_hits` (:meth:`FindResult.top`, the top-k cut keeping diffused
+  neighbours); the stage events are :mod:`treehop.stage_events`.
+- **Ingest**: :func:`add_records` / :func:`aadd_records` with the placement options declared
+  once (:class:`~treehop.ingest.records.PlacementKwargs`), :func:`documents_of`.
+- **Vector stores**: :class:`PassageIndex` (the client, opened or given, its passages under a
+  base URI, the scoped search and the vectors MMR needs) and :class:`IndexedStore`, the
+  accessors both framework stores expose; :func:`reject_extra` refuses unknown framework
+  keyword arguments.
 """
 
 from __future__ import annotations
