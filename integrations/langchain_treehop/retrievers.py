@@ -489,22 +489,12 @@ def _check_source_options(source: KnowledgeSource, opts: TreehopRetrievalOptions
     Its own option checks (ranges, rerank combinations) run per call in the source; these
     are the retriever's options that would otherwise mean something the source cannot do.
     """
-    name = type(source).__name__
     if opts.mode == "search":
-        raise InvalidQueryError(
-            f"mode='search' needs a treehop client (it plans queries over sessions and context "
-            f"types); a {name} answers find() only: use mode='find'"
-        )
+        raise InvalidQueryError(kit.source_refusal(source, "mode='search'", tree=False))
     if opts.tag_filter or opts.tag_filter_all:
-        raise InvalidQueryError(
-            f"tag_filter / tag_filter_all need a treehop tree; a {name} has no treehop tags: "
-            "filter on its documents' meta fields with metadata_filter"
-        )
-    doc_id_of = getattr(source, "doc_id_of", None)
-    if callable(doc_id_of) and opts.target_uri is not None:
-        targets = [opts.target_uri] if isinstance(opts.target_uri, str) else opts.target_uri
-        for t in targets:
-            doc_id_of(t)  # InvalidURIError for a URI that is not one of its documents
+        raise InvalidQueryError(kit.source_refusal(source, "tag_filter / tag_filter_all"))
+    if opts.target_uri is not None:
+        kit.check_source_targets(source, check_target_uris(opts.target_uri))
 
 
 def _core(opts: TreehopRetrievalOptions) -> SearchKwargs:

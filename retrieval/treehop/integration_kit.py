@@ -111,6 +111,30 @@ def is_knowledge_source(client: object) -> TypeIs[KnowledgeSource]:
     return not isinstance(client, Treehop | AsyncTreehop) and isinstance(client, KnowledgeSource)
 
 
+def check_source_targets(source: KnowledgeSource, targets: Iterable[str]) -> None:
+    """Refuse, before anything is sent, a ``target_uri`` a source cannot scope to: one that is
+    not one of its documents (when the source can tell, through ``doc_id_of``)."""
+    doc_id_of = getattr(source, "doc_id_of", None)
+    if callable(doc_id_of):
+        for uri in targets:
+            doc_id_of(uri)  # InvalidURIError for a URI that is not one of its documents
+
+
+def source_refusal(source: KnowledgeSource, option: str, *, tree: bool = True) -> str:
+    """Why ``option`` (in the adapter's words) is refused for a knowledge source: it needs a
+    treehop tree's tags (``tree=True``), or ``search()``, which plans over sessions."""
+    name = type(source).__name__
+    if tree:
+        return (
+            f"{option} needs a treehop tree; a {name} has no treehop tags: filter on its "
+            "documents' meta fields instead"
+        )
+    return (
+        f"{option} needs a treehop client (it plans queries over sessions and context types); "
+        f"a {name} answers find() only: use mode='find'"
+    )
+
+
 def check_client(client: object, what: str = "client") -> TreehopClient:
     """``client`` if it is a treehop client, else a typed error naming ``what``."""
     if not isinstance(client, Treehop | AsyncTreehop):
@@ -542,6 +566,7 @@ __all__ = [
     "call",
     "check_client",
     "check_retriever_client",
+    "check_source_targets",
     "documents_of",
     "find",
     "is_knowledge_source",
@@ -550,5 +575,6 @@ __all__ = [
     "run_on",
     "run_sync",
     "shared_options",
+    "source_refusal",
     "top_hits",
 ]

@@ -196,11 +196,7 @@ class TreehopRetriever(BaseRetriever):
         if mode not in ("find", "search"):
             raise InvalidQueryError(f"mode must be 'find' or 'search', got {mode!r}")
         if mode == "search" and self._source is not None:
-            raise InvalidQueryError(
-                "mode='search' needs a treehop client (it plans queries over sessions and "
-                f"context types); a {type(self._source).__name__} answers find() only: use "
-                "mode='find'"
-            )
+            raise InvalidQueryError(kit.source_refusal(self._source, "mode='search'", tree=False))
         self.mode: Mode = mode
         self.similarity_top_k = similarity_top_k
         self.filters = filters
@@ -302,9 +298,8 @@ class TreehopRetriever(BaseRetriever):
         """A target URI resolved; one a knowledge source cannot scope to is refused."""
         if self._tree is not None:
             return self._tree.resolve(uri)
-        doc_id_of = getattr(self._source, "doc_id_of", None)
-        if callable(doc_id_of):
-            doc_id_of(uri)  # InvalidURIError for a URI that is not one of its documents
+        if self._source is not None:
+            kit.check_source_targets(self._source, [uri])
         return urimod.normalize(uri, "default")
 
     @property
@@ -329,10 +324,7 @@ class TreehopRetriever(BaseRetriever):
         validate(mapped)
         source = getattr(self, "_source", None)
         if source is not None and (mapped.tags is not None or mapped.tags_all):
-            raise InvalidFilterError(
-                f"a 'tags' filter needs a treehop tree; a {type(source).__name__} has no treehop "
-                "tags: filter on its documents' meta fields instead"
-            )
+            raise InvalidFilterError(kit.source_refusal(source, "a 'tags' filter"))
         self._filters = value
         self._mapped: TreehopFilterArgs = mapped
 
@@ -438,9 +430,7 @@ class TreehopRetriever(BaseRetriever):
     def _find_args(self) -> tuple[SearchKwargs, ContextType | None]:
         """``find()``'s options and context type (a knowledge source answers nothing else)."""
         if self.mode == "search" and self._source is not None:
-            raise InvalidQueryError(
-                f"a {type(self._source).__name__} answers find() only; use mode='find'"
-            )
+            raise InvalidQueryError(kit.source_refusal(self._source, "mode='search'", tree=False))
         kw = self._options()
         targets, ctypes = self._scope()
         kw["target_uri"], ctype = self._find_scope(targets, ctypes)
