@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treehop import AsyncTreehop, Treehop
 from treehop import integration_kit as kit
@@ -40,6 +42,7 @@ from treehop.stage_events import (
     TagHopStage,
     stage_events,
 )
+from treehop.validation import check_strings
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -96,6 +99,41 @@ def test_top_hits_takes_a_source_result_whole(client: Treehop) -> None:
     assert len(kit.top_hits(client, result, 1)) == 1
     assert len(kit.top_hits(Notes(), result, 1)) == 2  # its service's neighbours are unmarked
     assert len(kit.top_hits(Notes(), result, 1, min_score=0.5)) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scores=st.lists(
+        st.tuples(st.floats(0, 1, allow_nan=False), st.booleans()), min_size=0, max_size=12
+    ),
+    k=st.integers(1, 6),
+    floor=st.none() | st.floats(0, 1, allow_nan=False),
+)
+def test_top_is_a_prefix_with_at_most_k_hits(
+    scores: list[tuple[float, bool]], k: int, floor: float | None
+) -> None:
+    hits = [
+        hit(f"viking://resources/h{i}", s, FoundBy.NEIGHBOUR if n else FoundBy.GLOBAL)
+        for i, (s, n) in enumerate(scores)
+    ]
+    result = FindResult(resources=hits)
+    top = result.top(k, min_score=floor)
+    kept = [m for m in result.contexts() if floor is None or m.score >= floor]
+    assert top == kept[: len(top)]  # best first, nothing skipped inside the cut
+    assert sum(m.found_by is not FoundBy.NEIGHBOUR for m in top) <= k
+    rest = kept[len(top) :]
+    assert not rest or sum(m.found_by is not FoundBy.NEIGHBOUR for m in top) == k
+
+
+@given(st.lists(st.text(max_size=5), max_size=5) | st.text(max_size=5))
+def test_check_strings_accepts_lists_of_strings_only(values: list[str] | str) -> None:
+    if isinstance(values, str):
+        with pytest.raises(InvalidQueryError, match="not one string"):
+            check_strings(values, "ids")
+    else:
+        assert check_strings(values, "ids") == values
+        with pytest.raises(InvalidQueryError, match="ids must be strings, got int"):
+            check_strings([*values, 1], "ids")
 
 
 # ---------------------------------------------------------------------------- stage events
