@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from treehop import tagging
+from treehop.tagging import keywords as tagging
 from treehop.errors import IndexCorruptError, InvalidTagError, TreehopError
 from treehop.tagging import (
     EN_STOPWORDS,

@@ -38,7 +38,7 @@ from .embedders.base import Embedder
 from .errors import EmbeddingError, IngestError, InvalidQueryError, InvalidURIError, NotFoundError
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from .ingest.auto_tags import IngestTagger, Tagger, assign_tags
+from .tagging import IngestTagger, Tagger, assign_tags
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
 from .ingest.tree_builder import BuiltTree, TreeBuilder, finalize, segment, summarize_ancestor
 from .intent_analysis import IntentAnalyzer
@@ -1008,7 +1008,7 @@ def _check_query_vector(
 
 def _make_tagger(tagger: object) -> Tagger | None:
     """``"auto"``: the default keyword tagger; ``None``/``False``: no automatic tags; anything
-    else: a :class:`~treehop.ingest.auto_tags.Tagger` (checked by ``check_client_args``)."""
+    else: a :class:`~treehop.tagging.Tagger` (checked by ``check_client_args``)."""
     if tagger is None or tagger is False:
         return None
     if tagger == "auto":

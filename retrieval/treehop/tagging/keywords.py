@@ -52,8 +52,8 @@ from typing import Any, Final, Literal, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from . import tags as _tags
-from .errors import IndexCorruptError, InvalidTagError, TreehopError
+from .. import tags as _tags
+from ..errors import IndexCorruptError, InvalidTagError, TreehopError
 
 __all__ = [
     "EN_STOPWORDS",
@@ -251,14 +251,15 @@ class _Analysis:
         out = list(self.units)
         parts: dict[str, tuple[str, str]] = {}
         if bigrams:
-            for i in range(1, len(self.units)):
-                a, b = self.units[i - 1], self.units[i]
-                if self.phrase[i] != self.phrase[i - 1] or a == b:
-                    continue
-                key = f"{a}{self.joiner[i]}{b}"
-                if len(key) <= _MAX_TOKEN_CHARS:
-                    out.append(key)
-                    parts[key] = (a, b)
+            u, ph, jn = self.units, self.phrase, self.joiner
+            for i in range(1, len(u)):
+                if ph[i] == ph[i - 1]:
+                    a, b = u[i - 1], u[i]
+                    if a != b:
+                        key = a + jn[i] + b
+                        if len(key) <= _MAX_TOKEN_CHARS:
+                            out.append(key)
+                            parts[key] = (a, b)
         return out, parts
 
 
@@ -266,6 +267,75 @@ def _analyse(text: str) -> _Analysis:
     if not isinstance(text, str):
         raise TaggerError(f"text must be a string, got {type(text).__name__}")
     text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")  # don’t -> don't
+    if _CJK_RE.search(text) is None:
+        return _analyse_latin(text)
+    return _analyse_mixed(text)
+
+
+_CJK_RE: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# One match per Latin token with the gap before it. Every ASCII letter or digit starts a token,
+# so the gap (the characters the token pattern cannot start on) never swallows one: the tokens
+# are exactly those of _TOKEN_RE on a text without CJK.
+_GAP_TOKEN_RE: Final = re.compile(
+    r"([^A-Za-z0-9]*)([A-Za-z0-9](?:[A-Za-z0-9]|[-_.'](?=[A-Za-z0-9]))*[+#]*)"
+)
+_ALNUM_RE: Final = re.compile(r"[A-Za-z0-9]")
+_GAP_CACHE: dict[str, int] = {}
+
+
+def _gap_code(gap: str) -> int:
+    """2: the gap ends a sentence; 1: it breaks a phrase (punctuation); 0: whitespace only.
+
+    Memoised: a text's gaps are a handful of distinct strings (``" "``, ``". "``, ``", "``).
+    """
+    code = _GAP_CACHE.get(gap)
+    if code is None:
+        code = 2 if _SENTENCE_GAP.search(gap) else (1 if gap.strip() else 0)
+        if len(_GAP_CACHE) < _KEY_CACHE_MAX:
+            _GAP_CACHE[gap] = code
+    return code
+
+
+def _analyse_latin(text: str) -> _Analysis:
+    """:func:`_analyse_mixed` for a text without CJK, in one regex pass.
+
+    Why a second path: ingest tags every leaf, and the general loop (a match object, a gap
+    slice and a regex search per token) was most of ingest's time. Here the tokens and their
+    gaps come from one ``findall``, gaps and keys are memoised lookups, and the loop only
+    counts. ``test_tagging`` checks both paths agree on generated texts.
+    """
+    res = _Analysis()
+    # Cut the tail after the last letter or digit: then every gap is followed by a token and
+    # each findall attempt succeeds where it starts (no rescan of a long trailing gap from
+    # every position, which would be quadratic).
+    tail = _ALNUM_RE.search(text[::-1])
+    if tail is None:
+        return res
+    end = len(text) - tail.start()
+    while end < len(text) and text[end] in "+#":  # c++, c#: a token's own tail
+        end += 1
+    pairs = _GAP_TOKEN_RE.findall(text, 0, end)
+    keys = _KEY_CACHE
+    units, sents, phrases = res.units, res.sentence, res.phrase
+    sentence = phrase = 0
+    for gap, tok in pairs:
+        code = _gap_code(gap) if gap else 0
+        if code:
+            phrase += 1
+            sentence += code == 2
+        key = keys[tok] if tok in keys else _english_key(tok)
+        if key is None:
+            phrase += 1
+            continue
+        units.append(key)
+        sents.append(sentence)
+        phrases.append(phrase)
+    res.joiner = ["-"] * len(units)
+    return res
+
+
+def _analyse_mixed(text: str) -> _Analysis:
+    """The general analysis: Latin tokens and jieba-segmented CJK runs, in text order."""
     res = _Analysis()
     sentence = phrase = 0
     prev_end = 0
@@ -320,11 +390,23 @@ def tokenize(text: str) -> list[str]:
     return list(_analyse(text).units)
 
 
+_LABEL_CACHE: dict[str, str | None] = {}
+
+
 def _label(key: str) -> str | None:
+    """The tag label of a term key (memoised like the keys: a corpus repeats its terms)."""
     try:
-        return _tags.normalize_label(key)
+        return _LABEL_CACHE[key]
+    except KeyError:
+        pass
+    try:
+        lab: str | None = _tags.normalize_label(key)
     except InvalidTagError:
-        return None
+        lab = None
+    if len(_LABEL_CACHE) >= _KEY_CACHE_MAX:
+        _LABEL_CACHE.clear()
+    _LABEL_CACHE[key] = lab
+    return lab
 
 
 # --------------------------------------------------------------------------------------------
@@ -440,7 +522,7 @@ class KeywordTagger:
         self._vocab: dict[str, int] = {}
         self._terms: list[str] = []
         self._df: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
-        self._cache: tuple[NDArray[np.float64], NDArray[np.int64]] | None = None
+        self._cache: NDArray[np.float64] | None = None
 
     # ---------------------------------------------------------------- fitting
 
@@ -491,7 +573,31 @@ class KeywordTagger:
         """
         if isinstance(texts, str):
             raise TaggerError("texts must be a sequence of strings, not one string")
-        term_sets = [set(_analyse(text).terms(self.bigrams)[0]) for text in texts]
+        self._fit_terms([_analyse(text).terms(self.bigrams) for text in texts])
+
+    def partial_fit_extract(
+        self, fit_texts: Sequence[str], texts: Sequence[str]
+    ) -> list[list[str]]:
+        """:meth:`partial_fit` on ``fit_texts``, then :meth:`extract_many` on ``texts``.
+
+        Why one call: at ingest the new leaves are both counted and tagged; analysing each
+        distinct text once (instead of once per step) halves the tagger's share of ingest.
+        """
+        if isinstance(fit_texts, str) or isinstance(texts, str):
+            raise TaggerError("texts must be a sequence of strings, not one string")
+        seen: dict[str, tuple[list[str], dict[str, tuple[str, str]]]] = {}
+        for text in (*fit_texts, *texts):
+            if text not in seen:
+                seen[text] = _analyse(text).terms(self.bigrams)
+        self._fit_terms([seen[t] for t in fit_texts])
+        self._require_fitted()
+        if self.method == "tfidf":
+            return [[lab for lab, _ in d] for d in self._tfidf_terms([seen[t] for t in texts])]
+        return self.extract_many(texts)
+
+    def _fit_terms(self, docs: Sequence[tuple[list[str], dict[str, tuple[str, str]]]]) -> None:
+        """Count each document's distinct terms into the document frequencies."""
+        term_sets = [set(terms) for terms, _ in docs]
         ids: list[int] = []
         for terms in term_sets:
             for term in terms:
@@ -509,22 +615,17 @@ class KeywordTagger:
         self._fitted = True
         self._cache = None
 
-    def _stats(self) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.int64]]:
-        """IDF per term, the candidate mask (the df window), and an alphabetical rank for ties.
+    def _stats(self) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """IDF per term and the candidate mask (the df window).
 
-        IDF and rank depend only on the fit and are cached; the mask is recomputed each call
-        (one comparison per term) so that changing ``min_df`` or ``max_df_ratio`` on a fitted
+        IDF depends only on the fit and is cached; the mask is recomputed each call (one
+        comparison per term) so that changing ``min_df`` or ``max_df_ratio`` on a fitted
         tagger takes effect.
         """
         if self._cache is None:
-            idf = np.log((1.0 + self._n_docs) / (1.0 + self._df)) + 1.0
-            rank = np.empty(len(self._terms), dtype=np.int64)
-            order = np.argsort(np.asarray(self._terms, dtype=object), kind="stable")
-            rank[order] = np.arange(len(self._terms))
-            self._cache = (idf, rank)
-        idf, rank = self._cache
+            self._cache = np.log((1.0 + self._n_docs) / (1.0 + self._df)) + 1.0
         ok = (self._df >= self.min_df) & (self._df <= self.max_df())
-        return idf, ok, rank
+        return self._cache, ok
 
     def _require_fitted(self) -> None:
         if not self._fitted:
@@ -565,24 +666,28 @@ class KeywordTagger:
         return [self._textrank(a) for a in analyses]
 
     def _tfidf(self, analyses: Sequence[_Analysis]) -> list[list[tuple[str, float]]]:
-        idf, ok, rank = self._stats()
+        return self._tfidf_terms([a.terms(self.bigrams) for a in analyses])
+
+    def _tfidf_terms(
+        self, docs: Sequence[tuple[list[str], dict[str, tuple[str, str]]]]
+    ) -> list[list[tuple[str, float]]]:
+        """TF-IDF tags of documents given as (term occurrences, bigram parts)."""
+        idf, ok = self._stats()
         vocab = self._vocab
-        doc_ids: list[int] = []
-        term_ids: list[int] = []
-        parts_of: list[dict[str, tuple[str, str]]] = []
-        for i, a in enumerate(analyses):
-            terms, parts = a.terms(self.bigrams)
-            parts_of.append(parts)
-            for term in terms:
-                tid = vocab.get(term)
-                if tid is not None:
-                    doc_ids.append(i)
-                    term_ids.append(tid)
-        out: list[list[tuple[str, float]]] = [[] for _ in analyses]
-        if not term_ids:
+        parts_of = [parts for _, parts in docs]
+        sizes = [len(terms) for terms, _ in docs]
+        out: list[list[tuple[str, float]]] = [[] for _ in docs]
+        # -1 for a term outside the vocabulary (an unseen text's words), dropped below.
+        t = np.fromiter(
+            (vocab.get(term, -1) for terms, _ in docs for term in terms),
+            dtype=np.int64,
+            count=sum(sizes),
+        )
+        d = np.repeat(np.arange(len(docs), dtype=np.int64), sizes)
+        if t.size == 0:
             return out
-        d = np.asarray(doc_ids, dtype=np.int64)
-        t = np.asarray(term_ids, dtype=np.int64)
+        known = t >= 0
+        d, t = d[known], t[known]
         keep = ok[t]
         d, t = d[keep], t[keep]
         if t.size == 0:
@@ -591,11 +696,11 @@ class KeywordTagger:
         pair, tf = np.unique(d * vsize + t, return_counts=True)
         d, t = pair // vsize, pair % vsize
         score = (1.0 + np.log(tf)) * idf[t]
-        self._select(out, d, t, score, rank, parts_of)
+        self._select(out, d, t, score, parts_of)
         return out
 
     def _textrank(self, a: _Analysis) -> list[tuple[str, float]]:
-        idf, ok, rank = self._stats()
+        idf, ok = self._stats()
         if not a.units:
             return []
         nodes, inv = np.unique(np.asarray(a.units, dtype=object), return_inverse=True)
@@ -636,7 +741,7 @@ class KeywordTagger:
         if t_list:
             t = np.asarray(t_list, dtype=np.int64)
             self._select(
-                out, np.zeros(t.size, dtype=np.int64), t, np.asarray(s_list), rank, [parts]
+                out, np.zeros(t.size, dtype=np.int64), t, np.asarray(s_list), [parts]
             )
         return out[0]
 
@@ -646,7 +751,6 @@ class KeywordTagger:
         d: NDArray[np.int64],
         t: NDArray[np.int64],
         score: NDArray[np.float64],
-        rank: NDArray[np.int64],
         parts_of: Sequence[Mapping[str, tuple[str, str]]],
     ) -> None:
         """Pick each document's tags from flat (doc, term, score) arrays.
@@ -661,7 +765,13 @@ class KeywordTagger:
         rel = np.round(score / best[d], 9)
         keep = rel >= self.min_score
         d, t, rel = d[keep], t[keep], rel[keep]
-        order = np.lexsort((rank[t], -rel, d))
+        # Alphabetical rank among the candidates only: the same order as a rank over the
+        # whole vocabulary, without sorting every term of the corpus on every call.
+        cand, inv = np.unique(t, return_inverse=True)
+        names = [self._terms[int(i)] for i in cand]
+        rank = np.empty(cand.size, dtype=np.int64)
+        rank[sorted(range(cand.size), key=names.__getitem__)] = np.arange(cand.size)
+        order = np.lexsort((rank[inv.reshape(-1)], -rel, d))
         d, t, rel = d[order], t[order], rel[order]
         bounds = np.searchsorted(d, np.arange(len(out) + 1))
         for i in range(len(out)):
@@ -707,11 +817,14 @@ class KeywordTagger:
         _check_int("max_tags", limit, 0)
         out = _tags.dedupe(_tags.normalize_label(x) for x in own_labels)
         counts: Counter[str] = Counter()
+        parsed_of: dict[str, str] = {}  # siblings share tags: parse each distinct one once
         for tags_of_child in child_tags:
             seen: set[str] = set()
             for tag in tags_of_child:
-                parsed = _tags.parse_tag(tag, default_source="auto")
-                if _tags.source_of(parsed) == "inherit":
+                parsed = parsed_of.get(tag)
+                if parsed is None:
+                    parsed = parsed_of[tag] = _tags.parse_tag(tag, default_source="auto")
+                if parsed.startswith("inherit:"):
                     continue
                 lab = _tags.label_of(parsed)
                 if lab not in seen:
