@@ -495,3 +495,68 @@ def test_pagerank_handles_isolated_nodes() -> None:
     got = tagging._pagerank(w, np.full(3, 1 / 3))
     assert got.sum() == pytest.approx(1.0)
     assert got[2] < got[0] == pytest.approx(got[1])
+
+
+# ---------------------------------------------------------------- batched analysis == per text
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(
+    [
+        "model",
+        "training",
+        "feature",
+        "store",
+        "k8s",
+        "c++",
+        "node.js",
+        "APIs",
+        "the",
+        "of",
+        "1958",
+        "don't",
+        "a-b",
+        "b-c",
+        "re-use",
+        ".",
+        ",",
+        ";",
+        "!",
+        "\n\n",
+        " ",
+        "  ",
+        "'",
+        "-",
+        "_",
+        "#",
+        "+",
+        "é",
+        "中文特征工程",
+        "\x01",
+        "Feature-Store",
+        "GPUs",
+    ]
+)
+
+
+def _per_text(
+    texts: list[str], bigrams: bool
+) -> list[tuple[list[str], dict[str, tuple[str, str]]]]:
+    return [tagging._analyse(t).terms(bigrams) for t in texts]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=30).map("".join), max_size=6), st.booleans())
+def test_batched_terms_equal_per_text_terms(texts: list[str], bigrams: bool) -> None:
+    """The batched (one regex pass) analysis finds each text's terms and bigram splits exactly
+    as the per-text analysis does, whatever the punctuation, scripts and empty texts."""
+    flat = tagging._flat_terms(texts, bigrams)
+    want = _per_text(texts, bigrams)
+    for i, (terms, parts) in enumerate(want):
+        got = sorted(t for d, t in zip(flat.doc.tolist(), flat.terms, strict=True) if d == i)
+        assert got == sorted(terms)
+        got_parts = {
+            t: p for (d, t), p in flat.parts(np.ones(len(flat.terms), bool)).items() if d == i
+        }
+        assert got_parts == parts

@@ -266,27 +266,20 @@ class _Analysis:
 def _analyse(text: str) -> _Analysis:
     if not isinstance(text, str):
         raise TaggerError(f"text must be a string, got {type(text).__name__}")
-    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")  # don’t -> don't
-    if _CJK_RE.search(text) is None:
-        return _analyse_latin(text)
-    return _analyse_mixed(text)
+    return _analyse_mixed(unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
 
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-# One match per Latin token with the gap before it. Every ASCII letter or digit starts a token,
-# so the gap (the characters the token pattern cannot start on) never swallows one: the tokens
-# are exactly those of _TOKEN_RE on a text without CJK.
-_GAP_TOKEN_RE: Final = re.compile(
-    r"([^A-Za-z0-9]*)([A-Za-z0-9](?:[A-Za-z0-9]|[-_.'](?=[A-Za-z0-9]))*[+#]*)"
-)
-_ALNUM_RE: Final = re.compile(r"[A-Za-z0-9]")
+# The Latin token of _TOKEN_RE, captured so that ``split`` returns gap, token, gap, ...: the
+# same tokens as _TOKEN_RE.finditer on a text without CJK (the scan is the same leftmost one).
+_TOKEN_SPLIT_RE: Final = re.compile(r"([A-Za-z0-9]+(?:[-_.'][A-Za-z0-9]+)*[+#]*)")
 _GAP_CACHE: dict[str, int] = {}
 
 
 def _gap_code(gap: str) -> int:
     """2: the gap ends a sentence; 1: it breaks a phrase (punctuation); 0: whitespace only.
 
-    Memoised: a text's gaps are a handful of distinct strings (``" "``, ``". "``, ``", "``).
+    Memoised: a corpus's gaps are a handful of distinct strings (``" "``, ``". "``, ``", "``).
     """
     code = _GAP_CACHE.get(gap)
     if code is None:
@@ -294,44 +287,6 @@ def _gap_code(gap: str) -> int:
         if len(_GAP_CACHE) < _KEY_CACHE_MAX:
             _GAP_CACHE[gap] = code
     return code
-
-
-def _analyse_latin(text: str) -> _Analysis:
-    """:func:`_analyse_mixed` for a text without CJK, in one regex pass.
-
-    Why a second path: ingest tags every leaf, and the general loop (a match object, a gap
-    slice and a regex search per token) was most of ingest's time. Here the tokens and their
-    gaps come from one ``findall``, gaps and keys are memoised lookups, and the loop only
-    counts. ``test_tagging`` checks both paths agree on generated texts.
-    """
-    res = _Analysis()
-    # Cut the tail after the last letter or digit: then every gap is followed by a token and
-    # each findall attempt succeeds where it starts (no rescan of a long trailing gap from
-    # every position, which would be quadratic).
-    tail = _ALNUM_RE.search(text[::-1])
-    if tail is None:
-        return res
-    end = len(text) - tail.start()
-    while end < len(text) and text[end] in "+#":  # c++, c#: a token's own tail
-        end += 1
-    pairs = _GAP_TOKEN_RE.findall(text, 0, end)
-    keys = _KEY_CACHE
-    units, sents, phrases = res.units, res.sentence, res.phrase
-    sentence = phrase = 0
-    for gap, tok in pairs:
-        code = _gap_code(gap) if gap else 0
-        if code:
-            phrase += 1
-            sentence += code == 2
-        key = keys[tok] if tok in keys else _english_key(tok)
-        if key is None:
-            phrase += 1
-            continue
-        units.append(key)
-        sents.append(sentence)
-        phrases.append(phrase)
-    res.joiner = ["-"] * len(units)
-    return res
 
 
 def _analyse_mixed(text: str) -> _Analysis:
@@ -379,6 +334,117 @@ def _analyse_mixed(text: str) -> _Analysis:
             res.phrase.append(phrase)
             res.joiner.append("")
     return res
+
+
+@dataclass(slots=True)
+class _Flat:
+    """Term occurrences of many documents as flat columns (what TF-IDF counts)."""
+
+    doc: NDArray[np.int64]
+    """The document of each occurrence."""
+    terms: list[str]
+    """Unigram and bigram keys, one per occurrence."""
+    bigram_rows: list[int]
+    """Which occurrences are bigrams..."""
+    bigram_parts: list[tuple[str, str]]
+    """...and their two unigrams (a key such as ``a-b-c`` can split two ways)."""
+
+    def parts(self, wanted: NDArray[np.bool_]) -> dict[tuple[int, str], tuple[str, str]]:
+        """(document, bigram) -> its parts, for the bigram occurrences ``wanted`` keeps
+        (``wanted`` is per occurrence). The last occurrence in a document wins, as per text.
+        Built for the candidates only: most bigrams are too rare to ever be a tag."""
+        rows = np.asarray(self.bigram_rows, dtype=np.int64)
+        pick = np.flatnonzero(wanted[rows]) if rows.size else rows
+        doc = self.doc[rows[pick]].tolist()
+        terms, bparts = self.terms, self.bigram_parts
+        return {
+            (d, terms[r]): bparts[k]
+            for d, r, k in zip(doc, rows[pick].tolist(), pick.tolist(), strict=True)
+        }
+
+
+_DOC_SEP: Final = "\n\n\x01\n\n"
+"""Between documents of a batch: a sentence gap (no bigram crosses it) marked by a control
+character no token contains, so each gap tells whether a new document starts there."""
+
+
+def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
+    """The term occurrences of ``texts``, Latin texts analysed together in one regex pass.
+
+    Why batched: per text, the analysis was a Python loop of a few operations per token and
+    dominated ingest. Here all Latin texts are joined (``_DOC_SEP`` between them) and cut by one
+    ``findall``; keys and gap kinds are memoised lookups, and sentence, phrase and document
+    ids are cumulative sums over the tokens, so the remaining Python is a few list
+    comprehensions over the tokens. Texts with CJK (jieba) or the separator's control
+    character take the per-text path. ``test_tagging`` checks both agree.
+    """
+    flat = _Flat(np.zeros(0, dtype=np.int64), [], [], [])
+    docs: list[NDArray[np.int64]] = []
+    latin: list[int] = []
+    normed: list[str] = []
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TaggerError(f"text must be a string, got {type(text).__name__}")
+        t = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        if _CJK_RE.search(t) is None and "\x01" not in t:
+            latin.append(i)
+            normed.append(t)
+            continue
+        doc_terms, doc_parts = _analyse_mixed(t).terms(bigrams)
+        docs.append(np.full(len(doc_terms), i, dtype=np.int64))
+        for k, term in enumerate(doc_terms):
+            if term in doc_parts:
+                flat.bigram_rows.append(len(flat.terms) + k)
+                flat.bigram_parts.append(doc_parts[term])
+        flat.terms += doc_terms
+    if latin:
+        _latin_batch(normed, np.asarray(latin, dtype=np.int64), bigrams, docs, flat)
+    if docs:
+        flat.doc = np.concatenate(docs)
+    return flat
+
+
+def _latin_batch(
+    texts: Sequence[str],
+    ids: NDArray[np.int64],
+    bigrams: bool,
+    docs: list[NDArray[np.int64]],
+    flat: _Flat,
+) -> None:
+    """Append the term occurrences of Latin ``texts`` (documents ``ids``) to the columns."""
+    pieces = _TOKEN_SPLIT_RE.split(_DOC_SEP + _DOC_SEP.join(texts))
+    gaps, toks = pieces[0:-1:2], pieces[1::2]
+    if not toks:
+        return
+    keys = _KEY_CACHE
+    key_of = [keys[t] if t in keys else _english_key(t) for t in toks]
+    code = np.fromiter((_gap_code(g) if g else 0 for g in gaps), dtype=np.int64, count=len(gaps))
+    # Documents that start before a token (several when texts without a token are skipped).
+    starts = np.fromiter((g.count("\x01") for g in gaps), dtype=np.int64, count=len(gaps))
+    none = np.fromiter((k is None for k in key_of), dtype=bool, count=len(key_of))
+    # A phrase breaks at punctuation or a sentence end before a token, and after a token
+    # that is not a content word (a stopword, a number).
+    phrase = np.cumsum(code > 0) + np.concatenate(([0], np.cumsum(none[:-1])))
+    doc = ids[np.cumsum(starts) - 1]
+    keep = ~none
+    units = [k for k in key_of if k is not None]
+    udoc, uphrase = doc[keep], phrase[keep]
+    docs.append(udoc)
+    flat.terms += units
+    if not bigrams or len(units) < 2:
+        return
+    arr = np.asarray(units, dtype=object)
+    j = np.flatnonzero((uphrase[1:] == uphrase[:-1]) & (arr[1:] != arr[:-1])) + 1
+    firsts, seconds = arr[j - 1].tolist(), arr[j].tolist()
+    grams = [a + "-" + b for a, b in zip(firsts, seconds, strict=True)]
+    fits = np.fromiter((len(g) <= _MAX_TOKEN_CHARS for g in grams), dtype=bool, count=len(grams))
+    keep_gram = fits.tolist()
+    grams = [g for g, ok in zip(grams, keep_gram, strict=True) if ok]
+    split = [(a, b) for a, b, ok in zip(firsts, seconds, keep_gram, strict=True) if ok]
+    docs.append(udoc[j][fits])
+    flat.bigram_rows += range(len(flat.terms), len(flat.terms) + len(grams))
+    flat.bigram_parts += split
+    flat.terms += grams
 
 
 def tokenize(text: str) -> list[str]:
@@ -573,47 +639,44 @@ class KeywordTagger:
         """
         if isinstance(texts, str):
             raise TaggerError("texts must be a sequence of strings, not one string")
-        self._fit_terms([_analyse(text).terms(self.bigrams) for text in texts])
+        self._fit_flat(_flat_terms(texts, self.bigrams), len(texts))
 
     def partial_fit_extract(
         self, fit_texts: Sequence[str], texts: Sequence[str]
     ) -> list[list[str]]:
         """:meth:`partial_fit` on ``fit_texts``, then :meth:`extract_many` on ``texts``.
 
-        Why one call: at ingest the new leaves are both counted and tagged; analysing each
-        distinct text once (instead of once per step) halves the tagger's share of ingest.
+        Why one call: at ingest the new leaves are both counted and tagged; analysing them
+        once (instead of once per step) halves the tagger's share of ingest. ``fit_texts``
+        that are also in ``texts`` are not analysed again.
         """
         if isinstance(fit_texts, str) or isinstance(texts, str):
             raise TaggerError("texts must be a sequence of strings, not one string")
-        seen: dict[str, tuple[list[str], dict[str, tuple[str, str]]]] = {}
-        for text in (*fit_texts, *texts):
-            if text not in seen:
-                seen[text] = _analyse(text).terms(self.bigrams)
-        self._fit_terms([seen[t] for t in fit_texts])
-        self._require_fitted()
-        if self.method == "tfidf":
-            return [[lab for lab, _ in d] for d in self._tfidf_terms([seen[t] for t in texts])]
-        return self.extract_many(texts)
+        if self.method != "tfidf" or list(fit_texts) != list(texts):
+            self.partial_fit(fit_texts)
+            return self.extract_many(texts)
+        flat = _flat_terms(texts, self.bigrams)
+        tid = self._fit_flat(flat, len(texts))
+        return [[lab for lab, _ in d] for d in self._tfidf_flat(flat, len(texts), tid)]
 
-    def _fit_terms(self, docs: Sequence[tuple[list[str], dict[str, tuple[str, str]]]]) -> None:
-        """Count each document's distinct terms into the document frequencies."""
-        term_sets = [set(terms) for terms, _ in docs]
-        ids: list[int] = []
-        for terms in term_sets:
-            for term in terms:
-                tid = self._vocab.get(term)
-                if tid is None:
-                    tid = len(self._terms)
-                    self._vocab[term] = tid
-                    self._terms.append(term)
-                ids.append(tid)
-        counts = np.bincount(np.asarray(ids, dtype=np.int64), minlength=len(self._terms))
-        df = np.zeros(len(self._terms), dtype=np.int64)
+    def _fit_flat(self, flat: _Flat, n_docs: int) -> NDArray[np.int64]:
+        """Count each document's distinct terms into the document frequencies; returns the
+        term id of each occurrence."""
+        vocab, all_terms = self._vocab, self._terms
+        for term in set(flat.terms).difference(vocab):
+            vocab[term] = len(all_terms)
+            all_terms.append(term)
+        tid = np.fromiter(map(vocab.__getitem__, flat.terms), np.int64, len(flat.terms))
+        size = max(len(all_terms), 1)
+        pairs, _ = _unique_counts(flat.doc * size + tid)
+        counts = np.bincount(pairs % size, minlength=len(all_terms))
+        df = np.zeros(len(all_terms), dtype=np.int64)
         df[: self._df.size] = self._df
         self._df = df + counts
-        self._n_docs += len(term_sets)
+        self._n_docs += n_docs
         self._fitted = True
         self._cache = None
+        return tid
 
     def _stats(self) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """IDF per term and the candidate mask (the df window).
@@ -660,43 +723,29 @@ class KeywordTagger:
         self._require_fitted()
         if isinstance(texts, str):
             raise TaggerError("texts must be a sequence of strings, not one string")
-        analyses = [_analyse(t) for t in texts]
         if self.method == "tfidf":
-            return self._tfidf(analyses)
-        return [self._textrank(a) for a in analyses]
+            return self._tfidf_flat(_flat_terms(texts, self.bigrams), len(texts))
+        return [self._textrank(_analyse(t)) for t in texts]
 
-    def _tfidf(self, analyses: Sequence[_Analysis]) -> list[list[tuple[str, float]]]:
-        return self._tfidf_terms([a.terms(self.bigrams) for a in analyses])
-
-    def _tfidf_terms(
-        self, docs: Sequence[tuple[list[str], dict[str, tuple[str, str]]]]
+    def _tfidf_flat(
+        self, flat: _Flat, n_docs: int, tid: NDArray[np.int64] | None = None
     ) -> list[list[tuple[str, float]]]:
-        """TF-IDF tags of documents given as (term occurrences, bigram parts)."""
+        """TF-IDF tags of the documents of ``flat`` (``tid``: its term ids when known)."""
         idf, ok = self._stats()
-        vocab = self._vocab
-        parts_of = [parts for _, parts in docs]
-        sizes = [len(terms) for terms, _ in docs]
-        out: list[list[tuple[str, float]]] = [[] for _ in docs]
-        # -1 for a term outside the vocabulary (an unseen text's words), dropped below.
-        t = np.fromiter(
-            (vocab.get(term, -1) for terms, _ in docs for term in terms),
-            dtype=np.int64,
-            count=sum(sizes),
-        )
-        d = np.repeat(np.arange(len(docs), dtype=np.int64), sizes)
-        if t.size == 0:
-            return out
-        known = t >= 0
-        d, t = d[known], t[known]
-        keep = ok[t]
-        d, t = d[keep], t[keep]
+        out: list[list[tuple[str, float]]] = [[] for _ in range(n_docs)]
+        if tid is None:
+            # -1 for a term outside the vocabulary (an unseen text's words), dropped below.
+            get = self._vocab.get
+            tid = np.fromiter((get(x, -1) for x in flat.terms), np.int64, len(flat.terms))
+        wanted = (tid >= 0) & ok[np.maximum(tid, 0)] if tid.size else np.zeros(0, dtype=bool)
+        d, t = flat.doc[wanted], tid[wanted]
         if t.size == 0:
             return out
         vsize = len(self._terms)
-        pair, tf = np.unique(d * vsize + t, return_counts=True)
+        pair, tf = _unique_counts(d * vsize + t)
         d, t = pair // vsize, pair % vsize
         score = (1.0 + np.log(tf)) * idf[t]
-        self._select(out, d, t, score, parts_of)
+        self._select(out, d, t, score, flat.parts(wanted))
         return out
 
     def _textrank(self, a: _Analysis) -> list[tuple[str, float]]:
@@ -741,7 +790,11 @@ class KeywordTagger:
         if t_list:
             t = np.asarray(t_list, dtype=np.int64)
             self._select(
-                out, np.zeros(t.size, dtype=np.int64), t, np.asarray(s_list), [parts]
+                out,
+                np.zeros(t.size, dtype=np.int64),
+                t,
+                np.asarray(s_list),
+                {(0, k): v for k, v in parts.items()},
             )
         return out[0]
 
@@ -751,7 +804,7 @@ class KeywordTagger:
         d: NDArray[np.int64],
         t: NDArray[np.int64],
         score: NDArray[np.float64],
-        parts_of: Sequence[Mapping[str, tuple[str, str]]],
+        parts: Mapping[tuple[int, str], tuple[str, str]],
     ) -> None:
         """Pick each document's tags from flat (doc, term, score) arrays.
 
@@ -778,7 +831,6 @@ class KeywordTagger:
             lo, hi = int(bounds[i]), int(bounds[i + 1])
             if lo == hi or self.max_tags == 0:
                 continue
-            parts = parts_of[i]
             chosen: list[tuple[str, str, float]] = []  # (key, label, score)
             covered: set[str] = set()
             for j in range(lo, hi):
@@ -788,7 +840,7 @@ class KeywordTagger:
                 lab = _label(key)
                 if lab is None or any(lab == c[1] for c in chosen):
                     continue
-                pp = parts.get(key)
+                pp = parts.get((i, key))
                 if pp is not None:
                     covered.update(pp)
                     chosen = [c for c in chosen if c[0] not in pp]
@@ -879,6 +931,16 @@ class KeywordTagger:
         tagger._n_docs = n_docs
         tagger._fitted = fitted
         return tagger
+
+
+def _unique_counts(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Sorted distinct keys and their counts (a sort: faster than hashing for int columns)."""
+    if keys.size == 0:
+        return keys, keys
+    srt = np.sort(keys)
+    first = np.flatnonzero(np.concatenate(([True], srt[1:] != srt[:-1])))
+    counts = np.diff(np.append(first, srt.size))
+    return srt[first], counts
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:
