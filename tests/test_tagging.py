@@ -9,8 +9,9 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from treehop.tagging import keywords as tagging
 from treehop.errors import IndexCorruptError, InvalidTagError, TreehopError
 from treehop.tagging import (
     EN_STOPWORDS,
@@ -22,6 +23,7 @@ from treehop.tagging import (
     propagate,
     tokenize,
 )
+from treehop.tagging import keywords as tagging
 
 EN = [
     # 0: the seed's machine-learning subtree
@@ -499,8 +501,6 @@ def test_pagerank_handles_isolated_nodes() -> None:
 
 # ---------------------------------------------------------------- batched analysis == per text
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _PIECES = st.sampled_from(
     [
