@@ -342,7 +342,7 @@ def _ingest(path: Path, lift_cap: bool) -> tuple[float, float]:
     emb = HashingEmbedder()
     with Treehop(embedder=emb) as th:
         if lift_cap:
-            th._async.builder.max_file_bytes = 10**9
+            th._async.writer.builder.max_file_bytes = 10**9
         t0 = time.perf_counter()
         th.add_resource(path, target_uri="viking://resources")
         total = time.perf_counter() - t0

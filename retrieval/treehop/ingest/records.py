@@ -757,7 +757,7 @@ class PassageStore:
         replace: bool = False,
     ) -> None:
         client = self.client
-        async with client._write_lock:
+        async with client.writer.lock:
             existing = await client._io(self._lookup, list(planned))
             if replace:
                 files = {f for f in places.values() if f is not None}
@@ -800,7 +800,9 @@ class PassageStore:
             if replace:
                 new_uris = {n.uri for n in written}
                 stale.extend(u for u in old if u not in new_uris and u not in stale)
-            await asyncio.to_thread(client._apply_tags, written, user_tags, written, self.base)
+            await asyncio.to_thread(
+                client.writer.apply_tags, written, user_tags, written, self.base
+            )
             if written:
                 await client._io(client.store.upsert, written, np.vstack(vectors))
             if stale:
@@ -808,12 +810,10 @@ class PassageStore:
             for f in touched_files:
                 await self._regroup_after_delete(f)
             # Every directory above what was written, re-described once (deepest first).
-            await client._refresh_ancestors(
+            await client.writer.refresh_ancestors(
                 [n.uri for n in written if n.is_leaf and n.chunk_index is None] + list(groups)
             )
-            if client.tagger is not None and len(client.store) <= client.retag_all_below:
-                await asyncio.to_thread(client._retag_sync, None, False)
-            await client._io(client.store.save)
+            await client.writer.finish()
             idx = self._index()
             for node in written:
                 if node.is_leaf and isinstance(node.metadata.get(ID_KEY), str):
@@ -1028,7 +1028,7 @@ class PassageStore:
             pid = m.metadata.get(ID_KEY)
             if isinstance(pid, str):
                 idx.uris[pid] = m.uri
-        await self.client._refresh_ancestors(file_uri)
+        await self.client.writer.refresh_ancestors(file_uri)
 
     async def _prune(self, uri: str | None) -> None:
         """Delete directories left empty by a delete, up to (and including) the base, then
@@ -1048,15 +1048,15 @@ class PassageStore:
             # the ancestors of its argument), unless it is a passage file (handled by caller).
             node = (await self.client._io(store.get, [uri]))[0]
             if node is not None and node.metadata.get("implicit"):
-                await self.client._refresh_ancestors(urimod.join(uri, "_"))
+                await self.client.writer.refresh_ancestors(urimod.join(uri, "_"))
             else:
-                await self.client._refresh_ancestors(uri)
+                await self.client.writer.refresh_ancestors(uri)
 
     async def adelete(self, ids: Sequence[str]) -> int:
         """Delete passages by id; unknown ids are ignored. Returns how many were deleted."""
         ids = _check_ids(ids)
         client = self.client
-        async with client._write_lock:
+        async with client.writer.lock:
             found = await client._io(self._lookup, ids)
             if not found:
                 return 0
@@ -1092,7 +1092,7 @@ class PassageStore:
     async def aclear(self) -> int:
         """Delete everything under the base (the base directory too)."""
         client = self.client
-        async with client._write_lock:
+        async with client.writer.lock:
             uris = await client._io(lambda: [n.uri for n in client.store.iter_nodes(self.base)])
             n = await client._io(client.store.delete, uris) if uris else 0
             self._index().uris.clear()
