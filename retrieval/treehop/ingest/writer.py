@@ -212,15 +212,17 @@ class TreeWriter:
                 manifest = _Manifest()
             old_uris = await self.io(self._stored_uris, target)
             plan = await asyncio.to_thread(self._plan, path, target, manifest, old_uris)
-            built = await asyncio.to_thread(
-                self.builder.build_tree,
-                path.name,
-                target,
-                ctype,
-                plan.files,
-                plan.kept_dirs,
-                plan.report,
-            )
+            built = BuiltTree(report=plan.report)  # nothing changed: no node to rebuild
+            if plan.files:
+                built = await asyncio.to_thread(
+                    self.builder.build_tree,
+                    path.name,
+                    target,
+                    ctype,
+                    plan.files,
+                    plan.kept_dirs,
+                    plan.report,
+                )
             res = await self.write(
                 built, target, user_tags, metadata, progress, t0, plan=plan, old_uris=old_uris
             )
@@ -686,10 +688,12 @@ class _UriMap:
 
 def _all_dirs(relpaths: Iterable[str]) -> set[str]:
     """Every directory above the given relative paths (``""`` is the root)."""
-    out: set[str] = {""}
+    out: set[str] = set()
     for d in {r.rpartition("/")[0] for r in relpaths}:
         while d not in out:
             out.add(d)
+            if not d:
+                break
             d = d.rpartition("/")[0]
     return out
 
