@@ -560,3 +560,21 @@ def test_batched_terms_equal_per_text_terms(texts: list[str], bigrams: bool) -> 
             t: p for (d, t), p in flat.parts(np.ones(len(flat.terms), bool)).items() if d == i
         }
         assert got_parts == parts
+
+
+def test_compact_state_round_trips_and_reads_the_json_form() -> None:
+    t = KeywordTagger(max_tags=3)
+    t.fit(EN)
+    for raw in (t.to_bytes(), json.dumps(t.to_dict()).encode()):
+        back = KeywordTagger.from_bytes(raw)
+        assert back.to_dict() == t.to_dict()
+        assert back.extract_many(EN) == t.extract_many(EN)
+
+
+@pytest.mark.parametrize("cut", [1, 10, -1, -3])
+def test_damaged_compact_state_is_index_corrupt(cut: int) -> None:
+    t = KeywordTagger()
+    t.fit(EN)
+    raw = t.to_bytes()
+    with pytest.raises(IndexCorruptError):
+        KeywordTagger.from_bytes(raw[:cut])

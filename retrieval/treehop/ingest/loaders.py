@@ -117,6 +117,8 @@ class LoadReport:
 
 def _addressable(name: str) -> bool:
     """A name that can become a URI segment: valid UTF-8 and free of control characters."""
+    if name.isascii():  # the common case, without a per-character loop
+        return name.isprintable()
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:  # undecodable bytes, kept by os as lone surrogates
@@ -205,7 +207,7 @@ class FileEntry:
     """A file a walk would read, with what ``stat`` said (for skipping unchanged files)."""
 
     relpath: str
-    path: Path
+    path: str
     size: int
     mtime_ns: int
 
@@ -217,7 +219,7 @@ def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> LoadReport:
     is skipped and reported."""
     entries, report = scan(root, max_bytes)
     for e in entries:
-        f = read_file(e.path, e.relpath, report, max_bytes, e.size)
+        f = read_file(Path(e.path), e.relpath, report, max_bytes, e.size)
         if f is not None:
             report.files.append(f)
     return report
@@ -237,18 +239,20 @@ def scan(root: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[list[FileEntry], 
         try:
             st = root.stat()
         except OSError:
-            return [FileEntry(root.name, root, 0, 0)], report
+            return [FileEntry(root.name, str(root), 0, 0)], report
         if st.st_size > max_bytes:
             raise InputTooLargeError(
                 f"{root.name} is {st.st_size:,} bytes, over the {max_bytes:,}-byte limit "
                 "(treehop.ingest.loaders.MAX_FILE_BYTES)"
             )
-        return [FileEntry(root.name, root, st.st_size, st.st_mtime_ns)], report
+        return [FileEntry(root.name, str(root), st.st_size, st.st_mtime_ns)], report
     entries: list[FileEntry] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        base = Path(dirpath)
-        prefix = base.relative_to(root).as_posix()
-        prefix = "" if prefix == "." else prefix + "/"
+    top = str(root)
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+        # Strings, not Path objects: a re-add scans every file, and pathlib's parsing was
+        # most of a scan's cost.
+        rel_dir = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        prefix = "" if rel_dir == "." else rel_dir + "/"
         kept: list[str] = []
         for d in sorted(dirnames):
             if d in SKIP_DIRS or d.startswith(".") or not _addressable(d):
@@ -258,22 +262,22 @@ def scan(root: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[list[FileEntry], 
                 kept.append(d)
         dirnames[:] = kept
         for name in sorted(filenames):
-            entry = _scan_file(base / name, prefix + name, report)
+            entry = _scan_file(os.path.join(dirpath, name), name, prefix + name, report)
             if entry is not None:
                 entries.append(entry)
     return entries, report
 
 
-def _scan_file(p: Path, rel: str, report: LoadReport) -> FileEntry | None:
+def _scan_file(p: str, name: str, rel: str, report: LoadReport) -> FileEntry | None:
     """One directory entry: a regular file to read, or a reason to skip it."""
-    if not _addressable(p.name):
+    if not _addressable(name):
         report.skipped_names.append(_printable(rel))
         return None
-    if p.name.startswith("."):
+    if name.startswith("."):
         report.skipped_hidden.append(rel)
         return None
     try:
-        st = p.lstat()
+        st = os.lstat(p)
     except OSError:
         report.skipped_other.append(rel)
         return None

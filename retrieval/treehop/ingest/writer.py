@@ -284,7 +284,7 @@ class TreeWriter:
             if e.relpath in same:
                 hashes[e.relpath] = manifest.files[e.relpath]
                 continue
-            f = read_file(e.path, e.relpath, report, self.builder.max_file_bytes, e.size)
+            f = read_file(Path(e.path), e.relpath, report, self.builder.max_file_bytes, e.size)
             if f is None:
                 continue
             digest = _text_hash(f.text)
@@ -302,7 +302,7 @@ class TreeWriter:
         for e in entries:
             d = e.relpath.rpartition("/")[0]
             if e.relpath in same and d in dirty and is_readme(e.relpath.rsplit("/", 1)[-1]):
-                f = read_file(e.path, e.relpath, report, self.builder.max_file_bytes, e.size)
+                f = read_file(Path(e.path), e.relpath, report, self.builder.max_file_bytes, e.size)
                 if f is not None:
                     loaded[e.relpath] = f
                     same.discard(e.relpath)

@@ -81,7 +81,7 @@ from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
 from ..redaction import redact
-from ..rerankers.http_rerank import resolve_secret
+from ..secrets import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes
 from .base import (
@@ -304,14 +304,17 @@ def resolve_keys(
     ak: str | SecretStr | None, sk: str | SecretStr | None, session_token: str | SecretStr | None
 ) -> tuple[SecretStr, SecretStr, SecretStr | None]:
     """Explicit keys win, else ``VOLC_ACCESSKEY`` / ``VOLC_SECRETKEY`` / ``VOLC_SESSIONTOKEN``."""
-    a = resolve_secret(ak, "VOLC_ACCESSKEY")
-    s = resolve_secret(sk, "VOLC_SECRETKEY")
+    a = resolve_secret(ak, "VOLC_ACCESSKEY", error=StoreError, what="ak")
+    s = resolve_secret(sk, "VOLC_SECRETKEY", error=StoreError, what="sk")
     if a is None or s is None:
         raise StoreError(
             "VikingDB needs an access key pair: pass ak=/sk= or set VOLC_ACCESSKEY and "
             "VOLC_SECRETKEY"
         )
-    return a, s, resolve_secret(session_token, "VOLC_SESSIONTOKEN")
+    token = resolve_secret(
+        session_token, "VOLC_SESSIONTOKEN", error=StoreError, what="session_token"
+    )
+    return a, s, token
 
 
 def check_endpoint(host: str, scheme: str) -> None:

@@ -16,7 +16,6 @@ Which tags a node gets:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 
 from .. import tags as tagmod
@@ -26,7 +25,9 @@ from ..stores.base import VectorStore
 from .base import NodeTags
 from .keywords import KeywordTagger
 
-STATE_KEY = "tagger/keywords.json"
+STATE_KEY = "tagger/keywords.bin"
+LEGACY_STATE_KEY = "tagger/keywords.json"
+"""Where indexes written before the compact format keep the statistics (read, not written)."""
 
 
 class IngestTagger:
@@ -38,9 +39,9 @@ class IngestTagger:
 
     def _get(self, store: VectorStore) -> KeywordTagger:
         if self._tagger is None:
-            raw = store.get_state(STATE_KEY)
+            raw = store.get_state(STATE_KEY) or store.get_state(LEGACY_STATE_KEY)
             if raw:
-                self._tagger = KeywordTagger.from_dict(json.loads(raw))
+                self._tagger = KeywordTagger.from_bytes(raw)
             elif self._template is not None:
                 self._tagger = KeywordTagger(**self._template.params())
             else:
@@ -49,7 +50,7 @@ class IngestTagger:
 
     def _save(self, store: VectorStore) -> None:
         assert self._tagger is not None
-        store.put_state(STATE_KEY, json.dumps(self._tagger.to_dict()).encode())
+        store.put_state(STATE_KEY, self._tagger.to_bytes())
 
     def tag_nodes(
         self, nodes: Sequence[Node], store: VectorStore, new_texts: Sequence[str] | None = None

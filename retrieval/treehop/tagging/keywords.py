@@ -38,6 +38,7 @@ document frequency); a text added later should first go through :meth:`KeywordTa
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import re
@@ -905,6 +906,47 @@ class KeywordTagger:
             "terms": list(self._terms),
             "df": [int(x) for x in self._df],
         }
+
+    def to_bytes(self) -> bytes:
+        """The state of :meth:`to_dict` in a compact form: a JSON header line, the terms
+        joined by NUL (no term holds one), then the document frequencies as int64.
+
+        Why not JSON: the statistics are saved after every ingest, and for a 100k-node index
+        (a few hundred thousand terms) JSON took most of a small re-add's time.
+        """
+        head = {k: v for k, v in self.to_dict().items() if k not in ("terms", "df")}
+        return b"".join(
+            [
+                json.dumps(head).encode() + b"\n",
+                "\x00".join(self._terms).encode("utf-8") + b"\n",
+                np.asarray(self._df, dtype="<i8").tobytes(),
+            ]
+        )
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> KeywordTagger:
+        """Rebuild a tagger saved by :meth:`to_bytes` (or by :meth:`to_dict` as JSON)."""
+        if b"\n" not in raw:  # the JSON form of to_dict (JSON escapes its newlines)
+            try:
+                return cls.from_dict(json.loads(raw))
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise IndexCorruptError(f"tagger state is damaged: {exc}") from exc
+        try:
+            head_end = raw.index(b"\n")
+            terms_end = raw.index(b"\n", head_end + 1)
+            head = json.loads(raw[:head_end])
+            text = raw[head_end + 1 : terms_end].decode("utf-8")
+            body = raw[terms_end + 1 :]
+            if len(body) % 8:
+                raise ValueError("frequency block is not whole int64 values")
+            df = np.frombuffer(body, dtype="<i8").astype(np.int64)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise IndexCorruptError(f"tagger state is damaged: {exc}") from exc
+        if not isinstance(head, dict):
+            raise IndexCorruptError("tagger state is damaged: the header is not an object")
+        head["terms"] = text.split("\x00") if text else []
+        head["df"] = df
+        return cls.from_dict(head)
 
     @classmethod
     def from_dict(cls, state: Mapping[str, Any]) -> KeywordTagger:
