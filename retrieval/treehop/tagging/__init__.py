@@ -24,6 +24,7 @@ from .keywords import (
     propagate,
     tokenize,
 )
+from .llm_tagger import LLMTagger
 
 __all__ = [
     "EN_STOPWORDS",
@@ -31,6 +32,7 @@ __all__ = [
     "ZH_STOPWORDS",
     "IngestTagger",
     "KeywordTagger",
+    "LLMTagger",
     "NodeTags",
     "Tagger",
     "TaggerError",
