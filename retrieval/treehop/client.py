@@ -42,6 +42,7 @@ from .ingest.summaries import ExtractiveSummarizer, Summarizer
 from .ingest.tree_builder import segment
 from .ingest.writer import (
     DIRECTORY_VECTORS,
+    AddCall,
     ProgressCallback,
     TreeWriter,
     is_path_like,
@@ -247,14 +248,15 @@ class AsyncTreehop:
             if not p.exists():
                 raise IngestError(f"path does not exist: {argmod.shown(str(p))}")
             target = self._target_for(target_uri, name or argmod.path_name(p))
-            return await self.writer.add_path(p, target, user_tags, meta, progress, t0)
+            return await self.writer.add(p, target, AddCall(user_tags, meta, progress, t0))
         text = argmod.check_text_size(str(path_or_text))
         if target_uri is None and name is None:
             raise InvalidQueryError(
                 "adding a text needs target_uri= or name= (it is not an existing path)"
             )
         target = self._target_for(target_uri, name or "note")
-        return await self.writer.add_text(text, target, name or "", user_tags, meta, progress, t0)
+        call = AddCall(user_tags, meta, progress, t0, name or "")
+        return await self.writer.add(text, target, call)
 
     async def add_memory(
         self, text: str, *, name: str | None = None, tags: str | Sequence[str] | None = None

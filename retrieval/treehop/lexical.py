@@ -741,9 +741,20 @@ class LexicalIndex:
         count = a["count"].astype(np.int64)
         present = a["present"].astype(bool)
         dl = a["doc_len"].astype(np.float32)
-        _check_postings(log_term, log_row, log_tf, dl, v, bound, bad)
-        _check_row_blocks(start, count, present, log_row, m, bad)
-        _check_term_order(perm, indptr, log_term, m, v, bad)
+        typed: dict[str, npt.NDArray[Any]] = {
+            "log_term": log_term,
+            "log_row": log_row,
+            "log_tf": log_tf,
+            "perm": perm,
+            "indptr": indptr,
+            "start": start,
+            "count": count,
+            "present": present,
+            "doc_len": dl,
+        }
+        _check_postings(typed, v, bound, bad)
+        _check_row_blocks(typed, m, bad)
+        _check_term_order(typed, m, v, bad)
         if int(np.count_nonzero(present)) != documents:
             raise bad("document count differs")
         self._terms = terms
@@ -778,16 +789,9 @@ def _check_shapes(a: Mapping[str, npt.NDArray[Any]], v: int, bad: _Bad) -> None:
         raise bad("indptr does not match the vocabulary")
 
 
-def _check_postings(
-    log_term: npt.NDArray[np.int32],
-    log_row: npt.NDArray[np.int32],
-    log_tf: npt.NDArray[np.float32],
-    dl: npt.NDArray[np.float32],
-    v: int,
-    bound: int,
-    bad: _Bad,
-) -> None:
+def _check_postings(t: Mapping[str, npt.NDArray[Any]], v: int, bound: int, bad: _Bad) -> None:
     """Postings point at known terms and rows, with term frequencies >= 1."""
+    log_term, log_row, log_tf, dl = t["log_term"], t["log_row"], t["log_tf"], t["doc_len"]
     if log_term.size and (
         int(log_term.min()) < 0
         or int(log_term.max()) >= v
@@ -800,15 +804,9 @@ def _check_postings(
         raise bad("bad document lengths")
 
 
-def _check_row_blocks(
-    start: npt.NDArray[np.int64],
-    count: npt.NDArray[np.int64],
-    present: npt.NDArray[np.bool_],
-    log_row: npt.NDArray[np.int32],
-    m: int,
-    bad: _Bad,
-) -> None:
+def _check_row_blocks(t: Mapping[str, npt.NDArray[Any]], m: int, bad: _Bad) -> None:
     """The blocks of present rows tile [0, m) exactly, each holding its row's postings."""
+    start, count, present, log_row = t["start"], t["count"], t["present"], t["log_row"]
     if (count < 0).any() or (start < 0).any() or (count[~present] != 0).any():
         raise bad("bad row blocks")
     if int(count.sum()) != m or (start + count > m).any():
@@ -823,15 +821,9 @@ def _check_row_blocks(
         raise bad("row blocks do not match the postings")
 
 
-def _check_term_order(
-    perm: npt.NDArray[np.int64],
-    indptr: npt.NDArray[np.int64],
-    log_term: npt.NDArray[np.int32],
-    m: int,
-    v: int,
-    bad: _Bad,
-) -> None:
+def _check_term_order(t: Mapping[str, npt.NDArray[Any]], m: int, v: int, bad: _Bad) -> None:
     """``perm`` is a permutation of the postings that sorts them by term, per ``indptr``."""
+    perm, indptr, log_term = t["perm"], t["indptr"], t["log_term"]
     if m and (
         int(perm.min()) < 0 or int(perm.max()) >= m or (np.bincount(perm, minlength=m) != 1).any()
     ):

@@ -99,6 +99,18 @@ class AddResult:
         )
 
 
+@dataclass(frozen=True)
+class AddCall:
+    """What one ``add_resource`` call asks, beyond the source and the target."""
+
+    user_tags: list[str]
+    metadata: Mapping[str, Any]
+    progress: ProgressCallback | None
+    t0: float
+    name: str = ""
+    """The document name of an added text."""
+
+
 @dataclass
 class _Manifest:
     """What the last add of a directory read: relpath -> (size, mtime_ns, text hash)."""
@@ -190,21 +202,26 @@ class TreeWriter:
         return fn(*args)
 
     # ------------------------------------------------------------------ add_resource
-    async def add_path(
-        self,
-        path: Path,
-        target: str,
-        user_tags: list[str],
-        metadata: Mapping[str, Any],
-        progress: ProgressCallback | None,
-        t0: float,
-    ) -> AddResult:
-        """Ingest a file or a directory at ``target`` (incrementally for a directory)."""
+    async def add(self, source: Path | str, target: str, call: AddCall) -> AddResult:
+        """Ingest a directory (incrementally), a file, or a text (``str``) at ``target``."""
         ctype = urimod.context_type_of(target)
-        if path.is_file():
-            built = await asyncio.to_thread(self.builder.build_directory, path, target, ctype)
+        if isinstance(source, str) or source.is_file():
+            b = self.builder
+            built = await asyncio.to_thread(
+                *(
+                    (b.build_text, source, target, ctype, call.name)
+                    if isinstance(source, str)
+                    else (b.build_directory, source, target, ctype)
+                )
+            )
             async with self.lock:
-                return await self.write(built, target, user_tags, metadata, progress, t0)
+                return await self.write(built, target, call)
+        return await self._add_directory(source, target, ctype, call)
+
+    async def _add_directory(
+        self, path: Path, target: str, ctype: ContextType, call: AddCall
+    ) -> AddResult:
+        user_tags, metadata = call.user_tags, call.metadata
         fingerprint = self._fingerprint(target, user_tags, metadata)
         async with self.lock:
             manifest = _Manifest.decode(await self.io(self.store.get_state, _manifest_key(target)))
@@ -223,28 +240,10 @@ class TreeWriter:
                     plan.kept_dirs,
                     plan.report,
                 )
-            res = await self.write(
-                built, target, user_tags, metadata, progress, t0, plan=plan, old_uris=old_uris
-            )
+            res = await self.write(built, target, call, plan=plan, old_uris=old_uris)
             fresh = _Manifest(fingerprint, time.time_ns(), plan.hashes)
             await self.io(self.store.put_state, _manifest_key(target), fresh.encode())
             return res
-
-    async def add_text(
-        self,
-        text: str,
-        target: str,
-        name: str,
-        user_tags: list[str],
-        metadata: Mapping[str, Any],
-        progress: ProgressCallback | None,
-        t0: float,
-    ) -> AddResult:
-        """Ingest a text as one document at ``target``."""
-        ctype = urimod.context_type_of(target)
-        built = await asyncio.to_thread(self.builder.build_text, text, target, ctype, name)
-        async with self.lock:
-            return await self.write(built, target, user_tags, metadata, progress, t0)
 
     def _fingerprint(self, target: str, user_tags: list[str], metadata: Mapping[str, Any]) -> str:
         """How this call builds nodes: a manifest made under other settings is not reused."""
@@ -349,10 +348,7 @@ class TreeWriter:
         self,
         built: BuiltTree,
         target: str,
-        user_tags: list[str],
-        metadata: Mapping[str, Any],
-        progress: ProgressCallback | None,
-        t0: float,
+        call: AddCall,
         *,
         plan: _Plan | None = None,
         old_uris: set[str] | None = None,
@@ -360,6 +356,7 @@ class TreeWriter:
         """Store a built tree at ``target`` (the caller holds :attr:`lock`): embed only nodes
         whose text changed, delete stored nodes the tree no longer has, re-describe the
         directories above, save."""
+        user_tags, metadata = call.user_tags, call.metadata
         if metadata:
             for n in built.nodes:
                 n.metadata = {**n.metadata, **dict(metadata)}
@@ -379,7 +376,7 @@ class TreeWriter:
         changed = [n for n in nodes if old.get(n.uri) != n.content_hash]
         same = [n for n in nodes if old.get(n.uri) == n.content_hash]
         await asyncio.to_thread(self.apply_tags, nodes, user_tags, changed, target)
-        vectors = await self.embed_nodes(changed, progress)
+        vectors = await self.embed_nodes(changed, call.progress)
         if changed:
             await self.io(self.store.upsert, changed, vectors)
         if same:
@@ -393,7 +390,7 @@ class TreeWriter:
         await self.refresh_ancestors(target)
         await self.route_directories(target)
         await self.finish()
-        res.elapsed_s = time.perf_counter() - t0
+        res.elapsed_s = time.perf_counter() - call.t0
         return res
 
     async def finish(self) -> None:
