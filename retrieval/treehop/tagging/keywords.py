@@ -870,13 +870,10 @@ class KeywordTagger:
         _check_int("max_tags", limit, 0)
         out = _tags.dedupe(_tags.normalize_label(x) for x in own_labels)
         counts: Counter[str] = Counter()
-        parsed_of: dict[str, str] = {}  # siblings share tags: parse each distinct one once
         for tags_of_child in child_tags:
             seen: set[str] = set()
             for tag in tags_of_child:
-                parsed = parsed_of.get(tag)
-                if parsed is None:
-                    parsed = parsed_of[tag] = _tags.parse_tag(tag, default_source="auto")
+                parsed = _parsed_tag(tag)
                 if parsed.startswith("inherit:"):
                     continue
                 lab = _tags.label_of(parsed)
@@ -914,7 +911,12 @@ class KeywordTagger:
         Why not JSON: the statistics are saved after every ingest, and for a 100k-node index
         (a few hundred thousand terms) JSON took most of a small re-add's time.
         """
-        head = {k: v for k, v in self.to_dict().items() if k not in ("terms", "df")}
+        head = {
+            "version": _STATE_VERSION,
+            "params": self.params(),
+            "fitted": self._fitted,
+            "n_docs": self._n_docs,
+        }
         return b"".join(
             [
                 json.dumps(head).encode() + b"\n",
@@ -983,6 +985,21 @@ def _unique_counts(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[
     first = np.flatnonzero(np.concatenate(([True], srt[1:] != srt[:-1])))
     counts = np.diff(np.append(first, srt.size))
     return srt[first], counts
+
+
+_PARSED: dict[str, str] = {}
+
+
+def _parsed_tag(tag: str) -> str:
+    """``parse_tag(tag, "auto")``, memoised: directories see their children's tags, and a
+    corpus repeats its tags (bounded like the key cache)."""
+    got = _PARSED.get(tag)
+    if got is None:
+        got = _tags.parse_tag(tag, default_source="auto")
+        if len(_PARSED) >= _KEY_CACHE_MAX:
+            _PARSED.clear()
+        _PARSED[tag] = got
+    return got
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:
