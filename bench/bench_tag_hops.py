@@ -77,10 +77,7 @@ from treehop.config import TagHopTrigger  # noqa: E402
 from treehop.models import FoundBy  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
 from treehop.tag_hops import subtree_key  # noqa: E402
-from treehop.tagging import (
-    IngestTagger,
-    KeywordTagger,
-)
+from treehop.tagging import IngestTagger, KeywordTagger  # noqa: E402
 
 TARGET = "viking://resources/cranfield"
 MODES = (TagHopTrigger.OFF, TagHopTrigger.ALWAYS, TagHopTrigger.ON_DEMAND)
