@@ -262,7 +262,7 @@ def scan(root: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[list[FileEntry], 
                 kept.append(d)
         dirnames[:] = kept
         for name in sorted(filenames):
-            entry = _scan_file(os.path.join(dirpath, name), name, prefix + name, report)
+            entry = _scan_file(f"{dirpath}{os.sep}{name}", name, prefix + name, report)
             if entry is not None:
                 entries.append(entry)
     return entries, report

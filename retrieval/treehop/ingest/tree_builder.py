@@ -28,11 +28,12 @@ from .summaries import (
 )
 
 _ESCAPES = {"#": "%23", "%": "%25", "?": "%3F", "\\": "%5C"}
+_ESCAPE_TABLE = str.maketrans(_ESCAPES)
 
 
 def segment(name: str) -> str:
     """A file or directory name as one URI segment (only URI-structural characters escaped)."""
-    out = "".join(_ESCAPES.get(ch, ch) for ch in name)
+    out = name.translate(_ESCAPE_TABLE)
     if out in {".", ".."} or not out:
         raise IngestError(f"cannot place a file named {name!r} in the tree")
     return out
