@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -161,6 +161,8 @@ class _Plan:
     hashes: dict[str, tuple[int, int, str]]
     report: LoadReport
     read: int
+    children: dict[str, list[Node]] = field(default_factory=dict)
+    """Stored children of the directories re-described (read once, for summaries and tags)."""
 
 
 def _text_hash(text: str) -> str:
@@ -305,10 +307,13 @@ class TreeWriter:
                 if f is not None:
                     loaded[e.relpath] = f
                     same.discard(e.relpath)
-        kept_dirs = self._kept_dirs(uris, same, dirty)
+        # The stored children of every directory to re-describe, read once: their abstracts
+        # feed the summaries and their tags the tagger's directory aggregation.
+        children = {uris.dir(d): self.store.children(uris.dir(d)) for d in dirty}
+        abstracts = {k.uri: k.abstract for kids in children.values() for k in kids}
+        kept_dirs = self._kept_dirs(uris, same, dirty, abstracts)
         files: list[LoadedFile | KeptFile] = []
         in_dirty = {r for r in same if r.rpartition("/")[0] in dirty}
-        abstracts = self._abstracts([uri_of[r] for r in in_dirty])
         for e in entries:
             rel = e.relpath
             if rel in loaded:
@@ -317,7 +322,7 @@ class TreeWriter:
                 files.append(KeptFile(rel, abstracts.get(uri_of[rel], "")))
         kept_files = {uri_of[r] for r in same}
         live = {uris.dir(d) for d in _all_dirs(hashes)}
-        return _Plan(files, kept_dirs, kept_files, live, hashes, report, len(loaded))
+        return _Plan(files, kept_dirs, kept_files, live, hashes, report, len(loaded), children)
 
     @staticmethod
     def _unchanged_stat(e: FileEntry, manifest: _Manifest) -> bool:
@@ -329,19 +334,15 @@ class TreeWriter:
             and e.mtime_ns < manifest.written_ns - RACY_NS
         )
 
-    def _kept_dirs(self, uris: _UriMap, same: set[str], dirty: set[str]) -> dict[str, str]:
+    @staticmethod
+    def _kept_dirs(
+        uris: _UriMap, same: set[str], dirty: set[str], abstracts: Mapping[str, str]
+    ) -> dict[str, str]:
         """Directories with nothing changed below them whose parent is re-described: their
         stored abstract stands for them (the walk below them is not needed)."""
         clean = _all_dirs(same) - dirty
         top = {d: uris.dir(d) for d in clean if d.rpartition("/")[0] in dirty}
-        got = self._abstracts(list(top.values()))
-        return {d: got.get(u, "") for d, u in top.items()}
-
-    def _abstracts(self, uris: Sequence[str]) -> dict[str, str]:
-        if not uris:
-            return {}
-        nodes = self.store.get(list(uris))
-        return {u: n.abstract for u, n in zip(uris, nodes, strict=True) if n is not None}
+        return {d: abstracts.get(u, "") for d, u in top.items()}
 
     # ------------------------------------------------------------------ writing nodes
     async def write(
@@ -375,7 +376,8 @@ class TreeWriter:
             res.read = plan.read
         changed = [n for n in nodes if old.get(n.uri) != n.content_hash]
         same = [n for n in nodes if old.get(n.uri) == n.content_hash]
-        await asyncio.to_thread(self.apply_tags, nodes, user_tags, changed, target)
+        kids = plan.children if plan is not None else {}
+        await asyncio.to_thread(self.apply_tags, nodes, user_tags, changed, target, kids)
         vectors = await self.embed_nodes(changed, call.progress)
         if changed:
             await self.io(self.store.upsert, changed, vectors)
@@ -477,13 +479,22 @@ class TreeWriter:
 
     # ------------------------------------------------------------------ tags
     def apply_tags(
-        self, nodes: list[Node], user_tags: list[str], changed: Sequence[Node], target: str
+        self,
+        nodes: list[Node],
+        user_tags: list[str],
+        changed: Sequence[Node],
+        target: str,
+        children: Mapping[str, list[Node]] | None = None,
     ) -> None:
-        """User tags on every node; automatic keywords; inheritance down the tree."""
+        """User tags on every node; automatic keywords; inheritance down the tree.
+
+        ``children``: stored children already read (the tagger gets them without a second
+        read of the store)."""
         computed = {}
         if self.tagger is not None and nodes:
             new_texts = [n.embedding_text() for n in changed if n.is_leaf]
-            computed = self.tagger.tag_nodes(nodes, self.store, new_texts)
+            store = _ChildrenCache(self.store, children) if children else self.store
+            computed = self.tagger.tag_nodes(nodes, cast(VectorStore, store), new_texts)
         users = {n.uri: list(user_tags) for n in nodes}
         assign_tags(nodes, computed, users, self.outside_inheritance(target))
 
@@ -662,6 +673,25 @@ class TreeWriter:
 
 def _manifest_key(target: str) -> str:
     return "ingest/manifest-" + hashlib.sha1(target.encode("utf-8")).hexdigest()[:32]
+
+
+class _ChildrenCache:
+    """A store whose ``children`` of some directories were read already; everything else is
+    the store's own (reads only: the tagger looks up stored children and state)."""
+
+    def __init__(self, store: VectorStore, children: Mapping[str, list[Node]]) -> None:
+        self._store = store
+        self._children = children
+
+    def children(self, uri: str) -> list[Node]:
+        kids = self._children.get(uri)
+        return list(kids) if kids is not None else self._store.children(uri)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def __len__(self) -> int:
+        return len(self._store)
 
 
 class _UriMap:
