@@ -274,39 +274,12 @@ class TreeWriter:
         entries, report = scan(root, self.builder.max_file_bytes)
         uris = _UriMap(target)
         uri_of = {e.relpath: uris.file(e.relpath) for e in entries}
-        same = {
-            e.relpath
-            for e in entries
-            if self._unchanged_stat(e, manifest) and uri_of[e.relpath] in old_uris
-        }
-        loaded: dict[str, LoadedFile] = {}
-        hashes: dict[str, tuple[int, int, str]] = {}
-        for e in entries:
-            if e.relpath in same:
-                hashes[e.relpath] = manifest.files[e.relpath]
-                continue
-            f = read_file(Path(e.path), e.relpath, report, self.builder.max_file_bytes, e.size)
-            if f is None:
-                continue
-            digest = _text_hash(f.text)
-            hashes[e.relpath] = (e.size, e.mtime_ns, digest)
-            old = manifest.files.get(e.relpath)
-            if old is not None and old[2] == digest and uri_of[e.relpath] in old_uris:
-                same.add(e.relpath)  # touched, not changed
-            else:
-                loaded[e.relpath] = f
+        kept = {e.relpath for e in entries if uri_of[e.relpath] in old_uris}
+        same, loaded, hashes = self._read_changed(entries, manifest, kept, report)
         if not hashes:
             raise no_files_error(root, report)
-        gone = set(manifest.files) - set(hashes)
-        dirty = _all_dirs([*loaded, *gone])
-        # A changed directory is re-described from its README's text: read it if it was kept.
-        for e in entries:
-            d = e.relpath.rpartition("/")[0]
-            if e.relpath in same and d in dirty and is_readme(e.relpath.rsplit("/", 1)[-1]):
-                f = read_file(Path(e.path), e.relpath, report, self.builder.max_file_bytes, e.size)
-                if f is not None:
-                    loaded[e.relpath] = f
-                    same.discard(e.relpath)
+        dirty = _all_dirs([*loaded, *(set(manifest.files) - set(hashes))])
+        self._read_dirty_readmes(entries, same, dirty, loaded, report)
         # The stored children of every directory to re-describe, read once: their abstracts
         # feed the summaries and their tags the tagger's directory aggregation.
         children = {uris.dir(d): self.store.children(uris.dir(d)) for d in dirty}
@@ -324,15 +297,50 @@ class TreeWriter:
         live = {uris.dir(d) for d in _all_dirs(hashes)}
         return _Plan(files, kept_dirs, kept_files, live, hashes, report, len(loaded), children)
 
-    @staticmethod
-    def _unchanged_stat(e: FileEntry, manifest: _Manifest) -> bool:
-        old = manifest.files.get(e.relpath)
-        return (
-            old is not None
-            and old[0] == e.size
-            and old[1] == e.mtime_ns
-            and e.mtime_ns < manifest.written_ns - RACY_NS
-        )
+    def _read_changed(
+        self,
+        entries: Sequence[FileEntry],
+        manifest: _Manifest,
+        stored: set[str],
+        report: LoadReport,
+    ) -> tuple[set[str], dict[str, LoadedFile], dict[str, tuple[int, int, str]]]:
+        """Files kept unread (stat as in the manifest, node stored), files read and kept (same
+        text), files read to rebuild; and the new manifest entries."""
+        same = {e.relpath for e in entries if e.relpath in stored and _unchanged(e, manifest)}
+        loaded: dict[str, LoadedFile] = {}
+        hashes: dict[str, tuple[int, int, str]] = {}
+        for e in entries:
+            if e.relpath in same:
+                hashes[e.relpath] = manifest.files[e.relpath]
+                continue
+            f = read_file(Path(e.path), e.relpath, report, self.builder.max_file_bytes, e.size)
+            if f is None:
+                continue
+            digest = _text_hash(f.text)
+            hashes[e.relpath] = (e.size, e.mtime_ns, digest)
+            old = manifest.files.get(e.relpath)
+            if old is not None and old[2] == digest and e.relpath in stored:
+                same.add(e.relpath)  # touched, not changed
+            else:
+                loaded[e.relpath] = f
+        return same, loaded, hashes
+
+    def _read_dirty_readmes(
+        self,
+        entries: Sequence[FileEntry],
+        same: set[str],
+        dirty: set[str],
+        loaded: dict[str, LoadedFile],
+        report: LoadReport,
+    ) -> None:
+        """A changed directory is re-described from its README's text: read it if kept."""
+        for e in entries:
+            d = e.relpath.rpartition("/")[0]
+            if e.relpath in same and d in dirty and is_readme(e.relpath.rsplit("/", 1)[-1]):
+                f = read_file(Path(e.path), e.relpath, report, self.builder.max_file_bytes, e.size)
+                if f is not None:
+                    loaded[e.relpath] = f
+                    same.discard(e.relpath)
 
     @staticmethod
     def _kept_dirs(
@@ -669,6 +677,17 @@ class TreeWriter:
                 await self.refresh_ancestors(node.uri)
             await self.io(self.store.save)
             return n
+
+
+def _unchanged(e: FileEntry, manifest: _Manifest) -> bool:
+    """Size and mtime as in the manifest, and old enough that the mtime can be trusted."""
+    old = manifest.files.get(e.relpath)
+    return (
+        old is not None
+        and old[0] == e.size
+        and old[1] == e.mtime_ns
+        and e.mtime_ns < manifest.written_ns - RACY_NS
+    )
 
 
 def _manifest_key(target: str) -> str:
