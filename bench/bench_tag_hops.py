@@ -74,11 +74,10 @@ from ir_measures import R, nDCG  # noqa: E402
 
 from treehop import RetrievalConfig, Treehop  # noqa: E402
 from treehop.config import TagHopTrigger  # noqa: E402
-from treehop.ingest.auto_tags import IngestTagger  # noqa: E402
 from treehop.models import FoundBy  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
 from treehop.tag_hops import subtree_key  # noqa: E402
-from treehop.tagging import KeywordTagger  # noqa: E402
+from treehop.tagging import IngestTagger, KeywordTagger  # noqa: E402
 
 TARGET = "viking://resources/cranfield"
 MODES = (TagHopTrigger.OFF, TagHopTrigger.ALWAYS, TagHopTrigger.ON_DEMAND)

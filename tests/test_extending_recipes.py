@@ -22,7 +22,7 @@ def blocks() -> list[str]:
 def test_the_page_has_a_recipe_per_stage() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert len(blocks()) >= 2
-    for heading in ("## An embedder", "## A reranker", "## A tagger"):
+    for heading in ("## An embedder", "## A reranker", "## A tagger", "## A store"):
         assert heading in text
 
 

@@ -9,8 +9,9 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from treehop import tagging
 from treehop.errors import IndexCorruptError, InvalidTagError, TreehopError
 from treehop.tagging import (
     EN_STOPWORDS,
@@ -22,6 +23,7 @@ from treehop.tagging import (
     propagate,
     tokenize,
 )
+from treehop.tagging import keywords as tagging
 
 EN = [
     # 0: the seed's machine-learning subtree
@@ -495,3 +497,84 @@ def test_pagerank_handles_isolated_nodes() -> None:
     got = tagging._pagerank(w, np.full(3, 1 / 3))
     assert got.sum() == pytest.approx(1.0)
     assert got[2] < got[0] == pytest.approx(got[1])
+
+
+# ---------------------------------------------------------------- batched analysis == per text
+
+
+_PIECES = st.sampled_from(
+    [
+        "model",
+        "training",
+        "feature",
+        "store",
+        "k8s",
+        "c++",
+        "node.js",
+        "APIs",
+        "the",
+        "of",
+        "1958",
+        "don't",
+        "a-b",
+        "b-c",
+        "re-use",
+        ".",
+        ",",
+        ";",
+        "!",
+        "\n\n",
+        " ",
+        "  ",
+        "'",
+        "-",
+        "_",
+        "#",
+        "+",
+        "é",
+        "中文特征工程",
+        "\x01",
+        "Feature-Store",
+        "GPUs",
+    ]
+)
+
+
+def _per_text(
+    texts: list[str], bigrams: bool
+) -> list[tuple[list[str], dict[str, tuple[str, str]]]]:
+    return [tagging._analyse(t).terms(bigrams) for t in texts]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=30).map("".join), max_size=6), st.booleans())
+def test_batched_terms_equal_per_text_terms(texts: list[str], bigrams: bool) -> None:
+    """The batched (one regex pass) analysis finds each text's terms and bigram splits exactly
+    as the per-text analysis does, whatever the punctuation, scripts and empty texts."""
+    flat = tagging._flat_terms(texts, bigrams)
+    want = _per_text(texts, bigrams)
+    for i, (terms, parts) in enumerate(want):
+        got = sorted(t for d, t in zip(flat.doc.tolist(), flat.terms, strict=True) if d == i)
+        assert got == sorted(terms)
+        got_parts = {
+            t: p for (d, t), p in flat.parts(np.ones(len(flat.terms), bool)).items() if d == i
+        }
+        assert got_parts == parts
+
+
+def test_compact_state_round_trips_and_reads_the_json_form() -> None:
+    t = KeywordTagger(max_tags=3)
+    t.fit(EN)
+    for raw in (t.to_bytes(), json.dumps(t.to_dict()).encode()):
+        back = KeywordTagger.from_bytes(raw)
+        assert back.to_dict() == t.to_dict()
+        assert back.extract_many(EN) == t.extract_many(EN)
+
+
+@pytest.mark.parametrize("cut", [1, 10, -1, -3])
+def test_damaged_compact_state_is_index_corrupt(cut: int) -> None:
+    t = KeywordTagger()
+    t.fit(EN)
+    raw = t.to_bytes()
+    with pytest.raises(IndexCorruptError):
+        KeywordTagger.from_bytes(raw[:cut])

@@ -701,7 +701,7 @@ def test_tags_hops_sessions_and_lag_end_to_end(bow: Any) -> None:
             sid = remote.create_session()
             remote.add_message(sid, "user", "we migrate auth to OAuth")
             assert remote.get_session(sid).message_count == 1
-        assert store.get_state("tagger/keywords.json") is not None
+        assert store.get_state("tagger/keywords.bin") is not None
 
 
 async def test_async_client_runs_remote_calls_concurrently(srv: FakeVikingDB, bow: Any) -> None:

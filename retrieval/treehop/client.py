@@ -12,7 +12,7 @@ import functools
 import os
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, Unpack
 
@@ -38,9 +38,16 @@ from .embedders.base import Embedder
 from .errors import EmbeddingError, IngestError, InvalidQueryError, InvalidURIError, NotFoundError
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from .ingest.auto_tags import IngestTagger, Tagger, assign_tags
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
-from .ingest.tree_builder import BuiltTree, TreeBuilder, finalize, segment, summarize_ancestor
+from .ingest.tree_builder import segment
+from .ingest.writer import (
+    DIRECTORY_VECTORS,
+    AddCall,
+    ProgressCallback,
+    TreeWriter,
+    is_path_like,
+)
+from .ingest.writer import AddResult as AddResult  # re-exported: its historical home
 from .intent_analysis import IntentAnalyzer
 from .llm import ModelRegistry
 from .llm.base import LLM, ChatMessage
@@ -48,7 +55,6 @@ from .memory import MemoryExtractor, MemoryWriteResult
 from .models import (
     ContextType,
     FindResult,
-    Level,
     MatchedContext,
     Node,
     QueryPlan,
@@ -62,51 +68,11 @@ from .search_options import SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
 from .stores.base import VectorStore
 from .stores.embedded import EmbeddedStore
+from .tagging import IngestTagger, Tagger
 from .timestamps import TimeLike
 from .validation import as_list, check_query
 
-ProgressCallback = Callable[[str, int, int], None]
-DIRECTORY_VECTORS = ("summary", "centroid", "mixed")
-"""How a directory's vector is made: its summary's embedding, the centroid of its children's
-vectors, or both added (see ``AsyncTreehop._route_directories``)."""
 _T = TypeVar("_T")
-EMBED_BATCH = 64
-
-
-@dataclass
-class AddResult:
-    """What one ``add_resource`` call did."""
-
-    root_uri: str
-    directories: int = 0
-    files: int = 0
-    chunks: int = 0
-    embedded: int = 0
-    unchanged: int = 0
-    deleted: int = 0
-    skipped_binary: list[str] = field(default_factory=list)
-    skipped_unreadable: list[str] = field(default_factory=list)
-    skipped_other: list[str] = field(default_factory=list)
-    skipped_dirs: list[str] = field(default_factory=list)
-    """Directories not descended into: tool folders (``venv``, ``node_modules``, ``.git``...),
-    hidden folders and folders whose name is not valid UTF-8."""
-    skipped_hidden: list[str] = field(default_factory=list)
-    """Hidden files (``.env``, ``.DS_Store``...)."""
-    skipped_names: list[str] = field(default_factory=list)
-    """Files whose name is not valid UTF-8 (shown with ``\\xNN`` escapes)."""
-    elapsed_s: float = 0.0
-
-    @property
-    def skipped(self) -> int:
-        """How many files and directories were skipped, for every reason."""
-        return (
-            len(self.skipped_binary)
-            + len(self.skipped_unreadable)
-            + len(self.skipped_other)
-            + len(self.skipped_dirs)
-            + len(self.skipped_hidden)
-            + len(self.skipped_names)
-        )
 
 
 @dataclass
@@ -176,23 +142,26 @@ class AsyncTreehop:
         self.path = Path(path) if path is not None else None
         self.reranker = reranker
         self.config = config or RetrievalConfig()
-        self.summarizer = summarizer or ExtractiveSummarizer()
-        self.builder = TreeBuilder(self.summarizer, chunk_chars=chunk_chars)
-        self.tagger = _make_tagger(tagger)
-        self.retag_all_below = retag_all_below
         if directory_vectors not in DIRECTORY_VECTORS:
             raise InvalidQueryError(
                 f"directory_vectors must be one of {', '.join(DIRECTORY_VECTORS)}, "
                 f"got {directory_vectors!r}"
             )
-        self.directory_vectors = directory_vectors
+        self.writer = TreeWriter(
+            self.store,
+            self.embedder,
+            summarizer=summarizer or ExtractiveSummarizer(),
+            tagger=_make_tagger(tagger),
+            chunk_chars=chunk_chars,
+            retag_all_below=retag_all_below,
+            directory_vectors=directory_vectors,
+        )
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
         self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
         self._session_store = SessionStore(self.store, llm=llm)
         # The client only ever sees its own user's sessions (another user's id is "not found").
         self.sessions: UserSessions = self._session_store.for_user(self.user)
         self.context_ledger = ContextLedger(self.store, self.user)
-        self._write_lock = asyncio.Lock()
         self._check_embedder_matches()
 
     # ------------------------------------------------------------------ setup checks
@@ -209,11 +178,16 @@ class AsyncTreehop:
         meta["embedder"] = self.embedder.name
 
     async def _io(self, fn: Callable[..., _T], *args: Any) -> _T:
-        """Call the store: directly for in-process stores, in a worker thread for remote ones
-        (their SDKs are blocking and would stall the event loop)."""
-        if self.store.capabilities.remote:
-            return await asyncio.to_thread(fn, *args)
-        return fn(*args)
+        """Call the store (in a worker thread for remote stores; see :meth:`TreeWriter.io`)."""
+        return await self.writer.io(fn, *args)
+
+    @property
+    def summarizer(self) -> Summarizer:
+        return self.writer.summarizer
+
+    @property
+    def tagger(self) -> Tagger | None:
+        return self.writer.tagger
 
     # ------------------------------------------------------------------ URIs
     def resolve(self, uri: str) -> str:
@@ -260,13 +234,7 @@ class AsyncTreehop:
         argmod.check_progress(progress)
         user_tags = tagmod.parse_tags(tags, default_source="user")
         if is_text is None:
-            is_path = isinstance(path_or_text, os.PathLike) or (
-                "\n" not in path_or_text
-                and len(path_or_text) < 4096
-                and "\x00" not in path_or_text
-                and not argmod.has_lone_surrogate(path_or_text)
-                and Path(path_or_text).exists()
-            )
+            is_path = is_path_like(path_or_text)
             if not is_path and argmod.looks_like_path(str(path_or_text)):
                 raise IngestError(
                     f"path does not exist: {argmod.shown(str(path_or_text))} "
@@ -274,29 +242,21 @@ class AsyncTreehop:
                 )
         else:
             is_path = not is_text
+        meta = dict(metadata or {})
         if is_path:
             p = Path(path_or_text)
             if not p.exists():
                 raise IngestError(f"path does not exist: {argmod.shown(str(p))}")
             target = self._target_for(target_uri, name or argmod.path_name(p))
-            ctype = urimod.context_type_of(target)
-            built = await asyncio.to_thread(self.builder.build_directory, p, target, ctype)
-        else:
-            text = argmod.check_text_size(str(path_or_text))
-            if target_uri is None and name is None:
-                raise InvalidQueryError(
-                    "adding a text needs target_uri= or name= (it is not an existing path)"
-                )
-            target = self._target_for(target_uri, name or "note")
-            ctype = urimod.context_type_of(target)
-            built = await asyncio.to_thread(
-                self.builder.build_text, text, target, ctype, name or ""
+            return await self.writer.add(p, target, AddCall(user_tags, meta, progress, t0))
+        text = argmod.check_text_size(str(path_or_text))
+        if target_uri is None and name is None:
+            raise InvalidQueryError(
+                "adding a text needs target_uri= or name= (it is not an existing path)"
             )
-        if metadata:
-            for n in built.nodes:
-                n.metadata = {**n.metadata, **dict(metadata)}
-        async with self._write_lock:
-            return await self._write_tree(built, target, user_tags, progress, t0)
+        target = self._target_for(target_uri, name or "note")
+        call = AddCall(user_tags, meta, progress, t0, name or "")
+        return await self.writer.add(text, target, call)
 
     async def add_memory(
         self, text: str, *, name: str | None = None, tags: str | Sequence[str] | None = None
@@ -318,13 +278,7 @@ class AsyncTreehop:
         """Store a skill (a how-to the agent can follow) under ``viking://~/skills``."""
         path_or_text = argmod.check_path_or_text(path_or_text)
         name = argmod.check_name(name)
-        is_file = isinstance(path_or_text, os.PathLike) or (
-            "\n" not in path_or_text
-            and len(path_or_text) < 4096
-            and "\x00" not in path_or_text
-            and not argmod.has_lone_surrogate(path_or_text)
-            and Path(path_or_text).exists()
-        )
+        is_file = is_path_like(path_or_text)
         target = f"viking://~/skills/{name}" if name else None
         if target is None and not is_file:
             raise InvalidQueryError("adding a skill text needs name=")
@@ -344,95 +298,14 @@ class AsyncTreehop:
             raise InvalidURIError("cannot add a resource at a chunk URI")
         return target
 
-    async def _write_tree(
-        self,
-        built: BuiltTree,
-        target: str,
-        user_tags: list[str],
-        progress: ProgressCallback | None,
-        t0: float,
-    ) -> AddResult:
-        res = AddResult(
-            root_uri=target,
-            directories=built.directories,
-            files=built.files,
-            chunks=built.chunks,
-            skipped_binary=built.report.skipped_binary,
-            skipped_unreadable=built.report.skipped_unreadable,
-            skipped_other=built.report.skipped_other
-            + built.report.skipped_large
-            + built.report.skipped_empty,
-            skipped_dirs=list(getattr(built.report, "skipped_dirs", [])),
-            skipped_hidden=list(getattr(built.report, "skipped_hidden", [])),
-            skipped_names=list(getattr(built.report, "skipped_names", [])),
-        )
-        nodes = built.nodes
-        old = await self._io(self._stored_hashes, target)
-        changed = [n for n in nodes if n.uri not in old or old[n.uri] != n.content_hash]
-        same = [n for n in nodes if n.uri in old and old[n.uri] == n.content_hash]
-        wanted = {n.uri for n in nodes}
-        stale = [u for u in old if u not in wanted]
-        await asyncio.to_thread(self._apply_tags, nodes, user_tags, changed, target)
-        vectors = await self._embed_nodes(changed, progress)
-        if changed:
-            await self._io(self.store.upsert, changed, vectors)
-        if same:
-            # Text unchanged: keep vectors, refresh tags/metadata without re-embedding.
-            kept = await self._io(self.store.get_vectors, [n.uri for n in same])
-            await self._io(self.store.upsert, same, kept)
-        if stale:
-            res.deleted = await self._io(self.store.delete, stale)
-        res.embedded = len(changed)
-        res.unchanged = len(same)
-        await self._refresh_ancestors(target)
-        await self._route_directories(target)
-        if self.tagger is not None and len(self.store) <= self.retag_all_below:
-            # Keyword statistics moved with this batch; on a small index re-extracting every
-            # node's tags is cheap (~1.5 ms a leaf) and keeps tags independent of ingest order.
-            await asyncio.to_thread(self._retag_sync, None, False)
-        await self._io(self.store.save)
-        res.elapsed_s = time.perf_counter() - t0
-        return res
-
-    def _stored_hashes(self, target: str) -> dict[str, str]:
-        """``{uri: content_hash}`` under ``target``; cheap on stores that can skip parsing."""
-        fast = getattr(self.store, "content_hashes", None)
-        if fast is not None:
-            return dict(fast(target))
-        return {n.uri: n.content_hash for n in self.store.iter_nodes(target)}
-
-    def _apply_tags(
-        self, nodes: list[Node], user_tags: list[str], changed: Sequence[Node], target: str
-    ) -> None:
-        """User tags on every node; automatic keywords; inheritance down the tree."""
-        computed = {}
-        if self.tagger is not None and nodes:
-            new_texts = [n.embedding_text() for n in changed if n.is_leaf]
-            computed = self.tagger.tag_nodes(nodes, self.store, new_texts)
-        users = {n.uri: list(user_tags) for n in nodes}
-        assign_tags(nodes, computed, users, self._outside_inheritance(target))
-
-    def _outside_inheritance(self, uri: str) -> dict[str, list[str]]:
-        """Inheritable labels of ``uri``'s parent, from the tags already stored above it."""
-        parent = urimod.parent_of(uri)
-        if parent is None:
-            return {}
-        node = self.store.get([parent])[0]
-        if node is None:
-            return {}
-        labels = [
-            tagmod.label_of(t) for t in node.tags if tagmod.source_of(t) in ("user", "inherit")
-        ]
-        return {parent: tagmod.dedupe(labels)}
-
     async def retag(self, uri: str | None = None) -> int:
         """Backfill: recompute automatic and inherited tags without re-embedding anything.
 
         The keyword statistics are first recounted over the whole index; user tags are kept.
         Returns the number of nodes whose tags changed.
         """
-        async with self._write_lock:
-            return await asyncio.to_thread(self._retag_sync, uri, True)
+        root = None if uri is None else await self._io(self._require, uri)
+        return await self.writer.retag(root)
 
     async def set_tags(
         self,
@@ -446,132 +319,7 @@ class AsyncTreehop:
         node = await self._io(self._require, uri)
         adds = tagmod.parse_tags(add, default_source="user")
         drops = set(tagmod.normalize_filter_labels(remove))
-        async with self._write_lock:
-            user = tagmod.merge(
-                [
-                    t
-                    for t in node.tags
-                    if tagmod.source_of(t) == "user" and tagmod.label_of(t) not in drops
-                ],
-                adds,
-            )
-            others = [
-                t
-                for t in node.tags
-                if tagmod.source_of(t) != "user" and tagmod.label_of(t) not in drops
-            ]
-            await self._io(self.store.update_tags, {node.uri: tagmod.merge(user, others)})
-            await asyncio.to_thread(self._retag_sync, self.display(node.uri), False)
-        stored = (await self._io(self.store.get, [node.uri]))[0]
-        assert stored is not None
-        return list(stored.tags)
-
-    def _retag_sync(self, uri: str | None, refit: bool) -> int:
-        if uri is None:
-            nodes = [n.model_copy(deep=True) for n in self.store.iter_nodes()]
-            outside: dict[str, list[str]] = {}
-        else:
-            root = self._require(uri)
-            nodes = [n.model_copy(deep=True) for n in self.store.iter_nodes(root.uri)]
-            outside = self._outside_inheritance(root.uri)
-        if not nodes:
-            return 0
-        before = {n.uri: list(n.tags) for n in nodes}
-        users = {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
-        computed = {}
-        if self.tagger is not None:
-            if refit:
-                self.tagger.refit(self.store)
-            computed = self.tagger.tag_nodes(nodes, self.store, new_texts=[])
-        assign_tags(nodes, computed, users, outside)
-        changed = {n.uri: n.tags for n in nodes if n.tags != before[n.uri]}
-        if changed:
-            self.store.update_tags(changed)
-        self.store.save()
-        return len(changed)
-
-    async def _embed_nodes(
-        self, nodes: Sequence[Node], progress: ProgressCallback | None
-    ) -> np.ndarray[Any, np.dtype[np.float32]]:
-        if not nodes:
-            return np.zeros((0, self.embedder.dimension or 1), np.float32)
-        texts = [n.embedding_text() for n in nodes]
-        parts = []
-        for i in range(0, len(texts), EMBED_BATCH):
-            parts.append(await self.embedder.aembed(texts[i : i + EMBED_BATCH]))
-            if progress is not None:
-                progress("embed", min(i + EMBED_BATCH, len(texts)), len(texts))
-        return np.vstack(parts).astype(np.float32)
-
-    async def _refresh_ancestors(self, target: str | Sequence[str]) -> None:
-        """Create missing ancestors of ``target`` and re-describe them from their children.
-
-        Several targets (a batch of files) share their ancestors: each is re-described once,
-        deepest first, instead of once per target.
-        """
-        targets = [target] if isinstance(target, str) else list(target)
-        if not targets:
-            return
-        chain = sorted(
-            {a for t in targets for a in urimod.ancestors_of(t)},
-            key=lambda u: (u.count("/"), u),
-            reverse=True,
-        )
-        ctype = urimod.context_type_of(targets[0])
-        for uri in chain:
-            kids = await self._io(self.store.children, uri)
-            name = uri.rsplit("/", 1)[-1]
-            abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
-            level = Level.ABSTRACT if urimod.parent_of(uri) is None else Level.OVERVIEW
-            node = finalize(
-                Node(
-                    uri=uri,
-                    parent_uri=urimod.parent_of(uri),
-                    context_type=ctype,
-                    level=level,
-                    is_leaf=False,
-                    abstract=abstract,
-                    overview=overview,
-                    metadata={"name": name, "implicit": True},
-                )
-            )
-            existing = (await self._io(self.store.get, [uri]))[0]
-            if existing is not None and existing.content_hash == node.content_hash:
-                continue
-            if existing is not None:
-                node.tags = existing.tags
-            vec = await self.embedder.aembed([node.embedding_text()])
-            await self._io(self.store.upsert, [node], vec)
-
-    async def _route_directories(self, target: str) -> None:
-        """Give the directories of ``target``'s subtree (and its ancestors) routing vectors that
-        represent what is below them: the centroid of their children's vectors, alone
-        (``centroid``) or added to their summary's embedding (``mixed``).
-
-        Bottom-up, so a directory's centroid uses its subdirectories' routing vectors.
-        """
-        if self.directory_vectors == "summary":
-            return
-        chain = list(urimod.ancestors_of(target))
-        inside = await self._io(lambda: [n for n in self.store.iter_nodes(target)])
-        dirs = [n for n in inside if not n.is_leaf]
-        dirs += [n for n in await self._io(self.store.get, chain) if n is not None]
-        if not dirs:
-            return
-        summary = await self._embed_nodes(dirs, None)
-        routed: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
-        for i in sorted(range(len(dirs)), key=lambda i: -dirs[i].uri.count("/")):
-            node = dirs[i]
-            kids = await self._io(self.store.children, node.uri)
-            vec = summary[i]
-            if kids:
-                kv = await self._io(self.store.get_vectors, [k.uri for k in kids])
-                rows = [routed.get(k.uri, kv[j]) for j, k in enumerate(kids)]
-                cen = np.mean(np.stack(rows), axis=0)
-                cen = cen / (float(np.linalg.norm(cen)) or 1.0)
-                vec = cen if self.directory_vectors == "centroid" else vec + cen
-            routed[node.uri] = (vec / (float(np.linalg.norm(vec)) or 1.0)).astype(np.float32)
-        await self._io(self.store.upsert, dirs, np.stack([routed[n.uri] for n in dirs]))
+        return await self.writer.set_tags(node, adds, drops)
 
     # ------------------------------------------------------------------ browse
     def _require(self, uri: str) -> Node:
@@ -642,21 +390,7 @@ class AsyncTreehop:
     async def remove(self, uri: str) -> int:
         """Delete a node and its subtree."""
         node = await self._io(self._require, uri)
-        async with self._write_lock:
-            fast = getattr(self.store, "iter_uris", None)
-            uris = await self._io(
-                lambda: (
-                    list(fast(node.uri))
-                    if fast is not None
-                    else [n.uri for n in self.store.iter_nodes(node.uri)]
-                )
-            )
-            n = await self._io(self.store.delete, uris)
-            parent = urimod.parent_of(node.uri)
-            if parent is not None:
-                await self._refresh_ancestors(node.uri)
-            await self._io(self.store.save)
-            return n
+        return await self.writer.remove(node)
 
     # ------------------------------------------------------------------ find
     def _roots(
@@ -1008,7 +742,7 @@ def _check_query_vector(
 
 def _make_tagger(tagger: object) -> Tagger | None:
     """``"auto"``: the default keyword tagger; ``None``/``False``: no automatic tags; anything
-    else: a :class:`~treehop.ingest.auto_tags.Tagger` (checked by ``check_client_args``)."""
+    else: a :class:`~treehop.tagging.Tagger` (checked by ``check_client_args``)."""
     if tagger is None or tagger is False:
         return None
     if tagger == "auto":

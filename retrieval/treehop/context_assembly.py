@@ -302,79 +302,114 @@ def assemble_context(
     quota, order = check_budget(max_tokens, quotas, tiers)
     counter = resolve_counter(token_counter)
     contexts = hits.contexts() if isinstance(hits, FindResult) else list(hits)
+    packer = _Packer(max_tokens, quota, order, counter, contexts)
     excluded = [e.rstrip("/") for e in exclude_uris]
     seen = set(seen_uris)
-    sep_cost = counter.count(SEPARATOR)
-    nl_cost = counter.count("\n")
-    out = AssembledContext(text="", max_tokens=max_tokens, token_counter=counter.name)
-    groups: dict[str, _Group] = {}
-    order_of: list[tuple[str, int]] = []  # (group, line index) of each section, in order
-    used = 0
-    per_type: dict[ContextType, int] = {}
-    taken: set[str] = set()
-    above_hits = {p for m in contexts for p in urimod.uri_prefixes(m.uri)}
     for m in contexts:
+        reason = packer.refusal(m, excluded, seen)
+        if reason is None:
+            reason = packer.place(m)
+        if reason is not None:
+            packer.out.skipped.append((m.uri, reason))
+    return packer.finish()
+
+
+class _Packer:
+    """The state of one :func:`assemble_context` call: groups, their lines, the tokens used."""
+
+    def __init__(
+        self,
+        max_tokens: int,
+        quota: Mapping[ContextType, int],
+        order: Sequence[Tier],
+        counter: TokenCounter,
+        contexts: Sequence[MatchedContext],
+    ) -> None:
+        self.max_tokens = max_tokens
+        self.quota = quota
+        self.order = tuple(order)
+        self.counter = counter
+        self.sep_cost = counter.count(SEPARATOR)
+        self.nl_cost = counter.count("\n")
+        self.out = AssembledContext(text="", max_tokens=max_tokens, token_counter=counter.name)
+        self.groups: dict[str, _Group] = {}
+        self.order_of: list[tuple[str, int]] = []  # (group, line index) of each section
+        self.used = 0
+        self.per_type: dict[ContextType, int] = {}
+        self.taken: set[str] = set()
+        self.above_hits = {p for m in contexts for p in urimod.uri_prefixes(m.uri)}
+
+    def refusal(self, m: MatchedContext, excluded: Sequence[str], seen: set[str]) -> str | None:
+        """Why ``m`` is left out before its text is even measured, if it is."""
         if excluded and _within_any(m.uri, excluded):
-            out.skipped.append((m.uri, "excluded"))
-            continue
+            return "excluded"
         if m.uri in seen:
-            out.skipped.append((m.uri, "seen"))
-            continue
-        if m.uri in taken:
-            out.skipped.append((m.uri, "duplicate"))
-            continue
+            return "seen"
+        if m.uri in self.taken:
+            return "duplicate"
+        return None
+
+    def place(self, m: MatchedContext) -> str | None:
+        """Add ``m`` at the richest tier that fits; the reason it did not fit otherwise."""
         key, label = _split(m.uri)
-        group = groups.get(key)
+        group = self.groups.get(key)
         if group is None:
             t = _time_of(m)
             info = ", ".join(p for p in (m.context_type.value, t) if p)
             candidate = _Group(key, f"[{key}] ({info})", t)
-            opening = counter.count(candidate.header) + (sep_cost if groups else 0)
+            opening = self.counter.count(candidate.header) + (self.sep_cost if self.groups else 0)
         else:
             candidate, opening = group, 0
-        limit = quota.get(m.context_type)
+        limit = self.quota.get(m.context_type)
         reason = "empty"
         tried: set[str] = set()
-        tiers_here = order
-        if not m.is_leaf and m.uri in above_hits:
+        tiers_here = self.order
+        if not m.is_leaf and m.uri in self.above_hits:
             # its own hits below it say more than its overview (a list of child abstracts)
-            tiers_here = tuple(t for t in order if t == "abstract") or order
+            tiers_here = tuple(t for t in self.order if t == "abstract") or self.order
         for tier in tiers_here:
             body = getattr(m, tier).strip()
             if not body or body in tried:
                 continue
             tried.add(body)
             line = _line(m, tier, body, label, candidate.time)
-            n = opening + nl_cost + counter.count(line)
-            if limit is not None and per_type.get(m.context_type, 0) + n > limit:
+            n = opening + self.nl_cost + self.counter.count(line)
+            if limit is not None and self.per_type.get(m.context_type, 0) + n > limit:
                 reason = "quota"
                 continue
-            if used + n > max_tokens:
+            if self.used + n > self.max_tokens:
                 reason = "budget"
                 continue
-            if group is None:
-                groups[key] = candidate
-            candidate.lines.append(line)
-            order_of.append((key, len(candidate.lines) - 1))
-            used += n
-            per_type[m.context_type] = per_type.get(m.context_type, 0) + n
-            taken.add(m.uri)
-            out.sections.append(ContextSection(m.uri, m.context_type, tier, n, float(m.score)))
-            break
-        else:
-            out.skipped.append((m.uri, reason))
-    text = _render(list(groups.values()))
-    total = counter.count(text) if text else 0
-    while order_of and total > max_tokens:  # a tokenizer that is not additive: drop the last
-        key, _ = order_of.pop()
-        groups[key].lines.pop()
-        dropped = out.sections.pop()
-        out.skipped.append((dropped.uri, "budget"))
-        text = _render(list(groups.values()))
-        total = counter.count(text) if text else 0
-    out.text = text
-    out.tokens = total
-    return out
+            self._take(m, key, candidate, line, tier, n)
+            return None
+        return reason
+
+    def _take(
+        self, m: MatchedContext, key: str, group: _Group, line: str, tier: Tier, n: int
+    ) -> None:
+        self.groups.setdefault(key, group)
+        group.lines.append(line)
+        self.order_of.append((key, len(group.lines) - 1))
+        self.used += n
+        self.per_type[m.context_type] = self.per_type.get(m.context_type, 0) + n
+        self.taken.add(m.uri)
+        self.out.sections.append(ContextSection(m.uri, m.context_type, tier, n, float(m.score)))
+
+    def finish(self) -> AssembledContext:
+        """Render; a tokenizer that is not additive may overshoot: drop the last sections."""
+        out = self.out
+        text = _render(list(self.groups.values()))
+        total = self.counter.count(text) if text else 0
+        while self.order_of and total > self.max_tokens:
+            key, _ = self.order_of.pop()
+            self.groups[key].lines.pop()
+            dropped = out.sections.pop()
+            out.skipped.append((dropped.uri, "budget"))
+            text = _render(list(self.groups.values()))
+            total = self.counter.count(text) if text else 0
+        out.text = text
+        out.tokens = total
+        return out
 
 
 class ContextLedger:

@@ -112,26 +112,11 @@ def _collect_fields(spec: Mapping[str, Any], out: set[str]) -> None:
 
 
 def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
-    if not isinstance(spec, Mapping):
-        raise InvalidFilterError(f"{where}: expected an object, got {type(spec).__name__}")
-    if depth > MAX_FILTER_DEPTH:
-        raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
-    count[0] += 1
-    if count[0] > MAX_FILTER_NODES:
-        raise InvalidFilterError(f"filter has more than {MAX_FILTER_NODES} objects")
-    if not all(isinstance(k, str) for k in spec):
-        raise InvalidFilterError(f"{where}: keys must be strings")
+    """Check one filter object (and, recursively, its conds) before anything is evaluated."""
+    _check_object(spec, where, depth, count)
     op = spec.get("op")
     if op in {"and", "or"}:
-        extra = set(spec) - {"op", "conds"}
-        if extra:
-            raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
-        conds = spec.get("conds")
-        if not isinstance(conds, Sequence) or isinstance(conds, str) or not conds:
-            raise InvalidFilterError(f"{where}: {op!r} needs a non-empty list 'conds'")
-        if len(conds) > MAX_CONDS:
-            raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
-        for i, c in enumerate(conds):
+        for i, c in enumerate(_conds(spec, where, op, {"op", "conds"})):
             _validate(c, f"{where}.conds[{i}]", depth + 1, count)
         return
     if not isinstance(op, str) or op not in _LEAF_OPS:
@@ -142,20 +127,47 @@ def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
     if not isinstance(field, str) or not field:
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty string 'field'")
     if op in {"must", "must_not"}:
-        extra = set(spec) - {"op", "field", "conds"}
-        if extra:
-            raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
-        conds = spec.get("conds")
-        if not isinstance(conds, Sequence) or isinstance(conds, str) or not conds:
-            raise InvalidFilterError(f"{where}: {op!r} needs a non-empty list 'conds'")
-        if len(conds) > MAX_CONDS:
-            raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
-        for c in conds:
-            if not isinstance(c, (str, int, float, bool)):
-                raise InvalidFilterError(f"{where}: conds must be scalars, got {type(c).__name__}")
-            if isinstance(c, float) and not math.isfinite(c):
-                raise InvalidFilterError(f"{where}: conds must be finite, got {c!r}")
-        return
+        _check_scalars(_conds(spec, where, op, {"op", "field", "conds"}), where)
+    else:
+        _check_bounds(spec, where, op)
+
+
+def _check_object(spec: Any, where: str, depth: int, count: list[int]) -> None:
+    """A mapping with string keys, within the depth and size bounds of a filter."""
+    if not isinstance(spec, Mapping):
+        raise InvalidFilterError(f"{where}: expected an object, got {type(spec).__name__}")
+    if depth > MAX_FILTER_DEPTH:
+        raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
+    count[0] += 1
+    if count[0] > MAX_FILTER_NODES:
+        raise InvalidFilterError(f"filter has more than {MAX_FILTER_NODES} objects")
+    if not all(isinstance(k, str) for k in spec):
+        raise InvalidFilterError(f"{where}: keys must be strings")
+
+
+def _conds(spec: Mapping[str, Any], where: str, op: str, allowed: set[str]) -> Sequence[Any]:
+    """The non-empty, bounded ``conds`` list of an object whose keys are all ``allowed``."""
+    extra = set(spec) - allowed
+    if extra:
+        raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
+    conds = spec.get("conds")
+    if not isinstance(conds, Sequence) or isinstance(conds, str) or not conds:
+        raise InvalidFilterError(f"{where}: {op!r} needs a non-empty list 'conds'")
+    if len(conds) > MAX_CONDS:
+        raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
+    return conds
+
+
+def _check_scalars(conds: Sequence[Any], where: str) -> None:
+    for c in conds:
+        if not isinstance(c, (str, int, float, bool)):
+            raise InvalidFilterError(f"{where}: conds must be scalars, got {type(c).__name__}")
+        if isinstance(c, float) and not math.isfinite(c):
+            raise InvalidFilterError(f"{where}: conds must be finite, got {c!r}")
+
+
+def _check_bounds(spec: Mapping[str, Any], where: str, op: str) -> None:
+    """The bounds of a ``range`` / ``range_out``: finite numbers, one per side at most."""
     extra = set(spec) - {"op", "field", *_BOUNDS}
     if extra:
         raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")

@@ -40,7 +40,7 @@ import json
 import math
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, Literal
@@ -721,23 +721,17 @@ class LexicalIndex:
     def _restore(
         self, a: dict[str, npt.NDArray[Any]], terms: list[str], documents: int, path: Path
     ) -> None:
+        """Adopt loaded arrays after checking, step by step, that they form a valid index."""
+
         def bad(why: str) -> IndexCorruptError:
             return IndexCorruptError(f"the lexical index in {path} is inconsistent: {why}")
 
-        m = a["log_term"].shape[0]
-        bound = a["present"].shape[0]
         v = len(terms)
         if len(set(terms)) != v:
             raise bad("duplicate terms")
-        for name in _ARRAYS:
-            if a[name].ndim != 1:
-                raise bad(f"{name} is not 1-D")
-        if a["log_row"].shape[0] != m or a["log_tf"].shape[0] != m or a["perm"].shape[0] != m:
-            raise bad("postings arrays differ in length")
-        if any(a[n].shape[0] != bound for n in ("start", "count", "doc_len")):
-            raise bad("per-row arrays differ in length")
-        if a["indptr"].shape[0] != v + 1:
-            raise bad("indptr does not match the vocabulary")
+        _check_shapes(a, v, bad)
+        m = a["log_term"].shape[0]
+        bound = a["present"].shape[0]
         log_term = a["log_term"].astype(np.int32)
         log_row = a["log_row"].astype(np.int32)
         log_tf = a["log_tf"].astype(np.float32)
@@ -747,39 +741,20 @@ class LexicalIndex:
         count = a["count"].astype(np.int64)
         present = a["present"].astype(bool)
         dl = a["doc_len"].astype(np.float32)
-        if m and (
-            int(log_term.min()) < 0
-            or int(log_term.max()) >= v
-            or int(log_row.min()) < 0
-            or int(log_row.max()) >= bound
-            or not bool((log_tf >= 1).all())
-        ):
-            raise bad("postings out of range")
-        if not bool((dl >= 0).all()):
-            raise bad("bad document lengths")
-        if (count < 0).any() or (start < 0).any() or (count[~present] != 0).any():
-            raise bad("bad row blocks")
-        if int(count.sum()) != m or (start + count > m).any():
-            raise bad("row blocks do not cover the postings")
-        # The blocks of present rows must tile [0, m) exactly, each holding its row's postings.
-        p_rows = np.flatnonzero(present & (count > 0))
-        order = p_rows[np.argsort(start[p_rows], kind="stable")]
-        ends = start[order] + count[order]
-        if order.size and (int(start[order[0]]) != 0 or (start[order[1:]] != ends[:-1]).any()):
-            raise bad("row blocks do not tile the postings")
-        idx = _ranges(start[p_rows], count[p_rows])
-        if (log_row[idx] != np.repeat(p_rows, count[p_rows])).any():
-            raise bad("row blocks do not match the postings")
-        if m and (
-            int(perm.min()) < 0
-            or int(perm.max()) >= m
-            or (np.bincount(perm, minlength=m) != 1).any()
-        ):
-            raise bad("perm is not a permutation")
-        if int(indptr[0]) != 0 or int(indptr[-1]) != m or (np.diff(indptr) < 0).any():
-            raise bad("bad indptr")
-        if m and (np.repeat(np.arange(v), np.diff(indptr)) != log_term[perm]).any():
-            raise bad("perm is not sorted by term")
+        typed: dict[str, npt.NDArray[Any]] = {
+            "log_term": log_term,
+            "log_row": log_row,
+            "log_tf": log_tf,
+            "perm": perm,
+            "indptr": indptr,
+            "start": start,
+            "count": count,
+            "present": present,
+            "doc_len": dl,
+        }
+        _check_postings(typed, v, bound, bad)
+        _check_row_blocks(typed, m, bad)
+        _check_term_order(typed, m, v, bad)
         if int(np.count_nonzero(present)) != documents:
             raise bad("document count differs")
         self._terms = terms
@@ -794,6 +769,69 @@ class LexicalIndex:
         self._total_len = float(dl[present].sum(dtype=np.float64))
         self._dead = 0
         self._norm_cache = None
+
+
+_Bad = Callable[[str], IndexCorruptError]
+
+
+def _check_shapes(a: Mapping[str, npt.NDArray[Any]], v: int, bad: _Bad) -> None:
+    """Every array 1-D; postings arrays, per-row arrays and ``indptr`` of matching lengths."""
+    for name in _ARRAYS:
+        if a[name].ndim != 1:
+            raise bad(f"{name} is not 1-D")
+    m = a["log_term"].shape[0]
+    bound = a["present"].shape[0]
+    if a["log_row"].shape[0] != m or a["log_tf"].shape[0] != m or a["perm"].shape[0] != m:
+        raise bad("postings arrays differ in length")
+    if any(a[n].shape[0] != bound for n in ("start", "count", "doc_len")):
+        raise bad("per-row arrays differ in length")
+    if a["indptr"].shape[0] != v + 1:
+        raise bad("indptr does not match the vocabulary")
+
+
+def _check_postings(t: Mapping[str, npt.NDArray[Any]], v: int, bound: int, bad: _Bad) -> None:
+    """Postings point at known terms and rows, with term frequencies >= 1."""
+    log_term, log_row, log_tf, dl = t["log_term"], t["log_row"], t["log_tf"], t["doc_len"]
+    if log_term.size and (
+        int(log_term.min()) < 0
+        or int(log_term.max()) >= v
+        or int(log_row.min()) < 0
+        or int(log_row.max()) >= bound
+        or not bool((log_tf >= 1).all())
+    ):
+        raise bad("postings out of range")
+    if not bool((dl >= 0).all()):
+        raise bad("bad document lengths")
+
+
+def _check_row_blocks(t: Mapping[str, npt.NDArray[Any]], m: int, bad: _Bad) -> None:
+    """The blocks of present rows tile [0, m) exactly, each holding its row's postings."""
+    start, count, present, log_row = t["start"], t["count"], t["present"], t["log_row"]
+    if (count < 0).any() or (start < 0).any() or (count[~present] != 0).any():
+        raise bad("bad row blocks")
+    if int(count.sum()) != m or (start + count > m).any():
+        raise bad("row blocks do not cover the postings")
+    p_rows = np.flatnonzero(present & (count > 0))
+    order = p_rows[np.argsort(start[p_rows], kind="stable")]
+    ends = start[order] + count[order]
+    if order.size and (int(start[order[0]]) != 0 or (start[order[1:]] != ends[:-1]).any()):
+        raise bad("row blocks do not tile the postings")
+    idx = _ranges(start[p_rows], count[p_rows])
+    if (log_row[idx] != np.repeat(p_rows, count[p_rows])).any():
+        raise bad("row blocks do not match the postings")
+
+
+def _check_term_order(t: Mapping[str, npt.NDArray[Any]], m: int, v: int, bad: _Bad) -> None:
+    """``perm`` is a permutation of the postings that sorts them by term, per ``indptr``."""
+    perm, indptr, log_term = t["perm"], t["indptr"], t["log_term"]
+    if m and (
+        int(perm.min()) < 0 or int(perm.max()) >= m or (np.bincount(perm, minlength=m) != 1).any()
+    ):
+        raise bad("perm is not a permutation")
+    if int(indptr[0]) != 0 or int(indptr[-1]) != m or (np.diff(indptr) < 0).any():
+        raise bad("bad indptr")
+    if m and (np.repeat(np.arange(v), np.diff(indptr)) != log_term[perm]).any():
+        raise bad("perm is not sorted by term")
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,7 +24,6 @@ Why this shape:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import time
@@ -37,7 +36,6 @@ from . import uri as urimod
 from .errors import InvalidQueryError, TreehopError
 from .filters import MetadataFilter
 from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
-from .ingest.tree_builder import finalize
 from .llm.base import LLM, ChatMessage
 from .models import ContextType, Level, Node
 from .timestamps import TIMESTAMP_FIELD, TimeLike, time_range_filter, to_epoch, to_iso
@@ -223,72 +221,11 @@ async def write_nodes(
     user_tags: Sequence[str] = (),
     prune_below: str | None = None,
 ) -> int:
-    """Store explicitly built nodes (and delete ``delete``) in one locked write.
-
-    Only nodes whose text changed are embedded; the directories above the written nodes are
-    created or re-described from their children, as ``add_resource`` does. With
-    ``prune_below``, directories strictly inside it that a deletion left empty are removed too.
-    Returns the number of nodes embedded.
-    """
-    nodes = [finalize(n) for n in nodes]
-    uris = {n.uri for n in nodes}
-    async with client._write_lock:
-        old = await client._io(client.store.get, [n.uri for n in nodes])
-        fresh = [
-            o is None or o.content_hash != n.content_hash for n, o in zip(nodes, old, strict=True)
-        ]
-        changed = [n for n, f in zip(nodes, fresh, strict=True) if f]
-        same = [n for n, f in zip(nodes, fresh, strict=True) if not f]
-        tops = [n for n in nodes if n.parent_uri not in uris]
-        if nodes:
-            await asyncio.to_thread(
-                client._apply_tags, list(nodes), list(user_tags), changed, tops[0].uri
-            )
-        vectors = await client._embed_nodes(changed, None)
-        if changed:
-            await client._io(client.store.upsert, changed, vectors)
-        if same:
-            kept = await client._io(client.store.get_vectors, [n.uri for n in same])
-            await client._io(client.store.upsert, same, kept)
-        gone = list(delete)
-        if gone:
-            await client._io(client.store.delete, gone)
-        if gone and prune_below is not None:
-            gone += await client._io(_prune_empty, client.store, gone, prune_below)
-        refreshed: set[str] = set()
-        for top in tops:
-            parent = top.parent_uri
-            if parent is None or parent in refreshed:
-                continue
-            refreshed.add(parent)
-            await client._refresh_ancestors(top.uri)
-        for uri in gone:
-            parent = urimod.parent_of(uri)
-            if parent is not None and parent not in refreshed and parent not in uris:
-                refreshed.add(parent)
-                if (await client._io(client.store.get, [parent]))[0] is not None:
-                    await client._refresh_ancestors(uri)
-        if client.tagger is not None and len(client.store) <= client.retag_all_below:
-            await asyncio.to_thread(client._retag_sync, None, False)
-        await client._io(client.store.save)
-        return len(changed)
-
-
-def _prune_empty(store: Any, deleted: Sequence[str], stop: str) -> list[str]:
-    """Delete the directories strictly inside ``stop`` left without children; their URIs."""
-    removed: list[str] = []
-    candidates = {urimod.parent_of(u) for u in deleted}
-    while candidates:
-        nxt: set[str | None] = set()
-        for d in candidates:
-            if d is None or d == stop or not urimod.is_within(d, stop):
-                continue
-            if not store.children(d) and store.get([d])[0] is not None:
-                store.delete([d])
-                removed.append(d)
-                nxt.add(urimod.parent_of(d))
-        candidates = nxt
-    return removed
+    """Store explicitly built nodes (and delete ``delete``) in one locked write: see
+    :meth:`treehop.ingest.writer.TreeWriter.write_nodes`."""
+    return await client.writer.write_nodes(
+        nodes, delete=delete, user_tags=user_tags, prune_below=prune_below
+    )
 
 
 def _turn_node(uri: str, parent: str, turn: Turn, meta: Mapping[str, Any]) -> Node:

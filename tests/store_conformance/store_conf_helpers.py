@@ -10,6 +10,8 @@ are seeded random unit vectors, so exact cosine has no ties and :func:`oracle` i
 
 from __future__ import annotations
 
+import functools
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +24,10 @@ from treehop.stores.base import ScoredNode, VectorStore
 from treehop.stores.embedded import EmbeddedStore
 from treehop.uri import ancestors_of, parent_of
 
-STORES = ["embedded", "milvus", "vikingdb"]
+STORES = ["embedded", "milvus", "vikingdb", "recipe"]
+"""``recipe`` is the example store of ``docs/extending.md`` ("A store"), loaded from the page:
+the recipe a newcomer copies is held to the same contract as the shipped engines."""
+DOCS_EXTENDING = Path(__file__).resolve().parents[2] / "docs" / "extending.md"
 R = "viking://resources"
 VIKINGDB_AK = "AKLTconformance"
 VIKINGDB_SK = "conformance-secret"
@@ -52,6 +57,8 @@ class StoreFactory:
             name = f"s{self._count}"
         if self.kind == "embedded":
             return EmbeddedStore(self._tmp / name, **kwargs)
+        if self.kind == "recipe":
+            return recipe_store_class()(self._tmp / name, **kwargs)
         if self.kind == "vikingdb":
             return self._vikingdb_store(f"{self._prefix}_{name}", dim or self._dim, **kwargs)
         from treehop.stores.milvus import MilvusStore
@@ -78,6 +85,16 @@ class StoreFactory:
             hybrid=True,
             **kwargs,
         )
+
+
+@functools.cache
+def recipe_store_class() -> type[Any]:
+    """The ``FolderStore`` class that ``docs/extending.md`` defines (its "A store" block)."""
+    blocks = re.findall(r"^```python\n(.*?)^```", DOCS_EXTENDING.read_text(), re.S | re.M)
+    code = next(b for b in blocks if "class FolderStore" in b)
+    namespace: dict[str, Any] = {"__name__": "extending_store_recipe"}
+    exec(compile(code, f"{DOCS_EXTENDING.name}[FolderStore]", "exec"), namespace)
+    return namespace["FolderStore"]  # type: ignore[no-any-return]
 
 
 # ------------------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import os
 import threading
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from types import TracebackType
@@ -48,7 +47,8 @@ from .._http import (
     truncate,
 )
 from ..errors import EmbeddingError
-from ..redaction import redact, register_secret
+from ..redaction import redact
+from ..secrets import resolve_secret
 from .base import BaseEmbedder, Vectors, normalize_rows
 
 API_KEY_ENV_VARS = ("TREEHOP_EMBEDDING_API_KEY", "OPENAI_API_KEY")
@@ -134,7 +134,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         self._model = model
         base = base_url.rstrip("/")
         self._url = base if base.endswith("/embeddings") else f"{base}/embeddings"
-        self._api_key = _resolve_key(api_key)
+        self._api_key = resolve_secret(api_key, API_KEY_ENV_VARS, error=EmbeddingError)
         self._dimension = dimension
         self._send_dimensions = send_dimensions
         self._max_batch = max_batch
@@ -500,23 +500,6 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
                 f"embedding answer from {self._url} has non-numeric values: {exc}"
             ) from None
         return normalize_rows(mat, expected, self._dimension)
-
-
-def _resolve_key(api_key: str | SecretStr | None) -> SecretStr | None:
-    if isinstance(api_key, SecretStr):
-        register_secret(api_key.get_secret_value())
-        return api_key if api_key.get_secret_value() else None
-    if isinstance(api_key, str):
-        register_secret(api_key)
-        return SecretStr(api_key) if api_key else None
-    if api_key is not None:
-        raise EmbeddingError("api_key must be a str, a SecretStr or None")
-    for var in API_KEY_ENV_VARS:
-        value = os.environ.get(var, "").strip()
-        if value:
-            register_secret(value)
-            return SecretStr(value)
-    return None
 
 
 def _decode(embedding: Any) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -116,6 +117,8 @@ class LoadReport:
 
 def _addressable(name: str) -> bool:
     """A name that can become a URI segment: valid UTF-8 and free of control characters."""
+    if name.isascii():  # the common case, without a per-character loop
+        return name.isprintable()
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:  # undecodable bytes, kept by os as lone surrogates
@@ -165,11 +168,16 @@ def decode(data: bytes) -> str | None:
 
 
 def read_file(
-    path: Path, relpath: str, report: LoadReport, max_bytes: int = MAX_FILE_BYTES
+    path: Path,
+    relpath: str,
+    report: LoadReport,
+    max_bytes: int = MAX_FILE_BYTES,
+    size: int | None = None,
 ) -> LoadedFile | None:
+    """Read and decode one file, or record why it is skipped (``size``: its known size)."""
     kind = kind_of(path)
     try:
-        size = path.stat().st_size
+        size = path.stat().st_size if size is None else size
         if size > max_bytes:
             report.skipped_large.append(relpath)
             return None
@@ -194,55 +202,86 @@ def read_file(
     return LoadedFile(relpath=relpath, text=text, kind=kind, title=title)
 
 
+@dataclass(frozen=True)
+class FileEntry:
+    """A file a walk would read, with what ``stat`` said (for skipping unchanged files)."""
+
+    relpath: str
+    path: str
+    size: int
+    mtime_ns: int
+
+
 def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> LoadReport:
     """Read every text file under ``root`` (sorted, hidden and tool directories skipped).
 
     A single file over ``max_bytes`` raises :class:`InputTooLargeError`; inside a directory it
     is skipped and reported."""
+    entries, report = scan(root, max_bytes)
+    for e in entries:
+        f = read_file(Path(e.path), e.relpath, report, max_bytes, e.size)
+        if f is not None:
+            report.files.append(f)
+    return report
+
+
+def scan(root: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[list[FileEntry], LoadReport]:
+    """The files :func:`walk` would read, in its order, with their size and mtime, without
+    reading any: what an incremental re-add compares with its manifest before reading.
+    The report holds what was skipped by name or type (nothing read yet)."""
     if not root.exists():
         raise IngestError(f"path does not exist: {root}")
     report = LoadReport()
     if root.is_file():
         if not _addressable(root.name):
             report.skipped_names.append(_printable(root.name))
-            return report
+            return [], report
         try:
-            size = root.stat().st_size
+            st = root.stat()
         except OSError:
-            size = 0
-        if size > max_bytes:
+            return [FileEntry(root.name, str(root), 0, 0)], report
+        if st.st_size > max_bytes:
             raise InputTooLargeError(
-                f"{root.name} is {size:,} bytes, over the {max_bytes:,}-byte limit "
+                f"{root.name} is {st.st_size:,} bytes, over the {max_bytes:,}-byte limit "
                 "(treehop.ingest.loaders.MAX_FILE_BYTES)"
             )
-        f = read_file(root, root.name, report, max_bytes)
-        if f is not None:
-            report.files.append(f)
-        return report
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        return [FileEntry(root.name, str(root), st.st_size, st.st_mtime_ns)], report
+    entries: list[FileEntry] = []
+    top = str(root)
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+        # Strings, not Path objects: a re-add scans every file, and pathlib's parsing was
+        # most of a scan's cost.
+        rel_dir = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        prefix = "" if rel_dir == "." else rel_dir + "/"
         kept: list[str] = []
         for d in sorted(dirnames):
             if d in SKIP_DIRS or d.startswith(".") or not _addressable(d):
                 # Counted and named in AddResult.skipped_dirs: nothing is skipped silently.
-                report.skipped_dirs.append(
-                    _printable((Path(dirpath) / d).relative_to(root).as_posix())
-                )
+                report.skipped_dirs.append(_printable(prefix + d))
             else:
                 kept.append(d)
         dirnames[:] = kept
         for name in sorted(filenames):
-            p = Path(dirpath) / name
-            rel = p.relative_to(root).as_posix()
-            if not _addressable(name):
-                report.skipped_names.append(_printable(rel))
-                continue
-            if name.startswith("."):
-                report.skipped_hidden.append(rel)
-                continue
-            if p.is_symlink() or not p.is_file():
-                report.skipped_other.append(rel)
-                continue
-            f = read_file(p, rel, report, max_bytes)
-            if f is not None:
-                report.files.append(f)
-    return report
+            entry = _scan_file(f"{dirpath}{os.sep}{name}", name, prefix + name, report)
+            if entry is not None:
+                entries.append(entry)
+    return entries, report
+
+
+def _scan_file(p: str, name: str, rel: str, report: LoadReport) -> FileEntry | None:
+    """One directory entry: a regular file to read, or a reason to skip it."""
+    if not _addressable(name):
+        report.skipped_names.append(_printable(rel))
+        return None
+    if name.startswith("."):
+        report.skipped_hidden.append(rel)
+        return None
+    try:
+        st = os.lstat(p)
+    except OSError:
+        report.skipped_other.append(rel)
+        return None
+    if not stat.S_ISREG(st.st_mode):  # symlinks, sockets, devices
+        report.skipped_other.append(rel)
+        return None
+    return FileEntry(rel, p, st.st_size, st.st_mtime_ns)

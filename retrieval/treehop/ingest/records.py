@@ -772,8 +772,9 @@ class PassageStore:
         replace: bool = False,
     ) -> None:
         client = self.client
-        async with client._write_lock:
+        async with client.writer.lock:
             existing = await client._io(self._lookup, list(planned))
+            old: list[str] = []
             if replace:
                 files = {f for f in places.values() if f is not None}
                 old = await client._io(
@@ -781,60 +782,89 @@ class PassageStore:
                 )
             else:
                 await client._io(self._check_places, planned, places, existing)
-            # Passages that move (source changed, or chunk <-> stand-alone) leave their old
-            # place first, so that their old file is regrouped without them.
-            moved = [
-                pid
-                for pid, node in existing.items()
-                if _file_of(node) != places[pid]
-                or (places[pid] is None and node.uri != self._leaf_uri(pid))
-            ]
-            touched_files: set[str] = {f for pid in moved if (f := _file_of(existing[pid]))}
-            if moved:
-                await client._io(client.store.delete, [existing[pid].uri for pid in moved])
-            groups: dict[str, list[str]] = {}
-            singles: list[str] = []
-            for pid, f in places.items():
-                if f is None:
-                    singles.append(pid)
-                else:
-                    groups.setdefault(f, []).append(pid)
-            written: list[Node] = []
-            vectors: list[np.ndarray[Any, Any]] = []
-            stale: list[str] = []
-            for pid in singles:
-                node, vec = await self._leaf(pid, planned[pid], existing.get(pid))
-                written.append(node)
-                vectors.append(vec)
-            for f, pids in groups.items():
-                touched_files.discard(f)
-                nodes, vecs, gone = await self._file(f, [planned[p] for p in pids], replace)
-                written.extend(nodes)
-                vectors.extend(vecs)
-                stale.extend(gone)
+            touched_files = await self._leave_old_places(existing, places)
+            written, vectors, stale, groups = await self._build(planned, places, existing, replace)
+            touched_files -= set(groups)
             if replace:
                 new_uris = {n.uri for n in written}
                 stale.extend(u for u in old if u not in new_uris and u not in stale)
-            await asyncio.to_thread(client._apply_tags, written, user_tags, written, self.base)
-            if written:
-                await client._io(client.store.upsert, written, np.vstack(vectors))
-            if stale:
-                await client._io(client.store.delete, stale)
+            await self._store(written, vectors, stale, user_tags)
             for f in touched_files:
                 await self._regroup_after_delete(f)
             # Every directory above what was written, re-described once (deepest first).
-            await client._refresh_ancestors(
+            await client.writer.refresh_ancestors(
                 [n.uri for n in written if n.is_leaf and n.chunk_index is None] + list(groups)
             )
-            if client.tagger is not None and len(client.store) <= client.retag_all_below:
-                await asyncio.to_thread(client._retag_sync, None, False)
-            await client._io(client.store.save)
-            idx = self._index()
-            for node in written:
-                if node.is_leaf and isinstance(node.metadata.get(ID_KEY), str):
-                    idx.uris[node.metadata[ID_KEY]] = node.uri
-            if idx.built_at >= 0:
-                idx.built_at = len(client.store)
+            await client.writer.finish()
+            self._remember(written)
+
+    async def _leave_old_places(
+        self, existing: Mapping[str, Node], places: Mapping[str, str | None]
+    ) -> set[str]:
+        """Passages that move (source changed, or chunk <-> stand-alone) leave their old place
+        first, so that their old file is regrouped without them; returns those files."""
+        moved = [
+            pid
+            for pid, node in existing.items()
+            if _file_of(node) != places[pid]
+            or (places[pid] is None and node.uri != self._leaf_uri(pid))
+        ]
+        if moved:
+            await self.client._io(self.client.store.delete, [existing[pid].uri for pid in moved])
+        return {f for pid in moved if (f := _file_of(existing[pid]))}
+
+    async def _build(
+        self,
+        planned: Mapping[str, Passage],
+        places: Mapping[str, str | None],
+        existing: Mapping[str, Node],
+        replace: bool,
+    ) -> tuple[list[Node], list[np.ndarray[Any, Any]], list[str], dict[str, list[str]]]:
+        """The nodes (and vectors) of stand-alone passages and of each grouped file; the
+        stale URIs the files leave behind; the passages of each file."""
+        groups: dict[str, list[str]] = {}
+        singles: list[str] = []
+        for pid, f in places.items():
+            if f is None:
+                singles.append(pid)
+            else:
+                groups.setdefault(f, []).append(pid)
+        written: list[Node] = []
+        vectors: list[np.ndarray[Any, Any]] = []
+        stale: list[str] = []
+        for pid in singles:
+            node, vec = await self._leaf(pid, planned[pid], existing.get(pid))
+            written.append(node)
+            vectors.append(vec)
+        for f, pids in groups.items():
+            nodes, vecs, gone = await self._file(f, [planned[p] for p in pids], replace)
+            written.extend(nodes)
+            vectors.extend(vecs)
+            stale.extend(gone)
+        return written, vectors, stale, groups
+
+    async def _store(
+        self,
+        written: list[Node],
+        vectors: list[np.ndarray[Any, Any]],
+        stale: list[str],
+        user_tags: list[str],
+    ) -> None:
+        client = self.client
+        await asyncio.to_thread(client.writer.apply_tags, written, user_tags, written, self.base)
+        if written:
+            await client._io(client.store.upsert, written, np.vstack(vectors))
+        if stale:
+            await client._io(client.store.delete, stale)
+
+    def _remember(self, written: Sequence[Node]) -> None:
+        """Index the written passages by id (the lookup of a later write)."""
+        idx = self._index()
+        for node in written:
+            if node.is_leaf and isinstance(node.metadata.get(ID_KEY), str):
+                idx.uris[node.metadata[ID_KEY]] = node.uri
+        if idx.built_at >= 0:
+            idx.built_at = len(self.client.store)
 
     def _leaf_uri(self, pid: str) -> str:
         return urimod.join(self.base, id_segment(pid))
@@ -1043,7 +1073,7 @@ class PassageStore:
             pid = m.metadata.get(ID_KEY)
             if isinstance(pid, str):
                 idx.uris[pid] = m.uri
-        await self.client._refresh_ancestors(file_uri)
+        await self.client.writer.refresh_ancestors(file_uri)
 
     async def _prune(self, uri: str | None) -> None:
         """Delete directories left empty by a delete, up to (and including) the base, then
@@ -1063,15 +1093,15 @@ class PassageStore:
             # the ancestors of its argument), unless it is a passage file (handled by caller).
             node = (await self.client._io(store.get, [uri]))[0]
             if node is not None and node.metadata.get("implicit"):
-                await self.client._refresh_ancestors(urimod.join(uri, "_"))
+                await self.client.writer.refresh_ancestors(urimod.join(uri, "_"))
             else:
-                await self.client._refresh_ancestors(uri)
+                await self.client.writer.refresh_ancestors(uri)
 
     async def adelete(self, ids: Sequence[str]) -> int:
         """Delete passages by id; unknown ids are ignored. Returns how many were deleted."""
         ids = _check_ids(ids)
         client = self.client
-        async with client._write_lock:
+        async with client.writer.lock:
             found = await client._io(self._lookup, ids)
             if not found:
                 return 0
@@ -1107,7 +1137,7 @@ class PassageStore:
     async def aclear(self) -> int:
         """Delete everything under the base (the base directory too)."""
         client = self.client
-        async with client._write_lock:
+        async with client.writer.lock:
             uris = await client._io(lambda: [n.uri for n in client.store.iter_nodes(self.base)])
             n = await client._io(client.store.delete, uris) if uris else 0
             self._index().uris.clear()

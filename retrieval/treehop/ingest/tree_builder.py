@@ -8,7 +8,7 @@ its embedding text, so that re-adding a changed directory re-embeds only what ch
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,11 +28,12 @@ from .summaries import (
 )
 
 _ESCAPES = {"#": "%23", "%": "%25", "?": "%3F", "\\": "%5C"}
+_ESCAPE_TABLE = str.maketrans(_ESCAPES)
 
 
 def segment(name: str) -> str:
     """A file or directory name as one URI segment (only URI-structural characters escaped)."""
-    out = "".join(_ESCAPES.get(ch, ch) for ch in name)
+    out = name.translate(_ESCAPE_TABLE)
     if out in {".", ".."} or not out:
         raise IngestError(f"cannot place a file named {name!r} in the tree")
     return out
@@ -57,12 +58,23 @@ class BuiltTree:
     chunks: int = 0
 
 
+@dataclass(frozen=True)
+class KeptFile:
+    """A file an incremental re-add did not read: its stored nodes stay as they are, and its
+    directory's summary uses its stored abstract."""
+
+    relpath: str
+    abstract: str
+
+
 @dataclass
 class _Dir:
     uri: str
     name: str
     subdirs: dict[str, _Dir] = field(default_factory=dict)
-    files: list[LoadedFile] = field(default_factory=list)
+    files: list[LoadedFile | KeptFile] = field(default_factory=list)
+    kept_abstract: str | None = None
+    """Set for a directory an incremental re-add keeps as stored (nothing changed below it)."""
 
 
 class TreeBuilder:
@@ -82,29 +94,48 @@ class TreeBuilder:
     def build_directory(self, root: Path, target_uri: str, ctype: ContextType) -> BuiltTree:
         report = walk(root, self.max_file_bytes)
         if not report.files:
-            raise IngestError(
-                f"no readable text files under {root}"
-                + (
-                    f" ({len(report.skipped_binary)} binary skipped)"
-                    if report.skipped_binary
-                    else ""
-                )
-            )
-        out = BuiltTree(report=report)
+            raise no_files_error(root, report)
         if root.is_file():
+            out = BuiltTree(report=report)
             self._file_nodes(report.files[0], target_uri, ctype, out, as_uri=target_uri)
             return out
-        top = _Dir(uri=target_uri, name=root.name)
-        for f in report.files:
+        return self.build_tree(root.name, target_uri, ctype, report.files, {}, report)
+
+    def build_tree(
+        self,
+        name: str,
+        target_uri: str,
+        ctype: ContextType,
+        files: Sequence[LoadedFile | KeptFile],
+        kept_dirs: Mapping[str, str],
+        report: LoadReport,
+    ) -> BuiltTree:
+        """Nodes for a directory given its files in walk order.
+
+        For an incremental re-add, ``files`` mixes files read (new or changed) with
+        :class:`KeptFile` entries, and ``kept_dirs`` (relative path -> stored abstract) names
+        the directories with nothing changed below them: they and their files are left as
+        stored and emit no node, and the directories above them are re-described with their
+        stored abstracts. With everything read and nothing kept, it is a full build.
+        """
+        out = BuiltTree(report=report)
+        top = _Dir(uri=target_uri, name=name)
+        for rel, abstract in kept_dirs.items():
+            self._place(top, rel.split("/")).kept_abstract = abstract
+        for f in files:
             parts = f.relpath.split("/")
-            d = top
-            for p in parts[:-1]:
-                if p not in d.subdirs:
-                    d.subdirs[p] = _Dir(uri=urimod.join(d.uri, segment(p)), name=p)
-                d = d.subdirs[p]
-            d.files.append(f)
+            self._place(top, parts[:-1]).files.append(f)
         self._dir_nodes(top, None, ctype, out)
         return out
+
+    @staticmethod
+    def _place(top: _Dir, parts: Sequence[str]) -> _Dir:
+        d = top
+        for p in parts:
+            if p not in d.subdirs:
+                d.subdirs[p] = _Dir(uri=urimod.join(d.uri, segment(p)), name=p)
+            d = d.subdirs[p]
+        return d
 
     def build_text(self, text: str, target_uri: str, ctype: ContextType, name: str) -> BuiltTree:
         check_text_size(text, "the text", self.max_file_bytes)
@@ -122,10 +153,19 @@ class TreeBuilder:
         children: list[ChildSummary] = []
         readme: str | None = None
         for name in sorted(d.subdirs):
-            abstract = self._dir_nodes(d.subdirs[name], d.uri, ctype, out)
+            sub = d.subdirs[name]
+            if sub.kept_abstract is not None:
+                out.directories += 1
+                children.append(ChildSummary(name, sub.kept_abstract, False))
+                continue
+            abstract = self._dir_nodes(sub, d.uri, ctype, out)
             children.append(ChildSummary(name, abstract, False))
         for f in d.files:
             fname = f.relpath.rsplit("/", 1)[-1]
+            if isinstance(f, KeptFile):
+                out.files += 1
+                children.append(ChildSummary(fname, f.abstract, True))
+                continue
             abstract = self._file_nodes(f, d.uri, ctype, out)
             children.append(ChildSummary(fname, abstract, True))
             if readme is None and is_readme(fname):
@@ -221,6 +261,14 @@ class TreeBuilder:
             )
             out.chunks += 1
         return abstract
+
+
+def no_files_error(root: Path, report: LoadReport) -> IngestError:
+    """The error for a directory where nothing could be read."""
+    binary = len(report.skipped_binary)
+    return IngestError(
+        f"no readable text files under {root}" + (f" ({binary} binary skipped)" if binary else "")
+    )
 
 
 def _clip_abstract(text: str) -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -42,7 +41,8 @@ from .._http import (
     sync_client,
 )
 from ..errors import LLMError
-from ..redaction import redact, register_secret
+from ..redaction import redact
+from ..secrets import resolve_secret
 from .base import LLM, BaseLLM, ChatMessage
 
 API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
@@ -51,20 +51,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 def resolve_api_key(api_key: str | SecretStr | None) -> SecretStr | None:
     """The explicit key, else the first non-empty env var of :data:`API_KEY_ENV_VARS`."""
-    if isinstance(api_key, SecretStr):
-        register_secret(api_key.get_secret_value())
-        return api_key if api_key.get_secret_value() else None
-    if api_key is not None and not isinstance(api_key, str):
-        raise LLMError("api_key must be a str, a SecretStr or None")
-    if api_key:
-        register_secret(api_key)
-        return SecretStr(api_key)
-    for var in API_KEY_ENV_VARS:
-        value = os.environ.get(var)
-        if value:
-            register_secret(value)
-            return SecretStr(value)
-    return None
+    return resolve_secret(api_key, API_KEY_ENV_VARS, error=LLMError)
 
 
 class OpenAICompatibleLLM(BaseLLM):

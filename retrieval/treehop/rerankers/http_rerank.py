@@ -22,7 +22,6 @@ import asyncio
 import functools
 import json
 import math
-import os
 import ssl
 import weakref
 from collections.abc import Mapping, Sequence
@@ -43,33 +42,13 @@ from .._http import (
     truncate,
 )
 from ..errors import RerankError
-from ..redaction import redact, register_secret
+from ..redaction import redact
+from ..secrets import resolve_secret
 from .base import BaseReranker
 
 Flavor = Literal["cohere", "tei"]
 
 DEFAULT_API_KEY_ENV = "TREEHOP_RERANK_API_KEY"
-
-
-def resolve_secret(value: str | SecretStr | None, env_var: str | None) -> SecretStr | None:
-    """An explicit secret wins; otherwise the environment variable; empty means absent.
-
-    Secrets are kept as :class:`~pydantic.SecretStr` so that a ``repr`` of a provider, a log
-    line or a traceback's locals never print the key, and registered with
-    :mod:`treehop.redaction` so that a server echoing the key cannot put it in an error.
-    """
-    if isinstance(value, SecretStr):
-        register_secret(value.get_secret_value())
-        return value if value.get_secret_value() else None
-    if value:
-        register_secret(value)
-        return SecretStr(value)
-    if env_var:
-        env = os.environ.get(env_var, "")
-        if env:
-            register_secret(env)
-            return SecretStr(env)
-    return None
 
 
 @functools.cache
@@ -237,7 +216,7 @@ class HTTPReranker(BaseReranker):
         self.url = self.base_url + "/" + path.lstrip("/")
         self.model = model
         self.flavor: Flavor = flavor
-        self._api_key = resolve_secret(api_key, api_key_env)
+        self._api_key = resolve_secret(api_key, api_key_env, error=RerankError)
         self.timeout_s = float(timeout_s)
         self.deadline_s = check_deadline(deadline_s, RerankError)
         self.retry = retry if retry is not None else RetryPolicy()

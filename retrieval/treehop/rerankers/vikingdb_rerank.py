@@ -45,6 +45,7 @@ from .._http import (
 )
 from ..errors import InvalidQueryError, RerankError
 from ..redaction import redact
+from ..secrets import resolve_secret
 from .base import BaseReranker
 from .http_rerank import (
     check_positive,
@@ -52,7 +53,6 @@ from .http_rerank import (
     describe_http_error,
     new_async_client,
     new_client,
-    resolve_secret,
     split_batches,
 )
 
@@ -164,9 +164,11 @@ class VikingDBReranker(BaseReranker):
         check_positive("max_batch", max_batch)
         if max_batch > MAX_DATAS_PER_REQUEST:
             raise RerankError(f"max_batch {max_batch} exceeds the API limit of 200 items")
-        self._ak = resolve_secret(ak, "VOLC_ACCESSKEY")
-        self._sk = resolve_secret(sk, "VOLC_SECRETKEY")
-        self._session_token = resolve_secret(session_token, "VOLC_SESSIONTOKEN")
+        self._ak = resolve_secret(ak, "VOLC_ACCESSKEY", error=RerankError, what="ak")
+        self._sk = resolve_secret(sk, "VOLC_SECRETKEY", error=RerankError, what="sk")
+        self._session_token = resolve_secret(
+            session_token, "VOLC_SESSIONTOKEN", error=RerankError, what="session_token"
+        )
         if self._ak is None or self._sk is None:
             raise RerankError(
                 "VikingDBReranker needs an access key pair: pass ak=/sk= or set "

@@ -64,7 +64,6 @@ import math
 import re
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -76,8 +75,8 @@ from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
 from ..uri import is_within, uri_prefixes
+from ._state_blobs import BlobHead, check_state_key, read_blob, write_blob
 from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
-from .embedded import EmbeddedStore
 
 T = TypeVar("T")
 
@@ -1093,67 +1092,75 @@ class MilvusStore:
             out.update({r["id"]: r for r in rows})
         return out
 
+    def _blob_head(self, key: str) -> BlobHead | None:
+        row = self._state_row("h:" + key)
+        if row is None:
+            return None
+        n = int(row["nparts"])
+        if n == 0:
+            return BlobHead(inline=base64.b64decode(row["data"]))
+        return BlobHead(gen=str(row["gen"]), parts=n)
+
     def get_state(self, key: str) -> bytes | None:
-        EmbeddedStore._check_state_key(key)
-        head = self._state_row("h:" + key)
+        check_state_key(key)
+        head = self._blob_head(key)
         if head is None:
             return None
-        n = int(head["nparts"])
-        if n == 0:
-            return base64.b64decode(head["data"])
-        ids = [f"p:{key}:{head['gen']}:{i}" for i in range(n)]
-        parts = self._state_rows(ids)
-        if len(parts) != n:
-            raise StoreError(f"state {key!r}: {n - len(parts)} of {n} parts are missing")
-        return b"".join(base64.b64decode(parts[i]["data"]) for i in ids)
+
+        def get_parts(gen: str, n: int) -> list[bytes | None]:
+            ids = [f"p:{key}:{gen}:{i}" for i in range(n)]
+            rows = self._state_rows(ids)
+            return [base64.b64decode(rows[i]["data"]) if i in rows else None for i in ids]
+
+        return read_blob(key, head, get_parts)
 
     def put_state(self, key: str, value: bytes) -> None:
-        """Write a blob: parts under a fresh generation first, then the header that points at
-        them, then the old generation's parts are deleted -- a reader never sees a mix."""
-        EmbeddedStore._check_state_key(key)
+        """Write a blob through :func:`~treehop.stores._state_blobs.write_blob`: parts under
+        a fresh generation first, then the header that points at them, then the old
+        generation's parts are deleted -- a reader never sees a mix."""
+        check_state_key(key)
         value = bytes(value)
-        with self._lock:
-            old = self._state_row("h:" + key)
-            gen = uuid.uuid4().hex
-            if len(value) <= STATE_INLINE_BYTES:
-                head = {"data": base64.b64encode(value).decode(), "nparts": 0}
-            else:
-                parts = [
-                    value[i : i + STATE_INLINE_BYTES]
-                    for i in range(0, len(value), STATE_INLINE_BYTES)
-                ]
-                rows = [
-                    {
-                        "id": f"p:{key}:{gen}:{i}",
-                        "data": base64.b64encode(p).decode(),
-                        "nparts": 0,
-                        "gen": gen,
-                        "_unused": [0.0, 0.0],
-                    }
-                    for i, p in enumerate(parts)
-                ]
-                for i in range(0, len(rows), 100):
-                    self._call(
-                        "state upsert",
-                        self._client.upsert,
-                        self.state_collection,
-                        rows[i : i + 100],
-                    )
-                head = {"data": "", "nparts": len(parts)}
-            self._call(
-                "state upsert",
-                self._client.upsert,
-                self.state_collection,
-                [{"id": "h:" + key, "gen": gen, "_unused": [0.0, 0.0], **head}],
-            )
-            if old is not None and int(old["nparts"]) > 0:
-                stale = [f"p:{key}:{old['gen']}:{i}" for i in range(int(old["nparts"]))]
+
+        def put_parts(gen: str, parts: Sequence[bytes]) -> None:
+            rows = [
+                {
+                    "id": f"p:{key}:{gen}:{i}",
+                    "data": base64.b64encode(p).decode(),
+                    "nparts": 0,
+                    "gen": gen,
+                    "_unused": [0.0, 0.0],
+                }
+                for i, p in enumerate(parts)
+            ]
+            for i in range(0, len(rows), 100):
                 self._call(
-                    "state delete",
-                    self._client.delete,
-                    self.state_collection,
-                    filter=f"id in {uri_list(stale)}",
+                    "state upsert", self._client.upsert, self.state_collection, rows[i : i + 100]
                 )
+
+        def put_head(head: BlobHead) -> None:
+            data = base64.b64encode(head.inline).decode() if head.inline is not None else ""
+            row: dict[str, Any] = {"id": "h:" + key, "gen": head.gen, "data": data}
+            row.update(nparts=head.parts, _unused=[0.0, 0.0])
+            self._call("state upsert", self._client.upsert, self.state_collection, [row])
+
+        def delete_parts(gen: str, n: int) -> None:
+            stale = [f"p:{key}:{gen}:{i}" for i in range(n)]
+            self._call(
+                "state delete",
+                self._client.delete,
+                self.state_collection,
+                filter=f"id in {uri_list(stale)}",
+            )
+
+        with self._lock:
+            write_blob(
+                value,
+                STATE_INLINE_BYTES,
+                self._blob_head(key),
+                put_parts=put_parts,
+                put_head=put_head,
+                delete_parts=delete_parts,
+            )
 
     # ------------------------------------------------------------------ lifecycle
     def save(self) -> None:

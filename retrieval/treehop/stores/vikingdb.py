@@ -66,7 +66,6 @@ import math
 import re
 import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -81,9 +80,10 @@ from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
 from ..redaction import redact
-from ..rerankers.http_rerank import resolve_secret
+from ..secrets import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes
+from ._state_blobs import BlobHead, check_state_key, read_blob, write_blob
 from .base import (
     Scope,
     ScoredNode,
@@ -131,9 +131,6 @@ METADATA_TYPES: Final = frozenset(
 )
 _NUMERIC: Final = frozenset({"int64", "float32"})
 _FIELD_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,60}$")
-_STATE_KEY = re.compile(
-    r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}(/[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}){0,3}$"
-)
 _META_STATE: Final = "\x00meta"
 """The internal state key of :attr:`VikingDBStore.meta` (no user key can contain NUL)."""
 _NEVER: Final[dict[str, Any]] = {"op": "must", "field": F_KIND, "conds": ["\x00never"]}
@@ -304,14 +301,17 @@ def resolve_keys(
     ak: str | SecretStr | None, sk: str | SecretStr | None, session_token: str | SecretStr | None
 ) -> tuple[SecretStr, SecretStr, SecretStr | None]:
     """Explicit keys win, else ``VOLC_ACCESSKEY`` / ``VOLC_SECRETKEY`` / ``VOLC_SESSIONTOKEN``."""
-    a = resolve_secret(ak, "VOLC_ACCESSKEY")
-    s = resolve_secret(sk, "VOLC_SECRETKEY")
+    a = resolve_secret(ak, "VOLC_ACCESSKEY", error=StoreError, what="ak")
+    s = resolve_secret(sk, "VOLC_SECRETKEY", error=StoreError, what="sk")
     if a is None or s is None:
         raise StoreError(
             "VikingDB needs an access key pair: pass ak=/sk= or set VOLC_ACCESSKEY and "
             "VOLC_SECRETKEY"
         )
-    return a, s, resolve_secret(session_token, "VOLC_SESSIONTOKEN")
+    token = resolve_secret(
+        session_token, "VOLC_SESSIONTOKEN", error=StoreError, what="session_token"
+    )
+    return a, s, token
 
 
 def check_endpoint(host: str, scheme: str) -> None:
@@ -1331,11 +1331,11 @@ class VikingDBStore:
 
     # ------------------------------------------------------------------ state blobs
     def get_state(self, key: str) -> bytes | None:
-        _check_state_key(key)
+        check_state_key(key)
         return self._get_blob(key)
 
     def put_state(self, key: str, value: bytes) -> None:
-        _check_state_key(key)
+        check_state_key(key)
         self._put_blob(key, bytes(value))
 
     def _state_row(self, row_id: str, text: str) -> dict[str, Any]:
@@ -1351,65 +1351,70 @@ class VikingDBStore:
             F_SORT_KEY: sort_key(row_id[1:]),
         }
 
-    def _get_blob(self, key: str) -> bytes | None:
+    def _blob_head(self, key: str) -> BlobHead | None:
         head_id = "s" + uri_key(key)
-        rows = dict(self._fetch_rows([head_id]))
-        if head_id not in rows:
+        row = dict(self._fetch_rows([head_id])).get(head_id)
+        if row is None:
             return None
-        head = json.loads(str(rows[head_id].get(F_NODE) or "{}"))
+        head = json.loads(str(row.get(F_NODE) or "{}"))
         if "inline" in head:
-            data = base64.b64decode(head["inline"])
-        else:
-            ids = [_part_id(key, head["gen"], i) for i in range(int(head["parts"]))]
-            parts = dict(self._fetch_rows(ids))
-            missing = [i for i in ids if i not in parts]
-            if missing:
-                raise StoreError(f"state {key!r}: {len(missing)} of {len(ids)} parts are missing")
-            data = b"".join(base64.b64decode(str(parts[i].get(F_NODE) or "")) for i in ids)
-        if hashlib.sha256(data).hexdigest() != head.get("sha256"):
-            raise StoreError(f"state {key!r}: checksum mismatch (a concurrent write?)")
-        return data
+            return BlobHead(inline=base64.b64decode(head["inline"]), sha256=head.get("sha256"))
+        return BlobHead(gen=head["gen"], parts=int(head["parts"]), sha256=head.get("sha256"))
+
+    def _get_blob(self, key: str) -> bytes | None:
+        head = self._blob_head(key)
+        if head is None:
+            return None
+
+        def get_parts(gen: str, n: int) -> list[bytes | None]:
+            ids = [_part_id(key, gen, i) for i in range(n)]
+            rows = dict(self._fetch_rows(ids))
+            return [
+                base64.b64decode(str(rows[i].get(F_NODE) or "")) if i in rows else None for i in ids
+            ]
+
+        return read_blob(key, head, get_parts)
 
     def _put_blob(self, key: str, value: bytes) -> None:
-        """Write parts under a fresh generation, then the head, then drop the old parts: a
-        reader sees the old blob or the new one, never a mix."""
-        head_id = "s" + uri_key(key)
-        old = dict(self._fetch_rows([head_id])).get(head_id)
-        old_head = json.loads(str(old.get(F_NODE) or "{}")) if old is not None else {}
-        head: dict[str, Any] = {
-            "key": key,
-            "size": len(value),
-            "sha256": hashlib.sha256(value).hexdigest(),
-        }
-        if len(value) <= STATE_PART_BYTES:
-            head["inline"] = base64.b64encode(value).decode("ascii")
-        else:
-            gen = uuid.uuid4().hex[:16]
-            chunks = [
-                value[i : i + STATE_PART_BYTES] for i in range(0, len(value), STATE_PART_BYTES)
-            ]
+        """Write a blob through :func:`~treehop.stores._state_blobs.write_blob`: a reader
+        sees the old blob or the new one, never a mix."""
+
+        def put_parts(gen: str, parts: Sequence[bytes]) -> None:
             rows = [
                 self._state_row(_part_id(key, gen, i), base64.b64encode(c).decode("ascii"))
-                for i, c in enumerate(chunks)
+                for i, c in enumerate(parts)
             ]
             for start in range(0, len(rows), 10):
                 self._req(
                     "upsert state", self._collection.upsert, {"data": rows[start : start + 10]}
                 )
-            head.update(gen=gen, parts=len(chunks))
-        self._req(
-            "upsert state",
-            self._collection.upsert,
-            {"data": [self._state_row(head_id, json.dumps(head))]},
-        )
-        if "gen" in old_head:
-            stale = [_part_id(key, old_head["gen"], i) for i in range(int(old_head["parts"]))]
+
+        def put_head(head: BlobHead) -> None:
+            doc: dict[str, Any] = {"key": key, "size": len(value), "sha256": head.sha256}
+            if head.inline is not None:
+                doc["inline"] = base64.b64encode(head.inline).decode("ascii")
+            else:
+                doc.update(gen=head.gen, parts=head.parts)
+            row = self._state_row("s" + uri_key(key), json.dumps(doc))
+            self._req("upsert state", self._collection.upsert, {"data": [row]})
+
+        def delete_parts(gen: str, n: int) -> None:
+            stale = [_part_id(key, gen, i) for i in range(n)]
             for start in range(0, len(stale), MAX_WRITE_ROWS):
                 self._req(
                     "delete state",
                     self._collection.delete,
                     {"ids": stale[start : start + MAX_WRITE_ROWS]},
                 )
+
+        write_blob(
+            value,
+            STATE_PART_BYTES,
+            self._blob_head(key),
+            put_parts=put_parts,
+            put_head=put_head,
+            delete_parts=delete_parts,
+        )
 
     def save(self) -> None:
         """Nodes persist on write; only :attr:`meta` is written here, and only if it changed."""
@@ -1421,11 +1426,6 @@ class VikingDBStore:
 
 def _part_id(key: str, gen: str, i: int) -> str:
     return "p" + uri_key(f"{key}\x00{gen}\x00{i}")
-
-
-def _check_state_key(key: str) -> None:
-    if not isinstance(key, str) or not _STATE_KEY.match(key) or ".." in key:
-        raise StoreError(f"invalid state key {key!r}")
 
 
 def _cosine(q: np.ndarray[Any, Any], qn: float, vec: Any) -> float:

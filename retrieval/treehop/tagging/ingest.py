@@ -16,44 +16,18 @@ Which tags a node gets:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 from .. import tags as tagmod
+from ..ingest.summaries import humanize, is_readme
 from ..models import Node
 from ..stores.base import VectorStore
-from ..tagging import KeywordTagger, auto_tags
-from .summaries import humanize, is_readme
+from .base import NodeTags
+from .keywords import KeywordTagger
 
-STATE_KEY = "tagger/keywords.json"
-
-
-@dataclass
-class NodeTags:
-    auto: list[str]
-    """``auto:`` tags of the node."""
-    own_labels: list[str]
-    """Labels that describe the node itself (inheritable by its descendants)."""
-
-
-@runtime_checkable
-class Tagger(Protocol):
-    """The extension point for automatic tags written at ingest.
-
-    The client calls :meth:`tag_nodes` with every node of an ``add_resource`` call (leaves and
-    directories) and merges the result with user tags and inheritance (:func:`assign_tags`);
-    :meth:`refit` is called by ``retag()`` before a backfill. ``auto`` labels become
-    ``auto:<label>`` tags; ``own_labels`` are what a directory hands down to its descendants.
-    :class:`IngestTagger` (TF-IDF keywords with persisted corpus statistics) is the default.
-    """
-
-    def tag_nodes(
-        self, nodes: Sequence[Node], store: VectorStore, new_texts: Sequence[str] | None = None
-    ) -> dict[str, NodeTags]: ...
-
-    def refit(self, store: VectorStore) -> None: ...
+STATE_KEY = "tagger/keywords.bin"
+LEGACY_STATE_KEY = "tagger/keywords.json"
+"""Where indexes written before the compact format keep the statistics (read, not written)."""
 
 
 class IngestTagger:
@@ -65,9 +39,9 @@ class IngestTagger:
 
     def _get(self, store: VectorStore) -> KeywordTagger:
         if self._tagger is None:
-            raw = store.get_state(STATE_KEY)
+            raw = store.get_state(STATE_KEY) or store.get_state(LEGACY_STATE_KEY)
             if raw:
-                self._tagger = KeywordTagger.from_dict(json.loads(raw))
+                self._tagger = KeywordTagger.from_bytes(raw)
             elif self._template is not None:
                 self._tagger = KeywordTagger(**self._template.params())
             else:
@@ -76,21 +50,26 @@ class IngestTagger:
 
     def _save(self, store: VectorStore) -> None:
         assert self._tagger is not None
-        store.put_state(STATE_KEY, json.dumps(self._tagger.to_dict()).encode())
+        store.put_state(STATE_KEY, self._tagger.to_bytes())
 
     def tag_nodes(
         self, nodes: Sequence[Node], store: VectorStore, new_texts: Sequence[str] | None = None
     ) -> dict[str, NodeTags]:
         """Automatic tags for ``nodes``; ``new_texts`` (leaf texts not yet counted) update the
-        corpus statistics first. Returns uri -> :class:`NodeTags`."""
+        corpus statistics first. Returns uri -> :class:`NodeTags`.
+
+        A directory in ``nodes`` whose other children are already stored (an incremental
+        re-add sends only what changed) aggregates their stored ``auto:`` tags too.
+        """
         tagger = self._get(store)
         leaves = [n for n in nodes if n.is_leaf]
+        texts = [n.embedding_text() for n in leaves]
         if new_texts is None:
-            new_texts = [n.embedding_text() for n in leaves]
+            new_texts = texts
+        labels = tagger.partial_fit_extract(list(new_texts), texts) if texts or new_texts else []
         if new_texts:
-            tagger.partial_fit(list(new_texts))
             self._save(store)
-        return self._compute(tagger, nodes, leaves)
+        return self._compute(tagger, nodes, leaves, labels, store)
 
     def refit(self, store: VectorStore) -> None:
         """Recount the statistics over every leaf of the index (used by the backfill)."""
@@ -99,32 +78,55 @@ class IngestTagger:
         self._save(store)
 
     def _compute(
-        self, tagger: KeywordTagger, nodes: Sequence[Node], leaves: Sequence[Node]
+        self,
+        tagger: KeywordTagger,
+        nodes: Sequence[Node],
+        leaves: Sequence[Node],
+        labels: Sequence[list[str]],
+        store: VectorStore,
     ) -> dict[str, NodeTags]:
         out: dict[str, NodeTags] = {}
-        labels = tagger.extract_many([n.embedding_text() for n in leaves]) if leaves else []
+        # Extracted labels are normalised already: the tags are built without re-checking.
         for n, labs in zip(leaves, labels, strict=True):
-            out[n.uri] = NodeTags(auto=auto_tags(labs), own_labels=list(labs))
+            out[n.uri] = NodeTags(auto=[f"auto:{lab}" for lab in labs], own_labels=list(labs))
         children: dict[str, list[str]] = {}
         for n in nodes:
             if n.parent_uri is not None:
                 children.setdefault(n.parent_uri, []).append(n.uri)
         dirs = sorted((n for n in nodes if not n.is_leaf), key=lambda n: -n.uri.count("/"))
-        for d in dirs:
-            # A directory's own words: its README's abstract when it has one; otherwise only
-            # its name (an abstract listing its children's titles would hand each child's
-            # topic down to all of its siblings).
+        own_texts = [_own_text(d, children.get(d.uri, [])) for d in dirs]
+        wanted = [t for t in own_texts if t]
+        own_of = dict(zip(wanted, tagger.extract_many(wanted), strict=True)) if wanted else {}
+        for d, own_text in zip(dirs, own_texts, strict=True):
+            own = own_of[own_text] if own_text else []
             kids = children.get(d.uri, [])
-            has_readme = any(is_readme(c.rsplit("/", 1)[-1]) for c in kids)
-            own_text = d.abstract if has_readme else humanize(d.uri.rsplit("/", 1)[-1])
-            # Roots and the implicit directories above an added resource ("resources",
-            # "memories") describe the storage layout, not a topic: they hand nothing down.
-            layout = d.level == 0 or bool(d.metadata.get("implicit"))
-            own = tagger.extract(own_text) if own_text and not layout else []
             kid_tags = [out[c].auto for c in kids if c in out]
+            kid_tags += _stored_auto_tags(store, d.uri, out)
             agg = tagger.aggregate(kid_tags, own)
-            out[d.uri] = NodeTags(auto=auto_tags(agg), own_labels=list(own))
+            out[d.uri] = NodeTags(auto=[f"auto:{lab}" for lab in agg], own_labels=list(own))
         return out
+
+
+def _own_text(d: Node, kids: Sequence[str]) -> str:
+    """A directory's own words: its README's abstract when it has one; otherwise only its
+    name (an abstract listing its children's titles would hand each child's topic down to
+    all of its siblings). Roots and the implicit directories above an added resource
+    ("resources", "memories") describe the storage layout, not a topic: they get none."""
+    if d.level == 0 or bool(d.metadata.get("implicit")):
+        return ""
+    has_readme = any(is_readme(c.rsplit("/", 1)[-1]) for c in kids)
+    return d.abstract if has_readme else humanize(d.uri.rsplit("/", 1)[-1])
+
+
+def _stored_auto_tags(
+    store: VectorStore, uri: str, fresh: Mapping[str, NodeTags]
+) -> list[list[str]]:
+    """``auto:`` tags of ``uri``'s stored children that this batch does not rewrite."""
+    return [
+        [t for t in kid.tags if t.startswith("auto:")]
+        for kid in store.children(uri)
+        if kid.uri not in fresh
+    ]
 
 
 def assign_tags(
@@ -144,7 +146,9 @@ def assign_tags(
             user_tags.get(n.uri, []), computed[n.uri].auto if n.uri in computed else []
         )
         parent_labels = inheritable.get(n.parent_uri or "", [])
-        inherited = [tagmod.make_tag("inherit", lab) for lab in parent_labels]
+        # Inheritable labels are normalised (user tags by parse_tags, own labels by the
+        # tagger), so the tag is built without normalising again.
+        inherited = [f"inherit:{lab}" for lab in parent_labels]
         n.tags = tagmod.merge(own, inherited)
         mine = [tagmod.label_of(t) for t in user_tags.get(n.uri, [])]
         if n.uri in computed:

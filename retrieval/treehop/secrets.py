@@ -1,0 +1,46 @@
+"""Secrets of providers (API keys, access keys): one rule for every client that needs one.
+
+Embedders, LLM clients, rerankers and the VikingDB store all take a key as an argument or from
+the environment. Why one helper: the rule (an explicit value wins, then the first non-empty
+environment variable, an empty value means absent) and its safety (the key is held as a
+:class:`~pydantic.SecretStr`, so a ``repr``, a log line or a traceback's locals never print it,
+and registered with :mod:`treehop.redaction`, so a server echoing it cannot put it in an error)
+were written three times and had started to differ.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from pydantic import SecretStr
+
+from .errors import InvalidQueryError, TreehopError
+from .redaction import register_secret
+
+
+def resolve_secret(
+    value: str | SecretStr | None,
+    env_vars: str | Sequence[str] | None = None,
+    *,
+    error: type[TreehopError] = InvalidQueryError,
+    what: str = "api_key",
+) -> SecretStr | None:
+    """An explicit secret wins; otherwise the first non-empty environment variable of
+    ``env_vars`` (surrounding whitespace dropped: a pasted key often ends with a newline);
+    an empty value means absent. A value that is not a string raises ``error``."""
+    if isinstance(value, SecretStr):
+        register_secret(value.get_secret_value())
+        return value if value.get_secret_value() else None
+    if value is not None and not isinstance(value, str):
+        raise error(f"{what} must be a str, a SecretStr or None, got {type(value).__name__}")
+    if value:
+        register_secret(value)
+        return SecretStr(value)
+    names = [env_vars] if isinstance(env_vars, str) else list(env_vars or ())
+    for name in names:
+        env = os.environ.get(name, "").strip()
+        if env:
+            register_secret(env)
+            return SecretStr(env)
+    return None
