@@ -121,6 +121,8 @@ _BLOCK = 1 << 25
 open is many independent jobs (run on all cores) rather than one sequential pass."""
 _VERIFY_THREADS = max(1, min(8, os.cpu_count() or 1))
 _NODE_CACHE = 16_384
+_ANN_EF = 128
+"""HNSW search width (``ef``) of a query that fetches at most this many candidates."""
 _ANN_TAIL = 2_048
 """Rows written after the HNSW index was last extended are searched exactly; once this many
 accumulate, the next write adds them to the HNSW index."""
@@ -188,6 +190,47 @@ class _Ann:
     count: int
     upto: int
     lock: _RWLock = field(default_factory=_RWLock)
+    ef_gate: _RWLock = field(default_factory=_RWLock)
+    recent: dict[tuple[bytes, int], npt.NDArray[Any]] = field(default_factory=dict)
+    """The labels of recent queries, by (query bytes, ef). A descent asks the same query
+    again with a larger limit; HNSW returns the best ``k`` of the same ``ef``-wide search
+    whatever ``k`` is, so a cached ``ef``-long answer sliced to ``k`` equals a new query.
+    Cleared whenever the index grows (the caller holds ``lock`` for reading)."""
+
+    def query(self, q: F32, k: int, ef: int) -> npt.NDArray[Any]:
+        """The labels of the ``k`` nearest rows found by an ``ef``-wide HNSW search."""
+        key = (q.tobytes(), ef)
+        hit = self.recent.get(key)
+        if hit is not None and hit.size >= k:
+            return hit[:k]
+        got: npt.NDArray[Any] = self.query_many(q.reshape(1, -1), min(ef, self.count), ef)[0]
+        if len(self.recent) >= 64:
+            self.recent.clear()
+        self.recent[key] = got
+        return got[:k]
+
+    def query_many(self, qs: F32, k: int, ef: int) -> npt.NDArray[Any]:
+        """HNSW labels of the ``k`` nearest rows of each query (one row per query).
+
+        hnswlib's ``ef`` is a property of the index, not of a call, so queries at the default
+        ``_ANN_EF`` share the index (``knn_query`` releases the GIL: they run in parallel),
+        while a query that needs a wider search has it to itself and restores the default.
+        """
+        if ef == _ANN_EF:
+            self.ef_gate.acquire_read()
+            try:
+                labels: npt.NDArray[Any] = self.index.knn_query(qs, k=k)[0]
+            finally:
+                self.ef_gate.release_read()
+            return labels
+        self.ef_gate.acquire_write()
+        try:
+            self.index.set_ef(ef)
+            labels = self.index.knn_query(qs, k=k)[0]
+        finally:
+            self.index.set_ef(_ANN_EF)
+            self.ef_gate.release_write()
+        return labels
 
 
 @dataclass(eq=False)
@@ -303,6 +346,20 @@ class _Snap:
         a wrong node."""
         out = np.full(len(uris), -1, dtype=np.int64)
         if not len(uris) or not self.by_hash.size:
+            return out
+        if len(uris) <= 4:
+            # a few URIs (a find's roots, a parent): scalar binary searches and one decoded
+            # URI each cost far less than the vectorised path's fixed overhead
+            keys = self.sorted_keys("uri_hash", self.by_hash)
+            for pos, uri in enumerate(uris):
+                hv = np.uint64(_h64(uri))
+                at = int(np.searchsorted(keys, hv))
+                while at < keys.size and keys[at] == hv:
+                    row = int(self.by_hash[at])
+                    if self.uri(row) == uri:
+                        out[pos] = row
+                        break
+                    at += 1
             return out
         h = _hashes(uris)
         keys = self.sorted_keys("uri_hash", self.by_hash)
@@ -793,8 +850,7 @@ class EmbeddedStore:
             fetch = min(max(4 * limit, 64), ann.count)
             ann.lock.acquire_read()
             try:
-                ann.index.set_ef(max(fetch, 128))
-                labels = ann.index.knn_query(qs, k=fetch)[0]
+                labels = ann.query_many(qs, fetch, max(fetch, _ANN_EF))
             finally:
                 ann.lock.release_read()
             return [
@@ -1118,7 +1174,10 @@ class EmbeddedStore:
                 _cache_put(s, ("full", cache_key), full)
         upto = min(ann.upto, s.n)
         tail = np.flatnonzero(full[upto:]) + upto
-        fetch = max(4 * limit, 64)
+        # over-fetch by the share of the index the scope admits (4x when unknown), so that
+        # enough eligible rows come back without a second HNSW query
+        share = _eligible_share(s, full, cache_key)
+        fetch = max(int(1.25 * limit / max(share, 0.05)) + 16, 64)
         count = ann.count
         ann.lock.acquire_read()
         try:
@@ -1126,8 +1185,7 @@ class EmbeddedStore:
                 if prefetched is not None and prefetched.size >= min(fetch, count):
                     got = prefetched
                 else:
-                    ann.index.set_ef(max(fetch, 128))
-                    got = ann.index.knn_query(q.reshape(1, -1), k=min(fetch, count))[0][0]
+                    got = ann.query(q, min(fetch, count), max(fetch, _ANN_EF))
                 found = ann.row[got.astype(np.int64)]
                 found = found[(found >= 0) & (found < s.n)]
                 cand = found[full[found]]
@@ -1225,7 +1283,9 @@ class EmbeddedStore:
                     ann.index.resize_index(max(need, int(ann.index.get_max_elements() * 1.5)))
                 ann.index.set_num_threads(os.cpu_count() or 1)
                 ann.index.add_items(s.vectors_of(new), labels)
+                ann.index.set_ef(_ANN_EF)
                 ann.row = np.concatenate([ann.row, new])
+                ann.recent.clear()
                 ann.count = need
             finally:
                 ann.lock.release_write()
@@ -1488,6 +1548,7 @@ class EmbeddedStore:
         index = hnswlib.Index(space="ip", dim=int(entry["dim"]))
         try:
             index.load_index(str(f), max_elements=int(entry["count"]) + 1024)
+            index.set_ef(_ANN_EF)
         except RuntimeError as exc:
             raise IndexCorruptError(f"{f}: {exc}") from exc
         row = self._load_ann_rows()
@@ -2021,6 +2082,17 @@ def _verify_segments(
     with ThreadPoolExecutor(max_workers=min(len(jobs), _VERIFY_THREADS)) as pool:
         for fut in [pool.submit(check, job) for job in jobs]:
             fut.result()
+
+
+def _eligible_share(s: _Snap, full: BoolArray, cache_key: tuple[Any, ...] | None) -> float:
+    """The share of the index's live rows a scope admits (cached with its mask)."""
+    key = ("share", cache_key)
+    hit: float | None = s.cache.get(key) if cache_key is not None else None
+    if hit is None:
+        hit = int(np.count_nonzero(full[: s.n])) / max(s.live, 1)
+        if cache_key is not None:
+            _cache_put(s, key, hit)
+    return hit
 
 
 def _scope_key(scope: Scope) -> tuple[Any, ...] | None:
