@@ -19,8 +19,9 @@ directory structure, no embedding model). Per size:
   (``leaf_matrix @ q`` + top-10) of the same leaf vectors, and how often find's top-10 leaves
   equal the exhaustive top-10 (same cosine scoring).
 - **re-add 100 changed files**: what the client does on a re-add of the whole tree: list the
-  stored subtree, diff by content hash, upsert the 100 changed leaves (new vectors) and every
-  unchanged node (which the store skips), save. Embedding excluded.
+  stored subtree's content hashes, diff, upsert the 100 changed leaves (new vectors), pass
+  every unchanged node to ``update_nodes`` (which rewrites only those whose JSON differs,
+  keeping their vectors), save. Embedding excluded.
 - **remove a 10k-node subtree**: list it, ``delete``, ``save``.
 - **QPS at 1 and 2 threads**: ``store.search`` (global step of a find) and the sync client's
   ``find()``, from 1 and 2 Python threads.
@@ -311,8 +312,7 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     ch = [i for i, nd in enumerate(new_nodes) if old.get(nd.uri) != nd.content_hash]
     same = [i for i, nd in enumerate(new_nodes) if old.get(nd.uri) == nd.content_hash]
     store.upsert([new_nodes[i] for i in ch], new_vecs[ch])
-    kept = store.get_vectors([new_nodes[i].uri for i in same])
-    store.upsert([new_nodes[i] for i in same], kept)
+    store.update_nodes([new_nodes[i] for i in same])  # as the client does
     store.save()
     out["readd_s"] = time.perf_counter() - t0
     out["readd_changed"] = len(ch)

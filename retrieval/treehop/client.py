@@ -377,9 +377,14 @@ class AsyncTreehop:
         if changed:
             await self._io(self.store.upsert, changed, vectors)
         if same:
-            # Text unchanged: keep vectors, refresh tags/metadata without re-embedding.
-            kept = await self._io(self.store.get_vectors, [n.uri for n in same])
-            await self._io(self.store.upsert, same, kept)
+            # Text unchanged: keep vectors, refresh tags/metadata without re-embedding (on a
+            # store that can, without copying the vectors out and back).
+            update_nodes = getattr(self.store, "update_nodes", None)
+            if update_nodes is not None:
+                await self._io(update_nodes, same)
+            else:
+                kept = await self._io(self.store.get_vectors, [n.uri for n in same])
+                await self._io(self.store.upsert, same, kept)
         if stale:
             res.deleted = await self._io(self.store.delete, stale)
         res.embedded = len(changed)

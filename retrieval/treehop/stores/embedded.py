@@ -121,6 +121,10 @@ _BLOCK = 1 << 25
 open is many independent jobs (run on all cores) rather than one sequential pass."""
 _VERIFY_THREADS = max(1, min(8, os.cpu_count() or 1))
 _NODE_CACHE = 16_384
+_LEX_REPLAY = 4_096
+"""A save leaves the BM25 index file as it is while the rows written or deleted since it was
+written stay within this (or 1/16 of the live rows): they are replayed from the node texts
+when it is loaded (~30 ms per 1,000 rows here) instead of rewriting every posting."""
 _ANN_EF = 128
 """HNSW search width (``ef``) of a query that fetches at most this many candidates."""
 _ANN_TAIL = 2_048
@@ -288,9 +292,17 @@ class _Snap:
             br = rows[base]
             ends = ends_col[br].tolist()
             starts = np.where(br > 0, ends_col[np.maximum(br - 1, 0)], 0).tolist()
-            mv = memoryview(blob.data)
-            for i, a, e in zip(base.tolist(), starts, ends, strict=True):
-                out[i] = bytes(mv[a:e])
+            lo, hi = min(starts), max(ends)
+            if hi - lo <= 2 * (sum(ends) - sum(starts)) + 65_536:
+                # mostly adjacent rows (a subtree): one copy, then plain bytes slices, about
+                # twice as fast as a memoryview slice per row
+                whole = blob[lo:hi].tobytes()
+                for i, a, e in zip(base.tolist(), starts, ends, strict=True):
+                    out[i] = whole[a - lo : e - lo]
+            else:
+                mv = memoryview(blob.data)
+                for i, a, e in zip(base.tolist(), starts, ends, strict=True):
+                    out[i] = bytes(mv[a:e])
         for i in np.flatnonzero(rows >= self.n_base).tolist():
             out[i] = tail[int(rows[i]) - self.n_base]
         return out
@@ -467,6 +479,7 @@ class EmbeddedStore:
         self._dirty = False
         self._epoch = 0
         self._committed: dict[str, Any] | None = None  # the manifest on disk we follow
+        self._committed_snap: _Snap | None = None  # the snapshot it was opened as
         self._lex_scale_cache: OrderedDict[tuple[int, str], float] = OrderedDict()
         self._snap = _empty_snap(int(dimension or 0))
         self._dim = dimension
@@ -653,6 +666,40 @@ class EmbeddedStore:
             rows = rows[rows >= 0]
             self._apply(rows, [], [], np.zeros((0, self._dim or 0), np.float32))
             return int(rows.size)
+
+    def update_nodes(self, nodes: Sequence[Node]) -> int:
+        """Replace stored nodes by URI keeping their stored vectors; returns how many changed.
+
+        What a re-add does with the nodes whose text is unchanged (their tags or metadata may
+        have moved): with ``get_vectors`` + ``upsert`` every vector would be copied out and
+        compared back (~2 s per 100k 384-d rows here); this compares only the stored JSON and
+        rewrites the rows that differ. Every URI must be stored (checked before any write).
+        """
+        if not nodes:
+            return 0
+        last = {n.uri: i for i, n in enumerate(nodes)}
+        if len(last) != len(nodes):
+            nodes = [nodes[i] for i in sorted(last.values())]
+        blobs = [_NODE.dump_json(n) for n in nodes]
+        with self._wlock:
+            rows = self._snap.lookup([n.uri for n in nodes])
+            if (rows < 0).any():
+                raise NotFoundError(f"no node at {nodes[int(np.argmax(rows < 0))].uri!r}")
+            differ = _differing(self._snap, rows, blobs)
+            if not differ.size:
+                return 0
+            self._begin_write()
+            s = self._snap  # the lock may have reloaded newer data
+            rows = s.lookup([nodes[int(i)].uri for i in differ])
+            if (rows < 0).any():
+                raise NotFoundError("a node was removed by another writer meanwhile")
+            self._apply(
+                rows,
+                [nodes[int(i)] for i in differ],
+                [blobs[int(i)] for i in differ],
+                s.vectors_of(rows),
+            )
+            return int(differ.size)
 
     def update_tags(self, tags_by_uri: Mapping[str, list[str]]) -> None:
         with self._wlock:
@@ -1395,6 +1442,7 @@ class EmbeddedStore:
                 _remove(tmp)
             self._snap = _empty_snap(int(self._dim or 0))
             self._committed = None
+            self._committed_snap = None
             self._ann = None
             self._lex = LexicalIndex() if self._use_lexical else None
             self._open_path(clean=False)
@@ -1437,7 +1485,7 @@ class EmbeddedStore:
             ann.row = np.where(ann.row >= 0, old_to_new[np.clip(ann.row, 0, None)], -1)
             ann.upto = int(np.count_nonzero(old_to_new[: ann.upto] >= 0)) if ann.upto else 0
         ann_entry = self._save_ann(gen, ann, s)
-        lex_entry = self._save_lexical(gen, prev, old_to_new)
+        lex_entry = self._save_lexical(gen, s, prev, old_to_new)
         index_name = f"index-{gen:06d}.bin"
         index_meta = _write_arrays(path / index_name, _lookup_arrays(s, ann_entry))
         manifest: dict[str, Any] = {
@@ -1460,10 +1508,12 @@ class EmbeddedStore:
         _cleanup(path, keep=2)
 
     def _save_lexical(
-        self, gen: int, prev: dict[str, Any] | None, old_to_new: IntArray | None
+        self, gen: int, s: _Snap, prev: dict[str, Any] | None, old_to_new: IntArray | None
     ) -> dict[str, Any] | None:
-        """The manifest entry of the BM25 index; its directory is rewritten only when the
-        index changed since the last save (or was renumbered by a compaction)."""
+        """The manifest entry of the BM25 index. Its directory is rewritten only when rows
+        were renumbered (a compaction) or the rows changed since it was written exceed
+        ``_LEX_REPLAY`` (see :func:`_lexical_delta_small`); smaller changes are replayed
+        from the node texts when it is loaded."""
         assert self.path is not None
         lex_entry: dict[str, Any] | None = prev.get("lexical") if prev else None
         lex = self._lex
@@ -1472,7 +1522,11 @@ class EmbeddedStore:
             self._lex_dirty = True
         if lex is None:
             return lex_entry if self._use_lexical else None
-        if not self._lex_dirty and lex_entry is not None:
+        if lex_entry is not None and (
+            not self._lex_dirty or (old_to_new is None and _lexical_delta_small(lex_entry, s))
+        ):
+            # the saved index plus the rows written since (replayed from the node texts at
+            # load) is this index: keep the file instead of rewriting every posting
             return lex_entry
         name = f"lexical-{gen:06d}"
         tmp = self.path / f".tmp-{name}"
@@ -1484,7 +1538,7 @@ class EmbeddedStore:
             sums[f.name] = [f.stat().st_size, _crc_file(f, 0, f.stat().st_size)]
         _fsync_dir(tmp)
         os.replace(tmp, self.path / name)
-        return {"dir": name, "files": sums}
+        return {"dir": name, "files": sums, "rows": s.n, "documents": len(lex)}
 
     def _save_ann(self, gen: int, ann: _Ann | None, s: _Snap) -> dict[str, Any] | None:
         """The manifest entry of the HNSW index; the file is rewritten only when the index
@@ -1718,6 +1772,7 @@ class EmbeddedStore:
         self._state = {}
         self._dirty = False
         self._committed = m
+        self._committed_snap = self._snap_v
         self._corrupt = None
         if verify == "background" and n:
             self._start_verifier(m, data, maps)
@@ -1762,11 +1817,12 @@ class EmbeddedStore:
         self._verifier.start()
 
     def _load_lexical(self) -> LexicalIndex:
-        """The saved BM25 index, or one rebuilt from the node texts when it is missing,
-        damaged, or was built by another tokenizer (queries would not match its tokens)."""
-        s = self._snap
+        """The saved BM25 index brought up to the committed generation, or one rebuilt from
+        the node texts when it is missing, damaged, or was built by another tokenizer
+        (queries would not match its tokens)."""
+        c = self._committed_snap
         entry = self._committed.get("lexical") if self._committed else None
-        if entry and self.path is not None:
+        if entry and self.path is not None and c is not None:
             d = self.path / entry["dir"]
             try:
                 ok = all(
@@ -1777,16 +1833,32 @@ class EmbeddedStore:
                 )
                 if ok:
                     index = LexicalIndex.load(d)
-                    if index.row_bound <= s.n and len(index) == s.live:
+                    self._replay_lexical(index, c, int(entry.get("rows", c.n)))
+                    if index.row_bound <= c.n and len(index) == c.live:
                         return index
-            except (IndexCorruptError, OSError):
+            except (IndexCorruptError, OSError, StoreError):
                 pass
+        s = self._snap
         index = LexicalIndex()
         rows = np.flatnonzero(s.alive[: s.n])
         if rows.size:
             index.upsert(rows, [self._node(s, int(r)).lexical_text() for r in rows])
         self._lex_dirty = True
         return index
+
+    def _replay_lexical(self, index: LexicalIndex, c: _Snap, base_rows: int) -> None:
+        """Bring a BM25 index saved when the store had ``base_rows`` rows up to snapshot
+        ``c``: rows are immutable, so the rows it holds that are dead now were deleted since,
+        and the live rows from ``base_rows`` on were written since."""
+        if base_rows > c.n:
+            raise IndexCorruptError(f"the lexical index of {self.path} is ahead of its rows")
+        old = np.arange(base_rows, dtype=np.int64)
+        gone = old[index.contains(old) & ~c.alive[:base_rows]]
+        if gone.size:
+            index.delete(gone)
+        new = np.flatnonzero(c.alive[base_rows : c.n]) + base_rows
+        if new.size:
+            index.upsert(new, [self._node(c, int(r)).lexical_text() for r in new])
 
     def _migrate_legacy(self, path: Path, gen: str) -> None:
         """Read a format-1 index (``gen-NNNNNN/`` with ``nodes.json``) and rewrite it in this
@@ -1807,6 +1879,7 @@ class EmbeddedStore:
         self._dim = meta.get("dimension") or int(vectors.shape[1])
         self._snap = _empty_snap(int(self._dim or 0))
         self._committed = None
+        self._committed_snap = None
         self._meta.clear()
         self._meta.update(meta.get("meta") or {})
         if nodes:
@@ -2093,6 +2166,32 @@ def _eligible_share(s: _Snap, full: BoolArray, cache_key: tuple[Any, ...] | None
         if cache_key is not None:
             _cache_put(s, key, hit)
     return hit
+
+
+def _differing(s: _Snap, rows: IntArray, blobs: Sequence[bytes]) -> IntArray:
+    """Indices ``i`` whose stored node JSON (row ``rows[i]``) is not ``blobs[i]``: lengths are
+    compared for all rows at once, bytes only where the lengths agree."""
+    ends = s.cols["node_end"]
+    lens = ends[rows] - np.where(rows > 0, ends[np.maximum(rows - 1, 0)], 0)
+    new_lens = np.fromiter((len(b) for b in blobs), dtype=np.int64, count=len(blobs))
+    same_len = np.flatnonzero(lens == new_lens)
+    differ = np.ones(len(blobs), dtype=bool)
+    for i, stored in zip(same_len.tolist(), s.node_jsons(rows[same_len]), strict=True):
+        differ[i] = stored != blobs[i]
+    return np.flatnonzero(differ)
+
+
+def _lexical_delta_small(entry: Mapping[str, Any], s: _Snap) -> bool:
+    """Whether the rows written or deleted since the saved BM25 index ``entry`` are few
+    enough (``_LEX_REPLAY``) to be replayed at load instead of rewriting the index."""
+    if "rows" not in entry or "documents" not in entry:
+        return False
+    base = int(entry["rows"])
+    if base > s.n:
+        return False
+    deleted = int(entry["documents"]) - int(np.count_nonzero(s.alive[:base]))
+    written = int(np.count_nonzero(s.alive[base : s.n]))
+    return deleted + written <= max(_LEX_REPLAY, s.live // 16)
 
 
 def _scope_key(scope: Scope) -> tuple[Any, ...] | None:
