@@ -37,7 +37,8 @@ def leaf(uri: str, text: str = "", **md: Any) -> Node:
 
 def vecs(n: int, seed: int = 0, dim: int = DIM) -> np.ndarray:
     v = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
+    out: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return out
 
 
 WORDS = ["kafka", "tree", "vector", "index", "river", "stone", "cloud", "bread"]
