@@ -25,7 +25,20 @@ by parent hash; tag-label hash -> rows; each row's parent row), merged increment
 A save appends the rows written since the previous save to the epoch's column files (truncating
 whatever an interrupted save left beyond the committed sizes first), writes the small lookup
 file, then a manifest, then swaps ``CURRENT`` (write, fsync, rename). Each append is recorded in
-the manifest as an extent with its CRC-32, so every byte is checksummed and verified on open.
+the manifest as extents of at most 32 MiB with their CRC-32, so every byte is checksummed. The
+BM25 file is rewritten only after a compaction or once the rows changed since it was written
+pass ``_LEX_REPLAY``; until then those rows are replayed from the node texts when it loads.
+
+**Verification at open** (``verify=True``, the default) checks every extent of every file and
+that every vector is finite *before* ``open`` returns: nothing unverified is ever served. It is
+made cheap rather than deferred: the checksums run on the memory maps the searches use (no copy
+into buffers, whose fresh pages cost a fault each, more than the CRC itself), the extents are
+independent jobs on all cores (CRC-32 and numpy release the GIL), the finiteness check reads
+each vector block right after its checksum while it is in cache, and the pages of the node and
+URI blobs are unmapped again afterwards (read a few rows at a time later, they need not stay
+resident). Lazy verification before first use was rejected: the first exact search reads every
+vector, so it would move the whole cost into the first query. ``verify="background"`` remains
+for callers who accept that calls made before the check ends are unprotected.
 Opening follows ``CURRENT``; when it is missing or damaged the newest manifest that verifies
 is used instead, and when no generation verifies but index files exist the open raises
 :class:`~treehop.errors.IndexCorruptError` (an index never opens as empty over lost data).
@@ -39,6 +52,12 @@ store per path through :meth:`EmbeddedStore.shared`.
 **Search** is exact (numpy ``einsum`` matvec) except the global step of a large index, which
 asks a persisted HNSW index (hnswlib, the ``ann`` extra) for candidates and rescores them
 exactly; rows written after the HNSW index was last extended are searched exactly beside it.
+The HNSW query over-fetches by the share of the index the scope admits, and its answer is
+kept briefly so that the descent's deeper global step (same query, larger limit) slices it
+instead of searching again. Reads take no lock (``knn_query`` releases the GIL, so searches
+from several threads run in parallel); ``search_batch`` scores many queries with one matrix
+product. Known limit: hnswlib's ``load_index`` holds the GIL for the whole load (0.9 s at
+100k rows here), so the background load started at open stalls other Python threads once.
 """
 
 from __future__ import annotations
@@ -47,6 +66,7 @@ import bisect
 import contextlib
 import itertools
 import json
+import mmap
 import os
 import re
 import shutil
@@ -2194,8 +2214,11 @@ def _verify_segments(
         raw = arr.view(np.uint8)
         if e > raw.size or zlib.crc32(raw[a:e].data) != crc:
             raise IndexCorruptError(f"{data / name}.bin: checksum mismatch in [{a}, {e})")
-        if name == "vectors" and not bool(np.isfinite(arr[a // 4 : -(-e // 4)]).all()):
-            raise IndexCorruptError(f"{data}: vectors contain NaN or infinite values")
+        if name == "vectors":
+            if not bool(np.isfinite(arr[a // 4 : -(-e // 4)]).all()):
+                raise IndexCorruptError(f"{data}: vectors contain NaN or infinite values")
+        else:
+            _release_pages(arr, a, e)
 
     if len(jobs) <= 1:
         for job in jobs:
@@ -2241,6 +2264,24 @@ def _lexical_delta_small(entry: Mapping[str, Any], s: _Snap) -> bool:
     deleted = int(entry["documents"]) - int(np.count_nonzero(s.alive[:base]))
     written = int(np.count_nonzero(s.alive[base : s.n]))
     return deleted + written <= max(_LEX_REPLAY, s.live // 16)
+
+
+def _release_pages(arr: npt.NDArray[Any], start: int, end: int) -> None:
+    """Unmap the pages of bytes ``[start, end)`` of a memory-mapped file from this process
+    (they stay in the page cache, and fault back in when read): node texts and URIs are read
+    a few rows at a time, so verifying them must not leave the whole blob resident. The
+    vectors stay mapped: every exact search reads them all."""
+    base: Any = arr
+    while base is not None and not isinstance(base, np.memmap):
+        base = getattr(base, "base", None)
+    mm = getattr(base, "_mmap", None)
+    if mm is None or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    lo = start - start % mmap.PAGESIZE
+    hi = min(end - end % mmap.PAGESIZE, len(mm))
+    if hi > lo:
+        with contextlib.suppress(OSError, ValueError):
+            mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
 
 def _scope_key(scope: Scope) -> tuple[Any, ...] | None:
