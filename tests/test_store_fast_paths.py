@@ -206,3 +206,24 @@ def test_reused_hnsw_answers_equal_fresh_queries() -> None:
     # growing the index drops remembered answers
     s.upsert([leaf(f"{R}/e/g{i}.md") for i in range(emb._ANN_TAIL)], vecs(emb._ANN_TAIL, 4, 32))
     assert ann.count == n + emb._ANN_TAIL and not ann.recent
+
+
+def test_reused_exact_scores_equal_fresh_ones() -> None:
+    s = EmbeddedStore(lexical=False)
+    nodes = corpus(300)
+    s.upsert(nodes, vecs(300, 6))
+    q = vecs(1, 8)[0]
+    wide = Scope(subtrees=(R,))
+    first = s.search(q, wide, 10)
+    kept = [k for k in s._snap.cache if k[0] == "dense"]
+    assert len(kept) == 1
+    deeper = s.search(q, wide, 40)
+    assert [k for k in s._snap.cache if k[0] == "dense"] == kept  # answered from it
+    assert [h.node.uri for h in deeper[:10]] == [h.node.uri for h in first]
+    fresh = EmbeddedStore(lexical=False)
+    fresh.upsert(nodes, vecs(300, 6))
+    want = fresh.search(q, Scope(subtrees=(R,), leaves_only=True), 40)
+    assert [(h.node.uri, h.score) for h in deeper] == [(h.node.uri, h.score) for h in want]
+    # a write publishes a new snapshot: nothing is reused across it
+    s.upsert([leaf(f"{R}/d/new.md")], q[None, :])
+    assert s.search(q, wide, 1)[0].node.uri == f"{R}/d/new.md"

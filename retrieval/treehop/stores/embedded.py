@@ -837,7 +837,7 @@ class EmbeddedStore:
                 keep = [_stored_field(s, int(r), "parent_uri") == uri for r in rows]
                 rows = rows[np.array(keep, dtype=bool)]
         if len(s.cache) > 4096:
-            for k in [k for k in s.cache if k[0] == "children"]:
+            for k in [k for k in list(s.cache) if k[0] == "children"]:
                 s.cache.pop(k, None)
         s.cache[key] = rows
         return rows
@@ -966,21 +966,8 @@ class EmbeddedStore:
             )
         if ann is not None:
             cand, dense = ann
-        elif rows is None:
-            cand = np.flatnonzero(eligible)
-            full = precomputed if precomputed is not None else s.scores_all(q)
-            dense = full[cand]
         else:
-            sel = np.flatnonzero(eligible)
-            cand = rows[sel]
-            if precomputed is not None:
-                dense = precomputed[sel]
-            elif cand.size * 8 > s.n:
-                # A wide scope: one contiguous product and a gather of scores beats gathering
-                # the vectors, which copies every row.
-                dense = s.scores_all(q)[cand]
-            else:
-                dense = _matvec(s.vectors_of(cand), q)
+            cand, dense = _exact_dense(s, q, rows, eligible, precomputed, skey if wide else None)
         if cand.size == 0:
             return []
         lex: F32 | None = None
@@ -2301,13 +2288,47 @@ def _scope_key(scope: Scope) -> tuple[Any, ...] | None:
     )
 
 
-def _cache_put(s: _Snap, key: tuple[Any, ...], value: Any) -> None:
-    """Store a per-snapshot mask, keeping at most 32 masks per kind."""
-    same = [k for k in s.cache if k[0] == key[0]]
-    if len(same) >= 32:
-        for k in same[:16]:
+def _cache_put(s: _Snap, key: tuple[Any, ...], value: Any, cap: int = 32) -> None:
+    """Store a per-snapshot mask, keeping at most ``cap`` per kind. ``list(dict)`` copies the
+    keys in one step, so a reader adding to the cache meanwhile cannot break the scan."""
+    same = [k for k in list(s.cache) if k[0] == key[0]]
+    if len(same) >= cap:
+        for k in same[: max(cap // 2, 1)]:
             s.cache.pop(k, None)
     s.cache[key] = value
+
+
+def _exact_dense(
+    s: _Snap,
+    q: F32,
+    rows: IntArray | None,
+    eligible: BoolArray,
+    precomputed: F32 | None,
+    wide_key: tuple[Any, ...] | None,
+) -> tuple[IntArray, F32]:
+    """Eligible rows and their exact cosines. For a wide scope (the global step) the answer
+    is kept for the next call with the same query: the descent's deeper step asks again
+    with a larger limit, and the scores do not depend on the limit."""
+    key = ("dense", q.tobytes(), wide_key) if wide_key is not None else None
+    if key is not None and precomputed is None:
+        hit: tuple[IntArray, F32] | None = s.cache.get(key)
+        if hit is not None:
+            return hit
+    if rows is None:
+        cand = np.flatnonzero(eligible)
+        full = precomputed if precomputed is not None else s.scores_all(q)
+        return cand, full[cand]
+    sel = np.flatnonzero(eligible)
+    cand = rows[sel]
+    if precomputed is not None:
+        return cand, precomputed[sel]
+    # A wide scope: one contiguous product and a gather of scores beats gathering the
+    # vectors, which copies every row.
+    wide = cand.size * 8 > s.n
+    dense = s.scores_all(q)[cand] if wide else _matvec(s.vectors_of(cand), q)
+    if key is not None:
+        _cache_put(s, key, (cand, dense), cap=8)
+    return cand, dense
 
 
 _HASH_KEY = b'"content_hash":"'
