@@ -4,6 +4,8 @@ issue 13's "Done when" list, measured in one run.
     python bench/bench_store.py                      # 10k and 100k leaves
     python bench/bench_store.py --sizes 10000        # one size
     python bench/bench_store.py --million            # adds 1M leaves (slow: HNSW build)
+    python bench/bench_store.py --sizes "" --million --open-only --ann-min-rows -1
+                                                     # 1M: ingest, save, fresh-process open
     python bench/bench_store.py --ann-compare 20000  # hnswlib vs usearch, same vectors
 
 The tree is bench_latency's synthetic clustered tree (384-d random vectors that follow the
@@ -17,7 +19,9 @@ directory structure, no embedding model). Per size:
   before the open is compared with the raw float32 vectors (the HNSW file size is shown apart).
 - **find vs flat**: ``find()`` p50 through the sync client against one flat exact BLAS search
   (``leaf_matrix @ q`` + top-10) of the same leaf vectors, and how often find's top-10 leaves
-  equal the exhaustive top-10 (same cosine scoring).
+  equal the exhaustive top-10 (same cosine scoring). Flat searches, finds and store steps are
+  timed in separate passes over the same queries, and the HNSW answers the store keeps for a
+  repeated query are dropped before every timed phase that repeats queries.
 - **re-add 100 changed files**: what the client does on a re-add of the whole tree: list the
   stored subtree's content hashes, diff, upsert the 100 changed leaves (new vectors), pass
   every unchanged node to ``update_nodes`` (which rewrites only those whose JSON differs,

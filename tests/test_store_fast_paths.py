@@ -227,3 +227,49 @@ def test_reused_exact_scores_equal_fresh_ones() -> None:
     # a write publishes a new snapshot: nothing is reused across it
     s.upsert([leaf(f"{R}/d/new.md")], q[None, :])
     assert s.search(q, wide, 1)[0].node.uri == f"{R}/d/new.md"
+
+
+# ---------------------------------------------------------------------- concurrent finds
+def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: Any) -> None:
+    import threading
+
+    from treehop import Treehop
+
+    src = tmp_path / "src"
+    for d in range(4):
+        (src / f"d{d}").mkdir(parents=True)
+        for f in range(5):
+            text = " ".join(WORDS[(d + f + i) % len(WORDS)] for i in range(12))
+            (src / f"d{d}" / f"f{f}.md").write_text(f"# doc {d} {f}\n\n{text}\n")
+    with Treehop(tmp_path / "i", embedder=bow, tagger=None) as th:
+        th.add_resource(src, target_uri="viking://resources/src")
+        store = th.store
+        assert isinstance(store, EmbeddedStore)
+        searched_in: set[int] = set()
+        original = store.search
+
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            searched_in.add(threading.get_ident())
+            return original(*args, **kwargs)
+
+        store.search = spy  # type: ignore[method-assign]
+        queries = [f"{a} {b}" for a in WORDS for b in WORDS[:3]]
+        want = {q: [m.uri for m in th.find(q, limit=5).resources] for q in queries}
+        # the global step ran off the client's loop thread (in a worker), children inline
+        assert len(searched_in) >= 2
+        got: dict[str, list[str]] = {}
+        errors: list[BaseException] = []
+
+        def run(part: list[str]) -> None:
+            try:
+                for q in part:
+                    got[q] = [m.uri for m in th.find(q, limit=5).resources]
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=run, args=(queries[i::3],)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and got == want

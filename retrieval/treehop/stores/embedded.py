@@ -1375,6 +1375,7 @@ class EmbeddedStore:
         if ann is None:
             index = hnswlib.Index(space="ip", dim=s.dim)
             index.init_index(max_elements=max(1024, s.live), ef_construction=200, M=32)
+            index.set_ef(_ANN_EF)
             ann = _Ann(index=index, row=np.zeros(0, np.int64), count=0, upto=0)
         new = np.flatnonzero(s.alive[ann.upto : s.n]) + ann.upto
         if new.size:
