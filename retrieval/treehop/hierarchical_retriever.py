@@ -117,10 +117,12 @@ class HierarchicalRetriever:
         self, fn: Callable[..., T], *args: Any, offload: bool = False, **kwargs: Any
     ) -> T:
         """Call the store: in a worker thread for remote stores (blocking SDKs) and for the
-        global step (``offload``: the one large search of a query, whose numpy/HNSW work
-        releases the GIL, so that concurrent queries on this event loop overlap with it);
-        small in-process calls run inline, where a thread hop would cost more than them."""
-        if self.store.capabilities.remote or offload:
+        global step of a store that allows concurrent reads (``offload``: the one large search
+        of a query, whose numpy/HNSW work releases the GIL, so that concurrent queries on this
+        event loop overlap with it); small in-process calls run inline, where a thread hop
+        would cost more than them."""
+        caps = self.store.capabilities
+        if caps.remote or (offload and caps.concurrent_reads):
             return await asyncio.to_thread(fn, *args, **kwargs)
         return fn(*args, **kwargs)
 

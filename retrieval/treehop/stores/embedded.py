@@ -510,7 +510,7 @@ class EmbeddedStore:
                 self._make_lock()
             self._open_path()
         self.capabilities = StoreCapabilities(
-            hybrid=self._use_lexical, tag_filter=True, prefix_scope=True
+            hybrid=self._use_lexical, tag_filter=True, prefix_scope=True, concurrent_reads=True
         )
 
     @property
