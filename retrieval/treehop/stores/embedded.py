@@ -97,6 +97,14 @@ FORMAT_VERSION = 2
 LEGACY_FORMAT_VERSION = 1
 _NODE = TypeAdapter(Node)
 _NODES = TypeAdapter(list[Node])
+_NODE_SERIALIZER = Node.__pydantic_serializer__
+
+
+def _node_json(node: Node) -> bytes:
+    """A node's stored JSON: the same bytes as ``TypeAdapter(Node).dump_json`` (which wraps
+    this serializer), ~20% cheaper per node, which counts when a re-add compares 100k nodes."""
+    out: bytes = _NODE_SERIALIZER.to_json(node)
+    return out
 _CTYPES = list(ContextType)
 _CTYPE_CODE = {c: i for i, c in enumerate(_CTYPES)}
 _SEGMENT = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}"
@@ -647,7 +655,7 @@ class EmbeddedStore:
             keep = sorted(last.values())
             nodes = [nodes[i] for i in keep]
             vecs = vecs[keep]
-        blobs = [_NODE.dump_json(n) for n in nodes]
+        blobs = [_node_json(n) for n in nodes]
         with self._wlock:
             self._begin_write()
             if self._dim is None:
@@ -700,7 +708,7 @@ class EmbeddedStore:
         last = {n.uri: i for i, n in enumerate(nodes)}
         if len(last) != len(nodes):
             nodes = [nodes[i] for i in sorted(last.values())]
-        blobs = [_NODE.dump_json(n) for n in nodes]
+        blobs = [_node_json(n) for n in nodes]
         with self._wlock:
             rows = self._snap.lookup([n.uri for n in nodes])
             if (rows < 0).any():
@@ -1942,7 +1950,7 @@ class EmbeddedStore:
         if nodes:
             self._begin_write()
             try:
-                blobs = [_NODE.dump_json(n) for n in nodes]
+                blobs = [_node_json(n) for n in nodes]
                 self._apply(np.zeros(0, np.int64), list(nodes), blobs, vectors.astype(np.float32))
                 self.save()
             except BaseException:
