@@ -132,6 +132,27 @@ def test_many_changes_rewrite_bm25(tmp_path: Path) -> None:
     assert s._committed["lexical"]["rows"] == s._snap.n
 
 
+def test_a_compaction_after_a_kept_bm25_file_rewrites_it(tmp_path: Path) -> None:
+    path = tmp_path / "i"
+    s = EmbeddedStore(path)
+    nodes = corpus(1500)
+    s.upsert(nodes, vecs(1500, 2))
+    s.save()
+    first = s._committed["lexical"]["dir"] if s._committed else ""
+    s.upsert([leaf(nodes[0].uri, "bread bread cloud")], vecs(1, 3))
+    s.save()
+    assert s._committed is not None and s._committed["lexical"]["dir"] == first
+    s.delete([n.uri for n in nodes[100:1400]])  # dead rows outnumber live ones: compaction
+    s.save()
+    m = s._committed
+    assert m is not None and m["rows"] == m["live"] == 200
+    assert m["lexical"]["dir"] != first and m["lexical"]["rows"] == 200
+    q = vecs(1, 9)[0]
+    want = {t: hybrid(s, q, t) for t in ("bread cloud", "kafka tree")}
+    s.close()
+    assert {t: hybrid(EmbeddedStore(path), q, t) for t in want} == want
+
+
 # ---------------------------------------------------------------------- verification
 def test_every_block_of_a_large_file_is_verified(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
