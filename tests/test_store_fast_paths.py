@@ -191,6 +191,48 @@ def test_every_block_of_a_large_file_is_verified(
     assert len(EmbeddedStore(tmp_path / "good")) == 40
 
 
+def test_node_texts_are_verified_before_first_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(emb, "_NODE_BLOCK", 512)
+    s = EmbeddedStore(tmp_path / "good")
+    nodes = corpus(60)
+    s.upsert(nodes, vecs(60))
+    s.save()
+    s.close()
+    m = emb._read_manifest(
+        tmp_path / "good", (tmp_path / "good" / "CURRENT").read_text()[:20], None
+    )
+    assert len(m["files"]["nodes"]["extents"]) > 4
+    # intact: opens, every extent verified by readers or the background pass
+    ok = EmbeddedStore(tmp_path / "good")
+    guard = ok._snap.nodes_guard
+    assert guard is not None
+    assert [n.uri for n in ok.iter_nodes()] == [n.uri for n in nodes]
+    assert guard.done.all()
+    # damaged last extent: the store opens, rows elsewhere are served, the damaged rows and
+    # a save (which needs every byte verified) raise
+    p = tmp_path / "bad"
+    shutil.copytree(tmp_path / "good", p)
+    f = next(p.glob("data-*/nodes.bin"))
+    raw = bytearray(f.read_bytes())
+    raw[-3] ^= 0x20
+    f.write_bytes(bytes(raw))
+    bad = EmbeddedStore(p)
+    assert bad.get([nodes[0].uri])[0] == nodes[0]
+    with pytest.raises(IndexCorruptError, match="checksum"):
+        bad.get([nodes[-1].uri])
+    with pytest.raises(IndexCorruptError):
+        list(bad.iter_nodes())
+    with pytest.raises(IndexCorruptError):
+        bad.upsert([leaf(f"{R}/d/new.md")], vecs(1, 5))
+        bad.save()
+    # a generation recovered without CURRENT is verified whole before use
+    (p / "CURRENT").unlink()
+    with pytest.raises(IndexCorruptError):
+        EmbeddedStore(p)
+
+
 def test_many_small_appends_are_rechecksummed_in_blocks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -29,19 +29,20 @@ the manifest as extents of at most 32 MiB with their CRC-32, so every byte is ch
 BM25 file is rewritten only after a compaction or once the rows changed since it was written
 pass ``_LEX_REPLAY``; until then those rows are replayed from the node texts when it loads.
 
-**Verification at open** (``verify=True``, the default) checks every extent of every file and
-that every vector is finite *before* ``open`` returns: nothing unverified is ever served. It is
-made cheap rather than deferred: the checksums run on the memory maps the searches use (no copy
-into buffers, whose fresh pages cost a fault each, more than the CRC itself), the extents are
-independent jobs on all cores (CRC-32 and numpy release the GIL), the finiteness check reads
-each vector block right after its checksum while it is in cache, and the pages of the node and
-URI blobs are unmapped again afterwards (read a few rows at a time later, they need not stay
-resident). Lazy verification before first use was rejected: the first exact search reads every
-vector, so it would move the whole cost into the first query. ``verify="background"`` remains
-for callers who accept that calls made before the check ends are unprotected.
-Opening follows ``CURRENT``; when it is missing or damaged the newest manifest that verifies
-is used instead, and when no generation verifies but index files exist the open raises
-:class:`~treehop.errors.IndexCorruptError` (an index never opens as empty over lost data).
+**Verification** (``verify=True``, the default): nothing unverified is ever served. Before
+``open`` returns, every extent of every file but the node texts is checksummed and every vector
+checked finite. The checksums run on the memory maps the searches use (no copy into buffers,
+whose fresh pages cost a fault each, more than the CRC itself), the extents are independent
+jobs on all cores (CRC-32 and numpy release the GIL), and the finiteness check reads each
+vector block right after its checksum, while it is in cache. The node texts (a quarter of the
+bytes) are checked lazily, before first use: a reader verifies the 1 MiB extents holding the
+rows it reads, a background pass the rest, a save all of them (it may rewrite checksums), and
+a damaged extent raises :class:`~treehop.errors.IndexCorruptError` to whoever reads it; the
+URI and node pages are unmapped after their check, so they need not stay resident. Vectors
+are not deferred: the first exact search reads every one, so that would only move the cost
+into the first query. A generation recovered without ``CURRENT`` is verified whole at open.
+``verify="background"`` checks vectors and texts in a thread instead (calls made before it
+ends are unprotected); ``False`` trusts the files.
 
 **Writers**: one per index across processes (a file lock taken at the first write and released
 by the save that commits it; a waiting writer gives up after ``lock_timeout`` seconds with
@@ -105,6 +106,8 @@ def _node_json(node: Node) -> bytes:
     this serializer), ~20% cheaper per node, which counts when a re-add compares 100k nodes."""
     out: bytes = _NODE_SERIALIZER.to_json(node)
     return out
+
+
 _CTYPES = list(ContextType)
 _CTYPE_CODE = {c: i for i, c in enumerate(_CTYPES)}
 _SEGMENT = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}"
@@ -148,6 +151,11 @@ _BLOCK = 1 << 25
 """Appends are checksummed in extents of at most 32 MiB, so that verifying a large file at
 open is many independent jobs (run on all cores) rather than one sequential pass."""
 _VERIFY_THREADS = max(1, min(8, os.cpu_count() or 1))
+_EAGER_FILES = tuple(f for f in _APPEND_FILES if f != "nodes")
+"""Verified before ``open`` returns; the node texts are verified lazily (see _BlobGuard)."""
+_NODE_BLOCK = 1 << 20
+"""Node texts are checksummed in 1 MiB extents: a search that reads a few rows first verifies
+only the extents holding them (~0.5 ms each here)."""
 _NODE_CACHE = 16_384
 _LEX_REPLAY = 4_096
 """A save leaves the BM25 index file as it is while the rows written or deleted since it was
@@ -265,6 +273,67 @@ class _Ann:
         return labels
 
 
+class _BlobGuard:
+    """Checksums of a memory-mapped blob, verified lazily: an extent is checked before any
+    byte of it is returned (by the reader that needs it, or earlier by a background pass), so
+    an unverified byte is never served. Used for the node texts, which a search reads a few
+    rows at a time: opening need not read them all first."""
+
+    def __init__(self, f: Path, blob: U8Array, extents: Sequence[Sequence[int]]) -> None:
+        self.f = f
+        self.blob = blob
+        ext = np.asarray(extents, dtype=np.int64).reshape(-1, 3)
+        self.starts, self.ends, self.crcs = ext[:, 0], ext[:, 1], ext[:, 2]
+        self.done = np.zeros(len(ext), dtype=bool)
+
+    def ensure(self, lo: int, hi: int) -> None:
+        """Verify every extent overlapping bytes ``[lo, hi)`` (raises if one is damaged)."""
+        if hi <= lo:
+            return
+        first = max(int(np.searchsorted(self.ends, lo, side="right")), 0)
+        last = int(np.searchsorted(self.starts, hi, side="left"))
+        for i in range(first, min(last, len(self.done))):
+            if not self.done[i]:
+                self._check(i)
+        if hi > (int(self.ends[-1]) if self.ends.size else 0):
+            raise IndexCorruptError(f"{self.f}: bytes beyond the checksummed extents")
+
+    def ensure_rows(self, starts: Sequence[int], ends: Sequence[int]) -> None:
+        """:meth:`ensure` for many rows' byte ranges at once."""
+        if self.done.all() or not len(starts):
+            return
+        s_arr = np.asarray(starts, dtype=np.int64)
+        e_arr = np.maximum(np.asarray(ends, dtype=np.int64), s_arr + 1)
+        first = np.searchsorted(self.ends, s_arr, side="right")
+        last = np.searchsorted(self.ends, e_arr - 1, side="right")
+        need = np.unique(np.concatenate([first, last]))
+        for i in need[need < len(self.done)].tolist():
+            if not self.done[i]:
+                self._check(i)
+        for j in np.flatnonzero(last - first > 1).tolist():  # a row longer than an extent
+            self.ensure(int(s_arr[j]), int(e_arr[j]))
+        self.ensure(int(e_arr.max()) - 1, int(e_arr.max()))
+
+    def _check(self, i: int) -> None:
+        a, e, crc = int(self.starts[i]), int(self.ends[i]), int(self.crcs[i])
+        if e > self.blob.size or zlib.crc32(self.blob[a:e].data) != crc:
+            raise IndexCorruptError(f"{self.f}: checksum mismatch in [{a}, {e})")
+        self.done[i] = True
+        _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
+
+    def verify_rest(self) -> None:
+        """The background pass: check the extents no reader has needed yet."""
+        for i in np.flatnonzero(~self.done).tolist():
+            if not self.done[i]:
+                with contextlib.suppress(IndexCorruptError):  # raised to the reader instead
+                    self._check(i)
+
+    def verify_all(self) -> None:
+        """Check every extent now (raises on the first damaged one)."""
+        for i in np.flatnonzero(~self.done).tolist():
+            self._check(i)
+
+
 @dataclass(eq=False)
 class _Snap:
     """One immutable view of the index. Arrays may have spare capacity past ``n``; only the
@@ -293,6 +362,9 @@ class _Snap:
     """Rows are immutable within one ``uid``; a reload or compaction renumbers and gets a new
     one, so per-row caches key on (uid, row)."""
     cache: dict[Any, Any] = field(default_factory=dict)
+    nodes_guard: _BlobGuard | None = None
+    """Checks the node texts' extents before their bytes are first returned (``None``: the
+    base blob was verified at open, or is trusted)."""
 
     # ---------------------------------------------------------------- row access
     def uri(self, r: int) -> str:
@@ -307,6 +379,8 @@ class _Snap:
             return self.tail_nodes[r - self.n_base]
         end = int(self.cols["node_end"][r])
         start = int(self.cols["node_end"][r - 1]) if r else 0
+        if self.nodes_guard is not None:
+            self.nodes_guard.ensure(start, end)
         return bytes(self.base_nodes[start:end])
 
     def _blob_slices(
@@ -320,6 +394,8 @@ class _Snap:
             br = rows[base]
             ends = ends_col[br].tolist()
             starts = np.where(br > 0, ends_col[np.maximum(br - 1, 0)], 0).tolist()
+            if blob is self.base_nodes and self.nodes_guard is not None:
+                self.nodes_guard.ensure_rows(starts, ends)
             lo, hi = min(starts), max(ends)
             if hi - lo <= 2 * (sum(ends) - sum(starts)) + 65_536:
                 # mostly adjacent rows (a subtree): one copy, then plain bytes slices, about
@@ -462,12 +538,12 @@ class EmbeddedStore:
 
     ``lock_timeout``: seconds a write waits for another writer of the same index before
     raising :class:`~treehop.errors.IndexLockedError` (default 10). ``verify``: check every
-    file's checksums and the vectors' finiteness on open (``True``, the default: it reads every
-    byte, ~1.2 s for 100k 384-d rows from a cold cache here); ``"background"``: check the small
-    files on open and the vectors and node texts in a thread (open ~0.13 s at 100k), after
-    which damage makes every call raise (calls made before it is found are not protected);
-    ``False``: trust the files. ``ann_min_rows``: live rows from which the global step uses
-    HNSW (``None``: never).
+    file's checksums and the vectors' finiteness (``True``, the default: all but the node
+    texts on open, ~0.3-0.45 s for 100k 384-d rows from a cold cache here, the node texts
+    before their first use); ``"background"``: check the small files on open and the vectors
+    and node texts in a thread (open ~0.13 s at 100k), after which damage makes every call
+    raise (calls made before it is found are not protected); ``False``: trust the files.
+    ``ann_min_rows``: live rows from which the global step uses HNSW (``None``: never).
     """
 
     _registry: ClassVar[dict[str, weakref.ReferenceType[EmbeddedStore]]] = {}
@@ -1523,6 +1599,10 @@ class EmbeddedStore:
         indexes if they changed, write the lookup arrays, then the manifest and ``CURRENT``."""
         assert self.path is not None
         s = self._snap
+        if s.nodes_guard is not None:
+            # Checksums are recomputed over whole files below (compaction, too many extents)
+            # and the next snapshot carries no guard: every byte must be verified first.
+            s.nodes_guard.verify_all()
         path = self.path
         prev = self._committed
         gen = (prev["generation"] if prev else 0) + 1
@@ -1777,7 +1857,7 @@ class EmbeddedStore:
                 if repair:
                     _cleanup(path, keep=2)  # leftovers of a first save that never committed
                 return
-            self._open_manifest(manifest, verify=True)
+            self._open_manifest(manifest, verify=True, eager=True)
             if repair:
                 _write_current(path, manifest["generation"])
         else:
@@ -1786,11 +1866,17 @@ class EmbeddedStore:
             _cleanup(path, keep=2, current=manifest["generation"])
 
     def _open_manifest(
-        self, m: dict[str, Any], verify: bool | Literal["background"], own: bool = False
+        self,
+        m: dict[str, Any],
+        verify: bool | Literal["background"],
+        own: bool = False,
+        eager: bool = False,
     ) -> None:
         """Map the files of manifest ``m`` and publish them as the current snapshot. ``own``:
         ``m`` was just committed from this store's memory, whose HNSW and BM25 indexes
-        already match it (else both are reloaded from disk on first use)."""
+        already match it (else both are reloaded from disk on first use). ``eager``: verify
+        the node texts now too (a generation recovered without ``CURRENT`` must prove whole
+        before it is used)."""
         assert self.path is not None
         path = self.path
         if m.get("format_version") != FORMAT_VERSION:
@@ -1801,8 +1887,15 @@ class EmbeddedStore:
             data = path / f"data-{epoch:06d}"
             maps = _map_segments(data, m["files"], n, dim)
             if verify:
-                names = _APPEND_FILES if verify is True else _SMALL_FILES
+                names = _SMALL_FILES
+                if verify is True:
+                    names = _APPEND_FILES if eager else _EAGER_FILES
                 _verify_segments(data, m["files"], maps, names)
+            guard = (
+                _BlobGuard(data / "nodes.bin", maps["nodes"], m["files"]["nodes"]["extents"])
+                if verify is True and not eager and maps["nodes"].size
+                else None
+            )
             idx = _read_arrays(path / m["index"]["file"], m["index"], bool(verify))
         except (KeyError, TypeError, ValueError, OSError) as exc:
             raise IndexCorruptError(f"cannot read the index at {path}: {exc}") from exc
@@ -1829,7 +1922,10 @@ class EmbeddedStore:
             parent_row=np.array(idx["parent_row"]),
             tag_hash=np.array(idx["tag_hash"]),
             tag_row=np.array(idx["tag_row"]),
+            nodes_guard=guard,
         )
+        if guard is not None:
+            threading.Thread(target=guard.verify_rest, name="treehop-verify", daemon=True).start()
         self._dim = dim or self._dim
         self._epoch = epoch
         self._meta.clear()
@@ -2130,13 +2226,14 @@ def _append_segments(
         info = files[name]
         payload = memoryview(chunks[name])
         start = info["size"]
-        for a in range(0, len(payload), _BLOCK):
-            block = payload[a : a + _BLOCK]
+        step = _NODE_BLOCK if name == "nodes" else _BLOCK
+        for a in range(0, len(payload), step):
+            block = payload[a : a + step]
             info["extents"].append([start + a, start + a + len(block), zlib.crc32(block)])
         info["size"] = start + len(payload)
-        if len(info["extents"]) > _MAX_EXTENTS + info["size"] // _BLOCK:
+        if len(info["extents"]) > _MAX_EXTENTS + info["size"] // step:
             # many small appends: checksum the file again in whole blocks
-            info["extents"] = _crc_blocks(data / f"{name}.bin", info["size"])
+            info["extents"] = _crc_blocks(data / f"{name}.bin", info["size"], step)
 
 
 def _lookup_arrays(s: _Snap, ann_entry: Mapping[str, Any] | None) -> dict[str, npt.NDArray[Any]]:
@@ -2505,11 +2602,11 @@ def _link_problem(
     return None
 
 
-def _crc_blocks(f: Path, size: int) -> list[list[int]]:
-    """``[start, end, crc]`` extents of at most ``_BLOCK`` bytes covering ``f[:size]``."""
+def _crc_blocks(f: Path, size: int, block: int | None = None) -> list[list[int]]:
+    """``[start, end, crc]`` extents of at most ``block`` bytes covering ``f[:size]``."""
+    step = block or _BLOCK
     return [
-        [a, min(a + _BLOCK, size), _crc_file(f, a, min(a + _BLOCK, size))]
-        for a in range(0, size, _BLOCK)
+        [a, min(a + step, size), _crc_file(f, a, min(a + step, size))] for a in range(0, size, step)
     ]
 
 
