@@ -322,7 +322,12 @@ class _BlobGuard:
         _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
 
     def verify_rest(self) -> None:
-        """The background pass: check the extents no reader has needed yet."""
+        """The background pass: check the extents no reader has needed yet, at the lowest CPU
+        priority (Linux applies it to this thread alone), so that it takes idle time and does
+        not slow the first searches, which verify what they read themselves. The CRC runs
+        without the GIL, so a slow pass never holds other threads up."""
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         for i in np.flatnonzero(~self.done).tolist():
             if not self.done[i]:
                 with contextlib.suppress(IndexCorruptError):  # raised to the reader instead
