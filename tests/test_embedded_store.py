@@ -200,8 +200,11 @@ def test_corrupt_index_is_a_clear_error(store: EmbeddedStore, tmp_path: Path) ->
     raw = bytearray(nodes_file.read_bytes())
     raw[5] ^= 0xFF
     nodes_file.write_bytes(bytes(raw))
+    # node texts are verified before their first use, not all at open
+    damaged = EmbeddedStore(tmp_path / "idx")
     with pytest.raises(IndexCorruptError, match="checksum"):
-        EmbeddedStore(tmp_path / "idx")
+        list(damaged.iter_nodes())
+    del damaged
     (tmp_path / "idx" / "CURRENT").write_text("../../etc")
     with pytest.raises(IndexCorruptError):
         EmbeddedStore(tmp_path / "idx")

@@ -113,8 +113,16 @@ class HierarchicalRetriever:
         self.config = config
         self.reranker = reranker
 
-    async def _store_call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        if self.store.capabilities.remote:
+    async def _store_call(
+        self, fn: Callable[..., T], *args: Any, offload: bool = False, **kwargs: Any
+    ) -> T:
+        """Call the store: in a worker thread for remote stores (blocking SDKs) and for the
+        global step of a store that allows concurrent reads (``offload``: the one large search
+        of a query, whose numpy/HNSW work releases the GIL, so that concurrent queries on this
+        event loop overlap with it); small in-process calls run inline, where a thread hop
+        would cost more than them."""
+        caps = self.store.capabilities
+        if caps.remote or (offload and caps.concurrent_reads):
             return await asyncio.to_thread(fn, *args, **kwargs)
         return fn(*args, **kwargs)
 
@@ -161,7 +169,9 @@ class HierarchicalRetriever:
             ),
         )
 
-    async def _search(self, q: _Query, scope: Scope, limit: int) -> list[ScoredNode]:
+    async def _search(
+        self, q: _Query, scope: Scope, limit: int, offload: bool = False
+    ) -> list[ScoredNode]:
         hits: list[ScoredNode] = await self._store_call(
             self.store.search,
             q.req.vector,
@@ -169,6 +179,7 @@ class HierarchicalRetriever:
             limit,
             query_text=q.req.query.query,
             dense_weight=q.dense_weight,
+            offload=offload,
         )
         return hits
 
@@ -200,7 +211,8 @@ class HierarchicalRetriever:
         Called again with a larger ``n`` when the bound cannot settle the top-k otherwise (a
         "deeper" global step): one more exact search is cheaper than opening every directory.
         """
-        hits = await self._search(q, dataclasses.replace(q.scope, subtrees=tuple(q.req.roots)), n)
+        scope = dataclasses.replace(q.scope, subtrees=tuple(q.req.roots))
+        hits = await self._search(q, scope, n, offload=True)
         result.nodes_scored += len(hits)
         deeper, q.fetched = q.fetched > 0, n
         # When fewer than asked came back, the search returned everything in scope.

@@ -391,8 +391,7 @@ class TreeWriter:
             await self.io(self.store.upsert, changed, vectors)
         if same:
             # Text unchanged: keep vectors, refresh tags/metadata without re-embedding.
-            kept = await self.io(self.store.get_vectors, [n.uri for n in same])
-            await self.io(self.store.upsert, same, kept)
+            await self.refresh_unchanged(same)
         if stale:
             res.deleted = await self.io(self.store.delete, stale)
         res.embedded = len(changed)
@@ -456,8 +455,7 @@ class TreeWriter:
             if changed:
                 await self.io(self.store.upsert, changed, vectors)
             if same:
-                kept = await self.io(self.store.get_vectors, [n.uri for n in same])
-                await self.io(self.store.upsert, same, kept)
+                await self.refresh_unchanged(same)
             gone = list(delete)
             if gone:
                 await self.io(self.store.delete, gone)
@@ -573,6 +571,19 @@ class TreeWriter:
         return len(changed)
 
     # ------------------------------------------------------------------ vectors
+    async def refresh_unchanged(self, same: Sequence[Node]) -> None:
+        """Rewrite nodes whose text (hence vector) is unchanged: tags and metadata only.
+
+        A store with ``update_nodes`` (the embedded store) rewrites the changed rows in place and
+        keeps their vectors; any other store gets its own vectors back through ``upsert``.
+        """
+        update_nodes = getattr(self.store, "update_nodes", None)
+        if update_nodes is not None:
+            await self.io(update_nodes, list(same))
+            return
+        kept = await self.io(self.store.get_vectors, [n.uri for n in same])
+        await self.io(self.store.upsert, list(same), kept)
+
     async def embed_nodes(
         self, nodes: Sequence[Node], progress: ProgressCallback | None
     ) -> np.ndarray[Any, np.dtype[np.float32]]:

@@ -42,6 +42,10 @@ class StoreCapabilities:
     """Subtree scoping by URI prefix (else by the ``ancestors`` list field)."""
     remote: bool = False
     """Calls do network I/O: the async retriever runs them in a worker thread."""
+    concurrent_reads: bool = False
+    """``search`` may run in several threads at once and releases the GIL for its heavy part:
+    the async retriever then runs the global step in a worker thread, so that concurrent
+    queries on one event loop overlap with it."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,338 @@
+"""The embedded store's shortcuts give the same answers as the long way round: update_nodes
+against get_vectors + upsert, a BM25 index replayed at load against one rebuilt from the texts,
+block-wise verification against damage in any block, reused HNSW answers against fresh ones."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from treehop.errors import IndexCorruptError, NotFoundError
+from treehop.models import ContextType, Node
+from treehop.stores import embedded as emb
+from treehop.stores.base import Scope
+from treehop.stores.embedded import EmbeddedStore
+
+R = "viking://resources"
+DIM = 8
+
+
+def leaf(uri: str, text: str = "", **md: Any) -> Node:
+    return Node(
+        uri=uri,
+        parent_uri=uri.rsplit("/", 1)[0],
+        context_type=ContextType.RESOURCE,
+        level=2,
+        is_leaf=True,
+        abstract=uri.rsplit("/", 1)[-1],
+        content=text or f"text of {uri}",
+        tags=["auto:alpha"],
+        metadata=dict(md),
+    )
+
+
+def vecs(n: int, seed: int = 0, dim: int = DIM) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    out: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return out
+
+
+WORDS = ["kafka", "tree", "vector", "index", "river", "stone", "cloud", "bread"]
+
+
+def corpus(n: int, seed: int = 0) -> list[Node]:
+    rng = np.random.default_rng(seed)
+    return [leaf(f"{R}/d/f{i}.md", " ".join(rng.choice(WORDS, size=6).tolist())) for i in range(n)]
+
+
+# ---------------------------------------------------------------------- update_nodes
+def test_update_nodes_keeps_vectors_and_rewrites_only_what_changed(tmp_path: Path) -> None:
+    s = EmbeddedStore(tmp_path / "i")
+    nodes = corpus(30)
+    v = vecs(30, 1)
+    s.upsert(nodes, v)
+    s.save()
+    rows_before = s._snap.n
+    assert s.update_nodes(nodes) == 0  # nothing differs: nothing written
+    assert not s._dirty and s._snap.n == rows_before
+    edited = [n.model_copy(update={"tags": ["user:new"]}) for n in nodes[:3]]
+    assert s.update_nodes(edited + nodes[3:]) == 3
+    assert s._snap.n == rows_before + 3
+    got = s.get([n.uri for n in nodes[:4]])
+    assert [g.tags if g else None for g in got[:3]] == [["user:new"]] * 3
+    assert got[3] is not None and got[3].tags == ["auto:alpha"]
+    # vectors stay the stored ones, also after a save and a reopen
+    np.testing.assert_array_equal(s.get_vectors([n.uri for n in nodes]), v)
+    s.save()
+    again = EmbeddedStore(tmp_path / "i")
+    np.testing.assert_array_equal(again.get_vectors([n.uri for n in nodes]), v)
+    assert again.get([nodes[0].uri])[0] == edited[0]
+
+
+def test_update_nodes_checks_every_uri_before_writing(tmp_path: Path) -> None:
+    s = EmbeddedStore(tmp_path / "i")
+    nodes = corpus(5)
+    s.upsert(nodes, vecs(5))
+    s.save()
+    changed = nodes[0].model_copy(update={"abstract": "changed"})
+    with pytest.raises(NotFoundError):
+        s.update_nodes([changed, leaf(f"{R}/d/missing.md")])
+    assert not s._dirty and s.get([nodes[0].uri])[0] == nodes[0]
+
+
+# ---------------------------------------------------------------------- lexical replay
+def hybrid(s: EmbeddedStore, q: np.ndarray, text: str) -> list[tuple[str, float]]:
+    return [
+        (h.node.uri, round(h.score, 5))
+        for h in s.search(q, Scope(), 8, query_text=text, dense_weight=0.3)
+    ]
+
+
+def test_small_changes_do_not_rewrite_bm25_and_are_replayed_at_load(tmp_path: Path) -> None:
+    path = tmp_path / "i"
+    s = EmbeddedStore(path)
+    nodes = corpus(60)
+    s.upsert(nodes, vecs(60, 2))
+    s.save()
+    first = s._committed["lexical"] if s._committed else None
+    assert first is not None
+    # a changed text, a new document and a deletion: the BM25 file stays, rows are recorded
+    s.upsert([leaf(nodes[3].uri, "kafka kafka kafka river")], vecs(1, 3))
+    s.upsert([leaf(f"{R}/d/new.md", "stone stone bread")], vecs(1, 4))
+    s.delete([nodes[5].uri])
+    s.save()
+    m = s._committed
+    assert m is not None and m["lexical"]["dir"] == first["dir"]
+    q = vecs(1, 9)[0]
+    want = {t: hybrid(s, q, t) for t in ("kafka river", "stone bread", "tree index")}
+    s.close()
+    # a fresh process: saved index + replayed rows == the index the writer had in memory
+    again = EmbeddedStore(path)
+    assert {t: hybrid(again, q, t) for t in want} == want
+    assert again.lexical is not None and len(again.lexical) == len(again)
+    # and == an index rebuilt from every text (the lexical directory removed)
+    shutil.rmtree(path / first["dir"])
+    rebuilt = EmbeddedStore(path)
+    assert {t: hybrid(rebuilt, q, t) for t in want} == want
+
+
+def test_many_changes_rewrite_bm25(tmp_path: Path) -> None:
+    s = EmbeddedStore(tmp_path / "i")
+    s.upsert(corpus(20), vecs(20))
+    s.save()
+    first = s._committed["lexical"]["dir"] if s._committed else None
+    more = [leaf(f"{R}/e/g{i}.md", "cloud river") for i in range(emb._LEX_REPLAY + 1)]
+    s.upsert(more, vecs(len(more), 5))
+    s.save()
+    assert s._committed is not None and s._committed["lexical"]["dir"] != first
+    assert s._committed["lexical"]["rows"] == s._snap.n
+
+
+def test_a_compaction_after_a_kept_bm25_file_rewrites_it(tmp_path: Path) -> None:
+    path = tmp_path / "i"
+    s = EmbeddedStore(path)
+    nodes = corpus(1500)
+    s.upsert(nodes, vecs(1500, 2))
+    s.save()
+    first = s._committed["lexical"]["dir"] if s._committed else ""
+    s.upsert([leaf(nodes[0].uri, "bread bread cloud")], vecs(1, 3))
+    s.save()
+    assert s._committed is not None and s._committed["lexical"]["dir"] == first
+    s.delete([n.uri for n in nodes[100:1400]])  # dead rows outnumber live ones: compaction
+    s.save()
+    m = s._committed
+    assert m is not None and m["rows"] == m["live"] == 200
+    assert m["lexical"]["dir"] != first and m["lexical"]["rows"] == 200
+    q = vecs(1, 9)[0]
+    want = {t: hybrid(s, q, t) for t in ("bread cloud", "kafka tree")}
+    s.close()
+    assert {t: hybrid(EmbeddedStore(path), q, t) for t in want} == want
+
+
+# ---------------------------------------------------------------------- verification
+def test_every_block_of_a_large_file_is_verified(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(emb, "_BLOCK", 256)  # 8 vectors of 8 floats per extent
+    s = EmbeddedStore(tmp_path / "good")
+    s.upsert(corpus(40), vecs(40))
+    s.save()
+    s.close()
+    m = emb._read_manifest(
+        tmp_path / "good", (tmp_path / "good" / "CURRENT").read_text()[:20], None
+    )
+    assert len(m["files"]["vectors"]["extents"]) == 5
+    for where in (0, 700, 1279):  # first, middle, last block
+        p = tmp_path / f"flip{where}"
+        shutil.copytree(tmp_path / "good", p)
+        f = next(p.glob("data-*/vectors.bin"))
+        raw = bytearray(f.read_bytes())
+        raw[where] ^= 0x10
+        f.write_bytes(bytes(raw))
+        with pytest.raises(IndexCorruptError, match="checksum"):
+            EmbeddedStore(p)
+    # a NaN whose block checksum was recomputed (a buggy writer) is caught too
+    p = tmp_path / "nan"
+    shutil.copytree(tmp_path / "good", p)
+    f = next(p.glob("data-*/vectors.bin"))
+    arr = np.fromfile(f, dtype=np.float32)
+    arr[100] = np.nan
+    arr.tofile(f)
+    cur = (p / "CURRENT").read_text().split()[0]
+    m = emb._read_manifest(p, cur, None)
+    m["files"]["vectors"]["extents"] = emb._crc_blocks(f, m["files"]["vectors"]["size"])
+    emb._write_manifest(p, m)
+    with pytest.raises(IndexCorruptError, match="NaN"):
+        EmbeddedStore(p)
+    assert len(EmbeddedStore(tmp_path / "good")) == 40
+
+
+def test_node_texts_are_verified_before_first_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(emb, "_NODE_BLOCK", 512)
+    s = EmbeddedStore(tmp_path / "good")
+    nodes = corpus(60)
+    s.upsert(nodes, vecs(60))
+    s.save()
+    s.close()
+    m = emb._read_manifest(
+        tmp_path / "good", (tmp_path / "good" / "CURRENT").read_text()[:20], None
+    )
+    assert len(m["files"]["nodes"]["extents"]) > 4
+    # intact: opens, every extent verified by readers or the background pass
+    ok = EmbeddedStore(tmp_path / "good")
+    guard = ok._snap.nodes_guard
+    assert guard is not None
+    assert [n.uri for n in ok.iter_nodes()] == [n.uri for n in nodes]
+    assert guard.done.all()
+    # damaged last extent: the store opens, rows elsewhere are served, the damaged rows and
+    # a save (which needs every byte verified) raise
+    p = tmp_path / "bad"
+    shutil.copytree(tmp_path / "good", p)
+    f = next(p.glob("data-*/nodes.bin"))
+    raw = bytearray(f.read_bytes())
+    raw[-3] ^= 0x20
+    f.write_bytes(bytes(raw))
+    bad = EmbeddedStore(p)
+    assert bad.get([nodes[0].uri])[0] == nodes[0]
+    with pytest.raises(IndexCorruptError, match="checksum"):
+        bad.get([nodes[-1].uri])
+    with pytest.raises(IndexCorruptError):
+        list(bad.iter_nodes())
+    with pytest.raises(IndexCorruptError):
+        bad.upsert([leaf(f"{R}/d/new.md")], vecs(1, 5))
+        bad.save()
+    # a generation recovered without CURRENT is verified whole before use
+    (p / "CURRENT").unlink()
+    with pytest.raises(IndexCorruptError):
+        EmbeddedStore(p)
+
+
+def test_many_small_appends_are_rechecksummed_in_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(emb, "_MAX_EXTENTS", 3)
+    monkeypatch.setattr(emb, "_BLOCK", 1024)
+    s = EmbeddedStore(tmp_path / "i")
+    for i in range(8):
+        s.upsert([leaf(f"{R}/d/f{i}.md")], vecs(1, i))
+        s.save()
+    ext = s._committed["files"]["vectors"]["extents"] if s._committed else []
+    assert len(ext) <= 3 + 1 and ext[-1][1] == 8 * DIM * 4
+    assert len(EmbeddedStore(tmp_path / "i")) == 8
+
+
+# ---------------------------------------------------------------------- HNSW answers
+def test_reused_hnsw_answers_equal_fresh_queries() -> None:
+    pytest.importorskip("hnswlib")
+    rng = np.random.default_rng(0)
+    s = EmbeddedStore(ann_min_rows=0, lexical=False)
+    n = 600
+    s.upsert([leaf(f"{R}/d/f{i}.md") for i in range(n)], vecs(n, 3, dim=32))
+    q = rng.standard_normal(32).astype(np.float32)
+    q /= np.linalg.norm(q)
+    small = s.search(q, Scope(subtrees=(R,)), 10)
+    ann = s._ann
+    assert ann is not None and len(ann.recent) == 1
+    deeper = s.search(q, Scope(subtrees=(R,)), 40)
+    assert len(ann.recent) == 1  # the deeper step reused the first answer
+    assert [h.node.uri for h in deeper[:10]] == [h.node.uri for h in small]
+    # the same as asking HNSW afresh at the same width
+    ann.index.set_ef(emb._ANN_EF)
+    fresh = ann.index.knn_query(q[None, :], k=64)[0][0]
+    np.testing.assert_array_equal(ann.query(q, 64, emb._ANN_EF), fresh)
+    # growing the index drops remembered answers
+    s.upsert([leaf(f"{R}/e/g{i}.md") for i in range(emb._ANN_TAIL)], vecs(emb._ANN_TAIL, 4, 32))
+    assert ann.count == n + emb._ANN_TAIL and not ann.recent
+
+
+def test_reused_exact_scores_equal_fresh_ones() -> None:
+    s = EmbeddedStore(lexical=False)
+    nodes = corpus(300)
+    s.upsert(nodes, vecs(300, 6))
+    q = vecs(1, 8)[0]
+    wide = Scope(subtrees=(R,))
+    first = s.search(q, wide, 10)
+    kept = [k for k in s._snap.cache if k[0] == "dense"]
+    assert len(kept) == 1
+    deeper = s.search(q, wide, 40)
+    assert [k for k in s._snap.cache if k[0] == "dense"] == kept  # answered from it
+    assert [h.node.uri for h in deeper[:10]] == [h.node.uri for h in first]
+    fresh = EmbeddedStore(lexical=False)
+    fresh.upsert(nodes, vecs(300, 6))
+    want = fresh.search(q, Scope(subtrees=(R,), leaves_only=True), 40)
+    assert [(h.node.uri, h.score) for h in deeper] == [(h.node.uri, h.score) for h in want]
+    # a write publishes a new snapshot: nothing is reused across it
+    s.upsert([leaf(f"{R}/d/new.md")], q[None, :])
+    assert s.search(q, wide, 1)[0].node.uri == f"{R}/d/new.md"
+
+
+# ---------------------------------------------------------------------- concurrent finds
+def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: Any) -> None:
+    import threading
+
+    from treehop import Treehop
+
+    src = tmp_path / "src"
+    for d in range(4):
+        (src / f"d{d}").mkdir(parents=True)
+        for f in range(5):
+            text = " ".join(WORDS[(d + f + i) % len(WORDS)] for i in range(12))
+            (src / f"d{d}" / f"f{f}.md").write_text(f"# doc {d} {f}\n\n{text}\n")
+    with Treehop(tmp_path / "i", embedder=bow, tagger=None) as th:
+        th.add_resource(src, target_uri="viking://resources/src")
+        store = th.store
+        assert isinstance(store, EmbeddedStore)
+        searched_in: set[int] = set()
+        original = store.search
+
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            searched_in.add(threading.get_ident())
+            return original(*args, **kwargs)
+
+        store.search = spy  # type: ignore[method-assign]
+        queries = [f"{a} {b}" for a in WORDS for b in WORDS[:3]]
+        want = {q: [m.uri for m in th.find(q, limit=5).resources] for q in queries}
+        # the global step ran off the client's loop thread (in a worker), children inline
+        assert len(searched_in) >= 2
+        got: dict[str, list[str]] = {}
+        errors: list[BaseException] = []
+
+        def run(part: list[str]) -> None:
+            try:
+                for q in part:
+                    got[q] = [m.uri for m in th.find(q, limit=5).resources]
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=run, args=(queries[i::3],)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and got == want
