@@ -60,6 +60,7 @@ from .models import (
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import Scope, ScoredNode, Vector, VectorStore
 from .tag_hops import plan_tag_hops
+from .tree_scoring import ContextWeights, context_scores
 
 T = TypeVar("T")
 RERANK_DOC_CHARS = 2000
@@ -145,6 +146,7 @@ class HierarchicalRetriever:
                 rounds = self.config.max_convergence_rounds
                 state.stop_reason = f"top-{req.limit} unchanged for {rounds} rounds"
                 break
+        await self._tree_context(q, state, result)
         return self._finish(q, state, result, t0)
 
     # ------------------------------------------------------------------ steps
@@ -358,6 +360,63 @@ class HierarchicalRetriever:
         elif not state.passes(final):
             return
         state.frontier.push(uri, final, state.track, hop)
+
+    async def _tree_context(self, q: _Query, state: Descent, result: QueryResult) -> None:
+        """Rescore the best leaves with their tree context (:mod:`treehop.tree_scoring`).
+
+        The pool is the collected leaves plus the ``context_pool`` best leaves in scope; each
+        pool leaf's parent is opened (its leaf children scored, as a descent round does), so a
+        sibling or neighbour of a strong hit can enter the list on the tree's evidence. Vector
+        track only: a reranker's scores would need a rerank call per sibling.
+        """
+        cfg = self.config
+        weights = ContextWeights(
+            cfg.context_neighbour_weight, cfg.context_parent_weight, cfg.context_sibling_weight
+        )
+        if not weights.active or state.track is not Track.VECTOR:
+            return
+        pool_n = max(cfg.context_pool, 3 * q.req.limit)
+        pool = await self._search(
+            q, dataclasses.replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True), pool_n
+        )
+        result.nodes_scored += len(pool)
+        roots = set(q.req.roots)
+        leaf_parents = {h.node.parent_uri for h in pool if h.node.parent_uri}
+        leaf_parents |= {
+            c.node.parent_uri for c in state.collected.values() if c.node.is_leaf and c.node.parent_uri
+        }
+        parents = sorted(p for p in leaf_parents if p is not None)
+        family: dict[str, ScoredNode] = {}
+        for p in parents:
+            scope = dataclasses.replace(q.scope, parent_uri=p, leaves_only=True)
+            kids = await self._search(q, scope, cfg.max_children_per_dir)
+            result.nodes_scored += len(kids)
+            for k in kids:
+                family[k.node.uri] = k
+        parent_scores: dict[str, float] = {}
+        inner = [p for p in parents if p not in roots]
+        if weights.parent > 0 and inner:
+            scope = dataclasses.replace(q.scope, subtrees=tuple(inner), non_leaves_only=True)
+            for h in await self._search(q, scope, MAX_GLOBAL_FETCH):
+                parent_scores[h.node.uri] = h.score
+        for cs in context_scores(list(family.values()), parent_scores, weights):
+            hit, final = cs.hit, Score(cs.final)
+            old = state.collected.by_uri.get(hit.node.uri)
+            if not hit.matches or not state.passes(final):
+                if old is not None:
+                    del state.collected.by_uri[hit.node.uri]
+                continue
+            if old is not None:
+                old.final = final
+            else:
+                state.collected.by_uri[hit.node.uri] = Candidate(
+                    hit.node,
+                    Score(cs.own),
+                    final,
+                    hit.vector_score,
+                    FoundBy.GLOBAL if hit.node.uri in q.hits else FoundBy.CHILD,
+                    None if hit.node.uri in q.hits else hit.node.parent_uri,
+                )
 
     def _trace(
         self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]
