@@ -383,23 +383,41 @@ class HierarchicalRetriever:
         roots = set(q.req.roots)
         leaf_parents = {h.node.parent_uri for h in pool if h.node.parent_uri}
         leaf_parents |= {
-            c.node.parent_uri for c in state.collected.values() if c.node.is_leaf and c.node.parent_uri
+            c.node.parent_uri
+            for c in state.collected.values()
+            if c.node.is_leaf and c.node.parent_uri
         }
         parents = sorted(p for p in leaf_parents if p is not None)
+        inner = [p for p in parents if p not in roots]
+        # One search for the leaves under every inner parent (then kept if direct children),
+        # one per root parent (a root's subtree is the whole scope).
+        scopes = [
+            dataclasses.replace(q.scope, parent_uri=p, leaves_only=True)
+            for p in parents
+            if p in roots
+        ]
+        limits = [cfg.max_children_per_dir] * len(scopes)
+        if inner:
+            scopes.append(dataclasses.replace(q.scope, subtrees=tuple(inner), leaves_only=True))
+            limits.append(min(cfg.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH))
+        wanted = set(parents)
         family: dict[str, ScoredNode] = {}
-        for p in parents:
-            scope = dataclasses.replace(q.scope, parent_uri=p, leaves_only=True)
-            kids = await self._search(q, scope, cfg.max_children_per_dir)
+        for scope, n in zip(scopes, limits, strict=True):
+            kids = await self._search(q, scope, n)
             result.nodes_scored += len(kids)
             for k in kids:
-                family[k.node.uri] = k
+                if k.node.parent_uri in wanted:
+                    family[k.node.uri] = k
         parent_scores: dict[str, float] = {}
-        inner = [p for p in parents if p not in roots]
         if weights.parent > 0 and inner:
             scope = dataclasses.replace(q.scope, subtrees=tuple(inner), non_leaves_only=True)
             for h in await self._search(q, scope, MAX_GLOBAL_FETCH):
                 parent_scores[h.node.uri] = h.score
-        for cs in context_scores(list(family.values()), parent_scores, weights):
+        # Every family leaf informs the scores; the pool, the collected leaves and their
+        # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
+        # below its pool siblings on every term but the neighbour mean, and is left out).
+        pool_uris = {h.node.uri for h in pool} | set(state.collected.by_uri)
+        for cs in context_scores(list(family.values()), parent_scores, weights, pool_uris):
             hit, final = cs.hit, Score(cs.final)
             old = state.collected.by_uri.get(hit.node.uri)
             if not hit.matches or not state.passes(final):

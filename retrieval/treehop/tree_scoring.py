@@ -29,7 +29,7 @@ distinct parents (to order their leaves), never over candidate pairs.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,8 +84,12 @@ def context_scores(
     leaves: Sequence[ScoredNode],
     parent_scores: dict[str, float],
     weights: ContextWeights,
+    keep: Set[str] | None = None,
 ) -> list[ContextScored]:
     """Final scores of ``leaves`` from their own scores and their siblings' and parent's.
+
+    ``keep``: return only the leaves with these URIs and their previous and next siblings
+    (every leaf still informs its siblings' scores); ``None`` returns every leaf.
 
     ``leaves`` must hold *every* scored leaf child of each parent involved (the siblings are
     read from this list); ``parent_scores`` holds the own score of each parent that was scored
@@ -115,9 +119,24 @@ def context_scores(
     # A leaf without neighbours (an only child) is its own context.
     neigh = np.where(count > 0, total / np.maximum(count, 1.0), own)
     final = _blend(own, neigh, par, best, weights)
+    if keep is None:
+        picked = np.arange(len(leaves))
+    else:
+        mask = np.fromiter((h.node.uri in keep for h in leaves), dtype=bool, count=len(leaves))
+        near = mask.copy()
+        near[prev[mask & has_p]] = True
+        near[nxt[mask & has_n]] = True
+        picked = np.flatnonzero(near)
     return [
-        ContextScored(h, float(own[i]), float(neigh[i]), float(par[i]), float(best[i]), float(f))
-        for i, (h, f) in enumerate(zip(leaves, final.tolist(), strict=True))
+        ContextScored(
+            leaves[i],
+            float(own[i]),
+            float(neigh[i]),
+            float(par[i]),
+            float(best[i]),
+            float(final[i]),
+        )
+        for i in picked.tolist()
     ]
 
 
