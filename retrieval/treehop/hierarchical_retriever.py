@@ -60,7 +60,7 @@ from .models import (
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import Scope, ScoredNode, Vector, VectorStore
 from .tag_hops import plan_tag_hops
-from .tree_scoring import ContextWeights, context_scores
+from .tree_scoring import ContextWeights, context_scores, represented_directories
 
 T = TypeVar("T")
 RERANK_DOC_CHARS = 2000
@@ -420,7 +420,8 @@ class HierarchicalRetriever:
         for cs in context_scores(list(family.values()), parent_scores, weights, pool_uris):
             hit, final = cs.hit, Score(cs.final)
             old = state.collected.by_uri.get(hit.node.uri)
-            if not hit.matches or not state.passes(final):
+            # The threshold is on a node's own relevance; its context only reorders.
+            if not hit.matches or not state.passes(Score(cs.own)):
                 if old is not None:
                     del state.collected.by_uri[hit.node.uri]
                 continue
@@ -435,6 +436,8 @@ class HierarchicalRetriever:
                     FoundBy.GLOBAL if hit.node.uri in q.hits else FoundBy.CHILD,
                     None if hit.node.uri in q.hits else hit.node.parent_uri,
                 )
+        for uri in represented_directories(state.collected.values()):
+            del state.collected.by_uri[uri]
 
     def _trace(
         self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]
