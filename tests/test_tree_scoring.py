@@ -13,7 +13,12 @@ from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalReque
 from treehop.models import ContextType, FoundBy, Node, TypedQuery
 from treehop.stores.base import ScoredNode
 from treehop.stores.embedded import EmbeddedStore
-from treehop.tree_scoring import ContextWeights, context_scores, sibling_order_key
+from treehop.tree_scoring import (
+    ContextScored,
+    ContextWeights,
+    context_scores,
+    sibling_order_key,
+)
 from treehop.uri import ancestors_of, parent_of
 
 S = "viking://user/u/memories/chat/session-01"
@@ -31,7 +36,7 @@ def hit(uri: str, score: float, chunk: int | None = None) -> ScoredNode:
     return ScoredNode(node=node, score=score, vector_score=score)
 
 
-def by_name(rows: list) -> dict[str, object]:
+def by_name(rows: list[ContextScored]) -> dict[str, ContextScored]:
     return {r.hit.node.uri.rsplit("/", 1)[-1]: r for r in rows}
 
 
@@ -45,9 +50,9 @@ def test_neighbours_are_the_adjacent_turns_in_natural_order() -> None:
     leaves = [hit(f"{S}/turn-{i}", s) for i, s in [(10, 0.8), (8, 0.2), (9, 0.1), (11, 0.0)]]
     w = ContextWeights(neighbours=1.0)
     rows = by_name(context_scores(leaves, {}, w))
-    assert rows["turn-9"].neighbours == pytest.approx((0.2 + 0.8) / 2)  # type: ignore[attr-defined]
-    assert rows["turn-8"].neighbours == pytest.approx(0.1)  # type: ignore[attr-defined]
-    assert rows["turn-9"].final == pytest.approx((0.1 + 0.5) / 2)  # type: ignore[attr-defined]
+    assert rows["turn-9"].neighbours == pytest.approx((0.2 + 0.8) / 2)
+    assert rows["turn-8"].neighbours == pytest.approx(0.1)
+    assert rows["turn-9"].final == pytest.approx((0.1 + 0.5) / 2)
 
 
 def test_chunks_are_ordered_by_chunk_index_not_by_uri() -> None:
