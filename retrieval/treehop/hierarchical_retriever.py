@@ -11,7 +11,10 @@ The algorithm of the seed design, step by step (each step is one method below):
    propagate ``alpha*child + (1-alpha)*parent`` on each score track, collect, push its
    subdirectories), until the top-k is settled -- no directory left on the heap can still
    place a node in it (see :mod:`treehop.descent`) -- or the heap is empty;
-5. ``_finish``: one final ranking of everything collected, one slot per document (a file's
+5. ``_tree_context``: the best leaves' parents are opened and every leaf's final score takes
+   its neighbours', best sibling's and parent's evidence (:mod:`treehop.tree_scoring`);
+   directories a leaf below them already beats give up their slots;
+6. ``_finish``: one final ranking of everything collected, one slot per document (a file's
    chunks fold into its best chunk), converted to :class:`~treehop.models.MatchedContext`.
 
 Two score tracks are kept for every candidate (:class:`~treehop.descent.Score`): vector and
