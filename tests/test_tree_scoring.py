@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from treehop import RetrievalConfig
+from treehop.descent import Candidate, Score
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, FoundBy, Node, TypedQuery
 from treehop.stores.base import ScoredNode
@@ -17,6 +18,7 @@ from treehop.tree_scoring import (
     ContextScored,
     ContextWeights,
     context_scores,
+    represented_directories,
     sibling_order_key,
 )
 from treehop.uri import ancestors_of, parent_of
@@ -153,3 +155,30 @@ def test_find_lifts_the_answer_next_to_a_strong_hit() -> None:
     # The answer outranks the stray mention because its neighbour and sibling asked.
     assert [u for u, _ in with_tree][:2] == ["session-01/turn-2", "session-01/turn-3"]
     assert dict(with_tree)["session-01/turn-2"] is FoundBy.GLOBAL
+
+
+def cand(uri: str, own: float, final: float, leaf: bool = True) -> Candidate:
+    node = Node(
+        uri=uri,
+        parent_uri=parent_of(uri),
+        context_type=ContextType.RESOURCE,
+        level=2 if leaf else 1,
+        is_leaf=leaf,
+        ancestors=ancestors_of(uri),
+    )
+    return Candidate(node, Score(own), Score(final), own, FoundBy.GLOBAL)
+
+
+def test_a_directory_keeps_its_slot_only_above_every_leaf_below_it() -> None:
+    r = "viking://resources"
+    cands = [
+        # k8s: its leaf is more relevant on its own (though its blended final is lower).
+        cand(f"{r}/k8s", 0.70, 0.70, leaf=False),
+        cand(f"{r}/k8s/deploy.md", 0.75, 0.67),
+        # skills/rfc: beats everything collected below it (a skill's folder is the answer).
+        cand(f"{r}/rfc", 0.60, 0.60, leaf=False),
+        cand(f"{r}/rfc/deep/SKILL.md", 0.40, 0.45),
+        # ops: nothing collected below it.
+        cand(f"{r}/ops", 0.30, 0.30, leaf=False),
+    ]
+    assert represented_directories(cands) == [f"{r}/k8s"]

@@ -154,20 +154,21 @@ def _blend(
 
 def represented_directories(candidates: Iterable[Candidate]) -> list[str]:
     """Directory candidates that a leaf below them already represents: their own score does
-    not beat the best final score of a collected leaf in their subtree.
+    not beat the best own score of a collected leaf in their subtree.
 
-    Why: a directory slot is a pointer the user must still open; when a leaf inside it scores
-    at least as well, the leaf is the better answer and the directory only takes a slot (on
-    the Cranfield topic tree directory slots cost 0.05 nDCG@10). A directory that beats
+    Why: a directory slot is a pointer the user must still open; when a leaf inside it is at
+    least as relevant, the leaf is the better answer and the directory only takes a slot (on
+    the Cranfield topic tree directory slots cost 0.03-0.05 nDCG@10). A directory that beats
     everything collected below it (a skill's folder, a section no single page answers) keeps
-    its slot. Compared on the vector track, where tree context scores live.
+    its slot. Own scores on both sides: a leaf's final score is a blend with its context, on
+    which a directory (ranked by its own score) would win too easily.
     """
     cands = list(candidates)
     best_below: dict[str, float] = {}
     for c in cands:
         if not c.node.is_leaf:
             continue
-        f = c.final.vec
+        f = c.own.vec
         for a in (*c.node.ancestors, c.node.parent_uri or ""):
             if a and f > best_below.get(a, -np.inf):
                 best_below[a] = f
