@@ -274,7 +274,7 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec(
         "find-no-parent", "find - parent evidence", "find", config={"context_parent_weight": 0.0}
     ),
-    RowSpec("find-dirs", "find + directory slots", "find", find={"include_directories": True}),
+    RowSpec("find-dirs", "find + every directory slot", "find", find={"include_directories": True}),
 )
 
 

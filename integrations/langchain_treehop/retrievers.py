@@ -445,8 +445,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         # parameters still works.
         if opts.dense_weight is not None:
             kw["dense_weight"] = opts.dense_weight
-        if not opts.include_directories:
-            kw["include_directories"] = False
+        kw["include_directories"] = opts.include_directories
         if opts.collapse_chunks is not None:
             kw["collapse_chunks"] = opts.collapse_chunks
         if opts.retrieve_count is not None:

@@ -83,7 +83,9 @@ class RetrievalRequest:
     score_threshold: float | None = None
     tags: TagFilter = field(default_factory=TagFilter)
     metadata: MetadataFilter | None = None
-    include_directories: bool = True
+    include_directories: bool | None = None
+    """``None``: directories take a slot only when they beat every leaf collected below them
+    (:func:`~treehop.tree_scoring.represented_directories`); ``True``: always; ``False``: never."""
     dense_weight: float | None = None
     explain: bool = False
     collapse_chunks: bool | None = None
@@ -341,7 +343,7 @@ class HierarchicalRetriever:
         node = hit.node
         if not state.passes(final):
             return False
-        if hit.matches and (node.is_leaf or q.req.include_directories):
+        if hit.matches and (node.is_leaf or q.req.include_directories is not False):
             if hop is not None:
                 found_by = FoundBy.TAG_HOP
             elif node.uri in q.hits:
@@ -439,6 +441,8 @@ class HierarchicalRetriever:
                     FoundBy.GLOBAL if hit.node.uri in q.hits else FoundBy.CHILD,
                     None if hit.node.uri in q.hits else hit.node.parent_uri,
                 )
+        if q.req.include_directories is not None:
+            return
         for uri in represented_directories(state.collected.values()):
             del state.collected.by_uri[uri]
 
