@@ -181,4 +181,4 @@ def test_a_directory_keeps_its_slot_only_above_every_leaf_below_it() -> None:
         # ops: nothing collected below it.
         cand(f"{r}/ops", 0.30, 0.30, leaf=False),
     ]
-    assert represented_directories(cands) == [f"{r}/k8s"]
+    assert represented_directories(cands) == {f"{r}/k8s": pytest.approx(0.67)}

@@ -441,10 +441,14 @@ class HierarchicalRetriever:
                     FoundBy.GLOBAL if hit.node.uri in q.hits else FoundBy.CHILD,
                     None if hit.node.uri in q.hits else hit.node.parent_uri,
                 )
-        if q.req.include_directories is not None:
+        if q.req.include_directories is False:
             return
-        for uri in represented_directories(state.collected.values()):
-            del state.collected.by_uri[uri]
+        for uri, leaf_final in represented_directories(state.collected.values()).items():
+            if q.req.include_directories is None:
+                del state.collected.by_uri[uri]
+            else:  # asked for directories: each still ranks after the leaf that beats it
+                d = state.collected.by_uri[uri]
+                d.final = Score(min(d.final.vec, leaf_final - 1e-9))
 
     def _trace(
         self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]

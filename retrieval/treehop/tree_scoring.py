@@ -152,7 +152,7 @@ def _blend(
     return out / w.total
 
 
-def represented_directories(candidates: Iterable[Candidate]) -> list[str]:
+def represented_directories(candidates: Iterable[Candidate]) -> dict[str, float]:
     """Directory candidates that a leaf below them already represents: their own score does
     not beat the best own score of a collected leaf in their subtree.
 
@@ -162,18 +162,23 @@ def represented_directories(candidates: Iterable[Candidate]) -> list[str]:
     everything collected below it (a skill's folder, a section no single page answers) keeps
     its slot. Own scores on both sides: a leaf's final score is a blend with its context, on
     which a directory (ranked by its own score) would win too easily.
+
+    Returns each represented directory with the best final score of a collected leaf below it
+    (where ``include_directories=True`` keeps the directory, it ranks just after that leaf).
     """
     cands = list(candidates)
     best_below: dict[str, float] = {}
+    best_final: dict[str, float] = {}
     for c in cands:
         if not c.node.is_leaf:
             continue
-        f = c.own.vec
         for a in (*c.node.ancestors, c.node.parent_uri or ""):
-            if a and f > best_below.get(a, -np.inf):
-                best_below[a] = f
-    return [
-        c.node.uri
+            if a and c.own.vec > best_below.get(a, -np.inf):
+                best_below[a] = c.own.vec
+            if a and c.final.vec > best_final.get(a, -np.inf):
+                best_final[a] = c.final.vec
+    return {
+        c.node.uri: best_final[c.node.uri]
         for c in cands
         if not c.node.is_leaf and c.own.vec <= best_below.get(c.node.uri, -np.inf)
-    ]
+    }
