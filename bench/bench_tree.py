@@ -77,6 +77,12 @@ DEFAULT_DENSE_WEIGHT = RetrievalConfig().dense_weight
 DENSE_WEIGHT_GRID = (0.7, 1.0, 0.9, 0.8, 0.5)
 """Candidates for tuned ``dense_weight`` rows; the default first, so a tie keeps it."""
 ALPHA_GRID = (1.0, 0.7, 0.4)
+NO_CONTEXT = {
+    "context_neighbour_weight": 0.0,
+    "context_parent_weight": 0.0,
+    "context_sibling_weight": 0.0,
+}
+"""Tree context scoring off (``treehop.tree_scoring``): leaves rank by their own score."""
 
 
 # --------------------------------------------------------------------------------------
@@ -255,6 +261,20 @@ ROWS: tuple[RowSpec, ...] = (
         config={"stop_rule": "convergence"},
     ),
     RowSpec("find-a0.8", "find alpha=0.8", "find", config={"score_propagation_alpha": 0.8}),
+    RowSpec("find-no-context", "find - tree context", "find", config=NO_CONTEXT),
+    RowSpec(
+        "find-no-neighbours",
+        "find - neighbour evidence",
+        "find",
+        config={"context_neighbour_weight": 0.0},
+    ),
+    RowSpec(
+        "find-no-sibling", "find - sibling evidence", "find", config={"context_sibling_weight": 0.0}
+    ),
+    RowSpec(
+        "find-no-parent", "find - parent evidence", "find", config={"context_parent_weight": 0.0}
+    ),
+    RowSpec("find-dirs", "find + every directory slot", "find", find={"include_directories": True}),
 )
 
 

@@ -302,12 +302,14 @@ def test_find_prints_a_ranked_table_with_provenance(
     assert OAUTH in [h.uri for h in hits]
     lines = out.splitlines()
     assert lines[0] == f"{len(hits)} hits for {q!r}"
-    assert re.match(r"^\s*#\s+score\s+uri\s+found\s+abstract$", lines[1])
+    # Tree context moves scores off the vector score, so the vector column is shown beside.
+    assert re.match(r"^\s*#\s+score\s+vector\s+uri\s+found\s+abstract$", lines[1])
     rows = table_rows(out)
     assert len(rows) == len(hits)
     for rank, (row, hit) in enumerate(zip(rows, hits, strict=True), 1):
         cells = row.split()
-        assert cells[0] == str(rank) and cells[1] == f"{hit.score:.3f}" and cells[2] == hit.uri
+        assert cells[0] == str(rank) and cells[1] == f"{hit.score:.3f}" and cells[3] == hit.uri
+        assert cells[2] == f"{hit.vector_score:.3f}"
         assert render.how_found(hit, shown) in row
     qr = (res.query_results or [])[0]
     assert f"stopped: {qr.stop_reason}" in out

@@ -163,6 +163,10 @@ filters = st.one_of(
 flags = st.one_of(
     valid(st.booleans()), invalid(st.one_of(st.integers(), st.none(), st.text(max_size=2)))
 )
+optional_flags = st.one_of(  # None: the option's own default (include_directories' rule)
+    valid(st.one_of(st.booleans(), st.none())),
+    invalid(st.one_of(st.integers(), st.text(max_size=2))),
+)
 diffusion = st.one_of(
     valid(st.integers(0, 5)),
     invalid(st.integers(min_value=6)),
@@ -184,7 +188,7 @@ FIND_ARGS = {
     "target_uri": targets,
     "score_threshold": thresholds,
     "filter": filters,
-    "include_directories": flags,
+    "include_directories": optional_flags,
     "explain": flags,
     "chunk_group": flags,
     "chunk_diffusion_count": diffusion,

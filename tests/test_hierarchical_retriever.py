@@ -9,13 +9,27 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from treehop import RetrievalConfig, StopRule, TagHopTrigger
+from treehop import RetrievalConfig as _Config
+from treehop import StopRule, TagHopTrigger
 from treehop.filters import TagFilter
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, FoundBy, Node, RetrievalMode, TypedQuery
 from treehop.rerankers.base import BaseReranker
 from treehop.stores.embedded import EmbeddedStore
 from treehop.uri import ancestors_of, parent_of
+
+NO_CONTEXT = {
+    "context_neighbour_weight": 0.0,
+    "context_parent_weight": 0.0,
+    "context_sibling_weight": 0.0,
+}
+
+
+def RetrievalConfig(**kw: object) -> _Config:
+    """The descent's tests rank by propagated scores alone: tree context scoring, which runs
+    after the descent, is off unless a test sets its weights (``tests/test_tree_scoring.py``)."""
+    return _Config(**{**NO_CONTEXT, **kw})  # type: ignore[arg-type]
+
 
 R = "viking://resources"
 DIM = 8
@@ -70,7 +84,7 @@ def tree() -> EmbeddedStore:
     )
 
 
-def conv(**kw: object) -> RetrievalConfig:
+def conv(**kw: object) -> _Config:
     """The seed's stop rule (top-k unchanged for N rounds) instead of the bound."""
     return RetrievalConfig(stop_rule=StopRule.CONVERGENCE, **kw)  # type: ignore[arg-type]
 
@@ -88,9 +102,7 @@ def request(**kw: object) -> RetrievalRequest:
     return RetrievalRequest(**base)  # type: ignore[arg-type]
 
 
-def run(
-    store: EmbeddedStore, cfg: RetrievalConfig | None = None, reranker: object = None, **kw: object
-):
+def run(store: EmbeddedStore, cfg: _Config | None = None, reranker: object = None, **kw: object):
     r = HierarchicalRetriever(store, cfg or RetrievalConfig(), reranker)  # type: ignore[arg-type]
     return asyncio.run(r.retrieve(request(**kw)))
 

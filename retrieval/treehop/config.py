@@ -63,6 +63,21 @@ class RetrievalConfig(BaseModel):
     tune``), nDCG@10 of find() at 1.0/0.9/0.8/0.7/0.6/0.5: Cranfield 0.407/0.436/0.455/
     0.463/0.461/0.451, Django docs 0.774/0.814/0.866/0.877/0.880/0.881 (mean best at 0.6-0.7,
     0.6705 vs 0.6700). Stores without a lexical index ignore it."""
+    context_neighbour_weight: float = Field(default=0.35, ge=0.0, le=10.0)
+    """Tree context (:mod:`treehop.tree_scoring`): weight of the mean own score of a leaf's
+    previous and next sibling (adjacent chunks, adjacent conversation turns) in its final score.
+    The three context weights were chosen jointly on the dev halves of all four
+    ``bench_tree.py`` sets (never per set), best mean gain over own-score ranking in a grid of
+    neighbour 0-0.5 x parent 0-0.2 x sibling 0-0.6: dev +0.015 pytest, -0.003 Cranfield,
+    +0.066 LoCoMo R@10, +0.006 Django nDCG@10 (test: +0.014, +0.003, +0.081, +0.023). All three
+    at 0 rank leaves by their own score, as a flat store over the same leaves does."""
+    context_parent_weight: float = Field(default=0.1, ge=0.0, le=10.0)
+    """Tree context: weight of the leaf's parent's own score (a chunk's file, a file's folder)."""
+    context_sibling_weight: float = Field(default=0.4, ge=0.0, le=10.0)
+    """Tree context: weight of the best own score among the leaf's siblings (cluster evidence)."""
+    context_pool: int = Field(default=30, ge=1, le=1000)
+    """Tree context: how many best leaves (at least 3x the limit) have their parent opened so
+    that siblings and neighbours of strong hits are scored and can enter the list."""
     rerank_timeout_s: float = Field(default=10.0, gt=0)
     """A reranker call slower than this falls back to vector scores."""
 

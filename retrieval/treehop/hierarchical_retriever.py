@@ -11,7 +11,10 @@ The algorithm of the seed design, step by step (each step is one method below):
    propagate ``alpha*child + (1-alpha)*parent`` on each score track, collect, push its
    subdirectories), until the top-k is settled -- no directory left on the heap can still
    place a node in it (see :mod:`treehop.descent`) -- or the heap is empty;
-5. ``_finish``: one final ranking of everything collected, one slot per document (a file's
+5. ``_tree_context``: the best leaves' parents are opened and every leaf's final score takes
+   its neighbours', best sibling's and parent's evidence (:mod:`treehop.tree_scoring`);
+   directories a leaf below them already beats give up their slots;
+6. ``_finish``: one final ranking of everything collected, one slot per document (a file's
    chunks fold into its best chunk), converted to :class:`~treehop.models.MatchedContext`.
 
 Two score tracks are kept for every candidate (:class:`~treehop.descent.Score`): vector and
@@ -60,6 +63,7 @@ from .models import (
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import Scope, ScoredNode, Vector, VectorStore
 from .tag_hops import plan_tag_hops
+from .tree_scoring import ContextWeights, context_scores, represented_directories
 
 T = TypeVar("T")
 RERANK_DOC_CHARS = 2000
@@ -79,7 +83,9 @@ class RetrievalRequest:
     score_threshold: float | None = None
     tags: TagFilter = field(default_factory=TagFilter)
     metadata: MetadataFilter | None = None
-    include_directories: bool = True
+    include_directories: bool | None = None
+    """``None``: directories take a slot only when they beat every leaf collected below them
+    (:func:`~treehop.tree_scoring.represented_directories`); ``True``: always; ``False``: never."""
     dense_weight: float | None = None
     explain: bool = False
     collapse_chunks: bool | None = None
@@ -153,6 +159,7 @@ class HierarchicalRetriever:
                 rounds = self.config.max_convergence_rounds
                 state.stop_reason = f"top-{req.limit} unchanged for {rounds} rounds"
                 break
+        await self._tree_context(q, state, result)
         return self._finish(q, state, result, t0)
 
     # ------------------------------------------------------------------ steps
@@ -348,7 +355,7 @@ class HierarchicalRetriever:
         node = hit.node
         if not state.passes(final):
             return False
-        if hit.matches and (node.is_leaf or q.req.include_directories):
+        if hit.matches and (node.is_leaf or q.req.include_directories is not False):
             if hop is not None:
                 found_by = FoundBy.TAG_HOP
             elif node.uri in q.hits:
@@ -370,6 +377,90 @@ class HierarchicalRetriever:
         elif not state.passes(final):
             return
         state.frontier.push(uri, final, state.track, hop)
+
+    async def _tree_context(self, q: _Query, state: Descent, result: QueryResult) -> None:
+        """Rescore the best leaves with their tree context (:mod:`treehop.tree_scoring`).
+
+        The pool is the collected leaves plus the ``context_pool`` best leaves in scope; each
+        pool leaf's parent is opened (its leaf children scored, as a descent round does), so a
+        sibling or neighbour of a strong hit can enter the list on the tree's evidence. Vector
+        track only: a reranker's scores would need a rerank call per sibling.
+        """
+        cfg = self.config
+        weights = ContextWeights(
+            cfg.context_neighbour_weight, cfg.context_parent_weight, cfg.context_sibling_weight
+        )
+        if not weights.active or state.track is not Track.VECTOR:
+            return
+        pool_n = max(cfg.context_pool, 3 * q.req.limit)
+        pool = await self._search(
+            q, dataclasses.replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True), pool_n
+        )
+        result.nodes_scored += len(pool)
+        roots = set(q.req.roots)
+        leaf_parents = {h.node.parent_uri for h in pool if h.node.parent_uri}
+        leaf_parents |= {
+            c.node.parent_uri
+            for c in state.collected.values()
+            if c.node.is_leaf and c.node.parent_uri
+        }
+        parents = sorted(p for p in leaf_parents if p is not None)
+        inner = [p for p in parents if p not in roots]
+        # One search for the leaves under every inner parent (then kept if direct children),
+        # one per root parent (a root's subtree is the whole scope).
+        scopes = [
+            dataclasses.replace(q.scope, parent_uri=p, leaves_only=True)
+            for p in parents
+            if p in roots
+        ]
+        limits = [cfg.max_children_per_dir] * len(scopes)
+        if inner:
+            scopes.append(dataclasses.replace(q.scope, subtrees=tuple(inner), leaves_only=True))
+            limits.append(min(cfg.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH))
+        wanted = set(parents)
+        family: dict[str, ScoredNode] = {}
+        for scope, n in zip(scopes, limits, strict=True):
+            kids = await self._search(q, scope, n)
+            result.nodes_scored += len(kids)
+            for k in kids:
+                if k.node.parent_uri in wanted:
+                    family[k.node.uri] = k
+        parent_scores: dict[str, float] = {}
+        if weights.parent > 0 and inner:
+            scope = dataclasses.replace(q.scope, subtrees=tuple(inner), non_leaves_only=True)
+            for h in await self._search(q, scope, MAX_GLOBAL_FETCH):
+                parent_scores[h.node.uri] = h.score
+        # Every family leaf informs the scores; the pool, the collected leaves and their
+        # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
+        # below its pool siblings on every term but the neighbour mean, and is left out).
+        pool_uris = {h.node.uri for h in pool} | set(state.collected.by_uri)
+        for cs in context_scores(list(family.values()), parent_scores, weights, pool_uris):
+            hit, final = cs.hit, Score(cs.final)
+            old = state.collected.by_uri.get(hit.node.uri)
+            # The threshold is on a node's own relevance; its context only reorders.
+            if not hit.matches or not state.passes(Score(cs.own)):
+                if old is not None:
+                    del state.collected.by_uri[hit.node.uri]
+                continue
+            if old is not None:
+                old.final = final
+            else:
+                state.collected.by_uri[hit.node.uri] = Candidate(
+                    hit.node,
+                    Score(cs.own),
+                    final,
+                    hit.vector_score,
+                    FoundBy.GLOBAL if hit.node.uri in q.hits else FoundBy.CHILD,
+                    None if hit.node.uri in q.hits else hit.node.parent_uri,
+                )
+        if q.req.include_directories is False:
+            return
+        for uri, leaf_final in represented_directories(state.collected.values()).items():
+            if q.req.include_directories is None:
+                del state.collected.by_uri[uri]
+            else:  # asked for directories: each still ranks after the leaf that beats it
+                d = state.collected.by_uri[uri]
+                d.final = Score(min(d.final.vec, leaf_final - 1e-9))
 
     def _trace(
         self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]

@@ -310,7 +310,7 @@ def _search_kwargs(a: argparse.Namespace) -> dict[str, Any]:
         "tags": a.tag or None,
         "tags_all": a.tag_all or None,
         "score_threshold": a.threshold,
-        "include_directories": not a.files_only,
+        "include_directories": False if a.files_only else None,
         "explain": a.explain,
         "dense_weight": a.dense_weight,
     }
@@ -533,7 +533,7 @@ def cmd_eval(ctx: _Ctx) -> int:
                 limit=k,
                 mode=a.mode or (RetrievalMode.THINKING if reranker else RetrievalMode.QUICK),
                 tags=a.tag or None,
-                include_directories=not a.files_only,
+                include_directories=False if a.files_only else None,
             )
             rankings.append([m.uri for m in res.contexts()])
             progress("eval", i, len(queries))

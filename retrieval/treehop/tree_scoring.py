@@ -1,0 +1,184 @@
+"""Tree context scoring: a leaf's final score takes evidence from where it sits in the tree.
+
+Why: with an exact global search, ranking leaves by their own score is what a flat store over
+the same leaves returns, so the tree only earns its place if its structure changes the scores.
+The structure carries evidence a leaf's own text lacks:
+
+- **neighbours** (the previous and next leaf of the same parent: a chunk's adjacent chunks, a
+  conversation turn's previous and next turn). A turn such as "Yes, last Saturday!" answers a
+  question only together with the turn before it; a chunk's neighbours say what its section is
+  about. ``N`` is the mean own score of the (one or two) neighbours.
+- **the best sibling** (the cluster hypothesis: relevant leaves cluster under one parent). ``S``
+  is the best own score among the leaf children of the leaf's parent, the leaf included, so a
+  leaf under a parent that holds a strong match is lifted, and the strong match itself is not
+  pushed down.
+- **the parent's own score** (a chunk's file abstract, a file's directory abstract). ``P``.
+
+The final score is a weighted mean, ``(own + wN*N + wP*P + wS*S) / (1 + wN + wP + wS)``: it
+stays on the scale of the store's scores (a cosine, or the hybrid blend), so thresholds keep
+their meaning, and with every weight at zero it is the own score (the flat ranking).
+
+The weights are chosen once, jointly, on the dev halves of four different benchmark trees
+(documentation pages, an abstract collection clustered into topics, conversation memories;
+``bench/bench_tree.py``), never per set: see :class:`~treehop.config.RetrievalConfig`.
+
+Everything here is vectorised over the scored siblings: the only Python loop is over the
+distinct parents (to order their leaves), never over candidate pairs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence, Set
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .descent import Candidate
+from .stores.base import ScoredNode
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+@dataclass(frozen=True)
+class ContextWeights:
+    """How much each kind of tree evidence weighs against the leaf's own score (which weighs 1)."""
+
+    neighbours: float = 0.0
+    parent: float = 0.0
+    best_sibling: float = 0.0
+
+    @property
+    def active(self) -> bool:
+        return self.neighbours > 0 or self.parent > 0 or self.best_sibling > 0
+
+    @property
+    def total(self) -> float:
+        return 1.0 + self.neighbours + self.parent + self.best_sibling
+
+
+def sibling_order_key(hit: ScoredNode) -> tuple[int, list[int | str]]:
+    """Where a leaf sits among its siblings: chunks by their index, other leaves by name in
+    natural order (``turn-00009`` before ``turn-00010``, ``d1-9.txt`` before ``d1-10.txt``),
+    which is the order memory turns and numbered files are written in."""
+    node = hit.node
+    if node.chunk_index is not None:
+        return (node.chunk_index, [])
+    name = node.uri.rsplit("/", 1)[-1]
+    return (-1, [int(t) if t.isdigit() else t for t in _DIGITS.split(name)])
+
+
+@dataclass
+class ContextScored:
+    """A leaf with its own score and the tree evidence that went into its final score."""
+
+    hit: ScoredNode
+    own: float
+    neighbours: float
+    parent: float
+    best_sibling: float
+    final: float
+
+
+def context_scores(
+    leaves: Sequence[ScoredNode],
+    parent_scores: dict[str, float],
+    weights: ContextWeights,
+    keep: Set[str] | None = None,
+) -> list[ContextScored]:
+    """Final scores of ``leaves`` from their own scores and their siblings' and parent's.
+
+    ``keep``: return only the leaves with these URIs and their previous and next siblings
+    (every leaf still informs its siblings' scores); ``None`` returns every leaf.
+
+    ``leaves`` must hold *every* scored leaf child of each parent involved (the siblings are
+    read from this list); ``parent_scores`` holds the own score of each parent that was scored
+    (a parent missing from it contributes 0, as an unscored node would on a cosine scale).
+    """
+    if not leaves:
+        return []
+    by_parent: dict[str, list[int]] = {}
+    for i, h in enumerate(leaves):
+        by_parent.setdefault(h.node.parent_uri or "", []).append(i)
+    own = np.fromiter((h.score for h in leaves), dtype=np.float64, count=len(leaves))
+    prev = np.full(len(leaves), -1, dtype=np.int64)
+    nxt = np.full(len(leaves), -1, dtype=np.int64)
+    best = np.empty(len(leaves), dtype=np.float64)
+    par = np.zeros(len(leaves), dtype=np.float64)
+    for p, members in by_parent.items():
+        order = np.asarray(
+            sorted(members, key=lambda i: sibling_order_key(leaves[i])), dtype=np.int64
+        )
+        prev[order[1:]] = order[:-1]
+        nxt[order[:-1]] = order[1:]
+        best[order] = own[order].max()
+        par[order] = parent_scores.get(p, 0.0)
+    has_p, has_n = prev >= 0, nxt >= 0
+    count = has_p.astype(np.float64) + has_n
+    total = np.where(has_p, own[prev], 0.0) + np.where(has_n, own[nxt], 0.0)
+    # A leaf without neighbours (an only child) is its own context.
+    neigh = np.where(count > 0, total / np.maximum(count, 1.0), own)
+    final = _blend(own, neigh, par, best, weights)
+    if keep is None:
+        picked = np.arange(len(leaves))
+    else:
+        mask = np.fromiter((h.node.uri in keep for h in leaves), dtype=bool, count=len(leaves))
+        near = mask.copy()
+        near[prev[mask & has_p]] = True
+        near[nxt[mask & has_n]] = True
+        picked = np.flatnonzero(near)
+    return [
+        ContextScored(
+            leaves[i],
+            float(own[i]),
+            float(neigh[i]),
+            float(par[i]),
+            float(best[i]),
+            float(final[i]),
+        )
+        for i in picked.tolist()
+    ]
+
+
+def _blend(
+    own: npt.NDArray[np.float64],
+    neigh: npt.NDArray[np.float64],
+    par: npt.NDArray[np.float64],
+    best: npt.NDArray[np.float64],
+    w: ContextWeights,
+) -> npt.NDArray[np.float64]:
+    out = own + w.neighbours * neigh + w.parent * par + w.best_sibling * best
+    return out / w.total
+
+
+def represented_directories(candidates: Iterable[Candidate]) -> dict[str, float]:
+    """Directory candidates that a leaf below them already represents: their own score does
+    not beat the best own score of a collected leaf in their subtree.
+
+    Why: a directory slot is a pointer the user must still open; when a leaf inside it is at
+    least as relevant, the leaf is the better answer and the directory only takes a slot (on
+    the Cranfield topic tree directory slots cost 0.03-0.05 nDCG@10). A directory that beats
+    everything collected below it (a skill's folder, a section no single page answers) keeps
+    its slot. Own scores on both sides: a leaf's final score is a blend with its context, on
+    which a directory (ranked by its own score) would win too easily.
+
+    Returns each represented directory with the best final score of a collected leaf below it
+    (where ``include_directories=True`` keeps the directory, it ranks just after that leaf).
+    """
+    cands = list(candidates)
+    best_below: dict[str, float] = {}
+    best_final: dict[str, float] = {}
+    for c in cands:
+        if not c.node.is_leaf:
+            continue
+        for a in (*c.node.ancestors, c.node.parent_uri or ""):
+            if a and c.own.vec > best_below.get(a, -np.inf):
+                best_below[a] = c.own.vec
+            if a and c.final.vec > best_final.get(a, -np.inf):
+                best_final[a] = c.final.vec
+    return {
+        c.node.uri: best_final[c.node.uri]
+        for c in cands
+        if not c.node.is_leaf and c.own.vec <= best_below.get(c.node.uri, -np.inf)
+    }

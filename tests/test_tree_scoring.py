@@ -1,0 +1,184 @@
+"""Tree context scoring: a leaf's final score takes its neighbours', best sibling's and
+parent's own scores (``treehop.tree_scoring``), and ``find()``'s descent applies it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from treehop import RetrievalConfig
+from treehop.descent import Candidate, Score
+from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from treehop.models import ContextType, FoundBy, Node, TypedQuery
+from treehop.stores.base import ScoredNode
+from treehop.stores.embedded import EmbeddedStore
+from treehop.tree_scoring import (
+    ContextScored,
+    ContextWeights,
+    context_scores,
+    represented_directories,
+    sibling_order_key,
+)
+from treehop.uri import ancestors_of, parent_of
+
+S = "viking://user/u/memories/chat/session-01"
+
+
+def hit(uri: str, score: float, chunk: int | None = None) -> ScoredNode:
+    node = Node(
+        uri=uri,
+        parent_uri=parent_of(uri) if chunk is None else uri.split("#")[0],
+        context_type=ContextType.MEMORY,
+        level=2,
+        is_leaf=True,
+        chunk_index=chunk,
+    )
+    return ScoredNode(node=node, score=score, vector_score=score)
+
+
+def by_name(rows: list[ContextScored]) -> dict[str, ContextScored]:
+    return {r.hit.node.uri.rsplit("/", 1)[-1]: r for r in rows}
+
+
+def test_zero_weights_keep_the_own_score() -> None:
+    rows = context_scores([hit(f"{S}/turn-1", 0.3), hit(f"{S}/turn-2", 0.9)], {}, ContextWeights())
+    assert [r.final for r in rows] == pytest.approx([0.3, 0.9])
+
+
+def test_neighbours_are_the_adjacent_turns_in_natural_order() -> None:
+    # turn-10 comes after turn-9 (natural order), so turn-9's neighbours are 8 and 10.
+    leaves = [hit(f"{S}/turn-{i}", s) for i, s in [(10, 0.8), (8, 0.2), (9, 0.1), (11, 0.0)]]
+    w = ContextWeights(neighbours=1.0)
+    rows = by_name(context_scores(leaves, {}, w))
+    assert rows["turn-9"].neighbours == pytest.approx((0.2 + 0.8) / 2)
+    assert rows["turn-8"].neighbours == pytest.approx(0.1)
+    assert rows["turn-9"].final == pytest.approx((0.1 + 0.5) / 2)
+
+
+def test_chunks_are_ordered_by_chunk_index_not_by_uri() -> None:
+    f = "viking://resources/doc.md"
+    leaves = [hit(f"{f}#chunk-{i}", s, chunk=i) for i, s in [(2, 0.9), (10, 0.5), (1, 0.1)]]
+    assert sorted(leaves, key=sibling_order_key)[-1].node.chunk_index == 10
+    rows = {r.hit.node.chunk_index: r for r in context_scores(leaves, {}, ContextWeights(1.0))}
+    assert rows[1].neighbours == pytest.approx(0.9)
+    assert rows[2].neighbours == pytest.approx((0.1 + 0.5) / 2)
+
+
+def test_best_sibling_and_parent_evidence_stay_within_one_parent() -> None:
+    other = "viking://user/u/memories/chat/session-02"
+    leaves = [hit(f"{S}/turn-1", 0.9), hit(f"{S}/turn-2", 0.1), hit(f"{other}/turn-1", 0.2)]
+    w = ContextWeights(parent=1.0, best_sibling=1.0)
+    rows = context_scores(leaves, {S: 0.5}, w)
+    best = {r.hit.node.uri: r.best_sibling for r in rows}
+    par = {r.hit.node.uri: r.parent for r in rows}
+    assert best[f"{S}/turn-2"] == pytest.approx(0.9)
+    assert best[f"{other}/turn-1"] == pytest.approx(0.2)
+    assert par[f"{S}/turn-2"] == 0.5 and par[f"{other}/turn-1"] == 0.0
+    # A weighted mean: on the scale of the own scores.
+    assert all(min(0, r.own) <= r.final <= 1 for r in rows)
+
+
+def test_keep_returns_the_kept_leaves_and_their_neighbours_only() -> None:
+    leaves = [hit(f"{S}/turn-{i}", 0.1 * i) for i in range(1, 8)]
+    rows = context_scores(leaves, {}, ContextWeights(1.0), keep={f"{S}/turn-4"})
+    assert sorted(by_name(rows)) == ["turn-3", "turn-4", "turn-5"]
+
+
+# --------------------------------------------------------------------------------- retriever
+
+DIM = 4
+Q = np.array([1, 0, 0, 0], np.float32)
+
+
+def unit(*x: float) -> np.ndarray:
+    v = np.asarray(x, np.float32)
+    return v / np.linalg.norm(v)
+
+
+def memory_store() -> EmbeddedStore:
+    """Two sessions. In session-01 the question is asked by turn-2 (close to the query), and
+    answered by turn-3 ("Yes, last Saturday"), which on its own is far from the query; in
+    session-02, turn-1 is a stray mention, a bit closer to the query than the answer."""
+    root = "viking://user/u/memories/chat"
+    spec = {
+        root: unit(0, 0, 0, 1),
+        f"{root}/session-01": unit(0.2, 0, 1, 0),
+        f"{root}/session-01/turn-1": unit(0.1, 1, 0, 0),
+        f"{root}/session-01/turn-2": unit(0.95, 0.3, 0, 0),
+        f"{root}/session-01/turn-3": unit(0.3, 0, 1, 0),
+        f"{root}/session-01/turn-4": unit(0.0, 1, 0.2, 0),
+        f"{root}/session-02": unit(0.1, 0, 0, 1),
+        f"{root}/session-02/turn-1": unit(0.4, 0, 0, 1),
+        f"{root}/session-02/turn-2": unit(0.0, 0, 0, 1),
+    }
+    nodes = [
+        Node(
+            uri=u,
+            parent_uri=parent_of(u) if u != root else None,
+            context_type=ContextType.MEMORY,
+            level=2 if "turn" in u else 1,
+            is_leaf="turn" in u,
+            abstract=u.rsplit("/", 1)[-1],
+            content=u if "turn" in u else "",
+            ancestors=ancestors_of(u),
+        )
+        for u in spec
+    ]
+    store = EmbeddedStore()
+    store.upsert(nodes, np.stack(list(spec.values())))
+    return store
+
+
+def retrieve(cfg: RetrievalConfig) -> list[tuple[str, FoundBy]]:
+    r = HierarchicalRetriever(memory_store(), cfg)
+    req = RetrievalRequest(
+        query=TypedQuery(query="q"),
+        vector=Q,
+        roots=["viking://user/u/memories/chat"],
+        limit=3,
+        dense_weight=1.0,
+        include_directories=False,
+    )
+    res = asyncio.run(r.retrieve(req))
+    return [(m.uri.split("chat/")[1], m.found_by) for m in res.matched_contexts]
+
+
+def test_find_lifts_the_answer_next_to_a_strong_hit() -> None:
+    off = RetrievalConfig(
+        context_neighbour_weight=0, context_parent_weight=0, context_sibling_weight=0
+    )
+    flat = [u for u, _ in retrieve(off)]
+    assert flat == ["session-01/turn-2", "session-02/turn-1", "session-01/turn-3"]
+    with_tree = retrieve(RetrievalConfig())
+    # The answer outranks the stray mention because its neighbour and sibling asked.
+    assert [u for u, _ in with_tree][:2] == ["session-01/turn-2", "session-01/turn-3"]
+    assert dict(with_tree)["session-01/turn-2"] is FoundBy.GLOBAL
+
+
+def cand(uri: str, own: float, final: float, leaf: bool = True) -> Candidate:
+    node = Node(
+        uri=uri,
+        parent_uri=parent_of(uri),
+        context_type=ContextType.RESOURCE,
+        level=2 if leaf else 1,
+        is_leaf=leaf,
+        ancestors=ancestors_of(uri),
+    )
+    return Candidate(node, Score(own), Score(final), own, FoundBy.GLOBAL)
+
+
+def test_a_directory_keeps_its_slot_only_above_every_leaf_below_it() -> None:
+    r = "viking://resources"
+    cands = [
+        # k8s: its leaf is more relevant on its own (though its blended final is lower).
+        cand(f"{r}/k8s", 0.70, 0.70, leaf=False),
+        cand(f"{r}/k8s/deploy.md", 0.75, 0.67),
+        # skills/rfc: beats everything collected below it (a skill's folder is the answer).
+        cand(f"{r}/rfc", 0.60, 0.60, leaf=False),
+        cand(f"{r}/rfc/deep/SKILL.md", 0.40, 0.45),
+        # ops: nothing collected below it.
+        cand(f"{r}/ops", 0.30, 0.30, leaf=False),
+    ]
+    assert represented_directories(cands) == {f"{r}/k8s": pytest.approx(0.67)}
