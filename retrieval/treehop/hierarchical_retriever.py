@@ -392,26 +392,46 @@ class HierarchicalRetriever:
         )
         if not weights.active or state.track is not Track.VECTOR:
             return
-        pool_n = max(cfg.context_pool, 3 * q.req.limit)
         pool = await self._search(
-            q, dataclasses.replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True), pool_n
+            q,
+            dataclasses.replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True),
+            max(cfg.context_pool, 3 * q.req.limit),
         )
         result.nodes_scored += len(pool)
-        roots = set(q.req.roots)
-        leaf_parents = {h.node.parent_uri for h in pool if h.node.parent_uri}
-        leaf_parents |= {
-            c.node.parent_uri
-            for c in state.collected.values()
-            if c.node.is_leaf and c.node.parent_uri
-        }
-        parents = sorted(p for p in leaf_parents if p is not None)
-        inner = [p for p in parents if p not in roots]
-        # One search for the leaves under every inner parent (then kept if direct children),
-        # one per root parent (a root's subtree is the whole scope).
+        parents = sorted(
+            {h.node.parent_uri for h in pool if h.node.parent_uri}
+            | {
+                c.node.parent_uri
+                for c in state.collected.values()
+                if c.node.is_leaf and c.node.parent_uri
+            }
+        )
+        inner = [p for p in parents if p not in set(q.req.roots)]
+        family = await self._family(q, parents, inner, result)
+        parent_scores: dict[str, float] = {}
+        if weights.parent > 0 and inner:
+            scope = dataclasses.replace(q.scope, subtrees=tuple(inner), non_leaves_only=True)
+            for h in await self._search(q, scope, MAX_GLOBAL_FETCH):
+                parent_scores[h.node.uri] = h.score
+        # Every family leaf informs the scores; the pool, the collected leaves and their
+        # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
+        # below its pool siblings on every term but the neighbour mean, and is left out).
+        pool_uris = {h.node.uri for h in pool} | set(state.collected.by_uri)
+        for cs in context_scores(family, parent_scores, weights, pool_uris):
+            self._place_in_context(q, state, cs.hit, Score(cs.own), Score(cs.final))
+        self._settle_directories(q, state)
+
+    async def _family(
+        self, q: _Query, parents: list[str], inner: list[str], result: QueryResult
+    ) -> list[ScoredNode]:
+        """The scored leaf children of ``parents``: one search for every inner parent's
+        leaves (kept if direct children), one per root parent (a root's subtree is the whole
+        scope)."""
+        cfg = self.config
         scopes = [
             dataclasses.replace(q.scope, parent_uri=p, leaves_only=True)
             for p in parents
-            if p in roots
+            if p in q.req.roots
         ]
         limits = [cfg.max_children_per_dir] * len(scopes)
         if inner:
@@ -422,43 +442,43 @@ class HierarchicalRetriever:
         for scope, n in zip(scopes, limits, strict=True):
             kids = await self._search(q, scope, n)
             result.nodes_scored += len(kids)
-            for k in kids:
-                if k.node.parent_uri in wanted:
-                    family[k.node.uri] = k
-        parent_scores: dict[str, float] = {}
-        if weights.parent > 0 and inner:
-            scope = dataclasses.replace(q.scope, subtrees=tuple(inner), non_leaves_only=True)
-            for h in await self._search(q, scope, MAX_GLOBAL_FETCH):
-                parent_scores[h.node.uri] = h.score
-        # Every family leaf informs the scores; the pool, the collected leaves and their
-        # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
-        # below its pool siblings on every term but the neighbour mean, and is left out).
-        pool_uris = {h.node.uri for h in pool} | set(state.collected.by_uri)
-        for cs in context_scores(list(family.values()), parent_scores, weights, pool_uris):
-            hit, final = cs.hit, Score(cs.final)
-            old = state.collected.by_uri.get(hit.node.uri)
-            # The threshold is on a node's own relevance; its context only reorders.
-            if not hit.matches or not state.passes(Score(cs.own)):
-                if old is not None:
-                    del state.collected.by_uri[hit.node.uri]
-                continue
+            family.update((k.node.uri, k) for k in kids if k.node.parent_uri in wanted)
+        return list(family.values())
+
+    @staticmethod
+    def _place_in_context(
+        q: _Query, state: Descent, hit: ScoredNode, own: Score, final: Score
+    ) -> None:
+        """Give a pool leaf its context score; the threshold is on its own relevance (its
+        context only reorders), so a leaf below it leaves the list."""
+        old = state.collected.by_uri.get(hit.node.uri)
+        if not hit.matches or not state.passes(own):
             if old is not None:
-                old.final = final
-            else:
-                state.collected.by_uri[hit.node.uri] = Candidate(
-                    hit.node,
-                    Score(cs.own),
-                    final,
-                    hit.vector_score,
-                    FoundBy.GLOBAL if hit.node.uri in q.hits else FoundBy.CHILD,
-                    None if hit.node.uri in q.hits else hit.node.parent_uri,
-                )
+                del state.collected.by_uri[hit.node.uri]
+            return
+        if old is not None:
+            old.final = final
+            return
+        found_globally = hit.node.uri in q.hits
+        state.collected.by_uri[hit.node.uri] = Candidate(
+            hit.node,
+            own,
+            final,
+            hit.vector_score,
+            FoundBy.GLOBAL if found_globally else FoundBy.CHILD,
+            None if found_globally else hit.node.parent_uri,
+        )
+
+    @staticmethod
+    def _settle_directories(q: _Query, state: Descent) -> None:
+        """A directory that a leaf below it beats: dropped (``include_directories=None``) or
+        ranked just after that leaf (``True``)."""
         if q.req.include_directories is False:
             return
         for uri, leaf_final in represented_directories(state.collected.values()).items():
             if q.req.include_directories is None:
                 del state.collected.by_uri[uri]
-            else:  # asked for directories: each still ranks after the leaf that beats it
+            else:
                 d = state.collected.by_uri[uri]
                 d.final = Score(min(d.final.vec, leaf_final - 1e-9))
 
