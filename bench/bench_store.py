@@ -127,11 +127,16 @@ def child_open(index: str, queries_file: str, verify: str = "full") -> None:
 
 # ---------------------------------------------------------------------- parent
 def forget_answers(store: EmbeddedStore) -> None:
-    """Drop the HNSW answers the store keeps for a query asked again (a descent's deeper
-    step): the timed phases below repeat queries, which must not be served from it."""
+    """Drop the answers the store keeps for a query asked again (a descent's deeper step,
+    tree context's pool): the timed phases below repeat queries, which must not be served
+    from them."""
     ann = store._ann
     if ann is not None:
         ann.recent.clear()
+    # the exact path's kept scores (a query's cosines to every row, a wide scope's answer)
+    cache = store._snap.cache
+    for key in [k for k in list(cache) if k[0] in ("all", "dense")]:
+        cache.pop(key, None)
 
 
 def flat_top(flat: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:

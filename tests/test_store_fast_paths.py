@@ -292,6 +292,44 @@ def test_reused_exact_scores_equal_fresh_ones() -> None:
     assert s.search(q, wide, 1)[0].node.uri == f"{R}/d/new.md"
 
 
+def test_wide_scopes_of_one_query_share_one_pass_over_the_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # find() asks several wide scopes with one query (global step, tree context's leaf pool):
+    # the cosines to every row are computed once and each scope gathers from them.
+    s = EmbeddedStore(lexical=False)
+    nodes = corpus(300)
+    s.upsert(nodes, vecs(300, 6))
+    q = vecs(1, 9)[0]
+    passes = 0
+    real = emb._Snap.scores_all
+
+    def counting(self: Any, qv: Any) -> Any:
+        nonlocal passes
+        passes += 1
+        return real(self, qv)
+
+    monkeypatch.setattr(emb._Snap, "scores_all", counting)
+    every = s.search(q, Scope(subtrees=(R,)), 10)
+    leaves = s.search(q, Scope(subtrees=(R,), leaves_only=True), 30)
+    assert passes == 1
+    s.search(vecs(1, 10)[0], Scope(subtrees=(R,), leaves_only=True), 30)
+    assert passes == 2  # another query is another pass
+    fresh = EmbeddedStore(lexical=False)
+    fresh.upsert(nodes, vecs(300, 6))
+    for scope, got, k in (
+        (Scope(subtrees=(R,)), every, 10),
+        (Scope(subtrees=(R,), leaves_only=True), leaves, 30),
+    ):
+        want = fresh.search(q, scope, k)
+        assert [(h.node.uri, h.score) for h in got] == [(h.node.uri, h.score) for h in want]
+    # a write publishes a new snapshot, whose scores are computed afresh
+    s.upsert([leaf(f"{R}/d/new.md")], q[None, :])
+    passes = 2
+    assert s.search(q, Scope(subtrees=(R,), leaves_only=True), 1)[0].node.uri == f"{R}/d/new.md"
+    assert passes == 3
+
+
 # ---------------------------------------------------------------------- concurrent finds
 def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: Any) -> None:
     import threading

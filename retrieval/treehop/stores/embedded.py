@@ -2427,7 +2427,7 @@ def _exact_dense(
             return hit
     if rows is None:
         cand = np.flatnonzero(eligible)
-        full = precomputed if precomputed is not None else s.scores_all(q)
+        full = precomputed if precomputed is not None else _scores_all_kept(s, q)
         return cand, full[cand]
     sel = np.flatnonzero(eligible)
     cand = rows[sel]
@@ -2436,10 +2436,26 @@ def _exact_dense(
     # A wide scope: one contiguous product and a gather of scores beats gathering the
     # vectors, which copies every row.
     wide = cand.size * 8 > s.n
-    dense = s.scores_all(q)[cand] if wide else _matvec(s.vectors_of(cand), q)
+    dense = _scores_all_kept(s, q)[cand] if wide else _matvec(s.vectors_of(cand), q)
     if key is not None:
         _cache_put(s, key, (cand, dense), cap=8)
     return cand, dense
+
+
+def _scores_all_kept(s: _Snap, q: F32) -> F32:
+    """Every row's cosine to ``q``, kept for the next wide search with the same query.
+
+    One ``find()`` asks several wide scopes with one query vector (the global step over every
+    node of the roots, tree context's pool over their leaves, a deeper global step): each is a
+    gather from this one pass over the vectors instead of a pass of its own. A few queries are
+    kept (``n`` floats each), so memory stays far below the vectors'.
+    """
+    key = ("all", q.tobytes())
+    hit: F32 | None = s.cache.get(key)
+    if hit is None:
+        hit = s.scores_all(q)
+        _cache_put(s, key, hit, cap=4)
+    return hit
 
 
 _HASH_KEY = b'"content_hash":"'
