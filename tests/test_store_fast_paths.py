@@ -330,6 +330,23 @@ def test_wide_scopes_of_one_query_share_one_pass_over_the_vectors(
     assert passes == 3
 
 
+def test_optional_store_features_are_declared_protocols() -> None:
+    # The client and the writer use these through the protocols in stores/base.py, not by
+    # looking attributes up by name; a store without them takes the generic path.
+    from treehop.stores.base import IncrementalStore, IndexMetaStore, VectorStore
+
+    s = EmbeddedStore(lexical=False)
+    assert isinstance(s, VectorStore)
+    assert isinstance(s, IncrementalStore) and isinstance(s, IndexMetaStore)
+
+    class OnlyMeta:
+        def __init__(self) -> None:
+            self.meta: dict[str, Any] = {}
+
+    assert isinstance(OnlyMeta(), IndexMetaStore)
+    assert not isinstance(OnlyMeta(), IncrementalStore)
+
+
 # ---------------------------------------------------------------------- concurrent finds
 def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: Any) -> None:
     import threading

@@ -66,7 +66,7 @@ from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
 from .rerankers.base import Reranker
 from .search_options import SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
-from .stores.base import VectorStore
+from .stores.base import IndexMetaStore, VectorStore
 from .stores.embedded import EmbeddedStore
 from .tagging import IngestTagger, Tagger
 from .timestamps import TimeLike
@@ -166,9 +166,9 @@ class AsyncTreehop:
 
     # ------------------------------------------------------------------ setup checks
     def _check_embedder_matches(self) -> None:
-        meta = getattr(self.store, "meta", None)
-        if not isinstance(meta, dict):
+        if not isinstance(self.store, IndexMetaStore):
             return
+        meta = self.store.meta
         stored = meta.get("embedder")
         if stored and stored != self.embedder.name and len(self.store) > 0:
             raise EmbeddingError(

@@ -35,7 +35,7 @@ from .. import uri as urimod
 from ..embedders.base import Embedder
 from ..errors import NotFoundError
 from ..models import ContextType, Level, Node
-from ..stores.base import VectorStore
+from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
 from .loaders import FileEntry, LoadedFile, LoadReport, read_file, scan
 from .summaries import Summarizer, is_readme
@@ -264,9 +264,8 @@ class TreeWriter:
         return hashlib.sha1(json.dumps(how, sort_keys=True).encode()).hexdigest()
 
     def _stored_uris(self, target: str) -> set[str]:
-        fast = getattr(self.store, "iter_uris", None)
-        if fast is not None:
-            return set(fast(target))
+        if isinstance(self.store, IncrementalStore):
+            return set(self.store.iter_uris(target))
         return {n.uri for n in self.store.iter_nodes(target)}
 
     def _plan(self, root: Path, target: str, manifest: _Manifest, old_uris: set[str]) -> _Plan:
@@ -412,9 +411,8 @@ class TreeWriter:
 
     def _stored_hashes(self, target: str) -> dict[str, str]:
         """``{uri: content_hash}`` under ``target``; cheap on stores that can skip parsing."""
-        fast = getattr(self.store, "content_hashes", None)
-        if fast is not None:
-            return dict(fast(target))
+        if isinstance(self.store, IncrementalStore):
+            return dict(self.store.content_hashes(target))
         return {n.uri: n.content_hash for n in self.store.iter_nodes(target)}
 
     def _hashes_of(self, uris: Sequence[str]) -> dict[str, str]:
@@ -577,9 +575,8 @@ class TreeWriter:
         A store with ``update_nodes`` (the embedded store) rewrites the changed rows in place and
         keeps their vectors; any other store gets its own vectors back through ``upsert``.
         """
-        update_nodes = getattr(self.store, "update_nodes", None)
-        if update_nodes is not None:
-            await self.io(update_nodes, list(same))
+        if isinstance(self.store, IncrementalStore):
+            await self.io(self.store.update_nodes, list(same))
             return
         kept = await self.io(self.store.get_vectors, [n.uri for n in same])
         await self.io(self.store.upsert, list(same), kept)
@@ -675,14 +672,7 @@ class TreeWriter:
     async def remove(self, node: Node) -> int:
         """Delete a node and its subtree; the directories above are re-described."""
         async with self.lock:
-            fast = getattr(self.store, "iter_uris", None)
-            uris = await self.io(
-                lambda: (
-                    list(fast(node.uri))
-                    if fast is not None
-                    else [n.uri for n in self.store.iter_nodes(node.uri)]
-                )
-            )
+            uris = sorted(await self.io(self._stored_uris, node.uri))
             n = await self.io(self.store.delete, uris)
             if urimod.parent_of(node.uri) is not None:
                 await self.refresh_ancestors(node.uri)

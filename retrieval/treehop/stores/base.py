@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +46,30 @@ class StoreCapabilities:
     """``search`` may run in several threads at once and releases the GIL for its heavy part:
     the async retriever then runs the global step in a worker thread, so that concurrent
     queries on one event loop overlap with it."""
+
+
+@runtime_checkable
+class IndexMetaStore(Protocol):
+    """A store that persists a small metadata dict with its index (the embedded store, Milvus,
+    VikingDB): the client records the embedder's name there and refuses to mix vector spaces."""
+
+    @property
+    def meta(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class IncrementalStore(Protocol):
+    """What a store offers so that a re-add touches only what changed (the embedded store).
+
+    Each has a generic fallback through :class:`VectorStore` (``iter_nodes``, ``get_vectors``
+    + ``upsert``); these skip parsing every node, or copying vectors out and back.
+    """
+
+    def iter_uris(self, subtree: str | None = None) -> Iterator[str]: ...
+
+    def content_hashes(self, subtree: str | None = None) -> dict[str, str]: ...
+
+    def update_nodes(self, nodes: Sequence[Node]) -> int: ...
 
 
 @dataclass(frozen=True)
