@@ -92,6 +92,7 @@ from ..filters import MetadataFilter, TagFilter
 from ..lexical import LexicalIndex, hybrid_scores
 from ..models import ContextType, Node
 from ._filelock import WriterLock
+from ._state_blobs import check_state_key
 from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
 
 FORMAT_VERSION = 2
@@ -110,8 +111,6 @@ def _node_json(node: Node) -> bytes:
 
 _CTYPES = list(ContextType)
 _CTYPE_CODE = {c: i for i, c in enumerate(_CTYPES)}
-_SEGMENT = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}"
-_STATE_KEY = re.compile(rf"^{_SEGMENT}(/{_SEGMENT}){{0,3}}$")
 _MANIFEST = re.compile(r"^MANIFEST-(\d{6})\.json$")
 _LEGACY_GEN = re.compile(r"^gen-\d{6}$")
 IntArray = npt.NDArray[np.int64]
@@ -1490,7 +1489,7 @@ class EmbeddedStore:
     # the generations in ``<path>/state/`` and each is written atomically on its own: adding a
     # chat message must not rewrite the index.
     def get_state(self, key: str) -> bytes | None:
-        self._check_state_key(key)
+        check_state_key(key)
         with self._wlock:
             if key in self._state:
                 return self._state[key]
@@ -1507,7 +1506,7 @@ class EmbeddedStore:
             return data
 
     def put_state(self, key: str, value: bytes) -> None:
-        self._check_state_key(key)
+        check_state_key(key)
         with self._wlock:
             if self.path is not None:
                 f = self.path / "state" / key
@@ -1521,11 +1520,6 @@ class EmbeddedStore:
                     tmp.unlink(missing_ok=True)
                     raise StoreError(f"cannot write state {key!r}: {exc.strerror or exc}") from exc
             self._state[key] = bytes(value)
-
-    @staticmethod
-    def _check_state_key(key: str) -> None:
-        if not isinstance(key, str) or not _STATE_KEY.match(key) or ".." in key:
-            raise StoreError(f"invalid state key {key!r}")
 
     # ------------------------------------------------------------------ lifecycle
     def refresh(self) -> bool:
