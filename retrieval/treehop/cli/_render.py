@@ -281,9 +281,9 @@ def render_explain(out: TextIO, qr: QueryResult, display: Display, label: str = 
 
 def tree_effect_lines(qr: QueryResult, display: Display) -> list[str]:
     """What the tree changed for this query, hit by hit: hits the global step did not return
-    (found by opening a directory, or by a tag hop), hits whose rank moved because their
-    directories' relevance was blended into their score, and chunks folded into their
-    document's slot."""
+    (found by opening a directory, or by a tag hop), hits whose rank moved because their tree
+    context (neighbouring chunks or turns, best sibling, parent directory; propagation at
+    alpha < 1) was blended into their score, and chunks folded into their document's slot."""
     hits = qr.matched_contexts
     own = [m.score if m.own_score is None else m.own_score for m in hits]
     own_order = sorted(range(len(hits)), key=lambda i: -own[i])
@@ -296,7 +296,7 @@ def tree_effect_lines(qr: QueryResult, display: Display) -> list[str]:
         if m.own_score is not None and abs(m.score - m.own_score) > 1e-6:
             moved = own_rank[rank - 1]
             shift = f", #{moved} on its own score" if moved != rank else ""
-            why.append(f"own {m.own_score:.3f} -> {m.score:.3f} with its directories{shift}")
+            why.append(f"own {m.own_score:.3f} -> {m.score:.3f} with its tree context{shift}")
         if m.collapsed:
             why.append(f"{_n(len(m.collapsed), 'more chunk')} of this document folded in")
         if why:
