@@ -1007,7 +1007,8 @@ class PassageStore:
             nodes.append(node)
             vectors.append(await self._vector_for(p, text_hash, old_vecs))
         file_node = await self._file_node(file_uri, nodes)
-        gone = [k.uri for k in old_kids if k.uri not in {n.uri for n in nodes}]
+        kept = {n.uri for n in nodes}
+        gone = [k.uri for k in old_kids if k.uri not in kept]
         return [file_node, *nodes], [await self._dir_vector(file_node), *vectors], gone
 
     async def _file_node(self, file_uri: str, chunks: Sequence[Node]) -> Node:
@@ -1064,7 +1065,8 @@ class PassageStore:
         if old is not None:
             file_node.tags = list(old.tags)
         fvec = await self._dir_vector(file_node)
-        gone = [k.uri for k in kids if k.uri not in {m.uri for m in moved}]
+        kept = {m.uri for m in moved}
+        gone = [k.uri for k in kids if k.uri not in kept]
         if gone:
             await self.client._io(store.delete, gone)
         await self.client._io(store.upsert, [file_node, *moved], np.vstack([fvec, vecs]))

@@ -372,7 +372,8 @@ class TreeWriter:
         nodes = built.nodes
         if plan is None:
             old = await self.io(self._stored_hashes, target)
-            stale = [u for u in old if u not in {n.uri for n in nodes}]
+            wanted = {n.uri for n in nodes}
+            stale = [u for u in old if u not in wanted]
         else:
             assert old_uris is not None
             old = await self.io(self._hashes_of, [n.uri for n in nodes])
