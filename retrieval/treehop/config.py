@@ -90,3 +90,7 @@ class RetrievalConfig(BaseModel):
     """A hop target starts at factor x (score of the hit whose tag it shares)."""
     tag_hop_concentration: float = Field(default=0.8, gt=0.0, le=1.0)
     """ON_DEMAND triggers when at least this share of global hits sits in one subtree."""
+    tag_evidence_weight: float = Field(default=0.0, ge=0.0, le=10.0)
+    """Tag evidence (:mod:`treehop.tag_hops`): when hops run, a leaf's final score gains this
+    x the best hit's score x the share of the hits' (rarity-weighted) tags it carries, and
+    leaves reached through those tags join the candidates. 0: hops only add heap starts."""

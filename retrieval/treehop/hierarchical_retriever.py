@@ -62,7 +62,7 @@ from .models import (
 )
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import Scope, ScoredNode, Vector, VectorStore
-from .tag_hops import plan_tag_hops
+from .tag_hops import TagEvidence, apply_tag_evidence, gather_tag_evidence, plan_tag_hops
 from .tree_scoring import ContextWeights, context_scores, represented_directories
 
 T = TypeVar("T")
@@ -104,6 +104,8 @@ class _Query:
     """Own scores of the global hits, by URI (tag hops start from them)."""
     fetched: int = 0
     """How many nodes the (last) global search asked for."""
+    tag_evidence: TagEvidence | None = None
+    """Set when tag hops ran with ``tag_evidence_weight`` > 0 (:mod:`treehop.tag_hops`)."""
 
 
 class HierarchicalRetriever:
@@ -160,6 +162,10 @@ class HierarchicalRetriever:
                 state.stop_reason = f"top-{req.limit} unchanged for {rounds} rounds"
                 break
         await self._tree_context(q, state, result)
+        if q.tag_evidence is not None and state.track is Track.VECTOR:
+            apply_tag_evidence(
+                state.collected.values(), q.tag_evidence, self.config.tag_evidence_weight
+            )
         return self._finish(q, state, result, t0)
 
     # ------------------------------------------------------------------ steps
@@ -295,6 +301,26 @@ class HierarchicalRetriever:
             start = q.hits[hs.source].scaled(self.config.tag_hop_score_factor)
             state.frontier.push(hs.uri, start, state.track, HopOrigin(hs.tag, hs.source))
             result.starting_points.append((hs.uri, start.vec))
+        if result.tag_hops.triggered and self.config.tag_evidence_weight > 0:
+            q.tag_evidence, leaves = await self._store_call(
+                gather_tag_evidence,
+                self.store,
+                hits,
+                q.req.roots,
+                q.scope,
+                self.config,
+                lambda scope, n: self.store.search(
+                    q.req.vector,
+                    scope,
+                    n,
+                    query_text=q.req.query.query,
+                    dense_weight=q.dense_weight,
+                ),
+                q.req.limit,
+            )
+            for hl in leaves:
+                own = Score(hl.hit.score)
+                self._collect(q, state, hl.hit, own, own, None, HopOrigin(hl.tag, hl.source))
 
     async def _rerank(
         self, q: _Query, state: Descent, nodes: Sequence[Node], result: QueryResult

@@ -6,17 +6,28 @@ look up (a scalar lookup, not another vector search) directories that carry them
 hit, and push them onto the heap with a down-weighted starting score. Caps on tags and subtrees
 keep the search from exploding; the ON_DEMAND trigger runs hops only when the global hits sit in
 one subtree, which is when a sideways view is most likely missing.
+
+Tag evidence (:func:`gather_tag_evidence`, :class:`TagEvidence`): with an exact global step a
+hop only reaches nodes the global search already scored, with the same vector scores, so a hop
+*start* never changes a ranking. For hops to matter, the tags must enter the score: the tags of
+the global hits are weighted by how much hit score carries them and by how rare they are in
+the scope (a tag that half the tree carries says nothing), leaves carrying those tags are
+looked up (a scalar lookup) and scored, and every collected leaf's final score gains
+``tag_evidence_weight x (best hit's score) x (its share of the tag weight)``: pseudo-relevance
+feedback through the tags written at ingest. Weight 0 leaves every ranking as it was.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from . import tags as tagmod
 from . import uri as urimod
 from .config import RetrievalConfig, TagHopTrigger
+from .descent import Candidate, Score
 from .models import TagHopMetrics
 from .stores.base import Scope, ScoredNode, VectorStore
 
@@ -136,3 +147,126 @@ def plan_tag_hops(
             break
     metrics.subtrees_added = [s.uri for s in starts]
     return starts, metrics
+
+
+RARITY_WINDOW = 64
+"""A tag's rarity is read from how many leaves in scope carry it, counted up to this many:
+weight ``log((RARITY_WINDOW + 1) / df)``, so a tag carried by this many leaves or more weighs
+nothing (it connects too much of the tree to be evidence), and a tag only the source hit
+carries is no bridge either (it is dropped: df counts the hit itself)."""
+
+
+@dataclass(frozen=True)
+class TagEvidence:
+    """The tag weights of one query: label -> share of the evidence (the shares sum to 1).
+
+    ``scale`` is the best global hit's own score, so that the term is on the store's scale
+    (a cosine or the hybrid blend) and means the same on every tree.
+    """
+
+    weights: Mapping[str, float] = field(default_factory=dict)
+    scale: float = 0.0
+    sources: Mapping[str, str] = field(default_factory=dict)
+    """label -> the global hit that carried it most (the hop's provenance)."""
+
+    def share(self, tags: Iterable[str]) -> float:
+        """The share of the query's tag weight a node's own (non-inherited) tags carry."""
+        w = self.weights
+        return sum(
+            w.get(tagmod.label_of(t), 0.0) for t in tags if tagmod.source_of(t) in _HOP_SOURCES
+        )
+
+    def boost(self, tags: Iterable[str], weight: float) -> float:
+        """What the term adds to a leaf's final score."""
+        if weight <= 0.0 or not self.weights:
+            return 0.0
+        return weight * self.scale * self.share(tags)
+
+
+@dataclass(frozen=True)
+class HopLeaf:
+    """A leaf reached through a tag, scored, with the tag and the global hit that led to it."""
+
+    hit: ScoredNode
+    tag: str
+    source: str
+
+
+def _hit_tag_mass(hits: Sequence[ScoredNode]) -> tuple[dict[str, float], dict[str, ScoredNode]]:
+    """Per label: the summed (non-negative) score of the hits carrying it, and its best hit."""
+    mass: dict[str, float] = defaultdict(float)
+    best_hit: dict[str, ScoredNode] = {}
+    for h in hits:
+        for t in h.node.tags:
+            if tagmod.source_of(t) not in _HOP_SOURCES:
+                continue
+            lab = tagmod.label_of(t)
+            mass[lab] += max(h.score, 0.0)
+            if lab not in best_hit or h.score > best_hit[lab].score:
+                best_hit[lab] = h
+    return mass, best_hit
+
+
+def gather_tag_evidence(
+    store: VectorStore,
+    hits: Sequence[ScoredNode],
+    roots: Sequence[str],
+    scope: Scope,
+    cfg: RetrievalConfig,
+    search: Callable[[Scope, int], list[ScoredNode]],
+    limit: int,
+) -> tuple[TagEvidence, list[HopLeaf]]:
+    """The query's tag evidence and the best leaves it reaches that the hits do not hold.
+
+    ``search(scope, n)`` scores nodes for this query (the retriever's own search, same
+    weights). The leaves carrying the ``2 x tag_hop_max_tags`` heaviest tags of the hits are
+    looked up (at most :data:`RARITY_WINDOW` per tag, which also gives each tag's rarity),
+    scored in one search, and the ``2 x limit`` best by own score plus evidence are returned.
+    """
+    mass, best_hit = _hit_tag_mass(hits)
+    if not mass or cfg.tag_evidence_weight <= 0.0:
+        return TagEvidence(), []
+    labels = sorted(mass, key=lambda lab: (-mass[lab], lab))[: 2 * max(cfg.tag_hop_max_tags, 1)]
+    leaf_scope = replace(
+        scope, subtrees=tuple(roots), leaves_only=True, traversal=False, exclude_uris=frozenset()
+    )
+    found = store.find_by_tags(labels, leaf_scope, limit=RARITY_WINDOW)
+    raw: dict[str, float] = {}
+    for lab in labels:
+        df = len(found.get(lab, []))
+        if 2 <= df < RARITY_WINDOW:
+            raw[lab] = mass[lab] * math.log((RARITY_WINDOW + 1) / df)
+    total = sum(raw.values())
+    if total <= 0.0:
+        return TagEvidence(), []
+    top = max(h.score for h in hits)
+    ev = TagEvidence(
+        {lab: v / total for lab, v in raw.items()},
+        max(top, 0.0),
+        {lab: best_hit[lab].node.uri for lab in raw},
+    )
+    seen = {h.node.uri for h in hits}
+    via: dict[str, str] = {}
+    for lab in sorted(raw, key=lambda lab: -raw[lab]):
+        for n in found.get(lab, []):
+            if n.uri not in seen and n.uri not in via:
+                via[n.uri] = lab
+    if not via:
+        return ev, []
+    scored = search(replace(leaf_scope, subtrees=tuple(sorted(via))), len(via))
+    w = cfg.tag_evidence_weight
+    scored = [h for h in scored if h.node.uri in via and h.node.is_leaf]
+    scored.sort(key=lambda h: -(h.score + ev.boost(h.node.tags, w)))
+    return ev, [
+        HopLeaf(h, via[h.node.uri], ev.sources[via[h.node.uri]]) for h in scored[: 2 * limit]
+    ]
+
+
+def apply_tag_evidence(candidates: Iterable[Candidate], ev: TagEvidence, weight: float) -> None:
+    """Add the tag term to every collected leaf's final score (vector track; a directory, which
+    is ranked by its own summary, keeps its score)."""
+    for c in candidates:
+        if c.node.is_leaf:
+            b = ev.boost(c.node.tags, weight)
+            if b:
+                c.final = Score(c.final.vec + b, c.final.rr)
