@@ -10,7 +10,9 @@ global hits in one first-level subtree (what the ON_DEMAND trigger reads) is rec
 
 Groups: each set, its ``/far`` subset (``bench_tree.far_queries``: a relevant unit lies under a
 first-level directory whose directory vector ranks below 3rd for the query; built from the
-index and the labels only, never from a run) and its ``/ordinary`` complement.
+index and the labels only, never from a run), its ``/ordinary`` complement, and
+``/far-missed``: the far queries whose hops-off ``find()`` misses a relevant unit in its top 10
+(chosen from the hops-off run alone; this is where a hop would have to make up a miss).
 
 Choice on the dev halves of all sets jointly (never per set): the weight, and the trigger
 threshold tau (hops run when share >= tau; tau 0 = always), maximise the mean dev R@10 gain
@@ -44,7 +46,6 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_tree as bt  # noqa: E402
 import datasets as ds  # noqa: E402
-
 from treehop import RetrievalConfig, Treehop  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
 from treehop.tag_hops import concentration, effective_root  # noqa: E402
@@ -87,7 +88,9 @@ def run_set(name: str, max_queries: int) -> dict[str, Any]:
             "dev": [by_id[q] for q in bt.sample_order(dev_ids)[:cap]],
             "test": [by_id[q] for q in bt.sample_order(test_ids)[:cap]],
         }
-        embedder.prepare([q.text for qs in halves.values() for q in qs] + [q.text for q in bench.queries])
+        embedder.prepare(
+            [q.text for qs in halves.values() for q in qs] + [q.text for q in bench.queries]
+        )
         far_all = bt.far_queries(ix, bench.queries, embedder.queries)
         runner = bt.Runner(ix, embedder, None)
         configs: dict[str, dict[str, Any]] = {"off": {"tag_hop_trigger": "off"}}
@@ -121,8 +124,10 @@ def run_set(name: str, max_queries: int) -> dict[str, Any]:
                         "ndcg10": bt.ndcg_at(ranked, q.relevant, 10),
                     }
                 out["queries"][q.qid] = rec
-            bt._log(f"{name}/{half}: {len(qs)} queries x {len(configs)} configs "
-                    f"in {time.perf_counter() - t0:.0f}s")
+            bt._log(
+                f"{name}/{half}: {len(qs)} queries x {len(configs)} configs "
+                f"in {time.perf_counter() - t0:.0f}s"
+            )
         return out
     finally:
         th.close()
@@ -141,6 +146,9 @@ def groups(data: Sequence[Mapping[str, Any]], half: str) -> dict[str, list[Mappi
         out[d["set"]] = recs
         out[f"{d['set']}/far"] = [r for r in recs if r["far"]]
         out[f"{d['set']}/ordinary"] = [r for r in recs if not r["far"]]
+        # Far and missed: the hops-off find() leaves a relevant unit out of its top 10. Chosen
+        # from the hops-off run (never a hops-on one): where a hop would have to make up a miss.
+        out[f"{d['set']}/far-missed"] = [r for r in recs if r["far"] and r["off"]["r10"] < 1.0]
     return out
 
 
@@ -160,7 +168,9 @@ def choose(data: Sequence[Mapping[str, Any]]) -> tuple[float, float, list[str]]:
             far = float(np.nanmean([mean_gain(g[f"{s}/far"], w, tau, "r10") for s in sets]))
             ordi = float(np.nanmean([mean_gain(g[f"{s}/ordinary"], w, tau, "r10") for s in sets]))
             allg = float(np.nanmean([mean_gain(g[s], w, tau, "r10") for s in sets]))
-            lines.append(f"  w={w:<5} tau={tau:<4} far {far:+.4f} ordinary {ordi:+.4f} all {allg:+.4f}")
+            lines.append(
+                f"  w={w:<5} tau={tau:<4} far {far:+.4f} ordinary {ordi:+.4f} all {allg:+.4f}"
+            )
             if ordi >= -0.01 and (best is None or far > best[0] + 1e-12):
                 best = (far, w, tau)
             if best_any is None or allg > best_any[0] + 1e-12:
@@ -181,7 +191,9 @@ def report(data: Sequence[Mapping[str, Any]], w: float, tau: float) -> None:
             if not recs:
                 continue
 
-            def m(tw: float, tt: float, key: str, recs: Sequence[Mapping[str, Any]] = recs) -> float:
+            def m(
+                tw: float, tt: float, key: str, recs: Sequence[Mapping[str, Any]] = recs
+            ) -> float:
                 return float(np.mean([metric(r, tw, tt, key) for r in recs]))
 
             off_r = float(np.mean([r["off"]["r10"] for r in recs]))

@@ -83,6 +83,9 @@ NO_CONTEXT = {
     "context_sibling_weight": 0.0,
 }
 """Tree context scoring off (``treehop.tree_scoring``): leaves rank by their own score."""
+TAG_EVIDENCE_W, TAG_EVIDENCE_TAU = 0.4, 0.6
+"""Tag evidence weight and ON_DEMAND threshold chosen on the dev halves of all four sets
+jointly by ``bench/bench_tag_evidence.py`` (the rows ``find-tagev``/``find-tagev-od``)."""
 
 
 # --------------------------------------------------------------------------------------
@@ -241,6 +244,18 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec("find-a", "find alpha*", "find", tune={"score_propagation_alpha": ALPHA_GRID}),
     RowSpec("find-hops-off", "find tag hops off", "find", config={"tag_hop_trigger": "off"}),
     RowSpec("find-hops-on", "find tag hops always", "find", config={"tag_hop_trigger": "always"}),
+    RowSpec(
+        "find-tagev",
+        "find tag evidence, hops always",
+        "find",
+        config={"tag_hop_trigger": "always", "tag_evidence_weight": TAG_EVIDENCE_W},
+    ),
+    RowSpec(
+        "find-tagev-od",
+        "find tag evidence, on demand",
+        "find",
+        config={"tag_evidence_weight": TAG_EVIDENCE_W, "tag_hop_concentration": TAG_EVIDENCE_TAU},
+    ),
     RowSpec(
         "find-no-parents",
         "find no leaf-parent starts",
@@ -1071,6 +1086,7 @@ def evaluate_set(
             if args.subsets:
                 far = far_queries(ix, qs, embedder.queries)
                 groups.append((f"{bench.name}/far", [q.qid for q in qs if q.qid in far]))
+                groups.append((f"{bench.name}/ordinary", [q.qid for q in qs if q.qid not in far]))
                 kinds = sorted({q.kind for q in qs if q.kind})
                 groups += [(f"{bench.name}/{k}", [q.qid for q in qs if q.kind == k]) for k in kinds]
             for label, ids in groups:
