@@ -180,6 +180,23 @@ def choose(data: Sequence[Mapping[str, Any]]) -> tuple[float, float, list[str]]:
     return pick[1], pick[2], lines
 
 
+def trigger_table(data: Sequence[Mapping[str, Any]], w: float, half: str) -> None:
+    """The ON_DEMAND trigger at weight ``w``, per threshold: how often it fires on far and on
+    ordinary queries, and on how many fired queries the tag evidence raised / lowered R@10."""
+    recs = [r for d in data for r in d["queries"].values() if r["half"] == half]
+    print(f"trigger at w={w} ({half}, all sets): tau | fired far | fired ordinary | R@10 up | down")
+    for tau in TAUS:
+        fired = [r for r in recs if tau <= 0 or r["share"] >= tau]
+        far = [r for r in recs if r["far"]]
+        ordi = [r for r in recs if not r["far"]]
+        d = [float(r[f"w={w}"]["r10"]) - float(r["off"]["r10"]) for r in fired]
+        print(
+            f"  {tau:<4} | {sum(r in fired for r in far) / max(len(far), 1):.0%} | "
+            f"{sum(r in fired for r in ordi) / max(len(ordi), 1):.0%} | "
+            f"{sum(x > 0 for x in d)} | {sum(x < 0 for x in d)}"
+        )
+
+
 def report(data: Sequence[Mapping[str, Any]], w: float, tau: float) -> None:
     print(
         f"| group | half | n | R@10 off | R@10 always w={w} | R@10 on-demand tau={tau} | "
@@ -242,6 +259,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("dev, mean over sets of the R@10 gain over hops off:")
     print("\n".join(lines))
     print(f"chosen on dev (all sets jointly): tag_evidence_weight={w}, trigger tau={tau}")
+    trigger_table(data, w, "dev")
+    trigger_table(data, w, "test")
     report(data, w, tau)
     for d in data:
         lat = ", ".join(f"{c} {np.percentile(v, 50):.1f}" for c, v in d["latency"].items())
