@@ -50,7 +50,7 @@ from treehop import RetrievalConfig, Treehop  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
 from treehop.tag_hops import concentration, effective_root  # noqa: E402
 
-WEIGHTS = (0.05, 0.1, 0.2, 0.4)
+WEIGHTS = (0.1, 0.2, 0.4, 0.8, 1.6)
 TAUS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 FIND = bt.RowSpec("find", "find", "find")
 

@@ -93,4 +93,10 @@ class RetrievalConfig(BaseModel):
     tag_evidence_weight: float = Field(default=0.0, ge=0.0, le=10.0)
     """Tag evidence (:mod:`treehop.tag_hops`): when hops run, a leaf's final score gains this
     x the best hit's score x the share of the hits' (rarity-weighted) tags it carries, and
-    leaves reached through those tags join the candidates. 0: hops only add heap starts."""
+    leaves reached through those tags join the candidates. 0: hops only add heap starts.
+
+    0 by default because it does not win on held-out queries (``bench/bench_tag_evidence.py``,
+    four sets, 200 queries per half): chosen jointly on the dev halves, 0.4 with
+    ``tag_hop_concentration`` 0.6 moves test R@10 by 0.000 / -0.007 / 0.000 / 0.000 on the
+    Django / Cranfield / LoCoMo / pytest ``far`` subsets (nDCG@10 +0.005 / +0.009 / 0.000 /
+    +0.007), at the cost of a tag lookup and one more search per query."""

@@ -15,6 +15,12 @@ the scope (a tag that half the tree carries says nothing), leaves carrying those
 looked up (a scalar lookup) and scored, and every collected leaf's final score gains
 ``tag_evidence_weight x (best hit's score) x (its share of the tag weight)``: pseudo-relevance
 feedback through the tags written at ingest. Weight 0 leaves every ranking as it was.
+
+Measured (``bench/bench_tag_evidence.py``): it does not make hops matter on the four benchmark
+trees. Answers under a directory whose vector ranks far from the query are not the ones find()
+misses (the exact global step scores every leaf: Django far R@10 0.913 vs 0.927 ordinary), and
+where it misses, the answer rarely shares a rare tag with the hits (vague link-text queries,
+conversation turns). The term stays opt-in (default weight 0).
 """
 
 from __future__ import annotations
