@@ -1135,7 +1135,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--subsets",
         action="store_true",
-        help="also score subsets: <set>/far (answer under a far-ranked subtree), query kinds",
+        help="also score subsets: <set>/far (answer under a far-ranked subtree), <set>/ordinary "
+        "(the rest), query kinds",
     )
     ap.add_argument("--json", type=Path, help="write every row to this JSON file")
     ap.add_argument(
