@@ -222,6 +222,10 @@ class RowSpec:
     config: Mapping[str, Any] = field(default_factory=dict)
     find: Mapping[str, Any] = field(default_factory=dict)
     tune: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    count: str = "slot"
+    """``find`` rows: ``slot`` counts every unit a slot holds (its hit, a document's other
+    chunks, the turns a memory hit carries), as the framework row counts every turn its chunk
+    spans; ``hits`` counts only the slot's ranked hits (not the turns carried as context)."""
 
 
 ROWS: tuple[RowSpec, ...] = (
@@ -233,6 +237,19 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec("flat-bm25", "flat BM25", "flat-bm25"),
     RowSpec("framework", "framework: 1000c split + flat", "framework"),
     RowSpec("find", "find() default", "find"),
+    RowSpec("find-hits", "find() default, hits only", "find", count="hits"),
+    RowSpec(
+        "find-no-memctx",
+        "find - memory context",
+        "find",
+        config={"memory_context_chars": 0},
+    ),
+    RowSpec(
+        "find-memctx",
+        "find memory_context_chars*",
+        "find",
+        tune={"memory_context_chars": (1000, 600, 400, 200)},
+    ),
     RowSpec("find-leaves", "find leaves only", "find", find={"include_directories": False}),
     RowSpec("find-group", "find chunk_group", "find", find={"chunk_group": True}),
     RowSpec("find-dense", "find dense only (w=1)", "find", config={"dense_weight": 1.0}),
@@ -626,10 +643,20 @@ def flat_hybrid(
     return [ix.unit_by_uri.get(h.node.uri, frozenset()) for h in hits]
 
 
-def run_find(ix: Index, q: Query, limit: int, kwargs: Mapping[str, Any]) -> Ranked:
+def run_find(
+    ix: Index, q: Query, limit: int, kwargs: Mapping[str, Any], count: str = "slot"
+) -> Ranked:
+    """``find()``'s list, each slot as the units it holds (see :attr:`RowSpec.count`)."""
     res: FindResult = ix.th.find(q.text, target_uri=q.scope, limit=limit, **kwargs)
     hits = [*res.resources, *res.memories, *res.skills]
-    return [ix.units(m.uri) for m in hits]
+    out: Ranked = []
+    for m in hits:
+        units = set(ix.units(m.uri))
+        for c in m.collapsed:
+            if count == "slot" or not c.carried:
+                units |= ix.units(c.uri)
+        out.append(frozenset(units))
+    return out
 
 
 class FrameworkTooExpensive(Exception):
@@ -754,13 +781,13 @@ class Runner:
             return self.framework.run(q, vec, limit)
         if row.method == "find":
             if not params:
-                return run_find(self.ix, q, limit, row.find)
+                return run_find(self.ix, q, limit, row.find, row.count)
             cfg = self.ix.th.config
             saved = {key: getattr(cfg, key) for key in params}
             try:
                 for key, value in params.items():
                     setattr(cfg, key, value)
-                return run_find(self.ix, q, limit, row.find)
+                return run_find(self.ix, q, limit, row.find, row.count)
             finally:
                 for key, value in saved.items():
                     setattr(cfg, key, value)

@@ -14,6 +14,8 @@ The algorithm of the seed design, step by step (each step is one method below):
 5. ``_tree_context``: the best leaves' parents are opened and every leaf's final score takes
    its neighbours', best sibling's and parent's evidence (:mod:`treehop.tree_scoring`);
    directories a leaf below them already beats give up their slots;
+   ``_memory_context``: a memory turn's slot carries its neighbouring turns, and a hit already
+   carried merges into that slot (:mod:`treehop.memory_context`);
 6. ``_finish``: one final ranking of everything collected, one slot per document (a file's
    chunks fold into its best chunk), converted to :class:`~treehop.models.MatchedContext`.
 
@@ -63,6 +65,7 @@ from .models import (
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import Scope, ScoredNode, Vector, VectorStore
 from .tag_hops import plan_tag_hops
+from .memory_context import Slot, build_slots, carries_context, session_turns
 from .tree_scoring import ContextWeights, context_scores, represented_directories
 
 T = TypeVar("T")
@@ -160,7 +163,8 @@ class HierarchicalRetriever:
                 state.stop_reason = f"top-{req.limit} unchanged for {rounds} rounds"
                 break
         await self._tree_context(q, state, result)
-        return self._finish(q, state, result, t0)
+        slots = await self._memory_context(q, state, result)
+        return self._finish(q, state, result, t0, slots)
 
     # ------------------------------------------------------------------ steps
     def _resolve(self, req: RetrievalRequest) -> _Query:
@@ -482,6 +486,22 @@ class HierarchicalRetriever:
                 d = state.collected.by_uri[uri]
                 d.final = Score(min(d.final.vec, leaf_final - 1e-9))
 
+    async def _memory_context(self, q: _Query, state: Descent, result: QueryResult) -> list[Slot]:
+        """The result slots: a memory turn carries its neighbouring turns, and a hit an earlier
+        slot carries merges into it (:mod:`treehop.memory_context`). The sessions of the turn
+        hits among the best ``3 x limit`` groups are scored in one search."""
+        groups = state.collected.ranked(state.track)
+        budget = self.config.memory_context_chars
+        heads = [g[0].node for g in groups[: 3 * q.req.limit]] if budget > 0 else []
+        parents = {n.parent_uri for n in heads if carries_context(n) and n.parent_uri}
+        sessions = {}
+        if parents:
+            scope = dataclasses.replace(q.scope, subtrees=tuple(sorted(parents)), leaves_only=True)
+            turns = await self._search(q, scope, MAX_GLOBAL_FETCH)
+            result.nodes_scored += len(turns)
+            sessions = session_turns([h for h in turns if h.node.parent_uri in parents])
+        return build_slots(groups, sessions, budget, q.req.limit)
+
     def _trace(
         self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]
     ) -> None:
@@ -497,10 +517,11 @@ class HierarchicalRetriever:
             )
         )
 
-    def _finish(self, q: _Query, state: Descent, result: QueryResult, t0: float) -> QueryResult:
-        """One final ranking, one slot per document, as MatchedContexts."""
-        groups = state.collected.ranked(state.track)[: q.req.limit]
-        out = [self._matched(q, state, g) for g in groups]
+    def _finish(
+        self, q: _Query, state: Descent, result: QueryResult, t0: float, slots: list[Slot]
+    ) -> QueryResult:
+        """One final ranking, one slot per document (or exchange), as MatchedContexts."""
+        out = [self._matched(q, state, s.group, s.context()) for s in slots]
         result.tag_hops.hits_produced = sum(1 for c in state.collected.values() if c.hop)
         result.tag_hops.hits_in_topk = sum(1 for m in out if m.found_by is FoundBy.TAG_HOP)
         result.matched_contexts = out
@@ -511,7 +532,9 @@ class HierarchicalRetriever:
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 
-    def _matched(self, q: _Query, state: Descent, group: list[Candidate]) -> MatchedContext:
+    def _matched(
+        self, q: _Query, state: Descent, group: list[Candidate], turns: list[ChunkContext]
+    ) -> MatchedContext:
         cand, rest = group[0], group[1:]
         node = cand.node
         reranked = state.track is Track.RERANK
@@ -547,5 +570,6 @@ class HierarchicalRetriever:
                     content=c.node.content,
                 )
                 for c in rest
-            ],
+            ]
+            + turns,
         )

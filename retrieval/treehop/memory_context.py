@@ -1,0 +1,194 @@
+"""A memory hit carries its exchange: a conversation turn's slot holds its neighbouring turns.
+
+Why: a turn is a poor unit to hand a reader. "Yes, last Saturday!" answers "when did Caroline
+go to the support group?" only together with the turn before it, and the evidence of one
+question is often two or three consecutive turns. A framework user who splits whole session
+transcripts into 1,000-character chunks gets about ten turns per result slot; a turn returned
+alone gets one. So a memory turn found by ``find()`` comes with the turns around it, in the
+same slot, the way a document's other chunks come in
+:attr:`~treehop.models.MatchedContext.collapsed`:
+
+- **which neighbours** - the tree decides: the previous and next turns of the same session
+  (the hit's parent), grown one turn at a time from the hit outwards, each step on the side
+  whose next turn has the higher own score for the query (a tie takes the earlier turn: the
+  question usually comes before its answer), while the slot's text stays within
+  ``budget`` characters (:attr:`~treehop.config.RetrievalConfig.memory_context_chars`; the
+  hit's own text included). A side stops at the session's edge, at a turn the query's filters
+  exclude, and at a turn another slot already holds, so every turn is in at most one slot.
+- **merging** - a hit further down the list that an earlier slot already carries does not take
+  a slot of its own: it is merged into that slot (``carried=False`` on its entry, because it
+  was ranked on its own score), and the next hit moves up.
+- **what counts as a turn** - a leaf of the memory context type that is not a chunk: a ``turn``
+  of the memory write path, or a file ingested under a user's memories (one message per
+  file); its neighbours must be of the same ``kind``. Notes (``remember``) and extracted facts
+  are independent statements, not parts of an exchange, so they never carry context; resources
+  and skills are untouched (a document's chunks fold into one slot on their own).
+
+Everything here is a pure function of the ranked groups and the sessions' scored turns; the
+retriever fetches those (one scoped search) and turns the slots into results.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .descent import Candidate
+from .models import ChunkContext, ContextType, Node
+from .stores.base import ScoredNode
+from .tree_scoring import sibling_order_key
+
+STATEMENT_KINDS: frozenset[str] = frozenset({"note", "fact"})
+"""``kind`` metadata of memory leaves that stand alone and carry no neighbours."""
+
+
+def carries_context(node: Node) -> bool:
+    """True for a conversation turn (see the module docstring), the only node that carries
+    neighbouring turns."""
+    return (
+        node.is_leaf
+        and node.context_type is ContextType.MEMORY
+        and node.chunk_index is None
+        and node.parent_uri is not None
+        and node.metadata.get("kind") not in STATEMENT_KINDS
+    )
+
+
+def turn_text(node: Node) -> str:
+    """The text a turn contributes to its slot (and to the slot's character budget)."""
+    return node.content or node.abstract
+
+
+@dataclass
+class ContextTurn:
+    """A turn held in a slot besides its hit."""
+
+    hit: ScoredNode
+    position: int
+    """Its place relative to the slot's hit in the session: -1 the turn before, +1 after."""
+    carried: bool = True
+    """True: in the slot only as context; False: a ranked hit merged into this slot."""
+
+
+@dataclass
+class Slot:
+    """One result slot: a ranked group (hit first) and the turns it carries."""
+
+    group: list[Candidate]
+    turns: list[ContextTurn] = field(default_factory=list)
+
+    def context(self) -> list[ChunkContext]:
+        """The carried turns as :class:`ChunkContext`, in conversation order."""
+        return [
+            ChunkContext(
+                uri=t.hit.node.uri,
+                score=t.hit.score,
+                abstract=t.hit.node.abstract,
+                content=t.hit.node.content,
+                position=t.position,
+                carried=t.carried,
+            )
+            for t in sorted(self.turns, key=lambda t: t.position)
+        ]
+
+
+def session_turns(family: Sequence[ScoredNode]) -> dict[str, list[ScoredNode]]:
+    """The scored turns of each parent, in conversation order (chunk index, then the natural
+    order of the names: ``turn-00009`` before ``turn-00010``)."""
+    by_parent: dict[str, list[ScoredNode]] = {}
+    for h in family:
+        if carries_context(h.node):
+            by_parent.setdefault(h.node.parent_uri or "", []).append(h)
+    for turns in by_parent.values():
+        turns.sort(key=sibling_order_key)
+    return by_parent
+
+
+def build_slots(
+    groups: Sequence[list[Candidate]],
+    sessions: Mapping[str, Sequence[ScoredNode]],
+    budget: int,
+    limit: int,
+) -> list[Slot]:
+    """The first ``limit`` slots of ``groups`` (ranked, best first), each turn hit with its
+    neighbouring turns from ``sessions`` (see the module docstring).
+
+    ``sessions`` maps a parent URI to every turn under it, in conversation order, with its own
+    score for the query and whether it passes the query's filters (``matches``). With a budget
+    of 0 (or no turn hits) the slots are the groups, unchanged.
+    """
+    slots: list[Slot] = []
+    held: dict[str, tuple[Slot, ContextTurn | None]] = {}
+    index: dict[str, dict[str, int]] = {}
+    for group in groups:
+        if len(slots) >= limit:
+            break
+        node = group[0].node
+        where = held.get(node.uri)
+        if where is not None:
+            slot, turn = where
+            if turn is not None:  # a ranked hit an earlier slot already carries: merged
+                turn.carried = False
+            continue
+        slot = Slot(list(group))
+        slots.append(slot)
+        held[node.uri] = (slot, None)
+        if budget <= 0 or not carries_context(node):
+            continue
+        turns = sessions.get(node.parent_uri or "")
+        if not turns:
+            continue
+        pos = index.setdefault(
+            node.parent_uri or "", {h.node.uri: i for i, h in enumerate(turns)}
+        ).get(node.uri)
+        if pos is None:
+            continue
+        _grow(slot, turns, pos, budget - len(turn_text(node)), node, held)
+    return slots
+
+
+def _grow(
+    slot: Slot,
+    turns: Sequence[ScoredNode],
+    pos: int,
+    room: int,
+    hit: Node,
+    held: dict[str, tuple[Slot, ContextTurn | None]],
+) -> None:
+    """Add neighbours of ``turns[pos]`` to ``slot``, the better side first, within ``room``."""
+    kind = hit.metadata.get("kind")
+    ends = [pos - 1, pos + 1]  # the next turn to take on each side
+    steps = (-1, 1)
+    open_ = [True, True]
+
+    def usable(side: int) -> bool:
+        i = ends[side]
+        if not open_[side] or not 0 <= i < len(turns):
+            return False
+        h = turns[i]
+        if (
+            h.node.uri in held
+            or not h.matches
+            or h.node.metadata.get("kind") != kind
+            or len(turn_text(h.node)) + 1 > room
+        ):
+            open_[side] = False  # the window stays contiguous: this side is done
+            return False
+        return True
+
+    while True:
+        sides = [s for s in (0, 1) if usable(s)]
+        if not sides:
+            return
+        side = max(sides, key=lambda s: (_score(turns[ends[s]]), -s))
+        h = turns[ends[side]]
+        turn = ContextTurn(h, ends[side] - pos)
+        slot.turns.append(turn)
+        held[h.node.uri] = (slot, turn)
+        room -= len(turn_text(h.node)) + 1
+        ends[side] += steps[side]
+
+
+def _score(h: ScoredNode) -> float:
+    return h.score if math.isfinite(h.score) else -math.inf
