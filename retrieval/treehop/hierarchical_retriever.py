@@ -52,6 +52,7 @@ from .descent import (
     Track,
 )
 from .filters import MetadataFilter, TagFilter
+from .memory_context import Slot, build_slots, carries_context, session_turns
 from .models import (
     ChunkContext,
     FoundBy,
@@ -65,7 +66,6 @@ from .models import (
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import Scope, ScoredNode, Vector, VectorStore
 from .tag_hops import plan_tag_hops
-from .memory_context import Slot, build_slots, carries_context, session_turns
 from .tree_scoring import ContextWeights, context_scores, represented_directories
 
 T = TypeVar("T")
