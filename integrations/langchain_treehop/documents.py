@@ -49,8 +49,8 @@ def page_content_of(hit: MatchedContext, content_field: str = "auto") -> str:
     ``auto`` (the default) gives a leaf's full content and a directory's overview: the most
     useful text for an LLM either way. A memory turn's content is its exchange: the turns
     its slot carries before and after it, one a line (:attr:`MatchedContext.slot_text`).
-    ``abstract`` gives the one-line L0 summaries (cheap
-    context for many hits); ``overview`` the L1 summary.
+    ``abstract`` gives the one-line L0 summaries (cheap context for many hits); ``overview``
+    the L1 summary.
     """
     order = _TEXT_ORDER.get(content_field)
     if order is None:
