@@ -10,7 +10,7 @@ import pytest
 
 from treehop import Treehop
 from treehop.descent import Candidate, Score
-from treehop.memory_context import build_slots, carries_context, session_turns
+from treehop.memory_context import build_slots, carries_context, plan_slots, session_turns
 from treehop.models import ChunkContext, ContextType, FoundBy, MatchedContext, Node
 from treehop.stores.base import ScoredNode
 
@@ -202,3 +202,16 @@ def test_langchain_and_llamaindex_show_the_exchange(client: Treehop) -> None:
     assert context_to_document(top).page_content == top.slot_text
     assert to_node_with_score(top).node.get_content() == top.slot_text
     assert "A bowl for my mother." in top.slot_text
+
+
+def test_plan_slots_asks_for_the_first_session_it_lacks() -> None:
+    other = "viking://user/u/memories/chat/s2"
+    a, b = turn(0), turn(0, parent=other)
+    groups = [group(a, 0.9), group(b, 0.8)]
+    sessions = session_turns([scored(a, 0.9)])
+    slots, missing = plan_slots(groups, sessions, budget=500, limit=10)
+    assert missing == other and len(slots) == 1
+    slots, missing = plan_slots(groups, {**sessions, other: []}, budget=500, limit=10)
+    assert missing is None and len(slots) == 2
+    # without context there is nothing to fetch
+    assert plan_slots(groups, {}, budget=0, limit=10)[1] is None

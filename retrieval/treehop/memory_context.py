@@ -115,9 +115,23 @@ def build_slots(
     neighbouring turns from ``sessions`` (see the module docstring).
 
     ``sessions`` maps a parent URI to every turn under it, in conversation order, with its own
-    score for the query and whether it passes the query's filters (``matches``). With a budget
-    of 0 (or no turn hits) the slots are the groups, unchanged.
+    score for the query and whether it passes the query's filters (``matches``); a turn hit
+    whose session is not in it gets no context. With a budget of 0 (or no turn hits) the
+    slots are the groups, unchanged.
     """
+    return plan_slots(groups, sessions, budget, limit, complete=False)[0]
+
+
+def plan_slots(
+    groups: Sequence[list[Candidate]],
+    sessions: Mapping[str, Sequence[ScoredNode]],
+    budget: int,
+    limit: int,
+    complete: bool = True,
+) -> tuple[list[Slot], str | None]:
+    """:func:`build_slots`, stopping at the first turn hit whose session is not in
+    ``sessions`` (``complete``): returns the slots so far and that session's URI, so that the
+    caller fetches only the sessions the slots reach (``None`` once every slot is built)."""
     slots: list[Slot] = []
     held: dict[str, tuple[Slot, ContextTurn | None]] = {}
     index: dict[str, dict[str, int]] = {}
@@ -137,6 +151,8 @@ def build_slots(
         if budget <= 0 or not carries_context(node):
             continue
         turns = sessions.get(node.parent_uri or "")
+        if turns is None and complete:
+            return slots, node.parent_uri
         if not turns:
             continue
         pos = index.setdefault(
@@ -145,7 +161,7 @@ def build_slots(
         if pos is None:
             continue
         _grow(slot, turns, pos, budget - len(turn_text(node)), node, held)
-    return slots
+    return slots, None
 
 
 def _grow(
