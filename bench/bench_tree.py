@@ -459,13 +459,18 @@ def pytest_set() -> BenchSet | None:
 LOCOMO_ROOT = "viking://~/memories/locomo"
 
 
+LOCOMO_DATED = os.environ.get("TREEHOP_LOCOMO_DATED", "") == "1"
+"""``TREEHOP_LOCOMO_DATED=1``: each turn's text starts with its session's day (an experiment
+on leaf text that carries its place in time; flat and find() rows both see it)."""
+
+
 def locomo_set() -> BenchSet | None:
     try:
         convs, dropped = ds.load_locomo()
     except FileNotFoundError as exc:
         _log(f"SKIP locomo: {exc}")
         return None
-    folder = ds.materialise_locomo(convs)
+    folder = ds.materialise_locomo(convs, dated=LOCOMO_DATED)
 
     def ingest(th: Treehop) -> None:
         """One ``add_resource`` per conversation (so no re-tagging per session), then each

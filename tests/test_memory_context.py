@@ -215,3 +215,23 @@ def test_plan_slots_asks_for_the_first_session_it_lacks() -> None:
     assert missing is None and len(slots) == 2
     # without context there is nothing to fetch
     assert plan_slots(groups, {}, budget=0, limit=10)[1] is None
+
+
+def test_dated_text_puts_the_day_in_the_turn_text() -> None:
+    c = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    msgs = [{"speaker": "Ann", "content": "We adopted a puppy."}]
+    c.add_messages(msgs, conversation_id="c", session_id="s", session_time="2023-05-08T13:56:00Z")
+    c.add_messages(
+        [{"speaker": "Bob", "content": "What is its name?"}],
+        conversation_id="c",
+        session_id="s",
+        session_time="2023-05-08T14:00:00Z",
+        dated_text=True,
+    )
+    base = "viking://~/memories/conversations/c/s"
+    assert c.read(f"{base}/turn-00000") == "Ann: We adopted a puppy."
+    assert c.read(f"{base}/turn-00001") == "(8 May 2023) Bob: What is its name?"
+    # the session's overview reads the turns back without their dates
+    assert c.stat(base).overview == "- Ann: We adopted a puppy.\n- Bob: What is its name?"
+    hit = c.find("puppy name in May 2023", target_uri=base, limit=1).memories[0]
+    assert "(8 May 2023) Bob: What is its name?" in hit.slot_text

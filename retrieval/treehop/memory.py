@@ -29,6 +29,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from . import tags as tagmod
@@ -92,6 +93,13 @@ class Turn:
     def text(self) -> str:
         """What the turn leaf stores and embeds."""
         return f"{self.speaker}: {self.content}"
+
+    @property
+    def dated_text(self) -> str:
+        """:attr:`text` headed by the day it was said, ``(8 May 2023) Ann: ...``: the words a
+        question about a time uses (``in May 2023``), for the lexical and the dense index."""
+        dt = datetime.fromtimestamp(self.timestamp, tz=UTC)
+        return f"({dt.day} {dt:%B %Y}) {self.text}"
 
 
 @dataclass
@@ -228,17 +236,21 @@ async def write_nodes(
     )
 
 
-def _turn_node(uri: str, parent: str, turn: Turn, meta: Mapping[str, Any]) -> Node:
+def _turn_node(
+    uri: str, parent: str, turn: Turn, meta: Mapping[str, Any], dated: bool = False
+) -> Node:
+    text = turn.dated_text if dated else turn.text
     return Node(
         uri=uri,
         parent_uri=parent,
         context_type=ContextType.MEMORY,
         level=Level.CONTENT,
         is_leaf=True,
-        abstract=_clip(turn.text, 300),
-        content=turn.text,
+        abstract=_clip(text, 300),
+        content=text,
         metadata={
             **meta,
+            **({"dated": True} if dated else {}),
             "kind": "turn",
             "role": turn.role,
             "speaker": turn.speaker,
@@ -252,6 +264,8 @@ def _turn_of(node: Node) -> Turn:
     md = node.metadata
     speaker = str(md.get("speaker", "user"))
     content = node.content
+    if md.get("dated") and content.startswith("("):
+        content = content.split(") ", 1)[-1]
     if content.startswith(speaker + ": "):
         content = content[len(speaker) + 2 :]
     return Turn(
@@ -322,8 +336,12 @@ async def add_messages(
     session_id: str | None = None,
     session_time: TimeLike | None = None,
     extractor: MemoryExtractor | None = None,
+    dated_text: bool = False,
 ) -> MemoryWriteResult:
     """Append messages to a session of a conversation (see the module docstring).
+
+    ``dated_text``: each new turn's text starts with the day it was said
+    (:attr:`Turn.dated_text`), so that the day is in the embedded and the lexical text.
 
     ``session_id`` defaults to the next ``session-NNNN`` of the conversation. Messages without
     a timestamp get ``session_time`` (default: now). Calling again with the same session
@@ -360,6 +378,7 @@ async def add_messages(
             session_uri,
             t,
             {**meta, "turn": start + i},
+            dated_text,
         )
         for i, t in enumerate(turns)
     ]
