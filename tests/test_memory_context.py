@@ -235,3 +235,26 @@ def test_dated_text_puts_the_day_in_the_turn_text() -> None:
     assert c.stat(base).overview == "- Ann: We adopted a puppy.\n- Bob: What is its name?"
     hit = c.find("puppy name in May 2023", target_uri=base, limit=1).memories[0]
     assert "(8 May 2023) Bob: What is its name?" in hit.slot_text
+
+
+def test_explain_says_a_slot_carries_turns() -> None:
+    from treehop.cli._render import tree_effect_lines
+    from treehop.models import QueryResult, TypedQuery
+
+    m = MatchedContext(
+        uri=f"{S}/turn-00001",
+        context_type=ContextType.MEMORY,
+        is_leaf=True,
+        abstract="",
+        score=1.0,
+        content="Bob: yes",
+        collapsed=[
+            ChunkContext(
+                uri=f"{S}/turn-00000", score=0.5, content="Ann: ?", position=-1, carried=True
+            ),
+            ChunkContext(uri=f"{S}/turn-00002", score=0.9, content="Ann: !", position=1),
+        ],
+    )
+    qr = QueryResult(query=TypedQuery(query="q"), matched_contexts=[m])
+    (line,) = tree_effect_lines(qr, str)
+    assert "carries 2 neighbouring turns (1 of them hits merged into this slot)" in line
