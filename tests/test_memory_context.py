@@ -170,7 +170,7 @@ def test_find_returns_a_turn_with_its_exchange(client: Treehop) -> None:
     top = res.memories[0]
     assert top.uri.endswith("turn-00000")
     assert [c.position for c in top.collapsed] == [1, 2, 3, 4]  # the whole session fits
-    assert top.slot_text.splitlines()[1] == "Bob: Yes, last Saturday, it was great."
+    assert top.slot_text.splitlines()[1] == "(1 March 2024) Bob: Yes, last Saturday, it was great."
     assert len(top.slot_text) <= client.config.memory_context_chars
     # every turn of the session is in this one slot: no second slot repeats one
     assert len(res.memories) == 1
@@ -220,13 +220,18 @@ def test_plan_slots_asks_for_the_first_session_it_lacks() -> None:
 def test_dated_text_puts_the_day_in_the_turn_text() -> None:
     c = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
     msgs = [{"speaker": "Ann", "content": "We adopted a puppy."}]
-    c.add_messages(msgs, conversation_id="c", session_id="s", session_time="2023-05-08T13:56:00Z")
+    c.add_messages(
+        msgs,
+        conversation_id="c",
+        session_id="s",
+        session_time="2023-05-08T13:56:00Z",
+        dated_text=False,
+    )
     c.add_messages(
         [{"speaker": "Bob", "content": "What is its name?"}],
         conversation_id="c",
         session_id="s",
         session_time="2023-05-08T14:00:00Z",
-        dated_text=True,
     )
     base = "viking://~/memories/conversations/c/s"
     assert c.read(f"{base}/turn-00000") == "Ann: We adopted a puppy."

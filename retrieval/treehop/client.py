@@ -571,7 +571,7 @@ class AsyncTreehop:
         session_id: str | None = None,
         session_time: TimeLike | None = None,
         extractor: MemoryExtractor | None = None,
-        dated_text: bool = False,
+        dated_text: bool = True,
     ) -> MemoryWriteResult:
         """Store messages as turns of a conversation session, with speakers and timestamps
         (no LLM; ``extractor`` adds a summary and facts on top; ``dated_text`` heads each

@@ -4,15 +4,21 @@ Layout (under the user's space)::
 
     viking://~/memories/conversations/<conversation_id>/            directory
     viking://~/memories/conversations/<conversation_id>/<session>/  directory, one a session
-        turn-00000, turn-00001, ...                                 leaves: "Speaker: text"
+        turn-00000, turn-00001, ...                   leaves: "(8 May 2023) Speaker: text"
         fact-00000, ...                                             leaves (LLM extractor)
     viking://~/memories/<category>/<name>                           remember(): one note
 
 Why this shape:
 
-- *Deterministic.* The raw turns are the memory; nothing needs an LLM. A turn's text is exactly
-  ``"<speaker>: <content>"``, the same text a caller would index flat, so the tree can only add
-  structure (a session directory to descend through, a time window) to what flat search sees.
+- *Deterministic.* The raw turns are the memory; nothing needs an LLM. A turn's text is
+  ``"(<day>) <speaker>: <content>"``: the message as said, headed by the day it was said
+  (``dated_text``, on by default), because questions to a memory name times ("what did Ann
+  do in May 2023?") and a reader of the turn needs its date. Measured on the LoCoMo dev and
+  test halves (``bench/bench_tree.py`` with ``TREEHOP_LOCOMO_DATED=1``, 200 questions each):
+  default ``find()`` evidence R@5/R@10 0.784/0.874 -> 0.813/0.882 (dev), 0.792/0.870 ->
+  0.810/0.876 (test). ``dated_text=False`` stores ``"<speaker>: <content>"`` only.
+- *An exchange per slot.* ``find()`` returns a turn with its neighbouring turns in the same
+  result slot (:mod:`treehop.memory_context`, ``memory_context_chars``).
 - *Time as a number.* Every turn, session and note carries ``metadata["timestamp"]`` (epoch
   seconds, UTC; see :mod:`treehop.timestamps`), so ``find(since=..., until=...)`` is the
   metadata filter's ``range`` — which every store already runs natively.
@@ -336,7 +342,7 @@ async def add_messages(
     session_id: str | None = None,
     session_time: TimeLike | None = None,
     extractor: MemoryExtractor | None = None,
-    dated_text: bool = False,
+    dated_text: bool = True,
 ) -> MemoryWriteResult:
     """Append messages to a session of a conversation (see the module docstring).
 
