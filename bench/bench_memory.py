@@ -24,7 +24,8 @@ Arms, side by side on the same turn texts (``"<speaker>: <text>"``), the same em
 - ``memory, turns alone``: ``memory_context_chars=0`` (one turn a slot, the last stop's find);
 - ``memory + since/until``: ``memory``, with a time window for questions that name a time.
 
-``--dated`` stores each turn as ``(8 May 2023) Speaker: text`` (``add_messages(dated_text=True)``).
+The memory arms store each turn as ``(8 May 2023) Speaker: text`` (``add_messages``'s default
+``dated_text=True``); ``--plain-text`` stores ``Speaker: text``, the text of the flat arms.
 
 Time windows (``question_window``): a question names a time when it contains a date
 (``7 May 2023``, ``May 7, 2023``, ``7 May, 2023``), a month and year (``June 2023``), a month
@@ -189,7 +190,7 @@ def slot_ids(m: Any, ids: dict[str, str], carried: bool = True) -> set[str]:
 
 
 async def run_conversation(
-    conv: dict[str, Any], embedder: Any, tagger: Any, k: int, budget: int = 0, dated: bool = False
+    conv: dict[str, Any], embedder: Any, tagger: Any, k: int, budget: int = 0, dated: bool = True
 ) -> dict[str, list[tuple[float, float, bool]]]:
     """Per arm: one ``(recall@5, recall@k, has_window)`` per question."""
     sessions = sessions_of(conv)
@@ -343,7 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tagger", choices=["auto", "none"], default="auto")
     p.add_argument("--no-cache", action="store_true")
     p.add_argument(
-        "--dated", action="store_true", help="add_messages(dated_text=True): the day in turn texts"
+        "--plain-text",
+        action="store_true",
+        help="add_messages(dated_text=False): turn texts without their day",
     )
     p.add_argument(
         "--budget", type=int, default=512, help="context-block token budget (0: skip that table)"
@@ -358,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     per_arm: dict[str, list[tuple[float, float, bool]]] = {}
     convs = load_conversations(a.conversations)
     for conv in convs:
-        res = asyncio.run(run_conversation(conv, embedder, tagger, a.k, a.budget, a.dated))
+        res = asyncio.run(run_conversation(conv, embedder, tagger, a.k, a.budget, not a.plain_text))
         for arm, rows in res.items():
             per_arm.setdefault(arm, []).extend(rows)
     n = len(next(iter(per_arm.values())))

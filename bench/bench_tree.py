@@ -16,8 +16,12 @@ default automatic tagger, the offline MiniLM embedder behind an on-disk cache):
   anchor-text queries (``bench/data/pytest_doc_queries.json``, see ``bench/README.md``);
 * ``locomo``: the five LoCoMo development conversations as a user's memories,
   ``viking://~/memories/locomo/<conversation>/session-NN/<turn>``, one file per turn
-  (``Speaker: text``, the session date as metadata); each question is searched within its
-  own conversation; evidence recall@5/@10.
+  (``(8 May 2023) Speaker: text`` as the memory write path stores it; ``TREEHOP_LOCOMO_DATED=0``
+  for ``Speaker: text``; the session date also as metadata); each question is searched within
+  its own conversation; evidence recall@5/@10. A memory turn's slot carries its neighbouring
+  turns (``memory_context_chars``), and a slot counts every turn it holds, as the framework
+  row counts every turn its 1,000-character chunk spans; the ``find-hits`` row counts only
+  each slot's ranked hits.
 
 Every row runs on the same index, the same query vectors and the same text units, and every
 row is scored on the list exactly as returned (directories included when the call includes
@@ -459,9 +463,10 @@ def pytest_set() -> BenchSet | None:
 LOCOMO_ROOT = "viking://~/memories/locomo"
 
 
-LOCOMO_DATED = os.environ.get("TREEHOP_LOCOMO_DATED", "") == "1"
-"""``TREEHOP_LOCOMO_DATED=1``: each turn's text starts with its session's day (an experiment
-on leaf text that carries its place in time; flat and find() rows both see it)."""
+LOCOMO_DATED = os.environ.get("TREEHOP_LOCOMO_DATED", "1") != "0"
+"""Each turn's text starts with its session's day, ``(8 May 2023) Speaker: text``, as the
+memory write path stores it by default (``add_messages(dated_text=True)``); every row sees
+the same texts. ``TREEHOP_LOCOMO_DATED=0``: the reference's plain ``Speaker: text``."""
 
 
 def locomo_set() -> BenchSet | None:
