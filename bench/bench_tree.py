@@ -479,8 +479,9 @@ def locomo_set() -> BenchSet | None:
 
     def ingest(th: Treehop) -> None:
         """One ``add_resource`` per conversation (so no re-tagging per session), then each
-        session's nodes get ``session`` and ``session_date`` metadata through the store's
-        public ``upsert`` with their own vectors."""
+        session's nodes get ``session`` and ``session_date`` metadata (and its turns
+        ``kind="turn"``, as ``add_messages`` stores them) through the store's public
+        ``upsert`` with their own vectors."""
         t0 = time.perf_counter()
         for c in convs:
             target = f"{LOCOMO_ROOT}/{c.sample_id}"
@@ -496,7 +497,13 @@ def locomo_set() -> BenchSet | None:
                     nodes.append(
                         n.model_copy(
                             update={
-                                "metadata": {**n.metadata, "session": index, "session_date": date}
+                                "metadata": {
+                                    **n.metadata,
+                                    "session": index,
+                                    "session_date": date,
+                                    # a turn, as add_messages marks it (memory_context)
+                                    **({"kind": "turn"} if n.is_leaf else {}),
+                                }
                             }
                         )
                     )

@@ -119,7 +119,9 @@ def test_documents_notes_and_facts_carry_no_context() -> None:
     assert not carries_context(doc)
     assert not carries_context(chunk)
     assert not carries_context(turn(1, kind="note")) and not carries_context(turn(1, kind="fact"))
-    assert carries_context(turn(1)) and carries_context(turn(1, kind="text"))
+    assert carries_context(turn(1))
+    # a memory file (a user's preferences) is a document of its own, not a turn
+    assert not carries_context(turn(1, kind="text")) and not carries_context(turn(1, kind=None))
     # a turn's neighbours are of its own kind: a fact between turns ends that side
     nodes = [turn(0), turn(1), turn(2, kind="fact")]
     sessions = session_turns([scored(n, 0.5) for n in nodes])

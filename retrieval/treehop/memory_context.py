@@ -18,11 +18,12 @@ same slot, the way a document's other chunks come in
 - **merging** - a hit further down the list that an earlier slot already carries does not take
   a slot of its own: it is merged into that slot (``carried=False`` on its entry, because it
   was ranked on its own score), and the next hit moves up.
-- **what counts as a turn** - a leaf of the memory context type that is not a chunk: a ``turn``
-  of the memory write path, or a file ingested under a user's memories (one message per
-  file); its neighbours must be of the same ``kind``. Notes (``remember``) and extracted facts
-  are independent statements, not parts of an exchange, so they never carry context; resources
-  and skills are untouched (a document's chunks fold into one slot on their own).
+- **what counts as a turn** - a leaf of the memory context type, not a chunk, whose ``kind``
+  metadata is ``turn`` (what the memory write path stores; a caller who ingests messages
+  another way marks them so). Its neighbours must be turns too. Notes (``remember``),
+  extracted facts and memory files (a user's preferences, one document each) are independent
+  statements, not parts of an exchange, so they never carry context; resources and skills are
+  untouched (a document's chunks fold into one slot on their own).
 
 Everything here is a pure function of the ranked groups and the sessions' scored turns; the
 retriever fetches those (one scoped search) and turns the slots into results.
@@ -39,8 +40,8 @@ from .models import ChunkContext, ContextType, Node
 from .stores.base import ScoredNode
 from .tree_scoring import sibling_order_key
 
-STATEMENT_KINDS: frozenset[str] = frozenset({"note", "fact"})
-"""``kind`` metadata of memory leaves that stand alone and carry no neighbours."""
+TURN_KIND = "turn"
+"""``kind`` metadata of a conversation turn, the only leaf that carries its neighbours."""
 
 
 def carries_context(node: Node) -> bool:
@@ -51,7 +52,7 @@ def carries_context(node: Node) -> bool:
         and node.context_type is ContextType.MEMORY
         and node.chunk_index is None
         and node.parent_uri is not None
-        and node.metadata.get("kind") not in STATEMENT_KINDS
+        and node.metadata.get("kind") == TURN_KIND
     )
 
 
@@ -173,7 +174,6 @@ def _grow(
     held: dict[str, tuple[Slot, ContextTurn | None]],
 ) -> None:
     """Add neighbours of ``turns[pos]`` to ``slot``, the better side first, within ``room``."""
-    kind = hit.metadata.get("kind")
     ends = [pos - 1, pos + 1]  # the next turn to take on each side
     steps = (-1, 1)
     open_ = [True, True]
@@ -183,12 +183,7 @@ def _grow(
         if not open_[side] or not 0 <= i < len(turns):
             return False
         h = turns[i]
-        if (
-            h.node.uri in held
-            or not h.matches
-            or h.node.metadata.get("kind") != kind
-            or len(turn_text(h.node)) + 1 > room
-        ):
+        if h.node.uri in held or not h.matches or len(turn_text(h.node)) + 1 > room:
             open_[side] = False  # the window stays contiguous: this side is done
             return False
         return True
