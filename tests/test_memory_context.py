@@ -10,7 +10,13 @@ import pytest
 
 from treehop import Treehop
 from treehop.descent import Candidate, Score
-from treehop.memory_context import build_slots, carries_context, plan_slots, session_turns
+from treehop.memory_context import (
+    build_slots,
+    carries_context,
+    gather_slots,
+    plan_slots,
+    session_turns,
+)
 from treehop.models import ChunkContext, ContextType, FoundBy, MatchedContext, Node
 from treehop.stores.base import ScoredNode
 
@@ -265,3 +271,34 @@ def test_explain_says_a_slot_carries_turns() -> None:
     qr = QueryResult(query=TypedQuery(query="q"), matched_contexts=[m])
     (line,) = tree_effect_lines(qr, str)
     assert "carries 2 neighbouring turns (1 of them hits merged into this slot)" in line
+
+
+def test_gather_slots_scores_only_the_sessions_the_slots_reach() -> None:
+    import asyncio
+
+    parents = [f"viking://user/u/memories/chat/s{i}" for i in range(4)]
+    nodes = {p: [turn(j, parent=p) for j in range(3)] for p in parents}
+    asked: list[tuple[str, ...]] = []
+
+    async def search(wanted: tuple[str, ...]) -> list[ScoredNode]:
+        asked.append(wanted)
+        return [scored(n, 0.5) for p in wanted for n in nodes[p]]
+
+    # the best hits lie in s0 (two of them) and s1; s2 and s3 only further down
+    groups = [
+        group(nodes[parents[0]][1], 0.9),
+        group(nodes[parents[0]][0], 0.8),
+        group(nodes[parents[1]][1], 0.7),
+        group(nodes[parents[2]][1], 0.6),
+        group(nodes[parents[3]][1], 0.5),
+    ]
+    slots = asyncio.run(gather_slots(groups, 500, 2, search))
+    # s0's turn 0 merges into the first slot, so the second slot is s1's
+    assert [s.group[0].node.parent_uri for s in slots] == parents[:2]
+    assert names(slots[0].context()) == ["turn-00000", "turn-00002"]
+    # first the sessions of the first `limit` groups (both s0), then, when the slots run past
+    # them, those of the next groups; no session twice, s3 (never reached) never scored
+    assert asked[0] == (parents[0],)
+    assert parents[1] in asked[1]
+    flat = [p for a in asked for p in a]
+    assert len(flat) == len(set(flat)) and parents[3] not in flat

@@ -52,7 +52,7 @@ from .descent import (
     Track,
 )
 from .filters import MetadataFilter, TagFilter
-from .memory_context import Slot, carries_context, plan_slots, session_turns
+from .memory_context import Slot, gather_slots
 from .models import (
     ChunkContext,
     FoundBy,
@@ -488,25 +488,16 @@ class HierarchicalRetriever:
 
     async def _memory_context(self, q: _Query, state: Descent, result: QueryResult) -> list[Slot]:
         """The result slots: a memory turn carries its neighbouring turns, and a hit an earlier
-        slot carries merges into it (:mod:`treehop.memory_context`). Only the sessions the
-        slots reach are scored: those of the turn hits among the next ``limit`` groups, in one
-        search, again whenever the slots run past them (merged hits free slots)."""
-        groups = state.collected.ranked(state.track)
-        budget, n = self.config.memory_context_chars, q.req.limit
-        sessions: dict[str, list[ScoredNode]] = {}
-        while True:
-            slots, missing = plan_slots(groups, sessions, budget, q.req.limit)
-            if missing is None:
-                return slots
-            heads = (g[0].node for g in groups[:n])
-            want = {missing} | {h.parent_uri for h in heads if carries_context(h) and h.parent_uri}
-            want -= sessions.keys()
-            scope = dataclasses.replace(q.scope, subtrees=tuple(sorted(want)), leaves_only=True)
+        slot carries merges into it (:mod:`treehop.memory_context`)."""
+
+        async def turns_of(sessions: tuple[str, ...]) -> list[ScoredNode]:
+            scope = dataclasses.replace(q.scope, subtrees=sessions, leaves_only=True)
             turns = await self._search(q, scope, MAX_GLOBAL_FETCH)
             result.nodes_scored += len(turns)
-            sessions.update(session_turns([h for h in turns if h.node.parent_uri in want]))
-            sessions.update((p, []) for p in want if p not in sessions)
-            n *= 2
+            return turns
+
+        groups = state.collected.ranked(state.track)
+        return await gather_slots(groups, self.config.memory_context_chars, q.req.limit, turns_of)
 
     def _trace(
         self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]

@@ -32,7 +32,7 @@ retriever fetches those (one scoped search) and turns the slots into results.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .descent import Candidate
@@ -163,6 +163,31 @@ def plan_slots(
             continue
         _grow(slot, turns, pos, budget - len(turn_text(node)), node, held)
     return slots, None
+
+
+async def gather_slots(
+    groups: Sequence[list[Candidate]],
+    budget: int,
+    limit: int,
+    search: Callable[[tuple[str, ...]], Awaitable[Sequence[ScoredNode]]],
+) -> list[Slot]:
+    """:func:`build_slots`, scoring only the sessions the slots reach: ``search(parents)``
+    returns the scored leaves below ``parents`` (the query's filters applied). It is asked for
+    the sessions of the turn hits among the next ``limit`` groups at once, and again whenever
+    the slots run past them (merged hits free slots), never for a session twice."""
+    n = limit
+    sessions: dict[str, list[ScoredNode]] = {}
+    while True:
+        slots, missing = plan_slots(groups, sessions, budget, limit)
+        if missing is None:
+            return slots
+        heads = (g[0].node for g in groups[:n])
+        want = {missing} | {h.parent_uri for h in heads if carries_context(h) and h.parent_uri}
+        want -= sessions.keys()
+        found = await search(tuple(sorted(want)))
+        sessions.update(session_turns([h for h in found if h.node.parent_uri in want]))
+        sessions.update((p, []) for p in want if p not in sessions)
+        n *= 2
 
 
 def _grow(
