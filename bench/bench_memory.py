@@ -316,13 +316,14 @@ def _norm(text: str) -> str:
 
 
 def naive_block(res: Any, budget: int) -> str:
-    """The simplest alternative to context assembly: the top hits' texts, each headed by its
+    """The simplest alternative to context assembly: the top hits' texts (a slot's whole text,
+    a turn with the turns it carries, as a LangChain ``Document`` shows it), each headed by its
     URI, joined until the budget runs out, the last one cut at the budget."""
     counter = default_token_counter()
     parts: list[str] = []
     used = 0
     for m in res.contexts():
-        section = f"[{m.uri}]\n{m.text}"
+        section = f"[{m.uri}]\n{m.slot_text}"
         n = counter.count(section) + (counter.count("\n\n") if parts else 0)
         if used + n <= budget:
             parts.append(section)
