@@ -85,7 +85,9 @@ class RetrievalConfig(BaseModel):
     it instead of taking a slot (:mod:`treehop.memory_context`). 0 returns turns alone.
     Documents are untouched. 1,000 is the chunk size of the framework a user would pick
     instead (a LangChain 1,000-character split of the session transcripts, which holds about
-    ten turns): no more text per slot than that baseline."""
+    ten turns): no more text per slot than that baseline. LoCoMo dev half (200 questions,
+    ``bench/bench_tree.py``, undated turn texts), evidence R@10 counting every turn a slot
+    holds: 0 0.742, 200 0.755, 400 0.818, 600 0.836, 1000 0.874 (the framework 0.701)."""
     rerank_timeout_s: float = Field(default=10.0, gt=0)
     """A reranker call slower than this falls back to vector scores."""
 
