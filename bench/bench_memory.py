@@ -16,8 +16,16 @@ Arms, side by side on the same turn texts (``"<speaker>: <text>"``), the same em
 - ``flat exact``: cosine top-k over the turn vectors (numpy), the reference of the data README;
 - ``turns as files``: every turn a file ``D<s>_<t>.txt`` in one directory, ``add_resource``;
 - ``memory``: ``add_messages`` per session (conversation → session → turn, session dates as
-  timestamps), ``find()`` without a time filter;
-- ``memory + since/until``: the same, with a time window for questions that name a time.
+  timestamps), ``find()`` without a time filter. A slot counts every turn it holds: its hit and
+  the neighbouring turns it carries (``memory_context_chars``, at most 1,000 characters a
+  slot, as a LangChain 1,000-character chunk of the transcript holds about ten turns);
+- ``memory, hits only``: the same lists, counting only each slot's ranked hits (the hit and
+  the hits merged into its slot), not the turns carried as context;
+- ``memory, turns alone``: ``memory_context_chars=0`` (one turn a slot, the last stop's find);
+- ``memory + since/until``: ``memory``, with a time window for questions that name a time.
+
+The memory arms store each turn as ``(8 May 2023) Speaker: text`` (``add_messages``'s default
+``dated_text=True``); ``--plain-text`` stores ``Speaker: text``, the text of the flat arms.
 
 Time windows (``question_window``): a question names a time when it contains a date
 (``7 May 2023``, ``May 7, 2023``, ``7 May, 2023``), a month and year (``June 2023``), a month
@@ -165,12 +173,24 @@ def turn_text(t: dict[str, Any]) -> str:
     return f"{t['speaker']}: {t['text']}"
 
 
-def recall(ranked: list[str], gold: set[str], k: int) -> float:
-    return len(set(ranked[:k]) & gold) / len(gold)
+def recall(ranked: list[str] | list[set[str]], gold: set[str], k: int) -> float:
+    """Evidence recall@k; a slot is one turn id, or the set of turn ids it holds."""
+    found: set[str] = set()
+    for slot in ranked[:k]:
+        found |= {slot} if isinstance(slot, str) else slot
+    return len(found & gold) / len(gold)
+
+
+def slot_ids(m: Any, ids: dict[str, str], carried: bool = True) -> set[str]:
+    """The turn ids one ``find()`` slot holds: its hit and the turns in its slot
+    (``memory_context_chars``); ``carried=False`` leaves out the turns held only as context."""
+    out = {ids.get(m.uri, "")}
+    out |= {ids.get(c.uri, "") for c in m.collapsed if carried or not c.carried}
+    return out - {""}
 
 
 async def run_conversation(
-    conv: dict[str, Any], embedder: Any, tagger: Any, k: int, budget: int = 0
+    conv: dict[str, Any], embedder: Any, tagger: Any, k: int, budget: int = 0, dated: bool = True
 ) -> dict[str, list[tuple[float, float, bool]]]:
     """Per arm: one ``(recall@5, recall@k, has_window)`` per question."""
     sessions = sessions_of(conv)
@@ -227,9 +247,16 @@ async def run_conversation(
             conversation_id=cid,
             session_id=f"session-{n:02d}",
             session_time=st,
+            dated_text=dated,
         )
     target = f"viking://~/memories/conversations/{cid}"
-    plain, timed = [], []
+    msg = {
+        mem.display(n.uri): str(n.metadata["message_id"])
+        for n in mem.store.iter_nodes(mem.resolve(target))
+        if n.is_leaf and "message_id" in n.metadata
+    }
+    plain, timed, hits_only, alone = [], [], [], []
+    budget_chars = mem.config.memory_context_chars
     by_id = {t["dia_id"]: _norm(turn_text(t)) for t, _ in turns}
     budget_rows: dict[str, list[tuple[float, float, bool]]] = {
         "top hits, last one cut": [],
@@ -239,8 +266,19 @@ async def run_conversation(
     for q, w in zip(questions, windows, strict=True):
         gold = evidence_ids(q["evidence"])
         res = await mem.find(q["question"], target_uri=target, limit=k, include_directories=False)
-        ranked = [str(m.metadata.get("message_id")) for m in res.contexts()]
-        plain.append((recall(ranked, gold, 5), recall(ranked, gold, k), w is not None))
+        slots = [slot_ids(m, msg) for m in res.contexts()]
+        plain.append((recall(slots, gold, 5), recall(slots, gold, k), w is not None))
+        hits = [slot_ids(m, msg, carried=False) for m in res.contexts()]
+        hits_only.append((recall(hits, gold, 5), recall(hits, gold, k), w is not None))
+        mem.config.memory_context_chars = 0
+        try:
+            one = await mem.find(
+                q["question"], target_uri=target, limit=k, include_directories=False
+            )
+        finally:
+            mem.config.memory_context_chars = budget_chars
+        single = [slot_ids(m, msg) for m in one.contexts()]
+        alone.append((recall(single, gold, 5), recall(single, gold, k), w is not None))
         if budget:
             leaves = await mem.find(
                 q["question"], target_uri=target, limit=20, include_directories=False
@@ -260,9 +298,11 @@ async def run_conversation(
                 q["question"], target_uri=target, limit=k, include_directories=False,
                 since=w[0], until=w[1],
             )  # fmt: skip
-            ranked = [str(m.metadata.get("message_id")) for m in res.contexts()]
-        timed.append((recall(ranked, gold, 5), recall(ranked, gold, k), w is not None))
+            slots = [slot_ids(m, msg) for m in res.contexts()]
+        timed.append((recall(slots, gold, 5), recall(slots, gold, k), w is not None))
     out["memory"] = plain
+    out["memory, hits only"] = hits_only
+    out["memory, turns alone"] = alone
     out["memory + since/until"] = timed
     if budget:
         for arm, rows in budget_rows.items():
@@ -276,13 +316,14 @@ def _norm(text: str) -> str:
 
 
 def naive_block(res: Any, budget: int) -> str:
-    """The simplest alternative to context assembly: the top hits' texts, each headed by its
+    """The simplest alternative to context assembly: the top hits' texts (a slot's whole text,
+    a turn with the turns it carries, as a LangChain ``Document`` shows it), each headed by its
     URI, joined until the budget runs out, the last one cut at the budget."""
     counter = default_token_counter()
     parts: list[str] = []
     used = 0
     for m in res.contexts():
-        section = f"[{m.uri}]\n{m.text}"
+        section = f"[{m.uri}]\n{m.slot_text}"
         n = counter.count(section) + (counter.count("\n\n") if parts else 0)
         if used + n <= budget:
             parts.append(section)
@@ -304,6 +345,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tagger", choices=["auto", "none"], default="auto")
     p.add_argument("--no-cache", action="store_true")
     p.add_argument(
+        "--plain-text",
+        action="store_true",
+        help="add_messages(dated_text=False): turn texts without their day",
+    )
+    p.add_argument(
         "--budget", type=int, default=512, help="context-block token budget (0: skip that table)"
     )
     a = p.parse_args(argv)
@@ -316,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     per_arm: dict[str, list[tuple[float, float, bool]]] = {}
     convs = load_conversations(a.conversations)
     for conv in convs:
-        res = asyncio.run(run_conversation(conv, embedder, tagger, a.k, a.budget))
+        res = asyncio.run(run_conversation(conv, embedder, tagger, a.k, a.budget, not a.plain_text))
         for arm, rows in res.items():
             per_arm.setdefault(arm, []).extend(rows)
     n = len(next(iter(per_arm.values())))

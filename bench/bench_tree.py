@@ -16,8 +16,12 @@ default automatic tagger, the offline MiniLM embedder behind an on-disk cache):
   anchor-text queries (``bench/data/pytest_doc_queries.json``, see ``bench/README.md``);
 * ``locomo``: the five LoCoMo development conversations as a user's memories,
   ``viking://~/memories/locomo/<conversation>/session-NN/<turn>``, one file per turn
-  (``Speaker: text``, the session date as metadata); each question is searched within its
-  own conversation; evidence recall@5/@10.
+  (``(8 May 2023) Speaker: text`` as the memory write path stores it; ``TREEHOP_LOCOMO_DATED=0``
+  for ``Speaker: text``; the session date also as metadata); each question is searched within
+  its own conversation; evidence recall@5/@10. A memory turn's slot carries its neighbouring
+  turns (``memory_context_chars``), and a slot counts every turn it holds, as the framework
+  row counts every turn its 1,000-character chunk spans; the ``find-hits`` row counts only
+  each slot's ranked hits.
 
 Every row runs on the same index, the same query vectors and the same text units, and every
 row is scored on the list exactly as returned (directories included when the call includes
@@ -225,6 +229,10 @@ class RowSpec:
     config: Mapping[str, Any] = field(default_factory=dict)
     find: Mapping[str, Any] = field(default_factory=dict)
     tune: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    count: str = "slot"
+    """``find`` rows: ``slot`` counts every unit a slot holds (its hit, a document's other
+    chunks, the turns a memory hit carries), as the framework row counts every turn its chunk
+    spans; ``hits`` counts only the slot's ranked hits (not the turns carried as context)."""
 
 
 ROWS: tuple[RowSpec, ...] = (
@@ -236,6 +244,19 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec("flat-bm25", "flat BM25", "flat-bm25"),
     RowSpec("framework", "framework: 1000c split + flat", "framework"),
     RowSpec("find", "find() default", "find"),
+    RowSpec("find-hits", "find() default, hits only", "find", count="hits"),
+    RowSpec(
+        "find-no-memctx",
+        "find - memory context",
+        "find",
+        config={"memory_context_chars": 0},
+    ),
+    RowSpec(
+        "find-memctx",
+        "find memory_context_chars*",
+        "find",
+        tune={"memory_context_chars": (1000, 600, 400, 200)},
+    ),
     RowSpec("find-leaves", "find leaves only", "find", find={"include_directories": False}),
     RowSpec("find-group", "find chunk_group", "find", find={"chunk_group": True}),
     RowSpec("find-dense", "find dense only (w=1)", "find", config={"dense_weight": 1.0}),
@@ -457,18 +478,25 @@ def pytest_set() -> BenchSet | None:
 LOCOMO_ROOT = "viking://~/memories/locomo"
 
 
+LOCOMO_DATED = os.environ.get("TREEHOP_LOCOMO_DATED", "1") != "0"
+"""Each turn's text starts with its session's day, ``(8 May 2023) Speaker: text``, as the
+memory write path stores it by default (``add_messages(dated_text=True)``); every row sees
+the same texts. ``TREEHOP_LOCOMO_DATED=0``: the reference's plain ``Speaker: text``."""
+
+
 def locomo_set() -> BenchSet | None:
     try:
         convs, dropped = ds.load_locomo()
     except FileNotFoundError as exc:
         _log(f"SKIP locomo: {exc}")
         return None
-    folder = ds.materialise_locomo(convs)
+    folder = ds.materialise_locomo(convs, dated=LOCOMO_DATED)
 
     def ingest(th: Treehop) -> None:
         """One ``add_resource`` per conversation (so no re-tagging per session), then each
-        session's nodes get ``session`` and ``session_date`` metadata through the store's
-        public ``upsert`` with their own vectors."""
+        session's nodes get ``session`` and ``session_date`` metadata (and its turns
+        ``kind="turn"``, as ``add_messages`` stores them) through the store's public
+        ``upsert`` with their own vectors."""
         t0 = time.perf_counter()
         for c in convs:
             target = f"{LOCOMO_ROOT}/{c.sample_id}"
@@ -484,7 +512,13 @@ def locomo_set() -> BenchSet | None:
                     nodes.append(
                         n.model_copy(
                             update={
-                                "metadata": {**n.metadata, "session": index, "session_date": date}
+                                "metadata": {
+                                    **n.metadata,
+                                    "session": index,
+                                    "session_date": date,
+                                    # a turn, as add_messages marks it (memory_context)
+                                    **({"kind": "turn"} if n.is_leaf else {}),
+                                }
                             }
                         )
                     )
@@ -641,10 +675,20 @@ def flat_hybrid(
     return [ix.unit_by_uri.get(h.node.uri, frozenset()) for h in hits]
 
 
-def run_find(ix: Index, q: Query, limit: int, kwargs: Mapping[str, Any]) -> Ranked:
+def run_find(
+    ix: Index, q: Query, limit: int, kwargs: Mapping[str, Any], count: str = "slot"
+) -> Ranked:
+    """``find()``'s list, each slot as the units it holds (see :attr:`RowSpec.count`)."""
     res: FindResult = ix.th.find(q.text, target_uri=q.scope, limit=limit, **kwargs)
     hits = [*res.resources, *res.memories, *res.skills]
-    return [ix.units(m.uri) for m in hits]
+    out: Ranked = []
+    for m in hits:
+        units = set(ix.units(m.uri))
+        for c in m.collapsed:
+            if count == "slot" or not c.carried:
+                units |= ix.units(c.uri)
+        out.append(frozenset(units))
+    return out
 
 
 class FrameworkTooExpensive(Exception):
@@ -769,13 +813,13 @@ class Runner:
             return self.framework.run(q, vec, limit)
         if row.method == "find":
             if not params:
-                return run_find(self.ix, q, limit, row.find)
+                return run_find(self.ix, q, limit, row.find, row.count)
             cfg = self.ix.th.config
             saved = {key: getattr(cfg, key) for key in params}
             try:
                 for key, value in params.items():
                     setattr(cfg, key, value)
-                return run_find(self.ix, q, limit, row.find)
+                return run_find(self.ix, q, limit, row.find, row.count)
             finally:
                 for key, value in saved.items():
                     setattr(cfg, key, value)

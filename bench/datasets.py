@@ -1191,16 +1191,28 @@ def dia_id_from_filename(name: str) -> str | None:
     return f"D{int(m.group(1))}:{int(m.group(2))}" if m else None
 
 
-def materialise_locomo(convs: Sequence[Conversation], out_dir: Path | None = None) -> Path:
+def locomo_day(date: str) -> str:
+    """LoCoMo's ``1:56 pm on 8 May, 2023`` as ``8 May 2023`` (the day a turn was said)."""
+    return " ".join(date.split(" on ", 1)[-1].replace(",", "").split())
+
+
+def materialise_locomo(
+    convs: Sequence[Conversation], out_dir: Path | None = None, dated: bool = False
+) -> Path:
     """One file per turn (``Speaker: text``), one folder per session, one per conversation.
 
     Written to the benchmark cache (outside the repository: LoCoMo's licence is for
     benchmarking only). The session dates go in as metadata at ingest, not into the files,
-    so that the turn text is the reference's ``Speaker: text``.
+    so that the turn text is the reference's ``Speaker: text``; ``dated`` writes
+    ``(8 May 2023) Speaker: text`` instead (leaf text that carries its place in time).
     """
-    out_dir = out_dir or CACHE_DIR / "locomo-tree"
+    out_dir = out_dir or CACHE_DIR / ("locomo-tree-dated" if dated else "locomo-tree")
     payload = {
-        f"{c.sample_id}/session-{s.index:02d}/{locomo_turn_filename(t.dia_id)}": t.line() + "\n"
+        f"{c.sample_id}/session-{s.index:02d}/{locomo_turn_filename(t.dia_id)}": (
+            f"({locomo_day(s.date)}) " if dated else ""
+        )
+        + t.line()
+        + "\n"
         for c in convs
         for s in c.sessions
         for t in s.turns

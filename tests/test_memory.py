@@ -49,7 +49,8 @@ def test_structure_speakers_and_timestamps(client: Treehop) -> None:
     turns = client.ls(f"{CONV}/session-1")
     assert [e.uri.rsplit("/", 1)[1] for e in turns] == ["turn-00000", "turn-00001"]
     node = client.stat(f"{CONV}/session-1/turn-00001")
-    assert node.content == "Melanie: I painted a sunrise over the lake."
+    # the day it was said heads the turn text (add_messages(dated_text=True), the default)
+    assert node.content == "(8 May 2023) Melanie: I painted a sunrise over the lake."
     assert node.metadata["speaker"] == "Melanie"
     assert node.metadata["timestamp"] == MAY
     assert node.metadata["conversation"] == "trip"
@@ -70,7 +71,7 @@ def test_appending_continues_the_session_deterministically(client: Treehop) -> N
     assert res.turn_uris == [f"{CONV}/session-1/turn-00002"]
     assert client.stat(f"{CONV}/session-1/turn-00000") == before
     added = client.stat(f"{CONV}/session-1/turn-00002")
-    assert added.content == "assistant: Noted."
+    assert added.content == "(8 May 2023) assistant: Noted."
     assert added.metadata["role"] == "assistant"
     assert client.stat(f"{CONV}/session-1").metadata["turns"] == 3
     # no session id: the next free one
@@ -222,7 +223,7 @@ def test_llm_failure_never_loses_turns(client: Treehop, reply: Reply) -> None:
     assert res.extraction_error
     assert "sk-test" not in res.extraction_error
     assert res.fact_uris == []
-    assert client.read(res.turn_uris[0]) == "Melanie: We camped by the river."
+    assert client.read(res.turn_uris[0]) == "(21 June 2023) Melanie: We camped by the river."
 
 
 def test_remember_a_timestamped_note(client: Treehop) -> None:

@@ -146,12 +146,16 @@ def retrieve(cfg: RetrievalConfig) -> list[tuple[str, FoundBy]]:
 
 
 def test_find_lifts_the_answer_next_to_a_strong_hit() -> None:
+    # Turns alone (memory_context_chars=0): this tests the ranking, not the slots.
     off = RetrievalConfig(
-        context_neighbour_weight=0, context_parent_weight=0, context_sibling_weight=0
+        context_neighbour_weight=0,
+        context_parent_weight=0,
+        context_sibling_weight=0,
+        memory_context_chars=0,
     )
     flat = [u for u, _ in retrieve(off)]
     assert flat == ["session-01/turn-2", "session-02/turn-1", "session-01/turn-3"]
-    with_tree = retrieve(RetrievalConfig())
+    with_tree = retrieve(RetrievalConfig(memory_context_chars=0))
     # The answer outranks the stray mention because its neighbour and sibling asked.
     assert [u for u, _ in with_tree][:2] == ["session-01/turn-2", "session-01/turn-3"]
     assert dict(with_tree)["session-01/turn-2"] is FoundBy.GLOBAL

@@ -47,8 +47,10 @@ def page_content_of(hit: MatchedContext, content_field: str = "auto") -> str:
     """The text of a hit for ``page_content``.
 
     ``auto`` (the default) gives a leaf's full content and a directory's overview: the most
-    useful text for an LLM either way. ``abstract`` gives the one-line L0 summaries (cheap
-    context for many hits); ``overview`` the L1 summary.
+    useful text for an LLM either way. A memory turn's content is its exchange: the turns
+    its slot carries before and after it, one a line (:attr:`MatchedContext.slot_text`).
+    ``abstract`` gives the one-line L0 summaries (cheap context for many hits); ``overview``
+    the L1 summary.
     """
     order = _TEXT_ORDER.get(content_field)
     if order is None:
@@ -58,7 +60,8 @@ def page_content_of(hit: MatchedContext, content_field: str = "auto") -> str:
     for name in order:
         text: str = getattr(hit, name)
         if text:
-            return text
+            # a memory turn's slot also carries its neighbouring turns (memory_context_chars)
+            return hit.slot_text if name == "content" else text
     return ""
 
 

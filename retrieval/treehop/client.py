@@ -571,9 +571,11 @@ class AsyncTreehop:
         session_id: str | None = None,
         session_time: TimeLike | None = None,
         extractor: MemoryExtractor | None = None,
+        dated_text: bool = True,
     ) -> MemoryWriteResult:
         """Store messages as turns of a conversation session, with speakers and timestamps
-        (no LLM; ``extractor`` adds a summary and facts on top). See :mod:`treehop.memory`."""
+        (no LLM; ``extractor`` adds a summary and facts on top; ``dated_text`` heads each
+        turn's text with its day). See :mod:`treehop.memory`."""
         return await memory.add_messages(
             self,
             messages,
@@ -581,6 +583,7 @@ class AsyncTreehop:
             session_id=session_id,
             session_time=session_time,
             extractor=extractor,
+            dated_text=dated_text,
         )
 
     async def remember(

@@ -33,7 +33,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from . import uri as urimod
 from .errors import EmbeddingError, InvalidQueryError
-from .models import ContextType, FindResult, MatchedContext
+from .models import ContextType, FindResult, FoundBy, MatchedContext
 from .timestamps import TIMESTAMP_FIELD, to_iso
 
 Tier = Literal["abstract", "overview", "content"]
@@ -280,6 +280,34 @@ def _render(groups: Sequence[_Group]) -> str:
     return SEPARATOR.join("\n".join([g.header, *g.lines]) for g in groups if g.lines)
 
 
+def _unfold_turns(contexts: Sequence[MatchedContext]) -> list[MatchedContext]:
+    """Each memory hit followed by the turns its slot carries (``memory_context_chars``), in
+    conversation order, as entries of their own: the packer fits the budget, dedups across a
+    session's calls and labels line by line, so every turn must be its own entry."""
+    out: list[MatchedContext] = []
+    for m in contexts:
+        out.append(m)
+        turns = sorted((c for c in m.collapsed if c.position), key=lambda c: c.position or 0)
+        out += [
+            m.model_copy(
+                update={
+                    "uri": c.uri,
+                    "abstract": c.abstract,
+                    "overview": "",
+                    "content": c.content,
+                    "score": c.score,
+                    "metadata": {},
+                    "tags": [],
+                    "collapsed": [],
+                    "found_by": FoundBy.NEIGHBOUR,
+                    "found_via": m.uri,
+                }
+            )
+            for c in turns
+        ]
+    return out
+
+
 def _within_any(uri: str, scopes: Iterable[str]) -> bool:
     return any(urimod.is_within(uri, s) for s in scopes)
 
@@ -301,7 +329,7 @@ def assemble_context(
     """
     quota, order = check_budget(max_tokens, quotas, tiers)
     counter = resolve_counter(token_counter)
-    contexts = hits.contexts() if isinstance(hits, FindResult) else list(hits)
+    contexts = _unfold_turns(hits.contexts() if isinstance(hits, FindResult) else list(hits))
     packer = _Packer(max_tokens, quota, order, counter, contexts)
     excluded = [e.rstrip("/") for e in exclude_uris]
     seen = set(seen_uris)

@@ -14,6 +14,8 @@ The algorithm of the seed design, step by step (each step is one method below):
 5. ``_tree_context``: the best leaves' parents are opened and every leaf's final score takes
    its neighbours', best sibling's and parent's evidence (:mod:`treehop.tree_scoring`);
    directories a leaf below them already beats give up their slots;
+   ``_memory_context``: a memory turn's slot carries its neighbouring turns, and a hit already
+   carried merges into that slot (:mod:`treehop.memory_context`);
 6. ``_finish``: one final ranking of everything collected, one slot per document (a file's
    chunks fold into its best chunk), converted to :class:`~treehop.models.MatchedContext`.
 
@@ -50,6 +52,7 @@ from .descent import (
     Track,
 )
 from .filters import MetadataFilter, TagFilter
+from .memory_context import Slot, gather_slots
 from .models import (
     ChunkContext,
     FoundBy,
@@ -166,7 +169,8 @@ class HierarchicalRetriever:
             apply_tag_evidence(
                 state.collected.values(), q.tag_evidence, self.config.tag_evidence_weight
             )
-        return self._finish(q, state, result, t0)
+        slots = await self._memory_context(q, state, result)
+        return self._finish(q, state, result, t0, slots)
 
     # ------------------------------------------------------------------ steps
     def _resolve(self, req: RetrievalRequest) -> _Query:
@@ -508,6 +512,19 @@ class HierarchicalRetriever:
                 d = state.collected.by_uri[uri]
                 d.final = Score(min(d.final.vec, leaf_final - 1e-9))
 
+    async def _memory_context(self, q: _Query, state: Descent, result: QueryResult) -> list[Slot]:
+        """The result slots: a memory turn carries its neighbouring turns, and a hit an earlier
+        slot carries merges into it (:mod:`treehop.memory_context`)."""
+
+        async def turns_of(sessions: tuple[str, ...]) -> list[ScoredNode]:
+            scope = dataclasses.replace(q.scope, subtrees=sessions, leaves_only=True)
+            turns = await self._search(q, scope, MAX_GLOBAL_FETCH)
+            result.nodes_scored += len(turns)
+            return turns
+
+        groups = state.collected.ranked(state.track)
+        return await gather_slots(groups, self.config.memory_context_chars, q.req.limit, turns_of)
+
     def _trace(
         self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]
     ) -> None:
@@ -523,10 +540,11 @@ class HierarchicalRetriever:
             )
         )
 
-    def _finish(self, q: _Query, state: Descent, result: QueryResult, t0: float) -> QueryResult:
-        """One final ranking, one slot per document, as MatchedContexts."""
-        groups = state.collected.ranked(state.track)[: q.req.limit]
-        out = [self._matched(q, state, g) for g in groups]
+    def _finish(
+        self, q: _Query, state: Descent, result: QueryResult, t0: float, slots: list[Slot]
+    ) -> QueryResult:
+        """One final ranking, one slot per document (or exchange), as MatchedContexts."""
+        out = [self._matched(q, state, s.group, s.context()) for s in slots]
         result.tag_hops.hits_produced = sum(1 for c in state.collected.values() if c.hop)
         result.tag_hops.hits_in_topk = sum(1 for m in out if m.found_by is FoundBy.TAG_HOP)
         result.matched_contexts = out
@@ -537,7 +555,9 @@ class HierarchicalRetriever:
         result.elapsed_ms = (time.perf_counter() - t0) * 1000
         return result
 
-    def _matched(self, q: _Query, state: Descent, group: list[Candidate]) -> MatchedContext:
+    def _matched(
+        self, q: _Query, state: Descent, group: list[Candidate], turns: list[ChunkContext]
+    ) -> MatchedContext:
         cand, rest = group[0], group[1:]
         node = cand.node
         reranked = state.track is Track.RERANK
@@ -573,5 +593,6 @@ class HierarchicalRetriever:
                     content=c.node.content,
                 )
                 for c in rest
-            ],
+            ]
+            + turns,
         )

@@ -4,15 +4,21 @@ Layout (under the user's space)::
 
     viking://~/memories/conversations/<conversation_id>/            directory
     viking://~/memories/conversations/<conversation_id>/<session>/  directory, one a session
-        turn-00000, turn-00001, ...                                 leaves: "Speaker: text"
+        turn-00000, turn-00001, ...                   leaves: "(8 May 2023) Speaker: text"
         fact-00000, ...                                             leaves (LLM extractor)
     viking://~/memories/<category>/<name>                           remember(): one note
 
 Why this shape:
 
-- *Deterministic.* The raw turns are the memory; nothing needs an LLM. A turn's text is exactly
-  ``"<speaker>: <content>"``, the same text a caller would index flat, so the tree can only add
-  structure (a session directory to descend through, a time window) to what flat search sees.
+- *Deterministic.* The raw turns are the memory; nothing needs an LLM. A turn's text is
+  ``"(<day>) <speaker>: <content>"``: the message as said, headed by the day it was said
+  (``dated_text``, on by default), because questions to a memory name times ("what did Ann
+  do in May 2023?") and a reader of the turn needs its date. Measured on the LoCoMo dev and
+  test halves (``bench/bench_tree.py`` with ``TREEHOP_LOCOMO_DATED=1``, 200 questions each):
+  default ``find()`` evidence R@5/R@10 0.784/0.874 -> 0.813/0.882 (dev), 0.792/0.870 ->
+  0.810/0.876 (test). ``dated_text=False`` stores ``"<speaker>: <content>"`` only.
+- *An exchange per slot.* ``find()`` returns a turn with its neighbouring turns in the same
+  result slot (:mod:`treehop.memory_context`, ``memory_context_chars``).
 - *Time as a number.* Every turn, session and note carries ``metadata["timestamp"]`` (epoch
   seconds, UTC; see :mod:`treehop.timestamps`), so ``find(since=..., until=...)`` is the
   metadata filter's ``range`` — which every store already runs natively.
@@ -29,6 +35,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from . import tags as tagmod
@@ -92,6 +99,13 @@ class Turn:
     def text(self) -> str:
         """What the turn leaf stores and embeds."""
         return f"{self.speaker}: {self.content}"
+
+    @property
+    def dated_text(self) -> str:
+        """:attr:`text` headed by the day it was said, ``(8 May 2023) Ann: ...``: the words a
+        question about a time uses (``in May 2023``), for the lexical and the dense index."""
+        dt = datetime.fromtimestamp(self.timestamp, tz=UTC)
+        return f"({dt.day} {dt:%B %Y}) {self.text}"
 
 
 @dataclass
@@ -228,17 +242,21 @@ async def write_nodes(
     )
 
 
-def _turn_node(uri: str, parent: str, turn: Turn, meta: Mapping[str, Any]) -> Node:
+def _turn_node(
+    uri: str, parent: str, turn: Turn, meta: Mapping[str, Any], dated: bool = False
+) -> Node:
+    text = turn.dated_text if dated else turn.text
     return Node(
         uri=uri,
         parent_uri=parent,
         context_type=ContextType.MEMORY,
         level=Level.CONTENT,
         is_leaf=True,
-        abstract=_clip(turn.text, 300),
-        content=turn.text,
+        abstract=_clip(text, 300),
+        content=text,
         metadata={
             **meta,
+            **({"dated": True} if dated else {}),
             "kind": "turn",
             "role": turn.role,
             "speaker": turn.speaker,
@@ -252,6 +270,8 @@ def _turn_of(node: Node) -> Turn:
     md = node.metadata
     speaker = str(md.get("speaker", "user"))
     content = node.content
+    if md.get("dated") and content.startswith("("):
+        content = content.split(") ", 1)[-1]
     if content.startswith(speaker + ": "):
         content = content[len(speaker) + 2 :]
     return Turn(
@@ -322,8 +342,12 @@ async def add_messages(
     session_id: str | None = None,
     session_time: TimeLike | None = None,
     extractor: MemoryExtractor | None = None,
+    dated_text: bool = True,
 ) -> MemoryWriteResult:
     """Append messages to a session of a conversation (see the module docstring).
+
+    ``dated_text``: each new turn's text starts with the day it was said
+    (:attr:`Turn.dated_text`), so that the day is in the embedded and the lexical text.
 
     ``session_id`` defaults to the next ``session-NNNN`` of the conversation. Messages without
     a timestamp get ``session_time`` (default: now). Calling again with the same session
@@ -360,6 +384,7 @@ async def add_messages(
             session_uri,
             t,
             {**meta, "turn": start + i},
+            dated_text,
         )
         for i, t in enumerate(turns)
     ]

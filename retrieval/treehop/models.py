@@ -129,13 +129,19 @@ PROVENANCE_KEYS: tuple[str, ...] = (
 
 
 class ChunkContext(BaseModel):
-    """Another collected chunk of a hit's document, folded into the hit's result slot."""
+    """Another node held in a hit's result slot: a collected chunk of the hit's document, or a
+    conversation turn next to a memory hit (:mod:`treehop.memory_context`)."""
 
     uri: str
     chunk_index: int | None = None
     score: float
     abstract: str = ""
     content: str = ""
+    position: int | None = None
+    """A turn's place relative to the hit in its session (-1: the turn before, +1: after);
+    ``None`` for a document's chunk (``chunk_index`` says where it is)."""
+    carried: bool = False
+    """True: in the slot only as context (a neighbouring turn); False: a ranked hit itself."""
 
 
 class MatchedContext(BaseModel):
@@ -165,12 +171,28 @@ class MatchedContext(BaseModel):
     hop_source: str | None = None
     matched_queries: list[TypedQuery] = Field(default_factory=list)
     collapsed: list[ChunkContext] = Field(default_factory=list)
-    """The document's other collected chunks, best first (one slot per document)."""
+    """The document's other collected chunks, best first (one slot per document); for a
+    memory turn, the turns around it in conversation order (``memory_context_chars``)."""
 
     @property
     def text(self) -> str:
         """The most detailed text this hit carries (content, else overview, else abstract)."""
         return self.content or self.overview or self.abstract
+
+    @property
+    def slot_text(self) -> str:
+        """What a reader of this slot should see: :attr:`text`, and for a memory turn that
+        carries its neighbouring turns, the whole exchange in conversation order (the turns
+        before it, the hit, the turns after it, one a line)."""
+        turns = sorted(
+            ((c.position, c.content or c.abstract) for c in self.collapsed if c.position),
+            key=lambda t: t[0],
+        )
+        if not turns:
+            return self.text
+        before = [text for pos, text in turns if pos < 0]
+        after = [text for pos, text in turns if pos > 0]
+        return "\n".join([*before, self.text, *after])
 
     def provenance(self) -> dict[str, Any]:
         """Why this hit was found, as JSON-friendly values (enums as their string values).

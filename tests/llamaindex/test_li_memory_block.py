@@ -77,8 +77,9 @@ async def test_messages_leaving_short_term_memory_go_to_the_tree(client: Treehop
     await memory.aput_messages(talk)
     turns = client.ls("viking://~/memories/conversations/li/chat-1")
     texts = [client.read(e.uri) for e in turns]
-    assert texts[0] == "user: My favourite hiking trail is the Levada do Rei."
-    assert all(t.startswith(("user: ", "assistant: ")) for t in texts)
+    # each turn text is headed by its day, "(1 December 2026) user: ..."
+    assert texts[0].partition(") ")[2] == "user: My favourite hiking trail is the Levada do Rei."
+    assert all(t.partition(") ")[2].startswith(("user: ", "assistant: ")) for t in texts)
     # the remembered turns come back for a related question
     got = await block.aget([ChatMessage(role="user", content="which hiking trail do I like")])
     assert "Levada do Rei" in got

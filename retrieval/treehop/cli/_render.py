@@ -297,7 +297,14 @@ def tree_effect_lines(qr: QueryResult, display: Display) -> list[str]:
             moved = own_rank[rank - 1]
             shift = f", #{moved} on its own score" if moved != rank else ""
             why.append(f"own {m.own_score:.3f} -> {m.score:.3f} with its tree context{shift}")
-        if m.collapsed:
+        turns = [c for c in m.collapsed if c.position is not None]
+        if turns:
+            merged = sum(1 for c in turns if not c.carried)
+            why.append(
+                f"carries {_n(len(turns), 'neighbouring turn')}"
+                + (f" ({merged} of them hits merged into this slot)" if merged else "")
+            )
+        elif m.collapsed:
             why.append(f"{_n(len(m.collapsed), 'more chunk')} of this document folded in")
         if why:
             lines.append(f"    #{rank} {display(m.uri)}: {'; '.join(why)}")

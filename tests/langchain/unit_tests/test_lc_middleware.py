@@ -135,7 +135,12 @@ async def test_async_agent_records_turns_as_memory() -> None:
     assert session.startswith("t-")
     turns = await aclient.ls(f"viking://~/memories/conversations/assistant/{session}")
     texts = [await aclient.read(e.uri) for e in turns]
-    assert texts == ["user: When is my flight to Oslo?", "assistant: Your flight is on Friday."]
+    # each turn text is headed by its day, "(1 December 2026) user: ..."
+    assert all(t.startswith("(") for t in texts)
+    assert [t.partition(") ")[2] for t in texts] == [
+        "user: When is my flight to Oslo?",
+        "assistant: Your flight is on Friday.",
+    ]
     # the recorded turn is found by a later search, with its time
     hits = await aclient.find("flight to Oslo", include_directories=False)
     assert hits.memories and "timestamp" in hits.memories[0].metadata

@@ -1,0 +1,230 @@
+"""A memory hit carries its exchange: a conversation turn's slot holds its neighbouring turns.
+
+Why: a turn is a poor unit to hand a reader. "Yes, last Saturday!" answers "when did Caroline
+go to the support group?" only together with the turn before it, and the evidence of one
+question is often two or three consecutive turns. A framework user who splits whole session
+transcripts into 1,000-character chunks gets about ten turns per result slot; a turn returned
+alone gets one. So a memory turn found by ``find()`` comes with the turns around it, in the
+same slot, the way a document's other chunks come in
+:attr:`~treehop.models.MatchedContext.collapsed`:
+
+- **which neighbours** - the tree decides: the previous and next turns of the same session
+  (the hit's parent), grown one turn at a time from the hit outwards, each step on the side
+  whose next turn has the higher own score for the query (a tie takes the earlier turn: the
+  question usually comes before its answer), while the slot's text stays within
+  ``budget`` characters (:attr:`~treehop.config.RetrievalConfig.memory_context_chars`; the
+  hit's own text included). A side stops at the session's edge, at a turn the query's filters
+  exclude, and at a turn another slot already holds, so every turn is in at most one slot.
+- **merging** - a hit further down the list that an earlier slot already carries does not take
+  a slot of its own: it is merged into that slot (``carried=False`` on its entry, because it
+  was ranked on its own score), and the next hit moves up.
+- **what counts as a turn** - a leaf of the memory context type, not a chunk, whose ``kind``
+  metadata is ``turn`` (what the memory write path stores; a caller who ingests messages
+  another way marks them so). Its neighbours must be turns too. Notes (``remember``),
+  extracted facts and memory files (a user's preferences, one document each) are independent
+  statements, not parts of an exchange, so they never carry context; resources and skills are
+  untouched (a document's chunks fold into one slot on their own).
+
+Everything here is a pure function of the ranked groups and the sessions' scored turns; the
+retriever fetches those (one scoped search) and turns the slots into results.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .descent import Candidate
+from .models import ChunkContext, ContextType, Node
+from .stores.base import ScoredNode
+from .tree_scoring import sibling_order_key
+
+TURN_KIND = "turn"
+"""``kind`` metadata of a conversation turn, the only leaf that carries its neighbours."""
+
+
+def carries_context(node: Node) -> bool:
+    """True for a conversation turn (see the module docstring), the only node that carries
+    neighbouring turns."""
+    return (
+        node.is_leaf
+        and node.context_type is ContextType.MEMORY
+        and node.chunk_index is None
+        and node.parent_uri is not None
+        and node.metadata.get("kind") == TURN_KIND
+    )
+
+
+def turn_text(node: Node) -> str:
+    """The text a turn contributes to its slot (and to the slot's character budget)."""
+    return node.content or node.abstract
+
+
+@dataclass
+class ContextTurn:
+    """A turn held in a slot besides its hit."""
+
+    hit: ScoredNode
+    position: int
+    """Its place relative to the slot's hit in the session: -1 the turn before, +1 after."""
+    carried: bool = True
+    """True: in the slot only as context; False: a ranked hit merged into this slot."""
+
+
+@dataclass
+class Slot:
+    """One result slot: a ranked group (hit first) and the turns it carries."""
+
+    group: list[Candidate]
+    turns: list[ContextTurn] = field(default_factory=list)
+
+    def context(self) -> list[ChunkContext]:
+        """The carried turns as :class:`ChunkContext`, in conversation order."""
+        return [
+            ChunkContext(
+                uri=t.hit.node.uri,
+                score=t.hit.score,
+                abstract=t.hit.node.abstract,
+                content=t.hit.node.content,
+                position=t.position,
+                carried=t.carried,
+            )
+            for t in sorted(self.turns, key=lambda t: t.position)
+        ]
+
+
+def session_turns(family: Sequence[ScoredNode]) -> dict[str, list[ScoredNode]]:
+    """The scored turns of each parent, in conversation order (chunk index, then the natural
+    order of the names: ``turn-00009`` before ``turn-00010``)."""
+    by_parent: dict[str, list[ScoredNode]] = {}
+    for h in family:
+        if carries_context(h.node):
+            by_parent.setdefault(h.node.parent_uri or "", []).append(h)
+    for turns in by_parent.values():
+        turns.sort(key=sibling_order_key)
+    return by_parent
+
+
+def build_slots(
+    groups: Sequence[list[Candidate]],
+    sessions: Mapping[str, Sequence[ScoredNode]],
+    budget: int,
+    limit: int,
+) -> list[Slot]:
+    """The first ``limit`` slots of ``groups`` (ranked, best first), each turn hit with its
+    neighbouring turns from ``sessions`` (see the module docstring).
+
+    ``sessions`` maps a parent URI to every turn under it, in conversation order, with its own
+    score for the query and whether it passes the query's filters (``matches``); a turn hit
+    whose session is not in it gets no context. With a budget of 0 (or no turn hits) the
+    slots are the groups, unchanged.
+    """
+    return plan_slots(groups, sessions, budget, limit, complete=False)[0]
+
+
+def plan_slots(
+    groups: Sequence[list[Candidate]],
+    sessions: Mapping[str, Sequence[ScoredNode]],
+    budget: int,
+    limit: int,
+    complete: bool = True,
+) -> tuple[list[Slot], str | None]:
+    """:func:`build_slots`, stopping at the first turn hit whose session is not in
+    ``sessions`` (``complete``): returns the slots so far and that session's URI, so that the
+    caller fetches only the sessions the slots reach (``None`` once every slot is built)."""
+    slots: list[Slot] = []
+    held: dict[str, tuple[Slot, ContextTurn | None]] = {}
+    index: dict[str, dict[str, int]] = {}
+    for group in groups:
+        if len(slots) >= limit:
+            break
+        node = group[0].node
+        where = held.get(node.uri)
+        if where is not None:
+            slot, turn = where
+            if turn is not None:  # a ranked hit an earlier slot already carries: merged
+                turn.carried = False
+            continue
+        slot = Slot(list(group))
+        slots.append(slot)
+        held[node.uri] = (slot, None)
+        if budget <= 0 or not carries_context(node):
+            continue
+        turns = sessions.get(node.parent_uri or "")
+        if turns is None and complete:
+            return slots, node.parent_uri
+        if not turns:
+            continue
+        pos = index.setdefault(
+            node.parent_uri or "", {h.node.uri: i for i, h in enumerate(turns)}
+        ).get(node.uri)
+        if pos is None:
+            continue
+        _grow(slot, turns, pos, budget - len(turn_text(node)), node, held)
+    return slots, None
+
+
+async def gather_slots(
+    groups: Sequence[list[Candidate]],
+    budget: int,
+    limit: int,
+    search: Callable[[tuple[str, ...]], Awaitable[Sequence[ScoredNode]]],
+) -> list[Slot]:
+    """:func:`build_slots`, scoring only the sessions the slots reach: ``search(parents)``
+    returns the scored leaves below ``parents`` (the query's filters applied). It is asked for
+    the sessions of the turn hits among the next ``limit`` groups at once, and again whenever
+    the slots run past them (merged hits free slots), never for a session twice."""
+    n = limit
+    sessions: dict[str, list[ScoredNode]] = {}
+    while True:
+        slots, missing = plan_slots(groups, sessions, budget, limit)
+        if missing is None:
+            return slots
+        heads = (g[0].node for g in groups[:n])
+        want = {missing} | {h.parent_uri for h in heads if carries_context(h) and h.parent_uri}
+        want -= sessions.keys()
+        found = await search(tuple(sorted(want)))
+        sessions.update(session_turns([h for h in found if h.node.parent_uri in want]))
+        sessions.update((p, []) for p in want if p not in sessions)
+        n *= 2
+
+
+def _grow(
+    slot: Slot,
+    turns: Sequence[ScoredNode],
+    pos: int,
+    room: int,
+    hit: Node,
+    held: dict[str, tuple[Slot, ContextTurn | None]],
+) -> None:
+    """Add neighbours of ``turns[pos]`` to ``slot``, the better side first, within ``room``."""
+    ends = [pos - 1, pos + 1]  # the next turn to take on each side
+    steps = (-1, 1)
+    open_ = [True, True]
+
+    def usable(side: int) -> bool:
+        i = ends[side]
+        if not open_[side] or not 0 <= i < len(turns):
+            return False
+        h = turns[i]
+        if h.node.uri in held or not h.matches or len(turn_text(h.node)) + 1 > room:
+            open_[side] = False  # the window stays contiguous: this side is done
+            return False
+        return True
+
+    while True:
+        sides = [s for s in (0, 1) if usable(s)]
+        if not sides:
+            return
+        side = max(sides, key=lambda s: (_score(turns[ends[s]]), -s))
+        h = turns[ends[side]]
+        turn = ContextTurn(h, ends[side] - pos)
+        slot.turns.append(turn)
+        held[h.node.uri] = (slot, turn)
+        room -= len(turn_text(h.node)) + 1
+        ends[side] += steps[side]
+
+
+def _score(h: ScoredNode) -> float:
+    return h.score if math.isfinite(h.score) else -math.inf
