@@ -160,17 +160,19 @@ def is_result_unit(node: Node) -> bool:
 
     Leaves always; a non-leaf only when it holds content of its own:
 
-    - a document (a chunked file: its node and its chunks share one slot anyway);
     - a skill (a directory right below the skills root: the folder *is* the skill);
     - a directory whose overview was written from its own page (README, index, overview,
       about: ``metadata["overview_from"]`` names it, recorded at ingest).
 
-    Every other directory's overview is generated from its children (the extractive summary of
-    a plain folder, a topic cluster, an implicit ancestor, a memory session): a routing aid
-    whose content is already in its leaves, so it routes the descent but gives no slot. On the
-    Cranfield topic tree such slots cost 0.02 nDCG@10; a skill's folder is the answer itself.
+    Every other non-leaf's overview is generated from what is below it (the extractive summary
+    of a plain folder, a topic cluster, an implicit ancestor, a memory session, a chunked
+    file's title and outline): a routing aid whose content is already in its leaves, so it
+    routes the descent and informs its leaves' context scores but gives no slot of its own
+    (a chunked file is still one slot: its best chunk, the others collapsed into it). On the
+    Cranfield topic tree such slots cost 0.01-0.02 nDCG@10 (``bench/bench_tree.py``, rows
+    ``find`` vs ``find-dirs``); a skill's folder is the answer itself.
     """
-    if node.is_leaf or "chunks" in node.metadata:
+    if node.is_leaf:
         return True
     if node.context_type is ContextType.SKILL:
         parent = node.parent_uri
