@@ -12,10 +12,10 @@ import pytest
 from treehop import RetrievalConfig
 from treehop.descent import Candidate, Score
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from treehop.ingest.tree_builder import TreeBuilder
 from treehop.models import ContextType, FoundBy, Node, TypedQuery
 from treehop.stores.base import ScoredNode
 from treehop.stores.embedded import EmbeddedStore
-from treehop.ingest.tree_builder import TreeBuilder
 from treehop.tree_scoring import (
     ContextScored,
     ContextWeights,
