@@ -188,7 +188,7 @@ def test_rows_run_end_to_end_on_a_real_client(tmp_path: Path) -> None:
         runner = bt.Runner(ix, emb, None)
         rows = [
             (r, dict(r.config))
-            for r in bt.parse_rows("flat-dense,flat-bm25,flat-hybrid,find,find-leaves")
+            for r in bt.parse_rows("flat-dense,flat-bm25,flat-hybrid,find,find-leaves,find-dirs")
         ]
         results = bt.run_rows(runner, rows, queries, (10, 100))
         rel = {q.qid: q.relevant for q in queries}
@@ -198,9 +198,10 @@ def test_rows_run_end_to_end_on_a_real_client(tmp_path: Path) -> None:
             assert len(res.latency_ms) == 2
         flat = results[0].runs[10]["1"]
         assert flat[0] == fs("animals/cats.md") and len(flat) == 3
-        # find() with its defaults returns directories too; they take slots holding no unit.
-        find_default = results[3].runs[10]["1"]
-        assert fs() in find_default
+        # A directory slot holds no unit but takes its slot (every directory may: find-dirs);
+        # by default these folders (overviews generated from their files) take none.
+        assert fs() in results[5].runs[10]["1"]
+        assert fs() not in results[3].runs[10]["1"]
         assert fs() not in results[4].runs[10]["1"]
     finally:
         th.close()

@@ -173,11 +173,13 @@ def wide_tree(n_dirs: int = 30) -> EmbeddedStore:
 
 def test_convergence_stops_when_topk_is_stable() -> None:
     store = wide_tree()
-    res3 = run(store, conv(global_search_topk=3, max_convergence_rounds=3))
-    res1 = run(store, conv(global_search_topk=3, max_convergence_rounds=1))
+    # Every directory may take a slot (its hand-placed vector is its own content here).
+    dirs = {"include_directories": True}
+    res3 = run(store, conv(global_search_topk=3, max_convergence_rounds=3), **dirs)
+    res1 = run(store, conv(global_search_topk=3, max_convergence_rounds=1), **dirs)
     assert res3.stop_reason == "top-5 unchanged for 3 rounds"
     assert res1.rounds < res3.rounds < 31
-    resn = run(store, conv(global_search_topk=3, max_convergence_rounds=100))
+    resn = run(store, conv(global_search_topk=3, max_convergence_rounds=100), **dirs)
     assert resn.stop_reason == "heap empty" and resn.rounds == 31
     # The converged top-5 equals the exhaustive one: the best-first order pays off.
     assert [m.uri for m in res3.matched_contexts] == [m.uri for m in resn.matched_contexts]

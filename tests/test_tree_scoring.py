@@ -4,6 +4,7 @@ parent's own scores (``treehop.tree_scoring``), and ``find()``'s descent applies
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from treehop import RetrievalConfig
 from treehop.descent import Candidate, Score
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from treehop.ingest.tree_builder import TreeBuilder
 from treehop.models import ContextType, FoundBy, Node, TypedQuery
 from treehop.stores.base import ScoredNode
 from treehop.stores.embedded import EmbeddedStore
@@ -18,6 +20,7 @@ from treehop.tree_scoring import (
     ContextScored,
     ContextWeights,
     context_scores,
+    is_result_unit,
     represented_directories,
     sibling_order_key,
 )
@@ -186,3 +189,89 @@ def test_a_directory_keeps_its_slot_only_above_every_leaf_below_it() -> None:
         cand(f"{r}/ops", 0.30, 0.30, leaf=False),
     ]
     assert represented_directories(cands) == {f"{r}/k8s": pytest.approx(0.67)}
+
+
+# ------------------------------------------------------------------- which nodes take a slot
+
+
+def node(uri: str, leaf: bool, ctype: ContextType = ContextType.RESOURCE, **meta: object) -> Node:
+    return Node(
+        uri=uri,
+        parent_uri=parent_of(uri),
+        context_type=ctype,
+        level=2 if leaf else 1,
+        is_leaf=leaf,
+        metadata=dict(meta),
+        ancestors=ancestors_of(uri),
+    )
+
+
+def test_only_nodes_with_content_of_their_own_are_result_units() -> None:
+    r, sk = "viking://resources", "viking://user/u/skills"
+    assert is_result_unit(node(f"{r}/a/page.md", True))
+    assert is_result_unit(node(f"{r}/guide", False, overview_from="README.md"))
+    # Overviews generated from the children: routing aids, no slot.
+    assert not is_result_unit(node(f"{r}/topic-07", False, overview_from="children"))
+    assert not is_result_unit(node(f"{r}/implicit", False, implicit=True))
+    assert not is_result_unit(node(f"{r}/a/long.md", False, chunks=4))
+    # A skill is its folder, whatever wrote its overview; a folder inside a skill is not.
+    assert is_result_unit(node(f"{sk}/create-rfc", False, ContextType.SKILL))
+    assert not is_result_unit(node(f"{sk}/create-rfc/scripts", False, ContextType.SKILL))
+
+
+def test_ingest_records_where_a_directory_overview_came_from(tmp_path: Path) -> None:
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "guide" / "README.md").write_text("# Guide\n\nHow we deploy services.\n")
+    (tmp_path / "guide" / "deploy.md").write_text("# Deploy\n\nRoll out with care.\n")
+    (tmp_path / "topic").mkdir()
+    (tmp_path / "topic" / "a.md").write_text("# A\n\nFirst note.\n")
+    built = TreeBuilder().build_directory(tmp_path, "viking://resources/t", ContextType.RESOURCE)
+    dirs = {n.uri.rsplit("/", 1)[-1]: n for n in built.nodes if not n.is_leaf}
+    assert dirs["guide"].metadata["overview_from"] == "README.md"
+    assert dirs["topic"].metadata["overview_from"] == "children"
+    assert is_result_unit(dirs["guide"]) and not is_result_unit(dirs["topic"])
+
+
+def slot_store() -> tuple[EmbeddedStore, dict[str, str]]:
+    """Three folders whose own vectors beat every leaf below them: a topic cluster (overview
+    generated from its children), a folder with its own README, and a skill."""
+    r, sk = "viking://resources", "viking://user/u/skills"
+    spec = {
+        f"{r}/topic": (unit(1, 0.05, 0, 0), {"overview_from": "children"}, ContextType.RESOURCE),
+        f"{r}/topic/a.md": (unit(0.6, 1, 0, 0), {}, ContextType.RESOURCE),
+        f"{r}/guide": (unit(1, 0, 0.1, 0), {"overview_from": "README.md"}, ContextType.RESOURCE),
+        f"{r}/guide/README.md": (unit(0.5, 0, 1, 0), {}, ContextType.RESOURCE),
+        f"{sk}/rfc": (unit(1, 0, 0, 0.15), {"overview_from": "children"}, ContextType.SKILL),
+        f"{sk}/rfc/SKILL.md": (unit(0.5, 0, 0, 1), {}, ContextType.SKILL),
+    }
+    nodes = [node(u, u.endswith(".md"), ct, **m) for u, (_, m, ct) in spec.items()]
+    store = EmbeddedStore()
+    store.upsert(nodes, np.stack([v for v, _, _ in spec.values()]))
+    return store, {"resources": r, "skills": sk}
+
+
+@pytest.mark.parametrize(
+    ("include", "expected"),
+    [
+        (None, {"guide", "guide/README.md", "topic/a.md", "rfc", "rfc/SKILL.md"}),
+        (True, {"topic", "guide", "guide/README.md", "topic/a.md", "rfc", "rfc/SKILL.md"}),
+        (False, {"guide/README.md", "topic/a.md", "rfc/SKILL.md"}),
+    ],
+)
+def test_a_generated_summary_directory_gives_no_slot_a_skill_directory_does(
+    include: bool | None, expected: set[str]
+) -> None:
+    store, roots = slot_store()
+    got: set[str] = set()
+    for root in roots.values():
+        req = RetrievalRequest(
+            query=TypedQuery(query="q"),
+            vector=Q,
+            roots=[root],
+            limit=10,
+            dense_weight=1.0,
+            include_directories=include,
+        )
+        res = asyncio.run(HierarchicalRetriever(store, RetrievalConfig()).retrieve(req))
+        got |= {m.uri.removeprefix(root + "/") for m in res.matched_contexts}
+    assert got == expected

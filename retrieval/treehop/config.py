@@ -70,7 +70,21 @@ class RetrievalConfig(BaseModel):
     ``bench_tree.py`` sets (never per set), best mean gain over own-score ranking in a grid of
     neighbour 0-0.5 x parent 0-0.2 x sibling 0-0.6: dev +0.015 pytest, -0.003 Cranfield,
     +0.066 LoCoMo R@10, +0.006 Django nDCG@10 (test: +0.014, +0.003, +0.081, +0.023). All three
-    at 0 rank leaves by their own score, as a flat store over the same leaves does."""
+    at 0 rank leaves by their own score, as a flat store over the same leaves does.
+
+    Re-checked after generated-summary directories and chunked files lost their own slots
+    (``include_directories=None``): grid neighbour 0.2/0.35/0.5 x parent 0/0.1/0.2 x sibling
+    0.2/0.4/0.6, gain over flat hybrid on the four dev halves (Cranfield, pytest, Django
+    nDCG@10, LoCoMo R@10; replayed offline from each query's scores of every node in scope, a
+    replay that matches the ``bench_tree.py`` rows within 0.002), mean: (0.2, 0, 0.6) 0.0328,
+    (0.2, 0.2, 0.6) 0.0325, (0.35, 0.1, 0.4) 0.0320 -- within 0.001 of each other (one set's
+    standard error is ~0.01), so the weights stay. Maximising the worst set instead picks (0.2,
+    0, 0.2) (Cranfield +0.021, pytest +0.022, Django +0.020) at the cost of LoCoMo (+0.040 vs
+    +0.070): not taken. Also measured and not kept (no dev gain beyond noise on any set): the
+    parent term as the mean of the parent's top-m child own scores (m 2/3/5), a document-level
+    term (mean of the best 2-3 chunks of the same file), a folder-level term (mean of the best
+    1/3/10 documents of the leaf's folder), the grandparent's own score, context that may only
+    lift a leaf (never lower it), and neighbours only across consecutively numbered files."""
     context_parent_weight: float = Field(default=0.1, ge=0.0, le=10.0)
     """Tree context: weight of the leaf's parent's own score (a chunk's file, a file's folder)."""
     context_sibling_weight: float = Field(default=0.4, ge=0.0, le=10.0)

@@ -66,7 +66,12 @@ from .models import (
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import Scope, ScoredNode, Vector, VectorStore
 from .tag_hops import TagEvidence, apply_tag_evidence, gather_tag_evidence, plan_tag_hops
-from .tree_scoring import ContextWeights, context_scores, represented_directories
+from .tree_scoring import (
+    ContextWeights,
+    context_scores,
+    is_result_unit,
+    represented_directories,
+)
 
 T = TypeVar("T")
 RERANK_DOC_CHARS = 2000
@@ -87,8 +92,11 @@ class RetrievalRequest:
     tags: TagFilter = field(default_factory=TagFilter)
     metadata: MetadataFilter | None = None
     include_directories: bool | None = None
-    """``None``: directories take a slot only when they beat every leaf collected below them
-    (:func:`~treehop.tree_scoring.represented_directories`); ``True``: always; ``False``: never."""
+    """``None``: a directory takes a slot only when it holds content of its own (a skill, a
+    directory with its own README/index page, a chunked document:
+    :func:`~treehop.tree_scoring.is_result_unit`) and beats every leaf collected below it
+    (:func:`~treehop.tree_scoring.represented_directories`); ``True``: always; ``False``:
+    never."""
     dense_weight: float | None = None
     explain: bool = False
     collapse_chunks: bool | None = None
@@ -385,7 +393,7 @@ class HierarchicalRetriever:
         node = hit.node
         if not state.passes(final):
             return False
-        if hit.matches and (node.is_leaf or q.req.include_directories is not False):
+        if hit.matches and self._may_take_slot(q, node):
             if hop is not None:
                 found_by = FoundBy.TAG_HOP
             elif node.uri in q.hits:
@@ -395,6 +403,15 @@ class HierarchicalRetriever:
             cand = Candidate(node, own, final, hit.vector_score, found_by, via, hop)
             state.collected.add(cand, state.track)
         return True
+
+    @staticmethod
+    def _may_take_slot(q: _Query, node: Node) -> bool:
+        """``include_directories``: ``False`` leaves only, ``True`` every node, ``None`` the
+        nodes that hold content of their own (:func:`~treehop.tree_scoring.is_result_unit`);
+        a directory left out still routes the descent."""
+        if node.is_leaf or q.req.include_directories is True:
+            return True
+        return q.req.include_directories is None and is_result_unit(node)
 
     def _push_directory(
         self, state: Descent, uri: str, final: Score, hop: HopOrigin | None

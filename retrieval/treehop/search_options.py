@@ -37,8 +37,10 @@ class SearchKwargs(TypedDict, total=False):
       when a reranker is configured).
     - ``dense_weight``: hybrid weight in [0.2, 1] (default: the config's).
     - ``include_directories``: ``None`` (default): a directory takes a result slot only when it
-      beats every leaf collected below it (on the bench sets, directory slots otherwise cost
-      up to 0.05 nDCG@10); ``True``: every matching directory may; ``False``: leaves only.
+      holds content of its own (a skill, a folder with its own README/index page; not one
+      whose overview is generated from its children) and beats every leaf collected below it
+      (on the bench sets, directory slots otherwise cost up to 0.04 nDCG@10); ``True``: every
+      matching directory may; ``False``: leaves only.
     - ``explain``: keep the descent's trace on the result.
     - ``retrieve_count`` / ``rerank_threshold`` / ``chunk_diffusion_count`` / ``chunk_group``:
       VikingDB's ``search_knowledge`` controls (:mod:`treehop.postprocess`).

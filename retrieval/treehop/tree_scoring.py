@@ -35,7 +35,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from . import uri as urimod
 from .descent import Candidate
+from .ingest.summaries import FROM_CHILDREN, OVERVIEW_FROM
+from .models import ContextType, Node
 from .stores.base import ScoredNode
 
 _DIGITS = re.compile(r"(\d+)")
@@ -150,6 +153,33 @@ def _blend(
 ) -> npt.NDArray[np.float64]:
     out = own + w.neighbours * neigh + w.parent * par + w.best_sibling * best
     return out / w.total
+
+
+def is_result_unit(node: Node) -> bool:
+    """Whether ``node`` may take a result slot of its own under ``include_directories=None``.
+
+    Leaves always; a non-leaf only when it holds content of its own:
+
+    - a skill (a directory right below the skills root: the folder *is* the skill);
+    - a directory whose overview was written from its own page (README, index, overview,
+      about: ``metadata["overview_from"]`` names it, recorded at ingest).
+
+    Every other non-leaf's overview is generated from what is below it (the extractive summary
+    of a plain folder, a topic cluster, an implicit ancestor, a memory session, a chunked
+    file's title and outline): a routing aid whose content is already in its leaves, so it
+    routes the descent and informs its leaves' context scores but gives no slot of its own
+    (a chunked file is still one slot: its best chunk, the others collapsed into it). On the
+    Cranfield topic tree such slots cost 0.01-0.02 nDCG@10 (``bench/bench_tree.py``, rows
+    ``find`` vs ``find-dirs``); a skill's folder is the answer itself.
+    """
+    if node.is_leaf:
+        return True
+    if node.context_type is ContextType.SKILL:
+        parent = node.parent_uri
+        if parent is not None and urimod.parent_of(parent) is None:
+            return True
+    source = node.metadata.get(OVERVIEW_FROM)
+    return isinstance(source, str) and source != FROM_CHILDREN
 
 
 def represented_directories(candidates: Iterable[Candidate]) -> dict[str, float]:

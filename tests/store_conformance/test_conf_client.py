@@ -54,8 +54,13 @@ def test_sample_tree_is_indexed_whole(sample: Treehop) -> None:
 
 
 def test_find_ranks_and_scopes(sample: Treehop) -> None:
-    res = sample.find("how do we validate OAuth tokens", limit=5)
+    res = sample.find("how do we validate OAuth tokens", limit=5, include_directories=True)
     assert res.contexts()[0].uri == "viking://resources/security/auth"
+    # By default a directory whose overview is generated from its children (security/auth
+    # has no README) routes the descent but takes no slot; one with its own README may.
+    default = sample.find("how do we validate OAuth tokens", limit=5).contexts()
+    assert "viking://resources/security/auth" not in {m.uri for m in default}
+    assert all(m.is_leaf or m.metadata.get("overview_from") == "README.md" for m in default[:1])
     leaves = sample.find("how do we validate OAuth tokens", include_directories=False)
     assert all(m.is_leaf for m in leaves.contexts())
     scoped = sample.find("validate tokens", target_uri="viking://resources/security", limit=20)
@@ -252,7 +257,7 @@ def test_retriever_tag_hops_on_direct_upserts(
 
 
 def test_search_with_the_fallback_planner(sample: Treehop) -> None:
-    res = sample.search("how do we validate OAuth tokens")
+    res = sample.search("how do we validate OAuth tokens", include_directories=True)
     assert res.query_plan is not None and res.query_plan.fallback
     assert len(res.query_plan.queries) == 3
     assert res.resources and res.memories and res.skills

@@ -34,6 +34,14 @@ SENTENCE_PROBE_CHARS = 2000
 """At most this many characters of prose are searched for a first sentence: an abstract is
 clipped to 300 anyway, and the bound keeps the search linear however the text is shaped."""
 
+OVERVIEW_FROM = "overview_from"
+"""Directory metadata: the name of the directory's own page (README, index, overview, about)
+its overview was written from, or :data:`FROM_CHILDREN` when it was generated from its
+children's abstracts (extractive, clustered or LLM-written alike). A generated overview only
+restates what the leaves hold: the retriever routes through such a directory but never gives it
+a result slot (:func:`treehop.tree_scoring.is_result_unit`)."""
+FROM_CHILDREN = "children"
+
 _SENT_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
 _README = re.compile(r"^(readme|index|overview|about)(\.[a-z0-9]+)?$", re.I)
 _DOCSTRING = re.compile(r"[ \t]*(?:\"\"\"|''')[ \t]*(\S.{0,300})")

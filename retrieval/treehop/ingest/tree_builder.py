@@ -20,6 +20,8 @@ from .chunking import split_text
 from .loaders import MAX_FILE_BYTES, LoadedFile, LoadReport, check_text_size, walk
 from .summaries import (
     ABSTRACT_CHARS,
+    FROM_CHILDREN,
+    OVERVIEW_FROM,
     ChildSummary,
     ExtractiveSummarizer,
     Summarizer,
@@ -152,6 +154,7 @@ class TreeBuilder:
         """Emit nodes for ``d`` and below; return ``d``'s abstract."""
         children: list[ChildSummary] = []
         readme: str | None = None
+        own_page: str | None = None
         for name in sorted(d.subdirs):
             sub = d.subdirs[name]
             if sub.kept_abstract is not None:
@@ -169,7 +172,7 @@ class TreeBuilder:
             abstract = self._file_nodes(f, d.uri, ctype, out)
             children.append(ChildSummary(fname, abstract, True))
             if readme is None and is_readme(fname):
-                readme = f.text
+                readme, own_page = f.text, fname
         abstract, overview = self.summarizer.summarize_directory(d.name, children, readme)
         out.nodes.append(
             finalize(
@@ -181,7 +184,9 @@ class TreeBuilder:
                     is_leaf=False,
                     abstract=abstract,
                     overview=overview,
-                    metadata={"name": d.name},
+                    # Where the overview came from: the directory's own page, or its
+                    # children's abstracts (a routing aid; see tree_scoring.is_result_unit).
+                    metadata={"name": d.name, OVERVIEW_FROM: own_page or FROM_CHILDREN},
                 )
             )
         )
