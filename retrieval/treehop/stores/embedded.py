@@ -1,4 +1,4 @@
-"""The default store: in-process numpy, columnar, persisted to a directory (format 2).
+"""The default store: in-process numpy, columnar, persisted to a directory (format 3).
 
 **In memory** every node is one *row*; rows are immutable once written. A replaced node gets a
 new row and its old row is marked dead; a deleted node's row is marked dead; compaction (at a
@@ -25,17 +25,18 @@ by parent hash; tag-label hash -> rows; each row's parent row), merged increment
 A save appends the rows written since the previous save to the epoch's column files (truncating
 whatever an interrupted save left beyond the committed sizes first), writes the small lookup
 file, then a manifest, then swaps ``CURRENT`` (write, fsync, rename). Each append is recorded in
-the manifest as extents of at most 32 MiB with their CRC-32, so every byte is checksummed. The
+the manifest as extents of at most 32 MiB with their checksums, so every byte is checksummed
+(XXH3-64; extents written by format 2 keep their CRC-32, see :mod:`._checksum`). The
 BM25 file is rewritten only after a compaction or once the rows changed since it was written
 pass ``_LEX_REPLAY``; until then those rows are replayed from the node texts when it loads.
 
 **Verification** (``verify=True``, the default): nothing unverified is ever served. Before
 ``open`` returns, every extent of every file but the node texts is checksummed and every vector
 checked finite. The checksums run on the memory maps the searches use (no copy into buffers,
-whose fresh pages cost a fault each, more than the CRC itself), the extents are independent
-jobs on all cores (CRC-32 and numpy release the GIL), and the finiteness check reads each
-vector block right after its checksum, while it is in cache. The node texts (a quarter of the
-bytes) are checked lazily, before first use: a reader verifies the 1 MiB extents holding the
+whose fresh pages cost a fault each, more than the checksum itself), the extents are
+independent jobs on all cores (the checksums and numpy release the GIL), and the finiteness
+check reads each vector block right after its checksum, while it is in cache. The node
+texts (a quarter of the bytes) are checked lazily, before first use: a reader verifies the 1 MiB extents holding the
 rows it reads, a background pass the rest, a save all of them (it may rewrite checksums), and
 a damaged extent raises :class:`~treehop.errors.IndexCorruptError` to whoever reads it; the
 URI and node pages are unmapped after their check, so they need not stay resident. Vectors
@@ -91,11 +92,15 @@ from ..errors import IndexCorruptError, InvalidQueryError, NotFoundError, StoreE
 from ..filters import MetadataFilter, TagFilter
 from ..lexical import LexicalIndex, hybrid_scores
 from ..models import ContextType, Node
+from . import _checksum as _ck
 from ._filelock import WriterLock
 from ._state_blobs import check_state_key
 from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+READABLE_FORMATS = (2, 3)
+"""Format 3 is format 2 with checksums that name their algorithm (XXH3-64 for new writes, see
+:mod:`._checksum`); a format-2 index opens as it is, and its first save writes format 3."""
 LEGACY_FORMAT_VERSION = 1
 _NODE = TypeAdapter(Node)
 _NODES = TypeAdapter(list[Node])
@@ -281,9 +286,11 @@ class _BlobGuard:
     def __init__(self, f: Path, blob: U8Array, extents: Sequence[Sequence[int]]) -> None:
         self.f = f
         self.blob = blob
-        ext = np.asarray(extents, dtype=np.int64).reshape(-1, 3)
-        self.starts, self.ends, self.crcs = ext[:, 0], ext[:, 1], ext[:, 2]
-        self.done = np.zeros(len(ext), dtype=bool)
+        parsed = [_ck.parse_extent(x) for x in extents]
+        self.starts = np.array([x[0] for x in parsed], dtype=np.int64)
+        self.ends = np.array([x[1] for x in parsed], dtype=np.int64)
+        self.sums = [(x[2], x[3]) for x in parsed]  # (checksum, algorithm): may be mixed
+        self.done = np.zeros(len(parsed), dtype=bool)
 
     def ensure(self, lo: int, hi: int) -> None:
         """Verify every extent overlapping bytes ``[lo, hi)`` (raises if one is damaged)."""
@@ -314,8 +321,9 @@ class _BlobGuard:
         self.ensure(int(e_arr.max()) - 1, int(e_arr.max()))
 
     def _check(self, i: int) -> None:
-        a, e, crc = int(self.starts[i]), int(self.ends[i]), int(self.crcs[i])
-        if e > self.blob.size or zlib.crc32(self.blob[a:e].data) != crc:
+        a, e = int(self.starts[i]), int(self.ends[i])
+        value, algo = self.sums[i]
+        if e > self.blob.size or _ck.digest(self.blob[a:e].data, algo) != value:
             raise IndexCorruptError(f"{self.f}: checksum mismatch in [{a}, {e})")
         self.done[i] = True
         _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
@@ -323,7 +331,7 @@ class _BlobGuard:
     def verify_rest(self) -> None:
         """The background pass: check the extents no reader has needed yet, at the lowest CPU
         priority (Linux applies it to this thread alone), so that it takes idle time and does
-        not slow the first searches, which verify what they read themselves. The CRC runs
+        not slow the first searches, which verify what they read themselves. The checksum runs
         without the GIL, so a slow pass never holds other threads up."""
         with contextlib.suppress(OSError, AttributeError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
@@ -576,7 +584,7 @@ class EmbeddedStore:
         self._lex_dir: Path | None = None
         self._lex_dirty = False
         self._ann: _Ann | None = None
-        self._ann_file: tuple[str, int, int, int] | None = None  # name, count, upto, crc
+        self._ann_file: tuple[str, int, int] | None = None  # name, count, upto
         self._ann_loader: threading.Thread | None = None
         self._ann_load_lock = threading.Lock()
         self._ann_error: IndexCorruptError | None = None
@@ -1679,7 +1687,8 @@ class EmbeddedStore:
         sums = {}
         for f in sorted(tmp.iterdir()):
             _fsync_file(f)
-            sums[f.name] = [f.stat().st_size, _crc_file(f, 0, f.stat().st_size)]
+            size = f.stat().st_size
+            sums[f.name] = _ck.sized(size, _ck.file_digest(f, 0, size))
         _fsync_dir(tmp)
         os.replace(tmp, self.path / name)
         return {"dir": name, "files": sums, "rows": s.n, "documents": len(lex)}
@@ -1699,7 +1708,7 @@ class EmbeddedStore:
             return {**old, "row": row}
         saved = self._ann_file
         if saved is not None and ann.count - saved[1] < max(_ANN_TAIL, ann.count // 10):
-            name, count, _, crc = saved
+            count = saved[1]
             old = self._committed["ann"] if self._committed else {}
             return {**(old or {}), "row": ann.row[:count], "upto": _saved_upto(ann, count)}
         name = f"ann-{gen:06d}.bin"
@@ -1710,14 +1719,14 @@ class EmbeddedStore:
         finally:
             ann.lock.release_read()
         size = tmp.stat().st_size
-        crc = _crc_file(tmp, 0, size)
+        value = _ck.file_digest(tmp, 0, size)
         _fsync_file(tmp)
         os.replace(tmp, self.path / name)
-        self._ann_file = (name, ann.count, ann.upto, crc)
+        self._ann_file = (name, ann.count, ann.upto)
         return {
             "file": name,
             "size": size,
-            "crc32": crc,
+            **_ck.tagged(value),
             "count": ann.count,
             "upto": ann.upto,
             "dim": s.dim,
@@ -1741,7 +1750,7 @@ class EmbeddedStore:
         except ImportError:
             return None
         f = self.path / entry["file"]
-        if self.verify and _crc_file(f, 0, entry["size"]) != entry["crc32"]:
+        if self.verify and not _ck.whole_file_ok(f, int(entry["size"]), entry):
             raise IndexCorruptError(f"{f}: checksum mismatch")
         index = hnswlib.Index(space="ip", dim=int(entry["dim"]))
         try:
@@ -1878,7 +1887,7 @@ class EmbeddedStore:
         before it is used)."""
         assert self.path is not None
         path = self.path
-        if m.get("format_version") != FORMAT_VERSION:
+        if m.get("format_version") not in READABLE_FORMATS:
             raise IndexCorruptError(f"{path}: unsupported format {m.get('format_version')}")
         try:
             n, live, dim = int(m["rows"]), int(m["live"]), int(m["dimension"] or 0)
@@ -1946,7 +1955,7 @@ class EmbeddedStore:
         starts loading in the background)."""
         ann = m.get("ann")
         self._ann_file = (
-            (ann["file"], int(ann["count"]), int(ann["upto"]), int(ann["crc32"])) if ann else None
+            (ann["file"], int(ann["count"]), int(ann["upto"])) if ann else None
         )
         if not own:
             self._ann = None
@@ -1988,8 +1997,10 @@ class EmbeddedStore:
                 ok = all(
                     (d / name).is_file()
                     and (d / name).stat().st_size == size
-                    and (not self.verify or _crc_file(d / name, 0, size) == crc)
-                    for name, (size, crc) in entry["files"].items()
+                    and (not self.verify or _ck.file_digest(d / name, 0, size, algo) == value)
+                    for name, (size, value, algo) in (
+                        (k, _ck.parse_sized(v)) for k, v in entry["files"].items()
+                    )
                 )
                 if ok:
                     index = LexicalIndex.load(d)
@@ -2206,7 +2217,8 @@ def _append_segments(
     data: Path, files: dict[str, dict[str, Any]], chunks: Mapping[str, bytes]
 ) -> None:
     """Append each file's new bytes after its committed size (dropping whatever an interrupted
-    save left beyond it), fsync them, and record each append as an extent with its CRC-32."""
+    save left beyond it), fsync them, and record each append as extents with their checksums
+    (:mod:`._checksum`'s default algorithm; older extents keep theirs)."""
     data.mkdir(exist_ok=True)
     written = []
     for name in _APPEND_FILES:
@@ -2228,11 +2240,11 @@ def _append_segments(
         step = _NODE_BLOCK if name == "nodes" else _BLOCK
         for a in range(0, len(payload), step):
             block = payload[a : a + step]
-            info["extents"].append([start + a, start + a + len(block), zlib.crc32(block)])
+            info["extents"].append(_ck.extent(start + a, start + a + len(block), _ck.digest(block)))
         info["size"] = start + len(payload)
         if len(info["extents"]) > _MAX_EXTENTS + info["size"] // step:
             # many small appends: checksum the file again in whole blocks
-            info["extents"] = _crc_blocks(data / f"{name}.bin", info["size"], step)
+            info["extents"] = _sum_blocks(data / f"{name}.bin", info["size"], step)
 
 
 def _lookup_arrays(s: _Snap, ann_entry: Mapping[str, Any] | None) -> dict[str, npt.NDArray[Any]]:
@@ -2283,28 +2295,29 @@ def _verify_segments(
     maps: Mapping[str, npt.NDArray[Any]],
     names: Sequence[str],
 ) -> None:
-    """Check the CRC-32 of every extent of the files ``names`` (and that the vectors are
+    """Check the checksum of every extent of the files ``names`` (and that the vectors are
     finite) on their memory maps.
 
     Why on the maps, in threads: reading the files into buffers first costs a copy and a
     page fault per fresh 4 KiB page of every buffer, more than the checksum itself; on the
     map, each page is faulted in once and stays mapped for the searches that follow. Each
-    extent (at most ``_BLOCK`` bytes for data written by this version) is one job; CRC-32
-    and numpy both release the GIL, so the jobs run on all cores. The finiteness check runs
-    on the same block right after its checksum, while it is in the CPU cache.
+    extent (at most ``_BLOCK`` bytes for data written by this version) is one job; the
+    checksums (XXH3, or CRC-32 for extents written by format 2) and numpy release the GIL,
+    so the jobs run on all cores. The finiteness check runs on the same block right after
+    its checksum, while it is in the CPU cache.
     """
     jobs = [
-        (name, int(a), int(e), int(crc))
+        (name, *_ck.parse_extent(ext))
         for name in names
         if maps[name].size
-        for a, e, crc in files[name]["extents"]
+        for ext in files[name]["extents"]
     ]
 
-    def check(job: tuple[str, int, int, int]) -> None:
-        name, a, e, crc = job
+    def check(job: tuple[str, int, int, int, str]) -> None:
+        name, a, e, value, algo = job
         arr = maps[name]
         raw = arr.view(np.uint8)
-        if e > raw.size or zlib.crc32(raw[a:e].data) != crc:
+        if e > raw.size or _ck.digest(raw[a:e].data, algo) != value:
             raise IndexCorruptError(f"{data / name}.bin: checksum mismatch in [{a}, {e})")
         if name == "vectors":
             if not bool(np.isfinite(arr[a // 4 : -(-e // 4)]).all()):
@@ -2538,16 +2551,16 @@ def _write_arrays(f: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> dict[str, 
             offset += pad
         fh.flush()
         os.fsync(fh.fileno())
-    crc = _crc_file(tmp, 0, offset)
+    value = _ck.file_digest(tmp, 0, offset)
     os.replace(tmp, f)
-    return {"size": offset, "crc32": crc, "arrays": layout}
+    return {"size": offset, **_ck.tagged(value), "arrays": layout}
 
 
 def _read_arrays(f: Path, meta: Mapping[str, Any], verify: bool) -> dict[str, npt.NDArray[Any]]:
     size = int(meta["size"])
     if not f.is_file() or f.stat().st_size != size:
         raise IndexCorruptError(f"{f}: missing or of the wrong size")
-    if verify and _crc_file(f, 0, size) != int(meta["crc32"]):
+    if verify and not _ck.whole_file_ok(f, size, meta):
         raise IndexCorruptError(f"{f}: checksum mismatch")
     raw = np.fromfile(f, dtype=np.uint8) if size else np.zeros(0, np.uint8)
     out = {}
@@ -2617,30 +2630,13 @@ def _link_problem(
     return None
 
 
-def _crc_blocks(f: Path, size: int, block: int | None = None) -> list[list[int]]:
-    """``[start, end, crc]`` extents of at most ``block`` bytes covering ``f[:size]``."""
+def _sum_blocks(f: Path, size: int, block: int | None = None) -> list[list[Any]]:
+    """Extents of at most ``block`` bytes covering ``f[:size]``, each with its checksum."""
     step = block or _BLOCK
     return [
-        [a, min(a + step, size), _crc_file(f, a, min(a + step, size))] for a in range(0, size, step)
+        _ck.extent(a, min(a + step, size), _ck.file_digest(f, a, min(a + step, size)))
+        for a in range(0, size, step)
     ]
-
-
-def _crc_file(f: Path, start: int, end: int) -> int:
-    """CRC-32 of ``f[start:end]`` (-1 if the file is shorter), read into one reused buffer:
-    a fresh buffer per chunk costs a page fault per 4 KiB, more than the checksum."""
-    crc = 0
-    buf = bytearray(min(max(end - start, 0), 1 << 22))
-    mv = memoryview(buf)
-    with open(f, "rb", buffering=0) as fh:
-        fh.seek(start)
-        left = end - start
-        while left > 0:
-            got = fh.readinto(mv[: min(left, len(buf))])
-            if not got:
-                return -1
-            crc = zlib.crc32(mv[:got], crc)
-            left -= got
-    return crc
 
 
 def _manifest_bytes(m: Mapping[str, Any]) -> bytes:
