@@ -33,17 +33,17 @@ pass ``_LEX_REPLAY``; until then those rows are replayed from the node texts whe
 **Verification** (``verify=True``, the default): nothing unverified is ever served. Before
 ``open`` returns, every extent of every file but the node texts is checksummed and every vector
 checked finite. The checksums run on the memory maps the searches use (no copy into buffers,
-whose fresh pages cost a fault each, more than the checksum itself), the extents are
-independent jobs on all cores (the checksums and numpy release the GIL), and the finiteness
-check reads each vector block right after its checksum, while it is in cache. The node
-texts (a quarter of the bytes) are checked lazily, before first use: a reader verifies the 1 MiB extents holding the
-rows it reads, a background pass the rest, a save all of them (it may rewrite checksums), and
-a damaged extent raises :class:`~treehop.errors.IndexCorruptError` to whoever reads it; the
-URI and node pages are unmapped after their check, so they need not stay resident. Vectors
-are not deferred: the first exact search reads every one, so that would only move the cost
-into the first query. A generation recovered without ``CURRENT`` is verified whole at open.
-``verify="background"`` checks vectors and texts in a thread instead (calls made before it
-ends are unprotected); ``False`` trusts the files.
+whose fresh pages cost a fault each, more than the checksum itself), the extents are independent
+jobs on all cores (the checksums and numpy release the GIL), and the finiteness check reads each
+vector block right after its checksum, while it is in cache. The node texts (a quarter of the
+bytes) are checked lazily, before first use: a reader verifies the 1 MiB extents holding the
+rows it reads, a background pass the rest, a save all of them (it may rewrite checksums), and a
+damaged extent raises :class:`~treehop.errors.IndexCorruptError` to whoever reads it; the URI
+and node pages are unmapped after their check, so they need not stay resident. Vectors are not
+deferred: the first exact search reads every one, so that would only move the cost into the
+first query. A generation recovered without ``CURRENT`` is verified whole at open.
+``verify="background"`` checks vectors and texts in a thread instead (calls made before it ends
+are unprotected); ``False`` trusts the files.
 
 **Writers**: one per index across processes (a file lock taken at the first write and released
 by the save that commits it; a waiting writer gives up after ``lock_timeout`` seconds with
@@ -1954,9 +1954,7 @@ class EmbeddedStore:
         committed from this store's memory, else dropped (BM25 reloads on first use, HNSW
         starts loading in the background)."""
         ann = m.get("ann")
-        self._ann_file = (
-            (ann["file"], int(ann["count"]), int(ann["upto"])) if ann else None
-        )
+        self._ann_file = (ann["file"], int(ann["count"]), int(ann["upto"])) if ann else None
         if not own:
             self._ann = None
             self._ann_error = None
