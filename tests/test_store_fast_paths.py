@@ -373,8 +373,15 @@ def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: An
         store.search = spy  # type: ignore[method-assign]
         queries = [f"{a} {b}" for a in WORDS for b in WORDS[:3]]
         want = {q: [m.uri for m in th.find(q, limit=5).resources] for q in queries}
-        # the global step ran off the client's loop thread (in a worker), children inline
-        assert len(searched_in) >= 2
+        # a sync find runs every search on the calling thread's own loop, inline (no worker
+        # thread, no hop to the client's loop thread) ...
+        assert searched_in == {threading.get_ident()}
+        # ... and on the client's loop, the global step goes to a worker, children inline
+        searched_in.clear()
+        for q in queries[:3]:
+            th.run(th.aio.find(q, limit=5))
+        assert len(searched_in) >= 2 and threading.get_ident() not in searched_in
+        searched_in.clear()
         got: dict[str, list[str]] = {}
         errors: list[BaseException] = []
 
@@ -391,3 +398,4 @@ def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: An
         for t in threads:
             t.join()
         assert not errors and got == want
+        assert searched_in == {t.ident for t in threads}  # each thread searched itself
