@@ -782,8 +782,9 @@ def _blocking_read(
     """:func:`_blocking` for a read that may run on the calling thread's own event loop
     (:meth:`LoopThread.run_here`), so that sync calls from several threads run side by side
     instead of queueing on the client's one loop thread. Only when nothing it touches is
-    bound to that loop thread (:meth:`Treehop._reads_anywhere`); the query is embedded on
-    the loop thread first, where the embedder's connection pool lives."""
+    bound to that loop thread (:meth:`Treehop._reads_anywhere`); the query is embedded first
+    by the embedder's blocking ``embed_query`` (its async twin may hold connections bound to
+    the loop thread)."""
 
     @functools.wraps(method)
     def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -791,8 +792,11 @@ def _blocking_read(
         if not (runner.can_run_here() and self._reads_anywhere()):
             return runner.run(method(self._async, *args, **kwargs))
         if kwargs.get("query_vector") is None:
+            # the embedder's blocking path, in this thread: its async path may keep
+            # connections bound to the client's loop, and a hop there costs two thread
+            # wake-ups per call
             query = check_query(args[0] if args else kwargs.get("query"))
-            kwargs["query_vector"] = runner.run(self._async.embedder.aembed_query(query))
+            kwargs["query_vector"] = self._async.embedder.embed_query(query)
         return runner.run_here(method(self._async, *args, **kwargs))
 
     return blocking
