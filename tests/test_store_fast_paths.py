@@ -399,3 +399,32 @@ def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: An
             t.join()
         assert not errors and got == want
         assert searched_in == {t.ident for t in threads}  # each thread searched itself
+
+
+# ---------------------------------------------------------------------- memory
+def test_node_texts_are_read_by_offset_and_caches_stay_bounded(tmp_path: Path) -> None:
+    s = EmbeddedStore(tmp_path / "i", lexical=False)
+    nodes = corpus(60)
+    s.upsert(nodes, vecs(60))
+    s.save()
+    s.close()
+    t = EmbeddedStore(tmp_path / "i", lexical=False)
+    snap = t._snap
+    assert snap.nodes_file is not None
+    assert t.get([nodes[7].uri])[0] == nodes[7]
+    # a scope over a different set of subtrees with every query (the tree context's family
+    # search) must not grow the snapshot's cache without bound
+    q = vecs(1, 4)[0]
+    for i in range(200):
+        t.search(q, Scope(subtrees=(nodes[i % 60].uri, nodes[(i * 7) % 60].uri)), 3)
+    assert sum(1 for k in list(snap.cache) if k[0] == "subtrees") <= 64
+    # texts are read from the file, not the map: a file cut short after open is a typed
+    # error for the rows past its end (a map would have raised SIGBUS)
+    if snap.nodes_guard is not None:
+        snap.nodes_guard.verify_all()  # checked before the cut: the map is not read again
+    t._node_cache.clear()
+    f = next((tmp_path / "i").glob("data-*/nodes.bin"))
+    with open(f, "r+b") as fh:
+        fh.truncate(10)
+    with pytest.raises(IndexCorruptError, match="shorter"):
+        t.get([nodes[-1].uri])
