@@ -291,10 +291,14 @@ class _BlobGuard:
         self.ends = np.array([x[1] for x in parsed], dtype=np.int64)
         self.sums = [(x[2], x[3]) for x in parsed]  # (checksum, algorithm): may be mixed
         self.done = np.zeros(len(parsed), dtype=bool)
+        self.left = len(parsed)
+        """Extents not verified yet: once 0 (every extent checked), reads skip the lookups."""
+        self.size = int(self.ends[-1]) if len(parsed) else 0
+        self._count_lock = threading.Lock()
 
     def ensure(self, lo: int, hi: int) -> None:
         """Verify every extent overlapping bytes ``[lo, hi)`` (raises if one is damaged)."""
-        if hi <= lo:
+        if hi <= lo or (not self.left and hi <= self.size):
             return
         first = max(int(np.searchsorted(self.ends, lo, side="right")), 0)
         last = int(np.searchsorted(self.starts, hi, side="left"))
@@ -306,7 +310,7 @@ class _BlobGuard:
 
     def ensure_rows(self, starts: Sequence[int], ends: Sequence[int]) -> None:
         """:meth:`ensure` for many rows' byte ranges at once."""
-        if self.done.all() or not len(starts):
+        if not len(starts) or (not self.left and max(ends) <= self.size):
             return
         s_arr = np.asarray(starts, dtype=np.int64)
         e_arr = np.maximum(np.asarray(ends, dtype=np.int64), s_arr + 1)
@@ -325,7 +329,10 @@ class _BlobGuard:
         value, algo = self.sums[i]
         if e > self.blob.size or _ck.digest(self.blob[a:e].data, algo) != value:
             raise IndexCorruptError(f"{self.f}: checksum mismatch in [{a}, {e})")
-        self.done[i] = True
+        with self._count_lock:  # a reader and the background pass may check one extent
+            if not self.done[i]:
+                self.done[i] = True
+                self.left -= 1
         _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
 
     def verify_rest(self) -> None:
