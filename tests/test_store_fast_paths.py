@@ -428,3 +428,34 @@ def test_node_texts_are_read_by_offset_and_caches_stay_bounded(tmp_path: Path) -
         fh.truncate(10)
     with pytest.raises(IndexCorruptError, match="shorter"):
         t.get([nodes[-1].uri])
+
+
+# ---------------------------------------------------------------------- batches
+def test_block_bound_keeps_every_rows_k_best() -> None:
+    rng = np.random.default_rng(8)
+    for n, k in ((5000, 10), (1030, 4), (300, 3), (2000, 40)):
+        m = rng.standard_normal((6, n)).astype(np.float32)
+        m[1, ::7] = 0.5  # ties around the bound
+        m[2, 100:] = -np.inf  # a scope leaving few rows
+        qi, pos = emb._top_candidates(m, k)
+        for r in range(m.shape[0]):
+            found = set(pos[qi == r].tolist())
+            kth = np.sort(m[r])[-k]
+            assert {int(i) for i in np.flatnonzero(m[r] >= kth)} <= found
+
+
+def test_whole_index_batch_equals_one_by_one() -> None:
+    s = EmbeddedStore(lexical=False)
+    top = Node(
+        uri=f"{R}/d", parent_uri=R, context_type=ContextType.RESOURCE, level=1, is_leaf=False
+    )
+    nodes = [top] + [leaf(f"{R}/d/f{i}.md") for i in range(3000)]
+    s.upsert(nodes, vecs(len(nodes), 2))
+    s.delete([nodes[5].uri, nodes[77].uri])
+    qs = vecs(9, 12)
+    for scope in (Scope(), Scope(leaves_only=True), Scope(subtrees=(f"{R}/d",))):
+        batch = s.search_batch(qs, scope, 7)
+        for q, got in zip(qs, batch, strict=True):
+            want = s.search(q, scope, 7)
+            assert [h.node.uri for h in got] == [h.node.uri for h in want]
+            assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-5)

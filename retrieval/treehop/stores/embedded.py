@@ -1171,18 +1171,23 @@ class EmbeddedStore:
         cand = np.flatnonzero(eligible) if rows is None else rows[eligible]
         if cand.size == 0:
             return [[] for _ in range(qs.shape[0])]
-        if cand.size * 8 > s.n:
+        k = min(limit, cand.size)
+        if cand.size * 8 > s.n and k < cand.size:
+            # a wide scope: score every row (one GEMM) and mask the others in place, rather
+            # than gathering the eligible columns (a copy of the whole matrix)
+            dense_m = s.scores_matrix_t(qs)
+            full = np.zeros(s.n, dtype=bool)
+            full[cand] = True
+            dense_m[:, ~full] = -np.inf
+            cand = np.arange(s.n, dtype=np.int64)
+        elif cand.size * 8 > s.n:
             dense_m = s.scores_matrix_t(qs)[:, cand]
         else:
             dense_m = qs @ s.vectors_of(cand).T
-        k = min(limit, cand.size)
         if k == cand.size:
             every = np.arange(cand.size)
             return [self._hits(s, cand, every, d, d, None, matches) for d in dense_m]
-        # each query's k-th best score by a value partition (~10x cheaper than an index
-        # partition of the whole matrix), then the few positions at or above it
-        kth = np.partition(dense_m, cand.size - k, axis=1)[:, cand.size - k]
-        qi, pos = np.nonzero(dense_m >= kth[:, None])
+        qi, pos = _top_candidates(dense_m, k)
         bounds = np.searchsorted(qi, np.arange(qs.shape[0] + 1))
         return [
             self._hits(s, cand, pos[bounds[i] : bounds[i + 1]], d, d, None, matches, k)
@@ -2458,6 +2463,30 @@ def _cache_put(s: _Snap, key: tuple[Any, ...], value: Any, cap: int = 32) -> Non
         for k in same[: max(cap // 2, 1)]:
             s.cache.pop(k, None)
     s.cache[key] = value
+
+
+def _top_candidates(m: F32, k: int, block: int = 256) -> tuple[IntArray, IntArray]:
+    """(row, column) of a superset of each row's ``k`` best values, row-major: every value
+    at or above a per-row bound no greater than the row's ``k``-th best.
+
+    The bound is the ``k``-th best of the row's block maxima (blocks of ``block`` columns):
+    ``k`` blocks reach it, each holding a value at least that large, so the ``k`` best are
+    all at or above it. Two streaming passes (a max per block, one comparison) instead of a
+    partition of every row, the slowest step of a whole-index batch (115 ms of 560 for 32
+    queries x 100k rows on these cores); the caller ranks the few values found exactly.
+    """
+    n = m.shape[1]
+    whole = n - n % block
+    if whole // block < k:
+        kth = np.partition(m, n - k, axis=1)[:, n - k]
+    else:
+        maxima = m[:, :whole].reshape(m.shape[0], -1, block).max(axis=2)
+        if whole < n:
+            maxima = np.concatenate([maxima, m[:, whole:].max(axis=1, keepdims=True)], axis=1)
+        nb = maxima.shape[1]
+        kth = np.partition(maxima, nb - k, axis=1)[:, nb - k]
+    qi, pos = np.nonzero(m >= kth[:, None])
+    return qi.astype(np.int64), pos.astype(np.int64)
 
 
 def _exact_dense(
