@@ -1,4 +1,4 @@
-"""The embedded store (format 2) at 10k / 100k leaves (1M with ``--million``): every row of
+"""The embedded store (format 3) at 10k / 100k leaves (1M with ``--million``): every row of
 issue 13's "Done when" list, measured in one run.
 
     python bench/bench_store.py                      # 10k and 100k leaves

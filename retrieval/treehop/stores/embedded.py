@@ -1255,7 +1255,19 @@ class EmbeddedStore:
         return rows
 
     def _subtree_rows(self, s: _Snap, uri: str) -> IntArray:
-        """Rows of ``uri`` and its descendants: binary searches on the URI-sorted rows."""
+        """Rows of ``uri`` and its descendants: binary searches on the URI-sorted rows (each
+        step decodes a stored URI), kept per snapshot: the tree context asks the subtrees of
+        the hits' parents with every query, and hot directories come back."""
+        kept: dict[str, IntArray] = s.cache.setdefault(("subtree",), {})
+        hit = kept.get(uri)
+        if hit is None:
+            hit = self._subtree_rows_uncached(s, uri)
+            if len(kept) >= 2048:
+                kept.clear()
+            kept[uri] = hit
+        return hit
+
+    def _subtree_rows_uncached(self, s: _Snap, uri: str) -> IntArray:
         own = s.lookup([uri])
         parts = [own] if own[0] >= 0 else []
         view = _UriView(s, s.by_uri)
