@@ -459,3 +459,17 @@ def test_whole_index_batch_equals_one_by_one() -> None:
             want = s.search(q, scope, 7)
             assert [h.node.uri for h in got] == [h.node.uri for h in want]
             assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-5)
+
+
+def test_finite_check_by_sum_is_exact() -> None:
+    ok = np.ones(1000, np.float32)
+    assert emb._all_finite(ok)
+    big = np.full(1000, 3e38, np.float32)  # the sum overflows, every value is finite
+    assert emb._all_finite(big)
+    for bad in (np.nan, np.inf, -np.inf):
+        x = ok.copy()
+        x[517] = bad
+        assert not emb._all_finite(x)
+    x = ok.copy()
+    x[3], x[9] = np.inf, -np.inf  # they cancel into NaN, still caught
+    assert not emb._all_finite(x)

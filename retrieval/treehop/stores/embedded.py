@@ -2381,7 +2381,7 @@ def _verify_segments(
         if e > raw.size or _ck.digest(raw[a:e].data, algo) != value:
             raise IndexCorruptError(f"{data / name}.bin: checksum mismatch in [{a}, {e})")
         if name == "vectors":
-            if not bool(np.isfinite(arr[a // 4 : -(-e // 4)]).all()):
+            if not _all_finite(arr[a // 4 : -(-e // 4)]):
                 raise IndexCorruptError(f"{data}: vectors contain NaN or infinite values")
         else:
             _release_pages(arr, a, e)
@@ -2393,6 +2393,16 @@ def _verify_segments(
     with ThreadPoolExecutor(max_workers=min(len(jobs), _VERIFY_THREADS)) as pool:
         for fut in [pool.submit(check, job) for job in jobs]:
             fut.result()
+
+
+def _all_finite(block: npt.NDArray[Any]) -> bool:
+    """Whether every value is finite. A NaN or an infinity makes the sum non-finite, so a
+    finite sum proves the block (one streaming reduction, no mask: ~40% faster than
+    ``isfinite(...).all()``, which mattered for the 1.5 GB checked at a 1M-row open); a
+    non-finite sum may also be an overflow of large finite values, so it is checked exactly."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = block.sum()
+    return bool(np.isfinite(total)) or bool(np.isfinite(block).all())
 
 
 def _eligible_share(s: _Snap, full: BoolArray, cache_key: tuple[Any, ...] | None) -> float:
