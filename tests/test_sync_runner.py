@@ -56,11 +56,12 @@ def test_run_here_falls_back_where_the_caller_runs_a_loop() -> None:
         loop_thread, _ = runner.run(_where())
 
         async def inside() -> int:
-            # like a Jupyter cell: this thread's loop is running, so it cannot be reused
+            # like a Jupyter cell: this thread's loop is running, so it cannot be reused and
+            # the call goes to the loop thread (blocking this loop, as a sync call does)
             assert not runner.can_run_here()
-            return await asyncio.to_thread(lambda: runner.run_here(_where())[0])
+            return runner.run_here(_where())[0]
 
-        assert asyncio.run(inside()) != threading.get_ident()
+        assert asyncio.run(inside()) == loop_thread
         # from the loop thread itself: refused, as before
         with pytest.raises(ClientClosedError):
             runner.run(_call_back(runner))
