@@ -1,4 +1,4 @@
-"""The embedded store (format 2) at 10k / 100k leaves (1M with ``--million``): every row of
+"""The embedded store (format 3) at 10k / 100k leaves (1M with ``--million``): every row of
 issue 13's "Done when" list, measured in one run.
 
     python bench/bench_store.py                      # 10k and 100k leaves
@@ -28,7 +28,8 @@ directory structure, no embedding model). Per size:
   keeping their vectors), save. Embedding excluded.
 - **remove a 10k-node subtree**: list it, ``delete``, ``save``.
 - **QPS at 1 and 2 threads**: ``store.search`` (global step of a find) and the sync client's
-  ``find()``, from 1 and 2 Python threads.
+  ``find()``, from 1 and 2 Python threads; ``find()`` also through the client's one loop
+  thread (how every sync call ran before reads moved to the calling thread's own loop).
 - **batch of 32**: ``search_batch`` of 32 queries against 32 ``search`` calls (exact scoped
   step and HNSW global step).
 - **client ingest**: ``add_resource`` of a generated directory with automatic tags on, the
@@ -310,6 +311,18 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             fnames,
             t,
         )
+    # the same through the client's one loop thread (every sync call before run_here), for
+    # the side-by-side ratio: a client whose reads may not leave that thread
+    loop_only = Treehop(embedder=emb, store=store, config=plain, tagger=None)
+    loop_only._reads_anywhere = lambda: False  # type: ignore[method-assign]
+    for t in (1, 2):
+        forget_answers(store)
+        out[f"loop_qps{t}"] = qps(
+            lambda nm: loop_only.find(nm, target_uri=TARGET, limit=10, include_directories=False),
+            fnames,
+            t,
+        )
+    loop_only.close()
 
     # batch of 32 vs one by one: the global step (HNSW when on) and an exact wide scope
     qb = np.stack(qv[:32])
@@ -576,6 +589,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         ("store.search QPS 2 threads / 1", lambda r: f"{r['store_qps2'] / r['store_qps1']:.2f}"),
         ("find() QPS 1 thread", lambda r: f"{r['find_qps1']:.0f}"),
         ("find() QPS 2 threads / 1", lambda r: f"{r['find_qps2'] / r['find_qps1']:.2f}"),
+        ("find() QPS 1 thread, one loop thread", lambda r: f"{r['loop_qps1']:.0f}"),
+        (
+            "find() QPS 2 threads / 1, one loop thread",
+            lambda r: f"{r['loop_qps2'] / r['loop_qps1']:.2f}",
+        ),
         ("batch-32 speed-up, global step", lambda r: f"{r['batch_global']:.2f}"),
         ("batch-32 speed-up, exact scoped", lambda r: f"{r['batch_exact']:.2f}"),
         ("batch-32 speed-up, exact whole index", lambda r: f"{r['batch_exact_all']:.2f}"),

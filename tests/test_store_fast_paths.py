@@ -184,7 +184,7 @@ def test_every_block_of_a_large_file_is_verified(
     arr.tofile(f)
     cur = (p / "CURRENT").read_text().split()[0]
     m = emb._read_manifest(p, cur, None)
-    m["files"]["vectors"]["extents"] = emb._crc_blocks(f, m["files"]["vectors"]["size"])
+    m["files"]["vectors"]["extents"] = emb._sum_blocks(f, m["files"]["vectors"]["size"])
     emb._write_manifest(p, m)
     with pytest.raises(IndexCorruptError, match="NaN"):
         EmbeddedStore(p)
@@ -373,8 +373,15 @@ def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: An
         store.search = spy  # type: ignore[method-assign]
         queries = [f"{a} {b}" for a in WORDS for b in WORDS[:3]]
         want = {q: [m.uri for m in th.find(q, limit=5).resources] for q in queries}
-        # the global step ran off the client's loop thread (in a worker), children inline
-        assert len(searched_in) >= 2
+        # a sync find runs every search on the calling thread's own loop, inline (no worker
+        # thread, no hop to the client's loop thread) ...
+        assert searched_in == {threading.get_ident()}
+        # ... and on the client's loop, the global step goes to a worker, children inline
+        searched_in.clear()
+        for q in queries[:3]:
+            th.run(th.aio.find(q, limit=5))
+        assert len(searched_in) >= 2 and threading.get_ident() not in searched_in
+        searched_in.clear()
         got: dict[str, list[str]] = {}
         errors: list[BaseException] = []
 
@@ -391,3 +398,78 @@ def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: An
         for t in threads:
             t.join()
         assert not errors and got == want
+        assert searched_in == {t.ident for t in threads}  # each thread searched itself
+
+
+# ---------------------------------------------------------------------- memory
+def test_node_texts_are_read_by_offset_and_caches_stay_bounded(tmp_path: Path) -> None:
+    s = EmbeddedStore(tmp_path / "i", lexical=False)
+    nodes = corpus(60)
+    s.upsert(nodes, vecs(60))
+    s.save()
+    s.close()
+    t = EmbeddedStore(tmp_path / "i", lexical=False)
+    snap = t._snap
+    assert snap.nodes_file is not None
+    assert t.get([nodes[7].uri])[0] == nodes[7]
+    # a scope over a different set of subtrees with every query (the tree context's family
+    # search) must not grow the snapshot's cache without bound
+    q = vecs(1, 4)[0]
+    for i in range(200):
+        t.search(q, Scope(subtrees=(nodes[i % 60].uri, nodes[(i * 7) % 60].uri)), 3)
+    assert sum(1 for k in list(snap.cache) if k[0] == "subtrees") <= 64
+    # texts are read from the file, not the map: a file cut short after open is a typed
+    # error for the rows past its end (a map would have raised SIGBUS)
+    if snap.nodes_guard is not None:
+        snap.nodes_guard.verify_all()  # checked before the cut: the map is not read again
+    t._node_cache.clear()
+    f = next((tmp_path / "i").glob("data-*/nodes.bin"))
+    with open(f, "r+b") as fh:
+        fh.truncate(10)
+    with pytest.raises(IndexCorruptError, match="shorter"):
+        t.get([nodes[-1].uri])
+
+
+# ---------------------------------------------------------------------- batches
+def test_block_bound_keeps_every_rows_k_best() -> None:
+    rng = np.random.default_rng(8)
+    for n, k in ((5000, 10), (1030, 4), (300, 3), (2000, 40)):
+        m = rng.standard_normal((6, n)).astype(np.float32)
+        m[1, ::7] = 0.5  # ties around the bound
+        m[2, 100:] = -np.inf  # a scope leaving few rows
+        qi, pos = emb._top_candidates(m, k)
+        for r in range(m.shape[0]):
+            found = set(pos[qi == r].tolist())
+            kth = np.sort(m[r])[-k]
+            assert {int(i) for i in np.flatnonzero(m[r] >= kth)} <= found
+
+
+def test_whole_index_batch_equals_one_by_one() -> None:
+    s = EmbeddedStore(lexical=False)
+    top = Node(
+        uri=f"{R}/d", parent_uri=R, context_type=ContextType.RESOURCE, level=1, is_leaf=False
+    )
+    nodes = [top] + [leaf(f"{R}/d/f{i}.md") for i in range(3000)]
+    s.upsert(nodes, vecs(len(nodes), 2))
+    s.delete([nodes[5].uri, nodes[77].uri])
+    qs = vecs(9, 12)
+    for scope in (Scope(), Scope(leaves_only=True), Scope(subtrees=(f"{R}/d",))):
+        batch = s.search_batch(qs, scope, 7)
+        for q, got in zip(qs, batch, strict=True):
+            want = s.search(q, scope, 7)
+            assert [h.node.uri for h in got] == [h.node.uri for h in want]
+            assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-5)
+
+
+def test_finite_check_by_sum_is_exact() -> None:
+    ok = np.ones(1000, np.float32)
+    assert emb._all_finite(ok)
+    big = np.full(1000, 3e38, np.float32)  # the sum overflows, every value is finite
+    assert emb._all_finite(big)
+    for bad in (np.nan, np.inf, -np.inf):
+        x = ok.copy()
+        x[517] = bad
+        assert not emb._all_finite(x)
+    x = ok.copy()
+    x[3], x[9] = np.inf, -np.inf  # they cancel into NaN, still caught
+    assert not emb._all_finite(x)

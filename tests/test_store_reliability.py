@@ -23,6 +23,7 @@ import pytest
 from treehop.errors import IndexCorruptError, IndexLockedError, StoreError
 from treehop.filters import TagFilter
 from treehop.models import ContextType, Node
+from treehop.stores import _checksum as ck
 from treehop.stores import embedded as emb
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
@@ -93,7 +94,9 @@ def resign_file(path: Path, f: Path) -> None:
 
     def fix(m: dict[str, Any]) -> None:
         if f.name.startswith("index-"):
-            m["index"]["crc32"] = zlib.crc32(f.read_bytes())
+            for algo in (ck.CRC32, ck.XXH3):
+                m["index"].pop(algo, None)
+            m["index"]["crc32"] = zlib.crc32(f.read_bytes())  # a format-2 record still counts
             return
         info = m["files"][f.name[:-4]]
         info["extents"] = [[0, info["size"], zlib.crc32(f.read_bytes()[: info["size"]])]]
@@ -134,6 +137,71 @@ def test_flipped_bytes_in_any_file_are_a_typed_error(tmp_path: Path) -> None:
             continue
         with pytest.raises(IndexCorruptError):
             EmbeddedStore(p)
+
+
+def _format2_index(path: Path, monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """An index written exactly as format 2 did: CRC-32 everywhere, no algorithm names;
+    returns its URIs."""
+    with monkeypatch.context() as mp:
+        mp.setattr(ck, "DEFAULT", ck.CRC32)
+        mp.setattr(emb, "FORMAT_VERSION", 2)
+        s = filled(path)
+        uris = {n.uri for n in s.iter_nodes()}
+        s.close()
+    m = current_manifest(path)
+    assert m["format_version"] == 2 and "crc32" in m["index"]
+    assert all(len(e) == 3 for info in m["files"].values() for e in info["extents"])
+    return uris
+
+
+def test_format2_crc32_index_opens_verifies_and_migrates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    uris = _format2_index(tmp_path / "old", monkeypatch)
+    shutil.copytree(tmp_path / "old", tmp_path / "bad")
+    s = EmbeddedStore(tmp_path / "old")
+    assert len(s) == len(uris) == 21
+    assert {n.uri for n in s.iter_nodes()} == uris
+    # the first save appends XXH3 extents beside the CRC-32 ones and writes format 3
+    s.upsert([leaf(f"{R}/d/new.md")], vecs(1, 9))
+    s.save()
+    s.close()
+    m = current_manifest(tmp_path / "old")
+    assert m["format_version"] == emb.FORMAT_VERSION == 3
+    algos = {ck.parse_extent(e)[3] for e in m["files"]["vectors"]["extents"]}
+    assert algos == {ck.CRC32, ck.XXH3}
+    assert ck.XXH3 in m["index"] and ck.CRC32 not in m["index"]
+    again = EmbeddedStore(tmp_path / "old")
+    assert len(again) == 22 and again.get([f"{R}/d/new.md"])[0].uri == f"{R}/d/new.md"
+    # a flipped byte in a CRC-32 extent of the old data is still caught
+    f = next((tmp_path / "bad").glob("data-*/vectors.bin"))
+    raw = bytearray(f.read_bytes())
+    raw[5] ^= 0x01
+    f.write_bytes(bytes(raw))
+    with pytest.raises(IndexCorruptError, match="checksum"):
+        EmbeddedStore(tmp_path / "bad")
+
+
+def test_flipped_byte_is_caught_under_both_checksums(tmp_path: Path) -> None:
+    data = bytearray(np.random.default_rng(3).bytes(1 << 16))
+    f = tmp_path / "blob"
+    for algo in (ck.CRC32, ck.XXH3):
+        f.write_bytes(bytes(data))
+        whole = ck.file_digest(f, 0, len(data), algo)
+        assert whole == ck.digest(bytes(data), algo)
+        rec = ck.extent(0, len(data), whole, algo)
+        assert ck.parse_extent(rec) == (0, len(data), whole, algo)
+        for i in (0, 1234, len(data) - 1):
+            bad = bytearray(data)
+            bad[i] ^= 0x80
+            f.write_bytes(bytes(bad))
+            assert ck.file_digest(f, 0, len(data), algo) != whole
+            assert not ck.whole_file_ok(f, len(data), ck.tagged(whole, algo))
+        assert ck.file_digest(f, 0, len(data) + 1, algo) == -1  # a short file
+    with pytest.raises(IndexCorruptError):
+        ck.parse_extent([0, 1, 2, 3])
+    with pytest.raises(IndexCorruptError):
+        ck.digest(b"x", "md5")
 
 
 def test_truncated_and_missing_files_are_a_typed_error(tmp_path: Path) -> None:

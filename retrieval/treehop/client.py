@@ -63,7 +63,7 @@ from .models import (
     TypedQuery,
 )
 from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
-from .rerankers.base import Reranker
+from .rerankers.base import BaseReranker, Reranker
 from .search_options import SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
 from .stores.base import IndexMetaStore, VectorStore
@@ -779,6 +779,32 @@ def _blocking(
     return blocking
 
 
+def _blocking_read(
+    method: Callable[Concatenate[AsyncTreehop, _P], Coroutine[Any, Any, _R]],
+) -> Callable[Concatenate[Treehop, _P], _R]:
+    """:func:`_blocking` for a read that may run on the calling thread's own event loop
+    (:meth:`LoopThread.run_here`), so that sync calls from several threads run side by side
+    instead of queueing on the client's one loop thread. Only when nothing it touches is
+    bound to that loop thread (:meth:`Treehop._reads_anywhere`); the query is embedded first
+    by the embedder's blocking ``embed_query`` (its async twin may hold connections bound to
+    the loop thread)."""
+
+    @functools.wraps(method)
+    def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        runner = self._runner
+        if not (runner.can_run_here() and self._reads_anywhere()):
+            return runner.run(method(self._async, *args, **kwargs))
+        if kwargs.get("query_vector") is None:
+            # the embedder's blocking path, in this thread: its async path may keep
+            # connections bound to the client's loop, and a hop there costs two thread
+            # wake-ups per call
+            query = check_query(args[0] if args else kwargs.get("query"))
+            kwargs["query_vector"] = self._async.embedder.embed_query(query)
+        return runner.run_here(method(self._async, *args, **kwargs))
+
+    return blocking
+
+
 class Treehop:
     """The synchronous client: the same API as :class:`AsyncTreehop`, blocking.
 
@@ -814,6 +840,17 @@ class Treehop:
     def user(self) -> str:
         return self._async.user
 
+    def _reads_anywhere(self) -> bool:
+        """Whether a ``find()`` may run on another thread's event loop: the store allows
+        concurrent in-process reads and no reranker keeps loop-bound connections (a
+        :class:`~treehop.rerankers.base.BaseReranker` default runs in a worker thread)."""
+        a = self._async
+        caps = a.store.capabilities
+        if caps.remote or not caps.concurrent_reads:
+            return False
+        r = a.reranker
+        return r is None or getattr(type(r), "arerank", None) is BaseReranker.arerank
+
     def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
         """Run a coroutine of :attr:`aio` on this client's loop thread and return its result.
 
@@ -826,7 +863,7 @@ class Treehop:
     add_resource = _blocking(AsyncTreehop.add_resource)
     add_memory = _blocking(AsyncTreehop.add_memory)
     add_skill = _blocking(AsyncTreehop.add_skill)
-    find = _blocking(AsyncTreehop.find)
+    find = _blocking_read(AsyncTreehop.find)
     search = _blocking(AsyncTreehop.search)
     add_messages = _blocking(AsyncTreehop.add_messages)
     remember = _blocking(AsyncTreehop.remember)

@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ._sync import on_caller_loop
 from .config import RetrievalConfig, StopRule
 from .descent import (
     NEG_INF,
@@ -138,10 +139,11 @@ class HierarchicalRetriever:
         """Call the store: in a worker thread for remote stores (blocking SDKs) and for the
         global step of a store that allows concurrent reads (``offload``: the one large search
         of a query, whose numpy/HNSW work releases the GIL, so that concurrent queries on this
-        event loop overlap with it); small in-process calls run inline, where a thread hop
-        would cost more than them."""
+        event loop overlap with it; not when a sync call runs on its thread's own loop, which
+        nothing shares); small in-process calls run inline, where a thread hop would cost
+        more than them."""
         caps = self.store.capabilities
-        if caps.remote or (offload and caps.concurrent_reads):
+        if caps.remote or (offload and caps.concurrent_reads and not on_caller_loop()):
             return await asyncio.to_thread(fn, *args, **kwargs)
         return fn(*args, **kwargs)
 

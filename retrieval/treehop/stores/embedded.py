@@ -1,4 +1,4 @@
-"""The default store: in-process numpy, columnar, persisted to a directory (format 2).
+"""The default store: in-process numpy, columnar, persisted to a directory (format 3).
 
 **In memory** every node is one *row*; rows are immutable once written. A replaced node gets a
 new row and its old row is marked dead; a deleted node's row is marked dead; compaction (at a
@@ -25,24 +25,25 @@ by parent hash; tag-label hash -> rows; each row's parent row), merged increment
 A save appends the rows written since the previous save to the epoch's column files (truncating
 whatever an interrupted save left beyond the committed sizes first), writes the small lookup
 file, then a manifest, then swaps ``CURRENT`` (write, fsync, rename). Each append is recorded in
-the manifest as extents of at most 32 MiB with their CRC-32, so every byte is checksummed. The
+the manifest as extents of at most 32 MiB with their checksums, so every byte is checksummed
+(XXH3-64; extents written by format 2 keep their CRC-32, see :mod:`._checksum`). The
 BM25 file is rewritten only after a compaction or once the rows changed since it was written
 pass ``_LEX_REPLAY``; until then those rows are replayed from the node texts when it loads.
 
 **Verification** (``verify=True``, the default): nothing unverified is ever served. Before
 ``open`` returns, every extent of every file but the node texts is checksummed and every vector
 checked finite. The checksums run on the memory maps the searches use (no copy into buffers,
-whose fresh pages cost a fault each, more than the CRC itself), the extents are independent
-jobs on all cores (CRC-32 and numpy release the GIL), and the finiteness check reads each
+whose fresh pages cost a fault each, more than the checksum itself), the extents are independent
+jobs on all cores (the checksums and numpy release the GIL), and the finiteness check reads each
 vector block right after its checksum, while it is in cache. The node texts (a quarter of the
 bytes) are checked lazily, before first use: a reader verifies the 1 MiB extents holding the
-rows it reads, a background pass the rest, a save all of them (it may rewrite checksums), and
-a damaged extent raises :class:`~treehop.errors.IndexCorruptError` to whoever reads it; the
-URI and node pages are unmapped after their check, so they need not stay resident. Vectors
-are not deferred: the first exact search reads every one, so that would only move the cost
-into the first query. A generation recovered without ``CURRENT`` is verified whole at open.
-``verify="background"`` checks vectors and texts in a thread instead (calls made before it
-ends are unprotected); ``False`` trusts the files.
+rows it reads, a background pass the rest, a save all of them (it may rewrite checksums), and a
+damaged extent raises :class:`~treehop.errors.IndexCorruptError` to whoever reads it; the URI
+and node pages are unmapped after their check, so they need not stay resident. Vectors are not
+deferred: the first exact search reads every one, so that would only move the cost into the
+first query. A generation recovered without ``CURRENT`` is verified whole at open.
+``verify="background"`` checks vectors and texts in a thread instead (calls made before it ends
+are unprotected); ``False`` trusts the files.
 
 **Writers**: one per index across processes (a file lock taken at the first write and released
 by the save that commits it; a waiting writer gives up after ``lock_timeout`` seconds with
@@ -91,11 +92,15 @@ from ..errors import IndexCorruptError, InvalidQueryError, NotFoundError, StoreE
 from ..filters import MetadataFilter, TagFilter
 from ..lexical import LexicalIndex, hybrid_scores
 from ..models import ContextType, Node
+from . import _checksum as _ck
 from ._filelock import WriterLock
 from ._state_blobs import check_state_key
 from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+READABLE_FORMATS = (2, 3)
+"""Format 3 is format 2 with checksums that name their algorithm (XXH3-64 for new writes, see
+:mod:`._checksum`); a format-2 index opens as it is, and its first save writes format 3."""
 LEGACY_FORMAT_VERSION = 1
 _NODE = TypeAdapter(Node)
 _NODES = TypeAdapter(list[Node])
@@ -281,13 +286,19 @@ class _BlobGuard:
     def __init__(self, f: Path, blob: U8Array, extents: Sequence[Sequence[int]]) -> None:
         self.f = f
         self.blob = blob
-        ext = np.asarray(extents, dtype=np.int64).reshape(-1, 3)
-        self.starts, self.ends, self.crcs = ext[:, 0], ext[:, 1], ext[:, 2]
-        self.done = np.zeros(len(ext), dtype=bool)
+        parsed = [_ck.parse_extent(x) for x in extents]
+        self.starts = np.array([x[0] for x in parsed], dtype=np.int64)
+        self.ends = np.array([x[1] for x in parsed], dtype=np.int64)
+        self.sums = [(x[2], x[3]) for x in parsed]  # (checksum, algorithm): may be mixed
+        self.done = np.zeros(len(parsed), dtype=bool)
+        self.left = len(parsed)
+        """Extents not verified yet: once 0 (every extent checked), reads skip the lookups."""
+        self.size = int(self.ends[-1]) if len(parsed) else 0
+        self._count_lock = threading.Lock()
 
     def ensure(self, lo: int, hi: int) -> None:
         """Verify every extent overlapping bytes ``[lo, hi)`` (raises if one is damaged)."""
-        if hi <= lo:
+        if hi <= lo or (not self.left and hi <= self.size):
             return
         first = max(int(np.searchsorted(self.ends, lo, side="right")), 0)
         last = int(np.searchsorted(self.starts, hi, side="left"))
@@ -299,7 +310,7 @@ class _BlobGuard:
 
     def ensure_rows(self, starts: Sequence[int], ends: Sequence[int]) -> None:
         """:meth:`ensure` for many rows' byte ranges at once."""
-        if self.done.all() or not len(starts):
+        if not len(starts) or (not self.left and max(ends) <= self.size):
             return
         s_arr = np.asarray(starts, dtype=np.int64)
         e_arr = np.maximum(np.asarray(ends, dtype=np.int64), s_arr + 1)
@@ -314,16 +325,20 @@ class _BlobGuard:
         self.ensure(int(e_arr.max()) - 1, int(e_arr.max()))
 
     def _check(self, i: int) -> None:
-        a, e, crc = int(self.starts[i]), int(self.ends[i]), int(self.crcs[i])
-        if e > self.blob.size or zlib.crc32(self.blob[a:e].data) != crc:
+        a, e = int(self.starts[i]), int(self.ends[i])
+        value, algo = self.sums[i]
+        if e > self.blob.size or _ck.digest(self.blob[a:e].data, algo) != value:
             raise IndexCorruptError(f"{self.f}: checksum mismatch in [{a}, {e})")
-        self.done[i] = True
+        with self._count_lock:  # a reader and the background pass may check one extent
+            if not self.done[i]:
+                self.done[i] = True
+                self.left -= 1
         _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
 
     def verify_rest(self) -> None:
         """The background pass: check the extents no reader has needed yet, at the lowest CPU
         priority (Linux applies it to this thread alone), so that it takes idle time and does
-        not slow the first searches, which verify what they read themselves. The CRC runs
+        not slow the first searches, which verify what they read themselves. The checksum runs
         without the GIL, so a slow pass never holds other threads up."""
         with contextlib.suppress(OSError, AttributeError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
@@ -336,6 +351,27 @@ class _BlobGuard:
         """Check every extent now (raises on the first damaged one)."""
         for i in np.flatnonzero(~self.done).tolist():
             self._check(i)
+
+
+class _PFile:
+    """A file read by offset (``pread``), closed with the last snapshot that uses it."""
+
+    def __init__(self, f: Path) -> None:
+        self.name = str(f)
+        self.fd = os.open(f, os.O_RDONLY)
+
+    def read(self, start: int, end: int) -> bytes:
+        try:
+            got = os.pread(self.fd, end - start, start)
+        except OSError as exc:
+            raise IndexCorruptError(f"{self.name}: {exc.strerror or exc}") from exc
+        if len(got) != end - start:
+            raise IndexCorruptError(f"{self.name}: shorter than committed")
+        return got
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            os.close(self.fd)
 
 
 @dataclass(eq=False)
@@ -369,6 +405,17 @@ class _Snap:
     nodes_guard: _BlobGuard | None = None
     """Checks the node texts' extents before their bytes are first returned (``None``: the
     base blob was verified at open, or is trusted)."""
+    nodes_file: _PFile | None = None
+    """``nodes.bin`` open for ``pread``: node texts are read through it, not through the map,
+    so the pages a search reads stay in the page cache instead of this process's memory (a
+    few rows per search fault in whole pages plus the kernel's read-ahead: after 200 finds at
+    100k rows nearly all 46 MB of texts were resident, 0.28x the vectors). The map remains
+    for the checksums, whose pages are released after each extent."""
+
+    def _read_nodes(self, start: int, end: int) -> bytes:
+        if self.nodes_file is None:
+            return bytes(self.base_nodes[start:end])
+        return self.nodes_file.read(start, end)
 
     # ---------------------------------------------------------------- row access
     def uri(self, r: int) -> str:
@@ -385,7 +432,7 @@ class _Snap:
         start = int(self.cols["node_end"][r - 1]) if r else 0
         if self.nodes_guard is not None:
             self.nodes_guard.ensure(start, end)
-        return bytes(self.base_nodes[start:end])
+        return self._read_nodes(start, end)
 
     def _blob_slices(
         self, rows: IntArray, ends_name: str, blob: U8Array, tail: list[bytes]
@@ -401,12 +448,16 @@ class _Snap:
             if blob is self.base_nodes and self.nodes_guard is not None:
                 self.nodes_guard.ensure_rows(starts, ends)
             lo, hi = min(starts), max(ends)
+            nodes = blob is self.base_nodes
             if hi - lo <= 2 * (sum(ends) - sum(starts)) + 65_536:
                 # mostly adjacent rows (a subtree): one copy, then plain bytes slices, about
                 # twice as fast as a memoryview slice per row
-                whole = blob[lo:hi].tobytes()
+                whole = self._read_nodes(lo, hi) if nodes else blob[lo:hi].tobytes()
                 for i, a, e in zip(base.tolist(), starts, ends, strict=True):
                     out[i] = whole[a - lo : e - lo]
+            elif nodes:
+                for i, a, e in zip(base.tolist(), starts, ends, strict=True):
+                    out[i] = self._read_nodes(a, e)
             else:
                 mv = memoryview(blob.data)
                 for i, a, e in zip(base.tolist(), starts, ends, strict=True):
@@ -576,7 +627,7 @@ class EmbeddedStore:
         self._lex_dir: Path | None = None
         self._lex_dirty = False
         self._ann: _Ann | None = None
-        self._ann_file: tuple[str, int, int, int] | None = None  # name, count, upto, crc
+        self._ann_file: tuple[str, int, int] | None = None  # name, count, upto
         self._ann_loader: threading.Thread | None = None
         self._ann_load_lock = threading.Lock()
         self._ann_error: IndexCorruptError | None = None
@@ -1120,18 +1171,23 @@ class EmbeddedStore:
         cand = np.flatnonzero(eligible) if rows is None else rows[eligible]
         if cand.size == 0:
             return [[] for _ in range(qs.shape[0])]
-        if cand.size * 8 > s.n:
+        k = min(limit, cand.size)
+        if cand.size * 8 > s.n and k < cand.size:
+            # a wide scope: score every row (one GEMM) and mask the others in place, rather
+            # than gathering the eligible columns (a copy of the whole matrix)
+            dense_m = s.scores_matrix_t(qs)
+            full = np.zeros(s.n, dtype=bool)
+            full[cand] = True
+            dense_m[:, ~full] = -np.inf
+            cand = np.arange(s.n, dtype=np.int64)
+        elif cand.size * 8 > s.n:
             dense_m = s.scores_matrix_t(qs)[:, cand]
         else:
             dense_m = qs @ s.vectors_of(cand).T
-        k = min(limit, cand.size)
         if k == cand.size:
             every = np.arange(cand.size)
             return [self._hits(s, cand, every, d, d, None, matches) for d in dense_m]
-        # each query's k-th best score by a value partition (~10x cheaper than an index
-        # partition of the whole matrix), then the few positions at or above it
-        kth = np.partition(dense_m, cand.size - k, axis=1)[:, cand.size - k]
-        qi, pos = np.nonzero(dense_m >= kth[:, None])
+        qi, pos = _top_candidates(dense_m, k)
         bounds = np.searchsorted(qi, np.arange(qs.shape[0] + 1))
         return [
             self._hits(s, cand, pos[bounds[i] : bounds[i + 1]], d, d, None, matches, k)
@@ -1195,11 +1251,23 @@ class EmbeddedStore:
         rows = s.tag_row[lo:hi]
         keep = [label in tagmod.labels(_stored_field(s, int(r), "tags") or []) for r in rows]
         rows = rows[np.array(keep, dtype=bool)] if rows.size else rows
-        s.cache[key] = rows
+        _cache_put(s, key, rows, cap=256)
         return rows
 
     def _subtree_rows(self, s: _Snap, uri: str) -> IntArray:
-        """Rows of ``uri`` and its descendants: binary searches on the URI-sorted rows."""
+        """Rows of ``uri`` and its descendants: binary searches on the URI-sorted rows (each
+        step decodes a stored URI), kept per snapshot: the tree context asks the subtrees of
+        the hits' parents with every query, and hot directories come back."""
+        kept: dict[str, IntArray] = s.cache.setdefault(("subtree",), {})
+        hit = kept.get(uri)
+        if hit is None:
+            hit = self._subtree_rows_uncached(s, uri)
+            if len(kept) >= 2048:
+                kept.clear()
+            kept[uri] = hit
+        return hit
+
+    def _subtree_rows_uncached(self, s: _Snap, uri: str) -> IntArray:
         own = s.lookup([uri])
         parts = [own] if own[0] >= 0 else []
         view = _UriView(s, s.by_uri)
@@ -1227,7 +1295,8 @@ class EmbeddedStore:
                 for part in parts:
                     mask[part] = True
                 rows = np.flatnonzero(mask).astype(np.int64)
-            s.cache[key] = rows
+            # bounded: the tree context asks a different set of parents with every query
+            _cache_put(s, key, rows, cap=64)
             return rows
         return None
 
@@ -1302,7 +1371,7 @@ class EmbeddedStore:
             frontier = frontier[~contains[frontier]]
             contains[frontier] = True
             frontier = s.parent_row[frontier]
-        s.cache[key] = (match, contains)
+        _cache_put(s, key, (match, contains), cap=8)  # two masks over every row each
         return match, contains
 
     def _eligibility(
@@ -1679,7 +1748,8 @@ class EmbeddedStore:
         sums = {}
         for f in sorted(tmp.iterdir()):
             _fsync_file(f)
-            sums[f.name] = [f.stat().st_size, _crc_file(f, 0, f.stat().st_size)]
+            size = f.stat().st_size
+            sums[f.name] = _ck.sized(size, _ck.file_digest(f, 0, size))
         _fsync_dir(tmp)
         os.replace(tmp, self.path / name)
         return {"dir": name, "files": sums, "rows": s.n, "documents": len(lex)}
@@ -1699,7 +1769,7 @@ class EmbeddedStore:
             return {**old, "row": row}
         saved = self._ann_file
         if saved is not None and ann.count - saved[1] < max(_ANN_TAIL, ann.count // 10):
-            name, count, _, crc = saved
+            count = saved[1]
             old = self._committed["ann"] if self._committed else {}
             return {**(old or {}), "row": ann.row[:count], "upto": _saved_upto(ann, count)}
         name = f"ann-{gen:06d}.bin"
@@ -1710,14 +1780,14 @@ class EmbeddedStore:
         finally:
             ann.lock.release_read()
         size = tmp.stat().st_size
-        crc = _crc_file(tmp, 0, size)
+        value = _ck.file_digest(tmp, 0, size)
         _fsync_file(tmp)
         os.replace(tmp, self.path / name)
-        self._ann_file = (name, ann.count, ann.upto, crc)
+        self._ann_file = (name, ann.count, ann.upto)
         return {
             "file": name,
             "size": size,
-            "crc32": crc,
+            **_ck.tagged(value),
             "count": ann.count,
             "upto": ann.upto,
             "dim": s.dim,
@@ -1741,7 +1811,7 @@ class EmbeddedStore:
         except ImportError:
             return None
         f = self.path / entry["file"]
-        if self.verify and _crc_file(f, 0, entry["size"]) != entry["crc32"]:
+        if self.verify and not _ck.whole_file_ok(f, int(entry["size"]), entry):
             raise IndexCorruptError(f"{f}: checksum mismatch")
         index = hnswlib.Index(space="ip", dim=int(entry["dim"]))
         try:
@@ -1878,7 +1948,7 @@ class EmbeddedStore:
         before it is used)."""
         assert self.path is not None
         path = self.path
-        if m.get("format_version") != FORMAT_VERSION:
+        if m.get("format_version") not in READABLE_FORMATS:
             raise IndexCorruptError(f"{path}: unsupported format {m.get('format_version')}")
         try:
             n, live, dim = int(m["rows"]), int(m["live"]), int(m["dimension"] or 0)
@@ -1896,6 +1966,7 @@ class EmbeddedStore:
                 else None
             )
             idx = _read_arrays(path / m["index"]["file"], m["index"], bool(verify))
+            nodes_file = _PFile(data / "nodes.bin") if n and hasattr(os, "pread") else None
         except (KeyError, TypeError, ValueError, OSError) as exc:
             raise IndexCorruptError(f"cannot read the index at {path}: {exc}") from exc
         base_vecs = maps["vectors"].reshape(n, dim) if n else np.zeros((0, dim), np.float32)
@@ -1922,6 +1993,7 @@ class EmbeddedStore:
             tag_hash=np.array(idx["tag_hash"]),
             tag_row=np.array(idx["tag_row"]),
             nodes_guard=guard,
+            nodes_file=nodes_file,
         )
         if guard is not None:
             threading.Thread(target=guard.verify_rest, name="treehop-verify", daemon=True).start()
@@ -1945,9 +2017,7 @@ class EmbeddedStore:
         committed from this store's memory, else dropped (BM25 reloads on first use, HNSW
         starts loading in the background)."""
         ann = m.get("ann")
-        self._ann_file = (
-            (ann["file"], int(ann["count"]), int(ann["upto"]), int(ann["crc32"])) if ann else None
-        )
+        self._ann_file = (ann["file"], int(ann["count"]), int(ann["upto"])) if ann else None
         if not own:
             self._ann = None
             self._ann_error = None
@@ -1988,8 +2058,10 @@ class EmbeddedStore:
                 ok = all(
                     (d / name).is_file()
                     and (d / name).stat().st_size == size
-                    and (not self.verify or _crc_file(d / name, 0, size) == crc)
-                    for name, (size, crc) in entry["files"].items()
+                    and (not self.verify or _ck.file_digest(d / name, 0, size, algo) == value)
+                    for name, (size, value, algo) in (
+                        (k, _ck.parse_sized(v)) for k, v in entry["files"].items()
+                    )
                 )
                 if ok:
                     index = LexicalIndex.load(d)
@@ -2206,7 +2278,8 @@ def _append_segments(
     data: Path, files: dict[str, dict[str, Any]], chunks: Mapping[str, bytes]
 ) -> None:
     """Append each file's new bytes after its committed size (dropping whatever an interrupted
-    save left beyond it), fsync them, and record each append as an extent with its CRC-32."""
+    save left beyond it), fsync them, and record each append as extents with their checksums
+    (:mod:`._checksum`'s default algorithm; older extents keep theirs)."""
     data.mkdir(exist_ok=True)
     written = []
     for name in _APPEND_FILES:
@@ -2228,11 +2301,11 @@ def _append_segments(
         step = _NODE_BLOCK if name == "nodes" else _BLOCK
         for a in range(0, len(payload), step):
             block = payload[a : a + step]
-            info["extents"].append([start + a, start + a + len(block), zlib.crc32(block)])
+            info["extents"].append(_ck.extent(start + a, start + a + len(block), _ck.digest(block)))
         info["size"] = start + len(payload)
         if len(info["extents"]) > _MAX_EXTENTS + info["size"] // step:
             # many small appends: checksum the file again in whole blocks
-            info["extents"] = _crc_blocks(data / f"{name}.bin", info["size"], step)
+            info["extents"] = _sum_blocks(data / f"{name}.bin", info["size"], step)
 
 
 def _lookup_arrays(s: _Snap, ann_entry: Mapping[str, Any] | None) -> dict[str, npt.NDArray[Any]]:
@@ -2283,31 +2356,32 @@ def _verify_segments(
     maps: Mapping[str, npt.NDArray[Any]],
     names: Sequence[str],
 ) -> None:
-    """Check the CRC-32 of every extent of the files ``names`` (and that the vectors are
+    """Check the checksum of every extent of the files ``names`` (and that the vectors are
     finite) on their memory maps.
 
     Why on the maps, in threads: reading the files into buffers first costs a copy and a
     page fault per fresh 4 KiB page of every buffer, more than the checksum itself; on the
     map, each page is faulted in once and stays mapped for the searches that follow. Each
-    extent (at most ``_BLOCK`` bytes for data written by this version) is one job; CRC-32
-    and numpy both release the GIL, so the jobs run on all cores. The finiteness check runs
-    on the same block right after its checksum, while it is in the CPU cache.
+    extent (at most ``_BLOCK`` bytes for data written by this version) is one job; the
+    checksums (XXH3, or CRC-32 for extents written by format 2) and numpy release the GIL,
+    so the jobs run on all cores. The finiteness check runs on the same block right after
+    its checksum, while it is in the CPU cache.
     """
     jobs = [
-        (name, int(a), int(e), int(crc))
+        (name, *_ck.parse_extent(ext))
         for name in names
         if maps[name].size
-        for a, e, crc in files[name]["extents"]
+        for ext in files[name]["extents"]
     ]
 
-    def check(job: tuple[str, int, int, int]) -> None:
-        name, a, e, crc = job
+    def check(job: tuple[str, int, int, int, str]) -> None:
+        name, a, e, value, algo = job
         arr = maps[name]
         raw = arr.view(np.uint8)
-        if e > raw.size or zlib.crc32(raw[a:e].data) != crc:
+        if e > raw.size or _ck.digest(raw[a:e].data, algo) != value:
             raise IndexCorruptError(f"{data / name}.bin: checksum mismatch in [{a}, {e})")
         if name == "vectors":
-            if not bool(np.isfinite(arr[a // 4 : -(-e // 4)]).all()):
+            if not _all_finite(arr[a // 4 : -(-e // 4)]):
                 raise IndexCorruptError(f"{data}: vectors contain NaN or infinite values")
         else:
             _release_pages(arr, a, e)
@@ -2319,6 +2393,16 @@ def _verify_segments(
     with ThreadPoolExecutor(max_workers=min(len(jobs), _VERIFY_THREADS)) as pool:
         for fut in [pool.submit(check, job) for job in jobs]:
             fut.result()
+
+
+def _all_finite(block: npt.NDArray[Any]) -> bool:
+    """Whether every value is finite. A NaN or an infinity makes the sum non-finite, so a
+    finite sum proves the block (one streaming reduction, no mask: ~40% faster than
+    ``isfinite(...).all()``, which mattered for the 1.5 GB checked at a 1M-row open); a
+    non-finite sum may also be an overflow of large finite values, so it is checked exactly."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = block.sum()
+    return bool(np.isfinite(total)) or bool(np.isfinite(block).all())
 
 
 def _eligible_share(s: _Snap, full: BoolArray, cache_key: tuple[Any, ...] | None) -> float:
@@ -2401,6 +2485,30 @@ def _cache_put(s: _Snap, key: tuple[Any, ...], value: Any, cap: int = 32) -> Non
         for k in same[: max(cap // 2, 1)]:
             s.cache.pop(k, None)
     s.cache[key] = value
+
+
+def _top_candidates(m: F32, k: int, block: int = 256) -> tuple[IntArray, IntArray]:
+    """(row, column) of a superset of each row's ``k`` best values, row-major: every value
+    at or above a per-row bound no greater than the row's ``k``-th best.
+
+    The bound is the ``k``-th best of the row's block maxima (blocks of ``block`` columns):
+    ``k`` blocks reach it, each holding a value at least that large, so the ``k`` best are
+    all at or above it. Two streaming passes (a max per block, one comparison) instead of a
+    partition of every row, the slowest step of a whole-index batch (115 ms of 560 for 32
+    queries x 100k rows on these cores); the caller ranks the few values found exactly.
+    """
+    n = m.shape[1]
+    whole = n - n % block
+    if whole // block < k:
+        kth = np.partition(m, n - k, axis=1)[:, n - k]
+    else:
+        maxima = m[:, :whole].reshape(m.shape[0], -1, block).max(axis=2)
+        if whole < n:
+            maxima = np.concatenate([maxima, m[:, whole:].max(axis=1, keepdims=True)], axis=1)
+        nb = maxima.shape[1]
+        kth = np.partition(maxima, nb - k, axis=1)[:, nb - k]
+    qi, pos = np.nonzero(m >= kth[:, None])
+    return qi.astype(np.int64), pos.astype(np.int64)
 
 
 def _exact_dense(
@@ -2538,16 +2646,16 @@ def _write_arrays(f: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> dict[str, 
             offset += pad
         fh.flush()
         os.fsync(fh.fileno())
-    crc = _crc_file(tmp, 0, offset)
+    value = _ck.file_digest(tmp, 0, offset)
     os.replace(tmp, f)
-    return {"size": offset, "crc32": crc, "arrays": layout}
+    return {"size": offset, **_ck.tagged(value), "arrays": layout}
 
 
 def _read_arrays(f: Path, meta: Mapping[str, Any], verify: bool) -> dict[str, npt.NDArray[Any]]:
     size = int(meta["size"])
     if not f.is_file() or f.stat().st_size != size:
         raise IndexCorruptError(f"{f}: missing or of the wrong size")
-    if verify and _crc_file(f, 0, size) != int(meta["crc32"]):
+    if verify and not _ck.whole_file_ok(f, size, meta):
         raise IndexCorruptError(f"{f}: checksum mismatch")
     raw = np.fromfile(f, dtype=np.uint8) if size else np.zeros(0, np.uint8)
     out = {}
@@ -2617,30 +2725,13 @@ def _link_problem(
     return None
 
 
-def _crc_blocks(f: Path, size: int, block: int | None = None) -> list[list[int]]:
-    """``[start, end, crc]`` extents of at most ``block`` bytes covering ``f[:size]``."""
+def _sum_blocks(f: Path, size: int, block: int | None = None) -> list[list[Any]]:
+    """Extents of at most ``block`` bytes covering ``f[:size]``, each with its checksum."""
     step = block or _BLOCK
     return [
-        [a, min(a + step, size), _crc_file(f, a, min(a + step, size))] for a in range(0, size, step)
+        _ck.extent(a, min(a + step, size), _ck.file_digest(f, a, min(a + step, size)))
+        for a in range(0, size, step)
     ]
-
-
-def _crc_file(f: Path, start: int, end: int) -> int:
-    """CRC-32 of ``f[start:end]`` (-1 if the file is shorter), read into one reused buffer:
-    a fresh buffer per chunk costs a page fault per 4 KiB, more than the checksum."""
-    crc = 0
-    buf = bytearray(min(max(end - start, 0), 1 << 22))
-    mv = memoryview(buf)
-    with open(f, "rb", buffering=0) as fh:
-        fh.seek(start)
-        left = end - start
-        while left > 0:
-            got = fh.readinto(mv[: min(left, len(buf))])
-            if not got:
-                return -1
-            crc = zlib.crc32(mv[:got], crc)
-            left -= got
-    return crc
 
 
 def _manifest_bytes(m: Mapping[str, Any]) -> bytes:

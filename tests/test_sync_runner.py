@@ -1,0 +1,117 @@
+"""The sync runner: reads on the calling thread's own loop, everything else on the loop thread."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from treehop import Treehop
+from treehop._sync import LoopThread
+from treehop.errors import ClientClosedError
+from treehop.rerankers.base import BaseReranker
+
+
+async def _where() -> tuple[int, int]:
+    return threading.get_ident(), id(asyncio.get_running_loop())
+
+
+def test_run_here_uses_one_loop_per_calling_thread() -> None:
+    runner = LoopThread()
+    try:
+        loop_thread, main_loop = runner.run(_where())
+        assert loop_thread != threading.get_ident()
+        seen: dict[int, set[int]] = {}
+        together = threading.Barrier(3)  # alive at once: no reused thread ids or loop ids
+
+        def call() -> None:
+            for _ in range(3):
+                ident, loop = runner.run_here(_where())
+                seen.setdefault(ident, set()).add(loop)
+            together.wait()
+
+        threads = [threading.Thread(target=call) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        # each calling thread ran its calls itself, on one loop of its own, reused
+        assert set(seen) == {t.ident for t in threads}
+        assert all(len(loops) == 1 for loops in seen.values())
+        assert len(set().union(*seen.values()) | {main_loop}) == 4
+        gc.collect()  # the finished threads' loops were closed with them
+        assert not any(not h.loop.is_closed() for h in list(runner._callers))
+    finally:
+        runner.close()
+
+
+def test_run_here_falls_back_where_the_caller_runs_a_loop() -> None:
+    runner = LoopThread()
+    try:
+        loop_thread, _ = runner.run(_where())
+
+        async def inside() -> int:
+            # like a Jupyter cell: this thread's loop is running, so it cannot be reused and
+            # the call goes to the loop thread (blocking this loop, as a sync call does)
+            assert not runner.can_run_here()
+            return runner.run_here(_where())[0]
+
+        assert asyncio.run(inside()) == loop_thread
+        # from the loop thread itself: refused, as before
+        with pytest.raises(ClientClosedError):
+            runner.run(_call_back(runner))
+    finally:
+        runner.close()
+    with pytest.raises(ClientClosedError):
+        runner.run_here(_where())
+    assert not runner.can_run_here()
+
+
+async def _call_back(runner: LoopThread) -> Any:
+    return runner.run(_where())
+
+
+def test_sync_find_runs_on_the_callers_loop_unless_state_is_loop_bound(
+    tmp_path: Path, bow: Any
+) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(6):
+        (src / f"f{i}.md").write_text(f"# doc {i}\n\nalpha beta gamma {i} delta\n")
+    with Treehop(tmp_path / "i", embedder=bow, tagger=None) as th:
+        th.add_resource(src, target_uri="viking://resources/src")
+        store = th.store
+        where: list[int] = []
+        original = store.get
+
+        def spy(uris: Sequence[str]) -> Any:
+            where.append(threading.get_ident())
+            return original(uris)
+
+        store.get = spy  # type: ignore[method-assign]
+        want = [m.uri for m in th.find("alpha delta", limit=3).resources]
+        assert want and threading.get_ident() in where  # ran on this thread's own loop
+        where.clear()
+        got = [m.uri for m in th.find(query="alpha delta", limit=3).resources]
+        assert got == want and threading.get_ident() in where
+
+        class LoopBound(BaseReranker):
+            name = "loop-bound"
+
+            def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
+                return [0.0] * len(documents)
+
+            async def arerank(self, query: str, documents: Sequence[str]) -> list[float]:
+                return self.rerank(query, documents)
+
+        th.aio.reranker = LoopBound()
+        where.clear()
+        assert [m.uri for m in th.find("alpha delta", limit=3).resources] == want
+        assert where and threading.get_ident() not in where  # on the client's loop thread
+        th.aio.reranker = BaseReranker()
+        assert th._reads_anywhere()
