@@ -398,6 +398,13 @@ class _Names:
         self.names += fresh
         return np.fromiter(map(ids.__getitem__, keys), np.int64, len(keys))
 
+    def fresh(self, keys: Sequence[str]) -> NDArray[np.int64]:
+        """Batch ids of ``keys`` known to be distinct and unseen (one insertion pass)."""
+        base = len(self.names)
+        self.ids.update(zip(keys, range(base, base + len(keys)), strict=True))
+        self.names += keys
+        return np.arange(base, base + len(keys), dtype=np.int64)
+
 
 _DOC_SEP: Final = "\n\n\x01\n\n"
 """Between documents of a batch: a sentence gap (no bigram crosses it) marked by a control
@@ -517,7 +524,12 @@ def _latin_batch(
     pa_ok, pb_ok = pa[fits].tolist(), pb[fits].tolist()
     grams = [nm[x] + "-" + nm[y] for x, y in zip(pa_ok, pb_ok, strict=True)]
     gram_term = np.full(pair.size, -1, dtype=np.int64)
-    gram_term[fits] = names.many(grams)
+    if any("-" in k for k in nm):
+        # A hyphenated key can spell a bigram two ways (a-b + c, a + b-c) or equal one.
+        gram_term[fits] = names.many(grams)
+    else:
+        # Hyphen-free parts: each distinct pair spells a distinct key that no unigram has.
+        gram_term[fits] = names.fresh(grams)
     inv = inv.reshape(-1)
     occ = fits[inv]
     out[0].append(udoc[j][occ])
@@ -783,12 +795,17 @@ class KeywordTagger:
     def _fit_flat(self, flat: _Flat, n_docs: int) -> _Counted:
         """Count each document's distinct terms into the document frequencies; returns the
         batch's counts (what :meth:`_tfidf_flat` scores, so a fit-and-extract counts once)."""
-        vocab, all_terms = self._vocab, self._terms
-        fresh = [t for t in flat.names if t not in vocab]
+        vocab, all_terms, names = self._vocab, self._terms, flat.names
+        # One lookup pass and one insertion pass over the (large) vocabulary: batch names
+        # are distinct, so the unseen ones are numbered in order without a second lookup.
+        gid = np.fromiter(map(vocab.get, names, repeat(-1)), np.int64, len(names))
+        unseen = np.flatnonzero(gid < 0)
         base = len(all_terms)
+        fresh = [names[i] for i in unseen.tolist()]
         vocab.update(zip(fresh, range(base, base + len(fresh)), strict=True))
         all_terms += fresh
-        counted = _count(flat, np.fromiter(map(vocab.__getitem__, flat.names), np.int64))
+        gid[unseen] = np.arange(base, base + len(fresh), dtype=np.int64)
+        counted = _count(flat, gid)
         counts = np.bincount(counted.term, minlength=len(all_terms))
         df = np.zeros(len(all_terms), dtype=np.int64)
         df[: self._df.size] = self._df
