@@ -1139,9 +1139,21 @@ def _unique_counts(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[
 _PARSED: dict[str, str] = {}
 
 
+_NORMAL_TAG: Final = re.compile(
+    rf"(?:{'|'.join(_tags.SOURCES)}):[a-z0-9_.+#](?:[a-z0-9_.+#-]{{0,{_tags.MAX_LABEL_LENGTH - 2}}}"
+    r"[a-z0-9_.+#])?"
+)
+"""A ``source:label`` tag already in normal form (ASCII, lower case, no space or forbidden
+character, no edge hyphen, within the length limit): ``parse_tag`` returns it unchanged."""
+
+
 def _parsed_tag(tag: str) -> str:
     """``parse_tag(tag, "auto")``, memoised: directories see their children's tags, and a
-    corpus repeats its tags (bounded like the key cache)."""
+    corpus repeats its tags (bounded like the key cache). A tag the tree stored is normal
+    already and is recognised by one regex match: a large index has more distinct tags than
+    the cache holds, and the full parse was most of a re-add's directory tagging."""
+    if _NORMAL_TAG.fullmatch(tag) is not None:
+        return tag
     got = _PARSED.get(tag)
     if got is None:
         got = _tags.parse_tag(tag, default_source="auto")
