@@ -44,6 +44,7 @@ import math
 import re
 import threading
 import unicodedata
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -722,6 +723,11 @@ class KeywordTagger:
         self._terms: list[str] = []
         self._df: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self._cache: NDArray[np.float64] | None = None
+        # Incremental persistence (see :meth:`state_delta`): the saved base's id and size,
+        # and the term ids counted since it was written.
+        self._base_id = ""
+        self._base_terms = 0
+        self._touched: list[NDArray[np.int64]] = []
 
     # ---------------------------------------------------------------- fitting
 
@@ -763,6 +769,8 @@ class KeywordTagger:
         self._df = fresh._df
         self._fitted = True
         self._cache = None
+        self._base_id = ""  # everything changed: the next save writes a new base
+        self._touched = []
 
     def partial_fit(self, texts: Sequence[str]) -> None:
         """Add documents to the statistics (incremental ingest).
@@ -807,6 +815,8 @@ class KeywordTagger:
         gid[unseen] = np.arange(base, base + len(fresh), dtype=np.int64)
         counted = _count(flat, gid)
         counts = np.bincount(counted.term, minlength=len(all_terms))
+        if self._base_id:
+            self._touched.append(np.unique(counted.term))
         df = np.zeros(len(all_terms), dtype=np.int64)
         df[: self._df.size] = self._df
         self._df = df + counts
@@ -1066,6 +1076,8 @@ class KeywordTagger:
             "fitted": self._fitted,
             "n_docs": self._n_docs,
         }
+        if self._base_id:
+            head["base"] = self._base_id
         return b"".join(
             [
                 json.dumps(head).encode() + b"\n",
@@ -1097,7 +1109,97 @@ class KeywordTagger:
             raise IndexCorruptError("tagger state is damaged: the header is not an object")
         head["terms"] = text.split("\x00") if text else []
         head["df"] = df
-        return cls.from_dict(head)
+        tagger = cls.from_dict(head)
+        base = head.get("base", "")
+        if isinstance(base, str) and base:
+            tagger._base_id = base
+            tagger._base_terms = len(tagger._terms)
+        return tagger
+
+    def full_state(self) -> bytes:
+        """The whole state as a new base for :meth:`state_delta` (:meth:`to_bytes` with a
+        fresh base id); what is counted from now on goes into the deltas of this base."""
+        self._base_id = uuid.uuid4().hex
+        self._base_terms = len(self._terms)
+        self._touched = []
+        return self.to_bytes()
+
+    def state_delta(self, max_share: float = 0.125) -> bytes | None:
+        """What changed since the last :meth:`full_state`, or None when a new base is due
+        (none written yet, a refit, or a delta above ``max_share`` of the terms).
+
+        Why: the statistics are saved after every write, and a large index has millions of
+        terms (most bigrams seen once); rewriting all of them for a re-add of 100 files was
+        a large share of the re-add. A delta holds the terms added since the base and the
+        current document frequency of every term counted since; it is cumulative, so the
+        newest one alone, applied to its base, gives the state (:meth:`apply_delta`).
+        """
+        if not self._base_id:
+            return None
+        ids = np.unique(np.concatenate(self._touched)) if self._touched else np.zeros(0, np.int64)
+        self._touched = [ids]
+        if ids.size > max_share * max(len(self._terms), 1):
+            return None
+        head = {
+            "version": _STATE_VERSION,
+            "base": self._base_id,
+            "n_docs": self._n_docs,
+            "first": self._base_terms,
+            "terms": len(self._terms),
+        }
+        return b"".join(
+            [
+                json.dumps(head).encode() + b"\n",
+                "\x00".join(self._terms[self._base_terms :]).encode("utf-8") + b"\n",
+                ids.astype("<i8").tobytes(),
+                self._df[ids].astype("<i8").tobytes(),
+            ]
+        )
+
+    def apply_delta(self, raw: bytes) -> bool:
+        """Apply a :meth:`state_delta` to this state loaded from its base. A delta of another
+        base (left behind when a save wrote a new base and stopped before clearing it) is
+        ignored: returns False. A damaged delta raises :class:`IndexCorruptError`."""
+        try:
+            head_end = raw.index(b"\n")
+            terms_end = raw.index(b"\n", head_end + 1)
+            head = json.loads(raw[:head_end])
+            if not isinstance(head, dict) or head.get("version") != _STATE_VERSION:
+                raise ValueError("unknown delta header")
+            if head.get("base") != self._base_id or not self._base_id:
+                return False
+            text = raw[head_end + 1 : terms_end].decode("utf-8")
+            new_terms = text.split("\x00") if text else []
+            body = raw[terms_end + 1 :]
+            if len(body) % 16:
+                raise ValueError("id/frequency block is not whole int64 pairs")
+            k = len(body) // 16
+            ids = np.frombuffer(body[: 8 * k], dtype="<i8").astype(np.int64)
+            df = np.frombuffer(body[8 * k :], dtype="<i8").astype(np.int64)
+            n_docs, first, total = int(head["n_docs"]), int(head["first"]), int(head["terms"])
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise IndexCorruptError(f"tagger state delta is damaged: {exc}") from exc
+        if first != self._base_terms or first + len(new_terms) != total or n_docs < self._n_docs:
+            raise IndexCorruptError("tagger state delta is damaged: sizes do not match its base")
+        if ids.size and (ids.min() < 0 or ids.max() >= total or df.min() < 1 or df.max() > n_docs):
+            raise IndexCorruptError(
+                "tagger state delta is damaged: ids or frequencies out of range"
+            )
+        vocab = self._vocab
+        for i, term in enumerate(new_terms):
+            if vocab.setdefault(term, first + i) != first + i:
+                for t in new_terms[:i]:
+                    del vocab[t]
+                raise IndexCorruptError("tagger state delta is damaged: a term repeats")
+        self._terms += new_terms
+        grown = np.zeros(total, dtype=np.int64)
+        grown[: self._df.size] = self._df
+        grown[ids] = df
+        self._df = grown
+        self._n_docs = n_docs
+        self._cache = None
+        self._touched = [ids]
+        return True
 
     @classmethod
     def from_dict(cls, state: Mapping[str, Any]) -> KeywordTagger:
