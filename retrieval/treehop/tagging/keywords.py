@@ -486,8 +486,11 @@ def _latin_batch(
     if not toks:
         return none
     info = np.fromiter(map(_GAP_INFO.get, gaps, repeat(-1)), np.int64, len(gaps))
-    for i in np.flatnonzero(info < 0).tolist():  # gaps not seen before (the cache is full)
-        info[i] = _gap_info(gaps[i])
+    miss = np.flatnonzero(info < 0)
+    if miss.size:  # gaps not in the cache: each distinct one worked out once
+        missed = [gaps[i] for i in miss.tolist()]
+        local = {g: _gap_info(g) for g in dict.fromkeys(missed)}
+        info[miss] = np.fromiter(map(local.__getitem__, missed), np.int64, len(missed))
     # Each distinct token is keyed once: tokens -> distinct-token index -> term (-1: none).
     distinct = dict.fromkeys(toks)
     tok_ids = dict(zip(distinct, range(len(distinct)), strict=True))
