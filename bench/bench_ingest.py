@@ -33,10 +33,17 @@ tokenising, storing. 1 and 5 MB are single files (5 MB is the file cap,
 stays linear past the cap. Prints seconds and seconds/MB per size; linear growth means a flat
 seconds/MB column.
 
+**nodes** — ``add_resource`` of a tree of ``--nodes`` short generated files (folders of
+``--per-dir``), then a re-add after ``--changed`` files were edited: nodes/s excluding
+embedding (wall and process CPU), the embedded store's HNSW upkeep timed apart (it builds its
+ANN index inside the ingest once the index holds 50k rows; ``--hnsw off`` turns it off), and
+the re-add's seconds (wall and CPU) and how many nodes it re-embedded.
+
 Run from the repository root::
 
     TREEHOP_BENCH_CACHE=/work/bench-cache python bench/bench_ingest.py --part rest
     python bench/bench_ingest.py --part linear --sizes 1,5,20
+    python bench/bench_ingest.py --part nodes --nodes 10000 --changed 100 --tags on
 """
 
 from __future__ import annotations
