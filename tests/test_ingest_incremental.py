@@ -9,9 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treehop import Treehop
+from treehop import uri as urimod
+from treehop.errors import TreehopError
 from treehop.ingest import writer as writermod
+from treehop.ingest.tree_builder import segment
 
 
 def _tree(root: Path) -> Path:
@@ -155,3 +160,25 @@ def test_manifest_round_trip() -> None:
     assert writermod._Manifest.decode(m.encode()) == m
     assert writermod._Manifest.decode(b"") == writermod._Manifest()
     assert writermod._Manifest.decode(b'{"version": 99}') == writermod._Manifest()
+
+
+_NAME = st.text(alphabet=st.sampled_from([*"ab.#%?\\ -_", "é"]), min_size=0, max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_NAME, min_size=1, max_size=4))
+def test_uri_map_file_is_segment_and_join(parts: list[str]) -> None:
+    """The re-add's per-file URI shortcut gives what segment() + uri.join() give, and the
+    same error for a name that cannot be a segment."""
+    rel = "/".join(parts)
+    head, _, name = rel.rpartition("/")
+    m = writermod._UriMap("viking://resources/t")
+    try:
+        want: str | type[Exception] = urimod.join(m.dir(head), segment(name))
+    except TreehopError as exc:
+        want = type(exc)
+    try:
+        got: str | type[Exception] = writermod._UriMap("viking://resources/t").file(rel)
+    except TreehopError as exc:
+        got = type(exc)
+    assert got == want

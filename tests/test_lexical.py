@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treehop import text_tokenize
 from treehop.errors import IndexCorruptError, InvalidQueryError, StoreError
@@ -550,3 +552,17 @@ def test_hybrid_combines_dense_with_max_normalised_lexical() -> None:
         normalize_lexical(lex, "zscore")  # type: ignore[arg-type]
     with pytest.raises(InvalidQueryError, match="one length"):
         hybrid_scores(dense, lex[:2], 0.5)
+
+
+_ASCII_PIECES = st.sampled_from([*"abcXYZ019 _-.'\n\t,;:!?()#+@~\x00\x7f", "is", "the", "Runs"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ASCII_PIECES, max_size=40).map("".join))
+def test_ascii_fast_path_finds_the_words_the_unicode_regex_finds(text: str) -> None:
+    """ASCII text takes a translate + split path; its tokens are those of the general path
+    (NFKC, casefold, the Unicode word regex), whatever the punctuation and control bytes."""
+    expected = [
+        t for t in map(text_tokenize._term, text_tokenize._WORD_RE.findall(text.casefold())) if t
+    ]
+    assert tokenize(text) == expected

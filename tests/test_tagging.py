@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treehop import tags as tags_mod
 from treehop.errors import IndexCorruptError, InvalidTagError, TreehopError
 from treehop.tagging import (
     EN_STOPWORDS,
@@ -578,3 +579,23 @@ def test_damaged_compact_state_is_index_corrupt(cut: int) -> None:
     raw = t.to_bytes()
     with pytest.raises(IndexCorruptError):
         KeywordTagger.from_bytes(raw[:cut])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["auto", "user", "llm", "inherit", "AUTO", "x", ""]),
+    st.text(alphabet=st.sampled_from([*"abzAZ09_.+#- :;,'\t", "é", "ﬁ", "\x00"]), max_size=70),
+)
+def test_tag_fast_path_agrees_with_parse_tag(source: str, label: str) -> None:
+    """Tags recognised as already normal skip the parser: the result is what ``parse_tag``
+    returns (or the same error), whatever the source, case, characters and length."""
+    tag = f"{source}:{label}" if source else label
+    try:
+        want: str | type[Exception] = tags_mod.parse_tag(tag, default_source="auto")
+    except InvalidTagError:
+        want = InvalidTagError
+    try:
+        got: str | type[Exception] = tagging._parsed_tag(tag)
+    except InvalidTagError:
+        got = InvalidTagError
+    assert got == want

@@ -8,7 +8,10 @@ import pytest
 
 from treehop import Treehop
 from treehop import tags as t
-from treehop.errors import InvalidTagError
+from treehop.errors import IndexCorruptError, InvalidTagError
+from treehop.stores.embedded import EmbeddedStore
+from treehop.tagging.ingest import DELTA_KEY, STATE_KEY, IngestTagger
+from treehop.tagging.keywords import KeywordTagger
 
 
 @pytest.fixture
@@ -122,3 +125,64 @@ def test_tagger_statistics_persist(bow, sample_tree: Path, tmp_path: Path) -> No
         n_before = a.aio.tagger._get(a.store).n_docs
     with Treehop(tmp_path / "i", embedder=bow) as b:
         assert b.aio.tagger._get(b.store).n_docs == n_before > 0
+
+
+def _stats(tagger: KeywordTagger) -> tuple[int, dict[str, int]]:
+    d = tagger.to_dict()
+    return d["n_docs"], dict(zip(d["terms"], d["df"], strict=True))
+
+
+_BATCHES = [
+    # A first batch large enough that the later small ones touch under 1/8 of its terms.
+    [f"topic{i} area{i % 7} note{i % 11} feature store" for i in range(200)]
+    + ["feature store pipelines", "feature store serving latency", "kafka stream pipelines"],
+    ["kafka stream joins", "vector index recall", "vector index build time"],
+    ["feature store backfill", "stream joins windowing"],
+]
+
+
+def test_tagger_state_saves_deltas_and_reloads_equal(tmp_path: Path) -> None:
+    """After the first save (a base), saves write a delta; a store reopened from disk loads
+    base + delta and has exactly the statistics and tags of the tagger that saved them."""
+    store = EmbeddedStore(tmp_path / "i")
+    live = IngestTagger()
+    for batch in _BATCHES:
+        live._get(store).partial_fit(batch)
+        live._save(store)
+    base = store.get_state(STATE_KEY)
+    delta = store.get_state(DELTA_KEY)
+    assert base and delta  # the later saves wrote a delta, the base stayed
+    store.close()
+    reopened = EmbeddedStore(tmp_path / "i")
+    loaded = IngestTagger()._get(reopened)
+    want = live._get(store)
+    assert _stats(loaded) == _stats(want)
+    texts = [t for b in _BATCHES for t in b]
+    assert loaded.extract_many(texts) == want.extract_many(texts)
+    reopened.close()
+
+
+def test_tagger_state_delta_of_another_base_is_ignored_and_damage_is_typed() -> None:
+    a = KeywordTagger()
+    a.partial_fit(_BATCHES[0])
+    base = a.full_state()
+    a.partial_fit(_BATCHES[1])
+    delta = a.state_delta()
+    assert delta is not None
+    fresh = KeywordTagger.from_bytes(base)
+    assert fresh.apply_delta(delta) and _stats(fresh) == _stats(a)
+    # A delta left behind by a save that wrote a new base: ignored, the new base holds it.
+    newer = KeywordTagger.from_bytes(a.full_state())
+    assert not newer.apply_delta(delta) and _stats(newer) == _stats(a)
+    for damaged in (delta[:-3], delta[: delta.index(b"\n")], b"{}\nx\n"):
+        with pytest.raises(IndexCorruptError):
+            KeywordTagger.from_bytes(base).apply_delta(damaged)
+
+
+def test_tagger_state_writes_a_new_base_when_the_delta_grows() -> None:
+    t = KeywordTagger()
+    t.partial_fit(_BATCHES[0])
+    t.full_state()
+    t.partial_fit(_BATCHES[0][:50])
+    assert t.state_delta(max_share=0.01) is None  # most terms touched: a new base is due
+    assert t.state_delta(max_share=1.0) is not None

@@ -298,6 +298,19 @@ def _term(word: str) -> str:
     return term
 
 
+_ASCII_GAPS = bytes(c if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256))
+"""Byte table: ASCII letters and digits kept, every other byte a space."""
+
+
+def _terms_of(words: list[str]) -> list[str]:
+    """Index terms of casefolded words: C-level lookups for the words seen before (nearly all
+    of a corpus's), the Python stemmer only for new ones; stopwords dropped."""
+    terms = list(map(_TERM_CACHE.get, words))
+    if None in terms:
+        terms = [_term(w) if t is None else t for w, t in zip(words, terms, strict=True)]
+    return list(filter(None, terms))
+
+
 def tokenize(text: str) -> list[str]:
     """Lexical tokens of ``text``: stemmed English words, jieba words for Chinese.
 
@@ -306,9 +319,15 @@ def tokenize(text: str) -> list[str]:
     """
     if not text:
         return []
+    if text.isascii():
+        # ASCII (most texts): NFKC is the identity, casefold is lower(), and the words are
+        # the runs of letters and digits: one C-level translate + split finds them ~2x faster
+        # than the Unicode-class regex (tokenising is on the ingest path of every node).
+        words = text.encode("ascii").lower().translate(_ASCII_GAPS).decode("ascii").split()
+        return _terms_of(words)
     text = unicodedata.normalize("NFKC", text).casefold()
     if _HAN_RE.search(text) is None:
-        return [t for t in map(_term, _WORD_RE.findall(text)) if t]
+        return _terms_of(_WORD_RE.findall(text))
     out: list[str] = []
     for match in _TOKEN_RE.finditer(text):
         word = match.group("word")

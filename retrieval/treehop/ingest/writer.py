@@ -40,6 +40,7 @@ from ..tagging import Tagger, assign_tags
 from .loaders import FileEntry, LoadedFile, LoadReport, read_file, scan
 from .summaries import Summarizer, is_readme
 from .tree_builder import (
+    _ESCAPE_TABLE,
     BuiltTree,
     KeptFile,
     TreeBuilder,
@@ -731,7 +732,13 @@ class _UriMap:
 
     def file(self, rel: str) -> str:
         head, _, name = rel.rpartition("/")
-        return urimod.join(self.dir(head), segment(name))
+        seg = name.translate(_ESCAPE_TABLE)
+        if not seg or seg in {".", ".."} or "/" in seg:
+            return urimod.join(self.dir(head), segment(name))  # raises the usual error
+        # What segment() + urimod.join() return for an ordinary name, without two calls
+        # per file (a re-add maps every scanned file).
+        parent = self._dirs.get(head)
+        return f"{parent if parent is not None else self.dir(head)}/{seg}"
 
 
 def _all_dirs(relpaths: Iterable[str]) -> set[str]:

@@ -26,6 +26,9 @@ from .base import NodeTags
 from .keywords import KeywordTagger
 
 STATE_KEY = "tagger/keywords.bin"
+DELTA_KEY = "tagger/keywords-delta.bin"
+"""What was counted since ``STATE_KEY`` was written (``KeywordTagger.state_delta``): a small
+write saves a delta instead of rewriting every term's statistics."""
 LEGACY_STATE_KEY = "tagger/keywords.json"
 """Where indexes written before the compact format keep the statistics (read, not written)."""
 
@@ -39,8 +42,13 @@ class IngestTagger:
 
     def _get(self, store: VectorStore) -> KeywordTagger:
         if self._tagger is None:
-            raw = store.get_state(STATE_KEY) or store.get_state(LEGACY_STATE_KEY)
+            raw = store.get_state(STATE_KEY)
             if raw:
+                self._tagger = KeywordTagger.from_bytes(raw)
+                delta = store.get_state(DELTA_KEY)
+                if delta:
+                    self._tagger.apply_delta(delta)
+            elif raw := store.get_state(LEGACY_STATE_KEY):
                 self._tagger = KeywordTagger.from_bytes(raw)
             elif self._template is not None:
                 self._tagger = KeywordTagger(**self._template.params())
@@ -50,7 +58,14 @@ class IngestTagger:
 
     def _save(self, store: VectorStore) -> None:
         assert self._tagger is not None
-        store.put_state(STATE_KEY, self._tagger.to_bytes())
+        delta = self._tagger.state_delta()
+        if delta is not None:
+            store.put_state(DELTA_KEY, delta)
+            return
+        # A new base, then the old delta cleared: a stop in between leaves a delta of the old
+        # base, which the next load ignores (the new base already holds it).
+        store.put_state(STATE_KEY, self._tagger.full_state())
+        store.put_state(DELTA_KEY, b"")
 
     def tag_nodes(
         self, nodes: Sequence[Node], store: VectorStore, new_texts: Sequence[str] | None = None

@@ -44,9 +44,11 @@ import math
 import re
 import threading
 import unicodedata
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import ModuleType
 from typing import Any, Final, Literal, cast
 
@@ -339,48 +341,103 @@ def _analyse_mixed(text: str) -> _Analysis:
 
 @dataclass(slots=True)
 class _Flat:
-    """Term occurrences of many documents as flat columns (what TF-IDF counts)."""
+    """Term occurrences of many documents as integer columns (what TF-IDF counts).
+
+    Terms are numbered within the batch (``names``): the per-occurrence work is integer
+    array work, and each distinct term string is looked up in the vocabulary once per batch,
+    not once per occurrence.
+    """
 
     doc: NDArray[np.int64]
     """The document of each occurrence."""
-    terms: list[str]
-    """Unigram and bigram keys, one per occurrence."""
-    bigram_rows: list[int]
-    """Which occurrences are bigrams..."""
-    bigram_parts: list[tuple[str, str]]
-    """...and their two unigrams (a key such as ``a-b-c`` can split two ways)."""
+    term: NDArray[np.int64]
+    """The batch term (index into ``names``) of each occurrence."""
+    part_a: NDArray[np.int64]
+    """For a bigram occurrence, the batch term of its first unigram; -1 for a unigram..."""
+    part_b: NDArray[np.int64]
+    """...and of its second (a key such as ``a-b-c`` can split two ways)."""
+    names: list[str]
+    """The batch's distinct term strings (unigram and bigram keys share one numbering: a
+    hyphenated token and a bigram with the same key are one term)."""
+
+    @property
+    def terms(self) -> list[str]:
+        """The term string of each occurrence (tests and debugging)."""
+        names = self.names
+        return [names[i] for i in self.term.tolist()]
 
     def parts(self, wanted: NDArray[np.bool_]) -> dict[tuple[int, str], tuple[str, str]]:
-        """(document, bigram) -> its parts, for the bigram occurrences ``wanted`` keeps
-        (``wanted`` is per occurrence). The last occurrence in a document wins, as per text.
-        Built for the candidates only: most bigrams are too rare to ever be a tag."""
-        rows = np.asarray(self.bigram_rows, dtype=np.int64)
-        pick = np.flatnonzero(wanted[rows]) if rows.size else rows
-        doc = self.doc[rows[pick]].tolist()
-        terms, bparts = self.terms, self.bigram_parts
+        """(document, bigram) -> its two unigrams, for the bigram occurrences ``wanted``
+        keeps; the last occurrence in a document wins (tests and debugging)."""
+        names = self.names
+        rows = np.flatnonzero(wanted & (self.part_a >= 0))
         return {
-            (d, terms[r]): bparts[k]
-            for d, r, k in zip(doc, rows[pick].tolist(), pick.tolist(), strict=True)
+            (d, names[t]): (names[a], names[b])
+            for d, t, a, b in zip(
+                self.doc[rows].tolist(),
+                self.term[rows].tolist(),
+                self.part_a[rows].tolist(),
+                self.part_b[rows].tolist(),
+                strict=True,
+            )
         }
+
+
+class _Names:
+    """Interns term strings into batch term ids (first seen first)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.names: list[str] = []
+
+    def many(self, keys: Sequence[str]) -> NDArray[np.int64]:
+        """Batch ids of ``keys`` (distinct or not), adding the unseen ones."""
+        ids = self.ids
+        fresh = [k for k in dict.fromkeys(keys) if k not in ids]
+        base = len(self.names)
+        ids.update(zip(fresh, range(base, base + len(fresh)), strict=True))
+        self.names += fresh
+        return np.fromiter(map(ids.__getitem__, keys), np.int64, len(keys))
+
+    def fresh(self, keys: Sequence[str]) -> NDArray[np.int64]:
+        """Batch ids of ``keys`` known to be distinct and unseen (one insertion pass)."""
+        base = len(self.names)
+        self.ids.update(zip(keys, range(base, base + len(keys)), strict=True))
+        self.names += keys
+        return np.arange(base, base + len(keys), dtype=np.int64)
 
 
 _DOC_SEP: Final = "\n\n\x01\n\n"
 """Between documents of a batch: a sentence gap (no bigram crosses it) marked by a control
 character no token contains, so each gap tells whether a new document starts there."""
+_GAP_INFO: dict[str, int] = {}
+
+
+def _gap_info(gap: str) -> int:
+    """A gap's :func:`_gap_code` plus 4 x how many documents start in it (memoised)."""
+    info = _GAP_INFO.get(gap)
+    if info is None:
+        info = (_gap_code(gap) if gap else 0) + 4 * gap.count("\x01")
+        if len(_GAP_INFO) < _KEY_CACHE_MAX:
+            _GAP_INFO[gap] = info
+    return info
 
 
 def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
     """The term occurrences of ``texts``, Latin texts analysed together in one regex pass.
 
-    Why batched: per text, the analysis was a Python loop of a few operations per token and
-    dominated ingest. Here all Latin texts are joined (``_DOC_SEP`` between them) and cut by one
-    ``findall``; keys and gap kinds are memoised lookups, and sentence, phrase and document
-    ids are cumulative sums over the tokens, so the remaining Python is a few list
-    comprehensions over the tokens. Texts with CJK (jieba) or the separator's control
-    character take the per-text path. ``test_tagging`` checks both agree.
+    Why batched and numbered: per text and per token, the analysis was a Python loop of a
+    few operations per token and dominated ingest. Here all Latin texts are joined
+    (``_DOC_SEP`` between them) and cut by one ``split``; gaps and tokens go through C-level
+    dictionary lookups (``map``), each distinct token is keyed once, and sentence, phrase,
+    document and bigram columns are integer array operations. Texts with CJK (jieba) or the
+    separator's control character take the per-text path. ``test_tagging`` checks both agree.
     """
-    flat = _Flat(np.zeros(0, dtype=np.int64), [], [], [])
+    names = _Names()
     docs: list[NDArray[np.int64]] = []
+    terms: list[NDArray[np.int64]] = []
+    part_a: list[NDArray[np.int64]] = []
+    part_b: list[NDArray[np.int64]] = []
     latin: list[int] = []
     normed: list[str] = []
     for i, text in enumerate(texts):
@@ -391,61 +448,140 @@ def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
             latin.append(i)
             normed.append(t)
             continue
-        doc_terms, doc_parts = _analyse_mixed(t).terms(bigrams)
+        analysis = _analyse_mixed(t)
+        doc_terms, doc_parts = analysis.terms(bigrams)
+        tid = names.many(doc_terms)
+        pa = np.full(len(doc_terms), -1, dtype=np.int64)
+        pb = pa.copy()
+        # ``terms`` lists the units, then the bigrams; each bigram occurrence takes its key's
+        # split as ``terms`` reports it (the last one in the text wins).
+        grams = doc_terms[len(analysis.units) :]
+        if grams:
+            pa[len(analysis.units) :] = names.many([doc_parts[g][0] for g in grams])
+            pb[len(analysis.units) :] = names.many([doc_parts[g][1] for g in grams])
         docs.append(np.full(len(doc_terms), i, dtype=np.int64))
-        for k, term in enumerate(doc_terms):
-            if term in doc_parts:
-                flat.bigram_rows.append(len(flat.terms) + k)
-                flat.bigram_parts.append(doc_parts[term])
-        flat.terms += doc_terms
+        terms.append(tid)
+        part_a.append(pa)
+        part_b.append(pb)
     if latin:
-        _latin_batch(normed, np.asarray(latin, dtype=np.int64), bigrams, docs, flat)
-    if docs:
-        flat.doc = np.concatenate(docs)
-    return flat
+        cols = _latin_batch(normed, np.asarray(latin, dtype=np.int64), bigrams, names)
+        for col, out in zip(cols, (docs, terms, part_a, part_b), strict=True):
+            out += col
+    empty = np.zeros(0, dtype=np.int64)
+
+    def cat(cols: list[NDArray[np.int64]]) -> NDArray[np.int64]:
+        return np.concatenate(cols) if cols else empty
+
+    return _Flat(cat(docs), cat(terms), cat(part_a), cat(part_b), names.names)
 
 
 def _latin_batch(
-    texts: Sequence[str],
-    ids: NDArray[np.int64],
-    bigrams: bool,
-    docs: list[NDArray[np.int64]],
-    flat: _Flat,
-) -> None:
-    """Append the term occurrences of Latin ``texts`` (documents ``ids``) to the columns."""
+    texts: Sequence[str], ids: NDArray[np.int64], bigrams: bool, names: _Names
+) -> tuple[list[NDArray[np.int64]], ...]:
+    """Doc, term, part_a and part_b columns (units, then bigrams) of Latin ``texts``
+    (documents ``ids``); terms are numbered in ``names``."""
+    none: tuple[list[NDArray[np.int64]], ...] = ([], [], [], [])
     pieces = _TOKEN_SPLIT_RE.split(_DOC_SEP + _DOC_SEP.join(texts))
     gaps, toks = pieces[0:-1:2], pieces[1::2]
     if not toks:
-        return
-    keys = _KEY_CACHE
-    key_of = [keys[t] if t in keys else _english_key(t) for t in toks]
-    code = np.fromiter((_gap_code(g) if g else 0 for g in gaps), dtype=np.int64, count=len(gaps))
-    # Documents that start before a token (several when texts without a token are skipped).
-    starts = np.fromiter((g.count("\x01") for g in gaps), dtype=np.int64, count=len(gaps))
-    none = np.fromiter((k is None for k in key_of), dtype=bool, count=len(key_of))
+        return none
+    info = np.fromiter(map(_GAP_INFO.get, gaps, repeat(-1)), np.int64, len(gaps))
+    miss = np.flatnonzero(info < 0)
+    if miss.size:  # gaps not in the cache: each distinct one worked out once
+        missed = [gaps[i] for i in miss.tolist()]
+        local = {g: _gap_info(g) for g in dict.fromkeys(missed)}
+        info[miss] = np.fromiter(map(local.__getitem__, missed), np.int64, len(missed))
+    # Each distinct token is keyed once: tokens -> distinct-token index -> term (-1: none).
+    distinct = dict.fromkeys(toks)
+    tok_ids = dict(zip(distinct, range(len(distinct)), strict=True))
+    tok = np.fromiter(map(tok_ids.__getitem__, toks), np.int64, len(toks))
+    keys = [_english_key(t) for t in distinct]
+    content = [k for k in keys if k is not None]
+    key_term = np.full(len(keys), -1, dtype=np.int64)
+    is_key = np.fromiter((k is not None for k in keys), bool, len(keys))
+    key_term[is_key] = names.many(content)
+    term = key_term[tok]
+    none_tok = term < 0
     # A phrase breaks at punctuation or a sentence end before a token, and after a token
     # that is not a content word (a stopword, a number).
-    phrase = np.cumsum(code > 0) + np.concatenate(([0], np.cumsum(none[:-1])))
-    doc = ids[np.cumsum(starts) - 1]
-    keep = ~none
-    units = [k for k in key_of if k is not None]
-    udoc, uphrase = doc[keep], phrase[keep]
-    docs.append(udoc)
-    flat.terms += units
-    if not bigrams or len(units) < 2:
-        return
-    arr = np.asarray(units, dtype=object)
-    j = np.flatnonzero((uphrase[1:] == uphrase[:-1]) & (arr[1:] != arr[:-1])) + 1
-    firsts, seconds = arr[j - 1].tolist(), arr[j].tolist()
-    grams = [a + "-" + b for a, b in zip(firsts, seconds, strict=True)]
-    fits = np.fromiter((len(g) <= _MAX_TOKEN_CHARS for g in grams), dtype=bool, count=len(grams))
-    keep_gram = fits.tolist()
-    grams = [g for g, ok in zip(grams, keep_gram, strict=True) if ok]
-    split = [(a, b) for a, b, ok in zip(firsts, seconds, keep_gram, strict=True) if ok]
-    docs.append(udoc[j][fits])
-    flat.bigram_rows += range(len(flat.terms), len(flat.terms) + len(grams))
-    flat.bigram_parts += split
-    flat.terms += grams
+    code = info & 3
+    phrase = np.cumsum(code > 0) + np.concatenate(([0], np.cumsum(none_tok[:-1])))
+    doc = ids[np.cumsum(info >> 2) - 1]
+    keep = ~none_tok
+    units, udoc, uphrase = term[keep], doc[keep], phrase[keep]
+    neg = np.full(units.size, -1, dtype=np.int64)
+    out: tuple[list[NDArray[np.int64]], ...] = ([udoc], [units], [neg], [neg])
+    if not bigrams or units.size < 2:
+        return out
+    j = np.flatnonzero((uphrase[1:] == uphrase[:-1]) & (units[1:] != units[:-1])) + 1
+    if not j.size:
+        return out
+    a, b = units[j - 1], units[j]
+    # Each distinct pair's key string is built once.
+    nm = names.names
+    size = len(nm)
+    pair, inv = np.unique(a * size + b, return_inverse=True)
+    pa, pb = pair // size, pair % size
+    # Only pairs whose key fits are spelled out (lengths are known per term).
+    length = np.fromiter(map(len, nm), np.int64, size)
+    fits = length[pa] + 1 + length[pb] <= _MAX_TOKEN_CHARS
+    pa_ok, pb_ok = pa[fits].tolist(), pb[fits].tolist()
+    grams = [nm[x] + "-" + nm[y] for x, y in zip(pa_ok, pb_ok, strict=True)]
+    gram_term = np.full(pair.size, -1, dtype=np.int64)
+    if any("-" in k for k in nm):
+        # A hyphenated key can spell a bigram two ways (a-b + c, a + b-c) or equal one.
+        gram_term[fits] = names.many(grams)
+    else:
+        # Hyphen-free parts: each distinct pair spells a distinct key that no unigram has.
+        gram_term[fits] = names.fresh(grams)
+    inv = inv.reshape(-1)
+    occ = fits[inv]
+    out[0].append(udoc[j][occ])
+    out[1].append(gram_term[inv][occ])
+    out[2].append(a[occ])
+    out[3].append(b[occ])
+    return out
+
+
+_NO_PART: Final = -2
+"""In part columns: the candidate is a unigram (-1 is a part outside the vocabulary)."""
+
+
+@dataclass(slots=True)
+class _Counted:
+    """Distinct (document, term) pairs of a batch with their counts, and the bigram split of
+    each pair (its last occurrence in the document)."""
+
+    doc: NDArray[np.int64]
+    term: NDArray[np.int64]
+    """Vocabulary term id (-1 outside the vocabulary)."""
+    tf: NDArray[np.int64]
+    part_a: NDArray[np.int64]
+    part_b: NDArray[np.int64]
+
+    def parts(self, wanted: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        return self.part_a[wanted], self.part_b[wanted]
+
+
+def _count(flat: _Flat, gid: NDArray[np.int64]) -> _Counted:
+    """Count ``flat``'s (document, term) pairs; ``gid``: the vocabulary id of each batch term
+    (-1: none). Distinct batch terms have distinct ids, so batch pairs are vocabulary pairs."""
+    size = max(len(flat.names), 1)
+    key = flat.doc * size + flat.term
+    pair, tf = _unique_counts(key)
+    local = pair % size
+    pa = np.full(pair.size, _NO_PART, dtype=np.int64)
+    pb = pa.copy()
+    bi = np.flatnonzero(flat.part_a >= 0)
+    if bi.size:
+        # The last occurrence of each (document, bigram) gives its split.
+        rev = bi[::-1]
+        bkey, first = np.unique(key[rev], return_index=True)
+        last = rev[first]
+        at = np.searchsorted(pair, bkey)  # every bigram pair is among the pairs
+        pa[at] = gid[flat.part_a[last]]
+        pb[at] = gid[flat.part_b[last]]
+    return _Counted(pair // size, gid[local], tf, pa, pb)
 
 
 def tokenize(text: str) -> list[str]:
@@ -590,6 +726,11 @@ class KeywordTagger:
         self._terms: list[str] = []
         self._df: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self._cache: NDArray[np.float64] | None = None
+        # Incremental persistence (see :meth:`state_delta`): the saved base's id and size,
+        # and the term ids counted since it was written.
+        self._base_id = ""
+        self._base_terms = 0
+        self._touched: list[NDArray[np.int64]] = []
 
     # ---------------------------------------------------------------- fitting
 
@@ -631,6 +772,8 @@ class KeywordTagger:
         self._df = fresh._df
         self._fitted = True
         self._cache = None
+        self._base_id = ""  # everything changed: the next save writes a new base
+        self._touched = []
 
     def partial_fit(self, texts: Sequence[str]) -> None:
         """Add documents to the statistics (incremental ingest).
@@ -657,27 +800,33 @@ class KeywordTagger:
             self.partial_fit(fit_texts)
             return self.extract_many(texts)
         flat = _flat_terms(texts, self.bigrams)
-        tid = self._fit_flat(flat, len(texts))
-        return [[lab for lab, _ in d] for d in self._tfidf_flat(flat, len(texts), tid)]
+        fitted = self._fit_flat(flat, len(texts))
+        return [[lab for lab, _ in d] for d in self._tfidf_flat(flat, len(texts), fitted)]
 
-    def _fit_flat(self, flat: _Flat, n_docs: int) -> NDArray[np.int64]:
+    def _fit_flat(self, flat: _Flat, n_docs: int) -> _Counted:
         """Count each document's distinct terms into the document frequencies; returns the
-        term id of each occurrence."""
-        vocab, all_terms = self._vocab, self._terms
-        for term in set(flat.terms).difference(vocab):
-            vocab[term] = len(all_terms)
-            all_terms.append(term)
-        tid = np.fromiter(map(vocab.__getitem__, flat.terms), np.int64, len(flat.terms))
-        size = max(len(all_terms), 1)
-        pairs, _ = _unique_counts(flat.doc * size + tid)
-        counts = np.bincount(pairs % size, minlength=len(all_terms))
+        batch's counts (what :meth:`_tfidf_flat` scores, so a fit-and-extract counts once)."""
+        vocab, all_terms, names = self._vocab, self._terms, flat.names
+        # One lookup pass and one insertion pass over the (large) vocabulary: batch names
+        # are distinct, so the unseen ones are numbered in order without a second lookup.
+        gid = np.fromiter(map(vocab.get, names, repeat(-1)), np.int64, len(names))
+        unseen = np.flatnonzero(gid < 0)
+        base = len(all_terms)
+        fresh = [names[i] for i in unseen.tolist()]
+        vocab.update(zip(fresh, range(base, base + len(fresh)), strict=True))
+        all_terms += fresh
+        gid[unseen] = np.arange(base, base + len(fresh), dtype=np.int64)
+        counted = _count(flat, gid)
+        counts = np.bincount(counted.term, minlength=len(all_terms))
+        if self._base_id:
+            self._touched.append(np.unique(counted.term))
         df = np.zeros(len(all_terms), dtype=np.int64)
         df[: self._df.size] = self._df
         self._df = df + counts
         self._n_docs += n_docs
         self._fitted = True
         self._cache = None
-        return tid
+        return counted
 
     def _stats(self) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """IDF per term and the candidate mask (the df window).
@@ -729,24 +878,23 @@ class KeywordTagger:
         return [self._textrank(_analyse(t)) for t in texts]
 
     def _tfidf_flat(
-        self, flat: _Flat, n_docs: int, tid: NDArray[np.int64] | None = None
+        self, flat: _Flat, n_docs: int, counted: _Counted | None = None
     ) -> list[list[tuple[str, float]]]:
-        """TF-IDF tags of the documents of ``flat`` (``tid``: its term ids when known)."""
+        """TF-IDF tags of the documents of ``flat`` (``counted``: its counts when known)."""
         idf, ok = self._stats()
         out: list[list[tuple[str, float]]] = [[] for _ in range(n_docs)]
-        if tid is None:
+        if counted is None:
             # -1 for a term outside the vocabulary (an unseen text's words), dropped below.
-            get = self._vocab.get
-            tid = np.fromiter((get(x, -1) for x in flat.terms), np.int64, len(flat.terms))
-        wanted = (tid >= 0) & ok[np.maximum(tid, 0)] if tid.size else np.zeros(0, dtype=bool)
-        d, t = flat.doc[wanted], tid[wanted]
-        if t.size == 0:
+            gid = np.fromiter(map(self._vocab.get, flat.names, repeat(-1)), np.int64)
+            counted = _count(flat, gid)
+        t = counted.term
+        wanted = (t >= 0) & ok[np.maximum(t, 0)] if t.size else np.zeros(0, dtype=bool)
+        if not wanted.any():
             return out
-        vsize = len(self._terms)
-        pair, tf = _unique_counts(d * vsize + t)
-        d, t = pair // vsize, pair % vsize
+        d, t, tf = counted.doc[wanted], t[wanted], counted.tf[wanted]
+        pa, pb = counted.parts(wanted)
         score = (1.0 + np.log(tf)) * idf[t]
-        self._select(out, d, t, score, flat.parts(wanted))
+        self._select(out, d, t, score, pa, pb)
         return out
 
     def _textrank(self, a: _Analysis) -> list[tuple[str, float]]:
@@ -790,13 +938,11 @@ class KeywordTagger:
         out: list[list[tuple[str, float]]] = [[]]
         if t_list:
             t = np.asarray(t_list, dtype=np.int64)
-            self._select(
-                out,
-                np.zeros(t.size, dtype=np.int64),
-                t,
-                np.asarray(s_list),
-                {(0, k): v for k, v in parts.items()},
-            )
+            get = self._vocab.get
+            split = [parts.get(self._terms[i]) for i in t_list]
+            pa = np.asarray([_NO_PART if p is None else get(p[0], -1) for p in split], np.int64)
+            pb = np.asarray([_NO_PART if p is None else get(p[1], -1) for p in split], np.int64)
+            self._select(out, np.zeros(t.size, dtype=np.int64), t, np.asarray(s_list), pa, pb)
         return out[0]
 
     def _select(
@@ -805,50 +951,66 @@ class KeywordTagger:
         d: NDArray[np.int64],
         t: NDArray[np.int64],
         score: NDArray[np.float64],
-        parts: Mapping[tuple[int, str], tuple[str, str]],
+        part_a: NDArray[np.int64],
+        part_b: NDArray[np.int64],
     ) -> None:
-        """Pick each document's tags from flat (doc, term, score) arrays.
+        """Pick each document's tags from flat (doc, term, score, bigram parts) arrays.
 
         Scores are made relative to the document's best candidate, rounded so that floating noise
         cannot reorder ties, and ties are broken alphabetically: the output is deterministic and
         does not depend on the order documents were fitted in. A unigram that is part of a chosen
-        bigram is dropped (``feature-store`` says more than ``store``).
+        bigram is dropped (``feature-store`` says more than ``store``). ``part_a``/``part_b``:
+        a bigram candidate's two unigrams (term ids; -1 outside the vocabulary), ``_NO_PART``
+        for a unigram.
         """
         best = np.zeros(len(out), dtype=np.float64)
         np.maximum.at(best, d, score)
         rel = np.round(score / best[d], 9)
         keep = rel >= self.min_score
-        d, t, rel = d[keep], t[keep], rel[keep]
+        d, t, rel, part_a, part_b = d[keep], t[keep], rel[keep], part_a[keep], part_b[keep]
         # Alphabetical rank among the candidates only: the same order as a rank over the
         # whole vocabulary, without sorting every term of the corpus on every call.
         cand, inv = np.unique(t, return_inverse=True)
-        names = [self._terms[int(i)] for i in cand]
+        terms = self._terms
+        names = [terms[i] for i in cand.tolist()]
         rank = np.empty(cand.size, dtype=np.int64)
         rank[sorted(range(cand.size), key=names.__getitem__)] = np.arange(cand.size)
         order = np.lexsort((rank[inv.reshape(-1)], -rel, d))
-        d, t, rel = d[order], t[order], rel[order]
-        bounds = np.searchsorted(d, np.arange(len(out) + 1))
+        bounds = np.searchsorted(d[order], np.arange(len(out) + 1)).tolist()
+        if self.max_tags == 0:
+            return
+        tl, rl = t[order].tolist(), rel[order].tolist()
+        al, bl = part_a[order].tolist(), part_b[order].tolist()
         for i in range(len(out)):
-            lo, hi = int(bounds[i]), int(bounds[i + 1])
-            if lo == hi or self.max_tags == 0:
+            lo, hi = bounds[i], bounds[i + 1]
+            if lo == hi:
                 continue
-            chosen: list[tuple[str, str, float]] = []  # (key, label, score)
-            covered: set[str] = set()
+            chosen: list[int] = []  # term ids, with their labels and scores
+            labels: list[str] = []
+            scores: list[float] = []
+            covered: set[int] = set()
             for j in range(lo, hi):
-                key = self._terms[int(t[j])]
-                if key in covered:
+                tid = tl[j]
+                if tid in covered:
                     continue
-                lab = _label(key)
-                if lab is None or any(lab == c[1] for c in chosen):
+                lab = _label(terms[tid])
+                if lab is None or lab in labels:
                     continue
-                pp = parts.get((i, key))
-                if pp is not None:
-                    covered.update(pp)
-                    chosen = [c for c in chosen if c[0] not in pp]
-                chosen.append((key, lab, float(rel[j])))
+                a = al[j]
+                if a != _NO_PART:
+                    b = bl[j]
+                    covered.add(a)
+                    covered.add(b)
+                    if a in chosen or b in chosen:
+                        drop = [k for k, c in enumerate(chosen) if c in (a, b)]
+                        for k in reversed(drop):
+                            del chosen[k], labels[k], scores[k]
+                chosen.append(tid)
+                labels.append(lab)
+                scores.append(rl[j])
                 if len(chosen) >= self.max_tags:
                     break
-            out[i] = [(lab, s) for _, lab, s in chosen]
+            out[i] = list(zip(labels, scores, strict=True))
 
     # ---------------------------------------------------------------- directories
 
@@ -917,6 +1079,8 @@ class KeywordTagger:
             "fitted": self._fitted,
             "n_docs": self._n_docs,
         }
+        if self._base_id:
+            head["base"] = self._base_id
         return b"".join(
             [
                 json.dumps(head).encode() + b"\n",
@@ -948,7 +1112,97 @@ class KeywordTagger:
             raise IndexCorruptError("tagger state is damaged: the header is not an object")
         head["terms"] = text.split("\x00") if text else []
         head["df"] = df
-        return cls.from_dict(head)
+        tagger = cls.from_dict(head)
+        base = head.get("base", "")
+        if isinstance(base, str) and base:
+            tagger._base_id = base
+            tagger._base_terms = len(tagger._terms)
+        return tagger
+
+    def full_state(self) -> bytes:
+        """The whole state as a new base for :meth:`state_delta` (:meth:`to_bytes` with a
+        fresh base id); what is counted from now on goes into the deltas of this base."""
+        self._base_id = uuid.uuid4().hex
+        self._base_terms = len(self._terms)
+        self._touched = []
+        return self.to_bytes()
+
+    def state_delta(self, max_share: float = 0.125) -> bytes | None:
+        """What changed since the last :meth:`full_state`, or None when a new base is due
+        (none written yet, a refit, or a delta above ``max_share`` of the terms).
+
+        Why: the statistics are saved after every write, and a large index has millions of
+        terms (most bigrams seen once); rewriting all of them for a re-add of 100 files was
+        a large share of the re-add. A delta holds the terms added since the base and the
+        current document frequency of every term counted since; it is cumulative, so the
+        newest one alone, applied to its base, gives the state (:meth:`apply_delta`).
+        """
+        if not self._base_id:
+            return None
+        ids = np.unique(np.concatenate(self._touched)) if self._touched else np.zeros(0, np.int64)
+        self._touched = [ids]
+        if ids.size > max_share * max(len(self._terms), 1):
+            return None
+        head = {
+            "version": _STATE_VERSION,
+            "base": self._base_id,
+            "n_docs": self._n_docs,
+            "first": self._base_terms,
+            "terms": len(self._terms),
+        }
+        return b"".join(
+            [
+                json.dumps(head).encode() + b"\n",
+                "\x00".join(self._terms[self._base_terms :]).encode("utf-8") + b"\n",
+                ids.astype("<i8").tobytes(),
+                self._df[ids].astype("<i8").tobytes(),
+            ]
+        )
+
+    def apply_delta(self, raw: bytes) -> bool:
+        """Apply a :meth:`state_delta` to this state loaded from its base. A delta of another
+        base (left behind when a save wrote a new base and stopped before clearing it) is
+        ignored: returns False. A damaged delta raises :class:`IndexCorruptError`."""
+        try:
+            head_end = raw.index(b"\n")
+            terms_end = raw.index(b"\n", head_end + 1)
+            head = json.loads(raw[:head_end])
+            if not isinstance(head, dict) or head.get("version") != _STATE_VERSION:
+                raise ValueError("unknown delta header")
+            if head.get("base") != self._base_id or not self._base_id:
+                return False
+            text = raw[head_end + 1 : terms_end].decode("utf-8")
+            new_terms = text.split("\x00") if text else []
+            body = raw[terms_end + 1 :]
+            if len(body) % 16:
+                raise ValueError("id/frequency block is not whole int64 pairs")
+            k = len(body) // 16
+            ids = np.frombuffer(body[: 8 * k], dtype="<i8").astype(np.int64)
+            df = np.frombuffer(body[8 * k :], dtype="<i8").astype(np.int64)
+            n_docs, first, total = int(head["n_docs"]), int(head["first"]), int(head["terms"])
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise IndexCorruptError(f"tagger state delta is damaged: {exc}") from exc
+        if first != self._base_terms or first + len(new_terms) != total or n_docs < self._n_docs:
+            raise IndexCorruptError("tagger state delta is damaged: sizes do not match its base")
+        if ids.size and (ids.min() < 0 or ids.max() >= total or df.min() < 1 or df.max() > n_docs):
+            raise IndexCorruptError(
+                "tagger state delta is damaged: ids or frequencies out of range"
+            )
+        vocab = self._vocab
+        for i, term in enumerate(new_terms):
+            if vocab.setdefault(term, first + i) != first + i:
+                for t in new_terms[:i]:
+                    del vocab[t]
+                raise IndexCorruptError("tagger state delta is damaged: a term repeats")
+        self._terms += new_terms
+        grown = np.zeros(total, dtype=np.int64)
+        grown[: self._df.size] = self._df
+        grown[ids] = df
+        self._df = grown
+        self._n_docs = n_docs
+        self._cache = None
+        self._touched = [ids]
+        return True
 
     @classmethod
     def from_dict(cls, state: Mapping[str, Any]) -> KeywordTagger:
@@ -990,9 +1244,21 @@ def _unique_counts(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[
 _PARSED: dict[str, str] = {}
 
 
+_NORMAL_TAG: Final = re.compile(
+    rf"(?:{'|'.join(_tags.SOURCES)}):[a-z0-9_.+#](?:[a-z0-9_.+#-]{{0,{_tags.MAX_LABEL_LENGTH - 2}}}"
+    r"[a-z0-9_.+#])?"
+)
+"""A ``source:label`` tag already in normal form (ASCII, lower case, no space or forbidden
+character, no edge hyphen, within the length limit): ``parse_tag`` returns it unchanged."""
+
+
 def _parsed_tag(tag: str) -> str:
     """``parse_tag(tag, "auto")``, memoised: directories see their children's tags, and a
-    corpus repeats its tags (bounded like the key cache)."""
+    corpus repeats its tags (bounded like the key cache). A tag the tree stored is normal
+    already and is recognised by one regex match: a large index has more distinct tags than
+    the cache holds, and the full parse was most of a re-add's directory tagging."""
+    if _NORMAL_TAG.fullmatch(tag) is not None:
+        return tag
     got = _PARSED.get(tag)
     if got is None:
         got = _tags.parse_tag(tag, default_source="auto")
