@@ -325,7 +325,7 @@ def test_one_sort_equals_the_per_parent_algorithm_on_a_random_tree(seed: int) ->
             leaves.append(hit(f"{p}#chunk-{j}", float(rng.random()), chunk=int(rng.integers(50))))
         else:
             leaves.append(hit(f"{p}/t-{rng.integers(30)}-{j}.md", float(rng.random())))
-    rng.shuffle(leaves)  # type: ignore[arg-type]
+    rng.shuffle(leaves)
     scores = {p: float(rng.random()) for p in parents if rng.random() < 0.7}
     keep = {h.node.uri for h in leaves if rng.random() < 0.3}
     w = ContextWeights(*rng.random(3).tolist())

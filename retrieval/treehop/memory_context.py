@@ -170,13 +170,19 @@ async def gather_slots(
     budget: int,
     limit: int,
     search: Callable[[tuple[str, ...]], Awaitable[Sequence[ScoredNode]]],
+    known: Mapping[str, Sequence[ScoredNode]] | None = None,
 ) -> list[Slot]:
     """:func:`build_slots`, scoring only the sessions the slots reach: ``search(parents)``
     returns the scored leaves below ``parents`` (the query's filters applied). It is asked for
     the sessions of the turn hits among the next ``limit`` groups at once, and again whenever
-    the slots run past them (merged hits free slots), never for a session twice."""
+    the slots run past them (merged hits free slots), never for a session twice.
+
+    ``known`` maps a parent to *every* scored leaf child of it, already scored for this query
+    with the same filters (the tree context's families): those sessions are read from it
+    instead of scored again, so ``search`` is asked only for the others."""
     n = limit
     sessions: dict[str, list[ScoredNode]] = {}
+    known = known or {}
     while True:
         slots, missing = plan_slots(groups, sessions, budget, limit)
         if missing is None:
@@ -184,9 +190,15 @@ async def gather_slots(
         heads = (g[0].node for g in groups[:n])
         want = {missing} | {h.parent_uri for h in heads if carries_context(h) and h.parent_uri}
         want -= sessions.keys()
-        found = await search(tuple(sorted(want)))
-        sessions.update(session_turns([h for h in found if h.node.parent_uri in want]))
-        sessions.update((p, []) for p in want if p not in sessions)
+        reused = want & known.keys()
+        if reused:
+            sessions.update(session_turns([h for p in sorted(reused) for h in known[p]]))
+            sessions.update((p, []) for p in reused if p not in sessions)
+            want -= reused
+        if want:
+            found = await search(tuple(sorted(want)))
+            sessions.update(session_turns([h for h in found if h.node.parent_uri in want]))
+            sessions.update((p, []) for p in want if p not in sessions)
         n *= 2
 
 
