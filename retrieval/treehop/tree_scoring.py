@@ -111,16 +111,15 @@ def context_scores(
         return []
     n = len(leaves)
     # Parents as integer codes; one stable sort by (parent, sibling order) lays every family
-    # out contiguously, in the order a per-parent sort would give.
-    codes: dict[str, int] = {}
-    code = np.fromiter(
-        (codes.setdefault(h.node.parent_uri or "", len(codes)) for h in leaves),
-        dtype=np.int64,
-        count=n,
-    )
-    sort_keys = list(zip(code.tolist(), map(sibling_order_key, leaves), strict=True))
+    # out contiguously, in the order a per-parent sort would give. (Python lists are built
+    # once and handed to numpy whole: per-element numpy access costs more than the math.)
+    parent_of = [h.node.parent_uri or "" for h in leaves]
+    codes = {p: i for i, p in enumerate(dict.fromkeys(parent_of))}
+    code_l = [codes[p] for p in parent_of]
+    code = np.array(code_l, dtype=np.int64)
+    sort_keys = list(zip(code_l, map(sibling_order_key, leaves), strict=True))
     order = np.asarray(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
-    own = np.fromiter((h.score for h in leaves), dtype=np.float64, count=n)
+    own = np.array([h.score for h in leaves], dtype=np.float64)
     prev = np.full(n, -1, dtype=np.int64)
     nxt = np.full(n, -1, dtype=np.int64)
     same = code[order[1:]] == code[order[:-1]]
@@ -137,24 +136,24 @@ def context_scores(
     neigh = np.where(count > 0, total / np.maximum(count, 1.0), own)
     final = _blend(own, neigh, par, best, weights)
     if keep is None:
-        picked = np.arange(len(leaves))
+        picked = np.arange(n)
     else:
-        mask = np.fromiter((h.node.uri in keep for h in leaves), dtype=bool, count=len(leaves))
+        mask = np.array([h.node.uri in keep for h in leaves], dtype=bool)
         near = mask.copy()
         near[prev[mask & has_p]] = True
         near[nxt[mask & has_n]] = True
         picked = np.flatnonzero(near)
-    return [
-        ContextScored(
-            leaves[i],
-            float(own[i]),
-            float(neigh[i]),
-            float(par[i]),
-            float(best[i]),
-            float(final[i]),
+    return list(
+        map(
+            ContextScored,
+            [leaves[i] for i in picked.tolist()],
+            own[picked].tolist(),
+            neigh[picked].tolist(),
+            par[picked].tolist(),
+            best[picked].tolist(),
+            final[picked].tolist(),
         )
-        for i in picked.tolist()
-    ]
+    )
 
 
 def _blend(
