@@ -209,12 +209,17 @@ def represented_directories(candidates: Iterable[Candidate]) -> dict[str, float]
     (where ``include_directories=True`` keeps the directory, it ranks just after that leaf).
     """
     cands = list(candidates)
+    dirs = {c.node.uri for c in cands if not c.node.is_leaf}
+    if not dirs:  # the common case (leaves only): nothing to settle
+        return {}
     best_below: dict[str, float] = {}
     best_final: dict[str, float] = {}
     for c in cands:
         if not c.node.is_leaf:
             continue
         for a in (*c.node.ancestors, c.node.parent_uri or ""):
+            if a not in dirs:  # only directory candidates are asked about
+                continue
             if a and c.own.vec > best_below.get(a, -np.inf):
                 best_below[a] = c.own.vec
             if a and c.final.vec > best_final.get(a, -np.inf):
