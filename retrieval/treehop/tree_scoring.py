@@ -69,15 +69,16 @@ def sibling_order_key(hit: ScoredNode) -> tuple[int, tuple[int | str, ...]]:
     node = hit.node
     if node.chunk_index is not None:
         return (node.chunk_index, ())
-    return (-1, _natural_key(node.uri.rsplit("/", 1)[-1]))
+    return _name_key(node.uri)
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _natural_key(name: str) -> tuple[int | str, ...]:
-    """A name's natural-order key, kept: every find orders the same families again (the tree
-    context's siblings, the memory context's sessions), and the regex split per leaf was the
-    largest Python cost of context scoring (a bounded cache of small tuples)."""
-    return tuple(int(t) if t.isdigit() else t for t in _DIGITS.split(name))
+def _name_key(uri: str) -> tuple[int, tuple[int | str, ...]]:
+    """A leaf name's natural-order key, kept: every find orders the same families again (the
+    tree context's siblings, the memory context's sessions), and the regex split per leaf was
+    the largest Python cost of context scoring (a bounded cache of small tuples)."""
+    name = uri.rsplit("/", 1)[-1]
+    return (-1, tuple(int(t) if t.isdigit() else t for t in _DIGITS.split(name)))
 
 
 @dataclass
