@@ -302,3 +302,33 @@ def test_gather_slots_scores_only_the_sessions_the_slots_reach() -> None:
     assert parents[1] in asked[1]
     flat = [p for a in asked for p in a]
     assert len(flat) == len(set(flat)) and parents[3] not in flat
+
+
+def test_gather_slots_reads_known_sessions_instead_of_scoring_them() -> None:
+    import asyncio
+
+    parents = [f"viking://user/u/memories/chat/s{i}" for i in range(3)]
+    nodes = {p: [turn(j, parent=p) for j in range(4)] for p in parents}
+    scores = {n.uri: 0.1 * (j % 3) for p in parents for j, n in enumerate(nodes[p])}
+    asked: list[tuple[str, ...]] = []
+
+    async def search(wanted: tuple[str, ...]) -> list[ScoredNode]:
+        asked.append(wanted)
+        return [scored(n, scores[n.uri]) for p in wanted for n in nodes[p]]
+
+    groups = [group(nodes[p][1], 0.9 - 0.1 * i) for i, p in enumerate(parents)]
+    plain = asyncio.run(gather_slots(groups, 45, 3, search))
+    assert asked == [tuple(parents)]
+    # the tree context scored s0 and s1 whole (s1 in reverse order, as a search may return)
+    known = {p: [scored(n, scores[n.uri]) for n in nodes[p]] for p in parents[:2]}
+    known[parents[1]].reverse()
+    asked.clear()
+    reused = asyncio.run(gather_slots(groups, 45, 3, search, known))
+    assert asked == [(parents[2],)]
+    assert [s.context() for s in reused] == [s.context() for s in plain]
+    assert all(s.turns for s in reused)
+    # every session known: no search at all
+    asked.clear()
+    known[parents[2]] = [scored(n, scores[n.uri]) for n in nodes[parents[2]]]
+    again = asyncio.run(gather_slots(groups, 45, 3, search, known))
+    assert asked == [] and [s.context() for s in again] == [s.context() for s in plain]

@@ -275,3 +275,62 @@ def test_a_generated_summary_directory_gives_no_slot_a_skill_directory_does(
         res = asyncio.run(HierarchicalRetriever(store, RetrievalConfig()).retrieve(req))
         got |= {m.uri.removeprefix(root + "/") for m in res.matched_contexts}
     assert got == expected
+
+
+def _context_scores_per_parent(
+    leaves: list[ScoredNode],
+    parent_scores: dict[str, float],
+    w: ContextWeights,
+    keep: set[str],
+) -> list[tuple[str, float, float, float, float, float]]:
+    """The algorithm context_scores replaced (one Python sort per parent), kept as the
+    reference its one-sort version must equal bit for bit."""
+    by_parent: dict[str, list[int]] = {}
+    for i, h in enumerate(leaves):
+        by_parent.setdefault(h.node.parent_uri or "", []).append(i)
+    own = np.array([h.score for h in leaves], dtype=np.float64)
+    prev = np.full(len(leaves), -1)
+    nxt = np.full(len(leaves), -1)
+    best = np.empty(len(leaves))
+    par = np.zeros(len(leaves))
+    for p, members in by_parent.items():
+        order = np.asarray(sorted(members, key=lambda i: sibling_order_key(leaves[i])))
+        prev[order[1:]] = order[:-1]
+        nxt[order[:-1]] = order[1:]
+        best[order] = own[order].max()
+        par[order] = parent_scores.get(p, 0.0)
+    has_p, has_n = prev >= 0, nxt >= 0
+    count = has_p.astype(np.float64) + has_n
+    total = np.where(has_p, own[prev], 0.0) + np.where(has_n, own[nxt], 0.0)
+    neigh = np.where(count > 0, total / np.maximum(count, 1.0), own)
+    final = (own + w.neighbours * neigh + w.parent * par + w.best_sibling * best) / w.total
+    mask = np.array([h.node.uri in keep for h in leaves])
+    near = mask.copy()
+    near[prev[mask & has_p]] = True
+    near[nxt[mask & has_n]] = True
+    return [
+        (leaves[i].node.uri, own[i], neigh[i], par[i], best[i], final[i])
+        for i in np.flatnonzero(near).tolist()
+    ]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_sort_equals_the_per_parent_algorithm_on_a_random_tree(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    parents = [f"viking://resources/d{i}" for i in range(int(rng.integers(1, 12)))]
+    leaves = []
+    for j in range(int(rng.integers(1, 120))):
+        p = parents[int(rng.integers(len(parents)))]
+        if rng.random() < 0.3:  # a chunk of a file named after the parent
+            leaves.append(hit(f"{p}#chunk-{j}", float(rng.random()), chunk=int(rng.integers(50))))
+        else:
+            leaves.append(hit(f"{p}/t-{rng.integers(30)}-{j}.md", float(rng.random())))
+    rng.shuffle(leaves)
+    scores = {p: float(rng.random()) for p in parents if rng.random() < 0.7}
+    keep = {h.node.uri for h in leaves if rng.random() < 0.3}
+    w = ContextWeights(*rng.random(3).tolist())
+    got = [
+        (r.hit.node.uri, r.own, r.neighbours, r.parent, r.best_sibling, r.final)
+        for r in context_scores(leaves, scores, w, keep)
+    ]
+    assert got == _context_scores_per_parent(leaves, scores, w, keep)

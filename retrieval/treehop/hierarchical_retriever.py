@@ -118,6 +118,10 @@ class _Query:
     """How many nodes the (last) global search asked for."""
     tag_evidence: TagEvidence | None = None
     """Set when tag hops ran with ``tag_evidence_weight`` > 0 (:mod:`treehop.tag_hops`)."""
+    families: dict[str, list[ScoredNode]] = field(default_factory=dict)
+    """Every scored leaf child of the inner parents the tree context scored completely (its
+    search returned fewer leaves than asked), by parent: the memory context reads a session's
+    turns from here instead of scoring them again."""
 
 
 class HierarchicalRetriever:
@@ -455,7 +459,8 @@ class HierarchicalRetriever:
                 if c.node.is_leaf and c.node.parent_uri
             }
         )
-        inner = [p for p in parents if p not in set(q.req.roots)]
+        roots = set(q.req.roots)
+        inner = [p for p in parents if p not in roots]
         family = await self._family(q, parents, inner, result)
         parent_scores: dict[str, float] = {}
         if weights.parent > 0 and inner:
@@ -492,6 +497,14 @@ class HierarchicalRetriever:
             kids = await self._search(q, scope, n)
             result.nodes_scored += len(kids)
             family.update((k.node.uri, k) for k in kids if k.node.parent_uri in wanted)
+        if inner and len(kids) < limits[-1]:  # ``kids``: the inner search, asked last
+            # The inner search came back whole: it holds every leaf child of every inner
+            # parent, scored in the scope the memory context would ask for them.
+            inner_set = set(inner)
+            for k in kids:
+                if k.node.parent_uri in inner_set:
+                    q.families.setdefault(k.node.parent_uri, []).append(k)
+            q.families.update((p, []) for p in inner if p not in q.families)
         return list(family.values())
 
     @staticmethod
@@ -542,7 +555,9 @@ class HierarchicalRetriever:
             return turns
 
         groups = state.collected.ranked(state.track)
-        return await gather_slots(groups, self.config.memory_context_chars, q.req.limit, turns_of)
+        return await gather_slots(
+            groups, self.config.memory_context_chars, q.req.limit, turns_of, q.families
+        )
 
     def _trace(
         self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]

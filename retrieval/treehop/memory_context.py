@@ -32,7 +32,7 @@ retriever fetches those (one scoped search) and turns the slots into results.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .descent import Candidate
@@ -156,9 +156,10 @@ def plan_slots(
             return slots, node.parent_uri
         if not turns:
             continue
-        pos = index.setdefault(
-            node.parent_uri or "", {h.node.uri: i for i, h in enumerate(turns)}
-        ).get(node.uri)
+        where_in = index.get(node.parent_uri or "")
+        if where_in is None:
+            where_in = index[node.parent_uri or ""] = {h.node.uri: i for i, h in enumerate(turns)}
+        pos = where_in.get(node.uri)
         if pos is None:
             continue
         _grow(slot, turns, pos, budget - len(turn_text(node)), node, held)
@@ -170,24 +171,59 @@ async def gather_slots(
     budget: int,
     limit: int,
     search: Callable[[tuple[str, ...]], Awaitable[Sequence[ScoredNode]]],
+    known: Mapping[str, Sequence[ScoredNode]] | None = None,
 ) -> list[Slot]:
     """:func:`build_slots`, scoring only the sessions the slots reach: ``search(parents)``
     returns the scored leaves below ``parents`` (the query's filters applied). It is asked for
     the sessions of the turn hits among the next ``limit`` groups at once, and again whenever
-    the slots run past them (merged hits free slots), never for a session twice."""
+    the slots run past them (merged hits free slots), never for a session twice.
+
+    ``known`` maps a parent to *every* scored leaf child of it, already scored for this query
+    with the same filters (the tree context's families): those sessions are read from it
+    instead of scored again, so ``search`` is asked only for the others."""
     n = limit
-    sessions: dict[str, list[ScoredNode]] = {}
+    fetched: dict[str, list[ScoredNode]] = {}
+    sessions = _KnownFirst(fetched, known or {})
     while True:
         slots, missing = plan_slots(groups, sessions, budget, limit)
         if missing is None:
             return slots
         heads = (g[0].node for g in groups[:n])
         want = {missing} | {h.parent_uri for h in heads if carries_context(h) and h.parent_uri}
-        want -= sessions.keys()
+        want = {p for p in want if p not in sessions}
         found = await search(tuple(sorted(want)))
-        sessions.update(session_turns([h for h in found if h.node.parent_uri in want]))
-        sessions.update((p, []) for p in want if p not in sessions)
+        fetched.update(session_turns([h for h in found if h.node.parent_uri in want]))
+        fetched.update((p, []) for p in want if p not in fetched)
         n *= 2
+
+
+class _KnownFirst(Mapping[str, Sequence[ScoredNode]]):
+    """The sessions :func:`gather_slots` has: those it searched, and the known ones, each
+    ordered on first use. Known sessions are there from the start, so that one
+    :func:`plan_slots` pass runs through them instead of stopping (and starting over) at
+    each."""
+
+    def __init__(
+        self, fetched: dict[str, list[ScoredNode]], known: Mapping[str, Sequence[ScoredNode]]
+    ) -> None:
+        self.fetched = fetched
+        self.known = known
+
+    def __getitem__(self, parent: str) -> Sequence[ScoredNode]:
+        turns = self.fetched.get(parent)
+        if turns is None:
+            kids = self.known[parent]  # KeyError: neither searched nor known
+            turns = self.fetched[parent] = session_turns(kids).get(parent, [])
+        return turns
+
+    def __contains__(self, parent: object) -> bool:
+        return parent in self.fetched or parent in self.known
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fetched.keys() | self.known.keys())
+
+    def __len__(self) -> int:
+        return len(self.fetched.keys() | self.known.keys())
 
 
 def _grow(

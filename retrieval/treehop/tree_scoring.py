@@ -22,12 +22,13 @@ The weights are chosen once, jointly, on the dev halves of four different benchm
 (documentation pages, an abstract collection clustered into topics, conversation memories;
 ``bench/bench_tree.py``), never per set: see :class:`~treehop.config.RetrievalConfig`.
 
-Everything here is vectorised over the scored siblings: the only Python loop is over the
-distinct parents (to order their leaves), never over candidate pairs.
+Everything here is vectorised over the scored siblings: one sort orders every family (the
+only per-leaf Python work is its sort key), never a loop over candidate pairs.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
@@ -61,15 +62,23 @@ class ContextWeights:
         return 1.0 + self.neighbours + self.parent + self.best_sibling
 
 
-def sibling_order_key(hit: ScoredNode) -> tuple[int, list[int | str]]:
+def sibling_order_key(hit: ScoredNode) -> tuple[int, tuple[int | str, ...]]:
     """Where a leaf sits among its siblings: chunks by their index, other leaves by name in
     natural order (``turn-00009`` before ``turn-00010``, ``d1-9.txt`` before ``d1-10.txt``),
     which is the order memory turns and numbered files are written in."""
     node = hit.node
     if node.chunk_index is not None:
-        return (node.chunk_index, [])
-    name = node.uri.rsplit("/", 1)[-1]
-    return (-1, [int(t) if t.isdigit() else t for t in _DIGITS.split(name)])
+        return (node.chunk_index, ())
+    return _name_key(node.uri)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _name_key(uri: str) -> tuple[int, tuple[int | str, ...]]:
+    """A leaf name's natural-order key, kept: every find orders the same families again (the
+    tree context's siblings, the memory context's sessions), and the regex split per leaf was
+    the largest Python cost of context scoring (a bounded cache of small tuples)."""
+    name = uri.rsplit("/", 1)[-1]
+    return (-1, tuple(int(t) if t.isdigit() else t for t in _DIGITS.split(name)))
 
 
 @dataclass
@@ -101,22 +110,26 @@ def context_scores(
     """
     if not leaves:
         return []
-    by_parent: dict[str, list[int]] = {}
-    for i, h in enumerate(leaves):
-        by_parent.setdefault(h.node.parent_uri or "", []).append(i)
-    own = np.fromiter((h.score for h in leaves), dtype=np.float64, count=len(leaves))
-    prev = np.full(len(leaves), -1, dtype=np.int64)
-    nxt = np.full(len(leaves), -1, dtype=np.int64)
-    best = np.empty(len(leaves), dtype=np.float64)
-    par = np.zeros(len(leaves), dtype=np.float64)
-    for p, members in by_parent.items():
-        order = np.asarray(
-            sorted(members, key=lambda i: sibling_order_key(leaves[i])), dtype=np.int64
-        )
-        prev[order[1:]] = order[:-1]
-        nxt[order[:-1]] = order[1:]
-        best[order] = own[order].max()
-        par[order] = parent_scores.get(p, 0.0)
+    n = len(leaves)
+    # Parents as integer codes; one stable sort by (parent, sibling order) lays every family
+    # out contiguously, in the order a per-parent sort would give. (Python lists are built
+    # once and handed to numpy whole: per-element numpy access costs more than the math.)
+    parent_of = [h.node.parent_uri or "" for h in leaves]
+    codes = {p: i for i, p in enumerate(dict.fromkeys(parent_of))}
+    code_l = [codes[p] for p in parent_of]
+    code = np.array(code_l, dtype=np.int64)
+    sort_keys = list(zip(code_l, map(sibling_order_key, leaves), strict=True))
+    order = np.asarray(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
+    own = np.array([h.score for h in leaves], dtype=np.float64)
+    prev = np.full(n, -1, dtype=np.int64)
+    nxt = np.full(n, -1, dtype=np.int64)
+    same = code[order[1:]] == code[order[:-1]]
+    prev[order[1:][same]] = order[:-1][same]
+    nxt[order[:-1][same]] = order[1:][same]
+    best_of = np.full(len(codes), -np.inf)
+    np.maximum.at(best_of, code, own)
+    best = best_of[code]
+    par = np.fromiter((parent_scores.get(p, 0.0) for p in codes), np.float64, len(codes))[code]
     has_p, has_n = prev >= 0, nxt >= 0
     count = has_p.astype(np.float64) + has_n
     total = np.where(has_p, own[prev], 0.0) + np.where(has_n, own[nxt], 0.0)
@@ -124,24 +137,24 @@ def context_scores(
     neigh = np.where(count > 0, total / np.maximum(count, 1.0), own)
     final = _blend(own, neigh, par, best, weights)
     if keep is None:
-        picked = np.arange(len(leaves))
+        picked = np.arange(n)
     else:
-        mask = np.fromiter((h.node.uri in keep for h in leaves), dtype=bool, count=len(leaves))
+        mask = np.array([h.node.uri in keep for h in leaves], dtype=bool)
         near = mask.copy()
         near[prev[mask & has_p]] = True
         near[nxt[mask & has_n]] = True
         picked = np.flatnonzero(near)
-    return [
-        ContextScored(
-            leaves[i],
-            float(own[i]),
-            float(neigh[i]),
-            float(par[i]),
-            float(best[i]),
-            float(final[i]),
+    return list(
+        map(
+            ContextScored,
+            [leaves[i] for i in picked.tolist()],
+            own[picked].tolist(),
+            neigh[picked].tolist(),
+            par[picked].tolist(),
+            best[picked].tolist(),
+            final[picked].tolist(),
         )
-        for i in picked.tolist()
-    ]
+    )
 
 
 def _blend(
@@ -197,12 +210,17 @@ def represented_directories(candidates: Iterable[Candidate]) -> dict[str, float]
     (where ``include_directories=True`` keeps the directory, it ranks just after that leaf).
     """
     cands = list(candidates)
+    dirs = {c.node.uri for c in cands if not c.node.is_leaf}
+    if not dirs:  # the common case (leaves only): nothing to settle
+        return {}
     best_below: dict[str, float] = {}
     best_final: dict[str, float] = {}
     for c in cands:
         if not c.node.is_leaf:
             continue
         for a in (*c.node.ancestors, c.node.parent_uri or ""):
+            if a not in dirs:  # only directory candidates are asked about
+                continue
             if a and c.own.vec > best_below.get(a, -np.inf):
                 best_below[a] = c.own.vec
             if a and c.final.vec > best_final.get(a, -np.inf):
