@@ -113,16 +113,7 @@ def plan_tag_hops(
     metrics.triggered = True
 
     # Rank the hits' tags by how much score carries them; remember the best hit per tag.
-    weight: dict[str, float] = defaultdict(float)
-    best_hit: dict[str, ScoredNode] = {}
-    for h in hits:
-        for t in h.node.tags:
-            if tagmod.source_of(t) not in _HOP_SOURCES:
-                continue
-            lab = tagmod.label_of(t)
-            weight[lab] += max(h.score, 0.0)
-            if lab not in best_hit or h.score > best_hit[lab].score:
-                best_hit[lab] = h
+    weight, best_hit = _hit_tag_mass(hits)
     labels = sorted(weight, key=lambda lab: (-weight[lab], lab))[: cfg.tag_hop_max_tags]
     metrics.tags_used = labels
     if not labels:
