@@ -16,7 +16,10 @@ from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalReque
 from treehop.models import ContextType, FoundBy, Node, RetrievalMode, TypedQuery
 from treehop.rerankers.base import BaseReranker
 from treehop.stores.embedded import EmbeddedStore
-from treehop.uri import ancestors_of, parent_of
+
+from treehop_test_doubles import HAND_DIM, HAND_ROOT
+from treehop_test_doubles import hand_placed_store as build
+from treehop_test_doubles import hand_vector as vec
 
 NO_CONTEXT = {
     "context_neighbour_weight": 0.0,
@@ -31,39 +34,8 @@ def RetrievalConfig(**kw: object) -> _Config:
     return _Config(**{**NO_CONTEXT, **kw})  # type: ignore[arg-type]
 
 
-R = "viking://resources"
-DIM = 8
-
-
-def vec(*pairs: tuple[int, float]) -> np.ndarray:
-    v = np.zeros(DIM, np.float32)
-    for i, x in pairs:
-        v[i] = x
-    return v / np.linalg.norm(v)
-
-
-def build(spec: dict[str, tuple[np.ndarray, list[str]]]) -> EmbeddedStore:
-    """``spec``: uri -> (vector, tags); URIs ending in .md are leaves."""
-    store = EmbeddedStore()
-    nodes, vecs = [], []
-    for uri, (v, tags) in spec.items():
-        leaf = uri.endswith(".md")
-        nodes.append(
-            Node(
-                uri=uri,
-                parent_uri=parent_of(uri),
-                context_type=ContextType.RESOURCE,
-                level=2 if leaf else (0 if uri == R else 1),
-                is_leaf=leaf,
-                abstract=uri.rsplit("/", 1)[-1],
-                content=uri if leaf else "",
-                tags=tags,
-                ancestors=ancestors_of(uri),
-            )
-        )
-        vecs.append(v)
-    store.upsert(nodes, np.stack(vecs))
-    return store
+R = HAND_ROOT
+DIM = HAND_DIM
 
 
 Q = vec((0, 1.0))

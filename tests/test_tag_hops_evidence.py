@@ -9,48 +9,17 @@ import pytest
 
 from treehop import RetrievalConfig, TagHopTrigger
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from treehop.models import ContextType, FoundBy, Node, QueryResult, TypedQuery
+from treehop.models import FoundBy, QueryResult, TypedQuery
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 from treehop.tag_hops import RARITY_WINDOW, TagEvidence, gather_tag_evidence
-from treehop.uri import ancestors_of, parent_of
 
-R = "viking://resources"
-DIM = 8
+from treehop_test_doubles import HAND_ROOT
+from treehop_test_doubles import hand_placed_store as build
+from treehop_test_doubles import hand_vector as vec
 
-
-def vec(*pairs: tuple[int, float]) -> np.ndarray:
-    v = np.zeros(DIM, np.float32)
-    for i, x in pairs:
-        v[i] = x
-    return v / np.linalg.norm(v)
-
-
+R = HAND_ROOT
 Q = vec((0, 1.0))
-
-
-def build(spec: dict[str, tuple[np.ndarray, list[str]]]) -> EmbeddedStore:
-    """``spec``: uri -> (vector, tags); URIs ending in .md are leaves."""
-    store = EmbeddedStore()
-    nodes, vecs = [], []
-    for uri, (v, tags) in spec.items():
-        leaf = uri.endswith(".md")
-        nodes.append(
-            Node(
-                uri=uri,
-                parent_uri=parent_of(uri),
-                context_type=ContextType.RESOURCE,
-                level=2 if leaf else (0 if uri == R else 1),
-                is_leaf=leaf,
-                abstract=uri.rsplit("/", 1)[-1],
-                content=uri if leaf else "",
-                tags=tags,
-                ancestors=ancestors_of(uri),
-            )
-        )
-        vecs.append(v)
-    store.upsert(nodes, np.stack(vecs))
-    return store
 
 
 def scenario(far_tags: list[str], fillers: int = 0, filler_tag: str = "") -> EmbeddedStore:

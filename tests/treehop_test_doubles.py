@@ -11,6 +11,9 @@ from pathlib import Path
 import numpy as np
 
 from treehop.embedders.base import BaseEmbedder, normalize_rows
+from treehop.models import ContextType, Node
+from treehop.stores.embedded import EmbeddedStore
+from treehop.uri import ancestors_of, parent_of
 
 SAMPLE_TREE = Path(__file__).resolve().parents[1] / "retrieval" / "treehop" / "sample_tree"
 _WORD = re.compile(r"[\w-]+")
@@ -36,3 +39,41 @@ class BagOfWordsEmbedder(BaseEmbedder):
             for w in _WORD.findall(t.lower()):
                 out[i] += self._word_vec(w)
         return normalize_rows(out, len(texts), self.dimension)
+
+
+HAND_ROOT = "viking://resources"
+HAND_DIM = 8
+
+
+def hand_vector(*pairs: tuple[int, float]) -> np.ndarray:
+    """A unit vector of :data:`HAND_DIM` dimensions from ``(axis, value)`` pairs: trees with
+    hand-placed vectors make each score of a retrieval test readable."""
+    v = np.zeros(HAND_DIM, np.float32)
+    for i, x in pairs:
+        v[i] = x
+    return v / np.linalg.norm(v)
+
+
+def hand_placed_store(spec: dict[str, tuple[np.ndarray, list[str]]]) -> EmbeddedStore:
+    """An :class:`EmbeddedStore` of resources under :data:`HAND_ROOT`. ``spec``: uri ->
+    (vector, tags); URIs ending in .md are leaves."""
+    store = EmbeddedStore()
+    nodes, vecs = [], []
+    for uri, (v, tags) in spec.items():
+        leaf = uri.endswith(".md")
+        nodes.append(
+            Node(
+                uri=uri,
+                parent_uri=parent_of(uri),
+                context_type=ContextType.RESOURCE,
+                level=2 if leaf else (0 if uri == HAND_ROOT else 1),
+                is_leaf=leaf,
+                abstract=uri.rsplit("/", 1)[-1],
+                content=uri if leaf else "",
+                tags=tags,
+                ancestors=ancestors_of(uri),
+            )
+        )
+        vecs.append(v)
+    store.upsert(nodes, np.stack(vecs))
+    return store
