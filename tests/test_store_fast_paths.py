@@ -17,28 +17,11 @@ from treehop.stores import embedded as emb
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 
+from treehop_test_doubles import store_leaf as leaf
+from treehop_test_doubles import unit_vectors as vecs
+
 R = "viking://resources"
 DIM = 8
-
-
-def leaf(uri: str, text: str = "", **md: Any) -> Node:
-    return Node(
-        uri=uri,
-        parent_uri=uri.rsplit("/", 1)[0],
-        context_type=ContextType.RESOURCE,
-        level=2,
-        is_leaf=True,
-        abstract=uri.rsplit("/", 1)[-1],
-        content=text or f"text of {uri}",
-        tags=["auto:alpha"],
-        metadata=dict(md),
-    )
-
-
-def vecs(n: int, seed: int = 0, dim: int = DIM) -> np.ndarray:
-    v = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
-    out: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
-    return out
 
 
 WORDS = ["kafka", "tree", "vector", "index", "river", "stone", "cloud", "bread"]

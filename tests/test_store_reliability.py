@@ -28,24 +28,13 @@ from treehop.stores import embedded as emb
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 
+from treehop_test_doubles import store_leaf as leaf
+from treehop_test_doubles import unit_vectors as vecs
+
 R = "viking://resources"
 DIM = 8
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": f"{REPO / 'retrieval'}{os.pathsep}{REPO / 'integrations'}"}
-
-
-def leaf(uri: str, **md: Any) -> Node:
-    return Node(
-        uri=uri,
-        parent_uri=uri.rsplit("/", 1)[0],
-        context_type=ContextType.RESOURCE,
-        level=2,
-        is_leaf=True,
-        abstract=uri.rsplit("/", 1)[-1],
-        content=f"text of {uri}",
-        tags=["auto:alpha"],
-        metadata=dict(md),
-    )
 
 
 def dirnode(uri: str) -> Node:
@@ -57,11 +46,6 @@ def dirnode(uri: str) -> Node:
         is_leaf=False,
         abstract=uri.rsplit("/", 1)[-1],
     )
-
-
-def vecs(n: int, seed: int = 0) -> np.ndarray:
-    v = np.random.default_rng(seed).standard_normal((n, DIM)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
 def filled(path: Path, n: int = 20, saves: int = 2) -> EmbeddedStore:

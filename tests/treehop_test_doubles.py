@@ -7,6 +7,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,3 +78,26 @@ def hand_placed_store(spec: dict[str, tuple[np.ndarray, list[str]]]) -> Embedded
         vecs.append(v)
     store.upsert(nodes, np.stack(vecs))
     return store
+
+
+def store_leaf(uri: str, text: str = "", **metadata: Any) -> Node:
+    """A resource leaf for store tests: tagged ``auto:alpha``, text ``text of <uri>`` unless
+    given, ``metadata`` as keyword arguments."""
+    return Node(
+        uri=uri,
+        parent_uri=uri.rsplit("/", 1)[0],
+        context_type=ContextType.RESOURCE,
+        level=2,
+        is_leaf=True,
+        abstract=uri.rsplit("/", 1)[-1],
+        content=text or f"text of {uri}",
+        tags=["auto:alpha"],
+        metadata=dict(metadata),
+    )
+
+
+def unit_vectors(n: int, seed: int = 0, dim: int = HAND_DIM) -> np.ndarray:
+    """``n`` random unit vectors (seeded)."""
+    v = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    out: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return out
