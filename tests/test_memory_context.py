@@ -10,6 +10,7 @@ import pytest
 
 from treehop import Treehop
 from treehop.descent import Candidate, Score
+from treehop.errors import InvalidQueryError
 from treehop.memory_context import (
     build_slots,
     carries_context,
@@ -248,6 +249,19 @@ def test_dated_text_puts_the_day_in_the_turn_text() -> None:
     assert c.stat(base).overview == "- Ann: We adopted a puppy.\n- Bob: What is its name?"
     hit = c.find("puppy name in May 2023", target_uri=base, limit=1).memories[0]
     assert "(8 May 2023) Bob: What is its name?" in hit.slot_text
+
+
+@pytest.mark.parametrize("bad", ["no", 0, None])
+def test_dated_text_must_be_a_bool_and_nothing_is_written(bad: object) -> None:
+    c = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    with pytest.raises(InvalidQueryError, match="dated_text"):
+        c.add_messages(
+            [{"speaker": "Ann", "content": "hello"}],
+            conversation_id="c",
+            session_id="s",
+            dated_text=bad,  # type: ignore[arg-type]
+        )
+    assert len(c.store) == 0
 
 
 def test_explain_says_a_slot_carries_turns() -> None:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from . import tags as tagmod
 from . import uri as urimod
+from .arguments import check_bool
 from .errors import InvalidQueryError, TreehopError
 from .filters import MetadataFilter
 from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
@@ -357,6 +358,7 @@ async def add_messages(
     check_id(conversation_id, "conversation_id")
     if session_id is not None:
         check_id(session_id, "session_id")
+    check_bool(dated_text, "dated_text")
     default_time = time.time() if session_time is None else to_epoch(session_time, "session_time")
     turns = parse_messages(messages, default_time)
     conv_uri = client.resolve(f"{CONVERSATIONS_URI}/{conversation_id}")
