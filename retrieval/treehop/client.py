@@ -35,6 +35,7 @@ from .context_assembly import (
     resolve_counter,
 )
 from .embedders.base import Embedder
+from .embedders.guarded import guard_embedder
 from .errors import EmbeddingError, IngestError, InvalidQueryError, InvalidURIError, NotFoundError
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
@@ -135,6 +136,9 @@ class AsyncTreehop:
         )
         self.user = urimod.validate_user(user)
         self.embedder = embedder if embedder is not None else _default_embedder()
+        # everything that calls the embedder goes through the guard: a custom embedder's own
+        # exception or a wrong-shaped answer becomes an EmbeddingError (embedders/guarded.py)
+        self._embedder = guard_embedder(self.embedder)
         if store is None:
             # Clients of several users on one index share its one writer in this process.
             store = EmbeddedStore.shared(path) if path is not None else EmbeddedStore()
@@ -149,7 +153,7 @@ class AsyncTreehop:
             )
         self.writer = TreeWriter(
             self.store,
-            self.embedder,
+            self._embedder,
             summarizer=summarizer or ExtractiveSummarizer(),
             tagger=_make_tagger(tagger),
             chunk_chars=chunk_chars,
@@ -466,7 +470,7 @@ class AsyncTreehop:
     ) -> QueryResult:
         existing = await self._io(self.store.get, roots)
         roots = [r for r, n in zip(roots, existing, strict=True) if n is not None] or roots
-        vec = vector if vector is not None else await self.embedder.aembed_query(tq.query)
+        vec = vector if vector is not None else await self._embedder.aembed_query(tq.query)
         req = RetrievalRequest(
             query=tq,
             vector=vec,
@@ -799,7 +803,7 @@ def _blocking_read(
             # connections bound to the client's loop, and a hop there costs two thread
             # wake-ups per call
             query = check_query(args[0] if args else kwargs.get("query"))
-            kwargs["query_vector"] = self._async.embedder.embed_query(query)
+            kwargs["query_vector"] = self._async._embedder.embed_query(query)
         return runner.run_here(method(self._async, *args, **kwargs))
 
     return blocking

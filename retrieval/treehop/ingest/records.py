@@ -927,7 +927,7 @@ class PassageStore:
             return v / float(np.linalg.norm(v))
         if text_hash in reuse:
             return reuse[text_hash]
-        return np.asarray((await self.client.embedder.aembed([p.embed_text or p.text]))[0])
+        return np.asarray((await self.client._embedder.aembed([p.embed_text or p.text]))[0])
 
     async def _leaf(
         self, pid: str, p: Passage, old: Node | None
@@ -1043,7 +1043,7 @@ class PassageStore:
         old = (await self.client._io(self.client.store.get, [node.uri]))[0]
         if old is not None and old.content_hash == node.content_hash:
             return np.asarray((await self.client._io(self.client.store.get_vectors, [node.uri]))[0])
-        return np.asarray((await self.client.embedder.aembed([node.embedding_text()]))[0])
+        return np.asarray((await self.client._embedder.aembed([node.embedding_text()]))[0])
 
     async def _regroup_after_delete(self, file_uri: str) -> None:
         """Renumber a file's remaining chunks after some left it (or remove the empty file)."""

@@ -1,0 +1,156 @@
+"""A guard around any embedder: only :class:`~treehop.errors.EmbeddingError` leaves it.
+
+The :class:`~treehop.embedders.base.Embedder` protocol is open: users pass their own object
+(a wrapped LangChain ``Embeddings``, a LlamaIndex ``BaseEmbedding``, a hand-written class).
+Such an object raises whatever its library raises -- ``RuntimeError``, ``ValueError``, an
+``openai.APIError`` -- and may answer with the wrong shape or NaN. Without a guard that fault
+escapes ``find()`` or ``add_resource()`` as a foreign exception (the library promises that only
+``TreehopError`` subclasses escape), or a wrong-sized vector reaches the store and fails there
+with a confusing message.
+
+Why one wrapper at client construction rather than ``try``/``except`` at each call site: the
+embedder is called from the query path (async and the sync caller-thread path), the ingest
+writer, and the memory writer; a guard at each would drift apart. The client keeps the user's
+object as ``client.embedder`` (identity and type preserved) and hands this guard to everything
+that calls it. Attributes it does not define are read from the wrapped embedder.
+
+The message of a foreign exception is redacted (:func:`~treehop.redaction.redact_exception`) and
+the original is not chained: a client library's error may carry a URL or header with a key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ..errors import EmbeddingError, TreehopError
+from ..redaction import redact_exception
+from .base import Embedder, Vectors
+
+_T = TypeVar("_T")
+
+
+class GuardedEmbedder:
+    """Wraps ``inner``: foreign exceptions become :class:`EmbeddingError`, outputs are checked.
+
+    Checks: ``embed`` answers ``(len(texts), d)``, ``embed_query`` answers ``d`` values (a
+    ``(1, d)`` answer is flattened), ``d`` equals ``inner.dimension`` when that is set, and every
+    value is finite. Vectors are not renormalised (the protocol asks the embedder for unit rows;
+    renormalising would change a correct embedder's last bits and so its scores).
+    """
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+
+    @property
+    def inner(self) -> Embedder:
+        """The wrapped embedder (the object the user passed)."""
+        return self._inner
+
+    @property
+    def name(self) -> str:
+        return str(self._guard(lambda: self._inner.name))
+
+    @property
+    def dimension(self) -> int:
+        return int(self._guard(lambda: self._inner.dimension) or 0)
+
+    def __getattr__(self, attr: str) -> Any:
+        # Only reached for attributes the guard does not define (a model handle, counters).
+        if attr == "_inner":
+            raise AttributeError(attr)
+        return getattr(self._inner, attr)
+
+    def __repr__(self) -> str:
+        return f"GuardedEmbedder({self._inner!r})"
+
+    # ------------------------------------------------------------------ the four calls
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        out = self._guard(lambda: self._inner.embed(texts))
+        return self._rows(out, len(texts))
+
+    async def aembed(self, texts: Sequence[str]) -> Vectors:
+        try:
+            out = await self._inner.aembed(texts)
+        except (TreehopError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            raise self._foreign(exc) from None
+        return self._rows(out, len(texts))
+
+    def embed_query(self, text: str) -> Vectors:
+        out = self._guard(lambda: self._inner.embed_query(text))
+        return self._one(out)
+
+    async def aembed_query(self, text: str) -> Vectors:
+        try:
+            out = await self._inner.aembed_query(text)
+        except (TreehopError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            raise self._foreign(exc) from None
+        return self._one(out)
+
+    # ------------------------------------------------------------------ checks
+    def _guard(self, call: Callable[[], _T]) -> _T:
+        try:
+            return call()
+        except TreehopError:
+            raise
+        except Exception as exc:
+            raise self._foreign(exc) from None
+
+    def _foreign(self, exc: Exception) -> EmbeddingError:
+        return EmbeddingError(f"the embedder failed: {redact_exception(exc)}"[:500])
+
+    def _expected_dim(self) -> int:
+        try:
+            dim = self._inner.dimension
+        except Exception:
+            return 0
+        return dim if isinstance(dim, int) and not isinstance(dim, bool) and dim > 0 else 0
+
+    def _as_array(self, out: Any) -> Vectors:
+        try:
+            arr = np.asarray(out, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise EmbeddingError(
+                f"the embedder returned {type(out).__name__}, not numbers: {redact_exception(exc)}"[
+                    :300
+                ]
+            ) from None
+        return arr
+
+    def _rows(self, out: Any, n: int) -> Vectors:
+        arr = self._as_array(out)
+        dim = self._expected_dim()
+        if arr.ndim != 2 or arr.shape[0] != n or (dim and arr.shape[1] != dim):
+            want = f"({n}, {dim or 'd'})"
+            raise EmbeddingError(f"the embedder returned shape {arr.shape}, expected {want}")
+        return self._finite(arr)
+
+    def _one(self, out: Any) -> Vectors:
+        arr = self._as_array(out)
+        if arr.ndim == 2 and arr.shape[0] == 1:
+            arr = arr[0]
+        dim = self._expected_dim()
+        if arr.ndim != 1 or arr.shape[0] == 0 or (dim and arr.shape[0] != dim):
+            want = f"({dim or 'd'},)"
+            raise EmbeddingError(
+                f"the embedder returned shape {arr.shape} for a query, expected {want}"
+            )
+        return self._finite(arr)
+
+    @staticmethod
+    def _finite(arr: Vectors) -> Vectors:
+        if not np.all(np.isfinite(arr)):
+            raise EmbeddingError("the embedder returned NaN or infinite values")
+        return arr
+
+
+def guard_embedder(embedder: Embedder) -> GuardedEmbedder:
+    """``embedder`` behind a :class:`GuardedEmbedder` (an existing guard is not wrapped twice)."""
+    return embedder if isinstance(embedder, GuardedEmbedder) else GuardedEmbedder(embedder)
