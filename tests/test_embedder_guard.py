@@ -163,3 +163,19 @@ def test_embed_accepts_exactly_n_finite_rows_of_the_dimension(
     else:
         with pytest.raises(TreehopError):
             guard.embed(texts)
+
+
+def test_a_query_the_embedder_maps_to_zero_is_answered_like_the_async_path(
+    tmp_path: Path, sample_tree: Path
+) -> None:
+    # "!!!" has no word for the bag-of-words embedder: its embedding is all zero, which the
+    # sync caller-thread path must not turn into a rejected caller vector (hypothesis found it
+    # with "\U00011630")
+    c, emb = _client(tmp_path, sample_tree)
+    try:
+        assert not np.any(emb.embed_query("!!!"))
+        sync = c.find("!!!", limit=5)
+        async_ = c._runner.run(c.aio.find("!!!", limit=5))
+        assert [m.uri for m in sync.contexts()] == [m.uri for m in async_.contexts()]
+    finally:
+        c.close()

@@ -803,7 +803,13 @@ def _blocking_read(
             # connections bound to the client's loop, and a hop there costs two thread
             # wake-ups per call
             query = check_query(args[0] if args else kwargs.get("query"))
-            kwargs["query_vector"] = self._async._embedder.embed_query(query)
+            vector = self._async._embedder.embed_query(query)
+            if not np.any(vector):
+                # an all-zero embedding (a text the model maps to nothing) is not a valid
+                # caller vector (``_check_query_vector``); the async path accepts it as the
+                # embedder's answer, so take that path for the rare query that gets one
+                return runner.run(method(self._async, *args, **kwargs))
+            kwargs["query_vector"] = vector
         return runner.run_here(method(self._async, *args, **kwargs))
 
     return blocking
