@@ -229,6 +229,16 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
                 cl = cl / cl.max() if cl.max() > 0 else cl
                 csc[ds_] = w * cd + (1 - w) * cl
             cpar = csc[t.parent]
+            cden = np.zeros(t.D + 1)
+            clex = np.zeros(t.D + 1)
+            if ds_.size:
+                cden[ds_], clex[ds_] = cd, cl
+            # the cheap cluster score: mean own score of the parent's leaf children in scope
+            fsum = np.zeros(t.D + 1)
+            fcnt = np.zeros(t.D + 1)
+            np.add.at(fsum, t.parent[ok], own[ok])
+            np.add.at(fcnt, t.parent[ok], 1.0)
+            fmean = (fsum / np.maximum(fcnt, 1.0))[t.parent]
             res: dict[str, float] = {}
             cfold = csc[t.folder]
             cdoc = np.where(t.doc >= 0, csc[t.doc], np.where(ok, own, 0.0))
@@ -250,6 +260,10 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
                     f"clusFD+{mu}",
                     context(t, own, par, wn, wp, ws, 0.5 * (cfold + cdoc), mu),
                 )
+            for mu in (0.2, 0.4, 0.8):
+                score(f"famMean+{mu}", context(t, own, par, wn, wp, ws, fmean, mu))
+                score(f"cenOnly+{mu}", context(t, own, par, wn, wp, ws, cden[t.parent], mu))
+                score(f"aggLex+{mu}", context(t, own, par, wn, wp, ws, clex[t.parent], mu))
             for wp2 in (0.1, 0.2, 0.4):
                 score(f"clusP{wp2}", context(t, own, cpar, wn, wp2, ws))
             # Diaz: own pulled toward similarity-weighted kNN siblings

@@ -211,3 +211,19 @@ def test_unknown_rows_are_refused() -> None:
     with pytest.raises(SystemExit):
         bt.parse_rows("flat-dense,nope")
     assert [r.key for r in bt.parse_rows("all")] == [r.key for r in bt.ROWS]
+
+
+def test_flask_query_file_is_the_derived_set() -> None:
+    """The fifth set's checked-in labels: three kinds, unique ids, one judged page each, the
+    page paths the converted docs use (``<dir>/<page>.md``), and the method recorded with them;
+    a hand edit or a rebuild against another package version shows up here."""
+    raw = json.loads(ds.FLASK_QUERIES_FILE.read_text())
+    assert "python-flask-doc" in raw["source"]
+    assert raw["derived_by"] == "python bench/datasets.py --rebuild-flask-queries"
+    qs = ds.load_query_file(ds.FLASK_QUERIES_FILE)
+    kinds = {q["kind"] for q in qs}
+    assert kinds == {"heading", "first_sentence", "anchor"}
+    assert len({q["qid"] for q in qs}) == len(qs)
+    assert all(q["query"].strip() and q["relevant"].endswith(".md") for q in qs)
+    assert not any(q["relevant"] == "changes.md" for q in qs)  # the changelog is left out
+    assert "flask" in bt.SETS
