@@ -80,7 +80,7 @@ directory or an unlabelled node)."""
 SPLIT_SEED = 0
 DEFAULT_DENSE_WEIGHT = RetrievalConfig().dense_weight
 """What ``find()`` uses by default; the flat hybrid row uses the same weight."""
-DENSE_WEIGHT_GRID = (0.7, 1.0, 0.9, 0.8, 0.5)
+DENSE_WEIGHT_GRID = (0.5, 0.7, 1.0, 0.9, 0.8)
 """Candidates for tuned ``dense_weight`` rows; the default first, so a tie keeps it."""
 ALPHA_GRID = (1.0, 0.7, 0.4)
 NO_CONTEXT = {

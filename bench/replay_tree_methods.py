@@ -1,6 +1,7 @@
 """Screen tree scoring methods offline: every query's scores of every node in scope, replayed.
 
-    TREEHOP_BENCH_CACHE=<cache> python bench/replay_tree_methods.py --max-queries 200 --json out.json
+    TREEHOP_BENCH_CACHE=<cache> python bench/replay_tree_methods.py \\
+        --dataset cranfield,pytest,django,locomo,flask --max-queries 200 --dense-weight 0.5
 
 Same sets, index, halves and query vectors as ``bench_tree.py``. For each query, one store search
 returns the hybrid score of every node in the query's scope; ``find()``'s default tree context
@@ -29,7 +30,6 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -45,7 +45,6 @@ from treehop.stores.base import Scope  # noqa: E402
 from treehop.tree_scoring import _name_key  # noqa: E402
 
 F = npt.NDArray[np.float64]
-I = npt.NDArray[np.int64]
 
 
 class Tree:
@@ -82,7 +81,9 @@ class Tree:
         self.prev[o[1:][same]] = o[:-1][same]
         self.nxt[o[:-1][same]] = o[1:][same]
         # top-level ancestor below each scope root is resolved per query (scopes differ)
-        self.ancestors = [[self.dir_pos[a] for a in n.ancestors if a in self.dir_pos] for n in leaves]
+        self.ancestors = [
+            [self.dir_pos[a] for a in n.ancestors if a in self.dir_pos] for n in leaves
+        ]
         # subtree centroids and aggregate texts
         members: list[list[int]] = [[] for _ in range(self.D)]
         for i, anc in enumerate(self.ancestors):
@@ -134,8 +135,16 @@ class Tree:
         self.group = [min(u) if u else self.leaf_uris[i] for i, u in enumerate(self.units)]
 
 
-def context(t: Tree, own: F, par: F, wn: float, wp: float, ws: float, extra: F | None = None,
-            we: float = 0.0) -> F:
+def context(
+    t: Tree,
+    own: F,
+    par: F,
+    wn: float,
+    wp: float,
+    ws: float,
+    extra: F | None = None,
+    we: float = 0.0,
+) -> F:
     """tree_scoring's blend over every leaf (own may hold -inf for leaves out of scope)."""
     ok = np.isfinite(own)
     o = np.where(ok, own, 0.0)
@@ -200,7 +209,10 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
             vec /= np.linalg.norm(vec)
             root = ix.resolve(q.scope)
             hits = th.store.search(
-                emb.queries[q.text], Scope(subtrees=(root,)), 100_000, query_text=q.text,
+                emb.queries[q.text],
+                Scope(subtrees=(root,)),
+                100_000,
+                query_text=q.text,
                 dense_weight=w,
             )
             own = np.full(t.L, -np.inf)
@@ -243,14 +255,19 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
             cfold = csc[t.folder]
             cdoc = np.where(t.doc >= 0, csc[t.doc], np.where(ok, own, 0.0))
 
-            def score(key: str, final: F) -> None:
+            def score(
+                key: str, final: F, rel: Any = q.relevant, into: dict[str, float] = res
+            ) -> None:
                 ranked = ranked_units(t, final, 10)
                 fn = bt.ndcg_at if metric == "ndcg10" else bt.recall_at
-                res[key] = fn(ranked, q.relevant, 10)
+                into[key] = fn(ranked, rel, 10)
 
             score("flat", own)
             base = context(t, own, par, wn, wp, ws)
             score("ctx", base)
+            score("ctx-neighbours", context(t, own, par, 0.0, wp, ws))
+            score("ctx-sibling", context(t, own, par, wn, wp, 0.0))
+            score("ctx-parent", context(t, own, par, wn, 0.0, ws))
             for mu in (0.1, 0.2, 0.4, 0.8):
                 score(f"clus+{mu}", context(t, own, par, wn, wp, ws, cpar, mu))
             for mu in (0.1, 0.2, 0.4):
@@ -270,7 +287,9 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
             o = np.where(ok, own, 0.0)
             sw = t.sib_w * (t.sib >= 0) * ok[np.maximum(t.sib, 0)]
             den = sw.sum(axis=1)
-            nb = np.where(den > 0, (sw * o[np.maximum(t.sib, 0)]).sum(axis=1) / np.maximum(den, 1e-12), o)
+            nb = np.where(
+                den > 0, (sw * o[np.maximum(t.sib, 0)]).sum(axis=1) / np.maximum(den, 1e-12), o
+            )
             for lam in (0.05, 0.1, 0.2):
                 reg = np.where(ok, (1 - lam) * o + lam * nb, -np.inf)
                 score(f"reg{lam}", context(t, reg, par, wn, wp, ws))
@@ -306,15 +325,46 @@ def report(data: list[dict[str, Any]]) -> None:
     def mean(d: dict[str, Any], half: str, k: str) -> float:
         return float(np.mean([q[k] for q in d["queries"] if q["half"] == half]))
 
-    print("| method | " + " | ".join(f"{s} dev" for s in sets) + " | mean dev gain | "
-          + " | ".join(f"{s} test" for s in sets) + " | mean test gain |")
+    print(
+        "| method | "
+        + " | ".join(f"{s} dev" for s in sets)
+        + " | mean dev gain | "
+        + " | ".join(f"{s} test" for s in sets)
+        + " | mean test gain |"
+    )
     for k in keys:
         dv = [mean(d, "dev", k) for d in data]
         tv = [mean(d, "test", k) for d in data]
         dg = np.mean([mean(d, "dev", k) - mean(d, "dev", "ctx") for d in data])
         tg = np.mean([mean(d, "test", k) - mean(d, "test", "ctx") for d in data])
-        print(f"| {k} | " + " | ".join(f"{x:.4f}" for x in dv) + f" | {dg:+.4f} | "
-              + " | ".join(f"{x:.4f}" for x in tv) + f" | {tg:+.4f} |")
+        print(
+            f"| {k} | "
+            + " | ".join(f"{x:.4f}" for x in dv)
+            + f" | {dg:+.4f} | "
+            + " | ".join(f"{x:.4f}" for x in tv)
+            + f" | {tg:+.4f} |"
+        )
+
+
+def paired(data: list[dict[str, Any]]) -> None:
+    """Each method's per-query gain over the replayed default, mean +- its standard error
+    (paired: the same queries), per set and half: what a set's noise floor really is."""
+    keys = [k for k in data[0]["queries"][0] if k not in ("half", "qid")]
+    sets = [d["set"] for d in data]
+    print(
+        "paired gain over ctx, mean +- s.e.: "
+        + ", ".join(f"{s} dev" for s in sets)
+        + ", "
+        + ", ".join(f"{s} test" for s in sets)
+    )
+    for k in keys:
+        cells = []
+        for half in ("dev", "test"):
+            for d in data:
+                g = np.array([q[k] - q["ctx"] for q in d["queries"] if q["half"] == half])
+                se = g.std(ddof=1) / np.sqrt(len(g)) if len(g) > 1 else 0.0
+                cells.append(f"{g.mean():+.3f}+-{se:.3f}")
+        print(f"  {k:<15} " + " ".join(cells))
 
 
 def main() -> None:
@@ -332,9 +382,8 @@ def main() -> None:
         if args.json:
             args.json.write_text(json.dumps(data))
     report(data)
+    paired(data)
 
-
-_unused: Callable[..., Any] | None = None
 
 if __name__ == "__main__":
     main()
