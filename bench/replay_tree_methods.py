@@ -268,6 +268,10 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
             score("ctx-neighbours", context(t, own, par, 0.0, wp, ws))
             score("ctx-sibling", context(t, own, par, wn, wp, 0.0))
             score("ctx-parent", context(t, own, par, wn, 0.0, ws))
+            for gn in (0.0, 0.2, 0.35):
+                for gp in (0.0, 0.1):
+                    for gs in (0.2, 0.4, 0.6):
+                        score(f"w{gn}/{gp}/{gs}", context(t, own, par, gn, gp, gs))
             for mu in (0.1, 0.2, 0.4, 0.8):
                 score(f"clus+{mu}", context(t, own, par, wn, wp, ws, cpar, mu))
             for mu in (0.1, 0.2, 0.4):
