@@ -165,6 +165,30 @@ def context(
     return np.where(ok, out / tot_w, -np.inf)
 
 
+def context_simneigh(t: Tree, own: F, par: F, wn: float, wp: float, ws: float) -> F:
+    """The default blend with each neighbour weighted by its cosine to the leaf (clipped at 0):
+    an adjacent chunk or turn about something else lends less evidence, and the neighbour
+    term's weight shrinks with the neighbours' mean similarity."""
+    ok = np.isfinite(own)
+    o = np.where(ok, own, 0.0)
+    p, n = np.maximum(t.prev, 0), np.maximum(t.nxt, 0)
+    hp = (t.prev >= 0) & ok[p]
+    hn = (t.nxt >= 0) & ok[n]
+    cp = np.where(hp, np.maximum((t.V * t.V[p]).sum(axis=1), 0.0), 0.0)
+    cn = np.where(hn, np.maximum((t.V * t.V[n]).sum(axis=1), 0.0), 0.0)
+    cnt = hp.astype(float) + hn
+    csum = cp + cn
+    neigh = np.where(csum > 0, (cp * o[p] + cn * o[n]) / np.maximum(csum, 1e-12), o)
+    cbar = np.where(cnt > 0, csum / np.maximum(cnt, 1.0), 1.0)
+    best_of = np.full(t.D + 1, -np.inf)
+    np.maximum.at(best_of, t.parent, np.where(ok, own, -np.inf))
+    best = best_of[t.parent]
+    best = np.where(np.isfinite(best), best, o)
+    wne = wn * cbar
+    out = (o + wne * neigh + wp * par + ws * best) / (1 + wne + wp + ws)
+    return np.where(ok, out, -np.inf)
+
+
 def ranked_units(t: Tree, final: F, k: int) -> list[frozenset[str]]:
     order = np.argsort(-final, kind="stable")
     out, seen = [], set()
@@ -268,6 +292,8 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
             score("ctx-neighbours", context(t, own, par, 0.0, wp, ws))
             score("ctx-sibling", context(t, own, par, wn, wp, 0.0))
             score("ctx-parent", context(t, own, par, wn, 0.0, ws))
+            for gn in (0.35, 0.5, 0.7):
+                score(f"simneigh{gn}", context_simneigh(t, own, par, gn, wp, ws))
             for gn in (0.0, 0.2, 0.35):
                 for gp in (0.0, 0.1):
                     for gs in (0.2, 0.4, 0.6):
