@@ -1,12 +1,13 @@
 """Do tag hops matter once tag evidence enters the score? Weight and trigger, chosen on dev.
 
     TREEHOP_BENCH_CACHE=<cache> python bench/bench_tag_evidence.py \\
-        --dataset cranfield,django,pytest,locomo --max-queries 200 --jobs 2
+        --dataset cranfield,django,pytest,locomo,flask --max-queries 200 --jobs 2
 
-Same four sets, index, query vectors, halves and scoring as ``bench_tree.py`` (this script
-imports its machinery). For every query of both halves, ``find(limit=10)`` runs with tag hops
-off and with hops always on at each ``tag_evidence_weight`` of the grid; the share of the
-global hits in one first-level subtree (what the ON_DEMAND trigger reads) is recorded per query.
+Same five sets (Flask's docs joined after the weight below was chosen on the first four), index,
+query vectors, halves and scoring as ``bench_tree.py`` (this script imports its machinery). For
+every query of both halves, ``find(limit=10)`` runs with tag hops off and with hops always on at
+each ``tag_evidence_weight`` of the grid; the share of the global hits in one first-level
+subtree (what the ON_DEMAND trigger reads) is recorded per query.
 
 Groups: each set, its ``/far`` subset (``bench_tree.far_queries``: a relevant unit lies under a
 first-level directory whose directory vector ranks below 3rd for the query; built from the
@@ -247,7 +248,7 @@ def report(data: Sequence[Mapping[str, Any]], w: float, tau: float) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--dataset", default="cranfield,django,pytest,locomo")
+    ap.add_argument("--dataset", default="cranfield,django,pytest,locomo,flask")
     ap.add_argument("--max-queries", type=int, default=200)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--json", type=Path, help="write (or, with --child, the one set) here")

@@ -5,7 +5,7 @@
     python bench/bench_tree.py --rows flat-dense,flat-hybrid,find --dev --json out.json
     python bench/bench_tree.py --list-rows
 
-Four real labelled trees, each indexed once with ``Treehop.add_resource`` (default config,
+Five real labelled trees, each indexed once with ``Treehop.add_resource`` (default config,
 default automatic tagger, the offline MiniLM embedder behind an on-disk cache):
 
 * ``cranfield``: the 1,400 Cranfield abstracts clustered into a topic tree
@@ -14,6 +14,8 @@ default automatic tagger, the offline MiniLM embedder behind an on-disk cache):
 * ``pytest``: the pytest 7.2 docs (Debian ``python-pytest-doc``, fetched with
   ``apt-get download`` into the cache when missing), heading, first-sentence and
   anchor-text queries (``bench/data/pytest_doc_queries.json``, see ``bench/README.md``);
+* ``flask``: the Flask 2.2 docs (Debian ``python-flask-doc``, fetched like pytest's), the same
+  three derived query kinds (``bench/data/flask_doc_queries.json``);
 * ``locomo``: the five LoCoMo development conversations as a user's memories,
   ``viking://~/memories/locomo/<conversation>/session-NN/<turn>``, one file per turn
   (``(8 May 2023) Speaker: text`` as the memory write path stores it; ``TREEHOP_LOCOMO_DATED=0``
@@ -78,7 +80,7 @@ directory or an unlabelled node)."""
 SPLIT_SEED = 0
 DEFAULT_DENSE_WEIGHT = RetrievalConfig().dense_weight
 """What ``find()`` uses by default; the flat hybrid row uses the same weight."""
-DENSE_WEIGHT_GRID = (0.7, 1.0, 0.9, 0.8, 0.5)
+DENSE_WEIGHT_GRID = (0.5, 0.7, 1.0, 0.9, 0.8)
 """Candidates for tuned ``dense_weight`` rows; the default first, so a tie keeps it."""
 ALPHA_GRID = (1.0, 0.7, 0.4)
 NO_CONTEXT = {
@@ -241,6 +243,8 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec(
         "flat-hybrid-w", "flat hybrid w*", "flat-hybrid", tune={"dense_weight": DENSE_WEIGHT_GRID}
     ),
+    RowSpec("flat-hybrid-0.7", "flat hybrid w=0.7", "flat-hybrid", config={"dense_weight": 0.7}),
+    RowSpec("flat-hybrid-0.5", "flat hybrid w=0.5", "flat-hybrid", config={"dense_weight": 0.5}),
     RowSpec("flat-bm25", "flat BM25", "flat-bm25"),
     RowSpec("framework", "framework: 1000c split + flat", "framework"),
     RowSpec("find", "find() default", "find"),
@@ -260,6 +264,8 @@ ROWS: tuple[RowSpec, ...] = (
     RowSpec("find-leaves", "find leaves only", "find", find={"include_directories": False}),
     RowSpec("find-group", "find chunk_group", "find", find={"chunk_group": True}),
     RowSpec("find-dense", "find dense only (w=1)", "find", config={"dense_weight": 1.0}),
+    RowSpec("find-0.7", "find w=0.7", "find", config={"dense_weight": 0.7}),
+    RowSpec("find-0.5", "find w=0.5", "find", config={"dense_weight": 0.5}),
     RowSpec("find-w", "find w*", "find", tune={"dense_weight": DENSE_WEIGHT_GRID}),
     RowSpec("find-a0.5", "find alpha=0.5", "find", config={"score_propagation_alpha": 0.5}),
     RowSpec("find-a", "find alpha*", "find", tune={"score_propagation_alpha": ALPHA_GRID}),
@@ -472,6 +478,21 @@ def pytest_set() -> BenchSet | None:
         pages,
         ds.load_query_file(ds.PYTEST_QUERIES_FILE),
         "pytest 7.2 docs; unit = page; heading + first-sentence + anchor-text queries",
+    )
+
+
+def flask_set() -> BenchSet | None:
+    try:
+        root, pages = ds.materialise_flask_docs()
+    except FileNotFoundError as exc:
+        _log(f"SKIP flask: {exc}")
+        return None
+    return _sphinx_set(
+        "flask",
+        root,
+        pages,
+        ds.load_query_file(ds.FLASK_QUERIES_FILE),
+        "Flask 2.2 docs; unit = page; heading + first-sentence + anchor-text queries",
     )
 
 
@@ -1059,7 +1080,7 @@ def _pct(values: Sequence[float], q: float) -> float:
 # Main
 # --------------------------------------------------------------------------------------
 
-SETS = ("cranfield", "django", "pytest", "locomo")
+SETS = ("cranfield", "django", "pytest", "locomo", "flask")
 
 
 def load_set(name: str, embedder: Any) -> BenchSet | None:
@@ -1071,6 +1092,8 @@ def load_set(name: str, embedder: Any) -> BenchSet | None:
         return pytest_set()
     if name == "locomo":
         return locomo_set()
+    if name == "flask":
+        return flask_set()
     raise ValueError(name)
 
 

@@ -900,6 +900,30 @@ _GENERIC_ANCHOR = re.compile(
 )
 
 
+FLASK_PACKAGE = "python-flask-doc"
+FLASK_QUERIES_FILE = DATA_DIR / "flask_doc_queries.json"
+FLASK_SKIP_DIRS = {"_modules", "_static", "_images", "_sources"}
+FLASK_SKIP_FILES = {"genindex.html", "search.html", "py-modindex.html", "404.html"}
+FLASK_SKIP_FILES |= {"changes.html"}  # the changelog: release entries, like Django's notes
+
+
+def flask_html_dir() -> Path:
+    """The Flask Sphinx HTML: ``TREEHOP_FLASK_DOCS``, the installed package, else fetched."""
+    env = os.environ.get("TREEHOP_FLASK_DOCS")
+    if env:
+        return Path(env)
+    installed = Path("/usr/share/doc") / FLASK_PACKAGE / "html"
+    if (installed / "index.html").is_file():
+        return installed
+    return fetch_debian_package(FLASK_PACKAGE) / "usr/share/doc" / FLASK_PACKAGE / "html"
+
+
+def materialise_flask_docs() -> tuple[Path, list[DocPage]]:
+    return materialise_sphinx_docs(
+        flask_html_dir(), CACHE_DIR / "flask-docs", FLASK_SKIP_DIRS, FLASK_SKIP_FILES
+    )
+
+
 def _resolve_link(source: str, href: str) -> str | None:
     """The ``.md`` relpath an internal ``href`` of page ``source`` points to (None: external)."""
     if not href or re.match(r"^[a-z][a-z0-9+.-]*:", href) or href.startswith("#"):
@@ -1048,10 +1072,17 @@ def derive_pytest_queries(pages: Sequence[DocPage]) -> list[dict[str, Any]]:
 
 
 def save_pytest_queries(
-    queries: list[dict[str, Any]], version: str, path: Path = PYTEST_QUERIES_FILE
+    queries: list[dict[str, Any]],
+    version: str,
+    path: Path = PYTEST_QUERIES_FILE,
+    package: str = PYTEST_PACKAGE,
+    docs: str = "pytest docs",
+    derived_by: str = "python bench/datasets.py --rebuild-pytest-queries",
 ) -> None:
+    """Write a doc package's derived query set (pytest's, or another package's: ``package``,
+    ``docs`` and ``derived_by`` name it) with the method that derived it."""
     doc = {
-        "source": f"Debian package {PYTEST_PACKAGE} {version} (pytest docs, Sphinx HTML)",
+        "source": f"Debian package {package} {version} ({docs}, Sphinx HTML)",
         "method": {
             "heading": (
                 "known-item search: the text of a section heading (levels 2-4, 3-12 words, "
@@ -1069,7 +1100,7 @@ def save_pytest_queries(
                 "ambiguous and generic texts dropped; <= 3 per target page, seeded sample"
             ),
         },
-        "derived_by": "python bench/datasets.py --rebuild-pytest-queries",
+        "derived_by": derived_by,
         "queries": queries,
     }
     path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
@@ -1236,6 +1267,7 @@ def _main() -> None:
     ap.add_argument("--rebuild-django-queries", action="store_true")
     ap.add_argument("--rebuild-pytest-queries", action="store_true")
     ap.add_argument("--rebuild-django-anchor-queries", action="store_true")
+    ap.add_argument("--rebuild-flask-queries", action="store_true")
     ap.add_argument("--cranfield-tree", action="store_true", help="build the Cranfield tree")
     args = ap.parse_args()
     if args.rebuild_django_anchor_queries:
@@ -1273,6 +1305,22 @@ def _main() -> None:
         kinds = Counter(q["kind"] for q in qs)
         print(f"{len(pages)} pages, {sum(len(p.text) for p in pages)} chars under {root}")
         print(f"wrote {dict(kinds)} queries to {PYTEST_QUERIES_FILE}")
+    if args.rebuild_flask_queries:
+        root, pages = materialise_flask_docs()
+        marker = debian_package_root(FLASK_PACKAGE) / ".bench-unpacked"
+        version = marker.read_text().strip() if marker.is_file() else "installed"
+        qs = derive_pytest_queries(pages)
+        save_pytest_queries(
+            qs,
+            version,
+            FLASK_QUERIES_FILE,
+            FLASK_PACKAGE,
+            "Flask docs",
+            "python bench/datasets.py --rebuild-flask-queries",
+        )
+        kinds = Counter(q["kind"] for q in qs)
+        print(f"{len(pages)} pages, {sum(len(p.text) for p in pages)} chars under {root}")
+        print(f"wrote {dict(kinds)} queries to {FLASK_QUERIES_FILE}")
     if args.rebuild_django_queries:
         if not django_docs_available():
             sys.exit(django_install_hint())

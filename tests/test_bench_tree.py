@@ -211,3 +211,75 @@ def test_unknown_rows_are_refused() -> None:
     with pytest.raises(SystemExit):
         bt.parse_rows("flat-dense,nope")
     assert [r.key for r in bt.parse_rows("all")] == [r.key for r in bt.ROWS]
+
+
+def test_flask_query_file_is_the_derived_set() -> None:
+    """The fifth set's checked-in labels: three kinds, unique ids, one judged page each, the
+    page paths the converted docs use (``<dir>/<page>.md``), and the method recorded with them;
+    a hand edit or a rebuild against another package version shows up here."""
+    raw = json.loads(ds.FLASK_QUERIES_FILE.read_text())
+    assert "python-flask-doc" in raw["source"]
+    assert raw["derived_by"] == "python bench/datasets.py --rebuild-flask-queries"
+    qs = ds.load_query_file(ds.FLASK_QUERIES_FILE)
+    kinds = {q["kind"] for q in qs}
+    assert kinds == {"heading", "first_sentence", "anchor"}
+    assert len({q["qid"] for q in qs}) == len(qs)
+    assert all(q["query"].strip() and q["relevant"].endswith(".md") for q in qs)
+    assert not any(q["relevant"] == "changes.md" for q in qs)  # the changelog is left out
+    assert "flask" in bt.SETS
+
+
+def test_replay_context_equals_tree_scoring_on_a_real_index(tmp_path: Path) -> None:
+    """``bench/replay_tree_methods.py`` screens methods on a replay of find()'s tree context;
+    its blend must be :func:`treehop.tree_scoring.context_scores` itself (same neighbours in
+    the same sibling order, same best sibling, same parent term), or every screened gain is
+    measured against the wrong default."""
+    import numpy as np
+
+    import replay_tree_methods as rp
+    from treehop.stores.base import Scope
+    from treehop.tree_scoring import ContextWeights, context_scores
+
+    root = tmp_path / "docs"
+    words = ["cats purr", "dogs bark", "mice squeak", "nails wood", "saw cuts", "glue sticks"]
+    for i, w in enumerate(words):
+        folder = root / ("animals" if i < 3 else "tools")
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"p{i + 1}.md").write_text(f"# Page {i}\n\n{w} and {words[i - 1]} here.\n")
+    target = "viking://resources/docs"
+    bench = bt.BenchSet(
+        "tiny",
+        "docs",
+        lambda th: th.add_resource(str(root), target_uri=target),
+        bt._source_path,
+        [],
+        lambda: [],
+        "",
+    )
+    emb = bt.MemoEmbedder(BagOfWordsEmbedder())
+    th = Treehop(None, embedder=emb, tagger=None)
+    try:
+        bench.ingest(th)
+        ix = bt.Index(th, bench)
+        t = rp.Tree(th, ix)
+        rootu = ix.resolve(target)
+        vec = emb.embed_query("cats bark wood")
+        hits = th.store.search(
+            vec, Scope(subtrees=(rootu,)), 1000, query_text="cats bark wood", dense_weight=0.5
+        )
+        leaves = [h for h in hits if h.node.is_leaf]
+        dirs = {h.node.uri: h.score for h in hits if not h.node.is_leaf and h.node.uri != rootu}
+        own = np.full(t.L, -np.inf)
+        par = np.zeros(t.L)
+        for h in leaves:
+            own[t.leaf_pos[h.node.uri]] = h.score
+            par[t.leaf_pos[h.node.uri]] = dirs.get(h.node.parent_uri or "", 0.0)
+        got = rp.context(t, own, par, 0.35, 0.1, 0.4)
+        want = context_scores(leaves, dirs, ContextWeights(0.35, 0.1, 0.4))
+        assert len(want) == len(leaves) == 6
+        for cs in want:
+            assert got[t.leaf_pos[cs.hit.node.uri]] == pytest.approx(cs.final, abs=1e-9)
+        # the neighbour term is live here (else the check above would not test it)
+        assert any(cs.neighbours != cs.own for cs in want)
+    finally:
+        th.close()

@@ -638,7 +638,7 @@ def _search_options(p: argparse.ArgumentParser, *, default_mode: str) -> None:
         "--dense-weight",
         type=float,
         metavar="W",
-        help="hybrid weight in [0.2, 1]: 1 = dense only, lower mixes in BM25 (default 0.7)",
+        help="hybrid weight in [0.2, 1]: 1 = dense only, lower mixes in BM25 (default 0.5)",
     )
     p.add_argument("--files-only", action="store_true", help="leave directories out of the hits")
     p.add_argument(

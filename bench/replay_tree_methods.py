@@ -1,0 +1,422 @@
+"""Screen tree scoring methods offline: every query's scores of every node in scope, replayed.
+
+    TREEHOP_BENCH_CACHE=<cache> python bench/replay_tree_methods.py \\
+        --dataset cranfield,pytest,django,locomo,flask --max-queries 200 --dense-weight 0.5
+
+Same sets, index, halves and query vectors as ``bench_tree.py``. For each query, one store search
+returns the hybrid score of every node in the query's scope; ``find()``'s default tree context
+(:mod:`treehop.tree_scoring`: neighbours, best sibling, parent) is replayed over *all* leaves
+(find() scores only its pool's families; on the document sets the replayed default matches the
+bench's find() rows within 0.001 nDCG@10), the
+list is collapsed to one slot per labelled unit, and each candidate method is applied on top.
+LoCoMo is scored on ranked hits alone (no memory-context window), a proxy for its R@10.
+
+Methods (literature): cluster smoothing (Liu & Croft 2004; Kurland & Lee 2004: a leaf's score
+takes its directory's *subtree* score -- the centroid of the subtree's leaf vectors and BM25 of
+the subtree's concatenated leaf texts), score regularisation over the tree (Diaz 2005: a leaf's
+score pulled toward its most similar siblings' scores), and directory-level pseudo-relevance
+feedback (Rocchio with the best subtree's centroid), beside flat Rocchio over the top leaves;
+also the default's ablations, a grid of its three weights, and neighbours weighted by their
+cosine to the leaf. A method is chosen on the dev halves of all sets jointly (mean gain over the
+default) and read on the test halves; the last table gives each per-query paired gain with its
+standard error. Results and what was kept: ``bench/README.md`` ("Tree methods screened").
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_tree as bt  # noqa: E402
+import datasets as ds  # noqa: E402
+from treehop import RetrievalConfig, Treehop  # noqa: E402
+from treehop.lexical import LexicalIndex  # noqa: E402
+from treehop.stores.base import Scope  # noqa: E402
+from treehop.tree_scoring import _name_key  # noqa: E402
+
+F = npt.NDArray[np.float64]
+
+
+class Tree:
+    """Static structure of one set's index: leaves, directories, families, kNN siblings."""
+
+    def __init__(self, th: Treehop, ix: bt.Index, k_sib: int = 5) -> None:
+        nodes = {n.uri: n for n in th.store.iter_nodes(None)}
+        self.leaf_uris = ix.leaf_uris
+        self.L = len(self.leaf_uris)
+        self.leaf_pos = {u: i for i, u in enumerate(self.leaf_uris)}
+        leaves = [nodes[u] for u in self.leaf_uris]
+        self.dir_uris = sorted(u for u, n in nodes.items() if not n.is_leaf)
+        self.dir_pos = {u: i for i, u in enumerate(self.dir_uris)}
+        self.D = len(self.dir_uris)
+        V = ix.matrix.astype(np.float64)
+        V /= np.maximum(np.linalg.norm(V, axis=1, keepdims=True), 1e-12)
+        self.V = V
+        parents = [n.parent_uri or "" for n in leaves]
+        self.parent = np.array([self.dir_pos.get(p, -1) for p in parents], dtype=np.int64)
+        # neighbours (sibling order, as tree_scoring orders them)
+        order = sorted(
+            range(self.L),
+            key=lambda i: (
+                parents[i],
+                (leaves[i].chunk_index, ())
+                if leaves[i].chunk_index is not None
+                else _name_key(leaves[i].uri),
+            ),
+        )
+        o = np.array(order, dtype=np.int64)
+        self.prev = np.full(self.L, -1, dtype=np.int64)
+        self.nxt = np.full(self.L, -1, dtype=np.int64)
+        same = self.parent[o[1:]] == self.parent[o[:-1]]
+        self.prev[o[1:][same]] = o[:-1][same]
+        self.nxt[o[:-1][same]] = o[1:][same]
+        # top-level ancestor below each scope root is resolved per query (scopes differ)
+        self.ancestors = [
+            [self.dir_pos[a] for a in n.ancestors if a in self.dir_pos] for n in leaves
+        ]
+        # subtree centroids and aggregate texts
+        members: list[list[int]] = [[] for _ in range(self.D)]
+        for i, anc in enumerate(self.ancestors):
+            for a in set(anc) | ({int(self.parent[i])} if self.parent[i] >= 0 else set()):
+                members[a].append(i)
+        self.members = members
+        C = np.zeros((self.D, V.shape[1]))
+        for d, m in enumerate(members):
+            if m:
+                C[d] = V[m].mean(axis=0)
+        self.centroid_raw = C.copy()
+        C /= np.maximum(np.linalg.norm(C, axis=1, keepdims=True), 1e-12)
+        self.centroid = C
+        texts = [leaves[i].lexical_text() for i in range(self.L)]
+        self.agg = LexicalIndex()
+        self.agg.upsert(np.arange(self.D), [" ".join(texts[i] for i in m) for m in members])
+        # kNN siblings by cosine (Diaz's graph restricted to a leaf's family)
+        self.sib = np.full((self.L, k_sib), -1, dtype=np.int64)
+        self.sib_w = np.zeros((self.L, k_sib))
+        fam: dict[int, list[int]] = {}
+        for i, p in enumerate(self.parent.tolist()):
+            fam.setdefault(p, []).append(i)
+        for idx in fam.values():
+            if len(idx) < 2:
+                continue
+            a = np.array(idx)
+            S = V[a] @ V[a].T
+            np.fill_diagonal(S, -np.inf)
+            k = min(k_sib, len(idx) - 1)
+            top = np.argsort(-S, axis=1)[:, :k]
+            self.sib[a, :k] = a[top]
+            self.sib_w[a, :k] = np.maximum(np.take_along_axis(S, top, axis=1), 0.0)
+        # a leaf's folder (a chunk's grandparent, another leaf's parent) and document (a
+        # chunk's file node; -1 for a leaf that is its own document)
+        self.folder = np.array(
+            [
+                self.dir_pos.get(nodes[n.parent_uri].parent_uri or "", -1)
+                if n.chunk_index is not None and n.parent_uri in nodes
+                else int(self.parent[i])
+                for i, n in enumerate(leaves)
+            ],
+            dtype=np.int64,
+        )
+        self.doc = np.where(
+            np.array([n.chunk_index is not None for n in leaves]), self.parent, -1
+        ).astype(np.int64)
+        # grouping key for one slot per unit (a chunked page is one slot)
+        self.units = ix.leaf_units
+        self.group = [min(u) if u else self.leaf_uris[i] for i, u in enumerate(self.units)]
+
+
+def context(
+    t: Tree,
+    own: F,
+    par: F,
+    wn: float,
+    wp: float,
+    ws: float,
+    extra: F | None = None,
+    we: float = 0.0,
+) -> F:
+    """tree_scoring's blend over every leaf (own may hold -inf for leaves out of scope)."""
+    ok = np.isfinite(own)
+    o = np.where(ok, own, 0.0)
+    hp = (t.prev >= 0) & ok[np.maximum(t.prev, 0)]
+    hn = (t.nxt >= 0) & ok[np.maximum(t.nxt, 0)]
+    cnt = hp.astype(float) + hn
+    tot = np.where(hp, o[np.maximum(t.prev, 0)], 0) + np.where(hn, o[np.maximum(t.nxt, 0)], 0)
+    neigh = np.where(cnt > 0, tot / np.maximum(cnt, 1), o)
+    best_of = np.full(t.D + 1, -np.inf)
+    np.maximum.at(best_of, t.parent, np.where(ok, own, -np.inf))
+    best = best_of[t.parent]
+    best = np.where(np.isfinite(best), best, o)
+    out = o + wn * neigh + wp * par + ws * best
+    tot_w = 1 + wn + wp + ws
+    if extra is not None and we:
+        out = out + we * extra
+        tot_w += we
+    return np.where(ok, out / tot_w, -np.inf)
+
+
+def context_simneigh(t: Tree, own: F, par: F, wn: float, wp: float, ws: float) -> F:
+    """The default blend with each neighbour weighted by its cosine to the leaf (clipped at 0):
+    an adjacent chunk or turn about something else lends less evidence, and the neighbour
+    term's weight shrinks with the neighbours' mean similarity."""
+    ok = np.isfinite(own)
+    o = np.where(ok, own, 0.0)
+    p, n = np.maximum(t.prev, 0), np.maximum(t.nxt, 0)
+    hp = (t.prev >= 0) & ok[p]
+    hn = (t.nxt >= 0) & ok[n]
+    cp = np.where(hp, np.maximum((t.V * t.V[p]).sum(axis=1), 0.0), 0.0)
+    cn = np.where(hn, np.maximum((t.V * t.V[n]).sum(axis=1), 0.0), 0.0)
+    cnt = hp.astype(float) + hn
+    csum = cp + cn
+    neigh = np.where(csum > 0, (cp * o[p] + cn * o[n]) / np.maximum(csum, 1e-12), o)
+    cbar = np.where(cnt > 0, csum / np.maximum(cnt, 1.0), 1.0)
+    best_of = np.full(t.D + 1, -np.inf)
+    np.maximum.at(best_of, t.parent, np.where(ok, own, -np.inf))
+    best = best_of[t.parent]
+    best = np.where(np.isfinite(best), best, o)
+    wne = wn * cbar
+    out = (o + wne * neigh + wp * par + ws * best) / (1 + wne + wp + ws)
+    return np.where(ok, out, -np.inf)
+
+
+def ranked_units(t: Tree, final: F, k: int) -> list[frozenset[str]]:
+    order = np.argsort(-final, kind="stable")
+    out, seen = [], set()
+    for i in order.tolist():
+        if not np.isfinite(final[i]):
+            break
+        g = t.group[i]
+        if g in seen:
+            continue
+        seen.add(g)
+        out.append(t.units[i])
+        if len(out) == k:
+            break
+    return out
+
+
+def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
+    cached = ds.default_embedder()
+    bench = bt.load_set(name, cached)
+    assert bench is not None
+    emb = bt.MemoEmbedder(cached)
+    th = Treehop(None, embedder=emb, config=RetrievalConfig())
+    bench.ingest(th)
+    ix = bt.Index(th, bench)
+    t = Tree(th, ix)
+    cfg = th.config
+    dev_ids, test_ids = bt.split_halves([q.qid for q in bench.queries])
+    by_id = {q.qid: q for q in bench.queries}
+    cap = max_queries or None
+    halves = {
+        "dev": [by_id[q] for q in bt.sample_order(dev_ids)[:cap]],
+        "test": [by_id[q] for q in bt.sample_order(test_ids)[:cap]],
+    }
+    emb.prepare([q.text for qs in halves.values() for q in qs])
+    metric = bench.tune_metric
+    wn, wp, ws = cfg.context_neighbour_weight, cfg.context_parent_weight, cfg.context_sibling_weight
+    out: dict[str, Any] = {"set": name, "metric": metric, "queries": []}
+    t0 = time.perf_counter()
+    for half, qs in halves.items():
+        for q in qs:
+            vec = emb.queries[q.text].astype(np.float64)
+            vec /= np.linalg.norm(vec)
+            root = ix.resolve(q.scope)
+            hits = th.store.search(
+                emb.queries[q.text],
+                Scope(subtrees=(root,)),
+                100_000,
+                query_text=q.text,
+                dense_weight=w,
+            )
+            own = np.full(t.L, -np.inf)
+            dense = np.full(t.L, -np.inf)
+            dscore = np.zeros(t.D + 1)  # index -1 (no parent) -> 0
+            in_scope_dirs = []
+            for h in hits:
+                u = h.node.uri
+                i = t.leaf_pos.get(u)
+                if i is not None:
+                    own[i], dense[i] = h.score, h.vector_score
+                else:
+                    d = t.dir_pos.get(u)
+                    if d is not None and u != root:
+                        dscore[d] = h.score
+                        in_scope_dirs.append(d)
+            ok = np.isfinite(own)
+            lexn = np.where(ok, (own - w * np.where(ok, dense, 0)) / max(1 - w, 1e-9), 0.0)
+            par = dscore[t.parent]
+            # cluster (subtree) scores: centroid cosine + BM25 of the aggregate text
+            ds_ = np.array(in_scope_dirs, dtype=np.int64)
+            csc = np.zeros(t.D + 1)
+            if ds_.size:
+                cd = t.centroid[ds_] @ vec
+                cl = t.agg.score(q.text, ds_).astype(np.float64)
+                cl = cl / cl.max() if cl.max() > 0 else cl
+                csc[ds_] = w * cd + (1 - w) * cl
+            cpar = csc[t.parent]
+            cden = np.zeros(t.D + 1)
+            clex = np.zeros(t.D + 1)
+            if ds_.size:
+                cden[ds_], clex[ds_] = cd, cl
+            # the cheap cluster score: mean own score of the parent's leaf children in scope
+            fsum = np.zeros(t.D + 1)
+            fcnt = np.zeros(t.D + 1)
+            np.add.at(fsum, t.parent[ok], own[ok])
+            np.add.at(fcnt, t.parent[ok], 1.0)
+            fmean = (fsum / np.maximum(fcnt, 1.0))[t.parent]
+            res: dict[str, float] = {}
+            cfold = csc[t.folder]
+            cdoc = np.where(t.doc >= 0, csc[t.doc], np.where(ok, own, 0.0))
+
+            def score(
+                key: str, final: F, rel: Any = q.relevant, into: dict[str, float] = res
+            ) -> None:
+                ranked = ranked_units(t, final, 10)
+                fn = bt.ndcg_at if metric == "ndcg10" else bt.recall_at
+                into[key] = fn(ranked, rel, 10)
+
+            score("flat", own)
+            base = context(t, own, par, wn, wp, ws)
+            score("ctx", base)
+            score("ctx-neighbours", context(t, own, par, 0.0, wp, ws))
+            score("ctx-sibling", context(t, own, par, wn, wp, 0.0))
+            score("ctx-parent", context(t, own, par, wn, 0.0, ws))
+            for gn in (0.35, 0.5, 0.7):
+                score(f"simneigh{gn}", context_simneigh(t, own, par, gn, wp, ws))
+            for gn in (0.0, 0.2, 0.35):
+                for gp in (0.0, 0.1):
+                    for gs in (0.2, 0.4, 0.6):
+                        score(f"w{gn}/{gp}/{gs}", context(t, own, par, gn, gp, gs))
+            for mu in (0.1, 0.2, 0.4, 0.8):
+                score(f"clus+{mu}", context(t, own, par, wn, wp, ws, cpar, mu))
+            for mu in (0.1, 0.2, 0.4):
+                score(f"clusF+{mu}", context(t, own, par, wn, wp, ws, cfold, mu))
+                score(f"clusD+{mu}", context(t, own, par, wn, wp, ws, cdoc, mu))
+                score(
+                    f"clusFD+{mu}",
+                    context(t, own, par, wn, wp, ws, 0.5 * (cfold + cdoc), mu),
+                )
+            for mu in (0.2, 0.4, 0.8):
+                score(f"famMean+{mu}", context(t, own, par, wn, wp, ws, fmean, mu))
+                score(f"cenOnly+{mu}", context(t, own, par, wn, wp, ws, cden[t.parent], mu))
+                score(f"aggLex+{mu}", context(t, own, par, wn, wp, ws, clex[t.parent], mu))
+            for wp2 in (0.1, 0.2, 0.4):
+                score(f"clusP{wp2}", context(t, own, cpar, wn, wp2, ws))
+            # Diaz: own pulled toward similarity-weighted kNN siblings
+            o = np.where(ok, own, 0.0)
+            sw = t.sib_w * (t.sib >= 0) * ok[np.maximum(t.sib, 0)]
+            den = sw.sum(axis=1)
+            nb = np.where(
+                den > 0, (sw * o[np.maximum(t.sib, 0)]).sum(axis=1) / np.maximum(den, 1e-12), o
+            )
+            for lam in (0.05, 0.1, 0.2):
+                reg = np.where(ok, (1 - lam) * o + lam * nb, -np.inf)
+                score(f"reg{lam}", context(t, reg, par, wn, wp, ws))
+            # directory PRF: best leaf-parent subtree by cluster score; Rocchio on the dense part
+            pdirs = np.unique(t.parent[ok & (t.parent >= 0)])
+            pdirs = pdirs[np.isin(pdirs, ds_)] if ds_.size else pdirs[:0]
+            top3 = np.argsort(-np.where(ok, own, -np.inf))[:3]
+            fb_flat = t.V[top3].mean(axis=0)
+            for beta in (0.25, 0.5, 1.0):
+                if pdirs.size:
+                    dstar = int(pdirs[np.argmax(csc[pdirs])])
+                    q2 = vec + beta * t.centroid[dstar]
+                    q2 /= np.linalg.norm(q2)
+                    own2 = np.where(ok, w * (t.V @ q2) + (1 - w) * lexn, -np.inf)
+                    score(f"dprf{beta}", context(t, own2, par, wn, wp, ws))
+                else:
+                    score(f"dprf{beta}", base)
+                q3 = vec + beta * fb_flat / max(np.linalg.norm(fb_flat), 1e-12)
+                q3 /= np.linalg.norm(q3)
+                own3 = np.where(ok, w * (t.V @ q3) + (1 - w) * lexn, -np.inf)
+                score(f"fprf{beta}", context(t, own3, par, wn, wp, ws))
+                score(f"fprf{beta}-flat", own3)
+            out["queries"].append({"half": half, "qid": q.qid, **res})
+        bt._log(f"{name}/{half} replayed in {time.perf_counter() - t0:.0f}s")
+    th.close()
+    return out
+
+
+def report(data: list[dict[str, Any]]) -> None:
+    keys = [k for k in data[0]["queries"][0] if k not in ("half", "qid")]
+    sets = [d["set"] for d in data]
+
+    def mean(d: dict[str, Any], half: str, k: str) -> float:
+        return float(np.mean([q[k] for q in d["queries"] if q["half"] == half]))
+
+    print(
+        "| method | "
+        + " | ".join(f"{s} dev" for s in sets)
+        + " | mean dev gain | "
+        + " | ".join(f"{s} test" for s in sets)
+        + " | mean test gain |"
+    )
+    for k in keys:
+        dv = [mean(d, "dev", k) for d in data]
+        tv = [mean(d, "test", k) for d in data]
+        dg = np.mean([mean(d, "dev", k) - mean(d, "dev", "ctx") for d in data])
+        tg = np.mean([mean(d, "test", k) - mean(d, "test", "ctx") for d in data])
+        print(
+            f"| {k} | "
+            + " | ".join(f"{x:.4f}" for x in dv)
+            + f" | {dg:+.4f} | "
+            + " | ".join(f"{x:.4f}" for x in tv)
+            + f" | {tg:+.4f} |"
+        )
+
+
+def paired(data: list[dict[str, Any]]) -> None:
+    """Each method's per-query gain over the replayed default, mean +- its standard error
+    (paired: the same queries), per set and half: what a set's noise floor really is."""
+    keys = [k for k in data[0]["queries"][0] if k not in ("half", "qid")]
+    sets = [d["set"] for d in data]
+    print(
+        "paired gain over ctx, mean +- s.e.: "
+        + ", ".join(f"{s} dev" for s in sets)
+        + ", "
+        + ", ".join(f"{s} test" for s in sets)
+    )
+    for k in keys:
+        cells = []
+        for half in ("dev", "test"):
+            for d in data:
+                g = np.array([q[k] - q["ctx"] for q in d["queries"] if q["half"] == half])
+                se = g.std(ddof=1) / np.sqrt(len(g)) if len(g) > 1 else 0.0
+                cells.append(f"{g.mean():+.3f}+-{se:.3f}")
+        print(f"  {k:<15} " + " ".join(cells))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dataset", default="cranfield,pytest,django,locomo")
+    ap.add_argument("--max-queries", type=int, default=200)
+    ap.add_argument("--dense-weight", type=float, default=RetrievalConfig().dense_weight)
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--load", type=Path, nargs="+")
+    args = ap.parse_args()
+    if args.load:
+        data = [d for f in args.load for d in json.loads(f.read_text())]
+    else:
+        data = [run_set(s, args.max_queries, args.dense_weight) for s in args.dataset.split(",")]
+        if args.json:
+            args.json.write_text(json.dumps(data))
+    report(data)
+    paired(data)
+
+
+if __name__ == "__main__":
+    main()
