@@ -95,7 +95,14 @@ from ..models import ContextType, Node
 from . import _checksum as _ck
 from ._filelock import WriterLock
 from ._state_blobs import check_state_key
-from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
+from .base import (
+    HitColumns,
+    Scope,
+    ScoredNode,
+    StoreCapabilities,
+    Vector,
+    check_search_args,
+)
 
 FORMAT_VERSION = 3
 READABLE_FORMATS = (2, 3)
@@ -1023,6 +1030,30 @@ class EmbeddedStore:
             raise InvalidQueryError(f"query vector has dimension {q.shape[0]}, index has {s.dim}")
         return self._search(s, q, scope, limit, query_text, dense_weight, None)
 
+    def search_columns(
+        self,
+        vector: Vector,
+        scope: Scope,
+        limit: int,
+        *,
+        query_text: str | None = None,
+        dense_weight: float = 1.0,
+    ) -> HitColumns:
+        """:meth:`search` with the hits as columns (the same hits, order and scores): URIs,
+        parents and chunk indexes come from the URI blob and the columns, and a node is parsed
+        only when the caller asks for it (see :class:`~treehop.stores.base.HitColumns`)."""
+        check_search_args(limit, dense_weight)
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        s = self._snap
+        if s.live == 0:
+            return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
+        if q.shape[0] != s.dim:
+            raise InvalidQueryError(f"query vector has dimension {q.shape[0]}, index has {s.dim}")
+        found = self._search_top(s, q, scope, limit, query_text, dense_weight, None)
+        if found is None:
+            return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
+        return self._columns(s, *found)
+
     def search_batch(
         self,
         vectors: Vector,
@@ -1086,9 +1117,28 @@ class EmbeddedStore:
         precomputed: F32 | None,
         prefetched: npt.NDArray[Any] | None = None,
     ) -> list[ScoredNode]:
+        found = self._search_top(
+            s, q, scope, limit, query_text, dense_weight, precomputed, prefetched
+        )
+        return [] if found is None else self._hits(s, *found)
+
+    def _search_top(
+        self,
+        s: _Snap,
+        q: F32,
+        scope: Scope,
+        limit: int,
+        query_text: str | None,
+        dense_weight: float,
+        precomputed: F32 | None,
+        prefetched: npt.NDArray[Any] | None = None,
+    ) -> tuple[IntArray, IntArray, F32, F32, F32 | None, BoolArray | None] | None:
+        """The search up to its best positions: (candidate rows, positions of the best
+        ``limit`` in them, unordered, combined scores, dense scores, lexical scores, the
+        filter's match mask); ``None`` when nothing is in scope."""
         rows = self._candidate_rows(s, scope)
         if rows is not None and rows.size == 0:
-            return []
+            return None
         skey, wide, (eligible, matches) = self._scope_masks(s, scope, rows)
         ann = None
         if precomputed is None and self._ann_usable(s, rows):
@@ -1108,7 +1158,7 @@ class EmbeddedStore:
         else:
             cand, dense = _exact_dense(s, q, rows, eligible, precomputed, skey if wide else None)
         if cand.size == 0:
-            return []
+            return None
         lex: F32 | None = None
         score = dense
         lexical = self.lexical if query_text and dense_weight < 1.0 else None
@@ -1119,7 +1169,7 @@ class EmbeddedStore:
             )
         k = min(limit, cand.size)
         top = np.argpartition(-score, k - 1)[:k] if k < cand.size else np.arange(cand.size)
-        return self._hits(s, cand, top, score, dense, lex, matches)
+        return cand, top, score, dense, lex, matches
 
     def _hits(
         self,
@@ -1133,20 +1183,63 @@ class EmbeddedStore:
         k: int | None = None,
     ) -> list[ScoredNode]:
         """The (first ``k``) hits at positions ``top`` of ``cand``, best first (ties by row)."""
-        top = top[np.lexsort((cand[top], -score[top]))][:k]
-        out: list[ScoredNode] = []
-        for i in top.tolist():
-            r = int(cand[i])
-            out.append(
-                ScoredNode(
-                    node=self._node(s, r),
-                    score=float(score[i]),
-                    vector_score=float(dense[i]),
-                    lexical_score=None if lex is None else float(lex[i]),
-                    matches=True if matches is None else bool(matches[r]),
-                )
+        top = _best_first(cand, top, score, k)
+        rows = cand[top]
+        n = int(rows.size)
+        # whole columns to Python at once (the same floats as one ``float()`` per element)
+        lexical = lex[top].tolist() if lex is not None else [None] * n
+        flags = [True] * n if matches is None else matches[rows].tolist()
+        return [
+            ScoredNode(node=self._node(s, r), score=a, vector_score=d, lexical_score=x, matches=m)
+            for r, a, d, x, m in zip(
+                rows.tolist(),
+                score[top].tolist(),
+                dense[top].tolist(),
+                lexical,
+                flags,
+                strict=True,
             )
-        return out
+        ]
+
+    def _columns(
+        self,
+        s: _Snap,
+        cand: IntArray,
+        top: IntArray,
+        score: F32,
+        dense: F32,
+        lex: F32 | None,
+        matches: BoolArray | None,
+    ) -> HitColumns:
+        """:meth:`_hits` as columns: the same hits in the same order, no node parsed. A
+        row's parent is the URI of its linked parent row; a row without one (its parent is
+        not stored, or it is a root) reads its stored parent URI."""
+        top = _best_first(cand, top, score, None)
+        rows = cand[top]
+        parent = s.parent_row[rows]
+        linked = parent >= 0
+        parents: list[str | None] = [None] * rows.size
+        for i, u in zip(np.flatnonzero(linked).tolist(), s.uris_of(parent[linked]), strict=True):
+            parents[i] = u
+        for i in np.flatnonzero(~linked).tolist():
+            p = _stored_field(s, int(rows[i]), "parent_uri")
+            parents[i] = p if isinstance(p, str) else None
+        chunk = s.cols["chunk"][rows].tolist()
+
+        def load(positions: Sequence[int]) -> list[Node]:
+            return [self._node(s, int(rows[i])) for i in positions]
+
+        lexical = lex[top].tolist() if lex is not None else [None] * rows.size
+        return HitColumns(
+            uris=s.uris_of(rows),
+            parent_uris=parents,
+            chunk_indexes=[None if c < 0 else c for c in chunk],
+            scores=score[top].tolist(),
+            vector_scores=dense[top].tolist(),
+            lexical_scores=lexical,
+            matches=[True] * rows.size if matches is None else matches[rows].tolist(),
+            load=load,
+        )
 
     def _scope_masks(
         self, s: _Snap, scope: Scope, rows: IntArray | None
@@ -2509,6 +2602,20 @@ def _top_candidates(m: F32, k: int, block: int = 256) -> tuple[IntArray, IntArra
         kth = np.partition(maxima, nb - k, axis=1)[:, nb - k]
     qi, pos = np.nonzero(m >= kth[:, None])
     return qi.astype(np.int64), pos.astype(np.int64)
+
+
+_NO_SCORES: tuple[F32, F32, None, None] = (
+    np.zeros(0, np.float32),
+    np.zeros(0, np.float32),
+    None,
+    None,
+)
+
+
+def _best_first(cand: IntArray, top: IntArray, score: F32, k: int | None) -> IntArray:
+    """Positions ``top`` of ``cand`` ordered best first, ties by row (the first ``k``)."""
+    out: IntArray = top[np.lexsort((cand[top], -score[top]))][:k]
+    return out
 
 
 def _exact_dense(
