@@ -48,6 +48,7 @@ from .descent import (
     Frontier,
     FrontierEntry,
     HopOrigin,
+    NodeRef,
     Score,
     SubtreeBounds,
     Track,
@@ -458,11 +459,7 @@ class HierarchicalRetriever:
         result.nodes_scored += len(pool)
         parents = sorted(
             {p for p in pool.parent_uris if p}
-            | {
-                c.node.parent_uri
-                for c in state.collected.values()
-                if c.node.is_leaf and c.node.parent_uri
-            }
+            | {c.parent_uri for c in state.collected.values() if c.is_leaf and c.parent_uri}
         )
         roots = set(q.req.roots)
         inner = [p for p in parents if p not in roots]
@@ -553,15 +550,16 @@ class HierarchicalRetriever:
         if old is not None:
             old.final = final
             return
-        hit = cols.hit(i)
         found_globally = uri in q.hits
-        state.collected.by_uri[uri] = Candidate(
-            hit.node,
+        parent = cols.parent_uris[i]
+        ref = NodeRef(uri, parent, cols.chunk_indexes[i], cols.leaves[i], lambda: cols.load([i])[0])
+        state.collected.by_uri[uri] = Candidate.deferred(
+            ref,
             own,
             final,
-            hit.vector_score,
+            cols.vector_scores[i],
             FoundBy.GLOBAL if found_globally else FoundBy.CHILD,
-            None if found_globally else hit.node.parent_uri,
+            None if found_globally else parent,
         )
 
     @staticmethod

@@ -257,15 +257,15 @@ def represented_directories(candidates: Iterable[Candidate]) -> dict[str, float]
     (where ``include_directories=True`` keeps the directory, it ranks just after that leaf).
     """
     cands = list(candidates)
-    dirs = {c.node.uri for c in cands if not c.node.is_leaf}
+    dirs = {c.uri for c in cands if not c.is_leaf}
     if not dirs:  # the common case (leaves only): nothing to settle
         return {}
     best_below: dict[str, float] = {}
     best_final: dict[str, float] = {}
     for c in cands:
-        if not c.node.is_leaf:
+        if not c.is_leaf:
             continue
-        for a in (*c.node.ancestors, c.node.parent_uri or ""):
+        for a in (*c.node.ancestors, c.parent_uri or ""):
             if a not in dirs:  # only directory candidates are asked about
                 continue
             if a and c.own.vec > best_below.get(a, -np.inf):
@@ -273,7 +273,7 @@ def represented_directories(candidates: Iterable[Candidate]) -> dict[str, float]
             if a and c.final.vec > best_final.get(a, -np.inf):
                 best_final[a] = c.final.vec
     return {
-        c.node.uri: best_final[c.node.uri]
+        c.uri: best_final[c.uri]
         for c in cands
-        if not c.node.is_leaf and c.own.vec <= best_below.get(c.node.uri, -np.inf)
+        if not c.is_leaf and c.own.vec <= best_below.get(c.uri, -np.inf)
     }

@@ -165,6 +165,7 @@ class HitColumns:
     uris: list[str]
     parent_uris: list[str | None]
     chunk_indexes: list[int | None]
+    leaves: list[bool]
     scores: list[float]
     vector_scores: list[float]
     lexical_scores: list[float | None]
@@ -199,6 +200,7 @@ class HitColumns:
             uris=[n.uri for n in nodes],
             parent_uris=[n.parent_uri for n in nodes],
             chunk_indexes=[n.chunk_index for n in nodes],
+            leaves=[n.is_leaf for n in nodes],
             scores=[h.score for h in hits],
             vector_scores=[h.vector_score for h in hits],
             lexical_scores=[h.lexical_score for h in hits],

@@ -1234,6 +1234,7 @@ class EmbeddedStore:
             uris=s.uris_of(rows),
             parent_uris=parents,
             chunk_indexes=[None if c < 0 else c for c in chunk],
+            leaves=s.cols["leaf"][rows].tolist(),
             scores=score[top].tolist(),
             vector_scores=dense[top].tolist(),
             lexical_scores=lexical,
