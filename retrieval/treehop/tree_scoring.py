@@ -81,8 +81,10 @@ def _name_key(uri: str) -> tuple[int, tuple[int | str, ...]]:
     """A leaf name's natural-order key, kept: every find orders the same families again (the
     tree context's siblings, the memory context's sessions), and the regex split per leaf was
     the largest Python cost of context scoring (a bounded cache of small tuples)."""
-    name = uri.rsplit("/", 1)[-1]
-    return (-1, tuple(int(t) if t.isdigit() else t for t in _DIGITS.split(name)))
+    parts: list[int | str] = list(_DIGITS.split(uri.rsplit("/", 1)[-1]))
+    # the split alternates text and digit runs: every odd part is a run of digits
+    parts[1::2] = map(int, parts[1::2])
+    return (-1, tuple(parts))
 
 
 @dataclass
