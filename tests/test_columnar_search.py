@@ -345,3 +345,24 @@ def _reference_key(uri: str) -> tuple[int, tuple[int | str, ...]]:
 @given(st.text(alphabet="ab-_./#0123456789", max_size=30))
 def test_name_key_equals_reference(uri: str) -> None:
     assert _name_key.__wrapped__(uri) == _reference_key(uri)
+
+
+def test_search_in_a_few_small_subtrees_of_a_large_index() -> None:
+    """Rows of a few small subtrees are merged by sorting them, not by a mask over every row
+    (the tree context's parents): the hits are exactly the nodes the scope admits."""
+    nodes = [_node(RES, None, ContextType.RESOURCE, 0, False)]
+    for d in range(40):
+        du = f"{RES}/d{d}"
+        nodes.append(_node(du, RES, ContextType.RESOURCE, 1, False))
+        nodes += [
+            _node(f"{du}/f{f}.md", du, ContextType.RESOURCE, 2, True, content="x")
+            for f in range(50)
+        ]
+    rng = np.random.default_rng(0)
+    vecs = rng.standard_normal((len(nodes), DIM)).astype(np.float32)
+    store = EmbeddedStore()
+    store.upsert(nodes, vecs / np.linalg.norm(vecs, axis=1, keepdims=True))
+    scope = Scope(subtrees=(f"{RES}/d7", f"{RES}/d1", f"{RES}/d7/f3.md"))
+    want = {n.uri for n in nodes if scope.admits(n)}
+    got = store.search_columns(_query(rng), scope, 1000)
+    assert set(got.uris) == want and len(got.uris) == len(want) == 102

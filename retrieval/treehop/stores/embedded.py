@@ -1217,14 +1217,15 @@ class EmbeddedStore:
         top = _best_first(cand, top, score, None)
         rows = cand[top]
         parent = s.parent_row[rows]
-        linked = parent >= 0
-        parents: list[str | None] = [None] * rows.size
-        for i, u in zip(np.flatnonzero(linked).tolist(), s.uris_of(parent[linked]), strict=True):
-            parents[i] = u
-        for i in np.flatnonzero(~linked).tolist():
+        # siblings share a parent: each distinct parent row is decoded once
+        plist = parent.tolist()
+        distinct = [p for p in dict.fromkeys(plist) if p >= 0]
+        names = dict(zip(distinct, s.uris_of(np.array(distinct, np.int64)), strict=True))
+        parents: list[str | None] = [names.get(p) for p in plist]
+        for i in np.flatnonzero(parent < 0).tolist():
             p = _stored_field(s, int(rows[i]), "parent_uri")
             parents[i] = p if isinstance(p, str) else None
-        chunk = s.cols["chunk"][rows].tolist()
+        chunk = s.cols["chunk"][rows]
 
         def load(positions: Sequence[int]) -> list[Node]:
             return [self._node(s, int(rows[i])) for i in positions]
@@ -1233,7 +1234,7 @@ class EmbeddedStore:
         return HitColumns(
             uris=s.uris_of(rows),
             parent_uris=parents,
-            chunk_indexes=[None if c < 0 else c for c in chunk],
+            chunk_indexes=_optional(chunk),
             leaves=s.cols["leaf"][rows].tolist(),
             scores=score[top].tolist(),
             vector_scores=dense[top].tolist(),
@@ -1384,6 +1385,10 @@ class EmbeddedStore:
             parts = [self._subtree_rows(s, t) for t in scope.subtrees]
             if len(parts) == 1:
                 rows = parts[0]
+            elif sum(p.size for p in parts) * 64 < s.n:
+                # a few small subtrees (the tree context's parents): sort their rows rather
+                # than mark them in a mask over every row (the same sorted, distinct rows)
+                rows = np.unique(np.concatenate(parts)).astype(np.int64)
             else:
                 mask = np.zeros(s.n, dtype=bool)
                 for part in parts:
@@ -2611,6 +2616,13 @@ _NO_SCORES: tuple[F32, F32, None, None] = (
     None,
     None,
 )
+
+
+def _optional(chunk: npt.NDArray[np.int32]) -> list[int | None]:
+    """Chunk indexes with the column's -1 (not a chunk) as ``None``."""
+    if chunk.max(initial=-1) < 0:  # no chunks (the common case)
+        return [None] * chunk.size
+    return [None if c < 0 else c for c in chunk.tolist()]
 
 
 def _best_first(cand: IntArray, top: IntArray, score: F32, k: int | None) -> IntArray:
