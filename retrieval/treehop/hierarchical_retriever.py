@@ -486,9 +486,21 @@ class HierarchicalRetriever:
             weights,
             [u in pool_uris for u in uris],
         )
+        # Each picked leaf gets its context score; the threshold is on its own relevance (its
+        # context only reorders), so a leaf below it leaves the list. (Vector track: a
+        # score passes when it is above the threshold.)
+        by_uri, threshold = state.collected.by_uri, state.threshold
         for j, own, final in zip(scored.picked, scored.own, scored.final, strict=True):
             cols, i = members[j]
-            self._place_in_context(q, state, cols, i, Score(own), Score(final))
+            uri = uris[j]
+            old = by_uri.get(uri)
+            if not (cols.matches[i] and own > threshold):
+                if old is not None:
+                    del by_uri[uri]
+            elif old is not None:
+                old.final = Score(final)
+            else:
+                by_uri[uri] = self._context_candidate(q, cols, i, Score(own), Score(final))
         self._settle_directories(q, state)
 
     async def _search_columns(self, q: _Query, scope: Scope, limit: int) -> HitColumns:
@@ -536,24 +548,16 @@ class HierarchicalRetriever:
         return family
 
     @staticmethod
-    def _place_in_context(
-        q: _Query, state: Descent, cols: HitColumns, i: int, own: Score, final: Score
-    ) -> None:
-        """Give a pool leaf its context score; the threshold is on its own relevance (its
-        context only reorders), so a leaf below it leaves the list."""
+    def _context_candidate(
+        q: _Query, cols: HitColumns, i: int, own: Score, final: Score
+    ) -> Candidate:
+        """A leaf the tree context adds to the list: its node is built only if it is read
+        (returned, or asked for its tags or metadata)."""
         uri = cols.uris[i]
-        old = state.collected.by_uri.get(uri)
-        if not cols.matches[i] or not state.passes(own):
-            if old is not None:
-                del state.collected.by_uri[uri]
-            return
-        if old is not None:
-            old.final = final
-            return
         found_globally = uri in q.hits
         parent = cols.parent_uris[i]
         ref = NodeRef(uri, parent, cols.chunk_indexes[i], cols.leaves[i], lambda: cols.load([i])[0])
-        state.collected.by_uri[uri] = Candidate.deferred(
+        return Candidate.deferred(
             ref,
             own,
             final,
