@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from treehop import RetrievalConfig
 from treehop.filters import MetadataFilter, TagFilter
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from treehop.models import ContextType, Node, QueryResult, TypedQuery
+from treehop.models import ContextType, MatchedContext, Node, QueryResult, TypedQuery
 from treehop.stores.base import (
     HitColumns,
     Scope,
@@ -271,6 +271,8 @@ def test_find_equals_the_object_path(seed: int) -> None:
             b = asyncio.run(objects.retrieve(req))
             assert _outcome(a) == _outcome(b)
             assert a.nodes_scored == b.nodes_scored
+            for m in a.matched_contexts:  # built without validation: equal to a validated one
+                assert MatchedContext.model_validate_json(m.model_dump_json()) == m
             assert a.matched_contexts, "a random tree always has hits"
 
 

@@ -80,11 +80,12 @@ class Slot:
     turns: list[ContextTurn] = field(default_factory=list)
 
     def context(self) -> list[ChunkContext]:
-        """The carried turns as :class:`ChunkContext`, in conversation order."""
+        """The carried turns as :class:`ChunkContext`, in conversation order (built from the
+        stored nodes' validated fields without validating them again)."""
         return [
-            ChunkContext(
+            ChunkContext.model_construct(
                 uri=t.hit.node.uri,
-                score=t.hit.score,
+                score=float(t.hit.score),
                 abstract=t.hit.node.abstract,
                 content=t.hit.node.content,
                 position=t.position,
