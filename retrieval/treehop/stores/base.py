@@ -157,8 +157,8 @@ class HitColumns:
     context's pool, the families of its parents, the parents themselves): building a pydantic
     :class:`~treehop.models.Node` and a :class:`ScoredNode` for each of ~100 candidates cost
     more than the searches. The columns carry what scoring reads (URI, parent, chunk index,
-    scores, the filter flag); :meth:`hit` builds the full hit only for a candidate that is
-    kept. ``load`` returns the nodes at the given positions (the embedded store decodes
+    scores, the filter flag); :meth:`hits` builds full hits only for the candidates that
+    are kept. ``load`` returns the nodes at the given positions (the embedded store decodes
     them on demand; :meth:`from_hits` wraps nodes a store already built).
     """
 
@@ -175,11 +175,8 @@ class HitColumns:
     def __len__(self) -> int:
         return len(self.uris)
 
-    def hit(self, i: int) -> ScoredNode:
-        """The hit at position ``i`` as a :class:`ScoredNode` (its node built now)."""
-        return self.hits([i])[0]
-
     def hits(self, positions: Sequence[int]) -> list[ScoredNode]:
+        """The hits at ``positions`` as :class:`ScoredNode` objects (their nodes built now)."""
         nodes = self.load(positions)
         return [
             ScoredNode(
