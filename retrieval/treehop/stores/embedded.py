@@ -1232,35 +1232,64 @@ class EmbeddedStore:
         lex: F32 | None,
         matches: BoolArray | None,
     ) -> HitColumns:
-        """:meth:`_hits` as columns: the same hits in the same order, no node parsed. A
-        row's parent is the URI of its linked parent row; a row without one (its parent is
-        not stored, or it is a root) reads its stored parent URI."""
+        """:meth:`_hits` as columns: the same hits in the same order, no node parsed.
+
+        A row whose node is already built (the node cache: a hot row) reads its fields from
+        it; the others decode their URI, and their parent's, from the URI blob (one gather
+        for all of them, each distinct parent once). A row without a linked parent row (its
+        parent is not stored, or it is a root) reads its stored parent URI."""
         top = _best_first(cand, top, score, None)
         rows = cand[top]
-        parent = s.parent_row[rows]
-        # siblings share a parent: each distinct parent row is decoded once
-        plist = parent.tolist()
-        distinct = [p for p in dict.fromkeys(plist) if p >= 0]
-        names = dict(zip(distinct, s.uris_of(np.array(distinct, np.int64)), strict=True))
-        parents: list[str | None] = [names.get(p) for p in plist]
-        for i in np.flatnonzero(parent < 0).tolist():
-            p = _stored_field(s, int(rows[i]), "parent_uri")
-            parents[i] = p if isinstance(p, str) else None
-        chunk = s.cols["chunk"][rows]
+        row_l = rows.tolist()
+        n = len(row_l)
+        cache, uid = self._node_cache, s.uid
+        known = [cache.get((uid, r)) for r in row_l]
+        uris: list[str] = [""] * n
+        parents: list[str | None] = [None] * n
+        chunks: list[int | None] = [None] * n
+        leaves: list[bool] = [True] * n
+        cold: list[int] = []
+        for i, node in enumerate(known):
+            if node is None:
+                cold.append(i)
+            else:
+                uris[i], parents[i] = node.uri, node.parent_uri
+                chunks[i], leaves[i] = node.chunk_index, node.is_leaf
+        if cold:
+            crows = rows[cold] if len(cold) < n else rows
+            parent = s.parent_row[crows]
+            # siblings share a parent: each distinct parent row is decoded once
+            plist = parent.tolist()
+            distinct = [p for p in dict.fromkeys(plist) if p >= 0]
+            names = dict(zip(distinct, s.uris_of(np.array(distinct, np.int64)), strict=True))
+            leaf_l = s.cols["leaf"][crows].tolist()
+            for i, u, p, c, lf in zip(
+                cold,
+                s.uris_of(crows),
+                plist,
+                _optional(s.cols["chunk"][crows]),
+                leaf_l,
+                strict=True,
+            ):
+                uris[i], chunks[i], leaves[i] = u, c, lf
+                if p >= 0:
+                    parents[i] = names[p]
+                else:
+                    stored = _stored_field(s, row_l[i], "parent_uri")
+                    parents[i] = stored if isinstance(stored, str) else None
 
         def load(positions: Sequence[int]) -> list[Node]:
-            return [self._node(s, int(rows[i])) for i in positions]
+            return [self._node(s, row_l[i]) for i in positions]
 
-        lexical = lex[top].tolist() if lex is not None else [None] * rows.size
         return HitColumns(
-            uris=s.uris_of(rows),
+            uris=uris,
             parent_uris=parents,
-            chunk_indexes=_optional(chunk),
-            leaves=s.cols["leaf"][rows].tolist(),
+            chunk_indexes=chunks,
+            leaves=leaves,
             scores=score[top].tolist(),
             vector_scores=dense[top].tolist(),
-            lexical_scores=lexical,
-            matches=[True] * rows.size if matches is None else matches[rows].tolist(),
+            lexical_scores=lex[top].tolist() if lex is not None else [None] * n,
+            matches=[True] * n if matches is None else matches[rows].tolist(),
             load=load,
         )
 
