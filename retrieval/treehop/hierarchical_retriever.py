@@ -630,15 +630,12 @@ class HierarchicalRetriever:
         cand, rest = group[0], group[1:]
         node = cand.node
         reranked = state.track is Track.RERANK
-        # Built from already validated values (the stored node's fields, enums; scores made
-        # Python floats here, whatever a store returned): ``model_construct`` skips
-        # re-validating them, the largest per-result cost.
-        return MatchedContext.model_construct(
+        return MatchedContext(
             uri=node.uri,
             context_type=node.context_type,
             is_leaf=node.is_leaf,
             abstract=node.abstract,
-            score=float(cand.final.on(state.track)),
+            score=cand.final.on(state.track),
             level=node.level,
             parent_uri=node.parent_uri,
             overview=node.overview,
@@ -646,8 +643,8 @@ class HierarchicalRetriever:
             tags=list(node.tags),
             metadata=dict(node.metadata),
             chunk_index=node.chunk_index,
-            vector_score=float(cand.vector_score),
-            own_score=float(cand.own.on(state.track)),
+            vector_score=cand.vector_score,
+            own_score=cand.own.on(state.track),
             rerank_score=cand.own.rr if reranked else None,
             rerank_fallback=state.fallback_reason is not None,
             rerank_fallback_reason=state.fallback_reason,
@@ -657,10 +654,10 @@ class HierarchicalRetriever:
             hop_source=cand.hop.source if cand.hop else None,
             matched_queries=[q.req.query],
             collapsed=[
-                ChunkContext.model_construct(
+                ChunkContext(
                     uri=c.node.uri,
                     chunk_index=c.node.chunk_index,
-                    score=float(c.final.on(state.track)),
+                    score=c.final.on(state.track),
                     abstract=c.node.abstract,
                     content=c.node.content,
                 )

@@ -80,12 +80,11 @@ class Slot:
     turns: list[ContextTurn] = field(default_factory=list)
 
     def context(self) -> list[ChunkContext]:
-        """The carried turns as :class:`ChunkContext`, in conversation order (built from the
-        stored nodes' validated fields without validating them again)."""
+        """The carried turns as :class:`ChunkContext`, in conversation order."""
         return [
-            ChunkContext.model_construct(
+            ChunkContext(
                 uri=t.hit.node.uri,
-                score=float(t.hit.score),
+                score=t.hit.score,
                 abstract=t.hit.node.abstract,
                 content=t.hit.node.content,
                 position=t.position,
