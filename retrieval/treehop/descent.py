@@ -27,7 +27,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -88,17 +88,103 @@ class HopOrigin:
     source: str
 
 
-@dataclass(slots=True)
 class Candidate:
-    """A node that may be returned: its own score, its propagated (final) score, provenance."""
+    """A node that may be returned: its own score, its propagated (final) score, provenance.
 
-    node: Node
-    own: Score
-    final: Score
-    vector_score: float
-    found_by: FoundBy
-    found_via: str | None = None
-    hop: HopOrigin | None = None
+    The fields that rank and group candidates (URI, parent, chunk index, leaf or not) are
+    plain attributes; the node itself may be *deferred* (:meth:`deferred`): the tree context
+    places ~50 leaves per query of which ~10 are returned, and building a pydantic node for
+    each was a large share of a find. :attr:`node` builds it on first use.
+    """
+
+    __slots__ = (
+        "_load",
+        "_node",
+        "chunk_index",
+        "final",
+        "found_by",
+        "found_via",
+        "hop",
+        "is_leaf",
+        "own",
+        "parent_uri",
+        "uri",
+        "vector_score",
+    )
+
+    def __init__(
+        self,
+        node: Node,
+        own: Score,
+        final: Score,
+        vector_score: float,
+        found_by: FoundBy,
+        found_via: str | None = None,
+        hop: HopOrigin | None = None,
+    ) -> None:
+        self.uri = node.uri
+        self.parent_uri = node.parent_uri
+        self.chunk_index = node.chunk_index
+        self.is_leaf = node.is_leaf
+        self.own = own
+        self.final = final
+        self.vector_score = vector_score
+        self.found_by = found_by
+        self.found_via = found_via
+        self.hop = hop
+        self._node: Node | None = node
+        self._load: Callable[[], Node] | None = None
+
+    @classmethod
+    def deferred(
+        cls,
+        ref: NodeRef,
+        own: Score,
+        final: Score,
+        vector_score: float,
+        found_by: FoundBy,
+        found_via: str | None = None,
+    ) -> Candidate:
+        """A candidate whose node is built by ``ref.load`` when first read."""
+        c = cls.__new__(cls)
+        c.uri, c.parent_uri, c.chunk_index, c.is_leaf = (
+            ref.uri,
+            ref.parent_uri,
+            ref.chunk_index,
+            ref.is_leaf,
+        )
+        c.own, c.final, c.vector_score = own, final, vector_score
+        c.found_by, c.found_via, c.hop = found_by, found_via, None
+        c._node, c._load = None, ref.load
+        return c
+
+    @property
+    def node(self) -> Node:
+        node = self._node
+        if node is None:
+            assert self._load is not None
+            node = self._node = self._load()
+            self._load = None
+        return node
+
+    @property
+    def document(self) -> str:
+        """The document this candidate belongs to (:func:`document_key`)."""
+        if self.chunk_index is not None and self.parent_uri:
+            return self.parent_uri
+        return self.uri
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRef:
+    """What ranks a node without the node: its URI, parent, chunk index, whether it is a
+    leaf, and how to build it (:meth:`Candidate.deferred`)."""
+
+    uri: str
+    parent_uri: str | None
+    chunk_index: int | None
+    is_leaf: bool
+    load: Callable[[], Node]
 
 
 def document_key(node: Node) -> str:
@@ -123,26 +209,26 @@ class Collected:
 
     def add(self, cand: Candidate, track: Track) -> None:
         """Keep a node's best score; a direct path beats a hop on ties."""
-        old = self.by_uri.get(cand.node.uri)
+        old = self.by_uri.get(cand.uri)
         if old is None or _better(cand, old, track):
-            self.by_uri[cand.node.uri] = cand
+            self.by_uri[cand.uri] = cand
 
-    def _key(self, node: Node) -> str:
-        return document_key(node) if self.collapse else node.uri
+    def _key(self, c: Candidate) -> str:
+        return c.document if self.collapse else c.uri
 
     def ranked(self, track: Track) -> list[list[Candidate]]:
         """Groups best first; each group is one result slot, its best candidate first."""
         items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
         groups: dict[str, list[Candidate]] = {}
         for c in items:
-            groups.setdefault(self._key(c.node), []).append(c)
+            groups.setdefault(self._key(c), []).append(c)
         return list(groups.values())
 
     def kth_score(self, k: int, track: Track) -> float:
         """The score of the k-th best slot, or -inf while fewer than k slots are filled."""
         best: dict[str, float] = {}
         for c in self.by_uri.values():
-            key = self._key(c.node)
+            key = self._key(c)
             s = c.final.on(track)
             if s > best.get(key, NEG_INF):
                 best[key] = s
@@ -152,7 +238,7 @@ class Collected:
         return float(np.partition(arr, len(arr) - k)[len(arr) - k])
 
     def top_uris(self, k: int, track: Track) -> tuple[str, ...]:
-        return tuple(g[0].node.uri for g in self.ranked(track)[:k])
+        return tuple(g[0].uri for g in self.ranked(track)[:k])
 
 
 def _better(new: Candidate, old: Candidate, track: Track) -> bool:

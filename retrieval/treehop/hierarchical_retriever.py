@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -48,6 +48,7 @@ from .descent import (
     Frontier,
     FrontierEntry,
     HopOrigin,
+    NodeRef,
     Score,
     SubtreeBounds,
     Track,
@@ -65,12 +66,13 @@ from .models import (
     TypedQuery,
 )
 from .rerankers.base import Reranker, safe_rerank
-from .stores.base import Scope, ScoredNode, Vector, VectorStore
+from .stores.base import HitColumns, Scope, ScoredNode, Vector, VectorStore, search_columns
 from .tag_hops import TagEvidence, apply_tag_evidence, gather_tag_evidence, plan_tag_hops
 from .tree_scoring import (
     ContextWeights,
-    context_scores,
+    context_columns,
     is_result_unit,
+    order_key,
     represented_directories,
 )
 
@@ -118,7 +120,7 @@ class _Query:
     """How many nodes the (last) global search asked for."""
     tag_evidence: TagEvidence | None = None
     """Set when tag hops ran with ``tag_evidence_weight`` > 0 (:mod:`treehop.tag_hops`)."""
-    families: dict[str, list[ScoredNode]] = field(default_factory=dict)
+    families: Mapping[str, Sequence[ScoredNode]] = field(default_factory=dict)
     """Every scored leaf child of the inner parents the tree context scored completely (its
     search returned fewer leaves than asked), by parent: the memory context reads a session's
     turns from here instead of scoring them again."""
@@ -438,6 +440,10 @@ class HierarchicalRetriever:
         pool leaf's parent is opened (its leaf children scored, as a descent round does), so a
         sibling or neighbour of a strong hit can enter the list on the tree's evidence. Vector
         track only: a reranker's scores would need a rerank call per sibling.
+
+        The three searches here (pool, families, parents) are read as columns
+        (:class:`~treehop.stores.base.HitColumns`): ~100 leaves are scored per query and most
+        only inform their siblings, so a node is built only for a leaf that joins the list.
         """
         cfg = self.config
         weights = ContextWeights(
@@ -445,19 +451,15 @@ class HierarchicalRetriever:
         )
         if not weights.active or state.track is not Track.VECTOR:
             return
-        pool = await self._search(
+        pool = await self._search_columns(
             q,
             dataclasses.replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True),
             max(cfg.context_pool, 3 * q.req.limit),
         )
         result.nodes_scored += len(pool)
         parents = sorted(
-            {h.node.parent_uri for h in pool if h.node.parent_uri}
-            | {
-                c.node.parent_uri
-                for c in state.collected.values()
-                if c.node.is_leaf and c.node.parent_uri
-            }
+            {p for p in pool.parent_uris if p}
+            | {c.parent_uri for c in state.collected.values() if c.is_leaf and c.parent_uri}
         )
         roots = set(q.req.roots)
         inner = [p for p in parents if p not in roots]
@@ -465,22 +467,60 @@ class HierarchicalRetriever:
         parent_scores: dict[str, float] = {}
         if weights.parent > 0 and inner:
             scope = dataclasses.replace(q.scope, subtrees=tuple(inner), non_leaves_only=True)
-            for h in await self._search(q, scope, MAX_GLOBAL_FETCH):
-                parent_scores[h.node.uri] = h.score
+            found = await self._search_columns(q, scope, MAX_GLOBAL_FETCH)
+            parent_scores.update(zip(found.uris, found.scores, strict=True))
         # Every family leaf informs the scores; the pool, the collected leaves and their
         # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
         # below its pool siblings on every term but the neighbour mean, and is left out).
-        pool_uris = {h.node.uri for h in pool} | set(state.collected.by_uri)
-        for cs in context_scores(family, parent_scores, weights, pool_uris):
-            self._place_in_context(q, state, cs.hit, Score(cs.own), Score(cs.final))
+        pool_uris = set(pool.uris) | set(state.collected.by_uri)
+        members = list(family.values())
+        uris = [cols.uris[i] for cols, i in members]
+        scored = context_columns(
+            [cols.parent_uris[i] or "" for cols, i in members],
+            [
+                order_key(u, cols.chunk_indexes[i])
+                for u, (cols, i) in zip(uris, members, strict=True)
+            ],
+            [cols.scores[i] for cols, i in members],
+            parent_scores,
+            weights,
+            [u in pool_uris for u in uris],
+        )
+        # Each picked leaf gets its context score; the threshold is on its own relevance (its
+        # context only reorders), so a leaf below it leaves the list. (Vector track: a
+        # score passes when it is above the threshold.)
+        by_uri, threshold = state.collected.by_uri, state.threshold
+        for j, own, final in zip(scored.picked, scored.own, scored.final, strict=True):
+            cols, i = members[j]
+            uri = uris[j]
+            old = by_uri.get(uri)
+            if not (cols.matches[i] and own > threshold):
+                if old is not None:
+                    del by_uri[uri]
+            elif old is not None:
+                old.final = Score(final)
+            else:
+                by_uri[uri] = self._context_candidate(q, cols, i, Score(own), Score(final))
         self._settle_directories(q, state)
+
+    async def _search_columns(self, q: _Query, scope: Scope, limit: int) -> HitColumns:
+        hits: HitColumns = await self._store_call(
+            search_columns,
+            self.store,
+            q.req.vector,
+            scope,
+            limit,
+            query_text=q.req.query.query,
+            dense_weight=q.dense_weight,
+        )
+        return hits
 
     async def _family(
         self, q: _Query, parents: list[str], inner: list[str], result: QueryResult
-    ) -> list[ScoredNode]:
-        """The scored leaf children of ``parents``: one search for every inner parent's
-        leaves (kept if direct children), one per root parent (a root's subtree is the whole
-        scope)."""
+    ) -> dict[str, tuple[HitColumns, int]]:
+        """The scored leaf children of ``parents`` (by URI: the search's columns and the
+        position in them): one search for every inner parent's leaves (kept if direct
+        children), one per root parent (a root's subtree is the whole scope)."""
         cfg = self.config
         scopes = [
             dataclasses.replace(q.scope, parent_uri=p, leaves_only=True)
@@ -492,43 +532,38 @@ class HierarchicalRetriever:
             scopes.append(dataclasses.replace(q.scope, subtrees=tuple(inner), leaves_only=True))
             limits.append(min(cfg.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH))
         wanted = set(parents)
-        family: dict[str, ScoredNode] = {}
+        family: dict[str, tuple[HitColumns, int]] = {}
+        kids: HitColumns | None = None
         for scope, n in zip(scopes, limits, strict=True):
-            kids = await self._search(q, scope, n)
+            kids = await self._search_columns(q, scope, n)
             result.nodes_scored += len(kids)
-            family.update((k.node.uri, k) for k in kids if k.node.parent_uri in wanted)
-        if inner and len(kids) < limits[-1]:  # ``kids``: the inner search, asked last
-            # The inner search came back whole: it holds every leaf child of every inner
-            # parent, scored in the scope the memory context would ask for them.
-            inner_set = set(inner)
-            for k in kids:
-                if k.node.parent_uri in inner_set:
-                    q.families.setdefault(k.node.parent_uri, []).append(k)
-            q.families.update((p, []) for p in inner if p not in q.families)
-        return list(family.values())
+            for i, (u, p) in enumerate(zip(kids.uris, kids.parent_uris, strict=True)):
+                if p in wanted:
+                    family[u] = (kids, i)
+        if inner and kids is not None and len(kids) < limits[-1]:
+            # ``kids``: the inner search, asked last. It came back whole: it holds every leaf
+            # child of every inner parent, scored in the scope the memory context would ask
+            # for them.
+            q.families = _Families(kids, inner)
+        return family
 
     @staticmethod
-    def _place_in_context(
-        q: _Query, state: Descent, hit: ScoredNode, own: Score, final: Score
-    ) -> None:
-        """Give a pool leaf its context score; the threshold is on its own relevance (its
-        context only reorders), so a leaf below it leaves the list."""
-        old = state.collected.by_uri.get(hit.node.uri)
-        if not hit.matches or not state.passes(own):
-            if old is not None:
-                del state.collected.by_uri[hit.node.uri]
-            return
-        if old is not None:
-            old.final = final
-            return
-        found_globally = hit.node.uri in q.hits
-        state.collected.by_uri[hit.node.uri] = Candidate(
-            hit.node,
+    def _context_candidate(
+        q: _Query, cols: HitColumns, i: int, own: Score, final: Score
+    ) -> Candidate:
+        """A leaf the tree context adds to the list: its node is built only if it is read
+        (returned, or asked for its tags or metadata)."""
+        uri = cols.uris[i]
+        found_globally = uri in q.hits
+        parent = cols.parent_uris[i]
+        ref = NodeRef(uri, parent, cols.chunk_indexes[i], cols.leaves[i], lambda: cols.load([i])[0])
+        return Candidate.deferred(
+            ref,
             own,
             final,
-            hit.vector_score,
+            cols.vector_scores[i],
             FoundBy.GLOBAL if found_globally else FoundBy.CHILD,
-            None if found_globally else hit.node.parent_uri,
+            None if found_globally else parent,
         )
 
     @staticmethod
@@ -630,3 +665,31 @@ class HierarchicalRetriever:
             ]
             + turns,
         )
+
+
+class _Families(Mapping[str, Sequence[ScoredNode]]):
+    """The inner parents' leaf children from the tree context's family search, by parent,
+    built into hits only for a parent the memory context reads (a turn hit's session)."""
+
+    def __init__(self, kids: HitColumns, inner: Sequence[str]) -> None:
+        self._kids = kids
+        self._at: dict[str, list[int]] = {p: [] for p in inner}
+        for i, p in enumerate(kids.parent_uris):
+            if p is not None and p in self._at:
+                self._at[p].append(i)
+        self._built: dict[str, list[ScoredNode]] = {}
+
+    def __getitem__(self, parent: str) -> Sequence[ScoredNode]:
+        got = self._built.get(parent)
+        if got is None:
+            got = self._built[parent] = self._kids.hits(self._at[parent])  # KeyError: none
+        return got
+
+    def __contains__(self, parent: object) -> bool:
+        return parent in self._at
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._at)
+
+    def __len__(self) -> int:
+        return len(self._at)

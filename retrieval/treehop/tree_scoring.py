@@ -66,10 +66,14 @@ def sibling_order_key(hit: ScoredNode) -> tuple[int, tuple[int | str, ...]]:
     """Where a leaf sits among its siblings: chunks by their index, other leaves by name in
     natural order (``turn-00009`` before ``turn-00010``, ``d1-9.txt`` before ``d1-10.txt``),
     which is the order memory turns and numbered files are written in."""
-    node = hit.node
-    if node.chunk_index is not None:
-        return (node.chunk_index, ())
-    return _name_key(node.uri)
+    return order_key(hit.node.uri, hit.node.chunk_index)
+
+
+def order_key(uri: str, chunk_index: int | None) -> tuple[int, tuple[int | str, ...]]:
+    """:func:`sibling_order_key` from a leaf's URI and chunk index (no node needed)."""
+    if chunk_index is not None:
+        return (chunk_index, ())
+    return _name_key(uri)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -77,8 +81,10 @@ def _name_key(uri: str) -> tuple[int, tuple[int | str, ...]]:
     """A leaf name's natural-order key, kept: every find orders the same families again (the
     tree context's siblings, the memory context's sessions), and the regex split per leaf was
     the largest Python cost of context scoring (a bounded cache of small tuples)."""
-    name = uri.rsplit("/", 1)[-1]
-    return (-1, tuple(int(t) if t.isdigit() else t for t in _DIGITS.split(name)))
+    parts: list[int | str] = list(_DIGITS.split(uri.rsplit("/", 1)[-1]))
+    # the split alternates text and digit runs: every odd part is a run of digits
+    parts[1::2] = map(int, parts[1::2])
+    return (-1, tuple(parts))
 
 
 @dataclass
@@ -110,17 +116,63 @@ def context_scores(
     """
     if not leaves:
         return []
-    n = len(leaves)
+    cols = context_columns(
+        [h.node.parent_uri or "" for h in leaves],
+        list(map(sibling_order_key, leaves)),
+        [h.score for h in leaves],
+        parent_scores,
+        weights,
+        None if keep is None else [h.node.uri in keep for h in leaves],
+    )
+    return list(
+        map(
+            ContextScored,
+            [leaves[i] for i in cols.picked],
+            cols.own,
+            cols.neighbours,
+            cols.parent,
+            cols.best_sibling,
+            cols.final,
+        )
+    )
+
+
+@dataclass
+class ContextColumns:
+    """:func:`context_columns`' answer: the picked leaves' positions and their scores."""
+
+    picked: list[int]
+    own: list[float]
+    neighbours: list[float]
+    parent: list[float]
+    best_sibling: list[float]
+    final: list[float]
+
+
+def context_columns(
+    parent_of: Sequence[str],
+    keys: Sequence[tuple[int, tuple[int | str, ...]]],
+    scores: Sequence[float],
+    parent_scores: dict[str, float],
+    weights: ContextWeights,
+    keep: Sequence[bool] | None = None,
+) -> ContextColumns:
+    """:func:`context_scores` on columns: leaf ``i`` has parent ``parent_of[i]`` (``""``:
+    none), sibling order key ``keys[i]`` (:func:`order_key`) and own score ``scores[i]``;
+    ``keep[i]`` marks the leaves asked about. The retriever calls this on a store's
+    columnar hits, so that no node is built for a leaf that only informs its siblings."""
+    n = len(parent_of)
+    if not n:
+        return ContextColumns([], [], [], [], [], [])
     # Parents as integer codes; one stable sort by (parent, sibling order) lays every family
     # out contiguously, in the order a per-parent sort would give. (Python lists are built
     # once and handed to numpy whole: per-element numpy access costs more than the math.)
-    parent_of = [h.node.parent_uri or "" for h in leaves]
     codes = {p: i for i, p in enumerate(dict.fromkeys(parent_of))}
     code_l = [codes[p] for p in parent_of]
     code = np.array(code_l, dtype=np.int64)
-    sort_keys = list(zip(code_l, map(sibling_order_key, leaves), strict=True))
+    sort_keys = list(zip(code_l, keys, strict=True))
     order = np.asarray(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
-    own = np.array([h.score for h in leaves], dtype=np.float64)
+    own = np.array(scores, dtype=np.float64)
     prev = np.full(n, -1, dtype=np.int64)
     nxt = np.full(n, -1, dtype=np.int64)
     same = code[order[1:]] == code[order[:-1]]
@@ -139,21 +191,18 @@ def context_scores(
     if keep is None:
         picked = np.arange(n)
     else:
-        mask = np.array([h.node.uri in keep for h in leaves], dtype=bool)
+        mask = np.array(keep, dtype=bool)
         near = mask.copy()
         near[prev[mask & has_p]] = True
         near[nxt[mask & has_n]] = True
         picked = np.flatnonzero(near)
-    return list(
-        map(
-            ContextScored,
-            [leaves[i] for i in picked.tolist()],
-            own[picked].tolist(),
-            neigh[picked].tolist(),
-            par[picked].tolist(),
-            best[picked].tolist(),
-            final[picked].tolist(),
-        )
+    return ContextColumns(
+        picked.tolist(),
+        own[picked].tolist(),
+        neigh[picked].tolist(),
+        par[picked].tolist(),
+        best[picked].tolist(),
+        final[picked].tolist(),
     )
 
 
@@ -210,15 +259,15 @@ def represented_directories(candidates: Iterable[Candidate]) -> dict[str, float]
     (where ``include_directories=True`` keeps the directory, it ranks just after that leaf).
     """
     cands = list(candidates)
-    dirs = {c.node.uri for c in cands if not c.node.is_leaf}
+    dirs = {c.uri for c in cands if not c.is_leaf}
     if not dirs:  # the common case (leaves only): nothing to settle
         return {}
     best_below: dict[str, float] = {}
     best_final: dict[str, float] = {}
     for c in cands:
-        if not c.node.is_leaf:
+        if not c.is_leaf:
             continue
-        for a in (*c.node.ancestors, c.node.parent_uri or ""):
+        for a in (*c.node.ancestors, c.parent_uri or ""):
             if a not in dirs:  # only directory candidates are asked about
                 continue
             if a and c.own.vec > best_below.get(a, -np.inf):
@@ -226,7 +275,7 @@ def represented_directories(candidates: Iterable[Candidate]) -> dict[str, float]
             if a and c.final.vec > best_final.get(a, -np.inf):
                 best_final[a] = c.final.vec
     return {
-        c.node.uri: best_final[c.node.uri]
+        c.uri: best_final[c.uri]
         for c in cands
-        if not c.node.is_leaf and c.own.vec <= best_below.get(c.node.uri, -np.inf)
+        if not c.is_leaf and c.own.vec <= best_below.get(c.uri, -np.inf)
     }

@@ -27,7 +27,7 @@ from treehop import tags as tagmod
 from treehop.errors import InvalidQueryError, StoreError
 from treehop.filters import MetadataFilter, TagFilter
 from treehop.models import ContextType, Node
-from treehop.stores.base import Scope, StoreCapabilities, VectorStore
+from treehop.stores.base import Scope, StoreCapabilities, VectorStore, search_columns
 from treehop.uri import is_within
 
 Tree = tuple[list[Node], np.ndarray]
@@ -478,3 +478,23 @@ def test_matches_are_exactly_what_scope_admits(
     traversed = filled.search(query_vector(), dataclasses.replace(scope, traversal=True), 100)
     assert {h.node.uri for h in traversed if h.matches} == admitted
     assert all(not h.node.is_leaf for h in traversed if not h.matches)
+
+
+def test_search_columns_are_the_search_hits(filled: VectorStore) -> None:
+    """``stores.base.search_columns`` (what the retriever's tree context reads): the store's
+    own columnar search where it has one, else its ``search`` wrapped; either way the same
+    hits, order, scores and filter flags as ``search``."""
+    q = query_vector()
+    for scope in (
+        Scope(),
+        Scope(subtrees=(f"{R}/a",), leaves_only=True),
+        Scope(tags=TagFilter(any_of=("auto:ml",)), traversal=True),
+    ):
+        hits = filled.search(q, scope, 100)
+        cols = search_columns(filled, q, scope, 100)
+        assert cols.uris == [h.node.uri for h in hits]
+        assert cols.parent_uris == [h.node.parent_uri for h in hits]
+        assert cols.chunk_indexes == [h.node.chunk_index for h in hits]
+        assert cols.scores == pytest.approx([h.score for h in hits], abs=1e-6)
+        assert cols.matches == [h.matches for h in hits]
+        assert [h.node for h in cols.hits(range(len(cols)))] == [h.node for h in hits]

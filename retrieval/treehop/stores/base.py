@@ -14,7 +14,7 @@ special-cases an engine by name.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -147,6 +147,101 @@ class ScoredNode:
     vector_score: float
     lexical_score: float | None = None
     matches: bool = True
+
+
+@dataclass(frozen=True)
+class HitColumns:
+    """Search hits as columns, best first: what the retriever's internal searches read.
+
+    Why: a find asks the store for several small result sets it only scores (the tree
+    context's pool, the families of its parents, the parents themselves): building a pydantic
+    :class:`~treehop.models.Node` and a :class:`ScoredNode` for each of ~100 candidates cost
+    more than the searches. The columns carry what scoring reads (URI, parent, chunk index,
+    scores, the filter flag); :meth:`hits` builds full hits only for the candidates that
+    are kept. ``load`` returns the nodes at the given positions (the embedded store decodes
+    them on demand; :meth:`from_hits` wraps nodes a store already built).
+    """
+
+    uris: list[str]
+    parent_uris: list[str | None]
+    chunk_indexes: list[int | None]
+    leaves: list[bool]
+    scores: list[float]
+    vector_scores: list[float]
+    lexical_scores: list[float | None]
+    matches: list[bool]
+    load: Callable[[Sequence[int]], list[Node]]
+
+    def __len__(self) -> int:
+        return len(self.uris)
+
+    def hits(self, positions: Sequence[int]) -> list[ScoredNode]:
+        """The hits at ``positions`` as :class:`ScoredNode` objects (their nodes built now)."""
+        nodes = self.load(positions)
+        return [
+            ScoredNode(
+                node=node,
+                score=self.scores[i],
+                vector_score=self.vector_scores[i],
+                lexical_score=self.lexical_scores[i],
+                matches=self.matches[i],
+            )
+            for i, node in zip(positions, nodes, strict=True)
+        ]
+
+    @classmethod
+    def from_hits(cls, hits: Sequence[ScoredNode]) -> HitColumns:
+        """Columns of hits a store returned as objects (the default for every store)."""
+        nodes = [h.node for h in hits]
+        return cls(
+            uris=[n.uri for n in nodes],
+            parent_uris=[n.parent_uri for n in nodes],
+            chunk_indexes=[n.chunk_index for n in nodes],
+            leaves=[n.is_leaf for n in nodes],
+            scores=[h.score for h in hits],
+            vector_scores=[h.vector_score for h in hits],
+            lexical_scores=[h.lexical_score for h in hits],
+            matches=[h.matches for h in hits],
+            load=lambda positions: [nodes[i] for i in positions],
+        )
+
+
+@runtime_checkable
+class ColumnarSearchStore(Protocol):
+    """A store that answers a search as :class:`HitColumns` without building every node."""
+
+    def search_columns(
+        self,
+        vector: Vector,
+        scope: Scope,
+        limit: int,
+        *,
+        query_text: str | None = None,
+        dense_weight: float = 1.0,
+    ) -> HitColumns: ...
+
+
+def search_columns(
+    store: VectorStore,
+    vector: Vector,
+    scope: Scope,
+    limit: int,
+    *,
+    query_text: str | None = None,
+    dense_weight: float = 1.0,
+) -> HitColumns:
+    """``store.search`` as :class:`HitColumns`: the store's own columnar search where it has
+    one (:class:`ColumnarSearchStore`), else its hits wrapped, so that every store (Milvus,
+    VikingDB, a user's own) serves the retriever unchanged."""
+    own = getattr(store, "search_columns", None)
+    if own is not None:
+        cols: HitColumns = own(
+            vector, scope, limit, query_text=query_text, dense_weight=dense_weight
+        )
+        return cols
+    return HitColumns.from_hits(
+        store.search(vector, scope, limit, query_text=query_text, dense_weight=dense_weight)
+    )
 
 
 def check_search_args(limit: int, dense_weight: float) -> None:

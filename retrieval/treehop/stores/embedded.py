@@ -95,7 +95,14 @@ from ..models import ContextType, Node
 from . import _checksum as _ck
 from ._filelock import WriterLock
 from ._state_blobs import check_state_key
-from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
+from .base import (
+    HitColumns,
+    Scope,
+    ScoredNode,
+    StoreCapabilities,
+    Vector,
+    check_search_args,
+)
 
 FORMAT_VERSION = 3
 READABLE_FORMATS = (2, 3)
@@ -471,9 +478,30 @@ class _Snap:
         return self._blob_slices(rows, "node_end", self.base_nodes, self.tail_nodes)
 
     def uris_of(self, rows: IntArray) -> list[str]:
+        rows = np.asarray(rows, dtype=np.int64)
+        if 0 < rows.size <= 4096 and int(rows.max()) < self.n_base:
+            return self._few_uris(rows)
         return [
             b.decode() for b in self._blob_slices(rows, "uri_end", self.base_uris, self.tail_uris)
         ]
+
+    def _few_uris(self, rows: IntArray) -> list[str]:
+        """The URIs of a few memory-mapped rows (a search's hits, their parents): one gather
+        of all their bytes and one decode, then string slices; a copy and a decode per row
+        cost several times more."""
+        ends_col = self.cols["uri_end"]
+        ends = ends_col[rows]
+        starts = np.where(rows > 0, ends_col[np.maximum(rows - 1, 0)], 0)
+        lens = ends - starts
+        cuts = np.zeros(rows.size + 1, dtype=np.int64)
+        np.cumsum(lens, out=cuts[1:])
+        idx = np.repeat(starts - cuts[:-1], lens) + np.arange(int(cuts[-1]), dtype=np.int64)
+        whole = self.base_uris[idx].tobytes()
+        c = cuts.tolist()
+        if whole.isascii():  # one character per byte: byte offsets are string offsets
+            text = whole.decode()
+            return [text[a:e] for a, e in itertools.pairwise(c)]
+        return [whole[a:e].decode() for a, e in itertools.pairwise(c)]
 
     def vectors_of(self, rows: IntArray) -> F32:
         if rows.size and int(rows.max()) < self.n_base:
@@ -1023,6 +1051,30 @@ class EmbeddedStore:
             raise InvalidQueryError(f"query vector has dimension {q.shape[0]}, index has {s.dim}")
         return self._search(s, q, scope, limit, query_text, dense_weight, None)
 
+    def search_columns(
+        self,
+        vector: Vector,
+        scope: Scope,
+        limit: int,
+        *,
+        query_text: str | None = None,
+        dense_weight: float = 1.0,
+    ) -> HitColumns:
+        """:meth:`search` with the hits as columns (the same hits, order and scores): URIs,
+        parents and chunk indexes come from the URI blob and the columns, and a node is parsed
+        only when the caller asks for it (see :class:`~treehop.stores.base.HitColumns`)."""
+        check_search_args(limit, dense_weight)
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        s = self._snap
+        if s.live == 0:
+            return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
+        if q.shape[0] != s.dim:
+            raise InvalidQueryError(f"query vector has dimension {q.shape[0]}, index has {s.dim}")
+        found = self._search_top(s, q, scope, limit, query_text, dense_weight, None)
+        if found is None:
+            return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
+        return self._columns(s, *found)
+
     def search_batch(
         self,
         vectors: Vector,
@@ -1086,9 +1138,28 @@ class EmbeddedStore:
         precomputed: F32 | None,
         prefetched: npt.NDArray[Any] | None = None,
     ) -> list[ScoredNode]:
+        found = self._search_top(
+            s, q, scope, limit, query_text, dense_weight, precomputed, prefetched
+        )
+        return [] if found is None else self._hits(s, *found)
+
+    def _search_top(
+        self,
+        s: _Snap,
+        q: F32,
+        scope: Scope,
+        limit: int,
+        query_text: str | None,
+        dense_weight: float,
+        precomputed: F32 | None,
+        prefetched: npt.NDArray[Any] | None = None,
+    ) -> tuple[IntArray, IntArray, F32, F32, F32 | None, BoolArray | None] | None:
+        """The search up to its best positions: (candidate rows, positions of the best
+        ``limit`` in them, unordered, combined scores, dense scores, lexical scores, the
+        filter's match mask); ``None`` when nothing is in scope."""
         rows = self._candidate_rows(s, scope)
         if rows is not None and rows.size == 0:
-            return []
+            return None
         skey, wide, (eligible, matches) = self._scope_masks(s, scope, rows)
         ann = None
         if precomputed is None and self._ann_usable(s, rows):
@@ -1108,7 +1179,7 @@ class EmbeddedStore:
         else:
             cand, dense = _exact_dense(s, q, rows, eligible, precomputed, skey if wide else None)
         if cand.size == 0:
-            return []
+            return None
         lex: F32 | None = None
         score = dense
         lexical = self.lexical if query_text and dense_weight < 1.0 else None
@@ -1119,7 +1190,7 @@ class EmbeddedStore:
             )
         k = min(limit, cand.size)
         top = np.argpartition(-score, k - 1)[:k] if k < cand.size else np.arange(cand.size)
-        return self._hits(s, cand, top, score, dense, lex, matches)
+        return cand, top, score, dense, lex, matches
 
     def _hits(
         self,
@@ -1133,20 +1204,94 @@ class EmbeddedStore:
         k: int | None = None,
     ) -> list[ScoredNode]:
         """The (first ``k``) hits at positions ``top`` of ``cand``, best first (ties by row)."""
-        top = top[np.lexsort((cand[top], -score[top]))][:k]
-        out: list[ScoredNode] = []
-        for i in top.tolist():
-            r = int(cand[i])
-            out.append(
-                ScoredNode(
-                    node=self._node(s, r),
-                    score=float(score[i]),
-                    vector_score=float(dense[i]),
-                    lexical_score=None if lex is None else float(lex[i]),
-                    matches=True if matches is None else bool(matches[r]),
-                )
+        top = _best_first(cand, top, score, k)
+        rows = cand[top]
+        n = int(rows.size)
+        # whole columns to Python at once (the same floats as one ``float()`` per element)
+        lexical = lex[top].tolist() if lex is not None else [None] * n
+        flags = [True] * n if matches is None else matches[rows].tolist()
+        return [
+            ScoredNode(node=self._node(s, r), score=a, vector_score=d, lexical_score=x, matches=m)
+            for r, a, d, x, m in zip(
+                rows.tolist(),
+                score[top].tolist(),
+                dense[top].tolist(),
+                lexical,
+                flags,
+                strict=True,
             )
-        return out
+        ]
+
+    def _columns(
+        self,
+        s: _Snap,
+        cand: IntArray,
+        top: IntArray,
+        score: F32,
+        dense: F32,
+        lex: F32 | None,
+        matches: BoolArray | None,
+    ) -> HitColumns:
+        """:meth:`_hits` as columns: the same hits in the same order, no node parsed.
+
+        A row whose node is already built (the node cache: a hot row) reads its fields from
+        it; the others decode their URI, and their parent's, from the URI blob (one gather
+        for all of them, each distinct parent once). A row without a linked parent row (its
+        parent is not stored, or it is a root) reads its stored parent URI."""
+        top = _best_first(cand, top, score, None)
+        rows = cand[top]
+        row_l = rows.tolist()
+        n = len(row_l)
+        cache, uid = self._node_cache, s.uid
+        known = [cache.get((uid, r)) for r in row_l]
+        uris: list[str] = [""] * n
+        parents: list[str | None] = [None] * n
+        chunks: list[int | None] = [None] * n
+        leaves: list[bool] = [True] * n
+        cold: list[int] = []
+        for i, node in enumerate(known):
+            if node is None:
+                cold.append(i)
+            else:
+                uris[i], parents[i] = node.uri, node.parent_uri
+                chunks[i], leaves[i] = node.chunk_index, node.is_leaf
+        if cold:
+            crows = rows[cold] if len(cold) < n else rows
+            parent = s.parent_row[crows]
+            # siblings share a parent: each distinct parent row is decoded once
+            plist = parent.tolist()
+            distinct = [p for p in dict.fromkeys(plist) if p >= 0]
+            names = dict(zip(distinct, s.uris_of(np.array(distinct, np.int64)), strict=True))
+            leaf_l = s.cols["leaf"][crows].tolist()
+            for i, u, p, c, lf in zip(
+                cold,
+                s.uris_of(crows),
+                plist,
+                _optional(s.cols["chunk"][crows]),
+                leaf_l,
+                strict=True,
+            ):
+                uris[i], chunks[i], leaves[i] = u, c, lf
+                if p >= 0:
+                    parents[i] = names[p]
+                else:
+                    stored = _stored_field(s, row_l[i], "parent_uri")
+                    parents[i] = stored if isinstance(stored, str) else None
+
+        def load(positions: Sequence[int]) -> list[Node]:
+            return [self._node(s, row_l[i]) for i in positions]
+
+        return HitColumns(
+            uris=uris,
+            parent_uris=parents,
+            chunk_indexes=chunks,
+            leaves=leaves,
+            scores=score[top].tolist(),
+            vector_scores=dense[top].tolist(),
+            lexical_scores=lex[top].tolist() if lex is not None else [None] * n,
+            matches=[True] * n if matches is None else matches[rows].tolist(),
+            load=load,
+        )
 
     def _scope_masks(
         self, s: _Snap, scope: Scope, rows: IntArray | None
@@ -1290,6 +1435,10 @@ class EmbeddedStore:
             parts = [self._subtree_rows(s, t) for t in scope.subtrees]
             if len(parts) == 1:
                 rows = parts[0]
+            elif sum(p.size for p in parts) * 64 < s.n:
+                # a few small subtrees (the tree context's parents): sort their rows rather
+                # than mark them in a mask over every row (the same sorted, distinct rows)
+                rows = np.unique(np.concatenate(parts)).astype(np.int64)
             else:
                 mask = np.zeros(s.n, dtype=bool)
                 for part in parts:
@@ -1455,7 +1604,8 @@ class EmbeddedStore:
         finally:
             ann.lock.release_read()
         cand = np.concatenate([cand, tail])
-        if cand.size < min(limit, int(full.sum())):
+        # (the scope's size is counted only when too few came back: a sum over every row)
+        if cand.size < limit and cand.size < int(np.count_nonzero(full)):
             return None
         lexical = self.lexical if query_text and dense_weight < 1.0 else None
         if lexical is not None and query_text:
@@ -2509,6 +2659,27 @@ def _top_candidates(m: F32, k: int, block: int = 256) -> tuple[IntArray, IntArra
         kth = np.partition(maxima, nb - k, axis=1)[:, nb - k]
     qi, pos = np.nonzero(m >= kth[:, None])
     return qi.astype(np.int64), pos.astype(np.int64)
+
+
+_NO_SCORES: tuple[F32, F32, None, None] = (
+    np.zeros(0, np.float32),
+    np.zeros(0, np.float32),
+    None,
+    None,
+)
+
+
+def _optional(chunk: npt.NDArray[np.int32]) -> list[int | None]:
+    """Chunk indexes with the column's -1 (not a chunk) as ``None``."""
+    if chunk.max(initial=-1) < 0:  # no chunks (the common case)
+        return [None] * chunk.size
+    return [None if c < 0 else c for c in chunk.tolist()]
+
+
+def _best_first(cand: IntArray, top: IntArray, score: F32, k: int | None) -> IntArray:
+    """Positions ``top`` of ``cand`` ordered best first, ties by row (the first ``k``)."""
+    out: IntArray = top[np.lexsort((cand[top], -score[top]))][:k]
+    return out
 
 
 def _exact_dense(

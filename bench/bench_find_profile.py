@@ -1,0 +1,170 @@
+"""Where a ``find()`` spends its time on bench_store's synthetic tree, and a load-robust A/B
+of two source trees.
+
+    python bench/bench_find_profile.py --index /tmp/idx100k --profile on    # cProfile, context on
+    python bench/bench_find_profile.py --index /tmp/idx100k --ab /path/to/other/checkout
+
+The index (bench_store's clustered tree, 384-d, HNSW on as in bench_store) is built at
+``--index`` on the first run and reused after (the HNSW build takes minutes).
+
+``--ab``: one worker process per source tree (this checkout's ``retrieval/`` and the other
+one's), both on the same index, fed the same queries alternately one ``find()`` at a time, so
+that both see the same machine load; each reports the find's thread CPU time. Medians per
+mode (tree context off / on), for a first pass over new queries (nodes not built yet) and a
+second pass over the same queries (steady state). On a shared, loaded machine wall-clock
+ratios against a multi-threaded BLAS search swing by 2x between runs; these paired CPU times
+move together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import datasets as ds  # noqa: E402
+
+ds.ensure_treehop_importable()
+
+import bench_latency as bl  # noqa: E402
+from treehop import RetrievalConfig, Treehop  # noqa: E402
+from treehop.stores.embedded import DEFAULT_ANN_MIN_ROWS, EmbeddedStore  # noqa: E402
+
+MODES = {
+    "off": RetrievalConfig(
+        dense_weight=1.0,
+        context_neighbour_weight=0.0,
+        context_parent_weight=0.0,
+        context_sibling_weight=0.0,
+    ),
+    "on": RetrievalConfig(dense_weight=1.0),
+}
+
+
+def build(index: Path, leaves: int) -> None:
+    syn = bl.make_tree(bl.shape_for(leaves), 384, 0, [1.0, 0.8, 1.2])
+    store = EmbeddedStore(index, ann_min_rows=None)
+    for i in range(0, len(syn.nodes), 5000):
+        store.upsert(syn.nodes[i : i + 5000], syn.vectors[i : i + 5000])
+    store.save()
+    if len(syn.nodes) >= DEFAULT_ANN_MIN_ROWS:  # a write builds the HNSW index, as in bench_store
+        store.ann_min_rows = DEFAULT_ANN_MIN_ROWS
+        store.upsert(syn.nodes[:1], -syn.vectors[:1])
+        store.upsert(syn.nodes[:1], syn.vectors[:1])
+        store.save()
+    np.save(index / "queries.npy", bl.make_queries(syn, 410, 0, 1.2))
+    store.close()
+
+
+def clients(index: Path) -> tuple[dict[str, Treehop], int]:
+    store = EmbeddedStore(index)
+    store.load_ann()
+    store.wait_verified()
+    emb = bl.PreparedQueryEmbedder(384)
+    qs = np.load(index / "queries.npy")
+    for i, q in enumerate(qs):
+        emb.vectors[f"q{i}"] = q
+    made = {m: Treehop(embedder=emb, store=store, config=c, tagger=None) for m, c in MODES.items()}
+    return made, len(qs)
+
+
+def find(client: Treehop, i: int) -> None:
+    client.find(f"q{i}", target_uri=bl.TARGET, limit=10, include_directories=False)
+
+
+def worker(index: Path) -> None:
+    """Answer ``<mode> <query>`` lines with the find's thread CPU and wall milliseconds."""
+    made, _ = clients(index)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        mode, i = line.split()
+        t0, c0 = time.perf_counter(), time.thread_time()
+        find(made[mode], int(i))
+        print(f"{(time.thread_time() - c0) * 1e3} {(time.perf_counter() - t0) * 1e3}", flush=True)
+
+
+def ab(index: Path, other: Path, n: int) -> None:
+    trees = {"this": HERE.parent, "other": other}
+    procs = {}
+    for name, root in trees.items():
+        env = dict(os.environ, PYTHONPATH=f"{root}/retrieval:{root}/integrations")
+        procs[name] = subprocess.Popen(
+            [sys.executable, __file__, "--index", str(index), "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+    for p in procs.values():
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    for label in ("first pass", "second pass"):
+        cpu: dict[tuple[str, str], list[float]] = {}
+        for mode in MODES:
+            for i in range(n):
+                order = list(procs) if i % 2 == 0 else list(procs)[::-1]
+                for name in order:
+                    p = procs[name]
+                    assert p.stdin is not None and p.stdout is not None
+                    p.stdin.write(f"{mode} {i}\n")
+                    p.stdin.flush()
+                    c, _ = map(float, p.stdout.readline().split())
+                    if i >= 10:  # the first queries warm up caches
+                        cpu.setdefault((name, mode), []).append(c)
+        print(f"{label}: median find() thread CPU ms")
+        for mode in MODES:
+            a = statistics.median(cpu[("this", mode)])
+            b = statistics.median(cpu[("other", mode)])
+            print(f"  context {mode:3s}  this {a:6.2f}  other {b:6.2f}  this/other {a / b:.2f}")
+    for p in procs.values():
+        assert p.stdin is not None
+        p.stdin.close()
+        p.wait()
+
+
+def profile(index: Path, mode: str, n: int) -> None:
+    made, _ = clients(index)
+    for i in range(10):
+        find(made[mode], i)
+    prof = cProfile.Profile()
+    prof.enable()
+    for i in range(10, 10 + n):
+        find(made[mode], i)
+    prof.disable()
+    stats = pstats.Stats(prof)
+    stats.sort_stats("tottime").print_stats(25)
+    stats.sort_stats("cumulative").print_stats(40)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--index", type=Path, required=True, help="built here on first use")
+    ap.add_argument("--leaves", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--profile", choices=sorted(MODES), help="cProfile finds in this mode")
+    ap.add_argument("--ab", type=Path, help="another checkout to compare with, paired")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if not (args.index / "queries.npy").exists():
+        build(args.index, args.leaves)
+    if args.worker:
+        worker(args.index)
+    elif args.ab is not None:
+        ab(args.index, args.ab, args.queries)
+    elif args.profile is not None:
+        profile(args.index, args.profile, args.queries)
+    else:
+        ap.error("give --profile MODE or --ab CHECKOUT")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,373 @@
+"""The columnar search path (``search_columns``, deferred candidate nodes) against the object
+path it replaced, on random trees.
+
+The retriever's tree context reads its pool, families and parents as
+:class:`~treehop.stores.base.HitColumns` and builds a node only for a candidate it keeps. The
+hits, their order and every score must be what ``store.search`` returns, and a ``find`` must
+return exactly what it returns when the store answers with objects (any store without
+``search_columns``: the default in ``stores/base.py``, the path Milvus and VikingDB take).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from treehop import RetrievalConfig
+from treehop.filters import MetadataFilter, TagFilter
+from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from treehop.models import ContextType, MatchedContext, Node, QueryResult, TypedQuery
+from treehop.stores.base import (
+    HitColumns,
+    Scope,
+    ScoredNode,
+    StoreCapabilities,
+    Vector,
+    search_columns,
+)
+from treehop.stores.embedded import EmbeddedStore
+from treehop.tree_scoring import _name_key
+from treehop.uri import ancestors_of
+
+DIM = 16
+RES = "viking://resources"
+MEM = "viking://user/u1/memories"
+WORDS = ["alpha", "beta", "gamma", "delta", "omega", "kappa", "sigma", "tau"]
+
+
+def _node(
+    uri: str, parent: str | None, ctype: ContextType, level: int, leaf: bool, **kw: Any
+) -> Node:
+    return Node(
+        uri=uri,
+        parent_uri=parent,
+        context_type=ctype,
+        level=level,
+        is_leaf=leaf,
+        abstract=kw.pop("abstract", uri.rsplit("/", 1)[-1]),
+        ancestors=ancestors_of(uri),
+        **kw,
+    )
+
+
+def random_tree(seed: int) -> tuple[EmbeddedStore, np.random.Generator]:
+    """Resources (folders of files, some chunked, natural-order names), orphans (their parent
+    never stored) and memory sessions of turns, with tags, metadata and clustered vectors;
+    then a rewrite of some rows and deletions (a leaf, a folder whose files stay), so that
+    rows and parent links are not in insertion order and some parents are not stored."""
+    rng = np.random.default_rng(seed)
+    nodes: list[Node] = [
+        _node(RES, None, ContextType.RESOURCE, 0, False),
+        _node(MEM, None, ContextType.MEMORY, 0, False),
+    ]
+    centres: list[np.ndarray] = [rng.standard_normal(DIM), rng.standard_normal(DIM)]
+
+    def add(n: Node, centre: np.ndarray, spread: float) -> np.ndarray:
+        nodes.append(n)
+        v = centre + spread * rng.standard_normal(DIM)
+        centres.append(v)
+        return v
+
+    for d in range(int(rng.integers(2, 5))):
+        du = f"{RES}/d{d}"
+        dv = add(_node(du, RES, ContextType.RESOURCE, 1, False), rng.standard_normal(DIM), 0.0)
+        for f in range(int(rng.integers(1, 9))):
+            words = rng.choice(WORDS, size=3).tolist()
+            tags = [f"auto:{w}" for w in words[:2]]
+            fu = f"{du}/file-{int(rng.integers(0, 30))}-{f}.md"
+            if rng.random() < 0.3:  # a chunked document
+                fv = add(
+                    _node(fu, du, ContextType.RESOURCE, 1, False, overview=" ".join(words)),
+                    dv,
+                    0.6,
+                )
+                for c in range(int(rng.integers(1, 6))):
+                    add(
+                        _node(
+                            f"{fu}#chunk-{c}",
+                            fu,
+                            ContextType.RESOURCE,
+                            2,
+                            True,
+                            chunk_index=c,
+                            content=f"{' '.join(words)} chunk {c}",
+                            tags=tags,
+                        ),
+                        fv,
+                        0.5,
+                    )
+            else:
+                add(
+                    _node(
+                        fu,
+                        du,
+                        ContextType.RESOURCE,
+                        2,
+                        True,
+                        content=" ".join(words),
+                        tags=tags,
+                        metadata={"year": int(rng.integers(2000, 2004))},
+                    ),
+                    dv,
+                    0.6,
+                )
+    for s in range(int(rng.integers(1, 4))):
+        su = f"{MEM}/session-{s}"
+        sv = add(_node(su, MEM, ContextType.MEMORY, 1, False), rng.standard_normal(DIM), 0.0)
+        for t in range(int(rng.integers(2, 14))):
+            text = " ".join(rng.choice(WORDS, size=int(rng.integers(1, 40))).tolist())
+            add(
+                _node(
+                    f"{su}/turn-{t:05d}",
+                    su,
+                    ContextType.MEMORY,
+                    2,
+                    True,
+                    content=text,
+                    metadata={"kind": "turn"},
+                ),
+                sv,
+                0.7,
+            )
+    # orphans: leaves whose parent directory is not stored
+    ghost = f"{RES}/ghost"
+    gv = rng.standard_normal(DIM)
+    for g in range(int(rng.integers(1, 4))):
+        add(
+            _node(f"{ghost}/note-{g}.md", ghost, ContextType.RESOURCE, 2, True, content="alpha"),
+            gv,
+            0.5,
+        )
+    vecs = np.stack(centres).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    store = EmbeddedStore()
+    order = rng.permutation(len(nodes))  # children may be written before their parents
+    store.upsert([nodes[i] for i in order], vecs[order])
+    # rewrite a few rows (new rows; parent links move) and delete one leaf
+    redo = rng.choice(len(nodes), size=min(5, len(nodes)), replace=False)
+    store.upsert([nodes[i] for i in redo], vecs[redo])
+    leaves = [n.uri for n in nodes if n.is_leaf]
+    store.delete([leaves[int(rng.integers(0, len(leaves)))]])
+    # a deleted folder leaves its files in place, linked to no stored parent
+    store.delete([f"{RES}/d0"])
+    return store, rng
+
+
+def _query(rng: np.random.Generator) -> Vector:
+    q = rng.standard_normal(DIM).astype(np.float32)
+    out: Vector = q / np.linalg.norm(q)
+    return out
+
+
+def _scopes(store: EmbeddedStore, rng: np.random.Generator) -> list[Scope]:
+    dirs = [n.uri for n in store.iter_nodes() if not n.is_leaf]
+    some = tuple(sorted(set(rng.choice(dirs, size=min(3, len(dirs)), replace=False).tolist())))
+    leaf = next(n.uri for n in store.iter_nodes() if n.is_leaf)
+    return [
+        Scope(subtrees=(RES, MEM), traversal=True),
+        Scope(subtrees=(RES,), leaves_only=True),
+        Scope(subtrees=some, leaves_only=True),
+        Scope(subtrees=some, non_leaves_only=True),
+        Scope(parent_uri=some[0]),
+        Scope(subtrees=(RES,), tags=TagFilter(any_of=("auto:alpha", "auto:beta")), traversal=True),
+        Scope(
+            subtrees=(RES,),
+            metadata=MetadataFilter.parse({"op": "range", "field": "year", "gte": 2001}),
+        ),
+        Scope(subtrees=(RES, MEM), exclude_uris=frozenset({leaf})),
+        Scope(),
+    ]
+
+
+def _same(cols: HitColumns, hits: Sequence[ScoredNode]) -> None:
+    ref = HitColumns.from_hits(hits)
+    for name in (
+        "uris",
+        "parent_uris",
+        "chunk_indexes",
+        "leaves",
+        "scores",
+        "vector_scores",
+        "lexical_scores",
+        "matches",
+    ):
+        assert getattr(cols, name) == getattr(ref, name), name
+    assert cols.hits(range(len(cols))) == list(hits)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_search_columns_equal_search(seed: int) -> None:
+    store, rng = random_tree(seed)
+    for scope in _scopes(store, rng):
+        for limit in (1, 3, 50):
+            q = _query(rng)
+            store._node_cache.clear()  # cold rows: fields decoded from the URI blob
+            _same(store.search_columns(q, scope, limit), store.search(q, scope, limit))
+            # hot rows (their nodes built by the search above): fields read from the nodes
+            _same(store.search_columns(q, scope, limit), store.search(q, scope, limit))
+            # hybrid: BM25 joins the dense scores
+            kw: dict[str, Any] = {"query_text": "alpha gamma", "dense_weight": 0.6}
+            _same(store.search_columns(q, scope, limit, **kw), store.search(q, scope, limit, **kw))
+
+
+class ObjectsOnly:
+    """The store behind the :class:`~treehop.stores.base.VectorStore` protocol only: no
+    ``search_columns``, so the retriever takes the default in ``stores/base.py`` (hits built
+    by ``search`` and wrapped), the path of every remote store."""
+
+    def __init__(self, inner: EmbeddedStore) -> None:
+        self._inner = inner
+        self.capabilities = StoreCapabilities(hybrid=True, concurrent_reads=False)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "search_columns":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def __len__(self) -> int:
+        return len(self._inner)
+
+
+def _outcome(r: QueryResult) -> list[tuple[Any, ...]]:
+    return [
+        (
+            m.uri,
+            m.score,
+            m.own_score,
+            m.vector_score,
+            m.found_by,
+            m.found_via,
+            [(c.uri, c.score, c.position, c.carried) for c in m.collapsed],
+        )
+        for m in r.matched_contexts
+    ]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_find_equals_the_object_path(seed: int) -> None:
+    store, rng = random_tree(seed)
+    cfg = RetrievalConfig(
+        context_pool=int(rng.integers(3, 12)), max_children_per_dir=int(rng.integers(2, 8))
+    )
+    columnar = HierarchicalRetriever(store, cfg)
+    objects = HierarchicalRetriever(ObjectsOnly(store), cfg)  # type: ignore[arg-type]
+    assert hasattr(store, "search_columns") and not hasattr(objects.store, "search_columns")
+    for _ in range(6):
+        q = _query(rng)
+        for include_dirs in (None, False, True):
+            req = RetrievalRequest(
+                query=TypedQuery(query="alpha turn"),
+                vector=q,
+                roots=[RES, MEM],
+                limit=int(rng.integers(2, 9)),
+                dense_weight=float(rng.choice([1.0, 0.7])),
+                include_directories=include_dirs,
+            )
+            a = asyncio.run(columnar.retrieve(req))
+            b = asyncio.run(objects.retrieve(req))
+            assert _outcome(a) == _outcome(b)
+            assert a.nodes_scored == b.nodes_scored
+            for m in a.matched_contexts:  # built without validation: equal to a validated one
+                assert MatchedContext.model_validate_json(m.model_dump_json()) == m
+            assert a.matched_contexts, "a random tree always has hits"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_find_scores_equal_the_tree_context_formula(seed: int) -> None:
+    """An oracle independent of the retriever's code: every returned leaf scores
+    ``(own + wN*N + wP*P + wS*S) / (1 + wN + wP + wS)`` with ``N`` the mean own score of its
+    previous and next sibling leaves (natural order), ``S`` the best sibling's, ``P`` its
+    stored non-root parent's (else 0), all computed here from the stored vectors."""
+    store, rng = random_tree(seed)
+    cfg = RetrievalConfig(context_pool=int(rng.integers(3, 12)))
+    nodes = list(store.iter_nodes())
+    by_uri = {n.uri: n for n in nodes}
+    vecs = store.get_vectors([n.uri for n in nodes]).astype(np.float64)
+    siblings: dict[str, list[Node]] = {}
+    for n in nodes:
+        if n.is_leaf and n.parent_uri:
+            siblings.setdefault(n.parent_uri, []).append(n)
+    for kids in siblings.values():
+        kids.sort(
+            key=lambda n: (
+                (n.chunk_index, ()) if n.chunk_index is not None else _reference_key(n.uri)
+            )
+        )
+    w = cfg.context_neighbour_weight, cfg.context_parent_weight, cfg.context_sibling_weight
+    retriever = HierarchicalRetriever(store, cfg)
+    for _ in range(6):
+        q = _query(rng)
+        own = dict(zip(by_uri, (vecs @ q.astype(np.float64)).tolist(), strict=True))
+        req = RetrievalRequest(
+            query=TypedQuery(query="q"),
+            vector=q,
+            roots=[RES, MEM],
+            limit=int(rng.integers(2, 9)),
+            dense_weight=1.0,
+            include_directories=False,
+        )
+        got = asyncio.run(retriever.retrieve(req)).matched_contexts
+        assert got
+        for m in got:
+            kids = siblings[m.parent_uri or ""]
+            at = [k.uri for k in kids].index(m.uri)
+            near = [own[k.uri] for k in kids[max(at - 1, 0) : at + 2] if k.uri != m.uri]
+            n_mean = sum(near) / len(near) if near else own[m.uri]
+            best = max(own[k.uri] for k in kids)
+            parent = m.parent_uri
+            p = own[parent] if parent in by_uri and parent not in (RES, MEM) else 0.0
+            want = (own[m.uri] + w[0] * n_mean + w[1] * p + w[2] * best) / (1 + sum(w))
+            assert m.score == pytest.approx(want, abs=1e-5)
+            assert m.own_score == pytest.approx(own[m.uri], abs=1e-5)
+        scores = [m.score for m in got]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_default_wraps_hits_of_stores_without_columns() -> None:
+    store, rng = random_tree(3)
+    q = _query(rng)
+    scope = Scope(subtrees=(RES,), leaves_only=True)
+    via_default = search_columns(ObjectsOnly(store), q, scope, 7)  # type: ignore[arg-type]
+    _same(via_default, store.search(q, scope, 7))
+
+
+_TOKEN = re.compile(r"(\d+)")
+
+
+def _reference_key(uri: str) -> tuple[int, tuple[int | str, ...]]:
+    """The natural-order key as first written: every split part tested with ``isdigit``."""
+    name = uri.rsplit("/", 1)[-1]
+    return (-1, tuple(int(t) if t.isdigit() else t for t in _TOKEN.split(name)))
+
+
+@given(st.text(alphabet="ab-_./#0123456789", max_size=30))
+def test_name_key_equals_reference(uri: str) -> None:
+    assert _name_key.__wrapped__(uri) == _reference_key(uri)
+
+
+def test_search_in_a_few_small_subtrees_of_a_large_index() -> None:
+    """Rows of a few small subtrees are merged by sorting them, not by a mask over every row
+    (the tree context's parents): the hits are exactly the nodes the scope admits."""
+    nodes = [_node(RES, None, ContextType.RESOURCE, 0, False)]
+    for d in range(40):
+        du = f"{RES}/d{d}"
+        nodes.append(_node(du, RES, ContextType.RESOURCE, 1, False))
+        nodes += [
+            _node(f"{du}/f{f}.md", du, ContextType.RESOURCE, 2, True, content="x")
+            for f in range(50)
+        ]
+    rng = np.random.default_rng(0)
+    vecs = rng.standard_normal((len(nodes), DIM)).astype(np.float32)
+    store = EmbeddedStore()
+    store.upsert(nodes, vecs / np.linalg.norm(vecs, axis=1, keepdims=True))
+    scope = Scope(subtrees=(f"{RES}/d7", f"{RES}/d1", f"{RES}/d7/f3.md"))
+    want = {n.uri for n in nodes if scope.admits(n)}
+    got = store.search_columns(_query(rng), scope, 1000)
+    assert set(got.uris) == want and len(got.uris) == len(want) == 102
