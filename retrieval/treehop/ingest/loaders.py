@@ -140,8 +140,8 @@ def html_to_text(html: str) -> str:
     return html_to_markdown(html)[0]
 
 
-def kind_of(path: Path) -> str | None:
-    ext = path.suffix.lower()
+def kind_of(path: Path | str) -> str | None:
+    ext = os.path.splitext(path)[1].lower()
     if ext in MARKDOWN_EXT:
         return "markdown"
     if ext in RST_EXT:
@@ -171,20 +171,24 @@ def decode(data: bytes) -> str | None:
 
 
 def read_file(
-    path: Path,
+    path: Path | str,
     relpath: str,
     report: LoadReport,
     max_bytes: int = MAX_FILE_BYTES,
     size: int | None = None,
 ) -> LoadedFile | None:
-    """Read and decode one file, or record why it is skipped (``size``: its known size)."""
+    """Read and decode one file, or record why it is skipped (``size``: its known size).
+
+    ``path`` may be a string: a walk reads thousands of files, and building a ``Path`` for
+    each (pathlib parses it) cost as much as the read."""
     kind = kind_of(path)
     try:
-        size = path.stat().st_size if size is None else size
+        size = os.stat(path).st_size if size is None else size
         if size > max_bytes:
             report.skipped_large.append(relpath)
             return None
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError:
         report.skipped_unreadable.append(relpath)
         return None
@@ -197,7 +201,11 @@ def read_file(
     title = ""
     if kind == "html":
         text, title = html_to_markdown(text)
-    elif kind == "text" and path.suffix.lower() in {".txt", ".text"} and looks_like_rst(text):
+    elif (
+        kind == "text"
+        and os.path.splitext(path)[1].lower() in {".txt", ".text"}
+        and looks_like_rst(text)
+    ):
         kind = "rst"  # Sphinx sources are often .txt (Django, CPython)
     if not text.strip():
         report.skipped_empty.append(relpath)
@@ -222,7 +230,7 @@ def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> LoadReport:
     is skipped and reported."""
     entries, report = scan(root, max_bytes)
     for e in entries:
-        f = read_file(Path(e.path), e.relpath, report, max_bytes, e.size)
+        f = read_file(e.path, e.relpath, report, max_bytes, e.size)
         if f is not None:
             report.files.append(f)
     return report

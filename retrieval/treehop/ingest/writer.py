@@ -444,7 +444,7 @@ class TreeWriter:
         sizes = found.sizes.tolist()
         for i in np.flatnonzero(~same).tolist():
             rel = found.rels[i]
-            f = read_file(Path(found.path(i)), rel, report, cap, sizes[i])
+            f = read_file(found.path(i), rel, report, cap, sizes[i])
             if f is None:
                 continue
             digest = _text_hash(f.text)
@@ -468,7 +468,7 @@ class TreeWriter:
         for i in np.flatnonzero(in_dirty).tolist():
             rel = found.rels[i]
             if is_readme(rel.rsplit("/", 1)[-1]):
-                f = read_file(Path(found.path(i)), rel, report, cap, int(found.sizes[i]))
+                f = read_file(found.path(i), rel, report, cap, int(found.sizes[i]))
                 if f is not None:
                     loaded[i] = f
 

@@ -38,6 +38,7 @@ document frequency); a text added later should first go through :meth:`KeywordTa
 
 from __future__ import annotations
 
+import heapq
 import json
 import logging
 import math
@@ -1033,25 +1034,26 @@ class KeywordTagger:
         out = _tags.dedupe(_tags.normalize_label(x) for x in own_labels)
         counts: Counter[str] = Counter()
         for tags_of_child in child_tags:
-            seen: set[str] = set()
-            for tag in tags_of_child:
-                parsed = _parsed_tag(tag)
-                if parsed.startswith("inherit:"):
-                    continue
-                lab = _tags.label_of(parsed)
-                if lab not in seen:
-                    seen.add(lab)
-                    counts[lab] += 1
+            # A parsed tag is ``source:label``: its label is what follows the first colon.
+            counts.update(
+                {
+                    p.partition(":")[2]
+                    for p in map(_parsed_tag, tags_of_child)
+                    if not p.startswith("inherit:")
+                }
+            )
         own = set(out)
-
-        def df_of(lab: str) -> int:
-            tid = self._vocab.get(lab)
-            return 0 if tid is None else int(self._df[tid])
-
-        ranked = sorted(
-            (lab for lab in counts if lab not in own), key=lambda x: (-counts[x], df_of(x), x)
-        )
-        return (out + ranked)[:limit]
+        labs = [lab for lab in counts if lab not in own]
+        # Ranked by (-count, df, label): the df of every label in one array lookup, and only
+        # the few that fit kept (a directory of many children has hundreds of labels).
+        tid = np.fromiter(map(self._vocab.get, labs, repeat(-1)), np.int64, len(labs))
+        df = np.zeros(len(labs), np.int64)
+        known = tid >= 0  # an unfitted tagger knows no label
+        df[known] = self._df[tid[known]]
+        neg = [-c for c in map(counts.__getitem__, labs)]
+        keys = zip(neg, df.tolist(), labs, strict=True)
+        ranked = heapq.nsmallest(max(limit - len(out), 0), keys)
+        return (out + [lab for _, _, lab in ranked])[:limit]
 
     # ---------------------------------------------------------------- persistence
 
