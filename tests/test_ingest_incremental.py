@@ -337,3 +337,16 @@ def test_columnar_scan_matches_the_os_walk_order_and_skips(tmp_path: Path) -> No
         r.rpartition("/")[0] for r in found.rels
     ]
     assert all(Path(found.path(i)).read_text() == r for i, r in enumerate(found.rels))
+
+
+def test_children_fields_are_the_children_s_fields(bow: Any, tree: Path) -> None:
+    """The light read a re-add uses gives what ``children`` gives, in the same order."""
+    with Treehop(embedder=bow) as th:
+        th.add_resource(tree, target_uri="viking://resources")
+        fields = ("uri", "abstract", "tags", "is_leaf")
+        for uri in ("viking://resources/handbook", "viking://resources/handbook/data/deep/long.md"):
+            kids = th.store.children(uri)
+            assert kids
+            assert th.store.children_fields(uri, fields) == [
+                {f: getattr(k, f) for f in fields} for k in kids
+            ]

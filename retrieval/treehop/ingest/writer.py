@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -248,6 +248,30 @@ class _Manifest:
         return cls(str(meta["fingerprint"]), int(meta["at"]), paths, sizes, mtimes, digests)
 
 
+class Child(Protocol):
+    """What a re-add reads of a stored child of a folder it re-describes."""
+
+    @property
+    def uri(self) -> str: ...
+
+    @property
+    def abstract(self) -> str: ...
+
+    @property
+    def tags(self) -> list[str]: ...
+
+    @property
+    def is_leaf(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class _StoredChild:
+    uri: str
+    abstract: str
+    tags: list[str]
+    is_leaf: bool
+
+
 @dataclass
 class _Plan:
     """An incremental re-add: what to read, what to keep, what to delete."""
@@ -262,7 +286,7 @@ class _Plan:
     """The manifest to save after the write (every file that was read or kept)."""
     report: LoadReport
     read: int
-    children: dict[str, list[Node]] = field(default_factory=dict)
+    children: dict[str, list[Child]] = field(default_factory=dict)
     """Stored children of the directories re-described (read once, for summaries and tags)."""
 
 
@@ -397,7 +421,7 @@ class TreeWriter:
         in_dirty &= same
         # The stored children of every directory to re-describe, read once: their abstracts
         # feed the summaries and their tags the tagger's directory aggregation.
-        children = {uris.dir(d): self.store.children(uris.dir(d)) for d in dirty}
+        children = {uris.dir(d): self._stored_children(uris.dir(d)) for d in dirty}
         abstracts = {k.uri: k.abstract for kids in children.values() for k in kids}
         same_dirs = [found.dirs[i] for i in np.unique(found.dir_of[same]).tolist()]
         kept_dirs = self._kept_dirs(uris, _dirs_above(same_dirs) - dirty, dirty, abstracts)
@@ -415,6 +439,20 @@ class TreeWriter:
             digests=fresh.digests[hashed],
         )
         return _Plan(files, kept_dirs, kept_files, live, new, report, len(loaded), children)
+
+    def _stored_children(self, uri: str) -> list[Child]:
+        """``uri``'s stored children as far as a re-add needs them (URI, abstract, tags,
+        leaf or not): from the stored JSON where the store offers it (no node built),
+        else the nodes themselves."""
+        fields = getattr(self.store, "children_fields", None)
+        if fields is None:
+            return list(self.store.children(uri))
+        return [
+            _StoredChild(
+                str(d["uri"]), str(d["abstract"] or ""), list(d["tags"] or ()), bool(d["is_leaf"])
+            )
+            for d in fields(uri, ("uri", "abstract", "tags", "is_leaf"))
+        ]
 
     def _read_changed(
         self,
@@ -619,7 +657,7 @@ class TreeWriter:
         user_tags: list[str],
         changed: Sequence[Node],
         target: str,
-        children: Mapping[str, list[Node]] | None = None,
+        children: Mapping[str, list[Child]] | None = None,
     ) -> None:
         """User tags on every node; automatic keywords; inheritance down the tree.
 
@@ -819,13 +857,17 @@ class _ChildrenCache:
     """A store whose ``children`` of some directories were read already; everything else is
     the store's own (reads only: the tagger looks up stored children and state)."""
 
-    def __init__(self, store: VectorStore, children: Mapping[str, list[Node]]) -> None:
+    def __init__(self, store: VectorStore, children: Mapping[str, list[Child]]) -> None:
         self._store = store
         self._children = children
 
     def children(self, uri: str) -> list[Node]:
         kids = self._children.get(uri)
-        return list(kids) if kids is not None else self._store.children(uri)
+        if kids is None:
+            return self._store.children(uri)
+        # The tagger reads a stored child's URI and tags only (``_stored_auto_tags``): what
+        # the re-add read of it (a :class:`Child`) is enough.
+        return cast(list[Node], list(kids))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
