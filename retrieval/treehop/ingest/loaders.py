@@ -177,18 +177,14 @@ def read_file(
     max_bytes: int = MAX_FILE_BYTES,
     size: int | None = None,
 ) -> LoadedFile | None:
-    """Read and decode one file, or record why it is skipped (``size``: its known size).
-
-    ``path`` may be a string: a walk reads thousands of files, and building a ``Path`` for
-    each (pathlib parses it) cost as much as the read."""
+    """Read and decode one file, or record why it is skipped (``size``: its known size)."""
     kind = kind_of(path)
     try:
         size = os.stat(path).st_size if size is None else size
         if size > max_bytes:
             report.skipped_large.append(relpath)
             return None
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = Path(path).read_bytes()
     except OSError:
         report.skipped_unreadable.append(relpath)
         return None
