@@ -4,10 +4,12 @@ the one a fresh ingest of the same folder builds."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -155,11 +157,64 @@ def test_damaged_manifest_means_a_full_rebuild(bow: Any, tree: Path) -> None:
         assert _snapshot(th) == before
 
 
+def _manifest(files: dict[str, tuple[int, int, str]]) -> Any:
+    return writermod._Manifest(
+        "fp",
+        123,
+        list(files),
+        np.asarray([v[0] for v in files.values()], np.int64),
+        np.asarray([v[1] for v in files.values()], np.int64),
+        np.frombuffer(b"".join(bytes.fromhex(v[2]) for v in files.values()), np.uint8).reshape(
+            len(files), 20
+        ),
+    )
+
+
 def test_manifest_round_trip() -> None:
-    m = writermod._Manifest("fp", 123, {"a/b.md": (10, 20, "h1"), "c d.md": (0, 1, "h2")})
-    assert writermod._Manifest.decode(m.encode()) == m
-    assert writermod._Manifest.decode(b"") == writermod._Manifest()
-    assert writermod._Manifest.decode(b'{"version": 99}') == writermod._Manifest()
+    files = {"a/b.md": (10, 20, "ab" * 20), "c d.md": (0, 1, "0f" * 20), "é/x.md": (5, 6, "9" * 40)}
+    m = _manifest(files)
+    back = writermod._Manifest.decode(m.encode())
+    assert back.same_as(m) and back.files() == files
+    empty = writermod._Manifest()
+    assert writermod._Manifest.decode(empty.encode()).same_as(empty)
+    assert writermod._Manifest.decode(b"").same_as(empty)
+    assert writermod._Manifest.decode(b'{"version": 99}').same_as(empty)
+
+
+def test_damaged_or_truncated_manifest_decodes_empty() -> None:
+    raw = _manifest({"a.md": (1, 2, "ab" * 20), "b.md": (3, 4, "cd" * 20)}).encode()
+    flipped = bytearray(raw)
+    flipped[-5] ^= 0x40  # inside a digest: the body's CRC-32 no longer matches
+    for bad in (raw[:-1], bytes(flipped), raw + b"x", raw[: raw.index(b"\n")]):
+        assert len(writermod._Manifest.decode(bad)) == 0
+
+
+def test_format_1_manifest_still_decodes() -> None:
+    """An index written before the columnar manifest keeps its incremental re-add."""
+    files = {"a/b.md": (10, 20, "ab" * 20), "c d.md": (0, 1, "0f" * 20)}
+    head = json.dumps({"version": 1, "fingerprint": "fp", "at": 123})
+    lines = [f"{r}\t{s}\t{m}\t{h}" for r, (s, m, h) in files.items()]
+    m = writermod._Manifest.decode("\n".join([head, *lines]).encode())
+    assert m.same_as(_manifest(files))
+
+
+def test_format_1_manifest_index_readds_incrementally(bow: Any, tree: Path) -> None:
+    """An index whose manifest is in format 1: the re-add reads only the changed file (and
+    the README its folder's summary needs), and writes a format-2 manifest."""
+    _age(tree)
+    with Treehop(embedder=bow) as th:
+        th.add_resource(tree, target_uri="viking://resources")
+        key = writermod._manifest_key("viking://resources/handbook")
+        m = writermod._Manifest.decode(th.store.get_state(key))
+        head = json.dumps({"version": 1, "fingerprint": m.fingerprint, "at": m.written_ns})
+        lines = [f"{r}\t{s}\t{t}\t{h}" for r, (s, t, h) in m.files().items()]
+        th.store.put_state(key, "\n".join([head, *lines]).encode())
+        (tree / "ops" / "alerts.md").write_text("# Alerts\n\nOn-call swaps are weekly.\n")
+        res = th.add_resource(tree, target_uri="viking://resources")
+        assert res.read == 2  # the edited file and the top README (a rebuild reads 6)
+        assert "weekly" in th.read("viking://resources/handbook/ops/alerts.md")
+        raw = th.store.get_state(key)
+        assert raw is not None and json.loads(raw[: raw.index(b"\n")])["version"] == 2
 
 
 _NAME = st.text(alphabet=st.sampled_from([*"ab.#%?\\ -_", "é"]), min_size=0, max_size=6)
@@ -182,3 +237,116 @@ def test_uri_map_file_is_segment_and_join(parts: list[str]) -> None:
     except TreehopError as exc:
         got = type(exc)
     assert got == want
+
+
+def _full(th: Treehop) -> dict[str, Any]:
+    """Everything a re-add must reproduce: each node's fields but its tags (the keyword
+    statistics count every text ever added, so tags may legitimately move), and its vector."""
+    out: dict[str, Any] = {}
+    for n in th.store.iter_nodes("viking://resources"):
+        vec = th.store.get_vectors([n.uri])[0]
+        out[n.uri] = (n.model_dump(exclude={"tags"}), np.round(vec, 6).tolist())
+    return out
+
+
+def test_touch_change_delete_add_readd_equals_fresh_ingest(bow: Any, tree: Path) -> None:
+    _age(tree)
+    with Treehop(embedder=bow) as th:
+        th.add_resource(tree, target_uri="viking://resources")
+        (tree / "ops" / "deploy.md").touch()
+        (tree / "data" / "etl.md").write_text("# ETL\n\nHourly jobs now stream from kafka.\n")
+        (tree / "ops" / "alerts.md").unlink()
+        (tree / "data" / "deep" / "long.md").unlink()  # a chunked file: its chunks go too
+        (tree / "data" / "new.md").write_text("# New\n\nA runbook for the billing service.\n")
+        res = th.add_resource(tree, target_uri="viking://resources")
+        assert res.deleted >= 2
+        got = _full(th)
+    with Treehop(embedder=bow) as fresh:
+        fresh.add_resource(tree, target_uri="viking://resources")
+        assert got == _full(fresh)
+
+
+def _walk_reference(root: Path) -> tuple[list[tuple[str, int, int]], list[list[str]]]:
+    """What ``scan`` returned when it was built on ``os.walk`` (the behaviour kept)."""
+    import stat as statmod
+
+    from treehop.ingest import loaders
+
+    out: list[tuple[str, int, int]] = []
+    skipped: list[list[str]] = [[], [], [], []]  # dirs, hidden, names, other
+    for dirpath, dirnames, filenames in os.walk(str(root), followlinks=False):
+        rel_dir = os.path.relpath(dirpath, str(root)).replace(os.sep, "/")
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        kept = []
+        for d in sorted(dirnames):
+            if d in loaders.SKIP_DIRS or d.startswith(".") or not loaders._addressable(d):
+                skipped[0].append(loaders._printable(prefix + d))
+            else:
+                kept.append(d)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            rel = prefix + name
+            if not loaders._addressable(name):
+                skipped[2].append(loaders._printable(rel))
+            elif name.startswith("."):
+                skipped[1].append(rel)
+            else:
+                st = os.lstat(os.path.join(dirpath, name))
+                if statmod.S_ISREG(st.st_mode):
+                    out.append((rel, st.st_size, st.st_mtime_ns))
+                else:
+                    skipped[3].append(rel)
+    return out, skipped
+
+
+def test_columnar_scan_matches_the_os_walk_order_and_skips(tmp_path: Path) -> None:
+    from treehop.ingest import loaders
+
+    root = tmp_path / "t"
+    for rel in [
+        "b.md",
+        "a.md",
+        "z/x.md",
+        "z/a/y.md",
+        "a b/c.md",
+        ".hidden.md",
+        "node_modules/m.js",
+        ".git/config",
+        "k/.env",
+        "k/deep/deeper/f.txt",
+        "B.md",
+        "k/l.md",
+    ]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel)
+    os.symlink(root / "z", root / "link-dir")
+    os.symlink(root / "a.md", root / "k" / "link.md")
+    os.symlink(root / "missing", root / "k" / "broken")
+    (root / "empty-dir").mkdir()
+    found, report = loaders.scan_columns(root)
+    want, skipped = _walk_reference(root)
+    got = list(zip(found.rels, found.sizes.tolist(), found.mtimes.tolist(), strict=True))
+    assert got == want
+    assert [
+        report.skipped_dirs,
+        report.skipped_hidden,
+        report.skipped_names,
+        report.skipped_other,
+    ] == skipped
+    assert [found.dirs[d] for d in found.dir_of.tolist()] == [
+        r.rpartition("/")[0] for r in found.rels
+    ]
+    assert all(Path(found.path(i)).read_text() == r for i, r in enumerate(found.rels))
+
+
+def test_children_fields_are_the_children_s_fields(bow: Any, tree: Path) -> None:
+    """The light read a re-add uses gives what ``children`` gives, in the same order."""
+    with Treehop(embedder=bow) as th:
+        th.add_resource(tree, target_uri="viking://resources")
+        fields = ("uri", "abstract", "tags", "is_leaf")
+        for uri in ("viking://resources/handbook", "viking://resources/handbook/data/deep/long.md"):
+            kids = th.store.children(uri)
+            assert kids
+            assert th.store.children_fields(uri, fields) == [
+                {f: getattr(k, f) for f in fields} for k in kids
+            ]

@@ -599,3 +599,57 @@ def test_tag_fast_path_agrees_with_parse_tag(source: str, label: str) -> None:
     except InvalidTagError:
         got = InvalidTagError
     assert got == want
+
+
+def _aggregate_reference(
+    tagger: KeywordTagger, child_tags: list[list[str]], own: list[str], limit: int
+) -> list[str]:
+    """The directory aggregation as first written (one sort over every label): the
+    vectorised ranking must choose the same labels in the same order."""
+    from collections import Counter
+
+    out = tags_mod.dedupe(tags_mod.normalize_label(x) for x in own)
+    counts: Counter[str] = Counter()
+    for child in child_tags:
+        seen: set[str] = set()
+        for tag in child:
+            parsed = tags_mod.parse_tag(tag, default_source="auto")
+            if parsed.startswith("inherit:"):
+                continue
+            lab = tags_mod.label_of(parsed)
+            if lab not in seen:
+                seen.add(lab)
+                counts[lab] += 1
+    mine = set(out)
+    ranked = sorted(
+        (lab for lab in counts if lab not in mine),
+        key=lambda x: (-counts[x], tagger.document_frequency(x), x),
+    )
+    return (out + ranked)[:limit]
+
+
+_AGG_LABEL = st.sampled_from(
+    ["alpha", "beta", "gamma", "delta", "kafka", "feature-store", "Tensor Flow", "c++", "zeta"]
+)
+_AGG_TAG = st.builds(
+    lambda src, lab: f"{src}{lab}" if src else lab,
+    st.sampled_from(["", "auto:", "user:", "inherit:", "llm:"]),
+    _AGG_LABEL,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(_AGG_TAG, max_size=6), max_size=8),
+    st.lists(_AGG_LABEL, max_size=3),
+    st.integers(0, 10),
+    st.booleans(),
+)
+def test_aggregate_matches_the_reference_ranking(
+    child_tags: list[list[str]], own: list[str], limit: int, fitted: bool
+) -> None:
+    tagger = KeywordTagger(min_df=1)
+    if fitted:
+        tagger.fit(["alpha beta kafka", "alpha gamma", "alpha delta zeta", "beta"])
+    want = _aggregate_reference(tagger, child_tags, own, limit)
+    assert tagger.aggregate(child_tags, own, max_tags=limit) == want

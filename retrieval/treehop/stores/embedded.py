@@ -1013,6 +1013,22 @@ class EmbeddedStore:
         s = self._snap
         return [self._node(s, int(r)) for r in self._children_rows(s, uri)]
 
+    def children_fields(self, uri: str, fields: Sequence[str]) -> list[dict[str, Any]]:
+        """``fields`` of each of :meth:`children` (same order), parsed from the stored JSON
+        without building nodes (~3x cheaper): a re-add reads the abstracts and tags of every
+        child of each folder it re-describes."""
+        s = self._snap
+        out: list[dict[str, Any]] = []
+        for blob in s.node_jsons(self._children_rows(s, uri)):
+            try:
+                d = pydantic_core.from_json(blob)
+            except ValueError as exc:
+                raise IndexCorruptError(f"a child of {uri} in {self.path} is invalid") from exc
+            if not isinstance(d, dict):
+                raise IndexCorruptError(f"a child of {uri} in {self.path} is not a node")
+            out.append({f: d.get(f) for f in fields})
+        return out
+
     def iter_nodes(self, subtree: str | None = None) -> Iterator[Node]:
         s = self._snap
         rows = np.flatnonzero(s.alive[: s.n]) if subtree is None else self._subtree_rows(s, subtree)
