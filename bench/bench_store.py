@@ -547,21 +547,19 @@ def ann_compare(n: int, dim: int) -> None:
                 index.add(np.arange(n), x, threads=os.cpu_count() or 1)
             build, build_cpu = time.perf_counter() - t0, time.process_time() - c0
             one = []
-            got10, got64 = [], []
+            got64 = []
             for v in q:
                 t0 = time.perf_counter()
                 labels = _ann_query(kind, index, v[None], 64, 1)[0]
                 one.append(time.perf_counter() - t0)
                 got64.append(labels)
-            for i, labels in enumerate(got64):
-                ok = labels[(labels >= 0) & (labels < n)]
-                got10.append(ok[:10])
-            raw_rec = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(got10, exact, strict=True)])
+            got64 = [g[(g >= 0) & (g < n)] for g in got64]
+            got10 = [g[:10] for g in got64]
+            raw_rec = np.mean(
+                [len(set(a) & set(b)) / 10 for a, b in zip(got10, exact, strict=True)]
+            )
             store_eq = np.mean(
-                [
-                    set(c[np.argsort(-sims[i, c])[:10]]) == set(exact[i])
-                    for i, c in enumerate(l[(l >= 0) & (l < n)] for l in got64)
-                ]
+                [set(c[np.argsort(-sims[i, c])[:10]]) == set(exact[i]) for i, c in enumerate(got64)]
             )
             batch = {}
             for threads in (1, 2):

@@ -1,4 +1,7 @@
-"""Approximate global search (hnswlib) on a large store: close to exact, scoped searches exact."""
+"""Approximate global search (the usearch graph of :mod:`treehop.stores._ann`) on a large store:
+close to exact, scoped searches exact, the graph kept out of the write path (extended by a
+background worker; rows it does not cover yet searched exactly), persisted and reopened
+memory-mapped, a damaged graph rebuilt, never served."""
 
 from __future__ import annotations
 
@@ -42,6 +45,8 @@ def build(ann_min_rows: int | None, n_dirs: int = 40, per_dir: int = 50) -> Embe
             vecs.append(centres[d] + 0.5 * rng.standard_normal(32).astype(np.float32))
     m = np.stack(vecs)
     store.upsert(nodes, m / np.linalg.norm(m, axis=1, keepdims=True))
+    if ann_min_rows is not None:
+        assert store.wait_ann(timeout=60)
     return store
 
 
@@ -92,53 +97,147 @@ def leaf(uri: str) -> Node:
     )
 
 
+def unit(n: int, seed: int) -> np.ndarray:
+    m = np.random.default_rng(seed).standard_normal((n, 32)).astype(np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
 def test_ann_is_extended_incrementally_not_rebuilt() -> None:
     approx = build(0)
     q = np.zeros(32, np.float32)
     q[5] = 1.0
     approx.search(q, Scope(), 5)
     first = approx._ann
-    assert first is not None and first.count == len(approx)
+    assert first is not None and first.count == len(approx) and first.mutable
     approx.upsert([leaf(f"{R}/d0/new.md")], q[None, :])
-    # a fresh row is found at once (searched exactly beside the HNSW index) ...
+    # a fresh row is found at once (searched exactly beside the graph) ...
     assert approx.search(q, Scope(), 1)[0].node.uri == f"{R}/d0/new.md"
     assert approx._ann is first and first.count == 2040
     # ... and a replaced row's old version is never returned
     approx.upsert([leaf(f"{R}/d0/new.md")], -q[None, :])
     assert all(h.node.uri != f"{R}/d0/new.md" for h in approx.search(q, Scope(), 20))
-    # enough new rows are added to the same HNSW index, not a rebuilt one
-    rng = np.random.default_rng(2)
-    many = rng.standard_normal((2100, 32)).astype(np.float32)
-    many /= np.linalg.norm(many, axis=1, keepdims=True)
+    # enough new rows are added to the same graph by the worker, not a rebuilt one
+    many = unit(2100, 2)
     approx.upsert([leaf(f"{R}/d1/m{i}.md") for i in range(2100)], many)
+    assert approx.wait_ann(timeout=60)
     assert approx._ann is first and first.count > 4000
     hit = approx.search(many[7], Scope(), 1)[0]
     assert hit.node.uri == f"{R}/d1/m7.md"
 
 
-def test_ann_is_saved_and_reopened_without_a_rebuild(tmp_path: object) -> None:
+def test_writes_never_wait_for_the_graph_and_uncovered_rows_are_searched_exactly() -> None:
+    approx = build(0)
+    ann = approx._ann
+    assert ann is not None and ann.upto == len(approx)
+    covered = [f"{R}/d{d}/f{i}.md" for d in range(3) for i in range(5)]
+    cvecs = approx.get_vectors(covered)
+    # a reader holds the graph: the worker cannot add a single row until it lets go
+    ann.lock.acquire_read()
+    try:
+        many = unit(3000, 3)
+        approx.upsert([leaf(f"{R}/d9/n{i}.md") for i in range(3000)], many)
+        assert approx.delete(covered) == len(covered)
+        # the writes returned while the graph could not grow: they did not wait for it
+        assert ann.count == 2040 and ann.upto == 2040
+        for i in (0, 1234, 2999):
+            assert approx.search(many[i], Scope(), 1)[0].node.uri == f"{R}/d9/n{i}.md"
+        batch = approx.search_batch(many[:8], Scope(), 3)
+        assert [b[0].node.uri for b in batch] == [f"{R}/d9/n{i}.md" for i in range(8)]
+        for v in cvecs:  # deleted rows are still in the graph, never in an answer
+            got = {h.node.uri for h in approx.search(v, Scope(), 20)}
+            assert not got & set(covered)
+    finally:
+        ann.lock.release_read()
+    assert approx.wait_ann(timeout=60)
+    assert approx._ann is ann and ann.count == 2040 + 3000 and ann.upto == approx._snap.n
+    for i in (5, 2500):
+        assert approx.search(many[i], Scope(), 1)[0].node.uri == f"{R}/d9/n{i}.md"
+    for v in cvecs:
+        assert not {h.node.uri for h in approx.search(v, Scope(), 20)} & set(covered)
+
+
+def saved(path: object) -> tuple[EmbeddedStore, EmbeddedStore]:
+    mem = build(0)
+    store = EmbeddedStore(path, ann_min_rows=0, lexical=False)  # type: ignore[arg-type]
+    nodes = list(mem.iter_nodes())
+    store.upsert(nodes, mem.get_vectors([n.uri for n in nodes]))
+    assert store.wait_ann(timeout=60)
+    store.save()
+    return mem, store
+
+
+def test_ann_is_saved_and_reopened_memory_mapped_and_extended(tmp_path: object) -> None:
     from pathlib import Path
 
     path = Path(str(tmp_path)) / "idx"
-    mem = build(0)
-    store = EmbeddedStore(path, ann_min_rows=0, lexical=False)
-    nodes = list(mem.iter_nodes())
-    store.upsert(nodes, mem.get_vectors([n.uri for n in nodes]))
-    store.save()
+    mem, store = saved(path)
     assert len(list(path.glob("ann-*.bin"))) == 1
     again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
-    assert again._ann_file is not None  # loading in the background; searches stay exact
+    ann = again._ann  # opened with the index, memory-mapped: no rebuild, no load
+    assert ann is not None and not ann.mutable and ann.count == len(mem)
     q = mem.get_vectors([f"{R}/d3/f4.md"])[0]
     assert again.search(q, Scope(), 1)[0].node.uri == f"{R}/d3/f4.md"
-    assert again.load_ann()
-    assert again._ann is not None and again._ann.count == len(nodes)
-    assert again.search(q, Scope(), 1)[0].node.uri == f"{R}/d3/f4.md"
-    # a damaged HNSW file is a typed error, not garbage
+    # new rows: the worker continues on an in-memory copy of the mapped graph
+    many = unit(2500, 4)
+    again.upsert([leaf(f"{R}/d8/n{i}.md") for i in range(2500)], many)
+    assert again.search(many[3], Scope(), 1)[0].node.uri == f"{R}/d8/n3.md"
+    assert again.wait_ann(timeout=60)
+    grown = again._ann
+    assert grown is not None and grown.mutable and grown.count == len(mem) + 2500
+    again.save()
+    assert len(list(path.glob("ann-*.bin"))) == 2  # the new file and the previous one
+    third = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert third._ann is not None and third._ann.count == len(mem) + 2500
+    assert third.search(many[2400], Scope(), 1)[0].node.uri == f"{R}/d8/n2400.md"
+    # a save with no new rows persists a graph the worker grew since the last save
+    third.close()
+    again.close()
+    store.close()
+
+
+def test_a_graph_grown_after_the_last_save_is_saved_by_the_next_save(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "idx"
+    s = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    s.upsert([leaf(f"{R}/a/f{i}.md") for i in range(3000)], unit(3000, 6))
+    s.save()  # rows committed; the graph may still be building
+    assert s.wait_ann(timeout=60)
+    s.save()  # no new rows: a generation that persists the graph
+    again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert again._ann is not None and again._ann.count == 3000
+
+
+def test_a_damaged_graph_is_never_served_and_is_rebuilt(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "idx"
+    mem, store = saved(path)
+    store.close()
     f = next(path.glob("ann-*.bin"))
     raw = bytearray(f.read_bytes())
     raw[len(raw) // 2] ^= 0xFF
     f.write_bytes(bytes(raw))
-    from treehop.errors import IndexCorruptError
-
-    with pytest.raises(IndexCorruptError):
-        EmbeddedStore(path, ann_min_rows=0, lexical=False).load_ann()
+    exact = build(None)
+    s = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert s.ann_damaged is not None and "checksum" in s.ann_damaged
+    rng = np.random.default_rng(7)
+    for _ in range(5):  # exact answers while it is rebuilt (uncovered rows are searched exactly)
+        q = rng.standard_normal(32).astype(np.float32)
+        want = [h.node.uri for h in exact.search(q, Scope(), 5)]
+        assert [h.node.uri for h in s.search(q, Scope(), 5)] == want
+    assert s.wait_ann(timeout=60)
+    assert s._ann is not None and s._ann.count == len(mem)
+    s.save()  # the rebuilt graph replaces the damaged file
+    again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert again.ann_damaged is None and again._ann is not None
+    assert again._ann.count == len(mem)
+    # a file that is not a usearch index at all (checksums trusted): rebuilt too, not served
+    s.close()
+    f = path / again._committed["ann"]["file"]  # type: ignore[index]
+    again.close()
+    f.write_bytes(b"\0" * f.stat().st_size)
+    trusting = EmbeddedStore(path, ann_min_rows=0, lexical=False, verify=False)
+    assert trusting.ann_damaged is not None and trusting._ann is None
+    q = mem.get_vectors([f"{R}/d5/f6.md"])[0]
+    assert trusting.search(q, Scope(), 1)[0].node.uri == f"{R}/d5/f6.md"
