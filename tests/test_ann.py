@@ -241,3 +241,64 @@ def test_a_damaged_graph_is_never_served_and_is_rebuilt(tmp_path: object) -> Non
     assert trusting.ann_damaged is not None and trusting._ann is None
     q = mem.get_vectors([f"{R}/d5/f6.md"])[0]
     assert trusting.search(q, Scope(), 1)[0].node.uri == f"{R}/d5/f6.md"
+
+
+ANN_WRITER = """
+import sys, numpy as np
+from treehop.models import Node, ContextType
+from treehop.stores import _ann
+from treehop.stores.embedded import EmbeddedStore
+_ann.CATCH_UP_ROWS = 64  # the graph grows (and is rewritten) at every save
+_ann.CHUNK = 64
+path, tag = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(sum(map(ord, tag)))
+s = EmbeddedStore(path, lock_timeout=60, ann_min_rows=0, lexical=False)
+for i in range(1000):
+    uris = [f"viking://resources/{tag}/r{i}-{j}.md" for j in range(150)]
+    nodes = [Node(uri=u, parent_uri=f"viking://resources/{tag}", context_type=ContextType.RESOURCE,
+                  level=2, is_leaf=True, content=u) for u in uris]
+    v = rng.standard_normal((150, 16)).astype(np.float32)
+    s.upsert(nodes, v / np.linalg.norm(v, axis=1, keepdims=True))
+    s.wait_ann(timeout=60)
+    s.save()
+    print(i, flush=True)
+"""
+
+
+def test_sigkill_during_graph_saves_leaves_a_consistent_index(tmp_path: object) -> None:
+    import os
+    import random
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": f"{repo / 'retrieval'}{os.pathsep}{repo / 'integrations'}"}
+    path = Path(str(tmp_path)) / "idx"
+    rng = random.Random(5)
+    committed: list[str] = []
+    for round_ in range(3):
+        p = subprocess.Popen(
+            [sys.executable, "-c", ANN_WRITER, str(path), f"k{round_}"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert p.stdout is not None
+        assert p.stdout.readline().strip() == "0"  # one save with a graph has committed
+        time.sleep(rng.uniform(0.0, 0.5))
+        p.kill()
+        rest = p.stdout.read()
+        p.wait()
+        done = [0] + [int(x) for x in rest.split()]
+        committed += [f"{R}/k{round_}/r{i}-{j}.md" for i in done for j in (0, 77, 149)]
+        s = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+        assert s.ann_damaged is None and s._ann is not None and s._ann.count > 0
+        assert not [n for n in os.listdir(path) if n.startswith(".tmp-")]
+        assert s.wait_ann(timeout=60)
+        for uri in committed:
+            v = s.get_vectors([uri])[0]
+            assert s.search(v, Scope(), 1)[0].node.uri == uri
+        s.close()

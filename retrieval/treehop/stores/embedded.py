@@ -976,6 +976,8 @@ class EmbeddedStore:
         if rows is not None and rows.size == 0:
             return [[] for _ in range(qs.shape[0])]
         if self._ann_usable(s, rows) and (ann := self._ann_index(wait=False)) is not None:
+            if dense_weight >= 1.0 or not any(texts):
+                return self._ann_batch(s, qs, scope, rows, limit, ann)
             # one graph call for the whole batch (usearch splits it over two threads)
             fetch = max(4 * limit, 64)
             ann.lock.acquire_read()
@@ -1085,6 +1087,52 @@ class EmbeddedStore:
             if wide:
                 _cache_put(s, ("elig", skey), cached)
         return skey, wide, cached
+
+    def _ann_batch(
+        self, s: _Snap, qs: F32, scope: Scope, rows: IntArray | None, limit: int, ann: AnnIndex
+    ) -> list[list[ScoredNode]]:
+        """The dense global step of many queries: one graph call for all of them (usearch
+        splits it over two threads), every query's candidates rescored in one batched
+        product with the uncovered tail rows (one matrix product), one partial sort. A query
+        whose graph answer holds too few eligible rows goes the one-query way (which fetches
+        wider)."""
+        skey, wide, (eligible, matches) = self._scope_masks(s, scope, rows)
+        key = skey if wide else None
+        full = _full_mask(s, rows, eligible, key)
+        fetch = max(int(1.25 * limit / max(_eligible_share(s, full, key), 0.05)) + 16, 64)
+        ann.lock.acquire_read()
+        try:
+            upto, count = min(ann.upto, s.n), ann.count
+            labels = ann.query_many(qs, min(fetch, count), min(2, self.ann_threads))
+            cand = np.where(labels >= 0, ann.row[np.clip(labels, 0, None)], -1)
+        finally:
+            ann.lock.release_read()
+        ok = (cand >= 0) & (cand < s.n)
+        ok[ok] = full[cand[ok]]
+        cand = np.where(ok, cand, 0)
+        b, width = cand.shape
+        dense = np.einsum(
+            "qkd,qd->qk", s.vectors_of(cand.ravel()).reshape(b, width, s.dim), qs, optimize=False
+        )
+        dense[~ok] = -np.inf
+        tail = np.flatnonzero(full[upto:]) + upto
+        if tail.size:
+            dense = np.hstack([dense, qs @ s.vectors_of(tail).T])
+            cand = np.hstack([cand, np.broadcast_to(tail, (b, tail.size))])
+            ok = np.hstack([ok, np.ones((b, tail.size), dtype=bool)])
+        found = ok.sum(axis=1)
+        short = found < min(limit, int(np.count_nonzero(full[: s.n])))
+        k = min(limit, cand.shape[1])
+        top = np.argpartition(-dense, k - 1, axis=1)[:, :k] if k < cand.shape[1] else None
+        out: list[list[ScoredNode]] = []
+        for i in range(b):
+            if short[i]:
+                out.append(self._search(s, qs[i], scope, limit, None, 1.0, None))
+                continue
+            t = top[i] if top is not None else np.flatnonzero(ok[i])
+            t = t[ok[i, t]]
+            out.append(self._hits(s, cand[i], t, dense[i], dense[i], None, matches))
+        return out
 
     def _batch_dense(
         self, s: _Snap, qs: F32, scope: Scope, rows: IntArray | None, limit: int
@@ -1349,13 +1397,7 @@ class EmbeddedStore:
         ann = self._ann_index(wait=False)
         if ann is None:
             return None
-        full = eligible if rows is None else s.cache.get(("full", cache_key))
-        if full is None:
-            full = np.zeros(s.n, dtype=bool)
-            assert rows is not None
-            full[rows[eligible]] = True
-            if cache_key is not None:
-                _cache_put(s, ("full", cache_key), full)
+        full = _full_mask(s, rows, eligible, cache_key)
         # over-fetch by the share of the index the scope admits (4x when unknown), so that
         # enough eligible rows come back without a second graph query
         share = _eligible_share(s, full, cache_key)
@@ -2397,6 +2439,22 @@ def _all_finite(block: npt.NDArray[Any]) -> bool:
     with np.errstate(over="ignore", invalid="ignore"):
         total = block.sum()
     return bool(np.isfinite(total)) or bool(np.isfinite(block).all())
+
+
+def _full_mask(
+    s: _Snap, rows: IntArray | None, eligible: BoolArray, cache_key: tuple[Any, ...] | None
+) -> BoolArray:
+    """The scope's eligibility over every row (``eligible`` is over ``rows`` when a scope
+    names them), kept per snapshot for a wide scope that every query asks again."""
+    if rows is None:
+        return eligible
+    full: BoolArray | None = s.cache.get(("full", cache_key))
+    if full is None:
+        full = np.zeros(s.n, dtype=bool)
+        full[rows[eligible]] = True
+        if cache_key is not None:
+            _cache_put(s, ("full", cache_key), full)
+    return full
 
 
 def _eligible_share(s: _Snap, full: BoolArray, cache_key: tuple[Any, ...] | None) -> float:
