@@ -302,3 +302,17 @@ def test_sigkill_during_graph_saves_leaves_a_consistent_index(tmp_path: object) 
             v = s.get_vectors([uri])[0]
             assert s.search(v, Scope(), 1)[0].node.uri == uri
         s.close()
+
+
+def test_batch_on_the_graph_equals_one_query_at_a_time() -> None:
+    approx = build(0)
+    approx.upsert([leaf(f"{R}/d2/t{i}.md") for i in range(300)], unit(300, 8))  # a tail
+    approx.delete([f"{R}/d{d}/f{i}.md" for d in range(4) for i in range(10)])
+    qs = unit(16, 9)
+    for scope in (Scope(), Scope(subtrees=(R,), leaves_only=True)):
+        batch = approx.search_batch(qs, scope, 10)
+        for q, got in zip(qs, batch, strict=True):
+            one = approx.search(q, scope, 10)
+            assert [h.node.uri for h in got] == [h.node.uri for h in one]
+            assert [h.score for h in got] == pytest.approx([h.score for h in one], abs=1e-6)
+            assert all(h.matches for h in got)

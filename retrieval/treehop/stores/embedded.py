@@ -169,11 +169,12 @@ _LEX_REPLAY = 4_096
 written stay within this (or 1/16 of the live rows): they are replayed from the node texts
 when it is loaded (~30 ms per 1,000 rows here) instead of rewriting every posting."""
 DEFAULT_ANN_MIN_ROWS = 50_000
-"""From this many live rows on, the global step uses HNSW. Measured with
+"""From this many live rows on, the global step uses the HNSW graph. Measured with
 ``bench/bench_store.py`` on the shared 2-core machine: an exact 384-d pass costs ~0.5 ms per
-1,000 rows (~25 ms at 50k), an HNSW query ~1 ms, and building costs ~1-2 ms of CPU per row
-(``M=32``); at 10k rows the exact step is already only ~0.07x of a flat BLAS search (it skips
-nothing but is single-threaded SIMD), so HNSW starts where the exact pass passes ~20 ms."""
+1,000 rows (~25 ms at 50k), a graph query ~1 ms; at 10k rows the exact step is already only
+~0.07x of a flat BLAS search (it skips nothing but is single-threaded SIMD), so the graph
+starts where the exact pass passes ~20 ms. Building it no longer costs a write anything (the
+background worker of :mod:`._ann`), only background CPU."""
 
 
 _UIDS = itertools.count(1)
