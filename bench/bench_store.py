@@ -90,12 +90,17 @@ def _pct(xs: Sequence[float], q: float) -> float:
 
 
 # ---------------------------------------------------------------------- child: fresh open
-def child_open(index: str, queries_file: str, verify: str = "full") -> None:
+def child_open(index: str, queries_file: str, verify: str = "full", ann_min: str = "") -> None:
     queries = np.load(queries_file)
     _evict(Path(index))
     base = _rss()
     t0 = time.perf_counter()
-    store = EmbeddedStore(index, verify=True if verify == "full" else "background")
+    ann_min_rows = (
+        (int(ann_min) if int(ann_min) >= 0 else None) if ann_min else DEFAULT_ANN_MIN_ROWS
+    )
+    store = EmbeddedStore(
+        index, verify=True if verify == "full" else "background", ann_min_rows=ann_min_rows
+    )
     t_open = time.perf_counter() - t0
     ann_at_first = store._ann is not None
     emb = bl.PreparedQueryEmbedder(queries.shape[1])
@@ -218,7 +223,15 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     # fresh-process open, twice (the first may pay for imports); the second is reported
     for _ in range(2):
         res = subprocess.run(
-            [sys.executable, __file__, "--child-open", str(path), str(qfile)],
+            [
+                sys.executable,
+                __file__,
+                "--child-open",
+                str(path),
+                str(qfile),
+                "full",
+                str(args.ann_min_rows),
+            ],
             capture_output=True,
             text=True,
             check=True,
@@ -226,7 +239,15 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         )
     child = json.loads(res.stdout.strip().splitlines()[-1])
     bg = subprocess.run(
-        [sys.executable, __file__, "--child-open", str(path), str(qfile), "background"],
+        [
+            sys.executable,
+            __file__,
+            "--child-open",
+            str(path),
+            str(qfile),
+            "background",
+            str(args.ann_min_rows),
+        ],
         capture_output=True,
         text=True,
         check=True,
