@@ -1602,9 +1602,11 @@ class EmbeddedStore:
             return True
 
     def close(self) -> None:
-        """Save pending changes and release the writer lock."""
+        """Stop the graph's background worker, save pending changes (and the graph as far as
+        it got) and release the writer lock."""
         with self._wlock:
             try:
+                self._ann_stop()
                 self.save()
             finally:
                 if self._flock is not None:
