@@ -316,3 +316,20 @@ def test_batch_on_the_graph_equals_one_query_at_a_time() -> None:
             assert [h.node.uri for h in got] == [h.node.uri for h in one]
             assert [h.score for h in got] == pytest.approx([h.score for h in one], abs=1e-6)
             assert all(h.matches for h in got)
+
+
+def test_siblings_of_the_best_candidates_join_them() -> None:
+    from treehop.stores import embedded as emb
+
+    store = build(None, n_dirs=6, per_dir=20)
+    big = [leaf(f"{R}/big/f{i}.md") for i in range(emb._SIBLING_MAX + 1)]
+    store.upsert(big, unit(len(big), 10))
+    store.delete([f"{R}/d1/f3.md"])
+    s = store._snap
+    rows = s.lookup([f"{R}/d1/f0.md", f"{R}/d1/f1.md", f"{R}/big/f0.md"])
+    full = s.alive[: s.n].copy()
+    full[s.lookup([f"{R}/d1/f5.md"])] = False  # outside the scope
+    dense = np.array([0.9, 0.8, 0.7], np.float32)
+    got = set(s.uris_of(emb._sibling_rows(s, rows, dense, full)))
+    want = {f"{R}/d1/f{i}.md" for i in range(20)} - {f"{R}/d1/f{i}.md" for i in (0, 1, 3, 5)}
+    assert got == want  # not the candidates, the deleted or ineligible rows, nor a huge folder

@@ -35,7 +35,7 @@ saved an hnswlib file) is ignored and the graph rebuilt."""
 EF = 128
 """Search width (usearch ``expansion_search``). A query for ``k > EF`` candidates searches
 ``k`` wide (usearch widens to ``max(expansion, k)`` itself)."""
-CONNECTIVITY = 16
+CONNECTIVITY = 32
 EXPANSION_ADD = 128
 CATCH_UP_ROWS = 2_048
 """Rows written after the graph was last extended are searched exactly; once this many

@@ -1132,7 +1132,13 @@ class EmbeddedStore:
                 continue
             t = top[i] if top is not None else np.flatnonzero(ok[i])
             t = t[ok[i, t]]
-            out.append(self._hits(s, cand[i], t, dense[i], dense[i], None, matches))
+            c, d = cand[i], dense[i]
+            sib = _sibling_rows(s, c[ok[i]], d[ok[i]], full)
+            if sib.size:  # the siblings of the best rows join (see _sibling_rows)
+                c = np.concatenate([c[t], sib])
+                d = np.concatenate([d[t], _matvec(s.vectors_of(sib), qs[i])])
+                t = np.argpartition(-d, k - 1)[:k] if k < c.size else np.arange(c.size)
+            out.append(self._hits(s, c, t, d, d, None, matches))
         return out
 
     def _batch_dense(
@@ -1434,7 +1440,12 @@ class EmbeddedStore:
             cand = np.union1d(cand, lex_rows)
         else:
             cand = np.unique(cand)
-        return cand, _matvec(s.vectors_of(cand), q)
+        dense = _matvec(s.vectors_of(cand), q)
+        sib = _sibling_rows(s, cand, dense, full)
+        if sib.size:
+            cand = np.concatenate([cand, sib])
+            dense = np.concatenate([dense, _matvec(s.vectors_of(sib), q)])
+        return cand, dense
 
     def _ann_index(self, wait: bool = True) -> AnnIndex | None:
         """The HNSW graph. A saved one opens with the index (memory-mapped); with
@@ -2442,6 +2453,51 @@ def _all_finite(block: npt.NDArray[Any]) -> bool:
     with np.errstate(over="ignore", invalid="ignore"):
         total = block.sum()
     return bool(np.isfinite(total)) or bool(np.isfinite(block).all())
+
+
+_SIBLING_PARENTS = 4
+_SIBLING_MAX = 256
+
+
+def _sibling_rows(
+    s: _Snap, cand: IntArray, dense: F32, full: BoolArray, exclude: IntArray | None = None
+) -> IntArray:
+    """The eligible children of the parents of the best graph candidates (the first
+    ``_SIBLING_PARENTS`` distinct parents by score, each with at most ``_SIBLING_MAX``
+    children) that are not candidates yet: they are rescored exactly with the rest.
+
+    Why: on a tree the best rows for a query share a parent (a folder's files, a chunked
+    document), and a graph search that lands in that folder returns only some of them; its
+    beam does not widen with the number of candidates asked for. Measured on bench_store's
+    clustered tree (30k leaves, 16 links): top-10 equal to the exhaustive one on 27% of
+    queries from 64 graph candidates, 99.5% with their parents' other children added, at
+    ~4 sorted-array lookups and a few hundred dot products per query. Only ever adds
+    candidates, so it cannot lose a row the graph found."""
+    if cand.size == 0 or not s.n:
+        return np.zeros(0, np.int64)
+    best = cand[np.argsort(-dense)[: 4 * _SIBLING_PARENTS]]
+    parents = s.parent_row[best]
+    parents = parents[parents >= 0]
+    _, first = np.unique(parents, return_index=True)
+    parents = parents[np.sort(first)][:_SIBLING_PARENTS]
+    if not parents.size:
+        return np.zeros(0, np.int64)
+    keys = s.sorted_keys("parent_hash", s.by_parent)
+    h = s.cols["uri_hash"][parents]
+    lo = np.searchsorted(keys, h, side="left")
+    hi = np.searchsorted(keys, h, side="right")
+    parts = [
+        s.by_parent[a:b]
+        for a, b in zip(lo.tolist(), hi.tolist(), strict=True)
+        if b - a <= _SIBLING_MAX
+    ]
+    if not parts:
+        return np.zeros(0, np.int64)
+    rows = np.concatenate(parts)
+    rows = rows[np.isin(s.parent_row[rows], parents)]  # a hash collision links nothing
+    rows = rows[full[rows]]
+    out: IntArray = np.setdiff1d(rows, cand if exclude is None else exclude)
+    return out
 
 
 def _full_mask(
