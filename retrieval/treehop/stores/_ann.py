@@ -1,13 +1,21 @@
 """The embedded store's approximate global step: a usearch HNSW graph over the store's rows.
 
-Why usearch (``python bench/bench_store.py --ann-compare 100000``, same vectors, same graph
-width): with 8-bit vectors (``i8``) it builds with a fraction of hnswlib's CPU per row, its
-file is ~0.35x the raw float32 vectors (hnswlib: 1.1x), and a saved file opens as a memory
-map (``Index.restore(view=True)``: O(1), pages read on demand) instead of being parsed into
-memory (hnswlib's ``load_index``: seconds at 1M rows, holding the GIL). The 8-bit answer is
-never returned as it is: the store over-fetches (at least 64 candidates, a search 128 wide)
-and rescores them exactly against the float32 vectors, which brings the top-10 back to the
-exhaustive one.
+Why usearch (``python bench/bench_store.py --ann-compare 100000``: same vectors, same graph
+width, one run at load ~10 on 2 cores): its 8-bit (``i8``) file is 0.35x the raw float32
+vectors (hnswlib 1.10x), a process that opened it and ran 200 queries grew by 0.42x (hnswlib
+1.15x), and a saved file opens as a memory map (``Index.restore(view=True)``: no load step;
+hnswlib's ``load_index`` parses the whole file, 0.63 s at 100k, holding the GIL), which the
+1M "first find after open" target needs. hnswlib answered faster (0.82 vs 1.18 ms p50) and
+built with a little less CPU (0.99 vs 1.21 ms per row); both gave the exhaustive top-10 after
+the store's exact rescoring of 64 candidates. The 8-bit answer is never returned as it is:
+the store over-fetches (at least 64 candidates, a search 128 wide), adds the best
+candidates' siblings (see ``embedded._sibling_rows``) and rescores them all exactly against
+the float32 vectors.
+
+Graph width: on bench_store's clustered tree, 16 links left regions unreachable (top-10 equal
+to the exhaustive one on 17-28% of queries at 30k-100k leaves whatever the search width);
+32 links and 128 wide at build reach 0.90 at 100k from the graph alone (256 wide: 0.985 at
+2.5x the build CPU), and the siblings close the rest.
 
 The graph is *derived* data, kept out of the write path: a write only publishes rows; a
 background worker (:meth:`AnnIndex.extend`, driven by the store) adds them to the graph in
