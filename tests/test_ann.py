@@ -333,3 +333,21 @@ def test_siblings_of_the_best_candidates_join_them() -> None:
     got = set(s.uris_of(emb._sibling_rows(s, rows, dense, full)))
     want = {f"{R}/d1/f{i}.md" for i in range(20)} - {f"{R}/d1/f{i}.md" for i in (0, 1, 3, 5)}
     assert got == want  # not the candidates, the deleted or ineligible rows, nor a huge folder
+
+
+def test_compaction_renumbers_the_graph_labels(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "idx"
+    mem, store = saved(path)
+    gone = [f"{R}/d{d}/f{i}.md" for d in range(40) for i in range(28)]  # 1,120 of 2,040 rows
+    store.delete(gone)
+    store.save()  # dead rows outnumber live ones: the save compacts (renumbers every row)
+    assert store._snap.n == len(mem) - len(gone)
+    keep = [f"{R}/d{d}/f{i}.md" for d in (0, 17, 39) for i in (28, 40, 49)]
+    for s in (store, EmbeddedStore(path, ann_min_rows=0, lexical=False)):
+        assert s._ann is not None and s._ann.count == len(mem)  # the same graph, not rebuilt
+        for uri, v in zip(keep, mem.get_vectors(keep), strict=True):
+            hits = s.search(v, Scope(), 10)
+            assert hits[0].node.uri == uri
+            assert not {h.node.uri for h in hits} & set(gone)

@@ -1710,10 +1710,15 @@ class EmbeddedStore:
         )
         ann = self._ann
         if ann is not None and old_to_new is not None:
-            # the graph's labels follow the compaction's renumbering (the file is kept)
-            ann.row = np.where(ann.row >= 0, old_to_new[np.clip(ann.row, 0, None)], -1)
-            ann.upto = int(np.count_nonzero(old_to_new[: ann.upto] >= 0)) if ann.upto else 0
-            ann.recent.clear()
+            # the graph's labels follow the compaction's renumbering (the file is kept); no
+            # search maps labels meanwhile
+            ann.lock.acquire_write()
+            try:
+                ann.row = np.where(ann.row >= 0, old_to_new[np.clip(ann.row, 0, None)], -1)
+                ann.upto = int(np.count_nonzero(old_to_new[: ann.upto] >= 0)) if ann.upto else 0
+                ann.recent.clear()
+            finally:
+                ann.lock.release_write()
         ann_entry = self._save_ann(gen, ann, s)
         lex_entry = self._save_lexical(gen, s, prev, old_to_new)
         index_name = f"index-{gen:06d}.bin"
