@@ -2481,10 +2481,9 @@ def _sibling_rows(
     if cand.size == 0 or not s.n:
         return np.zeros(0, np.int64)
     best = cand[np.argsort(-dense)[: 4 * _SIBLING_PARENTS]]
-    parents = s.parent_row[best]
-    parents = parents[parents >= 0]
-    _, first = np.unique(parents, return_index=True)
-    parents = parents[np.sort(first)][:_SIBLING_PARENTS]
+    linked = s.parent_row[best]
+    first = list(dict.fromkeys(linked[linked >= 0].tolist()))[:_SIBLING_PARENTS]
+    parents = np.array(first, dtype=np.int64)
     if not parents.size:
         return np.zeros(0, np.int64)
     keys = s.sorted_keys("parent_hash", s.by_parent)
@@ -2499,9 +2498,12 @@ def _sibling_rows(
     if not parts:
         return np.zeros(0, np.int64)
     rows = np.concatenate(parts)
-    rows = rows[np.isin(s.parent_row[rows], parents)]  # a hash collision links nothing
+    # a hash collision links nothing (at most _SIBLING_PARENTS parents: a broadcast compare)
+    rows = rows[(s.parent_row[rows][:, None] == parents[None, :]).any(axis=1)]
     rows = rows[full[rows]]
-    out: IntArray = np.setdiff1d(rows, cand if exclude is None else exclude)
+    have = np.sort(cand if exclude is None else exclude)
+    at = np.minimum(np.searchsorted(have, rows), have.size - 1)
+    out: IntArray = rows[have[at] != rows]
     return out
 
 
