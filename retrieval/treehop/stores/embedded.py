@@ -231,7 +231,7 @@ class _BlobGuard:
         e_arr = np.maximum(np.asarray(ends, dtype=np.int64), s_arr + 1)
         first = np.searchsorted(self.ends, s_arr, side="right")
         last = np.searchsorted(self.ends, e_arr - 1, side="right")
-        need = np.unique(np.concatenate([first, last]))
+        need = _unique_ints(np.concatenate([first, last]))
         for i in need[need < len(self.done)].tolist():
             if not self.done[i]:
                 self._check(i)
@@ -1346,7 +1346,7 @@ class EmbeddedStore:
         contains = np.zeros(n, dtype=bool)
         frontier = s.parent_row[:n][match]
         while frontier.size:
-            frontier = np.unique(frontier[frontier >= 0])
+            frontier = _unique_ints(frontier[frontier >= 0])
             frontier = frontier[~contains[frontier]]
             contains[frontier] = True
             frontier = s.parent_row[frontier]
@@ -1439,7 +1439,7 @@ class EmbeddedStore:
             lex_rows = lex_rows[full[lex_rows]]
             cand = np.union1d(cand, lex_rows)
         else:
-            cand = np.unique(cand)
+            cand = _unique_ints(cand)
         dense = _matvec(s.vectors_of(cand), q)
         sib = _sibling_rows(s, cand, dense, full)
         if sib.size:
@@ -2458,6 +2458,19 @@ def _all_finite(block: npt.NDArray[Any]) -> bool:
     with np.errstate(over="ignore", invalid="ignore"):
         total = block.sum()
     return bool(np.isfinite(total)) or bool(np.isfinite(block).all())
+
+
+def _unique_ints(a: IntArray) -> IntArray:
+    """``np.unique`` of an integer array without ``np.unique``: its first call in a process
+    imports ``numpy.ma`` (60-100 ms here), which landed in the first ``find()`` after open."""
+    a = np.sort(a)
+    if a.size < 2:
+        return a
+    keep = np.empty(a.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    out: IntArray = a[keep]
+    return out
 
 
 _SIBLING_PARENTS = 4
