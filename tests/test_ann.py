@@ -351,3 +351,12 @@ def test_compaction_renumbers_the_graph_labels(tmp_path: object) -> None:
             hits = s.search(v, Scope(), 10)
             assert hits[0].node.uri == uri
             assert not {h.node.uri for h in hits} & set(gone)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_unique_ints_equals_numpy_unique(seed: int) -> None:
+    from treehop.stores.embedded import _unique_ints
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-5, 40, size=int(rng.integers(0, 60)), dtype=np.int64)
+    np.testing.assert_array_equal(_unique_ints(a), np.unique(a))
