@@ -6,13 +6,18 @@ issue 13's "Done when" list, measured in one run.
     python bench/bench_store.py --million            # adds 1M leaves (slow: HNSW build)
     python bench/bench_store.py --sizes "" --million --open-only --ann-min-rows -1
                                                      # 1M: ingest, save, fresh-process open
-    python bench/bench_store.py --ann-compare 20000  # hnswlib vs usearch, same vectors
+    python bench/bench_store.py --ann-compare 100000 # hnswlib vs usearch f32/f16/i8, same vectors
+    python bench/bench_store.py --sizes "" --million --open-only --index-dir /tmp/ann-1m --files 0
+    python bench/bench_store.py --sizes "" --million --index-dir /tmp/ann-1m --no-writes --files 0
+                                                     # 1M: build (graph included) once, then
+                                                     # find vs flat on the kept index
 
 The tree is bench_latency's synthetic clustered tree (384-d random vectors that follow the
 directory structure, no embedding model). Per size:
 
 - **ingest (store)**: ``upsert`` of every node in batches of 5,000, then ``save()``; the HNSW
-  build (from ``ann_min_rows`` rows on) is timed on its own.
+  graph (from ``ann_min_rows`` rows on) is built by the store's background worker after the
+  writes that start it (timed apart: they do not wait for it), waited for, then saved.
 - **open / first find / memory**: a fresh Python process, with the index files evicted from
   the page cache first (``posix_fadvise(DONTNEED)``: a cold cache without root), opens the
   index, runs one ``find()`` through the client, then the query set; its RSS growth from
