@@ -1,4 +1,7 @@
-"""Approximate global search (hnswlib) on a large store: close to exact, scoped searches exact."""
+"""Approximate global search (the usearch graph of :mod:`treehop.stores._ann`) on a large store:
+close to exact, scoped searches exact, the graph kept out of the write path (extended by a
+background worker; rows it does not cover yet searched exactly), persisted and reopened
+memory-mapped, a damaged graph rebuilt, never served."""
 
 from __future__ import annotations
 
@@ -42,6 +45,8 @@ def build(ann_min_rows: int | None, n_dirs: int = 40, per_dir: int = 50) -> Embe
             vecs.append(centres[d] + 0.5 * rng.standard_normal(32).astype(np.float32))
     m = np.stack(vecs)
     store.upsert(nodes, m / np.linalg.norm(m, axis=1, keepdims=True))
+    if ann_min_rows is not None:
+        assert store.wait_ann(timeout=60)
     return store
 
 
@@ -92,53 +97,266 @@ def leaf(uri: str) -> Node:
     )
 
 
+def unit(n: int, seed: int) -> np.ndarray:
+    m = np.random.default_rng(seed).standard_normal((n, 32)).astype(np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
 def test_ann_is_extended_incrementally_not_rebuilt() -> None:
     approx = build(0)
     q = np.zeros(32, np.float32)
     q[5] = 1.0
     approx.search(q, Scope(), 5)
     first = approx._ann
-    assert first is not None and first.count == len(approx)
+    assert first is not None and first.count == len(approx) and first.mutable
     approx.upsert([leaf(f"{R}/d0/new.md")], q[None, :])
-    # a fresh row is found at once (searched exactly beside the HNSW index) ...
+    # a fresh row is found at once (searched exactly beside the graph) ...
     assert approx.search(q, Scope(), 1)[0].node.uri == f"{R}/d0/new.md"
     assert approx._ann is first and first.count == 2040
     # ... and a replaced row's old version is never returned
     approx.upsert([leaf(f"{R}/d0/new.md")], -q[None, :])
     assert all(h.node.uri != f"{R}/d0/new.md" for h in approx.search(q, Scope(), 20))
-    # enough new rows are added to the same HNSW index, not a rebuilt one
-    rng = np.random.default_rng(2)
-    many = rng.standard_normal((2100, 32)).astype(np.float32)
-    many /= np.linalg.norm(many, axis=1, keepdims=True)
+    # enough new rows are added to the same graph by the worker, not a rebuilt one
+    many = unit(2100, 2)
     approx.upsert([leaf(f"{R}/d1/m{i}.md") for i in range(2100)], many)
+    assert approx.wait_ann(timeout=60)
     assert approx._ann is first and first.count > 4000
     hit = approx.search(many[7], Scope(), 1)[0]
     assert hit.node.uri == f"{R}/d1/m7.md"
 
 
-def test_ann_is_saved_and_reopened_without_a_rebuild(tmp_path: object) -> None:
+def test_writes_never_wait_for_the_graph_and_uncovered_rows_are_searched_exactly() -> None:
+    approx = build(0)
+    ann = approx._ann
+    assert ann is not None and ann.upto == len(approx)
+    covered = [f"{R}/d{d}/f{i}.md" for d in range(3) for i in range(5)]
+    cvecs = approx.get_vectors(covered)
+    # a reader holds the graph: the worker cannot add a single row until it lets go
+    ann.lock.acquire_read()
+    try:
+        many = unit(3000, 3)
+        approx.upsert([leaf(f"{R}/d9/n{i}.md") for i in range(3000)], many)
+        assert approx.delete(covered) == len(covered)
+        # the writes returned while the graph could not grow: they did not wait for it
+        assert ann.count == 2040 and ann.upto == 2040
+        for i in (0, 1234, 2999):
+            assert approx.search(many[i], Scope(), 1)[0].node.uri == f"{R}/d9/n{i}.md"
+        batch = approx.search_batch(many[:8], Scope(), 3)
+        assert [b[0].node.uri for b in batch] == [f"{R}/d9/n{i}.md" for i in range(8)]
+        for v in cvecs:  # deleted rows are still in the graph, never in an answer
+            got = {h.node.uri for h in approx.search(v, Scope(), 20)}
+            assert not got & set(covered)
+    finally:
+        ann.lock.release_read()
+    assert approx.wait_ann(timeout=60)
+    assert approx._ann is ann and ann.count == 2040 + 3000 and ann.upto == approx._snap.n
+    for i in (5, 2500):
+        assert approx.search(many[i], Scope(), 1)[0].node.uri == f"{R}/d9/n{i}.md"
+    for v in cvecs:
+        assert not {h.node.uri for h in approx.search(v, Scope(), 20)} & set(covered)
+
+
+def saved(path: object) -> tuple[EmbeddedStore, EmbeddedStore]:
+    mem = build(0)
+    store = EmbeddedStore(path, ann_min_rows=0, lexical=False)  # type: ignore[arg-type]
+    nodes = list(mem.iter_nodes())
+    store.upsert(nodes, mem.get_vectors([n.uri for n in nodes]))
+    assert store.wait_ann(timeout=60)
+    store.save()
+    return mem, store
+
+
+def test_ann_is_saved_and_reopened_memory_mapped_and_extended(tmp_path: object) -> None:
     from pathlib import Path
 
     path = Path(str(tmp_path)) / "idx"
-    mem = build(0)
-    store = EmbeddedStore(path, ann_min_rows=0, lexical=False)
-    nodes = list(mem.iter_nodes())
-    store.upsert(nodes, mem.get_vectors([n.uri for n in nodes]))
-    store.save()
+    mem, store = saved(path)
     assert len(list(path.glob("ann-*.bin"))) == 1
     again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
-    assert again._ann_file is not None  # loading in the background; searches stay exact
+    ann = again._ann  # opened with the index, memory-mapped: no rebuild, no load
+    assert ann is not None and not ann.mutable and ann.count == len(mem)
     q = mem.get_vectors([f"{R}/d3/f4.md"])[0]
     assert again.search(q, Scope(), 1)[0].node.uri == f"{R}/d3/f4.md"
-    assert again.load_ann()
-    assert again._ann is not None and again._ann.count == len(nodes)
-    assert again.search(q, Scope(), 1)[0].node.uri == f"{R}/d3/f4.md"
-    # a damaged HNSW file is a typed error, not garbage
+    # new rows: the worker continues on an in-memory copy of the mapped graph
+    many = unit(2500, 4)
+    again.upsert([leaf(f"{R}/d8/n{i}.md") for i in range(2500)], many)
+    assert again.search(many[3], Scope(), 1)[0].node.uri == f"{R}/d8/n3.md"
+    assert again.wait_ann(timeout=60)
+    grown = again._ann
+    assert grown is not None and grown.mutable and grown.count == len(mem) + 2500
+    again.save()
+    assert len(list(path.glob("ann-*.bin"))) == 2  # the new file and the previous one
+    third = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert third._ann is not None and third._ann.count == len(mem) + 2500
+    assert third.search(many[2400], Scope(), 1)[0].node.uri == f"{R}/d8/n2400.md"
+    # a save with no new rows persists a graph the worker grew since the last save
+    third.close()
+    again.close()
+    store.close()
+
+
+def test_a_graph_grown_after_the_last_save_is_saved_by_the_next_save(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "idx"
+    s = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    s.upsert([leaf(f"{R}/a/f{i}.md") for i in range(3000)], unit(3000, 6))
+    s.save()  # rows committed; the graph may still be building
+    assert s.wait_ann(timeout=60)
+    s.save()  # no new rows: a generation that persists the graph
+    again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert again._ann is not None and again._ann.count == 3000
+
+
+def test_a_damaged_graph_is_never_served_and_is_rebuilt(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "idx"
+    mem, store = saved(path)
+    store.close()
     f = next(path.glob("ann-*.bin"))
     raw = bytearray(f.read_bytes())
     raw[len(raw) // 2] ^= 0xFF
     f.write_bytes(bytes(raw))
-    from treehop.errors import IndexCorruptError
+    exact = build(None)
+    s = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert s.ann_damaged is not None and "checksum" in s.ann_damaged
+    rng = np.random.default_rng(7)
+    for _ in range(5):  # exact answers while it is rebuilt (uncovered rows are searched exactly)
+        q = rng.standard_normal(32).astype(np.float32)
+        want = [h.node.uri for h in exact.search(q, Scope(), 5)]
+        assert [h.node.uri for h in s.search(q, Scope(), 5)] == want
+    assert s.wait_ann(timeout=60)
+    assert s._ann is not None and s._ann.count == len(mem)
+    s.save()  # the rebuilt graph replaces the damaged file
+    again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert again.ann_damaged is None and again._ann is not None
+    assert again._ann.count == len(mem)
+    # a file that is not a usearch index at all (checksums trusted): rebuilt too, not served
+    s.close()
+    f = path / again._committed["ann"]["file"]  # type: ignore[index]
+    again.close()
+    f.write_bytes(b"\0" * f.stat().st_size)
+    trusting = EmbeddedStore(path, ann_min_rows=0, lexical=False, verify=False)
+    assert trusting.ann_damaged is not None and trusting._ann is None
+    q = mem.get_vectors([f"{R}/d5/f6.md"])[0]
+    assert trusting.search(q, Scope(), 1)[0].node.uri == f"{R}/d5/f6.md"
 
-    with pytest.raises(IndexCorruptError):
-        EmbeddedStore(path, ann_min_rows=0, lexical=False).load_ann()
+
+ANN_WRITER = """
+import sys, numpy as np
+from treehop.models import Node, ContextType
+from treehop.stores import _ann
+from treehop.stores.embedded import EmbeddedStore
+_ann.CATCH_UP_ROWS = 64  # the graph grows (and is rewritten) at every save
+_ann.CHUNK = 64
+path, tag = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(sum(map(ord, tag)))
+s = EmbeddedStore(path, lock_timeout=60, ann_min_rows=0, lexical=False)
+for i in range(1000):
+    uris = [f"viking://resources/{tag}/r{i}-{j}.md" for j in range(150)]
+    nodes = [Node(uri=u, parent_uri=f"viking://resources/{tag}", context_type=ContextType.RESOURCE,
+                  level=2, is_leaf=True, content=u) for u in uris]
+    v = rng.standard_normal((150, 16)).astype(np.float32)
+    s.upsert(nodes, v / np.linalg.norm(v, axis=1, keepdims=True))
+    s.wait_ann(timeout=60)
+    s.save()
+    print(i, flush=True)
+"""
+
+
+def test_sigkill_during_graph_saves_leaves_a_consistent_index(tmp_path: object) -> None:
+    import os
+    import random
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": f"{repo / 'retrieval'}{os.pathsep}{repo / 'integrations'}"}
+    path = Path(str(tmp_path)) / "idx"
+    rng = random.Random(5)
+    committed: list[str] = []
+    for round_ in range(3):
+        p = subprocess.Popen(
+            [sys.executable, "-c", ANN_WRITER, str(path), f"k{round_}"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert p.stdout is not None
+        assert p.stdout.readline().strip() == "0"  # one save with a graph has committed
+        time.sleep(rng.uniform(0.0, 0.5))
+        p.kill()
+        rest = p.stdout.read()
+        p.wait()
+        done = [0] + [int(x) for x in rest.split()]
+        committed += [f"{R}/k{round_}/r{i}-{j}.md" for i in done for j in (0, 77, 149)]
+        s = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+        assert s.ann_damaged is None and s._ann is not None and s._ann.count > 0
+        assert not [n for n in os.listdir(path) if n.startswith(".tmp-")]
+        assert s.wait_ann(timeout=60)
+        for uri in committed:
+            v = s.get_vectors([uri])[0]
+            assert s.search(v, Scope(), 1)[0].node.uri == uri
+        s.close()
+
+
+def test_batch_on_the_graph_equals_one_query_at_a_time() -> None:
+    approx = build(0)
+    approx.upsert([leaf(f"{R}/d2/t{i}.md") for i in range(300)], unit(300, 8))  # a tail
+    approx.delete([f"{R}/d{d}/f{i}.md" for d in range(4) for i in range(10)])
+    qs = unit(16, 9)
+    for scope in (Scope(), Scope(subtrees=(R,), leaves_only=True)):
+        batch = approx.search_batch(qs, scope, 10)
+        for q, got in zip(qs, batch, strict=True):
+            one = approx.search(q, scope, 10)
+            assert [h.node.uri for h in got] == [h.node.uri for h in one]
+            assert [h.score for h in got] == pytest.approx([h.score for h in one], abs=1e-6)
+            assert all(h.matches for h in got)
+
+
+def test_siblings_of_the_best_candidates_join_them() -> None:
+    from treehop.stores import embedded as emb
+
+    store = build(None, n_dirs=6, per_dir=20)
+    big = [leaf(f"{R}/big/f{i}.md") for i in range(emb._SIBLING_MAX + 1)]
+    store.upsert(big, unit(len(big), 10))
+    store.delete([f"{R}/d1/f3.md"])
+    s = store._snap
+    rows = s.lookup([f"{R}/d1/f0.md", f"{R}/d1/f1.md", f"{R}/big/f0.md"])
+    full = s.alive[: s.n].copy()
+    full[s.lookup([f"{R}/d1/f5.md"])] = False  # outside the scope
+    dense = np.array([0.9, 0.8, 0.7], np.float32)
+    got = set(s.uris_of(emb._sibling_rows(s, rows, dense, full)))
+    want = {f"{R}/d1/f{i}.md" for i in range(20)} - {f"{R}/d1/f{i}.md" for i in (0, 1, 3, 5)}
+    assert got == want  # not the candidates, the deleted or ineligible rows, nor a huge folder
+
+
+def test_compaction_renumbers_the_graph_labels(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "idx"
+    mem, store = saved(path)
+    gone = [f"{R}/d{d}/f{i}.md" for d in range(40) for i in range(28)]  # 1,120 of 2,040 rows
+    store.delete(gone)
+    store.save()  # dead rows outnumber live ones: the save compacts (renumbers every row)
+    assert store._snap.n == len(mem) - len(gone)
+    keep = [f"{R}/d{d}/f{i}.md" for d in (0, 17, 39) for i in (28, 40, 49)]
+    for s in (store, EmbeddedStore(path, ann_min_rows=0, lexical=False)):
+        assert s._ann is not None and s._ann.count == len(mem)  # the same graph, not rebuilt
+        for uri, v in zip(keep, mem.get_vectors(keep), strict=True):
+            hits = s.search(v, Scope(), 10)
+            assert hits[0].node.uri == uri
+            assert not {h.node.uri for h in hits} & set(gone)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_unique_ints_equals_numpy_unique(seed: int) -> None:
+    from treehop.stores.embedded import _unique_ints
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-5, 40, size=int(rng.integers(0, 60)), dtype=np.int64)
+    np.testing.assert_array_equal(_unique_ints(a), np.unique(a))

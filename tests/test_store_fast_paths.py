@@ -232,11 +232,13 @@ def test_many_small_appends_are_rechecksummed_in_blocks(
 
 # ---------------------------------------------------------------------- HNSW answers
 def test_reused_hnsw_answers_equal_fresh_queries() -> None:
-    pytest.importorskip("hnswlib")
+    from treehop.stores import _ann
+
     rng = np.random.default_rng(0)
     s = EmbeddedStore(ann_min_rows=0, lexical=False)
     n = 600
     s.upsert([leaf(f"{R}/d/f{i}.md") for i in range(n)], vecs(n, 3, dim=32))
+    assert s.wait_ann(timeout=60)
     q = rng.standard_normal(32).astype(np.float32)
     q /= np.linalg.norm(q)
     small = s.search(q, Scope(subtrees=(R,)), 10)
@@ -245,13 +247,15 @@ def test_reused_hnsw_answers_equal_fresh_queries() -> None:
     deeper = s.search(q, Scope(subtrees=(R,)), 40)
     assert len(ann.recent) == 1  # the deeper step reused the first answer
     assert [h.node.uri for h in deeper[:10]] == [h.node.uri for h in small]
-    # the same as asking HNSW afresh at the same width
-    ann.index.set_ef(emb._ANN_EF)
-    fresh = ann.index.knn_query(q[None, :], k=64)[0][0]
-    np.testing.assert_array_equal(ann.query(q, 64, emb._ANN_EF), fresh)
+    # the same as asking the graph afresh at the same width
+    fresh = np.asarray(ann.index.search(q, 64).keys, dtype=np.int64)
+    np.testing.assert_array_equal(ann.query(q, 64), fresh)
     # growing the index drops remembered answers
-    s.upsert([leaf(f"{R}/e/g{i}.md") for i in range(emb._ANN_TAIL)], vecs(emb._ANN_TAIL, 4, 32))
-    assert ann.count == n + emb._ANN_TAIL and not ann.recent
+    s.upsert(
+        [leaf(f"{R}/e/g{i}.md") for i in range(_ann.CATCH_UP_ROWS)], vecs(_ann.CATCH_UP_ROWS, 4, 32)
+    )
+    assert s.wait_ann(timeout=60)
+    assert ann.count == n + _ann.CATCH_UP_ROWS and not ann.recent
 
 
 def test_reused_exact_scores_equal_fresh_ones() -> None:

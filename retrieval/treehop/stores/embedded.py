@@ -18,7 +18,7 @@ by parent hash; tag-label hash -> rows; each row's parent row), merged increment
     data-000003/*.bin        append-only columns of epoch 3 (vectors, hashes, offsets, blobs)
     index-000012.bin         the lookup arrays of generation 12 (one file, checksummed)
     lexical-000011/          the BM25 index, rewritten only when it changed
-    ann-000010.bin           the HNSW index, rewritten only when it grew enough
+    ann-000010.bin           the usearch HNSW graph, rewritten only when it grew enough
     state/                   opaque blobs (sessions, settings), each replaced atomically
     LOCK                     the writer lock (see :mod:`._filelock`)
 
@@ -52,14 +52,15 @@ committed reloads first, so no committed update is lost. Inside one process, cli
 store per path through :meth:`EmbeddedStore.shared`.
 
 **Search** is exact (numpy ``einsum`` matvec) except the global step of a large index, which
-asks a persisted HNSW index (hnswlib, the ``ann`` extra) for candidates and rescores them
-exactly; rows written after the HNSW index was last extended are searched exactly beside it.
-The HNSW query over-fetches by the share of the index the scope admits, and its answer is
-kept briefly so that the descent's deeper global step (same query, larger limit) slices it
-instead of searching again. Reads take no lock (``knn_query`` releases the GIL, so searches
-from several threads run in parallel); ``search_batch`` scores many queries with one matrix
-product. Known limit: hnswlib's ``load_index`` holds the GIL for the whole load (0.9 s at
-100k rows here), so the background load started at open stalls other Python threads once.
+asks a persisted HNSW graph (usearch, 8-bit vectors, see :mod:`._ann`) for candidates and
+rescores them exactly; rows written after the graph was last extended are searched exactly
+beside it. The graph is kept out of the write path: writes publish rows and return, a
+background worker extends the graph afterwards, and a save persists it as far as it got.
+A saved graph opens memory-mapped (O(1)). The query over-fetches by the share of the index
+the scope admits, and its answer is kept briefly so that the descent's deeper global step
+(same query, larger limit) slices it instead of searching again. Reads take no lock (usearch
+releases the GIL, so searches from several threads run in parallel); ``search_batch``
+answers many queries with one graph call or one matrix product.
 """
 
 from __future__ import annotations
@@ -92,7 +93,9 @@ from ..errors import IndexCorruptError, InvalidQueryError, NotFoundError, StoreE
 from ..filters import MetadataFilter, TagFilter
 from ..lexical import LexicalIndex, hybrid_scores
 from ..models import ContextType, Node
+from . import _ann
 from . import _checksum as _ck
+from ._ann import AnnIndex
 from ._filelock import WriterLock
 from ._state_blobs import check_state_key
 from .base import (
@@ -172,17 +175,13 @@ _LEX_REPLAY = 4_096
 """A save leaves the BM25 index file as it is while the rows written or deleted since it was
 written stay within this (or 1/16 of the live rows): they are replayed from the node texts
 when it is loaded (~30 ms per 1,000 rows here) instead of rewriting every posting."""
-_ANN_EF = 128
-"""HNSW search width (``ef``) of a query that fetches at most this many candidates."""
-_ANN_TAIL = 2_048
-"""Rows written after the HNSW index was last extended are searched exactly; once this many
-accumulate, the next write adds them to the HNSW index."""
 DEFAULT_ANN_MIN_ROWS = 50_000
-"""From this many live rows on, the global step uses HNSW. Measured with
+"""From this many live rows on, the global step uses the HNSW graph. Measured with
 ``bench/bench_store.py`` on the shared 2-core machine: an exact 384-d pass costs ~0.5 ms per
-1,000 rows (~25 ms at 50k), an HNSW query ~1 ms, and building costs ~1-2 ms of CPU per row
-(``M=32``); at 10k rows the exact step is already only ~0.07x of a flat BLAS search (it skips
-nothing but is single-threaded SIMD), so HNSW starts where the exact pass passes ~20 ms."""
+1,000 rows (~25 ms at 50k), a graph query ~1 ms; at 10k rows the exact step is already only
+~0.07x of a flat BLAS search (it skips nothing but is single-threaded SIMD), so the graph
+starts where the exact pass passes ~20 ms. Building it no longer costs a write anything (the
+background worker of :mod:`._ann`), only background CPU."""
 
 
 _UIDS = itertools.count(1)
@@ -198,90 +197,6 @@ def _h64(text: str) -> int:
 
 def _hashes(texts: Sequence[str]) -> U64Array:
     return np.fromiter((_h64(t) for t in texts), dtype=np.uint64, count=len(texts))
-
-
-class _RWLock:
-    """Many concurrent HNSW queries, or one writer extending the index."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writer = False
-
-    def acquire_read(self) -> None:
-        with self._cond:
-            while self._writer:
-                self._cond.wait()
-            self._readers += 1
-
-    def release_read(self) -> None:
-        with self._cond:
-            self._readers -= 1
-            if not self._readers:
-                self._cond.notify_all()
-
-    def acquire_write(self) -> None:
-        with self._cond:
-            while self._writer or self._readers:
-                self._cond.wait()
-            self._writer = True
-
-    def release_write(self) -> None:
-        with self._cond:
-            self._writer = False
-            self._cond.notify_all()
-
-
-@dataclass(eq=False)
-class _Ann:
-    """An HNSW index over rows ``< upto`` (alive when added): label ``i`` is row ``row[i]``."""
-
-    index: Any
-    row: IntArray
-    count: int
-    upto: int
-    lock: _RWLock = field(default_factory=_RWLock)
-    ef_gate: _RWLock = field(default_factory=_RWLock)
-    recent: dict[tuple[bytes, int], npt.NDArray[Any]] = field(default_factory=dict)
-    """The labels of recent queries, by (query bytes, ef). A descent asks the same query
-    again with a larger limit; HNSW returns the best ``k`` of the same ``ef``-wide search
-    whatever ``k`` is, so a cached ``ef``-long answer sliced to ``k`` equals a new query.
-    Cleared whenever the index grows (the caller holds ``lock`` for reading)."""
-
-    def query(self, q: F32, k: int, ef: int) -> npt.NDArray[Any]:
-        """The labels of the ``k`` nearest rows found by an ``ef``-wide HNSW search."""
-        key = (q.tobytes(), ef)
-        hit = self.recent.get(key)
-        if hit is not None and hit.size >= k:
-            return hit[:k]
-        got: npt.NDArray[Any] = self.query_many(q.reshape(1, -1), min(ef, self.count), ef)[0]
-        if len(self.recent) >= 64:
-            self.recent.clear()
-        self.recent[key] = got
-        return got[:k]
-
-    def query_many(self, qs: F32, k: int, ef: int) -> npt.NDArray[Any]:
-        """HNSW labels of the ``k`` nearest rows of each query (one row per query).
-
-        hnswlib's ``ef`` is a property of the index, not of a call, so queries at the default
-        ``_ANN_EF`` share the index (``knn_query`` releases the GIL: they run in parallel),
-        while a query that needs a wider search has it to itself and restores the default.
-        """
-        if ef == _ANN_EF:
-            self.ef_gate.acquire_read()
-            try:
-                labels: npt.NDArray[Any] = self.index.knn_query(qs, k=k)[0]
-            finally:
-                self.ef_gate.release_read()
-            return labels
-        self.ef_gate.acquire_write()
-        try:
-            self.index.set_ef(ef)
-            labels = self.index.knn_query(qs, k=k)[0]
-        finally:
-            self.index.set_ef(_ANN_EF)
-            self.ef_gate.release_write()
-        return labels
 
 
 class _BlobGuard:
@@ -323,7 +238,7 @@ class _BlobGuard:
         e_arr = np.maximum(np.asarray(ends, dtype=np.int64), s_arr + 1)
         first = np.searchsorted(self.ends, s_arr, side="right")
         last = np.searchsorted(self.ends, e_arr - 1, side="right")
-        need = np.unique(np.concatenate([first, last]))
+        need = _unique_ints(np.concatenate([first, last]))
         for i in need[need < len(self.done)].tolist():
             if not self.done[i]:
                 self._check(i)
@@ -626,7 +541,9 @@ class EmbeddedStore:
     before their first use); ``"background"``: check the small files on open and the vectors
     and node texts in a thread (open ~0.13 s at 100k), after which damage makes every call
     raise (calls made before it is found are not protected); ``False``: trust the files.
-    ``ann_min_rows``: live rows from which the global step uses HNSW (``None``: never).
+    ``ann_min_rows``: live rows from which the global step uses the HNSW graph (``None``:
+    never). The graph is built and extended by a background worker after writes (with
+    ``ann_threads`` threads), never inside one; :meth:`wait_ann` waits for it.
     """
 
     _registry: ClassVar[dict[str, weakref.ReferenceType[EmbeddedStore]]] = {}
@@ -654,11 +571,18 @@ class EmbeddedStore:
         self._lex: LexicalIndex | None = LexicalIndex() if lexical else None
         self._lex_dir: Path | None = None
         self._lex_dirty = False
-        self._ann: _Ann | None = None
+        self._ann: AnnIndex | None = None
         self._ann_file: tuple[str, int, int] | None = None  # name, count, upto
         self._ann_loader: threading.Thread | None = None
         self._ann_load_lock = threading.Lock()
-        self._ann_error: IndexCorruptError | None = None
+        self._ann_worker: threading.Thread | None = None
+        self._ann_token = 0
+        """Bumped whenever the graph must stop growing (a reset, a compaction): a worker
+        started under an older token stops after its chunk and publishes nothing."""
+        self.ann_threads = os.cpu_count() or 1
+        self.ann_damaged: str | None = None
+        """Why the saved graph could not be used (checksum, unreadable): it is then
+        rebuilt from the vectors, which are the truth, instead of failing every search."""
         self._node_cache: OrderedDict[tuple[int, int], Node] = OrderedDict()
         self._md_cache: dict[tuple[int, int], dict[str, Any]] = {}
         self._meta: dict[str, Any] = {}
@@ -949,7 +873,7 @@ class EmbeddedStore:
             if k:
                 lex.upsert(new_rows, [n.lexical_text() for n in nodes])
             self._lex_dirty = True
-        self._ann_after_write()
+        self._ann_kick()  # the graph catches up in the background, not inside the write
 
     def _compact_in_memory(self) -> None:
         """A store without a directory reclaims dead rows as soon as they outnumber live ones
@@ -960,9 +884,10 @@ class EmbeddedStore:
             dead = np.flatnonzero(old_to_new < 0)
             lex.delete(dead[dead < lex.row_bound])
             lex.remap(old_to_new)
+        self._ann_stop()
         self._snap = s
         self._ann = None
-        self._ann_after_write()
+        self._ann_kick()
 
     # ------------------------------------------------------------------ reads
     def get(self, uris: Sequence[str]) -> list[Node | None]:
@@ -1120,11 +1045,13 @@ class EmbeddedStore:
         if rows is not None and rows.size == 0:
             return [[] for _ in range(qs.shape[0])]
         if self._ann_usable(s, rows) and (ann := self._ann_index(wait=False)) is not None:
-            # one HNSW call for the whole batch (hnswlib spreads it over its threads)
-            fetch = min(max(4 * limit, 64), ann.count)
+            if dense_weight >= 1.0 or not any(texts):
+                return self._ann_batch(s, qs, scope, rows, limit, ann)
+            # one graph call for the whole batch (usearch splits it over two threads)
+            fetch = max(4 * limit, 64)
             ann.lock.acquire_read()
             try:
-                labels = ann.query_many(qs, fetch, max(fetch, _ANN_EF))
+                labels = ann.query_many(qs, fetch, min(2, self.ann_threads))
             finally:
                 ann.lock.release_read()
             return [
@@ -1322,6 +1249,58 @@ class EmbeddedStore:
             if wide:
                 _cache_put(s, ("elig", skey), cached)
         return skey, wide, cached
+
+    def _ann_batch(
+        self, s: _Snap, qs: F32, scope: Scope, rows: IntArray | None, limit: int, ann: AnnIndex
+    ) -> list[list[ScoredNode]]:
+        """The dense global step of many queries: one graph call for all of them (usearch
+        splits it over two threads), every query's candidates rescored in one batched
+        product with the uncovered tail rows (one matrix product), one partial sort. A query
+        whose graph answer holds too few eligible rows goes the one-query way (which fetches
+        wider)."""
+        skey, wide, (eligible, matches) = self._scope_masks(s, scope, rows)
+        key = skey if wide else None
+        full = _full_mask(s, rows, eligible, key)
+        fetch = max(int(1.25 * limit / max(_eligible_share(s, full, key), 0.05)) + 16, 64)
+        ann.lock.acquire_read()
+        try:
+            upto, count = min(ann.upto, s.n), ann.count
+            labels = ann.query_many(qs, min(fetch, count), min(2, self.ann_threads))
+            cand = np.where(labels >= 0, ann.row[np.clip(labels, 0, None)], -1)
+        finally:
+            ann.lock.release_read()
+        ok = (cand >= 0) & (cand < s.n)
+        ok[ok] = full[cand[ok]]
+        cand = np.where(ok, cand, 0)
+        b, width = cand.shape
+        dense = np.einsum(
+            "qkd,qd->qk", s.vectors_of(cand.ravel()).reshape(b, width, s.dim), qs, optimize=False
+        )
+        dense[~ok] = -np.inf
+        tail = np.flatnonzero(full[upto:]) + upto
+        if tail.size:
+            dense = np.hstack([dense, qs @ s.vectors_of(tail).T])
+            cand = np.hstack([cand, np.broadcast_to(tail, (b, tail.size))])
+            ok = np.hstack([ok, np.ones((b, tail.size), dtype=bool)])
+        found = ok.sum(axis=1)
+        short = found < min(limit, int(np.count_nonzero(full[: s.n])))
+        k = min(limit, cand.shape[1])
+        top = np.argpartition(-dense, k - 1, axis=1)[:, :k] if k < cand.shape[1] else None
+        out: list[list[ScoredNode]] = []
+        for i in range(b):
+            if short[i]:
+                out.append(self._search(s, qs[i], scope, limit, None, 1.0, None))
+                continue
+            t = top[i] if top is not None else np.flatnonzero(ok[i])
+            t = t[ok[i, t]]
+            c, d = cand[i], dense[i]
+            sib = _sibling_rows(s, c[ok[i]], d[ok[i]], full)
+            if sib.size:  # the siblings of the best rows join (see _sibling_rows)
+                c = np.concatenate([c[t], sib])
+                d = np.concatenate([d[t], _matvec(s.vectors_of(sib), qs[i])])
+                t = np.argpartition(-d, k - 1)[:k] if k < c.size else np.arange(c.size)
+            out.append(self._hits(s, c, t, d, d, None, matches))
+        return out
 
     def _batch_dense(
         self, s: _Snap, qs: F32, scope: Scope, rows: IntArray | None, limit: int
@@ -1532,7 +1511,7 @@ class EmbeddedStore:
         contains = np.zeros(n, dtype=bool)
         frontier = s.parent_row[:n][match]
         while frontier.size:
-            frontier = np.unique(frontier[frontier >= 0])
+            frontier = _unique_ints(frontier[frontier >= 0])
             frontier = frontier[~contains[frontier]]
             contains[frontier] = True
             frontier = s.parent_row[frontier]
@@ -1590,28 +1569,22 @@ class EmbeddedStore:
         ann = self._ann_index(wait=False)
         if ann is None:
             return None
-        full = eligible if rows is None else s.cache.get(("full", cache_key))
-        if full is None:
-            full = np.zeros(s.n, dtype=bool)
-            assert rows is not None
-            full[rows[eligible]] = True
-            if cache_key is not None:
-                _cache_put(s, ("full", cache_key), full)
-        upto = min(ann.upto, s.n)
-        tail = np.flatnonzero(full[upto:]) + upto
+        full = _full_mask(s, rows, eligible, cache_key)
         # over-fetch by the share of the index the scope admits (4x when unknown), so that
-        # enough eligible rows come back without a second HNSW query
+        # enough eligible rows come back without a second graph query
         share = _eligible_share(s, full, cache_key)
         fetch = max(int(1.25 * limit / max(share, 0.05)) + 16, 64)
-        count = ann.count
         ann.lock.acquire_read()
         try:
+            # read under the lock: the worker adds a chunk and moves ``upto`` together
+            upto, count = min(ann.upto, s.n), ann.count
             while True:
                 if prefetched is not None and prefetched.size >= min(fetch, count):
                     got = prefetched
                 else:
-                    got = ann.query(q, min(fetch, count), max(fetch, _ANN_EF))
-                found = ann.row[got.astype(np.int64)]
+                    got = ann.query(q, min(fetch, count))
+                got = got[got >= 0]
+                found = ann.row[got]
                 found = found[(found >= 0) & (found < s.n)]
                 cand = found[full[found]]
                 if cand.size >= limit or fetch * 4 > count:
@@ -1619,6 +1592,8 @@ class EmbeddedStore:
                 fetch *= 4
         finally:
             ann.lock.release_read()
+        # the rows the graph does not cover yet, exactly: a new row is never missed
+        tail = np.flatnonzero(full[upto:]) + upto
         cand = np.concatenate([cand, tail])
         # (the scope's size is counted only when too few came back: a sum over every row)
         if cand.size < limit and cand.size < int(np.count_nonzero(full)):
@@ -1630,30 +1605,29 @@ class EmbeddedStore:
             lex_rows = lex_rows[full[lex_rows]]
             cand = np.union1d(cand, lex_rows)
         else:
-            cand = np.unique(cand)
-        return cand, _matvec(s.vectors_of(cand), q)
+            cand = _unique_ints(cand)
+        dense = _matvec(s.vectors_of(cand), q)
+        sib = _sibling_rows(s, cand, dense, full)
+        if sib.size:
+            cand = np.concatenate([cand, sib])
+            dense = np.concatenate([dense, _matvec(s.vectors_of(sib), q)])
+        return cand, dense
 
-    def _ann_index(self, wait: bool = True) -> _Ann | None:
-        """The HNSW index. A saved one loads in a background thread started at open; until it
-        is in memory a search (``wait=False``) stays exact instead of waiting, while writers
-        wait for it. A load that failed raises its error here."""
+    def _ann_index(self, wait: bool = True) -> AnnIndex | None:
+        """The HNSW graph. A saved one opens with the index (memory-mapped); with
+        ``verify="background"`` its checksum runs in a thread first, and until then a search
+        (``wait=False``) stays exact instead of waiting."""
         if self._ann is not None or self._ann_file is None or self.path is None:
             return self._ann
         if not wait:
             self._start_ann_load()
-            err, self._ann_error = self._ann_error, None
-            if err is not None:
-                raise err
             return self._ann
         loader = self._ann_loader
         if loader is not None and loader is not threading.current_thread():
             loader.join()
-        err, self._ann_error = self._ann_error, None
-        if err is not None:
-            raise err
         with self._wlock:
             if self._ann is None and self._ann_file is not None:
-                self._ann = self._load_ann()
+                self._ann = self._load_ann_or_rebuild()
         return self._ann
 
     def _start_ann_load(self) -> None:
@@ -1662,62 +1636,94 @@ class EmbeddedStore:
                 return
             if self._ann_loader is not None and self._ann_loader.is_alive():
                 return
-            wanted = self._ann_file
+            wanted, token = self._ann_file, self._ann_token
 
             def run() -> None:
-                try:
-                    ann = self._load_ann()
-                except IndexCorruptError as exc:
-                    self._ann_error = exc
-                    return
                 with self._wlock:
-                    if self._ann is None and self._ann_file == wanted:
-                        self._ann = ann
+                    fresh = self._ann_file == wanted and self._ann_token == token
+                    if self._ann is None and fresh:
+                        self._ann = self._load_ann_or_rebuild()
+                self._ann_kick()
 
             self._ann_loader = threading.Thread(target=run, name="treehop-ann-load", daemon=True)
             self._ann_loader.start()
 
     def load_ann(self) -> bool:
-        """Wait until the saved HNSW index is in memory (it loads in the background after
-        open). Returns whether the global step can use one."""
+        """Wait until the saved HNSW graph is open (with ``verify="background"`` it opens in a
+        thread). Returns whether the global step can use one now."""
         return self._ann_index(wait=True) is not None
 
-    def _ann_after_write(self) -> None:
-        """Extend the HNSW index with rows written since it was last extended (in batches of
-        ``_ANN_TAIL``; fewer are searched exactly), building it once the index is large."""
-        s = self._snap
-        if self.ann_min_rows is None or s.live < self.ann_min_rows:
+    def wait_ann(self, timeout: float | None = None) -> bool:
+        """Wait until the background worker has added every row written so far to the HNSW
+        graph (searches never need this: rows it does not cover yet are searched exactly).
+        Returns whether the graph now covers every row; ``False`` after ``timeout``."""
+        self._ann_index(wait=True)
+        self._ann_kick()
+        worker = self._ann_worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(timeout)
+        ann = self._ann
+        return ann is not None and ann.upto >= self._snap.n and not (worker and worker.is_alive())
+
+    def _ann_stop(self) -> None:
+        """Stop the worker after its current chunk (before rows are renumbered or the state
+        is replaced) and wait for it."""
+        self._ann_token += 1
+        worker = self._ann_worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join()
+
+    def _ann_kick(self) -> None:
+        """Start the background worker when the graph lags the rows by ``CATCH_UP_ROWS`` (or
+        does not exist yet on an index past ``ann_min_rows``). Writes call this and return
+        at once: the graph is never extended inside a write."""
+        s = self._snap_v
+        if self.ann_min_rows is None or s.live < self.ann_min_rows or not s.dim:
             return
-        ann = self._ann_index()
-        if ann is not None and s.n - ann.upto < _ANN_TAIL:
+        ann = self._ann
+        if ann is None and self._ann_file is not None:
+            return  # the saved graph is being opened; its loader kicks when done
+        if ann is not None and s.n - ann.upto < _ann.CATCH_UP_ROWS:
             return
-        try:
-            import hnswlib
-        except ImportError:
-            return
-        if ann is None:
-            index = hnswlib.Index(space="ip", dim=s.dim)
-            index.init_index(max_elements=max(1024, s.live), ef_construction=200, M=32)
-            index.set_ef(_ANN_EF)
-            ann = _Ann(index=index, row=np.zeros(0, np.int64), count=0, upto=0)
-        new = np.flatnonzero(s.alive[ann.upto : s.n]) + ann.upto
-        if new.size:
-            labels = np.arange(ann.count, ann.count + new.size, dtype=np.int64)
-            ann.lock.acquire_write()
-            try:
-                need = ann.count + new.size
-                if need > ann.index.get_max_elements():
-                    ann.index.resize_index(max(need, int(ann.index.get_max_elements() * 1.5)))
-                ann.index.set_num_threads(os.cpu_count() or 1)
-                ann.index.add_items(s.vectors_of(new), labels)
-                ann.index.set_ef(_ANN_EF)
-                ann.row = np.concatenate([ann.row, new])
-                ann.recent.clear()
-                ann.count = need
-            finally:
-                ann.lock.release_write()
-        ann.upto = s.n
-        self._ann = ann
+        with self._ann_load_lock:
+            worker = self._ann_worker
+            if worker is not None and worker.is_alive():
+                return
+            token = self._ann_token
+            self._ann_worker = threading.Thread(
+                target=self._ann_work, args=(token,), name="treehop-ann-extend", daemon=True
+            )
+            self._ann_worker.start()
+
+    def _ann_work(self, token: int) -> None:
+        """Bring the graph up to the newest snapshot, chunk by chunk, until it no longer lags
+        (writes may come in meanwhile). A new graph (or the in-memory copy that replaces a
+        memory-mapped one) is published after its first chunk, so a first build already
+        serves the rows it covers while it goes on."""
+
+        def current() -> bool:
+            return self._ann_token == token
+
+        while current():
+            s = self._snap_v
+            ann = self._ann
+            if ann is not None and s.n - ann.upto < _ann.CATCH_UP_ROWS:
+                return
+            if ann is None:
+                ann = AnnIndex.new(s.dim)
+            elif not ann.mutable:
+                ann = ann.mutable_copy()
+            new = np.flatnonzero(s.alive[ann.upto : s.n]) + ann.upto
+            head = new[: _ann.CHUNK]
+            first_upto = s.n if new.size <= _ann.CHUNK else int(new[_ann.CHUNK])
+            if not ann.extend(head, s.vectors_of, first_upto, self.ann_threads, current):
+                return
+            with self._ann_load_lock:
+                if not current():
+                    return
+                self._ann = ann
+            if not ann.extend(new[_ann.CHUNK :], s.vectors_of, s.n, self.ann_threads, current):
+                return
 
     # ------------------------------------------------------------------ state blobs
     # State blobs (sessions, settings) change far more often than vectors, so they live outside
@@ -1773,9 +1779,11 @@ class EmbeddedStore:
             return True
 
     def close(self) -> None:
-        """Save pending changes and release the writer lock."""
+        """Stop the graph's background worker, save pending changes (and the graph as far as
+        it got) and release the writer lock."""
         with self._wlock:
             try:
+                self._ann_stop()
                 self.save()
             finally:
                 if self._flock is not None:
@@ -1792,6 +1800,11 @@ class EmbeddedStore:
         if self.path is None:
             return
         with self._wlock:
+            if not self._dirty and self._ann_unsaved():
+                # the background worker grew the graph since it was saved: a generation
+                # without new rows persists it (under the writer lock, like any save)
+                self._begin_write()
+                self._dirty = self._ann_unsaved()
             if not self._dirty:
                 if self._flock is not None and self._flock.held:
                     self._flock.release()
@@ -1818,6 +1831,7 @@ class EmbeddedStore:
             self._snap = _empty_snap(int(self._dim or 0))
             self._committed = None
             self._committed_snap = None
+            self._ann_stop()
             self._ann = None
             self._lex = LexicalIndex() if self._use_lexical else None
             self._open_path(clean=False)
@@ -1842,8 +1856,10 @@ class EmbeddedStore:
         gen = (prev["generation"] if prev else 0) + 1
         dead = s.n - s.live
         compact = prev is None or (dead > s.live and dead > 1000)
-        if compact and self._ann is None and self._ann_file is not None:
-            self._ann = self._load_ann()  # its labels are renumbered below
+        if compact:
+            self._ann_stop()  # the worker must not add rows while they are renumbered
+            if self._ann is None and self._ann_file is not None:
+                self._ann = self._load_ann_or_rebuild()  # its labels are renumbered below
         old_to_new: IntArray | None = None
         if compact:
             s, old_to_new = self._compacted(s)
@@ -1860,9 +1876,15 @@ class EmbeddedStore:
         )
         ann = self._ann
         if ann is not None and old_to_new is not None:
-            # the HNSW labels follow the compaction's renumbering
-            ann.row = np.where(ann.row >= 0, old_to_new[np.clip(ann.row, 0, None)], -1)
-            ann.upto = int(np.count_nonzero(old_to_new[: ann.upto] >= 0)) if ann.upto else 0
+            # the graph's labels follow the compaction's renumbering (the file is kept); no
+            # search maps labels meanwhile
+            ann.lock.acquire_write()
+            try:
+                ann.row = np.where(ann.row >= 0, old_to_new[np.clip(ann.row, 0, None)], -1)
+                ann.upto = int(np.count_nonzero(old_to_new[: ann.upto] >= 0)) if ann.upto else 0
+                ann.recent.clear()
+            finally:
+                ann.lock.release_write()
         ann_entry = self._save_ann(gen, ann, s)
         lex_entry = self._save_lexical(gen, s, prev, old_to_new)
         index_name = f"index-{gen:06d}.bin"
@@ -1885,6 +1907,7 @@ class EmbeddedStore:
         self._dirty = False
         self._open_manifest(manifest, verify=False, own=True)
         _cleanup(path, keep=2)
+        self._ann_kick()
 
     def _save_lexical(
         self, gen: int, s: _Snap, prev: dict[str, Any] | None, old_to_new: IntArray | None
@@ -1920,45 +1943,59 @@ class EmbeddedStore:
         os.replace(tmp, self.path / name)
         return {"dir": name, "files": sums, "rows": s.n, "documents": len(lex)}
 
-    def _save_ann(self, gen: int, ann: _Ann | None, s: _Snap) -> dict[str, Any] | None:
-        """The manifest entry of the HNSW index; the file is rewritten only when the index
-        holds 10% (and at least ``_ANN_TAIL``) more rows than the saved one."""
+    def _save_ann(self, gen: int, ann: AnnIndex | None, s: _Snap) -> dict[str, Any] | None:
+        """The manifest entry of the HNSW graph, as far as the worker has got (a save never
+        waits for it). The file is rewritten only when the graph holds 10% (and at least
+        ``CATCH_UP_ROWS``) more rows than the saved one; otherwise the saved file stays, with
+        its labels' rows (renumbered by a compaction) and the rows it covers."""
         assert self.path is not None
         if ann is None:
             if self._ann_file is None:
                 return None
-            # never loaded in this process: keep the saved file, its labels mapped as before
+            # never opened in this process: keep the saved file, its labels mapped as before
             old = self._committed["ann"] if self._committed else None
             if old is None:
                 return None
-            row = self._load_ann_rows()
-            return {**old, "row": row}
-        saved = self._ann_file
-        if saved is not None and ann.count - saved[1] < max(_ANN_TAIL, ann.count // 10):
-            count = saved[1]
-            old = self._committed["ann"] if self._committed else {}
-            return {**(old or {}), "row": ann.row[:count], "upto": _saved_upto(ann, count)}
-        name = f"ann-{gen:06d}.bin"
-        tmp = self.path / f".tmp-{name}"
-        ann.lock.acquire_read()
+            return {**old, "row": self._load_ann_rows()}
+        ann.lock.acquire_read()  # the worker adds no chunk meanwhile: count, rows and file agree
         try:
-            ann.index.save_index(str(tmp))
+            count, upto, row = ann.count, ann.upto, ann.row.copy()
+            saved = self._ann_file
+            if saved is not None and count - saved[1] < max(_ann.CATCH_UP_ROWS, count // 10):
+                old = self._committed["ann"] if self._committed else {}
+                kept = saved[1]
+                return {**(old or {}), "row": row[:kept], "upto": _saved_upto(row, kept)}
+            if not count:
+                return None
+            name = f"ann-{gen:06d}.bin"
+            tmp = self.path / f".tmp-{name}"
+            ann.index.save(str(tmp))
         finally:
             ann.lock.release_read()
         size = tmp.stat().st_size
         value = _ck.file_digest(tmp, 0, size)
         _fsync_file(tmp)
         os.replace(tmp, self.path / name)
-        self._ann_file = (name, ann.count, ann.upto)
+        self._ann_file = (name, count, upto)
         return {
             "file": name,
+            "kind": _ann.KIND,
             "size": size,
             **_ck.tagged(value),
-            "count": ann.count,
-            "upto": ann.upto,
+            "count": count,
+            "upto": upto,
             "dim": s.dim,
-            "row": ann.row,
+            "row": row,
         }
+
+    def _ann_unsaved(self) -> bool:
+        """Whether the graph grew past the saved file by the amount that rewrites it."""
+        ann, saved = self._ann, self._ann_file
+        if ann is None or self.path is None:
+            return False
+        if saved is None:
+            return ann.count > 0
+        return ann.count - saved[1] >= max(_ann.CATCH_UP_ROWS, ann.count // 10)
 
     def _load_ann_rows(self) -> IntArray:
         assert self._committed is not None and self.path is not None
@@ -1967,26 +2004,36 @@ class EmbeddedStore:
         )
         return np.array(arrays["ann_row"], dtype=np.int64)
 
-    def _load_ann(self) -> _Ann | None:
+    def _load_ann(self) -> AnnIndex | None:
+        """The committed graph, memory-mapped (checksummed first unless ``verify=False``).
+        Raises :class:`~treehop.errors.IndexCorruptError` when it is damaged."""
         assert self.path is not None and self._committed is not None
         entry = self._committed.get("ann")
-        if not entry:
-            return None
-        try:
-            import hnswlib
-        except ImportError:
-            return None
+        if not entry or entry.get("kind") != _ann.KIND:
+            return None  # none, or an older kind (hnswlib): the worker builds a new one
         f = self.path / entry["file"]
-        if self.verify and not _ck.whole_file_ok(f, int(entry["size"]), entry):
-            raise IndexCorruptError(f"{f}: checksum mismatch")
-        index = hnswlib.Index(space="ip", dim=int(entry["dim"]))
         try:
-            index.load_index(str(f), max_elements=int(entry["count"]) + 1024)
-            index.set_ef(_ANN_EF)
-        except RuntimeError as exc:
+            if self.verify and not _ck.whole_file_ok(f, int(entry["size"]), entry):
+                raise IndexCorruptError(f"{f}: checksum mismatch")
+            row = self._load_ann_rows()
+            if row.size != int(entry["count"]):
+                raise IndexCorruptError(f"{f}: {entry['count']} labels but {row.size} rows")
+            return AnnIndex.open(f, int(entry["dim"]), row, int(entry["upto"]), view=True)
+        except (OSError, ValueError) as exc:
             raise IndexCorruptError(f"{f}: {exc}") from exc
-        row = self._load_ann_rows()
-        return _Ann(index=index, row=row, count=int(entry["count"]), upto=int(entry["upto"]))
+
+    def _load_ann_or_rebuild(self) -> AnnIndex | None:
+        """:meth:`_load_ann`, except that a damaged graph is dropped (``ann_damaged`` says
+        why) and rebuilt by the worker from the vectors: it is derived data, and failing
+        every search over it would lose nothing the vectors do not still hold."""
+        try:
+            ann = self._load_ann()
+        except IndexCorruptError as exc:
+            self.ann_damaged = str(exc)
+            ann = None
+        if ann is None:
+            self._ann_file = None
+        return ann
 
     def _compacted(self, s: _Snap) -> tuple[_Snap, IntArray]:
         """The live rows renumbered densely, all in the tail (the save rewrites them)."""
@@ -2180,16 +2227,24 @@ class EmbeddedStore:
 
     def _follow_indexes(self, m: dict[str, Any], live: int, own: bool) -> None:
         """Point the HNSW and BM25 state at manifest ``m``: kept as they are when ``m`` was
-        committed from this store's memory, else dropped (BM25 reloads on first use, HNSW
-        starts loading in the background)."""
-        ann = m.get("ann")
-        self._ann_file = (ann["file"], int(ann["count"]), int(ann["upto"])) if ann else None
+        committed from this store's memory, else dropped (BM25 reloads on first use; the
+        HNSW graph opens memory-mapped now, after its checksum, or in a thread with
+        ``verify="background"``; a graph lagging the rows is caught up in the background)."""
+        ann = m.get("ann") or {}
+        usable = ann.get("kind") == _ann.KIND
+        self._ann_file = (ann["file"], int(ann["count"]), int(ann["upto"])) if usable else None
         if not own:
+            self._ann_stop()
             self._ann = None
-            self._ann_error = None
+            self.ann_damaged = None
             self._lex = None
-            if ann and self.ann_min_rows is not None and live >= self.ann_min_rows:
-                self._start_ann_load()
+            if usable and self.ann_min_rows is not None and live >= self.ann_min_rows:
+                if self.verify == "background":
+                    self._start_ann_load()
+                else:
+                    self._ann = self._load_ann_or_rebuild()
+            if self._ann is not None or self.ann_damaged is not None:
+                self._ann_kick()
         self._lex_dirty = False
         self._lex_scale_cache.clear()
 
@@ -2571,6 +2626,82 @@ def _all_finite(block: npt.NDArray[Any]) -> bool:
     return bool(np.isfinite(total)) or bool(np.isfinite(block).all())
 
 
+def _unique_ints(a: IntArray) -> IntArray:
+    """``np.unique`` of an integer array without ``np.unique``: its first call in a process
+    imports ``numpy.ma`` (60-100 ms here), which landed in the first ``find()`` after open."""
+    a = np.sort(a)
+    if a.size < 2:
+        return a
+    keep = np.empty(a.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    out: IntArray = a[keep]
+    return out
+
+
+_SIBLING_PARENTS = 4
+_SIBLING_MAX = 256
+
+
+def _sibling_rows(
+    s: _Snap, cand: IntArray, dense: F32, full: BoolArray, exclude: IntArray | None = None
+) -> IntArray:
+    """The eligible children of the parents of the best graph candidates (the first
+    ``_SIBLING_PARENTS`` distinct parents by score, each with at most ``_SIBLING_MAX``
+    children) that are not candidates yet: they are rescored exactly with the rest.
+
+    Why: on a tree the best rows for a query share a parent (a folder's files, a chunked
+    document), and a graph search that lands in that folder returns only some of them; its
+    beam does not widen with the number of candidates asked for. Measured on bench_store's
+    clustered tree (30k leaves, 16 links): top-10 equal to the exhaustive one on 27% of
+    queries from 64 graph candidates, 99.5% with their parents' other children added, at
+    ~4 sorted-array lookups and a few hundred dot products per query. Only ever adds
+    candidates, so it cannot lose a row the graph found."""
+    if cand.size == 0 or not s.n:
+        return np.zeros(0, np.int64)
+    best = cand[np.argsort(-dense)[: 4 * _SIBLING_PARENTS]]
+    linked = s.parent_row[best]
+    first = list(dict.fromkeys(linked[linked >= 0].tolist()))[:_SIBLING_PARENTS]
+    parents = np.array(first, dtype=np.int64)
+    if not parents.size:
+        return np.zeros(0, np.int64)
+    keys = s.sorted_keys("parent_hash", s.by_parent)
+    h = s.cols["uri_hash"][parents]
+    lo = np.searchsorted(keys, h, side="left")
+    hi = np.searchsorted(keys, h, side="right")
+    parts = [
+        s.by_parent[a:b]
+        for a, b in zip(lo.tolist(), hi.tolist(), strict=True)
+        if b - a <= _SIBLING_MAX
+    ]
+    if not parts:
+        return np.zeros(0, np.int64)
+    rows = np.concatenate(parts)
+    # a hash collision links nothing (at most _SIBLING_PARENTS parents: a broadcast compare)
+    rows = rows[(s.parent_row[rows][:, None] == parents[None, :]).any(axis=1)]
+    rows = rows[full[rows]]
+    have = np.sort(cand if exclude is None else exclude)
+    at = np.minimum(np.searchsorted(have, rows), have.size - 1)
+    out: IntArray = rows[have[at] != rows]
+    return out
+
+
+def _full_mask(
+    s: _Snap, rows: IntArray | None, eligible: BoolArray, cache_key: tuple[Any, ...] | None
+) -> BoolArray:
+    """The scope's eligibility over every row (``eligible`` is over ``rows`` when a scope
+    names them), kept per snapshot for a wide scope that every query asks again."""
+    if rows is None:
+        return eligible
+    full: BoolArray | None = s.cache.get(("full", cache_key))
+    if full is None:
+        full = np.zeros(s.n, dtype=bool)
+        full[rows[eligible]] = True
+        if cache_key is not None:
+            _cache_put(s, ("full", cache_key), full)
+    return full
+
+
 def _eligible_share(s: _Snap, full: BoolArray, cache_key: tuple[Any, ...] | None) -> float:
     """The share of the index's live rows a scope admits (cached with its mask)."""
     key = ("share", cache_key)
@@ -2797,11 +2928,11 @@ def _merge(sorted_rows: IntArray, keys: npt.NDArray[Any], new_rows: IntArray) ->
     return np.insert(sorted_rows, pos, new_rows[order])
 
 
-def _saved_upto(ann: _Ann, count: int) -> int:
+def _saved_upto(row: IntArray, count: int) -> int:
     """The first row not covered by the first ``count`` labels."""
     if count == 0:
         return 0
-    covered = ann.row[:count]
+    covered = row[:count]
     live = covered[covered >= 0]
     return int(live.max()) + 1 if live.size else 0
 

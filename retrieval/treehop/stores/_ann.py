@@ -1,0 +1,250 @@
+"""The embedded store's approximate global step: a usearch HNSW graph over the store's rows.
+
+Why usearch (``python bench/bench_store.py --ann-compare 100000``: same vectors, same graph
+width, one run at load ~10 on 2 cores): its 8-bit (``i8``) file is 0.35x the raw float32
+vectors (hnswlib 1.10x), a process that opened it and ran 200 queries grew by 0.42x (hnswlib
+1.15x), and a saved file opens as a memory map (``Index.restore(view=True)``: no load step;
+hnswlib's ``load_index`` parses the whole file, 0.63 s at 100k, holding the GIL), which the
+1M "first find after open" target needs. hnswlib answered faster (0.82 vs 1.18 ms p50) and
+built with a little less CPU (0.99 vs 1.21 ms per row); both gave the exhaustive top-10 after
+the store's exact rescoring of 64 candidates. The 8-bit answer is never returned as it is:
+the store over-fetches (at least 64 candidates, a search 128 wide), adds the best
+candidates' siblings (see ``embedded._sibling_rows``) and rescores them all exactly against
+the float32 vectors.
+
+Graph width: on bench_store's clustered tree, 16 links left regions unreachable (top-10 equal
+to the exhaustive one on 17-28% of queries at 30k-100k leaves whatever the search width);
+32 links and 128 wide at build reach 0.90 at 100k from the graph alone (256 wide: 0.985 at
+2.5x the build CPU), and the siblings close the rest.
+
+The graph is *derived* data, kept out of the write path: a write only publishes rows; a
+background worker (:meth:`AnnIndex.extend`, driven by the store) adds them to the graph in
+chunks afterwards. Until then the global step searches the graph for the rows it covers
+(``row < upto``) and the uncovered tail exactly, so no new row is ever missed, and removed
+rows are masked by the snapshot's ``alive`` column, so none is ever returned.
+
+Label ``i`` of the graph is row ``row[i]`` (labels are the order rows were added, so a
+compaction renumbers ``row`` and keeps the file).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+KIND = "usearch-i8"
+"""What a manifest's ``ann`` entry records; an entry of any other kind (format-3 indexes
+saved an hnswlib file) is ignored and the graph rebuilt."""
+EF = 128
+"""Search width (usearch ``expansion_search``) of a graph of up to ``EF_ROWS`` rows; a larger
+graph searches wider (see :func:`search_width`). A query for more candidates than the width
+searches that many wide (usearch widens to ``max(expansion, k)`` itself)."""
+EF_ROWS = 100_000
+EF_MAX = 2_048
+
+
+def search_width(count: int) -> int:
+    """``EF * (count / EF_ROWS) ** 0.6``, at least ``EF``: a fixed width reaches less of a
+    larger graph. Measured on the 1M-leaf bench tree (80 held-out queries near random
+    leaves, top-10 equal to the exhaustive one, 32 links): width 128 0.78, 256 0.88, 512
+    0.99, 1024 1.00, at 3.8 / 3.5 / 5.2 / 7.1 ms per global step under load; 128 gives 0.99
+    at 100k (bench_store), where this keeps it."""
+    return int(min(EF_MAX, max(EF, EF * (count / EF_ROWS) ** 0.6)))
+
+
+CONNECTIVITY = 32
+EXPANSION_ADD = 128
+CATCH_UP_ROWS = 2_048
+"""Rows written after the graph was last extended are searched exactly; once this many
+accumulate, the background worker adds them to the graph."""
+CHUNK = 1_024
+"""Rows added per hold of the write lock: searches wait at most one chunk's insertion."""
+
+IntArray = npt.NDArray[np.int64]
+F32 = npt.NDArray[np.float32]
+
+
+class RWLock:
+    """Many concurrent searches, or one writer adding a chunk (or saving a copy)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer = False
+
+    def acquire_read(self) -> None:
+        with self._cond:
+            while self._writer:
+                self._cond.wait()
+            self._readers += 1
+
+    def release_read(self) -> None:
+        with self._cond:
+            self._readers -= 1
+            if not self._readers:
+                self._cond.notify_all()
+
+    def acquire_write(self) -> None:
+        with self._cond:
+            while self._writer or self._readers:
+                self._cond.wait()
+            self._writer = True
+
+    def release_write(self) -> None:
+        with self._cond:
+            self._writer = False
+            self._cond.notify_all()
+
+
+def _index_class() -> Any:
+    from usearch.index import Index
+
+    return Index
+
+
+class AnnIndex:
+    """A usearch graph over the rows ``< upto`` that were alive when added.
+
+    ``mutable``: built or loaded into memory (rows can be added); a memory-mapped view of a
+    saved file is not, and the worker replaces it by an in-memory copy before extending.
+    """
+
+    def __init__(self, index: Any, row: IntArray, upto: int, mutable: bool) -> None:
+        self.index = index
+        self._rows = np.array(row, dtype=np.int64)
+        self.count = int(self._rows.size)
+        self.upto = int(upto)
+        self.mutable = mutable
+        self.lock = RWLock()
+        self.recent: dict[bytes, npt.NDArray[np.int64]] = {}
+        """The labels of recent queries (``EF`` or more of them), by query bytes. A descent
+        asks the same query again with a larger limit; a search returns the best ``k`` of the
+        same ``EF``-wide beam whatever ``k <= EF`` is, so a kept answer sliced to ``k``
+        equals a new query. Cleared whenever the graph grows."""
+
+    @property
+    def row(self) -> IntArray:
+        """The row of each label (a view of a buffer that grows by doubling)."""
+        return self._rows[: self.count]
+
+    @row.setter
+    def row(self, value: IntArray) -> None:
+        self._rows = np.array(value, dtype=np.int64)
+        self.count = int(self._rows.size)
+
+    @classmethod
+    def new(cls, dim: int) -> AnnIndex:
+        index = _index_class()(
+            ndim=dim,
+            metric="ip",
+            dtype="i8",
+            connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD,
+            expansion_search=EF,
+        )
+        return cls(index, np.zeros(0, np.int64), 0, mutable=True)
+
+    @classmethod
+    def open(cls, f: Path, dim: int, row: IntArray, upto: int, view: bool) -> AnnIndex:
+        """A saved graph (memory-mapped when ``view``). Raises ``ValueError`` when the file is
+        not a usearch index of ``row.size`` vectors of ``dim`` dimensions."""
+        try:
+            index = _index_class().restore(str(f), view=view)
+        except (RuntimeError, OSError) as exc:
+            raise ValueError(str(exc)) from exc
+        if index is None or index.ndim != dim or len(index) != row.size:
+            raise ValueError(f"{f}: not a usearch index of {row.size} rows of {dim} dimensions")
+        index.expansion_search = EF
+        return cls(index, row, upto, mutable=not view)
+
+    def query(self, q: F32, k: int) -> npt.NDArray[np.int64]:
+        """The labels of the ``k`` nearest rows (the caller holds ``lock`` for reading)."""
+        key = q.tobytes()
+        hit = self.recent.get(key)
+        if hit is not None and hit.size >= k:
+            return hit[:k]
+        got: npt.NDArray[np.int64] = self.query_many(q.reshape(1, -1), k, 1, whole=True)[0]
+        if len(self.recent) >= 64:
+            self.recent.clear()
+        self.recent[key] = got
+        return got[:k]
+
+    def query_many(
+        self, qs: F32, k: int, threads: int, whole: bool = False
+    ) -> npt.NDArray[np.int64]:
+        """Labels of the ``k`` nearest rows of each query, one row per query, ``-1`` where a
+        query found fewer (usearch releases the GIL; ``threads`` splits the batch). Every
+        query searches :func:`search_width` wide (asking for that many: the width of the
+        index is shared by concurrent callers, a call's ``k`` is not); ``whole``: return the
+        whole width, not only the first ``k``."""
+        if self.count == 0:
+            return np.full((qs.shape[0], 0), -1, dtype=np.int64)
+        wide = max(k, search_width(self.count))
+        got = self.index.search(qs, min(wide, self.count), threads=threads)
+        keys = np.asarray(got.keys, dtype=np.uint64).reshape(qs.shape[0], -1)
+        if not whole:
+            keys = keys[:, :k]
+        labels: npt.NDArray[np.int64] = keys.view(np.int64)
+        out: npt.NDArray[np.int64] = np.where(labels < self.count, labels, -1)
+        return out
+
+    def extend(
+        self,
+        rows: IntArray,
+        vectors_of: Callable[[IntArray], F32],
+        upto: int,
+        threads: int,
+        keep_going: Callable[[], bool],
+    ) -> bool:
+        """Add ``rows`` (sorted, all ``>= self.upto``) in chunks, then cover up to ``upto``.
+        Between chunks searches run; ``keep_going() == False`` stops early (the graph then
+        covers the chunks added so far). Returns whether it finished."""
+        for i in range(0, rows.size, CHUNK):
+            if not keep_going():
+                return False
+            part = rows[i : i + CHUNK]
+            vecs = np.ascontiguousarray(vectors_of(part), dtype=np.float32)
+            labels = np.arange(self.count, self.count + part.size, dtype=np.uint64)
+            last = i + CHUNK >= rows.size
+            self.lock.acquire_write()
+            try:
+                self.index.add(labels, vecs, threads=threads)
+                need = self.count + part.size
+                if need > self._rows.size:
+                    grown = np.empty(max(need, 2 * self._rows.size, 1024), dtype=np.int64)
+                    grown[: self.count] = self._rows[: self.count]
+                    self._rows = grown
+                self._rows[self.count : need] = part
+                self.count = need
+                self.upto = upto if last else int(part[-1]) + 1
+                self.recent.clear()
+            finally:
+                self.lock.release_write()
+        if not rows.size:
+            self.upto = max(self.upto, upto)
+        return True
+
+    def save(self, f: Path) -> None:
+        """Write the graph to ``f`` (searches go on; additions wait)."""
+        self.lock.acquire_read()
+        try:
+            self.index.save(str(f))
+        finally:
+            self.lock.release_read()
+
+    def mutable_copy(self) -> AnnIndex:
+        """An in-memory copy that rows can be added to (of a memory-mapped view, say); this
+        one keeps serving searches until the copy is published."""
+        self.lock.acquire_read()
+        try:
+            index = self.index.copy()
+            row, upto = self.row.copy(), self.upto
+        finally:
+            self.lock.release_read()
+        index.expansion_search = EF
+        return AnnIndex(index, row, upto, mutable=True)
