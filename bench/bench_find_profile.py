@@ -61,6 +61,7 @@ def build(index: Path, leaves: int) -> None:
         store.ann_min_rows = DEFAULT_ANN_MIN_ROWS
         store.upsert(syn.nodes[:1], -syn.vectors[:1])
         store.upsert(syn.nodes[:1], syn.vectors[:1])
+        store.wait_ann()  # the graph is built after writes, in the background
         store.save()
     np.save(index / "queries.npy", bl.make_queries(syn, 410, 0, 1.2))
     store.close()
@@ -70,6 +71,7 @@ def clients(index: Path) -> tuple[dict[str, Treehop], int]:
     store = EmbeddedStore(index)
     store.load_ann()
     store.wait_verified()
+    store.wait_ann()
     emb = bl.PreparedQueryEmbedder(384)
     qs = np.load(index / "queries.npy")
     for i, q in enumerate(qs):
