@@ -96,13 +96,8 @@ def run_set(name: str, max_queries: int) -> dict[str, Any]:
     try:
         bench.ingest(th)
         ix = bt.Index(th, bench)
-        dev_ids, test_ids = bt.split_halves([q.qid for q in bench.queries])
-        by_id = {q.qid: q for q in bench.queries}
-        cap = max_queries or None
-        halves = {
-            "dev": [by_id[q] for q in bt.sample_order(dev_ids)[:cap]],
-            "test": [by_id[q] for q in bt.sample_order(test_ids)[:cap]],
-        }
+        dev, test = bt.sampled_halves(bench.queries, max_queries)
+        halves = {"dev": dev, "test": test}
         embedder.prepare(
             [q.text for qs in halves.values() for q in qs] + [q.text for q in bench.queries]
         )

@@ -161,6 +161,18 @@ def sample_order(qids: Sequence[str]) -> list[str]:
     return sorted(qids, key=lambda q: hashlib.sha256(f"order:{q}".encode()).hexdigest())
 
 
+def sampled_halves(queries: Sequence[Query], cap: int | None) -> tuple[list[Query], list[Query]]:
+    """(dev, test) queries: :func:`split_halves` by id, each half in :func:`sample_order`,
+    the first ``cap`` of each (all when ``cap`` is ``None`` or 0)."""
+    dev_ids, test_ids = split_halves([q.qid for q in queries])
+    by_id = {q.qid: q for q in queries}
+    n = cap or None
+    return (
+        [by_id[q] for q in sample_order(dev_ids)[:n]],
+        [by_id[q] for q in sample_order(test_ids)[:n]],
+    )
+
+
 def units_of_chunk(start: int, end: int, spans: Sequence[tuple[int, int, str]]) -> Units:
     """The labelled units a text chunk ``[start, end)`` holds: a unit's span counts when at
     least half of it (or half of the chunk, if the span is longer) lies inside the chunk."""
@@ -466,33 +478,37 @@ def django_set() -> BenchSet | None:
     )
 
 
-def pytest_set() -> BenchSet | None:
+def _debian_docs_set(
+    name: str,
+    materialise: Callable[[], tuple[Path, list[ds.DocPage]]],
+    queries_file: Path,
+    title: str,
+) -> BenchSet | None:
+    """A Debian doc package's Sphinx tree with its derived query file (skipped, with a log
+    line, when the package's HTML cannot be found or fetched)."""
     try:
-        root, pages = ds.materialise_pytest_docs()
+        root, pages = materialise()
     except FileNotFoundError as exc:
-        _log(f"SKIP pytest: {exc}")
+        _log(f"SKIP {name}: {exc}")
         return None
     return _sphinx_set(
-        "pytest",
+        name,
         root,
         pages,
-        ds.load_query_file(ds.PYTEST_QUERIES_FILE),
-        "pytest 7.2 docs; unit = page; heading + first-sentence + anchor-text queries",
+        ds.load_query_file(queries_file),
+        f"{title}; unit = page; heading + first-sentence + anchor-text queries",
+    )
+
+
+def pytest_set() -> BenchSet | None:
+    return _debian_docs_set(
+        "pytest", ds.materialise_pytest_docs, ds.PYTEST_QUERIES_FILE, "pytest 7.2 docs"
     )
 
 
 def flask_set() -> BenchSet | None:
-    try:
-        root, pages = ds.materialise_flask_docs()
-    except FileNotFoundError as exc:
-        _log(f"SKIP flask: {exc}")
-        return None
-    return _sphinx_set(
-        "flask",
-        root,
-        pages,
-        ds.load_query_file(ds.FLASK_QUERIES_FILE),
-        "Flask 2.2 docs; unit = page; heading + first-sentence + anchor-text queries",
+    return _debian_docs_set(
+        "flask", ds.materialise_flask_docs, ds.FLASK_QUERIES_FILE, "Flask 2.2 docs"
     )
 
 
@@ -1124,11 +1140,7 @@ def evaluate_set(
                 f"{bench.name}: framework index {framework.n_chunks} chunks "
                 f"in {time.perf_counter() - t0:.0f}s"
             )
-        dev_ids, test_ids = split_halves([q.qid for q in bench.queries])
-        by_id = {q.qid: q for q in bench.queries}
-        cap = args.max_queries or None
-        dev = [by_id[q] for q in sample_order(dev_ids)[:cap]]
-        test = [by_id[q] for q in sample_order(test_ids)[:cap]]
+        dev, test = sampled_halves(bench.queries, args.max_queries)
         embedder.prepare([q.text for q in dev + test])
         runner = Runner(ix, embedder, framework)
         chosen: list[tuple[RowSpec, dict[str, Any], dict[str, float]]] = []

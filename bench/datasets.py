@@ -855,15 +855,20 @@ def fetch_debian_package(package: str) -> Path:
     return root
 
 
-def pytest_html_dir() -> Path:
-    """The pytest Sphinx HTML: ``TREEHOP_PYTEST_DOCS``, the installed package, else fetched."""
-    env = os.environ.get("TREEHOP_PYTEST_DOCS")
+def debian_html_dir(package: str, env_var: str) -> Path:
+    """A Debian doc package's Sphinx HTML: ``$env_var``, the installed package, else fetched."""
+    env = os.environ.get(env_var)
     if env:
         return Path(env)
-    installed = Path("/usr/share/doc") / PYTEST_PACKAGE / "html"
+    installed = Path("/usr/share/doc") / package / "html"
     if (installed / "index.html").is_file():
         return installed
-    return fetch_debian_package(PYTEST_PACKAGE) / "usr/share/doc" / PYTEST_PACKAGE / "html"
+    return fetch_debian_package(package) / "usr/share/doc" / package / "html"
+
+
+def pytest_html_dir() -> Path:
+    """The pytest Sphinx HTML (``TREEHOP_PYTEST_DOCS`` overrides)."""
+    return debian_html_dir(PYTEST_PACKAGE, "TREEHOP_PYTEST_DOCS")
 
 
 def materialise_sphinx_docs(
@@ -908,14 +913,8 @@ FLASK_SKIP_FILES |= {"changes.html"}  # the changelog: release entries, like Dja
 
 
 def flask_html_dir() -> Path:
-    """The Flask Sphinx HTML: ``TREEHOP_FLASK_DOCS``, the installed package, else fetched."""
-    env = os.environ.get("TREEHOP_FLASK_DOCS")
-    if env:
-        return Path(env)
-    installed = Path("/usr/share/doc") / FLASK_PACKAGE / "html"
-    if (installed / "index.html").is_file():
-        return installed
-    return fetch_debian_package(FLASK_PACKAGE) / "usr/share/doc" / FLASK_PACKAGE / "html"
+    """The Flask Sphinx HTML (``TREEHOP_FLASK_DOCS`` overrides)."""
+    return debian_html_dir(FLASK_PACKAGE, "TREEHOP_FLASK_DOCS")
 
 
 def materialise_flask_docs() -> tuple[Path, list[DocPage]]:

@@ -218,13 +218,8 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
     ix = bt.Index(th, bench)
     t = Tree(th, ix)
     cfg = th.config
-    dev_ids, test_ids = bt.split_halves([q.qid for q in bench.queries])
-    by_id = {q.qid: q for q in bench.queries}
-    cap = max_queries or None
-    halves = {
-        "dev": [by_id[q] for q in bt.sample_order(dev_ids)[:cap]],
-        "test": [by_id[q] for q in bt.sample_order(test_ids)[:cap]],
-    }
+    dev, test = bt.sampled_halves(bench.queries, max_queries)
+    halves = {"dev": dev, "test": test}
     emb.prepare([q.text for qs in halves.values() for q in qs])
     metric = bench.tune_metric
     wn, wp, ws = cfg.context_neighbour_weight, cfg.context_parent_weight, cfg.context_sibling_weight
