@@ -21,7 +21,7 @@ the original is not chained: a client library's error may carry a URL or header 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -73,12 +73,7 @@ class GuardedEmbedder:
         return self._rows(out, len(texts))
 
     async def aembed(self, texts: Sequence[str]) -> Vectors:
-        try:
-            out = await self._inner.aembed(texts)
-        except (TreehopError, asyncio.CancelledError):
-            raise
-        except Exception as exc:
-            raise self._foreign(exc) from None
+        out = await self._aguard(self._inner.aembed(texts))
         return self._rows(out, len(texts))
 
     def embed_query(self, text: str) -> Vectors:
@@ -86,12 +81,7 @@ class GuardedEmbedder:
         return self._one(out)
 
     async def aembed_query(self, text: str) -> Vectors:
-        try:
-            out = await self._inner.aembed_query(text)
-        except (TreehopError, asyncio.CancelledError):
-            raise
-        except Exception as exc:
-            raise self._foreign(exc) from None
+        out = await self._aguard(self._inner.aembed_query(text))
         return self._one(out)
 
     # ------------------------------------------------------------------ checks
@@ -99,6 +89,15 @@ class GuardedEmbedder:
         try:
             return call()
         except TreehopError:
+            raise
+        except Exception as exc:
+            raise self._foreign(exc) from None
+
+    async def _aguard(self, call: Awaitable[_T]) -> _T:
+        """:meth:`_guard` for an awaited call (a cancellation passes through)."""
+        try:
+            return await call
+        except (TreehopError, asyncio.CancelledError):
             raise
         except Exception as exc:
             raise self._foreign(exc) from None

@@ -983,14 +983,20 @@ class EmbeddedStore:
         query_text: str | None = None,
         dense_weight: float = 1.0,
     ) -> list[ScoredNode]:
+        s, q = self._query(vector, limit, dense_weight)
+        if s.live == 0:
+            return []
+        return self._search(s, q, scope, limit, query_text, dense_weight, None)
+
+    def _query(self, vector: Vector, limit: int, dense_weight: float) -> tuple[_Snap, F32]:
+        """The snapshot a search reads and its query as a float32 row, checked (a dimension
+        that differs from a non-empty index is an :class:`InvalidQueryError`)."""
         check_search_args(limit, dense_weight)
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
         s = self._snap
-        if s.live == 0:
-            return []
-        if q.shape[0] != s.dim:
+        if s.live and q.shape[0] != s.dim:
             raise InvalidQueryError(f"query vector has dimension {q.shape[0]}, index has {s.dim}")
-        return self._search(s, q, scope, limit, query_text, dense_weight, None)
+        return s, q
 
     def search_columns(
         self,
@@ -1004,14 +1010,10 @@ class EmbeddedStore:
         """:meth:`search` with the hits as columns (the same hits, order and scores): URIs,
         parents and chunk indexes come from the URI blob and the columns, and a node is parsed
         only when the caller asks for it (see :class:`~treehop.stores.base.HitColumns`)."""
-        check_search_args(limit, dense_weight)
-        q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        s = self._snap
-        if s.live == 0:
-            return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
-        if q.shape[0] != s.dim:
-            raise InvalidQueryError(f"query vector has dimension {q.shape[0]}, index has {s.dim}")
-        found = self._search_top(s, q, scope, limit, query_text, dense_weight, None)
+        s, q = self._query(vector, limit, dense_weight)
+        found = None
+        if s.live:
+            found = self._search_top(s, q, scope, limit, query_text, dense_weight, None)
         if found is None:
             return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
         return self._columns(s, *found)
