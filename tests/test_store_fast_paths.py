@@ -351,13 +351,17 @@ def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: An
         store = th.store
         assert isinstance(store, EmbeddedStore)
         searched_in: set[int] = set()
-        original = store.search
 
-        def spy(*args: Any, **kwargs: Any) -> Any:
-            searched_in.add(threading.get_ident())
-            return original(*args, **kwargs)
+        def spying(original: Any) -> Any:
+            def spy(*args: Any, **kwargs: Any) -> Any:
+                searched_in.add(threading.get_ident())
+                return original(*args, **kwargs)
 
-        store.search = spy  # type: ignore[method-assign]
+            return spy
+
+        # the retriever's own searches (children, tree context) read columns: spy on both
+        store.search = spying(store.search)  # type: ignore[method-assign]
+        store.search_columns = spying(store.search_columns)  # type: ignore[method-assign]
         queries = [f"{a} {b}" for a in WORDS for b in WORDS[:3]]
         want = {q: [m.uri for m in th.find(q, limit=5).resources] for q in queries}
         # a sync find runs every search on the calling thread's own loop, inline (no worker
