@@ -360,3 +360,16 @@ def test_unique_ints_equals_numpy_unique(seed: int) -> None:
     rng = np.random.default_rng(seed)
     a = rng.integers(-5, 40, size=int(rng.integers(0, 60)), dtype=np.int64)
     np.testing.assert_array_equal(_unique_ints(a), np.unique(a))
+
+
+def test_wait_ann_adds_a_tail_shorter_than_the_catch_up_threshold() -> None:
+    from treehop.stores import _ann
+
+    store = build(0)  # built and caught up
+    tail = _ann.CATCH_UP_ROWS // 2  # writes leave this to the exact scan, no worker starts
+    store.upsert([leaf(f"{R}/d3/tail{i}.md") for i in range(tail)], unit(tail, 11))
+    ann = store._ann
+    assert ann is not None and ann.upto < store._snap.n
+    assert store.wait_ann(timeout=60)
+    ann = store._ann
+    assert ann is not None and ann.upto == store._snap.n

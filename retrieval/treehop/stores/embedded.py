@@ -74,6 +74,7 @@ import os
 import re
 import shutil
 import threading
+import time
 import weakref
 import zlib
 from collections import OrderedDict
@@ -1660,10 +1661,21 @@ class EmbeddedStore:
         graph (searches never need this: rows it does not cover yet are searched exactly).
         Returns whether the graph now covers every row; ``False`` after ``timeout``."""
         self._ann_index(wait=True)
-        self._ann_kick()
-        worker = self._ann_worker
-        if worker is not None and worker is not threading.current_thread():
-            worker.join(timeout)
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            # lag 1: a tail shorter than CATCH_UP_ROWS (which writes leave to the exact scan)
+            # is added too; a worker already running with the writes' lag is joined first
+            self._ann_kick(lag=1)
+            worker = self._ann_worker
+            if worker is None or worker is threading.current_thread():
+                break
+            worker.join(None if end is None else max(0.0, end - time.monotonic()))
+            ann = self._ann
+            caught_up = ann is not None and ann.upto >= self._snap.n
+            if caught_up or worker.is_alive() or (end is not None and time.monotonic() >= end):
+                break
+            if self._ann_worker is worker and not self._ann_wants(1):
+                break  # nothing left for a worker to do (no graph to build, or a token change)
         ann = self._ann
         return ann is not None and ann.upto >= self._snap.n and not (worker and worker.is_alive())
 
@@ -1675,17 +1687,22 @@ class EmbeddedStore:
         if worker is not None and worker is not threading.current_thread():
             worker.join()
 
-    def _ann_kick(self) -> None:
-        """Start the background worker when the graph lags the rows by ``CATCH_UP_ROWS`` (or
-        does not exist yet on an index past ``ann_min_rows``). Writes call this and return
-        at once: the graph is never extended inside a write."""
+    def _ann_wants(self, lag: int) -> bool:
+        """Whether a worker has rows to add: the graph lags the rows by ``lag`` or more (or
+        does not exist yet on an index past ``ann_min_rows``)."""
         s = self._snap_v
         if self.ann_min_rows is None or s.live < self.ann_min_rows or not s.dim:
-            return
+            return False
         ann = self._ann
         if ann is None and self._ann_file is not None:
-            return  # the saved graph is being opened; its loader kicks when done
-        if ann is not None and s.n - ann.upto < _ann.CATCH_UP_ROWS:
+            return False  # the saved graph is being opened; its loader kicks when done
+        return ann is None or s.n - ann.upto >= lag
+
+    def _ann_kick(self, lag: int = _ann.CATCH_UP_ROWS) -> None:
+        """Start the background worker when the graph lags the rows by ``lag`` (writes:
+        ``CATCH_UP_ROWS``; :meth:`wait_ann`: 1). Writes call this and return at once: the
+        graph is never extended inside a write."""
+        if not self._ann_wants(lag):
             return
         with self._ann_load_lock:
             worker = self._ann_worker
@@ -1693,11 +1710,11 @@ class EmbeddedStore:
                 return
             token = self._ann_token
             self._ann_worker = threading.Thread(
-                target=self._ann_work, args=(token,), name="treehop-ann-extend", daemon=True
+                target=self._ann_work, args=(token, lag), name="treehop-ann-extend", daemon=True
             )
             self._ann_worker.start()
 
-    def _ann_work(self, token: int) -> None:
+    def _ann_work(self, token: int, lag: int = _ann.CATCH_UP_ROWS) -> None:
         """Bring the graph up to the newest snapshot, chunk by chunk, until it no longer lags
         (writes may come in meanwhile). A new graph (or the in-memory copy that replaces a
         memory-mapped one) is published after its first chunk, so a first build already
@@ -1709,7 +1726,7 @@ class EmbeddedStore:
         while current():
             s = self._snap_v
             ann = self._ann
-            if ann is not None and s.n - ann.upto < _ann.CATCH_UP_ROWS:
+            if ann is not None and s.n - ann.upto < lag:
                 return
             if ann is None:
                 ann = AnnIndex.new(s.dim)
