@@ -371,3 +371,80 @@ def test_search_in_a_few_small_subtrees_of_a_large_index() -> None:
     want = {n.uri for n in nodes if scope.admits(n)}
     got = store.search_columns(_query(rng), scope, 1000)
     assert set(got.uris) == want and len(got.uris) == len(want) == 102
+
+
+class GlobalSearchCounter:
+    """The embedded store, counting the searches of the retriever's global step (the roots'
+    whole subtrees, traversal on) whichever method asks them."""
+
+    def __init__(self, inner: EmbeddedStore, roots: Sequence[str]) -> None:
+        self._inner = inner
+        self._roots = tuple(roots)
+        self.capabilities = inner.capabilities
+        self.global_searches = 0
+
+    def _count(self, scope: Scope) -> None:
+        structural = scope.parent_uri is None and not (scope.leaves_only or scope.non_leaves_only)
+        if scope.subtrees == self._roots and structural and scope.traversal:
+            self.global_searches += 1
+
+    def search(self, vector: Vector, scope: Scope, limit: int, **kw: Any) -> list[ScoredNode]:
+        self._count(scope)
+        return self._inner.search(vector, scope, limit, **kw)
+
+    def search_columns(self, vector: Vector, scope: Scope, limit: int, **kw: Any) -> HitColumns:
+        self._count(scope)
+        return self._inner.search_columns(vector, scope, limit, **kw)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __len__(self) -> int:
+        return len(self._inner)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_prefetched_deeper_step_equals_a_second_search(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first global search asks for ``DEEPER`` times the first step's nodes and the first
+    deeper step reads them instead of searching again; with ``PREFETCH = 1`` every global
+    step searches the store, as before. Same results, scores, provenance and nodes scored,
+    on either score-propagation regime, and fewer global searches whenever a query went
+    deeper."""
+    import treehop.hierarchical_retriever as hr
+
+    store, rng = random_tree(seed)
+    roots = [RES, MEM]
+    counted = GlobalSearchCounter(store, roots)
+    saved = 0
+    for _ in range(8):
+        cfg = RetrievalConfig(
+            global_search_topk=int(rng.integers(1, 4)),
+            score_propagation_alpha=float(rng.choice([1.0, 0.7])),
+            context_pool=int(rng.integers(3, 12)),
+        )
+        retriever = HierarchicalRetriever(counted, cfg)  # type: ignore[arg-type]
+        req = RetrievalRequest(
+            query=TypedQuery(query="alpha turn"),
+            vector=_query(rng),
+            roots=roots,
+            limit=int(rng.integers(2, 9)),
+            dense_weight=float(rng.choice([1.0, 0.7])),
+            include_directories=[None, False, True][int(rng.integers(0, 3))],
+            tags=TagFilter(any_of=("auto:alpha",)) if rng.random() < 0.3 else TagFilter(),
+        )
+        out: dict[int, tuple[QueryResult, int]] = {}
+        for prefetch in (1, hr.DEEPER):
+            monkeypatch.setattr(hr, "PREFETCH", prefetch)
+            counted.global_searches = 0
+            store._node_cache.clear()
+            out[prefetch] = (asyncio.run(retriever.retrieve(req)), counted.global_searches)
+        (old, old_n), (new, new_n) = out[1], out[hr.DEEPER]
+        assert _outcome(new) == _outcome(old)
+        assert new.nodes_scored == old.nodes_scored
+        assert new.starting_points == old.starting_points
+        assert new.stop_reason == old.stop_reason
+        assert new_n <= old_n
+        saved += old_n - new_n
+    assert saved > 0, "some query went deeper and read the kept answer"

@@ -80,6 +80,14 @@ T = TypeVar("T")
 RERANK_DOC_CHARS = 2000
 MAX_GLOBAL_FETCH = 10000
 """A deeper global search asks for at most this many nodes; past it the descent walks."""
+DEEPER = 4
+"""A deeper global step asks for this many times the nodes of the one before. The first
+step fetches that many at once (as columns: no node is built for them) and keeps them, so
+that the first deeper step, which the bound asks for whenever the first hits fill fewer than
+``limit`` slots (directories, chunks of one file), is read from them instead of being a
+second search of the whole scope."""
+PREFETCH = DEEPER
+"""How many times the first step's nodes the first global search asks for (1: none kept)."""
 
 
 @dataclass
@@ -117,7 +125,11 @@ class _Query:
     hits: dict[str, Score] = field(default_factory=dict)
     """Own scores of the global hits, by URI (tag hops start from them)."""
     fetched: int = 0
-    """How many nodes the (last) global search asked for."""
+    """How many nodes the (last) global step took."""
+    prefetched: HitColumns | None = None
+    """The first global search's answer (``DEEPER`` times the first step's nodes)."""
+    prefetch_limit: int = 0
+    """How many nodes that search asked for."""
     tag_evidence: TagEvidence | None = None
     """Set when tag hops ran with ``tag_evidence_weight`` > 0 (:mod:`treehop.tag_hops`)."""
     families: Mapping[str, Sequence[ScoredNode]] = field(default_factory=dict)
@@ -169,8 +181,8 @@ class HierarchicalRetriever:
                 state.stop_reason = f"top-{req.limit} settled: no directory left can enter it"
                 break
             if q.fetched < MAX_GLOBAL_FETCH and state.wants_deeper_global():
-                n = min(4 * q.fetched, MAX_GLOBAL_FETCH)
-                await self._global_search(q, state, n, result)
+                n = min(DEEPER * q.fetched, MAX_GLOBAL_FETCH)
+                await self._deeper_global_search(q, state, n, result)
                 continue
             entry = state.frontier.pop()
             if entry.uri in state.visited and not entry.seen:
@@ -241,22 +253,69 @@ class HierarchicalRetriever:
     ) -> list[ScoredNode]:
         """The ``n`` best nodes inside the roots; everything else is bounded by the last.
 
-        Called again with a larger ``n`` when the bound cannot settle the top-k otherwise (a
-        "deeper" global step): one more exact search is cheaper than opening every directory.
+        The search asks for ``DEEPER * n`` nodes as columns and keeps them for the first
+        deeper step (:meth:`_deeper_global_search`); only the first ``n`` are built into
+        hits (tag hops and a reranker read their nodes).
         """
-        scope = dataclasses.replace(q.scope, subtrees=tuple(q.req.roots))
-        hits = await self._search(q, scope, n, offload=True)
-        result.nodes_scored += len(hits)
-        deeper, q.fetched = q.fetched > 0, n
+        cols, new = await self._global_step(q, state, n, result)
+        return cols.hits(new)
+
+    async def _deeper_global_search(
+        self, q: _Query, state: Descent, n: int, result: QueryResult
+    ) -> None:
+        """A "deeper" global step, when the bound cannot settle the top-k otherwise: one more
+        search is cheaper than opening every directory. Its new hits join as the first ones
+        did (vector track), as candidates whose nodes are built only if they are read."""
+        cols, new = await self._global_step(q, state, n, result)
+        if state.alpha >= 1.0:  # with alpha < 1 a hit waits for its parent to be opened
+            for i in new:
+                self._collect_column(q, state, cols, i)
+        for i in new:
+            q.hits[cols.uris[i]] = Score(cols.scores[i])
+        state.frontier.rekey(state.track)
+
+    async def _global_step(
+        self, q: _Query, state: Descent, n: int, result: QueryResult
+    ) -> tuple[HitColumns, list[int]]:
+        """The columns of the ``n`` best nodes inside the roots (maybe more: only the first
+        ``n`` count) and the positions of those that are new hits; the bound's floor moves
+        to the ``n``-th score."""
+        pre = q.prefetched
+        if pre is not None and (n <= q.prefetch_limit or len(pre) < q.prefetch_limit):
+            cols = pre  # asked for at least n, or it returned everything in scope
+        else:
+            ask = min(PREFETCH * n, MAX_GLOBAL_FETCH) if pre is None else n
+            scope = dataclasses.replace(q.scope, subtrees=tuple(q.req.roots))
+            cols = await self._search_columns(q, scope, ask, offload=True)
+            q.prefetched, q.prefetch_limit = cols, ask
+        took = min(n, len(cols))
+        result.nodes_scored += took
+        q.fetched = n
         # When fewer than asked came back, the search returned everything in scope.
-        floor = hits[-1].score if len(hits) >= n else NEG_INF
-        roots = set(q.req.roots)
-        new = [h for h in hits if h.node.uri not in roots and h.node.uri not in q.hits]
-        state.frontier.bounds.update(floor, [(h.node, h.score) for h in new if h.matches])
-        if deeper:  # a deeper search: new hits join as the first ones did (vector track)
-            self._take_hits(q, state, new, None)
-            state.frontier.rekey(state.track)
-        return new
+        floor = cols.scores[n - 1] if len(cols) >= n else NEG_INF
+        roots, uris = set(q.req.roots), cols.uris
+        new = [i for i in range(took) if uris[i] not in roots and uris[i] not in q.hits]
+        # (the bounds read the hits' ancestors only when alpha < 1)
+        matched = [i for i in new if cols.matches[i]] if state.alpha < 1.0 else []
+        nodes = cols.load(matched) if matched else []
+        state.frontier.bounds.update(
+            floor, [(node, cols.scores[i]) for i, node in zip(matched, nodes, strict=True)]
+        )
+        return cols, new
+
+    def _collect_column(self, q: _Query, state: Descent, cols: HitColumns, i: int) -> None:
+        """:meth:`_collect` of a global hit read as columns (alpha = 1: its own score is
+        final), its node built only for a directory that must show it is a result unit."""
+        own = Score(cols.scores[i])
+        if not state.passes(own) or not cols.matches[i]:
+            return
+        leaf, dirs = cols.leaves[i], q.req.include_directories
+        if not (leaf or dirs is True or (dirs is None and is_result_unit(cols.load([i])[0]))):
+            return
+        uri = cols.uris[i]
+        ref = NodeRef(uri, cols.parent_uris[i], cols.chunk_indexes[i], leaf, _loader(cols, i))
+        cand = Candidate.deferred(ref, own, own, cols.vector_scores[i], FoundBy.GLOBAL, None)
+        state.collected.add(cand, state.track)
 
     def _take_hits(
         self, q: _Query, state: Descent, hits: list[ScoredNode], rr: list[float] | None
@@ -503,7 +562,9 @@ class HierarchicalRetriever:
                 by_uri[uri] = self._context_candidate(q, cols, i, Score(own), Score(final))
         self._settle_directories(q, state)
 
-    async def _search_columns(self, q: _Query, scope: Scope, limit: int) -> HitColumns:
+    async def _search_columns(
+        self, q: _Query, scope: Scope, limit: int, offload: bool = False
+    ) -> HitColumns:
         hits: HitColumns = await self._store_call(
             search_columns,
             self.store,
@@ -512,6 +573,7 @@ class HierarchicalRetriever:
             limit,
             query_text=q.req.query.query,
             dense_weight=q.dense_weight,
+            offload=offload,
         )
         return hits
 
@@ -556,7 +618,7 @@ class HierarchicalRetriever:
         uri = cols.uris[i]
         found_globally = uri in q.hits
         parent = cols.parent_uris[i]
-        ref = NodeRef(uri, parent, cols.chunk_indexes[i], cols.leaves[i], lambda: cols.load([i])[0])
+        ref = NodeRef(uri, parent, cols.chunk_indexes[i], cols.leaves[i], _loader(cols, i))
         return Candidate.deferred(
             ref,
             own,
@@ -665,6 +727,11 @@ class HierarchicalRetriever:
             ]
             + turns,
         )
+
+
+def _loader(cols: HitColumns, i: int) -> Callable[[], Node]:
+    """Builds the node at position ``i`` of ``cols`` (a deferred candidate's node)."""
+    return lambda: cols.load([i])[0]
 
 
 class _Families(Mapping[str, Sequence[ScoredNode]]):
