@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -374,18 +375,22 @@ def test_search_in_a_few_small_subtrees_of_a_large_index() -> None:
 
 
 class GlobalSearchCounter:
-    """The embedded store, counting the searches of the retriever's global step (the roots'
-    whole subtrees, traversal on) whichever method asks them."""
+    """The embedded store, counting the searches of the roots' whole subtrees whichever
+    method asks them: the global step's (``global_searches``) and the tree context pool's
+    (leaves only, ``pool_searches``)."""
 
     def __init__(self, inner: EmbeddedStore, roots: Sequence[str]) -> None:
         self._inner = inner
         self._roots = tuple(roots)
         self.capabilities = inner.capabilities
-        self.global_searches = 0
+        self.global_searches = self.pool_searches = 0
 
     def _count(self, scope: Scope) -> None:
-        structural = scope.parent_uri is None and not (scope.leaves_only or scope.non_leaves_only)
-        if scope.subtrees == self._roots and structural and scope.traversal:
+        if scope.subtrees != self._roots or scope.parent_uri is not None:
+            return
+        if scope.leaves_only:
+            self.pool_searches += 1
+        elif not scope.non_leaves_only:
             self.global_searches += 1
 
     def search(self, vector: Vector, scope: Scope, limit: int, **kw: Any) -> list[ScoredNode]:
@@ -404,23 +409,32 @@ class GlobalSearchCounter:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_prefetched_deeper_step_equals_a_second_search(
+def test_global_answer_kept_for_deeper_step_and_pool(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The first global search asks for ``DEEPER`` times the first step's nodes and the first
-    deeper step reads them instead of searching again; with ``PREFETCH = 1`` every global
-    step searches the store, as before. Same results, scores, provenance and nodes scored,
-    on either score-propagation regime, and fewer global searches whenever a query went
-    deeper."""
+    """The first global search asks for ``DEEPER`` times the first step's nodes; the first
+    deeper step and the tree context's pool read its answer instead of searching again. The
+    old algorithm (``PREFETCH = 1``: every global step searches the store; the pool a search
+    of its own, as written here) must give the same results, scores, provenance and nodes
+    scored, on either score-propagation regime, with and without a filter; and the kept
+    answer must have saved searches."""
     import treehop.hierarchical_retriever as hr
 
+    async def searched_pool(
+        self: HierarchicalRetriever, q: Any, n: int
+    ) -> tuple[list[str], list[str | None]]:
+        scope = replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True)
+        pool = await self._search_columns(q, scope, n)
+        return pool.uris, pool.parent_uris
+
+    kept_pool = HierarchicalRetriever._pool
     store, rng = random_tree(seed)
     roots = [RES, MEM]
     counted = GlobalSearchCounter(store, roots)
-    saved = 0
+    saved_global = saved_pool = 0
     for _ in range(8):
         cfg = RetrievalConfig(
-            global_search_topk=int(rng.integers(1, 4)),
+            global_search_topk=int(rng.choice([1, 2, 3, 8, 12])),
             score_propagation_alpha=float(rng.choice([1.0, 0.7])),
             context_pool=int(rng.integers(3, 12)),
         )
@@ -434,17 +448,21 @@ def test_prefetched_deeper_step_equals_a_second_search(
             include_directories=[None, False, True][int(rng.integers(0, 3))],
             tags=TagFilter(any_of=("auto:alpha",)) if rng.random() < 0.3 else TagFilter(),
         )
-        out: dict[int, tuple[QueryResult, int]] = {}
-        for prefetch in (1, hr.DEEPER):
+        out = []
+        for prefetch, pool in ((1, searched_pool), (hr.DEEPER, kept_pool)):
             monkeypatch.setattr(hr, "PREFETCH", prefetch)
-            counted.global_searches = 0
+            monkeypatch.setattr(HierarchicalRetriever, "_pool", pool)
+            counted.global_searches = counted.pool_searches = 0
             store._node_cache.clear()
-            out[prefetch] = (asyncio.run(retriever.retrieve(req)), counted.global_searches)
-        (old, old_n), (new, new_n) = out[1], out[hr.DEEPER]
+            res = asyncio.run(retriever.retrieve(req))
+            out.append((res, counted.global_searches, counted.pool_searches))
+        (old, old_g, old_p), (new, new_g, new_p) = out
         assert _outcome(new) == _outcome(old)
         assert new.nodes_scored == old.nodes_scored
         assert new.starting_points == old.starting_points
         assert new.stop_reason == old.stop_reason
-        assert new_n <= old_n
-        saved += old_n - new_n
-    assert saved > 0, "some query went deeper and read the kept answer"
+        assert new_g <= old_g and new_p <= old_p
+        saved_global += old_g - new_g
+        saved_pool += old_p - new_p
+    assert saved_global > 0, "some query went deeper and read the kept answer"
+    assert saved_pool > 0, "some pool was read from the kept answer"

@@ -510,14 +510,10 @@ class HierarchicalRetriever:
         )
         if not weights.active or state.track is not Track.VECTOR:
             return
-        pool = await self._search_columns(
-            q,
-            dataclasses.replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True),
-            max(cfg.context_pool, 3 * q.req.limit),
-        )
-        result.nodes_scored += len(pool)
+        pool_uris, pool_parents = await self._pool(q, max(cfg.context_pool, 3 * q.req.limit))
+        result.nodes_scored += len(pool_uris)
         parents = sorted(
-            {p for p in pool.parent_uris if p}
+            {p for p in pool_parents if p}
             | {c.parent_uri for c in state.collected.values() if c.is_leaf and c.parent_uri}
         )
         roots = set(q.req.roots)
@@ -531,7 +527,7 @@ class HierarchicalRetriever:
         # Every family leaf informs the scores; the pool, the collected leaves and their
         # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
         # below its pool siblings on every term but the neighbour mean, and is left out).
-        pool_uris = set(pool.uris) | set(state.collected.by_uri)
+        pool_set = set(pool_uris) | set(state.collected.by_uri)
         members = list(family.values())
         uris = [cols.uris[i] for cols, i in members]
         scored = context_columns(
@@ -543,7 +539,7 @@ class HierarchicalRetriever:
             [cols.scores[i] for cols, i in members],
             parent_scores,
             weights,
-            [u in pool_uris for u in uris],
+            [u in pool_set for u in uris],
         )
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
@@ -561,6 +557,27 @@ class HierarchicalRetriever:
             else:
                 by_uri[uri] = self._context_candidate(q, cols, i, Score(own), Score(final))
         self._settle_directories(q, state)
+
+    async def _pool(self, q: _Query, n: int) -> tuple[list[str], list[str | None]]:
+        """The URIs and parents of the ``n`` best leaves inside the roots (the tree context's
+        pool).
+
+        Without a filter they are the best leaves of the last global search
+        (:attr:`_Query.prefetched`): its scope is the pool's with directories admitted, so
+        its leaves, in order, are the pool as long as it holds ``n`` of them or came back
+        whole; one search fewer per find. With a filter (where a store's traversal answer
+        adds non-matching directories) or too few leaves there, the pool is a search of its
+        own.
+        """
+        pre = q.prefetched
+        if pre is not None and not q.scope.filtered:
+            at = [i for i, leaf in enumerate(pre.leaves) if leaf][:n]
+            if len(at) >= n or len(pre) < q.prefetch_limit:
+                return [pre.uris[i] for i in at], [pre.parent_uris[i] for i in at]
+        pool = await self._search_columns(
+            q, dataclasses.replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True), n
+        )
+        return pool.uris, pool.parent_uris
 
     async def _search_columns(
         self, q: _Query, scope: Scope, limit: int, offload: bool = False
