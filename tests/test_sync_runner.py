@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
 import threading
 from collections.abc import Sequence
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from treehop import Treehop
-from treehop._sync import LoopThread
+from treehop._sync import LoopThread, on_caller_loop
 from treehop.errors import ClientClosedError
 from treehop.rerankers.base import BaseReranker
 
@@ -70,6 +71,94 @@ def test_run_here_falls_back_where_the_caller_runs_a_loop() -> None:
     with pytest.raises(ClientClosedError):
         runner.run_here(_where())
     assert not runner.can_run_here()
+
+
+_VAR: contextvars.ContextVar[str] = contextvars.ContextVar("_VAR", default="caller")
+
+
+class _NeedsALoopToWait:
+    """An awaitable that suspends on an object of its own (as on a future) when no loop runs,
+    and finishes at once on a loop."""
+
+    def __await__(self) -> Any:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            yield object()
+        return "waited"
+
+
+def test_run_inline_drives_a_read_without_a_loop_and_falls_back_when_it_needs_one() -> None:
+    runner = LoopThread()
+    made: list[str] = []
+    closed: list[str] = []
+    try:
+
+        async def inline() -> tuple[int, bool, str]:
+            await asyncio.sleep(0)  # a bare yield needs no loop
+            _VAR.set("inside")  # a task's own context: never the caller's
+            return threading.get_ident(), on_caller_loop(), _VAR.get()
+
+        def make_inline() -> Any:
+            made.append("inline")
+            return inline()
+
+        assert runner.run_inline(make_inline) == (threading.get_ident(), True, "inside")
+        assert made == ["inline"] and _VAR.get() == "caller" and not on_caller_loop()
+
+        # asks for the running loop: run again, on this thread's own loop
+        made.clear()
+
+        def make_where() -> Any:
+            made.append("where")
+            return _where()
+
+        ident, loop = runner.run_inline(make_where)
+        assert made == ["where", "where"] and ident == threading.get_ident()
+        assert runner.run_here(_where()) == (ident, loop)  # the loop run_here keeps
+
+        # suspends on something only a loop resolves: closed (its finally ran), run again
+        made.clear()
+
+        async def waits() -> str:
+            try:
+                return str(await _NeedsALoopToWait())
+            finally:
+                closed.append("closed")
+
+        def make_waits() -> Any:
+            made.append("waits")
+            return waits()
+
+        assert runner.run_inline(make_waits) == "waited"
+        assert made == ["waits", "waits"] and closed == ["closed", "closed"]
+
+        # any other error is the call's own: raised, not run again
+        made.clear()
+
+        async def fails() -> None:
+            raise RuntimeError("the store's own error")
+
+        def make_fails() -> Any:
+            made.append("fails")
+            return fails()
+
+        with pytest.raises(RuntimeError, match="store's own"):
+            runner.run_inline(make_fails)
+        assert made == ["fails"] and not on_caller_loop()
+
+        # a caller whose thread runs a loop: the call goes to the loop thread, once
+        loop_thread, _ = runner.run(_where())
+        made.clear()
+
+        async def inside() -> int:
+            return runner.run_inline(make_where)[0]
+
+        assert asyncio.run(inside()) == loop_thread and made == ["where"]
+    finally:
+        runner.close()
+    with pytest.raises(ClientClosedError):
+        runner.run_inline(make_where)
 
 
 async def _call_back(runner: LoopThread) -> Any:

@@ -810,7 +810,10 @@ def _blocking_read(
                 # embedder's answer, so take that path for the rare query that gets one
                 return runner.run(method(self._async, *args, **kwargs))
             kwargs["query_vector"] = vector
-        return runner.run_here(method(self._async, *args, **kwargs))
+        if self._async.reranker is not None and kwargs.get("mode") not in (None, "quick"):
+            # a rerank awaits the reranker under a timeout, which needs a running loop
+            return runner.run_here(method(self._async, *args, **kwargs))
+        return runner.run_inline(lambda: method(self._async, *args, **kwargs))
 
     return blocking
 
