@@ -146,16 +146,40 @@ class Candidate:
         found_via: str | None = None,
     ) -> Candidate:
         """A candidate whose node is built by ``ref.load`` when first read."""
-        c = cls.__new__(cls)
-        c.uri, c.parent_uri, c.chunk_index, c.is_leaf = (
+        return cls.deferred_fields(
             ref.uri,
             ref.parent_uri,
             ref.chunk_index,
             ref.is_leaf,
+            ref.load,
+            own,
+            final,
+            vector_score,
+            found_by,
+            found_via,
         )
+
+    @classmethod
+    def deferred_fields(
+        cls,
+        uri: str,
+        parent_uri: str | None,
+        chunk_index: int | None,
+        is_leaf: bool,
+        load: Callable[[], Node],
+        own: Score,
+        final: Score,
+        vector_score: float,
+        found_by: FoundBy,
+        found_via: str | None = None,
+    ) -> Candidate:
+        """:meth:`deferred` from the fields themselves (no :class:`NodeRef` built: a deeper
+        global step places ~30 candidates per query this way)."""
+        c = cls.__new__(cls)
+        c.uri, c.parent_uri, c.chunk_index, c.is_leaf = uri, parent_uri, chunk_index, is_leaf
         c.own, c.final, c.vector_score = own, final, vector_score
         c.found_by, c.found_via, c.hop = found_by, found_via, None
-        c._node, c._load = None, ref.load
+        c._node, c._load = None, load
         return c
 
     @property
@@ -398,23 +422,31 @@ class Descent:
         self.track = Track.VECTOR
         self.frontier.rekey(self.track)
 
-    def settled(self) -> bool:
-        """True when no unopened directory can change the top-k (vector track only)."""
+    def kth(self) -> float:
+        """The k-th best slot's score on the active track (-inf while fewer are filled): what
+        :meth:`settled` and :meth:`wants_deeper_global` compare, computed once per round."""
+        return self.collected.kth_score(self.limit, self.track)
+
+    def settled(self, kth: float | None = None) -> bool:
+        """True when no unopened directory can change the top-k (vector track only).
+        ``kth``: :meth:`kth`, when the caller has it."""
         if not (self.use_bound and self.track is Track.VECTOR):
             return False
-        kth = self.collected.kth_score(self.limit, self.track)
+        if kth is None:
+            kth = self.kth()
         if kth == NEG_INF:
             return False
         return kth >= self.frontier.best_bound()
 
-    def wants_deeper_global(self) -> bool:
+    def wants_deeper_global(self, kth: float | None = None) -> bool:
         """True when only a deeper global search can make progress: the top-k is not
         settled and nothing on the heap is known to beat the global floor (every directory
-        left is bounded by the floor alone), so opening them would be a blind walk."""
+        left is bounded by the floor alone), so opening them would be a blind walk.
+        ``kth``: :meth:`kth`, when the caller has it."""
         if not (self.use_bound and self.track is Track.VECTOR):
             return False
         floor = self.frontier.bounds.floor
-        if floor == NEG_INF or self.collected.kth_score(self.limit, self.track) >= floor:
+        if floor == NEG_INF or (self.kth() if kth is None else kth) >= floor:
             return False
         return self.frontier.best_bound() <= floor + 1e-9
 

@@ -177,10 +177,12 @@ class HierarchicalRetriever:
             if state.rounds >= self.config.max_rounds:
                 state.stop_reason = f"max_rounds ({self.config.max_rounds}) reached"
                 break
-            if state.settled():
+            bounded = state.use_bound and state.track is Track.VECTOR
+            kth = state.kth() if bounded else NEG_INF
+            if state.settled(kth):
                 state.stop_reason = f"top-{req.limit} settled: no directory left can enter it"
                 break
-            if q.fetched < MAX_GLOBAL_FETCH and state.wants_deeper_global():
+            if q.fetched < MAX_GLOBAL_FETCH and state.wants_deeper_global(kth):
                 n = min(DEEPER * q.fetched, MAX_GLOBAL_FETCH)
                 await self._deeper_global_search(q, state, n, result)
                 continue
@@ -267,11 +269,12 @@ class HierarchicalRetriever:
         search is cheaper than opening every directory. Its new hits join as the first ones
         did (vector track), as candidates whose nodes are built only if they are read."""
         cols, new = await self._global_step(q, state, n, result)
+        uris, scores = cols.uris, cols.scores
+        owns = [Score(scores[i]) for i in new]
         if state.alpha >= 1.0:  # with alpha < 1 a hit waits for its parent to be opened
-            for i in new:
-                self._collect_column(q, state, cols, i)
-        for i in new:
-            q.hits[cols.uris[i]] = Score(cols.scores[i])
+            for i, own in zip(new, owns, strict=True):
+                self._collect_column(q, state, cols, i, own)
+        q.hits.update((uris[i], own) for i, own in zip(new, owns, strict=True))
         state.frontier.rekey(state.track)
 
     async def _global_step(
@@ -303,18 +306,27 @@ class HierarchicalRetriever:
         )
         return cols, new
 
-    def _collect_column(self, q: _Query, state: Descent, cols: HitColumns, i: int) -> None:
+    def _collect_column(
+        self, q: _Query, state: Descent, cols: HitColumns, i: int, own: Score
+    ) -> None:
         """:meth:`_collect` of a global hit read as columns (alpha = 1: its own score is
         final), its node built only for a directory that must show it is a result unit."""
-        own = Score(cols.scores[i])
         if not state.passes(own) or not cols.matches[i]:
             return
         leaf, dirs = cols.leaves[i], q.req.include_directories
         if not (leaf or dirs is True or (dirs is None and is_result_unit(cols.load([i])[0]))):
             return
-        uri = cols.uris[i]
-        ref = NodeRef(uri, cols.parent_uris[i], cols.chunk_indexes[i], leaf, _loader(cols, i))
-        cand = Candidate.deferred(ref, own, own, cols.vector_scores[i], FoundBy.GLOBAL, None)
+        cand = Candidate.deferred_fields(
+            cols.uris[i],
+            cols.parent_uris[i],
+            cols.chunk_indexes[i],
+            leaf,
+            _loader(cols, i),
+            own,
+            own,
+            cols.vector_scores[i],
+            FoundBy.GLOBAL,
+        )
         state.collected.add(cand, state.track)
 
     def _take_hits(
