@@ -127,7 +127,8 @@ class _Query:
     fetched: int = 0
     """How many nodes the (last) global step took."""
     prefetched: HitColumns | None = None
-    """The first global search's answer (``DEEPER`` times the first step's nodes)."""
+    """The last global search's answer (the first one asks for ``PREFETCH`` times the
+    first step's nodes), read by the deeper steps it covers and the tree context's pool."""
     prefetch_limit: int = 0
     """How many nodes that search asked for."""
     tag_evidence: TagEvidence | None = None
