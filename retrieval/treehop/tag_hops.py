@@ -72,8 +72,9 @@ def effective_root(store: VectorStore, root: str, max_depth: int = 8) -> str:
     "one subtree" means one branch of a real fork in the tree."""
     cur = root
     for _ in range(max_depth):
-        kids = [c for c in store.children(cur) if not c.is_leaf]
-        if len(kids) != 1 or any(c.is_leaf for c in store.children(cur)):
+        children = store.children(cur)  # once: every find asks this of its roots
+        kids = [c for c in children if not c.is_leaf]
+        if len(kids) != 1 or len(children) != 1:
             break
         cur = kids[0].uri
     return cur
