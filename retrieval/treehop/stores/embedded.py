@@ -206,9 +206,21 @@ class _BlobGuard:
     an unverified byte is never served. Used for the node texts, which a search reads a few
     rows at a time: opening need not read them all first."""
 
-    def __init__(self, f: Path, blob: U8Array, extents: Sequence[Sequence[int]]) -> None:
+    def __init__(
+        self,
+        f: Path,
+        blob: U8Array,
+        extents: Sequence[Sequence[int]],
+        reader: _PFile | None = None,
+    ) -> None:
         self.f = f
         self.blob = blob
+        self.reader = reader
+        """Reads an extent to check (``pread``) instead of the map: a cold 1 MiB extent read
+        through the map faults in page by page (9-15 ms here), one ``pread`` takes 1.6-2.5
+        ms, maps nothing that must be released afterwards, and a file cut short is an
+        :class:`IndexCorruptError` instead of a SIGBUS. A reader's first rows after an open
+        check their extents themselves, so this is on the first ``find()``'s path."""
         parsed = [_ck.parse_extent(x) for x in extents]
         self.starts = np.array([x[0] for x in parsed], dtype=np.int64)
         self.ends = np.array([x[1] for x in parsed], dtype=np.int64)
@@ -250,13 +262,17 @@ class _BlobGuard:
     def _check(self, i: int) -> None:
         a, e = int(self.starts[i]), int(self.ends[i])
         value, algo = self.sums[i]
-        if e > self.blob.size or _ck.digest(self.blob[a:e].data, algo) != value:
+        if e > self.blob.size:
+            raise IndexCorruptError(f"{self.f}: checksum mismatch in [{a}, {e})")
+        data: Any = self.reader.read(a, e) if self.reader is not None else self.blob[a:e].data
+        if _ck.digest(data, algo) != value:
             raise IndexCorruptError(f"{self.f}: checksum mismatch in [{a}, {e})")
         with self._count_lock:  # a reader and the background pass may check one extent
             if not self.done[i]:
                 self.done[i] = True
                 self.left -= 1
-        _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
+        if self.reader is None:
+            _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
 
     def verify_rest(self) -> None:
         """The background pass: check the extents no reader has needed yet, at the lowest CPU
@@ -1414,11 +1430,20 @@ class EmbeddedStore:
         own = s.lookup([uri])
         parts = [own] if own[0] >= 0 else []
         view = _UriView(s, s.by_uri)
+        ranges = []
         for sep in ("/", "#"):
             lo = bisect.bisect_left(view, uri + sep)
             hi = bisect.bisect_left(view, uri + sep + "\U0010ffff")
             if hi > lo:
                 parts.append(s.by_uri[lo:hi])
+                ranges.append((lo, hi))
+        if len(ranges) == 1 and len(parts) == 2:
+            # the node sits right before its one range of descendants (nothing sorts between
+            # them): the subtree is one slice of the URI order, the same rows in the same
+            # order as the concatenation, without copying a wide subtree's rows (8 MB at 1M)
+            lo, hi = ranges[0]
+            if lo > 0 and int(s.by_uri[lo - 1]) == int(own[0]):
+                return s.by_uri[lo - 1 : hi]
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
     def _candidate_rows(self, s: _Snap, scope: Scope) -> IntArray | None:
@@ -2192,13 +2217,18 @@ class EmbeddedStore:
                 if verify is True:
                     names = _APPEND_FILES if eager else _EAGER_FILES
                 _verify_segments(data, m["files"], maps, names)
+            nodes_file = _PFile(data / "nodes.bin") if n and hasattr(os, "pread") else None
             guard = (
-                _BlobGuard(data / "nodes.bin", maps["nodes"], m["files"]["nodes"]["extents"])
+                _BlobGuard(
+                    data / "nodes.bin",
+                    maps["nodes"],
+                    m["files"]["nodes"]["extents"],
+                    nodes_file,
+                )
                 if verify is True and not eager and maps["nodes"].size
                 else None
             )
             idx = _read_arrays(path / m["index"]["file"], m["index"], bool(verify))
-            nodes_file = _PFile(data / "nodes.bin") if n and hasattr(os, "pread") else None
         except (KeyError, TypeError, ValueError, OSError) as exc:
             raise IndexCorruptError(f"cannot read the index at {path}: {exc}") from exc
         base_vecs = maps["vectors"].reshape(n, dim) if n else np.zeros((0, dim), np.float32)
@@ -2242,7 +2272,10 @@ class EmbeddedStore:
             self._start_verifier(m, data, maps)
         self._node_cache.clear()
         self._md_cache.clear()
+        warm = None if own else _start_warm(self._snap_v)
         self._follow_indexes(m, live, own)
+        if warm is not None:
+            warm.join()
 
     def _follow_indexes(self, m: dict[str, Any], live: int, own: bool) -> None:
         """Point the HNSW and BM25 state at manifest ``m``: kept as they are when ``m`` was
@@ -2645,6 +2678,39 @@ def _all_finite(block: npt.NDArray[Any]) -> bool:
     return bool(np.isfinite(total)) or bool(np.isfinite(block).all())
 
 
+_WARM_INLINE_ROWS = 100_000
+"""Below this many rows the open warms a snapshot inline (a thread would cost more)."""
+
+
+def _warm(s: _Snap) -> None:
+    """Build a freshly opened snapshot's query-independent lookup keys: the URI hashes in
+    ``by_hash`` order (every ``lookup``: a find's roots, a parent) and the parent hashes in
+    ``by_parent`` order (every ``children`` call, the siblings of graph candidates). Each is
+    a random gather over every row (~10-30 ms per million rows here), which the first
+    ``find()`` after an open paid before: 25-70 ms of its 76-240 ms at 1M rows
+    (``bench/bench_store.py``'s "first find after open")."""
+    s.sorted_keys("uri_hash", s.by_hash)
+    s.sorted_keys("parent_hash", s.by_parent)
+
+
+def _start_warm(s: _Snap) -> threading.Thread | None:
+    """:func:`_warm` for an opened snapshot: inline for a small one, else in a thread that
+    the open joins before it returns (so the open's time includes it) and that overlaps the
+    graph's checksum pass, which reads a file without the GIL, as the gathers run without
+    it. A failure leaves the keys to be built by the first search that needs them."""
+    if s.n < _WARM_INLINE_ROWS:
+        _warm(s)
+        return None
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            _warm(s)
+
+    t = threading.Thread(target=run, name="treehop-open-warm", daemon=True)
+    t.start()
+    return t
+
+
 def _unique_ints(a: IntArray) -> IntArray:
     """``np.unique`` of an integer array without ``np.unique``: its first call in a process
     imports ``numpy.ma`` (60-100 ms here), which landed in the first ``find()`` after open."""
@@ -2715,7 +2781,7 @@ def _full_mask(
     full: BoolArray | None = s.cache.get(("full", cache_key))
     if full is None:
         full = np.zeros(s.n, dtype=bool)
-        full[rows[eligible]] = True
+        full[rows] = eligible  # (not ``rows[eligible]``: an 8-byte copy of every row in scope)
         if cache_key is not None:
             _cache_put(s, ("full", cache_key), full)
     return full
