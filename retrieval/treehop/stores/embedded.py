@@ -1437,11 +1437,14 @@ class EmbeddedStore:
             if hi > lo:
                 parts.append(s.by_uri[lo:hi])
                 ranges.append((lo, hi))
-        if len(ranges) == 1 and len(parts) == 2:
-            # the node sits right before its one range of descendants (nothing sorts between
-            # them): the subtree is one slice of the URI order, the same rows in the same
-            # order as the concatenation, without copying a wide subtree's rows (8 MB at 1M)
+        if len(ranges) == 1:
+            # one range of descendants, and the node (if stored) right before it (nothing
+            # sorts between them): the subtree is one slice of the URI order, the same rows
+            # in the same order as the concatenation, without copying a wide subtree's rows
+            # (8 MB at 1M, on the first find after an open)
             lo, hi = ranges[0]
+            if own[0] < 0:
+                return s.by_uri[lo:hi]
             if lo > 0 and int(s.by_uri[lo - 1]) == int(own[0]):
                 return s.by_uri[lo - 1 : hi]
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
