@@ -202,3 +202,29 @@ def test_node_texts_are_checked_through_pread(
     s._node_cache.clear()
     with pytest.raises(IndexCorruptError):
         s.get([nodes[40].uri])
+
+
+def test_batch_siblings_equal_one_query_at_a_time() -> None:
+    """The batched sibling rule gives each query the rows :func:`_sibling_rows` gives it,
+    in the same order: folders of every size around ``_SIBLING_MAX``, deleted and
+    ineligible rows, padding candidates, candidates that are siblings already."""
+    rng = np.random.default_rng(11)
+    s = EmbeddedStore()
+    nodes = []
+    for d, size in enumerate((3, 40, emb._SIBLING_MAX, emb._SIBLING_MAX + 1, 7, 90)):
+        nodes += [leaf(f"{R}/d{d}/f{i}.md") for i in range(size)]
+    s.upsert(nodes, vecs(len(nodes), 12))
+    s.delete([f"{R}/d1/f{i}.md" for i in range(0, 40, 3)])
+    snap = s._snap
+    live = np.flatnonzero(snap.alive[: snap.n])
+    for _ in range(30):
+        b, width = int(rng.integers(1, 9)), int(rng.integers(1, 40))
+        cand = rng.choice(live, size=(b, width))
+        dense = rng.standard_normal((b, width)).astype(np.float32)
+        ok = rng.random((b, width)) < 0.8
+        full = snap.alive[: snap.n] & (rng.random(snap.n) < 0.9)
+        owner, rows = emb._batch_siblings(snap, cand, dense, ok, full)
+        assert np.all(np.diff(owner) >= 0)
+        for i in range(b):
+            want = emb._sibling_rows(snap, cand[i][ok[i]], dense[i][ok[i]], full)
+            assert rows[owner == i].tolist() == want.tolist()
