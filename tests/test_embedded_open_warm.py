@@ -228,3 +228,32 @@ def test_batch_siblings_equal_one_query_at_a_time() -> None:
         for i in range(b):
             want = emb._sibling_rows(snap, cand[i][ok[i]], dense[i][ok[i]], full)
             assert rows[owner == i].tolist() == want.tolist()
+
+
+def test_children_read_in_one_pass_equal_node_by_node(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(emb, "_NODE_BLOCK", 512)  # children across several checked extents
+    nodes = tree()
+    saved(tmp_path / "i", nodes)
+    s = EmbeddedStore(tmp_path / "i")
+    s.upsert([leaf(f"{R}/a/new.md")], vecs(1, 8))  # a row in the unsaved tail
+    by_parent: dict[str | None, list[Node]] = {}
+    for n in [*nodes, leaf(f"{R}/a/new.md")]:
+        by_parent.setdefault(n.parent_uri, []).append(n)
+    s.get([f"{R}/a/f1.md"])  # one child cached already
+    top = s.children(R)  # (R is not stored: its children's parent URIs are read per row)
+    assert sorted(n.uri for n in top) == sorted(n.uri for n in by_parent[R])
+    reads: list[int] = []
+    real = emb._Snap.node_json
+
+    def spy(self: emb._Snap, r: int) -> bytes:
+        reads.append(r)
+        return real(self, r)
+
+    monkeypatch.setattr(emb._Snap, "node_json", spy)
+    for parent in (f"{R}/a", f"{R}/z", f"{R}/a/x", f"{R}/a-b"):
+        got = s.children(parent)
+        assert sorted(n.uri for n in got) == sorted(n.uri for n in by_parent[parent])
+        assert got == s.get([n.uri for n in got])
+    assert not reads  # no text was read one row at a time

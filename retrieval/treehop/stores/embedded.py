@@ -700,8 +700,13 @@ class EmbeddedStore:
         hit = self._node_cache.get(key)
         if hit is not None:
             return hit
+        return self._node_from(s, r, s.node_json(r))
+
+    def _node_from(self, s: _Snap, r: int, blob: bytes) -> Node:
+        """Row ``r``'s node parsed from its stored JSON ``blob``, kept in the node cache."""
+        key = (s.uid, r)
         try:
-            node = _NODE.validate_json(s.node_json(r))
+            node = _NODE.validate_json(blob)
         except ValidationError as exc:
             raise IndexCorruptError(f"row {r} of {self.path} holds an invalid node") from exc
         self._node_cache[key] = node
@@ -959,7 +964,19 @@ class EmbeddedStore:
 
     def children(self, uri: str) -> list[Node]:
         s = self._snap
-        return [self._node(s, int(r)) for r in self._children_rows(s, uri)]
+        rows = self._children_rows(s, uri).tolist()
+        cache, uid = self._node_cache, s.uid
+        out = [cache.get((uid, r)) for r in rows]
+        cold = [i for i, node in enumerate(out) if node is None]
+        if cold:
+            # the uncached children's texts in one checked read (siblings are mostly adjacent
+            # rows) instead of a checksum lookup and a ``pread`` each: the first find after
+            # an open spent ~15 ms of CPU on them at 1M rows
+            crows = [rows[i] for i in cold]
+            blobs = s.node_jsons(np.array(crows, np.int64))
+            for i, r, blob in zip(cold, crows, blobs, strict=True):
+                out[i] = self._node_from(s, r, blob)
+        return [node for node in out if node is not None]
 
     def children_fields(self, uri: str, fields: Sequence[str]) -> list[dict[str, Any]]:
         """``fields`` of each of :meth:`children` (same order), parsed from the stored JSON
