@@ -22,6 +22,10 @@ directory structure, no embedding model). Per size:
   the page cache first (``posix_fadvise(DONTNEED)``: a cold cache without root), opens the
   index, runs one ``find()`` through the client, then the query set; its RSS growth from
   before the open is compared with the raw float32 vectors (the HNSW file size is shown apart).
+  With the default ``verify=True`` the open itself reads the vectors and the graph whole (their
+  checksums), so the first find meets them in the page cache; the node texts and URIs stay
+  cold. The first find's CPU time on its thread is printed beside its wall time: on a busy
+  machine the wall time also counts waiting for a core.
 - **find vs flat**: ``find()`` p50 through the sync client against one flat exact BLAS search
   (``leaf_matrix @ q`` + top-10) of the same leaf vectors, and how often find's top-10 leaves
   equal the exhaustive top-10 (same cosine scoring). Flat searches, finds and store steps are
@@ -36,7 +40,9 @@ directory structure, no embedding model). Per size:
   ``find()``, from 1 and 2 Python threads; ``find()`` also through the client's one loop
   thread (how every sync call ran before reads moved to the calling thread's own loop).
 - **batch of 32**: ``search_batch`` of 32 queries against 32 ``search`` calls (exact scoped
-  step and HNSW global step).
+  step and HNSW global step). On the graph the batch cannot beat one by one by more than
+  ``cores x (1 + rest / graph)``: one usearch call (split over the cores) does the same graph
+  work as the 32 single queries, and only the work around it (``rest``) is saved.
 - **client ingest**: ``add_resource`` of a generated directory with automatic tags on, the
   embedding time (a hashing embedder, timed) subtracted.
 """
