@@ -257,3 +257,51 @@ def test_children_read_in_one_pass_equal_node_by_node(
         assert sorted(n.uri for n in got) == sorted(n.uri for n in by_parent[parent])
         assert got == s.get([n.uri for n in got])
     assert not reads  # no text was read one row at a time
+
+
+def test_open_checks_the_graph_in_a_thread_and_reads_the_index_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``verify=True`` the saved graph's checksum runs on the open's own thread
+    (overlapping the vectors' check), once; the row map comes from the one read of the
+    index file; a damaged graph found that way is dropped and rebuilt, as before."""
+    from treehop.stores import _checksum
+
+    nodes = [leaf(f"{R}/d{i % 7}/f{i}.md") for i in range(400)]
+    s = EmbeddedStore(tmp_path / "i", ann_min_rows=0, lexical=False)
+    s.upsert(nodes, vecs(400, 6))
+    assert s.wait_ann(timeout=60)
+    s.save()
+    s.close()
+    graph = next((tmp_path / "i").glob("ann-*.bin"))
+    checked: list[tuple[str, str]] = []
+    real_ok = _checksum.whole_file_ok
+
+    def spy_ok(f: Path, size: int, entry: object) -> bool:
+        checked.append((Path(f).name, threading.current_thread().name))
+        return real_ok(f, size, entry)  # type: ignore[arg-type]
+
+    reads: list[str] = []
+    real_read = emb._read_arrays
+
+    def spy_read(f: Path, meta: object, verify: bool) -> dict[str, np.ndarray]:
+        reads.append(Path(f).name)
+        return real_read(f, meta, verify)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_checksum, "whole_file_ok", spy_ok)
+    monkeypatch.setattr(emb, "_read_arrays", spy_read)
+    t = EmbeddedStore(tmp_path / "i", ann_min_rows=0, lexical=False)
+    assert t._ann is not None and t._ann.count == 400
+    assert [c for c in checked if c[0] == graph.name] == [(graph.name, "treehop-open-graph")]
+    assert len(reads) == 1 and reads[0].startswith("index-")
+    q = vecs(1, 13)[0]
+    assert [h.node.uri for h in t.search(q, Scope(), 5)] == [
+        h.node.uri for h in EmbeddedStore(tmp_path / "i", ann_min_rows=None).search(q, Scope(), 5)
+    ]
+    t.close()
+    raw = bytearray(graph.read_bytes())
+    raw[len(raw) // 2] ^= 0x40
+    graph.write_bytes(bytes(raw))
+    bad = EmbeddedStore(tmp_path / "i", ann_min_rows=0, lexical=False)
+    assert bad.ann_damaged is not None and "checksum" in bad.ann_damaged
+    assert bad.wait_ann(timeout=60) and bad._ann is not None and bad._ann.count == 400

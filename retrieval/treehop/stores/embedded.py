@@ -2137,6 +2137,8 @@ class EmbeddedStore:
         box: list[Any] = []
 
         def run() -> None:
+            with contextlib.suppress(ImportError):
+                _ann._index_class()  # usearch's import (~80 ms) overlaps the open's reads too
             try:
                 box.append(_ck.whole_file_ok(f, size, entry))
             except (OSError, ValueError, IndexCorruptError) as exc:
