@@ -943,9 +943,8 @@ class EmbeddedStore:
         rows = s.by_parent[lo:hi]
         if rows.size:
             chunk = s.cols["chunk"][rows]
-            keyed = sorted(
-                ((int(c), s.uri(int(r)), int(r)) for c, r in zip(chunk, rows, strict=True)),
-            )
+            # (the URIs in one gather: a decode per child was ~3 ms of a 1M first find)
+            keyed = sorted(zip(chunk.tolist(), s.uris_of(rows), rows.tolist(), strict=True))
             # a hash collision would mix in children of another parent: check their parent
             rows = np.array([r for _, _, r in keyed], dtype=np.int64)
             # a 64-bit hash collision would mix in another parent's children: where the parent
