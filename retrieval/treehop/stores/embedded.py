@@ -206,9 +206,21 @@ class _BlobGuard:
     an unverified byte is never served. Used for the node texts, which a search reads a few
     rows at a time: opening need not read them all first."""
 
-    def __init__(self, f: Path, blob: U8Array, extents: Sequence[Sequence[int]]) -> None:
+    def __init__(
+        self,
+        f: Path,
+        blob: U8Array,
+        extents: Sequence[Sequence[int]],
+        reader: _PFile | None = None,
+    ) -> None:
         self.f = f
         self.blob = blob
+        self.reader = reader
+        """Reads an extent to check (``pread``) instead of the map: a cold 1 MiB extent read
+        through the map faults in page by page (9-15 ms here), one ``pread`` takes 1.6-2.5
+        ms, maps nothing that must be released afterwards, and a file cut short is an
+        :class:`IndexCorruptError` instead of a SIGBUS. A reader's first rows after an open
+        check their extents themselves, so this is on the first ``find()``'s path."""
         parsed = [_ck.parse_extent(x) for x in extents]
         self.starts = np.array([x[0] for x in parsed], dtype=np.int64)
         self.ends = np.array([x[1] for x in parsed], dtype=np.int64)
@@ -250,13 +262,17 @@ class _BlobGuard:
     def _check(self, i: int) -> None:
         a, e = int(self.starts[i]), int(self.ends[i])
         value, algo = self.sums[i]
-        if e > self.blob.size or _ck.digest(self.blob[a:e].data, algo) != value:
+        if e > self.blob.size:
+            raise IndexCorruptError(f"{self.f}: checksum mismatch in [{a}, {e})")
+        data: Any = self.reader.read(a, e) if self.reader is not None else self.blob[a:e].data
+        if _ck.digest(data, algo) != value:
             raise IndexCorruptError(f"{self.f}: checksum mismatch in [{a}, {e})")
         with self._count_lock:  # a reader and the background pass may check one extent
             if not self.done[i]:
                 self.done[i] = True
                 self.left -= 1
-        _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
+        if self.reader is None:
+            _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
 
     def verify_rest(self) -> None:
         """The background pass: check the extents no reader has needed yet, at the lowest CPU
@@ -574,6 +590,12 @@ class EmbeddedStore:
         self._lex_dirty = False
         self._ann: AnnIndex | None = None
         self._ann_file: tuple[str, int, int] | None = None  # name, count, upto
+        self._ann_pre: tuple[dict[str, Any], threading.Thread, list[Any]] | None = None
+        """The saved graph's checksum, computed by a thread the open starts first (see
+        :meth:`_start_ann_precheck`): the manifest entry, the thread, its answer."""
+        self._ann_rows_open: tuple[str, IntArray] | None = None
+        """The graph's row map as the open read it (index file name, rows): the graph's
+        load takes it instead of reading the index file a second time."""
         self._ann_loader: threading.Thread | None = None
         self._ann_load_lock = threading.Lock()
         self._ann_worker: threading.Thread | None = None
@@ -678,8 +700,13 @@ class EmbeddedStore:
         hit = self._node_cache.get(key)
         if hit is not None:
             return hit
+        return self._node_from(s, r, s.node_json(r))
+
+    def _node_from(self, s: _Snap, r: int, blob: bytes) -> Node:
+        """Row ``r``'s node parsed from its stored JSON ``blob``, kept in the node cache."""
+        key = (s.uid, r)
         try:
-            node = _NODE.validate_json(s.node_json(r))
+            node = _NODE.validate_json(blob)
         except ValidationError as exc:
             raise IndexCorruptError(f"row {r} of {self.path} holds an invalid node") from exc
         self._node_cache[key] = node
@@ -916,9 +943,8 @@ class EmbeddedStore:
         rows = s.by_parent[lo:hi]
         if rows.size:
             chunk = s.cols["chunk"][rows]
-            keyed = sorted(
-                ((int(c), s.uri(int(r)), int(r)) for c, r in zip(chunk, rows, strict=True)),
-            )
+            # (the URIs in one gather: a decode per child was ~3 ms of a 1M first find)
+            keyed = sorted(zip(chunk.tolist(), s.uris_of(rows), rows.tolist(), strict=True))
             # a hash collision would mix in children of another parent: check their parent
             rows = np.array([r for _, _, r in keyed], dtype=np.int64)
             # a 64-bit hash collision would mix in another parent's children: where the parent
@@ -937,7 +963,19 @@ class EmbeddedStore:
 
     def children(self, uri: str) -> list[Node]:
         s = self._snap
-        return [self._node(s, int(r)) for r in self._children_rows(s, uri)]
+        rows = self._children_rows(s, uri).tolist()
+        cache, uid = self._node_cache, s.uid
+        out = [cache.get((uid, r)) for r in rows]
+        cold = [i for i, node in enumerate(out) if node is None]
+        if cold:
+            # the uncached children's texts in one checked read (siblings are mostly adjacent
+            # rows) instead of a checksum lookup and a ``pread`` each: the first find after
+            # an open spent ~15 ms of CPU on them at 1M rows
+            crows = [rows[i] for i in cold]
+            blobs = s.node_jsons(np.array(crows, np.int64))
+            for i, r, blob in zip(cold, crows, blobs, strict=True):
+                out[i] = self._node_from(s, r, blob)
+        return [node for node in out if node is not None]
 
     def children_fields(self, uri: str, fields: Sequence[str]) -> list[dict[str, Any]]:
         """``fields`` of each of :meth:`children` (same order), parsed from the stored JSON
@@ -1289,6 +1327,10 @@ class EmbeddedStore:
         short = found < min(limit, int(np.count_nonzero(full[: s.n])))
         k = min(limit, cand.shape[1])
         top = np.argpartition(-dense, k - 1, axis=1)[:, :k] if k < cand.shape[1] else None
+        # the siblings of every query's best rows (see _sibling_rows), scored in one pass
+        owner, sib = _batch_siblings(s, cand, dense, ok & ~short[:, None], full)
+        sib_d = np.einsum("kd,kd->k", s.vectors_of(sib), qs[owner], optimize=False)
+        bounds = np.searchsorted(owner, np.arange(b + 1)).tolist()
         out: list[list[ScoredNode]] = []
         for i in range(b):
             if short[i]:
@@ -1297,10 +1339,10 @@ class EmbeddedStore:
             t = top[i] if top is not None else np.flatnonzero(ok[i])
             t = t[ok[i, t]]
             c, d = cand[i], dense[i]
-            sib = _sibling_rows(s, c[ok[i]], d[ok[i]], full)
-            if sib.size:  # the siblings of the best rows join (see _sibling_rows)
-                c = np.concatenate([c[t], sib])
-                d = np.concatenate([d[t], _matvec(s.vectors_of(sib), qs[i])])
+            a, e = bounds[i], bounds[i + 1]
+            if e > a:
+                c = np.concatenate([c[t], sib[a:e]])
+                d = np.concatenate([d[t], sib_d[a:e]])
                 t = np.argpartition(-d, k - 1)[:k] if k < c.size else np.arange(c.size)
             out.append(self._hits(s, c, t, d, d, None, matches))
         return out
@@ -1414,11 +1456,23 @@ class EmbeddedStore:
         own = s.lookup([uri])
         parts = [own] if own[0] >= 0 else []
         view = _UriView(s, s.by_uri)
+        ranges = []
         for sep in ("/", "#"):
             lo = bisect.bisect_left(view, uri + sep)
             hi = bisect.bisect_left(view, uri + sep + "\U0010ffff")
             if hi > lo:
                 parts.append(s.by_uri[lo:hi])
+                ranges.append((lo, hi))
+        if len(ranges) == 1:
+            # one range of descendants, and the node (if stored) right before it (nothing
+            # sorts between them): the subtree is one slice of the URI order, the same rows
+            # in the same order as the concatenation, without copying a wide subtree's rows
+            # (8 MB at 1M, on the first find after an open)
+            lo, hi = ranges[0]
+            if own[0] < 0:
+                return s.by_uri[lo:hi]
+            if lo > 0 and int(s.by_uri[lo - 1]) == int(own[0]):
+                return s.by_uri[lo - 1 : hi]
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
     def _candidate_rows(self, s: _Snap, scope: Scope) -> IntArray | None:
@@ -2018,6 +2072,9 @@ class EmbeddedStore:
 
     def _load_ann_rows(self) -> IntArray:
         assert self._committed is not None and self.path is not None
+        kept, self._ann_rows_open = self._ann_rows_open, None
+        if kept is not None and kept[0] == self._committed["index"]["file"]:
+            return kept[1]
         arrays = _read_arrays(
             self.path / self._committed["index"]["file"], self._committed["index"], False
         )
@@ -2032,7 +2089,7 @@ class EmbeddedStore:
             return None  # none, or an older kind (hnswlib): the worker builds a new one
         f = self.path / entry["file"]
         try:
-            if self.verify and not _ck.whole_file_ok(f, int(entry["size"]), entry):
+            if self.verify and not self._ann_file_ok(f, entry):
                 raise IndexCorruptError(f"{f}: checksum mismatch")
             row = self._load_ann_rows()
             if row.size != int(entry["count"]):
@@ -2040,6 +2097,55 @@ class EmbeddedStore:
             return AnnIndex.open(f, int(entry["dim"]), row, int(entry["upto"]), view=True)
         except (OSError, ValueError) as exc:
             raise IndexCorruptError(f"{f}: {exc}") from exc
+
+    def _ann_file_ok(self, f: Path, entry: Mapping[str, Any]) -> bool:
+        """Whether the graph file matches its checksum: the open's early answer for this
+        entry when there is one (waiting for it), else computed now."""
+        pre, self._ann_pre = self._ann_pre, None
+        if pre is not None and pre[0] == entry:
+            pre[1].join()
+            if pre[2]:
+                got = pre[2][0]
+                if isinstance(got, Exception):
+                    raise got
+                return bool(got)
+        return _ck.whole_file_ok(f, int(entry["size"]), entry)
+
+    def _start_ann_precheck(self, m: Mapping[str, Any]) -> None:
+        """With ``verify=True``, when the open will load the saved graph: start its checksum
+        (a whole-file read) in a thread before the vectors are verified, so that the two
+        cold reads overlap instead of running one after the other. Measured at 1M rows
+        (``bench/bench_store.py``'s open): the vectors' 1.5 GB took 1.37 s and the graph's
+        0.67 GB 1.58 s after them, most of the open's time."""
+        self._ann_pre = None
+        try:
+            entry = dict(m.get("ann") or {})
+            live = int(m["live"])
+            f = (self.path or Path()) / str(entry["file"])
+            size = int(entry["size"])
+        except (KeyError, TypeError, ValueError):
+            return  # the open itself reports a damaged manifest
+        if (
+            self.verify is not True
+            or self.path is None
+            or entry.get("kind") != _ann.KIND
+            or self.ann_min_rows is None
+            or live < self.ann_min_rows
+        ):
+            return
+        box: list[Any] = []
+
+        def run() -> None:
+            with contextlib.suppress(ImportError):
+                _ann._index_class()  # usearch's import (~80 ms) overlaps the open's reads too
+            try:
+                box.append(_ck.whole_file_ok(f, size, entry))
+            except (OSError, ValueError, IndexCorruptError) as exc:
+                box.append(exc)
+
+        t = threading.Thread(target=run, name="treehop-open-graph", daemon=True)
+        t.start()
+        self._ann_pre = (entry, t, box)
 
     def _load_ann_or_rebuild(self) -> AnnIndex | None:
         """:meth:`_load_ann`, except that a damaged graph is dropped (``ann_damaged`` says
@@ -2182,6 +2288,8 @@ class EmbeddedStore:
         path = self.path
         if m.get("format_version") not in READABLE_FORMATS:
             raise IndexCorruptError(f"{path}: unsupported format {m.get('format_version')}")
+        if not own:
+            self._start_ann_precheck(m)
         try:
             n, live, dim = int(m["rows"]), int(m["live"]), int(m["dimension"] or 0)
             epoch = int(m["epoch"])
@@ -2192,17 +2300,29 @@ class EmbeddedStore:
                 if verify is True:
                     names = _APPEND_FILES if eager else _EAGER_FILES
                 _verify_segments(data, m["files"], maps, names)
+            nodes_file = _PFile(data / "nodes.bin") if n and hasattr(os, "pread") else None
             guard = (
-                _BlobGuard(data / "nodes.bin", maps["nodes"], m["files"]["nodes"]["extents"])
+                _BlobGuard(
+                    data / "nodes.bin",
+                    maps["nodes"],
+                    m["files"]["nodes"]["extents"],
+                    nodes_file,
+                )
                 if verify is True and not eager and maps["nodes"].size
                 else None
             )
             idx = _read_arrays(path / m["index"]["file"], m["index"], bool(verify))
-            nodes_file = _PFile(data / "nodes.bin") if n and hasattr(os, "pread") else None
         except (KeyError, TypeError, ValueError, OSError) as exc:
             raise IndexCorruptError(f"cannot read the index at {path}: {exc}") from exc
         base_vecs = maps["vectors"].reshape(n, dim) if n else np.zeros((0, dim), np.float32)
         cols = {name: np.array(maps[name], copy=True) for name in _COLUMNS}
+        self._ann_rows_open = None
+        wanted = self.ann_min_rows is not None and live >= self.ann_min_rows
+        if not own and wanted and (m.get("ann") or {}).get("kind") == _ann.KIND:
+            self._ann_rows_open = (
+                str(m["index"]["file"]),
+                np.array(idx["ann_row"], dtype=np.int64),
+            )
         _check_structure(path, n, live, cols, maps, idx)
         self._snap = _Snap(
             gen=int(m["generation"]),
@@ -2242,7 +2362,10 @@ class EmbeddedStore:
             self._start_verifier(m, data, maps)
         self._node_cache.clear()
         self._md_cache.clear()
+        warm = None if own else _start_warm(self._snap_v)
         self._follow_indexes(m, live, own)
+        if warm is not None:
+            warm.join()
 
     def _follow_indexes(self, m: dict[str, Any], live: int, own: bool) -> None:
         """Point the HNSW and BM25 state at manifest ``m``: kept as they are when ``m`` was
@@ -2645,6 +2768,39 @@ def _all_finite(block: npt.NDArray[Any]) -> bool:
     return bool(np.isfinite(total)) or bool(np.isfinite(block).all())
 
 
+_WARM_INLINE_ROWS = 100_000
+"""Below this many rows the open warms a snapshot inline (a thread would cost more)."""
+
+
+def _warm(s: _Snap) -> None:
+    """Build a freshly opened snapshot's query-independent lookup keys: the URI hashes in
+    ``by_hash`` order (every ``lookup``: a find's roots, a parent) and the parent hashes in
+    ``by_parent`` order (every ``children`` call, the siblings of graph candidates). Each is
+    a random gather over every row (~10-30 ms per million rows here), which the first
+    ``find()`` after an open paid before: 25-70 ms of its 76-240 ms at 1M rows
+    (``bench/bench_store.py``'s "first find after open")."""
+    s.sorted_keys("uri_hash", s.by_hash)
+    s.sorted_keys("parent_hash", s.by_parent)
+
+
+def _start_warm(s: _Snap) -> threading.Thread | None:
+    """:func:`_warm` for an opened snapshot: inline for a small one, else in a thread that
+    the open joins before it returns (so the open's time includes it) and that overlaps the
+    graph's checksum pass, which reads a file without the GIL, as the gathers run without
+    it. A failure leaves the keys to be built by the first search that needs them."""
+    if s.n < _WARM_INLINE_ROWS:
+        _warm(s)
+        return None
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            _warm(s)
+
+    t = threading.Thread(target=run, name="treehop-open-warm", daemon=True)
+    t.start()
+    return t
+
+
 def _unique_ints(a: IntArray) -> IntArray:
     """``np.unique`` of an integer array without ``np.unique``: its first call in a process
     imports ``numpy.ma`` (60-100 ms here), which landed in the first ``find()`` after open."""
@@ -2705,6 +2861,70 @@ def _sibling_rows(
     return out
 
 
+def _batch_siblings(
+    s: _Snap, cand: IntArray, dense: F32, ok: BoolArray, full: BoolArray
+) -> tuple[IntArray, IntArray]:
+    """:func:`_sibling_rows` of every query of a batch at once: ``cand``/``dense``/``ok`` are
+    (queries x candidates) with ``ok`` marking each query's real candidates. Returns (query
+    index, sibling row) pairs, grouped by query, each query's siblings in the order
+    :func:`_sibling_rows` gives them.
+
+    Why: a graph batch spent ~0.2 ms per query in that function's Python (a sort, a dict of
+    parents, a lookup per parent), as much as the batch's usearch call at 100k rows; here
+    it is a few array operations for the whole batch (the same rule: the first
+    ``_SIBLING_PARENTS`` distinct parents of the ``4 * _SIBLING_PARENTS`` best candidates,
+    folders of at most ``_SIBLING_MAX`` children, eligible rows that are not candidates)."""
+    b, width = cand.shape
+    none = np.zeros(0, np.int64)
+    if not b or not width or not s.n:
+        return none, none
+    m = min(4 * _SIBLING_PARENTS, width)
+    score = np.where(ok, dense, -np.inf)
+    best = (
+        np.argpartition(-score, m - 1, axis=1)[:, :m]
+        if m < width
+        else np.tile(np.arange(width), (b, 1))
+    )
+    order = np.argsort(-np.take_along_axis(score, best, axis=1), axis=1, kind="stable")
+    best = np.take_along_axis(best, order, axis=1)
+    linked = s.parent_row[np.take_along_axis(cand, best, axis=1)]
+    linked[~np.take_along_axis(ok, best, axis=1)] = -1
+    # the first occurrence of each parent in score order, the first _SIBLING_PARENTS of them
+    earlier = np.tri(m, m, -1, dtype=bool)
+    seen = ((linked[:, :, None] == linked[:, None, :]) & earlier[None]).any(axis=2)
+    first = (linked >= 0) & ~seen
+    first &= np.cumsum(first, axis=1) <= _SIBLING_PARENTS
+    qi, col = np.nonzero(first)
+    parents = linked[qi, col]
+    if not parents.size:
+        return none, none
+    keys = s.sorted_keys("parent_hash", s.by_parent)
+    h = s.cols["uri_hash"][parents]
+    lo = np.searchsorted(keys, h, side="left")
+    hi = np.searchsorted(keys, h, side="right")
+    lens = np.where(hi - lo <= _SIBLING_MAX, hi - lo, 0)
+    total = int(lens.sum())
+    if not total:
+        return none, none
+    starts = np.cumsum(lens) - lens
+    at = np.repeat(lo - starts, lens) + np.arange(total, dtype=np.int64)
+    rows = s.by_parent[at]
+    owner = np.repeat(qi, lens)
+    # a hash collision links nothing: the row's parent must be one of its query's parents
+    mine = np.full((b, _SIBLING_PARENTS), -2, dtype=np.int64)
+    mine[qi, np.cumsum(first, axis=1)[qi, col] - 1] = parents
+    keep = (s.parent_row[rows][:, None] == mine[owner]).any(axis=1) & full[rows]
+    rows, owner = rows[keep], owner[keep]
+    # not a candidate of its own query already: (query, row) pairs against the candidates'
+    have = np.sort((np.nonzero(ok)[0] * s.n + cand[ok]).astype(np.int64))
+    pair = owner * s.n + rows
+    if have.size:
+        at = np.minimum(np.searchsorted(have, pair), have.size - 1)
+        new = have[at] != pair
+        rows, owner = rows[new], owner[new]
+    return owner, rows
+
+
 def _full_mask(
     s: _Snap, rows: IntArray | None, eligible: BoolArray, cache_key: tuple[Any, ...] | None
 ) -> BoolArray:
@@ -2715,7 +2935,7 @@ def _full_mask(
     full: BoolArray | None = s.cache.get(("full", cache_key))
     if full is None:
         full = np.zeros(s.n, dtype=bool)
-        full[rows[eligible]] = True
+        full[rows] = eligible  # (not ``rows[eligible]``: an 8-byte copy of every row in scope)
         if cache_key is not None:
             _cache_put(s, ("full", cache_key), full)
     return full
