@@ -323,6 +323,12 @@ ROWS: tuple[RowSpec, ...] = (
         config={"context_neighbour_weight": 0.0},
     ),
     RowSpec(
+        "find-any-section",
+        "find neighbours across sections",
+        "find",
+        config={"context_neighbour_sections": False},
+    ),
+    RowSpec(
         "find-no-sibling", "find - sibling evidence", "find", config={"context_sibling_weight": 0.0}
     ),
     RowSpec(

@@ -45,7 +45,7 @@ import datasets as ds  # noqa: E402
 from treehop import RetrievalConfig, Treehop  # noqa: E402
 from treehop.lexical import LexicalIndex  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
-from treehop.tree_scoring import _name_key  # noqa: E402
+from treehop.tree_scoring import _name_key, section_of, section_overlap  # noqa: E402
 
 F = npt.NDArray[np.float64]
 
@@ -83,6 +83,12 @@ class Tree:
         same = self.parent[o[1:]] == self.parent[o[:-1]]
         self.prev[o[1:][same]] = o[:-1][same]
         self.nxt[o[:-1][same]] = o[1:][same]
+        # each neighbour's section weight (tree_scoring.section_overlap of heading paths)
+        secs = [section_of(n) for n in leaves]
+        self.sec_prev = np.ones(self.L)
+        self.sec_next = np.ones(self.L)
+        for a, b in zip(o[:-1][same].tolist(), o[1:][same].tolist(), strict=True):
+            self.sec_next[a] = self.sec_prev[b] = section_overlap(secs[a], secs[b])
         # top-level ancestor below each scope root is resolved per query (scopes differ)
         self.ancestors = [
             [self.dir_pos[a] for a in n.ancestors if a in self.dir_pos] for n in leaves
@@ -147,21 +153,28 @@ def context(
     ws: float,
     extra: F | None = None,
     we: float = 0.0,
+    sections: bool = True,
 ) -> F:
-    """tree_scoring's blend over every leaf (own may hold -inf for leaves out of scope)."""
+    """tree_scoring's blend over every leaf (own may hold -inf for leaves out of scope);
+    ``sections``: neighbours weighted by their shared heading path (``find()``'s default,
+    ``RetrievalConfig.context_neighbour_sections``), else counted in full."""
     ok = np.isfinite(own)
     o = np.where(ok, own, 0.0)
     hp = (t.prev >= 0) & ok[np.maximum(t.prev, 0)]
     hn = (t.nxt >= 0) & ok[np.maximum(t.nxt, 0)]
     cnt = hp.astype(float) + hn
-    tot = np.where(hp, o[np.maximum(t.prev, 0)], 0) + np.where(hn, o[np.maximum(t.nxt, 0)], 0)
-    neigh = np.where(cnt > 0, tot / np.maximum(cnt, 1), o)
+    wpv = hp * (t.sec_prev if sections else 1.0)
+    wnv = hn * (t.sec_next if sections else 1.0)
+    wsum = wpv + wnv
+    tot = wpv * o[np.maximum(t.prev, 0)] + wnv * o[np.maximum(t.nxt, 0)]
+    neigh = np.where(wsum > 0, tot / np.maximum(wsum, 1e-12), o)
+    wn_leaf = wn * np.where(cnt > 0, wsum / np.maximum(cnt, 1), 1.0)
     best_of = np.full(t.D + 1, -np.inf)
     np.maximum.at(best_of, t.parent, np.where(ok, own, -np.inf))
     best = best_of[t.parent]
     best = np.where(np.isfinite(best), best, o)
-    out = o + wn * neigh + wp * par + ws * best
-    tot_w = 1 + wn + wp + ws
+    out = o + wn_leaf * neigh + wp * par + ws * best
+    tot_w = 1 + wn_leaf + wp + ws
     if extra is not None and we:
         out = out + we * extra
         tot_w += we
@@ -287,6 +300,7 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
             score("flat", own)
             base = context(t, own, par, wn, wp, ws)
             score("ctx", base)
+            score("ctx-any-section", context(t, own, par, wn, wp, ws, sections=False))
             score("ctx-neighbours", context(t, own, par, 0.0, wp, ws))
             score("ctx-sibling", context(t, own, par, wn, wp, 0.0))
             score("ctx-parent", context(t, own, par, wn, 0.0, ws))

@@ -106,6 +106,18 @@ class RetrievalConfig(BaseModel):
     parent 0/0.1 x sibling 0.2/0.4/0.6 beats these weights on the real lists beyond noise, so
     they stay. Subtree statistics, score regularisation and directory-level feedback were
     screened there too and not kept (``bench/README.md``)."""
+    context_neighbour_sections: bool = True
+    """Tree context: between chunks of a sectioned document, a neighbour counts in proportion
+    to the heading path it shares with the leaf (:func:`treehop.tree_scoring.section_overlap`:
+    1 within one section, 0.5 for the next subsection of the same page, 0 under another
+    top-level heading); ``False`` counts every neighbour in full (memory turns and whole files
+    always count in full). Why: the neighbour term averaged unrelated sections into a chunk
+    that a query names alone, which cost the Flask docs' dev half 0.021 nDCG@10. Chosen on
+    the five dev halves jointly (``bench/replay_tree_methods.py``, gain over the neighbour
+    term counted in full, nDCG@10; LoCoMo and Cranfield have no sectioned chunks: +0.000):
+    Flask +0.014, pytest +0.002, Django -0.000 (test: +0.004, +0.001, +0.001). Counting only
+    same-section neighbours (Flask +0.027) cost Django's dev half 0.010: its anchor-text
+    queries describe a page's topic, which the next sections carry."""
     context_parent_weight: float = Field(default=0.1, ge=0.0, le=10.0)
     """Tree context: weight of the leaf's parent's own score (a chunk's file, a file's folder)."""
     context_sibling_weight: float = Field(default=0.4, ge=0.0, le=10.0)

@@ -74,6 +74,7 @@ from .tree_scoring import (
     is_result_unit,
     order_key,
     represented_directories,
+    section_of,
 )
 
 T = TypeVar("T")
@@ -485,6 +486,7 @@ class HierarchicalRetriever:
             parent_scores,
             weights,
             [u in pool_uris for u in uris],
+            _sections(members) if cfg.context_neighbour_sections and weights.neighbours else None,
         )
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
@@ -693,3 +695,19 @@ class _Families(Mapping[str, Sequence[ScoredNode]]):
 
     def __len__(self) -> int:
         return len(self._at)
+
+
+def _sections(members: list[tuple[HitColumns, int]]) -> list[tuple[str, ...] | None]:
+    """Each family leaf's heading path (:func:`~treehop.tree_scoring.section_of`): nodes are
+    built only for chunks (other leaves have none), once per search's columns."""
+    out: list[tuple[str, ...] | None] = [None] * len(members)
+    wanted: dict[int, tuple[HitColumns, list[int], list[int]]] = {}
+    for j, (cols, i) in enumerate(members):
+        if cols.chunk_indexes[i] is not None:
+            entry = wanted.setdefault(id(cols), (cols, [], []))
+            entry[1].append(i)
+            entry[2].append(j)
+    for cols, positions, slots in wanted.values():
+        for j, node in zip(slots, cols.load(positions), strict=True):
+            out[j] = section_of(node)
+    return out
