@@ -122,6 +122,15 @@ class RetrievalConfig(BaseModel):
     """Tree context: weight of the leaf's parent's own score (a chunk's file, a file's folder)."""
     context_sibling_weight: float = Field(default=0.4, ge=0.0, le=10.0)
     """Tree context: weight of the best own score among the leaf's siblings (cluster evidence)."""
+    memory_session_weight: float = Field(default=0.2, ge=0.0, le=10.0)
+    """Tree context, memory turns only: weight of BM25 of the turn's whole session (its turns'
+    joined text, scored among the sessions of the query's best turns, divided by the best:
+    :func:`treehop.memory_context.session_lexical_scores`) beside the weights above (own 1).
+    A question's words are often spread over the turns of one exchange. LoCoMo with the
+    memory window on (``bench/bench_tree.py`` rows ``find`` vs ``find-no-session``): 0.2 was
+    chosen on the dev half's evidence R@10 among 0 / 0.2 / 0.4 (dev R@10 +0.011, R@5 +0.035
+    over 0; 0.4: +0.003, +0.047). Documents are untouched (in the replay, joined-text BM25 of
+    a page's folder or file did not win on the four document sets: ``bench/README.md``)."""
     context_pool: int = Field(default=30, ge=1, le=1000)
     """Tree context: how many best leaves (at least 3x the limit) have their parent opened so
     that siblings and neighbours of strong hits are scored and can enter the list."""

@@ -54,7 +54,7 @@ from .descent import (
     Track,
 )
 from .filters import MetadataFilter, TagFilter
-from .memory_context import Slot, gather_slots
+from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
 from .models import (
     ChunkContext,
     FoundBy,
@@ -488,11 +488,23 @@ class HierarchicalRetriever:
             [u in pool_uris for u in uris],
             _sections(members) if cfg.context_neighbour_sections and weights.neighbours else None,
         )
+        finals = scored.final
+        if cfg.memory_session_weight > 0 and q.families:
+            # memory turns: their session's joined-text BM25 (memory_context)
+            sessions = session_lexical_scores(q.req.query.query, q.families)
+            if sessions:
+                finals = with_session_evidence(
+                    finals,
+                    [members[j][0].parent_uris[members[j][1]] or "" for j in scored.picked],
+                    sessions,
+                    cfg.memory_session_weight,
+                    weights.total,
+                )
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
         # score passes when it is above the threshold.)
         by_uri, threshold = state.collected.by_uri, state.threshold
-        for j, own, final in zip(scored.picked, scored.own, scored.final, strict=True):
+        for j, own, final in zip(scored.picked, scored.own, finals, strict=True):
             cols, i = members[j]
             uri = uris[j]
             old = by_uri.get(uri)
