@@ -17,7 +17,13 @@ from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalReque
 from treehop.models import ContextType, Node, TypedQuery
 from treehop.stores.base import ScoredNode
 from treehop.stores.embedded import EmbeddedStore
-from treehop.tree_scoring import ContextWeights, context_scores, section_of, section_overlap
+from treehop.tree_scoring import (
+    ContextWeights,
+    context_columns,
+    context_scores,
+    section_of,
+    section_overlap,
+)
 from treehop.uri import ancestors_of
 
 DOC = "viking://resources/docs"
@@ -152,3 +158,47 @@ def test_find_ranks_the_named_section_over_a_topical_page(sections: bool, first:
     res = asyncio.run(HierarchicalRetriever(sectioned_store(), cfg).retrieve(req))
     files = [m.uri.split("#")[0].rsplit("/", 1)[-1] for m in res.matched_contexts]
     assert files == [first, "b.md" if first == "a.md" else "a.md"]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 2), st.sampled_from([None, ("A",), ("A", "x"), ("A", "y"), ("B",)])
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.lists(st.floats(0, 1), min_size=30, max_size=30),
+    st.sets(st.integers(0, 29), max_size=5),
+)
+def test_section_weights_read_lazily_equal_the_full_computation(
+    spec: list[tuple[int, tuple[str, ...] | None]], scores: list[float], asked: set[int]
+) -> None:
+    """Heading paths are read only for pairs that touch a returned leaf; the returned leaves'
+    scores equal those of the computation over every leaf."""
+    parents = [f"{DOC}/f{f}.md" for f, _ in spec]
+    keys = [(i, ()) for i in range(len(spec))]
+    paths = [p for _, p in spec]
+    own = scores[: len(spec)]
+    w = ContextWeights(0.35, 0.1, 0.4)
+    full = context_columns(parents, keys, own, {}, w, None, paths.__getitem__)
+    reads: list[int] = []
+
+    def section(i: int) -> tuple[str, ...] | None:
+        reads.append(i)
+        return paths[i]
+
+    keep = [i in asked for i in range(len(spec))]
+    part = context_columns(parents, keys, own, {}, w, keep, section)
+    by_full = dict(zip(full.picked, full.final, strict=True))
+    for i, f in zip(part.picked, part.final, strict=True):
+        assert f == pytest.approx(by_full[i])
+    family = {p: [i for i, q in enumerate(parents) if q == p] for p in parents}
+
+    def around(i: int) -> set[int]:
+        f = family[parents[i]]
+        k = f.index(i)
+        return set(f[max(k - 1, 0) : k + 2])
+
+    assert set(reads) <= {j for i in part.picked for j in around(i)}
+    assert len(reads) == len(set(reads))  # each path read once

@@ -709,17 +709,17 @@ class _Families(Mapping[str, Sequence[ScoredNode]]):
         return len(self._at)
 
 
-def _sections(members: list[tuple[HitColumns, int]]) -> list[tuple[str, ...] | None]:
-    """Each family leaf's heading path (:func:`~treehop.tree_scoring.section_of`): nodes are
-    built only for chunks (other leaves have none), once per search's columns."""
-    out: list[tuple[str, ...] | None] = [None] * len(members)
-    wanted: dict[int, tuple[HitColumns, list[int], list[int]]] = {}
-    for j, (cols, i) in enumerate(members):
-        if cols.chunk_indexes[i] is not None:
-            entry = wanted.setdefault(id(cols), (cols, [], []))
-            entry[1].append(i)
-            entry[2].append(j)
-    for cols, positions, slots in wanted.values():
-        for j, node in zip(slots, cols.load(positions), strict=True):
-            out[j] = section_of(node)
-    return out
+def _sections(
+    members: list[tuple[HitColumns, int]],
+) -> Callable[[int], tuple[str, ...] | None]:
+    """Family leaf ``j``'s heading path (:func:`~treehop.tree_scoring.section_of`), read
+    when asked: a node is built only for a chunk next to a ranked leaf (other leaves have
+    no heading path)."""
+
+    def section(j: int) -> tuple[str, ...] | None:
+        cols, i = members[j]
+        if cols.chunk_indexes[i] is None:
+            return None
+        return section_of(cols.load([i])[0])
+
+    return section

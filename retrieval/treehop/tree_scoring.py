@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,9 +114,7 @@ def section_of(node: Node) -> tuple[str, ...] | None:
     if node.chunk_index is None:
         return None
     path = node.metadata.get(HEADING_PATH)
-    if not isinstance(path, list):
-        return None
-    return tuple(str(p) for p in path)
+    return tuple(path) if isinstance(path, list) else None
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -171,7 +169,7 @@ def context_scores(
         parent_scores,
         weights,
         None if keep is None else [h.node.uri in keep for h in leaves],
-        [section_of(h.node) for h in leaves] if sections else None,
+        (lambda i: section_of(leaves[i].node)) if sections else None,
     )
     return list(
         map(
@@ -205,12 +203,14 @@ def context_columns(
     parent_scores: dict[str, float],
     weights: ContextWeights,
     keep: Sequence[bool] | None = None,
-    sections: Sequence[tuple[str, ...] | None] | None = None,
+    sections: Callable[[int], tuple[str, ...] | None] | None = None,
 ) -> ContextColumns:
     """:func:`context_scores` on columns: leaf ``i`` has parent ``parent_of[i]`` (``""``:
     none), sibling order key ``keys[i]`` (:func:`order_key`) and own score ``scores[i]``;
-    ``keep[i]`` marks the leaves asked about; ``sections[i]`` is its heading path
-    (:func:`section_of`; ``None`` for the whole column: every neighbour counts in full).
+    ``keep[i]`` marks the leaves asked about; ``sections(i)`` is its heading path
+    (:func:`section_of`; ``sections=None``: every neighbour counts in full). It is asked only
+    for the leaves asked about and their neighbours, so that the caller can read the paths
+    lazily (a family may hold hundreds of chunks of which a few are ranked).
     The retriever calls this on a store's columnar hits, so that no node is built for a leaf
     that only informs its siblings."""
     n = len(parent_of)
@@ -236,13 +236,23 @@ def context_columns(
     par = np.fromiter((parent_scores.get(p, 0.0) for p in codes), np.float64, len(codes))[code]
     has_p, has_n = prev >= 0, nxt >= 0
     count = has_p.astype(np.float64) + has_n
-    # Each neighbour's weight: 1, or the share of the leaf's section it continues.
+    # The leaves returned: those asked about and their neighbours.
+    near = np.ones(n, dtype=bool) if keep is None else np.array(keep, dtype=bool)
+    if keep is not None:
+        asked = near.copy()
+        near[prev[asked & has_p]] = True
+        near[nxt[asked & has_n]] = True
+    # Each neighbour's weight: 1, or the share of the leaf's section it continues (read only
+    # for the pairs that touch a returned leaf: no other final score is read).
     w_prev, w_next = has_p.astype(np.float64), has_n.astype(np.float64)
     if sections is not None:
         first, second = order[:-1][same], order[1:][same]
+        touch = near[first] | near[second]
+        first, second = first[touch], second[touch]
+        path = functools.lru_cache(maxsize=None)(sections)
         shared = np.fromiter(
             (
-                section_overlap(sections[i], sections[j])
+                section_overlap(path(i), path(j))
                 for i, j in zip(first.tolist(), second.tolist(), strict=True)
             ),
             np.float64,
@@ -257,14 +267,7 @@ def context_columns(
     neigh = np.where(weight > 0, total / np.maximum(weight, 1e-12), own)
     share = np.where(count > 0, weight / np.maximum(count, 1.0), 1.0)
     final = _blend(own, neigh, par, best, weights, share)
-    if keep is None:
-        picked = np.arange(n)
-    else:
-        mask = np.array(keep, dtype=bool)
-        near = mask.copy()
-        near[prev[mask & has_p]] = True
-        near[nxt[mask & has_n]] = True
-        picked = np.flatnonzero(near)
+    picked = np.flatnonzero(near)
     return ContextColumns(
         picked.tolist(),
         own[picked].tolist(),
