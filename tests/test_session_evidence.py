@@ -34,6 +34,10 @@ def turn(uri: str, text: str, kind: str | None = "turn", score: float = 0.5) -> 
     return ScoredNode(node=node, score=score, vector_score=score)
 
 
+def scores(query: str, sessions: dict[str, list[ScoredNode]]) -> dict[str, float]:
+    return session_lexical_scores(query, sessions, lambda p: [h.node for h in sessions[p]])
+
+
 def test_a_session_whose_turns_hold_the_words_together_scores_best() -> None:
     a, b, c = (f"{CHAT}/session-0{i}" for i in (1, 2, 3))
     sessions = {
@@ -47,45 +51,28 @@ def test_a_session_whose_turns_hold_the_words_together_scores_best() -> None:
         # none of them
         c: [turn(f"{c}/t1", "Melanie paints"), turn(f"{c}/t2", "Nice colours")],
     }
-    got = session_lexical_scores("Caroline support group", sessions)
+    got = scores("Caroline support group", sessions)
     assert got[a] == 1.0
     assert 0.0 < got[b] < 1.0
     assert got[c] == 0.0
+    # the same texts again (tokens from the cache) give the same scores
+    assert scores("Caroline support group", sessions) == got
 
 
 def test_only_turns_of_memory_sessions_count() -> None:
     s = f"{CHAT}/session-01"
     doc = "viking://resources/guide.md"
     note = turn(f"{s}/note", "support group", kind=None)  # a note: not part of the exchange
-    chunk = ScoredNode(
-        node=Node(
-            uri=f"{doc}#chunk-0",
-            parent_uri=doc,
-            context_type=ContextType.RESOURCE,
-            level=2,
-            is_leaf=True,
-            chunk_index=0,
-            content="support group",
-        ),
-        score=0.5,
-        vector_score=0.5,
-    )
-
     read: list[str] = []
 
-    class Families(dict[str, list[ScoredNode]]):
-        """Records which families were read: a document's must never be (its nodes would be
-        built for nothing)."""
+    def leaves_of(parent: str) -> list[Node]:
+        read.append(parent)  # a document's leaves must never be read (built for nothing)
+        return [note.node, turn(f"{s}/t1", "hello").node] if parent == s else []
 
-        def __getitem__(self, key: str) -> list[ScoredNode]:
-            read.append(key)
-            return super().__getitem__(key)
-
-    fam = Families({s: [note, turn(f"{s}/t1", "hello")], doc: [chunk]})
-    got = session_lexical_scores("support group", fam)
+    got = session_lexical_scores("support group", [s, doc, "not a uri"], leaves_of)
     assert got == {s: 0.0}  # the note's words do not count; the document is not a session
     assert read == [s]
-    assert session_lexical_scores("support", {}) == {}
+    assert session_lexical_scores("support", [], leaves_of) == {}
 
 
 def test_session_evidence_is_a_weighted_mean() -> None:

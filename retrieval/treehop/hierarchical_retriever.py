@@ -489,9 +489,9 @@ class HierarchicalRetriever:
             _sections(members) if cfg.context_neighbour_sections and weights.neighbours else None,
         )
         finals = scored.final
-        if cfg.memory_session_weight > 0 and q.families:
+        if cfg.memory_session_weight > 0 and isinstance(q.families, _Families):
             # memory turns: their session's joined-text BM25 (memory_context)
-            sessions = session_lexical_scores(q.req.query.query, q.families)
+            sessions = session_lexical_scores(q.req.query.query, q.families, q.families.leaves)
             if sessions:
                 finals = with_session_evidence(
                     finals,
@@ -698,6 +698,10 @@ class _Families(Mapping[str, Sequence[ScoredNode]]):
         if got is None:
             got = self._built[parent] = self._kids.hits(self._at[parent])  # KeyError: none
         return got
+
+    def leaves(self, parent: str) -> list[Node]:
+        """The parent's leaf children as nodes (no hits built)."""
+        return self._kids.load(self._at[parent])
 
     def __contains__(self, parent: object) -> bool:
         return parent in self._at

@@ -37,8 +37,9 @@ joined turns (Liu & Croft's cluster-based retrieval with the session as the clus
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .descent import Candidate
@@ -104,38 +105,57 @@ class Slot:
 
 
 def session_lexical_scores(
-    query: str, sessions: Mapping[str, Sequence[ScoredNode]]
+    query: str, parents: Iterable[str], leaves_of: Callable[[str], Sequence[Node]]
 ) -> dict[str, float]:
     """BM25 of each session's joined turn texts for ``query``, divided by the best session's
-    (0..1; a session with no query word scores 0), among the ``sessions`` given: the sessions
-    of the query's best turns, each with *every* one of its leaves. Only leaves that are turns
-    (:func:`carries_context`) make up a session's text; a parent without turns is left out.
+    (0..1; a session with no query word scores 0), among the memory ``parents`` given: the
+    sessions of the query's best turns. ``leaves_of(parent)`` returns *every* leaf of one;
+    only turns (:func:`carries_context`) make up a session's text, and a parent without turns
+    (or outside the memories: a document's file or folder, whose leaves are never read) is
+    left out.
 
     Why these sessions and not all: the store keeps term statistics per leaf, not per session,
     so the joined texts are scored at query time, with the sessions in play as the collection
     (their document frequencies and mean length). On the LoCoMo dev half, BM25 over the sessions
     of the best 30 turns gave the same gain as over every session of the conversation
-    (``bench/README.md``, "Session evidence"). The cost is linear in the turns' text.
+    (``bench/README.md``, "Session evidence"). Each turn is tokenised once (a bounded cache),
+    so the cost is linear in the turns' text the first time and in their number after.
     """
-    parents: list[str] = []
-    texts: list[str] = []
-    for parent in sessions:
-        if not _in_memories(parent):  # documents' families: no node is built for them
+    names: list[str] = []
+    tokens: list[list[str]] = []
+    for parent in parents:
+        if not _in_memories(parent):
             continue
-        turns = [h.node.lexical_text() for h in sessions[parent] if carries_context(h.node)]
-        if turns:
-            parents.append(parent)
-            texts.append("\n".join(turns))
-    if not parents:
+        joined = [
+            tok
+            for node in leaves_of(parent)
+            if carries_context(node)
+            for tok in _turn_tokens(node.lexical_text())
+        ]
+        if joined:
+            names.append(parent)
+            tokens.append(joined)
+    if not names:
         return {}
     index = LexicalIndex()
-    rows = list(range(len(parents)))
-    index.upsert(rows, texts)
+    rows = list(range(len(names)))
+    index.upsert_tokens(rows, tokens)
     scores = index.score(query, rows)
     best = float(scores.max())
     if best <= 0:
-        return dict.fromkeys(parents, 0.0)
-    return {p: float(v) / best for p, v in zip(parents, scores.tolist(), strict=True)}
+        return dict.fromkeys(names, 0.0)
+    return {p: float(v) / best for p, v in zip(names, scores.tolist(), strict=True)}
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _turn_tokens(text: str) -> tuple[str, ...]:
+    """A turn's BM25 tokens (the lexical index's default tokenizer), kept: every query of a
+    conversation joins the same turns again."""
+    return tuple(_TOKENIZER.tokenize(text))
+
+
+_TOKENIZER = LexicalIndex()
+"""Only its tokenizer is used (the default one, as a store's lexical index has)."""
 
 
 def _in_memories(uri: str) -> bool:
