@@ -60,18 +60,24 @@ def test_a_session_whose_turns_hold_the_words_together_scores_best() -> None:
 
 
 def test_only_turns_of_memory_sessions_count() -> None:
-    s = f"{CHAT}/session-01"
+    s1, s2 = f"{CHAT}/session-01", f"{CHAT}/session-02"
     doc = "viking://resources/guide.md"
-    note = turn(f"{s}/note", "support group", kind=None)  # a note: not part of the exchange
+    leaves = {
+        # a note is not part of the exchange: its words do not count for its session
+        s1: [turn(f"{s1}/note", "support group", kind=None).node, turn(f"{s1}/t1", "hi").node],
+        s2: [turn(f"{s2}/t1", "a group hug").node],
+    }
     read: list[str] = []
 
     def leaves_of(parent: str) -> list[Node]:
         read.append(parent)  # a document's leaves must never be read (built for nothing)
-        return [note.node, turn(f"{s}/t1", "hello").node] if parent == s else []
+        return leaves.get(parent, [])
 
-    got = session_lexical_scores("support group", [s, doc, "not a uri"], leaves_of)
-    assert got == {s: 0.0}  # the note's words do not count; the document is not a session
-    assert read == [s]
+    got = session_lexical_scores("support group", [s1, doc, s2, "not a uri"], leaves_of)
+    assert got == {s1: 0.0, s2: 1.0}
+    assert read == [s1, s2]
+    # no session holds a query word: no evidence, no score at all
+    assert session_lexical_scores("zebra", [s1, s2], leaves_of) == {}
     assert session_lexical_scores("support", [], leaves_of) == {}
 
 

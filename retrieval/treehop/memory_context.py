@@ -108,7 +108,8 @@ def session_lexical_scores(
     query: str, parents: Iterable[str], leaves_of: Callable[[str], Sequence[Node]]
 ) -> dict[str, float]:
     """BM25 of each session's joined turn texts for ``query``, divided by the best session's
-    (0..1; a session with no query word scores 0), among the memory ``parents`` given: the
+    (0..1; a session with no query word scores 0; none when no session has one), among the
+    memory ``parents`` given: the
     sessions of the query's best turns. ``leaves_of(parent)`` returns *every* leaf of one;
     only turns (:func:`carries_context`) make up a session's text, and a parent without turns
     (or outside the memories: a document's file or folder, whose leaves are never read) is
@@ -142,8 +143,8 @@ def session_lexical_scores(
     index.upsert_tokens(rows, tokens)
     scores = index.score(query, rows)
     best = float(scores.max())
-    if best <= 0:
-        return dict.fromkeys(names, 0.0)
+    if best <= 0:  # no session holds a query word: no evidence either way
+        return {}
     return {p: float(v) / best for p, v in zip(names, scores.tolist(), strict=True)}
 
 
