@@ -105,7 +105,8 @@ class RetrievalConfig(BaseModel):
     nDCG@10 (+0.003 on test) but lifts the other four; no grid point of neighbour 0/0.2/0.35 x
     parent 0/0.1 x sibling 0.2/0.4/0.6 beats these weights on the real lists beyond noise, so
     they stay. The loss came from neighbours that are other sections of a page (see
-    ``context_neighbour_sections``, which recovers +0.015 of it on the real dev list). Subtree statistics, score regularisation and directory-level feedback were
+    ``context_neighbour_sections``, which recovers +0.015 of it on the real dev list).
+    Subtree statistics, score regularisation and directory-level feedback were
     screened there too and not kept (``bench/README.md``)."""
     context_neighbour_sections: bool = True
     """Tree context: between chunks of a sectioned document, a neighbour counts in proportion
