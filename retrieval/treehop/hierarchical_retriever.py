@@ -69,6 +69,7 @@ from .rerankers.base import Reranker, safe_rerank
 from .stores.base import HitColumns, Scope, ScoredNode, Vector, VectorStore, search_columns
 from .tag_hops import TagEvidence, apply_tag_evidence, gather_tag_evidence, plan_tag_hops
 from .tree_scoring import (
+    ContextColumns,
     ContextWeights,
     context_columns,
     is_result_unit,
@@ -488,18 +489,7 @@ class HierarchicalRetriever:
             [u in pool_uris for u in uris],
             _sections(members) if cfg.context_neighbour_sections and weights.neighbours else None,
         )
-        finals = scored.final
-        if cfg.memory_session_weight > 0 and isinstance(q.families, _Families):
-            # memory turns: their session's joined-text BM25 (memory_context)
-            sessions = session_lexical_scores(q.req.query.query, q.families, q.families.leaves)
-            if sessions:
-                finals = with_session_evidence(
-                    finals,
-                    [members[j][0].parent_uris[members[j][1]] or "" for j in scored.picked],
-                    sessions,
-                    cfg.memory_session_weight,
-                    weights.total,
-                )
+        finals = self._session_evidence(q, scored, members, weights.total)
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
         # score passes when it is above the threshold.)
@@ -516,6 +506,25 @@ class HierarchicalRetriever:
             else:
                 by_uri[uri] = self._context_candidate(q, cols, i, Score(own), Score(final))
         self._settle_directories(q, state)
+
+    def _session_evidence(
+        self,
+        q: _Query,
+        scored: ContextColumns,
+        members: list[tuple[HitColumns, int]],
+        total: float,
+    ) -> list[float]:
+        """The picked leaves' final scores, a memory turn's blended with its session's
+        joined-text BM25 (:func:`~treehop.memory_context.session_lexical_scores`; the
+        sessions are the inner families the tree context read whole)."""
+        weight = self.config.memory_session_weight
+        if weight <= 0 or not isinstance(q.families, _Families):
+            return scored.final
+        sessions = session_lexical_scores(q.req.query.query, q.families, q.families.leaves)
+        if not sessions:
+            return scored.final
+        parents = [members[j][0].parent_uris[members[j][1]] or "" for j in scored.picked]
+        return with_session_evidence(scored.final, parents, sessions, weight, total)
 
     async def _search_columns(self, q: _Query, scope: Scope, limit: int) -> HitColumns:
         hits: HitColumns = await self._store_call(
