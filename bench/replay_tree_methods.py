@@ -167,7 +167,9 @@ def context(
     hp = (t.prev >= 0) & ok[np.maximum(t.prev, 0)]
     hn = (t.nxt >= 0) & ok[np.maximum(t.nxt, 0)]
     cnt = hp.astype(float) + hn
-    sp, sn = (t.sec_prev == 1.0, t.sec_next == 1.0) if same_only else (t.sec_prev, t.sec_next)
+    sp, sn = (t.sec_prev, t.sec_next)
+    if same_only:  # 1 or 0 (as floats: a sum of two booleans would be one)
+        sp, sn = np.floor(sp), np.floor(sn)
     wpv = hp * (sp if sections else 1.0)
     wnv = hn * (sn if sections else 1.0)
     wsum = wpv + wnv
