@@ -8,9 +8,12 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treehop import RetrievalConfig
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from treehop.lexical import LexicalIndex
 from treehop.memory_context import session_lexical_scores, with_session_evidence
 from treehop.models import ContextType, Node, TypedQuery
 from treehop.stores.base import ScoredNode
@@ -139,3 +142,38 @@ def test_find_lifts_the_turn_whose_session_holds_the_words(weight: float, first:
     res = asyncio.run(HierarchicalRetriever(chat_store(), cfg).retrieve(req))
     got = [m.uri.removeprefix(CHAT + "/") for m in res.matched_contexts]
     assert got[0] == f"{first}/turn-0"
+
+
+words = st.sampled_from(["caroline", "support", "group", "paint", "lake", "dog", "the"])
+
+
+@settings(deadline=None)  # timing is not what is tested (the machine may be loaded)
+@given(
+    st.lists(st.lists(st.lists(words, max_size=6), min_size=1, max_size=4), min_size=1, max_size=5),
+    st.lists(words, min_size=1, max_size=4),
+)
+def test_scores_are_the_lexical_index_bm25_of_the_joined_turns(
+    sessions: list[list[list[str]]], query: list[str]
+) -> None:
+    """The per-turn counts give what the store's BM25 (a LexicalIndex over each session's
+    joined text, the sessions as the collection) gives, divided by the best."""
+    leaves = {
+        f"{CHAT}/session-{i:02d}": [
+            turn(f"{CHAT}/session-{i:02d}/t{j}", " ".join(t)).node for j, t in enumerate(turns)
+        ]
+        for i, turns in enumerate(sessions)
+    }
+    q = " ".join(query)
+    got = session_lexical_scores(q, list(leaves), leaves.__getitem__)
+    joined = {p: " ".join(n.content for n in ns) for p, ns in leaves.items()}
+    kept = [p for p, text in joined.items() if text.split()]
+    index = LexicalIndex()
+    if kept:
+        index.upsert(list(range(len(kept))), [joined[p] for p in kept])
+    want = index.score(q, list(range(len(kept)))) if kept else np.zeros(0)
+    if not kept or float(want.max()) <= 0:
+        assert got == {}
+        return
+    assert set(got) == set(kept)
+    for p, v in zip(kept, (want / want.max()).tolist(), strict=True):
+        assert got[p] == pytest.approx(v, rel=1e-5, abs=1e-6)

@@ -39,8 +39,12 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
 
 from .descent import Candidate
 from .errors import InvalidURIError
@@ -119,40 +123,59 @@ def session_lexical_scores(
     so the joined texts are scored at query time, with the sessions in play as the collection
     (their document frequencies and mean length). On the LoCoMo dev half, BM25 over the sessions
     of the best 30 turns gave the same gain as over every session of the conversation
-    (``bench/README.md``, "Session evidence"). Each turn is tokenised once (a bounded cache),
-    so the cost is linear in the turns' text the first time and in their number after.
+    (``bench/README.md``, "Session evidence"). Each turn is tokenised once (a bounded cache
+    of its term counts), so the cost is linear in the turns' text the first time and in their
+    number times the query's terms after.
     """
+    terms = Counter(_TOKENIZER.tokenize(query))
     names: list[str] = []
-    tokens: list[list[str]] = []
+    lengths: list[int] = []
+    tfs: list[list[int]] = []
     for parent in parents:
         if not _in_memories(parent):
             continue
-        joined = [
-            tok
-            for node in leaves_of(parent)
-            if carries_context(node)
-            for tok in _turn_tokens(node.lexical_text())
+        counted = [
+            _turn_counts(node.lexical_text()) for node in leaves_of(parent) if carries_context(node)
         ]
-        if joined:
+        length = sum(n for _, n in counted)
+        if length:
             names.append(parent)
-            tokens.append(joined)
+            lengths.append(length)
+            tfs.append([sum(c.get(t, 0) for c, _ in counted) for t in terms])
     if not names:
         return {}
-    index = LexicalIndex()
-    rows = list(range(len(names)))
-    index.upsert_tokens(rows, tokens)
-    scores = index.score(query, rows)
+    scores = _bm25(np.array(tfs, np.float64), np.array(lengths, np.float64), terms)
     best = float(scores.max())
     if best <= 0:  # no session holds a query word: no evidence either way
         return {}
     return {p: float(v) / best for p, v in zip(names, scores.tolist(), strict=True)}
 
 
+def _bm25(
+    tf: npt.NDArray[np.float64], lengths: npt.NDArray[np.float64], terms: Counter[str]
+) -> npt.NDArray[np.float64]:
+    """BM25 of each session (rows of ``tf``: the query terms' counts) with the sessions as the
+    collection: :class:`~treehop.lexical.LexicalIndex`'s formula and defaults (idf
+    ``log(1 + (n - df + 0.5) / (df + 0.5))`` times the term's count in the query, k1 1.2,
+    b 0.75), computed from cached per-turn counts instead of a new index per query."""
+    n = float(tf.shape[0])
+    df = (tf > 0).sum(axis=0).astype(np.float64)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5)) * np.fromiter(terms.values(), np.float64)
+    norm = _K1 * (1.0 - _B + _B * lengths / lengths.mean())
+    out: npt.NDArray[np.float64] = (tf * (_K1 + 1.0) / (tf + norm[:, None])) @ idf
+    return out
+
+
+_K1, _B = 1.2, 0.75
+"""BM25's parameters: :class:`~treehop.lexical.LexicalIndex`'s defaults, as the store's."""
+
+
 @functools.lru_cache(maxsize=1 << 14)
-def _turn_tokens(text: str) -> tuple[str, ...]:
-    """A turn's BM25 tokens (the lexical index's default tokenizer), kept: every query of a
-    conversation joins the same turns again."""
-    return tuple(_TOKENIZER.tokenize(text))
+def _turn_counts(text: str) -> tuple[Counter[str], int]:
+    """A turn's BM25 term counts and length (the lexical index's default tokenizer), kept:
+    every query of a conversation joins the same turns again."""
+    tokens = _TOKENIZER.tokenize(text)
+    return Counter(tokens), len(tokens)
 
 
 _TOKENIZER = LexicalIndex()
