@@ -16,10 +16,13 @@ takes its directory's *subtree* score -- the centroid of the subtree's leaf vect
 the subtree's concatenated leaf texts), score regularisation over the tree (Diaz 2005: a leaf's
 score pulled toward its most similar siblings' scores), and directory-level pseudo-relevance
 feedback (Rocchio with the best subtree's centroid), beside flat Rocchio over the top leaves;
-also the default's ablations, a grid of its three weights, and neighbours weighted by their
-cosine to the leaf. A method is chosen on the dev halves of all sets jointly (mean gain over the
-default) and read on the test halves; the last table gives each per-query paired gain with its
-standard error. Results and what was kept: ``bench/README.md`` ("Tree methods screened").
+also the default's ablations (``ctx-any-section``: every neighbour counted in full, the rule
+before neighbours were weighted by their shared heading path; ``ctx-same-section``: only
+neighbours of the same section), a grid of its three weights, and neighbours weighted by their
+cosine to the leaf. A method is chosen on the dev halves of all sets jointly (mean gain over
+the default) and read on the test halves; a second table gives each per-query paired gain with
+its standard error, a third splits a few methods by query kind. Results and what was kept:
+``bench/README.md`` ("Tree methods screened", "Neighbours by section").
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ import datasets as ds  # noqa: E402
 from treehop import RetrievalConfig, Treehop  # noqa: E402
 from treehop.lexical import LexicalIndex  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
-from treehop.tree_scoring import _name_key  # noqa: E402
+from treehop.tree_scoring import _name_key, section_of, section_overlap  # noqa: E402
 
 F = npt.NDArray[np.float64]
 
@@ -83,6 +86,12 @@ class Tree:
         same = self.parent[o[1:]] == self.parent[o[:-1]]
         self.prev[o[1:][same]] = o[:-1][same]
         self.nxt[o[:-1][same]] = o[1:][same]
+        # each neighbour's section weight (tree_scoring.section_overlap of heading paths)
+        secs = [section_of(n) for n in leaves]
+        self.sec_prev = np.ones(self.L)
+        self.sec_next = np.ones(self.L)
+        for a, b in zip(o[:-1][same].tolist(), o[1:][same].tolist(), strict=True):
+            self.sec_next[a] = self.sec_prev[b] = section_overlap(secs[a], secs[b])
         # top-level ancestor below each scope root is resolved per query (scopes differ)
         self.ancestors = [
             [self.dir_pos[a] for a in n.ancestors if a in self.dir_pos] for n in leaves
@@ -147,21 +156,32 @@ def context(
     ws: float,
     extra: F | None = None,
     we: float = 0.0,
+    sections: bool = True,
+    same_only: bool = False,
 ) -> F:
-    """tree_scoring's blend over every leaf (own may hold -inf for leaves out of scope)."""
+    """tree_scoring's blend over every leaf (own may hold -inf for leaves out of scope);
+    ``sections``: neighbours weighted by their shared heading path (``find()``'s default,
+    ``RetrievalConfig.context_neighbour_sections``), else counted in full."""
     ok = np.isfinite(own)
     o = np.where(ok, own, 0.0)
     hp = (t.prev >= 0) & ok[np.maximum(t.prev, 0)]
     hn = (t.nxt >= 0) & ok[np.maximum(t.nxt, 0)]
     cnt = hp.astype(float) + hn
-    tot = np.where(hp, o[np.maximum(t.prev, 0)], 0) + np.where(hn, o[np.maximum(t.nxt, 0)], 0)
-    neigh = np.where(cnt > 0, tot / np.maximum(cnt, 1), o)
+    sp, sn = (t.sec_prev, t.sec_next)
+    if same_only:  # 1 or 0 (as floats: a sum of two booleans would be one)
+        sp, sn = np.floor(sp), np.floor(sn)
+    wpv = hp * (sp if sections else 1.0)
+    wnv = hn * (sn if sections else 1.0)
+    wsum = wpv + wnv
+    tot = wpv * o[np.maximum(t.prev, 0)] + wnv * o[np.maximum(t.nxt, 0)]
+    neigh = np.where(wsum > 0, tot / np.maximum(wsum, 1e-12), o)
+    wn_leaf = wn * np.where(cnt > 0, wsum / np.maximum(cnt, 1), 1.0)
     best_of = np.full(t.D + 1, -np.inf)
     np.maximum.at(best_of, t.parent, np.where(ok, own, -np.inf))
     best = best_of[t.parent]
     best = np.where(np.isfinite(best), best, o)
-    out = o + wn * neigh + wp * par + ws * best
-    tot_w = 1 + wn + wp + ws
+    out = o + wn_leaf * neigh + wp * par + ws * best
+    tot_w = 1 + wn_leaf + wp + ws
     if extra is not None and we:
         out = out + we * extra
         tot_w += we
@@ -287,6 +307,8 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
             score("flat", own)
             base = context(t, own, par, wn, wp, ws)
             score("ctx", base)
+            score("ctx-any-section", context(t, own, par, wn, wp, ws, sections=False))
+            score("ctx-same-section", context(t, own, par, wn, wp, ws, same_only=True))
             score("ctx-neighbours", context(t, own, par, 0.0, wp, ws))
             score("ctx-sibling", context(t, own, par, wn, wp, 0.0))
             score("ctx-parent", context(t, own, par, wn, 0.0, ws))
@@ -340,14 +362,14 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
                 own3 = np.where(ok, w * (t.V @ q3) + (1 - w) * lexn, -np.inf)
                 score(f"fprf{beta}", context(t, own3, par, wn, wp, ws))
                 score(f"fprf{beta}-flat", own3)
-            out["queries"].append({"half": half, "qid": q.qid, **res})
+            out["queries"].append({"half": half, "qid": q.qid, "kind": q.kind, **res})
         bt._log(f"{name}/{half} replayed in {time.perf_counter() - t0:.0f}s")
     th.close()
     return out
 
 
 def report(data: list[dict[str, Any]]) -> None:
-    keys = [k for k in data[0]["queries"][0] if k not in ("half", "qid")]
+    keys = [k for k in data[0]["queries"][0] if k not in ("half", "qid", "kind")]
     sets = [d["set"] for d in data]
 
     def mean(d: dict[str, Any], half: str, k: str) -> float:
@@ -377,7 +399,7 @@ def report(data: list[dict[str, Any]]) -> None:
 def paired(data: list[dict[str, Any]]) -> None:
     """Each method's per-query gain over the replayed default, mean +- its standard error
     (paired: the same queries), per set and half: what a set's noise floor really is."""
-    keys = [k for k in data[0]["queries"][0] if k not in ("half", "qid")]
+    keys = [k for k in data[0]["queries"][0] if k not in ("half", "qid", "kind")]
     sets = [d["set"] for d in data]
     print(
         "paired gain over ctx, mean +- s.e.: "
@@ -393,6 +415,19 @@ def paired(data: list[dict[str, Any]]) -> None:
                 se = g.std(ddof=1) / np.sqrt(len(g)) if len(g) > 1 else 0.0
                 cells.append(f"{g.mean():+.3f}+-{se:.3f}")
         print(f"  {k:<15} " + " ".join(cells))
+
+
+def by_kind(data: list[dict[str, Any]], keys: tuple[str, ...]) -> None:
+    """Mean per set, half and query kind (heading, first sentence, anchor text; LoCoMo's
+    categories) of a few methods: which kind of query a method helps or hurts."""
+    print("| set | half | kind | n | " + " | ".join(keys) + " |")
+    for d in data:
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for q in d["queries"]:
+            groups.setdefault((q["half"], q.get("kind", "")), []).append(q)
+        for (half, kind), qs in sorted(groups.items()):
+            cells = " | ".join(f"{np.mean([q[k] for q in qs]):.3f}" for k in keys)
+            print(f"| {d['set']} | {half} | {kind} | {len(qs)} | {cells} |")
 
 
 def main() -> None:
@@ -411,6 +446,7 @@ def main() -> None:
             args.json.write_text(json.dumps(data))
     report(data)
     paired(data)
+    by_kind(data, ("flat", "ctx", "ctx-any-section", "ctx-same-section", "ctx-neighbours"))
 
 
 if __name__ == "__main__":

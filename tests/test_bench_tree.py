@@ -283,3 +283,71 @@ def test_replay_context_equals_tree_scoring_on_a_real_index(tmp_path: Path) -> N
         assert any(cs.neighbours != cs.own for cs in want)
     finally:
         th.close()
+
+
+def test_replay_section_weights_equal_tree_scoring_on_a_real_index(tmp_path: Path) -> None:
+    """The replay's neighbour weights between chunks of sectioned pages (same section 1, a
+    sibling subsection a share, a neighbour with no heading path 1) must be
+    :func:`treehop.tree_scoring.context_scores` with ``sections=True``, the default of
+    ``find()``, on real chunks and their real heading paths."""
+    import numpy as np
+
+    import replay_tree_methods as rp
+    from treehop.stores.base import Scope
+    from treehop.tree_scoring import ContextWeights, context_scores
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    words = ["cats purr softly", "dogs bark loudly", "mice squeak", "nails wood", "saw cuts"]
+    for p in range(2):
+        body = f"# Page {p}\n\nIntro about {words[p]}.\n\n"
+        for k in range(3):
+            body += f"## Part {k}\n\n" + f"{words[(p + k) % 5]} and more text here. " * 60
+            body += f"\n\n### Sub {k}\n\n" + f"{words[(p + k + 1) % 5]} again. " * 40 + "\n\n"
+        (root / f"p{p}.md").write_text(body)
+    target = "viking://resources/docs"
+    bench = bt.BenchSet(
+        "tiny",
+        "docs",
+        lambda th: th.add_resource(str(root), target_uri=target),
+        bt._source_path,
+        [],
+        lambda: [],
+        "",
+    )
+    emb = bt.MemoEmbedder(BagOfWordsEmbedder())
+    th = Treehop(None, embedder=emb, tagger=None)
+    try:
+        bench.ingest(th)
+        ix = bt.Index(th, bench)
+        t = rp.Tree(th, ix)
+        # the tree has every kind of neighbour pair
+        assert {1.0, 0.5} <= set(t.sec_next.tolist()) and min(t.sec_next) < 0.5
+        rootu = ix.resolve(target)
+        query = "dogs bark mice squeak"
+        hits = th.store.search(
+            emb.embed_query(query),
+            Scope(subtrees=(rootu,)),
+            1000,
+            query_text=query,
+            dense_weight=0.5,
+        )
+        leaves = [h for h in hits if h.node.is_leaf]
+        dirs = {h.node.uri: h.score for h in hits if not h.node.is_leaf and h.node.uri != rootu}
+        own = np.full(t.L, -np.inf)
+        par = np.zeros(t.L)
+        for h in leaves:
+            own[t.leaf_pos[h.node.uri]] = h.score
+            par[t.leaf_pos[h.node.uri]] = dirs.get(h.node.parent_uri or "", 0.0)
+        w = ContextWeights(0.35, 0.1, 0.4)
+        for sections in (True, False):
+            got = rp.context(t, own, par, 0.35, 0.1, 0.4, sections=sections)
+            want = context_scores(leaves, dirs, w, sections=sections)
+            assert len(want) == len(leaves) > 10
+            for cs in want:
+                assert got[t.leaf_pos[cs.hit.node.uri]] == pytest.approx(cs.final, abs=1e-9)
+        on = context_scores(leaves, dirs, w, sections=True)
+        off = context_scores(leaves, dirs, w)
+        assert any(a.final != pytest.approx(b.final) for a, b in zip(on, off, strict=True))
+    finally:
+        th.close()

@@ -104,12 +104,37 @@ class RetrievalConfig(BaseModel):
     (``bench/replay_tree_methods.py``): the neighbour term costs Flask's dev half 0.021
     nDCG@10 (+0.003 on test) but lifts the other four; no grid point of neighbour 0/0.2/0.35 x
     parent 0/0.1 x sibling 0.2/0.4/0.6 beats these weights on the real lists beyond noise, so
-    they stay. Subtree statistics, score regularisation and directory-level feedback were
+    they stay. The loss came from neighbours that are other sections of a page (see
+    ``context_neighbour_sections``, which recovers +0.015 of it on the real dev list).
+    Subtree statistics, score regularisation and directory-level feedback were
     screened there too and not kept (``bench/README.md``)."""
+    context_neighbour_sections: bool = True
+    """Tree context: between chunks of a sectioned document, a neighbour counts in proportion
+    to the heading path it shares with the leaf (:func:`treehop.tree_scoring.section_overlap`:
+    1 within one section, 0.5 for the next subsection of the same page, 0 under another
+    top-level heading); ``False`` counts every neighbour in full (memory turns and whole files
+    always count in full). Why: the neighbour term averaged unrelated sections into a chunk
+    that a query names alone, which cost the Flask docs' dev half 0.021 nDCG@10. Chosen on
+    the five dev halves jointly (``bench/replay_tree_methods.py``, gain over the neighbour
+    term counted in full, nDCG@10; LoCoMo and Cranfield have no sectioned chunks: +0.000):
+    Flask +0.014, pytest +0.002, Django -0.000 (test: +0.004, +0.001, +0.001). Counting only
+    same-section neighbours (Flask +0.027) cost Django's dev half 0.010: its anchor-text
+    queries describe a page's topic, which the next sections carry."""
     context_parent_weight: float = Field(default=0.1, ge=0.0, le=10.0)
     """Tree context: weight of the leaf's parent's own score (a chunk's file, a file's folder)."""
     context_sibling_weight: float = Field(default=0.4, ge=0.0, le=10.0)
     """Tree context: weight of the best own score among the leaf's siblings (cluster evidence)."""
+    memory_session_weight: float = Field(default=0.2, ge=0.0, le=10.0)
+    """Tree context, memory turns only: weight of BM25 of the turn's whole session (its turns'
+    joined text, scored among the sessions of the query's best turns, divided by the best:
+    :func:`treehop.memory_context.session_lexical_scores`) beside the weights above (own 1).
+    A question's words are often spread over the turns of one exchange. 0.2 was chosen on
+    LoCoMo's dev half with the memory window on, evidence R@10 among 0 / 0.2 / 0.4 (+0.011
+    and +0.003 over 0; R@5 +0.035, +0.047). As built (``bench/bench_tree.py`` rows ``find``
+    vs ``find-no-session``): R@10 +0.003 dev / +0.013 test (within noise), R@5 +0.034 /
+    +0.032 and MRR@10 +0.034 / +0.042 (2-3 standard errors). Documents are untouched (in the
+    replay, joined-text BM25 of a page's folder or file did not win on the four document
+    sets: ``bench/README.md``, "Session evidence for memories")."""
     context_pool: int = Field(default=30, ge=1, le=1000)
     """Tree context: how many best leaves (at least 3x the limit) have their parent opened so
     that siblings and neighbours of strong hits are scored and can enter the list."""

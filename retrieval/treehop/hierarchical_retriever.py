@@ -54,7 +54,7 @@ from .descent import (
     Track,
 )
 from .filters import MetadataFilter, TagFilter
-from .memory_context import Slot, gather_slots
+from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
 from .models import (
     ChunkContext,
     FoundBy,
@@ -69,11 +69,13 @@ from .rerankers.base import Reranker, safe_rerank
 from .stores.base import HitColumns, Scope, ScoredNode, Vector, VectorStore, search_columns
 from .tag_hops import TagEvidence, apply_tag_evidence, gather_tag_evidence, plan_tag_hops
 from .tree_scoring import (
+    ContextColumns,
     ContextWeights,
     context_columns,
     is_result_unit,
     order_key,
     represented_directories,
+    section_of,
 )
 
 T = TypeVar("T")
@@ -553,12 +555,14 @@ class HierarchicalRetriever:
             parent_scores,
             weights,
             [u in pool_set for u in uris],
+            _sections(members) if cfg.context_neighbour_sections and weights.neighbours else None,
         )
+        finals = self._session_evidence(q, scored, members, weights.total)
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
         # score passes when it is above the threshold.)
         by_uri, threshold = state.collected.by_uri, state.threshold
-        for j, own, final in zip(scored.picked, scored.own, scored.final, strict=True):
+        for j, own, final in zip(scored.picked, scored.own, finals, strict=True):
             cols, i = members[j]
             uri = uris[j]
             old = by_uri.get(uri)
@@ -591,6 +595,25 @@ class HierarchicalRetriever:
             q, dataclasses.replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True), n
         )
         return pool.uris, pool.parent_uris
+
+    def _session_evidence(
+        self,
+        q: _Query,
+        scored: ContextColumns,
+        members: list[tuple[HitColumns, int]],
+        total: float,
+    ) -> list[float]:
+        """The picked leaves' final scores, a memory turn's blended with its session's
+        joined-text BM25 (:func:`~treehop.memory_context.session_lexical_scores`; the
+        sessions are the inner families the tree context read whole)."""
+        weight = self.config.memory_session_weight
+        if weight <= 0 or not isinstance(q.families, _Families):
+            return scored.final
+        sessions = session_lexical_scores(q.req.query.query, q.families, q.families.leaves)
+        if not sessions:
+            return scored.final
+        parents = [members[j][0].parent_uris[members[j][1]] or "" for j in scored.picked]
+        return with_session_evidence(scored.final, parents, sessions, weight, total)
 
     async def _search_columns(
         self, q: _Query, scope: Scope, limit: int, offload: bool = False
@@ -782,6 +805,10 @@ class _Families(Mapping[str, Sequence[ScoredNode]]):
             got = self._built[parent] = self._kids.hits(self._at[parent])  # KeyError: none
         return got
 
+    def leaves(self, parent: str) -> list[Node]:
+        """The parent's leaf children as nodes (no hits built)."""
+        return self._kids.load(self._at[parent])
+
     def __contains__(self, parent: object) -> bool:
         return parent in self._at
 
@@ -790,3 +817,19 @@ class _Families(Mapping[str, Sequence[ScoredNode]]):
 
     def __len__(self) -> int:
         return len(self._at)
+
+
+def _sections(
+    members: list[tuple[HitColumns, int]],
+) -> Callable[[int], tuple[str, ...] | None]:
+    """Family leaf ``j``'s heading path (:func:`~treehop.tree_scoring.section_of`), read
+    when asked: a node is built only for a chunk next to a ranked leaf (other leaves have
+    no heading path)."""
+
+    def section(j: int) -> tuple[str, ...] | None:
+        cols, i = members[j]
+        if cols.chunk_indexes[i] is None:
+            return None
+        return section_of(cols.load([i])[0])
+
+    return section

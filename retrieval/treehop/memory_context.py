@@ -27,18 +27,32 @@ same slot, the way a document's other chunks come in
 
 Everything here is a pure function of the ranked groups and the sessions' scored turns; the
 retriever fetches those (one scoped search) and turns the slots into results.
+
+**Session evidence** (:func:`session_lexical_scores`): a question's words are often spread over
+several turns of one exchange (the question's subject in one turn, the answer's words in the
+next), so no single turn matches them all. The tree knows which turns form one conversation:
+before the slots are built, each turn's tree-context score also takes BM25 of its session's
+joined turns (Liu & Croft's cluster-based retrieval with the session as the cluster).
 """
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 from .descent import Candidate
+from .errors import InvalidURIError
+from .lexical import LexicalIndex
 from .models import ChunkContext, ContextType, Node
 from .stores.base import ScoredNode
 from .tree_scoring import sibling_order_key
+from .uri import context_type_of
 
 TURN_KIND = "turn"
 """``kind`` metadata of a conversation turn, the only leaf that carries its neighbours."""
@@ -92,6 +106,105 @@ class Slot:
             )
             for t in sorted(self.turns, key=lambda t: t.position)
         ]
+
+
+def session_lexical_scores(
+    query: str, parents: Iterable[str], leaves_of: Callable[[str], Sequence[Node]]
+) -> dict[str, float]:
+    """BM25 of each session's joined turn texts for ``query``, divided by the best session's
+    (0..1; a session with no query word scores 0; none when no session has one), among the
+    memory ``parents`` given: the
+    sessions of the query's best turns. ``leaves_of(parent)`` returns *every* leaf of one;
+    only turns (:func:`carries_context`) make up a session's text, and a parent without turns
+    (or outside the memories: a document's file or folder, whose leaves are never read) is
+    left out.
+
+    Why these sessions and not all: the store keeps term statistics per leaf, not per session,
+    so the joined texts are scored at query time, with the sessions in play as the collection
+    (their document frequencies and mean length). On the LoCoMo dev half, BM25 over the sessions
+    of the best 30 turns gave the same gain as over every session of the conversation
+    (``bench/README.md``, "Session evidence"). Each turn is tokenised once (a bounded cache
+    of its term counts), so the cost is linear in the turns' text the first time and in their
+    number times the query's terms after.
+    """
+    terms = Counter(_TOKENIZER.tokenize(query))
+    names: list[str] = []
+    lengths: list[int] = []
+    tfs: list[list[int]] = []
+    for parent in parents:
+        if not _in_memories(parent):
+            continue
+        counted = [
+            _turn_counts(node.lexical_text()) for node in leaves_of(parent) if carries_context(node)
+        ]
+        length = sum(n for _, n in counted)
+        if length:
+            names.append(parent)
+            lengths.append(length)
+            tfs.append([sum(c.get(t, 0) for c, _ in counted) for t in terms])
+    if not names:
+        return {}
+    scores = _bm25(np.array(tfs, np.float64), np.array(lengths, np.float64), terms)
+    best = float(scores.max())
+    if best <= 0:  # no session holds a query word: no evidence either way
+        return {}
+    return {p: float(v) / best for p, v in zip(names, scores.tolist(), strict=True)}
+
+
+def _bm25(
+    tf: npt.NDArray[np.float64], lengths: npt.NDArray[np.float64], terms: Counter[str]
+) -> npt.NDArray[np.float64]:
+    """BM25 of each session (rows of ``tf``: the query terms' counts) with the sessions as the
+    collection: :class:`~treehop.lexical.LexicalIndex`'s formula and defaults (idf
+    ``log(1 + (n - df + 0.5) / (df + 0.5))`` times the term's count in the query, k1 1.2,
+    b 0.75), computed from cached per-turn counts instead of a new index per query."""
+    n = float(tf.shape[0])
+    df = (tf > 0).sum(axis=0).astype(np.float64)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5)) * np.fromiter(terms.values(), np.float64)
+    norm = _K1 * (1.0 - _B + _B * lengths / lengths.mean())
+    out: npt.NDArray[np.float64] = (tf * (_K1 + 1.0) / (tf + norm[:, None])) @ idf
+    return out
+
+
+_K1, _B = 1.2, 0.75
+"""BM25's parameters: :class:`~treehop.lexical.LexicalIndex`'s defaults, as the store's."""
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _turn_counts(text: str) -> tuple[Counter[str], int]:
+    """A turn's BM25 term counts and length (the lexical index's default tokenizer), kept:
+    every query of a conversation joins the same turns again."""
+    tokens = _TOKENIZER.tokenize(text)
+    return Counter(tokens), len(tokens)
+
+
+_TOKENIZER = LexicalIndex()
+"""Only its tokenizer is used (the default one, as a store's lexical index has)."""
+
+
+def _in_memories(uri: str) -> bool:
+    try:
+        return context_type_of(uri) is ContextType.MEMORY
+    except InvalidURIError:
+        return False
+
+
+def with_session_evidence(
+    finals: Sequence[float],
+    parents: Sequence[str],
+    session_scores: Mapping[str, float],
+    weight: float,
+    total: float,
+) -> list[float]:
+    """Each final score blended with its session's score (:func:`session_lexical_scores`) at
+    ``weight`` against the tree context's ``total`` weight: a weighted mean, so the score stays
+    on the store's scale. Leaves whose parent has no session score are unchanged."""
+    out = list(finals)
+    for i, p in enumerate(parents):
+        s = session_scores.get(p)
+        if s is not None:
+            out[i] = (out[i] * total + weight * s) / (total + weight)
+    return out
 
 
 def session_turns(family: Sequence[ScoredNode]) -> dict[str, list[ScoredNode]]:

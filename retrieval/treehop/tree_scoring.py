@@ -7,7 +7,11 @@ The structure carries evidence a leaf's own text lacks:
 - **neighbours** (the previous and next leaf of the same parent: a chunk's adjacent chunks, a
   conversation turn's previous and next turn). A turn such as "Yes, last Saturday!" answers a
   question only together with the turn before it; a chunk's neighbours say what its section is
-  about. ``N`` is the mean own score of the (one or two) neighbours.
+  about. ``N`` is the mean own score of the (one or two) neighbours. Between two chunks of a
+  sectioned document the neighbour counts in proportion to the section they share
+  (:func:`section_overlap` of their heading paths): a chunk that continues the leaf's section
+  is full evidence, the next section of the page is partial evidence, and a chunk under another
+  top-level heading is none (see :func:`section_overlap` for why).
 - **the best sibling** (the cluster hypothesis: relevant leaves cluster under one parent). ``S``
   is the best own score among the leaf children of the leaf's parent, the leaf included, so a
   leaf under a parent that holds a strong match is lifted, and the strong match itself is not
@@ -30,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,11 +103,52 @@ class ContextScored:
     final: float
 
 
+HEADING_PATH = "heading_path"
+"""The chunk metadata key that holds a chunk's heading path (written at ingest)."""
+
+
+def section_of(node: Node) -> tuple[str, ...] | None:
+    """A chunk's heading path (its section and the sections above it), or ``None`` for a leaf
+    that is not a chunk of a sectioned document (a memory turn, a whole file): its neighbours
+    count in full."""
+    if node.chunk_index is None:
+        return None
+    path = node.metadata.get(HEADING_PATH)
+    return tuple(path) if isinstance(path, list) else None
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def section_overlap(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> float:
+    """How much of its section a chunk shares with its neighbour: 1 for the same heading path
+    (a section split by size: the neighbour continues the leaf's text), else the share of the
+    longer path that both have in common (``Gunicorn > Running`` and ``Gunicorn > Async with
+    gevent`` share 1 of 2 headings: 0.5), 0 under different top-level headings; 1 when either
+    side has no heading path (turns, whole files: neighbours as before).
+
+    Why: adjacent chunks of one section are one passage, so the neighbour's score is evidence
+    for the leaf; the next *section* of a page is about something else. A query that names
+    one section (a heading, a sentence of it) matches that chunk alone, and averaging in its
+    unrelated neighbour sections ranked it below chunks of pages that are about the query's
+    topic throughout: on the Flask docs' dev half the neighbour term cost 0.021 nDCG@10 this
+    way. Weighting by the shared heading path kept the neighbour term's gain on topic queries
+    (anchor texts) and recovered most of that loss; the weight is the path overlap itself,
+    not a fitted constant (``bench/replay_tree_methods.py``, ``bench/README.md``)."""
+    if a is None or b is None or a == b:
+        return 1.0
+    common = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        common += 1
+    return common / max(len(a), len(b))
+
+
 def context_scores(
     leaves: Sequence[ScoredNode],
     parent_scores: dict[str, float],
     weights: ContextWeights,
     keep: Set[str] | None = None,
+    sections: bool = False,
 ) -> list[ContextScored]:
     """Final scores of ``leaves`` from their own scores and their siblings' and parent's.
 
@@ -113,6 +158,7 @@ def context_scores(
     ``leaves`` must hold *every* scored leaf child of each parent involved (the siblings are
     read from this list); ``parent_scores`` holds the own score of each parent that was scored
     (a parent missing from it contributes 0, as an unscored node would on a cosine scale).
+    ``sections``: weight each neighbour by :func:`section_overlap` of the heading paths.
     """
     if not leaves:
         return []
@@ -123,6 +169,7 @@ def context_scores(
         parent_scores,
         weights,
         None if keep is None else [h.node.uri in keep for h in leaves],
+        (lambda i: section_of(leaves[i].node)) if sections else None,
     )
     return list(
         map(
@@ -156,11 +203,16 @@ def context_columns(
     parent_scores: dict[str, float],
     weights: ContextWeights,
     keep: Sequence[bool] | None = None,
+    sections: Callable[[int], tuple[str, ...] | None] | None = None,
 ) -> ContextColumns:
     """:func:`context_scores` on columns: leaf ``i`` has parent ``parent_of[i]`` (``""``:
     none), sibling order key ``keys[i]`` (:func:`order_key`) and own score ``scores[i]``;
-    ``keep[i]`` marks the leaves asked about. The retriever calls this on a store's
-    columnar hits, so that no node is built for a leaf that only informs its siblings."""
+    ``keep[i]`` marks the leaves asked about; ``sections(i)`` is its heading path
+    (:func:`section_of`; ``sections=None``: every neighbour counts in full). It is asked only
+    for the leaves asked about and their neighbours, so that the caller can read the paths
+    lazily (a family may hold hundreds of chunks of which a few are ranked).
+    The retriever calls this on a store's columnar hits, so that no node is built for a leaf
+    that only informs its siblings."""
     n = len(parent_of)
     if not n:
         return ContextColumns([], [], [], [], [], [])
@@ -184,18 +236,38 @@ def context_columns(
     par = np.fromiter((parent_scores.get(p, 0.0) for p in codes), np.float64, len(codes))[code]
     has_p, has_n = prev >= 0, nxt >= 0
     count = has_p.astype(np.float64) + has_n
-    total = np.where(has_p, own[prev], 0.0) + np.where(has_n, own[nxt], 0.0)
-    # A leaf without neighbours (an only child) is its own context.
-    neigh = np.where(count > 0, total / np.maximum(count, 1.0), own)
-    final = _blend(own, neigh, par, best, weights)
-    if keep is None:
-        picked = np.arange(n)
-    else:
-        mask = np.array(keep, dtype=bool)
-        near = mask.copy()
-        near[prev[mask & has_p]] = True
-        near[nxt[mask & has_n]] = True
-        picked = np.flatnonzero(near)
+    # The leaves returned: those asked about and their neighbours.
+    near = np.ones(n, dtype=bool) if keep is None else np.array(keep, dtype=bool)
+    if keep is not None:
+        asked = near.copy()
+        near[prev[asked & has_p]] = True
+        near[nxt[asked & has_n]] = True
+    # Each neighbour's weight: 1, or the share of the leaf's section it continues (read only
+    # for the pairs that touch a returned leaf: no other final score is read).
+    w_prev, w_next = has_p.astype(np.float64), has_n.astype(np.float64)
+    if sections is not None:
+        first, second = order[:-1][same], order[1:][same]
+        touch = near[first] | near[second]
+        first, second = first[touch], second[touch]
+        path = functools.lru_cache(maxsize=None)(sections)
+        shared = np.fromiter(
+            (
+                section_overlap(path(i), path(j))
+                for i, j in zip(first.tolist(), second.tolist(), strict=True)
+            ),
+            np.float64,
+            len(first),
+        )
+        w_next[first] = shared
+        w_prev[second] = shared
+    weight = w_prev + w_next
+    total = w_prev * np.where(has_p, own[prev], 0.0) + w_next * np.where(has_n, own[nxt], 0.0)
+    # A leaf without neighbours (an only child) is its own context; one whose neighbours are
+    # other sections has its neighbour term scaled down by the share they continue.
+    neigh = np.where(weight > 0, total / np.maximum(weight, 1e-12), own)
+    share = np.where(count > 0, weight / np.maximum(count, 1.0), 1.0)
+    final = _blend(own, neigh, par, best, weights, share)
+    picked = np.flatnonzero(near)
     return ContextColumns(
         picked.tolist(),
         own[picked].tolist(),
@@ -212,9 +284,16 @@ def _blend(
     par: npt.NDArray[np.float64],
     best: npt.NDArray[np.float64],
     w: ContextWeights,
+    share: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
-    out = own + w.neighbours * neigh + w.parent * par + w.best_sibling * best
-    return out / w.total
+    """The weighted mean; ``share`` scales the neighbour weight per leaf (the weights of the
+    mean shrink with it, so the score stays on the store's scale)."""
+    if share is None:
+        out = own + w.neighbours * neigh + w.parent * par + w.best_sibling * best
+        return out / w.total
+    wn = w.neighbours * share
+    out = own + wn * neigh + w.parent * par + w.best_sibling * best
+    return out / (w.total - w.neighbours + wn)
 
 
 def is_result_unit(node: Node) -> bool:
