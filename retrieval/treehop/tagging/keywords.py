@@ -608,9 +608,7 @@ def _latin_batch(
     odd = np.flatnonzero(hyph[ta])
     if odd.size:
         pair, inv = np.unique(ta[odd] * n_tok + tb[odd], return_inverse=True)
-        spelled = [
-            k_of(f"{key_strs[p // n_tok]}-{key_strs[p % n_tok]}") for p in pair.tolist()
-        ]
+        spelled = [k_of(f"{key_strs[p // n_tok]}-{key_strs[p % n_tok]}") for p in pair.tolist()]
         gram[odd] = np.asarray(spelled, dtype=np.int64)[inv.reshape(-1)]
     out.gram_row, out.gram, out.fixed_split = j, gram, not odd.size
     return out
@@ -756,9 +754,9 @@ def _count(flat: _Flat, gid: NDArray[np.int64]) -> _Counted:
             rev = bi[::-1]
             bkey, first = np.unique(key[rev], return_index=True)
             row = rev[first]
-            at = np.searchsorted(pair, bkey)  # every bigram pair is among the pairs
-            pa[at] = gid[flat.part_a[row]]
-            pb[at] = gid[flat.part_b[row]]
+            where = np.searchsorted(pair, bkey)  # every bigram pair is among the pairs
+            pa[where] = gid[flat.part_a[row]]
+            pb[where] = gid[flat.part_b[row]]
     return _Counted(pair // size, gid[local], tf, pa, pb)
 
 
@@ -1080,7 +1078,8 @@ class KeywordTagger:
             gid = v.find(v.translate(flat.keys, flat.atoms, add=False))
             counted = _count(flat, gid)
         t = counted.term
-        wanted = (t >= 0) & ok[np.maximum(t, 0)] if t.size else np.zeros(0, dtype=bool)
+        # (A fit without any term has an empty ``ok``: nothing is wanted.)
+        wanted = (t >= 0) & ok[np.maximum(t, 0)] if t.size and ok.size else t < -1
         if not wanted.any():
             return out
         d, t, tf = counted.doc[wanted], t[wanted], counted.tf[wanted]
@@ -1229,7 +1228,9 @@ class KeywordTagger:
             np.arange(int(take.sum()), dtype=np.int64) - np.repeat(np.cumsum(take) - take, take)
         )
         labs = [cand_label[k] for k in ci[first].tolist()]
-        flat_pairs = cast(list[tuple[str, float]], list(zip(labs, rel[first].tolist())))
+        flat_pairs = cast(
+            list[tuple[str, float]], list(zip(labs, rel[first].tolist(), strict=True))
+        )
         cut = np.concatenate(([0], np.cumsum(take))).tolist()
         for k, i in enumerate(fast.tolist()):
             out[i] = flat_pairs[cut[k] : cut[k + 1]]
@@ -1597,9 +1598,7 @@ class KeywordTagger:
         return tagger
 
 
-def _check_keys(
-    v: _Vocab, first: int, n_docs: int, df: NDArray[np.int64] | None
-) -> None:
+def _check_keys(v: _Vocab, first: int, n_docs: int, df: NDArray[np.int64] | None) -> None:
     """Raise :class:`IndexCorruptError` unless the keys of terms ``first..`` of ``v`` are
     canonical and in range (and ``df``, when given, in ``[1, n_docs]``): a key's first atom
     never holds a hyphen, so distinct keys spell distinct strings."""
@@ -1608,9 +1607,7 @@ def _check_keys(
         raise IndexCorruptError("tagger state is damaged: an atom repeats")
     keys = v.term_key[first:]
     a, b = keys >> 32, (keys & _LOW) - 1
-    if keys.size and (
-        keys.min() < 0 or a.max() >= len(atoms) or b.max() >= len(atoms)
-    ):
+    if keys.size and (keys.min() < 0 or a.max() >= len(atoms) or b.max() >= len(atoms)):
         raise IndexCorruptError("tagger state is damaged: a term key is out of range")
     if any("-" in atoms[i] for i in _distinct(a).tolist()):
         raise IndexCorruptError("tagger state is damaged: a term key is not canonical")
