@@ -861,3 +861,47 @@ def test_a_fit_without_terms_extracts_nothing_from_unseen_texts() -> None:
     t = KeywordTagger()
     assert t.partial_fit_extract(["", "the of and"], ["", "the of and"]) == [[], []]
     assert t.extract_many(["feature store pipelines", ""]) == [[], []]
+
+
+_ASSIGN_LABEL = st.sampled_from(["alpha", "beta", "gamma", "c++", "feature-store"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["auto", "user", "llm", "inherit"]), _ASSIGN_LABEL)),
+    st.lists(st.tuples(st.sampled_from(["user", "auto"]), _ASSIGN_LABEL), max_size=3),
+    st.lists(_ASSIGN_LABEL, max_size=6),
+)
+def test_assign_tags_fast_path_equals_the_merge(
+    auto: list[tuple[str, str]], users: list[tuple[str, str]], outside: list[str]
+) -> None:
+    """A node's tags (and what it hands down) equal the two-step ``tags.merge`` whatever its
+    computed tags (plain ``auto:`` ones take a shortcut), user tags and inherited labels."""
+    from treehop.models import Node
+    from treehop.tagging import NodeTags, assign_tags
+
+    base = {"context_type": "resource"}
+    parent = Node(
+        uri="viking://resources/d", parent_uri="viking://resources", level=1, is_leaf=False, **base
+    )
+    leaf = Node(
+        uri="viking://resources/d/f.md",
+        parent_uri="viking://resources/d",
+        level=2,
+        is_leaf=True,
+        **base,
+    )
+    auto_tags_ = [f"{s}:{lab}" for s, lab in auto]
+    user = [f"{s}:{lab}" for s, lab in users]
+    computed = {
+        parent.uri: NodeTags(auto=["auto:gamma"], own_labels=["gamma"]),
+        leaf.uri: NodeTags(auto=auto_tags_, own_labels=[lab for _, lab in auto][:2]),
+    }
+    assign_tags([parent, leaf], computed, {leaf.uri: user}, {"viking://resources": list(outside)})
+    parent_labels = tags_mod.dedupe([*outside, "gamma"])
+    own = tags_mod.merge(user, auto_tags_)
+    want = tags_mod.merge(own, [f"inherit:{lab}" for lab in parent_labels])
+    assert leaf.tags == want
+    assert parent.tags == tags_mod.merge(
+        ["auto:gamma"], [f"inherit:{lab}" for lab in tags_mod.dedupe(outside)]
+    )

@@ -1333,9 +1333,6 @@ class KeywordTagger:
         then alphabetically. Children's ``inherit:`` tags are skipped: they came from above and
         say nothing about this subtree. Accepts bare labels or ``source:label`` tags.
         """
-        limit = self.max_dir_tags if max_tags is None else max_tags
-        _check_int("max_tags", limit, 0)
-        out = _tags.dedupe(_tags.normalize_label(x) for x in own_labels)
         counts: Counter[str] = Counter()
         for tags_of_child in child_tags:
             # A parsed tag is ``source:label``: its label is what follows the first colon.
@@ -1346,6 +1343,28 @@ class KeywordTagger:
                     if not p.startswith("inherit:")
                 }
             )
+        return self._aggregate_counts(counts, own_labels, max_tags)
+
+    def aggregate_labels(
+        self,
+        child_labels: Iterable[Sequence[str]],
+        own_labels: Iterable[str] = (),
+        max_tags: int | None = None,
+    ) -> list[str]:
+        """:meth:`aggregate` for children's *labels* as this tagger returns them (normal, and
+        distinct within a child): the same result without parsing every child's tags, which
+        was most of a large ingest's directory tagging."""
+        counts: Counter[str] = Counter()
+        for labs in child_labels:
+            counts.update(labs)
+        return self._aggregate_counts(counts, own_labels, max_tags)
+
+    def _aggregate_counts(
+        self, counts: Counter[str], own_labels: Iterable[str], max_tags: int | None
+    ) -> list[str]:
+        limit = self.max_dir_tags if max_tags is None else max_tags
+        _check_int("max_tags", limit, 0)
+        out = _tags.dedupe(_tags.normalize_label(x) for x in own_labels)
         own = set(out)
         labs = [lab for lab in counts if lab not in own]
         # Ranked by (-count, df, label): the df of every label in one array lookup, and only
