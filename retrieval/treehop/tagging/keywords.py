@@ -674,10 +674,18 @@ class _Vocab:
         return np.where(ok, _pack(a, gb), -1)
 
     def ids_of(self, strings: Sequence[str]) -> NDArray[np.int64]:
-        """Term ids of strings (-1: not a term)."""
-        local = _Atoms()
-        keys = np.fromiter(map(local.key, strings), np.int64, len(strings))
-        return self.find(self.translate(keys, local, add=False))
+        """Term ids of strings (-1: not a term).
+
+        A string without a hyphen is a single atom: one C-level dictionary pass keys them
+        all; only hyphenated strings are split in Python."""
+        get = self.atoms.ids.get
+        a = np.fromiter(map(get, strings, repeat(-1)), np.int64, len(strings))
+        keys = np.where(a >= 0, a << 32, -1)
+        for i in [i for i, s in enumerate(strings) if "-" in s]:
+            head, _, rest = strings[i].partition("-")
+            h, r = get(head, -1), get(rest, -1)
+            keys[i] = (h << 32) | (r + 1) if h >= 0 and r >= 0 else -1
+        return self.find(keys)
 
     def strings(self, ids: Sequence[int]) -> list[str]:
         """The term strings of term ids."""
