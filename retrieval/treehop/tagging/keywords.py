@@ -476,7 +476,14 @@ def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
     latin: list[int] = []
     normed: list[str] = []
     for i, text in enumerate(texts):
-        t = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        if text.isascii():  # (O(1)) NFKC-stable, no CJK, no curly quote: nothing to normalise
+            if "\x01" not in text:
+                latin.append(i)
+                normed.append(text)
+                continue
+            t = text
+        else:
+            t = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
         if _CJK_RE.search(t) is None and "\x01" not in t:
             latin.append(i)
             normed.append(t)
