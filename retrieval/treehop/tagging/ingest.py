@@ -23,7 +23,7 @@ from ..ingest.summaries import humanize, is_readme
 from ..models import Node
 from ..stores.base import VectorStore
 from .base import NodeTags
-from .keywords import KeywordTagger
+from .keywords import KeywordTagger, _parsed_tag
 
 STATE_KEY = "tagger/keywords.bin"
 DELTA_KEY = "tagger/keywords-delta.bin"
@@ -143,7 +143,7 @@ def _stored_auto_labels(
     """Labels of the ``auto:`` tags of ``uri``'s stored children that this batch does not
     rewrite (parsed as :meth:`KeywordTagger.aggregate` parses tags; distinct per child)."""
     return [
-        list(dict.fromkeys(tagmod.label_of(tagmod.parse_tag(t)) for t in auto))
+        list(dict.fromkeys(_parsed_tag(t).partition(":")[2] for t in auto))
         for kid in store.children(uri)
         if kid.uri not in fresh and (auto := [t for t in kid.tags if t.startswith("auto:")])
     ]
