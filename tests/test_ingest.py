@@ -111,3 +111,28 @@ def test_split_text_respects_limit_and_headings() -> None:
     chunks = split_text(text, "markdown", max_chars=300)
     assert all(len(c.text) <= 300 for c in chunks)
     assert chunks[-1].title == "B" and chunks[0].title == "A"
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "viking://resources",
+        "viking://resources/a",
+        "viking://resources/a/b/c.md",
+        "viking://resources/a/b/c.md#3",
+        "viking://user/default/memories",
+        "viking://user/default/memories/x/y",
+    ],
+)
+def test_finalize_ancestors_equal_the_uri_walk(uri: str) -> None:
+    """``finalize`` memoises directories' ancestor chains: a node's ancestors are still
+    exactly ``uri.ancestors_of`` (root first), twice in a row (the second from the cache)."""
+    from treehop import uri as urimod
+    from treehop.ingest.tree_builder import finalize
+    from treehop.models import Node
+
+    for _ in range(2):
+        node = finalize(
+            Node(uri=uri, parent_uri=None, context_type="resource", level=2, is_leaf=True)
+        )
+        assert node.ancestors == urimod.ancestors_of(uri)

@@ -653,3 +653,255 @@ def test_aggregate_matches_the_reference_ranking(
         tagger.fit(["alpha beta kafka", "alpha gamma", "alpha delta zeta", "beta"])
     want = _aggregate_reference(tagger, child_tags, own, limit)
     assert tagger.aggregate(child_tags, own, max_tags=limit) == want
+
+
+# ---------------------------------------------------------------- integer keys == string terms
+
+import keywords_reference as reference  # noqa: E402  (the tagger before integer keys)
+
+_DOC_WORDS = st.sampled_from(
+    [
+        "feature",
+        "store",
+        "feature-store",
+        "Feature",
+        "stores",
+        "data",
+        "pipelines",
+        "data-pipeline",
+        "a-b",
+        "b-c",
+        "a",
+        "b",
+        "c",
+        "b-c-d",
+        "k8s",
+        "c++",
+        "c#",
+        "node.js",
+        "GPUs",
+        "x",
+        "the",
+        "model",
+        "models",
+        "kafka",
+        "stream",
+        "特征工程",
+        "特征",
+        "工程",
+        "re-use",
+        "re",
+        "use",
+        "zz" * 20,
+        "café",
+    ]
+)
+_DOC_GAPS = st.sampled_from([" ", " ", " ", ". ", ", ", "\n\n", "; ", " - "])
+_DOC = st.lists(st.tuples(_DOC_WORDS, _DOC_GAPS), max_size=25).map(
+    lambda ws: "".join(w + g for w, g in ws)
+)
+
+
+def _same_tags(new: list[list[tuple[str, float]]], old: list[list[tuple[str, float]]]) -> None:
+    assert [[lab for lab, _ in d] for d in new] == [[lab for lab, _ in d] for d in old]
+    for a, b in zip(new, old, strict=True):
+        assert [s for _, s in a] == pytest.approx([s for _, s in b], abs=1e-12)
+
+
+def _stats_of(t: KeywordTagger | reference.KeywordTagger) -> tuple[int, dict[str, int]]:
+    d = t.to_dict()
+    return d["n_docs"], dict(zip(d["terms"], d["df"], strict=True))
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(_DOC, min_size=1, max_size=14),
+    st.lists(_DOC, max_size=5),
+    st.sampled_from([(5, 0.5, True), (2, 0.0, True), (8, 0.3, False), (1, 1.0, True)]),
+    st.integers(1, 3),
+    st.sampled_from([0, 1, tagging._SLACK]),
+)
+def test_integer_key_tagger_equals_the_string_reference(
+    docs: list[str], later: list[str], params: tuple[int, float, bool], min_df: int, slack: int
+) -> None:
+    """Same tags, scores, document frequencies and statistics as the string-term tagger on
+    random corpora of hyphenated, plural, CJK, too-long and repeated words: fit-and-extract,
+    a later incremental batch, extraction of unseen texts, and TextRank. A small ranking
+    prefix (``slack``) makes most documents take the whole-ranking path too."""
+    default = tagging._SLACK
+    tagging._SLACK = slack
+    try:
+        _compare_with_reference(docs, later, params, min_df)
+    finally:
+        tagging._SLACK = default
+
+
+def _compare_with_reference(
+    docs: list[str], later: list[str], params: tuple[int, float, bool], min_df: int
+) -> None:
+    max_tags, min_score, bigrams = params
+    kw = {"max_tags": max_tags, "min_score": min_score, "bigrams": bigrams, "min_df": min_df}
+    new, old = KeywordTagger(**kw), reference.KeywordTagger(**kw)
+    got = new.partial_fit_extract(docs, docs)
+    assert got == old.partial_fit_extract(docs, docs)
+    assert _stats_of(new) == _stats_of(old)
+    if later:
+        assert new.partial_fit_extract(later, later) == old.partial_fit_extract(later, later)
+        assert _stats_of(new) == _stats_of(old)
+    unseen = [*later, "feature store data pipelines", "zebra-crossing zebra crossing"]
+    if new.vocabulary_size:  # (the reference raised IndexError on an empty vocabulary)
+        _same_tags(new.extract_many_scored(unseen), old.extract_many_scored(unseen))
+    for word in ("feature-store", "a-b-c", "特征", "nothing", "b-c-d"):
+        assert new.document_frequency(word) == old.document_frequency(word)
+    tr_new = KeywordTagger(method="textrank", **kw)
+    tr_old = reference.KeywordTagger(method="textrank", **kw)
+    tr_new.fit(docs)
+    tr_old.fit(docs)
+    _same_tags(tr_new.extract_many_scored(docs[:4]), tr_old.extract_many_scored(docs[:4]))
+
+
+@pytest.mark.parametrize("slack", [0, tagging._SLACK])
+def test_integer_key_tagger_equals_the_reference_on_a_generated_corpus(
+    slack: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A larger corpus (the ingest benchmark's shape: Zipf words, topic words, sentences,
+    hyphenated file names and words): every document's tags and scores equal the
+    reference's, also when the ranking prefix is cut short (``slack`` 0: many documents
+    then rank all their candidates, which the spy checks)."""
+    monkeypatch.setattr(tagging, "_SLACK", slack)
+    whole = []
+    real = KeywordTagger._select_whole
+    monkeypatch.setattr(
+        KeywordTagger,
+        "_select_whole",
+        lambda self, out, docs, *cols: (whole.append(len(docs)), real(self, out, docs, *cols)),
+    )
+    rng = random.Random(7)
+    common = [f"w{i}x" for i in range(400)]
+    weights = [1.0 / (i + 1) for i in range(len(common))]
+    docs = []
+    for d in range(600):
+        topic = rng.sample(common[50:], 12)
+        words = rng.choices(common, weights=weights, k=30) + rng.choices(topic, k=30)
+        rng.shuffle(words)
+        body = ". ".join(" ".join(words[i : i + 10]) for i in range(0, 60, 10))
+        if d % 5 == 0:
+            body = body.replace("1x", "1-x")
+        docs.append(f"note-{d % 37:04d}\n{body}.")
+    for kw in ({}, {"max_tags": 3, "min_score": 0.0}):
+        new, old = KeywordTagger(**kw), reference.KeywordTagger(**kw)
+        got = new.partial_fit_extract(docs, docs)
+        assert got == old.partial_fit_extract(docs, docs)
+        assert sum(map(len, got)) > 1000
+    assert (sum(whole) > 0) == (slack == 0)
+    _same_tags(new.extract_many_scored(docs[:50]), old.extract_many_scored(docs[:50]))
+
+
+def test_state_of_the_string_format_migrates_with_its_delta() -> None:
+    """An index written before integer keys (term-string base and delta) loads to the same
+    statistics and tags; the next save writes a new base in the current format."""
+    old = reference.KeywordTagger()
+    old.fit(EN[:5])
+    base = old.full_state()
+    old.partial_fit([*EN[5:], "feature-store pipelines", "a-b-c and a b-c"])
+    delta = old.state_delta(max_share=1.0)
+    assert delta is not None
+    new = KeywordTagger.from_bytes(base)
+    assert new.apply_delta(delta)
+    assert _stats_of(new) == _stats_of(old)
+    assert new.extract_many(EN) == old.extract_many(EN)
+    assert new.state_delta() is None  # a legacy base: a new one is due
+    again = KeywordTagger.from_bytes(new.full_state())
+    assert _stats_of(again) == _stats_of(old)
+    new.partial_fit(["feature store again", "kafka stream joins"])
+    d2 = new.state_delta(max_share=1.0)
+    assert d2 is not None and again.apply_delta(d2)
+    assert _stats_of(again) == _stats_of(new)
+    assert again.extract_many(EN) == new.extract_many(EN)
+
+
+@pytest.mark.parametrize("field", ["key", "atom"])
+def test_state_with_a_non_canonical_or_repeated_entry_is_corrupt(field: str) -> None:
+    t = KeywordTagger()
+    t.fit(["feature store data", "feature store model"])
+    raw = bytearray(t.to_bytes())
+    head_end = raw.index(b"\n")
+    atoms_end = raw.index(b"\n", head_end + 1)
+    if field == "atom":  # an atom repeated: two ids for one string
+        atoms = bytes(raw[head_end + 1 : atoms_end]).split(b"\x00")
+        atoms[1] = atoms[0]
+        raw[head_end + 1 : atoms_end] = b"\x00".join(atoms)
+    else:  # a key whose first atom holds a hyphen would spell a string twice
+        t2 = KeywordTagger()
+        t2.fit(["a-b c", "a-b d"])
+        raw = bytearray(t2.to_bytes())
+        head_end = raw.index(b"\n")
+        atoms_end = raw.index(b"\n", head_end + 1)
+        atoms = bytes(raw[head_end + 1 : atoms_end]).split(b"\x00")
+        atoms[0] = b"x-y"
+        raw[head_end + 1 : atoms_end] = b"\x00".join(atoms)
+    with pytest.raises(IndexCorruptError):
+        KeywordTagger.from_bytes(bytes(raw))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from([*"abzAZ09_.+#- :;,'\t", "é", "ﬁ", "\x00"]), max_size=70))
+def test_label_fast_path_agrees_with_normalize_label(key: str) -> None:
+    try:
+        want: str | None = tags_mod.normalize_label(key)
+    except InvalidTagError:
+        want = None
+    tagging._LABEL_CACHE.clear()
+    assert tagging._label(key) == want
+
+
+def test_a_fit_without_terms_extracts_nothing_from_unseen_texts() -> None:
+    """A corpus of empty or stopword-only texts leaves an empty vocabulary: extracting from
+    new texts gives no tags (it raised a bare IndexError before)."""
+    t = KeywordTagger()
+    assert t.partial_fit_extract(["", "the of and"], ["", "the of and"]) == [[], []]
+    assert t.extract_many(["feature store pipelines", ""]) == [[], []]
+
+
+_ASSIGN_LABEL = st.sampled_from(["alpha", "beta", "gamma", "c++", "feature-store"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["auto", "user", "llm", "inherit"]), _ASSIGN_LABEL)),
+    st.lists(st.tuples(st.sampled_from(["user", "auto"]), _ASSIGN_LABEL), max_size=3),
+    st.lists(_ASSIGN_LABEL, max_size=6),
+)
+def test_assign_tags_fast_path_equals_the_merge(
+    auto: list[tuple[str, str]], users: list[tuple[str, str]], outside: list[str]
+) -> None:
+    """A node's tags (and what it hands down) equal the two-step ``tags.merge`` whatever its
+    computed tags (plain ``auto:`` ones take a shortcut), user tags and inherited labels."""
+    from treehop.models import Node
+    from treehop.tagging import NodeTags, assign_tags
+
+    base = {"context_type": "resource"}
+    parent = Node(
+        uri="viking://resources/d", parent_uri="viking://resources", level=1, is_leaf=False, **base
+    )
+    leaf = Node(
+        uri="viking://resources/d/f.md",
+        parent_uri="viking://resources/d",
+        level=2,
+        is_leaf=True,
+        **base,
+    )
+    auto_tags_ = [f"{s}:{lab}" for s, lab in auto]
+    user = [f"{s}:{lab}" for s, lab in users]
+    computed = {
+        parent.uri: NodeTags(auto=["auto:gamma"], own_labels=["gamma"]),
+        leaf.uri: NodeTags(auto=auto_tags_, own_labels=[lab for _, lab in auto][:2]),
+    }
+    assign_tags([parent, leaf], computed, {leaf.uri: user}, {"viking://resources": list(outside)})
+    parent_labels = tags_mod.dedupe([*outside, "gamma"])
+    own = tags_mod.merge(user, auto_tags_)
+    want = tags_mod.merge(own, [f"inherit:{lab}" for lab in parent_labels])
+    assert leaf.tags == want
+    assert parent.tags == tags_mod.merge(
+        ["auto:gamma"], [f"inherit:{lab}" for lab in tags_mod.dedupe(outside)]
+    )

@@ -184,7 +184,8 @@ def read_file(
         if size > max_bytes:
             report.skipped_large.append(relpath)
             return None
-        data = Path(path).read_bytes()
+        with open(path, "rb") as fh:  # (no Path object: one per file of a large tree)
+            data = fh.read()
     except OSError:
         report.skipped_unreadable.append(relpath)
         return None

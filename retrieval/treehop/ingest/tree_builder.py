@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,17 @@ def content_hash(node: Node) -> str:
 
 def finalize(node: Node) -> Node:
     node.content_hash = content_hash(node)
-    node.ancestors = urimod.ancestors_of(node.uri)
+    parent = urimod.parent_of(node.uri)
+    node.ancestors = [] if parent is None else [*_ancestors(parent), parent]
     return node
+
+
+@lru_cache(maxsize=4096)
+def _ancestors(uri: str) -> tuple[str, ...]:
+    """``uri.ancestors_of`` of a directory, memoised: siblings share it, and walking every
+    node's chain up to the root was a visible share of building a tree of small files."""
+    parent = urimod.parent_of(uri)
+    return () if parent is None else (*_ancestors(parent), parent)
 
 
 @dataclass

@@ -865,7 +865,7 @@ class _ChildrenCache:
         kids = self._children.get(uri)
         if kids is None:
             return self._store.children(uri)
-        # The tagger reads a stored child's URI and tags only (``_stored_auto_tags``): what
+        # The tagger reads a stored child's URI and tags only (``_stored_auto_labels``): what
         # the re-add read of it (a :class:`Child`) is enough.
         return cast(list[Node], list(kids))
 

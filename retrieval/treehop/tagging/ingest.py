@@ -23,7 +23,7 @@ from ..ingest.summaries import humanize, is_readme
 from ..models import Node
 from ..stores.base import VectorStore
 from .base import NodeTags
-from .keywords import KeywordTagger
+from .keywords import KeywordTagger, _parsed_tag
 
 STATE_KEY = "tagger/keywords.bin"
 DELTA_KEY = "tagger/keywords-delta.bin"
@@ -101,9 +101,12 @@ class IngestTagger:
         store: VectorStore,
     ) -> dict[str, NodeTags]:
         out: dict[str, NodeTags] = {}
+        # The labels behind each node's ``auto:`` tags, for its directory's aggregation.
+        auto_labels: dict[str, Sequence[str]] = {}
         # Extracted labels are normalised already: the tags are built without re-checking.
         for n, labs in zip(leaves, labels, strict=True):
             out[n.uri] = NodeTags(auto=[f"auto:{lab}" for lab in labs], own_labels=list(labs))
+            auto_labels[n.uri] = labs
         children: dict[str, list[str]] = {}
         for n in nodes:
             if n.parent_uri is not None:
@@ -115,10 +118,11 @@ class IngestTagger:
         for d, own_text in zip(dirs, own_texts, strict=True):
             own = own_of[own_text] if own_text else []
             kids = children.get(d.uri, [])
-            kid_tags = [out[c].auto for c in kids if c in out]
-            kid_tags += _stored_auto_tags(store, d.uri, out)
-            agg = tagger.aggregate(kid_tags, own)
+            kid_labels = [auto_labels[c] for c in kids if c in out]
+            kid_labels += _stored_auto_labels(store, d.uri, out)
+            agg = tagger.aggregate_labels(kid_labels, own)
             out[d.uri] = NodeTags(auto=[f"auto:{lab}" for lab in agg], own_labels=list(own))
+            auto_labels[d.uri] = agg
         return out
 
 
@@ -133,14 +137,15 @@ def _own_text(d: Node, kids: Sequence[str]) -> str:
     return d.abstract if has_readme else humanize(d.uri.rsplit("/", 1)[-1])
 
 
-def _stored_auto_tags(
+def _stored_auto_labels(
     store: VectorStore, uri: str, fresh: Mapping[str, NodeTags]
 ) -> list[list[str]]:
-    """``auto:`` tags of ``uri``'s stored children that this batch does not rewrite."""
+    """Labels of the ``auto:`` tags of ``uri``'s stored children that this batch does not
+    rewrite (parsed as :meth:`KeywordTagger.aggregate` parses tags; distinct per child)."""
     return [
-        [t for t in kid.tags if t.startswith("auto:")]
+        list(dict.fromkeys(_parsed_tag(t).partition(":")[2] for t in auto))
         for kid in store.children(uri)
-        if kid.uri not in fresh
+        if kid.uri not in fresh and (auto := [t for t in kid.tags if t.startswith("auto:")])
     ]
 
 
@@ -157,16 +162,33 @@ def assign_tags(
     """
     inheritable: dict[str, list[str]] = dict(inherited_from_outside or {})
     for n in sorted(nodes, key=lambda x: x.uri.count("/") + (1 if "#" in x.uri else 0)):
-        own = tagmod.merge(
-            user_tags.get(n.uri, []), computed[n.uri].auto if n.uri in computed else []
-        )
+        users = user_tags.get(n.uri, [])
+        got = computed.get(n.uri)
+        auto = got.auto if got is not None else []
         parent_labels = inheritable.get(n.parent_uri or "", [])
         # Inheritable labels are normalised (user tags by parse_tags, own labels by the
         # tagger), so the tag is built without normalising again.
-        inherited = [f"inherit:{lab}" for lab in parent_labels]
-        n.tags = tagmod.merge(own, inherited)
-        mine = [tagmod.label_of(t) for t in user_tags.get(n.uri, [])]
-        if n.uri in computed:
-            mine += computed[n.uri].own_labels
+        fast = None if users else _plain_auto(auto)
+        if fast is not None:
+            # Only ``auto:`` tags of distinct labels: the merge keeps them all, in order,
+            # then the inherited labels they do not carry (auto outranks inherit).
+            n.tags = list(auto)
+            for lab in parent_labels:
+                if lab not in fast:
+                    fast.add(lab)
+                    n.tags.append(f"inherit:{lab}")
+        else:
+            own = tagmod.merge(users, auto)
+            n.tags = tagmod.merge(own, [f"inherit:{lab}" for lab in parent_labels])
+        mine = [tagmod.label_of(t) for t in users]
+        if got is not None:
+            mine += got.own_labels
         if not n.is_leaf:
             inheritable[n.uri] = tagmod.dedupe([*parent_labels, *mine])
+
+
+def _plain_auto(auto: Sequence[str]) -> set[str] | None:
+    """The labels of ``auto`` when every tag is ``auto:<label>`` and no label repeats (what
+    :class:`IngestTagger` writes); None otherwise (another tagger's tags take the merge)."""
+    labs = {t[5:] for t in auto if t.startswith("auto:")}
+    return labs if len(labs) == len(auto) and all(":" not in x for x in labs) else None

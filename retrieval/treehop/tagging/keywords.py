@@ -74,6 +74,9 @@ __all__ = [
 Method = Literal["tfidf", "textrank"]
 METHODS: Final[tuple[str, ...]] = ("tfidf", "textrank")
 _STATE_VERSION: Final = 1
+"""Of :meth:`KeywordTagger.to_dict` (term strings) and of the compact form before atoms."""
+_BYTES_VERSION: Final = 2
+"""Of :meth:`KeywordTagger.to_bytes`: atoms and term keys."""
 
 
 class TaggerError(TreehopError, ValueError):
@@ -340,26 +343,81 @@ def _analyse_mixed(text: str) -> _Analysis:
     return res
 
 
+# --------------------------------------------------------------------------------------------
+# Terms as integers. A term is a string (``pipeline``, ``feature-store``, ``特征工程``), but the
+# tagger never handles it as one on the hot path: each term is a canonical pair of *atoms*
+# (interned strings) packed into one int64 key. A string without a hyphen is the single atom
+# ``(s, none)``; a string with one is ``(head, rest)``, split at its first hyphen. The split is
+# a bijection, so two spellings of one string (the token ``feature-store``, the bigram
+# ``feature`` + ``store``, the bigrams ``a-b`` + ``c`` and ``a`` + ``b-c``) get one key, as
+# they got one string key before; and a bigram of a hyphen-free unit with any unit is
+# ``(atom of the first, atom of the second)`` -- two array lookups, no string built.
+# --------------------------------------------------------------------------------------------
+
+_LOW: Final = (1 << 32) - 1
+
+
+def _pack(a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Keys of atom pairs (``b`` = -1: a single atom)."""
+    return (a << 32) | (b + 1)
+
+
+class _Atoms:
+    """Interns strings into atom ids (first seen first) and spells keys of strings."""
+
+    __slots__ = ("ids", "strs")
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.strs: list[str] = []
+
+    def atom(self, s: str) -> int:
+        got = self.ids.get(s)
+        if got is None:
+            got = self.ids[s] = len(self.strs)
+            self.strs.append(s)
+        return got
+
+    def key(self, s: str) -> int:
+        """The canonical key of string ``s`` (its atoms interned)."""
+        head, sep, rest = s.partition("-")
+        return (self.atom(head) << 32) | (self.atom(rest) + 1 if sep else 0)
+
+    def spell(self, key: int) -> str:
+        b = (key & _LOW) - 1
+        a = self.strs[key >> 32]
+        return a if b < 0 else f"{a}-{self.strs[b]}"
+
+
 @dataclass(slots=True)
 class _Flat:
     """Term occurrences of many documents as integer columns (what TF-IDF counts).
 
-    Terms are numbered within the batch (``names``): the per-occurrence work is integer
-    array work, and each distinct term string is looked up in the vocabulary once per batch,
-    not once per occurrence.
+    Terms are numbered within the batch: ``keys`` are the batch's distinct term keys (sorted;
+    atoms are the batch's own, ``atoms``), and each column holds an index into ``keys``. The
+    per-occurrence work is integer array work; each distinct atom string is looked up in the
+    vocabulary once per batch.
     """
 
     doc: NDArray[np.int64]
     """The document of each occurrence."""
     term: NDArray[np.int64]
-    """The batch term (index into ``names``) of each occurrence."""
+    """The batch term (index into ``keys``) of each occurrence."""
     part_a: NDArray[np.int64]
     """For a bigram occurrence, the batch term of its first unigram; -1 for a unigram..."""
     part_b: NDArray[np.int64]
     """...and of its second (a key such as ``a-b-c`` can split two ways)."""
-    names: list[str]
-    """The batch's distinct term strings (unigram and bigram keys share one numbering: a
-    hyphenated token and a bigram with the same key are one term)."""
+    keys: NDArray[np.int64]
+    """The batch's distinct term keys, over ``atoms``."""
+    atoms: _Atoms
+    fixed_split: bool = False
+    """Every bigram occurrence of a term splits the same way (no bigram with a hyphenated
+    first part, no per-text bigram): any occurrence gives a document's split."""
+
+    @property
+    def names(self) -> list[str]:
+        """The batch's distinct term strings (tests and debugging)."""
+        return [self.atoms.spell(k) for k in self.keys.tolist()]
 
     @property
     def terms(self) -> list[str]:
@@ -382,30 +440,6 @@ class _Flat:
                 strict=True,
             )
         }
-
-
-class _Names:
-    """Interns term strings into batch term ids (first seen first)."""
-
-    def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
-        self.names: list[str] = []
-
-    def many(self, keys: Sequence[str]) -> NDArray[np.int64]:
-        """Batch ids of ``keys`` (distinct or not), adding the unseen ones."""
-        ids = self.ids
-        fresh = [k for k in dict.fromkeys(keys) if k not in ids]
-        base = len(self.names)
-        ids.update(zip(fresh, range(base, base + len(fresh)), strict=True))
-        self.names += fresh
-        return np.fromiter(map(ids.__getitem__, keys), np.int64, len(keys))
-
-    def fresh(self, keys: Sequence[str]) -> NDArray[np.int64]:
-        """Batch ids of ``keys`` known to be distinct and unseen (one insertion pass)."""
-        base = len(self.names)
-        self.ids.update(zip(keys, range(base, base + len(keys)), strict=True))
-        self.names += keys
-        return np.arange(base, base + len(keys), dtype=np.int64)
 
 
 _DOC_SEP: Final = "\n\n\x01\n\n"
@@ -434,54 +468,97 @@ def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
     document and bigram columns are integer array operations. Texts with CJK (jieba) or the
     separator's control character take the per-text path. ``test_tagging`` checks both agree.
     """
-    names = _Names()
-    docs: list[NDArray[np.int64]] = []
-    terms: list[NDArray[np.int64]] = []
-    part_a: list[NDArray[np.int64]] = []
-    part_b: list[NDArray[np.int64]] = []
+    for text in texts:
+        if not isinstance(text, str):
+            raise TaggerError(f"text must be a string, got {type(text).__name__}")
+    atoms = _Atoms()
+    cols: tuple[list[NDArray[np.int64]], ...] = ([], [], [], [])
     latin: list[int] = []
     normed: list[str] = []
     for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TaggerError(f"text must be a string, got {type(text).__name__}")
-        t = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        if text.isascii():  # (O(1)) NFKC-stable, no CJK, no curly quote: nothing to normalise
+            if "\x01" not in text:
+                latin.append(i)
+                normed.append(text)
+                continue
+            t = text
+        else:
+            t = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
         if _CJK_RE.search(t) is None and "\x01" not in t:
             latin.append(i)
             normed.append(t)
             continue
         analysis = _analyse_mixed(t)
         doc_terms, doc_parts = analysis.terms(bigrams)
-        tid = names.many(doc_terms)
+        key = atoms.key
         pa = np.full(len(doc_terms), -1, dtype=np.int64)
         pb = pa.copy()
         # ``terms`` lists the units, then the bigrams; each bigram occurrence takes its key's
         # split as ``terms`` reports it (the last one in the text wins).
         grams = doc_terms[len(analysis.units) :]
         if grams:
-            pa[len(analysis.units) :] = names.many([doc_parts[g][0] for g in grams])
-            pb[len(analysis.units) :] = names.many([doc_parts[g][1] for g in grams])
-        docs.append(np.full(len(doc_terms), i, dtype=np.int64))
-        terms.append(tid)
-        part_a.append(pa)
-        part_b.append(pb)
-    if latin:
-        cols = _latin_batch(normed, np.asarray(latin, dtype=np.int64), bigrams, names)
-        for col, out in zip(cols, (docs, terms, part_a, part_b), strict=True):
-            out += col
+            pa[len(analysis.units) :] = [key(doc_parts[g][0]) for g in grams]
+            pb[len(analysis.units) :] = [key(doc_parts[g][1]) for g in grams]
+        cols[0].append(np.full(len(doc_terms), i, dtype=np.int64))
+        cols[1].append(np.fromiter(map(key, doc_terms), np.int64, len(doc_terms)))
+        cols[2].append(pa)
+        cols[3].append(pb)
     empty = np.zeros(0, dtype=np.int64)
+    doc, term, part_a, part_b = (np.concatenate(c) if c else empty for c in cols)
+    fixed = not bool((part_a >= 0).any())
+    lat = _latin_batch(normed, np.asarray(latin, dtype=np.int64), bigrams, atoms)
+    # One numbering of the batch's distinct keys. Latin unit keys come from the distinct
+    # tokens (a few thousand) and bigram keys are made unique once, so no sort or search
+    # runs over every occurrence; a bigram's parts are its two unit rows, gathered.
+    g_keys, g_inv = np.unique(lat.gram, return_inverse=True)
+    c_keys, c_inv = np.unique(term, return_inverse=True)
+    tok_ok = lat.tok_key >= 0
+    keys = _distinct(np.concatenate((lat.tok_key[tok_ok], g_keys, c_keys)))
+    tok_idx = np.searchsorted(keys, lat.tok_key)
+    unit_idx = tok_idx[lat.unit_tok]
+    gram_idx = np.searchsorted(keys, g_keys)[g_inv.reshape(-1)]
+    bi = part_a >= 0
+    part_a[bi] = np.searchsorted(keys, part_a[bi])  # a part is a unit of the same batch
+    part_b[bi] = np.searchsorted(keys, part_b[bi])
+    neg = np.full(lat.unit_tok.size, -1, dtype=np.int64)
+    return _Flat(
+        np.concatenate((doc, lat.unit_doc, lat.unit_doc[lat.gram_row])),
+        np.concatenate((np.searchsorted(keys, c_keys)[c_inv.reshape(-1)], unit_idx, gram_idx)),
+        np.concatenate((part_a, neg, unit_idx[lat.gram_row - 1])),
+        np.concatenate((part_b, neg, unit_idx[lat.gram_row])),
+        keys,
+        atoms,
+        fixed and lat.fixed_split,
+    )
 
-    def cat(cols: list[NDArray[np.int64]]) -> NDArray[np.int64]:
-        return np.concatenate(cols) if cols else empty
 
-    return _Flat(cat(docs), cat(terms), cat(part_a), cat(part_b), names.names)
+@dataclass(slots=True)
+class _LatinTerms:
+    """What :func:`_latin_batch` finds: unit rows (content tokens in text order) and bigram
+    rows, as columns over the batch's distinct tokens and atoms."""
+
+    tok_key: NDArray[np.int64]
+    """Term key of each distinct token (-1: not a content word)."""
+    unit_tok: NDArray[np.int64]
+    """The distinct token of each unit."""
+    unit_doc: NDArray[np.int64]
+    """The document of each unit."""
+    gram_row: NDArray[np.int64]
+    """Each bigram's second unit row (its first is the row before)."""
+    gram: NDArray[np.int64]
+    """Each bigram's term key."""
+    fixed_split: bool
+    """No bigram has a hyphenated first part (see :attr:`_Flat.fixed_split`)."""
 
 
 def _latin_batch(
-    texts: Sequence[str], ids: NDArray[np.int64], bigrams: bool, names: _Names
-) -> tuple[list[NDArray[np.int64]], ...]:
-    """Doc, term, part_a and part_b columns (units, then bigrams) of Latin ``texts``
-    (documents ``ids``); terms are numbered in ``names``."""
-    none: tuple[list[NDArray[np.int64]], ...] = ([], [], [], [])
+    texts: Sequence[str], ids: NDArray[np.int64], bigrams: bool, atoms: _Atoms
+) -> _LatinTerms:
+    """The units and bigrams of Latin ``texts`` (documents ``ids``); keys over ``atoms``."""
+    empty = np.zeros(0, dtype=np.int64)
+    none = _LatinTerms(empty, empty, empty, empty, empty, True)
+    if not texts:
+        return none
     pieces = _TOKEN_SPLIT_RE.split(_DOC_SEP + _DOC_SEP.join(texts))
     gaps, toks = pieces[0:-1:2], pieces[1::2]
     if not toks:
@@ -495,16 +572,28 @@ def _latin_batch(
         for g in local:
             local[g] = _gap_info(g)
         info = np.fromiter(map(local.__getitem__, gaps), np.int64, len(gaps))
-    # Each distinct token is keyed once: tokens -> distinct-token index -> term (-1: none).
+    # Each distinct token is keyed once: tokens -> distinct-token index -> its key string's
+    # atoms (-1: no term). Per distinct token: the term key, the atom of its whole string
+    # (what a bigram's second part contributes), its length, and whether it is hyphenated.
     distinct = dict.fromkeys(toks)
     tok_ids = dict(zip(distinct, range(len(distinct)), strict=True))
     tok = np.fromiter(map(tok_ids.__getitem__, toks), np.int64, len(toks))
-    keys = [_english_key(t) for t in distinct]
-    content = [k for k in keys if k is not None]
-    key_term = np.full(len(keys), -1, dtype=np.int64)
-    is_key = np.fromiter((k is not None for k in keys), bool, len(keys))
-    key_term[is_key] = names.many(content)
-    term = key_term[tok]
+    n_tok = len(distinct)
+    tkey = np.full(n_tok, -1, dtype=np.int64)
+    whole = np.full(n_tok, -1, dtype=np.int64)
+    length = np.zeros(n_tok, dtype=np.int64)
+    hyph = np.zeros(n_tok, dtype=bool)
+    key_strs: list[str] = []
+    atom, k_of = atoms.atom, atoms.key
+    for i, k in enumerate(map(_english_key, distinct)):
+        key_strs.append(k or "")
+        if k is None:
+            continue
+        tkey[i] = k_of(k)
+        whole[i] = atom(k)
+        length[i] = len(k)
+        hyph[i] = "-" in k
+    term = tkey[tok]
     none_tok = term < 0
     # A phrase breaks at punctuation or a sentence end before a token, and after a token
     # that is not a content word (a stopword, a number).
@@ -512,43 +601,122 @@ def _latin_batch(
     phrase = np.cumsum(code > 0) + np.concatenate(([0], np.cumsum(none_tok[:-1])))
     doc = ids[np.cumsum(info >> 2) - 1]
     keep = ~none_tok
-    units, udoc, uphrase = term[keep], doc[keep], phrase[keep]
-    neg = np.full(units.size, -1, dtype=np.int64)
-    out: tuple[list[NDArray[np.int64]], ...] = ([udoc], [units], [neg], [neg])
+    units, udoc, uphrase, utok = term[keep], doc[keep], phrase[keep], tok[keep]
+    out = _LatinTerms(tkey, utok, udoc, empty, empty, True)
     if not bigrams or units.size < 2:
         return out
     j = np.flatnonzero((uphrase[1:] == uphrase[:-1]) & (units[1:] != units[:-1])) + 1
-    if not j.size:
-        return out
-    a, b = units[j - 1], units[j]
-    # Each distinct pair's key string is built once.
-    nm = names.names
-    size = len(nm)
-    pair, inv = np.unique(a * size + b, return_inverse=True)
-    pa, pb = pair // size, pair % size
-    # Only pairs whose key fits are spelled out (lengths are known per term).
-    length = np.fromiter(map(len, nm), np.int64, size)
-    fits = length[pa] + 1 + length[pb] <= _MAX_TOKEN_CHARS
-    pa_ok, pb_ok = pa[fits].tolist(), pb[fits].tolist()
-    at = nm.__getitem__
-    grams = list(map("-".join, zip(map(at, pa_ok), map(at, pb_ok), strict=True)))
-    gram_term = np.full(pair.size, -1, dtype=np.int64)
-    if any("-" in k for k in nm):
-        # A hyphenated key can spell a bigram two ways (a-b + c, a + b-c) or equal one.
-        gram_term[fits] = names.many(grams)
-    else:
-        # Hyphen-free parts: each distinct pair spells a distinct key that no unigram has.
-        gram_term[fits] = names.fresh(grams)
-    inv = inv.reshape(-1)
-    occ = fits[inv]
-    out[0].append(udoc[j][occ])
-    out[1].append(gram_term[inv][occ])
-    out[2].append(a[occ])
-    out[3].append(b[occ])
+    ta, tb = utok[j - 1], utok[j]
+    fits = length[ta] + 1 + length[tb] <= _MAX_TOKEN_CHARS
+    j, ta, tb = j[fits], ta[fits], tb[fits]
+    # The first part's head atom and the second part's whole atom; a hyphenated first part
+    # (``a-b`` + ``c`` is ``a`` + ``b-c``) is spelled out, once per distinct token pair.
+    gram = _pack(tkey[ta] >> 32, whole[tb])
+    odd = np.flatnonzero(hyph[ta])
+    if odd.size:
+        pair, inv = np.unique(ta[odd] * n_tok + tb[odd], return_inverse=True)
+        spelled = [k_of(f"{key_strs[p // n_tok]}-{key_strs[p % n_tok]}") for p in pair.tolist()]
+        gram[odd] = np.asarray(spelled, dtype=np.int64)[inv.reshape(-1)]
+    out.gram_row, out.gram, out.fixed_split = j, gram, not odd.size
     return out
 
 
+class _Vocab:
+    """The fitted vocabulary: term id <-> canonical key (see :class:`_Atoms`), over the
+    tagger's own atoms.
+
+    Keys are kept sorted (``keys``, with the term id of each in ``key_term``), so a batch's
+    keys are looked up with one ``searchsorted`` and its new ones merged in with one
+    ``insert``: no per-term Python work and no per-bigram string, where the string vocabulary
+    held millions of them (most bigrams are seen once). Term ids are dense and stable:
+    ``term_key[id]`` is the key, and the document frequencies are an array over ids.
+    """
+
+    __slots__ = ("atoms", "key_term", "keys", "term_key")
+
+    def __init__(self) -> None:
+        self.atoms = _Atoms()
+        self.keys: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self.key_term: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self.term_key: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return int(self.term_key.size)
+
+    def find(self, keys: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Term ids of ``keys`` (-1 where absent or where the key is -1)."""
+        if not self.keys.size or not keys.size:
+            return np.full(keys.size, -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
+        hit = self.keys[pos] == keys
+        return np.where(hit & (keys >= 0), self.key_term[pos], -1)
+
+    def add(self, keys: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Number ``keys`` (sorted, distinct, absent) as new terms; returns their ids."""
+        base = len(self)
+        ids = np.arange(base, base + keys.size, dtype=np.int64)
+        at = np.searchsorted(self.keys, keys)
+        self.keys = np.insert(self.keys, at, keys)
+        self.key_term = np.insert(self.key_term, at, ids)
+        self.term_key = np.concatenate((self.term_key, keys))
+        return ids
+
+    def translate(self, keys: NDArray[np.int64], atoms: _Atoms, add: bool) -> NDArray[np.int64]:
+        """Keys over another atom table (a batch's) as keys over this one; -1 where an atom
+        is unknown (``add``: unknown atoms are interned instead)."""
+        mine = self.atoms
+        strs = atoms.strs
+        g = np.fromiter(map(mine.ids.get, strs, repeat(-1)), np.int64, len(strs))
+        if add:
+            miss = np.flatnonzero(g < 0)
+            if miss.size:
+                fresh = [strs[i] for i in miss.tolist()]  # distinct: batch atoms are
+                base = len(mine.strs)
+                mine.ids.update(zip(fresh, range(base, base + len(fresh)), strict=True))
+                mine.strs += fresh
+                g[miss] = np.arange(base, base + len(fresh), dtype=np.int64)
+        a, b = g[keys >> 32], (keys & _LOW) - 1
+        gb = np.where(b >= 0, g[np.maximum(b, 0)], -1)
+        ok = (a >= 0) & ((b < 0) | (gb >= 0))
+        return np.where(ok, _pack(a, gb), -1)
+
+    def ids_of(self, strings: Sequence[str]) -> NDArray[np.int64]:
+        """Term ids of strings (-1: not a term).
+
+        A string without a hyphen is a single atom: one C-level dictionary pass keys them
+        all; only hyphenated strings are split in Python."""
+        get = self.atoms.ids.get
+        a = np.fromiter(map(get, strings, repeat(-1)), np.int64, len(strings))
+        keys = np.where(a >= 0, a << 32, -1)
+        for i in [i for i, s in enumerate(strings) if "-" in s]:
+            head, _, rest = strings[i].partition("-")
+            h, r = get(head, -1), get(rest, -1)
+            keys[i] = (h << 32) | (r + 1) if h >= 0 and r >= 0 else -1
+        return self.find(keys)
+
+    def strings(self, ids: Sequence[int]) -> list[str]:
+        """The term strings of term ids."""
+        spell, tk = self.atoms.spell, self.term_key
+        return [spell(k) for k in tk[np.asarray(ids, dtype=np.int64)].tolist()]
+
+    @classmethod
+    def of_strings(cls, terms: Sequence[str]) -> _Vocab:
+        """A vocabulary numbering distinct ``terms`` in order (term ``i`` is ``terms[i]``)."""
+        v = cls()
+        v.term_key = np.fromiter(map(v.atoms.key, terms), np.int64, len(terms))
+        v._index()
+        return v
+
+    def _index(self) -> None:
+        order = np.argsort(self.term_key, kind="stable")
+        self.keys = self.term_key[order]
+        self.key_term = order.astype(np.int64)
+
+
 _NO_PART: Final = -2
+_SLACK: Final = 6
+"""Candidates beyond ``max_tags`` that tag selection ranks first in every document (more are
+ranked only for a document whose first ones were skipped: dropped parts, shared labels)."""
 """In part columns: the candidate is a unigram (-1 is a part outside the vocabulary)."""
 
 
@@ -571,21 +739,39 @@ class _Counted:
 def _count(flat: _Flat, gid: NDArray[np.int64]) -> _Counted:
     """Count ``flat``'s (document, term) pairs; ``gid``: the vocabulary id of each batch term
     (-1: none). Distinct batch terms have distinct ids, so batch pairs are vocabulary pairs."""
-    size = max(len(flat.names), 1)
+    size = max(flat.keys.size, 1)
     key = flat.doc * size + flat.term
-    pair, tf = _unique_counts(key)
+    is_bi = flat.part_a >= 0
+    # One sort of (pair, is-bigram): a pair's rows are adjacent, and its last row is a
+    # bigram row exactly when the document has a bigram occurrence of the term.
+    srt = np.sort((key << 1) | is_bi)
+    if not srt.size:
+        return _Counted(srt, srt, srt, srt, srt)
+    last = np.flatnonzero(np.append(srt[1:] >> 1 != srt[:-1] >> 1, True))
+    pair = srt[last] >> 1
+    tf = np.diff(np.concatenate(([-1], last)))
     local = pair % size
     pa = np.full(pair.size, _NO_PART, dtype=np.int64)
     pb = pa.copy()
-    bi = np.flatnonzero(flat.part_a >= 0)
+    bi = np.flatnonzero(is_bi)
     if bi.size:
-        # The last occurrence of each (document, bigram) gives its split.
-        rev = bi[::-1]
-        bkey, first = np.unique(key[rev], return_index=True)
-        last = rev[first]
-        at = np.searchsorted(pair, bkey)  # every bigram pair is among the pairs
-        pa[at] = gid[flat.part_a[last]]
-        pb[at] = gid[flat.part_b[last]]
+        at = np.flatnonzero(srt[last] & 1)  # the pairs with a bigram occurrence
+        if flat.fixed_split:
+            # Every occurrence of a bigram splits alike: any one gives the split.
+            split_a = np.full(size, -1, dtype=np.int64)
+            split_b = split_a.copy()
+            split_a[flat.term[bi]] = flat.part_a[bi]
+            split_b[flat.term[bi]] = flat.part_b[bi]
+            pa[at] = gid[split_a[local[at]]]
+            pb[at] = gid[split_b[local[at]]]
+        else:
+            # The last occurrence of each (document, bigram) gives its split.
+            rev = bi[::-1]
+            bkey, first = np.unique(key[rev], return_index=True)
+            row = rev[first]
+            where = np.searchsorted(pair, bkey)  # every bigram pair is among the pairs
+            pa[where] = gid[flat.part_a[row]]
+            pb[where] = gid[flat.part_b[row]]
     return _Counted(pair // size, gid[local], tf, pa, pb)
 
 
@@ -601,8 +787,19 @@ def tokenize(text: str) -> list[str]:
 _LABEL_CACHE: dict[str, str | None] = {}
 
 
+_NORMAL_LABEL: Final = re.compile(
+    rf"[a-z0-9_.+#](?:[a-z0-9_.+#-]{{0,{_tags.MAX_LABEL_LENGTH - 2}}}[a-z0-9_.+#])?"
+)
+"""A term key that is a normal label already (ASCII, lower case, no forbidden character, no
+edge hyphen, within the length limit): ``normalize_label`` returns it unchanged."""
+
+
 def _label(key: str) -> str | None:
-    """The tag label of a term key (memoised like the keys: a corpus repeats its terms)."""
+    """The tag label of a term key (memoised like the keys: a corpus repeats its terms).
+
+    Most keys are normal labels already (one regex match); the rest are normalised once."""
+    if _NORMAL_LABEL.fullmatch(key) is not None:
+        return key
     try:
         return _LABEL_CACHE[key]
     except KeyError:
@@ -727,14 +924,16 @@ class KeywordTagger:
         self.max_dir_tags = max_dir_tags
         self._n_docs = 0
         self._fitted = False
-        self._vocab: dict[str, int] = {}
-        self._terms: list[str] = []
+        self._vocab = _Vocab()
         self._df: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self._cache: NDArray[np.float64] | None = None
         # Incremental persistence (see :meth:`state_delta`): the saved base's id and size,
         # and the term ids counted since it was written.
         self._base_id = ""
         self._base_terms = 0
+        self._base_atoms = 0
+        self._legacy = False
+        """The base was read in the term-string format: the next save writes a new base."""
         self._touched: list[NDArray[np.int64]] = []
 
     # ---------------------------------------------------------------- fitting
@@ -750,7 +949,7 @@ class KeywordTagger:
 
     @property
     def vocabulary_size(self) -> int:
-        return len(self._terms)
+        return len(self._vocab)
 
     def params(self) -> dict[str, Any]:
         """The constructor arguments, as a JSON-friendly dict."""
@@ -773,7 +972,6 @@ class KeywordTagger:
         fresh.partial_fit(corpus_texts)  # raises before anything here is touched
         self._n_docs = fresh._n_docs
         self._vocab = fresh._vocab
-        self._terms = fresh._terms
         self._df = fresh._df
         self._fitted = True
         self._cache = None
@@ -811,21 +1009,22 @@ class KeywordTagger:
     def _fit_flat(self, flat: _Flat, n_docs: int) -> _Counted:
         """Count each document's distinct terms into the document frequencies; returns the
         batch's counts (what :meth:`_tfidf_flat` scores, so a fit-and-extract counts once)."""
-        vocab, all_terms, names = self._vocab, self._terms, flat.names
-        # One lookup pass and one insertion pass over the (large) vocabulary: batch names
-        # are distinct, so the unseen ones are numbered in order without a second lookup.
-        gid = np.fromiter(map(vocab.get, names, repeat(-1)), np.int64, len(names))
+        vocab = self._vocab
+        # One lookup and one merge over the (large) vocabulary: the batch's distinct keys
+        # (distinct batch terms are distinct terms) are found by one binary search, and the
+        # unseen ones numbered in key order.
+        keys = vocab.translate(flat.keys, flat.atoms, add=True)
+        gid = vocab.find(keys)
         unseen = np.flatnonzero(gid < 0)
-        base = len(all_terms)
-        fresh = [names[i] for i in unseen.tolist()]
-        vocab.update(zip(fresh, range(base, base + len(fresh)), strict=True))
-        all_terms += fresh
-        gid[unseen] = np.arange(base, base + len(fresh), dtype=np.int64)
+        if unseen.size:
+            order = unseen[np.argsort(keys[unseen])]
+            gid[order] = vocab.add(keys[order])
         counted = _count(flat, gid)
-        counts = np.bincount(counted.term, minlength=len(all_terms))
+        n_terms = len(vocab)
+        counts = np.bincount(counted.term, minlength=n_terms)
         if self._base_id:
-            self._touched.append(np.unique(counted.term))
-        df = np.zeros(len(all_terms), dtype=np.int64)
+            self._touched.append(_distinct(counted.term))
+        df = np.zeros(n_terms, dtype=np.int64)
         df[: self._df.size] = self._df
         self._df = df + counts
         self._n_docs += n_docs
@@ -856,8 +1055,8 @@ class KeywordTagger:
 
     def document_frequency(self, term: str) -> int:
         """How many fitted documents contain ``term`` (a key as :func:`tokenize` returns it)."""
-        tid = self._vocab.get(term)
-        return 0 if tid is None else int(self._df[tid])
+        tid = int(self._vocab.ids_of([term])[0])
+        return 0 if tid < 0 else int(self._df[tid])
 
     # ---------------------------------------------------------------- extraction
 
@@ -890,10 +1089,12 @@ class KeywordTagger:
         out: list[list[tuple[str, float]]] = [[] for _ in range(n_docs)]
         if counted is None:
             # -1 for a term outside the vocabulary (an unseen text's words), dropped below.
-            gid = np.fromiter(map(self._vocab.get, flat.names, repeat(-1)), np.int64)
+            v = self._vocab
+            gid = v.find(v.translate(flat.keys, flat.atoms, add=False))
             counted = _count(flat, gid)
         t = counted.term
-        wanted = (t >= 0) & ok[np.maximum(t, 0)] if t.size else np.zeros(0, dtype=bool)
+        # (A fit without any term has an empty ``ok``: nothing is wanted.)
+        wanted = (t >= 0) & ok[np.maximum(t, 0)] if t.size and ok.size else t < -1
         if not wanted.any():
             return out
         d, t, tf = counted.doc[wanted], t[wanted], counted.tf[wanted]
@@ -921,7 +1122,7 @@ class KeywordTagger:
             ends += [dst[m], src[m]]
         rows = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
         cols = np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)
-        node_tid = np.asarray([self._vocab.get(str(k), -1) for k in nodes], dtype=np.int64)
+        node_tid = self._vocab.ids_of([str(k) for k in nodes])
         if self.idf_teleport:
             top_idf = math.log(1.0 + self._n_docs) + 1.0  # unseen word: as rare as can be
             tele = np.where(node_tid >= 0, idf[np.maximum(node_tid, 0)], top_idf)
@@ -932,21 +1133,24 @@ class KeywordTagger:
         terms, parts = a.terms(self.bigrams)
         t_list: list[int] = []
         s_list: list[float] = []
-        for term in dict.fromkeys(terms):
-            tid = self._vocab.get(term)
-            if tid is None or not ok[tid]:
+        distinct = list(dict.fromkeys(terms))
+        split: list[tuple[str, str] | None] = []
+        for term, tid in zip(distinct, self._vocab.ids_of(distinct).tolist(), strict=True):
+            if tid < 0 or not ok[tid]:
                 continue
             pp = parts.get(term)
             s = (node_score[pp[0]] + node_score[pp[1]]) / 2 if pp else node_score[term]
             t_list.append(tid)
             s_list.append(s)
+            split.append(pp)
         out: list[list[tuple[str, float]]] = [[]]
         if t_list:
             t = np.asarray(t_list, dtype=np.int64)
-            get = self._vocab.get
-            split = [parts.get(self._terms[i]) for i in t_list]
-            pa = np.asarray([_NO_PART if p is None else get(p[0], -1) for p in split], np.int64)
-            pb = np.asarray([_NO_PART if p is None else get(p[1], -1) for p in split], np.int64)
+            ids = self._vocab.ids_of([x for p in split if p is not None for x in p]).tolist()
+            pa = np.full(t.size, _NO_PART, dtype=np.int64)
+            pb = pa.copy()
+            bi = [i for i, p in enumerate(split) if p is not None]
+            pa[bi], pb[bi] = ids[0::2], ids[1::2]
             self._select(out, np.zeros(t.size, dtype=np.int64), t, np.asarray(s_list), pa, pb)
         return out[0]
 
@@ -968,54 +1172,165 @@ class KeywordTagger:
         a bigram candidate's two unigrams (term ids; -1 outside the vocabulary), ``_NO_PART``
         for a unigram.
         """
-        best = np.zeros(len(out), dtype=np.float64)
+        if self.max_tags == 0 or not d.size:
+            return
+        n_docs = len(out)
+        best = np.zeros(n_docs, dtype=np.float64)
         np.maximum.at(best, d, score)
         rel = np.round(score / best[d], 9)
         keep = rel >= self.min_score
         d, t, rel, part_a, part_b = d[keep], t[keep], rel[keep], part_a[keep], part_b[keep]
+        # Only a prefix of each document's ranking can matter: the greedy pass stops at
+        # max_tags tags. One integer sort by (document, -score) finds each document's
+        # ``max_tags + _SLACK``-th best score; rows scoring at least that (ties included)
+        # are a prefix of the full order, and the rest is looked at only for a document
+        # whose prefix did not yield max_tags tags (:meth:`_select_whole`).
+        q = np.rint(rel * 1e9).astype(np.int64)  # rel has 9 decimals: order and ties kept
+        by_score = np.argsort((d << 31) | ((1 << 30) - q))
+        size = np.bincount(d, minlength=n_docs)
+        starts = np.concatenate(([0], np.cumsum(size)[:-1]))
+        cut_at = starts + np.minimum(size, self.max_tags + _SLACK) - 1
+        floor = np.zeros(n_docs, dtype=np.int64)
+        has = size > 0
+        floor[has] = q[by_score[cut_at[has]]]
+        pre = q >= floor[d]
+        short = np.zeros(n_docs, dtype=bool)  # some rows were left out of the prefix
+        short[d[~pre]] = True
+        whole = (d, t, rel, part_a, part_b)
+        d, t, rel, part_a, part_b = d[pre], t[pre], rel[pre], part_a[pre], part_b[pre]
         # Alphabetical rank among the candidates only: the same order as a rank over the
         # whole vocabulary, without sorting every term of the corpus on every call.
         cand, inv = np.unique(t, return_inverse=True)
-        terms = self._terms
-        names = [terms[i] for i in cand.tolist()]
+        inv = inv.reshape(-1)
+        names = self._vocab.strings(cand.tolist())
         rank = np.empty(cand.size, dtype=np.int64)
         rank[sorted(range(cand.size), key=names.__getitem__)] = np.arange(cand.size)
-        order = np.lexsort((rank[inv.reshape(-1)], -rel, d))
-        bounds = np.searchsorted(d[order], np.arange(len(out) + 1)).tolist()
-        if self.max_tags == 0:
-            return
-        tl, rl = t[order].tolist(), rel[order].tolist()
-        al, bl = part_a[order].tolist(), part_b[order].tolist()
-        for i in range(len(out)):
-            lo, hi = bounds[i], bounds[i + 1]
-            if lo == hi:
+        order = np.lexsort((rank[inv], -rel, d))
+        bounds = np.searchsorted(d[order], np.arange(n_docs + 1))
+        # Each candidate's label, numbered (equal labels share a number; None is -1).
+        cand_label = list(map(_label, names))
+        lab_ids: dict[str | None, int] = {None: -1}
+        lab_num = np.fromiter(
+            (lab_ids.setdefault(x, len(lab_ids)) for x in cand_label), np.int64, cand.size
+        )
+        t, rel, ci = t[order], rel[order], inv[order]
+        part_a, part_b, d = part_a[order], part_b[order], d[order]
+        starts = bounds[:-1]
+        size = np.diff(bounds)
+        # The greedy pass reduces to "the first max_tags candidates" for a document when,
+        # among those, every label is a label, no two labels are equal, and no candidate is
+        # a part of a bigram candidate (then nothing is skipped or dropped). That is checked
+        # for all documents at once; only the others run the loop.
+        pos = np.arange(t.size, dtype=np.int64) - starts[d]
+        rows = np.flatnonzero(pos < self.max_tags)
+        bad = np.zeros(n_docs, dtype=bool)
+        top_lab = lab_num[ci[rows]]
+        bad[d[rows[top_lab < 0]]] = True
+        n_lab = max(len(lab_ids), 1)
+        dl = np.sort(d[rows] * n_lab + top_lab)
+        bad[dl[1:][dl[1:] == dl[:-1]] // n_lab] = True
+        n_t = int(t.max()) + 2
+        have = np.sort(d[rows] * n_t + t[rows])
+        bi = rows[part_a[rows] != _NO_PART]
+        for part in (part_a[bi], part_b[bi]):
+            probe = d[bi] * n_t + part
+            at = np.minimum(np.searchsorted(have, probe), have.size - 1)
+            bad[d[bi[(have[at] == probe) & (part >= 0)]]] = True
+        fast = np.flatnonzero(~bad & (size > 0))
+        take = np.minimum(size[fast], self.max_tags)
+        # Fast documents: their first ``take`` rows, as one flat list of (label, score).
+        first = np.repeat(starts[fast], take) + (
+            np.arange(int(take.sum()), dtype=np.int64) - np.repeat(np.cumsum(take) - take, take)
+        )
+        labs = [cand_label[k] for k in ci[first].tolist()]
+        flat_pairs = cast(
+            list[tuple[str, float]], list(zip(labs, rel[first].tolist(), strict=True))
+        )
+        cut = np.concatenate(([0], np.cumsum(take))).tolist()
+        for k, i in enumerate(fast.tolist()):
+            out[i] = flat_pairs[cut[k] : cut[k + 1]]
+        bl_ = bounds.tolist()
+        redo: list[int] = []
+        for i in np.flatnonzero(bad).tolist():
+            lo, hi = bl_[i], bl_[i + 1]
+            got = self._greedy(
+                t[lo:hi].tolist(),
+                rel[lo:hi].tolist(),
+                [cand_label[k] for k in ci[lo:hi].tolist()],
+                part_a[lo:hi].tolist(),
+                part_b[lo:hi].tolist(),
+            )
+            if len(got) < self.max_tags and short[i]:
+                redo.append(i)
+            out[i] = got
+        if redo:
+            self._select_whole(out, redo, *whole)
+
+    def _select_whole(
+        self,
+        out: list[list[tuple[str, float]]],
+        docs: list[int],
+        d: NDArray[np.int64],
+        t: NDArray[np.int64],
+        rel: NDArray[np.float64],
+        part_a: NDArray[np.int64],
+        part_b: NDArray[np.int64],
+    ) -> None:
+        """The greedy pass over every candidate of ``docs`` (their prefix was not enough)."""
+        rows = np.flatnonzero(np.isin(d, docs))
+        rows = rows[np.argsort(d[rows], kind="stable")]
+        bounds = np.searchsorted(d[rows], np.asarray([*docs, len(out)])).tolist()
+        names = self._vocab.strings(t[rows].tolist())
+        for k, i in enumerate(docs):
+            r = rows[bounds[k] : bounds[k + 1]]
+            ranked = sorted(
+                zip((-rel[r]).tolist(), names[bounds[k] : bounds[k + 1]], r.tolist(), strict=True)
+            )
+            at = [x[2] for x in ranked]
+            out[i] = self._greedy(
+                t[at].tolist(),
+                rel[at].tolist(),
+                [_label(x[1]) for x in ranked],
+                part_a[at].tolist(),
+                part_b[at].tolist(),
+            )
+
+    def _greedy(
+        self,
+        tl: list[int],
+        rl: list[float],
+        labs: list[str | None],
+        al: list[int],
+        bl: list[int],
+    ) -> list[tuple[str, float]]:
+        """One document's tags from its ranked candidates (term ids, scores, labels, bigram
+        parts): skip a candidate without a label, with a label already chosen, or that is a
+        part of a chosen bigram; a chosen bigram drops its parts chosen before it."""
+        chosen: list[int] = []  # term ids, with their labels and scores
+        labels: list[str] = []
+        scores: list[float] = []
+        covered: set[int] = set()
+        for j, tid in enumerate(tl):
+            if tid in covered:
                 continue
-            chosen: list[int] = []  # term ids, with their labels and scores
-            labels: list[str] = []
-            scores: list[float] = []
-            covered: set[int] = set()
-            for j in range(lo, hi):
-                tid = tl[j]
-                if tid in covered:
-                    continue
-                lab = _label(terms[tid])
-                if lab is None or lab in labels:
-                    continue
-                a = al[j]
-                if a != _NO_PART:
-                    b = bl[j]
-                    covered.add(a)
-                    covered.add(b)
-                    if a in chosen or b in chosen:
-                        drop = [k for k, c in enumerate(chosen) if c in (a, b)]
-                        for k in reversed(drop):
-                            del chosen[k], labels[k], scores[k]
-                chosen.append(tid)
-                labels.append(lab)
-                scores.append(rl[j])
-                if len(chosen) >= self.max_tags:
-                    break
-            out[i] = list(zip(labels, scores, strict=True))
+            lab = labs[j]
+            if lab is None or lab in labels:
+                continue
+            a = al[j]
+            if a != _NO_PART:
+                b = bl[j]
+                covered.add(a)
+                covered.add(b)
+                if a in chosen or b in chosen:
+                    drop = [k for k, c in enumerate(chosen) if c in (a, b)]
+                    for k in reversed(drop):
+                        del chosen[k], labels[k], scores[k]
+            chosen.append(tid)
+            labels.append(lab)
+            scores.append(rl[j])
+            if len(chosen) >= self.max_tags:
+                break
+        return list(zip(labels, scores, strict=True))
 
     # ---------------------------------------------------------------- directories
 
@@ -1033,9 +1348,6 @@ class KeywordTagger:
         then alphabetically. Children's ``inherit:`` tags are skipped: they came from above and
         say nothing about this subtree. Accepts bare labels or ``source:label`` tags.
         """
-        limit = self.max_dir_tags if max_tags is None else max_tags
-        _check_int("max_tags", limit, 0)
-        out = _tags.dedupe(_tags.normalize_label(x) for x in own_labels)
         counts: Counter[str] = Counter()
         for tags_of_child in child_tags:
             # A parsed tag is ``source:label``: its label is what follows the first colon.
@@ -1046,11 +1358,33 @@ class KeywordTagger:
                     if not p.startswith("inherit:")
                 }
             )
+        return self._aggregate_counts(counts, own_labels, max_tags)
+
+    def aggregate_labels(
+        self,
+        child_labels: Iterable[Sequence[str]],
+        own_labels: Iterable[str] = (),
+        max_tags: int | None = None,
+    ) -> list[str]:
+        """:meth:`aggregate` for children's *labels* as this tagger returns them (normal, and
+        distinct within a child): the same result without parsing every child's tags, which
+        was most of a large ingest's directory tagging."""
+        counts: Counter[str] = Counter()
+        for labs in child_labels:
+            counts.update(labs)
+        return self._aggregate_counts(counts, own_labels, max_tags)
+
+    def _aggregate_counts(
+        self, counts: Counter[str], own_labels: Iterable[str], max_tags: int | None
+    ) -> list[str]:
+        limit = self.max_dir_tags if max_tags is None else max_tags
+        _check_int("max_tags", limit, 0)
+        out = _tags.dedupe(_tags.normalize_label(x) for x in own_labels)
         own = set(out)
         labs = [lab for lab in counts if lab not in own]
         # Ranked by (-count, df, label): the df of every label in one array lookup, and only
         # the few that fit kept (a directory of many children has hundreds of labels).
-        tid = np.fromiter(map(self._vocab.get, labs, repeat(-1)), np.int64, len(labs))
+        tid = self._vocab.ids_of(labs)
         df = np.zeros(len(labs), np.int64)
         known = tid >= 0  # an unfitted tagger knows no label
         df[known] = self._df[tid[known]]
@@ -1068,36 +1402,43 @@ class KeywordTagger:
             "params": self.params(),
             "fitted": self._fitted,
             "n_docs": self._n_docs,
-            "terms": list(self._terms),
+            "terms": self._vocab.strings(range(len(self._vocab))),
             "df": [int(x) for x in self._df],
         }
 
     def to_bytes(self) -> bytes:
-        """The state of :meth:`to_dict` in a compact form: a JSON header line, the terms
-        joined by NUL (no term holds one), then the document frequencies as int64.
+        """The state in a compact form: a JSON header line, the atoms joined by NUL (no atom
+        holds one), then each term's key and document frequency as int64 columns.
 
         Why not JSON: the statistics are saved after every ingest, and for a 100k-node index
-        (a few hundred thousand terms) JSON took most of a small re-add's time.
+        (a few hundred thousand terms) JSON took most of a small re-add's time. Why keys, not
+        term strings (the format before, still read): spelling millions of bigrams on every
+        save cost as much as counting them.
         """
+        v = self._vocab
         head = {
-            "version": _STATE_VERSION,
+            "version": _BYTES_VERSION,
             "params": self.params(),
             "fitted": self._fitted,
             "n_docs": self._n_docs,
+            "atoms": len(v.atoms.strs),
+            "terms": len(v),
         }
         if self._base_id:
             head["base"] = self._base_id
         return b"".join(
             [
                 json.dumps(head).encode() + b"\n",
-                "\x00".join(self._terms).encode("utf-8") + b"\n",
+                "\x00".join(v.atoms.strs).encode("utf-8") + b"\n",
+                v.term_key.astype("<i8").tobytes(),
                 np.asarray(self._df, dtype="<i8").tobytes(),
             ]
         )
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> KeywordTagger:
-        """Rebuild a tagger saved by :meth:`to_bytes` (or by :meth:`to_dict` as JSON)."""
+        """Rebuild a tagger saved by :meth:`to_bytes` (this format or the term-string one
+        before it), or by :meth:`to_dict` as JSON."""
         if b"\n" not in raw:  # the JSON form of to_dict (JSON escapes its newlines)
             try:
                 return cls.from_dict(json.loads(raw))
@@ -1105,61 +1446,96 @@ class KeywordTagger:
                 raise IndexCorruptError(f"tagger state is damaged: {exc}") from exc
         try:
             head_end = raw.index(b"\n")
-            terms_end = raw.index(b"\n", head_end + 1)
+            strs_end = raw.index(b"\n", head_end + 1)
             head = json.loads(raw[:head_end])
-            text = raw[head_end + 1 : terms_end].decode("utf-8")
-            body = raw[terms_end + 1 :]
+            text = raw[head_end + 1 : strs_end].decode("utf-8")
+            body = raw[strs_end + 1 :]
             if len(body) % 8:
                 raise ValueError("frequency block is not whole int64 values")
-            df = np.frombuffer(body, dtype="<i8").astype(np.int64)
+            cols = np.frombuffer(body, dtype="<i8").astype(np.int64)
         except (ValueError, UnicodeDecodeError) as exc:
             raise IndexCorruptError(f"tagger state is damaged: {exc}") from exc
         if not isinstance(head, dict):
             raise IndexCorruptError("tagger state is damaged: the header is not an object")
-        head["terms"] = text.split("\x00") if text else []
-        head["df"] = df
-        tagger = cls.from_dict(head)
+        strs = text.split("\x00") if text else []
         base = head.get("base", "")
+        if head.get("version") == _BYTES_VERSION:
+            tagger = cls._from_keys(head, strs, cols)
+        else:  # the term-string format: migrated, and the next save writes a new base
+            head["terms"], head["df"] = strs, cols
+            tagger = cls.from_dict(head)
+            tagger._legacy = True
         if isinstance(base, str) and base:
             tagger._base_id = base
-            tagger._base_terms = len(tagger._terms)
+            tagger._base_terms = len(tagger._vocab)
+            tagger._base_atoms = len(tagger._vocab.atoms.strs)
+        return tagger
+
+    @classmethod
+    def _from_keys(
+        cls, head: dict[str, Any], atoms: list[str], cols: NDArray[np.int64]
+    ) -> KeywordTagger:
+        try:
+            tagger = cls(**dict(head["params"]))
+            n_atoms, n_terms, n_docs = int(head["atoms"]), int(head["terms"]), int(head["n_docs"])
+            fitted = bool(head["fitted"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise IndexCorruptError(f"tagger state is damaged: {exc}") from exc
+        if len(atoms) != n_atoms or cols.size != 2 * n_terms:
+            raise IndexCorruptError("tagger state is damaged: sizes do not match its header")
+        v = tagger._vocab
+        v.atoms.strs = atoms
+        v.atoms.ids = {s: i for i, s in enumerate(atoms)}
+        v.term_key, df = cols[:n_terms], cols[n_terms:]
+        _check_keys(v, 0, n_docs, df)
+        v._index()
+        tagger._df = df
+        tagger._n_docs = n_docs
+        tagger._fitted = fitted
         return tagger
 
     def full_state(self) -> bytes:
         """The whole state as a new base for :meth:`state_delta` (:meth:`to_bytes` with a
         fresh base id); what is counted from now on goes into the deltas of this base."""
         self._base_id = uuid.uuid4().hex
-        self._base_terms = len(self._terms)
+        self._base_terms = len(self._vocab)
+        self._base_atoms = len(self._vocab.atoms.strs)
         self._touched = []
+        self._legacy = False
         return self.to_bytes()
 
     def state_delta(self, max_share: float = 0.125) -> bytes | None:
         """What changed since the last :meth:`full_state`, or None when a new base is due
-        (none written yet, a refit, or a delta above ``max_share`` of the terms).
+        (none written yet, a refit, a base in the older format, or a delta above
+        ``max_share`` of the terms).
 
         Why: the statistics are saved after every write, and a large index has millions of
         terms (most bigrams seen once); rewriting all of them for a re-add of 100 files was
-        a large share of the re-add. A delta holds the terms added since the base and the
-        current document frequency of every term counted since; it is cumulative, so the
-        newest one alone, applied to its base, gives the state (:meth:`apply_delta`).
+        a large share of the re-add. A delta holds the atoms and terms added since the base
+        and the current document frequency of every term counted since; it is cumulative, so
+        the newest one alone, applied to its base, gives the state (:meth:`apply_delta`).
         """
-        if not self._base_id:
+        if not self._base_id or self._legacy:
             return None
-        ids = np.unique(np.concatenate(self._touched)) if self._touched else np.zeros(0, np.int64)
+        ids = _distinct(np.concatenate(self._touched)) if self._touched else np.zeros(0, np.int64)
         self._touched = [ids]
-        if ids.size > max_share * max(len(self._terms), 1):
+        v = self._vocab
+        if ids.size > max_share * max(len(v), 1):
             return None
         head = {
-            "version": _STATE_VERSION,
+            "version": _BYTES_VERSION,
             "base": self._base_id,
             "n_docs": self._n_docs,
+            "first_atom": self._base_atoms,
+            "atoms": len(v.atoms.strs),
             "first": self._base_terms,
-            "terms": len(self._terms),
+            "terms": len(v),
         }
         return b"".join(
             [
                 json.dumps(head).encode() + b"\n",
-                "\x00".join(self._terms[self._base_terms :]).encode("utf-8") + b"\n",
+                "\x00".join(v.atoms.strs[self._base_atoms :]).encode("utf-8") + b"\n",
+                v.term_key[self._base_terms :].astype("<i8").tobytes(),
                 ids.astype("<i8").tobytes(),
                 self._df[ids].astype("<i8").tobytes(),
             ]
@@ -1169,38 +1545,58 @@ class KeywordTagger:
         """Apply a :meth:`state_delta` to this state loaded from its base. A delta of another
         base (left behind when a save wrote a new base and stopped before clearing it) is
         ignored: returns False. A damaged delta raises :class:`IndexCorruptError`."""
+        v = self._vocab
         try:
             head_end = raw.index(b"\n")
-            terms_end = raw.index(b"\n", head_end + 1)
+            strs_end = raw.index(b"\n", head_end + 1)
             head = json.loads(raw[:head_end])
-            if not isinstance(head, dict) or head.get("version") != _STATE_VERSION:
+            if not isinstance(head, dict) or head.get("version") not in (
+                _STATE_VERSION,
+                _BYTES_VERSION,
+            ):
                 raise ValueError("unknown delta header")
             if head.get("base") != self._base_id or not self._base_id:
                 return False
-            text = raw[head_end + 1 : terms_end].decode("utf-8")
-            new_terms = text.split("\x00") if text else []
-            body = raw[terms_end + 1 :]
-            if len(body) % 16:
-                raise ValueError("id/frequency block is not whole int64 pairs")
-            k = len(body) // 16
-            ids = np.frombuffer(body[: 8 * k], dtype="<i8").astype(np.int64)
-            df = np.frombuffer(body[8 * k :], dtype="<i8").astype(np.int64)
+            keyed = head["version"] == _BYTES_VERSION
+            if keyed == self._legacy:
+                raise ValueError("the delta's format is not its base's")
+            text = raw[head_end + 1 : strs_end].decode("utf-8")
+            strs = text.split("\x00") if text else []
             n_docs, first, total = int(head["n_docs"]), int(head["first"]), int(head["terms"])
+            body = np.frombuffer(raw[strs_end + 1 :], dtype="<i8").astype(np.int64)
+            if (len(raw) - strs_end - 1) % 8:
+                raise ValueError("the id/frequency block is not whole int64 values")
+            if keyed:
+                first_atom, n_atoms = int(head["first_atom"]), int(head["atoms"])
+                keys, body = body[: max(total - first, 0)], body[max(total - first, 0) :]
+            if body.size % 2:
+                raise ValueError("id/frequency block is not whole int64 pairs")
+            ids, df = body[: body.size // 2], body[body.size // 2 :]
         except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
             raise IndexCorruptError(f"tagger state delta is damaged: {exc}") from exc
-        if first != self._base_terms or first + len(new_terms) != total or n_docs < self._n_docs:
+        if first != self._base_terms or total < first or n_docs < self._n_docs:
             raise IndexCorruptError("tagger state delta is damaged: sizes do not match its base")
         if ids.size and (ids.min() < 0 or ids.max() >= total or df.min() < 1 or df.max() > n_docs):
             raise IndexCorruptError(
                 "tagger state delta is damaged: ids or frequencies out of range"
             )
-        vocab = self._vocab
-        for i, term in enumerate(new_terms):
-            if vocab.setdefault(term, first + i) != first + i:
-                for t in new_terms[:i]:
-                    del vocab[t]
-                raise IndexCorruptError("tagger state delta is damaged: a term repeats")
-        self._terms += new_terms
+        if keyed:
+            if first_atom != self._base_atoms or first_atom + len(strs) != n_atoms:
+                raise IndexCorruptError("tagger state delta is damaged: sizes do not match")
+            new = _Vocab()
+            new.atoms.strs = v.atoms.strs + strs
+            new.atoms.ids = dict(v.atoms.ids)
+            new.atoms.ids.update(zip(strs, range(first_atom, n_atoms), strict=True))
+            new.term_key = np.concatenate((v.term_key, keys))
+            _check_keys(new, first, n_docs, None)
+        else:
+            if first + len(strs) != total:
+                raise IndexCorruptError("tagger state delta is damaged: sizes do not match")
+            new = _Vocab.of_strings(v.strings(range(len(v))) + strs)
+        new._index()
+        if np.any(new.keys[1:] == new.keys[:-1]):
+            raise IndexCorruptError("tagger state delta is damaged: a term repeats")
+        self._vocab = new
         grown = np.zeros(total, dtype=np.int64)
         grown[: self._df.size] = self._df
         grown[ids] = df
@@ -1229,12 +1625,35 @@ class KeywordTagger:
             raise IndexCorruptError("tagger state is damaged: terms and df do not match")
         if df.size and (df.min() < 1 or df.max() > n_docs):
             raise IndexCorruptError("tagger state is damaged: df outside [1, n_docs]")
-        tagger._terms = terms
-        tagger._vocab = {term: i for i, term in enumerate(terms)}
+        tagger._vocab = _Vocab.of_strings(terms)
         tagger._df = df
         tagger._n_docs = n_docs
         tagger._fitted = fitted
         return tagger
+
+
+def _check_keys(v: _Vocab, first: int, n_docs: int, df: NDArray[np.int64] | None) -> None:
+    """Raise :class:`IndexCorruptError` unless the keys of terms ``first..`` of ``v`` are
+    canonical and in range (and ``df``, when given, in ``[1, n_docs]``): a key's first atom
+    never holds a hyphen, so distinct keys spell distinct strings."""
+    atoms = v.atoms.strs
+    if len(v.atoms.ids) != len(atoms):
+        raise IndexCorruptError("tagger state is damaged: an atom repeats")
+    keys = v.term_key[first:]
+    a, b = keys >> 32, (keys & _LOW) - 1
+    if keys.size and (keys.min() < 0 or a.max() >= len(atoms) or b.max() >= len(atoms)):
+        raise IndexCorruptError("tagger state is damaged: a term key is out of range")
+    if any("-" in atoms[i] for i in _distinct(a).tolist()):
+        raise IndexCorruptError("tagger state is damaged: a term key is not canonical")
+    if df is not None and df.size and (df.min() < 1 or df.max() > n_docs):
+        raise IndexCorruptError("tagger state is damaged: df outside [1, n_docs]")
+
+
+def _distinct(keys: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Sorted distinct values of an int column (a sort: numpy's hashing ``unique`` of int64
+    took several times longer here)."""
+    srt = np.sort(keys)
+    return srt[np.concatenate(([True], srt[1:] != srt[:-1]))] if srt.size else srt
 
 
 def _unique_counts(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
