@@ -184,8 +184,7 @@ def read_file(
         if size > max_bytes:
             report.skipped_large.append(relpath)
             return None
-        with open(path, "rb") as fh:  # (no Path object: one per file of a large tree)
-            data = fh.read()
+        data = Path(path).read_bytes()
     except OSError:
         report.skipped_unreadable.append(relpath)
         return None
