@@ -13,6 +13,7 @@ import math
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import ir_measures
 import pytest
@@ -234,7 +235,6 @@ def test_replay_context_equals_tree_scoring_on_a_real_index(tmp_path: Path) -> N
     its blend must be :func:`treehop.tree_scoring.context_scores` itself (same neighbours in
     the same sibling order, same best sibling, same parent term), or every screened gain is
     measured against the wrong default."""
-    import numpy as np
 
     import replay_tree_methods as rp
     from treehop.stores.base import Scope
@@ -247,33 +247,14 @@ def test_replay_context_equals_tree_scoring_on_a_real_index(tmp_path: Path) -> N
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"p{i + 1}.md").write_text(f"# Page {i}\n\n{w} and {words[i - 1]} here.\n")
     target = "viking://resources/docs"
-    bench = bt.BenchSet(
-        "tiny",
-        "docs",
-        lambda th: th.add_resource(str(root), target_uri=target),
-        bt._source_path,
-        [],
-        lambda: [],
-        "",
-    )
-    emb = bt.MemoEmbedder(BagOfWordsEmbedder())
-    th = Treehop(None, embedder=emb, tagger=None)
+    th, emb, ix, t = _replay_tree(root, target)
     try:
-        bench.ingest(th)
-        ix = bt.Index(th, bench)
-        t = rp.Tree(th, ix)
         rootu = ix.resolve(target)
         vec = emb.embed_query("cats bark wood")
         hits = th.store.search(
             vec, Scope(subtrees=(rootu,)), 1000, query_text="cats bark wood", dense_weight=0.5
         )
-        leaves = [h for h in hits if h.node.is_leaf]
-        dirs = {h.node.uri: h.score for h in hits if not h.node.is_leaf and h.node.uri != rootu}
-        own = np.full(t.L, -np.inf)
-        par = np.zeros(t.L)
-        for h in leaves:
-            own[t.leaf_pos[h.node.uri]] = h.score
-            par[t.leaf_pos[h.node.uri]] = dirs.get(h.node.parent_uri or "", 0.0)
+        leaves, dirs, own, par = _replay_scores(t, hits, rootu)
         got = rp.context(t, own, par, 0.35, 0.1, 0.4)
         want = context_scores(leaves, dirs, ContextWeights(0.35, 0.1, 0.4))
         assert len(want) == len(leaves) == 6
@@ -290,7 +271,6 @@ def test_replay_section_weights_equal_tree_scoring_on_a_real_index(tmp_path: Pat
     sibling subsection a share, a neighbour with no heading path 1) must be
     :func:`treehop.tree_scoring.context_scores` with ``sections=True``, the default of
     ``find()``, on real chunks and their real heading paths."""
-    import numpy as np
 
     import replay_tree_methods as rp
     from treehop.stores.base import Scope
@@ -306,6 +286,39 @@ def test_replay_section_weights_equal_tree_scoring_on_a_real_index(tmp_path: Pat
             body += f"\n\n### Sub {k}\n\n" + f"{words[(p + k + 1) % 5]} again. " * 40 + "\n\n"
         (root / f"p{p}.md").write_text(body)
     target = "viking://resources/docs"
+    th, emb, ix, t = _replay_tree(root, target)
+    try:
+        # the tree has every kind of neighbour pair
+        assert {1.0, 0.5} <= set(t.sec_next.tolist()) and min(t.sec_next) < 0.5
+        rootu = ix.resolve(target)
+        query = "dogs bark mice squeak"
+        hits = th.store.search(
+            emb.embed_query(query),
+            Scope(subtrees=(rootu,)),
+            1000,
+            query_text=query,
+            dense_weight=0.5,
+        )
+        leaves, dirs, own, par = _replay_scores(t, hits, rootu)
+        w = ContextWeights(0.35, 0.1, 0.4)
+        for sections in (True, False):
+            got = rp.context(t, own, par, 0.35, 0.1, 0.4, sections=sections)
+            want = context_scores(leaves, dirs, w, sections=sections)
+            assert len(want) == len(leaves) > 10
+            for cs in want:
+                assert got[t.leaf_pos[cs.hit.node.uri]] == pytest.approx(cs.final, abs=1e-9)
+        on = context_scores(leaves, dirs, w, sections=True)
+        off = context_scores(leaves, dirs, w)
+        assert any(a.final != pytest.approx(b.final) for a, b in zip(on, off, strict=True))
+    finally:
+        th.close()
+
+
+def _replay_tree(root: Path, target: str) -> tuple[Any, Any, Any, Any]:
+    """A client holding ``root`` ingested at ``target`` the way bench_tree ingests a set, with
+    the bench's index and the replay's tree over it (the caller closes the client)."""
+    import replay_tree_methods as rp
+
     bench = bt.BenchSet(
         "tiny",
         "docs",
@@ -320,34 +333,24 @@ def test_replay_section_weights_equal_tree_scoring_on_a_real_index(tmp_path: Pat
     try:
         bench.ingest(th)
         ix = bt.Index(th, bench)
-        t = rp.Tree(th, ix)
-        # the tree has every kind of neighbour pair
-        assert {1.0, 0.5} <= set(t.sec_next.tolist()) and min(t.sec_next) < 0.5
-        rootu = ix.resolve(target)
-        query = "dogs bark mice squeak"
-        hits = th.store.search(
-            emb.embed_query(query),
-            Scope(subtrees=(rootu,)),
-            1000,
-            query_text=query,
-            dense_weight=0.5,
-        )
-        leaves = [h for h in hits if h.node.is_leaf]
-        dirs = {h.node.uri: h.score for h in hits if not h.node.is_leaf and h.node.uri != rootu}
-        own = np.full(t.L, -np.inf)
-        par = np.zeros(t.L)
-        for h in leaves:
-            own[t.leaf_pos[h.node.uri]] = h.score
-            par[t.leaf_pos[h.node.uri]] = dirs.get(h.node.parent_uri or "", 0.0)
-        w = ContextWeights(0.35, 0.1, 0.4)
-        for sections in (True, False):
-            got = rp.context(t, own, par, 0.35, 0.1, 0.4, sections=sections)
-            want = context_scores(leaves, dirs, w, sections=sections)
-            assert len(want) == len(leaves) > 10
-            for cs in want:
-                assert got[t.leaf_pos[cs.hit.node.uri]] == pytest.approx(cs.final, abs=1e-9)
-        on = context_scores(leaves, dirs, w, sections=True)
-        off = context_scores(leaves, dirs, w)
-        assert any(a.final != pytest.approx(b.final) for a, b in zip(on, off, strict=True))
-    finally:
+        return th, emb, ix, rp.Tree(th, ix)
+    except BaseException:
         th.close()
+        raise
+
+
+def _replay_scores(
+    t: Any, hits: list[Any], rootu: str
+) -> tuple[list[Any], dict[str, float], Any, Any]:
+    """The leaf hits, the directories' scores, and the replay's own/parent score arrays
+    (leaf order of ``t``) from one store search."""
+    import numpy as np
+
+    leaves = [h for h in hits if h.node.is_leaf]
+    dirs = {h.node.uri: h.score for h in hits if not h.node.is_leaf and h.node.uri != rootu}
+    own = np.full(t.L, -np.inf)
+    par = np.zeros(t.L)
+    for h in leaves:
+        own[t.leaf_pos[h.node.uri]] = h.score
+        par[t.leaf_pos[h.node.uri]] = dirs.get(h.node.parent_uri or "", 0.0)
+    return leaves, dirs, own, par
