@@ -161,13 +161,10 @@ def _bm25(
     n = float(tf.shape[0])
     df = (tf > 0).sum(axis=0).astype(np.float64)
     idf = np.log1p((n - df + 0.5) / (df + 0.5)) * np.fromiter(terms.values(), np.float64)
-    norm = _K1 * (1.0 - _B + _B * lengths / lengths.mean())
-    out: npt.NDArray[np.float64] = (tf * (_K1 + 1.0) / (tf + norm[:, None])) @ idf
+    k1, b = _TOKENIZER.k1, _TOKENIZER.b
+    norm = k1 * (1.0 - b + b * lengths / lengths.mean())
+    out: npt.NDArray[np.float64] = (tf * (k1 + 1.0) / (tf + norm[:, None])) @ idf
     return out
-
-
-_K1, _B = 1.2, 0.75
-"""BM25's parameters: :class:`~treehop.lexical.LexicalIndex`'s defaults, as the store's."""
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -179,7 +176,8 @@ def _turn_counts(text: str) -> tuple[Counter[str], int]:
 
 
 _TOKENIZER = LexicalIndex()
-"""Only its tokenizer is used (the default one, as a store's lexical index has)."""
+"""Only its tokenizer and its BM25 parameters are used (the defaults, as a store's lexical
+index has them)."""
 
 
 def _in_memories(uri: str) -> bool:
