@@ -92,6 +92,16 @@ class Tree:
         self.sec_next = np.ones(self.L)
         for a, b in zip(o[:-1][same].tolist(), o[1:][same].tolist(), strict=True):
             self.sec_next[a] = self.sec_prev[b] = section_overlap(secs[a], secs[b])
+        # the same below the heading prefix that every chunk of the family shares (a page's
+        # title: a Sphinx page has one top-level heading, so under section_overlap two
+        # different sections of one page still share half their path)
+        prefix = family_prefixes(self.parent.tolist(), secs)
+        self.doc_sec_prev = np.ones(self.L)
+        self.doc_sec_next = np.ones(self.L)
+        for a, b in zip(o[:-1][same].tolist(), o[1:][same].tolist(), strict=True):
+            self.doc_sec_next[a] = self.doc_sec_prev[b] = doc_section_overlap(
+                secs[a], secs[b], prefix.get(int(self.parent[a]), ())
+            )
         # top-level ancestor below each scope root is resolved per query (scopes differ)
         self.ancestors = [
             [self.dir_pos[a] for a in n.ancestors if a in self.dir_pos] for n in leaves
@@ -147,17 +157,48 @@ class Tree:
         self.group = [min(u) if u else self.leaf_uris[i] for i, u in enumerate(self.units)]
 
 
+def family_prefixes(
+    parent: list[int], secs: list[tuple[str, ...] | None]
+) -> dict[int, tuple[str, ...]]:
+    """Per parent, the heading prefix that all of its chunks with a heading path share."""
+    out: dict[int, tuple[str, ...]] = {}
+    for p, s in zip(parent, secs, strict=True):
+        if s is None:
+            continue
+        if p not in out:
+            out[p] = s
+            continue
+        a, k = out[p], 0
+        while k < min(len(a), len(s)) and a[k] == s[k]:
+            k += 1
+        out[p] = a[:k]
+    return out
+
+
+def doc_section_overlap(
+    a: tuple[str, ...] | None, b: tuple[str, ...] | None, prefix: tuple[str, ...]
+) -> float:
+    """:func:`~treehop.tree_scoring.section_overlap` of two heading paths below ``prefix``
+    (the part every chunk of the document shares): two sections of one page share 0, a
+    subsection and its section 1/2 (screened as ``ctx-doc-sections``; not kept)."""
+    if a is None or b is None or a == b:
+        return 1.0
+    k = len(prefix)
+    return section_overlap(a[k:], b[k:])
+
+
 def context(
     t: Tree,
     own: F,
     par: F,
     wn: float,
     wp: float,
-    ws: float,
+    ws: float | F,
     extra: F | None = None,
     we: float = 0.0,
     sections: bool = True,
     same_only: bool = False,
+    doc_sections: bool = False,
 ) -> F:
     """tree_scoring's blend over every leaf (own may hold -inf for leaves out of scope);
     ``sections``: neighbours weighted by their shared heading path (``find()``'s default,
@@ -167,7 +208,7 @@ def context(
     hp = (t.prev >= 0) & ok[np.maximum(t.prev, 0)]
     hn = (t.nxt >= 0) & ok[np.maximum(t.nxt, 0)]
     cnt = hp.astype(float) + hn
-    sp, sn = (t.sec_prev, t.sec_next)
+    sp, sn = (t.doc_sec_prev, t.doc_sec_next) if doc_sections else (t.sec_prev, t.sec_next)
     if same_only:  # 1 or 0 (as floats: a sum of two booleans would be one)
         sp, sn = np.floor(sp), np.floor(sn)
     wpv = hp * (sp if sections else 1.0)
@@ -210,6 +251,14 @@ def context_simneigh(t: Tree, own: F, par: F, wn: float, wp: float, ws: float) -
     wne = wn * cbar
     out = (o + wne * neigh + wp * par + ws * best) / (1 + wne + wp + ws)
     return np.where(ok, out, -np.inf)
+
+
+def first_relevant_rank(ranked: list[frozenset[str]], relevant: Any) -> int:
+    """1-based rank of the first slot holding a relevant unit; ``len(ranked) + 1`` if none."""
+    for r, units in enumerate(ranked, 1):
+        if any(u in relevant for u in units):
+            return r
+    return len(ranked) + 1
 
 
 def ranked_units(t: Tree, final: F, k: int) -> list[frozenset[str]]:
@@ -297,21 +346,39 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
             cfold = csc[t.folder]
             cdoc = np.where(t.doc >= 0, csc[t.doc], np.where(ok, own, 0.0))
 
+            ranks: dict[str, int] = {}
+
             def score(
-                key: str, final: F, rel: Any = q.relevant, into: dict[str, float] = res
+                key: str,
+                final: F,
+                rel: Any = q.relevant,
+                into: dict[str, float] = res,
+                ranks: dict[str, int] = ranks,
             ) -> None:
                 ranked = ranked_units(t, final, 10)
                 fn = bt.ndcg_at if metric == "ndcg10" else bt.recall_at
                 into[key] = fn(ranked, rel, 10)
+                if key in ("flat", "ctx"):  # where the first relevant unit sits (11: below 10)
+                    ranks[key] = first_relevant_rank(ranked, rel)
 
             score("flat", own)
             base = context(t, own, par, wn, wp, ws)
             score("ctx", base)
+            score("ctx-doc-sections", context(t, own, par, wn, wp, ws, doc_sections=True))
             score("ctx-any-section", context(t, own, par, wn, wp, ws, sections=False))
             score("ctx-same-section", context(t, own, par, wn, wp, ws, same_only=True))
             score("ctx-neighbours", context(t, own, par, 0.0, wp, ws))
             score("ctx-sibling", context(t, own, par, wn, wp, 0.0))
             score("ctx-parent", context(t, own, par, wn, 0.0, ws))
+            # the best-sibling term shrunk by the family's size (the best of many chunks is
+            # high by chance: a 245-chunk API page), and the parent's score taken from its
+            # best child instead of its own text (title and first sentence)
+            size = np.maximum(fcnt[t.parent], 1.0)
+            score("ctx-sibling-by-size", context(t, own, par, wn, wp, ws / np.log2(1 + size)))
+            best_child = np.full(t.D + 1, -np.inf)
+            np.maximum.at(best_child, t.parent, np.where(ok, own, -np.inf))
+            bc = np.where(np.isfinite(best_child), best_child, 0.0)[t.parent]
+            score("ctx-parent-best-child", context(t, own, bc, wn, wp, ws))
             for gn in (0.35, 0.5, 0.7):
                 score(f"simneigh{gn}", context_simneigh(t, own, par, gn, wp, ws))
             for gn in (0.0, 0.2, 0.35):
@@ -362,14 +429,32 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
                 own3 = np.where(ok, w * (t.V @ q3) + (1 - w) * lexn, -np.inf)
                 score(f"fprf{beta}", context(t, own3, par, wn, wp, ws))
                 score(f"fprf{beta}-flat", own3)
-            out["queries"].append({"half": half, "qid": q.qid, "kind": q.kind, **res})
+            out["queries"].append(
+                {
+                    "half": half,
+                    "qid": q.qid,
+                    "kind": q.kind,
+                    "text": q.text,
+                    "rank_flat": ranks["flat"],
+                    "rank_ctx": ranks["ctx"],
+                    **res,
+                }
+            )
         bt._log(f"{name}/{half} replayed in {time.perf_counter() - t0:.0f}s")
     th.close()
     return out
 
 
+INFO = ("half", "qid", "kind", "text", "rank_flat", "rank_ctx")
+"""Per-query fields that are not a method's metric."""
+
+
+def method_keys(data: list[dict[str, Any]]) -> list[str]:
+    return [k for k in data[0]["queries"][0] if k not in INFO]
+
+
 def report(data: list[dict[str, Any]]) -> None:
-    keys = [k for k in data[0]["queries"][0] if k not in ("half", "qid", "kind")]
+    keys = method_keys(data)
     sets = [d["set"] for d in data]
 
     def mean(d: dict[str, Any], half: str, k: str) -> float:
@@ -399,7 +484,7 @@ def report(data: list[dict[str, Any]]) -> None:
 def paired(data: list[dict[str, Any]]) -> None:
     """Each method's per-query gain over the replayed default, mean +- its standard error
     (paired: the same queries), per set and half: what a set's noise floor really is."""
-    keys = [k for k in data[0]["queries"][0] if k not in ("half", "qid", "kind")]
+    keys = method_keys(data)
     sets = [d["set"] for d in data]
     print(
         "paired gain over ctx, mean +- s.e.: "
@@ -430,6 +515,60 @@ def by_kind(data: list[dict[str, Any]], keys: tuple[str, ...]) -> None:
             print(f"| {d['set']} | {half} | {kind} | {len(qs)} | {cells} |")
 
 
+TERMS = (("ctx-neighbours", "neighbour"), ("ctx-parent", "parent"), ("ctx-sibling", "sibling"))
+"""The replayed default without one term, and the term's name."""
+
+
+def losses(data: list[dict[str, Any]], listed: set[str]) -> None:
+    """Where the default falls short, per set and half, paired with flat and with the ideal.
+
+    ``demoted``: flat search ranks the first relevant unit first and the default does not
+    (the tree context pushed it down); ``promoted``: the reverse; ``missed``: neither ranks it
+    first. For the demoted queries, how many each single term's removal restores (its metric
+    back to flat's or above). ``oracle ctx|flat``: the mean if every query took the better of
+    the default and flat -- the most that any rule choosing per query between the two could
+    gain over the default; ``oracle all``: the better of every screened method per query.
+    The sets in ``listed`` print their queries below the ideal, one line each."""
+    keys = method_keys(data)
+    print(
+        "| set | half | n | flat | ctx | below ideal | demoted | promoted | missed "
+        "| demoted restored by removing neighbour / parent / sibling "
+        "| oracle ctx-or-flat (gain) | oracle all (gain) |"
+    )
+    for d in data:
+        for half in ("dev", "test"):
+            qs = [q for q in d["queries"] if q["half"] == half]
+            if not qs:
+                continue
+            ctx = np.array([q["ctx"] for q in qs])
+            flat = np.array([q["flat"] for q in qs])
+            best_all = np.array([max(q[k] for k in keys) for q in qs])
+            dem = [q for q in qs if q["rank_flat"] == 1 < q["rank_ctx"]]
+            pro = sum(q["rank_ctx"] == 1 < q["rank_flat"] for q in qs)
+            mis = sum(q["rank_ctx"] > 1 and q["rank_flat"] > 1 for q in qs)
+            fixed = " / ".join(str(sum(q[k] >= q["flat"] - 1e-12 for q in dem)) for k, _ in TERMS)
+            orc = np.maximum(ctx, flat).mean()
+            print(
+                f"| {d['set']} | {half} | {len(qs)} | {flat.mean():.4f} | {ctx.mean():.4f} "
+                f"| {int((ctx < 1 - 1e-12).sum())} | {len(dem)} | {pro} | {mis} | {fixed} "
+                f"| {orc:.4f} ({orc - ctx.mean():+.4f}) "
+                f"| {best_all.mean():.4f} ({best_all.mean() - ctx.mean():+.4f}) |"
+            )
+    for d in data:
+        if d["set"] not in listed:
+            continue
+        print(f"queries of {d['set']} below the ideal under the default (rank flat -> ctx):")
+        for q in d["queries"]:
+            if q["ctx"] >= 1 - 1e-12:
+                continue
+            terms = " ".join(f"-{name} {q[k]:.3f}" for k, name in TERMS)
+            print(
+                f"  {q['half']:<4} {q['kind']:<14} rank {q['rank_flat']:>2} -> {q['rank_ctx']:>2}"
+                f"  flat {q['flat']:.3f} ctx {q['ctx']:.3f} {terms}"
+                f" doc-sections {q['ctx-doc-sections']:.3f}  {q['text'][:60]!r}"
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--dataset", default="cranfield,pytest,django,locomo")
@@ -437,6 +576,11 @@ def main() -> None:
     ap.add_argument("--dense-weight", type=float, default=RetrievalConfig().dense_weight)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--load", type=Path, nargs="+")
+    ap.add_argument(
+        "--losses",
+        default="",
+        help="comma-separated sets whose queries below the ideal are listed one by one",
+    )
     args = ap.parse_args()
     if args.load:
         data = [d for f in args.load for d in json.loads(f.read_text())]
@@ -446,7 +590,19 @@ def main() -> None:
             args.json.write_text(json.dumps(data))
     report(data)
     paired(data)
-    by_kind(data, ("flat", "ctx", "ctx-any-section", "ctx-same-section", "ctx-neighbours"))
+    by_kind(
+        data,
+        (
+            "flat",
+            "ctx",
+            "ctx-any-section",
+            "ctx-same-section",
+            "ctx-doc-sections",
+            "ctx-neighbours",
+            "ctx-parent",
+        ),
+    )
+    losses(data, set(filter(None, args.losses.split(","))))
 
 
 if __name__ == "__main__":
