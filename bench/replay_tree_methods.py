@@ -95,6 +95,8 @@ class Tree:
         # the same below the heading prefix that every chunk of the family shares (a page's
         # title: a Sphinx page has one top-level heading, so under section_overlap two
         # different sections of one page still share half their path)
+        # a chunk's heading depth (1 for a leaf without a heading path)
+        self.depth = np.array([len(x) if x else 1 for x in secs], dtype=np.float64)
         prefix = family_prefixes(self.parent.tolist(), secs)
         self.doc_sec_prev = np.ones(self.L)
         self.doc_sec_next = np.ones(self.L)
@@ -192,17 +194,22 @@ def context(
     own: F,
     par: F,
     wn: float,
-    wp: float,
+    wp: float | F,
     ws: float | F,
     extra: F | None = None,
     we: float = 0.0,
     sections: bool = True,
     same_only: bool = False,
     doc_sections: bool = False,
+    neighbours: str = "mean",
+    lift_parent: bool = False,
 ) -> F:
     """tree_scoring's blend over every leaf (own may hold -inf for leaves out of scope);
     ``sections``: neighbours weighted by their shared heading path (``find()``'s default,
-    ``RetrievalConfig.context_neighbour_sections``), else counted in full."""
+    ``RetrievalConfig.context_neighbour_sections``), else counted in full. Screened variants:
+    ``neighbours="lift"`` (the neighbour term never below the leaf's own score), ``"max"``
+    (the better neighbour in place of the weighted mean); ``lift_parent`` (the parent term
+    never below the own score); ``wp`` / ``ws`` may be per-leaf arrays."""
     ok = np.isfinite(own)
     o = np.where(ok, own, 0.0)
     hp = (t.prev >= 0) & ok[np.maximum(t.prev, 0)]
@@ -216,6 +223,14 @@ def context(
     wsum = wpv + wnv
     tot = wpv * o[np.maximum(t.prev, 0)] + wnv * o[np.maximum(t.nxt, 0)]
     neigh = np.where(wsum > 0, tot / np.maximum(wsum, 1e-12), o)
+    if neighbours == "lift":
+        neigh = np.maximum(neigh, o)
+    elif neighbours == "max":
+        a = np.where(hp, o[np.maximum(t.prev, 0)], -np.inf)
+        b = np.where(hn, o[np.maximum(t.nxt, 0)], -np.inf)
+        neigh = np.where(hp | hn, np.maximum(a, b), o)
+    if lift_parent:
+        par = np.maximum(par, o)
     wn_leaf = wn * np.where(cnt > 0, wsum / np.maximum(cnt, 1), 1.0)
     best_of = np.full(t.D + 1, -np.inf)
     np.maximum.at(best_of, t.parent, np.where(ok, own, -np.inf))
@@ -379,12 +394,24 @@ def run_set(name: str, max_queries: int, w: float) -> dict[str, Any]:
             np.maximum.at(best_child, t.parent, np.where(ok, own, -np.inf))
             bc = np.where(np.isfinite(best_child), best_child, 0.0)[t.parent]
             score("ctx-parent-best-child", context(t, own, bc, wn, wp, ws))
+            score("ctx-lift-neighbours", context(t, own, par, wn, wp, ws, neighbours="lift"))
+            score("ctx-max-neighbour", context(t, own, par, wn, wp, ws, neighbours="max"))
+            score("ctx-lift-parent", context(t, own, par, wn, wp, ws, lift_parent=True))
+            score("ctx-parent-by-depth", context(t, own, par, wn, wp / t.depth, ws))
             for gn in (0.35, 0.5, 0.7):
                 score(f"simneigh{gn}", context_simneigh(t, own, par, gn, wp, ws))
             for gn in (0.0, 0.2, 0.35):
                 for gp in (0.0, 0.1):
                     for gs in (0.2, 0.4, 0.6):
                         score(f"w{gn}/{gp}/{gs}", context(t, own, par, gn, gp, gs))
+            # the weights again with document-relative sections (ctx-doc-sections)
+            for gn in (0.2, 0.35, 0.5):
+                for gp in (0.0, 0.1, 0.2):
+                    for gs in (0.2, 0.4, 0.6):
+                        score(
+                            f"wd{gn}/{gp}/{gs}",
+                            context(t, own, par, gn, gp, gs, doc_sections=True),
+                        )
             for mu in (0.1, 0.2, 0.4, 0.8):
                 score(f"clus+{mu}", context(t, own, par, wn, wp, ws, cpar, mu))
             for mu in (0.1, 0.2, 0.4):
