@@ -119,3 +119,129 @@ def test_paragraph_marker_is_the_only_whitespace_sentence_gap() -> None:
     grams = sorted({(d, t) for d, t in zip(one.doc.tolist(), one.terms, strict=True)})
     assert (0, "alpha-beta") in grams and (1, "alpha-beta") in grams
     assert (2, "alpha-beta") not in grams
+
+
+# ------------------------------------------------------------------------------ summaries
+
+from treehop.ingest import summaries  # noqa: E402
+from treehop.ingest.markup import parse  # noqa: E402
+
+
+def _old_clip(text: str, n: int) -> str:
+    text = " ".join(text[: n * 4 + 64].split())
+    if len(text) <= n:
+        return text
+    cut = text[:n]
+    sp = cut.rfind(" ")
+    return (cut[:sp] if sp > n * 0.6 else cut).rstrip(" ,;:") + "…"
+
+
+def _old_first_sentence(text: str, kind: str) -> str:
+    body = " ".join(summaries._prose_lines(text, kind))[: summaries.SENTENCE_PROBE_CHARS]
+    body = summaries._MARKUP_CHARS.sub("", body)
+    m = summaries._SENT_END.search(body)
+    return (body[: m.end()] if m else body).strip()
+
+
+def _old_title_of(text: str, kind: str) -> str:
+    if kind in {"markdown", "html", "rst"}:
+        title = parse(text, kind).title
+        if title:
+            return title
+    lines = text.split("\n", 400)[:400]
+    if kind == "code":
+        for pattern in (summaries._DOCSTRING, summaries._LINE_COMMENT):
+            for ln in lines:
+                m = pattern.match(ln)
+                if m:
+                    return _old_clip(m.group(1).strip().strip("\"'"), 120)
+    for ln in lines:
+        if ln.strip():
+            return _old_clip(ln.strip(), 120)
+    return ""
+
+
+def _old_summarize_file(name: str, text: str, kind: str) -> tuple[str, str]:
+    outline: list[str] = []
+    if kind in {"markdown", "html", "rst"}:
+        doc = parse(text, kind)
+        title = doc.title or _old_title_of(text, "text")
+        outline = doc.headings
+    else:
+        title = _old_title_of(text, kind)
+        if kind == "code":
+            for ln in text.split("\n"):
+                m = summaries._CODE_DEF.match(ln)
+                if m:
+                    outline.append(m.group(1))
+    sent = _old_first_sentence(text, kind)
+    head = title or summaries.humanize(name)
+    abstract = head if sent.startswith(head) else f"{head}: {sent}" if sent else head
+    overview = abstract
+    if outline:
+        overview += "\nContents: " + "; ".join(dict.fromkeys(outline[:400]))
+    return _old_clip(abstract, summaries.ABSTRACT_CHARS), _old_clip(
+        overview, summaries.OVERVIEW_CHARS
+    )
+
+
+_PROSE = st.sampled_from(
+    [
+        "word",
+        "Title",
+        "x" * 130,
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\n\n",
+        "\x0c",
+        "\u2028",
+        ".",
+        "!",
+        "?",
+        "。",
+        "*",
+        "**",
+        "_",
+        "`",
+        ">",
+        "# Head\n",
+        "Head\n====\n",
+        "    code\n",
+        "```\n",
+        "def f():\n",
+        '"""Doc string."""\n',
+        "# comment\n",
+        "…",
+    ]
+)
+_PROSE_TEXT = st.tuples(st.lists(_PROSE, max_size=60), st.integers(0, 3)).map(
+    lambda p: "".join(p[0]) * (1 + p[1] * 40)  # repeated: texts past the probes' cuts
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PROSE_TEXT, st.sampled_from(["markdown", "rst", "html", "code", "text"]))
+def test_summaries_equal_the_unbounded_versions(text: str, kind: str) -> None:
+    """The first sentence (prefix-wise markup removal), the title (no line split) and the
+    file summary (one whitespace collapse for abstract and overview) are what they were."""
+    assert summaries.first_sentence(text, kind) == _old_first_sentence(text, kind)
+    assert summaries.title_of(text, kind) == _old_title_of(text, kind)
+    got = summaries.ExtractiveSummarizer().summarize_file("a-b_c.md", text, kind)
+    assert got == _old_summarize_file("a-b_c.md", text, kind)
+
+
+def test_first_sentence_end_at_the_probe_cut_reads_on() -> None:
+    """A full stop exactly at the first probe's end is only a sentence end if a space
+    follows: the probe must read on to see it."""
+    n = summaries._FIRST_PROBE
+    text = "a" * (n - 1) + ".b" + " rest. more"
+    assert summaries.first_sentence(text, "text") == "a" * (n - 1) + ".b rest."
+
+
+def test_title_is_the_first_non_blank_of_400_lines() -> None:
+    for blank in (0, 1, 399, 400, 401):
+        text = " \n" * blank + "  The title  \nbody"
+        want = "The title" if blank < 400 else ""
+        assert summaries.title_of(text, "text") == want == _old_title_of(text, "text")
