@@ -245,3 +245,75 @@ def test_title_is_the_first_non_blank_of_400_lines() -> None:
         text = " \n" * blank + "  The title  \nbody"
         want = "The title" if blank < 400 else ""
         assert summaries.title_of(text, "text") == want == _old_title_of(text, "text")
+
+
+# ---------------------------------------------------------------------- lexical tokenising
+
+from treehop import text_tokenize  # noqa: E402
+from treehop.lexical import LexicalIndex  # noqa: E402
+
+_LEX_PIECES = st.sampled_from(
+    [
+        "Running",
+        "runs",
+        "the",
+        "and",
+        "Mach",
+        "42",
+        "x2",
+        "node.js",
+        "c++",
+        "don't",
+        "a_b",
+        "é",
+        "中文",
+        " ",
+        "\t",
+        "\n",
+        ".",
+        ",",
+        "-",
+        "\x00",
+        "\x1f",
+    ]
+)
+_LEX_TEXT = st.lists(_LEX_PIECES, max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LEX_TEXT, max_size=8))
+def test_batch_words_give_each_texts_tokens(texts: list[str]) -> None:
+    """The one-cut batch gives each ASCII text exactly :func:`tokenize`'s tokens; a batch
+    with a non-ASCII or NUL text is refused (it is tokenised text by text)."""
+    got = text_tokenize.ascii_words(texts)
+    if any(not t.isascii() or "\x00" in t for t in texts):
+        assert got is None
+        return
+    assert got is not None
+    words, occ, doc = got
+    terms = text_tokenize.index_terms(words)
+    per_text: list[list[str]] = [[] for _ in texts]
+    for w, d in zip(occ.tolist(), doc.tolist(), strict=True):
+        if terms[w]:
+            per_text[d].append(terms[w])
+    assert per_text == [text_tokenize.tokenize(t) for t in texts]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(_LEX_TEXT, min_size=1, max_size=6), min_size=1, max_size=3))
+def test_lexical_upsert_batch_equals_token_lists(batches: list[list[str]]) -> None:
+    """An index fed texts (the batch path where it applies) and one fed the same texts'
+    token lists hold the same vocabulary (same term ids), postings and scores."""
+    a, b = LexicalIndex(), LexicalIndex()
+    row = 0
+    for texts in batches:
+        rows = list(range(row, row + len(texts)))
+        row += len(texts) // 2  # later batches replace some earlier rows
+        a.upsert(rows, texts)
+        b.upsert_tokens(rows, [text_tokenize.tokenize(t) for t in texts])
+    assert a._terms == b._terms
+    assert len(a) == len(b) and a.avgdl == b.avgdl
+    for term in a._terms:
+        assert a.document_frequency(term) == b.document_frequency(term)
+    for query in ("running mach", "42 node", "x2 a b"):
+        assert np.array_equal(a.score(query, size=row + 8), b.score(query, size=row + 8))
