@@ -43,13 +43,13 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from .errors import IndexCorruptError, InvalidQueryError, StoreError
-from .text_tokenize import ascii_words, index_terms
+from .text_tokenize import AsciiWords, ascii_form, ascii_words, index_terms
 from .text_tokenize import tokenize as default_tokenize
 from .text_tokenize import tokenizer_id as default_tokenizer_id
 
@@ -330,22 +330,44 @@ class LexicalIndex:
         for text in texts:
             if not isinstance(text, str):
                 raise StoreError(f"texts must be strings, got {type(text).__name__}")
-        batch = ascii_words(texts) if self._tokenize is default_tokenize else None
-        if batch is None:
+        if self._tokenize is not default_tokenize:
             self.upsert_tokens(r, [self._tokenize(text) for text in texts])
             return
-        # ASCII texts with the default tokenizer: one cut for the batch, each distinct word
-        # made a term and looked up once (the same postings as token lists would give).
-        words, occ, doc = batch
-        terms = index_terms(words)
+        # The default tokenizer: runs of texts with an ASCII form are cut in one pass each,
+        # each distinct word made a term and looked up once; the others are tokenised one
+        # by one. Runs are numbered in text order, so term ids are those token lists give.
+        forms = [ascii_form(text) for text in texts]
+        runs: list[tuple[int, AsciiWords | None, list[str]]] = []
+        i = 0
+        while i < len(texts):
+            j = i
+            while j < len(texts) and forms[j] is not None:
+                j += 1
+            if j > i:
+                runs.append((j - i, ascii_words(cast("list[str]", forms[i:j])), []))
+                i = j
+            else:
+                runs.append((1, None, self._tokenize(texts[i])))
+                i += 1
         if not self._check_rows(r):
             return
         with self._lock:
-            term_of_word = self._term_ids(terms, missing_ok=True)
-            ids = term_of_word[occ]
-            kept = ids >= 0
-            lengths = np.bincount(doc[kept], minlength=r.shape[0]).astype(np.int64)
-            self._write(r, lengths, ids[kept])
+            ids_parts: list[IntArray] = []
+            len_parts: list[IntArray] = []
+            for n_docs, words, tokens in runs:
+                if words is None:  # one text, tokenised alone
+                    ids_parts.append(self._term_ids(tokens))
+                    len_parts.append(np.array([len(tokens)], dtype=np.int64))
+                    continue
+                distinct, occ, doc = words
+                terms = index_terms(distinct)
+                of_word = self._term_ids(terms, missing_ok=True)
+                of_word[[k for k, t in enumerate(terms) if not t]] = -1  # never a term
+                ids = of_word[occ]
+                kept = ids >= 0
+                ids_parts.append(ids[kept])
+                len_parts.append(np.bincount(doc[kept], minlength=n_docs).astype(np.int64))
+            self._write(r, np.concatenate(len_parts), np.concatenate(ids_parts))
 
     def _check_rows(self, r: IntArray) -> bool:
         """Whether there is anything to write; raises on repeated rows."""

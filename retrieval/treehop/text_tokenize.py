@@ -35,6 +35,7 @@ __all__ = [
     "ENGLISH_STOPWORDS",
     "TOKENIZER_VERSION",
     "AsciiWords",
+    "ascii_form",
     "ascii_words",
     "index_terms",
     "porter_stem",
@@ -380,6 +381,20 @@ def ascii_words(texts: Sequence[str]) -> AsciiWords | None:
     # The mark's distinct slot stays (an empty word: no term); no occurrence refers to it.
     distinct[ids["\x00"]] = ""
     return distinct, occ[keep], doc[keep]
+
+
+def ascii_form(text: str) -> str | None:
+    """An ASCII text whose words (:func:`ascii_words`) are :func:`tokenize`'s words of
+    ``text``, or None (Han, other scripts, a NUL).
+
+    A non-ASCII text is often ASCII once NFKC-normalised and casefolded (an ellipsis, a
+    ligature, a full-width digit), and then :func:`tokenize`'s general path (``[^\\W_]+``
+    runs) finds exactly the ASCII path's letter-and-digit runs."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).casefold()
+        if not text.isascii():
+            return None
+    return None if "\x00" in text else text
 
 
 def index_terms(words: Sequence[str]) -> list[str]:
