@@ -747,9 +747,19 @@ class _Vocab:
         return self.find(keys)
 
     def strings(self, ids: Sequence[int]) -> list[str]:
-        """The term strings of term ids."""
-        spell, tk = self.atoms.spell, self.term_key
-        return [spell(k) for k in tk[np.asarray(ids, dtype=np.int64)].tolist()]
+        """The term strings of term ids (spelled with C-level passes: the head atoms of all,
+        then the second atoms of the two-atom ones joined on)."""
+        keys = self.term_key[np.asarray(ids, dtype=np.int64)]
+        strs = self.atoms.strs
+        out = list(map(strs.__getitem__, (keys >> 32).tolist()))
+        b = (keys & _LOW) - 1
+        two = np.flatnonzero(b >= 0).tolist()
+        if two:
+            heads = [out[i] for i in two]
+            tails = map(strs.__getitem__, b[two].tolist())
+            for i, word in zip(two, map("{}-{}".format, heads, tails), strict=True):
+                out[i] = word
+        return out
 
     @classmethod
     def of_strings(cls, terms: Sequence[str]) -> _Vocab:
@@ -844,6 +854,15 @@ _NORMAL_LABEL: Final = re.compile(
 )
 """A term key that is a normal label already (ASCII, lower case, no forbidden character, no
 edge hyphen, within the length limit): ``normalize_label`` returns it unchanged."""
+
+
+def _labels(keys: list[str]) -> list[str | None]:
+    """:func:`_label` of many keys: the normal ones (most) found by one fullmatch each in a
+    C-level ``map``, the rest through :func:`_label`."""
+    normal = list(map(_NORMAL_LABEL.fullmatch, keys))
+    if None not in normal:
+        return list(keys)
+    return [k if m is not None else _label(k) for k, m in zip(keys, normal, strict=True)]
 
 
 def _label(key: str) -> str | None:
@@ -1260,11 +1279,12 @@ class KeywordTagger:
         order = np.lexsort((rank[inv], -rel, d))
         bounds = np.searchsorted(d[order], np.arange(n_docs + 1))
         # Each candidate's label, numbered (equal labels share a number; None is -1).
-        cand_label = list(map(_label, names))
-        lab_ids: dict[str | None, int] = {None: -1}
-        lab_num = np.fromiter(
-            (lab_ids.setdefault(x, len(lab_ids)) for x in cand_label), np.int64, cand.size
-        )
+        cand_label = _labels(names)
+        # (Numbers in first-seen order; None is -1. Only equality of numbers is used.)
+        lab_ids = dict.fromkeys(cand_label, -1)
+        for k, x in enumerate(lab_ids):
+            lab_ids[x] = k if x is not None else -1
+        lab_num = np.fromiter(map(lab_ids.__getitem__, cand_label), np.int64, cand.size)
         t, rel, ci = t[order], rel[order], inv[order]
         part_a, part_b, d = part_a[order], part_b[order], d[order]
         starts = bounds[:-1]
