@@ -25,6 +25,7 @@ import pytest
 from treehop import FindResult, MatchedContext, Treehop
 from treehop.cli import ClientOptions, ExitCode, main
 from treehop.cli import _render as render
+from treehop.ingest import loaders
 from treehop.models import FoundBy
 from treehop.uri import to_display
 
@@ -113,14 +114,14 @@ def test_index_counts_and_skipped_files(
     (docs / "secret.md").write_text("# Secret\n\nnever read\n")
     (docs / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     (docs / "data.bin").write_bytes(bytes(range(256)))
-    real_read = Path.read_bytes
+    real_read = loaders._read_bytes
 
-    def deny(self: Path) -> bytes:  # an unreadable file, as EACCES would make it
-        if self.name == "secret.md":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read(self)
+    def deny(path: Path | str) -> bytes:  # an unreadable file, as EACCES would make it
+        if Path(path).name == "secret.md":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_read(path)
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
+    monkeypatch.setattr(loaders, "_read_bytes", deny)
     idx = tmp_path / "idx"
     code, out, err = run(capsys, "index", str(docs), "--index", str(idx), "--tag", "streaming")
     assert code == ExitCode.OK, err

@@ -43,12 +43,13 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from .errors import IndexCorruptError, InvalidQueryError, StoreError
+from .text_tokenize import AsciiWords, ascii_form, ascii_words, index_terms
 from .text_tokenize import tokenize as default_tokenize
 from .text_tokenize import tokenizer_id as default_tokenizer_id
 
@@ -277,8 +278,9 @@ class LexicalIndex:
             new[: self._m] = old[: self._m]
             setattr(self, name, new)
 
-    def _term_ids(self, flat: list[str]) -> IntArray:
-        """Term ids of ``flat`` tokens, adding unseen terms to the vocabulary."""
+    def _term_ids(self, flat: list[str], missing_ok: bool = False) -> IntArray:
+        """Term ids of ``flat`` tokens, adding unseen terms to the vocabulary (``missing_ok``:
+        '' is no term, id -1)."""
         vocab = self._vocab
         ids = np.fromiter(map(vocab.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
         if ids.size and int(ids.min()) < 0:
@@ -288,10 +290,15 @@ class LexicalIndex:
                 unseen = {t: None for t in dict.fromkeys(flat) if t not in vocab}
             else:
                 unseen = dict.fromkeys(flat[i] for i in missing.tolist())
+            if missing_ok:
+                unseen.pop("", None)
             base = len(self._terms)
             vocab.update(zip(unseen, range(base, base + len(unseen)), strict=True))
             self._terms.extend(unseen)
-            ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+            looked = (
+                map(vocab.get, flat, repeat(-1)) if missing_ok else map(vocab.__getitem__, flat)
+            )
+            ids = np.fromiter(looked, dtype=np.int64, count=len(flat))
         return ids
 
     def _remove_rows(self, rows: IntArray) -> None:
@@ -320,62 +327,108 @@ class LexicalIndex:
         r = _as_rows(rows, "rows", StoreError)
         if r.shape[0] != len(texts):
             raise StoreError(f"{r.shape[0]} rows but {len(texts)} texts")
-        tokens: list[list[str]] = []
         for text in texts:
             if not isinstance(text, str):
                 raise StoreError(f"texts must be strings, got {type(text).__name__}")
-            tokens.append(self._tokenize(text))
-        self.upsert_tokens(r, tokens)
+        if self._tokenize is not default_tokenize:
+            self.upsert_tokens(r, [self._tokenize(text) for text in texts])
+            return
+        # The default tokenizer: runs of texts with an ASCII form are cut in one pass each,
+        # each distinct word made a term and looked up once; the others are tokenised one
+        # by one. Runs are numbered in text order, so term ids are those token lists give.
+        forms = [ascii_form(text) for text in texts]
+        runs: list[tuple[int, AsciiWords | None, list[str]]] = []
+        i = 0
+        while i < len(texts):
+            j = i
+            while j < len(texts) and forms[j] is not None:
+                j += 1
+            if j > i:
+                runs.append((j - i, ascii_words(cast("list[str]", forms[i:j])), []))
+                i = j
+            else:
+                runs.append((1, None, self._tokenize(texts[i])))
+                i += 1
+        if not self._check_rows(r):
+            return
+        with self._lock:
+            ids_parts: list[IntArray] = []
+            len_parts: list[IntArray] = []
+            for n_docs, words, tokens in runs:
+                if words is None:  # one text, tokenised alone
+                    ids_parts.append(self._term_ids(tokens))
+                    len_parts.append(np.array([len(tokens)], dtype=np.int64))
+                    continue
+                distinct, occ, doc = words
+                terms = index_terms(distinct)
+                of_word = self._term_ids(terms, missing_ok=True)
+                of_word[[k for k, t in enumerate(terms) if not t]] = -1  # never a term
+                ids = of_word[occ]
+                kept = ids >= 0
+                ids_parts.append(ids[kept])
+                len_parts.append(np.bincount(doc[kept], minlength=n_docs).astype(np.int64))
+            self._write(r, np.concatenate(len_parts), np.concatenate(ids_parts))
+
+    def _check_rows(self, r: IntArray) -> bool:
+        """Whether there is anything to write; raises on repeated rows."""
+        if r.size == 0:
+            return False
+        if _has_duplicates(r):
+            raise StoreError("rows must be unique within one upsert")
+        return True
 
     def upsert_tokens(self, rows: RowsLike, tokens: Sequence[Sequence[str]]) -> None:
         """Like :meth:`upsert` with texts already tokenised (by this index's tokenizer)."""
         r = _as_rows(rows, "rows", StoreError)
         if r.shape[0] != len(tokens):
             raise StoreError(f"{r.shape[0]} rows but {len(tokens)} token lists")
-        if r.size == 0:
+        if not self._check_rows(r):
             return
-        if _has_duplicates(r):
-            raise StoreError("rows must be unique within one upsert")
         with self._lock:
             if any(isinstance(toks, str) for toks in tokens):
                 raise StoreError("each document's tokens must be a list, not one string")
             lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
             flat_ids = self._term_ids(list(chain.from_iterable(tokens)))
-            vocab_size = len(self._terms)
-            if self._df.shape[0] < vocab_size:
-                df = np.zeros(max(vocab_size, self._df.shape[0] * 2), dtype=np.int64)
-                df[: self._df.shape[0]] = self._df
-                self._df = df
+            self._write(r, lengths, flat_ids)
 
-            # One sort of (document, term) keys yields every document's distinct terms and
-            # their counts, grouped by document in input order: the new blocks.
-            doc_of = np.repeat(np.arange(r.shape[0], dtype=np.int64), lengths)
-            keys = doc_of * vocab_size + flat_ids
-            uniq, tf = np.unique(keys, return_counts=True)
-            new_doc = uniq // vocab_size if vocab_size else uniq
-            new_term = uniq - new_doc * vocab_size
-            counts = np.bincount(new_doc, minlength=r.shape[0]).astype(np.int64)
+    def _write(self, r: IntArray, lengths: IntArray, flat_ids: IntArray) -> None:
+        """Replace rows ``r``'s documents by the term ids ``flat_ids`` (``lengths[i]`` of
+        them for ``r[i]``, in order); the caller holds the lock."""
+        vocab_size = len(self._terms)
+        if self._df.shape[0] < vocab_size:
+            df = np.zeros(max(vocab_size, self._df.shape[0] * 2), dtype=np.int64)
+            df[: self._df.shape[0]] = self._df
+            self._df = df
 
-            self._grow_rows(int(r.max()) + 1)
-            self._remove_rows(r)
-            self._grow_log(int(uniq.shape[0]))
-            m0 = self._m
-            m1 = m0 + int(uniq.shape[0])
-            self._log_term[m0:m1] = new_term
-            self._log_row[m0:m1] = r[new_doc]
-            self._log_tf[m0:m1] = tf
-            self._alive[m0:m1] = True
-            self._m = m1
-            self._start[r] = m0 + (np.cumsum(counts) - counts)
-            self._count[r] = counts
-            self._dl[r] = lengths
-            self._present[r] = True
-            _add_counts(self._df, new_term, 1)
-            self._ndocs += int(r.shape[0])
-            self._total_len += float(lengths.sum())
-            self._norm_cache = None
-            self._maybe_compact()
-            self._maybe_merge_tail()
+        # One sort of (document, term) keys yields every document's distinct terms and
+        # their counts, grouped by document in input order: the new blocks.
+        doc_of = np.repeat(np.arange(r.shape[0], dtype=np.int64), lengths)
+        keys = doc_of * vocab_size + flat_ids
+        uniq, tf = np.unique(keys, return_counts=True)
+        new_doc = uniq // vocab_size if vocab_size else uniq
+        new_term = uniq - new_doc * vocab_size
+        counts = np.bincount(new_doc, minlength=r.shape[0]).astype(np.int64)
+
+        self._grow_rows(int(r.max()) + 1)
+        self._remove_rows(r)
+        self._grow_log(int(uniq.shape[0]))
+        m0 = self._m
+        m1 = m0 + int(uniq.shape[0])
+        self._log_term[m0:m1] = new_term
+        self._log_row[m0:m1] = r[new_doc]
+        self._log_tf[m0:m1] = tf
+        self._alive[m0:m1] = True
+        self._m = m1
+        self._start[r] = m0 + (np.cumsum(counts) - counts)
+        self._count[r] = counts
+        self._dl[r] = lengths
+        self._present[r] = True
+        _add_counts(self._df, new_term, 1)
+        self._ndocs += int(r.shape[0])
+        self._total_len += float(lengths.sum())
+        self._norm_cache = None
+        self._maybe_compact()
+        self._maybe_merge_tail()
 
     def delete(self, rows: RowsLike) -> int:
         """Remove the documents of ``rows``; returns how many existed (others are ignored)."""

@@ -23,13 +23,21 @@ import logging
 import re
 import threading
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "CHINESE_STOPWORDS",
     "ENGLISH_STOPWORDS",
     "TOKENIZER_VERSION",
+    "AsciiWords",
+    "ascii_form",
+    "ascii_words",
+    "index_terms",
     "porter_stem",
     "tokenize",
     "tokenizer_id",
@@ -338,3 +346,57 @@ def tokenize(text: str) -> list[str]:
         else:
             out.extend(w for w in _han_tokens(match.group("han")) if w not in _STOPWORDS)
     return out
+
+
+_ASCII_GAPS_NUL = bytes(c if c == 0 or (chr(c).isalnum() and c < 128) else 32 for c in range(256))
+""":data:`_ASCII_GAPS`, but NUL kept: the document mark of :func:`ascii_words`."""
+
+AsciiWords = tuple[list[str], npt.NDArray[np.int64], npt.NDArray[np.int64]]
+
+
+def ascii_words(texts: Sequence[str]) -> AsciiWords | None:
+    """The words of many ASCII texts at once: the distinct casefolded words (first seen
+    first), the distinct word of each word occurrence, and the text it is in; None when a
+    text is not ASCII or holds a NUL (those go through :func:`tokenize` one by one).
+
+    Why: tokenising texts one by one costs a handful of C calls and a list per text, and
+    every word occurrence is then looked up as a term. Here the texts are joined (a NUL
+    word between them), cut once with the same translate-and-split as :func:`tokenize`'s
+    ASCII path, and each *distinct* word is made a term once (:func:`index_terms`): the
+    same tokens, in the same order (``test_ingest_tokenise_fast`` compares them).
+    """
+    for text in texts:
+        if not text.isascii() or "\x00" in text:
+            return None
+    big = " \x00 " + " \x00 ".join(texts)
+    words = big.encode("ascii").lower().translate(_ASCII_GAPS_NUL).decode("ascii").split()
+    ids = dict.fromkeys(words, 0)
+    for i, w in enumerate(ids):
+        ids[w] = i
+    occ = np.fromiter(map(ids.__getitem__, words), np.int64, len(words))
+    mark = occ == ids["\x00"]
+    doc = np.cumsum(mark) - 1
+    keep = ~mark
+    distinct = list(ids)
+    # The mark's distinct slot stays (an empty word: no term); no occurrence refers to it.
+    distinct[ids["\x00"]] = ""
+    return distinct, occ[keep], doc[keep]
+
+
+def ascii_form(text: str) -> str | None:
+    """An ASCII text whose words (:func:`ascii_words`) are :func:`tokenize`'s words of
+    ``text``, or None (Han, other scripts, a NUL).
+
+    A non-ASCII text is often ASCII once NFKC-normalised and casefolded (an ellipsis, a
+    ligature, a full-width digit), and then :func:`tokenize`'s general path (``[^\\W_]+``
+    runs) finds exactly the ASCII path's letter-and-digit runs."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).casefold()
+        if not text.isascii():
+            return None
+    return None if "\x00" in text else text
+
+
+def index_terms(words: Sequence[str]) -> list[str]:
+    """The index term of each casefolded ASCII word ('' for a stopword or an empty word)."""
+    return [_term(w) if w else "" for w in words]

@@ -170,6 +170,13 @@ def decode(data: bytes) -> str | None:
     return None
 
 
+def _read_bytes(path: Path | str) -> bytes:
+    """A file's bytes, opened by name: no ``Path`` object per file (ingest reads every file
+    of a tree through here; tests replace it to stand in for an unreadable file)."""
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
 def read_file(
     path: Path | str,
     relpath: str,
@@ -184,7 +191,7 @@ def read_file(
         if size > max_bytes:
             report.skipped_large.append(relpath)
             return None
-        data = Path(path).read_bytes()
+        data = _read_bytes(path)
     except OSError:
         report.skipped_unreadable.append(relpath)
         return None

@@ -48,6 +48,8 @@ _DOCSTRING = re.compile(r"[ \t]*(?:\"\"\"|''')[ \t]*(\S.{0,300})")
 _LINE_COMMENT = re.compile(r"[ \t]*(?://|#|--|/\*+)[ \t]*(\w.{0,300})")
 _CODE_DEF = re.compile(r"[ \t]*(?:def|class|func|fn|function|public|interface)[ \t]+(\w{1,100})")
 _MARKUP_CHARS = re.compile(r"[*_`>]+")
+_FIRST_PROBE = 256
+"""Characters of prose cleaned first when looking for the first sentence (then 4x more)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,11 @@ def _clip(text: str, n: int) -> str:
 
     Only a bounded prefix is read (a word is rarely longer than three characters of
     whitespace per kept character), so clipping a long text costs O(n), not O(len(text))."""
-    text = " ".join(text[: n * 4 + 64].split())
+    return _cut(" ".join(text[: n * 4 + 64].split()), n)
+
+
+def _cut(text: str, n: int) -> str:
+    """``text`` (whitespace collapsed) cut at a word boundary to at most ``n`` characters."""
     if len(text) <= n:
         return text
     cut = text[:n]
@@ -118,11 +124,23 @@ def _prose_lines(text: str, kind: str) -> list[str]:
 
 
 def first_sentence(text: str, kind: str = "markdown") -> str:
-    """The first sentence of the running text (headings and code skipped), in linear time."""
+    """The first sentence of the running text (headings and code skipped), in linear time.
+
+    Markup characters are dropped before the sentence end is searched (``end.** next``
+    ends at the full stop), but only from a growing prefix: dropping characters maps a
+    prefix of the body to a prefix of the result, so a sentence end found strictly inside
+    the cleaned prefix is the first one of the whole (one at its very end is tried again
+    with more text: what follows decides the look-ahead). Most first sentences end in the
+    first few hundred characters of a probe of up to 2,000."""
     body = " ".join(_prose_lines(text, kind))[:SENTENCE_PROBE_CHARS]
-    body = _MARKUP_CHARS.sub("", body)
-    m = _SENT_END.search(body)
-    return (body[: m.end()] if m else body).strip()
+    n = _FIRST_PROBE
+    while True:
+        whole = n >= len(body)
+        part = _MARKUP_CHARS.sub("", body if whole else body[:n])
+        m = _SENT_END.search(part)
+        if whole or (m is not None and m.end() < len(part)):
+            return (part[: m.end()] if m else part).strip()
+        n *= 4
 
 
 def title_of(text: str, kind: str) -> str:
@@ -132,17 +150,19 @@ def title_of(text: str, kind: str) -> str:
         title = parse(text, kind).title
         if title:
             return title
-    lines = text.split("\n", 400)[:400]
     if kind == "code":
+        lines = text.split("\n", 400)[:400]
         for pattern in (_DOCSTRING, _LINE_COMMENT):
             for ln in lines:
                 m = pattern.match(ln)
                 if m:
                     return _clip(m.group(1).strip().strip("\"'"), 120)
-    for ln in lines:
-        if ln.strip():
-            return _clip(ln.strip(), 120)
-    return ""
+    # The first non-blank line among the first 400, without cutting the text into lines:
+    # what precedes the first non-space character is the blank lines before it.
+    rest = text.lstrip()
+    if not rest or text.count("\n", 0, len(text) - len(rest)) >= 400:
+        return ""
+    return _clip(rest.partition("\n")[0].strip(), 120)
 
 
 def humanize(name: str) -> str:
@@ -170,6 +190,11 @@ class ExtractiveSummarizer:
         sent = first_sentence(text, kind)
         head = title or humanize(name)
         abstract = head if sent.startswith(head) else f"{head}: {sent}" if sent else head
+        if not outline and len(abstract) <= ABSTRACT_CHARS * 4 + 64:
+            # The overview is the abstract, and both clips read all of it: collapse its
+            # whitespace once and cut twice.
+            flat = " ".join(abstract.split())
+            return _cut(flat, ABSTRACT_CHARS), _cut(flat, OVERVIEW_CHARS)
         overview = abstract
         if outline:
             contents = "; ".join(dict.fromkeys(outline[:400]))

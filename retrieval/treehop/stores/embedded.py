@@ -2626,10 +2626,14 @@ def _merged_tags(
     """The (tag-label hash, row) lookup without dead rows, with the new rows' labels merged."""
     keep_t = alive[s.tag_row]
     th, tr = s.tag_hash[keep_t], s.tag_row[keep_t]
-    pairs = [(_h64(lab), n0 + i) for i, n in enumerate(nodes) for lab in tagmod.labels(n.tags)]
-    if pairs:
-        nh = np.array([p[0] for p in pairs], dtype=np.uint64)
-        nr = np.array([p[1] for p in pairs], dtype=np.int64)
+    # Labels repeat across a batch's nodes: each distinct label is hashed once.
+    per_node = [tagmod.labels(n.tags) for n in nodes]
+    flat = list(itertools.chain.from_iterable(per_node))
+    if flat:
+        hashed = {lab: _h64(lab) for lab in dict.fromkeys(flat)}
+        nh = np.fromiter(map(hashed.__getitem__, flat), dtype=np.uint64, count=len(flat))
+        counts = np.fromiter(map(len, per_node), dtype=np.int64, count=len(per_node))
+        nr = np.repeat(np.arange(n0, n0 + len(per_node), dtype=np.int64), counts)
         order_t = np.argsort(nh, kind="stable")
         pos_t = np.searchsorted(th, nh[order_t], side="right")
         th = np.insert(th, pos_t, nh[order_t])

@@ -442,31 +442,15 @@ class _Flat:
         }
 
 
-_DOC_SEP: Final = "\n\n\x01\n\n"
-"""Between documents of a batch: a sentence gap (no bigram crosses it) marked by a control
-character no token contains, so each gap tells whether a new document starts there."""
-_GAP_INFO: dict[str, int] = {}
-
-
-def _gap_info(gap: str) -> int:
-    """A gap's :func:`_gap_code` plus 4 x how many documents start in it (memoised)."""
-    info = _GAP_INFO.get(gap)
-    if info is None:
-        info = (_gap_code(gap) if gap else 0) + 4 * gap.count("\x01")
-        if len(_GAP_INFO) < _KEY_CACHE_MAX:
-            _GAP_INFO[gap] = info
-    return info
-
-
 def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
-    """The term occurrences of ``texts``, Latin texts analysed together in one regex pass.
+    """The term occurrences of ``texts``, Latin texts analysed together in one pass.
 
     Why batched and numbered: per text and per token, the analysis was a Python loop of a
-    few operations per token and dominated ingest. Here all Latin texts are joined
-    (``_DOC_SEP`` between them) and cut by one ``split``; gaps and tokens go through C-level
-    dictionary lookups (``map``), each distinct token is keyed once, and sentence, phrase,
-    document and bigram columns are integer array operations. Texts with CJK (jieba) or the
-    separator's control character take the per-text path. ``test_tagging`` checks both agree.
+    few operations per token and dominated ingest. Here all Latin texts are joined and cut
+    at whitespace once (:func:`_latin_tokens`: each distinct chunk goes through the token
+    regex once), each distinct token is keyed once, and phrase, document and bigram columns
+    are integer array operations. Texts with CJK (jieba) or a marker character of
+    :func:`_latin_tokens` take the per-text path. ``test_tagging`` checks both agree.
     """
     for text in texts:
         if not isinstance(text, str):
@@ -477,14 +461,14 @@ def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
     normed: list[str] = []
     for i, text in enumerate(texts):
         if text.isascii():  # (O(1)) NFKC-stable, no CJK, no curly quote: nothing to normalise
-            if "\x01" not in text:
+            if "\x01" not in text and "\x02" not in text:
                 latin.append(i)
                 normed.append(text)
                 continue
             t = text
         else:
             t = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
-        if _CJK_RE.search(t) is None and "\x01" not in t:
+        if _CJK_RE.search(t) is None and "\x01" not in t and "\x02" not in t:
             latin.append(i)
             normed.append(t)
             continue
@@ -551,6 +535,87 @@ class _LatinTerms:
     """No bigram has a hyphenated first part (see :attr:`_Flat.fixed_split`)."""
 
 
+_PARAGRAPH: Final = re.compile(r"\n\s*\n")
+"""A blank line: the one whitespace-only gap that ends a sentence (see :func:`_gap_code`)."""
+_DOC_CHUNK: Final = "\x01"
+_PARA_CHUNK: Final = "\x02"
+"""Marker chunks of :func:`_latin_tokens`: a document start, a blank line. Texts holding
+either character take the per-text path (:func:`_flat_terms`)."""
+
+
+def _latin_tokens(
+    texts: Sequence[str],
+) -> tuple[list[str], NDArray[np.int64], NDArray[np.int64]]:
+    """The batch's distinct tokens (first seen first), the distinct token of each token
+    occurrence, and each occurrence's gap info: the :func:`_gap_code` of the text between it
+    and the token before, plus 4 x the documents that start in that text.
+
+    Why whitespace chunks: a token never holds whitespace, so the tokens of a text are the
+    tokens of its whitespace-separated chunks, and a corpus repeats its chunks (``word``,
+    ``word.``, ``word,``). The text is cut by ``str.split`` (C, several times faster than the
+    token regex over every character) and each *distinct* chunk is cut by the token regex
+    once. A gap between tokens is the end of one chunk, whitespace, chunks without a token,
+    and the start of the next; its code is the largest of its parts' codes, because
+    whitespace alone only ends a sentence as a blank line (marked by a chunk of its own
+    before the cut) and punctuation codes do not depend on what surrounds them. Equal to
+    the one-regex-pass analysis (``test_tagging``'s hypothesis tests compare them).
+    """
+    big = " \x01 " + " \x01 ".join(texts)
+    if "\n" in big:
+        big = _PARAGRAPH.sub(" \x02 ", big)
+    chunks = big.split()
+    chunk_ids: dict[str, int] = dict.fromkeys(chunks, 0)
+    # Per distinct chunk: its tokens' slice of ``flat_tok``/``flat_code`` (each token's
+    # distinct index and the code of the gap before it inside the chunk), the code of its
+    # tail after the last token, and for a chunk without tokens its code and documents.
+    tok_ids: dict[str, int] = {}
+    flat_tok: list[int] = []
+    flat_code: list[int] = []
+    n_chunk = len(chunk_ids)
+    start = np.zeros(n_chunk, dtype=np.int64)
+    ntok = np.zeros(n_chunk, dtype=np.int64)
+    tail = np.zeros(n_chunk, dtype=np.int64)
+    docs = np.zeros(n_chunk, dtype=np.int64)
+    split, code_of, tid = _TOKEN_SPLIT_RE.split, _gap_code, tok_ids.setdefault
+    for c, chunk in enumerate(chunk_ids):
+        chunk_ids[chunk] = c
+        start[c] = len(flat_tok)
+        if chunk in (_DOC_CHUNK, _PARA_CHUNK):
+            tail[c], docs[c] = 2, chunk == _DOC_CHUNK
+            continue
+        pieces = split(chunk)
+        ntok[c] = len(pieces) // 2
+        tail[c] = code_of(pieces[-1])
+        for i in range(1, len(pieces), 2):
+            flat_tok.append(tid(pieces[i], len(tok_ids)))
+            flat_code.append(code_of(pieces[i - 1]))
+    occ = np.fromiter(map(chunk_ids.__getitem__, chunks), np.int64, len(chunks))
+    n = ntok[occ]
+    has = n > 0
+    tb = occ[has]  # the chunk occurrences holding tokens, in order
+    # Gap k: before token-bearing occurrence k; it holds the tail of occurrence k - 1 and
+    # every token-free occurrence in between (``seg``: how many token-bearing ones precede).
+    seg: NDArray[np.int64] = np.cumsum(has) - has
+    gap = np.zeros(tb.size + 1, dtype=np.int64)
+    gap[1:] = tail[tb]
+    free = ~has
+    np.maximum.at(gap, seg[free], tail[occ[free]])
+    starts = np.bincount(seg[free], weights=docs[occ[free]], minlength=tb.size + 1)
+    lengths = n[has]
+    total = int(lengths.sum())
+    first = np.cumsum(lengths) - lengths  # each occurrence's first token, in the output
+    # The output's row r is flat entry start[chunk] + (r - first[occurrence]).
+    if total == tb.size:  # one token per chunk (most prose): no expansion
+        base = start[tb]
+    else:
+        base = np.repeat(start[tb] - first, lengths) + np.arange(total, dtype=np.int64)
+    tok = np.asarray(flat_tok, dtype=np.int64)[base]
+    code = np.asarray(flat_code, dtype=np.int64)[base]
+    code[first] = np.maximum(code[first], gap[:-1])
+    code[first] += 4 * starts[:-1].astype(np.int64)
+    return list(tok_ids), tok, code
+
+
 def _latin_batch(
     texts: Sequence[str], ids: NDArray[np.int64], bigrams: bool, atoms: _Atoms
 ) -> _LatinTerms:
@@ -559,25 +624,12 @@ def _latin_batch(
     none = _LatinTerms(empty, empty, empty, empty, empty, True)
     if not texts:
         return none
-    pieces = _TOKEN_SPLIT_RE.split(_DOC_SEP + _DOC_SEP.join(texts))
-    gaps, toks = pieces[0:-1:2], pieces[1::2]
-    if not toks:
+    distinct, tok, info = _latin_tokens(texts)
+    if not tok.size:
         return none
-    info = np.fromiter(map(_GAP_INFO.get, gaps, repeat(-1)), np.int64, len(gaps))
-    if info.size and int(info.min()) < 0:
-        # Some gaps are not cached: each distinct one worked out once (a corpus has few:
-        # " ", ". ", "\n"...), then one C-level lookup pass again (gathering the misses one
-        # by one cost 2.5x more on a first batch, where nearly every gap misses).
-        local = dict.fromkeys(gaps)
-        for g in local:
-            local[g] = _gap_info(g)
-        info = np.fromiter(map(local.__getitem__, gaps), np.int64, len(gaps))
     # Each distinct token is keyed once: tokens -> distinct-token index -> its key string's
     # atoms (-1: no term). Per distinct token: the term key, the atom of its whole string
     # (what a bigram's second part contributes), its length, and whether it is hyphenated.
-    distinct = dict.fromkeys(toks)
-    tok_ids = dict(zip(distinct, range(len(distinct)), strict=True))
-    tok = np.fromiter(map(tok_ids.__getitem__, toks), np.int64, len(toks))
     n_tok = len(distinct)
     tkey = np.full(n_tok, -1, dtype=np.int64)
     whole = np.full(n_tok, -1, dtype=np.int64)
@@ -695,9 +747,19 @@ class _Vocab:
         return self.find(keys)
 
     def strings(self, ids: Sequence[int]) -> list[str]:
-        """The term strings of term ids."""
-        spell, tk = self.atoms.spell, self.term_key
-        return [spell(k) for k in tk[np.asarray(ids, dtype=np.int64)].tolist()]
+        """The term strings of term ids (spelled with C-level passes: the head atoms of all,
+        then the second atoms of the two-atom ones joined on)."""
+        keys = self.term_key[np.asarray(ids, dtype=np.int64)]
+        strs = self.atoms.strs
+        out = list(map(strs.__getitem__, (keys >> 32).tolist()))
+        b = (keys & _LOW) - 1
+        two = np.flatnonzero(b >= 0).tolist()
+        if two:
+            heads = [out[i] for i in two]
+            tails = map(strs.__getitem__, b[two].tolist())
+            for i, word in zip(two, map("{}-{}".format, heads, tails), strict=True):
+                out[i] = word
+        return out
 
     @classmethod
     def of_strings(cls, terms: Sequence[str]) -> _Vocab:
@@ -792,6 +854,15 @@ _NORMAL_LABEL: Final = re.compile(
 )
 """A term key that is a normal label already (ASCII, lower case, no forbidden character, no
 edge hyphen, within the length limit): ``normalize_label`` returns it unchanged."""
+
+
+def _labels(keys: list[str]) -> list[str | None]:
+    """:func:`_label` of many keys: the normal ones (most) found by one fullmatch each in a
+    C-level ``map``, the rest through :func:`_label`."""
+    normal = list(map(_NORMAL_LABEL.fullmatch, keys))
+    if None not in normal:
+        return list(keys)
+    return [k if m is not None else _label(k) for k, m in zip(keys, normal, strict=True)]
 
 
 def _label(key: str) -> str | None:
@@ -1208,11 +1279,12 @@ class KeywordTagger:
         order = np.lexsort((rank[inv], -rel, d))
         bounds = np.searchsorted(d[order], np.arange(n_docs + 1))
         # Each candidate's label, numbered (equal labels share a number; None is -1).
-        cand_label = list(map(_label, names))
-        lab_ids: dict[str | None, int] = {None: -1}
-        lab_num = np.fromiter(
-            (lab_ids.setdefault(x, len(lab_ids)) for x in cand_label), np.int64, cand.size
-        )
+        cand_label = _labels(names)
+        # (Numbers in first-seen order; None is -1. Only equality of numbers is used.)
+        lab_ids = dict.fromkeys(cand_label, -1)
+        for k, x in enumerate(lab_ids):
+            lab_ids[x] = k if x is not None else -1
+        lab_num = np.fromiter(map(lab_ids.__getitem__, cand_label), np.int64, cand.size)
         t, rel, ci = t[order], rel[order], inv[order]
         part_a, part_b, d = part_a[order], part_b[order], d[order]
         starts = bounds[:-1]
