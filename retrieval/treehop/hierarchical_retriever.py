@@ -48,7 +48,6 @@ from .descent import (
     Frontier,
     FrontierEntry,
     HopOrigin,
-    NodeRef,
     Score,
     SubtreeBounds,
     Track,
@@ -81,9 +80,9 @@ from .tree_scoring import (
     ContextWeights,
     context_columns,
     is_result_unit,
-    order_key,
     represented_directories,
     section_of,
+    sibling_keys,
 )
 
 T = TypeVar("T")
@@ -161,7 +160,9 @@ class HierarchicalRetriever:
         self.store = store
         self.config = config
         self.reranker = reranker
-        self._exact_columns = isinstance(store, ColumnarSearchStore) and not store.capabilities.remote
+        self._exact_columns = (
+            isinstance(store, ColumnarSearchStore) and not store.capabilities.remote
+        )
         """Whether the store may answer a search exactly (:attr:`HitColumns.exact`): only then
         does the tree context ask one search where it needs two answers."""
 
@@ -550,18 +551,20 @@ class HierarchicalRetriever:
         # below its pool siblings on every term but the neighbour mean, and is left out).
         pool_set = set(pool_uris) | set(state.collected.by_uri)
         members = list(family.values())
-        uris = [cols.uris[i] for cols, i in members]
+        uris = list(family)  # (the family is keyed by its members' URIs)
+        parent_of = [cols.parent_uris[i] or "" for cols, i in members]
+        chunks = [cols.chunk_indexes[i] for cols, i in members]
+        # a family without chunks has no heading paths: every neighbour counts in full,
+        # as without sections
+        sectioned = cfg.context_neighbour_sections and weights.neighbours > 0
         scored = context_columns(
-            [cols.parent_uris[i] or "" for cols, i in members],
-            [
-                order_key(u, cols.chunk_indexes[i])
-                for u, (cols, i) in zip(uris, members, strict=True)
-            ],
+            parent_of,
+            sibling_keys(parent_of, uris, chunks),
             [cols.scores[i] for cols, i in members],
             parent_scores,
             weights,
             [u in pool_set for u in uris],
-            _sections(members) if cfg.context_neighbour_sections and weights.neighbours else None,
+            _sections(members) if sectioned and chunks.count(None) < len(chunks) else None,
         )
         finals = self._session_evidence(q, scored, members, weights.total)
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
@@ -727,9 +730,12 @@ class HierarchicalRetriever:
         uri = cols.uris[i]
         found_globally = uri in q.hits
         parent = cols.parent_uris[i]
-        ref = NodeRef(uri, parent, cols.chunk_indexes[i], cols.leaves[i], _loader(cols, i))
-        return Candidate.deferred(
-            ref,
+        return Candidate.deferred_fields(
+            uri,
+            parent,
+            cols.chunk_indexes[i],
+            cols.leaves[i],
+            _loader(cols, i),
             own,
             final,
             cols.vector_scores[i],

@@ -36,6 +36,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -89,6 +90,45 @@ def _name_key(uri: str) -> tuple[int, tuple[int | str, ...]]:
     # the split alternates text and digit runs: every odd part is a run of digits
     parts[1::2] = map(int, parts[1::2])
     return (-1, tuple(parts))
+
+
+_DIGITS_TO_ZERO = str.maketrans("0123456789", "0" * 10)
+
+
+def sibling_keys(
+    parent_of: Sequence[str], uris: Sequence[str], chunks: Sequence[int | None]
+) -> list[object]:
+    """Sort keys that order each parent's leaves as :func:`order_key` does (equal where its
+    keys are equal), for :func:`context_columns`: keys are compared only between leaves of
+    one parent, so each family may use its own kind of key.
+
+    Why: a family is mostly all chunks of one file, or leaves whose names have one shape
+    (``turn-00007``, ``d1-09.txt``: the same text with digit runs of the same lengths at the
+    same places). Chunks order by their index; names of one shape order as plain strings,
+    because two of them first differ inside a text run of equal length or a digit run of
+    equal length, where the natural order compares the same characters. Only another
+    family needs :func:`order_key`'s split of every name (a regex per leaf, the largest
+    cost of ordering a family that no earlier query ordered)."""
+    groups: dict[str, list[int]] = {}
+    for i, p in enumerate(parent_of):
+        groups.setdefault(p, []).append(i)
+    keys: list[object] = [None] * len(parent_of)
+    for members in groups.values():
+        picked = [chunks[i] for i in members]
+        if None not in picked:
+            for i, c in zip(members, picked, strict=True):
+                keys[i] = c
+            continue
+        names = [uris[i].rsplit("/", 1)[-1] for i in members]
+        if picked.count(None) == len(picked):
+            shape = names[0].translate(_DIGITS_TO_ZERO)
+            if all(n.translate(_DIGITS_TO_ZERO) == shape for n in names):
+                for i, n in zip(members, names, strict=True):
+                    keys[i] = n
+                continue
+        for i in members:
+            keys[i] = order_key(uris[i], chunks[i])
+    return keys
 
 
 @dataclass
@@ -198,7 +238,7 @@ class ContextColumns:
 
 def context_columns(
     parent_of: Sequence[str],
-    keys: Sequence[tuple[int, tuple[int | str, ...]]],
+    keys: Sequence[Any],
     scores: Sequence[float],
     parent_scores: dict[str, float],
     weights: ContextWeights,
@@ -206,7 +246,8 @@ def context_columns(
     sections: Callable[[int], tuple[str, ...] | None] | None = None,
 ) -> ContextColumns:
     """:func:`context_scores` on columns: leaf ``i`` has parent ``parent_of[i]`` (``""``:
-    none), sibling order key ``keys[i]`` (:func:`order_key`) and own score ``scores[i]``;
+    none), sibling order key ``keys[i]`` (:func:`order_key` or :func:`sibling_keys`: keys
+    are compared only between leaves of one parent) and own score ``scores[i]``;
     ``keep[i]`` marks the leaves asked about; ``sections(i)`` is its heading path
     (:func:`section_of`; ``sections=None``: every neighbour counts in full). It is asked only
     for the leaves asked about and their neighbours, so that the caller can read the paths
