@@ -92,7 +92,9 @@ def _name_key(uri: str) -> tuple[int, tuple[int | str, ...]]:
     return (-1, tuple(parts))
 
 
-_DIGITS_TO_ZERO = str.maketrans("0123456789", "0" * 10)
+_DIGITS_TO_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
+"""A name's shape: its UTF-8 bytes with every ASCII digit as ``0`` (no byte of a multi-byte
+character is an ASCII digit; ``bytes.translate`` is several times faster than ``str``'s)."""
 
 
 def sibling_keys(
@@ -119,10 +121,10 @@ def sibling_keys(
             for i, c in zip(members, picked, strict=True):
                 keys[i] = c
             continue
-        names = [uris[i].rsplit("/", 1)[-1] for i in members]
         if picked.count(None) == len(picked):
-            shape = names[0].translate(_DIGITS_TO_ZERO)
-            if all(n.translate(_DIGITS_TO_ZERO) == shape for n in names):
+            names = [uris[i].rpartition("/")[2] for i in members]
+            shapes = [n.encode().translate(_DIGITS_TO_ZERO) for n in names]
+            if shapes.count(shapes[0]) == len(shapes):
                 for i, n in zip(members, names, strict=True):
                     keys[i] = n
                 continue
