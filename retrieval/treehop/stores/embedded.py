@@ -1247,11 +1247,13 @@ class EmbeddedStore:
             # siblings share a parent: each distinct parent row is decoded once
             plist = parent.tolist()
             distinct = [p for p in dict.fromkeys(plist) if p >= 0]
-            names = dict(zip(distinct, s.uris_of(np.array(distinct, np.int64)), strict=True))
+            # the rows' URIs and their parents' in one gather and decode
+            decoded = s.uris_of(np.concatenate([crows, np.array(distinct, np.int64)]))
+            names = dict(zip(distinct, decoded[crows.size :], strict=True))
             leaf_l = s.cols["leaf"][crows].tolist()
             for i, u, p, c, lf in zip(
                 cold,
-                s.uris_of(crows),
+                decoded[: crows.size],
                 plist,
                 _optional(s.cols["chunk"][crows]),
                 leaf_l,
