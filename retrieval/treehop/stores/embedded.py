@@ -3082,12 +3082,18 @@ def _scope_key(scope: Scope) -> tuple[Any, ...] | None:
 
 
 def _cache_put(s: _Snap, key: tuple[Any, ...], value: Any, cap: int = 32) -> None:
-    """Store a per-snapshot mask, keeping at most ``cap`` per kind. ``list(dict)`` copies the
-    keys in one step, so a reader adding to the cache meanwhile cannot break the scan."""
-    same = [k for k in list(s.cache) if k[0] == key[0]]
-    if len(same) >= cap:
-        for k in same[: max(cap // 2, 1)]:
+    """Store a per-snapshot mask, keeping at most ``cap`` per kind (the oldest half goes).
+
+    Each kind's keys are kept in insertion order beside the cache, so that a put does not
+    scan every key of every kind (the tree context puts one subtree set per query). A key
+    dropped from the cache by someone else stays listed until its kind is trimmed. ``list``
+    copies a dict's keys in one step, so a reader adding meanwhile cannot break the trim."""
+    kept: dict[tuple[Any, ...], None] = s.cache.setdefault(("kind", key[0]), {})
+    if len(kept) >= cap and key not in kept:
+        for k in list(kept)[: max(cap // 2, 1)]:
+            kept.pop(k, None)
             s.cache.pop(k, None)
+    kept[key] = None
     s.cache[key] = value
 
 
