@@ -1,6 +1,6 @@
 """The tree context's shortcuts give the answers of the paths they stand in for.
 
-- ``sibling_keys`` orders every family as ``order_key`` does (chunks by index, names of one
+- ``sibling_order`` lays out every family as ``order_key`` orders it (chunks by index, names of one
   shape as plain strings, other families by the natural-order key).
 - The embedded store finds the subtree of a directory of leaves through the parent links
   (``_leaf_family_rows``): the same rows, in the same order, as the two binary searches over
@@ -27,7 +27,7 @@ from treehop.models import ContextType, TypedQuery
 from treehop.stores import embedded as embedded_mod
 from treehop.stores.base import HitColumns, Scope, Vector
 from treehop.stores.embedded import EmbeddedStore
-from treehop.tree_scoring import order_key, sibling_keys
+from treehop.tree_scoring import order_key, sibling_order
 
 _NAME = st.text(alphabet="ab-_.0123456789\u0663", min_size=0, max_size=12)
 
@@ -39,30 +39,28 @@ _NAME = st.text(alphabet="ab-_.0123456789\u0663", min_size=0, max_size=12)
     ),
     st.booleans(),
 )
-def test_sibling_keys_order_families_as_order_key(
+def test_sibling_order_lays_out_families_as_order_key(
     leaves: list[tuple[str, str, int | None]], chunks_apart: bool
 ) -> None:
-    """Sorting (parent, key) with either kind of key gives one permutation, ties included
-    (a stable sort keeps equal keys in input order, so equal must stay equal)."""
+    """The layout of a stable sort on (parent in order of first appearance, order_key), ties
+    included (equal keys stay in input order, so equal must stay equal)."""
     if chunks_apart:  # families of only chunks or only names: the fast paths
         leaves = [(p + ("c" if c is not None else ""), n, c) for p, n, c in leaves]
     parents = [p for p, _, _ in leaves]
     uris = [f"viking://r/{p}/{n}" for p, n, _ in leaves]
     chunks = [c for _, _, c in leaves]
-    fast = sibling_keys(parents, uris, chunks)
+    code = {p: i for i, p in enumerate(dict.fromkeys(parents))}
     ref = [order_key(u, c) for u, c in zip(uris, chunks, strict=True)]
-    n = len(leaves)
-    by_fast = sorted(range(n), key=lambda i: (parents[i], fast[i]))
-    by_ref = sorted(range(n), key=lambda i: (parents[i], ref[i]))
-    assert by_fast == by_ref
+    want = sorted(range(len(leaves)), key=lambda i: (code[parents[i]], ref[i]))
+    assert sibling_order(parents, uris, chunks) == want
 
 
-def test_sibling_keys_of_one_shape_are_the_names() -> None:
-    names = ["turn-00010", "turn-00009", "turn-00011"]
-    keys = sibling_keys(["s"] * 3, [f"viking://m/s/{n}" for n in names], [None] * 3)
-    assert keys == names  # one shape: plain strings
-    mixed = sibling_keys(["s"] * 2, ["viking://m/s/d1-9.txt", "viking://m/s/d1-10.txt"], [None] * 2)
-    assert mixed == [order_key("x/d1-9.txt", None), order_key("x/d1-10.txt", None)]
+def test_sibling_order_of_one_shape_is_by_name() -> None:
+    names = ["turn-00010", "turn-00009", "turn-00011", "d1-9.txt", "d1-10.txt"]
+    parents = ["s", "s", "s", "t", "t"]
+    uris = [f"viking://m/{p}/{n}" for p, n in zip(parents, names, strict=True)]
+    # one shape: as strings; two shapes (9 and 10): natural order, 9 before 10
+    assert sibling_order(parents, uris, [None] * 5) == [1, 0, 2, 3, 4]
 
 
 def _by_search(

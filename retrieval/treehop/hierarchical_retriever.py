@@ -82,7 +82,7 @@ from .tree_scoring import (
     is_result_unit,
     represented_directories,
     section_of,
-    sibling_keys,
+    sibling_order,
 )
 
 T = TypeVar("T")
@@ -559,12 +559,13 @@ class HierarchicalRetriever:
         sectioned = cfg.context_neighbour_sections and weights.neighbours > 0
         scored = context_columns(
             parent_of,
-            sibling_keys(parent_of, uris, chunks),
+            None,
             [cols.scores[i] for cols, i in members],
             parent_scores,
             weights,
             [u in pool_set for u in uris],
             _sections(members) if sectioned and chunks.count(None) < len(chunks) else None,
+            laid_out=sibling_order(parent_of, uris, chunks),
         )
         finals = self._session_evidence(q, scored, members, weights.total)
         # Each picked leaf gets its context score; the threshold is on its own relevance (its

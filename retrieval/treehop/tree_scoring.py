@@ -36,7 +36,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -97,40 +97,41 @@ _DIGITS_TO_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
 character is an ASCII digit; ``bytes.translate`` is several times faster than ``str``'s)."""
 
 
-def sibling_keys(
+def sibling_order(
     parent_of: Sequence[str], uris: Sequence[str], chunks: Sequence[int | None]
-) -> list[object]:
-    """Sort keys that order each parent's leaves as :func:`order_key` does (equal where its
-    keys are equal), for :func:`context_columns`: keys are compared only between leaves of
-    one parent, so each family may use its own kind of key.
+) -> list[int]:
+    """The leaves' positions laid out family by family (parents in order of first
+    appearance), each family in sibling order: what :func:`context_columns` computes from
+    :func:`order_key` (a stable sort on (parent, key)), for its ``order`` argument.
 
     Why: a family is mostly all chunks of one file, or leaves whose names have one shape
     (``turn-00007``, ``d1-09.txt``: the same text with digit runs of the same lengths at the
     same places). Chunks order by their index; names of one shape order as plain strings,
     because two of them first differ inside a text run of equal length or a digit run of
-    equal length, where the natural order compares the same characters. Only another
-    family needs :func:`order_key`'s split of every name (a regex per leaf, the largest
-    cost of ordering a family that no earlier query ordered)."""
+    equal length, where the natural order compares the same characters. Each family is
+    sorted on its own, on plain keys: a find's families hold ~50-300 leaves, and one sort
+    on (parent, natural key) tuples, with a regex split of every name no earlier query
+    ordered, was the largest cost of its tree context. Other families use :func:`order_key`.
+    """
     groups: dict[str, list[int]] = {}
     for i, p in enumerate(parent_of):
         groups.setdefault(p, []).append(i)
-    keys: list[object] = [None] * len(parent_of)
+    out: list[int] = []
     for members in groups.values():
         picked = [chunks[i] for i in members]
+        keys: list[Any]
         if None not in picked:
-            for i, c in zip(members, picked, strict=True):
-                keys[i] = c
-            continue
-        if picked.count(None) == len(picked):
+            keys = picked
+        else:
             names = [uris[i].rpartition("/")[2] for i in members]
             shapes = [n.encode().translate(_DIGITS_TO_ZERO) for n in names]
-            if shapes.count(shapes[0]) == len(shapes):
-                for i, n in zip(members, names, strict=True):
-                    keys[i] = n
-                continue
-        for i in members:
-            keys[i] = order_key(uris[i], chunks[i])
-    return keys
+            if picked.count(None) == len(picked) and shapes.count(shapes[0]) == len(shapes):
+                keys = names
+            else:
+                keys = [order_key(uris[i], chunks[i]) for i in members]
+        key = cast("Callable[[int], Any]", keys.__getitem__)
+        out.extend(members[j] for j in sorted(range(len(members)), key=key))
+    return out
 
 
 @dataclass
@@ -240,20 +241,22 @@ class ContextColumns:
 
 def context_columns(
     parent_of: Sequence[str],
-    keys: Sequence[Any],
+    keys: Sequence[tuple[int, tuple[int | str, ...]]] | None,
     scores: Sequence[float],
     parent_scores: dict[str, float],
     weights: ContextWeights,
     keep: Sequence[bool] | None = None,
     sections: Callable[[int], tuple[str, ...] | None] | None = None,
+    laid_out: Sequence[int] | None = None,
 ) -> ContextColumns:
     """:func:`context_scores` on columns: leaf ``i`` has parent ``parent_of[i]`` (``""``:
-    none), sibling order key ``keys[i]`` (:func:`order_key` or :func:`sibling_keys`: keys
-    are compared only between leaves of one parent) and own score ``scores[i]``;
+    none), sibling order key ``keys[i]`` (:func:`order_key`) and own score ``scores[i]``;
     ``keep[i]`` marks the leaves asked about; ``sections(i)`` is its heading path
     (:func:`section_of`; ``sections=None``: every neighbour counts in full). It is asked only
     for the leaves asked about and their neighbours, so that the caller can read the paths
     lazily (a family may hold hundreds of chunks of which a few are ranked).
+    ``laid_out``: the leaves already in that order (:func:`sibling_order`); ``keys`` is then
+    not read (``None``).
     The retriever calls this on a store's columnar hits, so that no node is built for a leaf
     that only informs its siblings."""
     n = len(parent_of)
@@ -265,8 +268,11 @@ def context_columns(
     codes = {p: i for i, p in enumerate(dict.fromkeys(parent_of))}
     code_l = [codes[p] for p in parent_of]
     code = np.array(code_l, dtype=np.int64)
-    sort_keys = list(zip(code_l, keys, strict=True))
-    order = np.asarray(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
+    if laid_out is None:
+        assert keys is not None, "context_columns needs keys or laid_out"
+        sort_keys = list(zip(code_l, keys, strict=True))
+        laid_out = sorted(range(n), key=sort_keys.__getitem__)
+    order = np.asarray(laid_out, dtype=np.int64)
     own = np.array(scores, dtype=np.float64)
     prev = np.full(n, -1, dtype=np.int64)
     nxt = np.full(n, -1, dtype=np.int64)
