@@ -52,7 +52,9 @@ def test_sibling_order_lays_out_families_as_order_key(
     code = {p: i for i, p in enumerate(dict.fromkeys(parents))}
     ref = [order_key(u, c) for u, c in zip(uris, chunks, strict=True)]
     want = sorted(range(len(leaves)), key=lambda i: (code[parents[i]], ref[i]))
-    assert sibling_order(parents, uris, chunks) == want
+    layout = sibling_order(parents, uris, chunks)
+    assert layout.order == want
+    assert layout.sizes == [parents.count(p) for p in code]
 
 
 def test_sibling_order_of_one_shape_is_by_name() -> None:
@@ -60,7 +62,7 @@ def test_sibling_order_of_one_shape_is_by_name() -> None:
     parents = ["s", "s", "s", "t", "t"]
     uris = [f"viking://m/{p}/{n}" for p, n in zip(parents, names, strict=True)]
     # one shape: as strings; two shapes (9 and 10): natural order, 9 before 10
-    assert sibling_order(parents, uris, [None] * 5) == [1, 0, 2, 3, 4]
+    assert sibling_order(parents, uris, [None] * 5).order == [1, 0, 2, 3, 4]
 
 
 def _by_search(
