@@ -527,9 +527,11 @@ class HierarchicalRetriever:
         sibling or neighbour of a strong hit can enter the list on the tree's evidence. Vector
         track only: a reranker's scores would need a rerank call per sibling.
 
-        The three searches here (pool, families, parents) are read as columns
-        (:class:`~treehop.stores.base.HitColumns`): ~100 leaves are scored per query and most
-        only inform their siblings, so a node is built only for a leaf that joins the list.
+        The searches here (the pool, when the global answer cannot stand for it; the
+        families and their parents, one search where the store answers exactly) are read as
+        columns (:class:`~treehop.stores.base.HitColumns`): ~50-300 leaves are scored per
+        query and most only inform their siblings, so a node is built only for a leaf that
+        joins the list.
         """
         cfg = self.config
         weights = ContextWeights(
