@@ -123,10 +123,14 @@ def ab(index: Path, other: Path, n: int) -> None:
                     if i >= 10:  # the first queries warm up caches
                         cpu.setdefault((name, mode), []).append(c)
         print(f"{label}: median find() thread CPU ms")
+        med = {key: statistics.median(v) for key, v in cpu.items()}
         for mode in MODES:
-            a = statistics.median(cpu[("this", mode)])
-            b = statistics.median(cpu[("other", mode)])
+            a, b = med[("this", mode)], med[("other", mode)]
             print(f"  context {mode:3s}  this {a:6.2f}  other {b:6.2f}  this/other {a / b:.2f}")
+        # the tree context's own cost: the paired median of (on - off) for each query
+        for name in procs:
+            diff = [on - off for on, off in zip(cpu[(name, "on")], cpu[(name, "off")], strict=True)]
+            print(f"  tree context's cost ({name}): median {statistics.median(diff):.2f} ms")
     for p in procs.values():
         assert p.stdin is not None
         p.stdin.close()

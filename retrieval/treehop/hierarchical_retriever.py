@@ -48,7 +48,6 @@ from .descent import (
     Frontier,
     FrontierEntry,
     HopOrigin,
-    NodeRef,
     Score,
     SubtreeBounds,
     Track,
@@ -66,16 +65,24 @@ from .models import (
     TypedQuery,
 )
 from .rerankers.base import Reranker, safe_rerank
-from .stores.base import HitColumns, Scope, ScoredNode, Vector, VectorStore, search_columns
+from .stores.base import (
+    ColumnarSearchStore,
+    HitColumns,
+    Scope,
+    ScoredNode,
+    Vector,
+    VectorStore,
+    search_columns,
+)
 from .tag_hops import TagEvidence, apply_tag_evidence, gather_tag_evidence, plan_tag_hops
 from .tree_scoring import (
     ContextColumns,
     ContextWeights,
     context_columns,
     is_result_unit,
-    order_key,
     represented_directories,
     section_of,
+    sibling_order,
 )
 
 T = TypeVar("T")
@@ -153,6 +160,11 @@ class HierarchicalRetriever:
         self.store = store
         self.config = config
         self.reranker = reranker
+        self._exact_columns = (
+            isinstance(store, ColumnarSearchStore) and not store.capabilities.remote
+        )
+        """Whether the store may answer a search exactly (:attr:`HitColumns.exact`): only then
+        does the tree context ask one search where it needs two answers."""
 
     async def _store_call(
         self, fn: Callable[..., T], *args: Any, offload: bool = False, **kwargs: Any
@@ -515,9 +527,11 @@ class HierarchicalRetriever:
         sibling or neighbour of a strong hit can enter the list on the tree's evidence. Vector
         track only: a reranker's scores would need a rerank call per sibling.
 
-        The three searches here (pool, families, parents) are read as columns
-        (:class:`~treehop.stores.base.HitColumns`): ~100 leaves are scored per query and most
-        only inform their siblings, so a node is built only for a leaf that joins the list.
+        The searches here (the pool, when the global answer cannot stand for it; the
+        families and their parents, one search where the store answers exactly) are read as
+        columns (:class:`~treehop.stores.base.HitColumns`): ~50-300 leaves are scored per
+        query and most only inform their siblings, so a node is built only for a leaf that
+        joins the list.
         """
         cfg = self.config
         weights = ContextWeights(
@@ -533,29 +547,27 @@ class HierarchicalRetriever:
         )
         roots = set(q.req.roots)
         inner = [p for p in parents if p not in roots]
-        family = await self._family(q, parents, inner, result)
-        parent_scores: dict[str, float] = {}
-        if weights.parent > 0 and inner:
-            scope = dataclasses.replace(q.scope, subtrees=tuple(inner), non_leaves_only=True)
-            found = await self._search_columns(q, scope, MAX_GLOBAL_FETCH)
-            parent_scores.update(zip(found.uris, found.scores, strict=True))
+        family, parent_scores = await self._family(q, parents, inner, weights.parent > 0, result)
         # Every family leaf informs the scores; the pool, the collected leaves and their
         # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
         # below its pool siblings on every term but the neighbour mean, and is left out).
         pool_set = set(pool_uris) | set(state.collected.by_uri)
         members = list(family.values())
-        uris = [cols.uris[i] for cols, i in members]
+        uris = list(family)  # (the family is keyed by its members' URIs)
+        parent_of = [cols.parent_uris[i] or "" for cols, i in members]
+        chunks = [cols.chunk_indexes[i] for cols, i in members]
+        # a family without chunks has no heading paths: every neighbour counts in full,
+        # as without sections
+        sectioned = cfg.context_neighbour_sections and weights.neighbours > 0
         scored = context_columns(
-            [cols.parent_uris[i] or "" for cols, i in members],
-            [
-                order_key(u, cols.chunk_indexes[i])
-                for u, (cols, i) in zip(uris, members, strict=True)
-            ],
+            parent_of,
+            None,
             [cols.scores[i] for cols, i in members],
             parent_scores,
             weights,
             [u in pool_set for u in uris],
-            _sections(members) if cfg.context_neighbour_sections and weights.neighbours else None,
+            _sections(members) if sectioned and chunks.count(None) < len(chunks) else None,
+            laid_out=sibling_order(parent_of, uris, chunks),
         )
         finals = self._session_evidence(q, scored, members, weights.total)
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
@@ -631,36 +643,86 @@ class HierarchicalRetriever:
         return hits
 
     async def _family(
-        self, q: _Query, parents: list[str], inner: list[str], result: QueryResult
-    ) -> dict[str, tuple[HitColumns, int]]:
+        self, q: _Query, parents: list[str], inner: list[str], scored: bool, result: QueryResult
+    ) -> tuple[dict[str, tuple[HitColumns, int]], dict[str, float]]:
         """The scored leaf children of ``parents`` (by URI: the search's columns and the
         position in them): one search for every inner parent's leaves (kept if direct
-        children), one per root parent (a root's subtree is the whole scope)."""
+        children), one per root parent (a root's subtree is the whole scope); and, if
+        ``scored``, the own scores of the directories in the inner parents' subtrees (the
+        parents' scores, by URI).
+
+        The inner search asks for the leaves and the directories at once
+        (:meth:`_inner_family`): the same answer as a leaves-only search and a
+        directories-only search, in one store call."""
         cfg = self.config
-        scopes = [
-            dataclasses.replace(q.scope, parent_uri=p, leaves_only=True)
-            for p in parents
-            if p in q.req.roots
-        ]
-        limits = [cfg.max_children_per_dir] * len(scopes)
-        if inner:
-            scopes.append(dataclasses.replace(q.scope, subtrees=tuple(inner), leaves_only=True))
-            limits.append(min(cfg.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH))
         wanted = set(parents)
         family: dict[str, tuple[HitColumns, int]] = {}
-        kids: HitColumns | None = None
-        for scope, n in zip(scopes, limits, strict=True):
-            kids = await self._search_columns(q, scope, n)
+        for p in parents:
+            if p not in q.req.roots:
+                continue
+            scope = dataclasses.replace(q.scope, parent_uri=p, leaves_only=True)
+            kids = await self._search_columns(q, scope, cfg.max_children_per_dir)
             result.nodes_scored += len(kids)
-            for i, (u, p) in enumerate(zip(kids.uris, kids.parent_uris, strict=True)):
-                if p in wanted:
+            for i, (u, pu) in enumerate(zip(kids.uris, kids.parent_uris, strict=True)):
+                if pu in wanted:
                     family[u] = (kids, i)
-        if inner and kids is not None and len(kids) < limits[-1]:
-            # ``kids``: the inner search, asked last. It came back whole: it holds every leaf
-            # child of every inner parent, scored in the scope the memory context would ask
-            # for them.
-            q.families = _Families(kids, inner)
-        return family
+        parent_scores: dict[str, float] = {}
+        if not inner:
+            return family, parent_scores
+        limit = min(cfg.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH)
+        cols, leaves, whole = await self._inner_family(q, inner, limit, scored, parent_scores)
+        result.nodes_scored += len(leaves)
+        parent_of = cols.parent_uris
+        for i in leaves:
+            if parent_of[i] in wanted:
+                family[cols.uris[i]] = (cols, i)
+        if whole:
+            # The inner search came back whole: it holds every leaf child of every inner
+            # parent, scored in the scope the memory context would ask for them.
+            q.families = _Families(cols, inner, leaves)
+        return family, parent_scores
+
+    async def _inner_family(
+        self, q: _Query, inner: list[str], limit: int, scored: bool, parent_scores: dict[str, float]
+    ) -> tuple[HitColumns, list[int], bool]:
+        """The best ``limit`` leaves in the inner parents' subtrees (the columns, the leaves'
+        positions in them, and whether those are all the leaves in scope); with ``scored``,
+        ``parent_scores`` gets every directory's own score in those subtrees.
+
+        One search of leaves and directories together, asking for twice the leaves: its
+        answer is a prefix of the scope's ranking, so its leaves are a prefix of the leaves'
+        ranking (the leaves-only search's answer when it holds ``limit`` of them or came back
+        whole) and its directories a prefix of theirs (every directory when it came back
+        whole). Only when it cannot stand for both do the two searches run as before; the
+        answers, scores and order are the same either way."""
+        subtrees = tuple(inner)
+        if scored and self._exact_columns:
+            ask = min(2 * limit, MAX_GLOBAL_FETCH)
+            both = await self._search_columns(
+                q, dataclasses.replace(q.scope, subtrees=subtrees), ask
+            )
+            leaves = [i for i, leaf in enumerate(both.leaves) if leaf]
+            whole = len(both) < ask
+            if both.exact and (whole or len(leaves) >= limit):
+                dirs = [i for i, leaf in enumerate(both.leaves) if not leaf]
+                parent_scores.update((both.uris[i], both.scores[i]) for i in dirs)
+                # cut short, it may miss a directory the other search would score: every
+                # inner parent must be in it, and no root may lie below one (a root parent's
+                # score is read from here too)
+                if whole or (
+                    all(p in parent_scores for p in inner) and not _nested(q.req.roots, inner)
+                ):
+                    return both, leaves[:limit], whole and len(leaves) < limit
+                parent_scores.clear()
+        kids = await self._search_columns(
+            q, dataclasses.replace(q.scope, subtrees=subtrees, leaves_only=True), limit
+        )
+        if scored:
+            scope = dataclasses.replace(q.scope, subtrees=subtrees, non_leaves_only=True)
+            found = await self._search_columns(q, scope, MAX_GLOBAL_FETCH)
+            parent_scores.clear()
+            parent_scores.update(zip(found.uris, found.scores, strict=True))
+        return kids, list(range(len(kids))), len(kids) < limit
 
     @staticmethod
     def _context_candidate(
@@ -671,9 +733,12 @@ class HierarchicalRetriever:
         uri = cols.uris[i]
         found_globally = uri in q.hits
         parent = cols.parent_uris[i]
-        ref = NodeRef(uri, parent, cols.chunk_indexes[i], cols.leaves[i], _loader(cols, i))
-        return Candidate.deferred(
-            ref,
+        return Candidate.deferred_fields(
+            uri,
+            parent,
+            cols.chunk_indexes[i],
+            cols.leaves[i],
+            _loader(cols, i),
             own,
             final,
             cols.vector_scores[i],
@@ -782,6 +847,11 @@ class HierarchicalRetriever:
         )
 
 
+def _nested(roots: Sequence[str], parents: Sequence[str]) -> bool:
+    """Whether a root lies below one of ``parents`` (in its URI subtree)."""
+    return any(r.startswith((p + "/", p + "#")) for r in roots for p in parents)
+
+
 def _loader(cols: HitColumns, i: int) -> Callable[[], Node]:
     """Builds the node at position ``i`` of ``cols`` (a deferred candidate's node)."""
     return lambda: cols.load([i])[0]
@@ -791,10 +861,12 @@ class _Families(Mapping[str, Sequence[ScoredNode]]):
     """The inner parents' leaf children from the tree context's family search, by parent,
     built into hits only for a parent the memory context reads (a turn hit's session)."""
 
-    def __init__(self, kids: HitColumns, inner: Sequence[str]) -> None:
+    def __init__(self, kids: HitColumns, inner: Sequence[str], leaves: Sequence[int]) -> None:
         self._kids = kids
         self._at: dict[str, list[int]] = {p: [] for p in inner}
-        for i, p in enumerate(kids.parent_uris):
+        parent_of = kids.parent_uris
+        for i in leaves:  # the leaves' positions in ``kids``
+            p = parent_of[i]
             if p is not None and p in self._at:
                 self._at[p].append(i)
         self._built: dict[str, list[ScoredNode]] = {}

@@ -33,9 +33,11 @@ only per-leaf Python work is its sort key), never a loop over candidate pairs.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -89,6 +91,60 @@ def _name_key(uri: str) -> tuple[int, tuple[int | str, ...]]:
     # the split alternates text and digit runs: every odd part is a run of digits
     parts[1::2] = map(int, parts[1::2])
     return (-1, tuple(parts))
+
+
+_DIGITS_TO_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
+"""A name's shape: its UTF-8 bytes with every ASCII digit as ``0`` (no byte of a multi-byte
+character is an ASCII digit; ``bytes.translate`` is several times faster than ``str``'s)."""
+
+
+@dataclass(frozen=True)
+class SiblingLayout:
+    """Leaves laid out family by family (:func:`sibling_order`): ``order`` holds their
+    positions, the first ``sizes[0]`` of them one parent's children in sibling order, and
+    so on, parents in order of first appearance."""
+
+    order: list[int]
+    sizes: list[int]
+
+
+def sibling_order(
+    parent_of: Sequence[str], uris: Sequence[str], chunks: Sequence[int | None]
+) -> SiblingLayout:
+    """The leaves' positions laid out family by family (parents in order of first
+    appearance), each family in sibling order: what :func:`context_columns` computes from
+    :func:`order_key` (a stable sort on (parent, key)), for its ``order`` argument.
+
+    Why: a family is mostly all chunks of one file, or leaves whose names have one shape
+    (``turn-00007``, ``d1-09.txt``: the same text with digit runs of the same lengths at the
+    same places). Chunks order by their index; names of one shape order as plain strings,
+    because two of them first differ inside a text run of equal length or a digit run of
+    equal length, where the natural order compares the same characters. Each family is
+    sorted on its own, on plain keys: a find's families hold ~50-300 leaves, and one sort
+    on (parent, natural key) tuples, with a regex split of every name no earlier query
+    ordered, was the largest cost of its tree context. Other families use :func:`order_key`.
+    """
+    groups: dict[str, list[int]] = {}
+    for i, p in enumerate(parent_of):
+        groups.setdefault(p, []).append(i)
+    out: list[int] = []
+    sizes: list[int] = []
+    for members in groups.values():
+        sizes.append(len(members))
+        picked = [chunks[i] for i in members]
+        keys: list[Any]
+        if None not in picked:
+            keys = picked
+        else:
+            names = [uris[i].rpartition("/")[2] for i in members]
+            shapes = [n.encode().translate(_DIGITS_TO_ZERO) for n in names]
+            if picked.count(None) == len(picked) and shapes.count(shapes[0]) == len(shapes):
+                keys = names
+            else:
+                keys = [order_key(uris[i], chunks[i]) for i in members]
+        key = cast("Callable[[int], Any]", keys.__getitem__)
+        out.extend(members[j] for j in sorted(range(len(members)), key=key))
+    return SiblingLayout(out, sizes)
 
 
 @dataclass
@@ -198,12 +254,13 @@ class ContextColumns:
 
 def context_columns(
     parent_of: Sequence[str],
-    keys: Sequence[tuple[int, tuple[int | str, ...]]],
+    keys: Sequence[tuple[int, tuple[int | str, ...]]] | None,
     scores: Sequence[float],
     parent_scores: dict[str, float],
     weights: ContextWeights,
     keep: Sequence[bool] | None = None,
     sections: Callable[[int], tuple[str, ...] | None] | None = None,
+    laid_out: SiblingLayout | None = None,
 ) -> ContextColumns:
     """:func:`context_scores` on columns: leaf ``i`` has parent ``parent_of[i]`` (``""``:
     none), sibling order key ``keys[i]`` (:func:`order_key`) and own score ``scores[i]``;
@@ -211,29 +268,42 @@ def context_columns(
     (:func:`section_of`; ``sections=None``: every neighbour counts in full). It is asked only
     for the leaves asked about and their neighbours, so that the caller can read the paths
     lazily (a family may hold hundreds of chunks of which a few are ranked).
+    ``laid_out``: the leaves already laid out in that order (:func:`sibling_order`); ``keys``
+    is then not read (``None``).
     The retriever calls this on a store's columnar hits, so that no node is built for a leaf
     that only informs its siblings."""
     n = len(parent_of)
     if not n:
         return ContextColumns([], [], [], [], [], [])
-    # Parents as integer codes; one stable sort by (parent, sibling order) lays every family
-    # out contiguously, in the order a per-parent sort would give. (Python lists are built
-    # once and handed to numpy whole: per-element numpy access costs more than the math.)
-    codes = {p: i for i, p in enumerate(dict.fromkeys(parent_of))}
-    code_l = [codes[p] for p in parent_of]
-    code = np.array(code_l, dtype=np.int64)
-    sort_keys = list(zip(code_l, keys, strict=True))
-    order = np.asarray(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
+    # Parents as integer codes (in order of first appearance); one stable sort by (parent,
+    # sibling order) lays every family out contiguously, in the order a per-parent sort
+    # would give. (Python lists are built once and handed to numpy whole: per-element numpy
+    # access costs more than the math.)
+    if laid_out is None:
+        assert keys is not None, "context_columns needs keys or laid_out"
+        codes = {p: i for i, p in enumerate(dict.fromkeys(parent_of))}
+        code_l = [codes[p] for p in parent_of]
+        code = np.array(code_l, dtype=np.int64)
+        sort_keys = list(zip(code_l, keys, strict=True))
+        order = np.array(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
+        families = list(codes)
+    else:  # the codes from the layout: no lookup per leaf
+        order = np.array(laid_out.order, dtype=np.int64)
+        code = np.empty(n, dtype=np.int64)
+        code[order] = np.repeat(np.arange(len(laid_out.sizes)), laid_out.sizes)
+        starts = itertools.accumulate(laid_out.sizes[:-1], initial=0)
+        families = [parent_of[laid_out.order[a]] for a in starts]
     own = np.array(scores, dtype=np.float64)
     prev = np.full(n, -1, dtype=np.int64)
     nxt = np.full(n, -1, dtype=np.int64)
     same = code[order[1:]] == code[order[:-1]]
     prev[order[1:][same]] = order[:-1][same]
     nxt[order[:-1][same]] = order[1:][same]
-    best_of = np.full(len(codes), -np.inf)
+    best_of = np.full(len(families), -np.inf)
     np.maximum.at(best_of, code, own)
     best = best_of[code]
-    par = np.fromiter((parent_scores.get(p, 0.0) for p in codes), np.float64, len(codes))[code]
+    par_of = np.fromiter((parent_scores.get(p, 0.0) for p in families), np.float64, len(families))
+    par = par_of[code]
     has_p, has_n = prev >= 0, nxt >= 0
     count = has_p.astype(np.float64) + has_n
     # The leaves returned: those asked about and their neighbours.

@@ -171,6 +171,10 @@ class HitColumns:
     lexical_scores: list[float | None]
     matches: list[bool]
     load: Callable[[Sequence[int]], list[Node]]
+    exact: bool = False
+    """Every node in scope was scored (no approximate index): the answer is a prefix of the
+    scope's exact ranking, so a search of a narrower scope (leaves only) is a subsequence
+    of it. Unknown (``False``) for a store's own hits."""
 
     def __len__(self) -> int:
         return len(self.uris)

@@ -1055,7 +1055,7 @@ class EmbeddedStore:
             found = self._search_top(s, q, scope, limit, query_text, dense_weight, None)
         if found is None:
             return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
-        return self._columns(s, *found)
+        return self._columns(s, *found[:6], exact=found[6])
 
     def search_batch(
         self,
@@ -1125,7 +1125,7 @@ class EmbeddedStore:
         found = self._search_top(
             s, q, scope, limit, query_text, dense_weight, precomputed, prefetched
         )
-        return [] if found is None else self._hits(s, *found)
+        return [] if found is None else self._hits(s, *found[:6])
 
     def _search_top(
         self,
@@ -1137,10 +1137,11 @@ class EmbeddedStore:
         dense_weight: float,
         precomputed: F32 | None,
         prefetched: npt.NDArray[Any] | None = None,
-    ) -> tuple[IntArray, IntArray, F32, F32, F32 | None, BoolArray | None] | None:
+    ) -> tuple[IntArray, IntArray, F32, F32, F32 | None, BoolArray | None, bool] | None:
         """The search up to its best positions: (candidate rows, positions of the best
         ``limit`` in them, unordered, combined scores, dense scores, lexical scores, the
-        filter's match mask); ``None`` when nothing is in scope."""
+        filter's match mask, whether every row in scope was scored: no HNSW candidates);
+        ``None`` when nothing is in scope."""
         rows = self._candidate_rows(s, scope)
         if rows is not None and rows.size == 0:
             return None
@@ -1174,7 +1175,7 @@ class EmbeddedStore:
             )
         k = min(limit, cand.size)
         top = np.argpartition(-score, k - 1)[:k] if k < cand.size else np.arange(cand.size)
-        return cand, top, score, dense, lex, matches
+        return cand, top, score, dense, lex, matches, ann is None
 
     def _hits(
         self,
@@ -1215,6 +1216,7 @@ class EmbeddedStore:
         dense: F32,
         lex: F32 | None,
         matches: BoolArray | None,
+        exact: bool = True,
     ) -> HitColumns:
         """:meth:`_hits` as columns: the same hits in the same order, no node parsed.
 
@@ -1245,11 +1247,13 @@ class EmbeddedStore:
             # siblings share a parent: each distinct parent row is decoded once
             plist = parent.tolist()
             distinct = [p for p in dict.fromkeys(plist) if p >= 0]
-            names = dict(zip(distinct, s.uris_of(np.array(distinct, np.int64)), strict=True))
+            # the rows' URIs and their parents' in one gather and decode
+            decoded = s.uris_of(np.concatenate([crows, np.array(distinct, np.int64)]))
+            names = dict(zip(distinct, decoded[crows.size :], strict=True))
             leaf_l = s.cols["leaf"][crows].tolist()
             for i, u, p, c, lf in zip(
                 cold,
-                s.uris_of(crows),
+                decoded[: crows.size],
                 plist,
                 _optional(s.cols["chunk"][crows]),
                 leaf_l,
@@ -1275,6 +1279,7 @@ class EmbeddedStore:
             lexical_scores=lex[top].tolist() if lex is not None else [None] * n,
             matches=[True] * n if matches is None else matches[rows].tolist(),
             load=load,
+            exact=exact,
         )
 
     def _scope_masks(
@@ -1454,6 +1459,10 @@ class EmbeddedStore:
 
     def _subtree_rows_uncached(self, s: _Snap, uri: str) -> IntArray:
         own = s.lookup([uri])
+        if own[0] >= 0:
+            linked = _leaf_family_rows(s, uri, int(own[0]))
+            if linked is not None:
+                return linked
         parts = [own] if own[0] >= 0 else []
         view = _UriView(s, s.by_uri)
         ranges = []
@@ -2785,6 +2794,65 @@ def _warm(s: _Snap) -> None:
     (``bench/bench_store.py``'s "first find after open")."""
     s.sorted_keys("uri_hash", s.by_hash)
     s.sorted_keys("parent_hash", s.by_parent)
+    _uri_rank(s)
+
+
+def _uri_rank(s: _Snap) -> npt.NDArray[np.int32]:
+    """Each live row's position in ``by_uri`` (-1 for a dead row), kept per snapshot."""
+    hit: npt.NDArray[np.int32] | None = s.cache.get(("uri_rank",))
+    if hit is None:
+        hit = np.full(s.n, -1, dtype=np.int32)
+        hit[s.by_uri] = np.arange(s.by_uri.size, dtype=np.int32)
+        s.cache[("uri_rank",)] = hit
+    return hit
+
+
+def _leaf_family_rows(s: _Snap, uri: str, own: int) -> IntArray | None:
+    """The subtree rows of stored node ``uri`` (row ``own``) when its children are all
+    leaves, found through the parent links instead of two binary searches over the URI
+    order; ``None`` where the links cannot prove the answer (then the caller searches).
+
+    Why: the tree context asks the subtree of every parent of its best leaves with each
+    query, mostly directories of leaves or files of chunks it has not asked before, and each
+    binary search step decodes a stored URI (~70 per subtree, the largest cost of the
+    family search). Here it is one hash range, one gather and one decoded URI.
+
+    The answer is the same rows in the same order as the URI-order search: the ``m`` rows
+    whose parent hash is ``uri``'s hold every child, so when the ``m`` rows right after
+    ``uri`` in URI order are all leaves linked to ``own`` they are exactly its children. Its
+    descendants by URI (``uri/...``, ``uri#...``) are then those rows: the first and last
+    share one of the two prefixes (so every row between them does, the order being sorted),
+    nothing sorts between ``uri`` and the first, and the row after the last is checked to
+    hold no further descendant (an unlinked row under ``uri``, whose parent is not stored)."""
+    keys = s.sorted_keys("parent_hash", s.by_parent)
+    h = np.uint64(_h64(uri))
+    m = int(np.searchsorted(keys, h, side="right")) - int(np.searchsorted(keys, h, side="left"))
+    k = int(_uri_rank(s)[own])
+    end = k + 1 + m
+    if m == 0 or k < 0 or end > s.by_uri.size:
+        return None
+    window = s.by_uri[k + 1 : end]
+    if not (s.parent_row[window] == own).all() or not s.cols["leaf"][window].all():
+        return None
+    first = s.uri(int(window[0]))
+    last = s.uri(int(window[-1])) if m > 1 else first
+    slash, hash_ = uri + "/", uri + "#"
+    if first.startswith(slash) and last.startswith(slash):
+        sep = slash  # no ``uri#...`` row: it would sort between ``uri`` and the first
+    elif first.startswith(hash_) and last.startswith(hash_):
+        sep = hash_
+    else:
+        return None
+    if end < s.by_uri.size:
+        after = s.uri(int(s.by_uri[end]))
+        if after.startswith(sep):
+            return None
+        # below ``uri#...`` rows, a ``uri/...`` block would sort later: the next row must
+        # sort after every one of them
+        if sep == hash_ and not (after > slash and not after.startswith(slash)):
+            return None
+    out: IntArray = s.by_uri[k:end]
+    return out
 
 
 def _start_warm(s: _Snap) -> threading.Thread | None:
@@ -3018,12 +3086,18 @@ def _scope_key(scope: Scope) -> tuple[Any, ...] | None:
 
 
 def _cache_put(s: _Snap, key: tuple[Any, ...], value: Any, cap: int = 32) -> None:
-    """Store a per-snapshot mask, keeping at most ``cap`` per kind. ``list(dict)`` copies the
-    keys in one step, so a reader adding to the cache meanwhile cannot break the scan."""
-    same = [k for k in list(s.cache) if k[0] == key[0]]
-    if len(same) >= cap:
-        for k in same[: max(cap // 2, 1)]:
+    """Store a per-snapshot mask, keeping at most ``cap`` per kind (the oldest half goes).
+
+    Each kind's keys are kept in insertion order beside the cache, so that a put does not
+    scan every key of every kind (the tree context puts one subtree set per query). A key
+    dropped from the cache by someone else stays listed until its kind is trimmed. ``list``
+    copies a dict's keys in one step, so a reader adding meanwhile cannot break the trim."""
+    kept: dict[tuple[Any, ...], None] = s.cache.setdefault(("kind", key[0]), {})
+    if len(kept) >= cap and key not in kept:
+        for k in list(kept)[: max(cap // 2, 1)]:
+            kept.pop(k, None)
             s.cache.pop(k, None)
+    kept[key] = None
     s.cache[key] = value
 
 
