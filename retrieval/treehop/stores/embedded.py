@@ -1220,51 +1220,39 @@ class EmbeddedStore:
     ) -> HitColumns:
         """:meth:`_hits` as columns: the same hits in the same order, no node parsed.
 
-        A row whose node is already built (the node cache: a hot row) reads its fields from
-        it; the others decode their URI, and their parent's, from the URI blob (one gather
-        for all of them, each distinct parent once). A row without a linked parent row (its
-        parent is not stored, or it is a root) reads its stored parent URI."""
+        Every row decodes its URI, and its parent's, from the URI blob: one gather for all of
+        them, each distinct parent once (a tree-context search returns hundreds to thousands
+        of rows, most of them siblings; a node-cache lookup per row cost more than the
+        vectorised decode). A row without a linked parent row (its parent is not stored, or
+        it is a root) reads its stored parent URI."""
         top = _best_first(cand, top, score, None)
         rows = cand[top]
         row_l = rows.tolist()
         n = len(row_l)
-        cache, uid = self._node_cache, s.uid
-        known = [cache.get((uid, r)) for r in row_l]
-        uris: list[str] = [""] * n
-        parents: list[str | None] = [None] * n
-        chunks: list[int | None] = [None] * n
-        leaves: list[bool] = [True] * n
-        cold: list[int] = []
-        for i, node in enumerate(known):
-            if node is None:
-                cold.append(i)
-            else:
-                uris[i], parents[i] = node.uri, node.parent_uri
-                chunks[i], leaves[i] = node.chunk_index, node.is_leaf
-        if cold:
-            crows = rows[cold] if len(cold) < n else rows
-            parent = s.parent_row[crows]
+        parents: list[str | None]
+        if n:
+            parent = s.parent_row[rows]
             # siblings share a parent: each distinct parent row is decoded once
-            plist = parent.tolist()
-            distinct = [p for p in dict.fromkeys(plist) if p >= 0]
-            # the rows' URIs and their parents' in one gather and decode
-            decoded = s.uris_of(np.concatenate([crows, np.array(distinct, np.int64)]))
-            names = dict(zip(distinct, decoded[crows.size :], strict=True))
-            leaf_l = s.cols["leaf"][crows].tolist()
-            for i, u, p, c, lf in zip(
-                cold,
-                decoded[: crows.size],
-                plist,
-                _optional(s.cols["chunk"][crows]),
-                leaf_l,
-                strict=True,
-            ):
-                uris[i], chunks[i], leaves[i] = u, c, lf
-                if p >= 0:
-                    parents[i] = names[p]
-                else:
-                    stored = _stored_field(s, row_l[i], "parent_uri")
-                    parents[i] = stored if isinstance(stored, str) else None
+            distinct, inverse = np.unique(parent, return_inverse=True)
+            unlinked = int(np.searchsorted(distinct, 0))  # the -1s sort first
+            decoded = s.uris_of(np.concatenate([rows, distinct[unlinked:]]))
+            uris = decoded[:n]
+            names: list[str | None] = [None] * unlinked
+            names.extend(decoded[n:])
+            parents = [names[k] for k in inverse.reshape(-1).tolist()]
+            if unlinked:
+                cache, uid = self._node_cache, s.uid
+                for i in np.flatnonzero(parent < 0).tolist():
+                    node = cache.get((uid, row_l[i]))  # a built node saves a JSON parse
+                    if node is not None:
+                        parents[i] = node.parent_uri
+                    else:
+                        stored = _stored_field(s, row_l[i], "parent_uri")
+                        parents[i] = stored if isinstance(stored, str) else None
+            chunks = _optional(s.cols["chunk"][rows])
+            leaves: list[bool] = s.cols["leaf"][rows].tolist()
+        else:
+            uris, parents, chunks, leaves = [], [], [], []
 
         def load(positions: Sequence[int]) -> list[Node]:
             return [self._node(s, row_l[i]) for i in positions]
