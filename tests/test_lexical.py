@@ -566,3 +566,24 @@ def test_ascii_fast_path_finds_the_words_the_unicode_regex_finds(text: str) -> N
         t for t in map(text_tokenize._term, text_tokenize._WORD_RE.findall(text.casefold())) if t
     ]
     assert tokenize(text) == expected
+
+
+def test_repeated_query_scores_follow_every_write() -> None:
+    """A query's terms and score vector are kept between calls (one find scores the same
+    query several times); a write, delete or compaction must never serve the stale answer."""
+    from treehop.lexical import LexicalIndex
+
+    docs = ["red apple pie", "green apple", "blue sky", "red red car", "apple apple apple"]
+    idx = LexicalIndex()
+    idx.upsert(list(range(len(docs))), docs)
+    first = idx.score("red apple").copy()
+    assert np.array_equal(idx.score("red apple"), first)
+    assert np.array_equal(idx.score("red apple", [3, 0]), first[[3, 0]])
+    idx.upsert([5], ["red apple red apple"])
+    fresh = LexicalIndex()
+    fresh.upsert(list(range(6)), [*docs, "red apple red apple"])
+    assert np.allclose(idx.score("red apple"), fresh.score("red apple"), rtol=1e-6)
+    assert idx.score("red apple")[5] > 0
+    idx.delete([0])
+    assert idx.score("red apple")[0] == 0.0
+    assert idx.score("red apple", [0, 5])[0] == 0.0

@@ -41,6 +41,7 @@ import math
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -164,6 +165,8 @@ class LexicalIndex:
         self._tokenize = tokenizer or default_tokenize
         self._tokenizer_id = tokenizer_id or default_tokenizer_id()
         self._lock = threading.RLock()
+        self._recent: dict[tuple[str, ...], _Recent] = {}
+        self._recent_state: tuple[Any, ...] = ()
         self._clear()
 
     # ----------------------------------------------------------------------------- state
@@ -606,12 +609,62 @@ class LexicalIndex:
             idx, w = idx[live], w[live]
         return idx, w
 
+    def _recent_query(self, tokens: Sequence[str]) -> _Recent:
+        """The query's term ids and weights, and (once asked) its scores over every row,
+        kept while the index is unchanged.
+
+        Why: one ``find()`` scores the same query several times (the global step, the tree
+        context's family and pool searches, the memory sessions), each over a different
+        subset of rows; the query terms and, where a subset is scored through the posting
+        lists, the whole score vector are the same every time. The state key holds every
+        field a write, compaction or tail merge replaces (the row-norm array is rebuilt after
+        every write), so a cached answer is exactly what a fresh computation would give."""
+        state = (
+            self._row_norm(),
+            self._m,
+            self._msorted,
+            self._dead,
+            self._ndocs,
+            self._present.shape[0],
+            len(self._terms),
+            self._perm,
+            self._log_term,
+        )
+        old = self._recent_state
+        if len(old) != len(state) or any(
+            a is not b if isinstance(a, np.ndarray) else a != b
+            for a, b in zip(old, state, strict=True)
+        ):
+            self._recent.clear()
+            self._recent_state = state
+        key = tuple(tokens)
+        hit = self._recent.get(key)
+        if hit is None:
+            if len(self._recent) >= _RECENT_QUERIES:  # the oldest query goes
+                del self._recent[next(iter(self._recent))]
+            hit = self._recent[key] = _Recent(*self._query_terms(tokens))
+        return hit
+
+    def _all_scores(self, recent: _Recent) -> FloatArray:
+        """The query's BM25 score of every row below ``_present.shape[0]`` (computed once
+        per query and index state)."""
+        if recent.full is None:
+            full = np.zeros(self._present.shape[0], dtype=np.float32)
+            if recent.terms.size:
+                idx, w = self._postings(recent.terms, recent.weights)
+                r = self._log_row[idx]
+                sums = np.bincount(r, weights=self._bm25(idx, r, w))
+                full[: sums.shape[0]] = sums
+            recent.full = full
+        return recent.full
+
     def score_tokens(
         self, tokens: Sequence[str], rows: RowsLike | None = None, *, size: int | None = None
     ) -> FloatArray:
         """BM25 scores of an already tokenised query; see :meth:`score`."""
         with self._lock:
-            terms, weights = self._query_terms(tokens)
+            recent = self._recent_query(tokens)
+            terms, weights = recent.terms, recent.weights
             if rows is None:
                 n_out = self.row_bound if size is None else int(size)
                 if n_out < 0:
@@ -619,13 +672,11 @@ class LexicalIndex:
                 out = np.zeros(n_out, dtype=np.float32)
                 if terms.size == 0:
                     return out
-                idx, w = self._postings(terms, weights)
-                r = self._log_row[idx]
-                if n_out < self._present.shape[0]:
-                    keep = r < n_out
-                    idx, w, r = idx[keep], w[keep], r[keep]
-                sums = np.bincount(r, weights=self._bm25(idx, r, w))
-                out[: sums.shape[0]] = sums
+                # (rows past ``n_out`` only drop out: every kept row sums the same postings
+                # in the same order)
+                full = self._all_scores(recent)
+                k = min(n_out, full.shape[0])
+                out[:k] = full[:k]
                 return out
 
             sub = _as_rows(rows, "rows", InvalidQueryError)
@@ -647,8 +698,7 @@ class LexicalIndex:
                 contrib = self._bm25(idx, self._log_row[idx], weights[at[match]])
                 out[:] = np.bincount(owner, weights=contrib, minlength=sub.shape[0])
                 return out
-            full = self.score_tokens(tokens, None, size=self._present.shape[0])
-            out[pos] = full[srows]
+            out[pos] = self._all_scores(recent)[srows]
             return out
 
     def _maybe_merge_tail(self) -> None:
@@ -822,6 +872,20 @@ class LexicalIndex:
         self._total_len = float(dl[present].sum(dtype=np.float64))
         self._dead = 0
         self._norm_cache = None
+
+
+_RECENT_QUERIES = 8
+"""How many recent queries' terms and score vectors an index keeps (concurrent finds)."""
+
+
+@dataclass
+class _Recent:
+    """A recent query: its known term ids and weights, and its scores over every row once
+    a search needed them (:meth:`LexicalIndex._recent_query`)."""
+
+    terms: IntArray
+    weights: FloatArray
+    full: FloatArray | None = None
 
 
 _Bad = Callable[[str], IndexCorruptError]

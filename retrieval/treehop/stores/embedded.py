@@ -401,8 +401,10 @@ class _Snap:
                 mv = memoryview(blob.data)
                 for i, a, e in zip(base.tolist(), starts, ends, strict=True):
                     out[i] = bytes(mv[a:e])
-        for i in np.flatnonzero(rows >= self.n_base).tolist():
-            out[i] = tail[int(rows[i]) - self.n_base]
+        late = np.flatnonzero(rows >= self.n_base)
+        # (plain ints: a numpy scalar index per row cost more than the copy)
+        for i, r in zip(late.tolist(), (rows[late] - self.n_base).tolist(), strict=True):
+            out[i] = tail[r]
         return out
 
     def node_jsons(self, rows: IntArray) -> list[bytes]:
@@ -413,6 +415,9 @@ class _Snap:
         rows = np.asarray(rows, dtype=np.int64)
         if 0 < rows.size <= 4096 and int(rows.max()) < self.n_base:
             return self._few_uris(rows)
+        if rows.size and int(rows.min()) >= self.n_base:  # all written since the last save
+            tail = self.tail_uris
+            return [tail[r].decode() for r in (rows - self.n_base).tolist()]
         return [
             b.decode() for b in self._blob_slices(rows, "uri_end", self.base_uris, self.tail_uris)
         ]
