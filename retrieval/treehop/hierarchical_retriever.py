@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import operator
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -554,15 +555,16 @@ class HierarchicalRetriever:
         pool_set = set(pool_uris) | set(state.collected.by_uri)
         members = list(family.values())
         uris = list(family)  # (the family is keyed by its members' URIs)
-        parent_of = [cols.parent_uris[i] or "" for cols, i in members]
-        chunks = [cols.chunk_indexes[i] for cols, i in members]
+        column = _member_columns(members)
+        parent_of = [p or "" for p in column("parent_uris")]
+        chunks = column("chunk_indexes")
         # a family without chunks has no heading paths: every neighbour counts in full,
         # as without sections
         sectioned = cfg.context_neighbour_sections and weights.neighbours > 0
         scored = context_columns(
             parent_of,
             None,
-            [cols.scores[i] for cols, i in members],
+            column("scores"),
             parent_scores,
             weights,
             [u in pool_set for u in uris],
@@ -845,6 +847,21 @@ class HierarchicalRetriever:
             ]
             + turns,
         )
+
+
+def _member_columns(members: list[tuple[HitColumns, int]]) -> Callable[[str], list[Any]]:
+    """A reader of one field of every family member, in order. The members mostly come
+    from one search (the inner family): its column is then read with one ``itemgetter``
+    over their positions (a C loop; the family holds hundreds of leaves) instead of a
+    Python loop per member."""
+    first = members[0][0] if members else None
+    if first is None or not all(c is first for c, _ in members):
+        return lambda name: [getattr(c, name)[i] for c, i in members]
+    at = [i for _, i in members]
+    get = operator.itemgetter(*at)
+    if len(at) == 1:
+        return lambda name: [get(getattr(first, name))]
+    return lambda name: list(get(getattr(first, name)))
 
 
 def _nested(roots: Sequence[str], parents: Sequence[str]) -> bool:
