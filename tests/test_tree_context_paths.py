@@ -172,3 +172,19 @@ def test_tree_context_asks_one_search_for_leaves_and_parents() -> None:
     inner = [sc for sc in log.scopes if sc.subtrees and set(sc.subtrees).isdisjoint({RES, MEM})]
     assert inner and all(not sc.leaves_only and not sc.non_leaves_only for sc in inner)
     assert not any(sc.non_leaves_only for sc in log.scopes)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["p", "q", "r", ""]), st.integers(0, 6)), min_size=1))
+def test_sibling_order_of_chunks_only_is_by_parent_then_index(
+    leaves: list[tuple[str, int]],
+) -> None:
+    """Every leaf a chunk (the vectorised path): families in order of first appearance,
+    each by chunk index, equal indexes in input order."""
+    parents = [p for p, _ in leaves]
+    chunks: list[int | None] = [c for _, c in leaves]
+    uris = [f"viking://r/{p}/f#{c}" for p, c in leaves]
+    code = {p: i for i, p in enumerate(dict.fromkeys(parents))}
+    want = sorted(range(len(leaves)), key=lambda i: (code[parents[i]], leaves[i][1]))
+    layout = sibling_order(parents, uris, chunks)
+    assert layout.order == want
+    assert layout.sizes == [parents.count(p) for p in code]

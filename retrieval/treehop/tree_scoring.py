@@ -124,6 +124,14 @@ def sibling_order(
     on (parent, natural key) tuples, with a regex split of every name no earlier query
     ordered, was the largest cost of its tree context. Other families use :func:`order_key`.
     """
+    if chunks and None not in chunks:
+        # every leaf a chunk (a documentation tree's families): one stable sort on (parent
+        # code, chunk index) in numpy gives the per-family order below
+        codes = {p: k for k, p in enumerate(dict.fromkeys(parent_of))}
+        code = np.fromiter(map(codes.__getitem__, parent_of), np.int64, len(parent_of))
+        chunk = np.array(chunks, dtype=np.int64)
+        order = np.lexsort((chunk, code))
+        return SiblingLayout(order.tolist(), np.bincount(code, minlength=len(codes)).tolist())
     groups: dict[str, list[int]] = {}
     for i, p in enumerate(parent_of):
         groups.setdefault(p, []).append(i)
