@@ -34,6 +34,7 @@ import operator
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, filterfalse
 from typing import Any, TypeVar
 
 import numpy as np
@@ -675,9 +676,8 @@ class HierarchicalRetriever:
         cols, leaves, whole = await self._inner_family(q, inner, limit, scored, parent_scores)
         result.nodes_scored += len(leaves)
         parent_of = cols.parent_uris
-        for i in leaves:
-            if parent_of[i] in wanted:
-                family[cols.uris[i]] = (cols, i)
+        uris = cols.uris
+        family.update({uris[i]: (cols, i) for i in leaves if parent_of[i] in wanted})
         if whole:
             # The inner search came back whole: it holds every leaf child of every inner
             # parent, scored in the scope the memory context would ask for them.
@@ -703,10 +703,11 @@ class HierarchicalRetriever:
             both = await self._search_columns(
                 q, dataclasses.replace(q.scope, subtrees=subtrees), ask
             )
-            leaves = [i for i, leaf in enumerate(both.leaves) if leaf]
+            # (positions by flag with ``compress``: a C loop over up to thousands of rows)
+            leaves = list(compress(range(len(both)), both.leaves))
             whole = len(both) < ask
             if both.exact and (whole or len(leaves) >= limit):
-                dirs = [i for i, leaf in enumerate(both.leaves) if not leaf]
+                dirs = list(filterfalse(both.leaves.__getitem__, range(len(both))))
                 parent_scores.update((both.uris[i], both.scores[i]) for i in dirs)
                 # cut short, it may miss a directory the other search would score: every
                 # inner parent must be in it, and no root may lie below one (a root parent's
