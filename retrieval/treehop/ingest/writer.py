@@ -553,7 +553,9 @@ class TreeWriter:
         changed = [n for n in nodes if old.get(n.uri) != n.content_hash]
         same = [n for n in nodes if old.get(n.uri) == n.content_hash]
         kids = plan.children if plan is not None else {}
-        await asyncio.to_thread(self.apply_tags, nodes, user_tags, changed, target, kids)
+        await asyncio.to_thread(
+            self.apply_tags, nodes, user_tags, changed, target, kids, frozenset(stale)
+        )
         vectors = await self.embed_nodes(changed, call.progress)
         if changed:
             await self.io(self.store.upsert, changed, vectors)
@@ -616,7 +618,13 @@ class TreeWriter:
             tops = [n for n in nodes if n.parent_uri not in uris]
             if nodes:
                 await asyncio.to_thread(
-                    self.apply_tags, list(nodes), list(user_tags), changed, tops[0].uri
+                    self.apply_tags,
+                    list(nodes),
+                    list(user_tags),
+                    changed,
+                    tops[0].uri,
+                    None,
+                    frozenset(delete),
                 )
             vectors = await self.embed_nodes(changed, None)
             if changed:
@@ -658,15 +666,20 @@ class TreeWriter:
         changed: Sequence[Node],
         target: str,
         children: Mapping[str, list[Child]] | None = None,
+        gone: frozenset[str] = frozenset(),
     ) -> None:
         """User tags on every node; automatic keywords; inheritance down the tree.
 
         ``children``: stored children already read (the tagger gets them without a second
-        read of the store)."""
+        read of the store). ``gone``: stored nodes this write deletes after tagging; a
+        directory's tags must not count them among its children (a fresh ingest of the
+        same tree never sees them)."""
         computed = {}
         if self.tagger is not None and nodes:
             new_texts = [n.embedding_text() for n in changed if n.is_leaf]
-            store = _ChildrenCache(self.store, children) if children else self.store
+            store = (
+                _ChildrenCache(self.store, children or {}, gone) if children or gone else self.store
+            )
             computed = self.tagger.tag_nodes(nodes, cast(VectorStore, store), new_texts)
         users = {n.uri: list(user_tags) for n in nodes}
         assign_tags(nodes, computed, users, self.outside_inheritance(target))
@@ -854,20 +867,27 @@ def _manifest_key(target: str) -> str:
 
 
 class _ChildrenCache:
-    """A store whose ``children`` of some directories were read already; everything else is
-    the store's own (reads only: the tagger looks up stored children and state)."""
+    """A store whose ``children`` of some directories were read already, less the nodes the
+    write deletes; everything else is the store's own (reads only: the tagger looks up
+    stored children and state)."""
 
-    def __init__(self, store: VectorStore, children: Mapping[str, list[Child]]) -> None:
+    def __init__(
+        self,
+        store: VectorStore,
+        children: Mapping[str, list[Child]],
+        gone: frozenset[str] = frozenset(),
+    ) -> None:
         self._store = store
         self._children = children
+        self._gone = gone
 
     def children(self, uri: str) -> list[Node]:
         kids = self._children.get(uri)
-        if kids is None:
-            return self._store.children(uri)
         # The tagger reads a stored child's URI and tags only (``_stored_auto_labels``): what
         # the re-add read of it (a :class:`Child`) is enough.
-        return cast(list[Node], list(kids))
+        got = cast(list[Node], list(kids) if kids is not None else self._store.children(uri))
+        # Children this write deletes are still stored while it tags: they are not children.
+        return [k for k in got if k.uri not in self._gone] if self._gone else got
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
