@@ -186,12 +186,24 @@ def aggregate_many(
     if own_keys:
         keep = ~np.isin(keys, np.asarray(own_keys, np.int64))
         d, lab, counts = d[keep], lab[keep], counts[keep]
-    df = tagger.document_frequencies(names)[lab]
+    if not d.size:
+        return [o[:limit] for o in outs]
+    # Only labels counted at least as often as a directory's last place can rank in it: the
+    # document frequencies (a vocabulary lookup, Python for two-word labels) are looked up
+    # for those alone, a few per directory instead of every label of every child.
+    room = np.asarray([max(limit - len(o), 0) for o in outs], np.int64)
+    order = np.lexsort((-counts, d))
+    first = np.searchsorted(d[order], np.arange(len(outs) + 1, dtype=np.int64))
+    last = np.minimum(first[:-1] + room, first[1:]) - 1  # the last place's row, per directory
+    floor = np.where(last >= first[:-1], counts[order][np.maximum(last, 0)], np.iinfo(np.int64).max)
+    near = counts >= floor[d]
+    d, lab, counts = d[near], lab[near], counts[near]
+    uniq, inv = np.unique(lab, return_inverse=True)
+    df = tagger.document_frequencies([names[i] for i in uniq.tolist()])[inv]
     order = np.lexsort((lab, df, -counts, d))
     d, lab = d[order], lab[order]
     # Each directory keeps its first (limit - own labels) ranked labels.
     first = np.searchsorted(d, np.arange(len(outs), dtype=np.int64))
-    room = np.asarray([max(limit - len(o), 0) for o in outs], np.int64)
     take = (np.arange(d.size) - first[d]) < room[d]
     d, lab = d[take], lab[take]
     ends = np.searchsorted(d, np.arange(len(outs) + 1, dtype=np.int64)).tolist()
