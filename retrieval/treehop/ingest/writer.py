@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -264,8 +264,10 @@ class Child(Protocol):
     def is_leaf(self) -> bool: ...
 
 
-@dataclass(frozen=True)
-class _StoredChild:
+class _StoredChild(NamedTuple):
+    """A stored child as a re-add reads it (a tuple: ~10k of them per re-add at 100k
+    nodes, built several times faster than a frozen dataclass)."""
+
     uri: str
     abstract: str
     tags: list[str]
