@@ -54,6 +54,10 @@ def test_aggregate_many_equals_one_aggregate_per_directory(
     ]
 
 
+_STORED_LABELS = ["kafka", "Tensor Flow", "c++", "feature-store", "Beta", "b", "-x", "x-"]
+_STORED_LABELS += ["Tensor\nFlow", "a" * 64, "k8s\n", "Ünï"]
+
+
 class _Kid:
     def __init__(self, uri: str, tags: list[str]) -> None:
         self.uri, self.tags = uri, tags
@@ -74,7 +78,7 @@ class _Store:
             st.builds(
                 lambda src, lab: f"{src}{lab}",
                 st.sampled_from(["auto:", "auto: ", "user:", "inherit:", "AUTO:"]),
-                st.sampled_from(["kafka", "Tensor Flow", "c++", "feature-store", "Beta", "b"]),
+                st.sampled_from(_STORED_LABELS),
             ),
             max_size=5,
         ),

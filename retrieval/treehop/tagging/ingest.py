@@ -16,7 +16,9 @@ Which tags a node gets:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -25,7 +27,7 @@ from ..ingest.summaries import humanize, is_readme
 from ..models import Node
 from ..stores.base import VectorStore
 from .base import NodeTags
-from .keywords import _NORMAL_TAG, KeywordTagger, _parsed_tag
+from .keywords import KeywordTagger, _parsed_tag
 
 STATE_KEY = "tagger/keywords.bin"
 DELTA_KEY = "tagger/keywords-delta.bin"
@@ -222,27 +224,31 @@ def _own_text(d: Node, kids: Sequence[str]) -> str:
     return d.abstract if has_readme else humanize(d.uri.rsplit("/", 1)[-1])
 
 
+_LABEL = rf"[a-z0-9_.+#](?:[a-z0-9_.+#-]{{0,{tagmod.MAX_LABEL_LENGTH - 2}}}[a-z0-9_.+#])?"
+_NORMAL_AUTO_LINES = re.compile(rf"auto:{_LABEL}(?:\nauto:{_LABEL})*")
+"""``auto:`` tags in normal form (as ``keywords._NORMAL_TAG`` recognises one), one a line."""
+
+
 def _stored_auto_labels(
     store: VectorStore, uri: str, fresh: Mapping[str, NodeTags]
 ) -> list[list[str]]:
     """Labels of the ``auto:`` tags of ``uri``'s stored children that this batch does not
-    rewrite (parsed as :meth:`KeywordTagger.aggregate` parses tags). A child's tags as the
-    tagger wrote them are normal already: one C-level regex pass recognises them and the
-    label is what follows ``auto:``; anything else is parsed. A label repeated within a child
-    is counted once by :func:`aggregate_many`."""
-    out: list[list[str]] = []
-    normal = _NORMAL_TAG.fullmatch
-    for kid in store.children(uri):
-        if kid.uri in fresh:
-            continue
-        auto = [t for t in kid.tags if t.startswith("auto:")]
-        if not auto:
-            continue
-        if all(map(normal, auto)):
-            out.append([t[5:] for t in auto])
-        else:
-            out.append([_parsed_tag(t).partition(":")[2] for t in auto])
-    return out
+    rewrite (parsed as :meth:`KeywordTagger.aggregate` parses tags). Tags as the tagger
+    wrote them are normal already: all of a directory's are recognised by one regex pass over
+    them joined by newlines (no normal tag holds one: a tag that does makes the line count
+    differ), and the label is what follows ``auto:``; otherwise every tag is parsed. A label
+    repeated within a child is counted once by :func:`aggregate_many`."""
+    autos = [
+        a
+        for kid in store.children(uri)
+        if kid.uri not in fresh and (a := [t for t in kid.tags if t.startswith("auto:")])
+    ]
+    if not autos:
+        return []
+    joined = "\n".join(chain.from_iterable(autos))
+    if joined.count("\n") == sum(map(len, autos)) - 1 and _NORMAL_AUTO_LINES.fullmatch(joined):
+        return [[t[5:] for t in a] for a in autos]
+    return [[_parsed_tag(t).partition(":")[2] for t in a] for a in autos]
 
 
 def assign_tags(
