@@ -350,3 +350,32 @@ def test_children_fields_are_the_children_s_fields(bow: Any, tree: Path) -> None
             assert th.store.children_fields(uri, fields) == [
                 {f: getattr(k, f) for f in fields} for k in kids
             ]
+
+
+def test_gc_paused_restores_the_collector_state() -> None:
+    """The re-add's steps run with the cyclic collector paused; it is resumed after, also on
+    an error, and a collector the caller turned off stays off."""
+    import gc
+
+    seen: list[bool] = []
+
+    def step(x: int) -> int:
+        seen.append(gc.isenabled())
+        return x + 1
+
+    assert gc.isenabled()
+    assert writermod._gc_paused(step, 1) == 2
+    assert seen == [False] and gc.isenabled()
+
+    def boom() -> None:
+        raise ValueError("x")
+
+    with pytest.raises(ValueError):
+        writermod._gc_paused(boom)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        writermod._gc_paused(lambda: None)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -13,6 +13,7 @@ the rest of the text from every position: 20 KB without a full stop took 22 s).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -165,10 +166,18 @@ def title_of(text: str, kind: str) -> str:
     return _clip(rest.partition("\n")[0].strip(), 120)
 
 
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,6}$")
+_SEPARATORS = re.compile(r"[-_]+")
+
+
+@functools.lru_cache(maxsize=1 << 14)
 def humanize(name: str) -> str:
-    """``feature-store_v2.md`` -> ``feature store v2``."""
-    stem = re.sub(r"\.[A-Za-z0-9]{1,6}$", "", name)
-    return re.sub(r"[-_]+", " ", stem).strip()
+    """``feature-store_v2.md`` -> ``feature store v2``.
+
+    Memoised: a directory's overview names each child, and a re-add re-describes every
+    directory above a change with all of its children; sibling folders repeat names."""
+    stem = _EXTENSION.sub("", name)
+    return _SEPARATORS.sub(" ", stem).strip()
 
 
 class ExtractiveSummarizer:

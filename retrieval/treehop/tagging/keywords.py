@@ -1129,6 +1129,14 @@ class KeywordTagger:
         tid = int(self._vocab.ids_of([term])[0])
         return 0 if tid < 0 else int(self._df[tid])
 
+    def document_frequencies(self, terms: Sequence[str]) -> NDArray[np.int64]:
+        """:meth:`document_frequency` of many terms in one vocabulary pass (0: not a term)."""
+        tid = self._vocab.ids_of(terms)
+        df = np.zeros(len(terms), np.int64)
+        known = tid >= 0  # an unfitted tagger knows no term
+        df[known] = self._df[tid[known]]
+        return df
+
     # ---------------------------------------------------------------- extraction
 
     def extract(self, text: str) -> list[str]:
