@@ -138,30 +138,6 @@ class Candidate:
     @classmethod
     def deferred(
         cls,
-        ref: NodeRef,
-        own: Score,
-        final: Score,
-        vector_score: float,
-        found_by: FoundBy,
-        found_via: str | None = None,
-    ) -> Candidate:
-        """A candidate whose node is built by ``ref.load`` when first read."""
-        return cls.deferred_fields(
-            ref.uri,
-            ref.parent_uri,
-            ref.chunk_index,
-            ref.is_leaf,
-            ref.load,
-            own,
-            final,
-            vector_score,
-            found_by,
-            found_via,
-        )
-
-    @classmethod
-    def deferred_fields(
-        cls,
         uri: str,
         parent_uri: str | None,
         chunk_index: int | None,
@@ -173,8 +149,8 @@ class Candidate:
         found_by: FoundBy,
         found_via: str | None = None,
     ) -> Candidate:
-        """:meth:`deferred` from the fields themselves (no :class:`NodeRef` built: a deeper
-        global step places ~30 candidates per query this way)."""
+        """A candidate whose node is built by ``load`` when first read (a deeper global
+        step places ~30 candidates per query this way; most are never read)."""
         c = cls.__new__(cls)
         c.uri, c.parent_uri, c.chunk_index, c.is_leaf = uri, parent_uri, chunk_index, is_leaf
         c.own, c.final, c.vector_score = own, final, vector_score
@@ -197,18 +173,6 @@ class Candidate:
         if self.chunk_index is not None and self.parent_uri:
             return self.parent_uri
         return self.uri
-
-
-@dataclass(frozen=True, slots=True)
-class NodeRef:
-    """What ranks a node without the node: its URI, parent, chunk index, whether it is a
-    leaf, and how to build it (:meth:`Candidate.deferred`)."""
-
-    uri: str
-    parent_uri: str | None
-    chunk_index: int | None
-    is_leaf: bool
-    load: Callable[[], Node]
 
 
 def document_key(node: Node) -> str:

@@ -333,7 +333,7 @@ class HierarchicalRetriever:
         leaf, dirs = cols.leaves[i], q.req.include_directories
         if not (leaf or dirs is True or (dirs is None and is_result_unit(cols.load([i])[0]))):
             return
-        cand = Candidate.deferred_fields(
+        cand = Candidate.deferred(
             cols.uris[i],
             cols.parent_uris[i],
             cols.chunk_indexes[i],
@@ -736,7 +736,7 @@ class HierarchicalRetriever:
         uri = cols.uris[i]
         found_globally = uri in q.hits
         parent = cols.parent_uris[i]
-        return Candidate.deferred_fields(
+        return Candidate.deferred(
             uri,
             parent,
             cols.chunk_indexes[i],
