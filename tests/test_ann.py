@@ -298,6 +298,16 @@ def test_sigkill_during_graph_saves_leaves_a_consistent_index(tmp_path: object) 
         assert s.ann_damaged is None and s._ann is not None and s._ann.count > 0
         assert not [n for n in os.listdir(path) if n.startswith(".tmp-")]
         assert s.wait_ann(timeout=60)
+        # every graph label still names the row it was built from (a graph saved by a killed
+        # writer must never point a label at another row): the graph's own (int8) copy of
+        # each vector matches the stored row's vector
+        ann = s._ann
+        assert ann is not None and ann.count == s._snap.n
+        graph = np.asarray(ann.index.get(np.arange(ann.count, dtype=np.uint64), dtype=np.float32))
+        stored = s._snap.vectors_of(ann.row)
+        cos = (graph * stored).sum(1) / np.linalg.norm(graph, axis=1)
+        assert float(cos.min()) > 0.98
+        # and every committed row is served: each finds itself first
         for uri in committed:
             v = s.get_vectors([uri])[0]
             assert s.search(v, Scope(), 1)[0].node.uri == uri
@@ -373,3 +383,113 @@ def test_wait_ann_adds_a_tail_shorter_than_the_catch_up_threshold() -> None:
     assert store.wait_ann(timeout=60)
     ann = store._ann
     assert ann is not None and ann.upto == store._snap.n
+
+
+def clustered_store(seed: int, n: int = 3000) -> EmbeddedStore:
+    """16-d rows in tight clusters: a graph over them leaves rows unreachable (2-10 of 3,000
+    per build measured)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((30, 16))
+    v = centres[rng.integers(0, 30, n)] + 0.15 * rng.standard_normal((n, 16))
+    store = EmbeddedStore(ann_min_rows=0, lexical=False)
+    store.upsert(
+        [leaf(f"{R}/c{seed}/f{i}.md") for i in range(n)],
+        (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32),
+    )
+    assert store.wait_ann(timeout=60)
+    return store
+
+
+def test_rows_the_graph_cannot_reach_are_found_by_the_exact_step() -> None:
+    lost = 0
+    for seed in range(5):
+        store = clustered_store(seed)
+        ann = store._ann
+        assert ann is not None and ann.count == 3000
+        # what the graph alone misses is what the worker recorded
+        own = store._snap.vectors_of(ann.row)
+        keys = np.asarray(ann.index.search(own, 128).keys).reshape(ann.count, -1)
+        missed = np.flatnonzero(~(keys == np.arange(ann.count)[:, None]).any(axis=1))
+        assert set(missed.tolist()) <= set(ann.orphans.tolist())
+        lost += ann.orphans.size
+        uris = [n.uri for n in store.iter_nodes()]
+        vecs = store.get_vectors(uris)
+        for uri, v in zip(uris, vecs, strict=True):
+            assert store.search(v, Scope(), 1)[0].node.uri == uri
+        got = store.search_batch(vecs, Scope(), 1)
+        assert [hits[0].node.uri for hits in got] == uris
+    assert lost > 0  # the data did give the graph rows it cannot reach
+
+
+def test_an_orphan_row_is_served_even_when_the_graph_has_lost_it(tmp_path: object) -> None:
+    from pathlib import Path
+
+    store = build(0)
+    ann = store._ann
+    assert ann is not None
+    uri = f"{R}/d7"  # a folder: the leaves' sibling step does not reach it
+    row = int(store._snap.lookup([uri])[0])
+    label = int(np.flatnonzero(ann.row == row)[0])
+    v = store.get_vectors([uri])[0]
+    ann.index.remove(label)  # the graph can no longer return it
+    assert store.search(v, Scope(), 1)[0].node.uri != uri
+    ann.orphans = np.array([label], np.int64)
+    ann.recent.clear()
+    assert store.search(v, Scope(), 1)[0].node.uri == uri
+    assert store.search_batch(np.stack([v, v]), Scope(), 1)[1][0].node.uri == uri
+    # the orphan labels are saved with the graph and read back with it
+    path = Path(str(tmp_path)) / "idx"
+    _, disk = saved(path)
+    assert disk._ann is not None
+    disk._ann.orphans = np.array([3, 17], np.int64)
+    disk._ann_file = None  # rewrite the graph file at the next save
+    disk.save()
+    again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert again._ann is not None and again._ann.orphans.tolist() == [3, 17]
+    again.close()
+    disk.close()
+
+
+def test_orphan_labels_of_an_older_or_damaged_index_file(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from treehop.errors import IndexCorruptError
+    from treehop.stores import embedded as emb
+
+    real = emb._lookup_arrays
+    # an index file written before orphans were recorded has no such array: none known
+    monkeypatch.setattr(
+        emb,
+        "_lookup_arrays",
+        lambda s, a: {k: v for k, v in real(s, a).items() if k != "ann_orphan"},
+    )
+    old = Path(str(tmp_path)) / "old"
+    mem, store = saved(old)
+    store.close()
+    again = EmbeddedStore(old, ann_min_rows=0, lexical=False)
+    assert again._ann is not None and again._ann.orphans.size == 0
+    v = mem.get_vectors([f"{R}/d2"])[0]
+    assert again.search(v, Scope(), 1)[0].node.uri == f"{R}/d2"
+    again.close()
+    # a label past the graph's end is a damaged index, not an IndexError later
+    monkeypatch.setattr(emb, "_lookup_arrays", real)
+    bad = Path(str(tmp_path)) / "bad"
+    _, store = saved(bad)
+    assert store._ann is not None
+    store._ann.orphans = np.array([3], np.int64)
+    store._ann_file = None
+    store.save()
+    store.close()
+    meta = store._committed["index"]  # type: ignore[index]
+    off, count = meta["arrays"]["ann_orphan"]
+    assert count == 1
+    f = bad / meta["file"]
+    raw = bytearray(f.read_bytes())
+    raw[off : off + 8] = np.array([10**6], np.int64).tobytes()
+    f.write_bytes(bytes(raw))
+    with pytest.raises(IndexCorruptError, match="orphan"):
+        EmbeddedStore(bad, ann_min_rows=0, lexical=False, verify=False)
+    with pytest.raises(IndexCorruptError):  # and its checksum says so when verified
+        EmbeddedStore(bad, ann_min_rows=0, lexical=False)

@@ -25,6 +25,16 @@ rows are masked by the snapshot's ``alive`` column, so none is ever returned.
 
 Label ``i`` of the graph is row ``row[i]`` (labels are the order rows were added, so a
 compaction renumbers ``row`` and keeps the file).
+
+An HNSW graph can leave a few rows unreachable: no search from the entry point ever gets to
+them, so they could never be returned, whatever the query. Each chunk the worker adds is
+therefore searched for itself, and the labels that do not find themselves (``orphans``) are
+searched exactly beside the uncovered tail. A row can also become unreachable later, when
+newer rows take its links; those stay lost to the graph. Measured (a search of every row's
+own vector, width 128, 32 links, built in chunks of 1,024): of 48,705 MiniLM vectors of the
+benchmark sets 14 were unreachable, 10 of them caught; of the 1,650-3,600-row test graphs of
+``tests/test_ann.py`` all; of 50,000 clustered 64-d rows 13, 7 caught. The check adds about
+half to the graph's build time (background CPU).
 """
 
 from __future__ import annotations
@@ -114,12 +124,24 @@ class AnnIndex:
     saved file is not, and the worker replaces it by an in-memory copy before extending.
     """
 
-    def __init__(self, index: Any, row: IntArray, upto: int, mutable: bool) -> None:
+    def __init__(
+        self,
+        index: Any,
+        row: IntArray,
+        upto: int,
+        mutable: bool,
+        orphans: IntArray | None = None,
+    ) -> None:
         self.index = index
         self._rows = np.array(row, dtype=np.int64)
         self.count = int(self._rows.size)
         self.upto = int(upto)
         self.mutable = mutable
+        self.orphans: IntArray = (
+            np.zeros(0, np.int64) if orphans is None else np.array(orphans, dtype=np.int64)
+        )
+        """The labels that a search of their own vector does not find (see the module's
+        docstring): the global step scores their rows exactly."""
         self.lock = RWLock()
         self.recent: dict[bytes, npt.NDArray[np.int64]] = {}
         """The labels of recent queries (``EF`` or more of them), by query bytes. A descent
@@ -149,18 +171,42 @@ class AnnIndex:
         )
         return cls(index, np.zeros(0, np.int64), 0, mutable=True)
 
+    def orphan_rows(self, n: int) -> IntArray:
+        """The rows of :attr:`orphans` below ``n`` that are still there (the caller holds
+        ``lock`` for reading; a removed row maps to ``-1``)."""
+        if not self.orphans.size:
+            return self.orphans
+        rows = self.row[self.orphans[self.orphans < self.count]]
+        out: IntArray = rows[(rows >= 0) & (rows < n)]
+        return out
+
     @classmethod
-    def open(cls, f: Path, dim: int, row: IntArray, upto: int, view: bool) -> AnnIndex:
+    def open(
+        cls,
+        f: Path,
+        dim: int,
+        row: IntArray,
+        upto: int,
+        view: bool,
+        orphans: IntArray | None = None,
+    ) -> AnnIndex:
         """A saved graph (memory-mapped when ``view``). Raises ``ValueError`` when the file is
-        not a usearch index of ``row.size`` vectors of ``dim`` dimensions."""
+        not a usearch index of ``row.size`` vectors of ``dim`` dimensions, or when an orphan
+        label is not one of its labels."""
         try:
             index = _index_class().restore(str(f), view=view)
         except (RuntimeError, OSError) as exc:
             raise ValueError(str(exc)) from exc
         if index is None or index.ndim != dim or len(index) != row.size:
             raise ValueError(f"{f}: not a usearch index of {row.size} rows of {dim} dimensions")
+        if (
+            orphans is not None
+            and orphans.size
+            and (int(orphans.min()) < 0 or int(orphans.max()) >= row.size)
+        ):
+            raise ValueError(f"{f}: orphan labels out of range")
         index.expansion_search = EF
-        return cls(index, row, upto, mutable=not view)
+        return cls(index, row, upto, mutable=not view, orphans=orphans)
 
     def query(self, q: F32, k: int) -> npt.NDArray[np.int64]:
         """The labels of the ``k`` nearest rows (the caller holds ``lock`` for reading)."""
@@ -203,7 +249,11 @@ class AnnIndex:
     ) -> bool:
         """Add ``rows`` (sorted, all ``>= self.upto``) in chunks, then cover up to ``upto``.
         Between chunks searches run; ``keep_going() == False`` stops early (the graph then
-        covers the chunks added so far). Returns whether it finished."""
+        covers the chunks added so far). Returns whether it finished.
+
+        Each chunk is searched for itself before it is published (searches meanwhile ignore
+        labels ``>= count``): the labels it does not find join :attr:`orphans`. The check
+        runs outside the write lock, so searches wait only for the insertion."""
         for i in range(0, rows.size, CHUNK):
             if not keep_going():
                 return False
@@ -214,6 +264,13 @@ class AnnIndex:
             self.lock.acquire_write()
             try:
                 self.index.add(labels, vecs, threads=threads)
+            finally:
+                self.lock.release_write()
+            lost = self._unreachable(labels, vecs, threads)
+            self.lock.acquire_write()
+            try:
+                if lost.size:
+                    self.orphans = np.concatenate([self.orphans, lost])
                 need = self.count + part.size
                 if need > self._rows.size:
                     grown = np.empty(max(need, 2 * self._rows.size, 1024), dtype=np.int64)
@@ -229,6 +286,16 @@ class AnnIndex:
             self.upto = max(self.upto, upto)
         return True
 
+    def _unreachable(self, labels: npt.NDArray[np.uint64], vecs: F32, threads: int) -> IntArray:
+        """Of ``labels`` (with vectors ``vecs``), those that a search of their own vector, as
+        wide as the narrowest query (``EF``), does not return."""
+        width = min(EF, len(self.index))
+        got = self.index.search(vecs, width, threads=threads)
+        keys = np.asarray(got.keys, dtype=np.uint64).reshape(labels.size, -1)
+        found = (keys == labels[:, None]).any(axis=1)
+        out: IntArray = labels[~found].astype(np.int64)
+        return out
+
     def save(self, f: Path) -> None:
         """Write the graph to ``f`` (searches go on; additions wait)."""
         self.lock.acquire_read()
@@ -243,8 +310,8 @@ class AnnIndex:
         self.lock.acquire_read()
         try:
             index = self.index.copy()
-            row, upto = self.row.copy(), self.upto
+            row, upto, orphans = self.row.copy(), self.upto, self.orphans.copy()
         finally:
             self.lock.release_read()
         index.expansion_search = EF
-        return AnnIndex(index, row, upto, mutable=True)
+        return AnnIndex(index, row, upto, mutable=True, orphans=orphans)

@@ -157,7 +157,10 @@ _INDEX_ARRAYS: dict[str, type[np.generic]] = {
     "tag_hash": np.uint64,
     "tag_row": np.int64,
     "ann_row": np.int64,
+    "ann_orphan": np.int64,
 }
+_OPTIONAL_ARRAYS = frozenset({"ann_orphan"})
+"""Arrays an index file saved by an older version may lack (read as empty)."""
 _MAX_EXTENTS = 256
 _LARGE_FILES = ("vectors", "nodes")
 """Checked in a background thread with ``verify="background"`` (the rest is always checked)."""
@@ -598,7 +601,7 @@ class EmbeddedStore:
         self._ann_pre: tuple[dict[str, Any], threading.Thread, list[Any]] | None = None
         """The saved graph's checksum, computed by a thread the open starts first (see
         :meth:`_start_ann_precheck`): the manifest entry, the thread, its answer."""
-        self._ann_rows_open: tuple[str, IntArray] | None = None
+        self._ann_rows_open: tuple[str, IntArray, IntArray] | None = None
         """The graph's row map as the open read it (index file name, rows): the graph's
         load takes it instead of reading the index file a second time."""
         self._ann_loader: threading.Thread | None = None
@@ -1306,17 +1309,20 @@ class EmbeddedStore:
             upto, count = min(ann.upto, s.n), ann.count
             labels = ann.query_many(qs, min(fetch, count), min(2, self.ann_threads))
             cand = np.where(labels >= 0, ann.row[np.clip(labels, 0, None)], -1)
+            orphans = ann.orphan_rows(upto)
         finally:
             ann.lock.release_read()
         ok = (cand >= 0) & (cand < s.n)
         ok[ok] = full[cand[ok]]
+        if orphans.size:  # scored with the exact rows below: once per query
+            ok &= ~np.isin(cand, orphans)
         cand = np.where(ok, cand, 0)
         b, width = cand.shape
         dense = np.einsum(
             "qkd,qd->qk", s.vectors_of(cand.ravel()).reshape(b, width, s.dim), qs, optimize=False
         )
         dense[~ok] = -np.inf
-        tail = np.flatnonzero(full[upto:]) + upto
+        tail = _exact_rows(full, upto, orphans)
         if tail.size:
             dense = np.hstack([dense, qs @ s.vectors_of(tail).T])
             cand = np.hstack([cand, np.broadcast_to(tail, (b, tail.size))])
@@ -1649,11 +1655,13 @@ class EmbeddedStore:
                 if cand.size >= limit or fetch * 4 > count:
                     break
                 fetch *= 4
+            orphans = ann.orphan_rows(upto)
         finally:
             ann.lock.release_read()
-        # the rows the graph does not cover yet, exactly: a new row is never missed
-        tail = np.flatnonzero(full[upto:]) + upto
-        cand = np.concatenate([cand, tail])
+        # the rows the graph does not cover yet, and those it cannot reach, exactly: a new
+        # row is never missed, nor one the graph lost
+        tail = _exact_rows(full, upto, orphans)
+        cand = np.concatenate([cand, tail])  # (an orphan the graph did return: deduplicated below)
         # (the scope's size is counted only when too few came back: a sum over every row)
         if cand.size < limit and cand.size < int(np.count_nonzero(full)):
             return None
@@ -1974,7 +1982,11 @@ class EmbeddedStore:
             "files": files,
             "index": {"file": index_name, **index_meta},
             "lexical": lex_entry,
-            "ann": {k: v for k, v in ann_entry.items() if k != "row"} if ann_entry else None,
+            "ann": (
+                {k: v for k, v in ann_entry.items() if k not in ("row", "orphans")}
+                if ann_entry
+                else None
+            ),
             "meta": dict(self._meta),
         }
         _write_manifest(path, manifest)
@@ -2031,15 +2043,21 @@ class EmbeddedStore:
             old = self._committed["ann"] if self._committed else None
             if old is None:
                 return None
-            return {**old, "row": self._load_ann_rows()}
+            row, orphans = self._load_ann_rows()
+            return {**old, "row": row, "orphans": orphans}
         ann.lock.acquire_read()  # the worker adds no chunk meanwhile: count, rows and file agree
         try:
-            count, upto, row = ann.count, ann.upto, ann.row.copy()
+            count, upto, row, orphans = ann.count, ann.upto, ann.row.copy(), ann.orphans.copy()
             saved = self._ann_file
             if saved is not None and count - saved[1] < max(_ann.CATCH_UP_ROWS, count // 10):
                 old = self._committed["ann"] if self._committed else {}
                 kept = saved[1]
-                return {**(old or {}), "row": row[:kept], "upto": _saved_upto(row, kept)}
+                return {
+                    **(old or {}),
+                    "row": row[:kept],
+                    "orphans": orphans[orphans < kept],
+                    "upto": _saved_upto(row, kept),
+                }
             if not count:
                 return None
             name = f"ann-{gen:06d}.bin"
@@ -2061,6 +2079,7 @@ class EmbeddedStore:
             "upto": upto,
             "dim": s.dim,
             "row": row,
+            "orphans": orphans,
         }
 
     def _ann_unsaved(self) -> bool:
@@ -2072,15 +2091,19 @@ class EmbeddedStore:
             return ann.count > 0
         return ann.count - saved[1] >= max(_ann.CATCH_UP_ROWS, ann.count // 10)
 
-    def _load_ann_rows(self) -> IntArray:
+    def _load_ann_rows(self) -> tuple[IntArray, IntArray]:
+        """The committed graph's label rows and orphan labels."""
         assert self._committed is not None and self.path is not None
         kept, self._ann_rows_open = self._ann_rows_open, None
         if kept is not None and kept[0] == self._committed["index"]["file"]:
-            return kept[1]
+            return kept[1], kept[2]
         arrays = _read_arrays(
             self.path / self._committed["index"]["file"], self._committed["index"], False
         )
-        return np.array(arrays["ann_row"], dtype=np.int64)
+        return (
+            np.array(arrays["ann_row"], dtype=np.int64),
+            np.array(arrays["ann_orphan"], dtype=np.int64),
+        )
 
     def _load_ann(self) -> AnnIndex | None:
         """The committed graph, memory-mapped (checksummed first unless ``verify=False``).
@@ -2093,10 +2116,12 @@ class EmbeddedStore:
         try:
             if self.verify and not self._ann_file_ok(f, entry):
                 raise IndexCorruptError(f"{f}: checksum mismatch")
-            row = self._load_ann_rows()
+            row, orphans = self._load_ann_rows()
             if row.size != int(entry["count"]):
                 raise IndexCorruptError(f"{f}: {entry['count']} labels but {row.size} rows")
-            return AnnIndex.open(f, int(entry["dim"]), row, int(entry["upto"]), view=True)
+            return AnnIndex.open(
+                f, int(entry["dim"]), row, int(entry["upto"]), view=True, orphans=orphans
+            )
         except (OSError, ValueError) as exc:
             raise IndexCorruptError(f"{f}: {exc}") from exc
 
@@ -2324,6 +2349,7 @@ class EmbeddedStore:
             self._ann_rows_open = (
                 str(m["index"]["file"]),
                 np.array(idx["ann_row"], dtype=np.int64),
+                np.array(idx["ann_orphan"], dtype=np.int64),
             )
         _check_structure(path, n, live, cols, maps, idx)
         self._snap = _Snap(
@@ -2688,6 +2714,7 @@ def _lookup_arrays(s: _Snap, ann_entry: Mapping[str, Any] | None) -> dict[str, n
         "tag_hash": s.tag_hash,
         "tag_row": s.tag_row,
         "ann_row": ann_entry["row"] if ann_entry else np.zeros(0, np.int64),
+        "ann_orphan": ann_entry["orphans"] if ann_entry else np.zeros(0, np.int64),
     }
 
 
@@ -3238,6 +3265,15 @@ def _merge(sorted_rows: IntArray, keys: npt.NDArray[Any], new_rows: IntArray) ->
     return np.insert(sorted_rows, pos, new_rows[order])
 
 
+def _exact_rows(full: BoolArray, upto: int, orphans: IntArray) -> IntArray:
+    """The eligible rows the graph does not answer for: those past ``upto`` (not added yet)
+    and the ``orphans`` it cannot reach."""
+    tail: IntArray = np.flatnonzero(full[upto:]) + upto
+    if orphans.size:
+        tail = np.concatenate([orphans[full[orphans]], tail])
+    return tail
+
+
 def _saved_upto(row: IntArray, count: int) -> int:
     """The first row not covered by the first ``count`` labels."""
     if count == 0:
@@ -3288,6 +3324,9 @@ def _read_arrays(f: Path, meta: Mapping[str, Any], verify: bool) -> dict[str, np
     raw = np.fromfile(f, dtype=np.uint8) if size else np.zeros(0, np.uint8)
     out = {}
     for name, dt in _INDEX_ARRAYS.items():
+        if name in _OPTIONAL_ARRAYS and name not in meta["arrays"]:
+            out[name] = np.zeros(0, dt)
+            continue
         off, count = meta["arrays"][name]
         nbytes = int(count) * np.dtype(dt).itemsize
         if off < 0 or off + nbytes > size:
@@ -3350,6 +3389,9 @@ def _link_problem(
     ar = idx["ann_row"]
     if ar.size and (ar.min() < -1 or ar.max() >= n):
         return "HNSW label rows"
+    ao = idx["ann_orphan"]
+    if ao.size and (ao.min() < 0 or ao.max() >= ar.size):
+        return "HNSW orphan labels"
     return None
 
 
