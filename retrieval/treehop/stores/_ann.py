@@ -148,7 +148,9 @@ class AnnIndex:
             np.zeros(0, np.int64) if orphans is None else np.array(orphans, dtype=np.int64)
         )
         """The labels that a search of their own vector does not find (see the module's
-        docstring): the global step scores their rows exactly."""
+        docstring): the global step scores their rows exactly. Replaced, never changed in
+        place (:meth:`orphan_rows` caches their vectors by identity)."""
+        self._orphan_vecs: tuple[IntArray, F32] | None = None
         self.lock = RWLock()
         self.recent: dict[bytes, npt.NDArray[np.int64]] = {}
         """The labels of recent queries (``EF`` or more of them), by query bytes. A descent
@@ -178,14 +180,19 @@ class AnnIndex:
         )
         return cls(index, np.zeros(0, np.int64), 0, mutable=True)
 
-    def orphan_rows(self, n: int) -> IntArray:
-        """The rows of :attr:`orphans` below ``n`` that are still there (the caller holds
-        ``lock`` for reading; a removed row maps to ``-1``)."""
-        if not self.orphans.size:
-            return self.orphans
-        rows = self.row[self.orphans[self.orphans < self.count]]
-        out: IntArray = rows[(rows >= 0) & (rows < n)]
-        return out
+    def orphan_rows(self, n: int, vectors_of: Callable[[IntArray], F32]) -> tuple[IntArray, F32]:
+        """The row of each of :attr:`orphans` (``-1``: removed, or not below ``n``) and their
+        vectors, one contiguous matrix kept while the orphans stay the same: scoring them is
+        one small product, not a gather of scattered rows per query (the caller holds
+        ``lock`` for reading). A label keeps its vector for life (a compaction renumbers
+        rows, not vectors), so the matrix outlives compactions."""
+        labels = self.orphans
+        rows = self.row[labels]
+        cached = self._orphan_vecs
+        if cached is None or cached[0] is not labels:
+            cached = (labels, np.ascontiguousarray(vectors_of(np.clip(rows, 0, None))))
+            self._orphan_vecs = cached
+        return np.where(rows < n, rows, -1), cached[1]
 
     @classmethod
     def open(

@@ -1309,24 +1309,29 @@ class EmbeddedStore:
             upto, count = min(ann.upto, s.n), ann.count
             labels = ann.query_many(qs, min(fetch, count), min(2, self.ann_threads))
             cand = np.where(labels >= 0, ann.row[np.clip(labels, 0, None)], -1)
-            orphans = ann.orphan_rows(upto)
+            orphans, orphan_vecs = ann.orphan_rows(upto, s.vectors_of)
         finally:
             ann.lock.release_read()
         ok = (cand >= 0) & (cand < s.n)
         ok[ok] = full[cand[ok]]
-        if orphans.size:  # scored with the exact rows below: once per query
-            ok &= ~np.isin(cand, orphans)
+        live = _eligible_rows(orphans, full)
+        if live.any():  # scored with the exact rows below: once per query
+            ok &= ~np.isin(cand, orphans[live])
         cand = np.where(ok, cand, 0)
         b, width = cand.shape
         dense = np.einsum(
             "qkd,qd->qk", s.vectors_of(cand.ravel()).reshape(b, width, s.dim), qs, optimize=False
         )
         dense[~ok] = -np.inf
-        tail = _exact_rows(full, upto, orphans)
+        tail = np.flatnonzero(full[upto:]) + upto
         if tail.size:
             dense = np.hstack([dense, qs @ s.vectors_of(tail).T])
             cand = np.hstack([cand, np.broadcast_to(tail, (b, tail.size))])
             ok = np.hstack([ok, np.ones((b, tail.size), dtype=bool)])
+        if live.any():  # the rows the graph cannot reach, exactly
+            dense = np.hstack([dense, qs @ orphan_vecs[live].T])
+            cand = np.hstack([cand, np.broadcast_to(orphans[live], (b, int(live.sum())))])
+            ok = np.hstack([ok, np.ones((b, int(live.sum())), dtype=bool)])
         found = ok.sum(axis=1)
         short = found < min(limit, int(np.count_nonzero(full[: s.n])))
         k = min(limit, cand.shape[1])
@@ -1655,13 +1660,16 @@ class EmbeddedStore:
                 if cand.size >= limit or fetch * 4 > count:
                     break
                 fetch *= 4
-            orphans = ann.orphan_rows(upto)
+            orphans, orphan_vecs = ann.orphan_rows(upto, s.vectors_of)
         finally:
             ann.lock.release_read()
-        # the rows the graph does not cover yet, and those it cannot reach, exactly: a new
-        # row is never missed, nor one the graph lost
-        tail = _exact_rows(full, upto, orphans)
-        cand = np.concatenate([cand, tail])  # (an orphan the graph did return: deduplicated below)
+        # the rows the graph does not cover yet, exactly: a new row is never missed; and the
+        # best of those it cannot reach, nor one the graph lost
+        tail = np.flatnonzero(full[upto:]) + upto
+        if orphans.size:  # (one the graph did return after all: deduplicated below)
+            best = _best_orphans(orphans, orphan_vecs, full, q, fetch)
+            tail = np.concatenate([best, tail]) if best.size else tail
+        cand = np.concatenate([cand, tail])
         # (the scope's size is counted only when too few came back: a sum over every row)
         if cand.size < limit and cand.size < int(np.count_nonzero(full)):
             return None
@@ -3265,13 +3273,25 @@ def _merge(sorted_rows: IntArray, keys: npt.NDArray[Any], new_rows: IntArray) ->
     return np.insert(sorted_rows, pos, new_rows[order])
 
 
-def _exact_rows(full: BoolArray, upto: int, orphans: IntArray) -> IntArray:
-    """The eligible rows the graph does not answer for: those past ``upto`` (not added yet)
-    and the ``orphans`` it cannot reach."""
-    tail: IntArray = np.flatnonzero(full[upto:]) + upto
-    if orphans.size:
-        tail = np.concatenate([orphans[full[orphans]], tail])
-    return tail
+def _eligible_rows(rows: IntArray, full: BoolArray) -> BoolArray:
+    """Which of ``rows`` (``-1``: none) the search may return."""
+    ok: BoolArray = rows >= 0
+    ok[ok] = full[rows[ok]]
+    return ok
+
+
+def _best_orphans(rows: IntArray, vecs: F32, full: BoolArray, q: F32, k: int) -> IntArray:
+    """The ``k`` best eligible of the rows the graph cannot reach (``vecs``: theirs), by
+    exact score: as many as the graph is asked for, so the candidates hold the dense top-k
+    of every row whichever side it sits on."""
+    ok = _eligible_rows(rows, full)
+    if int(np.count_nonzero(ok)) <= k:
+        out: IntArray = rows[ok]
+        return out
+    score = _matvec(vecs, q)
+    score[~ok] = -np.inf
+    best: IntArray = rows[np.argpartition(-score, k - 1)[:k]]
+    return best
 
 
 def _saved_upto(row: IntArray, count: int) -> int:
