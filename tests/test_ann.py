@@ -441,6 +441,22 @@ def test_an_orphan_row_is_served_even_when_the_graph_has_lost_it(tmp_path: objec
     ann.recent.clear()
     assert store.search(v, Scope(), 1)[0].node.uri == uri
     assert store.search_batch(np.stack([v, v]), Scope(), 1)[1][0].node.uri == uri
+    # a compaction renumbers the rows: the orphan label follows its row
+    path = Path(str(tmp_path)) / "compacted"
+    _, disk = saved(path)
+    ann = disk._ann
+    assert ann is not None
+    label = int(np.flatnonzero(ann.row == int(disk._snap.lookup([uri])[0]))[0])
+    ann.index.remove(label)
+    ann.orphans = np.array([label], np.int64)
+    ann.recent.clear()
+    assert disk.search(v, Scope(), 1)[0].node.uri == uri
+    disk.delete([f"{R}/d{d}/f{i}.md" for d in range(40) for i in range(30)])
+    disk.save()  # dead rows outnumber live ones: compacted
+    assert int(disk._snap.lookup([uri])[0]) != row and disk._snap.n < 2040
+    assert disk.search(v, Scope(), 1)[0].node.uri == uri
+    assert disk.search_batch(np.stack([v]), Scope(), 1)[0][0].node.uri == uri
+    disk.close()
     # the orphan labels are saved with the graph and read back with it
     path = Path(str(tmp_path)) / "idx"
     _, disk = saved(path)
