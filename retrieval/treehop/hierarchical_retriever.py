@@ -38,6 +38,7 @@ from itertools import compress, filterfalse
 from typing import Any, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from ._sync import on_caller_loop
 from .config import RetrievalConfig, StopRule
@@ -80,6 +81,7 @@ from .tag_hops import TagEvidence, apply_tag_evidence, gather_tag_evidence, plan
 from .tree_scoring import (
     ContextColumns,
     ContextWeights,
+    SectionCodes,
     context_columns,
     is_result_unit,
     represented_directories,
@@ -554,31 +556,35 @@ class HierarchicalRetriever:
         # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
         # below its pool siblings on every term but the neighbour mean, and is left out).
         pool_set = set(pool_uris) | set(state.collected.by_uri)
-        members = list(family.values())
-        uris = list(family)  # (the family is keyed by its members' URIs)
-        column = _member_columns(members)
-        parent_of = [p or "" for p in column("parent_uris")]
-        chunks = column("chunk_indexes")
+        uris = family.column("uris")
+        parent_codes = family.parent_codes()
+        parent_of = family.column("parent_uris")
+        if parent_codes is None:  # (with codes every member has a parent URI)
+            parent_of = [p or "" for p in parent_of]
+        chunks = family.column("chunk_indexes")
         # a family without chunks has no heading paths: every neighbour counts in full,
         # as without sections
         sectioned = cfg.context_neighbour_sections and weights.neighbours > 0
+        sectioned = sectioned and chunks.count(None) < len(chunks)
+        codes = family.section_codes() if sectioned else None
         scored = context_columns(
             parent_of,
             None,
-            column("scores"),
+            family.column("scores"),
             parent_scores,
             weights,
             [u in pool_set for u in uris],
-            _sections(members) if sectioned and chunks.count(None) < len(chunks) else None,
-            laid_out=sibling_order(parent_of, uris, chunks),
+            _sections(family) if sectioned and codes is None else None,
+            laid_out=sibling_order(parent_of, uris, chunks, parent_codes),
+            section_codes=codes,
         )
-        finals = self._session_evidence(q, scored, members, weights.total)
+        finals = self._session_evidence(q, scored, family, weights.total)
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
         # score passes when it is above the threshold.)
         by_uri, threshold = state.collected.by_uri, state.threshold
         for j, own, final in zip(scored.picked, scored.own, finals, strict=True):
-            cols, i = members[j]
+            cols, i = family.source(j)
             uri = uris[j]
             old = by_uri.get(uri)
             if not (cols.matches[i] and own > threshold):
@@ -615,7 +621,7 @@ class HierarchicalRetriever:
         self,
         q: _Query,
         scored: ContextColumns,
-        members: list[tuple[HitColumns, int]],
+        family: _Family,
         total: float,
     ) -> list[float]:
         """The picked leaves' final scores, a memory turn's blended with its session's
@@ -627,7 +633,7 @@ class HierarchicalRetriever:
         sessions = session_lexical_scores(q.req.query.query, q.families, q.families.leaves)
         if not sessions:
             return scored.final
-        parents = [members[j][0].parent_uris[members[j][1]] or "" for j in scored.picked]
+        parents = [c.parent_uris[i] or "" for c, i in map(family.source, scored.picked)]
         return with_session_evidence(scored.final, parents, sessions, weight, total)
 
     async def _search_columns(
@@ -647,7 +653,7 @@ class HierarchicalRetriever:
 
     async def _family(
         self, q: _Query, parents: list[str], inner: list[str], scored: bool, result: QueryResult
-    ) -> tuple[dict[str, tuple[HitColumns, int]], dict[str, float]]:
+    ) -> tuple[_Family, dict[str, float]]:
         """The scored leaf children of ``parents`` (by URI: the search's columns and the
         position in them): one search for every inner parent's leaves (kept if direct
         children), one per root parent (a root's subtree is the whole scope); and, if
@@ -671,18 +677,29 @@ class HierarchicalRetriever:
                     family[u] = (kids, i)
         parent_scores: dict[str, float] = {}
         if not inner:
-            return family, parent_scores
+            return _Family.of(family), parent_scores
         limit = min(cfg.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH)
         cols, leaves, whole = await self._inner_family(q, inner, limit, scored, parent_scores)
         result.nodes_scored += len(leaves)
-        parent_of = cols.parent_uris
-        uris = cols.uris
-        family.update({uris[i]: (cols, i) for i in leaves if parent_of[i] in wanted})
         if whole:
             # The inner search came back whole: it holds every leaf child of every inner
             # parent, scored in the scope the memory context would ask for them.
             q.families = _Families(cols, inner, leaves)
-        return family, parent_scores
+        parent_of = cols.parent_uris
+        if not family and cols.parent_codes is not None and leaves:
+            # one search holds the whole family: its members by parent code, each distinct
+            # parent's URI looked up once (no dict of members by URI: the URIs of one
+            # search are distinct)
+            at = np.asarray(leaves, dtype=np.int64)
+            _, first, inverse = np.unique(
+                cols.parent_codes[at], return_index=True, return_inverse=True
+            )
+            kept = [parent_of[leaves[f]] in wanted for f in first.tolist()]
+            picked = at[np.asarray(kept, dtype=bool)[inverse.reshape(-1)]]
+            return _Family(cols, picked.tolist()), parent_scores
+        uris = cols.uris
+        family.update({uris[i]: (cols, i) for i in leaves if parent_of[i] in wanted})
+        return _Family.of(family), parent_scores
 
     async def _inner_family(
         self, q: _Query, inner: list[str], limit: int, scored: bool, parent_scores: dict[str, float]
@@ -850,19 +867,67 @@ class HierarchicalRetriever:
         )
 
 
-def _member_columns(members: list[tuple[HitColumns, int]]) -> Callable[[str], list[Any]]:
-    """A reader of one field of every family member, in order. The members mostly come
-    from one search (the inner family): its column is then read with one ``itemgetter``
-    over their positions (a C loop; the family holds hundreds of leaves) instead of a
-    Python loop per member."""
-    first = members[0][0] if members else None
-    if first is None or not all(c is first for c, _ in members):
-        return lambda name: [getattr(c, name)[i] for c, i in members]
-    at = [i for _, i in members]
-    get = operator.itemgetter(*at)
-    if len(at) == 1:
-        return lambda name: [get(getattr(first, name))]
-    return lambda name: list(get(getattr(first, name)))
+class _Family:
+    """The tree context's family: its leaf members in order, each a position in the
+    columns of a search. The members mostly come from one search (the inner family,
+    ``cols``, at positions ``at``): a field of every member is then read with one
+    ``itemgetter`` over their positions (a C loop; a family holds hundreds of leaves), and
+    the search's parent and heading-path codes serve the arithmetic as arrays. Otherwise
+    (``members``: a root parent's leaves came from searches of their own) a field is read
+    member by member."""
+
+    def __init__(
+        self,
+        cols: HitColumns | None,
+        at: list[int],
+        members: list[tuple[HitColumns, int]] | None = None,
+    ) -> None:
+        self.cols, self.at, self.members = cols, at, members
+
+    @classmethod
+    def of(cls, family: dict[str, tuple[HitColumns, int]]) -> _Family:
+        """The family from its members by URI (first appearance first)."""
+        members = list(family.values())
+        first = members[0][0] if members else None
+        if first is not None and all(c is first for c, _ in members):
+            return cls(first, [i for _, i in members])
+        return cls(None, [], members)
+
+    def __len__(self) -> int:
+        return len(self.at) if self.members is None else len(self.members)
+
+    def source(self, j: int) -> tuple[HitColumns, int]:
+        """Member ``j``: its search's columns and its position there."""
+        if self.members is not None:
+            return self.members[j]
+        assert self.cols is not None
+        return self.cols, self.at[j]
+
+    def column(self, name: str) -> list[Any]:
+        """One field of every member, in order."""
+        if self.members is not None:
+            return [getattr(c, name)[i] for c, i in self.members]
+        if not self.at:
+            return []
+        get = operator.itemgetter(*self.at)
+        if len(self.at) == 1:
+            return [get(getattr(self.cols, name))]
+        return list(get(getattr(self.cols, name)))
+
+    def parent_codes(self) -> npt.NDArray[np.int64] | None:
+        """The members' parents as integer codes, where their one search has them."""
+        codes = None if self.cols is None else self.cols.parent_codes
+        if codes is None or self.members is not None:
+            return None
+        return codes[np.asarray(self.at, dtype=np.int64)]
+
+    def section_codes(self) -> SectionCodes | None:
+        """The members' heading paths as codes, where their one search has them."""
+        heading = None if self.cols is None else self.cols.heading_codes
+        if heading is None or self.members is not None:
+            return None
+        at = np.asarray(self.at, dtype=np.int64)
+        return lambda js: heading(at[js])
 
 
 def _nested(roots: Sequence[str], parents: Sequence[str]) -> bool:
@@ -877,47 +942,60 @@ def _loader(cols: HitColumns, i: int) -> Callable[[], Node]:
 
 class _Families(Mapping[str, Sequence[ScoredNode]]):
     """The inner parents' leaf children from the tree context's family search, by parent,
-    built into hits only for a parent the memory context reads (a turn hit's session)."""
+    built into hits only for a parent the memory context reads (a turn hit's session).
+
+    The leaves are grouped by parent on the first read of one parent's leaves: a find over
+    documents asks only which parents there are, and grouping its ~500 leaves was ~0.7 ms
+    of each such find."""
 
     def __init__(self, kids: HitColumns, inner: Sequence[str], leaves: Sequence[int]) -> None:
         self._kids = kids
-        self._at: dict[str, list[int]] = {p: [] for p in inner}
-        parent_of = kids.parent_uris
-        for i in leaves:  # the leaves' positions in ``kids``
-            p = parent_of[i]
-            if p is not None and p in self._at:
-                self._at[p].append(i)
+        self._inner = dict.fromkeys(inner)
+        self._leaves = leaves
+        self._grouped: dict[str, list[int]] | None = None
         self._built: dict[str, list[ScoredNode]] = {}
+
+    def _at(self, parent: str) -> list[int]:
+        """The positions in the search of ``parent``'s leaves (``KeyError``: not an inner
+        parent)."""
+        at = self._grouped
+        if at is None:
+            at = {p: [] for p in self._inner}
+            parent_of = self._kids.parent_uris
+            for i in self._leaves:  # the leaves' positions in ``kids``
+                p = parent_of[i]
+                if p is not None and p in at:
+                    at[p].append(i)
+            self._grouped = at
+        return at[parent]
 
     def __getitem__(self, parent: str) -> Sequence[ScoredNode]:
         got = self._built.get(parent)
         if got is None:
-            got = self._built[parent] = self._kids.hits(self._at[parent])  # KeyError: none
+            got = self._built[parent] = self._kids.hits(self._at(parent))  # KeyError: none
         return got
 
     def leaves(self, parent: str) -> list[Node]:
         """The parent's leaf children as nodes (no hits built)."""
-        return self._kids.load(self._at[parent])
+        return self._kids.load(self._at(parent))
 
     def __contains__(self, parent: object) -> bool:
-        return parent in self._at
+        return parent in self._inner
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._at)
+        return iter(self._inner)
 
     def __len__(self) -> int:
-        return len(self._at)
+        return len(self._inner)
 
 
-def _sections(
-    members: list[tuple[HitColumns, int]],
-) -> Callable[[int], tuple[str, ...] | None]:
+def _sections(family: _Family) -> Callable[[int], tuple[str, ...] | None]:
     """Family leaf ``j``'s heading path (:func:`~treehop.tree_scoring.section_of`), read
     when asked: a node is built only for a chunk next to a ranked leaf (other leaves have
     no heading path)."""
 
     def section(j: int) -> tuple[str, ...] | None:
-        cols, i = members[j]
+        cols, i = family.source(j)
         if cols.chunk_indexes[i] is None:
             return None
         return section_of(cols.load([i])[0])

@@ -175,6 +175,20 @@ class HitColumns:
     """Every node in scope was scored (no approximate index): the answer is a prefix of the
     scope's exact ranking, so a search of a narrower scope (leaves only) is a subsequence
     of it. Unknown (``False``) for a store's own hits."""
+    parent_codes: npt.NDArray[np.int64] | None = None
+    """Optional: each hit's parent as an integer, equal exactly where ``parent_uris`` are
+    equal and every hit has a parent URI (``None`` otherwise, or where a store does not say).
+    The tree context groups hundreds of family members per find by parent: on these codes
+    it does that in numpy instead of hashing a URI per member."""
+    heading_codes: (
+        Callable[[npt.NDArray[np.int64]], tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]]
+        | None
+    ) = None
+    """Optional: the heading paths of the hits at the given positions
+    (:func:`~treehop.tree_scoring.section_of` of their nodes) as integer codes into a table
+    (the second value; code -1: no heading path), without building a node per hit. Equal
+    paths usually share a code; two codes may still name equal paths (the table is
+    compared where codes differ). ``None``: read the paths from the nodes."""
 
     def __len__(self) -> int:
         return len(self.uris)
