@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, filterfalse
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -70,6 +70,7 @@ from .models import (
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import (
     ColumnarSearchStore,
+    HitArrays,
     HitColumns,
     Scope,
     ScoredNode,
@@ -82,6 +83,7 @@ from .tree_scoring import (
     ContextColumns,
     ContextWeights,
     SectionCodes,
+    SiblingLayout,
     context_columns,
     is_result_unit,
     represented_directories,
@@ -167,6 +169,10 @@ class HierarchicalRetriever:
         self._exact_columns = (
             isinstance(store, ColumnarSearchStore) and not store.capabilities.remote
         )
+        self._arrays = self._exact_columns and callable(getattr(store, "search_arrays", None))
+        """Whether the store answers the tree context's family search as arrays
+        (:class:`~treehop.stores.base.HitArrays`, an optional capability checked once);
+        other stores take the columns' path, with the same results."""
         """Whether the store may answer a search exactly (:attr:`HitColumns.exact`): only then
         does the tree context ask one search where it needs two answers."""
 
@@ -556,36 +562,18 @@ class HierarchicalRetriever:
         # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
         # below its pool siblings on every term but the neighbour mean, and is left out).
         pool_set = set(pool_uris) | set(state.collected.by_uri)
-        uris = family.column("uris")
-        parent_codes = family.parent_codes()
-        parent_of = family.column("parent_uris")
-        if parent_codes is None:  # (with codes every member has a parent URI)
-            parent_of = [p or "" for p in parent_of]
-        chunks = family.column("chunk_indexes")
-        # a family without chunks has no heading paths: every neighbour counts in full,
-        # as without sections
         sectioned = cfg.context_neighbour_sections and weights.neighbours > 0
-        sectioned = sectioned and chunks.count(None) < len(chunks)
-        codes = family.section_codes() if sectioned else None
-        scored = context_columns(
-            parent_of,
-            None,
-            family.column("scores"),
-            parent_scores,
-            weights,
-            [u in pool_set for u in uris],
-            _sections(family) if sectioned and codes is None else None,
-            laid_out=sibling_order(parent_of, uris, chunks, parent_codes),
-            section_codes=codes,
-        )
-        finals = self._session_evidence(q, scored, family, weights.total)
+        if isinstance(family, _ArrayFamily):
+            scored, picked = family.score(pool_set, parent_scores, weights, sectioned)
+        else:
+            scored, picked = _score_family(family, pool_set, parent_scores, weights, sectioned)
+        finals = self._session_evidence(q, scored, picked, weights.total)
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
         # score passes when it is above the threshold.)
         by_uri, threshold = state.collected.by_uri, state.threshold
-        for j, own, final in zip(scored.picked, scored.own, finals, strict=True):
-            cols, i = family.source(j)
-            uri = uris[j]
+        for (cols, i), own, final in zip(picked, scored.own, finals, strict=True):
+            uri = cols.uris[i]
             old = by_uri.get(uri)
             if not (cols.matches[i] and own > threshold):
                 if old is not None:
@@ -621,7 +609,7 @@ class HierarchicalRetriever:
         self,
         q: _Query,
         scored: ContextColumns,
-        family: _Family,
+        picked: list[tuple[HitColumns, int]],
         total: float,
     ) -> list[float]:
         """The picked leaves' final scores, a memory turn's blended with its session's
@@ -633,7 +621,7 @@ class HierarchicalRetriever:
         sessions = session_lexical_scores(q.req.query.query, q.families, q.families.leaves)
         if not sessions:
             return scored.final
-        parents = [c.parent_uris[i] or "" for c, i in map(family.source, scored.picked)]
+        parents = [c.parent_uris[i] or "" for c, i in picked]
         return with_session_evidence(scored.final, parents, sessions, weight, total)
 
     async def _search_columns(
@@ -653,7 +641,7 @@ class HierarchicalRetriever:
 
     async def _family(
         self, q: _Query, parents: list[str], inner: list[str], scored: bool, result: QueryResult
-    ) -> tuple[_Family, dict[str, float]]:
+    ) -> tuple[_Family | _ArrayFamily, dict[str, float]]:
         """The scored leaf children of ``parents`` (by URI: the search's columns and the
         position in them): one search for every inner parent's leaves (kept if direct
         children), one per root parent (a root's subtree is the whole scope); and, if
@@ -679,6 +667,10 @@ class HierarchicalRetriever:
         if not inner:
             return _Family.of(family), parent_scores
         limit = min(cfg.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH)
+        if not family and scored and self._arrays:
+            got = await self._inner_arrays(q, inner, limit, wanted, parent_scores, result)
+            if got is not None:
+                return got, parent_scores
         cols, leaves, whole = await self._inner_family(q, inner, limit, scored, parent_scores)
         result.nodes_scored += len(leaves)
         if whole:
@@ -700,6 +692,61 @@ class HierarchicalRetriever:
         uris = cols.uris
         family.update({uris[i]: (cols, i) for i in leaves if parent_of[i] in wanted})
         return _Family.of(family), parent_scores
+
+    async def _inner_arrays(
+        self,
+        q: _Query,
+        inner: list[str],
+        limit: int,
+        wanted: set[str],
+        parent_scores: dict[str, float],
+        result: QueryResult,
+    ) -> _Family | _ArrayFamily | None:
+        """:meth:`_inner_family` (its one-search case, with directory scores) on a store
+        that answers as arrays (:class:`~treehop.stores.base.HitArrays`), and the family it
+        gives: a family of chunks stays arrays (:class:`_ArrayFamily`), any other is built
+        as columns. ``None`` (``parent_scores`` left empty) where the one search cannot
+        stand for both answers: the caller then searches as :meth:`_inner_family` does."""
+        ask = min(2 * limit, MAX_GLOBAL_FETCH)
+        both: HitArrays = await self._store_call(
+            self.store.search_arrays,  # type: ignore[attr-defined]
+            q.req.vector,
+            dataclasses.replace(q.scope, subtrees=tuple(inner)),
+            ask,
+            query_text=q.req.query.query,
+            dense_weight=q.dense_weight,
+        )
+        leaves = np.flatnonzero(both.leaves)
+        whole = len(both) < ask
+        if not (both.exact and (whole or leaves.size >= limit)):
+            return None
+        dirs = both.columns(np.flatnonzero(~both.leaves))
+        parent_scores.update(zip(dirs.uris, dirs.scores, strict=True))
+        # as in :meth:`_inner_family`: cut short, every inner parent must be in it and no
+        # root may lie below one
+        if not (
+            whole or (all(p in parent_scores for p in inner) and not _nested(q.req.roots, inner))
+        ):
+            parent_scores.clear()
+            return None
+        leaves = leaves[:limit]
+        result.nodes_scored += int(leaves.size)
+        if whole and leaves.size < limit:
+            q.families = _Families(lambda: both.columns(leaves), inner, range(leaves.size))
+        codes = both.parent_codes
+        if codes is None or not leaves.size or int(both.chunks[leaves].max()) < 0:
+            # no chunks (memory turns, whole files): the sibling order reads every name
+            kids = both.columns(leaves)
+            parent_of, uris = kids.parent_uris, kids.uris
+            fam = {uris[i]: (kids, i) for i in range(len(kids)) if parent_of[i] in wanted}
+            return _Family.of(fam)
+        # each distinct parent's URI read once: its members are kept if it is wanted
+        _, first, inverse = np.unique(codes[leaves], return_index=True, return_inverse=True)
+        names = both.columns(leaves[first]).parent_uris
+        kept = np.asarray([p in wanted for p in names], dtype=bool)
+        at = leaves[kept[inverse.reshape(-1)]]
+        by_code = dict(zip(codes[leaves[first]].tolist(), names, strict=True))
+        return _ArrayFamily(both, at, by_code)
 
     async def _inner_family(
         self, q: _Query, inner: list[str], limit: int, scored: bool, parent_scores: dict[str, float]
@@ -951,12 +998,25 @@ class _Families(Mapping[str, Sequence[ScoredNode]]):
     documents asks only which parents there are, and grouping its ~500 leaves was ~0.7 ms
     of each such find."""
 
-    def __init__(self, kids: HitColumns, inner: Sequence[str], leaves: Sequence[int]) -> None:
-        self._kids = kids
+    def __init__(
+        self,
+        kids: HitColumns | Callable[[], HitColumns],
+        inner: Sequence[str],
+        leaves: Sequence[int],
+    ) -> None:
+        self._kids_of = kids
         self._inner = dict.fromkeys(inner)
         self._leaves = leaves
         self._grouped: dict[str, list[int]] | None = None
         self._built: dict[str, list[ScoredNode]] = {}
+
+    @property
+    def _kids(self) -> HitColumns:
+        """The family search's columns (built on first use where given as a builder)."""
+        kids = self._kids_of
+        if not isinstance(kids, HitColumns):
+            kids = self._kids_of = kids()
+        return kids
 
     def _at(self, parent: str) -> list[int]:
         """The positions in the search of ``parent``'s leaves (``KeyError``: not an inner
@@ -990,6 +1050,125 @@ class _Families(Mapping[str, Sequence[ScoredNode]]):
 
     def __len__(self) -> int:
         return len(self._inner)
+
+
+def _score_family(
+    family: _Family,
+    pool: set[str],
+    parent_scores: dict[str, float],
+    weights: ContextWeights,
+    sectioned: bool,
+) -> tuple[ContextColumns, list[tuple[HitColumns, int]]]:
+    """The tree context's scores of a family read as columns (any store), and the picked
+    members' columns and positions."""
+    uris = family.column("uris")
+    parent_codes = family.parent_codes()
+    parent_of = family.column("parent_uris")
+    if parent_codes is None:  # (with codes every member has a parent URI)
+        parent_of = [p or "" for p in parent_of]
+    chunks = family.column("chunk_indexes")
+    # a family without chunks has no heading paths: every neighbour counts in full,
+    # as without sections
+    sectioned = sectioned and chunks.count(None) < len(chunks)
+    codes = family.section_codes() if sectioned else None
+    scored = context_columns(
+        parent_of,
+        None,
+        family.column("scores"),
+        parent_scores,
+        weights,
+        [u in pool for u in uris],
+        _sections(family) if sectioned and codes is None else None,
+        laid_out=sibling_order(parent_of, uris, chunks, parent_codes),
+        section_codes=codes,
+    )
+    return scored, [family.source(j) for j in scored.picked]
+
+
+class _ParentsByCode(Sequence[str]):
+    """The members' parent URIs, read through their parent codes (only the few that
+    :func:`~treehop.tree_scoring.context_columns` reads: one per family)."""
+
+    def __init__(self, codes: npt.NDArray[np.int64], by_code: dict[int, str]) -> None:
+        self._codes, self._by_code = codes, by_code
+
+    def __len__(self) -> int:
+        return int(self._codes.size)
+
+    @overload
+    def __getitem__(self, j: int) -> str: ...
+
+    @overload
+    def __getitem__(self, j: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, j: int | slice) -> str | Sequence[str]:
+        if isinstance(j, slice):
+            return [self._by_code[c] for c in self._codes[j].tolist()]
+        return self._by_code[int(self._codes[j])]
+
+
+class _ArrayFamily:
+    """A family of chunks held as arrays (:class:`~treehop.stores.base.HitArrays`): the
+    members are positions ``at`` of one search, their parents integer codes (``by_code``:
+    each code's URI), and only the picked members (the pool, the collected leaves and
+    their neighbours) become columns with URIs."""
+
+    def __init__(self, hits: HitArrays, at: npt.NDArray[np.int64], by_code: dict[int, str]):
+        self.hits, self.at, self.by_code = hits, at, by_code
+
+    def score(
+        self,
+        pool: set[str],
+        parent_scores: dict[str, float],
+        weights: ContextWeights,
+        sectioned: bool,
+    ) -> tuple[ContextColumns, list[tuple[HitColumns, int]]]:
+        """:func:`_score_family` on the arrays: the same scores, in the same order."""
+        hits, at = self.hits, self.at
+        assert hits.parent_codes is not None
+        where = hits.positions_of(list(pool))
+        ranked = np.zeros(len(hits), dtype=bool)
+        ranked[where[where >= 0]] = True
+        code = hits.parent_codes[at]
+        scored = context_columns(
+            _ParentsByCode(code, self.by_code),
+            None,
+            hits.scores[at].tolist(),
+            parent_scores,
+            weights,
+            ranked[at].tolist(),
+            laid_out=self._layout(code),
+            section_codes=(
+                (lambda js: hits.heading_codes(at[js])) if sectioned and at.size else None
+            ),
+        )
+        cols = hits.columns(at[np.asarray(scored.picked, dtype=np.int64)])
+        return scored, [(cols, k) for k in range(len(cols))]
+
+    def _layout(self, code: npt.NDArray[np.int64]) -> SiblingLayout:
+        """:func:`~treehop.tree_scoring.sibling_order` of the members (parent codes
+        ``code``): families of chunks by one stable sort on (parent, chunk index); a family
+        with a leaf that is not a chunk (a whole file beside chunked ones) orders by name,
+        so only its members' URIs are read. Families come out in another order than there
+        (which changes no score), each in the same sibling order."""
+        chunk = self.hits.chunks[self.at]
+        _, family = np.unique(code, return_inverse=True)
+        family = family.reshape(-1)
+        named = np.zeros(int(family.max(initial=-1)) + 1, dtype=bool)
+        named[family[chunk < 0]] = True
+        by_chunk = np.flatnonzero(~named[family])
+        order = by_chunk[np.lexsort((chunk[by_chunk], family[by_chunk]))]
+        sizes = np.bincount(family[by_chunk], minlength=named.size)[~named]
+        if not named.any():
+            return SiblingLayout(order.tolist(), sizes.tolist())
+        by_name = np.flatnonzero(named[family])
+        kids = self.hits.columns(self.at[by_name])
+        parent_of = [self.by_code[c] for c in code[by_name].tolist()]
+        rest = sibling_order(parent_of, kids.uris, kids.chunk_indexes)
+        return SiblingLayout(
+            order.tolist() + by_name[np.asarray(rest.order, dtype=np.int64)].tolist(),
+            sizes.tolist() + rest.sizes,
+        )
 
 
 def _sections(family: _Family) -> Callable[[int], tuple[str, ...] | None]:

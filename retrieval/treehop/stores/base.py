@@ -224,6 +224,40 @@ class HitColumns:
         )
 
 
+@dataclass(frozen=True)
+class HitArrays:
+    """Search hits as arrays, best first: the tree context's family search on a store that
+    can answer it so (the embedded store's ``search_arrays``; an optional capability).
+
+    Why: a family search returns hundreds of rows per find (every chunk of every file the
+    pool touches) whose scores only inform their few ranked siblings; as
+    :class:`HitColumns` each row became half a dozen Python values (its URI decoded, its
+    parent's, its chunk index, its scores). Here the rows stay numpy arrays, parents as
+    integer codes, and :meth:`columns` builds :class:`HitColumns` for the few positions
+    that become results (the same values :class:`HitColumns` of the whole search would
+    hold at those positions)."""
+
+    leaves: npt.NDArray[np.bool_]
+    scores: npt.NDArray[np.floating[Any]]
+    chunks: npt.NDArray[np.int64]
+    """Each hit's chunk index, -1 where it is not a chunk."""
+    parent_codes: npt.NDArray[np.int64] | None
+    """As :attr:`HitColumns.parent_codes` (``None``: some hit has no parent code)."""
+    exact: bool
+    """As :attr:`HitColumns.exact`."""
+    columns: Callable[[npt.NDArray[np.int64]], HitColumns]
+    """The hits at the given positions (in that order) as columns."""
+    positions_of: Callable[[Sequence[str]], npt.NDArray[np.int64]]
+    """Where each URI is among the hits (-1: not among them)."""
+    heading_codes: Callable[
+        [npt.NDArray[np.int64]], tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]
+    ]
+    """As :attr:`HitColumns.heading_codes`."""
+
+    def __len__(self) -> int:
+        return int(self.leaves.size)
+
+
 @runtime_checkable
 class ColumnarSearchStore(Protocol):
     """A store that answers a search as :class:`HitColumns` without building every node."""

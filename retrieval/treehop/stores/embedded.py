@@ -100,6 +100,7 @@ from ._ann import AnnIndex
 from ._filelock import WriterLock
 from ._state_blobs import check_state_key
 from .base import (
+    HitArrays,
     HitColumns,
     Scope,
     ScoredNode,
@@ -1071,6 +1072,66 @@ class EmbeddedStore:
             return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
         return self._columns(s, *found[:6], exact=found[6])
 
+    def search_arrays(
+        self,
+        vector: Vector,
+        scope: Scope,
+        limit: int,
+        *,
+        query_text: str | None = None,
+        dense_weight: float = 1.0,
+    ) -> HitArrays:
+        """:meth:`search_columns` as arrays (:class:`~treehop.stores.base.HitArrays`): the
+        same hits, order and scores; a hit's URI, parent URI and other Python values are
+        built only for the positions the caller asks :meth:`HitArrays.columns` for."""
+        s, q = self._query(vector, limit, dense_weight)
+        found = None
+        if s.live:
+            found = self._search_top(s, q, scope, limit, query_text, dense_weight, None)
+        if found is None:
+            no = np.zeros(0, np.int64)
+            cand, top, score, dense, lex, matches, exact = (no, no, *_NO_SCORES, True)
+        else:
+            cand, top, score, dense, lex, matches, exact = found
+        top = _best_first(cand, top, score, None)
+        rows = cand[top]
+        parent = s.parent_row[rows]
+        # a linked parent row is the parent's code: distinct rows hold distinct URIs
+        codes = parent if bool((parent >= 0).all()) else None
+        chunk = s.cols["chunk"][rows].astype(np.int64)
+
+        def columns(positions: npt.NDArray[np.int64]) -> HitColumns:
+            return self._columns(
+                s, cand, top[positions], score, dense, lex, matches, exact, ordered=True
+            )
+
+        def positions_of(uris: Sequence[str]) -> IntArray:
+            found_rows = s.lookup(uris)
+            order = np.argsort(rows, kind="stable")
+            srt = rows[order]
+            at = np.minimum(np.searchsorted(srt, found_rows), max(srt.size - 1, 0))
+            if not srt.size:
+                return np.full(len(uris), -1, np.int64)
+            hit = (srt[at] == found_rows) & (found_rows >= 0)
+            out: IntArray = np.where(hit, order[at], -1)
+            return out
+
+        def headings(
+            positions: npt.NDArray[np.int64],
+        ) -> tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]:
+            return self._heading_codes(s, rows[positions])
+
+        return HitArrays(
+            leaves=s.cols["leaf"][rows].astype(bool),
+            scores=score[top],
+            chunks=chunk,
+            parent_codes=codes,
+            exact=exact,
+            columns=columns,
+            positions_of=positions_of,
+            heading_codes=headings,
+        )
+
     def search_batch(
         self,
         vectors: Vector,
@@ -1231,6 +1292,7 @@ class EmbeddedStore:
         lex: F32 | None,
         matches: BoolArray | None,
         exact: bool = True,
+        ordered: bool = False,
     ) -> HitColumns:
         """:meth:`_hits` as columns: the same hits in the same order, no node parsed.
 
@@ -1238,8 +1300,10 @@ class EmbeddedStore:
         them, each distinct parent once (a tree-context search returns hundreds to thousands
         of rows, most of them siblings; a node-cache lookup per row cost more than the
         vectorised decode). A row without a linked parent row (its parent is not stored, or
-        it is a root) reads its stored parent URI."""
-        top = _best_first(cand, top, score, None)
+        it is a root) reads its stored parent URI. ``ordered``: ``top`` is already in the
+        order wanted (:meth:`search_arrays` asks for a subset of its hits)."""
+        if not ordered:
+            top = _best_first(cand, top, score, None)
         rows = cand[top]
         row_l = rows.tolist()
         n = len(row_l)
