@@ -351,7 +351,7 @@ def context_columns(
         first, second = order[:-1][same], order[1:][same]
         touch = near[first] | near[second]
         first, second = first[touch], second[touch]
-        need = np.unique(np.concatenate([first, second]))
+        need = np.concatenate([first, second])  # (a leaf twice is asked twice: no sort)
         got, table = section_codes(need)
         code_of = np.full(n, -1, dtype=np.int64)
         code_of[need] = got

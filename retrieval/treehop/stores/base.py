@@ -247,8 +247,8 @@ class HitArrays:
     """As :attr:`HitColumns.exact`."""
     columns: Callable[[npt.NDArray[np.int64]], HitColumns]
     """The hits at the given positions (in that order) as columns."""
-    positions_of: Callable[[Sequence[str]], npt.NDArray[np.int64]]
-    """Where each URI is among the hits (-1: not among them)."""
+    uris: Callable[[npt.NDArray[np.int64]], list[str]]
+    """The URIs of the hits at the given positions (one bulk decode, no other column)."""
     heading_codes: Callable[
         [npt.NDArray[np.int64]], tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]
     ]

@@ -1105,16 +1105,8 @@ class EmbeddedStore:
                 s, cand, top[positions], score, dense, lex, matches, exact, ordered=True
             )
 
-        def positions_of(uris: Sequence[str]) -> IntArray:
-            found_rows = s.lookup(uris)
-            order = np.argsort(rows, kind="stable")
-            srt = rows[order]
-            at = np.minimum(np.searchsorted(srt, found_rows), max(srt.size - 1, 0))
-            if not srt.size:
-                return np.full(len(uris), -1, np.int64)
-            hit = (srt[at] == found_rows) & (found_rows >= 0)
-            out: IntArray = np.where(hit, order[at], -1)
-            return out
+        def uris(positions: npt.NDArray[np.int64]) -> list[str]:
+            return s.uris_of(rows[positions]) if positions.size else []
 
         def headings(
             positions: npt.NDArray[np.int64],
@@ -1128,7 +1120,7 @@ class EmbeddedStore:
             parent_codes=codes,
             exact=exact,
             columns=columns,
-            positions_of=positions_of,
+            uris=uris,
             heading_codes=headings,
         )
 
