@@ -720,8 +720,8 @@ class HierarchicalRetriever:
         whole = len(both) < ask
         if not (both.exact and (whole or leaves.size >= limit)):
             return None
-        dirs = both.columns(np.flatnonzero(~both.leaves))
-        parent_scores.update(zip(dirs.uris, dirs.scores, strict=True))
+        dirs = np.flatnonzero(~both.leaves)
+        parent_scores.update(zip(both.uris(dirs), both.scores[dirs].tolist(), strict=True))
         # as in :meth:`_inner_family`: cut short, every inner parent must be in it and no
         # root may lie below one
         if not (
@@ -741,11 +741,11 @@ class HierarchicalRetriever:
             fam = {uris[i]: (kids, i) for i in range(len(kids)) if parent_of[i] in wanted}
             return _Family.of(fam)
         # each distinct parent's URI read once: its members are kept if it is wanted
-        _, first, inverse = np.unique(codes[leaves], return_index=True, return_inverse=True)
-        names = both.columns(leaves[first]).parent_uris
+        distinct, inverse = np.unique(codes[leaves], return_inverse=True)
+        names = both.parent_uris(distinct)
         kept = np.asarray([p in wanted for p in names], dtype=bool)
         at = leaves[kept[inverse.reshape(-1)]]
-        by_code = dict(zip(codes[leaves[first]].tolist(), names, strict=True))
+        by_code = dict(zip(distinct.tolist(), names, strict=True))
         return _ArrayFamily(both, at, by_code)
 
     async def _inner_family(

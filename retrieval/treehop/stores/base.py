@@ -249,6 +249,8 @@ class HitArrays:
     """The hits at the given positions (in that order) as columns."""
     uris: Callable[[npt.NDArray[np.int64]], list[str]]
     """The URIs of the hits at the given positions (one bulk decode, no other column)."""
+    parent_uris: Callable[[npt.NDArray[np.int64]], list[str]]
+    """The parent URIs that the given parent codes stand for (one bulk decode)."""
     heading_codes: Callable[
         [npt.NDArray[np.int64]], tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]
     ]

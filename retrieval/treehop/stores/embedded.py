@@ -1108,6 +1108,10 @@ class EmbeddedStore:
         def uris(positions: npt.NDArray[np.int64]) -> list[str]:
             return s.uris_of(rows[positions]) if positions.size else []
 
+        def parent_uris(parent_codes: npt.NDArray[np.int64]) -> list[str]:
+            # (a code is the parent's row)
+            return s.uris_of(parent_codes) if parent_codes.size else []
+
         def headings(
             positions: npt.NDArray[np.int64],
         ) -> tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]:
@@ -1121,6 +1125,7 @@ class EmbeddedStore:
             exact=exact,
             columns=columns,
             uris=uris,
+            parent_uris=parent_uris,
             heading_codes=headings,
         )
 
