@@ -1130,10 +1130,10 @@ class _ArrayFamily:
         scored = context_columns(
             _ParentsByCode(code, self.by_code),
             None,
-            hits.scores[at].tolist(),
+            hits.scores[at],
             parent_scores,
             weights,
-            [u in pool for u in hits.uris(at)],
+            np.fromiter((u in pool for u in hits.uris(at)), dtype=bool, count=at.size),
             laid_out=self._layout(code),
             section_codes=(
                 (lambda js: hits.heading_codes(at[js])) if sectioned and at.size else None
@@ -1159,9 +1159,9 @@ class _ArrayFamily:
         if not named.any():
             return SiblingLayout(order.tolist(), sizes.tolist())
         by_name = np.flatnonzero(named[family])
-        kids = self.hits.columns(self.at[by_name])
         parent_of = [self.by_code[c] for c in code[by_name].tolist()]
-        rest = sibling_order(parent_of, kids.uris, kids.chunk_indexes)
+        chunks: list[int | None] = [c if c >= 0 else None for c in chunk[by_name].tolist()]
+        rest = sibling_order(parent_of, self.hits.uris(self.at[by_name]), chunks)
         return SiblingLayout(
             order.tolist() + by_name[np.asarray(rest.order, dtype=np.int64)].tolist(),
             sizes.tolist() + rest.sizes,

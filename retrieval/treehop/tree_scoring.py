@@ -282,10 +282,10 @@ class ContextColumns:
 def context_columns(
     parent_of: Sequence[str],
     keys: Sequence[tuple[int, tuple[int | str, ...]]] | None,
-    scores: Sequence[float],
+    scores: Sequence[float] | npt.NDArray[np.floating[Any]],
     parent_scores: dict[str, float],
     weights: ContextWeights,
-    keep: Sequence[bool] | None = None,
+    keep: Sequence[bool] | npt.NDArray[np.bool_] | None = None,
     sections: Callable[[int], tuple[str, ...] | None] | None = None,
     laid_out: SiblingLayout | None = None,
     section_codes: SectionCodes | None = None,
@@ -298,6 +298,7 @@ def context_columns(
     lazily (a family may hold hundreds of chunks of which a few are ranked).
     ``laid_out``: the leaves already laid out in that order (:func:`sibling_order`); ``keys``
     is then not read (``None``).
+    ``scores`` and ``keep`` may be numpy arrays (a family read as arrays: no list built).
     ``section_codes``: the heading paths as integer codes, in place of ``sections``
     (:attr:`~treehop.stores.base.HitColumns.heading_codes`, asked with the leaves'
     positions): two chunks with one code continue one section, and only pairs with two
