@@ -359,9 +359,11 @@ def test_concurrent_sync_finds_answer_as_sequential_ones(tmp_path: Path, bow: An
 
             return spy
 
-        # the retriever's own searches (children, tree context) read columns: spy on both
+        # the retriever's own searches (children, tree context) read columns or arrays: spy
+        # on every kind
         store.search = spying(store.search)  # type: ignore[method-assign]
         store.search_columns = spying(store.search_columns)  # type: ignore[method-assign]
+        store.search_arrays = spying(store.search_arrays)  # type: ignore[method-assign]
         queries = [f"{a} {b}" for a in WORDS for b in WORDS[:3]]
         want = {q: [m.uri for m in th.find(q, limit=5).resources] for q in queries}
         # a sync find runs every search on the calling thread's own loop, inline (no worker

@@ -25,7 +25,7 @@ from treehop import RetrievalConfig
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, TypedQuery
 from treehop.stores import embedded as embedded_mod
-from treehop.stores.base import HitColumns, Scope, Vector
+from treehop.stores.base import HitArrays, HitColumns, Scope, Vector
 from treehop.stores.embedded import EmbeddedStore
 from treehop.tree_scoring import order_key, sibling_order
 
@@ -150,6 +150,10 @@ class SearchLog:
     def search_columns(self, vector: Vector, scope: Scope, limit: int, **kw: Any) -> HitColumns:
         self.scopes.append(scope)
         return self._inner.search_columns(vector, scope, limit, **kw)
+
+    def search_arrays(self, vector: Vector, scope: Scope, limit: int, **kw: Any) -> HitArrays:
+        self.scopes.append(scope)
+        return self._inner.search_arrays(vector, scope, limit, **kw)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)

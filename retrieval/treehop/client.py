@@ -688,16 +688,23 @@ class AsyncTreehop:
         plan: QueryPlan | None,
     ) -> FindResult:
         out = FindResult(query_plan=plan, query_results=query_results)
+        display = self.display
         for m in contexts:
-            m = m.model_copy(
-                update={
-                    "uri": self.display(m.uri),
-                    "parent_uri": (self.display(m.parent_uri) if m.parent_uri else None),
-                    "collapsed": [
-                        c.model_copy(update={"uri": self.display(c.uri)}) for c in m.collapsed
-                    ],
-                }
-            )
+            # A copy only where a URI reads differently to the user (the ``~`` form of the
+            # user's own space): a find over resources returns ~10 hits carrying ~60
+            # collapsed chunks, and copying each (unchanged) model cost ~0.7 ms per find.
+            collapsed = [
+                c if (u := display(c.uri)) == c.uri else c.model_copy(update={"uri": u})
+                for c in m.collapsed
+            ]
+            uri = display(m.uri)
+            parent = display(m.parent_uri) if m.parent_uri else None
+            if (
+                uri != m.uri
+                or parent != m.parent_uri
+                or any(a is not b for a, b in zip(collapsed, m.collapsed, strict=True))
+            ):
+                m = m.model_copy(update={"uri": uri, "parent_uri": parent, "collapsed": collapsed})
             if m.context_type is ContextType.MEMORY:
                 out.memories.append(m)
             elif m.context_type is ContextType.SKILL:

@@ -35,9 +35,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, filterfalse
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from ._sync import on_caller_loop
 from .config import RetrievalConfig, StopRule
@@ -69,6 +70,7 @@ from .models import (
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import (
     ColumnarSearchStore,
+    HitArrays,
     HitColumns,
     Scope,
     ScoredNode,
@@ -80,6 +82,8 @@ from .tag_hops import TagEvidence, apply_tag_evidence, gather_tag_evidence, plan
 from .tree_scoring import (
     ContextColumns,
     ContextWeights,
+    SectionCodes,
+    SiblingLayout,
     context_columns,
     is_result_unit,
     represented_directories,
@@ -165,6 +169,10 @@ class HierarchicalRetriever:
         self._exact_columns = (
             isinstance(store, ColumnarSearchStore) and not store.capabilities.remote
         )
+        self._arrays = self._exact_columns and callable(getattr(store, "search_arrays", None))
+        """Whether the store answers the tree context's family search as arrays
+        (:class:`~treehop.stores.base.HitArrays`, an optional capability checked once);
+        other stores take the columns' path, with the same results."""
         """Whether the store may answer a search exactly (:attr:`HitColumns.exact`): only then
         does the tree context ask one search where it needs two answers."""
 
@@ -554,32 +562,18 @@ class HierarchicalRetriever:
         # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
         # below its pool siblings on every term but the neighbour mean, and is left out).
         pool_set = set(pool_uris) | set(state.collected.by_uri)
-        members = list(family.values())
-        uris = list(family)  # (the family is keyed by its members' URIs)
-        column = _member_columns(members)
-        parent_of = [p or "" for p in column("parent_uris")]
-        chunks = column("chunk_indexes")
-        # a family without chunks has no heading paths: every neighbour counts in full,
-        # as without sections
         sectioned = cfg.context_neighbour_sections and weights.neighbours > 0
-        scored = context_columns(
-            parent_of,
-            None,
-            column("scores"),
-            parent_scores,
-            weights,
-            [u in pool_set for u in uris],
-            _sections(members) if sectioned and chunks.count(None) < len(chunks) else None,
-            laid_out=sibling_order(parent_of, uris, chunks),
-        )
-        finals = self._session_evidence(q, scored, members, weights.total)
+        if isinstance(family, _ArrayFamily):
+            scored, picked = family.score(pool_set, parent_scores, weights, sectioned)
+        else:
+            scored, picked = _score_family(family, pool_set, parent_scores, weights, sectioned)
+        finals = self._session_evidence(q, scored, picked, weights.total)
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
         # score passes when it is above the threshold.)
         by_uri, threshold = state.collected.by_uri, state.threshold
-        for j, own, final in zip(scored.picked, scored.own, finals, strict=True):
-            cols, i = members[j]
-            uri = uris[j]
+        for (cols, i), own, final in zip(picked, scored.own, finals, strict=True):
+            uri = cols.uris[i]
             old = by_uri.get(uri)
             if not (cols.matches[i] and own > threshold):
                 if old is not None:
@@ -615,7 +609,7 @@ class HierarchicalRetriever:
         self,
         q: _Query,
         scored: ContextColumns,
-        members: list[tuple[HitColumns, int]],
+        picked: list[tuple[HitColumns, int]],
         total: float,
     ) -> list[float]:
         """The picked leaves' final scores, a memory turn's blended with its session's
@@ -627,7 +621,7 @@ class HierarchicalRetriever:
         sessions = session_lexical_scores(q.req.query.query, q.families, q.families.leaves)
         if not sessions:
             return scored.final
-        parents = [members[j][0].parent_uris[members[j][1]] or "" for j in scored.picked]
+        parents = [c.parent_uris[i] or "" for c, i in picked]
         return with_session_evidence(scored.final, parents, sessions, weight, total)
 
     async def _search_columns(
@@ -647,7 +641,7 @@ class HierarchicalRetriever:
 
     async def _family(
         self, q: _Query, parents: list[str], inner: list[str], scored: bool, result: QueryResult
-    ) -> tuple[dict[str, tuple[HitColumns, int]], dict[str, float]]:
+    ) -> tuple[_Family | _ArrayFamily, dict[str, float]]:
         """The scored leaf children of ``parents`` (by URI: the search's columns and the
         position in them): one search for every inner parent's leaves (kept if direct
         children), one per root parent (a root's subtree is the whole scope); and, if
@@ -671,18 +665,88 @@ class HierarchicalRetriever:
                     family[u] = (kids, i)
         parent_scores: dict[str, float] = {}
         if not inner:
-            return family, parent_scores
+            return _Family.of(family), parent_scores
         limit = min(cfg.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH)
+        if not family and scored and self._arrays:
+            got = await self._inner_arrays(q, inner, limit, wanted, parent_scores, result)
+            if got is not None:
+                return got, parent_scores
         cols, leaves, whole = await self._inner_family(q, inner, limit, scored, parent_scores)
         result.nodes_scored += len(leaves)
-        parent_of = cols.parent_uris
-        uris = cols.uris
-        family.update({uris[i]: (cols, i) for i in leaves if parent_of[i] in wanted})
         if whole:
             # The inner search came back whole: it holds every leaf child of every inner
             # parent, scored in the scope the memory context would ask for them.
             q.families = _Families(cols, inner, leaves)
-        return family, parent_scores
+        parent_of = cols.parent_uris
+        if not family and cols.parent_codes is not None and leaves:
+            # one search holds the whole family: its members by parent code, each distinct
+            # parent's URI looked up once (no dict of members by URI: the URIs of one
+            # search are distinct)
+            at = np.asarray(leaves, dtype=np.int64)
+            _, first, inverse = np.unique(
+                cols.parent_codes[at], return_index=True, return_inverse=True
+            )
+            kept = [parent_of[leaves[f]] in wanted for f in first.tolist()]
+            picked = at[np.asarray(kept, dtype=bool)[inverse.reshape(-1)]]
+            return _Family(cols, picked.tolist()), parent_scores
+        uris = cols.uris
+        family.update({uris[i]: (cols, i) for i in leaves if parent_of[i] in wanted})
+        return _Family.of(family), parent_scores
+
+    async def _inner_arrays(
+        self,
+        q: _Query,
+        inner: list[str],
+        limit: int,
+        wanted: set[str],
+        parent_scores: dict[str, float],
+        result: QueryResult,
+    ) -> _Family | _ArrayFamily | None:
+        """:meth:`_inner_family` (its one-search case, with directory scores) on a store
+        that answers as arrays (:class:`~treehop.stores.base.HitArrays`), and the family it
+        gives: a family of chunks stays arrays (:class:`_ArrayFamily`), any other is built
+        as columns. ``None`` (``parent_scores`` left empty) where the one search cannot
+        stand for both answers: the caller then searches as :meth:`_inner_family` does."""
+        ask = min(2 * limit, MAX_GLOBAL_FETCH)
+        both: HitArrays = await self._store_call(
+            self.store.search_arrays,  # type: ignore[attr-defined]
+            q.req.vector,
+            dataclasses.replace(q.scope, subtrees=tuple(inner)),
+            ask,
+            query_text=q.req.query.query,
+            dense_weight=q.dense_weight,
+        )
+        leaves = np.flatnonzero(both.leaves)
+        whole = len(both) < ask
+        if not (both.exact and (whole or leaves.size >= limit)):
+            return None
+        dirs = np.flatnonzero(~both.leaves)
+        parent_scores.update(zip(both.uris(dirs), both.scores[dirs].tolist(), strict=True))
+        # as in :meth:`_inner_family`: cut short, every inner parent must be in it and no
+        # root may lie below one
+        if not (
+            whole or (all(p in parent_scores for p in inner) and not _nested(q.req.roots, inner))
+        ):
+            parent_scores.clear()
+            return None
+        leaves = leaves[:limit]
+        result.nodes_scored += int(leaves.size)
+        if whole and leaves.size < limit:
+            q.families = _Families(lambda: both.columns(leaves), inner, range(leaves.size))
+        codes = both.parent_codes
+        if codes is None or not leaves.size or int(both.chunks[leaves].max()) < 0:
+            # no chunks (memory turns, whole files): the sibling order reads every name
+            kids = both.columns(leaves)
+            parent_of, uris = kids.parent_uris, kids.uris
+            fam = {uris[i]: (kids, i) for i in range(len(kids)) if parent_of[i] in wanted}
+            return _Family.of(fam)
+        # each distinct parent's URI read once: its members are kept if it is wanted
+        distinct, inverse = np.unique(codes[leaves], return_inverse=True)
+        names = both.parent_uris(distinct)
+        kept = np.asarray([p in wanted for p in names], dtype=bool)
+        at = leaves[kept[inverse.reshape(-1)]]
+        by_code = dict(zip(distinct.tolist(), names, strict=True))
+        return _ArrayFamily(both, at, by_code)
 
     async def _inner_family(
         self, q: _Query, inner: list[str], limit: int, scored: bool, parent_scores: dict[str, float]
@@ -836,13 +900,15 @@ class HierarchicalRetriever:
             hop_tag=cand.hop.tag if cand.hop else None,
             hop_source=cand.hop.source if cand.hop else None,
             matched_queries=[q.req.query],
+            # (validated construction: pydantic's ``model_construct`` is pure Python and
+            # measured 4x slower than validating these five fields)
             collapsed=[
                 ChunkContext(
-                    uri=c.node.uri,
-                    chunk_index=c.node.chunk_index,
+                    uri=(node := c.node).uri,
+                    chunk_index=node.chunk_index,
                     score=c.final.on(state.track),
-                    abstract=c.node.abstract,
-                    content=c.node.content,
+                    abstract=node.abstract,
+                    content=node.content,
                 )
                 for c in rest
             ]
@@ -850,19 +916,67 @@ class HierarchicalRetriever:
         )
 
 
-def _member_columns(members: list[tuple[HitColumns, int]]) -> Callable[[str], list[Any]]:
-    """A reader of one field of every family member, in order. The members mostly come
-    from one search (the inner family): its column is then read with one ``itemgetter``
-    over their positions (a C loop; the family holds hundreds of leaves) instead of a
-    Python loop per member."""
-    first = members[0][0] if members else None
-    if first is None or not all(c is first for c, _ in members):
-        return lambda name: [getattr(c, name)[i] for c, i in members]
-    at = [i for _, i in members]
-    get = operator.itemgetter(*at)
-    if len(at) == 1:
-        return lambda name: [get(getattr(first, name))]
-    return lambda name: list(get(getattr(first, name)))
+class _Family:
+    """The tree context's family: its leaf members in order, each a position in the
+    columns of a search. The members mostly come from one search (the inner family,
+    ``cols``, at positions ``at``): a field of every member is then read with one
+    ``itemgetter`` over their positions (a C loop; a family holds hundreds of leaves), and
+    the search's parent and heading-path codes serve the arithmetic as arrays. Otherwise
+    (``members``: a root parent's leaves came from searches of their own) a field is read
+    member by member."""
+
+    def __init__(
+        self,
+        cols: HitColumns | None,
+        at: list[int],
+        members: list[tuple[HitColumns, int]] | None = None,
+    ) -> None:
+        self.cols, self.at, self.members = cols, at, members
+
+    @classmethod
+    def of(cls, family: dict[str, tuple[HitColumns, int]]) -> _Family:
+        """The family from its members by URI (first appearance first)."""
+        members = list(family.values())
+        first = members[0][0] if members else None
+        if first is not None and all(c is first for c, _ in members):
+            return cls(first, [i for _, i in members])
+        return cls(None, [], members)
+
+    def __len__(self) -> int:
+        return len(self.at) if self.members is None else len(self.members)
+
+    def source(self, j: int) -> tuple[HitColumns, int]:
+        """Member ``j``: its search's columns and its position there."""
+        if self.members is not None:
+            return self.members[j]
+        assert self.cols is not None
+        return self.cols, self.at[j]
+
+    def column(self, name: str) -> list[Any]:
+        """One field of every member, in order."""
+        if self.members is not None:
+            return [getattr(c, name)[i] for c, i in self.members]
+        if not self.at:
+            return []
+        get = operator.itemgetter(*self.at)
+        if len(self.at) == 1:
+            return [get(getattr(self.cols, name))]
+        return list(get(getattr(self.cols, name)))
+
+    def parent_codes(self) -> npt.NDArray[np.int64] | None:
+        """The members' parents as integer codes, where their one search has them."""
+        codes = None if self.cols is None else self.cols.parent_codes
+        if codes is None or self.members is not None:
+            return None
+        return codes[np.asarray(self.at, dtype=np.int64)]
+
+    def section_codes(self) -> SectionCodes | None:
+        """The members' heading paths as codes, where their one search has them."""
+        heading = None if self.cols is None else self.cols.heading_codes
+        if heading is None or self.members is not None:
+            return None
+        at = np.asarray(self.at, dtype=np.int64)
+        return lambda js: heading(at[js])
 
 
 def _nested(roots: Sequence[str], parents: Sequence[str]) -> bool:
@@ -877,47 +991,190 @@ def _loader(cols: HitColumns, i: int) -> Callable[[], Node]:
 
 class _Families(Mapping[str, Sequence[ScoredNode]]):
     """The inner parents' leaf children from the tree context's family search, by parent,
-    built into hits only for a parent the memory context reads (a turn hit's session)."""
+    built into hits only for a parent the memory context reads (a turn hit's session).
 
-    def __init__(self, kids: HitColumns, inner: Sequence[str], leaves: Sequence[int]) -> None:
-        self._kids = kids
-        self._at: dict[str, list[int]] = {p: [] for p in inner}
-        parent_of = kids.parent_uris
-        for i in leaves:  # the leaves' positions in ``kids``
-            p = parent_of[i]
-            if p is not None and p in self._at:
-                self._at[p].append(i)
+    The leaves are grouped by parent on the first read of one parent's leaves: a find over
+    documents asks only which parents there are, and grouping its ~500 leaves was ~0.7 ms
+    of each such find."""
+
+    def __init__(
+        self,
+        kids: HitColumns | Callable[[], HitColumns],
+        inner: Sequence[str],
+        leaves: Sequence[int],
+    ) -> None:
+        self._kids_of = kids
+        self._inner = dict.fromkeys(inner)
+        self._leaves = leaves
+        self._grouped: dict[str, list[int]] | None = None
         self._built: dict[str, list[ScoredNode]] = {}
+
+    @property
+    def _kids(self) -> HitColumns:
+        """The family search's columns (built on first use where given as a builder)."""
+        kids = self._kids_of
+        if not isinstance(kids, HitColumns):
+            kids = self._kids_of = kids()
+        return kids
+
+    def _at(self, parent: str) -> list[int]:
+        """The positions in the search of ``parent``'s leaves (``KeyError``: not an inner
+        parent)."""
+        at = self._grouped
+        if at is None:
+            at = {p: [] for p in self._inner}
+            parent_of = self._kids.parent_uris
+            for i in self._leaves:  # the leaves' positions in ``kids``
+                p = parent_of[i]
+                if p is not None and p in at:
+                    at[p].append(i)
+            self._grouped = at
+        return at[parent]
 
     def __getitem__(self, parent: str) -> Sequence[ScoredNode]:
         got = self._built.get(parent)
         if got is None:
-            got = self._built[parent] = self._kids.hits(self._at[parent])  # KeyError: none
+            got = self._built[parent] = self._kids.hits(self._at(parent))  # KeyError: none
         return got
 
     def leaves(self, parent: str) -> list[Node]:
         """The parent's leaf children as nodes (no hits built)."""
-        return self._kids.load(self._at[parent])
+        return self._kids.load(self._at(parent))
 
     def __contains__(self, parent: object) -> bool:
-        return parent in self._at
+        return parent in self._inner
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._at)
+        return iter(self._inner)
 
     def __len__(self) -> int:
-        return len(self._at)
+        return len(self._inner)
 
 
-def _sections(
-    members: list[tuple[HitColumns, int]],
-) -> Callable[[int], tuple[str, ...] | None]:
+def _score_family(
+    family: _Family,
+    pool: set[str],
+    parent_scores: dict[str, float],
+    weights: ContextWeights,
+    sectioned: bool,
+) -> tuple[ContextColumns, list[tuple[HitColumns, int]]]:
+    """The tree context's scores of a family read as columns (any store), and the picked
+    members' columns and positions."""
+    uris = family.column("uris")
+    parent_codes = family.parent_codes()
+    parent_of = family.column("parent_uris")
+    if parent_codes is None:  # (with codes every member has a parent URI)
+        parent_of = [p or "" for p in parent_of]
+    chunks = family.column("chunk_indexes")
+    # a family without chunks has no heading paths: every neighbour counts in full,
+    # as without sections
+    sectioned = sectioned and chunks.count(None) < len(chunks)
+    codes = family.section_codes() if sectioned else None
+    scored = context_columns(
+        parent_of,
+        None,
+        family.column("scores"),
+        parent_scores,
+        weights,
+        [u in pool for u in uris],
+        _sections(family) if sectioned and codes is None else None,
+        laid_out=sibling_order(parent_of, uris, chunks, parent_codes),
+        section_codes=codes,
+    )
+    return scored, [family.source(j) for j in scored.picked]
+
+
+class _ParentsByCode(Sequence[str]):
+    """The members' parent URIs, read through their parent codes (only the few that
+    :func:`~treehop.tree_scoring.context_columns` reads: one per family)."""
+
+    def __init__(self, codes: npt.NDArray[np.int64], by_code: dict[int, str]) -> None:
+        self._codes, self._by_code = codes, by_code
+
+    def __len__(self) -> int:
+        return int(self._codes.size)
+
+    @overload
+    def __getitem__(self, j: int) -> str: ...
+
+    @overload
+    def __getitem__(self, j: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, j: int | slice) -> str | Sequence[str]:
+        if isinstance(j, slice):
+            return [self._by_code[c] for c in self._codes[j].tolist()]
+        return self._by_code[int(self._codes[j])]
+
+
+class _ArrayFamily:
+    """A family of chunks held as arrays (:class:`~treehop.stores.base.HitArrays`): the
+    members are positions ``at`` of one search, their parents integer codes (``by_code``:
+    each code's URI); the members' URIs are decoded in one bulk call (to tell the pool's
+    and the collected leaves apart; a hash lookup of those URIs cost more), and only the
+    picked members (those and their neighbours) become columns."""
+
+    def __init__(self, hits: HitArrays, at: npt.NDArray[np.int64], by_code: dict[int, str]):
+        self.hits, self.at, self.by_code = hits, at, by_code
+
+    def score(
+        self,
+        pool: set[str],
+        parent_scores: dict[str, float],
+        weights: ContextWeights,
+        sectioned: bool,
+    ) -> tuple[ContextColumns, list[tuple[HitColumns, int]]]:
+        """:func:`_score_family` on the arrays: the same scores, in the same order."""
+        hits, at = self.hits, self.at
+        assert hits.parent_codes is not None
+        code = hits.parent_codes[at]
+        scored = context_columns(
+            _ParentsByCode(code, self.by_code),
+            None,
+            hits.scores[at],
+            parent_scores,
+            weights,
+            np.fromiter((u in pool for u in hits.uris(at)), dtype=bool, count=at.size),
+            laid_out=self._layout(code),
+            section_codes=(
+                (lambda js: hits.heading_codes(at[js])) if sectioned and at.size else None
+            ),
+        )
+        cols = hits.columns(at[np.asarray(scored.picked, dtype=np.int64)])
+        return scored, [(cols, k) for k in range(len(cols))]
+
+    def _layout(self, code: npt.NDArray[np.int64]) -> SiblingLayout:
+        """:func:`~treehop.tree_scoring.sibling_order` of the members (parent codes
+        ``code``): families of chunks by one stable sort on (parent, chunk index); a family
+        with a leaf that is not a chunk (a whole file beside chunked ones) orders by name,
+        so only its members' URIs are read. Families come out in another order than there
+        (which changes no score), each in the same sibling order."""
+        chunk = self.hits.chunks[self.at]
+        _, family = np.unique(code, return_inverse=True)
+        family = family.reshape(-1)
+        named = np.zeros(int(family.max(initial=-1)) + 1, dtype=bool)
+        named[family[chunk < 0]] = True
+        by_chunk = np.flatnonzero(~named[family])
+        order = by_chunk[np.lexsort((chunk[by_chunk], family[by_chunk]))]
+        sizes = np.bincount(family[by_chunk], minlength=named.size)[~named]
+        if not named.any():
+            return SiblingLayout(order.tolist(), sizes.tolist())
+        by_name = np.flatnonzero(named[family])
+        parent_of = [self.by_code[c] for c in code[by_name].tolist()]
+        chunks: list[int | None] = [c if c >= 0 else None for c in chunk[by_name].tolist()]
+        rest = sibling_order(parent_of, self.hits.uris(self.at[by_name]), chunks)
+        return SiblingLayout(
+            order.tolist() + by_name[np.asarray(rest.order, dtype=np.int64)].tolist(),
+            sizes.tolist() + rest.sizes,
+        )
+
+
+def _sections(family: _Family) -> Callable[[int], tuple[str, ...] | None]:
     """Family leaf ``j``'s heading path (:func:`~treehop.tree_scoring.section_of`), read
     when asked: a node is built only for a chunk next to a ranked leaf (other leaves have
     no heading path)."""
 
     def section(j: int) -> tuple[str, ...] | None:
-        cols, i = members[j]
+        cols, i = family.source(j)
         if cols.chunk_indexes[i] is None:
             return None
         return section_of(cols.load([i])[0])

@@ -109,7 +109,10 @@ class SiblingLayout:
 
 
 def sibling_order(
-    parent_of: Sequence[str], uris: Sequence[str], chunks: Sequence[int | None]
+    parent_of: Sequence[str],
+    uris: Sequence[str],
+    chunks: Sequence[int | None],
+    parent_codes: npt.NDArray[np.int64] | None = None,
 ) -> SiblingLayout:
     """The leaves' positions laid out family by family (parents in order of first
     appearance), each family in sibling order: what :func:`context_columns` computes from
@@ -123,13 +126,23 @@ def sibling_order(
     sorted on its own, on plain keys: a find's families hold ~50-300 leaves, and one sort
     on (parent, natural key) tuples, with a regex split of every name no earlier query
     ordered, was the largest cost of its tree context. Other families use :func:`order_key`.
+
+    ``parent_codes``: the parents as integers, equal where ``parent_of`` is equal
+    (:attr:`~treehop.stores.base.HitColumns.parent_codes`); chunk families are then grouped
+    on them with no URI hashed (their families come out in code order: which family comes
+    first changes no score).
     """
     if chunks and None not in chunks:
         # every leaf a chunk (a documentation tree's families): one stable sort on (parent
         # code, chunk index) in numpy gives the per-family order below
+        chunk = np.array(chunks, dtype=np.int64)
+        if parent_codes is not None:
+            _, code = np.unique(parent_codes, return_inverse=True)
+            code = code.reshape(-1)
+            order = np.lexsort((chunk, code))
+            return SiblingLayout(order.tolist(), np.bincount(code).tolist())
         codes = {p: k for k, p in enumerate(dict.fromkeys(parent_of))}
         code = np.fromiter(map(codes.__getitem__, parent_of), np.int64, len(parent_of))
-        chunk = np.array(chunks, dtype=np.int64)
         order = np.lexsort((chunk, code))
         return SiblingLayout(order.tolist(), np.bincount(code, minlength=len(codes)).tolist())
     groups: dict[str, list[int]] = {}
@@ -153,6 +166,12 @@ def sibling_order(
         key = cast("Callable[[int], Any]", keys.__getitem__)
         out.extend(members[j] for j in sorted(range(len(members)), key=key))
     return SiblingLayout(out, sizes)
+
+
+SectionCodes = Callable[
+    [npt.NDArray[np.int64]], tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]
+]
+"""Leaves' heading paths as codes into a table (-1: none), asked with leaf positions."""
 
 
 @dataclass
@@ -263,12 +282,13 @@ class ContextColumns:
 def context_columns(
     parent_of: Sequence[str],
     keys: Sequence[tuple[int, tuple[int | str, ...]]] | None,
-    scores: Sequence[float],
+    scores: Sequence[float] | npt.NDArray[np.floating[Any]],
     parent_scores: dict[str, float],
     weights: ContextWeights,
-    keep: Sequence[bool] | None = None,
+    keep: Sequence[bool] | npt.NDArray[np.bool_] | None = None,
     sections: Callable[[int], tuple[str, ...] | None] | None = None,
     laid_out: SiblingLayout | None = None,
+    section_codes: SectionCodes | None = None,
 ) -> ContextColumns:
     """:func:`context_scores` on columns: leaf ``i`` has parent ``parent_of[i]`` (``""``:
     none), sibling order key ``keys[i]`` (:func:`order_key`) and own score ``scores[i]``;
@@ -278,6 +298,11 @@ def context_columns(
     lazily (a family may hold hundreds of chunks of which a few are ranked).
     ``laid_out``: the leaves already laid out in that order (:func:`sibling_order`); ``keys``
     is then not read (``None``).
+    ``scores`` and ``keep`` may be numpy arrays (a family read as arrays: no list built).
+    ``section_codes``: the heading paths as integer codes, in place of ``sections``
+    (:attr:`~treehop.stores.base.HitColumns.heading_codes`, asked with the leaves'
+    positions): two chunks with one code continue one section, and only pairs with two
+    codes compare their paths (most neighbouring chunks share a section).
     The retriever calls this on a store's columnar hits, so that no node is built for a leaf
     that only informs its siblings."""
     n = len(parent_of)
@@ -323,7 +348,22 @@ def context_columns(
     # Each neighbour's weight: 1, or the share of the leaf's section it continues (read only
     # for the pairs that touch a returned leaf: no other final score is read).
     w_prev, w_next = has_p.astype(np.float64), has_n.astype(np.float64)
-    if sections is not None:
+    if section_codes is not None:
+        first, second = order[:-1][same], order[1:][same]
+        touch = near[first] | near[second]
+        first, second = first[touch], second[touch]
+        need = np.concatenate([first, second])  # (a leaf twice is asked twice: no sort)
+        got, table = section_codes(need)
+        code_of = np.full(n, -1, dtype=np.int64)
+        code_of[need] = got
+        a, b = code_of[first], code_of[second]
+        shared = np.ones(len(first), dtype=np.float64)
+        # (no path on either side, or one path: 1, as :func:`section_overlap` says)
+        for k in np.flatnonzero((a != b) & (a >= 0) & (b >= 0)).tolist():
+            shared[k] = section_overlap(table[a[k]], table[b[k]])
+        w_next[first] = shared
+        w_prev[second] = shared
+    elif sections is not None:
         first, second = order[:-1][same], order[1:][same]
         touch = near[first] | near[second]
         first, second = first[touch], second[touch]

@@ -175,6 +175,20 @@ class HitColumns:
     """Every node in scope was scored (no approximate index): the answer is a prefix of the
     scope's exact ranking, so a search of a narrower scope (leaves only) is a subsequence
     of it. Unknown (``False``) for a store's own hits."""
+    parent_codes: npt.NDArray[np.int64] | None = None
+    """Optional: each hit's parent as an integer, equal exactly where ``parent_uris`` are
+    equal and every hit has a parent URI (``None`` otherwise, or where a store does not say).
+    The tree context groups hundreds of family members per find by parent: on these codes
+    it does that in numpy instead of hashing a URI per member."""
+    heading_codes: (
+        Callable[[npt.NDArray[np.int64]], tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]]
+        | None
+    ) = None
+    """Optional: the heading paths of the hits at the given positions
+    (:func:`~treehop.tree_scoring.section_of` of their nodes) as integer codes into a table
+    (the second value; code -1: no heading path), without building a node per hit. Equal
+    paths usually share a code; two codes may still name equal paths (the table is
+    compared where codes differ). ``None``: read the paths from the nodes."""
 
     def __len__(self) -> int:
         return len(self.uris)
@@ -208,6 +222,42 @@ class HitColumns:
             matches=[h.matches for h in hits],
             load=lambda positions: [nodes[i] for i in positions],
         )
+
+
+@dataclass(frozen=True)
+class HitArrays:
+    """Search hits as arrays, best first: the tree context's family search on a store that
+    can answer it so (the embedded store's ``search_arrays``; an optional capability).
+
+    Why: a family search returns hundreds of rows per find (every chunk of every file the
+    pool touches) whose scores only inform their few ranked siblings; as
+    :class:`HitColumns` each row became half a dozen Python values (its URI decoded, its
+    parent's, its chunk index, its scores). Here the rows stay numpy arrays, parents as
+    integer codes, and :meth:`columns` builds :class:`HitColumns` for the few positions
+    that become results (the same values :class:`HitColumns` of the whole search would
+    hold at those positions)."""
+
+    leaves: npt.NDArray[np.bool_]
+    scores: npt.NDArray[np.floating[Any]]
+    chunks: npt.NDArray[np.int64]
+    """Each hit's chunk index, -1 where it is not a chunk."""
+    parent_codes: npt.NDArray[np.int64] | None
+    """As :attr:`HitColumns.parent_codes` (``None``: some hit has no parent code)."""
+    exact: bool
+    """As :attr:`HitColumns.exact`."""
+    columns: Callable[[npt.NDArray[np.int64]], HitColumns]
+    """The hits at the given positions (in that order) as columns."""
+    uris: Callable[[npt.NDArray[np.int64]], list[str]]
+    """The URIs of the hits at the given positions (one bulk decode, no other column)."""
+    parent_uris: Callable[[npt.NDArray[np.int64]], list[str]]
+    """The parent URIs that the given parent codes stand for (one bulk decode)."""
+    heading_codes: Callable[
+        [npt.NDArray[np.int64]], tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]
+    ]
+    """As :attr:`HitColumns.heading_codes`."""
+
+    def __len__(self) -> int:
+        return int(self.leaves.size)
 
 
 @runtime_checkable

@@ -100,6 +100,7 @@ from ._ann import AnnIndex
 from ._filelock import WriterLock
 from ._state_blobs import check_state_key
 from .base import (
+    HitArrays,
     HitColumns,
     Scope,
     ScoredNode,
@@ -175,6 +176,12 @@ _NODE_BLOCK = 1 << 20
 """Node texts are checksummed in 1 MiB extents: a search that reads a few rows first verifies
 only the extents holding them (~0.5 ms each here)."""
 _NODE_CACHE = 16_384
+_HEADING_LOCK = threading.Lock()
+"""Serialises the (rare) fills of the derived heading-path column (:meth:`EmbeddedStore.
+_heading_codes`), so that a path gets one code; reads of filled rows take no lock."""
+HEADING_PATH = "heading_path"
+"""The chunk metadata key that holds a chunk's heading path (written at ingest; the same
+key as :data:`treehop.tree_scoring.HEADING_PATH`, which the stores do not import)."""
 _LEX_REPLAY = 4_096
 """A save leaves the BM25 index file as it is while the rows written or deleted since it was
 written stay within this (or 1/16 of the live rows): they are replayed from the node texts
@@ -1065,6 +1072,63 @@ class EmbeddedStore:
             return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
         return self._columns(s, *found[:6], exact=found[6])
 
+    def search_arrays(
+        self,
+        vector: Vector,
+        scope: Scope,
+        limit: int,
+        *,
+        query_text: str | None = None,
+        dense_weight: float = 1.0,
+    ) -> HitArrays:
+        """:meth:`search_columns` as arrays (:class:`~treehop.stores.base.HitArrays`): the
+        same hits, order and scores; a hit's URI, parent URI and other Python values are
+        built only for the positions the caller asks :meth:`HitArrays.columns` for."""
+        s, q = self._query(vector, limit, dense_weight)
+        found = None
+        if s.live:
+            found = self._search_top(s, q, scope, limit, query_text, dense_weight, None)
+        if found is None:
+            no = np.zeros(0, np.int64)
+            cand, top, score, dense, lex, matches, exact = (no, no, *_NO_SCORES, True)
+        else:
+            cand, top, score, dense, lex, matches, exact = found
+        top = _best_first(cand, top, score, None)
+        rows = cand[top]
+        parent = s.parent_row[rows]
+        # a linked parent row is the parent's code: distinct rows hold distinct URIs
+        codes = parent if bool((parent >= 0).all()) else None
+        chunk = s.cols["chunk"][rows].astype(np.int64)
+
+        def columns(positions: npt.NDArray[np.int64]) -> HitColumns:
+            return self._columns(
+                s, cand, top[positions], score, dense, lex, matches, exact, ordered=True
+            )
+
+        def uris(positions: npt.NDArray[np.int64]) -> list[str]:
+            return s.uris_of(rows[positions]) if positions.size else []
+
+        def parent_uris(parent_codes: npt.NDArray[np.int64]) -> list[str]:
+            # (a code is the parent's row)
+            return s.uris_of(parent_codes) if parent_codes.size else []
+
+        def headings(
+            positions: npt.NDArray[np.int64],
+        ) -> tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]:
+            return self._heading_codes(s, rows[positions])
+
+        return HitArrays(
+            leaves=s.cols["leaf"][rows].astype(bool),
+            scores=score[top],
+            chunks=chunk,
+            parent_codes=codes,
+            exact=exact,
+            columns=columns,
+            uris=uris,
+            parent_uris=parent_uris,
+            heading_codes=headings,
+        )
+
     def search_batch(
         self,
         vectors: Vector,
@@ -1225,6 +1289,7 @@ class EmbeddedStore:
         lex: F32 | None,
         matches: BoolArray | None,
         exact: bool = True,
+        ordered: bool = False,
     ) -> HitColumns:
         """:meth:`_hits` as columns: the same hits in the same order, no node parsed.
 
@@ -1232,12 +1297,15 @@ class EmbeddedStore:
         them, each distinct parent once (a tree-context search returns hundreds to thousands
         of rows, most of them siblings; a node-cache lookup per row cost more than the
         vectorised decode). A row without a linked parent row (its parent is not stored, or
-        it is a root) reads its stored parent URI."""
-        top = _best_first(cand, top, score, None)
+        it is a root) reads its stored parent URI. ``ordered``: ``top`` is already in the
+        order wanted (:meth:`search_arrays` asks for a subset of its hits)."""
+        if not ordered:
+            top = _best_first(cand, top, score, None)
         rows = cand[top]
         row_l = rows.tolist()
         n = len(row_l)
         parents: list[str | None]
+        parent_codes: IntArray | None
         if n:
             parent = s.parent_row[rows]
             # siblings share a parent: each distinct parent row is decoded once
@@ -1247,7 +1315,10 @@ class EmbeddedStore:
             uris = decoded[:n]
             names: list[str | None] = [None] * unlinked
             names.extend(decoded[n:])
-            parents = [names[k] for k in inverse.reshape(-1).tolist()]
+            inverse = inverse.reshape(-1)
+            parents = [names[k] for k in inverse.tolist()]
+            # (a code per distinct parent row; unlinked rows would share one code)
+            parent_codes = None if unlinked else inverse.astype(np.int64, copy=False)
             if unlinked:
                 cache, uid = self._node_cache, s.uid
                 for i in np.flatnonzero(parent < 0).tolist():
@@ -1261,9 +1332,15 @@ class EmbeddedStore:
             leaves: list[bool] = s.cols["leaf"][rows].tolist()
         else:
             uris, parents, chunks, leaves = [], [], [], []
+            parent_codes = np.zeros(0, np.int64)
 
         def load(positions: Sequence[int]) -> list[Node]:
             return [self._node(s, row_l[i]) for i in positions]
+
+        def headings(
+            positions: npt.NDArray[np.int64],
+        ) -> tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]:
+            return self._heading_codes(s, rows[positions])
 
         return HitColumns(
             uris=uris,
@@ -1276,7 +1353,39 @@ class EmbeddedStore:
             matches=[True] * n if matches is None else matches[rows].tolist(),
             load=load,
             exact=exact,
+            parent_codes=parent_codes,
+            heading_codes=headings,
         )
+
+    def _heading_codes(
+        self, s: _Snap, rows: IntArray
+    ) -> tuple[IntArray, Sequence[tuple[str, ...]]]:
+        """The heading paths of ``rows`` as codes into a table (-1: none), a column derived
+        per snapshot as rows are asked for: a row's path is read from its node once, then
+        every later find gathers its code (the tree context compares the paths of a few
+        hundred neighbouring chunks per find; building their nodes to read them was its
+        largest cost). Concurrent readers may both fill a row: they write the same path,
+        at worst under two codes, which the caller tells apart by comparing the table."""
+        got = s.cache.get(("heading",))
+        if got is None:
+            got = s.cache.setdefault(("heading",), (np.full(s.n, -2, np.int64), [], {}))
+        codes, table, index = got
+        out: IntArray = codes[rows]
+        todo = np.flatnonzero(out == -2)
+        if todo.size:
+            with _HEADING_LOCK:
+                for k, r in zip(todo.tolist(), rows[todo].tolist(), strict=True):
+                    node = self._node(s, r)
+                    path = node.metadata.get(HEADING_PATH) if node.chunk_index is not None else None
+                    code = -1
+                    if isinstance(path, list):
+                        key = tuple(path)
+                        code = index.get(key, -1)
+                        if code < 0:
+                            code = index[key] = len(table)
+                            table.append(key)
+                    codes[r] = out[k] = code
+        return out, table
 
     def _scope_masks(
         self, s: _Snap, scope: Scope, rows: IntArray | None
