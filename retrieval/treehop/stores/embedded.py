@@ -1052,6 +1052,23 @@ class EmbeddedStore:
             raise InvalidQueryError(f"query vector has dimension {q.shape[0]}, index has {s.dim}")
         return s, q
 
+    def _search_found(
+        self,
+        vector: Vector,
+        scope: Scope,
+        limit: int,
+        query_text: str | None,
+        dense_weight: float,
+    ) -> tuple[
+        _Snap, tuple[IntArray, IntArray, F32, F32, F32 | None, BoolArray | None, bool] | None
+    ]:
+        """The snapshot and :meth:`_search_top`'s answer (``None``: nothing to return) of one
+        checked query: what :meth:`search_columns` and :meth:`search_arrays` share."""
+        s, q = self._query(vector, limit, dense_weight)
+        if not s.live:
+            return s, None
+        return s, self._search_top(s, q, scope, limit, query_text, dense_weight, None)
+
     def search_columns(
         self,
         vector: Vector,
@@ -1064,10 +1081,7 @@ class EmbeddedStore:
         """:meth:`search` with the hits as columns (the same hits, order and scores): URIs,
         parents and chunk indexes come from the URI blob and the columns, and a node is parsed
         only when the caller asks for it (see :class:`~treehop.stores.base.HitColumns`)."""
-        s, q = self._query(vector, limit, dense_weight)
-        found = None
-        if s.live:
-            found = self._search_top(s, q, scope, limit, query_text, dense_weight, None)
+        s, found = self._search_found(vector, scope, limit, query_text, dense_weight)
         if found is None:
             return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
         return self._columns(s, *found[:6], exact=found[6])
@@ -1084,10 +1098,7 @@ class EmbeddedStore:
         """:meth:`search_columns` as arrays (:class:`~treehop.stores.base.HitArrays`): the
         same hits, order and scores; a hit's URI, parent URI and other Python values are
         built only for the positions the caller asks :meth:`HitArrays.columns` for."""
-        s, q = self._query(vector, limit, dense_weight)
-        found = None
-        if s.live:
-            found = self._search_top(s, q, scope, limit, query_text, dense_weight, None)
+        s, found = self._search_found(vector, scope, limit, query_text, dense_weight)
         if found is None:
             no = np.zeros(0, np.int64)
             cand, top, score, dense, lex, matches, exact = (no, no, *_NO_SCORES, True)
