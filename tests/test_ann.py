@@ -513,3 +513,42 @@ def test_orphan_labels_of_an_older_or_damaged_index_file(
         EmbeddedStore(bad, ann_min_rows=0, lexical=False, verify=False)
     with pytest.raises(IndexCorruptError):  # and its checksum says so when verified
         EmbeddedStore(bad, ann_min_rows=0, lexical=False)
+
+
+def test_a_save_during_a_chunks_check_writes_a_consistent_graph(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    import time
+    from pathlib import Path
+
+    from treehop.stores import _ann
+
+    monkeypatch.setattr(_ann, "CHUNK", 64)
+    path = Path(str(tmp_path)) / "idx"
+    store = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    store.upsert([leaf(f"{R}/a/f{i}.md") for i in range(640)], unit(640, 12))
+    assert store.wait_ann(timeout=60)
+    store.save()
+    checking = threading.Event()
+    real = _ann.AnnIndex._unreachable
+
+    def slow(self: _ann.AnnIndex, labels: np.ndarray, vecs: np.ndarray, threads: int) -> np.ndarray:
+        # once the published graph has grown enough that a save rewrites its file, hold the
+        # next chunk in its check (its labels are in the index, not yet in ``row``)
+        if self.count >= 640 + _ann.CATCH_UP_ROWS and not checking.is_set():
+            checking.set()
+            time.sleep(0.5)
+        return real(self, labels, vecs, threads)
+
+    monkeypatch.setattr(_ann.AnnIndex, "_unreachable", slow)
+    many = _ann.CATCH_UP_ROWS + 200  # (the writes' threshold is bound at import: 2,048)
+    store.upsert([leaf(f"{R}/b/f{i}.md") for i in range(many)], unit(many, 13))  # the worker
+    assert checking.wait(timeout=60)
+    store.save()  # while the second chunk is in the graph and being checked
+    assert store.wait_ann(timeout=60)
+    again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert again.ann_damaged is None and again._ann is not None
+    assert again._ann.count == len(again._ann.row)
+    again.close()
+    store.close()

@@ -80,7 +80,8 @@ CATCH_UP_ROWS = 2_048
 """Rows written after the graph was last extended are searched exactly; once this many
 accumulate, the background worker adds them to the graph."""
 CHUNK = 1_024
-"""Rows added per hold of the write lock: searches wait at most one chunk's insertion."""
+"""Rows added per hold of the write lock: searches wait at most one chunk's insertion and
+its reachability check."""
 
 IntArray = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
@@ -265,9 +266,10 @@ class AnnIndex:
         Between chunks searches run; ``keep_going() == False`` stops early (the graph then
         covers the chunks added so far). Returns whether it finished.
 
-        Each chunk is searched for itself before it is published (searches meanwhile ignore
-        labels ``>= count``): the labels it does not find join :attr:`orphans`. The check
-        runs outside the write lock, so searches wait only for the insertion."""
+        Each chunk is searched for itself before it is published: the labels it does not
+        find join :attr:`orphans`. The check runs under the write lock with the insertion:
+        a save (which holds the read lock) must never see labels that ``row`` does not map
+        yet, or it would write a file whose label count disagrees with its rows."""
         for i in range(0, rows.size, CHUNK):
             if not keep_going():
                 return False
@@ -278,11 +280,7 @@ class AnnIndex:
             self.lock.acquire_write()
             try:
                 self.index.add(labels, vecs, threads=threads)
-            finally:
-                self.lock.release_write()
-            lost = self._unreachable(labels, vecs, threads)
-            self.lock.acquire_write()
-            try:
+                lost = self._unreachable(labels, vecs, threads)
                 if lost.size:
                     self.orphans = np.concatenate([self.orphans, lost])
                 need = self.count + part.size
