@@ -1435,8 +1435,9 @@ class EmbeddedStore:
         ok = (cand >= 0) & (cand < s.n)
         ok[ok] = full[cand[ok]]
         live = _eligible_rows(orphans, full)
-        if live.any():  # scored with the exact rows below: once per query
-            ok &= ~np.isin(cand, orphans[live])
+        lost = orphans[live]
+        if lost.size:  # scored with the exact rows below: once per query
+            ok &= ~np.isin(cand, lost)
         cand = np.where(ok, cand, 0)
         b, width = cand.shape
         dense = np.einsum(
@@ -1448,10 +1449,10 @@ class EmbeddedStore:
             dense = np.hstack([dense, qs @ s.vectors_of(tail).T])
             cand = np.hstack([cand, np.broadcast_to(tail, (b, tail.size))])
             ok = np.hstack([ok, np.ones((b, tail.size), dtype=bool)])
-        if live.any():  # the rows the graph cannot reach, exactly
+        if lost.size:  # the rows the graph cannot reach, exactly
             dense = np.hstack([dense, qs @ orphan_vecs[live].T])
-            cand = np.hstack([cand, np.broadcast_to(orphans[live], (b, int(live.sum())))])
-            ok = np.hstack([ok, np.ones((b, int(live.sum())), dtype=bool)])
+            cand = np.hstack([cand, np.broadcast_to(lost, (b, lost.size))])
+            ok = np.hstack([ok, np.ones((b, lost.size), dtype=bool)])
         found = ok.sum(axis=1)
         short = found < min(limit, int(np.count_nonzero(full[: s.n])))
         k = min(limit, cand.shape[1])
