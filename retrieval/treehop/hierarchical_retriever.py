@@ -32,7 +32,7 @@ import asyncio
 import dataclasses
 import operator
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, filterfalse
 from typing import Any, TypeVar, overload
@@ -169,12 +169,12 @@ class HierarchicalRetriever:
         self._exact_columns = (
             isinstance(store, ColumnarSearchStore) and not store.capabilities.remote
         )
+        """Whether the store may answer a search exactly (:attr:`HitColumns.exact`): only then
+        does the tree context ask one search where it needs two answers."""
         self._arrays = self._exact_columns and callable(getattr(store, "search_arrays", None))
         """Whether the store answers the tree context's family search as arrays
         (:class:`~treehop.stores.base.HitArrays`, an optional capability checked once);
         other stores take the columns' path, with the same results."""
-        """Whether the store may answer a search exactly (:attr:`HitColumns.exact`): only then
-        does the tree context ask one search where it needs two answers."""
 
     async def _store_call(
         self, fn: Callable[..., T], *args: Any, offload: bool = False, **kwargs: Any
@@ -718,16 +718,14 @@ class HierarchicalRetriever:
         )
         leaves = np.flatnonzero(both.leaves)
         whole = len(both) < ask
-        if not (both.exact and (whole or leaves.size >= limit)):
-            return None
-        dirs = np.flatnonzero(~both.leaves)
-        parent_scores.update(zip(both.uris(dirs), both.scores[dirs].tolist(), strict=True))
-        # as in :meth:`_inner_family`: cut short, every inner parent must be in it and no
-        # root may lie below one
-        if not (
-            whole or (all(p in parent_scores for p in inner) and not _nested(q.req.roots, inner))
+
+        def directories() -> Iterable[tuple[str, float]]:
+            dirs = np.flatnonzero(~both.leaves)
+            return zip(both.uris(dirs), both.scores[dirs].tolist(), strict=True)
+
+        if not _one_search_stands(
+            q, inner, both.exact, whole, int(leaves.size), limit, directories, parent_scores
         ):
-            parent_scores.clear()
             return None
         leaves = leaves[:limit]
         result.nodes_scored += int(leaves.size)
@@ -770,17 +768,15 @@ class HierarchicalRetriever:
             # (positions by flag with ``compress``: a C loop over up to thousands of rows)
             leaves = list(compress(range(len(both)), both.leaves))
             whole = len(both) < ask
-            if both.exact and (whole or len(leaves) >= limit):
-                dirs = list(filterfalse(both.leaves.__getitem__, range(len(both))))
-                parent_scores.update((both.uris[i], both.scores[i]) for i in dirs)
-                # cut short, it may miss a directory the other search would score: every
-                # inner parent must be in it, and no root may lie below one (a root parent's
-                # score is read from here too)
-                if whole or (
-                    all(p in parent_scores for p in inner) and not _nested(q.req.roots, inner)
-                ):
-                    return both, leaves[:limit], whole and len(leaves) < limit
-                parent_scores.clear()
+
+            def directories() -> Iterable[tuple[str, float]]:
+                dirs = filterfalse(both.leaves.__getitem__, range(len(both)))
+                return ((both.uris[i], both.scores[i]) for i in dirs)
+
+            if _one_search_stands(
+                q, inner, both.exact, whole, len(leaves), limit, directories, parent_scores
+            ):
+                return both, leaves[:limit], whole and len(leaves) < limit
         kids = await self._search_columns(
             q, dataclasses.replace(q.scope, subtrees=subtrees, leaves_only=True), limit
         )
@@ -914,6 +910,31 @@ class HierarchicalRetriever:
             ]
             + turns,
         )
+
+
+def _one_search_stands(
+    q: _Query,
+    inner: list[str],
+    exact: bool,
+    whole: bool,
+    n_leaves: int,
+    limit: int,
+    directories: Callable[[], Iterable[tuple[str, float]]],
+    parent_scores: dict[str, float],
+) -> bool:
+    """Whether one exact search of leaves and directories together (asked for twice the
+    leaves; ``whole``: it came back with fewer) stands for both the leaves-only and the
+    directories-only search of the inner parents; if so ``parent_scores`` holds its
+    ``directories()`` scores, else it is left empty. Cut short, it may miss a directory the
+    other search would score: every inner parent must be in it, and no root may lie below
+    one (a root parent's score is read from here too)."""
+    if not (exact and (whole or n_leaves >= limit)):
+        return False
+    parent_scores.update(directories())
+    if whole or (all(p in parent_scores for p in inner) and not _nested(q.req.roots, inner)):
+        return True
+    parent_scores.clear()
+    return False
 
 
 class _Family:
