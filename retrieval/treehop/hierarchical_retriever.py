@@ -84,6 +84,7 @@ from .tree_scoring import (
     ContextWeights,
     SectionCodes,
     SiblingLayout,
+    chunk_layout,
     context_columns,
     is_result_unit,
     represented_directories,
@@ -1175,17 +1176,17 @@ class _ArrayFamily:
         named = np.zeros(int(family.max(initial=-1)) + 1, dtype=bool)
         named[family[chunk < 0]] = True
         by_chunk = np.flatnonzero(~named[family])
-        order = by_chunk[np.lexsort((chunk[by_chunk], family[by_chunk]))]
-        sizes = np.bincount(family[by_chunk], minlength=named.size)[~named]
+        chunked = chunk_layout(family[by_chunk], chunk[by_chunk])
         if not named.any():
-            return SiblingLayout(order.tolist(), sizes.tolist())
+            return chunked
+        order = by_chunk[np.asarray(chunked.order, dtype=np.int64)]
         by_name = np.flatnonzero(named[family])
         parent_of = [self.by_code[c] for c in code[by_name].tolist()]
         chunks: list[int | None] = [c if c >= 0 else None for c in chunk[by_name].tolist()]
         rest = sibling_order(parent_of, self.hits.uris(self.at[by_name]), chunks)
         return SiblingLayout(
             order.tolist() + by_name[np.asarray(rest.order, dtype=np.int64)].tolist(),
-            sizes.tolist() + rest.sizes,
+            chunked.sizes + rest.sizes,
         )
 
 

@@ -108,6 +108,15 @@ class SiblingLayout:
     sizes: list[int]
 
 
+def chunk_layout(codes: npt.NDArray[np.int64], chunks: npt.NDArray[np.int64]) -> SiblingLayout:
+    """Chunks laid out family by family: one stable sort on (parent code, chunk index),
+    families in code order (:func:`sibling_order` of families that are all chunks)."""
+    _, family = np.unique(codes, return_inverse=True)
+    family = family.reshape(-1)
+    order = np.lexsort((chunks, family))
+    return SiblingLayout(order.tolist(), np.bincount(family).tolist())
+
+
 def sibling_order(
     parent_of: Sequence[str],
     uris: Sequence[str],
@@ -136,15 +145,10 @@ def sibling_order(
         # every leaf a chunk (a documentation tree's families): one stable sort on (parent
         # code, chunk index) in numpy gives the per-family order below
         chunk = np.array(chunks, dtype=np.int64)
-        if parent_codes is not None:
-            _, code = np.unique(parent_codes, return_inverse=True)
-            code = code.reshape(-1)
-            order = np.lexsort((chunk, code))
-            return SiblingLayout(order.tolist(), np.bincount(code).tolist())
-        codes = {p: k for k, p in enumerate(dict.fromkeys(parent_of))}
-        code = np.fromiter(map(codes.__getitem__, parent_of), np.int64, len(parent_of))
-        order = np.lexsort((chunk, code))
-        return SiblingLayout(order.tolist(), np.bincount(code, minlength=len(codes)).tolist())
+        if parent_codes is None:  # codes by first appearance
+            codes = {p: k for k, p in enumerate(dict.fromkeys(parent_of))}
+            parent_codes = np.fromiter(map(codes.__getitem__, parent_of), np.int64, len(parent_of))
+        return chunk_layout(parent_codes, chunk)
     groups: dict[str, list[int]] = {}
     for i, p in enumerate(parent_of):
         groups.setdefault(p, []).append(i)
