@@ -552,3 +552,98 @@ def test_a_save_during_a_chunks_check_writes_a_consistent_graph(
     assert again._ann.count == len(again._ann.row)
     again.close()
     store.close()
+
+
+def _missed(store: EmbeddedStore) -> set[int]:
+    """The labels that a search of their own vector, ``EF`` wide, does not return."""
+    from treehop.stores import _ann
+
+    ann = store._ann
+    assert ann is not None
+    own = store._snap.vectors_of(ann.row)
+    keys = np.asarray(ann.index.search(own, _ann.EF).keys).reshape(ann.count, -1)
+    return set(np.flatnonzero(~(keys == np.arange(ann.count)[:, None]).any(axis=1)).tolist())
+
+
+def test_rows_newer_rows_made_unreachable_are_found_by_the_sweep(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from treehop.stores import _ann
+
+    # 8 links, chunks of 64: rows checked when added lose their links to later chunks
+    monkeypatch.setattr(_ann, "CONNECTIVITY", 8)
+    monkeypatch.setattr(_ann, "CHUNK", 64)
+    late = 0
+    with monkeypatch.context() as m:  # without sweeps, rows are lost after their check
+        m.setattr(_ann.AnnIndex, "needs_sweep", lambda self: False)
+        for seed in range(2):
+            store = clustered_store(seed)
+            assert store._ann is not None and store._ann.swept == 0
+            late += len(_missed(store) - set(store._ann.orphans.tolist()))
+    assert late > 0
+    for seed in range(2):
+        store = clustered_store(seed)
+        ann = store._ann
+        assert ann is not None and ann.swept == ann.count == 3000
+        assert sorted(ann.orphans.tolist()) == sorted(_missed(store))
+        uris = [n.uri for n in store.iter_nodes()]
+        vecs = store.get_vectors(uris)
+        got = store.search_batch(vecs, Scope(), 1)
+        assert [hits[0].node.uri for hits in got] == uris
+        for uri, v in zip(uris, vecs, strict=True):
+            assert store.search(v, Scope(), 1)[0].node.uri == uri
+
+
+def test_a_sweep_runs_after_growth_is_saved_and_stops_when_asked(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from treehop.stores import _ann
+
+    monkeypatch.setattr(_ann, "CHUNK", 256)
+    path = Path(str(tmp_path)) / "idx"
+    store = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    store.upsert([leaf(f"{R}/a/f{i}.md") for i in range(3000)], unit(3000, 21))
+    assert store.wait_ann(timeout=60)
+    ann = store._ann
+    assert ann is not None and ann.swept == 3000
+    # growth below the threshold (25%, at least CATCH_UP_ROWS) waits; past it, a sweep runs
+    store.upsert([leaf(f"{R}/b/f{i}.md") for i in range(500)], unit(500, 22))
+    assert store.wait_ann(timeout=60)
+    assert store._ann is not None and store._ann.swept == 3000 and store._ann.count == 3500
+    store.upsert([leaf(f"{R}/c/f{i}.md") for i in range(2100)], unit(2100, 23))
+    assert store.wait_ann(timeout=60)
+    ann = store._ann
+    assert ann is not None and ann.count == 5600 and ann.swept == 5600
+    store.save()
+    again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert again._ann is not None and again._ann.swept == 5600
+    assert again._ann.orphans.tolist() == ann.orphans.tolist()
+    # a sweep asked to stop changes nothing
+    again._ann.swept = 0
+    before = again._ann.orphans
+    calls = iter([True, True, False])
+    assert not again._ann.sweep(again._snap.vectors_of, 1, lambda: next(calls))
+    assert again._ann.swept == 0 and again._ann.orphans is before
+    again.close()
+    store.close()
+    # a graph saved before sweeps existed counts as swept: no search of it all at open
+    real = EmbeddedStore._save_ann
+
+    def older(self: EmbeddedStore, *a: object) -> object:
+        entry = real(self, *a)  # type: ignore[arg-type]
+        if entry is not None:
+            entry.pop("swept")
+        return entry
+
+    monkeypatch.setattr(EmbeddedStore, "_save_ann", older)
+    path = Path(str(tmp_path)) / "old"
+    store = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    store.upsert([leaf(f"{R}/a/f{i}.md") for i in range(3000)], unit(3000, 24))
+    assert store.wait_ann(timeout=60)
+    store.save()
+    store.close()
+    old = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert old._ann is not None and old._ann.swept == old._ann.count == 3000
+    old.close()

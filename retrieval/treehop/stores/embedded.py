@@ -1920,6 +1920,8 @@ class EmbeddedStore:
             s = self._snap_v
             ann = self._ann
             if ann is not None and s.n - ann.upto < lag:
+                if ann.needs_sweep():  # caught up: look for rows newer ones made unreachable
+                    ann.sweep(s.vectors_of, self.ann_threads, current)
                 return
             if ann is None:
                 ann = AnnIndex.new(s.dim)
@@ -2177,6 +2179,7 @@ class EmbeddedStore:
         ann.lock.acquire_read()  # the worker adds no chunk meanwhile: count, rows and file agree
         try:
             count, upto, row, orphans = ann.count, ann.upto, ann.row.copy(), ann.orphans.copy()
+            swept = ann.swept
             saved = self._ann_file
             if saved is not None and count - saved[1] < max(_ann.CATCH_UP_ROWS, count // 10):
                 old = self._committed["ann"] if self._committed else {}
@@ -2186,6 +2189,7 @@ class EmbeddedStore:
                     "row": row[:kept],
                     "orphans": orphans[orphans < kept],
                     "upto": _saved_upto(row, kept),
+                    "swept": min(swept, kept),
                 }
             if not count:
                 return None
@@ -2206,6 +2210,7 @@ class EmbeddedStore:
             **_ck.tagged(value),
             "count": count,
             "upto": upto,
+            "swept": swept,
             "dim": s.dim,
             "row": row,
             "orphans": orphans,
@@ -2248,10 +2253,17 @@ class EmbeddedStore:
             row, orphans = self._load_ann_rows()
             if row.size != int(entry["count"]):
                 raise IndexCorruptError(f"{f}: {entry['count']} labels but {row.size} rows")
+            swept = entry.get("swept")  # (none in a file saved before sweeps: counts as swept)
             return AnnIndex.open(
-                f, int(entry["dim"]), row, int(entry["upto"]), view=True, orphans=orphans
+                f,
+                int(entry["dim"]),
+                row,
+                int(entry["upto"]),
+                view=True,
+                orphans=orphans,
+                swept=None if swept is None else int(swept),
             )
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, TypeError) as exc:
             raise IndexCorruptError(f"{f}: {exc}") from exc
 
     def _ann_file_ok(self, f: Path, entry: Mapping[str, Any]) -> bool:
