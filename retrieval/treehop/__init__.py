@@ -41,6 +41,7 @@ from .models import (
     RetrievalMode,
     TypedQuery,
 )
+from .reader_processes import ReaderPool
 from .rerankers.base import BaseReranker, Reranker
 from .stores.base import Scope, ScoredNode, StoreCapabilities, VectorStore
 from .stores.embedded import EmbeddedStore
@@ -78,6 +79,7 @@ __all__ = [
     "NotFoundError",
     "QueryPlan",
     "QueryResult",
+    "ReaderPool",
     "RerankError",
     "Reranker",
     "RetrievalConfig",

@@ -1,0 +1,416 @@
+"""``find()`` in reader processes: read throughput that grows with cores.
+
+Why processes: a ``find()`` on the embedded store is mostly Python (the descent, the tree
+context, the result models), so two threads of one process share one interpreter lock and
+answer about as fast as one (``bench/bench_store.py``: 1.0-1.2x at 2 threads, while the
+store's own search, numpy and usearch outside the lock, reaches 2x). A :class:`ReaderPool`
+keeps ``processes`` workers, each with its own interpreter and its own read-only client over
+one saved index; a call takes an idle worker, so calls from several threads (or an event
+loop) run in parallel. The index files are memory-mapped, so the workers share the vectors
+and the graph in the page cache instead of each holding a copy.
+
+What stays in the calling process: the embedder. The query is embedded here and only the
+vector crosses to a worker (workers load no model, start in about a second, and an API key
+of a remote embedder never leaves this process). A worker answers what was last *saved*:
+before each call it picks up a generation another client committed
+(:meth:`~treehop.stores.embedded.EmbeddedStore.refresh`); unsaved writes of a client in this
+process are not seen until that client saves. Reranking is not done in the workers (give a
+reranker to a :class:`~treehop.Treehop` for that); everything else ``find()`` takes is
+passed through unchanged.
+
+Faults: a call that gets no answer within ``timeout_s`` raises
+:class:`~treehop.errors.StoreError` and its worker is replaced; a worker that died is
+replaced and the call retried once on the new one (a read changes nothing, so a retry loses
+nothing); errors raised by ``find()`` in a worker (a bad option, a damaged index) are raised
+here as the same :class:`~treehop.errors.TreehopError` class with the same message.
+
+Workers start with the ``spawn`` method (a fork of a process running treehop's background
+threads is unsafe), so, as with any ``multiprocessing`` code, a script that creates a pool
+must guard it with ``if __name__ == "__main__":``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import pickle
+import queue
+import threading
+import weakref
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import errors
+from .config import RetrievalConfig
+from .embedders.base import BaseEmbedder, Embedder
+from .embedders.guarded import guard_embedder
+from .errors import ClientClosedError, InvalidQueryError, StoreError, TreehopError
+from .models import ContextType, FindResult
+from .validation import check_query
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
+
+    from typing_extensions import Unpack
+
+    from .search_options import SearchKwargs
+
+__all__ = ["ReaderPool"]
+
+
+class _GivenVectors(BaseEmbedder):
+    """A worker's embedder: it has the index's embedder name and dimension (the client checks
+    them against the index) and embeds nothing: every query arrives as a vector."""
+
+    def __init__(self, name: str, dimension: int) -> None:
+        self.name = name
+        self.dimension = dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        raise errors.EmbeddingError("a reader process embeds nothing: the caller sends vectors")
+
+
+def _error_reply(exc: BaseException) -> tuple[str, str, str]:
+    if isinstance(exc, TreehopError):
+        return ("error", type(exc).__name__, str(exc))
+    return ("error", "StoreError", f"reader process failed: {type(exc).__name__}")
+
+
+def _serve(conn: Connection, path: str, user: str, config_json: str, name: str, dim: int) -> None:
+    """A worker's loop: open a read-only client, then answer ``(query, vector, context_type,
+    options)`` messages with ``("ok", FindResult)`` or an error reply until ``None``."""
+    from .client import Treehop
+
+    try:
+        client = Treehop(
+            path,
+            user=user,
+            embedder=_GivenVectors(name, dim),
+            config=RetrievalConfig.model_validate_json(config_json),
+            tagger=None,
+        )
+    except BaseException as exc:  # reported to the pool, which raises it in the caller
+        conn.send(_error_reply(exc))
+        return
+    conn.send(("ready",))
+    with client:
+        while True:
+            try:
+                data = conn.recv_bytes()
+            except (EOFError, OSError):
+                return  # the pool is gone
+            if not data:
+                return  # the pool's stop message
+            try:
+                query, vector, context_type, options = pickle.loads(data)
+                refresh = getattr(client.store, "refresh", None)
+                if refresh is not None:
+                    refresh()
+                result = client.find(
+                    query, query_vector=vector, context_type=context_type, **options
+                )
+                reply = pickle.dumps(("ok", result), protocol=pickle.HIGHEST_PROTOCOL)
+            except BaseException as exc:
+                reply = pickle.dumps(_error_reply(exc))
+            try:
+                conn.send_bytes(reply)
+            except (OSError, ValueError):
+                return
+
+
+class _Worker:
+    """One reader process and the parent's end of its pipe."""
+
+    def __init__(self, process: BaseProcess, conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+
+    def stop(self, wait_s: float = 2.0) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.conn.send_bytes(b"")
+        self.process.join(wait_s)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(wait_s)
+        with contextlib.suppress(OSError):
+            self.conn.close()
+
+
+def _raise_reply(reply: tuple[Any, ...]) -> None:
+    """Raise an error reply as the TreehopError class it names (StoreError if unknown)."""
+    _, name, message = reply
+    cls = getattr(errors, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, TreehopError)):
+        cls = StoreError
+    raise cls(message)
+
+
+def _stop_all(workers: list[_Worker]) -> None:
+    for w in workers:
+        w.stop()
+
+
+class ReaderPool:
+    """``find()`` over a saved index at ``path``, answered by ``processes`` worker processes
+    (see the module's docstring for why, and what a worker sees).
+
+    ``embedder`` embeds queries in this process; it must be the one the index was built with
+    (checked by name, as a :class:`~treehop.Treehop` checks it). ``config`` and ``user`` are
+    those of the workers' clients. ``timeout_s`` bounds each call's wait for its worker
+    (embedding not included), ``start_timeout_s`` the start of a worker (imports and the
+    index's open, checksums included).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        embedder: Embedder | None = None,
+        config: RetrievalConfig | None = None,
+        user: str = "default",
+        processes: int = 2,
+        timeout_s: float = 30.0,
+        start_timeout_s: float = 120.0,
+    ) -> None:
+        if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+            raise InvalidQueryError(f"processes must be an integer >= 1, got {processes!r}")
+        for label, value in (("timeout_s", timeout_s), ("start_timeout_s", start_timeout_s)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise InvalidQueryError(f"{label} must be a number > 0, got {value!r}")
+        if config is not None and not isinstance(config, RetrievalConfig):
+            raise InvalidQueryError("config must be a RetrievalConfig")
+        self.path = Path(path)
+        if not (self.path / "CURRENT").is_file():
+            raise StoreError(f"no saved treehop index at {self.path}")
+        if embedder is None:
+            from .client import _default_embedder
+
+            embedder = _default_embedder()
+        self.embedder = embedder
+        self._embedder = guard_embedder(embedder)
+        self.config = config or RetrievalConfig()
+        self.user = user
+        self.processes = processes
+        self.timeout_s = float(timeout_s)
+        self.start_timeout_s = float(start_timeout_s)
+        self._ctx = multiprocessing.get_context("spawn")
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._workers: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._starting = 0
+        """Workers being started by :meth:`_refill` (not yet in ``_workers``)."""
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _stop_all, self._workers)
+        try:
+            started = [self._start() for _ in range(processes)]
+            for w in started:
+                self._ready(w)
+                self._idle.put(w)
+        except BaseException:
+            self.close()
+            raise
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{self.processes} processes"
+        return f"ReaderPool({str(self.path)!r}, {state})"
+
+    # ------------------------------------------------------------------ workers
+    def _start(self) -> _Worker:
+        """Start one worker (its readiness is awaited by :meth:`_ready`)."""
+        parent, child = self._ctx.Pipe()
+        process = self._ctx.Process(
+            target=_serve,
+            args=(
+                child,
+                str(self.path),
+                self.user,
+                self.config.model_dump_json(),
+                self.embedder.name,
+                int(self.embedder.dimension),
+            ),
+            name="treehop-reader",
+            daemon=True,
+        )
+        try:
+            process.start()
+        except OSError as exc:
+            raise StoreError(f"cannot start a reader process: {exc}") from exc
+        finally:
+            child.close()
+        w = _Worker(process, parent)
+        with self._lock:
+            self._workers.append(w)
+        return w
+
+    def _ready(self, w: _Worker) -> None:
+        """Wait for a new worker's first message; its start error is raised here."""
+        try:
+            if not w.conn.poll(self.start_timeout_s):
+                raise StoreError(f"a reader process did not start within {self.start_timeout_s}s")
+            reply = w.conn.recv()
+        except (EOFError, OSError) as exc:
+            self._drop(w)
+            raise StoreError("a reader process exited while starting") from exc
+        except StoreError:
+            self._drop(w)
+            raise
+        if reply[0] != "ready":
+            self._drop(w)
+            _raise_reply(reply)
+
+    def _drop(self, w: _Worker) -> None:
+        with self._lock:
+            if w in self._workers:
+                self._workers.remove(w)
+        w.process.kill()
+        w.process.join(5)
+        with contextlib.suppress(OSError):
+            w.conn.close()
+
+    def _replacement(self) -> _Worker:
+        w = self._start()
+        self._ready(w)
+        return w
+
+    def _ask(self, w: _Worker, data: bytes) -> tuple[Any, ...]:
+        """Send one call and wait for its reply; ``EOFError`` when the worker is dead."""
+        try:
+            w.conn.send_bytes(data)
+        except (OSError, ValueError) as exc:  # a broken pipe: the worker died
+            raise EOFError from exc
+        if not w.conn.poll(self.timeout_s):
+            raise TimeoutError
+        try:
+            reply: tuple[Any, ...] = pickle.loads(w.conn.recv_bytes())
+        except OSError as exc:
+            raise EOFError from exc
+        return reply
+
+    # ------------------------------------------------------------------ find
+    def find(
+        self,
+        query: str,
+        *,
+        context_type: ContextType | str | None = None,
+        query_vector: Sequence[float] | np.ndarray[Any, Any] | None = None,
+        **options: Unpack[SearchKwargs],
+    ) -> FindResult:
+        """:meth:`treehop.Treehop.find` in a worker process (same arguments, same result);
+        blocks the calling thread only, so calls from several threads run in parallel."""
+        if self._closed:
+            raise ClientClosedError("this ReaderPool is closed")
+        try:
+            if query_vector is None:
+                vec = np.asarray(self._embedder.embed_query(check_query(query)), np.float32)
+            else:
+                vec = np.asarray(query_vector, dtype=np.float32)
+            vec = vec.reshape(-1)
+        except (TypeError, ValueError) as exc:
+            raise InvalidQueryError(f"query_vector must be a vector of numbers: {exc}") from None
+        try:
+            data = pickle.dumps(
+                (query, vec, context_type, options), protocol=pickle.HIGHEST_PROTOCOL
+            )
+        except Exception as exc:  # a lambda, an open file: nothing a process can receive
+            raise InvalidQueryError(
+                f"find() arguments must be plain values to reach a reader process: "
+                f"{type(exc).__name__}"
+            ) from None
+        w = self._take()
+        for attempt in (0, 1):
+            try:
+                reply = self._ask(w, data)
+            except TimeoutError:
+                self._drop(w)
+                self._refill_later()
+                raise StoreError(
+                    f"a reader process gave no answer within {self.timeout_s}s"
+                ) from None
+            except EOFError:
+                self._drop(w)
+                if attempt or self._closed:
+                    self._refill_later()
+                    raise StoreError("a reader process died twice in one call") from None
+                try:
+                    w = self._replacement()
+                except BaseException:
+                    self._refill_later()
+                    raise
+                continue
+            self._idle.put(w)
+            if reply[0] == "ok":
+                result: FindResult = reply[1]
+                return result
+            _raise_reply(reply)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def afind(
+        self,
+        query: str,
+        *,
+        context_type: ContextType | str | None = None,
+        query_vector: Sequence[float] | np.ndarray[Any, Any] | None = None,
+        **options: Unpack[SearchKwargs],
+    ) -> FindResult:
+        """:meth:`find` without blocking the event loop (the wait runs in a thread)."""
+        return await asyncio.to_thread(
+            self.find, query, context_type=context_type, query_vector=query_vector, **options
+        )
+
+    def _take(self) -> _Worker:
+        """An idle worker, waiting for one while all are busy (each busy one answers within
+        ``timeout_s`` or is replaced); ``StoreError`` when none is left and none starts."""
+        while True:
+            try:
+                return self._idle.get(timeout=0.5)
+            except queue.Empty:
+                if self._closed:
+                    raise ClientClosedError("this ReaderPool is closed") from None
+                self._refill()
+                with self._lock:
+                    if not self._workers and not self._starting:
+                        raise StoreError(
+                            "no reader process is running or could be started"
+                        ) from None
+
+    def _refill_later(self) -> None:
+        """:meth:`_refill` in a thread: a failed call raises at once, not after a start."""
+        threading.Thread(target=self._refill, name="treehop-reader-refill", daemon=True).start()
+
+    def _refill(self) -> None:
+        """Start workers for those dropped, back up to ``processes`` (a failed start leaves
+        the pool smaller; the next call tries again)."""
+        while not self._closed:
+            with self._lock:
+                if len(self._workers) + self._starting >= self.processes:
+                    return
+                self._starting += 1
+            try:
+                w = self._replacement()
+            except TreehopError:
+                return
+            finally:
+                with self._lock:
+                    self._starting -= 1
+            self._idle.put(w)
+
+    # ------------------------------------------------------------------ lifetime
+    def close(self) -> None:
+        """Stop the workers (idempotent). Calls after it raise ``ClientClosedError``."""
+        self._closed = True
+        with self._lock:
+            workers = list(self._workers)
+            self._workers.clear()
+        _stop_all(workers)
+        self._finalizer.detach()
+
+    def __enter__(self) -> ReaderPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

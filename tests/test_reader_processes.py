@@ -1,0 +1,150 @@
+"""``ReaderPool``: ``find()`` answered by worker processes over a saved index. Real spawned
+processes, real pipes: same answers as the client in this process, saved writes seen, typed
+errors, a dead or hung worker replaced."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treehop import (
+    ClientClosedError,
+    EmbeddingError,
+    InvalidFilterError,
+    InvalidQueryError,
+    ReaderPool,
+    StoreError,
+    Treehop,
+)
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+QUERIES = [
+    "rotate the API keys",
+    "deploy with docker compose",
+    "incident response runbook",
+    "encrypt data at rest",
+    "roll back a release",
+]
+
+
+def _hits(result: object) -> list[tuple[str, float]]:
+    return [(m.uri, round(m.score, 6)) for m in result.resources]  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def index(sample_tree: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "idx"
+    with Treehop(path, embedder=BagOfWordsEmbedder()) as th:
+        th.add_resource(sample_tree / "resources" / "security", target_uri="viking://resources")
+        th.add_resource(sample_tree / "resources" / "devops", target_uri="viking://resources")
+        th.save()
+    return path
+
+
+def test_workers_answer_as_the_client_does_from_several_threads(index: Path) -> None:
+    with Treehop(index, embedder=BagOfWordsEmbedder()) as th:
+        want = {q: _hits(th.find(q, limit=5)) for q in QUERIES}
+        hybrid = _hits(th.find(QUERIES[0], limit=3, dense_weight=0.6, include_directories=False))
+    assert all(want.values())
+    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=2) as pool:
+        got: dict[str, list[tuple[str, float]]] = {}
+
+        def ask(qs: list[str]) -> None:
+            for q in qs:
+                got[q] = _hits(pool.find(q, limit=5))
+
+        threads = [threading.Thread(target=ask, args=(QUERIES[i::2] * 3,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert got == want
+        opts = {"limit": 3, "dense_weight": 0.6, "include_directories": False}
+        assert _hits(pool.find(QUERIES[0], **opts)) == hybrid  # type: ignore[arg-type]
+        vec = BagOfWordsEmbedder().embed_query(QUERIES[1])
+        assert _hits(pool.find(QUERIES[1], query_vector=vec, limit=5)) == want[QUERIES[1]]
+        assert _hits(asyncio.run(pool.afind(QUERIES[2], limit=5))) == want[QUERIES[2]]
+        # two workers, two pids: calls really run in other processes
+        pids = {w.process.pid for w in pool._workers}
+        assert len(pids) == 2 and os.getpid() not in pids
+
+
+def test_a_saved_write_is_seen_by_the_next_call(index: Path, tmp_path: Path) -> None:
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "zebra.md").write_text("# Zebra crossings\n\nStriped zebra crossings for pedestrians.")
+    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=1) as pool:
+        before = [m.uri for m in pool.find("zebra crossings", limit=3).resources]
+        assert not any("zebra" in u for u in before)
+        with Treehop(index, embedder=BagOfWordsEmbedder()) as th:
+            th.add_resource(extra, target_uri="viking://resources")
+            th.save()
+        after = [m.uri for m in pool.find("zebra crossings", limit=3).resources]
+        assert any("zebra" in u for u in after)
+
+
+def test_errors_are_typed_and_raised_in_the_caller(index: Path, tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no saved treehop index"):
+        ReaderPool(tmp_path / "nothing", embedder=BagOfWordsEmbedder())
+    with pytest.raises(InvalidQueryError, match="processes"):
+        ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=0)
+    with pytest.raises(InvalidQueryError, match="timeout_s"):
+        ReaderPool(index, embedder=BagOfWordsEmbedder(), timeout_s=float("nan"))
+
+    class Other(BagOfWordsEmbedder):
+        name = "another-embedder"
+
+    # the worker's client refuses an index built with another embedder; raised at start
+    with pytest.raises(EmbeddingError, match="another-embedder"):
+        ReaderPool(index, embedder=Other(), processes=1)
+    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=1) as pool:
+        with pytest.raises(InvalidQueryError):
+            pool.find("   ")
+        with pytest.raises(InvalidQueryError):  # raised by find() in the worker
+            pool.find("keys", limit=-1)
+        with pytest.raises(InvalidFilterError):
+            pool.find("keys", filter={"op": "no-such-op"})  # type: ignore[typeddict-item]
+        with pytest.raises(InvalidQueryError, match="plain values"):
+            pool.find("keys", filter=lambda n: True)  # type: ignore[typeddict-item]
+        with pytest.raises(InvalidQueryError, match="query_vector"):
+            pool.find("keys", query_vector=["a", "b"])  # type: ignore[list-item]
+        with pytest.raises(InvalidQueryError):  # wrong dimension: the worker's check
+            pool.find("keys", query_vector=np.ones(3))
+        assert pool.find("rotate keys", limit=2).resources  # still serving after errors
+        assert "ReaderPool(" in repr(pool)
+    with pytest.raises(ClientClosedError):
+        pool.find("keys")
+
+
+def test_a_dead_worker_is_replaced_and_the_call_retried(index: Path) -> None:
+    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=1) as pool:
+        want = _hits(pool.find(QUERIES[0], limit=5))
+        old = pool._workers[0].process
+        os.kill(old.pid, signal.SIGKILL)  # type: ignore[arg-type]
+        old.join(10)
+        assert _hits(pool.find(QUERIES[0], limit=5)) == want
+        assert [w.process.pid for w in pool._workers] != [old.pid]
+
+
+def test_a_hung_worker_raises_within_the_deadline_and_is_replaced(index: Path) -> None:
+    import time
+
+    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=1, timeout_s=2.0) as pool:
+        want = _hits(pool.find(QUERIES[3], limit=5))
+        hung = pool._workers[0].process
+        os.kill(hung.pid, signal.SIGSTOP)  # type: ignore[arg-type]
+        t0 = time.monotonic()
+        with pytest.raises(StoreError, match="no answer within"):
+            pool.find(QUERIES[3], limit=5)
+        assert time.monotonic() - t0 < 6
+        hung.join(10)
+        assert not hung.is_alive()
+        pool.timeout_s = 60.0  # (a new worker's first call reads the index's files)
+        assert _hits(pool.find(QUERIES[3], limit=5)) == want  # a new worker answers
