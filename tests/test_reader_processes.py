@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treehop import (
     ClientClosedError,
@@ -148,3 +150,18 @@ def test_a_hung_worker_raises_within_the_deadline_and_is_replaced(index: Path) -
         assert not hung.is_alive()
         pool.timeout_s = 60.0  # (a new worker's first call reads the index's files)
         assert _hits(pool.find(QUERIES[3], limit=5)) == want  # a new worker answers
+
+
+@given(
+    processes=st.one_of(
+        st.integers(max_value=0), st.booleans(), st.floats(), st.text(max_size=3), st.none()
+    )
+)
+@settings(max_examples=40, deadline=None)
+def test_a_bad_process_count_is_refused_before_any_process_starts(processes: object) -> None:
+    import multiprocessing
+
+    before = len(multiprocessing.active_children())
+    with pytest.raises(InvalidQueryError, match="processes"):
+        ReaderPool("/nonexistent", processes=processes)  # type: ignore[arg-type]
+    assert len(multiprocessing.active_children()) == before

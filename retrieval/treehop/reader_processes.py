@@ -333,7 +333,9 @@ class ReaderPool:
                 ) from None
             except EOFError:
                 self._drop(w)
-                if attempt or self._closed:
+                if self._closed:
+                    raise ClientClosedError("this ReaderPool was closed during the call") from None
+                if attempt:
                     self._refill_later()
                     raise StoreError("a reader process died twice in one call") from None
                 try:
