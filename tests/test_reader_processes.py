@@ -165,3 +165,77 @@ def test_a_bad_process_count_is_refused_before_any_process_starts(processes: obj
     with pytest.raises(InvalidQueryError, match="processes"):
         ReaderPool("/nonexistent", processes=processes)  # type: ignore[arg-type]
     assert len(multiprocessing.active_children()) == before
+
+
+def test_a_client_with_reader_processes_sends_finds_there_only_when_equal(index: Path) -> None:
+    import multiprocessing
+
+    with Treehop(index, embedder=BagOfWordsEmbedder()) as plain:
+        want = {q: _hits(plain.find(q, limit=5)) for q in QUERIES}
+    th = Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=2)
+    try:
+        assert th._readers is None  # workers start at the first find
+        assert {q: _hits(th.find(q, limit=5)) for q in QUERIES} == want
+        assert th._readers is not None
+        first = th._readers[1]
+        assert len({w.process.pid for w in first._workers}) == 2
+        # an unsaved write (the store's own API; the client's writes commit): this client
+        # answers, since the workers would not see it ...
+        from treehop.models import ContextType, Node
+
+        zebra = "viking://resources/zebra.md"
+        node = Node(
+            uri=zebra,
+            parent_uri="viking://resources",
+            context_type=ContextType.RESOURCE,
+            level=1,
+            is_leaf=True,
+            content="Zebra crossings: striped zebra crossings for pedestrians.",
+        )
+        vec = BagOfWordsEmbedder().embed(["zebra crossings for pedestrians"])
+        sent: list[str] = []
+        real = first.find
+
+        def counted(query: str, **kw: object) -> object:
+            sent.append(query)
+            return real(query, **kw)  # type: ignore[arg-type]
+
+        first.find = counted  # type: ignore[method-assign,assignment]
+        th.store.upsert([node], vec)
+        assert th.store.unsaved  # type: ignore[attr-defined]
+        assert zebra in [m.uri for m in th.find("zebra crossings", limit=3).resources]
+        assert sent == [] and th._readers[1] is first
+        # ... and once saved, the workers do, and see it too
+        th.save()
+        assert not th.store.unsaved  # type: ignore[attr-defined]
+        assert zebra in [m.uri for m in th.find("zebra crossings", limit=3).resources]
+        assert sent == ["zebra crossings"] and th._readers[1] is first
+        # a changed config restarts the workers with it
+        th.config.dense_weight = 0.6
+        mine = Treehop(index, embedder=BagOfWordsEmbedder())
+        mine.config.dense_weight = 0.6
+        assert _hits(th.find(QUERIES[0], limit=5)) == _hits(mine.find(QUERIES[0], limit=5))
+        mine.close()
+        assert th._readers[1] is not first and first._closed
+    finally:
+        th.close()
+    assert th._readers is None
+    assert not [p for p in multiprocessing.active_children() if p.name == "treehop-reader"]
+    with pytest.raises(InvalidQueryError, match="reader_processes"):
+        Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=-1)
+    with pytest.raises(InvalidQueryError, match="index path"):
+        Treehop(embedder=BagOfWordsEmbedder(), reader_processes=2)
+
+
+def test_a_client_with_a_reranker_keeps_its_finds(index: Path) -> None:
+    from treehop.rerankers.base import BaseReranker
+
+    class Reverse(BaseReranker):
+        def rerank(self, query: str, documents: list[str]) -> list[float]:
+            return [float(-i) for i in range(len(documents))]
+
+    with Treehop(
+        index, embedder=BagOfWordsEmbedder(), reranker=Reverse(), reader_processes=2
+    ) as th:
+        assert th.find(QUERIES[0], limit=5).resources
+        assert th._readers is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
@@ -64,6 +65,7 @@ from .models import (
     TypedQuery,
 )
 from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
+from .reader_processes import ReaderPool
 from .rerankers.base import BaseReranker, Reranker
 from .search_options import SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
@@ -825,6 +827,22 @@ def _blocking_read(
     return blocking
 
 
+def _in_reader_processes(
+    inner: Callable[Concatenate[Treehop, _P], FindResult],
+) -> Callable[Concatenate[Treehop, _P], FindResult]:
+    """A sync read answered by the client's :class:`~treehop.ReaderPool` when it has one and
+    the pool would answer the same (:meth:`Treehop._readers_for_call`), else ``inner``."""
+
+    @functools.wraps(inner)
+    def call(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> FindResult:
+        pool = self._readers_for_call()
+        if pool is None:
+            return inner(self, *args, **kwargs)
+        return pool.find(*args, **kwargs)  # type: ignore[arg-type]
+
+    return call
+
+
 class Treehop:
     """The synchronous client: the same API as :class:`AsyncTreehop`, blocking.
 
@@ -832,9 +850,32 @@ class Treehop:
     other code that already runs an event loop. Every method is generated from the async one
     by :func:`_blocking`, so signatures, defaults, docstrings and ``help()`` are the async
     ones, and a type checker rejects a misspelt keyword on both clients alike.
+
+    ``reader_processes=N`` (an index ``path`` only): ``find()`` calls are answered by ``N``
+    worker processes (:class:`~treehop.ReaderPool`), so sync calls from several threads use
+    several cores instead of sharing one interpreter lock. A call goes to the workers only
+    when they would answer exactly as this client: no reranker, every write saved (a worker
+    sees what is committed) and the config unchanged since they started (a changed config
+    restarts them); otherwise it runs here. Workers start at the first such call.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        reader_processes: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        if (
+            isinstance(reader_processes, bool)
+            or not isinstance(reader_processes, int)
+            or reader_processes < 0
+        ):
+            raise InvalidQueryError(
+                f"reader_processes must be an integer >= 0, got {reader_processes!r}"
+            )
+        if reader_processes and path is None:
+            raise InvalidQueryError("reader_processes needs an index path")
         self._runner = LoopThread()
         try:
             self._async = AsyncTreehop(path, **kwargs)
@@ -842,6 +883,42 @@ class Treehop:
             # A failed construction must not leave its event-loop thread running.
             self._runner.close()
             raise
+        self._reader_processes = reader_processes
+        self._readers: tuple[str, ReaderPool] | None = None
+        """The running pool and the config (as JSON) it was started with."""
+        self._readers_lock = threading.Lock()
+
+    def _readers_for_call(self) -> ReaderPool | None:
+        """The reader pool, when a ``find()`` may go to it now (see the class docstring);
+        started, or restarted after a config change, here."""
+        if not self._reader_processes or self._runner.closed:
+            return None
+        a = self._async
+        store = a.store
+        if a.reranker is not None or not isinstance(store, EmbeddedStore) or store.unsaved:
+            return None
+        if store.path is None or not store.generation:
+            return None  # nothing saved yet
+        config = a.config.model_dump_json()
+        readers = self._readers
+        if readers is not None and readers[0] == config:
+            return readers[1]
+        with self._readers_lock:
+            readers = self._readers
+            if readers is not None and readers[0] == config:
+                return readers[1]
+            if readers is not None:
+                readers[1].close()
+                self._readers = None
+            pool = ReaderPool(
+                store.path,
+                embedder=a.embedder,
+                config=RetrievalConfig.model_validate_json(config),
+                user=a.user,
+                processes=self._reader_processes,
+            )
+            self._readers = (config, pool)
+            return pool
 
     @property
     def aio(self) -> AsyncTreehop:
@@ -883,7 +960,7 @@ class Treehop:
     add_resource = _blocking(AsyncTreehop.add_resource)
     add_memory = _blocking(AsyncTreehop.add_memory)
     add_skill = _blocking(AsyncTreehop.add_skill)
-    find = _blocking_read(AsyncTreehop.find)
+    find = _in_reader_processes(_blocking_read(AsyncTreehop.find))
     search = _blocking(AsyncTreehop.search)
     add_messages = _blocking(AsyncTreehop.add_messages)
     remember = _blocking(AsyncTreehop.remember)
@@ -906,6 +983,10 @@ class Treehop:
         """Save and release resources; calling it again does nothing."""
         if self._runner.closed:
             return
+        with self._readers_lock:
+            readers, self._readers = self._readers, None
+        if readers is not None:
+            readers[1].close()
         try:
             self._runner.run(self._async.close())
         finally:

@@ -65,14 +65,20 @@ __all__ = ["ReaderPool"]
 
 class _GivenVectors(BaseEmbedder):
     """A worker's embedder: it has the index's embedder name and dimension (the client checks
-    them against the index) and embeds nothing: every query arrives as a vector."""
+    them against the index) and answers with the vector the caller's embedder gave for the
+    query of the call in progress (a worker answers one call at a time). Through it, a
+    worker's ``find()`` takes the embedder's answer exactly as the caller's client would
+    (an all-zero embedding included, which a caller-given ``query_vector`` may not be)."""
 
     def __init__(self, name: str, dimension: int) -> None:
         self.name = name
         self.dimension = dimension
+        self.vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
-        raise errors.EmbeddingError("a reader process embeds nothing: the caller sends vectors")
+        if self.vector is None:
+            raise errors.EmbeddingError("a reader process embeds nothing but the call's query")
+        return np.tile(self.vector, (len(texts), 1))
 
 
 def _error_reply(exc: BaseException) -> tuple[str, str, str]:
@@ -86,11 +92,12 @@ def _serve(conn: Connection, path: str, user: str, config_json: str, name: str, 
     options)`` messages with ``("ok", FindResult)`` or an error reply until ``None``."""
     from .client import Treehop
 
+    given = _GivenVectors(name, dim)
     try:
         client = Treehop(
             path,
             user=user,
-            embedder=_GivenVectors(name, dim),
+            embedder=given,
             config=RetrievalConfig.model_validate_json(config_json),
             tagger=None,
         )
@@ -107,16 +114,19 @@ def _serve(conn: Connection, path: str, user: str, config_json: str, name: str, 
             if not data:
                 return  # the pool's stop message
             try:
-                query, vector, context_type, options = pickle.loads(data)
+                query, embedded, vector, context_type, options = pickle.loads(data)
                 refresh = getattr(client.store, "refresh", None)
                 if refresh is not None:
                     refresh()
+                given.vector = embedded
                 result = client.find(
                     query, query_vector=vector, context_type=context_type, **options
                 )
                 reply = pickle.dumps(("ok", result), protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException as exc:
                 reply = pickle.dumps(_error_reply(exc))
+            finally:
+                given.vector = None
             try:
                 conn.send_bytes(reply)
             except (OSError, ValueError):
@@ -304,17 +314,17 @@ class ReaderPool:
         blocks the calling thread only, so calls from several threads run in parallel."""
         if self._closed:
             raise ClientClosedError("this ReaderPool is closed")
-        try:
-            if query_vector is None:
-                vec = np.asarray(self._embedder.embed_query(check_query(query)), np.float32)
-            else:
-                vec = np.asarray(query_vector, dtype=np.float32)
-            vec = vec.reshape(-1)
-        except (TypeError, ValueError) as exc:
-            raise InvalidQueryError(f"query_vector must be a vector of numbers: {exc}") from None
+        embedded = given = None
+        if query_vector is None:
+            embedded = np.asarray(self._embedder.embed_query(check_query(query)), np.float32)
+        else:
+            try:
+                given = np.asarray(query_vector, dtype=np.float32)
+            except (TypeError, ValueError) as exc:
+                raise InvalidQueryError(f"query_vector must be numbers: {exc}") from None
         try:
             data = pickle.dumps(
-                (query, vec, context_type, options), protocol=pickle.HIGHEST_PROTOCOL
+                (query, embedded, given, context_type, options), protocol=pickle.HIGHEST_PROTOCOL
             )
         except Exception as exc:  # a lambda, an open file: nothing a process can receive
             raise InvalidQueryError(

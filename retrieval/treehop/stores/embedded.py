@@ -703,6 +703,12 @@ class EmbeddedStore:
         """The committed generation this store shows (0: never saved)."""
         return self._snap.gen
 
+    @property
+    def unsaved(self) -> bool:
+        """Whether this store holds writes that :meth:`save` has not committed yet (another
+        process opening the path would not see them)."""
+        return self._dirty
+
     def __len__(self) -> int:
         return self._snap.live
 
