@@ -73,7 +73,7 @@ import datasets as ds
 ds.ensure_treehop_importable()
 
 import bench_latency as bl  # noqa: E402
-from treehop import ReaderPool, RetrievalConfig, Treehop  # noqa: E402
+from treehop import RetrievalConfig, Treehop  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
 from treehop.stores.embedded import DEFAULT_ANN_MIN_ROWS, EmbeddedStore  # noqa: E402
 
@@ -376,19 +376,22 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             t,
         )
     loop_only.close()
-    # the same finds answered by two reader processes (treehop.ReaderPool: the query is
-    # embedded here, the find runs in another interpreter), from 1 and 2 threads
-    with ReaderPool(path, embedder=emb, config=plain, processes=2) as pool:
+    # the same finds through a client whose finds go to two reader processes
+    # (Treehop(reader_processes=2): the query is embedded here, the find runs in another
+    # interpreter), from 1 and 2 threads
+    with Treehop(path, embedder=emb, config=plain, tagger=None, reader_processes=2) as pooled:
         warm = threading.Thread(
-            target=lambda: [pool.find(nm, target_uri=TARGET, limit=10) for nm in names[:10]]
+            target=lambda: [pooled.find(nm, target_uri=TARGET, limit=10) for nm in names[:10]]
         )
+        pooled.find(names[0], target_uri=TARGET, limit=10)  # starts the workers
         warm.start()
         for nm in names[:10]:
-            pool.find(nm, target_uri=TARGET, limit=10)
+            pooled.find(nm, target_uri=TARGET, limit=10)
         warm.join()
+        assert pooled._readers is not None  # the finds below go to the workers
         for t in (1, 2):
             out[f"pool_qps{t}"] = qps(
-                lambda nm: pool.find(nm, target_uri=TARGET, limit=10, include_directories=False),
+                lambda nm: pooled.find(nm, target_uri=TARGET, limit=10, include_directories=False),
                 fnames,
                 t,
             )
@@ -787,11 +790,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             lambda r: f"{r['loop_qps2'] / r['loop_qps1']:.2f}",
         ),
         (
-            "find() QPS, ReaderPool of 2: 1 thread / in-process 1 thread",
+            "find() QPS, reader_processes=2: 1 thread / in-process 1 thread",
             lambda r: f"{r['pool_qps1'] / r['find_qps1']:.2f}",
         ),
         (
-            "find() QPS, ReaderPool of 2: 2 threads / in-process 1 thread",
+            "find() QPS, reader_processes=2: 2 threads / in-process 1 thread",
             lambda r: f"{r['pool_qps2'] / r['find_qps1']:.2f}",
         ),
         ("batch-32 speed-up, global step", lambda r: f"{r['batch_global']:.2f}"),
