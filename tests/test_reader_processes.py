@@ -210,6 +210,11 @@ def test_a_client_with_reader_processes_sends_finds_there_only_when_equal(index:
         assert not th.store.unsaved  # type: ignore[attr-defined]
         assert zebra in [m.uri for m in th.find("zebra crossings", limit=3).resources]
         assert sent == ["zebra crossings"] and th._readers[1] is first
+        # the integrations' sync find (LangChain, LlamaIndex retrievers) goes there too
+        from treehop import integration_kit as kit
+
+        assert zebra in [m.uri for m in kit.find(th, "zebra crossings", limit=3).resources]
+        assert sent == ["zebra crossings"] * 2
         # a changed config restarts the workers with it
         th.config.dense_weight = 0.6
         mine = Treehop(index, embedder=BagOfWordsEmbedder())

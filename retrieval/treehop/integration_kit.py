@@ -248,8 +248,11 @@ def find(
     context_type: ContextType | str | None = None,
     **options: Unpack[SearchKwargs],
 ) -> FindResult:
-    """``find()`` on a treehop client or a knowledge source, from sync code."""
-    if is_knowledge_source(client):
+    """``find()`` on a treehop client or a knowledge source, from sync code. A sync
+    :class:`~treehop.Treehop` answers through its own ``find()``: calls from several threads
+    then run side by side (or in its reader processes) instead of queueing on its loop
+    thread."""
+    if is_knowledge_source(client) or isinstance(client, Treehop):
         return client.find(query, context_type=context_type, **options)
     return call(client, AsyncTreehop.find, query, context_type=context_type, **options)
 
