@@ -696,3 +696,29 @@ def test_background_verification_opens_at_once_and_then_refuses_damage(tmp_path:
     f.write_bytes(bytes(raw))
     with pytest.raises(IndexCorruptError):
         EmbeddedStore(p2, verify="background")
+
+
+def test_refresh_follows_each_commit_of_another_store_and_nothing_else(tmp_path: Path) -> None:
+    path = tmp_path / "idx"
+    writer = filled(path, n=4, saves=1)
+    reader = EmbeddedStore(path)
+    assert not reader.refresh() and not reader.refresh()  # nothing new: nothing reopened
+    for g in range(3):
+        writer.upsert([leaf(f"{R}/d/new{g}.md", i=g)], vecs(1, 50 + g))
+        assert not reader.refresh()  # not committed yet
+        writer.save()
+        assert reader.refresh()
+        assert f"{R}/d/new{g}.md" in reader and reader.generation == writer.generation
+        assert not reader.refresh()
+    # a pointer replaced by one that names the same generation: no reopen either
+    current = (path / "CURRENT").read_bytes()
+    (path / "CURRENT.tmp").write_bytes(current)
+    os.replace(path / "CURRENT.tmp", path / "CURRENT")
+    assert not reader.refresh()
+    # this store's own save moves the pointer to its own generation: nothing to reopen
+    reader.upsert([leaf(f"{R}/d/mine.md", i=9)], vecs(1, 77))
+    assert not reader.refresh()  # unsaved writes of its own: never replaced
+    reader.save()
+    assert not reader.refresh() and f"{R}/d/mine.md" in reader
+    reader.close()
+    writer.close()

@@ -626,6 +626,9 @@ class EmbeddedStore:
         self._meta: dict[str, Any] = {}
         self._state: dict[str, bytes] = {}
         self._dirty = False
+        self._current_seen: tuple[int, ...] | None = None
+        """``CURRENT``'s (inode, mtime, size) when :meth:`refresh` last found it pointing at
+        this store's generation."""
         self._epoch = 0
         self._committed: dict[str, Any] | None = None  # the manifest on disk we follow
         self._committed_snap: _Snap | None = None  # the snapshot it was opened as
@@ -1988,14 +1991,23 @@ class EmbeddedStore:
         Returns whether a newer generation was loaded."""
         if self.path is None:
             return False
+        try:  # CURRENT is replaced, never rewritten: an unchanged stat is an unchanged pointer
+            st = os.stat(self.path / "CURRENT")
+            seen: tuple[int, ...] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            seen = None
+        if seen is not None and seen == self._current_seen:
+            return False  # (a reader process asks before every call: ~5 us instead of ~70)
         with self._wlock:
             if self._dirty:
                 return False
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
             if on_disk is None or on_disk[1] == mine:
+                self._current_seen = seen
                 return False
             self._open_path(clean=False)
+            self._current_seen = None  # (read again at the next call: the open may have raced)
             return True
 
     def close(self) -> None:
