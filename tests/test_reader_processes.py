@@ -20,6 +20,7 @@ from treehop import (
     EmbeddingError,
     InvalidFilterError,
     InvalidQueryError,
+    InvalidURIError,
     ReaderPool,
     StoreError,
     Treehop,
@@ -97,6 +98,8 @@ def test_errors_are_typed_and_raised_in_the_caller(index: Path, tmp_path: Path) 
         ReaderPool(tmp_path / "nothing", embedder=BagOfWordsEmbedder())
     with pytest.raises(InvalidQueryError, match="processes"):
         ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=0)
+    with pytest.raises(InvalidURIError):
+        ReaderPool(index, embedder=BagOfWordsEmbedder(), user="../other")
     with pytest.raises(InvalidQueryError, match="timeout_s"):
         ReaderPool(index, embedder=BagOfWordsEmbedder(), timeout_s=float("nan"))
 

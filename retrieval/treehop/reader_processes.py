@@ -51,6 +51,7 @@ from .embedders.base import BaseEmbedder, Embedder
 from .embedders.guarded import guard_embedder
 from .errors import ClientClosedError, InvalidQueryError, StoreError, TreehopError
 from .models import ContextType, FindResult
+from .uri import validate_user
 from .validation import check_query
 
 if TYPE_CHECKING:
@@ -204,7 +205,7 @@ class ReaderPool:
         self.embedder = embedder
         self._embedder = guard_embedder(embedder)
         self.config = config or RetrievalConfig()
-        self.user = user
+        self.user = validate_user(user)  # (before any process starts)
         self.processes = processes
         self.timeout_s = float(timeout_s)
         self.start_timeout_s = float(start_timeout_s)
