@@ -59,6 +59,7 @@ from .filters import MetadataFilter, TagFilter
 from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
 from .models import (
     ChunkContext,
+    ContextType,
     FoundBy,
     MatchedContext,
     Node,
@@ -176,6 +177,15 @@ class HierarchicalRetriever:
         """Whether the store answers the tree context's family search as arrays
         (:class:`~treehop.stores.base.HitArrays`, an optional capability checked once);
         other stores take the columns' path, with the same results."""
+
+    def _may_hold_turns(self) -> bool:
+        """Whether the store may hold a memory turn (:func:`~treehop.memory_context.
+        carries_context`): ``False`` only where it says it holds no memory node at all (an
+        optional capability, ``holds_context_type``, read per snapshot), so that a tree of
+        documents skips the memory context (its slots are then the ranked groups as they
+        are, and no session evidence applies: the same results, without the work)."""
+        holds = getattr(self.store, "holds_context_type", None)
+        return holds is None or bool(holds(ContextType.MEMORY))
 
     async def _store_call(
         self, fn: Callable[..., T], *args: Any, offload: bool = False, **kwargs: Any
@@ -617,7 +627,7 @@ class HierarchicalRetriever:
         joined-text BM25 (:func:`~treehop.memory_context.session_lexical_scores`; the
         sessions are the inner families the tree context read whole)."""
         weight = self.config.memory_session_weight
-        if weight <= 0 or not isinstance(q.families, _Families):
+        if weight <= 0 or not isinstance(q.families, _Families) or not self._may_hold_turns():
             return scored.final
         sessions = session_lexical_scores(q.req.query.query, q.families, q.families.leaves)
         if not sessions:
@@ -735,10 +745,9 @@ class HierarchicalRetriever:
         codes = both.parent_codes
         if codes is None or not leaves.size or int(both.chunks[leaves].max()) < 0:
             # no chunks (memory turns, whole files): the sibling order reads every name
+            # (one search's URIs are distinct: its wanted members, in order, are the family)
             kids = both.columns(leaves)
-            parent_of, uris = kids.parent_uris, kids.uris
-            fam = {uris[i]: (kids, i) for i in range(len(kids)) if parent_of[i] in wanted}
-            return _Family.of(fam)
+            return _Family(kids, [i for i, p in enumerate(kids.parent_uris) if p in wanted])
         # each distinct parent's URI read once: its members are kept if it is wanted
         distinct, inverse = np.unique(codes[leaves], return_inverse=True)
         names = both.parent_uris(distinct)
@@ -834,6 +843,9 @@ class HierarchicalRetriever:
             return turns
 
         groups = state.collected.ranked(state.track)
+        if not self._may_hold_turns():
+            # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
+            return [Slot(list(g)) for g in groups[: q.req.limit]]
         return await gather_slots(
             groups, self.config.memory_context_chars, q.req.limit, turns_of, q.families
         )

@@ -1069,6 +1069,20 @@ class EmbeddedStore:
             return s, None
         return s, self._search_top(s, q, scope, limit, query_text, dense_weight, None)
 
+    def holds_context_type(self, context_type: ContextType) -> bool:
+        """Whether a live node of ``context_type`` is stored: one pass over the type column,
+        kept per snapshot (a write publishes a new one). The retriever asks it on every find:
+        on a tree without memories the memory context (turn windows, session evidence) has
+        nothing to work on, and its slot planning is skipped."""
+        s = self._snap
+        key = ("holds", context_type)
+        got: bool | None = s.cache.get(key)
+        if got is None:
+            n = s.n
+            got = bool(np.any((s.cols["ctype"][:n] == _CTYPE_CODE[context_type]) & s.alive[:n]))
+            s.cache[key] = got
+        return got
+
     def search_columns(
         self,
         vector: Vector,

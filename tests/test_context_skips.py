@@ -1,0 +1,166 @@
+"""Work a find skips because it cannot change the result gives the same result without it.
+
+- The embedded store says whether it holds a node of a context type
+  (``holds_context_type``), per snapshot: a write that adds or removes the last memory
+  node changes the answer.
+- On a store without memory nodes the retriever skips the memory context (turn windows,
+  session evidence): the results equal those of the full path, which a store that
+  answers "maybe" (no such capability) still takes; a store WITH memories still gets its
+  turns' exchanges.
+- ``find`` reads a caller's target roots from the store once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from test_columnar_search import DIM, RES, _node, _query, random_tree
+from treehop import RetrievalConfig, Treehop
+from treehop import hierarchical_retriever as hr_mod
+from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from treehop.models import ContextType, QueryResult, TypedQuery
+from treehop.stores.embedded import EmbeddedStore
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+
+def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    v = rng.standard_normal((n, DIM)).astype(np.float32)
+    out: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return out
+
+
+def test_holds_context_type_follows_the_writes() -> None:
+    rng = np.random.default_rng(0)
+    store = EmbeddedStore(None)
+    assert not store.holds_context_type(ContextType.RESOURCE)
+    docs = [
+        _node(RES, None, ContextType.RESOURCE, 0, False),
+        _node(f"{RES}/a", RES, ContextType.RESOURCE, 2, True),
+    ]
+    store.upsert(docs, _unit(rng, 2))
+    assert store.holds_context_type(ContextType.RESOURCE)
+    assert not store.holds_context_type(ContextType.MEMORY)
+    mem = "viking://user/u1/memories"
+    turn = _node(f"{mem}/s1/turn-00000", f"{mem}/s1", ContextType.MEMORY, 2, True)
+    store.upsert([turn], _unit(rng, 1))
+    assert store.holds_context_type(ContextType.MEMORY)  # a new snapshot: asked again
+    assert not store.holds_context_type(ContextType.SKILL)
+    assert store.delete([turn.uri]) == 1
+    assert not store.holds_context_type(ContextType.MEMORY)  # deleted rows do not count
+
+
+class MaybeMemories:
+    """The embedded store without the ``holds_context_type`` capability (any store that
+    does not say): the retriever must take the memory context's full path."""
+
+    def __init__(self, inner: EmbeddedStore) -> None:
+        self._inner = inner
+        self.capabilities = inner.capabilities
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "holds_context_type":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def __len__(self) -> int:
+        return len(self._inner)
+
+
+def _signature(res: QueryResult) -> list[tuple[Any, ...]]:
+    return [
+        (
+            m.uri,
+            m.score,
+            m.own_score,
+            m.found_by,
+            m.found_via,
+            [(c.uri, c.score) for c in m.collapsed],
+        )
+        for m in res.matched_contexts
+    ]
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_a_tree_without_memories_skips_the_memory_context_with_the_same_results(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, rng = random_tree(seed)
+    # the resources alone: every memory node removed
+    mem = [u for u in store.iter_uris() if not u.startswith(RES)]
+    store.delete(mem)
+    assert not store.holds_context_type(ContextType.MEMORY)
+    cfg = RetrievalConfig(memory_session_weight=0.5)
+    skipping = HierarchicalRetriever(store, cfg)
+    full = HierarchicalRetriever(MaybeMemories(store), cfg)  # type: ignore[arg-type]
+    calls: list[int] = []
+    gather = hr_mod.gather_slots
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return await gather(*args, **kwargs)
+
+    monkeypatch.setattr(hr_mod, "gather_slots", counted)
+    for _ in range(5):
+        q = _query(rng)
+        for dirs in (None, False, True):
+            req = RetrievalRequest(
+                query=TypedQuery(query="alpha beta"),
+                vector=q,
+                roots=[RES],
+                limit=int(rng.integers(2, 8)),
+                include_directories=dirs,
+            )
+            before = len(calls)
+            a = asyncio.run(skipping.retrieve(req))
+            assert len(calls) == before  # skipped: no turn can be a hit
+            b = asyncio.run(full.retrieve(req))
+            assert len(calls) == before + 1  # the full path ran
+            assert a.matched_contexts and _signature(a) == _signature(b)
+            assert a.nodes_scored == b.nodes_scored
+
+
+def test_a_tree_with_memories_still_gets_the_exchange(tmp_path: Path) -> None:
+    c = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "pottery.md").write_text("# Pottery\n\nA pottery workshop guide.\n")
+    c.add_resource(str(docs), target_uri="viking://resources/docs")
+    assert not c.store.holds_context_type(ContextType.MEMORY)
+    c.add_messages(
+        [
+            {"speaker": "Ann", "content": "Did you go to the pottery workshop?"},
+            {"speaker": "Bob", "content": "Yes, last Saturday, it was great."},
+        ],
+        conversation_id="c1",
+        session_id="s1",
+    )
+    assert c.store.holds_context_type(ContextType.MEMORY)
+    top = c.find("pottery workshop", target_uri="viking://~/memories/conversations").memories[0]
+    assert top.uri.endswith("turn-00000")
+    assert [t.position for t in top.collapsed] == [1]  # the next turn rides along
+
+
+def test_find_reads_its_target_roots_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    c = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    c.add_resource("Pottery workshops in Berlin.", target_uri="viking://resources/notes")
+    asked: list[list[str]] = []
+    get = c.store.get
+
+    def logged(uris: Any) -> Any:
+        asked.append(list(uris))
+        return get(uris)
+
+    monkeypatch.setattr(c.store, "get", logged)
+    res = c.find("pottery", target_uri="viking://resources/notes")
+    assert res.resources
+    assert asked.count(["viking://resources/notes"]) == 1
+    # without targets the type roots are still checked (an empty store has none of them)
+    asked.clear()
+    c.find("pottery")
+    assert asked and len(asked[0]) == len(ContextType)
