@@ -8,6 +8,7 @@
   answers "maybe" (no such capability) still takes; a store WITH memories still gets its
   turns' exchanges.
 - ``find`` reads a caller's target roots from the store once.
+- ``unique_inverse`` (small arrays without ``np.unique``) is ``np.unique``.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from test_columnar_search import DIM, RES, _node, _query, random_tree
 from treehop import RetrievalConfig, Treehop
 from treehop import hierarchical_retriever as hr_mod
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, QueryResult, TypedQuery
+from treehop.stores.base import unique_inverse
 from treehop.stores.embedded import EmbeddedStore
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -164,3 +168,16 @@ def test_find_reads_its_target_roots_once(monkeypatch: pytest.MonkeyPatch) -> No
     asked.clear()
     c.find("pottery")
     assert asked and len(asked[0]) == len(ContextType)
+
+
+@given(
+    st.lists(st.integers(-3, 2**40), max_size=300)
+    | st.lists(st.integers(-1, 6), min_size=200, max_size=600)
+)
+def test_unique_inverse_is_np_unique(values: list[int]) -> None:
+    a = np.array(values, dtype=np.int64)
+    distinct, inverse = unique_inverse(a)
+    want, want_inv = np.unique(a, return_inverse=True)
+    assert distinct.dtype == want.dtype and inverse.dtype == want_inv.dtype
+    assert distinct.tolist() == want.tolist()
+    assert inverse.tolist() == want_inv.reshape(-1).tolist()

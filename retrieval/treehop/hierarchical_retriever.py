@@ -78,6 +78,7 @@ from .stores.base import (
     Vector,
     VectorStore,
     search_columns,
+    unique_inverse,
 )
 from .tag_hops import TagEvidence, apply_tag_evidence, gather_tag_evidence, plan_tag_hops
 from .tree_scoring import (
@@ -749,7 +750,7 @@ class HierarchicalRetriever:
             kids = both.columns(leaves)
             return _Family(kids, [i for i, p in enumerate(kids.parent_uris) if p in wanted])
         # each distinct parent's URI read once: its members are kept if it is wanted
-        distinct, inverse = np.unique(codes[leaves], return_inverse=True)
+        distinct, inverse = unique_inverse(codes[leaves])
         names = both.parent_uris(distinct)
         kept = np.asarray([p in wanted for p in names], dtype=bool)
         at = leaves[kept[inverse.reshape(-1)]]
@@ -1183,8 +1184,7 @@ class _ArrayFamily:
         so only its members' URIs are read. Families come out in another order than there
         (which changes no score), each in the same sibling order."""
         chunk = self.hits.chunks[self.at]
-        _, family = np.unique(code, return_inverse=True)
-        family = family.reshape(-1)
+        _, family = unique_inverse(code)
         named = np.zeros(int(family.max(initial=-1)) + 1, dtype=bool)
         named[family[chunk < 0]] = True
         by_chunk = np.flatnonzero(~named[family])

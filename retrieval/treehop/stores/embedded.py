@@ -107,6 +107,7 @@ from .base import (
     StoreCapabilities,
     Vector,
     check_search_args,
+    unique_inverse,
 )
 
 FORMAT_VERSION = 3
@@ -1334,7 +1335,7 @@ class EmbeddedStore:
         if n:
             parent = s.parent_row[rows]
             # siblings share a parent: each distinct parent row is decoded once
-            distinct, inverse = np.unique(parent, return_inverse=True)
+            distinct, inverse = unique_inverse(parent)
             unlinked = int(np.searchsorted(distinct, 0))  # the -1s sort first
             decoded = s.uris_of(np.concatenate([rows, distinct[unlinked:]]))
             uris = decoded[:n]
