@@ -336,8 +336,8 @@ def context_columns(
     prev[order[1:][same]] = order[:-1][same]
     nxt[order[:-1][same]] = order[1:][same]
     # (the families lie in ``order`` one after another, in code order: one reduction each)
-    starts = np.flatnonzero(~same) + 1
-    best_of = np.maximum.reduceat(own[order], np.concatenate([[0], starts]))
+    heads = np.flatnonzero(~same) + 1
+    best_of = np.maximum.reduceat(own[order], np.concatenate([[0], heads]))
     best = best_of[code]
     par_of = np.fromiter((parent_scores.get(p, 0.0) for p in families), np.float64, len(families))
     par = par_of[code]
