@@ -9,6 +9,7 @@
   turns' exchanges.
 - ``find`` reads a caller's target roots from the store once.
 - ``unique_inverse`` (small arrays without ``np.unique``) is ``np.unique``.
+- ``find_by_tags`` checks a label's rows lazily with the answer of checking them all.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from treehop import RetrievalConfig, Treehop
 from treehop import hierarchical_retriever as hr_mod
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, QueryResult, TypedQuery
-from treehop.stores.base import unique_inverse
+from treehop.stores import embedded as embedded_mod
+from treehop.stores.base import Scope, unique_inverse
 from treehop.stores.embedded import EmbeddedStore
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -171,8 +173,8 @@ def test_find_reads_its_target_roots_once(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 @given(
-    st.lists(st.integers(-3, 2**40), max_size=300)
-    | st.lists(st.integers(-1, 6), min_size=200, max_size=600)
+    st.lists(st.integers(-3, 2**40), max_size=200)
+    | st.lists(st.integers(-1, 6), min_size=100, max_size=400)
 )
 def test_unique_inverse_is_np_unique(values: list[int]) -> None:
     a = np.array(values, dtype=np.int64)
@@ -181,3 +183,53 @@ def test_unique_inverse_is_np_unique(values: list[int]) -> None:
     assert distinct.dtype == want.dtype and inverse.dtype == want_inv.dtype
     assert distinct.tolist() == want.tolist()
     assert inverse.tolist() == want_inv.reshape(-1).tolist()
+
+
+def test_find_by_tags_checks_rows_lazily_with_the_answer_of_checking_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tag hops' lookup checks a label's rows only until ``limit`` in scope carry it: the
+    same nodes, in the same order, with the same labels present, as checking every row
+    first (``_tag_rows``), also where labels share a hash (forced here: a 2-value hash)."""
+    monkeypatch.setattr(embedded_mod, "_h64", lambda text: 1 + len(text) % 2)
+    rng = np.random.default_rng(3)
+    labels = ["ml", "ops", "db", "web", "api", "gpu"]
+    nodes = [_node(RES, None, ContextType.RESOURCE, 0, False)]
+    for d in range(4):
+        folder = f"{RES}/d{d}"
+        tags = [f"user:{lab}" for lab in rng.choice(labels, size=2, replace=False)]
+        nodes.append(_node(folder, RES, ContextType.RESOURCE, 1, False, tags=tags))
+        for f in range(6):
+            tags = [f"auto:{lab}" for lab in rng.choice(labels, size=2, replace=False)]
+            leaf = _node(f"{folder}/f{f}.md", folder, ContextType.RESOURCE, 2, True, tags=tags)
+            nodes.append(leaf)
+    store = EmbeddedStore(None)
+    store.upsert(nodes, _unit(rng, len(nodes)))
+
+    def reference(asked: list[str], scope: Scope, limit: int) -> dict[str, list[str]]:
+        s = store._snap
+        allowed = store._candidate_rows(s, scope)
+        base = store._static_mask(s, scope, allowed)
+        in_scope = set((np.arange(s.n) if allowed is None else allowed)[base].tolist())
+        out: dict[str, list[str]] = {}
+        for lab in asked:
+            rows = store._tag_rows(s, lab)  # every row checked
+            if rows.size:
+                sel = [r for r in rows.tolist() if r in in_scope][:limit]
+                got = [store._node(s, r).uri for r in sel]
+                out[lab] = [u for u in got if u not in scope.exclude_uris]
+        return out
+
+    scopes = [
+        Scope(),
+        Scope(subtrees=(f"{RES}/d1",), leaves_only=True),
+        Scope(subtrees=(RES,), non_leaves_only=True, exclude_uris=frozenset({f"{RES}/d0"})),
+        Scope(subtrees=(f"{RES}/d2",), non_leaves_only=True),
+    ]
+    for scope in scopes:
+        for limit in (1, 3, 50):
+            asked = [*labels, "none", "zz"]
+            got = store.find_by_tags(asked, scope, limit)
+            want = reference(asked, scope, limit)
+            assert {k: [n.uri for n in v] for k, v in got.items()} == want
+    assert store.find_by_tags(["ml"], Scope(), 50)["ml"]  # the forced hash still finds them

@@ -1145,7 +1145,8 @@ class _ArrayFamily:
     """A family of chunks held as arrays (:class:`~treehop.stores.base.HitArrays`): the
     members are positions ``at`` of one search, their parents integer codes (``by_code``:
     each code's URI); the members' URIs are decoded in one bulk call (to tell the pool's
-    and the collected leaves apart; a hash lookup of those URIs cost more), and only the
+    and the collected leaves apart; a hash lookup of those URIs cost more) or, in a family
+    larger than the pool, the pool's URIs looked up (:attr:`HitArrays.among`), and only the
     picked members (those and their neighbours) become columns."""
 
     def __init__(self, hits: HitArrays, at: npt.NDArray[np.int64], by_code: dict[int, str]):
@@ -1162,13 +1163,18 @@ class _ArrayFamily:
         hits, at = self.hits, self.at
         assert hits.parent_codes is not None
         code = hits.parent_codes[at]
+        if hits.among is not None and at.size > len(pool):
+            # the pool's URIs looked up (~50) rather than every member's decoded (hundreds)
+            asked = hits.among(at, pool)
+        else:
+            asked = np.fromiter((u in pool for u in hits.uris(at)), dtype=bool, count=at.size)
         scored = context_columns(
             _ParentsByCode(code, self.by_code),
             None,
             hits.scores[at],
             parent_scores,
             weights,
-            np.fromiter((u in pool for u in hits.uris(at)), dtype=bool, count=at.size),
+            asked,
             laid_out=self._layout(code),
             section_codes=(
                 (lambda js: hits.heading_codes(at[js])) if sectioned and at.size else None

@@ -14,7 +14,7 @@ special-cases an engine by name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -255,6 +255,11 @@ class HitArrays:
         [npt.NDArray[np.int64]], tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]
     ]
     """As :attr:`HitColumns.heading_codes`."""
+    among: Callable[[npt.NDArray[np.int64], Collection[str]], npt.NDArray[np.bool_]] | None = None
+    """Optional: whether the hit at each of the given positions has one of the given URIs,
+    found by looking those URIs up instead of decoding every hit's (the tree context asks
+    it of a family of hundreds of chunks with a pool of ~50 URIs). ``None``: the caller
+    compares :attr:`uris`."""
 
     def __len__(self) -> int:
         return int(self.leaves.size)
@@ -298,7 +303,7 @@ def search_columns(
     )
 
 
-SMALL_UNIQUE = 256
+SMALL_UNIQUE = 128
 """Up to this many values :func:`unique_inverse` sorts Python ints instead of calling
 ``np.unique``."""
 
