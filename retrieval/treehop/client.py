@@ -452,7 +452,8 @@ class AsyncTreehop:
         argmod.check_target_uris(target_uri)
         tq = TypedQuery(query=q, context_type=ctype)
         roots = await self._io(self._roots, target_uri, context_type)
-        qr = await self._run_query(tq, roots, opts, vector)
+        # (a caller's targets were just read from the store by ``_roots``: not again)
+        qr = await self._run_query(tq, roots, opts, vector, known=bool(as_list(target_uri)))
         hits = await self._io(self._postprocess, qr.matched_contexts, opts)
         return self._to_find_result(hits, [qr], None)
 
@@ -469,9 +470,13 @@ class AsyncTreehop:
         roots: list[str],
         opts: SearchOptions,
         vector: np.ndarray[Any, np.dtype[np.float32]] | None = None,
+        known: bool = False,
     ) -> QueryResult:
-        existing = await self._io(self.store.get, roots)
-        roots = [r for r, n in zip(roots, existing, strict=True) if n is not None] or roots
+        """One typed query in ``roots``; those not in the store are left out (all of them
+        kept if none is), unless ``known``: every root was found in the store just before."""
+        if not known:
+            existing = await self._io(self.store.get, roots)
+            roots = [r for r, n in zip(roots, existing, strict=True) if n is not None] or roots
         vec = vector if vector is not None else await self._embedder.aembed_query(tq.query)
         req = RetrievalRequest(
             query=tq,

@@ -59,6 +59,7 @@ from .filters import MetadataFilter, TagFilter
 from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
 from .models import (
     ChunkContext,
+    ContextType,
     FoundBy,
     MatchedContext,
     Node,
@@ -77,6 +78,7 @@ from .stores.base import (
     Vector,
     VectorStore,
     search_columns,
+    unique_inverse,
 )
 from .tag_hops import TagEvidence, apply_tag_evidence, gather_tag_evidence, plan_tag_hops
 from .tree_scoring import (
@@ -176,6 +178,15 @@ class HierarchicalRetriever:
         """Whether the store answers the tree context's family search as arrays
         (:class:`~treehop.stores.base.HitArrays`, an optional capability checked once);
         other stores take the columns' path, with the same results."""
+
+    def _may_hold_turns(self) -> bool:
+        """Whether the store may hold a memory turn (:func:`~treehop.memory_context.
+        carries_context`): ``False`` only where it says it holds no memory node at all (an
+        optional capability, ``holds_context_type``, read per snapshot), so that a tree of
+        documents skips the memory context (its slots are then the ranked groups as they
+        are, and no session evidence applies: the same results, without the work)."""
+        holds = getattr(self.store, "holds_context_type", None)
+        return holds is None or bool(holds(ContextType.MEMORY))
 
     async def _store_call(
         self, fn: Callable[..., T], *args: Any, offload: bool = False, **kwargs: Any
@@ -617,7 +628,7 @@ class HierarchicalRetriever:
         joined-text BM25 (:func:`~treehop.memory_context.session_lexical_scores`; the
         sessions are the inner families the tree context read whole)."""
         weight = self.config.memory_session_weight
-        if weight <= 0 or not isinstance(q.families, _Families):
+        if weight <= 0 or not isinstance(q.families, _Families) or not self._may_hold_turns():
             return scored.final
         sessions = session_lexical_scores(q.req.query.query, q.families, q.families.leaves)
         if not sessions:
@@ -735,12 +746,11 @@ class HierarchicalRetriever:
         codes = both.parent_codes
         if codes is None or not leaves.size or int(both.chunks[leaves].max()) < 0:
             # no chunks (memory turns, whole files): the sibling order reads every name
+            # (one search's URIs are distinct: its wanted members, in order, are the family)
             kids = both.columns(leaves)
-            parent_of, uris = kids.parent_uris, kids.uris
-            fam = {uris[i]: (kids, i) for i in range(len(kids)) if parent_of[i] in wanted}
-            return _Family.of(fam)
+            return _Family(kids, [i for i, p in enumerate(kids.parent_uris) if p in wanted])
         # each distinct parent's URI read once: its members are kept if it is wanted
-        distinct, inverse = np.unique(codes[leaves], return_inverse=True)
+        distinct, inverse = unique_inverse(codes[leaves])
         names = both.parent_uris(distinct)
         kept = np.asarray([p in wanted for p in names], dtype=bool)
         at = leaves[kept[inverse.reshape(-1)]]
@@ -834,6 +844,9 @@ class HierarchicalRetriever:
             return turns
 
         groups = state.collected.ranked(state.track)
+        if not self._may_hold_turns():
+            # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
+            return [Slot(list(g)) for g in groups[: q.req.limit]]
         return await gather_slots(
             groups, self.config.memory_context_chars, q.req.limit, turns_of, q.families
         )
@@ -1132,7 +1145,8 @@ class _ArrayFamily:
     """A family of chunks held as arrays (:class:`~treehop.stores.base.HitArrays`): the
     members are positions ``at`` of one search, their parents integer codes (``by_code``:
     each code's URI); the members' URIs are decoded in one bulk call (to tell the pool's
-    and the collected leaves apart; a hash lookup of those URIs cost more), and only the
+    and the collected leaves apart; a hash lookup of those URIs cost more) or, in a family
+    larger than the pool, the pool's URIs looked up (:attr:`HitArrays.among`), and only the
     picked members (those and their neighbours) become columns."""
 
     def __init__(self, hits: HitArrays, at: npt.NDArray[np.int64], by_code: dict[int, str]):
@@ -1149,13 +1163,18 @@ class _ArrayFamily:
         hits, at = self.hits, self.at
         assert hits.parent_codes is not None
         code = hits.parent_codes[at]
+        if hits.among is not None and at.size > len(pool):
+            # the pool's URIs looked up (~50) rather than every member's decoded (hundreds)
+            asked = hits.among(at, pool)
+        else:
+            asked = np.fromiter((u in pool for u in hits.uris(at)), dtype=bool, count=at.size)
         scored = context_columns(
             _ParentsByCode(code, self.by_code),
             None,
             hits.scores[at],
             parent_scores,
             weights,
-            np.fromiter((u in pool for u in hits.uris(at)), dtype=bool, count=at.size),
+            asked,
             laid_out=self._layout(code),
             section_codes=(
                 (lambda js: hits.heading_codes(at[js])) if sectioned and at.size else None
@@ -1171,8 +1190,7 @@ class _ArrayFamily:
         so only its members' URIs are read. Families come out in another order than there
         (which changes no score), each in the same sibling order."""
         chunk = self.hits.chunks[self.at]
-        _, family = np.unique(code, return_inverse=True)
-        family = family.reshape(-1)
+        _, family = unique_inverse(code)
         named = np.zeros(int(family.max(initial=-1)) + 1, dtype=bool)
         named[family[chunk < 0]] = True
         by_chunk = np.flatnonzero(~named[family])

@@ -46,7 +46,7 @@ from . import uri as urimod
 from .descent import Candidate
 from .ingest.summaries import FROM_CHILDREN, OVERVIEW_FROM
 from .models import ContextType, Node
-from .stores.base import ScoredNode
+from .stores.base import ScoredNode, unique_inverse
 
 _DIGITS = re.compile(r"(\d+)")
 
@@ -111,8 +111,7 @@ class SiblingLayout:
 def chunk_layout(codes: npt.NDArray[np.int64], chunks: npt.NDArray[np.int64]) -> SiblingLayout:
     """Chunks laid out family by family: one stable sort on (parent code, chunk index),
     families in code order (:func:`sibling_order` of families that are all chunks)."""
-    _, family = np.unique(codes, return_inverse=True)
-    family = family.reshape(-1)
+    _, family = unique_inverse(codes)
     order = np.lexsort((chunks, family))
     return SiblingLayout(order.tolist(), np.bincount(family).tolist())
 
@@ -336,8 +335,9 @@ def context_columns(
     same = code[order[1:]] == code[order[:-1]]
     prev[order[1:][same]] = order[:-1][same]
     nxt[order[:-1][same]] = order[1:][same]
-    best_of = np.full(len(families), -np.inf)
-    np.maximum.at(best_of, code, own)
+    # (the families lie in ``order`` one after another, in code order: one reduction each)
+    heads = np.flatnonzero(~same) + 1
+    best_of = np.maximum.reduceat(own[order], np.concatenate([[0], heads]))
     best = best_of[code]
     par_of = np.fromiter((parent_scores.get(p, 0.0) for p in families), np.float64, len(families))
     par = par_of[code]

@@ -78,7 +78,7 @@ import time
 import weakref
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -107,6 +107,7 @@ from .base import (
     StoreCapabilities,
     Vector,
     check_search_args,
+    unique_inverse,
 )
 
 FORMAT_VERSION = 3
@@ -1078,6 +1079,20 @@ class EmbeddedStore:
             return s, None
         return s, self._search_top(s, q, scope, limit, query_text, dense_weight, None)
 
+    def holds_context_type(self, context_type: ContextType) -> bool:
+        """Whether a live node of ``context_type`` is stored: one pass over the type column,
+        kept per snapshot (a write publishes a new one). The retriever asks it on every find:
+        on a tree without memories the memory context (turn windows, session evidence) has
+        nothing to work on, and its slot planning is skipped."""
+        s = self._snap
+        key = ("holds", context_type)
+        got: bool | None = s.cache.get(key)
+        if got is None:
+            n = s.n
+            got = bool(np.any((s.cols["ctype"][:n] == _CTYPE_CODE[context_type]) & s.alive[:n]))
+            s.cache[key] = got
+        return got
+
     def search_columns(
         self,
         vector: Vector,
@@ -1137,6 +1152,12 @@ class EmbeddedStore:
         ) -> tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]:
             return self._heading_codes(s, rows[positions])
 
+        def among(positions: npt.NDArray[np.int64], wanted: Collection[str]) -> BoolArray:
+            # a URI names one live row of the snapshot: the hits whose row is one of theirs
+            found = s.lookup(list(wanted)) if wanted else np.zeros(0, np.int64)
+            out: BoolArray = np.isin(rows[positions], found[found >= 0])
+            return out
+
         return HitArrays(
             leaves=s.cols["leaf"][rows].astype(bool),
             scores=score[top],
@@ -1147,6 +1168,7 @@ class EmbeddedStore:
             uris=uris,
             parent_uris=parent_uris,
             heading_codes=headings,
+            among=among,
         )
 
     def search_batch(
@@ -1329,7 +1351,7 @@ class EmbeddedStore:
         if n:
             parent = s.parent_row[rows]
             # siblings share a parent: each distinct parent row is decoded once
-            distinct, inverse = np.unique(parent, return_inverse=True)
+            distinct, inverse = unique_inverse(parent)
             unlinked = int(np.searchsorted(distinct, 0))  # the -1s sort first
             decoded = s.uris_of(np.concatenate([rows, distinct[unlinked:]]))
             uris = decoded[:n]
@@ -1546,22 +1568,48 @@ class EmbeddedStore:
             allowed_mask[allowed] = True
         base = self._static_mask(s, scope, None)
         for label in labels:
-            rows = self._tag_rows(s, label)
+            # The rows under the label's hash, checked one by one (their nodes, built for
+            # the answer anyway) only until ``limit`` in scope carry the label: the same
+            # first ``limit`` rows as checking every row first, which parsed the stored
+            # JSON of each of the hundreds of rows a common tag has on its first lookup
+            # (tag hops look up the hits' tags with every find).
+            rows = self._tag_hash_rows(s, label)
             if not rows.size:
                 continue
             ok = base[rows]
             if allowed_mask is not None:
                 ok &= allowed_mask[rows]
-            sel = rows[ok][:limit]
-            nodes = [self._node(s, int(r)) for r in sel]
-            out[label] = [
-                n
-                for n in nodes
-                if n.uri not in scope.exclude_uris and label in tagmod.labels(n.tags)
-            ]
+            nodes: list[Node] = []
+            for r in rows[ok].tolist():
+                node = self._node(s, r)
+                if label in tagmod.labels(node.tags):
+                    nodes.append(node)
+                    if len(nodes) >= limit:
+                        break
+            # (a label no stored row carries has no entry, one carried only out of scope an
+            # empty one: the first row that carries it settles that, mostly the first row)
+            if nodes or any(self._carries(s, r, label) for r in rows.tolist()):
+                out[label] = [n for n in nodes if n.uri not in scope.exclude_uris]
         return out
 
+    def _carries(self, s: _Snap, r: int, label: str) -> bool:
+        """Whether row ``r`` carries tag ``label`` (its built node's tags, else its stored
+        ones)."""
+        node = self._node_cache.get((s.uid, r))
+        tags = node.tags if node is not None else _stored_field(s, r, "tags") or []
+        return label in tagmod.labels(tags)
+
     # ------------------------------------------------------------------ scopes and masks
+    @staticmethod
+    def _tag_hash_rows(s: _Snap, label: str) -> IntArray:
+        """Rows with a tag whose hash is ``label``'s: every row carrying ``label`` and, on
+        a hash collision, rows that do not (the caller checks)."""
+        h = np.uint64(_h64(label))
+        lo = int(np.searchsorted(s.tag_hash, h, side="left"))
+        hi = int(np.searchsorted(s.tag_hash, h, side="right"))
+        rows: IntArray = s.tag_row[lo:hi]
+        return rows
+
     def _tag_rows(self, s: _Snap, label: str) -> IntArray:
         """Rows carrying tag ``label`` (cached per snapshot). The label hash finds them; each
         row's stored tags are then checked, so a hash collision cannot add a wrong row."""
@@ -1569,10 +1617,7 @@ class EmbeddedStore:
         hit: IntArray | None = s.cache.get(key)
         if hit is not None:
             return hit
-        h = np.uint64(_h64(label))
-        lo = int(np.searchsorted(s.tag_hash, h, side="left"))
-        hi = int(np.searchsorted(s.tag_hash, h, side="right"))
-        rows = s.tag_row[lo:hi]
+        rows = self._tag_hash_rows(s, label)
         keep = [label in tagmod.labels(_stored_field(s, int(r), "tags") or []) for r in rows]
         rows = rows[np.array(keep, dtype=bool)] if rows.size else rows
         _cache_put(s, key, rows, cap=256)
