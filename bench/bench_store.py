@@ -376,19 +376,20 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             t,
         )
     loop_only.close()
-    # the same finds through a client whose finds go to two reader processes
-    # (Treehop(reader_processes=2): the query is embedded here, the find runs in another
-    # interpreter), from 1 and 2 threads
+    # the same finds through a client with two reader processes (Treehop(reader_processes=2):
+    # one call at a time runs here, concurrent ones go to the workers, where the query's
+    # vector is searched in another interpreter), from 1 and 2 threads
     with Treehop(path, embedder=emb, config=plain, tagger=None, reader_processes=2) as pooled:
+        assert pooled._wait_readers()  # (they start with the client, in the background)
+        pool = pooled._readers[1]  # type: ignore[index]
         warm = threading.Thread(
-            target=lambda: [pooled.find(nm, target_uri=TARGET, limit=10) for nm in names[:10]]
+            target=lambda: [pool.find(nm, target_uri=TARGET, limit=10) for nm in names[:10]]
         )
-        pooled.find(names[0], target_uri=TARGET, limit=10)  # starts the workers
         warm.start()
         for nm in names[:10]:
+            pool.find(nm, target_uri=TARGET, limit=10)
             pooled.find(nm, target_uri=TARGET, limit=10)
         warm.join()
-        assert pooled._readers is not None  # the finds below go to the workers
         for t in (1, 2):
             out[f"pool_qps{t}"] = qps(
                 lambda nm: pooled.find(nm, target_uri=TARGET, limit=10, include_directories=False),

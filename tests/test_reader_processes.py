@@ -174,29 +174,16 @@ def test_a_bad_process_count_is_refused_before_any_process_starts(processes: obj
 def test_a_client_with_reader_processes_sends_finds_there_only_when_equal(index: Path) -> None:
     import multiprocessing
 
+    from treehop import integration_kit as kit
+    from treehop.models import ContextType, Node
+
     with Treehop(index, embedder=BagOfWordsEmbedder()) as plain:
         want = {q: _hits(plain.find(q, limit=5)) for q in QUERIES}
     th = Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=2)
     try:
-        assert th._readers is None  # workers start at the first find
-        assert {q: _hits(th.find(q, limit=5)) for q in QUERIES} == want
-        assert th._readers is not None
-        first = th._readers[1]
+        assert th._wait_readers()  # a saved index: the workers start with the client, aside
+        first = th._readers[1]  # type: ignore[index]
         assert len({w.process.pid for w in first._workers}) == 2
-        # an unsaved write (the store's own API; the client's writes commit): this client
-        # answers, since the workers would not see it ...
-        from treehop.models import ContextType, Node
-
-        zebra = "viking://resources/zebra.md"
-        node = Node(
-            uri=zebra,
-            parent_uri="viking://resources",
-            context_type=ContextType.RESOURCE,
-            level=1,
-            is_leaf=True,
-            content="Zebra crossings: striped zebra crossings for pedestrians.",
-        )
-        vec = BagOfWordsEmbedder().embed(["zebra crossings for pedestrians"])
         sent: list[str] = []
         real = first.find
 
@@ -205,27 +192,48 @@ def test_a_client_with_reader_processes_sends_finds_there_only_when_equal(index:
             return real(query, **kw)  # type: ignore[arg-type]
 
         first.find = counted  # type: ignore[method-assign,assignment]
-        th.store.upsert([node], vec)
-        assert th.store.unsaved  # type: ignore[attr-defined]
-        assert zebra in [m.uri for m in th.find("zebra crossings", limit=3).resources]
-        assert sent == [] and th._readers[1] is first
-        # ... and once saved, the workers do, and see it too
-        th.save()
-        assert not th.store.unsaved  # type: ignore[attr-defined]
-        assert zebra in [m.uri for m in th.find("zebra crossings", limit=3).resources]
-        assert sent == ["zebra crossings"] and th._readers[1] is first
-        # the integrations' sync find (LangChain, LlamaIndex retrievers) goes there too
-        from treehop import integration_kit as kit
-
-        assert zebra in [m.uri for m in kit.find(th, "zebra crossings", limit=3).resources]
-        assert sent == ["zebra crossings"] * 2
-        # a changed config restarts the workers with it
-        th.config.dense_weight = 0.6
-        mine = Treehop(index, embedder=BagOfWordsEmbedder())
-        mine.config.dense_weight = 0.6
-        assert _hits(th.find(QUERIES[0], limit=5)) == _hits(mine.find(QUERIES[0], limit=5))
-        mine.close()
-        assert th._readers[1] is not first and first._closed
+        # a lone caller runs here: no pipe, no worker
+        assert {q: _hits(th.find(q, limit=5)) for q in QUERIES} == want and sent == []
+        # while another call runs here, the next ones go to the workers, with the same answers
+        with th._local_slot:
+            assert {q: _hits(th.find(q, limit=5)) for q in QUERIES} == want
+            assert sent == QUERIES
+            sent.clear()
+            # an unsaved write (the store's own API; the client's writes commit): this
+            # client answers, since the workers would not see it ...
+            zebra = "viking://resources/zebra.md"
+            node = Node(
+                uri=zebra,
+                parent_uri="viking://resources",
+                context_type=ContextType.RESOURCE,
+                level=1,
+                is_leaf=True,
+                content="Zebra crossings: striped zebra crossings for pedestrians.",
+            )
+            vec = BagOfWordsEmbedder().embed(["zebra crossings for pedestrians"])
+            th.store.upsert([node], vec)
+            assert th.store.unsaved  # type: ignore[attr-defined]
+            assert zebra in [m.uri for m in th.find("zebra crossings", limit=3).resources]
+            assert sent == []
+            # ... and once saved, the workers do, and see it too
+            th.save()
+            assert not th.store.unsaved  # type: ignore[attr-defined]
+            assert zebra in [m.uri for m in th.find("zebra crossings", limit=3).resources]
+            assert sent == ["zebra crossings"] and th._readers[1] is first  # type: ignore[index]
+            # the integrations' sync find (LangChain, LlamaIndex retrievers) goes there too
+            got = kit.find(th, "zebra crossings", limit=3).resources
+            assert zebra in [m.uri for m in got] and sent == ["zebra crossings"] * 2
+            # a changed config: answered here until workers with it have started
+            th.config.dense_weight = 0.6
+            mine = Treehop(index, embedder=BagOfWordsEmbedder())
+            mine.config.dense_weight = 0.6
+            other = _hits(mine.find(QUERIES[0], limit=5))
+            mine.close()
+            assert _hits(th.find(QUERIES[0], limit=5)) == other
+            assert th._wait_readers()
+            assert th._readers[1] is not first and first._closed  # type: ignore[index]
+            assert _hits(th.find(QUERIES[0], limit=5)) == other
+            assert sent == ["zebra crossings"] * 2  # (the new pool answered the last one)
     finally:
         th.close()
     assert th._readers is None

@@ -37,7 +37,14 @@ from .context_assembly import (
 )
 from .embedders.base import Embedder
 from .embedders.guarded import guard_embedder
-from .errors import EmbeddingError, IngestError, InvalidQueryError, InvalidURIError, NotFoundError
+from .errors import (
+    EmbeddingError,
+    IngestError,
+    InvalidQueryError,
+    InvalidURIError,
+    NotFoundError,
+    TreehopError,
+)
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
@@ -835,14 +842,22 @@ def _blocking_read(
 def _in_reader_processes(
     inner: Callable[Concatenate[Treehop, _P], FindResult],
 ) -> Callable[Concatenate[Treehop, _P], FindResult]:
-    """A sync read answered by the client's :class:`~treehop.ReaderPool` when it has one and
-    the pool would answer the same (:meth:`Treehop._readers_for_call`), else ``inner``."""
+    """A sync read that runs here while no other call of this client does, and goes to the
+    client's :class:`~treehop.ReaderPool` when one does and the pool would answer the same
+    (:meth:`Treehop._readers_for_call`); else ``inner`` here."""
 
     @functools.wraps(inner)
     def call(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> FindResult:
         pool = self._readers_for_call()
         if pool is None:
             return inner(self, *args, **kwargs)
+        if self._local_slot.acquire(blocking=False):
+            # one call at a time runs here, with no pipe or pickling: a lone caller never
+            # pays for the workers, and a second concurrent one overflows to them
+            try:
+                return inner(self, *args, **kwargs)
+            finally:
+                self._local_slot.release()
         return pool.find(*args, **kwargs)  # type: ignore[arg-type]
 
     return call
@@ -861,7 +876,10 @@ class Treehop:
     several cores instead of sharing one interpreter lock. A call goes to the workers only
     when they would answer exactly as this client: no reranker, every write saved (a worker
     sees what is committed) and the config unchanged since they started (a changed config
-    restarts them); otherwise it runs here. Workers start at the first such call.
+    restarts them); otherwise it runs here. One call at a time runs in this process anyway
+    (no pipe, no pickling): a lone caller never waits for a worker, and concurrent calls
+    overflow to the workers. They start in the background, when the client opens a saved
+    index or at the first find after its first save.
     """
 
     def __init__(
@@ -892,10 +910,16 @@ class Treehop:
         self._readers: tuple[str, ReaderPool] | None = None
         """The running pool and the config (as JSON) it was started with."""
         self._readers_lock = threading.Lock()
+        self._readers_wanted: str | None = None
+        """The config a pool is being started with, or failed to start with (not retried)."""
+        self._local_slot = threading.Lock()
+        """Held by the one call that runs in this process while a pool is up."""
+        self._readers_for_call()  # an index saved before: its workers start now, aside
 
     def _readers_for_call(self) -> ReaderPool | None:
-        """The reader pool, when a ``find()`` may go to it now (see the class docstring);
-        started, or restarted after a config change, here."""
+        """The reader pool, when a ``find()`` may go to it now (see the class docstring).
+        When one may but none runs with the current config, one is started in a thread (the
+        call meanwhile runs here), so a start never delays a call."""
         if not self._reader_processes or self._runner.closed:
             return None
         a = self._async
@@ -909,21 +933,49 @@ class Treehop:
         if readers is not None and readers[0] == config:
             return readers[1]
         with self._readers_lock:
-            readers = self._readers
-            if readers is not None and readers[0] == config:
-                return readers[1]
-            if readers is not None:
-                readers[1].close()
-                self._readers = None
+            if self._readers_wanted == config:
+                return None  # being started (or it failed: this call and later ones run here)
+            self._readers_wanted = config
+        threading.Thread(
+            target=self._start_readers,
+            args=(store.path, config),
+            name="treehop-reader-start",
+            daemon=True,
+        ).start()
+        return None
+
+    def _start_readers(self, path: Path, config: str) -> None:
+        """Start a pool with ``config`` and put it in place of the old one (closed after)."""
+        a = self._async
+        try:
             pool = ReaderPool(
-                store.path,
+                path,
                 embedder=a.embedder,
                 config=RetrievalConfig.model_validate_json(config),
                 user=a.user,
                 processes=self._reader_processes,
             )
-            self._readers = (config, pool)
-            return pool
+        except TreehopError:
+            return  # (``_readers_wanted`` stays: finds run here rather than retry each call)
+        with self._readers_lock:
+            if self._runner.closed or self._readers_wanted != config:
+                stale: ReaderPool | None = pool  # closed, or another config wanted meanwhile
+            else:
+                stale = self._readers[1] if self._readers is not None else None
+                self._readers = (config, pool)
+        if stale is not None:
+            stale.close()
+
+    def _wait_readers(self, timeout: float = 120.0) -> bool:
+        """Wait until a pool runs with the current config (tests and benchmarks)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            readers = self._readers
+            if readers is not None and readers[0] == self._async.config.model_dump_json():
+                return True
+            self._readers_for_call()
+            time.sleep(0.05)
+        return False
 
     @property
     def aio(self) -> AsyncTreehop:
@@ -990,6 +1042,7 @@ class Treehop:
             return
         with self._readers_lock:
             readers, self._readers = self._readers, None
+            self._readers_wanted = None
         if readers is not None:
             readers[1].close()
         try:
