@@ -611,6 +611,9 @@ class TreehopRetriever(BaseRetriever):
             if self._source is not None:  # the SDK is synchronous: no loop, no thread
                 kw, ctype = self._find_args()
                 result = self._source.find(query_bundle.query_str, context_type=ctype, **kw)
+            elif self.mode == "find":  # a sync client's own find(): threads run side by side
+                kw, ctype = self._find_args()
+                result = kit.find(self._client, query_bundle.query_str, context_type=ctype, **kw)
             else:
                 result = kit.run_on(self._client, self._query(query_bundle.query_str))
             hits = kit.top_hits(self._client, result, self._similarity_top_k)
