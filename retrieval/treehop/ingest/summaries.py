@@ -22,6 +22,7 @@ from typing import Protocol
 from .markup import (
     adornment_char,
     atx_heading,
+    could_have_heading,
     fence_closes,
     fence_open,
     looks_like_rst,
@@ -95,10 +96,22 @@ def _prose_lines(text: str, kind: str) -> list[str]:
     fence: tuple[str, int] | None = None
     lines = text.split("\n")
     structured = kind in {"markdown", "html", "rst"}
+    last = len(lines) - 1
     for i, ln in enumerate(lines):
         if fence is not None:
             if fence_closes(ln, *fence):
                 fence = None
+            continue
+        if ln[:1].isalnum() and (i == last or lines[i + 1][:1].isalnum() or not lines[i + 1]):
+            # Running text (most lines): a line that starts with a letter or digit opens no
+            # fence and is no heading, adornment, table, comment or directive, and a next
+            # line that is empty or starts so underlines nothing; the checks below would
+            # all pass it (no character is both alphanumeric and whitespace).
+            s = ln.strip()
+            out.append(s)
+            size += len(s) + 1
+            if size >= SENTENCE_PROBE_CHARS:
+                break
             continue
         if kind in {"markdown", "html"} and (opened := fence_open(ln)) is not None:
             fence = opened
@@ -185,7 +198,9 @@ class ExtractiveSummarizer:
 
     def summarize_file(self, name: str, text: str, kind: str) -> tuple[str, str]:
         outline: list[str] = []
-        if kind in {"markdown", "html", "rst"}:
+        if kind in {"markdown", "html"} and not could_have_heading(text):
+            title = title_of(text, "text")  # what the parse below would come to
+        elif kind in {"markdown", "html", "rst"}:
             doc = parse(text, kind)
             title = doc.title or title_of(text, "text")
             outline = doc.headings

@@ -1,0 +1,167 @@
+"""Ingest shortcuts give exactly what the code they short-cut gave.
+
+Each test keeps the replaced code (or the general path the shortcut skips) as its oracle and
+compares on hypothesis-generated text made of the pieces that decide the outcome: headings,
+underlines, fences, hyphens and equals signs, every line break (``\\r``, ``\\n``), Unicode
+whitespace, letters, digits and non-ASCII letters.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treehop.ingest import summaries
+from treehop.ingest.markup import (
+    adornment_char,
+    atx_heading,
+    could_have_heading,
+    fence_closes,
+    fence_open,
+    parse,
+    setext_level,
+)
+
+_PIECES = st.sampled_from(
+    [
+        "word",
+        "Title",
+        "é",
+        "²",
+        "x" * 130,
+        " ",
+        "   ",
+        "    ",
+        "\t",
+        "\n",
+        "\n\n",
+        "\r",
+        "\r\n",
+        "\x0c",
+        "\x1c",
+        "\u2028",
+        "\u3000",
+        ".",
+        "-",
+        "--",
+        "---",
+        "=",
+        "===",
+        "a-b",
+        "x=1",
+        "#",
+        "# ",
+        "## Head ##",
+        "Head\n====\n",
+        "Head\n---\n",
+        "```\n",
+        "~~~\n",
+        "|",
+        "<!--",
+        "+-",
+        ".. ",
+        "*",
+        "`",
+        "~",
+        ":",
+        "Sentence. ",
+    ]
+)
+_TEXT = st.lists(_PIECES, max_size=50).map("".join)
+
+
+def _old_prose_lines(text: str, kind: str) -> list[str]:
+    """``summaries._prose_lines`` before the running-text shortcut."""
+    out: list[str] = []
+    size = 0
+    fence: tuple[str, int] | None = None
+    lines = text.split("\n")
+    structured = kind in {"markdown", "html", "rst"}
+    for i, ln in enumerate(lines):
+        if fence is not None:
+            if fence_closes(ln, *fence):
+                fence = None
+            continue
+        if kind in {"markdown", "html"} and (opened := fence_open(ln)) is not None:
+            fence = opened
+            continue
+        s = ln.strip()
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        skip = not s or s.startswith(("|", "<!--", "+-"))
+        if structured and not skip:
+            skip = (
+                ln[:1] in {" ", "\t"}
+                or atx_heading(ln) is not None
+                or adornment_char(ln) is not None
+                or (adornment_char(nxt) is not None and len(nxt.rstrip()) >= len(ln.rstrip()))
+                or setext_level(nxt) > 0
+                or s.startswith(".. ")
+            )
+        if skip:
+            continue
+        out.append(s)
+        size += len(s) + 1
+        if size >= summaries.SENTENCE_PROBE_CHARS:
+            break
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXT, st.sampled_from(["markdown", "rst", "html", "code", "text"]))
+def test_prose_lines_equal_the_line_by_line_checks(text: str, kind: str) -> None:
+    assert summaries._prose_lines(text, kind) == _old_prose_lines(text, kind)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXT)
+def test_could_have_heading_is_never_wrongly_false(text: str) -> None:
+    """Whenever the shortcut says "no heading", the Markdown parse finds none."""
+    doc = parse(text, "markdown")
+    if not could_have_heading(text):
+        assert doc.title == "" and doc.headings == []
+
+
+def test_could_have_heading_sees_every_heading_form() -> None:
+    for text in (
+        "# T",
+        "intro\n## T",
+        "T\n===",
+        "T\r---",
+        "T\r\n  ---  \r\nbody",
+        "T\n\x0c==\x1c",
+        "---",
+    ):
+        assert could_have_heading(text), text
+    for text in ("plain prose, a-b and x=1.", "line one\nline two - more\n= not alone"):
+        assert not could_have_heading(text), text
+        assert parse(text, "markdown").headings == []
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXT, st.sampled_from(["markdown", "html", "rst", "text", "code"]))
+def test_file_summary_equals_the_one_from_the_parse(text: str, kind: str) -> None:
+    """The headingless shortcut of ``summarize_file`` gives what the parse gave: title from
+    the first line, no outline."""
+    got = summaries.ExtractiveSummarizer().summarize_file("a-b_c.md", text, kind)
+    outline: list[str] = []
+    if kind in {"markdown", "html", "rst"}:
+        doc = parse(text, kind)
+        title = doc.title or summaries.title_of(text, "text")
+        outline = doc.headings
+    else:
+        title = summaries.title_of(text, kind)
+        if kind == "code":
+            outline = [
+                m.group(1) for ln in text.split("\n") if (m := summaries._CODE_DEF.match(ln))
+            ]
+    sent = summaries.first_sentence(text, kind)
+    head = title or summaries.humanize("a-b_c.md")
+    abstract = head if sent.startswith(head) else f"{head}: {sent}" if sent else head
+    overview = abstract
+    if outline:
+        overview += "\nContents: " + "; ".join(dict.fromkeys(outline[:400]))
+    want = (
+        summaries._clip(abstract, summaries.ABSTRACT_CHARS),
+        summaries._clip(overview, summaries.OVERVIEW_CHARS),
+    )
+    assert got == want
