@@ -11,7 +11,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treehop.ingest import summaries
+from treehop.ingest import loaders, summaries
 from treehop.ingest.markup import (
     adornment_char,
     atx_heading,
@@ -165,3 +165,46 @@ def test_file_summary_equals_the_one_from_the_parse(text: str, kind: str) -> Non
         summaries._clip(overview, summaries.OVERVIEW_CHARS),
     )
     assert got == want
+
+
+# ------------------------------------------------------------------------------ reading
+
+
+def _old_decode(data: bytes) -> str | None:
+    """``loaders.decode`` before the BOM-less UTF-8 shortcut."""
+    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    for enc in ("utf-8-sig", "utf-16"):
+        try:
+            text = data.decode(enc)
+        except UnicodeDecodeError:
+            continue
+        if enc == "utf-16" and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return None
+        return text
+    return None
+
+
+_BYTES = st.lists(
+    st.sampled_from(
+        [b"a", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00", b"\xc3\xa9", b"\xc3", b"\n"]
+    )
+    | st.binary(max_size=4),
+    max_size=30,
+).map(b"".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_BYTES | st.text(max_size=40).map(lambda t: t.encode("utf-8")))
+def test_decode_equals_the_codec_loop(data: bytes) -> None:
+    assert loaders.decode(data) == _old_decode(data)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 3 * loaders._READ_CHUNK + 7))
+def test_read_bytes_reads_whole_files(tmp_path_factory, size: int) -> None:
+    f = tmp_path_factory.mktemp("read") / "f.bin"
+    data = bytes(i % 251 for i in range(size))
+    f.write_bytes(data)
+    assert loaders._read_bytes(f) == data
+    assert loaders._read_bytes(str(f)) == data
