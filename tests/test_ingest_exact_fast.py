@@ -21,6 +21,7 @@ from treehop.ingest.markup import (
     parse,
     setext_level,
 )
+from treehop.tagging import keywords
 
 _PIECES = st.sampled_from(
     [
@@ -208,3 +209,30 @@ def test_read_bytes_reads_whole_files(tmp_path_factory, size: int) -> None:
     f.write_bytes(data)
     assert loaders._read_bytes(f) == data
     assert loaders._read_bytes(str(f)) == data
+
+
+# ------------------------------------------------------------------------------ tagging
+
+
+_KEYS = st.lists(
+    st.sampled_from(["feature", "store", "a-b", "c++", "k8s", "-x", "x-", "中文", "Ab", "a\nb", ""])
+    | st.text(alphabet="ab-+#.\n_ Zé", max_size=70),
+    max_size=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_KEYS)
+def test_all_normal_equals_one_match_per_key(keys: list[str]) -> None:
+    want = all(keywords._NORMAL_LABEL.fullmatch(k) is not None for k in keys)
+    assert keywords._all_normal(keys) == want
+    assert keywords._labels(keys) == [keywords._label(k) for k in keys]
+
+
+def test_vocab_strings_spell_every_term() -> None:
+    tagger = keywords.KeywordTagger()
+    tagger.fit(["feature store a-b-c x", "feature store node.js c++ x", "a-b-c node.js"])
+    v = tagger._vocab
+    ids = list(range(len(v)))[::-1]
+    assert v.strings(ids) == [v.atoms.spell(int(k)) for k in v.term_key[ids].tolist()]
+    assert "feature-store" in v.strings(ids)
