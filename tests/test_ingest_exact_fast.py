@@ -8,9 +8,14 @@ whitespace, letters, digits and non-ASCII letters.
 
 from __future__ import annotations
 
+import itertools
+from types import SimpleNamespace
+
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treehop import tags as tags_mod
 from treehop.ingest import loaders, summaries
 from treehop.ingest.markup import (
     adornment_char,
@@ -21,6 +26,7 @@ from treehop.ingest.markup import (
     parse,
     setext_level,
 )
+from treehop.stores import embedded
 from treehop.tagging import keywords
 
 _PIECES = st.sampled_from(
@@ -236,3 +242,56 @@ def test_vocab_strings_spell_every_term() -> None:
     ids = list(range(len(v)))[::-1]
     assert v.strings(ids) == [v.atoms.spell(int(k)) for k in v.term_key[ids].tolist()]
     assert "feature-store" in v.strings(ids)
+
+
+# ------------------------------------------------------------------------------ store upsert
+
+
+def _old_merged_tags(s, alive, nodes, n0):  # type: ignore[no-untyped-def]
+    """``embedded._merged_tags`` before the flattened label pass."""
+    keep_t = alive[s.tag_row]
+    th, tr = s.tag_hash[keep_t], s.tag_row[keep_t]
+    per_node = [tags_mod.labels(n.tags) for n in nodes]
+    flat = list(itertools.chain.from_iterable(per_node))
+    if flat:
+        hashed = {lab: embedded._h64(lab) for lab in dict.fromkeys(flat)}
+        nh = np.fromiter(map(hashed.__getitem__, flat), dtype=np.uint64, count=len(flat))
+        counts = np.fromiter(map(len, per_node), dtype=np.int64, count=len(per_node))
+        nr = np.repeat(np.arange(n0, n0 + len(per_node), dtype=np.int64), counts)
+        order_t = np.argsort(nh, kind="stable")
+        pos_t = np.searchsorted(th, nh[order_t], side="right")
+        th = np.insert(th, pos_t, nh[order_t])
+        tr = np.insert(tr, pos_t, nr[order_t])
+    return th, tr
+
+
+_TAG = st.sampled_from(["auto:a", "user:a", "inherit:a", "auto:b", "b", "inherit:c", "x:y:z", ""])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(_TAG, max_size=6), max_size=8),
+    st.lists(st.lists(_TAG, max_size=4), max_size=5),
+    st.integers(0, 2**32),
+)
+def test_merged_tags_equal_the_per_node_sets(
+    new_tags: list[list[str]], old_tags: list[list[str]], seed: int
+) -> None:
+    """The tag lookup after an upsert is the one the per-node label sets gave: same hashes,
+    same rows, same order (stored rows, some dead, then the new ones)."""
+    rng = np.random.default_rng(seed)
+    old_th, old_tr = _old_merged_tags(
+        SimpleNamespace(tag_hash=np.zeros(0, np.uint64), tag_row=np.zeros(0, np.int64)),
+        np.ones(len(old_tags), bool),
+        [SimpleNamespace(tags=t) for t in old_tags],
+        0,
+    )
+    snap = SimpleNamespace(tag_hash=old_th, tag_row=old_tr)
+    n0 = len(old_tags)
+    alive = np.ones(n0 + len(new_tags), bool)
+    alive[:n0] = rng.random(n0) < 0.6
+    nodes = [SimpleNamespace(tags=t) for t in new_tags]
+    got = embedded._merged_tags(snap, alive, nodes, n0)  # type: ignore[arg-type]
+    want = _old_merged_tags(snap, alive, nodes, n0)
+    assert got[0].tolist() == want[0].tolist()
+    assert got[1].tolist() == want[1].tolist()

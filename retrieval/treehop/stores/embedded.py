@@ -2783,14 +2783,32 @@ def _merged_tags(
     """The (tag-label hash, row) lookup without dead rows, with the new rows' labels merged."""
     keep_t = alive[s.tag_row]
     th, tr = s.tag_hash[keep_t], s.tag_row[keep_t]
-    # Labels repeat across a batch's nodes: each distinct label is hashed once.
-    per_node = [tagmod.labels(n.tags) for n in nodes]
-    flat = list(itertools.chain.from_iterable(per_node))
-    if flat:
-        hashed = {lab: _h64(lab) for lab in dict.fromkeys(flat)}
-        nh = np.fromiter(map(hashed.__getitem__, flat), dtype=np.uint64, count=len(flat))
+    # Tags repeat across a batch's nodes: each distinct tag is labelled, and each distinct
+    # label hashed, once; the (row, label) pairs are the nodes' label sets, flattened with
+    # C-level passes (a set per node cost more than the rest together). Entries with equal
+    # hash and row are equal, so the order of a node's labels does not show.
+    per_node = [n.tags for n in nodes]
+    flat_tags = list(itertools.chain.from_iterable(per_node))
+    if flat_tags:
+        tag_lab = dict.fromkeys(flat_tags, 0)
+        lab_num: dict[str, int] = {}
+        lab_hash: list[int] = []
+        for t in tag_lab:
+            lab = tagmod.label_of(t)
+            num = lab_num.get(lab)
+            if num is None:
+                num = lab_num[lab] = len(lab_hash)
+                lab_hash.append(_h64(lab))
+            tag_lab[t] = num
+        lab = np.fromiter(map(tag_lab.__getitem__, flat_tags), np.int64, len(flat_tags))
         counts = np.fromiter(map(len, per_node), dtype=np.int64, count=len(per_node))
         nr = np.repeat(np.arange(n0, n0 + len(per_node), dtype=np.int64), counts)
+        pair = (nr - n0) * len(lab_hash) + lab
+        if np.unique(pair).size != pair.size:  # a label twice in a node: once in its set
+            _, first = np.unique(pair, return_index=True)
+            first.sort()
+            lab, nr = lab[first], nr[first]
+        nh = np.asarray(lab_hash, dtype=np.uint64)[lab]
         order_t = np.argsort(nh, kind="stable")
         pos_t = np.searchsorted(th, nh[order_t], side="right")
         th = np.insert(th, pos_t, nh[order_t])
