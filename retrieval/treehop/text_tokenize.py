@@ -25,6 +25,7 @@ import threading
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -370,16 +371,19 @@ def ascii_words(texts: Sequence[str]) -> AsciiWords | None:
             return None
     big = " \x00 " + " \x00 ".join(texts)
     words = big.encode("ascii").lower().translate(_ASCII_GAPS_NUL).decode("ascii").split()
-    ids = dict.fromkeys(words, 0)
-    for i, w in enumerate(ids):
-        ids[w] = i
-    occ = np.fromiter(map(ids.__getitem__, words), np.int64, len(words))
-    mark = occ == ids["\x00"]
+    # Each word's distinct index in one C-level pass: ``setdefault`` keeps the position of
+    # a word's first occurrence, which ``dense`` turns into first-seen numbering.
+    ids: dict[str, int] = {}
+    first_at = np.fromiter(map(ids.setdefault, words, count()), np.int64, len(words))
+    dense = np.empty(len(words), dtype=np.int64)
+    dense[np.fromiter(ids.values(), np.int64, len(ids))] = np.arange(len(ids))
+    occ = dense[first_at]
+    mark = occ == 0  # the first word is the first text's mark
     doc = np.cumsum(mark) - 1
     keep = ~mark
     distinct = list(ids)
     # The mark's distinct slot stays (an empty word: no term); no occurrence refers to it.
-    distinct[ids["\x00"]] = ""
+    distinct[0] = ""
     return distinct, occ[keep], doc[keep]
 
 

@@ -49,7 +49,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import count, repeat
 from types import ModuleType
 from typing import Any, Final, Literal, cast
 
@@ -564,7 +564,13 @@ def _latin_tokens(
     if "\n" in big:
         big = _PARAGRAPH.sub(" \x02 ", big)
     chunks = big.split()
-    chunk_ids: dict[str, int] = dict.fromkeys(chunks, 0)
+    # Each chunk's distinct index in one C-level pass: ``setdefault`` keeps the position of
+    # a chunk's first occurrence, which ``dense`` turns into first-seen numbering (was a
+    # ``dict.fromkeys`` pass and a lookup pass over every chunk).
+    chunk_ids: dict[str, int] = {}
+    first_at = np.fromiter(map(chunk_ids.setdefault, chunks, count()), np.int64, len(chunks))
+    dense = np.empty(len(chunks), dtype=np.int64)
+    dense[np.fromiter(chunk_ids.values(), np.int64, len(chunk_ids))] = np.arange(len(chunk_ids))
     # Per distinct chunk: its tokens' slice of ``flat_tok``/``flat_code`` (each token's
     # distinct index and the code of the gap before it inside the chunk), the code of its
     # tail after the last token, and for a chunk without tokens its code and documents.
@@ -578,7 +584,6 @@ def _latin_tokens(
     docs = np.zeros(n_chunk, dtype=np.int64)
     split, code_of, tid = _TOKEN_SPLIT_RE.split, _gap_code, tok_ids.setdefault
     for c, chunk in enumerate(chunk_ids):
-        chunk_ids[chunk] = c
         start[c] = len(flat_tok)
         if chunk in (_DOC_CHUNK, _PARA_CHUNK):
             tail[c], docs[c] = 2, chunk == _DOC_CHUNK
@@ -589,7 +594,7 @@ def _latin_tokens(
         for i in range(1, len(pieces), 2):
             flat_tok.append(tid(pieces[i], len(tok_ids)))
             flat_code.append(code_of(pieces[i - 1]))
-    occ = np.fromiter(map(chunk_ids.__getitem__, chunks), np.int64, len(chunks))
+    occ = dense[first_at]
     n = ntok[occ]
     has = n > 0
     tb = occ[has]  # the chunk occurrences holding tokens, in order
