@@ -2696,11 +2696,10 @@ def _append_rows(
     start_n = int(cols["node_end"][n0 - 1]) if n0 else 0
     new_h = _hashes([n.uri for n in nodes])
     cols["uri_hash"][n0:n1] = new_h
-    cols["parent_hash"][n0:n1] = np.fromiter(
-        (_h64(n.parent_uri) if n.parent_uri is not None else 0 for n in nodes),
-        dtype=np.uint64,
-        count=k,
-    )
+    # Siblings share a parent: each distinct parent URI is hashed once.
+    parents = [n.parent_uri for n in nodes]
+    parent_h = {p: _h64(p) if p is not None else 0 for p in dict.fromkeys(parents)}
+    cols["parent_hash"][n0:n1] = np.fromiter(map(parent_h.__getitem__, parents), np.uint64, k)
     cols["uri_end"][n0:n1] = start_u + np.cumsum([len(b) for b in uri_b])
     cols["node_end"][n0:n1] = start_n + np.cumsum([len(b) for b in blobs])
     cols["chunk"][n0:n1] = [-1 if n.chunk_index is None else n.chunk_index for n in nodes]
@@ -2763,8 +2762,12 @@ def _linked_parents(
         return parent_row
     has = [i for i, nd in enumerate(nodes) if nd.parent_uri is not None]
     if has:
-        parent_row[n0 + np.array(has, dtype=np.int64)] = tmp.lookup(
-            [nodes[i].parent_uri or "" for i in has]
+        # Siblings share a parent: each distinct parent URI is looked up once.
+        parents = [nodes[i].parent_uri or "" for i in has]
+        distinct = list(dict.fromkeys(parents))
+        row_of = dict(zip(distinct, tmp.lookup(distinct).tolist(), strict=True))
+        parent_row[n0 + np.array(has, dtype=np.int64)] = np.fromiter(
+            map(row_of.__getitem__, parents), np.int64, len(parents)
         )
     pk = tmp.cols["parent_hash"][by_parent]
     lo = np.searchsorted(pk, new_h, side="left")
