@@ -50,6 +50,8 @@ _DOCSTRING = re.compile(r"[ \t]*(?:\"\"\"|''')[ \t]*(\S.{0,300})")
 _LINE_COMMENT = re.compile(r"[ \t]*(?://|#|--|/\*+)[ \t]*(\w.{0,300})")
 _CODE_DEF = re.compile(r"[ \t]*(?:def|class|func|fn|function|public|interface)[ \t]+(\w{1,100})")
 _MARKUP_CHARS = re.compile(r"[*_`>]+")
+_NON_SPACE = re.compile(r"\S")
+r"""The first character ``str.lstrip`` keeps (``\s`` is exactly ``str.isspace``)."""
 _FIRST_PROBE = 256
 """Characters of prose cleaned first when looking for the first sentence (then 4x more)."""
 
@@ -171,12 +173,14 @@ def title_of(text: str, kind: str) -> str:
                 m = pattern.match(ln)
                 if m:
                     return _clip(m.group(1).strip().strip("\"'"), 120)
-    # The first non-blank line among the first 400, without cutting the text into lines:
-    # what precedes the first non-space character is the blank lines before it.
-    rest = text.lstrip()
-    if not rest or text.count("\n", 0, len(text) - len(rest)) >= 400:
+    # The first non-blank line among the first 400, without cutting the text into lines or
+    # copying it: what precedes the first non-space character is the blank lines before it,
+    # and the clip reads only a bounded prefix of the line (``_clip``: 120 * 4 + 64).
+    first = _NON_SPACE.search(text)
+    if first is None or text.count("\n", 0, first.start()) >= 400:
         return ""
-    return _clip(rest.partition("\n")[0].strip(), 120)
+    at = first.start()
+    return _clip(text[at : at + 120 * 4 + 64].partition("\n")[0].strip(), 120)
 
 
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,6}$")
