@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treehop import tags as tags_mod
+from treehop import text_tokenize
 from treehop.ingest import loaders, summaries
 from treehop.ingest.markup import (
     adornment_char,
@@ -295,3 +296,167 @@ def test_merged_tags_equal_the_per_node_sets(
     want = _old_merged_tags(snap, alive, nodes, n0)
     assert got[0].tolist() == want[0].tolist()
     assert got[1].tolist() == want[1].tolist()
+
+
+# ------------------------------------------------------------------------------ stemming
+
+_OLD_VOWELS = frozenset("aeiou")
+
+
+def _old_is_consonant(word: str, i: int) -> bool:
+    ch = word[i]
+    if ch in _OLD_VOWELS:
+        return False
+    if ch == "y":
+        return i == 0 or not _old_is_consonant(word, i - 1)
+    return True
+
+
+def _old_measure(stem: str) -> int:
+    m = 0
+    prev_vowel = False
+    for i in range(len(stem)):
+        vowel = not _old_is_consonant(stem, i)
+        if prev_vowel and not vowel:
+            m += 1
+        prev_vowel = vowel
+    return m
+
+
+def _old_has_vowel(stem: str) -> bool:
+    return any(not _old_is_consonant(stem, i) for i in range(len(stem)))
+
+
+def _old_double_consonant(word: str) -> bool:
+    return len(word) >= 2 and word[-1] == word[-2] and _old_is_consonant(word, len(word) - 1)
+
+
+def _old_cvc(word: str) -> bool:
+    n = len(word)
+    return (
+        n >= 3
+        and _old_is_consonant(word, n - 3)
+        and not _old_is_consonant(word, n - 2)
+        and _old_is_consonant(word, n - 1)
+        and word[-1] not in "wxy"
+    )
+
+
+_WORD = st.text(alphabet="abcdeilmnorstuvwxyzAEY", max_size=14) | st.sampled_from(
+    [
+        "caresses",
+        "ponies",
+        "ties",
+        "caress",
+        "cats",
+        "feed",
+        "agreed",
+        "plastered",
+        "bled",
+        "motoring",
+        "sing",
+        "conflated",
+        "troubled",
+        "sized",
+        "hopping",
+        "tanned",
+        "falling",
+        "hissing",
+        "fizzed",
+        "failing",
+        "filing",
+        "happy",
+        "sky",
+        "relational",
+        "conditional",
+        "rational",
+        "valenci",
+        "hesitanci",
+        "digitizer",
+        "conformabli",
+        "radicalli",
+        "differentli",
+        "vileli",
+        "analogousli",
+        "vietnamization",
+        "predication",
+        "operator",
+        "feudalism",
+        "decisiveness",
+        "hopefulness",
+        "callousness",
+        "formaliti",
+        "sensitiviti",
+        "sensibiliti",
+        "triplicate",
+        "formative",
+        "formalize",
+        "electriciti",
+        "electrical",
+        "hopeful",
+        "goodness",
+        "revival",
+        "allowance",
+        "inference",
+        "airliner",
+        "gyroscopic",
+        "adjustable",
+        "defensible",
+        "irritant",
+        "replacement",
+        "adjustment",
+        "dependent",
+        "adoption",
+        "homologou",
+        "communism",
+        "activate",
+        "angulariti",
+        "homologous",
+        "effective",
+        "bowdlerize",
+        "probate",
+        "rate",
+        "cease",
+        "controll",
+        "roll",
+        "syzygy",
+        "yyyy",
+        "ayyy",
+        "yay",
+        "boyish",
+        "Yellow",
+        "AYE",
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_WORD)
+def test_porter_conditions_equal_the_letter_by_letter_ones(word: str) -> None:
+    assert text_tokenize._measure(word) == _old_measure(word)
+    assert text_tokenize._has_vowel(word) == _old_has_vowel(word)
+    assert text_tokenize._double_consonant(word) == _old_double_consonant(word)
+    assert text_tokenize._cvc(word) == _old_cvc(word)
+
+
+def test_porter_stems_of_the_published_examples() -> None:
+    """Porter's own examples (1980, steps 1-5)."""
+    for word, stem in {
+        "caresses": "caress",
+        "ponies": "poni",
+        "agreed": "agre",
+        "hopping": "hop",
+        "filing": "file",
+        "happy": "happi",
+        "relational": "relat",
+        "conditional": "condit",
+        "vietnamization": "vietnam",
+        "triplicate": "triplic",
+        "revival": "reviv",
+        "adoption": "adopt",
+        "controll": "control",
+        "roll": "roll",
+        "generalizations": "gener",
+        "oscillators": "oscil",
+    }.items():
+        assert text_tokenize.porter_stem(word) == stem, word
