@@ -460,3 +460,37 @@ def test_porter_stems_of_the_published_examples() -> None:
         "oscillators": "oscil",
     }.items():
         assert text_tokenize.porter_stem(word) == stem, word
+
+
+def _old_replace_if_m(word: str, rules: tuple[tuple[str, str], ...], min_m: int) -> str:
+    for suffix, repl in rules:
+        if word.endswith(suffix):
+            stem = word[: -len(suffix)]
+            return stem + repl if _old_measure(stem) > min_m else word
+    return word
+
+
+def _old_step4(word: str) -> str:
+    for suffix in text_tokenize._STEP4_SORTED:
+        if word.endswith(suffix):
+            stem = word[: -len(suffix)]
+            if _old_measure(stem) > 1 and (suffix != "ion" or stem.endswith(("s", "t"))):
+                return stem
+            return word
+    return word
+
+
+_SUFFIXED = st.tuples(
+    _WORD,
+    st.sampled_from(
+        ["", "ational", "tional", "ation", "ness", "ful", "icate", "ion", "ement", "ize", "al"]
+    ),
+).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_SUFFIXED)
+def test_porter_rule_steps_equal_the_plain_loops(word: str) -> None:
+    for rules in (text_tokenize._STEP2_SORTED, text_tokenize._STEP3_SORTED):
+        assert text_tokenize._replace_if_m(word, rules, 0) == _old_replace_if_m(word, rules, 0)
+    assert text_tokenize._step4(word) == _old_step4(word)

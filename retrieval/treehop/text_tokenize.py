@@ -169,7 +169,15 @@ _STEP3_SORTED = _by_length(_STEP3)
 _STEP4_SORTED = tuple(sorted(_STEP4, key=len, reverse=True))
 
 
+_SUFFIXES: dict[tuple[tuple[str, str], ...], tuple[str, ...]] = {
+    rules: tuple(r[0] for r in rules) for rules in (_STEP2_SORTED, _STEP3_SORTED)
+}
+"""Each rule table's suffixes, for one C-level ``endswith`` that passes over most words."""
+
+
 def _replace_if_m(word: str, rules: tuple[tuple[str, str], ...], min_m: int) -> str:
+    if not word.endswith(_SUFFIXES[rules]):
+        return word
     for suffix, repl in rules:
         if word.endswith(suffix):
             stem = word[: -len(suffix)]
@@ -206,6 +214,8 @@ def _step1(word: str) -> str:
 
 
 def _step4(word: str) -> str:
+    if not word.endswith(_STEP4_SORTED):
+        return word
     for suffix in _STEP4_SORTED:
         if word.endswith(suffix):
             stem = word[: -len(suffix)]
