@@ -9,9 +9,13 @@ whitespace, letters, digits and non-ASCII letters.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -210,7 +214,7 @@ def test_decode_equals_the_codec_loop(data: bytes) -> None:
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 3 * loaders._READ_CHUNK + 7))
-def test_read_bytes_reads_whole_files(tmp_path_factory, size: int) -> None:
+def test_read_bytes_reads_whole_files(tmp_path_factory: pytest.TempPathFactory, size: int) -> None:
     f = tmp_path_factory.mktemp("read") / "f.bin"
     data = bytes(i % 251 for i in range(size))
     f.write_bytes(data)
@@ -248,7 +252,9 @@ def test_vocab_strings_spell_every_term() -> None:
 # ------------------------------------------------------------------------------ store upsert
 
 
-def _old_merged_tags(s, alive, nodes, n0):  # type: ignore[no-untyped-def]
+def _old_merged_tags(
+    s: Any, alive: npt.NDArray[np.bool_], nodes: Sequence[Any], n0: int
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
     """``embedded._merged_tags`` before the flattened label pass."""
     keep_t = alive[s.tag_row]
     th, tr = s.tag_hash[keep_t], s.tag_row[keep_t]

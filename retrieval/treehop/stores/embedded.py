@@ -2797,11 +2797,11 @@ def _merged_tags(
         lab_num: dict[str, int] = {}
         lab_hash: list[int] = []
         for t in tag_lab:
-            lab = tagmod.label_of(t)
-            num = lab_num.get(lab)
+            label = tagmod.label_of(t)
+            num = lab_num.get(label)
             if num is None:
-                num = lab_num[lab] = len(lab_hash)
-                lab_hash.append(_h64(lab))
+                num = lab_num[label] = len(lab_hash)
+                lab_hash.append(_h64(label))
             tag_lab[t] = num
         lab = np.fromiter(map(tag_lab.__getitem__, flat_tags), np.int64, len(flat_tags))
         counts = np.fromiter(map(len, per_node), dtype=np.int64, count=len(per_node))
