@@ -9,6 +9,7 @@ whitespace, letters, digits and non-ASCII letters.
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -500,3 +501,34 @@ def test_porter_rule_steps_equal_the_plain_loops(word: str) -> None:
     for rules in (text_tokenize._STEP2_SORTED, text_tokenize._STEP3_SORTED):
         assert text_tokenize._replace_if_m(word, rules, 0) == _old_replace_if_m(word, rules, 0)
     assert text_tokenize._step4(word) == _old_step4(word)
+
+
+_NAME = st.sampled_from(
+    ["a.md", "B.txt", "{x}.md", "é.md", ".hidden.md", "c d.md", "n%41.md", "q#1.md", "z.py"]
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["", "d", "d/{e}", "f g"]), _NAME), max_size=12))
+def test_scan_fast_path_equals_the_per_file_checks(
+    tmp_path_factory: pytest.TempPathFactory, files: list[tuple[str, str]]
+) -> None:
+    """The per-folder shortcut of ``scan_columns`` gives what the per-file loop gives."""
+    root = tmp_path_factory.mktemp("scan")
+    for folder, name in files:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / name).write_text(name)
+    (root / "d").mkdir(exist_ok=True)
+    os.symlink(root / "d", root / "d" / "link.md")
+    got, got_report = loaders.scan_columns(root)
+    real = loaders._plain_stats
+    try:
+        loaders._plain_stats = lambda files: None  # type: ignore[assignment]
+        want, want_report = loaders.scan_columns(root)
+    finally:
+        loaders._plain_stats = real
+    assert got.rels == want.rels and got.dirs == want.dirs
+    assert got.sizes.tolist() == want.sizes.tolist()
+    assert got.mtimes.tolist() == want.mtimes.tolist()
+    assert got.dir_of.tolist() == want.dir_of.tolist()
+    assert got_report == want_report

@@ -358,7 +358,16 @@ def scan_columns(root: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[Scanned, 
                 is_dir = False
             (subdirs if is_dir else files).append(e)
         before = len(rels)
-        for e in sorted(files, key=_entry_name):
+        files.sort(key=_entry_name)
+        stats = _plain_stats(files)
+        if stats is not None:
+            # Every file has an ordinary visible name and is a regular file: what the loop
+            # below would keep, in one pass per column.
+            rels.extend(map(prefix.__add__, [e.name for e in files]))
+            sizes.extend([st.st_size for st in stats])
+            mtimes.extend([st.st_mtime_ns for st in stats])
+            files = []
+        for e in files:
             name = e.name
             if not (name.isascii() and name.isprintable()) and not _addressable(name):
                 skipped_names.append(_printable(prefix + name))
@@ -396,3 +405,20 @@ def scan_columns(root: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[Scanned, 
 
 def _entry_name(e: os.DirEntry[str]) -> str:
     return e.name
+
+
+def _plain_stats(files: list[os.DirEntry[str]]) -> list[os.stat_result] | None:
+    """The ``lstat`` of each file when every name is printable ASCII and not hidden and every
+    entry is a regular file, else None (then :func:`scan_columns` checks them one by one).
+
+    Why: a re-add stats every file of the tree; the per-file checks in Python cost a third
+    as much as the ``lstat`` calls themselves, and nearly every folder passes them all."""
+    names = "/".join(e.name for e in files)
+    if not (names.isascii() and names.isprintable()) or ("/" + names).find("/.") >= 0:
+        return None
+    try:
+        stats = [e.stat(follow_symlinks=False) for e in files]
+    except OSError:
+        return None
+    is_reg = stat.S_ISREG
+    return stats if all(is_reg(st.st_mode) for st in stats) else None
