@@ -25,6 +25,7 @@ import threading
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -82,47 +83,44 @@ _STOPWORDS = ENGLISH_STOPWORDS | CHINESE_STOPWORDS
 # written from the published description. Only plain a-z words of length > 2 are stemmed.
 
 _VOWELS = frozenset("aeiou")
+_CV_TABLE = str.maketrans(
+    {c: ("v" if c in _VOWELS else "y" if c == "y" else "c") for c in map(chr, range(128))}
+)
 
 
-def _is_consonant(word: str, i: int) -> bool:
-    ch = word[i]
-    if ch in _VOWELS:
-        return False
-    if ch == "y":
-        return i == 0 or not _is_consonant(word, i - 1)
-    return True
+def _cv(word: str) -> str:
+    """The consonant/vowel pattern of ``word``: ``c`` or ``v`` per character, by Porter's
+    definition (``y`` is a consonant at the start or after a vowel, else a vowel).
+
+    Why a string: the conditions below are counts and slices of it (C-level), where testing
+    each letter in Python was most of stemming a corpus's new words. A letter's class
+    depends only on the letters before it, so a prefix's pattern is the pattern's prefix."""
+    p = word.translate(_CV_TABLE)
+    if "y" not in p:
+        return p
+    out = list(p)
+    for i, ch in enumerate(out):
+        if ch == "y":
+            out[i] = "c" if i == 0 or out[i - 1] == "v" else "v"
+    return "".join(out)
 
 
 def _measure(stem: str) -> int:
     """m in [C](VC)^m[V]: the number of vowel-consonant sequences."""
-    m = 0
-    prev_vowel = False
-    for i in range(len(stem)):
-        vowel = not _is_consonant(stem, i)
-        if prev_vowel and not vowel:
-            m += 1
-        prev_vowel = vowel
-    return m
+    return _cv(stem).count("vc")
 
 
 def _has_vowel(stem: str) -> bool:
-    return any(not _is_consonant(stem, i) for i in range(len(stem)))
+    return "v" in _cv(stem)
 
 
 def _double_consonant(word: str) -> bool:
-    return len(word) >= 2 and word[-1] == word[-2] and _is_consonant(word, len(word) - 1)
+    return len(word) >= 2 and word[-1] == word[-2] and _cv(word)[-1] == "c"
 
 
 def _cvc(word: str) -> bool:
     """*o: ends consonant-vowel-consonant, the last not w, x or y (hop, not hoop or box)."""
-    n = len(word)
-    return (
-        n >= 3
-        and _is_consonant(word, n - 3)
-        and not _is_consonant(word, n - 2)
-        and _is_consonant(word, n - 1)
-        and word[-1] not in "wxy"
-    )
+    return len(word) >= 3 and word[-1] not in "wxy" and _cv(word)[-3:] == "cvc"
 
 
 _STEP2 = (
@@ -171,7 +169,15 @@ _STEP3_SORTED = _by_length(_STEP3)
 _STEP4_SORTED = tuple(sorted(_STEP4, key=len, reverse=True))
 
 
+_SUFFIXES: dict[tuple[tuple[str, str], ...], tuple[str, ...]] = {
+    rules: tuple(r[0] for r in rules) for rules in (_STEP2_SORTED, _STEP3_SORTED)
+}
+"""Each rule table's suffixes, for one C-level ``endswith`` that passes over most words."""
+
+
 def _replace_if_m(word: str, rules: tuple[tuple[str, str], ...], min_m: int) -> str:
+    if not word.endswith(_SUFFIXES[rules]):
+        return word
     for suffix, repl in rules:
         if word.endswith(suffix):
             stem = word[: -len(suffix)]
@@ -208,6 +214,8 @@ def _step1(word: str) -> str:
 
 
 def _step4(word: str) -> str:
+    if not word.endswith(_STEP4_SORTED):
+        return word
     for suffix in _STEP4_SORTED:
         if word.endswith(suffix):
             stem = word[: -len(suffix)]
@@ -370,16 +378,19 @@ def ascii_words(texts: Sequence[str]) -> AsciiWords | None:
             return None
     big = " \x00 " + " \x00 ".join(texts)
     words = big.encode("ascii").lower().translate(_ASCII_GAPS_NUL).decode("ascii").split()
-    ids = dict.fromkeys(words, 0)
-    for i, w in enumerate(ids):
-        ids[w] = i
-    occ = np.fromiter(map(ids.__getitem__, words), np.int64, len(words))
-    mark = occ == ids["\x00"]
+    # Each word's distinct index in one C-level pass: ``setdefault`` keeps the position of
+    # a word's first occurrence, which ``dense`` turns into first-seen numbering.
+    ids: dict[str, int] = {}
+    first_at = np.fromiter(map(ids.setdefault, words, count()), np.int64, len(words))
+    dense = np.empty(len(words), dtype=np.int64)
+    dense[np.fromiter(ids.values(), np.int64, len(ids))] = np.arange(len(ids))
+    occ = dense[first_at]
+    mark = occ == 0  # the first word is the first text's mark
     doc = np.cumsum(mark) - 1
     keep = ~mark
     distinct = list(ids)
     # The mark's distinct slot stays (an empty word: no term); no occurrence refers to it.
-    distinct[ids["\x00"]] = ""
+    distinct[0] = ""
     return distinct, occ[keep], doc[keep]
 
 

@@ -22,6 +22,7 @@ from typing import Protocol
 from .markup import (
     adornment_char,
     atx_heading,
+    could_have_heading,
     fence_closes,
     fence_open,
     looks_like_rst,
@@ -49,6 +50,8 @@ _DOCSTRING = re.compile(r"[ \t]*(?:\"\"\"|''')[ \t]*(\S.{0,300})")
 _LINE_COMMENT = re.compile(r"[ \t]*(?://|#|--|/\*+)[ \t]*(\w.{0,300})")
 _CODE_DEF = re.compile(r"[ \t]*(?:def|class|func|fn|function|public|interface)[ \t]+(\w{1,100})")
 _MARKUP_CHARS = re.compile(r"[*_`>]+")
+_NON_SPACE = re.compile(r"\S")
+r"""The first character ``str.lstrip`` keeps (``\s`` is exactly ``str.isspace``)."""
 _FIRST_PROBE = 256
 """Characters of prose cleaned first when looking for the first sentence (then 4x more)."""
 
@@ -95,10 +98,22 @@ def _prose_lines(text: str, kind: str) -> list[str]:
     fence: tuple[str, int] | None = None
     lines = text.split("\n")
     structured = kind in {"markdown", "html", "rst"}
+    last = len(lines) - 1
     for i, ln in enumerate(lines):
         if fence is not None:
             if fence_closes(ln, *fence):
                 fence = None
+            continue
+        if ln[:1].isalnum() and (i == last or lines[i + 1][:1].isalnum() or not lines[i + 1]):
+            # Running text (most lines): a line that starts with a letter or digit opens no
+            # fence and is no heading, adornment, table, comment or directive, and a next
+            # line that is empty or starts so underlines nothing; the checks below would
+            # all pass it (no character is both alphanumeric and whitespace).
+            s = ln.strip()
+            out.append(s)
+            size += len(s) + 1
+            if size >= SENTENCE_PROBE_CHARS:
+                break
             continue
         if kind in {"markdown", "html"} and (opened := fence_open(ln)) is not None:
             fence = opened
@@ -158,12 +173,14 @@ def title_of(text: str, kind: str) -> str:
                 m = pattern.match(ln)
                 if m:
                     return _clip(m.group(1).strip().strip("\"'"), 120)
-    # The first non-blank line among the first 400, without cutting the text into lines:
-    # what precedes the first non-space character is the blank lines before it.
-    rest = text.lstrip()
-    if not rest or text.count("\n", 0, len(text) - len(rest)) >= 400:
+    # The first non-blank line among the first 400, without cutting the text into lines or
+    # copying it: what precedes the first non-space character is the blank lines before it,
+    # and the clip reads only a bounded prefix of the line (``_clip``: 120 * 4 + 64).
+    first = _NON_SPACE.search(text)
+    if first is None or text.count("\n", 0, first.start()) >= 400:
         return ""
-    return _clip(rest.partition("\n")[0].strip(), 120)
+    at = first.start()
+    return _clip(text[at : at + 120 * 4 + 64].partition("\n")[0].strip(), 120)
 
 
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,6}$")
@@ -185,7 +202,9 @@ class ExtractiveSummarizer:
 
     def summarize_file(self, name: str, text: str, kind: str) -> tuple[str, str]:
         outline: list[str] = []
-        if kind in {"markdown", "html", "rst"}:
+        if kind in {"markdown", "html"} and not could_have_heading(text):
+            title = title_of(text, "text")  # what the parse below would come to
+        elif kind in {"markdown", "html", "rst"}:
             doc = parse(text, kind)
             title = doc.title or title_of(text, "text")
             outline = doc.headings

@@ -46,9 +46,15 @@ def content_hash(node: Node) -> str:
     return hashlib.sha1(node.embedding_text().encode("utf-8")).hexdigest()
 
 
-def finalize(node: Node) -> Node:
+_UNKNOWN = "\x00unknown"
+
+
+def finalize(node: Node, parent: str | None = _UNKNOWN) -> Node:
+    """Set ``node``'s content hash and ancestors. ``parent``: ``urimod.parent_of(node.uri)``
+    when the caller computed it already (a file's leaf), so it is not derived twice."""
     node.content_hash = content_hash(node)
-    parent = urimod.parent_of(node.uri)
+    if parent == _UNKNOWN:
+        parent = urimod.parent_of(node.uri)
     node.ancestors = [] if parent is None else [*_ancestors(parent), parent]
     return node
 
@@ -230,7 +236,8 @@ class TreeBuilder:
                         overview=overview,
                         content=f.text.strip(),
                         metadata=meta,
-                    )
+                    ),
+                    parent_uri,
                 )
             )
             return abstract

@@ -2771,11 +2771,10 @@ def _append_rows(
     start_n = int(cols["node_end"][n0 - 1]) if n0 else 0
     new_h = _hashes([n.uri for n in nodes])
     cols["uri_hash"][n0:n1] = new_h
-    cols["parent_hash"][n0:n1] = np.fromiter(
-        (_h64(n.parent_uri) if n.parent_uri is not None else 0 for n in nodes),
-        dtype=np.uint64,
-        count=k,
-    )
+    # Siblings share a parent: each distinct parent URI is hashed once.
+    parents = [n.parent_uri for n in nodes]
+    parent_h = {p: _h64(p) if p is not None else 0 for p in dict.fromkeys(parents)}
+    cols["parent_hash"][n0:n1] = np.fromiter(map(parent_h.__getitem__, parents), np.uint64, k)
     cols["uri_end"][n0:n1] = start_u + np.cumsum([len(b) for b in uri_b])
     cols["node_end"][n0:n1] = start_n + np.cumsum([len(b) for b in blobs])
     cols["chunk"][n0:n1] = [-1 if n.chunk_index is None else n.chunk_index for n in nodes]
@@ -2838,8 +2837,12 @@ def _linked_parents(
         return parent_row
     has = [i for i, nd in enumerate(nodes) if nd.parent_uri is not None]
     if has:
-        parent_row[n0 + np.array(has, dtype=np.int64)] = tmp.lookup(
-            [nodes[i].parent_uri or "" for i in has]
+        # Siblings share a parent: each distinct parent URI is looked up once.
+        parents = [nodes[i].parent_uri or "" for i in has]
+        distinct = list(dict.fromkeys(parents))
+        row_of = dict(zip(distinct, tmp.lookup(distinct).tolist(), strict=True))
+        parent_row[n0 + np.array(has, dtype=np.int64)] = np.fromiter(
+            map(row_of.__getitem__, parents), np.int64, len(parents)
         )
     pk = tmp.cols["parent_hash"][by_parent]
     lo = np.searchsorted(pk, new_h, side="left")
@@ -2858,14 +2861,32 @@ def _merged_tags(
     """The (tag-label hash, row) lookup without dead rows, with the new rows' labels merged."""
     keep_t = alive[s.tag_row]
     th, tr = s.tag_hash[keep_t], s.tag_row[keep_t]
-    # Labels repeat across a batch's nodes: each distinct label is hashed once.
-    per_node = [tagmod.labels(n.tags) for n in nodes]
-    flat = list(itertools.chain.from_iterable(per_node))
-    if flat:
-        hashed = {lab: _h64(lab) for lab in dict.fromkeys(flat)}
-        nh = np.fromiter(map(hashed.__getitem__, flat), dtype=np.uint64, count=len(flat))
+    # Tags repeat across a batch's nodes: each distinct tag is labelled, and each distinct
+    # label hashed, once; the (row, label) pairs are the nodes' label sets, flattened with
+    # C-level passes (a set per node cost more than the rest together). Entries with equal
+    # hash and row are equal, so the order of a node's labels does not show.
+    per_node = [n.tags for n in nodes]
+    flat_tags = list(itertools.chain.from_iterable(per_node))
+    if flat_tags:
+        tag_lab = dict.fromkeys(flat_tags, 0)
+        lab_num: dict[str, int] = {}
+        lab_hash: list[int] = []
+        for t in tag_lab:
+            label = tagmod.label_of(t)
+            num = lab_num.get(label)
+            if num is None:
+                num = lab_num[label] = len(lab_hash)
+                lab_hash.append(_h64(label))
+            tag_lab[t] = num
+        lab = np.fromiter(map(tag_lab.__getitem__, flat_tags), np.int64, len(flat_tags))
         counts = np.fromiter(map(len, per_node), dtype=np.int64, count=len(per_node))
         nr = np.repeat(np.arange(n0, n0 + len(per_node), dtype=np.int64), counts)
+        pair = (nr - n0) * len(lab_hash) + lab
+        if np.unique(pair).size != pair.size:  # a label twice in a node: once in its set
+            _, first = np.unique(pair, return_index=True)
+            first.sort()
+            lab, nr = lab[first], nr[first]
+        nh = np.asarray(lab_hash, dtype=np.uint64)[lab]
         order_t = np.argsort(nh, kind="stable")
         pos_t = np.searchsorted(th, nh[order_t], side="right")
         th = np.insert(th, pos_t, nh[order_t])

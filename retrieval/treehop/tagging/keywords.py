@@ -49,7 +49,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import count, repeat
 from types import ModuleType
 from typing import Any, Final, Literal, cast
 
@@ -564,7 +564,13 @@ def _latin_tokens(
     if "\n" in big:
         big = _PARAGRAPH.sub(" \x02 ", big)
     chunks = big.split()
-    chunk_ids: dict[str, int] = dict.fromkeys(chunks, 0)
+    # Each chunk's distinct index in one C-level pass: ``setdefault`` keeps the position of
+    # a chunk's first occurrence, which ``dense`` turns into first-seen numbering (was a
+    # ``dict.fromkeys`` pass and a lookup pass over every chunk).
+    chunk_ids: dict[str, int] = {}
+    first_at = np.fromiter(map(chunk_ids.setdefault, chunks, count()), np.int64, len(chunks))
+    dense = np.empty(len(chunks), dtype=np.int64)
+    dense[np.fromiter(chunk_ids.values(), np.int64, len(chunk_ids))] = np.arange(len(chunk_ids))
     # Per distinct chunk: its tokens' slice of ``flat_tok``/``flat_code`` (each token's
     # distinct index and the code of the gap before it inside the chunk), the code of its
     # tail after the last token, and for a chunk without tokens its code and documents.
@@ -578,7 +584,6 @@ def _latin_tokens(
     docs = np.zeros(n_chunk, dtype=np.int64)
     split, code_of, tid = _TOKEN_SPLIT_RE.split, _gap_code, tok_ids.setdefault
     for c, chunk in enumerate(chunk_ids):
-        chunk_ids[chunk] = c
         start[c] = len(flat_tok)
         if chunk in (_DOC_CHUNK, _PARA_CHUNK):
             tail[c], docs[c] = 2, chunk == _DOC_CHUNK
@@ -589,7 +594,7 @@ def _latin_tokens(
         for i in range(1, len(pieces), 2):
             flat_tok.append(tid(pieces[i], len(tok_ids)))
             flat_code.append(code_of(pieces[i - 1]))
-    occ = np.fromiter(map(chunk_ids.__getitem__, chunks), np.int64, len(chunks))
+    occ = dense[first_at]
     n = ntok[occ]
     has = n > 0
     tb = occ[has]  # the chunk occurrences holding tokens, in order
@@ -751,15 +756,11 @@ class _Vocab:
         then the second atoms of the two-atom ones joined on)."""
         keys = self.term_key[np.asarray(ids, dtype=np.int64)]
         strs = self.atoms.strs
-        out = list(map(strs.__getitem__, (keys >> 32).tolist()))
-        b = (keys & _LOW) - 1
-        two = np.flatnonzero(b >= 0).tolist()
-        if two:
-            heads = [out[i] for i in two]
-            tails = map(strs.__getitem__, b[two].tolist())
-            for i, word in zip(two, map("{}-{}".format, heads, tails), strict=True):
-                out[i] = word
-        return out
+        heads = map(strs.__getitem__, (keys >> 32).tolist())
+        # One comprehension: most candidate terms are bigrams, and patching them into the
+        # list of heads afterwards cost twice as much.
+        tails = ((keys & _LOW) - 1).tolist()
+        return [h if b < 0 else f"{h}-{strs[b]}" for h, b in zip(heads, tails, strict=True)]
 
     @classmethod
     def of_strings(cls, terms: Sequence[str]) -> _Vocab:
@@ -856,9 +857,27 @@ _NORMAL_LABEL: Final = re.compile(
 edge hyphen, within the length limit): ``normalize_label`` returns it unchanged."""
 
 
+_NORMAL_LABEL_LINES: Final = re.compile(
+    rf"(?:{_NORMAL_LABEL.pattern})(?:\n(?:{_NORMAL_LABEL.pattern}))*"
+)
+"""Normal labels joined by newlines (no normal label holds one)."""
+
+
+def _all_normal(keys: list[str]) -> bool:
+    """Whether every key is a normal label already (what :func:`_labels` then returns
+    unchanged): one regex pass over the keys joined by newlines, where one match per key was
+    most of tag selection's label step. A key holding a newline makes the line count differ."""
+    if not keys:
+        return True
+    joined = "\n".join(keys)
+    return joined.count("\n") == len(keys) - 1 and bool(_NORMAL_LABEL_LINES.fullmatch(joined))
+
+
 def _labels(keys: list[str]) -> list[str | None]:
     """:func:`_label` of many keys: the normal ones (most) found by one fullmatch each in a
     C-level ``map``, the rest through :func:`_label`."""
+    if _all_normal(keys):
+        return list(keys)
     normal = list(map(_NORMAL_LABEL.fullmatch, keys))
     if None not in normal:
         return list(keys)
@@ -1287,12 +1306,22 @@ class KeywordTagger:
         order = np.lexsort((rank[inv], -rel, d))
         bounds = np.searchsorted(d[order], np.arange(n_docs + 1))
         # Each candidate's label, numbered (equal labels share a number; None is -1).
-        cand_label = _labels(names)
-        # (Numbers in first-seen order; None is -1. Only equality of numbers is used.)
-        lab_ids = dict.fromkeys(cand_label, -1)
-        for k, x in enumerate(lab_ids):
-            lab_ids[x] = k if x is not None else -1
-        lab_num = np.fromiter(map(lab_ids.__getitem__, cand_label), np.int64, cand.size)
+        cand_label: list[str | None]
+        if _all_normal(names):
+            # Every name is its own label, and distinct terms have distinct names (a term
+            # key is canonical: its spelling keys back to it), so the labels are numbered
+            # by candidate, as the numbering below would come to.
+            cand_label = list(names)
+            lab_num = np.arange(cand.size, dtype=np.int64)
+            n_lab = cand.size
+        else:
+            cand_label = _labels(names)
+            # (Numbers in first-seen order; None is -1. Only equality of numbers is used.)
+            lab_ids = dict.fromkeys(cand_label, -1)
+            for k, x in enumerate(lab_ids):
+                lab_ids[x] = k if x is not None else -1
+            lab_num = np.fromiter(map(lab_ids.__getitem__, cand_label), np.int64, cand.size)
+            n_lab = len(lab_ids)
         t, rel, ci = t[order], rel[order], inv[order]
         part_a, part_b, d = part_a[order], part_b[order], d[order]
         starts = bounds[:-1]
@@ -1306,7 +1335,7 @@ class KeywordTagger:
         bad = np.zeros(n_docs, dtype=bool)
         top_lab = lab_num[ci[rows]]
         bad[d[rows[top_lab < 0]]] = True
-        n_lab = max(len(lab_ids), 1)
+        n_lab = max(n_lab, 1)
         dl = np.sort(d[rows] * n_lab + top_lab)
         bad[dl[1:][dl[1:] == dl[:-1]] // n_lab] = True
         n_t = int(t.max()) + 2
