@@ -138,6 +138,27 @@ def test_a_dead_worker_is_replaced_and_the_call_retried(index: Path) -> None:
         assert [w.process.pid for w in pool._workers] != [old.pid]
 
 
+def test_a_call_that_fails_midway_replaces_its_worker(
+    index: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=1) as pool:
+        want = _hits(pool.find(QUERIES[1], limit=5))
+        old = pool._workers[0].process.pid
+        real = ReaderPool._ask
+
+        def interrupted(self: ReaderPool, w: object, data: bytes) -> tuple[object, ...]:
+            real(self, w, data)  # type: ignore[arg-type]
+            raise RuntimeError("interrupted while reading the reply")
+
+        monkeypatch.setattr(ReaderPool, "_ask", interrupted)
+        with pytest.raises(RuntimeError):
+            pool.find(QUERIES[1], limit=5)
+        monkeypatch.setattr(ReaderPool, "_ask", real)
+        # the worker, left mid-call, is not reused: a new one answers the next call
+        assert _hits(pool.find(QUERIES[1], limit=5)) == want
+        assert [w.process.pid for w in pool._workers] != [old] and len(pool._workers) == 1
+
+
 def test_a_hung_worker_raises_within_the_deadline_and_is_replaced(index: Path) -> None:
     import time
 

@@ -332,34 +332,47 @@ class ReaderPool:
                 f"find() arguments must be plain values to reach a reader process: "
                 f"{type(exc).__name__}"
             ) from None
-        w = self._take()
-        for attempt in (0, 1):
-            try:
-                reply = self._ask(w, data)
-            except TimeoutError:
+        w: _Worker | None = self._take()
+        try:
+            for attempt in (0, 1):
+                assert w is not None
+                try:
+                    reply = self._ask(w, data)
+                except TimeoutError:
+                    self._drop(w)
+                    w = None
+                    self._refill_later()
+                    raise StoreError(
+                        f"a reader process gave no answer within {self.timeout_s}s"
+                    ) from None
+                except EOFError:
+                    self._drop(w)
+                    w = None
+                    if self._closed:
+                        raise ClientClosedError(
+                            "this ReaderPool was closed during the call"
+                        ) from None
+                    if attempt:
+                        self._refill_later()
+                        raise StoreError("a reader process died twice in one call") from None
+                    try:
+                        w = self._replacement()
+                    except BaseException:
+                        self._refill_later()
+                        raise
+                    continue
+                done, w = w, None
+                self._idle.put(done)
+                if reply[0] == "ok":
+                    result: FindResult = reply[1]
+                    return result
+                _raise_reply(reply)
+        finally:
+            if w is not None:
+                # left mid-call (an interrupt, a reply that could not be read): the worker's
+                # state is unknown, so it is replaced rather than reused
                 self._drop(w)
                 self._refill_later()
-                raise StoreError(
-                    f"a reader process gave no answer within {self.timeout_s}s"
-                ) from None
-            except EOFError:
-                self._drop(w)
-                if self._closed:
-                    raise ClientClosedError("this ReaderPool was closed during the call") from None
-                if attempt:
-                    self._refill_later()
-                    raise StoreError("a reader process died twice in one call") from None
-                try:
-                    w = self._replacement()
-                except BaseException:
-                    self._refill_later()
-                    raise
-                continue
-            self._idle.put(w)
-            if reply[0] == "ok":
-                result: FindResult = reply[1]
-                return result
-            _raise_reply(reply)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def afind(
