@@ -36,10 +36,10 @@ the worker searches every label again (:meth:`AnnIndex.sweep`, ``SWEEP_GROWTH``)
 the 100k synthetic clustered tree of ``bench/bench_store.py`` (a search of every row's own
 vector, width 128, built in chunks of 1,024): with 32 links 1,270-1,586 rows were
 unreachable, 512-665 of them caught when added; with 48 links (``CONNECTIVITY``) 223, 210
-caught, and 286 / 291 in a later build (5 lost after their check). With the sweep that ends
-the first build, every unreachable row is an orphan (183 of 183), for 40 s of build CPU instead
-of 32. Of 48,705 MiniLM vectors of the benchmark sets (32 links) 14, 10 caught when added.
-The checks are background work.
+caught. ``python bench/bench_ann_reach.py`` (100k, one build each): without sweeps 222
+unreachable, 10 of them lost (never recorded); with the sweep that ends the first build 203,
+all recorded, for 43 s of build CPU instead of 29. Of 48,705 MiniLM vectors of the benchmark
+sets (32 links) 14, 10 caught when added. The checks are background work.
 """
 
 from __future__ import annotations
