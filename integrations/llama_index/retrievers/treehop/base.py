@@ -608,10 +608,9 @@ class TreehopRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         self._check_fields()
         with self._rerank_events(query_bundle) as finish:
-            if self._source is not None:  # the SDK is synchronous: no loop, no thread
-                kw, ctype = self._find_args()
-                result = self._source.find(query_bundle.query_str, context_type=ctype, **kw)
-            elif self.mode == "find":  # a sync client's own find(): threads run side by side
+            if self.mode == "find" or self._source is not None:
+                # a source's SDK, or a sync client's own find(), in this thread: no hop to a
+                # loop thread, so threads run side by side (as :meth:`_query` does, awaited)
                 kw, ctype = self._find_args()
                 result = kit.find(self._client, query_bundle.query_str, context_type=ctype, **kw)
             else:
