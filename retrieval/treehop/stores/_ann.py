@@ -337,8 +337,9 @@ class AnnIndex:
             try:
                 labels = np.arange(start, min(start + CHUNK, count), dtype=np.uint64)
                 rows = self.row[start : start + labels.size]
-                labels = labels[rows >= 0]
-                vecs = np.ascontiguousarray(vectors_of(rows[rows >= 0]), dtype=np.float32)
+                kept = rows >= 0
+                labels, rows = labels[kept], rows[kept]
+                vecs = np.ascontiguousarray(vectors_of(rows), dtype=np.float32)
                 if labels.size:
                     lost.append(self._unreachable(labels, vecs, threads))
             finally:
