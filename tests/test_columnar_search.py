@@ -187,18 +187,22 @@ def _scopes(store: EmbeddedStore, rng: np.random.Generator) -> list[Scope]:
     ]
 
 
+COLUMN_FIELDS = (
+    "uris",
+    "parent_uris",
+    "chunk_indexes",
+    "leaves",
+    "scores",
+    "vector_scores",
+    "lexical_scores",
+    "matches",
+)
+"""The per-hit values of :class:`HitColumns` that two answers to one search must share."""
+
+
 def _same(cols: HitColumns, hits: Sequence[ScoredNode]) -> None:
     ref = HitColumns.from_hits(hits)
-    for name in (
-        "uris",
-        "parent_uris",
-        "chunk_indexes",
-        "leaves",
-        "scores",
-        "vector_scores",
-        "lexical_scores",
-        "matches",
-    ):
+    for name in COLUMN_FIELDS:
         assert getattr(cols, name) == getattr(ref, name), name
     assert cols.hits(range(len(cols))) == list(hits)
 

@@ -14,7 +14,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from test_columnar_search import DIM, MEM, RES, _node, _query, _scopes, random_tree
+from test_columnar_search import (
+    COLUMN_FIELDS,
+    DIM,
+    MEM,
+    RES,
+    _node,
+    _query,
+    _scopes,
+    random_tree,
+)
 from treehop import RetrievalConfig
 from treehop import hierarchical_retriever as hr
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
@@ -38,16 +47,7 @@ def test_search_arrays_hold_what_search_columns_holds(seed: int) -> None:
             assert len(arr) == n
             every = np.arange(n, dtype=np.int64)
             got = arr.columns(every)
-            for name in (
-                "uris",
-                "parent_uris",
-                "chunk_indexes",
-                "leaves",
-                "scores",
-                "vector_scores",
-                "lexical_scores",
-                "matches",
-            ):
+            for name in COLUMN_FIELDS:
                 assert getattr(got, name) == getattr(cols, name), name
             assert arr.exact == cols.exact
             assert arr.uris(every) == cols.uris
