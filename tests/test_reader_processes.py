@@ -277,3 +277,60 @@ def test_a_client_with_a_reranker_keeps_its_finds(index: Path) -> None:
     ) as th:
         assert th.find(QUERIES[0], limit=5).resources
         assert th._readers is None
+
+
+_UNGUARDED_SCRIPT = """
+import sys
+import warnings
+sys.path[:0] = {paths!r}
+from treehop import ReaderPool, StoreError, Treehop
+from treehop_test_doubles import BagOfWordsEmbedder
+
+# no `if __name__ == "__main__":` guard: a spawned worker imports this module again
+role = "worker" if __name__ != "__main__" else "main"
+try:
+    with ReaderPool({index!r}, embedder=BagOfWordsEmbedder(), processes=1) as pool:
+        hits = pool.find("rotate the API keys", limit=3).resources
+        print(role, "pool answered", len(hits), flush=True)
+except StoreError as exc:
+    print(role, "StoreError:", exc, flush=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with Treehop({index!r}, embedder=BagOfWordsEmbedder(), reader_processes=1) as th:
+        th._wait_readers(timeout=60 if role == "main" else 0.5)
+        print(role, "client answered", len(th.find("rotate the API keys", limit=3).resources))
+print(role, "warnings:", [str(w.message) for w in caught], flush=True)
+"""
+
+
+def test_a_script_without_a_main_guard_gets_a_typed_error_not_a_traceback(
+    index: Path, tmp_path: Path
+) -> None:
+    """The spawn start method imports the main module again in each worker. A script that
+    creates a pool at module level then starts a pool inside its own worker, which
+    multiprocessing refuses with a bare RuntimeError: it must surface as a StoreError that
+    says what to do (and a client's background start as a warning), never a traceback."""
+    import subprocess
+    import sys
+
+    tests_dir = Path(__file__).parent
+    paths = [p for p in sys.path if p] + [str(tests_dir)]
+    script = tmp_path / "unguarded.py"
+    script.write_text(_UNGUARDED_SCRIPT.format(paths=paths, index=str(index)))
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=240, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    lines = out.stdout.splitlines()
+    # the re-imported copy in the worker cannot start workers of its own: a typed error
+    # naming the guard, and the client's find runs in-process with a warning saying why
+    worker_errors = [ln for ln in lines if ln.startswith("worker StoreError:")]
+    assert worker_errors and all('if __name__ == "__main__":' in ln for ln in worker_errors)
+    assert any(ln.startswith("worker client answered") for ln in lines)
+    worker_warnings = [ln for ln in lines if ln.startswith("worker warnings:")]
+    assert worker_warnings and all("did not start" in ln for ln in worker_warnings)
+    # the real main process got working workers all the same
+    assert "main pool answered 3" in lines
+    assert "main client answered 3" in lines
+    assert "main warnings: []" in lines

@@ -12,6 +12,7 @@ import functools
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -955,8 +956,15 @@ class Treehop:
                 user=a.user,
                 processes=self._reader_processes,
             )
-        except TreehopError:
-            return  # (``_readers_wanted`` stays: finds run here rather than retry each call)
+        except TreehopError as exc:
+            # ``_readers_wanted`` stays: finds run here rather than retry each call, and the
+            # caller learns why once (a missing ``__main__`` guard, a damaged index)
+            warnings.warn(
+                f"treehop: reader processes did not start, find() runs in this process: {exc}",
+                RuntimeWarning,
+                stacklevel=1,
+            )
+            return
         with self._readers_lock:
             if self._runner.closed or self._readers_wanted != config:
                 stale: ReaderPool | None = pool  # closed, or another config wanted meanwhile

@@ -63,6 +63,12 @@ if TYPE_CHECKING:
 
 __all__ = ["ReaderPool"]
 
+_SPAWN_GUARD = (
+    "cannot start a reader process while the main module is being imported: guard the "
+    'script\'s entry point with `if __name__ == "__main__":` (reader processes are spawned, '
+    "and a spawned process imports the main module again)"
+)
+
 
 class _GivenVectors(BaseEmbedder):
     """A worker's embedder: it has the index's embedder name and dimension (the client checks
@@ -251,6 +257,11 @@ class ReaderPool:
             process.start()
         except OSError as exc:
             raise StoreError(f"cannot start a reader process: {exc}") from exc
+        except RuntimeError as exc:
+            # multiprocessing refuses to spawn while ``__main__`` is still being imported:
+            # the script has no ``if __name__ == "__main__":`` guard and this is its
+            # re-import in a spawned process (or a start from a module-level import)
+            raise StoreError(_SPAWN_GUARD if "bootstrapping" in str(exc) else str(exc)) from None
         finally:
             child.close()
         w = _Worker(process, parent)
@@ -266,7 +277,10 @@ class ReaderPool:
             reply = w.conn.recv()
         except (EOFError, OSError) as exc:
             self._drop(w)
-            raise StoreError("a reader process exited while starting") from exc
+            raise StoreError(
+                "a reader process exited while starting (its error output says why; a script "
+                'without an `if __name__ == "__main__":` guard is the usual cause)'
+            ) from exc
         except StoreError:
             self._drop(w)
             raise
