@@ -5,7 +5,11 @@ of two source trees.
     python bench/bench_find_profile.py --index /tmp/idx100k --ab /path/to/other/checkout
 
 The index (bench_store's clustered tree, 384-d, HNSW on as in bench_store) is built at
-``--index`` on the first run and reused after (the HNSW build takes minutes).
+``--index`` on the first run and reused after (the HNSW build takes minutes). ``--queries-file``
+runs on an index built elsewhere (bench_store's 1M, ``--index-dir``), only reading it:
+
+    python bench/bench_find_profile.py --index /tmp/ann-1m/idx-1000000 \
+        --queries-file Q.npy --profile on
 
 ``--ab``: one worker process per source tree (this checkout's ``retrieval/`` and the other
 one's), both on the same index, fed the same queries alternately one ``find()`` at a time, so
@@ -67,13 +71,13 @@ def build(index: Path, leaves: int) -> None:
     store.close()
 
 
-def clients(index: Path) -> tuple[dict[str, Treehop], int]:
+def clients(index: Path, queries: Path) -> tuple[dict[str, Treehop], int]:
     store = EmbeddedStore(index)
     store.load_ann()
     store.wait_verified()
     store.wait_ann()
     emb = bl.PreparedQueryEmbedder(384)
-    qs = np.load(index / "queries.npy")
+    qs = np.load(queries)
     for i, q in enumerate(qs):
         emb.vectors[f"q{i}"] = q
     made = {m: Treehop(embedder=emb, store=store, config=c, tagger=None) for m, c in MODES.items()}
@@ -84,9 +88,9 @@ def find(client: Treehop, i: int) -> None:
     client.find(f"q{i}", target_uri=bl.TARGET, limit=10, include_directories=False)
 
 
-def worker(index: Path) -> None:
+def worker(index: Path, queries: Path) -> None:
     """Answer ``<mode> <query>`` lines with the find's thread CPU and wall milliseconds."""
-    made, _ = clients(index)
+    made, _ = clients(index, queries)
     print("ready", flush=True)
     for line in sys.stdin:
         mode, i = line.split()
@@ -95,13 +99,14 @@ def worker(index: Path) -> None:
         print(f"{(time.thread_time() - c0) * 1e3} {(time.perf_counter() - t0) * 1e3}", flush=True)
 
 
-def ab(index: Path, other: Path, n: int) -> None:
+def ab(index: Path, queries: Path, other: Path, n: int) -> None:
     trees = {"this": HERE.parent, "other": other}
     procs = {}
     for name, root in trees.items():
         env = dict(os.environ, PYTHONPATH=f"{root}/retrieval:{root}/integrations")
+        args = ["--index", str(index), "--queries-file", str(queries), "--worker"]
         procs[name] = subprocess.Popen(
-            [sys.executable, __file__, "--index", str(index), "--worker"],
+            [sys.executable, __file__, *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -137,8 +142,8 @@ def ab(index: Path, other: Path, n: int) -> None:
         p.wait()
 
 
-def profile(index: Path, mode: str, n: int) -> None:
-    made, _ = clients(index)
+def profile(index: Path, queries: Path, mode: str, n: int) -> None:
+    made, _ = clients(index, queries)
     for i in range(10):
         find(made[mode], i)
     prof = cProfile.Profile()
@@ -156,18 +161,25 @@ def main() -> None:
     ap.add_argument("--index", type=Path, required=True, help="built here on first use")
     ap.add_argument("--leaves", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument(
+        "--queries-file",
+        type=Path,
+        help="query vectors (.npy); default INDEX/queries.npy. With it an existing index is "
+        "only read (e.g. bench_store's saved 1M index, whose queries are saved elsewhere)",
+    )
     ap.add_argument("--profile", choices=sorted(MODES), help="cProfile finds in this mode")
     ap.add_argument("--ab", type=Path, help="another checkout to compare with, paired")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if not (args.index / "queries.npy").exists():
+    queries = args.queries_file or args.index / "queries.npy"
+    if args.queries_file is None and not queries.exists():
         build(args.index, args.leaves)
     if args.worker:
-        worker(args.index)
+        worker(args.index, queries)
     elif args.ab is not None:
-        ab(args.index, args.ab, args.queries)
+        ab(args.index, queries, args.ab, args.queries)
     elif args.profile is not None:
-        profile(args.index, args.profile, args.queries)
+        profile(args.index, queries, args.profile, args.queries)
     else:
         ap.error("give --profile MODE or --ab CHECKOUT")
 

@@ -1002,6 +1002,11 @@ class EmbeddedStore:
                 out[i] = self._node_from(s, r, blob)
         return [node for node in out if node is not None]
 
+    def child_count(self, uri: str) -> int:
+        """How many direct children :meth:`children` would return, no node built (the rows
+        are kept per snapshot)."""
+        return int(self._children_rows(self._snap, uri).size)
+
     def children_fields(self, uri: str, fields: Sequence[str]) -> list[dict[str, Any]]:
         """``fields`` of each of :meth:`children` (same order), parsed from the stored JSON
         without building nodes (~3x cheaper): a re-add reads the abstracts and tags of every
