@@ -1465,7 +1465,7 @@ class EmbeddedStore:
             upto, count = min(ann.upto, s.n), ann.count
             labels = ann.query_many(qs, min(fetch, count), min(2, self.ann_threads))
             cand = np.where(labels >= 0, ann.row[np.clip(labels, 0, None)], -1)
-            orphans, orphan_vecs = ann.orphan_rows(upto, s.vectors_of)
+            orphans, orphan_vecs, _ = ann.orphan_rows(upto, s.vectors_of)
         finally:
             ann.lock.release_read()
         ok = (cand >= 0) & (cand < s.n)
@@ -1840,14 +1840,14 @@ class EmbeddedStore:
                 if cand.size >= limit or fetch * 4 > count:
                     break
                 fetch *= 4
-            orphans, orphan_vecs = ann.orphan_rows(upto, s.vectors_of)
+            orphans, orphan_vecs, orphan_norm = ann.orphan_rows(upto, s.vectors_of)
         finally:
             ann.lock.release_read()
         # the rows the graph does not cover yet, exactly: a new row is never missed; and the
         # best of those it cannot reach, nor one the graph lost
         tail = np.flatnonzero(full[upto:]) + upto
         if orphans.size:  # (one the graph did return after all: deduplicated below)
-            best = _best_orphans(orphans, orphan_vecs, full, q, fetch)
+            best = _best_orphans(orphans, orphan_vecs, orphan_norm, full, q, fetch)
             tail = np.concatenate([best, tail]) if best.size else tail
         cand = np.concatenate([cand, tail])
         # (the scope's size is counted only when too few came back: a sum over every row)
@@ -3502,14 +3502,44 @@ def _eligible_rows(rows: IntArray, full: BoolArray) -> BoolArray:
     return ok
 
 
-def _best_orphans(rows: IntArray, vecs: F32, full: BoolArray, q: F32, k: int) -> IntArray:
-    """The ``k`` best eligible of the rows the graph cannot reach (``vecs``: theirs), by
-    exact score: as many as the graph is asked for, so the candidates hold the dense top-k
-    of every row whichever side it sits on."""
+_VECDOT: Any = getattr(np, "vecdot", None)
+"""``np.vecdot`` (numpy >= 2): a row-by-row BLAS ``sdot``, 2-3x faster than ``einsum`` here
+and single-threaded, but rounded differently, so only ever used to pick rows whose scores
+are then computed as everywhere else (:func:`_matvec`)."""
+
+
+def _best_orphans(
+    rows: IntArray, vecs: F32, norm: float, full: BoolArray, q: F32, k: int
+) -> IntArray:
+    """The ``k`` best eligible of the rows the graph cannot reach (``vecs``: theirs, ``norm``
+    the largest norm among them), by exact score: as many as the graph is asked for, so the
+    candidates hold the dense top-k of every row whichever side it sits on.
+
+    Why two passes: at 1M rows ~3,000 orphans were scored per query (~0.35 ms of ``einsum``,
+    a twentieth of a find). A cheaper product (``np.vecdot``) scores them all; the exact
+    scores (:func:`_matvec`, as before) are computed only for those within twice the worst
+    rounding gap of its ``k``-th best, a superset of the exact top ``k``: a row of the exact
+    top ``k`` scores at least the exact ``k``-th best, itself at least the cheap ``k``-th
+    best minus one gap, so the row's cheap score is at least that minus two gaps. The gap
+    of a float32 dot product of length ``d`` is at most ``d u / (1 - d u) |q| |v|``
+    (``u = 2**-24``) for either product (their difference at most twice that); ``margin``
+    takes twice that again. The same rows as one exact pass (short of two rows with one
+    exact score at the ``k``-th place, which either pass may pick)."""
     ok = _eligible_rows(rows, full)
     if int(np.count_nonzero(ok)) <= k:
         out: IntArray = rows[ok]
         return out
+    if _VECDOT is not None and vecs.shape[0] > 4 * k:
+        cheap = np.asarray(_VECDOT(vecs, q), dtype=np.float32)
+        cheap[~ok] = -np.inf
+        kth = float(np.partition(cheap, cheap.size - k)[cheap.size - k])
+        d = vecs.shape[1]
+        gap = d * 2.0**-24 / (1.0 - d * 2.0**-24) * float(np.linalg.norm(q)) * norm
+        near = np.flatnonzero(cheap >= kth - 4.0 * gap)
+        if near.size >= k and np.isfinite(kth):
+            exact = _matvec(vecs[near], q)
+            chosen: IntArray = rows[near[np.argpartition(-exact, k - 1)[:k]]]
+            return chosen
     score = _matvec(vecs, q)
     score[~ok] = -np.inf
     best: IntArray = rows[np.argpartition(-score, k - 1)[:k]]
