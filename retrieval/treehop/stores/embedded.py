@@ -1465,7 +1465,7 @@ class EmbeddedStore:
             upto, count = min(ann.upto, s.n), ann.count
             labels = ann.query_many(qs, min(fetch, count), min(2, self.ann_threads))
             cand = np.where(labels >= 0, ann.row[np.clip(labels, 0, None)], -1)
-            orphans, orphan_vecs, _ = ann.orphan_rows(upto, s.vectors_of)
+            orphans, orphan_vecs = ann.orphan_rows(upto, s.vectors_of)
         finally:
             ann.lock.release_read()
         ok = (cand >= 0) & (cand < s.n)
@@ -1840,14 +1840,15 @@ class EmbeddedStore:
                 if cand.size >= limit or fetch * 4 > count:
                     break
                 fetch *= 4
-            orphans, orphan_vecs, orphan_norm = ann.orphan_rows(upto, s.vectors_of)
+            orphans, orphan_vecs = ann.orphan_rows(upto, s.vectors_of)
         finally:
             ann.lock.release_read()
         # the rows the graph does not cover yet, exactly: a new row is never missed; and the
         # best of those it cannot reach, nor one the graph lost
         tail = np.flatnonzero(full[upto:]) + upto
         if orphans.size:  # (one the graph did return after all: deduplicated below)
-            best = _best_orphans(orphans, orphan_vecs, orphan_norm, full, q, fetch)
+            ok = _orphans_eligible(s, orphans, full, cache_key)
+            best = _best_orphans(orphans, orphan_vecs, ok, q, fetch)
             tail = np.concatenate([best, tail]) if best.size else tail
         cand = np.concatenate([cand, tail])
         # (the scope's size is counted only when too few came back: a sum over every row)
@@ -3502,44 +3503,36 @@ def _eligible_rows(rows: IntArray, full: BoolArray) -> BoolArray:
     return ok
 
 
-_VECDOT: Any = getattr(np, "vecdot", None)
-"""``np.vecdot`` (numpy >= 2): a row-by-row BLAS ``sdot``, 2-3x faster than ``einsum`` here
-and single-threaded, but rounded differently, so only ever used to pick rows whose scores
-are then computed as everywhere else (:func:`_matvec`)."""
+def _orphans_eligible(
+    s: _Snap, orphans: IntArray, full: BoolArray, cache_key: tuple[Any, ...] | None
+) -> BoolArray:
+    """:func:`_eligible_rows` of the graph's unreachable rows, kept per snapshot for a wide
+    scope while the rows and the scope's mask are the same arrays
+    (:meth:`~treehop.stores._ann.AnnIndex.orphan_rows` keeps its rows): reading the mask at
+    ~3,000 scattered rows of 1M cost ~0.2 ms a query in cache misses."""
+    if cache_key is None:
+        return _eligible_rows(orphans, full)
+    key = ("orphans_ok", cache_key)
+    hit: tuple[IntArray, BoolArray, BoolArray] | None = s.cache.get(key)
+    if hit is not None and hit[0] is orphans and hit[1] is full:
+        return hit[2]
+    ok = _eligible_rows(orphans, full)
+    _cache_put(s, key, (orphans, full, ok))
+    return ok
 
 
-def _best_orphans(
-    rows: IntArray, vecs: F32, norm: float, full: BoolArray, q: F32, k: int
-) -> IntArray:
-    """The ``k`` best eligible of the rows the graph cannot reach (``vecs``: theirs, ``norm``
-    the largest norm among them), by exact score: as many as the graph is asked for, so the
-    candidates hold the dense top-k of every row whichever side it sits on.
+def _best_orphans(rows: IntArray, vecs: F32, ok: BoolArray, q: F32, k: int) -> IntArray:
+    """The ``k`` best eligible (``ok``) of the rows the graph cannot reach (``vecs``:
+    theirs), by exact score: as many as the graph is asked for, so the candidates hold the
+    dense top-k of every row whichever side it sits on.
 
-    Why two passes: at 1M rows ~3,000 orphans were scored per query (~0.35 ms of ``einsum``,
-    a twentieth of a find). A cheaper product (``np.vecdot``) scores them all; the exact
-    scores (:func:`_matvec`, as before) are computed only for those within twice the worst
-    rounding gap of its ``k``-th best, a superset of the exact top ``k``: a row of the exact
-    top ``k`` scores at least the exact ``k``-th best, itself at least the cheap ``k``-th
-    best minus one gap, so the row's cheap score is at least that minus two gaps. The gap
-    of a float32 dot product of length ``d`` is at most ``d u / (1 - d u) |q| |v|``
-    (``u = 2**-24``) for either product (their difference at most twice that); ``margin``
-    takes twice that again. The same rows as one exact pass (short of two rows with one
-    exact score at the ``k``-th place, which either pass may pick)."""
-    ok = _eligible_rows(rows, full)
+    (Scoring them is a pass over ~3,000 rows at 1M, ~4.6 MB read from memory per query; a
+    cheaper first pass with ``np.vecdot`` and an exact one within its rounding margin
+    picked the same rows but measured slower with the matrix out of the cache, as it is
+    between finds.)"""
     if int(np.count_nonzero(ok)) <= k:
         out: IntArray = rows[ok]
         return out
-    if _VECDOT is not None and vecs.shape[0] > 4 * k:
-        cheap = np.asarray(_VECDOT(vecs, q), dtype=np.float32)
-        cheap[~ok] = -np.inf
-        kth = float(np.partition(cheap, cheap.size - k)[cheap.size - k])
-        d = vecs.shape[1]
-        gap = d * 2.0**-24 / (1.0 - d * 2.0**-24) * float(np.linalg.norm(q)) * norm
-        near = np.flatnonzero(cheap >= kth - 4.0 * gap)
-        if near.size >= k and np.isfinite(kth):
-            exact = _matvec(vecs[near], q)
-            chosen: IntArray = rows[near[np.argpartition(-exact, k - 1)[:k]]]
-            return chosen
     score = _matvec(vecs, q)
     score[~ok] = -np.inf
     best: IntArray = rows[np.argpartition(-score, k - 1)[:k]]
