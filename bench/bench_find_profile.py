@@ -10,6 +10,8 @@ runs on an index built elsewhere (bench_store's 1M, ``--index-dir``), only readi
 
     python bench/bench_find_profile.py --index /tmp/ann-1m/idx-1000000 \
         --queries-file Q.npy --profile on
+    python bench/bench_find_profile.py --index /tmp/ann-1m/idx-1000000 \
+        --queries-file Q.npy --widths 0,256,192 --queries 410    # the graph's search width
 
 ``--ab``: one worker process per source tree (this checkout's ``retrieval/`` and the other
 one's), both on the same index, fed the same queries alternately one ``find()`` at a time, so
@@ -30,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -156,6 +159,68 @@ def profile(index: Path, queries: Path, mode: str, n: int) -> None:
     stats.sort_stats("cumulative").print_stats(40)
 
 
+def widths(index: Path, queries: Path, wanted: list[int], n: int) -> None:
+    """For each graph search width (0: the default, :func:`treehop.stores._ann.
+    search_width`): how many queries' find() top-10 (tree context off, as bench_store's
+    equality row) equal the exhaustive top-10, how many default-config result lists (hits,
+    order, scores) equal those of the first width, and the median find() thread CPU."""
+    from treehop.stores import _ann
+    from treehop.stores.base import Scope
+
+    made, total = clients(index, queries)
+    n = min(n, total)
+    store = made["on"].store
+    assert isinstance(store, EmbeddedStore)
+    qs = np.load(queries).astype(np.float32)[:n]
+    kept, store.ann_min_rows = store.ann_min_rows, None  # the exhaustive search: exact
+    scope = Scope(subtrees=(bl.TARGET,), leaves_only=True)
+    exhaustive = []
+    for a in range(0, n, 32):
+        for hits in store.search_batch(qs[a : a + 32], scope, 10):
+            exhaustive.append({h.node.uri for h in hits})
+    store.ann_min_rows = kept
+    default = _ann.search_width
+    first: list[list[tuple[str, float]]] | None = None
+
+    def fixed(width: int) -> Callable[..., int]:
+        def search_width(count: int, links: int = 0) -> int:
+            return width
+
+        return search_width
+
+    for w in wanted:
+        setattr(_ann, "search_width", default if w <= 0 else fixed(w))  # noqa: B010
+        ann = store._ann
+        assert ann is not None, "the index has no graph"
+        ann.recent.clear()
+        equal, off_cpu, on_cpu, lists = 0, [], [], []
+        for i in range(n):
+            c0 = time.thread_time()
+            res = made["off"].find(
+                f"q{i}", target_uri=bl.TARGET, limit=10, include_directories=False
+            )
+            off_cpu.append(time.thread_time() - c0)
+            equal += {m.uri for m in res.resources} == exhaustive[i]
+        ann.recent.clear()
+        for i in range(n):
+            c0 = time.thread_time()
+            res = made["on"].find(
+                f"q{i}", target_uri=bl.TARGET, limit=10, include_directories=False
+            )
+            on_cpu.append(time.thread_time() - c0)
+            lists.append([(m.uri, m.score) for m in res.resources])
+        first = lists if first is None else first
+        same = sum(a == b for a, b in zip(lists, first, strict=True))
+        width = default(ann.count, ann.links) if w <= 0 else w
+        print(
+            f"width {width}: top-10 == exhaustive {equal}/{n}; default-config lists equal "
+            f"to the first width's {same}/{n}; median find() thread CPU ms: context off "
+            f"{statistics.median(off_cpu) * 1e3:.2f}, on {statistics.median(on_cpu) * 1e3:.2f}",
+            flush=True,
+        )
+    setattr(_ann, "search_width", default)  # noqa: B010
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, required=True, help="built here on first use")
@@ -169,6 +234,11 @@ def main() -> None:
     )
     ap.add_argument("--profile", choices=sorted(MODES), help="cProfile finds in this mode")
     ap.add_argument("--ab", type=Path, help="another checkout to compare with, paired")
+    ap.add_argument(
+        "--widths",
+        help="graph search widths to compare, e.g. 0,256,192 (0: the default): top-10 vs "
+        "the exhaustive one, result lists vs the first width's, find() CPU",
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     queries = args.queries_file or args.index / "queries.npy"
@@ -178,10 +248,17 @@ def main() -> None:
         worker(args.index, queries)
     elif args.ab is not None:
         ab(args.index, queries, args.ab, args.queries)
+    elif args.widths is not None:
+        widths(
+            index=args.index,
+            queries=queries,
+            wanted=[int(w) for w in args.widths.split(",")],
+            n=args.queries,
+        )
     elif args.profile is not None:
         profile(args.index, queries, args.profile, args.queries)
     else:
-        ap.error("give --profile MODE or --ab CHECKOUT")
+        ap.error("give --profile MODE, --ab CHECKOUT or --widths W,W")
 
 
 if __name__ == "__main__":
