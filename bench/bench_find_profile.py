@@ -119,6 +119,7 @@ def ab(index: Path, queries: Path, other: Path, n: int) -> None:
         assert p.stdout is not None and p.stdout.readline().strip() == "ready"
     for label in ("first pass", "second pass"):
         cpu: dict[tuple[str, str], list[float]] = {}
+        wall: dict[tuple[str, str], list[float]] = {}
         for mode in MODES:
             for i in range(n):
                 order = list(procs) if i % 2 == 0 else list(procs)[::-1]
@@ -127,14 +128,21 @@ def ab(index: Path, queries: Path, other: Path, n: int) -> None:
                     assert p.stdin is not None and p.stdout is not None
                     p.stdin.write(f"{mode} {i}\n")
                     p.stdin.flush()
-                    c, _ = map(float, p.stdout.readline().split())
+                    c, w = map(float, p.stdout.readline().split())
                     if i >= 10:  # the first queries warm up caches
                         cpu.setdefault((name, mode), []).append(c)
-        print(f"{label}: median find() thread CPU ms")
+                        wall.setdefault((name, mode), []).append(w)
+        print(f"{label}: median find() thread CPU ms (wall ms: noisier, and it counts work")
+        print("  a find hands to another thread)")
         med = {key: statistics.median(v) for key, v in cpu.items()}
+        wmed = {key: statistics.median(v) for key, v in wall.items()}
         for mode in MODES:
             a, b = med[("this", mode)], med[("other", mode)]
-            print(f"  context {mode:3s}  this {a:6.2f}  other {b:6.2f}  this/other {a / b:.2f}")
+            wa, wb = wmed[("this", mode)], wmed[("other", mode)]
+            print(
+                f"  context {mode:3s}  this {a:6.2f}  other {b:6.2f}  this/other {a / b:.2f}"
+                f"  (wall {wa:6.2f} / {wb:6.2f} = {wa / wb:.2f})"
+            )
         # the tree context's own cost: the paired median of (on - off) for each query
         for name in procs:
             diff = [on - off for on, off in zip(cpu[(name, "on")], cpu[(name, "off")], strict=True)]
