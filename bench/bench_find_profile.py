@@ -238,7 +238,8 @@ def main() -> None:
         "--queries-file",
         type=Path,
         help="query vectors (.npy); default INDEX/queries.npy. With it an existing index is "
-        "only read (e.g. bench_store's saved 1M index, whose queries are saved elsewhere)",
+        "only read (e.g. bench_store's saved 1M index); a missing file is written with the "
+        "queries of a tree of --leaves leaves",
     )
     ap.add_argument("--profile", choices=sorted(MODES), help="cProfile finds in this mode")
     ap.add_argument("--ab", type=Path, help="another checkout to compare with, paired")
@@ -252,6 +253,9 @@ def main() -> None:
     queries = args.queries_file or args.index / "queries.npy"
     if args.queries_file is None and not queries.exists():
         build(args.index, args.leaves)
+    elif not queries.exists():  # the queries of a tree of --leaves leaves (as build() draws)
+        syn = bl.make_tree(bl.shape_for(args.leaves), 384, 0, [1.0, 0.8, 1.2])
+        np.save(queries, bl.make_queries(syn, 410, 0, 1.2))
     if args.worker:
         worker(args.index, queries)
     elif args.ab is not None:
