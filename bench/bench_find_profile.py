@@ -191,7 +191,7 @@ def widths(index: Path, queries: Path, wanted: list[int], n: int) -> None:
     first: list[list[tuple[str, float]]] | None = None
 
     def fixed(width: int) -> Callable[..., int]:
-        def search_width(count: int, links: int = 0) -> int:
+        def search_width(count: int) -> int:
             return width
 
         return search_width
@@ -219,7 +219,7 @@ def widths(index: Path, queries: Path, wanted: list[int], n: int) -> None:
             lists.append([(m.uri, m.score) for m in res.resources])
         first = lists if first is None else first
         same = sum(a == b for a, b in zip(lists, first, strict=True))
-        width = default(ann.count, ann.links) if w <= 0 else w
+        width = default(ann.count) if w <= 0 else w
         print(
             f"width {width}: top-10 == exhaustive {equal}/{n}; default-config lists equal "
             f"to the first width's {same}/{n}; median find() thread CPU ms: context off "

@@ -64,15 +64,3 @@ def test_best_orphans_is_the_exact_top_k_of_the_eligible() -> None:
     few[rows[[3, 71, 400]]] = True
     got = _best_orphans(rows, vecs, _eligible_rows(rows, few), q, 10)
     assert sorted(got.tolist()) == sorted(rows[[3, 71, 400]].tolist())
-
-
-def test_search_width_grows_slower_for_a_denser_graph() -> None:
-    from treehop.stores._ann import CONNECTIVITY, EF, EF_MAX, search_width
-
-    assert search_width(50_000, CONNECTIVITY) == EF == search_width(50_000, 32)
-    assert search_width(100_000, CONNECTIVITY) == EF
-    assert search_width(1_000_000, CONNECTIVITY) == 255  # 128 * 10 ** 0.3
-    assert search_width(1_000_000, 32) == 509  # a graph saved with 32 links: 128 * 10 ** 0.6
-    assert search_width(10**12, 32) == EF_MAX
-    ann, _ = _graph(50)
-    assert ann.links == CONNECTIVITY  # read from the graph itself

@@ -63,23 +63,21 @@ EF_ROWS = 100_000
 EF_MAX = 2_048
 
 
-def search_width(count: int, links: int = 48) -> int:
-    """``EF * (count / EF_ROWS) ** g``, at least ``EF``: a fixed width reaches less of a
-    larger graph; ``g`` is 0.3 for a graph of 48 links or more (:data:`CONNECTIVITY`), 0.6
-    for a sparser one (a graph saved before 48 became the default keeps its links).
+def search_width(count: int) -> int:
+    """``EF * (count / EF_ROWS) ** 0.6``, at least ``EF``: a fixed width reaches less of a
+    larger graph. Measured on the 1M-leaf bench tree (80 held-out queries near random
+    leaves, top-10 equal to the exhaustive one, 32 links): width 128 0.78, 256 0.88, 512
+    0.99, 1024 1.00, at 3.8 / 3.5 / 5.2 / 7.1 ms per global step under load; 128 gives 0.99
+    at 100k (bench_store), where this keeps it.
 
-    Measured on the 1M-leaf bench tree, top-10 equal to the exhaustive one (the store adds
-    the best candidates' siblings and rescores exactly, see ``embedded._sibling_rows``):
-    with 32 links (80 held-out queries near random leaves) width 128 0.78, 256 0.88, 512
-    0.99, 1024 1.00, at 3.8 / 3.5 / 5.2 / 7.1 ms per global step under load. With 48 links
-    (``python bench/bench_find_profile.py --index IDX --queries-file Q --widths 0,256,192``
-    on bench_store's saved 1M index, 410 held-out queries): width 516 (``g`` = 0.6) 410/410,
-    256 410/410, 192 409/410; the default config's result lists at width 256 were the very
-    same as at 516 (hits, order, scores) for 410 of 410 queries, at 15% less find() CPU
-    (21% with the tree context off). 128 gives 0.99-1.00 at 100k (bench_store), where
-    both keep it."""
-    grow = 0.3 if links >= 48 else 0.6
-    return int(min(EF_MAX, max(EF, EF * (count / EF_ROWS) ** grow)))
+    With 48 links (``python bench/bench_find_profile.py --index IDX --queries-file Q
+    --widths 516,384,320,0`` on bench_store's saved 1M index; bench_store's 210 queries /
+    410 held-out ones): width 516 (this) 210/210 / 410/410; 384 and 320 210/210, with the
+    default config's result lists the very same as at 516, at 11% / 15% less find() CPU;
+    257 209/210 / 410/410 (20% less); 192 409/410 held-out. Kept at 516: a narrower width
+    trades a measured share of queries for speed, a choice this function does not make
+    silently."""
+    return int(min(EF_MAX, max(EF, EF * (count / EF_ROWS) ** 0.6)))
 
 
 CONNECTIVITY = 48
@@ -178,9 +176,6 @@ class AnnIndex:
         """The label count when every label was last searched for itself (:meth:`sweep`). A
         graph saved before sweeps existed counts as swept: its first sweep waits for growth
         instead of searching a large graph again right after it was opened."""
-        self.links = int(getattr(index, "connectivity", CONNECTIVITY))
-        """The graph's links per row (a saved graph keeps those it was built with): how
-        wide a query searches (:func:`search_width`)."""
         self.lock = RWLock()
         self.recent: dict[bytes, npt.NDArray[np.int64]] = {}
         """The labels of recent queries (``EF`` or more of them), by query bytes. A descent
@@ -287,7 +282,7 @@ class AnnIndex:
         whole width, not only the first ``k``."""
         if self.count == 0:
             return np.full((qs.shape[0], 0), -1, dtype=np.int64)
-        wide = max(k, search_width(self.count, self.links))
+        wide = max(k, search_width(self.count))
         got = self.index.search(qs, min(wide, self.count), threads=threads)
         keys = np.asarray(got.keys, dtype=np.uint64).reshape(qs.shape[0], -1)
         if not whole:
