@@ -5,7 +5,13 @@ of two source trees.
     python bench/bench_find_profile.py --index /tmp/idx100k --ab /path/to/other/checkout
 
 The index (bench_store's clustered tree, 384-d, HNSW on as in bench_store) is built at
-``--index`` on the first run and reused after (the HNSW build takes minutes).
+``--index`` on the first run and reused after (the HNSW build takes minutes). ``--queries-file``
+runs on an index built elsewhere (bench_store's 1M, ``--index-dir``), only reading it:
+
+    python bench/bench_find_profile.py --index /tmp/ann-1m/idx-1000000 \
+        --queries-file Q.npy --profile on
+    python bench/bench_find_profile.py --index /tmp/ann-1m/idx-1000000 \
+        --queries-file Q.npy --widths 0,256,192 --queries 410    # the graph's search width
 
 ``--ab``: one worker process per source tree (this checkout's ``retrieval/`` and the other
 one's), both on the same index, fed the same queries alternately one ``find()`` at a time, so
@@ -26,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -67,13 +74,13 @@ def build(index: Path, leaves: int) -> None:
     store.close()
 
 
-def clients(index: Path) -> tuple[dict[str, Treehop], int]:
+def clients(index: Path, queries: Path) -> tuple[dict[str, Treehop], int]:
     store = EmbeddedStore(index)
     store.load_ann()
     store.wait_verified()
     store.wait_ann()
     emb = bl.PreparedQueryEmbedder(384)
-    qs = np.load(index / "queries.npy")
+    qs = np.load(queries)
     for i, q in enumerate(qs):
         emb.vectors[f"q{i}"] = q
     made = {m: Treehop(embedder=emb, store=store, config=c, tagger=None) for m, c in MODES.items()}
@@ -84,9 +91,9 @@ def find(client: Treehop, i: int) -> None:
     client.find(f"q{i}", target_uri=bl.TARGET, limit=10, include_directories=False)
 
 
-def worker(index: Path) -> None:
+def worker(index: Path, queries: Path) -> None:
     """Answer ``<mode> <query>`` lines with the find's thread CPU and wall milliseconds."""
-    made, _ = clients(index)
+    made, _ = clients(index, queries)
     print("ready", flush=True)
     for line in sys.stdin:
         mode, i = line.split()
@@ -95,13 +102,14 @@ def worker(index: Path) -> None:
         print(f"{(time.thread_time() - c0) * 1e3} {(time.perf_counter() - t0) * 1e3}", flush=True)
 
 
-def ab(index: Path, other: Path, n: int) -> None:
+def ab(index: Path, queries: Path, other: Path, n: int) -> None:
     trees = {"this": HERE.parent, "other": other}
     procs = {}
     for name, root in trees.items():
         env = dict(os.environ, PYTHONPATH=f"{root}/retrieval:{root}/integrations")
+        args = ["--index", str(index), "--queries-file", str(queries), "--worker"]
         procs[name] = subprocess.Popen(
-            [sys.executable, __file__, "--index", str(index), "--worker"],
+            [sys.executable, __file__, *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -111,6 +119,7 @@ def ab(index: Path, other: Path, n: int) -> None:
         assert p.stdout is not None and p.stdout.readline().strip() == "ready"
     for label in ("first pass", "second pass"):
         cpu: dict[tuple[str, str], list[float]] = {}
+        wall: dict[tuple[str, str], list[float]] = {}
         for mode in MODES:
             for i in range(n):
                 order = list(procs) if i % 2 == 0 else list(procs)[::-1]
@@ -119,14 +128,21 @@ def ab(index: Path, other: Path, n: int) -> None:
                     assert p.stdin is not None and p.stdout is not None
                     p.stdin.write(f"{mode} {i}\n")
                     p.stdin.flush()
-                    c, _ = map(float, p.stdout.readline().split())
+                    c, w = map(float, p.stdout.readline().split())
                     if i >= 10:  # the first queries warm up caches
                         cpu.setdefault((name, mode), []).append(c)
-        print(f"{label}: median find() thread CPU ms")
+                        wall.setdefault((name, mode), []).append(w)
+        print(f"{label}: median find() thread CPU ms (wall ms: noisier, and it counts work")
+        print("  a find hands to another thread)")
         med = {key: statistics.median(v) for key, v in cpu.items()}
+        wmed = {key: statistics.median(v) for key, v in wall.items()}
         for mode in MODES:
             a, b = med[("this", mode)], med[("other", mode)]
-            print(f"  context {mode:3s}  this {a:6.2f}  other {b:6.2f}  this/other {a / b:.2f}")
+            wa, wb = wmed[("this", mode)], wmed[("other", mode)]
+            print(
+                f"  context {mode:3s}  this {a:6.2f}  other {b:6.2f}  this/other {a / b:.2f}"
+                f"  (wall {wa:6.2f} / {wb:6.2f} = {wa / wb:.2f})"
+            )
         # the tree context's own cost: the paired median of (on - off) for each query
         for name in procs:
             diff = [on - off for on, off in zip(cpu[(name, "on")], cpu[(name, "off")], strict=True)]
@@ -137,8 +153,8 @@ def ab(index: Path, other: Path, n: int) -> None:
         p.wait()
 
 
-def profile(index: Path, mode: str, n: int) -> None:
-    made, _ = clients(index)
+def profile(index: Path, queries: Path, mode: str, n: int) -> None:
+    made, _ = clients(index, queries)
     for i in range(10):
         find(made[mode], i)
     prof = cProfile.Profile()
@@ -151,25 +167,110 @@ def profile(index: Path, mode: str, n: int) -> None:
     stats.sort_stats("cumulative").print_stats(40)
 
 
+def widths(index: Path, queries: Path, wanted: list[int], n: int) -> None:
+    """For each graph search width (0: the default, :func:`treehop.stores._ann.
+    search_width`): how many queries' find() top-10 (tree context off, as bench_store's
+    equality row) equal the exhaustive top-10, how many default-config result lists (hits,
+    order, scores) equal those of the first width, and the median find() thread CPU."""
+    from treehop.stores import _ann
+    from treehop.stores.base import Scope
+
+    made, total = clients(index, queries)
+    n = min(n, total)
+    store = made["on"].store
+    assert isinstance(store, EmbeddedStore)
+    qs = np.load(queries).astype(np.float32)[:n]
+    kept, store.ann_min_rows = store.ann_min_rows, None  # the exhaustive search: exact
+    scope = Scope(subtrees=(bl.TARGET,), leaves_only=True)
+    exhaustive = []
+    for a in range(0, n, 32):
+        for hits in store.search_batch(qs[a : a + 32], scope, 10):
+            exhaustive.append({h.node.uri for h in hits})
+    store.ann_min_rows = kept
+    default = _ann.search_width
+    first: list[list[tuple[str, float]]] | None = None
+
+    def fixed(width: int) -> Callable[..., int]:
+        def search_width(count: int) -> int:
+            return width
+
+        return search_width
+
+    for w in wanted:
+        setattr(_ann, "search_width", default if w <= 0 else fixed(w))  # noqa: B010
+        ann = store._ann
+        assert ann is not None, "the index has no graph"
+        ann.recent.clear()
+        equal, off_cpu, on_cpu, lists = 0, [], [], []
+        for i in range(n):
+            c0 = time.thread_time()
+            res = made["off"].find(
+                f"q{i}", target_uri=bl.TARGET, limit=10, include_directories=False
+            )
+            off_cpu.append(time.thread_time() - c0)
+            equal += {m.uri for m in res.resources} == exhaustive[i]
+        ann.recent.clear()
+        for i in range(n):
+            c0 = time.thread_time()
+            res = made["on"].find(
+                f"q{i}", target_uri=bl.TARGET, limit=10, include_directories=False
+            )
+            on_cpu.append(time.thread_time() - c0)
+            lists.append([(m.uri, m.score) for m in res.resources])
+        first = lists if first is None else first
+        same = sum(a == b for a, b in zip(lists, first, strict=True))
+        width = default(ann.count) if w <= 0 else w
+        print(
+            f"width {width}: top-10 == exhaustive {equal}/{n}; default-config lists equal "
+            f"to the first width's {same}/{n}; median find() thread CPU ms: context off "
+            f"{statistics.median(off_cpu) * 1e3:.2f}, on {statistics.median(on_cpu) * 1e3:.2f}",
+            flush=True,
+        )
+    setattr(_ann, "search_width", default)  # noqa: B010
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, required=True, help="built here on first use")
     ap.add_argument("--leaves", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument(
+        "--queries-file",
+        type=Path,
+        help="query vectors (.npy); default INDEX/queries.npy. With it an existing index is "
+        "only read (e.g. bench_store's saved 1M index); a missing file is written with the "
+        "queries of a tree of --leaves leaves",
+    )
     ap.add_argument("--profile", choices=sorted(MODES), help="cProfile finds in this mode")
     ap.add_argument("--ab", type=Path, help="another checkout to compare with, paired")
+    ap.add_argument(
+        "--widths",
+        help="graph search widths to compare, e.g. 0,256,192 (0: the default): top-10 vs "
+        "the exhaustive one, result lists vs the first width's, find() CPU",
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if not (args.index / "queries.npy").exists():
+    queries = args.queries_file or args.index / "queries.npy"
+    if args.queries_file is None and not queries.exists():
         build(args.index, args.leaves)
+    elif not queries.exists():  # the queries of a tree of --leaves leaves (as build() draws)
+        syn = bl.make_tree(bl.shape_for(args.leaves), 384, 0, [1.0, 0.8, 1.2])
+        np.save(queries, bl.make_queries(syn, 410, 0, 1.2))
     if args.worker:
-        worker(args.index)
+        worker(args.index, queries)
     elif args.ab is not None:
-        ab(args.index, args.ab, args.queries)
+        ab(args.index, queries, args.ab, args.queries)
+    elif args.widths is not None:
+        widths(
+            index=args.index,
+            queries=queries,
+            wanted=[int(w) for w in args.widths.split(",")],
+            n=args.queries,
+        )
     elif args.profile is not None:
-        profile(args.index, args.profile, args.queries)
+        profile(args.index, queries, args.profile, args.queries)
     else:
-        ap.error("give --profile MODE or --ab CHECKOUT")
+        ap.error("give --profile MODE, --ab CHECKOUT or --widths W,W")
 
 
 if __name__ == "__main__":

@@ -71,8 +71,14 @@ def effective_root(store: VectorStore, root: str, max_depth: int = 8) -> str:
     """Skip single-child chains below a root (``resources/`` holding one folder), so that
     "one subtree" means one branch of a real fork in the tree."""
     cur = root
+    # A store that counts children without building them (an optional capability) skips
+    # the nodes of a root with many children: every find asks this of its roots, and a 1M
+    # tree's root built ~200 nodes per find to learn that it forks.
+    count: Callable[[str], int] | None = getattr(store, "child_count", None)
     for _ in range(max_depth):
-        children = store.children(cur)  # once: every find asks this of its roots
+        if count is not None and count(cur) != 1:
+            break
+        children = store.children(cur)
         kids = [c for c in children if not c.is_leaf]
         if len(kids) != 1 or len(children) != 1:
             break

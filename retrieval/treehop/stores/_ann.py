@@ -68,7 +68,15 @@ def search_width(count: int) -> int:
     larger graph. Measured on the 1M-leaf bench tree (80 held-out queries near random
     leaves, top-10 equal to the exhaustive one, 32 links): width 128 0.78, 256 0.88, 512
     0.99, 1024 1.00, at 3.8 / 3.5 / 5.2 / 7.1 ms per global step under load; 128 gives 0.99
-    at 100k (bench_store), where this keeps it."""
+    at 100k (bench_store), where this keeps it.
+
+    With 48 links (``python bench/bench_find_profile.py --index IDX --queries-file Q
+    --widths 516,384,320,0`` on bench_store's saved 1M index; bench_store's 210 queries /
+    410 held-out ones): width 516 (this) 210/210 / 410/410; 384 and 320 210/210, with the
+    default config's result lists the very same as at 516, at 11% / 15% less find() CPU;
+    257 209/210 / 410/410 (20% less); 192 409/410 held-out. Kept at 516: a narrower width
+    trades a measured share of queries for speed, a choice this function does not make
+    silently."""
     return int(min(EF_MAX, max(EF, EF * (count / EF_ROWS) ** 0.6)))
 
 
@@ -162,6 +170,8 @@ class AnnIndex:
         docstring): the global step scores their rows exactly. Replaced, never changed in
         place (:meth:`orphan_rows` caches their vectors by identity)."""
         self._orphan_vecs: tuple[IntArray, F32] | None = None
+        self._orphan_rows: tuple[IntArray, IntArray, int, IntArray] | None = None
+        """(orphans, the row map's buffer, ``n``, their rows): see :meth:`orphan_rows`."""
         self.swept = self.count if swept is None else min(int(swept), self.count)
         """The label count when every label was last searched for itself (:meth:`sweep`). A
         graph saved before sweeps existed counts as swept: its first sweep waits for growth
@@ -200,14 +210,26 @@ class AnnIndex:
         vectors, one contiguous matrix kept while the orphans stay the same: scoring them is
         one small product, not a gather of scattered rows per query (the caller holds
         ``lock`` for reading). A label keeps its vector for life (a compaction renumbers
-        rows, not vectors), so the matrix outlives compactions."""
-        labels = self.orphans
-        rows = self.row[labels]
+        rows, not vectors), so the matrix outlives compactions.
+
+        The rows are kept too, the same array while the orphans, the row map and ``n`` stay
+        the same (the caller may key its own derived arrays on it; it must not change it):
+        gathering them from the row map is a cache miss per orphan, ~0.25 ms a query at 1M
+        rows."""
+        labels, buf = self.orphans, self._rows
+        kept = self._orphan_rows
+        if kept is not None and kept[0] is labels and kept[1] is buf and kept[2] == n:
+            rows = kept[3]
+        else:
+            mapped = self.row[labels]
+            rows = np.where(mapped < n, mapped, -1)
+            self._orphan_rows = (labels, buf, n, rows)
         cached = self._orphan_vecs
         if cached is None or cached[0] is not labels:
-            cached = (labels, np.ascontiguousarray(vectors_of(np.clip(rows, 0, None))))
+            mapped = self.row[labels]  # (every label's row, ``n`` or not)
+            cached = (labels, np.ascontiguousarray(vectors_of(np.clip(mapped, 0, None))))
             self._orphan_vecs = cached
-        return np.where(rows < n, rows, -1), cached[1]
+        return rows, cached[1]
 
     @classmethod
     def open(

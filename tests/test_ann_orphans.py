@@ -1,0 +1,66 @@
+"""The rows the HNSW graph cannot reach (``AnnIndex.orphan_rows``), kept between queries: the
+same rows and vectors as a fresh gather, recomputed when the orphans, the row map or the
+snapshot's row count change, and the global step's top-k of them (``_best_orphans``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treehop.stores._ann import AnnIndex
+from treehop.stores.embedded import _best_orphans, _eligible_rows, _matvec
+
+DIM = 16
+
+
+def _graph(n: int) -> tuple[AnnIndex, np.ndarray]:
+    rng = np.random.default_rng(0)
+    vecs = rng.standard_normal((n, DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    ann = AnnIndex.new(DIM)
+    ann.extend(np.arange(n, dtype=np.int64), lambda r: vecs[r], n, 1, lambda: True)
+    return ann, vecs
+
+
+def test_orphan_rows_are_kept_and_follow_their_inputs() -> None:
+    ann, vecs = _graph(200)
+    ann.orphans = np.array([5, 150, 199, 7], dtype=np.int64)
+    gathered: list[int] = []
+
+    def vectors_of(rows: np.ndarray) -> np.ndarray:
+        gathered.append(int(rows.size))
+        return vecs[rows]
+
+    rows, mat = ann.orphan_rows(160, vectors_of)
+    assert rows.tolist() == [5, 150, -1, 7]  # row 199 is not below n
+    assert np.array_equal(mat, vecs[[5, 150, 199, 7]])
+    again, mat2 = ann.orphan_rows(160, vectors_of)
+    assert again is rows and mat2 is mat and gathered == [4]  # kept, nothing gathered
+    # more rows published: the row that was out of range now counts, with its own vector
+    wider, mat3 = ann.orphan_rows(200, vectors_of)
+    assert wider.tolist() == [5, 150, 199, 7] and mat3 is mat
+    assert np.array_equal(mat3[2], vecs[199])
+    # a compaction renumbers rows (a new row map): the rows follow, the vectors stay
+    ann.row = np.where(ann.row == 150, 40, ann.row)
+    moved, _ = ann.orphan_rows(200, vectors_of)
+    assert moved.tolist() == [5, 40, 199, 7]
+    # new orphans: rows and vectors gathered again
+    ann.orphans = np.array([9], dtype=np.int64)
+    rows, mat = ann.orphan_rows(200, vectors_of)
+    assert rows.tolist() == [9] and np.array_equal(mat, vecs[[9]]) and gathered == [4, 1]
+
+
+def test_best_orphans_is_the_exact_top_k_of_the_eligible() -> None:
+    rng = np.random.default_rng(1)
+    vecs = rng.standard_normal((500, DIM)).astype(np.float32)
+    rows = rng.permutation(2000)[:500].astype(np.int64)
+    rows[::7] = -1
+    full = rng.random(2000) < 0.6
+    q = rng.standard_normal(DIM).astype(np.float32)
+    ok = _eligible_rows(rows, full)
+    got = _best_orphans(rows, vecs, ok, q, 20)
+    score = np.where(ok, _matvec(vecs, q), -np.inf)
+    assert sorted(got.tolist()) == sorted(rows[np.argsort(-score)[:20]].tolist())
+    few = np.zeros(2000, dtype=bool)
+    few[rows[[3, 71, 400]]] = True
+    got = _best_orphans(rows, vecs, _eligible_rows(rows, few), q, 10)
+    assert sorted(got.tolist()) == sorted(rows[[3, 71, 400]].tolist())
