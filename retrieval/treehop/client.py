@@ -210,16 +210,11 @@ class AsyncTreehop:
         return urimod.normalize(uri, self.user)
 
     def display(self, uri: str) -> str:
-        """:func:`~treehop.uri.to_display` with this user's space prefix kept (a find shows
-        ~20 URIs; validating the user name again for each was a tenth of the client's own
-        time per find)."""
+        """:func:`~treehop.uri.to_display` with this user's space prefix kept."""
         user, kept = self.user, self._display_prefix
         if kept is None or kept[0] != user:
             kept = self._display_prefix = (user, urimod.user_root(user))
-        prefix = kept[1]
-        if uri.startswith(prefix + "/"):
-            return "viking://~" + uri[len(prefix) :]
-        return uri
+        return urimod.display_under(uri, kept[1])
 
     def root(self, context_type: ContextType) -> str:
         return urimod.root_for(context_type, self.user)

@@ -173,7 +173,12 @@ def join(parent: str, name: str) -> str:
 
 def to_display(uri: str, user: str) -> str:
     """Turn a resolved URI of ``user``'s own space back into the ``~`` form."""
-    prefix = user_root(user)
+    return display_under(uri, user_root(user))
+
+
+def display_under(uri: str, prefix: str) -> str:
+    """:func:`to_display` given the user's :func:`user_root` (a client keeps it: a find
+    shows ~20 URIs, and validating the user name for each cost a tenth of its own time)."""
     if uri.startswith(prefix + "/"):
         return "viking://~" + uri[len(prefix) :]
     return uri
