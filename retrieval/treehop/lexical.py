@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import IndexCorruptError, InvalidQueryError, StoreError
-from .text_tokenize import AsciiWords, ascii_form, ascii_words, index_terms
+from .text_tokenize import AsciiWords, ascii_form, ascii_words, index_terms, shared_words
 from .text_tokenize import tokenize as default_tokenize
 from .text_tokenize import tokenizer_id as default_tokenizer_id
 
@@ -347,7 +347,10 @@ class LexicalIndex:
             while j < len(texts) and forms[j] is not None:
                 j += 1
             if j > i:
-                runs.append((j - i, ascii_words(cast("list[str]", forms[i:j])), []))
+                run = cast("list[str]", forms[i:j])
+                # (within an ingest write, from the tagger's cut of the same texts)
+                words = shared_words(run) if j - i > 1 else None
+                runs.append((j - i, words or ascii_words(run), []))
                 i = j
             else:
                 runs.append((1, None, self._tokenize(texts[i])))

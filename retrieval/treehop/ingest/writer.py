@@ -41,6 +41,7 @@ from ..errors import NotFoundError
 from ..models import ContextType, Level, Node
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
+from ..text_tokenize import sharing_cuts
 from .loaders import LoadedFile, LoadReport, Scanned, read_file, scan_columns
 from .summaries import Summarizer, is_readme
 from .tree_builder import (
@@ -557,12 +558,22 @@ class TreeWriter:
         changed = [n for n in nodes if old.get(n.uri) != n.content_hash]
         same = [n for n in nodes if old.get(n.uri) == n.content_hash]
         kids = plan.children if plan is not None else {}
-        await asyncio.to_thread(
-            _gc_paused, self.apply_tags, nodes, user_tags, changed, target, kids, frozenset(stale)
-        )
-        vectors = await self.embed_nodes(changed, call.progress)
-        if changed:
-            await self.io(self.store.upsert, changed, vectors)
+        # The tagger's cut of the leaf texts is reused by the store's BM25 upsert of the
+        # same texts (``text_tokenize.sharing_cuts``): they are cut into words once.
+        with sharing_cuts():
+            await asyncio.to_thread(
+                _gc_paused,
+                self.apply_tags,
+                nodes,
+                user_tags,
+                changed,
+                target,
+                kids,
+                frozenset(stale),
+            )
+            vectors = await self.embed_nodes(changed, call.progress)
+            if changed:
+                await self.io(self.store.upsert, changed, vectors)
         if same:
             # Text unchanged: keep vectors, refresh tags/metadata without re-embedding.
             await self.refresh_unchanged(same)

@@ -58,6 +58,7 @@ from numpy.typing import NDArray
 
 from .. import tags as _tags
 from ..errors import IndexCorruptError, InvalidTagError, TreehopError
+from ..text_tokenize import offer_cut
 
 __all__ = [
     "EN_STOPWORDS",
@@ -595,6 +596,9 @@ def _latin_tokens(
             flat_tok.append(tid(pieces[i], len(tok_ids)))
             flat_code.append(code_of(pieces[i - 1]))
     occ = dense[first_at]
+    # In an ingest write, the BM25 index cuts the same leaf texts: it reuses this cut
+    # (``text_tokenize.shared_words``) instead of cutting them again.
+    offer_cut(list(texts), chunk_ids, occ)
     n = ntok[occ]
     has = n > 0
     tb = occ[has]  # the chunk occurrences holding tokens, in order
