@@ -1115,12 +1115,22 @@ class KeywordTagger:
             gid[order] = vocab.add(keys[order])
         counted = _count(flat, gid)
         n_terms = len(vocab)
-        counts = np.bincount(counted.term, minlength=n_terms)
+        old = self._df
+        if counted.term.size * 8 < n_terms:
+            # A small batch in a large vocabulary (a re-add): the batch's terms counted by a
+            # sort and added in, the frequencies copied once, where zeroing, copying and
+            # summing arrays over every term (millions at 100k leaves) was most of the fit.
+            terms, counts = _unique_counts(counted.term)
+            df = np.concatenate((old, np.zeros(n_terms - old.size, dtype=np.int64)))
+            df[terms] += counts
+        else:
+            terms = None
+            df = np.zeros(n_terms, dtype=np.int64)
+            df[: old.size] = old
+            df += np.bincount(counted.term, minlength=n_terms)
         if self._base_id:
-            self._touched.append(_distinct(counted.term))
-        df = np.zeros(n_terms, dtype=np.int64)
-        df[: self._df.size] = self._df
-        self._df = df + counts
+            self._touched.append(terms if terms is not None else _distinct(counted.term))
+        self._df = df
         self._n_docs += n_docs
         self._fitted = True
         self._cache = None
@@ -1187,7 +1197,6 @@ class KeywordTagger:
         self, flat: _Flat, n_docs: int, counted: _Counted | None = None
     ) -> list[list[tuple[str, float]]]:
         """TF-IDF tags of the documents of ``flat`` (``counted``: its counts when known)."""
-        idf, ok = self._stats()
         out: list[list[tuple[str, float]]] = [[] for _ in range(n_docs)]
         if counted is None:
             # -1 for a term outside the vocabulary (an unseen text's words), dropped below.
@@ -1195,13 +1204,22 @@ class KeywordTagger:
             gid = v.find(v.translate(flat.keys, flat.atoms, add=False))
             counted = _count(flat, gid)
         t = counted.term
-        # (A fit without any term has an empty ``ok``: nothing is wanted.)
-        wanted = (t >= 0) & ok[np.maximum(t, 0)] if t.size and ok.size else t < -1
+        # The df window and the IDF (as :meth:`_stats` has them) of the batch's terms only:
+        # a re-add tags a few documents in a vocabulary of millions of terms, and the
+        # whole-vocabulary arrays cost more than the batch. (A fit without any term has an
+        # empty df: nothing is wanted.)
+        all_df = self._df
+        if t.size and all_df.size:
+            df = all_df[np.maximum(t, 0)]
+            wanted = (t >= 0) & (df >= self.min_df) & (df <= self.max_df())
+        else:
+            wanted = t < -1
         if not wanted.any():
             return out
         d, t, tf = counted.doc[wanted], t[wanted], counted.tf[wanted]
         pa, pb = counted.parts(wanted)
-        score = (1.0 + np.log(tf)) * idf[t]
+        idf = np.log((1.0 + self._n_docs) / (1.0 + df[wanted])) + 1.0
+        score = (1.0 + np.log(tf)) * idf
         self._select(out, d, t, score, pa, pb)
         return out
 
