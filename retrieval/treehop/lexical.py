@@ -96,6 +96,23 @@ def _ranges(starts: IntArray, counts: IntArray) -> IntArray:
     return np.repeat(starts, counts) + (np.arange(total, dtype=np.int64) - offsets)
 
 
+def _stable_argsort(keys: npt.NDArray[np.integer[Any]], bound: int) -> IntArray:
+    """``np.argsort(keys, kind="stable")`` for keys in ``[0, bound)``: the same permutation (a
+    stable order is unique), by 16-bit digits where ``bound`` allows.
+
+    Why: numpy's stable sort is a radix sort for 16-bit keys and a timsort otherwise; sorting
+    the postings log by term (a first ingest: every posting) was ~3x faster by radix, one
+    pass per digit, lowest first (each pass stable keeps the order of the one before)."""
+    if keys.size and int(keys.max()) >= bound:  # (never, for term ids: a safe fallback)
+        bound = 1 << 33
+    if bound <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if bound > 1 << 32:
+        return np.argsort(keys, kind="stable")
+    low = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    return low[np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")]
+
+
 def _has_duplicates(a: IntArray) -> bool:
     # A sort, not np.unique: numpy 2's hash-based unique is many times slower on large input.
     s = np.sort(a)
@@ -552,8 +569,7 @@ class LexicalIndex:
             return
         order_src = np.concatenate([self._perm, np.arange(ms, m, dtype=np.int64)])
         keys = self._log_term[order_src]
-        # Stable sort: the sorted prefix is one run, so this costs O(m + tail log tail).
-        order = np.argsort(keys, kind="stable")
+        order = _stable_argsort(keys, vocab_size)
         self._perm = _compact_ints(order_src[order], m)
         self._indptr = np.searchsorted(
             keys[order], np.arange(vocab_size + 1, dtype=np.int64), side="left"
