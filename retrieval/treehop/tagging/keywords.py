@@ -598,7 +598,7 @@ def _latin_tokens(
     occ = dense[first_at]
     # In an ingest write, the BM25 index cuts the same leaf texts: it reuses this cut
     # (``text_tokenize.shared_words``) instead of cutting them again.
-    offer_cut(list(texts), chunk_ids, occ)
+    offer_cut(texts, chunk_ids, occ)
     n = ntok[occ]
     has = n > 0
     tb = occ[has]  # the chunk occurrences holding tokens, in order
