@@ -1306,7 +1306,8 @@ class KeywordTagger:
         # are a prefix of the full order, and the rest is looked at only for a document
         # whose prefix did not yield max_tags tags (:meth:`_select_whole`).
         q = np.rint(rel * 1e9).astype(np.int64)  # rel has 9 decimals: order and ties kept
-        by_score = np.argsort((d << 31) | ((1 << 30) - q))
+        ranked = (d << 31) | ((1 << 30) - q)  # (document, -score) as one sortable key
+        by_score = np.argsort(ranked)
         size = np.bincount(d, minlength=n_docs)
         starts = np.concatenate(([0], np.cumsum(size)[:-1]))
         cut_at = starts + np.minimum(size, self.max_tags + _SLACK) - 1
@@ -1318,6 +1319,7 @@ class KeywordTagger:
         short[d[~pre]] = True
         whole = (d, t, rel, part_a, part_b)
         d, t, rel, part_a, part_b = d[pre], t[pre], rel[pre], part_a[pre], part_b[pre]
+        ranked = ranked[pre]
         # Alphabetical rank among the candidates only: the same order as a rank over the
         # whole vocabulary, without sorting every term of the corpus on every call.
         cand, inv = np.unique(t, return_inverse=True)
@@ -1325,7 +1327,9 @@ class KeywordTagger:
         names = self._vocab.strings(cand.tolist())
         rank = np.empty(cand.size, dtype=np.int64)
         rank[sorted(range(cand.size), key=names.__getitem__)] = np.arange(cand.size)
-        order = np.lexsort((rank[inv], -rel, d))
+        # (by document, then score, then name: the one (document, -score) key orders as
+        # the two, and lexsort passes once per key)
+        order = np.lexsort((rank[inv], ranked))
         bounds = np.searchsorted(d[order], np.arange(n_docs + 1))
         # Each candidate's label, numbered (equal labels share a number; None is -1).
         cand_label: list[str | None]
