@@ -283,10 +283,10 @@ def assign_tags(
         else:
             own = tagmod.merge(users, auto)
             n.tags = tagmod.merge(own, [f"inherit:{lab}" for lab in parent_labels])
-        mine = [tagmod.label_of(t) for t in users]
-        if got is not None:
-            mine += got.own_labels
-        if not n.is_leaf:
+        if not n.is_leaf:  # (a leaf hands nothing down: its own labels are not needed)
+            mine = [tagmod.label_of(t) for t in users]
+            if got is not None:
+                mine += got.own_labels
             inheritable[n.uri] = tagmod.dedupe([*parent_labels, *mine])
 
 
