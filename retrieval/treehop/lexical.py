@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import IndexCorruptError, InvalidQueryError, StoreError
-from .text_tokenize import AsciiWords, ascii_form, ascii_words, index_terms
+from .text_tokenize import AsciiWords, ascii_form, ascii_words, index_terms, shared_words
 from .text_tokenize import tokenize as default_tokenize
 from .text_tokenize import tokenizer_id as default_tokenizer_id
 
@@ -94,6 +94,23 @@ def _ranges(starts: IntArray, counts: IntArray) -> IntArray:
     # Each output position is its block's start plus its offset inside the block.
     offsets = np.repeat(ends - counts, counts)
     return np.repeat(starts, counts) + (np.arange(total, dtype=np.int64) - offsets)
+
+
+def _stable_argsort(keys: npt.NDArray[np.integer[Any]], bound: int) -> IntArray:
+    """``np.argsort(keys, kind="stable")`` for keys in ``[0, bound)``: the same permutation (a
+    stable order is unique), by 16-bit digits where ``bound`` allows.
+
+    Why: numpy's stable sort is a radix sort for 16-bit keys and a timsort otherwise; sorting
+    the postings log by term (a first ingest: every posting) was ~3x faster by radix, one
+    pass per digit, lowest first (each pass stable keeps the order of the one before)."""
+    if keys.size and int(keys.max()) >= bound:  # (never, for term ids: a safe fallback)
+        bound = 1 << 33
+    if bound <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if bound > 1 << 32:
+        return np.argsort(keys, kind="stable")
+    low = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    return low[np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")]
 
 
 def _has_duplicates(a: IntArray) -> bool:
@@ -347,7 +364,10 @@ class LexicalIndex:
             while j < len(texts) and forms[j] is not None:
                 j += 1
             if j > i:
-                runs.append((j - i, ascii_words(cast("list[str]", forms[i:j])), []))
+                run = cast("list[str]", forms[i:j])
+                # (within an ingest write, from the tagger's cut of the same texts)
+                words = shared_words(run) if j - i > 1 else None
+                runs.append((j - i, words or ascii_words(run), []))
                 i = j
             else:
                 runs.append((1, None, self._tokenize(texts[i])))
@@ -549,8 +569,7 @@ class LexicalIndex:
             return
         order_src = np.concatenate([self._perm, np.arange(ms, m, dtype=np.int64)])
         keys = self._log_term[order_src]
-        # Stable sort: the sorted prefix is one run, so this costs O(m + tail log tail).
-        order = np.argsort(keys, kind="stable")
+        order = _stable_argsort(keys, vocab_size)
         self._perm = _compact_ints(order_src[order], m)
         self._indptr = np.searchsorted(
             keys[order], np.arange(vocab_size + 1, dtype=np.int64), side="left"

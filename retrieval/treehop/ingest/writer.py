@@ -41,6 +41,7 @@ from ..errors import NotFoundError
 from ..models import ContextType, Level, Node
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
+from ..text_tokenize import sharing_cuts
 from .loaders import LoadedFile, LoadReport, Scanned, read_file, scan_columns
 from .summaries import Summarizer, is_readme
 from .tree_builder import (
@@ -427,14 +428,14 @@ class TreeWriter:
         # feed the summaries and their tags the tagger's directory aggregation.
         children = {uris.dir(d): self._stored_children(uris.dir(d)) for d in dirty}
         abstracts = {k.uri: k.abstract for kids in children.values() for k in kids}
-        same_dirs = [found.dirs[i] for i in np.unique(found.dir_of[same]).tolist()]
+        same_dirs = [found.dirs[i] for i in _distinct(found.dir_of[same]).tolist()]
         kept_dirs = self._kept_dirs(uris, _dirs_above(same_dirs) - dirty, dirty, abstracts)
         files: list[LoadedFile | KeptFile] = []
         for i in np.flatnonzero(in_dirty | _mask(len(rels), loaded)).tolist():
             f = loaded.get(i)
             files.append(f if f is not None else KeptFile(rels[i], abstracts.get(file_uris[i], "")))
         kept_files = set(compress(file_uris, same.tolist()))
-        live_dirs = [found.dirs[i] for i in np.unique(found.dir_of[hashed]).tolist()]
+        live_dirs = [found.dirs[i] for i in _distinct(found.dir_of[hashed]).tolist()]
         live = {uris.dir(d) for d in _dirs_above(live_dirs)}
         new = _Manifest(
             paths=[rels[i] for i in hashed.tolist()],
@@ -557,12 +558,22 @@ class TreeWriter:
         changed = [n for n in nodes if old.get(n.uri) != n.content_hash]
         same = [n for n in nodes if old.get(n.uri) == n.content_hash]
         kids = plan.children if plan is not None else {}
-        await asyncio.to_thread(
-            _gc_paused, self.apply_tags, nodes, user_tags, changed, target, kids, frozenset(stale)
-        )
-        vectors = await self.embed_nodes(changed, call.progress)
-        if changed:
-            await self.io(self.store.upsert, changed, vectors)
+        # The tagger's cut of the leaf texts is reused by the store's BM25 upsert of the
+        # same texts (``text_tokenize.sharing_cuts``): they are cut into words once.
+        with sharing_cuts():
+            await asyncio.to_thread(
+                _gc_paused,
+                self.apply_tags,
+                nodes,
+                user_tags,
+                changed,
+                target,
+                kids,
+                frozenset(stale),
+            )
+            vectors = await self.embed_nodes(changed, call.progress)
+            if changed:
+                await self.io(self.store.upsert, changed, vectors)
         if same:
             # Text unchanged: keep vectors, refresh tags/metadata without re-embedding.
             await self.refresh_unchanged(same)
@@ -951,6 +962,13 @@ class _UriMap:
         if any(c in joined for c in _ESCAPES) or not all(rels):
             return [self.file(r) for r in rels]
         return list(map(f"{self.target}/".__add__, rels))
+
+
+def _distinct(a: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Sorted distinct values (a sort: numpy's hashing ``unique`` is many times slower on
+    large int columns; the directory columns here are sorted already, which a sort sees)."""
+    srt = np.sort(a)
+    return srt[np.concatenate(([True], srt[1:] != srt[:-1]))] if srt.size else srt
 
 
 def _mask(n: int, rows: Iterable[int]) -> npt.NDArray[np.bool_]:

@@ -27,7 +27,7 @@ from ..ingest.summaries import humanize, is_readme
 from ..models import Node
 from ..stores.base import VectorStore
 from .base import NodeTags
-from .keywords import KeywordTagger, _parsed_tag
+from .keywords import KeywordTagger, _distinct, _parsed_tag
 
 STATE_KEY = "tagger/keywords.bin"
 DELTA_KEY = "tagger/keywords-delta.bin"
@@ -180,7 +180,8 @@ def aggregate_many(
     child = np.repeat(np.arange(len(per_child), dtype=np.int64), per_child)
     dir_of_child = np.repeat(np.arange(len(per_dir), dtype=np.int64), per_dir)
     # A label counts once per child carrying it, then once per (directory, label) pair.
-    pairs = np.unique(child * n_labels + lab)
+    # (sorted distinct by a sort: numpy's hashing ``unique`` is many times slower here)
+    pairs = _distinct(child * n_labels + lab)
     per_dir_keys = dir_of_child[pairs // n_labels] * n_labels + pairs % n_labels
     keys, counts = np.unique(per_dir_keys, return_counts=True)
     d, lab = keys // n_labels, keys % n_labels
@@ -282,10 +283,10 @@ def assign_tags(
         else:
             own = tagmod.merge(users, auto)
             n.tags = tagmod.merge(own, [f"inherit:{lab}" for lab in parent_labels])
-        mine = [tagmod.label_of(t) for t in users]
-        if got is not None:
-            mine += got.own_labels
-        if not n.is_leaf:
+        if not n.is_leaf:  # (a leaf hands nothing down: its own labels are not needed)
+            mine = [tagmod.label_of(t) for t in users]
+            if got is not None:
+                mine += got.own_labels
             inheritable[n.uri] = tagmod.dedupe([*parent_labels, *mine])
 
 

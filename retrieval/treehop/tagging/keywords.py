@@ -58,6 +58,7 @@ from numpy.typing import NDArray
 
 from .. import tags as _tags
 from ..errors import IndexCorruptError, InvalidTagError, TreehopError
+from ..text_tokenize import offer_cut
 
 __all__ = [
     "EN_STOPWORDS",
@@ -595,6 +596,9 @@ def _latin_tokens(
             flat_tok.append(tid(pieces[i], len(tok_ids)))
             flat_code.append(code_of(pieces[i - 1]))
     occ = dense[first_at]
+    # In an ingest write, the BM25 index cuts the same leaf texts: it reuses this cut
+    # (``text_tokenize.shared_words``) instead of cutting them again.
+    offer_cut(texts, chunk_ids, occ)
     n = ntok[occ]
     has = n > 0
     tb = occ[has]  # the chunk occurrences holding tokens, in order
@@ -1111,12 +1115,22 @@ class KeywordTagger:
             gid[order] = vocab.add(keys[order])
         counted = _count(flat, gid)
         n_terms = len(vocab)
-        counts = np.bincount(counted.term, minlength=n_terms)
+        old = self._df
+        if counted.term.size * 8 < n_terms:
+            # A small batch in a large vocabulary (a re-add): the batch's terms counted by a
+            # sort and added in, the frequencies copied once, where zeroing, copying and
+            # summing arrays over every term (millions at 100k leaves) was most of the fit.
+            terms, counts = _unique_counts(counted.term)
+            df = np.concatenate((old, np.zeros(n_terms - old.size, dtype=np.int64)))
+            df[terms] += counts
+        else:
+            terms = None
+            df = np.zeros(n_terms, dtype=np.int64)
+            df[: old.size] = old
+            df += np.bincount(counted.term, minlength=n_terms)
         if self._base_id:
-            self._touched.append(_distinct(counted.term))
-        df = np.zeros(n_terms, dtype=np.int64)
-        df[: self._df.size] = self._df
-        self._df = df + counts
+            self._touched.append(terms if terms is not None else _distinct(counted.term))
+        self._df = df
         self._n_docs += n_docs
         self._fitted = True
         self._cache = None
@@ -1183,7 +1197,6 @@ class KeywordTagger:
         self, flat: _Flat, n_docs: int, counted: _Counted | None = None
     ) -> list[list[tuple[str, float]]]:
         """TF-IDF tags of the documents of ``flat`` (``counted``: its counts when known)."""
-        idf, ok = self._stats()
         out: list[list[tuple[str, float]]] = [[] for _ in range(n_docs)]
         if counted is None:
             # -1 for a term outside the vocabulary (an unseen text's words), dropped below.
@@ -1191,13 +1204,22 @@ class KeywordTagger:
             gid = v.find(v.translate(flat.keys, flat.atoms, add=False))
             counted = _count(flat, gid)
         t = counted.term
-        # (A fit without any term has an empty ``ok``: nothing is wanted.)
-        wanted = (t >= 0) & ok[np.maximum(t, 0)] if t.size and ok.size else t < -1
+        # The df window and the IDF (as :meth:`_stats` has them) of the batch's terms only:
+        # a re-add tags a few documents in a vocabulary of millions of terms, and the
+        # whole-vocabulary arrays cost more than the batch. (A fit without any term has an
+        # empty df: nothing is wanted.)
+        all_df = self._df
+        if t.size and all_df.size:
+            df = all_df[np.maximum(t, 0)]
+            wanted = (t >= 0) & (df >= self.min_df) & (df <= self.max_df())
+        else:
+            wanted = t < -1
         if not wanted.any():
             return out
         d, t, tf = counted.doc[wanted], t[wanted], counted.tf[wanted]
         pa, pb = counted.parts(wanted)
-        score = (1.0 + np.log(tf)) * idf[t]
+        idf = np.log((1.0 + self._n_docs) / (1.0 + df[wanted])) + 1.0
+        score = (1.0 + np.log(tf)) * idf
         self._select(out, d, t, score, pa, pb)
         return out
 
@@ -1284,7 +1306,8 @@ class KeywordTagger:
         # are a prefix of the full order, and the rest is looked at only for a document
         # whose prefix did not yield max_tags tags (:meth:`_select_whole`).
         q = np.rint(rel * 1e9).astype(np.int64)  # rel has 9 decimals: order and ties kept
-        by_score = np.argsort((d << 31) | ((1 << 30) - q))
+        ranked = (d << 31) | ((1 << 30) - q)  # (document, -score) as one sortable key
+        by_score = np.argsort(ranked)
         size = np.bincount(d, minlength=n_docs)
         starts = np.concatenate(([0], np.cumsum(size)[:-1]))
         cut_at = starts + np.minimum(size, self.max_tags + _SLACK) - 1
@@ -1296,6 +1319,7 @@ class KeywordTagger:
         short[d[~pre]] = True
         whole = (d, t, rel, part_a, part_b)
         d, t, rel, part_a, part_b = d[pre], t[pre], rel[pre], part_a[pre], part_b[pre]
+        ranked = ranked[pre]
         # Alphabetical rank among the candidates only: the same order as a rank over the
         # whole vocabulary, without sorting every term of the corpus on every call.
         cand, inv = np.unique(t, return_inverse=True)
@@ -1303,7 +1327,9 @@ class KeywordTagger:
         names = self._vocab.strings(cand.tolist())
         rank = np.empty(cand.size, dtype=np.int64)
         rank[sorted(range(cand.size), key=names.__getitem__)] = np.arange(cand.size)
-        order = np.lexsort((rank[inv], -rel, d))
+        # (by document, then score, then name: the one (document, -score) key orders as
+        # the two, and lexsort passes once per key)
+        order = np.lexsort((rank[inv], ranked))
         bounds = np.searchsorted(d[order], np.arange(n_docs + 1))
         # Each candidate's label, numbered (equal labels share a number; None is -1).
         cand_label: list[str | None]
