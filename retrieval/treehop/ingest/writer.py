@@ -41,6 +41,7 @@ from ..errors import NotFoundError
 from ..models import ContextType, Level, Node
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
+from ..tagging.keywords import _distinct  # (sorted distinct by a sort, not hashing)
 from ..text_tokenize import sharing_cuts
 from .loaders import LoadedFile, LoadReport, Scanned, read_file, scan_columns
 from .summaries import Summarizer, is_readme
@@ -962,13 +963,6 @@ class _UriMap:
         if any(c in joined for c in _ESCAPES) or not all(rels):
             return [self.file(r) for r in rels]
         return list(map(f"{self.target}/".__add__, rels))
-
-
-def _distinct(a: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """Sorted distinct values (a sort: numpy's hashing ``unique`` is many times slower on
-    large int columns; the directory columns here are sorted already, which a sort sees)."""
-    srt = np.sort(a)
-    return srt[np.concatenate(([True], srt[1:] != srt[:-1]))] if srt.size else srt
 
 
 def _mask(n: int, rows: Iterable[int]) -> npt.NDArray[np.bool_]:
