@@ -26,12 +26,14 @@ class _SampleTreeClient:
     client: Treehop | None = None
 
     @pytest.fixture(autouse=True, scope="class")
-    def _open_client(self, request: pytest.FixtureRequest) -> Iterator[None]:
+    @classmethod
+    def _open_client(cls) -> Iterator[None]:
+        # (a class method: pytest 9.1 deprecates class-scoped fixtures on instances)
         client = Treehop(None, embedder=LangChainEmbedder(WordHashEmbeddings()), tagger=None)
         load_sample_tree(client)
-        request.cls.client = client
+        cls.client = client
         yield
-        request.cls.client = None
+        cls.client = None
         client.close()
 
 
