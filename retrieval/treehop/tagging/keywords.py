@@ -1144,9 +1144,18 @@ class KeywordTagger:
         tagger takes effect.
         """
         if self._cache is None:
-            self._cache = np.log((1.0 + self._n_docs) / (1.0 + self._df)) + 1.0
-        ok = (self._df >= self.min_df) & (self._df <= self.max_df())
-        return self._cache, ok
+            self._cache = self._idf(self._df)
+        return self._cache, self._in_df_window(self._df)
+
+    def _idf(self, df: NDArray[np.int64]) -> NDArray[np.float64]:
+        """IDF of terms with document frequencies ``df`` (every term's, or a batch's)."""
+        out: NDArray[np.float64] = np.log((1.0 + self._n_docs) / (1.0 + df)) + 1.0
+        return out
+
+    def _in_df_window(self, df: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Whether terms with document frequencies ``df`` may be tags (the df window)."""
+        out: NDArray[np.bool_] = (df >= self.min_df) & (df <= self.max_df())
+        return out
 
     def _require_fitted(self) -> None:
         if not self._fitted:
@@ -1204,22 +1213,21 @@ class KeywordTagger:
             gid = v.find(v.translate(flat.keys, flat.atoms, add=False))
             counted = _count(flat, gid)
         t = counted.term
-        # The df window and the IDF (as :meth:`_stats` has them) of the batch's terms only:
+        # The df window and the IDF (:meth:`_stats`' formulas) of the batch's terms only:
         # a re-add tags a few documents in a vocabulary of millions of terms, and the
         # whole-vocabulary arrays cost more than the batch. (A fit without any term has an
         # empty df: nothing is wanted.)
         all_df = self._df
         if t.size and all_df.size:
             df = all_df[np.maximum(t, 0)]
-            wanted = (t >= 0) & (df >= self.min_df) & (df <= self.max_df())
+            wanted = (t >= 0) & self._in_df_window(df)
         else:
             wanted = t < -1
         if not wanted.any():
             return out
         d, t, tf = counted.doc[wanted], t[wanted], counted.tf[wanted]
         pa, pb = counted.parts(wanted)
-        idf = np.log((1.0 + self._n_docs) / (1.0 + df[wanted])) + 1.0
-        score = (1.0 + np.log(tf)) * idf
+        score = (1.0 + np.log(tf)) * self._idf(df[wanted])
         self._select(out, d, t, score, pa, pb)
         return out
 
