@@ -16,6 +16,7 @@ import argparse
 import hashlib
 import json
 import os
+import posixpath
 import re
 import shutil
 import sqlite3
@@ -877,7 +878,12 @@ def materialise_sphinx_docs(
     """Write the converted pages under ``out_dir``, keeping the docs' own directory layout."""
     if not (html_dir / "index.html").is_file():
         raise FileNotFoundError(f"no Sphinx HTML build at {html_dir}")
-    pages = convert_sphinx_docs(html_dir, skip_dirs, skip_files)
+    return _write_pages(convert_sphinx_docs(html_dir, skip_dirs, skip_files), out_dir)
+
+
+def _write_pages(pages: list[DocPage], out_dir: Path) -> tuple[Path, list[DocPage]]:
+    """Write converted pages under ``out_dir`` at their relpaths; rewritten only when the
+    pages changed (a stamp of paths and texts), so a rerun reuses the tree."""
     stamp = hashlib.sha256("".join(p.relpath + p.text for p in pages).encode("utf-8")).hexdigest()
     marker = out_dir / ".bench-stamp"
     if not (marker.is_file() and marker.read_text() == stamp):
@@ -961,7 +967,10 @@ def derive_anchor_queries(
         for link in p.links:
             text = " ".join(str(link["text"]).split()).strip(" .:,;")
             low = text.lower()
-            target = _resolve_link(p.relpath, str(link["href"]))
+            # A converter that re-lays pages out (git-doc) resolves its links itself.
+            target = (
+                link["target"] if "target" in link else _resolve_link(p.relpath, str(link["href"]))
+            )
             if target is None or target not in known or target == p.relpath or link["code"]:
                 continue
             words = re.findall(r"[A-Za-z]\w*", text)
@@ -1077,11 +1086,12 @@ def save_pytest_queries(
     package: str = PYTEST_PACKAGE,
     docs: str = "pytest docs",
     derived_by: str = "python bench/datasets.py --rebuild-pytest-queries",
+    markup: str = "Sphinx HTML",
 ) -> None:
     """Write a doc package's derived query set (pytest's, or another package's: ``package``,
     ``docs`` and ``derived_by`` name it) with the method that derived it."""
     doc = {
-        "source": f"Debian package {package} {version} ({docs}, Sphinx HTML)",
+        "source": f"Debian package {package} {version} ({docs}, {markup})",
         "method": {
             "heading": (
                 "known-item search: the text of a section heading (levels 2-4, 3-12 words, "
@@ -1109,6 +1119,250 @@ def load_query_file(path: Path) -> list[dict[str, Any]]:
     data = json.loads(path.read_text())
     queries: list[dict[str, Any]] = data["queries"]
     return queries
+
+
+# --------------------------------------------------------------------------------------
+# git's documentation (Debian package git-doc): asciidoc + DocBook HTML, a HELD-OUT set
+# --------------------------------------------------------------------------------------
+
+GITDOC_PACKAGE = "git-doc"
+GITDOC_QUERIES_FILE = DATA_DIR / "gitdoc_queries.json"
+GITDOC_SKIP_FILES = {"index.html", "howto-index.html", "technical/api-index.html", "everyday.html"}
+"""``index.html`` is a second copy of ``git.html``; the two index pages list other pages
+(navigation, like Sphinx's ``contents.html``)."""
+GITDOC_CATEGORIES: dict[str, str] = {
+    "mainporcelain": "commands/porcelain/main",
+    "ancillarymanipulators": "commands/porcelain/ancillary-manipulators",
+    "ancillaryinterrogators": "commands/porcelain/ancillary-interrogators",
+    "foreignscminterface": "commands/porcelain/interacting-with-others",
+    "plumbingmanipulators": "commands/plumbing/manipulation",
+    "plumbinginterrogators": "commands/plumbing/interrogation",
+    "synchingrepositories": "commands/plumbing/syncing",
+    "synchelpers": "commands/plumbing/syncing",
+    "purehelpers": "commands/plumbing/internal-helpers",
+    "guide": "guides",
+    "userinterfaces": "interfaces",
+    "developerinterfaces": "developer-interfaces",
+}
+"""git(1)'s own grouping of its pages (its "GIT COMMANDS" / "GUIDES" / "... INTERFACES"
+sections are generated from the ``cmds-<category>.txt`` lists shipped in the package), as
+directories: the tree a user of the package sees in git(1), not one we made up. A ``git-*``
+page in no list goes directly under ``commands/``; any other page stays where the package
+puts it (top level, ``howto/``, ``technical/``)."""
+_GITDOC_DOCBOOK_PARTS = re.compile(r'<div class="(?:preface|chapter|appendix)"')
+_MANPAGE_REF = re.compile(r"[\w.-]+\(\d\)")
+_XREF = re.compile(r"^the section called [“\"](.*)[”\"]$")
+
+
+class _AsciidocToMarkdown(_SphinxToMarkdown):
+    """An asciidoc (or DocBook XSL) page's body as markdown-ish text, with its headings.
+
+    The same output as the Sphinx converter (``#`` headings, fenced code, blocks on their own
+    lines, internal links recorded); only what counts as the page body differs. asciidoc puts
+    the title (and a man page's NAME line) in ``div#header`` and the body in ``div#content``;
+    the DocBook user manual is fed one chapter at a time (its ``div.chapter``). Left out, as
+    navigation: tables of contents (``div#toc``, DocBook ``div.toc``), the footer (the "Last
+    updated" stamp) and the empty footnote block.
+    """
+
+    _MAIN_IDS = frozenset({"header", "content"})
+    _MAIN_CLASSES = frozenset({"chapter", "preface", "appendix"})
+    _NAV_IDS = frozenset({"toc", "footer", "footnotes", "footer-text"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nav_depth = 0  # div depth at which a skipped navigation block opened; 0 = none
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        classes = set(a.get("class", "").split())
+        if self.depth == 0:
+            if tag == "div" and (a.get("id") in self._MAIN_IDS or classes & self._MAIN_CLASSES):
+                self.depth = 1
+            return
+        if self.nav_depth:
+            if tag == "div":
+                self.depth += 1
+            return
+        if tag == "div" and (a.get("id") in self._NAV_IDS or "toc" in classes):
+            self.depth += 1
+            self.nav_depth = self.depth
+            return
+        if re.fullmatch(r"h[1-6]", tag) and a.get("id"):
+            self.pending_id = a["id"]
+        super().handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.nav_depth:
+            if tag == "div":
+                self.depth -= 1
+                if self.depth < self.nav_depth:
+                    self.nav_depth = 0
+            return
+        super().handle_endtag(tag)
+
+    def handle_data(self, data: str) -> None:
+        if not self.nav_depth:
+            super().handle_data(data)
+
+
+def _fold_name_section(text: str, headings: list[dict[str, Any]]) -> str:
+    """A man page's ``NAME`` line (``git-add - Add file contents to the index``) joins the
+    title's section instead of being a section of its own: asciidoc puts it in the page
+    header with the title, and it is the page's one-line summary, as a Sphinx page's intro
+    under its title is (so the query derivations treat it like one)."""
+    if len(headings) > 1 and headings[1]["text"] == "NAME" and headings[1]["level"] == 2:
+        line = "\n## NAME\n\n"
+        at = text.find(line)
+        if at >= 0:
+            text = text[:at] + "\n" + text[at + len(line) :]
+            del headings[1]
+            for h in headings[1:]:
+                h["offset"] = int(h["offset"]) - len(line) + 1
+    return text
+
+
+def _drop_git_footer(text: str, headings: list[dict[str, Any]]) -> str:
+    """Cut a man page's last section ``GIT`` ("Part of the git(1) suite"): the same line on
+    every page, a footer in all but markup."""
+    if len(headings) > 1 and headings[-1]["text"] == "GIT":
+        at = text.rfind("\n## GIT\n")
+        if at >= 0 and "Part of the" in text[at:]:
+            headings.pop()
+            return text[:at].rstrip() + "\n"
+    return text
+
+
+def _is_manpage(path: Path) -> bool:
+    """An asciidoc man page (``<body class="manpage">``), not an article such as
+    ``git-bisect-lk2009.html`` or ``git-tools.html`` that only shares the name prefix."""
+    return '<body class="manpage">' in path.read_text(encoding="utf-8", errors="replace")
+
+
+def gitdoc_layout(html_dir: Path) -> dict[str, str]:
+    """Where each HTML page of git-doc goes in the tree: ``{html relpath: md relpath}``.
+
+    Directories follow git(1)'s grouping (:data:`GITDOC_CATEGORIES`, read from the
+    ``cmds-*.txt`` lists in the package); the user manual is laid out by the converter
+    (one page per chapter, :func:`convert_gitdoc`)."""
+    category: dict[str, str] = {}
+    for lst in sorted(html_dir.glob("cmds-*.txt")):
+        folder = GITDOC_CATEGORIES.get(lst.stem.removeprefix("cmds-"))
+        if folder is None:
+            continue
+        for name in re.findall(r"^linkgit:([^\[]+)\[", lst.read_text(), re.MULTILINE):
+            category.setdefault(name, folder)
+    out: dict[str, str] = {}
+    for path in sorted(html_dir.rglob("*.html")):
+        rel = path.relative_to(html_dir).as_posix()
+        if rel in GITDOC_SKIP_FILES:
+            continue
+        stem = path.stem
+        if "/" not in rel and stem in category:
+            out[rel] = f"{category[stem]}/{stem}.md"
+        elif "/" not in rel and stem.startswith("git-") and _is_manpage(path):
+            out[rel] = f"commands/{stem}.md"
+        else:
+            out[rel] = rel.removesuffix(".html") + ".md"
+    return out
+
+
+def _gitdoc_page(
+    parser: _AsciidocToMarkdown, relpath: str, html: str
+) -> tuple[DocPage | None, list[str]]:
+    """Feed one page (or one user-manual chapter) and return it with the ids it defines."""
+    parser.feed(html)
+    parser.close()
+    text = _drop_git_footer(_fold_name_section(parser.text(), parser.headings), parser.headings)
+    ids = re.findall(r'\b(?:id|name)="([^"]+)"', html)
+    if len(text) < 200 or not parser.headings:
+        return None, ids
+    for link in parser.links:
+        m = _XREF.match(str(link["text"]))
+        if m:  # DocBook's cross-reference text is the target heading in a wrapper
+            link["text"] = m.group(1)
+        if _MANPAGE_REF.fullmatch(str(link["text"])):
+            link["code"] = True  # "git-status(1)": the target's name, like an API xref
+    page = DocPage(
+        relpath=relpath,
+        title=parser.headings[0]["text"],
+        text=text,
+        headings=parser.headings,
+        links=parser.links,
+    )
+    return page, ids
+
+
+def convert_gitdoc(html_dir: Path) -> list[DocPage]:
+    """Every content page of git-doc as markdown, laid out as git(1) groups them.
+
+    The asciidoc pages (man pages, guides, howtos, technical notes) convert one to one; the
+    DocBook user manual (one 270 kB page) is split into its chapters, preface and appendices,
+    ``user-manual/NN-<chapter id>.md``, as DocBook's own chunked output would be. Pages with
+    under 200 characters of body or no heading (stubs that moved) are left out. Each link
+    gets ``target``: the ``.md`` page it points to in this layout (None: outside the set),
+    resolving ``#fragment`` links into the user manual to the chapter that defines them."""
+    layout = gitdoc_layout(html_dir)
+    pages: list[DocPage] = []
+    where: dict[tuple[str, str], str] = {}  # (html relpath, fragment id) -> md relpath
+    sources: list[str] = []  # html relpath each page came from
+    for html_rel, md_rel in layout.items():
+        html = (html_dir / html_rel).read_text(encoding="utf-8", errors="replace")
+        if html_rel == "user-manual.html":
+            starts = [m.start() for m in _GITDOC_DOCBOOK_PARTS.finditer(html)]
+            parts = [html[a:b] for a, b in zip(starts, [*starts[1:], len(html)], strict=True)]
+            for n, part in enumerate(parts):
+                first = re.search(r'<a name="([^"]+)"', part)
+                slug = (first.group(1) if first else f"part-{n}").strip("_").lower()
+                page, ids = _gitdoc_page(
+                    _AsciidocToMarkdown(), f"user-manual/{n:02d}-{slug}.md", part
+                )
+                if page is not None:
+                    pages.append(page)
+                    sources.append(html_rel)
+                    for i in ids:
+                        where[(html_rel, i)] = page.relpath
+            continue
+        page, _ = _gitdoc_page(_AsciidocToMarkdown(), md_rel, html)
+        if page is not None:
+            pages.append(page)
+            sources.append(html_rel)
+    kept = {p.relpath for p in pages}
+    for page, html_rel in zip(pages, sources, strict=True):
+        for link in page.links:
+            href = str(link["href"])
+            path, _, frag = href.partition("#")
+            target: str | None = None
+            if not re.match(r"^[a-z][a-z0-9+.-]*:", href):
+                to = (
+                    posixpath.normpath(posixpath.join(posixpath.dirname(html_rel), path))
+                    if path
+                    else html_rel
+                )
+                target = where.get((to, frag)) or layout.get(to)
+            link["target"] = target if target in kept else None
+    return pages
+
+
+def gitdoc_html_dir() -> Path:
+    """git-doc's HTML (``TREEHOP_GITDOC_DOCS`` overrides; else installed, else fetched)."""
+    env = os.environ.get("TREEHOP_GITDOC_DOCS")
+    if env:
+        return Path(env)
+    installed = Path("/usr/share/doc/git-doc")
+    if (installed / "git.html").is_file():
+        return installed
+    return fetch_debian_package(GITDOC_PACKAGE) / "usr/share/doc/git-doc"
+
+
+def materialise_gitdoc(
+    html_dir: Path | None = None, out_dir: Path | None = None
+) -> tuple[Path, list[DocPage]]:
+    """Write git-doc's converted pages under ``out_dir`` in :func:`gitdoc_layout`'s tree."""
+    html_dir = html_dir or gitdoc_html_dir()
+    if not (html_dir / "git.html").is_file():
+        raise FileNotFoundError(f"no git-doc HTML at {html_dir}")
+    return _write_pages(convert_gitdoc(html_dir), out_dir or CACHE_DIR / "gitdoc")
 
 
 # --------------------------------------------------------------------------------------
@@ -1267,6 +1521,7 @@ def _main() -> None:
     ap.add_argument("--rebuild-pytest-queries", action="store_true")
     ap.add_argument("--rebuild-django-anchor-queries", action="store_true")
     ap.add_argument("--rebuild-flask-queries", action="store_true")
+    ap.add_argument("--rebuild-gitdoc-queries", action="store_true")
     ap.add_argument("--cranfield-tree", action="store_true", help="build the Cranfield tree")
     args = ap.parse_args()
     if args.rebuild_django_anchor_queries:
@@ -1320,6 +1575,23 @@ def _main() -> None:
         kinds = Counter(q["kind"] for q in qs)
         print(f"{len(pages)} pages, {sum(len(p.text) for p in pages)} chars under {root}")
         print(f"wrote {dict(kinds)} queries to {FLASK_QUERIES_FILE}")
+    if args.rebuild_gitdoc_queries:
+        root, pages = materialise_gitdoc()
+        marker = debian_package_root(GITDOC_PACKAGE) / ".bench-unpacked"
+        version = marker.read_text().strip() if marker.is_file() else "installed"
+        qs = derive_pytest_queries(pages)
+        save_pytest_queries(
+            qs,
+            version,
+            GITDOC_QUERIES_FILE,
+            GITDOC_PACKAGE,
+            "git docs, held out",
+            "python bench/datasets.py --rebuild-gitdoc-queries",
+            "asciidoc + DocBook HTML",
+        )
+        kinds = Counter(q["kind"] for q in qs)
+        print(f"{len(pages)} pages, {sum(len(p.text) for p in pages)} chars under {root}")
+        print(f"wrote {dict(kinds)} queries to {GITDOC_QUERIES_FILE}")
     if args.rebuild_django_queries:
         if not django_docs_available():
             sys.exit(django_install_hint())
