@@ -306,6 +306,56 @@ def test_html_sphinx_page_keeps_content_and_drops_chrome() -> None:
     }
 
 
+DOCBOOK_CHUNK = """<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>2.5. Querying a Table</title>
+<link rel="prev" href="tutorial-populate.html" title="2.4. Populating a Table With Rows" /></head>
+<body id="docContent" class="container-fluid col-10"><div class="navheader">
+<table width="100%" summary="Navigation header"><tr><th colspan="5" align="center">2.5. Querying
+a Table</th></tr><tr><td><a accesskey="p" href="tutorial-populate.html">Prev</a></td>
+<td><a accesskey="u" href="tutorial-sql.html">Up</a></td><th>Chapter 2. The SQL Language</th>
+<td><a accesskey="h" href="index.html">Home</a></td>
+<td><a accesskey="n" href="tutorial-join.html">Next</a></td></tr></table><hr /></div>
+<div class="sect1" id="TUTORIAL-SELECT"><div class="titlepage"><div><div>
+<h2 class="title" style="clear: both">2.5. Querying a Table</h2></div></div></div>
+<div class="toc"><p><strong>Table of Contents</strong></p><dl class="toc">
+<dt><span class="sect2"><a href="#sorting">2.5.1. Sorting rows</a></span></dt></dl></div>
+<p>To retrieve data from a table, the table is queried with a SELECT statement.</p>
+<div class="sect2" id="sorting"><div class="titlepage"><div><div>
+<h3 class="title">2.5.1. Sorting rows</h3></div></div></div>
+<pre class="programlisting">SELECT * FROM weather ORDER BY city;</pre></div></div>
+<div class="navfooter"><hr /><table width="100%" summary="Navigation footer"><tr>
+<td><a accesskey="p" href="tutorial-populate.html">Prev</a></td>
+<td><a accesskey="u" href="tutorial-sql.html">Up</a></td>
+<td><a accesskey="n" href="tutorial-join.html">Next</a></td></tr><tr>
+<td>2.4. Populating a Table With Rows</td><td><a href="index.html">Home</a></td>
+<td>2.6. Joins Between Tables</td></tr></table></div></body></html>
+"""
+"""A chunked DocBook XSL page, shaped as PostgreSQL 15's (Debian ``postgresql-doc-15``)."""
+
+
+def test_html_docbook_drops_prev_next_bars_and_tables_of_contents() -> None:
+    """DocBook's navigation bars carry the neighbouring pages' titles ("2.6. Joins Between
+    Tables" on the "Querying a Table" page) and its tables of contents every section title
+    again: as text they would make a page match its neighbours' and its own sections' names.
+    asciidoc's ``div#toc`` is the same thing."""
+    text, title = html_to_markdown(DOCBOOK_CHUNK)
+    assert title == "2.5. Querying a Table"
+    for nav in ("Prev", "Next", "Home", "Joins Between", "Populating", "Table of Contents"):
+        assert nav not in text
+    doc = parse(text, "html")
+    assert doc.headings == ["2.5. Querying a Table", "2.5.1. Sorting rows"]
+    assert "queried with a SELECT statement" in doc.sections[0].body
+    assert "SELECT * FROM weather ORDER BY city;" in doc.sections[1].body
+    assert text.count("Sorting rows") == 1  # the heading, not the TOC entry as well
+    asciidoc = (
+        '<body class="article"><div id="header"><h1>Racy Git</h1><div id="toc">'
+        '<div id="toctitle">Table of Contents</div><a href="#_use">Use of index</a></div></div>'
+        '<div id="content"><h2 id="_use">Use of index</h2><p>The index holds stat data.</p></div>'
+    )
+    text, _ = html_to_markdown(asciidoc)
+    assert "Table of Contents" not in text and text.count("Use of index") == 1
+
+
 def test_html_file_ingest_uses_sections(bow, tmp_path: Path) -> None:
     body = "".join(f"<p>Detail {i} about signal receivers and senders.</p>" for i in range(60))
     page = HTML_PAGE.replace("<p>There are two ways", body + "<p>There are two ways")

@@ -17,7 +17,7 @@ Three markups are understood:
 * **HTML**: converted to Markdown-shaped text by :func:`html_to_markdown` (headings ``h1``-``h6``
   become ATX lines, ``<pre>`` becomes a fence longer than any backtick run inside it, any other
   line that could be read as markup is escaped), with navigation, headers, footers, sidebars,
-  scripts, styles and ``¶`` permalinks dropped.
+  tables of contents, scripts, styles and ``¶`` permalinks dropped.
 
 Why no regular expression spans more than one line here: a pattern such as ``(.+?[.!?])(\\s|$)``
 searched over text without the terminator rescans the rest of the text from every position
@@ -559,6 +559,12 @@ _SKIP_MARKS = frozenset(
         "visually-hidden",
         "sr-only",
         "screen-reader-text",
+        # DocBook XSL (PostgreSQL's and git's manuals, most GNU/Linux books) and asciidoc: the
+        # chunked pages' Prev / Up / Next bars carry the *neighbouring* pages' titles, and a
+        # table of contents lists every section title of the page (or the book) as text.
+        "navheader",
+        "navfooter",
+        "toc",
     }
 )
 _MAIN_MARKS = frozenset({"body", "document-body", "main-content", "articlebody"})
@@ -749,9 +755,10 @@ def html_to_markdown(doc: str) -> tuple[str, str]:
     """``(markdown_text, page_title)`` of an HTML page, in linear time.
 
     Only the main column is kept when the page marks one (``<main>``, ``role="main"``,
-    Sphinx's ``div.body``); navigation, banners, footers, sidebars, search boxes, scripts,
-    styles and ``¶`` permalinks are dropped anywhere, because their words are the same on
-    every page and would make every chunk look alike.
+    Sphinx's ``div.body``); navigation (DocBook's Prev / Up / Next bars included), banners,
+    footers, sidebars, tables of contents, search boxes, scripts, styles and ``¶`` permalinks
+    are dropped anywhere, because their words are the same on every page (or are other pages'
+    titles) and would make every chunk look alike.
     """
     conv = _HTMLToMarkdown()
     for kind, value, attrs in _scan_html(doc):
