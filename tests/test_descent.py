@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from treehop.descent import Convergence, Score, SubtreeBounds, Track
+from treehop.descent import Convergence, Score, SubtreeBounds, Track, score_of
 from treehop.models import ContextType, Node
 
 finite = st.floats(-1.0, 1.0, allow_nan=False)
@@ -82,3 +83,12 @@ def test_convergence_counts_only_full_quiet_rounds_outside_hops() -> None:
     assert not c.update(("a", "b"), full=True, in_hop=True)  # a hop round does not count
     assert not c.update(("a", "b"), full=True, in_hop=False)
     assert c.update(("a", "b"), full=True, in_hop=False)
+
+
+@given(st.floats(allow_nan=False), st.none() | st.floats(allow_nan=False))
+def test_score_of_builds_the_score_the_constructor_does(vec: float, rr: float | None) -> None:
+    fast, slow = score_of(vec, rr), Score(vec, rr)
+    assert type(fast) is Score and fast == slow and hash(fast) == hash(slow)
+    assert repr(fast) == repr(slow) and fast.vec is vec and fast.rr is rr
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.vec = 0.0  # type: ignore[misc]

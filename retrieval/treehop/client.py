@@ -157,6 +157,7 @@ class AsyncTreehop:
         self.path = Path(path) if path is not None else None
         self.reranker = reranker
         self.config = config or RetrievalConfig()
+        self._retriever: HierarchicalRetriever | None = None
         if directory_vectors not in DIRECTORY_VECTORS:
             raise InvalidQueryError(
                 f"directory_vectors must be one of {', '.join(DIRECTORY_VECTORS)}, "
@@ -430,7 +431,18 @@ class AsyncTreehop:
         return [self.root(ct) for ct in ContextType]
 
     def retriever(self) -> HierarchicalRetriever:
-        return HierarchicalRetriever(self.store, self.config, self.reranker)
+        """The retriever of this client's store, config and reranker, kept while they stay the
+        same objects: it holds no per-query state, and building one per find checked the
+        store's capabilities again (a runtime protocol check, ~10 us of each find)."""
+        kept = self._retriever
+        if (
+            kept is None
+            or kept.store is not self.store
+            or kept.config is not self.config
+            or kept.reranker is not self.reranker
+        ):
+            kept = self._retriever = HierarchicalRetriever(self.store, self.config, self.reranker)
+        return kept
 
     async def find(
         self,

@@ -80,6 +80,22 @@ class Score:
         return Score(self.vec * factor, None if self.rr is None else self.rr * factor)
 
 
+_new_object = object.__new__
+_set_vec = Score.__dict__["vec"].__set__
+_set_rr = Score.__dict__["rr"].__set__
+
+
+def score_of(vec: float, rr: float | None = None) -> Score:
+    """``Score(vec, rr)``, built without the frozen dataclass's ``__init__``: that sets each
+    field through ``object.__setattr__``, and a find builds ~100 scores (every candidate's
+    own and final score), which made it a visible share of a find's Python. The slots are
+    set directly (the same object, equal and hashing the same)."""
+    s = _new_object(Score)
+    _set_vec(s, vec)
+    _set_rr(s, rr)
+    return s
+
+
 @dataclass(frozen=True, slots=True)
 class HopOrigin:
     """Why a subtree was entered sideways: the shared tag and the global hit that carried it."""
@@ -206,19 +222,33 @@ class Collected:
 
     def ranked(self, track: Track) -> list[list[Candidate]]:
         """Groups best first; each group is one result slot, its best candidate first."""
-        items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
+        items = sorted(self.by_uri.values(), key=_ranking_key(track))
         groups: dict[str, list[Candidate]] = {}
-        for c in items:
-            groups.setdefault(self._key(c), []).append(c)
+        if self.collapse:
+            for c in items:
+                groups.setdefault(c.document, []).append(c)
+        else:
+            for c in items:
+                groups.setdefault(c.uri, []).append(c)
         return list(groups.values())
 
     def kth_score(self, k: int, track: Track) -> float:
-        """The score of the k-th best slot, or -inf while fewer than k slots are filled."""
+        """The score of the k-th best slot, or -inf while fewer than k slots are filled.
+
+        (Asked every round: the slot key and the track's score are read inline, a method
+        call per candidate each was most of its cost.)"""
         best: dict[str, float] = {}
+        get = best.get
+        vector, collapse = track is Track.VECTOR, self.collapse
         for c in self.by_uri.values():
-            key = self._key(c)
-            s = c.final.on(track)
-            if s > best.get(key, NEG_INF):
+            if not collapse:
+                key = c.uri
+            elif c.chunk_index is not None and c.parent_uri:
+                key = c.parent_uri
+            else:
+                key = c.uri
+            s = c.final.vec if vector else c.final.on(track)
+            if s > get(key, NEG_INF):
                 best[key] = s
         if len(best) < k:
             return NEG_INF
@@ -227,6 +257,18 @@ class Collected:
 
     def top_uris(self, k: int, track: Track) -> tuple[str, ...]:
         return tuple(g[0].uri for g in self.ranked(track)[:k])
+
+
+def _negated_vector(c: Candidate) -> float:
+    return -c.final.vec
+
+
+def _ranking_key(track: Track) -> Callable[[Candidate], float]:
+    """The sort key that ranks candidates best first on ``track`` (the vector track's reads
+    the score directly: :meth:`Score.on` is a method call per candidate)."""
+    if track is Track.VECTOR:
+        return _negated_vector
+    return lambda c: -c.final.on(track)
 
 
 def _better(new: Candidate, old: Candidate, track: Track) -> bool:

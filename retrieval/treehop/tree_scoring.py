@@ -98,6 +98,14 @@ _DIGITS_TO_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
 character is an ASCII digit; ``bytes.translate`` is several times faster than ``str``'s)."""
 
 
+def _one_shape(names: list[str]) -> bool:
+    """Whether every name has the same shape (:data:`_DIGITS_TO_ZERO`). The names are
+    joined, translated and split once (no name holds a ``/``): one call each instead of one
+    per name, over a family of hundreds of names."""
+    shapes = "/".join(names).encode().translate(_DIGITS_TO_ZERO).split(b"/")
+    return shapes.count(shapes[0]) == len(shapes)
+
+
 @dataclass(frozen=True)
 class SiblingLayout:
     """Leaves laid out family by family (:func:`sibling_order`): ``order`` holds their
@@ -161,8 +169,7 @@ def sibling_order(
             keys = picked
         else:
             names = [uris[i].rpartition("/")[2] for i in members]
-            shapes = [n.encode().translate(_DIGITS_TO_ZERO) for n in names]
-            if picked.count(None) == len(picked) and shapes.count(shapes[0]) == len(shapes):
+            if picked.count(None) == len(picked) and _one_shape(names):
                 keys = names
             else:
                 keys = [order_key(uris[i], chunks[i]) for i in members]
@@ -323,18 +330,23 @@ def context_columns(
         sort_keys = list(zip(code_l, keys, strict=True))
         order = np.array(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
         families = list(codes)
+        laid_code = code[order]
     else:  # the codes from the layout: no lookup per leaf
         order = np.array(laid_out.order, dtype=np.int64)
+        laid_code = np.repeat(np.arange(len(laid_out.sizes)), laid_out.sizes)
         code = np.empty(n, dtype=np.int64)
-        code[order] = np.repeat(np.arange(len(laid_out.sizes)), laid_out.sizes)
+        code[order] = laid_code
         starts = itertools.accumulate(laid_out.sizes[:-1], initial=0)
         families = [parent_of[laid_out.order[a]] for a in starts]
+    # ``laid_code``: the codes in ``order`` (sorted); each pair of neighbouring siblings is
+    # (``pair_first[j]``, ``pair_second[j]``), computed once for the links and the sections
     own = np.array(scores, dtype=np.float64)
+    same = laid_code[1:] == laid_code[:-1]
+    pair_first, pair_second = order[:-1][same], order[1:][same]
     prev = np.full(n, -1, dtype=np.int64)
     nxt = np.full(n, -1, dtype=np.int64)
-    same = code[order[1:]] == code[order[:-1]]
-    prev[order[1:][same]] = order[:-1][same]
-    nxt[order[:-1][same]] = order[1:][same]
+    prev[pair_second] = pair_first
+    nxt[pair_first] = pair_second
     # (the families lie in ``order`` one after another, in code order: one reduction each)
     heads = np.flatnonzero(~same) + 1
     best_of = np.maximum.reduceat(own[order], np.concatenate([[0], heads]))
@@ -353,7 +365,7 @@ def context_columns(
     # for the pairs that touch a returned leaf: no other final score is read).
     w_prev, w_next = has_p.astype(np.float64), has_n.astype(np.float64)
     if section_codes is not None:
-        first, second = order[:-1][same], order[1:][same]
+        first, second = pair_first, pair_second
         touch = near[first] | near[second]
         first, second = first[touch], second[touch]
         need = np.concatenate([first, second])  # (a leaf twice is asked twice: no sort)
@@ -368,7 +380,7 @@ def context_columns(
         w_next[first] = shared
         w_prev[second] = shared
     elif sections is not None:
-        first, second = order[:-1][same], order[1:][same]
+        first, second = pair_first, pair_second
         touch = near[first] | near[second]
         first, second = first[touch], second[touch]
         path = functools.lru_cache(maxsize=None)(sections)

@@ -318,6 +318,9 @@ def unique_inverse(
     members); ``np.unique``'s fixed cost (~25 us: argsort, masks, several array calls) was
     most of each call, where a sort of the few distinct Python ints and a dict lookup per
     value take about half. Past :data:`SMALL_UNIQUE` values, ``np.unique`` itself."""
+    if a.size and a[0] == a[-1] and bool((a == a[0]).all()):
+        # one value (a family's members, the chunks of one file): no sort, no lookups
+        return a[:1].copy(), np.zeros(a.size, dtype=np.intp)
     if a.size > SMALL_UNIQUE:
         distinct, inverse = np.unique(a, return_inverse=True)
         return distinct, inverse.reshape(-1)

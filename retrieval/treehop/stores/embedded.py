@@ -82,7 +82,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -177,6 +177,11 @@ _NODE_BLOCK = 1 << 20
 """Node texts are checksummed in 1 MiB extents: a search that reads a few rows first verifies
 only the extents holding them (~0.5 ms each here)."""
 _NODE_CACHE = 16_384
+_SPAN_BYTES = 4096
+"""URIs of rows whose bytes lie within this span are read as one slice (:meth:`_Snap.
+_few_uris`), not gathered."""
+_DIR_URIS = 65_536
+"""At most this many directory URIs are kept per snapshot (:meth:`_Snap.dir_uris`)."""
 _HEADING_LOCK = threading.Lock()
 """Serialises the (rare) fills of the derived heading-path column (:meth:`EmbeddedStore.
 _heading_codes`), so that a path gets one code; reads of filled rows take no lock."""
@@ -439,7 +444,18 @@ class _Snap:
         cost several times more."""
         ends_col = self.cols["uri_end"]
         ends = ends_col[rows]
-        starts = np.where(rows > 0, ends_col[np.maximum(rows - 1, 0)], 0)
+        starts = ends_col[rows - 1]  # (row 0 reads the last entry: it starts at 0)
+        starts[rows == 0] = 0
+        lo, hi = int(starts.min()), int(ends.max())
+        if hi - lo <= _SPAN_BYTES:
+            # rows that lie close together (a folder's files, a file's chunks: written
+            # together): one slice of the blob holds them all, no gather index is built
+            span = self.base_uris[lo:hi].tobytes()
+            a_l, e_l = (starts - lo).tolist(), (ends - lo).tolist()
+            if span.isascii():
+                text = span.decode()
+                return [text[a:e] for a, e in zip(a_l, e_l, strict=True)]
+            return [span[a:e].decode() for a, e in zip(a_l, e_l, strict=True)]
         lens = ends - starts
         cuts = np.zeros(rows.size + 1, dtype=np.int64)
         np.cumsum(lens, out=cuts[1:])
@@ -450,6 +466,37 @@ class _Snap:
             text = whole.decode()
             return [text[a:e] for a, e in itertools.pairwise(c)]
         return [whole[a:e].decode() for a, e in itertools.pairwise(c)]
+
+    def dir_uris(self, rows: IntArray) -> list[str]:
+        """:meth:`uris_of` of directory rows (the parents of a search's hits), kept per
+        snapshot (:meth:`uris_with_dirs`)."""
+        return self.uris_with_dirs(np.zeros(0, np.int64), rows)[1]
+
+    def uris_with_dirs(self, rows: IntArray, dirs: IntArray) -> tuple[list[str], list[str]]:
+        """:meth:`uris_of` of ``rows`` and of directory rows ``dirs`` (the distinct parents
+        of a search's hits), the directories' kept per snapshot (rows are immutable within
+        one): a find asks the same few parents in each of its searches, and decoding them
+        with the hits (rows far apart) made each decode a scattered gather, where the hits
+        of one folder alone are one slice. Directories not kept yet are decoded with the
+        hits, in one gather."""
+        kept: dict[int, str] | None = self.cache.get(("dir_uris",))
+        if kept is None:
+            kept = self.cache.setdefault(("dir_uris",), {})
+        dir_l: list[int] = dirs.tolist()
+        get = kept.get
+        known = [get(r) for r in dir_l]
+        if None not in known:
+            return (self.uris_of(rows) if rows.size else []), cast("list[str]", known)
+        missing = [r for r, u in zip(dir_l, known, strict=True) if u is None]
+        decoded = self.uris_of(np.concatenate([rows, np.array(missing, np.int64)]))
+        n = int(rows.size)
+        found = dict(zip(missing, decoded[n:], strict=True))
+        # (bounded; another reader may clear it meanwhile: this call answers from ``found``)
+        if len(kept) + len(found) > _DIR_URIS:
+            kept.clear()
+        kept.update(found)
+        names = [found[r] if u is None else u for r, u in zip(dir_l, known, strict=True)]
+        return decoded[:n], names
 
     def vectors_of(self, rows: IntArray) -> F32:
         if rows.size and int(rows.max()) < self.n_base:
@@ -1150,7 +1197,7 @@ class EmbeddedStore:
 
         def parent_uris(parent_codes: npt.NDArray[np.int64]) -> list[str]:
             # (a code is the parent's row)
-            return s.uris_of(parent_codes) if parent_codes.size else []
+            return s.dir_uris(parent_codes) if parent_codes.size else []
 
         def headings(
             positions: npt.NDArray[np.int64],
@@ -1340,8 +1387,9 @@ class EmbeddedStore:
     ) -> HitColumns:
         """:meth:`_hits` as columns: the same hits in the same order, no node parsed.
 
-        Every row decodes its URI, and its parent's, from the URI blob: one gather for all of
-        them, each distinct parent once (a tree-context search returns hundreds to thousands
+        Every row decodes its URI from the URI blob (one gather, or one slice where the rows
+        lie close together), each distinct parent once and kept per snapshot
+        (:meth:`_Snap.uris_with_dirs`: a tree-context search returns hundreds to thousands
         of rows, most of them siblings; a node-cache lookup per row cost more than the
         vectorised decode). A row without a linked parent row (its parent is not stored, or
         it is a root) reads its stored parent URI. ``ordered``: ``top`` is already in the
@@ -1358,10 +1406,9 @@ class EmbeddedStore:
             # siblings share a parent: each distinct parent row is decoded once
             distinct, inverse = unique_inverse(parent)
             unlinked = int(np.searchsorted(distinct, 0))  # the -1s sort first
-            decoded = s.uris_of(np.concatenate([rows, distinct[unlinked:]]))
-            uris = decoded[:n]
+            uris, dir_uris = s.uris_with_dirs(rows, distinct[unlinked:])
             names: list[str | None] = [None] * unlinked
-            names.extend(decoded[n:])
+            names.extend(dir_uris)
             inverse = inverse.reshape(-1)
             parents = [names[k] for k in inverse.tolist()]
             # (a code per distinct parent row; unlinked rows would share one code)
