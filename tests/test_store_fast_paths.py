@@ -434,16 +434,20 @@ def _dir(uri: str, parent: str) -> Node:
     )
 
 
-@pytest.mark.parametrize("span", [0, 4096, 1 << 20])
+@pytest.mark.parametrize(
+    ("span", "few"), [(-(1 << 30), 64), (-(1 << 30), 0), (4096, 64), (4096, 0), (1 << 20, 64)]
+)
 def test_uri_decodes_of_near_and_far_rows_equal_one_by_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, span: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, span: int, few: int
 ) -> None:
     """``uris_of`` reads rows that lie close together as one slice and scattered ones by a
     gather; directory URIs are kept per snapshot (``uris_with_dirs``). Every way answers
     what one decode per row does, row 0 and non-ASCII URIs included, and the kept
     directories follow writes: a new snapshot, and renumbered rows after a compaction.
-    (``span``: 0 gathers every row, 1 MB reads every set as one slice.)"""
+    (``span``: a negative one gathers every set, 1 MB reads every set as one slice; ``few``:
+    up to this many rows the offsets are read as Python lists, else as arrays.)"""
     monkeypatch.setattr(emb, "_SPAN_BYTES", span)
+    monkeypatch.setattr(emb, "_FEW_ROWS", few)
     s = EmbeddedStore(tmp_path / "i", lexical=False)
     dirs = [_dir(f"{R}/d{k}", R) for k in range(3)]
     files = [
@@ -486,6 +490,35 @@ def test_uri_decodes_of_near_and_far_rows_equal_one_by_one(
     assert f"{R}/d9" in hits.parent_uris and f"{R}/d0" not in hits.parent_uris
     kept = u._snap.cache[("dir_uris",)]
     assert all(u._snap.uri(r) == uri for r, uri in kept.items())
+
+
+def test_kept_rows_of_looked_up_uris_follow_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few URIs' rows (a find's targets) are kept per snapshot: a write publishes a new
+    snapshot, so a deleted URI is not found and a new one is, also after a compaction
+    renumbers the rows; absent URIs are kept as absent; the kept rows stay bounded."""
+    s = EmbeddedStore(tmp_path / "i", lexical=False)
+    nodes = corpus(10)
+    s.upsert(nodes, vecs(10))
+    a, b, c = nodes[2].uri, nodes[5].uri, f"{R}/d/new.md"
+    for _ in range(2):  # the second time from the kept rows
+        assert s._snap.lookup([a, b, c]).tolist() == [2, 5, -1]
+        assert [n.uri if n else None for n in s.get([a, c])] == [a, None]
+    s.delete([a])
+    s.upsert([leaf(c)], vecs(1, 2))
+    for _ in range(2):
+        assert s._snap.lookup([a, c]).tolist() == [-1, 10]
+    s.save()  # compacts: the rows move
+    s.close()
+    t = EmbeddedStore(tmp_path / "i", lexical=False)
+    rows = t._snap.lookup([b, c, a])
+    assert rows[2] == -1 and [t._snap.uri(int(r)) for r in rows[:2]] == [b, c]
+    assert t._snap.lookup([b, c, a]).tolist() == rows.tolist()
+    monkeypatch.setattr(emb, "_KEPT_ROWS", 3)
+    for n in nodes[3:]:
+        assert t._snap.lookup([n.uri]).tolist() == [t._snap.lookup([n.uri, b, c, a, b])[0]]
+        assert len(t._snap.cache[("rows",)]) <= 3
 
 
 def test_kept_directory_uris_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -177,9 +177,13 @@ _NODE_BLOCK = 1 << 20
 """Node texts are checksummed in 1 MiB extents: a search that reads a few rows first verifies
 only the extents holding them (~0.5 ms each here)."""
 _NODE_CACHE = 16_384
+_FEW_ROWS = 64
+"""Up to this many rows :meth:`_Snap.uris_of` reads their offsets as Python lists."""
 _SPAN_BYTES = 4096
-"""URIs of rows whose bytes lie within this span are read as one slice (:meth:`_Snap.
-_few_uris`), not gathered."""
+"""URIs of rows whose bytes lie within twice their own length plus this span are read as
+one slice (:meth:`_Snap._few_uris`), not gathered."""
+_KEPT_ROWS = 4096
+"""At most this many URIs' rows are kept per snapshot (:meth:`_Snap.lookup`)."""
 _DIR_URIS = 65_536
 """At most this many directory URIs are kept per snapshot (:meth:`_Snap.dir_uris`)."""
 _HEADING_LOCK = threading.Lock()
@@ -429,8 +433,13 @@ class _Snap:
 
     def uris_of(self, rows: IntArray) -> list[str]:
         rows = np.asarray(rows, dtype=np.int64)
-        if 0 < rows.size <= 4096 and int(rows.max()) < self.n_base:
-            return self._few_uris(rows)
+        if rows.size <= _FEW_ROWS:
+            # (a search's hits, their parents: Python's max of a few ints beats numpy's call)
+            row_l: list[int] = rows.tolist()
+            if row_l and max(row_l) < self.n_base:
+                return self._few_uris(rows, row_l)
+        elif rows.size <= 4096 and int(rows.max()) < self.n_base:
+            return self._few_uris(rows, None)
         if rows.size and int(rows.min()) >= self.n_base:  # all written since the last save
             tail = self.tail_uris
             return [tail[r].decode() for r in (rows - self.n_base).tolist()]
@@ -438,31 +447,49 @@ class _Snap:
             b.decode() for b in self._blob_slices(rows, "uri_end", self.base_uris, self.tail_uris)
         ]
 
-    def _few_uris(self, rows: IntArray) -> list[str]:
-        """The URIs of a few memory-mapped rows (a search's hits, their parents): one gather
-        of all their bytes and one decode, then string slices; a copy and a decode per row
-        cost several times more."""
+    def _few_uris(self, rows: IntArray, row_l: list[int] | None) -> list[str]:
+        """The URIs of a few memory-mapped rows (a search's hits, their parents; ``row_l``:
+        ``rows`` as a list, given for a few of them): rows whose bytes lie close together
+        (a folder's files, a file's chunks: written together) are one slice of the blob;
+        others one gather of all their bytes. One decode either way, then string slices: a
+        copy and a decode per row cost several times more."""
         ends_col = self.cols["uri_end"]
-        ends = ends_col[rows]
-        starts = ends_col[rows - 1]  # (row 0 reads the last entry: it starts at 0)
-        starts[rows == 0] = 0
-        lo, hi = int(starts.min()), int(ends.max())
-        if hi - lo <= _SPAN_BYTES:
-            # rows that lie close together (a folder's files, a file's chunks: written
-            # together): one slice of the blob holds them all, no gather index is built
-            span = self.base_uris[lo:hi].tobytes()
-            a_l, e_l = (starts - lo).tolist(), (ends - lo).tolist()
-            if span.isascii():
-                text = span.decode()
-                return [text[a:e] for a, e in zip(a_l, e_l, strict=True)]
-            return [span[a:e].decode() for a, e in zip(a_l, e_l, strict=True)]
+        if row_l is not None:
+            if len(row_l) == 1:
+                return [self.uri(row_l[0])]
+            ends = ends_col[rows]
+            starts = ends_col[rows - 1]  # (row 0 reads the last entry: it starts at 0)
+            e_l: list[int] = ends.tolist()
+            s_l: list[int] = starts.tolist()
+            if 0 in row_l:
+                starts[rows == 0] = 0
+                s_l = [0 if r == 0 else a for r, a in zip(row_l, s_l, strict=True)]
+            lo, hi = min(s_l), max(e_l)
+            if hi - lo <= 2 * (sum(e_l) - sum(s_l)) + _SPAN_BYTES:
+                span = self.base_uris[lo:hi].tobytes()
+                if span.isascii():  # one character per byte: byte offsets are string offsets
+                    text = span.decode()
+                    return [text[a - lo : e - lo] for a, e in zip(s_l, e_l, strict=True)]
+                return [span[a - lo : e - lo].decode() for a, e in zip(s_l, e_l, strict=True)]
+        else:
+            ends = ends_col[rows]
+            starts = ends_col[rows - 1]
+            starts[rows == 0] = 0
+            lo, hi = int(starts.min()), int(ends.max())
+            if hi - lo <= 2 * int(ends.sum() - starts.sum()) + _SPAN_BYTES:
+                span = self.base_uris[lo:hi].tobytes()
+                a_l, z_l = (starts - lo).tolist(), (ends - lo).tolist()
+                if span.isascii():
+                    text = span.decode()
+                    return [text[a:e] for a, e in zip(a_l, z_l, strict=True)]
+                return [span[a:e].decode() for a, e in zip(a_l, z_l, strict=True)]
         lens = ends - starts
         cuts = np.zeros(rows.size + 1, dtype=np.int64)
         np.cumsum(lens, out=cuts[1:])
         idx = np.repeat(starts - cuts[:-1], lens) + np.arange(int(cuts[-1]), dtype=np.int64)
         whole = self.base_uris[idx].tobytes()
         c = cuts.tolist()
-        if whole.isascii():  # one character per byte: byte offsets are string offsets
+        if whole.isascii():
             text = whole.decode()
             return [text[a:e] for a, e in itertools.pairwise(c)]
         return [whole[a:e].decode() for a, e in itertools.pairwise(c)]
@@ -543,17 +570,20 @@ class _Snap:
             return out
         if len(uris) <= 4:
             # a few URIs (a find's roots, a parent): scalar binary searches and one decoded
-            # URI each cost far less than the vectorised path's fixed overhead
+            # URI each cost far less than the vectorised path's fixed overhead; their rows
+            # are kept for this snapshot (a find looks its targets up with every query)
+            kept: dict[str, int] | None = self.cache.get(("rows",))
+            if kept is None:
+                kept = self.cache.setdefault(("rows",), {})
             keys = self.sorted_keys("uri_hash", self.by_hash)
             for pos, uri in enumerate(uris):
-                hv = np.uint64(_h64(uri))
-                at = int(np.searchsorted(keys, hv))
-                while at < keys.size and keys[at] == hv:
-                    row = int(self.by_hash[at])
-                    if self.uri(row) == uri:
-                        out[pos] = row
-                        break
-                    at += 1
+                got = kept.get(uri)
+                if got is None:
+                    got = self._row_of(uri, keys)
+                    if len(kept) >= _KEPT_ROWS:
+                        kept.clear()
+                    kept[uri] = got
+                out[pos] = got
             return out
         h = _hashes(uris)
         keys = self.sorted_keys("uri_hash", self.by_hash)
@@ -575,6 +605,18 @@ class _Snap:
                     out[i] = r
                     break
         return out
+
+    def _row_of(self, uri: str, keys: U64Array) -> int:
+        """The live row of ``uri`` (-1: none) by one binary search on the sorted hashes
+        (``keys``), confirmed by the stored URI."""
+        hv = np.uint64(_h64(uri))
+        at = int(np.searchsorted(keys, hv))
+        while at < keys.size and keys[at] == hv:
+            row = int(self.by_hash[at])
+            if self.uri(row) == uri:
+                return row
+            at += 1
+        return -1
 
     def uris_equal(self, rows: IntArray, enc: Sequence[bytes]) -> BoolArray:
         """Whether row ``rows[i]`` stores URI bytes ``enc[i]``: one vectorised byte comparison
