@@ -213,10 +213,14 @@ class AsyncTreehop:
 
     def display(self, uri: str) -> str:
         """:func:`~treehop.uri.to_display` with this user's space prefix kept."""
+        return urimod.display_under(uri, self._user_root())
+
+    def _user_root(self) -> str:
+        """:func:`~treehop.uri.user_root` of this client's user, kept."""
         user, kept = self.user, self._display_prefix
         if kept is None or kept[0] != user:
             kept = self._display_prefix = (user, urimod.user_root(user))
-        return urimod.display_under(uri, kept[1])
+        return kept[1]
 
     def root(self, context_type: ContextType) -> str:
         return urimod.root_for(context_type, self.user)
@@ -722,22 +726,18 @@ class AsyncTreehop:
     ) -> FindResult:
         out = FindResult(query_plan=plan, query_results=query_results)
         display = self.display
+        own = self._user_root() + "/"  # (what :func:`~treehop.uri.display_under` rewrites)
         for m in contexts:
             # A copy only where a URI reads differently to the user (the ``~`` form of the
             # user's own space): a find over resources returns ~10 hits carrying ~60
-            # collapsed chunks, and copying each (unchanged) model cost ~0.7 ms per find.
-            collapsed = [
-                c if (u := display(c.uri)) == c.uri else c.model_copy(update={"uri": u})
-                for c in m.collapsed
-            ]
-            uri = display(m.uri)
-            parent = display(m.parent_uri) if m.parent_uri else None
+            # collapsed chunks, and copying each (unchanged) model cost ~0.7 ms per find;
+            # a hit none of whose URIs lies in that space is kept without asking each.
             if (
-                uri != m.uri
-                or parent != m.parent_uri
-                or any(a is not b for a, b in zip(collapsed, m.collapsed, strict=True))
+                m.uri.startswith(own)
+                or (m.parent_uri or "").startswith(own)
+                or any(c.uri.startswith(own) for c in m.collapsed)
             ):
-                m = m.model_copy(update={"uri": uri, "parent_uri": parent, "collapsed": collapsed})
+                m = self._displayed(m, display)
             if m.context_type is ContextType.MEMORY:
                 out.memories.append(m)
             elif m.context_type is ContextType.SKILL:
@@ -746,6 +746,23 @@ class AsyncTreehop:
                 out.resources.append(m)
         out.total = len(out.memories) + len(out.resources) + len(out.skills)
         return out
+
+    @staticmethod
+    def _displayed(m: MatchedContext, display: Callable[[str], str]) -> MatchedContext:
+        """``m`` with its URIs in the user's display form (a copy where one differs)."""
+        collapsed = [
+            c if (u := display(c.uri)) == c.uri else c.model_copy(update={"uri": u})
+            for c in m.collapsed
+        ]
+        uri = display(m.uri)
+        parent = display(m.parent_uri) if m.parent_uri else None
+        if (
+            uri != m.uri
+            or parent != m.parent_uri
+            or any(a is not b for a, b in zip(collapsed, m.collapsed, strict=True))
+        ):
+            m = m.model_copy(update={"uri": uri, "parent_uri": parent, "collapsed": collapsed})
+        return m
 
     # ------------------------------------------------------------------ lifecycle
     async def save(self) -> None:

@@ -592,16 +592,19 @@ class HierarchicalRetriever:
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
         # score passes when it is above the threshold.)
         by_uri, threshold = state.collected.by_uri, state.threshold
+        get = by_uri.get
         for (cols, i), own, final in zip(picked, scored.own, finals, strict=True):
             uri = cols.uris[i]
-            old = by_uri.get(uri)
-            if not (cols.matches[i] and own > threshold):
+            old = get(uri)
+            if own > threshold and cols.matches[i]:
                 if old is not None:
-                    del by_uri[uri]
+                    old.final = score_of(final)
+                else:
+                    by_uri[uri] = self._context_candidate(
+                        q, cols, i, score_of(own), score_of(final)
+                    )
             elif old is not None:
-                old.final = score_of(final)
-            else:
-                by_uri[uri] = self._context_candidate(q, cols, i, score_of(own), score_of(final))
+                del by_uri[uri]
         self._settle_directories(q, state)
 
     async def _pool(self, q: _Query, n: int) -> tuple[list[str], list[str | None]]:
@@ -1124,6 +1127,9 @@ def _score_family(
         laid_out=sibling_order(parent_of, uris, chunks, parent_codes),
         section_codes=codes,
     )
+    cols, at = family.cols, family.at
+    if family.members is None and cols is not None:  # (one search: no call per member)
+        return scored, [(cols, at[j]) for j in scored.picked]
     return scored, [family.source(j) for j in scored.picked]
 
 

@@ -27,9 +27,10 @@ so do many non-relevant leaves. The term stays opt-in (default weight 0).
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 
 from . import tags as tagmod
 from . import uri as urimod
@@ -87,11 +88,15 @@ def effective_root(store: VectorStore, root: str, max_depth: int = 8) -> str:
 
 
 def concentration(hits: Sequence[ScoredNode], roots: Sequence[str]) -> tuple[float, str]:
-    """Share of global hits in the most common first-level subtree, and that subtree."""
+    """Share of global hits in the most common first-level subtree, and that subtree (the
+    first one counted among equals, as ``Counter.most_common`` gives)."""
     if not hits:
         return 0.0, ""
-    counts = Counter(subtree_key(h.node.uri, roots) for h in hits)
-    top, n = counts.most_common(1)[0]
+    counts: dict[str, int] = {}
+    for h in hits:
+        key = subtree_key(h.node.uri, roots)
+        counts[key] = counts.get(key, 0) + 1
+    top, n = max(counts.items(), key=itemgetter(1))
     return n / len(hits), top
 
 

@@ -157,8 +157,15 @@ def sibling_order(
             parent_codes = np.fromiter(map(codes.__getitem__, parent_of), np.int64, len(parent_of))
         return chunk_layout(parent_codes, chunk)
     groups: dict[str, list[int]] = {}
-    for i, p in enumerate(parent_of):
-        groups.setdefault(p, []).append(i)
+    if (
+        parent_of
+        and isinstance(parent_of, list)
+        and parent_of.count(parent_of[0]) == len(parent_of)
+    ):
+        groups[parent_of[0]] = list(range(len(parent_of)))  # one family (the common case)
+    else:
+        for i, p in enumerate(parent_of):
+            groups.setdefault(p, []).append(i)
     out: list[int] = []
     sizes: list[int] = []
     for members in groups.values():
@@ -174,7 +181,7 @@ def sibling_order(
             else:
                 keys = [order_key(uris[i], chunks[i]) for i in members]
         key = cast("Callable[[int], Any]", keys.__getitem__)
-        out.extend(members[j] for j in sorted(range(len(members)), key=key))
+        out.extend([members[j] for j in sorted(range(len(members)), key=key)])
     return SiblingLayout(out, sizes)
 
 

@@ -3265,8 +3265,13 @@ def _sibling_rows(
     if not parts:
         return np.zeros(0, np.int64)
     rows = np.concatenate(parts)
-    # a hash collision links nothing (at most _SIBLING_PARENTS parents: a broadcast compare)
-    rows = rows[(s.parent_row[rows][:, None] == parents[None, :]).any(axis=1)]
+    # a hash collision links nothing (at most _SIBLING_PARENTS parents: one compare each,
+    # cheaper on a few hundred rows than a broadcast compare and its reduction)
+    linked_to = s.parent_row[rows]
+    ok = linked_to == first[0]
+    for p in first[1:]:
+        ok |= linked_to == p
+    rows = rows[ok]
     rows = rows[full[rows]]
     have = np.sort(cand if exclude is None else exclude)
     at = np.minimum(np.searchsorted(have, rows), have.size - 1)
