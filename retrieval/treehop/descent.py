@@ -27,6 +27,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -222,11 +223,15 @@ class Collected:
 
     def ranked(self, track: Track) -> list[list[Candidate]]:
         """Groups best first; each group is one result slot, its best candidate first."""
-        items = sorted(self.by_uri.values(), key=_ranking_key(track))
+        if track is Track.VECTOR:  # (best first: a stable sort, equal scores kept in order)
+            items = sorted(self.by_uri.values(), key=_FINAL_VEC, reverse=True)
+        else:
+            items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
         groups: dict[str, list[Candidate]] = {}
-        if self.collapse:
+        if self.collapse:  # (the slot key is :attr:`Candidate.document`, read inline)
             for c in items:
-                groups.setdefault(c.document, []).append(c)
+                key = c.parent_uri if c.chunk_index is not None and c.parent_uri else c.uri
+                groups.setdefault(key, []).append(c)
         else:
             for c in items:
                 groups.setdefault(c.uri, []).append(c)
@@ -259,16 +264,9 @@ class Collected:
         return tuple(g[0].uri for g in self.ranked(track)[:k])
 
 
-def _negated_vector(c: Candidate) -> float:
-    return -c.final.vec
-
-
-def _ranking_key(track: Track) -> Callable[[Candidate], float]:
-    """The sort key that ranks candidates best first on ``track`` (the vector track's reads
-    the score directly: :meth:`Score.on` is a method call per candidate)."""
-    if track is Track.VECTOR:
-        return _negated_vector
-    return lambda c: -c.final.on(track)
+_FINAL_VEC = operator.attrgetter("final.vec")
+"""A candidate's final vector-track score (a C-level key: :meth:`Score.on` is a Python call
+per candidate)."""
 
 
 def _better(new: Candidate, old: Candidate, track: Track) -> bool:
