@@ -29,7 +29,6 @@ upper bound, so on the rerank track the seed's stop rule applies (top-k unchange
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import operator
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -325,7 +324,7 @@ class HierarchicalRetriever:
             cols = pre  # asked for at least n, or it returned everything in scope
         else:
             ask = min(PREFETCH * n, MAX_GLOBAL_FETCH) if pre is None else n
-            scope = dataclasses.replace(q.scope, subtrees=tuple(q.req.roots))
+            scope = q.scope.replaced(subtrees=tuple(q.req.roots))
             cols = await self._search_columns(q, scope, ask, offload=True)
             q.prefetched, q.prefetch_limit = cols, ask
         took = min(n, len(cols))
@@ -485,7 +484,7 @@ class HierarchicalRetriever:
         state.rounds += 1
         result.rounds += 1
         result.searched_directories.append(entry.uri)
-        scope = dataclasses.replace(q.scope, parent_uri=entry.uri, exclude_uris=entry.seen)
+        scope = q.scope.replaced(parent_uri=entry.uri, exclude_uris=entry.seen)
         children = await self._search(q, scope, cfg.max_children_per_dir)
         result.nodes_scored += len(children)
         rr = await self._rerank(q, state, [c.node for c in children], result)
@@ -625,7 +624,7 @@ class HierarchicalRetriever:
             if len(at) >= n or len(pre) < q.prefetch_limit:
                 return [pre.uris[i] for i in at], [pre.parent_uris[i] for i in at]
         pool = await self._search_columns(
-            q, dataclasses.replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True), n
+            q, q.scope.replaced(subtrees=tuple(q.req.roots), leaves_only=True), n
         )
         return pool.uris, pool.parent_uris
 
@@ -681,7 +680,7 @@ class HierarchicalRetriever:
         for p in parents:
             if p not in q.req.roots:
                 continue
-            scope = dataclasses.replace(q.scope, parent_uri=p, leaves_only=True)
+            scope = q.scope.replaced(parent_uri=p, leaves_only=True)
             kids = await self._search_columns(q, scope, cfg.max_children_per_dir)
             result.nodes_scored += len(kids)
             for i, (u, pu) in enumerate(zip(kids.uris, kids.parent_uris, strict=True)):
@@ -735,7 +734,7 @@ class HierarchicalRetriever:
         both: HitArrays = await self._store_call(
             self.store.search_arrays,  # type: ignore[attr-defined]
             q.req.vector,
-            dataclasses.replace(q.scope, subtrees=tuple(inner)),
+            q.scope.replaced(subtrees=tuple(inner)),
             ask,
             query_text=q.req.query.query,
             dense_weight=q.dense_weight,
@@ -785,9 +784,7 @@ class HierarchicalRetriever:
         subtrees = tuple(inner)
         if scored and self._exact_columns:
             ask = min(2 * limit, MAX_GLOBAL_FETCH)
-            both = await self._search_columns(
-                q, dataclasses.replace(q.scope, subtrees=subtrees), ask
-            )
+            both = await self._search_columns(q, q.scope.replaced(subtrees=subtrees), ask)
             # (positions by flag with ``compress``: a C loop over up to thousands of rows)
             leaves = list(compress(range(len(both)), both.leaves))
             whole = len(both) < ask
@@ -801,10 +798,10 @@ class HierarchicalRetriever:
             ):
                 return both, leaves[:limit], whole and len(leaves) < limit
         kids = await self._search_columns(
-            q, dataclasses.replace(q.scope, subtrees=subtrees, leaves_only=True), limit
+            q, q.scope.replaced(subtrees=subtrees, leaves_only=True), limit
         )
         if scored:
-            scope = dataclasses.replace(q.scope, subtrees=subtrees, non_leaves_only=True)
+            scope = q.scope.replaced(subtrees=subtrees, non_leaves_only=True)
             found = await self._search_columns(q, scope, MAX_GLOBAL_FETCH)
             parent_scores.clear()
             parent_scores.update(zip(found.uris, found.scores, strict=True))
@@ -850,7 +847,7 @@ class HierarchicalRetriever:
         slot carries merges into it (:mod:`treehop.memory_context`)."""
 
         async def turns_of(sessions: tuple[str, ...]) -> list[ScoredNode]:
-            scope = dataclasses.replace(q.scope, subtrees=sessions, leaves_only=True)
+            scope = q.scope.replaced(subtrees=sessions, leaves_only=True)
             turns = await self._search(q, scope, MAX_GLOBAL_FETCH)
             result.nodes_scored += len(turns)
             return turns

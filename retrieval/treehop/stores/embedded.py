@@ -106,6 +106,7 @@ from .base import (
     ScoredNode,
     StoreCapabilities,
     Vector,
+    build_frozen,
     check_search_args,
     unique_inverse,
 )
@@ -1252,7 +1253,8 @@ class EmbeddedStore:
             out: BoolArray = np.isin(rows[positions], found[found >= 0])
             return out
 
-        return HitArrays(
+        return build_frozen(
+            HitArrays,
             leaves=s.cols["leaf"][rows].astype(bool),
             scores=score[top],
             chunks=chunk,
@@ -1478,7 +1480,8 @@ class EmbeddedStore:
         ) -> tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]:
             return self._heading_codes(s, rows[positions])
 
-        return HitColumns(
+        return build_frozen(
+            HitColumns,
             uris=uris,
             parent_uris=parents,
             chunk_indexes=chunks,
