@@ -735,7 +735,7 @@ class AsyncTreehop:
             if (
                 m.uri.startswith(own)
                 or (m.parent_uri or "").startswith(own)
-                or any(c.uri.startswith(own) for c in m.collapsed)
+                or (m.collapsed and any(c.uri.startswith(own) for c in m.collapsed))
             ):
                 m = self._displayed(m, display)
             if m.context_type is ContextType.MEMORY:
@@ -864,7 +864,7 @@ def _blocking_read(
             # wake-ups per call
             query = check_query(args[0] if args else kwargs.get("query"))
             vector = self._async._embedder.embed_query(query)
-            if not np.any(vector):
+            if not vector.any():
                 # an all-zero embedding (a text the model maps to nothing) is not a valid
                 # caller vector (``_check_query_vector``); the async path accepts it as the
                 # embedder's answer, so take that path for the rare query that gets one
