@@ -33,7 +33,6 @@ from dataclasses import dataclass, field, replace
 from operator import itemgetter
 
 from . import tags as tagmod
-from . import uri as urimod
 from .config import RetrievalConfig, TagHopTrigger
 from .descent import Candidate, Score
 from .models import TagHopMetrics
@@ -61,7 +60,7 @@ class HopStart:
 def subtree_key(uri: str, roots: Sequence[str]) -> str:
     """The first-level subtree below the search root that ``uri`` belongs to."""
     for root in roots:
-        if urimod.is_within(uri, root) and uri != root:
+        if uri.startswith((root + "/", root + "#")):  # (inside the root, not the root)
             rest = uri[len(root) + 1 :]
             head = rest.split("/", 1)[0].split("#", 1)[0]
             return f"{root}/{head}"

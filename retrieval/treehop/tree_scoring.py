@@ -286,14 +286,35 @@ def context_scores(
 
 @dataclass
 class ContextColumns:
-    """:func:`context_columns`' answer: the picked leaves' positions and their scores."""
+    """:func:`context_columns`' answer: the picked leaves' positions and their scores. The
+    evidence terms (neighbours, parent, best sibling) are read into lists only when asked:
+    the retriever reads the own and final scores alone."""
 
     picked: list[int]
     own: list[float]
-    neighbours: list[float]
-    parent: list[float]
-    best_sibling: list[float]
     final: list[float]
+    terms: tuple[npt.NDArray[np.float64], ...] = ()
+    """Every leaf's neighbour, parent and best-sibling evidence (empty: no leaf)."""
+    at: npt.NDArray[np.int64] | None = None
+    """``picked`` as an array."""
+
+    def _term(self, k: int) -> list[float]:
+        if self.at is None:
+            return []
+        out: list[float] = self.terms[k][self.at].tolist()
+        return out
+
+    @property
+    def neighbours(self) -> list[float]:
+        return self._term(0)
+
+    @property
+    def parent(self) -> list[float]:
+        return self._term(1)
+
+    @property
+    def best_sibling(self) -> list[float]:
+        return self._term(2)
 
 
 def context_columns(
@@ -324,7 +345,7 @@ def context_columns(
     that only informs its siblings."""
     n = len(parent_of)
     if not n:
-        return ContextColumns([], [], [], [], [], [])
+        return ContextColumns([], [], [])
     # Parents as integer codes (in order of first appearance); one stable sort by (parent,
     # sibling order) lays every family out contiguously, in the order a per-parent sort
     # would give. (Python lists are built once and handed to numpy whole: per-element numpy
@@ -412,10 +433,9 @@ def context_columns(
     return ContextColumns(
         picked.tolist(),
         own[picked].tolist(),
-        neigh[picked].tolist(),
-        par[picked].tolist(),
-        best[picked].tolist(),
         final[picked].tolist(),
+        (neigh, par, best),
+        picked,
     )
 
 

@@ -1572,7 +1572,7 @@ class EmbeddedStore:
             "qkd,qd->qk", s.vectors_of(cand.ravel()).reshape(b, width, s.dim), qs, optimize=False
         )
         dense[~ok] = -np.inf
-        tail = np.flatnonzero(full[upto:]) + upto
+        tail = np.flatnonzero(full[upto:]) + upto if upto < s.n else _NO_ROWS
         if tail.size:
             dense = np.hstack([dense, qs @ s.vectors_of(tail).T])
             cand = np.hstack([cand, np.broadcast_to(tail, (b, tail.size))])
@@ -1937,7 +1937,7 @@ class EmbeddedStore:
             ann.lock.release_read()
         # the rows the graph does not cover yet, exactly: a new row is never missed; and the
         # best of those it cannot reach, nor one the graph lost
-        tail = np.flatnonzero(full[upto:]) + upto
+        tail = np.flatnonzero(full[upto:]) + upto if upto < s.n else _NO_ROWS
         if orphans.size:  # (one the graph did return after all: deduplicated below)
             ok = _orphans_eligible(s, orphans, full, cache_key)
             best = _best_orphans(orphans, orphan_vecs, ok, q, fetch)
@@ -3474,6 +3474,8 @@ def _top_candidates(m: F32, k: int, block: int = 256) -> tuple[IntArray, IntArra
     return qi.astype(np.int64), pos.astype(np.int64)
 
 
+_NO_ROWS: IntArray = np.zeros(0, np.int64)
+"""No rows (shared: never written to)."""
 _NO_SCORES: tuple[F32, F32, None, None] = (
     np.zeros(0, np.float32),
     np.zeros(0, np.float32),
