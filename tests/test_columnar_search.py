@@ -25,6 +25,7 @@ from treehop import RetrievalConfig
 from treehop.filters import MetadataFilter, TagFilter
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, MatchedContext, Node, QueryResult, TypedQuery
+from treehop.search_options import SearchOptions
 from treehop.stores.base import (
     HitArrays,
     HitColumns,
@@ -474,7 +475,7 @@ def test_global_answer_kept_for_deeper_step_and_pool(
     assert saved_pool > 0, "some pool was read from the kept answer"
 
 
-@pytest.mark.parametrize("cls", [ScoredNode, HitColumns, HitArrays, Scope])
+@pytest.mark.parametrize("cls", [ScoredNode, HitColumns, HitArrays, Scope, SearchOptions])
 def test_build_frozen_builds_what_the_constructor_does(cls: type[Any]) -> None:
     """The retriever's hits, columns and scopes are built without the frozen dataclass's
     ``__init__`` (:func:`build_frozen`): only valid while the class sets nothing up in a

@@ -462,4 +462,6 @@ class Descent:
         return self.convergence.update(top, len(top) >= self.limit, in_hop)
 
     def passes(self, score: Score) -> bool:
+        if self.track is Track.VECTOR:  # (asked per candidate: no second call for the score)
+            return score.vec > self.threshold
         return score.on(self.track) > self.threshold

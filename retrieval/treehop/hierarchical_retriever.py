@@ -350,8 +350,7 @@ class HierarchicalRetriever:
         final), a node built only for a directory that must show it is a result unit. (One
         loop over a deeper step's ~30 hits, the columns read once: a method call per hit was
         a visible share of the step.)"""
-        track, add = state.track, state.collected.add
-        passes = _vector_passes(state.threshold) if track is Track.VECTOR else state.passes
+        passes, track, add = state.passes, state.track, state.collected.add
         dirs = q.req.include_directories
         uris, parents, chunks = cols.uris, cols.parent_uris, cols.chunk_indexes
         leaves, matches, vector_scores = cols.leaves, cols.matches, cols.vector_scores
@@ -933,11 +932,6 @@ class HierarchicalRetriever:
             ]
             + turns,
         )
-
-
-def _vector_passes(threshold: float) -> Callable[[Score], bool]:
-    """:meth:`Descent.passes` on the vector track (its score read directly)."""
-    return lambda score: score.vec > threshold
 
 
 def _one_search_stands(

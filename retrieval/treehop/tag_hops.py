@@ -92,9 +92,10 @@ def concentration(hits: Sequence[ScoredNode], roots: Sequence[str]) -> tuple[flo
     if not hits:
         return 0.0, ""
     counts: dict[str, int] = {}
+    get = counts.get
     for h in hits:
         key = subtree_key(h.node.uri, roots)
-        counts[key] = counts.get(key, 0) + 1
+        counts[key] = get(key, 0) + 1
     top, n = max(counts.items(), key=itemgetter(1))
     return n / len(hits), top
 
