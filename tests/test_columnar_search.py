@@ -504,3 +504,30 @@ def test_scope_replaced_is_dataclasses_replace() -> None:
         assert got is not scope and scope.subtrees == ("viking://resources/a",)
     with pytest.raises(TypeError, match="leaf_only"):
         scope.replaced(leaf_only=True)
+
+
+def test_result_models_built_by_their_validator_equal_init() -> None:
+    """The retriever builds each result with the model's validator (no ``__init__``): the
+    same model, fields set and validation included."""
+    from treehop.hierarchical_retriever import _validate_chunk, _validate_matched
+    from treehop.models import ChunkContext
+
+    chunk = {"uri": "viking://resources/a#chunk-2", "chunk_index": 2, "score": 0.5}
+    fields: dict[str, Any] = {
+        "uri": "viking://resources/a",
+        "context_type": ContextType.RESOURCE,
+        "is_leaf": True,
+        "abstract": "a",
+        "score": 0.75,
+        "tags": ["t"],
+        "metadata": {"k": 1},
+        "matched_queries": [TypedQuery(query="q")],
+        "collapsed": [_validate_chunk(chunk)],
+    }
+    got, want = _validate_matched(fields), MatchedContext(**fields)
+    assert type(got) is MatchedContext and got == want
+    assert got.model_fields_set == want.model_fields_set and got.collapsed[0] == ChunkContext(
+        **chunk
+    )
+    with pytest.raises(ValueError):
+        _validate_matched({**fields, "score": "high"})  # validated: not a number
