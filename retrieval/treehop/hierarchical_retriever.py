@@ -205,7 +205,7 @@ class HierarchicalRetriever:
     async def retrieve(self, req: RetrievalRequest) -> QueryResult:
         t0 = time.perf_counter()
         q = self._resolve(req)
-        result = QueryResult(query=req.query)
+        result: QueryResult = _validate_result({"query": req.query})  # (QueryResult(query=...))
         state = self._new_descent(q)
         hits = await self._global_search(q, state, self.config.global_search_topk, result)
         await self._start(q, state, hits, result)
@@ -332,8 +332,8 @@ class HierarchicalRetriever:
         q.fetched = n
         # When fewer than asked came back, the search returned everything in scope.
         floor = cols.scores[n - 1] if len(cols) >= n else NEG_INF
-        roots, uris = set(q.req.roots), cols.uris
-        new = [i for i in range(took) if uris[i] not in roots and uris[i] not in q.hits]
+        roots, hits = set(q.req.roots), q.hits
+        new = [i for i, u in enumerate(cols.uris[:took]) if u not in roots and u not in hits]
         # (the bounds read the hits' ancestors only when alpha < 1)
         matched = [i for i in new if cols.matches[i]] if state.alpha < 1.0 else []
         nodes = cols.load(matched) if matched else []
@@ -854,7 +854,7 @@ class HierarchicalRetriever:
         groups = state.collected.ranked(state.track)
         if not self._may_hold_turns():
             # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
-            return [Slot(list(g)) for g in groups[: q.req.limit]]
+            return [Slot(g) for g in groups[: q.req.limit]]  # (ranked's lists: new ones)
         return await gather_slots(
             groups, self.config.memory_context_chars, q.req.limit, turns_of, q.families
         )
@@ -879,8 +879,8 @@ class HierarchicalRetriever:
     ) -> QueryResult:
         """One final ranking, one slot per document (or exchange), as MatchedContexts."""
         out = [self._matched(q, state, s.group, s.context()) for s in slots]
-        result.tag_hops.hits_produced = sum(1 for c in state.collected.values() if c.hop)
-        result.tag_hops.hits_in_topk = sum(1 for m in out if m.found_by is FoundBy.TAG_HOP)
+        result.tag_hops.hits_produced = len([c for c in state.collected.values() if c.hop])
+        result.tag_hops.hits_in_topk = len([m for m in out if m.found_by is FoundBy.TAG_HOP])
         result.matched_contexts = out
         result.stop_reason = state.stop_reason
         result.rerank_fallback = state.fallback_reason is not None
@@ -942,6 +942,7 @@ class HierarchicalRetriever:
 
 
 _validate_matched = MatchedContext.__pydantic_validator__.validate_python
+_validate_result = QueryResult.__pydantic_validator__.validate_python
 _validate_chunk = ChunkContext.__pydantic_validator__.validate_python
 
 
