@@ -974,7 +974,8 @@ def _one_search_stands(
 class _Family:
     """The tree context's family: its leaf members in order, each a position in the
     columns of a search. The members mostly come from one search (the inner family,
-    ``cols``, at positions ``at``): a field of every member is then read with one
+    ``cols``, at positions ``at``, increasing: each search lists its hits once, in its
+    order): a field of every member is then read with one
     ``itemgetter`` over their positions (a C loop; a family holds hundreds of leaves), and
     the search's parent and heading-path codes serve the arithmetic as arrays. Otherwise
     (``members``: a root parent's leaves came from searches of their own) a field is read
@@ -1008,11 +1009,15 @@ class _Family:
         return self.cols, self.at[j]
 
     def column(self, name: str) -> list[Any]:
-        """One field of every member, in order."""
+        """One field of every member, in order (the search's own list where every one of
+        its hits is a member: read, never written)."""
         if self.members is not None:
             return [getattr(c, name)[i] for c, i in self.members]
         if not self.at:
             return []
+        whole: list[Any] = getattr(self.cols, name)
+        if len(self.at) == len(whole) and self.at[-1] == len(whole) - 1:
+            return whole  # (increasing positions, as many as hits: every hit, in order)
         get = operator.itemgetter(*self.at)
         if len(self.at) == 1:
             return [get(getattr(self.cols, name))]

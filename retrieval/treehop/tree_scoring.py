@@ -361,26 +361,37 @@ def context_columns(
         laid_code = code[order]
     else:  # the codes from the layout: no lookup per leaf
         order = np.array(laid_out.order, dtype=np.int64)
-        laid_code = np.repeat(np.arange(len(laid_out.sizes)), laid_out.sizes)
-        code = np.empty(n, dtype=np.int64)
-        code[order] = laid_code
+        if len(laid_out.sizes) > 1:  # (one family needs no codes: see below)
+            laid_code = np.repeat(np.arange(len(laid_out.sizes)), laid_out.sizes)
+            code = np.empty(n, dtype=np.int64)
+            code[order] = laid_code
         starts = itertools.accumulate(laid_out.sizes[:-1], initial=0)
         families = [parent_of[laid_out.order[a]] for a in starts]
     # ``laid_code``: the codes in ``order`` (sorted); each pair of neighbouring siblings is
     # (``pair_first[j]``, ``pair_second[j]``), computed once for the links and the sections
     own = np.array(scores, dtype=np.float64)
-    same = laid_code[1:] == laid_code[:-1]
-    pair_first, pair_second = order[:-1][same], order[1:][same]
     prev = np.full(n, -1, dtype=np.int64)
     nxt = np.full(n, -1, dtype=np.int64)
+    if len(families) == 1:
+        # one family (the common case: the best leaves share a folder): every leaf is
+        # linked to the next, and its best and parent scores are one value each
+        pair_first, pair_second = order[:-1], order[1:]
+        best = np.full(n, own.max())
+        par = np.full(n, parent_scores.get(families[0], 0.0), dtype=np.float64)
+    else:
+        same = laid_code[1:] == laid_code[:-1]
+        pair_first, pair_second = order[:-1][same], order[1:][same]
+        # (the families lie in ``order`` one after another, in code order: one reduction
+        # each)
+        heads = np.flatnonzero(~same) + 1
+        best_of = np.maximum.reduceat(own[order], np.concatenate([[0], heads]))
+        best = best_of[code]
+        par_of = np.fromiter(
+            (parent_scores.get(p, 0.0) for p in families), np.float64, len(families)
+        )
+        par = par_of[code]
     prev[pair_second] = pair_first
     nxt[pair_first] = pair_second
-    # (the families lie in ``order`` one after another, in code order: one reduction each)
-    heads = np.flatnonzero(~same) + 1
-    best_of = np.maximum.reduceat(own[order], np.concatenate([[0], heads]))
-    best = best_of[code]
-    par_of = np.fromiter((parent_scores.get(p, 0.0) for p in families), np.float64, len(families))
-    par = par_of[code]
     has_p, has_n = prev >= 0, nxt >= 0
     count = has_p.astype(np.float64) + has_n
     # The leaves returned: those asked about and their neighbours.

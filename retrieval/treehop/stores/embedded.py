@@ -1454,7 +1454,8 @@ class EmbeddedStore:
             names: list[str | None] = [None] * unlinked
             names.extend(dir_uris)
             inverse = inverse.reshape(-1)
-            parents = [names[k] for k in inverse.tolist()]
+            # (one parent, a folder's files or a file's chunks: its name repeated)
+            parents = names * n if len(names) == 1 else [names[k] for k in inverse.tolist()]
             # (a code per distinct parent row; unlinked rows would share one code)
             parent_codes = None if unlinked else inverse.astype(np.int64, copy=False)
             if unlinked:
