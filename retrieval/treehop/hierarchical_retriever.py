@@ -310,7 +310,7 @@ class HierarchicalRetriever:
         owns = [score_of(scores[i]) for i in new]
         if state.alpha >= 1.0:  # with alpha < 1 a hit waits for its parent to be opened
             self._collect_columns(q, state, cols, new, owns)
-        q.hits.update((uris[i], own) for i, own in zip(new, owns, strict=True))
+        q.hits.update(zip([uris[i] for i in new], owns, strict=True))
         state.frontier.rekey(state.track)
 
     async def _global_step(
@@ -386,7 +386,9 @@ class HierarchicalRetriever:
     async def _start(
         self, q: _Query, state: Descent, hits: list[ScoredNode], result: QueryResult
     ) -> None:
-        rr = await self._rerank(q, state, [h.node for h in hits], result)
+        rr = None
+        if state.track is Track.RERANK:  # (no rerank on the vector track: nothing to ask)
+            rr = await self._rerank(q, state, [h.node for h in hits], result)
         self._take_hits(q, state, hits, rr)
         result.starting_points = [(h.node.uri, h.score) for h in hits]
         if state.frontier.by_bound:
@@ -908,8 +910,8 @@ class HierarchicalRetriever:
                 "parent_uri": node.parent_uri,
                 "overview": node.overview,
                 "content": node.content,
-                "tags": list(node.tags),
-                "metadata": dict(node.metadata),
+                "tags": node.tags,  # (validation builds a new list and dict: copies)
+                "metadata": node.metadata,
                 "chunk_index": node.chunk_index,
                 "vector_score": cand.vector_score,
                 "own_score": cand.own.on(state.track),

@@ -59,8 +59,13 @@ class HopStart:
 
 def subtree_key(uri: str, roots: Sequence[str]) -> str:
     """The first-level subtree below the search root that ``uri`` belongs to."""
-    for root in roots:
-        if uri.startswith((root + "/", root + "#")):  # (inside the root, not the root)
+    return _subtree_key(uri, [(root, (root + "/", root + "#")) for root in roots])
+
+
+def _subtree_key(uri: str, marks: Sequence[tuple[str, tuple[str, str]]]) -> str:
+    """:func:`subtree_key` with each root's two child prefixes made once (``marks``)."""
+    for root, inside in marks:
+        if uri.startswith(inside):  # (inside the root, not the root)
             rest = uri[len(root) + 1 :]
             head = rest.split("/", 1)[0].split("#", 1)[0]
             return f"{root}/{head}"
@@ -93,8 +98,9 @@ def concentration(hits: Sequence[ScoredNode], roots: Sequence[str]) -> tuple[flo
         return 0.0, ""
     counts: dict[str, int] = {}
     get = counts.get
+    marks = [(root, (root + "/", root + "#")) for root in roots]
     for h in hits:
-        key = subtree_key(h.node.uri, roots)
+        key = _subtree_key(h.node.uri, marks)
         counts[key] = get(key, 0) + 1
     top, n = max(counts.items(), key=itemgetter(1))
     return n / len(hits), top
