@@ -360,12 +360,13 @@ class HierarchicalRetriever:
             leaf = leaves[i]
             if not (leaf or dirs is True or (dirs is None and is_result_unit(cols.load([i])[0]))):
                 continue
-            cand = Candidate.deferred(
+            cand = Candidate.deferred_at(
                 uris[i],
                 parents[i],
                 chunks[i],
                 leaf,
-                _loader(cols, i),
+                cols.load,
+                i,
                 own,
                 own,
                 vector_scores[i],
@@ -817,12 +818,13 @@ class HierarchicalRetriever:
         uri = cols.uris[i]
         found_globally = uri in q.hits
         parent = cols.parent_uris[i]
-        return Candidate.deferred(
+        return Candidate.deferred_at(
             uri,
             parent,
             cols.chunk_indexes[i],
             cols.leaves[i],
-            _loader(cols, i),
+            cols.load,
+            i,
             own,
             final,
             cols.vector_scores[i],
@@ -1044,11 +1046,6 @@ class _Family:
 def _nested(roots: Sequence[str], parents: Sequence[str]) -> bool:
     """Whether a root lies below one of ``parents`` (in its URI subtree)."""
     return any(r.startswith((p + "/", p + "#")) for r in roots for p in parents)
-
-
-def _loader(cols: HitColumns, i: int) -> Callable[[], Node]:
-    """Builds the node at position ``i`` of ``cols`` (a deferred candidate's node)."""
-    return lambda: cols.load([i])[0]
 
 
 class _Families(Mapping[str, Sequence[ScoredNode]]):
