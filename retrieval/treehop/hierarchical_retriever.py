@@ -622,7 +622,7 @@ class HierarchicalRetriever:
         """
         pre = q.prefetched
         if pre is not None and not q.scope.filtered:
-            at = [i for i, leaf in enumerate(pre.leaves) if leaf][:n]
+            at = list(compress(range(len(pre.leaves)), pre.leaves))[:n]
             if len(at) >= n or len(pre) < q.prefetch_limit:
                 return [pre.uris[i] for i in at], [pre.parent_uris[i] for i in at]
         pool = await self._search_columns(

@@ -566,9 +566,6 @@ class _Snap:
         """Live rows of ``uris`` (-1 where absent): binary search on the sorted hashes, each hit
         confirmed by its stored URI bytes (vectorised) so that a hash collision cannot return
         a wrong node."""
-        out = np.full(len(uris), -1, dtype=np.int64)
-        if not len(uris) or not self.by_hash.size:
-            return out
         if len(uris) <= 4:
             # a few URIs (a find's roots, a parent): scalar binary searches and one decoded
             # URI each cost far less than the vectorised path's fixed overhead; their rows
@@ -576,15 +573,18 @@ class _Snap:
             kept: dict[str, int] | None = self.cache.get(("rows",))
             if kept is None:
                 kept = self.cache.setdefault(("rows",), {})
-            keys = self.sorted_keys("uri_hash", self.by_hash)
-            for pos, uri in enumerate(uris):
-                got = kept.get(uri)
-                if got is None:
-                    got = self._row_of(uri, keys)
-                    if len(kept) >= _KEPT_ROWS:
-                        kept.clear()
-                    kept[uri] = got
-                out[pos] = got
+            rows = [kept.get(uri) for uri in uris]
+            if None in rows:
+                keys = self.sorted_keys("uri_hash", self.by_hash)
+                for pos, uri in enumerate(uris):
+                    if rows[pos] is None:
+                        rows[pos] = got = self._row_of(uri, keys)
+                        if len(kept) >= _KEPT_ROWS:
+                            kept.clear()
+                        kept[uri] = got
+            return np.array(rows, dtype=np.int64)
+        out = np.full(len(uris), -1, dtype=np.int64)
+        if not self.by_hash.size:
             return out
         h = _hashes(uris)
         keys = self.sorted_keys("uri_hash", self.by_hash)
