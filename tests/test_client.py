@@ -67,6 +67,35 @@ def test_find_scope_filters_and_split_by_type(th: Treehop) -> None:
     assert md.total == 8 and all(m.metadata["kind"] == "markdown" for m in md.resources)
 
 
+def test_the_retriever_follows_the_clients_config_store_and_reranker(th: Treehop) -> None:
+    """The client keeps one retriever (it holds no per-query state) while its store, config
+    and reranker stay the same objects; a find after any of them is replaced uses the new
+    one."""
+    a = th._async
+    kept = a.retriever()
+    assert a.retriever() is kept
+    before = th.find("deploy rollback", limit=5)
+    assert any(m.score != m.own_score for m in before.resources)  # the tree context moved some
+    a.config = a.config.model_copy(
+        update={
+            "context_neighbour_weight": 0.0,
+            "context_parent_weight": 0.0,
+            "context_sibling_weight": 0.0,
+        }
+    )
+    flat = th.find("deploy rollback", limit=5)
+    assert a.retriever() is not kept and a.retriever().config is a.config
+    assert all(m.score == m.own_score for m in flat.resources)
+    now = a.retriever()
+    a.store = a.store  # the same object: kept
+    assert a.retriever() is now
+    stub = object()
+    a.reranker = stub  # type: ignore[assignment]
+    assert a.retriever().reranker is stub
+    a.reranker = None
+    assert a.retriever().reranker is None and a.retriever().store is a.store
+
+
 def test_ls_read_tree_remove(th: Treehop) -> None:
     tree = th.tree("viking://resources", depth=2)
     assert {c["uri"] for c in tree["children"]} == {

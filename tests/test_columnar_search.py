@@ -25,12 +25,15 @@ from treehop import RetrievalConfig
 from treehop.filters import MetadataFilter, TagFilter
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, MatchedContext, Node, QueryResult, TypedQuery
+from treehop.search_options import SearchOptions
 from treehop.stores.base import (
+    HitArrays,
     HitColumns,
     Scope,
     ScoredNode,
     StoreCapabilities,
     Vector,
+    build_frozen,
     search_columns,
 )
 from treehop.stores.embedded import EmbeddedStore
@@ -470,3 +473,61 @@ def test_global_answer_kept_for_deeper_step_and_pool(
         saved_pool += old_p - new_p
     assert saved_global > 0, "some query went deeper and read the kept answer"
     assert saved_pool > 0, "some pool was read from the kept answer"
+
+
+@pytest.mark.parametrize("cls", [ScoredNode, HitColumns, HitArrays, Scope, SearchOptions])
+def test_build_frozen_builds_what_the_constructor_does(cls: type[Any]) -> None:
+    """The retriever's hits, columns and scopes are built without the frozen dataclass's
+    ``__init__`` (:func:`build_frozen`): only valid while the class sets nothing up in a
+    ``__post_init__`` and keeps its fields in ``__dict__``."""
+    from dataclasses import fields
+
+    assert not hasattr(cls, "__post_init__") and "__slots__" not in cls.__dict__
+    values = {f.name: (f"v-{f.name}",) for f in fields(cls)}  # (hashable, distinct)
+    fast, slow = build_frozen(cls, **values), cls(**values)
+    assert type(fast) is cls and fast == slow and repr(fast) == repr(slow)
+    assert hash(fast) == hash(slow) and vars(fast) == vars(slow)
+    with pytest.raises(AttributeError):
+        fast.__setattr__(fields(cls)[0].name, None)
+
+
+def test_scope_replaced_is_dataclasses_replace() -> None:
+    scope = Scope(subtrees=("viking://resources/a",), tags=TagFilter(("x",)), traversal=True)
+    for changes in (
+        {"subtrees": ("viking://resources/b",)},
+        {"parent_uri": "viking://resources/a", "leaves_only": True},
+        {"exclude_uris": frozenset({"viking://resources/a/f"}), "non_leaves_only": True},
+        {},
+    ):
+        got = scope.replaced(**changes)
+        assert got == replace(scope, **changes) and hash(got) == hash(replace(scope, **changes))
+        assert got is not scope and scope.subtrees == ("viking://resources/a",)
+    with pytest.raises(TypeError, match="leaf_only"):
+        scope.replaced(leaf_only=True)
+
+
+def test_result_models_built_by_their_validator_equal_init() -> None:
+    """The retriever builds each result with the model's validator (no ``__init__``): the
+    same model, fields set and validation included."""
+    from treehop.hierarchical_retriever import _validate_chunk, _validate_matched
+    from treehop.models import ChunkContext
+
+    chunk = {"uri": "viking://resources/a#chunk-2", "chunk_index": 2, "score": 0.5}
+    fields: dict[str, Any] = {
+        "uri": "viking://resources/a",
+        "context_type": ContextType.RESOURCE,
+        "is_leaf": True,
+        "abstract": "a",
+        "score": 0.75,
+        "tags": ["t"],
+        "metadata": {"k": 1},
+        "matched_queries": [TypedQuery(query="q")],
+        "collapsed": [_validate_chunk(chunk)],
+    }
+    got, want = _validate_matched(fields), MatchedContext(**fields)
+    assert type(got) is MatchedContext and got == want
+    assert got.model_fields_set == want.model_fields_set and got.collapsed[0] == ChunkContext(
+        **chunk
+    )
+    with pytest.raises(ValueError):
+        _validate_matched({**fields, "score": "high"})  # validated: not a number

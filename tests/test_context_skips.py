@@ -175,6 +175,9 @@ def test_find_reads_its_target_roots_once(monkeypatch: pytest.MonkeyPatch) -> No
 @given(
     st.lists(st.integers(-3, 2**40), max_size=200)
     | st.lists(st.integers(-1, 6), min_size=100, max_size=400)
+    # one value (a family's parent): its own path, also past SMALL_UNIQUE values
+    | st.integers(-1, 6).flatmap(lambda v: st.lists(st.just(v), min_size=1, max_size=300))
+    | st.lists(st.integers(0, 1), min_size=2, max_size=300).map(lambda a: [*a, a[0]])
 )
 def test_unique_inverse_is_np_unique(values: list[int]) -> None:
     a = np.array(values, dtype=np.int64)

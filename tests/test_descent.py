@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from treehop.descent import Convergence, Score, SubtreeBounds, Track
+from treehop.descent import Convergence, Score, SubtreeBounds, Track, score_of
 from treehop.models import ContextType, Node
 
 finite = st.floats(-1.0, 1.0, allow_nan=False)
@@ -82,3 +83,36 @@ def test_convergence_counts_only_full_quiet_rounds_outside_hops() -> None:
     assert not c.update(("a", "b"), full=True, in_hop=True)  # a hop round does not count
     assert not c.update(("a", "b"), full=True, in_hop=False)
     assert c.update(("a", "b"), full=True, in_hop=False)
+
+
+@given(st.floats(allow_nan=False), st.none() | st.floats(allow_nan=False))
+def test_score_of_builds_the_score_the_constructor_does(vec: float, rr: float | None) -> None:
+    fast, slow = score_of(vec, rr), Score(vec, rr)
+    assert type(fast) is Score and fast == slow and hash(fast) == hash(slow)
+    assert repr(fast) == repr(slow) and fast.vec is vec and fast.rr is rr
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.vec = 0.0  # type: ignore[misc]
+
+
+def test_a_candidate_at_a_column_position_builds_its_node_once_on_first_read() -> None:
+    from treehop.descent import Candidate
+    from treehop.models import FoundBy
+
+    nodes = [_node(f"viking://resources/d/f{i}.md", ["viking://resources/d"]) for i in range(3)]
+    asked: list[list[int]] = []
+
+    def load(positions: list[int]) -> list[Node]:
+        asked.append(list(positions))
+        return [nodes[i] for i in positions]
+
+    s = Score(0.5)
+    c = Candidate.deferred_at(
+        nodes[2].uri, "viking://resources/d", None, True, load, 2, s, s, 0.5, FoundBy.CHILD
+    )
+    assert asked == [] and c.uri == nodes[2].uri and c.document == nodes[2].uri
+    assert c.node is nodes[2] and c.node is nodes[2]
+    assert asked == [[2]]  # built once, from its own position
+    d = Candidate.deferred(
+        nodes[0].uri, "viking://resources/d", None, True, lambda: nodes[0], s, s, 0.5, FoundBy.CHILD
+    )
+    assert d.node is nodes[0]

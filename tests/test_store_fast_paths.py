@@ -423,6 +423,117 @@ def test_node_texts_are_read_by_offset_and_caches_stay_bounded(tmp_path: Path) -
         t.get([nodes[-1].uri])
 
 
+def _dir(uri: str, parent: str) -> Node:
+    return Node(
+        uri=uri,
+        parent_uri=parent,
+        context_type=ContextType.RESOURCE,
+        level=1,
+        is_leaf=False,
+        abstract=uri.rsplit("/", 1)[-1],
+    )
+
+
+@pytest.mark.parametrize(
+    ("span", "few"), [(-(1 << 30), 64), (-(1 << 30), 0), (4096, 64), (4096, 0), (1 << 20, 64)]
+)
+def test_uri_decodes_of_near_and_far_rows_equal_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, span: int, few: int
+) -> None:
+    """``uris_of`` reads rows that lie close together as one slice and scattered ones by a
+    gather; directory URIs are kept per snapshot (``uris_with_dirs``). Every way answers
+    what one decode per row does, row 0 and non-ASCII URIs included, and the kept
+    directories follow writes: a new snapshot, and renumbered rows after a compaction.
+    (``span``: a negative one gathers every set, 1 MB reads every set as one slice; ``few``:
+    up to this many rows the offsets are read as Python lists, else as arrays.)"""
+    monkeypatch.setattr(emb, "_SPAN_BYTES", span)
+    monkeypatch.setattr(emb, "_FEW_ROWS", few)
+    s = EmbeddedStore(tmp_path / "i", lexical=False)
+    dirs = [_dir(f"{R}/d{k}", R) for k in range(3)]
+    files = [
+        leaf(f"{R}/d{k}/f{i}-{'é' if i == 3 else 'e'}.md") for k in range(3) for i in range(40)
+    ]
+    s.upsert([*dirs, *files], vecs(len(dirs) + len(files)))
+    s.save()
+    s.close()
+    t = EmbeddedStore(tmp_path / "i", lexical=False)
+    snap = t._snap
+    assert snap.n_base == snap.n  # every row in the memory-mapped blob
+    one = [snap.uri(r) for r in range(snap.n)]
+    assert one[0] == dirs[0].uri and one[10] == files[7].uri
+    for rows in (
+        [0, 1, 2],
+        [5, 6, 7, 8],
+        [3, 4, 6],
+        [0, 60, 122],
+        [122, 0, 41, 41],
+        list(range(123)),
+    ):
+        r = np.array(rows, np.int64)
+        assert snap.uris_of(r) == [one[i] for i in rows]
+        got, names = snap.uris_with_dirs(r, np.array([2, 0], np.int64))
+        assert got == [one[i] for i in rows] and names == [dirs[2].uri, dirs[0].uri]
+    assert snap.cache[("dir_uris",)] == {0: dirs[0].uri, 2: dirs[2].uri}
+    assert snap.dir_uris(np.array([1, 2], np.int64)) == [dirs[1].uri, dirs[2].uri]
+    # a search's parents come from the kept URIs, and equal the nodes' own
+    hits = t.search_columns(vecs(1, 9)[0], Scope(subtrees=(R,), leaves_only=True), 50)
+    assert hits.parent_uris == [u.rsplit("/", 1)[0] for u in hits.uris]
+    # a write publishes a new snapshot, with nothing kept; a compaction renumbers the rows
+    t.delete([dirs[0].uri, *(f.uri for f in files[:40])])
+    t.upsert([_dir(f"{R}/d9", R), leaf(f"{R}/d9/new.md")], vecs(2, 3))
+    assert ("dir_uris",) not in t._snap.cache
+    t.save()
+    t.close()
+    u = EmbeddedStore(tmp_path / "i", lexical=False)
+    hits = u.search_columns(vecs(1, 9)[0], Scope(subtrees=(R,), leaves_only=True), 200)
+    assert hits.parent_uris == [x.rsplit("/", 1)[0] for x in hits.uris]
+    assert f"{R}/d9" in hits.parent_uris and f"{R}/d0" not in hits.parent_uris
+    kept = u._snap.cache[("dir_uris",)]
+    assert all(u._snap.uri(r) == uri for r, uri in kept.items())
+
+
+def test_kept_rows_of_looked_up_uris_follow_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few URIs' rows (a find's targets) are kept per snapshot: a write publishes a new
+    snapshot, so a deleted URI is not found and a new one is, also after a compaction
+    renumbers the rows; absent URIs are kept as absent; the kept rows stay bounded."""
+    s = EmbeddedStore(tmp_path / "i", lexical=False)
+    nodes = corpus(10)
+    s.upsert(nodes, vecs(10))
+    a, b, c = nodes[2].uri, nodes[5].uri, f"{R}/d/new.md"
+    for _ in range(2):  # the second time from the kept rows
+        assert s._snap.lookup([a, b, c]).tolist() == [2, 5, -1]
+        assert [n.uri if n else None for n in s.get([a, c])] == [a, None]
+    s.delete([a])
+    s.upsert([leaf(c)], vecs(1, 2))
+    for _ in range(2):
+        assert s._snap.lookup([a, c]).tolist() == [-1, 10]
+    s.save()  # compacts: the rows move
+    s.close()
+    t = EmbeddedStore(tmp_path / "i", lexical=False)
+    rows = t._snap.lookup([b, c, a])
+    assert rows[2] == -1 and [t._snap.uri(int(r)) for r in rows[:2]] == [b, c]
+    assert t._snap.lookup([b, c, a]).tolist() == rows.tolist()
+    monkeypatch.setattr(emb, "_KEPT_ROWS", 3)
+    for n in nodes[3:]:
+        assert t._snap.lookup([n.uri]).tolist() == [t._snap.lookup([n.uri, b, c, a, b])[0]]
+        assert len(t._snap.cache[("rows",)]) <= 3
+
+
+def test_kept_directory_uris_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = EmbeddedStore(tmp_path / "i", lexical=False)
+    dirs = [_dir(f"{R}/d{k}", R) for k in range(12)]
+    s.upsert(dirs, vecs(12))
+    s.save()
+    snap = s._snap
+    monkeypatch.setattr(emb, "_DIR_URIS", 5)
+    for k in range(0, 12, 3):
+        rows = np.array([k, k + 1, k + 2], np.int64)
+        assert snap.dir_uris(rows) == [dirs[i].uri for i in rows.tolist()]
+        assert len(snap.cache[("dir_uris",)]) <= 5
+
+
 # ---------------------------------------------------------------------- batches
 def test_block_bound_keeps_every_rows_k_best() -> None:
     rng = np.random.default_rng(8)

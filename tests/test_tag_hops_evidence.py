@@ -6,6 +6,8 @@ import asyncio
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from treehop import RetrievalConfig, TagHopTrigger
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
@@ -147,3 +149,44 @@ def test_on_demand_gates_the_evidence() -> None:
     )
     assert not res.tag_hops.triggered
     assert names(res) == names(run(store, tag_hop_trigger=TagHopTrigger.OFF))
+
+
+_SEG = st.sampled_from(["a", "b", "ab", "a#chunk-1", "b/c"])
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["r", "r/a", "s", "r/ab"]), st.sampled_from("/#"), _SEG),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(st.sampled_from(["r", "r/a", "s"]), min_size=1, max_size=3, unique=True),
+)
+def test_subtree_counts_are_the_reference_ones(
+    hits: list[tuple[str, str, str]], roots: list[str]
+) -> None:
+    """``subtree_key`` is the first-level subtree under the first root holding the URI (the
+    root itself and URIs outside every root key themselves), and ``concentration`` the
+    share of the most common one, the first counted among equals (``Counter.most_common``)."""
+    from collections import Counter
+
+    from treehop import uri as urimod
+    from treehop.stores.base import ScoredNode
+    from treehop.tag_hops import concentration, subtree_key
+
+    from treehop_test_doubles import store_leaf
+
+    def reference(uri: str) -> str:
+        for root in roots:
+            if urimod.is_within(uri, root) and uri != root:
+                head = uri[len(root) + 1 :].split("/", 1)[0].split("#", 1)[0]
+                return f"{root}/{head}"
+        return uri
+
+    uris = [f"viking://resources/{p}{sep}{seg}" for p, sep, seg in hits]
+    full_roots = [f"viking://resources/{r}" for r in roots]
+    roots = full_roots
+    assert [subtree_key(u, roots) for u in uris] == [reference(u) for u in uris]
+    scored = [ScoredNode(store_leaf(u.replace("#", "-")), 0.5, 0.5) for u in uris]
+    top, n = Counter(reference(h.node.uri) for h in scored).most_common(1)[0]
+    assert concentration(scored, roots) == (n / len(scored), top)

@@ -334,3 +334,33 @@ def test_one_sort_equals_the_per_parent_algorithm_on_a_random_tree(seed: int) ->
         for r in context_scores(leaves, scores, w, keep)
     ]
     assert got == _context_scores_per_parent(leaves, scores, w, keep)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_family_scores_as_it_does_beside_others(seed: int) -> None:
+    """Leaves of one parent alone (their own path: no per-family arithmetic) score exactly
+    as the same leaves do beside other families (which share no evidence with them)."""
+    rng = np.random.default_rng(seed)
+    mine, other = "viking://resources/a", "viking://resources/b"
+    leaves = [
+        hit(f"{mine}#chunk-{j}", float(rng.random()), chunk=int(rng.integers(50)))
+        if rng.random() < 0.3
+        else hit(f"{mine}/t-{rng.integers(30)}-{j}.md", float(rng.random()))
+        for j in range(int(rng.integers(1, 60)))
+    ]
+    others = [hit(f"{other}/x-{j}.md", float(rng.random())) for j in range(5)]
+    scores = {mine: float(rng.random()), other: float(rng.random())}
+    keep = {h.node.uri for h in leaves if rng.random() < 0.5}
+    w = ContextWeights(*rng.random(3).tolist())
+
+    def rows(given: list[ScoredNode]) -> list[tuple[str, float, float, float, float, float]]:
+        return [
+            (r.hit.node.uri, r.own, r.neighbours, r.parent, r.best_sibling, r.final)
+            for r in context_scores(given, scores, w, keep)
+            if r.hit.node.uri.startswith(mine)
+        ]
+
+    alone = rows(leaves)
+    assert alone and alone == rows(others[:2] + leaves + others[2:])
+    assert {r[3] for r in alone} == {scores[mine]}  # the parent's own score
+    assert {r[4] for r in alone} == {max(h.score for h in leaves)}  # the best sibling

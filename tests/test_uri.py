@@ -73,3 +73,28 @@ def test_context_types_and_within() -> None:
     assert u.is_within("viking://resources/a/b", "viking://resources/a")
     assert not u.is_within("viking://resources/ab", "viking://resources/a")
     assert u.to_display("viking://user/al/skills/s", "al") == "viking://~/skills/s"
+
+
+@pytest.mark.parametrize(
+    "uri",
+    ["viking://resources/a/b/", "viking://~/memories/s1", "viking://resources/x#chunk-3"],
+)
+def test_kept_answers_equal_a_fresh_check(uri: str) -> None:
+    """``normalize`` keeps valid answers (a find resolves its targets with every query):
+    the kept answer is the fresh one, for each user."""
+    for user in ("default", "alice"):
+        assert u.normalize(uri, user) == u._normalize(uri, user)
+        assert u.normalize(uri, user) == u._normalize(uri, user)  # (now kept)
+
+
+@pytest.mark.parametrize("bad", ["viking://resources/../x", "http://x", ""])
+def test_invalid_uris_raise_every_time(bad: str) -> None:
+    for _ in range(2):
+        with pytest.raises(InvalidURIError):
+            u.normalize(bad, "default")
+    with pytest.raises(InvalidURIError):
+        u.normalize("viking://~/memories/s1", "bad user")
+    # a value that is no string (unhashable, too) is the same typed error, not a TypeError
+    for odd in (["viking://resources"], None, b"viking://resources"):
+        with pytest.raises(InvalidURIError):
+            u.normalize(odd, "default")  # type: ignore[arg-type]

@@ -27,9 +27,11 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 
@@ -80,6 +82,22 @@ class Score:
         return Score(self.vec * factor, None if self.rr is None else self.rr * factor)
 
 
+_new_object = object.__new__
+_set_vec = Score.__dict__["vec"].__set__
+_set_rr = Score.__dict__["rr"].__set__
+
+
+def score_of(vec: float, rr: float | None = None) -> Score:
+    """``Score(vec, rr)``, built without the frozen dataclass's ``__init__``: that sets each
+    field through ``object.__setattr__``, and a find builds ~100 scores (every candidate's
+    own and final score), which made it a visible share of a find's Python. The slots are
+    set directly (the same object, equal and hashing the same)."""
+    s = _new_object(Score)
+    _set_vec(s, vec)
+    _set_rr(s, rr)
+    return s
+
+
 @dataclass(frozen=True, slots=True)
 class HopOrigin:
     """Why a subtree was entered sideways: the shared tag and the global hit that carried it."""
@@ -98,6 +116,7 @@ class Candidate:
     """
 
     __slots__ = (
+        "_at",
         "_load",
         "_node",
         "chunk_index",
@@ -133,7 +152,8 @@ class Candidate:
         self.found_via = found_via
         self.hop = hop
         self._node: Node | None = node
-        self._load: Callable[[], Node] | None = None
+        self._load: Callable[..., Any] | None = None
+        self._at = -1
 
     @classmethod
     def deferred(
@@ -155,15 +175,40 @@ class Candidate:
         c.uri, c.parent_uri, c.chunk_index, c.is_leaf = uri, parent_uri, chunk_index, is_leaf
         c.own, c.final, c.vector_score = own, final, vector_score
         c.found_by, c.found_via, c.hop = found_by, found_via, None
-        c._node, c._load = None, load
+        c._node, c._load, c._at = None, load, -1
+        return c
+
+    @classmethod
+    def deferred_at(
+        cls,
+        uri: str,
+        parent_uri: str | None,
+        chunk_index: int | None,
+        is_leaf: bool,
+        load: Callable[[Sequence[int]], list[Node]],
+        at: int,
+        own: Score,
+        final: Score,
+        vector_score: float,
+        found_by: FoundBy,
+        found_via: str | None = None,
+    ) -> Candidate:
+        """:meth:`deferred` with the node at position ``at`` of a search's columns, built
+        by their ``load`` (no closure made per candidate: a find places ~45 this way)."""
+        c = cls.__new__(cls)
+        c.uri, c.parent_uri, c.chunk_index, c.is_leaf = uri, parent_uri, chunk_index, is_leaf
+        c.own, c.final, c.vector_score = own, final, vector_score
+        c.found_by, c.found_via, c.hop = found_by, found_via, None
+        c._node, c._load, c._at = None, load, at
         return c
 
     @property
     def node(self) -> Node:
         node = self._node
         if node is None:
-            assert self._load is not None
-            node = self._node = self._load()
+            load = self._load
+            assert load is not None
+            node = self._node = load() if self._at < 0 else load([self._at])[0]
             self._load = None
         return node
 
@@ -206,19 +251,37 @@ class Collected:
 
     def ranked(self, track: Track) -> list[list[Candidate]]:
         """Groups best first; each group is one result slot, its best candidate first."""
-        items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
+        if track is Track.VECTOR:  # (best first: a stable sort, equal scores kept in order)
+            items = sorted(self.by_uri.values(), key=_FINAL_VEC, reverse=True)
+        else:
+            items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
         groups: dict[str, list[Candidate]] = {}
-        for c in items:
-            groups.setdefault(self._key(c), []).append(c)
+        if self.collapse:  # (the slot key is :attr:`Candidate.document`, read inline)
+            for c in items:
+                key = c.parent_uri if c.chunk_index is not None and c.parent_uri else c.uri
+                groups.setdefault(key, []).append(c)
+        else:
+            for c in items:
+                groups.setdefault(c.uri, []).append(c)
         return list(groups.values())
 
     def kth_score(self, k: int, track: Track) -> float:
-        """The score of the k-th best slot, or -inf while fewer than k slots are filled."""
+        """The score of the k-th best slot, or -inf while fewer than k slots are filled.
+
+        (Asked every round: the slot key and the track's score are read inline, a method
+        call per candidate each was most of its cost.)"""
         best: dict[str, float] = {}
+        get = best.get
+        vector, collapse = track is Track.VECTOR, self.collapse
         for c in self.by_uri.values():
-            key = self._key(c)
-            s = c.final.on(track)
-            if s > best.get(key, NEG_INF):
+            if not collapse:
+                key = c.uri
+            elif c.chunk_index is not None and c.parent_uri:
+                key = c.parent_uri
+            else:
+                key = c.uri
+            s = c.final.vec if vector else c.final.on(track)
+            if s > get(key, NEG_INF):
                 best[key] = s
         if len(best) < k:
             return NEG_INF
@@ -227,6 +290,11 @@ class Collected:
 
     def top_uris(self, k: int, track: Track) -> tuple[str, ...]:
         return tuple(g[0].uri for g in self.ranked(track)[:k])
+
+
+_FINAL_VEC = operator.attrgetter("final.vec")
+"""A candidate's final vector-track score (a C-level key: :meth:`Score.on` is a Python call
+per candidate)."""
 
 
 def _better(new: Candidate, old: Candidate, track: Track) -> bool:
@@ -422,4 +490,6 @@ class Descent:
         return self.convergence.update(top, len(top) >= self.limit, in_hop)
 
     def passes(self, score: Score) -> bool:
+        if self.track is Track.VECTOR:  # (asked per candidate: no second call for the score)
+            return score.vec > self.threshold
         return score.on(self.track) > self.threshold

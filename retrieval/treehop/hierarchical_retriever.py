@@ -29,7 +29,6 @@ upper bound, so on the rerank track the seed's stop rule applies (top-k unchange
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import operator
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -54,6 +53,7 @@ from .descent import (
     Score,
     SubtreeBounds,
     Track,
+    score_of,
 )
 from .filters import MetadataFilter, TagFilter
 from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
@@ -205,7 +205,7 @@ class HierarchicalRetriever:
     async def retrieve(self, req: RetrievalRequest) -> QueryResult:
         t0 = time.perf_counter()
         q = self._resolve(req)
-        result = QueryResult(query=req.query)
+        result: QueryResult = _validate_result({"query": req.query})  # (QueryResult(query=...))
         state = self._new_descent(q)
         hits = await self._global_search(q, state, self.config.global_search_topk, result)
         await self._start(q, state, hits, result)
@@ -307,11 +307,10 @@ class HierarchicalRetriever:
         did (vector track), as candidates whose nodes are built only if they are read."""
         cols, new = await self._global_step(q, state, n, result)
         uris, scores = cols.uris, cols.scores
-        owns = [Score(scores[i]) for i in new]
+        owns = [score_of(scores[i]) for i in new]
         if state.alpha >= 1.0:  # with alpha < 1 a hit waits for its parent to be opened
-            for i, own in zip(new, owns, strict=True):
-                self._collect_column(q, state, cols, i, own)
-        q.hits.update((uris[i], own) for i, own in zip(new, owns, strict=True))
+            self._collect_columns(q, state, cols, new, owns)
+        q.hits.update(zip([uris[i] for i in new], owns, strict=True))
         state.frontier.rekey(state.track)
 
     async def _global_step(
@@ -325,7 +324,7 @@ class HierarchicalRetriever:
             cols = pre  # asked for at least n, or it returned everything in scope
         else:
             ask = min(PREFETCH * n, MAX_GLOBAL_FETCH) if pre is None else n
-            scope = dataclasses.replace(q.scope, subtrees=tuple(q.req.roots))
+            scope = q.scope.replaced(subtrees=tuple(q.req.roots))
             cols = await self._search_columns(q, scope, ask, offload=True)
             q.prefetched, q.prefetch_limit = cols, ask
         took = min(n, len(cols))
@@ -333,8 +332,8 @@ class HierarchicalRetriever:
         q.fetched = n
         # When fewer than asked came back, the search returned everything in scope.
         floor = cols.scores[n - 1] if len(cols) >= n else NEG_INF
-        roots, uris = set(q.req.roots), cols.uris
-        new = [i for i in range(took) if uris[i] not in roots and uris[i] not in q.hits]
+        roots, hits = set(q.req.roots), q.hits
+        new = [i for i, u in enumerate(cols.uris[:took]) if u not in roots and u not in hits]
         # (the bounds read the hits' ancestors only when alpha < 1)
         matched = [i for i in new if cols.matches[i]] if state.alpha < 1.0 else []
         nodes = cols.load(matched) if matched else []
@@ -343,34 +342,43 @@ class HierarchicalRetriever:
         )
         return cols, new
 
-    def _collect_column(
-        self, q: _Query, state: Descent, cols: HitColumns, i: int, own: Score
+    @staticmethod
+    def _collect_columns(
+        q: _Query, state: Descent, cols: HitColumns, new: list[int], owns: list[Score]
     ) -> None:
-        """:meth:`_collect` of a global hit read as columns (alpha = 1: its own score is
-        final), its node built only for a directory that must show it is a result unit."""
-        if not state.passes(own) or not cols.matches[i]:
-            return
-        leaf, dirs = cols.leaves[i], q.req.include_directories
-        if not (leaf or dirs is True or (dirs is None and is_result_unit(cols.load([i])[0]))):
-            return
-        cand = Candidate.deferred(
-            cols.uris[i],
-            cols.parent_uris[i],
-            cols.chunk_indexes[i],
-            leaf,
-            _loader(cols, i),
-            own,
-            own,
-            cols.vector_scores[i],
-            FoundBy.GLOBAL,
-        )
-        state.collected.add(cand, state.track)
+        """:meth:`_collect` of global hits read as columns (alpha = 1: their own scores are
+        final), a node built only for a directory that must show it is a result unit. (One
+        loop over a deeper step's ~30 hits, the columns read once: a method call per hit was
+        a visible share of the step.)"""
+        passes, track, add = state.passes, state.track, state.collected.add
+        dirs = q.req.include_directories
+        uris, parents, chunks = cols.uris, cols.parent_uris, cols.chunk_indexes
+        leaves, matches, vector_scores = cols.leaves, cols.matches, cols.vector_scores
+        for i, own in zip(new, owns, strict=True):
+            if not passes(own) or not matches[i]:
+                continue
+            leaf = leaves[i]
+            if not (leaf or dirs is True or (dirs is None and is_result_unit(cols.load([i])[0]))):
+                continue
+            cand = Candidate.deferred_at(
+                uris[i],
+                parents[i],
+                chunks[i],
+                leaf,
+                cols.load,
+                i,
+                own,
+                own,
+                vector_scores[i],
+                FoundBy.GLOBAL,
+            )
+            add(cand, track)
 
     def _take_hits(
         self, q: _Query, state: Descent, hits: list[ScoredNode], rr: list[float] | None
     ) -> None:
         for i, h in enumerate(hits):
-            own = Score(h.score, rr[i] if rr is not None else None)
+            own = score_of(h.score, rr[i] if rr is not None else None)
             q.hits[h.node.uri] = own
             # With alpha = 1 a node's final score is its own: no need to wait for its parent.
             if state.alpha >= 1.0:
@@ -379,7 +387,9 @@ class HierarchicalRetriever:
     async def _start(
         self, q: _Query, state: Descent, hits: list[ScoredNode], result: QueryResult
     ) -> None:
-        rr = await self._rerank(q, state, [h.node for h in hits], result)
+        rr = None
+        if state.track is Track.RERANK:  # (no rerank on the vector track: nothing to ask)
+            rr = await self._rerank(q, state, [h.node for h in hits], result)
         self._take_hits(q, state, hits, rr)
         result.starting_points = [(h.node.uri, h.score) for h in hits]
         if state.frontier.by_bound:
@@ -476,7 +486,7 @@ class HierarchicalRetriever:
         state.rounds += 1
         result.rounds += 1
         result.searched_directories.append(entry.uri)
-        scope = dataclasses.replace(q.scope, parent_uri=entry.uri, exclude_uris=entry.seen)
+        scope = q.scope.replaced(parent_uri=entry.uri, exclude_uris=entry.seen)
         children = await self._search(q, scope, cfg.max_children_per_dir)
         result.nodes_scored += len(children)
         rr = await self._rerank(q, state, [c.node for c in children], result)
@@ -486,7 +496,7 @@ class HierarchicalRetriever:
             state.frontier.push(entry.uri, entry.score, state.track, entry.hop, seen)
         best: list[tuple[str, float]] = []
         for i, c in enumerate(children):
-            own = Score(c.score, rr[i] if rr is not None else None)
+            own = score_of(c.score, rr[i] if rr is not None else None)
             final = own.propagate(entry.score, state.alpha)
             if self._collect(q, state, c, own, final, entry.uri, entry.hop):
                 best.append((c.node.uri, final.on(state.track)))
@@ -584,16 +594,19 @@ class HierarchicalRetriever:
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
         # score passes when it is above the threshold.)
         by_uri, threshold = state.collected.by_uri, state.threshold
+        get = by_uri.get
         for (cols, i), own, final in zip(picked, scored.own, finals, strict=True):
             uri = cols.uris[i]
-            old = by_uri.get(uri)
-            if not (cols.matches[i] and own > threshold):
+            old = get(uri)
+            if own > threshold and cols.matches[i]:
                 if old is not None:
-                    del by_uri[uri]
+                    old.final = score_of(final)
+                else:
+                    by_uri[uri] = self._context_candidate(
+                        q, cols, i, score_of(own), score_of(final)
+                    )
             elif old is not None:
-                old.final = Score(final)
-            else:
-                by_uri[uri] = self._context_candidate(q, cols, i, Score(own), Score(final))
+                del by_uri[uri]
         self._settle_directories(q, state)
 
     async def _pool(self, q: _Query, n: int) -> tuple[list[str], list[str | None]]:
@@ -609,11 +622,11 @@ class HierarchicalRetriever:
         """
         pre = q.prefetched
         if pre is not None and not q.scope.filtered:
-            at = [i for i, leaf in enumerate(pre.leaves) if leaf][:n]
+            at = list(compress(range(len(pre.leaves)), pre.leaves))[:n]
             if len(at) >= n or len(pre) < q.prefetch_limit:
                 return [pre.uris[i] for i in at], [pre.parent_uris[i] for i in at]
         pool = await self._search_columns(
-            q, dataclasses.replace(q.scope, subtrees=tuple(q.req.roots), leaves_only=True), n
+            q, q.scope.replaced(subtrees=tuple(q.req.roots), leaves_only=True), n
         )
         return pool.uris, pool.parent_uris
 
@@ -669,7 +682,7 @@ class HierarchicalRetriever:
         for p in parents:
             if p not in q.req.roots:
                 continue
-            scope = dataclasses.replace(q.scope, parent_uri=p, leaves_only=True)
+            scope = q.scope.replaced(parent_uri=p, leaves_only=True)
             kids = await self._search_columns(q, scope, cfg.max_children_per_dir)
             result.nodes_scored += len(kids)
             for i, (u, pu) in enumerate(zip(kids.uris, kids.parent_uris, strict=True)):
@@ -723,7 +736,7 @@ class HierarchicalRetriever:
         both: HitArrays = await self._store_call(
             self.store.search_arrays,  # type: ignore[attr-defined]
             q.req.vector,
-            dataclasses.replace(q.scope, subtrees=tuple(inner)),
+            q.scope.replaced(subtrees=tuple(inner)),
             ask,
             query_text=q.req.query.query,
             dense_weight=q.dense_weight,
@@ -773,9 +786,7 @@ class HierarchicalRetriever:
         subtrees = tuple(inner)
         if scored and self._exact_columns:
             ask = min(2 * limit, MAX_GLOBAL_FETCH)
-            both = await self._search_columns(
-                q, dataclasses.replace(q.scope, subtrees=subtrees), ask
-            )
+            both = await self._search_columns(q, q.scope.replaced(subtrees=subtrees), ask)
             # (positions by flag with ``compress``: a C loop over up to thousands of rows)
             leaves = list(compress(range(len(both)), both.leaves))
             whole = len(both) < ask
@@ -789,10 +800,10 @@ class HierarchicalRetriever:
             ):
                 return both, leaves[:limit], whole and len(leaves) < limit
         kids = await self._search_columns(
-            q, dataclasses.replace(q.scope, subtrees=subtrees, leaves_only=True), limit
+            q, q.scope.replaced(subtrees=subtrees, leaves_only=True), limit
         )
         if scored:
-            scope = dataclasses.replace(q.scope, subtrees=subtrees, non_leaves_only=True)
+            scope = q.scope.replaced(subtrees=subtrees, non_leaves_only=True)
             found = await self._search_columns(q, scope, MAX_GLOBAL_FETCH)
             parent_scores.clear()
             parent_scores.update(zip(found.uris, found.scores, strict=True))
@@ -807,12 +818,13 @@ class HierarchicalRetriever:
         uri = cols.uris[i]
         found_globally = uri in q.hits
         parent = cols.parent_uris[i]
-        return Candidate.deferred(
+        return Candidate.deferred_at(
             uri,
             parent,
             cols.chunk_indexes[i],
             cols.leaves[i],
-            _loader(cols, i),
+            cols.load,
+            i,
             own,
             final,
             cols.vector_scores[i],
@@ -838,7 +850,7 @@ class HierarchicalRetriever:
         slot carries merges into it (:mod:`treehop.memory_context`)."""
 
         async def turns_of(sessions: tuple[str, ...]) -> list[ScoredNode]:
-            scope = dataclasses.replace(q.scope, subtrees=sessions, leaves_only=True)
+            scope = q.scope.replaced(subtrees=sessions, leaves_only=True)
             turns = await self._search(q, scope, MAX_GLOBAL_FETCH)
             result.nodes_scored += len(turns)
             return turns
@@ -846,7 +858,7 @@ class HierarchicalRetriever:
         groups = state.collected.ranked(state.track)
         if not self._may_hold_turns():
             # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
-            return [Slot(list(g)) for g in groups[: q.req.limit]]
+            return [Slot(g) for g in groups[: q.req.limit]]  # (ranked's lists: new ones)
         return await gather_slots(
             groups, self.config.memory_context_chars, q.req.limit, turns_of, q.families
         )
@@ -871,8 +883,8 @@ class HierarchicalRetriever:
     ) -> QueryResult:
         """One final ranking, one slot per document (or exchange), as MatchedContexts."""
         out = [self._matched(q, state, s.group, s.context()) for s in slots]
-        result.tag_hops.hits_produced = sum(1 for c in state.collected.values() if c.hop)
-        result.tag_hops.hits_in_topk = sum(1 for m in out if m.found_by is FoundBy.TAG_HOP)
+        result.tag_hops.hits_produced = len([c for c in state.collected.values() if c.hop])
+        result.tag_hops.hits_in_topk = len([m for m in out if m.found_by is FoundBy.TAG_HOP])
         result.matched_contexts = out
         result.stop_reason = state.stop_reason
         result.rerank_fallback = state.fallback_reason is not None
@@ -887,43 +899,55 @@ class HierarchicalRetriever:
         cand, rest = group[0], group[1:]
         node = cand.node
         reranked = state.track is Track.RERANK
-        return MatchedContext(
-            uri=node.uri,
-            context_type=node.context_type,
-            is_leaf=node.is_leaf,
-            abstract=node.abstract,
-            score=cand.final.on(state.track),
-            level=node.level,
-            parent_uri=node.parent_uri,
-            overview=node.overview,
-            content=node.content,
-            tags=list(node.tags),
-            metadata=dict(node.metadata),
-            chunk_index=node.chunk_index,
-            vector_score=cand.vector_score,
-            own_score=cand.own.on(state.track),
-            rerank_score=cand.own.rr if reranked else None,
-            rerank_fallback=state.fallback_reason is not None,
-            rerank_fallback_reason=state.fallback_reason,
-            found_by=cand.found_by,
-            found_via=cand.found_via,
-            hop_tag=cand.hop.tag if cand.hop else None,
-            hop_source=cand.hop.source if cand.hop else None,
-            matched_queries=[q.req.query],
-            # (validated construction: pydantic's ``model_construct`` is pure Python and
-            # measured 4x slower than validating these five fields)
-            collapsed=[
-                ChunkContext(
-                    uri=(node := c.node).uri,
-                    chunk_index=node.chunk_index,
-                    score=c.final.on(state.track),
-                    abstract=node.abstract,
-                    content=node.content,
-                )
-                for c in rest
-            ]
-            + turns,
+        # (the model's validator called with the fields: the same model, validated as its
+        # ``__init__`` does, without the ~1.5 us of Python that ``__init__`` adds per hit)
+        matched: MatchedContext = _validate_matched(
+            {
+                "uri": node.uri,
+                "context_type": node.context_type,
+                "is_leaf": node.is_leaf,
+                "abstract": node.abstract,
+                "score": cand.final.on(state.track),
+                "level": node.level,
+                "parent_uri": node.parent_uri,
+                "overview": node.overview,
+                "content": node.content,
+                "tags": node.tags,  # (validation builds a new list and dict: copies)
+                "metadata": node.metadata,
+                "chunk_index": node.chunk_index,
+                "vector_score": cand.vector_score,
+                "own_score": cand.own.on(state.track),
+                "rerank_score": cand.own.rr if reranked else None,
+                "rerank_fallback": state.fallback_reason is not None,
+                "rerank_fallback_reason": state.fallback_reason,
+                "found_by": cand.found_by,
+                "found_via": cand.found_via,
+                "hop_tag": cand.hop.tag if cand.hop else None,
+                "hop_source": cand.hop.source if cand.hop else None,
+                "matched_queries": [q.req.query],
+                # (validated construction: pydantic's ``model_construct`` is pure Python
+                # and measured 4x slower than validating these five fields)
+                "collapsed": [
+                    _validate_chunk(
+                        {
+                            "uri": (node := c.node).uri,
+                            "chunk_index": node.chunk_index,
+                            "score": c.final.on(state.track),
+                            "abstract": node.abstract,
+                            "content": node.content,
+                        }
+                    )
+                    for c in rest
+                ]
+                + turns,
+            }
         )
+        return matched
+
+
+_validate_matched = MatchedContext.__pydantic_validator__.validate_python
+_validate_result = QueryResult.__pydantic_validator__.validate_python
+_validate_chunk = ChunkContext.__pydantic_validator__.validate_python
 
 
 def _one_search_stands(
@@ -954,7 +978,8 @@ def _one_search_stands(
 class _Family:
     """The tree context's family: its leaf members in order, each a position in the
     columns of a search. The members mostly come from one search (the inner family,
-    ``cols``, at positions ``at``): a field of every member is then read with one
+    ``cols``, at positions ``at``, increasing: each search lists its hits once, in its
+    order): a field of every member is then read with one
     ``itemgetter`` over their positions (a C loop; a family holds hundreds of leaves), and
     the search's parent and heading-path codes serve the arithmetic as arrays. Otherwise
     (``members``: a root parent's leaves came from searches of their own) a field is read
@@ -988,11 +1013,15 @@ class _Family:
         return self.cols, self.at[j]
 
     def column(self, name: str) -> list[Any]:
-        """One field of every member, in order."""
+        """One field of every member, in order (the search's own list where every one of
+        its hits is a member: read, never written)."""
         if self.members is not None:
             return [getattr(c, name)[i] for c, i in self.members]
         if not self.at:
             return []
+        whole: list[Any] = getattr(self.cols, name)
+        if len(self.at) == len(whole) and self.at[-1] == len(whole) - 1:
+            return whole  # (increasing positions, as many as hits: every hit, in order)
         get = operator.itemgetter(*self.at)
         if len(self.at) == 1:
             return [get(getattr(self.cols, name))]
@@ -1017,11 +1046,6 @@ class _Family:
 def _nested(roots: Sequence[str], parents: Sequence[str]) -> bool:
     """Whether a root lies below one of ``parents`` (in its URI subtree)."""
     return any(r.startswith((p + "/", p + "#")) for r in roots for p in parents)
-
-
-def _loader(cols: HitColumns, i: int) -> Callable[[], Node]:
-    """Builds the node at position ``i`` of ``cols`` (a deferred candidate's node)."""
-    return lambda: cols.load([i])[0]
 
 
 class _Families(Mapping[str, Sequence[ScoredNode]]):
@@ -1116,6 +1140,9 @@ def _score_family(
         laid_out=sibling_order(parent_of, uris, chunks, parent_codes),
         section_codes=codes,
     )
+    cols, at = family.cols, family.at
+    if family.members is None and cols is not None:  # (one search: no call per member)
+        return scored, [(cols, at[j]) for j in scored.picked]
     return scored, [family.source(j) for j in scored.picked]
 
 

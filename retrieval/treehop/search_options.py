@@ -21,6 +21,7 @@ from .filters import MetadataFilter, TagFilter
 from .memory import and_time_window
 from .models import RetrievalMode
 from .postprocess import check_controls
+from .stores.base import build_frozen
 from .timestamps import TimeLike
 from .validation import check_dense_weight, check_limit, check_threshold
 
@@ -122,7 +123,8 @@ class SearchOptions:
         filter_spec = and_time_window(
             options.get("filter"), options.get("since"), options.get("until")
         )
-        return cls(
+        return build_frozen(
+            cls,
             limit=limit,
             threshold=check_threshold(options.get("score_threshold")),
             metadata=MetadataFilter.parse(filter_spec),

@@ -27,12 +27,12 @@ so do many non-relevant leaves. The term stays opt-in (default weight 0).
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 
 from . import tags as tagmod
-from . import uri as urimod
 from .config import RetrievalConfig, TagHopTrigger
 from .descent import Candidate, Score
 from .models import TagHopMetrics
@@ -59,8 +59,13 @@ class HopStart:
 
 def subtree_key(uri: str, roots: Sequence[str]) -> str:
     """The first-level subtree below the search root that ``uri`` belongs to."""
-    for root in roots:
-        if urimod.is_within(uri, root) and uri != root:
+    return _subtree_key(uri, [(root, (root + "/", root + "#")) for root in roots])
+
+
+def _subtree_key(uri: str, marks: Sequence[tuple[str, tuple[str, str]]]) -> str:
+    """:func:`subtree_key` with each root's two child prefixes made once (``marks``)."""
+    for root, inside in marks:
+        if uri.startswith(inside):  # (inside the root, not the root)
             rest = uri[len(root) + 1 :]
             head = rest.split("/", 1)[0].split("#", 1)[0]
             return f"{root}/{head}"
@@ -87,11 +92,17 @@ def effective_root(store: VectorStore, root: str, max_depth: int = 8) -> str:
 
 
 def concentration(hits: Sequence[ScoredNode], roots: Sequence[str]) -> tuple[float, str]:
-    """Share of global hits in the most common first-level subtree, and that subtree."""
+    """Share of global hits in the most common first-level subtree, and that subtree (the
+    first one counted among equals, as ``Counter.most_common`` gives)."""
     if not hits:
         return 0.0, ""
-    counts = Counter(subtree_key(h.node.uri, roots) for h in hits)
-    top, n = counts.most_common(1)[0]
+    counts: dict[str, int] = {}
+    get = counts.get
+    marks = [(root, (root + "/", root + "#")) for root in roots]
+    for h in hits:
+        key = _subtree_key(h.node.uri, marks)
+        counts[key] = get(key, 0) + 1
+    top, n = max(counts.items(), key=itemgetter(1))
     return n / len(hits), top
 
 

@@ -98,6 +98,14 @@ _DIGITS_TO_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
 character is an ASCII digit; ``bytes.translate`` is several times faster than ``str``'s)."""
 
 
+def _one_shape(names: list[str]) -> bool:
+    """Whether every name has the same shape (:data:`_DIGITS_TO_ZERO`). The names are
+    joined, translated and split once (no name holds a ``/``): one call each instead of one
+    per name, over a family of hundreds of names."""
+    shapes = "/".join(names).encode().translate(_DIGITS_TO_ZERO).split(b"/")
+    return shapes.count(shapes[0]) == len(shapes)
+
+
 @dataclass(frozen=True)
 class SiblingLayout:
     """Leaves laid out family by family (:func:`sibling_order`): ``order`` holds their
@@ -149,8 +157,15 @@ def sibling_order(
             parent_codes = np.fromiter(map(codes.__getitem__, parent_of), np.int64, len(parent_of))
         return chunk_layout(parent_codes, chunk)
     groups: dict[str, list[int]] = {}
-    for i, p in enumerate(parent_of):
-        groups.setdefault(p, []).append(i)
+    if (
+        parent_of
+        and isinstance(parent_of, list)
+        and parent_of.count(parent_of[0]) == len(parent_of)
+    ):
+        groups[parent_of[0]] = list(range(len(parent_of)))  # one family (the common case)
+    else:
+        for i, p in enumerate(parent_of):
+            groups.setdefault(p, []).append(i)
     out: list[int] = []
     sizes: list[int] = []
     for members in groups.values():
@@ -161,13 +176,12 @@ def sibling_order(
             keys = picked
         else:
             names = [uris[i].rpartition("/")[2] for i in members]
-            shapes = [n.encode().translate(_DIGITS_TO_ZERO) for n in names]
-            if picked.count(None) == len(picked) and shapes.count(shapes[0]) == len(shapes):
+            if picked.count(None) == len(picked) and _one_shape(names):
                 keys = names
             else:
                 keys = [order_key(uris[i], chunks[i]) for i in members]
         key = cast("Callable[[int], Any]", keys.__getitem__)
-        out.extend(members[j] for j in sorted(range(len(members)), key=key))
+        out.extend([members[j] for j in sorted(range(len(members)), key=key)])
     return SiblingLayout(out, sizes)
 
 
@@ -272,14 +286,35 @@ def context_scores(
 
 @dataclass
 class ContextColumns:
-    """:func:`context_columns`' answer: the picked leaves' positions and their scores."""
+    """:func:`context_columns`' answer: the picked leaves' positions and their scores. The
+    evidence terms (neighbours, parent, best sibling) are read into lists only when asked:
+    the retriever reads the own and final scores alone."""
 
     picked: list[int]
     own: list[float]
-    neighbours: list[float]
-    parent: list[float]
-    best_sibling: list[float]
     final: list[float]
+    terms: tuple[npt.NDArray[np.float64], ...] = ()
+    """Every leaf's neighbour, parent and best-sibling evidence (empty: no leaf)."""
+    at: npt.NDArray[np.int64] | None = None
+    """``picked`` as an array."""
+
+    def _term(self, k: int) -> list[float]:
+        if self.at is None:
+            return []
+        out: list[float] = self.terms[k][self.at].tolist()
+        return out
+
+    @property
+    def neighbours(self) -> list[float]:
+        return self._term(0)
+
+    @property
+    def parent(self) -> list[float]:
+        return self._term(1)
+
+    @property
+    def best_sibling(self) -> list[float]:
+        return self._term(2)
 
 
 def context_columns(
@@ -310,7 +345,7 @@ def context_columns(
     that only informs its siblings."""
     n = len(parent_of)
     if not n:
-        return ContextColumns([], [], [], [], [], [])
+        return ContextColumns([], [], [])
     # Parents as integer codes (in order of first appearance); one stable sort by (parent,
     # sibling order) lays every family out contiguously, in the order a per-parent sort
     # would give. (Python lists are built once and handed to numpy whole: per-element numpy
@@ -323,24 +358,40 @@ def context_columns(
         sort_keys = list(zip(code_l, keys, strict=True))
         order = np.array(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
         families = list(codes)
+        laid_code = code[order]
     else:  # the codes from the layout: no lookup per leaf
         order = np.array(laid_out.order, dtype=np.int64)
-        code = np.empty(n, dtype=np.int64)
-        code[order] = np.repeat(np.arange(len(laid_out.sizes)), laid_out.sizes)
+        if len(laid_out.sizes) > 1:  # (one family needs no codes: see below)
+            laid_code = np.repeat(np.arange(len(laid_out.sizes)), laid_out.sizes)
+            code = np.empty(n, dtype=np.int64)
+            code[order] = laid_code
         starts = itertools.accumulate(laid_out.sizes[:-1], initial=0)
         families = [parent_of[laid_out.order[a]] for a in starts]
+    # ``laid_code``: the codes in ``order`` (sorted); each pair of neighbouring siblings is
+    # (``pair_first[j]``, ``pair_second[j]``), computed once for the links and the sections
     own = np.array(scores, dtype=np.float64)
     prev = np.full(n, -1, dtype=np.int64)
     nxt = np.full(n, -1, dtype=np.int64)
-    same = code[order[1:]] == code[order[:-1]]
-    prev[order[1:][same]] = order[:-1][same]
-    nxt[order[:-1][same]] = order[1:][same]
-    # (the families lie in ``order`` one after another, in code order: one reduction each)
-    heads = np.flatnonzero(~same) + 1
-    best_of = np.maximum.reduceat(own[order], np.concatenate([[0], heads]))
-    best = best_of[code]
-    par_of = np.fromiter((parent_scores.get(p, 0.0) for p in families), np.float64, len(families))
-    par = par_of[code]
+    if len(families) == 1:
+        # one family (the common case: the best leaves share a folder): every leaf is
+        # linked to the next, and its best and parent scores are one value each
+        pair_first, pair_second = order[:-1], order[1:]
+        best = np.full(n, own.max())
+        par = np.full(n, parent_scores.get(families[0], 0.0), dtype=np.float64)
+    else:
+        same = laid_code[1:] == laid_code[:-1]
+        pair_first, pair_second = order[:-1][same], order[1:][same]
+        # (the families lie in ``order`` one after another, in code order: one reduction
+        # each)
+        heads = np.flatnonzero(~same) + 1
+        best_of = np.maximum.reduceat(own[order], np.concatenate([[0], heads]))
+        best = best_of[code]
+        par_of = np.fromiter(
+            (parent_scores.get(p, 0.0) for p in families), np.float64, len(families)
+        )
+        par = par_of[code]
+    prev[pair_second] = pair_first
+    nxt[pair_first] = pair_second
     has_p, has_n = prev >= 0, nxt >= 0
     count = has_p.astype(np.float64) + has_n
     # The leaves returned: those asked about and their neighbours.
@@ -353,7 +404,7 @@ def context_columns(
     # for the pairs that touch a returned leaf: no other final score is read).
     w_prev, w_next = has_p.astype(np.float64), has_n.astype(np.float64)
     if section_codes is not None:
-        first, second = order[:-1][same], order[1:][same]
+        first, second = pair_first, pair_second
         touch = near[first] | near[second]
         first, second = first[touch], second[touch]
         need = np.concatenate([first, second])  # (a leaf twice is asked twice: no sort)
@@ -368,7 +419,7 @@ def context_columns(
         w_next[first] = shared
         w_prev[second] = shared
     elif sections is not None:
-        first, second = order[:-1][same], order[1:][same]
+        first, second = pair_first, pair_second
         touch = near[first] | near[second]
         first, second = first[touch], second[touch]
         path = functools.lru_cache(maxsize=None)(sections)
@@ -393,10 +444,9 @@ def context_columns(
     return ContextColumns(
         picked.tolist(),
         own[picked].tolist(),
-        neigh[picked].tolist(),
-        par[picked].tolist(),
-        best[picked].tolist(),
         final[picked].tolist(),
+        (neigh, par, best),
+        picked,
     )
 
 

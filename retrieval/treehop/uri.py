@@ -8,6 +8,7 @@ percent-encoded), empty segments, backslashes and absolute filesystem paths are 
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import unquote
 
@@ -63,7 +64,18 @@ def normalize(uri: str, user: str) -> str:
     Accepts ``viking://resources/...``, ``viking://~/memories/...``, ``viking://~/skills/...``
     and the resolved ``viking://user/<user>/...`` form of the caller's own space. Trailing
     slashes are dropped so that ``viking://resources/`` and ``viking://resources`` are one node.
+
+    A valid pair's answer is kept (a pure function of two strings): a find resolves its
+    target URIs again with every query, and the checks (a regex, a surrogate scan, a double
+    unquote per segment) were ~10 us of each. An invalid one raises every time.
     """
+    if type(uri) is str and type(user) is str:
+        return _normalized(uri, user)
+    return _normalize(uri, user)
+
+
+def _normalize(uri: str, user: str) -> str:
+    """:func:`normalize`, checked from scratch."""
     if not isinstance(uri, str) or not uri:
         raise InvalidURIError("URI must be a non-empty string")
     if len(uri) > MAX_URI_LENGTH:
@@ -108,6 +120,10 @@ def normalize(uri: str, user: str) -> str:
             f"({RESOURCES_ROOT}, {MEMORIES_ROOT}, {SKILLS_ROOT})"
         )
     return resolved + fragment
+
+
+_normalized = functools.lru_cache(maxsize=1024)(_normalize)
+"""The answers :func:`normalize` keeps (a find's targets, the few URIs a client reads)."""
 
 
 def context_type_of(uri: str) -> ContextType:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -72,6 +72,22 @@ class IncrementalStore(Protocol):
     def update_nodes(self, nodes: Sequence[Node]) -> int: ...
 
 
+_D = TypeVar("_D")
+_new_object = object.__new__
+
+
+def build_frozen(cls: type[_D], /, **values: Any) -> _D:
+    """``cls(**values)`` for a frozen dataclass without ``__post_init__`` or slots, every
+    field given: the fields set in one dict update, where the generated ``__init__`` of a
+    frozen dataclass sets each through ``object.__setattr__`` (~0.4 us a field here; a find
+    builds ~15 such objects: its hits, their columns, its scopes). The same object: equal,
+    hashing and printing the same (``tests/test_columnar_search.py`` checks each class it
+    is used for)."""
+    obj = _new_object(cls)
+    obj.__dict__.update(values)
+    return obj
+
+
 @dataclass(frozen=True)
 class Scope:
     """Which nodes a search may return.
@@ -96,6 +112,14 @@ class Scope:
     @property
     def filtered(self) -> bool:
         return bool(self.tags) or self.metadata is not None
+
+    def replaced(self, **changes: Any) -> Scope:
+        """``dataclasses.replace(self, **changes)``, built with :func:`build_frozen` (the
+        retriever narrows its query's scope for each search). An unknown field is a
+        ``TypeError``, as there."""
+        if not changes.keys() <= _SCOPE_FIELDS:
+            raise TypeError(f"Scope has no field(s) {sorted(changes.keys() - _SCOPE_FIELDS)}")
+        return build_frozen(Scope, **{**self.__dict__, **changes})
 
     def admits(self, node: Node) -> bool:
         """The reference predicate: would a search with this scope return ``node`` as a match?
@@ -136,6 +160,9 @@ def node_matches_filter(node: Node, tags: TagFilter, metadata: MetadataFilter | 
         if any(lab not in labels for lab in tags.all_of):
             return False
     return metadata is None or metadata.matches(node.metadata)
+
+
+_SCOPE_FIELDS = frozenset(Scope.__dataclass_fields__)
 
 
 @dataclass(frozen=True)
@@ -197,7 +224,8 @@ class HitColumns:
         """The hits at ``positions`` as :class:`ScoredNode` objects (their nodes built now)."""
         nodes = self.load(positions)
         return [
-            ScoredNode(
+            build_frozen(
+                ScoredNode,
                 node=node,
                 score=self.scores[i],
                 vector_score=self.vector_scores[i],
@@ -318,6 +346,9 @@ def unique_inverse(
     members); ``np.unique``'s fixed cost (~25 us: argsort, masks, several array calls) was
     most of each call, where a sort of the few distinct Python ints and a dict lookup per
     value take about half. Past :data:`SMALL_UNIQUE` values, ``np.unique`` itself."""
+    if a.size and a[0] == a[-1] and bool((a == a[0]).all()):
+        # one value (a family's members, the chunks of one file): no sort, no lookups
+        return a[:1].copy(), np.zeros(a.size, dtype=np.intp)
     if a.size > SMALL_UNIQUE:
         distinct, inverse = np.unique(a, return_inverse=True)
         return distinct, inverse.reshape(-1)

@@ -82,7 +82,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -106,6 +106,7 @@ from .base import (
     ScoredNode,
     StoreCapabilities,
     Vector,
+    build_frozen,
     check_search_args,
     unique_inverse,
 )
@@ -177,6 +178,15 @@ _NODE_BLOCK = 1 << 20
 """Node texts are checksummed in 1 MiB extents: a search that reads a few rows first verifies
 only the extents holding them (~0.5 ms each here)."""
 _NODE_CACHE = 16_384
+_FEW_ROWS = 64
+"""Up to this many rows :meth:`_Snap.uris_of` reads their offsets as Python lists."""
+_SPAN_BYTES = 4096
+"""URIs of rows whose bytes lie within twice their own length plus this span are read as
+one slice (:meth:`_Snap._few_uris`), not gathered."""
+_KEPT_ROWS = 4096
+"""At most this many URIs' rows are kept per snapshot (:meth:`_Snap.lookup`)."""
+_DIR_URIS = 65_536
+"""At most this many directory URIs are kept per snapshot (:meth:`_Snap.dir_uris`)."""
 _HEADING_LOCK = threading.Lock()
 """Serialises the (rare) fills of the derived heading-path column (:meth:`EmbeddedStore.
 _heading_codes`), so that a path gets one code; reads of filled rows take no lock."""
@@ -424,8 +434,13 @@ class _Snap:
 
     def uris_of(self, rows: IntArray) -> list[str]:
         rows = np.asarray(rows, dtype=np.int64)
-        if 0 < rows.size <= 4096 and int(rows.max()) < self.n_base:
-            return self._few_uris(rows)
+        if rows.size <= _FEW_ROWS:
+            # (a search's hits, their parents: Python's max of a few ints beats numpy's call)
+            row_l: list[int] = rows.tolist()
+            if row_l and max(row_l) < self.n_base:
+                return self._few_uris(rows, row_l)
+        elif rows.size <= 4096 and int(rows.max()) < self.n_base:
+            return self._few_uris(rows, None)
         if rows.size and int(rows.min()) >= self.n_base:  # all written since the last save
             tail = self.tail_uris
             return [tail[r].decode() for r in (rows - self.n_base).tolist()]
@@ -433,23 +448,83 @@ class _Snap:
             b.decode() for b in self._blob_slices(rows, "uri_end", self.base_uris, self.tail_uris)
         ]
 
-    def _few_uris(self, rows: IntArray) -> list[str]:
-        """The URIs of a few memory-mapped rows (a search's hits, their parents): one gather
-        of all their bytes and one decode, then string slices; a copy and a decode per row
-        cost several times more."""
+    def _few_uris(self, rows: IntArray, row_l: list[int] | None) -> list[str]:
+        """The URIs of a few memory-mapped rows (a search's hits, their parents; ``row_l``:
+        ``rows`` as a list, given for a few of them): rows whose bytes lie close together
+        (a folder's files, a file's chunks: written together) are one slice of the blob;
+        others one gather of all their bytes. One decode either way, then string slices: a
+        copy and a decode per row cost several times more."""
         ends_col = self.cols["uri_end"]
-        ends = ends_col[rows]
-        starts = np.where(rows > 0, ends_col[np.maximum(rows - 1, 0)], 0)
+        if row_l is not None:
+            if len(row_l) == 1:
+                return [self.uri(row_l[0])]
+            ends = ends_col[rows]
+            starts = ends_col[rows - 1]  # (row 0 reads the last entry: it starts at 0)
+            e_l: list[int] = ends.tolist()
+            s_l: list[int] = starts.tolist()
+            if 0 in row_l:
+                starts[rows == 0] = 0
+                s_l = [0 if r == 0 else a for r, a in zip(row_l, s_l, strict=True)]
+            lo, hi = min(s_l), max(e_l)
+            if hi - lo <= 2 * (sum(e_l) - sum(s_l)) + _SPAN_BYTES:
+                span = self.base_uris[lo:hi].tobytes()
+                if span.isascii():  # one character per byte: byte offsets are string offsets
+                    text = span.decode()
+                    return [text[a - lo : e - lo] for a, e in zip(s_l, e_l, strict=True)]
+                return [span[a - lo : e - lo].decode() for a, e in zip(s_l, e_l, strict=True)]
+        else:
+            ends = ends_col[rows]
+            starts = ends_col[rows - 1]
+            starts[rows == 0] = 0
+            lo, hi = int(starts.min()), int(ends.max())
+            if hi - lo <= 2 * int(ends.sum() - starts.sum()) + _SPAN_BYTES:
+                span = self.base_uris[lo:hi].tobytes()
+                a_l, z_l = (starts - lo).tolist(), (ends - lo).tolist()
+                if span.isascii():
+                    text = span.decode()
+                    return [text[a:e] for a, e in zip(a_l, z_l, strict=True)]
+                return [span[a:e].decode() for a, e in zip(a_l, z_l, strict=True)]
         lens = ends - starts
         cuts = np.zeros(rows.size + 1, dtype=np.int64)
         np.cumsum(lens, out=cuts[1:])
         idx = np.repeat(starts - cuts[:-1], lens) + np.arange(int(cuts[-1]), dtype=np.int64)
         whole = self.base_uris[idx].tobytes()
         c = cuts.tolist()
-        if whole.isascii():  # one character per byte: byte offsets are string offsets
+        if whole.isascii():
             text = whole.decode()
             return [text[a:e] for a, e in itertools.pairwise(c)]
         return [whole[a:e].decode() for a, e in itertools.pairwise(c)]
+
+    def dir_uris(self, rows: IntArray) -> list[str]:
+        """:meth:`uris_of` of directory rows (the parents of a search's hits), kept per
+        snapshot (:meth:`uris_with_dirs`)."""
+        return self.uris_with_dirs(np.zeros(0, np.int64), rows)[1]
+
+    def uris_with_dirs(self, rows: IntArray, dirs: IntArray) -> tuple[list[str], list[str]]:
+        """:meth:`uris_of` of ``rows`` and of directory rows ``dirs`` (the distinct parents
+        of a search's hits), the directories' kept per snapshot (rows are immutable within
+        one): a find asks the same few parents in each of its searches, and decoding them
+        with the hits (rows far apart) made each decode a scattered gather, where the hits
+        of one folder alone are one slice. Directories not kept yet are decoded with the
+        hits, in one gather."""
+        kept: dict[int, str] | None = self.cache.get(("dir_uris",))
+        if kept is None:
+            kept = self.cache.setdefault(("dir_uris",), {})
+        dir_l: list[int] = dirs.tolist()
+        get = kept.get
+        known = [get(r) for r in dir_l]
+        if None not in known:
+            return (self.uris_of(rows) if rows.size else []), cast("list[str]", known)
+        missing = [r for r, u in zip(dir_l, known, strict=True) if u is None]
+        decoded = self.uris_of(np.concatenate([rows, np.array(missing, np.int64)]))
+        n = int(rows.size)
+        found = dict(zip(missing, decoded[n:], strict=True))
+        # (bounded; another reader may clear it meanwhile: this call answers from ``found``)
+        if len(kept) + len(found) > _DIR_URIS:
+            kept.clear()
+        kept.update(found)
+        names = [found[r] if u is None else u for r, u in zip(dir_l, known, strict=True)]
+        return decoded[:n], names
 
     def vectors_of(self, rows: IntArray) -> F32:
         if rows.size and int(rows.max()) < self.n_base:
@@ -491,22 +566,25 @@ class _Snap:
         """Live rows of ``uris`` (-1 where absent): binary search on the sorted hashes, each hit
         confirmed by its stored URI bytes (vectorised) so that a hash collision cannot return
         a wrong node."""
-        out = np.full(len(uris), -1, dtype=np.int64)
-        if not len(uris) or not self.by_hash.size:
-            return out
         if len(uris) <= 4:
             # a few URIs (a find's roots, a parent): scalar binary searches and one decoded
-            # URI each cost far less than the vectorised path's fixed overhead
-            keys = self.sorted_keys("uri_hash", self.by_hash)
-            for pos, uri in enumerate(uris):
-                hv = np.uint64(_h64(uri))
-                at = int(np.searchsorted(keys, hv))
-                while at < keys.size and keys[at] == hv:
-                    row = int(self.by_hash[at])
-                    if self.uri(row) == uri:
-                        out[pos] = row
-                        break
-                    at += 1
+            # URI each cost far less than the vectorised path's fixed overhead; their rows
+            # are kept for this snapshot (a find looks its targets up with every query)
+            kept: dict[str, int] | None = self.cache.get(("rows",))
+            if kept is None:
+                kept = self.cache.setdefault(("rows",), {})
+            rows = [kept.get(uri) for uri in uris]
+            if None in rows:
+                keys = self.sorted_keys("uri_hash", self.by_hash)
+                for pos, uri in enumerate(uris):
+                    if rows[pos] is None:
+                        rows[pos] = got = self._row_of(uri, keys)
+                        if len(kept) >= _KEPT_ROWS:
+                            kept.clear()
+                        kept[uri] = got
+            return np.array(rows, dtype=np.int64)
+        out = np.full(len(uris), -1, dtype=np.int64)
+        if not self.by_hash.size:
             return out
         h = _hashes(uris)
         keys = self.sorted_keys("uri_hash", self.by_hash)
@@ -528,6 +606,18 @@ class _Snap:
                     out[i] = r
                     break
         return out
+
+    def _row_of(self, uri: str, keys: U64Array) -> int:
+        """The live row of ``uri`` (-1: none) by one binary search on the sorted hashes
+        (``keys``), confirmed by the stored URI."""
+        hv = np.uint64(_h64(uri))
+        at = int(np.searchsorted(keys, hv))
+        while at < keys.size and keys[at] == hv:
+            row = int(self.by_hash[at])
+            if self.uri(row) == uri:
+                return row
+            at += 1
+        return -1
 
     def uris_equal(self, rows: IntArray, enc: Sequence[bytes]) -> BoolArray:
         """Whether row ``rows[i]`` stores URI bytes ``enc[i]``: one vectorised byte comparison
@@ -1150,7 +1240,7 @@ class EmbeddedStore:
 
         def parent_uris(parent_codes: npt.NDArray[np.int64]) -> list[str]:
             # (a code is the parent's row)
-            return s.uris_of(parent_codes) if parent_codes.size else []
+            return s.dir_uris(parent_codes) if parent_codes.size else []
 
         def headings(
             positions: npt.NDArray[np.int64],
@@ -1163,7 +1253,8 @@ class EmbeddedStore:
             out: BoolArray = np.isin(rows[positions], found[found >= 0])
             return out
 
-        return HitArrays(
+        return build_frozen(
+            HitArrays,
             leaves=s.cols["leaf"][rows].astype(bool),
             scores=score[top],
             chunks=chunk,
@@ -1340,8 +1431,9 @@ class EmbeddedStore:
     ) -> HitColumns:
         """:meth:`_hits` as columns: the same hits in the same order, no node parsed.
 
-        Every row decodes its URI, and its parent's, from the URI blob: one gather for all of
-        them, each distinct parent once (a tree-context search returns hundreds to thousands
+        Every row decodes its URI from the URI blob (one gather, or one slice where the rows
+        lie close together), each distinct parent once and kept per snapshot
+        (:meth:`_Snap.uris_with_dirs`: a tree-context search returns hundreds to thousands
         of rows, most of them siblings; a node-cache lookup per row cost more than the
         vectorised decode). A row without a linked parent row (its parent is not stored, or
         it is a root) reads its stored parent URI. ``ordered``: ``top`` is already in the
@@ -1358,12 +1450,12 @@ class EmbeddedStore:
             # siblings share a parent: each distinct parent row is decoded once
             distinct, inverse = unique_inverse(parent)
             unlinked = int(np.searchsorted(distinct, 0))  # the -1s sort first
-            decoded = s.uris_of(np.concatenate([rows, distinct[unlinked:]]))
-            uris = decoded[:n]
+            uris, dir_uris = s.uris_with_dirs(rows, distinct[unlinked:])
             names: list[str | None] = [None] * unlinked
-            names.extend(decoded[n:])
+            names.extend(dir_uris)
             inverse = inverse.reshape(-1)
-            parents = [names[k] for k in inverse.tolist()]
+            # (one parent, a folder's files or a file's chunks: its name repeated)
+            parents = names * n if len(names) == 1 else [names[k] for k in inverse.tolist()]
             # (a code per distinct parent row; unlinked rows would share one code)
             parent_codes = None if unlinked else inverse.astype(np.int64, copy=False)
             if unlinked:
@@ -1389,7 +1481,8 @@ class EmbeddedStore:
         ) -> tuple[npt.NDArray[np.int64], Sequence[tuple[str, ...]]]:
             return self._heading_codes(s, rows[positions])
 
-        return HitColumns(
+        return build_frozen(
+            HitColumns,
             uris=uris,
             parent_uris=parents,
             chunk_indexes=chunks,
@@ -1480,7 +1573,7 @@ class EmbeddedStore:
             "qkd,qd->qk", s.vectors_of(cand.ravel()).reshape(b, width, s.dim), qs, optimize=False
         )
         dense[~ok] = -np.inf
-        tail = np.flatnonzero(full[upto:]) + upto
+        tail = np.flatnonzero(full[upto:]) + upto if upto < s.n else _NO_ROWS
         if tail.size:
             dense = np.hstack([dense, qs @ s.vectors_of(tail).T])
             cand = np.hstack([cand, np.broadcast_to(tail, (b, tail.size))])
@@ -1845,7 +1938,7 @@ class EmbeddedStore:
             ann.lock.release_read()
         # the rows the graph does not cover yet, exactly: a new row is never missed; and the
         # best of those it cannot reach, nor one the graph lost
-        tail = np.flatnonzero(full[upto:]) + upto
+        tail = np.flatnonzero(full[upto:]) + upto if upto < s.n else _NO_ROWS
         if orphans.size:  # (one the graph did return after all: deduplicated below)
             ok = _orphans_eligible(s, orphans, full, cache_key)
             best = _best_orphans(orphans, orphan_vecs, ok, q, fetch)
@@ -3176,8 +3269,13 @@ def _sibling_rows(
     if not parts:
         return np.zeros(0, np.int64)
     rows = np.concatenate(parts)
-    # a hash collision links nothing (at most _SIBLING_PARENTS parents: a broadcast compare)
-    rows = rows[(s.parent_row[rows][:, None] == parents[None, :]).any(axis=1)]
+    # a hash collision links nothing (at most _SIBLING_PARENTS parents: one compare each,
+    # cheaper on a few hundred rows than a broadcast compare and its reduction)
+    linked_to = s.parent_row[rows]
+    ok = linked_to == first[0]
+    for p in first[1:]:
+        ok |= linked_to == p
+    rows = rows[ok]
     rows = rows[full[rows]]
     have = np.sort(cand if exclude is None else exclude)
     at = np.minimum(np.searchsorted(have, rows), have.size - 1)
@@ -3377,6 +3475,8 @@ def _top_candidates(m: F32, k: int, block: int = 256) -> tuple[IntArray, IntArra
     return qi.astype(np.int64), pos.astype(np.int64)
 
 
+_NO_ROWS: IntArray = np.zeros(0, np.int64)
+"""No rows (shared: never written to)."""
 _NO_SCORES: tuple[F32, F32, None, None] = (
     np.zeros(0, np.float32),
     np.zeros(0, np.float32),
