@@ -1550,48 +1550,27 @@ def _main() -> None:
             + "\n"
         )
         print(f"wrote {len(anchors)} anchor queries to {DJANGO_ANCHOR_QUERIES_FILE}")
-    if args.rebuild_pytest_queries:
-        root, pages = materialise_pytest_docs()
-        marker = debian_package_root(PYTEST_PACKAGE) / ".bench-unpacked"
+    # (flag, materialise, package, query file, what the docs are, their markup)
+    doc_sets = (
+        (args.rebuild_pytest_queries, materialise_pytest_docs, PYTEST_PACKAGE,
+         PYTEST_QUERIES_FILE, "pytest docs", "Sphinx HTML", "pytest"),
+        (args.rebuild_flask_queries, materialise_flask_docs, FLASK_PACKAGE,
+         FLASK_QUERIES_FILE, "Flask docs", "Sphinx HTML", "flask"),
+        (args.rebuild_gitdoc_queries, materialise_gitdoc, GITDOC_PACKAGE,
+         GITDOC_QUERIES_FILE, "git docs, held out", "asciidoc + DocBook HTML", "gitdoc"),
+    )  # fmt: skip
+    for wanted, materialise, package, path, docs, markup, flag in doc_sets:
+        if not wanted:
+            continue
+        root, pages = materialise()
+        marker = debian_package_root(package) / ".bench-unpacked"
         version = marker.read_text().strip() if marker.is_file() else "installed"
         qs = derive_pytest_queries(pages)
-        save_pytest_queries(qs, version)
+        derived_by = f"python bench/datasets.py --rebuild-{flag}-queries"
+        save_pytest_queries(qs, version, path, package, docs, derived_by, markup)
         kinds = Counter(q["kind"] for q in qs)
         print(f"{len(pages)} pages, {sum(len(p.text) for p in pages)} chars under {root}")
-        print(f"wrote {dict(kinds)} queries to {PYTEST_QUERIES_FILE}")
-    if args.rebuild_flask_queries:
-        root, pages = materialise_flask_docs()
-        marker = debian_package_root(FLASK_PACKAGE) / ".bench-unpacked"
-        version = marker.read_text().strip() if marker.is_file() else "installed"
-        qs = derive_pytest_queries(pages)
-        save_pytest_queries(
-            qs,
-            version,
-            FLASK_QUERIES_FILE,
-            FLASK_PACKAGE,
-            "Flask docs",
-            "python bench/datasets.py --rebuild-flask-queries",
-        )
-        kinds = Counter(q["kind"] for q in qs)
-        print(f"{len(pages)} pages, {sum(len(p.text) for p in pages)} chars under {root}")
-        print(f"wrote {dict(kinds)} queries to {FLASK_QUERIES_FILE}")
-    if args.rebuild_gitdoc_queries:
-        root, pages = materialise_gitdoc()
-        marker = debian_package_root(GITDOC_PACKAGE) / ".bench-unpacked"
-        version = marker.read_text().strip() if marker.is_file() else "installed"
-        qs = derive_pytest_queries(pages)
-        save_pytest_queries(
-            qs,
-            version,
-            GITDOC_QUERIES_FILE,
-            GITDOC_PACKAGE,
-            "git docs, held out",
-            "python bench/datasets.py --rebuild-gitdoc-queries",
-            "asciidoc + DocBook HTML",
-        )
-        kinds = Counter(q["kind"] for q in qs)
-        print(f"{len(pages)} pages, {sum(len(p.text) for p in pages)} chars under {root}")
-        print(f"wrote {dict(kinds)} queries to {GITDOC_QUERIES_FILE}")
+        print(f"wrote {dict(kinds)} queries to {path}")
     if args.rebuild_django_queries:
         if not django_docs_available():
             sys.exit(django_install_hint())
