@@ -112,7 +112,3 @@ def test_a_candidate_at_a_column_position_builds_its_node_once_on_first_read() -
     assert asked == [] and c.uri == nodes[2].uri and c.document == nodes[2].uri
     assert c.node is nodes[2] and c.node is nodes[2]
     assert asked == [[2]]  # built once, from its own position
-    d = Candidate.deferred(
-        nodes[0].uri, "viking://resources/d", None, True, lambda: nodes[0], s, s, 0.5, FoundBy.CHILD
-    )
-    assert d.node is nodes[0]

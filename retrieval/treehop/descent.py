@@ -156,29 +156,6 @@ class Candidate:
         self._at = -1
 
     @classmethod
-    def deferred(
-        cls,
-        uri: str,
-        parent_uri: str | None,
-        chunk_index: int | None,
-        is_leaf: bool,
-        load: Callable[[], Node],
-        own: Score,
-        final: Score,
-        vector_score: float,
-        found_by: FoundBy,
-        found_via: str | None = None,
-    ) -> Candidate:
-        """A candidate whose node is built by ``load`` when first read (a deeper global
-        step places ~30 candidates per query this way; most are never read)."""
-        c = cls.__new__(cls)
-        c.uri, c.parent_uri, c.chunk_index, c.is_leaf = uri, parent_uri, chunk_index, is_leaf
-        c.own, c.final, c.vector_score = own, final, vector_score
-        c.found_by, c.found_via, c.hop = found_by, found_via, None
-        c._node, c._load, c._at = None, load, -1
-        return c
-
-    @classmethod
     def deferred_at(
         cls,
         uri: str,
@@ -193,8 +170,9 @@ class Candidate:
         found_by: FoundBy,
         found_via: str | None = None,
     ) -> Candidate:
-        """:meth:`deferred` with the node at position ``at`` of a search's columns, built
-        by their ``load`` (no closure made per candidate: a find places ~45 this way)."""
+        """A candidate whose node is the one at position ``at`` of a search's columns, built
+        by their ``load`` when first read: a find places ~45 candidates this way and reads
+        few of them (no node and no closure made per candidate)."""
         c = cls.__new__(cls)
         c.uri, c.parent_uri, c.chunk_index, c.is_leaf = uri, parent_uri, chunk_index, is_leaf
         c.own, c.final, c.vector_score = own, final, vector_score
@@ -208,7 +186,7 @@ class Candidate:
         if node is None:
             load = self._load
             assert load is not None
-            node = self._node = load() if self._at < 0 else load([self._at])[0]
+            node = self._node = load([self._at])[0]
             self._load = None
         return node
 
