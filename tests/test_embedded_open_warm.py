@@ -14,34 +14,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treehop.errors import IndexCorruptError
-from treehop.models import ContextType, Node
+from treehop.models import Node
 from treehop.stores import embedded as emb
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 
+from treehop_test_doubles import store_folder
 from treehop_test_doubles import store_leaf as leaf
 from treehop_test_doubles import unit_vectors as vecs
 
 R = "viking://resources"
 
 
-def folder(uri: str, parent: str) -> Node:
-    return Node(
-        uri=uri,
-        parent_uri=parent,
-        context_type=ContextType.RESOURCE,
-        level=1,
-        is_leaf=False,
-        abstract=uri.rsplit("/", 1)[-1],
-        content="",
-    )
-
-
 def tree() -> list[Node]:
     """Folders whose names sort between a folder and its descendants (``a-b``, ``a.c``
     after ``a``, before ``a/``), a chunk-style ``#`` child, and plain files."""
-    out = [folder(f"{R}/a", R), folder(f"{R}/a-b", R), folder(f"{R}/a.c", R)]
-    out += [folder(f"{R}/z", R), folder(f"{R}/a/x", f"{R}/a")]
+    out = [store_folder(f"{R}/a", R), store_folder(f"{R}/a-b", R), store_folder(f"{R}/a.c", R)]
+    out += [store_folder(f"{R}/z", R), store_folder(f"{R}/a/x", f"{R}/a")]
     for d in (f"{R}/a", f"{R}/a-b", f"{R}/a.c", f"{R}/z", f"{R}/a/x"):
         out += [leaf(f"{d}/f{i}.md") for i in range(4)]
     chunk = leaf(f"{R}/z#0")

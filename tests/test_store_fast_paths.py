@@ -17,6 +17,7 @@ from treehop.stores import embedded as emb
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 
+from treehop_test_doubles import store_folder
 from treehop_test_doubles import store_leaf as leaf
 from treehop_test_doubles import unit_vectors as vecs
 
@@ -423,17 +424,6 @@ def test_node_texts_are_read_by_offset_and_caches_stay_bounded(tmp_path: Path) -
         t.get([nodes[-1].uri])
 
 
-def _dir(uri: str, parent: str) -> Node:
-    return Node(
-        uri=uri,
-        parent_uri=parent,
-        context_type=ContextType.RESOURCE,
-        level=1,
-        is_leaf=False,
-        abstract=uri.rsplit("/", 1)[-1],
-    )
-
-
 @pytest.mark.parametrize(
     ("span", "few"), [(-(1 << 30), 64), (-(1 << 30), 0), (4096, 64), (4096, 0), (1 << 20, 64)]
 )
@@ -449,7 +439,7 @@ def test_uri_decodes_of_near_and_far_rows_equal_one_by_one(
     monkeypatch.setattr(emb, "_SPAN_BYTES", span)
     monkeypatch.setattr(emb, "_FEW_ROWS", few)
     s = EmbeddedStore(tmp_path / "i", lexical=False)
-    dirs = [_dir(f"{R}/d{k}", R) for k in range(3)]
+    dirs = [store_folder(f"{R}/d{k}", R) for k in range(3)]
     files = [
         leaf(f"{R}/d{k}/f{i}-{'é' if i == 3 else 'e'}.md") for k in range(3) for i in range(40)
     ]
@@ -480,7 +470,7 @@ def test_uri_decodes_of_near_and_far_rows_equal_one_by_one(
     assert hits.parent_uris == [u.rsplit("/", 1)[0] for u in hits.uris]
     # a write publishes a new snapshot, with nothing kept; a compaction renumbers the rows
     t.delete([dirs[0].uri, *(f.uri for f in files[:40])])
-    t.upsert([_dir(f"{R}/d9", R), leaf(f"{R}/d9/new.md")], vecs(2, 3))
+    t.upsert([store_folder(f"{R}/d9", R), leaf(f"{R}/d9/new.md")], vecs(2, 3))
     assert ("dir_uris",) not in t._snap.cache
     t.save()
     t.close()
@@ -523,7 +513,7 @@ def test_kept_rows_of_looked_up_uris_follow_writes(
 
 def test_kept_directory_uris_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     s = EmbeddedStore(tmp_path / "i", lexical=False)
-    dirs = [_dir(f"{R}/d{k}", R) for k in range(12)]
+    dirs = [store_folder(f"{R}/d{k}", R) for k in range(12)]
     s.upsert(dirs, vecs(12))
     s.save()
     snap = s._snap

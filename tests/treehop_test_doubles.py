@@ -96,6 +96,18 @@ def store_leaf(uri: str, text: str = "", **metadata: Any) -> Node:
     )
 
 
+def store_folder(uri: str, parent: str) -> Node:
+    """A resource directory for store tests, under ``parent``, its name as its abstract."""
+    return Node(
+        uri=uri,
+        parent_uri=parent,
+        context_type=ContextType.RESOURCE,
+        level=1,
+        is_leaf=False,
+        abstract=uri.rsplit("/", 1)[-1],
+    )
+
+
 def unit_vectors(n: int, seed: int = 0, dim: int = HAND_DIM) -> np.ndarray:
     """``n`` random unit vectors (seeded)."""
     v = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
