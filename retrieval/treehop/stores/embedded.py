@@ -454,46 +454,30 @@ class _Snap:
         (a folder's files, a file's chunks: written together) are one slice of the blob;
         others one gather of all their bytes. One decode either way, then string slices: a
         copy and a decode per row cost several times more."""
+        if row_l is not None and len(row_l) == 1:
+            return [self.uri(row_l[0])]
         ends_col = self.cols["uri_end"]
-        if row_l is not None:
-            if len(row_l) == 1:
-                return [self.uri(row_l[0])]
-            ends = ends_col[rows]
-            starts = ends_col[rows - 1]  # (row 0 reads the last entry: it starts at 0)
-            e_l: list[int] = ends.tolist()
-            s_l: list[int] = starts.tolist()
+        ends = ends_col[rows]
+        starts = ends_col[rows - 1]  # (row 0 reads the last entry: it starts at 0)
+        s_l: list[int] | None = None
+        if row_l is not None:  # (a few rows: Python's sums and bounds beat numpy's calls)
             if 0 in row_l:
                 starts[rows == 0] = 0
-                s_l = [0 if r == 0 else a for r, a in zip(row_l, s_l, strict=True)]
-            lo, hi = min(s_l), max(e_l)
-            if hi - lo <= 2 * (sum(e_l) - sum(s_l)) + _SPAN_BYTES:
-                span = self.base_uris[lo:hi].tobytes()
-                if span.isascii():  # one character per byte: byte offsets are string offsets
-                    text = span.decode()
-                    return [text[a - lo : e - lo] for a, e in zip(s_l, e_l, strict=True)]
-                return [span[a - lo : e - lo].decode() for a, e in zip(s_l, e_l, strict=True)]
+            s_l, e_l = starts.tolist(), ends.tolist()
+            lo, hi, size = min(s_l), max(e_l), sum(e_l) - sum(s_l)
         else:
-            ends = ends_col[rows]
-            starts = ends_col[rows - 1]
             starts[rows == 0] = 0
-            lo, hi = int(starts.min()), int(ends.max())
-            if hi - lo <= 2 * int(ends.sum() - starts.sum()) + _SPAN_BYTES:
-                span = self.base_uris[lo:hi].tobytes()
-                a_l, z_l = (starts - lo).tolist(), (ends - lo).tolist()
-                if span.isascii():
-                    text = span.decode()
-                    return [text[a:e] for a, e in zip(a_l, z_l, strict=True)]
-                return [span[a:e].decode() for a, e in zip(a_l, z_l, strict=True)]
+            lo, hi, size = int(starts.min()), int(ends.max()), int(ends.sum() - starts.sum())
+        if hi - lo <= 2 * size + _SPAN_BYTES:
+            if s_l is None:
+                s_l, e_l = starts.tolist(), ends.tolist()
+            return _decoded_slices(self.base_uris[lo:hi].tobytes(), lo, s_l, e_l)
         lens = ends - starts
         cuts = np.zeros(rows.size + 1, dtype=np.int64)
         np.cumsum(lens, out=cuts[1:])
         idx = np.repeat(starts - cuts[:-1], lens) + np.arange(int(cuts[-1]), dtype=np.int64)
-        whole = self.base_uris[idx].tobytes()
         c = cuts.tolist()
-        if whole.isascii():
-            text = whole.decode()
-            return [text[a:e] for a, e in itertools.pairwise(c)]
-        return [whole[a:e].decode() for a, e in itertools.pairwise(c)]
+        return _decoded_slices(self.base_uris[idx].tobytes(), 0, c[:-1], c[1:])
 
     def dir_uris(self, rows: IntArray) -> list[str]:
         """:meth:`uris_of` of directory rows (the parents of a search's hits), kept per
@@ -3473,6 +3457,16 @@ def _top_candidates(m: F32, k: int, block: int = 256) -> tuple[IntArray, IntArra
         kth = np.partition(maxima, nb - k, axis=1)[:, nb - k]
     qi, pos = np.nonzero(m >= kth[:, None])
     return qi.astype(np.int64), pos.astype(np.int64)
+
+
+def _decoded_slices(blob: bytes, at: int, starts: list[int], ends: list[int]) -> list[str]:
+    """The strings at byte offsets ``starts[i] - at`` to ``ends[i] - at`` of ``blob``: one
+    decode of the whole blob and string slices when it is ASCII (one character per byte: byte
+    offsets are string offsets), else a decode per slice."""
+    if blob.isascii():
+        text = blob.decode()
+        return [text[a - at : e - at] for a, e in zip(starts, ends, strict=True)]
+    return [blob[a - at : e - at].decode() for a, e in zip(starts, ends, strict=True)]
 
 
 _NO_ROWS: IntArray = np.zeros(0, np.int64)
