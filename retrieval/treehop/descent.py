@@ -110,7 +110,7 @@ class Candidate:
     """A node that may be returned: its own score, its propagated (final) score, provenance.
 
     The fields that rank and group candidates (URI, parent, chunk index, leaf or not) are
-    plain attributes; the node itself may be *deferred* (:meth:`deferred`): the tree context
+    plain attributes; the node itself may be *deferred* (:meth:`deferred_at`): the tree context
     places ~50 leaves per query of which ~10 are returned, and building a pydantic node for
     each was a large share of a find. :attr:`node` builds it on first use.
     """
@@ -120,6 +120,7 @@ class Candidate:
         "_load",
         "_node",
         "chunk_index",
+        "document",
         "final",
         "found_by",
         "found_via",
@@ -144,6 +145,7 @@ class Candidate:
         self.uri = node.uri
         self.parent_uri = node.parent_uri
         self.chunk_index = node.chunk_index
+        self.document = _document(self.uri, self.parent_uri, self.chunk_index)
         self.is_leaf = node.is_leaf
         self.own = own
         self.final = final
@@ -175,6 +177,7 @@ class Candidate:
         few of them (no node and no closure made per candidate)."""
         c = cls.__new__(cls)
         c.uri, c.parent_uri, c.chunk_index, c.is_leaf = uri, parent_uri, chunk_index, is_leaf
+        c.document = _document(uri, parent_uri, chunk_index)
         c.own, c.final, c.vector_score = own, final, vector_score
         c.found_by, c.found_via, c.hop = found_by, found_via, None
         c._node, c._load, c._at = None, load, at
@@ -190,19 +193,18 @@ class Candidate:
             self._load = None
         return node
 
-    @property
-    def document(self) -> str:
-        """The document this candidate belongs to (:func:`document_key`)."""
-        if self.chunk_index is not None and self.parent_uri:
-            return self.parent_uri
-        return self.uri
-
 
 def document_key(node: Node) -> str:
     """The document a node belongs to: a chunk's file, else the node itself."""
-    if node.chunk_index is not None and node.parent_uri:
-        return node.parent_uri
-    return node.uri
+    return _document(node.uri, node.parent_uri, node.chunk_index)
+
+
+def _document(uri: str, parent_uri: str | None, chunk_index: int | None) -> str:
+    """:func:`document_key` from the three fields (a candidate keeps its answer as
+    :attr:`Candidate.document`: the slot key, read for every candidate in every round)."""
+    if chunk_index is not None and parent_uri:
+        return parent_uri
+    return uri
 
 
 class Collected:
@@ -224,9 +226,6 @@ class Collected:
         if old is None or _better(cand, old, track):
             self.by_uri[cand.uri] = cand
 
-    def _key(self, c: Candidate) -> str:
-        return c.document if self.collapse else c.uri
-
     def ranked(self, track: Track) -> list[list[Candidate]]:
         """Groups best first; each group is one result slot, its best candidate first."""
         if track is Track.VECTOR:  # (best first: a stable sort, equal scores kept in order)
@@ -234,10 +233,9 @@ class Collected:
         else:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
         groups: dict[str, list[Candidate]] = {}
-        if self.collapse:  # (the slot key is :attr:`Candidate.document`, read inline)
+        if self.collapse:  # (one slot per document)
             for c in items:
-                key = c.parent_uri if c.chunk_index is not None and c.parent_uri else c.uri
-                groups.setdefault(key, []).append(c)
+                groups.setdefault(c.document, []).append(c)
         else:
             for c in items:
                 groups.setdefault(c.uri, []).append(c)
@@ -246,18 +244,13 @@ class Collected:
     def kth_score(self, k: int, track: Track) -> float:
         """The score of the k-th best slot, or -inf while fewer than k slots are filled.
 
-        (Asked every round: the slot key and the track's score are read inline, a method
-        call per candidate each was most of its cost.)"""
+        (Asked every round: the slot key and the track's score are read as attributes, a
+        method call per candidate each was most of its cost.)"""
         best: dict[str, float] = {}
         get = best.get
         vector, collapse = track is Track.VECTOR, self.collapse
         for c in self.by_uri.values():
-            if not collapse:
-                key = c.uri
-            elif c.chunk_index is not None and c.parent_uri:
-                key = c.parent_uri
-            else:
-                key = c.uri
+            key = c.document if collapse else c.uri
             s = c.final.vec if vector else c.final.on(track)
             if s > get(key, NEG_INF):
                 best[key] = s
