@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from operator import itemgetter
 
 from . import tags as tagmod
+from . import uri as urimod
 from .config import RetrievalConfig, TagHopTrigger
 from .descent import Candidate, Score
 from .models import TagHopMetrics
@@ -59,7 +60,12 @@ class HopStart:
 
 def subtree_key(uri: str, roots: Sequence[str]) -> str:
     """The first-level subtree below the search root that ``uri`` belongs to."""
-    return _subtree_key(uri, [(root, (root + "/", root + "#")) for root in roots])
+    return _subtree_key(uri, _child_marks(roots))
+
+
+def _child_marks(roots: Sequence[str]) -> list[tuple[str, tuple[str, str]]]:
+    """Each root with its :func:`~treehop.uri.child_prefixes`, made once for many URIs."""
+    return [(root, urimod.child_prefixes(root)) for root in roots]
 
 
 def _subtree_key(uri: str, marks: Sequence[tuple[str, tuple[str, str]]]) -> str:
@@ -98,7 +104,7 @@ def concentration(hits: Sequence[ScoredNode], roots: Sequence[str]) -> tuple[flo
         return 0.0, ""
     counts: dict[str, int] = {}
     get = counts.get
-    marks = [(root, (root + "/", root + "#")) for root in roots]
+    marks = _child_marks(roots)
     for h in hits:
         key = _subtree_key(h.node.uri, marks)
         counts[key] = get(key, 0) + 1

@@ -162,7 +162,13 @@ def ancestors_of(uri: str) -> list[str]:
 
 def is_within(uri: str, scope: str) -> bool:
     """True when ``uri`` is ``scope`` itself or one of its descendants."""
-    return uri == scope or uri.startswith(scope + "/") or uri.startswith(scope + "#")
+    return uri == scope or uri.startswith(child_prefixes(scope))
+
+
+def child_prefixes(scope: str) -> tuple[str, str]:
+    """What every descendant of ``scope`` starts with (a child path or a fragment): the
+    prefixes a caller testing many URIs against one scope makes once."""
+    return scope + "/", scope + "#"
 
 
 def uri_prefixes(uri: str) -> list[str]:
