@@ -552,15 +552,43 @@ def test_a_save_during_a_chunks_check_writes_a_consistent_graph(
     store.close()
 
 
-def _missed(store: EmbeddedStore) -> set[int]:
-    """The labels that a search of their own vector, ``EF`` wide, does not return."""
+def _missed(store: EmbeddedStore, width: int | None = None) -> set[int]:
+    """The labels that a search of their own vector, ``width`` (default ``EF``) wide, does
+    not return."""
     from treehop.stores import _ann
 
     ann = store._ann
     assert ann is not None
     own = store._snap.vectors_of(ann.row)
-    keys = np.asarray(ann.index.search(own, _ann.EF).keys).reshape(ann.count, -1)
+    keys = np.asarray(ann.index.search(own, width or _ann.EF).keys).reshape(ann.count, -1)
     return set(np.flatnonzero(~(keys == np.arange(ann.count)[:, None]).any(axis=1)).tolist())
+
+
+def test_orphans_are_the_rows_a_query_as_wide_as_the_graphs_cannot_reach(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from treehop.stores import _ann
+
+    # a graph whose queries search wider than EF (as at 1M rows): a label missed EF wide
+    # but found as wide as a query searches is reachable, and is not scored exactly
+    monkeypatch.setattr(_ann, "CONNECTIVITY", 8)
+    monkeypatch.setattr(_ann, "CHUNK", 4096)
+    monkeypatch.setattr(_ann, "EF_ROWS", 300)
+    for seed in range(2):
+        store = clustered_store(seed)
+        ann = store._ann
+        assert ann is not None and ann.count == 3000
+        width = _ann.search_width(ann.count)
+        assert width > _ann.EF
+        narrow, wide = _missed(store), _missed(store, width)
+        assert sorted(ann.orphans.tolist()) == sorted(narrow & wide)
+        assert len(narrow & wide) < len(narrow)  # fewer rows scored exactly per query
+        uris = [n.uri for n in store.iter_nodes()]
+        vecs = store.get_vectors(uris)
+        got = store.search_batch(vecs, Scope(), 1)
+        assert [hits[0].node.uri for hits in got] == uris
+        for uri, v in zip(uris, vecs, strict=True):
+            assert store.search(v, Scope(), 1)[0].node.uri == uri
 
 
 def test_rows_newer_rows_made_unreachable_are_found_by_the_sweep(
