@@ -5,6 +5,8 @@ memory-mapped, a damaged graph rebuilt, never served."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -562,6 +564,64 @@ def _missed(store: EmbeddedStore, width: int | None = None) -> set[int]:
     own = store._snap.vectors_of(ann.row)
     keys = np.asarray(ann.index.search(own, width or _ann.EF).keys).reshape(ann.count, -1)
     return set(np.flatnonzero(~(keys == np.arange(ann.count)[:, None]).any(axis=1)).tolist())
+
+
+def _answers(store: EmbeddedStore, queries: np.ndarray, limit: int) -> list[list[Any]]:
+    """Each query's hits (URI, score), every graph search fresh (no kept beam)."""
+    ann = store._ann
+    assert ann is not None
+    out = []
+    for q in queries:
+        ann.recent.clear()
+        out.append([(h.node.uri, h.score) for h in store.search(q, Scope(), limit)])
+    return out
+
+
+def test_orphans_found_through_their_8_bit_codes_give_the_same_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    from treehop.stores import _ann
+    from treehop.stores import embedded as emb
+
+    monkeypatch.setattr(_ann, "CONNECTIVITY", 8)
+    monkeypatch.setattr(_ann, "CHUNK", 4096)
+    monkeypatch.setattr(_ann, "ORPHAN_CODES_MIN", 1)  # (dozens of orphans here, not 8,670)
+    used = []
+    real = emb._reaching_orphans
+
+    def spy(*a: object, **kw: object) -> object:
+        got = real(*a, **kw)  # type: ignore[arg-type]
+        used.append(got is not None)
+        return got
+
+    monkeypatch.setattr(emb, "_reaching_orphans", spy)
+    for seed in range(2):
+        store = clustered_store(seed)
+        ann = store._ann
+        assert ann is not None and ann.orphans.size
+        uris = [n.uri for n in store.iter_nodes()]
+        vecs = store.get_vectors(uris)
+        rng = np.random.default_rng(seed)
+        noisy = vecs[:200] + 0.3 * rng.standard_normal((200, vecs.shape[1])).astype(np.float32)
+        queries = np.concatenate([vecs[ann.row[ann.orphans]], noisy])
+        store.search(queries[0], Scope(), 10)  # the first gather starts the codes' build
+        deadline = time.monotonic() + 30
+        while ann.orphan_codes() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert ann.orphan_codes() is not None
+
+        for limit in (1, 10, 40):
+            used.clear()
+            with_codes = _answers(store, queries, limit)
+            assert used and all(used)  # every step found its orphans through the codes
+            with monkeypatch.context() as m:
+                m.setattr(_ann.AnnIndex, "orphan_codes", lambda self: None)
+                assert _answers(store, queries, limit) == with_codes
+        s = store._snap
+        for q, r in zip(queries, ann.row[ann.orphans].tolist(), strict=False):
+            assert store.search(q, Scope(), 1)[0].node.uri == store._node(s, r).uri
 
 
 def test_orphans_are_the_rows_a_query_as_wide_as_the_graphs_cannot_reach(

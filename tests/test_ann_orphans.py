@@ -64,3 +64,44 @@ def test_best_orphans_is_the_exact_top_k_of_the_eligible() -> None:
     few[rows[[3, 71, 400]]] = True
     got = _best_orphans(rows, vecs, _eligible_rows(rows, few), q, 10)
     assert sorted(got.tolist()) == sorted(rows[[3, 71, 400]].tolist())
+
+
+def test_usearch_ranks_8_bit_vectors_by_their_integer_dot_product() -> None:
+    # OrphanCodes' bound rests on it: the ``ip`` distance of ``i8`` vectors is 1 - c . q8
+    from treehop.stores._ann import OrphanCodes
+
+    rng = np.random.default_rng(2)
+    vecs = rng.standard_normal((300, 48)).astype(np.float32)
+    codes = OrphanCodes(vecs)
+    q8 = rng.integers(-127, 128, 48).astype(np.int8)
+    got = codes.index.search(q8, 300, exact=True, threads=1)
+    dots = codes.codes[np.asarray(got.keys, dtype=np.int64)].astype(np.int64) @ q8.astype(np.int64)
+    assert np.array_equal(np.asarray(got.distances, dtype=np.float64), 1.0 - dots)
+    assert (np.diff(dots) <= 0).all()
+
+
+def test_orphan_codes_reach_every_orphan_at_or_above_the_floor() -> None:
+    from treehop.stores._ann import OrphanCodes
+
+    rng = np.random.default_rng(3)
+    centres = rng.standard_normal((20, 48))
+    vecs = (centres[rng.integers(0, 20, 3000)] + 0.4 * rng.standard_normal((3000, 48))).astype(
+        np.float32
+    )
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    codes = OrphanCodes(vecs)
+    widened = 0
+    for i in range(40):
+        q = (centres[i % 20] + 0.5 * rng.standard_normal(48)).astype(np.float32)
+        q *= np.float32(0.5 + i / 20)  # (not only unit queries)
+        exact = _matvec(vecs, q)
+        for rank in (1, 10, 60, 300):
+            floor = float(np.sort(exact)[-rank])
+            got = codes.reaching(q, floor, 16)
+            assert got is not None
+            assert set(np.flatnonzero(exact >= floor).tolist()) <= set(got.tolist())
+            widened += got.size > 16
+    assert widened  # some floors needed more than the first 16 (the 4x steps ran)
+    # a query that cannot be coded: the caller scores every orphan
+    assert codes.reaching(np.zeros(48, np.float32), 0.0, 16) is None
+    assert codes.reaching(np.full(48, np.nan, np.float32), 0.0, 16) is None

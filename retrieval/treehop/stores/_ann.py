@@ -143,6 +143,76 @@ def _index_class() -> Any:
     return Index
 
 
+ORPHAN_CODES_MIN = 2_048
+"""From this many orphans on, the global step finds the few that can matter through their
+8-bit copies (:class:`OrphanCodes`) instead of scoring all of them: below it the float32
+scan is a few hundred KB, no slower than usearch's call overhead."""
+
+
+class OrphanCodes:
+    """8-bit copies of the orphans' vectors, for finding the few of them that can enter a
+    query's answer without scoring all of them exactly.
+
+    Why: the orphans are scored exactly by every global step, one pass over their float32
+    vectors. At 1M rows on bench_store's tree there are 8,670 of them (13 MB), ~1.2-1.6 ms of
+    a ~4 ms global step, reading memory; nearly all score far below the query's answer. The
+    8-bit copies are a quarter of the bytes, scored by usearch's exact (brute-force) search
+    with integer SIMD; only the orphans that might reach the caller's floor are then scored
+    exactly.
+
+    No orphan that could reach the floor is missed: with one scale ``s`` for every code
+    (``c = rint(s v)``, residual ``r = v - c / s``) and the query's own (``q = q8 / t + e``),
+    ``v . q = (c . q8) / (s t) + (c / s) . e + r . q``, so the exact score is at most the
+    8-bit estimate plus ``max|c / s| |e| + max|r| |q|`` (Cauchy-Schwarz; computed once per
+    query). usearch ranks by the integer dot product (its ``ip`` distance of ``i8`` vectors
+    is ``1 - c . q8``, checked by a test), so once the last of the ``k`` best it returned is
+    below the floor by more than that bound, every orphan it did not return is too."""
+
+    def __init__(self, vecs: F32) -> None:
+        v = np.ascontiguousarray(vecs, dtype=np.float32)
+        top = float(np.abs(v).max(initial=0.0))
+        self.scale = 127.0 / top if top > 0 and np.isfinite(top) else 1.0
+        self.codes: npt.NDArray[np.int8] = np.rint(v * self.scale).astype(np.int8)
+        resid = np.linalg.norm(v - self.codes.astype(np.float32) / self.scale, axis=1)
+        coded = np.linalg.norm(self.codes.astype(np.float32) / self.scale, axis=1)
+        # (float32 norms: 1e-3 relative and 1e-6 absolute headroom for their rounding)
+        self.resid_max = float(resid.max(initial=0.0)) * 1.001 + 1e-6
+        self.coded_max = float(coded.max(initial=0.0)) * 1.001 + 1e-6
+        n, dim = self.codes.shape
+        # (a search with ``exact=True`` scans every vector; the links are never used)
+        self.index = _index_class()(
+            ndim=dim, metric="ip", dtype="i8", connectivity=2, expansion_add=1
+        )
+        if n:
+            self.index.add(np.arange(n, dtype=np.uint64), self.codes, threads=1)
+
+    def reaching(self, q: F32, floor: float, k: int) -> IntArray | None:
+        """Positions of a superset of the orphans whose exact score ``v . q`` is at least
+        ``floor``: the ``k`` best by 8-bit estimate (4x more while the last of them may
+        still reach it). ``None`` when the query cannot be coded (not finite, or zero)."""
+        n = int(self.codes.shape[0])
+        qmax = float(np.abs(q).max(initial=0.0))
+        if not n or not (qmax > 0 and np.isfinite(qmax)):
+            return None
+        t = 127.0 / qmax
+        q8 = np.rint(q * t).astype(np.int8)
+        err = float(np.linalg.norm(q.astype(np.float64) - q8 / t))
+        qn = float(np.linalg.norm(q.astype(np.float64)))
+        # (1e-4 |q|: the exact float32 scores' own rounding, and the bound's)
+        slack = self.coded_max * err + self.resid_max * qn + 1e-4 * (1.0 + qn)
+        q32 = q8.astype(np.int32)
+        k = max(1, min(k, n))
+        while True:
+            got = self.index.search(q8, k, exact=True, threads=1)
+            keys = np.asarray(got.keys, dtype=np.int64)
+            if k >= n or keys.size < k:
+                return keys
+            low = int((self.codes[keys].astype(np.int32) @ q32).min())
+            if low / (self.scale * t) + slack < floor:
+                return keys
+            k = min(4 * k, n)
+
+
 class AnnIndex:
     """A usearch graph over the rows ``< upto`` that were alive when added.
 
@@ -171,6 +241,8 @@ class AnnIndex:
         docstring): the global step scores their rows exactly. Replaced, never changed in
         place (:meth:`orphan_rows` caches their vectors by identity)."""
         self._orphan_vecs: tuple[IntArray, F32] | None = None
+        self._orphan_codes: tuple[IntArray, OrphanCodes | None] | None = None
+        """(orphans, their :class:`OrphanCodes`; ``None`` while a thread builds them)."""
         self._orphan_rows: tuple[IntArray, IntArray, int, IntArray] | None = None
         """(orphans, the row map's buffer, ``n``, their rows): see :meth:`orphan_rows`."""
         self.swept = self.count if swept is None else min(int(swept), self.count)
@@ -230,7 +302,28 @@ class AnnIndex:
             mapped = self.row[labels]  # (every label's row, ``n`` or not)
             cached = (labels, np.ascontiguousarray(vectors_of(np.clip(mapped, 0, None))))
             self._orphan_vecs = cached
+            if labels.size >= ORPHAN_CODES_MIN:
+                self._start_orphan_codes(labels, cached[1])
         return rows, cached[1]
+
+    def _start_orphan_codes(self, labels: IntArray, vecs: F32) -> None:
+        """Build the orphans' :class:`OrphanCodes` in a thread (tens of ms at 1M rows, off
+        the query that found them missing): until then the global step scans them all."""
+        self._orphan_codes = (labels, None)
+
+        def run() -> None:
+            codes = OrphanCodes(vecs)
+            kept = self._orphan_codes
+            if kept is not None and kept[0] is labels:
+                self._orphan_codes = (labels, codes)
+
+        threading.Thread(target=run, name="treehop-orphan-codes", daemon=True).start()
+
+    def orphan_codes(self) -> OrphanCodes | None:
+        """The current orphans' :class:`OrphanCodes`, or ``None`` (too few orphans, or still
+        being built)."""
+        kept = self._orphan_codes
+        return kept[1] if kept is not None and kept[0] is self.orphans else None
 
     @classmethod
     def open(

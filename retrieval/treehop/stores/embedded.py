@@ -1918,20 +1918,27 @@ class EmbeddedStore:
                     break
                 fetch *= 4
             orphans, orphan_vecs = ann.orphan_rows(upto, s.vectors_of)
+            codes = ann.orphan_codes()
         finally:
             ann.lock.release_read()
+        lexical = self.lexical if query_text and dense_weight < 1.0 else None
         # the rows the graph does not cover yet, exactly: a new row is never missed; and the
         # best of those it cannot reach, nor one the graph lost
         tail = np.flatnonzero(full[upto:]) + upto if upto < s.n else _NO_ROWS
         if orphans.size:  # (one the graph did return after all: deduplicated below)
             ok = _orphans_eligible(s, orphans, full, cache_key)
-            best = _best_orphans(orphans, orphan_vecs, ok, q, fetch)
+            best = None
+            if codes is not None and lexical is None:
+                best = _reaching_orphans(s, q, np.concatenate([cand, tail]), limit, fetch, codes)
+            if best is None:
+                best = _best_orphans(orphans, orphan_vecs, ok, q, fetch)
+            else:
+                best = _best_orphans(orphans[best], orphan_vecs[best], ok[best], q, fetch)
             tail = np.concatenate([best, tail]) if best.size else tail
         cand = np.concatenate([cand, tail])
         # (the scope's size is counted only when too few came back: a sum over every row)
         if cand.size < limit and cand.size < int(np.count_nonzero(full)):
             return None
-        lexical = self.lexical if query_text and dense_weight < 1.0 else None
         if lexical is not None and query_text:
             lex_rows, _ = lexical.top(query_text, fetch)
             lex_rows = lex_rows[lex_rows < s.n]
@@ -3614,6 +3621,30 @@ def _orphans_eligible(
     ok = _eligible_rows(orphans, full)
     _cache_put(s, key, (orphans, full, ok))
     return ok
+
+
+def _reaching_orphans(
+    s: _Snap, q: F32, others: IntArray, limit: int, fetch: int, codes: _ann.OrphanCodes
+) -> IntArray | None:
+    """Positions (in the orphan arrays) of the orphans that may score at least the floor:
+    the ``max(limit, 4 * _SIBLING_PARENTS)``-th best exact score of the other candidates
+    (``others``: the graph's and the uncovered tail's, maybe repeated). ``None`` when there
+    are fewer of those (then every orphan is scored, as before).
+
+    :func:`_best_orphans` of these positions adds the same orphans at or above the floor as
+    of all orphans (an orphan's exact score is at most its 8-bit bound, so each of them is
+    here; the best ``fetch`` of a superset holding them all hold the same ones), and those
+    below it can neither enter the top ``limit`` nor be among the best
+    ``4 * _SIBLING_PARENTS`` rows whose parents give siblings: the floor is already reached
+    by that many rows without them. So the step's answer is the same; fewer orphans below
+    the floor join the rescored candidates."""
+    m = max(limit, 4 * _SIBLING_PARENTS)
+    rows = _unique_ints(others)
+    if rows.size < m:
+        return None
+    dense = _matvec(s.vectors_of(rows), q)
+    floor = float(np.partition(dense, rows.size - m)[rows.size - m])
+    return codes.reaching(q, floor, fetch)
 
 
 def _best_orphans(rows: IntArray, vecs: F32, ok: BoolArray, q: F32, k: int) -> IntArray:
