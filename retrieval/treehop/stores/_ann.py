@@ -62,23 +62,32 @@ graph searches wider (see :func:`search_width`). A query for more candidates tha
 searches that many wide (usearch widens to ``max(expansion, k)`` itself)."""
 EF_ROWS = 100_000
 EF_MAX = 2_048
+EF_GROWTH = 0.4
+"""How the search width grows with the graph (see :func:`search_width`)."""
 
 
 def search_width(count: int) -> int:
-    """``EF * (count / EF_ROWS) ** 0.6``, at least ``EF``: a fixed width reaches less of a
-    larger graph. Measured on the 1M-leaf bench tree (80 held-out queries near random
+    """``EF * (count / EF_ROWS) ** EF_GROWTH``, at least ``EF``: a fixed width reaches less
+    of a larger graph. Measured on the 1M-leaf bench tree (80 held-out queries near random
     leaves, top-10 equal to the exhaustive one, 32 links): width 128 0.78, 256 0.88, 512
     0.99, 1024 1.00, at 3.8 / 3.5 / 5.2 / 7.1 ms per global step under load; 128 gives 0.99
     at 100k (bench_store), where this keeps it.
 
     With 48 links (``python bench/bench_find_profile.py --index IDX --queries-file Q
     --widths 516,384,320,0`` on bench_store's saved 1M index; bench_store's 210 queries /
-    410 held-out ones): width 516 (this) 210/210 / 410/410; 384 and 320 210/210, with the
-    default config's result lists the very same as at 516, at 11% / 15% less find() CPU;
-    257 209/210 / 410/410 (20% less); 192 409/410 held-out. Kept at 516: a narrower width
-    trades a measured share of queries for speed, a choice this function does not make
-    silently."""
-    return int(min(EF_MAX, max(EF, EF * (count / EF_ROWS) ** 0.6)))
+    410 held-out ones): width 516 210/210 / 410/410; 384 and 320 210/210, with the default
+    config's result lists the very same as at 516, at 11% / 15% less find() CPU; 257
+    209/210 / 410/410 (20% less); 192 409/410 held-out.
+
+    ``EF_GROWTH`` was 0.6 (516 wide at 1M); 0.4 (324 wide) since the orphans are the rows
+    a query *this* wide misses (:meth:`AnnIndex._unreachable`) and are cheap to search
+    (:class:`OrphanCodes`). Chosen on bench_find_profile's 410 queries (a fresh 1M build,
+    its orphans re-checked 516 wide, ``--widths 0,384,320,256,192``: 410/410 down to 256,
+    192 408/410; ~320 rather than the narrowest, one step from a loss), then confirmed with
+    the orphans re-checked 324 wide (8,993 of them): 410/410 there, 210/210 on
+    bench_store's queries, 410/410 on 410 queries of another seed (bench/README.md, stop
+    28)."""
+    return int(min(EF_MAX, max(EF, EF * (count / EF_ROWS) ** EF_GROWTH)))
 
 
 CONNECTIVITY = 48
