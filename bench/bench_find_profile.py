@@ -3,6 +3,8 @@ of two source trees.
 
     python bench/bench_find_profile.py --index /tmp/idx100k --profile on    # cProfile, context on
     python bench/bench_find_profile.py --index /tmp/idx100k --ab /path/to/other/checkout
+    python bench/bench_find_profile.py --index NEW --queries-file Q.npy --ab OLD_CHECKOUT
+        --ab-index OLD_INDEX                       # each checkout on its own index (one line)
 
 The index (bench_store's clustered tree, 384-d, HNSW on as in bench_store) is built at
 ``--index`` on the first run and reused after (the HNSW build takes minutes). ``--queries-file``
@@ -102,12 +104,12 @@ def worker(index: Path, queries: Path) -> None:
         print(f"{(time.thread_time() - c0) * 1e3} {(time.perf_counter() - t0) * 1e3}", flush=True)
 
 
-def ab(index: Path, queries: Path, other: Path, n: int) -> None:
-    trees = {"this": HERE.parent, "other": other}
+def ab(index: Path, queries: Path, other: Path, n: int, other_index: Path | None = None) -> None:
+    trees = {"this": (HERE.parent, index), "other": (other, other_index or index)}
     procs = {}
-    for name, root in trees.items():
+    for name, (root, idx) in trees.items():
         env = dict(os.environ, PYTHONPATH=f"{root}/retrieval:{root}/integrations")
-        args = ["--index", str(index), "--queries-file", str(queries), "--worker"]
+        args = ["--index", str(idx), "--queries-file", str(queries), "--worker"]
         procs[name] = subprocess.Popen(
             [sys.executable, __file__, *args],
             stdin=subprocess.PIPE,
@@ -244,6 +246,12 @@ def main() -> None:
     ap.add_argument("--profile", choices=sorted(MODES), help="cProfile finds in this mode")
     ap.add_argument("--ab", type=Path, help="another checkout to compare with, paired")
     ap.add_argument(
+        "--ab-index",
+        type=Path,
+        help="with --ab: the other checkout reads this index (default: --index), e.g. the "
+        "same graph before its orphans were re-checked (bench/ann_recheck_orphans.py)",
+    )
+    ap.add_argument(
         "--widths",
         help="graph search widths to compare, e.g. 0,256,192 (0: the default): top-10 vs "
         "the exhaustive one, result lists vs the first width's, find() CPU",
@@ -259,7 +267,7 @@ def main() -> None:
     if args.worker:
         worker(args.index, queries)
     elif args.ab is not None:
-        ab(args.index, queries, args.ab, args.queries)
+        ab(args.index, queries, args.ab, args.queries, args.ab_index)
     elif args.widths is not None:
         widths(
             index=args.index,
