@@ -42,7 +42,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import chain, pairwise, repeat
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -83,6 +83,12 @@ _ARRAYS = (
 
 DENSE_WEIGHT_MIN = 0.2
 DENSE_WEIGHT_MAX = 1.0
+
+
+_WRITE_PART = 1 << 20
+"""Tokens per part of a write's sort of (document, term) keys (:meth:`LexicalIndex._write`):
+memory, not results (any part size writes the same postings); the size of the tagger's
+parts (``keywords._PART_CHARS``), which keeps a part's temporaries a few megabytes."""
 
 
 def _ranges(starts: IntArray, counts: IntArray) -> IntArray:
@@ -423,30 +429,45 @@ class LexicalIndex:
             df[: self._df.shape[0]] = self._df
             self._df = df
 
-        # One sort of (document, term) keys yields every document's distinct terms and
-        # their counts, grouped by document in input order: the new blocks.
-        doc_of = np.repeat(np.arange(r.shape[0], dtype=np.int64), lengths)
-        keys = doc_of * vocab_size + flat_ids
-        uniq, tf = np.unique(keys, return_counts=True)
-        new_doc = uniq // vocab_size if vocab_size else uniq
-        new_term = uniq - new_doc * vocab_size
-        counts = np.bincount(new_doc, minlength=r.shape[0]).astype(np.int64)
+        # A sort of (document, term) keys yields every document's distinct terms and their
+        # counts, grouped by document in input order: the new blocks. Sorted by parts of
+        # consecutive documents (~1M tokens each, the same blocks): over a large first
+        # ingest's every token, each temporary was tens of megabytes mapped fresh.
+        ends = np.cumsum(lengths)
+        window = (ends - lengths) // _WRITE_PART
+        cut = [0, *(np.flatnonzero(window[1:] != window[:-1]) + 1).tolist(), r.shape[0]]
+        blocks: list[tuple[int, IntArray, IntArray, IntArray]] = []
+        for a, b in pairwise(cut):  # (r is not empty: every part holds a document)
+            ids = flat_ids[int(ends[a] - lengths[a]) : int(ends[b - 1])]
+            doc_of = np.repeat(np.arange(b - a, dtype=np.int64), lengths[a:b])
+            uniq, tf = np.unique(doc_of * vocab_size + ids, return_counts=True)
+            new_doc = uniq // vocab_size if vocab_size else uniq
+            blocks.append((a, new_doc, uniq - new_doc * vocab_size, tf))
+        counts = np.concatenate(
+            [
+                np.bincount(d, minlength=b - a)
+                for (a, d, _, _), b in zip(blocks, cut[1:], strict=True)
+            ]
+        ).astype(np.int64)
 
         self._grow_rows(int(r.max()) + 1)
         self._remove_rows(r)
-        self._grow_log(int(uniq.shape[0]))
+        self._grow_log(int(counts.sum()))
         m0 = self._m
-        m1 = m0 + int(uniq.shape[0])
-        self._log_term[m0:m1] = new_term
-        self._log_row[m0:m1] = r[new_doc]
-        self._log_tf[m0:m1] = tf
-        self._alive[m0:m1] = True
+        m1 = m0
+        for a, new_doc, new_term, tf in blocks:
+            end = m1 + new_doc.shape[0]
+            self._log_term[m1:end] = new_term
+            self._log_row[m1:end] = r[new_doc + a]
+            self._log_tf[m1:end] = tf
+            self._alive[m1:end] = True
+            _add_counts(self._df, new_term, 1)
+            m1 = end
         self._m = m1
         self._start[r] = m0 + (np.cumsum(counts) - counts)
         self._count[r] = counts
         self._dl[r] = lengths
         self._present[r] = True
-        _add_counts(self._df, new_term, 1)
         self._ndocs += int(r.shape[0])
         self._total_len += float(lengths.sum())
         self._norm_cache = None

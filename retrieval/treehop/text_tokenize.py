@@ -49,6 +49,7 @@ __all__ = [
     "sharing_cuts",
     "tokenize",
     "tokenizer_id",
+    "wants_cut",
 ]
 
 TOKENIZER_VERSION = "1"
@@ -522,6 +523,14 @@ def sharing_cuts() -> Iterator[None]:
         yield
     finally:
         _SHARE.reset(token)
+
+
+def wants_cut(n_texts: int) -> bool:
+    """Whether :func:`offer_cut` of ``n_texts`` texts would keep the cut (a scope is open
+    and holds no larger one): a caller that cuts its texts in parts gathers one cut of
+    them all only then."""
+    share = _SHARE.get()
+    return share is not None and (share.cut is None or n_texts > len(share.cut.texts))
 
 
 def offer_cut(texts: Sequence[str], chunks: Iterable[str], occ: npt.NDArray[np.int64]) -> None:

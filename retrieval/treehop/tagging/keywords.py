@@ -47,18 +47,18 @@ import threading
 import unicodedata
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import count, repeat
 from types import ModuleType
-from typing import Any, Final, Literal, cast
+from typing import Any, ClassVar, Final, Literal, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .. import tags as _tags
 from ..errors import IndexCorruptError, InvalidTagError, TreehopError
-from ..text_tokenize import offer_cut
+from ..text_tokenize import offer_cut, wants_cut
 
 __all__ = [
     "EN_STOPWORDS",
@@ -443,15 +443,38 @@ class _Flat:
         }
 
 
+_PART_CHARS: Final = 1 << 20
+"""Characters of text per part of a large batch (see :func:`_flat_parts`): parts of ~1M
+characters keep every per-occurrence column a few megabytes, which the allocator reuses
+from part to part. Memory, not results: any part size tags alike. (Chosen on one half of
+the 100k-leaf bench tree's texts, where 0.5M-2M were within noise and 4M-8M slower, and
+confirmed on the other half; one part of all 100k leaves spent more time in the kernel,
+mapping fresh memory, than in numpy.)"""
+
+
 def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
-    """The term occurrences of ``texts``, Latin texts analysed together in one pass.
+    """The term occurrences of ``texts``, analysed as one part (see :func:`_flat_parts`)."""
+    return next(iter(_flat_parts(texts, bigrams, None)))
+
+
+def _flat_parts(texts: Sequence[str], bigrams: bool, part_chars: int | None) -> _FlatParts:
+    """The term occurrences of ``texts`` in parts of consecutive documents (at most about
+    ``part_chars`` characters each; None: one part), numbered as one batch.
 
     Why batched and numbered: per text and per token, the analysis was a Python loop of a
-    few operations per token and dominated ingest. Here all Latin texts are joined and cut
-    at whitespace once (:func:`_latin_tokens`: each distinct chunk goes through the token
-    regex once), each distinct token is keyed once, and phrase, document and bigram columns
-    are integer array operations. Texts with CJK (jieba) or a marker character of
+    few operations per token and dominated ingest. Here Latin texts are joined and cut at
+    whitespace (:func:`_latin_tokens`: each distinct chunk goes through the token regex
+    once), each distinct token is keyed once, and phrase, document and bigram columns are
+    integer array operations. Texts with CJK (jieba) or a marker character of
     :func:`_latin_tokens` take the per-text path. ``test_tagging`` checks both agree.
+
+    Why parts: over a whole large batch (100k leaves, ~11M term occurrences) every column
+    and temporary is tens of megabytes, which the allocator maps fresh and the kernel
+    zeroes each time: half of the analysis and counting was kernel time. A part's columns
+    are reused memory. The parts share one numbering, the one a single batch has: the same
+    atoms in the same order (tokens in first-seen order across parts, the spelled bigrams
+    of hyphenated first parts after all of them), the same sorted keys; so counts, tags
+    and the saved statistics do not depend on the part size (``test_tagging_parts``).
     """
     for text in texts:
         if not isinstance(text, str):
@@ -490,50 +513,242 @@ def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
         cols[3].append(pb)
     empty = np.zeros(0, dtype=np.int64)
     doc, term, part_a, part_b = (np.concatenate(c) if c else empty for c in cols)
-    fixed = not bool((part_a >= 0).any())
-    lat = _latin_batch(normed, np.asarray(latin, dtype=np.int64), bigrams, atoms)
+    # Parts: runs of documents whose first character falls in one ``part_chars`` window.
+    n_docs = len(texts)
+    if part_chars is None or n_docs < 2:
+        bounds = [0, n_docs]
+    else:
+        lens = np.fromiter(map(len, texts), np.int64, n_docs)
+        window = (np.cumsum(lens) - lens) // max(part_chars, 1)
+        bounds = [0, *(np.flatnonzero(window[1:] != window[:-1]) + 1).tolist(), n_docs]
+    ids = np.asarray(latin, dtype=np.int64)
+    at = np.searchsorted(ids, bounds).tolist()
+    stream = _LatinStream(atoms, bigrams, normed)
+    lat = [
+        stream.add(normed[at[k] : at[k + 1]], ids[at[k] : at[k + 1]])
+        for k in range(len(bounds) - 1)
+    ]
+    stream.finish(lat)
     # One numbering of the batch's distinct keys. Latin unit keys come from the distinct
-    # tokens (a few thousand) and bigram keys are made unique once, so no sort or search
-    # runs over every occurrence; a bigram's parts are its two unit rows, gathered.
-    g_keys, g_inv = np.unique(lat.gram, return_inverse=True)
-    c_keys, c_inv = np.unique(term, return_inverse=True)
-    tok_ok = lat.tok_key >= 0
-    keys = _distinct(np.concatenate((lat.tok_key[tok_ok], g_keys, c_keys)))
-    tok_idx = np.searchsorted(keys, lat.tok_key)
-    unit_idx = tok_idx[lat.unit_tok]
-    gram_idx = np.searchsorted(keys, g_keys)[g_inv.reshape(-1)]
-    bi = part_a >= 0
-    part_a[bi] = np.searchsorted(keys, part_a[bi])  # a part is a unit of the same batch
-    part_b[bi] = np.searchsorted(keys, part_b[bi])
-    neg = np.full(lat.unit_tok.size, -1, dtype=np.int64)
-    return _Flat(
-        np.concatenate((doc, lat.unit_doc, lat.unit_doc[lat.gram_row])),
-        np.concatenate((np.searchsorted(keys, c_keys)[c_inv.reshape(-1)], unit_idx, gram_idx)),
-        np.concatenate((part_a, neg, unit_idx[lat.gram_row - 1])),
-        np.concatenate((part_b, neg, unit_idx[lat.gram_row])),
-        keys,
-        atoms,
-        fixed and lat.fixed_split,
+    # tokens (a few thousand) and bigram keys are made unique once per part, so no sort or
+    # search runs over every occurrence; a bigram's parts are its two unit rows, gathered.
+    c_keys = _distinct(term)
+    tok_ok = stream.tkey >= 0
+    keys = _distinct(np.concatenate((stream.tkey[tok_ok], *(p.g_keys for p in lat), c_keys)))
+    c_at = np.searchsorted(doc, bounds).tolist()
+    pieces = [
+        (doc[c_at[k] : c_at[k + 1]], term[c_at[k] : c_at[k + 1]]) for k in range(len(bounds) - 1)
+    ]
+    pieces_ab = [
+        (part_a[c_at[k] : c_at[k + 1]], part_b[c_at[k] : c_at[k + 1]])
+        for k in range(len(bounds) - 1)
+    ]
+    return _FlatParts(
+        keys, atoms, bounds, np.searchsorted(keys, stream.tkey), lat, pieces, pieces_ab
     )
 
 
-@dataclass(slots=True)
-class _LatinTerms:
-    """What :func:`_latin_batch` finds: unit rows (content tokens in text order) and bigram
-    rows, as columns over the batch's distinct tokens and atoms."""
+class _FlatParts:
+    """The parts of :func:`_flat_parts`: their shared numbering (``keys`` over ``atoms``)
+    and, iterated once, each part's :class:`_Flat` (documents numbered within the part),
+    built when it is reached and not kept."""
 
-    tok_key: NDArray[np.int64]
-    """Term key of each distinct token (-1: not a content word)."""
+    __slots__ = ("_cjk", "_cjk_ab", "_lat", "_tok_idx", "atoms", "bounds", "keys")
+
+    def __init__(
+        self,
+        keys: NDArray[np.int64],
+        atoms: _Atoms,
+        bounds: list[int],
+        tok_idx: NDArray[np.int64],
+        lat: list[_LatinPart],
+        cjk: list[tuple[NDArray[np.int64], NDArray[np.int64]]],
+        cjk_ab: list[tuple[NDArray[np.int64], NDArray[np.int64]]],
+    ) -> None:
+        self.keys = keys
+        self.atoms = atoms
+        self.bounds = bounds
+        """Document boundaries: part ``k`` holds documents ``bounds[k]`` to ``bounds[k+1]``."""
+        self._tok_idx = tok_idx
+        self._lat = lat
+        self._cjk = cjk
+        self._cjk_ab = cjk_ab
+
+    def __len__(self) -> int:
+        return len(self.bounds) - 1
+
+    def __iter__(self) -> Iterator[_Flat]:
+        keys = self.keys
+        for k in range(len(self)):
+            lo = self.bounds[k]
+            lat, (doc, term), (part_a, part_b) = self._lat[k], self._cjk[k], self._cjk_ab[k]
+            # (released as the part is built: the parts before it are not kept either)
+            self._lat[k] = _LatinPart.EMPTY
+            c_keys, c_inv = np.unique(term, return_inverse=True)
+            unit_idx = self._tok_idx[lat.unit_tok]
+            gram_idx = np.searchsorted(keys, lat.g_keys)[lat.g_inv]
+            bi = part_a >= 0
+            part_a, part_b = part_a.copy(), part_b.copy()
+            part_a[bi] = np.searchsorted(keys, part_a[bi])  # a part is a unit of the batch
+            part_b[bi] = np.searchsorted(keys, part_b[bi])
+            neg = np.full(lat.unit_tok.size, -1, dtype=np.int64)
+            yield _Flat(
+                np.concatenate((doc - lo, lat.unit_doc - lo, lat.unit_doc[lat.gram_row] - lo)),
+                np.concatenate(
+                    (np.searchsorted(keys, c_keys)[c_inv.reshape(-1)], unit_idx, gram_idx)
+                ),
+                np.concatenate((part_a, neg, unit_idx[lat.gram_row - 1])),
+                np.concatenate((part_b, neg, unit_idx[lat.gram_row])),
+                keys,
+                self.atoms,
+                not bool(bi.any()) and lat.fixed_split,
+            )
+
+
+@dataclass(slots=True)
+class _LatinPart:
+    """What :class:`_LatinStream` finds in one part: unit rows (content tokens in text
+    order) and bigram rows, over the stream's distinct tokens and the batch's atoms."""
+
     unit_tok: NDArray[np.int64]
-    """The distinct token of each unit."""
+    """The distinct token of each unit (numbered across parts)."""
     unit_doc: NDArray[np.int64]
-    """The document of each unit."""
+    """The document of each unit (numbered in the batch)."""
     gram_row: NDArray[np.int64]
     """Each bigram's second unit row (its first is the row before)."""
     gram: NDArray[np.int64]
-    """Each bigram's term key."""
+    """Each bigram's term key (those of hyphenated first parts filled in at the end)."""
+    odd: NDArray[np.int64]
+    """The bigram rows whose first part is hyphenated (spelled out at the end)."""
     fixed_split: bool
     """No bigram has a hyphenated first part (see :attr:`_Flat.fixed_split`)."""
+    g_keys: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The part's distinct bigram keys (sorted) and each bigram's index into them."""
+    g_inv: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    EMPTY: ClassVar[_LatinPart]
+
+
+_NONE: Final = np.zeros(0, dtype=np.int64)
+_LatinPart.EMPTY = _LatinPart(_NONE, _NONE, _NONE, _NONE, _NONE, True)
+
+
+class _LatinStream:
+    """The units and bigrams of Latin texts, part after part, keyed over one batch's atoms.
+
+    Distinct tokens are numbered across parts in first-seen order and keyed once, when first
+    seen, so the atoms are interned in the order one pass over all the texts interns them;
+    bigrams whose first part is hyphenated (``a-b`` + ``c`` is ``a`` + ``b-c``) are spelled
+    once per distinct token pair after the last part (:meth:`finish`), as one pass spells
+    them after all tokens. The whitespace cut of every part is gathered into one cut of all
+    the texts, numbered as one cut of them is, when an ingest scope wants it
+    (``text_tokenize.offer_cut``)."""
+
+    def __init__(self, atoms: _Atoms, bigrams: bool, texts: list[str]) -> None:
+        self.atoms = atoms
+        self.bigrams = bigrams
+        self.texts = texts
+        self.tok_ids: dict[str, int] = {}
+        self.key_strs: list[str] = []
+        self.tkey = np.zeros(0, dtype=np.int64)
+        """Term key of each distinct token (-1: not a content word)."""
+        self.whole = np.zeros(0, dtype=np.int64)
+        """The atom of each distinct token's whole key string (a bigram's second part)."""
+        self.length = np.zeros(0, dtype=np.int64)
+        self.hyph = np.zeros(0, dtype=bool)
+        self.odd_pairs: list[NDArray[np.int64]] = []
+        self.cut: dict[str, int] | None = {} if texts and wants_cut(len(texts)) else None
+        self.occ: list[NDArray[np.int64]] = []
+
+    def _number(self, distinct: list[str]) -> NDArray[np.int64]:
+        """The stream's numbers of a part's distinct tokens; new ones keyed and appended."""
+        ids = self.tok_ids
+        base = len(ids)
+        new = [t for t in distinct if t not in ids]
+        ids.update(zip(new, range(base, base + len(new)), strict=True))
+        n = len(new)
+        tkey = np.full(n, -1, dtype=np.int64)
+        whole = np.full(n, -1, dtype=np.int64)
+        length = np.zeros(n, dtype=np.int64)
+        hyph = np.zeros(n, dtype=bool)
+        atom, k_of = self.atoms.atom, self.atoms.key
+        key_strs = self.key_strs
+        for i, k in enumerate(map(_english_key, new)):
+            key_strs.append(k or "")
+            if k is None:
+                continue
+            tkey[i] = k_of(k)
+            whole[i] = atom(k)
+            length[i] = len(k)
+            hyph[i] = "-" in k
+        if n:
+            self.tkey = np.concatenate((self.tkey, tkey))
+            self.whole = np.concatenate((self.whole, whole))
+            self.length = np.concatenate((self.length, length))
+            self.hyph = np.concatenate((self.hyph, hyph))
+        return np.fromiter(map(ids.__getitem__, distinct), np.int64, len(distinct))
+
+    def add(self, texts: Sequence[str], ids: NDArray[np.int64]) -> _LatinPart:
+        """The units and bigrams of one part's ``texts`` (documents ``ids``)."""
+        if not texts:
+            return _LatinPart.EMPTY
+        chunks, occ, distinct, tok, info = _latin_cut(texts)
+        if self.cut is not None:
+            cut = self.cut
+            fresh = [c for c in chunks if c not in cut]
+            cut.update(zip(fresh, range(len(cut), len(cut) + len(fresh)), strict=True))
+            self.occ.append(np.fromiter(map(cut.__getitem__, chunks), np.int64, len(chunks))[occ])
+        if not tok.size:
+            return _LatinPart.EMPTY
+        tok = self._number(distinct)[tok]
+        tkey, length = self.tkey, self.length
+        term = tkey[tok]
+        none_tok = term < 0
+        # A phrase breaks at punctuation or a sentence end before a token, and after a token
+        # that is not a content word (a stopword, a number).
+        code = info & 3
+        phrase = np.cumsum(code > 0) + np.concatenate(([0], np.cumsum(none_tok[:-1])))
+        doc = ids[np.cumsum(info >> 2) - 1]
+        keep = ~none_tok
+        units, udoc, uphrase, utok = term[keep], doc[keep], phrase[keep], tok[keep]
+        if not self.bigrams or units.size < 2:
+            return _LatinPart(utok, udoc, _NONE, _NONE, _NONE, True)
+        j = np.flatnonzero((uphrase[1:] == uphrase[:-1]) & (units[1:] != units[:-1])) + 1
+        ta, tb = utok[j - 1], utok[j]
+        fits = length[ta] + 1 + length[tb] <= _MAX_TOKEN_CHARS
+        j, ta, tb = j[fits], ta[fits], tb[fits]
+        # The first part's head atom and the second part's whole atom; a hyphenated first
+        # part is spelled out in :meth:`finish`.
+        gram = _pack(tkey[ta] >> 32, self.whole[tb])
+        odd = np.flatnonzero(self.hyph[ta])
+        if odd.size:
+            self.odd_pairs.append(np.stack((ta[odd], tb[odd])))
+        return _LatinPart(utok, udoc, j, gram, odd, not odd.size)
+
+    def finish(self, parts: list[_LatinPart]) -> None:
+        """Spell the bigrams of hyphenated first parts (once per distinct token pair, in
+        pair order), number each part's bigram keys, and offer the whole cut."""
+        if self.odd_pairs:
+            ta, tb = np.concatenate(self.odd_pairs, axis=1)
+            n_tok = len(self.key_strs)
+            pair, inv = np.unique(ta * n_tok + tb, return_inverse=True)
+            strs, k_of = self.key_strs, self.atoms.key
+            spelled = [k_of(f"{strs[p // n_tok]}-{strs[p % n_tok]}") for p in pair.tolist()]
+            keys = np.asarray(spelled, dtype=np.int64)[inv.reshape(-1)]
+            at = 0
+            for p in parts:
+                if p.odd.size:
+                    p.gram[p.odd] = keys[at : at + p.odd.size]
+                    at += p.odd.size
+        for p in parts:
+            if p.gram.size:
+                g_keys, g_inv = np.unique(p.gram, return_inverse=True)
+                p.g_keys, p.g_inv = g_keys, g_inv.reshape(-1)
+        if self.cut is not None:
+            # In an ingest write, the BM25 index cuts the same leaf texts: it reuses this
+            # cut (``text_tokenize.shared_words``) instead of cutting them again.
+            occ = np.concatenate(self.occ) if self.occ else _NONE
+            offer_cut(self.texts, self.cut, occ)
 
 
 _PARAGRAPH: Final = re.compile(r"\n\s*\n")
@@ -547,9 +762,21 @@ either character take the per-text path (:func:`_flat_terms`)."""
 def _latin_tokens(
     texts: Sequence[str],
 ) -> tuple[list[str], NDArray[np.int64], NDArray[np.int64]]:
-    """The batch's distinct tokens (first seen first), the distinct token of each token
-    occurrence, and each occurrence's gap info: the :func:`_gap_code` of the text between it
-    and the token before, plus 4 x the documents that start in that text.
+    """:func:`_latin_cut`'s tokens of ``texts``; the cut is offered to an ingest scope's
+    BM25 upsert (``text_tokenize.offer_cut``)."""
+    chunks, occ, distinct, tok, info = _latin_cut(texts)
+    offer_cut(texts, chunks, occ)
+    return distinct, tok, info
+
+
+def _latin_cut(
+    texts: Sequence[str],
+) -> tuple[list[str], NDArray[np.int64], list[str], NDArray[np.int64], NDArray[np.int64]]:
+    """The whitespace cut of ``texts`` (the distinct chunks, first seen first, and the
+    chunk of each occurrence, a document mark before each text), the distinct tokens (first
+    seen first), the distinct token of each token occurrence, and each occurrence's gap
+    info: the :func:`_gap_code` of the text between it and the token before, plus 4 x the
+    documents that start in that text.
 
     Why whitespace chunks: a token never holds whitespace, so the tokens of a text are the
     tokens of its whitespace-separated chunks, and a corpus repeats its chunks (``word``,
@@ -596,9 +823,6 @@ def _latin_tokens(
             flat_tok.append(tid(pieces[i], len(tok_ids)))
             flat_code.append(code_of(pieces[i - 1]))
     occ = dense[first_at]
-    # In an ingest write, the BM25 index cuts the same leaf texts: it reuses this cut
-    # (``text_tokenize.shared_words``) instead of cutting them again.
-    offer_cut(texts, chunk_ids, occ)
     n = ntok[occ]
     has = n > 0
     tb = occ[has]  # the chunk occurrences holding tokens, in order
@@ -622,64 +846,7 @@ def _latin_tokens(
     code = np.asarray(flat_code, dtype=np.int64)[base]
     code[first] = np.maximum(code[first], gap[:-1])
     code[first] += 4 * starts[:-1].astype(np.int64)
-    return list(tok_ids), tok, code
-
-
-def _latin_batch(
-    texts: Sequence[str], ids: NDArray[np.int64], bigrams: bool, atoms: _Atoms
-) -> _LatinTerms:
-    """The units and bigrams of Latin ``texts`` (documents ``ids``); keys over ``atoms``."""
-    empty = np.zeros(0, dtype=np.int64)
-    none = _LatinTerms(empty, empty, empty, empty, empty, True)
-    if not texts:
-        return none
-    distinct, tok, info = _latin_tokens(texts)
-    if not tok.size:
-        return none
-    # Each distinct token is keyed once: tokens -> distinct-token index -> its key string's
-    # atoms (-1: no term). Per distinct token: the term key, the atom of its whole string
-    # (what a bigram's second part contributes), its length, and whether it is hyphenated.
-    n_tok = len(distinct)
-    tkey = np.full(n_tok, -1, dtype=np.int64)
-    whole = np.full(n_tok, -1, dtype=np.int64)
-    length = np.zeros(n_tok, dtype=np.int64)
-    hyph = np.zeros(n_tok, dtype=bool)
-    key_strs: list[str] = []
-    atom, k_of = atoms.atom, atoms.key
-    for i, k in enumerate(map(_english_key, distinct)):
-        key_strs.append(k or "")
-        if k is None:
-            continue
-        tkey[i] = k_of(k)
-        whole[i] = atom(k)
-        length[i] = len(k)
-        hyph[i] = "-" in k
-    term = tkey[tok]
-    none_tok = term < 0
-    # A phrase breaks at punctuation or a sentence end before a token, and after a token
-    # that is not a content word (a stopword, a number).
-    code = info & 3
-    phrase = np.cumsum(code > 0) + np.concatenate(([0], np.cumsum(none_tok[:-1])))
-    doc = ids[np.cumsum(info >> 2) - 1]
-    keep = ~none_tok
-    units, udoc, uphrase, utok = term[keep], doc[keep], phrase[keep], tok[keep]
-    out = _LatinTerms(tkey, utok, udoc, empty, empty, True)
-    if not bigrams or units.size < 2:
-        return out
-    j = np.flatnonzero((uphrase[1:] == uphrase[:-1]) & (units[1:] != units[:-1])) + 1
-    ta, tb = utok[j - 1], utok[j]
-    fits = length[ta] + 1 + length[tb] <= _MAX_TOKEN_CHARS
-    j, ta, tb = j[fits], ta[fits], tb[fits]
-    # The first part's head atom and the second part's whole atom; a hyphenated first part
-    # (``a-b`` + ``c`` is ``a`` + ``b-c``) is spelled out, once per distinct token pair.
-    gram = _pack(tkey[ta] >> 32, whole[tb])
-    odd = np.flatnonzero(hyph[ta])
-    if odd.size:
-        pair, inv = np.unique(ta[odd] * n_tok + tb[odd], return_inverse=True)
-        spelled = [k_of(f"{key_strs[p // n_tok]}-{key_strs[p % n_tok]}") for p in pair.tolist()]
-        gram[odd] = np.asarray(spelled, dtype=np.int64)[inv.reshape(-1)]
-    out.gram_row, out.gram, out.fixed_split = j, gram, not odd.size
-    return out
+    return list(chunk_ids), occ, list(tok_ids), tok, code
 
 
 class _Vocab:
@@ -801,6 +968,11 @@ class _Counted:
 
     def parts(self, wanted: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         return self.part_a[wanted], self.part_b[wanted]
+
+    EMPTY: ClassVar[_Counted]
+
+
+_Counted.EMPTY = _Counted(_NONE, _NONE, _NONE, _NONE, _NONE)
 
 
 def _count(flat: _Flat, gid: NDArray[np.int64]) -> _Counted:
@@ -1080,7 +1252,11 @@ class KeywordTagger:
         """
         if isinstance(texts, str):
             raise TaggerError("texts must be a sequence of strings, not one string")
-        self._fit_flat(_flat_terms(texts, self.bigrams), len(texts))
+        parts = _flat_parts(texts, self.bigrams, _PART_CHARS)
+        if len(parts) == 1:
+            self._fit_flat(next(iter(parts)), len(texts))
+        else:
+            self._fit_parts(parts, len(texts))
 
     def partial_fit_extract(
         self, fit_texts: Sequence[str], texts: Sequence[str]
@@ -1096,9 +1272,20 @@ class KeywordTagger:
         if self.method != "tfidf" or list(fit_texts) != list(texts):
             self.partial_fit(fit_texts)
             return self.extract_many(texts)
-        flat = _flat_terms(texts, self.bigrams)
-        fitted = self._fit_flat(flat, len(texts))
-        return [[lab for lab, _ in d] for d in self._tfidf_flat(flat, len(texts), fitted)]
+        parts = _flat_parts(texts, self.bigrams, _PART_CHARS)
+        if len(parts) == 1:
+            flat = next(iter(parts))
+            fitted = self._fit_flat(flat, len(texts))
+            return [[lab for lab, _ in d] for d in self._tfidf_flat(flat, len(texts), fitted)]
+        # Every part is counted into the statistics before any is scored: a document's tags
+        # depend on the frequencies of the whole batch.
+        counted = self._fit_parts(parts, len(texts))
+        out: list[list[str]] = []
+        for k, c in enumerate(counted):
+            counted[k] = _Counted.EMPTY  # (each part's counts released once scored)
+            n = parts.bounds[k + 1] - parts.bounds[k]
+            out += ([lab for lab, _ in d] for d in self._tfidf_counted(c, n))
+        return out
 
     def _fit_flat(self, flat: _Flat, n_docs: int) -> _Counted:
         """Count each document's distinct terms into the document frequencies; returns the
@@ -1130,6 +1317,37 @@ class KeywordTagger:
             df += np.bincount(counted.term, minlength=n_terms)
         if self._base_id:
             self._touched.append(terms if terms is not None else _distinct(counted.term))
+        self._df = df
+        self._n_docs += n_docs
+        self._fitted = True
+        self._cache = None
+        return counted
+
+    def _gid(self, parts: _FlatParts, add: bool) -> NDArray[np.int64]:
+        """Vocabulary ids of the batch terms of ``parts`` (-1: unknown); ``add``: unknown
+        terms are numbered first, in key order (as :meth:`_fit_flat` numbers them)."""
+        vocab = self._vocab
+        keys = vocab.translate(parts.keys, parts.atoms, add=add)
+        gid = vocab.find(keys)
+        unseen = np.flatnonzero(gid < 0)
+        if add and unseen.size:
+            order = unseen[np.argsort(keys[unseen])]
+            gid[order] = vocab.add(keys[order])
+        return gid
+
+    def _fit_parts(self, parts: _FlatParts, n_docs: int) -> list[_Counted]:
+        """:meth:`_fit_flat` of a batch in parts: one numbering, each part counted in turn
+        and its counts added in; the same statistics (and saved state) as one part."""
+        gid = self._gid(parts, add=True)
+        counted = [_count(flat, gid) for flat in parts]
+        df = np.concatenate((self._df, np.zeros(len(self._vocab) - self._df.size, np.int64)))
+        seen: list[NDArray[np.int64]] = []
+        for c in counted:
+            terms, counts = _unique_counts(c.term)
+            df[terms] += counts
+            seen.append(terms)
+        if self._base_id:
+            self._touched.append(_distinct(np.concatenate(seen)) if seen else _NONE)
         self._df = df
         self._n_docs += n_docs
         self._fitted = True
@@ -1199,19 +1417,31 @@ class KeywordTagger:
         if isinstance(texts, str):
             raise TaggerError("texts must be a sequence of strings, not one string")
         if self.method == "tfidf":
-            return self._tfidf_flat(_flat_terms(texts, self.bigrams), len(texts))
+            parts = _flat_parts(texts, self.bigrams, _PART_CHARS)
+            if len(parts) == 1:
+                return self._tfidf_flat(next(iter(parts)), len(texts))
+            gid = self._gid(parts, add=False)
+            out: list[list[tuple[str, float]]] = []
+            for k, flat in enumerate(parts):
+                n = parts.bounds[k + 1] - parts.bounds[k]
+                out += self._tfidf_counted(_count(flat, gid), n)
+            return out
         return [self._textrank(_analyse(t)) for t in texts]
 
     def _tfidf_flat(
         self, flat: _Flat, n_docs: int, counted: _Counted | None = None
     ) -> list[list[tuple[str, float]]]:
         """TF-IDF tags of the documents of ``flat`` (``counted``: its counts when known)."""
-        out: list[list[tuple[str, float]]] = [[] for _ in range(n_docs)]
         if counted is None:
             # -1 for a term outside the vocabulary (an unseen text's words), dropped below.
             v = self._vocab
             gid = v.find(v.translate(flat.keys, flat.atoms, add=False))
             counted = _count(flat, gid)
+        return self._tfidf_counted(counted, n_docs)
+
+    def _tfidf_counted(self, counted: _Counted, n_docs: int) -> list[list[tuple[str, float]]]:
+        """TF-IDF tags of ``n_docs`` documents from their counts."""
+        out: list[list[tuple[str, float]]] = [[] for _ in range(n_docs)]
         t = counted.term
         # The df window and the IDF (:meth:`_stats`' formulas) of the batch's terms only:
         # a re-add tags a few documents in a vocabulary of millions of terms, and the
