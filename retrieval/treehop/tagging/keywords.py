@@ -457,29 +457,13 @@ def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
     return next(iter(_flat_parts(texts, bigrams, None)))
 
 
-def _flat_parts(texts: Sequence[str], bigrams: bool, part_chars: int | None) -> _FlatParts:
-    """The term occurrences of ``texts`` in parts of consecutive documents (at most about
-    ``part_chars`` characters each; None: one part), numbered as one batch.
-
-    Why batched and numbered: per text and per token, the analysis was a Python loop of a
-    few operations per token and dominated ingest. Here Latin texts are joined and cut at
-    whitespace (:func:`_latin_tokens`: each distinct chunk goes through the token regex
-    once), each distinct token is keyed once, and phrase, document and bigram columns are
-    integer array operations. Texts with CJK (jieba) or a marker character of
-    :func:`_latin_tokens` take the per-text path. ``test_tagging`` checks both agree.
-
-    Why parts: over a whole large batch (100k leaves, ~11M term occurrences) every column
-    and temporary is tens of megabytes, which the allocator maps fresh and the kernel
-    zeroes each time: half of the analysis and counting was kernel time. A part's columns
-    are reused memory. The parts share one numbering, the one a single batch has: the same
-    atoms in the same order (tokens in first-seen order across parts, the spelled bigrams
-    of hyphenated first parts after all of them), the same sorted keys; so counts, tags
-    and the saved statistics do not depend on the part size (``test_tagging_parts``).
-    """
-    for text in texts:
-        if not isinstance(text, str):
-            raise TaggerError(f"text must be a string, got {type(text).__name__}")
-    atoms = _Atoms()
+def _mixed_columns(
+    texts: Sequence[str], bigrams: bool, atoms: _Atoms
+) -> tuple[list[int], list[str], tuple[NDArray[np.int64], ...]]:
+    """Sort ``texts`` into the Latin ones (positions and normalised texts, for the bulk
+    analysis of :class:`_LatinStream`) and the rest (CJK, or a marker character of
+    :func:`_latin_tokens`), analysed here one text at a time: their (document, term,
+    bigram part a, part b) columns, keyed in ``atoms`` as they come."""
     cols: tuple[list[NDArray[np.int64]], ...] = ([], [], [], [])
     latin: list[int] = []
     normed: list[str] = []
@@ -512,15 +496,45 @@ def _flat_parts(texts: Sequence[str], bigrams: bool, part_chars: int | None) -> 
         cols[2].append(pa)
         cols[3].append(pb)
     empty = np.zeros(0, dtype=np.int64)
-    doc, term, part_a, part_b = (np.concatenate(c) if c else empty for c in cols)
-    # Parts: runs of documents whose first character falls in one ``part_chars`` window.
+    return latin, normed, tuple(np.concatenate(c) if c else empty for c in cols)
+
+
+def _part_bounds(texts: Sequence[str], part_chars: int | None) -> list[int]:
+    """The first document of each part, then ``len(texts)``: runs of documents whose first
+    character falls in one ``part_chars`` window (None: one part)."""
     n_docs = len(texts)
     if part_chars is None or n_docs < 2:
-        bounds = [0, n_docs]
-    else:
-        lens = np.fromiter(map(len, texts), np.int64, n_docs)
-        window = (np.cumsum(lens) - lens) // max(part_chars, 1)
-        bounds = [0, *(np.flatnonzero(window[1:] != window[:-1]) + 1).tolist(), n_docs]
+        return [0, n_docs]
+    lens = np.fromiter(map(len, texts), np.int64, n_docs)
+    window = (np.cumsum(lens) - lens) // max(part_chars, 1)
+    return [0, *(np.flatnonzero(window[1:] != window[:-1]) + 1).tolist(), n_docs]
+
+
+def _flat_parts(texts: Sequence[str], bigrams: bool, part_chars: int | None) -> _FlatParts:
+    """The term occurrences of ``texts`` in parts of consecutive documents (at most about
+    ``part_chars`` characters each; None: one part), numbered as one batch.
+
+    Why batched and numbered: per text and per token, the analysis was a Python loop of a
+    few operations per token and dominated ingest. Here Latin texts are joined and cut at
+    whitespace (:func:`_latin_tokens`: each distinct chunk goes through the token regex
+    once), each distinct token is keyed once, and phrase, document and bigram columns are
+    integer array operations. Texts with CJK (jieba) or a marker character of
+    :func:`_latin_tokens` take the per-text path. ``test_tagging`` checks both agree.
+
+    Why parts: over a whole large batch (100k leaves, ~11M term occurrences) every column
+    and temporary is tens of megabytes, which the allocator maps fresh and the kernel
+    zeroes each time: half of the analysis and counting was kernel time. A part's columns
+    are reused memory. The parts share one numbering, the one a single batch has: the same
+    atoms in the same order (tokens in first-seen order across parts, the spelled bigrams
+    of hyphenated first parts after all of them), the same sorted keys; so counts, tags
+    and the saved statistics do not depend on the part size (``test_tagging_parts``).
+    """
+    for text in texts:
+        if not isinstance(text, str):
+            raise TaggerError(f"text must be a string, got {type(text).__name__}")
+    atoms = _Atoms()
+    latin, normed, (doc, term, part_a, part_b) = _mixed_columns(texts, bigrams, atoms)
+    bounds = _part_bounds(texts, part_chars)
     ids = np.asarray(latin, dtype=np.int64)
     at = np.searchsorted(ids, bounds).tolist()
     stream = _LatinStream(atoms, bigrams, normed)
