@@ -453,7 +453,8 @@ mapping fresh memory, than in numpy.)"""
 
 
 def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
-    """The term occurrences of ``texts``, analysed as one part (see :func:`_flat_parts`)."""
+    """The term occurrences of ``texts``, analysed as one part (see :func:`_flat_parts`): the
+    form the tagger's tests compare the parts against (ingest always goes through the parts)."""
     return next(iter(_flat_parts(texts, bigrams, None)))
 
 
@@ -770,7 +771,7 @@ _PARAGRAPH: Final = re.compile(r"\n\s*\n")
 _DOC_CHUNK: Final = "\x01"
 _PARA_CHUNK: Final = "\x02"
 """Marker chunks of :func:`_latin_tokens`: a document start, a blank line. Texts holding
-either character take the per-text path (:func:`_flat_terms`)."""
+either character take the per-text path (:func:`_mixed_columns`)."""
 
 
 def _latin_tokens(
