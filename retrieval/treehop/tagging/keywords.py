@@ -1305,18 +1305,8 @@ class KeywordTagger:
     def _fit_flat(self, flat: _Flat, n_docs: int) -> _Counted:
         """Count each document's distinct terms into the document frequencies; returns the
         batch's counts (what :meth:`_tfidf_flat` scores, so a fit-and-extract counts once)."""
-        vocab = self._vocab
-        # One lookup and one merge over the (large) vocabulary: the batch's distinct keys
-        # (distinct batch terms are distinct terms) are found by one binary search, and the
-        # unseen ones numbered in key order.
-        keys = vocab.translate(flat.keys, flat.atoms, add=True)
-        gid = vocab.find(keys)
-        unseen = np.flatnonzero(gid < 0)
-        if unseen.size:
-            order = unseen[np.argsort(keys[unseen])]
-            gid[order] = vocab.add(keys[order])
-        counted = _count(flat, gid)
-        n_terms = len(vocab)
+        counted = _count(flat, self._gid(flat.keys, flat.atoms, add=True))
+        n_terms = len(self._vocab)
         old = self._df
         if counted.term.size * 8 < n_terms:
             # A small batch in a large vocabulary (a re-add): the batch's terms counted by a
@@ -1338,11 +1328,14 @@ class KeywordTagger:
         self._cache = None
         return counted
 
-    def _gid(self, parts: _FlatParts, add: bool) -> NDArray[np.int64]:
-        """Vocabulary ids of the batch terms of ``parts`` (-1: unknown); ``add``: unknown
-        terms are numbered first, in key order (as :meth:`_fit_flat` numbers them)."""
+    def _gid(self, batch_keys: NDArray[np.int64], atoms: _Atoms, add: bool) -> NDArray[np.int64]:
+        """Vocabulary ids of a batch's distinct term keys (over its ``atoms``; -1: unknown);
+        ``add``: unknown terms are numbered first, in key order.
+
+        One lookup and one merge over the (large) vocabulary: the batch's distinct keys
+        (distinct batch terms are distinct terms) are found by one binary search."""
         vocab = self._vocab
-        keys = vocab.translate(parts.keys, parts.atoms, add=add)
+        keys = vocab.translate(batch_keys, atoms, add=add)
         gid = vocab.find(keys)
         unseen = np.flatnonzero(gid < 0)
         if add and unseen.size:
@@ -1353,7 +1346,7 @@ class KeywordTagger:
     def _fit_parts(self, parts: _FlatParts, n_docs: int) -> list[_Counted]:
         """:meth:`_fit_flat` of a batch in parts: one numbering, each part counted in turn
         and its counts added in; the same statistics (and saved state) as one part."""
-        gid = self._gid(parts, add=True)
+        gid = self._gid(parts.keys, parts.atoms, add=True)
         counted = [_count(flat, gid) for flat in parts]
         df = np.concatenate((self._df, np.zeros(len(self._vocab) - self._df.size, np.int64)))
         seen: list[NDArray[np.int64]] = []
@@ -1435,7 +1428,7 @@ class KeywordTagger:
             parts = _flat_parts(texts, self.bigrams, _PART_CHARS)
             if len(parts) == 1:
                 return self._tfidf_flat(next(iter(parts)), len(texts))
-            gid = self._gid(parts, add=False)
+            gid = self._gid(parts.keys, parts.atoms, add=False)
             out: list[list[tuple[str, float]]] = []
             for k, flat in enumerate(parts):
                 n = parts.bounds[k + 1] - parts.bounds[k]
@@ -1449,9 +1442,7 @@ class KeywordTagger:
         """TF-IDF tags of the documents of ``flat`` (``counted``: its counts when known)."""
         if counted is None:
             # -1 for a term outside the vocabulary (an unseen text's words), dropped below.
-            v = self._vocab
-            gid = v.find(v.translate(flat.keys, flat.atoms, add=False))
-            counted = _count(flat, gid)
+            counted = _count(flat, self._gid(flat.keys, flat.atoms, add=False))
         return self._tfidf_counted(counted, n_docs)
 
     def _tfidf_counted(self, counted: _Counted, n_docs: int) -> list[list[tuple[str, float]]]:
