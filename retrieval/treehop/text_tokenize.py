@@ -537,7 +537,7 @@ def offer_cut(texts: Sequence[str], chunks: Iterable[str], occ: npt.NDArray[np.i
     """Keep a cut for the scope's BM25 upsert (the largest offered: the leaves' texts).
     ``chunks``: the distinct chunks in numbering order (the first is the document mark)."""
     share = _SHARE.get()
-    if share is not None and (share.cut is None or len(texts) > len(share.cut.texts)):
+    if share is not None and wants_cut(len(texts)):
         share.cut = ChunkCut(list(texts), list(chunks), occ)
 
 
