@@ -733,3 +733,76 @@ def test_a_sweep_runs_after_growth_is_saved_and_stops_when_asked(
     old = EmbeddedStore(path, ann_min_rows=0, lexical=False)
     assert old._ann is not None and old._ann.swept == old._ann.count == 3000
     old.close()
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+def test_an_open_gathers_the_orphans_and_their_codes_before_the_first_search(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch, threaded: bool
+) -> None:
+    """The first global step after an open used to gather the orphans' scattered rows and
+    start their codes in a thread: the open does it now (in its warm-up thread from 100k
+    rows, inline below), and the answers are those of a store that gathers them itself."""
+    from pathlib import Path
+
+    from treehop.stores import _ann
+    from treehop.stores import embedded as emb
+
+    monkeypatch.setattr(_ann, "ORPHAN_CODES_MIN", 1)
+    if threaded:
+        monkeypatch.setattr(emb, "_WARM_INLINE_ROWS", 0)
+    path = Path(str(tmp_path)) / "idx"
+    mem, disk = saved(path)
+    assert disk._ann is not None
+    labels = np.array([3, 17, 40, 41], np.int64)
+    disk._ann.orphans = labels
+    disk._ann_file = None  # rewrite the graph file (with its orphans) at the next save
+    disk.save()
+    disk.close()
+
+    again = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    ann = again._ann
+    assert ann is not None and ann.orphans.tolist() == labels.tolist()
+    kept = ann._orphan_vecs  # before any search
+    assert kept is not None and kept[0] is ann.orphans
+    s = again._snap
+    rows = ann.row[labels]
+    np.testing.assert_array_equal(kept[1], s.vectors_of(rows))
+    assert ann.orphan_codes() is not None  # built by the open, not by a thread after it
+    qs = mem.get_vectors([f"{R}/d3/f4.md", f"{R}/d1/f0.md"]) + 0.05
+    warm = [[(h.node.uri, h.score) for h in again.search(q, Scope(), 10)] for q in qs]
+    warm_batch = again.search_batch(qs, Scope(), 10)
+    again.close()
+
+    # the same answers from an open that leaves the gather to the first search
+    monkeypatch.setattr(_ann.AnnIndex, "adopt_orphans", lambda self, w: False)
+    cold = EmbeddedStore(path, ann_min_rows=0, lexical=False)
+    assert cold._ann is not None and cold._ann._orphan_vecs is None
+    assert [[(h.node.uri, h.score) for h in cold.search(q, Scope(), 10)] for q in qs] == warm
+    got = cold.search_batch(qs, Scope(), 10)
+    assert [[(h.node.uri, h.score) for h in r] for r in got] == [
+        [(h.node.uri, h.score) for h in r] for r in warm_batch
+    ]
+    cold.close()
+
+
+def test_orphans_gathered_for_other_labels_or_rows_are_not_adopted() -> None:
+    from treehop.stores._ann import AnnIndex, WarmOrphans
+
+    store = clustered_store(0, n=400)
+    ann = store._ann
+    assert ann is not None
+    labels = np.array([5, 9], np.int64)
+    s = store._snap
+    fresh = AnnIndex(ann.index, ann.row, ann.upto, mutable=False, orphans=labels)
+    other = WarmOrphans.gather(ann.row, np.array([5, 10], np.int64), s.vectors_of)
+    assert not fresh.adopt_orphans(other)  # other labels
+    moved = ann.row.copy()
+    moved[9] = moved[8]
+    stale = WarmOrphans.gather(moved, labels, s.vectors_of)
+    assert not fresh.adopt_orphans(stale)  # the rows moved since (a compaction)
+    assert fresh._orphan_vecs is None
+    good = WarmOrphans.gather(ann.row, labels, s.vectors_of)
+    assert fresh.adopt_orphans(good)
+    rows, vecs = fresh.orphan_rows(s.n, s.vectors_of)
+    assert vecs is good.vecs and rows.tolist() == ann.row[labels].tolist()
+    assert not fresh.adopt_orphans(good)  # only once: what a search gathered stays

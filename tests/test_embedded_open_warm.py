@@ -6,6 +6,7 @@ slice of the URI order, the wide-scope mask as one scatter, and node texts check
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -63,18 +64,19 @@ def test_open_builds_the_lookup_keys_in_a_thread_it_joins(
     nodes = tree()
     saved(tmp_path / "i", nodes)
     monkeypatch.setattr(emb, "_WARM_INLINE_ROWS", 0)  # the large-index path: a thread
-    started: list[threading.Thread] = []
-    real = emb._start_warm
+    ran: list[tuple[str, bool]] = []  # (the warm-up's thread, whether the open had returned)
+    opened: list[bool] = []
+    real = emb._warm
 
-    def spy(s: emb._Snap) -> threading.Thread | None:
-        t = real(s)
-        if t is not None:
-            started.append(t)
-        return t
+    def spy(s: emb._Snap, ann_rows: object = None) -> object:
+        time.sleep(0.2)  # (a warm-up the open must wait for)
+        ran.append((threading.current_thread().name, bool(opened)))
+        return real(s, ann_rows)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(emb, "_start_warm", spy)
+    monkeypatch.setattr(emb, "_warm", spy)
     s = EmbeddedStore(tmp_path / "i")
-    assert len(started) == 1 and not started[0].is_alive()  # joined: the open paid for it
+    opened.append(True)
+    assert ran == [("treehop-open-warm", False)]  # in a thread, joined: the open paid for it
     snap = s._snap
     uk = snap.cache[("keys", "uri_hash")]
     pk = snap.cache[("keys", "parent_hash")]
@@ -82,7 +84,7 @@ def test_open_builds_the_lookup_keys_in_a_thread_it_joins(
     np.testing.assert_array_equal(pk, snap.cols["parent_hash"][snap.by_parent])
     assert np.all(uk[1:] >= uk[:-1]) and np.all(pk[1:] >= pk[:-1])
     # a store opened without them answers the same
-    monkeypatch.setattr(emb, "_start_warm", lambda s: None)
+    monkeypatch.setattr(emb, "_start_warm", lambda s, ann_rows=None: lambda: None)
     cold = EmbeddedStore(tmp_path / "i")
     assert ("keys", "uri_hash") not in cold._snap.cache
     uris = [n.uri for n in nodes]
@@ -100,7 +102,7 @@ def test_a_failed_warm_up_leaves_the_keys_to_the_first_search(
     saved(tmp_path / "i", nodes)
     monkeypatch.setattr(emb, "_WARM_INLINE_ROWS", 0)
 
-    def broken(s: emb._Snap) -> None:
+    def broken(s: emb._Snap, ann_rows: object = None) -> None:
         raise MemoryError("no room for the keys")
 
     monkeypatch.setattr(emb, "_warm", broken)

@@ -78,7 +78,7 @@ import time
 import weakref
 import zlib
 from collections import OrderedDict
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -96,7 +96,7 @@ from ..lexical import LexicalIndex, hybrid_scores
 from ..models import ContextType, Node
 from . import _ann
 from . import _checksum as _ck
-from ._ann import AnnIndex
+from ._ann import AnnIndex, WarmOrphans
 from ._filelock import WriterLock
 from ._state_blobs import check_state_key
 from .base import (
@@ -684,6 +684,8 @@ class EmbeddedStore:
         """The saved graph's checksum, computed by a thread the open starts first (see
         :meth:`_start_ann_precheck`): the manifest entry, the thread, its answer."""
         self._ann_rows_open: tuple[str, IntArray, IntArray] | None = None
+        self._warm_orphans: WarmOrphans | None = None
+        """The saved graph's orphans gathered by the last open (see :class:`WarmOrphans`)."""
         """The graph's row map as the open read it (index file name, rows): the graph's
         load takes it instead of reading the index file a second time."""
         self._ann_loader: threading.Thread | None = None
@@ -2407,7 +2409,7 @@ class EmbeddedStore:
             if row.size != int(entry["count"]):
                 raise IndexCorruptError(f"{f}: {entry['count']} labels but {row.size} rows")
             swept = entry.get("swept")  # (none in a file saved before sweeps: counts as swept)
-            return AnnIndex.open(
+            ann = AnnIndex.open(
                 f,
                 int(entry["dim"]),
                 row,
@@ -2416,6 +2418,10 @@ class EmbeddedStore:
                 orphans=orphans,
                 swept=None if swept is None else int(swept),
             )
+            warm, self._warm_orphans = self._warm_orphans, None
+            if warm is not None:  # (a graph opened after the open's warm-up)
+                ann.adopt_orphans(warm)
+            return ann
         except (OSError, ValueError, TypeError) as exc:
             raise IndexCorruptError(f"{f}: {exc}") from exc
 
@@ -2684,10 +2690,16 @@ class EmbeddedStore:
             self._start_verifier(m, data, maps)
         self._node_cache.clear()
         self._md_cache.clear()
-        warm = None if own else _start_warm(self._snap_v)
+        self._warm_orphans = None
+        opening = None if own else self._ann_rows_open
+        warm = None if own else _start_warm(self._snap_v, opening and opening[1:])
         self._follow_indexes(m, live, own)
         if warm is not None:
-            warm.join()
+            self._warm_orphans = warm()
+            ann = self._ann
+            if ann is not None and self._warm_orphans is not None:
+                ann.adopt_orphans(self._warm_orphans)
+                self._warm_orphans = None  # (else kept for a graph that opens later)
 
     def _follow_indexes(self, m: dict[str, Any], live: int, own: bool) -> None:
         """Point the HNSW and BM25 state at manifest ``m``: kept as they are when ``m`` was
@@ -3121,16 +3133,25 @@ _WARM_INLINE_ROWS = 100_000
 """Below this many rows the open warms a snapshot inline (a thread would cost more)."""
 
 
-def _warm(s: _Snap) -> None:
+def _warm(s: _Snap, ann_rows: tuple[IntArray, IntArray] | None = None) -> WarmOrphans | None:
     """Build a freshly opened snapshot's query-independent lookup keys: the URI hashes in
     ``by_hash`` order (every ``lookup``: a find's roots, a parent) and the parent hashes in
     ``by_parent`` order (every ``children`` call, the siblings of graph candidates). Each is
     a random gather over every row (~10-30 ms per million rows here), which the first
     ``find()`` after an open paid before: 25-70 ms of its 76-240 ms at 1M rows
-    (``bench/bench_store.py``'s "first find after open")."""
+    (``bench/bench_store.py``'s "first find after open"). With ``ann_rows`` (the saved
+    graph's label rows and orphan labels): also the orphans' matrix and codes
+    (:class:`WarmOrphans`), the rest of that first find's one-time cost."""
     s.sorted_keys("uri_hash", s.by_hash)
     s.sorted_keys("parent_hash", s.by_parent)
     _uri_rank(s)
+    if ann_rows is None or not ann_rows[1].size:
+        return None
+    row, labels = ann_rows
+    try:
+        return WarmOrphans.gather(row, labels, s.vectors_of)
+    except (IndexError, ValueError):
+        return None  # (damaged labels or rows: the graph's own open or first search reports it)
 
 
 def _uri_rank(s: _Snap) -> npt.NDArray[np.int32]:
@@ -3191,22 +3212,31 @@ def _leaf_family_rows(s: _Snap, uri: str, own: int) -> IntArray | None:
     return out
 
 
-def _start_warm(s: _Snap) -> threading.Thread | None:
+def _start_warm(
+    s: _Snap, ann_rows: tuple[IntArray, IntArray] | None = None
+) -> Callable[[], WarmOrphans | None]:
     """:func:`_warm` for an opened snapshot: inline for a small one, else in a thread that
     the open joins before it returns (so the open's time includes it) and that overlaps the
     graph's checksum pass, which reads a file without the GIL, as the gathers run without
-    it. A failure leaves the keys to be built by the first search that needs them."""
+    it. Returns the join, which answers :func:`_warm`'s orphans. A failure leaves the keys
+    (and the orphans) to be built by the first search that needs them."""
     if s.n < _WARM_INLINE_ROWS:
-        _warm(s)
-        return None
+        done = _warm(s, ann_rows)
+        return lambda: done
+    box: list[WarmOrphans | None] = [None]
 
     def run() -> None:
         with contextlib.suppress(Exception):
-            _warm(s)
+            box[0] = _warm(s, ann_rows)
 
     t = threading.Thread(target=run, name="treehop-open-warm", daemon=True)
     t.start()
-    return t
+
+    def join() -> WarmOrphans | None:
+        t.join()
+        return box[0]
+
+    return join
 
 
 def _unique_ints(a: IntArray) -> IntArray:
