@@ -221,6 +221,46 @@ class OrphanCodes:
                 return keys
             k = min(4 * k, n)
 
+    def reaching_many(
+        self, qs: F32, floors: npt.NDArray[np.float32], k: int, threads: int
+    ) -> list[IntArray]:
+        """:meth:`reaching` of many queries (each finite and not zero; ``floors``: one
+        each): one exact search of the 8-bit codes for all of them (usearch splits it over
+        ``threads``), then a 4x wider one of only those whose last key may still reach
+        their floor. Each query's positions are a superset of the orphans scoring at least
+        its floor, by the bound :meth:`reaching` uses (each query coded with its own
+        scale)."""
+        n, b = int(self.codes.shape[0]), int(qs.shape[0])
+        out: list[IntArray] = [np.zeros(0, np.int64)] * b
+        if not n or not b:
+            return out
+        q64 = qs.astype(np.float64)
+        t = 127.0 / np.abs(q64).max(axis=1)
+        q8 = np.rint(q64 * t[:, None]).astype(np.int8)
+        err = np.linalg.norm(q64 - q8 / t[:, None], axis=1)
+        qn = np.linalg.norm(q64, axis=1)
+        slack = self.coded_max * err + self.resid_max * qn + 1e-4 * (1.0 + qn)
+        todo = np.arange(b)
+        k = max(1, min(k, n))
+        while todo.size:
+            got = self.index.search(q8[todo], k, exact=True, threads=threads)
+            keys = np.asarray(got.keys, dtype=np.int64).reshape(todo.size, -1)
+            if k >= n:
+                done = np.ones(todo.size, dtype=bool)
+            else:
+                low = np.einsum(
+                    "qkd,qd->qk",
+                    self.codes[keys].astype(np.int32),
+                    q8[todo].astype(np.int32),
+                    optimize=False,
+                ).min(axis=1)
+                done = low / (self.scale * t[todo]) + slack[todo] < floors[todo]
+            for i in np.flatnonzero(done).tolist():
+                out[int(todo[i])] = keys[i]
+            todo = todo[~done]
+            k = min(4 * k, n)
+        return out
+
 
 class AnnIndex:
     """A usearch graph over the rows ``< upto`` that were alive when added.
