@@ -91,7 +91,7 @@ def open_store(index: Path, qs: np.ndarray) -> EmbeddedStore:
     return store
 
 
-def measure(store: EmbeddedStore, qb: np.ndarray) -> dict[str, float]:
+def measure(store: EmbeddedStore, qb: np.ndarray, settle: float) -> dict[str, float]:
     """Milliseconds per query of each phase for one batch of queries: wall time, and the
     process's CPU time (``_cpu``: every thread's, usearch's included), which a loaded
     machine inflates far less than the wall time."""
@@ -128,6 +128,7 @@ def measure(store: EmbeddedStore, qb: np.ndarray) -> dict[str, float]:
         ("graph1", graph1),
         ("graph_batch", graph_batch),
     ):
+        time.sleep(settle)  # (OpenBLAS's threads spin on after a product: let them stop)
         forget_answers(store)
         t0, c0 = time.perf_counter(), time.process_time()
         fn()
@@ -136,14 +137,14 @@ def measure(store: EmbeddedStore, qb: np.ndarray) -> dict[str, float]:
     return out
 
 
-def worker(index: Path, queries: Path) -> None:
+def worker(index: Path, queries: Path, settle: float) -> None:
     """Answer ``<batch number>`` lines with that batch's per-query milliseconds."""
     qs = np.load(queries).astype(np.float32)
     store = open_store(index, qs)
     print("ready", flush=True)
     for line in sys.stdin:
         i = int(line) % max(len(qs) // BATCH, 1)
-        got = measure(store, qs[i * BATCH : (i + 1) * BATCH])
+        got = measure(store, qs[i * BATCH : (i + 1) * BATCH], settle)
         print(" ".join(f"{got[f]:.6f}" for f in FIELDS), flush=True)
     store.close()
 
@@ -190,7 +191,9 @@ def report(name: str, rows: list[dict[str, float]]) -> None:
         )
 
 
-def run(index: Path, queries: Path, other: Path | None, rounds: int, batches: int) -> None:
+def run(
+    index: Path, queries: Path, other: Path | None, rounds: int, batches: int, settle: float
+) -> None:
     trees: dict[str, Path] = {"this": HERE.parent}
     if other is not None:
         trees["other"] = other
@@ -198,6 +201,7 @@ def run(index: Path, queries: Path, other: Path | None, rounds: int, batches: in
     for name, root in trees.items():
         env = dict(os.environ, PYTHONPATH=f"{root}/retrieval:{root}/integrations")
         args = ["--index", str(index), "--queries-file", str(queries), "--worker"]
+        args += ["--settle", str(settle)]
         procs[name] = subprocess.Popen(
             [sys.executable, __file__, *args],
             stdin=subprocess.PIPE,
@@ -241,14 +245,22 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--batches", type=int, default=8, help="batches of 32 per round")
     ap.add_argument("--check", action="store_true", help="batch answers == one by one's")
+    ap.add_argument(
+        "--settle",
+        type=float,
+        default=0.3,
+        help="seconds of sleep before each timed phase: OpenBLAS's worker threads spin for "
+        "~0.1 s of CPU after a product (the old batch path's), which would land in the next "
+        "phase's time",
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        worker(args.index, args.queries_file)
+        worker(args.index, args.queries_file, args.settle)
     elif args.check:
         check(args.index, args.queries_file)
     else:
-        run(args.index, args.queries_file, args.ab, args.rounds, args.batches)
+        run(args.index, args.queries_file, args.ab, args.rounds, args.batches, args.settle)
 
 
 if __name__ == "__main__":
