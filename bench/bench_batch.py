@@ -23,6 +23,9 @@ the bound and the batch's own graph call; the ratio the batch reaches is one by 
 ``--ab``: one worker process per source tree (this checkout's ``retrieval/`` and the other's),
 both on the same index and queries; each measurement is taken by both in turn, the order
 alternating, so that both see the same load (the cores are shared). Medians and ranges per tree.
+Each timed phase starts after ``--settle`` seconds of sleep: OpenBLAS's worker threads spin on
+for ~0.1 s of CPU after a product (the old batch path ran two), which would otherwise be
+counted in the next phase, of either tree.
 
 ``--check``: every query of the file, one by one and in batches of 32, must give the same hits
 with the same scores (``==`` on the floats); prints how many differ.
