@@ -139,6 +139,25 @@ def test_reaching_many_reaches_every_orphan_at_or_above_each_querys_floor() -> N
     assert codes.reaching_many(qs[:0], floors[:0], 16, 2) == []
 
 
+def test_bounds_many_keeps_every_orphan_at_or_above_each_querys_floor() -> None:
+    from treehop.stores._ann import OrphanCodes
+
+    vecs, qs = _clustered(3000, 48, 7)
+    codes = OrphanCodes(vecs)
+    assert codes.packed is not None  # numkong is installed with usearch
+    exact = np.stack([_matvec(vecs, q) for q in qs])
+    for rank in (1, 10, 60, 300):
+        floors = np.sort(exact, axis=1)[:, -rank].astype(np.float32)
+        pairs = codes.bounds_many(qs, floors)
+        assert pairs is not None and (np.diff(pairs[0]) >= 0).all()
+        for i in range(len(qs)):
+            got = set(pairs[1][pairs[0] == i].tolist())
+            assert set(np.flatnonzero(exact[i] >= floors[i]).tolist()) <= got
+            assert len(got) < vecs.shape[0]  # (the bound does leave most out)
+    codes.packed = None
+    assert codes.bounds_many(qs, floors) is None
+
+
 def test_batch_orphans_are_each_querys_eligible_orphans_at_or_above_its_floor() -> None:
     """What the batch adds per query: every eligible orphan scoring at least its floor (the
     best ``fetch`` when more; none at an infinite floor, all eligible at ``-inf``), with the
@@ -157,7 +176,9 @@ def test_batch_orphans_are_each_querys_eligible_orphans_at_or_above_its_floor() 
         [np.sort(exact[i])[-r] if r else 0.0 for i, r in enumerate(ranks)], dtype=np.float32
     )
     floors[12], floors[13] = np.inf, -np.inf
-    for codes in (OrphanCodes(vecs), None):
+    unpacked = OrphanCodes(vecs)
+    unpacked.packed = None  # (usearch's exact search of the codes instead of numkong's)
+    for codes in (OrphanCodes(vecs), unpacked, None):
         for fetch in (64, 5000):
             qi, got, score = _batch_orphans(qs, floors, (rows, vecs, live), codes, fetch, 2)
             assert (np.diff(qi) >= 0).all()  # grouped by query
