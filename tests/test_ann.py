@@ -316,6 +316,10 @@ def test_sigkill_during_graph_saves_leaves_a_consistent_index(tmp_path: object) 
         s.close()
 
 
+def _hits_of(hits: list[Any]) -> list[tuple[Any, ...]]:
+    return [(h.node.uri, h.score, h.vector_score, h.lexical_score, h.matches) for h in hits]
+
+
 def test_batch_on_the_graph_equals_one_query_at_a_time() -> None:
     approx = build(0)
     approx.upsert([leaf(f"{R}/d2/t{i}.md") for i in range(300)], unit(300, 8))  # a tail
@@ -325,9 +329,74 @@ def test_batch_on_the_graph_equals_one_query_at_a_time() -> None:
         batch = approx.search_batch(qs, scope, 10)
         for q, got in zip(qs, batch, strict=True):
             one = approx.search(q, scope, 10)
-            assert [h.node.uri for h in got] == [h.node.uri for h in one]
-            assert [h.score for h in got] == pytest.approx([h.score for h in one], abs=1e-6)
+            assert _hits_of(got) == _hits_of(one)  # rows and scores, to the bit
             assert all(h.matches for h in got)
+
+
+def test_batch_with_many_orphans_and_a_tail_equals_one_query_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The batch's own ways to the one-query answer: the orphans found through one search of
+    their 8-bit codes for the whole batch, or scored all when there are no codes; the tail
+    the graph does not cover yet; removed rows; the queries it hands to the one-query step
+    (a zero vector, a limit the graph's answer cannot fill)."""
+    import time
+
+    from treehop.stores import _ann
+
+    monkeypatch.setattr(_ann, "ORPHAN_CODES_MIN", 1)
+    store = build(0)
+    ann = store._ann
+    assert ann is not None
+    rng = np.random.default_rng(12)
+    # a third of the labels scored exactly beside the graph, as rows it cannot reach are
+    ann.orphans = np.sort(rng.choice(ann.count, 700, replace=False)).astype(np.int64)
+    uris = [n.uri for n in store.iter_nodes()]
+    vecs = store.get_vectors(uris)
+    near = vecs[rng.choice(len(uris), 20, replace=False)]
+    qs = np.concatenate([near + 0.2 * unit(20, 13), unit(8, 14), np.zeros((1, 32), np.float32)])
+    qs = qs.astype(np.float32)
+    store.search(qs[0], Scope(), 10)  # the first gather starts the codes' build
+    deadline = time.monotonic() + 30
+    while ann.orphan_codes() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert ann.orphan_codes() is not None
+    many = []
+    real = _ann.OrphanCodes.reaching_many
+
+    def spy(self: Any, *a: Any, **kw: Any) -> Any:
+        many.append(1)
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(_ann.OrphanCodes, "reaching_many", spy)
+    ann.lock.acquire_read()  # the worker cannot cover the rows written below: they stay a tail
+    try:
+        tail = unit(300, 15)
+        store.upsert([leaf(f"{R}/d5/t{i}.md") for i in range(300)], tail)
+        store.delete([u for u in uris[::9] if u.endswith(".md")])
+        # a folder removed whole: near its rows, most of the graph's answer is removed rows
+        gone = [i for i, u in enumerate(uris) if u.startswith(f"{R}/d7/")]
+        store.delete([uris[i] for i in gone])
+        assert ann.upto < store._snap.n
+        qs = np.concatenate([qs, tail[:3] + 0.1 * unit(3, 16), vecs[gone[:3]]])
+        qs = qs.astype(np.float32)
+        for codes, packed in ((True, True), (True, False), (False, False)):
+            with monkeypatch.context() as m:
+                if not codes:
+                    m.setattr(_ann.AnnIndex, "orphan_codes", lambda self: None)
+                if not packed:
+                    m.setattr(_ann.OrphanCodes, "bounds_many", lambda self, *a: None)
+                many.clear()
+                for scope in (Scope(), Scope(subtrees=(R,), leaves_only=True)):
+                    for limit in (1, 10, 40, 1000):
+                        batch = store.search_batch(qs, scope, limit)
+                        for q, got in zip(qs, batch, strict=True):
+                            ann.recent.clear()
+                            one = store.search(q, scope, limit)
+                            assert _hits_of(got) == _hits_of(one)
+                assert bool(many) == (codes and not packed)
+    finally:
+        ann.lock.release_read()
 
 
 def test_siblings_of_the_best_candidates_join_them() -> None:

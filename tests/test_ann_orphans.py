@@ -105,3 +105,91 @@ def test_orphan_codes_reach_every_orphan_at_or_above_the_floor() -> None:
     # a query that cannot be coded: the caller scores every orphan
     assert codes.reaching(np.zeros(48, np.float32), 0.0, 16) is None
     assert codes.reaching(np.full(48, np.nan, np.float32), 0.0, 16) is None
+
+
+def _clustered(n: int, dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Unit rows in clusters, and 14 queries near them at several scales."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((20, dim))
+    vecs = (centres[rng.integers(0, 20, n)] + 0.4 * rng.standard_normal((n, dim))).astype(
+        np.float32
+    )
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    qs = (centres[rng.integers(0, 20, 14)] + 0.5 * rng.standard_normal((14, dim))).astype(
+        np.float32
+    )
+    qs *= np.linspace(0.5, 2.0, 14, dtype=np.float32)[:, None]  # (not only unit queries)
+    return vecs, qs
+
+
+def test_reaching_many_reaches_every_orphan_at_or_above_each_querys_floor() -> None:
+    from treehop.stores._ann import OrphanCodes
+
+    vecs, qs = _clustered(3000, 48, 5)
+    codes = OrphanCodes(vecs)
+    exact = np.stack([_matvec(vecs, q) for q in qs])
+    for rank in (1, 10, 60, 300):
+        floors = np.sort(exact, axis=1)[:, -rank].astype(np.float32)
+        got = codes.reaching_many(qs, floors, 16, 2)
+        assert len(got) == len(qs)
+        for i, keys in enumerate(got):
+            assert set(np.flatnonzero(exact[i] >= floors[i]).tolist()) <= set(keys.tolist())
+        if rank == 300:  # the 4x steps ran, for these queries only
+            assert all(k.size > 16 for k in got)
+    assert codes.reaching_many(qs[:0], floors[:0], 16, 2) == []
+
+
+def test_bounds_many_keeps_every_orphan_at_or_above_each_querys_floor() -> None:
+    from treehop.stores._ann import OrphanCodes
+
+    vecs, qs = _clustered(3000, 48, 7)
+    codes = OrphanCodes(vecs)
+    assert codes.packed is not None  # numkong is installed with usearch
+    exact = np.stack([_matvec(vecs, q) for q in qs])
+    for rank in (1, 10, 60, 300):
+        floors = np.sort(exact, axis=1)[:, -rank].astype(np.float32)
+        pairs = codes.bounds_many(qs, floors)
+        assert pairs is not None and (np.diff(pairs[0]) >= 0).all()
+        for i in range(len(qs)):
+            got = set(pairs[1][pairs[0] == i].tolist())
+            assert set(np.flatnonzero(exact[i] >= floors[i]).tolist()) <= got
+            assert len(got) < vecs.shape[0]  # (the bound does leave most out)
+    codes.packed = None
+    assert codes.bounds_many(qs, floors) is None
+
+
+def test_batch_orphans_are_each_querys_eligible_orphans_at_or_above_its_floor() -> None:
+    """What the batch adds per query: every eligible orphan scoring at least its floor (the
+    best ``fetch`` when more; none at an infinite floor, all eligible at ``-inf``), with the
+    exact kernel's scores to the bit, through the 8-bit codes or without them."""
+    from treehop.stores._ann import OrphanCodes
+    from treehop.stores.embedded import _batch_orphans
+
+    vecs, qs = _clustered(2500, 48, 6)
+    rng = np.random.default_rng(6)
+    rows = rng.permutation(10_000)[: vecs.shape[0]].astype(np.int64)
+    rows[::11] = -1  # removed since
+    live = (rows >= 0) & (rng.random(rows.size) < 0.8)
+    exact = np.stack([_matvec(vecs, q) for q in qs])
+    ranks = [1, 5, 40, 400, 2000, 3, 10, 80, 1, 20, 200, 7, 0, 0]
+    floors = np.array(
+        [np.sort(exact[i])[-r] if r else 0.0 for i, r in enumerate(ranks)], dtype=np.float32
+    )
+    floors[12], floors[13] = np.inf, -np.inf
+    unpacked = OrphanCodes(vecs)
+    unpacked.packed = None  # (usearch's exact search of the codes instead of numkong's)
+    for codes in (OrphanCodes(vecs), unpacked, None):
+        for fetch in (64, 5000):
+            qi, got, score = _batch_orphans(qs, floors, (rows, vecs, live), codes, fetch, 2)
+            assert (np.diff(qi) >= 0).all()  # grouped by query
+            pos = {r: p for p, r in enumerate(rows.tolist()) if r >= 0}
+            for i in range(len(qs)):
+                mine = [pos[r] for r in got[qi == i].tolist()]
+                assert np.array_equal(score[qi == i], exact[i, mine])  # to the bit
+                reach = np.flatnonzero(live & (exact[i] >= floors[i]))
+                if reach.size <= fetch:
+                    assert sorted(mine) == reach.tolist()
+                else:  # the best fetch of them
+                    assert len(mine) == fetch
+                    assert exact[i, mine].min() >= np.sort(exact[i, reach])[-fetch]
+            assert not (qi == 12).any() and (qi == 13).sum() == min(int(live.sum()), fetch)

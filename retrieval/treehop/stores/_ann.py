@@ -147,6 +147,13 @@ class RWLock:
             self._cond.notify_all()
 
 
+_nk: Any
+try:  # (usearch's own dependency: SIMD kernels, an int8 matrix product among them)
+    import numkong as _nk
+except ImportError:  # pragma: no cover - usearch without it
+    _nk = None
+
+
 def _index_class() -> Any:
     from usearch.index import Index
 
@@ -195,6 +202,8 @@ class OrphanCodes:
         )
         if n:
             self.index.add(np.arange(n, dtype=np.uint64), self.codes, threads=1)
+        self.packed: Any = _nk.dots_pack(self.codes) if _nk is not None and n else None
+        """The codes packed for numkong's int8 matrix product (:meth:`bounds_many`)."""
 
     def reaching(self, q: F32, floor: float, k: int) -> IntArray | None:
         """Positions of a superset of the orphans whose exact score ``v . q`` is at least
@@ -221,6 +230,65 @@ class OrphanCodes:
             if low / (self.scale * t) + slack < floor:
                 return keys
             k = min(4 * k, n)
+
+    def bounds_many(self, qs: F32, floors: npt.NDArray[np.float32]) -> IntArray | None:
+        """(query, position) pairs, row-major, of the orphans whose exact score may reach
+        each query's floor (each query finite and not zero): the bound of :meth:`reaching`
+        for every code at once, from one int8 matrix product of the queries' codes and the
+        orphans' (numkong: 1.4 ms for 32 x 8,670 x 384 on one core, where usearch's exact
+        search took ~11 ms). ``None`` without numkong."""
+        if self.packed is None:
+            return None
+        q64 = qs.astype(np.float64)
+        t = 127.0 / np.abs(q64).max(axis=1)
+        q8 = np.rint(q64 * t[:, None]).astype(np.int8)
+        err = np.linalg.norm(q64 - q8 / t[:, None], axis=1)
+        qn = np.linalg.norm(q64, axis=1)
+        slack = self.coded_max * err + self.resid_max * qn + 1e-4 * (1.0 + qn)
+        dots = np.asarray(_nk.dots_packed(q8, self.packed))
+        bound = dots / (self.scale * t)[:, None] + slack[:, None]
+        out: IntArray = np.stack(np.nonzero(~(bound < floors[:, None]))).astype(np.int64)
+        return out
+
+    def reaching_many(
+        self, qs: F32, floors: npt.NDArray[np.float32], k: int, threads: int
+    ) -> list[IntArray]:
+        """:meth:`reaching` of many queries (each finite and not zero; ``floors``: one
+        each): one exact search of the 8-bit codes for all of them (usearch splits it over
+        ``threads``), then a 4x wider one of only those whose last key may still reach
+        their floor. Each query's positions are a superset of the orphans scoring at least
+        its floor, by the bound :meth:`reaching` uses (each query coded with its own
+        scale)."""
+        n, b = int(self.codes.shape[0]), int(qs.shape[0])
+        out: list[IntArray] = [np.zeros(0, np.int64)] * b
+        if not n or not b:
+            return out
+        q64 = qs.astype(np.float64)
+        t = 127.0 / np.abs(q64).max(axis=1)
+        q8 = np.rint(q64 * t[:, None]).astype(np.int8)
+        err = np.linalg.norm(q64 - q8 / t[:, None], axis=1)
+        qn = np.linalg.norm(q64, axis=1)
+        slack = self.coded_max * err + self.resid_max * qn + 1e-4 * (1.0 + qn)
+        todo = np.arange(b)
+        k = max(1, min(k, n))
+        while todo.size:
+            got = self.index.search(q8[todo], k, exact=True, threads=threads)
+            keys = np.asarray(got.keys, dtype=np.int64).reshape(todo.size, -1)
+            if k >= n:
+                done = np.ones(todo.size, dtype=bool)
+            else:
+                low = np.einsum(
+                    "qkd,qd->qk",
+                    self.codes[keys].astype(np.int32),
+                    q8[todo].astype(np.int32),
+                    optimize=False,
+                ).min(axis=1)
+                done = low / (self.scale * t[todo]) + slack[todo] < floors[todo]
+            for i in np.flatnonzero(done).tolist():
+                out[int(todo[i])] = keys[i]
+            todo = todo[~done]
+            k = min(4 * k, n)
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -1530,29 +1530,43 @@ class EmbeddedStore:
     def _ann_batch(
         self, s: _Snap, qs: F32, scope: Scope, rows: IntArray | None, limit: int, ann: AnnIndex
     ) -> list[list[ScoredNode]]:
-        """The dense global step of many queries: one graph call for all of them (usearch
-        splits it over two threads), every query's candidates rescored in one batched
-        product with the uncovered tail rows (one matrix product), one partial sort. A query
-        whose graph answer holds too few eligible rows goes the one-query way (which fetches
-        wider)."""
+        """The dense global step of many queries: each query's answer is the one
+        :meth:`_ann_candidates` gives it alone (rows and scores, to the bit), with the work
+        around the graph done once for the batch:
+
+        - one graph call for every query (usearch splits it over two threads);
+        - the graph's candidates and the uncovered tail scored by one ``einsum`` each, the
+          per-row kernel of :func:`_matvec` (so the same floats as the one-query step);
+        - the orphans (rows the graph cannot reach) that may reach each query's floor
+          through one exact search of their 8-bit codes for every query, then scored
+          exactly (:func:`_batch_orphans`);
+        - the siblings of every query's best rows in one pass (:func:`_batch_siblings`),
+          and one partial sort.
+
+        A query whose graph answer holds fewer than ``limit`` eligible rows (alone it would
+        fetch wider), that is zero or not finite, or whose graph answer names a row twice,
+        goes the one-query way."""
         skey, wide, (eligible, matches) = self._scope_masks(s, scope, rows)
         key = skey if wide else None
         full = _full_mask(s, rows, eligible, key)
         fetch = max(int(1.25 * limit / max(_eligible_share(s, full, key), 0.05)) + 16, 64)
+        threads = min(2, self.ann_threads)
         ann.lock.acquire_read()
         try:
             upto, count = min(ann.upto, s.n), ann.count
-            labels = ann.query_many(qs, min(fetch, count), min(2, self.ann_threads))
+            labels = ann.query_many(qs, min(fetch, count), threads)
             cand = np.where(labels >= 0, ann.row[np.clip(labels, 0, None)], -1)
             orphans, orphan_vecs = ann.orphan_rows(upto, s.vectors_of)
+            codes = ann.orphan_codes()
         finally:
             ann.lock.release_read()
         ok = (cand >= 0) & (cand < s.n)
         ok[ok] = full[cand[ok]]
-        live = _eligible_rows(orphans, full)
-        lost = orphans[live]
-        if lost.size:  # scored with the exact rows below: once per query
-            ok &= ~np.isin(cand, lost)
+        qn = np.linalg.norm(qs, axis=1)
+        single = (np.count_nonzero(ok, axis=1) < limit) | ~(qn > 0) | ~np.isfinite(qn)
+        single |= _repeats(cand, ok)
+        who = ~single
+        ok &= who[:, None]
         cand = np.where(ok, cand, 0)
         b, width = cand.shape
         dense = np.einsum(
@@ -1560,37 +1574,28 @@ class EmbeddedStore:
         )
         dense[~ok] = -np.inf
         tail = np.flatnonzero(full[upto:]) + upto if upto < s.n else _NO_ROWS
-        if tail.size:
-            dense = np.hstack([dense, qs @ s.vectors_of(tail).T])
-            cand = np.hstack([cand, np.broadcast_to(tail, (b, tail.size))])
-            ok = np.hstack([ok, np.ones((b, tail.size), dtype=bool)])
-        if lost.size:  # the rows the graph cannot reach, exactly
-            dense = np.hstack([dense, qs @ orphan_vecs[live].T])
-            cand = np.hstack([cand, np.broadcast_to(lost, (b, lost.size))])
-            ok = np.hstack([ok, np.ones((b, lost.size), dtype=bool)])
-        found = ok.sum(axis=1)
-        short = found < min(limit, int(np.count_nonzero(full[: s.n])))
-        k = min(limit, cand.shape[1])
-        top = np.argpartition(-dense, k - 1, axis=1)[:, :k] if k < cand.shape[1] else None
+        tail_d = np.einsum("td,qd->qt", s.vectors_of(tail), qs, optimize=False)
+        floor = _batch_floors(dense, tail_d, max(limit, 4 * _SIBLING_PARENTS))
+        floor[single] = np.inf
+        live = _orphans_eligible(s, orphans, full, key)
+        oq, orow, od = _batch_orphans(
+            qs, floor, (orphans, orphan_vecs, live), codes, fetch, threads
+        )
+        new = _new_pairs(s.n, cand, ok, oq, orow)
+        extra = (oq[new], orow[new], od[new])
+        cand, dense, ok = _batch_matrix((cand, dense, ok), who, tail, tail_d, extra)
         # the siblings of every query's best rows (see _sibling_rows), scored in one pass
-        owner, sib = _batch_siblings(s, cand, dense, ok & ~short[:, None], full)
+        owner, sib = _batch_siblings(s, cand, dense, ok, full)
         sib_d = np.einsum("kd,kd->k", s.vectors_of(sib), qs[owner], optimize=False)
-        bounds = np.searchsorted(owner, np.arange(b + 1)).tolist()
-        out: list[list[ScoredNode]] = []
-        for i in range(b):
-            if short[i]:
-                out.append(self._search(s, qs[i], scope, limit, None, 1.0, None))
-                continue
-            t = top[i] if top is not None else np.flatnonzero(ok[i])
-            t = t[ok[i, t]]
-            c, d = cand[i], dense[i]
-            a, e = bounds[i], bounds[i + 1]
-            if e > a:
-                c = np.concatenate([c[t], sib[a:e]])
-                d = np.concatenate([d[t], sib_d[a:e]])
-                t = np.argpartition(-d, k - 1)[:k] if k < c.size else np.arange(c.size)
-            out.append(self._hits(s, c, t, d, d, None, matches))
-        return out
+        cand, dense, ok = _batch_matrix((cand, dense, ok), who, _NO_ROWS, None, (owner, sib, sib_d))
+        k = min(limit, cand.shape[1])
+        top = np.argpartition(-dense, k - 1, axis=1)[:, :k]
+        return [
+            self._search(s, qs[i], scope, limit, None, 1.0, None)
+            if single[i]
+            else self._hits(s, cand[i], top[i], dense[i], dense[i], None, matches)
+            for i in range(b)
+        ]
 
     def _batch_dense(
         self, s: _Snap, qs: F32, scope: Scope, rows: IntArray | None, limit: int
@@ -3366,6 +3371,150 @@ def _batch_siblings(
         new = have[at] != pair
         rows, owner = rows[new], owner[new]
     return owner, rows
+
+
+def _repeats(cand: IntArray, ok: BoolArray) -> BoolArray:
+    """Which queries of a batch (rows of ``cand``, real where ``ok``) name one row twice: the
+    one-query step counts distinct rows (:func:`_unique_ints`), so such a query goes its way.
+    (A graph label maps to one row, so this is insurance, a sort of a few thousand ints.)"""
+    b, width = cand.shape
+    if width < 2:
+        return np.zeros(b, dtype=bool)
+    r = np.sort(np.where(ok, cand, -1 - np.arange(width)), axis=1)
+    out: BoolArray = (r[:, 1:] == r[:, :-1]).any(axis=1)
+    return out
+
+
+def _batch_floors(dense: F32, tail_d: F32, m: int) -> F32:
+    """Each query's ``m``-th best exact score of its graph candidates (``dense``, ``-inf``
+    where none) and the uncovered tail (``tail_d``): the floor :func:`_reaching_orphans`
+    sets for the orphans; ``-inf`` where a query has fewer than ``m`` of them (then every
+    eligible orphan is scored, as the one-query step does)."""
+    both = np.concatenate([dense, tail_d], axis=1) if tail_d.shape[1] else dense
+    width = both.shape[1]
+    none = np.full(both.shape[0], -np.inf, dtype=np.float32)
+    if width < m:
+        return none
+    kth = np.partition(both, width - m, axis=1)[:, width - m]
+    out: F32 = np.where(np.count_nonzero(both > -np.inf, axis=1) >= m, kth, none)
+    return out
+
+
+def _batch_orphans(
+    qs: F32,
+    floor: F32,
+    orphans: tuple[IntArray, F32, BoolArray],
+    codes: _ann.OrphanCodes | None,
+    fetch: int,
+    threads: int,
+) -> tuple[IntArray, IntArray, F32]:
+    """The orphans (rows the graph cannot reach: ``orphans`` holds their rows, vectors and
+    which are eligible) that the one-query step adds to each query's candidates at or above
+    its ``floor`` (``inf``: none for that query; ``-inf``: every eligible one counts), as
+    (query, row, exact score) triples grouped by query: every eligible orphan scoring at
+    least the floor (the best ``fetch`` of them when more), as :func:`_reaching_orphans`
+    and :func:`_best_orphans` give; what either adds below the floor can neither enter the
+    answer nor pick its siblings (see there), so it is left out here.
+
+    With :class:`~treehop.stores._ann.OrphanCodes` the candidates come from one int8
+    product of the batch's codes and the orphans' (numkong:
+    :meth:`~treehop.stores._ann.OrphanCodes.bounds_many`), or else one exact search of the
+    codes for the whole batch (:meth:`~treehop.stores._ann.OrphanCodes.reaching_many`),
+    then the exact kernel (:func:`_matvec`'s) scores those; without codes, the exact kernel
+    scores them all. At 1M rows (8,670 orphans, 32 queries) that step took ~4 ms of CPU
+    through numkong and ~10 ms through usearch's exact search. No BLAS: a
+    product of 32 queries and 8,670 orphans took 3-8 ms, but OpenBLAS's worker threads then
+    spin for ~120 ms of CPU after it, a core's worth on these two cores that the next
+    searches wait for."""
+    rows, vecs, live = orphans
+    b = qs.shape[0]
+    want = floor < np.inf
+    if not rows.size or not want.any():
+        return _NO_ROWS, _NO_ROWS, np.zeros(0, np.float32)
+    if codes is None:  # (below ORPHAN_CODES_MIN orphans, or while their codes are built)
+        scores = np.einsum("td,qd->qt", vecs, qs, optimize=False)
+        keep = ~(scores < floor[:, None]) & live & want[:, None]
+        qi, oj = np.nonzero(keep)
+        score: F32 = scores[qi, oj]
+    elif (pairs := codes.bounds_many(qs[want], floor[want])) is not None:
+        qi, oj = np.flatnonzero(want)[pairs[0]], pairs[1]
+        score = np.einsum("kd,kd->k", vecs[oj], qs[qi], optimize=False)
+        keep = ~(score < floor[qi]) & live[oj]
+        qi, oj, score = qi[keep], oj[keep], score[keep]
+    else:
+        bounded = np.flatnonzero(want & (floor > -np.inf))
+        found = dict(
+            zip(
+                bounded.tolist(),
+                codes.reaching_many(qs[bounded], floor[bounded], fetch, threads),
+                strict=True,
+            )
+        )
+        every = np.arange(rows.size, dtype=np.int64)
+        asked = np.flatnonzero(want)
+        parts = [found.get(i, every) for i in asked.tolist()]
+        oj = np.concatenate(parts)
+        qi = np.repeat(asked, [p.size for p in parts])
+        score = np.einsum("kd,kd->k", vecs[oj], qs[qi], optimize=False)
+        keep = ~(score < floor[qi]) & live[oj]
+        qi, oj, score = qi[keep], oj[keep], score[keep]
+    counts = np.bincount(qi, minlength=b)
+    over = np.flatnonzero(counts > fetch)
+    if over.size:  # (a query with fewer other candidates than its floor needs, say)
+        starts = np.cumsum(counts) - counts
+        drop = np.zeros(qi.size, dtype=bool)
+        for i in over.tolist():
+            a, e = int(starts[i]), int(starts[i] + counts[i])
+            drop[a:e] = True
+            drop[a + np.argpartition(-score[a:e], fetch - 1)[:fetch]] = False
+        qi, oj, score = qi[~drop], oj[~drop], score[~drop]
+    return qi.astype(np.int64, copy=False), rows[oj], score
+
+
+def _new_pairs(n: int, cand: IntArray, ok: BoolArray, qi: IntArray, rows: IntArray) -> BoolArray:
+    """Which (query ``qi``, row) pairs are not yet a candidate of their query (``cand`` real
+    where ``ok``; rows below ``n``): an orphan the graph returned after all is kept once."""
+    have = np.sort(np.nonzero(ok)[0].astype(np.int64) * n + cand[ok])
+    pair = qi * n + rows
+    if not have.size:
+        return np.ones(pair.size, dtype=bool)
+    at = np.minimum(np.searchsorted(have, pair), have.size - 1)
+    out: BoolArray = have[at] != pair
+    return out
+
+
+def _batch_matrix(
+    have: tuple[IntArray, F32, BoolArray],
+    who: BoolArray,
+    shared: IntArray,
+    shared_d: F32 | None,
+    extra: tuple[IntArray, IntArray, F32],
+) -> tuple[IntArray, F32, BoolArray]:
+    """A batch's (queries x candidates) rows, scores and real-candidate mask (``have``)
+    widened by ``shared`` rows of every query that takes part (``who``; scores
+    ``shared_d``, queries x rows) and by each query's own (query, row, score) triples
+    (``extra``, grouped by query). Padding is row 0, score ``-inf``, not real: one partial
+    sort per matrix instead of a concatenation per query."""
+    cand, dense, ok = have
+    qi, rows, score = extra
+    b, width = cand.shape
+    counts = np.bincount(qi, minlength=b)
+    t, p = int(shared.size), int(counts.max(initial=0))
+    if not t and not p:
+        return have
+    out_c = np.zeros((b, width + t + p), dtype=np.int64)
+    out_d = np.full((b, width + t + p), -np.inf, dtype=np.float32)
+    out_ok = np.zeros((b, width + t + p), dtype=bool)
+    out_c[:, :width], out_d[:, :width], out_ok[:, :width] = cand, dense, ok
+    if t and shared_d is not None:
+        out_c[:, width : width + t] = shared
+        out_d[:, width : width + t] = np.where(who[:, None], shared_d, -np.inf)
+        out_ok[:, width : width + t] = who[:, None]
+    if p:
+        starts = np.cumsum(counts) - counts
+        col = width + t + np.arange(qi.size) - starts[qi]
+        out_c[qi, col], out_d[qi, col], out_ok[qi, col] = rows, score, True
+    return out_c, out_d, out_ok
 
 
 def _full_mask(
