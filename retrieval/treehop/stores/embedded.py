@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import contextvars
 import itertools
 import json
 import mmap
@@ -965,6 +966,46 @@ class EmbeddedStore:
         s = self._snap
         k = len(nodes)
         n0, n1 = s.n, s.n + k
+        new_rows = np.arange(n0, n1, dtype=np.int64)
+        live = s.live - int(kill.size) + k
+        compacts = self.path is None and n1 - live > max(live, 1000)
+        lex = self.lexical if not compacts else None
+        lex_job: _Background | None = None
+        if lex is not None and k >= _LEX_THREAD_ROWS:
+            # The BM25 postings are written beside the steps below (mostly numpy sorts and
+            # fresh arrays, which release the GIL): on a second core, ~1-2 s of a 100k-node
+            # first ingest overlap the Python steps instead of following them.
+            lex_job = _Background(_lex_write, lex, kill, new_rows, nodes)
+            lex = None
+        try:
+            self._apply_rows(s, kill, nodes, blobs, vecs, new_rows, live)
+        finally:
+            if lex_job is not None:
+                lex_job.wait()
+        if lex_job is not None:
+            lex_job.result()  # (its error, once the snapshot steps are done)
+        if compacts:
+            self._compact_in_memory()
+            return
+        if lex is not None:
+            _lex_write(lex, kill, new_rows, nodes)
+        self._lex_dirty = self._lex_dirty or self.lexical is not None
+        self._ann_kick()  # the graph catches up in the background, not inside the write
+
+    def _apply_rows(
+        self,
+        s: _Snap,
+        kill: IntArray,
+        nodes: list[Node],
+        blobs: list[bytes],
+        vecs: F32,
+        new_rows: IntArray,
+        live: int,
+    ) -> None:
+        """:meth:`_apply`'s snapshot steps: the new rows appended, ``kill`` marked dead, the
+        sorted lookups merged, parents linked, tags merged, the snapshot published."""
+        k = len(nodes)
+        n0, n1 = s.n, s.n + k
         if k:
             cols, tail, new_h = _append_rows(s, nodes, blobs, vecs, self._dim or 0)
         else:
@@ -973,14 +1014,12 @@ class EmbeddedStore:
         alive[:n0] = s.alive[:n0]
         alive[n0:] = True
         alive[kill] = False
-        new_rows = np.arange(n0, n1, dtype=np.int64)
         by_hash = _merge(s.by_hash[alive[s.by_hash]], cols["uri_hash"], new_rows)
         by_parent = _merge(s.by_parent[alive[s.by_parent]], cols["parent_hash"], new_rows)
         tmp = replace(s, n=n1, cols=cols, tail_vecs=tail, alive=alive, by_hash=by_hash, cache={})
         by_uri = _merged_by_uri(tmp, s.by_uri[alive[s.by_uri]], new_rows, nodes)
         parent_row = _linked_parents(tmp, s.parent_row, by_parent, nodes, new_h, n0)
         th, tr = _merged_tags(s, alive, nodes, n0)
-        live = s.live - int(kill.size) + k
         self._snap = replace(
             tmp,
             live=live,
@@ -992,17 +1031,6 @@ class EmbeddedStore:
             cache={},
         )
         self._dirty = True
-        if self.path is None and self._snap.n - live > max(live, 1000):
-            self._compact_in_memory()
-            return
-        lex = self.lexical
-        if lex is not None:
-            if kill.size:
-                lex.delete(kill)
-            if k:
-                lex.upsert(new_rows, [n.lexical_text() for n in nodes])
-            self._lex_dirty = True
-        self._ann_kick()  # the graph catches up in the background, not inside the write
 
     def _compact_in_memory(self) -> None:
         """A store without a directory reclaims dead rows as soon as they outnumber live ones
@@ -2853,6 +2881,46 @@ def _empty_snap(dim: int) -> _Snap:
         tag_hash=np.zeros(0, np.uint64),
         tag_row=np.zeros(0, np.int64),
     )
+
+
+_LEX_THREAD_ROWS = 1024
+"""Appended rows from which a write's BM25 postings go to a thread of their own (below it,
+starting a thread costs more than the overlap gains)."""
+
+
+def _lex_write(lex: LexicalIndex, kill: IntArray, new_rows: IntArray, nodes: list[Node]) -> None:
+    """The BM25 side of a write: rows ``kill`` out, ``nodes`` in at ``new_rows``."""
+    if kill.size:
+        lex.delete(kill)
+    if nodes:
+        lex.upsert(new_rows, [n.lexical_text() for n in nodes])
+
+
+class _Background:
+    """``fn(*args)`` in a thread of its own, in a copy of the caller's context (the ingest
+    write's shared cut of the leaf texts is a context variable); :meth:`result` re-raises
+    its error in the caller."""
+
+    def __init__(self, fn: Callable[..., None], *args: Any) -> None:
+        self._error: BaseException | None = None
+        ctx = contextvars.copy_context()
+
+        def run() -> None:
+            try:
+                ctx.run(fn, *args)
+            except BaseException as e:  # handed to the caller by result()
+                self._error = e
+
+        self._thread = threading.Thread(target=run, name="treehop-lexical-write", daemon=True)
+        self._thread.start()
+
+    def wait(self) -> None:
+        self._thread.join()
+
+    def result(self) -> None:
+        self.wait()
+        if self._error is not None:
+            raise self._error
 
 
 def _append_rows(
