@@ -100,6 +100,42 @@ def test_threaded_bm25_error_reaches_the_caller(monkeypatch: pytest.MonkeyPatch)
     assert len(store) == n  # the snapshot steps completed before the error was raised
 
 
+def test_a_failed_snapshot_step_takes_the_threaded_bm25_write_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the snapshot steps raise (no room for the tag lookup, say), the write is not
+    published, and the BM25 side written beside them is taken back: the scores are those of
+    the store before the write, and the same write, retried, indexes like a clean one."""
+    t = emb_mod._LEX_THREAD_ROWS
+    n = t + 50
+    nodes = [leaf(i) for i in range(n)]
+    again = [leaf(i).model_copy(update={"content": f"renamed harbor{i}"}) for i in range(40)]
+    more = [leaf(i) for i in range(n, n + t)]
+    queries = ["river3 stone5", "harbor1", "renamed", "orbit12 cloud0 garden7"]
+    store = EmbeddedStore(None, ann_min_rows=None)
+    store.upsert(nodes, vectors(n))
+    before = bm25_of(store, queries)
+    real = emb_mod._merged_tags
+
+    def full(*a: object, **kw: object) -> object:
+        raise MemoryError("no room for the tag lookup")
+
+    monkeypatch.setattr(emb_mod, "_merged_tags", full)
+    with pytest.raises(MemoryError):  # (40 replaced texts kill 40 rows; 1,024 appended)
+        store.upsert(again + more, vectors(len(again) + t))
+    assert len(store) == n
+    after = bm25_of(store, queries)
+    for a, b in zip(after, before, strict=True):
+        assert np.array_equal(a[: b.size], b) and not a[b.size :].any()
+    monkeypatch.setattr(emb_mod, "_merged_tags", real)
+    store.upsert(again + more, vectors(len(again) + t))
+    clean = EmbeddedStore(None, ann_min_rows=None)
+    clean.upsert(nodes, vectors(n))
+    clean.upsert(again + more, vectors(len(again) + t))
+    for a, b in zip(bm25_of(store, queries), bm25_of(clean, queries), strict=True):
+        assert np.array_equal(a, b)
+
+
 class _Hashing(BaseEmbedder):
     name = "test-hashing-16"
     dimension = 16

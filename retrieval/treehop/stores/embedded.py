@@ -979,6 +979,11 @@ class EmbeddedStore:
             lex = None
         try:
             self._apply_rows(s, kill, nodes, blobs, vecs, new_rows, live)
+        except BaseException:
+            if lex_job is not None:  # the snapshot was not published: neither is the BM25 side
+                lex_job.wait()
+                _lex_undo(self.lexical, s, kill, new_rows, self._node)
+            raise
         finally:
             if lex_job is not None:
                 lex_job.wait()
@@ -2894,6 +2899,24 @@ def _lex_write(lex: LexicalIndex, kill: IntArray, new_rows: IntArray, nodes: lis
         lex.delete(kill)
     if nodes:
         lex.upsert(new_rows, [n.lexical_text() for n in nodes])
+
+
+def _lex_undo(
+    lex: LexicalIndex | None,
+    s: _Snap,
+    kill: IntArray,
+    new_rows: IntArray,
+    node_of: Callable[[_Snap, int], Node],
+) -> None:
+    """Take back a :func:`_lex_write` whose snapshot was not published (its steps raised):
+    the new rows' documents out, the rows it removed (still alive in ``s``) back in, so
+    the BM25 index matches the snapshot readers keep seeing."""
+    if lex is None:
+        return
+    lex.delete(new_rows)
+    if kill.size:
+        rows = kill[kill < s.n]
+        lex.upsert(rows, [node_of(s, r).lexical_text() for r in rows.tolist()])
 
 
 class _Background:
