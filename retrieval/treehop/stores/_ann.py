@@ -231,6 +231,19 @@ class OrphanCodes:
                 return keys
             k = min(4 * k, n)
 
+    def _coded_queries(
+        self, qs: F32
+    ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Each query's 8-bit code (its own scale ``t``) and the slack of the bound
+        :meth:`reaching` uses: how far an exact score can lie above its 8-bit estimate."""
+        q64 = qs.astype(np.float64)
+        t = 127.0 / np.abs(q64).max(axis=1)
+        q8 = np.rint(q64 * t[:, None]).astype(np.int8)
+        err = np.linalg.norm(q64 - q8 / t[:, None], axis=1)
+        qn = np.linalg.norm(q64, axis=1)
+        slack = self.coded_max * err + self.resid_max * qn + 1e-4 * (1.0 + qn)
+        return q8, t, slack
+
     def bounds_many(self, qs: F32, floors: npt.NDArray[np.float32]) -> IntArray | None:
         """(query, position) pairs, row-major, of the orphans whose exact score may reach
         each query's floor (each query finite and not zero): the bound of :meth:`reaching`
@@ -239,12 +252,7 @@ class OrphanCodes:
         search took ~11 ms). ``None`` without numkong."""
         if self.packed is None:
             return None
-        q64 = qs.astype(np.float64)
-        t = 127.0 / np.abs(q64).max(axis=1)
-        q8 = np.rint(q64 * t[:, None]).astype(np.int8)
-        err = np.linalg.norm(q64 - q8 / t[:, None], axis=1)
-        qn = np.linalg.norm(q64, axis=1)
-        slack = self.coded_max * err + self.resid_max * qn + 1e-4 * (1.0 + qn)
+        q8, t, slack = self._coded_queries(qs)
         dots = np.asarray(_nk.dots_packed(q8, self.packed))
         bound = dots / (self.scale * t)[:, None] + slack[:, None]
         out: IntArray = np.stack(np.nonzero(~(bound < floors[:, None]))).astype(np.int64)
@@ -263,12 +271,7 @@ class OrphanCodes:
         out: list[IntArray] = [np.zeros(0, np.int64)] * b
         if not n or not b:
             return out
-        q64 = qs.astype(np.float64)
-        t = 127.0 / np.abs(q64).max(axis=1)
-        q8 = np.rint(q64 * t[:, None]).astype(np.int8)
-        err = np.linalg.norm(q64 - q8 / t[:, None], axis=1)
-        qn = np.linalg.norm(q64, axis=1)
-        slack = self.coded_max * err + self.resid_max * qn + 1e-4 * (1.0 + qn)
+        q8, t, slack = self._coded_queries(qs)
         todo = np.arange(b)
         k = max(1, min(k, n))
         while todo.size:
