@@ -80,7 +80,8 @@ import weakref
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal, cast
@@ -970,23 +971,24 @@ class EmbeddedStore:
         live = s.live - int(kill.size) + k
         compacts = self.path is None and n1 - live > max(live, 1000)
         lex = self.lexical if not compacts else None
-        lex_job: _Background | None = None
+        lex_job: Future[None] | None = None
         if lex is not None and k >= _LEX_THREAD_ROWS:
             # The BM25 postings are written beside the steps below (mostly numpy sorts and
             # fresh arrays, which release the GIL): on a second core, ~1-2 s of a 100k-node
-            # first ingest overlap the Python steps instead of following them.
-            lex_job = _Background(_lex_write, lex, kill, new_rows, nodes)
+            # first ingest overlap the Python steps instead of following them. (In a copy of
+            # this context: the ingest write's shared cut of the leaf texts is a variable.)
+            pool = ThreadPoolExecutor(1, thread_name_prefix="treehop-lexical-write")
+            ctx = contextvars.copy_context()
+            lex_job = pool.submit(ctx.run, _lex_write, lex, kill, new_rows, nodes)
+            pool.shutdown(wait=False)  # (the one job still runs; the thread ends after it)
             lex = None
         try:
             self._apply_rows(s, kill, nodes, blobs, vecs, new_rows, live)
         except BaseException:
             if lex_job is not None:  # the snapshot was not published: neither is the BM25 side
-                lex_job.wait()
+                futures_wait([lex_job])
                 _lex_undo(self.lexical, s, kill, new_rows, self._node)
             raise
-        finally:
-            if lex_job is not None:
-                lex_job.wait()
         if lex_job is not None:
             lex_job.result()  # (its error, once the snapshot steps are done)
         if compacts:
@@ -2917,33 +2919,6 @@ def _lex_undo(
     if kill.size:
         rows = kill[kill < s.n]
         lex.upsert(rows, [node_of(s, r).lexical_text() for r in rows.tolist()])
-
-
-class _Background:
-    """``fn(*args)`` in a thread of its own, in a copy of the caller's context (the ingest
-    write's shared cut of the leaf texts is a context variable); :meth:`result` re-raises
-    its error in the caller."""
-
-    def __init__(self, fn: Callable[..., None], *args: Any) -> None:
-        self._error: BaseException | None = None
-        ctx = contextvars.copy_context()
-
-        def run() -> None:
-            try:
-                ctx.run(fn, *args)
-            except BaseException as e:  # handed to the caller by result()
-                self._error = e
-
-        self._thread = threading.Thread(target=run, name="treehop-lexical-write", daemon=True)
-        self._thread.start()
-
-    def wait(self) -> None:
-        self._thread.join()
-
-    def result(self) -> None:
-        self.wait()
-        if self._error is not None:
-            raise self._error
 
 
 def _append_rows(
