@@ -317,9 +317,16 @@ class WarmOrphans:
         """Gather the vectors of ``labels`` (rows by the label map ``row``) as
         :meth:`AnnIndex.orphan_rows` does, and their codes from as many as it codes."""
         rows = row[labels]
-        vecs = np.ascontiguousarray(vectors_of(np.clip(rows, 0, None)))
+        vecs = _orphan_matrix(rows, vectors_of)
         codes = OrphanCodes(vecs) if labels.size >= ORPHAN_CODES_MIN else None
         return cls(labels, rows, vecs, codes)
+
+
+def _orphan_matrix(rows: IntArray, vectors_of: Callable[[IntArray], F32]) -> F32:
+    """The orphans' vectors as one contiguous matrix (``rows``: every label's row, a
+    removed one's included): one gather for :meth:`AnnIndex.orphan_rows` and the open's
+    :class:`WarmOrphans` alike, which :meth:`AnnIndex.adopt_orphans` takes as equal."""
+    return np.ascontiguousarray(vectors_of(np.clip(rows, 0, None)))
 
 
 class AnnIndex:
@@ -408,8 +415,7 @@ class AnnIndex:
             self._orphan_rows = (labels, buf, n, rows)
         cached = self._orphan_vecs
         if cached is None or cached[0] is not labels:
-            mapped = self.row[labels]  # (every label's row, ``n`` or not)
-            cached = (labels, np.ascontiguousarray(vectors_of(np.clip(mapped, 0, None))))
+            cached = (labels, _orphan_matrix(self.row[labels], vectors_of))
             self._orphan_vecs = cached
             if labels.size >= ORPHAN_CODES_MIN:
                 self._start_orphan_codes(labels, cached[1])
