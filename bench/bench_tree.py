@@ -333,6 +333,12 @@ ROWS: tuple[RowSpec, ...] = (
         config={"memory_session_weight": 0.0},
     ),
     RowSpec(
+        "find-no-heading",
+        "find - section headings",
+        "find",
+        config={"context_heading_weight": 0.0},
+    ),
+    RowSpec(
         "find-any-section",
         "find neighbours across sections",
         "find",

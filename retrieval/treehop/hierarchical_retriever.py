@@ -88,7 +88,9 @@ from .tree_scoring import (
     SiblingLayout,
     chunk_layout,
     context_columns,
+    heading_match,
     is_result_unit,
+    query_terms,
     represented_directories,
     section_of,
     sibling_order,
@@ -590,6 +592,7 @@ class HierarchicalRetriever:
         else:
             scored, picked = _score_family(family, pool_set, parent_scores, weights, sectioned)
         finals = self._session_evidence(q, scored, picked, weights.total)
+        finals = self._heading_evidence(q, picked, finals)
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
         # score passes when it is above the threshold.)
@@ -648,6 +651,24 @@ class HierarchicalRetriever:
             return scored.final
         parents = [c.parent_uris[i] or "" for c, i in picked]
         return with_session_evidence(scored.final, parents, sessions, weight, total)
+
+    def _heading_evidence(
+        self, q: _Query, picked: list[tuple[HitColumns, int]], finals: list[float]
+    ) -> list[float]:
+        """The picked leaves' final scores, a chunk's lifted by how well the query names its
+        own section heading (:func:`~treehop.tree_scoring.heading_match`, times
+        ``context_heading_weight``)."""
+        weight = self.config.context_heading_weight
+        if weight <= 0:
+            return finals
+        terms = query_terms(q.req.query.query)
+        if not terms:
+            return finals
+        out = list(finals)
+        for j, path in enumerate(_picked_headings(picked)):
+            if path:
+                out[j] += weight * heading_match(terms, path)
+        return out
 
     async def _search_columns(
         self, q: _Query, scope: Scope, limit: int, offload: bool = False
@@ -1233,6 +1254,29 @@ class _ArrayFamily:
             order.tolist() + by_name[np.asarray(rest.order, dtype=np.int64)].tolist(),
             chunked.sizes + rest.sizes,
         )
+
+
+def _picked_headings(picked: Sequence[tuple[HitColumns, int]]) -> list[tuple[str, ...] | None]:
+    """Each picked leaf's heading path (:func:`~treehop.tree_scoring.section_of`; ``None``
+    for a leaf that is not a chunk), read per search as the store's heading codes where it
+    has them, else from the chunks' nodes (other leaves have no heading path)."""
+    out: list[tuple[str, ...] | None] = [None] * len(picked)
+    groups: dict[int, tuple[HitColumns, list[int], list[int]]] = {}
+    for j, (cols, i) in enumerate(picked):
+        if cols.chunk_indexes[i] is not None:
+            _, js, at = groups.setdefault(id(cols), (cols, [], []))
+            js.append(j)
+            at.append(i)
+    for cols, js, at in groups.values():
+        if cols.heading_codes is not None:
+            codes, table = cols.heading_codes(np.asarray(at, dtype=np.int64))
+            for j, c in zip(js, codes.tolist(), strict=True):
+                if c >= 0:
+                    out[j] = tuple(table[c])
+        else:
+            for j, node in zip(js, cols.load(at), strict=True):
+                out[j] = section_of(node)
+    return out
 
 
 def _sections(family: _Family) -> Callable[[int], tuple[str, ...] | None]:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ from .descent import Candidate
 from .ingest.summaries import FROM_CHILDREN, OVERVIEW_FROM
 from .models import ContextType, Node
 from .stores.base import ScoredNode, unique_inverse
+from .text_tokenize import tokenize
 
 _DIGITS = re.compile(r"(\d+)")
 
@@ -215,6 +217,40 @@ def section_of(node: Node) -> tuple[str, ...] | None:
         return None
     path = node.metadata.get(HEADING_PATH)
     return tuple(path) if isinstance(path, list) else None
+
+
+def query_terms(query: str) -> frozenset[str]:
+    """The distinct index terms of a query (:func:`~treehop.text_tokenize.tokenize`: folded,
+    stemmed, stopwords out), which :func:`heading_match` compares with a section heading."""
+    return frozenset(tokenize(query))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _heading_terms(heading: str) -> frozenset[str]:
+    """A heading's distinct index terms, kept: every find asks again for the headings of the
+    sections it ranks (a bounded cache of small sets)."""
+    return frozenset(tokenize(heading))
+
+
+def heading_match(terms: frozenset[str], path: tuple[str, ...] | None) -> float:
+    """How well a query's terms name a chunk's own section: the cosine of the two term sets
+    (``|Q & H| / sqrt(|Q| |H|)``, 1 when the query is the heading) between ``terms``
+    (:func:`query_terms`) and the last heading of ``path`` (:func:`section_of`); 0 for a
+    leaf without a heading path.
+
+    Why: a chunk's text starts with its heading path, but inside a long chunk the heading's
+    few words weigh little against the body's, so a query that names a section (a heading,
+    a question about it) ranked another page's chunk that uses the same words in passing
+    first. The heading is the chunk's place in its document's tree; scoring it as a field of
+    its own is the tree's evidence (BM25F's title field does this for flat pages). Binary
+    terms, no document frequencies: every store can answer it, and on the dev halves
+    IDF-weighted terms did no better (``bench/README.md``, "Section headings")."""
+    if not path or not terms:
+        return 0.0
+    heading = _heading_terms(path[-1])
+    if not heading:
+        return 0.0
+    return len(terms & heading) / math.sqrt(len(terms) * len(heading))
 
 
 @functools.lru_cache(maxsize=1 << 14)
