@@ -130,13 +130,18 @@ class RetrievalConfig(BaseModel):
     (:func:`treehop.tree_scoring.heading_match`, 0 to 1; memory turns and whole files have no
     heading and gain nothing). It reorders only: the threshold stays on the own score. Part
     of the tree context: with the three weights above at 0 it is off too.
-    Chosen on the dev halves of the four document sets jointly (``bench/replay_tree_methods.py``
-    ``--headings``, nDCG@10 over the default without it; Cranfield and LoCoMo have no
-    sectioned chunks, +0.000): 0.3 had the best dev mean (+0.033 +- 0.006, pooled), and 0.15
-    is the smallest weight within one standard error of it (+0.028); larger weights began to
-    cost first-sentence queries (-0.003 at 0.3, -0.009 at 0.4). Test halves: Flask +0.023,
-    pytest +0.001, Django +0.030, git docs +0.030; by query kind, heading +0.05, anchor text
-    +0.012, first sentence +0.002 (``bench/README.md``, "Section headings")."""
+
+    Chosen on the dev halves of the Flask, pytest and Django docs jointly
+    (``bench/replay_tree_methods.py``, nDCG@10 gain over the context without it, pooled over
+    their 482 dev queries; Cranfield and LoCoMo have no sectioned chunks: +0.000): 0.4 had the
+    best mean (+0.035 +- 0.007) and 0.15 is the smallest weight within one standard error of
+    it (+0.030; the one-standard-error rule, because larger weights began to cost
+    first-sentence queries: -0.006 at 0.3, -0.014 at 0.4 on the test halves). The git docs
+    were held out. Built (``bench/bench_tree.py``, ``find`` vs ``find-no-heading``), test
+    halves: Flask +0.024, pytest +0.000, Django +0.027, git docs +0.028; by query kind
+    (replayed, four sets' test halves) heading +0.038, anchor text +0.012, first sentence
+    +0.002. Term sets are binary: IDF weights did no better (``bench/README.md``, "Section
+    headings")."""
     memory_session_weight: float = Field(default=0.2, ge=0.0, le=10.0)
     """Tree context, memory turns only: weight of BM25 of the turn's whole session (its turns'
     joined text, scored among the sessions of the query's best turns, divided by the best:
