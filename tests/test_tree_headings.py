@@ -13,19 +13,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from test_tree_sections import DOC, at, paged_store
 from treehop import RetrievalConfig
 from treehop.hierarchical_retriever import (
     HierarchicalRetriever,
     RetrievalRequest,
     _picked_headings,
 )
-from treehop.models import ContextType, Node, TypedQuery
+from treehop.models import TypedQuery
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 from treehop.tree_scoring import heading_match, query_terms, section_of
-from treehop.uri import ancestors_of
-
-DOC = "viking://resources/docs"
 
 
 def test_a_query_that_is_the_heading_matches_fully_after_folding_and_stemming() -> None:
@@ -67,11 +65,6 @@ def test_match_is_a_bounded_cosine_of_term_sets(
     assert (v == pytest.approx(1.0)) == (bool(q) and q == hs)
 
 
-def at(cos: float) -> np.ndarray:
-    """A unit vector at cosine ``cos`` to the query (1, 0, 0, 0)."""
-    return np.array([cos, math.sqrt(1 - cos * cos), 0, 0], np.float32)
-
-
 def two_pages() -> EmbeddedStore:
     """a.md's only chunk is the section "Register a user" (cosine 0.74 to the query); b.md's
     only chunk, under "Views", is closer to the query vector (0.78)."""
@@ -82,23 +75,7 @@ def two_pages() -> EmbeddedStore:
         f"{DOC}/a.md#chunk-0": (at(0.74), 0, ["Tutorial", "Register a user"]),
         f"{DOC}/b.md#chunk-0": (at(0.78), 0, ["Views"]),
     }
-    nodes = [
-        Node(
-            uri=u,
-            parent_uri=None if u == DOC else (DOC if ci is None else u.split("#")[0]),
-            context_type=ContextType.RESOURCE,
-            level=1 if ci is None else 2,
-            is_leaf=ci is not None,
-            chunk_index=ci,
-            abstract=u,
-            metadata={"heading_path": p} if p else {},
-            ancestors=ancestors_of(u.split("#")[0]) if ci is not None else ancestors_of(u),
-        )
-        for u, (_, ci, p) in spec.items()
-    ]
-    store = EmbeddedStore()
-    store.upsert(nodes, np.stack([v for v, _, _ in spec.values()]))
-    return store
+    return paged_store(spec)
 
 
 def find(cfg: RetrievalConfig, query: str = "How do I register a user?") -> list[str]:

@@ -127,6 +127,15 @@ def sectioned_store() -> EmbeddedStore:
         spec[f"{DOC}/a.md#chunk-{i}"] = (at(cos), i, path)
     for i in range(3):
         spec[f"{DOC}/b.md#chunk-{i}"] = (at(0.78), i, ["B"])
+    return paged_store(spec, {"chunks": 3})
+
+
+def paged_store(
+    spec: dict[str, tuple[np.ndarray, int | None, list[str] | None]],
+    file_metadata: dict[str, object] | None = None,
+) -> EmbeddedStore:
+    """An embedded store of ``DOC``, its pages and their chunks: ``spec`` maps each URI to its
+    vector, chunk index (``None``: the folder or a page) and heading path."""
     nodes = [
         Node(
             uri=u,
@@ -136,7 +145,9 @@ def sectioned_store() -> EmbeddedStore:
             is_leaf=ci is not None,
             chunk_index=ci,
             abstract=u,
-            metadata={"chunks": 3} if u.endswith(".md") else ({"heading_path": p} if p else {}),
+            metadata=dict(file_metadata or {})
+            if u.endswith(".md")
+            else ({"heading_path": p} if p else {}),
             ancestors=ancestors_of(u.split("#")[0]) if ci is not None else ancestors_of(u),
         )
         for u, (_, ci, p) in spec.items()
