@@ -65,6 +65,20 @@ def test_match_is_a_bounded_cosine_of_term_sets(
     assert (v == pytest.approx(1.0)) == (bool(q) and q == hs)
 
 
+@settings(deadline=None)
+@given(st.text(max_size=300), st.lists(st.text(max_size=400), max_size=4))
+def test_any_text_gives_a_bounded_match_and_no_error(query: str, path: list[str]) -> None:
+    v = heading_match(query_terms(query), tuple(path))
+    assert 0.0 <= v <= 1.0 + 1e-12
+
+
+def test_a_long_heading_is_matched_on_its_start_only() -> None:
+    long = "Blueprints " + "filler " * 2_000 + "deployment"
+    q = query_terms("deployment")
+    assert heading_match(q, (long,)) == 0.0  # the word past HEADING_CHARS is not read
+    assert heading_match(query_terms("blueprints"), (long,)) > 0.0
+
+
 def two_pages() -> EmbeddedStore:
     """a.md's only chunk is the section "Register a user" (cosine 0.74 to the query); b.md's
     only chunk, under "Views", is closer to the query vector (0.78)."""

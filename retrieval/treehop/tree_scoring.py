@@ -225,10 +225,17 @@ def query_terms(query: str) -> frozenset[str]:
     return frozenset(tokenize(query))
 
 
+HEADING_CHARS = 256
+"""A heading is matched on its first this many characters: real headings are a few words, and
+a cached heading must stay small whatever a document's markup made of it (a malformed page
+can turn a whole paragraph into a heading line)."""
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def _heading_terms(heading: str) -> frozenset[str]:
     """A heading's distinct index terms, kept: every find asks again for the headings of the
-    sections it ranks (a bounded cache of small sets)."""
+    sections it ranks (a bounded cache of small sets, keyed by at most
+    :data:`HEADING_CHARS` characters)."""
     return frozenset(tokenize(heading))
 
 
@@ -247,7 +254,7 @@ def heading_match(terms: frozenset[str], path: tuple[str, ...] | None) -> float:
     IDF-weighted terms did no better (``bench/README.md``, "Section headings")."""
     if not path or not terms:
         return 0.0
-    heading = _heading_terms(path[-1])
+    heading = _heading_terms(path[-1][:HEADING_CHARS])
     if not heading:
         return 0.0
     return len(terms & heading) / math.sqrt(len(terms) * len(heading))
