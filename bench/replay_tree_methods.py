@@ -111,10 +111,7 @@ class Tree:
             )
         # each chunk's own heading as terms (tree_scoring.heading_match), inverted, with
         # the terms' document frequencies over the leaves' texts (the IDF variant)
-        heads = [
-            tree_scoring._heading_terms(x[-1][: tree_scoring.HEADING_CHARS]) if x else frozenset()
-            for x in secs
-        ]
+        heads = [tree_scoring.heading_terms(x) for x in secs]
         self.head_len = np.array([len(h) for h in heads], dtype=np.float64)
         inv: dict[str, list[int]] = {}
         for i, h in enumerate(heads):

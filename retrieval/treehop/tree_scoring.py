@@ -239,6 +239,15 @@ def _heading_terms(heading: str) -> frozenset[str]:
     return frozenset(tokenize(heading))
 
 
+def heading_terms(path: tuple[str, ...] | None) -> frozenset[str]:
+    """The index terms of a chunk's own (last) heading in ``path`` (:func:`section_of`), read
+    on its first :data:`HEADING_CHARS` characters; empty for a leaf without a heading path.
+    What :func:`heading_match` compares with the query's terms."""
+    if not path:
+        return frozenset()
+    return _heading_terms(path[-1][:HEADING_CHARS])
+
+
 def heading_match(terms: frozenset[str], path: tuple[str, ...] | None) -> float:
     """How well a query's terms name a chunk's own section: the cosine of the two term sets
     (``|Q & H| / sqrt(|Q| |H|)``, 1 when the query is the heading) between ``terms``
@@ -252,10 +261,8 @@ def heading_match(terms: frozenset[str], path: tuple[str, ...] | None) -> float:
     its own is the tree's evidence (BM25F's title field does this for flat pages). Binary
     terms, no document frequencies: every store can answer it, and on the dev halves
     IDF-weighted terms did no better (``bench/README.md``, "Section headings")."""
-    if not path or not terms:
-        return 0.0
-    heading = _heading_terms(path[-1][:HEADING_CHARS])
-    if not heading:
+    heading = heading_terms(path)
+    if not heading or not terms:
         return 0.0
     return len(terms & heading) / math.sqrt(len(terms) * len(heading))
 
