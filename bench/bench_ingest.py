@@ -40,6 +40,11 @@ ANN index inside the ingest once the index holds 50k rows; ``--hnsw off`` turns 
 the re-add's seconds (wall and CPU, embedding excluded) and how many nodes it re-embedded.
 ``--readds N`` re-adds N times (each after editing ``--changed`` other files) and shows the
 medians, with every run listed below the row: one first ingest, several re-add samples.
+``--stages`` adds, below each row, the first ingest's stages (plan, tree build, tagging, store
+write and its BM25 thread): wall, user and kernel CPU, and minor page faults, which on a VM
+are where kernel time goes (see :class:`_StageMeter`). The tree is flushed to disk
+(``os.sync``) before the timed ingest, so the kernel's writeback of the files just written
+does not compete with it.
 
 Run from the repository root::
 
@@ -47,6 +52,7 @@ Run from the repository root::
     python bench/bench_ingest.py --part linear --sizes 1,5,20
     python bench/bench_ingest.py --part nodes --nodes 10000 --changed 100 --tags on
     python bench/bench_ingest.py --part nodes --nodes 100000 --tags on,off --hnsw off --readds 5
+    python bench/bench_ingest.py --part nodes --nodes 100000 --tags on --hnsw off --stages
 """
 
 from __future__ import annotations
@@ -451,6 +457,12 @@ def change_files(root: Path, count: int, seed: int) -> list[Path]:
     return picked
 
 
+def _minor_faults() -> int:
+    import resource
+
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_minflt)
+
+
 class _Timed:
     """Seconds spent in one method of one object (the store's HNSW upkeep), so the table can
     show ingest with and without it."""
@@ -467,6 +479,80 @@ class _Timed:
                 self.seconds += time.perf_counter() - t0
 
         setattr(obj, name, timed)
+
+
+_STAGES = (
+    ("plan (stat, read changed)", "treehop.ingest.writer", "TreeWriter", "_plan", False),
+    ("tree build", "treehop.ingest.tree_builder", "TreeBuilder", "build_tree", False),
+    ("tagging", "treehop.ingest.writer", "TreeWriter", "apply_tags", False),
+    ("store write", "treehop.stores.embedded", "EmbeddedStore", "upsert", False),
+    ("  BM25 postings (own thread)", "treehop.lexical", "LexicalIndex", "upsert", True),
+)
+"""``--stages``: (row, module, class, method, in a thread of its own). The first four run one
+after another; the BM25 postings run inside the store write, in a thread beside it."""
+
+
+class _StageMeter:
+    """Wall, CPU (user / kernel) and minor page faults of each ingest stage (``--stages``).
+
+    Why faults: on a VM a page touched for the first time costs the kernel several
+    microseconds (``clear_page`` and the host's own fault), so a stage that allocates fresh
+    memory pays in kernel time what its profile in Python does not show. Sequential stages
+    are measured on the process (the store write's CPU and faults include its BM25 thread's);
+    the BM25 thread on its own (``RUSAGE_THREAD``)."""
+
+    def __init__(self) -> None:
+        import importlib
+        import resource
+
+        self._resource = resource
+        self.rows: dict[str, list[float]] = {}
+        self._undo: list[tuple[Any, str, Any]] = []
+        for label, mod, cls_name, meth, own_thread in _STAGES:
+            cls = getattr(importlib.import_module(mod), cls_name)
+            self._undo.append((cls, meth, cls.__dict__[meth]))
+            setattr(cls, meth, self._wrap(label, cls.__dict__[meth], own_thread))
+
+    def _wrap(self, label: str, inner: Any, own_thread: bool) -> Any:
+        resource = self._resource
+        who = resource.RUSAGE_THREAD if own_thread else resource.RUSAGE_SELF
+        row = self.rows.setdefault(label, [0.0, 0.0, 0.0, 0.0])
+
+        def timed(*a: Any, **k: Any) -> Any:
+            r0, t0 = resource.getrusage(who), time.perf_counter()
+            try:
+                return inner(*a, **k)
+            finally:
+                r1 = resource.getrusage(who)
+                row[0] += time.perf_counter() - t0
+                row[1] += r1.ru_utime - r0.ru_utime
+                row[2] += r1.ru_stime - r0.ru_stime
+                row[3] += r1.ru_minflt - r0.ru_minflt
+
+        return timed
+
+    def close(self) -> None:
+        for cls, meth, fn in self._undo:
+            setattr(cls, meth, fn)
+
+    def report(self, ingest_s: float, faults: int) -> None:
+        print(
+            f"      {'stage':<30}{'wall s':>8}{'user s':>8}{'sys s':>8}{'faults':>10}{'share':>7}"
+        )
+        seq = 0.0
+        for label, (wall, user, sys_s, flt) in self.rows.items():
+            if not label.startswith(" "):
+                seq += wall
+            print(
+                f"      {label:<30}{wall:>8.2f}{user:>8.2f}{sys_s:>8.2f}{flt:>10.0f}"
+                f"{wall / max(ingest_s, 1e-9):>7.0%}"
+            )
+        rest = max(ingest_s - seq, 0.0)
+        print(
+            f"      {'rest (embedding excluded)':<30}{rest:>8.2f}{'':>16}{'':>10}"
+            f"{rest / max(ingest_s, 1e-9):>7.0%}"
+        )
+        print(f"      minor page faults in the whole ingest: {faults}", flush=True)
 
 
 def part_nodes(args: argparse.Namespace) -> None:
@@ -489,6 +575,10 @@ def part_nodes(args: argparse.Namespace) -> None:
         with tempfile.TemporaryDirectory(prefix="treehop-bench-nodes-") as tmp:
             root = Path(tmp) / "tree"
             write_tree(root, args.nodes, args.per_dir, args.seed)
+            # The tree's files were just written: flush them now, or the kernel writes them
+            # back to disk during the timed ingest, on one of the cores the ingest uses (a
+            # user ingests files at rest; the writeback is this bench's setup, not ingest).
+            os.sync()
             emb = HashingEmbedder()
             tagger: Any = "auto" if tags == "on" else None
             store = EmbeddedStore(None, ann_min_rows=None) if args.hnsw == "off" else None
@@ -496,9 +586,16 @@ def part_nodes(args: argparse.Namespace) -> None:
                 # the graph upkeep a write waits for (since the background worker of
                 # stores/_ann.py: only starting that worker)
                 ann = _Timed(th.store, "_ann_kick")
+                meter = _StageMeter() if args.stages else None
+                f0 = _minor_faults()
                 c0, t0 = time.process_time(), time.perf_counter()
-                res = th.add_resource(root, target_uri="viking://resources")
+                try:
+                    res = th.add_resource(root, target_uri="viking://resources")
+                finally:
+                    if meter is not None:
+                        meter.close()
                 first, cpu = time.perf_counter() - t0, time.process_time() - c0
+                faults = _minor_faults() - f0
                 first_embed, embed_cpu = emb.seconds, emb.cpu_seconds
                 hnsw = ann.seconds
                 n = len(th.store)
@@ -523,6 +620,8 @@ def part_nodes(args: argparse.Namespace) -> None:
                 f"{again.embedded:>9}",
                 flush=True,
             )
+            if meter is not None:
+                meter.report(ingest, faults)
             if args.readds > 1:
                 print(
                     "      re-adds (s, wall / CPU, embedding excluded): "
@@ -560,6 +659,11 @@ def main() -> None:
         "files; the table shows their medians (a shared machine's noise)",
     )
     ap.add_argument("--tags", default="on,off", help="automatic tags: on, off or on,off")
+    ap.add_argument(
+        "--stages",
+        action="store_true",
+        help="nodes part: wall, CPU and page faults of each stage of the first ingest",
+    )
     ap.add_argument(
         "--hnsw",
         choices=["default", "off"],
