@@ -59,11 +59,13 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import math
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import sys
@@ -458,8 +460,6 @@ def change_files(root: Path, count: int, seed: int) -> list[Path]:
 
 
 def _minor_faults() -> int:
-    import resource
-
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_minflt)
 
 
@@ -502,10 +502,6 @@ class _StageMeter:
     the BM25 thread on its own (``RUSAGE_THREAD``)."""
 
     def __init__(self) -> None:
-        import importlib
-        import resource
-
-        self._resource = resource
         self.rows: dict[str, list[float]] = {}
         self._undo: list[tuple[Any, str, Any]] = []
         for label, mod, cls_name, meth, own_thread in _STAGES:
@@ -514,7 +510,6 @@ class _StageMeter:
             setattr(cls, meth, self._wrap(label, cls.__dict__[meth], own_thread))
 
     def _wrap(self, label: str, inner: Any, own_thread: bool) -> Any:
-        resource = self._resource
         who = resource.RUSAGE_THREAD if own_thread else resource.RUSAGE_SELF
         row = self.rows.setdefault(label, [0.0, 0.0, 0.0, 0.0])
 
