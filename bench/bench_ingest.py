@@ -535,8 +535,9 @@ class _StageMeter:
             f"      {'stage':<30}{'wall s':>8}{'user s':>8}{'sys s':>8}{'faults':>10}{'share':>7}"
         )
         seq = 0.0
-        for label, (wall, user, sys_s, flt) in self.rows.items():
-            if not label.startswith(" "):
+        for label, *_, own_thread in _STAGES:
+            wall, user, sys_s, flt = self.rows[label]
+            if not own_thread:  # (a stage in a thread of its own runs inside another one)
                 seq += wall
             print(
                 f"      {label:<30}{wall:>8.2f}{user:>8.2f}{sys_s:>8.2f}{flt:>10.0f}"

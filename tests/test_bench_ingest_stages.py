@@ -58,7 +58,7 @@ def test_stage_rows_are_printed_and_the_methods_put_back(
     # 1,500 leaves (above the thread's threshold) were written in their own thread
     assert all(r[0] > 0 for r in rows.values())
     ingest_s = float(out.splitlines()[1].split()[2])
-    sequential = sum(r[0] for label, r in rows.items() if not label.startswith(" "))
+    sequential = sum(rows[label][0] for label, *_, own_thread in bi._STAGES if not own_thread)
     assert sequential <= ingest_s * 1.01
     faults = int(out.split("minor page faults in the whole ingest:")[1].split()[0])
     assert faults > 0
@@ -95,3 +95,14 @@ def test_the_methods_are_put_back_when_the_ingest_raises(monkeypatch: pytest.Mon
         bi.part_nodes(_args(nodes=200))
     assert during and all(a is not b for a, b in zip(during[0], before, strict=True))
     assert _originals() == before
+
+
+def test_the_rest_counts_the_thread_stage_once(capsys: pytest.CaptureFixture[str]) -> None:
+    meter = bi._StageMeter()
+    meter.close()
+    walls = [1.0, 2.0, 4.0, 3.0, 2.5]  # the BM25 thread's 2.5 s run inside the store write
+    for (label, *_), wall in zip(bi._STAGES, walls, strict=True):
+        meter.rows[label] = [wall, 0.0, 0.0, 0.0]
+    meter.report(12.0, 7)
+    rest_line = next(x for x in capsys.readouterr().out.splitlines() if "rest" in x)
+    assert float(rest_line.split(")")[1].split()[0]) == pytest.approx(12.0 - 10.0)
