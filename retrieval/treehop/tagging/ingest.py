@@ -28,6 +28,7 @@ from ..models import Node
 from ..stores.base import VectorStore
 from .base import NodeTags
 from .keywords import KeywordTagger, _distinct, _parsed_tag
+from .second_process import fit_extract
 
 STATE_KEY = "tagger/keywords.bin"
 DELTA_KEY = "tagger/keywords-delta.bin"
@@ -85,7 +86,7 @@ class IngestTagger:
         texts = [n.embedding_text() for n in leaves]
         if new_texts is None:
             new_texts = texts
-        labels = tagger.partial_fit_extract(list(new_texts), texts) if texts or new_texts else []
+        labels = fit_extract(tagger, list(new_texts), texts) if texts or new_texts else []
         if new_texts:
             self._save(store)
         return self._compute(tagger, nodes, leaves, labels, store)

@@ -271,10 +271,15 @@ class _Analysis:
         return out, parts
 
 
+def _normalised(text: str) -> str:
+    """The form of a text the analysis reads: NFKC, curly apostrophes straight."""
+    return unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+
+
 def _analyse(text: str) -> _Analysis:
     if not isinstance(text, str):
         raise TaggerError(f"text must be a string, got {type(text).__name__}")
-    return _analyse_mixed(unicodedata.normalize("NFKC", text).replace("\u2019", "'"))
+    return _analyse_mixed(_normalised(text))
 
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -384,6 +389,15 @@ class _Atoms:
         head, sep, rest = s.partition("-")
         return (self.atom(head) << 32) | (self.atom(rest) + 1 if sep else 0)
 
+    @classmethod
+    def spelled(cls, strs: list[str]) -> _Atoms:
+        """The atom table whose atom ``i`` is ``strs[i]`` (distinct), as another process
+        numbered them."""
+        atoms = cls()
+        atoms.strs = strs
+        atoms.ids = dict(zip(strs, count(), strict=False))
+        return atoms
+
     def spell(self, key: int) -> str:
         b = (key & _LOW) - 1
         a = self.strs[key >> 32]
@@ -452,6 +466,11 @@ confirmed on the other half; one part of all 100k leaves spent more time in the 
 mapping fresh memory, than in numpy.)"""
 
 
+_Cut = tuple[NDArray[np.int64], list[str], NDArray[np.int64]]
+"""A kept whitespace cut of a batch's Latin texts: their positions in the batch, the distinct
+chunks (numbered in order) and the chunk of each occurrence (``text_tokenize.ChunkCut``)."""
+
+
 def _flat_terms(texts: Sequence[str], bigrams: bool) -> _Flat:
     """The term occurrences of ``texts``, analysed as one part (see :func:`_flat_parts`): the
     form the tagger's tests compare the parts against (ingest always goes through the parts)."""
@@ -476,7 +495,7 @@ def _mixed_columns(
                 continue
             t = text
         else:
-            t = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+            t = _normalised(text)
         if _CJK_RE.search(t) is None and "\x01" not in t and "\x02" not in t:
             latin.append(i)
             normed.append(t)
@@ -511,7 +530,9 @@ def _part_bounds(texts: Sequence[str], part_chars: int | None) -> list[int]:
     return [0, *(np.flatnonzero(window[1:] != window[:-1]) + 1).tolist(), n_docs]
 
 
-def _flat_parts(texts: Sequence[str], bigrams: bool, part_chars: int | None) -> _FlatParts:
+def _flat_parts(
+    texts: Sequence[str], bigrams: bool, part_chars: int | None, keep_cut: bool = False
+) -> _FlatParts:
     """The term occurrences of ``texts`` in parts of consecutive documents (at most about
     ``part_chars`` characters each; None: one part), numbered as one batch.
 
@@ -538,7 +559,7 @@ def _flat_parts(texts: Sequence[str], bigrams: bool, part_chars: int | None) -> 
     bounds = _part_bounds(texts, part_chars)
     ids = np.asarray(latin, dtype=np.int64)
     at = np.searchsorted(ids, bounds).tolist()
-    stream = _LatinStream(atoms, bigrams, normed)
+    stream = _LatinStream(atoms, bigrams, normed, keep_cut)
     lat = [
         stream.add(normed[at[k] : at[k + 1]], ids[at[k] : at[k + 1]])
         for k in range(len(bounds) - 1)
@@ -558,9 +579,12 @@ def _flat_parts(texts: Sequence[str], bigrams: bool, part_chars: int | None) -> 
         (part_a[c_at[k] : c_at[k + 1]], part_b[c_at[k] : c_at[k + 1]])
         for k in range(len(bounds) - 1)
     ]
-    return _FlatParts(
+    parts = _FlatParts(
         keys, atoms, bounds, np.searchsorted(keys, stream.tkey), lat, pieces, pieces_ab
     )
+    if stream.kept is not None:
+        parts.cut = (ids, *stream.kept)
+    return parts
 
 
 class _FlatParts:
@@ -568,7 +592,7 @@ class _FlatParts:
     and, iterated once, each part's :class:`_Flat` (documents numbered within the part),
     built when it is reached and not kept."""
 
-    __slots__ = ("_cjk", "_cjk_ab", "_lat", "_tok_idx", "atoms", "bounds", "keys")
+    __slots__ = ("_cjk", "_cjk_ab", "_lat", "_tok_idx", "atoms", "bounds", "cut", "keys")
 
     def __init__(
         self,
@@ -588,6 +612,8 @@ class _FlatParts:
         self._lat = lat
         self._cjk = cjk
         self._cjk_ab = cjk_ab
+        self.cut: _Cut | None = None
+        """With ``keep_cut``: the whitespace cut of the Latin texts (see :class:`_Cut`)."""
 
     def __len__(self) -> int:
         return len(self.bounds) - 1
@@ -659,7 +685,9 @@ class _LatinStream:
     the texts, numbered as one cut of them is, when an ingest scope wants it
     (``text_tokenize.offer_cut``)."""
 
-    def __init__(self, atoms: _Atoms, bigrams: bool, texts: list[str]) -> None:
+    def __init__(
+        self, atoms: _Atoms, bigrams: bool, texts: list[str], keep_cut: bool = False
+    ) -> None:
         self.atoms = atoms
         self.bigrams = bigrams
         self.texts = texts
@@ -672,8 +700,16 @@ class _LatinStream:
         self.length = np.zeros(0, dtype=np.int64)
         self.hyph = np.zeros(0, dtype=bool)
         self.odd_pairs: list[NDArray[np.int64]] = []
-        self.cut: dict[str, int] | None = {} if texts and wants_cut(len(texts)) else None
+        self.keep_cut = keep_cut
+        """Keep the cut in :attr:`kept` instead of offering it (a sub-batch of a split
+        batch: the whole batch's cut is offered once, merged)."""
+        self.cut: dict[str, int] | None = (
+            {} if texts and (keep_cut or wants_cut(len(texts))) else None
+        )
         self.occ: list[NDArray[np.int64]] = []
+        self.kept: tuple[list[str], NDArray[np.int64]] | None = None
+        """With ``keep_cut``: the distinct chunks (numbered in order) and the chunk of each
+        occurrence."""
 
     def _number(self, distinct: list[str]) -> NDArray[np.int64]:
         """The stream's numbers of a part's distinct tokens; new ones keyed and appended."""
@@ -763,7 +799,10 @@ class _LatinStream:
             # In an ingest write, the BM25 index cuts the same leaf texts: it reuses this
             # cut (``text_tokenize.shared_words``) instead of cutting them again.
             occ = np.concatenate(self.occ) if self.occ else _NONE
-            offer_cut(self.texts, self.cut, occ)
+            if self.keep_cut:
+                self.kept = (list(self.cut), occ)
+            else:
+                offer_cut(self.texts, self.cut, occ)
 
 
 _PARAGRAPH: Final = re.compile(r"\n\s*\n")
@@ -949,6 +988,16 @@ class _Vocab:
         return [h if b < 0 else f"{h}-{strs[b]}" for h, b in zip(heads, tails, strict=True)]
 
     @classmethod
+    def of_keys(cls, atoms: _Atoms, keys: NDArray[np.int64]) -> _Vocab:
+        """A vocabulary numbering sorted distinct ``keys`` over ``atoms`` in order (a
+        sub-batch's own numbering, :class:`_BatchCounts`)."""
+        v = cls()
+        v.atoms = atoms
+        v.keys = v.term_key = keys
+        v.key_term = np.arange(keys.size, dtype=np.int64)
+        return v
+
+    @classmethod
     def of_strings(cls, terms: Sequence[str]) -> _Vocab:
         """A vocabulary numbering distinct ``terms`` in order (term ``i`` is ``terms[i]``)."""
         v = cls()
@@ -1027,6 +1076,45 @@ def _count(flat: _Flat, gid: NDArray[np.int64]) -> _Counted:
             pa[where] = gid[flat.part_a[row]]
             pb[where] = gid[flat.part_b[row]]
     return _Counted(pair // size, gid[local], tf, pa, pb)
+
+
+@dataclass(slots=True)
+class _BatchCounts:
+    """A sub-batch of a split batch, analysed and counted on its own: its own atoms, its
+    terms numbered locally (term ``i`` is ``keys[i]``), each part's counts over them.
+
+    Why local: two processes each analyse one sub-batch without sharing anything; the
+    merge (:meth:`KeywordTagger._number_batch`, :meth:`KeywordTagger._fit_batches`) maps each
+    sub-batch's terms into the
+    vocabulary by its atom strings and keys, and each sub-batch is then scored in its own
+    numbering (:meth:`KeywordTagger._batch_scorer`) with the merged frequencies of its terms.
+    Tags do not depend on term ids (ties break by name), so they equal a one-batch fit's."""
+
+    n_docs: int
+    atoms: _Atoms
+    keys: NDArray[np.int64]
+    """The sub-batch's distinct term keys over :attr:`atoms`, sorted."""
+    df: NDArray[np.int64]
+    """How many of the sub-batch's documents hold each of its terms."""
+    bounds: list[int]
+    """Its parts' document boundaries (see :class:`_FlatParts`)."""
+    counted: list[_Counted]
+    """Each part's counts (local term ids); empty once scored, and in a copy that crossed
+    to another process (the counts stay where they are scored)."""
+    cut: _Cut | None
+    """The whitespace cut of its Latin texts, when asked for."""
+
+
+def _count_batch(texts: Sequence[str], bigrams: bool, keep_cut: bool) -> _BatchCounts:
+    """Analyse and count a sub-batch on its own (see :class:`_BatchCounts`)."""
+    parts = _flat_parts(texts, bigrams, _PART_CHARS, keep_cut)
+    local = np.arange(parts.keys.size, dtype=np.int64)
+    counted = [_count(flat, local) for flat in parts]
+    df = np.zeros(parts.keys.size, dtype=np.int64)
+    for c in counted:
+        terms, counts = _unique_counts(c.term)  # a term's pairs are its documents
+        df[terms] += counts
+    return _BatchCounts(len(texts), parts.atoms, parts.keys, df, parts.bounds, counted, parts.cut)
 
 
 def tokenize(text: str) -> list[str]:
@@ -1361,6 +1449,51 @@ class KeywordTagger:
         self._fitted = True
         self._cache = None
         return counted
+
+    def _number_batch(self, batch: _BatchCounts) -> NDArray[np.int64]:
+        """The vocabulary ids of a sub-batch's terms, its new terms numbered (in key order,
+        as :meth:`_fit_parts` numbers a batch's); :meth:`_fit_batches` then counts them.
+        (Apart, so that one sub-batch is numbered while the other is still being counted.)"""
+        return self._gid(batch.keys, batch.atoms, add=True)
+
+    def _fit_batches(
+        self, batches: Sequence[_BatchCounts], gids: Sequence[NDArray[np.int64]]
+    ) -> None:
+        """Add numbered sub-batches' counts to the statistics (``gids``: each one's
+        :meth:`_number_batch`)."""
+        df = np.concatenate((self._df, np.zeros(len(self._vocab) - self._df.size, np.int64)))
+        for b, gid in zip(batches, gids, strict=True):
+            df[gid] += b.df  # (a sub-batch's terms are distinct, so are their ids)
+        if self._base_id:
+            self._touched.append(_distinct(np.concatenate(gids)) if gids else _NONE)
+        self._df = df
+        self._n_docs += sum(b.n_docs for b in batches)
+        self._fitted = True
+        self._cache = None
+
+    @classmethod
+    def _batch_scorer(
+        cls, params: Mapping[str, Any], n_docs: int, batch: _BatchCounts, df: NDArray[np.int64]
+    ) -> KeywordTagger:
+        """A tagger that scores ``batch`` in its own numbering: the parameters and corpus
+        size of the fitted tagger, the batch's vocabulary, ``df`` the corpus frequencies of
+        its terms. (Built where the batch's counts are: in either process.)"""
+        view = cls(**params)
+        view._n_docs = n_docs
+        view._fitted = True
+        view._vocab = _Vocab.of_keys(batch.atoms, batch.keys)
+        view._df = df
+        return view
+
+    def _batch_tags(self, batch: _BatchCounts) -> list[list[str]]:
+        """Tags of a counted sub-batch (on a :meth:`_batch_scorer`), each part's counts
+        released once scored."""
+        out: list[list[str]] = []
+        for k, c in enumerate(batch.counted):
+            batch.counted[k] = _Counted.EMPTY
+            n = batch.bounds[k + 1] - batch.bounds[k]
+            out += ([lab for lab, _ in d] for d in self._tfidf_counted(c, n))
+        return out
 
     def _stats(self) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """IDF per term and the candidate mask (the df window).
