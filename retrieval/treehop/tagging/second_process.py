@@ -6,7 +6,8 @@ it: ``bench/bench_ingest.py --part nodes --stages``). Threads cannot share that 
 interpreter can. A large batch is cut at a part boundary into two sub-batches:
 
 1. this process starts a Python running this module (:func:`worker_command`) and sends it the
-   second sub-batch's texts; while it analyses and counts them, this process does the first;
+   second sub-batch's texts (about half the characters); while it analyses and counts them,
+   this process does the first;
 2. it sends back its sub-batch's atoms, term keys and document frequencies (a few thousand
    words and two integer arrays; its counts stay there), and the cut of its texts when an
    ingest's BM25 index will reuse it; this process merges both into the statistics, in order;
@@ -48,13 +49,12 @@ from .keywords import KeywordTagger, _Atoms, _BatchCounts, _count_batch, _Cut, _
 __all__ = ["fit_extract", "split_point"]
 
 SPLIT_MIN_CHARS: Final = 16 << 20
-"""A batch is split from this many characters of text (~37k leaves of the bench tree): a
-worker takes ~1 s to start (importing numpy and treehop), which a smaller batch's half does
-not repay."""
-WORKER_SHARE: Final = 0.45
-"""The worker's share of the batch's characters: it starts ~1 s late (its imports). At 100k
-leaves on 2 cores, with 40% / 45% / 50% this process waited 0.13 / 0.15-0.42 / 0.21-1.24 s
-for its counts and the whole fit took 7.9 / 7.1-7.4 / 6.6-7.7 s (one process: 9.7-11.8 s)."""
+"""A batch is split from this many characters of text (~37k leaves of the bench tree), where
+each half takes seconds: a worker costs a process start and two exchanges."""
+WORKER_SHARE: Final = 0.5
+"""The worker's share of the batch's characters. It starts ~0.2 s late (:data:`_BOOT`) and
+this process numbers both halves: at 100k leaves on 2 cores, alternating runs of the whole
+fit took 6.1-6.8 s at 50%, 6.8-7.0 s at 45% and 7.2-7.3 s at 55% (one process: 9.7-11.9 s)."""
 WAIT_FLOOR_S: Final = 30.0
 WAIT_FACTOR: Final = 4.0
 """The worker's answers are awaited max(:data:`WAIT_FLOOR_S`, :data:`WAIT_FACTOR` x this
@@ -336,12 +336,16 @@ class _Worker:
 
 
 _BOOT: Final = (
-    "import sys; r = sys.argv[1]; r in sys.path or sys.path.insert(0, r); "
+    "import sys, types; r = sys.argv[1]\n"
+    "for name in ('treehop', 'treehop.tagging'):\n"
+    "    m = sys.modules[name] = types.ModuleType(name)\n"
+    "    m.__path__ = [r + '/' + name.replace('.', '/')]\n"
     "from treehop.tagging.second_process import main; main()"
 )
-"""The worker's program: the directory this treehop was imported from goes first on its path
-unless it is there already (so it runs this very code, installed or not, without moving
-site-packages before the standard library)."""
+"""The worker's program. The modules come from the directory this treehop was imported from
+(so it runs this very code, installed or not, and nothing is put before the standard library
+on its path); its two packages are entered without running their ``__init__``, which imports
+the whole client (0.8 s of a start that takes 0.3 s without it)."""
 
 
 def worker_command() -> list[str]:
