@@ -8,11 +8,12 @@ offline MiniLM embedder instead.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+from treehop import text_tokenize
 from treehop.embedders.base import BaseEmbedder
 
 from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
@@ -30,6 +31,22 @@ def sample_tree(tmp_path: Path) -> Iterator[Path]:
     dst = tmp_path / "sample_tree"
     shutil.copytree(SAMPLE_TREE, dst)
     yield dst
+
+
+@pytest.fixture
+def cut_reuse(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each BM25 upsert of the test found the tagger's cut of its texts to reuse
+    (``text_tokenize.shared_words``), in call order."""
+    found: list[bool] = []
+    real = text_tokenize.shared_words
+
+    def spy(texts: Sequence[str]) -> text_tokenize.AsciiWords | None:
+        out = real(texts)
+        found.append(out is not None)
+        return out
+
+    monkeypatch.setattr("treehop.lexical.shared_words", spy)
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -148,22 +148,15 @@ def _ingest(root: Path, share: bool, monkeypatch: pytest.MonkeyPatch) -> Embedde
     return store
 
 
-def test_ingest_with_shared_cut_stores_the_same(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_ingest_with_shared_cut_stores_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut_reuse: list[bool]
+) -> None:
     """Two ingests (and re-adds) of one tree, with and without sharing, store the same
     nodes and the same BM25 index."""
-    called: list[int] = []
-    real = text_tokenize.shared_words
-
-    def spy(texts):  # type: ignore[no-untyped-def]
-        out = real(texts)
-        called.append(out is not None)
-        return out
-
-    monkeypatch.setattr("treehop.lexical.shared_words", spy)
     _tree(tmp_path / "a" / "tree")
     _tree(tmp_path / "b" / "tree")
     shared = _ingest(tmp_path / "a" / "tree", True, monkeypatch)
-    assert any(called)  # the shared path ran
+    assert any(cut_reuse)  # the shared path ran
     plain = _ingest(tmp_path / "b" / "tree", False, monkeypatch)
     a, b = shared.lexical, plain.lexical
     assert a is not None and b is not None

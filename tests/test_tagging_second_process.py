@@ -355,20 +355,11 @@ def _tree(root: Path, n: int) -> Path:
 
 
 def test_an_ingest_with_the_worker_stores_what_one_process_stores(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut_reuse: list[bool]
 ) -> None:
     """Every node's tags and the BM25 index of an ingest whose tagger split its batch (the
     worker used, its cut merged and reused by BM25) equal an ingest's that did not."""
     src = _tree(tmp_path / "src", 240)
-    reused: list[bool] = []
-    real = text_tokenize.shared_words
-
-    def spy(texts):  # type: ignore[no-untyped-def]
-        out = real(texts)
-        reused.append(out is not None)
-        return out
-
-    monkeypatch.setattr("treehop.lexical.shared_words", spy)
 
     def ingest(split: bool) -> EmbeddedStore:
         monkeypatch.setattr(second_process, "SPLIT_MIN_CHARS", 1 if split else 1 << 40)
@@ -379,7 +370,7 @@ def test_an_ingest_with_the_worker_stores_what_one_process_stores(
 
     with _recorded() as used:
         split = ingest(True)
-    assert used["tags"] == 1 and reused and all(reused)
+    assert used["tags"] == 1 and cut_reuse and all(cut_reuse)
     plain = ingest(False)
     tags = {n.uri: n.tags for n in split.iter_nodes()}
     assert tags == {n.uri: n.tags for n in plain.iter_nodes()}
