@@ -47,7 +47,7 @@ import threading
 import unicodedata
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import count, repeat
 from types import ModuleType
@@ -1083,12 +1083,12 @@ class _BatchCounts:
     """A sub-batch of a split batch, analysed and counted on its own: its own atoms, its
     terms numbered locally (term ``i`` is ``keys[i]``), each part's counts over them.
 
-    Why local: two processes each analyse one sub-batch without sharing anything; the
-    merge (:meth:`KeywordTagger._number_batch`, :meth:`KeywordTagger._fit_batches`) maps each
-    sub-batch's terms into the
-    vocabulary by its atom strings and keys, and each sub-batch is then scored in its own
-    numbering (:meth:`KeywordTagger._batch_scorer`) with the merged frequencies of its terms.
-    Tags do not depend on term ids (ties break by name), so they equal a one-batch fit's."""
+    Why local: two processes each analyse one sub-batch without sharing anything; the merge
+    (:meth:`KeywordTagger._number_batch`, :meth:`KeywordTagger._fit_batches`) maps each
+    sub-batch's terms into the vocabulary by its atom strings and keys, and each sub-batch is
+    then scored in its own numbering (:meth:`KeywordTagger._batch_scorer`) with the merged
+    frequencies of its terms. Tags do not depend on term ids (ties break by name), so they
+    equal a one-batch fit's."""
 
     n_docs: int
     atoms: _Atoms
@@ -1401,20 +1401,33 @@ class KeywordTagger:
             # sort and added in, the frequencies copied once, where zeroing, copying and
             # summing arrays over every term (millions at 100k leaves) was most of the fit.
             terms, counts = _unique_counts(counted.term)
-            df = np.concatenate((old, np.zeros(n_terms - old.size, dtype=np.int64)))
+            df = self._grown_df()
             df[terms] += counts
         else:
             terms = None
             df = np.zeros(n_terms, dtype=np.int64)
             df[: old.size] = old
             df += np.bincount(counted.term, minlength=n_terms)
+        self._install(df, n_docs, lambda: terms if terms is not None else _distinct(counted.term))
+        return counted
+
+    def _grown_df(self) -> NDArray[np.int64]:
+        """A copy of the frequencies, with a zero for each term the vocabulary gained."""
+        old = self._df
+        return np.concatenate((old, np.zeros(len(self._vocab) - old.size, dtype=np.int64)))
+
+    def _install(
+        self, df: NDArray[np.int64], n_docs: int, counted: Callable[[], NDArray[np.int64]]
+    ) -> None:
+        """Make ``df`` the frequencies after a fit of ``n_docs`` more documents. ``counted``
+        gives the ids of the terms it counted: recorded for :meth:`state_delta`, and only
+        computed when a saved base exists."""
         if self._base_id:
-            self._touched.append(terms if terms is not None else _distinct(counted.term))
+            self._touched.append(counted())
         self._df = df
         self._n_docs += n_docs
         self._fitted = True
         self._cache = None
-        return counted
 
     def _gid(self, batch_keys: NDArray[np.int64], atoms: _Atoms, add: bool) -> NDArray[np.int64]:
         """Vocabulary ids of a batch's distinct term keys (over its ``atoms``; -1: unknown);
@@ -1436,18 +1449,13 @@ class KeywordTagger:
         and its counts added in; the same statistics (and saved state) as one part."""
         gid = self._gid(parts.keys, parts.atoms, add=True)
         counted = [_count(flat, gid) for flat in parts]
-        df = np.concatenate((self._df, np.zeros(len(self._vocab) - self._df.size, np.int64)))
+        df = self._grown_df()
         seen: list[NDArray[np.int64]] = []
         for c in counted:
             terms, counts = _unique_counts(c.term)
             df[terms] += counts
             seen.append(terms)
-        if self._base_id:
-            self._touched.append(_distinct(np.concatenate(seen)) if seen else _NONE)
-        self._df = df
-        self._n_docs += n_docs
-        self._fitted = True
-        self._cache = None
+        self._install(df, n_docs, lambda: _distinct(np.concatenate(seen)) if seen else _NONE)
         return counted
 
     def _number_batch(self, batch: _BatchCounts) -> NDArray[np.int64]:
@@ -1461,15 +1469,11 @@ class KeywordTagger:
     ) -> None:
         """Add numbered sub-batches' counts to the statistics (``gids``: each one's
         :meth:`_number_batch`)."""
-        df = np.concatenate((self._df, np.zeros(len(self._vocab) - self._df.size, np.int64)))
+        df = self._grown_df()
         for b, gid in zip(batches, gids, strict=True):
             df[gid] += b.df  # (a sub-batch's terms are distinct, so are their ids)
-        if self._base_id:
-            self._touched.append(_distinct(np.concatenate(gids)) if gids else _NONE)
-        self._df = df
-        self._n_docs += sum(b.n_docs for b in batches)
-        self._fitted = True
-        self._cache = None
+        n_docs = sum(b.n_docs for b in batches)
+        self._install(df, n_docs, lambda: _distinct(np.concatenate(gids)) if gids else _NONE)
 
     @classmethod
     def _batch_scorer(

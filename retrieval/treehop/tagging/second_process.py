@@ -232,8 +232,8 @@ class _Worker:
     def __init__(self, proc: subprocess.Popen[bytes], request: bytes) -> None:
         self._proc = proc
         self._failure: BaseException | None = None
-        # The texts are written by a thread: the worker reads them after its imports (~1 s),
-        # and this process counts its own half meanwhile.
+        # The texts are written by a thread: the worker reads them after its imports
+        # (0.2-0.3 s), and this process counts its own half meanwhile.
         self._writer = threading.Thread(
             target=self._write, args=(request,), name="treehop-tagger-send", daemon=True
         )
