@@ -13,7 +13,7 @@ import pickle
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -75,12 +75,19 @@ def _text_key(text: str, texts: Sequence[str]) -> object:
 
 
 def _fit(texts: list[str], split: bool) -> tuple[list[list[str]], tuple[object, ...]]:
+    if split:
+        return _run_fit(texts, lambda t: second_process.fit_extract(t, texts, texts))
+    return _run_fit(texts, lambda t: t.partial_fit_extract(texts, texts))
+
+
+def _run_fit(
+    texts: list[str], run: Callable[[KeywordTagger], list[list[str]]]
+) -> tuple[list[list[str]], tuple[object, ...]]:
+    """``run`` on a fresh tagger inside an ingest's cut-sharing scope: its tags and
+    :func:`_seen`."""
     tagger = KeywordTagger(min_df=1, max_df_ratio=0.9)
     with text_tokenize.sharing_cuts():
-        if split:
-            labels = second_process.fit_extract(tagger, texts, texts)
-        else:
-            labels = tagger.partial_fit_extract(texts, texts)
+        labels = run(tagger)
         share = text_tokenize._SHARE.get()
         assert share is not None
         return labels, _seen(tagger, share.cut, texts)
@@ -121,13 +128,12 @@ def _recorded() -> Iterator[dict[str, int]]:
 
 def _in_process_split(texts: list[str], at: int) -> tuple[list[list[str]], tuple[object, ...]]:
     """The split done wholly in this process (the path of a worker that never started)."""
-    tagger = KeywordTagger(min_df=1, max_df_ratio=0.9)
-    with text_tokenize.sharing_cuts():
-        keep = text_tokenize.wants_cut(len(texts))
-        labels = second_process._split_fit_extract(tagger, texts, at, keep, None)
-        share = text_tokenize._SHARE.get()
-        assert share is not None
-        return labels, _seen(tagger, share.cut, texts)
+    return _run_fit(
+        texts,
+        lambda t: second_process._split_fit_extract(
+            t, texts, at, text_tokenize.wants_cut(len(texts)), None
+        ),
+    )
 
 
 @settings(max_examples=120, deadline=None)
