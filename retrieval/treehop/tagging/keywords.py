@@ -1097,10 +1097,10 @@ class _BatchCounts:
     df: NDArray[np.int64]
     """How many of the sub-batch's documents hold each of its terms."""
     bounds: list[int]
-    """Its parts' document boundaries (see :class:`_FlatParts`)."""
+    """Its parts' document boundaries (see :class:`_FlatParts`), with :attr:`counted`."""
     counted: list[_Counted]
     """Each part's counts (local term ids); empty once scored, and in a copy that crossed
-    to another process (the counts stay where they are scored)."""
+    to another process (the counts, and their bounds, stay where they are scored)."""
     cut: _Cut | None
     """The whitespace cut of its Latin texts, when asked for."""
 

@@ -289,14 +289,14 @@ class _Worker:
         (its counts stay there)."""
         reply = self._reply(timeout_s)
         try:
-            tag, got_docs, strs, keys, df, bounds, cut = reply
+            tag, got_docs, strs, keys, df, cut = reply
             atoms = _Atoms.spelled(list(strs))
             keys, df = np.asarray(keys, np.int64), np.asarray(df, np.int64)
         except (TypeError, ValueError) as exc:
             raise WorkerFailed(f"malformed counts: {exc}") from None
         if tag != "counts" or got_docs != n_docs or keys.shape != df.shape or keys.ndim != 1:
             raise WorkerFailed("malformed counts")
-        return _BatchCounts(n_docs, atoms, keys, df, list(bounds), [], cut)
+        return _BatchCounts(n_docs, atoms, keys, df, [], [], cut)
 
     def send_scores(self, params: dict[str, Any], n_docs: int, df: NDArray[np.int64]) -> None:
         """Send the merged frequencies of the worker's terms (it scores its documents)."""
@@ -376,7 +376,7 @@ def _serve(inp: IO[bytes], out: IO[bytes]) -> None:
     batch = _count_batch(texts, bigrams, keep_cut)
     write_frame(
         out,
-        ("counts", batch.n_docs, batch.atoms.strs, batch.keys, batch.df, batch.bounds, batch.cut),
+        ("counts", batch.n_docs, batch.atoms.strs, batch.keys, batch.df, batch.cut),
     )
     header = inp.read(_HEADER.size)
     if not header:
