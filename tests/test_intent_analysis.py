@@ -359,16 +359,27 @@ async def test_invalid_arguments_are_typed_errors() -> None:
 
 
 async def test_analyzer_over_http_plan_and_slow_server_fallback() -> None:
+    # Two analyzers on one model: the plan is asked with a deadline no loaded machine misses
+    # (with the short one, a busy test runner timed the first call out too: its fallback plan
+    # has the same context types, and the request the server had not read yet was missing),
+    # the slow server is met with the short deadline.
     with FakeOpenAIChatServer() as srv:
         llm = OpenAICompatibleLLM("planner-http", base_url=srv.base_url, max_retries=0)
         srv.enqueue(Reply.chat(f"```json\n{RFC_PLAN}\n```"), Reply.chat(RFC_PLAN, delay_s=2.0))
-        analyzer = IntentAnalyzer(llm, timeout_s=0.3)
-        plan = await analyzer.analyze("write the RFC")
+        plan = await IntentAnalyzer(llm, timeout_s=30.0).analyze("write the RFC")
+        assert not plan.fallback, plan.fallback_reason
         assert [t.context_type for t in plan.queries] == [S, R, M]
         assert plan.planner == "planner-http"
+        assert len(srv.requests) == 1  # answered, so recorded before the answer was sent
         assert srv.requests[0].body["response_format"] == {"type": "json_object"}
         t0 = time.perf_counter()
-        slow = await analyzer.analyze("write the RFC")
+        slow = await IntentAnalyzer(llm, timeout_s=0.3).analyze("write the RFC")
         assert time.perf_counter() - t0 < 1.0
-        assert slow.fallback_reason == "timeout after 0.3s"
+        assert slow.fallback and slow.fallback_reason == "timeout after 0.3s"
+        # The timed-out request did reach the server (it may still be reading it: wait for
+        # it with a deadline rather than a fixed sleep).
+        deadline = time.monotonic() + 10.0
+        while len(srv.requests) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert len(srv.requests) == 2
         await llm.aclose()

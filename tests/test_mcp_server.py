@@ -111,3 +111,28 @@ async def test_read_only_server_has_no_write_tool(index: Path) -> None:
     async with Client(_params(index, "--read-only")) as client:
         tools = {t.name for t in (await client.list_tools()).tools}
         assert "add_memory" not in tools and "find" in tools
+
+
+async def test_unknown_arguments_are_refused_and_version_is_reported(index: Path) -> None:
+    import treehop
+
+    async with Client(_params(index)) as client:
+        assert client.server_info is not None  # the initialize handshake's serverInfo
+        assert client.server_info.name == "treehop"
+        assert client.server_info.version == treehop.__version__
+        schemas = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+        assert all(s.get("additionalProperties") is False for s in schemas.values())
+
+        # A misspelt option is an error naming it (the Python API refuses it too), not a
+        # search run as if it had not been given.
+        bad = await client.call_tool("find", {"query": "deployment", "limt": 1})
+        assert bad.is_error
+        text = bad.content[0].text
+        assert "unknown argument(s) ['limt']" in text and "limit" in text
+        bad = await client.call_tool("add_memory", {"text": "x", "topic": "y"})
+        assert bad.is_error and "['topic']" in bad.content[0].text
+        # ... and nothing was written by the refused call.
+        listed = await _call(client, "find", {"query": "x", "target_uri": "viking://~/memories"})
+        assert all(h["text"] != "x" for h in listed["hits"])
+        ok = await _call(client, "find", {"query": "deployment", "limit": 1})
+        assert ok["hits"]

@@ -5,6 +5,11 @@ configured), ``context`` (a token-budgeted context block, :mod:`treehop.context_
 ``ls``, ``read``, ``tree`` and ``add_memory`` (a time-stamped memory through
 :func:`treehop.memory.remember`; left out with ``read_only=True``).
 
+Every tool refuses arguments it does not know (as the Python API does), instead of the SDK's
+default of dropping them: a misspelt option (``limt``, ``targetUri``) would otherwise be run
+as if it had not been given, and the agent would never learn. The input schemas say so too
+(``additionalProperties: false``). The server reports treehop's version in its handshake.
+
 Every tool answers structured JSON (hits carry their ``viking://`` URI, score and provenance);
 a treehop error becomes an MCP tool error (``isError``) whose message names the error type and
 tells the model what to do, so an agent can correct its call instead of failing.
@@ -25,10 +30,12 @@ from .timestamps import TIMESTAMP_FIELD, to_iso
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.tools import Tool
 
     from .client import AsyncTreehop
 
 T = TypeVar("T")
+_ToolFn = TypeVar("_ToolFn", bound=Callable[..., Awaitable[dict[str, Any]]])
 INSTRUCTIONS = (
     "treehop: a tree of knowledge. viking://resources holds documents, viking://~/memories "
     "what is known about the user (conversations, notes), viking://~/skills procedures. Use "
@@ -62,17 +69,62 @@ def _result(res: FindResult, text_chars: int) -> dict[str, Any]:
     return {"total": res.total, "hits": [_hit(m, text_chars) for m in res.contexts()]}
 
 
+def _strict(tool: Tool) -> Tool:
+    """``tool`` refusing unknown arguments, naming them and the ones it takes.
+
+    The SDK's argument model ignores extra keys; a subclass of it forbids them (checked before
+    the tool runs, so nothing is searched or written), and the published input schema says
+    ``additionalProperties: false`` so that a client can tell before calling.
+    """
+    from pydantic import BaseModel, ConfigDict, model_validator  # with the mcp extra
+
+    base: type[BaseModel] = tool.fn_metadata.arg_model
+    known = {field.alias or name for name, field in base.model_fields.items()}
+    where = tool.name
+
+    class StrictArguments(base):  # type: ignore[valid-type,misc]
+        model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+        @model_validator(mode="before")
+        @classmethod
+        def _only_known(cls, data: Any) -> Any:
+            if isinstance(data, dict):
+                unknown = sorted(str(k) for k in data if k not in known)
+                if unknown:
+                    raise ValueError(
+                        f"{where}: unknown argument(s) {unknown}; its arguments are "
+                        f"{', '.join(sorted(known))}"
+                    )
+            return data
+
+    StrictArguments.__name__ = base.__name__
+    tool.fn_metadata.arg_model = StrictArguments
+    tool.parameters = {**tool.parameters, "additionalProperties": False}
+    return tool
+
+
 def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
     """An ``MCPServer`` whose tools call ``client`` (run it with ``.run("stdio")``)."""
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
+        from mcp.server.mcpserver.tools import Tool
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise TreehopError(
             "the MCP server needs the 'mcp' extra: pip install -e '.[mcp]' in a treehop clone"
         ) from exc
+    from . import __version__
 
-    server = MCPServer(name="treehop", instructions=INSTRUCTIONS, log_level="WARNING")
+    tools: list[Tool] = []
+
+    def tool(description: str) -> Callable[[_ToolFn], _ToolFn]:
+        """Register a tool (strict about its arguments, see :func:`_strict`)."""
+
+        def register(fn: _ToolFn) -> _ToolFn:
+            tools.append(_strict(Tool.from_function(fn, description=description)))
+            return fn
+
+        return register
 
     async def guard(call: Callable[[], Awaitable[T]]) -> T:
         try:
@@ -84,7 +136,7 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         except TreehopError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
 
-    @server.tool(description="Search the tree for one precise query (no LLM, fastest).")
+    @tool("Search the tree for one precise query (no LLM, fastest).")
     async def find(
         query: str,
         target_uri: str | None = None,
@@ -99,8 +151,8 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         )
         return _result(res, max(0, text_chars))
 
-    @server.tool(
-        description="Search for an open or conversational question: it is planned into several "
+    @tool(
+        "Search for an open or conversational question: it is planned into several "
         "queries over documents, memories and skills whose results are merged."
     )
     async def search(
@@ -124,8 +176,8 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         )
         return _result(res, max(0, text_chars))
 
-    @server.tool(
-        description="A ready-to-use context block for a query, within max_tokens: the best hits "
+    @tool(
+        "A ready-to-use context block for a query, within max_tokens: the best hits "
         "at the most detailed tier that fits (content, else overview, else abstract). With "
         "session_id, hits given earlier in the same session are left out."
     )
@@ -155,7 +207,7 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             "token_counter": out.token_counter,
         }
 
-    @server.tool(description="List a directory: each child's URI, kind and one-line summary.")
+    @tool("List a directory: each child's URI, kind and one-line summary.")
     async def ls(uri: str = "viking://resources") -> dict[str, Any]:
         entries = await guard(lambda: client.ls(uri))
         return {
@@ -171,20 +223,20 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             ],
         }
 
-    @server.tool(description="Read the full text of a file (a directory: its overview).")
+    @tool("Read the full text of a file (a directory: its overview).")
     async def read(uri: str, max_chars: int = 20_000) -> dict[str, Any]:
         text = await guard(lambda: client.read(uri))
         cap = min(max(1, max_chars), MAX_READ_CHARS)
         return {"uri": uri, "text": text[:cap], "truncated": len(text) > cap}
 
-    @server.tool(description="A subtree with its abstracts, down to depth levels.")
+    @tool("A subtree with its abstracts, down to depth levels.")
     async def tree(uri: str = "viking://resources", depth: int = 2) -> dict[str, Any]:
         return await guard(lambda: client.tree(uri, max(0, min(depth, 10))))
 
     if not read_only:
 
-        @server.tool(
-            description="Remember a fact about the user (stored under viking://~/memories with "
+        @tool(
+            "Remember a fact about the user (stored under viking://~/memories with "
             "the time it was said, so later searches can filter on time)."
         )
         async def add_memory(
@@ -207,4 +259,10 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             )
             return {"uri": res.turn_uris[0]}
 
-    return server
+    return MCPServer(
+        name="treehop",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        tools=tools,
+        log_level="WARNING",
+    )
