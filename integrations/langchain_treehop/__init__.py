@@ -4,6 +4,8 @@
   a treehop client or a read-only :class:`KnowledgeSource` (an existing VikingDB knowledge base).
 - :func:`create_treehop_tools`: find, search, ls and read tools for LangGraph agents.
 - :class:`LangChainEmbedder` / :class:`LangChainChatLLM`: LangChain models inside treehop.
+- :class:`TreehopEmbeddings`: treehop's offline MiniLM (or any treehop embedder) as a
+  LangChain ``Embeddings``.
 - :func:`add_documents` / :func:`aadd_documents`: LangChain ``Document``s into the tree.
 - :class:`TreehopVectorStore`: a LangChain ``VectorStore`` (ids, upsert, delete, MMR,
   ``as_retriever``) whose searches run the tree search.
@@ -28,7 +30,7 @@ from .documents import (
     page_content_of,
     provenance_metadata,
 )
-from .embeddings import LangChainEmbedder
+from .embeddings import LangChainEmbedder, TreehopEmbeddings
 from .retrievers import (
     EVENT_DESCENT,
     EVENT_GLOBAL_SEARCH,
@@ -56,6 +58,7 @@ __all__ = [
     "LangChainChatLLM",
     "LangChainEmbedder",
     "TreehopContextMiddleware",
+    "TreehopEmbeddings",
     "TreehopRetrievalOptions",
     "TreehopRetriever",
     "TreehopStore",

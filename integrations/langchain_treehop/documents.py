@@ -90,7 +90,11 @@ def _records(documents: Sequence[Document]) -> list[IngestRecord]:
 
 
 def add_documents(
-    client: TreehopClient, documents: Sequence[Document], **placement: Unpack[PlacementKwargs]
+    client: TreehopClient,
+    documents: Sequence[Document],
+    *,
+    show_progress: bool | kit.ProgressCallback = False,
+    **placement: Unpack[PlacementKwargs],
 ) -> list[str]:
     """Ingest LangChain ``Document``s into the tree; returns the URI of each, in order.
 
@@ -101,13 +105,24 @@ def add_documents(
     source (a loader's pages, a splitter's chunks) become the ordered chunks of that file (by
     ``page`` then ``start_index``). The rest of the metadata is stored on the nodes, so
     ``metadata_filter`` selects on it and retrieved ``Document``s carry it back. The whole
-    batch is validated before anything is written.
+    batch is validated before anything is written. ``show_progress=True`` reports the
+    documents written on stderr (see :func:`treehop.integration_kit.progress_reporter`).
     """
-    return kit.add_records(client, _records(documents), placement, path_key="source")
+    records = _records(documents)
+    with kit.progress_reporter(show_progress, "treehop") as progress:
+        return kit.add_records(client, records, placement, path_key="source", progress=progress)
 
 
 async def aadd_documents(
-    client: TreehopClient, documents: Sequence[Document], **placement: Unpack[PlacementKwargs]
+    client: TreehopClient,
+    documents: Sequence[Document],
+    *,
+    show_progress: bool | kit.ProgressCallback = False,
+    **placement: Unpack[PlacementKwargs],
 ) -> list[str]:
     """The async twin of :func:`add_documents` (embedding is awaited, never blocking the loop)."""
-    return await kit.aadd_records(client, _records(documents), placement, path_key="source")
+    records = _records(documents)
+    with kit.progress_reporter(show_progress, "treehop") as progress:
+        return await kit.aadd_records(
+            client, records, placement, path_key="source", progress=progress
+        )

@@ -1,4 +1,6 @@
-"""``LangChainEmbedder``: any LangChain ``Embeddings`` as treehop's embedder.
+"""``LangChainEmbedder``: any LangChain ``Embeddings`` as treehop's embedder; and
+``TreehopEmbeddings``: treehop's embedder (the bundled offline MiniLM by default) as a LangChain
+``Embeddings``, the twin of LlamaIndex's ``TreehopEmbedding``.
 
 Treehop's index assumes unit rows (dot product = cosine) and one stable ``name`` per vector
 space (stored with the index, so that opening it with another model is refused instead of
@@ -10,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import cast
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from treehop.embedders.base import Vectors, normalize_rows
+from treehop.embedders.base import Embedder, Vectors, normalize_rows
 from treehop.errors import EmbeddingError, InvalidQueryError
 from treehop.validation import check_strings
 
@@ -122,3 +125,84 @@ def check_query_text(text: object) -> str:
     if not isinstance(text, str):
         raise EmbeddingError(f"query must be a string, got {type(text).__name__}")
     return text
+
+
+class TreehopEmbeddings(Embeddings):
+    """A treehop embedder as a LangChain ``Embeddings``: by default the offline MiniLM that
+    ships with treehop (``all-MiniLM-L6-v2``, int8 ONNX; no API key, nothing downloaded).
+
+    Why: LangChain code that needs an ``Embeddings`` (a text splitter's semantic chunker,
+    another vector store, an ``EmbeddingsFilter``, LangGraph's store ``index``) can use the
+    same vector space as a treehop index built with the default, instead of a second model.
+    ``TreehopVectorStore(embedding=TreehopEmbeddings(), ...)`` is the same index as no
+    ``embedding`` at all (the treehop embedder is used directly, under its own name).
+
+    Rows are unit-length (cosine = dot product). ``aembed_documents`` / ``aembed_query``
+    await the embedder's own async methods (the model runs in a worker thread, never on the
+    event loop).
+
+    Args:
+        embedder: a treehop :class:`~treehop.embedders.base.Embedder` (``None``: the
+            process-wide offline MiniLM, loaded on first use; needs the ``local`` extra).
+    """
+
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        if embedder is None:
+            from treehop.client import _default_embedder
+
+            embedder = _default_embedder()
+        if not callable(getattr(embedder, "embed", None)) or not callable(
+            getattr(embedder, "aembed_query", None)
+        ):
+            raise EmbeddingError(
+                f"embedder must be a treehop Embedder, got {type(embedder).__name__}"
+            )
+        self.embedder: Embedder = embedder
+        """The treehop embedder answering every call."""
+
+    @property
+    def model(self) -> str:
+        """The embedder's stored name (what LangChain tooling reads as the model)."""
+        return self.embedder.name
+
+    def __repr__(self) -> str:
+        return f"TreehopEmbeddings(model={self.embedder.name!r})"
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        items = check_strings(texts, "texts", EmbeddingError)
+        if not items:
+            return []
+        return _rows(self.embedder.embed(items))
+
+    def embed_query(self, text: str) -> list[float]:
+        vec = self.embedder.embed_query(check_query_text(text))
+        return _row(vec)
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        items = check_strings(texts, "texts", EmbeddingError)
+        if not items:
+            return []
+        rows = await self.embedder.aembed(items)
+        return _rows(rows)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        vec = await self.embedder.aembed_query(check_query_text(text))
+        return _row(vec)
+
+
+def _rows(vectors: object) -> list[list[float]]:
+    return cast(list[list[float]], np.asarray(vectors, dtype=np.float32).tolist())
+
+
+def _row(vector: object) -> list[float]:
+    out: list[float] = np.asarray(vector, dtype=np.float32).ravel().tolist()
+    return out
+
+
+def as_treehop_embedder(embeddings: Embeddings) -> Embedder:
+    """The treehop embedder for a LangChain model: the embedder itself for
+    :class:`TreehopEmbeddings` (one vector space, one stored name), else a
+    :class:`LangChainEmbedder` around it."""
+    if isinstance(embeddings, TreehopEmbeddings):
+        return embeddings.embedder
+    return LangChainEmbedder(embeddings)

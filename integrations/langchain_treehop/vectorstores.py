@@ -48,12 +48,12 @@ from treehop.ingest.records import INTERNAL_KEYS, Passage, path_segments
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.search_options import SearchKwargs
 
-from .embeddings import LangChainEmbedder
+from .embeddings import TreehopEmbeddings, as_treehop_embedder
 from .filters import to_treehop_filter
 
 T = TypeVar("T")
 DEFAULT_BASE_URI = "viking://resources"
-_EMBEDDING = kit.EmbeddingSlot(LangChainEmbedder, "embeddings", "embedding")
+_EMBEDDING = kit.EmbeddingSlot(as_treehop_embedder, "embeddings", "embedding")
 _SEARCH_KWARGS = frozenset(
     {
         "filter",
@@ -113,8 +113,15 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         path: str | os.PathLike[str] | None = None,
         **options: Unpack[kit.PassageIndexKwargs],
     ) -> None:
+        model: Embeddings | None = embedding
+        if (
+            isinstance(embedding, TreehopEmbeddings)
+            and client is not None
+            and kit.as_async(kit.check_client(client)).embedder.name == embedding.embedder.name
+        ):
+            model = None  # the client already embeds with this very treehop embedder
         self._index = kit.PassageIndex.open(
-            client, path, embedding, _EMBEDDING, options, path_key="source"
+            client, path, model, _EMBEDDING, options, path_key="source"
         )
         self._passages = self._index.passages
         self._embedding = embedding
@@ -125,11 +132,17 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         return self._passages.base_display
 
     @property
-    def embeddings(self) -> Embeddings | None:
+    def embeddings(self) -> Embeddings:
+        """The LangChain model this store embeds with: the one given, the one the client's
+        embedder wraps, or the client's treehop embedder (the offline MiniLM by default) as
+        :class:`~langchain_treehop.TreehopEmbeddings`."""
         if self._embedding is not None:
             return self._embedding
         inner = getattr(self.aclient.embedder, "embeddings", None)
-        return inner if isinstance(inner, Embeddings) else None
+        if isinstance(inner, Embeddings):
+            return inner
+        self._embedding = TreehopEmbeddings(self.aclient.embedder)
+        return self._embedding
 
     # ------------------------------------------------------------------ writes
     def _passages_of(
@@ -156,7 +169,9 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         self, texts: Iterable[str], metadatas: list[dict[Any, Any]] | None = None, **kwargs: Any
     ) -> list[str]:
         """Insert or replace texts by id (``ids=``, ``tags=``); returns the ids (generated ones
-        are stable)."""
+        are stable). ``show_progress=True`` reports the embedding on stderr (a tqdm bar on a
+        terminal or in a notebook, else plain lines); a callable gets the core's
+        ``(stage, done, total)`` calls instead."""
         return self._run(self.aadd_texts(texts, metadatas, **kwargs))
 
     async def aadd_texts(
@@ -166,11 +181,13 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         *,
         ids: list[str] | None = None,
         tags: str | Sequence[str] | None = None,
+        show_progress: bool | kit.ProgressCallback = False,
         **kwargs: Any,
     ) -> list[str]:
         reject_extra(kwargs, "aadd_texts")
         passages = self._passages_of(texts, metadatas, ids)
-        return await self._passages.aupsert(passages, tags=tags)
+        with kit.progress_reporter(show_progress, "treehop") as progress:
+            return await self._passages.aupsert(passages, tags=tags, progress=progress)
 
     async def aadd_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
         if "ids" not in kwargs:
@@ -361,17 +378,46 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
 
     # ------------------------------------------------------------------ constructors
     @classmethod
+    def from_documents(
+        cls, documents: list[Document], embedding: Embeddings | None = None, **kwargs: Any
+    ) -> TreehopVectorStore:
+        """A store holding ``documents``: ``from_documents(docs, path="./index")`` embeds with
+        treehop's offline MiniLM; ``from_documents(docs, embeddings, ...)`` (LangChain's
+        positional form) or ``embedding=`` with any LangChain model. Documents' ids are kept
+        (as LangChain's base class does); the other keywords are the constructor's, plus
+        ``ids`` and ``show_progress``."""
+        texts, metadatas = cls._document_parts(documents, kwargs)
+        return cls.from_texts(texts, embedding, metadatas=metadatas, **kwargs)
+
+    @classmethod
+    async def afrom_documents(
+        cls, documents: list[Document], embedding: Embeddings | None = None, **kwargs: Any
+    ) -> TreehopVectorStore:
+        texts, metadatas = cls._document_parts(documents, kwargs)
+        return await cls.afrom_texts(texts, embedding, metadatas=metadatas, **kwargs)
+
+    @staticmethod
+    def _document_parts(
+        documents: list[Document], kwargs: dict[str, Any]
+    ) -> tuple[list[str], list[dict[Any, Any]]]:
+        docs = kit.documents_of(documents, Document, "langchain Document")
+        if "ids" not in kwargs and any(d.id for d in docs):
+            kwargs["ids"] = [d.id for d in docs]
+        return [d.page_content for d in docs], [d.metadata for d in docs]
+
+    @classmethod
     def from_texts(cls, texts: list[str], *args: Any, **kwargs: Any) -> TreehopVectorStore:
         """A store holding ``texts``: ``from_texts(texts, embedding=None, metadatas=None, *,
-        ids=None, **constructor_kwargs)``, as every LangChain vector store."""
-        store, metadatas, ids = cls._for_texts(*args, **kwargs)
-        store.add_texts(texts, metadatas, ids=ids)
+        ids=None, tags=None, show_progress=False, **constructor_kwargs)``, as every LangChain
+        vector store (``embedding=None``: treehop's offline MiniLM)."""
+        store, metadatas, add = cls._for_texts(*args, **kwargs)
+        store.add_texts(texts, metadatas, **add)
         return store
 
     @classmethod
     async def afrom_texts(cls, texts: list[str], *args: Any, **kwargs: Any) -> TreehopVectorStore:
-        store, metadatas, ids = cls._for_texts(*args, **kwargs)
-        await store.aadd_texts(texts, metadatas, ids=ids)
+        store, metadatas, add = cls._for_texts(*args, **kwargs)
+        await store.aadd_texts(texts, metadatas, **add)
         return store
 
     @classmethod
@@ -381,9 +427,13 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         metadatas: list[dict[Any, Any]] | None = None,
         *,
         ids: list[str] | None = None,
+        tags: str | Sequence[str] | None = None,
+        show_progress: bool | kit.ProgressCallback = False,
         **kwargs: Any,
-    ) -> tuple[TreehopVectorStore, list[dict[Any, Any]] | None, list[str] | None]:
-        return cls(embedding, **kwargs), metadatas, ids
+    ) -> tuple[TreehopVectorStore, list[dict[Any, Any]] | None, dict[str, Any]]:
+        """The store the constructor keywords open, and the keywords of its first add."""
+        add = {"ids": ids, "tags": tags, "show_progress": show_progress}
+        return cls(embedding, **kwargs), metadatas, add
 
     def __repr__(self) -> str:
         return f"TreehopVectorStore(base_uri={self.base_uri!r}, client={self.client!r})"

@@ -25,6 +25,9 @@ adapter only translates its framework's names:
   neighbours); the stage events are :mod:`treehop.stage_events`.
 - **Ingest**: :func:`add_records` / :func:`aadd_records` with the placement options declared
   once (:class:`~treehop.ingest.records.PlacementKwargs`), :func:`documents_of`.
+- **Progress**: :func:`progress_reporter` turns a framework's ``show_progress`` (a bool, or
+  the core's ``(stage, done, total)`` callback) into that callback: a tqdm bar on a terminal
+  or in a notebook when tqdm is installed, else plain stderr lines a log file can hold.
 - **Vector stores**: :class:`PassageIndex` (the client, opened or given, its passages under a
   base URI, the scoped search and the vectors MMR needs) and :class:`IndexedStore`, the
   accessors both framework stores expose; :func:`reject_extra` refuses unknown framework
@@ -34,8 +37,11 @@ adapter only translates its framework's names:
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from os import PathLike
 from typing import (
@@ -61,6 +67,7 @@ from .errors import IngestError, InvalidQueryError
 from .filters import MetadataFilter
 from .ingest import records as recmod
 from .ingest.records import IngestRecord, PlacementKwargs
+from .ingest.writer import ProgressCallback
 from .models import ContextType, FindResult, MatchedContext
 from .search_options import SearchKwargs
 from .validation import check_limit
@@ -297,6 +304,95 @@ async def acheck_filter_fields(
         recmod.check_filter_fields(aclient, spec, provenance)
 
 
+# --------------------------------------------------------------------------- progress
+
+
+class _ProgressLines:
+    """The core's ``(stage, done, total)`` callback shown to a person: one tqdm bar per stage
+    where a bar can be drawn (a terminal, a notebook), else a plain line per stage at most
+    every ``every_s`` seconds and at its end, with the rate and the time left."""
+
+    def __init__(self, what: str, stream: Any, every_s: float) -> None:
+        self.what, self.stream, self.every_s = what, stream, every_s
+        self.bars: dict[str, Any] = {}
+        self.started: dict[str, float] = {}
+        self.last: dict[str, float] = {}
+        self.tqdm = _tqdm_for(stream)
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        t0 = self.started.setdefault(stage, now)
+        if self.tqdm is not None:
+            bar = self.bars.get(stage)
+            if bar is None:
+                bar = self.bars[stage] = self.tqdm(
+                    total=total, desc=f"{self.what}: {stage}", file=self.stream, leave=True
+                )
+            bar.total = total
+            bar.update(done - bar.n)
+            return
+        final = done >= total
+        if not final and now - self.last.get(stage, -1e9) < self.every_s:
+            return
+        self.last[stage] = now
+        elapsed = now - t0
+        rate = done / elapsed if elapsed > 0 else 0.0
+        pct = 100.0 * done / total if total else 100.0
+        line = f"{self.what}: {stage} {done}/{total} ({pct:.0f}%)"
+        if rate > 0:
+            line += f", {rate:.1f}/s"
+            if not final:
+                line += f", ETA {(total - done) / rate:.0f}s"
+        print(line, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+
+
+def _tqdm_for(stream: Any) -> Any:
+    """tqdm's bar class when ``stream`` can show a bar and tqdm is installed, else ``None``."""
+    notebook = "ipykernel" in sys.modules
+    if not notebook and not (hasattr(stream, "isatty") and stream.isatty()):
+        return None
+    try:
+        from tqdm.auto import tqdm  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    return tqdm
+
+
+@contextmanager
+def progress_reporter(
+    show_progress: bool | ProgressCallback | None, what: str, *, stream: Any = None
+) -> Iterator[ProgressCallback | None]:
+    """The ``progress=`` callback for a framework's ``show_progress`` argument.
+
+    ``False`` / ``None``: no callback. A callable: itself (the core's ``(stage, done,
+    total)``, for a program that draws its own progress). ``True``: a reporter on
+    ``stream`` (default ``sys.stderr``): a tqdm bar on a terminal or in a notebook when tqdm
+    is installed, otherwise plain lines (``what: embed 128/1000 (13%), 40.1/s, ETA 22s``)
+    that a log file or CI output can hold; closed when the block ends. Anything else is an
+    :class:`~treehop.errors.InvalidQueryError`, raised before any work.
+    """
+    if show_progress is None or show_progress is False:
+        yield None
+        return
+    if show_progress is not True:
+        if not callable(show_progress):
+            raise InvalidQueryError(
+                "show_progress must be True, False or a callable (stage, done, total), got "
+                f"{type(show_progress).__name__}"
+            )
+        yield show_progress
+        return
+    reporter = _ProgressLines(what, stream if stream is not None else sys.stderr, 2.0)
+    try:
+        yield reporter
+    finally:
+        reporter.close()
+
+
 # --------------------------------------------------------------------------- ingest
 
 
@@ -321,6 +417,7 @@ def add_records(
     placement: PlacementKwargs,
     *,
     path_key: str,
+    progress: ProgressCallback | None = None,
 ) -> list[str]:
     """A framework's documents (already :class:`IngestRecord`\\ s) into the tree, from sync
     code; ``path_key`` is the framework's default source key (``source``, ``file_path``).
@@ -330,7 +427,9 @@ def add_records(
     """
     opts: PlacementKwargs = {"path_key": path_key}
     opts.update(placement)
-    return recmod.add_records(check_client(client), records, **opts, run_async=run_sync)
+    return recmod.add_records(
+        check_client(client), records, **opts, run_async=run_sync, progress=progress
+    )
 
 
 async def aadd_records(
@@ -339,11 +438,12 @@ async def aadd_records(
     placement: PlacementKwargs,
     *,
     path_key: str,
+    progress: ProgressCallback | None = None,
 ) -> list[str]:
     """The async twin of :func:`add_records` (embedding is awaited, never blocking the loop)."""
     opts: PlacementKwargs = {"path_key": path_key}
     opts.update(placement)
-    return await recmod.aadd_records(check_client(client), records, **opts)
+    return await recmod.aadd_records(check_client(client), records, **opts, progress=progress)
 
 
 # --------------------------------------------------------------------------- vector stores
@@ -558,6 +658,7 @@ __all__ = [
     "KnowledgeSource",
     "PassageIndex",
     "PassageIndexKwargs",
+    "ProgressCallback",
     "RetrieverClient",
     "TreehopClient",
     "aadd_records",
@@ -574,6 +675,7 @@ __all__ = [
     "find",
     "is_knowledge_source",
     "open_client",
+    "progress_reporter",
     "reject_extra",
     "run_on",
     "run_sync",

@@ -48,6 +48,7 @@ from ..errors import IngestError, InvalidQueryError, InvalidURIError
 from ..models import Level, Node
 from ..validation import check_strings
 from .tree_builder import finalize, segment
+from .writer import EMBED_BATCH, ProgressCallback
 
 OnDuplicate = Literal["chunks", "error", "number"]
 
@@ -342,6 +343,7 @@ def add_records(
     tags: str | Sequence[str] | None = None,
     on_duplicate: OnDuplicate = "chunks",
     run_async: AsyncRunner | None = None,
+    progress: ProgressCallback | None = None,
 ) -> list[str]:
     """Ingest ``records`` from sync code; returns each record's (display) URI, in order.
 
@@ -355,7 +357,11 @@ def add_records(
     completion from sync code (a framework integration's persistent background loop). treehop
     does not pick one itself, because models and rerankers keep HTTP pools bound to the loop
     that opened them, so a throwaway ``asyncio.run`` per call would break them.
+
+    ``progress`` is called as ``progress("documents", done, total)`` as records are written
+    (``total`` counts records; the records of one file are written, and counted, together).
     """
+    _check_progress(progress)
     options: dict[str, Any] = {
         "uri_key": uri_key,
         "path_key": path_key,
@@ -369,9 +375,9 @@ def add_records(
             raise InvalidQueryError(
                 "add_records with an AsyncTreehop needs run_async= (or await aadd_records)"
             )
-        return run_async(aadd_records(client, records, **options))
+        return run_async(aadd_records(client, records, **options, progress=progress))
     plan = plan_records(client, records, **options)
-    return client.run(_awrite(client.aio, plan, base_uri))
+    return client.run(_awrite(client.aio, plan, base_uri, progress))
 
 
 async def aadd_records(
@@ -384,11 +390,13 @@ async def aadd_records(
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
     on_duplicate: OnDuplicate = "chunks",
+    progress: ProgressCallback | None = None,
 ) -> list[str]:
     """The async twin of :func:`add_records`; a sync client is used through its ``.aio``.
 
     Embedding is awaited on the caller's loop, never blocking it.
     """
+    _check_progress(progress)
     plan = plan_records(
         client,
         records,
@@ -400,13 +408,23 @@ async def aadd_records(
         on_duplicate=on_duplicate,
     )
     aclient = client.aio if isinstance(client, Treehop) else client
-    return await _awrite(aclient, plan, base_uri)
+    return await _awrite(aclient, plan, base_uri, progress)
 
 
-async def _awrite(client: AsyncTreehop, plan: Sequence[Placement], base_uri: str) -> list[str]:
+async def _awrite(
+    client: AsyncTreehop,
+    plan: Sequence[Placement],
+    base_uri: str,
+    progress: ProgressCallback | None = None,
+) -> list[str]:
     """Write a validated plan: whole documents through ``add_resource`` (treehop summarises
     and chunks them), records sharing a source as the ordered chunks of one file."""
     out: dict[int, str] = {}
+
+    def advance() -> None:
+        if progress is not None:
+            progress("documents", len(out), len(plan))
+
     groups: dict[str, list[Placement]] = {}
     for p in plan:
         if p.chunk_of:
@@ -415,6 +433,7 @@ async def _awrite(client: AsyncTreehop, plan: Sequence[Placement], base_uri: str
     for p in plan:
         if not p.chunk_of:
             out[p.index] = _display(client, await client.add_resource(p.text, **_add_kwargs(p)))
+            advance()
             continue
         group = groups.pop(p.target_uri, None)
         if group is None or store is None:
@@ -424,6 +443,7 @@ async def _awrite(client: AsyncTreehop, plan: Sequence[Placement], base_uri: str
         uris = await store.awrite_file(p.target_uri, passages, tags=tags)
         for g, uri in zip(group, uris, strict=True):
             out[g.index] = uri
+        advance()
     return [out[p.index] for p in plan]
 
 
@@ -611,6 +631,8 @@ class PassageStore:
         self.base_display = self.client.display(base)
         self.path_key = path_key
         self.source_root = source_root
+        self._fresh: dict[str, np.ndarray[Any, Any]] = {}
+        """The current write's new texts' vectors (:meth:`_embed_new`), under the write lock."""
 
     # ------------------------------------------------------------------ the id index
     def _index(self) -> _IdIndex:
@@ -734,22 +756,35 @@ class PassageStore:
         return out
 
     async def aupsert(
-        self, passages: Sequence[Passage], *, tags: str | Sequence[str] | None = None
+        self,
+        passages: Sequence[Passage],
+        *,
+        tags: str | Sequence[str] | None = None,
+        progress: ProgressCallback | None = None,
     ) -> list[str]:
         """Insert or replace passages by id; returns their ids in input order.
 
         A passage whose text (embedding text) is unchanged keeps its vector; a passage whose
         source changed moves. Raises :class:`~treehop.errors.InvalidURIError` when a source
-        path collides with a stand-alone passage or a non-passage node.
+        path collides with a stand-alone passage or a non-passage node. ``progress`` is
+        called as ``progress("embed", done, total)`` after each batch of new texts embedded
+        (the long part of a large upsert).
         """
+        _check_progress(progress)
         planned = self._plan(passages)
         places = self._places(planned)
         order = [p.id if p.id is not None else stable_id(p.text, p.metadata) for p in passages]
-        await self._write(planned, places, tagmod.parse_tags(tags, default_source="user"))
+        user_tags = tagmod.parse_tags(tags, default_source="user")
+        await self._write(planned, places, user_tags, progress=progress)
         return order
 
     async def awrite_file(
-        self, file_uri: str, passages: Sequence[Passage], *, tags: Sequence[str] = ()
+        self,
+        file_uri: str,
+        passages: Sequence[Passage],
+        *,
+        tags: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
     ) -> list[str]:
         """Make the (resolved) ``file_uri`` exactly these ordered passages, replacing whatever
         was there (a document, or chunks of an earlier version); returns each passage's URI.
@@ -760,7 +795,7 @@ class PassageStore:
         planned = self._plan(passages)
         order = [p.id if p.id is not None else stable_id(p.text, p.metadata) for p in passages]
         places: dict[str, str | None] = dict.fromkeys(planned, file_uri)
-        await self._write(planned, places, list(tags), replace=True)
+        await self._write(planned, places, list(tags), replace=True, progress=progress)
         found = await self.client._io(self._lookup, order)
         return [self.client.display(found[i].uri) for i in order]
 
@@ -770,10 +805,12 @@ class PassageStore:
         places: Mapping[str, str | None],
         user_tags: list[str],
         replace: bool = False,
+        progress: ProgressCallback | None = None,
     ) -> None:
         client = self.client
         async with client.writer.lock:
             existing = await client._io(self._lookup, list(planned))
+            self._fresh = await self._embed_new(planned, existing, progress)
             old: list[str] = []
             if replace:
                 files = {f for f in places.values() if f is not None}
@@ -797,6 +834,37 @@ class PassageStore:
             )
             await client.writer.finish()
             self._remember(written)
+            self._fresh = {}
+
+    async def _embed_new(
+        self,
+        planned: Mapping[str, Passage],
+        existing: Mapping[str, Node],
+        progress: ProgressCallback | None,
+    ) -> dict[str, np.ndarray[Any, Any]]:
+        """The vectors of the batch's new texts, by text hash, embedded :data:`EMBED_BATCH`
+        at a time (one model call per batch instead of one per passage; ``progress`` after
+        each). Texts with a vector of their own, or unchanged under the same id, are left to
+        be reused; a text shared by several passages is embedded once."""
+        todo: dict[str, str] = {}
+        for pid, p in planned.items():
+            if p.vector is not None:
+                continue
+            text = p.embed_text or p.text
+            h = _hash(text)
+            old = existing.get(pid)
+            if old is None or old.content_hash != h:
+                todo.setdefault(h, text)
+        items = list(todo.items())
+        out: dict[str, np.ndarray[Any, Any]] = {}
+        for i in range(0, len(items), EMBED_BATCH):
+            part = items[i : i + EMBED_BATCH]
+            rows = np.asarray(await self.client._embedder.aembed([t for _, t in part]))
+            for (h, _), row in zip(part, rows, strict=True):
+                out[h] = row
+            if progress is not None:
+                progress("embed", min(i + EMBED_BATCH, len(items)), len(items))
+        return out
 
     async def _leave_old_places(
         self, existing: Mapping[str, Node], places: Mapping[str, str | None]
@@ -927,6 +995,9 @@ class PassageStore:
             return v / float(np.linalg.norm(v))
         if text_hash in reuse:
             return reuse[text_hash]
+        fresh = self._fresh.get(text_hash)
+        if fresh is not None:
+            return fresh
         return np.asarray((await self.client._embedder.aembed([p.embed_text or p.text]))[0])
 
     async def _leaf(
@@ -1167,6 +1238,11 @@ def _hash(text: str) -> str:
 def _abstract(text: str, limit: int = 200) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def _check_progress(progress: object) -> None:
+    if progress is not None and not callable(progress):
+        raise InvalidQueryError("progress must be a callable (stage, done, total) or None")
 
 
 def _check_ids(ids: Sequence[str]) -> list[str]:

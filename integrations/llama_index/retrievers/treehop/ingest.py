@@ -54,7 +54,11 @@ def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
 
 
 def add_documents(
-    client: TreehopClient, documents: Sequence[BaseNode], **placement: Unpack[PlacementKwargs]
+    client: TreehopClient,
+    documents: Sequence[BaseNode],
+    *,
+    show_progress: bool | kit.ProgressCallback = False,
+    **placement: Unpack[PlacementKwargs],
 ) -> list[str]:
     """Ingest LlamaIndex ``Document``s (or nodes); return the URI of each, in order.
 
@@ -62,12 +66,24 @@ def add_documents(
     ``tags``, ``on_duplicate="chunks"``) follows :func:`treehop.ingest.records.add_records`;
     ``file_path`` is what ``SimpleDirectoryReader`` writes, and absolute paths are made
     relative to the directory the batch's files share, so no machine path reaches a URI.
+    ``show_progress=True`` (LlamaIndex's name) reports the documents written on stderr (see
+    :func:`treehop.integration_kit.progress_reporter`).
     """
-    return kit.add_records(client, _records(documents), placement, path_key="file_path")
+    records = _records(documents)
+    with kit.progress_reporter(show_progress, "treehop") as progress:
+        return kit.add_records(client, records, placement, path_key="file_path", progress=progress)
 
 
 async def aadd_documents(
-    client: TreehopClient, documents: Sequence[BaseNode], **placement: Unpack[PlacementKwargs]
+    client: TreehopClient,
+    documents: Sequence[BaseNode],
+    *,
+    show_progress: bool | kit.ProgressCallback = False,
+    **placement: Unpack[PlacementKwargs],
 ) -> list[str]:
     """The async twin of :func:`add_documents` (embedding is awaited, never blocking the loop)."""
-    return await kit.aadd_records(client, _records(documents), placement, path_key="file_path")
+    records = _records(documents)
+    with kit.progress_reporter(show_progress, "treehop") as progress:
+        return await kit.aadd_records(
+            client, records, placement, path_key="file_path", progress=progress
+        )

@@ -198,12 +198,22 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             else None,
         )
 
-    async def async_add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
-        """Upsert nodes by id; returns their ids."""
+    async def async_add(
+        self,
+        nodes: Sequence[BaseNode],
+        *,
+        show_progress: bool | kit.ProgressCallback = False,
+        **kwargs: Any,
+    ) -> list[str]:
+        """Upsert nodes by id; returns their ids. ``show_progress=True`` reports the
+        embedding of nodes that come without one on stderr (nodes LlamaIndex embedded
+        already need none: its own ``show_progress`` covers them)."""
         reject_extra(kwargs, "add")
         if not nodes:
             return []
-        return await self._passages.aupsert([self._passage(n) for n in nodes])
+        passages = [self._passage(n) for n in nodes]
+        with kit.progress_reporter(show_progress, "treehop") as progress:
+            return await self._passages.aupsert(passages, progress=progress)
 
     def add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
         return self._run(self.async_add(nodes, **kwargs))
