@@ -9,8 +9,10 @@ provenance keys are always present (``None`` when they do not apply) so downstre
 index them without ``.get``.
 
 In: :func:`add_documents` places each ``Document`` in the tree by a URI or a path in its
-metadata. Everything is validated before anything is written, so a bad document in the middle
-of a batch does not leave half the batch ingested.
+metadata. An HTML page (raw, or flattened by a loader such as ``BSHTMLLoader``) is stored as
+treehop stores an HTML file (:func:`treehop.integration_kit.page_text`). Everything is
+validated before anything is written, so a bad document in the middle of a batch does not
+leave half the batch ingested.
 """
 
 from __future__ import annotations
@@ -83,9 +85,13 @@ def _records(documents: Sequence[Document]) -> list[IngestRecord]:
     """The documents as framework-neutral records; the LangChain-specific checks live here."""
     out: list[IngestRecord] = []
     for i, doc in enumerate(kit.documents_of(documents, Document, "langchain Document")):
-        if not doc.page_content.strip():
+        if not isinstance(doc.page_content, str) or not doc.page_content.strip():
             raise IngestError(f"document {i}: page_content is empty")
-        out.append(IngestRecord(doc.page_content, doc.metadata, str(doc.id) if doc.id else None))
+        # An HTML page (raw, or flattened by its loader) as treehop stores an HTML file.
+        text = kit.page_text(doc.page_content, doc.metadata)
+        if not text.strip():
+            raise IngestError(f"document {i}: its HTML page has no text outside navigation")
+        out.append(IngestRecord(text, doc.metadata, str(doc.id) if doc.id else None))
     return out
 
 

@@ -24,8 +24,11 @@ a ``viking://`` URI or a path under ``base_uri``), ``tags`` / ``tags_all``,
 A filter on a metadata field no stored node has is an
 :class:`~treehop.errors.InvalidFilterError`, not a silent ``[]``.
 
-Returned ``Document``s carry exactly the metadata that was added (plus nothing), and
-``id`` = the id given (or generated) at add time, as LangChain's standard tests require.
+An HTML page is stored as its text (treehop's HTML conversion, navigation dropped), so its
+markup never reaches the embedding, the abstracts or what a search returns; any other text is
+stored as given. Returned ``Document``s carry exactly the metadata that was added (plus
+nothing), and ``id`` = the id given (or generated) at add time, as LangChain's standard
+tests require.
 """
 
 from __future__ import annotations
@@ -162,7 +165,9 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         for i, text in enumerate(texts):
             meta = dict(metadatas[i]) if metadatas is not None and metadatas[i] else {}
             pid = ids[i] if ids is not None else None
-            out.append(Passage(text, meta, str(pid) if pid is not None else None))
+            # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text.
+            page = kit.page_text(text, meta) if isinstance(text, str) else text
+            out.append(Passage(page, meta, str(pid) if pid is not None else None))
         return out
 
     def add_texts(

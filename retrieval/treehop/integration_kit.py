@@ -37,6 +37,7 @@ adapter only translates its framework's names:
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import threading
 import time
@@ -66,6 +67,7 @@ from .embedders.base import Embedder
 from .errors import IngestError, InvalidQueryError
 from .filters import MetadataFilter
 from .ingest import records as recmod
+from .ingest.markup import html_to_markdown
 from .ingest.records import IngestRecord, PlacementKwargs
 from .ingest.writer import ProgressCallback
 from .models import ContextType, FindResult, MatchedContext
@@ -393,6 +395,128 @@ def progress_reporter(
         reporter.close()
 
 
+# --------------------------------------------------------------------------- page text
+
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+"""MIME types of an HTML page (LlamaIndex's ``SimpleDirectoryReader`` writes ``file_type``)."""
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+_TYPE_KEYS = ("file_type", "mime_type", "content_type", "mimetype")
+_NAME_KEYS = ("file_name", "file_path", "source", "filename", "url")
+_SNIFF = 4096
+_DOC_START = re.compile(r"\s*(?:<\?xml[^>]{0,200}>\s*)?<(?:!doctype\s+html|html[\s>])", re.I)
+_A_TAG = re.compile(r"<(?:p|div|h[1-6]|body|head|table|ul|section|article|span|a)[\s>/]", re.I)
+_NAV_WORDS = frozenset({"prev", "previous", "up", "next", "home", "top", "contents", "index"})
+_NAV_LINE = re.compile(r"[A-Za-z]{2,8}")
+_NAV_SPAN = 16
+_GLUED_FOOTER = re.compile(r"\s*Prev\s*Up\s*Next[^\n]{0,300}Home[^\n]{0,200}$")
+_GLUED_NAV = re.compile(
+    r"(?P<title>[^\n]{1,160}?)(?P=title)?\s*Prev\s*Up\s*(?P<part>[^\n]{0,160}?)\s*Home\s*Next"
+)
+
+
+def _named_html(metadata: Mapping[str, Any]) -> bool:
+    """Whether a document's metadata says it is an HTML page (a MIME type, a file name)."""
+    for key in _TYPE_KEYS:
+        value = metadata.get(key)
+        if isinstance(value, str) and value.split(";", 1)[0].strip().lower() in HTML_TYPES:
+            return True
+    for key in _NAME_KEYS:
+        value = metadata.get(key)
+        if isinstance(value, str):
+            path = value.split("?", 1)[0].split("#", 1)[0].lower()
+            if path.endswith(HTML_SUFFIXES):
+                return True
+    return False
+
+
+def is_html(text: str, metadata: Mapping[str, Any]) -> bool:
+    """Whether ``text`` is HTML markup to convert: a page that starts like one
+    (``<!DOCTYPE html>``, ``<html>``), or markup whose metadata names an HTML page. Only the
+    first few KB are looked at (linear, and cheap on a large batch)."""
+    head = text[:_SNIFF]
+    if _DOC_START.match(head):
+        return True
+    return _named_html(metadata) and _A_TAG.search(head) is not None
+
+
+def _nav_only(line: str) -> bool:
+    words = _NAV_LINE.findall(line)
+    return bool(words) and len(line.strip()) <= 80 and all(w.lower() in _NAV_WORDS for w in words)
+
+
+def _prose(line: str) -> bool:
+    """A line of running text, where a navigation bar certainly ended (titles are short and
+    do not end a sentence)."""
+    stripped = line.strip()
+    words = len(stripped.split())
+    return len(stripped) > 120 or words >= 8 or (words >= 5 and stripped[-1] in ".!?:;,")
+
+
+def _nav_block_end(lines: Sequence[str]) -> int:
+    """How many of ``lines`` (a page's first lines) are its navigation bar: up to the last
+    navigation-only line (``Prev``, ``Up``, ``Next``...) among the first :data:`_NAV_SPAN`,
+    when at least two are and no line up to it is prose (:func:`_prose`); else 0."""
+    end, navs = 0, 0
+    for i, line in enumerate(lines[:_NAV_SPAN]):
+        if _prose(line):
+            break
+        if _nav_only(line):
+            navs += 1
+            end = i + 1
+    return end if navs >= 2 else 0
+
+
+def _strip_nav_lines(text: str) -> str:
+    """A flattened page's text without its navigation bars (a DocBook or Sphinx page's
+    header and footer, as a loader such as ``BSHTMLLoader`` flattens them: ``Prev``, ``Up``,
+    ``Home``, ``Next`` and the neighbouring pages' titles), keeping the page's own title; a
+    header glued onto one line (``5.7. Privileges5.7. PrivilegesPrev UpChapter 5. Data
+    DefinitionHome Next``) too. Only the first and last :data:`_NAV_SPAN` lines are looked
+    at, so prose that mentions "next" is never touched."""
+    lines = text.split("\n")
+    body = [i for i, line in enumerate(lines) if line.strip()]
+    if not body:
+        return text
+    kept = [lines[i] for i in body]
+    head = _nav_block_end(kept)
+    title = next((ln for ln in kept[:head] if not _nav_only(ln)), None)
+    tail = _nav_block_end(kept[head:][::-1])
+    if head + tail >= len(kept):
+        rest: list[str] = []
+    else:
+        rest = lines[body[head] : body[len(kept) - tail - 1] + 1]
+    if title is not None and (not rest or rest[0].strip() != title.strip()):
+        rest.insert(0, title)
+    if rest:
+        m = _GLUED_NAV.match(rest[0][:600])
+        if m is not None:
+            rest[0] = (m.group("title") + "\n" + rest[0][m.end() :]).rstrip()
+        if _GLUED_FOOTER.match(rest[-1][:600]):
+            rest.pop()
+    return "\n".join(rest).strip("\n")
+
+
+def page_text(text: str, metadata: Mapping[str, Any]) -> str:
+    """The text treehop stores for a framework document: HTML converted by treehop's own
+    converter (:func:`treehop.ingest.markup.html_to_markdown`: headings kept as Markdown
+    headings, navigation, headers, footers, scripts and permalinks dropped), as a file
+    ingested by ``add_resource`` would be; the text of a page a loader already flattened
+    (its metadata names an HTML page) without the navigation lines at its start and end.
+    Any other text is returned unchanged.
+
+    Why here: a framework loader hands over either the raw page (LlamaIndex's
+    ``SimpleDirectoryReader``, LangChain's ``TextLoader`` and ``RecursiveUrlLoader``) or its
+    flattened text (``BSHTMLLoader``); either way the markup or the navigation bar otherwise
+    becomes the abstract, the tags and the embedding of every page.
+    """
+    if is_html(text, metadata):
+        return html_to_markdown(text)[0]
+    if _named_html(metadata):
+        return _strip_nav_lines(text)
+    return text
+
+
 # --------------------------------------------------------------------------- ingest
 
 
@@ -673,8 +797,10 @@ __all__ = [
     "check_source_targets",
     "documents_of",
     "find",
+    "is_html",
     "is_knowledge_source",
     "open_client",
+    "page_text",
     "progress_reporter",
     "reject_extra",
     "run_on",

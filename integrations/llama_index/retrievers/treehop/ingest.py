@@ -7,6 +7,10 @@ metadata or its id; its metadata is stored on the nodes so that ``MetadataFilter
 and retrieved nodes carry it back; its LlamaIndex id is kept as ``ref_doc_id``, so retrieved
 nodes point back to their source document (``node.ref_doc_id``) as in any LlamaIndex index.
 
+An HTML page (``SimpleDirectoryReader`` reads ``.html`` files as their markup) is stored as
+treehop stores an HTML file: converted to text with its headings, navigation dropped
+(:func:`treehop.integration_kit.page_text`).
+
 Everything is validated before anything is written: a bad document in the middle of a batch
 does not leave half the batch ingested.
 """
@@ -43,7 +47,9 @@ def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
             meta[EXCLUDED_LLM_STORE] = list(doc.excluded_llm_metadata_keys)
         if doc.excluded_embed_metadata_keys:
             meta[EXCLUDED_EMBED_STORE] = list(doc.excluded_embed_metadata_keys)
-        text = doc.get_content(metadata_mode=MetadataMode.NONE)
+        # An HTML page (SimpleDirectoryReader reads .html as its markup) as treehop stores
+        # an HTML file: converted, navigation dropped.
+        text = kit.page_text(doc.get_content(metadata_mode=MetadataMode.NONE), doc.metadata)
         offset = getattr(doc, "start_char_idx", None)
         out.append(
             IngestRecord(

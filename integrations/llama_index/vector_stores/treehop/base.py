@@ -15,6 +15,10 @@ path reaches a URI. Each node is stored whole (LlamaIndex's ``node_to_metadata_d
 ``get_nodes`` and queries give back the node as it was added: its id, relationships
 (``ref_doc_id``) and ``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``.
 
+HTML: a node whose text is an HTML page (``SimpleDirectoryReader`` reads ``.html`` files as
+their markup) is stored as its text, converted by treehop's HTML handling, and embedded again
+from that text.
+
 Vectors: LlamaIndex embeds nodes and queries with its ``embed_model``; treehop embeds the
 directories and file overviews above them with the client's embedder. Both must be the same
 model (one vector space): pass ``embed_model=`` here (the client is opened with it), or
@@ -179,6 +183,14 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     def _passage(self, node: BaseNode) -> Passage:
         if not isinstance(node, BaseNode):
             raise InvalidQueryError(f"expected llama_index nodes, got {type(node).__name__}")
+        raw = node.get_content(metadata_mode=MetadataMode.NONE)
+        page = kit.page_text(raw, node.metadata)
+        if page != raw and page.strip() and isinstance(node, TextNode):
+            # An HTML page's node: stored as its text, re-embedded by the client's embedder
+            # (the same model: one vector space), since its vector was made from markup.
+            node = node.model_copy(deep=True)
+            node.set_content(page)
+            node.embedding = None
         meta = node_to_metadata_dict(node, remove_text=True, flat_metadata=self.flat_metadata)
         vector = node.embedding
         dim = self.aclient.store.dimension
