@@ -435,8 +435,12 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         opts = self._options(kwargs)
         self._check_source_call(opts)
         client = self.treehop_client
-        if not is_knowledge_source(client) and opts.metadata_filter:
-            records.check_filter_fields(kit.as_async(client), opts.metadata_filter)
+        if not is_knowledge_source(client):
+            records.check_filter_fields(
+                kit.as_async(client),
+                opts.metadata_filter,
+                tags=(opts.tag_filter, opts.tag_filter_all),
+            )
         if is_knowledge_source(client) or opts.mode == "find":
             result = kit.find(client, query, context_type=_context_type(opts), **_core(opts))
         else:
@@ -451,7 +455,9 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         self._check_source_call(opts)
         client = self.treehop_client
         if not is_knowledge_source(client):
-            await kit.acheck_filter_fields(client, opts.metadata_filter)
+            await kit.acheck_filter_fields(
+                client, opts.metadata_filter, tags=(opts.tag_filter, opts.tag_filter_all)
+            )
         if is_knowledge_source(client) or opts.mode == "find":
             ctype = _context_type(opts)
             result = await kit.afind(client, query, context_type=ctype, **_core(opts))

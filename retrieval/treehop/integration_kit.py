@@ -37,6 +37,7 @@ adapter only translates its framework's names:
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import sys
 import threading
@@ -293,17 +294,23 @@ def top_hits(
 
 
 async def acheck_filter_fields(
-    client: TreehopClient, spec: Mapping[str, Any] | None, provenance: Iterable[str] = ()
+    client: TreehopClient,
+    spec: Mapping[str, Any] | None,
+    provenance: Iterable[str] = (),
+    *,
+    tags: Sequence[str | Sequence[str] | None] = (),
 ) -> None:
     """:func:`treehop.ingest.records.check_filter_fields` awaited: off the event loop when the
-    store is remote (the check may read the store), inline otherwise."""
-    if not spec:
+    store is remote (the check may read the store), inline otherwise. ``tags``: the call's
+    tag filters (``tags``, ``tags_all``), whose labels must exist as the fields must."""
+    if not spec and not any(tags):
         return
     aclient = as_async(client)
+    check = functools.partial(recmod.check_filter_fields, tags=tags)
     if aclient.store.capabilities.remote:
-        await asyncio.to_thread(recmod.check_filter_fields, aclient, spec, provenance)
+        await asyncio.to_thread(check, aclient, spec, provenance)
     else:
-        recmod.check_filter_fields(aclient, spec, provenance)
+        check(aclient, spec, provenance)
 
 
 # --------------------------------------------------------------------------- progress
@@ -722,7 +729,10 @@ class PassageIndex:
         opts["limit"], opts["collapse_chunks"] = k, False
         flt = opts.get("filter")
         await acheck_filter_fields(
-            self.client, flt.spec if isinstance(flt, MetadataFilter) else flt, provenance
+            self.client,
+            flt.spec if isinstance(flt, MetadataFilter) else flt,
+            provenance,
+            tags=(opts.get("tags"), opts.get("tags_all")),
         )
         aclient = self.aclient
         targets = check_target_uris(opts.get("target_uri"))

@@ -1268,6 +1268,9 @@ def _check_vector(vector: Sequence[float], where: str) -> None:
 _FIELDS: weakref.WeakKeyDictionary[AsyncTreehop, tuple[int, frozenset[str]]] = (
     weakref.WeakKeyDictionary()
 )
+_LABELS: weakref.WeakKeyDictionary[AsyncTreehop, tuple[int, frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def filter_fields(spec: Mapping[str, Any]) -> set[str]:
@@ -1297,12 +1300,63 @@ def stored_fields(client: Treehop | AsyncTreehop, *, refresh: bool = False) -> f
     return fields
 
 
+def stored_tag_labels(client: Treehop | AsyncTreehop, *, refresh: bool = False) -> frozenset[str]:
+    """Every tag label of every stored node (``auto:kubernetes`` -> ``kubernetes``), cached
+    like :func:`stored_fields` (a label missing from the cache triggers one more scan)."""
+    aclient = client.aio if isinstance(client, Treehop) else client
+    n = len(aclient.store)
+    cached = _LABELS.get(aclient)
+    if cached is not None and cached[0] == n and not refresh:
+        return cached[1]
+    found: set[str] = set()
+    for node in aclient.store.iter_nodes():
+        found.update(tagmod.label_of(t) for t in node.tags)
+    labels = frozenset(found)
+    _LABELS[aclient] = (n, labels)
+    return labels
+
+
+def check_tag_labels(
+    client: Treehop | AsyncTreehop, *tag_filters: str | Sequence[str] | None
+) -> None:
+    """Raise :class:`~treehop.errors.InvalidFilterError` for a tag filter naming a label no
+    stored node has: like a metadata field no node has, it is a typo (or a tag that was
+    never added) and would match nothing, so it is reported, not answered with ``[]``."""
+    from ..errors import InvalidFilterError
+
+    wanted: set[str] = set()
+    for value in tag_filters:
+        wanted.update(tagmod.normalize_filter_labels(value))
+    if not wanted:
+        return
+    missing = wanted - stored_tag_labels(client)
+    if missing:
+        missing -= stored_tag_labels(client, refresh=True)
+    if not missing:
+        return
+    known = sorted(stored_tag_labels(client))
+    shown = ", ".join(known[:30]) + (" ..." if len(known) > 30 else "")
+    raise InvalidFilterError(
+        f"no stored node has tag(s) {sorted(missing)}, so the tag filter would match nothing; "
+        f"tags in this index: {shown or '(none: add tags=... or use a tagger when indexing)'}"
+    )
+
+
+HIDDEN_FIELDS = INTERNAL_KEYS | frozenset({"implicit", "overview_from"})
+"""Metadata keys treehop keeps for itself (passage ids and order, implicit directories, where
+an overview came from): never listed to a user as fields to filter on."""
+
+
 def check_filter_fields(
     client: Treehop | AsyncTreehop,
     spec: Mapping[str, Any] | None,
     provenance: Iterable[str] = (),
+    *,
+    tags: Sequence[str | Sequence[str] | None] = (),
 ) -> None:
-    """Raise :class:`~treehop.errors.InvalidFilterError` for a field no stored node has.
+    """Raise :class:`~treehop.errors.InvalidFilterError` for a field no stored node has, and
+    for a tag filter (each of ``tags``: a ``tags`` / ``tags_all`` value) naming a label no
+    stored node has (:func:`check_tag_labels`).
 
     ``provenance``: keys an integration adds to each result (scores, ``found_by``, ...); a
     filter on one gets a message saying so.
@@ -1310,6 +1364,8 @@ def check_filter_fields(
     from ..errors import InvalidFilterError
     from ..models import PROVENANCE_KEYS
 
+    if tags:
+        check_tag_labels(client, *tags)
     if not spec:
         return
     wanted = filter_fields(spec)
@@ -1324,7 +1380,7 @@ def check_filter_fields(
             f"cannot filter on {computed}: provenance is computed for each result, not stored "
             "metadata (filter on stored fields, tags or target_uri instead)"
         )
-    known = sorted(stored_fields(client) - INTERNAL_KEYS)
+    known = sorted(stored_fields(client) - HIDDEN_FIELDS)
     shown = ", ".join(known[:30]) + (" ..." if len(known) > 30 else "")
     raise InvalidFilterError(
         f"no stored node has metadata field(s) {sorted(missing)}, so the filter would match "

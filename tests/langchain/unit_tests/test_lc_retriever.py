@@ -165,9 +165,43 @@ def test_tag_filter_keeps_only_tagged_nodes(lc_client: Treehop) -> None:
 
 
 def test_tag_filter_all_needs_every_tag(lc_client: Treehop) -> None:
+    lc_client.add_resource(
+        "Pager rotations for the platform team.",
+        target_uri="viking://resources/oncall.md",
+        tags="oncall",
+    )
     r = TreehopRetriever(client=lc_client, k=10)
-    assert r.invoke(QUERY, tag_filter_all=["ops", "no-such-tag"]) == []
+    assert r.invoke(QUERY, tag_filter_all=["ops", "oncall"]) == []  # no node has both
     assert r.invoke(QUERY, tag_filter_all=["ops"])
+
+
+def test_unknown_tag_is_an_error_like_an_unknown_field(lc_client: Treehop) -> None:
+    # A tag no node has would match nothing, as a metadata field no node has would: both are
+    # typed errors naming what exists, never a silent [].
+    r = TreehopRetriever(client=lc_client, k=10)
+    with pytest.raises(InvalidFilterError, match=r"tag\(s\) \['no-such-tag'\].*ops"):
+        r.invoke(QUERY, tag_filter_all=["ops", "no-such-tag"])
+    with pytest.raises(InvalidFilterError, match="no-such-tag"):
+        r.invoke(QUERY, tag_filter=["no-such-tag"])
+    with pytest.raises(InvalidFilterError, match="no-such-field"):
+        r.invoke(QUERY, metadata_filter={"no-such-field": 1})
+
+
+async def test_unknown_tag_is_an_error_async(alc_client: AsyncTreehop) -> None:
+    r = TreehopRetriever(client=alc_client, k=10)
+    with pytest.raises(InvalidFilterError, match="kubernets"):
+        await r.ainvoke(QUERY, tag_filter=["user:kubernets"])
+    assert await r.ainvoke(QUERY, tag_filter=["user:ops"])  # a source prefix is ignored
+
+
+def test_unknown_field_message_hides_internal_fields(lc_client: Treehop) -> None:
+    r = TreehopRetriever(client=lc_client, k=10)
+    with pytest.raises(InvalidFilterError) as err:
+        r.invoke(QUERY, metadata_filter={"yeer": 2023})
+    message = str(err.value)
+    assert "source_path" in message  # a field the user can filter on is listed
+    for internal in ("implicit", "overview_from", "treehop_id", "treehop_order"):
+        assert internal not in message
 
 
 def test_target_uri_and_context_type_scope(lc_client: Treehop) -> None:

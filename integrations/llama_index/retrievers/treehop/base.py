@@ -525,8 +525,18 @@ class TreehopRetriever(BaseRetriever):
         """A metadata filter on a field no stored node has (a typo, or provenance) is an
         error, not an empty result. Checked per query: the index may grow after the
         retriever is built."""
-        if self._tree is not None and self._mapped.filter is not None:
-            records.check_filter_fields(self._tree, self._mapped.filter, PROVENANCE)
+        if self._tree is not None:
+            records.check_filter_fields(
+                self._tree, self._mapped.filter, PROVENANCE, tags=self._tag_filters()
+            )
+
+    def _tag_filters(self) -> tuple[list[str] | None, list[str] | None]:
+        """The ``tags`` filters of this retriever (any of, all of), checked like fields."""
+        m = self._mapped
+        return (
+            list(m.tags) if m.tags is not None else None,
+            list(m.tags_all) if m.tags_all else None,
+        )
 
     def _stage_events(
         self, query_bundle: QueryBundle, result: FindResult, nodes: list[NodeWithScore]
@@ -623,7 +633,9 @@ class TreehopRetriever(BaseRetriever):
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self._tree is not None:
-            await kit.acheck_filter_fields(self._tree, self._mapped.filter, PROVENANCE)
+            await kit.acheck_filter_fields(
+                self._tree, self._mapped.filter, PROVENANCE, tags=self._tag_filters()
+            )
         with self._rerank_events(query_bundle) as finish:
             result = await self._query(query_bundle.query_str)
             hits = kit.top_hits(self._client, result, self._similarity_top_k)
