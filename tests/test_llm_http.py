@@ -34,8 +34,13 @@ def server() -> Iterator[FakeOpenAIChatServer]:
 
 @pytest.fixture(autouse=True)
 def _no_env_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TREEHOP_LLM_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for name in (
+        "TREEHOP_LLM_API_KEY",
+        "OPENAI_API_KEY",
+        "TREEHOP_LLM_BASE_URL",
+        "OPENAI_BASE_URL",
+    ):
+        monkeypatch.delenv(name, raising=False)
 
 
 def make(server: FakeOpenAIChatServer, **kw: object) -> OpenAICompatibleLLM:
@@ -280,3 +285,24 @@ def test_config_builds_a_working_client(server: FakeOpenAIChatServer) -> None:
     assert server.requests[0].body["model"] == "cfg-model"
     assert server.requests[0].body["max_tokens"] == 12
     registry.close()
+
+
+def test_base_url_from_the_environment(
+    server: FakeOpenAIChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No base_url: TREEHOP_LLM_BASE_URL, then OPENAI_BASE_URL (what the OpenAI SDKs read), so
+    # one environment points every OpenAI-compatible client of a program at one server.
+    monkeypatch.delenv("TREEHOP_LLM_BASE_URL", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    with OpenAICompatibleLLM("m", api_key="k", max_retries=0) as llm:
+        assert llm.base_url == server.base_url
+        assert llm.complete(MSGS) == "ok"
+    monkeypatch.setenv("TREEHOP_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    assert OpenAICompatibleLLM("m", api_key="k").base_url == "http://127.0.0.1:9/v1"
+    assert OpenAICompatibleLLM("m", base_url="https://x.test/v1").base_url == "https://x.test/v1"
+    monkeypatch.delenv("TREEHOP_LLM_BASE_URL")
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    assert OpenAICompatibleLLM("m", api_key="k").base_url == "https://api.openai.com/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "not a url")
+    with pytest.raises(LLMError, match="base_url"):
+        OpenAICompatibleLLM("m", api_key="k")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -46,7 +47,22 @@ from ..secrets import resolve_secret
 from .base import LLM, BaseLLM, ChatMessage
 
 API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
+BASE_URL_ENV_VARS = ("TREEHOP_LLM_BASE_URL", "OPENAI_BASE_URL")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def resolve_base_url(base_url: str | None) -> str:
+    """The explicit URL, else the first non-empty env var of :data:`BASE_URL_ENV_VARS` (the
+    CLI's variable, then the one the OpenAI SDKs read), else OpenAI's own endpoint. So one
+    environment points every OpenAI-compatible client of a program (treehop's, LangChain's,
+    LlamaIndex's) at the same server, such as a local vLLM or Ollama."""
+    if base_url is not None:
+        return base_url
+    for name in BASE_URL_ENV_VARS:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return DEFAULT_BASE_URL
 
 
 def resolve_api_key(api_key: str | SecretStr | None) -> SecretStr | None:
@@ -56,6 +72,10 @@ def resolve_api_key(api_key: str | SecretStr | None) -> SecretStr | None:
 
 class OpenAICompatibleLLM(BaseLLM):
     """Chat completions over HTTP with timeouts and bounded retries on 429/5xx.
+
+    ``base_url`` defaults to ``$TREEHOP_LLM_BASE_URL``, then ``$OPENAI_BASE_URL``, then
+    OpenAI's endpoint (:func:`resolve_base_url`); the key to ``$TREEHOP_LLM_API_KEY`` then
+    ``$OPENAI_API_KEY``.
 
     Every failure surfaces as :class:`~treehop.errors.LLMError` (HTTP status after retries,
     timeout, transport error, or an answer without text), so callers such as the intent
@@ -71,7 +91,7 @@ class OpenAICompatibleLLM(BaseLLM):
         self,
         model: str,
         *,
-        base_url: str = DEFAULT_BASE_URL,
+        base_url: str | None = None,
         api_key: str | SecretStr | None = None,
         temperature: float = 0.0,
         max_tokens: int | None = 1024,
@@ -85,6 +105,7 @@ class OpenAICompatibleLLM(BaseLLM):
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise LLMError("model must be a non-empty string")
+        base_url = resolve_base_url(base_url)
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise LLMError(f"base_url must be an http(s) URL, got {base_url!r}")
         if not isinstance(base_url, str):
@@ -282,7 +303,8 @@ class LLMConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str = Field(min_length=1)
-    base_url: str = DEFAULT_BASE_URL
+    base_url: str | None = None
+    """Falls back to ``TREEHOP_LLM_BASE_URL``, ``OPENAI_BASE_URL``, then OpenAI's endpoint."""
     api_key: SecretStr | None = None
     """Falls back to ``TREEHOP_LLM_API_KEY`` then ``OPENAI_API_KEY`` when unset."""
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
