@@ -252,3 +252,23 @@ async def test_async_client_assembles() -> None:
     assert out.token_counter == "heuristic"
     assert "Bob: Bob is allergic to peanuts." in out.text
     await c.close()
+
+
+async def test_a_missing_space_root_is_an_empty_scope_not_an_error() -> None:
+    # A fresh index has no viking://~/memories yet: the context for it is empty (what the
+    # middleware and docs/agents.md promise), not a NotFoundError; a missing URI below a
+    # root is still an error (a typo).
+    from treehop.errors import NotFoundError
+
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        th.add_resource("Deploys roll out in waves.", target_uri="viking://resources/d.md")
+        ctx = th.assemble_context("sister", max_tokens=100, target_uri="viking://~/memories")
+        assert ctx.text == "" and ctx.uris == [] and ctx.tokens == 0
+        both = th.find("deploys", target_uri=["viking://resources", "viking://~/skills"])
+        assert [m.uri for m in both.resources] == ["viking://resources/d.md"]
+        assert th.search("deploys", target_uri="viking://~/memories").total == 0
+        with pytest.raises(NotFoundError, match="memories/notes"):
+            th.find("x", target_uri="viking://~/memories/notes")
+    async with AsyncTreehop(embedder=BagOfWordsEmbedder(), tagger=None) as ath:
+        actx = await ath.assemble_context("x", max_tokens=50, target_uri="viking://~/skills")
+        assert actx.uris == []

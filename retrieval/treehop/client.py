@@ -425,7 +425,15 @@ class AsyncTreehop:
         if targets:
             roots = [self.resolve(t) for t in targets]
             found = self.store.get(roots)
-            missing = [t for t, n in zip(targets, found, strict=True) if n is None]
+            # A context type's root (viking://~/memories on an index with no memory yet) is a
+            # scope that is empty, not a typo: it is searched (and finds nothing), as it is
+            # when no target is given. Any other missing target is a NotFoundError.
+            spaces = {self.root(ct) for ct in ContextType}
+            missing = [
+                t
+                for t, r, n in zip(targets, roots, found, strict=True)
+                if n is None and r not in spaces
+            ]
             if missing:
                 raise NotFoundError(f"unknown target URI(s): {', '.join(missing)}")
             return roots
