@@ -62,7 +62,7 @@ from treehop.validation import MAX_LIMIT, check_dense_weight, check_threshold
 
 from .chat_models import LangChainChatLLM
 from .documents import CONTENT_FIELDS, ContentField, context_to_document
-from .embeddings import LangChainEmbedder
+from .embeddings import as_treehop_embedder
 from .filters import to_treehop_filter
 
 LLM_API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
@@ -363,7 +363,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         if self.embedding is None:
             return None
         if isinstance(self.embedding, Embeddings):
-            return LangChainEmbedder(self.embedding)
+            return as_treehop_embedder(self.embedding)  # TreehopEmbeddings: its own embedder
         return self.embedding
 
     def _build_llm(self) -> Any:

@@ -206,3 +206,14 @@ async def test_add_documents_show_progress(
         calls: list[tuple[str, int, int]] = []
         await aadd_documents(client, docs[:2], show_progress=lambda *a: calls.append(a))
         assert calls[-1] == ("documents", 2, 2)
+
+
+def test_retriever_from_path_with_treehop_embeddings(tmp_path: Path) -> None:
+    # An index built with the default opens with TreehopEmbeddings() as its embedding (it
+    # was refused: the retriever wrapped it as another vector space).
+    from langchain_treehop import TreehopRetriever
+
+    TreehopVectorStore.from_documents(DOCS, path=tmp_path / "idx").close()
+    retriever = TreehopRetriever.from_path(tmp_path / "idx", embedding=TreehopEmbeddings())
+    docs = retriever.invoke("rotate signing keys")
+    assert docs and docs[0].metadata["source"] == "keys.md"
