@@ -76,6 +76,7 @@ import re
 import shutil
 import threading
 import time
+import warnings
 import weakref
 import zlib
 from collections import OrderedDict
@@ -92,7 +93,14 @@ import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
 from .. import tags as tagmod
-from ..errors import IndexCorruptError, InvalidQueryError, NotFoundError, StoreError
+from ..errors import (
+    IndexCorruptError,
+    IndexRecoveryError,
+    InvalidQueryError,
+    NotFoundError,
+    RecoveryWarning,
+    StoreError,
+)
 from ..filters import MetadataFilter, TagFilter
 from ..lexical import LexicalIndex, hybrid_scores
 from ..models import ContextType, Node
@@ -104,6 +112,7 @@ from ._state_blobs import check_state_key
 from .base import (
     HitArrays,
     HitColumns,
+    RecoveryRecord,
     Scope,
     ScoredNode,
     StoreCapabilities,
@@ -667,8 +676,16 @@ class EmbeddedStore:
         ann_min_rows: int | None = DEFAULT_ANN_MIN_ROWS,
         lock_timeout: float = 10.0,
         verify: bool | Literal["background"] = True,
+        strict: bool = False,
     ):
         self.path = Path(path) if path is not None else None
+        self.strict = bool(strict)
+        self.recovery: RecoveryRecord | None = None
+        """What the last open recovered from by opening an older generation (see
+        :class:`~treehop.stores.base.RecoveryRecord`); ``None``: nothing."""
+        self._recovered_from: int | None = None
+        """The unreadable generation ``CURRENT`` named when the open fell back: a refresh
+        does not reopen (and warn) again while ``CURRENT`` still names it."""
         self.lock_timeout = float(lock_timeout)
         self.verify = verify
         self._corrupt: IndexCorruptError | None = None
@@ -750,7 +767,11 @@ class EmbeddedStore:
 
         Clients of several users on one index must share the writer: two store objects on one
         path would each hold their own in-memory state, and the file lock would make the second
-        wait for the first to save.
+        wait for the first to save. A store found open is first brought up to the generation
+        on disk (:meth:`refresh`): a client opened after another process committed sees that
+        commit, as a client in a fresh process would. ``strict=True`` raises
+        :class:`~treehop.errors.IndexRecoveryError` if the store found open recovered from
+        damage (see :attr:`recovery`).
         """
         key = os.path.realpath(path)
         with cls._registry_lock:
@@ -759,7 +780,16 @@ class EmbeddedStore:
             if store is None:
                 store = cls(path, **kwargs)
                 cls._registry[key] = weakref.ref(store)
-            return store
+                return store
+        store.refresh()
+        record = store.recovery
+        if kwargs.get("strict") and record is not None:
+            raise IndexRecoveryError(
+                f"{record.reason}; this process opened generation {record.opened} and lost "
+                f"{record.lost} (strict=True)",
+                record,
+            )
+        return store
 
     # ------------------------------------------------------------------ basic info
     @property
@@ -2146,6 +2176,26 @@ class EmbeddedStore:
             self._state[key] = data
             return data
 
+    def state_keys(self, prefix: str) -> list[str]:
+        """The keys of non-empty state blobs directly under ``prefix/`` (sorted): the
+        sessions rebuild their index from these when it is damaged (a deleted session's blob
+        is ``b""`` and is not listed)."""
+        check_state_key(prefix)
+        with self._wlock:
+            keys = {k for k, v in self._state.items() if k.startswith(prefix + "/") and v}
+            gone = {k for k, v in self._state.items() if not v}
+            if self.path is not None:
+                d = self.path / "state" / prefix
+                try:
+                    for e in os.scandir(d):
+                        if e.is_file() and not e.name.startswith(".") and e.stat().st_size:
+                            keys.add(f"{prefix}/{e.name}")
+                except FileNotFoundError:
+                    pass
+                except OSError as exc:
+                    raise StoreError(f"cannot list state {prefix!r}: {exc.strerror}") from exc
+            return sorted(keys - gone)
+
     def put_state(self, key: str, value: bytes) -> None:
         check_state_key(key)
         with self._wlock:
@@ -2180,7 +2230,7 @@ class EmbeddedStore:
                 return False
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
-            if on_disk is None or on_disk[1] == mine:
+            if on_disk is None or on_disk[1] in (mine, self._recovered_from):
                 self._current_seen = seen
                 return False
             self._open_path(clean=False)
@@ -2631,13 +2681,32 @@ class EmbeddedStore:
                 if repair:
                     _cleanup(path, keep=2)  # leftovers of a first save that never committed
                 return
+            record = _rollback(path, cur, manifest, errors)
+            if record is not None and self.strict:
+                raise IndexRecoveryError(
+                    f"{record.reason}; a lenient open would use generation {record.opened} "
+                    f"and lose {record.lost} (strict=True)",
+                    record,
+                )
             self._open_manifest(manifest, verify=True, eager=True)
+            if record is not None:
+                self._recovered(record)
             if repair:
                 _write_current(path, manifest["generation"])
         else:
             self._open_manifest(manifest, verify=self.verify)
         if repair:
             _cleanup(path, keep=2, current=manifest["generation"])
+
+    def _recovered(self, record: RecoveryRecord) -> None:
+        """Keep ``record`` (``self.recovery``) and warn: a rollback is never silent."""
+        self.recovery = record
+        self._recovered_from = record.expected
+        warnings.warn(
+            f"treehop: {record.reason}; opened generation {record.opened}, lost {record.lost}",
+            RecoveryWarning,
+            stacklevel=4,
+        )
 
     def _open_manifest(
         self,
@@ -4038,6 +4107,31 @@ def _sum_blocks(f: Path, size: int, block: int | None = None) -> list[list[Any]]
         _ck.extent(a, min(a + step, size), _ck.file_digest(f, a, min(a + step, size)))
         for a in range(0, size, step)
     ]
+
+
+def _rollback(
+    path: Path, cur: tuple[str, int, int] | None, opened: Mapping[str, Any], errors: list[str]
+) -> RecoveryRecord | None:
+    """What opening manifest ``opened`` after the current one failed loses: the generations
+    after it that ``CURRENT`` names or whose manifest exists but does not read back.
+    ``None`` when nothing newer is known (``CURRENT`` damaged or missing but the newest
+    manifest intact: nothing is lost, ``CURRENT`` is simply rewritten)."""
+    gen = int(opened["generation"])
+    newer = [int(n[9:15]) for n in _manifests(path) if int(n[9:15]) > gen]
+    expected = cur[1] if cur is not None else None
+    newest = max([*newer, expected or 0])
+    if newest <= gen:
+        return None
+    lost = f"generation {newest}" if newest == gen + 1 else f"generations {gen + 1}..{newest}"
+    why = errors[0] if errors else f"CURRENT names generation {newest}"
+    return RecoveryRecord(
+        kind="generation",
+        path=str(path),
+        expected=expected,
+        opened=gen,
+        lost=f"the commits of {lost} (its manifest is damaged or missing)",
+        reason=f"the current manifest of the index at {path} is unreadable ({why})",
+    )
 
 
 def _manifest_bytes(m: Mapping[str, Any]) -> bytes:
