@@ -1066,6 +1066,11 @@ class Treehop:
         return self._async.config
 
     @property
+    def recovery(self) -> list[RecoveryRecord]:
+        """What opening the index recovered from (see :attr:`AsyncTreehop.recovery`)."""
+        return self._async.recovery
+
+    @property
     def user(self) -> str:
         return self._async.user
 
