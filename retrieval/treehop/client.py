@@ -982,6 +982,9 @@ class Treehop:
         """The config a pool is being started with, or failed to start with (not retried)."""
         self._local_slot = threading.Lock()
         """Held by the one call that runs in this process while a pool is up."""
+        self._readers_starter: threading.Thread | None = None
+        """The thread starting a pool, if any: close() waits for it (no worker process
+        outlives close())."""
         self._readers_for_call()  # an index saved before: its workers start now, aside
 
     def _readers_for_call(self) -> ReaderPool | None:
@@ -1004,12 +1007,14 @@ class Treehop:
             if self._readers_wanted == config:
                 return None  # being started (or it failed: this call and later ones run here)
             self._readers_wanted = config
-        threading.Thread(
+        starter = threading.Thread(
             target=self._start_readers,
             args=(store.path, config),
             name="treehop-reader-start",
             daemon=True,
-        ).start()
+        )
+        self._readers_starter = starter
+        starter.start()
         return None
 
     def _start_readers(self, path: Path, config: str) -> None:
@@ -1129,6 +1134,11 @@ class Treehop:
             self._runner.run(self._async.close())
         finally:
             self._runner.close()
+            starter = self._readers_starter
+            if starter is not None:
+                # a pool still starting is closed by its thread once it sees the runner
+                # closed; waiting here means no worker process outlives this call
+                starter.join()
 
     def __enter__(self) -> Treehop:
         return self

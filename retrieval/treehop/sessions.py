@@ -378,10 +378,14 @@ class SessionStore:
         now = time.time()
         session = Session(session_id=uuid.uuid4().hex, user=user, created_at=now, updated_at=now)
         with self._lock:
-            self._cache[session.session_id] = session
-            self._save(session)
+            self._save(session)  # (a failed write leaves no session behind, in memory either)
             self._index.append(session.session_id)
-            self._save_index()
+            try:
+                self._save_index()
+            except BaseException:
+                self._index.remove(session.session_id)
+                raise
+            self._cache[session.session_id] = session
         return session.session_id
 
     def for_user(self, user: str) -> UserSessions:

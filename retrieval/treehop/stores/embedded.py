@@ -2208,7 +2208,8 @@ class EmbeddedStore:
                     _fsync_file(tmp)
                     os.replace(tmp, f)
                 except OSError as exc:
-                    tmp.unlink(missing_ok=True)
+                    with contextlib.suppress(OSError):  # (EROFS even for a missing file)
+                        tmp.unlink(missing_ok=True)
                     raise StoreError(f"cannot write state {key!r}: {exc.strerror or exc}") from exc
             self._state[key] = bytes(value)
 
@@ -2294,6 +2295,7 @@ class EmbeddedStore:
             self._ann = None
             self._lex = LexicalIndex() if self._use_lexical else None
             self._open_path(clean=False)
+            _discard_uncommitted(self.path, self._committed)
         except (OSError, IndexCorruptError):  # pragma: no cover - the disk vanished too
             pass
         finally:
@@ -4132,6 +4134,23 @@ def _rollback(
         lost=f"the commits of {lost} (its manifest is damaged or missing)",
         reason=f"the current manifest of the index at {path} is unreadable ({why})",
     )
+
+
+def _discard_uncommitted(path: Path, m: Mapping[str, Any] | None) -> None:
+    """After a failed save (under the writer lock): drop what it wrote and did not commit,
+    so that nothing half-written stays behind and a full disk gets its space back at once:
+    bytes appended after the committed sizes of the data files, and every file no kept
+    manifest names (the new generation's index, lexical and graph files, a compaction's new
+    data directory). ``m``: the manifest on disk now (the save may have failed after its
+    ``CURRENT`` was replaced, and then it is committed)."""
+    if m is not None:
+        data = path / f"data-{int(m['epoch']):06d}"
+        for name, info in m["files"].items():
+            f = data / f"{name}.bin"
+            with contextlib.suppress(OSError):
+                if f.stat().st_size > int(info["size"]):
+                    os.truncate(f, int(info["size"]))
+    _cleanup(path, keep=2, current=int(m["generation"]) if m is not None else None)
 
 
 def _manifest_bytes(m: Mapping[str, Any]) -> bytes:
