@@ -683,6 +683,7 @@ class EmbeddedStore:
         self.recovery: RecoveryRecord | None = None
         """What the last open recovered from by opening an older generation (see
         :class:`~treehop.stores.base.RecoveryRecord`); ``None``: nothing."""
+        self._current_file: str | None = None  # the path of CURRENT, for refresh()
         self._recovered_from: int | None = None
         """The unreadable generation ``CURRENT`` named when the open fell back: a refresh
         does not reopen (and warn) again while ``CURRENT`` still names it."""
@@ -2219,8 +2220,11 @@ class EmbeddedStore:
         Returns whether a newer generation was loaded."""
         if self.path is None:
             return False
+        current = self._current_file
+        if current is None:  # (a str kept: building the Path was 2/3 of a no-change call)
+            current = self._current_file = os.path.join(self.path, "CURRENT")
         try:  # CURRENT is replaced, never rewritten: an unchanged stat is an unchanged pointer
-            st = os.stat(self.path / "CURRENT")
+            st = os.stat(current)
             seen: tuple[int, ...] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
         except OSError:
             seen = None
