@@ -348,7 +348,7 @@ def _gone(pid: int) -> bool:
 def test_calls_are_answered_by_the_worker_processes_not_the_caller(index: Path) -> None:
     with Treehop(index, embedder=BagOfWordsEmbedder()) as th:
         want = {q: _hits(th.find(q, limit=5)) for q in QUERIES}
-    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=2) as pool:
+    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=2, timeout_s=120) as pool:
         workers = {w.process.pid for w in pool._workers}
         assert os.getpid() not in workers and len(workers) == 2
         got: list[bool] = []
@@ -380,7 +380,7 @@ def test_calls_are_answered_by_the_worker_processes_not_the_caller(index: Path) 
 def test_a_worker_killed_mid_call_is_replaced_and_the_call_retried(index: Path) -> None:
     import time
 
-    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=1) as pool:
+    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=1, timeout_s=120) as pool:
         want = _hits(pool.find(QUERIES[4], limit=5))
         victim = pool._workers[0].process
         assert victim.pid is not None
@@ -403,7 +403,7 @@ def test_no_worker_process_outlives_close(index: Path) -> None:
     import multiprocessing
     import time
 
-    pool = ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=2)
+    pool = ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=2, timeout_s=120)
     seen = {w.process.pid for w in pool._workers}
     first = pool._workers[0].process
     os.kill(first.pid, signal.SIGKILL)  # type: ignore[arg-type]
