@@ -314,3 +314,59 @@ def test_a_session_lost_with_its_blob_is_named_as_lost(tmp_path: Path) -> None:
         th.get_session(ids[0])
     assert th.get_session(ids[1]).session_id == ids[1]
     th.close()
+
+
+FAST_WRITER = textwrap.dedent(
+    """
+    import sys
+    from treehop import Treehop
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    path, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    with Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        for i in range(n):
+            th.add_resource(f"{who} note {i}", target_uri=f"viking://resources/{who}{i}",
+                            is_text=True)
+            print(i, flush=True)
+    """
+)
+
+
+def test_readers_reopening_in_a_loop_while_two_processes_write(tmp_path: Path) -> None:
+    """The attack of issue 36: opens and calls race two writers' commits (and their
+    clean-up of old generations' files); every open succeeds, generations never go back,
+    and every commit is seen."""
+    path = tmp_path / "idx"
+    with _client(path) as th:
+        th.add_resource("seed", target_uri=f"{R}/seed", is_text=True)
+    n = 12
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", FAST_WRITER, str(path), who, str(n)],
+            stdout=subprocess.DEVNULL,
+            env=ENV,
+        )
+        for who in ("a", "b")
+    ]
+    long_lived = _client(path)
+    last, opens = 0, 0
+    try:
+        while any(w.poll() is None for w in writers) or opens < 3:
+            store = EmbeddedStore(path)  # a fresh open, racing the commits
+            assert store.generation >= last
+            last = store.generation
+            opens += 1
+            uris = list(store.iter_uris(R))
+            del store
+            long_lived.ls(R)  # the long-lived client's check races them too
+            assert long_lived.store.generation >= last  # (what an open saw before it)
+            assert f"{R}/seed" in uris
+        assert [w.wait(120) for w in writers] == [0, 0]
+    finally:
+        for w in writers:
+            if w.poll() is None:
+                w.kill()
+    names = {e.uri.rsplit("/", 1)[-1] for e in long_lived.ls(R)}
+    assert names == {"seed"} | {f"{who}{i}" for who in "ab" for i in range(n)}
+    assert long_lived.store.generation == 1 + 2 * n
+    long_lived.close()

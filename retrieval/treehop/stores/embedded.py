@@ -2652,7 +2652,18 @@ class EmbeddedStore:
                     if not self._dirty:
                         lock.release()
                 return
-        self._open_committed(path, repair=False)
+        for attempt in range(3):
+            # Without the lock a writer may commit while this open reads, and its clean-up
+            # removes the files of generations two commits old: a failure while CURRENT
+            # moved on is that race (the open is retried on the new generation), a failure
+            # while it still names the same generation is damage.
+            before = _read_current(path)
+            try:
+                self._open_committed(path, repair=False)
+                return
+            except IndexCorruptError:
+                if attempt == 2 or before is None or _read_current(path) == before:
+                    raise
 
     def _open_committed(self, path: Path, repair: bool) -> None:
         cur = _read_current(path)
