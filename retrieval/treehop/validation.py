@@ -8,6 +8,9 @@ from collections.abc import Iterable, Sequence
 from .errors import InvalidQueryError
 
 MAX_QUERY_CHARS = 8000
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"})
+"""Unicode categories of characters a query cannot consist of alone: controls, format
+characters (U+200B, U+FEFF, ...), surrogates and spaces."""
 MAX_LIMIT = 1000
 
 
@@ -39,8 +42,9 @@ def check_query(query: object) -> str:
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidQueryError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
     # (stops at the first visible character: linear, and one step for an ordinary query;
-    # categories C* are control, format, surrogate, private-use and unassigned, Z* spaces)
-    if not any(unicodedata.category(c)[0] not in "CZ" for c in query):
+    # private-use and unassigned code points count as visible: a newer Unicode or a font
+    # may give them a glyph)
+    if all(unicodedata.category(c) in _INVISIBLE for c in query):
         raise InvalidQueryError(
             "query has no visible character (only control, format or space characters)"
         )
