@@ -334,3 +334,90 @@ def test_a_script_without_a_main_guard_gets_a_typed_error_not_a_traceback(
     assert "main pool answered 3" in lines
     assert "main client answered 3" in lines
     assert "main warnings: []" in lines
+
+
+# ---------------------------------------------------------------------- issue 36
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_calls_are_answered_by_the_worker_processes_not_the_caller(index: Path) -> None:
+    with Treehop(index, embedder=BagOfWordsEmbedder()) as th:
+        want = {q: _hits(th.find(q, limit=5)) for q in QUERIES}
+    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=2, timeout_s=120) as pool:
+        workers = {w.process.pid for w in pool._workers}
+        assert os.getpid() not in workers and len(workers) == 2
+        got: list[bool] = []
+
+        def ask() -> None:
+            for q in QUERIES:
+                got.append(_hits(pool.find(q, limit=5)) == want[q])
+
+        threads = [threading.Thread(target=ask) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert got == [True] * 15
+        assert sum(pool.served.values()) == 15 and set(pool.served) <= workers
+    # a client with reader processes: while a call runs in the process, the next one is
+    # answered by a worker (the local slot is taken here to make the overlap certain)
+    with Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=1) as th:
+        assert th._wait_readers()
+        assert th._readers is not None
+        pool = th._readers[1]
+        with th._local_slot:
+            assert _hits(th.find(QUERIES[2], limit=5)) == want[QUERIES[2]]
+        assert sum(pool.served.values()) == 1 and os.getpid() not in pool.served
+        assert _hits(th.find(QUERIES[2], limit=5)) == want[QUERIES[2]]  # a lone call: here
+        assert sum(pool.served.values()) == 1
+
+
+def test_a_worker_killed_mid_call_is_replaced_and_the_call_retried(index: Path) -> None:
+    import time
+
+    with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=1, timeout_s=120) as pool:
+        want = _hits(pool.find(QUERIES[4], limit=5))
+        victim = pool._workers[0].process
+        assert victim.pid is not None
+        os.kill(victim.pid, signal.SIGSTOP)  # it will take the call and never answer it
+        out: list[object] = []
+        caller = threading.Thread(target=lambda: out.append(pool.find(QUERIES[4], limit=5)))
+        caller.start()
+        time.sleep(0.5)  # the call is in the stopped worker's pipe
+        assert caller.is_alive() and not out
+        os.kill(victim.pid, signal.SIGKILL)  # killed mid-call
+        caller.join(120)
+        assert not caller.is_alive()
+        assert [_hits(r) for r in out] == [want]  # retried on a new worker: the same answer
+        victim.join(10)
+        [new] = pool._workers
+        assert new.process.pid != victim.pid and pool.served[new.process.pid] == 1
+
+
+def test_no_worker_process_outlives_close(index: Path) -> None:
+    import multiprocessing
+    import time
+
+    pool = ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=2, timeout_s=120)
+    seen = {w.process.pid for w in pool._workers}
+    first = pool._workers[0].process
+    os.kill(first.pid, signal.SIGKILL)  # type: ignore[arg-type]
+    first.join(10)
+    for q in QUERIES:  # the dead one is replaced (the call retried), the pool serves on
+        pool.find(q, limit=3)
+    seen |= {w.process.pid for w in pool._workers}
+    pool._drop(pool._workers[0])
+    pool._refill_later()  # a replacement starting in the background ...
+    time.sleep(0.2)
+    pool.close()  # ... is waited for and stopped too
+    assert multiprocessing.active_children() == []
+    assert all(_gone(pid) for pid in seen if pid is not None)
+    # a client closed while its pool is still starting in the background
+    th = Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=2)
+    th.close()
+    assert multiprocessing.active_children() == []

@@ -263,11 +263,17 @@ def test_delete_forgets_and_scrubs() -> None:
     assert SessionStore(state).list_sessions() == []
 
 
-def test_corrupt_index_is_typed_error() -> None:
+def test_corrupt_index_is_typed_error_when_strict_else_rebuilt_loudly() -> None:
+    from treehop.errors import RecoveryWarning
+
     state = MemoryState()
+    kept = SessionStore(state).create_session()
     state.put_state("sessions/_index", b"{not json")
     with pytest.raises(IndexCorruptError):
-        SessionStore(state)
+        SessionStore(state, strict=True)
+    with pytest.warns(RecoveryWarning):
+        rebuilt = SessionStore(state)
+    assert rebuilt.get(kept).session_id == kept and rebuilt.recovery is not None
 
 
 def test_state_object_must_have_both_methods() -> None:

@@ -40,12 +40,12 @@ from .retrievers import (
     TreehopRetrievalOptions,
     TreehopRetriever,
 )
-from .tools import create_treehop_tools
+from .tools import TreehopToolException, create_treehop_tools
 from .vectorstores import TreehopVectorStore
 
 if TYPE_CHECKING:
     from .middleware import TreehopContextMiddleware
-    from .store import TreehopStore
+    from .store import InvalidStoreNamespaceError, TreehopStore
 
 __all__ = [
     "EVENT_DESCENT",
@@ -54,6 +54,7 @@ __all__ = [
     "EVENT_RERANK_FALLBACK",
     "EVENT_TAG_HOPS",
     "PROVENANCE_KEYS",
+    "InvalidStoreNamespaceError",
     "KnowledgeSource",
     "LangChainChatLLM",
     "LangChainEmbedder",
@@ -62,6 +63,7 @@ __all__ = [
     "TreehopRetrievalOptions",
     "TreehopRetriever",
     "TreehopStore",
+    "TreehopToolException",
     "TreehopVectorStore",
     "aadd_documents",
     "add_documents",
@@ -78,6 +80,10 @@ def __getattr__(name: str) -> Any:
         from .store import TreehopStore
 
         return TreehopStore
+    if name == "InvalidStoreNamespaceError":
+        from .store import InvalidStoreNamespaceError
+
+        return InvalidStoreNamespaceError
     if name == "TreehopContextMiddleware":
         from .middleware import TreehopContextMiddleware
 

@@ -33,16 +33,20 @@ from typing import Any, Literal
 
 import numpy as np
 from langgraph.store.base import (
+    NOT_PROVIDED,
     BaseStore,
     GetOp,
+    InvalidNamespaceError,
     Item,
     ListNamespacesOp,
     MatchCondition,
+    NotProvided,
     Op,
     PutOp,
     Result,
     SearchItem,
     SearchOp,
+    validate_op_namespace,
 )
 from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
@@ -83,6 +87,83 @@ def decode_label(segment: str) -> str:
             out.extend(segment[i].encode())
             i += 1
     return out.decode("utf-8")
+
+
+class InvalidStoreNamespaceError(InvalidQueryError, InvalidNamespaceError):
+    """A namespace LangGraph refuses (an empty label, a ``.`` or NUL in one, the reserved root
+    ``langgraph``): treehop's typed error and LangGraph's own ``InvalidNamespaceError`` at once,
+    so that code catching either keeps working."""
+
+
+def _check_text(value: object, what: str) -> str:
+    """A string that is valid Unicode (a lone surrogate cannot be stored or encoded)."""
+    if not isinstance(value, str):
+        raise InvalidQueryError(f"{what} must be a string, got {type(value).__name__}")
+    if any("\ud800" <= ch <= "\udfff" for ch in value):
+        raise InvalidQueryError(f"{what} contains a lone surrogate (not valid Unicode text)")
+    return value
+
+
+def _check_labels(labels: object, what: str) -> tuple[str, ...]:
+    """A namespace (or a prefix, a condition's path): a tuple or list of valid strings,
+    then LangGraph's own label rules (as :class:`InvalidStoreNamespaceError`)."""
+    if not isinstance(labels, (tuple, list)):
+        raise InvalidQueryError(f"{what} must be a tuple of strings, got {type(labels).__name__}")
+    out = tuple(_check_text(label, f"a label of {what}") for label in labels)
+    try:
+        validate_op_namespace(GetOp(out, ""))
+    except InvalidNamespaceError as exc:
+        raise InvalidStoreNamespaceError(str(exc)) from None
+    return out
+
+
+def _check_count(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidQueryError(f"{what} must be an integer >= 0, got {value!r}")
+    return value
+
+
+def _check_op(op: Op) -> None:
+    """One operation of a batch, whole, before anything is read or written: only typed errors
+    leave the store (a ``limit="5"`` was a ``TypeError``, ``filter=1`` an ``AttributeError``,
+    a lone surrogate a ``UnicodeEncodeError``)."""
+    if isinstance(op, GetOp):
+        _check_labels(op.namespace, "namespace")
+        _check_text(op.key, "key")
+    elif isinstance(op, SearchOp):
+        _check_labels(op.namespace_prefix, "namespace_prefix")
+        if op.query is not None:
+            _check_text(op.query, "query")
+        if op.filter is not None and not (
+            isinstance(op.filter, dict) and all(isinstance(k, str) for k in op.filter)
+        ):
+            raise InvalidQueryError("filter must be a dict with string keys")
+        _check_count(op.limit, "limit")
+        _check_count(op.offset, "offset")
+    elif isinstance(op, ListNamespacesOp):
+        for cond in op.match_conditions or ():
+            if not isinstance(cond, MatchCondition):
+                raise InvalidQueryError("match_conditions must be MatchCondition objects")
+            if not isinstance(cond.path, (tuple, list)):
+                raise InvalidQueryError("a match condition's path must be a tuple of strings")
+            for label in cond.path:
+                _check_text(label, "a match condition's label")
+        if op.max_depth is not None:
+            _check_count(op.max_depth, "max_depth")
+        _check_count(op.limit, "limit")
+        _check_count(op.offset, "offset")
+    elif isinstance(op, PutOp):
+        _check_labels(op.namespace, "namespace")
+        _check_text(op.key, "key")
+        index = op.index
+        if index is not None and index is not False and not _is_str_list(index):
+            raise InvalidQueryError("index must be False, None or a list of field paths")
+    else:
+        raise InvalidQueryError(f"unknown store operation {type(op).__name__}")
+
+
+def _is_str_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(f, str) for f in value)
 
 
 def _dt(epoch: float) -> datetime:
@@ -169,6 +250,136 @@ class TreehopStore(BaseStore):
             raise InvalidQueryError("index_fields must be a non-empty list of field paths")
         self.index_fields = fields
 
+    # -------------------------------------------------------------------- public calls
+    # LangGraph's BaseStore checks namespace labels itself before it batches, raising its own
+    # InvalidNamespaceError (or a TypeError on a label that is not a string). These overrides
+    # check the arguments first, so that what leaves the store is always a TreehopError (for
+    # a refused namespace one that is also an InvalidNamespaceError), then defer to it.
+    def get(
+        self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
+    ) -> Item | None:
+        _check_labels(namespace, "namespace")
+        return super().get(namespace, _check_text(key, "key"), refresh_ttl=refresh_ttl)
+
+    async def aget(
+        self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
+    ) -> Item | None:
+        _check_labels(namespace, "namespace")
+        return await super().aget(namespace, _check_text(key, "key"), refresh_ttl=refresh_ttl)
+
+    def search(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+    ) -> list[SearchItem]:
+        _check_labels(namespace_prefix, "namespace_prefix")
+        return super().search(
+            namespace_prefix,
+            query=query,
+            filter=filter,
+            limit=limit,
+            offset=offset,
+            refresh_ttl=refresh_ttl,
+        )
+
+    async def asearch(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+    ) -> list[SearchItem]:
+        _check_labels(namespace_prefix, "namespace_prefix")
+        return await super().asearch(
+            namespace_prefix,
+            query=query,
+            filter=filter,
+            limit=limit,
+            offset=offset,
+            refresh_ttl=refresh_ttl,
+        )
+
+    def put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        self._check_put_args(namespace, key)
+        super().put(namespace, key, value, index, ttl=ttl)
+
+    async def aput(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        self._check_put_args(namespace, key)
+        await super().aput(namespace, key, value, index, ttl=ttl)
+
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        _check_labels(namespace, "namespace")
+        super().delete(namespace, _check_text(key, "key"))
+
+    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
+        _check_labels(namespace, "namespace")
+        await super().adelete(namespace, _check_text(key, "key"))
+
+    def list_namespaces(
+        self,
+        *,
+        prefix: tuple[str, ...] | None = None,
+        suffix: tuple[str, ...] | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        _check_affixes(prefix, suffix)
+        return super().list_namespaces(
+            prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+        )
+
+    async def alist_namespaces(
+        self,
+        *,
+        prefix: tuple[str, ...] | None = None,
+        suffix: tuple[str, ...] | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        _check_affixes(prefix, suffix)
+        return await super().alist_namespaces(
+            prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+        )
+
+    @staticmethod
+    def _check_put_args(namespace: object, key: object) -> None:
+        ns = _check_labels(namespace, "namespace")
+        if not ns:
+            raise InvalidStoreNamespaceError("Namespace cannot be empty.")
+        if ns[0] == "langgraph":
+            raise InvalidStoreNamespaceError(
+                f'Root label for namespace cannot be "langgraph". Got: {ns}'
+            )
+        _check_text(key, "key")
+
     # -------------------------------------------------------------------- URIs
     def namespace_uri(self, namespace: tuple[str, ...]) -> str:
         return "/".join([self.root, *(encode_label(label) for label in namespace)])
@@ -185,7 +396,14 @@ class TreehopStore(BaseStore):
         return kit.run_on(self.client, self.abatch(ops))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        ops = list(ops)
+        try:
+            ops = list(ops)
+        except TypeError as exc:
+            raise InvalidQueryError(f"ops must be an iterable of operations: {exc}") from None
+        for op in ops:
+            _check_op(op)
+            if isinstance(op, PutOp):
+                self._check_put(op)
         aio = kit.as_async(self.client)
         items = await aio._io(self._items, self.root)
         results: list[Result] = []
@@ -199,7 +417,6 @@ class TreehopStore(BaseStore):
             elif isinstance(op, ListNamespacesOp):
                 results.append(self._list_namespaces(op, items))
             elif isinstance(op, PutOp):
-                self._check_put(op)
                 puts[(tuple(op.namespace), op.key)] = op
                 results.append(None)
             else:
@@ -331,9 +548,13 @@ class TreehopStore(BaseStore):
             raise InvalidQueryError("TreehopStore does not support ttl")
         if op.value is not None:
             try:
-                json.dumps(op.value)
-            except (TypeError, ValueError) as exc:
-                raise InvalidQueryError(f"value must be JSON-serialisable: {exc}") from exc
+                json.dumps(op.value, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidQueryError(
+                    "value contains a lone surrogate (not valid Unicode text)"
+                ) from None
+            except (TypeError, ValueError, RecursionError) as exc:
+                raise InvalidQueryError(f"value must be JSON-serialisable: {exc}") from None
 
     def _text(
         self, value: Mapping[str, Any], index: Literal[False] | list[str] | None
@@ -390,4 +611,15 @@ class TreehopStore(BaseStore):
             await write_nodes(aio, nodes, delete=delete, prune_below=self.root)
 
 
-__all__ = ["TreehopStore", "decode_label", "encode_label"]
+def _check_affixes(prefix: object, suffix: object) -> None:
+    for what, labels in (("prefix", prefix), ("suffix", suffix)):
+        if labels is not None:
+            if not isinstance(labels, (tuple, list)):
+                raise InvalidQueryError(f"{what} must be a tuple of strings")
+            for label in labels:
+                _check_text(label, f"a label of {what}")
+            if labels:
+                _check_labels([x for x in labels if x != "*"], what)
+
+
+__all__ = ["InvalidStoreNamespaceError", "TreehopStore", "decode_label", "encode_label"]

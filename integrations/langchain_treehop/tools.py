@@ -79,6 +79,24 @@ class ReadInput(BaseModel):
     uri: str = Field(description="The viking:// URI of the file (or directory) to read.")
 
 
+class TreehopToolException(TreehopError, ToolException):
+    """A treehop error raised by a tool: LangChain's ``ToolException`` (which a tool with
+    ``handle_tool_error`` turns into a message for the model) and a
+    :class:`~treehop.errors.TreehopError` at once (code that catches treehop's errors keeps
+    working). The original error is its ``__cause__``."""
+
+
+def _validation_message(exc: Exception) -> str:
+    """What the model reads when its tool arguments do not fit the schema (with
+    ``handle_tool_error``): which argument, and why, like a treehop error message."""
+    errors = getattr(exc, "errors", None)
+    details = []
+    for e in errors() if callable(errors) else []:
+        where = ".".join(str(x) for x in e.get("loc", ())) or "arguments"
+        details.append(f"{where}: {e.get('msg', 'invalid')}")
+    return "InvalidQueryError: invalid tool arguments (" + ("; ".join(details) or "?") + ")."
+
+
 def _tool_error(exc: TreehopError, uri: str | None, prefix: str) -> ToolException:
     """A ToolException whose message tells the model how to recover."""
     if isinstance(exc, NotFoundError):
@@ -93,7 +111,7 @@ def _tool_error(exc: TreehopError, uri: str | None, prefix: str) -> ToolExceptio
     else:
         hint = ""
     message = str(exc).rstrip().rstrip(".")
-    return ToolException(f"{type(exc).__name__}: {message}.{hint}")
+    return TreehopToolException(f"{type(exc).__name__}: {message}.{hint}")
 
 
 def _guard(fn: Callable[..., T], prefix: str) -> Callable[..., T]:
@@ -140,7 +158,12 @@ def _retriever_tool(
         return result
 
     return tool.model_copy(
-        update={"func": guarded, "coroutine": aguarded, "handle_tool_error": handle}
+        update={
+            "func": guarded,
+            "coroutine": aguarded,
+            "handle_tool_error": handle,
+            "handle_validation_error": _validation_message if handle else False,
+        }
     )
 
 
@@ -295,4 +318,5 @@ def _tool(
         args_schema=schema,
         response_format="content_and_artifact",
         handle_tool_error=handle_tool_error,
+        handle_validation_error=_validation_message if handle_tool_error else False,
     )

@@ -34,7 +34,7 @@ tests require.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar, Unpack, cast
 
 import numpy as np
@@ -156,7 +156,16 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
     ) -> list[Passage]:
         # LangChain's add_documents passes one id per document, None where a document has
         # none (those get a stable generated id).
+        if isinstance(texts, (str, bytes)) or not isinstance(texts, Iterable):
+            raise InvalidQueryError("texts must be a list of strings, not one string")
         texts = list(texts)
+        for what, seq in (("metadatas", metadatas), ("ids", ids)):
+            if seq is not None and (isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence)):
+                raise InvalidQueryError(f"{what} must be a list (or None)")
+        if metadatas is not None and not all(
+            m is None or isinstance(m, Mapping) for m in metadatas
+        ):
+            raise InvalidQueryError("metadatas must be dicts")
         if metadatas is not None and len(metadatas) != len(texts):
             raise InvalidQueryError(f"{len(metadatas)} metadatas for {len(texts)} texts")
         if ids is not None and len(ids) != len(texts):

@@ -16,6 +16,7 @@ from .errors import (
     ClientClosedError,
     EmbeddingError,
     IndexCorruptError,
+    IndexRecoveryError,
     IngestError,
     InputTooLargeError,
     InvalidFilterError,
@@ -24,9 +25,11 @@ from .errors import (
     InvalidURIError,
     LLMError,
     NotFoundError,
+    RecoveryWarning,
     RerankError,
     StoreError,
     TreehopError,
+    TreehopWarning,
 )
 from .filters import MetadataFilter, TagFilter
 from .memory import LLMMemoryExtractor, MemoryWriteResult
@@ -43,7 +46,7 @@ from .models import (
 )
 from .reader_processes import ReaderPool
 from .rerankers.base import BaseReranker, Reranker
-from .stores.base import Scope, ScoredNode, StoreCapabilities, VectorStore
+from .stores.base import RecoveryRecord, Scope, ScoredNode, StoreCapabilities, VectorStore
 from .stores.embedded import EmbeddedStore
 
 __version__ = "0.1.0"
@@ -64,6 +67,7 @@ __all__ = [
     "FindResult",
     "FoundBy",
     "IndexCorruptError",
+    "IndexRecoveryError",
     "IngestError",
     "InputTooLargeError",
     "InvalidFilterError",
@@ -80,6 +84,8 @@ __all__ = [
     "QueryPlan",
     "QueryResult",
     "ReaderPool",
+    "RecoveryRecord",
+    "RecoveryWarning",
     "RerankError",
     "Reranker",
     "RetrievalConfig",
@@ -93,6 +99,7 @@ __all__ = [
     "TagHopTrigger",
     "Treehop",
     "TreehopError",
+    "TreehopWarning",
     "TypedQuery",
     "VectorStore",
     "__version__",

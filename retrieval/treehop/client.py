@@ -78,7 +78,7 @@ from .reader_processes import ReaderPool
 from .rerankers.base import BaseReranker, Reranker
 from .search_options import SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
-from .stores.base import IndexMetaStore, VectorStore
+from .stores.base import IndexMetaStore, RecoveryRecord, VectorStore
 from .stores.embedded import EmbeddedStore
 from .tagging import IngestTagger, Tagger
 from .timestamps import TimeLike
@@ -130,6 +130,7 @@ class AsyncTreehop:
         chunk_chars: int = 1000,
         retag_all_below: int = 1000,
         directory_vectors: str = "summary",
+        strict: bool = False,
     ) -> None:
         argmod.check_client_args(
             path=path,
@@ -145,6 +146,8 @@ class AsyncTreehop:
             chunk_chars=chunk_chars,
             retag_all_below=retag_all_below,
         )
+        if not isinstance(strict, bool):
+            raise InvalidQueryError(f"strict must be True or False, got {strict!r}")
         self.user = urimod.validate_user(user)
         self._display_prefix: tuple[str, str] | None = None
         self.embedder = embedder if embedder is not None else _default_embedder()
@@ -153,7 +156,9 @@ class AsyncTreehop:
         self._embedder = guard_embedder(self.embedder)
         if store is None:
             # Clients of several users on one index share its one writer in this process.
-            store = EmbeddedStore.shared(path) if path is not None else EmbeddedStore()
+            store = (
+                EmbeddedStore.shared(path, strict=strict) if path is not None else EmbeddedStore()
+            )
         self.store: VectorStore = store
         self.path = Path(path) if path is not None else None
         self.reranker = reranker
@@ -175,7 +180,7 @@ class AsyncTreehop:
         )
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
         self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
-        self._session_store = SessionStore(self.store, llm=llm)
+        self._session_store = SessionStore(self.store, llm=llm, strict=strict)
         # The client only ever sees its own user's sessions (another user's id is "not found").
         self.sessions: UserSessions = self._session_store.for_user(self.user)
         self.context_ledger = ContextLedger(self.store, self.user)
@@ -193,6 +198,25 @@ class AsyncTreehop:
                 f"opening it with {self.embedder.name!r} would mix vector spaces"
             )
         meta["embedder"] = self.embedder.name
+
+    @property
+    def recovery(self) -> list[RecoveryRecord]:
+        """What opening this index recovered from (empty: nothing): an older generation
+        opened because the current one is unreadable, a sessions index rebuilt from the
+        session files. Each was also announced by a :class:`~treehop.errors.RecoveryWarning`;
+        ``strict=True`` raises :class:`~treehop.errors.IndexRecoveryError` instead."""
+        out = [r for r in (getattr(self.store, "recovery", None),) if r is not None]
+        if self._session_store.recovery is not None:
+            out.append(self._session_store.recovery)
+        return out
+
+    def _fresh(self) -> None:
+        """The consistency check each call starts with (docs/stores.md, "Consistency"): pick
+        up a generation another process committed since this client last looked. On the
+        embedded store it is one ``stat`` of ``CURRENT`` (a few microseconds) unless the
+        pointer moved; other engines are read live already."""
+        if isinstance(self.store, EmbeddedStore):
+            self.store.refresh()
 
     async def _io(self, fn: Callable[..., _T], *args: Any) -> _T:
         """Call the store (in a worker thread for remote stores; see :meth:`TreeWriter.io`)."""
@@ -268,6 +292,7 @@ class AsyncTreehop:
         else:
             is_path = not is_text
         meta = dict(metadata or {})
+        await self._io(self._fresh)  # an incremental re-add diffs against the latest commit
         if is_path:
             p = Path(path_or_text)
             if not p.exists():
@@ -349,6 +374,7 @@ class AsyncTreehop:
     # ------------------------------------------------------------------ browse
     def _require(self, uri: str) -> Node:
         resolved = self.resolve(uri)
+        self._fresh()  # every call that starts by reading a node sees the latest commit
         node = self.store.get([resolved])[0]
         if node is None:
             raise NotFoundError(f"no node at {uri}")
@@ -421,6 +447,7 @@ class AsyncTreehop:
     def _roots(
         self, target_uri: str | Sequence[str] | None, context_type: ContextType | str | None
     ) -> list[str]:
+        self._fresh()  # find() and search() start here: they see the latest commit
         targets = as_list(target_uri)
         if targets:
             roots = [self.resolve(t) for t in targets]
@@ -569,6 +596,8 @@ class AsyncTreehop:
         argmod.check_session_id(session_id)
         if targets:
             await self._io(self._roots, target_uri, None)  # NotFoundError for unknown targets
+        else:
+            await self._io(self._fresh)
         allowed = self._allowed_types(targets, context_types)
         summary: str = ""
         recent: Sequence[ChatMessage] = []
@@ -961,6 +990,9 @@ class Treehop:
         """The config a pool is being started with, or failed to start with (not retried)."""
         self._local_slot = threading.Lock()
         """Held by the one call that runs in this process while a pool is up."""
+        self._readers_starter: threading.Thread | None = None
+        """The thread starting a pool, if any: close() waits for it (no worker process
+        outlives close())."""
         self._readers_for_call()  # an index saved before: its workers start now, aside
 
     def _readers_for_call(self) -> ReaderPool | None:
@@ -983,12 +1015,14 @@ class Treehop:
             if self._readers_wanted == config:
                 return None  # being started (or it failed: this call and later ones run here)
             self._readers_wanted = config
-        threading.Thread(
+        starter = threading.Thread(
             target=self._start_readers,
             args=(store.path, config),
             name="treehop-reader-start",
             daemon=True,
-        ).start()
+        )
+        self._readers_starter = starter
+        starter.start()
         return None
 
     def _start_readers(self, path: Path, config: str) -> None:
@@ -1043,6 +1077,11 @@ class Treehop:
     @property
     def config(self) -> RetrievalConfig:
         return self._async.config
+
+    @property
+    def recovery(self) -> list[RecoveryRecord]:
+        """What opening the index recovered from (see :attr:`AsyncTreehop.recovery`)."""
+        return self._async.recovery
 
     @property
     def user(self) -> str:
@@ -1103,6 +1142,11 @@ class Treehop:
             self._runner.run(self._async.close())
         finally:
             self._runner.close()
+            starter = self._readers_starter
+            if starter is not None:
+                # a pool still starting is closed by its thread once it sees the runner
+                # closed; waiting here means no worker process outlives this call
+                starter.join()
 
     def __enter__(self) -> Treehop:
         return self

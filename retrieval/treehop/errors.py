@@ -66,3 +66,24 @@ class InputTooLargeError(IngestError, ValueError):
 
 class ClientClosedError(TreehopError, RuntimeError):
     """The client was used after ``close()``, or the sync client was called from its own loop."""
+
+
+class IndexRecoveryError(IndexCorruptError):
+    """A ``strict=True`` open found damage that a lenient open would survive only by losing
+    data: the current generation of the index is unreadable (the index would open at an older
+    one) or the sessions index is damaged or missing. The :class:`RecoveryRecord` is on
+    ``.record``."""
+
+    def __init__(self, message: str, record: object = None) -> None:
+        super().__init__(message)
+        self.record = record
+
+
+class TreehopWarning(UserWarning):
+    """Base class of the warnings treehop emits (filter them with this category)."""
+
+
+class RecoveryWarning(TreehopWarning):
+    """An index or its sessions were opened in a recovered state: an older generation than
+    the one last committed, or a sessions index rebuilt from the session files. The details
+    are on the client's ``recovery`` list (see :class:`treehop.stores.base.RecoveryRecord`)."""

@@ -34,10 +34,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import pickle
 import queue
 import threading
+import time
 import weakref
+from collections import Counter
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -129,7 +132,7 @@ def _serve(conn: Connection, path: str, user: str, config_json: str, name: str, 
                 result = client.find(
                     query, query_vector=vector, context_type=context_type, **options
                 )
-                reply = pickle.dumps(("ok", result), protocol=pickle.HIGHEST_PROTOCOL)
+                reply = pickle.dumps(("ok", result, os.getpid()), protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException as exc:
                 reply = pickle.dumps(_error_reply(exc))
             finally:
@@ -222,6 +225,9 @@ class ReaderPool:
         self._starting = 0
         """Workers being started by :meth:`_refill` (not yet in ``_workers``)."""
         self._closed = False
+        self.served: Counter[int] = Counter()
+        """How many calls each worker process answered, by process id: the calls a worker
+        served, not this process (a diagnostic, and the tests' proof)."""
         self._finalizer = weakref.finalize(self, _stop_all, self._workers)
         try:
             started = [self._start() for _ in range(processes)]
@@ -266,7 +272,12 @@ class ReaderPool:
             child.close()
         w = _Worker(process, parent)
         with self._lock:
-            self._workers.append(w)
+            closed = self._closed
+            if not closed:
+                self._workers.append(w)
+        if closed:  # closed while it started: it must not outlive close()
+            w.stop(0.5)
+            raise ClientClosedError("this ReaderPool was closed")
         return w
 
     def _ready(self, w: _Worker) -> None:
@@ -298,9 +309,15 @@ class ReaderPool:
             w.conn.close()
 
     def _replacement(self) -> _Worker:
-        w = self._start()
-        self._ready(w)
-        return w
+        with self._lock:
+            self._starting += 1  # (counted: close() waits for a start in flight)
+        try:
+            w = self._start()
+            self._ready(w)
+            return w
+        finally:
+            with self._lock:
+                self._starting -= 1
 
     def _ask(self, w: _Worker, data: bytes) -> tuple[Any, ...]:
         """Send one call and wait for its reply; ``EOFError`` when the worker is dead."""
@@ -379,6 +396,8 @@ class ReaderPool:
                 self._idle.put(done)
                 if reply[0] == "ok":
                     result: FindResult = reply[1]
+                    with self._lock:
+                        self.served[reply[2]] += 1
                     return result
                 _raise_reply(reply)
         finally:
@@ -432,7 +451,7 @@ class ReaderPool:
                 self._starting += 1
             try:
                 w = self._replacement()
-            except TreehopError:
+            except TreehopError:  # (ClientClosedError included: closed meanwhile)
                 return
             finally:
                 with self._lock:
@@ -441,12 +460,20 @@ class ReaderPool:
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
-        """Stop the workers (idempotent). Calls after it raise ``ClientClosedError``."""
+        """Stop the workers (idempotent); when it returns, no worker process is left, a
+        replacement being started included (it is waited for, up to ``start_timeout_s``).
+        Calls after it raise ``ClientClosedError``."""
         self._closed = True
-        with self._lock:
-            workers = list(self._workers)
-            self._workers.clear()
-        _stop_all(workers)
+        end = time.monotonic() + self.start_timeout_s
+        while True:
+            with self._lock:
+                workers = list(self._workers)
+                self._workers.clear()
+                starting = self._starting
+            _stop_all(workers)
+            if not starting or time.monotonic() > end:
+                break
+            time.sleep(0.02)  # a start in flight stops its own process when it sees _closed
         self._finalizer.detach()
 
     def __enter__(self) -> ReaderPool:

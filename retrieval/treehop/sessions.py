@@ -35,14 +35,24 @@ import re
 import threading
 import time
 import uuid
+import warnings
+import zlib
 from collections.abc import Sequence
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, ValidationError
 
-from .errors import IndexCorruptError, InvalidQueryError, NotFoundError, TreehopError
+from .errors import (
+    IndexCorruptError,
+    IndexRecoveryError,
+    InvalidQueryError,
+    NotFoundError,
+    RecoveryWarning,
+    TreehopError,
+)
 from .llm.base import LLM, ChatMessage
 from .redaction import redact
+from .stores.base import RecoveryRecord
 from .uri import validate_user
 
 Role = Literal["system", "user", "assistant"]
@@ -75,6 +85,11 @@ class MemoryState:
 
     def put_state(self, key: str, value: bytes) -> None:
         self._data[key] = bytes(value)
+
+    def state_keys(self, prefix: str) -> list[str]:
+        """Keys of non-empty blobs directly under ``prefix/`` (see ``EmbeddedStore``)."""
+        head = prefix + "/"
+        return sorted(k for k, v in self._data.items() if k.startswith(head) and v)
 
 
 class SessionMessage(ChatMessage):
@@ -178,6 +193,7 @@ class SessionStore:
         max_summary_chars: int = 1500,
         summary_timeout_s: float = 30.0,
         summary_prompt: str = SUMMARY_PROMPT,
+        strict: bool = False,
     ) -> None:
         if max_messages < 1:
             raise InvalidQueryError("max_messages must be >= 1")
@@ -200,25 +216,127 @@ class SessionStore:
         self._lock = threading.RLock()
         self._cache: dict[str, Session] = {}
         self._folding: set[str] = set()
+        self.strict = strict
+        self.recovery: RecoveryRecord | None = None
+        """Set when the sessions index was missing, empty or damaged and was rebuilt from
+        the session blobs (see :meth:`_load_index`)."""
         self._index: list[str] = self._load_index()
 
     # -- persistence -------------------------------------------------------------------
 
     def _load_index(self) -> list[str]:
+        """The session ids, from the index blob; checked against the session blobs when the
+        backend can list them (``state_keys``: the embedded store, :class:`MemoryState`).
+
+        Why checked: the index is the only list of sessions, so a zero-length, deleted or
+        bit-flipped index used to open as "no sessions" and every session became
+        ``NotFoundError``. Now the index carries a CRC-32 of its ids, and damage (a missing or
+        empty index while session blobs exist, a checksum or JSON error, ids without a blob)
+        rebuilds it from the blobs, with a :class:`~treehop.errors.RecoveryWarning` and
+        :attr:`recovery`; ``strict=True`` raises :class:`~treehop.errors.IndexRecoveryError`.
+        """
         raw = self.state.get_state(INDEX_KEY)
-        if not raw:
-            return []
-        try:
-            data = json.loads(raw)
-            ids = data["session_ids"]
-            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-                raise TypeError("session_ids is not a list of strings")
-        except (ValueError, KeyError, TypeError) as exc:
-            raise IndexCorruptError(f"session index is unreadable: {exc}") from exc
-        return list(ids)
+        lister = getattr(self.state, "state_keys", None)
+        on_file: list[str] | None = None
+        if callable(lister):
+            keys = lister(KEY_PREFIX.rstrip("/"))
+            on_file = [
+                k[len(KEY_PREFIX) :] for k in keys if _SESSION_ID_RE.match(k[len(KEY_PREFIX) :])
+            ]
+        ids: list[str] | None = None
+        problem = ""
+        if raw is None:
+            if not on_file:
+                return []  # a new store (or a backend that cannot list: nothing to check)
+            problem = "the sessions index is missing"
+        elif not raw:
+            problem = "the sessions index is empty (zero bytes)"
+        else:
+            try:
+                data = json.loads(raw)
+                got = data["session_ids"]
+                if not isinstance(got, list) or not all(isinstance(i, str) for i in got):
+                    raise TypeError("session_ids is not a list of strings")
+                crc = data.get("crc32")
+                if crc is not None and crc != _ids_crc(got):
+                    raise ValueError("checksum mismatch")
+                ids = list(got)
+                bad = [i for i in ids if not _SESSION_ID_RE.match(i)]
+                if bad:
+                    raise ValueError(f"{len(bad)} malformed session id(s)")
+                if on_file is not None:
+                    missing = set(ids) - set(on_file)
+                    if missing:
+                        raise ValueError(f"{len(missing)} listed session(s) have no session blob")
+                    # a blob the index does not list yet: a session another process is
+                    # creating (its blob is written before the index), kept
+                    return ids + sorted(set(on_file) - set(ids))
+                return ids
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                problem = f"the sessions index is damaged ({exc})"
+        if on_file is None:
+            if raw is not None and raw:
+                raise IndexCorruptError(f"session index is unreadable: {problem}")
+            on_file = []
+        return self._rebuild_index(problem, ids, on_file)
+
+    def _rebuild_index(
+        self, problem: str, listed: list[str] | None, on_file: list[str]
+    ) -> list[str]:
+        """The ids of the readable session blobs ``on_file``, oldest first; records (or, with
+        ``strict``, raises) what was recovered and what is lost."""
+        found: list[Session] = []
+        unreadable = 0
+        for sid in on_file:
+            raw = self.state.get_state(KEY_PREFIX + sid)
+            try:
+                session = Session.model_validate_json(raw or b"")
+            except ValidationError:
+                unreadable += 1
+                continue
+            if session.session_id == sid:
+                found.append(session)
+            else:
+                unreadable += 1
+        ids = [x.session_id for x in sorted(found, key=lambda x: x.created_at)]
+        lost_ids = sorted(set(listed or ()) - set(ids))
+        lost = []
+        if lost_ids:
+            lost.append(f"{len(lost_ids)} listed session(s) without a readable blob")
+        if unreadable:
+            lost.append(f"{unreadable} unreadable session blob(s)")
+        where = getattr(self.state, "path", None)
+        record = RecoveryRecord(
+            kind="sessions",
+            path=str(where) if where is not None else "",
+            expected=len(listed) if listed is not None else None,
+            opened=len(ids),
+            lost="; ".join(lost),
+            reason=problem,
+        )
+        if self.strict:
+            raise IndexRecoveryError(
+                f"{problem}: {len(ids)} session(s) could be recovered from their blobs "
+                "(strict=True)",
+                record,
+            )
+        self.recovery = record
+        warnings.warn(
+            f"treehop: {problem}; rebuilt it from {len(ids)} session blob(s)"
+            + (f", lost {record.lost}" if record.lost else ""),
+            RecoveryWarning,
+            stacklevel=3,
+        )
+        return ids
 
     def _save_index(self) -> None:
-        blob = json.dumps({"version": FORMAT_VERSION, "session_ids": self._index})
+        blob = json.dumps(
+            {
+                "version": FORMAT_VERSION,
+                "session_ids": self._index,
+                "crc32": _ids_crc(self._index),
+            }
+        )
         self.state.put_state(INDEX_KEY, blob.encode())
 
     def _save(self, session: Session) -> None:
@@ -260,10 +378,14 @@ class SessionStore:
         now = time.time()
         session = Session(session_id=uuid.uuid4().hex, user=user, created_at=now, updated_at=now)
         with self._lock:
-            self._cache[session.session_id] = session
-            self._save(session)
+            self._save(session)  # (a failed write leaves no session behind, in memory either)
             self._index.append(session.session_id)
-            self._save_index()
+            try:
+                self._save_index()
+            except BaseException:
+                self._index.remove(session.session_id)
+                raise
+            self._cache[session.session_id] = session
         return session.session_id
 
     def for_user(self, user: str) -> UserSessions:
@@ -462,6 +584,12 @@ class SessionStore:
 def _reason(exc: BaseException) -> str:
     kind = "LLM error" if isinstance(exc, TreehopError) else f"error: {type(exc).__name__}"
     return redact(f"{kind}: {exc}")[:500]
+
+
+def _ids_crc(ids: Sequence[str]) -> int:
+    """The CRC-32 stored with the session ids: a flipped bit in an id is found, not read as
+    another id that names no session."""
+    return zlib.crc32("\n".join(ids).encode())
 
 
 def _no_session(session_id: object) -> str:

@@ -25,6 +25,12 @@ CHUNK_MARK = "#chunk-"
 _USER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _FORBIDDEN_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")
 MAX_URI_LENGTH = 2048
+MAX_URI_DEPTH = 256
+"""The most path segments a URI may have (``viking://resources/a/b`` has 3). Why a limit:
+a tree is walked level by level (its directory summaries bottom-up, each node's ancestors),
+and a 1,000-level directory ran those walks into Python's recursion limit; 256 levels is
+far beyond any real tree and well inside it (``add_resource`` checks the depth of what it
+would write before writing: :data:`treehop.ingest.loaders.MAX_DIR_DEPTH`)."""
 
 
 def validate_user(user: str) -> str:
@@ -94,6 +100,10 @@ def _normalize(uri: str, user: str) -> str:
         if not re.fullmatch(r"#chunk-\d{1,6}", fragment):
             raise InvalidURIError(f"URI {uri!r} has an invalid fragment {fragment!r}")
     segments = body.split("/")
+    if len(segments) > MAX_URI_DEPTH:
+        raise InvalidURIError(
+            f"URI has {len(segments)} path segments; the limit is {MAX_URI_DEPTH} (MAX_URI_DEPTH)"
+        )
     for seg in segments:
         decoded = unquote(unquote(seg))
         if seg == "" and body != "":

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from .errors import InvalidQueryError
 
 MAX_QUERY_CHARS = 8000
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"})
+"""Unicode categories of characters a query cannot consist of alone: controls, format
+characters (U+200B, U+FEFF, ...), surrogates and spaces."""
 MAX_LIMIT = 1000
 
 
@@ -25,11 +29,25 @@ def check_strings(
 
 def check_query(query: object) -> str:
     """A query string: not blank (Unicode whitespace such as U+00A0 and U+3000 counts as
-    blank), at most ``MAX_QUERY_CHARS``, valid Unicode (no lone surrogates)."""
+    blank), at least one visible character (a query of only control or format characters,
+    such as ``"\x01"`` or U+200B, would be embedded as noise), no NUL (it truncates a C
+    string in an engine or a log), at most ``MAX_QUERY_CHARS``, valid Unicode (no lone
+    surrogates)."""
     if not isinstance(query, str):
         raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
     if not query.strip():
         raise InvalidQueryError("query is empty")
+    if "\x00" in query:
+        raise InvalidQueryError("query contains a NUL character")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidQueryError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
+    # (stops at the first visible character: linear, and one step for an ordinary query;
+    # private-use and unassigned code points count as visible: a newer Unicode or a font
+    # may give them a glyph)
+    if all(unicodedata.category(c) in _INVISIBLE for c in query):
+        raise InvalidQueryError(
+            "query has no visible character (only control, format or space characters)"
+        )
     try:
         query.encode("utf-8")
     except UnicodeEncodeError:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from .. import uri as urimod
 from ..errors import IngestError, InputTooLargeError
 from .markup import html_to_markdown, looks_like_rst
 
@@ -69,6 +70,11 @@ SKIP_DIRS = {
     ".vscode",
     ".treehop",
 }
+MAX_DIR_DEPTH = 250
+"""The deepest directory ``add_resource`` reads below the directory it is given: with the
+target's own segments, a file and a chunk, every URI it writes must stay within
+:data:`treehop.uri.MAX_URI_DEPTH`. A deeper tree is an :class:`~treehop.errors.IngestError`
+before anything is read or written (the writer lowers the limit by the target's depth)."""
 MAX_FILE_BYTES = 5_000_000
 """The largest file (and the largest text given to ``add_resource(..., is_text=True)``,
 ``add_memory`` or ``add_skill``), in bytes of UTF-8: 5 MB. A larger file in a directory is
@@ -246,12 +252,19 @@ class FileEntry:
     mtime_ns: int
 
 
-def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> LoadReport:
+def depth_left(target_uri: str) -> int:
+    """How many directory levels below it an ``add_resource`` at ``target_uri`` may write:
+    its URIs, with a file and a chunk segment, stay within ``uri.MAX_URI_DEPTH``."""
+    used = target_uri.split("://", 1)[-1].rstrip("/").count("/") + 1
+    return max(0, min(MAX_DIR_DEPTH, urimod.MAX_URI_DEPTH - used - 2))
+
+
+def walk(root: Path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DIR_DEPTH) -> LoadReport:
     """Read every text file under ``root`` (sorted, hidden and tool directories skipped).
 
     A single file over ``max_bytes`` raises :class:`InputTooLargeError`; inside a directory it
     is skipped and reported."""
-    entries, report = scan(root, max_bytes)
+    entries, report = scan(root, max_bytes, max_depth)
     for e in entries:
         f = read_file(e.path, e.relpath, report, max_bytes, e.size)
         if f is not None:
@@ -259,11 +272,13 @@ def walk(root: Path, max_bytes: int = MAX_FILE_BYTES) -> LoadReport:
     return report
 
 
-def scan(root: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[list[FileEntry], LoadReport]:
+def scan(
+    root: Path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DIR_DEPTH
+) -> tuple[list[FileEntry], LoadReport]:
     """The files :func:`walk` would read, in its order, with their size and mtime, without
     reading any: what an incremental re-add compares with its manifest before reading.
     The report holds what was skipped by name or type (nothing read yet)."""
-    found, report = scan_columns(root, max_bytes)
+    found, report = scan_columns(root, max_bytes, max_depth)
     sizes, mtimes = found.sizes.tolist(), found.mtimes.tolist()
     entries = [
         FileEntry(rel, found.path(i), sizes[i], mtimes[i]) for i, rel in enumerate(found.rels)
@@ -298,7 +313,9 @@ class Scanned:
         return len(self.rels)
 
 
-def scan_columns(root: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[Scanned, LoadReport]:
+def scan_columns(
+    root: Path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DIR_DEPTH
+) -> tuple[Scanned, LoadReport]:
     """:func:`scan` as columns: a preorder walk (a directory's files sorted by name, then its
     subdirectories sorted, as ``os.walk`` top-down), one ``lstat`` per file (``os.scandir``
     classifies entries without one), nothing read. Symlinked directories are not entered;
@@ -340,6 +357,11 @@ def scan_columns(root: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[Scanned, 
     stack: list[tuple[str, str]] = [(str(root), "")]
     while stack:
         path, rel_dir = stack.pop()
+        if rel_dir and rel_dir.count("/") >= max_depth:
+            raise IngestError(
+                f"{_printable(rel_dir[:120])}... is more than {max_depth} directories deep "
+                "(each URI may have treehop.uri.MAX_URI_DEPTH segments); nothing was written"
+            )
         dir_fd = _open_dir(path)
         try:
             with os.scandir(path if dir_fd is None else dir_fd) as it:

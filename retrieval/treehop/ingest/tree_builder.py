@@ -18,7 +18,14 @@ from .. import uri as urimod
 from ..errors import IngestError
 from ..models import ContextType, Level, Node
 from .chunking import split_text
-from .loaders import MAX_FILE_BYTES, LoadedFile, LoadReport, check_text_size, walk
+from .loaders import (
+    MAX_FILE_BYTES,
+    LoadedFile,
+    LoadReport,
+    check_text_size,
+    depth_left,
+    walk,
+)
 from .summaries import (
     ABSTRACT_CHARS,
     FROM_CHILDREN,
@@ -110,7 +117,7 @@ class TreeBuilder:
         self.max_file_bytes = MAX_FILE_BYTES
 
     def build_directory(self, root: Path, target_uri: str, ctype: ContextType) -> BuiltTree:
-        report = walk(root, self.max_file_bytes)
+        report = walk(root, self.max_file_bytes, depth_left(target_uri))
         if not report.files:
             raise no_files_error(root, report)
         if root.is_file():

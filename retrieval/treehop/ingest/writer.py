@@ -46,6 +46,7 @@ from ..tagging import Tagger, assign_tags
 from ..tagging.keywords import _distinct  # (sorted distinct by a sort, not hashing)
 from ..text_tokenize import sharing_cuts
 from .loaders import LoadedFile, LoadReport, Scanned, read_file, scan_columns
+from .loaders import depth_left as loaders_depth_left
 from .summaries import Summarizer, is_readme
 from .tree_builder import (
     _ESCAPE_TABLE,
@@ -412,7 +413,7 @@ class TreeWriter:
         Every per-file step over the whole tree is a vectorised or C-level pass (the stat
         comparison, the stored-node check, the sets of kept files and live directories);
         Python loops run only over the files read and the directories re-described."""
-        found, report = scan_columns(root, self.builder.max_file_bytes)
+        found, report = scan_columns(root, self.builder.max_file_bytes, loaders_depth_left(target))
         rels = found.rels
         uris = _UriMap(target)
         file_uris = uris.files(rels)

@@ -48,6 +48,29 @@ class StoreCapabilities:
     queries on one event loop overlap with it."""
 
 
+@dataclass(frozen=True)
+class RecoveryRecord:
+    """What a lenient open recovered from, kept on the store (``recovery``) and the client
+    (``Treehop.recovery``) and announced by a :class:`~treehop.errors.RecoveryWarning`: a
+    silent rollback would lose commits or sessions without anyone noticing.
+
+    ``kind``: ``"generation"`` (the index opened at an older generation than ``CURRENT``
+    named, or than a newer damaged manifest) or ``"sessions"`` (the sessions index was
+    missing, empty or damaged and was rebuilt from the session files). ``expected`` /
+    ``opened``: the generation ``CURRENT`` named (``None`` if unreadable) and the one opened;
+    for sessions, how many sessions the damaged index listed (``None``: unreadable) and how
+    many were recovered. ``lost``: what is gone, in words (``""``: nothing). ``reason``: the
+    damage found.
+    """
+
+    kind: str
+    path: str
+    expected: int | None
+    opened: int | None
+    lost: str
+    reason: str
+
+
 @runtime_checkable
 class IndexMetaStore(Protocol):
     """A store that persists a small metadata dict with its index (the embedded store, Milvus,

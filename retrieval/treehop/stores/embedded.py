@@ -76,6 +76,7 @@ import re
 import shutil
 import threading
 import time
+import warnings
 import weakref
 import zlib
 from collections import OrderedDict
@@ -92,7 +93,14 @@ import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
 from .. import tags as tagmod
-from ..errors import IndexCorruptError, InvalidQueryError, NotFoundError, StoreError
+from ..errors import (
+    IndexCorruptError,
+    IndexRecoveryError,
+    InvalidQueryError,
+    NotFoundError,
+    RecoveryWarning,
+    StoreError,
+)
 from ..filters import MetadataFilter, TagFilter
 from ..lexical import LexicalIndex, hybrid_scores
 from ..models import ContextType, Node
@@ -104,6 +112,7 @@ from ._state_blobs import check_state_key
 from .base import (
     HitArrays,
     HitColumns,
+    RecoveryRecord,
     Scope,
     ScoredNode,
     StoreCapabilities,
@@ -667,8 +676,17 @@ class EmbeddedStore:
         ann_min_rows: int | None = DEFAULT_ANN_MIN_ROWS,
         lock_timeout: float = 10.0,
         verify: bool | Literal["background"] = True,
+        strict: bool = False,
     ):
         self.path = Path(path) if path is not None else None
+        self.strict = bool(strict)
+        self.recovery: RecoveryRecord | None = None
+        """What the last open recovered from by opening an older generation (see
+        :class:`~treehop.stores.base.RecoveryRecord`); ``None``: nothing."""
+        self._current_file: str | None = None  # the path of CURRENT, for refresh()
+        self._recovered_from: int | None = None
+        """The unreadable generation ``CURRENT`` named when the open fell back: a refresh
+        does not reopen (and warn) again while ``CURRENT`` still names it."""
         self.lock_timeout = float(lock_timeout)
         self.verify = verify
         self._corrupt: IndexCorruptError | None = None
@@ -750,7 +768,11 @@ class EmbeddedStore:
 
         Clients of several users on one index must share the writer: two store objects on one
         path would each hold their own in-memory state, and the file lock would make the second
-        wait for the first to save.
+        wait for the first to save. A store found open is first brought up to the generation
+        on disk (:meth:`refresh`): a client opened after another process committed sees that
+        commit, as a client in a fresh process would. ``strict=True`` raises
+        :class:`~treehop.errors.IndexRecoveryError` if the store found open recovered from
+        damage (see :attr:`recovery`).
         """
         key = os.path.realpath(path)
         with cls._registry_lock:
@@ -759,7 +781,16 @@ class EmbeddedStore:
             if store is None:
                 store = cls(path, **kwargs)
                 cls._registry[key] = weakref.ref(store)
-            return store
+                return store
+        store.refresh()
+        record = store.recovery
+        if kwargs.get("strict") and record is not None:
+            raise IndexRecoveryError(
+                f"{record.reason}; this process opened generation {record.opened} and lost "
+                f"{record.lost} (strict=True)",
+                record,
+            )
+        return store
 
     # ------------------------------------------------------------------ basic info
     @property
@@ -2146,6 +2177,26 @@ class EmbeddedStore:
             self._state[key] = data
             return data
 
+    def state_keys(self, prefix: str) -> list[str]:
+        """The keys of non-empty state blobs directly under ``prefix/`` (sorted): the
+        sessions rebuild their index from these when it is damaged (a deleted session's blob
+        is ``b""`` and is not listed)."""
+        check_state_key(prefix)
+        with self._wlock:
+            keys = {k for k, v in self._state.items() if k.startswith(prefix + "/") and v}
+            gone = {k for k, v in self._state.items() if not v}
+            if self.path is not None:
+                d = self.path / "state" / prefix
+                try:
+                    for e in os.scandir(d):
+                        if e.is_file() and not e.name.startswith(".") and e.stat().st_size:
+                            keys.add(f"{prefix}/{e.name}")
+                except FileNotFoundError:
+                    pass
+                except OSError as exc:
+                    raise StoreError(f"cannot list state {prefix!r}: {exc.strerror}") from exc
+            return sorted(keys - gone)
+
     def put_state(self, key: str, value: bytes) -> None:
         check_state_key(key)
         with self._wlock:
@@ -2158,7 +2209,8 @@ class EmbeddedStore:
                     _fsync_file(tmp)
                     os.replace(tmp, f)
                 except OSError as exc:
-                    tmp.unlink(missing_ok=True)
+                    with contextlib.suppress(OSError):  # (EROFS even for a missing file)
+                        tmp.unlink(missing_ok=True)
                     raise StoreError(f"cannot write state {key!r}: {exc.strerror or exc}") from exc
             self._state[key] = bytes(value)
 
@@ -2168,8 +2220,11 @@ class EmbeddedStore:
         Returns whether a newer generation was loaded."""
         if self.path is None:
             return False
+        current = self._current_file
+        if current is None:  # (a str kept: building the Path was 2/3 of a no-change call)
+            current = self._current_file = os.path.join(self.path, "CURRENT")
         try:  # CURRENT is replaced, never rewritten: an unchanged stat is an unchanged pointer
-            st = os.stat(self.path / "CURRENT")
+            st = os.stat(current)
             seen: tuple[int, ...] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
         except OSError:
             seen = None
@@ -2180,7 +2235,7 @@ class EmbeddedStore:
                 return False
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
-            if on_disk is None or on_disk[1] == mine:
+            if on_disk is None or on_disk[1] in (mine, self._recovered_from):
                 self._current_seen = seen
                 return False
             self._open_path(clean=False)
@@ -2244,6 +2299,7 @@ class EmbeddedStore:
             self._ann = None
             self._lex = LexicalIndex() if self._use_lexical else None
             self._open_path(clean=False)
+            _discard_uncommitted(self.path, self._committed)
         except (OSError, IndexCorruptError):  # pragma: no cover - the disk vanished too
             pass
         finally:
@@ -2596,7 +2652,18 @@ class EmbeddedStore:
                     if not self._dirty:
                         lock.release()
                 return
-        self._open_committed(path, repair=False)
+        for attempt in range(3):
+            # Without the lock a writer may commit while this open reads, and its clean-up
+            # removes the files of generations two commits old: a failure while CURRENT
+            # moved on is that race (the open is retried on the new generation), a failure
+            # while it still names the same generation is damage.
+            before = _read_current(path)
+            try:
+                self._open_committed(path, repair=False)
+                return
+            except IndexCorruptError:
+                if attempt == 2 or before is None or _read_current(path) == before:
+                    raise
 
     def _open_committed(self, path: Path, repair: bool) -> None:
         cur = _read_current(path)
@@ -2631,13 +2698,32 @@ class EmbeddedStore:
                 if repair:
                     _cleanup(path, keep=2)  # leftovers of a first save that never committed
                 return
+            record = _rollback(path, cur, manifest, errors)
+            if record is not None and self.strict:
+                raise IndexRecoveryError(
+                    f"{record.reason}; a lenient open would use generation {record.opened} "
+                    f"and lose {record.lost} (strict=True)",
+                    record,
+                )
             self._open_manifest(manifest, verify=True, eager=True)
+            if record is not None:
+                self._recovered(record)
             if repair:
                 _write_current(path, manifest["generation"])
         else:
             self._open_manifest(manifest, verify=self.verify)
         if repair:
             _cleanup(path, keep=2, current=manifest["generation"])
+
+    def _recovered(self, record: RecoveryRecord) -> None:
+        """Keep ``record`` (``self.recovery``) and warn: a rollback is never silent."""
+        self.recovery = record
+        self._recovered_from = record.expected
+        warnings.warn(
+            f"treehop: {record.reason}; opened generation {record.opened}, lost {record.lost}",
+            RecoveryWarning,
+            stacklevel=4,
+        )
 
     def _open_manifest(
         self,
@@ -4038,6 +4124,48 @@ def _sum_blocks(f: Path, size: int, block: int | None = None) -> list[list[Any]]
         _ck.extent(a, min(a + step, size), _ck.file_digest(f, a, min(a + step, size)))
         for a in range(0, size, step)
     ]
+
+
+def _rollback(
+    path: Path, cur: tuple[str, int, int] | None, opened: Mapping[str, Any], errors: list[str]
+) -> RecoveryRecord | None:
+    """What opening manifest ``opened`` after the current one failed loses: the generations
+    after it that ``CURRENT`` names or whose manifest exists but does not read back.
+    ``None`` when nothing newer is known (``CURRENT`` damaged or missing but the newest
+    manifest intact: nothing is lost, ``CURRENT`` is simply rewritten)."""
+    gen = int(opened["generation"])
+    newer = [int(n[9:15]) for n in _manifests(path) if int(n[9:15]) > gen]
+    expected = cur[1] if cur is not None else None
+    newest = max([*newer, expected or 0])
+    if newest <= gen:
+        return None
+    lost = f"generation {newest}" if newest == gen + 1 else f"generations {gen + 1}..{newest}"
+    why = errors[0] if errors else f"CURRENT names generation {newest}"
+    return RecoveryRecord(
+        kind="generation",
+        path=str(path),
+        expected=expected,
+        opened=gen,
+        lost=f"the commits of {lost} (its manifest is damaged or missing)",
+        reason=f"the current manifest of the index at {path} is unreadable ({why})",
+    )
+
+
+def _discard_uncommitted(path: Path, m: Mapping[str, Any] | None) -> None:
+    """After a failed save (under the writer lock): drop what it wrote and did not commit,
+    so that nothing half-written stays behind and a full disk gets its space back at once:
+    bytes appended after the committed sizes of the data files, and every file no kept
+    manifest names (the new generation's index, lexical and graph files, a compaction's new
+    data directory). ``m``: the manifest on disk now (the save may have failed after its
+    ``CURRENT`` was replaced, and then it is committed)."""
+    if m is not None:
+        data = path / f"data-{int(m['epoch']):06d}"
+        for name, info in m["files"].items():
+            f = data / f"{name}.bin"
+            with contextlib.suppress(OSError):
+                if f.stat().st_size > int(info["size"]):
+                    os.truncate(f, int(info["size"]))
+    _cleanup(path, keep=2, current=int(m["generation"]) if m is not None else None)
 
 
 def _manifest_bytes(m: Mapping[str, Any]) -> bytes:

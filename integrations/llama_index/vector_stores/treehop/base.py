@@ -297,6 +297,8 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     async def adelete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
         """Delete every node of the document ``ref_doc_id`` (``index.delete_ref_doc``)."""
         reject_extra(delete_kwargs, "delete")
+        if not isinstance(ref_doc_id, str):
+            raise InvalidQueryError(f"ref_doc_id must be a string, got {type(ref_doc_id).__name__}")
         await self._passages.adelete_where("ref_doc_id", [ref_doc_id])
 
     def delete(self, ref_doc_id: str, **delete_kwargs: Any) -> None:
