@@ -58,10 +58,10 @@ from typing import Any
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # BLAS on one thread, before numpy loads (timed ratios)
 
-import numpy as np
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from datasets import REPO_ROOT, default_embedder, ensure_treehop_importable
+from datasets import REPO_ROOT, default_embedder, ensure_treehop_importable  # noqa: E402
 
 ensure_treehop_importable()
 
@@ -349,6 +349,16 @@ def naive_block(res: Any, budget: int) -> str:
 BUDGETS = (250, 500, 1000)
 CONTEXT_ARMS = ("treehop assemble_context", "flat dense", "flat hybrid", "flat BM25",
                 "framework: 1000c split + flat")  # fmt: skip
+ABLATIONS = {
+    "- ranked turns first (slot by slot)": {"NEIGHBOUR_ORDER": "slot"},
+    "- compact turn lines": {"COMPACT_TURNS": False},
+    "- both (the block before)": {"NEIGHBOUR_ORDER": "slot", "COMPACT_TURNS": False},
+    "neighbours +-1 first": {"NEIGHBOUR_ORDER": "near1"},
+    "neighbours by own score": {"NEIGHBOUR_ORDER": "score"},
+}
+"""treehop rows with one memory-block feature switched off (``treehop.context_assembly``'s
+switches), or ordered another way, on the same find() results."""
+ALL_ARMS = (*CONTEXT_ARMS, *(f"treehop {k}" for k in ABLATIONS))
 
 
 def is_held_out(sample_id: str) -> bool:
@@ -390,6 +400,7 @@ async def context_conversation(
     ``(find s, assemble_context s)`` pair per question, timed interleaved on the same query."""
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+    import treehop.context_assembly as ca
     from treehop.config import RetrievalConfig
     from treehop.lexical import LexicalIndex
     from treehop.stores.base import Scope
@@ -428,7 +439,7 @@ async def context_conversation(
     qvecs = np.asarray(embedder.embed([q["question"] for q in questions]), dtype=np.float32)
     scope = Scope(subtrees=(mem.resolve(target),), leaves_only=True)
     w = RetrievalConfig().dense_weight
-    out: dict[str, dict[int, list[float]]] = {a: {b: [] for b in budgets} for a in CONTEXT_ARMS}
+    out: dict[str, dict[int, list[float]]] = {a: {b: [] for b in budgets} for a in ALL_ARMS}
     times: list[tuple[float, float]] = []
     for q, qv in zip(questions, qvecs, strict=True):
         gold = evidence_ids(q["evidence"])
@@ -448,6 +459,16 @@ async def context_conversation(
             out["treehop assemble_context"][b].append(evidence_inside(block, gold, by_id))
             for arm, units in ranked.items():
                 out[arm][b].append(evidence_inside(pack_best_first(units, b, counter), gold, by_id))
+            for name, switches in ABLATIONS.items():
+                saved = {k: getattr(ca, k) for k in switches}
+                try:
+                    for k, v in switches.items():
+                        setattr(ca, k, v)
+                    block = assemble_context(res, max_tokens=b).text
+                finally:
+                    for k, v in saved.items():
+                        setattr(ca, k, v)
+                out[f"treehop {name}"][b].append(evidence_inside(block, gold, by_id))
         # speed: the two calls a user makes, interleaved on the same query
         t0 = time.perf_counter()
         await mem.find(q["question"], target_uri=target)
@@ -471,23 +492,23 @@ def context_table(convs: list[dict[str, Any]], embedder: Any, budgets: tuple[int
         names.setdefault(half, []).append(conv["sample_id"])
         res, t = asyncio.run(context_conversation(conv, embedder, budgets, time_budget))
         times += t
-        dst = halves.setdefault(half, {a: {b: [] for b in budgets} for a in CONTEXT_ARMS})
+        dst = halves.setdefault(half, {a: {b: [] for b in budgets} for a in ALL_ARMS})
         for arm, per in res.items():
             for b, vals in per.items():
                 dst[arm][b] += vals
     counter = default_token_counter()
     print(f"Evidence turns wholly inside the context block ({counter.name} tokens); "
           "find() defaults under assemble_context, flat units packed best first\n")  # fmt: skip
-    head = f"{'half':9} {'arm':32} {'n':>4} " + " ".join(f"{b:>6}" for b in budgets)
+    head = f"{'half':9} {'arm':48} {'n':>4} " + " ".join(f"{b:>6}" for b in budgets)
     print(head)
     for half in ("dev", "held-out"):
         if half not in halves:
             continue
-        for arm in CONTEXT_ARMS:
+        for arm in ALL_ARMS:
             per = halves[half][arm]
             n = len(per[budgets[0]])
             cells = " ".join(f"{np.mean(per[b]):6.3f}" for b in budgets)
-            print(f"{half:9} {arm:32} {n:4d} {cells}")
+            print(f"{half:9} {arm:48} {n:4d} {cells}")
     for half, ids in names.items():
         print(f"  {half}: {', '.join(ids)}")
     f = np.array([t[0] for t in times]) * 1e3

@@ -335,22 +335,19 @@ def _unfold_turns(contexts: Sequence[MatchedContext]) -> tuple[list[MatchedConte
         near = sorted((c for c in m.collapsed if c.position), key=lambda c: c.position or 0)
         slot_order.append(m)
         for c in near:
-            entry = MatchedContext.model_construct(
-                uri=c.uri,
-                context_type=m.context_type,
-                is_leaf=True,
-                abstract=c.abstract,
-                overview="",
-                content=c.content,
-                score=c.score,
-                level=m.level,
-                parent_uri=m.parent_uri,
-                metadata={},
-                chunk_index=None,
-                tags=[],
-                collapsed=[],
-                found_by=FoundBy.NEIGHBOUR,
-                found_via=m.uri,
+            entry = m.model_copy(
+                update={
+                    "uri": c.uri,
+                    "abstract": c.abstract,
+                    "overview": "",
+                    "content": c.content,
+                    "score": c.score,
+                    "metadata": {},
+                    "tags": [],
+                    "collapsed": [],
+                    "found_by": FoundBy.NEIGHBOUR,
+                    "found_via": m.uri,
+                }
             )
             if is_turn:
                 turns.add(c.uri)
