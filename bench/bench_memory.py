@@ -352,7 +352,12 @@ CONTEXT_ARMS = ("treehop assemble_context", "flat dense", "flat hybrid", "flat B
 ABLATIONS = {
     "- ranked turns first (slot by slot)": {"NEIGHBOUR_ORDER": "slot"},
     "- compact turn lines": {"COMPACT_TURNS": False},
-    "- both (the block before)": {"NEIGHBOUR_ORDER": "slot", "COMPACT_TURNS": False},
+    "- compact session headers": {"COMPACT_HEADERS": False},
+    "- all three (the block before)": {
+        "NEIGHBOUR_ORDER": "slot",
+        "COMPACT_TURNS": False,
+        "COMPACT_HEADERS": False,
+    },
     "neighbours +-1 first": {"NEIGHBOUR_ORDER": "near1"},
     "neighbours by own score": {"NEIGHBOUR_ORDER": "score"},
 }

@@ -304,6 +304,18 @@ def _render(groups: Sequence[_Group]) -> str:
 
 NEIGHBOUR_ORDER = "heads"
 COMPACT_TURNS = True
+COMPACT_HEADERS = True
+
+
+def _session_header(key: str, m: MatchedContext) -> str:
+    """A conversation session's header, ``[conv-26/session-01, 8 May 2023 13:56]``: the
+    conversation and session ids and when it started, in about half the tokens of the full
+    URI (a program reads the URIs from :attr:`AssembledContext.sections`)."""
+    name = "/".join(key.rsplit("/", 2)[-2:])
+    ts = m.metadata.get(TIMESTAMP_FIELD)
+    if isinstance(ts, (int, float)) and not isinstance(ts, bool) and math.isfinite(ts):
+        return f"[{name}, {day_prefix(float(ts))[1:-2]} {to_iso(float(ts))[11:16]}]"
+    return f"[{name}]"
 
 
 def _is_turn(m: MatchedContext) -> bool:
@@ -506,6 +518,8 @@ class _Packer:
                 ts = m.metadata.get(TIMESTAMP_FIELD)
                 if COMPACT_TURNS and t is not None and isinstance(ts, (int, float)):
                     candidate.day = day_prefix(float(ts))
+                if COMPACT_HEADERS:
+                    candidate.header = _session_header(key, m)
                 candidate.keys = []
             opening = self.count(candidate.header) + (self.sep_cost if self.groups else 0)
         else:
@@ -557,9 +571,10 @@ class _Packer:
         total = self.counter.count(text) if text else 0
         while self.order_of and total > self.max_tokens:
             key, _ = self.order_of.pop()
-            self.groups[key].lines.pop()
-            if self.groups[key].keys:
-                self.groups[key].keys.pop()  # type: ignore[union-attr]
+            group = self.groups[key]
+            group.lines.pop()
+            if group.keys:
+                group.keys.pop()
             dropped = out.sections.pop()
             out.skipped.append((dropped.uri, "budget"))
             text = _render(list(self.groups.values()))
