@@ -350,15 +350,10 @@ BUDGETS = (250, 500, 1000)
 CONTEXT_ARMS = ("treehop assemble_context", "flat dense", "flat hybrid", "flat BM25",
                 "framework: 1000c split + flat")  # fmt: skip
 ABLATIONS = {
-    "- ranked turns first (slot by slot)": {"NEIGHBOUR_ORDER": "slot"},
     "- compact turn lines": {"COMPACT_TURNS": False},
     "- compact session headers": {"COMPACT_HEADERS": False},
-    "- all three (the block before)": {
-        "NEIGHBOUR_ORDER": "slot",
-        "COMPACT_TURNS": False,
-        "COMPACT_HEADERS": False,
-    },
-    "neighbours +-1 first": {"NEIGHBOUR_ORDER": "near1"},
+    "- both (the block before)": {"COMPACT_TURNS": False, "COMPACT_HEADERS": False},
+    "ranked turns first, then neighbours": {"NEIGHBOUR_ORDER": "heads"},
     "neighbours by own score": {"NEIGHBOUR_ORDER": "score"},
 }
 """treehop rows with one memory-block feature switched off (``treehop.context_assembly``'s

@@ -81,21 +81,22 @@ def test_turn_lines_are_compact_and_in_conversation_order(client: Treehop) -> No
     assert all(u.startswith(CONV + "/s") for u in out.uris)
 
 
-def test_ranked_turns_come_before_carried_ones(client: Treehop) -> None:
+def test_slots_are_packed_whole_best_first(client: Treehop) -> None:
     res = client.find("violin lessons", target_uri=CONV, limit=4)
     slots = res.memories
     assert len(slots) >= 2 and all(s.collapsed for s in slots)
-    heads = [s.uri for s in slots]
-    carried = {c.uri for s in slots for c in s.collapsed if c.carried}
+    slot_of = {s.uri: i for i, s in enumerate(slots)}
+    slot_of |= {c.uri: i for i, s in enumerate(slots) for c in s.collapsed}
     big = assemble_context(res, max_tokens=1000)
-    order = [s.uri for s in big.sections]
-    assert order[: len(heads)] == heads  # every ranked turn before any carried one
-    assert carried & set(order[len(heads) :])
-    # a budget too small for the first slot's neighbours still holds the later slots' hits
-    counter = default_token_counter()
-    need = sum(counter.count(h.content) for h in slots) + 40 * len({h.parent_uri for h in slots})
-    small = assemble_context(res, max_tokens=need)
-    assert set(heads) <= set(small.uris)
+    order = [slot_of[s.uri] for s in big.sections]
+    assert order == sorted(order)  # the best slot's turns first, then the next slot's
+    firsts = [big.sections[order.index(i)].uri for i in sorted(set(order))]
+    assert firsts == [slots[i].uri for i in sorted(set(order))]  # each slot led by its hit
+    # a budget that holds the first slot but not the second's hit: the first slot is whole
+    one = assemble_context(res.memories[:1], max_tokens=1000)
+    small = assemble_context(res, max_tokens=one.tokens + 3)
+    assert small.uris[: len(one.uris)] == one.uris
+    assert slots[1].uri not in small.uris  # a turn line is more than 3 tokens
 
 
 def test_a_different_day_stays_on_the_line() -> None:
@@ -200,7 +201,8 @@ def test_memory_blocks_never_exceed_the_budget(
         out = assemble_context(hits, max_tokens=budget, token_counter=counter)
         assert counter.count(out.text) <= budget
         assert len(set(out.uris)) == len(out.uris)
-        # every ranked hit is offered before any turn a slot carries
-        heads = {h.uri for h in hits}
-        kinds = [u in heads for u in out.uris]
-        assert kinds == sorted(kinds, reverse=True)
+        # slot by slot: a slot's turns all come before the next slot's, its hit first
+        slot_of = {h.uri: i for i, h in enumerate(hits)}
+        slot_of |= {c.uri: i for i, h in enumerate(hits) for c in h.collapsed}
+        order = [slot_of[u] for u in out.uris]
+        assert order == sorted(order)

@@ -302,9 +302,19 @@ def _render(groups: Sequence[_Group]) -> str:
     return SEPARATOR.join("\n".join([g.header, *_lines_of(g)]) for g in groups if g.lines)
 
 
-NEIGHBOUR_ORDER = "heads"
+NEIGHBOUR_ORDER: Literal["slot", "heads", "score"] = "slot"
+"""How a conversation's turns are offered to the budget: ``slot`` (default) each slot whole,
+best slot first: its hit, then the turns it carries in conversation order; ``heads`` every
+ranked hit first, then the carried turns by distance; ``score`` the hits, then the carried
+turns by their own score. Measured on LoCoMo's dev conversations
+(``bench/bench_memory.py --context-table``), evidence inside 250/500/1,000 tokens:
+0.560/0.687/0.777 (slot), 0.424/0.545/0.773 (heads), 0.424/0.542/0.812 (score). A lower
+slot's hit is wrong more often than the top hit's neighbours are useless, and every slot from
+another session costs a header."""
 COMPACT_TURNS = True
+"""A turn's line is ``- Speaker: words``: no label, no day when its session header says it."""
 COMPACT_HEADERS = True
+"""A session's header is ``[conv/session, day time]`` instead of the full URI."""
 
 
 def _session_header(key: str, m: MatchedContext) -> str:
@@ -368,27 +378,11 @@ def _unfold_turns(contexts: Sequence[MatchedContext]) -> tuple[list[MatchedConte
                 merged.append(entry)
             else:
                 dist = abs(c.position or 0)
-                if NEIGHBOUR_ORDER == "score":
-                    key: tuple[float, ...] = (-c.score,)
-                elif NEIGHBOUR_ORDER == "near1":
-                    key = (0 if dist == 1 else 1, rank if dist == 1 else dist, rank)
-                else:
-                    key = (dist, rank)
+                key = (-c.score,) if NEIGHBOUR_ORDER == "score" else (dist, rank)
                 carried.append((key, entry))
     if NEIGHBOUR_ORDER == "slot":
         return slot_order, turns
     carried.sort(key=lambda kv: kv[0])
-    if NEIGHBOUR_ORDER == "near1":
-        first = [e for k, e in carried if k[0] == 0]
-        rest = [e for k, e in carried if k[0] != 0]
-        by_via: dict[str | None, list[MatchedContext]] = {}
-        for e in first:
-            by_via.setdefault(e.found_via, []).append(e)
-        out: list[MatchedContext] = []
-        for h in heads:
-            out.append(h)
-            out += by_via.get(h.uri, [])
-        return [*out, *merged, *rest], turns
     return [*heads, *merged, *(e for _, e in carried)], turns
 
 
