@@ -27,6 +27,18 @@ Arms, side by side on the same turn texts (``"<speaker>: <text>"``), the same em
 The memory arms store each turn as ``(8 May 2023) Speaker: text`` (``add_messages``'s default
 ``dated_text=True``); ``--plain-text`` stores ``Speaker: text``, the text of the flat arms.
 
+``--context-table`` prints only the memory-in-a-budget table (issue 33, item 7): evidence
+turns wholly inside a 250 / 500 / 1,000-token block (the MiniLM tokenizer for every row):
+``assemble_context`` over ``find()``'s defaults on the ``add_messages`` memory, against the
+same stored turn texts ranked by flat dense, flat hybrid (``find()``'s ``dense_weight``) and
+flat BM25 and packed best first (:func:`pack_best_first`), and a framework user's 1,000/200
+character split of each session's transcript with flat dense; plus one row per memory-block
+switch of ``treehop.context_assembly``. Conversations are split by a fixed rule
+(:func:`is_held_out`): choices are made on dev, held-out is reported. The same run times
+``find()`` and ``assemble_context`` interleaved on every question (BLAS on one thread)::
+
+    TREEHOP_BENCH_CACHE=/work/benchcache python bench/bench_memory.py --context-table
+
 Time windows (``question_window``): a question names a time when it contains a date
 (``7 May 2023``, ``May 7, 2023``, ``7 May, 2023``), a month and year (``June 2023``), a month
 alone (``in June``) or a year (``in 2022``). The named period ``[start, end)`` (a day, a month,
@@ -353,6 +365,7 @@ ABLATIONS = {
     "- compact turn lines": {"COMPACT_TURNS": False},
     "- compact session headers": {"COMPACT_HEADERS": False},
     "- both (the block before)": {"COMPACT_TURNS": False, "COMPACT_HEADERS": False},
+    "slot's neighbours nearest first": {"NEIGHBOUR_ORDER": "slot-near"},
     "ranked turns first, then neighbours": {"NEIGHBOUR_ORDER": "heads"},
     "neighbours by own score": {"NEIGHBOUR_ORDER": "score"},
 }

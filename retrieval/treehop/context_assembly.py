@@ -35,7 +35,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from . import uri as urimod
 from .errors import EmbeddingError, InvalidQueryError
 from .memory_context import TURN_KIND, day_prefix
-from .models import ContextType, FindResult, FoundBy, MatchedContext
+from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedContext
 from .timestamps import TIMESTAMP_FIELD, to_iso
 from .tree_scoring import order_key
 
@@ -302,9 +302,10 @@ def _render(groups: Sequence[_Group]) -> str:
     return SEPARATOR.join("\n".join([g.header, *_lines_of(g)]) for g in groups if g.lines)
 
 
-NEIGHBOUR_ORDER: Literal["slot", "heads", "score"] = "slot"
+NEIGHBOUR_ORDER: Literal["slot", "slot-near", "heads", "score"] = "slot"
 """How a conversation's turns are offered to the budget: ``slot`` (default) each slot whole,
-best slot first: its hit, then the turns it carries in conversation order; ``heads`` every
+best slot first: its hit, then the turns it carries in conversation order (``slot-near``:
+nearest first, the turn before ahead of the turn after); ``heads`` every
 ranked hit first, then the carried turns by distance; ``score`` the hits, then the carried
 turns by their own score. Measured on LoCoMo's dev conversations
 (``bench/bench_memory.py --context-table``), evidence inside 250/500/1,000 tokens:
@@ -339,6 +340,11 @@ def _is_turn(m: MatchedContext) -> bool:
     )
 
 
+def _conversation_order(c: ChunkContext) -> tuple[int, int]:
+    p = c.position or 0
+    return (abs(p), p) if NEIGHBOUR_ORDER == "slot-near" else (p, 0)
+
+
 def _unfold_turns(contexts: Sequence[MatchedContext]) -> tuple[list[MatchedContext], set[str]]:
     """Each memory hit and the turns its slot carries (``memory_context_chars``) as entries of
     their own (the packer fits the budget, dedups across a session's calls and labels line by
@@ -354,7 +360,7 @@ def _unfold_turns(contexts: Sequence[MatchedContext]) -> tuple[list[MatchedConte
         is_turn = _is_turn(m)
         if is_turn:
             turns.add(m.uri)
-        near = sorted((c for c in m.collapsed if c.position), key=lambda c: c.position or 0)
+        near = sorted((c for c in m.collapsed if c.position), key=_conversation_order)
         slot_order.append(m)
         for c in near:
             entry = m.model_copy(
@@ -380,7 +386,7 @@ def _unfold_turns(contexts: Sequence[MatchedContext]) -> tuple[list[MatchedConte
                 dist = abs(c.position or 0)
                 key = (-c.score,) if NEIGHBOUR_ORDER == "score" else (dist, rank)
                 carried.append((key, entry))
-    if NEIGHBOUR_ORDER == "slot":
+    if NEIGHBOUR_ORDER in ("slot", "slot-near"):
         return slot_order, turns
     carried.sort(key=lambda kv: kv[0])
     return [*heads, *merged, *(e for _, e in carried)], turns
