@@ -27,6 +27,18 @@ Arms, side by side on the same turn texts (``"<speaker>: <text>"``), the same em
 The memory arms store each turn as ``(8 May 2023) Speaker: text`` (``add_messages``'s default
 ``dated_text=True``); ``--plain-text`` stores ``Speaker: text``, the text of the flat arms.
 
+``--context-table`` prints only the memory-in-a-budget table (issue 33, item 7): evidence
+turns wholly inside a 250 / 500 / 1,000-token block (the MiniLM tokenizer for every row):
+``assemble_context`` over ``find()``'s defaults on the ``add_messages`` memory, against the
+same stored turn texts ranked by flat dense, flat hybrid (``find()``'s ``dense_weight``) and
+flat BM25 and packed best first (:func:`pack_best_first`), and a framework user's 1,000/200
+character split of each session's transcript with flat dense; plus one row per memory-block
+switch of ``treehop.context_assembly``. Conversations are split by a fixed rule
+(:func:`is_held_out`): choices are made on dev, held-out is reported. The same run times
+``find()`` and ``assemble_context`` interleaved on every question (BLAS on one thread)::
+
+    TREEHOP_BENCH_CACHE=/work/benchcache python bench/bench_memory.py --context-table
+
 Time windows (``question_window``): a question names a time when it contains a date
 (``7 May 2023``, ``May 7, 2023``, ``7 May, 2023``), a month and year (``June 2023``), a month
 alone (``in June``) or a year (``in 2022``). The named period ``[start, end)`` (a day, a month,
@@ -43,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import re
@@ -54,10 +67,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # BLAS on one thread, before numpy loads (timed ratios)
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from datasets import REPO_ROOT, default_embedder, ensure_treehop_importable
+from datasets import REPO_ROOT, default_embedder, ensure_treehop_importable  # noqa: E402
 
 ensure_treehop_importable()
 
@@ -338,6 +354,187 @@ def naive_block(res: Any, budget: int) -> str:
     return "\n\n".join(parts)
 
 
+# --------------------------------------------------------------------------------------------
+# Evidence inside a token budget: assemble_context against flat turns packed into the budget
+# --------------------------------------------------------------------------------------------
+
+BUDGETS = (250, 500, 1000)
+CONTEXT_ARMS = ("treehop assemble_context", "flat dense", "flat hybrid", "flat BM25",
+                "framework: 1000c split + flat")  # fmt: skip
+ABLATIONS = {
+    "- compact turn lines": {"COMPACT_TURNS": False},
+    "- compact session headers": {"COMPACT_HEADERS": False},
+    "- both (the block before)": {"COMPACT_TURNS": False, "COMPACT_HEADERS": False},
+    "slot's neighbours nearest first": {"NEIGHBOUR_ORDER": "slot-near"},
+    "ranked turns first, then neighbours": {"NEIGHBOUR_ORDER": "heads"},
+    "neighbours by own score": {"NEIGHBOUR_ORDER": "score"},
+}
+"""treehop rows with one memory-block feature switched off (``treehop.context_assembly``'s
+switches), or ordered another way, on the same find() results."""
+ALL_ARMS = (*CONTEXT_ARMS, *(f"treehop {k}" for k in ABLATIONS))
+
+
+def is_held_out(sample_id: str) -> bool:
+    """The fixed rule that splits the conversations: held out when sha256(sample_id) is odd.
+    Every choice (defaults, orderings) is made on the other (dev) conversations; of the five
+    LoCoMo development conversations, conv-26 and conv-42 are dev (351 questions), conv-30,
+    conv-41 and conv-43 held out (411)."""
+    return int(hashlib.sha256(sample_id.encode()).hexdigest(), 16) % 2 == 1
+
+
+def pack_best_first(texts: list[str], budget: int, counter: Any) -> str:
+    """A flat baseline's block: its units best first, one a line, each taken when it still fits
+    (a unit that does not fit is skipped and the next tried: the fairest greedy fill), the
+    whole block checked with the same counter as ``assemble_context``."""
+    nl = counter.count("\n")
+    parts: list[str] = []
+    used = 0
+    for t in texts:
+        n = counter.count(t) + (nl if parts else 0)
+        if used + n <= budget:
+            parts.append(t)
+            used += n
+    while parts and counter.count("\n".join(parts)) > budget:
+        parts.pop()
+    return "\n".join(parts)
+
+
+def evidence_inside(block: str, gold: set[str], by_id: dict[str, str]) -> float:
+    """The share of a question's evidence turns whose whole text (``Speaker: text``) is in the
+    block (whitespace normalised)."""
+    inside = _norm(block)
+    return sum(1 for g in gold if g in by_id and by_id[g] in inside) / len(gold)
+
+
+async def context_conversation(
+    conv: dict[str, Any], embedder: Any, budgets: tuple[int, ...], time_budget: int
+) -> tuple[dict[str, dict[int, list[float]]], list[tuple[float, float]]]:
+    """Per arm and budget: one evidence-inside fraction per question; and one
+    ``(find s, assemble_context s)`` pair per question, timed interleaved on the same query."""
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    import treehop.context_assembly as ca
+    from treehop.config import RetrievalConfig
+    from treehop.lexical import LexicalIndex
+    from treehop.stores.base import Scope
+
+    counter = default_token_counter()
+    sessions = sessions_of(conv)
+    cid = conv["sample_id"]
+    questions = [
+        q for q in conv["qa"] if q.get("category") != 5 and evidence_ids(q.get("evidence", []))
+    ]
+    mem = AsyncTreehop(None, embedder=embedder, tagger="auto")
+    for n, st, ts in sessions:
+        await mem.add_messages(
+            [{"speaker": t["speaker"], "content": t["text"], "id": t["dia_id"]} for t in ts],
+            conversation_id=cid,
+            session_id=f"session-{n:02d}",
+            session_time=st,
+        )
+    target = f"viking://~/memories/conversations/{cid}"
+    by_id = {t["dia_id"]: _norm(turn_text(t)) for _, _, ts in sessions for t in ts}
+    # the flat arms rank the very leaves the memory path stored (dated turn texts)
+    leaves = sorted(
+        (n for n in mem.store.iter_nodes(mem.resolve(target)) if n.is_leaf),
+        key=lambda n: n.uri,
+    )
+    texts = [n.content or n.abstract for n in leaves]
+    vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
+    lex = LexicalIndex()
+    lex.upsert(np.arange(len(texts)), texts)
+    splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)
+    chunks: list[str] = []
+    for session in sorted({n.parent_uri for n in leaves}):
+        chunks += splitter.split_text("\n".join(t for n, t in zip(leaves, texts, strict=True)
+                                                if n.parent_uri == session))  # fmt: skip
+    cvecs = np.asarray(embedder.embed(chunks), dtype=np.float32)
+    qvecs = np.asarray(embedder.embed([q["question"] for q in questions]), dtype=np.float32)
+    scope = Scope(subtrees=(mem.resolve(target),), leaves_only=True)
+    w = RetrievalConfig().dense_weight
+    out: dict[str, dict[int, list[float]]] = {a: {b: [] for b in budgets} for a in ALL_ARMS}
+    times: list[tuple[float, float]] = []
+    for q, qv in zip(questions, qvecs, strict=True):
+        gold = evidence_ids(q["evidence"])
+        res = await mem.find(q["question"], target_uri=target)
+        dense = [texts[i] for i in np.argsort(-(vecs @ qv), kind="stable")[:100]]
+        hyb = mem.store.search(qv, scope, 100, query_text=q["question"], dense_weight=w)
+        rows, _ = lex.top(q["question"], 100)
+        framework = [chunks[i] for i in np.argsort(-(cvecs @ qv), kind="stable")[:30]]
+        ranked = {
+            "flat dense": dense,
+            "flat hybrid": [h.node.content or h.node.abstract for h in hyb],
+            "flat BM25": [texts[int(r)] for r in rows],
+            "framework: 1000c split + flat": framework,
+        }
+        for b in budgets:
+            block = assemble_context(res, max_tokens=b).text
+            out["treehop assemble_context"][b].append(evidence_inside(block, gold, by_id))
+            for arm, units in ranked.items():
+                out[arm][b].append(evidence_inside(pack_best_first(units, b, counter), gold, by_id))
+            for name, switches in ABLATIONS.items():
+                saved = {k: getattr(ca, k) for k in switches}
+                try:
+                    for k, v in switches.items():
+                        setattr(ca, k, v)
+                    block = assemble_context(res, max_tokens=b).text
+                finally:
+                    for k, v in saved.items():
+                        setattr(ca, k, v)
+                out[f"treehop {name}"][b].append(evidence_inside(block, gold, by_id))
+        # speed: the two calls a user makes, interleaved on the same query
+        t0 = time.perf_counter()
+        await mem.find(q["question"], target_uri=target)
+        t1 = time.perf_counter()
+        await mem.assemble_context(q["question"], max_tokens=time_budget, target_uri=target)
+        t2 = time.perf_counter()
+        times.append((t1 - t0, t2 - t1))
+    await mem.close()
+    return out, times
+
+
+def context_table(convs: list[dict[str, Any]], embedder: Any, budgets: tuple[int, ...]) -> None:
+    """Print evidence-inside-the-budget for every arm, dev and held-out conversations apart,
+    and the p50/p95 of ``assemble_context`` against ``find()``."""
+    halves: dict[str, dict[str, dict[int, list[float]]]] = {}
+    times: list[tuple[float, float]] = []
+    names: dict[str, list[str]] = {}
+    time_budget = 500 if 500 in budgets else budgets[0]
+    for conv in convs:
+        half = "held-out" if is_held_out(conv["sample_id"]) else "dev"
+        names.setdefault(half, []).append(conv["sample_id"])
+        res, t = asyncio.run(context_conversation(conv, embedder, budgets, time_budget))
+        times += t
+        dst = halves.setdefault(half, {a: {b: [] for b in budgets} for a in ALL_ARMS})
+        for arm, per in res.items():
+            for b, vals in per.items():
+                dst[arm][b] += vals
+    counter = default_token_counter()
+    print(f"Evidence turns wholly inside the context block ({counter.name} tokens); "
+          "find() defaults under assemble_context, flat units packed best first\n")  # fmt: skip
+    head = f"{'half':9} {'arm':48} {'n':>4} " + " ".join(f"{b:>6}" for b in budgets)
+    print(head)
+    for half in ("dev", "held-out"):
+        if half not in halves:
+            continue
+        for arm in ALL_ARMS:
+            per = halves[half][arm]
+            n = len(per[budgets[0]])
+            cells = " ".join(f"{np.mean(per[b]):6.3f}" for b in budgets)
+            print(f"{half:9} {arm:48} {n:4d} {cells}")
+    for half, ids in names.items():
+        print(f"  {half}: {', '.join(ids)}")
+    f = np.array([t[0] for t in times]) * 1e3
+    a = np.array([t[1] for t in times]) * 1e3
+    print(
+        f"\nSpeed, {len(times)} queries interleaved (BLAS threads "
+        f"{os.environ.get('OPENBLAS_NUM_THREADS')}): find() p50 {np.median(f):.2f} ms, p95 "
+        f"{np.percentile(f, 95):.2f}; assemble_context(max_tokens={time_budget}, find included) "
+        f"p50 {np.median(a):.2f} ms, p95 {np.percentile(a, 95):.2f}; ratio of p50s "
+        f"{np.median(a) / np.median(f):.2f}, median per-query ratio {np.median(a / f):.2f}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--conversations", type=int, default=None, help="only the first N")
@@ -352,11 +549,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--budget", type=int, default=512, help="context-block token budget (0: skip that table)"
     )
+    p.add_argument(
+        "--context-table",
+        action="store_true",
+        help="only the evidence-inside-a-budget table (250/500/1000 tokens) and the speed of "
+        "assemble_context against find(), dev and held-out conversations apart",
+    )
+    p.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="for --context-table")
     a = p.parse_args(argv)
     if not LOCOMO.is_file():
         print(f"LoCoMo not found at {LOCOMO} (set TREEHOP_LOCOMO)", file=sys.stderr)
         return 2
     embedder = default_embedder(cache=not a.no_cache)
+    if a.context_table:
+        t0 = time.perf_counter()
+        budgets = tuple(int(b) for b in a.budgets.split(","))
+        context_table(load_conversations(a.conversations), embedder, budgets)
+        print(f"\n({time.perf_counter() - t0:.0f} s)")
+        return 0
     tagger: Any = "auto" if a.tagger == "auto" else None
     t0 = time.perf_counter()
     per_arm: dict[str, list[tuple[float, float, bool]]] = {}

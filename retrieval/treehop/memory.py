@@ -35,7 +35,6 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from . import tags as tagmod
@@ -45,6 +44,7 @@ from .errors import InvalidQueryError, TreehopError
 from .filters import MetadataFilter
 from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
 from .llm.base import LLM, ChatMessage
+from .memory_context import day_prefix
 from .models import ContextType, Level, Node
 from .timestamps import TIMESTAMP_FIELD, TimeLike, time_range_filter, to_epoch, to_iso
 
@@ -105,8 +105,7 @@ class Turn:
     def dated_text(self) -> str:
         """:attr:`text` headed by the day it was said, ``(8 May 2023) Ann: ...``: the words a
         question about a time uses (``in May 2023``), for the lexical and the dense index."""
-        dt = datetime.fromtimestamp(self.timestamp, tz=UTC)
-        return f"({dt.day} {dt:%B %Y}) {self.text}"
+        return f"{day_prefix(self.timestamp)}{self.text}"
 
 
 @dataclass

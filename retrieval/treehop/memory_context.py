@@ -42,6 +42,7 @@ import math
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import numpy as np
 import numpy.typing as npt
@@ -68,6 +69,14 @@ def carries_context(node: Node) -> bool:
         and node.parent_uri is not None
         and node.metadata.get("kind") == TURN_KIND
     )
+
+
+def day_prefix(timestamp: float) -> str:
+    """``(8 May 2023) ``: the day a dated turn text starts with (``add_messages``'s
+    ``dated_text``), from its epoch seconds (UTC). The context block drops it from a turn
+    listed under a session header of the same day (the header says it once)."""
+    dt = datetime.fromtimestamp(timestamp, tz=UTC)
+    return f"({dt.day} {dt:%B %Y}) "
 
 
 def turn_text(node: Node) -> str:
