@@ -302,10 +302,11 @@ class LangChainRow:
 
 class LlamaIndexRow:
     """What a LlamaIndex user builds: ``SentenceSplitter()`` defaults (1,024 tokens, 200
-    overlap) and ``VectorStoreIndex`` (its in-memory store) with treehop's embedder as
-    ``TreehopEmbedding``; each file is a ``Document`` with its ``file_path`` metadata (as
-    ``SimpleDirectoryReader`` gives, which LlamaIndex embeds with the text by default). The
-    result is each node's text."""
+    overlap) and ``VectorStoreIndex`` (its in-memory store, exact cosine) with treehop's
+    embedder as ``TreehopEmbedding``; one ``Document(text=...)`` per file, without metadata
+    (``SimpleDirectoryReader`` would add ``file_path``/``file_name``, which LlamaIndex embeds
+    with the text; left out so that the node text is exactly what is embedded and the
+    embedding cache is shared with the other rows). The result is each node's text."""
 
     def __init__(self, files: Mapping[str, str], embedder: Any) -> None:
         from llama_index.core import Document, VectorStoreIndex
@@ -313,7 +314,7 @@ class LlamaIndexRow:
 
         from llama_index.vector_stores.treehop import TreehopEmbedding
 
-        docs = [Document(text=files[r], metadata={"file_path": r}) for r in sorted(files)]
+        docs = [Document(text=files[r]) for r in sorted(files)]
         self.embed = TreehopEmbedding(embedder)
         self.index = VectorStoreIndex.from_documents(
             docs, embed_model=self.embed, transformations=[SentenceSplitter()]

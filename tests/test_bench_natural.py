@@ -188,3 +188,76 @@ def test_scrub_deletes_quoted_questions_across_line_breaks() -> None:
     ns._check_removed(files, qs)
     with pytest.raises(ValueError):
         ns._check_removed({"a.md": "where do i get lsof?"}, qs)
+
+
+# -- every row end to end on a tiny tree (deterministic embedder, no model) -------------
+
+TOPICS = {
+    "net/sockets.md": [
+        (
+            "How are UDP sockets shown?",
+            "UDP sockets appear with protocol UDP and no state "
+            "column because datagram sockets keep no connection state at all.",
+        ),
+        (
+            "Why is the TCP window missing?",
+            "The TCP window size is printed only with the "
+            "option that requests extended socket detail from the kernel tables.",
+        ),
+    ],
+    "fs/nfs.md": [
+        (
+            "Why does NFS hang?",
+            "An unreachable NFS server blocks the stat call; the blocking "
+            "avoidance option skips kernel calls that could hang on remote mounts.",
+        ),
+    ],
+    "build/compilers.md": [
+        (
+            "Which compiler builds on AIX?",
+            "On AIX the vendor compiler xlc builds cleanly; gcc "
+            "needs the header fixes described in the configuration notes.",
+        ),
+    ],
+}
+
+
+def _tiny_set(root: Path) -> ns.NaturalSet:
+    files: dict[str, str] = {}
+    questions = []
+    for rel, pairs in TOPICS.items():
+        files[rel] = f"# {Path(rel).stem}\n\n" + "\n\n".join(a for _, a in pairs) + "\n"
+        questions += [
+            ns.NaturalQuestion(f"{rel}#{i}", q, ((a, 1.0),), source=rel)
+            for i, (q, a) in enumerate(pairs)
+        ]
+    return ns.NaturalSet("tiny", ns.write_tree(files, root), questions, "tiny", files)
+
+
+def test_every_row_runs_end_to_end_and_flat_rows_find_distinct_answers(tmp_path: Path) -> None:
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    nset = _tiny_set(tmp_path / "tiny")
+    notes: list[str] = []
+    table = bn.evaluate_set(
+        nset, list(bn.ROWS), ["dev", "test"], BagOfWordsEmbedder(), [60, 400], 0, notes
+    )
+    assert {r.key for r in table} == {r.key for r in bn.ROWS}
+    by = {(r.half, r.key): r for r in table}
+    n_dev = by["dev", "find"].scores.n
+    assert n_dev + by["test", "find"].scores.n == len(nset.questions)
+    for r in table:
+        s = r.scores
+        assert 0.0 <= s.ndcg10 <= 1.0 and 0.0 <= s.mrr10 <= 1.0 and s.r10 <= s.r100 + 1e-9
+        assert all(0.0 <= v <= 1.0 for v in s.ctx.values())
+        assert r.p50 > 0
+    for half in ("dev", "test"):
+        if by[half, "find"].scores.n:
+            # every answer is a short paragraph with the question's rare words: BM25 ranks it
+            # first, and a 400-token block holds the whole of it for every row
+            assert by[half, "flat-bm25"].scores.mrr10 == 1.0
+            assert by[half, "flat-bm25"].scores.ctx[400] == 1.0
+            assert by[half, "find"].scores.r100 == 1.0
+    # a 60-token block cannot hold more than one or two short answers' text
+    assert any(r.scores.ctx[60] < r.scores.ctx[400] for r in table if r.scores.n)
+    assert any("LangChain row" in n for n in notes) and any("LlamaIndex row" in n for n in notes)
