@@ -22,10 +22,11 @@ with the same answer takes its place and earns nothing.
 
 Metrics: nDCG@10 (graded gains on Cranfield), R@10, R@100, MRR@10, and **answer-in-context**
 at 500 / 1,000 / 2,000 tokens (``ctx@B``): the share of a question's answers present (same
-judge) in the block the user would put in a prompt: ``assemble_context`` over ``find()`` for
-treehop rows; for every other row its top-100 results packed best-first (a result that does not
-fit is skipped, the next tried) into the same budget, counted by treehop's own token counter
-(``default_token_counter``, MiniLM's WordPiece).
+judge) in the block the user would put in a prompt: for treehop rows ``assemble_context`` over
+the limit-10 ``find()`` result (what ``Treehop.assemble_context(query, max_tokens=B)`` does with
+find's default limit); for every other row its top-100 results packed best-first (a result
+that does not fit is skipped, the next tried) into the same budget, counted by treehop's own
+token counter (``default_token_counter``, MiniLM's WordPiece).
 
 Rows interleave per query (A, B, B, A ...) with BLAS pinned to one thread; p50 is the limit-10
 call (query vectors computed up front, so no row pays for the model). Halves: each query's half
@@ -367,47 +368,38 @@ class Runner:
             for k, v in saved.items():
                 setattr(cfg, k, v)
 
-    def texts(self, row: Row, q: ns.NaturalQuestion, limit: int) -> list[str]:
+    def results(self, row: Row, q: ns.NaturalQuestion, limit: int) -> tuple[list[str], Any]:
+        """(the delivered texts, the ``FindResult`` for treehop rows else ``None``)."""
         vec = self.embedder.queries[q.text]
         if row.method == "flat-dense":
-            return self.flat.dense(vec, limit)
+            return self.flat.dense(vec, limit), None
         if row.method == "flat-bm25":
-            return self.flat.bm25(q.text, limit)
+            return self.flat.bm25(q.text, limit), None
         if row.method == "flat-hybrid":
             w = float(row.config.get("dense_weight", bt.DEFAULT_DENSE_WEIGHT))
-            return self.flat.hybrid(vec, q.text, limit, w, self.scope)
+            return self.flat.hybrid(vec, q.text, limit, w, self.scope), None
         if row.method == "langchain" and self.langchain is not None:
-            return self.langchain.run(vec, limit)
+            return self.langchain.run(vec, limit), None
         if row.method == "llamaindex" and self.llamaindex is not None:
-            return self.llamaindex.run(q.text, limit)
+            return self.llamaindex.run(q.text, limit), None
         if row.method == "find":
 
-            def call() -> list[str]:
-                res = self.th.find(q.text, target_uri=self.scope, limit=limit, **row.find)
-                return [delivered(m) for m in res.contexts()]
+            def call() -> Any:
+                return self.th.find(q.text, target_uri=self.scope, limit=limit, **row.find)
 
-            out: list[str] = self._with_config(row, call)
-            return out
+            res = self._with_config(row, call)
+            return [delivered(m) for m in res.contexts()], res
         raise ValueError(f"row {row.key}: method {row.method!r} not available")
 
-    def block(
-        self, row: Row, q: ns.NaturalQuestion, budget: int, pool: Sequence[str], counter: Any
-    ) -> str:
-        """The context a user puts in the prompt at ``budget`` tokens."""
-        if row.method == "find":
-
-            def call() -> str:
-                ctx = self.th.assemble_context(
-                    q.text,
-                    max_tokens=budget,
-                    token_counter=counter,
-                    target_uri=self.scope,
-                    **row.find,
-                )
-                return ctx.text
-
-            out: str = self._with_config(row, call)
-            return out
+    def block(self, found: Any, budget: int, pool: Sequence[str], counter: Any) -> str:
+        """The context a user puts in the prompt at ``budget`` tokens: for a treehop row
+        ``assemble_context`` over the limit-10 ``find()`` result (what
+        ``Treehop.assemble_context(query, max_tokens=...)`` does with find's default limit);
+        for the others their results packed best first."""
+        if found is not None:
+            return str(
+                self.th.assemble_context(found, max_tokens=budget, token_counter=counter).text
+            )
         return pack(pool, budget, counter)
 
 
@@ -427,13 +419,12 @@ def run_rows(
         for ri in order:
             rr = out[ri]
             t0 = time.perf_counter()
-            rr.texts[10][q.qid] = runner.texts(rr.row, q, 10)
+            rr.texts[10][q.qid], found = runner.results(rr.row, q, 10)
             rr.latency_ms.append((time.perf_counter() - t0) * 1000)
-            rr.texts[100][q.qid] = runner.texts(rr.row, q, 100)
+            rr.texts[100][q.qid], _ = runner.results(rr.row, q, 100)
             for b in budgets:
-                rr.blocks[b][q.qid] = runner.block(
-                    rr.row, q, b, rr.texts[100][q.qid][:PACK_POOL], counter
-                )
+                pool = rr.texts[100][q.qid][:PACK_POOL]
+                rr.blocks[b][q.qid] = runner.block(found, b, pool, counter)
     return out
 
 
