@@ -43,6 +43,10 @@ from typing import Any
 import datasets as ds
 
 NATURAL_SETS = ("django-faq", "gitfaq", "lsof-faq", "cranfield")
+DERIVED_SETS = ("pytest-derived",)
+"""The second query kind (queries made from the corpus's own headings, first sentences and
+link texts: ``bench/data/pytest_doc_queries.json``), judged the same way; run by name only
+(``--sets pytest-derived``): its ~1,000 framework chunks are not in a fresh cache."""
 DJANGO_FAQ_DIR = "faq"
 LSOF_PACKAGE = "lsof"
 MAX_LINKED_CHARS = 60_000
@@ -415,11 +419,41 @@ def _check_removed(files: dict[str, str], questions: Sequence[NaturalQuestion]) 
             raise ValueError(f"question text left in the corpus: {q.text!r}")
 
 
+def pytest_derived_set() -> NaturalSet:
+    """pytest 7.2's docs (as ``bench_tree.py`` builds them) with its derived queries; the
+    answer is the labelled page's whole text, so a result matches when at least half of its
+    own shingles come from that page (any chunk of it), and a context block when half of the
+    block does. The questions are *in* the corpus, by construction of this kind."""
+    root, pages = ds.materialise_pytest_docs()
+    text_of = {p.relpath: p.text for p in pages}
+    raw = ds.load_query_file(ds.PYTEST_QUERIES_FILE)
+    questions = [
+        NaturalQuestion(
+            f"pytest:{q['qid']}",
+            str(q["query"]),
+            ((text_of[str(q["relevant"])], 1.0),),
+            kind=str(q.get("kind", "derived")),
+            source=str(q["relevant"]),
+        )
+        for q in raw
+        if str(q["relevant"]) in text_of
+    ]
+    return NaturalSet(
+        "pytest-derived",
+        root,
+        questions,
+        "pytest 7.2 docs; heading / first-sentence / anchor-text queries (bench_tree's set); "
+        "answer = the labelled page's text",
+        text_of,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
     "lsof-faq": lambda emb: lsof_faq_set(),
     "cranfield": cranfield_set,
+    "pytest-derived": lambda emb: pytest_derived_set(),
 }
 
 
