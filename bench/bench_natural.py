@@ -599,6 +599,48 @@ def print_table(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
         )
 
 
+def print_pivot(table: Sequence[TableRow], metric: str) -> None:
+    """One metric, rows x (set, half): the compact form ``bench/README.md`` shows."""
+    cols = list(dict.fromkeys((r.dataset, r.half) for r in table))
+    names = list(dict.fromkeys((r.key, r.name) for r in table))
+    cell = {(r.key, r.dataset, r.half): r for r in table}
+    head = f"| {metric:<31} | " + " | ".join(f"{d}/{h}" for d, h in cols) + " |"
+    print(head)
+    print("|" + "|".join("-" * len(c) for c in head.split("|")[1:-1]) + "|")
+    for key, name in names:
+        vals = []
+        for d, h in cols:
+            r = cell.get((key, d, h))
+            v = None if r is None else r.as_json().get(metric)
+            vals.append(f"{v:.3f}".rjust(len(f"{d}/{h}")) if v is not None else "-")
+        print(f"| {name:<31} | " + " | ".join(vals) + " |")
+    print(
+        "| n (questions)                   | "
+        + " | ".join(
+            str(next(r.scores.n for r in table if (r.dataset, r.half) == c)).rjust(
+                len(f"{c[0]}/{c[1]}")
+            )
+            for c in cols
+        )
+        + " |"
+    )
+
+
+def table_row_from_json(d: Mapping[str, Any]) -> TableRow:
+    ctx = {int(k.split("@")[1]): float(v) for k, v in d.items() if k.startswith("ctx@")}
+    scores = Scores(
+        int(d["n"]),
+        float(d["ndcg@10"]),
+        float(d["R@10"]),
+        float(d["R@100"]),
+        float(d["MRR@10"]),
+        ctx,
+    )
+    return TableRow(
+        str(d["dataset"]), str(d["half"]), str(d["row"]), str(d["name"]), scores, float(d["p50_ms"])
+    )
+
+
 def print_checks(table: Sequence[TableRow]) -> None:
     """The issue's "done when" per set and half: find() defaults against the best flat row."""
     flat = ("flat-dense", "flat-hybrid", "flat-bm25", "langchain", "llamaindex")
@@ -625,6 +667,17 @@ def print_checks(table: Sequence[TableRow]) -> None:
     if lines:
         print("Done-when checks (find() defaults vs the best flat row of the same set and half):")
         print("\n".join(lines))
+
+
+def print_report(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
+    print()
+    print_table(table, budgets)
+    print()
+    for metric in ["ndcg@10", *(f"ctx@{b}" for b in budgets), "p50_ms"]:
+        print_pivot([r for r in table if "/" not in r.dataset], metric)
+        print()
+    print_checks(table)
+    print()
 
 
 def parse_rows(spec: str) -> list[Row]:
@@ -658,6 +711,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     ap.add_argument("--max-queries", type=int, default=0, help="N per half (0 = all)")
     ap.add_argument("--json", type=Path, help="write every row to this JSON file")
+    ap.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        help="print the tables from the --json files of earlier runs (runs nothing)",
+    )
     args = ap.parse_args(argv)
     if args.list_rows:
         for r in ROWS:
@@ -671,6 +730,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows = parse_rows(args.rows)
     halves = ["dev"] if args.dev else ["test"] if args.test else ["dev", "test"]
     budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+    if args.merge:
+        merged: list[TableRow] = []
+        for f in args.merge:
+            data = json.loads(f.read_text())
+            merged += [table_row_from_json(d) for d in data["rows"]]
+            print(f"- {f.name}: bench_natural.py {' '.join(data['argv'])}")
+            for n in data["notes"]:
+                print(f"- {n}")
+        budgets = sorted({b for r in merged for b in r.scores.ctx})
+        print_report(merged, budgets)
+        return
     cached = ds.default_embedder()
     notes: list[str] = []
     table: list[TableRow] = []
@@ -678,11 +748,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name in names:
         nset = ns.load_natural_set(name, cached)
         table += evaluate_set(nset, rows, halves, cached, budgets, args.max_queries, notes)
-    print()
-    print_table(table, budgets)
-    print()
-    print_checks(table)
-    print()
+    print_report(table, budgets)
     for n in notes:
         print(f"- {n}")
     print(
