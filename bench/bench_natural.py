@@ -142,14 +142,36 @@ class Judge:
         return frozenset(f"a{i}" for i, a in enumerate(answers) if overlaps(key, self.key(a)))
 
 
-def answer_in_context(block: str, answers: Sequence[str], judge_: Judge) -> float:
-    """Share of the answers present in a context block (each judged by :func:`overlaps`)."""
+def answer_in_context(
+    block: str,
+    answers: Sequence[str],
+    judge_: Judge,
+    pieces: Sequence[str] = (),
+    by_piece: bool = False,
+) -> float:
+    """Share of the answers present in a context block: the block as a whole judged against
+    each answer (:func:`overlaps`: half of the answer's text is in it). With ``by_piece``
+    (answers that are whole pages, ``NaturalSet.answers_are_pages``): an answer is present
+    when any piece of the block (a packed result, an assembled hit) is of it, since a
+    1,000-token block is never half of a long page, nor half from one page."""
     if not answers:
         return 0.0
+    if by_piece:
+        found: set[str] = set()
+        for p in pieces:
+            found |= judge_.units(p, answers)
+        return len(found) / len(answers)
     return len(judge_.units(block, answers)) / len(answers)
 
 
 def pack(texts: Sequence[str], budget: int, counter: TokenCounter, sep: str = "\n\n") -> str:
+    """:func:`pack_pieces`, joined by ``sep``."""
+    return sep.join(pack_pieces(texts, budget, counter, sep))
+
+
+def pack_pieces(
+    texts: Sequence[str], budget: int, counter: TokenCounter, sep: str = "\n\n"
+) -> list[str]:
     """Texts best first into ``budget`` tokens: a text that does not fit is skipped and the
     next one tried (as ``assemble_context`` does), duplicates are dropped, and the joined
     block is counted again at the end (a tokenizer need not be additive), dropping the last
@@ -168,11 +190,9 @@ def pack(texts: Sequence[str], budget: int, counter: TokenCounter, sep: str = "\
         out.append(t)
         seen.add(t)
         used += n
-    block = sep.join(out)
-    while out and counter.count(block) > budget:
+    while out and counter.count(sep.join(out)) > budget:
         out.pop()
-        block = sep.join(out)
-    return block
+    return out
 
 
 class CachedCounter:
@@ -344,7 +364,7 @@ def delivered(m: MatchedContext) -> str:
 class RowRun:
     row: Row
     texts: dict[int, dict[str, list[str]]]  # limit -> qid -> delivered texts
-    blocks: dict[int, dict[str, str]]  # budget -> qid -> context block
+    blocks: dict[int, dict[str, tuple[str, list[str]]]]  # budget -> qid -> (block, its pieces)
     latency_ms: list[float]
 
 
@@ -391,16 +411,21 @@ class Runner:
             return [delivered(m) for m in res.contexts()], res
         raise ValueError(f"row {row.key}: method {row.method!r} not available")
 
-    def block(self, found: Any, budget: int, pool: Sequence[str], counter: Any) -> str:
+    def block(
+        self, found: Any, budget: int, pool: Sequence[str], counter: Any
+    ) -> tuple[str, list[str]]:
         """The context a user puts in the prompt at ``budget`` tokens: for a treehop row
         ``assemble_context`` over the limit-10 ``find()`` result (what
         ``Treehop.assemble_context(query, max_tokens=...)`` does with find's default limit);
-        for the others their results packed best first."""
+        for the others their results packed best first. Also the block's pieces: each
+        assembled hit's text at the tier it went in with, or each packed result."""
         if found is not None:
-            return str(
-                self.th.assemble_context(found, max_tokens=budget, token_counter=counter).text
-            )
-        return pack(pool, budget, counter)
+            ctx = self.th.assemble_context(found, max_tokens=budget, token_counter=counter)
+            by_uri = {m.uri: m for m in found.contexts()}
+            pieces = [str(getattr(by_uri[s.uri], s.tier)) for s in ctx.sections if s.uri in by_uri]
+            return str(ctx.text), pieces
+        pieces = pack_pieces(pool, budget, counter)
+        return "\n\n".join(pieces), pieces
 
 
 def run_rows(
@@ -439,7 +464,11 @@ class Scores:
 
 
 def score(
-    rr: RowRun, queries: Sequence[ns.NaturalQuestion], judge_: Judge, budgets: Sequence[int]
+    rr: RowRun,
+    queries: Sequence[ns.NaturalQuestion],
+    judge_: Judge,
+    budgets: Sequence[int],
+    by_piece: bool = False,
 ) -> Scores:
     nd, r10, r100, mrr = [], [], [], []
     ctx: dict[int, list[float]] = {b: [] for b in budgets}
@@ -453,7 +482,8 @@ def score(
         r100.append(bt.recall_at(ranked100, rel, 100))
         mrr.append(bt.reciprocal_rank(ranked10, rel, 10))
         for b in budgets:
-            ctx[b].append(answer_in_context(rr.blocks[b][q.qid], answers, judge_))
+            block, pieces = rr.blocks[b][q.qid]
+            ctx[b].append(answer_in_context(block, answers, judge_, pieces, by_piece))
 
     def mean(xs: list[float]) -> float:
         return float(np.mean(xs)) if xs else 0.0
@@ -571,7 +601,7 @@ def evaluate_set(
                             half,
                             rr.row.key,
                             rr.row.name,
-                            score(rr, group, judge_, budgets),
+                            score(rr, group, judge_, budgets, nset.answers_are_pages),
                             float(np.percentile(rr.latency_ms, 50))
                             if rr.latency_ms
                             else float("nan"),

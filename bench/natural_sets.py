@@ -74,6 +74,9 @@ class NaturalSet:
     questions: list[NaturalQuestion]
     note: str
     files: dict[str, str] = field(default_factory=dict)  # relpath -> text, as written
+    answers_are_pages: bool = False
+    """True when each answer is a whole page (the derived kind): answer-in-context then
+    counts a block holding any result of that page (``bench_natural.answer_in_context``)."""
 
 
 # --------------------------------------------------------------------------------------
@@ -445,6 +448,7 @@ def pytest_derived_set() -> NaturalSet:
         "pytest 7.2 docs; heading / first-sentence / anchor-text queries (bench_tree's set); "
         "answer = the labelled page's text",
         text_of,
+        answers_are_pages=True,
     )
 
 

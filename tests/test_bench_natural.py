@@ -261,3 +261,17 @@ def test_every_row_runs_end_to_end_and_flat_rows_find_distinct_answers(tmp_path:
     # a 60-token block cannot hold more than one or two short answers' text
     assert any(r.scores.ctx[60] < r.scores.ctx[400] for r in table if r.scores.n)
     assert any("LangChain row" in n for n in notes) and any("LlamaIndex row" in n for n in notes)
+
+
+def test_page_answers_count_in_context_by_piece() -> None:
+    """A whole page as the answer (the derived kind): a block with one passage of the page
+    among others holds it, though the block is not half from that page."""
+    j = bn.Judge()
+    page = " ".join(f"p{i}" for i in range(400))
+    passage = " ".join(f"p{i}" for i in range(100, 140))
+    others = [" ".join(f"o{k}x{i}" for i in range(60)) for k in range(3)]
+    block = "\n\n".join([*others, passage])
+    assert bn.answer_in_context(block, [page], j) == 0.0
+    assert bn.answer_in_context(block, [page], j, [*others, passage], by_piece=True) == 1.0
+    assert bn.answer_in_context(block, [page], j, others, by_piece=True) == 0.0
+    assert bn.pack_pieces(["a b", "c d", "a b"], 100, HeuristicCounter()) == ["a b", "c d"]
