@@ -1,0 +1,277 @@
+"""The metric and set-building code of ``bench/bench_natural.py`` on tiny hand-made data
+(offline, no embedding model).
+
+What the natural-question numbers rest on: the text-overlap judge (an answer is recognised in
+any chunking of it, and not in a neighbour's text), an answer counting once at its first rank
+while a second slot with it still takes a place, the packing of a baseline's results into a
+token budget, and the FAQ parsers deleting every question's text from the corpus while keeping
+its answer.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import bench_natural as bn
+import bench_tree as bt
+import natural_sets as ns
+from treehop.context_assembly import HeuristicCounter
+
+ANSWER = (
+    "The login cookie is not being set correctly because the domain of the cookie sent out "
+    "by Django does not match the domain in your browser. Set SESSION_COOKIE_DOMAIN to the "
+    "domain of your site and restart the server."
+)
+OTHER = (
+    "Django's admin site is customised through ModelAdmin subclasses registered with the "
+    "site; templates under admin/ override the look of every page it renders."
+)
+
+
+# -- the judge ------------------------------------------------------------------------
+
+
+def test_judge_recognises_an_answer_in_any_chunking_of_it() -> None:
+    half = " ".join(ANSWER.split()[: len(ANSWER.split()) // 2 + 3])
+    assert bn.judge(ANSWER, ANSWER)
+    assert bn.judge(half, ANSWER)  # a chunk holding the first half: all its shingles match
+    assert bn.judge("# FAQ: admin\n\n" + OTHER + "\n\n" + ANSWER, ANSWER)  # a whole page
+    assert bn.judge(ANSWER.upper().replace(".", " ."), ANSWER)  # case and punctuation aside
+
+
+def test_judge_rejects_another_answer_and_a_small_share_of_this_one() -> None:
+    assert not bn.judge(OTHER, ANSWER)
+    # a chunk that is mostly the neighbour with a few words of the answer at its end
+    tail = " ".join(ANSWER.split()[:6])
+    assert not bn.judge(OTHER + " " + OTHER + " " + tail, ANSWER)
+    assert not bn.judge("", ANSWER)
+
+
+def test_judge_half_of_the_smaller_set_is_the_threshold() -> None:
+    answer = " ".join(f"w{i}" for i in range(14))  # 10 shingles
+    exactly_half = " ".join(f"w{i}" for i in range(9)) + " " + " ".join(f"x{i}" for i in range(20))
+    assert bn.judge(exactly_half, answer)  # 5 of the answer's 10 shingles, the answer smaller
+    below = " ".join(f"w{i}" for i in range(8)) + " " + " ".join(f"x{i}" for i in range(20))
+    assert not bn.judge(below, answer)  # 4 of 10
+
+
+def test_judge_short_texts_use_word_overlap() -> None:
+    assert bn.judge("use git config", "Use `git config --global`.")
+    assert not bn.judge("install it", "use git config")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(list("abcdefgh")), max_size=30), st.integers(0, 40))
+def test_judge_is_symmetric_and_a_text_is_its_own_answer(toks: list[str], cut: int) -> None:
+    a, b = " ".join(toks), " ".join(toks[:cut])
+    assert bn.judge(a, b) == bn.judge(b, a)
+    if toks:
+        assert bn.judge(a, a)
+
+
+# -- first-rank dedup over delivered texts ---------------------------------------------
+
+
+def test_ndcg_counts_a_repeated_answer_once_and_the_repeat_still_takes_a_slot() -> None:
+    j = bn.Judge()
+    answers = [ANSWER]
+    first = " ".join(ANSWER.split()[:20])
+    second = " ".join(ANSWER.split()[15:])
+    ranked = [j.units(t, answers) for t in (OTHER, first, second)]
+    assert ranked == [frozenset(), frozenset({"a0"}), frozenset({"a0"})]
+    rel = {"a0": 1.0}
+    assert bt.ndcg_at(ranked, rel, 10) == pytest.approx(1 / math.log2(3))
+    assert bt.recall_at(ranked, rel, 10) == 1.0
+    # two answers, one of them delivered twice: the duplicate does not stand in for the other
+    two = [ANSWER, OTHER]
+    ranked2 = [j.units(t, two) for t in (first, second, "nothing here at all today")]
+    rel2 = {"a0": 1.0, "a1": 1.0}
+    assert bt.ndcg_at(ranked2, rel2, 10) == pytest.approx(1 / (1 + 1 / math.log2(3)))
+
+
+def test_answer_in_context_is_the_share_of_answers_in_the_block() -> None:
+    j = bn.Judge()
+    assert bn.answer_in_context(ANSWER + "\n\n" + "unrelated words " * 3, [ANSWER, OTHER], j) == 0.5
+    assert bn.answer_in_context("", [ANSWER], j) == 0.0
+
+
+# -- packing into a budget -------------------------------------------------------------
+
+
+def test_pack_fits_the_budget_best_first_and_skips_what_does_not_fit() -> None:
+    counter = HeuristicCounter()
+    big = "word " * 400  # ~400 tokens
+    small_a, small_b = "alpha beta gamma", "delta epsilon"
+    block = bn.pack([small_a, big, small_b, small_a], 50, counter)
+    assert block == small_a + "\n\n" + small_b  # big skipped, the duplicate dropped
+    assert counter.count(block) <= 50
+    assert bn.pack([big], 50, counter) == ""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab .,\n", min_size=1, max_size=60), max_size=12),
+    st.integers(1, 80),
+)
+def test_pack_never_exceeds_the_budget(texts: list[str], budget: int) -> None:
+    counter = HeuristicCounter()
+    block = bn.pack(texts, budget, counter)
+    assert counter.count(block) <= budget
+    for part in filter(None, block.split("\n\n")):
+        assert any(part in t for t in texts)
+
+
+# -- FAQ parsers: questions out of the corpus, answers kept ----------------------------
+
+
+def test_heading_questions_are_deleted_and_their_sections_become_answers() -> None:
+    page = (
+        "# FAQ: General\n\nIntro text here.\n\n## Is Django stable?\n\nYes, it is used in "
+        "production.\n\n```\n# not a heading\n```\n\n## Group\n\n### Does it scale?\n\n"
+        "Yes, shared nothing.\n"
+    )
+    text, pairs = ns.split_heading_questions(page)
+    assert pairs == [
+        ("Is Django stable?", "Yes, it is used in production.\n\n```\n# not a heading\n```"),
+        ("Does it scale?", "Yes, shared nothing."),
+    ]
+    assert "Is Django stable" not in text and "Does it scale" not in text
+    assert "Group" not in text  # a question-level heading without text: deleted, no question
+    assert text.startswith("# FAQ: General") and "# not a heading" in text
+
+
+def test_dt_questions_are_deleted_and_dd_becomes_the_answer() -> None:
+    html = (
+        '<div id="content"><dl><dt class="hdlist1">\nWhat should I put in <code>user.name'
+        "</code>?\n</dt>\n<dd><p>Your personal name &amp; family name.</p></dd></dl></div>"
+    )
+    stripped, pairs = ns.split_dt_questions(html)
+    assert pairs == [("What should I put in user.name ?", "Your personal name & family name.")]
+    assert "What should I put" not in stripped and "personal name" in stripped
+
+
+def test_numbered_faq_splits_sections_into_files_without_question_lines() -> None:
+    faq = (
+        "Table of Contents:\n\n1.0\tGeneral\n1.1\tWhat is it?\n\n2.0\tProblems\n2.1\tBuild\n"
+        "2.1.1\tWhy does the build\n\tfail on AIX?\n\n____\n\n"
+        "1.0\tGeneral\n\n1.1\tWhat is it?\n\n\tA tool that lists open files.\n\n"
+        "2.0\tProblems\n\n2.1\tBuild\n\n2.1.1\tWhy does the build\n\tfail on AIX?\n\n"
+        "\tUse the vendor compiler.\n\tThen retry.\n"
+    )
+    files, qa = ns.split_numbered_faq(faq)
+    assert sorted(files) == ["01-general.md", "02-problems.md"]
+    assert qa == [
+        ("1.1", "What is it?", "A tool that lists open files."),
+        ("2.1.1", "Why does the build fail on AIX?", "Use the vendor compiler.\nThen retry."),
+    ]
+    assert "What is it" not in files["01-general.md"]
+    assert "## 2.1 Build" in files["02-problems.md"]
+    assert "Why does the build" not in files["02-problems.md"]
+    assert "Use the vendor compiler." in files["02-problems.md"]
+
+
+def test_scrub_deletes_quoted_questions_across_line_breaks() -> None:
+    q = ns.NaturalQuestion(
+        "q1", "Where do I get lsof?", (("See 1.2 Where do I\nget lsof? x", 1.0),)
+    )
+    files, qs = ns.scrub_questions({"a.md": "see WHERE do I\n  get lsof? for sites"}, [q])
+    assert files == {"a.md": "see  for sites"}
+    assert qs[0].answers == (("See 1.2  x", 1.0),)
+    ns._check_removed(files, qs)
+    with pytest.raises(ValueError):
+        ns._check_removed({"a.md": "where do i get lsof?"}, qs)
+
+
+# -- every row end to end on a tiny tree (deterministic embedder, no model) -------------
+
+TOPICS = {
+    "net/sockets.md": [
+        (
+            "How are UDP sockets shown?",
+            "UDP sockets appear with protocol UDP and no state "
+            "column because datagram sockets keep no connection state at all.",
+        ),
+        (
+            "Why is the TCP window missing?",
+            "The TCP window size is printed only with the "
+            "option that requests extended socket detail from the kernel tables.",
+        ),
+    ],
+    "fs/nfs.md": [
+        (
+            "Why does NFS hang?",
+            "An unreachable NFS server blocks the stat call; the blocking "
+            "avoidance option skips kernel calls that could hang on remote mounts.",
+        ),
+    ],
+    "build/compilers.md": [
+        (
+            "Which compiler builds on AIX?",
+            "On AIX the vendor compiler xlc builds cleanly; gcc "
+            "needs the header fixes described in the configuration notes.",
+        ),
+    ],
+}
+
+
+def _tiny_set(root: Path) -> ns.NaturalSet:
+    files: dict[str, str] = {}
+    questions = []
+    for rel, pairs in TOPICS.items():
+        files[rel] = f"# {Path(rel).stem}\n\n" + "\n\n".join(a for _, a in pairs) + "\n"
+        questions += [
+            ns.NaturalQuestion(f"{rel}#{i}", q, ((a, 1.0),), source=rel)
+            for i, (q, a) in enumerate(pairs)
+        ]
+    return ns.NaturalSet("tiny", ns.write_tree(files, root), questions, "tiny", files)
+
+
+def test_every_row_runs_end_to_end_and_flat_rows_find_distinct_answers(tmp_path: Path) -> None:
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    nset = _tiny_set(tmp_path / "tiny")
+    notes: list[str] = []
+    table = bn.evaluate_set(
+        nset, list(bn.ROWS), ["dev", "test"], BagOfWordsEmbedder(), [60, 400], 0, notes
+    )
+    assert {r.key for r in table} == {r.key for r in bn.ROWS}
+    by = {(r.half, r.key): r for r in table}
+    n_dev = by["dev", "find"].scores.n
+    assert n_dev + by["test", "find"].scores.n == len(nset.questions)
+    for r in table:
+        s = r.scores
+        assert 0.0 <= s.ndcg10 <= 1.0 and 0.0 <= s.mrr10 <= 1.0 and s.r10 <= s.r100 + 1e-9
+        assert all(0.0 <= v <= 1.0 for v in s.ctx.values())
+        assert r.p50 > 0
+    for half in ("dev", "test"):
+        if by[half, "find"].scores.n:
+            # every answer is a short paragraph with the question's rare words: BM25 ranks it
+            # first, and a 400-token block holds the whole of it for every row
+            assert by[half, "flat-bm25"].scores.mrr10 == 1.0
+            assert by[half, "flat-bm25"].scores.ctx[400] == 1.0
+            assert by[half, "find"].scores.r100 == 1.0
+    # a 60-token block cannot hold more than one or two short answers' text
+    assert any(r.scores.ctx[60] < r.scores.ctx[400] for r in table if r.scores.n)
+    assert any("LangChain row" in n for n in notes) and any("LlamaIndex row" in n for n in notes)
+
+
+def test_page_answers_count_in_context_by_piece() -> None:
+    """A whole page as the answer (the derived kind): a block with one passage of the page
+    among others holds it, though the block is not half from that page."""
+    j = bn.Judge()
+    page = " ".join(f"p{i}" for i in range(400))
+    passage = " ".join(f"p{i}" for i in range(100, 140))
+    others = [" ".join(f"o{k}x{i}" for i in range(60)) for k in range(3)]
+    block = "\n\n".join([*others, passage])
+    assert bn.answer_in_context(block, [page], j) == 0.0
+    assert bn.answer_in_context(block, [page], j, [*others, passage], by_piece=True) == 1.0
+    assert bn.answer_in_context(block, [page], j, others, by_piece=True) == 0.0
+    assert bn.pack_pieces(["a b", "c d", "a b"], 100, HeuristicCounter()) == ["a b", "c d"]
