@@ -46,8 +46,17 @@ class RetrievalConfig(BaseModel):
     max_convergence_rounds: int = Field(default=3, ge=1, le=100)
     """CONVERGENCE (and the rerank track): stop when the top-k is unchanged this many rounds."""
     collapse_chunks: bool = True
-    """One result slot per document: a file's chunks fold into its best-scoring chunk, which
-    carries the others in :attr:`~treehop.models.MatchedContext.collapsed`."""
+    """One result slot per passage: a document's chunks of one section or answer (cut by size)
+    fold into one slot (:func:`treehop.descent.passage_groups`), which shows the chunk with the
+    best own score and carries the others in
+    :attr:`~treehop.models.MatchedContext.collapsed`; chunks of different sections or answers
+    of one document take slots of their own. ``False``: one slot per chunk."""
+    document_context_chars: int = Field(default=2000, ge=0, le=20_000)
+    """A document's result slot shows its face chunk (the one with the best own score) and
+    the slot's other chunks of the same passage (one section or answer cut by size:
+    :func:`treehop.descent.same_passage`), nearest first, up to this many characters in all
+    (:attr:`~treehop.models.MatchedContext.slot_text`, what the framework integrations and
+    :func:`~treehop.context_assembly.assemble_context` deliver). 0 shows the face alone."""
     score_threshold: float = Field(default=0.0, ge=-1.0, le=1.0)
     """Children whose propagated score is not above this are dropped."""
     max_children_per_dir: int = Field(default=50, ge=1, le=10000)

@@ -232,17 +232,17 @@ class Collected:
             items = sorted(self.by_uri.values(), key=_FINAL_VEC, reverse=True)
         else:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
+        if self.collapse:  # (one slot per passage of a document)
+            return passage_groups(items)
         groups: dict[str, list[Candidate]] = {}
-        if self.collapse:  # (one slot per document)
-            for c in items:
-                groups.setdefault(c.document, []).append(c)
-        else:
-            for c in items:
-                groups.setdefault(c.uri, []).append(c)
+        for c in items:
+            groups.setdefault(c.uri, []).append(c)
         return list(groups.values())
 
     def kth_score(self, k: int, track: Track) -> float:
-        """The score of the k-th best slot, or -inf while fewer than k slots are filled.
+        """The score of the k-th best document, or -inf while fewer than k are filled: a
+        lower bound on the k-th best slot's (a document's passages may take several slots,
+        :func:`passage_groups`), so a stop rule that reads it never stops too early.
 
         (Asked every round: the slot key and the track's score are read as attributes, a
         method call per candidate each was most of its cost.)"""
@@ -261,6 +261,78 @@ class Collected:
 
     def top_uris(self, k: int, track: Track) -> tuple[str, ...]:
         return tuple(g[0].uri for g in self.ranked(track)[:k])
+
+
+PASSAGE_START = "passage_start"
+"""Chunk metadata written at ingest (:mod:`treehop.ingest.chunking`): the index of the first
+chunk of the section or answer the chunk belongs to. Chunks with the same value are one
+passage, cut by size; chunks with different values are different sections or answers."""
+HEADING_PATH_KEY = "heading_path"
+"""Chunk metadata: the chunk's heading path (the same key as
+:data:`treehop.tree_scoring.HEADING_PATH`, which imports this module)."""
+
+
+def _passage_mark(c: Candidate) -> tuple[int | None, tuple[str, ...] | None]:
+    """A chunk candidate's passage start (``None`` for a chunk ingested before it was
+    recorded) and heading path, read from its node's metadata."""
+    meta = c.node.metadata
+    start = meta.get(PASSAGE_START)
+    path = meta.get(HEADING_PATH_KEY)
+    return (
+        start if isinstance(start, int) and not isinstance(start, bool) else None,
+        tuple(path) if isinstance(path, list) else None,
+    )
+
+
+def same_passage(a: Candidate, b: Candidate) -> bool:
+    """Whether two chunks of one document belong to one passage (one section or answer, cut
+    by size), so that they share a result slot.
+
+    With the passage start recorded at ingest, by that; otherwise (an index written before
+    it) two chunks are one passage when they are adjacent and under the same heading path.
+    Why not one slot per document: an FAQ page, an API reference or a long guide holds many
+    independent answers, and one slot per document showed one of them as the slot's text
+    while the one that matched the query sat behind it (issue 33: in every query of an FAQ
+    set where ``find()`` missed and flat search hit, the answer was in ``collapsed``)."""
+    sa, pa = _passage_mark(a)
+    sb, pb = _passage_mark(b)
+    if sa is not None and sb is not None:
+        return sa == sb
+    ia, ib = a.chunk_index, b.chunk_index
+    if ia is None or ib is None or abs(ia - ib) != 1:
+        return False
+    return pa == pb
+
+
+def passage_groups(items: Iterable[Candidate]) -> list[list[Candidate]]:
+    """Candidates (best first) grouped into result slots, best slot first, each slot's best
+    candidate first: a chunk joins the slot of an earlier chunk of its passage
+    (:func:`same_passage`), else opens a slot of its own; a node that is not a chunk (a
+    whole file, a turn, a directory; a chunked file's own node joins its document's first
+    slot) is a slot of its own."""
+    groups: dict[object, list[Candidate]] = {}
+    slots_of: dict[str, list[object]] = {}
+    for c in items:
+        doc = c.document
+        if c.chunk_index is None or doc == c.uri:
+            groups.setdefault(doc, []).append(c)
+            keys = slots_of.setdefault(doc, [])
+            if doc not in keys:
+                keys.append(doc)
+            continue
+        keys = slots_of.setdefault(doc, [])
+        key: object | None = None
+        for k in keys:
+            members = groups[k]
+            chunks = [m for m in members if m.chunk_index is not None and m.uri != doc]
+            if not chunks or any(same_passage(m, c) for m in chunks):
+                key = k
+                break
+        if key is None:
+            key = doc if doc not in groups else (doc, len(keys))
+            keys.append(key)
+        groups.setdefault(key, []).append(c)
+    return list(groups.values())
 
 
 _FINAL_VEC = operator.attrgetter("final.vec")

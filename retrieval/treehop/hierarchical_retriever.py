@@ -917,8 +917,10 @@ class HierarchicalRetriever:
     def _matched(
         self, q: _Query, state: Descent, group: list[Candidate], turns: list[ChunkContext]
     ) -> MatchedContext:
-        cand, rest = group[0], group[1:]
+        cand, rest = _face(group, state.track)
+        score = group[0].final.on(state.track)
         node = cand.node
+        shown = _passage_shown(node, rest, self.config.document_context_chars)
         reranked = state.track is Track.RERANK
         # (the model's validator called with the fields: the same model, validated as its
         # ``__init__`` does, without the ~1.5 us of Python that ``__init__`` adds per hit)
@@ -928,7 +930,7 @@ class HierarchicalRetriever:
                 "context_type": node.context_type,
                 "is_leaf": node.is_leaf,
                 "abstract": node.abstract,
-                "score": cand.final.on(state.track),
+                "score": score,
                 "level": node.level,
                 "parent_uri": node.parent_uri,
                 "overview": node.overview,
@@ -956,6 +958,7 @@ class HierarchicalRetriever:
                             "score": c.final.on(state.track),
                             "abstract": node.abstract,
                             "content": node.content,
+                            "position": shown.get(node.uri),
                         }
                     )
                     for c in rest
@@ -964,6 +967,44 @@ class HierarchicalRetriever:
             }
         )
         return matched
+
+
+def _passage_shown(face: Node, rest: list[Candidate], budget: int) -> dict[str, int]:
+    """The slot's other chunks of the face's passage that its text shows (by URI: the
+    position relative to the face, in chunks), nearest the face first, while the text stays
+    within ``budget`` characters, the face's own included
+    (:attr:`~treehop.config.RetrievalConfig.document_context_chars`;
+    :attr:`~treehop.models.MatchedContext.slot_text` joins them in document order)."""
+    at = face.chunk_index
+    if at is None or not rest or budget <= len(face.content):
+        return {}
+    mates = [c for c in rest if c.chunk_index is not None and c.parent_uri == face.parent_uri]
+    mates.sort(key=lambda c: (abs((c.chunk_index or 0) - at), c.chunk_index))
+    room = budget - len(face.content)
+    shown: dict[str, int] = {}
+    for c in mates:
+        size = len(c.node.content) + 2
+        if size > room:
+            break
+        room -= size
+        shown[c.uri] = (c.chunk_index or 0) - at
+    return shown
+
+
+def _face(group: list[Candidate], track: Track) -> tuple[Candidate, list[Candidate]]:
+    """The slot's face (the candidate whose text the slot shows) and the rest, best first.
+
+    A slot ranks by its best final score, but a chunk's final score also takes its
+    neighbours', so among a passage's chunks the best final score can belong to a chunk lifted
+    by a strong neighbour rather than to the chunk that matched. The face is the chunk with the
+    best own score (the text that earned the slot); a slot of one node, or one that is not a
+    document's chunks, shows its best candidate as before."""
+    if len(group) == 1 or group[0].chunk_index is None:
+        return group[0], group[1:]
+    best = max(range(len(group)), key=lambda i: group[i].own.on(track))
+    if best == 0:
+        return group[0], group[1:]
+    return group[best], group[:best] + group[best + 1 :]
 
 
 _validate_matched = MatchedContext.__pydantic_validator__.validate_python
