@@ -86,6 +86,18 @@ class RetrievalConfig(BaseModel):
     error (~0.01) and Cranfield's test half prefers 0.7 (-0.006); 0.5 is the dev choice, not a
     proven win everywhere. Earlier choice (0.7) was made on two sets only. Stores without a
     lexical index ignore it."""
+    question_dense_weight: float | None = Field(default=None, ge=0.2, le=1.0)
+    """``dense_weight`` for a question-shaped query (:func:`treehop.query_shape.is_question`)
+    over documents (no memory root in scope), when the call sets none; ``None``: the same as
+    ``dense_weight``. Why: a question a person writes shares few words with its answer, and
+    at 0.5 a chunk repeating its words outranked an answer far ahead on the dense score."""
+    question_heading_weight: float | None = Field(default=None, ge=0.0, le=10.0)
+    """``context_heading_weight`` for a question-shaped query over documents; ``None``: the
+    same. The heading term was chosen on heading, first-sentence and anchor-text queries,
+    which name a section in its own words."""
+    question_context_scale: float = Field(default=1.0, ge=0.0, le=1.0)
+    """The tree context's neighbour, parent and sibling weights times this for a
+    question-shaped query over documents (1: unchanged)."""
     context_neighbour_weight: float = Field(default=0.35, ge=0.0, le=10.0)
     """Tree context (:mod:`treehop.tree_scoring`): weight of the mean own score of a leaf's
     previous and next sibling (adjacent chunks, adjacent conversation turns) in its final score.

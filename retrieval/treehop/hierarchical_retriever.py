@@ -39,6 +39,7 @@ from typing import Any, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
+from . import uri as urimod
 from ._sync import on_caller_loop
 from .config import RetrievalConfig, StopRule
 from .descent import (
@@ -55,6 +56,7 @@ from .descent import (
     Track,
     score_of,
 )
+from .errors import TreehopError
 from .filters import MetadataFilter, TagFilter
 from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
 from .models import (
@@ -68,6 +70,7 @@ from .models import (
     RoundTrace,
     TypedQuery,
 )
+from .query_shape import is_question
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import (
     ColumnarSearchStore,
@@ -153,6 +156,11 @@ class _Query:
     """How many nodes that search asked for."""
     tag_evidence: TagEvidence | None = None
     """Set when tag hops ran with ``tag_evidence_weight`` > 0 (:mod:`treehop.tag_hops`)."""
+    heading_weight: float = 0.0
+    """The section-heading term's weight for this query (``question_heading_weight`` for a
+    question over documents)."""
+    context: ContextWeights = field(default_factory=ContextWeights)
+    """The tree context's weights for this query (``question_context_scale``)."""
     families: Mapping[str, Sequence[ScoredNode]] = field(default_factory=dict)
     """Every scored leaf child of the inner parents the tree context scored completely (its
     search returned fewer leaves than asked), by parent: the memory context reads a session's
@@ -244,16 +252,47 @@ class HierarchicalRetriever:
     # ------------------------------------------------------------------ steps
     def _resolve(self, req: RetrievalRequest) -> _Query:
         cfg = self.config
+        question = self._question_over_documents(req)
+        dense_weight = cfg.dense_weight
+        heading_weight = cfg.context_heading_weight
+        scale = 1.0
+        if question:
+            if cfg.question_dense_weight is not None:
+                dense_weight = cfg.question_dense_weight
+            if cfg.question_heading_weight is not None:
+                heading_weight = cfg.question_heading_weight
+            scale = cfg.question_context_scale
         return _Query(
             req=req,
             threshold=cfg.score_threshold if req.score_threshold is None else req.score_threshold,
-            dense_weight=cfg.dense_weight if req.dense_weight is None else req.dense_weight,
+            dense_weight=dense_weight if req.dense_weight is None else req.dense_weight,
             scope=Scope(
                 tags=req.tags,
                 metadata=req.metadata,
                 traversal=True,
             ),
+            heading_weight=heading_weight,
+            context=ContextWeights(
+                cfg.context_neighbour_weight * scale,
+                cfg.context_parent_weight * scale,
+                cfg.context_sibling_weight * scale,
+            ),
         )
+
+    @staticmethod
+    def _question_over_documents(req: RetrievalRequest) -> bool:
+        """Whether the query is question-shaped (:func:`~treehop.query_shape.is_question`)
+        and searches documents only (no root in the memories: a conversation turn answers a
+        question together with its neighbours, so the memory path keeps its weights)."""
+        if not is_question(req.query.query):
+            return False
+        for root in req.roots:
+            try:
+                if urimod.context_type_of(root) is ContextType.MEMORY:
+                    return False
+            except TreehopError:
+                return False
+        return True
 
     async def _search(
         self, q: _Query, scope: Scope, limit: int, offload: bool = False
@@ -568,9 +607,7 @@ class HierarchicalRetriever:
         joins the list.
         """
         cfg = self.config
-        weights = ContextWeights(
-            cfg.context_neighbour_weight, cfg.context_parent_weight, cfg.context_sibling_weight
-        )
+        weights = q.context
         if not weights.active or state.track is not Track.VECTOR:
             return
         pool_uris, pool_parents = await self._pool(q, max(cfg.context_pool, 3 * q.req.limit))
@@ -658,7 +695,7 @@ class HierarchicalRetriever:
         """The picked leaves' final scores, a chunk's lifted by how well the query names its
         own section heading (:func:`~treehop.tree_scoring.heading_match`, times
         ``context_heading_weight``)."""
-        weight = self.config.context_heading_weight
+        weight = q.heading_weight
         if weight <= 0:
             return finals
         terms = query_terms(q.req.query.query)
