@@ -60,14 +60,15 @@ QUESTION_CHARS = 300
 
 def _asks(block: str) -> bool:
     """Whether a block starts a new answer: a question on its own (a short block ending with
-    ``?``), a labelled question (``Q:``, ``3.``, ``E4)``) whose first line ends with ``?``, or
+    ``?``), a labelled question (``Q:``, ``3.``, ``E4)``) with a ``?`` in its first
+    :data:`QUESTION_CHARS` characters, or
     a bold line on its own (``**Installing on Windows**``, how Markdown FAQs mark their
-    entries). Read on the block's first line and its end only (linear)."""
+    entries). Read on the block's start and end only (linear)."""
     end = block.rstrip().rstrip("*_").rstrip()
     if len(block) <= QUESTION_CHARS and end.endswith("?"):
         return True
-    first = block.split("\n", 1)[0].strip()
-    if _Q_PREFIX.match(first) and first.rstrip("*_ ").endswith("?"):
+    first = block[:QUESTION_CHARS].split("\n", 1)[0].strip()
+    if _Q_PREFIX.match(first) and "?" in block[:QUESTION_CHARS]:
         return True
     return (
         len(first) <= QUESTION_CHARS
