@@ -1,0 +1,700 @@
+"""Natural questions, judged on the text each result delivers: does ``find()`` beat flat search?
+
+    python bench/bench_natural.py                          # every set, both halves
+    python bench/bench_natural.py --test --sets django-faq,gitfaq --json out.json
+    python bench/bench_natural.py --rows flat-dense,find,find-no-collapse --dev
+    python bench/bench_natural.py --list-rows
+
+Sets (``natural_sets.py``): FAQs whose questions people wrote, with every question's text
+deleted from the corpus (Django's FAQ + the pages it links to, git's gitfaq + the pages it links
+to, lsof's numbered FAQ split into section files) and Cranfield's 225 queries over its topic
+tree. Each set is indexed once with ``Treehop.add_resource`` (default config, the offline MiniLM
+embedder behind the on-disk cache ``TREEHOP_BENCH_CACHE``); every row searches the whole set.
+
+**The qrel is the answer's text.** A returned text *is* the answer when their word 5-gram
+shingles overlap by at least half of the smaller shingle set (texts under 5 words: word sets),
+:func:`judge`. So re-chunking cannot change what counts as relevant, and a slot is judged on the
+text it *delivers*: ``MatchedContext.slot_text`` for ``find()`` (what the LangChain mapping puts
+in ``page_content`` and the LlamaIndex mapping in the node text: the face chunk, not the chunks
+collapsed behind it), a leaf's content for the flat rows, ``Document.page_content`` for
+LangChain, the node text for LlamaIndex. An answer counts once, at its first rank; a second slot
+with the same answer takes its place and earns nothing.
+
+Metrics: nDCG@10 (graded gains on Cranfield), R@10, R@100, MRR@10, and **answer-in-context**
+at 500 / 1,000 / 2,000 tokens (``ctx@B``): the share of a question's answers present (same
+judge) in the block the user would put in a prompt: ``assemble_context`` over ``find()`` for
+treehop rows; for every other row its top-100 results packed best-first (a result that does not
+fit is skipped, the next tried) into the same budget, counted by treehop's own token counter
+(``default_token_counter``, MiniLM's WordPiece).
+
+Rows interleave per query (A, B, B, A ...) with BLAS pinned to one thread; p50 is the limit-10
+call (query vectors computed up front, so no row pays for the model). Halves: each query's half
+is fixed by sha256 of its id (``bench_tree.split_halves``, seed 0).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Mapping, Sequence  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_tree as bt  # noqa: E402
+import datasets as ds  # noqa: E402
+import natural_sets as ns  # noqa: E402
+
+ds.ensure_treehop_importable()
+
+from treehop import RetrievalConfig, Treehop  # noqa: E402
+from treehop.context_assembly import TokenCounter, default_token_counter  # noqa: E402
+from treehop.lexical import LexicalIndex  # noqa: E402
+from treehop.models import MatchedContext  # noqa: E402
+from treehop.stores.base import Scope  # noqa: E402
+
+SHINGLE = 5
+BUDGETS = (500, 1000, 2000)
+PACK_POOL = 100
+"""How many of a baseline's results are offered to the packer (its limit-100 list)."""
+
+# --------------------------------------------------------------------------------------
+# The judge: text overlap
+# --------------------------------------------------------------------------------------
+
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens (markdown marks, punctuation and layout are not words)."""
+    return _WORD.findall(text.lower())
+
+
+def shingles(tokens: Sequence[str], n: int = SHINGLE) -> frozenset[tuple[str, ...]]:
+    """The set of word ``n``-grams (empty when there are fewer than ``n`` words)."""
+    return frozenset(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+
+
+@dataclass(frozen=True)
+class TextKey:
+    """A text's 5-gram shingles and its word set (the latter for texts under 5 words)."""
+
+    grams: frozenset[tuple[str, ...]]
+    vocab: frozenset[str]
+    n_words: int
+
+    @classmethod
+    def of(cls, text: str) -> TextKey:
+        toks = words(text)
+        return cls(shingles(toks), frozenset(toks), len(toks))
+
+
+def overlaps(a: TextKey, b: TextKey) -> bool:
+    """True when the two texts share at least half of the smaller one's shingles (word
+    5-grams; word sets when either has under 5 words). Empty texts match nothing."""
+    if a.n_words == 0 or b.n_words == 0:
+        return False
+    if a.n_words < SHINGLE or b.n_words < SHINGLE:
+        return _half_of_smaller(a.vocab, b.vocab)
+    return _half_of_smaller(a.grams, b.grams)
+
+
+def _half_of_smaller(x: frozenset[Any], y: frozenset[Any]) -> bool:
+    small, big = (x, y) if len(x) <= len(y) else (y, x)
+    hit = sum(1 for g in small if g in big)
+    return hit * 2 >= len(small)
+
+
+def judge(result: str, answer: str) -> bool:
+    """Is ``result`` the answer ``answer``? (:func:`overlaps` on their texts)."""
+    return overlaps(TextKey.of(result), TextKey.of(answer))
+
+
+class Judge:
+    """Matches result texts against one set's answers; keys are cached per distinct text
+    (the same chunk comes back for many queries and rows)."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, TextKey] = {}
+
+    def key(self, text: str) -> TextKey:
+        k = self._keys.get(text)
+        if k is None:
+            k = self._keys[text] = TextKey.of(text)
+        return k
+
+    def units(self, text: str, answers: Sequence[str]) -> frozenset[str]:
+        """The ids (``"a0"``, ``"a1"`` ...) of the answers ``text`` delivers."""
+        key = self.key(text)
+        return frozenset(f"a{i}" for i, a in enumerate(answers) if overlaps(key, self.key(a)))
+
+
+def answer_in_context(block: str, answers: Sequence[str], judge_: Judge) -> float:
+    """Share of the answers present in a context block (each judged by :func:`overlaps`)."""
+    if not answers:
+        return 0.0
+    return len(judge_.units(block, answers)) / len(answers)
+
+
+def pack(texts: Sequence[str], budget: int, counter: TokenCounter, sep: str = "\n\n") -> str:
+    """Texts best first into ``budget`` tokens: a text that does not fit is skipped and the
+    next one tried (as ``assemble_context`` does), duplicates are dropped, and the joined
+    block is counted again at the end (a tokenizer need not be additive), dropping the last
+    texts until it fits."""
+    out: list[str] = []
+    seen: set[str] = set()
+    used = 0
+    sep_cost = counter.count(sep)
+    for t in texts:
+        t = t.strip()
+        if not t or t in seen:
+            continue
+        n = counter.count(t) + (sep_cost if out else 0)
+        if used + n > budget:
+            continue
+        out.append(t)
+        seen.add(t)
+        used += n
+    block = sep.join(out)
+    while out and counter.count(block) > budget:
+        out.pop()
+        block = sep.join(out)
+    return block
+
+
+class CachedCounter:
+    """A token counter with a per-text cache (a baseline's chunks are counted per budget)."""
+
+    def __init__(self, inner: TokenCounter) -> None:
+        self.inner = inner
+        self._n: dict[str, int] = {}
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def count(self, text: str) -> int:
+        n = self._n.get(text)
+        if n is None:
+            n = self._n[text] = self.inner.count(text)
+        return n
+
+
+# --------------------------------------------------------------------------------------
+# Rows
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    """``method``: flat-dense | flat-hybrid | flat-bm25 | langchain | llamaindex | find.
+    ``config``: ``RetrievalConfig`` overrides (flat-hybrid reads ``dense_weight``);
+    ``find``: ``find()`` keyword arguments. One feature switched off per ablation row."""
+
+    key: str
+    name: str
+    method: str
+    config: Mapping[str, Any] = field(default_factory=dict)
+    find: Mapping[str, Any] = field(default_factory=dict)
+
+
+ROWS: tuple[Row, ...] = (
+    Row("flat-dense", "flat dense (same leaves)", "flat-dense"),
+    Row("flat-hybrid", "flat hybrid (default w)", "flat-hybrid"),
+    Row("flat-bm25", "flat BM25", "flat-bm25"),
+    Row("langchain", "LangChain 1000/200 + InMemory", "langchain"),
+    Row("llamaindex", "LlamaIndex SentenceSplitter+VSI", "llamaindex"),
+    Row("find", "find() defaults", "find"),
+    Row("find-no-collapse", "find collapse_chunks=False", "find", find={"collapse_chunks": False}),
+    Row("find-no-context", "find - tree context", "find", config=bt.NO_CONTEXT),
+    Row("find-no-heading", "find - heading weight", "find", config={"context_heading_weight": 0.0}),
+    Row("find-dense", "find dense only (w=1)", "find", config={"dense_weight": 1.0}),
+    Row("find-hops-off", "find - tag hops", "find", config={"tag_hop_trigger": "off"}),
+    Row("find-leaves", "find - directory slots", "find", find={"include_directories": False}),
+    Row(
+        "find-no-neighbours",
+        "find - neighbour evidence",
+        "find",
+        config={"context_neighbour_weight": 0.0},
+    ),
+    Row("find-no-parent", "find - parent evidence", "find", config={"context_parent_weight": 0.0}),
+    Row(
+        "find-no-sibling", "find - sibling evidence", "find", config={"context_sibling_weight": 0.0}
+    ),
+)
+PHASE1_ROWS = ("flat-dense", "flat-hybrid", "flat-bm25", "find", "find-no-collapse")
+
+
+class Flat:
+    """The flat rows' index: the client's own leaves and vectors (so flat and ``find()``
+    score the very same vectors and texts) and treehop's BM25 over the same leaf texts."""
+
+    def __init__(self, th: Treehop) -> None:
+        self.th = th
+        leaves = [n for n in th.store.iter_nodes(None) if n.is_leaf]
+        self.uris = [n.uri for n in leaves]
+        self.texts = [n.content or n.abstract for n in leaves]
+        self.text_of = dict(zip(self.uris, self.texts, strict=True))
+        self.matrix = np.ascontiguousarray(th.store.get_vectors(self.uris), dtype=np.float32)
+        self.lexical = LexicalIndex()
+        self.lexical.upsert(np.arange(len(leaves)), [n.lexical_text() for n in leaves])
+
+    def dense(self, vec: npt.NDArray[np.float32], limit: int) -> list[str]:
+        scores = self.matrix @ vec
+        k = min(limit, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [self.texts[int(i)] for i in top]
+
+    def bm25(self, text: str, limit: int) -> list[str]:
+        rows, _ = self.lexical.top(text, limit)
+        return [self.texts[int(r)] for r in rows]
+
+    def hybrid(
+        self, vec: npt.NDArray[np.float32], text: str, limit: int, w: float, scope: str
+    ) -> list[str]:
+        sc = Scope(subtrees=(self.th.aio.resolve(scope),), leaves_only=True)
+        hits = self.th.store.search(vec, sc, limit, query_text=text, dense_weight=w)
+        return [h.node.content or h.node.abstract for h in hits]
+
+
+class LangChainRow:
+    """What a LangChain user builds: ``RecursiveCharacterTextSplitter(1000, 200)`` over the
+    same files and ``InMemoryVectorStore`` (exact cosine) with treehop's embedder wrapped as
+    LangChain ``Embeddings``; the result is each ``Document.page_content``."""
+
+    def __init__(self, files: Mapping[str, str], embedder: Any) -> None:
+        from langchain_core.embeddings import Embeddings
+        from langchain_core.vectorstores import InMemoryVectorStore
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+        class TreehopLCEmbeddings(Embeddings):
+            def embed_documents(self, texts: list[str]) -> list[list[float]]:
+                return [list(map(float, v)) for v in embedder.embed(texts)]
+
+            def embed_query(self, text: str) -> list[float]:
+                return list(map(float, embedder.embed_query(text)))
+
+        splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)
+        docs = splitter.create_documents(
+            [files[r] for r in sorted(files)], [{"source": r} for r in sorted(files)]
+        )
+        self.store = InMemoryVectorStore(embedding=TreehopLCEmbeddings())
+        self.store.add_documents(docs)
+        self.n_chunks = len(docs)
+
+    def run(self, vec: npt.NDArray[np.float32], limit: int) -> list[str]:
+        hits = self.store.similarity_search_by_vector([float(x) for x in vec], k=limit)
+        return [h.page_content for h in hits]
+
+
+class LlamaIndexRow:
+    """What a LlamaIndex user builds: ``SentenceSplitter()`` defaults (1,024 tokens, 200
+    overlap) and ``VectorStoreIndex`` (its in-memory store) with treehop's embedder as
+    ``TreehopEmbedding``; each file is a ``Document`` with its ``file_path`` metadata (as
+    ``SimpleDirectoryReader`` gives, which LlamaIndex embeds with the text by default). The
+    result is each node's text."""
+
+    def __init__(self, files: Mapping[str, str], embedder: Any) -> None:
+        from llama_index.core import Document, VectorStoreIndex
+        from llama_index.core.node_parser import SentenceSplitter
+
+        from llama_index.vector_stores.treehop import TreehopEmbedding
+
+        docs = [Document(text=files[r], metadata={"file_path": r}) for r in sorted(files)]
+        self.embed = TreehopEmbedding(embedder)
+        self.index = VectorStoreIndex.from_documents(
+            docs, embed_model=self.embed, transformations=[SentenceSplitter()]
+        )
+        self.n_chunks = len(self.index.docstore.docs)
+
+    def run(self, text: str, limit: int) -> list[str]:
+        nodes = self.index.as_retriever(similarity_top_k=limit).retrieve(text)
+        return [n.node.get_content() for n in nodes]
+
+
+def delivered(m: MatchedContext) -> str:
+    """What a ``find()`` slot gives its reader: ``slot_text`` (a leaf's content, else the
+    overview or abstract; a memory turn with the turns it carries), exactly the text the
+    LangChain mapping puts in ``page_content`` (``content_field="auto"``) and the LlamaIndex
+    mapping in the node. A document's chunks collapsed behind the face are not shown."""
+    return m.slot_text
+
+
+# --------------------------------------------------------------------------------------
+# Running a set
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class RowRun:
+    row: Row
+    texts: dict[int, dict[str, list[str]]]  # limit -> qid -> delivered texts
+    blocks: dict[int, dict[str, str]]  # budget -> qid -> context block
+    latency_ms: list[float]
+
+
+@dataclass
+class Runner:
+    th: Treehop
+    embedder: bt.MemoEmbedder
+    flat: Flat
+    scope: str
+    langchain: LangChainRow | None = None
+    llamaindex: LlamaIndexRow | None = None
+
+    def _with_config(self, row: Row, fn: Callable[[], Any]) -> Any:
+        cfg = self.th.config
+        saved = {k: getattr(cfg, k) for k in row.config}
+        try:
+            for k, v in row.config.items():
+                setattr(cfg, k, v)
+            return fn()
+        finally:
+            for k, v in saved.items():
+                setattr(cfg, k, v)
+
+    def texts(self, row: Row, q: ns.NaturalQuestion, limit: int) -> list[str]:
+        vec = self.embedder.queries[q.text]
+        if row.method == "flat-dense":
+            return self.flat.dense(vec, limit)
+        if row.method == "flat-bm25":
+            return self.flat.bm25(q.text, limit)
+        if row.method == "flat-hybrid":
+            w = float(row.config.get("dense_weight", bt.DEFAULT_DENSE_WEIGHT))
+            return self.flat.hybrid(vec, q.text, limit, w, self.scope)
+        if row.method == "langchain" and self.langchain is not None:
+            return self.langchain.run(vec, limit)
+        if row.method == "llamaindex" and self.llamaindex is not None:
+            return self.llamaindex.run(q.text, limit)
+        if row.method == "find":
+
+            def call() -> list[str]:
+                res = self.th.find(q.text, target_uri=self.scope, limit=limit, **row.find)
+                return [delivered(m) for m in res.contexts()]
+
+            out: list[str] = self._with_config(row, call)
+            return out
+        raise ValueError(f"row {row.key}: method {row.method!r} not available")
+
+    def block(
+        self, row: Row, q: ns.NaturalQuestion, budget: int, pool: Sequence[str], counter: Any
+    ) -> str:
+        """The context a user puts in the prompt at ``budget`` tokens."""
+        if row.method == "find":
+
+            def call() -> str:
+                ctx = self.th.assemble_context(
+                    q.text,
+                    max_tokens=budget,
+                    token_counter=counter,
+                    target_uri=self.scope,
+                    **row.find,
+                )
+                return ctx.text
+
+            out: str = self._with_config(row, call)
+            return out
+        return pack(pool, budget, counter)
+
+
+def run_rows(
+    runner: Runner,
+    rows: Sequence[Row],
+    queries: Sequence[ns.NaturalQuestion],
+    budgets: Sequence[int],
+    counter: Any,
+) -> list[RowRun]:
+    out = [RowRun(r, {10: {}, 100: {}}, {b: {} for b in budgets}, []) for r in rows]
+    for qi, q in enumerate(queries):
+        order = list(range(len(rows)))
+        order = order[qi % len(rows) :] + order[: qi % len(rows)]
+        if qi % 2:
+            order.reverse()
+        for ri in order:
+            rr = out[ri]
+            t0 = time.perf_counter()
+            rr.texts[10][q.qid] = runner.texts(rr.row, q, 10)
+            rr.latency_ms.append((time.perf_counter() - t0) * 1000)
+            rr.texts[100][q.qid] = runner.texts(rr.row, q, 100)
+            for b in budgets:
+                rr.blocks[b][q.qid] = runner.block(
+                    rr.row, q, b, rr.texts[100][q.qid][:PACK_POOL], counter
+                )
+    return out
+
+
+@dataclass
+class Scores:
+    n: int
+    ndcg10: float
+    r10: float
+    r100: float
+    mrr10: float
+    ctx: dict[int, float]
+
+
+def score(
+    rr: RowRun, queries: Sequence[ns.NaturalQuestion], judge_: Judge, budgets: Sequence[int]
+) -> Scores:
+    nd, r10, r100, mrr = [], [], [], []
+    ctx: dict[int, list[float]] = {b: [] for b in budgets}
+    for q in queries:
+        answers = [a for a, _ in q.answers]
+        rel = {f"a{i}": g for i, (_, g) in enumerate(q.answers)}
+        ranked10 = [judge_.units(t, answers) for t in rr.texts[10][q.qid]]
+        ranked100 = [judge_.units(t, answers) for t in rr.texts[100][q.qid]]
+        nd.append(bt.ndcg_at(ranked10, rel, 10))
+        r10.append(bt.recall_at(ranked10, rel, 10))
+        r100.append(bt.recall_at(ranked100, rel, 100))
+        mrr.append(bt.reciprocal_rank(ranked10, rel, 10))
+        for b in budgets:
+            ctx[b].append(answer_in_context(rr.blocks[b][q.qid], answers, judge_))
+
+    def mean(xs: list[float]) -> float:
+        return float(np.mean(xs)) if xs else 0.0
+
+    return Scores(
+        len(queries),
+        mean(nd),
+        mean(r10),
+        mean(r100),
+        mean(mrr),
+        {b: mean(v) for b, v in ctx.items()},
+    )
+
+
+@dataclass
+class TableRow:
+    dataset: str
+    half: str
+    key: str
+    name: str
+    scores: Scores
+    p50: float
+
+    def as_json(self) -> dict[str, Any]:
+        s = self.scores
+        return {
+            "dataset": self.dataset,
+            "half": self.half,
+            "row": self.key,
+            "name": self.name,
+            "n": s.n,
+            "ndcg@10": s.ndcg10,
+            "R@10": s.r10,
+            "R@100": s.r100,
+            "MRR@10": s.mrr10,
+            **{f"ctx@{b}": v for b, v in s.ctx.items()},
+            "p50_ms": self.p50,
+        }
+
+
+def _log(msg: str) -> None:
+    print(f"[bench_natural {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def evaluate_set(
+    nset: ns.NaturalSet,
+    rows: Sequence[Row],
+    halves: Sequence[str],
+    cached: Any,
+    budgets: Sequence[int],
+    max_queries: int,
+    notes: list[str],
+) -> list[TableRow]:
+    embedder = bt.MemoEmbedder(cached)
+    th = Treehop(None, embedder=embedder, config=RetrievalConfig())
+    scope = f"viking://resources/{nset.name}"
+    try:
+        t0 = time.perf_counter()
+        res = th.add_resource(str(nset.root), target_uri=scope)
+        flat = Flat(th)
+        _log(
+            f"{nset.name}: {res.files} files, {res.chunks} chunks, {len(flat.uris)} leaves "
+            f"indexed in {time.perf_counter() - t0:.0f}s"
+        )
+        runner = Runner(th, embedder, flat, scope)
+        methods = {r.method for r in rows}
+        if "langchain" in methods:
+            t0 = time.perf_counter()
+            runner.langchain = LangChainRow(nset.files, cached)
+            _log(
+                f"{nset.name}: LangChain {runner.langchain.n_chunks} chunks in "
+                f"{time.perf_counter() - t0:.0f}s"
+            )
+            notes.append(f"{nset.name}: LangChain row {runner.langchain.n_chunks} chunks")
+        if "llamaindex" in methods:
+            t0 = time.perf_counter()
+            runner.llamaindex = LlamaIndexRow(nset.files, embedder)
+            _log(
+                f"{nset.name}: LlamaIndex {runner.llamaindex.n_chunks} nodes in "
+                f"{time.perf_counter() - t0:.0f}s"
+            )
+            notes.append(f"{nset.name}: LlamaIndex row {runner.llamaindex.n_chunks} nodes")
+        notes.append(
+            f"{nset.name}: {len(nset.questions)} questions; {res.chunks} treehop chunks, "
+            f"{len(flat.uris)} leaves; {nset.note}"
+        )
+        dev_ids, test_ids = bt.split_halves([q.qid for q in nset.questions])
+        by_id = {q.qid: q for q in nset.questions}
+        cap = max_queries or None
+        picked = {
+            "dev": [by_id[i] for i in bt.sample_order(dev_ids)[:cap]],
+            "test": [by_id[i] for i in bt.sample_order(test_ids)[:cap]],
+        }
+        embedder.prepare([q.text for h in halves for q in picked[h]])
+        counter = CachedCounter(default_token_counter())
+        judge_ = Judge()
+        out: list[TableRow] = []
+        for half in halves:
+            qs = picked[half]
+            t0 = time.perf_counter()
+            runs = run_rows(runner, rows, qs, budgets, counter)
+            _log(
+                f"{nset.name}/{half}: {len(qs)} queries x {len(rows)} rows in "
+                f"{time.perf_counter() - t0:.0f}s"
+            )
+            for rr in runs:
+                out.append(
+                    TableRow(
+                        nset.name,
+                        half,
+                        rr.row.key,
+                        rr.row.name,
+                        score(rr, qs, judge_, budgets),
+                        float(np.percentile(rr.latency_ms, 50)) if rr.latency_ms else float("nan"),
+                    )
+                )
+        return out
+    finally:
+        th.close()
+
+
+def print_table(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
+    ctx_head = " | ".join(f"ctx@{b:<4}" for b in budgets)
+    head = (
+        f"| {'set':<10} | {'half':<4} | {'row':<31} | {'n':>3} | nDCG@10 | R@10  | R@100 | "
+        f"MRR@10 | {ctx_head} | p50 ms |"
+    )
+    print(head)
+    print("|" + "|".join("-" * len(c) for c in head.split("|")[1:-1]) + "|")
+    for r in table:
+        s = r.scores
+        ctx = " | ".join(f"{s.ctx[b]:>8.3f}" for b in budgets)
+        print(
+            f"| {r.dataset:<10} | {r.half:<4} | {r.name:<31} | {s.n:>3} | {s.ndcg10:>7.3f} | "
+            f"{s.r10:>5.3f} | {s.r100:>5.3f} | {s.mrr10:>6.3f} | {ctx} | {r.p50:>6.2f} |"
+        )
+
+
+def print_checks(table: Sequence[TableRow]) -> None:
+    """The issue's "done when" per set and half: find() defaults against the best flat row."""
+    flat = ("flat-dense", "flat-hybrid", "flat-bm25", "langchain", "llamaindex")
+    keys = sorted({(r.dataset, r.half) for r in table})
+    lines = []
+    for d, h in keys:
+        rows = {r.key: r for r in table if r.dataset == d and r.half == h}
+        f = rows.get("find")
+        base = [rows[k] for k in flat if k in rows]
+        if f is None or not base:
+            continue
+        best = max(base, key=lambda r: r.scores.ndcg10)
+        line = (
+            f"- {d}/{h}: find() nDCG@10 {f.scores.ndcg10:.3f} vs best flat {best.name} "
+            f"{best.scores.ndcg10:.3f} ({f.scores.ndcg10 - best.scores.ndcg10:+.3f}; goal +0.02)"
+        )
+        if 1000 in f.scores.ctx:
+            bestc = max(base, key=lambda r: r.scores.ctx[1000])
+            line += (
+                f"; ctx@1000 {f.scores.ctx[1000]:.3f} vs {bestc.name} {bestc.scores.ctx[1000]:.3f}"
+                f" ({f.scores.ctx[1000] - bestc.scores.ctx[1000]:+.3f}; goal +0.03)"
+            )
+        lines.append(line)
+    if lines:
+        print("Done-when checks (find() defaults vs the best flat row of the same set and half):")
+        print("\n".join(lines))
+
+
+def parse_rows(spec: str) -> list[Row]:
+    known = {r.key: r for r in ROWS}
+    if spec in ("", "all"):
+        return list(ROWS)
+    keys = [k.strip() for k in spec.split(",") if k.strip()]
+    bad = [k for k in keys if k not in known]
+    if bad:
+        raise SystemExit(f"unknown row(s) {bad}; known: {', '.join(known)}")
+    return [known[k] for k in keys]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--sets", default="all", help=f"comma-separated: {','.join(ns.NATURAL_SETS)}")
+    ap.add_argument("--rows", default="all", help="comma-separated row keys (--list-rows)")
+    ap.add_argument("--list-rows", action="store_true")
+    half = ap.add_mutually_exclusive_group()
+    half.add_argument("--dev", action="store_true", help="only the dev half")
+    half.add_argument("--test", action="store_true", help="only the test half")
+    ap.add_argument(
+        "--budgets",
+        default=",".join(map(str, BUDGETS)),
+        help="answer-in-context token budgets, comma-separated ('' = none)",
+    )
+    ap.add_argument("--max-queries", type=int, default=0, help="N per half (0 = all)")
+    ap.add_argument("--json", type=Path, help="write every row to this JSON file")
+    args = ap.parse_args(argv)
+    if args.list_rows:
+        for r in ROWS:
+            print(f"{r.key:<20} {r.name:<34} {r.method:<11} {dict(r.config) | dict(r.find)}")
+        return
+    names = list(ns.NATURAL_SETS) if args.sets == "all" else args.sets.split(",")
+    bad = [n for n in names if n not in ns.NATURAL_SETS]
+    if bad:
+        raise SystemExit(f"unknown set(s) {bad}; known: {', '.join(ns.NATURAL_SETS)}")
+    rows = parse_rows(args.rows)
+    halves = ["dev"] if args.dev else ["test"] if args.test else ["dev", "test"]
+    budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+    cached = ds.default_embedder()
+    notes: list[str] = []
+    table: list[TableRow] = []
+    t0 = time.perf_counter()
+    for name in names:
+        nset = ns.load_natural_set(name, cached)
+        table += evaluate_set(nset, rows, halves, cached, budgets, args.max_queries, notes)
+    print()
+    print_table(table, budgets)
+    print()
+    print_checks(table)
+    print()
+    for n in notes:
+        print(f"- {n}")
+    print(
+        f"- embedder {cached.name}; token counter {default_token_counter().name}; judge: word "
+        f"{SHINGLE}-gram shingles overlapping >= half the smaller set; split seed "
+        f"{bt.SPLIT_SEED}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; p50 = the "
+        f"limit-10 call, rows interleaved; total {time.perf_counter() - t0:.0f}s"
+    )
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {"rows": [r.as_json() for r in table], "notes": notes, "argv": sys.argv[1:]},
+                indent=1,
+            )
+            + "\n"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,429 @@
+"""Natural-question benchmark sets: questions people wrote, answers judged by their text.
+
+Each set is a real document tree whose authors wrote the questions (an FAQ), written as files
+under the benchmark cache with every question's text REMOVED from the corpus, and a list of
+questions whose qrel is the answer's *text* (not a page or chunk id), so that no chunking can
+change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py``):
+
+* ``django-faq``: Django 3.2's FAQ (Debian ``python-django-doc``, ``faq/*.html``): every
+  section heading under a page title is a question, its section text (up to the next heading)
+  the answer. Corpus: the FAQ pages with the question headings deleted, plus the documentation
+  pages the FAQ links to (one hop, as the user has them in the same tree), so that the answer
+  competes with the reference text the FAQ points at.
+* ``gitfaq``: git 2.39's ``gitfaq(7)`` (Debian ``git-doc``): each ``<dt>`` of its definition
+  lists is a question, its ``<dd>`` the answer. Corpus: gitfaq with the ``<dt>`` texts deleted,
+  plus every page gitfaq links to, laid out as git(1) groups them (``datasets.gitdoc_layout``).
+* ``lsof-faq``: lsof's ``00FAQ`` (Debian ``lsof``), a single text file of numbered questions
+  in numbered sections. It stands in for the Bash FAQ: Debian 12's ``bash-doc`` (5.2.15) and
+  ``bash`` no longer ship the Bash FAQ (only ``bash.html``, ``bashref.html``, info, examples),
+  and lsof's FAQ has the same shape (one text file, "1.2.3 Question?" lines, answers as plain
+  indented paragraphs). The tree: one file per top section (``NN-<title>.md``), its group
+  headings ("3.1 Configuration Problems", entries that are not questions) kept as headings,
+  every question line deleted (and the table of contents, which is the list of questions).
+* ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
+  (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
+  is each relevant abstract's text with its graded gain.
+
+Why delete the questions: a retriever that finds the question's own words (heading, ``<dt>``)
+is matching the query against itself. Users' questions arrive without such a copy in the docs.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import html
+import re
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import datasets as ds
+
+NATURAL_SETS = ("django-faq", "gitfaq", "lsof-faq", "cranfield")
+DJANGO_FAQ_DIR = "faq"
+LSOF_PACKAGE = "lsof"
+MAX_LINKED_CHARS = 60_000
+"""Linked pages longer than this (converted) stay out of a set's corpus: Django's settings,
+admin, model-field and django-admin references and git-config(1) are 64k-260k characters
+each, more than the FAQ and every other linked page together; embedding them on 2 shared
+cores would cost more than the rest of the benchmark. Said in each set's note."""
+
+
+@dataclass(frozen=True)
+class NaturalQuestion:
+    """A question people wrote; ``answers``: (answer text, graded gain)."""
+
+    qid: str
+    text: str
+    answers: tuple[tuple[str, float], ...]
+    kind: str = "natural"
+    source: str = ""  # the file the answer lives in (for reading results; never scored)
+
+
+@dataclass
+class NaturalSet:
+    name: str
+    root: Path  # the tree written to disk (questions removed)
+    questions: list[NaturalQuestion]
+    note: str
+    files: dict[str, str] = field(default_factory=dict)  # relpath -> text, as written
+
+
+# --------------------------------------------------------------------------------------
+# Writing a tree
+# --------------------------------------------------------------------------------------
+
+
+def write_tree(files: dict[str, str], out_dir: Path) -> Path:
+    """Write ``files`` (relpath -> text) under ``out_dir``; rewritten only when they changed
+    (a stamp of paths and texts), so that a rerun reuses the tree and the ingest cache."""
+    stamp = hashlib.sha256(
+        "".join(f"{k}\0{v}\0" for k, v in sorted(files.items())).encode()
+    ).hexdigest()
+    marker = out_dir / ".bench-stamp"
+    if marker.is_file() and marker.read_text() == stamp:
+        return out_dir
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    ds.ensure_cache_dir(out_dir)
+    for rel, text in files.items():
+        f = out_dir / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text, encoding="utf-8")
+    marker.write_text(stamp)  # a dotfile: the ingester skips hidden files
+    return out_dir
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------------------
+# Markdown sections: questions as headings (Django's FAQ)
+# --------------------------------------------------------------------------------------
+
+_HEADING = re.compile(r"^(#{1,6}) (.*)$")
+
+
+def split_heading_questions(text: str, min_level: int = 2) -> tuple[str, list[tuple[str, str]]]:
+    """(text without the question headings, [(question, answer)]).
+
+    Every heading of ``min_level`` or deeper is a question; its answer is the text up to the
+    next heading of any level (fenced code included, its ``#`` lines not taken as headings).
+    A question heading with no text under it (a group of sub-questions) is deleted too but
+    yields no question."""
+    out: list[str] = []
+    pairs: list[tuple[str, str]] = []
+    current: str | None = None
+    body: list[str] = []
+    fence = False
+
+    def close() -> None:
+        if current is not None:
+            answer = "\n".join(body).strip()
+            if answer:
+                pairs.append((current, answer))
+
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _HEADING.match(line)
+        if m:
+            close()
+            body = []
+            if len(m.group(1)) >= min_level:
+                current = _norm(m.group(2))
+                continue  # the question's own text leaves the corpus
+            current = None
+        elif current is not None:
+            body.append(line)
+        out.append(line)
+    close()
+    cleaned = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+    return cleaned, pairs
+
+
+def django_faq_set() -> NaturalSet:
+    html_dir = ds.debian_html_dir(ds.DJANGO_PACKAGE, "TREEHOP_DJANGO_DOCS")
+    if not (html_dir / DJANGO_FAQ_DIR / "index.html").is_file():
+        raise FileNotFoundError(f"no Django FAQ under {html_dir}")
+    pages = {p.relpath: p for p in ds.convert_django_docs(html_dir)}
+    faq = sorted(
+        r for r in pages if r.startswith(DJANGO_FAQ_DIR + "/") and not r.endswith("/index.md")
+    )
+    files: dict[str, str] = {}
+    questions: list[NaturalQuestion] = []
+    linked: set[str] = set()
+    for rel in faq:
+        page = pages[rel]
+        text, pairs = split_heading_questions(page.text)
+        files[rel] = text
+        for n, (q, a) in enumerate(pairs):
+            questions.append(NaturalQuestion(f"django-faq:{rel}#{n}", q, ((a, 1.0),), source=rel))
+        for link in page.links:
+            target = ds._resolve_link(rel, str(link["href"]))
+            if target and target in pages and not target.startswith(DJANGO_FAQ_DIR + "/"):
+                linked.add(target)
+    dropped = sorted(r for r in linked if len(pages[r].text) > MAX_LINKED_CHARS)
+    for rel in sorted(linked):
+        if rel not in dropped:
+            files[rel] = pages[rel].text
+    files, questions = scrub_questions(files, questions)
+    _check_removed(files, questions)
+    return NaturalSet(
+        "django-faq",
+        write_tree(files, ds.CACHE_DIR / "natural" / "django-faq"),
+        questions,
+        f"Django 3.2 FAQ ({len(faq)} pages, question headings deleted) + the "
+        f"{len(linked) - len(dropped)} doc pages it links to (left out, over "
+        f"{MAX_LINKED_CHARS} chars: {', '.join(dropped)}); answer = the text under a question "
+        "heading",
+        files,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Definition-list questions (gitfaq)
+# --------------------------------------------------------------------------------------
+
+_DT = re.compile(r'<dt class="hdlist1">(.*?)</dt>\s*<dd>(.*?)</dd>', re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def html_text(fragment: str) -> str:
+    """Plain text of an HTML fragment (tags dropped, entities decoded, spaces folded)."""
+    return _norm(html.unescape(_TAG.sub(" ", fragment)))
+
+
+def split_dt_questions(page_html: str) -> tuple[str, list[tuple[str, str]]]:
+    """(the page without its ``<dt>`` question terms, [(question, answer)]) for asciidoc
+    labelled lists whose term is the question and whose ``<dd>`` is the answer."""
+    pairs = [(html_text(m.group(1)), html_text(m.group(2))) for m in _DT.finditer(page_html)]
+    stripped = re.sub(r'<dt class="hdlist1">.*?</dt>', "", page_html, flags=re.DOTALL)
+    return stripped, [(q, a) for q, a in pairs if q and a]
+
+
+def gitfaq_set() -> NaturalSet:
+    html_dir = ds.gitdoc_html_dir()
+    faq_html = (html_dir / "gitfaq.html").read_text(encoding="utf-8", errors="replace")
+    stripped, pairs = split_dt_questions(faq_html)
+    layout = ds.gitdoc_layout(html_dir)
+    faq_rel = layout.get("gitfaq.html", "gitfaq.md")
+    page, _ = ds._gitdoc_page(ds._AsciidocToMarkdown(), faq_rel, stripped)
+    if page is None:
+        raise FileNotFoundError(f"gitfaq.html under {html_dir} did not convert")
+    files = {faq_rel: page.text}
+    targets = sorted(
+        {
+            h.split("#", 1)[0]
+            for h in re.findall(r'href="([^"]+)"', faq_html)
+            if not re.match(r"^[a-z][a-z0-9+.-]*:", h) and h.split("#", 1)[0].endswith(".html")
+        }
+    )
+    dropped: list[str] = []
+    for t in targets:
+        if t == "gitfaq.html" or t not in layout:
+            continue
+        linked, _ = ds._gitdoc_page(
+            ds._AsciidocToMarkdown(),
+            layout[t],
+            (html_dir / t).read_text(encoding="utf-8", errors="replace"),
+        )
+        if linked is not None and len(linked.text) <= MAX_LINKED_CHARS:
+            files[linked.relpath] = linked.text
+        elif linked is not None:
+            dropped.append(linked.relpath)
+    questions = [
+        NaturalQuestion(f"gitfaq:{n}", q, ((a, 1.0),), source=faq_rel)
+        for n, (q, a) in enumerate(pairs)
+    ]
+    files, questions = scrub_questions(files, questions)
+    _check_removed(files, questions)
+    return NaturalSet(
+        "gitfaq",
+        write_tree(files, ds.CACHE_DIR / "natural" / "gitfaq"),
+        questions,
+        f"git 2.39 gitfaq(7) (<dt> questions deleted) + the {len(files) - 1} pages it links to, "
+        f"in git(1)'s grouping (left out, over {MAX_LINKED_CHARS} chars: {', '.join(dropped)}); "
+        "answer = the <dd> text",
+        files,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Numbered plain-text FAQ (lsof's 00FAQ)
+# --------------------------------------------------------------------------------------
+
+_ENTRY = re.compile(r"^(\d+(?:\.\d+)+)\t(.*)$")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
+
+
+def split_numbered_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """lsof-style FAQ -> ({relpath: section text}, [(number, question, answer)]).
+
+    The body starts at the second ``1.0`` entry (the first is in the table of contents, which
+    is dropped). An entry is ``<number>\\t<title>`` at the start of a line, its title possibly
+    wrapped onto tab-indented lines up to the next blank line. ``N.0`` entries start a file;
+    an entry whose title ends with ``?`` is a question (its title is deleted, its text up to
+    the next entry is its answer); other entries are group headings and stay as ``##``."""
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if re.match(r"^1\.0\t", line)]
+    if len(starts) < 2:
+        raise ValueError("no table of contents + body: not an lsof-style FAQ")
+    lines = lines[starts[1] :]
+    entries: list[tuple[int, int, str, str]] = []  # (title start, body start, number, title)
+    for i, line in enumerate(lines):
+        m = _ENTRY.match(line)
+        if not m:
+            continue
+        j = i + 1
+        parts = [m.group(2)]
+        while j < len(lines) and lines[j].startswith("\t") and lines[j].strip():
+            parts.append(lines[j].strip())
+            j += 1
+        entries.append((i, j, m.group(1), _norm(" ".join(parts))))
+    files: dict[str, str] = {}
+    qa: list[tuple[str, str, str]] = []
+    current: list[str] = []
+    rel = ""
+    for k, (_, j, num, title) in enumerate(entries):
+        end = entries[k + 1][0] if k + 1 < len(entries) else len(lines)
+        body_lines = [ln[1:] if ln.startswith("\t") else ln for ln in lines[j:end]]
+        body_lines = [ln for ln in body_lines if not re.fullmatch(r"_{10,}", ln.strip())]
+        body = "\n".join(body_lines).strip()
+        if num.endswith(".0") and num.count(".") == 1:
+            if rel:
+                files[rel] = "\n".join(current).strip() + "\n"
+            rel = f"{int(num.split('.')[0]):02d}-{_slug(title)}.md"
+            current = [f"# {num} {title}", ""]
+            if body:
+                current += [body, ""]
+        elif title.endswith("?"):
+            if body:
+                qa.append((num, title, body))
+                current += [body, ""]
+        else:
+            current += [f"## {num} {title}", ""]
+            if body:
+                current += [body, ""]
+    if rel:
+        files[rel] = "\n".join(current).strip() + "\n"
+    return files, qa
+
+
+def lsof_faq_set() -> NaturalSet:
+    root = ds.fetch_debian_package(LSOF_PACKAGE)
+    path = root / "usr/share/doc/lsof/00FAQ.gz"
+    with gzip.open(path, "rt", encoding="latin-1") as fh:
+        text = fh.read()
+    files, qa = split_numbered_faq(text)
+    questions = [
+        NaturalQuestion(f"lsof-faq:{num}", q, ((a, 1.0),), source=_file_of(files, a))
+        for num, q, a in qa
+    ]
+    files, questions = scrub_questions(files, questions)
+    _check_removed(files, questions)
+    return NaturalSet(
+        "lsof-faq",
+        write_tree(files, ds.CACHE_DIR / "natural" / "lsof-faq"),
+        questions,
+        f"lsof 4.95 00FAQ split into its {len(files)} sections as files (question lines and "
+        "the table of contents deleted); answer = the text under a numbered question "
+        "(stands in for the Bash FAQ, which Debian 12 no longer ships)",
+        files,
+    )
+
+
+def _file_of(files: dict[str, str], answer: str) -> str:
+    return next((rel for rel, t in files.items() if answer in t), "")
+
+
+# --------------------------------------------------------------------------------------
+# Cranfield
+# --------------------------------------------------------------------------------------
+
+
+def cranfield_set(embedder: Any) -> NaturalSet:
+    cran = ds.load_cranfield()
+    layout = ds.build_cranfield_tree(cran, embedder)
+    files = {rel: cran.docs[d].file_text() for d, rel in layout.paths.items()}
+    questions = [
+        NaturalQuestion(
+            f"cran:{q}",
+            cran.queries[q],
+            tuple(
+                (cran.docs[d].file_text().strip(), float(g))
+                for d, g in sorted(cran.qrels[q].items(), key=lambda x: int(x[0]))
+            ),
+            source=",".join(sorted(cran.qrels[q], key=int)),
+        )
+        for q in cran.queries
+        if q in cran.qrels
+    ]
+    return NaturalSet(
+        "cranfield",
+        layout.root,
+        questions,
+        "Cranfield 1400 as a 2-level k-means topic tree; answers = the relevant abstracts' "
+        "texts with graded gains",
+        files,
+    )
+
+
+# --------------------------------------------------------------------------------------
+
+
+def scrub_questions(
+    files: dict[str, str], questions: Sequence[NaturalQuestion]
+) -> tuple[dict[str, str], list[NaturalQuestion]]:
+    """Delete every other verbatim copy of a question's text (case and line breaks aside)
+    from the corpus and from the answers: a cross-reference ("see *Where do I get lsof?*"),
+    an index page or a link text that quotes the question would hand it to the retriever.
+    Questions of under 4 words are left alone (too generic to be a copy)."""
+    pats = [
+        re.compile(r"\s+".join(map(re.escape, q.text.split())), re.IGNORECASE)
+        for q in questions
+        if len(q.text.split()) >= 4
+    ]
+
+    def scrub(text: str) -> str:
+        for p in pats:
+            text = p.sub("", text)
+        return text
+
+    new_files = {rel: scrub(t) for rel, t in files.items()}
+    new_qs = [
+        NaturalQuestion(q.qid, q.text, tuple((scrub(a), g) for a, g in q.answers), q.kind, q.source)
+        for q in questions
+    ]
+    return new_files, new_qs
+
+
+def _check_removed(files: dict[str, str], questions: Sequence[NaturalQuestion]) -> None:
+    """Refuse a set whose corpus still holds a question's text verbatim (the point of the
+    set); questions of under 4 words are exempt (too generic to be a copy)."""
+    corpus = _norm("\n".join(files.values())).lower()
+    for q in questions:
+        t = _norm(q.text).lower()
+        if len(t.split()) >= 4 and t in corpus:
+            raise ValueError(f"question text left in the corpus: {q.text!r}")
+
+
+BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
+    "django-faq": lambda emb: django_faq_set(),
+    "gitfaq": lambda emb: gitfaq_set(),
+    "lsof-faq": lambda emb: lsof_faq_set(),
+    "cranfield": cranfield_set,
+}
+
+
+def load_natural_set(name: str, embedder: Any) -> NaturalSet:
+    if name not in BUILDERS:
+        raise ValueError(f"unknown natural set {name!r}; known: {', '.join(BUILDERS)}")
+    return BUILDERS[name](embedder)
