@@ -60,7 +60,7 @@ def test_passage_start_decides_which_chunks_share_a_slot() -> None:
         _chunk(4, 0.5, 0.5, b, 3),
         _chunk(6, 0.4, 0.4, b, 6),  # same heading path, another answer (passage 6)
     ]
-    assert _uris(passage_groups(items)) == [
+    assert _uris(passage_groups(items, 2000)) == [
         ["guide.md#chunk-0", "guide.md#chunk-1"],
         ["other.md"],
         ["guide.md#chunk-3", "guide.md#chunk-4"],
@@ -78,12 +78,31 @@ def test_without_passage_starts_adjacent_chunks_of_one_section_share_a_slot() ->
     assert same_passage(_chunk(2, 0, 0, a, 1), _chunk(4, 0, 0, a, 1))
 
 
-def test_a_chunk_next_to_two_slots_joins_the_better_one() -> None:
+def test_a_run_of_one_passage_is_one_slot_whatever_order_its_chunks_rank_in() -> None:
     a = ["Guide", "A"]
     items = [_chunk(5, 0.9, 0.9, a, None), _chunk(3, 0.8, 0.8, a, None)]
-    items.append(_chunk(4, 0.7, 0.7, a, None))  # joins the first slot it touches
-    groups = passage_groups(items)
-    assert len(groups) == 2 and [c.chunk_index for c in groups[0]] == [5, 4]
+    items.append(_chunk(4, 0.7, 0.7, a, None))  # bridges 3 and 5: one run
+    groups = passage_groups(items, 2000)
+    assert [[c.chunk_index for c in g] for g in groups] == [[5, 3, 4]]  # best first
+
+
+def test_a_slot_holds_only_what_it_shows() -> None:
+    """A slot is a contiguous run of its passage within the text budget: a chunk of the
+    same passage that is not next to it, or that would not fit, takes a slot of its own
+    (it would otherwise be hidden behind the slot's face)."""
+    a = ["Guide", "A"]
+    size = len(_chunk(0, 0, 0, a, 0).node.content)  # every test chunk has this length
+    items = [_chunk(i, 1 - i / 10, 1 - i / 10, a, 0) for i in (0, 1, 2, 4)]
+    assert _uris(passage_groups(items, 3 * size + 4)) == [
+        ["guide.md#chunk-0", "guide.md#chunk-1", "guide.md#chunk-2"],
+        ["guide.md#chunk-4"],  # a gap: not shown, so its own slot
+    ]
+    assert _uris(passage_groups(items, 2 * size + 2)) == [
+        ["guide.md#chunk-0", "guide.md#chunk-1"],
+        ["guide.md#chunk-2"],  # would not fit the slot's text
+        ["guide.md#chunk-4"],
+    ]
+    assert len(passage_groups(items, 0)) == 4  # the face alone: one chunk per slot
 
 
 def test_the_face_is_the_chunk_with_the_best_own_score() -> None:
@@ -92,7 +111,7 @@ def test_the_face_is_the_chunk_with_the_best_own_score() -> None:
     a = ["Guide", "A"]
     lifted = _chunk(1, own=0.50, final=0.80, path=a, start=0)
     matched = _chunk(0, own=0.75, final=0.78, path=a, start=0)
-    (group,) = passage_groups([lifted, matched])
+    (group,) = passage_groups([lifted, matched], 2000)
     face, rest = _face(group, Track.VECTOR)
     assert face is matched and rest == [lifted]
     face, rest = _face([_file(f"{R}/docs/x.md", 0.3)], Track.VECTOR)

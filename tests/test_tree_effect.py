@@ -60,10 +60,11 @@ def test_summary_vectors_stay_the_default(bow, tmp_path: Path) -> None:
 
 
 def test_chunks_of_one_passage_take_one_slot(bow, tmp_path: Path) -> None:
-    """A section cut by size is one passage: its chunks fold into one slot (a document's
+    """A section cut by size is one passage: its chunks fold into one slot that shows them
+    (within document_context_chars; a document's
     different sections take slots of their own: tests/test_result_slots.py)."""
     root = _docs(tmp_path)
-    one_section = "\n\n".join(f"oauth token scopes detail {i}. " * 20 for i in range(4))
+    one_section = "\n\n".join(f"oauth token scopes detail {i}. " * 12 for i in range(4))
     (root / "auth" / "guide.md").write_text("# Guide\n\n" + one_section)
     with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
         th.add_resource(root, target_uri=f"{R}/docs")

@@ -95,9 +95,18 @@ class RetrievalConfig(BaseModel):
     """``context_heading_weight`` for a question-shaped query over documents; ``None``: the
     same. The heading term was chosen on heading, first-sentence and anchor-text queries,
     which name a section in its own words."""
-    question_context_scale: float = Field(default=1.0, ge=0.0, le=1.0)
+    question_context_scale: float = Field(default=0.0, ge=0.0, le=1.0)
     """The tree context's neighbour, parent and sibling weights times this for a
-    question-shaped query over documents (1: unchanged)."""
+    question-shaped query over documents (1: unchanged; at 0 the tree context, the heading
+    term with it, is off for them: leaves rank by their own score).
+
+    Why 0: on questions people wrote over documentation, every tree term cost (issue 33,
+    measured on main: +0.004 to +0.035 nDCG@10 with the context off on each natural set);
+    the terms were chosen on heading, first-sentence and anchor-text queries, where they stay
+    (those sets hold almost no question-shaped query: 5 of 338 pytest queries, 2 of 267
+    Flask's, 26 of 500 Django's). Memory searches keep them (a turn answers with its
+    neighbours: LoCoMo +0.066 R@10). Dev halves, ``bench/bench_natural.py`` rows ``find`` vs
+    ``find-qc1``: see ``bench/README.md``."""
     context_neighbour_weight: float = Field(default=0.35, ge=0.0, le=10.0)
     """Tree context (:mod:`treehop.tree_scoring`): weight of the mean own score of a leaf's
     previous and next sibling (adjacent chunks, adjacent conversation turns) in its final score.

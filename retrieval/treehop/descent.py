@@ -210,8 +210,10 @@ def _document(uri: str, parent_uri: str | None, chunk_index: int | None) -> str:
 class Collected:
     """Every candidate found so far, keyed by URI, ranked one slot per document (or per node)."""
 
-    def __init__(self, collapse: bool) -> None:
+    def __init__(self, collapse: bool, budget: int = 0) -> None:
         self.collapse = collapse
+        self.budget = budget
+        """A slot's text budget in characters (:func:`passage_groups`)."""
         self.by_uri: dict[str, Candidate] = {}
 
     def __len__(self) -> int:
@@ -233,7 +235,7 @@ class Collected:
         else:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
         if self.collapse:  # (one slot per passage of a document)
-            return passage_groups(items)
+            return passage_groups(items, self.budget)
         groups: dict[str, list[Candidate]] = {}
         for c in items:
             groups.setdefault(c.uri, []).append(c)
@@ -304,35 +306,71 @@ def same_passage(a: Candidate, b: Candidate) -> bool:
     return pa == pb
 
 
-def passage_groups(items: Iterable[Candidate]) -> list[list[Candidate]]:
+def passage_groups(items: Sequence[Candidate], budget: int = 0) -> list[list[Candidate]]:
     """Candidates (best first) grouped into result slots, best slot first, each slot's best
-    candidate first: a chunk joins the slot of an earlier chunk of its passage
-    (:func:`same_passage`), else opens a slot of its own; a node that is not a chunk (a
-    whole file, a turn, a directory; a chunked file's own node joins its document's first
-    slot) is a slot of its own."""
-    groups: dict[object, list[Candidate]] = {}
-    slots_of: dict[str, list[object]] = {}
+    candidate first.
+
+    A document's chunks that follow each other (consecutive chunk indexes) in one passage
+    (:func:`same_passage`) form a run; each run is cut into slots that fit ``budget``
+    characters of text (:attr:`~treehop.config.RetrievalConfig.document_context_chars`):
+    the run's best chunk opens a slot, which grows to its neighbours, the better-ranked side
+    first, while its text fits; the best chunk left opens the next. So every chunk a slot
+    holds is one the slot shows: a slot never hides a chunk that matched behind another one,
+    and chunks of different sections or answers never share a slot. A node that is not a chunk
+    (a whole file, a turn, a directory) is a slot of its own; a chunked file's own node joins
+    its document's best slot."""
+    rank = {id(c): k for k, c in enumerate(items)}
+    by_doc: dict[str, list[Candidate]] = {}
     for c in items:
-        doc = c.document
-        if c.chunk_index is None or doc == c.uri:
-            groups.setdefault(doc, []).append(c)
-            keys = slots_of.setdefault(doc, [])
-            if doc not in keys:
-                keys.append(doc)
+        by_doc.setdefault(c.document, []).append(c)
+    groups: list[list[Candidate]] = []
+    for doc, members in by_doc.items():
+        chunks = [c for c in members if c.chunk_index is not None and c.uri != doc]
+        others = [c for c in members if c.chunk_index is None or c.uri == doc]
+        slots = _windows(chunks, budget, rank) if chunks else []
+        if others and slots and others[0].uri == doc:
+            slots[0] = sorted([*slots[0], others.pop(0)], key=lambda c: rank[id(c)])
+        groups.extend(slots)
+        groups.extend([c] for c in others)
+    groups.sort(key=lambda g: rank[id(g[0])])
+    return groups
+
+
+def _windows(chunks: list[Candidate], budget: int, rank: dict[int, int]) -> list[list[Candidate]]:
+    """One document's chunks cut into slots (see :func:`passage_groups`), best slot first."""
+    ordered = sorted(chunks, key=lambda c: c.chunk_index or 0)
+    size = [len(c.node.content) for c in ordered]
+    # run[i]: the run (of consecutive chunks of one passage) that chunk i belongs to
+    run = [0] * len(ordered)
+    for i in range(1, len(ordered)):
+        a, b = ordered[i - 1], ordered[i]
+        joined = (b.chunk_index or 0) - (a.chunk_index or 0) == 1 and same_passage(a, b)
+        run[i] = run[i - 1] if joined else run[i - 1] + 1
+    taken = [False] * len(ordered)
+    out: list[list[Candidate]] = []
+    for i in sorted(range(len(ordered)), key=lambda i: rank[id(ordered[i])]):
+        if taken[i]:
             continue
-        keys = slots_of.setdefault(doc, [])
-        key: object | None = None
-        for k in keys:
-            members = groups[k]
-            chunks = [m for m in members if m.chunk_index is not None and m.uri != doc]
-            if not chunks or any(same_passage(m, c) for m in chunks):
-                key = k
+        taken[i] = True
+        lo = hi = i
+        chars = size[i]
+        while True:
+            sides = [
+                j
+                for j in (lo - 1, hi + 1)
+                if 0 <= j < len(ordered)
+                and not taken[j]
+                and run[j] == run[i]
+                and chars + 2 + size[j] <= budget
+            ]
+            if not sides:
                 break
-        if key is None:
-            key = doc if doc not in groups else (doc, len(keys))
-            keys.append(key)
-        groups.setdefault(key, []).append(c)
-    return list(groups.values())
+            j = min(sides, key=lambda j: rank[id(ordered[j])])
+            taken[j] = True
+            chars += 2 + size[j]
+            lo, hi = min(lo, j), max(hi, j)
+        out.append(sorted(ordered[lo : hi + 1], key=lambda c: rank[id(c)]))
+    return out
 
 
 _FINAL_VEC = operator.attrgetter("final.vec")

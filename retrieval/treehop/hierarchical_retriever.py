@@ -321,7 +321,8 @@ class HierarchicalRetriever:
             collected=Collected(
                 collapse=cfg.collapse_chunks
                 if q.req.collapse_chunks is None
-                else q.req.collapse_chunks
+                else q.req.collapse_chunks,
+                budget=cfg.document_context_chars,
             ),
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
