@@ -86,11 +86,21 @@ class RetrievalConfig(BaseModel):
     error (~0.01) and Cranfield's test half prefers 0.7 (-0.006); 0.5 is the dev choice, not a
     proven win everywhere. Earlier choice (0.7) was made on two sets only. Stores without a
     lexical index ignore it."""
-    question_dense_weight: float | None = Field(default=None, ge=0.2, le=1.0)
+    question_dense_weight: float | None = Field(default=0.8, ge=0.2, le=1.0)
     """``dense_weight`` for a question-shaped query (:func:`treehop.query_shape.is_question`)
     over documents (no memory root in scope), when the call sets none; ``None``: the same as
     ``dense_weight``. Why: a question a person writes shares few words with its answer, and
-    at 0.5 a chunk repeating its words outranked an answer far ahead on the dense score."""
+    at 0.5 a chunk repeating its words outranked an answer far ahead on the dense score
+    (issue 33: dense 0.48 / hybrid 0.74 over dense 0.71 / hybrid 0.71). At 0.8 the lexical
+    term can move a chunk by at most a quarter of a cosine unit ((1 - w) / w = 0.25 in dense
+    units, BM25 divided by the query's best), so a large dense lead holds while a shared
+    rare word (an option name, a command) still breaks near-ties. Chosen on the pooled dev
+    halves of the natural-question sets (``bench/bench_natural.py``, rows ``find-qw*``,
+    nDCG@10, with ``question_context_scale`` 0): Django FAQ 0.528 / 0.552 / 0.605 / 0.606,
+    gitfaq 0.808 / 0.775 / 0.854 / 0.854, lsof FAQ 0.836 / 0.833 / 0.836 / 0.760 at
+    w = 0.5 / 0.7 / 0.8 / 1 (26, 11, 113 queries): 0.8 is best or tied on each; dense only
+    loses lsof's keyword-laden questions. Heading, first-sentence and anchor-text queries
+    are almost never question-shaped and keep ``dense_weight``."""
     question_heading_weight: float | None = Field(default=None, ge=0.0, le=10.0)
     """``context_heading_weight`` for a question-shaped query over documents; ``None``: the
     same. The heading term was chosen on heading, first-sentence and anchor-text queries,
