@@ -128,10 +128,15 @@ def _guide(tmp: Path) -> Path:
     return root
 
 
-def test_each_section_of_a_document_takes_its_own_slot(bow, tmp_path: Path) -> None:
+def test_each_section_of_a_document_takes_its_own_slot_for_a_question(bow, tmp_path: Path) -> None:
     with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
         th.add_resource(_guide(tmp_path), target_uri=f"{R}/docs")
-        res = th.find("oauth token scopes and kubernetes readiness probes", limit=5)
+        # a keyword query names a page: one slot per document, as before
+        res = th.find("oauth token scopes kubernetes readiness probes", limit=5)
+        docs = [m.parent_uri or m.uri for m in res.resources]
+        assert len(docs) == len(set(docs))
+        # a question asks for an answer: one slot per passage
+        res = th.find("How do oauth token scopes and kubernetes readiness probes work?", limit=5)
         guide = [m for m in res.resources if m.parent_uri == f"{R}/docs/guide.md"]
         paths = [tuple(m.metadata["heading_path"]) for m in guide]
         assert ("Guide", "Tokens") in paths and ("Guide", "Deploying") in paths

@@ -210,10 +210,13 @@ def _document(uri: str, parent_uri: str | None, chunk_index: int | None) -> str:
 class Collected:
     """Every candidate found so far, keyed by URI, ranked one slot per document (or per node)."""
 
-    def __init__(self, collapse: bool, budget: int = 0) -> None:
+    def __init__(self, collapse: bool, budget: int = 0, passages: bool = True) -> None:
         self.collapse = collapse
         self.budget = budget
         """A slot's text budget in characters (:func:`passage_groups`)."""
+        self.passages = passages
+        """With ``collapse``: one slot per passage (:func:`passage_groups`); ``False``: one
+        slot per document, its chunks folded into it."""
         self.by_uri: dict[str, Candidate] = {}
 
     def __len__(self) -> int:
@@ -234,11 +237,15 @@ class Collected:
             items = sorted(self.by_uri.values(), key=_FINAL_VEC, reverse=True)
         else:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
-        if self.collapse:  # (one slot per passage of a document)
+        if self.collapse and self.passages:  # (one slot per passage of a document)
             return passage_groups(items, self.budget)
         groups: dict[str, list[Candidate]] = {}
-        for c in items:
-            groups.setdefault(c.uri, []).append(c)
+        if self.collapse:  # (one slot per document)
+            for c in items:
+                groups.setdefault(c.document, []).append(c)
+        else:
+            for c in items:
+                groups.setdefault(c.uri, []).append(c)
         return list(groups.values())
 
     def kth_score(self, k: int, track: Track) -> float:
@@ -274,10 +281,10 @@ HEADING_PATH_KEY = "heading_path"
 :data:`treehop.tree_scoring.HEADING_PATH`, which imports this module)."""
 
 
-def _passage_mark(c: Candidate) -> tuple[int | None, tuple[str, ...] | None]:
-    """A chunk candidate's passage start (``None`` for a chunk ingested before it was
-    recorded) and heading path, read from its node's metadata."""
-    meta = c.node.metadata
+def _passage_mark(node: Node) -> tuple[int | None, tuple[str, ...] | None]:
+    """A chunk's passage start (``None`` for a chunk ingested before it was recorded) and
+    heading path, read from its node's metadata."""
+    meta = node.metadata
     start = meta.get(PASSAGE_START)
     path = meta.get(HEADING_PATH_KEY)
     return (
@@ -296,6 +303,11 @@ def same_passage(a: Candidate, b: Candidate) -> bool:
     independent answers, and one slot per document showed one of them as the slot's text
     while the one that matched the query sat behind it (issue 33: in every query of an FAQ
     set where ``find()`` missed and flat search hit, the answer was in ``collapsed``)."""
+    return same_passage_nodes(a.node, b.node)
+
+
+def same_passage_nodes(a: Node, b: Node) -> bool:
+    """:func:`same_passage` of two chunk nodes."""
     sa, pa = _passage_mark(a)
     sb, pb = _passage_mark(b)
     if sa is not None and sb is not None:

@@ -54,6 +54,7 @@ from .descent import (
     Score,
     SubtreeBounds,
     Track,
+    same_passage_nodes,
     score_of,
 )
 from .errors import TreehopError
@@ -156,6 +157,9 @@ class _Query:
     """How many nodes that search asked for."""
     tag_evidence: TagEvidence | None = None
     """Set when tag hops ran with ``tag_evidence_weight`` > 0 (:mod:`treehop.tag_hops`)."""
+    question: bool = False
+    """A question-shaped query over documents (:meth:`HierarchicalRetriever.
+    _question_over_documents`): its slots are passages, not documents."""
     heading_weight: float = 0.0
     """The section-heading term's weight for this query (``question_heading_weight`` for a
     question over documents)."""
@@ -271,6 +275,7 @@ class HierarchicalRetriever:
                 metadata=req.metadata,
                 traversal=True,
             ),
+            question=question,
             heading_weight=heading_weight,
             context=ContextWeights(
                 cfg.context_neighbour_weight * scale,
@@ -323,6 +328,7 @@ class HierarchicalRetriever:
                 if q.req.collapse_chunks is None
                 else q.req.collapse_chunks,
                 budget=cfg.document_context_chars,
+                passages=q.question,
             ),
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
@@ -1008,24 +1014,41 @@ class HierarchicalRetriever:
 
 
 def _passage_shown(face: Node, rest: list[Candidate], budget: int) -> dict[str, int]:
-    """The slot's other chunks of the face's passage that its text shows (by URI: the
-    position relative to the face, in chunks), nearest the face first, while the text stays
-    within ``budget`` characters, the face's own included
+    """The slot's other chunks that its text shows (by URI: the position relative to the
+    face, in chunks): the run of consecutive chunks of the face's passage
+    (:func:`~treehop.descent.same_passage`) around it, grown on the nearer side first, while
+    the text stays within ``budget`` characters, the face's own included
     (:attr:`~treehop.config.RetrievalConfig.document_context_chars`;
     :attr:`~treehop.models.MatchedContext.slot_text` joins them in document order)."""
     at = face.chunk_index
     if at is None or not rest or budget <= len(face.content):
         return {}
-    mates = [c for c in rest if c.chunk_index is not None and c.parent_uri == face.parent_uri]
-    mates.sort(key=lambda c: (abs((c.chunk_index or 0) - at), c.chunk_index))
+    by_index = {
+        c.chunk_index: c
+        for c in rest
+        if c.chunk_index is not None and c.parent_uri == face.parent_uri
+    }
     room = budget - len(face.content)
     shown: dict[str, int] = {}
-    for c in mates:
-        size = len(c.node.content) + 2
-        if size > room:
-            break
-        room -= size
-        shown[c.uri] = (c.chunk_index or 0) - at
+    ends: list[Node | None] = [face, face]  # the run's last chunk on each side
+    step = 1
+    while any(e is not None for e in ends):
+        for side, sign in ((0, -1), (1, 1)):
+            end = ends[side]
+            if end is None:
+                continue
+            c = by_index.get(at + sign * step)
+            if c is None or not same_passage_nodes(end, c.node):
+                ends[side] = None
+                continue
+            size = len(c.node.content) + 2
+            if size > room:
+                ends[side] = None
+                continue
+            room -= size
+            shown[c.uri] = sign * step
+            ends[side] = c.node
+        step += 1
     return shown
 
 
