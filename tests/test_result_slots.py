@@ -1,6 +1,6 @@
-"""Result slots that never hide the answer (issue 33, item 3): one slot per passage (a section
-or answer, cut by size), not per document; the face is the chunk that matched; the slot's text
-shows its passage; ``assemble_context`` delivers it."""
+"""Result slots that never hide the answer (issue 33, item 3): for a question over documents,
+one slot per passage (a section or answer, cut by size), not per document; a slot holds only
+what its text shows; ``assemble_context`` delivers it."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from pathlib import Path
 
 from treehop import RetrievalConfig, Treehop
 from treehop.context_assembly import assemble_context
-from treehop.descent import Candidate, Score, Track, passage_groups, same_passage
-from treehop.hierarchical_retriever import _face
+from treehop.descent import Candidate, Score, passage_groups, same_passage
 from treehop.models import ContextType, FoundBy, Node
 
 R = "viking://resources"
@@ -103,19 +102,6 @@ def test_a_slot_holds_only_what_it_shows() -> None:
         ["guide.md#chunk-4"],
     ]
     assert len(passage_groups(items, 0)) == 4  # the face alone: one chunk per slot
-
-
-def test_the_face_is_the_chunk_with_the_best_own_score() -> None:
-    """A chunk lifted by a strong neighbour ranks the slot, but the slot shows the chunk
-    that matched."""
-    a = ["Guide", "A"]
-    lifted = _chunk(1, own=0.50, final=0.80, path=a, start=0)
-    matched = _chunk(0, own=0.75, final=0.78, path=a, start=0)
-    (group,) = passage_groups([lifted, matched], 2000)
-    face, rest = _face(group, Track.VECTOR)
-    assert face is matched and rest == [lifted]
-    face, rest = _face([_file(f"{R}/docs/x.md", 0.3)], Track.VECTOR)
-    assert face.uri.endswith("x.md") and rest == []
 
 
 def _guide(tmp: Path) -> Path:

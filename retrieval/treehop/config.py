@@ -55,10 +55,11 @@ class RetrievalConfig(BaseModel):
     heading, keywords, a topic: they name a page) a slot is a document, as before: on the
     heading, first-sentence and anchor-text sets passage slots cost 0.006-0.019 nDCG@10 on the
     dev halves (pytest, Flask), a page's second section taking the slot of the next page.
-    Either way the slot shows the chunk with the best own score and carries the others in
-    :attr:`~treehop.models.MatchedContext.collapsed`."""
+    Either way the slot shows its best-scoring chunk and carries the others in
+    :attr:`~treehop.models.MatchedContext.collapsed` (a question's chunks rank by their own
+    score: ``question_context_scale`` 0)."""
     document_context_chars: int = Field(default=2000, ge=0, le=20_000)
-    """A document's result slot shows its face chunk (the one with the best own score) and
+    """A document's result slot shows its face chunk (its best-scoring chunk) and
     the run of the slot's chunks of the same passage around it (one section or answer cut by
     size: :func:`treehop.descent.same_passage`), nearer first, up to this many characters in
     all (:attr:`~treehop.models.MatchedContext.slot_text`, what the framework integrations

@@ -287,9 +287,10 @@ def _unfold_turns(contexts: Sequence[MatchedContext]) -> list[MatchedContext]:
 
     A document hit's slot may show other chunks of its passage (``document_context_chars``):
     they come as entries too, but after every hit, in the hits' order: each slot's best chunk
-    (the one that matched) is placed first, and the chunks around it fill what room is left
-    (on the natural-question sets, answer-in-context at 500-2,000 tokens rose with the faces
-    first; a slot's passage first spent the budget on a few slots)."""
+    (the one that matched) is placed first, and the chunks around it fill what room is left,
+    so that a small budget holds the matched chunks of more slots rather than the whole
+    passages of a few (each passage can be ~2,000 characters, half of a 1,000-token
+    budget)."""
     out: list[MatchedContext] = []
     later: list[MatchedContext] = []
     for m in contexts:

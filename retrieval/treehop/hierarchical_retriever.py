@@ -961,8 +961,8 @@ class HierarchicalRetriever:
     def _matched(
         self, q: _Query, state: Descent, group: list[Candidate], turns: list[ChunkContext]
     ) -> MatchedContext:
-        cand, rest = _face(group, state.track)
-        score = group[0].final.on(state.track)
+        cand, rest = group[0], group[1:]
+        score = cand.final.on(state.track)
         node = cand.node
         shown = _passage_shown(node, rest, self.config.document_context_chars)
         reranked = state.track is Track.RERANK
@@ -1050,22 +1050,6 @@ def _passage_shown(face: Node, rest: list[Candidate], budget: int) -> dict[str, 
             ends[side] = c.node
         step += 1
     return shown
-
-
-def _face(group: list[Candidate], track: Track) -> tuple[Candidate, list[Candidate]]:
-    """The slot's face (the candidate whose text the slot shows) and the rest, best first.
-
-    A slot ranks by its best final score, but a chunk's final score also takes its
-    neighbours', so among a passage's chunks the best final score can belong to a chunk lifted
-    by a strong neighbour rather than to the chunk that matched. The face is the chunk with the
-    best own score (the text that earned the slot); a slot of one node, or one that is not a
-    document's chunks, shows its best candidate as before."""
-    if len(group) == 1 or group[0].chunk_index is None:
-        return group[0], group[1:]
-    best = max(range(len(group)), key=lambda i: group[i].own.on(track))
-    if best == 0:
-        return group[0], group[1:]
-    return group[best], group[:best] + group[best + 1 :]
 
 
 _validate_matched = MatchedContext.__pydantic_validator__.validate_python
