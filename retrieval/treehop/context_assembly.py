@@ -283,20 +283,12 @@ def _render(groups: Sequence[_Group]) -> str:
 def _unfold_turns(contexts: Sequence[MatchedContext]) -> list[MatchedContext]:
     """Each memory hit followed by the turns its slot carries (``memory_context_chars``), in
     conversation order, as entries of their own: the packer fits the budget, dedups across a
-    session's calls and labels line by line, so every turn must be its own entry.
-
-    A document hit's slot may show other chunks of its passage (``document_context_chars``):
-    they come as entries too, but after every hit, in the hits' order: each slot's best chunk
-    (the one that matched) is placed first, and the chunks around it fill what room is left,
-    so that a small budget holds the matched chunks of more slots rather than the whole
-    passages of a few (each passage can be ~2,000 characters, half of a 1,000-token
-    budget)."""
+    session's calls and labels line by line, so every turn must be its own entry."""
     out: list[MatchedContext] = []
-    later: list[MatchedContext] = []
     for m in contexts:
         out.append(m)
         turns = sorted((c for c in m.collapsed if c.position), key=lambda c: c.position or 0)
-        shown = [
+        out += [
             m.model_copy(
                 update={
                     "uri": c.uri,
@@ -309,13 +301,11 @@ def _unfold_turns(contexts: Sequence[MatchedContext]) -> list[MatchedContext]:
                     "collapsed": [],
                     "found_by": FoundBy.NEIGHBOUR,
                     "found_via": m.uri,
-                    "chunk_index": c.chunk_index,
                 }
             )
             for c in turns
         ]
-        (later if m.chunk_index is not None else out).extend(shown)
-    return out + later
+    return out
 
 
 def _within_any(uri: str, scopes: Iterable[str]) -> bool:
