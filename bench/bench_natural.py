@@ -254,6 +254,27 @@ ROWS: tuple[Row, ...] = (
     Row(
         "find-no-sibling", "find - sibling evidence", "find", config={"context_sibling_weight": 0.0}
     ),
+    # issue 33 items 3-5: slots, fusion and tree terms for question-shaped queries
+    Row(
+        "find-face-only", "find slot shows face only", "find", config={"document_context_chars": 0}
+    ),
+    Row(
+        "find-doc1000",
+        "find slot text <= 1000 chars",
+        "find",
+        config={"document_context_chars": 1000},
+    ),
+    Row("find-qw0.5", "find questions w=0.5", "find", config={"question_dense_weight": 0.5}),
+    Row("find-qw0.7", "find questions w=0.7", "find", config={"question_dense_weight": 0.7}),
+    Row("find-qw0.8", "find questions w=0.8", "find", config={"question_dense_weight": 0.8}),
+    Row("find-qw1", "find questions w=1", "find", config={"question_dense_weight": 1.0}),
+    Row("find-qh0", "find questions - heading", "find", config={"question_heading_weight": 0.0}),
+    Row(
+        "find-qh.15", "find questions heading .15", "find", config={"question_heading_weight": 0.15}
+    ),
+    Row("find-qc0", "find questions - context", "find", config={"question_context_scale": 0.0}),
+    Row("find-qc.5", "find questions context x.5", "find", config={"question_context_scale": 0.5}),
+    Row("find-qc1", "find questions context x1", "find", config={"question_context_scale": 1.0}),
 )
 PHASE1_ROWS = ("flat-dense", "flat-hybrid", "flat-bm25", "find", "find-no-collapse")
 

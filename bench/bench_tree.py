@@ -351,6 +351,35 @@ ROWS: tuple[RowSpec, ...] = (
         "find-no-parent", "find - parent evidence", "find", config={"context_parent_weight": 0.0}
     ),
     RowSpec("find-dirs", "find + every directory slot", "find", find={"include_directories": True}),
+    # issue 33: question-shaped queries over documents (treehop.query_shape)
+    RowSpec("find-qw0.5", "find questions w=0.5", "find", config={"question_dense_weight": 0.5}),
+    RowSpec("find-qw0.7", "find questions w=0.7", "find", config={"question_dense_weight": 0.7}),
+    RowSpec("find-qw0.8", "find questions w=0.8", "find", config={"question_dense_weight": 0.8}),
+    RowSpec("find-qw1", "find questions w=1", "find", config={"question_dense_weight": 1.0}),
+    RowSpec(
+        "find-qh0", "find questions - heading", "find", config={"question_heading_weight": 0.0}
+    ),
+    RowSpec(
+        "find-qh.15",
+        "find questions heading 0.15",
+        "find",
+        config={"question_heading_weight": 0.15},
+    ),
+    RowSpec(
+        "find-qc0", "find questions - tree context", "find", config={"question_context_scale": 0.0}
+    ),
+    RowSpec(
+        "find-qc.5", "find questions context x0.5", "find", config={"question_context_scale": 0.5}
+    ),
+    RowSpec(
+        "find-qc1", "find questions context x1", "find", config={"question_context_scale": 1.0}
+    ),
+    RowSpec(
+        "find-face-only",
+        "find slot shows its face only",
+        "find",
+        config={"document_context_chars": 0},
+    ),
 )
 
 

@@ -550,6 +550,10 @@ _ADVERSARIAL = {
     "underlines": "=\n" * 10_000 + "a\n=\n" * 10_000,
     "brackets": "# " + "[" * 50_000 + "](" * 25_000,
     "roles": "Title " + ":a:`" * 25_000 + "\n" + "=" * 100_000,
+    "question lines": "Q: a?\n\n" * 30_000,
+    "one long question": "Q1) " + "why " * 50_000 + "?",
+    "bold lines": "**a**\n\n" * 30_000,
+    "definition lists": "<dl>" + "<dt>a</dt><dd>b</dd><dd>c</dd>" * 15_000,
 }
 
 

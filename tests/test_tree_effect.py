@@ -1,4 +1,4 @@
-"""The tree in what a user gets: routing vectors at ingest, one slot per document, explain."""
+"""The tree in what a user gets: routing vectors at ingest, one slot per passage, explain."""
 
 from __future__ import annotations
 
@@ -59,9 +59,15 @@ def test_summary_vectors_stay_the_default(bow, tmp_path: Path) -> None:
         Treehop(embedder=bow, tagger=None, directory_vectors="average")
 
 
-def test_chunks_of_one_file_take_one_slot(bow, tmp_path: Path) -> None:
+def test_chunks_of_one_passage_take_one_slot(bow, tmp_path: Path) -> None:
+    """A section cut by size is one passage: its chunks fold into one slot that shows them
+    (within document_context_chars; a document's
+    different sections take slots of their own: tests/test_result_slots.py)."""
+    root = _docs(tmp_path)
+    one_section = "\n\n".join(f"oauth token scopes detail {i}. " * 12 for i in range(4))
+    (root / "auth" / "guide.md").write_text("# Guide\n\n" + one_section)
     with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
-        th.add_resource(_docs(tmp_path), target_uri=f"{R}/docs")
+        th.add_resource(root, target_uri=f"{R}/docs")
         res = th.find("oauth token scopes", limit=3, include_directories=False)
         docs = [m.parent_uri if m.chunk_index is not None else m.uri for m in res.resources]
         assert len(docs) == len(set(docs)) == 3
@@ -79,7 +85,8 @@ def test_explain_names_hits_found_below_the_global_step(bow, tmp_path: Path) -> 
     cfg = RetrievalConfig(score_propagation_alpha=0.5, global_search_topk=1)
     with Treehop(embedder=bow, tagger=None, config=cfg, chunk_chars=300) as th:
         th.add_resource(_docs(tmp_path), target_uri=f"{R}/docs")
-        res = th.find("oauth tokens", limit=4, include_directories=False, explain=True)
+        # (limit 7: the guide's four sections take four slots of their own)
+        res = th.find("oauth tokens", limit=7, include_directories=False, explain=True)
         qr = (res.query_results or [])[0]
         lines = tree_effect_lines(qr, th.aio.display)
         below = [m for m in qr.matched_contexts if m.found_by is not FoundBy.GLOBAL]

@@ -92,7 +92,7 @@ def two_pages() -> EmbeddedStore:
     return paged_store(spec)
 
 
-def find(cfg: RetrievalConfig, query: str = "How do I register a user?") -> list[str]:
+def find(cfg: RetrievalConfig, query: str = "Register a user") -> list[str]:
     req = RetrievalRequest(
         query=TypedQuery(query=query),
         vector=np.array([1, 0, 0, 0], np.float32),
@@ -107,6 +107,17 @@ def find(cfg: RetrievalConfig, query: str = "How do I register a user?") -> list
 @pytest.mark.parametrize(("weight", "order"), [(0.15, ["a.md", "b.md"]), (0.0, ["b.md", "a.md"])])
 def test_find_ranks_the_section_the_query_names_first(weight: float, order: list[str]) -> None:
     assert find(RetrievalConfig(context_heading_weight=weight)) == order
+
+
+def test_a_question_is_not_lifted_by_a_heading_by_default() -> None:
+    """A question people write is gated off the tree context (``question_context_scale`` 0:
+    the heading term cost on natural questions, issue 33); asked to, it takes it again."""
+    question = "How do I register a user?"
+    assert find(RetrievalConfig(), question) == ["b.md", "a.md"]
+    on = RetrievalConfig(question_context_scale=1.0)
+    assert find(on, question) == ["a.md", "b.md"]
+    off = RetrievalConfig(question_context_scale=1.0, question_heading_weight=0.0)
+    assert find(off, question) == ["b.md", "a.md"]
 
 
 def test_a_query_naming_no_heading_keeps_the_vector_order() -> None:

@@ -46,8 +46,28 @@ class RetrievalConfig(BaseModel):
     max_convergence_rounds: int = Field(default=3, ge=1, le=100)
     """CONVERGENCE (and the rerank track): stop when the top-k is unchanged this many rounds."""
     collapse_chunks: bool = True
-    """One result slot per document: a file's chunks fold into its best-scoring chunk, which
-    carries the others in :attr:`~treehop.models.MatchedContext.collapsed`."""
+    """Chunks share result slots (``False``: one slot per chunk). For a question-shaped query
+    over documents (:func:`treehop.query_shape.is_question`) a slot is a passage: a run of
+    consecutive chunks of one section or answer that fits ``document_context_chars``
+    (:func:`treehop.descent.passage_groups`), so a document's different answers take slots
+    of their own and no matched chunk hides behind another (issue 33: on an FAQ set every
+    miss of one-slot-per-document had the answer in ``collapsed``). For other queries (a
+    heading, keywords, a topic: they name a page) a slot is a document, as before: on the
+    heading, first-sentence and anchor-text sets passage slots cost 0.006-0.019 nDCG@10 on the
+    dev halves (pytest, Flask), a page's second section taking the slot of the next page.
+    Either way the slot shows its best-scoring chunk and carries the others in
+    :attr:`~treehop.models.MatchedContext.collapsed` (a question's chunks rank by their own
+    score: ``question_context_scale`` 0)."""
+    document_context_chars: int = Field(default=2000, ge=0, le=20_000)
+    """A document's result slot shows its face chunk (its best-scoring chunk) and
+    the run of the slot's chunks of the same passage around it (one section or answer cut by
+    size: :func:`treehop.descent.same_passage`), nearer first, up to this many characters in
+    all (:attr:`~treehop.models.MatchedContext.slot_text`, what the framework integrations
+    and :func:`~treehop.context_assembly.assemble_context` deliver); 0 shows the face alone.
+    Passage slots (questions) hold no more than this. Natural-question dev halves
+    (``bench/bench_natural.py``, ``find`` vs ``find-face-only``; 0 and 1,000 are the same
+    with ~1,000-character chunks), nDCG@10 on the delivered text: Django FAQ 0.528 vs 0.512,
+    gitfaq 0.808 vs 0.689, lsof FAQ 0.836 vs 0.793."""
     score_threshold: float = Field(default=0.0, ge=-1.0, le=1.0)
     """Children whose propagated score is not above this are dropped."""
     max_children_per_dir: int = Field(default=50, ge=1, le=10000)
@@ -77,6 +97,37 @@ class RetrievalConfig(BaseModel):
     error (~0.01) and Cranfield's test half prefers 0.7 (-0.006); 0.5 is the dev choice, not a
     proven win everywhere. Earlier choice (0.7) was made on two sets only. Stores without a
     lexical index ignore it."""
+    question_dense_weight: float | None = Field(default=0.8, ge=0.2, le=1.0)
+    """``dense_weight`` for a question-shaped query (:func:`treehop.query_shape.is_question`)
+    over documents (no memory root in scope), when the call sets none; ``None``: the same as
+    ``dense_weight``. Why: a question a person writes shares few words with its answer, and
+    at 0.5 a chunk repeating its words outranked an answer far ahead on the dense score
+    (issue 33: dense 0.48 / hybrid 0.74 over dense 0.71 / hybrid 0.71). At 0.8 the lexical
+    term can move a chunk by at most a quarter of a cosine unit ((1 - w) / w = 0.25 in dense
+    units, BM25 divided by the query's best), so a large dense lead holds while a shared
+    rare word (an option name, a command) still breaks near-ties. Chosen on the pooled dev
+    halves of the natural-question sets (``bench/bench_natural.py``, rows ``find-qw*``,
+    nDCG@10, with ``question_context_scale`` 0): Django FAQ 0.528 / 0.552 / 0.605 / 0.606,
+    gitfaq 0.808 / 0.775 / 0.854 / 0.854, lsof FAQ 0.836 / 0.833 / 0.836 / 0.760 at
+    w = 0.5 / 0.7 / 0.8 / 1 (26, 11, 113 queries): 0.8 is best or tied on each; dense only
+    loses lsof's keyword-laden questions. Heading, first-sentence and anchor-text queries
+    are almost never question-shaped and keep ``dense_weight``."""
+    question_heading_weight: float | None = Field(default=None, ge=0.0, le=10.0)
+    """``context_heading_weight`` for a question-shaped query over documents; ``None``: the
+    same. The heading term was chosen on heading, first-sentence and anchor-text queries,
+    which name a section in its own words."""
+    question_context_scale: float = Field(default=0.0, ge=0.0, le=1.0)
+    """The tree context's neighbour, parent and sibling weights times this for a
+    question-shaped query over documents (1: unchanged; at 0 the tree context, the heading
+    term with it, is off for them: leaves rank by their own score).
+
+    Why 0: on questions people wrote over documentation, every tree term cost (issue 33,
+    measured on main: +0.004 to +0.035 nDCG@10 with the context off on each natural set);
+    the terms were chosen on heading, first-sentence and anchor-text queries, where they stay
+    (those sets hold almost no question-shaped query: 5 of 338 pytest queries, 2 of 267
+    Flask's, 26 of 500 Django's). Memory searches keep them (a turn answers with its
+    neighbours: LoCoMo +0.066 R@10). Dev halves, ``bench/bench_natural.py`` rows ``find`` vs
+    ``find-qc1``: see ``bench/README.md``."""
     context_neighbour_weight: float = Field(default=0.35, ge=0.0, le=10.0)
     """Tree context (:mod:`treehop.tree_scoring`): weight of the mean own score of a leaf's
     previous and next sibling (adjacent chunks, adjacent conversation turns) in its final score.

@@ -210,8 +210,13 @@ def _document(uri: str, parent_uri: str | None, chunk_index: int | None) -> str:
 class Collected:
     """Every candidate found so far, keyed by URI, ranked one slot per document (or per node)."""
 
-    def __init__(self, collapse: bool) -> None:
+    def __init__(self, collapse: bool, budget: int = 0, passages: bool = True) -> None:
         self.collapse = collapse
+        self.budget = budget
+        """A slot's text budget in characters (:func:`passage_groups`)."""
+        self.passages = passages
+        """With ``collapse``: one slot per passage (:func:`passage_groups`); ``False``: one
+        slot per document, its chunks folded into it."""
         self.by_uri: dict[str, Candidate] = {}
 
     def __len__(self) -> int:
@@ -232,6 +237,8 @@ class Collected:
             items = sorted(self.by_uri.values(), key=_FINAL_VEC, reverse=True)
         else:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
+        if self.collapse and self.passages:  # (one slot per passage of a document)
+            return passage_groups(items, self.budget)
         groups: dict[str, list[Candidate]] = {}
         if self.collapse:  # (one slot per document)
             for c in items:
@@ -242,7 +249,9 @@ class Collected:
         return list(groups.values())
 
     def kth_score(self, k: int, track: Track) -> float:
-        """The score of the k-th best slot, or -inf while fewer than k slots are filled.
+        """The score of the k-th best document, or -inf while fewer than k are filled: a
+        lower bound on the k-th best slot's (a document's passages may take several slots,
+        :func:`passage_groups`), so a stop rule that reads it never stops too early.
 
         (Asked every round: the slot key and the track's score are read as attributes, a
         method call per candidate each was most of its cost.)"""
@@ -261,6 +270,119 @@ class Collected:
 
     def top_uris(self, k: int, track: Track) -> tuple[str, ...]:
         return tuple(g[0].uri for g in self.ranked(track)[:k])
+
+
+PASSAGE_START = "passage_start"
+"""Chunk metadata written at ingest (:mod:`treehop.ingest.chunking`): the index of the first
+chunk of the section or answer the chunk belongs to. Chunks with the same value are one
+passage, cut by size; chunks with different values are different sections or answers."""
+HEADING_PATH_KEY = "heading_path"
+"""Chunk metadata: the chunk's heading path (the same key as
+:data:`treehop.tree_scoring.HEADING_PATH`, which imports this module)."""
+
+
+def _passage_mark(node: Node) -> tuple[int | None, tuple[str, ...] | None]:
+    """A chunk's passage start (``None`` for a chunk ingested before it was recorded) and
+    heading path, read from its node's metadata."""
+    meta = node.metadata
+    start = meta.get(PASSAGE_START)
+    path = meta.get(HEADING_PATH_KEY)
+    return (
+        start if isinstance(start, int) and not isinstance(start, bool) else None,
+        tuple(path) if isinstance(path, list) else None,
+    )
+
+
+def same_passage(a: Candidate, b: Candidate) -> bool:
+    """Whether two chunks of one document belong to one passage (one section or answer, cut
+    by size), so that they share a result slot.
+
+    With the passage start recorded at ingest, by that; otherwise (an index written before
+    it) two chunks are one passage when they are adjacent and under the same heading path.
+    Why not one slot per document: an FAQ page, an API reference or a long guide holds many
+    independent answers, and one slot per document showed one of them as the slot's text
+    while the one that matched the query sat behind it (issue 33: in every query of an FAQ
+    set where ``find()`` missed and flat search hit, the answer was in ``collapsed``)."""
+    return same_passage_nodes(a.node, b.node)
+
+
+def same_passage_nodes(a: Node, b: Node) -> bool:
+    """:func:`same_passage` of two chunk nodes."""
+    sa, pa = _passage_mark(a)
+    sb, pb = _passage_mark(b)
+    if sa is not None and sb is not None:
+        return sa == sb
+    ia, ib = a.chunk_index, b.chunk_index
+    if ia is None or ib is None or abs(ia - ib) != 1:
+        return False
+    return pa == pb
+
+
+def passage_groups(items: Sequence[Candidate], budget: int = 0) -> list[list[Candidate]]:
+    """Candidates (best first) grouped into result slots, best slot first, each slot's best
+    candidate first.
+
+    A document's chunks that follow each other (consecutive chunk indexes) in one passage
+    (:func:`same_passage`) form a run; each run is cut into slots that fit ``budget``
+    characters of text (:attr:`~treehop.config.RetrievalConfig.document_context_chars`):
+    the run's best chunk opens a slot, which grows to its neighbours, the better-ranked side
+    first, while its text fits; the best chunk left opens the next. So every chunk a slot
+    holds is one the slot shows: a slot never hides a chunk that matched behind another one,
+    and chunks of different sections or answers never share a slot. A node that is not a chunk
+    (a whole file, a turn, a directory) is a slot of its own; a chunked file's own node joins
+    its document's best slot."""
+    rank = {id(c): k for k, c in enumerate(items)}
+    by_doc: dict[str, list[Candidate]] = {}
+    for c in items:
+        by_doc.setdefault(c.document, []).append(c)
+    groups: list[list[Candidate]] = []
+    for doc, members in by_doc.items():
+        chunks = [c for c in members if c.chunk_index is not None and c.uri != doc]
+        others = [c for c in members if c.chunk_index is None or c.uri == doc]
+        slots = _windows(chunks, budget, rank) if chunks else []
+        if others and slots and others[0].uri == doc:
+            slots[0] = sorted([*slots[0], others.pop(0)], key=lambda c: rank[id(c)])
+        groups.extend(slots)
+        groups.extend([c] for c in others)
+    groups.sort(key=lambda g: rank[id(g[0])])
+    return groups
+
+
+def _windows(chunks: list[Candidate], budget: int, rank: dict[int, int]) -> list[list[Candidate]]:
+    """One document's chunks cut into slots (see :func:`passage_groups`), best slot first."""
+    ordered = sorted(chunks, key=lambda c: c.chunk_index or 0)
+    size = [len(c.node.content) for c in ordered]
+    # run[i]: the run (of consecutive chunks of one passage) that chunk i belongs to
+    run = [0] * len(ordered)
+    for i in range(1, len(ordered)):
+        a, b = ordered[i - 1], ordered[i]
+        joined = (b.chunk_index or 0) - (a.chunk_index or 0) == 1 and same_passage(a, b)
+        run[i] = run[i - 1] if joined else run[i - 1] + 1
+    taken = [False] * len(ordered)
+    out: list[list[Candidate]] = []
+    for i in sorted(range(len(ordered)), key=lambda i: rank[id(ordered[i])]):
+        if taken[i]:
+            continue
+        taken[i] = True
+        lo = hi = i
+        chars = size[i]
+        while True:
+            sides = [
+                j
+                for j in (lo - 1, hi + 1)
+                if 0 <= j < len(ordered)
+                and not taken[j]
+                and run[j] == run[i]
+                and chars + 2 + size[j] <= budget
+            ]
+            if not sides:
+                break
+            j = min(sides, key=lambda j: rank[id(ordered[j])])
+            taken[j] = True
+            chars += 2 + size[j]
+            lo, hi = min(lo, j), max(hi, j)
+        out.append(sorted(ordered[lo : hi + 1], key=lambda c: rank[id(c)]))
+    return out
 
 
 _FINAL_VEC = operator.attrgetter("final.vec")

@@ -39,6 +39,7 @@ from typing import Any, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
+from . import uri as urimod
 from ._sync import on_caller_loop
 from .config import RetrievalConfig, StopRule
 from .descent import (
@@ -53,8 +54,10 @@ from .descent import (
     Score,
     SubtreeBounds,
     Track,
+    same_passage_nodes,
     score_of,
 )
+from .errors import TreehopError
 from .filters import MetadataFilter, TagFilter
 from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
 from .models import (
@@ -68,6 +71,7 @@ from .models import (
     RoundTrace,
     TypedQuery,
 )
+from .query_shape import is_question
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import (
     ColumnarSearchStore,
@@ -153,6 +157,14 @@ class _Query:
     """How many nodes that search asked for."""
     tag_evidence: TagEvidence | None = None
     """Set when tag hops ran with ``tag_evidence_weight`` > 0 (:mod:`treehop.tag_hops`)."""
+    question: bool = False
+    """A question-shaped query over documents (:meth:`HierarchicalRetriever.
+    _question_over_documents`): its slots are passages, not documents."""
+    heading_weight: float = 0.0
+    """The section-heading term's weight for this query (``question_heading_weight`` for a
+    question over documents)."""
+    context: ContextWeights = field(default_factory=ContextWeights)
+    """The tree context's weights for this query (``question_context_scale``)."""
     families: Mapping[str, Sequence[ScoredNode]] = field(default_factory=dict)
     """Every scored leaf child of the inner parents the tree context scored completely (its
     search returned fewer leaves than asked), by parent: the memory context reads a session's
@@ -244,16 +256,48 @@ class HierarchicalRetriever:
     # ------------------------------------------------------------------ steps
     def _resolve(self, req: RetrievalRequest) -> _Query:
         cfg = self.config
+        question = self._question_over_documents(req)
+        dense_weight = cfg.dense_weight
+        heading_weight = cfg.context_heading_weight
+        scale = 1.0
+        if question:
+            if cfg.question_dense_weight is not None:
+                dense_weight = cfg.question_dense_weight
+            if cfg.question_heading_weight is not None:
+                heading_weight = cfg.question_heading_weight
+            scale = cfg.question_context_scale
         return _Query(
             req=req,
             threshold=cfg.score_threshold if req.score_threshold is None else req.score_threshold,
-            dense_weight=cfg.dense_weight if req.dense_weight is None else req.dense_weight,
+            dense_weight=dense_weight if req.dense_weight is None else req.dense_weight,
             scope=Scope(
                 tags=req.tags,
                 metadata=req.metadata,
                 traversal=True,
             ),
+            question=question,
+            heading_weight=heading_weight,
+            context=ContextWeights(
+                cfg.context_neighbour_weight * scale,
+                cfg.context_parent_weight * scale,
+                cfg.context_sibling_weight * scale,
+            ),
         )
+
+    @staticmethod
+    def _question_over_documents(req: RetrievalRequest) -> bool:
+        """Whether the query is question-shaped (:func:`~treehop.query_shape.is_question`)
+        and searches documents only (no root in the memories: a conversation turn answers a
+        question together with its neighbours, so the memory path keeps its weights)."""
+        if not is_question(req.query.query):
+            return False
+        for root in req.roots:
+            try:
+                if urimod.context_type_of(root) is ContextType.MEMORY:
+                    return False
+            except TreehopError:
+                return False
+        return True
 
     async def _search(
         self, q: _Query, scope: Scope, limit: int, offload: bool = False
@@ -282,7 +326,9 @@ class HierarchicalRetriever:
             collected=Collected(
                 collapse=cfg.collapse_chunks
                 if q.req.collapse_chunks is None
-                else q.req.collapse_chunks
+                else q.req.collapse_chunks,
+                budget=cfg.document_context_chars,
+                passages=q.question,
             ),
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
@@ -568,9 +614,7 @@ class HierarchicalRetriever:
         joins the list.
         """
         cfg = self.config
-        weights = ContextWeights(
-            cfg.context_neighbour_weight, cfg.context_parent_weight, cfg.context_sibling_weight
-        )
+        weights = q.context
         if not weights.active or state.track is not Track.VECTOR:
             return
         pool_uris, pool_parents = await self._pool(q, max(cfg.context_pool, 3 * q.req.limit))
@@ -658,7 +702,7 @@ class HierarchicalRetriever:
         """The picked leaves' final scores, a chunk's lifted by how well the query names its
         own section heading (:func:`~treehop.tree_scoring.heading_match`, times
         ``context_heading_weight``)."""
-        weight = self.config.context_heading_weight
+        weight = q.heading_weight
         if weight <= 0:
             return finals
         terms = query_terms(q.req.query.query)
@@ -918,7 +962,9 @@ class HierarchicalRetriever:
         self, q: _Query, state: Descent, group: list[Candidate], turns: list[ChunkContext]
     ) -> MatchedContext:
         cand, rest = group[0], group[1:]
+        score = cand.final.on(state.track)
         node = cand.node
+        shown = _passage_shown(node, rest, self.config.document_context_chars)
         reranked = state.track is Track.RERANK
         # (the model's validator called with the fields: the same model, validated as its
         # ``__init__`` does, without the ~1.5 us of Python that ``__init__`` adds per hit)
@@ -928,7 +974,7 @@ class HierarchicalRetriever:
                 "context_type": node.context_type,
                 "is_leaf": node.is_leaf,
                 "abstract": node.abstract,
-                "score": cand.final.on(state.track),
+                "score": score,
                 "level": node.level,
                 "parent_uri": node.parent_uri,
                 "overview": node.overview,
@@ -956,6 +1002,7 @@ class HierarchicalRetriever:
                             "score": c.final.on(state.track),
                             "abstract": node.abstract,
                             "content": node.content,
+                            "position": shown.get(node.uri),
                         }
                     )
                     for c in rest
@@ -964,6 +1011,45 @@ class HierarchicalRetriever:
             }
         )
         return matched
+
+
+def _passage_shown(face: Node, rest: list[Candidate], budget: int) -> dict[str, int]:
+    """The slot's other chunks that its text shows (by URI: the position relative to the
+    face, in chunks): the run of consecutive chunks of the face's passage
+    (:func:`~treehop.descent.same_passage`) around it, grown on the nearer side first, while
+    the text stays within ``budget`` characters, the face's own included
+    (:attr:`~treehop.config.RetrievalConfig.document_context_chars`;
+    :attr:`~treehop.models.MatchedContext.slot_text` joins them in document order)."""
+    at = face.chunk_index
+    if at is None or not rest or budget <= len(face.content):
+        return {}
+    by_index = {
+        c.chunk_index: c
+        for c in rest
+        if c.chunk_index is not None and c.parent_uri == face.parent_uri
+    }
+    room = budget - len(face.content)
+    shown: dict[str, int] = {}
+    ends: list[Node | None] = [face, face]  # the run's last chunk on each side
+    step = 1
+    while any(e is not None for e in ends):
+        for side, sign in ((0, -1), (1, 1)):
+            end = ends[side]
+            if end is None:
+                continue
+            c = by_index.get(at + sign * step)
+            if c is None or not same_passage_nodes(end, c.node):
+                ends[side] = None
+                continue
+            size = len(c.node.content) + 2
+            if size > room:
+                ends[side] = None
+                continue
+            room -= size
+            shown[c.uri] = sign * step
+            ends[side] = c.node
+        step += 1
+    return shown
 
 
 _validate_matched = MatchedContext.__pydantic_validator__.validate_python

@@ -138,8 +138,9 @@ class ChunkContext(BaseModel):
     abstract: str = ""
     content: str = ""
     position: int | None = None
-    """A turn's place relative to the hit in its session (-1: the turn before, +1: after);
-    ``None`` for a document's chunk (``chunk_index`` says where it is)."""
+    """Where the slot shows this node relative to its hit: a turn's place in its session (-1:
+    the turn before, +1: after), a chunk of the hit's passage by its chunk offset
+    (``document_context_chars``); ``None``: held in the slot, not shown in its text."""
     carried: bool = False
     """True: in the slot only as context (a neighbouring turn); False: a ranked hit itself."""
 
@@ -183,7 +184,8 @@ class MatchedContext(BaseModel):
     def slot_text(self) -> str:
         """What a reader of this slot should see: :attr:`text`, and for a memory turn that
         carries its neighbouring turns, the whole exchange in conversation order (the turns
-        before it, the hit, the turns after it, one a line)."""
+        before it, the hit, the turns after it, one a line); for a document's chunk, the
+        other chunks of its passage the slot shows, in document order (a paragraph apart)."""
         turns = sorted(
             ((c.position, c.content or c.abstract) for c in self.collapsed if c.position),
             key=lambda t: t[0],
@@ -192,7 +194,8 @@ class MatchedContext(BaseModel):
             return self.text
         before = [text for pos, text in turns if pos < 0]
         after = [text for pos, text in turns if pos > 0]
-        return "\n".join([*before, self.text, *after])
+        sep = "\n" if self.chunk_index is None else "\n\n"
+        return sep.join([*before, self.text, *after])
 
     def provenance(self) -> dict[str, Any]:
         """Why this hit was found, as JSON-friendly values (enums as their string values).

@@ -38,20 +38,71 @@ class Chunk:
     """The chunk's text, without the heading path (merged sections keep their own heading)."""
     path: tuple[str, ...] = ()
     """The heading path as a tuple."""
+    passage: int = -1
+    """The index of the first chunk of the passage this chunk belongs to (one section, or one
+    answer of a section, cut by size): chunks with one value continue each other, chunks with
+    different values are different sections or answers (the retriever gives those separate
+    result slots). -1: the chunk's own index."""
+
+    def __post_init__(self) -> None:
+        if self.passage < 0:
+            self.passage = self.index
 
 
-def _blocks(body: str) -> list[str]:
-    """Paragraph-like blocks: runs of non-blank lines."""
-    out: list[str] = []
+_Q_PREFIX = re.compile(
+    r"[*_]{0,2}(?:Q(?:uestion)?[ \t]*\d{0,4}[ \t]*[:.)]|\d{1,4}[.)]|[A-Z]\d{1,3}[.)])[ \t]"
+)
+"""A question's label at the start of a line: ``Q:``, ``Q3.``, ``Question 2)``, ``12.``,
+``E4)`` (anchored, bounded: linear in the line)."""
+QUESTION_CHARS = 300
+"""A block this short that ends with a question mark is a question on its own line."""
+
+
+def _asks(block: str) -> bool:
+    """Whether a block starts a new answer: a question on its own (a short block ending with
+    ``?``), a labelled question (``Q:``, ``3.``, ``E4)``) with a ``?`` in its first
+    :data:`QUESTION_CHARS` characters, or
+    a bold line on its own (``**Installing on Windows**``, how Markdown FAQs mark their
+    entries). Read on the block's start and end only (linear)."""
+    end = block.rstrip().rstrip("*_").rstrip()
+    if len(block) <= QUESTION_CHARS and end.endswith("?"):
+        return True
+    first = block[:QUESTION_CHARS].split("\n", 1)[0].strip()
+    if _Q_PREFIX.match(first) and "?" in block[:QUESTION_CHARS]:
+        return True
+    return (
+        len(first) <= QUESTION_CHARS
+        and "\n" not in block
+        and len(first) > 4
+        and first.startswith(("**", "__"))
+        and first.endswith(("**", "__"))
+    )
+
+
+def _blocks(body: str) -> list[tuple[str, bool]]:
+    """Paragraph-like blocks (runs of non-blank lines), each with whether it starts a new
+    answer (:func:`_asks`, or two or more blank lines before it: how
+    :func:`~treehop.ingest.markup.html_to_markdown` marks the start of a definition list's
+    entry, ``<dt>``/``<dd>``)."""
+    out: list[tuple[str, bool]] = []
     cur: list[str] = []
+    blanks = 0
+    gap = False
     for line in body.split("\n"):
         if line.strip():
+            if not cur:
+                gap = blanks >= 2 and bool(out)
             cur.append(line)
-        elif cur:
-            out.append("\n".join(cur))
-            cur = []
+            blanks = 0
+        else:
+            blanks += 1
+            if cur:
+                block = "\n".join(cur)
+                out.append((block, gap or _asks(block)))
+                cur = []
     if cur:
-        out.append("\n".join(cur))
+        block = "\n".join(cur)
+        out.append((block, gap or _asks(block)))
     return out
 
 
@@ -84,21 +135,33 @@ def _cut(text: str, max_chars: int) -> list[str]:
     return pieces
 
 
-def _pieces(body: str, max_chars: int) -> list[str]:
+def _pieces(body: str, max_chars: int) -> list[tuple[str, bool]]:
     """A section's body packed into pieces of at most ``max_chars``, blocks kept whole when
-    they fit."""
-    out: list[str] = []
+    they fit, each with whether it continues the answer the piece before it began (a cut by
+    size) rather than starting one.
+
+    A block that starts a new answer (:func:`_blocks`: a question, a definition list's entry,
+    a bold entry line) starts a new piece, unless the piece so far is shorter than a quarter
+    of ``max_chars`` (a lone question or label joins its answer): a piece never ends in the
+    middle of the next answer, so one chunk is one answer, or a part of one (issue 33: FAQ
+    pages without headings were cut every 1,000 characters across answers)."""
+    out: list[tuple[str, bool]] = []
     cur: list[str] = []
     size = 0
-    for block in _blocks(body):
+    small = max_chars // 4
+    cont = False  # whether the open piece continues the previous piece's answer
+    for block, starts in _blocks(body):
+        if starts and cur and size >= small:
+            out.append(("\n\n".join(cur), cont))
+            cur, size, cont = [], 0, False
         for part in _cut(block, max_chars):
             if cur and size + len(part) + 2 > max_chars:
-                out.append("\n\n".join(cur))
-                cur, size = [], 0
+                out.append(("\n\n".join(cur), cont))
+                cur, size, cont = [], 0, True
             cur.append(part)
             size += len(part) + 2
     if cur:
-        out.append("\n\n".join(cur))
+        out.append(("\n\n".join(cur), cont))
     return out
 
 
@@ -119,6 +182,8 @@ class _Group:
     whole: bool
     """True when the group holds whole sections only (not a piece of a longer one): only then
     may a following small section join it."""
+    cont: bool = False
+    """True when the group continues the answer of the group before it (cut by size)."""
 
 
 def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
@@ -144,7 +209,7 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
             groups.pop()  # a heading with no text of its own: its children's paths name it
         if groups and parts:
             g = groups[-1]
-            first = f"{heading}\n\n{parts[0]}" if heading else parts[0]
+            first = f"{heading}\n\n{parts[0][0]}" if heading else parts[0][0]
             fits = g.size + len(first) + 2 <= max_chars
             related = _related(g.path, section.path) or not g.texts
             joins = g.size < small or (len(first) < small and len(parts) == 1)
@@ -153,8 +218,8 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
                 g.size += len(first) + 2
                 g.whole = len(parts) == 1
                 parts = parts[1:]
-        for i, part in enumerate(parts):
-            groups.append(_Group(section.path, [part], len(part), whole=len(parts) == 1))
+        for i, (part, cont) in enumerate(parts):
+            groups.append(_Group(section.path, [part], len(part), whole=len(parts) == 1, cont=cont))
             if i == 0 and len(parts) > 1:
                 groups[-1].whole = False
         if (
@@ -169,8 +234,11 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
         body = "\n\n".join(t for t in g.texts if t).strip("\n")
         if not body.strip():
             continue
-        chunks.append(Chunk(len(chunks), HEADING_SEPARATOR.join(g.path), body, g.path))
+        n = len(chunks)
+        passage = chunks[-1].passage if g.cont and chunks else n
+        chunks.append(Chunk(n, HEADING_SEPARATOR.join(g.path), body, g.path, passage))
     if not chunks and text.strip():  # headings only: the headings are the text
-        for part in _pieces("\n".join(doc.headings) or text, max_chars):
-            chunks.append(Chunk(len(chunks), "", part, ()))
+        for part, cont in _pieces("\n".join(doc.headings) or text, max_chars):
+            n = len(chunks)
+            chunks.append(Chunk(n, "", part, (), chunks[-1].passage if cont and chunks else n))
     return chunks

@@ -629,9 +629,15 @@ class _HTMLToMarkdown:
         self.title = ""
         self.in_title = False
         self.line: list[str] = []  # inline text of the current block
+        self.lists: list[bool] = []  # open <dl>s: whether their entries are answers
+        self.last_item = ""  # the last <dt>/<dd> opened
+        self.gap = False  # the next block starts a new entry (a blank line more before it)
 
     # -- output
     def _emit(self, part: str) -> None:
+        if self.gap:
+            part = "\n" + part  # two blank lines before an entry: chunking's boundary mark
+            self.gap = False
         self.out.append(part)
         if self.main_depth:
             self.main_out.append(part)
@@ -678,6 +684,18 @@ class _HTMLToMarkdown:
             elif tag == "br":
                 self.pre_buf.append("\n")
             return
+        if tag == "dl":
+            self.lists.append("field-list" not in marks)
+        elif tag in {"dt", "dd"} and self.lists and self.lists[-1]:
+            # a definition list's entry (an FAQ's question and answer, an API reference's
+            # signature and description) starts at its first <dt>, or at a <dd> with none
+            self._end_block()
+            self.gap = (
+                self.gap
+                or (tag == "dt" and self.last_item != "dt")
+                or (tag == "dd" and self.last_item != "dt")
+            )
+            self.last_item = tag
         if tag in _HEADINGS:
             self._end_block()
             self.heading, self.heading_buf = _HEADINGS[tag], []
@@ -716,6 +734,9 @@ class _HTMLToMarkdown:
             self.heading = None
         elif tag in _BLOCK:
             self._end_block()
+        if tag == "dl" and self.lists:
+            self.lists.pop()
+            self.last_item = ""
         if self.main_depth and tag == self.main_tag:
             self.main_depth -= 1
             if not self.main_depth:

@@ -284,6 +284,7 @@ class TreeBuilder:
                             **meta,
                             "chunk_title": ch.title,
                             "heading_path": list(ch.path),
+                            "passage_start": ch.passage,
                         },
                     )
                 )

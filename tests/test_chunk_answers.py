@@ -1,0 +1,157 @@
+"""Chunks end at answer boundaries on pages without headings (issue 33, item 6): questions on
+their own lines, labelled questions (``Q:``, ``3.``, ``E4)``), bold entry lines, definition
+lists (``<dt>``/``<dd>``), and the passage each chunk belongs to (``Chunk.passage``). The
+linear-time guards for these paths are in ``test_ingest_markup.py`` (``_ADVERSARIAL``)."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treehop.ingest.chunking import split_text
+from treehop.ingest.markup import html_to_markdown
+
+
+def _answer(i: int, sentences: int) -> str:
+    return " ".join(
+        f"Answer {i} sentence {k} explains topic{i} in words." for k in range(sentences)
+    )
+
+
+def _owners(chunk_text: str) -> set[int]:
+    """Which answers a chunk holds text of (by the ``topic<i>`` words of their sentences)."""
+    return {int(m) for m in re.findall(r"topic(\d+)", chunk_text)}
+
+
+def _check_boundaries(chunks: list, n_answers: int) -> None:
+    """Every chunk holds words of one answer only, and every answer is somewhere."""
+    seen: set[int] = set()
+    for c in chunks:
+        owners = _owners(c.text)
+        assert len(owners) <= 1, f"chunk {c.index} spans answers {sorted(owners)}"
+        seen |= owners
+    assert seen == set(range(n_answers))
+
+
+def test_questions_on_their_own_lines_start_new_chunks() -> None:
+    # 6 answers of ~300 characters: the old packer put three into each 1,000-char chunk,
+    # cutting the third across its boundary
+    page = "\n\n".join(f"How do I configure topic{i}?\n\n{_answer(i, 6)}" for i in range(6))
+    chunks = split_text(page, "text", 1000)
+    _check_boundaries(chunks, 6)
+    assert len(chunks) == 6
+    for i, c in enumerate(chunks):
+        assert c.text.startswith(f"How do I configure topic{i}?")
+        assert c.passage == c.index  # one answer each: its own passage
+
+
+def test_labelled_and_numbered_questions_are_boundaries() -> None:
+    labels = ["Q: ", "Q2. ", "3) ", "E4) ", "Question 5: "]
+    page = "\n\n".join(
+        f"{lab}Why does topic{i} fail\nwhen the cache is cold?\n{_answer(i, 8)}"
+        for i, lab in enumerate(labels)
+    )
+    chunks = split_text(page, "text", 1000)
+    _check_boundaries(chunks, len(labels))
+
+
+def test_bold_entry_lines_are_boundaries_in_markdown() -> None:
+    page = "# FAQ\n\n" + "\n\n".join(
+        f"**Installing topic{i} on Windows**\n\n{_answer(i, 5)}" for i in range(5)
+    )
+    chunks = split_text(page, "markdown", 1000)
+    _check_boundaries(chunks, 5)
+    assert all(c.path == ("FAQ",) for c in chunks)
+
+
+def test_definition_list_entries_are_boundaries_in_html() -> None:
+    entries = "".join(
+        f"<dt>topic{i} keeps failing</dt><dd><p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p></dd>"
+        for i in range(5)
+    )
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1><dl>{entries}</dl></main></body>")
+    chunks = split_text(text, "html", 1000)
+    _check_boundaries(chunks, 5)
+    # the markup's boundary mark is whitespace only: no chunk text shows it
+    assert all("\n\n\n" not in c.text for c in chunks)
+
+
+def test_definitions_without_terms_are_boundaries_in_html() -> None:
+    # a page whose questions were taken out (or never written): <dd> after <dd>
+    entries = "".join(f"<dd><p>{_answer(i, 6)}</p></dd>" for i in range(5))
+    text, _ = html_to_markdown(f"<html><body><main><dl>{entries}</dl></main></body></html>")
+    _check_boundaries(split_text(text, "html", 1000), 5)
+
+
+def test_field_lists_inside_an_entry_do_not_split_it() -> None:
+    # Sphinx's API entries hold "Parameters" / "Returns" field lists: part of the answer
+    entry = (
+        "<dl class='py function'><dt>topic0.run(x)</dt><dd><p>Runs topic0.</p>"
+        "<dl class='field-list simple'><dt>Parameters</dt><dd>x the topic0 input</dd>"
+        "<dt>Returns</dt><dd>the topic0 result</dd></dl></dd></dl>"
+    )
+    text, _ = html_to_markdown(f"<html><body><main><h1>API</h1>{entry}</main></body></html>")
+    chunks = split_text(text, "html", 1000)
+    assert len(chunks) == 1
+    assert "Parameters" in chunks[0].text and "Runs topic0." in chunks[0].text
+
+
+def test_a_long_answer_cut_by_size_is_one_passage() -> None:
+    page = "\n\n".join(
+        [
+            "How do I tune topic0?",
+            *(_answer(0, 5) for _ in range(6)),  # ~1,800 characters: cut by size
+            "How do I tune topic1?",
+            _answer(1, 4),
+        ]
+    )
+    chunks = split_text(page, "text", 1000)
+    _check_boundaries(chunks, 2)
+    first = [c for c in chunks if _owners(c.text) == {0}]
+    second = [c for c in chunks if _owners(c.text) == {1}]
+    assert len(first) >= 2
+    assert {c.passage for c in first} == {first[0].index}  # one passage, cut by size
+    assert [c.passage for c in second] == [second[0].index]
+
+
+def test_small_entries_still_join_their_question() -> None:
+    # a lone question (shorter than a quarter of the size) joins its answer
+    page = "Why?\n\nBecause topic0 says so, in a sentence of its own here."
+    chunks = split_text(page, "text", 1000)
+    assert len(chunks) == 1 and chunks[0].text.startswith("Why?")
+
+
+def test_sections_with_headings_keep_their_passages() -> None:
+    page = "# Guide\n\n## A\n\n" + _answer(0, 3) + "\n\n## B\n\n" + _answer(1, 30)
+    chunks = split_text(page, "markdown", 1000)
+    b = [c for c in chunks if c.path == ("Guide", "B")]
+    assert len(b) >= 2 and {c.passage for c in b} == {b[0].index}
+    a = [c for c in chunks if c.path[-1:] == ("A",)]
+    assert a and a[0].passage != b[0].passage
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "Q: ", "**", "1. ", "\n\n"]),
+            st.text(alphabet="ab ?.\n*:", max_size=80),
+        ),
+        max_size=40,
+    )
+)
+def test_any_text_chunks_into_passages_that_cover_it(parts: list[tuple[str, str]]) -> None:
+    """Whatever the markers, every chunk's passage is itself or an earlier chunk's, a
+    passage's chunks are consecutive, and no word of the input is lost."""
+    text = "\n\n".join(a + b for a, b in parts)
+    chunks = split_text(text, "markdown", 200)
+    words = [w for w in re.split(r"[\s*]+", text) if w and not w.startswith("#")]
+    joined = " ".join(c.text for c in chunks)
+    for w in words:
+        assert w.strip("\\") in joined.replace("\\", "") or not w.strip("\\")
+    for k, c in enumerate(chunks):
+        assert c.index == k
+        assert c.passage <= c.index
+        assert c.passage == c.index or chunks[c.index - 1].passage == c.passage

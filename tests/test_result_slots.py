@@ -1,0 +1,164 @@
+"""Result slots that never hide the answer (issue 33, item 3): for a question over documents,
+one slot per passage (a section or answer, cut by size), not per document; a slot holds only
+what its text shows; ``assemble_context`` delivers it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from treehop import RetrievalConfig, Treehop
+from treehop.context_assembly import assemble_context
+from treehop.descent import Candidate, Score, passage_groups, same_passage
+from treehop.models import ContextType, FoundBy, Node
+
+R = "viking://resources"
+DOC = f"{R}/docs/guide.md"
+
+
+def _chunk(i: int, own: float, final: float, path: list[str], start: int | None) -> Candidate:
+    meta: dict[str, object] = {"heading_path": path}
+    if start is not None:
+        meta["passage_start"] = start
+    node = Node(
+        uri=f"{DOC}#chunk-{i}",
+        parent_uri=DOC,
+        context_type=ContextType.RESOURCE,
+        level=2,
+        is_leaf=True,
+        content=f"text of chunk {i}",
+        chunk_index=i,
+        metadata=meta,
+    )
+    return Candidate(node, Score(own), Score(final), own, FoundBy.GLOBAL)
+
+
+def _file(uri: str, score: float) -> Candidate:
+    node = Node(
+        uri=uri,
+        parent_uri=f"{R}/docs",
+        context_type=ContextType.RESOURCE,
+        level=2,
+        is_leaf=True,
+        content=uri,
+    )
+    return Candidate(node, Score(score), Score(score), score, FoundBy.GLOBAL)
+
+
+def _uris(groups: list[list[Candidate]]) -> list[list[str]]:
+    return [[c.uri.rsplit("/", 1)[-1] for c in g] for g in groups]
+
+
+def test_passage_start_decides_which_chunks_share_a_slot() -> None:
+    a = ["Guide", "A"]
+    b = ["Guide", "B"]
+    items = [
+        _chunk(0, 0.9, 0.9, a, 0),
+        _file(f"{R}/docs/other.md", 0.8),
+        _chunk(3, 0.7, 0.7, b, 3),  # another section: a slot of its own
+        _chunk(1, 0.6, 0.6, a, 0),  # continues chunk 0's section: same slot
+        _chunk(4, 0.5, 0.5, b, 3),
+        _chunk(6, 0.4, 0.4, b, 6),  # same heading path, another answer (passage 6)
+    ]
+    assert _uris(passage_groups(items, 2000)) == [
+        ["guide.md#chunk-0", "guide.md#chunk-1"],
+        ["other.md"],
+        ["guide.md#chunk-3", "guide.md#chunk-4"],
+        ["guide.md#chunk-6"],
+    ]
+
+
+def test_without_passage_starts_adjacent_chunks_of_one_section_share_a_slot() -> None:
+    a, b = ["Guide", "A"], ["Guide", "B"]
+    assert same_passage(_chunk(2, 0, 0, a, None), _chunk(3, 0, 0, a, None))
+    assert not same_passage(_chunk(2, 0, 0, a, None), _chunk(4, 0, 0, a, None))  # a gap
+    assert not same_passage(_chunk(3, 0, 0, a, None), _chunk(4, 0, 0, b, None))  # a new section
+    # a recorded start wins over adjacency (an index with it written at ingest)
+    assert not same_passage(_chunk(2, 0, 0, a, 2), _chunk(3, 0, 0, a, 3))
+    assert same_passage(_chunk(2, 0, 0, a, 1), _chunk(4, 0, 0, a, 1))
+
+
+def test_a_run_of_one_passage_is_one_slot_whatever_order_its_chunks_rank_in() -> None:
+    a = ["Guide", "A"]
+    items = [_chunk(5, 0.9, 0.9, a, None), _chunk(3, 0.8, 0.8, a, None)]
+    items.append(_chunk(4, 0.7, 0.7, a, None))  # bridges 3 and 5: one run
+    groups = passage_groups(items, 2000)
+    assert [[c.chunk_index for c in g] for g in groups] == [[5, 3, 4]]  # best first
+
+
+def test_a_slot_holds_only_what_it_shows() -> None:
+    """A slot is a contiguous run of its passage within the text budget: a chunk of the
+    same passage that is not next to it, or that would not fit, takes a slot of its own
+    (it would otherwise be hidden behind the slot's face)."""
+    a = ["Guide", "A"]
+    size = len(_chunk(0, 0, 0, a, 0).node.content)  # every test chunk has this length
+    items = [_chunk(i, 1 - i / 10, 1 - i / 10, a, 0) for i in (0, 1, 2, 4)]
+    assert _uris(passage_groups(items, 3 * size + 4)) == [
+        ["guide.md#chunk-0", "guide.md#chunk-1", "guide.md#chunk-2"],
+        ["guide.md#chunk-4"],  # a gap: not shown, so its own slot
+    ]
+    assert _uris(passage_groups(items, 2 * size + 2)) == [
+        ["guide.md#chunk-0", "guide.md#chunk-1"],
+        ["guide.md#chunk-2"],  # would not fit the slot's text
+        ["guide.md#chunk-4"],
+    ]
+    assert len(passage_groups(items, 0)) == 4  # the face alone: one chunk per slot
+
+
+def _guide(tmp: Path) -> Path:
+    root = tmp / "docs"
+    root.mkdir()
+    oauth = "\n\n".join(f"oauth token scopes refresh detail {i}. " * 8 for i in range(3))
+    deploy = "\n\n".join(f"kubernetes rollout readiness probes {i}. " * 8 for i in range(3))
+    (root / "guide.md").write_text(f"# Guide\n\n## Tokens\n\n{oauth}\n\n## Deploying\n\n{deploy}")
+    (root / "notes.md").write_text("unrelated gardening notes about tomatoes")
+    return root
+
+
+def test_each_section_of_a_document_takes_its_own_slot_for_a_question(bow, tmp_path: Path) -> None:
+    with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
+        th.add_resource(_guide(tmp_path), target_uri=f"{R}/docs")
+        # a keyword query names a page: one slot per document, as before
+        res = th.find("oauth token scopes kubernetes readiness probes", limit=5)
+        docs = [m.parent_uri or m.uri for m in res.resources]
+        assert len(docs) == len(set(docs))
+        # a question asks for an answer: one slot per passage
+        res = th.find("How do oauth token scopes and kubernetes readiness probes work?", limit=5)
+        guide = [m for m in res.resources if m.parent_uri == f"{R}/docs/guide.md"]
+        paths = [tuple(m.metadata["heading_path"]) for m in guide]
+        assert ("Guide", "Tokens") in paths and ("Guide", "Deploying") in paths
+        assert len(paths) == len(set(paths)), "one slot per section"
+        for m in guide:  # a slot holds chunks of its own section only
+            sections = {m.metadata["passage_start"]}
+            own = {c.uri for c in m.collapsed}
+            for other in guide:
+                if other is not m:
+                    assert other.uri not in own
+            assert len(sections) == 1
+        scores = [m.score for m in res.resources]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_the_slot_shows_its_passage_in_document_order(bow, tmp_path: Path) -> None:
+    with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
+        th.add_resource(_guide(tmp_path), target_uri=f"{R}/docs")
+        res = th.find("oauth token scopes refresh", limit=3)
+        top = res.resources[0]
+        assert top.metadata["heading_path"] == ["Guide", "Tokens"]
+        shown = [c for c in top.collapsed if c.position is not None]
+        assert shown, "the section's other chunks are in the slot and shown"
+        for c in shown:
+            assert c.position == (c.chunk_index or 0) - (top.chunk_index or 0)
+            assert c.content in top.slot_text
+        # document order: each shown chunk's text appears where its index says
+        pieces = sorted([*shown], key=lambda c: c.position or 0)
+        at = [top.slot_text.index(c.content) for c in pieces]
+        assert at == sorted(at)
+        assert len(top.slot_text) <= RetrievalConfig().document_context_chars
+        # the block assemble_context builds carries the passage too
+        block = assemble_context(res, max_tokens=2000)
+        for c in shown:
+            assert c.content.split("\n\n")[-1][:40] in block.text
+        th.config.document_context_chars = 0
+        alone = th.find("oauth token scopes refresh", limit=3).resources[0]
+        assert alone.slot_text == alone.content
+        assert all(c.position is None for c in alone.collapsed)
