@@ -360,6 +360,7 @@ class AnnIndex:
         self._orphan_codes: tuple[IntArray, OrphanCodes | None] | None = None
         """(orphans, their :class:`OrphanCodes`; ``None`` while a thread builds them)."""
         self._orphan_rows: tuple[IntArray, IntArray, int, IntArray] | None = None
+        self._codes_thread: threading.Thread | None = None
         """(orphans, the row map's buffer, ``n``, their rows): see :meth:`orphan_rows`."""
         self.swept = self.count if swept is None else min(int(swept), self.count)
         """The label count when every label was last searched for itself (:meth:`sweep`). A
@@ -447,7 +448,18 @@ class AnnIndex:
             if kept is not None and kept[0] is labels:
                 self._orphan_codes = (labels, codes)
 
-        threading.Thread(target=run, name="treehop-orphan-codes", daemon=True).start()
+        t = threading.Thread(target=run, name="treehop-orphan-codes", daemon=True)
+        self._codes_thread = t
+        t.start()
+
+    def join_background(self) -> None:
+        """Wait for the thread that builds the orphans' codes, if one runs: it calls into
+        usearch (C++), and a daemon thread still inside a C++ call when the interpreter
+        exits is unwound by ``pthread_exit`` through C++ frames that do not allow it, which
+        aborts the process (``terminate called without an active exception``)."""
+        t = self._codes_thread
+        if t is not None and t is not threading.current_thread():
+            t.join()
 
     def orphan_codes(self) -> OrphanCodes | None:
         """The current orphans' :class:`OrphanCodes`, or ``None`` (too few orphans, or still

@@ -65,6 +65,7 @@ answers many queries with one graph call or one matrix product.
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import contextlib
 import contextvars
@@ -92,7 +93,13 @@ import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
 from .. import tags as tagmod
-from ..errors import IndexCorruptError, InvalidQueryError, NotFoundError, StoreError
+from ..errors import (
+    IndexCorruptError,
+    InvalidQueryError,
+    NotFoundError,
+    StoreError,
+    TreehopError,
+)
 from ..filters import MetadataFilter, TagFilter
 from ..lexical import LexicalIndex, hybrid_scores
 from ..models import ContextType, Node
@@ -297,7 +304,7 @@ class _BlobGuard:
         if self.reader is None:
             _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
 
-    def verify_rest(self) -> None:
+    def verify_rest(self, stop: Callable[[], bool] = lambda: False) -> None:
         """The background pass: check the extents no reader has needed yet, at the lowest CPU
         priority (Linux applies it to this thread alone), so that it takes idle time and does
         not slow the first searches, which verify what they read themselves. The checksum runs
@@ -305,6 +312,8 @@ class _BlobGuard:
         with contextlib.suppress(OSError, AttributeError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         for i in np.flatnonzero(~self.done).tolist():
+            if stop():
+                return  # (closing: readers and the save still check what they need)
             if not self.done[i]:
                 with contextlib.suppress(IndexCorruptError):  # raised to the reader instead
                     self._check(i)
@@ -697,6 +706,18 @@ class EmbeddedStore:
         """Bumped whenever the graph must stop growing (a reset, a compaction): a worker
         started under an older token stops after its chunk and publishes nothing."""
         self.ann_threads = os.cpu_count() or 1
+        self.ann_catch_up = _ann.CATCH_UP_ROWS
+        """Rows written after the graph was last extended from which a write starts the
+        worker, and the growth from which a save rewrites the graph file (see
+        ``_ann.CATCH_UP_ROWS``; lowered by tests that exercise the worker on small indexes)."""
+        self._halt = threading.Event()
+        """Set while :meth:`close` (or the interpreter's exit) stops the background threads:
+        each stops at its next chunk (the graph worker) or extent (the checksum pass)."""
+        self._paused = False
+        """After :meth:`close`: no graph work starts until the store is used again (a write,
+        a search, :meth:`wait_ann`), so a closed store leaves no thread running."""
+        self._threads: list[threading.Thread] = []
+        """The checksum passes started by opens (joined by :meth:`close` and at exit)."""
         self.ann_damaged: str | None = None
         """Why the saved graph could not be used (checksum, unreadable): it is then
         rebuilt from the vectors, which are the truth, instead of failing every search."""
@@ -723,6 +744,8 @@ class EmbeddedStore:
         self.capabilities = StoreCapabilities(
             hybrid=self._use_lexical, tag_filter=True, prefix_scope=True, concurrent_reads=True
         )
+        with _LIVE_LOCK:
+            _LIVE.add(self)
 
     @property
     def _snap(self) -> _Snap:
@@ -819,9 +842,10 @@ class EmbeddedStore:
         return node
 
     # ------------------------------------------------------------------ writes
-    def _begin_write(self) -> None:
-        """Take the writer lock (once per commit) and catch up with the disk if another
-        writer committed since this store last read it."""
+    def _begin_write(self, timeout: float | None = None) -> None:
+        """Take the writer lock (once per commit; waiting up to ``timeout`` seconds, by
+        default ``lock_timeout``) and catch up with the disk if another writer committed
+        since this store last read it."""
         if self.path is None:
             return
         if self._flock is None:
@@ -835,7 +859,7 @@ class EmbeddedStore:
         assert self._flock is not None
         if self._flock.held:
             return
-        self._flock.acquire(self.lock_timeout)
+        self._flock.acquire(self.lock_timeout if timeout is None else timeout)
         try:
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
@@ -997,6 +1021,7 @@ class EmbeddedStore:
         if lex is not None:
             _lex_write(lex, kill, new_rows, nodes)
         self._lex_dirty = self._lex_dirty or self.lexical is not None
+        self._paused = False
         self._ann_kick()  # the graph catches up in the background, not inside the write
 
     def _apply_rows(
@@ -1935,6 +1960,8 @@ class EmbeddedStore:
         more, and past a quarter of the index it gives up. With hybrid scoring, the query's
         best BM25 rows join the candidates.
         """
+        if self._paused:
+            self._resume()
         ann = self._ann_index(wait=False)
         if ann is None:
             return None
@@ -2039,6 +2066,7 @@ class EmbeddedStore:
         """Wait until the background worker has added every row written so far to the HNSW
         graph (searches never need this: rows it does not cover yet are searched exactly).
         Returns whether the graph now covers every row; ``False`` after ``timeout``."""
+        self._paused = False
         self._ann_index(wait=True)
         end = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -2077,11 +2105,12 @@ class EmbeddedStore:
             return False  # the saved graph is being opened; its loader kicks when done
         return ann is None or s.n - ann.upto >= lag
 
-    def _ann_kick(self, lag: int = _ann.CATCH_UP_ROWS) -> None:
+    def _ann_kick(self, lag: int | None = None) -> None:
         """Start the background worker when the graph lags the rows by ``lag`` (writes:
         ``CATCH_UP_ROWS``; :meth:`wait_ann`: 1). Writes call this and return at once: the
         graph is never extended inside a write."""
-        if not self._ann_wants(lag):
+        lag = self.ann_catch_up if lag is None else lag
+        if self._paused or self._halt.is_set() or not self._ann_wants(lag):
             return
         with self._ann_load_lock:
             worker = self._ann_worker
@@ -2093,14 +2122,14 @@ class EmbeddedStore:
             )
             self._ann_worker.start()
 
-    def _ann_work(self, token: int, lag: int = _ann.CATCH_UP_ROWS) -> None:
+    def _ann_work(self, token: int, lag: int) -> None:
         """Bring the graph up to the newest snapshot, chunk by chunk, until it no longer lags
         (writes may come in meanwhile). A new graph (or the in-memory copy that replaces a
         memory-mapped one) is published after its first chunk, so a first build already
         serves the rows it covers while it goes on."""
 
         def current() -> bool:
-            return self._ann_token == token
+            return self._ann_token == token and not self._halt.is_set()
 
         while current():
             s = self._snap_v
@@ -2116,12 +2145,16 @@ class EmbeddedStore:
             new = np.flatnonzero(s.alive[ann.upto : s.n]) + ann.upto
             head = new[: _ann.CHUNK]
             first_upto = s.n if new.size <= _ann.CHUNK else int(new[_ann.CHUNK])
-            if not ann.extend(head, s.vectors_of, first_upto, self.ann_threads, current):
+            # (the first chunk is added even when close() halts the worker: a graph that has
+            # begun is then saved, and the next open resumes it instead of starting over)
+            if not ann.extend(
+                head, s.vectors_of, first_upto, self.ann_threads, lambda: self._ann_token == token
+            ):
                 return
             with self._ann_load_lock:
-                if not current():
+                if self._ann_token != token:
                     return
-                self._ann = ann
+                self._ann = ann  # (also when halted: close() saves the chunk it holds)
             if not ann.extend(new[_ann.CHUNK :], s.vectors_of, s.n, self.ann_threads, current):
                 return
 
@@ -2188,15 +2221,79 @@ class EmbeddedStore:
             return True
 
     def close(self) -> None:
-        """Stop the graph's background worker, save pending changes (and the graph as far as
-        it got) and release the writer lock."""
+        """Stop and join every background thread, save pending changes (and the graph as far
+        as the worker got: the next open resumes it from there) and release the writer lock.
+
+        The worker stops after the chunk it is adding (a fraction of a second); the graph it
+        built so far is saved with the rows, so an ingest that closes before the build ends
+        still leaves a graph that the next process searches and extends. The store stays
+        usable: the next write, search or :meth:`wait_ann` resumes the graph work."""
+        self._paused = True
+        self._stop_background()
         with self._wlock:
             try:
-                self._ann_stop()
                 self.save()
             finally:
                 if self._flock is not None:
                     self._flock.release()
+
+    def _stop_background(self) -> None:
+        """Stop every thread this store started and wait for them: the graph's worker and
+        loader (after their current chunk), the orphans' codes, the checksum passes.
+
+        Why join rather than leave daemon threads: the graph threads call into usearch
+        (C++). At interpreter exit a daemon thread that returns from such a call is ended by
+        ``pthread_exit``, whose unwinding through C++ frames aborts the whole process
+        (SIGABRT, ``terminate called without an active exception``) after the user's work
+        succeeded."""
+        self._halt.set()
+        try:
+            me = threading.current_thread()
+            for _ in range(3):  # (a loader that was running may have started a worker)
+                threads = [self._ann_loader, self._ann_worker, *self._threads]
+                for t in threads:
+                    if t is not None and t is not me:
+                        t.join()
+                ann = self._ann
+                if ann is not None:
+                    ann.join_background()
+                if not any(t is not None and t.is_alive() for t in threads):
+                    break
+            self._threads = [t for t in self._threads if t.is_alive()]
+        finally:
+            self._halt.clear()
+
+    def _resume(self) -> None:
+        """Undo :meth:`close`'s pause: the store is in use again."""
+        if self._paused:
+            self._paused = False
+            self._ann_kick()
+
+    def _at_exit(self) -> None:
+        """The interpreter is exiting (see :func:`_stop_all_at_exit`): stop and join every
+        background thread, then save the graph as far as it got, when that needs no wait and
+        no unsaved rows (a store not closed never saves its writes by itself): the next open
+        uses it and resumes the build instead of starting over."""
+        self._paused = True
+        self._stop_background()
+        if self.path is None or self._dirty or not self._ann_unsaved():
+            return
+        if not self._wlock.acquire(timeout=1.0):
+            return  # (a thread left inside a write: nothing to save safely)
+        try:
+            if self._dirty or not self._ann_unsaved():
+                return
+            try:
+                self._begin_write(timeout=0.0)
+            except TreehopError:
+                return  # another writer holds the index: it keeps its own graph
+            self._dirty = self._ann_unsaved()
+            with contextlib.suppress(TreehopError):
+                self.save()
+        finally:
+            if self._flock is not None:
+                self._flock.release()
+            self._wlock.release()
 
     # ------------------------------------------------------------------ persistence
     def save(self) -> None:
@@ -2376,7 +2473,7 @@ class EmbeddedStore:
             count, upto, row, orphans = ann.count, ann.upto, ann.row.copy(), ann.orphans.copy()
             swept = ann.swept
             saved = self._ann_file
-            if saved is not None and count - saved[1] < max(_ann.CATCH_UP_ROWS, count // 10):
+            if saved is not None and count - saved[1] < max(self.ann_catch_up, count // 10):
                 old = self._committed["ann"] if self._committed else {}
                 kept = saved[1]
                 return {
@@ -2418,7 +2515,7 @@ class EmbeddedStore:
             return False
         if saved is None:
             return ann.count > 0
-        return ann.count - saved[1] >= max(_ann.CATCH_UP_ROWS, ann.count // 10)
+        return ann.count - saved[1] >= max(self.ann_catch_up, ann.count // 10)
 
     def _load_ann_rows(self) -> tuple[IntArray, IntArray]:
         """The committed graph's label rows and orphan labels."""
@@ -2716,7 +2813,14 @@ class EmbeddedStore:
             nodes_file=nodes_file,
         )
         if guard is not None:
-            threading.Thread(target=guard.verify_rest, name="treehop-verify", daemon=True).start()
+            t = threading.Thread(
+                target=guard.verify_rest,
+                args=(self._halt.is_set,),
+                name="treehop-verify",
+                daemon=True,
+            )
+            self._threads = [x for x in self._threads if x.is_alive()] + [t]
+            t.start()
         self._dim = dim or self._dim
         self._epoch = epoch
         self._meta.clear()
@@ -2759,8 +2863,9 @@ class EmbeddedStore:
                     self._start_ann_load()
                 else:
                     self._ann = self._load_ann_or_rebuild()
-            if self._ann is not None or self.ann_damaged is not None:
-                self._ann_kick()
+            # a graph lagging the rows, damaged, or never built (an ingest that ended before
+            # its worker began) is caught up in the background; saved by close() or at exit
+            self._ann_kick()
         self._lex_dirty = False
         self._lex_scale_cache.clear()
 
@@ -2781,6 +2886,7 @@ class EmbeddedStore:
                     self._corrupt = IndexCorruptError(f"cannot verify {data}: {exc}")
 
         self._verifier = threading.Thread(target=run, name="treehop-verify", daemon=True)
+        self._threads = [x for x in self._threads if x.is_alive()] + [self._verifier]
         self._verifier.start()
 
     def _load_lexical(self) -> LexicalIndex:
@@ -2863,6 +2969,34 @@ class EmbeddedStore:
                 raise
             for old in path.glob("gen-*"):
                 shutil.rmtree(old, ignore_errors=True)
+
+
+_LIVE: weakref.WeakSet[EmbeddedStore] = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()
+
+
+def _stop_all_at_exit() -> None:
+    """Stop and join the background threads of every store still alive when the
+    interpreter exits (:meth:`EmbeddedStore._at_exit`), whether or not it was closed: see
+    :meth:`EmbeddedStore._stop_background` for the abort this prevents.
+
+    Registered with ``threading``'s exit hooks where there are (CPython 3.9+): they run
+    before the interpreter tears down its threads, and this one (registered after
+    ``concurrent.futures`` was imported) before the thread pools refuse new work, which the
+    graph's save uses. ``atexit`` elsewhere."""
+    with _LIVE_LOCK:
+        stores = list(_LIVE)
+        _LIVE.clear()
+    for store in stores:
+        with contextlib.suppress(TreehopError, OSError, RuntimeError):
+            store._at_exit()
+
+
+_register_exit = getattr(threading, "_register_atexit", None)
+if callable(_register_exit):
+    _register_exit(_stop_all_at_exit)
+else:  # pragma: no cover - not CPython
+    atexit.register(_stop_all_at_exit)
 
 
 # ---------------------------------------------------------------------- helpers
