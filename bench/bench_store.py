@@ -483,6 +483,36 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     return out
 
 
+def ingest_only(n: int, args: argparse.Namespace, tmp: Path) -> None:
+    """``--ingest-only``: the store's bulk ingest alone (``upsert`` of every node in batches of
+    5,000, then ``save()``; no graph), printed as one JSON line. Run it under two checkouts
+    one after the other (``PYTHONPATH=<old>/retrieval`` / ``<new>/retrieval``) for an A/B."""
+    syn = bl.make_tree(bl.shape_for(n), args.dim, args.seed, args.sigmas)
+    path = tmp / f"ingest-{n}"
+    store = EmbeddedStore(path, ann_min_rows=None, lexical=not args.no_lexical)
+    t0 = time.perf_counter()
+    for i in range(0, len(syn.nodes), 5000):
+        store.upsert(syn.nodes[i : i + 5000], syn.vectors[i : i + 5000])
+    t_up = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store.save()
+    t_save = time.perf_counter() - t0
+    store.close()
+    print(
+        json.dumps(
+            {
+                "nodes": len(syn.nodes),
+                "upsert_s": round(t_up, 2),
+                "save_s": round(t_save, 2),
+                "rows_s": round(len(syn.nodes) / (t_up + t_save)),
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+                "load": round(os.getloadavg()[0], 1),
+            }
+        ),
+        flush=True,
+    )
+
+
 def client_ingest(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     """``add_resource`` of generated text files with automatic tags; embedding excluded."""
     src = tmp / "corpus"
@@ -726,6 +756,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--no-writes", action="store_true", help="skip the re-add and remove rows (keeps the index)"
     )
+    ap.add_argument(
+        "--ingest-only", action="store_true", help="only the bulk upsert + save rate (JSON)"
+    )
     ap.add_argument("--child-open", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--child-ann-open", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument(
@@ -746,6 +779,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.million:
         sizes.append(1_000_000)
     tmp = Path(tempfile.mkdtemp(prefix="treehop-bench-store-"))
+    if args.ingest_only:
+        try:
+            for n in sizes:
+                ingest_only(n, args, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     try:
         rows = [run_size(n, args, tmp) for n in sizes]
         cl = client_ingest(args, tmp) if args.files and not args.open_only else {}
