@@ -1099,7 +1099,14 @@ class EmbeddedStore:
         new_rows = np.arange(n0, n1, dtype=np.int64)
         live = s.live - int(kill.size) + k
         compacts = self.path is None and n1 - live > max(live, 1000)
-        lex = self.lexical if not compacts else None
+        # A BM25 index not loaded yet (an open loads it on first use) is not loaded for a
+        # small write: the rows it does not hold are replayed from the node texts when it
+        # loads (rows are immutable), so the first write after an open does not wait for the
+        # whole index (3.6 s of a 100k index's first write). A large write loads it: its save
+        # would rewrite the index anyway, and the postings then overlap the write.
+        lex = None
+        if not compacts:
+            lex = self._lex if self._lex is not None or k < _LEX_REPLAY else self.lexical
         lex_job: Future[None] | None = None
         if lex is not None and k >= _LEX_THREAD_ROWS:
             # The BM25 postings are written beside the steps below (mostly numpy sorts and
@@ -1125,7 +1132,7 @@ class EmbeddedStore:
             return
         if lex is not None:
             _lex_write(lex, kill, new_rows, nodes)
-        self._lex_dirty = self._lex_dirty or self.lexical is not None
+        self._lex_dirty = self._lex_dirty or self._lex is not None
         self._paused = False
         self._ann_kick()  # the graph catches up in the background, not inside the write
 
@@ -2534,6 +2541,15 @@ class EmbeddedStore:
         assert self.path is not None
         lex_entry: dict[str, Any] | None = prev.get("lexical") if prev else None
         lex = self._lex
+        if (
+            lex is None
+            and self._use_lexical
+            and lex_entry is not None
+            and (old_to_new is not None or not _lexical_delta_small(lex_entry, s))
+        ):
+            # writes left it unloaded, but its rows are renumbered or the rows it lacks are
+            # too many to replay at every load: load it (replaying them) and rewrite it
+            lex = self.lexical
         if lex is not None and old_to_new is not None:
             lex.remap(old_to_new)
             self._lex_dirty = True
@@ -3002,10 +3018,11 @@ class EmbeddedStore:
         self._verifier.start()
 
     def _load_lexical(self) -> LexicalIndex:
-        """The saved BM25 index brought up to the committed generation, or one rebuilt from
-        the node texts when it is missing, damaged, or was built by another tokenizer
-        (queries would not match its tokens)."""
-        c = self._committed_snap
+        """The saved BM25 index brought up to the current snapshot (the committed generation
+        and any write made while it was not loaded), or one rebuilt from the node texts when
+        it is missing, damaged, or was built by another tokenizer (queries would not match
+        its tokens)."""
+        c = self._snap if self._committed_snap is not None else None
         entry = self._committed.get("lexical") if self._committed else None
         if entry and self.path is not None and c is not None:
             d = self.path / entry["dir"]
