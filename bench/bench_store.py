@@ -146,6 +146,67 @@ def child_open(index: str, queries_file: str, verify: str = "full", ann_min: str
     )
 
 
+def child_warmup(index: str, queries_file: str, verify: str) -> None:
+    """``--warmup``'s child: a fresh process (files evicted from the page cache) opens the
+    index and runs every query once through ``find()``; prints each find's ms."""
+    queries = np.load(queries_file)
+    _evict(Path(index))
+    store = EmbeddedStore(index, verify=verify == "on")
+    emb = bl.PreparedQueryEmbedder(queries.shape[1])
+    for i, q in enumerate(queries):
+        emb.vectors[f"q{i}"] = q
+    th = Treehop(embedder=emb, store=store, config=RetrievalConfig(dense_weight=1.0), tagger=None)
+    times = []
+    for i in range(len(queries)):
+        t0 = time.perf_counter()
+        th.find(f"q{i}", target_uri=TARGET, limit=10, include_directories=False)
+        times.append((time.perf_counter() - t0) * 1000)
+    th.close()
+    print(json.dumps(times))
+
+
+def warmup(n: int, args: argparse.Namespace, tmp: Path) -> None:
+    """``--warmup``: the first 100 finds of a fresh process against finds 201-300 of the same
+    process (steady state), with verification on and off, fresh processes interleaved
+    (on, off, on, off, ...). The index (with its graph) is built once in ``--index-dir``."""
+    root = Path(args.index_dir) if args.index_dir else tmp
+    path = root / f"warm-{n}"
+    syn = bl.make_tree(bl.shape_for(n), args.dim, args.seed, args.sigmas)
+    if not (path / "CURRENT").exists():
+        store = EmbeddedStore(path, ann_min_rows=args.ann_min_rows)
+        for i in range(0, len(syn.nodes), 5000):
+            store.upsert(syn.nodes[i : i + 5000], syn.vectors[i : i + 5000])
+        store.wait_ann()
+        store.close()
+    qfile = root / f"warm-queries-{n}.npy"
+    np.save(qfile, bl.make_queries(syn, 300, args.seed + 7, args.sigmas[2]))
+    got: dict[str, list[tuple[float, float]]] = {"on": [], "off": []}
+    for _ in range(args.warmup_rounds):
+        for verify in ("on", "off"):
+            res = subprocess.run(
+                [sys.executable, __file__, "--child-warmup", str(path), str(qfile), verify],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            t = json.loads(res.stdout.strip().splitlines()[-1])
+            first, steady = statistics.mean(t[:100]), statistics.mean(t[200:300])
+            got[verify].append((first, steady))
+            print(
+                json.dumps(
+                    {
+                        "verify": verify,
+                        "first100_mean_ms": round(first, 2),
+                        "first100_p50_ms": round(statistics.median(t[:100]), 2),
+                        "steady_mean_ms": round(steady, 2),
+                        "ratio": round(first / steady, 2),
+                        "load": round(os.getloadavg()[0], 1),
+                    }
+                ),
+                flush=True,
+            )
+
+
 # ---------------------------------------------------------------------- parent
 def forget_answers(store: EmbeddedStore) -> None:
     """Drop the answers the store keeps for a query asked again (a descent's deeper step,
@@ -771,6 +832,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--ingest-only", action="store_true", help="only the bulk upsert + save rate (JSON)"
     )
+    ap.add_argument(
+        "--warmup", action="store_true", help="first 100 finds of a fresh process vs steady"
+    )
+    ap.add_argument("--warmup-rounds", type=int, default=2)
+    ap.add_argument("--child-warmup", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--child-open", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--child-ann-open", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument(
@@ -783,6 +849,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.child_open:
         child_open(*args.child_open)
         return
+    if args.child_warmup:
+        child_warmup(*args.child_warmup)
+        return
     if args.child_ann_open:
         child_ann_open(*args.child_ann_open)
         return
@@ -791,6 +860,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.million:
         sizes.append(1_000_000)
     tmp = Path(tempfile.mkdtemp(prefix="treehop-bench-store-"))
+    if args.warmup:
+        try:
+            for n in sizes:
+                warmup(n, args, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     if args.ingest_only:
         try:
             for n in sizes:
