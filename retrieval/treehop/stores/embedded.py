@@ -2999,9 +2999,11 @@ class EmbeddedStore:
                     self._start_ann_load()
                 else:
                     self._ann = self._load_ann_or_rebuild()
-            # a graph lagging the rows, damaged, or never built (an ingest that ended before
-            # its worker began) is caught up in the background; saved by close() or at exit
-            self._ann_kick()
+            # a saved graph lagging the rows (a build that close() or the exit hook saved
+            # part-way), or a damaged one, is caught up in the background. (An index with no
+            # graph at all waits for a write: reader processes would each build it.)
+            if self._ann is not None or self.ann_damaged is not None:
+                self._ann_kick()
         self._lex_dirty = False
         self._lex_scale_cache.clear()
 
