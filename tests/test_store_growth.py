@@ -85,3 +85,30 @@ def test_a_store_ingested_in_small_writes_across_blocks_searches_saves_and_reope
     for i in (1, 13, 59):
         assert r.search(v[i], Scope(), 1)[0].node.uri == nodes[i].uri
     r.close()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    first=st.sets(st.integers(0, 999), min_size=80, max_size=120),
+    batches=st.lists(st.sets(st.integers(0, 1999), min_size=1, max_size=9), max_size=6),
+)
+def test_the_uri_order_stays_sorted_across_small_writes(
+    first: set[int], batches: list[set[int]]
+) -> None:
+    """Small writes merge their URIs into the URI order by a search that starts where the
+    previous new URI landed (``_merged_by_uri``): replacements, new URIs between stored ones,
+    before the first and after the last all keep the order a full sort gives."""
+    s = EmbeddedStore(None, ann_min_rows=None, lexical=False)
+
+    def uri(i: int) -> str:
+        return f"viking://resources/d/f{i:04d}.md"
+
+    firsts = sorted(first)
+    s.upsert([leaf(uri(i)) for i in firsts], vecs(len(firsts), seed=1))
+    for j, b in enumerate(batches):
+        ids = sorted(b)
+        s.upsert([leaf(uri(i)) for i in ids], vecs(len(ids), seed=10 + j))
+        snap = s._snap
+        got = snap.uris_of(snap.by_uri)
+        assert got == sorted(got)
+        assert len(got) == snap.live == len(set(firsts).union(*batches[: j + 1]))
