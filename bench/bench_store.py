@@ -586,6 +586,52 @@ def ingest_only(n: int, args: argparse.Namespace, tmp: Path) -> None:
     )
 
 
+def growth(n: int, args: argparse.Namespace) -> None:
+    """``--growth``: appending ``n`` rows of vectors, 5,000 per write, as the store's unsaved
+    tail did before issue 35 (one array grown by half into a fresh zeroed copy when full) and
+    as it does now (``embedded._Tail``: 64k-row blocks, none copied once full), alternated
+    in one process, twice each. Only the vectors' growth: the rest of a write is the same."""
+    from treehop.stores.embedded import _Tail
+
+    rng = np.random.default_rng(args.seed)
+    batch = rng.standard_normal((5000, args.dim)).astype(np.float32)
+
+    def old_way() -> float:
+        tail = np.zeros((0, args.dim), np.float32)
+        t0 = time.perf_counter()
+        for t0_row in range(0, n, 5000):
+            t1 = t0_row + 5000
+            if t1 > tail.shape[0]:
+                grown = np.zeros((max(t1, int(tail.shape[0] * 1.5) + 64), args.dim), np.float32)
+                grown[:t0_row] = tail[:t0_row]
+                tail = grown
+            tail[t0_row:t1] = batch
+        return time.perf_counter() - t0
+
+    def new_way() -> float:
+        tail = _Tail(args.dim)
+        t0 = time.perf_counter()
+        for t0_row in range(0, n, 5000):
+            tail = tail.with_rows(t0_row, batch)
+        return time.perf_counter() - t0
+
+    for _ in range(2):
+        for name, fn in (("one array, 1.5x zeroed copies", old_way), ("blocks", new_way)):
+            secs = fn()
+            print(
+                json.dumps(
+                    {
+                        "growth": name,
+                        "rows": n,
+                        "s": round(secs, 2),
+                        "rows_s": round(n / secs),
+                        "load": round(os.getloadavg()[0], 1),
+                    }
+                ),
+                flush=True,
+            )
+
+
 def client_ingest(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     """``add_resource`` of generated text files with automatic tags; embedding excluded."""
     src = tmp / "corpus"
@@ -837,6 +883,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     ap.add_argument("--warmup-rounds", type=int, default=2)
     ap.add_argument("--child-warmup", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--growth", type=int, default=0, help="only the tail growth A/B at N rows")
     ap.add_argument("--child-open", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--child-ann-open", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument(
@@ -851,6 +898,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.child_warmup:
         child_warmup(*args.child_warmup)
+        return
+    if args.growth:
+        growth(args.growth, args)
         return
     if args.child_ann_open:
         child_ann_open(*args.child_ann_open)
