@@ -165,6 +165,37 @@ def child_warmup(index: str, queries_file: str, verify: str) -> None:
     print(json.dumps(times))
 
 
+def first_write(index: str) -> None:
+    """``--first-write IDX``: a fresh process opens the saved index and times its first write
+    (the first leaf with a changed text, its vector kept) and a second one; nothing is saved
+    (the process ends with ``os._exit``). Alternate ``PYTHONPATH`` for an A/B."""
+    t0 = time.perf_counter()
+    s = EmbeddedStore(index)
+    t_open = time.perf_counter() - t0
+    snap = s._snap
+    r = int(np.flatnonzero(snap.cols["leaf"][: snap.n])[0])
+    node = s.get([snap.uri(r)])[0]
+    assert node is not None
+    v = s.get_vectors([node.uri])
+    times = []
+    for text in ("a changed text", "changed again"):
+        t0 = time.perf_counter()
+        s.upsert([node.model_copy(update={"content": text})], v)
+        times.append(time.perf_counter() - t0)
+    print(
+        json.dumps(
+            {
+                "open_s": round(t_open, 3),
+                "first_write_s": round(times[0], 3),
+                "second_write_s": round(times[1], 4),
+                "load": round(os.getloadavg()[0], 1),
+            }
+        ),
+        flush=True,
+    )
+    os._exit(0)
+
+
 def warmup(n: int, args: argparse.Namespace, tmp: Path) -> None:
     """``--warmup``: the first 100 finds of a fresh process against finds 201-300 of the same
     process (steady state), with verification on and off, fresh processes interleaved
@@ -883,6 +914,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     ap.add_argument("--warmup-rounds", type=int, default=2)
     ap.add_argument("--child-warmup", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--first-write", help="time the first write after opening this index")
     ap.add_argument("--growth", type=int, default=0, help="only the tail growth A/B at N rows")
     ap.add_argument("--child-open", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--child-ann-open", nargs=4, help=argparse.SUPPRESS)
@@ -898,6 +930,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.child_warmup:
         child_warmup(*args.child_warmup)
+        return
+    if args.first_write:
+        first_write(args.first_write)
         return
     if args.growth:
         growth(args.growth, args)
