@@ -156,3 +156,53 @@ def test_a_process_that_exits_without_closing_exits_cleanly_and_saves_its_graph(
         assert hits[0].node.uri == uri and ann.recent
     finally:
         s.close()
+
+
+WRITER_AFTER_MAIN = r"""
+import sys, threading, time
+import numpy as np
+from treehop.models import ContextType, Node
+from treehop.stores.embedded import EmbeddedStore
+
+store = EmbeddedStore(sys.argv[1], ann_min_rows=40, lexical=False)
+store.ann_catch_up = 16
+rng = np.random.default_rng(0)
+
+
+def node(i):
+    return Node(uri=f"viking://resources/d/f{i}.md", parent_uri="viking://resources/d",
+                context_type=ContextType.RESOURCE, level=2, is_leaf=True, content=str(i))
+
+
+def writes():
+    # a non-daemon thread still writing while the interpreter shuts down: the exit hook
+    # runs before such threads are joined, so these writes come after it
+    for b in range(40):
+        v = rng.standard_normal((64, 32)).astype(np.float32)
+        store.upsert([node(b * 64 + i) for i in range(64)], v)
+        time.sleep(0.01)
+    store.save()
+    print("saved", flush=True)
+
+
+threading.Thread(target=writes).start()
+"""
+
+
+def test_writes_after_the_exit_hook_start_no_graph_thread_and_the_process_exits_cleanly(
+    tmp_path: Path,
+) -> None:
+    p = subprocess.run(
+        [sys.executable, "-c", WRITER_AFTER_MAIN, str(tmp_path / "idx")],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "terminate called" not in p.stderr and p.stdout.strip() == "saved"
+    s = EmbeddedStore(tmp_path / "idx", ann_min_rows=40, lexical=False)
+    try:
+        assert len(s) == 40 * 64
+    finally:
+        s.close()

@@ -160,6 +160,19 @@ def _index_class() -> Any:
     return Index
 
 
+_EXITING = threading.Event()
+
+
+def set_exiting() -> None:
+    """The interpreter is exiting (the store's exit hook): no new thread that calls into
+    usearch may start from now on (see :meth:`AnnIndex.join_background`)."""
+    _EXITING.set()
+
+
+def exiting() -> bool:
+    return _EXITING.is_set()
+
+
 ORPHAN_CODES_MIN = 2_048
 """From this many orphans on, the global step finds the few that can matter through their
 8-bit copies (:class:`OrphanCodes`) instead of scoring all of them: below it the float32
@@ -441,6 +454,8 @@ class AnnIndex:
         """Build the orphans' :class:`OrphanCodes` in a thread (tens of ms at 1M rows, off
         the query that found them missing): until then the global step scans them all."""
         self._orphan_codes = (labels, None)
+        if _EXITING.is_set():
+            return  # (the global step scans the orphans instead)
 
         def run() -> None:
             codes = OrphanCodes(vecs)

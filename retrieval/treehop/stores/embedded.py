@@ -1119,7 +1119,7 @@ class EmbeddedStore:
         if not compacts:
             lex = self._lex if self._lex is not None or k < _LEX_REPLAY else self.lexical
         lex_job: Future[None] | None = None
-        if lex is not None and k >= _LEX_THREAD_ROWS:
+        if lex is not None and k >= _LEX_THREAD_ROWS and not _ann.exiting():
             # The BM25 postings are written beside the steps below (mostly numpy sorts and
             # fresh arrays, which release the GIL): on a second core, ~1-2 s of a 100k-node
             # first ingest overlap the Python steps instead of following them. (In a copy of
@@ -2164,7 +2164,7 @@ class EmbeddedStore:
 
     def _start_ann_load(self) -> None:
         with self._ann_load_lock:
-            if self._ann is not None or self._ann_file is None:
+            if self._ann is not None or self._ann_file is None or _ann.exiting():
                 return
             if self._ann_loader is not None and self._ann_loader.is_alive():
                 return
@@ -2233,7 +2233,7 @@ class EmbeddedStore:
         ``CATCH_UP_ROWS``; :meth:`wait_ann`: 1). Writes call this and return at once: the
         graph is never extended inside a write."""
         lag = self.ann_catch_up if lag is None else lag
-        if self._paused or self._halt.is_set() or not self._ann_wants(lag):
+        if self._paused or self._halt.is_set() or _ann.exiting() or not self._ann_wants(lag):
             return
         with self._ann_load_lock:
             worker = self._ann_worker
@@ -3126,6 +3126,7 @@ def _stop_all_at_exit() -> None:
     before the interpreter tears down its threads, and this one (registered after
     ``concurrent.futures`` was imported) before the thread pools refuse new work, which the
     graph's save uses. ``atexit`` elsewhere."""
+    _ann.set_exiting()  # (a thread still writing after this starts no new graph thread)
     with _LIVE_LOCK:
         stores = list(_LIVE)
         _LIVE.clear()
@@ -3373,8 +3374,7 @@ def _append_segments(
         written.append(f)
     # one fsync per file, issued together: the device can serve them in one flush
     # instead of eleven sequential ones (measured ~8 ms each here)
-    with ThreadPoolExecutor(max_workers=len(written)) as pool:
-        list(pool.map(_fsync_file, written))
+    _each(_fsync_file, written)
     for name in _APPEND_FILES:
         info = files[name]
         payload = memoryview(chunks[name])
@@ -3468,12 +3468,20 @@ def _verify_segments(
         else:
             _release_pages(arr, a, e)
 
-    if len(jobs) <= 1:
-        for job in jobs:
-            check(job)
+    _each(check, jobs, _VERIFY_THREADS)
+
+
+def _each(fn: Callable[[Any], None], items: Sequence[Any], workers: int | None = None) -> None:
+    """``fn`` of every item, on a thread pool of up to ``workers`` (default one per item);
+    in this thread when there is one item, or when the interpreter is exiting: from then on
+    a pool refuses new work (a save from a thread still running at exit failed with
+    ``RuntimeError: cannot schedule new futures after interpreter shutdown``)."""
+    if len(items) <= 1 or _ann.exiting():
+        for item in items:
+            fn(item)
         return
-    with ThreadPoolExecutor(max_workers=min(len(jobs), _VERIFY_THREADS)) as pool:
-        for fut in [pool.submit(check, job) for job in jobs]:
+    with ThreadPoolExecutor(max_workers=min(len(items), workers or len(items))) as pool:
+        for fut in [pool.submit(fn, item) for item in items]:
             fut.result()
 
 
