@@ -146,6 +146,98 @@ def child_open(index: str, queries_file: str, verify: str = "full", ann_min: str
     )
 
 
+def child_warmup(index: str, queries_file: str, verify: str) -> None:
+    """``--warmup``'s child: a fresh process (files evicted from the page cache) opens the
+    index and runs every query once through ``find()``; prints each find's ms."""
+    queries = np.load(queries_file)
+    _evict(Path(index))
+    store = EmbeddedStore(index, verify=verify == "on")
+    emb = bl.PreparedQueryEmbedder(queries.shape[1])
+    for i, q in enumerate(queries):
+        emb.vectors[f"q{i}"] = q
+    th = Treehop(embedder=emb, store=store, config=RetrievalConfig(dense_weight=1.0), tagger=None)
+    times = []
+    for i in range(len(queries)):
+        t0 = time.perf_counter()
+        th.find(f"q{i}", target_uri=TARGET, limit=10, include_directories=False)
+        times.append((time.perf_counter() - t0) * 1000)
+    th.close()
+    print(json.dumps(times))
+
+
+def first_write(index: str) -> None:
+    """``--first-write IDX``: a fresh process opens the saved index and times its first write
+    (the first leaf with a changed text, its vector kept) and a second one; nothing is saved
+    (the process ends with ``os._exit``). Alternate ``PYTHONPATH`` for an A/B."""
+    t0 = time.perf_counter()
+    s = EmbeddedStore(index)
+    t_open = time.perf_counter() - t0
+    snap = s._snap
+    r = int(np.flatnonzero(snap.cols["leaf"][: snap.n])[0])
+    node = s.get([snap.uri(r)])[0]
+    assert node is not None
+    v = s.get_vectors([node.uri])
+    times = []
+    for text in ("a changed text", "changed again"):
+        t0 = time.perf_counter()
+        s.upsert([node.model_copy(update={"content": text})], v)
+        times.append(time.perf_counter() - t0)
+    print(
+        json.dumps(
+            {
+                "open_s": round(t_open, 3),
+                "first_write_s": round(times[0], 3),
+                "second_write_s": round(times[1], 4),
+                "load": round(os.getloadavg()[0], 1),
+            }
+        ),
+        flush=True,
+    )
+    os._exit(0)
+
+
+def warmup(n: int, args: argparse.Namespace, tmp: Path) -> None:
+    """``--warmup``: the first 100 finds of a fresh process against finds 201-300 of the same
+    process (steady state), with verification on and off, fresh processes interleaved
+    (on, off, on, off, ...). The index (with its graph) is built once in ``--index-dir``."""
+    root = Path(args.index_dir) if args.index_dir else tmp
+    path = root / f"warm-{n}"
+    syn = bl.make_tree(bl.shape_for(n), args.dim, args.seed, args.sigmas)
+    if not (path / "CURRENT").exists():
+        store = EmbeddedStore(path, ann_min_rows=args.ann_min_rows)
+        for i in range(0, len(syn.nodes), 5000):
+            store.upsert(syn.nodes[i : i + 5000], syn.vectors[i : i + 5000])
+        store.wait_ann()
+        store.close()
+    qfile = root / f"warm-queries-{n}.npy"
+    np.save(qfile, bl.make_queries(syn, 300, args.seed + 7, args.sigmas[2]))
+    got: dict[str, list[tuple[float, float]]] = {"on": [], "off": []}
+    for _ in range(args.warmup_rounds):
+        for verify in ("on", "off"):
+            res = subprocess.run(
+                [sys.executable, __file__, "--child-warmup", str(path), str(qfile), verify],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            t = json.loads(res.stdout.strip().splitlines()[-1])
+            first, steady = statistics.mean(t[:100]), statistics.mean(t[200:300])
+            got[verify].append((first, steady))
+            print(
+                json.dumps(
+                    {
+                        "verify": verify,
+                        "first100_mean_ms": round(first, 2),
+                        "first100_p50_ms": round(statistics.median(t[:100]), 2),
+                        "steady_mean_ms": round(steady, 2),
+                        "ratio": round(first / steady, 2),
+                        "load": round(os.getloadavg()[0], 1),
+                    }
+                ),
+                flush=True,
+            )
+
+
 # ---------------------------------------------------------------------- parent
 def forget_answers(store: EmbeddedStore) -> None:
     """Drop the answers the store keeps for a query asked again (a descent's deeper step,
@@ -483,6 +575,94 @@ def run_size(n: int, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     return out
 
 
+def ingest_only(n: int, args: argparse.Namespace, tmp: Path) -> None:
+    """``--ingest-only``: the store's bulk ingest alone (``upsert`` of every node in batches of
+    5,000, then ``save()``; no graph), printed as one JSON line. Run it under two checkouts
+    one after the other (``PYTHONPATH=<old>/retrieval`` / ``<new>/retrieval``) for an A/B."""
+    syn = bl.make_tree(bl.shape_for(n), args.dim, args.seed, args.sigmas)
+    path = tmp / f"ingest-{n}"
+    store = EmbeddedStore(path, ann_min_rows=None, lexical=not args.no_lexical)
+    t0 = time.perf_counter()
+    for i in range(0, len(syn.nodes), 5000):
+        store.upsert(syn.nodes[i : i + 5000], syn.vectors[i : i + 5000])
+    t_up = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store.save()
+    t_save = time.perf_counter() - t0
+    store.close()
+    # the first write after an open (a new store object on the saved index): one changed leaf
+    again = EmbeddedStore(path, ann_min_rows=None, lexical=not args.no_lexical)
+    leaf = next(nd for nd in syn.nodes if nd.is_leaf)
+    t0 = time.perf_counter()
+    again.upsert([leaf.model_copy(update={"content": "a changed text"})], syn.vectors[:1])
+    t_first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    again.save()
+    t_first_save = time.perf_counter() - t0
+    again.close()
+    print(
+        json.dumps(
+            {
+                "first_write_after_open_s": round(t_first, 3),
+                "its_save_s": round(t_first_save, 3),
+                "nodes": len(syn.nodes),
+                "upsert_s": round(t_up, 2),
+                "save_s": round(t_save, 2),
+                "rows_s": round(len(syn.nodes) / (t_up + t_save)),
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+                "load": round(os.getloadavg()[0], 1),
+            }
+        ),
+        flush=True,
+    )
+
+
+def growth(n: int, args: argparse.Namespace) -> None:
+    """``--growth``: appending ``n`` rows of vectors, 5,000 per write, as the store's unsaved
+    tail did before issue 35 (one array grown by half into a fresh zeroed copy when full) and
+    as it does now (``embedded._Tail``: 64k-row blocks, none copied once full), alternated
+    in one process, twice each. Only the vectors' growth: the rest of a write is the same."""
+    from treehop.stores.embedded import _Tail
+
+    rng = np.random.default_rng(args.seed)
+    batch = rng.standard_normal((5000, args.dim)).astype(np.float32)
+
+    def old_way() -> float:
+        tail = np.zeros((0, args.dim), np.float32)
+        t0 = time.perf_counter()
+        for t0_row in range(0, n, 5000):
+            t1 = t0_row + 5000
+            if t1 > tail.shape[0]:
+                grown = np.zeros((max(t1, int(tail.shape[0] * 1.5) + 64), args.dim), np.float32)
+                grown[:t0_row] = tail[:t0_row]
+                tail = grown
+            tail[t0_row:t1] = batch
+        return time.perf_counter() - t0
+
+    def new_way() -> float:
+        tail = _Tail(args.dim)
+        t0 = time.perf_counter()
+        for t0_row in range(0, n, 5000):
+            tail = tail.with_rows(t0_row, batch)
+        return time.perf_counter() - t0
+
+    for _ in range(2):
+        for name, fn in (("one array, 1.5x zeroed copies", old_way), ("blocks", new_way)):
+            secs = fn()
+            print(
+                json.dumps(
+                    {
+                        "growth": name,
+                        "rows": n,
+                        "s": round(secs, 2),
+                        "rows_s": round(n / secs),
+                        "load": round(os.getloadavg()[0], 1),
+                    }
+                ),
+                flush=True,
+            )
+
+
 def client_ingest(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     """``add_resource`` of generated text files with automatic tags; embedding excluded."""
     src = tmp / "corpus"
@@ -726,6 +906,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--no-writes", action="store_true", help="skip the re-add and remove rows (keeps the index)"
     )
+    ap.add_argument(
+        "--ingest-only", action="store_true", help="only the bulk upsert + save rate (JSON)"
+    )
+    ap.add_argument(
+        "--warmup", action="store_true", help="first 100 finds of a fresh process vs steady"
+    )
+    ap.add_argument("--warmup-rounds", type=int, default=2)
+    ap.add_argument("--child-warmup", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--first-write", help="time the first write after opening this index")
+    ap.add_argument("--growth", type=int, default=0, help="only the tail growth A/B at N rows")
     ap.add_argument("--child-open", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--child-ann-open", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument(
@@ -738,6 +928,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.child_open:
         child_open(*args.child_open)
         return
+    if args.child_warmup:
+        child_warmup(*args.child_warmup)
+        return
+    if args.first_write:
+        first_write(args.first_write)
+        return
+    if args.growth:
+        growth(args.growth, args)
+        return
     if args.child_ann_open:
         child_ann_open(*args.child_ann_open)
         return
@@ -746,6 +945,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.million:
         sizes.append(1_000_000)
     tmp = Path(tempfile.mkdtemp(prefix="treehop-bench-store-"))
+    if args.warmup:
+        try:
+            for n in sizes:
+                warmup(n, args, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
+    if args.ingest_only:
+        try:
+            for n in sizes:
+                ingest_only(n, args, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     try:
         rows = [run_size(n, args, tmp) for n in sizes]
         cl = client_ingest(args, tmp) if args.files and not args.open_only else {}

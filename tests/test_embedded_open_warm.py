@@ -165,7 +165,7 @@ def test_node_texts_are_checked_through_pread(
     nodes = [leaf(f"{R}/d/f{i}.md", f"text {i} " * 20) for i in range(80)]
     saved(tmp_path / "i", nodes)
     # no background pass: every extent is checked by the reader that needs it
-    monkeypatch.setattr(emb._BlobGuard, "verify_rest", lambda self: None)
+    monkeypatch.setattr(emb._BlobGuard, "verify_rest", lambda self, stop=None: None)
     s = EmbeddedStore(tmp_path / "i")
     guard = s._snap.nodes_guard
     assert guard is not None and guard.reader is s._snap.nodes_file
@@ -296,3 +296,28 @@ def test_open_checks_the_graph_in_a_thread_and_reads_the_index_once(
     bad = EmbeddedStore(tmp_path / "i", ann_min_rows=0, lexical=False)
     assert bad.ann_damaged is not None and "checksum" in bad.ann_damaged
     assert bad.wait_ann(timeout=60) and bad._ann is not None and bad._ann.count == 400
+
+
+def test_the_background_pass_checks_every_node_extent_and_close_joins_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(emb, "_NODE_BLOCK", 512)
+    nodes = [leaf(f"{R}/d/f{i}.md", f"text {i} " * 20) for i in range(80)]
+    saved(tmp_path / "i", nodes)
+    s = EmbeddedStore(tmp_path / "i")
+    guard = s._snap.nodes_guard
+    assert guard is not None and guard.done.size > 4
+    for t in s._threads:
+        t.join(timeout=30)
+    assert guard.left == 0 and guard.done.all()  # no reader needed them: the pass did
+    s.close()
+    assert not [t for t in s._threads if t.is_alive()]
+    # a pass told to stop checks nothing more (close() sets it before joining)
+    s2 = EmbeddedStore(tmp_path / "i", verify=True)
+    g2 = s2._snap.nodes_guard
+    m = s2._committed
+    assert g2 is not None and m is not None
+    fresh = emb._BlobGuard(g2.f, g2.blob, m["files"]["nodes"]["extents"], g2.reader)
+    fresh.verify_rest(stop=lambda: True)
+    assert fresh.left == fresh.done.size and not fresh.done.any()
+    s2.close()

@@ -806,8 +806,13 @@ class AsyncTreehop:
         await self._io(self.store.save)
 
     async def close(self) -> None:
-        """Save pending changes and close the model clients' connection pools."""
-        await self._io(self.store.save)
+        """Save pending changes and close the model clients' connection pools. An embedded
+        store is closed (:meth:`EmbeddedStore.close`): its background threads are stopped
+        and joined and the graph is saved as far as it got, so a script that ingests and
+        exits leaves a graph that the next process uses (a shared store stays usable by
+        other clients: their next call resumes the graph work)."""
+        store = self.store
+        await self._io(store.close if isinstance(store, EmbeddedStore) else store.save)
         await self.models.aclose()
 
     async def __aenter__(self) -> AsyncTreehop:

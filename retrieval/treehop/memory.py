@@ -33,9 +33,9 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from . import tags as tagmod
 from . import uri as urimod
@@ -49,7 +49,26 @@ from .models import ContextType, Level, Node
 from .timestamps import TIMESTAMP_FIELD, TimeLike, time_range_filter, to_epoch, to_iso
 
 if TYPE_CHECKING:
-    from .client import AsyncTreehop
+    from .ingest.writer import TreeWriter
+    from .stores.base import VectorStore
+
+_T = TypeVar("_T")
+
+
+class MemoryHost(Protocol):
+    """What the memory functions use of the client (:class:`~treehop.client.AsyncTreehop`
+    is one). Typed here so that this module never imports the client, which imports it: the
+    lower modules of the package stay below the client."""
+
+    store: VectorStore
+    writer: TreeWriter
+
+    async def _io(self, fn: Callable[..., _T], *args: Any) -> _T: ...
+
+    def resolve(self, uri: str) -> str: ...
+
+    def display(self, uri: str) -> str: ...
+
 
 CONVERSATIONS_URI = "viking://~/memories/conversations"
 ROLES = ("user", "assistant", "system", "tool")
@@ -228,7 +247,7 @@ class LLMMemoryExtractor:
 
 # ---------------------------------------------------------------------------- writing nodes
 async def write_nodes(
-    client: AsyncTreehop,
+    client: MemoryHost,
     nodes: Sequence[Node],
     *,
     delete: Sequence[str] = (),
@@ -335,7 +354,7 @@ def _index_of(name: str, prefix: str) -> int:
 
 
 async def add_messages(
-    client: AsyncTreehop,
+    client: MemoryHost,
     messages: Sequence[Any],
     *,
     conversation_id: str = "default",
@@ -407,7 +426,7 @@ async def add_messages(
 
 
 async def _extract(
-    client: AsyncTreehop,
+    client: MemoryHost,
     extractor: MemoryExtractor,
     res: MemoryWriteResult,
     session_uri: str,
@@ -456,7 +475,7 @@ async def _extract(
 
 
 async def remember(
-    client: AsyncTreehop,
+    client: MemoryHost,
     text: str,
     *,
     name: str | None = None,

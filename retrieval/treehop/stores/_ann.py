@@ -160,6 +160,19 @@ def _index_class() -> Any:
     return Index
 
 
+_EXITING = threading.Event()
+
+
+def set_exiting() -> None:
+    """The interpreter is exiting (the store's exit hook): no new thread that calls into
+    usearch may start from now on (see :meth:`AnnIndex.join_background`)."""
+    _EXITING.set()
+
+
+def exiting() -> bool:
+    return _EXITING.is_set()
+
+
 ORPHAN_CODES_MIN = 2_048
 """From this many orphans on, the global step finds the few that can matter through their
 8-bit copies (:class:`OrphanCodes`) instead of scoring all of them: below it the float32
@@ -360,6 +373,7 @@ class AnnIndex:
         self._orphan_codes: tuple[IntArray, OrphanCodes | None] | None = None
         """(orphans, their :class:`OrphanCodes`; ``None`` while a thread builds them)."""
         self._orphan_rows: tuple[IntArray, IntArray, int, IntArray] | None = None
+        self._codes_thread: threading.Thread | None = None
         """(orphans, the row map's buffer, ``n``, their rows): see :meth:`orphan_rows`."""
         self.swept = self.count if swept is None else min(int(swept), self.count)
         """The label count when every label was last searched for itself (:meth:`sweep`). A
@@ -440,6 +454,8 @@ class AnnIndex:
         """Build the orphans' :class:`OrphanCodes` in a thread (tens of ms at 1M rows, off
         the query that found them missing): until then the global step scans them all."""
         self._orphan_codes = (labels, None)
+        if _EXITING.is_set():
+            return  # (the global step scans the orphans instead)
 
         def run() -> None:
             codes = OrphanCodes(vecs)
@@ -447,7 +463,18 @@ class AnnIndex:
             if kept is not None and kept[0] is labels:
                 self._orphan_codes = (labels, codes)
 
-        threading.Thread(target=run, name="treehop-orphan-codes", daemon=True).start()
+        t = threading.Thread(target=run, name="treehop-orphan-codes", daemon=True)
+        self._codes_thread = t
+        t.start()
+
+    def join_background(self) -> None:
+        """Wait for the thread that builds the orphans' codes, if one runs: it calls into
+        usearch (C++), and a daemon thread still inside a C++ call when the interpreter
+        exits is unwound by ``pthread_exit`` through C++ frames that do not allow it, which
+        aborts the process (``terminate called without an active exception``)."""
+        t = self._codes_thread
+        if t is not None and t is not threading.current_thread():
+            t.join()
 
     def orphan_codes(self) -> OrphanCodes | None:
         """The current orphans' :class:`OrphanCodes`, or ``None`` (too few orphans, or still

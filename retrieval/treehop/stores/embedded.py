@@ -56,6 +56,9 @@ asks a persisted HNSW graph (usearch, 8-bit vectors, see :mod:`._ann`) for candi
 rescores them exactly; rows written after the graph was last extended are searched exactly
 beside it. The graph is kept out of the write path: writes publish rows and return, a
 background worker extends the graph afterwards, and a save persists it as far as it got.
+:meth:`EmbeddedStore.close` and an interpreter-exit hook stop and join the worker (and every
+other background thread: a daemon thread left inside usearch's C++ at exit aborts the
+process) and save the graph so far; the next open resumes the build from there.
 A saved graph opens memory-mapped (O(1)). The query over-fetches by the share of the index
 the scope admits, and its answer is kept briefly so that the descent's deeper global step
 (same query, larger limit) slices it instead of searching again. Reads take no lock (usearch
@@ -65,6 +68,7 @@ answers many queries with one graph call or one matrix product.
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import contextlib
 import contextvars
@@ -100,6 +104,7 @@ from ..errors import (
     NotFoundError,
     RecoveryWarning,
     StoreError,
+    TreehopError,
 )
 from ..filters import MetadataFilter, TagFilter
 from ..lexical import LexicalIndex, hybrid_scores
@@ -306,14 +311,24 @@ class _BlobGuard:
         if self.reader is None:
             _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
 
-    def verify_rest(self) -> None:
-        """The background pass: check the extents no reader has needed yet, at the lowest CPU
-        priority (Linux applies it to this thread alone), so that it takes idle time and does
-        not slow the first searches, which verify what they read themselves. The checksum runs
-        without the GIL, so a slow pass never holds other threads up."""
-        with contextlib.suppress(OSError, AttributeError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    def verify_rest(self, stop: Callable[[], bool] = lambda: False) -> None:
+        """The background pass: check the extents no reader has needed yet, in file order,
+        so that the first finds after an open soon stop checking (and reading) whole 1 MiB
+        extents to serve a few rows each. The kernel is first asked to read the file ahead
+        (``POSIX_FADV_WILLNEED``: asynchronous, no CPU or GIL here), so that the pass and the
+        readers' own checks read from the page cache rather than one cold extent at a time.
+
+        At normal priority: at the lowest one (``nice 19``, as before) the pass got almost no
+        CPU on a loaded machine, so it never finished and every early find verified its
+        extents itself (the warm-up of the first ~100 finds). It is short (the node texts
+        are a quarter of the index's bytes, checksummed at ~8 GB/s), and the checksum and the
+        reads run without the GIL. ``stop()`` ends it between extents (closing)."""
+        if self.reader is not None:
+            with contextlib.suppress(OSError, AttributeError):
+                os.posix_fadvise(self.reader.fd, 0, 0, os.POSIX_FADV_WILLNEED)
         for i in np.flatnonzero(~self.done).tolist():
+            if stop():
+                return  # (closing: readers and the save still check what they need)
             if not self.done[i]:
                 with contextlib.suppress(IndexCorruptError):  # raised to the reader instead
                     self._check(i)
@@ -345,6 +360,111 @@ class _PFile:
             os.close(self.fd)
 
 
+_TAIL_BLOCK = 65_536
+"""Rows per block of the unsaved vectors (:class:`_Tail`): 96 MiB of 384-d float32."""
+
+
+class _Tail:
+    """The vectors of the rows written since the last save, in blocks of ``_TAIL_BLOCK``
+    rows: every block but the last holds exactly that many rows, the last up to that many.
+
+    Why blocks: one contiguous array grown by half when full copied every unsaved vector at
+    each growth into a fresh zeroed array, 82% of a 1M-row bulk upsert's time (its pages
+    faulted in twice: zeroed, then overwritten). Here a full block is never copied: the
+    last block grows by copying only while it is smaller than a block (at most a block's
+    rows), after that a new block starts, allocated with ``np.empty`` (its pages are only
+    touched when rows are written). Readers see the few blocks as one: a gather splits its
+    rows by block, a product runs per block.
+
+    Blocks are shared by the snapshots that follow each other (rows are immutable once
+    published; a write only fills rows past every published snapshot's ``n``)."""
+
+    __slots__ = ("blocks", "dim")
+
+    def __init__(self, dim: int, blocks: Sequence[F32] = ()) -> None:
+        self.dim = dim
+        self.blocks: tuple[F32, ...] = tuple(blocks)
+
+    @classmethod
+    def of(cls, vecs: F32) -> _Tail:
+        """A tail holding ``vecs`` (views of it, one per block: nothing is copied)."""
+        dim = int(vecs.shape[1])
+        return cls(dim, [vecs[i : i + _TAIL_BLOCK] for i in range(0, vecs.shape[0], _TAIL_BLOCK)])
+
+    @property
+    def capacity(self) -> int:
+        if not self.blocks:
+            return 0
+        return (len(self.blocks) - 1) * _TAIL_BLOCK + int(self.blocks[-1].shape[0])
+
+    def with_rows(self, t0: int, vecs: F32) -> _Tail:
+        """This tail with ``vecs`` written at rows ``t0 ..`` (grown as needed): the same
+        block arrays where they had room, so the rows before ``t0`` are kept as they are."""
+        t1 = t0 + int(vecs.shape[0])
+        blocks = list(self.blocks)
+        if t1 > self.capacity:
+            last = blocks[-1] if blocks else np.zeros((0, self.dim), np.float32)
+            if last.shape[0] < _TAIL_BLOCK:  # (the last block grows up to a block by copies)
+                start = (len(blocks) - 1) * _TAIL_BLOCK if blocks else 0
+                want = max(t1 - start, int(last.shape[0] * 1.5) + 64)
+                grown = np.empty((min(_TAIL_BLOCK, want), self.dim), np.float32)
+                kept = max(0, min(t0 - start, last.shape[0]))
+                grown[:kept] = last[:kept]
+                if blocks:
+                    blocks[-1] = grown
+                else:
+                    blocks.append(grown)
+            while t1 > (len(blocks) - 1) * _TAIL_BLOCK + int(blocks[-1].shape[0]):
+                blocks.append(np.empty((_TAIL_BLOCK, self.dim), np.float32))
+        out = _Tail(self.dim, blocks)
+        pos = 0
+        for b in range(t0 // _TAIL_BLOCK, (t1 - 1) // _TAIL_BLOCK + 1 if t1 > t0 else 0):
+            lo = max(t0, b * _TAIL_BLOCK)
+            hi = min(t1, (b + 1) * _TAIL_BLOCK)
+            blocks[b][lo - b * _TAIL_BLOCK : hi - b * _TAIL_BLOCK] = vecs[pos : pos + hi - lo]
+            pos += hi - lo
+        return out
+
+    def parts(self, count: int) -> list[F32]:
+        """The first ``count`` rows, one view per block."""
+        out = []
+        for b, block in enumerate(self.blocks):
+            lo = b * _TAIL_BLOCK
+            if lo >= count:
+                break
+            out.append(block[: count - lo])
+        return out
+
+    def take(self, t: IntArray) -> F32:
+        """The vectors of tail rows ``t``."""
+        if len(self.blocks) == 1:
+            return np.asarray(self.blocks[0][t], dtype=np.float32)
+        out = np.empty((t.size, self.dim), np.float32)
+        which = t // _TAIL_BLOCK
+        for b in np.unique(which).tolist() if t.size else []:
+            sel = which == b
+            out[sel] = self.blocks[b][t[sel] - b * _TAIL_BLOCK]
+        return out
+
+    def tobytes(self, lo: int, hi: int) -> memoryview:
+        """The raw bytes of tail rows ``lo .. hi``: a view of the block when they lie in
+        one, else one copy (a save's append; at 1M rows a copy per block plus their join
+        held three copies of 1.5 GB at once)."""
+        views = []
+        for b in range(lo // _TAIL_BLOCK, (hi - 1) // _TAIL_BLOCK + 1 if hi > lo else 0):
+            a, e = max(lo, b * _TAIL_BLOCK), min(hi, (b + 1) * _TAIL_BLOCK)
+            block = np.ascontiguousarray(self.blocks[b][a - b * _TAIL_BLOCK : e - b * _TAIL_BLOCK])
+            views.append(memoryview(block.data).cast("B"))
+        if len(views) == 1:
+            return views[0]
+        out = bytearray(sum(len(v) for v in views))
+        at = 0
+        for v in views:
+            out[at : at + len(v)] = v
+            at += len(v)
+        return memoryview(out)
+
+
 @dataclass(eq=False)
 class _Snap:
     """One immutable view of the index. Arrays may have spare capacity past ``n``; only the
@@ -357,7 +477,7 @@ class _Snap:
     dim: int
     cols: dict[str, npt.NDArray[Any]]
     base_vecs: F32
-    tail_vecs: F32
+    tail_vecs: _Tail
     base_uris: U8Array
     base_nodes: U8Array
     tail_uris: list[bytes]
@@ -527,7 +647,7 @@ class _Snap:
         out = np.empty((rows.size, self.dim), np.float32)
         base = rows < self.n_base
         out[base] = self.base_vecs[rows[base]]
-        out[~base] = self.tail_vecs[rows[~base] - self.n_base]
+        out[~base] = self.tail_vecs.take(rows[~base] - self.n_base)
         return out
 
     def scores_all(self, q: F32) -> F32:
@@ -536,7 +656,7 @@ class _Snap:
         if self.n_base:
             parts.append(_matvec(self.base_vecs, q))
         if self.n > self.n_base:
-            parts.append(_matvec(self.tail_vecs[: self.n - self.n_base], q))
+            parts.extend(_matvec(p, q) for p in self.tail_vecs.parts(self.n - self.n_base))
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def scores_matrix_t(self, qs: F32) -> F32:
@@ -545,7 +665,7 @@ class _Snap:
         if self.n_base:
             parts.append(qs @ np.asarray(self.base_vecs).T)
         if self.n > self.n_base:
-            parts.append(qs @ self.tail_vecs[: self.n - self.n_base].T)
+            parts.extend(qs @ p.T for p in self.tail_vecs.parts(self.n - self.n_base))
         return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
 
     def sorted_keys(self, column: str, rows: IntArray) -> npt.NDArray[Any]:
@@ -715,6 +835,18 @@ class EmbeddedStore:
         """Bumped whenever the graph must stop growing (a reset, a compaction): a worker
         started under an older token stops after its chunk and publishes nothing."""
         self.ann_threads = os.cpu_count() or 1
+        self.ann_catch_up = _ann.CATCH_UP_ROWS
+        """Rows written after the graph was last extended from which a write starts the
+        worker, and the growth from which a save rewrites the graph file (see
+        ``_ann.CATCH_UP_ROWS``; lowered by tests that exercise the worker on small indexes)."""
+        self._halt = threading.Event()
+        """Set while :meth:`close` (or the interpreter's exit) stops the background threads:
+        each stops at its next chunk (the graph worker) or extent (the checksum pass)."""
+        self._paused = False
+        """After :meth:`close`: no graph work starts until the store is used again (a write,
+        a search, :meth:`wait_ann`), so a closed store leaves no thread running."""
+        self._threads: list[threading.Thread] = []
+        """The checksum passes started by opens (joined by :meth:`close` and at exit)."""
         self.ann_damaged: str | None = None
         """Why the saved graph could not be used (checksum, unreadable): it is then
         rebuilt from the vectors, which are the truth, instead of failing every search."""
@@ -741,6 +873,8 @@ class EmbeddedStore:
         self.capabilities = StoreCapabilities(
             hybrid=self._use_lexical, tag_filter=True, prefix_scope=True, concurrent_reads=True
         )
+        with _LIVE_LOCK:
+            _LIVE.add(self)
 
     @property
     def _snap(self) -> _Snap:
@@ -850,9 +984,10 @@ class EmbeddedStore:
         return node
 
     # ------------------------------------------------------------------ writes
-    def _begin_write(self) -> None:
-        """Take the writer lock (once per commit) and catch up with the disk if another
-        writer committed since this store last read it."""
+    def _begin_write(self, timeout: float | None = None) -> None:
+        """Take the writer lock (once per commit; waiting up to ``timeout`` seconds, by
+        default ``lock_timeout``) and catch up with the disk if another writer committed
+        since this store last read it."""
         if self.path is None:
             return
         if self._flock is None:
@@ -866,7 +1001,7 @@ class EmbeddedStore:
         assert self._flock is not None
         if self._flock.held:
             return
-        self._flock.acquire(self.lock_timeout)
+        self._flock.acquire(self.lock_timeout if timeout is None else timeout)
         try:
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
@@ -1001,9 +1136,16 @@ class EmbeddedStore:
         new_rows = np.arange(n0, n1, dtype=np.int64)
         live = s.live - int(kill.size) + k
         compacts = self.path is None and n1 - live > max(live, 1000)
-        lex = self.lexical if not compacts else None
+        # A BM25 index not loaded yet (an open loads it on first use) is not loaded for a
+        # small write: the rows it does not hold are replayed from the node texts when it
+        # loads (rows are immutable), so the first write after an open does not wait for the
+        # whole index (3.6 s of a 100k index's first write). A large write loads it: its save
+        # would rewrite the index anyway, and the postings then overlap the write.
+        lex = None
+        if not compacts:
+            lex = self._lex if self._lex is not None or k < _LEX_REPLAY else self.lexical
         lex_job: Future[None] | None = None
-        if lex is not None and k >= _LEX_THREAD_ROWS:
+        if lex is not None and k >= _LEX_THREAD_ROWS and not _ann.exiting():
             # The BM25 postings are written beside the steps below (mostly numpy sorts and
             # fresh arrays, which release the GIL): on a second core, ~1-2 s of a 100k-node
             # first ingest overlap the Python steps instead of following them. (In a copy of
@@ -1027,7 +1169,8 @@ class EmbeddedStore:
             return
         if lex is not None:
             _lex_write(lex, kill, new_rows, nodes)
-        self._lex_dirty = self._lex_dirty or self.lexical is not None
+        self._lex_dirty = self._lex_dirty or self._lex is not None
+        self._paused = False
         self._ann_kick()  # the graph catches up in the background, not inside the write
 
     def _apply_rows(
@@ -1966,6 +2109,8 @@ class EmbeddedStore:
         more, and past a quarter of the index it gives up. With hybrid scoring, the query's
         best BM25 rows join the candidates.
         """
+        if self._paused:
+            self._resume()
         ann = self._ann_index(wait=False)
         if ann is None:
             return None
@@ -2045,7 +2190,7 @@ class EmbeddedStore:
 
     def _start_ann_load(self) -> None:
         with self._ann_load_lock:
-            if self._ann is not None or self._ann_file is None:
+            if self._ann is not None or self._ann_file is None or _ann.exiting():
                 return
             if self._ann_loader is not None and self._ann_loader.is_alive():
                 return
@@ -2070,6 +2215,7 @@ class EmbeddedStore:
         """Wait until the background worker has added every row written so far to the HNSW
         graph (searches never need this: rows it does not cover yet are searched exactly).
         Returns whether the graph now covers every row; ``False`` after ``timeout``."""
+        self._paused = False
         self._ann_index(wait=True)
         end = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -2108,11 +2254,12 @@ class EmbeddedStore:
             return False  # the saved graph is being opened; its loader kicks when done
         return ann is None or s.n - ann.upto >= lag
 
-    def _ann_kick(self, lag: int = _ann.CATCH_UP_ROWS) -> None:
+    def _ann_kick(self, lag: int | None = None) -> None:
         """Start the background worker when the graph lags the rows by ``lag`` (writes:
         ``CATCH_UP_ROWS``; :meth:`wait_ann`: 1). Writes call this and return at once: the
         graph is never extended inside a write."""
-        if not self._ann_wants(lag):
+        lag = self.ann_catch_up if lag is None else lag
+        if self._paused or self._halt.is_set() or _ann.exiting() or not self._ann_wants(lag):
             return
         with self._ann_load_lock:
             worker = self._ann_worker
@@ -2124,14 +2271,14 @@ class EmbeddedStore:
             )
             self._ann_worker.start()
 
-    def _ann_work(self, token: int, lag: int = _ann.CATCH_UP_ROWS) -> None:
+    def _ann_work(self, token: int, lag: int) -> None:
         """Bring the graph up to the newest snapshot, chunk by chunk, until it no longer lags
         (writes may come in meanwhile). A new graph (or the in-memory copy that replaces a
         memory-mapped one) is published after its first chunk, so a first build already
         serves the rows it covers while it goes on."""
 
         def current() -> bool:
-            return self._ann_token == token
+            return self._ann_token == token and not self._halt.is_set()
 
         while current():
             s = self._snap_v
@@ -2147,12 +2294,16 @@ class EmbeddedStore:
             new = np.flatnonzero(s.alive[ann.upto : s.n]) + ann.upto
             head = new[: _ann.CHUNK]
             first_upto = s.n if new.size <= _ann.CHUNK else int(new[_ann.CHUNK])
-            if not ann.extend(head, s.vectors_of, first_upto, self.ann_threads, current):
+            # (the first chunk is added even when close() halts the worker: a graph that has
+            # begun is then saved, and the next open resumes it instead of starting over)
+            if not ann.extend(
+                head, s.vectors_of, first_upto, self.ann_threads, lambda: self._ann_token == token
+            ):
                 return
             with self._ann_load_lock:
-                if not current():
+                if self._ann_token != token:
                     return
-                self._ann = ann
+                self._ann = ann  # (also when halted: close() saves the chunk it holds)
             if not ann.extend(new[_ann.CHUNK :], s.vectors_of, s.n, self.ann_threads, current):
                 return
 
@@ -2243,15 +2394,79 @@ class EmbeddedStore:
             return True
 
     def close(self) -> None:
-        """Stop the graph's background worker, save pending changes (and the graph as far as
-        it got) and release the writer lock."""
+        """Stop and join every background thread, save pending changes (and the graph as far
+        as the worker got: the next open resumes it from there) and release the writer lock.
+
+        The worker stops after the chunk it is adding (a fraction of a second); the graph it
+        built so far is saved with the rows, so an ingest that closes before the build ends
+        still leaves a graph that the next process searches and extends. The store stays
+        usable: the next write, search or :meth:`wait_ann` resumes the graph work."""
+        self._paused = True
+        self._stop_background()
         with self._wlock:
             try:
-                self._ann_stop()
                 self.save()
             finally:
                 if self._flock is not None:
                     self._flock.release()
+
+    def _stop_background(self) -> None:
+        """Stop every thread this store started and wait for them: the graph's worker and
+        loader (after their current chunk), the orphans' codes, the checksum passes.
+
+        Why join rather than leave daemon threads: the graph threads call into usearch
+        (C++). At interpreter exit a daemon thread that returns from such a call is ended by
+        ``pthread_exit``, whose unwinding through C++ frames aborts the whole process
+        (SIGABRT, ``terminate called without an active exception``) after the user's work
+        succeeded."""
+        self._halt.set()
+        try:
+            me = threading.current_thread()
+            for _ in range(3):  # (a loader that was running may have started a worker)
+                threads = [self._ann_loader, self._ann_worker, *self._threads]
+                for t in threads:
+                    if t is not None and t is not me:
+                        t.join()
+                ann = self._ann
+                if ann is not None:
+                    ann.join_background()
+                if not any(t is not None and t.is_alive() for t in threads):
+                    break
+            self._threads = [t for t in self._threads if t.is_alive()]
+        finally:
+            self._halt.clear()
+
+    def _resume(self) -> None:
+        """Undo :meth:`close`'s pause: the store is in use again."""
+        if self._paused:
+            self._paused = False
+            self._ann_kick()
+
+    def _at_exit(self) -> None:
+        """The interpreter is exiting (see :func:`_stop_all_at_exit`): stop and join every
+        background thread, then save the graph as far as it got, when that needs no wait and
+        no unsaved rows (a store not closed never saves its writes by itself): the next open
+        uses it and resumes the build instead of starting over."""
+        self._paused = True
+        self._stop_background()
+        if self.path is None or self._dirty or not self._ann_unsaved():
+            return
+        if not self._wlock.acquire(timeout=1.0):
+            return  # (a thread left inside a write: nothing to save safely)
+        try:
+            if self._dirty or not self._ann_unsaved():
+                return
+            try:
+                self._begin_write(timeout=0.0)
+            except TreehopError:
+                return  # another writer holds the index: it keeps its own graph
+            self._dirty = self._ann_unsaved()
+            with contextlib.suppress(TreehopError):
+                self.save()
+        finally:
+            if self._flock is not None:
+                self._flock.release()
+            self._wlock.release()
 
     # ------------------------------------------------------------------ persistence
     def save(self) -> None:
@@ -2388,6 +2603,15 @@ class EmbeddedStore:
         assert self.path is not None
         lex_entry: dict[str, Any] | None = prev.get("lexical") if prev else None
         lex = self._lex
+        if (
+            lex is None
+            and self._use_lexical
+            and lex_entry is not None
+            and (old_to_new is not None or not _lexical_delta_small(lex_entry, s))
+        ):
+            # writes left it unloaded, but its rows are renumbered or the rows it lacks are
+            # too many to replay at every load: load it (replaying them) and rewrite it
+            lex = self.lexical
         if lex is not None and old_to_new is not None:
             lex.remap(old_to_new)
             self._lex_dirty = True
@@ -2432,7 +2656,7 @@ class EmbeddedStore:
             count, upto, row, orphans = ann.count, ann.upto, ann.row.copy(), ann.orphans.copy()
             swept = ann.swept
             saved = self._ann_file
-            if saved is not None and count - saved[1] < max(_ann.CATCH_UP_ROWS, count // 10):
+            if saved is not None and count - saved[1] < max(self.ann_catch_up, count // 10):
                 old = self._committed["ann"] if self._committed else {}
                 kept = saved[1]
                 return {
@@ -2474,7 +2698,7 @@ class EmbeddedStore:
             return False
         if saved is None:
             return ann.count > 0
-        return ann.count - saved[1] >= max(_ann.CATCH_UP_ROWS, ann.count // 10)
+        return ann.count - saved[1] >= max(self.ann_catch_up, ann.count // 10)
 
     def _load_ann_rows(self) -> tuple[IntArray, IntArray]:
         """The committed graph's label rows and orphan labels."""
@@ -2596,7 +2820,14 @@ class EmbeddedStore:
         nodes_b = s.node_jsons(live)
         cols["uri_end"] = np.cumsum([len(u) for u in uris], dtype=np.int64)
         cols["node_end"] = np.cumsum([len(b) for b in nodes_b], dtype=np.int64)
-        vecs = s.vectors_of(live) if m else np.zeros((0, s.dim), np.float32)
+        if m == s.n and not s.n_base:
+            tail = s.tail_vecs  # (every row alive, all unsaved: the blocks as they are)
+        elif m == s.n:
+            parts = [np.asarray(s.base_vecs), *s.tail_vecs.parts(s.n - s.n_base)]
+            tail = _Tail.of(np.concatenate(parts))
+        else:
+            vecs = s.vectors_of(live) if m else np.zeros((0, s.dim), np.float32)
+            tail = _Tail.of(np.ascontiguousarray(vecs))
 
         def remap(a: IntArray) -> IntArray:
             out = old_to_new[a]
@@ -2613,7 +2844,7 @@ class EmbeddedStore:
             dim=s.dim,
             cols=cols,
             base_vecs=np.zeros((0, s.dim), np.float32),
-            tail_vecs=np.ascontiguousarray(vecs),
+            tail_vecs=tail,
             base_uris=np.zeros(0, np.uint8),
             base_nodes=np.zeros(0, np.uint8),
             tail_uris=uris,
@@ -2786,7 +3017,7 @@ class EmbeddedStore:
             dim=dim,
             cols=cols,
             base_vecs=base_vecs,
-            tail_vecs=np.zeros((0, dim), np.float32),
+            tail_vecs=_Tail(dim),
             base_uris=maps["uris"],
             base_nodes=maps["nodes"],
             tail_uris=[],
@@ -2802,7 +3033,14 @@ class EmbeddedStore:
             nodes_file=nodes_file,
         )
         if guard is not None:
-            threading.Thread(target=guard.verify_rest, name="treehop-verify", daemon=True).start()
+            t = threading.Thread(
+                target=guard.verify_rest,
+                args=(self._halt.is_set,),
+                name="treehop-verify",
+                daemon=True,
+            )
+            self._threads = [x for x in self._threads if x.is_alive()] + [t]
+            t.start()
         self._dim = dim or self._dim
         self._epoch = epoch
         self._meta.clear()
@@ -2845,6 +3083,9 @@ class EmbeddedStore:
                     self._start_ann_load()
                 else:
                     self._ann = self._load_ann_or_rebuild()
+            # a saved graph lagging the rows (a build that close() or the exit hook saved
+            # part-way), or a damaged one, is caught up in the background. (An index with no
+            # graph at all waits for a write: reader processes would each build it.)
             if self._ann is not None or self.ann_damaged is not None:
                 self._ann_kick()
         self._lex_dirty = False
@@ -2867,13 +3108,15 @@ class EmbeddedStore:
                     self._corrupt = IndexCorruptError(f"cannot verify {data}: {exc}")
 
         self._verifier = threading.Thread(target=run, name="treehop-verify", daemon=True)
+        self._threads = [x for x in self._threads if x.is_alive()] + [self._verifier]
         self._verifier.start()
 
     def _load_lexical(self) -> LexicalIndex:
-        """The saved BM25 index brought up to the committed generation, or one rebuilt from
-        the node texts when it is missing, damaged, or was built by another tokenizer
-        (queries would not match its tokens)."""
-        c = self._committed_snap
+        """The saved BM25 index brought up to the current snapshot (the committed generation
+        and any write made while it was not loaded), or one rebuilt from the node texts when
+        it is missing, damaged, or was built by another tokenizer (queries would not match
+        its tokens)."""
+        c = self._snap if self._committed_snap is not None else None
         entry = self._committed.get("lexical") if self._committed else None
         if entry and self.path is not None and c is not None:
             d = self.path / entry["dir"]
@@ -2951,6 +3194,35 @@ class EmbeddedStore:
                 shutil.rmtree(old, ignore_errors=True)
 
 
+_LIVE: weakref.WeakSet[EmbeddedStore] = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()
+
+
+def _stop_all_at_exit() -> None:
+    """Stop and join the background threads of every store still alive when the
+    interpreter exits (:meth:`EmbeddedStore._at_exit`), whether or not it was closed: see
+    :meth:`EmbeddedStore._stop_background` for the abort this prevents.
+
+    Registered with ``threading``'s exit hooks where there are (CPython 3.9+): they run
+    before the interpreter tears down its threads, and this one (registered after
+    ``concurrent.futures`` was imported) before the thread pools refuse new work, which the
+    graph's save uses. ``atexit`` elsewhere."""
+    _ann.set_exiting()  # (a thread still writing after this starts no new graph thread)
+    with _LIVE_LOCK:
+        stores = list(_LIVE)
+        _LIVE.clear()
+    for store in stores:
+        with contextlib.suppress(TreehopError, OSError, RuntimeError):
+            store._at_exit()
+
+
+_register_exit = getattr(threading, "_register_atexit", None)
+if callable(_register_exit):
+    _register_exit(_stop_all_at_exit)
+else:  # pragma: no cover - not CPython
+    atexit.register(_stop_all_at_exit)
+
+
 # ---------------------------------------------------------------------- helpers
 def _empty_snap(dim: int) -> _Snap:
     return _Snap(
@@ -2961,7 +3233,7 @@ def _empty_snap(dim: int) -> _Snap:
         dim=dim,
         cols={name: np.zeros(0, dtype=dt) for name, dt in _COLUMNS.items()},
         base_vecs=np.zeros((0, dim), np.float32),
-        tail_vecs=np.zeros((0, dim), np.float32),
+        tail_vecs=_Tail(dim),
         base_uris=np.zeros(0, np.uint8),
         base_nodes=np.zeros(0, np.uint8),
         tail_uris=[],
@@ -3009,10 +3281,11 @@ def _lex_undo(
 
 def _append_rows(
     s: _Snap, nodes: Sequence[Node], blobs: Sequence[bytes], vecs: F32, dim: int
-) -> tuple[dict[str, npt.NDArray[Any]], F32, U64Array]:
-    """The columns and tail vectors with ``nodes`` appended after row ``s.n`` (grown by half
-    when full, so that appends are amortised O(1) per row), and the new rows' URI hashes. The
-    snapshot's own arrays past ``n`` may be written: no published snapshot reads them."""
+) -> tuple[dict[str, npt.NDArray[Any]], _Tail, U64Array]:
+    """The columns and tail vectors with ``nodes`` appended after row ``s.n`` (columns grown by
+    half when full, so that appends are amortised O(1) per row; vectors in blocks, see
+    :class:`_Tail`), and the new rows' URI hashes. The snapshot's own arrays past ``n`` may
+    be written: no published snapshot reads them."""
     k = len(nodes)
     n0, n1 = s.n, s.n + k
     cols = s.cols
@@ -3021,7 +3294,7 @@ def _append_rows(
         new_cap = max(n1, int(cap * 1.5) + 64)
         grown = {}
         for name, arr in cols.items():
-            g = np.zeros(new_cap, dtype=arr.dtype)
+            g = np.empty(new_cap, dtype=arr.dtype)  # (rows past n are written before use)
             g[:n0] = arr[:n0]
             grown[name] = g
         cols = grown
@@ -3040,13 +3313,8 @@ def _append_rows(
     cols["leaf"][n0:n1] = [n.is_leaf for n in nodes]
     cols["level"][n0:n1] = [n.level for n in nodes]
     cols["ctype"][n0:n1] = [_CTYPE_CODE[n.context_type] for n in nodes]
-    t0, t1 = n0 - s.n_base, n1 - s.n_base
-    tail = s.tail_vecs
-    if t1 > tail.shape[0]:
-        grown_t = np.zeros((max(t1, int(tail.shape[0] * 1.5) + 64), dim), np.float32)
-        grown_t[:t0] = tail[:t0]
-        tail = grown_t
-    tail[t0:t1] = vecs
+    t0 = n0 - s.n_base
+    tail = s.tail_vecs.with_rows(t0, vecs)
     # an earlier write that failed half-way may have left entries past ``n``
     del s.tail_uris[t0:]
     del s.tail_nodes[t0:]
@@ -3070,7 +3338,22 @@ def _merged_by_uri(
         return rows_all[np.argsort(np.array(keys, dtype=object), kind="stable")]
     order = sorted(range(k), key=new_uris.__getitem__)
     view = _UriView(tmp, kept_uri)
-    pos = [bisect.bisect_right(view, new_uris[i]) for i in order]
+    # The new URIs in order, each searched from the last one's position on; one that sorts
+    # before the stored URI there lands at that position with one comparison. A bulk
+    # ingest's batch sorts mostly between two neighbours (a new subtree), so nearly every
+    # row costs one comparison instead of a binary search of ~20 decoded URIs (the largest
+    # part of a 300k-row bulk upsert's time, in Python).
+    pos: list[int] = []
+    lo, at, there = 0, -1, ""
+    size = len(view)
+    for i in order:
+        x = new_uris[i]
+        if lo < size:
+            if at != lo:
+                at, there = lo, view[lo]
+            if x >= there:
+                lo = bisect.bisect_right(view, x, lo)
+        pos.append(lo)
     return np.insert(kept_uri, pos, new_rows[order])
 
 
@@ -3155,7 +3438,7 @@ def _merged_tags(
 
 
 def _append_segments(
-    data: Path, files: dict[str, dict[str, Any]], chunks: Mapping[str, bytes]
+    data: Path, files: dict[str, dict[str, Any]], chunks: Mapping[str, bytes | memoryview]
 ) -> None:
     """Append each file's new bytes after its committed size (dropping whatever an interrupted
     save left beyond it), fsync them, and record each append as extents with their checksums
@@ -3172,8 +3455,7 @@ def _append_segments(
         written.append(f)
     # one fsync per file, issued together: the device can serve them in one flush
     # instead of eleven sequential ones (measured ~8 ms each here)
-    with ThreadPoolExecutor(max_workers=len(written)) as pool:
-        list(pool.map(_fsync_file, written))
+    _each(_fsync_file, written)
     for name in _APPEND_FILES:
         info = files[name]
         payload = memoryview(chunks[name])
@@ -3267,12 +3549,20 @@ def _verify_segments(
         else:
             _release_pages(arr, a, e)
 
-    if len(jobs) <= 1:
-        for job in jobs:
-            check(job)
+    _each(check, jobs, _VERIFY_THREADS)
+
+
+def _each(fn: Callable[[Any], None], items: Sequence[Any], workers: int | None = None) -> None:
+    """``fn`` of every item, on a thread pool of up to ``workers`` (default one per item);
+    in this thread when there is one item, or when the interpreter is exiting: from then on
+    a pool refuses new work (a save from a thread still running at exit failed with
+    ``RuntimeError: cannot schedule new futures after interpreter shutdown``)."""
+    if len(items) <= 1 or _ann.exiting():
+        for item in items:
+            fn(item)
         return
-    with ThreadPoolExecutor(max_workers=min(len(jobs), _VERIFY_THREADS)) as pool:
-        for fut in [pool.submit(check, job) for job in jobs]:
+    with ThreadPoolExecutor(max_workers=min(len(items), workers or len(items))) as pool:
+        for fut in [pool.submit(fn, item) for item in items]:
             fut.result()
 
 
@@ -4005,10 +4295,10 @@ def _saved_upto(row: IntArray, count: int) -> int:
     return int(live.max()) + 1 if live.size else 0
 
 
-def _tail_bytes(s: _Snap, t0: int) -> dict[str, bytes]:
+def _tail_bytes(s: _Snap, t0: int) -> dict[str, bytes | memoryview]:
     """The bytes to append per file: rows ``t0 .. n`` (all in the tail)."""
     lo, hi = t0 - s.n_base, s.n - s.n_base
-    out = {"vectors": np.ascontiguousarray(s.tail_vecs[lo:hi]).tobytes()}
+    out: dict[str, bytes | memoryview] = {"vectors": s.tail_vecs.tobytes(lo, hi)}
     for name in _COLUMNS:
         out[name] = np.ascontiguousarray(s.cols[name][t0 : s.n]).tobytes()
     out["uris"] = b"".join(s.tail_uris[lo:hi])
