@@ -182,17 +182,62 @@ def test_index_progress_bar_on_a_terminal(
     assert shown.endswith("71/71\n")
 
 
-def test_progress_is_silent_when_not_a_terminal() -> None:
+def test_progress_prints_plain_lines_when_not_a_terminal() -> None:
+    """A log file (no TTY) gets whole lines at an interval, not ``\r`` frames, with files,
+    nodes, nodes/s and an ETA; ``none`` prints nothing; ``bar`` is the terminal frame."""
+    now = [0.0]
     stream = io.StringIO()
-    p = render.Progress(stream)
-    p("embed", 3, 10)
-    p.note("reading")
-    p.finish()
-    assert stream.getvalue() == ""
-    forced = render.Progress(stream, enabled=True)
+    p = render.Progress(stream, interval_s=10, clock=lambda: now[0])
+    assert p.mode == "plain"
+    p("files", 0, 40)
+    p("embed", 50, 1000)  # the first line: no rate yet
+    now[0] = 5.0
+    p("files", 4, 40)
+    p("embed", 150, 1000)  # within the interval: no line
+    now[0] = 10.0
+    p("files", 8, 40)
+    p("embed", 250, 1000)
+    now[0] = 20.0
+    p("files", 40, 40)
+    p("embed", 1000, 1000)  # the end always prints
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        "progress: 0/40 files, 50/1000 nodes",
+        "progress: 8/40 files, 250/1000 nodes, 20.0 nodes/s, ETA 38s",
+        "progress: 40/40 files, 1000/1000 nodes, 47.5 nodes/s",
+    ]
+    assert "\r" not in stream.getvalue()
+
+    quiet = io.StringIO()
+    q = render.Progress(quiet, mode="none")
+    q("embed", 3, 10)
+    q.note("reading")
+    q.finish()
+    assert quiet.getvalue() == ""
+    forced = render.Progress(stream := io.StringIO(), mode="bar")
     forced("embed", 5, 10)
     forced.finish()
     assert stream.getvalue() == "\rembedding   ████████████░░░░░░░░░░░░ 5/10\n"
+    with pytest.raises(ValueError):
+        render.Progress(io.StringIO(), mode="fancy")
+
+
+def test_index_progress_lines_in_a_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "many"
+    docs.mkdir()
+    for i in range(70):
+        (docs / f"note-{i:02d}.md").write_text(f"# Note {i}\n\nabout topic number {i}\n")
+    code, _, err = run(capsys, "index", str(docs), "--index", str(tmp_path / "idx"))
+    assert code == 0
+    assert "reading and summarising" in err
+    assert "progress: 70/70 files, 71/71 nodes" in err  # the final line, always printed
+    assert "\r" not in err
+    code, _, err = run(
+        capsys, "index", str(docs), "--index", str(tmp_path / "i2"), "--progress", "none"
+    )
+    assert code == 0 and err == ""
 
 
 def test_index_mistakes_have_clear_messages(
@@ -801,7 +846,9 @@ def real_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     work = tmp_path_factory.mktemp("real")
     p = _cli("index", str(SECURITY), cwd=work)
     assert p.returncode == 0, p.stderr
-    assert p.stderr == ""  # no progress bar when stderr is not a terminal
+    # Not a terminal: plain progress lines, no ``\r`` frames of a bar.
+    assert "\r" not in p.stderr
+    assert p.stderr.splitlines()[-1] == "progress: 3/3 files, 5/5 nodes"
     assert "2 directories, 3 files, 0 chunks (5 embedded" in p.stdout
     assert (work / ".treehop" / "CURRENT").is_file()
     yield work

@@ -248,7 +248,7 @@ def cmd_index(ctx: _Ctx) -> int:
             f"use a hidden name such as {src / DEFAULT_INDEX} or a path outside {src}",
         )
     user_tags = tagmod.parse_tags(a.tag or None)
-    progress = render.Progress(ctx.err)
+    progress = render.Progress(ctx.err, mode=a.progress)
     progress.note(f"reading and summarising {src} …")
     fresh = not ctx.index.exists()
     try:
@@ -258,11 +258,13 @@ def cmd_index(ctx: _Ctx) -> int:
             )
             total = len(client.store)
             root = client.aio.display(res.root_uri)
-    except BaseException:
-        # Closing the client saves the store: a failed first run would leave an empty index
-        # behind, and the next read command would then report "no results" instead of
-        # "no index". Only a directory this command created is removed.
-        if fresh and ctx.index.is_dir():
+    except Exception:
+        # A first run that failed before anything was committed would leave an index
+        # directory without an index behind, and the next read command would report "no
+        # results" instead of "no index": only then, and only a directory this command
+        # created, is removed. An interrupt (Ctrl-C) never removes anything: the batches an
+        # ingest committed stay, and the next run resumes after them.
+        if fresh and ctx.index.is_dir() and not (ctx.index / "CURRENT").is_file():
             shutil.rmtree(ctx.index, ignore_errors=True)
         raise
     finally:
@@ -717,6 +719,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--tag", action="extend", nargs="+", metavar="TAG", help="user tags for every node"
     )
+    p.add_argument(
+        "--progress",
+        choices=render.PROGRESS_MODES,
+        default="auto",
+        help="bar: one redrawn line; plain: a line every 10 s (files, nodes, nodes/s, ETA), "
+        "for logs; none; auto (default): bar on a terminal, plain otherwise",
+    )
     p.add_argument("--json", action="store_true", help="the counts as JSON")
     p.set_defaults(func=cmd_index)
 
@@ -837,6 +846,8 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
 
     ``client_factory`` replaces how the index is opened (tests inject a small embedder).
     """
+    program = argv is None  # the console script: this process ends with the command
+    command = ""
     argv = list(sys.argv[1:] if argv is None else argv)
     out, err = sys.stdout, sys.stderr
     debug = os.environ.get(DEBUG_ENV, "") not in ("", "0")
@@ -853,6 +864,7 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
             args = parser.parse_args(argv)
         except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
             return exc.code if isinstance(exc.code, int) else ExitCode.USAGE
+        command = str(args.command)
         ctx = _Ctx(args, client_factory or default_client_factory, out, err)
         return int(args.func(ctx))
     except CliError as exc:
@@ -864,7 +876,23 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
         _report(err, str(exc), _hint_for(exc))
         return _code_for(exc)
     except KeyboardInterrupt:
-        print("treehop: interrupted", file=err)
+        print(
+            "treehop: interrupted (what was committed is kept; run the command again to resume)"
+            if command == "index"
+            else "treehop: interrupted",
+            file=err,
+        )
+        if program:
+            # The program's end: worker threads may still be inside onnxruntime or numpy
+            # (they cannot be interrupted) and the interpreter would wait for them at exit.
+            # Every commit is already on disk (fsynced), the index lock is a file lock the
+            # kernel releases: leave at once, with the streams flushed.
+            for stream in (out, err):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            os._exit(ExitCode.INTERRUPTED)
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
         # The reader (``| head``) went away: stop quietly, and keep Python from printing a
