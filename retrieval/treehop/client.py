@@ -54,6 +54,8 @@ from .ingest.tree_builder import segment
 from .ingest.writer import (
     DIRECTORY_VECTORS,
     AddCall,
+    COMMIT_FILES,
+    COMMIT_SECONDS,
     ProgressCallback,
     TreeWriter,
     is_path_like,
@@ -130,6 +132,8 @@ class AsyncTreehop:
         chunk_chars: int = 1000,
         retag_all_below: int = 1000,
         directory_vectors: str = "summary",
+        commit_files: int = COMMIT_FILES,
+        commit_seconds: float = COMMIT_SECONDS,
     ) -> None:
         argmod.check_client_args(
             path=path,
@@ -144,6 +148,8 @@ class AsyncTreehop:
             intent_timeout_s=intent_timeout_s,
             chunk_chars=chunk_chars,
             retag_all_below=retag_all_below,
+            commit_files=commit_files,
+            commit_seconds=commit_seconds,
         )
         self.user = urimod.validate_user(user)
         self._display_prefix: tuple[str, str] | None = None
@@ -172,6 +178,8 @@ class AsyncTreehop:
             chunk_chars=chunk_chars,
             retag_all_below=retag_all_below,
             directory_vectors=directory_vectors,
+            commit_files=commit_files,
+            commit_seconds=commit_seconds,
         )
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
         self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)

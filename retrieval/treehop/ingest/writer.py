@@ -350,8 +350,12 @@ class TreeWriter:
         chunk_chars: int = 1000,
         retag_all_below: int = 1000,
         directory_vectors: str = "summary",
+        commit_files: int = COMMIT_FILES,
+        commit_seconds: float = COMMIT_SECONDS,
     ) -> None:
         self.store = store
+        self.commit_files = commit_files
+        self.commit_seconds = commit_seconds
         self.embedder = embedder
         self.summarizer = summarizer
         self.tagger = tagger
@@ -609,7 +613,7 @@ class TreeWriter:
         directories above, save.
 
         With a ``plan`` and a ``checkpoint``, the embedded nodes are committed in batches
-        (:data:`COMMIT_FILES` files or :data:`COMMIT_SECONDS`): the store is saved, then
+        (every :attr:`commit_files` files or :attr:`commit_seconds`): the store is saved, then
         ``checkpoint`` gets the URIs of the files whose nodes are all stored."""
         user_tags, metadata = call.user_tags, call.metadata
         if metadata:
@@ -673,7 +677,7 @@ class TreeWriter:
         checkpoint: Callable[[set[str]], Awaitable[None]],
     ) -> None:
         """Embed and store ``changed`` directories first, then file by file, committing every
-        :data:`COMMIT_FILES` files or :data:`COMMIT_SECONDS` seconds (see :meth:`write`).
+        :attr:`commit_files` files or :attr:`commit_seconds` seconds (see :meth:`write`).
 
         Directories go first: a stop after the first commit leaves every directory described
         from all of its files, so a resumed run re-describes only those with files left."""
@@ -715,7 +719,9 @@ class TreeWriter:
                 progress("embed", end, total)
             last = end >= total
             if buf_nodes and (
-                last or since >= COMMIT_FILES or time.monotonic() - last_commit >= COMMIT_SECONDS
+                last
+                or since >= self.commit_files
+                or time.monotonic() - last_commit >= self.commit_seconds
             ):
                 await self.io(self.store.upsert, buf_nodes, np.vstack(buf_vecs))
                 buf_nodes, buf_vecs = [], []
