@@ -256,6 +256,7 @@ def test_long_texts_are_tokenized_by_a_prefix_with_the_same_ids(minilm: MiniLMEm
         assert len(cut) <= 256 * local_minilm.PREFIX_CHARS_PER_TOKEN or cut is t
         assert t.startswith(cut)
     assert len(local_minilm.token_prefix(texts[0], 256)) < 5000  # not 2.6 MB
+    minilm.embed(["load"])
     got = minilm._encode(texts)
     assert got == [e.ids for e in tok.encode_batch(texts)]
     short = "a short text"
