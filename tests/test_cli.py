@@ -879,3 +879,91 @@ def test_subprocess_failure_exits_non_zero_without_traceback(
     assert p.returncode == ExitCode.NOT_FOUND
     assert p.stderr.startswith("treehop: error: no node at viking://resources/nope.md")
     assert "Traceback" not in p.stderr and p.stdout == ""
+
+
+def _long_doc(tmp_path: Path) -> Path:
+    docs = tmp_path / "site"
+    docs.mkdir()
+    para = "Vacuum reclaims storage occupied by dead tuples in the table heap. " * 6
+    body = "\n\n".join(f"Paragraph {i}. {para}" for i in range(12))
+    (docs / "guide.md").write_text(
+        f"# Maintenance\n\nIntro text.\n\n## Routine vacuuming\n\n{body}\n\n## Reindexing\n\nDone.\n"
+    )
+    (docs / "small.md").write_text("# Small\n\nA short page.\n")
+    return docs
+
+
+def test_read_shows_each_heading_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = _long_doc(tmp_path)
+    idx = str(tmp_path / "idx")
+    assert run(capsys, "index", str(docs), "--index", idx)[0] == 0
+    code, out, _ = run(capsys, "read", "viking://resources/site/guide.md", "--index", idx)
+    assert code == 0
+    assert out.count("Routine vacuuming") == 1, out
+    assert out.count("Maintenance") == 1
+    assert "›" not in out  # no heading paths glued in front of every chunk
+    assert re.search(r"^(## )?Routine vacuuming$", out, re.M)
+    assert all(f"Paragraph {i}." in out for i in range(12))
+    assert out.index("Intro text.") < out.index("Paragraph 0.") < out.index("Done.")
+
+
+def test_ls_and_tree_show_a_chunked_file_as_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = _long_doc(tmp_path)
+    idx = str(tmp_path / "idx")
+    assert run(capsys, "index", str(docs), "--index", idx)[0] == 0
+    code, out, _ = run(capsys, "ls", "viking://resources/site", "--index", idx, "--json")
+    entries = {e["uri"].rsplit("/", 1)[-1]: e for e in json.loads(out)}
+    guide = entries["guide.md"]
+    assert guide["kind"] == "file" and not guide["is_leaf"] and guide["children"] > 3
+    assert entries["small.md"]["kind"] == "file"
+    code, out, _ = run(capsys, "ls", "viking://resources/site", "--index", idx)
+    row = next(line for line in out.splitlines() if "guide.md" in line)
+    assert row.split()[0] == "file" and f"{guide['children']} chunks" in row
+    code, out, _ = run(capsys, "tree", "viking://resources/site", "--index", idx, "--depth", "1")
+    assert f"guide.md ({guide['children']} chunks)" in out
+    assert "guide.md/" not in out
+
+
+def test_rm_removes_a_folder_and_keeps_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = _long_doc(tmp_path)
+    (docs / "sub").mkdir()
+    (docs / "sub" / "a.md").write_text("# A\n\nalpha text\n")
+    idx = str(tmp_path / "idx")
+    assert run(capsys, "index", str(docs), "--index", idx)[0] == 0
+    code, out, _ = run(capsys, "rm", "viking://resources/site/sub", "--index", idx)
+    assert code == 0 and out.startswith("removed viking://resources/site/sub (2 nodes)")
+    code, _, err = run(capsys, "read", "viking://resources/site/sub/a.md", "--index", idx)
+    assert code == ExitCode.NOT_FOUND
+    code, out, _ = run(capsys, "ls", "viking://resources/site", "--index", idx)
+    assert "sub" not in out and "guide.md" in out
+    code, _, err = run(capsys, "rm", "viking://resources", "--index", idx)
+    assert code == ExitCode.USAGE and "root" in err
+    code, _, err = run(capsys, "rm", "viking://resources/nope", "--index", idx)
+    assert code == ExitCode.NOT_FOUND
+    # Re-indexing brings the removed folder back (its files are no longer stored).
+    code, out, _ = run(capsys, "index", str(docs), "--index", idx, "--json")
+    assert code == 0 and json.loads(out)["read"] == 1
+    code, out, _ = run(capsys, "read", "viking://resources/site/sub/a.md", "--index", idx)
+    assert "alpha text" in out
+
+
+def test_a_file_over_the_size_limit_names_the_limit_and_the_setting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = _long_doc(tmp_path)
+    (docs / "big.txt").write_text("word " * 3000)  # 15 kB
+    idx = str(tmp_path / "idx")
+    code, out, _ = run(capsys, "index", str(docs), "--index", idx, "--max-file-bytes", "10000")
+    assert code == 0
+    assert (
+        "skipped 1 file over 10 kB (max_file_bytes=10000; raise it with --max-file-bytes): big.txt"
+        in out
+    )
+    code, out, _ = run(capsys, "index", str(docs), "--index", idx, "--max-file-bytes", "20000")
+    assert code == 0 and "skipped" not in out
+    code, _, err = run(capsys, "index", str(docs), "--index", idx, "--max-file-bytes", "0")
+    assert code == ExitCode.USAGE

@@ -303,6 +303,7 @@ def check_client_args(
     retag_all_below: object,
     commit_files: object = 100,
     commit_seconds: object = 20.0,
+    max_file_bytes: object = 5_000_000,
 ) -> None:
     """The constructor's arguments, checked before anything is opened or started.
 
@@ -360,6 +361,7 @@ def check_client_args(
         ("chunk_chars", chunk_chars, 50, 1_000_000),
         ("retag_all_below", retag_all_below, 0, 10**12),
         ("commit_files", commit_files, 1, 10**12),
+        ("max_file_bytes", max_file_bytes, 1, 10**12),
     ):
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise InvalidQueryError(

@@ -324,9 +324,12 @@ def render_tree_effect(out: TextIO, qr: QueryResult, display: Display) -> None:
 
 
 # ---------------------------------------------------------------------------------- browse
-def kind_of(uri: str, is_leaf: bool) -> str:
+def kind_of(uri: str, is_leaf: bool, kind: str = "") -> str:
+    """The ``kind`` column of ``ls``: ``dir``, ``file``, ``chunk`` or ``text``."""
     if urimod.CHUNK_MARK in uri:
         return "chunk"
+    if kind:
+        return "dir" if kind == "directory" else kind
     return "file" if is_leaf else "dir"
 
 
@@ -338,6 +341,9 @@ def render_tree(out: TextIO, node: dict[str, Any], width: int, show_abstract: bo
         name = uri if full else uri.rsplit("/", 1)[-1]
         if urimod.CHUNK_MARK in name and not full:
             name = "#" + name.split("#", 1)[1]
+        if n.get("kind") == "file" and not n.get("is_leaf"):
+            count = n.get("chunks") or len(n.get("children") or [])
+            return f"{name} ({count} chunks)"  # a file, not a folder to open
         return name if n.get("is_leaf") else name + "/"
 
     def emit(prefix: str, text: str, abstract: str) -> None:

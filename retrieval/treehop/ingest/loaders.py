@@ -87,8 +87,9 @@ def check_text_size(text: str, what: str = "text", max_bytes: int = MAX_FILE_BYT
         return
     if len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes:
         raise InputTooLargeError(
-            f"{what} is larger than the {max_bytes:,}-byte limit (treehop.ingest.loaders."
-            "MAX_FILE_BYTES); split it into several files or texts"
+            f"{what} is larger than the {max_bytes:,}-byte limit (max_file_bytes: "
+            "Treehop(max_file_bytes=...), treehop index --max-file-bytes); split it into "
+            "several files or texts, or raise the limit"
         )
 
 
@@ -322,7 +323,8 @@ def scan_columns(root: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[Scanned, 
             if size > max_bytes:
                 raise InputTooLargeError(
                     f"{root.name} is {size:,} bytes, over the {max_bytes:,}-byte limit "
-                    "(treehop.ingest.loaders.MAX_FILE_BYTES)"
+                    "(max_file_bytes: Treehop(max_file_bytes=...), treehop index "
+                    "--max-file-bytes)"
                 )
             rels, sizes, mtimes = [root.name], [size], [mtime]
         return Scanned(

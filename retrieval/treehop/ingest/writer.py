@@ -101,6 +101,10 @@ class AddResult:
     elapsed_s: float = 0.0
     read: int = 0
     """Files read in this call (an incremental re-add skips unchanged files unread)."""
+    skipped_large: list[str] = field(default_factory=list)
+    """Files over :attr:`max_file_bytes` (also counted in :attr:`skipped_other`)."""
+    max_file_bytes: int = 0
+    """The size limit this call applied (``Treehop(max_file_bytes=...)``)."""
 
     @property
     def skipped(self) -> int:
@@ -620,6 +624,7 @@ class TreeWriter:
             for n in built.nodes:
                 n.metadata = {**n.metadata, **dict(metadata)}
         res = _result(target, built)
+        res.max_file_bytes = self.builder.max_file_bytes
         nodes = built.nodes
         if plan is None:
             old = await self.io(self._stored_hashes, target)
@@ -1209,6 +1214,7 @@ def _result(target: str, built: BuiltTree) -> AddResult:
         skipped_binary=r.skipped_binary,
         skipped_unreadable=r.skipped_unreadable,
         skipped_other=r.skipped_other + r.skipped_large + r.skipped_empty,
+        skipped_large=list(r.skipped_large),
         skipped_dirs=list(r.skipped_dirs),
         skipped_hidden=list(r.skipped_hidden),
         skipped_names=list(r.skipped_names),
