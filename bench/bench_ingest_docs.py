@@ -38,10 +38,11 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieval"))
 
 from treehop import Treehop  # noqa: E402
@@ -87,7 +88,7 @@ class Meter:
 
 
 @contextlib.contextmanager
-def instrumented(meter: Meter, emb: MiniLMEmbedder) -> Iterator[None]:
+def instrumented(meter: Meter, emb: Any) -> Iterator[None]:
     """Time the writer's stages by wrapping the functions it calls (restored after)."""
     saved = [
         (writer.TreeWriter, "_plan", writer.TreeWriter._plan),
@@ -126,7 +127,7 @@ def sample(src: Path, n: int | None, dest: Path) -> tuple[Path, int, int]:
     return dest, len(files), total_bytes
 
 
-def run_ingest(folder: Path, index: Path, emb: MiniLMEmbedder) -> tuple[Meter, Any, float]:
+def run_ingest(folder: Path, index: Path, emb: Any) -> tuple[Meter, Any, float]:
     meter = Meter()
     with instrumented(meter, emb), Treehop(index, embedder=emb) as client:
         t0 = time.perf_counter()
@@ -141,12 +142,30 @@ def run_ingest(folder: Path, index: Path, emb: MiniLMEmbedder) -> tuple[Meter, A
     return meter, res, wall
 
 
+class _Unsorted(MiniLMEmbedder):
+    """Batches of 32 in the order given, each padded to its longest member: what the
+    embedder did before it sorted by length (the padding waste it avoids)."""
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        return self._unsorted(list(texts)) if texts else np.zeros((0, 384), np.float32)
+
+    def _unsorted(self, texts: list[str]) -> Any:
+        self._ensure_loaded()
+        ids = self._encode(texts)
+        out = []
+        for i in range(0, len(texts), 32):
+            part = ids[i : i + 32]
+            lengths = np.asarray([len(x) for x in part], np.int64)
+            out.append(self._run_batch(part, lengths))
+        return np.vstack(out)
+
+
 def compare(texts: list[str], rounds: int) -> None:
     """The embedder's settings side by side on the same texts (interleaved)."""
     cpus = len(os.sched_getaffinity(0))
     variants: dict[str, MiniLMEmbedder] = {
         "default": MiniLMEmbedder(),
-        "fixed batches of 32 (max_batch_tokens=10**9)": MiniLMEmbedder(max_batch_tokens=10**9),
+        "unsorted batches of 32 (file order)": _Unsorted(),
         f"intra_op_threads=1 (of {cpus})": MiniLMEmbedder(intra_op_threads=1),
         f"intra_op_threads={2 * cpus}": MiniLMEmbedder(intra_op_threads=2 * cpus),
     }
@@ -173,20 +192,38 @@ def compare(texts: list[str], rounds: int) -> None:
         )
 
 
+def _hashing() -> Any:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_ingest import HashingEmbedder
+
+    return HashingEmbedder()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("dir", type=Path, help="a documentation directory (HTML, Markdown, ...)")
     ap.add_argument("--files", type=int, help="ingest an evenly spaced sample of N files")
     ap.add_argument("--compare", action="store_true", help="embedder settings side by side")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of --compare (default 3)")
+    ap.add_argument(
+        "--compare-texts", type=int, default=200, help="chunk texts --compare embeds (200)"
+    )
     ap.add_argument("--keep", type=Path, help="keep the index here (default: a temp folder)")
+    ap.add_argument(
+        "--embedder",
+        choices=["minilm", "hash"],
+        default="minilm",
+        help="hash: bench_ingest.py's hashing embedder instead of the model, to time every "
+        "other stage and the unchanged re-index of a whole site quickly",
+    )
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder, n_all, bytes_all = sample(a.dir, a.files, Path(tmp) / "sample")
         n_files = sum(1 for p in folder.iterdir() if p.is_file())
         n_bytes = sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
         index = a.keep or Path(tmp) / "index"
-        emb = MiniLMEmbedder()
+        make = MiniLMEmbedder if a.embedder == "minilm" else _hashing
+        emb = make()
         meter, res, wall = run_ingest(folder, index, emb)
         nodes = res.embedded
         scale = bytes_all / max(n_bytes, 1)
@@ -194,7 +231,8 @@ def main() -> None:
             f"ingest of {n_files} of {n_all} files ({n_bytes / 1e6:.1f} of "
             f"{bytes_all / 1e6:.1f} MB) from {a.dir}: {res.files} files, {res.chunks} chunks, "
             f"{nodes} nodes embedded, {wall:.1f} s wall, {nodes / wall:.1f} nodes/s "
-            f"(load average {os.getloadavg()[0]:.1f}, {len(os.sched_getaffinity(0))} CPUs)"
+            f"(load average {os.getloadavg()[0]:.1f}, {len(os.sched_getaffinity(0))} CPUs, "
+            f"embedder {a.embedder})"
         )
         print(f"\n{'stage':<11} {'wall s':>8} {'CPU s':>8} {'CPU ms/node':>12} {'x whole dir':>12}")
         for s in STAGES:
@@ -213,7 +251,7 @@ def main() -> None:
             f"~{tot_cpu * scale:,.0f} CPU-s; on 2 idle cores at most that wall time, at least "
             f"half of it (embedding uses both cores, the rest mostly one)"
         )
-        emb2 = MiniLMEmbedder()
+        emb2 = make()
         with Treehop(index, embedder=emb2) as client:
             t0 = time.perf_counter()
             again = client.add_resource(folder, target_uri="viking://resources/docs")
@@ -222,10 +260,10 @@ def main() -> None:
             f"re-index unchanged: {w2:.2f} s ({again.read} files read, {again.embedded} "
             f"embedded, {again.unchanged} unchanged)"
         )
-        if a.compare:
+        if a.compare and a.embedder == "minilm":
             with Treehop(index, embedder=emb2) as client:
                 texts = [n.embedding_text() for n in client.store.iter_nodes() if n.is_leaf]
-            compare(texts[:400], a.rounds)
+            compare(texts[: a.compare_texts], a.rounds)
 
 
 if __name__ == "__main__":
