@@ -43,11 +43,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieval"))
 
-from treehop import Treehop  # noqa: E402
-from treehop.embedders.local_minilm import MiniLMEmbedder  # noqa: E402
-from treehop.ingest import tree_builder, writer  # noqa: E402
+from treehop import Treehop
+from treehop.embedders.local_minilm import MiniLMEmbedder
+from treehop.ingest import tree_builder, writer
 
 STAGES = ("read+parse", "chunk", "summarise", "tag", "embed", "write")
 

@@ -222,9 +222,7 @@ def test_progress_prints_plain_lines_when_not_a_terminal() -> None:
         render.Progress(io.StringIO(), mode="fancy")
 
 
-def test_index_progress_lines_in_a_log(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_index_progress_lines_in_a_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     docs = tmp_path / "many"
     docs.mkdir()
     for i in range(70):
@@ -887,7 +885,8 @@ def _long_doc(tmp_path: Path) -> Path:
     para = "Vacuum reclaims storage occupied by dead tuples in the table heap. " * 6
     body = "\n\n".join(f"Paragraph {i}. {para}" for i in range(12))
     (docs / "guide.md").write_text(
-        f"# Maintenance\n\nIntro text.\n\n## Routine vacuuming\n\n{body}\n\n## Reindexing\n\nDone.\n"
+        "# Maintenance\n\nIntro text.\n\n## Routine vacuuming\n\n"
+        f"{body}\n\n## Reindexing\n\nDone.\n"
     )
     (docs / "small.md").write_text("# Small\n\nA short page.\n")
     return docs
@@ -913,15 +912,15 @@ def test_ls_and_tree_show_a_chunked_file_as_a_file(
     docs = _long_doc(tmp_path)
     idx = str(tmp_path / "idx")
     assert run(capsys, "index", str(docs), "--index", idx)[0] == 0
-    code, out, _ = run(capsys, "ls", "viking://resources/site", "--index", idx, "--json")
+    _, out, _ = run(capsys, "ls", "viking://resources/site", "--index", idx, "--json")
     entries = {e["uri"].rsplit("/", 1)[-1]: e for e in json.loads(out)}
     guide = entries["guide.md"]
     assert guide["kind"] == "file" and not guide["is_leaf"] and guide["children"] > 3
     assert entries["small.md"]["kind"] == "file"
-    code, out, _ = run(capsys, "ls", "viking://resources/site", "--index", idx)
+    _, out, _ = run(capsys, "ls", "viking://resources/site", "--index", idx)
     row = next(line for line in out.splitlines() if "guide.md" in line)
     assert row.split()[0] == "file" and f"{guide['children']} chunks" in row
-    code, out, _ = run(capsys, "tree", "viking://resources/site", "--index", idx, "--depth", "1")
+    _code, out, _ = run(capsys, "tree", "viking://resources/site", "--index", idx, "--depth", "1")
     assert f"guide.md ({guide['children']} chunks)" in out
     assert "guide.md/" not in out
 
@@ -965,5 +964,5 @@ def test_a_file_over_the_size_limit_names_the_limit_and_the_setting(
     )
     code, out, _ = run(capsys, "index", str(docs), "--index", idx, "--max-file-bytes", "20000")
     assert code == 0 and "skipped" not in out
-    code, _, err = run(capsys, "index", str(docs), "--index", idx, "--max-file-bytes", "0")
+    code, _, _err = run(capsys, "index", str(docs), "--index", idx, "--max-file-bytes", "0")
     assert code == ExitCode.USAGE

@@ -49,18 +49,18 @@ from .errors import (
 )
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from .ingest.loaders import MAX_FILE_BYTES
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
 from .ingest.tree_builder import segment
 from .ingest.writer import (
-    DIRECTORY_VECTORS,
-    AddCall,
     COMMIT_FILES,
     COMMIT_SECONDS,
+    DIRECTORY_VECTORS,
+    AddCall,
     ProgressCallback,
     TreeWriter,
     is_path_like,
 )
-from .ingest.loaders import MAX_FILE_BYTES
 from .ingest.writer import AddResult as AddResult  # re-exported: its historical home
 from .intent_analysis import IntentAnalyzer
 from .llm import ModelRegistry

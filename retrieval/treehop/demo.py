@@ -127,14 +127,11 @@ def tree_at_work(client: Treehop, query: str = TREE_AT_WORK_QUERY) -> tuple[Find
     for m in res.contexts():
         if m.found_by.value == "child" and m.found_via:
             lines.append(
-                f"  from the descent: {aio.display(m.uri)} (opened "
-                f"{aio.display(m.found_via)}/)"
+                f"  from the descent: {aio.display(m.uri)} (opened {aio.display(m.found_via)}/)"
             )
         elif m.found_by.value == "tag_hop":
             src = aio.display(m.hop_source) if m.hop_source else "?"
-            lines.append(
-                f"  from a tag hop: {aio.display(m.uri)} (tag {m.hop_tag!r} from {src})"
-            )
+            lines.append(f"  from a tag hop: {aio.display(m.uri)} (tag {m.hop_tag!r} from {src})")
     return res, "\n".join(lines)
 
 
@@ -144,9 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         "--index",
         help=f"where to keep the index (default: ${DEMO_INDEX_ENV}, else {default_index_path()})",
     )
-    ap.add_argument(
-        "--temp", action="store_true", help="use a temporary index, deleted at the end"
-    )
+    ap.add_argument("--temp", action="store_true", help="use a temporary index, deleted at the end")
     ap.add_argument("queries", nargs="*", help="queries to run (default: a few examples)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -166,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"index: {path} (temporary, deleted at the end)")
             else:
                 print(
-                    f"index: {path} (kept: try treehop find \"your question\" --index {path} "
+                    f'index: {path} (kept: try treehop find "your question" --index {path} '
                     f"--explain; a second demo run re-embeds nothing; delete it with rm -r)"
                 )
             for q in args.queries or DEMO_QUERIES:

@@ -12,6 +12,7 @@ the CLI) pass ``main(argv, client_factory=...)`` to use another embedder or stor
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -949,10 +950,8 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
             # Every commit is already on disk (fsynced), the index lock is a file lock the
             # kernel releases: leave at once, with the streams flushed.
             for stream in (out, err):
-                try:
+                with contextlib.suppress(OSError, ValueError):
                     stream.flush()
-                except (OSError, ValueError):
-                    pass
             os._exit(ExitCode.INTERRUPTED)
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
