@@ -18,7 +18,14 @@ from .. import uri as urimod
 from ..errors import IngestError
 from ..models import ContextType, Level, Node
 from .chunking import split_text
-from .loaders import MAX_FILE_BYTES, LoadedFile, LoadReport, check_text_size, walk
+from .loaders import (
+    MAX_FILE_BYTES,
+    LoadedFile,
+    LoadReport,
+    check_text_size,
+    strip_page_navigation,
+    walk,
+)
 from .summaries import (
     ABSTRACT_CHARS,
     FROM_CHILDREN,
@@ -160,6 +167,7 @@ class TreeBuilder:
         if not text.strip():
             raise IngestError("cannot add an empty text")
         out = BuiltTree()
+        text = strip_page_navigation(text)
         self._file_nodes(
             LoadedFile(name, text, "markdown"), target_uri, ctype, out, as_uri=target_uri
         )
