@@ -434,6 +434,11 @@ class TreeWriter:
                 part.written_ns, part.partial = time.time_ns(), True
                 await self.io(self.store.put_state, key, part.encode())
 
+            if plan.pending:
+                # Before anything is tagged: the tagger saves its statistics as it counts,
+                # so a run stopped before its first commit must leave a partial manifest
+                # too (the next run then recounts them, see below).
+                await checkpoint(set())
             res = await self.write(
                 built, target, call, plan=plan, old_uris=old_uris, checkpoint=checkpoint
             )
