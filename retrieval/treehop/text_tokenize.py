@@ -462,7 +462,7 @@ class ChunkCut:
         free embedder, 2 s with this)."""
         w = self._words
         done = 0 if w is None else w.n_chunks
-        if done != len(self.chunks):
+        if w is None or done != len(self.chunks):
             # Only the chunks not cut yet (``spans`` appends the chunks of texts it did not
             # cut: an upsert's directory texts) are cut now, their words numbered after
             # the known ones.
