@@ -151,7 +151,9 @@ _NO_FOLD: Final[frozenset[str]] = _words(
 # Latin tokens: letters/digits with inner -_.' and trailing + or # (c++, c#, node.js, k8s).
 _TOKEN_RE: Final = re.compile(
     r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
-    r"|(?P<tok>[A-Za-z0-9](?:[A-Za-z0-9]|[-_.'](?=[A-Za-z0-9]))*[+#]*)"
+    r"|(?P<tok>[^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+    r"(?:[^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[-_.']"
+    r"(?=[^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]))*[+#]*)"
 )
 _SENTENCE_GAP: Final = re.compile(r"[.!?;:。！？；：]|\n\s*\n")
 _HAS_LETTER: Final = re.compile(r"[^\W\d_]")
@@ -281,7 +283,10 @@ def _analyse(text: str) -> _Analysis:
 _CJK_RE: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # The Latin token of _TOKEN_RE, captured so that ``split`` returns gap, token, gap, ...: the
 # same tokens as _TOKEN_RE.finditer on a text without CJK (the scan is the same leftmost one).
-_TOKEN_SPLIT_RE: Final = re.compile(r"([A-Za-z0-9]+(?:[-_.'][A-Za-z0-9]+)*[+#]*)")
+_TOKEN_SPLIT_RE: Final = re.compile(
+    r"([^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
+    r"(?:[-_.'][^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)*[+#]*)"
+)
 _GAP_CACHE: dict[str, int] = {}
 
 

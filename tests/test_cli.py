@@ -182,17 +182,60 @@ def test_index_progress_bar_on_a_terminal(
     assert shown.endswith("71/71\n")
 
 
-def test_progress_is_silent_when_not_a_terminal() -> None:
+def test_progress_prints_plain_lines_when_not_a_terminal() -> None:
+    """A log file (no TTY) gets whole lines at an interval, not ``\r`` frames, with files,
+    nodes, nodes/s and an ETA; ``none`` prints nothing; ``bar`` is the terminal frame."""
+    now = [0.0]
     stream = io.StringIO()
-    p = render.Progress(stream)
-    p("embed", 3, 10)
-    p.note("reading")
-    p.finish()
-    assert stream.getvalue() == ""
-    forced = render.Progress(stream, enabled=True)
+    p = render.Progress(stream, interval_s=10, clock=lambda: now[0])
+    assert p.mode == "plain"
+    p("files", 0, 40)
+    p("embed", 50, 1000)  # the first line: no rate yet
+    now[0] = 5.0
+    p("files", 4, 40)
+    p("embed", 150, 1000)  # within the interval: no line
+    now[0] = 10.0
+    p("files", 8, 40)
+    p("embed", 250, 1000)
+    now[0] = 20.0
+    p("files", 40, 40)
+    p("embed", 1000, 1000)  # the end always prints
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        "progress: 0/40 files, 50/1000 nodes",
+        "progress: 8/40 files, 250/1000 nodes, 20.0 nodes/s, ETA 38s",
+        "progress: 40/40 files, 1000/1000 nodes, 47.5 nodes/s",
+    ]
+    assert "\r" not in stream.getvalue()
+
+    quiet = io.StringIO()
+    q = render.Progress(quiet, mode="none")
+    q("embed", 3, 10)
+    q.note("reading")
+    q.finish()
+    assert quiet.getvalue() == ""
+    forced = render.Progress(stream := io.StringIO(), mode="bar")
     forced("embed", 5, 10)
     forced.finish()
     assert stream.getvalue() == "\rembedding   ████████████░░░░░░░░░░░░ 5/10\n"
+    with pytest.raises(ValueError):
+        render.Progress(io.StringIO(), mode="fancy")
+
+
+def test_index_progress_lines_in_a_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = tmp_path / "many"
+    docs.mkdir()
+    for i in range(70):
+        (docs / f"note-{i:02d}.md").write_text(f"# Note {i}\n\nabout topic number {i}\n")
+    code, _, err = run(capsys, "index", str(docs), "--index", str(tmp_path / "idx"))
+    assert code == 0
+    assert "reading and summarising" in err
+    assert "progress: 70/70 files, 71/71 nodes" in err  # the final line, always printed
+    assert "\r" not in err
+    code, _, err = run(
+        capsys, "index", str(docs), "--index", str(tmp_path / "i2"), "--progress", "none"
+    )
+    assert code == 0 and err == ""
 
 
 def test_index_mistakes_have_clear_messages(
@@ -801,7 +844,9 @@ def real_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     work = tmp_path_factory.mktemp("real")
     p = _cli("index", str(SECURITY), cwd=work)
     assert p.returncode == 0, p.stderr
-    assert p.stderr == ""  # no progress bar when stderr is not a terminal
+    # Not a terminal: plain progress lines, no ``\r`` frames of a bar.
+    assert "\r" not in p.stderr
+    assert p.stderr.splitlines()[-1] == "progress: 3/3 files, 5/5 nodes"
     assert "2 directories, 3 files, 0 chunks (5 embedded" in p.stdout
     assert (work / ".treehop" / "CURRENT").is_file()
     yield work
@@ -832,3 +877,92 @@ def test_subprocess_failure_exits_non_zero_without_traceback(
     assert p.returncode == ExitCode.NOT_FOUND
     assert p.stderr.startswith("treehop: error: no node at viking://resources/nope.md")
     assert "Traceback" not in p.stderr and p.stdout == ""
+
+
+def _long_doc(tmp_path: Path) -> Path:
+    docs = tmp_path / "site"
+    docs.mkdir()
+    para = "Vacuum reclaims storage occupied by dead tuples in the table heap. " * 6
+    body = "\n\n".join(f"Paragraph {i}. {para}" for i in range(12))
+    (docs / "guide.md").write_text(
+        "# Maintenance\n\nIntro text.\n\n## Routine vacuuming\n\n"
+        f"{body}\n\n## Reindexing\n\nDone.\n"
+    )
+    (docs / "small.md").write_text("# Small\n\nA short page.\n")
+    return docs
+
+
+def test_read_shows_each_heading_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = _long_doc(tmp_path)
+    idx = str(tmp_path / "idx")
+    assert run(capsys, "index", str(docs), "--index", idx)[0] == 0
+    code, out, _ = run(capsys, "read", "viking://resources/site/guide.md", "--index", idx)
+    assert code == 0
+    assert out.count("Routine vacuuming") == 1, out
+    assert out.count("Maintenance") == 1
+    assert "›" not in out  # no heading paths glued in front of every chunk
+    assert re.search(r"^(## )?Routine vacuuming$", out, re.M)
+    assert all(f"Paragraph {i}." in out for i in range(12))
+    assert out.index("Intro text.") < out.index("Paragraph 0.") < out.index("Done.")
+
+
+def test_ls_and_tree_show_a_chunked_file_as_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = _long_doc(tmp_path)
+    idx = str(tmp_path / "idx")
+    assert run(capsys, "index", str(docs), "--index", idx)[0] == 0
+    _, out, _ = run(capsys, "ls", "viking://resources/site", "--index", idx, "--json")
+    entries = {e["uri"].rsplit("/", 1)[-1]: e for e in json.loads(out)}
+    guide = entries["guide.md"]
+    assert guide["kind"] == "file" and not guide["is_leaf"] and guide["children"] > 3
+    assert entries["small.md"]["kind"] == "file"
+    _, out, _ = run(capsys, "ls", "viking://resources/site", "--index", idx)
+    row = next(line for line in out.splitlines() if "guide.md" in line)
+    assert row.split()[0] == "file" and f"{guide['children']} chunks" in row
+    _code, out, _ = run(capsys, "tree", "viking://resources/site", "--index", idx, "--depth", "1")
+    assert f"guide.md ({guide['children']} chunks)" in out
+    assert "guide.md/" not in out
+
+
+def test_rm_removes_a_folder_and_keeps_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = _long_doc(tmp_path)
+    (docs / "sub").mkdir()
+    (docs / "sub" / "a.md").write_text("# A\n\nalpha text\n")
+    idx = str(tmp_path / "idx")
+    assert run(capsys, "index", str(docs), "--index", idx)[0] == 0
+    code, out, _ = run(capsys, "rm", "viking://resources/site/sub", "--index", idx)
+    assert code == 0 and out.startswith("removed viking://resources/site/sub (2 nodes)")
+    code, _, err = run(capsys, "read", "viking://resources/site/sub/a.md", "--index", idx)
+    assert code == ExitCode.NOT_FOUND
+    code, out, _ = run(capsys, "ls", "viking://resources/site", "--index", idx)
+    assert "sub" not in out and "guide.md" in out
+    code, _, err = run(capsys, "rm", "viking://resources", "--index", idx)
+    assert code == ExitCode.USAGE and "root" in err
+    code, _, err = run(capsys, "rm", "viking://resources/nope", "--index", idx)
+    assert code == ExitCode.NOT_FOUND
+    # Re-indexing brings the removed folder back (its files are no longer stored).
+    code, out, _ = run(capsys, "index", str(docs), "--index", idx, "--json")
+    assert code == 0 and json.loads(out)["read"] == 1
+    code, out, _ = run(capsys, "read", "viking://resources/site/sub/a.md", "--index", idx)
+    assert "alpha text" in out
+
+
+def test_a_file_over_the_size_limit_names_the_limit_and_the_setting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = _long_doc(tmp_path)
+    (docs / "big.txt").write_text("word " * 3000)  # 15 kB
+    idx = str(tmp_path / "idx")
+    code, out, _ = run(capsys, "index", str(docs), "--index", idx, "--max-file-bytes", "10000")
+    assert code == 0
+    assert (
+        "skipped 1 file over 10 kB (max_file_bytes=10000; raise it with --max-file-bytes): big.txt"
+        in out
+    )
+    code, out, _ = run(capsys, "index", str(docs), "--index", idx, "--max-file-bytes", "20000")
+    assert code == 0 and "skipped" not in out
+    code, _, _err = run(capsys, "index", str(docs), "--index", idx, "--max-file-bytes", "0")
+    assert code == ExitCode.USAGE

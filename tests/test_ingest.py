@@ -136,3 +136,32 @@ def test_finalize_ancestors_equal_the_uri_walk(uri: str) -> None:
             Node(uri=uri, parent_uri=None, context_type="resource", level=2, is_leaf=True)
         )
         assert node.ancestors == urimod.ancestors_of(uri)
+
+
+def test_docbook_page_navigation_is_stripped_from_text(bow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Text saved from a DocBook page keeps its navigation bar, often glued to the words
+    around it: it must not become the abstract, a tag (``administrationhome``) or content."""
+    from treehop.ingest.loaders import strip_page_navigation
+
+    page = (
+        "5.7. Privileges5.7. PrivilegesPrev UpChapter 5. Data AdministrationHome Next\n\n"
+        "When an object is created, it is assigned an owner. The owner is normally the role "
+        "that executed the creation statement. Privileges are granted with GRANT.\n\n"
+        "Prev Up Next5.6. Modifying Tables Home 5.8. Row Security Policies\n"
+    )
+    cleaned = strip_page_navigation(page)
+    assert "Prev" not in cleaned and "Home" not in cleaned
+    assert "When an object is created" in cleaned and "5.8. Row Security Policies" in cleaned
+    assert strip_page_navigation("Preview the home page; Next steps") == (
+        "Preview the home page; Next steps"
+    )
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ddl-priv.txt").write_text(page)
+    with Treehop(tmp_path / "idx", embedder=bow) as c:
+        c.add_resource(tmp_path / "docs")
+        c.add_resource(page, target_uri="viking://resources/pasted", is_text=True)
+        for uri in ("viking://resources/docs/ddl-priv.txt", "viking://resources/pasted"):
+            node = c.stat(uri)
+            assert "Prev" not in node.abstract and "Home" not in node.abstract, node.abstract
+            assert not any("home" in t for t in node.tags), node.tags
+            assert "Prev Up" not in c.read(uri)

@@ -189,3 +189,40 @@ def test_shared_words_one_and_several_words_a_chunk(texts: list[str]) -> None:
         assert got[0] == want[0] == ["", *dict.fromkeys(got[0][1:])]
         assert got[1].tolist() == want[1].tolist()
         assert got[2].tolist() == want[2].tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_TEXT, min_size=1, max_size=10), st.lists(_TEXT, max_size=4), st.randoms())
+def test_shared_words_of_many_runs_cut_each_chunk_once(
+    cut: list[str],
+    others: list[str],
+    rnd,  # type: ignore[no-untyped-def]
+) -> None:
+    """A BM25 upsert asks once per run of ASCII texts: every run gets ascii_words' answer,
+    and the cut's chunks are cut into words once, not once per run (that made an ingest of
+    a documentation site quadratic); texts not cut before add only their own chunks."""
+    with text_tokenize.sharing_cuts():
+        KeywordTagger().partial_fit_extract(cut, cut)
+        share = text_tokenize._SHARE.get()
+        assert share is not None
+        pool = _usable([*cut, *others])
+        kept = None
+        for _ in range(4):
+            a = rnd.randrange(len(pool) + 1)
+            run = pool[a : a + rnd.randrange(1, 4)]
+            got = text_tokenize.shared_words(run)
+            if got is None or share.cut is None:
+                continue
+            want = text_tokenize.ascii_words(run)
+            assert want is not None
+            assert (got[0], got[1].tolist(), got[2].tolist()) == (
+                want[0],
+                want[1].tolist(),
+                want[2].tolist(),
+            )
+            words = share.cut.chunk_words()
+            if kept is not None and kept.n_chunks == words.n_chunks:
+                assert words is kept  # nothing appended: nothing cut again
+            if kept is not None:
+                assert words.words[: len(kept.words)] == kept.words
+            kept = words

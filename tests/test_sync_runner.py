@@ -204,3 +204,44 @@ def test_sync_find_runs_on_the_callers_loop_unless_state_is_loop_bound(
         assert where and threading.get_ident() not in where  # on the client's loop thread
         th.aio.reranker = BaseReranker()
         assert th._reads_anywhere()
+
+
+def test_ctrl_c_cancels_the_running_call_in_its_own_context() -> None:
+    """A real SIGINT while a sync call waits: the call's task is cancelled and unwinds on
+    its loop, in its own context (a context variable's ``reset`` in its ``finally`` works),
+    and the ``KeyboardInterrupt`` reaches the caller at once. Before, the task was left
+    running, then destroyed pending when the client closed ("Task was destroyed but it is
+    pending!") and its ``finally`` failed ("created in a different Context")."""
+    import os
+    import signal
+    import time
+
+    from treehop._sync import LoopThread
+
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("probe", default="")
+    seen: list[str] = []
+
+    async def long_call() -> None:
+        token = var.set("inside")
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            seen.append("cancelled")
+            raise
+        finally:
+            var.reset(token)  # raises ValueError when run in another context
+            seen.append("reset")
+
+    runner = LoopThread()
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            runner.run(long_call())
+        assert time.monotonic() - t0 < 2.0
+        assert seen == ["cancelled", "reset"]
+        assert runner.run(asyncio.sleep(0, "still usable")) == "still usable"
+    finally:
+        timer.cancel()
+        runner.close()

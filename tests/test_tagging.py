@@ -905,3 +905,19 @@ def test_assign_tags_fast_path_equals_the_merge(
     assert parent.tags == tags_mod.merge(
         ["auto:gamma"], [f"inherit:{lab}" for lab in tags_mod.dedupe(outside)]
     )
+
+
+def test_accented_words_are_whole_tokens() -> None:
+    """``café`` is one token and one tag, not ``caf`` (the token class was ASCII-only)."""
+    from treehop.tagging.keywords import KeywordTagger, tokenize
+
+    assert "café" in tokenize("Le café noir, naïve straße")
+    assert {"naïve", "strasse"} <= set(tokenize("Le café noir, naïve straße"))  # (casefold)
+    texts = [
+        "Le café est une boisson. Le café noir.",
+        "The café serves coffee and café au lait every day.",
+        "Tea is served in the tea room.",
+    ]
+    tags = KeywordTagger().partial_fit_extract(texts, texts)
+    assert "café" in tags[0] and "café" in tags[1]
+    assert not any("caf" in t for tt in tags for t in tt if t != "café")

@@ -173,7 +173,9 @@ def _format_entries(uri: str, entries: Sequence[Entry]) -> str:
     lines = [f"Contents of {uri}:"]
     for e in entries:
         if e.is_leaf:
-            kind = "file"
+            kind = e.kind or "file"
+        elif e.kind == "file":  # a file stored as chunks: a file to read, not a folder
+            kind = f"file, {e.children} {'chunk' if e.children == 1 else 'chunks'}"
         else:
             kind = f"directory, {e.children} {'child' if e.children == 1 else 'children'}"
         summary = " ".join(e.abstract.split())
@@ -188,6 +190,7 @@ def _entry_dict(e: Entry) -> dict[str, Any]:
         "abstract": e.abstract,
         "tags": list(e.tags),
         "children": e.children,
+        "kind": e.kind,
     }
 
 

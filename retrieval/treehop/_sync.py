@@ -25,6 +25,10 @@ from .errors import ClientClosedError
 
 T = TypeVar("T")
 
+CANCEL_GRACE_S = 1.0
+"""How long an interrupted sync call waits for its cancelled task to unwind (its ``finally``
+blocks; work already handed to a worker thread is not waited for)."""
+
 _here = threading.local()
 
 
@@ -70,7 +74,45 @@ class LoopThread:
             raise ClientClosedError(
                 "cannot call the sync treehop client from its own event loop (use client.aio)"
             )
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        return self._run_cancellable(coro)
+
+    def _run_cancellable(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` as a task on the loop thread; when the caller is interrupted while it
+        waits (Ctrl-C: ``KeyboardInterrupt`` in the main thread), cancel the task and give it
+        :data:`CANCEL_GRACE_S` to unwind before the interrupt goes on.
+
+        Why not ``run_coroutine_threadsafe(...).result()``: an interrupt there left the task
+        running on the loop thread; closing the client then stopped the loop under it
+        ("Task was destroyed but it is pending!") and the garbage collector closed the
+        coroutine in another context, so its ``finally`` blocks failed (a context variable's
+        ``reset``: "created in a different Context"). Cancelled here, the task runs its own
+        ``finally`` blocks, in its own context, on its own loop.
+        """
+        loop = self._loop
+        done = threading.Event()
+        box: list[asyncio.Task[T]] = []
+
+        def start() -> None:
+            task = loop.create_task(coro)
+            task.add_done_callback(lambda _t: done.set())
+            box.append(task)
+
+        def cancel() -> None:
+            if box:
+                box[0].cancel()
+            else:  # (cannot happen: start() was queued first) never started: close it
+                coro.close()
+                done.set()
+
+        loop.call_soon_threadsafe(start)
+        try:
+            done.wait()
+        except BaseException:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(cancel)
+                done.wait(CANCEL_GRACE_S)
+            raise
+        return box[0].result()
 
     def can_run_here(self) -> bool:
         """Whether the calling thread may run a coroutine to completion itself: it is not the

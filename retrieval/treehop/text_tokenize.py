@@ -436,7 +436,7 @@ class ChunkCut:
     them from the tagger's cut, cutting only each *distinct* chunk (a corpus repeats its
     chunks: ~10k distinct among 1.2M at 20k leaves)."""
 
-    __slots__ = ("_at", "_ids", "chunks", "occ", "texts")
+    __slots__ = ("_at", "_ids", "_marks", "_words", "chunks", "occ", "texts")
 
     def __init__(self, texts: list[str], chunks: list[str], occ: npt.NDArray[np.int64]):
         self.texts = texts
@@ -448,14 +448,40 @@ class ChunkCut:
         Other chunks without a word (a paragraph mark of the tagger) may occur in between."""
         self._at: dict[int, int] | None = None
         self._ids: dict[str, int] | None = None
+        self._words: _ChunkWords | None = None
+        self._marks: tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
+
+    def chunk_words(self) -> _ChunkWords:
+        """The words of every distinct chunk (:func:`ascii_words` of the chunks, non-ASCII
+        ones as wordless), computed once per cut and kept while no chunk is appended.
+
+        Why kept: the BM25 upsert asks :func:`shared_words` once per run of ASCII texts
+        between non-ASCII ones, and a documentation site has hundreds of such runs (a
+        ``—`` or ``’`` in every few chunks); cutting all of the cut's chunks again for each
+        run made an ingest quadratic (PostgreSQL's docs, 10k chunks: ~750 s writing with a
+        free embedder, 2 s with this)."""
+        w = self._words
+        done = 0 if w is None else w.n_chunks
+        if w is None or done != len(self.chunks):
+            # Only the chunks not cut yet (``spans`` appends the chunks of texts it did not
+            # cut: an upsert's directory texts) are cut now, their words numbered after
+            # the known ones.
+            chunks = [c if c.isascii() and "\x00" not in c else "" for c in self.chunks[done:]]
+            cw = ascii_words(chunks)
+            assert cw is not None  # ASCII and NUL-free by construction
+            w = self._words = _ChunkWords.extend(w, len(chunks), *cw)
+        return w
 
     def spans(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Where each of ``texts`` lies in :attr:`occ` (start, count); a text not cut here
         (not the same object as one of :attr:`texts`) is cut now, its chunks appended."""
         if self._at is None:
             self._at = dict(zip(map(id, self.texts), count(), strict=False))
-        marks = np.flatnonzero(self.occ == 0)
-        ends = np.append(marks[1:], self.occ.size)
+        # (kept while no text is appended: one upsert asks once per run of ASCII texts)
+        if self._marks is None or self._marks[0] != self.occ.size:
+            marks = np.flatnonzero(self.occ == 0)
+            self._marks = (int(self.occ.size), marks, np.append(marks[1:], self.occ.size))
+        _, marks, ends = self._marks
         found = np.fromiter(map(self._at.get, map(id, texts), repeat(-1)), np.int64, len(texts))
         hit = np.flatnonzero(found >= 0)
         # (an id is only a hint: the object must be the very one cut)
@@ -554,33 +580,87 @@ def shared_words(texts: Sequence[str]) -> AsciiWords | None:
         return None
     start, count = cut.spans(texts)
     # Chunks of texts outside the ASCII batch (never looked up here) count as wordless.
-    chunks = [c if c.isascii() and "\x00" not in c else "" for c in cut.chunks]
-    cw = ascii_words(chunks)
-    assert cw is not None  # ASCII and NUL-free by construction
-    c_words, c_occ, c_of = cw
-    n_chunks = len(chunks)
-    c_count = np.bincount(c_of, minlength=n_chunks)
+    cw = cut.chunk_words()
+    c_words, c_occ = cw.words, cw.occ
     occ = cut.occ[_spans(start, count)]
     text_of = np.repeat(np.arange(len(texts), dtype=np.int64), count)
-    if c_count.max(initial=0) <= 1:  # (most prose: a chunk is one word and its punctuation)
-        word_of = np.full(n_chunks, -1, dtype=np.int64)
-        word_of[c_of] = c_occ
-        words = word_of[occ]
+    if cw.word_of is not None:  # (most prose: a chunk is one word and its punctuation)
+        words = cw.word_of[occ]
         has = words >= 0
         words, doc = words[has], text_of[has]
     else:
-        c_start = np.searchsorted(c_of, np.arange(n_chunks, dtype=np.int64))
-        n = c_count[occ]
-        words = c_occ[_spans(c_start[occ], n)]
+        assert cw.start is not None
+        n = cw.count[occ]
+        words = c_occ[_spans(cw.start[occ], n)]
         doc = np.repeat(text_of, n)
     # First-seen renumbering: slot 0 stays the document mark's empty word, as in ascii_words.
-    first = np.full(len(c_words), words.size, dtype=np.int64)
-    np.minimum.at(first, words, np.arange(words.size, dtype=np.int64))
-    seen = np.flatnonzero(first < words.size)
-    seen = seen[np.argsort(first[seen], kind="stable")]
-    renum = np.zeros(len(c_words), dtype=np.int64)
-    renum[seen] = np.arange(1, seen.size + 1, dtype=np.int64)
-    return ["", *map(c_words.__getitem__, seen.tolist())], renum[words], doc
+    # (Over the run's words only: a run is often a few texts of a large cut.)
+    uniq, first, inv = np.unique(words, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(uniq.size, dtype=np.int64)
+    rank[order] = np.arange(1, uniq.size + 1, dtype=np.int64)
+    return (
+        ["", *map(c_words.__getitem__, uniq[order].tolist())],
+        rank[inv.reshape(-1)] if words.size else np.zeros(0, dtype=np.int64),
+        doc,
+    )
+
+
+class _ChunkWords:
+    """:func:`ascii_words` of a cut's distinct chunks, with the lookups
+    :func:`shared_words` derives from it (see :meth:`ChunkCut.chunk_words`)."""
+
+    __slots__ = ("count", "ids", "n_chunks", "occ", "of", "start", "word_of", "words")
+
+    def __init__(
+        self,
+        n_chunks: int,
+        words: list[str],
+        occ: npt.NDArray[np.int64],
+        of: npt.NDArray[np.int64],
+        ids: dict[str, int] | None = None,
+    ) -> None:
+        self.n_chunks = n_chunks
+        self.words = words
+        self.ids = ids if ids is not None else {w: i for i, w in enumerate(words)}
+        self.occ = occ
+        self.of = of
+        self.count = np.bincount(of, minlength=n_chunks)
+        self.word_of: npt.NDArray[np.int64] | None = None
+        self.start: npt.NDArray[np.int64] | None = None
+        if self.count.max(initial=0) <= 1:
+            self.word_of = np.full(n_chunks, -1, dtype=np.int64)
+            self.word_of[of] = occ
+        else:
+            self.start = np.searchsorted(of, np.arange(n_chunks, dtype=np.int64))
+
+    @classmethod
+    def extend(
+        cls,
+        known: _ChunkWords | None,
+        n_new: int,
+        words: list[str],
+        occ: npt.NDArray[np.int64],
+        of: npt.NDArray[np.int64],
+    ) -> _ChunkWords:
+        """``known`` with ``n_new`` more chunks, whose :func:`ascii_words` are given."""
+        if known is None:
+            return cls(n_new, words, occ, of)
+        ids, vocab = dict(known.ids), list(known.words)
+        remap = np.empty(len(words), dtype=np.int64)
+        for i, word in enumerate(words):
+            j = ids.get(word)
+            if j is None:
+                j = ids[word] = len(vocab)
+                vocab.append(word)
+            remap[i] = j
+        return cls(
+            known.n_chunks + n_new,
+            vocab,
+            np.concatenate([known.occ, remap[occ]]),
+            np.concatenate([known.of, of + known.n_chunks]),
+            ids,
+        )
 
 
 def _spans(starts: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:

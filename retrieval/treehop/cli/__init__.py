@@ -1,6 +1,6 @@
 """The ``treehop`` console script (``python -m treehop.cli`` works too).
 
-Commands: ``index``, ``find``, ``search``, ``session``, ``ls``, ``tree``, ``read``, ``tag``,
+Commands: ``index``, ``find``, ``search``, ``session``, ``ls``, ``tree``, ``read``, ``rm``, ``tag``,
 ``retag``, ``eval`` and ``demo``; ``treehop COMMAND --help`` documents each, and
 :class:`ExitCode` the exit statuses.
 """

@@ -12,6 +12,7 @@ the CLI) pass ``main(argv, client_factory=...)`` to use another embedder or stor
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -35,7 +36,7 @@ from ..errors import (
     RerankError,
     TreehopError,
 )
-from ..ingest.loaders import SKIP_DIRS
+from ..ingest.loaders import MAX_FILE_BYTES, SKIP_DIRS
 from ..models import ContextType, RetrievalMode
 from ..stores.embedded import EmbeddedStore
 from . import _render as render
@@ -215,6 +216,15 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
 
 
+def _size(n: int) -> str:
+    """``5 MB``, ``512 kB``, ``900 bytes`` (decimal units, as the limit is written)."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:g} MB"
+    if n >= 1000:
+        return f"{n / 1000:g} kB"
+    return _plural(n, "byte")
+
+
 def _listing(names: Sequence[str], shown: int = 5) -> str:
     more = f" +{len(names) - shown} more" if len(names) > shown else ""
     return ", ".join(names[:shown]) + more
@@ -248,21 +258,25 @@ def cmd_index(ctx: _Ctx) -> int:
             f"use a hidden name such as {src / DEFAULT_INDEX} or a path outside {src}",
         )
     user_tags = tagmod.parse_tags(a.tag or None)
-    progress = render.Progress(ctx.err)
+    progress = render.Progress(ctx.err, mode=a.progress)
     progress.note(f"reading and summarising {src} …")
     fresh = not ctx.index.exists()
     try:
         with ctx.open(create=True) as client:
+            if a.max_file_bytes is not None:
+                client.aio.writer.builder.max_file_bytes = a.max_file_bytes
             res: AddResult = client.add_resource(
                 src, target_uri=a.target_uri, tags=user_tags or None, progress=progress
             )
             total = len(client.store)
             root = client.aio.display(res.root_uri)
-    except BaseException:
-        # Closing the client saves the store: a failed first run would leave an empty index
-        # behind, and the next read command would then report "no results" instead of
-        # "no index". Only a directory this command created is removed.
-        if fresh and ctx.index.is_dir():
+    except Exception:
+        # A first run that failed before anything was committed would leave an index
+        # directory without an index behind, and the next read command would report "no
+        # results" instead of "no index": only then, and only a directory this command
+        # created, is removed. An interrupt (Ctrl-C) never removes anything: the batches an
+        # ingest committed stay, and the next run resumes after them.
+        if fresh and ctx.index.is_dir() and not (ctx.index / "CURRENT").is_file():
             shutil.rmtree(ctx.index, ignore_errors=True)
         raise
     finally:
@@ -285,13 +299,20 @@ def cmd_index(ctx: _Ctx) -> int:
         f"({res.embedded} embedded, {res.unchanged} unchanged, {res.deleted} removed)",
         file=o,
     )
+    large = set(res.skipped_large)
+    cap = res.max_file_bytes
     skipped = [
         ("binary file", "binary files", res.skipped_binary),
         ("unreadable file", "unreadable files", res.skipped_unreadable),
         (
-            "other file (empty, too large or a link)",
-            "other files (empty, too large, links)",
-            res.skipped_other,
+            f"file over {_size(cap)} (max_file_bytes={cap}; raise it with --max-file-bytes)",
+            f"files over {_size(cap)} (max_file_bytes={cap}; raise it with --max-file-bytes)",
+            res.skipped_large,
+        ),
+        (
+            "other file (empty or a link)",
+            "other files (empty or links)",
+            [n for n in res.skipped_other if n not in large],
         ),
     ]
     for one, many, names in skipped:
@@ -421,8 +442,10 @@ def cmd_ls(ctx: _Ctx) -> int:
     ]
     rows = [
         [
-            render.kind_of(e.uri, e.is_leaf),
-            str(e.children) if not e.is_leaf else "",
+            render.kind_of(e.uri, e.is_leaf, e.kind),
+            (f"{e.children} chunks" if e.kind == "file" else str(e.children))
+            if not e.is_leaf
+            else "",
             e.uri,
             _listing([tagmod.label_of(t) for t in e.tags], 3),
             e.abstract,
@@ -465,6 +488,26 @@ def cmd_read(ctx: _Ctx) -> int:
     if not node.is_leaf and not chunked:
         print(f"({a.uri} is a directory: showing its overview)", file=ctx.err)
     print(text, file=ctx.out)
+    return ExitCode.OK
+
+
+def cmd_rm(ctx: _Ctx) -> int:
+    a = ctx.args
+    with ctx.open() as client:
+        aio = client.aio
+        node = client.stat(a.uri)
+        if node.parent_uri is None:
+            raise CliError(
+                f"{a.uri} is a root of the tree; remove what is below it one by one",
+                ExitCode.USAGE,
+                f"or delete the whole index: rm -r {ctx.index}",
+            )
+        shown = aio.display(node.uri)
+        n = client.remove(a.uri)
+    if a.json:
+        ctx.json({"uri": shown, "removed": n})
+        return ExitCode.OK
+    print(f"removed {shown} ({_plural(n, 'node')})", file=ctx.out)
     return ExitCode.OK
 
 
@@ -598,6 +641,16 @@ def cmd_mcp(ctx: _Ctx) -> int:
     return ExitCode.OK
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _common() -> argparse.ArgumentParser:
     """``--index``/``--user`` accepted after the subcommand too (SUPPRESS keeps the top-level
     default unless the option is given here)."""
@@ -717,6 +770,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--tag", action="extend", nargs="+", metavar="TAG", help="user tags for every node"
     )
+    p.add_argument(
+        "--max-file-bytes",
+        type=_positive_int,
+        metavar="N",
+        help=f"skip files larger than this (default {MAX_FILE_BYTES}: 5 MB)",
+    )
+    p.add_argument(
+        "--progress",
+        choices=render.PROGRESS_MODES,
+        default="auto",
+        help="bar: one redrawn line; plain: a line every 10 s (files, nodes, nodes/s, ETA), "
+        "for logs; none; auto (default): bar on a terminal, plain otherwise",
+    )
     p.add_argument("--json", action="store_true", help="the counts as JSON")
     p.set_defaults(func=cmd_index)
 
@@ -762,6 +828,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("read", "print the full text of a file (or a directory's overview)")
     p.add_argument("uri", metavar="URI")
     p.set_defaults(func=cmd_read)
+
+    p = add("rm", "remove a folder, file or memory (and everything below it) from the index")
+    p.add_argument("uri", metavar="URI")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_rm)
 
     p = add("tag", "show a node's tags, or add/remove user tags (no re-embedding)")
     p.add_argument("uri", metavar="URI")
@@ -837,6 +908,8 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
 
     ``client_factory`` replaces how the index is opened (tests inject a small embedder).
     """
+    program = argv is None  # the console script: this process ends with the command
+    command = ""
     argv = list(sys.argv[1:] if argv is None else argv)
     out, err = sys.stdout, sys.stderr
     debug = os.environ.get(DEBUG_ENV, "") not in ("", "0")
@@ -853,6 +926,7 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
             args = parser.parse_args(argv)
         except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
             return exc.code if isinstance(exc.code, int) else ExitCode.USAGE
+        command = str(args.command)
         ctx = _Ctx(args, client_factory or default_client_factory, out, err)
         return int(args.func(ctx))
     except CliError as exc:
@@ -864,7 +938,21 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
         _report(err, str(exc), _hint_for(exc))
         return _code_for(exc)
     except KeyboardInterrupt:
-        print("treehop: interrupted", file=err)
+        print(
+            "treehop: interrupted (what was committed is kept; run the command again to resume)"
+            if command == "index"
+            else "treehop: interrupted",
+            file=err,
+        )
+        if program:
+            # The program's end: worker threads may still be inside onnxruntime or numpy
+            # (they cannot be interrupted) and the interpreter would wait for them at exit.
+            # Every commit is already on disk (fsynced), the index lock is a file lock the
+            # kernel releases: leave at once, with the streams flushed.
+            for stream in (out, err):
+                with contextlib.suppress(OSError, ValueError):
+                    stream.flush()
+            os._exit(ExitCode.INTERRUPTED)
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
         # The reader (``| head``) went away: stop quietly, and keep Python from printing a

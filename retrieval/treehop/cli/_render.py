@@ -324,9 +324,12 @@ def render_tree_effect(out: TextIO, qr: QueryResult, display: Display) -> None:
 
 
 # ---------------------------------------------------------------------------------- browse
-def kind_of(uri: str, is_leaf: bool) -> str:
+def kind_of(uri: str, is_leaf: bool, kind: str = "") -> str:
+    """The ``kind`` column of ``ls``: ``dir``, ``file``, ``chunk`` or ``text``."""
     if urimod.CHUNK_MARK in uri:
         return "chunk"
+    if kind:
+        return "dir" if kind == "directory" else kind
     return "file" if is_leaf else "dir"
 
 
@@ -338,6 +341,9 @@ def render_tree(out: TextIO, node: dict[str, Any], width: int, show_abstract: bo
         name = uri if full else uri.rsplit("/", 1)[-1]
         if urimod.CHUNK_MARK in name and not full:
             name = "#" + name.split("#", 1)[1]
+        if n.get("kind") == "file" and not n.get("is_leaf"):
+            count = n.get("chunks") or len(n.get("children") or [])
+            return f"{name} ({count} chunks)"  # a file, not a folder to open
         return name if n.get("is_leaf") else name + "/"
 
     def emit(prefix: str, text: str, abstract: str) -> None:
@@ -374,11 +380,29 @@ def count_tree(node: dict[str, Any]) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------------------------- progress
-class Progress:
-    """A one-line progress bar on a terminal, redrawn with ``\\r``; silent when not a TTY.
+PROGRESS_MODES = ("auto", "bar", "plain", "none")
 
-    It is the ``progress(stage, done, total)`` callback of ``add_resource``. The core calls it
-    from its event-loop thread; one writer at a time, so no lock is needed.
+
+def _duration(seconds: float) -> str:
+    """``45s``, ``4m10s``, ``2h05m``: an ETA short enough for a log line."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+class Progress:
+    """The ``progress(stage, done, total)`` callback of ``add_resource`` for the CLI.
+
+    Modes (``--progress``): ``bar`` redraws one line with ``\r`` (a terminal); ``plain``
+    prints a whole line at most every :attr:`interval_s` seconds, and at the end, that a log
+    file keeps (files, nodes, nodes/s, ETA); ``none`` prints nothing; ``auto`` (the
+    default) is ``bar`` on a terminal and ``plain`` otherwise, so that ``treehop index ...
+    > log 2>&1`` shows how far a long ingest got.
+
+    The core calls it from its event-loop thread, one call at a time, so no lock is needed.
     """
 
     BAR = 24
@@ -388,14 +412,76 @@ class Progress:
         "read": "reading",
     }
 
-    def __init__(self, stream: TextIO, enabled: bool | None = None) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        enabled: bool | None = None,
+        *,
+        mode: str = "auto",
+        interval_s: float = 10.0,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        import time
+
+        if mode not in PROGRESS_MODES:
+            raise ValueError(f"progress mode must be one of {PROGRESS_MODES}, got {mode!r}")
         self.stream = stream
-        self.enabled = stream.isatty() if enabled is None else enabled
+        if enabled is not None:  # (the older switch: on = a bar, off = nothing)
+            mode = "bar" if enabled else "none"
+        if mode == "auto":
+            mode = "bar" if _isatty(stream) else "plain"
+        self.mode = mode
+        self.enabled = mode != "none"
+        self.interval_s = interval_s
+        self._clock = clock or time.monotonic
         self._open = False
+        self._files = (0, 0)
+        self._nodes = (0, 0)
+        self._t0: float | None = None
+        self._n0 = 0
+        self._last_line = -1e18
+        self._pending = False
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        if not self.enabled:
+        if self.mode == "none":
             return
+        if stage == "files":
+            self._files = (done, total)
+            return
+        if self.mode == "bar":
+            self._bar(stage, done, total)
+            return
+        now = self._clock()
+        if stage == "embed":
+            if self._t0 is None:
+                self._t0, self._n0 = now, done  # (the rate counts what came after)
+            self._nodes = (done, total)
+        self._pending = True
+        if done >= total or now - self._last_line >= self.interval_s:
+            self._line(stage, done, total, now)
+
+    def _line(self, stage: str, done: int, total: int, now: float) -> None:
+        parts = []
+        if stage != "embed":
+            parts.append(f"{self.LABELS.get(stage, stage)} {done}/{total}")
+        if self._files[1]:
+            parts.append(f"{self._files[0]}/{self._files[1]} files")
+        n_done, n_total = self._nodes
+        if n_total:
+            parts.append(f"{n_done}/{n_total} nodes")
+            elapsed = now - (self._t0 if self._t0 is not None else now)
+            if elapsed > 0 and n_done > self._n0:
+                rate = (n_done - self._n0) / elapsed
+                parts.append(f"{rate:.1f} nodes/s")
+                if n_done < n_total:
+                    parts.append(f"ETA {_duration((n_total - n_done) / rate)}")
+        if parts:
+            self.stream.write("progress: " + ", ".join(parts) + "\n")
+            self.stream.flush()
+        self._last_line = now
+        self._pending = False
+
+    def _bar(self, stage: str, done: int, total: int) -> None:
         total = max(total, 1)
         done = min(max(done, 0), total)
         filled = round(self.BAR * done / total)
@@ -420,3 +506,10 @@ class Progress:
             self.stream.write("\n")
             self.stream.flush()
             self._open = False
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # a closed or odd stream: not a terminal
+        return False

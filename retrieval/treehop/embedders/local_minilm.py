@@ -244,6 +244,12 @@ class MiniLMEmbedder(BaseEmbedder):
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
+        # Idle intra-op threads sleep instead of spinning between operators. On cores shared
+        # with other work, spinning threads burn the CPU the others need: measured on 2
+        # loaded cores (bench/README.md), 2 threads cost 130 ms CPU a chunk spinning and
+        # 110 ms not (the wall time was no better); on idle cores the wake-up is microseconds
+        # against a run of tens of milliseconds.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
         try:
@@ -303,11 +309,7 @@ class MiniLMEmbedder(BaseEmbedder):
         dim = self._dimension
         if not items:
             return np.zeros((0, dim), dtype=np.float32)
-        try:
-            encodings = self._tokenizer.encode_batch(items)
-        except Exception as exc:
-            raise EmbeddingError(f"tokenizer failed: {exc}") from exc
-        ids_list: list[list[int]] = [e.ids for e in encodings]
+        ids_list = self._encode(items)
         lengths = np.fromiter((len(x) for x in ids_list), dtype=np.int64, count=len(ids_list))
         # Longest first: the first run is the largest, so memory peaks early, and each batch
         # is padded only to its own longest member.
@@ -322,6 +324,29 @@ class MiniLMEmbedder(BaseEmbedder):
             pooled[rows] = self._run_batch([ids_list[i] for i in rows], lengths[rows])
             start += step
         return normalize_rows(pooled, len(items), dim)
+
+    def _encode(self, items: list[str]) -> list[list[int]]:
+        """Token ids of every text, truncated to :attr:`max_tokens`, tokenizing only a
+        prefix of a long text (see :func:`token_prefix`): a 5 MB text costs what its first
+        few kB cost, with the same ids."""
+        cut = [token_prefix(t, self._max_tokens) for t in items]
+        try:
+            encodings = self._tokenizer.encode_batch(cut)
+            ids_list: list[list[int]] = [e.ids for e in encodings]
+            # A prefix that gave fewer ids than the cap could have been cut short: those
+            # texts (rare: mostly whitespace or very short words) are encoded whole.
+            redo = [
+                i
+                for i, (t, c) in enumerate(zip(items, cut, strict=True))
+                if c is not t and len(ids_list[i]) < self._max_tokens
+            ]
+            if redo:
+                again = self._tokenizer.encode_batch([items[i] for i in redo])
+                for i, e in zip(redo, again, strict=True):
+                    ids_list[i] = e.ids
+        except Exception as exc:
+            raise EmbeddingError(f"tokenizer failed: {exc}") from exc
+        return ids_list
 
     def _make_feed(
         self, ids_list: list[list[int]], lengths: npt.NDArray[np.int64]
@@ -347,6 +372,30 @@ class MiniLMEmbedder(BaseEmbedder):
         # Mean over real tokens: (b, s, d) x (b, s) -> (b, d), one BLAS call per batch.
         summed = np.einsum("bsd,bs->bd", out, weights, optimize=True)
         return np.asarray(summed / np.maximum(weights.sum(axis=1, keepdims=True), 1.0))
+
+
+PREFIX_CHARS_PER_TOKEN = 16
+"""How many characters per word piece of the cap :func:`token_prefix` keeps at least."""
+
+
+def token_prefix(text: str, max_tokens: int) -> str:
+    """A prefix of ``text`` whose encoding, truncated to ``max_tokens``, equals the whole
+    text's, when it yields at least ``max_tokens`` ids (the caller checks; otherwise it
+    encodes the whole text), or ``text`` itself when short.
+
+    Why exact: BERT's normaliser works character by character and its pre-tokeniser splits
+    at whitespace, so cutting at a whitespace leaves every word before the cut tokenized as
+    in the whole text; when those words already give ``max_tokens`` ids, truncation keeps
+    only them. Why at all: the tokenizer is linear in the text's length, and a 5 MB text was
+    tokenized whole to keep its first 256 word pieces.
+    """
+    limit = max_tokens * PREFIX_CHARS_PER_TOKEN
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    # (no space in the window: a newline or tab, else the whole text)
+    cut = max(cut, text.rfind("\n", 0, limit), text.rfind("\t", 0, limit))
+    return text[:cut] if cut > 0 else text
 
 
 def _check_texts(texts: Sequence[str]) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,6 +85,28 @@ skipped and listed in ``AddResult.skipped_other``; a larger single file or text 
 embedded and tagged in one call, and a cap keeps a single call's time and memory bounded."""
 
 
+_PAGE_NAV = re.compile(
+    r"Prev[ \t]{0,3}Up[ \t]{0,3}[^\n]{0,200}?Home[ \t]{0,3}Next"
+    r"|Prev[ \t]{0,3}Up[ \t]{0,3}Next[^\n]{0,300}?Home"
+)
+"""DocBook's page navigation as text extraction leaves it (PostgreSQL's and many other
+manuals): the header ``Prev Up <chapter> Home Next`` and the footer ``Prev Up Next <title>
+Home <title>``, often glued to the words around them (``PrivilegesPrev UpChapter 5. Data
+DefinitionHome Next``). Bounded, so the scan stays linear."""
+
+
+def strip_page_navigation(text: str) -> str:
+    """``text`` without DocBook page-navigation runs (see :data:`_PAGE_NAV`).
+
+    Why: a page saved as text by an HTML loader (LangChain's, a copy from a browser) keeps
+    the navigation bar; it became every page's abstract (``5.7. PrivilegesPrev Up...``) and
+    glued words became tags (``administrationhome``). The HTML reader drops the bar with
+    the markup; this is for text that arrives without it."""
+    if "Prev" not in text:
+        return text
+    return _PAGE_NAV.sub("\n", text)
+
+
 def check_text_size(text: str, what: str = "text", max_bytes: int = MAX_FILE_BYTES) -> None:
     """Raise :class:`InputTooLargeError` when ``text`` is over ``max_bytes`` of UTF-8.
 
@@ -93,8 +116,9 @@ def check_text_size(text: str, what: str = "text", max_bytes: int = MAX_FILE_BYT
         return
     if len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes:
         raise InputTooLargeError(
-            f"{what} is larger than the {max_bytes:,}-byte limit (treehop.ingest.loaders."
-            "MAX_FILE_BYTES); split it into several files or texts"
+            f"{what} is larger than the {max_bytes:,}-byte limit (max_file_bytes: "
+            "Treehop(max_file_bytes=...), treehop index --max-file-bytes); split it into "
+            "several files or texts, or raise the limit"
         )
 
 
@@ -236,6 +260,8 @@ def read_file(
         and looks_like_rst(text)
     ):
         kind = "rst"  # Sphinx sources are often .txt (Django, CPython)
+    if kind in ("text", "markdown", "rst"):
+        text = strip_page_navigation(text)
     if not text.strip():
         report.skipped_empty.append(relpath)
         return None
@@ -339,7 +365,8 @@ def scan_columns(
             if size > max_bytes:
                 raise InputTooLargeError(
                     f"{root.name} is {size:,} bytes, over the {max_bytes:,}-byte limit "
-                    "(treehop.ingest.loaders.MAX_FILE_BYTES)"
+                    "(max_file_bytes: Treehop(max_file_bytes=...), treehop index "
+                    "--max-file-bytes)"
                 )
             rels, sizes, mtimes = [root.name], [size], [mtime]
         return Scanned(

@@ -24,6 +24,7 @@ from .loaders import (
     LoadReport,
     check_text_size,
     depth_left,
+    strip_page_navigation,
     walk,
 )
 from .summaries import (
@@ -167,6 +168,7 @@ class TreeBuilder:
         if not text.strip():
             raise IngestError("cannot add an empty text")
         out = BuiltTree()
+        text = strip_page_navigation(text)
         self._file_nodes(
             LoadedFile(name, text, "markdown"), target_uri, ctype, out, as_uri=target_uri
         )

@@ -26,7 +26,7 @@ import os
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import compress, repeat
@@ -65,6 +65,12 @@ DIRECTORY_VECTORS = ("summary", "centroid", "mixed")
 """How a directory's vector is made: its summary's embedding, the centroid of its children's
 vectors, or both added (see :meth:`TreeWriter.route_directories`)."""
 EMBED_BATCH = 64
+COMMIT_FILES = 100
+"""A directory ingest commits (saves the store and a partial manifest) at least every this
+many files written..."""
+COMMIT_SECONDS = 20.0
+"""... and at least every this many seconds: an interrupted or killed ingest keeps what it
+committed, and the next run resumes from there (its files are skipped as unchanged)."""
 MANIFEST_VERSION = 2
 RACY_NS = 2_000_000_000
 """A file modified less than this before the manifest was written may have changed again
@@ -96,6 +102,10 @@ class AddResult:
     elapsed_s: float = 0.0
     read: int = 0
     """Files read in this call (an incremental re-add skips unchanged files unread)."""
+    skipped_large: list[str] = field(default_factory=list)
+    """Files over :attr:`max_file_bytes` (also counted in :attr:`skipped_other`)."""
+    max_file_bytes: int = 0
+    """The size limit this call applied (``Treehop(max_file_bytes=...)``)."""
 
     @property
     def skipped(self) -> int:
@@ -151,9 +161,24 @@ class _Manifest:
     sizes: npt.NDArray[np.int64] = field(default_factory=_no_ints)
     mtimes: npt.NDArray[np.int64] = field(default_factory=_no_ints)
     digests: npt.NDArray[np.uint8] = field(default_factory=_no_digests)
+    partial: bool = False
+    """Written by a commit in the middle of an ingest: it lists the files committed so far
+    (the ingest may have been stopped before the rest)."""
 
     def __len__(self) -> int:
         return len(self.paths)
+
+    def rows(self, keep: npt.NDArray[np.bool_]) -> _Manifest:
+        """The manifest of the rows where ``keep`` is true (same fingerprint and time)."""
+        idx = np.flatnonzero(keep)
+        return _Manifest(
+            self.fingerprint,
+            self.written_ns,
+            [self.paths[i] for i in idx.tolist()],
+            self.sizes[idx],
+            self.mtimes[idx],
+            self.digests[idx],
+        )
 
     def same_as(self, other: _Manifest) -> bool:
         """Field-by-field equality (arrays compared by value)."""
@@ -204,6 +229,8 @@ class _Manifest:
             "paths_bytes": len(blob),
             "crc32": zlib.crc32(body),
         }
+        if self.partial:
+            head["partial"] = True
         return json.dumps(head).encode() + b"\n" + body
 
     @classmethod
@@ -231,7 +258,13 @@ class _Manifest:
             nums = np.frombuffer(body, _I64, 2 * n, nb).astype(np.int64)
             digests = np.frombuffer(body, np.uint8, n * _DIGEST, nb + 16 * n).reshape(n, _DIGEST)
             return cls(
-                str(meta["fingerprint"]), int(meta["at"]), paths, nums[:n], nums[n:], digests
+                str(meta["fingerprint"]),
+                int(meta["at"]),
+                paths,
+                nums[:n],
+                nums[n:],
+                digests,
+                meta.get("partial") is True,
             )
         except (ValueError, KeyError, TypeError, AttributeError):
             return cls()
@@ -296,6 +329,9 @@ class _Plan:
     read: int
     children: dict[str, list[Child]] = field(default_factory=dict)
     """Stored children of the directories re-described (read once, for summaries and tags)."""
+    pending: dict[str, int] = field(default_factory=dict)
+    """URI of every file rebuilt by this add -> its row in :attr:`manifest`. A commit in the
+    middle of the write saves the manifest without the rows of the files not stored yet."""
 
 
 def _text_hash(text: str) -> bytes:
@@ -319,8 +355,12 @@ class TreeWriter:
         chunk_chars: int = 1000,
         retag_all_below: int = 1000,
         directory_vectors: str = "summary",
+        commit_files: int = COMMIT_FILES,
+        commit_seconds: float = COMMIT_SECONDS,
     ) -> None:
         self.store = store
+        self.commit_files = commit_files
+        self.commit_seconds = commit_seconds
         self.embedder = embedder
         self.summarizer = summarizer
         self.tagger = tagger
@@ -380,11 +420,41 @@ class TreeWriter:
                     plan.kept_dirs,
                     plan.report,
                 )
-            res = await self.write(built, target, call, plan=plan, old_uris=old_uris)
             fresh = plan.manifest
-            fresh.fingerprint, fresh.written_ns = fingerprint, time.time_ns()
-            await self.io(self.store.put_state, _manifest_key(target), fresh.encode())
+            fresh.fingerprint = fingerprint
+            key = _manifest_key(target)
+
+            async def checkpoint(done: set[str]) -> None:
+                # Called right after a save: the files whose nodes that save holds, plus
+                # every file kept unchanged, are what the next run may skip.
+                keep = np.ones(len(fresh), bool)
+                for uri, row in plan.pending.items():
+                    if uri not in done:
+                        keep[row] = False
+                part = fresh.rows(keep)
+                part.written_ns, part.partial = time.time_ns(), True
+                await self.io(self.store.put_state, key, part.encode())
+
+            if plan.pending:
+                # Before anything is tagged: the tagger saves its statistics as it counts,
+                # so a run stopped before its first commit must leave a partial manifest
+                # too (the next run then recounts them, see below).
+                await checkpoint(set())
+            res = await self.write(
+                built, target, call, plan=plan, old_uris=old_uris, checkpoint=checkpoint
+            )
+            if manifest.partial and self.tagger is not None:
+                # Resuming a stopped ingest: its tagging had already counted the files it
+                # never committed, and this run counted them again. Recount over what is
+                # stored (statistics only; the tags written stay).
+                await asyncio.to_thread(self._recount_tags)
+            fresh.written_ns = time.time_ns()
+            await self.io(self.store.put_state, key, fresh.encode())
             return res
+
+    def _recount_tags(self) -> None:
+        assert self.tagger is not None
+        self.tagger.refit(self.store)
 
     def _fingerprint(self, target: str, user_tags: list[str], metadata: Mapping[str, Any]) -> str:
         """How this call builds nodes: a manifest made under other settings is not reused."""
@@ -451,7 +521,12 @@ class TreeWriter:
             mtimes=fresh.mtimes[hashed],
             digests=fresh.digests[hashed],
         )
-        return _Plan(files, kept_dirs, kept_files, live, new, report, len(loaded), children)
+        row_of = np.full(len(rels), -1, np.int64)
+        row_of[hashed] = np.arange(hashed.size)
+        pending = {file_uris[i]: int(row_of[i]) for i in loaded if row_of[i] >= 0}
+        return _Plan(
+            files, kept_dirs, kept_files, live, new, report, len(loaded), children, pending
+        )
 
     def _stored_children(self, uri: str) -> list[Child]:
         """``uri``'s stored children as far as a re-add needs them (URI, abstract, tags,
@@ -541,15 +616,21 @@ class TreeWriter:
         *,
         plan: _Plan | None = None,
         old_uris: set[str] | None = None,
+        checkpoint: Callable[[set[str]], Awaitable[None]] | None = None,
     ) -> AddResult:
         """Store a built tree at ``target`` (the caller holds :attr:`lock`): embed only nodes
         whose text changed, delete stored nodes the tree no longer has, re-describe the
-        directories above, save."""
+        directories above, save.
+
+        With a ``plan`` and a ``checkpoint``, the embedded nodes are committed in batches
+        (every :attr:`commit_files` files or :attr:`commit_seconds`): the store is saved, then
+        ``checkpoint`` gets the URIs of the files whose nodes are all stored."""
         user_tags, metadata = call.user_tags, call.metadata
         if metadata:
             for n in built.nodes:
                 n.metadata = {**n.metadata, **dict(metadata)}
         res = _result(target, built)
+        res.max_file_bytes = self.builder.max_file_bytes
         nodes = built.nodes
         if plan is None:
             old = await self.io(self._stored_hashes, target)
@@ -579,12 +660,16 @@ class TreeWriter:
                 kids,
                 frozenset(stale),
             )
-            vectors = await self.embed_nodes(changed, call.progress)
-            if changed:
-                await self.io(self.store.upsert, changed, vectors)
-        if same:
-            # Text unchanged: keep vectors, refresh tags/metadata without re-embedding.
-            await self.refresh_unchanged(same)
+            if same:
+                # Text unchanged: keep vectors, refresh tags/metadata without re-embedding
+                # (first, so that the first commit holds them).
+                await self.refresh_unchanged(same)
+            if plan is not None and checkpoint is not None:
+                await self._store_in_batches(changed, plan, call.progress, checkpoint)
+            else:
+                vectors = await self.embed_nodes(changed, call.progress)
+                if changed:
+                    await self.io(self.store.upsert, changed, vectors)
         if stale:
             res.deleted = await self.io(self.store.delete, stale)
         res.embedded = len(changed)
@@ -594,6 +679,67 @@ class TreeWriter:
         await self.finish()
         res.elapsed_s = time.perf_counter() - call.t0
         return res
+
+    async def _store_in_batches(
+        self,
+        changed: Sequence[Node],
+        plan: _Plan,
+        progress: ProgressCallback | None,
+        checkpoint: Callable[[set[str]], Awaitable[None]],
+    ) -> None:
+        """Embed and store ``changed`` directories first, then file by file, committing every
+        :attr:`commit_files` files or :attr:`commit_seconds` seconds (see :meth:`write`).
+
+        Directories go first: a stop after the first commit leaves every directory described
+        from all of its files, so a resumed run re-describes only those with files left."""
+        pending = plan.pending
+        groups: dict[str, list[Node]] = {}
+        dirs: list[Node] = []
+        for n in changed:
+            key = n.uri.partition(urimod.CHUNK_MARK)[0]
+            if key in pending:
+                groups.setdefault(key, []).append(n)
+            else:
+                dirs.append(n)
+        done = {u for u in pending if u not in groups}  # nothing to embed: stored already
+        seq = dirs + [n for g in groups.values() for n in g]
+        # The position in ``seq`` after which each file's nodes are all embedded.
+        ends: list[tuple[int, str]] = []
+        at = len(dirs)
+        for key, g in groups.items():
+            at += len(g)
+            ends.append((at, key))
+        total, total_files = len(seq), len(pending)
+        buf_nodes: list[Node] = []
+        buf_vecs: list[np.ndarray[Any, np.dtype[np.float32]]] = []
+        last_commit = time.monotonic()
+        since = 0
+        e = 0
+        for start in range(0, total, EMBED_BATCH):
+            part = seq[start : start + EMBED_BATCH]
+            vecs = await self.embedder.aembed([n.embedding_text() for n in part])
+            buf_nodes += part
+            buf_vecs.append(np.asarray(vecs, np.float32))
+            end = start + len(part)
+            while e < len(ends) and ends[e][0] <= end:
+                done.add(ends[e][1])
+                since += 1
+                e += 1
+            if progress is not None:
+                progress("files", len(done), total_files)  # (first: "embed" may print a line)
+                progress("embed", end, total)
+            last = end >= total
+            if buf_nodes and (
+                last
+                or since >= self.commit_files
+                or time.monotonic() - last_commit >= self.commit_seconds
+            ):
+                await self.io(self.store.upsert, buf_nodes, np.vstack(buf_vecs))
+                buf_nodes, buf_vecs = [], []
+                if not last:  # (the end of the write saves and writes the whole manifest)
+                    await self.io(self.store.save)
+                    await checkpoint(set(done))
+                last_commit, since = time.monotonic(), 0
 
     async def finish(self) -> None:
         """End a write: re-tag a small index whole, then save once."""
@@ -1074,6 +1220,7 @@ def _result(target: str, built: BuiltTree) -> AddResult:
         skipped_binary=r.skipped_binary,
         skipped_unreadable=r.skipped_unreadable,
         skipped_other=r.skipped_other + r.skipped_large + r.skipped_empty,
+        skipped_large=list(r.skipped_large),
         skipped_dirs=list(r.skipped_dirs),
         skipped_hidden=list(r.skipped_hidden),
         skipped_names=list(r.skipped_names),

@@ -147,10 +147,15 @@ _NO_FOLD: Final[frozenset[str]] = _words(
     """
 )
 
+_CJK_CHARS: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD_CHAR: Final = rf"[^\W_{_CJK_CHARS}]"
+"""A letter or digit of any script but CJK (which is segmented apart): ``café``, ``straße``
+and ``naïve`` are whole tokens (an ASCII-only class cut ``café`` to ``caf``)."""
+
 # Latin tokens: letters/digits with inner -_.' and trailing + or # (c++, c#, node.js, k8s).
 _TOKEN_RE: Final = re.compile(
-    r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
-    r"|(?P<tok>[A-Za-z0-9](?:[A-Za-z0-9]|[-_.'](?=[A-Za-z0-9]))*[+#]*)"
+    rf"(?P<cjk>[{_CJK_CHARS}]+)"
+    rf"|(?P<tok>{_WORD_CHAR}(?:{_WORD_CHAR}|[-_.'](?={_WORD_CHAR}))*[+#]*)"
 )
 _SENTENCE_GAP: Final = re.compile(r"[.!?;:。！？；：]|\n\s*\n")
 _HAS_LETTER: Final = re.compile(r"[^\W\d_]")
@@ -285,7 +290,7 @@ def _analyse(text: str) -> _Analysis:
 _CJK_RE: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # The Latin token of _TOKEN_RE, captured so that ``split`` returns gap, token, gap, ...: the
 # same tokens as _TOKEN_RE.finditer on a text without CJK (the scan is the same leftmost one).
-_TOKEN_SPLIT_RE: Final = re.compile(r"([A-Za-z0-9]+(?:[-_.'][A-Za-z0-9]+)*[+#]*)")
+_TOKEN_SPLIT_RE: Final = re.compile(rf"({_WORD_CHAR}+(?:[-_.']{_WORD_CHAR}+)*[+#]*)")
 _GAP_CACHE: dict[str, int] = {}
 
 

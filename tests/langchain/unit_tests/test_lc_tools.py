@@ -203,3 +203,23 @@ async def test_create_agent_walks_the_tree(lc_client: Treehop) -> None:
     assert DEPLOYMENTS in str(tool_msgs[1].content)
     assert tool_msgs[2].artifact["text"] == lc_client.read(DEPLOYMENTS)
     assert final["messages"][-1].content.startswith("Roll out with RollingUpdate")
+
+
+def test_ls_shows_a_chunked_file_as_a_file(tmp_path: Any) -> None:
+    """A long file is stored as chunks under its file node: the tool calls it a file with N
+    chunks, not a directory with N children (the model would try to open it as a folder)."""
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    site = tmp_path / "site"
+    site.mkdir()
+    para = "Vacuum reclaims storage occupied by dead tuples. " * 8
+    (site / "guide.md").write_text("# Guide\n\n" + "\n\n".join([para] * 10))
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder()) as client:
+        client.add_resource(site)
+        n = len(client.ls("viking://resources/site/guide.md"))
+        tools = create_treehop_tools(client, include=["ls"])
+        out = run_node(tools, call("treehop_ls", {"uri": "viking://resources/site"}))
+    assert n > 1
+    assert f"viking://resources/site/guide.md (file, {n} chunks)" in str(out.content)
+    assert "directory" not in str(out.content)
+    assert out.artifact[0]["kind"] == "file"
