@@ -134,6 +134,9 @@ def test_check_strings_accepts_lists_of_strings_only(values: list[str] | str) ->
         assert check_strings(values, "ids") == values
         with pytest.raises(InvalidQueryError, match="ids must be strings, got int"):
             check_strings([*values, 1], "ids")
+        # None is a bad value too (it was taken for "no bad value found")
+        with pytest.raises(InvalidQueryError, match="ids must be strings, got NoneType"):
+            check_strings([*values, None, []], "ids")
 
 
 # ---------------------------------------------------------------------------- stage events

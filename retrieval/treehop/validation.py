@@ -21,9 +21,10 @@ def check_strings(
     if isinstance(values, str) or not isinstance(values, Iterable):
         raise error(f"expected a list of {what} (strings), not one string")
     out = list(values)
-    bad = next((v for v in out if not isinstance(v, str)), None)
+    # an index, not the value: a ``None`` in the list is itself the bad value
+    bad = next((i for i, v in enumerate(out) if not isinstance(v, str)), None)
     if bad is not None:
-        raise error(f"{what} must be strings, got {type(bad).__name__}")
+        raise error(f"{what} must be strings, got {type(out[bad]).__name__}")
     return out
 
 
