@@ -262,7 +262,8 @@ class HierarchicalRetriever:
         scale = 1.0
         if question:
             if cfg.question_dense_weight is not None:
-                dense_weight = cfg.question_dense_weight
+                # never below the configured weight: a dense-only setup stays dense-only
+                dense_weight = max(dense_weight, cfg.question_dense_weight)
             if cfg.question_heading_weight is not None:
                 heading_weight = cfg.question_heading_weight
             scale = cfg.question_context_scale
