@@ -610,9 +610,7 @@ class _Packer:
         key, label = _split(m.uri)
         is_turn = m.uri in self.turns
         group = self.groups.get(key)
-        compact = (
-            self.root is not None and m.context_type is ContextType.RESOURCE and not is_turn
-        )
+        compact = self.root is not None and m.context_type is ContextType.RESOURCE and not is_turn
         if group is None:
             t = _time_of(m)
             info = ", ".join(p for p in (m.context_type.value, t) if p)
