@@ -121,11 +121,13 @@ PIECE = st.text(alphabet=st.sampled_from(list("abc xyz.\n!?;:é中")), max_size=
     positions=st.lists(st.sampled_from([None, -1, 1]), min_size=8, max_size=8),
     max_tokens=st.integers(1, 600),
 )
-def test_document_blocks_never_exceed_the_budget(texts, positions, max_tokens) -> None:
+def test_document_blocks_never_exceed_the_budget(
+    texts: list[str], positions: list[int | None], max_tokens: int
+) -> None:
     counter = default_token_counter()
-    hits = []
+    hits: list[MatchedContext] = []
     for i, t in enumerate(texts):
-        col = []
+        col: list[ChunkContext] = []
         if positions[i] is not None:
             col = [
                 ChunkContext(
@@ -160,3 +162,15 @@ def test_client_asks_find_for_enough_slots_to_fill_the_budget(tmp_path: Path) ->
     )
     assert len(capped.sections) <= 10
     assert big.tokens <= 3000
+
+
+def test_excerpts_last_keeps_lower_whole_hits(monkeypatch: pytest.MonkeyPatch) -> None:
+    big = _chunk("guide/a.md", 2, LONG, 0.9)
+    small = _chunk("guide/b.md", 5, "Small whole answer.", 0.5)
+    at_rank = assemble_context([big, small], max_tokens=150)
+    # default: the better hit is cut to the room and the lower one no longer fits
+    assert at_rank.uris == [big.uri] and at_rank.sections[0].excerpt
+    monkeypatch.setattr(ca, "EXCERPTS_LAST", True)
+    late = assemble_context([big, small], max_tokens=150)
+    assert late.uris == [small.uri, big.uri] and late.sections[1].excerpt
+    assert "Small whole answer." in late.text and late.tokens <= 150
