@@ -5,7 +5,11 @@ left in its prompt. :func:`assemble_context` builds it:
 
 - hits are taken best first; each is shown at the most detailed *tier* allowed that still fits
   — ``content`` (L2), else ``overview`` (L1), else ``abstract`` (L0). A tier that does not fit is
-  replaced by the smaller one, never cut mid-sentence;
+  replaced by the smaller one, never cut mid-sentence; a document's text that does not fit is
+  cut to the room left at a sentence or line boundary instead (:data:`CHUNK_FALLBACK`), since
+  a chunk's smaller tiers are its heading path;
+- resources are listed under compact headers (:data:`COMPACT_RESOURCE_HEADERS`), the full
+  URIs stay in :attr:`AssembledContext.sections`;
 - ``max_tokens`` bounds the whole block and ``quotas`` bound each context type (memories,
   resources, skills), so that one kind cannot crowd out the others;
 - ``exclude_uris`` drops hits inside the given subtrees, and ``seen_uris`` drops hits an earlier
@@ -319,7 +323,7 @@ def _lines_of(g: _Group) -> list[str]:
 
 def _render(groups: Sequence[_Group]) -> str:
     shown = [g for g in groups if g.lines]
-    first_root = next((g for g in shown if g.root is not None), None)
+    first_root = next((g for g in shown if g.root), None)
     parts = []
     for g in shown:
         head = [g.header] if g is not first_root else [f"(under {g.root})", g.header]
@@ -341,7 +345,7 @@ def _resource_root(keys: Iterable[str]) -> str:
                     break
                 n += 1
             del common[n:]
-    if not common:
+    if not common or len(common) <= 2:  # nothing shared but the scheme: say full URIs
         return ""
     return "/".join(common) + "/"
 
@@ -638,7 +642,7 @@ class _Packer:
                 rel = key[len(self.root) :] if key.startswith(self.root) else key
                 candidate.header = f"[{rel}]" + (f" ({t})" if t else "")
                 candidate.root = self.root
-                if not self.root_said:
+                if self.root and not self.root_said:
                     extra = self.count(f"(under {self.root})") + self.nl_cost
             if is_turn:
                 ts = m.metadata.get(TIMESTAMP_FIELD)
@@ -727,7 +731,7 @@ class _Packer:
     def _take(
         self, m: MatchedContext, key: str, group: _Group, line: str, tier: Tier, n: int
     ) -> None:
-        if group.root is not None and key not in self.groups:
+        if group.root and key not in self.groups:
             self.root_said = True
         self.groups.setdefault(key, group)
         group.lines.append(line)
