@@ -22,9 +22,9 @@ with the same answer takes its place and earns nothing.
 
 Metrics: nDCG@10 (graded gains on Cranfield), R@10, R@100, MRR@10, and **answer-in-context**
 at 500 / 1,000 / 2,000 tokens (``ctx@B``): the share of a question's answers present (same
-judge) in the block the user would put in a prompt: for treehop rows ``assemble_context`` over
-the limit-10 ``find()`` result (what ``Treehop.assemble_context(query, max_tokens=B)`` does with
-find's default limit); for every other row its top-100 results packed best-first (a result
+judge) in the block the user would put in a prompt: for treehop rows
+``Treehop.assemble_context(query, max_tokens=B)`` (its ``find()`` without a ``limit`` asks for
+``context_limit(B)`` slots); for every other row its top-100 results packed best-first (a result
 that does not fit is skipped, the next tried) into the same budget, counted by treehop's own
 token counter (``default_token_counter``, MiniLM's WordPiece).
 
@@ -433,15 +433,35 @@ class Runner:
         raise ValueError(f"row {row.key}: method {row.method!r} not available")
 
     def block(
-        self, found: Any, budget: int, pool: Sequence[str], counter: Any
+        self,
+        found: Any,
+        budget: int,
+        pool: Sequence[str],
+        counter: Any,
+        row: Row | None = None,
+        q: ns.NaturalQuestion | None = None,
     ) -> tuple[str, list[str]]:
         """The context a user puts in the prompt at ``budget`` tokens: for a treehop row
-        ``assemble_context`` over the limit-10 ``find()`` result (what
-        ``Treehop.assemble_context(query, max_tokens=...)`` does with find's default limit);
-        for the others their results packed best first. Also the block's pieces: each
-        assembled hit's text at the tier it went in with, or each packed result."""
+        ``Treehop.assemble_context(query, max_tokens=budget)`` (its own ``find()``, which
+        without a ``limit`` asks for enough slots to fill the budget); for the others their
+        results packed best first. Also the block's pieces: each assembled hit's text at the
+        tier it went in with, or each packed result."""
         if found is not None:
-            ctx = self.th.assemble_context(found, max_tokens=budget, token_counter=counter)
+            if row is not None and q is not None:
+                r, question = row, q
+
+                def call() -> Any:
+                    return self.th.assemble_context(
+                        question.text,
+                        max_tokens=budget,
+                        token_counter=counter,
+                        target_uri=self.scope,
+                        **r.find,
+                    )
+
+                ctx = self._with_config(row, call)
+            else:
+                ctx = self.th.assemble_context(found, max_tokens=budget, token_counter=counter)
             by_uri = {m.uri: m for m in found.contexts()}
             pieces = [str(getattr(by_uri[s.uri], s.tier)) for s in ctx.sections if s.uri in by_uri]
             return str(ctx.text), pieces
@@ -470,7 +490,7 @@ def run_rows(
             rr.texts[100][q.qid], _ = runner.results(rr.row, q, 100)
             for b in budgets:
                 pool = rr.texts[100][q.qid][:PACK_POOL]
-                rr.blocks[b][q.qid] = runner.block(found, b, pool, counter)
+                rr.blocks[b][q.qid] = runner.block(found, b, pool, counter, rr.row, q)
     return out
 
 

@@ -35,6 +35,7 @@ from .context_assembly import (
     TokenCounter,
     assemble_context,
     check_budget,
+    context_limit,
     resolve_counter,
 )
 from .embedders.base import Embedder
@@ -772,7 +773,9 @@ class AsyncTreehop:
         ``find_kwargs``) or for an existing result; see :mod:`treehop.context_assembly`.
 
         With ``session_id`` the hits injected by earlier calls of the same session are left out
-        and this call's are recorded (persisted with the index).
+        and this call's are recorded (persisted with the index). Without a ``limit`` the query
+        asks :meth:`find` for enough slots to fill ``max_tokens``
+        (:func:`~treehop.context_assembly.context_limit`).
         """
         check_budget(max_tokens, quotas, tiers)
         counter = resolve_counter(token_counter)
@@ -784,6 +787,8 @@ class AsyncTreehop:
                 raise InvalidQueryError("find arguments need a query string, not a FindResult")
             result = query
         else:
+            if "limit" not in find_kwargs:
+                find_kwargs["limit"] = context_limit(max_tokens)
             result = await self.find(query, **find_kwargs)
         seen: list[str] = []
         if session_id is not None:

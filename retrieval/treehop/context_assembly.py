@@ -5,7 +5,11 @@ left in its prompt. :func:`assemble_context` builds it:
 
 - hits are taken best first; each is shown at the most detailed *tier* allowed that still fits
   — ``content`` (L2), else ``overview`` (L1), else ``abstract`` (L0). A tier that does not fit is
-  replaced by the smaller one, never cut mid-sentence;
+  replaced by the smaller one, never cut mid-sentence; a document's text that does not fit is
+  cut to the room left at a sentence or line boundary instead (:data:`CHUNK_FALLBACK`), since
+  a chunk's smaller tiers are its heading path;
+- resources are listed under compact headers (:data:`COMPACT_RESOURCE_HEADERS`), the full
+  URIs stay in :attr:`AssembledContext.sections`;
 - ``max_tokens`` bounds the whole block and ``quotas`` bound each context type (memories,
   resources, skills), so that one kind cannot crowd out the others;
 - ``exclude_uris`` drops hits inside the given subtrees, and ``seen_uris`` drops hits an earlier
@@ -190,6 +194,8 @@ class ContextSection:
     tier: Tier
     tokens: int
     score: float
+    excerpt: bool = False
+    """True: the tier's text cut to the room left (``CHUNK_FALLBACK``), not all of it."""
 
 
 @dataclass
@@ -214,6 +220,18 @@ class AssembledContext:
         for s in self.sections:
             out[s.context_type.value] = out.get(s.context_type.value, 0) + s.tokens
         return out
+
+
+SLOT_TOKENS = 100
+"""Tokens per slot :meth:`Treehop.assemble_context` plans for when it runs the query itself
+without a ``limit``: ``find`` is asked for ``max_tokens / SLOT_TOKENS`` slots (at least
+find's default 10), so that a large budget does not run out of hits (a Cranfield abstract is
+about 150-200 tokens; a FAQ passage slot up to 500)."""
+
+
+def context_limit(max_tokens: int) -> int:
+    """How many slots to ask ``find`` for to fill ``max_tokens`` (see :data:`SLOT_TOKENS`)."""
+    return max(10, min(1000, -(-max_tokens // SLOT_TOKENS)))
 
 
 def check_budget(
@@ -271,6 +289,8 @@ class _Group:
     """A memory session's ``(8 May 2023) `` (:func:`_turn_line`)."""
     keys: list[tuple[int, tuple[int | str, ...]]] | None = None
     """Conversation-order keys of a session's turn lines (rendered in that order)."""
+    root: str | None = None
+    """A compact resource header's common prefix, said before the block's first one."""
 
 
 def _line(m: MatchedContext, tier: Tier, body: str, label: str, group_time: str | None) -> str:
@@ -280,7 +300,10 @@ def _line(m: MatchedContext, tier: Tier, body: str, label: str, group_time: str 
         extra.append(t)
     if tier != "content":
         extra.append(tier)
-    return f"- {label}{' (' + ', '.join(extra) + ')' if extra else ''}: {body}"
+    note = f"({', '.join(extra)})" if extra else ""
+    if not label:  # a compact chunk line (``CHUNK_LABELS``)
+        return f"- {note}: {body}" if note else f"- {body}"
+    return f"- {label}{' ' + note if note else ''}: {body}"
 
 
 def _turn_line(body: str, day: str | None) -> str:
@@ -299,7 +322,58 @@ def _lines_of(g: _Group) -> list[str]:
 
 
 def _render(groups: Sequence[_Group]) -> str:
-    return SEPARATOR.join("\n".join([g.header, *_lines_of(g)]) for g in groups if g.lines)
+    shown = [g for g in groups if g.lines]
+    first_root = next((g for g in shown if g.root), None)
+    parts = []
+    for g in shown:
+        head = [g.header] if g is not first_root else [f"(under {g.root})", g.header]
+        parts.append("\n".join([*head, *_lines_of(g)]))
+    return SEPARATOR.join(parts)
+
+
+def _resource_root(keys: Iterable[str]) -> str:
+    """The deepest ``/``-ended prefix shared by the group keys, each keeping a name after it."""
+    common: list[str] | None = None
+    for k in keys:
+        segs = k.split("/")[:-1]
+        if common is None:
+            common = segs
+        else:
+            n = 0
+            for a, b in zip(common, segs, strict=False):
+                if a != b:
+                    break
+                n += 1
+            del common[n:]
+    if not common or len(common) <= 2:  # nothing shared but the scheme: say full URIs
+        return ""
+    return "/".join(common) + "/"
+
+
+_BREAK = re.compile(r"(?<=[.!?:;])[ \t]+|\n+")
+
+
+def _excerpt(text: str, fits: Callable[[str], bool], from_end: bool) -> str:
+    """The longest run of whole sentences or lines at the start of ``text`` (its end with
+    ``from_end``) that ``fits``; ``""`` when none does. Binary search over the breaks, so the
+    counter sees O(log n) candidates."""
+    cuts = [m.start() for m in _BREAK.finditer(text)] if not from_end else []
+    if from_end:
+        cuts = [m.end() for m in _BREAK.finditer(text)]
+        cuts.reverse()  # longer suffix last: a cut nearer the start keeps more
+
+    def piece(i: int) -> str:
+        return text[cuts[i] :].strip() if from_end else text[: cuts[i]].strip()
+
+    lo, hi, best = 0, len(cuts) - 1, ""
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        cand = piece(mid)
+        if cand and fits(cand):
+            best, lo = cand, mid + 1
+        else:
+            hi = mid - 1
+    return best
 
 
 NEIGHBOUR_ORDER: Literal["slot", "slot-near", "heads", "score"] = "slot"
@@ -316,6 +390,31 @@ COMPACT_TURNS = True
 """A turn's line is ``- Speaker: words``: no label, no day when its session header says it."""
 COMPACT_HEADERS = True
 """A session's header is ``[conv/session, day time]`` instead of the full URI."""
+COMPACT_RESOURCE_HEADERS = True
+"""A resource group's header is ``[path]``, its URI relative to the deepest common prefix of
+the block's resource hits, which the first resource header states once (``[root] path``);
+no ``(resource)`` type, a time only when the hit carries one. Why: the full
+``[viking://resources/...] (resource)`` header cost 20-40 MiniLM tokens per document, which
+packed flat chunks do not pay (natural-question dev halves, ``bench/bench_natural.py``); a
+program reads the full URIs from :attr:`AssembledContext.sections`."""
+CHUNK_LABELS = False
+"""``- #chunk-4: text`` (True) or ``- text``: a chunk's number tells a reader nothing, the
+header names its document; other tiers keep their label (``- #chunk-4 (abstract): ...``)."""
+CHUNK_FALLBACK: Literal["tiers", "excerpt", "none"] = "excerpt"
+"""What a document chunk (any resource leaf) that does not fit becomes: ``excerpt`` its own
+text cut at a sentence or line boundary to the room left (the end of a chunk shown before
+its slot's hit, the start otherwise), if at least :data:`MIN_EXCERPT_TOKENS` fit, else
+nothing; ``tiers`` its overview/abstract (a chunk's abstract is its heading path, which
+rarely holds an answer); ``none`` nothing. Natural-question dev halves, ctx@500/1000
+(tiers -> excerpt): Django FAQ 0.500/0.615 -> 0.615/0.731, lsof FAQ 0.708/0.814 ->
+0.752/0.823, gitfaq 0.545/0.909 -> 0.727/0.909, Cranfield 0.218/0.331 -> 0.220/0.332."""
+MIN_EXCERPT_TOKENS = 48
+EXCERPTS_LAST = False
+"""True: excerpts only fill the room the whole hits left (after every hit was tried whole);
+False: a hit that does not fit is cut at its rank, before lower hits are tried. Natural-question
+dev halves, ctx@500/1000 (False -> True): Django FAQ 0.577/0.731 -> 0.500/0.692, lsof FAQ
+0.761/0.823 -> 0.699/0.832, gitfaq 0.727/0.909 -> 0.545/0.909, Cranfield 0.234/0.338 ->
+0.230/0.340: a high-ranked hit's own text is worth more than a lower hit whole."""
 
 
 def _session_header(key: str, m: MatchedContext) -> str:
@@ -415,12 +514,24 @@ def assemble_context(
     counter = resolve_counter(token_counter)
     contexts, turns = _unfold_turns(hits.contexts() if isinstance(hits, FindResult) else list(hits))
     packer = _Packer(max_tokens, quota, order, counter, contexts, turns)
+    packer.before = {
+        c.uri for h in contexts for c in h.collapsed if c.position is not None and c.position < 0
+    }
     excluded = [e.rstrip("/") for e in exclude_uris]
     seen = set(seen_uris)
+    late = EXCERPTS_LAST and CHUNK_FALLBACK == "excerpt"
+    pending: list[MatchedContext] = []
     for m in contexts:
         reason = packer.refusal(m, excluded, seen)
         if reason is None:
-            reason = packer.place(m)
+            reason = packer.place(m, excerpt=not late)
+            if reason == "budget" and late:
+                pending.append(m)
+                continue
+        if reason is not None:
+            packer.out.skipped.append((m.uri, reason))
+    for m in pending:  # the room whole hits left, best first
+        reason = packer.place(m, excerpt=True, whole=False)
         if reason is not None:
             packer.out.skipped.append((m.uri, reason))
     return packer.finish()
@@ -486,6 +597,16 @@ class _Packer:
         self.taken: set[str] = set()
         self.contexts = contexts
         self._above_hits: set[str] | None = None
+        self.before: set[str] = set()
+        """Chunks shown before their slot's hit (an excerpt of one keeps its end)."""
+        self.root: str | None = None
+        if COMPACT_RESOURCE_HEADERS:
+            self.root = _resource_root(
+                _split(m.uri)[0]
+                for m in contexts
+                if m.context_type is ContextType.RESOURCE and m.uri not in turns
+            )
+        self.root_said = False
 
     @property
     def above_hits(self) -> set[str]:
@@ -505,15 +626,24 @@ class _Packer:
             return "duplicate"
         return None
 
-    def place(self, m: MatchedContext) -> str | None:
-        """Add ``m`` at the richest tier that fits; the reason it did not fit otherwise."""
+    def place(self, m: MatchedContext, excerpt: bool = True, whole: bool = True) -> str | None:
+        """Add ``m`` at the richest tier that fits (``whole``), else as an excerpt of its text
+        (``excerpt``, see :data:`CHUNK_FALLBACK`); the reason it did not fit otherwise."""
         key, label = _split(m.uri)
         is_turn = m.uri in self.turns
         group = self.groups.get(key)
+        compact = self.root is not None and m.context_type is ContextType.RESOURCE and not is_turn
         if group is None:
             t = _time_of(m)
             info = ", ".join(p for p in (m.context_type.value, t) if p)
             candidate = _Group(key, f"[{key}] ({info})", t)
+            extra = 0
+            if compact and self.root is not None:
+                rel = key[len(self.root) :] if key.startswith(self.root) else key
+                candidate.header = f"[{rel}]" + (f" ({t})" if t else "")
+                candidate.root = self.root
+                if self.root and not self.root_said:
+                    extra = self.count(f"(under {self.root})") + self.nl_cost
             if is_turn:
                 ts = m.metadata.get(TIMESTAMP_FIELD)
                 if COMPACT_TURNS and t is not None and isinstance(ts, (int, float)):
@@ -521,9 +651,12 @@ class _Packer:
                 if COMPACT_HEADERS:
                     candidate.header = _session_header(key, m)
                 candidate.keys = []
-            opening = self.count(candidate.header) + (self.sep_cost if self.groups else 0)
+            opening = extra + self.count(candidate.header) + (self.sep_cost if self.groups else 0)
         else:
             candidate, opening = group, 0
+        chunk = label.startswith("#") and m.context_type is ContextType.RESOURCE and m.is_leaf
+        if chunk and not CHUNK_LABELS:
+            label = ""
         limit = self.quota.get(m.context_type)
         reason = "empty"
         tried: set[str] = set()
@@ -531,6 +664,17 @@ class _Packer:
         if not m.is_leaf and m.uri in self.above_hits:
             # its own hits below it say more than its overview (a list of child abstracts)
             tiers_here = tuple(t for t in self.order if t == "abstract") or self.order
+        excerpt_ok = (
+            CHUNK_FALLBACK == "excerpt"
+            and "content" in tiers_here
+            and m.is_leaf
+            and m.context_type is ContextType.RESOURCE
+            and bool(m.content.strip())
+        )
+        if chunk and CHUNK_FALLBACK != "tiers" and "content" in tiers_here:
+            tiers_here = ("content",)
+        if not whole:
+            tiers_here, reason = (), "budget"
         for tier in tiers_here:
             body = getattr(m, tier).strip()
             if not body or body in tried:
@@ -549,11 +693,46 @@ class _Packer:
                 continue
             self._take(m, key, candidate, line, tier, n)
             return None
+        if excerpt and excerpt_ok and reason == "budget":
+            return self._place_excerpt(m, key, candidate, label, opening, limit)
         return reason
+
+    def _place_excerpt(
+        self,
+        m: MatchedContext,
+        key: str,
+        group: _Group,
+        label: str,
+        opening: int,
+        limit: int | None,
+    ) -> str | None:
+        """The chunk's own text cut to the room left (``CHUNK_FALLBACK="excerpt"``)."""
+        room = self.max_tokens - self.used
+        if limit is not None:
+            room = min(room, limit - self.per_type.get(m.context_type, 0))
+        room -= opening + self.nl_cost
+        if room < MIN_EXCERPT_TOKENS:
+            return "budget"
+        from_end = m.uri in self.before
+
+        def line_of(body: str) -> str:
+            return _line(m, "content", "… " + body if from_end else body + " …", label, group.time)
+
+        body = _excerpt(m.content.strip(), lambda b: self.count(line_of(b)) <= room, from_end)
+        if not body:
+            return "budget"
+        line = line_of(body)
+        self._take(m, key, group, line, "content", opening + self.nl_cost + self.count(line))
+        self.out.sections[-1] = ContextSection(
+            m.uri, m.context_type, "content", self.out.sections[-1].tokens, float(m.score), True
+        )
+        return None
 
     def _take(
         self, m: MatchedContext, key: str, group: _Group, line: str, tier: Tier, n: int
     ) -> None:
+        if group.root and key not in self.groups:
+            self.root_said = True
         self.groups.setdefault(key, group)
         group.lines.append(line)
         if group.keys is not None:

@@ -1,0 +1,118 @@
+"""``assemble_context``'s layout choices for documents, measured one at a time (issue 33).
+
+    python bench/bench_context_flags.py --dev                  # every variant, the 4 sets
+    python bench/bench_context_flags.py --test --variants old,new
+
+Each variant sets module constants of :mod:`treehop.context_assembly` (headers, chunk labels,
+the fallback of a chunk that does not fit, the slots asked of ``find``) and runs
+``Treehop.assemble_context(question, max_tokens=B)`` over the same index in one process;
+``ctx@B`` is judged as in ``bench_natural.py`` (the answer's text inside the block), beside
+flat hybrid's top-100 chunks packed best first into the same budget.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+from typing import Any  # noqa: E402
+
+import bench_natural as bn  # noqa: E402
+import bench_tree as bt  # noqa: E402
+import datasets as ds  # noqa: E402
+import natural_sets as ns  # noqa: E402
+import treehop.context_assembly as ca  # noqa: E402
+from treehop import RetrievalConfig, Treehop  # noqa: E402
+
+OLD: dict[str, Any] = {
+    "COMPACT_RESOURCE_HEADERS": False,
+    "CHUNK_LABELS": True,
+    "CHUNK_FALLBACK": "tiers",
+    "SLOT_TOKENS": 10**9,
+    "EXCERPTS_LAST": False,
+}
+NEW: dict[str, Any] = {
+    "COMPACT_RESOURCE_HEADERS": True,
+    "CHUNK_LABELS": False,
+    "CHUNK_FALLBACK": "excerpt",
+    "SLOT_TOKENS": 100,
+    "EXCERPTS_LAST": False,
+}
+VARIANTS: dict[str, dict[str, Any]] = {
+    "old": OLD,
+    "old+headers": {**OLD, "COMPACT_RESOURCE_HEADERS": True, "CHUNK_LABELS": False},
+    "old+excerpt": {**OLD, "CHUNK_FALLBACK": "excerpt"},
+    "old+none": {**OLD, "CHUNK_FALLBACK": "none"},
+    "old+limit": {**OLD, "SLOT_TOKENS": 100},
+    "new": NEW,
+    "new-limit": {**NEW, "SLOT_TOKENS": 10**9},
+    "new+excerpts-last": {**NEW, "EXCERPTS_LAST": True},
+}
+BUDGETS = (500, 1000, 2000)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sets", default=",".join(ns.NATURAL_SETS))
+    half = ap.add_mutually_exclusive_group(required=True)
+    half.add_argument("--dev", action="store_true")
+    half.add_argument("--test", action="store_true")
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    args = ap.parse_args()
+    names = args.variants.split(",")
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        ap.error(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
+    cached = ds.default_embedder()
+    counter = bn.CachedCounter(ca.default_token_counter())
+    judge = bn.Judge()
+    saved = {k: getattr(ca, k) for k in OLD}
+    print(f"| set | half | n | variant | {' | '.join(f'ctx@{b}' for b in BUDGETS)} |")
+    print(f"|---|---|---|---|{'---|' * len(BUDGETS)}")
+    try:
+        for name in args.sets.split(","):
+            nset = ns.load_natural_set(name, cached)
+            emb = bt.MemoEmbedder(cached)
+            th = Treehop(None, embedder=emb, config=RetrievalConfig())
+            scope = f"viking://resources/{nset.name}"
+            try:
+                th.add_resource(str(nset.root), target_uri=scope)
+                flat = bn.Flat(th)
+                dev, test = bt.split_halves([q.qid for q in nset.questions])
+                by_id = {q.qid: q for q in nset.questions}
+                qs = [by_id[i] for i in bt.sample_order(dev if args.dev else test)]
+                emb.prepare([q.text for q in qs])
+                rows = ["flat hybrid", *names]
+                got: dict[str, dict[int, list[float]]] = {r: {b: [] for b in BUDGETS} for r in rows}
+                for q in qs:
+                    answers = [a for a, _ in q.answers]
+                    pool = flat.hybrid(
+                        emb.queries[q.text], q.text, 100, bt.DEFAULT_DENSE_WEIGHT, scope
+                    )
+                    for b in BUDGETS:
+                        block = "\n\n".join(bn.pack_pieces(pool, b, counter))
+                        got["flat hybrid"][b].append(bn.answer_in_context(block, answers, judge))
+                    for v in names:
+                        for k, val in VARIANTS[v].items():
+                            setattr(ca, k, val)
+                        for b in BUDGETS:
+                            ctx = th.assemble_context(
+                                q.text, max_tokens=b, target_uri=scope, token_counter=counter
+                            )
+                            assert ctx.tokens <= b
+                            got[v][b].append(bn.answer_in_context(ctx.text, answers, judge))
+            finally:
+                th.close()
+            for r in rows:
+                cells = " | ".join(f"{sum(got[r][b]) / max(1, len(qs)):.3f}" for b in BUDGETS)
+                print(f"| {name} | {'dev' if args.dev else 'test'} | {len(qs)} | {r} | {cells} |")
+    finally:
+        for k, val in saved.items():
+            setattr(ca, k, val)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+"""assemble_context over documents: compact resource headers that still name the source, a
+chunk that does not fit delivered as an excerpt of its own text (never its heading path),
+the budget a hard bound, and enough slots asked of ``find`` to fill a large budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import treehop.context_assembly as ca
+from treehop import Treehop
+from treehop.context_assembly import (
+    MIN_EXCERPT_TOKENS,
+    assemble_context,
+    context_limit,
+    default_token_counter,
+)
+from treehop.models import ChunkContext, ContextType, MatchedContext
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+ROOT = "viking://resources/docs"
+
+
+def _chunk(
+    doc: str, i: int, content: str, score: float, collapsed: list[ChunkContext] | None = None
+) -> MatchedContext:
+    return MatchedContext(
+        uri=f"{ROOT}/{doc}#chunk-{i}",
+        context_type=ContextType.RESOURCE,
+        is_leaf=True,
+        abstract=f"Guide › Section {i}",
+        content=content,
+        score=score,
+        chunk_index=i,
+        collapsed=collapsed or [],
+    )
+
+
+SENTENCES = [f"Sentence {n} says that the widget number {n} is blue and small." for n in range(40)]
+LONG = " ".join(SENTENCES)
+
+
+def test_compact_headers_name_the_source_once_and_sections_keep_full_uris(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hits = [
+        _chunk("guide/a.md", 3, "Use the frobnicate flag to enable it.", 0.9),
+        _chunk("guide/a.md", 7, "The flag is off by default.", 0.8),
+        _chunk("ref/b.md", 1, "frobnicate: a boolean setting.", 0.7),
+    ]
+    out = assemble_context(hits, max_tokens=500)
+    assert out.text == (
+        "(under viking://resources/docs/)\n"
+        "[guide/a.md]\n"
+        "- Use the frobnicate flag to enable it.\n"
+        "- The flag is off by default.\n\n"
+        "[ref/b.md]\n"
+        "- frobnicate: a boolean setting."
+    )
+    # nothing lost for a program: every section carries its full URI
+    assert out.uris == [h.uri for h in hits]
+    # the full-URI headers and #chunk labels cost more for the same three chunks
+    monkeypatch.setattr(ca, "COMPACT_RESOURCE_HEADERS", False)
+    monkeypatch.setattr(ca, "CHUNK_LABELS", True)
+    old = assemble_context(hits, max_tokens=500)
+    assert f"[{ROOT}/guide/a.md] (resource)" in old.text and "- #chunk-3: " in old.text
+    assert out.tokens < old.tokens
+
+
+def test_chunk_that_does_not_fit_is_an_excerpt_of_its_own_text() -> None:
+    counter = default_token_counter()
+    hit = _chunk("guide/a.md", 2, LONG, 0.9)
+    assert counter.count(LONG) > 300
+    out = assemble_context([hit], max_tokens=120)
+    assert out.tokens <= 120
+    [section] = out.sections
+    assert section.excerpt and section.tier == "content" and section.uri == hit.uri
+    # the start of the chunk, cut after a whole sentence, marked as cut
+    assert SENTENCES[0] in out.text and out.text.endswith(". …")
+    assert SENTENCES[-1] not in out.text
+    # never the heading-path abstract the old fallback delivered
+    assert "Guide › Section" not in out.text
+
+
+def test_chunk_before_the_hit_keeps_its_end() -> None:
+    before = ChunkContext(
+        uri=f"{ROOT}/guide/a.md#chunk-1", chunk_index=1, score=0.5, content=LONG, position=-1
+    )
+    face = _chunk("guide/a.md", 2, "The answer: widgets are blue.", 0.9, [before])
+    out = assemble_context([face], max_tokens=150)
+    assert out.tokens <= 150
+    assert "The answer: widgets are blue." in out.text
+    assert [s.excerpt for s in out.sections] == [False, True]
+    # the part next to the hit survives, the far start does not
+    assert SENTENCES[-1] in out.text and SENTENCES[0] not in out.text
+    assert "- … " in out.text
+
+
+def test_no_excerpt_below_the_minimum_room() -> None:
+    first = _chunk("guide/a.md", 1, "short answer here.", 0.9)
+    second = _chunk("guide/a.md", 2, LONG, 0.8)
+    room = (
+        default_token_counter().count(assemble_context([first], max_tokens=500).text)
+        + MIN_EXCERPT_TOKENS // 2
+    )
+    out = assemble_context([first, second], max_tokens=room)
+    assert out.uris == [first.uri]
+    assert (second.uri, "budget") in out.skipped
+
+
+PIECE = st.text(alphabet=st.sampled_from(list("abc xyz.\n!?;:é中")), max_size=400)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    texts=st.lists(PIECE, min_size=1, max_size=8),
+    positions=st.lists(st.sampled_from([None, -1, 1]), min_size=8, max_size=8),
+    max_tokens=st.integers(1, 600),
+)
+def test_document_blocks_never_exceed_the_budget(
+    texts: list[str], positions: list[int | None], max_tokens: int
+) -> None:
+    counter = default_token_counter()
+    hits: list[MatchedContext] = []
+    for i, t in enumerate(texts):
+        col: list[ChunkContext] = []
+        if positions[i] is not None:
+            col = [
+                ChunkContext(
+                    uri=f"{ROOT}/d{i}.md#chunk-{i + 50}",
+                    chunk_index=i + 50,
+                    score=0.1,
+                    content=t[::-1],
+                    position=positions[i],
+                )
+            ]
+        hits.append(_chunk(f"d{i % 3}/f{i}.md", i, t, 1.0 - i / 10, col))
+    out = assemble_context(hits, max_tokens=max_tokens)
+    assert counter.count(out.text) <= max_tokens
+    assert out.tokens == (counter.count(out.text) if out.text else 0)
+    assert len(set(out.uris)) == len(out.uris)
+    for s in out.sections:
+        assert s.tier == "content"  # a chunk never falls back to its heading path
+
+
+def test_client_asks_find_for_enough_slots_to_fill_the_budget(tmp_path: Path) -> None:
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    for n in range(40):
+        (docs / f"n{n:02d}.md").write_text(f"Widget {n} is a blue widget made in town {n}.\n")
+    c = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    c.add_resource(str(docs), target_uri="viking://resources/notes")
+    assert context_limit(1000) == 10 and context_limit(3000) == 30
+    big = c.assemble_context("blue widget", max_tokens=3000, target_uri="viking://resources/notes")
+    assert len(big.sections) > 10
+    capped = c.assemble_context(
+        "blue widget", max_tokens=3000, target_uri="viking://resources/notes", limit=10
+    )
+    assert len(capped.sections) <= 10
+    assert big.tokens <= 3000
+
+
+def test_excerpts_last_keeps_lower_whole_hits(monkeypatch: pytest.MonkeyPatch) -> None:
+    big = _chunk("guide/a.md", 2, LONG, 0.9)
+    small = _chunk("guide/b.md", 5, "Small whole answer.", 0.5)
+    at_rank = assemble_context([big, small], max_tokens=150)
+    # default: the better hit is cut to the room and the lower one no longer fits
+    assert at_rank.uris == [big.uri] and at_rank.sections[0].excerpt
+    monkeypatch.setattr(ca, "EXCERPTS_LAST", True)
+    late = assemble_context([big, small], max_tokens=150)
+    assert late.uris == [small.uri, big.uri] and late.sections[1].excerpt
+    assert "Small whole answer." in late.text and late.tokens <= 150
