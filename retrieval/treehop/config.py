@@ -102,7 +102,8 @@ class RetrievalConfig(BaseModel):
     over documents (no memory root in scope), when the call sets none; ``None``: the same as
     ``dense_weight``. A question never gets less dense weight than ``dense_weight`` (the
     larger of the two is used), so a dense-only configuration (1.0) stays dense-only.
-    Why: a question a person writes shares few words with its answer, and at 0.5 a chunk repeating its words outranked an answer far ahead on the dense score
+    Why: a question a person writes shares few words with its answer, and at 0.5 a chunk
+    repeating its words outranked an answer far ahead on the dense score
     (issue 33: dense 0.48 / hybrid 0.74 over dense 0.71 / hybrid 0.71). At 0.8 the lexical
     term can move a chunk by at most a quarter of a cosine unit ((1 - w) / w = 0.25 in dense
     units, BM25 divided by the query's best), so a large dense lead holds while a shared
