@@ -437,9 +437,13 @@ lc_k = st.one_of(
     invalid(st.integers(max_value=0)),
     invalid(st.floats().filter(lambda f: not f.is_integer())),
 )
+STORED_LABELS = ("ops", "kubernetes")
+"""The tag labels ``index_dir`` stores: a tag filter naming any other label is refused
+(``InvalidFilterError``: it would match nothing), as an unknown metadata field is."""
 lc_tags = st.one_of(
     valid(st.none()),
-    valid(st.lists(label, min_size=1, max_size=3)),
+    valid(st.lists(st.sampled_from(STORED_LABELS), min_size=1, max_size=3)),
+    invalid(st.lists(label.filter(lambda t: t not in STORED_LABELS), min_size=1, max_size=3)),
     invalid(st.sampled_from([[""], [";;"], ["bad:tag"], ["a<b"], [5], ""])),
 )
 
