@@ -7,11 +7,13 @@ offline MiniLM embedder instead.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from treehop import text_tokenize
 from treehop.embedders.base import BaseEmbedder
@@ -19,6 +21,14 @@ from treehop.embedders.base import BaseEmbedder
 from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
 
 __all__ = ["SAMPLE_TREE", "BagOfWordsEmbedder"]
+
+# CI (CI=true) runs every property test on Hypothesis's fixed example sequence and without the
+# per-example deadline: a CI result is then reproducible from the commit alone, and a slow
+# shared runner is not a failure. Local runs keep random exploration (and the example database),
+# which is how new counterexamples are found; each one found becomes a fix and an explicit case.
+settings.register_profile("ci", derandomize=True, deadline=None, database=None)
+if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+    settings.load_profile("ci")
 
 
 @pytest.fixture
