@@ -70,6 +70,10 @@ async def test_tools_over_stdio(index: Path) -> None:
         assert top["time"].startswith("2024-03-10")
 
         listing = await _call(client, "ls", {"uri": "viking://resources/devops"})
+        with Treehop(index) as th:  # the same kinds as the client's (and the CLI's) ls
+            kinds = {e.uri: e.kind for e in th.ls("viking://resources/devops")}
+        assert {e["uri"]: e["kind"] for e in listing["entries"]} == kinds
+        assert {"directory", "file"} <= set(kinds.values())
         leaf = next(e["uri"] for e in listing["entries"] if e["is_leaf"])
         text = await _call(client, "read", {"uri": leaf, "max_chars": 50})
         assert len(text["text"]) <= 50 and text["uri"] == leaf

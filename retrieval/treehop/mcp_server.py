@@ -207,7 +207,10 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             "token_counter": out.token_counter,
         }
 
-    @tool("List a directory: each child's URI, kind and one-line summary.")
+    @tool(
+        "List a directory: each child's URI, kind (directory, file, chunk, text), children "
+        "(a chunked file: its chunks) and one-line summary."
+    )
     async def ls(uri: str = "viking://resources") -> dict[str, Any]:
         entries = await guard(lambda: client.ls(uri))
         return {
@@ -215,6 +218,7 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             "entries": [
                 {
                     "uri": e.uri,
+                    "kind": e.kind,
                     "is_leaf": e.is_leaf,
                     "abstract": e.abstract,
                     "children": e.children,
