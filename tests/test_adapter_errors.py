@@ -167,6 +167,8 @@ def test_langchain_vectorstore_calls_raise_only_typed_errors(
     _only_typed(lambda: vs.similarity_search_with_score(query, k=k))
     _only_typed(lambda: vs.similarity_search_by_vector(query, k=k))
     _only_typed(lambda: vs.max_marginal_relevance_search(query, k=k, fetch_k=k))
+    _only_typed(lambda: vs.max_marginal_relevance_search("tea", lambda_mult=k))
+    _only_typed(lambda: vs.add_documents(texts))  # not Documents: typed before LangChain reads .id
     _only_typed(lambda: vs.get_by_ids(ids))
     if ids is not None:  # (``delete(None)`` deletes everything, as LangChain defines it)
         _only_typed(lambda: vs.delete(ids))
@@ -279,3 +281,27 @@ def test_mcp_tools_answer_errors_as_tool_errors(
             assert cause is None or isinstance(cause, TreehopError) or "validation" in str(exc)
 
     lc_client.run(call())
+
+
+def test_langchain_vectorstore_reported_failures_are_typed(lc_vectorstore: Any) -> None:
+    """Found by a random-call attack on the merged stop-33 code: each raised a plain Python error
+    (``AttributeError: 'str' object has no attribute 'id'``, ``TypeError`` comparing a float with
+    a string, a list query reaching the embedder)."""
+    from treehop.errors import InvalidQueryError
+
+    vs = lc_vectorstore
+    with pytest.raises(InvalidQueryError, match="Document"):
+        vs.add_documents(["not a document"])
+    with pytest.raises(InvalidQueryError, match="lambda_mult"):
+        vs.max_marginal_relevance_search("tea", lambda_mult="x")
+    with pytest.raises(InvalidQueryError, match="query"):
+        vs.max_marginal_relevance_search(["tea"])
+    with pytest.raises(InvalidQueryError, match="query"):
+        asyncio.run(vs.amax_marginal_relevance_search(5))
+    with pytest.raises(InvalidQueryError, match="k must be"):
+        vs.max_marginal_relevance_search("tea", k=[None])
+    with pytest.raises(InvalidQueryError, match="target_uri"):
+        vs.similarity_search("tea", target_uri=5)
+    assert [d.page_content for d in vs.max_marginal_relevance_search("cats tea", k=1)] == [
+        "cats like tea"
+    ]

@@ -50,6 +50,7 @@ from treehop.errors import InvalidQueryError
 from treehop.ingest.records import INTERNAL_KEYS, Passage, path_segments
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.search_options import SearchKwargs
+from treehop.validation import check_limit, check_query
 
 from .embeddings import TreehopEmbeddings, as_treehop_embedder
 from .filters import to_treehop_filter
@@ -203,7 +204,18 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         with kit.progress_reporter(show_progress, "treehop") as progress:
             return await self._passages.aupsert(passages, tags=tags, progress=progress)
 
+    def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+        """As :meth:`aadd_documents` (LangChain's own reads ``doc.id`` before any check)."""
+        return self._run(self.aadd_documents(documents, **kwargs))
+
     async def aadd_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+        if isinstance(documents, str | bytes) or not isinstance(documents, Sequence):
+            raise InvalidQueryError("documents must be a list of langchain Document objects")
+        bad = next((i for i, d in enumerate(documents) if not isinstance(d, Document)), None)
+        if bad is not None:
+            raise InvalidQueryError(
+                f"documents must be Document objects, got {type(documents[bad]).__name__}"
+            )
         if "ids" not in kwargs:
             ids = [doc.id for doc in documents]
             if any(ids):
@@ -268,6 +280,8 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         """``target_uri`` as display URIs: a ``viking://`` URI, or a path under the base."""
         if target is None:
             return [self.base_uri]
+        if not isinstance(target, str) and not isinstance(target, Iterable):
+            raise InvalidQueryError(f"target_uri must be a URI or a list of URIs, got {target!r}")
         items = [target] if isinstance(target, str) else list(target)
         if not items:
             raise InvalidQueryError("target_uri must not be empty")
@@ -347,11 +361,17 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         lambda_mult: float,
         kwargs: dict[str, Any],
     ) -> list[Document]:
+        # the whole call is checked before the query is embedded (a non-string query reached
+        # the embedder; a non-number lambda_mult raised TypeError in the comparison)
+        if isinstance(lambda_mult, bool) or not isinstance(lambda_mult, int | float):
+            raise InvalidQueryError(f"lambda_mult must be a number in [0, 1], got {lambda_mult!r}")
         if not 0.0 <= lambda_mult <= 1.0:
             raise InvalidQueryError(f"lambda_mult must be in [0, 1], got {lambda_mult}")
         if isinstance(fetch_k, bool) or not isinstance(fetch_k, int) or fetch_k < 1:
             raise InvalidQueryError(f"fetch_k must be a positive integer, got {fetch_k!r}")
+        k = check_limit(k, "k")
         if vector is None:
+            query = check_query(query)
             vector = [float(x) for x in await self.aclient.embedder.aembed_query(query)]
         hits = await self._afind(query, max(fetch_k, k), kwargs, vector=vector)
         if not hits:
