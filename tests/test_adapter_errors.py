@@ -242,10 +242,42 @@ def test_llamaindex_vectorstore_calls_raise_only_typed_errors(
         vs.query(q)
 
     _only_typed(query)
+    for field in ("filters", "mode", "node_ids", "doc_ids", "alpha"):  # a plain dataclass
+        q = VectorStoreQuery(query_str="pasta", similarity_top_k=2)
+        setattr(q, field, ref)
+        _only_typed(lambda q=q: vs.query(q))
+    _only_typed(lambda: vs.add(ids))
     _only_typed(lambda: vs.delete(ref))
     _only_typed(lambda: vs.get_nodes(node_ids=ids))
     _only_typed(lambda: vs.delete_nodes(node_ids=ids))
     assert [n.get_content() for n in vs.get_nodes(node_ids=["n1"])] == ["pasta in berlin"]
+
+
+def test_llamaindex_vectorstore_reported_failures_are_typed(li_vectorstore: Any) -> None:
+    """Found by a random-call attack on the merged stop-33 code: a ``VectorStoreQuery`` (a
+    plain dataclass) with a string for ``filters`` or ``mode``, and ``add`` of non-nodes,
+    raised AttributeError / TypeError deep in the search or the ingest."""
+    from llama_index.core.vector_stores.types import VectorStoreQuery
+
+    from treehop.errors import InvalidQueryError
+
+    vs = li_vectorstore
+    for field, value, message in [
+        ("filters", "lang == en", "filters must be MetadataFilters"),
+        ("mode", "default", "mode must be a VectorStoreQueryMode"),
+        ("doc_ids", 5, "doc_ids"),
+        ("query_str", 5, "query_str must be a string"),
+    ]:
+        q = VectorStoreQuery(query_str="pasta", similarity_top_k=2)
+        setattr(q, field, value)
+        with pytest.raises(InvalidQueryError, match=message):
+            vs.query(q)
+    with pytest.raises(InvalidQueryError, match="LlamaIndex nodes"):
+        vs.add(["pasta in berlin"])
+    with pytest.raises(InvalidQueryError, match="LlamaIndex nodes"):
+        vs.add(5)
+    q = VectorStoreQuery(query_str="pasta berlin", similarity_top_k=1)
+    assert [n.get_content() for n in vs.query(q).nodes or []] == ["pasta in berlin"]
 
 
 # ---------------------------------------------------------------------- MCP
@@ -302,6 +334,9 @@ def test_langchain_vectorstore_reported_failures_are_typed(lc_vectorstore: Any) 
         vs.max_marginal_relevance_search("tea", k=[None])
     with pytest.raises(InvalidQueryError, match="target_uri"):
         vs.similarity_search("tea", target_uri=5)
+    for texts, metas in ((["\ud800"], None), (["ok"], [{"k": "\udfff"}])):
+        with pytest.raises(TreehopError, match="lone surrogate"):
+            vs.add_texts(texts, metas)
     assert [d.page_content for d in vs.max_marginal_relevance_search("cats tea", k=1)] == [
         "cats like tea"
     ]

@@ -141,6 +141,21 @@ def _check_metadata(meta: Mapping[str, Any], where: str) -> None:
             raise IngestError(f"{where}: metadata[{key!r}] is not a finite number")
 
 
+def _check_unicode(p: Passage, where: str) -> None:
+    """A lone surrogate (``"\\ud800"``: a Python string, not Unicode text) in a passage's text,
+    id, embedding text or metadata fails when it is hashed, stored or sent: refused here,
+    before any write."""
+    try:
+        for text in (p.text, p.id, p.embed_text):
+            if isinstance(text, str):
+                text.encode("utf-8")
+        json.dumps(p.metadata, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise IngestError(
+            f"{where}: the text, id or metadata contains a lone surrogate (not valid Unicode)"
+        ) from None
+
+
 def _as_record(item: object, where: str) -> IngestRecord:
     if isinstance(item, IngestRecord):
         rec = item
@@ -718,6 +733,7 @@ class PassageStore:
                 raise IngestError(f"{where}: id must be a non-empty string, got {p.id!r}")
             if p.vector is not None:
                 _check_vector(p.vector, where)
+            _check_unicode(p, where)
             pid = p.id if p.id is not None else stable_id(p.text, p.metadata)
             # The same id twice in one batch: the later passage wins (an upsert).
             planned.pop(pid, None)

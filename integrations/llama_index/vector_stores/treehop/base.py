@@ -60,7 +60,7 @@ from treehop.ingest.records import ID_KEY, INTERNAL_KEYS, Passage, PassageStore
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.models import Node
 from treehop.search_options import SearchKwargs
-from treehop.validation import MAX_LIMIT, check_limit
+from treehop.validation import MAX_LIMIT, check_limit, check_strings
 
 T = TypeVar("T")
 DEFAULT_BASE_URI = "viking://resources"
@@ -221,6 +221,13 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         embedding of nodes that come without one on stderr (nodes LlamaIndex embedded
         already need none: its own ``show_progress`` covers them)."""
         reject_extra(kwargs, "add")
+        if isinstance(nodes, str | bytes) or not isinstance(nodes, Sequence):
+            raise InvalidQueryError("nodes must be a list of LlamaIndex nodes")
+        bad = next((i for i, n in enumerate(nodes) if not isinstance(n, BaseNode)), None)
+        if bad is not None:
+            raise InvalidQueryError(
+                f"nodes must be LlamaIndex nodes, got {type(nodes[bad]).__name__}"
+            )
         if not nodes:
             return []
         passages = [self._passage(n) for n in nodes]
@@ -377,8 +384,9 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         mmr_prefetch_factor = kwargs.pop("mmr_prefetch_factor", _MMR_PREFETCH_FACTOR)
         mmr_prefetch_k = kwargs.pop("mmr_prefetch_k", None)
         reject_extra(kwargs, "query")
+        mode = _check_query(query)
         k = check_limit(query.similarity_top_k, "similarity_top_k")
-        mmr = query.mode is VectorStoreQueryMode.MMR
+        mmr = mode is VectorStoreQueryMode.MMR
         fetch = k
         if mmr:
             fetch = int(mmr_prefetch_k or max(k, int(k * float(mmr_prefetch_factor))))
@@ -413,6 +421,37 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
 
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         return self._run(self.aquery(query, **kwargs))
+
+
+def _check_query(query: object) -> VectorStoreQueryMode:
+    """The query's mode, after checking every field this store reads before any work:
+    ``VectorStoreQuery`` is a plain dataclass, so a caller's wrong field type (a string for
+    ``filters``, a number for ``query_str``) would otherwise surface as an AttributeError deep
+    in the search."""
+    if not isinstance(query, VectorStoreQuery):
+        raise InvalidQueryError(f"query must be a VectorStoreQuery, got {type(query).__name__}")
+    if query.query_str is not None and not isinstance(query.query_str, str):
+        raise InvalidQueryError(f"query_str must be a string, got {type(query.query_str).__name__}")
+    emb = query.query_embedding
+    if emb is not None:
+        if isinstance(emb, str | bytes) or not isinstance(emb, Sequence):
+            raise InvalidQueryError("query_embedding must be a list of numbers")
+        if any(isinstance(x, bool) or not isinstance(x, int | float) for x in emb):
+            raise InvalidQueryError("query_embedding must be a list of numbers")
+    if query.filters is not None and not isinstance(query.filters, MetadataFilters):
+        raise InvalidQueryError(
+            f"filters must be MetadataFilters, got {type(query.filters).__name__}"
+        )
+    for name in ("node_ids", "doc_ids"):
+        ids = getattr(query, name)
+        if ids is not None:
+            check_strings(ids, name)
+    alpha = query.alpha
+    if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, int | float)):
+        raise InvalidQueryError(f"alpha must be a number, got {type(alpha).__name__}")
+    if not isinstance(query.mode, VectorStoreQueryMode):
+        raise InvalidQueryError(f"mode must be a VectorStoreQueryMode, got {query.mode!r}")
+    return query.mode
 
 
 __all__ = ["DEFAULT_BASE_URI", "NODE_KEYS", "TreehopEmbedding", "TreehopVectorStore"]
