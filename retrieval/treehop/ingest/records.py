@@ -1297,39 +1297,42 @@ def filter_fields(spec: Mapping[str, Any]) -> set[str]:
     return set(parsed.fields()) if parsed is not None else set()
 
 
+def _stored_scan(
+    client: Treehop | AsyncTreehop,
+    cache: weakref.WeakKeyDictionary[AsyncTreehop, tuple[int, frozenset[str]]],
+    of_node: Callable[[Node], Iterable[str]],
+    refresh: bool,
+) -> frozenset[str]:
+    """The union of ``of_node`` over every stored node: one scan, then cached per client until
+    the store changes size (or ``refresh``)."""
+    aclient = client.aio if isinstance(client, Treehop) else client
+    n = len(aclient.store)
+    cached = cache.get(aclient)
+    if cached is not None and cached[0] == n and not refresh:
+        return cached[1]
+    found: set[str] = set()
+    for node in aclient.store.iter_nodes():
+        found.update(of_node(node))
+    out = frozenset(found)
+    cache[aclient] = (n, out)
+    return out
+
+
 def stored_fields(client: Treehop | AsyncTreehop, *, refresh: bool = False) -> frozenset[str]:
     """Every metadata key of every stored node (cached until the store changes size).
 
     One scan of the store, then a cache; a field missing from the cache triggers one more scan
     before it is reported (metadata can change without the node count changing).
     """
-    aclient = client.aio if isinstance(client, Treehop) else client
-    n = len(aclient.store)
-    cached = _FIELDS.get(aclient)
-    if cached is not None and cached[0] == n and not refresh:
-        return cached[1]
-    keys: set[str] = set()
-    for node in aclient.store.iter_nodes():
-        keys.update(node.metadata)
-    fields = frozenset(keys)
-    _FIELDS[aclient] = (n, fields)
-    return fields
+    return _stored_scan(client, _FIELDS, lambda node: node.metadata, refresh)
 
 
 def stored_tag_labels(client: Treehop | AsyncTreehop, *, refresh: bool = False) -> frozenset[str]:
     """Every tag label of every stored node (``auto:kubernetes`` -> ``kubernetes``), cached
     like :func:`stored_fields` (a label missing from the cache triggers one more scan)."""
-    aclient = client.aio if isinstance(client, Treehop) else client
-    n = len(aclient.store)
-    cached = _LABELS.get(aclient)
-    if cached is not None and cached[0] == n and not refresh:
-        return cached[1]
-    found: set[str] = set()
-    for node in aclient.store.iter_nodes():
-        found.update(tagmod.label_of(t) for t in node.tags)
-    labels = frozenset(found)
-    _LABELS[aclient] = (n, labels)
-    return labels
+    return _stored_scan(
+        client, _LABELS, lambda node: (tagmod.label_of(t) for t in node.tags), refresh
+    )
 
 
 def check_tag_labels(
