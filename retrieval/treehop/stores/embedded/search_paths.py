@@ -96,8 +96,8 @@ import numpy.typing as npt
 import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
-from .. import tags as tagmod
-from ..errors import (
+from ... import tags as tagmod
+from ...errors import (
     IndexCorruptError,
     IndexRecoveryError,
     InvalidQueryError,
@@ -106,15 +106,15 @@ from ..errors import (
     StoreError,
     TreehopError,
 )
-from ..filters import MetadataFilter, TagFilter
-from ..lexical import LexicalIndex, hybrid_scores
-from ..models import ContextType, Node
-from . import _ann
-from . import _checksum as _ck
-from ._ann import AnnIndex, WarmOrphans
-from ._filelock import WriterLock
-from ._state_blobs import check_state_key
-from .base import (
+from ...filters import MetadataFilter, TagFilter
+from ...lexical import LexicalIndex, hybrid_scores
+from ...models import ContextType, Node
+from .. import _ann
+from .. import _checksum as _ck
+from .._ann import AnnIndex, WarmOrphans
+from .._filelock import WriterLock
+from .._state_blobs import check_state_key
+from ..base import (
     HitArrays,
     HitColumns,
     RecoveryRecord,
