@@ -275,3 +275,60 @@ def test_page_answers_count_in_context_by_piece() -> None:
     assert bn.answer_in_context(block, [page], j, [*others, passage], by_piece=True) == 1.0
     assert bn.answer_in_context(block, [page], j, others, by_piece=True) == 0.0
     assert bn.pack_pieces(["a b", "c d", "a b"], 100, HeuristicCounter()) == ["a b", "c d"]
+
+
+# -- POD (Perl's FAQ) -------------------------------------------------------------------
+
+
+def test_pod_inline_codes_render_as_text() -> None:
+    assert ns.pod_inline("use C<printf> or B<I<bold>> F</etc/passwd>") == (
+        "use `printf` or bold /etc/passwd"
+    )
+    assert ns.pod_inline("C<< $a <=> $b >> sorts") == "`$a <=> $b` sorts"
+    assert ns.pod_inline("1 E<lt> 2 E<gt> 0 E<eacute> E<0x41>E<66>") == "1 < 2 > 0 é AB"
+    assert ns.pod_inline("X<index>word Z<>") == "word "
+    assert ns.pod_inline('L<perlop/"Floating-point Arithmetic">') == (
+        "Floating-point Arithmetic in perlop"
+    )
+    assert ns.pod_inline("L<the docs|perlfunc/sort> L<perlnumber>") == "the docs perlnumber"
+    assert ns.pod_inline("L<http://example.org/x>") == "http://example.org/x"
+    assert ns.pod_inline("C<unclosed text") == "unclosed text"  # an unclosed code keeps its text
+    assert ns.pod_inline("2 < 3 > 1, C<<no space>") == "2 < 3 > 1, `<no space`"
+
+
+_POD_TEXT = st.text(alphabet='CBILEXZ<> |/"ab ', max_size=80)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_POD_TEXT)
+def test_pod_inline_never_fails_and_keeps_plain_letters(text: str) -> None:
+    out = ns.pod_inline(text)
+    # every lower-case letter of the input that is not inside an X<>/Z<>/E<> code or the
+    # target part of an L<> survives: the output never holds letters the input lacked
+    assert out.count("a") <= text.count("a") and out.count("b") <= text.count("b")
+    assert ns.pod_inline("ab " + text.replace("<", "").replace(">", "")).startswith("ab ")
+
+
+def test_pod_inline_is_linear_on_long_bracket_runs() -> None:
+    hostile = "C" + "<" * 20_000 + " " + "x " * 20_000  # an open code never closed
+    out = ns.pod_inline(hostile)
+    assert out.count("x") == 20_000
+
+
+def test_pod_to_markdown_headings_code_items_and_skipped_blocks() -> None:
+    pod = (
+        "not pod\n\n=head1 NAME\n\nperlfaq9 - Networking\n\n=head2 How do I fetch a page?\n\n"
+        "Use L<HTTP::Tiny>:\n\n    my $r = HTTP::Tiny->new->get($url);\n\n"
+        "    print $r->{content};\n\nThen parse it.\n\n=over 4\n\n=item *\n\nfirst point\n\n"
+        "=item B<--verbose>\n\nprints more\n\n=back\n\n=begin html\n\n<p>skip</p>\n\n=end html\n\n"
+        "=for comment hidden\n\n=cut\n\nnot pod either\n"
+    )
+    md = ns.pod_to_markdown(pod)
+    assert md.startswith("# NAME\n\nperlfaq9 - Networking\n\n## How do I fetch a page?")
+    assert "```\n    my $r = HTTP::Tiny->new->get($url);\n\n    print $r->{content};\n```" in md
+    assert "Use HTTP::Tiny:" in md and "Then parse it." in md
+    assert "- --verbose\n\nprints more" in md and "first point" in md
+    assert "skip" not in md and "hidden" not in md and "not pod" not in md
+    text, pairs = ns.split_heading_questions(md)
+    assert [q for q, _ in pairs] == ["How do I fetch a page?"]
+    assert "How do I fetch" not in text and "Then parse it." in pairs[0][1]
