@@ -332,3 +332,44 @@ def test_pod_to_markdown_headings_code_items_and_skipped_blocks() -> None:
     text, pairs = ns.split_heading_questions(md)
     assert [q for q, _ in pairs] == ["How do I fetch a page?"]
     assert "How do I fetch" not in text and "Then parse it." in pairs[0][1]
+
+
+def test_perlfaq_set_from_an_unpacked_package_deletes_questions_and_keeps_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole builder on a tiny package laid out as ``perl-doc`` unpacks (the marker of an
+    earlier unpack present, so nothing is downloaded): =head2 questions leave the corpus,
+    also where another answer or a linked page quotes them; linked pages up to the size cap
+    join the corpus, larger ones stay out and are named in the note."""
+    monkeypatch.setattr(ns.ds, "CACHE_DIR", tmp_path)
+    root = ns.ds.debian_package_root(ns.PERL_PACKAGE)
+    pod = root / "usr/share/perl/5.36.0/pod"
+    pod.mkdir(parents=True)
+    (root / ".bench-unpacked").write_text("")
+    for n in range(1, 10):
+        (pod / f"perlfaq{n}.pod").write_text(
+            f"=head1 NAME\n\nperlfaq{n} - Part {n}\n\n=head1 Group\n\n"
+            f"=head2 How do I frobnicate widget {n} quickly?\n\n"
+            f"Use the C<frob{n}> function from L<perlsmall>; it frobnicates widget number "
+            f"{n} in place and returns the count of frobnications.\n\n"
+            f"    frob{n}($widget);\n\n=head2 Why is gizmo {n} slow?\n\n"
+            f'See "How do I frobnicate widget {n} quickly?" first, then L<perlhuge>.\n\n=cut\n'
+        )
+    (pod / "perlsmall.pod").write_text(
+        "=head1 NAME\n\nperlsmall - small\n\nAsk How do I frobnicate widget 3 quickly? here.\n"
+    )
+    (pod / "perlhuge.pod").write_text("=head1 NAME\n\n" + "huge text. " * 4000)
+    nset = ns.perlfaq_set()
+    assert len(nset.questions) == 18
+    assert set(nset.files) == {
+        *(f"perlfaq/perlfaq{n}.md" for n in range(1, 10)),
+        "perl/perlsmall.md",
+    }
+    corpus = "\n".join(nset.files.values())
+    assert "frobnicate widget" not in corpus and "gizmo" not in corpus
+    q = next(q for q in nset.questions if q.text == "How do I frobnicate widget 4 quickly?")
+    assert "Use the `frob4` function from perlsmall" in q.answers[0][0]
+    assert "frob4($widget);" in q.answers[0][0]
+    assert all(a for q in nset.questions for a, _ in q.answers)
+    assert "left out: perlhuge" in nset.note
+    assert (nset.root / "perlfaq" / "perlfaq4.md").is_file()
