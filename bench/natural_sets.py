@@ -20,6 +20,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   indented paragraphs). The tree: one file per top section (``NN-<title>.md``), its group
   headings ("3.1 Configuration Problems", entries that are not questions) kept as headings,
   every question line deleted (and the table of contents, which is the list of questions).
+* ``perlfaq``: Perl 5.36's ``perlfaq1``..``perlfaq9`` (Debian ``perl-doc``), POD converted to
+  Markdown (:func:`pod_to_markdown`): every ``=head2`` is a question, its text up to the next
+  heading the answer. Corpus: the nine FAQ pages with the questions deleted, plus the
+  ``perl*.pod`` pages they link to (up to :data:`PERL_MAX_LINKED_CHARS`). 303 questions: the
+  largest set, so that choices are not made on two dozen questions.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
