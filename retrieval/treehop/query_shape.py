@@ -17,9 +17,9 @@ to ..." and "When to ..." open a guide's title, "Do not ..." an instruction, and
 A problem report in the first person singular ("I can't log in. When I enter ...", "My
 admin-site CSS is not displaying", "I'm on Windows and ...") of at least four words asks for
 an answer just as a question does: 4 of Django's 53 FAQ entries and 3 of gitfaq's 20 are
-such reports without a question mark, while documentation headings, first sentences and link texts almost never open
-with "I" or "my" (3 of 1,436 derived queries in ``bench/data``). "We ..." is left out:
-documentation says "We recommend ...".
+such reports without a question mark, while documentation headings, first sentences and
+link texts almost never open with "I" or "my" (3 of 1,436 derived queries in
+``bench/data``). "We ..." is left out: documentation says "We recommend ...".
 """
 
 from __future__ import annotations
