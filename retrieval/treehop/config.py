@@ -48,7 +48,7 @@ class RetrievalConfig(BaseModel):
     collapse_chunks: bool = True
     """Chunks share result slots (``False``: one slot per chunk). For a question-shaped query
     over documents (:func:`treehop.query_shape.is_question`) a slot is a passage: a run of
-    consecutive chunks of one section or answer that fits ``document_context_chars``
+    consecutive chunks of one section or answer that fits ``question_context_chars``
     (:func:`treehop.descent.passage_groups`), so a document's different answers take slots
     of their own and no matched chunk hides behind another (issue 33: on an FAQ set every
     miss of one-slot-per-document had the answer in ``collapsed``). For other queries (a
