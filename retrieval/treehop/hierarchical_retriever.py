@@ -328,13 +328,21 @@ class HierarchicalRetriever:
                 collapse=cfg.collapse_chunks
                 if q.req.collapse_chunks is None
                 else q.req.collapse_chunks,
-                budget=cfg.document_context_chars,
+                budget=self._slot_chars(q),
                 passages=q.question,
             ),
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
             use_bound=use_bound,
         )
+
+    def _slot_chars(self, q: _Query) -> int:
+        """How much text a slot shows: ``question_context_chars`` for a question over
+        documents (a passage slot) when set, else ``document_context_chars``."""
+        cfg = self.config
+        if q.question and cfg.question_context_chars is not None:
+            return cfg.question_context_chars
+        return cfg.document_context_chars
 
     async def _global_search(
         self, q: _Query, state: Descent, n: int, result: QueryResult
@@ -965,7 +973,7 @@ class HierarchicalRetriever:
         cand, rest = group[0], group[1:]
         score = cand.final.on(state.track)
         node = cand.node
-        shown = _passage_shown(node, rest, self.config.document_context_chars)
+        shown = _passage_shown(node, rest, self._slot_chars(q))
         reranked = state.track is Track.RERANK
         # (the model's validator called with the fields: the same model, validated as its
         # ``__init__`` does, without the ~1.5 us of Python that ``__init__`` adds per hit)
