@@ -14,10 +14,11 @@ search, the store's global step as a find makes it (``store.search`` of the targ
 limit 10: the graph call and the rows around it), ``find()`` with tree context on and dense
 only (bench_store's "default" row), the same with tree context off (its top 10 is the
 exact cosine top 10 when the search finds it: the recall row), and ``find()`` with the full
-default config (hybrid, ``dense_weight`` 0.5; the query texts are ``q0``, ``q1``...: no term of the tree, so BM25
-finds nothing and only its cost is measured). The graph answers the store keeps for a repeated
-query are dropped before each timed call. Then batches of ``--batch``: ``find_many`` of the
-batch vs the same queries one ``find()`` at a time, and faiss's batch search, as QPS.
+default config (hybrid, ``dense_weight`` 0.5; the query texts are ``q0``, ``q1``...: no term
+of the tree, so BM25 finds nothing and only its cost is measured). The graph answers the
+store keeps for a repeated query are dropped before each timed call. Then batches of
+``--batch``: ``find_many`` of the batch vs the same queries one ``find()`` at a time, and
+faiss's batch search, as QPS.
 
 Recall@10: the leaves of find()'s top 10 (``include_directories=False``) vs the exact top 10
 by cosine over every leaf (and faiss's the same way).

@@ -616,12 +616,13 @@ class AsyncTreehop:
         that every vector is the one :meth:`find` uses; a batched model run may differ from
         a one-text run in the last bits of a float (padding), which moves scores by ~1e-7.
         """
-        texts, vectors = _check_many(queries, query_vectors, self.store)
-        ctype = argmod.check_context_type(context_type)
-        opts = self._search_options(options, RetrievalMode.QUICK)
+        texts, vectors, ctype, opts = self._check_find_many(
+            queries, query_vectors, context_type, options
+        )
         target_uri = options.get("target_uri")
-        argmod.check_target_uris(target_uri)
         roots = await self._io(self._roots, target_uri, context_type)
+        if not as_list(target_uri):  # (as :meth:`_run_query` does, once for the batch)
+            roots = await self._io(self._stored_roots, roots)
         if vectors is None:
             vectors = await self._aembed_queries(texts)
         reqs = [
@@ -633,6 +634,25 @@ class AsyncTreehop:
             hits = await self._io(self._postprocess, qr.matched_contexts, opts)
             out.append(self._to_find_result(hits, [qr], None))
         return out
+
+    def _check_find_many(
+        self,
+        queries: object,
+        query_vectors: object,
+        context_type: ContextType | str | None,
+        options: SearchKwargs,
+    ) -> tuple[
+        list[str],
+        np.ndarray[Any, np.dtype[np.float32]] | None,
+        ContextType | None,
+        SearchOptions,
+    ]:
+        """Every argument of :meth:`find_many` checked (none read from the store)."""
+        texts, vectors = _check_many(queries, query_vectors, self.store)
+        ctype = argmod.check_context_type(context_type)
+        opts = self._search_options(options, RetrievalMode.QUICK)
+        argmod.check_target_uris(options.get("target_uri"))
+        return texts, vectors, ctype, opts
 
     async def _aembed_queries(self, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
         """The query vectors of ``texts``: one ``aembed`` call where the embedder embeds a
@@ -1129,7 +1149,13 @@ def _blocking_many(
             return runner.run(method(self._async, *args, **kwargs))
         if kwargs.get("query_vectors") is None:
             client = self._async
-            texts, _ = _check_many(args[0] if args else kwargs.get("queries"), None, client.store)
+            options = {k: v for k, v in kwargs.items() if k not in ("queries", "context_type")}
+            texts, _, _, _ = client._check_find_many(
+                args[0] if args else kwargs.get("queries"),
+                None,
+                kwargs.get("context_type"),  # type: ignore[arg-type]
+                options,  # type: ignore[arg-type]
+            )
             vectors = client._embed_queries(texts)
             if not vectors.any(axis=1).all():
                 # an all-zero embedding: the async path takes it as the embedder's answer
