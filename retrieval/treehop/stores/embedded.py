@@ -2276,7 +2276,7 @@ class EmbeddedStore:
             lex_rows, _ = lexical.top(query_text, fetch)
             lex_rows = lex_rows[lex_rows < s.n]
             lex_rows = lex_rows[full[lex_rows]]
-            cand = np.union1d(cand, lex_rows)
+            cand = _unique_ints(np.concatenate([cand, lex_rows]))  # (np.union1d: numpy.ma)
         else:
             cand = _unique_ints(cand)
         dense = _matvec(s.vectors_of(cand), q)
