@@ -134,6 +134,7 @@ def test_an_embedder_with_a_query_instruction_embeds_each_query_as_a_query(
         (["ok"], {"query_vectors": [[0.0] * 64]}, r"query_vectors\[0\]"),
         (["ok"], {"query_vectors": [[1.0] * 3]}, "dimensions"),
         (["ok"], {"query_vectors": "vec"}, "list of vectors"),
+        (["a", "b"], {"query_vectors": [[1.0] * 64, [1.0] * 32]}, "dimensions"),
         (["ok"], {"context_type": "nope"}, "context_type"),
     ],
 )

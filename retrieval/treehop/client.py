@@ -1043,6 +1043,11 @@ def _check_many(
                 rows.append(_check_query_vector(v, store))
             except InvalidQueryError as exc:
                 raise InvalidQueryError(f"query_vectors[{i}]: {exc}") from None
+            if rows[-1].size != rows[0].size:
+                raise InvalidQueryError(
+                    f"query_vectors[{i}] has {rows[-1].size} dimensions, query_vectors[0] "
+                    f"{rows[0].size}: give vectors of one model"
+                )
     texts = []
     for i, q in enumerate(queries):
         try:

@@ -766,7 +766,15 @@ class LexicalIndex:
         """
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
             raise InvalidQueryError(f"k must be a non-negative integer, got {k!r}")
-        scores = self.score(query, rows)
+        if not isinstance(query, str):
+            raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
+        tokens = self._tokenize(query)
+        if rows is None:
+            with self._lock:
+                known = self._recent_query(tokens).terms.size
+            if not known:  # (no row can score: not a zero score per row to scan)
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        scores = self.score_tokens(tokens, rows)
         if k == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         cand = np.flatnonzero(scores > 0)
