@@ -126,18 +126,21 @@ def main() -> None:
         "find_default": lambda i: dflt.find(f"q{i}", **KW),
     }
     times: dict[str, list[float]] = {k: [] for k in timed}
+    cpu: dict[str, list[float]] = {k: [] for k in timed}
     recall: dict[str, list[float]] = {k: [] for k in timed if k != "store"}
     names = list(timed)
     for i in range(n):
         order = names[i % len(names) :] + names[: i % len(names)]
         for name in order:
             forget_answers(store)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             got = timed[name](i)
             dt = (time.perf_counter() - t0) * 1e3
+            dc = (time.thread_time() - c0) * 1e3
             if i < 10:
                 continue  # caches warm up
             times[name].append(dt)
+            cpu[name].append(dc)
             if name == "faiss":
                 uris = set(leaf_uris[got[1][0]])
             elif name == "store":
@@ -146,12 +149,16 @@ def main() -> None:
                 uris = {m.uri for m in got.resources if m.is_leaf}
             recall[name].append(len(uris & exact[i]) / 10)
     p50 = {k: statistics.median(v) for k, v in times.items()}
-    print(f"load: {os.getloadavg()}; {n - 10} queries, p50 ms (interleaved)")
+    c50 = {k: statistics.median(v) for k, v in cpu.items()}
+    print(f"load: {os.getloadavg()}; {n - 10} queries, p50 ms (interleaved): wall, thread CPU")
     for k, v in p50.items():
         rc = f"  recall@10 {statistics.fmean(recall[k]):.3f}" if k in recall else ""
-        print(f"  {k:13s} {v:7.3f}{rc}")
+        print(f"  {k:13s} {v:7.3f} {c50[k]:7.3f}{rc}")
     for k in ("find_plain", "find_ctx", "find_default"):
-        print(f"  {k} / store {p50[k] / p50['store']:.2f}   / faiss {p50[k] / p50['faiss']:.2f}")
+        print(
+            f"  {k} / store {p50[k] / p50['store']:.2f} (CPU {c50[k] / c50['store']:.2f})"
+            f"   / faiss {p50[k] / p50['faiss']:.2f} (CPU {c50[k] / c50['faiss']:.2f})"
+        )
 
     # batches: find_many vs one by one (both configs), and faiss's batch search (2 threads)
     b = args.batch
