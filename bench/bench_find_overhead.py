@@ -27,6 +27,7 @@ by cosine over every leaf (and faiss's the same way).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -83,6 +84,12 @@ def main() -> None:
     ap.add_argument("--batches", type=int, default=6)
     ap.add_argument("--faiss-m", type=int, default=32)
     ap.add_argument("--faiss-ef", type=int, default=64)
+    ap.add_argument(
+        "--dump",
+        type=Path,
+        help="write every find's list (uri, score, own score, found_by) per config and query "
+        "as JSON: run under two source trees and compare (a speed change must not move one)",
+    )
     args = ap.parse_args()
     import faiss
 
@@ -129,6 +136,7 @@ def main() -> None:
     cpu: dict[str, list[float]] = {k: [] for k in timed}
     recall: dict[str, list[float]] = {k: [] for k in timed if k != "store"}
     names = list(timed)
+    dumped: dict[str, Any] = {}
     for i in range(n):
         order = names[i % len(names) :] + names[: i % len(names)]
         for name in order:
@@ -147,7 +155,12 @@ def main() -> None:
                 continue
             else:
                 uris = {m.uri for m in got.resources if m.is_leaf}
+                dumped[f"{name}|{i}"] = [
+                    [m.uri, m.score, m.own_score, str(m.found_by)] for m in got.resources
+                ]
             recall[name].append(len(uris & exact[i]) / 10)
+    if args.dump is not None:
+        args.dump.write_text(json.dumps(dumped))
     p50 = {k: statistics.median(v) for k, v in times.items()}
     c50 = {k: statistics.median(v) for k, v in cpu.items()}
     print(f"load: {os.getloadavg()}; {n - 10} queries, p50 ms (interleaved): wall, thread CPU")
