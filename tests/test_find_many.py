@@ -230,6 +230,30 @@ def test_find_many_on_the_graph_equals_one_find_each(
             assert _listing(got) == _listing(th.find(q, limit=5))
 
 
+def test_a_large_batch_goes_in_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More queries than ``BATCH_STEP``: the first steps in batches of it, every answer
+    still the one find gives."""
+    from treehop import hierarchical_retriever as hr
+
+    emb = BagOfWordsEmbedder()
+    store = _graph_store(None, emb)
+    calls: list[int] = []
+    real = EmbeddedStore.search_columns_batch
+
+    def spy(self: EmbeddedStore, vectors: Any, *a: Any, **kw: Any) -> Any:
+        calls.append(len(vectors))
+        return real(self, vectors, *a, **kw)
+
+    monkeypatch.setattr(EmbeddedStore, "search_columns_batch", spy)
+    queries = [f"{WORDS[i % 10]} {WORDS[(3 * i) % 10]} item{i % 30}x{i % 40}" for i in range(70)]
+    config = RetrievalConfig(dense_weight=1.0)
+    with Treehop(embedder=emb, store=store, config=config, tagger=None) as th:
+        many = th.find_many(queries, limit=3)
+        assert calls == [hr.BATCH_STEP, hr.BATCH_STEP, 70 - 2 * hr.BATCH_STEP]
+        for q, got in zip(queries, many, strict=True):
+            assert _listing(got) == _listing(th.find(q, limit=3))
+
+
 @pytest.mark.parametrize("dense_weight", [1.0, 0.5])
 def test_search_columns_batch_equals_search_columns(dense_weight: float) -> None:
     emb = BagOfWordsEmbedder()

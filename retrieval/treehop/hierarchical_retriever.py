@@ -112,6 +112,8 @@ that the first deeper step, which the bound asks for whenever the first hits fil
 second search of the whole scope."""
 PREFETCH = DEEPER
 """How many times the first step's nodes the first global search asks for (1: none kept)."""
+BATCH_STEP = 32
+"""How many requests :meth:`HierarchicalRetriever.retrieve_many` batches at a time."""
 
 
 @dataclass
@@ -219,9 +221,14 @@ class HierarchicalRetriever:
     async def retrieve_many(self, reqs: Sequence[RetrievalRequest]) -> list[QueryResult]:
         """:meth:`retrieve` of each request, in order, the first global step of all of them
         run as batches (:meth:`_first_steps`); each result is the one :meth:`retrieve` gives
-        the request alone."""
-        first = await self._first_steps(reqs)
-        return [await self.retrieve(r, f) for r, f in zip(reqs, first, strict=True)]
+        the request alone. ``BATCH_STEP`` requests at a time: the graph keeps the answers of
+        its last 64 queries, which the later steps of each find read again."""
+        out: list[QueryResult] = []
+        for lo in range(0, len(reqs), BATCH_STEP):
+            part = reqs[lo : lo + BATCH_STEP]
+            first = await self._first_steps(part)
+            out.extend([await self.retrieve(r, f) for r, f in zip(part, first, strict=True)])
+        return out
 
     async def _first_steps(
         self, reqs: Sequence[RetrievalRequest]
