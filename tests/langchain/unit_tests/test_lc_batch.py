@@ -53,17 +53,29 @@ def _docs(docs: Sequence[Document]) -> list[tuple[Any, ...]]:
     return [(d.id, d.page_content, d.metadata) for d in docs]
 
 
+RETRIEVES: list[str] = []
+"""Every query the retriever ran since the fixture started (find_many's and find's)."""
+
+
 @pytest.fixture
 def many_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The size of every batch of finds (``find_many`` of either client ends there)."""
+    """The size of every batch of finds (``find_many`` of either client ends there); each
+    query retrieved is appended to :data:`RETRIEVES`."""
     calls: list[int] = []
+    RETRIEVES.clear()
     real = HierarchicalRetriever.retrieve_many
+    one = HierarchicalRetriever.retrieve
 
     async def spy(self: HierarchicalRetriever, reqs: Any) -> Any:
         calls.append(len(reqs))
         return await real(self, reqs)
 
+    async def spy_one(self: HierarchicalRetriever, req: Any, *a: Any) -> Any:
+        RETRIEVES.append(req.query.query)
+        return await one(self, req, *a)
+
     monkeypatch.setattr(HierarchicalRetriever, "retrieve_many", spy)
+    monkeypatch.setattr(HierarchicalRetriever, "retrieve", spy_one)
     return calls
 
 
@@ -74,9 +86,11 @@ def test_batch_is_one_find_many_and_one_run_per_input(
     expected = [_docs(retriever.invoke(q)) for q in QUERIES]
     runs = Runs()
     configs: Any = [{"callbacks": [runs], "tags": [f"item{i}"]} for i in range(len(QUERIES))]
+    RETRIEVES.clear()
     got = retriever.batch(QUERIES, configs, k=3)
     assert [_docs(d) for d in got] == expected
     assert many_calls == [3]  # the distinct queries, once
+    assert sorted(RETRIEVES) == sorted(set(QUERIES))  # the invokes searched nothing again
     assert sorted(runs.starts) == sorted((q, [f"item{i}"]) for i, q in enumerate(QUERIES))
     assert len(runs.ends) == len(QUERIES) and not runs.errors
     # every run emits its own custom events (the stages of its find)
@@ -90,10 +104,12 @@ async def test_abatch_is_one_find_many_on_both_clients(
         retriever = TreehopRetriever(client=client, k=4)
         expected = [_docs(await retriever.ainvoke(q)) for q in QUERIES]
         many_calls.clear()
+        RETRIEVES.clear()
         runs = Runs()
         got = await retriever.abatch(QUERIES, {"callbacks": [runs]})
         assert [_docs(d) for d in got] == expected
         assert many_calls == [3]
+        assert sorted(RETRIEVES) == sorted(set(QUERIES))
         assert sorted(q for q, _ in runs.starts) == sorted(QUERIES)
         assert len(runs.ends) == len(QUERIES)
 
