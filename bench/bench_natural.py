@@ -8,8 +8,9 @@
 Sets (``natural_sets.py``): FAQs whose questions people wrote, with every question's text
 deleted from the corpus (Django's FAQ + the pages it links to, git's gitfaq + the pages it links
 to, lsof's numbered FAQ split into section files, Perl's perlfaq1-9 + the POD pages they link
-to) and Cranfield's 225 queries over its topic tree. Each set is indexed once with ``Treehop.add_resource`` (default config, the offline MiniLM
-embedder behind the on-disk cache ``TREEHOP_BENCH_CACHE``); every row searches the whole set.
+to) and Cranfield's 225 queries over its topic tree. Each set is indexed once with
+``Treehop.add_resource`` (default config, the offline MiniLM embedder behind the on-disk
+cache ``TREEHOP_BENCH_CACHE``); every row searches the whole set.
 
 **The qrel is the answer's text.** A returned text *is* the answer when their word 5-gram
 shingles overlap by at least half of the smaller shingle set (texts under 5 words: word sets),
