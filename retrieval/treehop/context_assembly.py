@@ -631,35 +631,52 @@ class _Packer:
         (``excerpt``, see :data:`CHUNK_FALLBACK`); the reason it did not fit otherwise."""
         key, label = _split(m.uri)
         is_turn = m.uri in self.turns
-        group = self.groups.get(key)
-        compact = self.root is not None and m.context_type is ContextType.RESOURCE and not is_turn
-        if group is None:
-            t = _time_of(m)
-            info = ", ".join(p for p in (m.context_type.value, t) if p)
-            candidate = _Group(key, f"[{key}] ({info})", t)
-            extra = 0
-            if compact and self.root is not None:
-                rel = key[len(self.root) :] if key.startswith(self.root) else key
-                candidate.header = f"[{rel}]" + (f" ({t})" if t else "")
-                candidate.root = self.root
-                if self.root and not self.root_said:
-                    extra = self.count(f"(under {self.root})") + self.nl_cost
-            if is_turn:
-                ts = m.metadata.get(TIMESTAMP_FIELD)
-                if COMPACT_TURNS and t is not None and isinstance(ts, (int, float)):
-                    candidate.day = day_prefix(float(ts))
-                if COMPACT_HEADERS:
-                    candidate.header = _session_header(key, m)
-                candidate.keys = []
-            opening = extra + self.count(candidate.header) + (self.sep_cost if self.groups else 0)
-        else:
-            candidate, opening = group, 0
+        group, opening = self._group_for(m, key, is_turn)
         chunk = label.startswith("#") and m.context_type is ContextType.RESOURCE and m.is_leaf
         if chunk and not CHUNK_LABELS:
             label = ""
         limit = self.quota.get(m.context_type)
-        reason = "empty"
-        tried: set[str] = set()
+        tiers_here, excerpt_ok = self._tiers_for(m, chunk)
+        reason = "budget"
+        if whole:
+            reason = self._place_tier(m, key, group, label, opening, limit, tiers_here, is_turn)
+            if reason is None:
+                return None
+        if excerpt and excerpt_ok and reason == "budget":
+            return self._place_excerpt(m, key, group, label, opening, limit)
+        return reason
+
+    def _group_for(self, m: MatchedContext, key: str, is_turn: bool) -> tuple[_Group, int]:
+        """The group ``m`` is listed in (a new one, not yet kept, when its key has none) and
+        the tokens opening it costs (its header, the separator before it, and the block's
+        common resource root when this is the first compact header)."""
+        group = self.groups.get(key)
+        if group is not None:
+            return group, 0
+        t = _time_of(m)
+        info = ", ".join(p for p in (m.context_type.value, t) if p)
+        candidate = _Group(key, f"[{key}] ({info})", t)
+        extra = 0
+        compact = self.root is not None and m.context_type is ContextType.RESOURCE and not is_turn
+        if compact and self.root is not None:
+            rel = key[len(self.root) :] if key.startswith(self.root) else key
+            candidate.header = f"[{rel}]" + (f" ({t})" if t else "")
+            candidate.root = self.root
+            if self.root and not self.root_said:
+                extra = self.count(f"(under {self.root})") + self.nl_cost
+        if is_turn:
+            ts = m.metadata.get(TIMESTAMP_FIELD)
+            if COMPACT_TURNS and t is not None and isinstance(ts, (int, float)):
+                candidate.day = day_prefix(float(ts))
+            if COMPACT_HEADERS:
+                candidate.header = _session_header(key, m)
+            candidate.keys = []
+        opening = extra + self.count(candidate.header) + (self.sep_cost if self.groups else 0)
+        return candidate, opening
+
+    def _tiers_for(self, m: MatchedContext, chunk: bool) -> tuple[tuple[Tier, ...], bool]:
+        """The tiers ``m`` may be shown at, largest first, and whether its text may be cut
+        to an excerpt (:data:`CHUNK_FALLBACK`)."""
         tiers_here = self.order
         if not m.is_leaf and m.uri in self.above_hits:
             # its own hits below it say more than its overview (a list of child abstracts)
@@ -673,17 +690,32 @@ class _Packer:
         )
         if chunk and CHUNK_FALLBACK != "tiers" and "content" in tiers_here:
             tiers_here = ("content",)
-        if not whole:
-            tiers_here, reason = (), "budget"
-        for tier in tiers_here:
+        return tiers_here, excerpt_ok
+
+    def _place_tier(
+        self,
+        m: MatchedContext,
+        key: str,
+        group: _Group,
+        label: str,
+        opening: int,
+        limit: int | None,
+        tiers: Sequence[Tier],
+        is_turn: bool,
+    ) -> str | None:
+        """``m`` whole at the first of ``tiers`` that fits its quota and the budget; else why
+        not (``quota``, ``budget``, or ``empty`` when no tier has text)."""
+        reason = "empty"
+        tried: set[str] = set()
+        for tier in tiers:
             body = getattr(m, tier).strip()
             if not body or body in tried:
                 continue
             tried.add(body)
-            if is_turn and COMPACT_TURNS and candidate.keys is not None:
-                line = _turn_line(body, candidate.day)
+            if is_turn and COMPACT_TURNS and group.keys is not None:
+                line = _turn_line(body, group.day)
             else:
-                line = _line(m, tier, body, label, candidate.time)
+                line = _line(m, tier, body, label, group.time)
             n = opening + self.nl_cost + self.count(line)
             if limit is not None and self.per_type.get(m.context_type, 0) + n > limit:
                 reason = "quota"
@@ -691,10 +723,8 @@ class _Packer:
             if self.used + n > self.max_tokens:
                 reason = "budget"
                 continue
-            self._take(m, key, candidate, line, tier, n)
+            self._take(m, key, group, line, tier, n)
             return None
-        if excerpt and excerpt_ok and reason == "budget":
-            return self._place_excerpt(m, key, candidate, label, opening, limit)
         return reason
 
     def _place_excerpt(

@@ -18,9 +18,10 @@ arithmetic (never by re-slicing the remainder), and no pattern can rescan the te
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .markup import HEADING_SEPARATOR, parse
+from .markup import HEADING_SEPARATOR, Section, parse
 
 __all__ = ["Chunk", "split_text"]
 
@@ -195,40 +196,55 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
     that short) and the two fit together; the joined section keeps its heading as a line.
     """
     doc = parse(text, kind)
-    small = max_chars // 4
     groups: list[_Group] = []
-
     for section in doc.sections:
-        parts = _pieces(section.body, max_chars)
-        heading = section.heading
-        if (
-            groups
-            and not groups[-1].texts
-            and section.path[: len(groups[-1].path)] == (groups[-1].path)
-        ):
-            groups.pop()  # a heading with no text of its own: its children's paths name it
-        if groups and parts:
-            g = groups[-1]
-            first = f"{heading}\n\n{parts[0][0]}" if heading else parts[0][0]
-            fits = g.size + len(first) + 2 <= max_chars
-            related = _related(g.path, section.path) or not g.texts
-            joins = g.size < small or (len(first) < small and len(parts) == 1)
-            if fits and related and g.whole and joins:
-                g.texts.append(first)
-                g.size += len(first) + 2
-                g.whole = len(parts) == 1
-                parts = parts[1:]
-        for i, (part, cont) in enumerate(parts):
-            groups.append(_Group(section.path, [part], len(part), whole=len(parts) == 1, cont=cont))
-            if i == 0 and len(parts) > 1:
-                groups[-1].whole = False
-        if (
-            not parts
-            and not section.body.strip()
-            and not (groups and groups[-1].path == section.path)
-        ):
-            groups.append(_Group(section.path, [], 0, whole=True))
+        _add_section(groups, section, max_chars)
+    chunks = _chunks_of(groups)
+    if not chunks and text.strip():  # headings only: the headings are the text
+        for part, cont in _pieces("\n".join(doc.headings) or text, max_chars):
+            n = len(chunks)
+            chunks.append(Chunk(n, "", part, (), chunks[-1].passage if cont and chunks else n))
+    return chunks
 
+
+def _add_section(groups: list[_Group], section: Section, max_chars: int) -> None:
+    """One section's pieces appended to ``groups``: its first piece joins the open group when
+    small enough (:func:`_joins_open`), every other piece is a group of its own; a heading
+    without text is kept as an empty group until a child names it."""
+    parts = _pieces(section.body, max_chars)
+    if groups and not groups[-1].texts and section.path[: len(groups[-1].path)] == groups[-1].path:
+        groups.pop()  # a heading with no text of its own: its children's paths name it
+    if groups and parts and _joins_open(groups[-1], section, parts, max_chars):
+        parts = parts[1:]
+    for i, (part, cont) in enumerate(parts):
+        groups.append(_Group(section.path, [part], len(part), whole=len(parts) == 1, cont=cont))
+        if i == 0 and len(parts) > 1:
+            groups[-1].whole = False
+    if not parts and not section.body.strip() and not (groups and groups[-1].path == section.path):
+        groups.append(_Group(section.path, [], 0, whole=True))
+
+
+def _joins_open(g: _Group, section: Section, parts: list[tuple[str, bool]], max_chars: int) -> bool:
+    """Whether the section's first piece (with its heading as a line) joins the open group
+    ``g``, and if so join it: it fits, the two are related (:func:`_related`), ``g`` holds
+    whole sections, and one of them is shorter than a quarter of ``max_chars``."""
+    small = max_chars // 4
+    heading = section.heading
+    first = f"{heading}\n\n{parts[0][0]}" if heading else parts[0][0]
+    fits = g.size + len(first) + 2 <= max_chars
+    related = _related(g.path, section.path) or not g.texts
+    joins = g.size < small or (len(first) < small and len(parts) == 1)
+    if not (fits and related and g.whole and joins):
+        return False
+    g.texts.append(first)
+    g.size += len(first) + 2
+    g.whole = len(parts) == 1
+    return True
+
+
+def _chunks_of(groups: Sequence[_Group]) -> list[Chunk]:
+    """The groups with text as numbered chunks, each continuing its predecessor's passage
+    when its group was cut from it by size."""
     chunks: list[Chunk] = []
     for g in groups:
         body = "\n\n".join(t for t in g.texts if t).strip("\n")
@@ -237,8 +253,4 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
         n = len(chunks)
         passage = chunks[-1].passage if g.cont and chunks else n
         chunks.append(Chunk(n, HEADING_SEPARATOR.join(g.path), body, g.path, passage))
-    if not chunks and text.strip():  # headings only: the headings are the text
-        for part, cont in _pieces("\n".join(doc.headings) or text, max_chars):
-            n = len(chunks)
-            chunks.append(Chunk(n, "", part, (), chunks[-1].passage if cont and chunks else n))
     return chunks
