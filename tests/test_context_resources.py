@@ -55,10 +55,10 @@ def test_compact_headers_name_the_source_once_and_sections_keep_full_uris(
     out = assemble_context(hits, max_tokens=500)
     assert out.text == (
         "(under viking://resources/docs/)\n"
-        "[guide/a.md]\n"
+        "[a.md]\n"
         "- Use the frobnicate flag to enable it.\n"
         "- The flag is off by default.\n\n"
-        "[ref/b.md]\n"
+        "[b.md]\n"
         "- frobnicate: a boolean setting."
     )
     # nothing lost for a program: every section carries its full URI

@@ -327,6 +327,7 @@ def _render(groups: Sequence[_Group]) -> str:
     parts = []
     for g in shown:
         head = [g.header] if g is not first_root else [f"(under {g.root})", g.header]
+        head = [h for h in head if h]
         parts.append("\n".join([*head, *_lines_of(g)]))
     return SEPARATOR.join(parts)
 
@@ -348,6 +349,28 @@ def _resource_root(keys: Iterable[str]) -> str:
     if not common or len(common) <= 2:  # nothing shared but the scheme: say full URIs
         return ""
     return "/".join(common) + "/"
+
+
+def _short_names(keys: Iterable[str]) -> dict[str, str]:
+    """Each group key's shortest ``/``-separated tail that no other key ends with
+    (``install.md``; ``faq/install.md`` when another group is ``howto/install.md``), so that a
+    header names its document unambiguously in the fewest tokens."""
+    tails = {k: k.rstrip("/").split("/") for k in dict.fromkeys(keys)}
+    out: dict[str, str] = {}
+    depth = max((len(v) for v in tails.values()), default=0)
+    for n in range(1, depth + 1):
+        open_keys = [k for k in tails if k not in out]
+        if not open_keys:
+            break
+        counts: dict[tuple[str, ...], int] = {}
+        for segs in tails.values():
+            t = tuple(segs[-n:])
+            counts[t] = counts.get(t, 0) + 1
+        for k in open_keys:
+            t = tuple(tails[k][-n:])
+            if counts[t] == 1 or n == len(tails[k]):
+                out[k] = "/".join(t)
+    return out
 
 
 _BREAK = re.compile(r"(?<=[.!?:;])[ \t]+|\n+")
@@ -415,6 +438,25 @@ False: a hit that does not fit is cut at its rank, before lower hits are tried. 
 dev halves, ctx@500/1000 (False -> True): Django FAQ 0.577/0.731 -> 0.500/0.692, lsof FAQ
 0.761/0.823 -> 0.699/0.832, gitfaq 0.727/0.909 -> 0.545/0.909, Cranfield 0.234/0.338 ->
 0.230/0.340: a high-ranked hit's own text is worth more than a lower hit whole."""
+LEAF_EXCERPTS = True
+"""A whole-file resource leaf (not a chunk) that does not fit is cut to an excerpt of its text
+before its smaller tiers are tried (its overview or abstract, a title line, only when not even
+:data:`MIN_EXCERPT_TOKENS` are left). Natural-question dev halves (``bench/bench_context_flags.py
+--dev``), ctx@500/1000/2000, Cranfield (one file per abstract) 0.234/0.338/0.468 ->
+0.246/0.339/0.467; the FAQ sets (chunked pages) unchanged."""
+RESOURCE_HEADERS: Literal["path", "suffix", "none"] = "suffix"
+"""How a compact resource header names its group: ``suffix`` the shortest tail of its URI no
+other group of the block ends with (``[install.md]``, ``[faq/install.md]`` when
+``howto/install.md`` is there too, :func:`_short_names`); ``path`` its URI under the block's
+common prefix; ``none`` no header and no line labels (the URIs only in
+:attr:`AssembledContext.sections`). Dev halves, ctx@500/1000/2000 with :data:`LEAF_EXCERPTS`,
+Cranfield: path 0.246/0.339/0.467, suffix 0.257/0.349/0.474, none 0.273/0.372/0.483; the FAQ
+sets unchanged by any (a header per document is a few tokens there). ``none`` is the bound
+on what headers cost; ``suffix`` keeps every source named."""
+DOCUMENT_ORDER = True
+"""A document's chunks are listed in document order under its header (a chunk before the
+hit above it), not in the order they were placed (hit first, then the chunks around it).
+Dev halves: the same ctx on every set and budget; a reader gets the text as written."""
 
 
 def _session_header(key: str, m: MatchedContext) -> str:
@@ -607,6 +649,13 @@ class _Packer:
                 if m.context_type is ContextType.RESOURCE and m.uri not in turns
             )
         self.root_said = False
+        self.names: dict[str, str] = {}
+        if self.root and RESOURCE_HEADERS == "suffix":
+            self.names = _short_names(
+                _split(m.uri)[0]
+                for m in contexts
+                if m.context_type is ContextType.RESOURCE and m.uri not in turns
+            )
 
     @property
     def above_hits(self) -> set[str]:
@@ -635,15 +684,24 @@ class _Packer:
         chunk = label.startswith("#") and m.context_type is ContextType.RESOURCE and m.is_leaf
         if chunk and not CHUNK_LABELS:
             label = ""
+        if RESOURCE_HEADERS == "none" and m.context_type is ContextType.RESOURCE and not is_turn:
+            label = ""
         limit = self.quota.get(m.context_type)
         tiers_here, excerpt_ok = self._tiers_for(m, chunk)
+        rest = self._leaf_rest(tiers_here, excerpt_ok)
+        if rest:
+            tiers_here = tiers_here[:1]
         reason = "budget"
         if whole:
             reason = self._place_tier(m, key, group, label, opening, limit, tiers_here, is_turn)
             if reason is None:
                 return None
         if excerpt and excerpt_ok and reason == "budget":
-            return self._place_excerpt(m, key, group, label, opening, limit)
+            reason = self._place_excerpt(m, key, group, label, opening, limit)
+            if reason is None or not rest:
+                return reason
+        if rest and whole:
+            return self._place_tier(m, key, group, label, opening, limit, rest, is_turn)
         return reason
 
     def _group_for(self, m: MatchedContext, key: str, is_turn: bool) -> tuple[_Group, int]:
@@ -657,12 +715,9 @@ class _Packer:
         info = ", ".join(p for p in (m.context_type.value, t) if p)
         candidate = _Group(key, f"[{key}] ({info})", t)
         extra = 0
-        compact = self.root is not None and m.context_type is ContextType.RESOURCE and not is_turn
-        if compact and self.root is not None:
-            rel = key[len(self.root) :] if key.startswith(self.root) else key
-            candidate.header = f"[{rel}]" + (f" ({t})" if t else "")
-            candidate.root = self.root
-            if self.root and not self.root_said:
+        if self.root is not None and m.context_type is ContextType.RESOURCE and not is_turn:
+            self._compact_header(candidate, key, t)
+            if self.root and not self.root_said and candidate.root:
                 extra = self.count(f"(under {self.root})") + self.nl_cost
         if is_turn:
             ts = m.metadata.get(TIMESTAMP_FIELD)
@@ -671,8 +726,21 @@ class _Packer:
             if COMPACT_HEADERS:
                 candidate.header = _session_header(key, m)
             candidate.keys = []
-        opening = extra + self.count(candidate.header) + (self.sep_cost if self.groups else 0)
+        elif DOCUMENT_ORDER and urimod.CHUNK_MARK in m.uri:
+            candidate.keys = []
+        opening = extra + (self.count(candidate.header) if candidate.header else 0)
+        opening += self.sep_cost if self.groups else 0
         return candidate, opening
+
+    def _compact_header(self, group: _Group, key: str, t: str | None) -> None:
+        """A resource group's compact header (:data:`RESOURCE_HEADERS`), its time if any."""
+        root = self.root or ""
+        rel = key[len(root) :] if root and key.startswith(root) else key
+        name = self.names.get(key, rel) if RESOURCE_HEADERS == "suffix" else rel
+        group.header = f"[{name}]" + (f" ({t})" if t else "")
+        group.root = root
+        if RESOURCE_HEADERS == "none":
+            group.header, group.root = "", None
 
     def _tiers_for(self, m: MatchedContext, chunk: bool) -> tuple[tuple[Tier, ...], bool]:
         """The tiers ``m`` may be shown at, largest first, and whether its text may be cut
@@ -691,6 +759,12 @@ class _Packer:
         if chunk and CHUNK_FALLBACK != "tiers" and "content" in tiers_here:
             tiers_here = ("content",)
         return tiers_here, excerpt_ok
+
+    def _leaf_rest(self, tiers: tuple[Tier, ...], excerpt_ok: bool) -> tuple[Tier, ...]:
+        """The tiers a whole-file leaf tries after its excerpt (:data:`LEAF_EXCERPTS`)."""
+        if not (LEAF_EXCERPTS and excerpt_ok and tiers[:1] == ("content",)):
+            return ()
+        return tiers[1:]
 
     def _place_tier(
         self,
@@ -766,7 +840,8 @@ class _Packer:
         self.groups.setdefault(key, group)
         group.lines.append(line)
         if group.keys is not None:
-            group.keys.append(order_key(m.uri, m.chunk_index))
+            # by name: a turn has no chunk index, and a chunk's entry copies its slot hit's
+            group.keys.append(order_key(m.uri, None))
         self.order_of.append((key, len(group.lines) - 1))
         self.used += n
         self.per_type[m.context_type] = self.per_type.get(m.context_type, 0) + n

@@ -57,6 +57,12 @@ _Q_PREFIX = re.compile(
 ``E4)`` (anchored, bounded: linear in the line)."""
 QUESTION_CHARS = 300
 """A block this short that ends with a question mark is a question on its own line."""
+_NUMBERED_TITLE = re.compile(r"\d{1,4}(?:\.\d{1,4}){1,6}\.?[ \t]+[^\s\d]")
+"""A multi-level section number opening a line, then a word: ``3.2.3  Other header file
+problems`` or ``9.2  /dev/kmem-based HP-UX lsof Questions`` (how plain-text FAQs and manuals number
+their entries; ``1.`` alone is a list item, not matched)."""
+TITLE_CHARS = 120
+"""A numbered line on its own this short, not ending a sentence, is an entry's title."""
 
 
 def _asks(block: str) -> bool:
@@ -64,12 +70,20 @@ def _asks(block: str) -> bool:
     ``?``), a labelled question (``Q:``, ``3.``, ``E4)``) with a ``?`` in its first
     :data:`QUESTION_CHARS` characters, or
     a bold line on its own (``**Installing on Windows**``, how Markdown FAQs mark their
-    entries). Read on the block's start and end only (linear)."""
+    entries), or a numbered title line on its own (``3.2.3  Other header file problems``,
+    :data:`_NUMBERED_TITLE`). Read on the block's start and end only (linear)."""
     end = block.rstrip().rstrip("*_").rstrip()
     if len(block) <= QUESTION_CHARS and end.endswith("?"):
         return True
     first = block[:QUESTION_CHARS].split("\n", 1)[0].strip()
     if _Q_PREFIX.match(first) and "?" in block[:QUESTION_CHARS]:
+        return True
+    if (
+        "\n" not in block
+        and len(first) <= TITLE_CHARS
+        and _NUMBERED_TITLE.match(first)
+        and not first.endswith((".", ",", ";", ":"))
+    ):
         return True
     return (
         len(first) <= QUESTION_CHARS
@@ -145,20 +159,24 @@ def _pieces(body: str, max_chars: int) -> list[tuple[str, bool]]:
     a bold entry line) starts a new piece, unless the piece so far is shorter than a quarter
     of ``max_chars`` (a lone question or label joins its answer): a piece never ends in the
     middle of the next answer, so one chunk is one answer, or a part of one (issue 33: FAQ
-    pages without headings were cut every 1,000 characters across answers)."""
+    pages without headings were cut every 1,000 characters across answers). Only a piece of
+    question or label blocks alone waits for its answer: a short answer, or the tail of a
+    longer one cut by size, ends before the next question."""
     out: list[tuple[str, bool]] = []
     cur: list[str] = []
     size = 0
     small = max_chars // 4
     cont = False  # whether the open piece continues the previous piece's answer
+    asks_only = True  # whether the open piece holds questions or labels only (no answer)
     for block, starts in _blocks(body):
-        if starts and cur and size >= small:
+        if starts and cur and (size >= small or not asks_only):
             out.append(("\n\n".join(cur), cont))
             cur, size, cont = [], 0, False
+        asks_only = starts and (asks_only or not cur)
         for part in _cut(block, max_chars):
             if cur and size + len(part) + 2 > max_chars:
                 out.append(("\n\n".join(cur), cont))
-                cur, size, cont = [], 0, True
+                cur, size, cont, asks_only = [], 0, True, False
             cur.append(part)
             size += len(part) + 2
     if cur:
