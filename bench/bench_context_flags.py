@@ -36,6 +36,7 @@ OLD: dict[str, Any] = {
     "LEAF_EXCERPTS": False,
     "DOCUMENT_ORDER": False,
     "RESOURCE_HEADERS": "path",
+    "FILE_GROUPS": False,
 }
 NEW: dict[str, Any] = {
     "COMPACT_RESOURCE_HEADERS": True,
@@ -46,12 +47,14 @@ NEW: dict[str, Any] = {
     "LEAF_EXCERPTS": False,
     "DOCUMENT_ORDER": False,
     "RESOURCE_HEADERS": "path",
+    "FILE_GROUPS": False,
 }
 R3: dict[str, Any] = {
     **NEW,
     "LEAF_EXCERPTS": True,
     "DOCUMENT_ORDER": True,
     "RESOURCE_HEADERS": "suffix",
+    "FILE_GROUPS": True,
 }
 VARIANTS: dict[str, dict[str, Any]] = {
     "old": OLD,
@@ -67,12 +70,14 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "r3-suffix": {**R3, "RESOURCE_HEADERS": "path"},
     "r3+bare": {**R3, "RESOURCE_HEADERS": "none"},
     "r3-docorder": {**R3, "DOCUMENT_ORDER": False},
+    "r3-files": {**R3, "FILE_GROUPS": False},
     "r3+slots60": {**R3, "SLOT_TOKENS": 60},
     "r3+slots150": {**R3, "SLOT_TOKENS": 150},
     "r3+excerpts-last": {**R3, "EXCERPTS_LAST": True},
 }
 """``new`` is round 2's layout (compact path headers, excerpts, slots for the budget); ``r3``
-today's defaults (round 3: excerpts of whole-file leaves, suffix headers, document order)."""
+today's defaults (round 3: excerpts of whole-file leaves, suffix headers, a group per file,
+document order)."""
 BUDGETS = (500, 1000, 2000)
 
 

@@ -279,6 +279,21 @@ def _split(uri: str) -> tuple[str, str]:
     return head, name
 
 
+def _key_of(m: MatchedContext, turns: set[str] | frozenset[str]) -> tuple[str, str]:
+    """``(group, label)`` of a hit (:func:`_split`); with :data:`FILE_GROUPS` a whole-file
+    resource leaf is a group of its own, headed by its name, like a chunked document."""
+    if (
+        FILE_GROUPS
+        and COMPACT_RESOURCE_HEADERS
+        and m.is_leaf
+        and m.context_type is ContextType.RESOURCE
+        and urimod.CHUNK_MARK not in m.uri
+        and m.uri not in turns
+    ):
+        return m.uri, ""
+    return _split(m.uri)
+
+
 @dataclass
 class _Group:
     key: str
@@ -453,6 +468,12 @@ common prefix; ``none`` no header and no line labels (the URIs only in
 Cranfield: path 0.246/0.339/0.467, suffix 0.257/0.349/0.474, none 0.273/0.372/0.483; the FAQ
 sets unchanged by any (a header per document is a few tokens there). ``none`` is the bound
 on what headers cost; ``suffix`` keeps every source named."""
+FILE_GROUPS = True
+"""A whole-file resource leaf is a group of its own (``[doc-0500.txt]`` then ``- text``), as a
+chunked document is, instead of a line ``- doc-0500.txt: text`` under its directory's
+header. Dev halves, ctx@500/1000/2000, Cranfield (one file per abstract, 2-level topic
+directories): 0.257/0.350/0.474 -> 0.262/0.356/0.475 (a directory header and a label per
+file cost more than one short header per file); the FAQ sets unchanged."""
 DOCUMENT_ORDER = True
 """A document's chunks are listed in document order under its header (a chunk before the
 hit above it), not in the order they were placed (hit first, then the chunks around it).
@@ -644,7 +665,7 @@ class _Packer:
         self.root: str | None = None
         if COMPACT_RESOURCE_HEADERS:
             self.root = _resource_root(
-                _split(m.uri)[0]
+                _key_of(m, turns)[0]
                 for m in contexts
                 if m.context_type is ContextType.RESOURCE and m.uri not in turns
             )
@@ -652,7 +673,7 @@ class _Packer:
         self.names: dict[str, str] = {}
         if self.root and RESOURCE_HEADERS == "suffix":
             self.names = _short_names(
-                _split(m.uri)[0]
+                _key_of(m, turns)[0]
                 for m in contexts
                 if m.context_type is ContextType.RESOURCE and m.uri not in turns
             )
@@ -678,7 +699,7 @@ class _Packer:
     def place(self, m: MatchedContext, excerpt: bool = True, whole: bool = True) -> str | None:
         """Add ``m`` at the richest tier that fits (``whole``), else as an excerpt of its text
         (``excerpt``, see :data:`CHUNK_FALLBACK`); the reason it did not fit otherwise."""
-        key, label = _split(m.uri)
+        key, label = _key_of(m, self.turns)
         is_turn = m.uri in self.turns
         group, opening = self._group_for(m, key, is_turn)
         chunk = label.startswith("#") and m.context_type is ContextType.RESOURCE and m.is_leaf
