@@ -209,7 +209,7 @@ def test_whole_file_leaf_takes_its_title_when_no_excerpt_fits() -> None:
     second = _file("papers/doc-2.txt", LONG, 0.8, "Small widgets.")
     # room for the title line, not for the smallest excerpt
     room = default_token_counter().count(assemble_context([first], max_tokens=500).text) + 25
-    assert 25 < MIN_EXCERPT_TOKENS
+    assert MIN_EXCERPT_TOKENS > 25
     out = assemble_context([first, second], max_tokens=room)
     assert out.uris == [first.uri, second.uri]
     assert out.sections[1].tier == "overview" and "Small widgets." in out.text
@@ -285,3 +285,59 @@ def test_file_leaf_blocks_never_exceed_the_budget(texts: list[str], max_tokens: 
     assert counter.count(out.text) <= max_tokens
     for s in out.sections:  # whole, an excerpt of its text, or its title line
         assert (s.tier == "content") or (s.tier in ("overview", "abstract") and not s.excerpt)
+
+
+class _PlainCounter:
+    """The default tokenizer without ``additive_lines`` / ``spans``: every excerpt tried is
+    encoded and the whole block counted at the end (the generic path)."""
+
+    name = "plain"
+
+    def __init__(self) -> None:
+        self.inner = default_token_counter()
+
+    def count(self, text: str) -> int:
+        return self.inner.count(text)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    texts=st.lists(PIECE, min_size=1, max_size=6),
+    positions=st.lists(st.sampled_from([None, -1, 1]), min_size=6, max_size=6),
+    files=st.lists(st.booleans(), min_size=6, max_size=6),
+    max_tokens=st.integers(1, 500),
+)
+def test_additive_counting_builds_the_same_block(
+    texts: list[str], positions: list[int | None], files: list[bool], max_tokens: int
+) -> None:
+    # MiniLM's WordPiece splits at whitespace first: the block's count is the sum of its
+    # lines' and an excerpt's pieces are counted from one encoding; same block as encoding all
+    assert getattr(default_token_counter(), "additive_lines", False)
+    hits: list[MatchedContext] = []
+    for i, t in enumerate(texts):
+        if files[i]:
+            hits.append(_file(f"d{i % 2}/f{i}.txt", t + " " + LONG[: 40 * i], 1.0 - i / 10))
+            continue
+        col = []
+        if positions[i] is not None:
+            col = [
+                ChunkContext(
+                    uri=f"{ROOT}/d{i}.md#chunk-{i + 50}",
+                    chunk_index=i + 50,
+                    score=0.1,
+                    content=LONG[: 60 * (i + 1)] + t,
+                    position=positions[i],
+                )
+            ]
+        hits.append(_chunk(f"d{i}.md", i, t, 1.0 - i / 10, col))
+    fast = assemble_context(hits, max_tokens=max_tokens)
+    plain = assemble_context(hits, max_tokens=max_tokens, token_counter=_PlainCounter())
+    assert fast.text == plain.text
+    assert (
+        fast.tokens
+        == plain.tokens
+        == (default_token_counter().count(fast.text) if fast.text else 0)
+    )
+    assert [(s.uri, s.tokens, s.excerpt) for s in fast.sections] == [
+        (s.uri, s.tokens, s.excerpt) for s in plain.sections
+    ]

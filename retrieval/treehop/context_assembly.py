@@ -26,6 +26,7 @@ same counter, so it holds even for tokenizers that are not additive over concate
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -87,6 +88,10 @@ class HFTokenizerCounter:
         tok.no_padding()
         self._tok = tok
         self._name = f"tokenizers:{Path(path).parent.name or Path(path).name}"
+        self.additive_lines = _splits_at_whitespace(tok)
+        """Whether the count of lines joined by newlines is the sum of their counts (see
+        :func:`_splits_at_whitespace`): :func:`assemble_context` then knows its block's count
+        without encoding the whole block again."""
 
     @property
     def name(self) -> str:
@@ -94,6 +99,28 @@ class HFTokenizerCounter:
 
     def count(self, text: str) -> int:
         return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def spans(self, text: str) -> tuple[list[int], list[int]]:
+        """Where each token of ``text`` starts and ends (character offsets): with
+        :attr:`additive_lines`, the count of any piece of ``text`` cut at whitespace, from
+        one encoding (an excerpt's search tries several pieces of one chunk)."""
+        offsets = self._tok.encode(text, add_special_tokens=False).offsets
+        return [a for a, _ in offsets], [b for _, b in offsets]
+
+
+_ADDITIVE_PRE_TOKENIZERS = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit"})
+_ADDITIVE_NORMALIZERS = frozenset({"NoneType", "BertNormalizer", "Lowercase"})
+
+
+def _splits_at_whitespace(tok: Any) -> bool:
+    """Whether no token of ``tok`` can span a newline: its normalizer keeps whitespace
+    whitespace (none, BERT's, lower-casing) and its pre-tokenizer splits on whitespace first
+    (BERT's, ``Whitespace``), so ``count(a + "\\n" + b) == count(a) + count(b)`` and the
+    newline itself costs nothing. WordPiece models such as MiniLM's are built this way; a BPE
+    with byte-level pre-tokenization is not (a space belongs to the next token)."""
+    pre = type(tok.pre_tokenizer).__name__ if tok.pre_tokenizer is not None else "NoneType"
+    norm = type(tok.normalizer).__name__ if tok.normalizer is not None else "NoneType"
+    return pre in _ADDITIVE_PRE_TOKENIZERS and norm in _ADDITIVE_NORMALIZERS
 
 
 class TiktokenCounter:
@@ -612,8 +639,9 @@ def _cached_count(counter: TokenCounter) -> Callable[[str], int]:
     Why: the same lines come back at every call (a conversation's turns, a session's header),
     and the tokenizer was most of :func:`assemble_context`'s time (about 100 encodes a call,
     each tier tried and each line). The cache is bounded (emptied when full) and keyed by the
-    line's exact text, so a count is always the counter's own; the whole block is still
-    counted once at the end. A counter that cannot be weakly referenced is not cached."""
+    line's exact text, so a count is always the counter's own; the whole block is counted
+    once at the end unless the counter is additive over lines (``additive_lines``). A counter
+    that cannot be weakly referenced is not cached."""
     try:
         with _count_lock:
             cache = _count_caches.setdefault(counter, {})
@@ -650,6 +678,9 @@ class _Packer:
         self.order = tuple(order)
         self.counter = counter
         self.count = _cached_count(counter)
+        self.additive = getattr(counter, "additive_lines", False) is True
+        """Lines joined by newlines count as the sum of their counts (:class:`HFTokenizerCounter`
+        with a whitespace-splitting pre-tokenizer): the block needs no final count."""
         self.sep_cost = self.count(SEPARATOR)
         self.nl_cost = self.count("\n")
         self.out = AssembledContext(text="", max_tokens=max_tokens, token_counter=counter.name)
@@ -843,7 +874,8 @@ class _Packer:
         def line_of(body: str) -> str:
             return _line(m, "content", "… " + body if from_end else body + " …", label, group.time)
 
-        body = _excerpt(m.content.strip(), lambda b: self.count(line_of(b)) <= room, from_end)
+        text = m.content.strip()
+        body = _excerpt(text, self._excerpt_fits(text, line_of, room, from_end), from_end)
         if not body:
             return "budget"
         line = line_of(body)
@@ -852,6 +884,29 @@ class _Packer:
             m.uri, m.context_type, "content", self.out.sections[-1].tokens, float(m.score), True
         )
         return None
+
+    def _excerpt_fits(
+        self, text: str, line_of: Callable[[str], str], room: int, from_end: bool
+    ) -> Callable[[str], bool]:
+        """Whether an excerpt of ``text`` (its start, or its end with ``from_end``) fits
+        ``room`` as a line. A counter whose counts add up over whitespace (``additive_lines``
+        and ``spans``) encodes ``text`` once and counts each tried piece from its token
+        offsets, instead of encoding every piece the search tries (each cut :func:`_excerpt`
+        makes is at whitespace); the counts are the same."""
+        spans = getattr(self.counter, "spans", None)
+        if not self.additive or spans is None:
+            return lambda b: self.count(line_of(b)) <= room
+        starts, ends = spans(text)
+        fixed = self.count(line_of(""))
+
+        def fits(piece: str) -> bool:
+            if from_end:
+                n = len(starts) - bisect.bisect_left(starts, len(text) - len(piece))
+            else:
+                n = bisect.bisect_right(ends, len(piece))
+            return fixed + n <= room
+
+        return fits
 
     def _take(
         self, m: MatchedContext, key: str, group: _Group, line: str, tier: Tier, n: int
@@ -873,6 +928,10 @@ class _Packer:
         """Render; a tokenizer that is not additive may overshoot: drop the last sections."""
         out = self.out
         text = _render(list(self.groups.values()))
+        if self.additive:
+            # lines joined by newlines that cost nothing: the block is what was counted
+            out.text, out.tokens = text, self.used if text else 0
+            return out
         total = self.counter.count(text) if text else 0
         while self.order_of and total > self.max_tokens:
             key, _ = self.order_of.pop()
