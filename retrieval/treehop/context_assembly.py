@@ -743,7 +743,7 @@ class _Packer:
         rest = self._leaf_rest(tiers_here, excerpt_ok)
         if rest:
             tiers_here = tiers_here[:1]
-        reason = "budget"
+        reason: str | None = "budget"
         if whole:
             reason = self._place_tier(m, key, group, label, opening, limit, tiers_here, is_turn)
             if reason is None:
