@@ -192,7 +192,11 @@ def test_the_tail_of_an_answer_cut_by_size_does_not_join_the_next_question() -> 
     chunks = split_text(page, "text", 1000)
     _check_boundaries(chunks, 2)
     tail = next(c for c in chunks if "The topic0 tail" in c.text)
-    assert len(tail.text) < 250  # short enough that the old rule let it wait
+    # the tail (a sentence alone) took paragraphs from the piece before it: a chunk of its
+    # answer's own text, not one line, and both pieces still within the size
+    assert len(tail.text) >= 250 and tail.text.startswith("Answer 0")
+    assert chunks[0].text.startswith("How do I tune topic0?")
+    assert all(len(c.text) <= 1000 for c in chunks)
     assert "topic1" not in tail.text
     assert tail.passage == chunks[0].index  # it continues the first answer's passage
     assert chunks[-1].text.startswith("How do I tune topic1?")

@@ -162,7 +162,7 @@ def _pieces(body: str, max_chars: int) -> list[tuple[str, bool]]:
     pages without headings were cut every 1,000 characters across answers). Only a piece of
     question or label blocks alone waits for its answer: a short answer, or the tail of a
     longer one cut by size, ends before the next question."""
-    out: list[tuple[str, bool]] = []
+    out: list[tuple[list[str], bool]] = []
     cur: list[str] = []
     size = 0
     small = max_chars // 4
@@ -170,18 +170,37 @@ def _pieces(body: str, max_chars: int) -> list[tuple[str, bool]]:
     asks_only = True  # whether the open piece holds questions or labels only (no answer)
     for block, starts in _blocks(body):
         if starts and cur and (size >= small or not asks_only):
-            out.append(("\n\n".join(cur), cont))
+            out.append((cur, cont))
+            if cont and size < small:
+                _rebalance(out, small, max_chars)
             cur, size, cont = [], 0, False
         asks_only = starts and (asks_only or not cur)
         for part in _cut(block, max_chars):
             if cur and size + len(part) + 2 > max_chars:
-                out.append(("\n\n".join(cur), cont))
+                out.append((cur, cont))
                 cur, size, cont, asks_only = [], 0, True, False
             cur.append(part)
             size += len(part) + 2
     if cur:
-        out.append(("\n\n".join(cur), cont))
-    return out
+        out.append((cur, cont))
+    return [("\n\n".join(parts), c) for parts, c in out]
+
+
+def _rebalance(out: list[tuple[list[str], bool]], small: int, max_chars: int) -> None:
+    """The short tail of an answer cut by size (``out[-1]``, ended by the next question)
+    takes blocks from the end of the piece before it until it is no longer short, while
+    that piece stays at least as long and the tail fits ``max_chars``: the answer's last
+    part is a chunk of its own text, not a sentence alone (which embeds poorly)."""
+    head, tail = out[-2][0], out[-1][0]
+    head_size = sum(len(p) + 2 for p in head)
+    tail_size = sum(len(p) + 2 for p in tail)
+    while len(head) > 1 and tail_size < small:
+        move = len(head[-1]) + 2
+        if tail_size + move > max_chars or head_size - move < tail_size + move:
+            break
+        tail.insert(0, head.pop())
+        head_size -= move
+        tail_size += move
 
 
 def _related(base: tuple[str, ...], path: tuple[str, ...]) -> bool:
