@@ -46,7 +46,7 @@ import re  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Mapping, Sequence  # noqa: E402
-from dataclasses import dataclass, field, replace  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -65,7 +65,6 @@ from treehop.context_assembly import TokenCounter, default_token_counter  # noqa
 from treehop.lexical import LexicalIndex  # noqa: E402
 from treehop.models import MatchedContext  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
-from treehop.stores.embedded import search_paths as _search_paths  # noqa: E402
 
 SHINGLE = 5
 BUDGETS = (500, 1000, 2000)
@@ -230,9 +229,6 @@ class Row:
     method: str
     config: Mapping[str, Any] = field(default_factory=dict)
     find: Mapping[str, Any] = field(default_factory=dict)
-    store: Mapping[str, Any] = field(default_factory=dict)
-    """Module constants of ``treehop.stores.embedded.search_paths`` set for the row's call
-    (the embedded store's lexical scale: ``LEXICAL_ATTAINABLE_SHARE``)."""
 
 
 ROWS: tuple[Row, ...] = (
@@ -299,17 +295,6 @@ ROWS: tuple[Row, ...] = (
             config={"question_context_chars": n},
         )
         for n in (1000, 2000, 3000, 4000, 6000)
-    ),
-    # round 3 (fusion): BM25 divided by max(best hit, share x the query's attainable score)
-    *(
-        Row(
-            f"{base}-ls{c}",
-            f"{base} lexical scale >= {c} x attainable",
-            base,
-            store={"LEXICAL_ATTAINABLE_SHARE": c},
-        )
-        for base in ("flat-hybrid", "find")
-        for c in (0.0, 0.3, 0.5, 0.7, 1.0)
     ),
 )
 PHASE1_ROWS = ("flat-dense", "flat-hybrid", "flat-bm25", "find", "find-no-collapse")
@@ -437,18 +422,13 @@ class Runner:
     def _with_config(self, row: Row, fn: Callable[[], Any]) -> Any:
         cfg = self.th.config
         saved = {k: getattr(cfg, k) for k in row.config}
-        saved_store = {k: getattr(_search_paths, k) for k in row.store}
         try:
             for k, v in row.config.items():
                 setattr(cfg, k, v)
-            for k, v in row.store.items():
-                setattr(_search_paths, k, v)
             return fn()
         finally:
             for k, v in saved.items():
                 setattr(cfg, k, v)
-            for k, v in saved_store.items():
-                setattr(_search_paths, k, v)
 
     def results(self, row: Row, q: ns.NaturalQuestion, limit: int) -> tuple[list[str], Any]:
         """(the delivered texts, the ``FindResult`` for treehop rows else ``None``)."""
@@ -459,10 +439,7 @@ class Runner:
             return self.flat.bm25(q.text, limit), None
         if row.method == "flat-hybrid":
             w = float(row.config.get("dense_weight", bt.DEFAULT_DENSE_WEIGHT))
-            texts = self._with_config(
-                replace(row, config={}), lambda: self.flat.hybrid(vec, q.text, limit, w, self.scope)
-            )
-            return texts, None
+            return self.flat.hybrid(vec, q.text, limit, w, self.scope), None
         if row.method == "langchain" and self.langchain is not None:
             return self.langchain.run(vec, limit), None
         if row.method == "llamaindex" and self.llamaindex is not None:

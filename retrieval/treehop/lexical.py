@@ -758,22 +758,6 @@ class LexicalIndex:
             raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
         return self.score_tokens(self._tokenize(query), rows, size=size)
 
-    def attainable(self, query: str) -> float:
-        """The BM25 score of an ideal document for ``query``: one of average length that holds
-        each query term once per occurrence in the query, i.e. the sum of the query terms'
-        IDF (at ``tf = 1`` and ``dl = avgdl`` the saturation factor is exactly 1).
-
-        Why: dividing a query's BM25 scores by its best hit gives that hit full lexical
-        credit even when it shares only the query's commonest word ("sites", "project");
-        against what the query *could* score, such a hit earns only its words' share of the
-        query's IDF mass. Terms the index has never seen add nothing (no document can hold
-        them)."""
-        if not isinstance(query, str):
-            raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
-        tokens = self._tokenize(query)
-        with self._lock:
-            return float(self._recent_query(tokens).weights.sum(dtype=np.float64))
-
     def top(self, query: str, k: int, rows: RowsLike | None = None) -> tuple[IntArray, FloatArray]:
         """The ``k`` best rows (of ``rows``, or of all) with a score above 0, best first.
 

@@ -65,7 +65,7 @@ class _StoreAttributes:
     _epoch: int
     _committed: dict[str, Any] | None
     _committed_snap: _Snap | None
-    _lex_scale_cache: OrderedDict[tuple[int, str], tuple[float, float]]
+    _lex_scale_cache: OrderedDict[tuple[int, str], float]
     _dim: int | None
     _snap_v: _Snap
     _snap: _Snap

@@ -38,10 +38,6 @@ from .attributes import _StoreAttributes
 from .layout import _CTYPE_CODE, _NODE_CACHE, F32, BoolArray, IntArray, _h64, _matvec, _unique_ints
 from .snapshot import _leaf_family_rows, _Snap, _stored_field, _UriView
 
-LEXICAL_ATTAINABLE_SHARE = 0.0
-"""BM25 is divided by at least this share of the query's attainable score (see
-:meth:`_SearchPaths._lexical_scale`); 0 = by the query's best hit only."""
-
 
 class _SearchPaths(_StoreAttributes):
     """Searches (see :mod:`.search_paths`)."""
@@ -557,23 +553,18 @@ class _SearchPaths(_StoreAttributes):
         ]
 
     def _lexical_scale(self, s: _Snap, lexical: LexicalIndex, query_text: str) -> float:
-        """The scale BM25 scores are divided by before fusion: the query's best BM25 score
-        over the whole index (so that lexical scores of different directories' children
-        share one scale), raised to ``LEXICAL_ATTAINABLE_SHARE`` x the score an ideal
-        document would attain (:meth:`LexicalIndex.attainable`), so that a best hit matching
-        only the query's common words earns only their share. Cached per query and
-        snapshot (both parts, so the share may change between calls)."""
+        """The query's best BM25 score over the whole index (cached per query and snapshot),
+        so that lexical scores of different directories' children share one scale."""
         key = (id(s), query_text)
         hit = self._lex_scale_cache.get(key)
         if hit is None:
             full = lexical.score(query_text, size=s.n)
-            best = float(full.max()) if full.size else 0.0
-            hit = (best, lexical.attainable(query_text) if best > 0 else 0.0)
+            hit = float(full.max()) if full.size else 0.0
             self._lex_scale_cache[key] = hit
             if len(self._lex_scale_cache) > 256:
                 with contextlib.suppress(KeyError):  # a concurrent reader evicted it
                     self._lex_scale_cache.popitem(last=False)
-        return max(hit[0], LEXICAL_ATTAINABLE_SHARE * hit[1])
+        return hit
 
     def find_by_tags(
         self, labels: Sequence[str], scope: Scope, limit: int
