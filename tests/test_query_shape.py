@@ -38,6 +38,13 @@ MEM = "viking://user/alice/memories"
         "I can’t log in. When I enter a valid username and password, it fails.",
         "My admin-site CSS and images are not displaying",
         "I'm on Windows and my text files are detected as binary.",
+        # leading discourse words are skipped before the first-word rules
+        "But I've reminded you several times and you keep ignoring my patch!",
+        "So how do I rotate the signing keys",
+        "Hi, can I use Django with Python 3.12",
+        "OK, why does the build fail on Windows",
+        "Well, so what happens to old migrations",
+        "And my admin-site CSS is not displaying",
     ],
 )
 def test_questions(query: str) -> None:
@@ -55,6 +62,11 @@ def test_questions(query: str) -> None:
         "Fixtures",
         "My First Blueprint",  # a title: under four words
         "We recommend using the latest version of Python.",  # documentation's "we"
+        "But how to write a plugin",  # a guide's title behind a discourse word
+        "And so on and so forth",  # only discourse words up front, then no question word
+        "Also see the changelog for details",
+        "But what",  # under three words once "But" is skipped
+        "Hi, so, well, how do I rotate keys",  # at most two discourse words are skipped
         "what",
         "",
         "   ",
@@ -70,6 +82,32 @@ def test_any_text_has_a_shape(text: str) -> None:
     shape = is_question(text)
     assert shape in (True, False)
     assert is_question(text + "  \n") == shape
+
+
+_WORDS = st.sampled_from(
+    ["how", "why", "do", "not", "to", "I", "my", "I've", "when", "can", "keys", "rotate", "x,"]
+)
+
+
+@given(
+    st.lists(st.sampled_from(["But", "so", "Hi", "OK", "and", "Well", "also"]), max_size=2),
+    st.lists(_WORDS, max_size=7),
+)
+def test_discourse_words_change_no_shape(lead: list[str], rest: list[str]) -> None:
+    """Up to two leading discourse words never change the shape of what follows them, and
+    never make a query question-shaped by themselves."""
+    assert is_question(" ".join([*lead, *rest])) == is_question(" ".join(rest))
+    assert not is_question(" ".join(lead))
+
+
+@given(st.text(alphabet=" abBuUtT?,.I'm\n", max_size=50), st.integers(1, 2000))
+def test_long_input_never_raises(chunk: str, times: int) -> None:
+    """Long hostile input (up to 100k characters, many discourse words) answers True or False
+    within hypothesis's deadline: the rule reads the first 200 characters and the end only,
+    so its work does not grow with the number of words."""
+    text = "But " * times + chunk * times
+    assert is_question(text) in (True, False)
+    assert is_question(text) == is_question(text + "   ")
 
 
 def _store() -> EmbeddedStore:

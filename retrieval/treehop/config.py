@@ -130,7 +130,10 @@ class RetrievalConfig(BaseModel):
     gitfaq 0.808 / 0.775 / 0.854 / 0.854, lsof FAQ 0.836 / 0.833 / 0.836 / 0.760 at
     w = 0.5 / 0.7 / 0.8 / 1 (26, 11, 113 queries): 0.8 is best or tied on each; dense only
     loses lsof's keyword-laden questions. Heading, first-sentence and anchor-text queries
-    are almost never question-shaped and keep ``dense_weight``."""
+    are almost never question-shaped and keep ``dense_weight``. Other ways for BM25 to
+    enter a question's score (divided by the score an ideal document would attain, times
+    the IDF share a chunk matches, gated by the dense gap, reciprocal rank fusion) lose on
+    the pooled dev halves (``bench/bench_fusion.py``; bench/README.md, round 3 fusion)."""
     question_heading_weight: float | None = Field(default=None, ge=0.0, le=10.0)
     """``context_heading_weight`` for a question-shaped query over documents; ``None``: the
     same. The heading term was chosen on heading, first-sentence and anchor-text queries,

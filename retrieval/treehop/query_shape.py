@@ -20,6 +20,14 @@ an answer just as a question does: 4 of Django's 53 FAQ entries and 3 of gitfaq'
 such reports without a question mark, while documentation headings, first sentences and
 link texts almost never open with "I" or "my" (3 of 1,436 derived queries in
 ``bench/data``). "We ..." is left out: documentation says "We recommend ...".
+
+Leading discourse words ("But I've reminded you ...", "So how do I ...", "Hi, can I ...",
+"OK, why does ...") are skipped before those first-word rules (at most
+``MAX_DISCOURSE_WORDS``): they open a turn of speech, not a heading, and carry no shape of
+their own, so "But" must not hide the question or report behind it. The list is closed and
+small (conjunctions, interjections and greetings that open spoken or written English turns);
+words that also open instructions or statements ("Then", "Now", "Please", "Yes", "No") are
+left out, so a heading that starts with one keeps its shape.
 """
 
 from __future__ import annotations
@@ -72,6 +80,13 @@ CLAUSE_WORDS = frozenset({"when", "where", "while"})
 """First words that also open a clause of a statement ("When using X, do Y.")."""
 FIRST_PERSON = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my"})
 """First words of a problem report written in the first person singular."""
+DISCOURSE_WORDS = frozenset(
+    {"but", "and", "so", "well", "ok", "okay", "also", "hi", "hello", "hey", "oh", "anyway"}
+)
+"""Words that open a turn of speech and are skipped before the first-word rules."""
+MAX_DISCOURSE_WORDS = 2
+"""At most this many leading discourse words are skipped ("Hi, so why ...")."""
+_WORD_PUNCT = "\"'(,.!:;-\u2014\u2013"
 PROBLEM_MIN_WORDS = 4
 """A first-person problem report has at least this many words ("My First Blueprint" is a
 title)."""
@@ -84,7 +99,15 @@ def is_question(query: str) -> bool:
         return False
     if text.endswith(QUESTION_MARKS):
         return True
-    words = text[:200].split(None, PROBLEM_MIN_WORDS)
+    words = text[:200].split(None, PROBLEM_MIN_WORDS + MAX_DISCOURSE_WORDS)
+    skip = 0
+    while (
+        skip < MAX_DISCOURSE_WORDS
+        and len(words) > skip + 1
+        and words[skip].lower().strip(_WORD_PUNCT) in DISCOURSE_WORDS
+    ):
+        skip += 1
+    words = words[skip:]
     if len(words) < 3:
         return False
     first = words[0].lower().strip("\"'(").replace("\u2019", "'")
