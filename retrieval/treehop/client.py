@@ -8,6 +8,7 @@ ingests directories and texts into the tree, and answers ``find()`` (one query, 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import math
 import os
@@ -17,7 +18,7 @@ import warnings
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, Unpack
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, Unpack, cast
 
 import numpy as np
 
@@ -565,10 +566,33 @@ class AsyncTreehop:
         ``query_vector`` searches with an embedding the caller already has (a framework's
         vector-store query); ``query`` may then be ``""`` (no lexical scoring, no rerank text).
         """
+        return await self._find(
+            query, options, context_type=context_type, query_vector=query_vector
+        )
+
+    async def _find(
+        self,
+        query: str,
+        options: SearchKwargs | Mapping[str, Any],
+        *,
+        context_type: ContextType | str | None = None,
+        query_vector: Sequence[float] | np.ndarray[Any, Any] | None = None,
+        context_tokens: int | None = None,
+    ) -> FindResult:
+        """:meth:`find`; ``context_tokens``: the block :meth:`assemble_context` fills with the
+        result (a question's passage slots are sized for it:
+        :func:`~treehop.context_assembly.context_slot_chars`)."""
+        options = dict(options)
+        if context_type is None and "context_type" in options:
+            context_type = options.pop("context_type")
+        if query_vector is None and "query_vector" in options:
+            query_vector = options.pop("query_vector")
         vector = None if query_vector is None else _check_query_vector(query_vector, self.store)
         q = check_query(query) if vector is None or query else ""
         ctype = argmod.check_context_type(context_type)
-        opts = self._search_options(options, RetrievalMode.QUICK)
+        opts = self._search_options(cast(SearchKwargs, options), RetrievalMode.QUICK)
+        if context_tokens is not None:
+            opts = dataclasses.replace(opts, context_tokens=context_tokens)
         target_uri = options.get("target_uri")
         argmod.check_target_uris(target_uri)
         tq = TypedQuery(query=q, context_type=ctype)
@@ -658,6 +682,14 @@ class AsyncTreehop:
             return emb.embed(texts)
         return np.stack([emb.embed_query(t) for t in texts])
 
+    def _check_find_options(self, kwargs: Mapping[str, Any]) -> None:
+        """Raise what :meth:`find` would for its keyword arguments, before the query is
+        embedded (the sync path embeds on the calling thread first)."""
+        options = {k: v for k, v in kwargs.items() if k not in ("context_type", "query_vector")}
+        argmod.check_context_type(kwargs.get("context_type"))
+        self._search_options(cast(SearchKwargs, options), RetrievalMode.QUICK)
+        argmod.check_target_uris(options.get("target_uri"))
+
     def _search_options(self, options: SearchKwargs, default_mode: RetrievalMode) -> SearchOptions:
         """Validate every search option once, before any work is done (see
         :class:`~treehop.search_options.SearchOptions`)."""
@@ -705,6 +737,8 @@ class AsyncTreehop:
             dense_weight=opts.dense_weight,
             explain=opts.explain,
             collapse_chunks=opts.collapse_chunks,
+            slot_chars=opts.slot_chars,
+            context_tokens=opts.context_tokens,
         )
 
     def _postprocess(
@@ -856,7 +890,9 @@ class AsyncTreehop:
         With ``session_id`` the hits injected by earlier calls of the same session are left out
         and this call's are recorded (persisted with the index). Without a ``limit`` the query
         asks :meth:`find` for enough slots to fill ``max_tokens``
-        (:func:`~treehop.context_assembly.context_limit`).
+        (:func:`~treehop.context_assembly.context_limit`), and a question's passage slots show
+        no more than about half the block (``slot_chars``:
+        :func:`~treehop.context_assembly.context_slot_chars`) unless ``slot_chars`` is given.
         """
         check_budget(max_tokens, quotas, tiers)
         counter = resolve_counter(token_counter)
@@ -870,7 +906,7 @@ class AsyncTreehop:
         else:
             if "limit" not in find_kwargs:
                 find_kwargs["limit"] = context_limit(max_tokens)
-            result = await self.find(query, **find_kwargs)
+            result = await self._find(query, find_kwargs, context_tokens=max_tokens)
         seen: list[str] = []
         if session_id is not None:
             seen = await self._io(self.context_ledger.seen, session_id)
@@ -1114,6 +1150,7 @@ def _blocking_read(
             # connections bound to the client's loop, and a hop there costs two thread
             # wake-ups per call
             query = check_query(args[0] if args else kwargs.get("query"))
+            self._async._check_find_options(kwargs)  # a bad option costs no embedding
             vector = self._async._embedder.embed_query(query)
             if not vector.any():
                 # an all-zero embedding (a text the model maps to nothing) is not a valid

@@ -256,6 +256,29 @@ find's default 10), so that a large budget does not run out of hits (a Cranfield
 about 150-200 tokens; a FAQ passage slot up to 500)."""
 
 
+CHARS_PER_BLOCK_TOKEN = 2
+"""Characters of passage per budget token :meth:`Treehop.assemble_context` lets a question's
+slot show when it runs the query itself (:func:`context_slot_chars`): about half the block
+(MiniLM's WordPiece averages ~4 characters a token on English prose)."""
+
+
+def context_slot_chars(max_tokens: int, document_chars: int, question_chars: int | None) -> int:
+    """How much of its passage a question's slot shows inside a ``max_tokens`` block.
+
+    ``find()`` alone lets a question's passage slot show ``question_chars`` (the config's
+    ``question_context_chars``: the whole answer, which the user of a result list reads);
+    inside a budget one long passage would crowd out the next slots' answers. So the slot
+    shows at most about half the block (:data:`CHARS_PER_BLOCK_TOKEN`), never less than a
+    document slot (``document_chars``) nor more than ``find()`` alone would. Measured on the
+    natural-question sets' pooled dev halves (bench/README.md, "assemble_context's slot
+    extent"): 2,000 characters beat 3,000 at 500 and 1,000 tokens, 3,000 beat 2,000 at 2,000.
+    """
+    if question_chars is None:
+        return document_chars
+    half_block = CHARS_PER_BLOCK_TOKEN * max_tokens
+    return min(question_chars, max(document_chars, half_block))
+
+
 def context_limit(max_tokens: int) -> int:
     """How many slots to ask ``find`` for to fill ``max_tokens`` (see :data:`SLOT_TOKENS`)."""
     return max(10, min(1000, -(-max_tokens // SLOT_TOKENS)))

@@ -42,6 +42,7 @@ import numpy.typing as npt
 from . import uri as urimod
 from ._sync import on_caller_loop
 from .config import RetrievalConfig, StopRule
+from .context_assembly import context_slot_chars
 from .descent import (
     NEG_INF,
     Candidate,
@@ -138,6 +139,12 @@ class RetrievalRequest:
     explain: bool = False
     collapse_chunks: bool | None = None
     """One slot per document; ``None``: the config's ``collapse_chunks``."""
+    slot_chars: int | None = None
+    """How much text a slot over documents shows; ``None``: the config's (see
+    :meth:`HierarchicalRetriever._slot_chars`)."""
+    context_tokens: int | None = None
+    """The token budget of the block the result is assembled into (``assemble_context``):
+    a question's passage slot then shows no more than about half of it."""
 
 
 @dataclass
@@ -398,9 +405,18 @@ class HierarchicalRetriever:
 
     def _slot_chars(self, q: _Query) -> int:
         """How much text a slot shows: ``question_context_chars`` for a question over
-        documents (a passage slot) when set, else ``document_context_chars``."""
+        documents (a passage slot) when set, else ``document_context_chars``; inside an
+        ``assemble_context`` block a question's slot shows at most about half the block
+        (:func:`~treehop.context_assembly.context_slot_chars`); a request's ``slot_chars``
+        overrides all of these."""
+        if q.req.slot_chars is not None:
+            return q.req.slot_chars
         cfg = self.config
         if q.question and cfg.question_context_chars is not None:
+            if q.req.context_tokens is not None:
+                return context_slot_chars(
+                    q.req.context_tokens, cfg.document_context_chars, cfg.question_context_chars
+                )
             return cfg.question_context_chars
         return cfg.document_context_chars
 

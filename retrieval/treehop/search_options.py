@@ -47,6 +47,10 @@ class SearchKwargs(TypedDict, total=False):
     - ``collapse_chunks``: one slot per document (default: the config's, on); ``False`` returns
       every chunk as its own hit, as a vector store of chunks does.
     - ``since`` / ``until``: keep nodes whose ``timestamp`` lies in ``[since, until)``.
+    - ``slot_chars``: how much text a slot over documents shows, in characters, 0-20,000
+      (default: the config's ``question_context_chars`` for a question,
+      ``document_context_chars`` otherwise). ``assemble_context`` sets it from its token
+      budget when it runs :meth:`~treehop.Treehop.find` itself.
     """
 
     target_uri: str | Sequence[str] | None
@@ -66,6 +70,7 @@ class SearchKwargs(TypedDict, total=False):
     collapse_chunks: bool | None
     since: TimeLike | None
     until: TimeLike | None
+    slot_chars: int | None
 
 
 SEARCH_OPTIONS: frozenset[str] = frozenset(SearchKwargs.__annotations__)
@@ -89,6 +94,10 @@ class SearchOptions:
     chunk_diffusion_count: int
     chunk_group: bool
     collapse_chunks: bool | None
+    slot_chars: int | None = None
+    context_tokens: int | None = None
+    """Set by :meth:`~treehop.Treehop.assemble_context` (not an option): the token budget the
+    result fills, which sizes a question's passage slots."""
 
     @classmethod
     def build(
@@ -118,6 +127,7 @@ class SearchOptions:
         if collapse is not None:
             check_bool(collapse, "collapse_chunks")
         diffusion = options.get("chunk_diffusion_count", 0)
+        slot_chars = check_slot_chars(options.get("slot_chars"))
         rerank_active = mode is RetrievalMode.THINKING and reranker_set
         filter_spec = and_time_window(
             options.get("filter"), options.get("since"), options.get("until")
@@ -142,4 +152,20 @@ class SearchOptions:
             chunk_diffusion_count=diffusion,
             chunk_group=chunk_group,
             collapse_chunks=collapse,
+            slot_chars=slot_chars,
         )
+
+
+MAX_SLOT_CHARS = 20_000
+"""The largest ``slot_chars`` (the config's ``question_context_chars`` bound)."""
+
+
+def check_slot_chars(value: object) -> int | None:
+    """``slot_chars``: ``None`` (the config's) or an integer in ``[0, MAX_SLOT_CHARS]``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidQueryError(f"slot_chars must be an integer or None, got {value!r}")
+    if not 0 <= value <= MAX_SLOT_CHARS:
+        raise InvalidQueryError(f"slot_chars must be in [0, {MAX_SLOT_CHARS}], got {value}")
+    return value
