@@ -28,7 +28,13 @@ from treehop.stores.base import HitArrays, HitColumns, Scope, Vector
 from treehop.stores.embedded import EmbeddedStore
 from treehop.stores.embedded import search_paths as emb_search
 from treehop.stores.embedded import snapshot as emb_snapshot
-from treehop.tree_scoring import order_key, sibling_order
+from treehop.tree_scoring import (
+    ContextWeights,
+    SiblingLayout,
+    context_columns,
+    order_key,
+    sibling_order,
+)
 
 _NAME = st.text(alphabet="ab-_.0123456789\u0663", min_size=0, max_size=12)
 
@@ -56,6 +62,54 @@ def test_sibling_order_lays_out_families_as_order_key(
     layout = sibling_order(parents, uris, chunks)
     assert layout.order == want
     assert layout.sizes == [parents.count(p) for p in code]
+
+
+_SCORE = st.sampled_from([0.0, -0.0, 0.5, -0.25, 1.0]) | st.floats(-1.0, 1.0, width=32)
+
+
+@given(
+    st.lists(st.tuples(_SCORE, st.booleans()), min_size=1, max_size=30),
+    st.randoms(use_true_random=False),
+    st.tuples(st.floats(0.0, 2.0), st.floats(0.0, 2.0), st.floats(0.0, 2.0)),
+    st.none() | st.floats(-1.0, 1.0),
+    st.booleans(),
+)
+def test_one_family_context_equals_the_general_path(
+    leaves: list[tuple[float, bool]],
+    rnd: Any,
+    w: tuple[float, float, float],
+    parent_score: float | None,
+    ask_all: bool,
+) -> None:
+    """One family laid out (the tree context's common case, computed in sibling order with
+    slices) gives the very floats, to the bit, that the general path gives from order keys:
+    picked leaves, own and final scores and every evidence term."""
+    n = len(leaves)
+    order = list(range(n))
+    rnd.shuffle(order)
+    rank = {leaf: k for k, leaf in enumerate(order)}
+    scores = [s for s, _ in leaves]
+    keep = None if ask_all else [k for _, k in leaves]
+    weights = ContextWeights(*w)
+    parents = {} if parent_score is None else {"p": parent_score}
+    fast = context_columns(
+        ["p"] * n, None, scores, parents, weights, keep, laid_out=SiblingLayout(order, [n])
+    )
+    keys = [(rank[i], ()) for i in range(n)]
+    general = context_columns(["p"] * n, keys, scores, parents, weights, keep)
+
+    def bits(xs: list[float]) -> bytes:
+        return np.asarray(xs, dtype=np.float64).tobytes()
+
+    assert fast.picked == general.picked
+    for a, b in (
+        (fast.own, general.own),
+        (fast.final, general.final),
+        (fast.neighbours, general.neighbours),
+        (fast.parent, general.parent),
+        (fast.best_sibling, general.best_sibling),
+    ):
+        assert bits(a) == bits(b)
 
 
 def test_sibling_order_of_one_shape_is_by_name() -> None:
