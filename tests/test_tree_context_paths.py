@@ -67,36 +67,69 @@ def test_sibling_order_lays_out_families_as_order_key(
 _SCORE = st.sampled_from([0.0, -0.0, 0.5, -0.25, 1.0]) | st.floats(-1.0, 1.0, width=32)
 
 
+_PATH = st.none() | st.sampled_from([("A",), ("A", "b"), ("A", "c"), ("D",), ("A", "b", "x")])
+
+
 @given(
-    st.lists(st.tuples(_SCORE, st.booleans()), min_size=1, max_size=30),
+    st.lists(st.tuples(_SCORE, st.booleans(), _PATH), min_size=1, max_size=30),
     st.randoms(use_true_random=False),
     st.tuples(st.floats(0.0, 2.0), st.floats(0.0, 2.0), st.floats(0.0, 2.0)),
     st.none() | st.floats(-1.0, 1.0),
     st.booleans(),
+    st.sampled_from(["none", "paths", "codes"]),
 )
 def test_one_family_context_equals_the_general_path(
-    leaves: list[tuple[float, bool]],
+    leaves: list[tuple[float, bool, tuple[str, ...] | None]],
     rnd: Any,
     w: tuple[float, float, float],
     parent_score: float | None,
     ask_all: bool,
+    sectioned: str,
 ) -> None:
     """One family laid out (the tree context's common case, computed in sibling order with
     slices) gives the very floats, to the bit, that the general path gives from order keys:
-    picked leaves, own and final scores and every evidence term."""
+    picked leaves, own and final scores and every evidence term; with heading paths read
+    lazily or as codes, each asked for the same leaves in the same order."""
     n = len(leaves)
     order = list(range(n))
     rnd.shuffle(order)
     rank = {leaf: k for k, leaf in enumerate(order)}
-    scores = [s for s, _ in leaves]
-    keep = None if ask_all else [k for _, k in leaves]
+    scores = [s for s, _, _ in leaves]
+    keep = None if ask_all else [k for _, k, _ in leaves]
     weights = ContextWeights(*w)
     parents = {} if parent_score is None else {"p": parent_score}
-    fast = context_columns(
-        ["p"] * n, None, scores, parents, weights, keep, laid_out=SiblingLayout(order, [n])
-    )
-    keys = [(rank[i], ()) for i in range(n)]
-    general = context_columns(["p"] * n, keys, scores, parents, weights, keep)
+    paths = [p for _, _, p in leaves]
+    table = sorted({p for p in paths if p is not None})
+    codes = np.array([-1 if p is None else table.index(p) for p in paths], dtype=np.int64)
+
+    def run(laid: bool) -> tuple[Any, list[Any]]:
+        asked: list[Any] = []
+
+        def section(i: int) -> tuple[str, ...] | None:
+            asked.append(i)
+            return paths[i]
+
+        def section_codes(js: Any) -> tuple[Any, list[tuple[str, ...]]]:
+            asked.append(js.tolist())
+            return codes[js], table
+
+        keys = None if laid else [(rank[i], ()) for i in range(n)]
+        got = context_columns(
+            ["p"] * n,
+            keys,
+            scores,
+            parents,
+            weights,
+            keep,
+            section if sectioned == "paths" else None,
+            laid_out=SiblingLayout(order, [n]) if laid else None,
+            section_codes=section_codes if sectioned == "codes" else None,
+        )
+        return got, asked
+
+    fast, fast_asked = run(True)
+    general, general_asked = run(False)
+    assert fast_asked == general_asked
 
     def bits(xs: list[float]) -> bytes:
         return np.asarray(xs, dtype=np.float64).tobytes()
