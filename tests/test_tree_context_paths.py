@@ -71,7 +71,11 @@ _PATH = st.none() | st.sampled_from([("A",), ("A", "b"), ("A", "c"), ("D",), ("A
 
 
 @given(
-    st.lists(st.tuples(_SCORE, st.booleans(), _PATH), min_size=1, max_size=30),
+    st.lists(
+        st.tuples(_SCORE, st.booleans(), _PATH, st.sampled_from(["p", "p", "q", "r"])),
+        min_size=1,
+        max_size=30,
+    ),
     st.randoms(use_true_random=False),
     st.tuples(st.floats(0.0, 2.0), st.floats(0.0, 2.0), st.floats(0.0, 2.0)),
     st.none() | st.floats(-1.0, 1.0),
@@ -79,26 +83,33 @@ _PATH = st.none() | st.sampled_from([("A",), ("A", "b"), ("A", "c"), ("D",), ("A
     st.sampled_from(["none", "paths", "codes"]),
 )
 def test_one_family_context_equals_the_general_path(
-    leaves: list[tuple[float, bool, tuple[str, ...] | None]],
+    leaves: list[tuple[float, bool, tuple[str, ...] | None, str]],
     rnd: Any,
     w: tuple[float, float, float],
     parent_score: float | None,
     ask_all: bool,
     sectioned: str,
 ) -> None:
-    """One family laid out (the tree context's common case, computed in sibling order with
-    slices) gives the very floats, to the bit, that the general path gives from order keys:
-    picked leaves, own and final scores and every evidence term; with heading paths read
-    lazily or as codes, each asked for the same leaves in the same order."""
+    """Leaves laid out (one family, the tree context's common case, or a few; computed in
+    sibling order with slices) give the very floats, to the bit, that the keyed path gives
+    from order keys: picked leaves, own and final scores and every evidence term; with
+    heading paths read lazily or as codes, each asked for the same leaves in the same
+    order."""
     n = len(leaves)
-    order = list(range(n))
-    rnd.shuffle(order)
-    rank = {leaf: k for k, leaf in enumerate(order)}
-    scores = [s for s, _, _ in leaves]
-    keep = None if ask_all else [k for _, k, _ in leaves]
+    parent_of = [f for _, _, _, f in leaves]
+    rank_of = list(range(n))
+    rnd.shuffle(rank_of)  # each leaf's place among its siblings
+    # the layout: families in order of first appearance, each in sibling order
+    families = list(dict.fromkeys(parent_of))
+    order = [
+        i for f in families for i in sorted(range(n), key=rank_of.__getitem__) if parent_of[i] == f
+    ]
+    sizes = [parent_of.count(f) for f in families]
+    scores = [s for s, _, _, _ in leaves]
+    keep = None if ask_all else [k for _, k, _, _ in leaves]
     weights = ContextWeights(*w)
-    parents = {} if parent_score is None else {"p": parent_score}
-    paths = [p for _, _, p in leaves]
+    parents = {} if parent_score is None else {"p": parent_score, "r": -parent_score / 2}
+    paths = [p for _, _, p, _ in leaves]
     table = sorted({p for p in paths if p is not None})
     codes = np.array([-1 if p is None else table.index(p) for p in paths], dtype=np.int64)
 
@@ -113,16 +124,16 @@ def test_one_family_context_equals_the_general_path(
             asked.append(js.tolist())
             return codes[js], table
 
-        keys = None if laid else [(rank[i], ()) for i in range(n)]
+        keys = None if laid else [(rank_of[i], ()) for i in range(n)]
         got = context_columns(
-            ["p"] * n,
+            parent_of,
             keys,
             scores,
             parents,
             weights,
             keep,
             section if sectioned == "paths" else None,
-            laid_out=SiblingLayout(order, [n]) if laid else None,
+            laid_out=SiblingLayout(order, sizes) if laid else None,
             section_codes=section_codes if sectioned == "codes" else None,
         )
         return got, asked

@@ -396,9 +396,9 @@ def context_columns(
     n = len(parent_of)
     if not n:
         return ContextColumns([], [], [])
-    if laid_out is not None and len(laid_out.sizes) == 1:
-        return _one_family(
-            laid_out.order, parent_of, scores, parent_scores, weights, keep, sections, section_codes
+    if laid_out is not None:
+        return _laid_families(
+            laid_out, parent_of, scores, parent_scores, weights, keep, sections, section_codes
         )
     # Parents as integer codes (in order of first appearance); one stable sort by (parent,
     # sibling order) lays every family out contiguously, in the order a per-parent sort
@@ -504,8 +504,8 @@ def context_columns(
     )
 
 
-def _one_family(
-    laid: list[int],
+def _laid_families(
+    laid_out: SiblingLayout,
     parent_of: Sequence[str],
     scores: Sequence[float] | npt.NDArray[np.floating[Any]],
     parent_scores: dict[str, float],
@@ -514,55 +514,82 @@ def _one_family(
     sections: Callable[[int], tuple[str, ...] | None] | None = None,
     section_codes: SectionCodes | None = None,
 ) -> ContextColumns:
-    """:func:`context_columns` of one family: the same element-wise arithmetic on the same
-    values, done in sibling order, where each leaf's neighbours are the previous and the
-    next element (slices, no gather through link arrays), then put back in the leaves'
-    order; the heading paths are read for the same pairs, in the same order.
+    """:func:`context_columns` of leaves already laid out: the same element-wise arithmetic
+    on the same values, done in sibling order, where a leaf's neighbours are the previous
+    and the next element of its family (slices and one mask, no gather through link
+    arrays), then put back in the leaves' order; the heading paths are asked for the same
+    pairs, in the same order.
 
-    Why: a find's tree context is mostly one folder's files or one file's chunks, and the
-    general path's ~40 small numpy calls (links, masks, gathers) were most of its cost."""
+    Why: a find's tree context is one to a few families (a folder's files, a few files'
+    chunks), and the link arrays, masks and gathers of the keyed path were most of its
+    cost."""
+    laid, sizes = laid_out.order, laid_out.sizes
     n = len(laid)
     order = np.array(laid, dtype=np.int64)
     own = np.array(scores, dtype=np.float64)
     own_l = own[order]
-    best_v = float(own.max())
-    par_v = float(parent_scores.get(parent_of[laid[0]], 0.0))
+    one = len(sizes) == 1
+    if one:  # (one family: every leaf linked to the next; one best and one parent score)
+        same = np.ones(n - 1, dtype=bool)
+        best_l = np.full(n, float(own.max()))
+        par_l = np.full(n, float(parent_scores.get(parent_of[laid[0]], 0.0)))
+    else:
+        laid_code = np.repeat(np.arange(len(sizes)), sizes)
+        same = laid_code[1:] == laid_code[:-1]
+        heads = np.flatnonzero(~same) + 1
+        best_of = np.maximum.reduceat(own_l, np.concatenate([[0], heads]))
+        best_l = best_of[laid_code]
+        starts = itertools.accumulate(sizes[:-1], initial=0)
+        families = [parent_of[laid[a]] for a in starts]
+        par_of = np.fromiter(
+            (parent_scores.get(p, 0.0) for p in families), np.float64, len(families)
+        )
+        par_l = par_of[laid_code]
     # The leaves returned: those asked about and their neighbours.
     if keep is None:
         near_l = np.ones(n, dtype=bool)
     else:
         asked = np.array(keep, dtype=bool)[order]
         near_l = asked.copy()
-        near_l[:-1] |= asked[1:]  # (the previous leaf of an asked one)
-        near_l[1:] |= asked[:-1]  # (the next one)
-    # Pair ``j`` links leaves ``j`` and ``j + 1`` in sibling order: its weight is 1, or the
-    # share of the section it continues where it touches a returned leaf.
-    shared: npt.NDArray[np.float64] | None = None
-    if section_codes is not None or sections is not None:  # (an only child: asked none)
-        touch = np.flatnonzero(near_l[:-1] | near_l[1:])
-        first, second = order[:-1][touch], order[1:][touch]
-        shared = np.ones(n - 1, dtype=np.float64)
+        near_l[:-1] |= asked[1:] & same  # (the previous leaf of an asked one)
+        near_l[1:] |= asked[:-1] & same  # (the next one)
+    # Pair ``j`` (where ``same[j]``) links leaves ``j`` and ``j + 1`` in sibling order: its
+    # weight is 1, or the share of the section it continues where it touches a returned
+    # leaf.
+    w_next = np.zeros(n, dtype=np.float64)
+    w_next[:-1] = same
+    w_prev = np.zeros(n, dtype=np.float64)
+    w_prev[1:] = same
+    count = w_prev + w_next  # (before any section weight: the neighbours each leaf has)
+    sectioned = section_codes is not None or sections is not None
+    if sectioned:  # (an only child or no pair near a returned leaf: asked for none)
+        pairs = np.flatnonzero(same)
+        pairs = pairs[near_l[pairs] | near_l[pairs + 1]]
+        first, second = order[pairs], order[pairs + 1]
+        shared = np.ones(pairs.size, dtype=np.float64)
         if section_codes is not None:
-            need = np.concatenate([first, second])  # (the general path's request)
+            need = np.concatenate([first, second])  # (the keyed path's request)
             got, table = section_codes(need)
             code_of = np.full(n, -1, dtype=np.int64)
             code_of[need] = got
             a, b = code_of[first], code_of[second]
             for k in np.flatnonzero((a != b) & (a >= 0) & (b >= 0)).tolist():
-                shared[touch[k]] = section_overlap(table[a[k]], table[b[k]])
+                shared[k] = section_overlap(table[a[k]], table[b[k]])
         else:
             assert sections is not None
             path = functools.lru_cache(maxsize=None)(sections)
-            shared[touch] = np.fromiter(
+            shared = np.fromiter(
                 (
                     section_overlap(path(i), path(j))
                     for i, j in zip(first.tolist(), second.tolist(), strict=True)
                 ),
                 np.float64,
-                touch.size,
+                pairs.size,
             )
-    if shared is None:
-        # The general path's terms with every weight 1: an inner leaf's neighbour term is
+        w_next[pairs] = shared
+        w_prev[pairs + 1] = shared
+    if one and not sectioned:
+        # The keyed path's terms with every weight 1: an inner leaf's neighbour term is
         # ``(1 * prev + 1 * next) / 2``, an end's ``(0 * 0 + 1 * other) / 1`` (``+ 0.0``:
         # the same sum, which turns a -0.0 into 0.0), an only child's its own score; the
         # section share is 1 for each, so the blend's neighbour weight is
@@ -576,33 +603,30 @@ def _one_family(
             mid /= 2.0
         wn = weights.neighbours * 1.0
         final_l = own_l + wn * neigh_l
-        final_l += weights.parent * par_v
-        final_l += weights.best_sibling * best_v
+        final_l += weights.parent * par_l
+        final_l += weights.best_sibling * best_l
         final_l /= weights.total - weights.neighbours + wn
-    else:
-        # the general path's formulas, on the pairs' weights in sibling order
-        w_prev = np.zeros(n, dtype=np.float64)
-        w_prev[1:] = shared
-        w_next = np.zeros(n, dtype=np.float64)
-        w_next[:-1] = shared
+    else:  # the keyed path's formulas, on the pairs' weights in sibling order
         before = np.zeros(n, dtype=np.float64)
-        before[1:] = own_l[:-1]
+        before[1:] = np.where(same, own_l[:-1], 0.0)
         after = np.zeros(n, dtype=np.float64)
-        after[:-1] = own_l[1:]
-        count = np.full(n, 2.0)  # (the ends have one neighbour, an only child none)
-        count[0] -= 1.0
-        count[-1] -= 1.0
+        after[:-1] = np.where(same, own_l[1:], 0.0)
         weight = w_prev + w_next
         total = w_prev * before + w_next * after
         neigh_l = np.where(weight > 0, total / np.maximum(weight, 1e-12), own_l)
         share = np.where(count > 0, weight / np.maximum(count, 1.0), 1.0)
-        final_l = _blend(own_l, neigh_l, np.full(n, par_v), np.full(n, best_v), weights, share)
-    best = np.full(n, best_v)
-    par = np.full(n, par_v, dtype=np.float64)
+        final_l = _blend(own_l, neigh_l, par_l, best_l, weights, share)
     final = np.empty(n, dtype=np.float64)
     final[order] = final_l
     neigh = np.empty(n, dtype=np.float64)
     neigh[order] = neigh_l
+    if one:
+        par, best = par_l, best_l  # (one value each: no order to restore)
+    else:
+        par = np.empty(n, dtype=np.float64)
+        par[order] = par_l
+        best = np.empty(n, dtype=np.float64)
+        best[order] = best_l
     if keep is None:
         picked = np.arange(n, dtype=np.int64)
     else:
