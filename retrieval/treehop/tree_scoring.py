@@ -404,23 +404,15 @@ def context_columns(
     # sibling order) lays every family out contiguously, in the order a per-parent sort
     # would give. (Python lists are built once and handed to numpy whole: per-element numpy
     # access costs more than the math.)
-    if laid_out is None:
-        assert keys is not None, "context_columns needs keys or laid_out"
-        codes = {p: i for i, p in enumerate(dict.fromkeys(parent_of))}
-        code_l = [codes[p] for p in parent_of]
-        code = np.array(code_l, dtype=np.int64)
-        sort_keys = list(zip(code_l, keys, strict=True))
-        order = np.array(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
-        families = list(codes)
-        laid_code = code[order]
-    else:  # the codes from the layout: no lookup per leaf
-        order = np.array(laid_out.order, dtype=np.int64)
-        if len(laid_out.sizes) > 1:  # (one family needs no codes: see below)
-            laid_code = np.repeat(np.arange(len(laid_out.sizes)), laid_out.sizes)
-            code = np.empty(n, dtype=np.int64)
-            code[order] = laid_code
-        starts = itertools.accumulate(laid_out.sizes[:-1], initial=0)
-        families = [parent_of[laid_out.order[a]] for a in starts]
+    # (with ``laid_out`` the leaves were answered above: here the keys order them)
+    assert keys is not None, "context_columns needs keys or laid_out"
+    codes = {p: i for i, p in enumerate(dict.fromkeys(parent_of))}
+    code_l = [codes[p] for p in parent_of]
+    code = np.array(code_l, dtype=np.int64)
+    sort_keys = list(zip(code_l, keys, strict=True))
+    order = np.array(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
+    families = list(codes)
+    laid_code = code[order]
     # ``laid_code``: the codes in ``order`` (sorted); each pair of neighbouring siblings is
     # (``pair_first[j]``, ``pair_second[j]``), computed once for the links and the sections
     own = np.array(scores, dtype=np.float64)
