@@ -28,7 +28,13 @@ from treehop.stores.base import HitArrays, HitColumns, Scope, Vector
 from treehop.stores.embedded import EmbeddedStore
 from treehop.stores.embedded import search_paths as emb_search
 from treehop.stores.embedded import snapshot as emb_snapshot
-from treehop.tree_scoring import order_key, sibling_order
+from treehop.tree_scoring import (
+    ContextWeights,
+    SiblingLayout,
+    context_columns,
+    order_key,
+    sibling_order,
+)
 
 _NAME = st.text(alphabet="ab-_.0123456789\u0663", min_size=0, max_size=12)
 
@@ -56,6 +62,98 @@ def test_sibling_order_lays_out_families_as_order_key(
     layout = sibling_order(parents, uris, chunks)
     assert layout.order == want
     assert layout.sizes == [parents.count(p) for p in code]
+
+
+_SCORE = st.sampled_from([0.0, -0.0, 0.5, -0.25, 1.0]) | st.floats(-1.0, 1.0, width=32)
+
+
+_PATH = st.none() | st.sampled_from([("A",), ("A", "b"), ("A", "c"), ("D",), ("A", "b", "x")])
+
+
+@given(
+    st.lists(
+        st.tuples(_SCORE, st.booleans(), _PATH, st.sampled_from(["p", "p", "q", "r"])),
+        min_size=1,
+        max_size=30,
+    ),
+    st.randoms(use_true_random=False),
+    st.tuples(st.floats(0.0, 2.0), st.floats(0.0, 2.0), st.floats(0.0, 2.0)),
+    st.none() | st.floats(-1.0, 1.0),
+    st.booleans(),
+    st.sampled_from(["none", "paths", "codes"]),
+)
+def test_one_family_context_equals_the_general_path(
+    leaves: list[tuple[float, bool, tuple[str, ...] | None, str]],
+    rnd: Any,
+    w: tuple[float, float, float],
+    parent_score: float | None,
+    ask_all: bool,
+    sectioned: str,
+) -> None:
+    """Leaves laid out (one family, the tree context's common case, or a few; computed in
+    sibling order with slices) give the very floats, to the bit, that the keyed path gives
+    from order keys: picked leaves, own and final scores and every evidence term; with
+    heading paths read lazily or as codes, each asked for the same leaves in the same
+    order."""
+    n = len(leaves)
+    parent_of = [f for _, _, _, f in leaves]
+    rank_of = list(range(n))
+    rnd.shuffle(rank_of)  # each leaf's place among its siblings
+    # the layout: families in order of first appearance, each in sibling order
+    families = list(dict.fromkeys(parent_of))
+    order = [
+        i for f in families for i in sorted(range(n), key=rank_of.__getitem__) if parent_of[i] == f
+    ]
+    sizes = [parent_of.count(f) for f in families]
+    scores = [s for s, _, _, _ in leaves]
+    keep = None if ask_all else [k for _, k, _, _ in leaves]
+    weights = ContextWeights(*w)
+    parents = {} if parent_score is None else {"p": parent_score, "r": -parent_score / 2}
+    paths = [p for _, _, p, _ in leaves]
+    table = sorted({p for p in paths if p is not None})
+    codes = np.array([-1 if p is None else table.index(p) for p in paths], dtype=np.int64)
+
+    def run(laid: bool) -> tuple[Any, list[Any]]:
+        asked: list[Any] = []
+
+        def section(i: int) -> tuple[str, ...] | None:
+            asked.append(i)
+            return paths[i]
+
+        def section_codes(js: Any) -> tuple[Any, list[tuple[str, ...]]]:
+            asked.append(js.tolist())
+            return codes[js], table
+
+        keys = None if laid else [(rank_of[i], ()) for i in range(n)]
+        got = context_columns(
+            parent_of,
+            keys,
+            scores,
+            parents,
+            weights,
+            keep,
+            section if sectioned == "paths" else None,
+            laid_out=SiblingLayout(order, sizes) if laid else None,
+            section_codes=section_codes if sectioned == "codes" else None,
+        )
+        return got, asked
+
+    fast, fast_asked = run(True)
+    general, general_asked = run(False)
+    assert fast_asked == general_asked
+
+    def bits(xs: list[float]) -> bytes:
+        return np.asarray(xs, dtype=np.float64).tobytes()
+
+    assert fast.picked == general.picked
+    for a, b in (
+        (fast.own, general.own),
+        (fast.final, general.final),
+        (fast.neighbours, general.neighbours),
+        (fast.parent, general.parent),
+        (fast.best_sibling, general.best_sibling),
+    ):
+        assert bits(a) == bits(b)
 
 
 def test_sibling_order_of_one_shape_is_by_name() -> None:

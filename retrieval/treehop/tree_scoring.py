@@ -396,27 +396,23 @@ def context_columns(
     n = len(parent_of)
     if not n:
         return ContextColumns([], [], [])
+    if laid_out is not None:
+        return _laid_families(
+            laid_out, parent_of, scores, parent_scores, weights, keep, sections, section_codes
+        )
     # Parents as integer codes (in order of first appearance); one stable sort by (parent,
     # sibling order) lays every family out contiguously, in the order a per-parent sort
     # would give. (Python lists are built once and handed to numpy whole: per-element numpy
     # access costs more than the math.)
-    if laid_out is None:
-        assert keys is not None, "context_columns needs keys or laid_out"
-        codes = {p: i for i, p in enumerate(dict.fromkeys(parent_of))}
-        code_l = [codes[p] for p in parent_of]
-        code = np.array(code_l, dtype=np.int64)
-        sort_keys = list(zip(code_l, keys, strict=True))
-        order = np.array(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
-        families = list(codes)
-        laid_code = code[order]
-    else:  # the codes from the layout: no lookup per leaf
-        order = np.array(laid_out.order, dtype=np.int64)
-        if len(laid_out.sizes) > 1:  # (one family needs no codes: see below)
-            laid_code = np.repeat(np.arange(len(laid_out.sizes)), laid_out.sizes)
-            code = np.empty(n, dtype=np.int64)
-            code[order] = laid_code
-        starts = itertools.accumulate(laid_out.sizes[:-1], initial=0)
-        families = [parent_of[laid_out.order[a]] for a in starts]
+    # (with ``laid_out`` the leaves were answered above: here the keys order them)
+    assert keys is not None, "context_columns needs keys or laid_out"
+    codes = {p: i for i, p in enumerate(dict.fromkeys(parent_of))}
+    code_l = [codes[p] for p in parent_of]
+    code = np.array(code_l, dtype=np.int64)
+    sort_keys = list(zip(code_l, keys, strict=True))
+    order = np.array(sorted(range(n), key=sort_keys.__getitem__), dtype=np.int64)
+    families = list(codes)
+    laid_code = code[order]
     # ``laid_code``: the codes in ``order`` (sorted); each pair of neighbouring siblings is
     # (``pair_first[j]``, ``pair_second[j]``), computed once for the links and the sections
     own = np.array(scores, dtype=np.float64)
@@ -491,6 +487,144 @@ def context_columns(
     share = np.where(count > 0, weight / np.maximum(count, 1.0), 1.0)
     final = _blend(own, neigh, par, best, weights, share)
     picked = np.flatnonzero(near)
+    return ContextColumns(
+        picked.tolist(),
+        own[picked].tolist(),
+        final[picked].tolist(),
+        (neigh, par, best),
+        picked,
+    )
+
+
+def _laid_families(
+    laid_out: SiblingLayout,
+    parent_of: Sequence[str],
+    scores: Sequence[float] | npt.NDArray[np.floating[Any]],
+    parent_scores: dict[str, float],
+    weights: ContextWeights,
+    keep: Sequence[bool] | npt.NDArray[np.bool_] | None,
+    sections: Callable[[int], tuple[str, ...] | None] | None = None,
+    section_codes: SectionCodes | None = None,
+) -> ContextColumns:
+    """:func:`context_columns` of leaves already laid out: the same element-wise arithmetic
+    on the same values, done in sibling order, where a leaf's neighbours are the previous
+    and the next element of its family (slices and one mask, no gather through link
+    arrays), then put back in the leaves' order; the heading paths are asked for the same
+    pairs, in the same order.
+
+    Why: a find's tree context is one to a few families (a folder's files, a few files'
+    chunks), and the link arrays, masks and gathers of the keyed path were most of its
+    cost."""
+    laid, sizes = laid_out.order, laid_out.sizes
+    n = len(laid)
+    order = np.array(laid, dtype=np.int64)
+    own = np.array(scores, dtype=np.float64)
+    own_l = own[order]
+    one = len(sizes) == 1
+    if one:  # (one family: every leaf linked to the next; one best and one parent score)
+        same = np.ones(n - 1, dtype=bool)
+        best_l = np.full(n, float(own.max()))
+        par_l = np.full(n, float(parent_scores.get(parent_of[laid[0]], 0.0)))
+    else:
+        laid_code = np.repeat(np.arange(len(sizes)), sizes)
+        same = laid_code[1:] == laid_code[:-1]
+        heads = np.flatnonzero(~same) + 1
+        best_of = np.maximum.reduceat(own_l, np.concatenate([[0], heads]))
+        best_l = best_of[laid_code]
+        starts = itertools.accumulate(sizes[:-1], initial=0)
+        families = [parent_of[laid[a]] for a in starts]
+        par_of = np.fromiter(
+            (parent_scores.get(p, 0.0) for p in families), np.float64, len(families)
+        )
+        par_l = par_of[laid_code]
+    # The leaves returned: those asked about and their neighbours.
+    if keep is None:
+        near_l = np.ones(n, dtype=bool)
+    else:
+        asked = np.array(keep, dtype=bool)[order]
+        near_l = asked.copy()
+        near_l[:-1] |= asked[1:] & same  # (the previous leaf of an asked one)
+        near_l[1:] |= asked[:-1] & same  # (the next one)
+    # Pair ``j`` (where ``same[j]``) links leaves ``j`` and ``j + 1`` in sibling order: its
+    # weight is 1, or the share of the section it continues where it touches a returned
+    # leaf.
+    w_next = np.zeros(n, dtype=np.float64)
+    w_next[:-1] = same
+    w_prev = np.zeros(n, dtype=np.float64)
+    w_prev[1:] = same
+    count = w_prev + w_next  # (before any section weight: the neighbours each leaf has)
+    sectioned = section_codes is not None or sections is not None
+    if sectioned:  # (an only child or no pair near a returned leaf: asked for none)
+        pairs = np.flatnonzero(same)
+        pairs = pairs[near_l[pairs] | near_l[pairs + 1]]
+        first, second = order[pairs], order[pairs + 1]
+        shared = np.ones(pairs.size, dtype=np.float64)
+        if section_codes is not None:
+            need = np.concatenate([first, second])  # (the keyed path's request)
+            got, table = section_codes(need)
+            code_of = np.full(n, -1, dtype=np.int64)
+            code_of[need] = got
+            a, b = code_of[first], code_of[second]
+            for k in np.flatnonzero((a != b) & (a >= 0) & (b >= 0)).tolist():
+                shared[k] = section_overlap(table[a[k]], table[b[k]])
+        else:
+            assert sections is not None
+            path = functools.lru_cache(maxsize=None)(sections)
+            shared = np.fromiter(
+                (
+                    section_overlap(path(i), path(j))
+                    for i, j in zip(first.tolist(), second.tolist(), strict=True)
+                ),
+                np.float64,
+                pairs.size,
+            )
+        w_next[pairs] = shared
+        w_prev[pairs + 1] = shared
+    if one and not sectioned:
+        # The keyed path's terms with every weight 1: an inner leaf's neighbour term is
+        # ``(1 * prev + 1 * next) / 2``, an end's ``(0 * 0 + 1 * other) / 1`` (``+ 0.0``:
+        # the same sum, which turns a -0.0 into 0.0), an only child's its own score; the
+        # section share is 1 for each, so the blend's neighbour weight is
+        # ``neighbours * 1.0``.
+        neigh_l = own_l.copy()
+        if n > 1:
+            neigh_l[0] = own_l[1] + 0.0
+            neigh_l[-1] = own_l[-2] + 0.0
+            mid = neigh_l[1:-1]
+            np.add(own_l[:-2], own_l[2:], out=mid)
+            mid /= 2.0
+        wn = weights.neighbours * 1.0
+        final_l = own_l + wn * neigh_l
+        final_l += weights.parent * par_l
+        final_l += weights.best_sibling * best_l
+        final_l /= weights.total - weights.neighbours + wn
+    else:  # the keyed path's formulas, on the pairs' weights in sibling order
+        before = np.zeros(n, dtype=np.float64)
+        before[1:] = np.where(same, own_l[:-1], 0.0)
+        after = np.zeros(n, dtype=np.float64)
+        after[:-1] = np.where(same, own_l[1:], 0.0)
+        weight = w_prev + w_next
+        total = w_prev * before + w_next * after
+        neigh_l = np.where(weight > 0, total / np.maximum(weight, 1e-12), own_l)
+        share = np.where(count > 0, weight / np.maximum(count, 1.0), 1.0)
+        final_l = _blend(own_l, neigh_l, par_l, best_l, weights, share)
+    final = np.empty(n, dtype=np.float64)
+    final[order] = final_l
+    neigh = np.empty(n, dtype=np.float64)
+    neigh[order] = neigh_l
+    if one:
+        par, best = par_l, best_l  # (one value each: no order to restore)
+    else:
+        par = np.empty(n, dtype=np.float64)
+        par[order] = par_l
+        best = np.empty(n, dtype=np.float64)
+        best[order] = best_l
+    if keep is None:
+        picked = np.arange(n, dtype=np.int64)
+    else:
+        near = np.empty(n, dtype=bool)
+        near[order] = near_l
+        picked = np.flatnonzero(near)
     return ContextColumns(
         picked.tolist(),
         own[picked].tolist(),
