@@ -29,7 +29,8 @@ One command, stages in order (``--stages``, default all of them):
   against flat p50, recall@10 of find()'s leaves against the exact top-10, and the
   process's RSS growth from before the open to after the finds (before the flat matrix is
   gathered) over the raw float32 vectors, with the resident bytes of each mapped file. Then
-  a warm open (page cache kept) and its first find.
+  a warm open (page cache kept) and its first find, and a cold open with
+  ``verify="background"`` (checksums in a thread; damage found later fails every call).
 
 Heavy stages belong under ``nice -n 5`` on this shared machine; the load average is printed
 with every stage.
@@ -432,11 +433,11 @@ def stage_compare(tree: LightTree, rows: int, threads: int, qs: F32) -> dict[str
 def child(index: str, queries_file: str, mode: str, nq: str) -> None:
     """A fresh process: open (cold or warm), first find, finds, then flat searches."""
     qs = np.load(queries_file)[: int(nq)]
-    if mode == "cold":
+    if mode.startswith("cold"):
         _evict(Path(index))
     base = _rss()
     t0 = time.perf_counter()
-    store = EmbeddedStore(index)
+    store = EmbeddedStore(index, verify="background" if mode.endswith("-bg") else True)
     t_open = time.perf_counter() - t0
     rss_open = _rss() - base
     emb = bl.PreparedQueryEmbedder(qs.shape[1])
@@ -461,7 +462,7 @@ def child(index: str, queries_file: str, mode: str, nq: str) -> None:
         "graph_at_first": store._ann is not None,
         "load": _load(),
     }
-    if mode == "warm":
+    if mode != "cold":
         th.close()
         print(json.dumps(out))
         return
@@ -517,7 +518,7 @@ def child(index: str, queries_file: str, mode: str, nq: str) -> None:
 
 def stage_open(path: Path, qfile: Path, nq: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for mode in ("cold", "warm"):
+    for mode in ("cold", "warm", "cold-bg"):
         res = subprocess.run(
             [sys.executable, __file__, "--child", str(path), str(qfile), mode, str(nq)],
             capture_output=True,
