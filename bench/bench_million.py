@@ -516,19 +516,30 @@ def child(index: str, queries_file: str, mode: str, nq: str) -> None:
     print(json.dumps(out))
 
 
-def stage_open(path: Path, qfile: Path, nq: int) -> dict[str, Any]:
+def stage_open(path: Path, qfile: Path, nq: int, base: str | None) -> dict[str, Any]:
+    """Each mode in a fresh process; with ``base`` (another checkout's ``retrieval``
+    folder), the same child with that code first, then with this one (``before`` /
+    ``after``), one after the other."""
     out: dict[str, Any] = {}
     for mode in ("cold", "warm", "cold-bg"):
-        res = subprocess.run(
-            [sys.executable, __file__, "--child", str(path), str(qfile), mode, str(nq)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if res.returncode:
-            raise SystemExit(f"child {mode} failed:\n{res.stderr[-4000:]}")
-        out[mode] = json.loads(res.stdout.strip().splitlines()[-1])
-        print(f"[open] {mode}: {out[mode]}", file=sys.stderr, flush=True)
+        for who, code in (("before", base), ("after", None)):
+            if who == "before" and not base:
+                continue
+            env = dict(os.environ)
+            if code:
+                env["PYTHONPATH"] = code + os.pathsep + env.get("PYTHONPATH", "")
+            res = subprocess.run(
+                [sys.executable, __file__, "--child", str(path), str(qfile), mode, str(nq)],
+                capture_output=True,
+                text=True,
+                check=False,
+                env=env,
+            )
+            if res.returncode:
+                raise SystemExit(f"child {mode} failed:\n{res.stderr[-4000:]}")
+            key = f"{mode} {who}" if base else mode
+            out[key] = json.loads(res.stdout.strip().splitlines()[-1])
+            print(f"[open] {key}: {out[key]}", file=sys.stderr, flush=True)
     return out
 
 
@@ -544,6 +555,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument(
+        "--ab-base",
+        help="open stage: also run each child with this retrieval/ folder first (before/after)",
+    )
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -578,7 +593,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         results["compare"] = stage_compare(tree, args.compare_rows, args.threads, qs)
     if "open" in stages:
         del tree
-        results["open"] = stage_open(path, qfile, args.queries)
+        results["open"] = stage_open(path, qfile, args.queries, args.ab_base)
     print(json.dumps(results, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
