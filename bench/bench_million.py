@@ -316,7 +316,9 @@ def _recall(found: npt.NDArray[np.int64], exact: npt.NDArray[np.int64]) -> float
     return round(float(np.mean(hits)), 4)
 
 
-def stage_compare(tree: LightTree, rows: int, threads: int, qs: F32) -> dict[str, Any]:
+def stage_compare(
+    tree: LightTree, rows: int, threads: int, qs: F32, chunks: bool = False, raw: bool = True
+) -> dict[str, Any]:
     """The same leaf vectors into usearch (whole / chunked), faiss and the store's path."""
     import faiss
     from usearch.index import Index
@@ -362,37 +364,27 @@ def stage_compare(tree: LightTree, rows: int, threads: int, qs: F32) -> dict[str
     def us_search(index: Any) -> Callable[[F32], npt.NDArray[np.int64]]:
         return lambda q: np.asarray(index.search(q, 10, threads=threads).keys, dtype=np.int64)
 
-    # usearch, whole
-    load0 = _load()
-    idx = usearch_index()
-    keys = np.arange(rows, dtype=np.uint64)
-    _, wall, cpu = _timed(lambda: idx.add(keys, vecs, threads=threads))
-    row("usearch_add", us_search(idx), wall, cpu, load0)
-    idx = None
-    # faiss HNSW flat
-    load0 = _load()
-    faiss.omp_set_num_threads(threads)
-    fx = faiss.IndexHNSWFlat(dim, _ann.CONNECTIVITY, faiss.METRIC_INNER_PRODUCT)
-    fx.hnsw.efConstruction = _ann.EXPANSION_ADD
-    _, wall, cpu = _timed(lambda: fx.add(vecs))
-    fx.hnsw.efSearch = _ann.EF
+    if raw:
+        # usearch, whole
+        load0 = _load()
+        idx = usearch_index()
+        keys = np.arange(rows, dtype=np.uint64)
+        _, wall, cpu = _timed(lambda: idx.add(keys, vecs, threads=threads))
+        row("usearch_add", us_search(idx), wall, cpu, load0)
+        idx = None
+        # faiss HNSW flat
+        load0 = _load()
+        faiss.omp_set_num_threads(threads)
+        fx = faiss.IndexHNSWFlat(dim, _ann.CONNECTIVITY, faiss.METRIC_INNER_PRODUCT)
+        fx.hnsw.efConstruction = _ann.EXPANSION_ADD
+        _, wall, cpu = _timed(lambda: fx.add(vecs))
+        fx.hnsw.efSearch = _ann.EF
 
-    def f_search(q: F32) -> npt.NDArray[np.int64]:
-        return np.asarray(fx.search(q, 10)[1], dtype=np.int64)
+        def f_search(q: F32) -> npt.NDArray[np.int64]:
+            return np.asarray(fx.search(q, 10)[1], dtype=np.int64)
 
-    row("faiss_hnsw_flat", f_search, wall, cpu, load0)
-    fx = None
-    # usearch in the worker's chunks
-    load0 = _load()
-    idx = usearch_index()
-
-    def chunked() -> None:
-        for i in range(0, rows, _ann.CHUNK):
-            idx.add(keys[i : i + _ann.CHUNK], vecs[i : i + _ann.CHUNK], threads=threads)
-
-    _, wall, cpu = _timed(chunked)
-    row("usearch_add_chunks", us_search(idx), wall, cpu, load0)
-    idx = None
+        row("faiss_hnsw_flat", f_search, wall, cpu, load0)
+        fx = None
     # the store's path: AnnIndex.extend (chunks + reachability check), then the sweep
     load0 = _load()
     ann = _ann.AnnIndex.new(dim)
@@ -412,7 +404,15 @@ def stage_compare(tree: LightTree, rows: int, threads: int, qs: F32) -> dict[str
         return vecs[r]
 
     every = np.arange(rows, dtype=np.int64)
-    _, w_ext, c_ext = _timed(lambda: ann.extend(every, vectors_of, rows, threads, lambda: True))
+    # as the store's worker does: a build that a sweep ends adds its chunks unchecked
+    check = not ann.sweep_follows(rows) if hasattr(ann, "sweep_follows") else True
+    _, w_ext, c_ext = _timed(
+        lambda: (
+            ann.extend(every, vectors_of, rows, threads, lambda: True, check)
+            if not check
+            else ann.extend(every, vectors_of, rows, threads, lambda: True)
+        )
+    )
     check_in_extend = spent["check"]
     swept = ann.needs_sweep()
     _, w_sw, c_sw = _timed(lambda: ann.sweep(vectors_of, threads, lambda: True) if swept else None)
@@ -425,8 +425,22 @@ def stage_compare(tree: LightTree, rows: int, threads: int, qs: F32) -> dict[str
         extend_s=round(w_ext, 1),
         check_in_extend_s=round(check_in_extend, 1),
         sweep_s=round(w_sw, 1),
+        chunks_checked=check,
         orphans=int(ann.orphans.size),
     )
+    # usearch in the worker's chunks
+    if not chunks:
+        return out
+    load0 = _load()
+    idx = usearch_index()
+
+    def chunked() -> None:
+        for i in range(0, rows, _ann.CHUNK):
+            idx.add(keys[i : i + _ann.CHUNK], vecs[i : i + _ann.CHUNK], threads=threads)
+
+    _, wall, cpu = _timed(chunked)
+    row("usearch_add_chunks", us_search(idx), wall, cpu, load0)
+    idx = None
     return out
 
 
@@ -553,6 +567,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--stages", default="ingest,build,compare,open")
     ap.add_argument("--compare-rows", type=int, default=200_000)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--treehop-only", action="store_true", help="compare: only the store's build path"
+    )
+    ap.add_argument(
+        "--compare-chunks", action="store_true", help="also usearch in the worker's chunks"
+    )
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--json", help="also write the results here")
     ap.add_argument(
@@ -590,7 +610,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         results["build"] = stage_build(path)
         print(f"[build] {results['build']}", file=sys.stderr, flush=True)
     if "compare" in stages:
-        results["compare"] = stage_compare(tree, args.compare_rows, args.threads, qs)
+        results["compare"] = stage_compare(
+            tree, args.compare_rows, args.threads, qs, args.compare_chunks, not args.treehop_only
+        )
     if "open" in stages:
         del tree
         results["open"] = stage_open(path, qfile, args.queries, args.ab_base)
