@@ -58,7 +58,7 @@ KIND = "usearch-i8"
 """What a manifest's ``ann`` entry records; an entry of any other kind (format-3 indexes
 saved an hnswlib file) is ignored and the graph rebuilt."""
 EF = 128
-"""Search width (usearch ``expansion_search``) of a graph of up to ``EF_ROWS`` rows; a larger
+"""Search width (usearch ``k``: see ``CHECK_EF``) of a graph of up to ``EF_ROWS`` rows; a larger
 graph searches wider (see :func:`search_width`). A query for more candidates than the width
 searches that many wide (usearch widens to ``max(expansion, k)`` itself)."""
 EF_ROWS = 100_000
@@ -98,6 +98,16 @@ queries there (32: 192-199), at the same build CPU and search time; the graph fi
 from 0.43x to about 0.5x the raw float32 vectors. A saved graph keeps the links it was built
 with."""
 EXPANSION_ADD = 128
+CHECK_EF = 32
+"""Width of the first pass of the reachability check (:meth:`AnnIndex._unreachable`): a
+label that a search of its own vector this narrow returns is reachable, and only the few it
+misses are searched ``EF`` wide and then as wide as a query. A self-search costs about as
+much as an insertion (usearch, 30k rows of the 1M bench tree, 48 links: 128 wide 4.5 CPU-s,
+an ``add`` at ``EXPANSION_ADD`` 4.4), so the check doubled the graph's build; 32 wide took
+1.5 CPU-s and missed 231 labels, of which 128 wide still missed 89, every one of them also
+missed 32 wide (a label found in the narrower search was found in the wider one). The
+graph's ``expansion_search`` is this width: every search passes its own width as ``k``
+(usearch searches ``max(expansion_search, k)`` wide)."""
 CATCH_UP_ROWS = 2_048
 """Rows written after the graph was last extended are searched exactly; once this many
 accumulate, the background worker adds them to the graph."""
@@ -404,7 +414,7 @@ class AnnIndex:
             dtype="i8",
             connectivity=CONNECTIVITY,
             expansion_add=EXPANSION_ADD,
-            expansion_search=EF,
+            expansion_search=CHECK_EF,
         )
         return cls(index, np.zeros(0, np.int64), 0, mutable=True, swept=0)
 
@@ -508,7 +518,7 @@ class AnnIndex:
             and (int(orphans.min()) < 0 or int(orphans.max()) >= row.size)
         ):
             raise ValueError(f"{f}: orphan labels out of range")
-        index.expansion_search = EF
+        index.expansion_search = CHECK_EF
         return cls(index, row, upto, mutable=not view, orphans=orphans, swept=swept)
 
     def query(self, q: F32, k: int) -> npt.NDArray[np.int64]:
@@ -648,20 +658,22 @@ class AnnIndex:
         wide as a query of a graph this size searches (:func:`search_width`), does not
         return: the rows such a query cannot reach.
 
-        Two passes: every label ``EF`` wide (cheap), then only the labels missed there as
-        wide as a query searches. The graph only grows, and so does the width, so a later
-        query searches at least this wide. Why not ``EF`` alone: at 1M rows the queries
-        search 516 wide, and of the 17,518 labels a sweep 128 wide missed on bench_store's
-        1M tree, 8,670 are missed 516 wide; the other half were scored exactly by every
-        query for nothing (~1.3 ms of a 5 ms global step)."""
+        Passes of growing width, each over the labels the previous one missed: every label
+        ``CHECK_EF`` wide (cheap), then ``EF``, then as wide as a query searches. The graph
+        only grows, and so does the width, so a later query searches at least this wide.
+        Why not ``EF`` alone: at 1M rows the queries search 516 wide, and of the 17,518
+        labels a sweep 128 wide missed on bench_store's 1M tree, 8,670 are missed 516 wide;
+        the other half were scored exactly by every query for nothing (~1.3 ms of a 5 ms
+        global step). Why ``CHECK_EF`` first: see its docstring."""
         size = len(self.index)
-        width = min(EF, size)
-        missed = ~self._finds_itself(labels, vecs, width, threads)
-        wide = min(search_width(size), size)
-        if wide > width and missed.any():
-            again = np.flatnonzero(missed)
-            sub = np.ascontiguousarray(vecs[again])
-            missed[again[self._finds_itself(labels[again], sub, wide, threads)]] = False
+        missed = ~self._finds_itself(labels, vecs, min(CHECK_EF, size), threads)
+        done = min(CHECK_EF, size)
+        for width in (min(EF, size), min(search_width(size), size)):
+            if width > done and missed.any():
+                again = np.flatnonzero(missed)
+                sub = np.ascontiguousarray(vecs[again])
+                missed[again[self._finds_itself(labels[again], sub, width, threads)]] = False
+                done = width
         out: IntArray = labels[missed].astype(np.int64)
         return out
 
@@ -692,5 +704,5 @@ class AnnIndex:
             swept = self.swept
         finally:
             self.lock.release_read()
-        index.expansion_search = EF
+        index.expansion_search = CHECK_EF
         return AnnIndex(index, row, upto, mutable=True, orphans=orphans, swept=swept)
