@@ -492,7 +492,7 @@ _STAGES = (
     ("plan (stat, read changed)", "treehop.ingest.writer", "TreeWriter", "_plan", False),
     ("tree build", "treehop.ingest.tree_builder", "TreeBuilder", "build_tree", False),
     ("tagging", "treehop.ingest.writer", "TreeWriter", "apply_tags", False),
-    ("store write", "treehop.stores.embedded", "EmbeddedStore", "upsert", False),
+    ("store write", "treehop.stores.embedded.writes", "_Writes", "upsert", False),
     ("  BM25 postings (own thread)", "treehop.lexical", "LexicalIndex", "upsert", True),
 )
 """``--stages``: (row, module, class, method, in a thread of its own). The first four run one

@@ -620,9 +620,9 @@ def ingest_only(n: int, args: argparse.Namespace, tmp: Path) -> None:
 def growth(n: int, args: argparse.Namespace) -> None:
     """``--growth``: appending ``n`` rows of vectors, 5,000 per write, as the store's unsaved
     tail did before issue 35 (one array grown by half into a fresh zeroed copy when full) and
-    as it does now (``embedded._Tail``: 64k-row blocks, none copied once full), alternated
+    as it does now (``embedded.snapshot._Tail``: 64k-row blocks, none copied once full), alternated
     in one process, twice each. Only the vectors' growth: the rest of a write is the same."""
-    from treehop.stores.embedded import _Tail
+    from treehop.stores.embedded.snapshot import _Tail
 
     rng = np.random.default_rng(args.seed)
     batch = rng.standard_normal((5000, args.dim)).astype(np.float32)

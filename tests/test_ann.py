@@ -400,10 +400,10 @@ def test_batch_with_many_orphans_and_a_tail_equals_one_query_at_a_time(
 
 
 def test_siblings_of_the_best_candidates_join_them() -> None:
-    from treehop.stores import embedded as emb
+    from treehop.stores.embedded import search_paths as emb_search
 
     store = build(None, n_dirs=6, per_dir=20)
-    big = [leaf(f"{R}/big/f{i}.md") for i in range(emb._SIBLING_MAX + 1)]
+    big = [leaf(f"{R}/big/f{i}.md") for i in range(emb_search._SIBLING_MAX + 1)]
     store.upsert(big, unit(len(big), 10))
     store.delete([f"{R}/d1/f3.md"])
     s = store._snap
@@ -411,7 +411,7 @@ def test_siblings_of_the_best_candidates_join_them() -> None:
     full = s.alive[: s.n].copy()
     full[s.lookup([f"{R}/d1/f5.md"])] = False  # outside the scope
     dense = np.array([0.9, 0.8, 0.7], np.float32)
-    got = set(s.uris_of(emb._sibling_rows(s, rows, dense, full)))
+    got = set(s.uris_of(emb_search._sibling_rows(s, rows, dense, full)))
     want = {f"{R}/d1/f{i}.md" for i in range(20)} - {f"{R}/d1/f{i}.md" for i in (0, 1, 3, 5)}
     assert got == want  # not the candidates, the deleted or ineligible rows, nor a huge folder
 
@@ -436,7 +436,7 @@ def test_compaction_renumbers_the_graph_labels(tmp_path: object) -> None:
 
 @pytest.mark.parametrize("seed", range(20))
 def test_unique_ints_equals_numpy_unique(seed: int) -> None:
-    from treehop.stores.embedded import _unique_ints
+    from treehop.stores.embedded.layout import _unique_ints
 
     rng = np.random.default_rng(seed)
     a = rng.integers(-5, 40, size=int(rng.integers(0, 60)), dtype=np.int64)
@@ -545,12 +545,12 @@ def test_orphan_labels_of_an_older_or_damaged_index_file(
     from pathlib import Path
 
     from treehop.errors import IndexCorruptError
-    from treehop.stores import embedded as emb
+    from treehop.stores.embedded import writes as emb_writes
 
-    real = emb._lookup_arrays
+    real = emb_writes._lookup_arrays
     # an index file written before orphans were recorded has no such array: none known
     monkeypatch.setattr(
-        emb,
+        emb_writes,
         "_lookup_arrays",
         lambda s, a: {k: v for k, v in real(s, a).items() if k != "ann_orphan"},
     )
@@ -563,7 +563,7 @@ def test_orphan_labels_of_an_older_or_damaged_index_file(
     assert again.search(v, Scope(), 1)[0].node.uri == f"{R}/d2"
     again.close()
     # a label past the graph's end is a damaged index, not an IndexError later
-    monkeypatch.setattr(emb, "_lookup_arrays", real)
+    monkeypatch.setattr(emb_writes, "_lookup_arrays", real)
     bad = Path(str(tmp_path)) / "bad"
     _, store = saved(bad)
     assert store._ann is not None
@@ -652,20 +652,20 @@ def test_orphans_found_through_their_8_bit_codes_give_the_same_answers(
     import time
 
     from treehop.stores import _ann
-    from treehop.stores import embedded as emb
+    from treehop.stores.embedded import search_paths as emb_search
 
     monkeypatch.setattr(_ann, "CONNECTIVITY", 8)
     monkeypatch.setattr(_ann, "CHUNK", 4096)
     monkeypatch.setattr(_ann, "ORPHAN_CODES_MIN", 1)  # (dozens of orphans here, not 8,670)
     used = []
-    real = emb._reaching_orphans
+    real = emb_search._reaching_orphans
 
     def spy(*a: object, **kw: object) -> object:
         got = real(*a, **kw)  # type: ignore[arg-type]
         used.append(got is not None)
         return got
 
-    monkeypatch.setattr(emb, "_reaching_orphans", spy)
+    monkeypatch.setattr(emb_search, "_reaching_orphans", spy)
     for seed in range(2):
         store = clustered_store(seed)
         ann = store._ann
@@ -697,7 +697,7 @@ def test_orphans_are_the_rows_a_query_as_wide_as_the_graphs_cannot_reach(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from treehop.stores import _ann
-    from treehop.stores import embedded as emb
+    from treehop.stores.embedded import store as emb_store
 
     # a graph whose queries search wider than EF (as at 1M rows): a label missed EF wide
     # but found as wide as a query searches is reachable, and is not scored exactly
@@ -706,7 +706,7 @@ def test_orphans_are_the_rows_a_query_as_wide_as_the_graphs_cannot_reach(
     monkeypatch.setattr(_ann, "EF_ROWS", 300)
     # one build thread: a graph built on two is a different graph each run (the order the
     # threads insert in), and whether a narrow miss is found wide is a property of the graph
-    monkeypatch.setattr(emb.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(emb_store.os, "cpu_count", lambda: 1)
     fewer = 0
     for seed in range(2):
         store = clustered_store(seed)
@@ -820,11 +820,11 @@ def test_an_open_gathers_the_orphans_and_their_codes_before_the_first_search(
     from pathlib import Path
 
     from treehop.stores import _ann
-    from treehop.stores import embedded as emb
+    from treehop.stores.embedded import ann_worker as emb_ann
 
     monkeypatch.setattr(_ann, "ORPHAN_CODES_MIN", 1)
     if threaded:
-        monkeypatch.setattr(emb, "_WARM_INLINE_ROWS", 0)
+        monkeypatch.setattr(emb_ann, "_WARM_INLINE_ROWS", 0)
     path = Path(str(tmp_path)) / "idx"
     mem, disk = saved(path)
     assert disk._ann is not None

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from treehop.stores._ann import AnnIndex
-from treehop.stores.embedded import _best_orphans, _eligible_rows, _matvec
+from treehop.stores.embedded.layout import _matvec
+from treehop.stores.embedded.search_paths import _best_orphans, _eligible_rows
 
 DIM = 16
 
@@ -163,7 +164,7 @@ def test_batch_orphans_are_each_querys_eligible_orphans_at_or_above_its_floor() 
     best ``fetch`` when more; none at an infinite floor, all eligible at ``-inf``), with the
     exact kernel's scores to the bit, through the 8-bit codes or without them."""
     from treehop.stores._ann import OrphanCodes
-    from treehop.stores.embedded import _batch_orphans
+    from treehop.stores.embedded.search_paths import _batch_orphans
 
     vecs, qs = _clustered(2500, 48, 6)
     rng = np.random.default_rng(6)

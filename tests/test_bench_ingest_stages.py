@@ -18,13 +18,13 @@ import bench_ingest as bi
 from treehop.ingest.tree_builder import TreeBuilder
 from treehop.ingest.writer import TreeWriter
 from treehop.lexical import LexicalIndex
-from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded.writes import _Writes
 
 _PATCHED = (
     (TreeWriter, "_plan"),
     (TreeBuilder, "build_tree"),
     (TreeWriter, "apply_tags"),
-    (EmbeddedStore, "upsert"),
+    (_Writes, "upsert"),  # EmbeddedStore's upsert (its writes mixin)
     (LexicalIndex, "upsert"),
 )
 

@@ -28,9 +28,13 @@ from treehop import RetrievalConfig, Treehop
 from treehop import hierarchical_retriever as hr_mod
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, QueryResult, TypedQuery
-from treehop.stores import embedded as embedded_mod
 from treehop.stores.base import Scope, unique_inverse
 from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded import layout as emb_layout
+from treehop.stores.embedded import search_paths as emb_search
+from treehop.stores.embedded import snapshot as emb_snapshot
+from treehop.stores.embedded import store as emb_store
+from treehop.stores.embedded import writes as emb_writes
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -194,7 +198,8 @@ def test_find_by_tags_checks_rows_lazily_with_the_answer_of_checking_all(
     """Tag hops' lookup checks a label's rows only until ``limit`` in scope carry it: the
     same nodes, in the same order, with the same labels present, as checking every row
     first (``_tag_rows``), also where labels share a hash (forced here: a 2-value hash)."""
-    monkeypatch.setattr(embedded_mod, "_h64", lambda text: 1 + len(text) % 2)
+    for mod in (emb_layout, emb_snapshot, emb_search, emb_writes, emb_store):
+        monkeypatch.setattr(mod, "_h64", lambda text: 1 + len(text) % 2)
     rng = np.random.default_rng(3)
     labels = ["ml", "ops", "db", "web", "api", "gpu"]
     nodes = [_node(RES, None, ContextType.RESOURCE, 0, False)]

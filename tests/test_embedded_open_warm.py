@@ -16,9 +16,13 @@ from hypothesis import strategies as st
 
 from treehop.errors import IndexCorruptError
 from treehop.models import Node
-from treehop.stores import embedded as emb
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded import ann_worker as emb_ann
+from treehop.stores.embedded import column_files as emb_files
+from treehop.stores.embedded import manifest as emb_manifest
+from treehop.stores.embedded import search_paths as emb_search
+from treehop.stores.embedded import snapshot as emb_snapshot
 
 from treehop_test_doubles import store_folder
 from treehop_test_doubles import store_leaf as leaf
@@ -63,17 +67,17 @@ def test_open_builds_the_lookup_keys_in_a_thread_it_joins(
 ) -> None:
     nodes = tree()
     saved(tmp_path / "i", nodes)
-    monkeypatch.setattr(emb, "_WARM_INLINE_ROWS", 0)  # the large-index path: a thread
+    monkeypatch.setattr(emb_ann, "_WARM_INLINE_ROWS", 0)  # the large-index path: a thread
     ran: list[tuple[str, bool]] = []  # (the warm-up's thread, whether the open had returned)
     opened: list[bool] = []
-    real = emb._warm
+    real = emb_ann._warm
 
-    def spy(s: emb._Snap, ann_rows: object = None) -> object:
+    def spy(s: emb_snapshot._Snap, ann_rows: object = None) -> object:
         time.sleep(0.2)  # (a warm-up the open must wait for)
         ran.append((threading.current_thread().name, bool(opened)))
         return real(s, ann_rows)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(emb, "_warm", spy)
+    monkeypatch.setattr(emb_ann, "_warm", spy)
     s = EmbeddedStore(tmp_path / "i")
     opened.append(True)
     assert ran == [("treehop-open-warm", False)]  # in a thread, joined: the open paid for it
@@ -84,7 +88,7 @@ def test_open_builds_the_lookup_keys_in_a_thread_it_joins(
     np.testing.assert_array_equal(pk, snap.cols["parent_hash"][snap.by_parent])
     assert np.all(uk[1:] >= uk[:-1]) and np.all(pk[1:] >= pk[:-1])
     # a store opened without them answers the same
-    monkeypatch.setattr(emb, "_start_warm", lambda s, ann_rows=None: lambda: None)
+    monkeypatch.setattr(emb_manifest, "_start_warm", lambda s, ann_rows=None: lambda: None)
     cold = EmbeddedStore(tmp_path / "i")
     assert ("keys", "uri_hash") not in cold._snap.cache
     uris = [n.uri for n in nodes]
@@ -100,12 +104,12 @@ def test_a_failed_warm_up_leaves_the_keys_to_the_first_search(
 ) -> None:
     nodes = tree()
     saved(tmp_path / "i", nodes)
-    monkeypatch.setattr(emb, "_WARM_INLINE_ROWS", 0)
+    monkeypatch.setattr(emb_ann, "_WARM_INLINE_ROWS", 0)
 
-    def broken(s: emb._Snap, ann_rows: object = None) -> None:
+    def broken(s: emb_snapshot._Snap, ann_rows: object = None) -> None:
         raise MemoryError("no room for the keys")
 
-    monkeypatch.setattr(emb, "_warm", broken)
+    monkeypatch.setattr(emb_ann, "_warm", broken)
     s = EmbeddedStore(tmp_path / "i")  # opens anyway
     assert ("keys", "uri_hash") not in s._snap.cache
     assert s.get([nodes[3].uri]) == [nodes[3]]
@@ -155,28 +159,28 @@ def test_full_mask_scatters_the_eligibility() -> None:
         eligible = rng.random(rows.size) < 0.6
         want = np.zeros(snap.n, dtype=bool)
         want[rows[eligible]] = True
-        np.testing.assert_array_equal(emb._full_mask(snap, rows, eligible, None), want)
+        np.testing.assert_array_equal(emb_search._full_mask(snap, rows, eligible, None), want)
 
 
 def test_node_texts_are_checked_through_pread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(emb, "_NODE_BLOCK", 512)
+    monkeypatch.setattr(emb_files, "_NODE_BLOCK", 512)
     nodes = [leaf(f"{R}/d/f{i}.md", f"text {i} " * 20) for i in range(80)]
     saved(tmp_path / "i", nodes)
     # no background pass: every extent is checked by the reader that needs it
-    monkeypatch.setattr(emb._BlobGuard, "verify_rest", lambda self, stop=None: None)
+    monkeypatch.setattr(emb_files._BlobGuard, "verify_rest", lambda self, stop=None: None)
     s = EmbeddedStore(tmp_path / "i")
     guard = s._snap.nodes_guard
     assert guard is not None and guard.reader is s._snap.nodes_file
     touched: list[int] = []
-    real = emb._release_pages
+    real = emb_files._release_pages
 
     def spy(arr: np.ndarray, start: int, end: int) -> None:
         touched.append(start)
         real(arr, start, end)
 
-    monkeypatch.setattr(emb, "_release_pages", spy)
+    monkeypatch.setattr(emb_files, "_release_pages", spy)
     assert s.get([nodes[5].uri]) == [nodes[5]]
     assert guard.done.any() and not touched  # checked without mapping a page
     # a damaged extent is still found
@@ -202,7 +206,7 @@ def test_batch_siblings_equal_one_query_at_a_time() -> None:
     rng = np.random.default_rng(11)
     s = EmbeddedStore()
     nodes = []
-    for d, size in enumerate((3, 40, emb._SIBLING_MAX, emb._SIBLING_MAX + 1, 7, 90)):
+    for d, size in enumerate((3, 40, emb_search._SIBLING_MAX, emb_search._SIBLING_MAX + 1, 7, 90)):
         nodes += [leaf(f"{R}/d{d}/f{i}.md") for i in range(size)]
     s.upsert(nodes, vecs(len(nodes), 12))
     s.delete([f"{R}/d1/f{i}.md" for i in range(0, 40, 3)])
@@ -214,17 +218,17 @@ def test_batch_siblings_equal_one_query_at_a_time() -> None:
         dense = rng.standard_normal((b, width)).astype(np.float32)
         ok = rng.random((b, width)) < 0.8
         full = snap.alive[: snap.n] & (rng.random(snap.n) < 0.9)
-        owner, rows = emb._batch_siblings(snap, cand, dense, ok, full)
+        owner, rows = emb_search._batch_siblings(snap, cand, dense, ok, full)
         assert np.all(np.diff(owner) >= 0)
         for i in range(b):
-            want = emb._sibling_rows(snap, cand[i][ok[i]], dense[i][ok[i]], full)
+            want = emb_search._sibling_rows(snap, cand[i][ok[i]], dense[i][ok[i]], full)
             assert rows[owner == i].tolist() == want.tolist()
 
 
 def test_children_read_in_one_pass_equal_node_by_node(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(emb, "_NODE_BLOCK", 512)  # children across several checked extents
+    monkeypatch.setattr(emb_files, "_NODE_BLOCK", 512)  # children across several checked extents
     nodes = tree()
     saved(tmp_path / "i", nodes)
     s = EmbeddedStore(tmp_path / "i")
@@ -236,13 +240,13 @@ def test_children_read_in_one_pass_equal_node_by_node(
     top = s.children(R)  # (R is not stored: its children's parent URIs are read per row)
     assert sorted(n.uri for n in top) == sorted(n.uri for n in by_parent[R])
     reads: list[int] = []
-    real = emb._Snap.node_json
+    real = emb_snapshot._Snap.node_json
 
-    def spy(self: emb._Snap, r: int) -> bytes:
+    def spy(self: emb_snapshot._Snap, r: int) -> bytes:
         reads.append(r)
         return real(self, r)
 
-    monkeypatch.setattr(emb._Snap, "node_json", spy)
+    monkeypatch.setattr(emb_snapshot._Snap, "node_json", spy)
     for parent in (f"{R}/a", f"{R}/z", f"{R}/a/x", f"{R}/a-b"):
         got = s.children(parent)
         assert sorted(n.uri for n in got) == sorted(n.uri for n in by_parent[parent])
@@ -273,14 +277,15 @@ def test_open_checks_the_graph_in_a_thread_and_reads_the_index_once(
         return real_ok(f, size, entry)  # type: ignore[arg-type]
 
     reads: list[str] = []
-    real_read = emb._read_arrays
+    real_read = emb_files._read_arrays
 
     def spy_read(f: Path, meta: object, verify: bool) -> dict[str, np.ndarray]:
         reads.append(Path(f).name)
         return real_read(f, meta, verify)  # type: ignore[arg-type]
 
     monkeypatch.setattr(_checksum, "whole_file_ok", spy_ok)
-    monkeypatch.setattr(emb, "_read_arrays", spy_read)
+    for mod in (emb_manifest, emb_ann):
+        monkeypatch.setattr(mod, "_read_arrays", spy_read)
     t = EmbeddedStore(tmp_path / "i", ann_min_rows=0, lexical=False)
     assert t._ann is not None and t._ann.count == 400
     assert [c for c in checked if c[0] == graph.name] == [(graph.name, "treehop-open-graph")]
@@ -301,7 +306,7 @@ def test_open_checks_the_graph_in_a_thread_and_reads_the_index_once(
 def test_the_background_pass_checks_every_node_extent_and_close_joins_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(emb, "_NODE_BLOCK", 512)
+    monkeypatch.setattr(emb_files, "_NODE_BLOCK", 512)
     nodes = [leaf(f"{R}/d/f{i}.md", f"text {i} " * 20) for i in range(80)]
     saved(tmp_path / "i", nodes)
     s = EmbeddedStore(tmp_path / "i")
@@ -317,7 +322,7 @@ def test_the_background_pass_checks_every_node_extent_and_close_joins_it(
     g2 = s2._snap.nodes_guard
     m = s2._committed
     assert g2 is not None and m is not None
-    fresh = emb._BlobGuard(g2.f, g2.blob, m["files"]["nodes"]["extents"], g2.reader)
+    fresh = emb_files._BlobGuard(g2.f, g2.blob, m["files"]["nodes"]["extents"], g2.reader)
     fresh.verify_rest(stop=lambda: True)
     assert fresh.left == fresh.done.size and not fresh.done.any()
     s2.close()

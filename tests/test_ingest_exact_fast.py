@@ -32,7 +32,8 @@ from treehop.ingest.markup import (
     parse,
     setext_level,
 )
-from treehop.stores import embedded
+from treehop.stores.embedded import layout as emb_layout
+from treehop.stores.embedded import writes as emb_writes
 from treehop.tagging import keywords
 
 _PIECES = st.sampled_from(
@@ -262,7 +263,7 @@ def _old_merged_tags(
     per_node = [tags_mod.labels(n.tags) for n in nodes]
     flat = list(itertools.chain.from_iterable(per_node))
     if flat:
-        hashed = {lab: embedded._h64(lab) for lab in dict.fromkeys(flat)}
+        hashed = {lab: emb_layout._h64(lab) for lab in dict.fromkeys(flat)}
         nh = np.fromiter(map(hashed.__getitem__, flat), dtype=np.uint64, count=len(flat))
         counts = np.fromiter(map(len, per_node), dtype=np.int64, count=len(per_node))
         nr = np.repeat(np.arange(n0, n0 + len(per_node), dtype=np.int64), counts)
@@ -299,7 +300,7 @@ def test_merged_tags_equal_the_per_node_sets(
     alive = np.ones(n0 + len(new_tags), bool)
     alive[:n0] = rng.random(n0) < 0.6
     nodes = [SimpleNamespace(tags=t) for t in new_tags]
-    got = embedded._merged_tags(snap, alive, nodes, n0)  # type: ignore[arg-type]
+    got = emb_writes._merged_tags(snap, alive, nodes, n0)  # type: ignore[arg-type]
     want = _old_merged_tags(snap, alive, nodes, n0)
     assert got[0].tolist() == want[0].tolist()
     assert got[1].tolist() == want[1].tolist()

@@ -15,8 +15,8 @@ from treehop.embedders.base import BaseEmbedder, normalize_rows
 from treehop.errors import StoreError
 from treehop.ingest import writer as writer_mod
 from treehop.models import ContextType, Node
-from treehop.stores import embedded as emb_mod
 from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded import writes as emb_writes
 
 R = "viking://resources"
 WORDS = ["river", "stone", "cloud", "engine", "vector", "garden", "signal", "harbor", "orbit"]
@@ -55,7 +55,7 @@ def test_threaded_bm25_write_equals_the_serial_one(
 ) -> None:
     """A batch over the thread threshold (and a replacing batch after it) leaves the same
     postings, scores and snapshot as the same writes done in line."""
-    t = emb_mod._LEX_THREAD_ROWS
+    t = emb_writes._LEX_THREAD_ROWS
     n = t + 200
     nodes = [leaf(i) for i in range(n)]
     vecs = vectors(n)
@@ -70,7 +70,7 @@ def test_threaded_bm25_write_equals_the_serial_one(
         return bm25_of(s, queries), sorted(s.iter_uris(R)), s.get_vectors([nodes[5].uri])
 
     threaded = run(tmp_path / "a" if path else None)
-    monkeypatch.setattr(emb_mod, "_LEX_THREAD_ROWS", 10**9)
+    monkeypatch.setattr(emb_writes, "_LEX_THREAD_ROWS", 10**9)
     serial = run(tmp_path / "b" if path else None)
     for a, b in zip(threaded[0], serial[0], strict=True):
         assert np.array_equal(a, b)
@@ -93,7 +93,7 @@ def test_threaded_bm25_error_reaches_the_caller(monkeypatch: pytest.MonkeyPatch)
         raise StoreError("postings refused")
 
     monkeypatch.setattr(lex, "upsert", broken)
-    n = emb_mod._LEX_THREAD_ROWS
+    n = emb_writes._LEX_THREAD_ROWS
     with pytest.raises(StoreError, match="postings refused"):
         store.upsert([leaf(i) for i in range(n)], vectors(n))
     assert seen and seen[0] != caller  # it did run in a thread of its own
@@ -106,7 +106,7 @@ def test_a_failed_snapshot_step_takes_the_threaded_bm25_write_back(
     """When the snapshot steps raise (no room for the tag lookup, say), the write is not
     published, and the BM25 side written beside them is taken back: the scores are those of
     the store before the write, and the same write, retried, indexes like a clean one."""
-    t = emb_mod._LEX_THREAD_ROWS
+    t = emb_writes._LEX_THREAD_ROWS
     n = t + 50
     nodes = [leaf(i) for i in range(n)]
     again = [leaf(i).model_copy(update={"content": f"renamed harbor{i}"}) for i in range(40)]
@@ -115,19 +115,19 @@ def test_a_failed_snapshot_step_takes_the_threaded_bm25_write_back(
     store = EmbeddedStore(None, ann_min_rows=None)
     store.upsert(nodes, vectors(n))
     before = bm25_of(store, queries)
-    real = emb_mod._merged_tags
+    real = emb_writes._merged_tags
 
     def full(*a: object, **kw: object) -> object:
         raise MemoryError("no room for the tag lookup")
 
-    monkeypatch.setattr(emb_mod, "_merged_tags", full)
+    monkeypatch.setattr(emb_writes, "_merged_tags", full)
     with pytest.raises(MemoryError):  # (40 replaced texts kill 40 rows; 1,024 appended)
         store.upsert(again + more, vectors(len(again) + t))
     assert len(store) == n
     after = bm25_of(store, queries)
     for a, b in zip(after, before, strict=True):
         assert np.array_equal(a[: b.size], b) and not a[b.size :].any()
-    monkeypatch.setattr(emb_mod, "_merged_tags", real)
+    monkeypatch.setattr(emb_writes, "_merged_tags", real)
     store.upsert(again + more, vectors(len(again) + t))
     clean = EmbeddedStore(None, ann_min_rows=None)
     clean.upsert(nodes, vectors(n))

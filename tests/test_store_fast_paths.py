@@ -13,9 +13,13 @@ import pytest
 
 from treehop.errors import IndexCorruptError, NotFoundError
 from treehop.models import ContextType, Node
-from treehop.stores import embedded as emb
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded import column_files as emb_files
+from treehop.stores.embedded import layout as emb_layout
+from treehop.stores.embedded import manifest as emb_manifest
+from treehop.stores.embedded import search_paths as emb_search
+from treehop.stores.embedded import snapshot as emb_snapshot
 
 from treehop_test_doubles import store_folder
 from treehop_test_doubles import store_leaf as leaf
@@ -109,7 +113,7 @@ def test_many_changes_rewrite_bm25(tmp_path: Path) -> None:
     s.upsert(corpus(20), vecs(20))
     s.save()
     first = s._committed["lexical"]["dir"] if s._committed else None
-    more = [leaf(f"{R}/e/g{i}.md", "cloud river") for i in range(emb._LEX_REPLAY + 1)]
+    more = [leaf(f"{R}/e/g{i}.md", "cloud river") for i in range(emb_layout._LEX_REPLAY + 1)]
     s.upsert(more, vecs(len(more), 5))
     s.save()
     assert s._committed is not None and s._committed["lexical"]["dir"] != first
@@ -141,12 +145,12 @@ def test_a_compaction_after_a_kept_bm25_file_rewrites_it(tmp_path: Path) -> None
 def test_every_block_of_a_large_file_is_verified(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(emb, "_BLOCK", 256)  # 8 vectors of 8 floats per extent
+    monkeypatch.setattr(emb_files, "_BLOCK", 256)  # 8 vectors of 8 floats per extent
     s = EmbeddedStore(tmp_path / "good")
     s.upsert(corpus(40), vecs(40))
     s.save()
     s.close()
-    m = emb._read_manifest(
+    m = emb_manifest._read_manifest(
         tmp_path / "good", (tmp_path / "good" / "CURRENT").read_text()[:20], None
     )
     assert len(m["files"]["vectors"]["extents"]) == 5
@@ -167,9 +171,9 @@ def test_every_block_of_a_large_file_is_verified(
     arr[100] = np.nan
     arr.tofile(f)
     cur = (p / "CURRENT").read_text().split()[0]
-    m = emb._read_manifest(p, cur, None)
-    m["files"]["vectors"]["extents"] = emb._sum_blocks(f, m["files"]["vectors"]["size"])
-    emb._write_manifest(p, m)
+    m = emb_manifest._read_manifest(p, cur, None)
+    m["files"]["vectors"]["extents"] = emb_files._sum_blocks(f, m["files"]["vectors"]["size"])
+    emb_manifest._write_manifest(p, m)
     with pytest.raises(IndexCorruptError, match="NaN"):
         EmbeddedStore(p)
     assert len(EmbeddedStore(tmp_path / "good")) == 40
@@ -178,13 +182,13 @@ def test_every_block_of_a_large_file_is_verified(
 def test_node_texts_are_verified_before_first_use(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(emb, "_NODE_BLOCK", 512)
+    monkeypatch.setattr(emb_files, "_NODE_BLOCK", 512)
     s = EmbeddedStore(tmp_path / "good")
     nodes = corpus(60)
     s.upsert(nodes, vecs(60))
     s.save()
     s.close()
-    m = emb._read_manifest(
+    m = emb_manifest._read_manifest(
         tmp_path / "good", (tmp_path / "good" / "CURRENT").read_text()[:20], None
     )
     assert len(m["files"]["nodes"]["extents"]) > 4
@@ -220,8 +224,8 @@ def test_node_texts_are_verified_before_first_use(
 def test_many_small_appends_are_rechecksummed_in_blocks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(emb, "_MAX_EXTENTS", 3)
-    monkeypatch.setattr(emb, "_BLOCK", 1024)
+    monkeypatch.setattr(emb_files, "_MAX_EXTENTS", 3)
+    monkeypatch.setattr(emb_files, "_BLOCK", 1024)
     s = EmbeddedStore(tmp_path / "i")
     for i in range(8):
         s.upsert([leaf(f"{R}/d/f{i}.md")], vecs(1, i))
@@ -290,14 +294,14 @@ def test_wide_scopes_of_one_query_share_one_pass_over_the_vectors(
     s.upsert(nodes, vecs(300, 6))
     q = vecs(1, 9)[0]
     passes = 0
-    real = emb._Snap.scores_all
+    real = emb_snapshot._Snap.scores_all
 
     def counting(self: Any, qv: Any) -> Any:
         nonlocal passes
         passes += 1
         return real(self, qv)
 
-    monkeypatch.setattr(emb._Snap, "scores_all", counting)
+    monkeypatch.setattr(emb_snapshot._Snap, "scores_all", counting)
     every = s.search(q, Scope(subtrees=(R,)), 10)
     leaves = s.search(q, Scope(subtrees=(R,), leaves_only=True), 30)
     assert passes == 1
@@ -436,8 +440,8 @@ def test_uri_decodes_of_near_and_far_rows_equal_one_by_one(
     directories follow writes: a new snapshot, and renumbered rows after a compaction.
     (``span``: a negative one gathers every set, 1 MB reads every set as one slice; ``few``:
     up to this many rows the offsets are read as Python lists, else as arrays.)"""
-    monkeypatch.setattr(emb, "_SPAN_BYTES", span)
-    monkeypatch.setattr(emb, "_FEW_ROWS", few)
+    monkeypatch.setattr(emb_snapshot, "_SPAN_BYTES", span)
+    monkeypatch.setattr(emb_snapshot, "_FEW_ROWS", few)
     s = EmbeddedStore(tmp_path / "i", lexical=False)
     dirs = [store_folder(f"{R}/d{k}", R) for k in range(3)]
     files = [
@@ -505,7 +509,7 @@ def test_kept_rows_of_looked_up_uris_follow_writes(
     rows = t._snap.lookup([b, c, a])
     assert rows[2] == -1 and [t._snap.uri(int(r)) for r in rows[:2]] == [b, c]
     assert t._snap.lookup([b, c, a]).tolist() == rows.tolist()
-    monkeypatch.setattr(emb, "_KEPT_ROWS", 3)
+    monkeypatch.setattr(emb_snapshot, "_KEPT_ROWS", 3)
     for n in nodes[3:]:
         assert t._snap.lookup([n.uri]).tolist() == [t._snap.lookup([n.uri, b, c, a, b])[0]]
         assert len(t._snap.cache[("rows",)]) <= 3
@@ -517,7 +521,7 @@ def test_kept_directory_uris_stay_bounded(tmp_path: Path, monkeypatch: pytest.Mo
     s.upsert(dirs, vecs(12))
     s.save()
     snap = s._snap
-    monkeypatch.setattr(emb, "_DIR_URIS", 5)
+    monkeypatch.setattr(emb_snapshot, "_DIR_URIS", 5)
     for k in range(0, 12, 3):
         rows = np.array([k, k + 1, k + 2], np.int64)
         assert snap.dir_uris(rows) == [dirs[i].uri for i in rows.tolist()]
@@ -531,7 +535,7 @@ def test_block_bound_keeps_every_rows_k_best() -> None:
         m = rng.standard_normal((6, n)).astype(np.float32)
         m[1, ::7] = 0.5  # ties around the bound
         m[2, 100:] = -np.inf  # a scope leaving few rows
-        qi, pos = emb._top_candidates(m, k)
+        qi, pos = emb_search._top_candidates(m, k)
         for r in range(m.shape[0]):
             found = set(pos[qi == r].tolist())
             kth = np.sort(m[r])[-k]
@@ -557,16 +561,16 @@ def test_whole_index_batch_equals_one_by_one() -> None:
 
 def test_finite_check_by_sum_is_exact() -> None:
     ok = np.ones(1000, np.float32)
-    assert emb._all_finite(ok)
+    assert emb_files._all_finite(ok)
     big = np.full(1000, 3e38, np.float32)  # the sum overflows, every value is finite
-    assert emb._all_finite(big)
+    assert emb_files._all_finite(big)
     for bad in (np.nan, np.inf, -np.inf):
         x = ok.copy()
         x[517] = bad
-        assert not emb._all_finite(x)
+        assert not emb_files._all_finite(x)
     x = ok.copy()
     x[3], x[9] = np.inf, -np.inf  # they cancel into NaN, still caught
-    assert not emb._all_finite(x)
+    assert not emb_files._all_finite(x)
 
 
 def test_writes_after_an_open_do_not_load_bm25_and_it_catches_up_when_used(

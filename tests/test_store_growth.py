@@ -1,4 +1,4 @@
-"""The unsaved vectors grow in blocks (``embedded._Tail``), never copied whole.
+"""The unsaved vectors grow in blocks (``embedded.snapshot._Tail``), never copied whole.
 
 Why these tests: a bulk ingest appends millions of rows before its save; the blocks must
 read back as the one array they replace (gathers across blocks, products per block, the
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treehop.stores import embedded as emb
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded import snapshot as emb_snapshot
 
 from treehop_test_doubles import store_leaf as leaf
 from treehop_test_doubles import unit_vectors as vecs
@@ -25,21 +25,21 @@ from treehop_test_doubles import unit_vectors as vecs
 
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> int:
-    monkeypatch.setattr(emb, "_TAIL_BLOCK", 8)
+    monkeypatch.setattr(emb_snapshot, "_TAIL_BLOCK", 8)
     return 8
 
 
 @settings(max_examples=60, deadline=None)
 @given(sizes=st.lists(st.integers(0, 30), min_size=1, max_size=12), seed=st.integers(0, 99))
 def test_a_tail_reads_back_as_the_array_it_replaces(sizes: list[int], seed: int) -> None:
-    old = emb._TAIL_BLOCK
-    emb._TAIL_BLOCK = 8
+    old = emb_snapshot._TAIL_BLOCK
+    emb_snapshot._TAIL_BLOCK = 8
     try:
         dim = 3
         rng = np.random.default_rng(seed)
-        tail = emb._Tail(dim)
+        tail = emb_snapshot._Tail(dim)
         ref = np.zeros((0, dim), np.float32)
-        snaps: list[tuple[emb._Tail, np.ndarray]] = []
+        snaps: list[tuple[emb_snapshot._Tail, np.ndarray]] = []
         for k in sizes:
             new = rng.standard_normal((k, dim)).astype(np.float32)
             tail = tail.with_rows(ref.shape[0], new)
@@ -60,7 +60,7 @@ def test_a_tail_reads_back_as_the_array_it_replaces(sizes: list[int], seed: int)
             if r_old.shape[0]:
                 assert np.array_equal(np.concatenate(t_old.parts(r_old.shape[0])), r_old)
     finally:
-        emb._TAIL_BLOCK = old
+        emb_snapshot._TAIL_BLOCK = old
 
 
 def test_a_store_ingested_in_small_writes_across_blocks_searches_saves_and_reopens(

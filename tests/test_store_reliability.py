@@ -24,9 +24,15 @@ from treehop.errors import IndexCorruptError, IndexLockedError, StoreError
 from treehop.filters import TagFilter
 from treehop.models import ContextType, Node
 from treehop.stores import _checksum as ck
-from treehop.stores import embedded as emb
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded import column_files as emb_files
+from treehop.stores.embedded import layout as emb_layout
+from treehop.stores.embedded import manifest as emb_manifest
+from treehop.stores.embedded import search_paths as emb_search
+from treehop.stores.embedded import snapshot as emb_snapshot
+from treehop.stores.embedded import store as emb_store
+from treehop.stores.embedded import writes as emb_writes
 
 from treehop_test_doubles import store_leaf as leaf
 from treehop_test_doubles import unit_vectors as vecs
@@ -70,7 +76,7 @@ def rewrite_current_manifest(path: Path, change: Any) -> None:
     m = json.loads((path / name).read_text())
     m.pop("crc32")
     change(m)
-    emb._write_manifest(path, m)
+    emb_manifest._write_manifest(path, m)
 
 
 def resign_file(path: Path, f: Path) -> None:
@@ -128,7 +134,7 @@ def _format2_index(path: Path, monkeypatch: pytest.MonkeyPatch) -> set[str]:
     returns its URIs."""
     with monkeypatch.context() as mp:
         mp.setattr(ck, "DEFAULT", ck.CRC32)
-        mp.setattr(emb, "FORMAT_VERSION", 2)
+        mp.setattr(emb_writes, "FORMAT_VERSION", 2)
         s = filled(path)
         uris = {n.uri for n in s.iter_nodes()}
         s.close()
@@ -151,7 +157,7 @@ def test_format2_crc32_index_opens_verifies_and_migrates(
     s.save()
     s.close()
     m = current_manifest(tmp_path / "old")
-    assert m["format_version"] == emb.FORMAT_VERSION == 3
+    assert m["format_version"] == emb_layout.FORMAT_VERSION == 3
     algos = {ck.parse_extent(e)[3] for e in m["files"]["vectors"]["extents"]}
     assert algos == {ck.CRC32, ck.XXH3}
     assert ck.XXH3 in m["index"] and ck.CRC32 not in m["index"]
@@ -259,7 +265,7 @@ def test_missing_or_damaged_current_recovers_the_newest_generation(tmp_path: Pat
             cur.write_text(cur.read_text().split()[0] + " 00000000\n")
         s = EmbeddedStore(p)
         assert len(s) == 21 and s.generation == 2
-        assert emb._read_current(p) is not None  # repaired
+        assert emb_manifest._read_current(p) is not None  # repaired
         # and the next save keeps every row
         s.upsert([leaf(f"{R}/d/new.md")], vecs(1, 5))
         s.save()
@@ -517,7 +523,7 @@ def write_format1(path: Path, nodes: list[Node], vectors: np.ndarray) -> None:
     gen = path / "gen-000003"
     gen.mkdir(parents=True)
     np.save(gen / "vectors.npy", vectors.astype(np.float32))
-    (gen / "nodes.json").write_bytes(emb._NODES.dump_json(nodes))
+    (gen / "nodes.json").write_bytes(emb_files._NODES.dump_json(nodes))
     meta = {"format_version": 1, "dimension": DIM, "count": len(nodes), "meta": {"e": "bow"}}
     (gen / "meta.json").write_text(json.dumps(meta))
     (gen / "lexical").mkdir()
@@ -628,7 +634,8 @@ def test_hash_collisions_never_return_a_wrong_node(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a hash that collides for every URI of the same length (and every tag label)
-    monkeypatch.setattr(emb, "_h64", lambda text: len(text) + 1)
+    for mod in (emb_layout, emb_snapshot, emb_search, emb_writes, emb_store):
+        monkeypatch.setattr(mod, "_h64", lambda text: len(text) + 1)
     s = EmbeddedStore(tmp_path / "i")
     dirs = [dirnode(f"{R}/a"), dirnode(f"{R}/b")]
     kids = [leaf(f"{R}/{d}/f{i}.md") for d in "ab" for i in range(5)]

@@ -24,9 +24,10 @@ from test_columnar_search import DIM, MEM, RES, _node, _query, random_tree
 from treehop import RetrievalConfig
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, TypedQuery
-from treehop.stores import embedded as embedded_mod
 from treehop.stores.base import HitArrays, HitColumns, Scope, Vector
 from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded import search_paths as emb_search
+from treehop.stores.embedded import snapshot as emb_snapshot
 from treehop.tree_scoring import order_key, sibling_order
 
 _NAME = st.text(alphabet="ab-_.0123456789\u0663", min_size=0, max_size=12)
@@ -69,7 +70,7 @@ def _by_search(
     store: EmbeddedStore, uri: str, monkeypatch: pytest.MonkeyPatch
 ) -> np.ndarray[Any, Any]:
     with monkeypatch.context() as m:
-        m.setattr(embedded_mod, "_leaf_family_rows", lambda *a: None)
+        m.setattr(emb_search, "_leaf_family_rows", lambda *a: None)
         return store._subtree_rows_uncached(store._snap, uri)
 
 
@@ -86,7 +87,7 @@ def test_subtree_rows_through_links_equal_the_uri_search(
         got = store._subtree_rows_uncached(s, uri)
         assert got.tolist() == want.tolist(), uri
         own = int(s.lookup([uri])[0])
-        linked += own >= 0 and embedded_mod._leaf_family_rows(s, uri, own) is not None
+        linked += own >= 0 and emb_snapshot._leaf_family_rows(s, uri, own) is not None
     assert linked > 0  # sessions, chunked files: the links answered some
 
 
@@ -130,7 +131,7 @@ def test_subtree_rows_where_the_links_cannot_prove_it(monkeypatch: pytest.Monkey
     for n in nodes:
         want = _by_search(store, n.uri, monkeypatch)
         assert store._subtree_rows_uncached(s, n.uri).tolist() == want.tolist(), n.uri
-        if embedded_mod._leaf_family_rows(s, n.uri, int(s.lookup([n.uri])[0])) is not None:
+        if emb_snapshot._leaf_family_rows(s, n.uri, int(s.lookup([n.uri])[0])) is not None:
             proved.add(n.uri)
     # only the directories whose links give the whole subtree answer through them
     assert proved == {f"{RES}/k", f"{RES}/h/sub"}

@@ -148,9 +148,9 @@ class TreehopEmbeddings(Embeddings):
 
     def __init__(self, embedder: Embedder | None = None) -> None:
         if embedder is None:
-            from treehop.client import _default_embedder
+            from treehop.embedders.fallback import offline_default
 
-            embedder = _default_embedder()
+            embedder = offline_default()
         if not callable(getattr(embedder, "embed", None)) or not callable(
             getattr(embedder, "aembed_query", None)
         ):

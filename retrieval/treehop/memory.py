@@ -41,12 +41,11 @@ from . import tags as tagmod
 from . import uri as urimod
 from .arguments import check_bool
 from .errors import InvalidQueryError, TreehopError
-from .filters import MetadataFilter
 from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
 from .llm.base import LLM, ChatMessage
 from .memory_context import day_prefix
 from .models import ContextType, Level, Node
-from .timestamps import TIMESTAMP_FIELD, TimeLike, time_range_filter, to_epoch, to_iso
+from .timestamps import TIMESTAMP_FIELD, TimeLike, to_epoch, to_iso
 
 if TYPE_CHECKING:
     from .ingest.writer import TreeWriter
@@ -90,19 +89,6 @@ def check_id(value: str, what: str) -> str:
             f"digit), got {value!r}"
         )
     return value
-
-
-def and_time_window(
-    filter: Mapping[str, Any] | MetadataFilter | None, since: Any, until: Any
-) -> Mapping[str, Any] | MetadataFilter | None:
-    """``filter`` AND ``since <= timestamp < until`` (``filter`` unchanged when both are None)."""
-    window = time_range_filter(since, until)
-    if window is None:
-        return filter
-    parsed = MetadataFilter.parse(filter)
-    if parsed is None:
-        return window
-    return {"op": "and", "conds": [dict(parsed.spec), window]}
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import multiprocessing
-import os
 import pickle
 import queue
 import threading
@@ -50,7 +50,8 @@ import numpy as np
 
 from . import errors
 from .config import RetrievalConfig
-from .embedders.base import BaseEmbedder, Embedder
+from .embedders.base import Embedder
+from .embedders.fallback import offline_default
 from .embedders.guarded import guard_embedder
 from .errors import ClientClosedError, InvalidQueryError, StoreError, TreehopError
 from .models import ContextType, FindResult
@@ -73,74 +74,15 @@ _SPAWN_GUARD = (
 )
 
 
-class _GivenVectors(BaseEmbedder):
-    """A worker's embedder: it has the index's embedder name and dimension (the client checks
-    them against the index) and answers with the vector the caller's embedder gave for the
-    query of the call in progress (a worker answers one call at a time). Through it, a
-    worker's ``find()`` takes the embedder's answer exactly as the caller's client would
-    (an all-zero embedding included, which a caller-given ``query_vector`` may not be)."""
-
-    def __init__(self, name: str, dimension: int) -> None:
-        self.name = name
-        self.dimension = dimension
-        self.vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
-        if self.vector is None:
-            raise errors.EmbeddingError("a reader process embeds nothing but the call's query")
-        return np.tile(self.vector, (len(texts), 1))
+_WORKER_MODULE = "treehop.reader_worker"
+"""The module a worker process runs (its ``serve``). It opens a read-only client, so it sits
+above :mod:`treehop.client`, which imports this module: the pool names it instead of importing
+it, and only the spawned process imports it."""
 
 
-def _error_reply(exc: BaseException) -> tuple[str, str, str]:
-    if isinstance(exc, TreehopError):
-        return ("error", type(exc).__name__, str(exc))
-    return ("error", "StoreError", f"reader process failed: {type(exc).__name__}")
-
-
-def _serve(conn: Connection, path: str, user: str, config_json: str, name: str, dim: int) -> None:
-    """A worker's loop: open a read-only client, then answer ``(query, vector, context_type,
-    options)`` messages with ``("ok", FindResult)`` or an error reply until ``None``."""
-    from .client import Treehop
-
-    given = _GivenVectors(name, dim)
-    try:
-        client = Treehop(
-            path,
-            user=user,
-            embedder=given,
-            config=RetrievalConfig.model_validate_json(config_json),
-            tagger=None,
-        )
-    except BaseException as exc:  # reported to the pool, which raises it in the caller
-        conn.send(_error_reply(exc))
-        return
-    conn.send(("ready",))
-    with client:
-        while True:
-            try:
-                data = conn.recv_bytes()
-            except (EOFError, OSError):
-                return  # the pool is gone
-            if not data:
-                return  # the pool's stop message
-            try:
-                query, embedded, vector, context_type, options = pickle.loads(data)
-                refresh = getattr(client.store, "refresh", None)
-                if refresh is not None:
-                    refresh()
-                given.vector = embedded
-                result = client.find(
-                    query, query_vector=vector, context_type=context_type, **options
-                )
-                reply = pickle.dumps(("ok", result, os.getpid()), protocol=pickle.HIGHEST_PROTOCOL)
-            except BaseException as exc:
-                reply = pickle.dumps(_error_reply(exc))
-            finally:
-                given.vector = None
-            try:
-                conn.send_bytes(reply)
-            except (OSError, ValueError):
-                return
+def _run_worker(*args: Any) -> None:
+    """A worker process's target: import the worker module by name and serve."""
+    importlib.import_module(_WORKER_MODULE).serve(*args)
 
 
 class _Worker:
@@ -208,9 +150,7 @@ class ReaderPool:
         if not (self.path / "CURRENT").is_file():
             raise StoreError(f"no saved treehop index at {self.path}")
         if embedder is None:
-            from .client import _default_embedder
-
-            embedder = _default_embedder()
+            embedder = offline_default()
         self.embedder = embedder
         self._embedder = guard_embedder(embedder)
         self.config = config or RetrievalConfig()
@@ -247,7 +187,7 @@ class ReaderPool:
         """Start one worker (its readiness is awaited by :meth:`_ready`)."""
         parent, child = self._ctx.Pipe()
         process = self._ctx.Process(
-            target=_serve,
+            target=_run_worker,
             args=(
                 child,
                 str(self.path),

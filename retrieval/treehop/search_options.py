@@ -17,8 +17,7 @@ from typing import Any, TypedDict
 from . import tags as tagmod
 from .arguments import check_bool, check_mode
 from .errors import InvalidQueryError
-from .filters import MetadataFilter, TagFilter
-from .memory import and_time_window
+from .filters import MetadataFilter, TagFilter, and_time_window
 from .models import RetrievalMode
 from .postprocess import check_controls
 from .stores.base import build_frozen

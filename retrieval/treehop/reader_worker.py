@@ -1,0 +1,90 @@
+"""The entry point of a reader process (see :mod:`treehop.reader_processes`).
+
+A worker opens a read-only :class:`~treehop.Treehop` over the saved index, so this module sits
+above :mod:`treehop.client`; the pool, which the client imports, starts it by module name
+(``treehop.reader_processes._WORKER_MODULE``) and never imports it itself.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+
+from . import errors
+from .client import Treehop
+from .config import RetrievalConfig
+from .embedders.base import BaseEmbedder
+from .errors import TreehopError
+
+
+class _GivenVectors(BaseEmbedder):
+    """A worker's embedder: it has the index's embedder name and dimension (the client checks
+    them against the index) and answers with the vector the caller's embedder gave for the
+    query of the call in progress (a worker answers one call at a time). Through it, a
+    worker's ``find()`` takes the embedder's answer exactly as the caller's client would
+    (an all-zero embedding included, which a caller-given ``query_vector`` may not be)."""
+
+    def __init__(self, name: str, dimension: int) -> None:
+        self.name = name
+        self.dimension = dimension
+        self.vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        if self.vector is None:
+            raise errors.EmbeddingError("a reader process embeds nothing but the call's query")
+        return np.tile(self.vector, (len(texts), 1))
+
+
+def _error_reply(exc: BaseException) -> tuple[str, str, str]:
+    if isinstance(exc, TreehopError):
+        return ("error", type(exc).__name__, str(exc))
+    return ("error", "StoreError", f"reader process failed: {type(exc).__name__}")
+
+
+def serve(conn: Connection, path: str, user: str, config_json: str, name: str, dim: int) -> None:
+    """A worker's loop: open a read-only client, then answer ``(query, vector, context_type,
+    options)`` messages with ``("ok", FindResult)`` or an error reply until ``None``."""
+    given = _GivenVectors(name, dim)
+    try:
+        client = Treehop(
+            path,
+            user=user,
+            embedder=given,
+            config=RetrievalConfig.model_validate_json(config_json),
+            tagger=None,
+        )
+    except BaseException as exc:  # reported to the pool, which raises it in the caller
+        conn.send(_error_reply(exc))
+        return
+    conn.send(("ready",))
+    with client:
+        while True:
+            try:
+                data = conn.recv_bytes()
+            except (EOFError, OSError):
+                return  # the pool is gone
+            if not data:
+                return  # the pool's stop message
+            try:
+                query, embedded, vector, context_type, options = pickle.loads(data)
+                refresh = getattr(client.store, "refresh", None)
+                if refresh is not None:
+                    refresh()
+                given.vector = embedded
+                result = client.find(
+                    query, query_vector=vector, context_type=context_type, **options
+                )
+                reply = pickle.dumps(("ok", result, os.getpid()), protocol=pickle.HIGHEST_PROTOCOL)
+            except BaseException as exc:
+                reply = pickle.dumps(_error_reply(exc))
+            finally:
+                given.vector = None
+            try:
+                conn.send_bytes(reply)
+            except (OSError, ValueError):
+                return

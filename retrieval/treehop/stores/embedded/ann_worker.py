@@ -1,0 +1,397 @@
+"""The HNSW graph beside the store: the background worker that extends it after writes,
+its load (memory-mapped, checksum checked in a thread) and save, and the warm-up of a freshly
+opened snapshot."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import (
+    IndexCorruptError,
+)
+from .. import _ann
+from .. import _checksum as _ck
+from .._ann import AnnIndex, WarmOrphans
+from .attributes import _StoreAttributes
+from .column_files import _fsync_file, _read_arrays, _saved_upto
+from .layout import IntArray
+from .snapshot import _Snap, _uri_rank
+
+
+class _AnnWorker(_StoreAttributes):
+    """The HNSW graph's worker, load and save (see :mod:`.ann_worker`)."""
+
+    def _ann_index(self, wait: bool = True) -> AnnIndex | None:
+        """The HNSW graph. A saved one opens with the index (memory-mapped); with
+        ``verify="background"`` its checksum runs in a thread first, and until then a search
+        (``wait=False``) stays exact instead of waiting."""
+        if self._ann is not None or self._ann_file is None or self.path is None:
+            return self._ann
+        if not wait:
+            self._start_ann_load()
+            return self._ann
+        loader = self._ann_loader
+        if loader is not None and loader is not threading.current_thread():
+            loader.join()
+        with self._wlock:
+            if self._ann is None and self._ann_file is not None:
+                self._ann = self._load_ann_or_rebuild()
+        return self._ann
+
+    def _start_ann_load(self) -> None:
+        with self._ann_load_lock:
+            if self._ann is not None or self._ann_file is None or _ann.exiting():
+                return
+            if self._ann_loader is not None and self._ann_loader.is_alive():
+                return
+            wanted, token = self._ann_file, self._ann_token
+
+            def run() -> None:
+                with self._wlock:
+                    fresh = self._ann_file == wanted and self._ann_token == token
+                    if self._ann is None and fresh:
+                        self._ann = self._load_ann_or_rebuild()
+                self._ann_kick()
+
+            self._ann_loader = threading.Thread(target=run, name="treehop-ann-load", daemon=True)
+            self._ann_loader.start()
+
+    def load_ann(self) -> bool:
+        """Wait until the saved HNSW graph is open (with ``verify="background"`` it opens in a
+        thread). Returns whether the global step can use one now."""
+        return self._ann_index(wait=True) is not None
+
+    def wait_ann(self, timeout: float | None = None) -> bool:
+        """Wait until the background worker has added every row written so far to the HNSW
+        graph (searches never need this: rows it does not cover yet are searched exactly).
+        Returns whether the graph now covers every row; ``False`` after ``timeout``."""
+        self._paused = False
+        self._ann_index(wait=True)
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            # lag 1: a tail shorter than CATCH_UP_ROWS (which writes leave to the exact scan)
+            # is added too; a worker already running with the writes' lag is joined first
+            self._ann_kick(lag=1)
+            worker = self._ann_worker
+            if worker is None or worker is threading.current_thread():
+                break
+            worker.join(None if end is None else max(0.0, end - time.monotonic()))
+            ann = self._ann
+            caught_up = ann is not None and ann.upto >= self._snap.n
+            if caught_up or worker.is_alive() or (end is not None and time.monotonic() >= end):
+                break
+            if self._ann_worker is worker and not self._ann_wants(1):
+                break  # nothing left for a worker to do (no graph to build, or a token change)
+        ann = self._ann
+        return ann is not None and ann.upto >= self._snap.n and not (worker and worker.is_alive())
+
+    def _ann_stop(self) -> None:
+        """Stop the worker after its current chunk (before rows are renumbered or the state
+        is replaced) and wait for it."""
+        self._ann_token += 1
+        worker = self._ann_worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join()
+
+    def _ann_wants(self, lag: int) -> bool:
+        """Whether a worker has rows to add: the graph lags the rows by ``lag`` or more (or
+        does not exist yet on an index past ``ann_min_rows``)."""
+        s = self._snap_v
+        if self.ann_min_rows is None or s.live < self.ann_min_rows or not s.dim:
+            return False
+        ann = self._ann
+        if ann is None and self._ann_file is not None:
+            return False  # the saved graph is being opened; its loader kicks when done
+        return ann is None or s.n - ann.upto >= lag
+
+    def _ann_kick(self, lag: int | None = None) -> None:
+        """Start the background worker when the graph lags the rows by ``lag`` (writes:
+        ``CATCH_UP_ROWS``; :meth:`wait_ann`: 1). Writes call this and return at once: the
+        graph is never extended inside a write."""
+        lag = self.ann_catch_up if lag is None else lag
+        if self._paused or self._halt.is_set() or _ann.exiting() or not self._ann_wants(lag):
+            return
+        with self._ann_load_lock:
+            worker = self._ann_worker
+            if worker is not None and worker.is_alive():
+                return
+            token = self._ann_token
+            self._ann_worker = threading.Thread(
+                target=self._ann_work, args=(token, lag), name="treehop-ann-extend", daemon=True
+            )
+            self._ann_worker.start()
+
+    def _ann_work(self, token: int, lag: int) -> None:
+        """Bring the graph up to the newest snapshot, chunk by chunk, until it no longer lags
+        (writes may come in meanwhile). A new graph (or the in-memory copy that replaces a
+        memory-mapped one) is published after its first chunk, so a first build already
+        serves the rows it covers while it goes on."""
+
+        def current() -> bool:
+            return self._ann_token == token and not self._halt.is_set()
+
+        while current():
+            s = self._snap_v
+            ann = self._ann
+            if ann is not None and s.n - ann.upto < lag:
+                if ann.needs_sweep():  # caught up: look for rows newer ones made unreachable
+                    ann.sweep(s.vectors_of, self.ann_threads, current)
+                return
+            if ann is None:
+                ann = AnnIndex.new(s.dim)
+            elif not ann.mutable:
+                ann = ann.mutable_copy()
+            new = np.flatnonzero(s.alive[ann.upto : s.n]) + ann.upto
+            head = new[: _ann.CHUNK]
+            first_upto = s.n if new.size <= _ann.CHUNK else int(new[_ann.CHUNK])
+            check = not ann.sweep_follows(int(new.size))  # (a bulk build: its sweep checks)
+            # (the first chunk is added even when close() halts the worker: a graph that has
+            # begun is then saved, and the next open resumes it instead of starting over)
+            if not ann.extend(
+                head,
+                s.vectors_of,
+                first_upto,
+                self.ann_threads,
+                lambda: self._ann_token == token,
+                check,
+            ):
+                return
+            with self._ann_load_lock:
+                if self._ann_token != token:
+                    return
+                self._ann = ann  # (also when halted: close() saves the chunk it holds)
+            if not ann.extend(
+                new[_ann.CHUNK :], s.vectors_of, s.n, self.ann_threads, current, check
+            ):
+                return
+
+    def _save_ann(self, gen: int, ann: AnnIndex | None, s: _Snap) -> dict[str, Any] | None:
+        """The manifest entry of the HNSW graph, as far as the worker has got (a save never
+        waits for it). The file is rewritten only when the graph holds 10% (and at least
+        ``CATCH_UP_ROWS``) more rows than the saved one; otherwise the saved file stays, with
+        its labels' rows (renumbered by a compaction) and the rows it covers."""
+        assert self.path is not None
+        if ann is None:
+            if self._ann_file is None:
+                return None
+            # never opened in this process: keep the saved file, its labels mapped as before
+            old = self._committed["ann"] if self._committed else None
+            if old is None:
+                return None
+            row, orphans = self._load_ann_rows()
+            return {**old, "row": row, "orphans": orphans}
+        ann.lock.acquire_read()  # the worker adds no chunk meanwhile: count, rows and file agree
+        try:
+            count, upto, row, orphans = ann.count, ann.upto, ann.row.copy(), ann.orphans.copy()
+            swept = ann.swept
+            saved = self._ann_file
+            if saved is not None and count - saved[1] < max(self.ann_catch_up, count // 10):
+                old = self._committed["ann"] if self._committed else {}
+                kept = saved[1]
+                return {
+                    **(old or {}),
+                    "row": row[:kept],
+                    "orphans": orphans[orphans < kept],
+                    "upto": _saved_upto(row, kept),
+                    "swept": min(swept, kept),
+                }
+            if not count:
+                return None
+            name = f"ann-{gen:06d}.bin"
+            tmp = self.path / f".tmp-{name}"
+            ann.index.save(str(tmp))
+        finally:
+            ann.lock.release_read()
+        size = tmp.stat().st_size
+        value = _ck.file_digest(tmp, 0, size)
+        _fsync_file(tmp)
+        os.replace(tmp, self.path / name)
+        self._ann_file = (name, count, upto)
+        return {
+            "file": name,
+            "kind": _ann.KIND,
+            "size": size,
+            **_ck.tagged(value),
+            "count": count,
+            "upto": upto,
+            "swept": swept,
+            "dim": s.dim,
+            "row": row,
+            "orphans": orphans,
+        }
+
+    def _ann_unsaved(self) -> bool:
+        """Whether the graph grew past the saved file by the amount that rewrites it."""
+        ann, saved = self._ann, self._ann_file
+        if ann is None or self.path is None:
+            return False
+        if saved is None:
+            return ann.count > 0
+        return ann.count - saved[1] >= max(self.ann_catch_up, ann.count // 10)
+
+    def _load_ann_rows(self) -> tuple[IntArray, IntArray]:
+        """The committed graph's label rows and orphan labels."""
+        assert self._committed is not None and self.path is not None
+        kept, self._ann_rows_open = self._ann_rows_open, None
+        if kept is not None and kept[0] == self._committed["index"]["file"]:
+            return kept[1], kept[2]
+        arrays = _read_arrays(
+            self.path / self._committed["index"]["file"], self._committed["index"], False
+        )
+        return (
+            np.array(arrays["ann_row"], dtype=np.int64),
+            np.array(arrays["ann_orphan"], dtype=np.int64),
+        )
+
+    def _load_ann(self) -> AnnIndex | None:
+        """The committed graph, memory-mapped (checksummed first unless ``verify=False``).
+        Raises :class:`~treehop.errors.IndexCorruptError` when it is damaged."""
+        assert self.path is not None and self._committed is not None
+        entry = self._committed.get("ann")
+        if not entry or entry.get("kind") != _ann.KIND:
+            return None  # none, or an older kind (hnswlib): the worker builds a new one
+        f = self.path / entry["file"]
+        try:
+            if self.verify and not self._ann_file_ok(f, entry):
+                raise IndexCorruptError(f"{f}: checksum mismatch")
+            row, orphans = self._load_ann_rows()
+            if row.size != int(entry["count"]):
+                raise IndexCorruptError(f"{f}: {entry['count']} labels but {row.size} rows")
+            swept = entry.get("swept")  # (none in a file saved before sweeps: counts as swept)
+            ann = AnnIndex.open(
+                f,
+                int(entry["dim"]),
+                row,
+                int(entry["upto"]),
+                view=True,
+                orphans=orphans,
+                swept=None if swept is None else int(swept),
+            )
+            warm, self._warm_orphans = self._warm_orphans, None
+            if warm is not None:  # (a graph opened after the open's warm-up)
+                ann.adopt_orphans(warm)
+            return ann
+        except (OSError, ValueError, TypeError) as exc:
+            raise IndexCorruptError(f"{f}: {exc}") from exc
+
+    def _ann_file_ok(self, f: Path, entry: Mapping[str, Any]) -> bool:
+        """Whether the graph file matches its checksum: the open's early answer for this
+        entry when there is one (waiting for it), else computed now."""
+        pre, self._ann_pre = self._ann_pre, None
+        if pre is not None and pre[0] == entry:
+            pre[1].join()
+            if pre[2]:
+                got = pre[2][0]
+                if isinstance(got, Exception):
+                    raise got
+                return bool(got)
+        return _ck.whole_file_ok(f, int(entry["size"]), entry)
+
+    def _start_ann_precheck(self, m: Mapping[str, Any]) -> None:
+        """With ``verify=True``, when the open will load the saved graph: start its checksum
+        (a whole-file read) in a thread before the vectors are verified, so that the two
+        cold reads overlap instead of running one after the other. Measured at 1M rows
+        (``bench/bench_store.py``'s open): the vectors' 1.5 GB took 1.37 s and the graph's
+        0.67 GB 1.58 s after them, most of the open's time."""
+        self._ann_pre = None
+        try:
+            entry = dict(m.get("ann") or {})
+            live = int(m["live"])
+            f = (self.path or Path()) / str(entry["file"])
+            size = int(entry["size"])
+        except (KeyError, TypeError, ValueError):
+            return  # the open itself reports a damaged manifest
+        if (
+            self.verify is not True
+            or self.path is None
+            or entry.get("kind") != _ann.KIND
+            or self.ann_min_rows is None
+            or live < self.ann_min_rows
+        ):
+            return
+        box: list[Any] = []
+
+        def run() -> None:
+            with contextlib.suppress(ImportError):
+                _ann._index_class()  # usearch's import (~80 ms) overlaps the open's reads too
+            try:
+                box.append(_ck.whole_file_ok(f, size, entry))
+            except (OSError, ValueError, IndexCorruptError) as exc:
+                box.append(exc)
+
+        t = threading.Thread(target=run, name="treehop-open-graph", daemon=True)
+        t.start()
+        self._ann_pre = (entry, t, box)
+
+    def _load_ann_or_rebuild(self) -> AnnIndex | None:
+        """:meth:`_load_ann`, except that a damaged graph is dropped (``ann_damaged`` says
+        why) and rebuilt by the worker from the vectors: it is derived data, and failing
+        every search over it would lose nothing the vectors do not still hold."""
+        try:
+            ann = self._load_ann()
+        except IndexCorruptError as exc:
+            self.ann_damaged = str(exc)
+            ann = None
+        if ann is None:
+            self._ann_file = None
+        return ann
+
+
+_WARM_INLINE_ROWS = 100_000
+"""Below this many rows the open warms a snapshot inline (a thread would cost more)."""
+
+
+def _warm(s: _Snap, ann_rows: tuple[IntArray, IntArray] | None = None) -> WarmOrphans | None:
+    """Build a freshly opened snapshot's query-independent lookup keys: the URI hashes in
+    ``by_hash`` order (every ``lookup``: a find's roots, a parent) and the parent hashes in
+    ``by_parent`` order (every ``children`` call, the siblings of graph candidates). Each is
+    a random gather over every row (~10-30 ms per million rows here), which the first
+    ``find()`` after an open paid before: 25-70 ms of its 76-240 ms at 1M rows
+    (``bench/bench_store.py``'s "first find after open"). With ``ann_rows`` (the saved
+    graph's label rows and orphan labels): also the orphans' matrix and codes
+    (:class:`WarmOrphans`), the rest of that first find's one-time cost."""
+    s.sorted_keys("uri_hash", s.by_hash)
+    s.sorted_keys("parent_hash", s.by_parent)
+    _uri_rank(s)
+    if ann_rows is None or not ann_rows[1].size:
+        return None
+    row, labels = ann_rows
+    try:
+        return WarmOrphans.gather(row, labels, s.vectors_of)
+    except (IndexError, ValueError):
+        return None  # (damaged labels or rows: the graph's own open or first search reports it)
+
+
+def _start_warm(
+    s: _Snap, ann_rows: tuple[IntArray, IntArray] | None = None
+) -> Callable[[], WarmOrphans | None]:
+    """:func:`_warm` for an opened snapshot: inline for a small one, else in a thread that
+    the open joins before it returns (so the open's time includes it) and that overlaps the
+    graph's checksum pass, which reads a file without the GIL, as the gathers run without
+    it. Returns the join, which answers :func:`_warm`'s orphans. A failure leaves the keys
+    (and the orphans) to be built by the first search that needs them."""
+    if s.n < _WARM_INLINE_ROWS:
+        done = _warm(s, ann_rows)
+        return lambda: done
+    box: list[WarmOrphans | None] = [None]
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            box[0] = _warm(s, ann_rows)
+
+    t = threading.Thread(target=run, name="treehop-open-warm", daemon=True)
+    t.start()
+
+    def join() -> WarmOrphans | None:
+        t.join()
+        return box[0]
+
+    return join

@@ -1,0 +1,473 @@
+"""The data files of a generation: the append-only column files and their checksummed
+extents (segments), the memory maps and lazy verification of the node texts (:class:`_PFile`,
+:class:`_BlobGuard`), the lookup-array file, node JSON blobs and fsync helpers."""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import TypeAdapter
+
+from ...errors import (
+    IndexCorruptError,
+)
+from ...models import Node
+from .. import _ann
+from .. import _checksum as _ck
+from .layout import _APPEND_FILES, _COLUMNS, IntArray, U8Array, _unique_ints
+
+_NODE = TypeAdapter(Node)
+_NODES = TypeAdapter(list[Node])
+_NODE_SERIALIZER = Node.__pydantic_serializer__
+
+
+def _node_json(node: Node) -> bytes:
+    """A node's stored JSON: the same bytes as ``TypeAdapter(Node).dump_json`` (which wraps
+    this serializer), ~20% cheaper per node, which counts when a re-add compares 100k nodes."""
+    out: bytes = _NODE_SERIALIZER.to_json(node)
+    return out
+
+
+_INDEX_ARRAYS: dict[str, type[np.generic]] = {
+    "alive": np.bool_,
+    "by_hash": np.int64,
+    "by_uri": np.int64,
+    "by_parent": np.int64,
+    "parent_row": np.int64,
+    "tag_hash": np.uint64,
+    "tag_row": np.int64,
+    "ann_row": np.int64,
+    "ann_orphan": np.int64,
+}
+_OPTIONAL_ARRAYS = frozenset({"ann_orphan"})
+"""Arrays an index file saved by an older version may lack (read as empty)."""
+_MAX_EXTENTS = 256
+_BLOCK = 1 << 25
+"""Appends are checksummed in extents of at most 32 MiB, so that verifying a large file at
+open is many independent jobs (run on all cores) rather than one sequential pass."""
+_VERIFY_THREADS = max(1, min(8, os.cpu_count() or 1))
+_NODE_BLOCK = 1 << 20
+"""Node texts are checksummed in 1 MiB extents: a search that reads a few rows first verifies
+only the extents holding them (~0.5 ms each here)."""
+
+
+class _BlobGuard:
+    """Checksums of a memory-mapped blob, verified lazily: an extent is checked before any
+    byte of it is returned (by the reader that needs it, or earlier by a background pass), so
+    an unverified byte is never served. Used for the node texts, which a search reads a few
+    rows at a time: opening need not read them all first."""
+
+    def __init__(
+        self,
+        f: Path,
+        blob: U8Array,
+        extents: Sequence[Sequence[int]],
+        reader: _PFile | None = None,
+    ) -> None:
+        self.f = f
+        self.blob = blob
+        self.reader = reader
+        """Reads an extent to check (``pread``) instead of the map: a cold 1 MiB extent read
+        through the map faults in page by page (9-15 ms here), one ``pread`` takes 1.6-2.5
+        ms, maps nothing that must be released afterwards, and a file cut short is an
+        :class:`IndexCorruptError` instead of a SIGBUS. A reader's first rows after an open
+        check their extents themselves, so this is on the first ``find()``'s path."""
+        parsed = [_ck.parse_extent(x) for x in extents]
+        self.starts = np.array([x[0] for x in parsed], dtype=np.int64)
+        self.ends = np.array([x[1] for x in parsed], dtype=np.int64)
+        self.sums = [(x[2], x[3]) for x in parsed]  # (checksum, algorithm): may be mixed
+        self.done = np.zeros(len(parsed), dtype=bool)
+        self.left = len(parsed)
+        """Extents not verified yet: once 0 (every extent checked), reads skip the lookups."""
+        self.size = int(self.ends[-1]) if len(parsed) else 0
+        self._count_lock = threading.Lock()
+
+    def ensure(self, lo: int, hi: int) -> None:
+        """Verify every extent overlapping bytes ``[lo, hi)`` (raises if one is damaged)."""
+        if hi <= lo or (not self.left and hi <= self.size):
+            return
+        first = max(int(np.searchsorted(self.ends, lo, side="right")), 0)
+        last = int(np.searchsorted(self.starts, hi, side="left"))
+        for i in range(first, min(last, len(self.done))):
+            if not self.done[i]:
+                self._check(i)
+        if hi > (int(self.ends[-1]) if self.ends.size else 0):
+            raise IndexCorruptError(f"{self.f}: bytes beyond the checksummed extents")
+
+    def ensure_rows(self, starts: Sequence[int], ends: Sequence[int]) -> None:
+        """:meth:`ensure` for many rows' byte ranges at once."""
+        if not len(starts) or (not self.left and max(ends) <= self.size):
+            return
+        s_arr = np.asarray(starts, dtype=np.int64)
+        e_arr = np.maximum(np.asarray(ends, dtype=np.int64), s_arr + 1)
+        first = np.searchsorted(self.ends, s_arr, side="right")
+        last = np.searchsorted(self.ends, e_arr - 1, side="right")
+        need = _unique_ints(np.concatenate([first, last]))
+        for i in need[need < len(self.done)].tolist():
+            if not self.done[i]:
+                self._check(i)
+        for j in np.flatnonzero(last - first > 1).tolist():  # a row longer than an extent
+            self.ensure(int(s_arr[j]), int(e_arr[j]))
+        self.ensure(int(e_arr.max()) - 1, int(e_arr.max()))
+
+    def _check(self, i: int) -> None:
+        a, e = int(self.starts[i]), int(self.ends[i])
+        value, algo = self.sums[i]
+        if e > self.blob.size:
+            raise IndexCorruptError(f"{self.f}: checksum mismatch in [{a}, {e})")
+        data: Any = self.reader.read(a, e) if self.reader is not None else self.blob[a:e].data
+        if _ck.digest(data, algo) != value:
+            raise IndexCorruptError(f"{self.f}: checksum mismatch in [{a}, {e})")
+        with self._count_lock:  # a reader and the background pass may check one extent
+            if not self.done[i]:
+                self.done[i] = True
+                self.left -= 1
+        if self.reader is None:
+            _release_pages(self.blob, a, e)  # a reader faults back in only the rows it reads
+
+    def verify_rest(self, stop: Callable[[], bool] = lambda: False) -> None:
+        """The background pass: check the extents no reader has needed yet, in file order,
+        so that the first finds after an open soon stop checking (and reading) whole 1 MiB
+        extents to serve a few rows each. The kernel is first asked to read the file ahead
+        (``POSIX_FADV_WILLNEED``: asynchronous, no CPU or GIL here), so that the pass and the
+        readers' own checks read from the page cache rather than one cold extent at a time.
+
+        At normal priority: at the lowest one (``nice 19``, as before) the pass got almost no
+        CPU on a loaded machine, so it never finished and every early find verified its
+        extents itself (the warm-up of the first ~100 finds). It is short (the node texts
+        are a quarter of the index's bytes, checksummed at ~8 GB/s), and the checksum and the
+        reads run without the GIL. ``stop()`` ends it between extents (closing)."""
+        if self.reader is not None:
+            with contextlib.suppress(OSError, AttributeError):
+                os.posix_fadvise(self.reader.fd, 0, 0, os.POSIX_FADV_WILLNEED)
+        for i in np.flatnonzero(~self.done).tolist():
+            if stop():
+                return  # (closing: readers and the save still check what they need)
+            if not self.done[i]:
+                with contextlib.suppress(IndexCorruptError):  # raised to the reader instead
+                    self._check(i)
+
+    def verify_all(self) -> None:
+        """Check every extent now (raises on the first damaged one)."""
+        for i in np.flatnonzero(~self.done).tolist():
+            self._check(i)
+
+
+class _PFile:
+    """A file read by offset (``pread``), closed with the last snapshot that uses it."""
+
+    def __init__(self, f: Path) -> None:
+        self.name = str(f)
+        self.fd = os.open(f, os.O_RDONLY)
+
+    def read(self, start: int, end: int) -> bytes:
+        try:
+            got = os.pread(self.fd, end - start, start)
+        except OSError as exc:
+            raise IndexCorruptError(f"{self.name}: {exc.strerror or exc}") from exc
+        if len(got) != end - start:
+            raise IndexCorruptError(f"{self.name}: shorter than committed")
+        return got
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            os.close(self.fd)
+
+
+def _append_segments(
+    data: Path, files: dict[str, dict[str, Any]], chunks: Mapping[str, bytes | memoryview]
+) -> None:
+    """Append each file's new bytes after its committed size (dropping whatever an interrupted
+    save left beyond it), fsync them, and record each append as extents with their checksums
+    (:mod:`.._checksum`'s default algorithm; older extents keep theirs)."""
+    data.mkdir(exist_ok=True)
+    written = []
+    for name in _APPEND_FILES:
+        f = data / f"{name}.bin"
+        info = files.setdefault(name, {"size": 0, "extents": []})
+        with open(f, "ab" if f.exists() else "wb") as fh:
+            fh.truncate(info["size"])
+            fh.seek(info["size"])
+            fh.write(chunks[name])
+        written.append(f)
+    # one fsync per file, issued together: the device can serve them in one flush
+    # instead of eleven sequential ones (measured ~8 ms each here)
+    _each(_fsync_file, written)
+    for name in _APPEND_FILES:
+        info = files[name]
+        payload = memoryview(chunks[name])
+        start = info["size"]
+        step = _NODE_BLOCK if name == "nodes" else _BLOCK
+        for a in range(0, len(payload), step):
+            block = payload[a : a + step]
+            info["extents"].append(_ck.extent(start + a, start + a + len(block), _ck.digest(block)))
+        info["size"] = start + len(payload)
+        if len(info["extents"]) > _MAX_EXTENTS + info["size"] // step:
+            # many small appends: checksum the file again in whole blocks
+            info["extents"] = _sum_blocks(data / f"{name}.bin", info["size"], step)
+
+
+def _map_segments(
+    data: Path, files: Mapping[str, Any], n: int, dim: int
+) -> dict[str, npt.NDArray[Any]]:
+    """Memory-map each append-only file of a generation up to its committed size, checking
+    that every file is there, long enough, and that the columns have one entry per row."""
+    maps: dict[str, npt.NDArray[Any]] = {}
+    for name in _APPEND_FILES:
+        f = data / f"{name}.bin"
+        size = int(files[name]["size"])
+        if not f.is_file() or f.stat().st_size < size:
+            raise IndexCorruptError(f"{f}: missing or shorter than committed")
+        dtype = np.float32 if name == "vectors" else _COLUMNS.get(name, np.uint8)
+        count = size // np.dtype(dtype).itemsize
+        maps[name] = (
+            # a plain view of the mapping: np.memmap's per-slice bookkeeping costs more than
+            # the row reads themselves
+            np.memmap(f, dtype=dtype, mode="r", shape=(count,)).view(np.ndarray)
+            if count
+            else np.zeros(0, dtype)
+        )
+    if maps["vectors"].size != n * dim:
+        raise IndexCorruptError(f"{data}: {maps['vectors'].size} floats for {n} x {dim} vectors")
+    for name in _COLUMNS:
+        if maps[name].shape[0] != n:
+            raise IndexCorruptError(f"{data}: column {name} has the wrong length")
+    return maps
+
+
+def _verify_segments(
+    data: Path,
+    files: Mapping[str, Any],
+    maps: Mapping[str, npt.NDArray[Any]],
+    names: Sequence[str],
+) -> None:
+    """Check the checksum of every extent of the files ``names`` (and that the vectors are
+    finite) on their memory maps.
+
+    Why on the maps, in threads: reading the files into buffers first costs a copy and a
+    page fault per fresh 4 KiB page of every buffer, more than the checksum itself; on the
+    map, each page is faulted in once and stays mapped for the searches that follow. Each
+    extent (at most ``_BLOCK`` bytes for data written by this version) is one job; the
+    checksums (XXH3, or CRC-32 for extents written by format 2) and numpy release the GIL,
+    so the jobs run on all cores. The finiteness check runs on the same block right after
+    its checksum, while it is in the CPU cache.
+    """
+    jobs = [
+        (name, *_ck.parse_extent(ext))
+        for name in names
+        if maps[name].size
+        for ext in files[name]["extents"]
+    ]
+
+    def check(job: tuple[str, int, int, int, str]) -> None:
+        name, a, e, value, algo = job
+        arr = maps[name]
+        raw = arr.view(np.uint8)
+        if e > raw.size or _ck.digest(raw[a:e].data, algo) != value:
+            raise IndexCorruptError(f"{data / name}.bin: checksum mismatch in [{a}, {e})")
+        if name == "vectors":
+            if not _all_finite(arr[a // 4 : -(-e // 4)]):
+                raise IndexCorruptError(f"{data}: vectors contain NaN or infinite values")
+        else:
+            _release_pages(arr, a, e)
+
+    _each(check, jobs, _VERIFY_THREADS)
+
+
+def _each(fn: Callable[[Any], None], items: Sequence[Any], workers: int | None = None) -> None:
+    """``fn`` of every item, on a thread pool of up to ``workers`` (default one per item);
+    in this thread when there is one item, or when the interpreter is exiting: from then on
+    a pool refuses new work (a save from a thread still running at exit failed with
+    ``RuntimeError: cannot schedule new futures after interpreter shutdown``)."""
+    if len(items) <= 1 or _ann.exiting():
+        for item in items:
+            fn(item)
+        return
+    with ThreadPoolExecutor(max_workers=min(len(items), workers or len(items))) as pool:
+        for fut in [pool.submit(fn, item) for item in items]:
+            fut.result()
+
+
+def _all_finite(block: npt.NDArray[Any]) -> bool:
+    """Whether every value is finite. A NaN or an infinity makes the sum non-finite, so a
+    finite sum proves the block (one streaming reduction, no mask: ~40% faster than
+    ``isfinite(...).all()``, which mattered for the 1.5 GB checked at a 1M-row open); a
+    non-finite sum may also be an overflow of large finite values, so it is checked exactly."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = block.sum()
+    return bool(np.isfinite(total)) or bool(np.isfinite(block).all())
+
+
+def _release_pages(arr: npt.NDArray[Any], start: int, end: int) -> None:
+    """Unmap the pages of bytes ``[start, end)`` of a memory-mapped file from this process
+    (they stay in the page cache, and fault back in when read): node texts and URIs are read
+    a few rows at a time, so verifying them must not leave the whole blob resident. The
+    vectors stay mapped: every exact search reads them all."""
+    base: Any = arr
+    while base is not None and not isinstance(base, np.memmap):
+        base = getattr(base, "base", None)
+    mm = getattr(base, "_mmap", None)
+    if mm is None or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    lo = start - start % mmap.PAGESIZE
+    hi = min(end - end % mmap.PAGESIZE, len(mm))
+    if hi > lo:
+        with contextlib.suppress(OSError, ValueError):
+            mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
+
+def _decoded_slices(blob: bytes, at: int, starts: list[int], ends: list[int]) -> list[str]:
+    """The strings at byte offsets ``starts[i] - at`` to ``ends[i] - at`` of ``blob``: one
+    decode of the whole blob and string slices when it is ASCII (one character per byte: byte
+    offsets are string offsets), else a decode per slice."""
+    if blob.isascii():
+        text = blob.decode()
+        return [text[a - at : e - at] for a, e in zip(starts, ends, strict=True)]
+    return [blob[a - at : e - at].decode() for a, e in zip(starts, ends, strict=True)]
+
+
+def _saved_upto(row: IntArray, count: int) -> int:
+    """The first row not covered by the first ``count`` labels."""
+    if count == 0:
+        return 0
+    covered = row[:count]
+    live = covered[covered >= 0]
+    return int(live.max()) + 1 if live.size else 0
+
+
+def _write_arrays(f: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> dict[str, Any]:
+    """One file of raw arrays (each 8-byte aligned); returns its layout and checksum."""
+    tmp = f.with_name(f".tmp-{f.name}")
+    layout: dict[str, list[int]] = {}
+    offset = 0
+    with open(tmp, "wb") as fh:
+        for name, arr in arrays.items():
+            b = np.ascontiguousarray(arr, dtype=_INDEX_ARRAYS[name]).tobytes()
+            layout[name] = [offset, len(b) // np.dtype(_INDEX_ARRAYS[name]).itemsize]
+            fh.write(b)
+            offset += len(b)
+            pad = (-offset) % 8
+            fh.write(b"\0" * pad)
+            offset += pad
+        fh.flush()
+        os.fsync(fh.fileno())
+    value = _ck.file_digest(tmp, 0, offset)
+    os.replace(tmp, f)
+    return {"size": offset, **_ck.tagged(value), "arrays": layout}
+
+
+def _read_arrays(f: Path, meta: Mapping[str, Any], verify: bool) -> dict[str, npt.NDArray[Any]]:
+    size = int(meta["size"])
+    if not f.is_file() or f.stat().st_size != size:
+        raise IndexCorruptError(f"{f}: missing or of the wrong size")
+    if verify and not _ck.whole_file_ok(f, size, meta):
+        raise IndexCorruptError(f"{f}: checksum mismatch")
+    raw = np.fromfile(f, dtype=np.uint8) if size else np.zeros(0, np.uint8)
+    out = {}
+    for name, dt in _INDEX_ARRAYS.items():
+        if name in _OPTIONAL_ARRAYS and name not in meta["arrays"]:
+            out[name] = np.zeros(0, dt)
+            continue
+        off, count = meta["arrays"][name]
+        nbytes = int(count) * np.dtype(dt).itemsize
+        if off < 0 or off + nbytes > size:
+            raise IndexCorruptError(f"{f}: array {name} out of bounds")
+        out[name] = raw[off : off + nbytes].view(dt)
+    return out
+
+
+def _check_structure(
+    path: Path,
+    n: int,
+    live: int,
+    cols: Mapping[str, npt.NDArray[Any]],
+    maps: Mapping[str, npt.NDArray[Any]],
+    idx: Mapping[str, npt.NDArray[Any]],
+) -> None:
+    """Cheap consistency checks of a generation's arrays, so that a damaged or mismatched file
+    is a typed error now rather than an ``IndexError`` or a wrong node later."""
+    why = _lookup_problem(n, live, cols, idx) or _link_problem(n, cols, maps, idx)
+    if why:
+        raise IndexCorruptError(f"the index at {path} is inconsistent: {why}")
+
+
+def _lookup_problem(
+    n: int, live: int, cols: Mapping[str, npt.NDArray[Any]], idx: Mapping[str, npt.NDArray[Any]]
+) -> str | None:
+    """What is wrong with the live mask and the sorted lookups (``None``: nothing)."""
+    alive = idx["alive"]
+    if alive.shape[0] != n or int(alive.sum()) != live:
+        return "live row count"
+    for name in ("by_hash", "by_uri", "by_parent"):
+        a = idx[name]
+        if a.shape[0] != live or (a.size and (a.min() < 0 or a.max() >= n)):
+            return f"{name} rows"
+        if a.size and not alive[a].all():
+            return f"{name} points at dead rows"
+    uh = cols["uri_hash"][idx["by_hash"]]
+    if uh.size and not (uh[1:] >= uh[:-1]).all():
+        return "by_hash is not sorted"
+    return None
+
+
+def _link_problem(
+    n: int,
+    cols: Mapping[str, npt.NDArray[Any]],
+    maps: Mapping[str, npt.NDArray[Any]],
+    idx: Mapping[str, npt.NDArray[Any]],
+) -> str | None:
+    """What is wrong with the blob offsets and the row links (``None``: nothing)."""
+    for name, blob in (("uri_end", "uris"), ("node_end", "nodes")):
+        ends = cols[name]
+        if n and ((np.diff(ends) < 0).any() or ends[0] < 0 or ends[-1] != maps[blob].shape[0]):
+            return f"{name} offsets"
+    pr = idx["parent_row"]
+    if pr.shape[0] != n or (pr.size and (pr.min() < -1 or pr.max() >= n)):
+        return "parent rows"
+    tr = idx["tag_row"]
+    if tr.shape[0] != idx["tag_hash"].shape[0] or (tr.size and (tr.min() < 0 or tr.max() >= n)):
+        return "tag rows"
+    ar = idx["ann_row"]
+    if ar.size and (ar.min() < -1 or ar.max() >= n):
+        return "HNSW label rows"
+    ao = idx["ann_orphan"]
+    if ao.size and (ao.min() < 0 or ao.max() >= ar.size):
+        return "HNSW orphan labels"
+    return None
+
+
+def _sum_blocks(f: Path, size: int, block: int | None = None) -> list[list[Any]]:
+    """Extents of at most ``block`` bytes covering ``f[:size]``, each with its checksum."""
+    step = block or _BLOCK
+    return [
+        _ck.extent(a, min(a + step, size), _ck.file_digest(f, a, min(a + step, size)))
+        for a in range(0, size, step)
+    ]
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

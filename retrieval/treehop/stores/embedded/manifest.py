@@ -1,0 +1,577 @@
+"""Manifests and generations: ``CURRENT``, reading and writing ``MANIFEST-*.json``,
+opening a committed generation (falling back to an older one when it is damaged), cleanup,
+rollback, discarding an interrupted save and migrating the legacy (format 1) layout."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import threading
+import warnings
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ...errors import (
+    IndexCorruptError,
+    IndexRecoveryError,
+    RecoveryWarning,
+    StoreError,
+)
+from .. import _ann
+from ..base import (
+    RecoveryRecord,
+)
+from .ann_worker import _start_warm
+from .attributes import _StoreAttributes
+from .column_files import (
+    _NODES,
+    _BlobGuard,
+    _check_structure,
+    _fsync_dir,
+    _map_segments,
+    _node_json,
+    _PFile,
+    _read_arrays,
+    _verify_segments,
+)
+from .layout import _APPEND_FILES, _COLUMNS, F32, LEGACY_FORMAT_VERSION, READABLE_FORMATS
+from .snapshot import _empty_snap, _Snap, _Tail
+
+
+class _Generations(_StoreAttributes):
+    """Opening a generation from its manifest (see :mod:`.manifest`)."""
+
+    # ------------------------------------------------------------------ opening
+    def _open_path(self, clean: bool = True) -> None:
+        """Load the newest complete generation at ``self.path`` (or start empty if there is
+        no index there at all). ``clean``: remove leftovers of interrupted saves when no other
+        writer is active."""
+        path = self.path
+        assert path is not None
+        if path.exists() and not path.is_dir():
+            raise StoreError(f"index path {path} exists and is not a directory")
+        if not path.exists():
+            return
+        lock = self._flock
+        if clean and lock is not None and not lock.held and os.access(path, os.W_OK):
+            try:
+                got = lock.try_acquire()
+            except StoreError:  # a read-only lock file: open read-only
+                got = False
+            if got:
+                try:
+                    self._open_committed(path, repair=True)
+                finally:
+                    if not self._dirty:
+                        lock.release()
+                return
+        for attempt in range(3):
+            # Without the lock a writer may commit while this open reads, and its clean-up
+            # removes the files of generations two commits old: a failure while CURRENT
+            # moved on is that race (the open is retried on the new generation), a failure
+            # while it still names the same generation is damage.
+            before = _read_current(path)
+            try:
+                self._open_committed(path, repair=False)
+                return
+            except IndexCorruptError:
+                if attempt == 2 or before is None or _read_current(path) == before:
+                    raise
+
+    def _open_committed(self, path: Path, repair: bool) -> None:
+        cur = _read_current(path)
+        legacy = _legacy_current(path)
+        if cur is None and legacy is not None:
+            self._migrate_legacy(path, legacy)
+            return
+        manifest = None
+        errors: list[str] = []
+        if cur is not None:
+            try:
+                manifest = _read_manifest(path, cur[0], cur[2])
+            except IndexCorruptError as exc:
+                errors.append(str(exc))
+        if manifest is None:
+            # CURRENT is missing or damaged, or names a damaged manifest: the newest manifest
+            # that reads back intact is the newest complete generation (a manifest is written
+            # only after all of its data is synced). Its data is then verified in full; data
+            # that fails is an error, not a reason to fall back silently to older data.
+            for name in _manifests(path):
+                try:
+                    manifest = _read_manifest(path, name, None)
+                    break
+                except IndexCorruptError as exc:
+                    errors.append(str(exc))
+            if manifest is None:
+                if errors or (path / "CURRENT").exists() or _legacy_current(path) is not None:
+                    raise IndexCorruptError(
+                        f"no complete generation of the index at {path} could be read: "
+                        + "; ".join(errors[:3] or ["CURRENT is damaged"])
+                    )
+                if repair:
+                    _cleanup(path, keep=2)  # leftovers of a first save that never committed
+                return
+            record = _rollback(path, cur, manifest, errors)
+            if record is not None and self.strict:
+                raise IndexRecoveryError(
+                    f"{record.reason}; a lenient open would use generation {record.opened} "
+                    f"and lose {record.lost} (strict=True)",
+                    record,
+                )
+            self._open_manifest(manifest, verify=True, eager=True)
+            if record is not None:
+                self._recovered(record)
+            if repair:
+                _write_current(path, manifest["generation"])
+        else:
+            self._open_manifest(manifest, verify=self.verify)
+        if repair:
+            _cleanup(path, keep=2, current=manifest["generation"])
+
+    def _recovered(self, record: RecoveryRecord) -> None:
+        """Keep ``record`` (``self.recovery``) and warn: a rollback is never silent."""
+        self.recovery = record
+        self._recovered_from = record.expected
+        warnings.warn(
+            f"treehop: {record.reason}; opened generation {record.opened}, lost {record.lost}",
+            RecoveryWarning,
+            stacklevel=4,
+        )
+
+    def _open_manifest(
+        self,
+        m: dict[str, Any],
+        verify: bool | Literal["background"],
+        own: bool = False,
+        eager: bool = False,
+    ) -> None:
+        """Map the files of manifest ``m`` and publish them as the current snapshot. ``own``:
+        ``m`` was just committed from this store's memory, whose HNSW and BM25 indexes
+        already match it (else both are reloaded from disk on first use). ``eager``: verify
+        the node texts now too (a generation recovered without ``CURRENT`` must prove whole
+        before it is used)."""
+        assert self.path is not None
+        path = self.path
+        if m.get("format_version") not in READABLE_FORMATS:
+            raise IndexCorruptError(f"{path}: unsupported format {m.get('format_version')}")
+        if not own:
+            self._start_ann_precheck(m)
+        g = _map_generation(path, m, verify, eager)
+        base_vecs = (
+            g.maps["vectors"].reshape(g.n, g.dim) if g.n else np.zeros((0, g.dim), np.float32)
+        )
+        cols = {name: np.array(g.maps[name], copy=True) for name in _COLUMNS}
+        self._note_graph_rows(m, g, own)
+        _check_structure(path, g.n, g.live, cols, g.maps, g.idx)
+        self._snap = _opened_snap(m, g, cols, base_vecs)
+        if g.guard is not None:
+            self._start_text_check(g.guard)
+        self._adopt_manifest(m, g)
+        if verify == "background" and g.n:
+            self._start_verifier(m, g.data, g.maps)
+        self._node_cache.clear()
+        self._md_cache.clear()
+        self._warm_opened(m, g.live, own)
+
+    def _note_graph_rows(self, m: dict[str, Any], g: _MappedGeneration, own: bool) -> None:
+        """Keep the graph's row map as the open read it, for the graph's load (see
+        ``_ann_rows_open``), when a graph will be wanted and this is not the store's own
+        commit."""
+        self._ann_rows_open = None
+        wanted = self.ann_min_rows is not None and g.live >= self.ann_min_rows
+        if not own and wanted and (m.get("ann") or {}).get("kind") == _ann.KIND:
+            self._ann_rows_open = (
+                str(m["index"]["file"]),
+                np.array(g.idx["ann_row"], dtype=np.int64),
+                np.array(g.idx["ann_orphan"], dtype=np.int64),
+            )
+
+    def _start_text_check(self, guard: _BlobGuard) -> None:
+        """Verify the node texts not yet read in a background pass (joined by ``close``)."""
+        t = threading.Thread(
+            target=guard.verify_rest,
+            args=(self._halt.is_set,),
+            name="treehop-verify",
+            daemon=True,
+        )
+        self._threads = [x for x in self._threads if x.is_alive()] + [t]
+        t.start()
+
+    def _adopt_manifest(self, m: dict[str, Any], g: _MappedGeneration) -> None:
+        """Make ``m`` the committed generation this store follows (meta, epoch, no unsaved
+        state) once its snapshot is published."""
+        self._dim = g.dim or self._dim
+        self._epoch = g.epoch
+        self._meta.clear()
+        self._meta.update(m.get("meta") or {})
+        self._state = {}
+        self._dirty = False
+        self._committed = m
+        self._committed_snap = self._snap_v
+        self._corrupt = None
+
+    def _warm_opened(self, m: dict[str, Any], live: int, own: bool) -> None:
+        """Warm the new snapshot (inline or in a thread, see ``_start_warm``), follow the
+        generation's BM25 and graph files, then hand the warm-up's orphans to the graph."""
+        self._warm_orphans = None
+        opening = None if own else self._ann_rows_open
+        warm = None if own else _start_warm(self._snap_v, opening and opening[1:])
+        self._follow_indexes(m, live, own)
+        if warm is not None:
+            self._warm_orphans = warm()
+            ann = self._ann
+            if ann is not None and self._warm_orphans is not None:
+                ann.adopt_orphans(self._warm_orphans)
+                self._warm_orphans = None  # (else kept for a graph that opens later)
+
+    def _follow_indexes(self, m: dict[str, Any], live: int, own: bool) -> None:
+        """Point the HNSW and BM25 state at manifest ``m``: kept as they are when ``m`` was
+        committed from this store's memory, else dropped (BM25 reloads on first use; the
+        HNSW graph opens memory-mapped now, after its checksum, or in a thread with
+        ``verify="background"``; a graph lagging the rows is caught up in the background)."""
+        ann = m.get("ann") or {}
+        usable = ann.get("kind") == _ann.KIND
+        self._ann_file = (ann["file"], int(ann["count"]), int(ann["upto"])) if usable else None
+        if not own:
+            self._ann_stop()
+            self._ann = None
+            self.ann_damaged = None
+            self._lex = None
+            if usable and self.ann_min_rows is not None and live >= self.ann_min_rows:
+                if self.verify == "background":
+                    self._start_ann_load()
+                else:
+                    self._ann = self._load_ann_or_rebuild()
+            # a saved graph lagging the rows (a build that close() or the exit hook saved
+            # part-way), or a damaged one, is caught up in the background. (An index with no
+            # graph at all waits for a write: reader processes would each build it.)
+            if self._ann is not None or self.ann_damaged is not None:
+                self._ann_kick()
+        self._lex_dirty = False
+        self._lex_scale_cache.clear()
+
+    def _start_verifier(
+        self, m: dict[str, Any], data: Path, maps: Mapping[str, npt.NDArray[Any]]
+    ) -> None:
+        """Check the large files' checksums and the vectors' finiteness in a thread: the index
+        opens at once, and any damage found makes every later call raise."""
+
+        def run() -> None:
+            try:
+                _verify_segments(data, m["files"], maps, _LARGE_FILES)
+            except IndexCorruptError as exc:
+                if self._committed is m:
+                    self._corrupt = exc
+            except (OSError, ValueError) as exc:
+                if self._committed is m:
+                    self._corrupt = IndexCorruptError(f"cannot verify {data}: {exc}")
+
+        self._verifier = threading.Thread(target=run, name="treehop-verify", daemon=True)
+        self._threads = [x for x in self._threads if x.is_alive()] + [self._verifier]
+        self._verifier.start()
+
+    def _migrate_legacy(self, path: Path, gen: str) -> None:
+        """Read a format-1 index (``gen-NNNNNN/`` with ``nodes.json``) and rewrite it in this
+        format under the writer lock; the old generations are removed afterwards."""
+        gdir = path / gen
+        try:
+            meta = json.loads((gdir / "meta.json").read_text())
+            vectors = np.load(gdir / "vectors.npy", allow_pickle=False)
+            nodes = _NODES.validate_json((gdir / "nodes.json").read_bytes())
+        except (OSError, ValueError) as exc:
+            raise IndexCorruptError(f"cannot read index generation {gdir}: {exc}") from exc
+        if meta.get("format_version") != LEGACY_FORMAT_VERSION:
+            raise IndexCorruptError(f"{gdir}: unsupported format {meta.get('format_version')}")
+        if vectors.ndim != 2 or vectors.shape[0] != len(nodes) or meta.get("count") != len(nodes):
+            raise IndexCorruptError(f"{gdir}: {len(nodes)} nodes but {vectors.shape[0]} vectors")
+        if not np.isfinite(vectors).all():
+            raise IndexCorruptError(f"{gdir}: vectors contain NaN or infinite values")
+        self._dim = meta.get("dimension") or int(vectors.shape[1])
+        self._snap = _empty_snap(int(self._dim or 0))
+        self._committed = None
+        self._committed_snap = None
+        self._meta.clear()
+        self._meta.update(meta.get("meta") or {})
+        if nodes:
+            self._begin_write()
+            try:
+                blobs = [_node_json(n) for n in nodes]
+                self._apply(np.zeros(0, np.int64), list(nodes), blobs, vectors.astype(np.float32))
+                self.save()
+            except BaseException:
+                if self._flock is not None:
+                    self._flock.release()
+                raise
+            for old in path.glob("gen-*"):
+                shutil.rmtree(old, ignore_errors=True)
+
+
+_MANIFEST = re.compile(r"^MANIFEST-(\d{6})\.json$")
+_LEGACY_GEN = re.compile(r"^gen-\d{6}$")
+_LARGE_FILES = ("vectors", "nodes")
+"""Checked in a background thread with ``verify="background"`` (the rest is always checked)."""
+_SMALL_FILES = tuple(f for f in _APPEND_FILES if f not in _LARGE_FILES)
+_EAGER_FILES = tuple(f for f in _APPEND_FILES if f != "nodes")
+"""Verified before ``open`` returns; the node texts are verified lazily (see _BlobGuard)."""
+
+
+def _rollback(
+    path: Path, cur: tuple[str, int, int] | None, opened: Mapping[str, Any], errors: list[str]
+) -> RecoveryRecord | None:
+    """What opening manifest ``opened`` after the current one failed loses: the generations
+    after it that ``CURRENT`` names or whose manifest exists but does not read back.
+    ``None`` when nothing newer is known (``CURRENT`` damaged or missing but the newest
+    manifest intact: nothing is lost, ``CURRENT`` is simply rewritten)."""
+    gen = int(opened["generation"])
+    newer = [int(n[9:15]) for n in _manifests(path) if int(n[9:15]) > gen]
+    expected = cur[1] if cur is not None else None
+    newest = max([*newer, expected or 0])
+    if newest <= gen:
+        return None
+    lost = f"generation {newest}" if newest == gen + 1 else f"generations {gen + 1}..{newest}"
+    why = errors[0] if errors else f"CURRENT names generation {newest}"
+    return RecoveryRecord(
+        kind="generation",
+        path=str(path),
+        expected=expected,
+        opened=gen,
+        lost=f"the commits of {lost} (its manifest is damaged or missing)",
+        reason=f"the current manifest of the index at {path} is unreadable ({why})",
+    )
+
+
+def _discard_uncommitted(path: Path, m: Mapping[str, Any] | None) -> None:
+    """After a failed save (under the writer lock): drop what it wrote and did not commit,
+    so that nothing half-written stays behind and a full disk gets its space back at once:
+    bytes appended after the committed sizes of the data files, and every file no kept
+    manifest names (the new generation's index, lexical and graph files, a compaction's new
+    data directory). ``m``: the manifest on disk now (the save may have failed after its
+    ``CURRENT`` was replaced, and then it is committed)."""
+    if m is not None:
+        data = path / f"data-{int(m['epoch']):06d}"
+        for name, info in m["files"].items():
+            f = data / f"{name}.bin"
+            with contextlib.suppress(OSError):
+                if f.stat().st_size > int(info["size"]):
+                    os.truncate(f, int(info["size"]))
+    _cleanup(path, keep=2, current=int(m["generation"]) if m is not None else None)
+
+
+def _manifest_bytes(m: Mapping[str, Any]) -> bytes:
+    return json.dumps(m, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _write_manifest(path: Path, m: dict[str, Any]) -> None:
+    """Write ``MANIFEST-<gen>.json`` (carrying the CRC-32 of its own content) and point
+    ``CURRENT`` at it."""
+    gen = int(m["generation"])
+    body = _manifest_bytes({**m, "crc32": zlib.crc32(_manifest_bytes(m))})
+    name = f"MANIFEST-{gen:06d}.json"
+    tmp = path / f".tmp-{name}"
+    with open(tmp, "wb") as fh:
+        fh.write(body)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path / name)
+    _fsync_dir(path)
+    _write_current(path, gen, zlib.crc32(body))
+
+
+def _write_current(path: Path, gen: int, crc: int | None = None) -> None:
+    name = f"MANIFEST-{gen:06d}.json"
+    if crc is None:
+        crc = zlib.crc32((path / name).read_bytes())
+    tmp = path / ".tmp-CURRENT"
+    with open(tmp, "w") as fh:
+        fh.write(f"{name} {crc:08x}\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path / "CURRENT")
+    _fsync_dir(path)
+
+
+def _read_current(path: Path) -> tuple[str, int, int] | None:
+    """(manifest name, generation, crc) from ``CURRENT``; ``None`` if missing or damaged."""
+    try:
+        text = (path / "CURRENT").read_text(errors="replace").strip()
+    except OSError:
+        return None
+    parts = text.split()
+    if len(parts) != 2 or not _MANIFEST.match(parts[0]):
+        return None
+    try:
+        crc = int(parts[1], 16)
+    except ValueError:
+        return None
+    m = _MANIFEST.match(parts[0])
+    assert m is not None
+    return parts[0], int(m.group(1)), crc
+
+
+def _legacy_current(path: Path) -> str | None:
+    """The format-1 generation to migrate, if this is a format-1 index."""
+    if _manifests(path):
+        return None
+    try:
+        text = (path / "CURRENT").read_text(errors="replace").strip()
+    except OSError:
+        text = ""
+    if _LEGACY_GEN.match(text) and (path / text).is_dir():
+        return text
+    gens = sorted(p.name for p in path.glob("gen-*") if _LEGACY_GEN.match(p.name))
+    for g in reversed(gens):
+        if (path / g / "meta.json").is_file():
+            return g
+    return None
+
+
+def _read_manifest(path: Path, name: str, crc: int | None) -> dict[str, Any]:
+    f = path / name
+    try:
+        body = f.read_bytes()
+    except OSError as exc:
+        raise IndexCorruptError(f"{f}: {exc.strerror or exc}") from exc
+    if crc is not None and zlib.crc32(body) != crc:
+        raise IndexCorruptError(f"{f}: checksum mismatch with CURRENT")
+    try:
+        m = json.loads(body)
+    except ValueError as exc:
+        raise IndexCorruptError(f"{f}: not valid JSON") from exc
+    if not isinstance(m, dict) or m.get("generation") != int(name[9:15]):
+        raise IndexCorruptError(f"{f}: not a manifest of generation {name[9:15]}")
+    own = m.pop("crc32", None)
+    if own != zlib.crc32(_manifest_bytes(m)):
+        raise IndexCorruptError(f"{f}: checksum mismatch")
+    return m
+
+
+def _manifests(path: Path) -> list[str]:
+    """Manifest file names, newest first."""
+    names = [p.name for p in path.glob("MANIFEST-*.json") if _MANIFEST.match(p.name)]
+    return sorted(names, reverse=True)
+
+
+def _cleanup(path: Path, keep: int, current: int | None = None) -> None:
+    """Remove temporary leftovers, manifests beyond the newest ``keep`` (none newer than the
+    current one) and every file no kept manifest references. Only a lock holder calls it."""
+    names = _manifests(path)
+    if current is not None:
+        names = [n for n in names if int(n[9:15]) <= current]
+        for extra in _manifests(path):
+            if int(extra[9:15]) > current:
+                _remove(path / extra)
+    kept: list[dict[str, Any]] = []
+    for name in names[:keep]:
+        try:
+            kept.append(_read_manifest(path, name, None))
+        except IndexCorruptError:
+            continue
+    referenced = {f"MANIFEST-{int(m['generation']):06d}.json" for m in kept}
+    for m in kept:
+        referenced.add(f"data-{int(m['epoch']):06d}")
+        referenced.add(m["index"]["file"])
+        if m.get("lexical"):
+            referenced.add(m["lexical"]["dir"])
+        if m.get("ann"):
+            referenced.add(m["ann"]["file"])
+    if names and not kept:
+        return  # manifests exist but none reads back: leave everything for inspection
+    for p in path.iterdir():
+        name = p.name
+        if name.startswith(".tmp-") or (
+            name.startswith(("MANIFEST-", "data-", "index-", "lexical-", "ann-", "gen-"))
+            and name not in referenced
+        ):
+            _remove(p)
+
+
+def _remove(p: Path) -> None:
+    if p.is_dir() and not p.is_symlink():
+        shutil.rmtree(p, ignore_errors=True)
+    else:
+        p.unlink(missing_ok=True)
+
+
+@dataclass
+class _MappedGeneration:
+    """A generation's files as an open mapped (and, per ``verify``, checked) them."""
+
+    n: int
+    live: int
+    dim: int
+    epoch: int
+    data: Path
+    maps: dict[str, npt.NDArray[Any]]
+    nodes_file: _PFile | None
+    guard: _BlobGuard | None
+    idx: dict[str, npt.NDArray[Any]]
+
+
+def _map_generation(
+    path: Path, m: dict[str, Any], verify: bool | Literal["background"], eager: bool
+) -> _MappedGeneration:
+    """Map the column files of manifest ``m``, verify what ``verify`` asks for now, and read
+    its lookup arrays; anything missing or malformed is an :class:`IndexCorruptError`."""
+    try:
+        n, live, dim = int(m["rows"]), int(m["live"]), int(m["dimension"] or 0)
+        epoch = int(m["epoch"])
+        data = path / f"data-{epoch:06d}"
+        maps = _map_segments(data, m["files"], n, dim)
+        if verify:
+            names = _SMALL_FILES
+            if verify is True:
+                names = _APPEND_FILES if eager else _EAGER_FILES
+            _verify_segments(data, m["files"], maps, names)
+        nodes_file = _PFile(data / "nodes.bin") if n and hasattr(os, "pread") else None
+        guard = (
+            _BlobGuard(
+                data / "nodes.bin",
+                maps["nodes"],
+                m["files"]["nodes"]["extents"],
+                nodes_file,
+            )
+            if verify is True and not eager and maps["nodes"].size
+            else None
+        )
+        idx = _read_arrays(path / m["index"]["file"], m["index"], bool(verify))
+    except (KeyError, TypeError, ValueError, OSError) as exc:
+        raise IndexCorruptError(f"cannot read the index at {path}: {exc}") from exc
+    return _MappedGeneration(n, live, dim, epoch, data, maps, nodes_file, guard, idx)
+
+
+def _opened_snap(
+    m: dict[str, Any], g: _MappedGeneration, cols: dict[str, npt.NDArray[Any]], base_vecs: F32
+) -> _Snap:
+    """The snapshot of a freshly mapped generation (no unsaved rows yet)."""
+    return _Snap(
+        gen=int(m["generation"]),
+        n=g.n,
+        n_base=g.n,
+        live=g.live,
+        dim=g.dim,
+        cols=cols,
+        base_vecs=base_vecs,
+        tail_vecs=_Tail(g.dim),
+        base_uris=g.maps["uris"],
+        base_nodes=g.maps["nodes"],
+        tail_uris=[],
+        tail_nodes=[],
+        alive=np.array(g.idx["alive"], dtype=bool),
+        by_hash=np.array(g.idx["by_hash"]),
+        by_uri=np.array(g.idx["by_uri"]),
+        by_parent=np.array(g.idx["by_parent"]),
+        parent_row=np.array(g.idx["parent_row"]),
+        tag_hash=np.array(g.idx["tag_hash"]),
+        tag_row=np.array(g.idx["tag_row"]),
+        nodes_guard=g.guard,
+        nodes_file=g.nodes_file,
+    )

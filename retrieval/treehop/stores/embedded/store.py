@@ -1,0 +1,560 @@
+"""``EmbeddedStore`` itself: construction and open, basic reads (``get``, ``children``,
+``iter_nodes``), state blobs, ``refresh``, ``close`` and the interpreter-exit hook. The
+search, write, graph, BM25 and generation parts are mixins from the sibling modules."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import pydantic_core
+from pydantic import ValidationError
+
+from ...errors import (
+    IndexCorruptError,
+    IndexRecoveryError,
+    NotFoundError,
+    StoreError,
+    TreehopError,
+)
+from ...lexical import LexicalIndex
+from ...models import Node
+from .. import _ann
+from .._ann import AnnIndex, WarmOrphans
+from .._filelock import WriterLock
+from .._state_blobs import check_state_key
+from ..base import (
+    RecoveryRecord,
+    StoreCapabilities,
+    Vector,
+)
+from .ann_worker import _AnnWorker
+from .column_files import _NODE, _fsync_file
+from .layout import _NODE_CACHE, IntArray, _h64
+from .lexical_sync import _LexicalSync
+from .manifest import _Generations, _read_current
+from .search_paths import _SearchPaths
+from .snapshot import _content_hash, _empty_snap, _Snap, _stored_field
+from .writes import _Writes
+
+DEFAULT_ANN_MIN_ROWS = 50_000
+"""From this many live rows on, the global step uses the HNSW graph. Measured with
+``bench/bench_store.py`` on the shared 2-core machine: an exact 384-d pass costs ~0.5 ms per
+1,000 rows (~25 ms at 50k), a graph query ~1 ms; at 10k rows the exact step is already only
+~0.07x of a flat BLAS search (it skips nothing but is single-threaded SIMD), so the graph
+starts where the exact pass passes ~20 ms. Building it no longer costs a write anything (the
+background worker of :mod:`.._ann`), only background CPU."""
+
+
+class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generations):
+    """A columnar numpy vector store with crash-safe, incremental, checksummed persistence.
+
+    ``lock_timeout``: seconds a write waits for another writer of the same index before
+    raising :class:`~treehop.errors.IndexLockedError` (default 10). ``verify``: check every
+    file's checksums and the vectors' finiteness (``True``, the default: all but the node
+    texts on open, ~0.3-0.45 s for 100k 384-d rows from a cold cache here, the node texts
+    before their first use); ``"background"``: check the small files on open and the vectors
+    and node texts in a thread (open ~0.13 s at 100k), after which damage makes every call
+    raise (calls made before it is found are not protected); ``False``: trust the files.
+    ``ann_min_rows``: live rows from which the global step uses the HNSW graph (``None``:
+    never). The graph is built and extended by a background worker after writes (with
+    ``ann_threads`` threads), never inside one; :meth:`wait_ann` waits for it.
+    """
+
+    _registry: ClassVar[dict[str, weakref.ReferenceType[EmbeddedStore]]] = {}
+    _registry_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        dimension: int | None = None,
+        *,
+        lexical: bool = True,
+        ann_min_rows: int | None = DEFAULT_ANN_MIN_ROWS,
+        lock_timeout: float = 10.0,
+        verify: bool | Literal["background"] = True,
+        strict: bool = False,
+    ):
+        self.path = Path(path) if path is not None else None
+        self.strict = bool(strict)
+        self.recovery: RecoveryRecord | None = None
+        """What the last open recovered from by opening an older generation (see
+        :class:`~treehop.stores.base.RecoveryRecord`); ``None``: nothing."""
+        self._current_file: str | None = None  # the path of CURRENT, for refresh()
+        self._recovered_from: int | None = None
+        """The unreadable generation ``CURRENT`` named when the open fell back: a refresh
+        does not reopen (and warn) again while ``CURRENT`` still names it."""
+        self.lock_timeout = float(lock_timeout)
+        self.verify = verify
+        self._corrupt: IndexCorruptError | None = None
+        self._verifier: threading.Thread | None = None
+        self.ann_min_rows = ann_min_rows
+        self._wlock = threading.RLock()
+        self._flock: WriterLock | None = None
+        self._use_lexical = lexical
+        self._lex: LexicalIndex | None = LexicalIndex() if lexical else None
+        self._lex_dir: Path | None = None
+        self._lex_dirty = False
+        self._ann: AnnIndex | None = None
+        self._ann_file: tuple[str, int, int] | None = None  # name, count, upto
+        self._ann_pre: tuple[dict[str, Any], threading.Thread, list[Any]] | None = None
+        """The saved graph's checksum, computed by a thread the open starts first (see
+        :meth:`_start_ann_precheck`): the manifest entry, the thread, its answer."""
+        self._ann_rows_open: tuple[str, IntArray, IntArray] | None = None
+        self._warm_orphans: WarmOrphans | None = None
+        """The saved graph's orphans gathered by the last open (see :class:`WarmOrphans`)."""
+        """The graph's row map as the open read it (index file name, rows): the graph's
+        load takes it instead of reading the index file a second time."""
+        self._ann_loader: threading.Thread | None = None
+        self._ann_load_lock = threading.Lock()
+        self._ann_worker: threading.Thread | None = None
+        self._ann_token = 0
+        """Bumped whenever the graph must stop growing (a reset, a compaction): a worker
+        started under an older token stops after its chunk and publishes nothing."""
+        self.ann_threads = os.cpu_count() or 1
+        self.ann_catch_up = _ann.CATCH_UP_ROWS
+        """Rows written after the graph was last extended from which a write starts the
+        worker, and the growth from which a save rewrites the graph file (see
+        ``_ann.CATCH_UP_ROWS``; lowered by tests that exercise the worker on small indexes)."""
+        self._halt = threading.Event()
+        """Set while :meth:`close` (or the interpreter's exit) stops the background threads:
+        each stops at its next chunk (the graph worker) or extent (the checksum pass)."""
+        self._paused = False
+        """After :meth:`close`: no graph work starts until the store is used again (a write,
+        a search, :meth:`wait_ann`), so a closed store leaves no thread running."""
+        self._threads: list[threading.Thread] = []
+        """The checksum passes started by opens (joined by :meth:`close` and at exit)."""
+        self.ann_damaged: str | None = None
+        """Why the saved graph could not be used (checksum, unreadable): it is then
+        rebuilt from the vectors, which are the truth, instead of failing every search."""
+        self._node_cache: OrderedDict[tuple[int, int], Node] = OrderedDict()
+        self._md_cache: dict[tuple[int, int], dict[str, Any]] = {}
+        self._meta: dict[str, Any] = {}
+        self._state: dict[str, bytes] = {}
+        self._dirty = False
+        self._current_seen: tuple[int, ...] | None = None
+        """``CURRENT``'s (inode, mtime, size) when :meth:`refresh` last found it pointing at
+        this store's generation."""
+        self._epoch = 0
+        self._committed: dict[str, Any] | None = None  # the manifest on disk we follow
+        self._committed_snap: _Snap | None = None  # the snapshot it was opened as
+        self._lex_scale_cache: OrderedDict[tuple[int, str], float] = OrderedDict()
+        self._snap = _empty_snap(int(dimension or 0))
+        self._dim = dimension
+        if self.path is not None:
+            if self.path.exists() and not self.path.is_dir():
+                raise StoreError(f"index path {self.path} exists and is not a directory")
+            if self.path.is_dir():
+                self._make_lock()
+            self._open_path()
+        self.capabilities = StoreCapabilities(
+            hybrid=self._use_lexical, tag_filter=True, prefix_scope=True, concurrent_reads=True
+        )
+        with _LIVE_LOCK:
+            _LIVE.add(self)
+
+    @property
+    def _snap(self) -> _Snap:
+        """The current snapshot; raises once a background verification found damage."""
+        if self._corrupt is not None:
+            raise self._corrupt
+        return self._snap_v
+
+    @_snap.setter
+    def _snap(self, value: _Snap) -> None:
+        self._snap_v = value
+
+    def wait_verified(self) -> None:
+        """With ``verify="background"``: wait for the checksums of the large files and raise
+        :class:`~treehop.errors.IndexCorruptError` if they do not match."""
+        t = self._verifier
+        if t is not None:
+            t.join()
+        if self._corrupt is not None:
+            raise self._corrupt
+
+    @classmethod
+    def shared(cls, path: str | os.PathLike[str], **kwargs: Any) -> EmbeddedStore:
+        """The one store of ``path`` in this process (opened on first use).
+
+        Clients of several users on one index must share the writer: two store objects on one
+        path would each hold their own in-memory state, and the file lock would make the second
+        wait for the first to save. A store found open is first brought up to the generation
+        on disk (:meth:`refresh`): a client opened after another process committed sees that
+        commit, as a client in a fresh process would. ``strict=True`` raises
+        :class:`~treehop.errors.IndexRecoveryError` if the store found open recovered from
+        damage (see :attr:`recovery`).
+        """
+        key = os.path.realpath(path)
+        with cls._registry_lock:
+            ref = cls._registry.get(key)
+            store = ref() if ref is not None else None
+            if store is None:
+                store = cls(path, **kwargs)
+                cls._registry[key] = weakref.ref(store)
+                return store
+        store.refresh()
+        record = store.recovery
+        if kwargs.get("strict") and record is not None:
+            raise IndexRecoveryError(
+                f"{record.reason}; this process opened generation {record.opened} and lost "
+                f"{record.lost} (strict=True)",
+                record,
+            )
+        return store
+
+    # ------------------------------------------------------------------ basic info
+    @property
+    def dimension(self) -> int | None:
+        return self._dim
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """Free-form index metadata persisted with the index (embedder name, ...)."""
+        return self._meta
+
+    @property
+    def lexical(self) -> LexicalIndex | None:
+        """The BM25 index beside the vectors (same row numbers), loaded on first use."""
+        if self._lex is None and self._use_lexical:
+            with self._wlock:
+                if self._lex is None:
+                    self._lex = self._load_lexical()
+        return self._lex
+
+    @property
+    def generation(self) -> int:
+        """The committed generation this store shows (0: never saved)."""
+        return self._snap.gen
+
+    @property
+    def unsaved(self) -> bool:
+        """Whether this store holds writes that :meth:`save` has not committed yet (another
+        process opening the path would not see them)."""
+        return self._dirty
+
+    def __len__(self) -> int:
+        return self._snap.live
+
+    def __contains__(self, uri: object) -> bool:
+        return isinstance(uri, str) and int(self._snap.lookup([uri])[0]) >= 0
+
+    # ------------------------------------------------------------------ node access
+    def _node(self, s: _Snap, r: int) -> Node:
+        key = (s.uid, r)
+        hit = self._node_cache.get(key)
+        if hit is not None:
+            return hit
+        return self._node_from(s, r, s.node_json(r))
+
+    def _node_from(self, s: _Snap, r: int, blob: bytes) -> Node:
+        """Row ``r``'s node parsed from its stored JSON ``blob``, kept in the node cache."""
+        key = (s.uid, r)
+        try:
+            node = _NODE.validate_json(blob)
+        except ValidationError as exc:
+            raise IndexCorruptError(f"row {r} of {self.path} holds an invalid node") from exc
+        self._node_cache[key] = node
+        if len(self._node_cache) > _NODE_CACHE:
+            with contextlib.suppress(KeyError):  # a concurrent reader evicted it first
+                self._node_cache.popitem(last=False)
+        return node
+
+    # ------------------------------------------------------------------ reads
+    def get(self, uris: Sequence[str]) -> list[Node | None]:
+        s = self._snap
+        rows = s.lookup(list(uris))
+        return [self._node(s, int(r)) if r >= 0 else None for r in rows]
+
+    def get_vectors(self, uris: Sequence[str]) -> Vector:
+        s = self._snap
+        rows = s.lookup(list(uris))
+        if (rows < 0).any():
+            missing = [u for u, r in zip(uris, rows, strict=True) if r < 0]
+            raise NotFoundError(f"no node at {missing[0]!r}")
+        return s.vectors_of(rows)
+
+    def _children_rows(self, s: _Snap, uri: str) -> IntArray:
+        key = ("children", uri)
+        hit: IntArray | None = s.cache.get(key)
+        if hit is not None:
+            return hit
+        h = np.uint64(_h64(uri))
+        pk = s.sorted_keys("parent_hash", s.by_parent)
+        lo = int(np.searchsorted(pk, h, side="left"))
+        hi = int(np.searchsorted(pk, h, side="right"))
+        rows = s.by_parent[lo:hi]
+        if rows.size:
+            chunk = s.cols["chunk"][rows]
+            # (the URIs in one gather: a decode per child was ~3 ms of a 1M first find)
+            keyed = sorted(zip(chunk.tolist(), s.uris_of(rows), rows.tolist(), strict=True))
+            # a hash collision would mix in children of another parent: check their parent
+            rows = np.array([r for _, _, r in keyed], dtype=np.int64)
+            # a 64-bit hash collision would mix in another parent's children: where the parent
+            # is stored, its children must link to it
+            own = int(s.lookup([uri])[0])
+            if own >= 0:
+                rows = rows[s.parent_row[rows] == own]
+            else:  # the parent is not stored: compare each row's stored parent URI
+                keep = [_stored_field(s, int(r), "parent_uri") == uri for r in rows]
+                rows = rows[np.array(keep, dtype=bool)]
+        if len(s.cache) > 4096:
+            for k in [k for k in list(s.cache) if k[0] == "children"]:
+                s.cache.pop(k, None)
+        s.cache[key] = rows
+        return rows
+
+    def children(self, uri: str) -> list[Node]:
+        s = self._snap
+        rows = self._children_rows(s, uri).tolist()
+        cache, uid = self._node_cache, s.uid
+        out = [cache.get((uid, r)) for r in rows]
+        cold = [i for i, node in enumerate(out) if node is None]
+        if cold:
+            # the uncached children's texts in one checked read (siblings are mostly adjacent
+            # rows) instead of a checksum lookup and a ``pread`` each: the first find after
+            # an open spent ~15 ms of CPU on them at 1M rows
+            crows = [rows[i] for i in cold]
+            blobs = s.node_jsons(np.array(crows, np.int64))
+            for i, r, blob in zip(cold, crows, blobs, strict=True):
+                out[i] = self._node_from(s, r, blob)
+        return [node for node in out if node is not None]
+
+    def child_count(self, uri: str) -> int:
+        """How many direct children :meth:`children` would return, no node built (the rows
+        are kept per snapshot)."""
+        return int(self._children_rows(self._snap, uri).size)
+
+    def children_fields(self, uri: str, fields: Sequence[str]) -> list[dict[str, Any]]:
+        """``fields`` of each of :meth:`children` (same order), parsed from the stored JSON
+        without building nodes (~3x cheaper): a re-add reads the abstracts and tags of every
+        child of each folder it re-describes."""
+        s = self._snap
+        out: list[dict[str, Any]] = []
+        for blob in s.node_jsons(self._children_rows(s, uri)):
+            try:
+                d = pydantic_core.from_json(blob)
+            except ValueError as exc:
+                raise IndexCorruptError(f"a child of {uri} in {self.path} is invalid") from exc
+            if not isinstance(d, dict):
+                raise IndexCorruptError(f"a child of {uri} in {self.path} is not a node")
+            out.append({f: d.get(f) for f in fields})
+        return out
+
+    def iter_nodes(self, subtree: str | None = None) -> Iterator[Node]:
+        s = self._snap
+        rows = np.flatnonzero(s.alive[: s.n]) if subtree is None else self._subtree_rows(s, subtree)
+        for r in rows:
+            yield self._node(s, int(r))
+
+    def iter_uris(self, subtree: str | None = None) -> Iterator[str]:
+        """The URIs :meth:`iter_nodes` would yield, without parsing any node."""
+        s = self._snap
+        rows = np.flatnonzero(s.alive[: s.n]) if subtree is None else self._subtree_rows(s, subtree)
+        for i in range(0, rows.size, 4096):
+            yield from s.uris_of(rows[i : i + 4096])
+
+    def content_hashes(self, subtree: str | None = None) -> dict[str, str]:
+        """``{uri: content_hash}`` of the stored nodes (in ``subtree``): what a re-add diffs
+        against, read from the stored JSON without building the nodes (~3x cheaper)."""
+        s = self._snap
+        rows = np.flatnonzero(s.alive[: s.n]) if subtree is None else self._subtree_rows(s, subtree)
+        return dict(zip(s.uris_of(rows), map(_content_hash, s.node_jsons(rows)), strict=True))
+
+    # ------------------------------------------------------------------ state blobs
+    # State blobs (sessions, settings) change far more often than vectors, so they live outside
+    # the generations in ``<path>/state/`` and each is written atomically on its own: adding a
+    # chat message must not rewrite the index.
+    def get_state(self, key: str) -> bytes | None:
+        check_state_key(key)
+        with self._wlock:
+            if key in self._state:
+                return self._state[key]
+            if self.path is None:
+                return None
+            f = self.path / "state" / key
+            try:
+                if not f.is_file():
+                    return None
+                data = f.read_bytes()
+            except OSError as exc:
+                raise StoreError(f"cannot read state {key!r}: {exc.strerror or exc}") from exc
+            self._state[key] = data
+            return data
+
+    def state_keys(self, prefix: str) -> list[str]:
+        """The keys of non-empty state blobs directly under ``prefix/`` (sorted): the
+        sessions rebuild their index from these when it is damaged (a deleted session's blob
+        is ``b""`` and is not listed)."""
+        check_state_key(prefix)
+        with self._wlock:
+            keys = {k for k, v in self._state.items() if k.startswith(prefix + "/") and v}
+            gone = {k for k, v in self._state.items() if not v}
+            if self.path is not None:
+                d = self.path / "state" / prefix
+                try:
+                    for e in os.scandir(d):
+                        if e.is_file() and not e.name.startswith(".") and e.stat().st_size:
+                            keys.add(f"{prefix}/{e.name}")
+                except FileNotFoundError:
+                    pass
+                except OSError as exc:
+                    raise StoreError(f"cannot list state {prefix!r}: {exc.strerror}") from exc
+            return sorted(keys - gone)
+
+    def put_state(self, key: str, value: bytes) -> None:
+        check_state_key(key)
+        with self._wlock:
+            if self.path is not None:
+                f = self.path / "state" / key
+                tmp = f.with_name(f".{f.name}.tmp-{os.getpid()}")
+                try:
+                    f.parent.mkdir(parents=True, exist_ok=True)
+                    tmp.write_bytes(value)
+                    _fsync_file(tmp)
+                    os.replace(tmp, f)
+                except OSError as exc:
+                    with contextlib.suppress(OSError):  # (EROFS even for a missing file)
+                        tmp.unlink(missing_ok=True)
+                    raise StoreError(f"cannot write state {key!r}: {exc.strerror or exc}") from exc
+            self._state[key] = bytes(value)
+
+    # ------------------------------------------------------------------ lifecycle
+    def refresh(self) -> bool:
+        """Pick up a generation another process committed (only with no unsaved changes).
+        Returns whether a newer generation was loaded."""
+        if self.path is None:
+            return False
+        current = self._current_file
+        if current is None:  # (a str kept: building the Path was 2/3 of a no-change call)
+            current = self._current_file = os.path.join(self.path, "CURRENT")
+        try:  # CURRENT is replaced, never rewritten: an unchanged stat is an unchanged pointer
+            st = os.stat(current)
+            seen: tuple[int, ...] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            seen = None
+        if seen is not None and seen == self._current_seen:
+            return False  # (a reader process asks before every call: ~5 us instead of ~70)
+        with self._wlock:
+            if self._dirty:
+                return False
+            on_disk = _read_current(self.path)
+            mine = self._committed["generation"] if self._committed else 0
+            if on_disk is None or on_disk[1] in (mine, self._recovered_from):
+                self._current_seen = seen
+                return False
+            self._open_path(clean=False)
+            self._current_seen = None  # (read again at the next call: the open may have raced)
+            return True
+
+    def close(self) -> None:
+        """Stop and join every background thread, save pending changes (and the graph as far
+        as the worker got: the next open resumes it from there) and release the writer lock.
+
+        The worker stops after the chunk it is adding (a fraction of a second); the graph it
+        built so far is saved with the rows, so an ingest that closes before the build ends
+        still leaves a graph that the next process searches and extends. The store stays
+        usable: the next write, search or :meth:`wait_ann` resumes the graph work."""
+        self._paused = True
+        self._stop_background()
+        with self._wlock:
+            try:
+                self.save()
+            finally:
+                if self._flock is not None:
+                    self._flock.release()
+
+    def _stop_background(self) -> None:
+        """Stop every thread this store started and wait for them: the graph's worker and
+        loader (after their current chunk), the orphans' codes, the checksum passes.
+
+        Why join rather than leave daemon threads: the graph threads call into usearch
+        (C++). At interpreter exit a daemon thread that returns from such a call is ended by
+        ``pthread_exit``, whose unwinding through C++ frames aborts the whole process
+        (SIGABRT, ``terminate called without an active exception``) after the user's work
+        succeeded."""
+        self._halt.set()
+        try:
+            me = threading.current_thread()
+            for _ in range(3):  # (a loader that was running may have started a worker)
+                threads = [self._ann_loader, self._ann_worker, *self._threads]
+                for t in threads:
+                    if t is not None and t is not me:
+                        t.join()
+                ann = self._ann
+                if ann is not None:
+                    ann.join_background()
+                if not any(t is not None and t.is_alive() for t in threads):
+                    break
+            self._threads = [t for t in self._threads if t.is_alive()]
+        finally:
+            self._halt.clear()
+
+    def _resume(self) -> None:
+        """Undo :meth:`close`'s pause: the store is in use again."""
+        if self._paused:
+            self._paused = False
+            self._ann_kick()
+
+    def _at_exit(self) -> None:
+        """The interpreter is exiting (see :func:`_stop_all_at_exit`): stop and join every
+        background thread, then save the graph as far as it got, when that needs no wait and
+        no unsaved rows (a store not closed never saves its writes by itself): the next open
+        uses it and resumes the build instead of starting over."""
+        self._paused = True
+        self._stop_background()
+        if self.path is None or self._dirty or not self._ann_unsaved():
+            return
+        if not self._wlock.acquire(timeout=1.0):
+            return  # (a thread left inside a write: nothing to save safely)
+        try:
+            if self._dirty or not self._ann_unsaved():
+                return
+            try:
+                self._begin_write(timeout=0.0)
+            except TreehopError:
+                return  # another writer holds the index: it keeps its own graph
+            self._dirty = self._ann_unsaved()
+            with contextlib.suppress(TreehopError):
+                self.save()
+        finally:
+            if self._flock is not None:
+                self._flock.release()
+            self._wlock.release()
+
+
+_LIVE: weakref.WeakSet[EmbeddedStore] = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()
+
+
+def _stop_all_at_exit() -> None:
+    """Stop and join the background threads of every store still alive when the
+    interpreter exits (:meth:`EmbeddedStore._at_exit`), whether or not it was closed: see
+    :meth:`EmbeddedStore._stop_background` for the abort this prevents.
+
+    Registered with ``threading``'s exit hooks where there are (CPython 3.9+): they run
+    before the interpreter tears down its threads, and this one (registered after
+    ``concurrent.futures`` was imported) before the thread pools refuse new work, which the
+    graph's save uses. ``atexit`` elsewhere."""
+    _ann.set_exiting()  # (a thread still writing after this starts no new graph thread)
+    with _LIVE_LOCK:
+        stores = list(_LIVE)
+        _LIVE.clear()
+    for store in stores:
+        with contextlib.suppress(TreehopError, OSError, RuntimeError):
+            store._at_exit()
+
+
+_register_exit = getattr(threading, "_register_atexit", None)
+if callable(_register_exit):
+    _register_exit(_stop_all_at_exit)
+else:  # pragma: no cover - not CPython
+    atexit.register(_stop_all_at_exit)
