@@ -1,13 +1,13 @@
 """``assemble_context``'s layout choices for documents, measured one at a time (issue 33).
 
     python bench/bench_context_flags.py --dev                  # every variant, the 4 sets
-    python bench/bench_context_flags.py --test --variants old,new
+    python bench/bench_context_flags.py --test --variants new,r3
 
 Each variant sets module constants of :mod:`treehop.context_assembly` (headers, chunk labels,
 the fallback of a chunk that does not fit, the slots asked of ``find``) and runs
 ``Treehop.assemble_context(question, max_tokens=B)`` over the same index in one process;
 ``ctx@B`` is judged as in ``bench_natural.py`` (the answer's text inside the block), beside
-flat hybrid's top-100 chunks packed best first into the same budget.
+flat dense's and flat hybrid's top-100 chunks packed best first into the same budget.
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ OLD: dict[str, Any] = {
     "CHUNK_FALLBACK": "tiers",
     "SLOT_TOKENS": 10**9,
     "EXCERPTS_LAST": False,
+    "LEAF_EXCERPTS": False,
+    "DOCUMENT_ORDER": False,
+    "RESOURCE_HEADERS": "path",
+    "FILE_GROUPS": False,
 }
 NEW: dict[str, Any] = {
     "COMPACT_RESOURCE_HEADERS": True,
@@ -40,6 +44,17 @@ NEW: dict[str, Any] = {
     "CHUNK_FALLBACK": "excerpt",
     "SLOT_TOKENS": 100,
     "EXCERPTS_LAST": False,
+    "LEAF_EXCERPTS": False,
+    "DOCUMENT_ORDER": False,
+    "RESOURCE_HEADERS": "path",
+    "FILE_GROUPS": False,
+}
+R3: dict[str, Any] = {
+    **NEW,
+    "LEAF_EXCERPTS": True,
+    "DOCUMENT_ORDER": True,
+    "RESOURCE_HEADERS": "suffix",
+    "FILE_GROUPS": True,
 }
 VARIANTS: dict[str, dict[str, Any]] = {
     "old": OLD,
@@ -50,7 +65,19 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "new": NEW,
     "new-limit": {**NEW, "SLOT_TOKENS": 10**9},
     "new+excerpts-last": {**NEW, "EXCERPTS_LAST": True},
+    "r3": R3,
+    "r3-leaf": {**R3, "LEAF_EXCERPTS": False},
+    "r3-suffix": {**R3, "RESOURCE_HEADERS": "path"},
+    "r3+bare": {**R3, "RESOURCE_HEADERS": "none"},
+    "r3-docorder": {**R3, "DOCUMENT_ORDER": False},
+    "r3-files": {**R3, "FILE_GROUPS": False},
+    "r3+slots60": {**R3, "SLOT_TOKENS": 60},
+    "r3+slots150": {**R3, "SLOT_TOKENS": 150},
+    "r3+excerpts-last": {**R3, "EXCERPTS_LAST": True},
 }
+"""``new`` is round 2's layout (compact path headers, excerpts, slots for the budget); ``r3``
+today's defaults (round 3: excerpts of whole-file leaves, suffix headers, a group per file,
+document order)."""
 BUDGETS = (500, 1000, 2000)
 
 
@@ -85,16 +112,19 @@ def main() -> None:
                 by_id = {q.qid: q for q in nset.questions}
                 qs = [by_id[i] for i in bt.sample_order(dev if args.dev else test)]
                 emb.prepare([q.text for q in qs])
-                rows = ["flat hybrid", *names]
+                rows = ["flat dense", "flat hybrid", *names]
                 got: dict[str, dict[int, list[float]]] = {r: {b: [] for b in BUDGETS} for r in rows}
                 for q in qs:
                     answers = [a for a, _ in q.answers]
                     pool = flat.hybrid(
                         emb.queries[q.text], q.text, 100, bt.DEFAULT_DENSE_WEIGHT, scope
                     )
+                    dense = flat.dense(emb.queries[q.text], 100)
                     for b in BUDGETS:
                         block = "\n\n".join(bn.pack_pieces(pool, b, counter))
                         got["flat hybrid"][b].append(bn.answer_in_context(block, answers, judge))
+                        block = "\n\n".join(bn.pack_pieces(dense, b, counter))
+                        got["flat dense"][b].append(bn.answer_in_context(block, answers, judge))
                     for v in names:
                         for k, val in VARIANTS[v].items():
                             setattr(ca, k, val)

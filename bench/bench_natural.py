@@ -7,9 +7,10 @@
 
 Sets (``natural_sets.py``): FAQs whose questions people wrote, with every question's text
 deleted from the corpus (Django's FAQ + the pages it links to, git's gitfaq + the pages it links
-to, lsof's numbered FAQ split into section files) and Cranfield's 225 queries over its topic
-tree. Each set is indexed once with ``Treehop.add_resource`` (default config, the offline MiniLM
-embedder behind the on-disk cache ``TREEHOP_BENCH_CACHE``); every row searches the whole set.
+to, lsof's numbered FAQ split into section files, Perl's perlfaq1-9 + the POD pages they link
+to) and Cranfield's 225 queries over its topic tree. Each set is indexed once with
+``Treehop.add_resource`` (default config, the offline MiniLM embedder behind the on-disk
+cache ``TREEHOP_BENCH_CACHE``); every row searches the whole set.
 
 **The qrel is the answer's text.** A returned text *is* the answer when their word 5-gram
 shingles overlap by at least half of the smaller shingle set (texts under 5 words: word sets),
@@ -267,6 +268,8 @@ ROWS: tuple[Row, ...] = (
     Row("find-qw0.5", "find questions w=0.5", "find", config={"question_dense_weight": 0.5}),
     Row("find-qw0.7", "find questions w=0.7", "find", config={"question_dense_weight": 0.7}),
     Row("find-qw0.8", "find questions w=0.8", "find", config={"question_dense_weight": 0.8}),
+    Row("find-qw0.85", "find questions w=0.85", "find", config={"question_dense_weight": 0.85}),
+    Row("find-qw0.9", "find questions w=0.9", "find", config={"question_dense_weight": 0.9}),
     Row("find-qw1", "find questions w=1", "find", config={"question_dense_weight": 1.0}),
     Row("find-qh0", "find questions - heading", "find", config={"question_heading_weight": 0.0}),
     Row(
@@ -275,6 +278,25 @@ ROWS: tuple[Row, ...] = (
     Row("find-qc0", "find questions - context", "find", config={"question_context_scale": 0.0}),
     Row("find-qc.5", "find questions context x.5", "find", config={"question_context_scale": 0.5}),
     Row("find-qc1", "find questions context x1", "find", config={"question_context_scale": 1.0}),
+    # round 3 (ranking): how far a passage slot reaches
+    *(
+        Row(
+            f"find-doc{n}",
+            f"find slot text <= {n} chars",
+            "find",
+            config={"document_context_chars": n},
+        )
+        for n in (1500, 3000, 4000)
+    ),
+    *(
+        Row(
+            f"find-qd{n}",
+            f"find question slot <= {n} chars",
+            "find",
+            config={"question_context_chars": n},
+        )
+        for n in (1000, 2000, 3000, 4000, 6000)
+    ),
 )
 PHASE1_ROWS = ("flat-dense", "flat-hybrid", "flat-bm25", "find", "find-no-collapse")
 

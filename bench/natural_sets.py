@@ -20,6 +20,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   indented paragraphs). The tree: one file per top section (``NN-<title>.md``), its group
   headings ("3.1 Configuration Problems", entries that are not questions) kept as headings,
   every question line deleted (and the table of contents, which is the list of questions).
+* ``perlfaq``: Perl 5.36's ``perlfaq1``..``perlfaq9`` (Debian ``perl-doc``), POD converted to
+  Markdown (:func:`pod_to_markdown`): every ``=head2`` is a question, its text up to the next
+  heading the answer. Corpus: the nine FAQ pages with the questions deleted, plus the
+  ``perl*.pod`` pages they link to (up to :data:`PERL_MAX_LINKED_CHARS`). 303 questions: the
+  largest set, so that choices are not made on two dozen questions.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -42,7 +47,7 @@ from typing import Any
 
 import datasets as ds
 
-NATURAL_SETS = ("django-faq", "gitfaq", "lsof-faq", "cranfield")
+NATURAL_SETS = ("django-faq", "gitfaq", "lsof-faq", "perlfaq", "cranfield")
 DERIVED_SETS = ("pytest-derived",)
 """The second query kind (queries made from the corpus's own headings, first sentences and
 link texts: ``bench/data/pytest_doc_queries.json``), judged the same way; run by name only
@@ -352,6 +357,195 @@ def _file_of(files: dict[str, str], answer: str) -> str:
 
 
 # --------------------------------------------------------------------------------------
+# POD (Perl's FAQ)
+# --------------------------------------------------------------------------------------
+
+PERL_PACKAGE = "perl-doc"
+PERL_FAQS = tuple(f"perlfaq{n}" for n in range(1, 10))
+PERL_MAX_LINKED_CHARS = 30_000
+"""Linked POD pages longer than this (source characters) stay out of ``perlfaq``'s corpus:
+the FAQ alone is 350k characters and its most linked pages (perlfunc 409k, perlop 151k,
+perlre 134k, perlipc 72k ...) would triple the first embedding on 2 shared cores. Said in
+the set's note."""
+_POD_CODES = frozenset("IBCLEFSXZ")
+_POD_ENTITIES = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/", "quot": '"', "amp": "&"}
+
+
+def pod_inline(text: str) -> str:
+    """POD formatting codes -> Markdown-ish plain text, in one linear pass.
+
+    ``C<x>`` -> `` `x` ``; ``I<>``, ``B<>``, ``F<>``, ``S<>`` -> their text; ``E<lt>`` etc.
+    -> the character (named HTML entities and numbers too); ``X<>``, ``Z<>`` -> nothing;
+    ``L<text|name/"sec">`` -> ``text``, ``L<name/"sec">`` -> ``sec in name``, ``L<name>``
+    -> ``name``. A code opened with ``n >= 2`` brackets (``C<< $a <=> $b >>``) closes at
+    whitespace followed by ``n`` ``>``; one bracket closes at the first ``>``. An unclosed
+    code keeps its text. Linear: the run of ``>`` at each position is counted once."""
+    n = len(text)
+    gt_run = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        gt_run[i] = gt_run[i + 1] + 1 if text[i] == ">" else 0
+    stack: list[tuple[str, int, list[str]]] = [("", 0, [])]
+    i = 0
+    while i < n:
+        ch = text[i]
+        if ch in _POD_CODES and i + 1 < n and text[i + 1] == "<":
+            j = i + 1
+            while j < n and text[j] == "<":
+                j += 1
+            depth = j - (i + 1)
+            if depth >= 2:
+                if j < n and text[j].isspace():
+                    j += 1
+                else:  # "C<<" without a space: a one-bracket code whose text starts with "<"
+                    depth, j = 1, i + 2
+            stack.append((ch, depth, []))
+            i = j
+            continue
+        code, depth, buf = stack[-1]
+        if code and ch == ">" and depth == 1:
+            stack.pop()
+            stack[-1][2].append(_pod_render(code, "".join(buf)))
+            i += 1
+            continue
+        if code and depth >= 2 and ch.isspace() and gt_run[i + 1] >= depth:
+            stack.pop()
+            stack[-1][2].append(_pod_render(code, "".join(buf).rstrip()))
+            i += 1 + depth
+            continue
+        buf.append(ch)
+        i += 1
+    while len(stack) > 1:  # unclosed codes: their text as it is
+        _, _, buf = stack.pop()
+        stack[-1][2].append("".join(buf))
+    return "".join(stack[0][2])
+
+
+def _pod_render(code: str, inner: str) -> str:
+    if code == "C":
+        return f"`{inner}`" if inner.strip() else inner
+    if code in "XZ":
+        return ""
+    if code == "E":
+        name = inner.strip()
+        if name in _POD_ENTITIES:
+            return _POD_ENTITIES[name]
+        try:
+            if name.lower().startswith("0x"):
+                return chr(int(name, 16))
+            if name.isdigit():
+                return chr(int(name))
+        except (ValueError, OverflowError):
+            return ""
+        decoded = html.unescape(f"&{name};")
+        return decoded if decoded != f"&{name};" else ""
+    if code == "L":
+        if "|" in inner:
+            return inner.split("|", 1)[0]
+        if re.match(r"^[a-z][a-z0-9+.-]*:", inner):
+            return inner  # a URL
+        name, _, sec = inner.partition("/")
+        sec = sec.strip().strip('"')
+        if sec:
+            return f"{sec} in {name}" if name else sec
+        return name
+    return inner  # I, B, F, S
+
+
+def pod_to_markdown(pod: str) -> str:
+    """A POD document -> Markdown: ``=headN`` -> ``#``..., verbatim paragraphs (indented) ->
+    fenced code, ``=item`` -> list items, ordinary paragraphs through :func:`pod_inline`;
+    ``=begin``/``=end`` and ``=for`` blocks and ``=pod``/``=cut``/``=encoding`` dropped.
+    Text before the first command (not POD) is dropped too, as a POD reader does."""
+    out: list[str] = []
+    code: list[str] = []
+    in_pod = False
+    skip_block = False
+
+    def flush_code() -> None:
+        if code:
+            out.append("```\n" + "\n\n".join(code) + "\n```")
+            code.clear()
+
+    for para in re.split(r"\n[ \t]*\n", pod.replace("\r\n", "\n")):
+        if not para.strip():
+            continue
+        if para.startswith("="):
+            m = re.match(r"=([A-Za-z]\w*)\s*(.*)", para, re.DOTALL)
+            cmd, arg = (m.group(1), _norm(m.group(2))) if m else ("", "")
+            in_pod = cmd != "cut"
+            if cmd == "begin":
+                skip_block = True
+            elif cmd == "end":
+                skip_block = False
+            if skip_block or cmd in ("begin", "end", "for", "pod", "cut", "encoding"):
+                continue
+            flush_code()
+            if cmd.startswith("head") and cmd[4:].isdigit():
+                level = min(6, max(1, int(cmd[4:])))
+                out.append("#" * level + " " + pod_inline(arg))
+            elif cmd == "item":
+                label = pod_inline(arg)
+                if label in ("", "*", "-") or re.fullmatch(r"\d+\.?", label):
+                    continue  # a bullet or number: the next paragraph is the item
+                out.append("- " + label)
+            continue  # =over, =back and unknown commands carry no text
+        if not in_pod or skip_block:
+            continue
+        if para[0] in " \t":
+            code.append(para.rstrip())
+            continue
+        flush_code()
+        out.append(pod_inline(_norm(para)))
+    flush_code()
+    return "\n\n".join(out).strip() + "\n"
+
+
+_POD_LINK = re.compile(r"L<+\s*(?:[^|>]*\|)?\s*(perl[a-z0-9]*)\b")
+
+
+def perlfaq_set() -> NaturalSet:
+    root = ds.fetch_debian_package(PERL_PACKAGE)
+    pods = sorted((root / "usr/share/perl").glob("*/pod"))
+    if not pods:
+        raise FileNotFoundError(f"no pod/ folder under {root}/usr/share/perl")
+    pod_dir = pods[-1]
+    files: dict[str, str] = {}
+    questions: list[NaturalQuestion] = []
+    linked: set[str] = set()
+    for name in PERL_FAQS:
+        pod = (pod_dir / f"{name}.pod").read_text(encoding="utf-8", errors="replace")
+        text, pairs = split_heading_questions(pod_to_markdown(pod))
+        rel = f"perlfaq/{name}.md"
+        files[rel] = text
+        for n, (q, a) in enumerate(pairs):
+            questions.append(NaturalQuestion(f"perlfaq:{name}#{n}", q, ((a, 1.0),), source=rel))
+        linked |= set(_POD_LINK.findall(pod))
+    linked -= {*PERL_FAQS, "perlfaq"}
+    kept, dropped = [], []
+    for name in sorted(linked):
+        path = pod_dir / f"{name}.pod"
+        if not path.is_file():
+            continue
+        pod = path.read_text(encoding="utf-8", errors="replace")
+        if len(pod) > PERL_MAX_LINKED_CHARS:
+            dropped.append(name)
+            continue
+        kept.append(name)
+        files[f"perl/{name}.md"] = pod_to_markdown(pod)
+    files, questions = scrub_questions(files, questions)
+    _check_removed(files, questions)
+    return NaturalSet(
+        "perlfaq",
+        write_tree(files, ds.CACHE_DIR / "natural" / "perlfaq"),
+        questions,
+        f"Perl 5.36 perlfaq1-9 (perl-doc, POD as Markdown, =head2 questions deleted) + the "
+        f"{len(kept)} perl*.pod pages they link to of up to {PERL_MAX_LINKED_CHARS} chars "
+        f"(left out: {', '.join(dropped)}); answer = the text under a question heading",
+        files,
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -456,6 +650,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
     "lsof-faq": lambda emb: lsof_faq_set(),
+    "perlfaq": lambda emb: perlfaq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }

@@ -275,3 +275,101 @@ def test_page_answers_count_in_context_by_piece() -> None:
     assert bn.answer_in_context(block, [page], j, [*others, passage], by_piece=True) == 1.0
     assert bn.answer_in_context(block, [page], j, others, by_piece=True) == 0.0
     assert bn.pack_pieces(["a b", "c d", "a b"], 100, HeuristicCounter()) == ["a b", "c d"]
+
+
+# -- POD (Perl's FAQ) -------------------------------------------------------------------
+
+
+def test_pod_inline_codes_render_as_text() -> None:
+    assert ns.pod_inline("use C<printf> or B<I<bold>> F</etc/passwd>") == (
+        "use `printf` or bold /etc/passwd"
+    )
+    assert ns.pod_inline("C<< $a <=> $b >> sorts") == "`$a <=> $b` sorts"
+    assert ns.pod_inline("1 E<lt> 2 E<gt> 0 E<eacute> E<0x41>E<66>") == "1 < 2 > 0 é AB"
+    assert ns.pod_inline("X<index>word Z<>") == "word "
+    assert ns.pod_inline('L<perlop/"Floating-point Arithmetic">') == (
+        "Floating-point Arithmetic in perlop"
+    )
+    assert ns.pod_inline("L<the docs|perlfunc/sort> L<perlnumber>") == "the docs perlnumber"
+    assert ns.pod_inline("L<http://example.org/x>") == "http://example.org/x"
+    assert ns.pod_inline("C<unclosed text") == "unclosed text"  # an unclosed code keeps its text
+    assert ns.pod_inline("2 < 3 > 1, C<<no space>") == "2 < 3 > 1, `<no space`"
+
+
+_POD_TEXT = st.text(alphabet='CBILEXZ<> |/"ab ', max_size=80)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_POD_TEXT)
+def test_pod_inline_never_fails_and_keeps_plain_letters(text: str) -> None:
+    out = ns.pod_inline(text)
+    # every lower-case letter of the input that is not inside an X<>/Z<>/E<> code or the
+    # target part of an L<> survives: the output never holds letters the input lacked
+    assert out.count("a") <= text.count("a") and out.count("b") <= text.count("b")
+    assert ns.pod_inline("ab " + text.replace("<", "").replace(">", "")).startswith("ab ")
+
+
+def test_pod_inline_is_linear_on_long_bracket_runs() -> None:
+    hostile = "C" + "<" * 20_000 + " " + "x " * 20_000  # an open code never closed
+    out = ns.pod_inline(hostile)
+    assert out.count("x") == 20_000
+
+
+def test_pod_to_markdown_headings_code_items_and_skipped_blocks() -> None:
+    pod = (
+        "not pod\n\n=head1 NAME\n\nperlfaq9 - Networking\n\n=head2 How do I fetch a page?\n\n"
+        "Use L<HTTP::Tiny>:\n\n    my $r = HTTP::Tiny->new->get($url);\n\n"
+        "    print $r->{content};\n\nThen parse it.\n\n=over 4\n\n=item *\n\nfirst point\n\n"
+        "=item B<--verbose>\n\nprints more\n\n=back\n\n=begin html\n\n<p>skip</p>\n\n=end html\n\n"
+        "=for comment hidden\n\n=cut\n\nnot pod either\n"
+    )
+    md = ns.pod_to_markdown(pod)
+    assert md.startswith("# NAME\n\nperlfaq9 - Networking\n\n## How do I fetch a page?")
+    assert "```\n    my $r = HTTP::Tiny->new->get($url);\n\n    print $r->{content};\n```" in md
+    assert "Use HTTP::Tiny:" in md and "Then parse it." in md
+    assert "- --verbose\n\nprints more" in md and "first point" in md
+    assert "skip" not in md and "hidden" not in md and "not pod" not in md
+    text, pairs = ns.split_heading_questions(md)
+    assert [q for q, _ in pairs] == ["How do I fetch a page?"]
+    assert "How do I fetch" not in text and "Then parse it." in pairs[0][1]
+
+
+def test_perlfaq_set_from_an_unpacked_package_deletes_questions_and_keeps_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole builder on a tiny package laid out as ``perl-doc`` unpacks (the marker of an
+    earlier unpack present, so nothing is downloaded): =head2 questions leave the corpus,
+    also where another answer or a linked page quotes them; linked pages up to the size cap
+    join the corpus, larger ones stay out and are named in the note."""
+    monkeypatch.setattr(ns.ds, "CACHE_DIR", tmp_path)
+    root = ns.ds.debian_package_root(ns.PERL_PACKAGE)
+    pod = root / "usr/share/perl/5.36.0/pod"
+    pod.mkdir(parents=True)
+    (root / ".bench-unpacked").write_text("")
+    for n in range(1, 10):
+        (pod / f"perlfaq{n}.pod").write_text(
+            f"=head1 NAME\n\nperlfaq{n} - Part {n}\n\n=head1 Group\n\n"
+            f"=head2 How do I frobnicate widget {n} quickly?\n\n"
+            f"Use the C<frob{n}> function from L<perlsmall>; it frobnicates widget number "
+            f"{n} in place and returns the count of frobnications.\n\n"
+            f"    frob{n}($widget);\n\n=head2 Why is gizmo {n} slow?\n\n"
+            f'See "How do I frobnicate widget {n} quickly?" first, then L<perlhuge>.\n\n=cut\n'
+        )
+    (pod / "perlsmall.pod").write_text(
+        "=head1 NAME\n\nperlsmall - small\n\nAsk How do I frobnicate widget 3 quickly? here.\n"
+    )
+    (pod / "perlhuge.pod").write_text("=head1 NAME\n\n" + "huge text. " * 4000)
+    nset = ns.perlfaq_set()
+    assert len(nset.questions) == 18
+    assert set(nset.files) == {
+        *(f"perlfaq/perlfaq{n}.md" for n in range(1, 10)),
+        "perl/perlsmall.md",
+    }
+    corpus = "\n".join(nset.files.values())
+    assert "frobnicate widget" not in corpus and "gizmo" not in corpus
+    q = next(q for q in nset.questions if q.text == "How do I frobnicate widget 4 quickly?")
+    assert "Use the `frob4` function from perlsmall" in q.answers[0][0]
+    assert "frob4($widget);" in q.answers[0][0]
+    assert all(a for q in nset.questions for a, _ in q.answers)
+    assert "left out: perlhuge" in nset.note
+    assert (nset.root / "perlfaq" / "perlfaq4.md").is_file()

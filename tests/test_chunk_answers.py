@@ -155,3 +155,64 @@ def test_any_text_chunks_into_passages_that_cover_it(parts: list[tuple[str, str]
         assert c.index == k
         assert c.passage <= c.index
         assert c.passage == c.index or chunks[c.index - 1].passage == c.passage
+
+
+def test_a_short_answer_ends_before_the_next_question() -> None:
+    # a one-line answer is shorter than a quarter of the size: it used to wait for (and join)
+    # the next question, so one chunk held the end of one answer and the start of the next
+    page = "\n\n".join(
+        [
+            "Is topic0 supported?",
+            "Yes, topic0 is supported.",
+            "How do I configure topic1?",
+            _answer(1, 6),
+        ]
+    )
+    chunks = split_text(page, "text", 1000)
+    _check_boundaries(chunks, 2)
+    assert [c.text.split("\n", 1)[0] for c in chunks] == [
+        "Is topic0 supported?",
+        "How do I configure topic1?",
+    ]
+
+
+def test_the_tail_of_an_answer_cut_by_size_does_not_join_the_next_question() -> None:
+    # lsof's FAQ: an answer a little over the size left a short tail, which joined the next
+    # question and its answer (41 of the FAQ's chunks began mid-entry, 7 after)
+    long_answer = [_answer(0, 4) for _ in range(5)]  # 5 paragraphs: the piece is ~970 chars
+    page = "\n\n".join(
+        [
+            "How do I tune topic0?",
+            *long_answer,
+            "The topic0 tail is one more sentence that takes the piece past the size.",
+            "How do I tune topic1?",
+            _answer(1, 5),
+        ]
+    )
+    chunks = split_text(page, "text", 1000)
+    _check_boundaries(chunks, 2)
+    tail = next(c for c in chunks if "The topic0 tail" in c.text)
+    # the tail (a sentence alone) took paragraphs from the piece before it: a chunk of its
+    # answer's own text, not one line, and both pieces still within the size
+    assert len(tail.text) >= 250 and tail.text.startswith("Answer 0")
+    assert chunks[0].text.startswith("How do I tune topic0?")
+    assert all(len(c.text) <= 1000 for c in chunks)
+    assert "topic1" not in tail.text
+    assert tail.passage == chunks[0].index  # it continues the first answer's passage
+    assert chunks[-1].text.startswith("How do I tune topic1?")
+
+
+def test_numbered_title_lines_start_entries_in_plain_text() -> None:
+    # plain-text FAQs and manuals number their entries ("3.2.3  Other header file problems");
+    # a one-level "1." is a list item inside an answer, not an entry
+    titles = ["3.2.3\tOther topic0 problems", "3.2.4  The topic1 locale", "10.2 /dev/topic2 notes"]
+    page = "\n\n".join(
+        f"{t}\n\n1.  First, topic{i} step.\n\n2.  Then topic{i} step.\n\n{_answer(i, 2)}"
+        for i, t in enumerate(titles)
+    )
+    chunks = split_text(page, "text", 1000)
+    _check_boundaries(chunks, 3)
+    assert [c.text.split("\n", 1)[0] for c in chunks] == titles
+    # a numbered sentence on its own line is not a title
+    prose = f"{_answer(0, 3)}\n\n2.5 topic0 units are enough.\n\n{_answer(0, 3)}"
+    assert len(split_text(prose, "text", 1000)) == 1

@@ -55,10 +55,10 @@ def test_compact_headers_name_the_source_once_and_sections_keep_full_uris(
     out = assemble_context(hits, max_tokens=500)
     assert out.text == (
         "(under viking://resources/docs/)\n"
-        "[guide/a.md]\n"
+        "[a.md]\n"
         "- Use the frobnicate flag to enable it.\n"
         "- The flag is off by default.\n\n"
-        "[ref/b.md]\n"
+        "[b.md]\n"
         "- frobnicate: a boolean setting."
     )
     # nothing lost for a program: every section carries its full URI
@@ -174,3 +174,170 @@ def test_excerpts_last_keeps_lower_whole_hits(monkeypatch: pytest.MonkeyPatch) -
     late = assemble_context([big, small], max_tokens=150)
     assert late.uris == [small.uri, big.uri] and late.sections[1].excerpt
     assert "Small whole answer." in late.text and late.tokens <= 150
+
+
+def _file(path: str, content: str, score: float, title: str = "A title line.") -> MatchedContext:
+    """A whole-file leaf (a document small enough to be one leaf, not a chunk)."""
+    return MatchedContext(
+        uri=f"{ROOT}/{path}",
+        context_type=ContextType.RESOURCE,
+        is_leaf=True,
+        abstract=title,
+        overview=title,
+        content=content,
+        score=score,
+    )
+
+
+def test_whole_file_leaf_that_does_not_fit_is_an_excerpt_not_its_title(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hit = _file("papers/doc-1.txt", LONG, 0.9, "On blue widgets.")
+    out = assemble_context([hit], max_tokens=120)
+    [section] = out.sections
+    assert section.excerpt and section.tier == "content"
+    assert SENTENCES[0] in out.text and SENTENCES[-1] not in out.text
+    assert "On blue widgets." not in out.text and out.tokens <= 120
+    # before: the file fell back to its title line, which rarely holds the answer
+    monkeypatch.setattr(ca, "LEAF_EXCERPTS", False)
+    old = assemble_context([hit], max_tokens=120)
+    assert [s.tier for s in old.sections] == ["overview"] and SENTENCES[0] not in old.text
+
+
+def test_whole_file_leaf_takes_its_title_when_no_excerpt_fits() -> None:
+    first = _file("papers/doc-1.txt", "Widgets are blue.", 0.9)
+    second = _file("papers/doc-2.txt", LONG, 0.8, "Small widgets.")
+    # room for the title line, not for the smallest excerpt
+    room = default_token_counter().count(assemble_context([first], max_tokens=500).text) + 25
+    assert MIN_EXCERPT_TOKENS > 25
+    out = assemble_context([first, second], max_tokens=room)
+    assert out.uris == [first.uri, second.uri]
+    assert out.sections[1].tier == "overview" and "Small widgets." in out.text
+
+
+def test_headers_name_each_document_by_its_shortest_unambiguous_tail(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hits = [
+        _chunk("guide/install.md", 1, "Run the installer.", 0.9),
+        _chunk("howto/install.md", 2, "Install from source.", 0.8),
+        _chunk("ref/b.md", 1, "b: a setting.", 0.7),
+    ]
+    out = assemble_context(hits, max_tokens=500)
+    assert "[guide/install.md]\n- Run the installer." in out.text
+    assert "[howto/install.md]\n- Install from source." in out.text
+    assert "[b.md]\n- b: a setting." in out.text
+    assert out.uris == [h.uri for h in hits]
+    monkeypatch.setattr(ca, "RESOURCE_HEADERS", "path")
+    path = assemble_context(hits, max_tokens=500)
+    assert "[ref/b.md]" in path.text and path.tokens > out.tokens
+    monkeypatch.setattr(ca, "RESOURCE_HEADERS", "none")
+    bare = assemble_context(hits, max_tokens=500)
+    assert "[" not in bare.text and "(under" not in bare.text
+    assert bare.text.splitlines() == [
+        "- Run the installer.",
+        "",
+        "- Install from source.",
+        "",
+        "- b: a setting.",
+    ]
+
+
+SEGMENT = st.sampled_from(["a", "b", "faq", "x.md", "install.md"])
+
+
+@given(st.lists(st.lists(SEGMENT, min_size=1, max_size=4), max_size=12))
+def test_short_names_are_unique_tails(paths: list[list[str]]) -> None:
+    keys = [f"{ROOT}/{'/'.join(p)}" for p in paths]
+    names = ca._short_names(keys)
+    assert set(names) == set(keys)
+    assert len(set(names.values())) == len(names)  # no two documents share a header
+    for k, n in names.items():
+        assert k.endswith("/" + n)
+
+
+def test_a_documents_chunks_are_listed_in_document_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    around = [
+        ChunkContext(
+            uri=f"{ROOT}/a.md#chunk-4", chunk_index=4, score=0.4, content="Four.", position=-1
+        ),
+        ChunkContext(
+            uri=f"{ROOT}/a.md#chunk-6", chunk_index=6, score=0.3, content="Six.", position=1
+        ),
+    ]
+    face = _chunk("a.md", 5, "Five.", 0.9, around)
+    out = assemble_context([face], max_tokens=200)
+    assert out.text.endswith("- Four.\n- Five.\n- Six.")
+    assert out.uris[0] == face.uri  # placed hit first; listed as written
+    monkeypatch.setattr(ca, "DOCUMENT_ORDER", False)
+    placed = assemble_context([face], max_tokens=200)
+    assert placed.text.endswith("- Five.\n- Four.\n- Six.")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(PIECE, min_size=1, max_size=6), max_tokens=st.integers(1, 400))
+def test_file_leaf_blocks_never_exceed_the_budget(texts: list[str], max_tokens: int) -> None:
+    counter = default_token_counter()
+    hits = [
+        _file(f"d{i % 2}/f{i}.txt", t, 1.0 - i / 10, f"Title {i}.") for i, t in enumerate(texts)
+    ]
+    out = assemble_context(hits, max_tokens=max_tokens)
+    assert counter.count(out.text) <= max_tokens
+    for s in out.sections:  # whole, an excerpt of its text, or its title line
+        assert (s.tier == "content") or (s.tier in ("overview", "abstract") and not s.excerpt)
+
+
+class _PlainCounter:
+    """The default tokenizer without ``additive_lines`` / ``spans``: every excerpt tried is
+    encoded and the whole block counted at the end (the generic path)."""
+
+    name = "plain"
+
+    def __init__(self) -> None:
+        self.inner = default_token_counter()
+
+    def count(self, text: str) -> int:
+        return self.inner.count(text)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    texts=st.lists(PIECE, min_size=1, max_size=6),
+    positions=st.lists(st.sampled_from([None, -1, 1]), min_size=6, max_size=6),
+    files=st.lists(st.booleans(), min_size=6, max_size=6),
+    max_tokens=st.integers(1, 500),
+)
+def test_additive_counting_builds_the_same_block(
+    texts: list[str], positions: list[int | None], files: list[bool], max_tokens: int
+) -> None:
+    # MiniLM's WordPiece splits at whitespace first: the block's count is the sum of its
+    # lines' and an excerpt's pieces are counted from one encoding; same block as encoding all
+    assert getattr(default_token_counter(), "additive_lines", False)
+    hits: list[MatchedContext] = []
+    for i, t in enumerate(texts):
+        if files[i]:
+            hits.append(_file(f"d{i % 2}/f{i}.txt", t + " " + LONG[: 40 * i], 1.0 - i / 10))
+            continue
+        col = []
+        if positions[i] is not None:
+            col = [
+                ChunkContext(
+                    uri=f"{ROOT}/d{i}.md#chunk-{i + 50}",
+                    chunk_index=i + 50,
+                    score=0.1,
+                    content=LONG[: 60 * (i + 1)] + t,
+                    position=positions[i],
+                )
+            ]
+        hits.append(_chunk(f"d{i}.md", i, t, 1.0 - i / 10, col))
+    fast = assemble_context(hits, max_tokens=max_tokens)
+    plain = assemble_context(hits, max_tokens=max_tokens, token_counter=_PlainCounter())
+    assert fast.text == plain.text
+    assert (
+        fast.tokens
+        == plain.tokens
+        == (default_token_counter().count(fast.text) if fast.text else 0)
+    )
+    assert [(s.uri, s.tokens, s.excerpt) for s in fast.sections] == [
+        (s.uri, s.tokens, s.excerpt) for s in plain.sections
+    ]

@@ -270,6 +270,39 @@ def test_search_fuzz(
     check(lambda: client.search(query, session_id=session_id, **kwargs), ok and session_ok)
 
 
+@st.composite
+def find_many_calls(draw: st.DrawFn) -> tuple[Any, dict[str, Any], bool]:
+    """A batch (a list of drawn queries, empty or not, or something that is no list) and
+    ``find``'s options: valid only when the batch is a non-empty list of valid queries."""
+    items = draw(st.lists(queries, max_size=4))
+    batch: Any = [q for q, _ in items]
+    ok = bool(items) and all(good for _, good in items)
+    shape = draw(st.sampled_from(["list", "tuple", "str", "junk"]))
+    if shape == "tuple":
+        batch = tuple(batch)
+    elif shape == "str":
+        batch, ok = "one query", False
+    elif shape == "junk":
+        batch, ok = draw(junk), False
+    _, kwargs, opts_ok = draw(find_calls())
+    return batch, kwargs, ok and opts_ok
+
+
+@SETTINGS
+@given(find_many_calls())
+def test_find_many_fuzz(client: Treehop, call: tuple[Any, dict[str, Any], bool]) -> None:
+    """Typed errors only, nothing invalid accepted, and each answer the one ``find`` gives."""
+    batch, kwargs, ok = call
+    got = check(lambda: client.find_many(batch, **kwargs), ok)
+    if got is not None:
+        assert len(got) == len(batch)
+        for q, res in zip(batch, got, strict=True):
+            one = client.find(q, **kwargs)
+            assert [(m.uri, m.score) for m in res.contexts()] == [
+                (m.uri, m.score) for m in one.contexts()
+            ]
+
+
 def test_find_fuzz_async(index_dir: Path) -> None:
     """The native async client under the same oracle (one event loop for all examples)."""
     loop = asyncio.new_event_loop()

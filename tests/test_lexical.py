@@ -420,6 +420,12 @@ def test_load_rejects_missing_corrupt_and_foreign_indexes(tmp_path: Path) -> Non
     np.save(d / "lexical_start.npy", start)
     with pytest.raises(IndexCorruptError, match="tile"):
         LexicalIndex.load(d, tokenizer=split, tokenizer_id="split")
+    d = broken("rows")
+    rows = np.load(d / "lexical_log_row.npy")
+    rows[[0, -1]] = rows[[-1, 0]]  # blocks still tile the log, but hold another row's postings
+    np.save(d / "lexical_log_row.npy", rows)
+    with pytest.raises(IndexCorruptError, match="do not match the postings"):
+        LexicalIndex.load(d, tokenizer=split, tokenizer_id="split")
     d = broken("meta")
     meta = json.loads((d / "lexical.json").read_text())
     meta["documents"] = 5

@@ -34,6 +34,10 @@ MEM = "viking://user/alice/memories"
         "can't the static deflection shapes be used in predicting flutter",
         "¿Dónde está la configuración?",
         "rotate keys?",
+        # problem reports in the first person singular (FAQ entries people wrote)
+        "I can’t log in. When I enter a valid username and password, it fails.",
+        "My admin-site CSS and images are not displaying",
+        "I'm on Windows and my text files are detected as binary.",
     ],
 )
 def test_questions(query: str) -> None:
@@ -49,6 +53,8 @@ def test_questions(query: str) -> None:
         "Do not run the development server in production.",
         "When using parametrize, applying a mark will make it apply to each test.",
         "Fixtures",
+        "My First Blueprint",  # a title: under four words
+        "We recommend using the latest version of Python.",  # documentation's "we"
         "what",
         "",
         "   ",

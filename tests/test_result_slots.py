@@ -162,3 +162,38 @@ def test_the_slot_shows_its_passage_in_document_order(bow, tmp_path: Path) -> No
         alone = th.find("oauth token scopes refresh", limit=3).resources[0]
         assert alone.slot_text == alone.content
         assert all(c.position is None for c in alone.collapsed)
+
+
+def test_a_question_slot_shows_more_of_its_passage_than_a_document_slot(
+    bow, tmp_path: Path
+) -> None:
+    """``question_context_chars`` (3,000) for a question's passage slot, while a keyword
+    query's document slot keeps ``document_context_chars`` (2,000); each stays within its
+    own section."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    long = "\n\n".join(f"oauth token scopes refresh rotation detail {i}. " * 5 for i in range(16))
+    other = "\n\n".join(f"kubernetes rollout readiness probes {i}. " * 6 for i in range(6))
+    (root / "guide.md").write_text(f"# Guide\n\n## Tokens\n\n{long}\n\n## Deploying\n\n{other}")
+    question = "How does oauth token scopes refresh rotation work?"
+    keywords = "oauth token scopes refresh rotation"
+    with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
+        th.add_resource(root, target_uri=f"{R}/docs")
+        cfg = th.config
+        assert cfg.question_context_chars == 3000 and cfg.document_context_chars == 2000
+        q_top = th.find(question, limit=3).resources[0]
+        k_top = th.find(keywords, limit=3).resources[0]
+        assert 2000 < len(q_top.slot_text) <= 3000
+        assert len(k_top.slot_text) <= 2000
+        assert "kubernetes" not in q_top.slot_text  # the passage ends at its section
+        # every chunk the question slot shows is in its text, in document order
+        shown = sorted(
+            (c for c in q_top.collapsed if c.position is not None), key=lambda c: c.position or 0
+        )
+        at = [q_top.slot_text.index(c.content) for c in shown]
+        assert len(shown) >= 3 and at == sorted(at)
+        cfg.question_context_chars = None  # the document slot's extent for questions too
+        assert len(th.find(question, limit=3).resources[0].slot_text) <= 2000
+        cfg.question_context_chars = 0  # the face alone
+        face = th.find(question, limit=3).resources[0]
+        assert face.slot_text == face.content

@@ -19,6 +19,7 @@ Design choices, against what the existing OpenViking adapter gets wrong:
 
 from __future__ import annotations
 
+import contextvars
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -33,6 +34,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
+from langchain_core.runnables import RunnableConfig
 from langchain_core.utils import secret_from_env
 from pydantic import (
     BaseModel,
@@ -52,7 +54,7 @@ from treehop import tags as tagmod
 from treehop import uri as urimod
 from treehop.arguments import check_target_uris
 from treehop.embedders.base import Embedder
-from treehop.errors import InvalidQueryError, InvalidURIError
+from treehop.errors import InvalidQueryError, InvalidURIError, TreehopError
 from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.postprocess import group_chunks
@@ -223,6 +225,13 @@ _SEARCH_KWARG_NAMES = {
     "tags": "tag_filter",
     "tags_all": "tag_filter_all",
 }
+
+
+_BATCHED: contextvars.ContextVar[tuple[object, Mapping[str, FindResult]] | None] = (
+    contextvars.ContextVar("treehop_retriever_batched", default=None)
+)
+"""The retriever whose ``batch`` / ``abatch`` call runs in this context and its answers by
+query (one ``find_many``): each ``invoke`` of that batch reads its query's answer here."""
 
 
 class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
@@ -441,7 +450,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 opts.metadata_filter,
                 tags=(opts.tag_filter, opts.tag_filter_all),
             )
-        if is_knowledge_source(client) or opts.mode == "find":
+        batched = self._batched(query)
+        if batched is not None:
+            result = batched
+        elif is_knowledge_source(client) or opts.mode == "find":
             result = kit.find(client, query, context_type=_context_type(opts), **_core(opts))
         else:
             result = kit.call(client, _search, query, opts)
@@ -458,13 +470,118 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             await kit.acheck_filter_fields(
                 client, opts.metadata_filter, tags=(opts.tag_filter, opts.tag_filter_all)
             )
-        if is_knowledge_source(client) or opts.mode == "find":
+        batched = self._batched(query)
+        if batched is not None:
+            result = batched
+        elif is_knowledge_source(client) or opts.mode == "find":
             ctype = _context_type(opts)
             result = await kit.afind(client, query, context_type=ctype, **_core(opts))
         else:
             result = await kit.acall(client, _search, query, opts)
         await _aemit(run_manager, query, result)
         return self._to_documents(result, opts)
+
+    def batch(
+        self,
+        inputs: list[str],
+        config: RunnableConfig | list[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any | None,
+    ) -> list[list[Document]]:
+        """LangChain's ``batch`` (each input one ``invoke``: its own config, callbacks, run and
+        events, as always), with the finds of the whole batch made first by one
+        :meth:`~treehop.Treehop.find_many` (one embedder call, one graph search for every
+        query; the same documents as one ``invoke`` each). Where that cannot stand for the
+        invokes (``mode="search"``, a knowledge source, one input, or a batch the core
+        refuses as a whole, e.g. one empty query) each invoke finds on its own, so an
+        error belongs to the input that caused it."""
+        found = self._find_many(inputs, kwargs)
+        token = _BATCHED.set(found)
+        try:
+            return super().batch(inputs, config, return_exceptions=return_exceptions, **kwargs)
+        finally:
+            _BATCHED.reset(token)
+
+    async def abatch(
+        self,
+        inputs: list[str],
+        config: RunnableConfig | list[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any | None,
+    ) -> list[list[Document]]:
+        """:meth:`batch`, awaited: one awaited ``find_many`` on the native async client,
+        then LangChain's ``abatch`` of the invokes."""
+        found = await self._afind_many(inputs, kwargs)
+        token = _BATCHED.set(found)
+        try:
+            return await super().abatch(
+                inputs, config, return_exceptions=return_exceptions, **kwargs
+            )
+        finally:
+            _BATCHED.reset(token)
+
+    def _batched(self, query: str) -> FindResult | None:
+        """The answer to ``query`` that this retriever's running batch made, if any."""
+        got = _BATCHED.get()
+        if got is None or got[0] is not self:
+            return None
+        return got[1].get(query)
+
+    def _batch_plan(
+        self, inputs: object, kwargs: Mapping[str, Any]
+    ) -> tuple[kit.TreehopClient, list[str], TreehopRetrievalOptions] | None:
+        """The client, the distinct queries and the shared options of a batch that one
+        ``find_many`` may answer, or ``None``."""
+        client = self.client
+        if client is None or is_knowledge_source(client) or not isinstance(inputs, list):
+            return None
+        if len(inputs) < 2 or not all(isinstance(q, str) for q in inputs):
+            return None
+        try:
+            opts = self._options(kwargs)
+        except TreehopError:
+            return None  # each invoke raises it
+        if opts.mode != "find":
+            return None
+        return client, list(dict.fromkeys(inputs)), opts
+
+    def _find_many(
+        self, inputs: object, kwargs: Mapping[str, Any]
+    ) -> tuple[object, Mapping[str, FindResult]] | None:
+        plan = self._batch_plan(inputs, kwargs)
+        if plan is None:
+            return None
+        client, queries, opts = plan
+        try:
+            got = kit.find_many(
+                client,
+                queries,
+                context_type=_context_type(opts),
+                **_core(opts),
+            )
+        except TreehopError:
+            return None  # each invoke finds alone: the error is its input's
+        return self, dict(zip(queries, got, strict=True))
+
+    async def _afind_many(
+        self, inputs: object, kwargs: Mapping[str, Any]
+    ) -> tuple[object, Mapping[str, FindResult]] | None:
+        plan = self._batch_plan(inputs, kwargs)
+        if plan is None:
+            return None
+        client, queries, opts = plan
+        try:
+            got = await kit.afind_many(
+                client,
+                queries,
+                context_type=_context_type(opts),
+                **_core(opts),
+            )
+        except TreehopError:
+            return None
+        return self, dict(zip(queries, got, strict=True))
 
     def _get_ls_params(self, **kwargs: Any) -> LangSmithRetrieverParams:
         """Name the store and the embedder for LangSmith (never fails: it runs before a call)."""

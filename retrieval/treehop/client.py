@@ -38,7 +38,7 @@ from .context_assembly import (
     context_limit,
     resolve_counter,
 )
-from .embedders.base import Embedder
+from .embedders.base import BaseEmbedder, Embedder
 from .embedders.fallback import offline_default as _default_embedder
 from .embedders.guarded import guard_embedder
 from .errors import (
@@ -578,6 +578,86 @@ class AsyncTreehop:
         hits = await self._io(self._postprocess, qr.matched_contexts, opts)
         return self._to_find_result(hits, [qr], None)
 
+    async def find_many(
+        self,
+        queries: Sequence[str],
+        *,
+        context_type: ContextType | str | None = None,
+        query_vectors: Sequence[Sequence[float]] | np.ndarray[Any, Any] | None = None,
+        **options: Unpack[SearchKwargs],
+    ) -> list[FindResult]:
+        """:meth:`find` for many queries: one :class:`~treehop.models.FindResult` per query,
+        in order, each the one ``find(query, **options)`` returns (the same hits, order and
+        scores).
+
+        Why a batch call: the queries are embedded in one embedder call (one model run or one
+        HTTP request instead of one per query), the options, targets and roots are checked
+        and resolved once, and the global step of every query (the graph search that starts
+        a find) runs as one batch in the store (``search_columns_batch`` where the store has
+        it: one graph call split over the cores, the work around it vectorised). The rest of
+        each query's descent runs as in :meth:`find`.
+
+        The whole call is checked before any work: ``queries`` must be a non-empty list of
+        at most ``MAX_FIND_MANY`` query strings (each as :meth:`find` checks it), and
+        ``query_vectors``, if given, one vector per query (a query may then be ``""``, as in
+        :meth:`find`). An embedder whose ``embed_query`` differs from its ``embed`` (a model
+        with a query instruction) is asked one query at a time, through ``embed_query``, so
+        that every vector is the one :meth:`find` uses; a batched model run may differ from
+        a one-text run in the last bits of a float (padding), which moves scores by ~1e-7.
+        """
+        texts, vectors, ctype, opts = self._check_find_many(
+            queries, query_vectors, context_type, options
+        )
+        target_uri = options.get("target_uri")
+        roots = await self._io(self._roots, target_uri, context_type)
+        if not as_list(target_uri):  # (as :meth:`_run_query` does, once for the batch)
+            roots = await self._io(self._stored_roots, roots)
+        if vectors is None:
+            vectors = await self._aembed_queries(texts)
+        reqs = [
+            self._request(TypedQuery(query=t, context_type=ctype), roots, opts, vectors[i])
+            for i, t in enumerate(texts)
+        ]
+        out = []
+        for qr in await self.retriever().retrieve_many(reqs):
+            hits = await self._io(self._postprocess, qr.matched_contexts, opts)
+            out.append(self._to_find_result(hits, [qr], None))
+        return out
+
+    def _check_find_many(
+        self,
+        queries: object,
+        query_vectors: object,
+        context_type: ContextType | str | None,
+        options: SearchKwargs,
+    ) -> tuple[
+        list[str],
+        np.ndarray[Any, np.dtype[np.float32]] | None,
+        ContextType | None,
+        SearchOptions,
+    ]:
+        """Every argument of :meth:`find_many` checked (none read from the store)."""
+        texts, vectors = _check_many(queries, query_vectors, self.store)
+        ctype = argmod.check_context_type(context_type)
+        opts = self._search_options(options, RetrievalMode.QUICK)
+        argmod.check_target_uris(options.get("target_uri"))
+        return texts, vectors, ctype, opts
+
+    async def _aembed_queries(self, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """The query vectors of ``texts``: one ``aembed`` call where the embedder embeds a
+        query as a document (:func:`_queries_as_documents`), else ``aembed_query`` each."""
+        emb = self._embedder
+        if _queries_as_documents(emb):
+            return await emb.aembed(texts)
+        return np.stack([await emb.aembed_query(t) for t in texts])
+
+    def _embed_queries(self, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """:meth:`_aembed_queries`, blocking (the sync client's path)."""
+        emb = self._embedder
+        if _queries_as_documents(emb):
+            return emb.embed(texts)
+        return np.stack([emb.embed_query(t) for t in texts])
+
     def _search_options(self, options: SearchKwargs, default_mode: RetrievalMode) -> SearchOptions:
         """Validate every search option once, before any work is done (see
         :class:`~treehop.search_options.SearchOptions`)."""
@@ -596,10 +676,23 @@ class AsyncTreehop:
         """One typed query in ``roots``; those not in the store are left out (all of them
         kept if none is), unless ``known``: every root was found in the store just before."""
         if not known:
-            existing = await self._io(self.store.get, roots)
-            roots = [r for r, n in zip(roots, existing, strict=True) if n is not None] or roots
+            roots = await self._io(self._stored_roots, roots)
         vec = vector if vector is not None else await self._embedder.aembed_query(tq.query)
-        req = RetrievalRequest(
+        return await self.retriever().retrieve(self._request(tq, roots, opts, vec))
+
+    def _stored_roots(self, roots: list[str]) -> list[str]:
+        """``roots`` less those not in the store (all of them kept if none is)."""
+        existing = self.store.get(roots)
+        return [r for r, n in zip(roots, existing, strict=True) if n is not None] or roots
+
+    @staticmethod
+    def _request(
+        tq: TypedQuery,
+        roots: list[str],
+        opts: SearchOptions,
+        vec: np.ndarray[Any, np.dtype[np.float32]],
+    ) -> RetrievalRequest:
+        return RetrievalRequest(
             query=tq,
             vector=vec,
             roots=roots,
@@ -613,7 +706,6 @@ class AsyncTreehop:
             explain=opts.explain,
             collapse_chunks=opts.collapse_chunks,
         )
-        return await self.retriever().retrieve(req)
 
     def _postprocess(
         self, hits: Sequence[MatchedContext], opts: SearchOptions
@@ -909,6 +1001,63 @@ def _check_query_vector(
     return v / norm
 
 
+MAX_FIND_MANY = 1024
+"""The most queries one :meth:`AsyncTreehop.find_many` call takes (a larger batch gains
+nothing over several, and bounds what one call holds in memory)."""
+
+
+def _check_many(
+    queries: object, vectors: object, store: VectorStore
+) -> tuple[list[str], np.ndarray[Any, np.dtype[np.float32]] | None]:
+    """``find_many``'s queries (and vectors), every one checked before any work."""
+    if isinstance(queries, str | bytes) or not isinstance(queries, Sequence):
+        raise InvalidQueryError(f"queries must be a list of strings, got {type(queries).__name__}")
+    if not queries:
+        raise InvalidQueryError("queries is empty: give at least one query")
+    if len(queries) > MAX_FIND_MANY:
+        raise InvalidQueryError(
+            f"{len(queries)} queries; one find_many call takes at most {MAX_FIND_MANY}"
+        )
+    rows: list[np.ndarray[Any, np.dtype[np.float32]]] | None = None
+    if vectors is not None:
+        if isinstance(vectors, str | bytes) or not isinstance(vectors, Sequence | np.ndarray):
+            raise InvalidQueryError("query_vectors must be a list of vectors, one per query")
+        if len(vectors) != len(queries):
+            raise InvalidQueryError(
+                f"{len(vectors)} query_vectors for {len(queries)} queries: give one per query"
+            )
+        rows = []
+        for i, v in enumerate(vectors):
+            try:
+                rows.append(_check_query_vector(v, store))
+            except InvalidQueryError as exc:
+                raise InvalidQueryError(f"query_vectors[{i}]: {exc}") from None
+            if rows[-1].size != rows[0].size:
+                raise InvalidQueryError(
+                    f"query_vectors[{i}] has {rows[-1].size} dimensions, query_vectors[0] "
+                    f"{rows[0].size}: give vectors of one model"
+                )
+    texts = []
+    for i, q in enumerate(queries):
+        try:
+            texts.append(check_query(q) if rows is None or q else "")
+        except InvalidQueryError as exc:
+            raise InvalidQueryError(f"queries[{i}]: {exc}") from None
+    return texts, None if rows is None else np.stack(rows)
+
+
+def _queries_as_documents(embedder: Embedder) -> bool:
+    """Whether ``embedder`` embeds a query as a one-text document (``BaseEmbedder``'s
+    ``embed_query``, not overridden): then one ``embed`` call of many queries gives each
+    query's vector; a model with a query instruction overrides ``embed_query``."""
+    inner = getattr(embedder, "inner", embedder)  # (the guard around the user's embedder)
+    kind = type(inner)
+    return (
+        getattr(kind, "embed_query", None) is BaseEmbedder.embed_query
+        and getattr(kind, "aembed_query", None) is BaseEmbedder.aembed_query
+    )
+
+
 def _make_tagger(tagger: object) -> Tagger | None:
     """``"auto"``: the default keyword tagger; ``None``/``False``: no automatic tags; anything
     else: a :class:`~treehop.tagging.Tagger` (checked by ``check_client_args``)."""
@@ -974,6 +1123,40 @@ def _blocking_read(
             kwargs["query_vector"] = vector
         if self._async.reranker is not None and kwargs.get("mode") not in (None, "quick"):
             # a rerank awaits the reranker under a timeout, which needs a running loop
+            return runner.run_here(method(self._async, *args, **kwargs))
+        return runner.run_inline(lambda: method(self._async, *args, **kwargs))
+
+    return blocking
+
+
+def _blocking_many(
+    method: Callable[Concatenate[AsyncTreehop, _P], Coroutine[Any, Any, _R]],
+) -> Callable[Concatenate[Treehop, _P], _R]:
+    """:func:`_blocking_read` for :meth:`AsyncTreehop.find_many`: the queries are embedded
+    in one blocking call on the calling thread, then the batch runs there (on the client's
+    loop thread where it cannot: see :func:`_blocking_read`)."""
+
+    @functools.wraps(method)
+    def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        runner = self._runner
+        if not (runner.can_run_here() and self._reads_anywhere()):
+            return runner.run(method(self._async, *args, **kwargs))
+        if kwargs.get("query_vectors") is None:
+            client = self._async
+            options = {k: v for k, v in kwargs.items() if k not in ("queries", "context_type")}
+            texts, _, _, _ = client._check_find_many(
+                args[0] if args else kwargs.get("queries"),
+                None,
+                kwargs.get("context_type"),  # type: ignore[arg-type]
+                options,  # type: ignore[arg-type]
+            )
+            vectors = client._embed_queries(texts)
+            if not vectors.any(axis=1).all():
+                # an all-zero embedding: the async path takes it as the embedder's answer
+                # (see _blocking_read)
+                return runner.run(method(self._async, *args, **kwargs))
+            kwargs["query_vectors"] = vectors
+        if self._async.reranker is not None and kwargs.get("mode") not in (None, "quick"):
             return runner.run_here(method(self._async, *args, **kwargs))
         return runner.run_inline(lambda: method(self._async, *args, **kwargs))
 
@@ -1176,6 +1359,7 @@ class Treehop:
     add_memory = _blocking(AsyncTreehop.add_memory)
     add_skill = _blocking(AsyncTreehop.add_skill)
     find = _in_reader_processes(_blocking_read(AsyncTreehop.find))
+    find_many = _blocking_many(AsyncTreehop.find_many)
     search = _blocking(AsyncTreehop.search)
     add_messages = _blocking(AsyncTreehop.add_messages)
     remember = _blocking(AsyncTreehop.remember)

@@ -48,7 +48,7 @@ class RetrievalConfig(BaseModel):
     collapse_chunks: bool = True
     """Chunks share result slots (``False``: one slot per chunk). For a question-shaped query
     over documents (:func:`treehop.query_shape.is_question`) a slot is a passage: a run of
-    consecutive chunks of one section or answer that fits ``document_context_chars``
+    consecutive chunks of one section or answer that fits ``question_context_chars``
     (:func:`treehop.descent.passage_groups`), so a document's different answers take slots
     of their own and no matched chunk hides behind another (issue 33: on an FAQ set every
     miss of one-slot-per-document had the answer in ``collapsed``). For other queries (a
@@ -64,10 +64,27 @@ class RetrievalConfig(BaseModel):
     size: :func:`treehop.descent.same_passage`), nearer first, up to this many characters in
     all (:attr:`~treehop.models.MatchedContext.slot_text`, what the framework integrations
     and :func:`~treehop.context_assembly.assemble_context` deliver); 0 shows the face alone.
-    Passage slots (questions) hold no more than this. Natural-question dev halves
+    Passage slots (questions) take ``question_context_chars``. Natural-question dev halves
     (``bench/bench_natural.py``, ``find`` vs ``find-face-only``; 0 and 1,000 are the same
     with ~1,000-character chunks), nDCG@10 on the delivered text: Django FAQ 0.528 vs 0.512,
     gitfaq 0.808 vs 0.689, lsof FAQ 0.836 vs 0.793."""
+    question_context_chars: int | None = Field(default=3000, ge=0, le=20_000)
+    """``document_context_chars`` for a question-shaped query over documents, whose slots are
+    passages (:func:`treehop.descent.passage_groups`): a slot shows the run of its
+    passage's chunks around the face up to this many characters; ``None``: the same as
+    ``document_context_chars``.
+
+    Why larger than a document slot's: an answer written for a question is often longer
+    than one chunk (Perl's FAQ: median 780 characters, one in nine over 2,000), and a slot
+    that cuts it delivers less than half of it; a passage slot grows only over its own
+    passage (one section or answer, as marked at ingest), so the extra room goes to the text
+    around the match. Keyword and heading queries keep ``document_context_chars`` (their slot
+    is a document; the heading sets it was chosen on are not question-shaped).
+    Chosen on the pooled dev halves of the natural-question sets (``bench/bench_natural.py``
+    rows ``find-qd*``; nDCG@10 / ctx@1000, 290 questions of four FAQ sets): 2,000: 0.761 /
+    0.773, 3,000: 0.785 / 0.758, 4,000: 0.793 / 0.741; ctx@2000 0.828 / 0.841 / 0.838.
+    3,000 takes most of the ranking gain for a small loss at 1,000 tokens (larger slots fill a
+    small block with fewer answers); Cranfield (one abstract per file) is unchanged."""
     score_threshold: float = Field(default=0.0, ge=-1.0, le=1.0)
     """Children whose propagated score is not above this are dropped."""
     max_children_per_dir: int = Field(default=50, ge=1, le=10000)

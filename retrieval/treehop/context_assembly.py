@@ -26,6 +26,7 @@ same counter, so it holds even for tokenizers that are not additive over concate
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -87,6 +88,10 @@ class HFTokenizerCounter:
         tok.no_padding()
         self._tok = tok
         self._name = f"tokenizers:{Path(path).parent.name or Path(path).name}"
+        self.additive_lines = _splits_at_whitespace(tok)
+        """Whether the count of lines joined by newlines is the sum of their counts (see
+        :func:`_splits_at_whitespace`): :func:`assemble_context` then knows its block's count
+        without encoding the whole block again."""
 
     @property
     def name(self) -> str:
@@ -94,6 +99,28 @@ class HFTokenizerCounter:
 
     def count(self, text: str) -> int:
         return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def spans(self, text: str) -> tuple[list[int], list[int]]:
+        """Where each token of ``text`` starts and ends (character offsets): with
+        :attr:`additive_lines`, the count of any piece of ``text`` cut at whitespace, from
+        one encoding (an excerpt's search tries several pieces of one chunk)."""
+        offsets = self._tok.encode(text, add_special_tokens=False).offsets
+        return [a for a, _ in offsets], [b for _, b in offsets]
+
+
+_ADDITIVE_PRE_TOKENIZERS = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit"})
+_ADDITIVE_NORMALIZERS = frozenset({"NoneType", "BertNormalizer", "Lowercase"})
+
+
+def _splits_at_whitespace(tok: Any) -> bool:
+    """Whether no token of ``tok`` can span a newline: its normalizer keeps whitespace
+    whitespace (none, BERT's, lower-casing) and its pre-tokenizer splits on whitespace first
+    (BERT's, ``Whitespace``), so ``count(a + "\\n" + b) == count(a) + count(b)`` and the
+    newline itself costs nothing. WordPiece models such as MiniLM's are built this way; a BPE
+    with byte-level pre-tokenization is not (a space belongs to the next token)."""
+    pre = type(tok.pre_tokenizer).__name__ if tok.pre_tokenizer is not None else "NoneType"
+    norm = type(tok.normalizer).__name__ if tok.normalizer is not None else "NoneType"
+    return pre in _ADDITIVE_PRE_TOKENIZERS and norm in _ADDITIVE_NORMALIZERS
 
 
 class TiktokenCounter:
@@ -279,6 +306,21 @@ def _split(uri: str) -> tuple[str, str]:
     return head, name
 
 
+def _key_of(m: MatchedContext, turns: set[str] | frozenset[str]) -> tuple[str, str]:
+    """``(group, label)`` of a hit (:func:`_split`); with :data:`FILE_GROUPS` a whole-file
+    resource leaf is a group of its own, headed by its name, like a chunked document."""
+    if (
+        FILE_GROUPS
+        and COMPACT_RESOURCE_HEADERS
+        and m.is_leaf
+        and m.context_type is ContextType.RESOURCE
+        and urimod.CHUNK_MARK not in m.uri
+        and m.uri not in turns
+    ):
+        return m.uri, ""
+    return _split(m.uri)
+
+
 @dataclass
 class _Group:
     key: str
@@ -327,6 +369,7 @@ def _render(groups: Sequence[_Group]) -> str:
     parts = []
     for g in shown:
         head = [g.header] if g is not first_root else [f"(under {g.root})", g.header]
+        head = [h for h in head if h]
         parts.append("\n".join([*head, *_lines_of(g)]))
     return SEPARATOR.join(parts)
 
@@ -348,6 +391,28 @@ def _resource_root(keys: Iterable[str]) -> str:
     if not common or len(common) <= 2:  # nothing shared but the scheme: say full URIs
         return ""
     return "/".join(common) + "/"
+
+
+def _short_names(keys: Iterable[str]) -> dict[str, str]:
+    """Each group key's shortest ``/``-separated tail that no other key ends with
+    (``install.md``; ``faq/install.md`` when another group is ``howto/install.md``), so that a
+    header names its document unambiguously in the fewest tokens."""
+    tails = {k: k.rstrip("/").split("/") for k in dict.fromkeys(keys)}
+    out: dict[str, str] = {}
+    depth = max((len(v) for v in tails.values()), default=0)
+    for n in range(1, depth + 1):
+        open_keys = [k for k in tails if k not in out]
+        if not open_keys:
+            break
+        counts: dict[tuple[str, ...], int] = {}
+        for segs in tails.values():
+            t = tuple(segs[-n:])
+            counts[t] = counts.get(t, 0) + 1
+        for k in open_keys:
+            t = tuple(tails[k][-n:])
+            if counts[t] == 1 or n == len(tails[k]):
+                out[k] = "/".join(t)
+    return out
 
 
 _BREAK = re.compile(r"(?<=[.!?:;])[ \t]+|\n+")
@@ -415,6 +480,31 @@ False: a hit that does not fit is cut at its rank, before lower hits are tried. 
 dev halves, ctx@500/1000 (False -> True): Django FAQ 0.577/0.731 -> 0.500/0.692, lsof FAQ
 0.761/0.823 -> 0.699/0.832, gitfaq 0.727/0.909 -> 0.545/0.909, Cranfield 0.234/0.338 ->
 0.230/0.340: a high-ranked hit's own text is worth more than a lower hit whole."""
+LEAF_EXCERPTS = True
+"""A whole-file resource leaf (not a chunk) that does not fit is cut to an excerpt of its text
+before its smaller tiers are tried (its overview or abstract, a title line, only when not even
+:data:`MIN_EXCERPT_TOKENS` are left). Natural-question dev halves (``bench/bench_context_flags.py
+--dev``), ctx@500/1000/2000, Cranfield (one file per abstract) 0.234/0.338/0.468 ->
+0.246/0.339/0.467; the FAQ sets (chunked pages) unchanged."""
+RESOURCE_HEADERS: Literal["path", "suffix", "none"] = "suffix"
+"""How a compact resource header names its group: ``suffix`` the shortest tail of its URI no
+other group of the block ends with (``[install.md]``, ``[faq/install.md]`` when
+``howto/install.md`` is there too, :func:`_short_names`); ``path`` its URI under the block's
+common prefix; ``none`` no header and no line labels (the URIs only in
+:attr:`AssembledContext.sections`). Dev halves, ctx@500/1000/2000 with :data:`LEAF_EXCERPTS`,
+Cranfield: path 0.246/0.339/0.467, suffix 0.257/0.349/0.474, none 0.273/0.372/0.483; the FAQ
+sets unchanged by any (a header per document is a few tokens there). ``none`` is the bound
+on what headers cost; ``suffix`` keeps every source named."""
+FILE_GROUPS = True
+"""A whole-file resource leaf is a group of its own (``[doc-0500.txt]`` then ``- text``), as a
+chunked document is, instead of a line ``- doc-0500.txt: text`` under its directory's
+header. Dev halves, ctx@500/1000/2000, Cranfield (one file per abstract, 2-level topic
+directories): 0.257/0.350/0.474 -> 0.262/0.356/0.475 (a directory header and a label per
+file cost more than one short header per file); the FAQ sets unchanged."""
+DOCUMENT_ORDER = True
+"""A document's chunks are listed in document order under its header (a chunk before the
+hit above it), not in the order they were placed (hit first, then the chunks around it).
+Dev halves: the same ctx on every set and budget; a reader gets the text as written."""
 
 
 def _session_header(key: str, m: MatchedContext) -> str:
@@ -549,8 +639,9 @@ def _cached_count(counter: TokenCounter) -> Callable[[str], int]:
     Why: the same lines come back at every call (a conversation's turns, a session's header),
     and the tokenizer was most of :func:`assemble_context`'s time (about 100 encodes a call,
     each tier tried and each line). The cache is bounded (emptied when full) and keyed by the
-    line's exact text, so a count is always the counter's own; the whole block is still
-    counted once at the end. A counter that cannot be weakly referenced is not cached."""
+    line's exact text, so a count is always the counter's own; the whole block is counted
+    once at the end unless the counter is additive over lines (``additive_lines``). A counter
+    that cannot be weakly referenced is not cached."""
     try:
         with _count_lock:
             cache = _count_caches.setdefault(counter, {})
@@ -587,6 +678,9 @@ class _Packer:
         self.order = tuple(order)
         self.counter = counter
         self.count = _cached_count(counter)
+        self.additive = getattr(counter, "additive_lines", False) is True
+        """Lines joined by newlines count as the sum of their counts (:class:`HFTokenizerCounter`
+        with a whitespace-splitting pre-tokenizer): the block needs no final count."""
         self.sep_cost = self.count(SEPARATOR)
         self.nl_cost = self.count("\n")
         self.out = AssembledContext(text="", max_tokens=max_tokens, token_counter=counter.name)
@@ -602,11 +696,18 @@ class _Packer:
         self.root: str | None = None
         if COMPACT_RESOURCE_HEADERS:
             self.root = _resource_root(
-                _split(m.uri)[0]
+                _key_of(m, turns)[0]
                 for m in contexts
                 if m.context_type is ContextType.RESOURCE and m.uri not in turns
             )
         self.root_said = False
+        self.names: dict[str, str] = {}
+        if self.root and RESOURCE_HEADERS == "suffix":
+            self.names = _short_names(
+                _key_of(m, turns)[0]
+                for m in contexts
+                if m.context_type is ContextType.RESOURCE and m.uri not in turns
+            )
 
     @property
     def above_hits(self) -> set[str]:
@@ -629,37 +730,73 @@ class _Packer:
     def place(self, m: MatchedContext, excerpt: bool = True, whole: bool = True) -> str | None:
         """Add ``m`` at the richest tier that fits (``whole``), else as an excerpt of its text
         (``excerpt``, see :data:`CHUNK_FALLBACK`); the reason it did not fit otherwise."""
-        key, label = _split(m.uri)
+        key, label = _key_of(m, self.turns)
         is_turn = m.uri in self.turns
-        group = self.groups.get(key)
-        compact = self.root is not None and m.context_type is ContextType.RESOURCE and not is_turn
-        if group is None:
-            t = _time_of(m)
-            info = ", ".join(p for p in (m.context_type.value, t) if p)
-            candidate = _Group(key, f"[{key}] ({info})", t)
-            extra = 0
-            if compact and self.root is not None:
-                rel = key[len(self.root) :] if key.startswith(self.root) else key
-                candidate.header = f"[{rel}]" + (f" ({t})" if t else "")
-                candidate.root = self.root
-                if self.root and not self.root_said:
-                    extra = self.count(f"(under {self.root})") + self.nl_cost
-            if is_turn:
-                ts = m.metadata.get(TIMESTAMP_FIELD)
-                if COMPACT_TURNS and t is not None and isinstance(ts, (int, float)):
-                    candidate.day = day_prefix(float(ts))
-                if COMPACT_HEADERS:
-                    candidate.header = _session_header(key, m)
-                candidate.keys = []
-            opening = extra + self.count(candidate.header) + (self.sep_cost if self.groups else 0)
-        else:
-            candidate, opening = group, 0
+        group, opening = self._group_for(m, key, is_turn)
         chunk = label.startswith("#") and m.context_type is ContextType.RESOURCE and m.is_leaf
         if chunk and not CHUNK_LABELS:
             label = ""
+        if RESOURCE_HEADERS == "none" and m.context_type is ContextType.RESOURCE and not is_turn:
+            label = ""
         limit = self.quota.get(m.context_type)
-        reason = "empty"
-        tried: set[str] = set()
+        tiers_here, excerpt_ok = self._tiers_for(m, chunk)
+        rest = self._leaf_rest(tiers_here, excerpt_ok)
+        if rest:
+            tiers_here = tiers_here[:1]
+        reason: str | None = "budget"
+        if whole:
+            reason = self._place_tier(m, key, group, label, opening, limit, tiers_here, is_turn)
+            if reason is None:
+                return None
+        if excerpt and excerpt_ok and reason == "budget":
+            reason = self._place_excerpt(m, key, group, label, opening, limit)
+            if reason is None or not rest:
+                return reason
+        if rest and whole:
+            return self._place_tier(m, key, group, label, opening, limit, rest, is_turn)
+        return reason
+
+    def _group_for(self, m: MatchedContext, key: str, is_turn: bool) -> tuple[_Group, int]:
+        """The group ``m`` is listed in (a new one, not yet kept, when its key has none) and
+        the tokens opening it costs (its header, the separator before it, and the block's
+        common resource root when this is the first compact header)."""
+        group = self.groups.get(key)
+        if group is not None:
+            return group, 0
+        t = _time_of(m)
+        info = ", ".join(p for p in (m.context_type.value, t) if p)
+        candidate = _Group(key, f"[{key}] ({info})", t)
+        extra = 0
+        if self.root is not None and m.context_type is ContextType.RESOURCE and not is_turn:
+            self._compact_header(candidate, key, t)
+            if self.root and not self.root_said and candidate.root:
+                extra = self.count(f"(under {self.root})") + self.nl_cost
+        if is_turn:
+            ts = m.metadata.get(TIMESTAMP_FIELD)
+            if COMPACT_TURNS and t is not None and isinstance(ts, (int, float)):
+                candidate.day = day_prefix(float(ts))
+            if COMPACT_HEADERS:
+                candidate.header = _session_header(key, m)
+            candidate.keys = []
+        elif DOCUMENT_ORDER and urimod.CHUNK_MARK in m.uri:
+            candidate.keys = []
+        opening = extra + (self.count(candidate.header) if candidate.header else 0)
+        opening += self.sep_cost if self.groups else 0
+        return candidate, opening
+
+    def _compact_header(self, group: _Group, key: str, t: str | None) -> None:
+        """A resource group's compact header (:data:`RESOURCE_HEADERS`), its time if any."""
+        root = self.root or ""
+        rel = key[len(root) :] if root and key.startswith(root) else key
+        name = self.names.get(key, rel) if RESOURCE_HEADERS == "suffix" else rel
+        group.header = f"[{name}]" + (f" ({t})" if t else "")
+        group.root = root
+        if RESOURCE_HEADERS == "none":
+            group.header, group.root = "", None
+
+    def _tiers_for(self, m: MatchedContext, chunk: bool) -> tuple[tuple[Tier, ...], bool]:
+        """The tiers ``m`` may be shown at, largest first, and whether its text may be cut
+        to an excerpt (:data:`CHUNK_FALLBACK`)."""
         tiers_here = self.order
         if not m.is_leaf and m.uri in self.above_hits:
             # its own hits below it say more than its overview (a list of child abstracts)
@@ -673,17 +810,38 @@ class _Packer:
         )
         if chunk and CHUNK_FALLBACK != "tiers" and "content" in tiers_here:
             tiers_here = ("content",)
-        if not whole:
-            tiers_here, reason = (), "budget"
-        for tier in tiers_here:
+        return tiers_here, excerpt_ok
+
+    def _leaf_rest(self, tiers: tuple[Tier, ...], excerpt_ok: bool) -> tuple[Tier, ...]:
+        """The tiers a whole-file leaf tries after its excerpt (:data:`LEAF_EXCERPTS`)."""
+        if not (LEAF_EXCERPTS and excerpt_ok and tiers[:1] == ("content",)):
+            return ()
+        return tiers[1:]
+
+    def _place_tier(
+        self,
+        m: MatchedContext,
+        key: str,
+        group: _Group,
+        label: str,
+        opening: int,
+        limit: int | None,
+        tiers: Sequence[Tier],
+        is_turn: bool,
+    ) -> str | None:
+        """``m`` whole at the first of ``tiers`` that fits its quota and the budget; else why
+        not (``quota``, ``budget``, or ``empty`` when no tier has text)."""
+        reason = "empty"
+        tried: set[str] = set()
+        for tier in tiers:
             body = getattr(m, tier).strip()
             if not body or body in tried:
                 continue
             tried.add(body)
-            if is_turn and COMPACT_TURNS and candidate.keys is not None:
-                line = _turn_line(body, candidate.day)
+            if is_turn and COMPACT_TURNS and group.keys is not None:
+                line = _turn_line(body, group.day)
             else:
-                line = _line(m, tier, body, label, candidate.time)
+                line = _line(m, tier, body, label, group.time)
             n = opening + self.nl_cost + self.count(line)
             if limit is not None and self.per_type.get(m.context_type, 0) + n > limit:
                 reason = "quota"
@@ -691,10 +849,8 @@ class _Packer:
             if self.used + n > self.max_tokens:
                 reason = "budget"
                 continue
-            self._take(m, key, candidate, line, tier, n)
+            self._take(m, key, group, line, tier, n)
             return None
-        if excerpt and excerpt_ok and reason == "budget":
-            return self._place_excerpt(m, key, candidate, label, opening, limit)
         return reason
 
     def _place_excerpt(
@@ -718,7 +874,8 @@ class _Packer:
         def line_of(body: str) -> str:
             return _line(m, "content", "… " + body if from_end else body + " …", label, group.time)
 
-        body = _excerpt(m.content.strip(), lambda b: self.count(line_of(b)) <= room, from_end)
+        text = m.content.strip()
+        body = _excerpt(text, self._excerpt_fits(text, line_of, room, from_end), from_end)
         if not body:
             return "budget"
         line = line_of(body)
@@ -728,6 +885,29 @@ class _Packer:
         )
         return None
 
+    def _excerpt_fits(
+        self, text: str, line_of: Callable[[str], str], room: int, from_end: bool
+    ) -> Callable[[str], bool]:
+        """Whether an excerpt of ``text`` (its start, or its end with ``from_end``) fits
+        ``room`` as a line. A counter whose counts add up over whitespace (``additive_lines``
+        and ``spans``) encodes ``text`` once and counts each tried piece from its token
+        offsets, instead of encoding every piece the search tries (each cut :func:`_excerpt`
+        makes is at whitespace); the counts are the same."""
+        spans = getattr(self.counter, "spans", None)
+        if not self.additive or spans is None:
+            return lambda b: self.count(line_of(b)) <= room
+        starts, ends = spans(text)
+        fixed = self.count(line_of(""))
+
+        def fits(piece: str) -> bool:
+            if from_end:
+                n = len(starts) - bisect.bisect_left(starts, len(text) - len(piece))
+            else:
+                n = bisect.bisect_right(ends, len(piece))
+            return fixed + n <= room
+
+        return fits
+
     def _take(
         self, m: MatchedContext, key: str, group: _Group, line: str, tier: Tier, n: int
     ) -> None:
@@ -736,7 +916,8 @@ class _Packer:
         self.groups.setdefault(key, group)
         group.lines.append(line)
         if group.keys is not None:
-            group.keys.append(order_key(m.uri, m.chunk_index))
+            # by name: a turn has no chunk index, and a chunk's entry copies its slot hit's
+            group.keys.append(order_key(m.uri, None))
         self.order_of.append((key, len(group.lines) - 1))
         self.used += n
         self.per_type[m.context_type] = self.per_type.get(m.context_type, 0) + n
@@ -747,6 +928,10 @@ class _Packer:
         """Render; a tokenizer that is not additive may overshoot: drop the last sections."""
         out = self.out
         text = _render(list(self.groups.values()))
+        if self.additive:
+            # lines joined by newlines that cost nothing: the block is what was counted
+            out.text, out.tokens = text, self.used if text else 0
+            return out
         total = self.counter.count(text) if text else 0
         while self.order_of and total > self.max_tokens:
             key, _ = self.order_of.pop()

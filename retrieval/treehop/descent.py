@@ -324,7 +324,7 @@ def passage_groups(items: Sequence[Candidate], budget: int = 0) -> list[list[Can
 
     A document's chunks that follow each other (consecutive chunk indexes) in one passage
     (:func:`same_passage`) form a run; each run is cut into slots that fit ``budget``
-    characters of text (:attr:`~treehop.config.RetrievalConfig.document_context_chars`):
+    characters of text (``question_context_chars``, :class:`~treehop.config.RetrievalConfig`):
     the run's best chunk opens a slot, which grows to its neighbours, the better-ranked side
     first, while its text fits; the best chunk left opens the next. So every chunk a slot
     holds is one the slot shows: a slot never hides a chunk that matched behind another one,

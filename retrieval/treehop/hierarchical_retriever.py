@@ -112,6 +112,8 @@ that the first deeper step, which the bound asks for whenever the first hits fil
 second search of the whole scope."""
 PREFETCH = DEEPER
 """How many times the first step's nodes the first global search asks for (1: none kept)."""
+BATCH_STEP = 32
+"""How many requests :meth:`HierarchicalRetriever.retrieve_many` batches at a time."""
 
 
 @dataclass
@@ -216,9 +218,67 @@ class HierarchicalRetriever:
             return await asyncio.to_thread(fn, *args, **kwargs)
         return fn(*args, **kwargs)
 
-    async def retrieve(self, req: RetrievalRequest) -> QueryResult:
+    async def retrieve_many(self, reqs: Sequence[RetrievalRequest]) -> list[QueryResult]:
+        """:meth:`retrieve` of each request, in order, the first global step of all of them
+        run as batches (:meth:`_first_steps`); each result is the one :meth:`retrieve` gives
+        the request alone. ``BATCH_STEP`` requests at a time: the graph keeps the answers of
+        its last 64 queries, which the later steps of each find read again."""
+        out: list[QueryResult] = []
+        for lo in range(0, len(reqs), BATCH_STEP):
+            part = reqs[lo : lo + BATCH_STEP]
+            first = await self._first_steps(part)
+            out.extend([await self.retrieve(r, f) for r, f in zip(part, first, strict=True)])
+        return out
+
+    async def _first_steps(
+        self, reqs: Sequence[RetrievalRequest]
+    ) -> list[tuple[HitColumns, int] | None]:
+        """The answer of each request's first global search (:meth:`_global_step`: the same
+        scope, ``PREFETCH`` times ``global_search_topk`` nodes, text and dense weight) and
+        the limit it asked for, from one ``search_columns_batch`` call per group of
+        requests that share a scope and a dense weight, where the store has that call
+        (``None`` for each request elsewhere: :meth:`retrieve` then searches itself)."""
+        out: list[tuple[HitColumns, int] | None] = [None] * len(reqs)
+        batch = getattr(self.store, "search_columns_batch", None)
+        if batch is None or len(reqs) < 2:
+            return out
+        ask = min(PREFETCH * self.config.global_search_topk, MAX_GLOBAL_FETCH)
+        groups: list[tuple[Scope, float, list[int]]] = []
+        for i, r in enumerate(reqs):
+            q = self._resolve(r)
+            scope = q.scope.replaced(subtrees=tuple(r.roots))
+            for g_scope, g_weight, members in groups:
+                if g_weight == q.dense_weight and g_scope == scope:
+                    members.append(i)
+                    break
+            else:
+                groups.append((scope, q.dense_weight, [i]))
+        for scope, weight, members in groups:
+            vectors = np.stack(
+                [np.asarray(reqs[i].vector, dtype=np.float32).reshape(-1) for i in members]
+            )
+            answers: list[HitColumns] = await self._store_call(
+                batch,
+                vectors,
+                scope,
+                ask,
+                query_texts=[reqs[i].query.query for i in members],
+                dense_weight=weight,
+                offload=True,
+            )
+            for i, cols in zip(members, answers, strict=True):
+                out[i] = (cols, ask)
+        return out
+
+    async def retrieve(
+        self, req: RetrievalRequest, first: tuple[HitColumns, int] | None = None
+    ) -> QueryResult:
+        """One typed query. ``first``: its first global search's answer and the limit it
+        asked for, already made (:meth:`retrieve_many`)."""
         t0 = time.perf_counter()
         q = self._resolve(req)
+        if first is not None:
+            q.prefetched, q.prefetch_limit = first
         result: QueryResult = _validate_result({"query": req.query})  # (QueryResult(query=...))
         state = self._new_descent(q)
         hits = await self._global_search(q, state, self.config.global_search_topk, result)
@@ -328,13 +388,21 @@ class HierarchicalRetriever:
                 collapse=cfg.collapse_chunks
                 if q.req.collapse_chunks is None
                 else q.req.collapse_chunks,
-                budget=cfg.document_context_chars,
+                budget=self._slot_chars(q),
                 passages=q.question,
             ),
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
             use_bound=use_bound,
         )
+
+    def _slot_chars(self, q: _Query) -> int:
+        """How much text a slot shows: ``question_context_chars`` for a question over
+        documents (a passage slot) when set, else ``document_context_chars``."""
+        cfg = self.config
+        if q.question and cfg.question_context_chars is not None:
+            return cfg.question_context_chars
+        return cfg.document_context_chars
 
     async def _global_search(
         self, q: _Query, state: Descent, n: int, result: QueryResult
@@ -965,7 +1033,7 @@ class HierarchicalRetriever:
         cand, rest = group[0], group[1:]
         score = cand.final.on(state.track)
         node = cand.node
-        shown = _passage_shown(node, rest, self.config.document_context_chars)
+        shown = _passage_shown(node, rest, self._slot_chars(q))
         reranked = state.track is Track.RERANK
         # (the model's validator called with the fields: the same model, validated as its
         # ``__init__`` does, without the ~1.5 us of Python that ``__init__`` adds per hit)

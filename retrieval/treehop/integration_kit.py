@@ -280,6 +280,31 @@ async def afind(
     return await as_async(client).find(query, context_type=context_type, **options)
 
 
+def find_many(
+    client: TreehopClient,
+    queries: Sequence[str],
+    *,
+    context_type: ContextType | str | None = None,
+    **options: Unpack[SearchKwargs],
+) -> list[FindResult]:
+    """``find_many()`` on a treehop client, from sync code (a sync
+    :class:`~treehop.Treehop` answers on the calling thread, as :func:`find`)."""
+    if isinstance(client, Treehop):
+        return client.find_many(queries, context_type=context_type, **options)
+    return call(client, AsyncTreehop.find_many, queries, context_type=context_type, **options)
+
+
+async def afind_many(
+    client: TreehopClient,
+    queries: Sequence[str],
+    *,
+    context_type: ContextType | str | None = None,
+    **options: Unpack[SearchKwargs],
+) -> list[FindResult]:
+    """``find_many()`` on a treehop client, awaited on the native async client."""
+    return await as_async(client).find_many(queries, context_type=context_type, **options)
+
+
 def top_hits(
     client: RetrieverClient, result: FindResult, k: int, min_score: float | None = None
 ) -> list[MatchedContext]:

@@ -766,7 +766,15 @@ class LexicalIndex:
         """
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
             raise InvalidQueryError(f"k must be a non-negative integer, got {k!r}")
-        scores = self.score(query, rows)
+        if not isinstance(query, str):
+            raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
+        tokens = self._tokenize(query)
+        if rows is None:
+            with self._lock:
+                known = self._recent_query(tokens).terms.size
+            if not known:  # (no row can score: not a zero score per row to scan)
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        scores = self.score_tokens(tokens, rows)
         if k == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         cand = np.flatnonzero(scores > 0)
@@ -875,15 +883,17 @@ class LexicalIndex:
         _check_shapes(a, v, bad)
         m = a["log_term"].shape[0]
         bound = a["present"].shape[0]
-        log_term = a["log_term"].astype(np.int32)
-        log_row = a["log_row"].astype(np.int32)
-        log_tf = a["log_tf"].astype(np.float32)
-        perm = a["perm"].astype(np.int64)
-        indptr = a["indptr"].astype(np.int64)
-        start = a["start"].astype(np.int64)
-        count = a["count"].astype(np.int64)
-        present = a["present"].astype(bool)
-        dl = a["doc_len"].astype(np.float32)
+        # (``copy=False``: the arrays were just read and are this index's own; a copy of
+        # each, as ``astype`` makes by default, was a sixth of a 100k index's load)
+        log_term = a["log_term"].astype(np.int32, copy=False)
+        log_row = a["log_row"].astype(np.int32, copy=False)
+        log_tf = a["log_tf"].astype(np.float32, copy=False)
+        perm = a["perm"].astype(np.int64, copy=False)
+        indptr = a["indptr"].astype(np.int64, copy=False)
+        start = a["start"].astype(np.int64, copy=False)
+        count = a["count"].astype(np.int64, copy=False)
+        present = a["present"].astype(bool, copy=False)
+        dl = a["doc_len"].astype(np.float32, copy=False)
         typed: dict[str, npt.NDArray[Any]] = {
             "log_term": log_term,
             "log_row": log_row,
@@ -973,8 +983,9 @@ def _check_row_blocks(t: Mapping[str, npt.NDArray[Any]], m: int, bad: _Bad) -> N
     ends = start[order] + count[order]
     if order.size and (int(start[order[0]]) != 0 or (start[order[1:]] != ends[:-1]).any()):
         raise bad("row blocks do not tile the postings")
-    idx = _ranges(start[p_rows], count[p_rows])
-    if (log_row[idx] != np.repeat(p_rows, count[p_rows])).any():
+    # (the blocks tile [0, m) in ``order``: position i of the log belongs to the i-th
+    # entry of the rows repeated by their counts, in that order; no gather of the log)
+    if (log_row != np.repeat(order, count[order])).any():
         raise bad("row blocks do not match the postings")
 
 

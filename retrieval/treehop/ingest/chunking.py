@@ -18,9 +18,10 @@ arithmetic (never by re-slicing the remainder), and no pattern can rescan the te
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .markup import HEADING_SEPARATOR, parse
+from .markup import HEADING_SEPARATOR, Section, parse
 
 __all__ = ["Chunk", "split_text"]
 
@@ -56,6 +57,12 @@ _Q_PREFIX = re.compile(
 ``E4)`` (anchored, bounded: linear in the line)."""
 QUESTION_CHARS = 300
 """A block this short that ends with a question mark is a question on its own line."""
+_NUMBERED_TITLE = re.compile(r"\d{1,4}(?:\.\d{1,4}){1,6}\.?[ \t]+[^\s\d]")
+"""A multi-level section number opening a line, then a word: ``3.2.3  Other header file
+problems`` or ``9.2  /dev/kmem-based HP-UX lsof Questions`` (how plain-text FAQs and manuals number
+their entries; ``1.`` alone is a list item, not matched)."""
+TITLE_CHARS = 120
+"""A numbered line on its own this short, not ending a sentence, is an entry's title."""
 
 
 def _asks(block: str) -> bool:
@@ -63,12 +70,20 @@ def _asks(block: str) -> bool:
     ``?``), a labelled question (``Q:``, ``3.``, ``E4)``) with a ``?`` in its first
     :data:`QUESTION_CHARS` characters, or
     a bold line on its own (``**Installing on Windows**``, how Markdown FAQs mark their
-    entries). Read on the block's start and end only (linear)."""
+    entries), or a numbered title line on its own (``3.2.3  Other header file problems``,
+    :data:`_NUMBERED_TITLE`). Read on the block's start and end only (linear)."""
     end = block.rstrip().rstrip("*_").rstrip()
     if len(block) <= QUESTION_CHARS and end.endswith("?"):
         return True
     first = block[:QUESTION_CHARS].split("\n", 1)[0].strip()
     if _Q_PREFIX.match(first) and "?" in block[:QUESTION_CHARS]:
+        return True
+    if (
+        "\n" not in block
+        and len(first) <= TITLE_CHARS
+        and _NUMBERED_TITLE.match(first)
+        and not first.endswith((".", ",", ";", ":"))
+    ):
         return True
     return (
         len(first) <= QUESTION_CHARS
@@ -144,25 +159,48 @@ def _pieces(body: str, max_chars: int) -> list[tuple[str, bool]]:
     a bold entry line) starts a new piece, unless the piece so far is shorter than a quarter
     of ``max_chars`` (a lone question or label joins its answer): a piece never ends in the
     middle of the next answer, so one chunk is one answer, or a part of one (issue 33: FAQ
-    pages without headings were cut every 1,000 characters across answers)."""
-    out: list[tuple[str, bool]] = []
+    pages without headings were cut every 1,000 characters across answers). Only a piece of
+    question or label blocks alone waits for its answer: a short answer, or the tail of a
+    longer one cut by size, ends before the next question."""
+    out: list[tuple[list[str], bool]] = []
     cur: list[str] = []
     size = 0
     small = max_chars // 4
     cont = False  # whether the open piece continues the previous piece's answer
+    asks_only = True  # whether the open piece holds questions or labels only (no answer)
     for block, starts in _blocks(body):
-        if starts and cur and size >= small:
-            out.append(("\n\n".join(cur), cont))
+        if starts and cur and (size >= small or not asks_only):
+            out.append((cur, cont))
+            if cont and size < small:
+                _rebalance(out, small, max_chars)
             cur, size, cont = [], 0, False
+        asks_only = starts and (asks_only or not cur)
         for part in _cut(block, max_chars):
             if cur and size + len(part) + 2 > max_chars:
-                out.append(("\n\n".join(cur), cont))
-                cur, size, cont = [], 0, True
+                out.append((cur, cont))
+                cur, size, cont, asks_only = [], 0, True, False
             cur.append(part)
             size += len(part) + 2
     if cur:
-        out.append(("\n\n".join(cur), cont))
-    return out
+        out.append((cur, cont))
+    return [("\n\n".join(parts), c) for parts, c in out]
+
+
+def _rebalance(out: list[tuple[list[str], bool]], small: int, max_chars: int) -> None:
+    """The short tail of an answer cut by size (``out[-1]``, ended by the next question)
+    takes blocks from the end of the piece before it until it is no longer short, while
+    that piece stays at least as long and the tail fits ``max_chars``: the answer's last
+    part is a chunk of its own text, not a sentence alone (which embeds poorly)."""
+    head, tail = out[-2][0], out[-1][0]
+    head_size = sum(len(p) + 2 for p in head)
+    tail_size = sum(len(p) + 2 for p in tail)
+    while len(head) > 1 and tail_size < small:
+        move = len(head[-1]) + 2
+        if tail_size + move > max_chars or head_size - move < tail_size + move:
+            break
+        tail.insert(0, head.pop())
+        head_size -= move
+        tail_size += move
 
 
 def _related(base: tuple[str, ...], path: tuple[str, ...]) -> bool:
@@ -195,40 +233,55 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
     that short) and the two fit together; the joined section keeps its heading as a line.
     """
     doc = parse(text, kind)
-    small = max_chars // 4
     groups: list[_Group] = []
-
     for section in doc.sections:
-        parts = _pieces(section.body, max_chars)
-        heading = section.heading
-        if (
-            groups
-            and not groups[-1].texts
-            and section.path[: len(groups[-1].path)] == (groups[-1].path)
-        ):
-            groups.pop()  # a heading with no text of its own: its children's paths name it
-        if groups and parts:
-            g = groups[-1]
-            first = f"{heading}\n\n{parts[0][0]}" if heading else parts[0][0]
-            fits = g.size + len(first) + 2 <= max_chars
-            related = _related(g.path, section.path) or not g.texts
-            joins = g.size < small or (len(first) < small and len(parts) == 1)
-            if fits and related and g.whole and joins:
-                g.texts.append(first)
-                g.size += len(first) + 2
-                g.whole = len(parts) == 1
-                parts = parts[1:]
-        for i, (part, cont) in enumerate(parts):
-            groups.append(_Group(section.path, [part], len(part), whole=len(parts) == 1, cont=cont))
-            if i == 0 and len(parts) > 1:
-                groups[-1].whole = False
-        if (
-            not parts
-            and not section.body.strip()
-            and not (groups and groups[-1].path == section.path)
-        ):
-            groups.append(_Group(section.path, [], 0, whole=True))
+        _add_section(groups, section, max_chars)
+    chunks = _chunks_of(groups)
+    if not chunks and text.strip():  # headings only: the headings are the text
+        for part, cont in _pieces("\n".join(doc.headings) or text, max_chars):
+            n = len(chunks)
+            chunks.append(Chunk(n, "", part, (), chunks[-1].passage if cont and chunks else n))
+    return chunks
 
+
+def _add_section(groups: list[_Group], section: Section, max_chars: int) -> None:
+    """One section's pieces appended to ``groups``: its first piece joins the open group when
+    small enough (:func:`_joins_open`), every other piece is a group of its own; a heading
+    without text is kept as an empty group until a child names it."""
+    parts = _pieces(section.body, max_chars)
+    if groups and not groups[-1].texts and section.path[: len(groups[-1].path)] == groups[-1].path:
+        groups.pop()  # a heading with no text of its own: its children's paths name it
+    if groups and parts and _joins_open(groups[-1], section, parts, max_chars):
+        parts = parts[1:]
+    for i, (part, cont) in enumerate(parts):
+        groups.append(_Group(section.path, [part], len(part), whole=len(parts) == 1, cont=cont))
+        if i == 0 and len(parts) > 1:
+            groups[-1].whole = False
+    if not parts and not section.body.strip() and not (groups and groups[-1].path == section.path):
+        groups.append(_Group(section.path, [], 0, whole=True))
+
+
+def _joins_open(g: _Group, section: Section, parts: list[tuple[str, bool]], max_chars: int) -> bool:
+    """Whether the section's first piece (with its heading as a line) joins the open group
+    ``g``, and if so join it: it fits, the two are related (:func:`_related`), ``g`` holds
+    whole sections, and one of them is shorter than a quarter of ``max_chars``."""
+    small = max_chars // 4
+    heading = section.heading
+    first = f"{heading}\n\n{parts[0][0]}" if heading else parts[0][0]
+    fits = g.size + len(first) + 2 <= max_chars
+    related = _related(g.path, section.path) or not g.texts
+    joins = g.size < small or (len(first) < small and len(parts) == 1)
+    if not (fits and related and g.whole and joins):
+        return False
+    g.texts.append(first)
+    g.size += len(first) + 2
+    g.whole = len(parts) == 1
+    return True
+
+
+def _chunks_of(groups: Sequence[_Group]) -> list[Chunk]:
+    """The groups with text as numbered chunks, each continuing its predecessor's passage
+    when its group was cut from it by size."""
     chunks: list[Chunk] = []
     for g in groups:
         body = "\n\n".join(t for t in g.texts if t).strip("\n")
@@ -237,8 +290,4 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
         n = len(chunks)
         passage = chunks[-1].passage if g.cont and chunks else n
         chunks.append(Chunk(n, HEADING_SEPARATOR.join(g.path), body, g.path, passage))
-    if not chunks and text.strip():  # headings only: the headings are the text
-        for part, cont in _pieces("\n".join(doc.headings) or text, max_chars):
-            n = len(chunks)
-            chunks.append(Chunk(n, "", part, (), chunks[-1].passage if cont and chunks else n))
     return chunks

@@ -533,6 +533,16 @@ class AnnIndex:
         self.recent[key] = got
         return got[:k]
 
+    def remember(self, qs: F32, labels: npt.NDArray[np.int64]) -> None:
+        """Keep the whole-width answers of a :meth:`query_many` (``whole=True``) as the
+        answers :meth:`query` gives those queries again (a batch's finds read them in
+        their later steps, as a find reads its own first answer)."""
+        recent = self.recent
+        if len(recent) + len(qs) > 64:
+            recent.clear()
+        for q, got in zip(qs[-64:], labels[-64:], strict=True):
+            recent[np.ascontiguousarray(q, dtype=np.float32).tobytes()] = got
+
     def query_many(
         self, qs: F32, k: int, threads: int, whole: bool = False
     ) -> npt.NDArray[np.int64]:

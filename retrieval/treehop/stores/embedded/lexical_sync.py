@@ -3,8 +3,11 @@ load / replay / save of the BM25 file beside the generations."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +18,7 @@ from ...errors import (
 )
 from ...lexical import LexicalIndex
 from ...models import Node
+from .. import _ann
 from .. import _checksum as _ck
 from .attributes import _StoreAttributes
 from .column_files import _fsync_dir, _fsync_file
@@ -77,18 +81,13 @@ class _LexicalSync(_StoreAttributes):
         c = self._snap if self._committed_snap is not None else None
         entry = self._committed.get("lexical") if self._committed else None
         if entry and self.path is not None and c is not None:
-            d = self.path / entry["dir"]
+            pre, self._lex_pre = self._lex_pre, None
             try:
-                ok = all(
-                    (d / name).is_file()
-                    and (d / name).stat().st_size == size
-                    and (not self.verify or _ck.file_digest(d / name, 0, size, algo) == value)
-                    for name, (size, value, algo) in (
-                        (k, _ck.parse_sized(v)) for k, v in entry["files"].items()
-                    )
-                )
-                if ok:
-                    index = LexicalIndex.load(d)
+                if pre is not None and pre[0] is entry and not pre[1].is_alive():
+                    index: LexicalIndex | None = pre[2][0] if pre[2] else None
+                else:
+                    index = self._read_lexical(self.path, entry)
+                if index is not None:
                     self._replay_lexical(index, c, int(entry.get("rows", c.n)))
                     if index.row_bound <= c.n and len(index) == c.live:
                         return index
@@ -101,6 +100,52 @@ class _LexicalSync(_StoreAttributes):
             index.upsert(rows, [self._node(s, int(r)).lexical_text() for r in rows])
         self._lex_dirty = True
         return index
+
+    def _read_lexical(self, path: Path, entry: Mapping[str, Any]) -> LexicalIndex | None:
+        """The BM25 index a manifest entry names, read and checked (its files' sizes, and
+        their checksums when ``verify`` is on); ``None`` when a file is missing or differs
+        (the caller rebuilds it from the node texts)."""
+        d = path / entry["dir"]
+        ok = all(
+            (d / name).is_file()
+            and (d / name).stat().st_size == size
+            and (not self.verify or _ck.file_digest(d / name, 0, size, algo) == value)
+            for name, (size, value, algo) in (
+                (k, _ck.parse_sized(v)) for k, v in entry["files"].items()
+            )
+        )
+        return LexicalIndex.load(d) if ok else None
+
+    def _start_lexical_read(self, m: Mapping[str, Any]) -> None:
+        """Read the saved BM25 index of manifest ``m`` in a thread, as the open returns.
+
+        Why: the index loads on the first hybrid search (the default ``find()``), and
+        reading it (0.1-0.9 s at 100k rows: the files' checksums, ``LexicalIndex.load``'s
+        checks) made that first find cost tens of times a later one. The thread reads the
+        files without the write lock, so a first write never waits for it (a write below
+        ``_LEX_REPLAY`` rows does not need the index); the first search that needs the
+        index waits only for what is left of the read, then replays the rows written since
+        (:meth:`_load_lexical`). A store that never searches with text pays one read in
+        the background."""
+        entry = m.get("lexical")
+        path = self.path
+        if not entry or path is None or not self._use_lexical or _ann.exiting():
+            self._lex_pre = None
+            return
+        out: list[LexicalIndex] = []
+
+        def run() -> None:
+            if self._halt.is_set():
+                return
+            with contextlib.suppress(IndexCorruptError, OSError, StoreError, ValueError):
+                index = self._read_lexical(path, entry)
+                if index is not None:
+                    out.append(index)
+
+        t = threading.Thread(target=run, name="treehop-lexical-read", daemon=True)
+        self._lex_pre = (entry, t, out)
+        self._threads = [x for x in self._threads if x.is_alive()] + [t]
+        t.start()
 
     def _replay_lexical(self, index: LexicalIndex, c: _Snap, base_rows: int) -> None:
         """Bring a BM25 index saved when the store had ``base_rows`` rows up to snapshot

@@ -165,6 +165,7 @@ class _Generations(_StoreAttributes):
             raise IndexCorruptError(f"{path}: unsupported format {m.get('format_version')}")
         if not own:
             self._start_ann_precheck(m)
+            self._start_lexical_read(m)  # (beside the columns' mapping and checksums)
         g = _map_generation(path, m, verify, eager)
         base_vecs = (
             g.maps["vectors"].reshape(g.n, g.dim) if g.n else np.zeros((0, g.dim), np.float32)

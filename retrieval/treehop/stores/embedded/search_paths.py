@@ -8,7 +8,7 @@ import bisect
 import contextlib
 import threading
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -230,6 +230,76 @@ class _SearchPaths(_StoreAttributes):
             for i, (q, t) in enumerate(zip(qs, texts, strict=True))
         ]
 
+    def search_columns_batch(
+        self,
+        vectors: Vector,
+        scope: Scope,
+        limit: int,
+        *,
+        query_texts: Sequence[str | None] | None = None,
+        dense_weight: float = 1.0,
+    ) -> list[HitColumns]:
+        """:meth:`search_columns` of many queries, each answer the one a call of its own
+        gives (rows, order and scores, to the bit): what ``find_many`` asks for the first
+        global step of a batch of finds.
+
+        On the graph, one graph call answers every query (usearch splits it over two
+        threads): a dense search does the work around it once for the batch (see
+        :meth:`_ann_batch`); a hybrid one hands each query its graph answer, fetched as wide
+        as :meth:`_ann_candidates` fetches it alone, and kept as the graph answer of a
+        repeated query (the deeper steps of that find read it). An exact scope is searched
+        one query at a time (a find's global step on a store without a graph)."""
+        check_search_args(limit, dense_weight)
+        qs = np.asarray(vectors, dtype=np.float32)
+        if qs.ndim != 2:
+            raise InvalidQueryError("search_columns_batch needs a 2-d array of query vectors")
+        texts = list(query_texts) if query_texts is not None else [None] * qs.shape[0]
+        if len(texts) != qs.shape[0]:
+            raise InvalidQueryError("query_texts must have one entry per query vector")
+        s = self._snap
+        if s.live and qs.shape[0] and qs.shape[1] != s.dim:
+            raise InvalidQueryError(
+                f"query vectors have dimension {qs.shape[1]}, index has {s.dim}"
+            )
+
+        def one_by_one() -> list[HitColumns]:
+            return [
+                self.search_columns(q, scope, limit, query_text=t, dense_weight=dense_weight)
+                for q, t in zip(qs, texts, strict=True)
+            ]
+
+        if s.live == 0 or qs.shape[0] < 2:
+            return one_by_one()
+        rows = self._candidate_rows(s, scope)
+        if (rows is not None and rows.size == 0) or not self._ann_usable(s, rows):
+            return one_by_one()
+        ann = self._ann_index(wait=False)
+        if ann is None:
+            return one_by_one()
+        lexical = self.lexical is not None and dense_weight < 1.0 and any(texts)
+        if not lexical:
+            return self._ann_batch(s, qs, scope, rows, limit, ann, columns=True)
+        skey, wide, (eligible, _) = self._scope_masks(s, scope, rows)
+        key = skey if wide else None
+        full = _full_mask(s, rows, eligible, key)
+        fetch = max(int(1.25 * limit / max(_eligible_share(s, full, key), 0.05)) + 16, 64)
+        ann.lock.acquire_read()
+        try:
+            k = min(fetch, ann.count)
+            labels = ann.query_many(qs, k, min(2, self.ann_threads), whole=True)
+        finally:
+            ann.lock.release_read()
+        ann.remember(qs, labels)
+        out = []
+        for q, t, got in zip(qs, texts, labels, strict=True):
+            found = self._search_top(s, q, scope, limit, t, dense_weight, None, got[:k])
+            out.append(
+                self._columns(s, _NO_ROWS, _NO_ROWS, *_NO_SCORES)
+                if found is None
+                else self._columns(s, *found[:6], exact=found[6])
+            )
+        return out
+
     def _search(
         self,
         s: _Snap,
@@ -450,9 +520,40 @@ class _SearchPaths(_StoreAttributes):
                 _cache_put(s, ("elig", skey), cached)
         return skey, wide, cached
 
+    @overload
     def _ann_batch(
-        self, s: _Snap, qs: F32, scope: Scope, rows: IntArray | None, limit: int, ann: AnnIndex
-    ) -> list[list[ScoredNode]]:
+        self,
+        s: _Snap,
+        qs: F32,
+        scope: Scope,
+        rows: IntArray | None,
+        limit: int,
+        ann: AnnIndex,
+        columns: Literal[False] = False,
+    ) -> list[list[ScoredNode]]: ...
+
+    @overload
+    def _ann_batch(
+        self,
+        s: _Snap,
+        qs: F32,
+        scope: Scope,
+        rows: IntArray | None,
+        limit: int,
+        ann: AnnIndex,
+        columns: Literal[True],
+    ) -> list[HitColumns]: ...
+
+    def _ann_batch(
+        self,
+        s: _Snap,
+        qs: F32,
+        scope: Scope,
+        rows: IntArray | None,
+        limit: int,
+        ann: AnnIndex,
+        columns: bool = False,
+    ) -> list[list[ScoredNode]] | list[HitColumns]:
         """The dense global step of many queries: each query's answer is the one
         :meth:`_ann_candidates` gives it alone (rows and scores, to the bit), with the work
         around the graph done once for the batch:
@@ -468,7 +569,8 @@ class _SearchPaths(_StoreAttributes):
 
         A query whose graph answer holds fewer than ``limit`` eligible rows (alone it would
         fetch wider), that is zero or not finite, or whose graph answer names a row twice,
-        goes the one-query way."""
+        goes the one-query way. ``columns``: each answer as :meth:`search_columns` gives it.
+        """
         skey, wide, (eligible, matches) = self._scope_masks(s, scope, rows)
         key = skey if wide else None
         full = _full_mask(s, rows, eligible, key)
@@ -513,6 +615,13 @@ class _SearchPaths(_StoreAttributes):
         cand, dense, ok = _batch_matrix((cand, dense, ok), who, _NO_ROWS, None, (owner, sib, sib_d))
         k = min(limit, cand.shape[1])
         top = np.argpartition(-dense, k - 1, axis=1)[:, :k]
+        if columns:
+            return [
+                self.search_columns(qs[i], scope, limit)
+                if single[i]
+                else self._columns(s, cand[i], top[i], dense[i], dense[i], None, matches, False)
+                for i in range(b)
+            ]
         return [
             self._search(s, qs[i], scope, limit, None, 1.0, None)
             if single[i]
@@ -875,7 +984,7 @@ class _SearchPaths(_StoreAttributes):
             lex_rows, _ = lexical.top(query_text, fetch)
             lex_rows = lex_rows[lex_rows < s.n]
             lex_rows = lex_rows[full[lex_rows]]
-            cand = np.union1d(cand, lex_rows)
+            cand = _unique_ints(np.concatenate([cand, lex_rows]))  # (np.union1d: numpy.ma)
         else:
             cand = _unique_ints(cand)
         dense = _matvec(s.vectors_of(cand), q)

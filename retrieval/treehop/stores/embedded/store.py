@@ -10,7 +10,7 @@ import os
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -103,6 +103,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._lex: LexicalIndex | None = LexicalIndex() if lexical else None
         self._lex_dir: Path | None = None
         self._lex_dirty = False
+        self._lex_pre: tuple[Mapping[str, Any], threading.Thread, list[LexicalIndex]] | None = None
+        """The saved BM25 index read by a thread the open starts (see
+        :meth:`_start_lexical_read`): the manifest entry, the thread, its answer."""
         self._ann: AnnIndex | None = None
         self._ann_file: tuple[str, int, int] | None = None  # name, count, upto
         self._ann_pre: tuple[dict[str, Any], threading.Thread, list[Any]] | None = None
@@ -225,6 +228,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
     def lexical(self) -> LexicalIndex | None:
         """The BM25 index beside the vectors (same row numbers), loaded on first use."""
         if self._lex is None and self._use_lexical:
+            pre = self._lex_pre
+            if pre is not None and pre[1] is not threading.current_thread():
+                pre[1].join()  # (the open's read, under way: the rest of it, not all again)
             with self._wlock:
                 if self._lex is None:
                     self._lex = self._load_lexical()

@@ -1,0 +1,223 @@
+"""find() against the store's own graph search and faiss HNSW, in one process, interleaved
+(issue 35 item 1), and ``find_many`` against single finds.
+
+    OPENBLAS_NUM_THREADS=1 python bench/bench_find_overhead.py --index /work/idx/findfast-100k
+
+``--index``: bench_find_profile's 100k index (built there on first use: the clustered tree of
+bench_latency, 384-d, the HNSW graph on, the BM25 index beside it) with its ``queries.npy``.
+The leaf vectors are drawn again from the same seed (the tree is deterministic) for the exact
+top-10 and for faiss's ``IndexHNSWFlat`` (inner product, ``--faiss-m``, efConstruction 40,
+``--faiss-ef``; built once, kept as ``INDEX/faiss-hnsw.bin``).
+
+Per query, in turn (the order rotating, so that each sees the same load): faiss's one-query
+search, the store's global step as a find makes it (``store.search`` of the target's leaves,
+limit 10: the graph call and the rows around it), ``find()`` with tree context on and dense
+only (bench_store's "default" row), the same with tree context off (its top 10 is the
+exact cosine top 10 when the search finds it: the recall row), and ``find()`` with the full
+default config (hybrid, ``dense_weight`` 0.5; the query texts are ``q0``, ``q1``...: no term
+of the tree, so BM25 finds nothing and only its cost is measured). The graph answers the
+store keeps for a repeated query are dropped before each timed call. Then batches of
+``--batch``: ``find_many`` of the batch vs the same queries one ``find()`` at a time, and
+faiss's batch search, as QPS.
+
+Recall@10: the leaves of find()'s top 10 (``include_directories=False``) vs the exact top 10
+by cosine over every leaf (and faiss's the same way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import datasets as ds  # noqa: E402
+
+ds.ensure_treehop_importable()
+
+import bench_latency as bl  # noqa: E402
+from treehop import RetrievalConfig, Treehop  # noqa: E402
+from treehop.stores.base import Scope  # noqa: E402
+from treehop.stores.embedded import EmbeddedStore  # noqa: E402
+
+KW: dict[str, Any] = {"target_uri": bl.TARGET, "limit": 10, "include_directories": False}
+
+
+def forget_answers(store: EmbeddedStore) -> None:
+    """bench_store's: drop the graph answers and exact scores kept for a repeated query."""
+    ann = store._ann
+    if ann is not None:
+        ann.recent.clear()
+    cache = store._snap.cache
+    for key in [k for k in list(cache) if k[0] in ("all", "dense")]:
+        cache.pop(key, None)
+
+
+def faiss_index(path: Path, flat: np.ndarray, m: int) -> Any:
+    import faiss
+
+    if path.exists():
+        return faiss.read_index(str(path))
+    index = faiss.IndexHNSWFlat(flat.shape[1], m, faiss.METRIC_INNER_PRODUCT)
+    t0 = time.perf_counter()
+    index.add(flat)
+    print(f"faiss HNSW build: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    faiss.write_index(index, str(path))
+    return index
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--index", type=Path, required=True)
+    ap.add_argument("--leaves", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--batches", type=int, default=6)
+    ap.add_argument("--faiss-m", type=int, default=32)
+    ap.add_argument("--faiss-ef", type=int, default=64)
+    ap.add_argument(
+        "--dump",
+        type=Path,
+        help="write every find's list (uri, score, own score, found_by) per config and query "
+        "as JSON: run under two source trees and compare (a speed change must not move one)",
+    )
+    args = ap.parse_args()
+    import faiss
+
+    faiss.omp_set_num_threads(1)  # one query, one thread, as the store's single search
+
+    syn = bl.make_tree(bl.shape_for(args.leaves), 384, 0, [1.0, 0.8, 1.2])
+    leaf_idx = [i for i, nd in enumerate(syn.nodes) if nd.is_leaf]
+    leaf_uris = np.array([syn.nodes[i].uri for i in leaf_idx])
+    flat = np.ascontiguousarray(syn.vectors[leaf_idx])
+    del syn
+    qs = np.load(args.index / "queries.npy").astype(np.float32)
+    n = min(args.queries + 10, len(qs))
+    fx = faiss_index(args.index / f"faiss-hnsw-m{args.faiss_m}.bin", flat, args.faiss_m)
+    fx.hnsw.efSearch = args.faiss_ef
+    exact = [set(leaf_uris[np.argsort(-(flat @ q))[:10]]) for q in qs[:n]]
+
+    store = EmbeddedStore(args.index)
+    store.load_ann()
+    store.wait_verified()
+    store.wait_ann()
+    emb = bl.PreparedQueryEmbedder(384)
+    for i, q in enumerate(qs):
+        emb.vectors[f"q{i}"] = q
+    ctx = Treehop(embedder=emb, store=store, config=RetrievalConfig(dense_weight=1.0), tagger=None)
+    plain_cfg = RetrievalConfig(
+        dense_weight=1.0,
+        context_neighbour_weight=0.0,
+        context_parent_weight=0.0,
+        context_sibling_weight=0.0,
+    )
+    plain = Treehop(embedder=emb, store=store, config=plain_cfg, tagger=None)
+    dflt = Treehop(embedder=emb, store=store, config=RetrievalConfig(), tagger=None)
+    glob = Scope(subtrees=(bl.TARGET,), leaves_only=True)
+    dflt.find("q0", **KW)  # the BM25 index loads on the first hybrid search: not timed here
+
+    timed: dict[str, Callable[[int], Any]] = {
+        "faiss": lambda i: fx.search(qs[i : i + 1], 10),
+        "store": lambda i: store.search(qs[i], glob, 10),
+        "find_plain": lambda i: plain.find(f"q{i}", **KW),
+        "find_ctx": lambda i: ctx.find(f"q{i}", **KW),
+        "find_default": lambda i: dflt.find(f"q{i}", **KW),
+    }
+    times: dict[str, list[float]] = {k: [] for k in timed}
+    cpu: dict[str, list[float]] = {k: [] for k in timed}
+    recall: dict[str, list[float]] = {k: [] for k in timed if k != "store"}
+    names = list(timed)
+    dumped: dict[str, Any] = {}
+    for i in range(n):
+        order = names[i % len(names) :] + names[: i % len(names)]
+        for name in order:
+            forget_answers(store)
+            t0, c0 = time.perf_counter(), time.thread_time()
+            got = timed[name](i)
+            dt = (time.perf_counter() - t0) * 1e3
+            dc = (time.thread_time() - c0) * 1e3
+            if i < 10:
+                continue  # caches warm up
+            times[name].append(dt)
+            cpu[name].append(dc)
+            if name == "faiss":
+                uris = set(leaf_uris[got[1][0]])
+            elif name == "store":
+                continue
+            else:
+                uris = {m.uri for m in got.resources if m.is_leaf}
+                dumped[f"{name}|{i}"] = [
+                    [m.uri, m.score, m.own_score, str(m.found_by)] for m in got.resources
+                ]
+            recall[name].append(len(uris & exact[i]) / 10)
+    if args.dump is not None:
+        args.dump.write_text(json.dumps(dumped))
+    p50 = {k: statistics.median(v) for k, v in times.items()}
+    c50 = {k: statistics.median(v) for k, v in cpu.items()}
+    print(f"load: {os.getloadavg()}; {n - 10} queries, p50 ms (interleaved): wall, thread CPU")
+    for k, v in p50.items():
+        rc = f"  recall@10 {statistics.fmean(recall[k]):.3f}" if k in recall else ""
+        print(f"  {k:13s} {v:7.3f} {c50[k]:7.3f}{rc}")
+    for k in ("find_plain", "find_ctx", "find_default"):
+        print(
+            f"  {k} / store {p50[k] / p50['store']:.2f} (CPU {c50[k] / c50['store']:.2f})"
+            f"   / faiss {p50[k] / p50['faiss']:.2f} (CPU {c50[k] / c50['faiss']:.2f})"
+        )
+
+    # batches: find_many vs one by one (both configs), and faiss's batch search (2 threads)
+    b = args.batch
+    qps: dict[str, list[float]] = {}
+    same = total = 0
+    for k in range(args.batches):
+        lo = 10 + k * b
+        if lo + b > len(qs):
+            break
+        batch = [f"q{i}" for i in range(lo, lo + b)]
+        for label, client in (("ctx", ctx), ("default", dflt)):
+            forget_answers(store)
+            t0 = time.perf_counter()
+            singles = [client.find(t, **KW) for t in batch]
+            qps.setdefault(f"single {label}", []).append(b / (time.perf_counter() - t0))
+            many = getattr(client, "find_many", None)
+            if many is None:
+                continue
+            forget_answers(store)
+            t0 = time.perf_counter()
+            res = many(batch, **KW)
+            qps.setdefault(f"find_many {label}", []).append(b / (time.perf_counter() - t0))
+            total += b
+            same += sum(
+                [(m.uri, m.score, m.found_by) for m in r.resources]
+                == [(m.uri, m.score, m.found_by) for m in s.resources]
+                for r, s in zip(res, singles, strict=True)
+            )
+        faiss.omp_set_num_threads(2)
+        t0 = time.perf_counter()
+        fx.search(qs[lo : lo + b], 10)
+        qps.setdefault("faiss batch", []).append(b / (time.perf_counter() - t0))
+        faiss.omp_set_num_threads(1)
+    med = {k: statistics.median(v) for k, v in qps.items()}
+    print(f"batches of {b} (QPS, median of {len(qps['faiss batch'])}):")
+    for k, v in med.items():
+        print(f"  {k:18s} {v:8.0f}")
+    for label in ("ctx", "default"):
+        if f"find_many {label}" in med:
+            r = med[f"find_many {label}"] / med[f"single {label}"]
+            print(f"  find_many / single ({label}) {r:.2f}")
+    if total:
+        print(f"  find_many lists identical to find()'s: {same}/{total}")
+    print(f"load after: {os.getloadavg()}")
+    ctx.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,324 @@
+"""``find_many``: a batch of finds, each answer the one ``find()`` gives (hits, order, scores,
+provenance), the whole batch checked before any work, the queries embedded in one call where
+that gives the same vectors, and the first global step of every query one store call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from treehop import AsyncTreehop, EmbeddedStore, RetrievalConfig, Treehop
+from treehop.client import MAX_FIND_MANY
+from treehop.embedders.base import BaseEmbedder, Vectors
+from treehop.errors import InvalidQueryError, NotFoundError
+from treehop.models import ContextType, FindResult, Node
+from treehop.stores.base import Scope
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+R = "viking://resources"
+QUERIES = [
+    "rotate the signing keys",
+    "how do I roll back a deployment?",  # question-shaped: another dense weight
+    "kubernetes pods crash",
+    "rotate the signing keys",  # twice
+    "tls certificates",
+]
+
+
+def _listing(res: FindResult) -> list[tuple[Any, ...]]:
+    hits = [*res.resources, *res.memories, *res.skills]
+    return [
+        (
+            m.uri,
+            m.score,
+            m.own_score,
+            m.vector_score,
+            m.found_by,
+            m.found_via,
+            [(c.uri, c.score) for c in m.collapsed],
+        )
+        for m in hits
+    ]
+
+
+@pytest.fixture
+def th(bow: BagOfWordsEmbedder, sample_tree: Path):  # type: ignore[no-untyped-def]
+    with Treehop(embedder=bow, tagger=None) as client:
+        client.add_resource(sample_tree / "resources" / "security", target_uri=R)
+        client.add_resource(sample_tree / "resources" / "devops", target_uri=R)
+        yield client
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"limit": 3}, {"target_uri": f"{R}/devops", "include_directories": True}],
+)
+def test_sync_find_many_equals_one_find_each(th: Treehop, options: dict[str, Any]) -> None:
+    th.store.save()
+    many = th.find_many(QUERIES, **options)
+    assert len(many) == len(QUERIES)
+    for q, got in zip(QUERIES, many, strict=True):
+        assert _listing(got) == _listing(th.find(q, **options))
+        assert got.query_results[0].query.query == q
+    assert _listing(many[0]) and _listing(many[0]) == _listing(many[3])
+
+
+async def test_async_find_many_equals_one_find_each(
+    bow: BagOfWordsEmbedder, sample_tree: Path
+) -> None:
+    client = AsyncTreehop(embedder=bow, tagger=None)
+    await client.add_resource(sample_tree / "resources" / "security", target_uri=R)
+    bow.calls = 0
+    many = await client.find_many(QUERIES, limit=4)
+    assert bow.calls == 1  # one embedder call for the batch
+    for q, got in zip(QUERIES, many, strict=True):
+        assert _listing(got) == _listing(await client.find(q, limit=4))
+    await client.close()
+
+
+def test_sync_find_many_embeds_once(th: Treehop, bow: BagOfWordsEmbedder) -> None:
+    bow.calls = bow.texts_embedded = 0
+    th.find_many(QUERIES)
+    assert (bow.calls, bow.texts_embedded) == (1, len(QUERIES))
+
+
+class InstructedEmbedder(BagOfWordsEmbedder):
+    """A model with a query instruction: ``embed_query`` is not ``embed`` of one text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_calls = 0
+
+    def embed_query(self, text: str) -> Vectors:
+        self.query_calls += 1
+        return np.asarray(self.embed([f"query: {text}"])[0], dtype=np.float32)
+
+    async def aembed_query(self, text: str) -> Vectors:
+        return self.embed_query(text)
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+def test_an_embedder_with_a_query_instruction_embeds_each_query_as_a_query(
+    sample_tree: Path, use_async: bool
+) -> None:
+    emb = InstructedEmbedder()
+    with Treehop(embedder=emb, tagger=None) as client:
+        client.add_resource(sample_tree / "resources" / "security", target_uri=R)
+        emb.query_calls = 0
+        run = client.run
+        many = run(client.aio.find_many(QUERIES)) if use_async else client.find_many(QUERIES)
+        assert emb.query_calls == len(QUERIES)
+        for q, got in zip(QUERIES, many, strict=True):
+            # (the sync client checks and normalises the vector it embedded, as its find does)
+            one = run(client.aio.find(q)) if use_async else client.find(q)
+            assert _listing(got) == _listing(one)
+
+
+@pytest.mark.parametrize(
+    ("queries", "kwargs", "match"),
+    [
+        ([], {}, "empty"),
+        ("one string", {}, "list of strings"),
+        (b"bytes", {}, "list of strings"),
+        (None, {}, "list of strings"),
+        (["ok", 3], {}, r"queries\[1\]: query must be a string"),
+        (["ok", "   "], {}, r"queries\[1\]: query is empty"),
+        (["ok", "x" * 8001], {}, r"queries\[1\].*8000"),
+        (["ok"] * (MAX_FIND_MANY + 1), {}, "at most"),
+        (["ok", "ok"], {"limit": 0}, "between 1 and 1000"),
+        (["ok", "ok"], {"query_vectors": [[1.0] * 64]}, "2 queries"),
+        (["ok"], {"query_vectors": [[0.0] * 64]}, r"query_vectors\[0\]"),
+        (["ok"], {"query_vectors": [[1.0] * 3]}, "dimensions"),
+        (["ok"], {"query_vectors": "vec"}, "list of vectors"),
+        (["a", "b"], {"query_vectors": [[1.0] * 64, [1.0] * 32]}, "dimensions"),
+        (["ok"], {"context_type": "nope"}, "context_type"),
+    ],
+)
+def test_the_whole_batch_is_checked_before_any_work(
+    th: Treehop, queries: Any, kwargs: dict[str, Any], match: str
+) -> None:
+    emb = th.aio._embedder.inner  # type: ignore[attr-defined]
+    assert isinstance(emb, BagOfWordsEmbedder)
+    before = emb.calls
+    for call in (th.find_many, lambda *a, **k: th.run(th.aio.find_many(*a, **k))):
+        with pytest.raises(InvalidQueryError, match=match):
+            call(queries, **kwargs)
+    assert emb.calls == before  # nothing was embedded
+
+
+def test_an_unknown_target_fails_the_batch(th: Treehop) -> None:
+    with pytest.raises(NotFoundError):
+        th.find_many(["a", "b"], target_uri=f"{R}/nope")
+
+
+def test_query_vectors_stand_for_the_embedder(th: Treehop, bow: BagOfWordsEmbedder) -> None:
+    vecs = bow.embed(QUERIES[:2])
+    bow.calls = 0
+    many = th.find_many(["", QUERIES[1]], query_vectors=vecs)
+    assert bow.calls == 0
+    assert _listing(many[0]) == _listing(th.find("", query_vector=vecs[0]))
+    assert _listing(many[1]) == _listing(th.find(QUERIES[1], query_vector=vecs[1]))
+
+
+# ---------------------------------------------------------------------- on the graph
+WORDS = ["alpha", "beta", "gamma", "delta", "kappa", "sigma", "omega", "theta", "lambda", "zeta"]
+
+
+def _graph_store(path: Path | None, emb: BaseEmbedder) -> EmbeddedStore:
+    """A store whose global step searches the usearch graph (``ann_min_rows=0``), BM25 on,
+    with rows the graph does not cover yet (a tail written while it is busy)."""
+    rng = np.random.default_rng(3)
+    store = EmbeddedStore(path, ann_min_rows=0)
+    nodes, texts = [], []
+    for d in range(30):
+        nodes.append(
+            Node(
+                uri=f"{R}/d{d}",
+                parent_uri=R,
+                context_type=ContextType.RESOURCE,
+                level=1,
+                is_leaf=False,
+                abstract=f"folder {WORDS[d % 10]}",
+            )
+        )
+        texts.append(f"folder {WORDS[d % 10]}")
+        for i in range(40):
+            text = " ".join(rng.choice(WORDS, 4)) + f" item{d}x{i}"
+            nodes.append(
+                Node(
+                    uri=f"{R}/d{d}/f{i}.md",
+                    parent_uri=f"{R}/d{d}",
+                    context_type=ContextType.RESOURCE,
+                    level=2,
+                    is_leaf=True,
+                    content=text,
+                    abstract=text,
+                )
+            )
+            texts.append(text)
+    store.upsert(nodes, emb.embed(texts))
+    assert store.wait_ann(timeout=60)
+    return store
+
+
+@pytest.mark.parametrize("dense_weight", [1.0, 0.5])
+def test_find_many_on_the_graph_equals_one_find_each(
+    dense_weight: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    emb = BagOfWordsEmbedder()
+    store = _graph_store(None, emb)
+    assert store._ann is not None
+    calls: list[int] = []
+    real = EmbeddedStore.search_columns_batch
+
+    def spy(self: EmbeddedStore, vectors: Any, *a: Any, **kw: Any) -> Any:
+        calls.append(len(vectors))
+        return real(self, vectors, *a, **kw)
+
+    monkeypatch.setattr(EmbeddedStore, "search_columns_batch", spy)
+    queries = ["alpha beta", "gamma item3x4", "what is omega theta?", "zeta", "alpha beta"]
+    config = RetrievalConfig(dense_weight=dense_weight)
+    with Treehop(embedder=emb, store=store, config=config, tagger=None) as th:
+        many = th.find_many(queries, limit=5)
+        assert sum(calls) == len(queries)  # every first step made by the batch
+        for q, got in zip(queries, many, strict=True):
+            store._ann.recent.clear()
+            assert _listing(got) == _listing(th.find(q, limit=5))
+
+
+def test_a_large_batch_goes_in_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More queries than ``BATCH_STEP``: the first steps in batches of it, every answer
+    still the one find gives."""
+    from treehop import hierarchical_retriever as hr
+
+    emb = BagOfWordsEmbedder()
+    store = _graph_store(None, emb)
+    calls: list[int] = []
+    real = EmbeddedStore.search_columns_batch
+
+    def spy(self: EmbeddedStore, vectors: Any, *a: Any, **kw: Any) -> Any:
+        calls.append(len(vectors))
+        return real(self, vectors, *a, **kw)
+
+    monkeypatch.setattr(EmbeddedStore, "search_columns_batch", spy)
+    queries = [f"{WORDS[i % 10]} {WORDS[(3 * i) % 10]} item{i % 30}x{i % 40}" for i in range(70)]
+    config = RetrievalConfig(dense_weight=1.0)
+    with Treehop(embedder=emb, store=store, config=config, tagger=None) as th:
+        many = th.find_many(queries, limit=3)
+        assert calls == [hr.BATCH_STEP, hr.BATCH_STEP, 70 - 2 * hr.BATCH_STEP]
+        for q, got in zip(queries, many, strict=True):
+            assert _listing(got) == _listing(th.find(q, limit=3))
+
+
+@pytest.mark.parametrize("dense_weight", [1.0, 0.5])
+def test_search_columns_batch_equals_search_columns(dense_weight: float) -> None:
+    emb = BagOfWordsEmbedder()
+    store = _graph_store(None, emb)
+    ann = store._ann
+    assert ann is not None
+    texts = ["alpha beta", "gamma item3x4", "omega", "", "zeta kappa sigma"]
+    qs = emb.embed(texts)
+    qs[3] = 0.0  # a zero query goes the one-query way
+    ann.lock.acquire_read()  # the worker cannot cover what is written now: a tail
+    try:
+        store.upsert(
+            [
+                Node(
+                    uri=f"{R}/d1/new{i}.md",
+                    parent_uri=f"{R}/d1",
+                    context_type=ContextType.RESOURCE,
+                    level=2,
+                    is_leaf=True,
+                    content=f"alpha new{i}",
+                )
+                for i in range(20)
+            ],
+            emb.embed([f"alpha new{i}" for i in range(20)]),
+        )
+        store.delete([f"{R}/d2/f{i}.md" for i in range(10)])
+        assert ann.upto < store._snap.n
+        for scope in (Scope(subtrees=(R,), traversal=True), Scope(leaves_only=True)):
+            for limit in (1, 10, 40):
+                batch = store.search_columns_batch(
+                    qs, scope, limit, query_texts=texts, dense_weight=dense_weight
+                )
+                for q, t, got in zip(qs, texts, batch, strict=True):
+                    ann.recent.clear()
+                    one = store.search_columns(
+                        q, scope, limit, query_text=t, dense_weight=dense_weight
+                    )
+                    assert (got.uris, got.scores, got.vector_scores, got.lexical_scores) == (
+                        one.uris,
+                        one.scores,
+                        one.vector_scores,
+                        one.lexical_scores,
+                    )
+                    assert (got.parent_uris, got.leaves, got.matches, got.exact) == (
+                        one.parent_uris,
+                        one.leaves,
+                        one.matches,
+                        one.exact,
+                    )
+    finally:
+        ann.lock.release_read()
+    with pytest.raises(InvalidQueryError):
+        store.search_columns_batch(qs[0], Scope(), 3)
+    with pytest.raises(InvalidQueryError):
+        store.search_columns_batch(qs, Scope(), 3, query_texts=["a"])
+
+
+def test_find_many_on_a_store_without_the_batch_call(
+    th: Treehop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store without ``search_columns_batch`` (a remote one, a user's own) answers every
+    first step itself, with the same results."""
+    owner = next(c for c in EmbeddedStore.__mro__ if "search_columns_batch" in vars(c))
+    monkeypatch.delattr(owner, "search_columns_batch")
+    assert not hasattr(th.store, "search_columns_batch")
+    many = th.find_many(QUERIES, limit=4)
+    for q, got in zip(QUERIES, many, strict=True):
+        assert _listing(got) == _listing(th.find(q, limit=4))
