@@ -7,6 +7,8 @@ issue 13's "Done when" list, measured in one run.
     python bench/bench_store.py --sizes "" --million --open-only --ann-min-rows -1
                                                      # 1M: ingest, save, fresh-process open
     python bench/bench_store.py --ann-compare 100000 # hnswlib vs usearch f32/f16/i8, same vectors
+    nice -n 5 python bench/bench_store.py --million-table --index-dir /work/idx/onem-1m
+                                                     # issue 35 item 3 (bench_million.py)
     python bench/bench_store.py --sizes "" --million --open-only --index-dir /tmp/ann-1m --files 0
     python bench/bench_store.py --sizes "" --million --index-dir /tmp/ann-1m --no-writes --files 0
                                                      # 1M: build (graph included) once, then
@@ -896,6 +898,13 @@ def ann_compare(n: int, dim: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--million-table" in argv:  # issue 35 item 3's 1M table: bench_million.py's options
+        import bench_million
+
+        argv.remove("--million-table")
+        bench_million.main(argv)
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--million", action="store_true", help="also 1,000,000 leaves")

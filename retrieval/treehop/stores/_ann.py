@@ -58,7 +58,7 @@ KIND = "usearch-i8"
 """What a manifest's ``ann`` entry records; an entry of any other kind (format-3 indexes
 saved an hnswlib file) is ignored and the graph rebuilt."""
 EF = 128
-"""Search width (usearch ``expansion_search``) of a graph of up to ``EF_ROWS`` rows; a larger
+"""Search width (usearch ``k``: see ``CHECK_EF``) of a graph of up to ``EF_ROWS`` rows; a larger
 graph searches wider (see :func:`search_width`). A query for more candidates than the width
 searches that many wide (usearch widens to ``max(expansion, k)`` itself)."""
 EF_ROWS = 100_000
@@ -98,6 +98,16 @@ queries there (32: 192-199), at the same build CPU and search time; the graph fi
 from 0.43x to about 0.5x the raw float32 vectors. A saved graph keeps the links it was built
 with."""
 EXPANSION_ADD = 128
+CHECK_EF = 32
+"""Width of the first pass of the reachability check (:meth:`AnnIndex._unreachable`): a
+label that a search of its own vector this narrow returns is reachable, and only the few it
+misses are searched ``EF`` wide and then as wide as a query. A self-search costs about as
+much as an insertion (usearch, 30k rows of the 1M bench tree, 48 links: 128 wide 4.5 CPU-s,
+an ``add`` at ``EXPANSION_ADD`` 4.4), so the check doubled the graph's build; 32 wide took
+1.5 CPU-s and missed 231 labels, of which 128 wide still missed 89, every one of them also
+missed 32 wide (a label found in the narrower search was found in the wider one). The
+graph's ``expansion_search`` is this width: every search passes its own width as ``k``
+(usearch searches ``max(expansion_search, k)`` wide)."""
 CATCH_UP_ROWS = 2_048
 """Rows written after the graph was last extended are searched exactly; once this many
 accumulate, the background worker adds them to the graph."""
@@ -404,7 +414,7 @@ class AnnIndex:
             dtype="i8",
             connectivity=CONNECTIVITY,
             expansion_add=EXPANSION_ADD,
-            expansion_search=EF,
+            expansion_search=CHECK_EF,
         )
         return cls(index, np.zeros(0, np.int64), 0, mutable=True, swept=0)
 
@@ -508,7 +518,7 @@ class AnnIndex:
             and (int(orphans.min()) < 0 or int(orphans.max()) >= row.size)
         ):
             raise ValueError(f"{f}: orphan labels out of range")
-        index.expansion_search = EF
+        index.expansion_search = CHECK_EF
         return cls(index, row, upto, mutable=not view, orphans=orphans, swept=swept)
 
     def query(self, q: F32, k: int) -> npt.NDArray[np.int64]:
@@ -559,15 +569,18 @@ class AnnIndex:
         upto: int,
         threads: int,
         keep_going: Callable[[], bool],
+        check: bool = True,
     ) -> bool:
         """Add ``rows`` (sorted, all ``>= self.upto``) in chunks, then cover up to ``upto``.
         Between chunks searches run; ``keep_going() == False`` stops early (the graph then
         covers the chunks added so far). Returns whether it finished.
 
-        Each chunk is searched for itself before it is published: the labels it does not
-        find join :attr:`orphans`. The check runs under the write lock with the insertion:
-        a save (which holds the read lock) must never see labels that ``row`` does not map
-        yet, or it would write a file whose label count disagrees with its rows."""
+        Each chunk is searched for itself before it is published (``check``): the labels it
+        does not find join :attr:`orphans`. The check runs under the write lock with the
+        insertion: a save (which holds the read lock) must never see labels that ``row``
+        does not map yet, or it would write a file whose label count disagrees with its
+        rows. ``check=False`` (a bulk build, see :meth:`sweep_follows`) leaves the check to
+        the sweep that ends the build."""
         for i in range(0, rows.size, CHUNK):
             if not keep_going():
                 return False
@@ -578,7 +591,7 @@ class AnnIndex:
             self.lock.acquire_write()
             try:
                 self.index.add(labels, vecs, threads=threads)
-                lost = self._unreachable(labels, vecs, threads)
+                lost = self._unreachable(labels, vecs, threads) if check else labels[:0]
                 if lost.size:
                     self.orphans = np.concatenate([self.orphans, lost])
                 need = self.count + part.size
@@ -598,7 +611,21 @@ class AnnIndex:
 
     def needs_sweep(self) -> bool:
         """Whether the graph grew enough since its last full check (``SWEEP_GROWTH``)."""
-        grown = self.count - self.swept
+        return self.sweep_follows(0)
+
+    def sweep_follows(self, adding: int) -> bool:
+        """Whether the graph, once ``adding`` more labels are in, will have grown enough
+        since its last full check for the worker to sweep it when it catches up
+        (:meth:`needs_sweep`). Then the chunks are added without their own check
+        (``extend(check=False)``): the sweep searches every label again anyway, so checking
+        each chunk as well searched every new label twice. A first 1M build
+        (``bench/bench_million.py``'s compare at 200k rows): the chunk checks were about a
+        third of its time. The cost: while such a build runs, a row added but not yet checked
+        that the graph cannot reach is missed by queries until the sweep (about 0.2% of the
+        rows of the bench tree; rows that newer ones make unreachable already waited for a
+        sweep the same way). ``swept`` only moves with a sweep, so a build that stops early
+        (``close()``) still ends in one when the next process catches up."""
+        grown = self.count + adding - self.swept
         return grown >= max(CATCH_UP_ROWS, SWEEP_GROWTH * self.swept)
 
     def sweep(
@@ -641,20 +668,22 @@ class AnnIndex:
         wide as a query of a graph this size searches (:func:`search_width`), does not
         return: the rows such a query cannot reach.
 
-        Two passes: every label ``EF`` wide (cheap), then only the labels missed there as
-        wide as a query searches. The graph only grows, and so does the width, so a later
-        query searches at least this wide. Why not ``EF`` alone: at 1M rows the queries
-        search 516 wide, and of the 17,518 labels a sweep 128 wide missed on bench_store's
-        1M tree, 8,670 are missed 516 wide; the other half were scored exactly by every
-        query for nothing (~1.3 ms of a 5 ms global step)."""
+        Passes of growing width, each over the labels the previous one missed: every label
+        ``CHECK_EF`` wide (cheap), then ``EF``, then as wide as a query searches. The graph
+        only grows, and so does the width, so a later query searches at least this wide.
+        Why not ``EF`` alone: at 1M rows the queries search 516 wide, and of the 17,518
+        labels a sweep 128 wide missed on bench_store's 1M tree, 8,670 are missed 516 wide;
+        the other half were scored exactly by every query for nothing (~1.3 ms of a 5 ms
+        global step). Why ``CHECK_EF`` first: see its docstring."""
         size = len(self.index)
-        width = min(EF, size)
-        missed = ~self._finds_itself(labels, vecs, width, threads)
-        wide = min(search_width(size), size)
-        if wide > width and missed.any():
-            again = np.flatnonzero(missed)
-            sub = np.ascontiguousarray(vecs[again])
-            missed[again[self._finds_itself(labels[again], sub, wide, threads)]] = False
+        missed = ~self._finds_itself(labels, vecs, min(CHECK_EF, size), threads)
+        done = min(CHECK_EF, size)
+        for width in (min(EF, size), min(search_width(size), size)):
+            if width > done and missed.any():
+                again = np.flatnonzero(missed)
+                sub = np.ascontiguousarray(vecs[again])
+                missed[again[self._finds_itself(labels[again], sub, width, threads)]] = False
+                done = width
         out: IntArray = labels[missed].astype(np.int64)
         return out
 
@@ -685,5 +714,5 @@ class AnnIndex:
             swept = self.swept
         finally:
             self.lock.release_read()
-        index.expansion_search = EF
+        index.expansion_search = CHECK_EF
         return AnnIndex(index, row, upto, mutable=True, orphans=orphans, swept=swept)

@@ -152,17 +152,25 @@ class _AnnWorker(_StoreAttributes):
             new = np.flatnonzero(s.alive[ann.upto : s.n]) + ann.upto
             head = new[: _ann.CHUNK]
             first_upto = s.n if new.size <= _ann.CHUNK else int(new[_ann.CHUNK])
+            check = not ann.sweep_follows(int(new.size))  # (a bulk build: its sweep checks)
             # (the first chunk is added even when close() halts the worker: a graph that has
             # begun is then saved, and the next open resumes it instead of starting over)
             if not ann.extend(
-                head, s.vectors_of, first_upto, self.ann_threads, lambda: self._ann_token == token
+                head,
+                s.vectors_of,
+                first_upto,
+                self.ann_threads,
+                lambda: self._ann_token == token,
+                check,
             ):
                 return
             with self._ann_load_lock:
                 if self._ann_token != token:
                     return
                 self._ann = ann  # (also when halted: close() saves the chunk it holds)
-            if not ann.extend(new[_ann.CHUNK :], s.vectors_of, s.n, self.ann_threads, current):
+            if not ann.extend(
+                new[_ann.CHUNK :], s.vectors_of, s.n, self.ann_threads, current, check
+            ):
                 return
 
     def _save_ann(self, gen: int, ann: AnnIndex | None, s: _Snap) -> dict[str, Any] | None:
