@@ -75,6 +75,29 @@ def faiss_index(path: Path, flat: np.ndarray, m: int) -> Any:
     return index
 
 
+def chroma_collection(path: Path, flat: np.ndarray) -> Any:
+    """chromadb's persistent collection of ``flat`` (ids = row numbers), with chromadb's
+    defaults but cosine space; built once (its ingest rate printed), reopened after."""
+    import chromadb
+
+    client = chromadb.PersistentClient(path=str(path))
+    col = client.get_or_create_collection("leaves", metadata={"hnsw:space": "cosine"})
+    have = col.count()
+    if have < len(flat):
+        step = min(5000, client.get_max_batch_size())
+        t0 = time.perf_counter()
+        for lo in range(have, len(flat), step):
+            hi = min(lo + step, len(flat))
+            col.add(ids=[str(i) for i in range(lo, hi)], embeddings=flat[lo:hi])
+        dt = time.perf_counter() - t0
+        print(
+            f"chromadb ingest: {len(flat) - have} rows in {dt:.1f} s "
+            f"({(len(flat) - have) / dt:,.0f} rows/s)",
+            file=sys.stderr,
+        )
+    return col
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, required=True)
@@ -84,6 +107,13 @@ def main() -> None:
     ap.add_argument("--batches", type=int, default=6)
     ap.add_argument("--faiss-m", type=int, default=32)
     ap.add_argument("--faiss-ef", type=int, default=64)
+    ap.add_argument(
+        "--chromadb",
+        action="store_true",
+        help="also chromadb's in-process HNSW (its defaults, cosine), built once as "
+        "INDEX/chroma and timed beside the others; needs chromadb installed (not a project "
+        "dependency: it pins its own pydantic; a --system-site-packages venv keeps it apart)",
+    )
     ap.add_argument(
         "--dump",
         type=Path,
@@ -105,6 +135,7 @@ def main() -> None:
     fx = faiss_index(args.index / f"faiss-hnsw-m{args.faiss_m}.bin", flat, args.faiss_m)
     fx.hnsw.efSearch = args.faiss_ef
     exact = [set(leaf_uris[np.argsort(-(flat @ q))[:10]]) for q in qs[:n]]
+    chroma = chroma_collection(args.index / "chroma", flat) if args.chromadb else None
 
     store = EmbeddedStore(args.index)
     store.load_ann()
@@ -132,6 +163,8 @@ def main() -> None:
         "find_ctx": lambda i: ctx.find(f"q{i}", **KW),
         "find_default": lambda i: dflt.find(f"q{i}", **KW),
     }
+    if chroma is not None:
+        timed["chromadb"] = lambda i: chroma.query(query_embeddings=qs[i : i + 1], n_results=10)
     times: dict[str, list[float]] = {k: [] for k in timed}
     cpu: dict[str, list[float]] = {k: [] for k in timed}
     recall: dict[str, list[float]] = {k: [] for k in timed if k != "store"}
@@ -151,6 +184,8 @@ def main() -> None:
             cpu[name].append(dc)
             if name == "faiss":
                 uris = set(leaf_uris[got[1][0]])
+            elif name == "chromadb":
+                uris = set(leaf_uris[[int(x) for x in got["ids"][0]]])
             elif name == "store":
                 continue
             else:

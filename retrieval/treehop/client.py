@@ -685,7 +685,9 @@ class AsyncTreehop:
     def _check_find_options(self, kwargs: Mapping[str, Any]) -> None:
         """Raise what :meth:`find` would for its keyword arguments, before the query is
         embedded (the sync path embeds on the calling thread first)."""
-        options = {k: v for k, v in kwargs.items() if k not in ("context_type", "query_vector")}
+        options = {
+            k: v for k, v in kwargs.items() if k not in ("query", "context_type", "query_vector")
+        }
         argmod.check_context_type(kwargs.get("context_type"))
         self._search_options(cast(SearchKwargs, options), RetrievalMode.QUICK)
         argmod.check_target_uris(options.get("target_uri"))
