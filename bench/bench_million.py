@@ -451,7 +451,10 @@ def child(index: str, queries_file: str, mode: str, nq: str) -> None:
         _evict(Path(index))
     base = _rss()
     t0, c0 = time.perf_counter(), time.process_time()
-    store = EmbeddedStore(index, verify="background" if mode.endswith("-bg") else True)
+    if mode.endswith("-auto"):  # the default: verify="auto" (background at this size)
+        store = EmbeddedStore(index)
+    else:
+        store = EmbeddedStore(index, verify="background" if mode.endswith("-bg") else True)
     t_open, c_open = time.perf_counter() - t0, time.process_time() - c0
     rss_open = _rss() - base
     emb = bl.PreparedQueryEmbedder(qs.shape[1])
@@ -536,7 +539,7 @@ def stage_open(path: Path, qfile: Path, nq: int, base: str | None) -> dict[str, 
     folder), the same child with that code first, then with this one (``before`` /
     ``after``), one after the other."""
     out: dict[str, Any] = {}
-    for mode in ("cold", "warm", "cold-bg"):
+    for mode in ("cold", "warm", "cold-bg", "cold-auto"):
         for who, code in (("before", base), ("after", None)):
             if who == "before" and not base:
                 continue

@@ -81,10 +81,12 @@ answers many queries with one graph call or one matrix product.
 """
 
 from .layout import FORMAT_VERSION, READABLE_FORMATS
+from .manifest import AUTO_VERIFY_BYTES
 from .search_paths import HEADING_PATH
 from .store import DEFAULT_ANN_MIN_ROWS, EmbeddedStore
 
 __all__ = [
+    "AUTO_VERIFY_BYTES",
     "DEFAULT_ANN_MIN_ROWS",
     "FORMAT_VERSION",
     "HEADING_PATH",

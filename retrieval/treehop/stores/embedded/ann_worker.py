@@ -260,7 +260,7 @@ class _AnnWorker(_StoreAttributes):
             return None  # none, or an older kind (hnswlib): the worker builds a new one
         f = self.path / entry["file"]
         try:
-            if self.verify and not self._ann_file_ok(f, entry):
+            if self._verify and not self._ann_file_ok(f, entry):
                 raise IndexCorruptError(f"{f}: checksum mismatch")
             row, orphans = self._load_ann_rows()
             if row.size != int(entry["count"]):
@@ -310,7 +310,7 @@ class _AnnWorker(_StoreAttributes):
         except (KeyError, TypeError, ValueError):
             return  # the open itself reports a damaged manifest
         if (
-            self.verify is not True
+            self._verify is not True
             or self.path is None
             or entry.get("kind") != _ann.KIND
             or self.ann_min_rows is None

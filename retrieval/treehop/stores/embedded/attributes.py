@@ -28,7 +28,8 @@ class _StoreAttributes:
     strict: bool
     recovery: RecoveryRecord | None
     lock_timeout: float
-    verify: bool | Literal["background"]
+    verify: bool | Literal["background", "auto"]
+    _verify: bool | Literal["background"]
     ann_min_rows: int | None
     ann_threads: int
     ann_catch_up: int

@@ -109,7 +109,7 @@ class _LexicalSync(_StoreAttributes):
         ok = all(
             (d / name).is_file()
             and (d / name).stat().st_size == size
-            and (not self.verify or _ck.file_digest(d / name, 0, size, algo) == value)
+            and (not self._verify or _ck.file_digest(d / name, 0, size, algo) == value)
             for name, (size, value, algo) in (
                 (k, _ck.parse_sized(v)) for k, v in entry["files"].items()
             )

@@ -59,11 +59,14 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
 
     ``lock_timeout``: seconds a write waits for another writer of the same index before
     raising :class:`~treehop.errors.IndexLockedError` (default 10). ``verify``: check every
-    file's checksums and the vectors' finiteness (``True``, the default: all but the node
-    texts on open, ~0.3-0.45 s for 100k 384-d rows from a cold cache here, the node texts
-    before their first use); ``"background"``: check the small files on open and the vectors
-    and node texts in a thread (open ~0.13 s at 100k), after which damage makes every call
-    raise (calls made before it is found are not protected); ``False``: trust the files.
+    file's checksums and the vectors' finiteness (``True``: all but the node texts on open,
+    ~0.3-0.45 s for 100k 384-d rows from a cold cache here, the node texts before their
+    first use); ``"background"``: check the small files on open and the vectors, graph and
+    node texts in a thread (open ~0.13 s at 100k, ~1.9 s at 1M where a verified open reads
+    2.3 GB: 4.5-7.9 s), after which damage makes every call raise (calls made before it is
+    found are not protected); ``"auto"`` (the default): ``True`` while the vectors and graph
+    of the generation opened are under :data:`AUTO_VERIFY_BYTES` (512 MiB: ~250k 384-d rows),
+    ``"background"`` above; ``False``: trust the files.
     ``ann_min_rows``: live rows from which the global step uses the HNSW graph (``None``:
     never). The graph is built and extended by a background worker after writes (with
     ``ann_threads`` threads), never inside one; :meth:`wait_ann` waits for it.
@@ -80,7 +83,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         lexical: bool = True,
         ann_min_rows: int | None = DEFAULT_ANN_MIN_ROWS,
         lock_timeout: float = 10.0,
-        verify: bool | Literal["background"] = True,
+        verify: bool | Literal["background", "auto"] = "auto",
         strict: bool = False,
     ):
         self.path = Path(path) if path is not None else None
@@ -93,7 +96,11 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         """The unreadable generation ``CURRENT`` named when the open fell back: a refresh
         does not reopen (and warn) again while ``CURRENT`` still names it."""
         self.lock_timeout = float(lock_timeout)
+        if verify not in (True, False, "background", "auto"):
+            raise StoreError(f"verify must be True, False, 'background' or 'auto', got {verify!r}")
         self.verify = verify
+        self._verify: bool | Literal["background"] = True if verify == "auto" else verify
+        """What the last open did (``verify="auto"`` resolved by the index's size)."""
         self._corrupt: IndexCorruptError | None = None
         self._verifier: threading.Thread | None = None
         self.ann_min_rows = ann_min_rows
