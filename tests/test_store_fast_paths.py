@@ -252,8 +252,10 @@ def test_reused_hnsw_answers_equal_fresh_queries() -> None:
     deeper = s.search(q, Scope(subtrees=(R,)), 40)
     assert len(ann.recent) == 1  # the deeper step reused the first answer
     assert [h.node.uri for h in deeper[:10]] == [h.node.uri for h in small]
-    # the same as asking the graph afresh at the same width
-    fresh = np.asarray(ann.index.search(q, 64).keys, dtype=np.int64)
+    # the same as asking the graph afresh at the same width (a query searches
+    # ``search_width`` wide whatever its k; the graph's own expansion is only the check's)
+    wide = max(64, _ann.search_width(ann.count))
+    fresh = np.asarray(ann.index.search(q, wide).keys, dtype=np.int64)[:64]
     np.testing.assert_array_equal(ann.query(q, 64), fresh)
     # growing the index drops remembered answers
     s.upsert(
