@@ -120,3 +120,11 @@ def test_a_keyword_query_keeps_the_document_extent_inside_a_block(bow, tmp_path:
             block = th.assemble_context(keywords, max_tokens=budget, target_uri=f"{R}/docs")
             plain = th.find(keywords, limit=context_limit(budget), target_uri=f"{R}/docs")
             assert block.text == th.assemble_context(plain, max_tokens=budget).text
+
+
+@pytest.mark.parametrize("name", ["context_tokens", "bogus", "max_tokens_"])
+def test_assemble_context_refuses_an_unknown_find_argument(bow, name: str) -> None:
+    """A name that is no ``find()`` argument (``context_tokens`` is internal) is a typed
+    error, never Python's TypeError from the call underneath."""
+    with Treehop(embedder=bow, tagger=None) as th, pytest.raises(InvalidQueryError, match=name):
+        th.assemble_context(QUESTION, max_tokens=500, **{name: 5})

@@ -82,7 +82,7 @@ from .models import (
 from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
 from .reader_processes import ReaderPool
 from .rerankers.base import BaseReranker, Reranker
-from .search_options import SearchKwargs, SearchOptions
+from .search_options import SEARCH_OPTIONS, SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
 from .stores.base import IndexMetaStore, RecoveryRecord, VectorStore
 from .stores.embedded import EmbeddedStore
@@ -567,34 +567,27 @@ class AsyncTreehop:
         vector-store query); ``query`` may then be ``""`` (no lexical scoring, no rerank text).
         """
         return await self._find(
-            query, options, context_type=context_type, query_vector=query_vector
+            query, context_type=context_type, query_vector=query_vector, **options
         )
 
     async def _find(
         self,
         query: str,
-        options: SearchKwargs | Mapping[str, Any],
         *,
         context_type: ContextType | str | None = None,
         query_vector: Sequence[float] | np.ndarray[Any, Any] | None = None,
         context_tokens: int | None = None,
+        **options: Unpack[SearchKwargs],
     ) -> FindResult:
         """:meth:`find`; ``context_tokens``: the block :meth:`assemble_context` fills with the
         result (a question's passage slots are sized for it:
         :func:`~treehop.context_assembly.context_slot_chars`)."""
-        options = dict(options)
-        if context_type is None and "context_type" in options:
-            context_type = options.pop("context_type")
-        if query_vector is None and "query_vector" in options:
-            query_vector = options.pop("query_vector")
         vector = None if query_vector is None else _check_query_vector(query_vector, self.store)
         q = check_query(query) if vector is None or query else ""
-        ctype = argmod.check_context_type(context_type)
-        opts = self._search_options(cast(SearchKwargs, options), RetrievalMode.QUICK)
+        ctype, opts = self._find_options(options, context_type)
         if context_tokens is not None:
             opts = dataclasses.replace(opts, context_tokens=context_tokens)
         target_uri = options.get("target_uri")
-        argmod.check_target_uris(target_uri)
         tq = TypedQuery(query=q, context_type=ctype)
         roots = await self._io(self._roots, target_uri, context_type)
         # (a caller's targets were just read from the store by ``_roots``: not again)
@@ -662,9 +655,7 @@ class AsyncTreehop:
     ]:
         """Every argument of :meth:`find_many` checked (none read from the store)."""
         texts, vectors = _check_many(queries, query_vectors, self.store)
-        ctype = argmod.check_context_type(context_type)
-        opts = self._search_options(options, RetrievalMode.QUICK)
-        argmod.check_target_uris(options.get("target_uri"))
+        ctype, opts = self._find_options(options, context_type)
         return texts, vectors, ctype, opts
 
     async def _aembed_queries(self, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
@@ -682,15 +673,23 @@ class AsyncTreehop:
             return emb.embed(texts)
         return np.stack([emb.embed_query(t) for t in texts])
 
+    def _find_options(
+        self, options: SearchKwargs, context_type: ContextType | str | None
+    ) -> tuple[ContextType | None, SearchOptions]:
+        """The context type and search options of a :meth:`find` / :meth:`find_many` call,
+        checked (targets too: their syntax; whether they exist is the store's answer)."""
+        ctype = argmod.check_context_type(context_type)
+        opts = self._search_options(options, RetrievalMode.QUICK)
+        argmod.check_target_uris(options.get("target_uri"))
+        return ctype, opts
+
     def _check_find_options(self, kwargs: Mapping[str, Any]) -> None:
         """Raise what :meth:`find` would for its keyword arguments, before the query is
         embedded (the sync path embeds on the calling thread first)."""
         options = {
             k: v for k, v in kwargs.items() if k not in ("query", "context_type", "query_vector")
         }
-        argmod.check_context_type(kwargs.get("context_type"))
-        self._search_options(cast(SearchKwargs, options), RetrievalMode.QUICK)
-        argmod.check_target_uris(options.get("target_uri"))
+        self._find_options(cast(SearchKwargs, options), kwargs.get("context_type"))
 
     def _search_options(self, options: SearchKwargs, default_mode: RetrievalMode) -> SearchOptions:
         """Validate every search option once, before any work is done (see
@@ -906,9 +905,14 @@ class AsyncTreehop:
                 raise InvalidQueryError("find arguments need a query string, not a FindResult")
             result = query
         else:
+            unknown = sorted(set(find_kwargs) - SEARCH_OPTIONS - _FIND_ARGUMENTS)
+            if unknown:  # (before a name like ``context_tokens`` reaches a Python call)
+                raise InvalidQueryError(
+                    f"unknown find argument(s) {', '.join(map(repr, unknown))} for assemble_context"
+                )
             if "limit" not in find_kwargs:
                 find_kwargs["limit"] = context_limit(max_tokens)
-            result = await self._find(query, find_kwargs, context_tokens=max_tokens)
+            result = await self._find(query, context_tokens=max_tokens, **find_kwargs)
         seen: list[str] = []
         if session_id is not None:
             seen = await self._io(self.context_ledger.seen, session_id)
@@ -1038,6 +1042,9 @@ def _check_query_vector(
         )
     return v / norm
 
+
+_FIND_ARGUMENTS = frozenset({"context_type", "query_vector"})
+""":meth:`AsyncTreehop.find`'s keyword arguments besides the search options."""
 
 MAX_FIND_MANY = 1024
 """The most queries one :meth:`AsyncTreehop.find_many` call takes (a larger batch gains
