@@ -322,3 +322,85 @@ def test_find_many_on_a_store_without_the_batch_call(
     many = th.find_many(QUERIES, limit=4)
     for q, got in zip(QUERIES, many, strict=True):
         assert _listing(got) == _listing(th.find(q, limit=4))
+
+
+@pytest.mark.parametrize("orphans", [0, 12, 300])
+def test_hybrid_batch_shares_the_step_and_equals_search_columns(
+    orphans: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hybrid global step of a batch (``_hybrid_batch``: one graph call, the orphans,
+    the candidates' and siblings' scores each one product for the batch) gives every query
+    the answer of its own call, to the bit: with BM25 rows joining the candidates, graph
+    rows the graph cannot reach (none, fewer than a query fetches, more: then each query's
+    best), rows the graph does not cover yet and deleted ones; and only the queries that
+    must go the one-query way do (no text: dense only)."""
+    emb = BagOfWordsEmbedder()
+    store = _graph_store(None, emb)
+    ann = store._ann
+    assert ann is not None
+    texts = [
+        "alpha beta",
+        "gamma item3x4",
+        "what is omega theta?",
+        "",  # no text: the one-query way
+        "zeta kappa sigma item7x1",
+        "unmatched words only",
+        "alpha beta",  # twice
+        "folder delta",
+    ]
+    qs = emb.embed(texts)
+    qs[5] = emb.embed(["lambda"])[0]  # its BM25 finds nothing: its dense query still counts
+    ann.lock.acquire_read()  # the worker cannot cover what is written now: a tail
+    try:
+        store.upsert(
+            [
+                Node(
+                    uri=f"{R}/d1/new{i}.md",
+                    parent_uri=f"{R}/d1",
+                    context_type=ContextType.RESOURCE,
+                    level=2,
+                    is_leaf=True,
+                    content=f"alpha new{i}",
+                )
+                for i in range(20)
+            ],
+            emb.embed([f"alpha new{i}" for i in range(20)]),
+        )
+        store.delete([f"{R}/d2/f{i}.md" for i in range(10)])
+        rng = np.random.default_rng(orphans)
+        ann.orphans = np.sort(rng.choice(ann.count, orphans, replace=False)).astype(np.int64)
+        ann.recent.clear()
+        assert ann.upto < store._snap.n
+        one_query: list[int] = []
+        real_top = type(store)._search_top
+
+        def spy(self: EmbeddedStore, s: Any, q: Any, *a: Any, **kw: Any) -> Any:
+            one_query.append(1)
+            return real_top(self, s, q, *a, **kw)
+
+        for scope in (Scope(subtrees=(R,), traversal=True), Scope(leaves_only=True)):
+            for limit in (1, 10, 40, 120):
+                monkeypatch.setattr(type(store), "_search_top", spy)
+                one_query.clear()
+                batch = store.search_columns_batch(
+                    qs, scope, limit, query_texts=texts, dense_weight=0.5
+                )
+                assert len(one_query) == 1  # the query with no text
+                monkeypatch.undo()
+                for q, t, got in zip(qs, texts, batch, strict=True):
+                    ann.recent.clear()
+                    one = store.search_columns(q, scope, limit, query_text=t, dense_weight=0.5)
+                    assert (got.uris, got.scores, got.vector_scores, got.lexical_scores) == (
+                        one.uris,
+                        one.scores,
+                        one.vector_scores,
+                        one.lexical_scores,
+                    )
+                    assert (got.parent_uris, got.leaves, got.matches, got.exact) == (
+                        one.parent_uris,
+                        one.leaves,
+                        one.matches,
+                        one.exact,
+                    )
+    finally:
+        ann.lock.release_read()
