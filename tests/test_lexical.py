@@ -183,6 +183,34 @@ def test_subset_scores_equal_full_scores_restricted(rows: list[int]) -> None:
         assert sub.tolist() == pytest.approx(expected, rel=1e-6)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    docs=st.lists(
+        st.lists(st.sampled_from(["w0", "w1", "w2", "w3", "w4"]), min_size=0, max_size=6),
+        min_size=1,
+        max_size=25,
+    ),
+    dead=st.lists(st.integers(0, 30), max_size=8),
+    query=st.lists(st.sampled_from(["w0", "w2", "w4", "zz"]), min_size=0, max_size=3),
+    size=st.integers(0, 40),
+)
+def test_max_score_is_the_max_of_the_padded_scores(
+    docs: list[list[str]], dead: list[int], query: list[str], size: int
+) -> None:
+    """``max_score(q, size)``: the value of ``score(q, size=size).max()`` (0 for size 0),
+    read without that array: below, at and past the scored rows, after deletions, and for a
+    query with no indexed term (then no row is scored)."""
+    idx = plain_index()
+    idx.upsert(np.arange(len(docs)), [" ".join(d) for d in docs])
+    idx.delete(dead)
+    q = " ".join(query)
+    full = idx.score(q, size=size)
+    expected = float(full.max()) if full.size else 0.0
+    assert idx.max_score(q, size) == expected  # (the same float, not an approximation)
+    with pytest.raises(InvalidQueryError):
+        idx.max_score(q, -1)
+
+
 def test_subset_uses_the_cheaper_path_and_both_agree() -> None:
     """A small subset walks its own documents; a large one gathers from the full scores."""
     idx = plain_index()

@@ -741,6 +741,27 @@ class LexicalIndex:
             out[pos] = self._all_scores(recent)[srows]
             return out
 
+    def max_score(self, query: str, size: int) -> float:
+        """``float(score(query, size=size).max())`` (``0.0`` when ``size`` is 0): the query's
+        best BM25 score over rows ``0 .. size-1``, without building that ``size``-long array
+        (a copy of the whole score vector per query, ~0.03-0.07 ms at 100k rows: a hybrid
+        search asks it once per query for its lexical scale), and without scoring any row
+        when no query term is indexed (every score is then 0)."""
+        if not isinstance(query, str):
+            raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
+        if size < 0:
+            raise InvalidQueryError("size must be >= 0")
+        tokens = self._tokenize(query)
+        with self._lock:
+            recent = self._recent_query(tokens)
+            if size == 0 or recent.terms.size == 0:
+                return 0.0
+            full = self._all_scores(recent)
+            k = min(size, full.shape[0])
+            best = float(full[:k].max()) if k else 0.0
+        # (rows past the scored ones score 0, as ``score`` pads them)
+        return max(best, 0.0) if size > k else best
+
     def _maybe_merge_tail(self) -> None:
         if self._m - self._msorted > max(self._merge_min, self._msorted // 8):
             self._merge_tail()

@@ -784,8 +784,7 @@ class _SearchPaths(_StoreAttributes):
         key = (id(s), query_text)
         hit = self._lex_scale_cache.get(key)
         if hit is None:
-            full = lexical.score(query_text, size=s.n)
-            hit = float(full.max()) if full.size else 0.0
+            hit = lexical.max_score(query_text, s.n)  # (the max of score(size=s.n))
             self._lex_scale_cache[key] = hit
             if len(self._lex_scale_cache) > 256:
                 with contextlib.suppress(KeyError):  # a concurrent reader evicted it
