@@ -184,7 +184,7 @@ def main() -> None:
     fair = faiss.SearchParametersHNSW(efSearch=fair_ef)
     print(
         "faiss efSearch sweep (recall@10 on the timed queries): "
-        + ", ".join(f"{ef}: {r:.3f}" for ef, r in sweep)
+        + ", ".join(f"{ef}: {r:.4f}" for ef, r in sweep)
         + f"; smallest >= {args.faiss_recall}: efSearch {fair_ef}"
     )
     chroma = chroma_collection(args.index / "chroma", flat) if args.chromadb else None
@@ -269,6 +269,7 @@ def main() -> None:
     # batches: find_many vs one by one (both configs), and faiss's batch search (2 threads)
     b = args.batch
     qps: dict[str, list[float]] = {}
+    pcpu: dict[str, list[float]] = {}  # process CPU ms per query (usearch's threads counted)
     same = total = 0
     for k in range(args.batches):
         lo = 10 + k * b
@@ -277,16 +278,18 @@ def main() -> None:
         batch = [f"q{i}" for i in range(lo, lo + b)]
         for label, client in (("ctx", ctx), ("default", dflt)):
             forget_answers(store)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             singles = [client.find(t, **KW) for t in batch]
             qps.setdefault(f"single {label}", []).append(b / (time.perf_counter() - t0))
+            pcpu.setdefault(f"single {label}", []).append((time.process_time() - c0) * 1e3 / b)
             many = getattr(client, "find_many", None)
             if many is None:
                 continue
             forget_answers(store)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             res = many(batch, **KW)
             qps.setdefault(f"find_many {label}", []).append(b / (time.perf_counter() - t0))
+            pcpu.setdefault(f"find_many {label}", []).append((time.process_time() - c0) * 1e3 / b)
             total += b
             same += sum(
                 [(m.uri, m.score, m.found_by) for m in r.resources]
@@ -308,7 +311,12 @@ def main() -> None:
     for label in ("ctx", "default"):
         if f"find_many {label}" in med:
             r = med[f"find_many {label}"] / med[f"single {label}"]
-            print(f"  find_many / single ({label}) {r:.2f}")
+            one = statistics.median(pcpu[f"single {label}"])
+            many_c = statistics.median(pcpu[f"find_many {label}"])
+            print(
+                f"  find_many / single ({label}) {r:.2f}; process CPU per query {one:.3f} -> "
+                f"{many_c:.3f} ms ({one / many_c:.2f}x)"
+            )
     if total:
         print(f"  find_many lists identical to find()'s: {same}/{total}")
     print(f"load after: {os.getloadavg()}")
