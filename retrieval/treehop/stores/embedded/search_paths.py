@@ -253,7 +253,9 @@ class _SearchPaths(_StoreAttributes):
         qs = np.asarray(vectors, dtype=np.float32)
         if qs.ndim != 2:
             raise InvalidQueryError("search_columns_batch needs a 2-d array of query vectors")
-        texts = list(query_texts) if query_texts is not None else [None] * qs.shape[0]
+        texts: list[str | None] = (
+            list(query_texts) if query_texts is not None else [None] * qs.shape[0]
+        )
         if len(texts) != qs.shape[0]:
             raise InvalidQueryError("query_texts must have one entry per query vector")
         s = self._snap
