@@ -404,3 +404,25 @@ def test_hybrid_batch_shares_the_step_and_equals_search_columns(
                     )
     finally:
         ann.lock.release_read()
+
+
+def test_hybrid_batch_where_every_query_goes_its_own_way() -> None:
+    """No query of the batch shares the step (none has a text): the shared arrays are empty
+    and every answer is still its own call's."""
+    emb = BagOfWordsEmbedder()
+    store = _graph_store(None, emb)
+    ann = store._ann
+    assert ann is not None
+    qs = emb.embed(["alpha beta", "omega"])
+    scope = Scope(subtrees=(R,), traversal=True)
+    s = store._snap
+    got = store._hybrid_batch(s, qs, [None, ""], scope, None, 10, 0.5, ann)
+    for q, cols in zip(qs, got, strict=True):
+        ann.recent.clear()
+        one = store.search_columns(q, scope, 10, dense_weight=0.5)
+        assert (cols.uris, cols.scores, cols.vector_scores) == (
+            one.uris,
+            one.scores,
+            one.vector_scores,
+        )
+        assert len(cols.uris) == 10
