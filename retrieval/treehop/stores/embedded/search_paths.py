@@ -381,6 +381,9 @@ class _SearchPaths(_StoreAttributes):
             "qkd,qd->qk", s.vectors_of(mat.ravel()).reshape(b, width, s.dim), qs, optimize=False
         )
         dense_m[~real] = -np.inf
+        # (a tie among a query's best rows: its own step may pick other parents' siblings)
+        single |= _top_ties(dense_m, real, 4 * _SIBLING_PARENTS) & (sizes > 0)
+        real &= ~single[:, None]
         owner, sib = _batch_siblings(s, mat, dense_m, real, full)
         sib_d = np.einsum("kd,kd->k", s.vectors_of(sib), qs[owner], optimize=False)
         bounds = np.searchsorted(owner, np.arange(b + 1))
@@ -729,6 +732,10 @@ class _SearchPaths(_StoreAttributes):
         new = _new_pairs(s.n, cand, ok, oq, orow)
         extra = (oq[new], orow[new], od[new])
         cand, dense, ok = _batch_matrix((cand, dense, ok), who, tail, tail_d, extra)
+        # (a tie among a query's best rows: its own step may pick other parents' siblings)
+        single |= _top_ties(dense, ok, 4 * _SIBLING_PARENTS) & who
+        who = ~single
+        ok &= who[:, None]
         # the siblings of every query's best rows (see _sibling_rows), scored in one pass
         owner, sib = _batch_siblings(s, cand, dense, ok, full)
         sib_d = np.einsum("kd,kd->k", s.vectors_of(sib), qs[owner], optimize=False)
@@ -1247,6 +1254,24 @@ def _repeats(cand: IntArray, ok: BoolArray) -> BoolArray:
         return np.zeros(b, dtype=bool)
     r = np.sort(np.where(ok, cand, -1 - np.arange(width)), axis=1)
     out: BoolArray = (r[:, 1:] == r[:, :-1]).any(axis=1)
+    return out
+
+
+def _top_ties(score: F32, ok: BoolArray, m: int) -> BoolArray:
+    """Which queries of a batch (rows of ``score``, real where ``ok``) hold two equal scores
+    among their ``m + 1`` best candidates. :func:`_sibling_rows` orders a query's best rows
+    with an unstable sort, :func:`_batch_siblings` with a stable one: where no two of those
+    scores are equal both read the same rows in the same order (so the same parents and
+    siblings); a query with a tie there (the same text twice in two folders, say) goes the
+    one-query way, so that its siblings are the ones its own step picks."""
+    b, width = score.shape
+    if not width:
+        return np.zeros(b, dtype=bool)
+    k = min(m + 1, width)
+    real = np.where(ok, score, -np.inf)
+    top = np.sort(np.partition(real, width - k, axis=1)[:, width - k :], axis=1)
+    both = (top[:, 1:] > -np.inf) & (top[:, :-1] > -np.inf)
+    out: BoolArray = ((top[:, 1:] == top[:, :-1]) & both).any(axis=1)
     return out
 
 
