@@ -312,7 +312,7 @@ class _SearchPaths(_StoreAttributes):
         A query with no text, or whose graph answer holds fewer than ``limit`` eligible rows
         (alone it would fetch wider), or whose candidates fall short of ``limit`` (alone it
         would go the exact way), goes the one-query way. Measured at 100k rows, batches of
-        32, alternating with the per-query loop it replaces in one process: 0.60 -> 0.44 ms
+        32, alternating with the per-query loop it replaces in one process: 0.61 -> 0.47 ms
         of thread CPU per query (bench/README.md, "Issue 35 round 4")."""
         lexical = self.lexical
         assert lexical is not None
