@@ -126,6 +126,9 @@ def test_a_far_chunk_never_goes_in_without_the_near_one(monkeypatch: pytest.Monk
     small = assemble_context([a, b], max_tokens=_budget_for([a], [a.uri]))
     assert small.uris == [a.uri]
     assert {u for u, _ in small.skipped} == {b.uri, near.uri, far.uri}
+    # a hit an earlier turn of the session already injected still takes its passage along
+    seen = assemble_context([a, b], max_tokens=4000, seen_uris=[b.uri])
+    assert seen.uris == [a.uri, near.uri, far.uri] and (b.uri, "seen") in seen.skipped
 
 
 def _turn(i: int, score: float, around: list[ChunkContext]) -> MatchedContext:

@@ -492,14 +492,17 @@ to its first chunk, under half of it. The top slot is the most likely answer, so
 goes whole; below it, a chunk of a passage is worth its own score, the same score ``find``
 ranked the hits by, so no constant decides between a lower slot's passage and the next hit.
 
-Natural-question dev halves, pooled over five sets (406 questions; ``python
+Natural-question dev halves, pooled over five sets (403 questions; ``python
 bench/bench_context_flags.py --dev``), ctx@500 / 1,000 / 2,000: ``slot`` 0.562 / 0.656 /
 0.741; ``score`` with the top slot whole 0.565 / 0.672 / 0.747 (Django FAQ 0.731 -> 0.769,
 lsof 0.814 -> 0.832, perlfaq 0.729 -> 0.750 at 1,000; no set lower at any budget); ``score``
 with no slot whole 0.538 / 0.653 / 0.726 (lsof and perlfaq lose the answers that continue
 past the top hit); two slots whole 0.562 / 0.661 / 0.747; ``after-hits`` with the top slot
 whole 0.563 / 0.679 / 0.729 (loses 0.018 at 2,000); every hit first, no slot whole 0.492 /
-0.569 / 0.580."""
+0.569 / 0.580. Test halves (436 questions, run once): 0.549 / 0.677 / 0.771 -> 0.548 /
+0.676 / 0.764: Django FAQ and gitfaq gain one question each at 1,000, perlfaq loses two
+(continuations of slot 1-3 answers scored below the next hit); bench/README.md, "Natural
+questions, round 4"."""
 WHOLE_SLOTS = 1
 """How many of the best slots :data:`EXTENSION_ORDER` ``score`` offers whole (hit, then its
 passage), before the extensions of lower slots compete with lower hits by score."""
@@ -736,8 +739,8 @@ def assemble_context(
     for m in contexts:
         reason = packer.refusal(m, excluded, seen)
         inner = requires.get(m.uri)
-        if reason is None and inner is not None and inner not in packer.taken:
-            reason = "budget"  # what it continues did not go in: it would stand alone
+        if reason is None and inner is not None and inner not in packer.taken and inner not in seen:
+            reason = "budget"  # what it continues is in neither this block nor an earlier one
         if reason is None:
             ext_ok = inner is None or EXTENSION_EXCERPTS
             reason = packer.place(m, excerpt=not late and ext_ok)
