@@ -134,11 +134,15 @@ def main() -> None:
                         emb.queries[q.text], q.text, 100, bt.DEFAULT_DENSE_WEIGHT, scope
                     )
                     dense = flat.dense(emb.queries[q.text], 100)
+                    pages = nset.answers_are_pages
                     for b in BUDGETS:
-                        block = "\n\n".join(bn.pack_pieces(pool, b, counter))
-                        got["flat hybrid"][b].append(bn.answer_in_context(block, answers, judge))
-                        block = "\n\n".join(bn.pack_pieces(dense, b, counter))
-                        got["flat dense"][b].append(bn.answer_in_context(block, answers, judge))
+                        for row, ranked in (("flat hybrid", pool), ("flat dense", dense)):
+                            pieces = bn.pack_pieces(ranked, b, counter)
+                            got[row][b].append(
+                                bn.answer_in_context(
+                                    "\n\n".join(pieces), answers, judge, pieces, pages
+                                )
+                            )
                     for v in names:
                         for k, val in VARIANTS[v].items():
                             setattr(ca, k, val)
@@ -147,7 +151,11 @@ def main() -> None:
                                 q.text, max_tokens=b, target_uri=scope, token_counter=counter
                             )
                             assert ctx.tokens <= b
-                            got[v][b].append(bn.answer_in_context(ctx.text, answers, judge))
+                            # (answers that are pages: judged line by line, one line a hit)
+                            lines = ctx.text.splitlines()
+                            got[v][b].append(
+                                bn.answer_in_context(ctx.text, answers, judge, lines, pages)
+                            )
             finally:
                 th.close()
             for r in rows:
