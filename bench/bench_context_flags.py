@@ -1,6 +1,6 @@
 """``assemble_context``'s layout choices for documents, measured one at a time (issue 33).
 
-    python bench/bench_context_flags.py --dev                  # every variant, the 4 sets
+    python bench/bench_context_flags.py --dev                  # every variant, the 5 sets
     python bench/bench_context_flags.py --test --variants new,r3
 
 Each variant sets module constants of :mod:`treehop.context_assembly` (headers, chunk labels,
@@ -37,6 +37,9 @@ OLD: dict[str, Any] = {
     "DOCUMENT_ORDER": False,
     "RESOURCE_HEADERS": "path",
     "FILE_GROUPS": False,
+    "EXTENSION_ORDER": "slot",
+    "WHOLE_SLOTS": 1,
+    "EXTENSION_EXCERPTS": True,
 }
 NEW: dict[str, Any] = {
     "COMPACT_RESOURCE_HEADERS": True,
@@ -48,6 +51,9 @@ NEW: dict[str, Any] = {
     "DOCUMENT_ORDER": False,
     "RESOURCE_HEADERS": "path",
     "FILE_GROUPS": False,
+    "EXTENSION_ORDER": "slot",
+    "WHOLE_SLOTS": 1,
+    "EXTENSION_EXCERPTS": True,
 }
 R3: dict[str, Any] = {
     **NEW,
@@ -56,6 +62,7 @@ R3: dict[str, Any] = {
     "RESOURCE_HEADERS": "suffix",
     "FILE_GROUPS": True,
 }
+R4: dict[str, Any] = {**R3, "EXTENSION_ORDER": "score"}
 VARIANTS: dict[str, dict[str, Any]] = {
     "old": OLD,
     "old+headers": {**OLD, "COMPACT_RESOURCE_HEADERS": True, "CHUNK_LABELS": False},
@@ -74,10 +81,17 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "r3+slots60": {**R3, "SLOT_TOKENS": 60},
     "r3+slots150": {**R3, "SLOT_TOKENS": 150},
     "r3+excerpts-last": {**R3, "EXCERPTS_LAST": True},
+    "r4": R4,
+    "r4-score-all": {**R4, "WHOLE_SLOTS": 0},
+    "r4-two-whole": {**R4, "WHOLE_SLOTS": 2},
+    "r4-after-hits": {**R4, "EXTENSION_ORDER": "after-hits"},
+    "r4-hits-first": {**R4, "EXTENSION_ORDER": "after-hits", "WHOLE_SLOTS": 0},
+    "r4-no-ext-excerpts": {**R4, "EXTENSION_EXCERPTS": False},
 }
 """``new`` is round 2's layout (compact path headers, excerpts, slots for the budget); ``r3``
 today's defaults (round 3: excerpts of whole-file leaves, suffix headers, a group per file,
-document order)."""
+document order); ``r4`` round 4's (a lower slot's passage chunks offered by their own
+score against the next hit, the top slot whole: ``EXTENSION_ORDER``)."""
 BUDGETS = (500, 1000, 2000)
 
 
@@ -120,11 +134,15 @@ def main() -> None:
                         emb.queries[q.text], q.text, 100, bt.DEFAULT_DENSE_WEIGHT, scope
                     )
                     dense = flat.dense(emb.queries[q.text], 100)
+                    pages = nset.answers_are_pages
                     for b in BUDGETS:
-                        block = "\n\n".join(bn.pack_pieces(pool, b, counter))
-                        got["flat hybrid"][b].append(bn.answer_in_context(block, answers, judge))
-                        block = "\n\n".join(bn.pack_pieces(dense, b, counter))
-                        got["flat dense"][b].append(bn.answer_in_context(block, answers, judge))
+                        for row, ranked in (("flat hybrid", pool), ("flat dense", dense)):
+                            pieces = bn.pack_pieces(ranked, b, counter)
+                            got[row][b].append(
+                                bn.answer_in_context(
+                                    "\n\n".join(pieces), answers, judge, pieces, pages
+                                )
+                            )
                     for v in names:
                         for k, val in VARIANTS[v].items():
                             setattr(ca, k, val)
@@ -133,7 +151,11 @@ def main() -> None:
                                 q.text, max_tokens=b, target_uri=scope, token_counter=counter
                             )
                             assert ctx.tokens <= b
-                            got[v][b].append(bn.answer_in_context(ctx.text, answers, judge))
+                            # (answers that are pages: judged line by line, one line a hit)
+                            lines = ctx.text.splitlines()
+                            got[v][b].append(
+                                bn.answer_in_context(ctx.text, answers, judge, lines, pages)
+                            )
             finally:
                 th.close()
             for r in rows:

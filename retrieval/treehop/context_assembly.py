@@ -27,6 +27,7 @@ same counter, so it holds even for tokenizers that are not additive over concate
 from __future__ import annotations
 
 import bisect
+import heapq
 import json
 import math
 import re
@@ -474,6 +475,41 @@ turns by their own score. Measured on LoCoMo's dev conversations
 0.560/0.687/0.777 (slot), 0.424/0.545/0.773 (heads), 0.424/0.542/0.812 (score). A lower
 slot's hit is wrong more often than the top hit's neighbours are useless, and every slot from
 another session costs a header."""
+EXTENSION_ORDER: Literal["slot", "score", "after-hits"] = "score"
+"""How a document slot's extensions (the chunks of its passage around its hit that ``find``
+shows in the slot's text) are offered to the budget (:func:`_by_score`): ``slot`` each right
+after its hit, the whole slot before the next hit; ``score`` the first :data:`WHOLE_SLOTS`
+slots whole, then each extension as soon as its own score against the query is at least the
+next hit's, the others after the last hit (best first); ``after-hits`` the same, but every
+lower slot's extensions after every hit, in slot order. Conversation slots are offered
+whole in every mode (:data:`NEIGHBOUR_ORDER`).
+
+Why: a passage slot is its hit plus the neighbouring chunks of one section or answer, 300-600
+tokens; slot by slot, two or three such slots spent a 1,000-token block while the answer sat
+in slot 5-7, which flat search (five single chunks) reached. Offering every slot's hit first
+loses the other way: an answer written over two or three chunks (lsof, perlfaq) is then cut
+to its first chunk, under half of it. The top slot is the most likely answer, so its passage
+goes whole; below it, a chunk of a passage is worth its own score, the same score ``find``
+ranked the hits by, so no constant decides between a lower slot's passage and the next hit.
+
+Natural-question dev halves, pooled over five sets (403 questions; ``python
+bench/bench_context_flags.py --dev``), ctx@500 / 1,000 / 2,000: ``slot`` 0.562 / 0.656 /
+0.741; ``score`` with the top slot whole 0.565 / 0.672 / 0.747 (Django FAQ 0.731 -> 0.769,
+lsof 0.814 -> 0.832, perlfaq 0.729 -> 0.750 at 1,000; no set lower at any budget); ``score``
+with no slot whole 0.538 / 0.653 / 0.726 (lsof and perlfaq lose the answers that continue
+past the top hit); two slots whole 0.562 / 0.661 / 0.747; ``after-hits`` with the top slot
+whole 0.563 / 0.679 / 0.729 (loses 0.018 at 2,000); every hit first, no slot whole 0.492 /
+0.569 / 0.580. Test halves (436 questions, run once): 0.549 / 0.677 / 0.771 -> 0.548 /
+0.676 / 0.764: Django FAQ and gitfaq gain one question each at 1,000, perlfaq loses two
+(continuations of slot 1-3 answers scored below the next hit); bench/README.md, "Natural
+questions, round 4"."""
+WHOLE_SLOTS = 1
+"""How many of the best slots :data:`EXTENSION_ORDER` ``score`` offers whole (hit, then its
+passage), before the extensions of lower slots compete with lower hits by score."""
+EXTENSION_EXCERPTS = True
+"""Whether an extension that does not fit whole may be cut to an excerpt at its turn (a hit
+always may, :data:`CHUNK_FALLBACK`). Dev halves, pooled, ``score``: 0.565 / 0.672 / 0.747
+with, 0.564 / 0.674 / 0.746 without: the same within a question."""
 COMPACT_TURNS = True
 """A turn's line is ``- Speaker: words``: no label, no day when its session header says it."""
 COMPACT_HEADERS = True
@@ -557,23 +593,27 @@ def _conversation_order(c: ChunkContext) -> tuple[int, int]:
     return (abs(p), p) if NEIGHBOUR_ORDER == "slot-near" else (p, 0)
 
 
-def _unfold_turns(contexts: Sequence[MatchedContext]) -> tuple[list[MatchedContext], set[str]]:
+def _unfold_turns(
+    contexts: Sequence[MatchedContext],
+) -> tuple[list[MatchedContext], set[str], dict[str, str]]:
     """Each memory hit and the turns its slot carries (``memory_context_chars``) as entries of
     their own (the packer fits the budget, dedups across a session's calls and labels line by
     line, so every turn must be its own entry), in the order they are offered to the budget;
-    and the URIs of the conversation turns among them."""
+    the URIs of the conversation turns among them; and, for a document slot's extensions
+    offered by :data:`EXTENSION_ORDER` ``score``, the entry each one continues (the hit, or
+    the extension between it and the hit): it is placed only after that one."""
     heads: list[MatchedContext] = []
     merged: list[MatchedContext] = []
     carried: list[tuple[tuple[float, ...], MatchedContext]] = []
     turns: set[str] = set()
-    slot_order: list[MatchedContext] = []
+    slots: list[tuple[MatchedContext, list[tuple[int, MatchedContext]], bool]] = []
     for rank, m in enumerate(contexts):
         heads.append(m)
         is_turn = _is_turn(m)
         if is_turn:
             turns.add(m.uri)
         near = sorted((c for c in m.collapsed if c.position), key=_conversation_order)
-        slot_order.append(m)
+        entries: list[tuple[int, MatchedContext]] = []
         for c in near:
             entry = m.model_copy(
                 update={
@@ -591,17 +631,77 @@ def _unfold_turns(contexts: Sequence[MatchedContext]) -> tuple[list[MatchedConte
             )
             if is_turn:
                 turns.add(c.uri)
-            slot_order.append(entry)
+            entries.append((c.position or 0, entry))
             if not c.carried:
                 merged.append(entry)
             else:
                 dist = abs(c.position or 0)
                 key = (-c.score,) if NEIGHBOUR_ORDER == "score" else (dist, rank)
                 carried.append((key, entry))
+        slots.append((m, entries, is_turn))
     if NEIGHBOUR_ORDER in ("slot", "slot-near"):
-        return slot_order, turns
+        if EXTENSION_ORDER != "slot":
+            order, requires = _by_score(slots)
+            return order, turns, requires
+        return [e for m, entries, _ in slots for e in (m, *(x for _, x in entries))], turns, {}
     carried.sort(key=lambda kv: kv[0])
-    return [*heads, *merged, *(e for _, e in carried)], turns
+    return [*heads, *merged, *(e for _, e in carried)], turns, {}
+
+
+def _by_score(
+    slots: Sequence[tuple[MatchedContext, list[tuple[int, MatchedContext]], bool]],
+) -> tuple[list[MatchedContext], dict[str, str]]:
+    """The order :data:`EXTENSION_ORDER` offers a block's entries in: the slots' hits in rank
+    order, the first :data:`WHOLE_SLOTS` slots (and every conversation slot) whole; a lower
+    document slot's extensions (the chunks of its passage around the hit, ``position`` -1,
+    -2 ... and +1, +2 ...) working outwards from the hit on each side, each (``score``) as
+    soon as its own score is at least the next hit's, the rest after the last hit, best
+    first (``after-hits``: all after the last hit, in slot order).
+
+    Returns the entries and, for each extension offered this way, the entry it continues
+    (the hit or the extension between it and the hit): :func:`assemble_context` places it
+    only after that one, so a block never shows a passage's far chunk without the near one."""
+    by_score = EXTENSION_ORDER == "score"
+    out: list[MatchedContext] = []
+    requires: dict[str, str] = {}
+    pending: list[tuple[float, int, int, MatchedContext]] = []
+    chains: dict[int, list[MatchedContext]] = {}  # (outer first) by 2 * rank + side
+    seq = 0
+
+    def offer_next(chain_id: int) -> None:
+        nonlocal seq
+        chain = chains.get(chain_id)
+        if chain:
+            e = chain.pop()
+            key = -float(e.score) if by_score else float(chain_id // 2)
+            heapq.heappush(pending, (key, seq, chain_id, e))
+            seq += 1
+
+    def emit_best() -> None:
+        _, _, chain_id, e = heapq.heappop(pending)
+        out.append(e)
+        offer_next(chain_id)
+
+    for rank, (m, entries, is_turn) in enumerate(slots):
+        while by_score and pending and -pending[0][0] >= float(m.score):
+            emit_best()
+        out.append(m)
+        if is_turn or not entries or rank < WHOLE_SLOTS:
+            out.extend(e for _, e in entries)
+            continue
+        for side in (0, 1):
+            chain = sorted(
+                (pe for pe in entries if (pe[0] > 0) == bool(side)), key=lambda pe: abs(pe[0])
+            )
+            inner = m.uri
+            for _, e in chain:
+                requires[e.uri] = inner
+                inner = e.uri
+            chains[2 * rank + side] = [e for _, e in reversed(chain)]
+            offer_next(2 * rank + side)
+    while pending:
+        emit_best()
+    return out, requires
 
 
 def _within_any(uri: str, scopes: Iterable[str]) -> bool:
@@ -625,7 +725,9 @@ def assemble_context(
     """
     quota, order = check_budget(max_tokens, quotas, tiers)
     counter = resolve_counter(token_counter)
-    contexts, turns = _unfold_turns(hits.contexts() if isinstance(hits, FindResult) else list(hits))
+    contexts, turns, requires = _unfold_turns(
+        hits.contexts() if isinstance(hits, FindResult) else list(hits)
+    )
     packer = _Packer(max_tokens, quota, order, counter, contexts, turns)
     packer.before = {
         c.uri for h in contexts for c in h.collapsed if c.position is not None and c.position < 0
@@ -636,8 +738,12 @@ def assemble_context(
     pending: list[MatchedContext] = []
     for m in contexts:
         reason = packer.refusal(m, excluded, seen)
+        inner = requires.get(m.uri)
+        if reason is None and inner is not None and inner not in packer.taken and inner not in seen:
+            reason = "budget"  # what it continues is in neither this block nor an earlier one
         if reason is None:
-            reason = packer.place(m, excerpt=not late)
+            ext_ok = inner is None or EXTENSION_EXCERPTS
+            reason = packer.place(m, excerpt=not late and ext_ok)
             if reason == "budget" and late:
                 pending.append(m)
                 continue
