@@ -288,6 +288,16 @@ ROWS: tuple[Row, ...] = (
         )
         for n in (1500, 3000, 4000)
     ),
+    # round 4 (ranking): hubness among a question's candidates (question_hub_weight)
+    *(
+        Row(
+            f"find-hub{w}",
+            f"find question hub weight {w}",
+            "find",
+            config={"question_hub_weight": w},
+        )
+        for w in (0, 0.125, 0.25, 0.5)
+    ),
     *(
         Row(
             f"find-qd{n}",

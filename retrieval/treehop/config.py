@@ -150,6 +150,20 @@ class RetrievalConfig(BaseModel):
     Flask's, 26 of 500 Django's). Memory searches keep them (a turn answers with its
     neighbours: LoCoMo +0.066 R@10). Dev halves, ``bench/bench_natural.py`` rows ``find`` vs
     ``find-qc1``: see ``bench/README.md``."""
+    question_hub_weight: float = Field(default=0.25, ge=0.0, le=1.0)
+    """For a question-shaped query over documents: each collected leaf's score, minus this
+    times its hubness among the collected leaves (:func:`treehop.hubness.hub_scores`: its
+    mean cosine to its 10 most similar fellow candidates, centred on the candidates' mean),
+    in dense units (times the query's dense weight). 0: off.
+
+    Why: a chunk that resembles every other candidate (an index page, a list of links, an
+    overview of the sections around it) is a *hub*: near the top for many questions, the
+    answer to few. Subtracting its neighbourhood similarity is CSLS (hubness reduction in
+    embedding retrieval, whose own weight is 0.5). On the pooled dev halves of the five
+    natural-question sets (``bench/bench_natural.py --dev``, rows ``find`` and
+    ``find-hub*``) 0.25 won on every FAQ set and held Cranfield (bench/README.md, "Natural
+    questions, round 4 (ranking)"); heading, first-sentence and anchor queries and memory
+    searches are not questions over documents and are not touched."""
     context_neighbour_weight: float = Field(default=0.35, ge=0.0, le=10.0)
     """Tree context (:mod:`treehop.tree_scoring`): weight of the mean own score of a leaf's
     previous and next sibling (adjacent chunks, adjacent conversation turns) in its final score.
