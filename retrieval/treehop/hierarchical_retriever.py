@@ -29,6 +29,7 @@ upper bound, so on the rerank track the seed's stop rule applies (top-k unchange
 from __future__ import annotations
 
 import asyncio
+import heapq
 import operator
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -60,7 +61,7 @@ from .descent import (
 )
 from .errors import TreehopError
 from .filters import MetadataFilter, TagFilter
-from .hubness import MIN_POOL, hub_scores
+from .hubness import HUB_POOL, MIN_POOL, hub_scores
 from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
 from .models import (
     ChunkContext,
@@ -692,11 +693,14 @@ class HierarchicalRetriever:
         (:func:`~treehop.hubness.hub_scores`), in dense units (times the query's dense
         weight). A chunk that resembles all the other candidates (an index, a list of links,
         an overview) gives way to the one that stands out. Vector track only (a reranker's
-        scores are on another scale); one ``get_vectors`` call for the collected leaves."""
+        scores are on another scale); one ``get_vectors`` call for the best
+        ``HUB_POOL`` (100) collected leaves, which alone are compared and corrected."""
         weight = self.config.question_hub_weight
         if not q.question or weight <= 0 or state.track is not Track.VECTOR:
             return
         cands = [c for c in state.collected.values() if c.is_leaf]
+        if len(cands) > HUB_POOL:
+            cands = heapq.nlargest(HUB_POOL, cands, key=operator.attrgetter("final.vec"))
         if len(cands) < MIN_POOL:
             return
         vectors = await self._store_call(self.store.get_vectors, [c.uri for c in cands])

@@ -21,6 +21,11 @@ import numpy.typing as npt
 HUB_NEIGHBOURS = 10
 """``k``, CSLS's neighbourhood size (its paper's value)."""
 
+HUB_POOL = 100
+"""At most this many candidates, the best by score, are compared (and corrected): a deep
+descent may collect every leaf of a small tree (gitfaq: ~360 of 374), and a pool's matrix
+product grows with its square; a candidate below the 100th does not reach a top 10 anyway."""
+
 MIN_POOL = 3
 """Fewer candidates than this carry no neighbourhood to compare: no correction."""
 
