@@ -70,8 +70,8 @@ def test_order_and_length_do_not_matter(x: np.ndarray, perm: list[int], scale: n
     and whatever the vectors' lengths (cosines)."""
     x = x + np.eye(7, 5)  # (no zero rows)
     h = hub_scores(x)
-    assert np.allclose(hub_scores(x[perm]), h[perm], atol=1e-9)
-    assert np.allclose(hub_scores(x * scale[:, None]), h, atol=1e-9)
+    assert np.allclose(hub_scores(x[perm]), h[perm], atol=1e-6)
+    assert np.allclose(hub_scores(x * scale[:, None]), h, atol=1e-6)
 
 
 def _store() -> EmbeddedStore:

@@ -35,19 +35,20 @@ def hub_scores(vectors: npt.ArrayLike, k: int = HUB_NEIGHBOURS) -> npt.NDArray[n
     that over all rows (so the correction moves candidates against each other, never the
     whole list): positive for a hub, negative for an outlier. Zeros for fewer than
     :data:`MIN_POOL` rows; ``k`` is capped at ``rows - 1``. Rows are L2-normalised first
-    (a zero row stays zero and is nobody's neighbour by much)."""
-    x = np.asarray(vectors, dtype=np.float64)
+    (a zero row stays zero and is nobody's neighbour by much); the product in float32, the
+    stored vectors' type."""
+    x = np.asarray(vectors, dtype=np.float32)  # (stored vectors are float32: no copy)
     if x.ndim != 2:
         raise ValueError("vectors must be a 2-d array (one row per candidate)")
     n = x.shape[0]
     if n < MIN_POOL or k < 1:
         return np.zeros(n, dtype=np.float64)
     norms = np.linalg.norm(x, axis=1, keepdims=True)
-    x = x / np.where(norms > 0, norms, 1.0)
+    x = x / np.where(norms > 0, norms, np.float32(1.0))
     sims = x @ x.T
     np.fill_diagonal(sims, -np.inf)
     kk = min(k, n - 1)
     top = np.partition(sims, n - kk, axis=1)[:, n - kk :]
-    r = top.mean(axis=1)
+    r = top.mean(axis=1, dtype=np.float64)
     out: npt.NDArray[np.float64] = r - r.mean()
     return out
