@@ -688,13 +688,14 @@ class HierarchicalRetriever:
         state.frontier.push(uri, final, state.track, hop)
 
     async def _hub_correction(self, q: _Query, state: Descent) -> None:
-        """A question over documents: each collected leaf's score minus
-        ``question_hub_weight`` times its hubness among the collected leaves
-        (:func:`~treehop.hubness.hub_scores`), in dense units (times the query's dense
-        weight). A chunk that resembles all the other candidates (an index, a list of links,
-        an overview) gives way to the one that stands out. Vector track only (a reranker's
-        scores are on another scale); one ``get_vectors`` call for the best
-        ``HUB_POOL`` (100) collected leaves, which alone are compared and corrected."""
+        """A question over documents, with ``question_hub_weight`` > 0 (an option, off by
+        default): each collected leaf's score minus ``question_hub_weight`` times its
+        hubness among the collected leaves (:func:`~treehop.hubness.hub_scores`), in dense
+        units (times the query's dense weight). A chunk that resembles all the other
+        candidates (an index, a list of links, an overview) gives way to the one that
+        stands out. Vector track only (a reranker's scores are on another scale); one
+        ``get_vectors`` call for the best ``HUB_POOL`` (100) collected leaves, which alone
+        are compared and corrected."""
         weight = self.config.question_hub_weight
         if not q.question or weight <= 0 or state.track is not Track.VECTOR:
             return

@@ -8,9 +8,12 @@ mean similarity of the candidate to its ``k`` nearest neighbours: ``cos(q, x) - 
 (the query's own term is the same for every candidate and drops out of a ranking).
 
 Here ``r(x)`` is measured among the query's own candidates (the leaves a find collected),
-not the whole corpus: no index-time pass over every pair, a ~50-leaf matrix product per
-query, and the question it answers ("does this chunk resemble the other candidates more
-than they resemble each other?") is the local one that separates a hub from an answer.
+not the whole corpus: no index-time pass over every pair, a product over at most 100
+candidates per query, and the question it answers ("does this chunk resemble the other
+candidates more than they resemble each other?") is the local one that separates a hub
+from an answer.
+Used by ``RetrievalConfig.question_hub_weight`` (off by default: bench/README.md, "Natural
+questions, round 4 (ranking)").
 """
 
 from __future__ import annotations
