@@ -47,11 +47,11 @@ def hub_scores(vectors: npt.ArrayLike, k: int = HUB_NEIGHBOURS) -> npt.NDArray[n
     if n < MIN_POOL or k < 1:
         return np.zeros(n, dtype=np.float64)
     norms = np.linalg.norm(x, axis=1, keepdims=True)
-    x = x / np.where(norms > 0, norms, np.float32(1.0))
-    sims = x @ x.T
+    unit = (x / np.where(norms > 0, norms, np.float32(1.0))).astype(np.float32, copy=False)
+    sims = unit @ unit.T
     np.fill_diagonal(sims, -np.inf)
     kk = min(k, n - 1)
     top = np.partition(sims, n - kk, axis=1)[:, n - kk :]
-    r = top.mean(axis=1, dtype=np.float64)
+    r: npt.NDArray[np.float64] = top.astype(np.float64).mean(axis=1)
     out: npt.NDArray[np.float64] = r - r.mean()
     return out
