@@ -13,7 +13,8 @@ then built into ``find()`` and measured by ``bench_natural.py`` (which decides).
 Variants:
 
 * ``rocchio kK bB``: dense pseudo-relevance feedback: the query vector plus ``B`` times the
-  unit mean of the base's top ``K`` leaves, re-normalised, fused again;
+  unit mean of the base's top ``K`` leaves, re-normalised, fused again; ``words>=N`` /
+  ``coherence>=C``: only for queries of N+ words / whose top dense hits are that coherent;
 * ``doc max lamL``: plus ``L`` times the best score of the leaf's document (tree evidence);
 * ``passage mean lamL``: plus ``L`` times the mean score of the leaf's passage;
 * ``centred``: cosines after subtracting the corpus mean vector (anisotropy);
@@ -186,6 +187,23 @@ def _rocchio(k: int, beta: float) -> Variant:
     return f
 
 
+def _rocchio_gated(k: int, beta: float, min_words: int = 0, min_coherence: float = -1.0) -> Variant:
+    """Rocchio only for a query of at least ``min_words`` words whose top ``k`` dense hits
+    are coherent (mean pairwise cosine at least ``min_coherence``); the base otherwise."""
+    prf = _rocchio(k, beta)
+
+    def f(s: SetData, q: Q) -> F:
+        if len(q.text.split()) < min_words:
+            return _base(s, q)
+        top = s.matrix[np.argsort(-(s.matrix @ q.vec))[:k]]
+        sims = top @ top.T
+        if (sims.sum() - np.trace(sims)) / (k * (k - 1)) < min_coherence:
+            return _base(s, q)
+        return prf(s, q)
+
+    return f
+
+
 def _doc_max(lam: float) -> Variant:
     def f(s: SetData, q: Q) -> F:
         b = _base(s, q)
@@ -251,6 +269,12 @@ VARIANTS: dict[str, Variant] = {
     "dense only": lambda s, q: s.matrix @ q.vec,
     "base (w0.8 /best, today)": _base,
     **{f"rocchio k{k} b{b}": _rocchio(k, b) for k in (3, 5, 10) for b in (0.25, 0.5, 1.0)},
+    **{f"rocchio k3 b0.5 words>={w}": _rocchio_gated(3, 0.5, min_words=w) for w in (8, 10, 12)},
+    **{f"rocchio k5 b0.5 words>={w}": _rocchio_gated(5, 0.5, min_words=w) for w in (8, 10, 12)},
+    **{
+        f"rocchio k3 b0.5 coherence>={c}": _rocchio_gated(3, 0.5, min_coherence=c)
+        for c in (0.5, 0.6, 0.7)
+    },
     **{f"doc max lam{x}": _doc_max(x) for x in (0.1, 0.25, 0.5)},
     **{f"passage mean lam{x}": _passage_mean(x) for x in (0.25, 0.5)},
     "centred": _centred,
