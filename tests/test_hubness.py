@@ -18,7 +18,7 @@ from hypothesis.extra.numpy import arrays
 
 from treehop import RetrievalConfig
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from treehop.hubness import HUB_NEIGHBOURS, MIN_POOL, hub_scores
+from treehop.hubness import HUB_NEIGHBOURS, HUB_POOL, MIN_POOL, hub_scores
 from treehop.models import ContextType, Node, TypedQuery
 from treehop.stores.embedded import EmbeddedStore
 
@@ -148,3 +148,56 @@ def test_keyword_queries_are_not_corrected() -> None:
     base = _ranked(store, "build failure", RetrievalConfig(question_hub_weight=0.0))
     for w in (0.25, 1.0):
         assert _ranked(store, "build failure", RetrievalConfig(question_hub_weight=w)) == base
+
+
+def test_only_the_best_hub_pool_leaves_are_compared() -> None:
+    """A descent that collects more than ``HUB_POOL`` leaves corrects the best 100 only:
+    the others keep their scores (and the product stays 100 x 100)."""
+    rng = np.random.default_rng(7)
+    n = HUB_POOL + 30
+    nodes = [
+        Node(uri=R, parent_uri=None, context_type=ContextType.RESOURCE, level=0, is_leaf=False),
+        Node(
+            uri=f"{R}/docs",
+            parent_uri=R,
+            context_type=ContextType.RESOURCE,
+            level=1,
+            is_leaf=False,
+            abstract="docs",
+        ),
+    ]
+    vectors = [_unit((7, 1.0)), _unit((6, 1.0))]
+    for i in range(n):
+        nodes.append(
+            Node(
+                uri=f"{R}/docs/n{i:03d}.md",
+                parent_uri=f"{R}/docs",
+                context_type=ContextType.RESOURCE,
+                level=2,
+                is_leaf=True,
+                content=f"note {i}",
+            )
+        )
+        v = rng.normal(size=DIM).astype(np.float32)
+        v[0] = 3.0 - 2.0 * i / n  # a spread of cosines with the query, all positive
+        vectors.append(v / np.linalg.norm(v))
+    store = EmbeddedStore()
+    store.upsert(nodes, np.stack(vectors))
+
+    def scores(w: float) -> dict[str, float]:
+        req = RetrievalRequest(
+            query=TypedQuery(query="Why does my build fail?"),
+            vector=_unit((0, 1.0)),
+            roots=[R],
+            limit=n,
+        )
+        cfg = RetrievalConfig(question_hub_weight=w)
+        result = asyncio.run(HierarchicalRetriever(store, cfg).retrieve(req))
+        return {m.uri: m.score for m in result.matched_contexts}
+
+    off, on = scores(0.0), scores(0.5)
+    assert len(off) > HUB_POOL and off.keys() == on.keys()
+    changed = [u for u in off if on[u] != pytest.approx(off[u], abs=1e-12)]
+    assert HUB_POOL - 5 <= len(changed) <= HUB_POOL
+    best = sorted(off, key=off.__getitem__, reverse=True)
+    assert set(best[-20:]).isdisjoint(changed)  # the weakest are outside the pool
