@@ -288,6 +288,16 @@ ROWS: tuple[Row, ...] = (
         )
         for n in (1500, 3000, 4000)
     ),
+    # round 4 (ranking): hubness among a question's candidates (question_hub_weight)
+    *(
+        Row(
+            f"find-hub{w}",
+            f"find question hub weight {w}",
+            "find",
+            config={"question_hub_weight": w},
+        )
+        for w in (0, 0.125, 0.25, 0.5)
+    ),
     *(
         Row(
             f"find-qd{n}",
@@ -599,6 +609,7 @@ def evaluate_set(
     budgets: Sequence[int],
     max_queries: int,
     notes: list[str],
+    ranks: list[dict[str, Any]] | None = None,
 ) -> list[TableRow]:
     embedder = bt.MemoEmbedder(cached)
     th = Treehop(None, embedder=embedder, config=RetrievalConfig())
@@ -653,6 +664,8 @@ def evaluate_set(
                 f"{nset.name}/{half}: {len(qs)} queries x {len(rows)} rows in "
                 f"{time.perf_counter() - t0:.0f}s"
             )
+            if ranks is not None:
+                ranks.extend(first_ranks(runs, qs, judge_, nset.name, half))
             groups = [(nset.name, qs)]
             if len(kinds) > 1:
                 groups += [(f"{nset.name}/{k}", [q for q in qs if q.kind == k]) for k in kinds]
@@ -673,6 +686,36 @@ def evaluate_set(
         return out
     finally:
         th.close()
+
+
+def first_ranks(
+    runs: Sequence[RowRun],
+    queries: Sequence[ns.NaturalQuestion],
+    judge_: Judge,
+    dataset: str,
+    half: str,
+) -> list[dict[str, Any]]:
+    """Per question and row: the rank (1-100) of the first result that delivers an answer,
+    ``None`` when none of the 100 does, and the first result's opening words (``--ranks``:
+    the per-question view that explains a row's loss)."""
+    out: list[dict[str, Any]] = []
+    for q in queries:
+        answers = [a for a, _ in q.answers]
+        for rr in runs:
+            texts = rr.texts[100][q.qid]
+            rank = next((i + 1 for i, t in enumerate(texts) if judge_.units(t, answers)), None)
+            out.append(
+                {
+                    "dataset": dataset,
+                    "half": half,
+                    "row": rr.row.key,
+                    "qid": q.qid,
+                    "question": q.text,
+                    "rank": rank,
+                    "top": " ".join(texts[0].split()[:20]) if texts else "",
+                }
+            )
+    return out
 
 
 def print_table(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
@@ -805,6 +848,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--max-queries", type=int, default=0, help="N per half (0 = all)")
     ap.add_argument("--json", type=Path, help="write every row to this JSON file")
     ap.add_argument(
+        "--ranks",
+        type=Path,
+        help="write each question's first-answer rank per row (1-100, null: none) to this JSON",
+    )
+    ap.add_argument(
         "--merge",
         type=Path,
         nargs="+",
@@ -837,10 +885,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     cached = ds.default_embedder()
     notes: list[str] = []
     table: list[TableRow] = []
+    ranks: list[dict[str, Any]] | None = [] if args.ranks else None
     t0 = time.perf_counter()
     for name in names:
         nset = ns.load_natural_set(name, cached)
-        table += evaluate_set(nset, rows, halves, cached, budgets, args.max_queries, notes)
+        table += evaluate_set(nset, rows, halves, cached, budgets, args.max_queries, notes, ranks)
     print_report(table, budgets)
     for n in notes:
         print(f"- {n}")
@@ -850,6 +899,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"{bt.SPLIT_SEED}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; p50 = the "
         f"limit-10 call, rows interleaved; total {time.perf_counter() - t0:.0f}s"
     )
+    if args.ranks and ranks is not None:
+        args.ranks.write_text(json.dumps(ranks, indent=0) + "\n")
     if args.json:
         args.json.write_text(
             json.dumps(

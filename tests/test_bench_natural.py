@@ -263,6 +263,28 @@ def test_every_row_runs_end_to_end_and_flat_rows_find_distinct_answers(tmp_path:
     assert any("LangChain row" in n for n in notes) and any("LlamaIndex row" in n for n in notes)
 
 
+def test_ranks_give_each_questions_first_answer_rank_per_row(tmp_path: Path) -> None:
+    """``--ranks``: one record per question and row, its first-answer rank agreeing with the
+    row's MRR@10 (flat rows: their limit-10 list is the head of their limit-100 list)."""
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    nset = _tiny_set(tmp_path / "tiny")
+    rows = bn.parse_rows("flat-dense,flat-bm25,find")
+    ranks: list[dict[str, object]] = []
+    table = bn.evaluate_set(nset, rows, ["dev", "test"], BagOfWordsEmbedder(), [], 0, [], ranks)
+    assert len(ranks) == len(nset.questions) * len(rows)
+    assert {(r["qid"], r["row"]) for r in ranks} == {
+        (q.qid, row.key) for q in nset.questions for row in rows
+    }
+    assert all(r["rank"] == 1 for r in ranks if r["row"] == "flat-bm25")
+    for t in table:
+        if t.key == "find" or not t.scores.n:
+            continue
+        got = [r["rank"] for r in ranks if r["row"] == t.key and r["half"] == t.half]
+        rr = [1 / r if isinstance(r, int) and r <= 10 else 0.0 for r in got]
+        assert sum(rr) / len(rr) == pytest.approx(t.scores.mrr10)
+
+
 def test_page_answers_count_in_context_by_piece() -> None:
     """A whole page as the answer (the derived kind): a block with one passage of the page
     among others holds it, though the block is not half from that page."""

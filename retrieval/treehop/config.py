@@ -150,6 +150,23 @@ class RetrievalConfig(BaseModel):
     Flask's, 26 of 500 Django's). Memory searches keep them (a turn answers with its
     neighbours: LoCoMo +0.066 R@10). Dev halves, ``bench/bench_natural.py`` rows ``find`` vs
     ``find-qc1``: see ``bench/README.md``."""
+    question_hub_weight: float = Field(default=0.0, ge=0.0, le=1.0)
+    """For a question-shaped query over documents: each collected leaf's score, minus this
+    times its hubness among the best 100 collected leaves (:func:`treehop.hubness.
+    hub_scores`: its mean cosine to its 10 most similar fellow candidates, centred on the
+    candidates' mean), in dense units (times the query's dense weight). 0 (the default): off.
+
+    What it is for: a chunk that resembles every other candidate (an index page, a list of
+    links, an overview of the sections around it) is a *hub*, near the top for many
+    questions and the answer to few; subtracting its neighbourhood similarity is CSLS-style
+    hubness reduction. Why it is off: on the pooled dev halves of the five natural-question
+    sets 0.25 won (nDCG@10 0.696 -> 0.701, ctx@1000 0.656 -> 0.667; Django +0.021, lsof
+    +0.007, perlfaq +0.005, Cranfield -0.001), but the held-out test halves did not agree
+    (pooled nDCG@10 0.723 -> 0.718; perlfaq -0.013, Cranfield -0.010, which takes Cranfield
+    under the +0.02 goal; gitfaq +0.015, lsof +0.007, Django +0.003), and it costs ~1 ms a
+    find. It helps FAQ pages with index-like neighbours (Django, gitfaq, lsof on both
+    halves); it is left as an option for them. bench/README.md, "Natural questions, round 4
+    (ranking)"; rows ``find-hub*`` of ``bench/bench_natural.py``."""
     context_neighbour_weight: float = Field(default=0.35, ge=0.0, le=10.0)
     """Tree context (:mod:`treehop.tree_scoring`): weight of the mean own score of a leaf's
     previous and next sibling (adjacent chunks, adjacent conversation turns) in its final score.

@@ -29,6 +29,7 @@ upper bound, so on the rerank track the seed's stop rule applies (top-k unchange
 from __future__ import annotations
 
 import asyncio
+import heapq
 import operator
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -60,6 +61,7 @@ from .descent import (
 )
 from .errors import TreehopError
 from .filters import MetadataFilter, TagFilter
+from .hubness import HUB_POOL, MIN_POOL, hub_scores
 from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
 from .models import (
     ChunkContext,
@@ -313,6 +315,7 @@ class HierarchicalRetriever:
                 state.stop_reason = f"top-{req.limit} unchanged for {rounds} rounds"
                 break
         await self._tree_context(q, state, result)
+        await self._hub_correction(q, state)
         if q.tag_evidence is not None and state.track is Track.VECTOR:
             apply_tag_evidence(
                 state.collected.values(), q.tag_evidence, self.config.tag_evidence_weight
@@ -683,6 +686,29 @@ class HierarchicalRetriever:
         elif not state.passes(final):
             return
         state.frontier.push(uri, final, state.track, hop)
+
+    async def _hub_correction(self, q: _Query, state: Descent) -> None:
+        """A question over documents, with ``question_hub_weight`` > 0 (an option, off by
+        default): each collected leaf's score minus ``question_hub_weight`` times its
+        hubness among the collected leaves (:func:`~treehop.hubness.hub_scores`), in dense
+        units (times the query's dense weight). A chunk that resembles all the other
+        candidates (an index, a list of links, an overview) gives way to the one that
+        stands out. Vector track only (a reranker's scores are on another scale); one
+        ``get_vectors`` call for the best ``HUB_POOL`` (100) collected leaves, which alone
+        are compared and corrected."""
+        weight = self.config.question_hub_weight
+        if not q.question or weight <= 0 or state.track is not Track.VECTOR:
+            return
+        cands = [c for c in state.collected.values() if c.is_leaf]
+        if len(cands) > HUB_POOL:
+            cands = heapq.nlargest(HUB_POOL, cands, key=operator.attrgetter("final.vec"))
+        if len(cands) < MIN_POOL:
+            return
+        vectors = await self._store_call(self.store.get_vectors, [c.uri for c in cands])
+        hub = hub_scores(vectors)
+        scale = weight * q.dense_weight
+        for c, h in zip(cands, hub.tolist(), strict=True):
+            c.final = score_of(c.final.vec - scale * h, c.final.rr)
 
     async def _tree_context(self, q: _Query, state: Descent, result: QueryResult) -> None:
         """Rescore the best leaves with their tree context (:mod:`treehop.tree_scoring`).

@@ -1,0 +1,332 @@
+"""Ranking ideas for natural questions, screened over the flat rows' own index in one pass.
+
+Issue 33, round 4 (ranking). Each variant re-scores every leaf of a natural-question set (the
+same leaves, MiniLM vectors and treehop BM25 as ``bench_natural.py``'s flat rows) from the
+question's dense cosines ``d`` and BM25 scores, and is judged the way ``find()`` delivers a
+question's results: one slot per *passage* (the best-scored leaf of each run of chunks of one
+answer or section, ``passage_start``), the slot's text the leaf grown over its passage's
+neighbours up to 3,000 characters (``question_context_chars``), nDCG@10 by word 5-gram overlap
+(``bench_natural.Judge``). The base is today's question fusion, ``0.8*d + 0.2*bm25/best``.
+No store code changes, so a dozen variants compare in a minute; a variant that wins here is
+then built into ``find()`` and measured by ``bench_natural.py`` (which decides).
+
+Variants:
+
+* ``rocchio kK bB``: dense pseudo-relevance feedback: the query vector plus ``B`` times the
+  unit mean of the base's top ``K`` leaves, re-normalised, fused again; ``words>=N`` /
+  ``coherence>=C``: only for queries of N+ words / whose top dense hits are that coherent;
+* ``doc max lamL``: plus ``L`` times the best score of the leaf's document (tree evidence);
+* ``passage mean lamL``: plus ``L`` times the mean score of the leaf's passage;
+* ``centred``: cosines after subtracting the corpus mean vector (anisotropy);
+* ``hub kK lamL``: minus ``0.8*L`` times the leaf's hubness: its mean cosine to its ``K``
+  nearest leaves of the corpus, centred (CSLS: ``L`` = 0.5); ``pool100``: hubness among the
+  base's top 100 leaves only (what ``question_hub_weight`` does in ``find()``);
+* ``question-chunk penalty``: minus a constant for a leaf that holds a question (a "?").
+
+    python bench/bench_rank_screen.py            # dev halves of the five natural sets
+    python bench/bench_rank_screen.py --test
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import re  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_natural as bn  # noqa: E402
+import bench_tree as bt  # noqa: E402
+import datasets as ds  # noqa: E402
+import natural_sets as ns  # noqa: E402
+from treehop import RetrievalConfig, Treehop  # noqa: E402
+
+F = npt.NDArray[np.float64]
+SLOT_CHARS = 3000
+QUESTION_W = 0.8
+_QMARK = re.compile(r"\?(\s|$)")
+
+
+@dataclass
+class Q:
+    text: str
+    vec: F
+    lex: F
+    answers: list[str]
+    rel: dict[str, int]
+
+
+@dataclass
+class SetData:
+    """One set's leaves (vectors, texts, passage and document ids) and one half's questions."""
+
+    matrix: F
+    texts: list[str]
+    passage: npt.NDArray[np.int64]
+    document: npt.NDArray[np.int64]
+    questions: list[Q]
+    extra: dict[str, Any] = field(default_factory=dict)
+    slots: dict[int, str] = field(default_factory=dict)
+
+    def slot_text(self, i: int) -> str:
+        """Leaf ``i`` grown over its passage's neighbours (after, then before) up to
+        ``SLOT_CHARS``, as a question's passage slot shows it."""
+        got = self.slots.get(i)
+        if got is not None:
+            return got
+        lo = hi = i
+        size, n, p = len(self.texts[i]), len(self.texts), self.passage
+        while True:
+            grew = False
+            if hi + 1 < n and p[hi + 1] == p[i] and size + len(self.texts[hi + 1]) <= SLOT_CHARS:
+                hi += 1
+                size += len(self.texts[hi])
+                grew = True
+            if lo > 0 and p[lo - 1] == p[i] and size + len(self.texts[lo - 1]) <= SLOT_CHARS:
+                lo -= 1
+                size += len(self.texts[lo])
+                grew = True
+            if not grew:
+                break
+        self.slots[i] = "\n\n".join(self.texts[lo : hi + 1])
+        return self.slots[i]
+
+
+def load(name: str, half: str, cached: Any) -> SetData:
+    nset = ns.load_natural_set(name, cached)
+    emb = bt.MemoEmbedder(cached)
+    th = Treehop(None, embedder=emb, config=RetrievalConfig())
+    try:
+        th.add_resource(str(nset.root), target_uri=f"viking://resources/{nset.name}")
+        flat = bn.Flat(th)
+        leaves = [n for n in th.store.iter_nodes(None) if n.is_leaf]
+        passage, documents = [], {}
+        cur, last = -1, None
+        for n in leaves:
+            if n.parent_uri != last or n.metadata.get("passage_start"):
+                cur += 1
+            last = n.parent_uri
+            passage.append(cur)
+            documents.setdefault(n.parent_uri, len(documents))
+        dev, test = bt.split_halves([q.qid for q in nset.questions])
+        ids = set(dev if half == "dev" else test)
+        qs = [q for q in nset.questions if q.qid in ids]
+        emb.prepare([q.text for q in qs])
+        out = [
+            Q(
+                q.text,
+                np.asarray(emb.queries[q.text], dtype=np.float64),
+                flat.lexical.score(q.text, size=len(leaves)).astype(np.float64),
+                [a for a, _ in q.answers],
+                {f"a{i}": g for i, (_, g) in enumerate(q.answers)},
+            )
+            for q in qs
+        ]
+        return SetData(
+            flat.matrix.astype(np.float64),
+            list(flat.texts),
+            np.asarray(passage, dtype=np.int64),
+            np.asarray([documents[n.parent_uri] for n in leaves], dtype=np.int64),
+            out,
+        )
+    finally:
+        th.close()
+
+
+def fuse(d: F, lex: F, w: float = QUESTION_W) -> F:
+    best = float(lex.max())
+    out: F = w * d + (1 - w) * lex / (best if best > 0 else 1.0)
+    return out
+
+
+def _unit(v: F) -> F:
+    out: F = v / (np.linalg.norm(v) + 1e-12)
+    return out
+
+
+def _group_max(x: F, groups: npt.NDArray[np.int64]) -> F:
+    out = np.full(int(groups.max()) + 1, -np.inf)
+    np.maximum.at(out, groups, x)
+    return out
+
+
+def _hubness(x: F, k: int) -> F:
+    s = x @ x.T
+    np.fill_diagonal(s, -np.inf)
+    kk = min(k, len(x) - 1)
+    r = np.partition(s, len(x) - kk, axis=1)[:, len(x) - kk :].mean(axis=1)
+    out: F = r - r.mean()
+    return out
+
+
+Variant = Callable[[SetData, Q], F]
+
+
+def _base(s: SetData, q: Q) -> F:
+    return fuse(s.matrix @ q.vec, q.lex)
+
+
+def _rocchio(k: int, beta: float) -> Variant:
+    def f(s: SetData, q: Q) -> F:
+        top = np.argsort(-_base(s, q))[:k]
+        q2 = _unit(q.vec + beta * _unit(s.matrix[top].mean(axis=0)))
+        return fuse(s.matrix @ q2, q.lex)
+
+    return f
+
+
+def _rocchio_gated(k: int, beta: float, min_words: int = 0, min_coherence: float = -1.0) -> Variant:
+    """Rocchio only for a query of at least ``min_words`` words whose top ``k`` dense hits
+    are coherent (mean pairwise cosine at least ``min_coherence``); the base otherwise."""
+    prf = _rocchio(k, beta)
+
+    def f(s: SetData, q: Q) -> F:
+        if len(q.text.split()) < min_words:
+            return _base(s, q)
+        top = s.matrix[np.argsort(-(s.matrix @ q.vec))[:k]]
+        sims = top @ top.T
+        if (sims.sum() - np.trace(sims)) / (k * (k - 1)) < min_coherence:
+            return _base(s, q)
+        return prf(s, q)
+
+    return f
+
+
+def _doc_max(lam: float) -> Variant:
+    def f(s: SetData, q: Q) -> F:
+        b = _base(s, q)
+        out: F = b + lam * _group_max(b, s.document)[s.document]
+        return out
+
+    return f
+
+
+def _passage_mean(lam: float) -> Variant:
+    def f(s: SetData, q: Q) -> F:
+        b = _base(s, q)
+        n = int(s.passage.max()) + 1
+        total = np.zeros(n)
+        np.add.at(total, s.passage, b)
+        out: F = b + lam * (total / np.bincount(s.passage, minlength=n))[s.passage]
+        return out
+
+    return f
+
+
+def _centred(s: SetData, q: Q) -> F:
+    if "centred" not in s.extra:
+        mu = s.matrix.mean(axis=0)
+        c = s.matrix - mu
+        s.extra["centred"] = (mu, c / np.linalg.norm(c, axis=1, keepdims=True))
+    mu, c = s.extra["centred"]
+    return fuse(c @ _unit(q.vec - mu), q.lex)
+
+
+def _hub(k: int, lam: float) -> Variant:
+    def f(s: SetData, q: Q) -> F:
+        key = f"hub{k}"
+        if key not in s.extra:
+            s.extra[key] = _hubness(s.matrix, k)
+        return fuse(s.matrix @ q.vec - lam * s.extra[key], q.lex)
+
+    return f
+
+
+def _hub_pool(lam: float, pool: int = 100, k: int = 10) -> Variant:
+    def f(s: SetData, q: Q) -> F:
+        b = _base(s, q)
+        top = np.argsort(-b)[:pool]
+        out = np.full_like(b, -9.0)
+        out[top] = b[top] - QUESTION_W * lam * _hubness(s.matrix[top], k)
+        return out
+
+    return f
+
+
+def _question_penalty(lam: float) -> Variant:
+    def f(s: SetData, q: Q) -> F:
+        if "hasq" not in s.extra:
+            s.extra["hasq"] = np.array([1.0 if _QMARK.search(t) else 0.0 for t in s.texts])
+        out: F = _base(s, q) - QUESTION_W * lam * s.extra["hasq"]
+        return out
+
+    return f
+
+
+VARIANTS: dict[str, Variant] = {
+    "dense only": lambda s, q: s.matrix @ q.vec,
+    "base (w0.8 /best, today)": _base,
+    **{f"rocchio k{k} b{b}": _rocchio(k, b) for k in (3, 5, 10) for b in (0.25, 0.5, 1.0)},
+    **{f"rocchio k3 b0.5 words>={w}": _rocchio_gated(3, 0.5, min_words=w) for w in (8, 10, 12)},
+    **{f"rocchio k5 b0.5 words>={w}": _rocchio_gated(5, 0.5, min_words=w) for w in (8, 10, 12)},
+    **{
+        f"rocchio k3 b0.5 coherence>={c}": _rocchio_gated(3, 0.5, min_coherence=c)
+        for c in (0.5, 0.6, 0.7)
+    },
+    **{f"doc max lam{x}": _doc_max(x) for x in (0.1, 0.25, 0.5)},
+    **{f"passage mean lam{x}": _passage_mean(x) for x in (0.25, 0.5)},
+    "centred": _centred,
+    **{f"hub k{k} lam{x}": _hub(k, x) for k in (5, 10, 20) for x in (0.25, 0.5)},
+    **{f"hub pool100 k10 lam{x}": _hub_pool(x) for x in (0.25, 0.5)},
+    **{f"question-chunk penalty {x}": _question_penalty(x) for x in (0.02, 0.05, 0.1)},
+}
+
+
+def ndcg(scores: F, s: SetData, q: Q, judge: bn.Judge) -> float:
+    """nDCG@10 of one slot per passage, each judged on its slot text."""
+    ranked: list[frozenset[str]] = []
+    seen: set[int] = set()
+    for i in np.argsort(-scores, kind="stable")[:300].tolist():
+        p = int(s.passage[i])
+        if p in seen:
+            continue
+        seen.add(p)
+        ranked.append(judge.units(s.slot_text(i), q.answers))
+        if len(ranked) == 10:
+            break
+    return bt.ndcg_at(ranked, q.rel, 10)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--test", action="store_true", help="the test halves (default: dev)")
+    ap.add_argument("--sets", default=",".join(ns.NATURAL_SETS))
+    args = ap.parse_args(argv)
+    half = "test" if args.test else "dev"
+    names = args.sets.split(",")
+    cached = ds.default_embedder()
+    judge = bn.Judge()
+    per: dict[str, dict[str, list[float]]] = {k: {} for k in VARIANTS}
+    for name in names:
+        s = load(name, half, cached)
+        for key, fn in VARIANTS.items():
+            per[key][name] = [ndcg(fn(s, q), s, q, judge) for q in s.questions]
+    faq = [n for n in names if n != "cranfield"]
+
+    def pooled(key: str, among: Sequence[str]) -> float:
+        got = [x for n in among for x in per[key][n]]
+        return float(np.mean(got)) if got else 0.0
+
+    first = next(iter(VARIANTS))
+    counts = " | ".join(f"{n} ({len(per[first][n])})" for n in names)
+    print(f"| nDCG@10, {half} | {counts} | pooled FAQ | pooled all |")
+    print("|---" * (len(names) + 3) + "|")
+    for key in VARIANTS:
+        cells = " | ".join(f"{np.mean(per[key][n]):.3f}" for n in names)
+        print(f"| {key} | {cells} | {pooled(key, faq):.3f} | {pooled(key, names):.3f} |")
+
+
+if __name__ == "__main__":
+    main()
