@@ -255,10 +255,16 @@ class _VectorRows:
         buf = np.empty((total, self.dim), np.float32)
         mv = memoryview(buf).cast("B")
         rb = self.row_bytes
+        fd, preadv = self.file.fd, os.preadv
         at = 0
-        for a, ln in zip((starts * rb).tolist(), (lens * rb).tolist(), strict=True):
-            self.file.read_into(mv[at : at + ln], a)
-            at += ln
+        try:
+            for a, ln in zip((starts * rb).tolist(), (lens * rb).tolist(), strict=True):
+                # (the call inline: one per range, ~100 per find at 1M rows)
+                if preadv(fd, [mv[at : at + ln]], a) != ln:
+                    self.file.read_into(mv[at : at + ln], a)  # short: finish, or raise
+                at += ln
+        except OSError as exc:
+            raise IndexCorruptError(f"{self.file.name}: {exc.strerror or exc}") from exc
         if total == k and order is None:
             return buf  # (sorted, distinct, no rows between: the buffer is the answer)
         counts = np.diff(np.concatenate(([0], brk, [k])))
