@@ -577,21 +577,14 @@ def _exact_uris(tree: LightTree, qs: F32) -> list[set[str]]:
 
 
 def stage_reads(path: Path, tree: LightTree, qs: F32) -> dict[str, Any]:
-    """find() with the saved vectors read through the map (``map``: the code before this
-    stage existed, forced by raising ``manifest.READ_VECTORS_BYTES``) and by ``pread``
-    (``pread``: the default at this size), two stores on the same index in one process,
+    """find() with the saved vectors read through the map (``vector_reads="map"``: as
+    before the setting existed) and by ``pread`` (``"auto"``, the default: ``"read"`` at
+    this size), two stores on the same index in one process,
     queries interleaved: p50 and recall@10, and whether their lists are identical."""
-    from treehop.stores.embedded import manifest as emb_manifest
-
     exact = _exact_uris(tree, qs)
-    default = emb_manifest.READ_VECTORS_BYTES
     stores: dict[str, EmbeddedStore] = {}
-    for name, limit in (("map", 1 << 62), ("pread", default)):
-        emb_manifest.READ_VECTORS_BYTES = limit
-        try:
-            stores[name] = EmbeddedStore(path)
-        finally:
-            emb_manifest.READ_VECTORS_BYTES = default
+    for name, how in (("map", "map"), ("pread", "auto")):
+        stores[name] = EmbeddedStore(path, vector_reads=how)  # type: ignore[arg-type]
         stores[name].wait_verified()
         stores[name].wait_ann()
     assert stores["map"]._snap.vector_rows is None

@@ -6,8 +6,8 @@ Why these tests: above ``manifest.READ_VECTORS_BYTES`` every reader of saved vec
 search's rescored graph candidates and siblings, the graph's orphans and build, exact scans,
 ``get_vectors``, a compaction) must answer exactly what the map answered, must leave nothing
 of the vectors file resident in the process, and a file cut short after the open must be a
-typed error. The threshold is lowered to 0 so that a small store takes the large store's
-path; the same index opened with the default threshold (the map) is the reference.
+typed error. A small store takes the large store's path with ``vector_reads="read"``; the same
+index opened with ``"map"`` is the reference.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treehop.errors import IndexCorruptError
+from treehop.errors import IndexCorruptError, StoreError
 from treehop.models import ContextType, Node
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
@@ -75,13 +75,8 @@ def saved_index(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[No
     return path, nodes, v
 
 
-def open_store(
-    path: Path, monkeypatch: pytest.MonkeyPatch, by_row: bool, **kw: object
-) -> EmbeddedStore:
-    monkeypatch.setattr(
-        emb_manifest, "READ_VECTORS_BYTES", 0 if by_row else emb_manifest.AUTO_VERIFY_BYTES
-    )
-    s = EmbeddedStore(path, lexical=False, **kw)  # type: ignore[arg-type]
+def open_store(path: Path, by_row: bool, **kw: object) -> EmbeddedStore:
+    s = EmbeddedStore(path, lexical=False, vector_reads="read" if by_row else "map", **kw)  # type: ignore[arg-type]
     assert (s._snap.vector_rows is not None) is by_row
     return s
 
@@ -115,16 +110,16 @@ def answers(s: EmbeddedStore, qs: np.ndarray) -> list[object]:
 
 
 def test_a_store_over_the_threshold_answers_what_the_map_answers(
-    saved_index: tuple[Path, list[Node], np.ndarray], monkeypatch: pytest.MonkeyPatch
+    saved_index: tuple[Path, list[Node], np.ndarray],
 ) -> None:
     path, nodes, v = saved_index
     qs = v[[5, 70, 400, 1000, 1500]] + 0.05
     uris = [n.uri for n in nodes]
     for graph in (0, None):  # the graph's path, then exact scans (no graph)
-        ref = open_store(path, monkeypatch, False, ann_min_rows=graph)
+        ref = open_store(path, False, ann_min_rows=graph)
         want, want_v = answers(ref, qs), ref.get_vectors(uris)
         ref.close()
-        s = open_store(path, monkeypatch, True, ann_min_rows=graph)
+        s = open_store(path, True, ann_min_rows=graph)
         assert (s._ann is not None) is (graph is not None)
         assert answers(s, qs) == want
         got_v = s.get_vectors(uris[::-1] + uris[:3])  # unsorted, repeated
@@ -137,7 +132,6 @@ def test_a_store_over_the_threshold_answers_what_the_map_answers(
 
 def test_writes_after_an_open_over_the_threshold_read_back(
     saved_index: tuple[Path, list[Node], np.ndarray],
-    monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
     """New rows in the tail beside saved rows read by ``pread``, a save that appends, and a
@@ -147,7 +141,7 @@ def test_writes_after_an_open_over_the_threshold_read_back(
     src, nodes, v = saved_index
     path = tmp_path / "idx"
     shutil.copytree(src, path)
-    s = open_store(path, monkeypatch, True, ann_min_rows=0)
+    s = open_store(path, True, ann_min_rows=0)
     rng = np.random.default_rng(7)
     extra = rng.standard_normal((50, DIM)).astype(np.float32)
     extra /= np.linalg.norm(extra, axis=1, keepdims=True)
@@ -175,7 +169,7 @@ def test_writes_after_an_open_over_the_threshold_read_back(
     want = np.concatenate([v[:100], v[700:], extra])
     assert np.array_equal(s.get_vectors(keep), want)
     s.close()
-    again = open_store(path, monkeypatch, True, ann_min_rows=None)
+    again = open_store(path, True, ann_min_rows=None)
     assert np.array_equal(again.get_vectors(keep), want)
     assert again.search(v[1200], Scope(), 1)[0].node.uri == nodes[1200].uri
     again.close()
@@ -183,7 +177,6 @@ def test_writes_after_an_open_over_the_threshold_read_back(
 
 def test_a_vectors_file_cut_short_after_the_open_is_a_typed_error(
     saved_index: tuple[Path, list[Node], np.ndarray],
-    monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
     import shutil
@@ -191,7 +184,7 @@ def test_a_vectors_file_cut_short_after_the_open_is_a_typed_error(
     src, nodes, v = saved_index
     path = tmp_path / "idx"
     shutil.copytree(src, path)
-    s = open_store(path, monkeypatch, True, ann_min_rows=None, verify=True)
+    s = open_store(path, True, ann_min_rows=None, verify=True)
     vec_file = next(path.glob("data-*/vectors.bin"))
     keep_rows = 1000
     os.truncate(vec_file, keep_rows * DIM * 4 + 10)  # (mid-row)
@@ -204,7 +197,7 @@ def test_a_vectors_file_cut_short_after_the_open_is_a_typed_error(
     s.close()
     # a file already short at the open is refused by the open itself
     with pytest.raises(IndexCorruptError):
-        open_store(path, monkeypatch, True, ann_min_rows=None)
+        open_store(path, True, ann_min_rows=None)
 
 
 @settings(max_examples=80, deadline=None)
@@ -232,3 +225,18 @@ def test_row_reads_equal_numpy_indexing(
     got = reader.rows(rows)
     assert got.dtype == np.float32 and got.shape == (len(picks), dim)
     assert np.array_equal(got, arr[rows])
+
+
+def test_auto_reads_by_row_above_the_threshold_only(
+    saved_index: tuple[Path, list[Node], np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, nodes, v = saved_index
+    size = len(nodes) * DIM * 4
+    for limit, by_row in ((size, False), (size - 1, True)):
+        monkeypatch.setattr(emb_manifest, "READ_VECTORS_BYTES", limit)
+        s = EmbeddedStore(path, lexical=False, ann_min_rows=None)
+        assert (s._snap.vector_rows is not None) is by_row
+        assert np.array_equal(s.get_vectors([nodes[17].uri]), v[17:18])
+        s.close()
+    with pytest.raises(StoreError, match="vector_reads"):
+        EmbeddedStore(path, vector_reads="mmap")  # type: ignore[arg-type]

@@ -168,7 +168,7 @@ class _Generations(_StoreAttributes):
         if not own:
             self._start_ann_precheck(m)
             self._start_lexical_read(m)  # (beside the columns' mapping and checksums)
-        g = _map_generation(path, m, verify, eager)
+        g = _map_generation(path, m, verify, eager, self.vector_reads)
         base_vecs = (
             g.maps["vectors"].reshape(g.n, g.dim) if g.n else np.zeros((0, g.dim), np.float32)
         )
@@ -523,16 +523,24 @@ class _MappedGeneration:
 
 
 def _map_generation(
-    path: Path, m: dict[str, Any], verify: bool | Literal["background"], eager: bool
+    path: Path,
+    m: dict[str, Any],
+    verify: bool | Literal["background"],
+    eager: bool,
+    vector_reads: Literal["auto", "map", "read"] = "auto",
 ) -> _MappedGeneration:
     """Map the column files of manifest ``m``, verify what ``verify`` asks for now, and read
-    its lookup arrays; anything missing or malformed is an :class:`IndexCorruptError`."""
+    its lookup arrays; anything missing or malformed is an :class:`IndexCorruptError`.
+    ``vector_reads``: the store's setting (``"auto"``: by :data:`READ_VECTORS_BYTES`)."""
     try:
         n, live, dim = int(m["rows"]), int(m["live"]), int(m["dimension"] or 0)
         epoch = int(m["epoch"])
         data = path / f"data-{epoch:06d}"
         maps = _map_segments(data, m["files"], n, dim)
-        by_row = n * dim * 4 > READ_VECTORS_BYTES and hasattr(os, "preadv")
+        by_row = n > 0 and hasattr(os, "preadv") and (
+            vector_reads == "read"
+            or (vector_reads == "auto" and n * dim * 4 > READ_VECTORS_BYTES)
+        )
         vector_rows = _VectorRows(data / "vectors.bin", n, dim) if by_row else None
         if verify:
             names = _SMALL_FILES
