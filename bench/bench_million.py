@@ -32,6 +32,20 @@ One command, stages in order (``--stages``, default all of them):
   a warm open (page cache kept) and its first find, and a cold open with
   ``verify="background"`` (checksums in a thread; damage found later fails every call).
 
+Stages not in the default list (issue 35 round 4):
+
+- ``chroma``: chromadb's persistent collection of the same leaf vectors (its defaults, cosine
+  space), ``add`` in batches of 5,000 into ``--chroma-dir``: rows/s and process CPU, printed
+  every 100k rows (run it with a Python that has chromadb, e.g. a ``--system-site-packages``
+  venv: it pins its own pydantic).
+- ``side``: one process, queries interleaved: faiss ``IndexHNSWFlat`` (``--faiss-m``,
+  ``--faiss-ef``; built once with 2 threads and kept beside the chroma folder), chromadb's
+  ``collection.query``, the store's global step (``store.search``) and ``find()`` (tree
+  context off; defaults): p50 wall and thread CPU, recall@10 against the exact top-10.
+- ``reads``: ``find()`` with the saved vectors mapped (``vector_reads="map"``) and read by
+  ``pread`` (the default at 1M), two stores in one process, interleaved: p50, recall@10 and
+  whether the lists are identical.
+
 Heavy stages belong under ``nice -n 5`` on this shared machine; the load average is printed
 with every stage.
 """
