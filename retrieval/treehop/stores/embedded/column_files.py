@@ -253,7 +253,7 @@ class _VectorRows:
         lens = srt[np.concatenate((brk - 1, [k - 1]))] + 1 - starts
         total = int(lens.sum())
         buf = np.empty((total, self.dim), np.float32)
-        mv = memoryview(buf).cast("B")
+        mv = memoryview(buf.data).cast("B")
         rb = self.row_bytes
         fd, preadv = self.file.fd, os.preadv
         at = 0
@@ -271,7 +271,8 @@ class _VectorRows:
         offs = np.cumsum(lens) - lens
         pos = srt + np.repeat(offs - starts, counts)
         if order is None:
-            return buf[pos]
+            got: npt.NDArray[np.float32] = buf[pos]
+            return got
         out = np.empty((k, self.dim), np.float32)
         out[order] = buf[pos]
         return out
@@ -370,9 +371,8 @@ def _verify_segments(
         raw = arr.view(np.uint8)
         if e > raw.size or _ck.digest(raw[a:e].data, algo) != value:
             raise IndexCorruptError(f"{data / name}.bin: checksum mismatch in [{a}, {e})")
-        if name == "vectors":
-            if not _all_finite(arr[a // 4 : -(-e // 4)]):
-                raise IndexCorruptError(f"{data}: vectors contain NaN or infinite values")
+        if name == "vectors" and not _all_finite(arr[a // 4 : -(-e // 4)]):
+            raise IndexCorruptError(f"{data}: vectors contain NaN or infinite values")
         if name != "vectors" or name in release:
             _release_pages(arr, a, e)
 

@@ -537,9 +537,13 @@ def _map_generation(
         epoch = int(m["epoch"])
         data = path / f"data-{epoch:06d}"
         maps = _map_segments(data, m["files"], n, dim)
-        by_row = n > 0 and hasattr(os, "preadv") and (
-            vector_reads == "read"
-            or (vector_reads == "auto" and n * dim * 4 > READ_VECTORS_BYTES)
+        by_row = (
+            n > 0
+            and hasattr(os, "preadv")
+            and (
+                vector_reads == "read"
+                or (vector_reads == "auto" and n * dim * 4 > READ_VECTORS_BYTES)
+            )
         )
         vector_rows = _VectorRows(data / "vectors.bin", n, dim) if by_row else None
         if verify:
