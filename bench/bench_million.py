@@ -32,6 +32,20 @@ One command, stages in order (``--stages``, default all of them):
   a warm open (page cache kept) and its first find, and a cold open with
   ``verify="background"`` (checksums in a thread; damage found later fails every call).
 
+Stages not in the default list (issue 35 round 4):
+
+- ``chroma``: chromadb's persistent collection of the same leaf vectors (its defaults, cosine
+  space), ``add`` in batches of 5,000 into ``--chroma-dir``: rows/s and process CPU, printed
+  every 100k rows (run it with a Python that has chromadb, e.g. a ``--system-site-packages``
+  venv: it pins its own pydantic).
+- ``side``: one process, queries interleaved: faiss ``IndexHNSWFlat`` (``--faiss-m``,
+  ``--faiss-ef``; built once with 2 threads and kept beside the chroma folder), chromadb's
+  ``collection.query``, the store's global step (``store.search``) and ``find()`` (tree
+  context off; defaults): p50 wall and thread CPU, recall@10 against the exact top-10.
+- ``reads``: ``find()`` with the saved vectors mapped (``vector_reads="map"``) and read by
+  ``pread`` (the default at 1M), two stores in one process, interleaved: p50, recall@10 and
+  whether the lists are identical.
+
 Heavy stages belong under ``nice -n 5`` on this shared machine; the load average is printed
 with every stage.
 """
@@ -98,6 +112,26 @@ def _mapped_rss(under: str) -> dict[str, int]:
                 )
             elif head[0] == "Rss:":
                 out[name] = out.get(name, 0) + int(head[1]) * 1024
+    return out
+
+
+def _page_cache(path: Path) -> dict[str, int]:
+    """Bytes of each index file in the page cache (util-linux ``fincore``; empty without
+    it): the kernel's, shared by every process, reclaimable, and not in any RSS."""
+    files = [str(f) for f in sorted(path.rglob("*.bin")) if f.is_file()]
+    try:
+        res = subprocess.run(
+            ["fincore", "--bytes", "--raw", "--noheadings", "-o", "RES,FILE", *files],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return {}
+    out: dict[str, int] = {}
+    for line in res.stdout.splitlines():
+        size, _, name = line.partition(" ")
+        out[os.path.basename(name)] = out.get(os.path.basename(name), 0) + int(size)
     return out
 
 
@@ -444,6 +478,233 @@ def stage_compare(
     return out
 
 
+def chroma_ingest(tree: LightTree, where: Path, batch: int = 5_000) -> dict[str, Any]:
+    """chromadb's persistent collection of the leaf vectors (ids = leaf numbers; its
+    defaults but cosine space), ``add`` in batches of ``batch``: rows/s and process CPU
+    (every thread: chromadb's HNSW is native), progress printed every 100k rows so that a
+    run stopped early still says its rate. Resumes a collection a stopped run left."""
+    import chromadb
+
+    leaves = tree.vectors[tree.first_leaf :]
+    client = chromadb.PersistentClient(path=str(where))
+    col = client.get_or_create_collection("leaves", metadata={"hnsw:space": "cosine"})
+    have = col.count()
+    step = min(batch, client.get_max_batch_size())
+    load0 = _load()
+    t0, c0 = time.perf_counter(), time.process_time()
+    for lo in range(have, len(leaves), step):
+        hi = min(lo + step, len(leaves))
+        col.add(ids=[str(i) for i in range(lo, hi)], embeddings=leaves[lo:hi])
+        if hi // 100_000 != lo // 100_000 or hi == len(leaves):
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
+            print(
+                f"[chroma] {hi} rows ({hi - have} this run) in {dt:.1f} s, "
+                f"{dc:.1f} CPU-s: {(hi - have) / dt:,.0f} rows/s; load {_load()}; "
+                f"peak RSS {_peak_rss_mb():.0f} MB",
+                file=sys.stderr,
+                flush=True,
+            )
+    dt, dc = time.perf_counter() - t0, time.process_time() - c0
+    added = len(leaves) - have
+    return {
+        "rows": int(col.count()),
+        "added": int(added),
+        "wall_s": round(dt, 1),
+        "cpu_s": round(dc, 1),
+        "rows_per_s": round(added / dt) if added else None,
+        "peak_rss_mb": round(_peak_rss_mb()),
+        "load": [load0, _load()],
+    }
+
+
+def leaf_uri(tree: LightTree, j: int) -> str:
+    """The URI of leaf ``j`` (0-based among the leaves), as :meth:`LightTree.nodes` names it."""
+    _, b, c = tree.shape.fanout
+    q, m = divmod(j, tree.shape.leaves_per_dir)
+    k, jj, i = q % c, (q // c) % b, q // (b * c)
+    return f"{_dir_uris([i, jj, k])[-1]}/f{m:03d}.md"
+
+
+KW: dict[str, Any] = {"target_uri": TARGET, "limit": 10, "include_directories": False}
+PLAIN = RetrievalConfig(
+    dense_weight=1.0,
+    context_neighbour_weight=0.0,
+    context_parent_weight=0.0,
+    context_sibling_weight=0.0,
+)
+
+
+def _forget(store: EmbeddedStore) -> None:
+    """Drop the graph answers and exact scores a store keeps for a repeated query."""
+    if store._ann is not None:
+        store._ann.recent.clear()
+    cache = store._snap.cache
+    for key in [k for k in list(cache) if k[0] in ("all", "dense")]:
+        cache.pop(key, None)
+
+
+def _interleaved(
+    timed: dict[str, Callable[[int], set[str] | None]],
+    n: int,
+    exact: Sequence[set[str]],
+    stores: Sequence[EmbeddedStore],
+    warm: int = 10,
+) -> dict[str, Any]:
+    """Each query through every entry in turn (the order rotating, so that each sees the
+    same load), the first ``warm`` untimed: p50 wall and thread CPU ms, recall@10 against
+    ``exact`` (entries answering ``None`` have no recall row)."""
+    names = list(timed)
+    wall: dict[str, list[float]] = {k: [] for k in names}
+    cpu: dict[str, list[float]] = {k: [] for k in names}
+    rec: dict[str, list[float]] = {k: [] for k in names}
+    for i in range(n):
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            for st_ in stores:
+                _forget(st_)
+            t0, c0 = time.perf_counter(), time.thread_time()
+            got = timed[name](i)
+            dt, dc = (time.perf_counter() - t0) * 1e3, (time.thread_time() - c0) * 1e3
+            if i < warm:
+                continue
+            wall[name].append(dt)
+            cpu[name].append(dc)
+            if got is not None:
+                rec[name].append(len(got & exact[i]) / 10)
+    return {
+        k: {
+            "p50_ms": round(float(np.median(wall[k])), 3),
+            "cpu_p50_ms": round(float(np.median(cpu[k])), 3),
+            **({"recall10": round(float(np.mean(rec[k])), 4)} if rec[k] else {}),
+        }
+        for k in names
+    }
+
+
+def _exact_uris(tree: LightTree, qs: F32) -> list[set[str]]:
+    leaves = tree.vectors[tree.first_leaf :]
+    out = []
+    for lo in range(0, qs.shape[0], 50):
+        sc = qs[lo : lo + 50] @ leaves.T
+        top = np.argpartition(-sc, 9, axis=1)[:, :10]
+        out.extend({leaf_uri(tree, int(j)) for j in row} for row in top)
+    return out
+
+
+def stage_reads(path: Path, tree: LightTree, qs: F32) -> dict[str, Any]:
+    """find() with the saved vectors read through the map (``vector_reads="map"``: as
+    before the setting existed) and by ``pread`` (``"auto"``, the default: ``"read"`` at
+    this size), two stores on the same index in one process,
+    queries interleaved: p50 and recall@10, and whether their lists are identical."""
+    exact = _exact_uris(tree, qs)
+    stores: dict[str, EmbeddedStore] = {}
+    for name, how in (("map", "map"), ("pread", "auto")):
+        stores[name] = EmbeddedStore(path, vector_reads=how)  # type: ignore[arg-type]
+        stores[name].wait_verified()
+        stores[name].wait_ann()
+    assert stores["map"]._snap.vector_rows is None
+    assert stores["pread"]._snap.vector_rows is not None
+    emb = bl.PreparedQueryEmbedder(qs.shape[1])
+    for i, q in enumerate(qs):
+        emb.vectors[f"q{i}"] = q
+    lists: dict[str, list[Any]] = {}
+    timed: dict[str, Callable[[int], set[str] | None]] = {}
+    for name, st_ in stores.items():
+        for cfg_name, cfg in (("plain", PLAIN), ("default", RetrievalConfig())):
+            th = Treehop(embedder=emb, store=st_, config=cfg, tagger=None)
+            th.find("q0", **KW)  # (BM25 loads on the first hybrid find: untimed)
+            key = f"find_{cfg_name} {name}"
+            got = lists.setdefault(key, [])
+
+            def run(i: int, th: Treehop = th, got: list[Any] = got) -> set[str]:
+                res = th.find(f"q{i}", **KW)
+                got.append([(m.uri, m.score) for m in res.resources])
+                return {m.uri for m in res.resources if m.is_leaf}
+
+            timed[key] = run
+    load0 = _load()
+    out = _interleaved(timed, qs.shape[0], exact, list(stores.values()))
+    for cfg_name in ("plain", "default"):
+        a, b = lists[f"find_{cfg_name} map"], lists[f"find_{cfg_name} pread"]
+        out[f"{cfg_name} identical lists"] = sum(x == y for x, y in zip(a, b, strict=True))
+        out[f"{cfg_name} pread / map"] = round(
+            out[f"find_{cfg_name} pread"]["p50_ms"] / out[f"find_{cfg_name} map"]["p50_ms"], 3
+        )
+    out["load"] = [load0, _load()]
+    for st_ in stores.values():
+        st_.close()
+    return out
+
+
+def stage_side(
+    path: Path, tree: LightTree, qs: F32, chroma_dir: Path, faiss_m: int, faiss_ef: int
+) -> dict[str, Any]:
+    """The side-by-side at this size, one process, interleaved (bench_find_overhead's rows
+    at 100k): faiss ``IndexHNSWFlat`` (built once with 2 threads, kept beside the index;
+    one query on one thread), chromadb's collection (``chroma`` stage), the store's global
+    step (``store.search``), ``find()`` dense with tree context off and with the defaults."""
+    import chromadb
+    import faiss
+
+    from treehop.stores.base import Scope
+
+    exact = _exact_uris(tree, qs)
+    leaves = np.ascontiguousarray(tree.vectors[tree.first_leaf :])
+    out: dict[str, Any] = {}
+    fpath = chroma_dir.parent / f"faiss-hnsw-m{faiss_m}-{leaves.shape[0]}.bin"
+    if fpath.exists():
+        fx = faiss.read_index(str(fpath))
+    else:
+        faiss.omp_set_num_threads(2)
+        fx = faiss.IndexHNSWFlat(leaves.shape[1], faiss_m, faiss.METRIC_INNER_PRODUCT)
+        load0 = _load()
+        _, wall, cpu = _timed(lambda: fx.add(leaves))
+        out["faiss_build"] = {
+            "wall_s": round(wall, 1),
+            "cpu_s": round(cpu, 1),
+            "rows_per_s": round(leaves.shape[0] / wall),
+            "load": [load0, _load()],
+        }
+        print(f"[side] faiss build {out['faiss_build']}", file=sys.stderr, flush=True)
+        faiss.write_index(fx, str(fpath))
+    faiss.omp_set_num_threads(1)
+    fx.hnsw.efSearch = faiss_ef
+    col = chromadb.PersistentClient(path=str(chroma_dir)).get_collection("leaves")
+    out["chroma_rows"] = col.count()
+    store = EmbeddedStore(path)
+    store.wait_verified()
+    store.wait_ann()
+    emb = bl.PreparedQueryEmbedder(qs.shape[1])
+    for i, q in enumerate(qs):
+        emb.vectors[f"q{i}"] = q
+    plain = Treehop(embedder=emb, store=store, config=PLAIN, tagger=None)
+    dflt = Treehop(embedder=emb, store=store, config=RetrievalConfig(), tagger=None)
+    dflt.find("q0", **KW)
+    glob = Scope(subtrees=(TARGET,), leaves_only=True)
+    uri_of = lambda j: leaf_uri(tree, int(j))  # noqa: E731
+
+    def find_with(th: Treehop) -> Callable[[int], set[str]]:
+        def run(i: int) -> set[str]:
+            return {m.uri for m in th.find(f"q{i}", **KW).resources if m.is_leaf}
+
+        return run
+
+    timed: dict[str, Callable[[int], set[str] | None]] = {
+        "faiss": lambda i: {uri_of(j) for j in fx.search(qs[i : i + 1], 10)[1][0]},
+        "chromadb": lambda i: {
+            uri_of(int(x))
+            for x in col.query(query_embeddings=qs[i : i + 1], n_results=10)["ids"][0]
+        },
+        "store": lambda i: (store.search(qs[i], glob, 10), None)[1],
+        "find_plain": find_with(plain),
+        "find_default": find_with(dflt),
+    }
+    load0 = _load()
+    out.update(_interleaved(timed, qs.shape[0], exact, [store]))
+    out["load"] = [load0, _load()]
+    plain.close()
+    return out
+
+
 def child(index: str, queries_file: str, mode: str, nq: str) -> None:
     """A fresh process: open (cold or warm), first find, finds, then flat searches."""
     qs = np.load(queries_file)[: int(nq)]
@@ -480,7 +741,7 @@ def child(index: str, queries_file: str, mode: str, nq: str) -> None:
         "graph_at_first": store._ann is not None,
         "load": _load(),
     }
-    if mode != "cold":
+    if mode not in ("cold", "cold-auto"):
         th.close()
         print(json.dumps(out))
         return
@@ -499,6 +760,7 @@ def child(index: str, queries_file: str, mode: str, nq: str) -> None:
         ctx_t.append((time.perf_counter() - t0) * 1000)
     rss_all = _rss() - base
     mapped = _mapped_rss(str(Path(index).resolve()))
+    cached = _page_cache(Path(index))
     snap = store._snap
     leaf_rows = np.flatnonzero(snap.cols["leaf"][: snap.n] & snap.alive[: snap.n])
     raw = leaf_rows.size * qs.shape[1] * 4
@@ -528,18 +790,21 @@ def child(index: str, queries_file: str, mode: str, nq: str) -> None:
         rss_finds_mb=round(rss_all / 2**20),
         rss_over_raw=round(rss_all / raw, 3),
         mapped_mb={k: round(v / 2**20) for k, v in sorted(mapped.items()) if v > 2**20},
+        page_cache_mb={k: round(v / 2**20) for k, v in sorted(cached.items()) if v > 2**20},
         load_end=_load(),
     )
     th.close()
     print(json.dumps(out))
 
 
-def stage_open(path: Path, qfile: Path, nq: int, base: str | None) -> dict[str, Any]:
+def stage_open(
+    path: Path, qfile: Path, nq: int, base: str | None, modes: Sequence[str]
+) -> dict[str, Any]:
     """Each mode in a fresh process; with ``base`` (another checkout's ``retrieval``
     folder), the same child with that code first, then with this one (``before`` /
     ``after``), one after the other."""
     out: dict[str, Any] = {}
-    for mode in ("cold", "warm", "cold-bg", "cold-auto"):
+    for mode in modes:
         for who, code in (("before", base), ("after", None)):
             if who == "before" and not base:
                 continue
@@ -578,10 +843,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--compare-chunks", action="store_true", help="also usearch in the worker's chunks"
     )
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--faiss-m", type=int, default=32, help="side: faiss HNSW links (M)")
+    ap.add_argument("--faiss-ef", type=int, default=64, help="side: faiss efSearch")
+    ap.add_argument(
+        "--chroma-dir",
+        help="chroma and side stages: the chromadb collection's folder "
+        "(default INDEX_DIR/chroma-LEAVES)",
+    )
     ap.add_argument("--json", help="also write the results here")
     ap.add_argument(
         "--ab-base",
         help="open stage: also run each child with this retrieval/ folder first (before/after)",
+    )
+    ap.add_argument(
+        "--open-modes",
+        default="cold,warm,cold-bg,cold-auto",
+        help="open stage: fresh processes, in order (cold and cold-auto also run the finds "
+        "and measure memory)",
     )
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -617,9 +895,28 @@ def main(argv: Sequence[str] | None = None) -> None:
         results["compare"] = stage_compare(
             tree, args.compare_rows, args.threads, qs, args.compare_chunks, not args.treehop_only
         )
+    chroma_dir = Path(args.chroma_dir or Path(args.index_dir) / f"chroma-{args.leaves}")
+    if "chroma" in stages:
+        results["chroma"] = chroma_ingest(tree, chroma_dir)
+        print(f"[chroma] {results['chroma']}", file=sys.stderr, flush=True)
+    if "reads" in stages:
+        results["reads"] = stage_reads(path, tree, qs)
+        print(f"[reads] {results['reads']}", file=sys.stderr, flush=True)
+    if "side" in stages:
+        results["side"] = stage_side(
+            path,
+            tree,
+            qs,
+            chroma_dir,
+            args.faiss_m,
+            args.faiss_ef,
+        )
+        print(f"[side] {results['side']}", file=sys.stderr, flush=True)
     if "open" in stages:
         del tree
-        results["open"] = stage_open(path, qfile, args.queries, args.ab_base)
+        results["open"] = stage_open(
+            path, qfile, args.queries, args.ab_base, args.open_modes.split(",")
+        )
     print(json.dumps(results, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

@@ -29,6 +29,7 @@ class _StoreAttributes:
     recovery: RecoveryRecord | None
     lock_timeout: float
     verify: bool | Literal["background", "auto"]
+    vector_reads: Literal["auto", "map", "read"]
     _verify: bool | Literal["background"]
     ann_min_rows: int | None
     ann_threads: int

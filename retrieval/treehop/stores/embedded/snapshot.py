@@ -17,7 +17,7 @@ from ...errors import (
     IndexCorruptError,
 )
 from ...models import Node
-from .column_files import _BlobGuard, _decoded_slices, _PFile
+from .column_files import _BLOCK, _BlobGuard, _decoded_slices, _PFile, _release_pages, _VectorRows
 from .layout import _COLUMNS, F32, BoolArray, IntArray, U8Array, U64Array, _h64, _hashes, _matvec
 
 _FEW_ROWS = 64
@@ -177,6 +177,11 @@ class _Snap:
     100k rows nearly all 46 MB of texts were resident, 0.28x the vectors). The map remains
     for the checksums, whose pages are released after each extent."""
 
+    vector_rows: _VectorRows | None = None
+    """The saved vectors read by row (``pread``) rather than through ``base_vecs``' map, for
+    a generation above ``manifest.READ_VECTORS_BYTES`` (see :class:`_VectorRows`); ``None``:
+    rows are gathered from the map, which stays resident (a small index)."""
+
     def _read_nodes(self, start: int, end: int) -> bytes:
         if self.nodes_file is None:
             return bytes(self.base_nodes[start:end])
@@ -316,28 +321,57 @@ class _Snap:
         return decoded[:n], names
 
     def vectors_of(self, rows: IntArray) -> F32:
+        """The vectors of ``rows``: every reader of single rows (a search's candidates, the
+        graph's build and orphans, ``get_vectors``, a compaction) comes through here, so
+        that a generation read by ``pread`` (:attr:`vector_rows`) maps nothing."""
+        base_of = self._base_rows
         if rows.size and int(rows.max()) < self.n_base:
-            return np.asarray(self.base_vecs[rows], dtype=np.float32)
+            return base_of(rows)
         out = np.empty((rows.size, self.dim), np.float32)
         base = rows < self.n_base
-        out[base] = self.base_vecs[rows[base]]
+        out[base] = base_of(rows[base])
         out[~base] = self.tail_vecs.take(rows[~base] - self.n_base)
         return out
 
+    def _base_rows(self, rows: IntArray) -> F32:
+        if self.vector_rows is not None:
+            return self.vector_rows.rows(rows)
+        return np.asarray(self.base_vecs[rows], dtype=np.float32)
+
+    def base_blocks(self) -> list[tuple[int, int]]:
+        """Row ranges of the saved vectors for a scan: the whole map at once when it stays
+        resident, else blocks of ``_BLOCK`` bytes whose pages :meth:`base_block` releases."""
+        if not self.n_base:
+            return []
+        if self.vector_rows is None:
+            return [(0, self.n_base)]
+        step = max(1, _BLOCK // (4 * max(self.dim, 1)))
+        return [(a, min(a + step, self.n_base)) for a in range(0, self.n_base, step)]
+
+    def base_block(self, lo: int, hi: int, use: Any) -> Any:
+        """``use(rows lo..hi of the saved vectors)`` read through the map; for a generation
+        read by ``pread`` the block's pages are released afterwards (an exact scan over a
+        released map is as fast as over a resident one here: the faults map whole folios;
+        copying the file through ``pread`` instead took ~2x as long)."""
+        try:
+            return use(self.base_vecs[lo:hi])
+        finally:
+            if self.vector_rows is not None:
+                rb = 4 * self.dim
+                _release_pages(self.base_vecs, lo * rb, hi * rb)
+
     def scores_all(self, q: F32) -> F32:
         """Cosine of every row (dead ones included) against ``q``."""
-        parts = []
-        if self.n_base:
-            parts.append(_matvec(self.base_vecs, q))
+        parts = [self.base_block(a, e, lambda m: _matvec(m, q)) for a, e in self.base_blocks()]
         if self.n > self.n_base:
             parts.extend(_matvec(p, q) for p in self.tail_vecs.parts(self.n - self.n_base))
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def scores_matrix_t(self, qs: F32) -> F32:
         """Cosines of each query against every row: one matrix product, shape (len(qs), n)."""
-        parts = []
-        if self.n_base:
-            parts.append(qs @ np.asarray(self.base_vecs).T)
+        parts = [
+            self.base_block(a, e, lambda m: qs @ np.asarray(m).T) for a, e in self.base_blocks()
+        ]
         if self.n > self.n_base:
             parts.extend(qs @ p.T for p in self.tail_vecs.parts(self.n - self.n_base))
         return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]

@@ -436,7 +436,12 @@ class _Writes(_StoreAttributes):
         if m == s.n and not s.n_base:
             tail = s.tail_vecs  # (every row alive, all unsaved: the blocks as they are)
         elif m == s.n:
-            parts = [np.asarray(s.base_vecs), *s.tail_vecs.parts(s.n - s.n_base)]
+            base = (
+                np.asarray(s.base_vecs)
+                if s.vector_rows is None
+                else s.vectors_of(np.arange(s.n_base, dtype=np.int64))
+            )
+            parts = [base, *s.tail_vecs.parts(s.n - s.n_base)]
             tail = _Tail.of(np.concatenate(parts))
         else:
             vecs = s.vectors_of(live) if m else np.zeros((0, s.dim), np.float32)
