@@ -492,3 +492,32 @@ def test_a_batch_query_with_tied_best_rows_goes_its_own_way(
                 one.vector_scores,
                 one.lexical_scores,
             )
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 0.0])
+def test_a_hybrid_batch_query_with_a_zero_or_non_finite_vector_goes_its_own_way(
+    bad: float,
+) -> None:
+    """The store's batch call takes vectors as given (the clients refuse such a query
+    vector, the store does not): a NaN or infinite one scores NaN everywhere, which no tie
+    check sees and the one-query sort orders its own way; like the dense batch, the hybrid
+    one sends it (and a zero vector) the one-query way, and every answer stays its own."""
+    emb = BagOfWordsEmbedder()
+    store = _graph_store(None, emb)
+    ann = store._ann
+    assert ann is not None
+    texts = ["alpha beta", "gamma item3x4", "zeta kappa"]
+    qs = emb.embed(texts).copy()
+    qs[1] = bad
+    scope = Scope(subtrees=(R,), traversal=True)
+    batch = store.search_columns_batch(qs, scope, 10, query_texts=texts, dense_weight=0.5)
+    for q, t, got in zip(qs, texts, batch, strict=True):
+        ann.recent.clear()
+        one = store.search_columns(q, scope, 10, query_text=t, dense_weight=0.5)
+        assert got.uris == one.uris and len(one.uris) == 10
+        for a, b in (
+            (got.scores, one.scores),
+            (got.vector_scores, one.vector_scores),
+            (got.lexical_scores, one.lexical_scores),
+        ):
+            assert np.array_equal(np.array(a, float), np.array(b, float), equal_nan=True)
