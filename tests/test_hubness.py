@@ -9,14 +9,17 @@ the crowd wins a near-tie. Keyword queries are not touched.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from pydantic import ValidationError
 
-from treehop import RetrievalConfig
+from treehop import AsyncTreehop, RetrievalConfig, Treehop
+from treehop.embedders.base import BaseEmbedder, Vectors, normalize_rows
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.hubness import HUB_NEIGHBOURS, HUB_POOL, MIN_POOL, hub_scores
 from treehop.models import ContextType, Node, TypedQuery
@@ -201,3 +204,53 @@ def test_only_the_best_hub_pool_leaves_are_compared() -> None:
     assert HUB_POOL - 5 <= len(changed) <= HUB_POOL
     best = sorted(off, key=off.__getitem__, reverse=True)
     assert set(best[-20:]).isdisjoint(changed)  # the weakest are outside the pool
+
+
+class _QueryEmbedder(BaseEmbedder):
+    """Every text embeds as the test's query direction (the store's vectors are given)."""
+
+    name = "test-hub-query"
+    dimension = DIM
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return normalize_rows(np.tile(_unit((0, 1.0)), (len(texts), 1)), len(texts), DIM)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf"), -0.01, 1.01, "x"])
+def test_the_weight_is_validated_when_built_and_when_assigned(bad: object) -> None:
+    """Not a number, out of [0, 1] or not a float: refused like every other config field
+    (pydantic's ``ValidationError``, a ``ValueError``), at construction and at assignment
+    (``validate_assignment``: a client's config may be changed in place)."""
+    with pytest.raises(ValidationError, match="question_hub_weight"):
+        RetrievalConfig(question_hub_weight=bad)
+    cfg = RetrievalConfig()
+    with pytest.raises(ValidationError, match="question_hub_weight"):
+        cfg.question_hub_weight = bad  # type: ignore[assignment]
+    assert cfg.question_hub_weight == 0.0
+
+
+def test_the_weight_reaches_find_from_the_sync_and_async_clients() -> None:
+    """The option is a client's config (``config=``), as every ranking knob is: the sync and
+    async clients give a question the same corrected list; the JSON a reader-process pool is
+    started with carries it; a config changed in place takes effect at the next find."""
+    cfg = RetrievalConfig(question_hub_weight=0.25)
+    assert RetrievalConfig.model_validate_json(cfg.model_dump_json()) == cfg
+    q = "Why does my build fail?"
+    th = Treehop(store=_store(), embedder=_QueryEmbedder(), tagger=None, config=cfg)
+    try:
+        sync = [(m.uri, m.score) for m in th.find(q, limit=3).contexts()]
+        th.config.question_hub_weight = 0.0
+        off = [(m.uri, m.score) for m in th.find(q, limit=3).contexts()]
+    finally:
+        th.close()
+    assert sync[0][0].endswith("answer.md") and off[0][0].endswith("overview.md")
+
+    async def run() -> list[tuple[str, float]]:
+        on = RetrievalConfig(question_hub_weight=0.25)  # (``cfg`` was changed in place)
+        ath = AsyncTreehop(store=_store(), embedder=_QueryEmbedder(), tagger=None, config=on)
+        try:
+            return [(m.uri, m.score) for m in (await ath.find(q, limit=3)).contexts()]
+        finally:
+            await ath.close()
+
+    assert asyncio.run(run()) == sync
