@@ -254,3 +254,36 @@ def test_the_weight_reaches_find_from_the_sync_and_async_clients() -> None:
             await ath.close()
 
     assert asyncio.run(run()) == sync
+
+
+class _DeletingStore(EmbeddedStore):
+    """A real store where a concurrent writer deletes ``victim`` just as the hub correction
+    asks for its candidates' vectors (the race a find can meet on a shared index)."""
+
+    victim: str | None = None
+
+    def get_vectors(self, uris: Sequence[str]) -> Vectors:
+        if self.victim is not None and self.victim in uris:
+            self.delete([self.victim])
+            self.victim = None
+        return super().get_vectors(uris)
+
+
+def test_a_candidate_deleted_during_the_find_does_not_fail_it() -> None:
+    """A leaf the descent collected and a concurrent write deleted before the correction
+    reads the vectors: the find still answers, the remaining candidates compared among
+    themselves (was: the store's ``NotFoundError`` for a node the caller never named)."""
+    plain = _store()
+    racing = _DeletingStore()
+    racing.upsert(list(plain.iter_nodes()), plain.get_vectors([n.uri for n in plain.iter_nodes()]))
+    racing.victim = f"{R}/docs/part0.md"
+    cfg = RetrievalConfig(question_hub_weight=0.25)
+    got = dict(_ranked(racing, "Why does my build fail?", cfg))
+    assert racing.victim is None and next(iter(got)) == "answer.md"
+    # the others corrected as in a store where part0 was never there (part0 itself, which
+    # the find had already collected, keeps its uncorrected score, as any leaf a write
+    # deletes after the descent read it)
+    plain.delete([f"{R}/docs/part0.md"])
+    without = dict(_ranked(plain, "Why does my build fail?", cfg))
+    for name in ("answer.md", "overview.md"):
+        assert got[name] == pytest.approx(without[name], abs=1e-9)
