@@ -287,3 +287,71 @@ def test_a_candidate_deleted_during_the_find_does_not_fail_it() -> None:
     without = dict(_ranked(plain, "Why does my build fail?", cfg))
     for name in ("answer.md", "overview.md"):
         assert got[name] == pytest.approx(without[name], abs=1e-9)
+
+
+def test_a_kept_directory_still_ranks_after_the_leaf_that_represents_it() -> None:
+    """``include_directories=True`` with the tree context on (``question_context_scale``):
+    a directory that a leaf below it beats ranks just after that leaf's final score. The
+    hub correction then lowers the leaf (a hub, ``overview.md``); the directory must follow
+    it down, not stay above its own best leaf."""
+
+    def folder(uri: str, parent: str | None, level: int) -> Node:
+        return Node(
+            uri=uri,
+            parent_uri=parent,
+            context_type=ContextType.RESOURCE,
+            level=level,
+            is_leaf=False,
+            abstract=uri,
+        )
+
+    def leaf(uri: str, text: str) -> Node:
+        parent = uri.rsplit("/", 1)[0]
+        return Node(
+            uri=uri,
+            parent_uri=parent,
+            context_type=ContextType.RESOURCE,
+            level=2,
+            is_leaf=True,
+            content=text,
+        )
+
+    nodes = [
+        folder(R, None, 0),
+        folder(f"{R}/docs", R, 1),
+        folder(f"{R}/faq", R, 1),
+        leaf(f"{R}/faq/answer.md", "Pin the compiler version."),
+        leaf(f"{R}/docs/overview.md", "Contents: installing, upgrading."),
+        *(leaf(f"{R}/docs/part{i}.md", f"Part {i}.") for i in range(5)),
+    ]
+    vectors = np.stack(
+        [
+            _unit((7, 1.0)),
+            _unit((0, 0.9), (6, 1.0)),  # below overview.md on its own score: represented
+            _unit((5, 1.0)),
+            _unit((0, 0.70), (5, 0.714)),
+            _unit((0, 0.72), (1, 0.694)),
+            *(_unit((0, 0.4), (1, 0.9), (8 + i, 0.15)) for i in range(5)),
+        ]
+    )
+    store = EmbeddedStore()
+    store.upsert(nodes, vectors)
+
+    def ranked(w: float) -> list[tuple[str, float]]:
+        req = RetrievalRequest(
+            query=TypedQuery(query="Why does my build fail?"),
+            vector=_unit((0, 1.0)),
+            roots=[R],
+            limit=5,
+            include_directories=True,
+        )
+        cfg = RetrievalConfig(question_hub_weight=w, question_context_scale=1.0)
+        result = asyncio.run(HierarchicalRetriever(store, cfg).retrieve(req))
+        return [(m.uri.rsplit("/", 1)[-1], m.score) for m in result.matched_contexts]
+
+    for w in (0.0, 0.25):
+        names = [n for n, _ in ranked(w)]
+        assert names.index("docs") == names.index("overview.md") + 1, (w, names)
+    scores = dict(ranked(0.25))
+    assert scores["docs"] == pytest.approx(scores["overview.md"] - 1e-9, abs=1e-12)
+    assert ranked(0.25)[0][0] == "answer.md"  # (the correction itself still acts)

@@ -722,6 +722,11 @@ class HierarchicalRetriever:
         scale = weight * q.dense_weight
         for c, h in zip(cands, hub.tolist(), strict=True):
             c.final = score_of(c.final.vec - scale * h, c.final.rr)
+        if q.context.active:
+            # the tree context kept a represented directory just below its best leaf's final
+            # score (``include_directories=True``); a hub's penalty may have lowered that
+            # leaf under it: settle again against the corrected scores
+            self._settle_directories(q, state)
 
     async def _tree_context(self, q: _Query, state: Descent, result: QueryResult) -> None:
         """Rescore the best leaves with their tree context (:mod:`treehop.tree_scoring`).
