@@ -355,3 +355,56 @@ def test_a_kept_directory_still_ranks_after_the_leaf_that_represents_it() -> Non
     scores = dict(ranked(0.25))
     assert scores["docs"] == pytest.approx(scores["overview.md"] - 1e-9, abs=1e-12)
     assert ranked(0.25)[0][0] == "answer.md"  # (the correction itself still acts)
+
+
+def test_the_pool_does_not_depend_on_the_order_leaves_were_written() -> None:
+    """Ten leaves with the same text (the same vector, so the same score) straddle the
+    pool's edge: which of them are compared and corrected must not depend on the order
+    the index was written in (the store breaks equal scores by row), so two indexes of the
+    same nodes give the same scores."""
+    rng = np.random.default_rng(11)
+    folder = Node(
+        uri=f"{R}/docs",
+        parent_uri=R,
+        context_type=ContextType.RESOURCE,
+        level=1,
+        is_leaf=False,
+        abstract="docs",
+    )
+    root = Node(uri=R, parent_uri=None, context_type=ContextType.RESOURCE, level=0, is_leaf=False)
+    leaves: list[tuple[Node, np.ndarray]] = []
+    same = rng.normal(size=DIM).astype(np.float32)
+    same[0] = 1.0
+    for i in range(HUB_POOL + 20):
+        v = rng.normal(size=DIM).astype(np.float32)
+        v[0] = 3.0 - 2.0 * i / (HUB_POOL + 20)
+        if HUB_POOL - 5 <= i < HUB_POOL + 5:
+            v = same  # (equal scores across the 100th place)
+        node = Node(
+            uri=f"{R}/docs/n{i:03d}.md",
+            parent_uri=f"{R}/docs",
+            context_type=ContextType.RESOURCE,
+            level=2,
+            is_leaf=True,
+            content=f"note {i}",
+        )
+        leaves.append((node, v / np.linalg.norm(v)))
+
+    def scores(order: list[tuple[Node, np.ndarray]]) -> dict[str, float]:
+        store = EmbeddedStore()
+        store.upsert([root, folder], np.stack([_unit((7, 1.0)), _unit((6, 1.0))]))
+        store.upsert([n for n, _ in order], np.stack([v for _, v in order]))
+        req = RetrievalRequest(
+            query=TypedQuery(query="Why does my build fail?"),
+            vector=_unit((0, 1.0)),
+            roots=[R],
+            limit=len(order),
+        )
+        cfg = RetrievalConfig(question_hub_weight=0.5)
+        result = asyncio.run(HierarchicalRetriever(store, cfg).retrieve(req))
+        return {m.uri: m.score for m in result.matched_contexts}
+
+    forward, backward = scores(leaves), scores(leaves[::-1])
+    assert forward.keys() == backward.keys() and len(forward) == HUB_POOL + 20
+    for uri, s in forward.items():
+        assert backward[uri] == pytest.approx(s, abs=1e-6), uri
