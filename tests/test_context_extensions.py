@@ -220,3 +220,88 @@ def test_document_blocks_keep_the_budget_and_every_passage_unbroken(
     assert roomy.text == roomy_old.text
     assert set(roomy.uris) == set(roomy_old.uris)
     assert hit_uris <= set(roomy.uris) | {u for u, _ in roomy.skipped}
+
+
+def test_a_hit_that_is_another_slots_extension_continues_nothing() -> None:
+    """A chunk can be one slot's hit and another slot's extension (two finds merged, a
+    hand-built list): as a hit it needs nothing before it, whatever
+    happened to the slot it extends (excluded, seen, out of budget)."""
+    a = _slot("a.md", 3, "Top hit.", 0.9)
+    b = _slot("b.md", 4, "Hit B. " + FILLER, 0.8, [_ext("b.md", 5, 1, 0.3, "B goes on.")])
+    c = _slot("b.md", 5, "B goes on.", 0.7)
+    out = assemble_context([a, b, c], max_tokens=4000, exclude_uris=[b.uri])
+    assert out.uris == [a.uri, c.uri] and (b.uri, "excluded") in out.skipped
+    # B's hit does not fit, C's (the same chunk as B's extension) does
+    room = _budget_for([a, c], [a.uri, c.uri])
+    out = assemble_context([a, b, c], max_tokens=room)
+    assert out.uris == [a.uri, c.uri] and (b.uri, "budget") in out.skipped
+
+
+def test_a_chunk_two_slots_extend_needs_only_its_own_slots_near_one() -> None:
+    """b.md#6 is both C's near chunk (before #7) and the lower slot B's far chunk (after #5):
+    offered as C's, it needs C's hit only, not B's #5 (a long chunk that does not fit)."""
+    a = _slot("a.md", 3, "Top hit.", 0.9)
+    c = _slot("b.md", 7, "Hit C.", 0.8, [_ext("b.md", 6, -1, 0.2, "Six.")])
+    b = _slot(
+        "b.md",
+        4,
+        "Hit B.",
+        0.7,
+        [_ext("b.md", 5, 1, 0.2, FILLER), _ext("b.md", 6, 2, 0.2, "Six.")],
+    )
+    six = c.collapsed[0].uri
+    room = _budget_for([a, c, b], [a.uri, b.uri, c.uri, six])
+    out = assemble_context([a, c, b], max_tokens=room)
+    assert six in out.uris and b.collapsed[0].uri not in out.uris
+    assert default_token_counter().count(out.text) <= room
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    shapes=st.lists(
+        st.tuples(
+            st.integers(0, 12),  # the hit's chunk index in the one shared document
+            st.floats(0.0, 1.0),
+            st.lists(st.tuples(st.integers(-3, 3), st.floats(0.0, 1.0), WORDS), max_size=4),
+            WORDS,
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    budget=st.integers(1, 800),
+    drop=st.sets(st.integers(0, 5), max_size=2),
+)
+def test_overlapping_slots_keep_the_budget_and_every_passage_unbroken(
+    shapes: list[tuple[int, float, list[tuple[int, float, str]], str]],
+    budget: int,
+    drop: set[int],
+) -> None:
+    """Slots over one document whose passages overlap each other and each other's hits
+    (duplicate chunks, a hit that is also an extension): the block keeps its budget, a
+    placed chunk is a hit or continues a placed chunk of a slot that offered it, and with
+    room for everything every hit that is not excluded goes in."""
+    slots = []
+    for at, score, exts, text in sorted(shapes, key=lambda h: -h[1]):
+        chunks = {}
+        for pos, s, t in exts:
+            if pos and at + pos >= 0:
+                chunks[pos] = _ext("x.md", at + pos, pos, s, "x " + t)
+        slots.append(_slot("x.md", at, "hit " + text, score, list(chunks.values())))
+    excluded = [slots[i].uri for i in sorted(drop) if i < len(slots)]
+    out = assemble_context(slots, max_tokens=budget, exclude_uris=excluded)
+    assert default_token_counter().count(out.text) <= budget
+    placed = set(out.uris)
+    hits = {s.uri for s in slots}
+    for u in placed - hits:  # an extension: a slot offering it has its inner one placed
+        ok = False
+        for rank, s in enumerate(slots):
+            for c in s.collapsed:
+                if c.uri != u:
+                    continue
+                p = c.position or 0
+                nearer = [d for d in s.collapsed if 0 < (d.position or 0) * p < p * p]
+                inner = max(nearer, key=lambda d: abs(d.position or 0)).uri if nearer else s.uri
+                ok = ok or rank < ca.WHOLE_SLOTS or inner in placed
+        assert ok, u
+    roomy = assemble_context(slots, max_tokens=100_000, exclude_uris=excluded)
+    assert hits - set(excluded) <= set(roomy.uris)

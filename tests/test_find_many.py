@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treehop import AsyncTreehop, EmbeddedStore, RetrievalConfig, Treehop
 from treehop.client import MAX_FIND_MANY
@@ -16,6 +18,7 @@ from treehop.embedders.base import BaseEmbedder, Vectors
 from treehop.errors import InvalidQueryError, NotFoundError
 from treehop.models import ContextType, FindResult, Node
 from treehop.stores.base import Scope
+from treehop.stores.embedded.search_paths import _SIBLING_PARENTS, _top_ties
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -492,3 +495,74 @@ def test_a_batch_query_with_tied_best_rows_goes_its_own_way(
                 one.vector_scores,
                 one.lexical_scores,
             )
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 0.0])
+def test_a_hybrid_batch_query_with_a_zero_or_non_finite_vector_goes_its_own_way(
+    bad: float,
+) -> None:
+    """The store's batch call takes vectors as given (the clients refuse such a query
+    vector, the store does not): a NaN or infinite one scores NaN everywhere, which no tie
+    check sees and the one-query sort orders its own way; like the dense batch, the hybrid
+    one sends it (and a zero vector) the one-query way, and every answer stays its own."""
+    emb = BagOfWordsEmbedder()
+    store = _graph_store(None, emb)
+    ann = store._ann
+    assert ann is not None
+    texts = ["alpha beta", "gamma item3x4", "zeta kappa"]
+    qs = emb.embed(texts).copy()
+    qs[1] = bad
+    scope = Scope(subtrees=(R,), traversal=True)
+    batch = store.search_columns_batch(qs, scope, 10, query_texts=texts, dense_weight=0.5)
+    for q, t, got in zip(qs, texts, batch, strict=True):
+        ann.recent.clear()
+        one = store.search_columns(q, scope, 10, query_text=t, dense_weight=0.5)
+        assert got.uris == one.uris and len(one.uris) == 10
+        for a, b in (
+            (got.scores, one.scores),
+            (got.vector_scores, one.vector_scores),
+            (got.lexical_scores, one.lexical_scores),
+        ):
+            assert np.array_equal(np.array(a, float), np.array(b, float), equal_nan=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.lists(st.sampled_from([0.1, 0.25, 0.5, 0.75, 0.9, -0.3, 0.0]), max_size=40),
+        min_size=1,
+        max_size=5,
+    ),
+    noise=st.integers(0, 2**31 - 1),
+)
+def test_without_a_top_tie_both_sorts_read_the_same_best_rows(
+    rows: list[list[float]], noise: int
+) -> None:
+    """What ``_top_ties`` guarantees the batch steps: where it finds no two equal scores
+    among a query's ``4 * _SIBLING_PARENTS + 1`` best, the one-query order (an unstable
+    ``argsort`` of all scores) and the batch's (``argpartition``, then a stable sort of the
+    part) name the same best rows in the same order; where the scores do tie there, it says
+    so. Scores drawn from a few values (many ties), half of them made distinct."""
+    m = 4 * _SIBLING_PARENTS
+    rng = np.random.default_rng(noise)
+    width = max(len(r) for r in rows)
+    score = np.full((len(rows), width), -np.inf, dtype=np.float32)
+    ok = np.zeros((len(rows), width), dtype=bool)
+    for i, r in enumerate(rows):
+        x = np.array(r, dtype=np.float32)
+        if i % 2:
+            x += rng.uniform(0, 1e-3, x.size).astype(np.float32)
+        score[i, : x.size] = x
+        ok[i, : x.size] = True
+    tied = _top_ties(score, ok, m)
+    for i, r in enumerate(rows):
+        real = score[i, : len(r)]
+        best = np.sort(real)[::-1][: m + 1]
+        assert tied[i] == bool((best[1:] == best[:-1]).any())
+        if tied[i] or not len(r):
+            continue
+        k = min(m, len(r))
+        one = np.argsort(-real)[:k]
+        part = np.argpartition(-real, k - 1)[:k] if k < len(r) else np.arange(len(r))
+        batch = part[np.argsort(-real[part], kind="stable")]
+        assert one.tolist() == batch.tolist()

@@ -9,14 +9,17 @@ the crowd wins a near-tie. Keyword queries are not touched.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from pydantic import ValidationError
 
-from treehop import RetrievalConfig
+from treehop import AsyncTreehop, RetrievalConfig, Treehop
+from treehop.embedders.base import BaseEmbedder, Vectors, normalize_rows
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.hubness import HUB_NEIGHBOURS, HUB_POOL, MIN_POOL, hub_scores
 from treehop.models import ContextType, Node, TypedQuery
@@ -201,3 +204,207 @@ def test_only_the_best_hub_pool_leaves_are_compared() -> None:
     assert HUB_POOL - 5 <= len(changed) <= HUB_POOL
     best = sorted(off, key=off.__getitem__, reverse=True)
     assert set(best[-20:]).isdisjoint(changed)  # the weakest are outside the pool
+
+
+class _QueryEmbedder(BaseEmbedder):
+    """Every text embeds as the test's query direction (the store's vectors are given)."""
+
+    name = "test-hub-query"
+    dimension = DIM
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return normalize_rows(np.tile(_unit((0, 1.0)), (len(texts), 1)), len(texts), DIM)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf"), -0.01, 1.01, "x"])
+def test_the_weight_is_validated_when_built_and_when_assigned(bad: object) -> None:
+    """Not a number, out of [0, 1] or not a float: refused like every other config field
+    (pydantic's ``ValidationError``, a ``ValueError``), at construction and at assignment
+    (``validate_assignment``: a client's config may be changed in place)."""
+    with pytest.raises(ValidationError, match="question_hub_weight"):
+        RetrievalConfig(question_hub_weight=bad)
+    cfg = RetrievalConfig()
+    with pytest.raises(ValidationError, match="question_hub_weight"):
+        cfg.question_hub_weight = bad  # type: ignore[assignment]
+    assert cfg.question_hub_weight == 0.0
+
+
+def test_the_weight_reaches_find_from_the_sync_and_async_clients() -> None:
+    """The option is a client's config (``config=``), as every ranking knob is: the sync and
+    async clients give a question the same corrected list; the JSON a reader-process pool is
+    started with carries it; a config changed in place takes effect at the next find."""
+    cfg = RetrievalConfig(question_hub_weight=0.25)
+    assert RetrievalConfig.model_validate_json(cfg.model_dump_json()) == cfg
+    q = "Why does my build fail?"
+    th = Treehop(store=_store(), embedder=_QueryEmbedder(), tagger=None, config=cfg)
+    try:
+        sync = [(m.uri, m.score) for m in th.find(q, limit=3).contexts()]
+        th.config.question_hub_weight = 0.0
+        off = [(m.uri, m.score) for m in th.find(q, limit=3).contexts()]
+    finally:
+        th.close()
+    assert sync[0][0].endswith("answer.md") and off[0][0].endswith("overview.md")
+
+    async def run() -> list[tuple[str, float]]:
+        on = RetrievalConfig(question_hub_weight=0.25)  # (``cfg`` was changed in place)
+        ath = AsyncTreehop(store=_store(), embedder=_QueryEmbedder(), tagger=None, config=on)
+        try:
+            return [(m.uri, m.score) for m in (await ath.find(q, limit=3)).contexts()]
+        finally:
+            await ath.close()
+
+    assert asyncio.run(run()) == sync
+
+
+class _DeletingStore(EmbeddedStore):
+    """A real store where a concurrent writer deletes ``victim`` just as the hub correction
+    asks for its candidates' vectors (the race a find can meet on a shared index)."""
+
+    victim: str | None = None
+
+    def get_vectors(self, uris: Sequence[str]) -> Vectors:
+        if self.victim is not None and self.victim in uris:
+            self.delete([self.victim])
+            self.victim = None
+        return super().get_vectors(uris)
+
+
+def test_a_candidate_deleted_during_the_find_does_not_fail_it() -> None:
+    """A leaf the descent collected and a concurrent write deleted before the correction
+    reads the vectors: the find still answers, the remaining candidates compared among
+    themselves (was: the store's ``NotFoundError`` for a node the caller never named)."""
+    plain = _store()
+    racing = _DeletingStore()
+    racing.upsert(list(plain.iter_nodes()), plain.get_vectors([n.uri for n in plain.iter_nodes()]))
+    racing.victim = f"{R}/docs/part0.md"
+    cfg = RetrievalConfig(question_hub_weight=0.25)
+    got = dict(_ranked(racing, "Why does my build fail?", cfg))
+    assert racing.victim is None and next(iter(got)) == "answer.md"
+    # the others corrected as in a store where part0 was never there (part0 itself, which
+    # the find had already collected, keeps its uncorrected score, as any leaf a write
+    # deletes after the descent read it)
+    plain.delete([f"{R}/docs/part0.md"])
+    without = dict(_ranked(plain, "Why does my build fail?", cfg))
+    for name in ("answer.md", "overview.md"):
+        assert got[name] == pytest.approx(without[name], abs=1e-9)
+
+
+def test_a_kept_directory_still_ranks_after_the_leaf_that_represents_it() -> None:
+    """``include_directories=True`` with the tree context on (``question_context_scale``):
+    a directory that a leaf below it beats ranks just after that leaf's final score. The
+    hub correction then lowers the leaf (a hub, ``overview.md``); the directory must follow
+    it down, not stay above its own best leaf."""
+
+    def folder(uri: str, parent: str | None, level: int) -> Node:
+        return Node(
+            uri=uri,
+            parent_uri=parent,
+            context_type=ContextType.RESOURCE,
+            level=level,
+            is_leaf=False,
+            abstract=uri,
+        )
+
+    def leaf(uri: str, text: str) -> Node:
+        parent = uri.rsplit("/", 1)[0]
+        return Node(
+            uri=uri,
+            parent_uri=parent,
+            context_type=ContextType.RESOURCE,
+            level=2,
+            is_leaf=True,
+            content=text,
+        )
+
+    nodes = [
+        folder(R, None, 0),
+        folder(f"{R}/docs", R, 1),
+        folder(f"{R}/faq", R, 1),
+        leaf(f"{R}/faq/answer.md", "Pin the compiler version."),
+        leaf(f"{R}/docs/overview.md", "Contents: installing, upgrading."),
+        *(leaf(f"{R}/docs/part{i}.md", f"Part {i}.") for i in range(5)),
+    ]
+    vectors = np.stack(
+        [
+            _unit((7, 1.0)),
+            _unit((0, 0.9), (6, 1.0)),  # below overview.md on its own score: represented
+            _unit((5, 1.0)),
+            _unit((0, 0.70), (5, 0.714)),
+            _unit((0, 0.72), (1, 0.694)),
+            *(_unit((0, 0.4), (1, 0.9), (8 + i, 0.15)) for i in range(5)),
+        ]
+    )
+    store = EmbeddedStore()
+    store.upsert(nodes, vectors)
+
+    def ranked(w: float) -> list[tuple[str, float]]:
+        req = RetrievalRequest(
+            query=TypedQuery(query="Why does my build fail?"),
+            vector=_unit((0, 1.0)),
+            roots=[R],
+            limit=5,
+            include_directories=True,
+        )
+        cfg = RetrievalConfig(question_hub_weight=w, question_context_scale=1.0)
+        result = asyncio.run(HierarchicalRetriever(store, cfg).retrieve(req))
+        return [(m.uri.rsplit("/", 1)[-1], m.score) for m in result.matched_contexts]
+
+    for w in (0.0, 0.25):
+        names = [n for n, _ in ranked(w)]
+        assert names.index("docs") == names.index("overview.md") + 1, (w, names)
+    scores = dict(ranked(0.25))
+    assert scores["docs"] == pytest.approx(scores["overview.md"] - 1e-9, abs=1e-12)
+    assert ranked(0.25)[0][0] == "answer.md"  # (the correction itself still acts)
+
+
+def test_the_pool_does_not_depend_on_the_order_leaves_were_written() -> None:
+    """Ten leaves with the same text (the same vector, so the same score) straddle the
+    pool's edge: which of them are compared and corrected must not depend on the order
+    the index was written in (the store breaks equal scores by row), so two indexes of the
+    same nodes give the same scores."""
+    rng = np.random.default_rng(11)
+    folder = Node(
+        uri=f"{R}/docs",
+        parent_uri=R,
+        context_type=ContextType.RESOURCE,
+        level=1,
+        is_leaf=False,
+        abstract="docs",
+    )
+    root = Node(uri=R, parent_uri=None, context_type=ContextType.RESOURCE, level=0, is_leaf=False)
+    leaves: list[tuple[Node, np.ndarray]] = []
+    same = rng.normal(size=DIM).astype(np.float32)
+    same[0] = 1.0
+    for i in range(HUB_POOL + 20):
+        v = rng.normal(size=DIM).astype(np.float32)
+        v[0] = 3.0 - 2.0 * i / (HUB_POOL + 20)
+        if HUB_POOL - 5 <= i < HUB_POOL + 5:
+            v = same  # (equal scores across the 100th place)
+        node = Node(
+            uri=f"{R}/docs/n{i:03d}.md",
+            parent_uri=f"{R}/docs",
+            context_type=ContextType.RESOURCE,
+            level=2,
+            is_leaf=True,
+            content=f"note {i}",
+        )
+        leaves.append((node, v / np.linalg.norm(v)))
+
+    def scores(order: list[tuple[Node, np.ndarray]]) -> dict[str, float]:
+        store = EmbeddedStore()
+        store.upsert([root, folder], np.stack([_unit((7, 1.0)), _unit((6, 1.0))]))
+        store.upsert([n for n, _ in order], np.stack([v for _, v in order]))
+        req = RetrievalRequest(
+            query=TypedQuery(query="Why does my build fail?"),
+            vector=_unit((0, 1.0)),
+            roots=[R],
+            limit=len(order),
+        )
+        cfg = RetrievalConfig(question_hub_weight=0.5)
+        result = asyncio.run(HierarchicalRetriever(store, cfg).retrieve(req))
+        return {m.uri: m.score for m in result.matched_contexts}
+
+    forward, backward = scores(leaves), scores(leaves[::-1])
+    assert forward.keys() == backward.keys() and len(forward) == HUB_POOL + 20
+    for uri, s in forward.items():
+        assert backward[uri] == pytest.approx(s, abs=1e-6), uri

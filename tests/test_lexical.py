@@ -209,6 +209,17 @@ def test_max_score_is_the_max_of_the_padded_scores(
     assert idx.max_score(q, size) == expected  # (the same float, not an approximation)
     with pytest.raises(InvalidQueryError):
         idx.max_score(q, -1)
+    assert idx.max_score(q, np.int64(size)) == expected  # (a store's row count may be numpy's)
+
+
+@pytest.mark.parametrize("size", [2.5, "3", None, True, float("nan")])
+def test_max_score_refuses_a_size_that_is_not_an_integer(size: object) -> None:
+    """A hostile ``size`` is a typed error (it was a ``TypeError`` from slicing, or a bool
+    read as a row count)."""
+    idx = plain_index()
+    idx.upsert(np.arange(3), ["w0 w1", "w0", "w2"])
+    with pytest.raises(InvalidQueryError, match="size"):
+        idx.max_score("w0", size)  # type: ignore[arg-type]
 
 
 def test_subset_uses_the_cheaper_path_and_both_agree() -> None:

@@ -595,13 +595,14 @@ def _conversation_order(c: ChunkContext) -> tuple[int, int]:
 
 def _unfold_turns(
     contexts: Sequence[MatchedContext],
-) -> tuple[list[MatchedContext], set[str], dict[str, str]]:
+) -> tuple[list[MatchedContext], set[str], list[str | None]]:
     """Each memory hit and the turns its slot carries (``memory_context_chars``) as entries of
     their own (the packer fits the budget, dedups across a session's calls and labels line by
     line, so every turn must be its own entry), in the order they are offered to the budget;
-    the URIs of the conversation turns among them; and, for a document slot's extensions
-    offered by :data:`EXTENSION_ORDER` ``score``, the entry each one continues (the hit, or
-    the extension between it and the hit): it is placed only after that one."""
+    the URIs of the conversation turns among them; and, entry by entry (empty when there are
+    none), the URI a document slot's extension offered by :data:`EXTENSION_ORDER` ``score``
+    continues (the hit, or the extension between it and the hit; ``None`` for every other
+    entry): it is placed only after that one."""
     heads: list[MatchedContext] = []
     merged: list[MatchedContext] = []
     carried: list[tuple[tuple[float, ...], MatchedContext]] = []
@@ -643,14 +644,14 @@ def _unfold_turns(
         if EXTENSION_ORDER != "slot":
             order, requires = _by_score(slots)
             return order, turns, requires
-        return [e for m, entries, _ in slots for e in (m, *(x for _, x in entries))], turns, {}
+        return [e for m, entries, _ in slots for e in (m, *(x for _, x in entries))], turns, []
     carried.sort(key=lambda kv: kv[0])
-    return [*heads, *merged, *(e for _, e in carried)], turns, {}
+    return [*heads, *merged, *(e for _, e in carried)], turns, []
 
 
 def _by_score(
     slots: Sequence[tuple[MatchedContext, list[tuple[int, MatchedContext]], bool]],
-) -> tuple[list[MatchedContext], dict[str, str]]:
+) -> tuple[list[MatchedContext], list[str | None]]:
     """The order :data:`EXTENSION_ORDER` offers a block's entries in: the slots' hits in rank
     order, the first :data:`WHOLE_SLOTS` slots (and every conversation slot) whole; a lower
     document slot's extensions (the chunks of its passage around the hit, ``position`` -1,
@@ -658,12 +659,16 @@ def _by_score(
     soon as its own score is at least the next hit's, the rest after the last hit, best
     first (``after-hits``: all after the last hit, in slot order).
 
-    Returns the entries and, for each extension offered this way, the entry it continues
-    (the hit or the extension between it and the hit): :func:`assemble_context` places it
-    only after that one, so a block never shows a passage's far chunk without the near one."""
+    Returns the entries and, entry by entry, the URI of the one it continues (the hit or the
+    extension between it and the hit; ``None`` for a hit and an extension offered with its
+    slot): :func:`assemble_context` places it only after that one, so a block never shows a
+    passage's far chunk without the near one. Per entry, not per URI: the same chunk may be
+    another slot's hit (which continues nothing) or another slot's extension (continuing
+    another chunk), and neither may inherit this slot's condition."""
     by_score = EXTENSION_ORDER == "score"
     out: list[MatchedContext] = []
-    requires: dict[str, str] = {}
+    needs: list[str | None] = []
+    requires: dict[int, str] = {}  # id() of an extension entry (alive in ``slots``) -> URI
     pending: list[tuple[float, int, int, MatchedContext]] = []
     chains: dict[int, list[MatchedContext]] = {}  # (outer first) by 2 * rank + side
     seq = 0
@@ -680,14 +685,17 @@ def _by_score(
     def emit_best() -> None:
         _, _, chain_id, e = heapq.heappop(pending)
         out.append(e)
+        needs.append(requires[id(e)])
         offer_next(chain_id)
 
     for rank, (m, entries, is_turn) in enumerate(slots):
         while by_score and pending and -pending[0][0] >= float(m.score):
             emit_best()
         out.append(m)
+        needs.append(None)
         if is_turn or not entries or rank < WHOLE_SLOTS:
             out.extend(e for _, e in entries)
+            needs.extend(None for _ in entries)
             continue
         for side in (0, 1):
             chain = sorted(
@@ -695,13 +703,13 @@ def _by_score(
             )
             inner = m.uri
             for _, e in chain:
-                requires[e.uri] = inner
+                requires[id(e)] = inner
                 inner = e.uri
             chains[2 * rank + side] = [e for _, e in reversed(chain)]
             offer_next(2 * rank + side)
     while pending:
         emit_best()
-    return out, requires
+    return out, needs
 
 
 def _within_any(uri: str, scopes: Iterable[str]) -> bool:
@@ -736,9 +744,9 @@ def assemble_context(
     seen = set(seen_uris)
     late = EXCERPTS_LAST and CHUNK_FALLBACK == "excerpt"
     pending: list[MatchedContext] = []
-    for m in contexts:
+    for i, m in enumerate(contexts):
         reason = packer.refusal(m, excluded, seen)
-        inner = requires.get(m.uri)
+        inner = requires[i] if requires else None
         if reason is None and inner is not None and inner not in packer.taken and inner not in seen:
             reason = "budget"  # what it continues is in neither this block nor an earlier one
         if reason is None:

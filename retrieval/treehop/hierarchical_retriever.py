@@ -59,7 +59,7 @@ from .descent import (
     same_passage_nodes,
     score_of,
 )
-from .errors import TreehopError
+from .errors import NotFoundError, TreehopError
 from .filters import MetadataFilter, TagFilter
 from .hubness import HUB_POOL, MIN_POOL, hub_scores
 from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
@@ -695,7 +695,10 @@ class HierarchicalRetriever:
         candidates (an index, a list of links, an overview) gives way to the one that
         stands out. Vector track only (a reranker's scores are on another scale); one
         ``get_vectors`` call for the best ``HUB_POOL`` (100) collected leaves, which alone
-        are compared and corrected."""
+        are compared and corrected. A leaf a concurrent write deleted since the descent
+        collected it (the store's ``NotFoundError``) leaves the pool, and the others are
+        compared among themselves: a race with a writer must not fail the find over a node
+        the caller never named (a second miss in a row: no correction)."""
         weight = self.config.question_hub_weight
         if not q.question or weight <= 0 or state.track is not Track.VECTOR:
             return
@@ -704,11 +707,26 @@ class HierarchicalRetriever:
             cands = heapq.nlargest(HUB_POOL, cands, key=operator.attrgetter("final.vec"))
         if len(cands) < MIN_POOL:
             return
-        vectors = await self._store_call(self.store.get_vectors, [c.uri for c in cands])
+        try:
+            vectors = await self._store_call(self.store.get_vectors, [c.uri for c in cands])
+        except NotFoundError:
+            nodes = await self._store_call(self.store.get, [c.uri for c in cands])
+            cands = [c for c, n in zip(cands, nodes, strict=True) if n is not None]
+            if len(cands) < MIN_POOL:
+                return
+            try:
+                vectors = await self._store_call(self.store.get_vectors, [c.uri for c in cands])
+            except NotFoundError:
+                return
         hub = hub_scores(vectors)
         scale = weight * q.dense_weight
         for c, h in zip(cands, hub.tolist(), strict=True):
             c.final = score_of(c.final.vec - scale * h, c.final.rr)
+        if q.context.active:
+            # the tree context kept a represented directory just below its best leaf's final
+            # score (``include_directories=True``); a hub's penalty may have lowered that
+            # leaf under it: settle again against the corrected scores
+            self._settle_directories(q, state)
 
     async def _tree_context(self, q: _Query, state: Descent, result: QueryResult) -> None:
         """Rescore the best leaves with their tree context (:mod:`treehop.tree_scoring`).

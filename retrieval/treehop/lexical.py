@@ -749,8 +749,10 @@ class LexicalIndex:
         when no query term is indexed (every score is then 0)."""
         if not isinstance(query, str):
             raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
-        if size < 0:
-            raise InvalidQueryError("size must be >= 0")
+        # (an integer, not a bool or a float: a slice bound; a typed error, not a TypeError)
+        if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
+            raise InvalidQueryError(f"size must be a non-negative integer, got {size!r}")
+        size = int(size)
         tokens = self._tokenize(query)
         with self._lock:
             recent = self._recent_query(tokens)
