@@ -566,3 +566,108 @@ def test_without_a_top_tie_both_sorts_read_the_same_best_rows(
         part = np.argpartition(-real, k - 1)[:k] if k < len(r) else np.arange(len(r))
         batch = part[np.argsort(-real[part], kind="stable")]
         assert one.tolist() == batch.tolist()
+
+
+# ------------------------------------------------------------ batched columns
+def _columns_fields(cols: Any) -> tuple[Any, ...]:
+    """Every field of a ``HitColumns`` that a reader sees, the parent codes as a list with
+    their dtype, and the nodes and heading codes its closures give for every position."""
+    at = list(range(len(cols.uris)))
+    codes = cols.parent_codes
+    heads = cols.heading_codes(np.asarray(at, np.int64)) if at else None
+    return (
+        cols.uris,
+        cols.parent_uris,
+        cols.chunk_indexes,
+        cols.leaves,
+        cols.scores,
+        cols.vector_scores,
+        cols.lexical_scores,
+        cols.matches,
+        cols.exact,
+        None if codes is None else (codes.dtype, codes.tolist()),
+        [n.uri for n in cols.load(at)],
+        None if heads is None else (heads[0].tolist(), list(heads[1])),
+    )
+
+
+def _chunked_graph_store(emb: BaseEmbedder) -> EmbeddedStore:
+    """:func:`_graph_store` with a file of chunks (chunk indexes, heading paths) under d3."""
+    store = _graph_store(None, emb)
+    texts = [f"alpha chunk{i} " + WORDS[i % 10] for i in range(12)]
+    store.upsert(
+        [
+            Node(
+                uri=f"{R}/d3/guide.md#chunk-{i}",
+                parent_uri=f"{R}/d3",
+                context_type=ContextType.RESOURCE,
+                level=2,
+                is_leaf=True,
+                chunk_index=i,
+                content=t,
+                abstract=t,
+                metadata={"heading_path": ["Guide", f"Part {i // 4}"]},
+            )
+            for i, t in enumerate(texts)
+        ],
+        emb.embed(texts),
+    )
+    return store
+
+
+def test_batched_columns_equal_each_answers_own() -> None:
+    """``_columns_many`` (find_many's first step builds every answer's columns in one
+    pass) gives each answer the columns its own ``_columns`` call gives, field by field:
+    order (equal scores broken by row), URIs, parents, chunk indexes, leaves, scores, the
+    parent codes (each answer's own ranks: answers share parents here), nodes and heading
+    codes; an answer with a row whose parent is not stored, or no hit, is built alone."""
+    emb = BagOfWordsEmbedder()
+    store = _chunked_graph_store(emb)
+    s = store._snap
+    rng = np.random.default_rng(7)
+    leaf_rows = np.flatnonzero(s.cols["leaf"][: s.n] & s.alive[: s.n]).astype(np.int64)
+    dir_rows = np.flatnonzero(~s.cols["leaf"][: s.n] & s.alive[: s.n]).astype(np.int64)
+    assert dir_rows.size and (s.parent_row[dir_rows] < 0).all()  # the root is not stored
+    chunk_rows = leaf_rows[s.cols["chunk"][leaf_rows] >= 0]
+    assert chunk_rows.size == 12
+    matches = rng.random(s.n) < 0.8
+    for trial in range(20):
+        items: list[Any] = []
+        for k in range(6):
+            pool = leaf_rows if k != 2 else np.concatenate([chunk_rows, leaf_rows[:60]])
+            cand = rng.choice(pool, int(rng.integers(1, 60)), replace=False).astype(np.int64)
+            if k == 4 and trial % 2:
+                cand = np.concatenate([cand, dir_rows[:3]])  # an unlinked parent: alone
+            score = rng.integers(0, 5, cand.size).astype(np.float32) / 4  # ties
+            dense = rng.random(cand.size).astype(np.float32)
+            lex = None if k % 3 == 0 else rng.random(cand.size).astype(np.float32)
+            top = rng.permutation(cand.size)[: int(rng.integers(0 if k == 5 else 1, 30))]
+            items.append((cand, top.astype(np.int64), score, dense, lex))
+        for m in (None, matches):
+            built = store._columns_many(s, items, m)
+            assert len(built) == len(items)
+            for item, got in zip(items, built, strict=True):
+                one = store._columns(s, *item, m, False)
+                assert _columns_fields(got) == _columns_fields(one)
+
+
+@pytest.mark.parametrize("dense_weight", [1.0, 0.5])
+def test_search_columns_batch_gives_the_same_codes_and_chunks(dense_weight: float) -> None:
+    """The batch step's columns carry the parent codes, chunk indexes, nodes and heading
+    codes of each query's own call (the tree context and the result read them)."""
+    emb = BagOfWordsEmbedder()
+    store = _chunked_graph_store(emb)
+    assert store.wait_ann(timeout=60)
+    ann = store._ann
+    assert ann is not None
+    texts = ["alpha chunk3 delta", "alpha beta", "gamma item3x4", "chunk7 alpha", "omega"]
+    qs = emb.embed(texts)
+    for scope in (Scope(subtrees=(R,), traversal=True), Scope(leaves_only=True)):
+        for limit in (5, 40):
+            batch = store.search_columns_batch(
+                qs, scope, limit, query_texts=texts, dense_weight=dense_weight
+            )
+            for q, t, got in zip(qs, texts, batch, strict=True):
+                ann.recent.clear()
+                one = store.search_columns(q, scope, limit, query_text=t, dense_weight=dense_weight)
+                assert _columns_fields(got) == _columns_fields(one)
