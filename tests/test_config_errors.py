@@ -9,6 +9,7 @@ detail (``errors``, the chained cause), and that a secret never reaches the erro
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -22,6 +23,11 @@ from treehop.llm.openai_compatible import LLMConfig, ModelsConfig
 from treehop.vikingdb_knowledge import ChatTurn, KnowledgeSearchOptions
 
 SECRET = "sk-live-DO-NOT-LEAK-4242"
+
+
+def _kw(name: str, value: Any) -> dict[str, Any]:
+    """One keyword argument, typed loosely (the properties pass any field any value)."""
+    return {name: value}
 
 
 def _all_text(exc: InvalidConfigError) -> str:
@@ -81,11 +87,12 @@ def test_nested_configs_report_the_full_path_once() -> None:
     """A nested model's failure is one error of the outer model (``default.model``), not an
     InvalidConfigError wrapped inside another (pydantic would call an overridden
     ``__init__`` for nested models unless told it only wraps the base one)."""
-    for build in (
+    builds: list[Callable[[], object]] = [
         lambda: ModelsConfig(default={"model": ""}),  # type: ignore[arg-type]
         lambda: ModelsConfig.model_validate({"default": {"model": ""}}),
         lambda: ModelsConfig.model_validate_json('{"default": {"model": ""}}'),
-    ):
+    ]
+    for build in builds:
         with pytest.raises(InvalidConfigError) as info:
             build()
         assert [e["loc"] for e in info.value.errors] == [("default", "model")]
@@ -132,7 +139,7 @@ def test_secrets_never_reach_an_assignment_error() -> None:
 
 
 def test_the_message_is_bounded_for_hostile_keys() -> None:
-    junk = {f"k{i}" + "x" * 10_000: i for i in range(50)}
+    junk: dict[str, Any] = {f"k{i}" + "x" * 10_000: i for i in range(50)}
     with pytest.raises(InvalidConfigError) as info:
         RetrievalConfig(**junk)
     assert len(str(info.value)) < 3000
@@ -198,7 +205,7 @@ def test_out_of_range_numbers_always_give_the_typed_error(
         if assign:
             setattr(RetrievalConfig(), name, bad)
         else:
-            RetrievalConfig(**{name: bad})
+            RetrievalConfig(**_kw(name, bad))
 
 
 @st.composite
@@ -218,7 +225,7 @@ def _in_range(draw: st.DrawFn) -> tuple[str, float]:
 @given(case=_in_range())
 def test_in_range_numbers_construct_and_assign(case: tuple[str, float]) -> None:
     name, good = case
-    assert getattr(RetrievalConfig(**{name: good}), name) == good
+    assert getattr(RetrievalConfig(**_kw(name, good)), name) == good
     cfg = RetrievalConfig()
     setattr(cfg, name, good)
     assert getattr(cfg, name) == good
@@ -250,7 +257,7 @@ def test_any_value_either_constructs_or_gives_the_typed_error(
             cfg = RetrievalConfig()
             setattr(cfg, name, value)
         else:
-            RetrievalConfig(**{name: value})
+            RetrievalConfig(**_kw(name, value))
     except InvalidConfigError as exc:
         assert exc.errors  # an unknown name too ("no attribute"), on assignment as on build
 

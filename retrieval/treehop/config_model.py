@@ -31,7 +31,7 @@ def config_error(exc: ValidationError) -> InvalidConfigError:
     # an unknown key is the caller's text: shortened, and the whole list capped, so that a
     # hostile mapping cannot make the message arbitrarily long
     details = "; ".join(
-        f"{'.'.join(str(p)[:_PART] for p in e['loc']) or '(model)'}: {e['msg'][:_PART * 4]}"
+        f"{'.'.join(str(p)[:_PART] for p in e['loc']) or '(model)'}: {e['msg'][: _PART * 4]}"
         for e in errors[:_SHOWN]
     )
     if len(errors) > _SHOWN:
