@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from .config_model import ConfigModel
 
 
 class TagHopTrigger(StrEnum):
@@ -25,8 +27,11 @@ class StopRule(StrEnum):
     """The seed's rule: when the top-k is unchanged for ``max_convergence_rounds`` rounds."""
 
 
-class RetrievalConfig(BaseModel):
-    """Parameters of the hierarchical retriever (names follow the seed where it names them)."""
+class RetrievalConfig(ConfigModel):
+    """Parameters of the hierarchical retriever (names follow the seed where it names them).
+
+    A value out of range, of the wrong type or under an unknown name raises
+    :class:`~treehop.errors.InvalidConfigError`, at construction and at assignment."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 

@@ -87,3 +87,17 @@ class RecoveryWarning(TreehopWarning):
     """An index or its sessions were opened in a recovered state: an older generation than
     the one last committed, or a sessions index rebuilt from the session files. The details
     are on the client's ``recovery`` list (see :class:`treehop.stores.base.RecoveryRecord`)."""
+
+
+class InvalidConfigError(TreehopError, ValueError):
+    """A configuration object (:class:`~treehop.config.RetrievalConfig`,
+    :class:`~treehop.llm.openai_compatible.LLMConfig`, ...) was built, validated or assigned
+    with a value out of its documented range, of the wrong type, or under an unknown name.
+
+    ``errors`` holds pydantic's structured detail (``ValidationError.errors()`` without the
+    offending input values, which may be secrets); the ``ValidationError`` itself is the
+    ``__cause__``, rendered without input values too."""
+
+    def __init__(self, message: str, errors: list[dict[str, object]] | None = None) -> None:
+        super().__init__(message)
+        self.errors: list[dict[str, object]] = errors or []

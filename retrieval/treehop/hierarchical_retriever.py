@@ -539,7 +539,10 @@ class HierarchicalRetriever:
 
     async def _seed_starts(self, q: _Query, hits: list[ScoredNode]) -> dict[str, Score]:
         """The seed's starting points: directory hits and parents of leaf hits at their own
-        scores, the roots at zero (the CONVERGENCE rule)."""
+        scores, the roots at zero (the CONVERGENCE rule). A parent a concurrent write deleted
+        since the global search (or a leaf's folder removed on its own earlier) is no
+        starting point: the find goes on without it, never fails over a node the caller did
+        not name (:meth:`_present_vectors`)."""
         roots = set(q.req.roots)
         starts: dict[str, Score] = {}
         parents: dict[str, float | None] = {}
@@ -554,11 +557,12 @@ class HierarchicalRetriever:
                 prev = parents.get(p)
                 parents[p] = own.rr if prev is None or own.rr is None else max(prev, own.rr)
         extra = [u for u in parents if u not in starts]
-        if extra:
-            pvecs = await self._store_call(self.store.get_vectors, extra)
+        found = await self._present_vectors(extra) if extra else None
+        if found is not None:
+            kept, pvecs = found
             own_vec = np.asarray(pvecs, np.float32) @ np.asarray(q.req.vector, np.float32)
-            for u, v in zip(extra, own_vec.tolist(), strict=True):
-                starts[u] = Score(float(v), parents[u])
+            for i, v in zip(kept, own_vec.tolist(), strict=True):
+                starts[extra[i]] = Score(float(v), parents[extra[i]])
         reranked = any(s.rr is not None for s in q.hits.values())
         for root in q.req.roots:
             starts.setdefault(root, Score(0.0, 0.0 if reranked else None))
@@ -687,6 +691,28 @@ class HierarchicalRetriever:
             return
         state.frontier.push(uri, final, state.track, hop)
 
+    async def _present_vectors(self, uris: list[str]) -> tuple[list[int], Vector] | None:
+        """``get_vectors(uris)`` for the nodes of ``uris`` that are still there: the
+        positions kept and their vectors. The descent collected these nodes from earlier
+        reads; a concurrent write may have deleted some since, and the store's
+        ``NotFoundError`` for a node the caller never named must not fail the find. On a
+        miss, one ``get`` says which are gone and the rest are read again; a second miss in
+        a row (another delete meanwhile), or nothing left: ``None`` (the caller goes on
+        without them). No extra call when nothing is missing."""
+        try:
+            return list(range(len(uris))), await self._store_call(self.store.get_vectors, uris)
+        except NotFoundError:
+            pass
+        nodes = await self._store_call(self.store.get, uris)
+        kept = [i for i, n in enumerate(nodes) if n is not None]
+        if not kept:
+            return None
+        try:
+            vectors = await self._store_call(self.store.get_vectors, [uris[i] for i in kept])
+        except NotFoundError:
+            return None
+        return kept, vectors
+
     async def _hub_correction(self, q: _Query, state: Descent) -> None:
         """A question over documents, with ``question_hub_weight`` > 0 (an option, off by
         default): each collected leaf's score minus ``question_hub_weight`` times its
@@ -707,17 +733,11 @@ class HierarchicalRetriever:
             cands = heapq.nlargest(HUB_POOL, cands, key=operator.attrgetter("final.vec"))
         if len(cands) < MIN_POOL:
             return
-        try:
-            vectors = await self._store_call(self.store.get_vectors, [c.uri for c in cands])
-        except NotFoundError:
-            nodes = await self._store_call(self.store.get, [c.uri for c in cands])
-            cands = [c for c, n in zip(cands, nodes, strict=True) if n is not None]
-            if len(cands) < MIN_POOL:
-                return
-            try:
-                vectors = await self._store_call(self.store.get_vectors, [c.uri for c in cands])
-            except NotFoundError:
-                return
+        found = await self._present_vectors([c.uri for c in cands])
+        if found is None or len(found[0]) < MIN_POOL:
+            return
+        kept, vectors = found
+        cands = [cands[i] for i in kept]
         hub = hub_scores(vectors)
         scale = weight * q.dense_weight
         for c, h in zip(cands, hub.tolist(), strict=True):

@@ -67,12 +67,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Unpack
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import ConfigDict, Field, SecretStr, model_validator
 
 from . import uri as urimod
 from ._http import DeadlineExceeded, RetryPolicy, call_with_deadline, check_deadline
 from .arguments import check_bool, check_context_type, check_mode, check_target_uris
-from .errors import InvalidFilterError, InvalidQueryError, InvalidURIError, StoreError
+from .config_model import ConfigModel
+from .errors import (
+    InvalidConfigError,
+    InvalidFilterError,
+    InvalidQueryError,
+    InvalidURIError,
+    StoreError,
+)
 from .filters import MetadataFilter
 from .models import (
     ContextType,
@@ -105,7 +112,7 @@ DEFAULT_RETRIEVE_COUNT: Final = 25
 _POINT_MAPPED: Final = frozenset({"content", "score", "rerank_score", "chunk_id"})
 
 
-class ChatTurn(BaseModel):
+class ChatTurn(ConfigModel):
     """One message of the conversation that ``rewrite`` rewrites the query from."""
 
     model_config = ConfigDict(extra="forbid")
@@ -114,7 +121,7 @@ class ChatTurn(BaseModel):
     content: str = Field(min_length=1)
 
 
-class KnowledgeSearchOptions(BaseModel):
+class KnowledgeSearchOptions(ConfigModel):
     """Every ``search_knowledge`` option, validated with the API's documented ranges."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -563,6 +570,11 @@ _RERANK_ONLY = (
 )
 
 
+def _loc(error: Mapping[str, object]) -> tuple[object, ...]:
+    loc = error.get("loc")
+    return tuple(loc) if isinstance(loc, tuple | list) else ()
+
+
 def _options(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> KnowledgeSearchOptions:
     """Defaults merged with a call's options, validated together.
 
@@ -577,13 +589,14 @@ def _options(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> Knowl
                 merged.pop(name, None)
     try:
         return KnowledgeSearchOptions.model_validate(merged)
-    except ValidationError as exc:
-        for e in exc.errors():
-            cause = (e.get("ctx") or {}).get("error")
+    except InvalidConfigError as exc:
+        for e in exc.errors:
+            ctx = e.get("ctx")
+            cause = ctx.get("error") if isinstance(ctx, dict) else None
             if isinstance(cause, InvalidFilterError):
                 raise cause from None
         details = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'options'}: {e['msg']}" for e in exc.errors()
+            f"{'.'.join(str(p) for p in _loc(e)) or 'options'}: {e.get('msg')}" for e in exc.errors
         )
         raise InvalidQueryError(f"invalid search_knowledge option(s): {details}") from None
 

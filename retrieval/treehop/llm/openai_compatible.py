@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import ConfigDict, Field, SecretStr
 
 from .._http import (
     DeadlineExceeded,
@@ -41,6 +41,7 @@ from .._http import (
     request,
     sync_client,
 )
+from ..config_model import ConfigModel
 from ..errors import LLMError
 from ..redaction import redact
 from ..secrets import resolve_secret
@@ -297,7 +298,7 @@ def _extract_text_checked(response: httpx.Response, model: str) -> str:
     return content
 
 
-class LLMConfig(BaseModel):
+class LLMConfig(ConfigModel):
     """How to reach one OpenAI-compatible chat model."""
 
     model_config = ConfigDict(extra="forbid")
@@ -328,7 +329,7 @@ class LLMConfig(BaseModel):
         )
 
 
-class ModelsConfig(BaseModel):
+class ModelsConfig(ConfigModel):
     """The default chat model and the optional ``query_planner`` model for intent analysis.
 
     As in the seed, the planner falls back to the default model when it is not set.

@@ -68,7 +68,6 @@ class _StoreAttributes:
     _epoch: int
     _committed: dict[str, Any] | None
     _committed_snap: _Snap | None
-    _lex_scale_cache: OrderedDict[tuple[int, str], float]
     _dim: int | None
     _snap_v: _Snap
     _snap: _Snap

@@ -260,7 +260,6 @@ class _Generations(_StoreAttributes):
             if self._ann is not None or self.ann_damaged is not None:
                 self._ann_kick()
         self._lex_dirty = False
-        self._lex_scale_cache.clear()
 
     def _start_verifier(
         self, m: dict[str, Any], data: Path, maps: Mapping[str, npt.NDArray[Any]]

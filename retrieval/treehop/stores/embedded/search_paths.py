@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal, cast, overload
 
@@ -910,15 +911,20 @@ class _SearchPaths(_StoreAttributes):
 
     def _lexical_scale(self, s: _Snap, lexical: LexicalIndex, query_text: str) -> float:
         """The query's best BM25 score over the whole index (cached per query and snapshot),
-        so that lexical scores of different directories' children share one scale."""
-        key = (id(s), query_text)
-        hit = self._lex_scale_cache.get(key)
+        so that lexical scores of different directories' children share one scale.
+
+        The cache lives on the snapshot object (``s.cache``, new with every published
+        snapshot), not in the store under ``id(s)``: CPython hands a freed snapshot's address
+        to the next one, which then read the old rows' scale. ``s.uid`` is no key either: a
+        write keeps it for the rows it appends (only row numbers stay valid under it)."""
+        scales: OrderedDict[str, float] = s.cache.setdefault(("lex_scale",), OrderedDict())
+        hit = scales.get(query_text)
         if hit is None:
             hit = lexical.max_score(query_text, s.n)  # (the max of score(size=s.n))
-            self._lex_scale_cache[key] = hit
-            if len(self._lex_scale_cache) > 256:
+            scales[query_text] = hit
+            if len(scales) > _LEX_SCALES:
                 with contextlib.suppress(KeyError):  # a concurrent reader evicted it
-                    self._lex_scale_cache.popitem(last=False)
+                    scales.popitem(last=False)
         return hit
 
     def find_by_tags(
@@ -1250,6 +1256,8 @@ key as :data:`treehop.tree_scoring.HEADING_PATH`, which the stores do not import
 
 
 _SIBLING_PARENTS = 4
+_LEX_SCALES = 256
+"""How many queries' lexical scales one snapshot keeps (least recently added first out)."""
 _SIBLING_MAX = 256
 
 

@@ -168,7 +168,6 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._epoch = 0
         self._committed: dict[str, Any] | None = None  # the manifest on disk we follow
         self._committed_snap: _Snap | None = None  # the snapshot it was opened as
-        self._lex_scale_cache: OrderedDict[tuple[int, str], float] = OrderedDict()
         self._snap = _empty_snap(int(dimension or 0))
         self._dim = dimension
         if self.path is not None:

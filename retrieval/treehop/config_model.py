@@ -1,0 +1,111 @@
+"""The base of treehop's user-built configuration models: their errors are typed.
+
+pydantic raises its own ``ValidationError`` from construction, ``model_validate``,
+``model_validate_json`` and (with ``validate_assignment``) attribute assignment; the
+project's rule is that only :class:`~treehop.errors.TreehopError` subclasses escape. A
+validator cannot raise the typed error itself (pydantic turns a ``ValueError`` raised in a
+validator into a ``ValidationError``), so the conversion happens here, at the entry points.
+
+Input values never reach the message (``hide_input_in_errors`` also keeps them out of the
+chained ``ValidationError``'s text): a misspelled ``api_kye="sk-..."`` is an "extra field"
+error whose input is the key itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import InvalidConfigError
+
+__all__ = ["ConfigModel", "config_error"]
+
+_PART = 80
+_SHOWN = 10
+
+
+def config_error(exc: ValidationError) -> InvalidConfigError:
+    """The typed error for ``exc``: one ``loc: msg`` line per problem, no input values."""
+    errors = exc.errors(include_url=False, include_input=False)
+    # an unknown key is the caller's text: shortened, and the whole list capped, so that a
+    # hostile mapping cannot make the message arbitrarily long
+    details = "; ".join(
+        f"{'.'.join(str(p)[:_PART] for p in e['loc']) or '(model)'}: {e['msg'][: _PART * 4]}"
+        for e in errors[:_SHOWN]
+    )
+    if len(errors) > _SHOWN:
+        details += f"; and {len(errors) - _SHOWN} more"
+    return InvalidConfigError(f"invalid {exc.title}: {details}", [dict(e) for e in errors])
+
+
+class ConfigModel(BaseModel):
+    """A pydantic model whose validation failures raise :class:`InvalidConfigError`.
+
+    Validated on assignment too, so that ``config.field = bad`` fails where it is written,
+    not at the first call that reads it.
+    """
+
+    model_config = ConfigDict(validate_assignment=True, hide_input_in_errors=True)
+
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise config_error(exc) from exc
+
+    # Tell pydantic this ``__init__`` only wraps the base one: without the mark, pydantic
+    # validates every nested config (and ``model_validate``) by calling ``__init__``, and an
+    # inner InvalidConfigError (a ValueError) would come back wrapped in the outer error.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as exc:
+            raise config_error(exc) from exc
+
+    @classmethod
+    def model_validate(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        from_attributes: bool | None = None,
+        context: Any | None = None,
+        **kwargs: Any,
+    ) -> Self:
+        try:
+            return super().model_validate(
+                obj, strict=strict, from_attributes=from_attributes, context=context, **kwargs
+            )
+        except ValidationError as exc:
+            raise config_error(exc) from exc
+
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        context: Any | None = None,
+        **kwargs: Any,
+    ) -> Self:
+        try:
+            return super().model_validate_json(json_data, strict=strict, context=context, **kwargs)
+        except ValidationError as exc:
+            raise config_error(exc) from exc
+
+    @classmethod
+    def model_validate_strings(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        context: Any | None = None,
+        **kwargs: Any,
+    ) -> Self:
+        try:
+            return super().model_validate_strings(obj, strict=strict, context=context, **kwargs)
+        except ValidationError as exc:
+            raise config_error(exc) from exc
