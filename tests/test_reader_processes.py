@@ -421,3 +421,157 @@ def test_no_worker_process_outlives_close(index: Path) -> None:
     th = Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=2)
     th.close()
     assert multiprocessing.active_children() == []
+
+
+# ---------------------------------------------------------------- find_many over the workers
+BATCH = [
+    *QUERIES,
+    "api keys",
+    "docker",
+    "release checklist",
+    "encryption keys rotation",
+    "incident postmortem",
+    "compose services",
+    "backup and restore",
+    "access control",
+    "monitoring alerts",
+    "secrets in environment variables",
+    "canary deploy",
+    "audit logging",
+    "tls certificates",
+    "on-call escalation",
+    "container images",
+]
+
+
+def _exact(result: object) -> list[tuple[str, float]]:
+    return [(m.uri, m.score) for m in result.resources]  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def batch_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from treehop_test_doubles import SAMPLE_TREE
+
+    path = tmp_path_factory.mktemp("many") / "idx"
+    with Treehop(path, embedder=BagOfWordsEmbedder()) as th:
+        for part in ("security", "devops"):
+            th.add_resource(SAMPLE_TREE / "resources" / part, target_uri="viking://resources")
+        th.save()
+    return path
+
+
+@pytest.fixture(scope="module")
+def pooled(batch_index: Path) -> object:
+    """One client with two reader processes for the find_many tests (a spawn costs ~1 s)."""
+    th = Treehop(batch_index, embedder=BagOfWordsEmbedder(), reader_processes=2)
+    assert th._wait_readers()
+    yield th
+    th.close()
+
+
+def _pool(th: Treehop) -> ReaderPool:
+    assert th._readers is not None
+    return th._readers[1]
+
+
+def test_find_many_over_reader_processes_equals_single_finds(
+    batch_index: Path, pooled: Treehop
+) -> None:
+    with Treehop(batch_index, embedder=BagOfWordsEmbedder()) as plain:
+        want = [_exact(plain.find(q, limit=5)) for q in BATCH]
+        local = [_exact(r) for r in plain.find_many(BATCH, limit=5)]
+        opts = {"limit": 3, "dense_weight": 0.6, "include_directories": False}
+        hybrid = [_exact(plain.find(q, **opts)) for q in BATCH]  # type: ignore[arg-type]
+    assert local == want and sum(map(bool, want)) > len(BATCH) // 2
+    assert len(set(map(tuple, want))) > len(BATCH) // 2  # (distinct answers: order shows)
+    pool = _pool(pooled)
+    before = sum(pool.served.values())
+    got = pooled.find_many(BATCH, limit=5)
+    # the same lists, scores and order as single finds, in input order across the parts
+    assert [_exact(r) for r in got] == want
+    # each worker answered one part; this process answered the first
+    assert sum(pool.served.values()) == before + 2 and os.getpid() not in pool.served
+    assert [_exact(r) for r in pooled.find_many(BATCH, **opts)] == hybrid  # type: ignore[arg-type]
+    # the caller's own vectors (a query may then be ""), as single finds with them
+    emb = BagOfWordsEmbedder()
+    vecs = [emb.embed_query(q).tolist() for q in BATCH]
+    batch = [""] * 3 + BATCH[3:]
+    with Treehop(batch_index, embedder=BagOfWordsEmbedder()) as plain:
+        want_v = [
+            _exact(plain.find(q, query_vector=v, limit=5)) for q, v in zip(batch, vecs, strict=True)
+        ]
+    assert [_exact(r) for r in pooled.find_many(batch, query_vectors=vecs, limit=5)] == want_v
+    # a small batch runs here: no worker answers it
+    served = sum(pool.served.values())
+    assert [_exact(r) for r in pooled.find_many(BATCH[:4], limit=5)] == want[:4]
+    assert sum(pool.served.values()) == served
+
+
+def test_a_bad_batch_raises_its_typed_error_before_any_work(pooled: Treehop) -> None:
+    pool = _pool(pooled)
+    served = sum(pool.served.values())
+    workers = [w.process.pid for w in pool._workers]
+    with pytest.raises(InvalidQueryError, match=r"queries\[20\]"):
+        pooled.find_many([*BATCH, "   "], limit=5)
+    with pytest.raises(InvalidQueryError, match="one per query"):
+        pooled.find_many(BATCH, query_vectors=[[1.0, 0.0]] * 3, limit=5)
+    with pytest.raises(InvalidQueryError):
+        pooled.find_many(BATCH, limit=-1)
+    with pytest.raises(InvalidFilterError):
+        pooled.find_many(BATCH, filter={"op": "no-such-op"})  # type: ignore[typeddict-item]
+    # nothing reached a worker, and none was replaced
+    assert sum(pool.served.values()) == served
+    assert [w.process.pid for w in pool._workers] == workers
+
+
+def test_a_worker_killed_mid_batch_has_its_part_retried(pooled: Treehop) -> None:
+    import time
+
+    want = [_exact(pooled.find(q, limit=5)) for q in BATCH]  # (lone calls: answered here)
+    pool = _pool(pooled)
+    victim = pool._workers[0].process
+    assert victim.pid is not None
+    os.kill(victim.pid, signal.SIGSTOP)  # it will take its part and never answer it
+    out: list[list[object]] = []
+    caller = threading.Thread(target=lambda: out.append(pooled.find_many(BATCH, limit=5)))
+    caller.start()
+    time.sleep(1.0)  # the part is in the stopped worker's pipe
+    assert caller.is_alive() and not out
+    os.kill(victim.pid, signal.SIGKILL)  # killed mid-batch
+    caller.join(120)
+    assert not caller.is_alive()
+    assert [[_exact(r) for r in res] for res in out] == [want]
+    victim.join(10)
+    assert victim.pid not in [w.process.pid for w in pool._workers]
+    assert len(pool._workers) == 2
+
+
+def test_find_many_with_unsaved_writes_is_answered_here(batch_index: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from treehop.models import ContextType, Node
+
+    path = tmp_path / "copy"
+    shutil.copytree(batch_index, path)
+    zebra = "viking://resources/zebra.md"
+    node = Node(
+        uri=zebra,
+        parent_uri="viking://resources",
+        context_type=ContextType.RESOURCE,
+        level=1,
+        is_leaf=True,
+        content="Zebra crossings: striped zebra crossings for pedestrians.",
+    )
+    vec = BagOfWordsEmbedder().embed(["zebra crossings for pedestrians"])
+    batch = ["zebra crossings", *BATCH]
+    with Treehop(path, embedder=BagOfWordsEmbedder(), reader_processes=1) as th:
+        assert th._wait_readers()
+        pool = _pool(th)
+        th.store.upsert([node], vec)  # (the store's own API: the client's writes commit)
+        assert th.store.unsaved  # type: ignore[attr-defined]
+        got = th.find_many(batch, limit=5)
+        assert sum(pool.served.values()) == 0  # the workers would not see the write
+        assert zebra in [m.uri for m in got[0].resources]
+        # as this client's single finds (also answered here, the write seen)
+        assert [_exact(r) for r in got] == [_exact(th.find(q, limit=5)) for q in batch]
+        assert sum(pool.served.values()) == 0

@@ -1233,6 +1233,68 @@ def _in_reader_processes(
     return call
 
 
+MIN_SPLIT_FIND_MANY = 8
+"""The fewest queries a sync :meth:`Treehop.find_many` splits over its reader processes (a
+smaller batch gains less from a second core than its pipes and pickling cost)."""
+
+
+def _many_in_reader_processes(
+    inner: Callable[Concatenate[Treehop, _P], list[FindResult]],
+) -> Callable[Concatenate[Treehop, _P], list[FindResult]]:
+    """A sync ``find_many`` split over this process and the client's reader processes
+    (:meth:`ReaderPool.find_many`) when the pool would answer the same
+    (:meth:`Treehop._readers_for_call`) and the batch has at least ``MIN_SPLIT_FIND_MANY``
+    queries; else ``inner`` here.
+
+    Why: a batch in one process shares its first global step, but each query's descent and
+    result models are Python under one interpreter lock, so one process uses one core. The
+    batch is checked whole and embedded once here (a bad batch raises before any work, and
+    only vectors cross to a worker); this process answers the first part with ``inner``
+    (its own shared first step) while each idle worker answers one of the others."""
+
+    @functools.wraps(inner)
+    def call(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> list[FindResult]:
+        queries = args[0] if args else kwargs.get("queries")
+        pool = self._readers_for_call()
+        if (
+            pool is None
+            or isinstance(queries, str | bytes)
+            or not isinstance(queries, Sequence)
+            or len(queries) < MIN_SPLIT_FIND_MANY
+            or not (self._runner.can_run_here() and self._reads_anywhere())
+        ):
+            return inner(self, *args, **kwargs)
+        a = self._async
+        given = kwargs.get("query_vectors")
+        ctype = cast("ContextType | str | None", kwargs.get("context_type"))
+        options = cast(
+            SearchKwargs,
+            {
+                k: v
+                for k, v in kwargs.items()
+                if k not in ("queries", "context_type", "query_vectors")
+            },
+        )
+        texts, _, _, _ = a._check_find_many(queries, given, ctype, options)
+        if given is None:
+            vectors = a._embed_queries(texts)
+            if not vectors.any(axis=1).all():
+                return inner(self, *args, **kwargs)  # (see _blocking_many)
+        else:  # the caller's rows as given (each checked above), normalised where answered
+            vectors = np.stack(
+                [np.asarray(v, dtype=np.float32).ravel() for v in given]  # type: ignore[attr-defined]
+            )
+
+        def here(part: list[str], rows: np.ndarray[Any, Any]) -> list[FindResult]:
+            return inner(  # type: ignore[call-arg]
+                self, part, context_type=ctype, query_vectors=rows, **options
+            )
+
+        return pool.find_many(texts, vectors, context_type=ctype, here=here, **options)
+
+    return call
+
+
 class Treehop:
     """The synchronous client: the same API as :class:`AsyncTreehop`, blocking.
 
@@ -1249,7 +1311,10 @@ class Treehop:
     restarts them); otherwise it runs here. One call at a time runs in this process anyway
     (no pipe, no pickling): a lone caller never waits for a worker, and concurrent calls
     overflow to the workers. They start in the background, when the client opens a saved
-    index or at the first find after its first save.
+    index or at the first find after its first save. ``find_many`` of at least
+    ``MIN_SPLIT_FIND_MANY`` queries, under the same conditions, is split into contiguous
+    parts: one answered here, one by each idle worker at the same time (each part's first
+    global step shared), the results in input order and each the one ``find()`` gives.
     """
 
     def __init__(
@@ -1405,7 +1470,7 @@ class Treehop:
     add_memory = _blocking(AsyncTreehop.add_memory)
     add_skill = _blocking(AsyncTreehop.add_skill)
     find = _in_reader_processes(_blocking_read(AsyncTreehop.find))
-    find_many = _blocking_many(AsyncTreehop.find_many)
+    find_many = _many_in_reader_processes(_blocking_many(AsyncTreehop.find_many))
     search = _blocking(AsyncTreehop.search)
     add_messages = _blocking(AsyncTreehop.add_messages)
     remember = _blocking(AsyncTreehop.remember)

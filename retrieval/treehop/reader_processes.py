@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import itertools
 import multiprocessing
 import pickle
 import queue
@@ -41,7 +42,7 @@ import threading
 import time
 import weakref
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -296,7 +297,8 @@ class ReaderPool:
                 raise InvalidQueryError(f"query_vector must be numbers: {exc}") from None
         try:
             data = pickle.dumps(
-                (query, embedded, given, context_type, options), protocol=pickle.HIGHEST_PROTOCOL
+                ("find", query, embedded, given, context_type, options),
+                protocol=pickle.HIGHEST_PROTOCOL,
             )
         except Exception as exc:  # a lambda, an open file: nothing a process can receive
             raise InvalidQueryError(
@@ -347,6 +349,160 @@ class ReaderPool:
                 self._drop(w)
                 self._refill_later()
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def find_many(
+        self,
+        queries: Sequence[str],
+        query_vectors: np.ndarray[Any, np.dtype[np.float32]],
+        *,
+        context_type: ContextType | str | None = None,
+        parts: int | None = None,
+        here: Callable[[list[str], np.ndarray[Any, Any]], list[FindResult]] | None = None,
+        **options: Unpack[SearchKwargs],
+    ) -> list[FindResult]:
+        """:meth:`treehop.Treehop.find_many` split over the workers: one result per query, in
+        order, each the one ``find(query, query_vector=vector, **options)`` gives.
+
+        Why: a batch's descent, tree context and result models are Python under one
+        interpreter lock, so a batch in one process uses one core however large it is; split
+        into contiguous parts, each part's ``find_many`` (its global step shared across the
+        part) runs in its own process. ``query_vectors`` (one row per query) were embedded
+        by the caller: only vectors cross, as in :meth:`find`. The batch is split into one
+        part per idle worker (up to ``parts``, each of at least two queries), plus one for
+        ``here`` when given: the caller's own in-process ``find_many``, run while the
+        workers answer theirs (the parts are of equal size: a worker and the caller do the
+        same work per query). With no idle worker the whole batch runs ``here``.
+
+        Faults as in :meth:`find`: a part with no answer within ``timeout_s`` raises
+        :class:`~treehop.errors.StoreError` (its worker replaced); a worker that died is
+        replaced and its part retried once; an error raised in a worker is raised here as
+        the same class. Every part is pickled before any is sent, so arguments no process
+        can receive raise :class:`~treehop.errors.InvalidQueryError` before any work.
+        """
+        if self._closed:
+            raise ClientClosedError("this ReaderPool is closed")
+        texts = list(queries)
+        vectors = np.asarray(query_vectors, dtype=np.float32)
+        if vectors.ndim != 2 or len(vectors) != len(texts) or not texts:
+            raise InvalidQueryError("find_many needs one query vector per query")
+        wanted = self.processes if parts is None else max(1, int(parts))
+        wanted = min(wanted, len(texts) // 2 - (here is not None))
+        workers: list[_Worker] = []
+        while len(workers) < wanted:
+            try:
+                workers.append(self._idle.get_nowait())
+            except queue.Empty:
+                break
+        if not workers:
+            if here is None:
+                workers.append(self._take())
+            else:
+                return here(texts, vectors)
+        n = len(workers) + (here is not None)
+        cuts = [len(texts) * k // n for k in range(n + 1)]  # (equal parts, contiguous)
+        spans = list(itertools.pairwise(cuts))
+        mine = spans.pop(0) if here is not None else None
+        try:
+            sent = [
+                pickle.dumps(
+                    ("find_many", texts[a:b], vectors[a:b], context_type, options),
+                    protocol=pickle.HIGHEST_PROTOCOL,
+                )
+                for a, b in spans
+            ]
+        except Exception as exc:
+            for w in workers:
+                self._idle.put(w)
+            raise InvalidQueryError(
+                f"find_many() arguments must be plain values to reach a reader process: "
+                f"{type(exc).__name__}"
+            ) from None
+        busy: list[_Worker | None] = list(workers)
+        out: list[list[FindResult]] = []
+        try:
+            for i, w in enumerate(workers):
+                try:
+                    self._send(w, sent[i])
+                except EOFError:
+                    self._drop(w)
+                    busy[i] = None  # (sent again, to a replacement, when its reply is due)
+            local = here(texts[mine[0] : mine[1]], vectors[mine[0] : mine[1]]) if mine else []
+            for i in range(len(workers)):
+                reply = self._part_reply(busy, i, sent[i])
+                if reply[0] != "ok":
+                    _raise_reply(reply)
+                out.append(reply[1])
+        finally:
+            for w in busy:
+                if w is not None:  # left mid-call: its state is unknown, so it is replaced
+                    self._drop(w)
+                    self._refill_later()
+        results = list(local)
+        for part in out:
+            results.extend(part)
+        return results
+
+    def _part_reply(self, busy: list[_Worker | None], i: int, data: bytes) -> tuple[Any, ...]:
+        """The reply to part ``i`` of a :meth:`find_many` (sent to ``busy[i]``; ``None``: its
+        worker died at the send), retried once on a new worker if its worker died. On return
+        the worker is idle again and ``busy[i]`` is ``None``."""
+        for attempt in (0, 1):
+            w = busy[i]
+            try:
+                if w is None:
+                    raise EOFError
+                reply = self._receive(w)
+            except TimeoutError:
+                assert w is not None
+                self._drop(w)
+                busy[i] = None
+                self._refill_later()
+                raise StoreError(
+                    f"a reader process gave no answer within {self.timeout_s}s"
+                ) from None
+            except EOFError:
+                if w is not None:
+                    self._drop(w)
+                busy[i] = None
+                if self._closed:
+                    raise ClientClosedError("this ReaderPool was closed during the call") from None
+                if attempt:
+                    self._refill_later()
+                    raise StoreError("a reader process died twice in one call") from None
+                try:
+                    w = self._replacement()
+                except BaseException:
+                    self._refill_later()
+                    raise
+                busy[i] = w
+                with contextlib.suppress(EOFError):  # (dead again: the receive says so)
+                    self._send(w, data)
+                continue
+            busy[i] = None
+            self._idle.put(w)
+            if reply[0] == "ok":
+                with self._lock:
+                    self.served[reply[2]] += 1
+            return reply
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _send(self, w: _Worker, data: bytes) -> None:
+        """Send one call; ``EOFError`` when the worker is dead."""
+        try:
+            w.conn.send_bytes(data)
+        except (OSError, ValueError) as exc:  # a broken pipe: the worker died
+            raise EOFError from exc
+
+    def _receive(self, w: _Worker) -> tuple[Any, ...]:
+        """Wait for one reply; ``TimeoutError`` after ``timeout_s``, ``EOFError`` when the
+        worker is dead."""
+        if not w.conn.poll(self.timeout_s):
+            raise TimeoutError
+        try:
+            reply: tuple[Any, ...] = pickle.loads(w.conn.recv_bytes())
+        except OSError as exc:
+            raise EOFError from exc
+        return reply
 
     async def afind(
         self,

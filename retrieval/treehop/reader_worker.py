@@ -47,8 +47,10 @@ def _error_reply(exc: BaseException) -> tuple[str, str, str]:
 
 
 def serve(conn: Connection, path: str, user: str, config_json: str, name: str, dim: int) -> None:
-    """A worker's loop: open a read-only client, then answer ``(query, vector, context_type,
-    options)`` messages with ``("ok", FindResult)`` or an error reply until ``None``."""
+    """A worker's loop: open a read-only client, then answer ``("find", query, embedded,
+    vector, context_type, options)`` messages with ``("ok", FindResult, pid)`` and
+    ``("find_many", queries, vectors, context_type, options)`` ones with ``("ok",
+    list[FindResult], pid)``, or an error reply, until an empty message."""
     given = _GivenVectors(name, dim)
     try:
         client = Treehop(
@@ -71,14 +73,24 @@ def serve(conn: Connection, path: str, user: str, config_json: str, name: str, d
             if not data:
                 return  # the pool's stop message
             try:
-                query, embedded, vector, context_type, options = pickle.loads(data)
+                call = pickle.loads(data)
                 refresh = getattr(client.store, "refresh", None)
                 if refresh is not None:
                     refresh()
-                given.vector = embedded
-                result = client.find(
-                    query, query_vector=vector, context_type=context_type, **options
-                )
+                result: Any
+                if call[0] == "find_many":
+                    # a part of a batch: its global step shared across the part, as the
+                    # caller's in-process find_many shares it across its own part
+                    _, queries, vectors, context_type, options = call
+                    result = client.find_many(
+                        queries, query_vectors=vectors, context_type=context_type, **options
+                    )
+                else:
+                    _, query, embedded, vector, context_type, options = call
+                    given.vector = embedded
+                    result = client.find(
+                        query, query_vector=vector, context_type=context_type, **options
+                    )
                 reply = pickle.dumps(("ok", result, os.getpid()), protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException as exc:
                 reply = pickle.dumps(_error_reply(exc))
