@@ -24,6 +24,9 @@ store keeps for a repeated query are dropped before each timed call. Then batche
 ``--batch``: ``find_many`` of the batch vs the same queries one ``find()`` at a time, and
 faiss's batch search, as QPS.
 
+``--reader-processes N`` runs only the batch rows of issue 35 round 6 (``reader_rows``):
+find_many on a client with N reader processes against single finds and in-process find_many.
+
 Recall@10: the leaves of find()'s top 10 (``include_directories=False``) vs the exact top 10
 by cosine over every leaf (and faiss's the same way).
 """
@@ -162,7 +165,20 @@ def main() -> None:
         help="write every find's list (uri, score, own score, found_by) per config and query "
         "as JSON: run under two source trees and compare (a speed change must not move one)",
     )
+    ap.add_argument(
+        "--reader-processes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only the reader-process batch rows: find_many batches of --batch on a "
+        "Treehop(INDEX, reader_processes=N) client (split over this process and its N "
+        "workers) vs single finds on the same client vs in-process find_many, interleaved; "
+        "wall QPS and process+workers CPU, worker start time and memory",
+    )
     args = ap.parse_args()
+    if args.reader_processes:
+        reader_rows(args)
+        return
     import faiss
 
     faiss.omp_set_num_threads(1)  # one query, one thread, as the store's single search
@@ -321,6 +337,113 @@ def main() -> None:
         print(f"  find_many lists identical to find()'s: {same}/{total}")
     print(f"load after: {os.getloadavg()}")
     ctx.close()
+
+
+def _proc_cpu_s(pid: int) -> float:
+    """A process's user+system CPU seconds (``/proc/PID/stat``: a live worker's CPU, which
+    ``os.times()`` counts only for children that were waited for)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _proc_mem_mib(pid: int) -> tuple[float, float]:
+    """A process's RSS and PSS in MiB (PSS splits the shared, memory-mapped index pages
+    between the processes that map them)."""
+    out = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("Rss", "Pss"):
+            out[key] = int(rest.split()[0]) / 1024
+    return out["Rss"], out["Pss"]
+
+
+def reader_rows(args: argparse.Namespace) -> None:
+    """find_many over reader processes (issue 35 round 6): per batch, in a rotating order,
+    single finds on the pooled client (a lone caller: answered here), its find_many (split
+    into this process's part and one per worker) and find_many on a client without workers;
+    wall QPS, and CPU of this process plus the workers over all batches."""
+    qs = np.load(args.index / "queries.npy").astype(np.float32)
+    emb = bl.PreparedQueryEmbedder(384)
+    for i, q in enumerate(qs):
+        emb.vectors[f"q{i}"] = q
+    me = os.getpid()
+    configs = {
+        "default": RetrievalConfig(),
+        "ctx": RetrievalConfig(dense_weight=1.0),
+    }
+    for label, cfg in configs.items():
+        t0 = time.perf_counter()
+        pooled = Treehop(
+            args.index,
+            embedder=emb,
+            config=cfg,
+            tagger=None,
+            reader_processes=args.reader_processes,
+        )
+        assert pooled._wait_readers(300), "the reader processes did not start"
+        start_s = time.perf_counter() - t0
+        assert pooled._readers is not None
+        pool = pooled._readers[1]
+        pids = [w.process.pid for w in pool._workers if w.process.pid is not None]
+        here = Treehop(embedder=emb, store=pooled.store, config=cfg, tagger=None)
+        pooled.find("q0", **KW)  # the BM25 index loads on the first hybrid search
+        pooled.find_many([f"q{i}" for i in range(args.batch)], **KW)  # workers' first reads
+        store = pooled.store
+        assert isinstance(store, EmbeddedStore)
+        runs: dict[str, Callable[[list[str]], list[Any]]] = {
+            "single": lambda b, c=pooled: [c.find(t, **KW) for t in b],
+            "find_many pool": lambda b, c=pooled: c.find_many(b, **KW),
+            "find_many here": lambda b, c=here: c.find_many(b, **KW),
+        }
+        qps: dict[str, list[float]] = {k: [] for k in runs}
+        cpu: dict[str, float] = dict.fromkeys(runs, 0.0)
+        wcpu: dict[str, float] = dict.fromkeys(runs, 0.0)
+        same = total = 0
+        names = list(runs)
+        b = args.batch
+        for k in range(args.batches):
+            lo = 10 + (k * b) % (len(qs) - 10 - b)
+            batch = [f"q{i}" for i in range(lo, lo + b)]
+            got: dict[str, list[Any]] = {}
+            for name in names[k % 3 :] + names[: k % 3]:
+                forget_answers(store)
+                w0 = sum(_proc_cpu_s(p) for p in pids)
+                t0, c0 = time.perf_counter(), time.process_time()
+                got[name] = runs[name](batch)
+                qps[name].append(b / (time.perf_counter() - t0))
+                cpu[name] += time.process_time() - c0
+                wcpu[name] += sum(_proc_cpu_s(p) for p in pids) - w0
+            for name in ("find_many pool", "find_many here"):
+                total += b
+                same += sum(
+                    [(m.uri, m.score, m.found_by) for m in r.resources]
+                    == [(m.uri, m.score, m.found_by) for m in s.resources]
+                    for r, s in zip(got[name], got["single"], strict=True)
+                )
+        n = args.batches * b
+        med = {k: statistics.median(v) for k, v in qps.items()}
+        print(
+            f"{label}: reader_processes={args.reader_processes}, {args.batches} batches of {b}, "
+            f"load {os.getloadavg()}"
+        )
+        for name in names:
+            c = (cpu[name] + wcpu[name]) * 1e3 / n
+            print(
+                f"  {name:15s} QPS {med[name]:6.0f} ({med[name] / med['single']:.2f}x single)"
+                f"  CPU/query {c:.3f} ms (here {cpu[name] * 1e3 / n:.3f}, workers "
+                f"{wcpu[name] * 1e3 / n:.3f})"
+            )
+        print(f"  lists identical to single find()'s: {same}/{total}")
+        mem = [_proc_mem_mib(p) for p in pids]
+        print(
+            f"  start (client + {len(pids)} workers ready): {start_s:.2f} s; worker RSS "
+            + ", ".join(f"{r:.0f}" for r, _ in mem)
+            + " MiB, PSS "
+            + ", ".join(f"{p:.0f}" for _, p in mem)
+            + f" MiB; this process RSS {_proc_mem_mib(me)[0]:.0f} MiB"
+        )
+        here.close()
+        pooled.close()
 
 
 if __name__ == "__main__":
