@@ -346,15 +346,16 @@ def _proc_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _proc_mem_mib(pid: int) -> tuple[float, float]:
-    """A process's RSS and PSS in MiB (PSS splits the shared, memory-mapped index pages
-    between the processes that map them)."""
-    out = {}
+def _proc_mem_mib(pid: int) -> tuple[float, float, float]:
+    """A process's RSS, PSS and private memory in MiB (PSS splits the shared pages, the
+    memory-mapped index among them, between the processes that map them; private: the
+    pages no other process maps, what the worker adds)."""
+    out = dict.fromkeys(("Rss", "Pss", "Private_Clean", "Private_Dirty"), 0.0)
     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
         key, _, rest = line.partition(":")
-        if key in ("Rss", "Pss"):
+        if key in out:
             out[key] = int(rest.split()[0]) / 1024
-    return out["Rss"], out["Pss"]
+    return out["Rss"], out["Pss"], out["Private_Clean"] + out["Private_Dirty"]
 
 
 def reader_rows(args: argparse.Namespace) -> None:
@@ -437,9 +438,11 @@ def reader_rows(args: argparse.Namespace) -> None:
         mem = [_proc_mem_mib(p) for p in pids]
         print(
             f"  start (client + {len(pids)} workers ready): {start_s:.2f} s; worker RSS "
-            + ", ".join(f"{r:.0f}" for r, _ in mem)
+            + ", ".join(f"{m[0]:.0f}" for m in mem)
             + " MiB, PSS "
-            + ", ".join(f"{p:.0f}" for _, p in mem)
+            + ", ".join(f"{m[1]:.0f}" for m in mem)
+            + " MiB, private "
+            + ", ".join(f"{m[2]:.0f}" for m in mem)
             + f" MiB; this process RSS {_proc_mem_mib(me)[0]:.0f} MiB"
         )
         here.close()

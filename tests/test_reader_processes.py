@@ -492,6 +492,12 @@ def test_find_many_over_reader_processes_equals_single_finds(
     # each worker answered one part; this process answered the first
     assert sum(pool.served.values()) == before + 2 and os.getpid() not in pool.served
     assert [_exact(r) for r in pooled.find_many(BATCH, **opts)] == hybrid  # type: ignore[arg-type]
+    # the integrations' sync batch (the LangChain retriever's batch) takes the same path
+    from treehop import integration_kit as kit
+
+    before = sum(pool.served.values())
+    assert [_exact(r) for r in kit.find_many(pooled, BATCH, limit=5)] == want
+    assert sum(pool.served.values()) == before + 2
     # the caller's own vectors (a query may then be ""), as single finds with them
     emb = BagOfWordsEmbedder()
     vecs = [emb.embed_query(q).tolist() for q in BATCH]
