@@ -1285,10 +1285,10 @@ def _many_in_reader_processes(
                 [np.asarray(v, dtype=np.float32).ravel() for v in given]  # type: ignore[attr-defined]
             )
 
+        run: Callable[..., list[FindResult]] = inner  # (called with find_many's own arguments)
+
         def here(part: list[str], rows: np.ndarray[Any, Any]) -> list[FindResult]:
-            return inner(  # type: ignore[call-arg]
-                self, part, context_type=ctype, query_vectors=rows, **options
-            )
+            return run(self, part, context_type=ctype, query_vectors=rows, **options)
 
         return pool.find_many(texts, vectors, context_type=ctype, here=here, **options)
 

@@ -426,16 +426,18 @@ class ReaderPool:
                 except EOFError:
                     self._drop(w)
                     busy[i] = None  # (sent again, to a replacement, when its reply is due)
-            local = here(texts[mine[0] : mine[1]], vectors[mine[0] : mine[1]]) if mine else []
+            local: list[FindResult] = []
+            if here is not None and mine is not None:
+                local = here(texts[mine[0] : mine[1]], vectors[mine[0] : mine[1]])
             for i in range(len(workers)):
                 reply = self._part_reply(busy, i, sent[i])
                 if reply[0] != "ok":
                     _raise_reply(reply)
                 out.append(reply[1])
         finally:
-            for w in busy:
-                if w is not None:  # left mid-call: its state is unknown, so it is replaced
-                    self._drop(w)
+            for left in busy:
+                if left is not None:  # left mid-call: its state is unknown, so it is replaced
+                    self._drop(left)
                     self._refill_later()
         results = list(local)
         for part in out:
