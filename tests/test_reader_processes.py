@@ -25,6 +25,7 @@ from treehop import (
     StoreError,
     Treehop,
 )
+from treehop.models import FindResult
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -524,7 +525,7 @@ def test_a_bad_batch_raises_its_typed_error_before_any_work(pooled: Treehop) -> 
     with pytest.raises(InvalidQueryError):
         pooled.find_many(BATCH, limit=-1)
     with pytest.raises(InvalidFilterError):
-        pooled.find_many(BATCH, filter={"op": "no-such-op"})  # type: ignore[typeddict-item]
+        pooled.find_many(BATCH, filter={"op": "no-such-op"})
     # nothing reached a worker, and none was replaced
     assert sum(pool.served.values()) == served
     assert [w.process.pid for w in pool._workers] == workers
@@ -538,7 +539,7 @@ def test_a_worker_killed_mid_batch_has_its_part_retried(pooled: Treehop) -> None
     victim = pool._workers[0].process
     assert victim.pid is not None
     os.kill(victim.pid, signal.SIGSTOP)  # it will take its part and never answer it
-    out: list[list[object]] = []
+    out: list[list[FindResult]] = []
     caller = threading.Thread(target=lambda: out.append(pooled.find_many(BATCH, limit=5)))
     caller.start()
     time.sleep(1.0)  # the part is in the stopped worker's pipe
