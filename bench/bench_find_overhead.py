@@ -388,7 +388,15 @@ def reader_rows(args: argparse.Namespace) -> None:
         pids = [w.process.pid for w in pool._workers if w.process.pid is not None]
         here = Treehop(embedder=emb, store=pooled.store, config=cfg, tagger=None)
         pooled.find("q0", **KW)  # the BM25 index loads on the first hybrid search
-        pooled.find_many([f"q{i}" for i in range(args.batch)], **KW)  # workers' first reads
+        for _ in range(2 * args.reader_processes):  # each worker's first reads (its BM25 load)
+            pooled.find_many([f"q{i}" for i in range(args.batch)], **KW)
+        quiet = time.perf_counter()
+        while time.perf_counter() - quiet < 60:  # the workers' background checksum pass ends
+            c = sum(_proc_cpu_s(p) for p in pids)
+            time.sleep(1.0)
+            if sum(_proc_cpu_s(p) for p in pids) - c < 0.02:
+                break
+        print(f"  (workers quiet after {time.perf_counter() - quiet:.1f} s)")
         store = pooled.store
         assert isinstance(store, EmbeddedStore)
         runs: dict[str, Callable[[list[str]], list[Any]]] = {
