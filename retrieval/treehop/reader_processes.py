@@ -114,6 +114,13 @@ def _raise_reply(reply: tuple[Any, ...]) -> None:
     raise cls(message)
 
 
+_HERE_SHARE = 1.25
+"""The caller's part of a split :meth:`ReaderPool.find_many`, in workers' parts: a worker's
+part pays for pickling its results and the caller for unpickling them, so equal parts left
+the caller waiting (100k leaves, batches of 32, 1 worker: equal parts 1.86-1.91x the QPS of
+single finds, the caller taking 1.25 parts 1.98-2.09x, 1.5 parts 1.96-2.04x)."""
+
+
 def _cores() -> int:
     """The cores this process may run on (its affinity, not the machine's count)."""
     try:
@@ -381,8 +388,9 @@ class ReaderPool:
         less one for ``here``: on 2 cores, 2 workers and this process answered a batch at
         0.85x the QPS that 1 worker and this process did; each part at least two queries),
         plus one for ``here`` when given: the caller's own in-process ``find_many``, run while the
-        workers answer theirs (the parts are of equal size: a worker and the caller do the
-        same work per query). With no idle worker the whole batch runs ``here``.
+        workers answer theirs (the parts sized by expected cost: a worker and the caller do
+        the same search work per query, a worker's results also cross a pipe; see
+        ``_HERE_SHARE``). With no idle worker the whole batch runs ``here``.
 
         Faults as in :meth:`find`: a part with no answer within ``timeout_s`` raises
         :class:`~treehop.errors.StoreError` (its worker replaced); a worker that died is
@@ -410,8 +418,17 @@ class ReaderPool:
                 workers.append(self._take())
             else:
                 return here(texts, vectors)
-        n = len(workers) + (here is not None)
-        cuts = [len(texts) * k // n for k in range(n + 1)]  # (equal parts, contiguous)
+        # contiguous parts by expected cost: a worker's part costs more per query than the
+        # caller's (its results are pickled there and unpickled here), so ``here`` takes
+        # _HERE_SHARE parts' worth of queries, every worker one
+        share = _HERE_SHARE if here is not None else 1.0
+        total = share + len(workers) - (here is None)
+        cuts = [0] + [
+            round(len(texts) * (share + k - 1) / total) for k in range(1, len(workers) + 2)
+        ]
+        if here is None:
+            cuts = cuts[:-1]
+            cuts[-1] = len(texts)
         spans = list(itertools.pairwise(cuts))
         mine = spans.pop(0) if here is not None else None
         try:
