@@ -491,14 +491,22 @@ def test_find_many_over_reader_processes_equals_single_finds(
     # the same lists, scores and order as single finds, in input order across the parts
     assert [_exact(r) for r in got] == want
     # each worker answered one part; this process answered the first
-    assert sum(pool.served.values()) == before + 2 and os.getpid() not in pool.served
+    from treehop.reader_processes import _cores
+
+    parts = min(2, max(1, _cores() - 1))  # (a part per worker, one per core at most)
+    assert sum(pool.served.values()) == before + parts and os.getpid() not in pool.served
     assert [_exact(r) for r in pooled.find_many(BATCH, **opts)] == hybrid  # type: ignore[arg-type]
+    # the pool's own split over both workers (no part here), whatever the cores
+    vectors = np.stack([BagOfWordsEmbedder().embed_query(q) for q in BATCH])
+    before = sum(pool.served.values())
+    assert [_exact(r) for r in pool.find_many(BATCH, vectors, parts=2, limit=5)] == want
+    assert sum(pool.served.values()) == before + 2 and len(pool.served) == 2
     # the integrations' sync batch (the LangChain retriever's batch) takes the same path
     from treehop import integration_kit as kit
 
     before = sum(pool.served.values())
     assert [_exact(r) for r in kit.find_many(pooled, BATCH, limit=5)] == want
-    assert sum(pool.served.values()) == before + 2
+    assert sum(pool.served.values()) == before + parts
     # the caller's own vectors (a query may then be ""), as single finds with them
     emb = BagOfWordsEmbedder()
     vecs = [emb.embed_query(q).tolist() for q in BATCH]
@@ -536,21 +544,29 @@ def test_a_worker_killed_mid_batch_has_its_part_retried(pooled: Treehop) -> None
 
     want = [_exact(pooled.find(q, limit=5)) for q in BATCH]  # (lone calls: answered here)
     pool = _pool(pooled)
-    victim = pool._workers[0].process
-    assert victim.pid is not None
-    os.kill(victim.pid, signal.SIGSTOP)  # it will take its part and never answer it
+    stopped = [w.process for w in pool._workers]
+    for p in stopped:  # each will take its part and never answer it
+        os.kill(p.pid, signal.SIGSTOP)  # type: ignore[arg-type]
     out: list[list[FindResult]] = []
     caller = threading.Thread(target=lambda: out.append(pooled.find_many(BATCH, limit=5)))
     caller.start()
-    time.sleep(1.0)  # the part is in the stopped worker's pipe
+    time.sleep(1.0)  # the parts are in the stopped workers' pipes
     assert caller.is_alive() and not out
-    os.kill(victim.pid, signal.SIGKILL)  # killed mid-batch
+    idle = {w.process.pid for w in list(pool._idle.queue)}
+    victims = [p for p in stopped if p.pid not in idle]
+    assert victims  # (as many as the cores allow parts: see _cores)
+    for p in stopped:
+        if p in victims:
+            os.kill(p.pid, signal.SIGKILL)  # type: ignore[arg-type]  # killed mid-batch
+        else:
+            os.kill(p.pid, signal.SIGCONT)  # type: ignore[arg-type]
     caller.join(120)
     assert not caller.is_alive()
     assert [[_exact(r) for r in res] for res in out] == [want]
-    victim.join(10)
-    assert victim.pid not in [w.process.pid for w in pool._workers]
-    assert len(pool._workers) == 2
+    for p in victims:
+        p.join(10)
+    live = [w.process.pid for w in pool._workers]
+    assert not {p.pid for p in victims} & set(live) and len(live) == 2
 
 
 def test_find_many_with_unsaved_writes_is_answered_here(batch_index: Path, tmp_path: Path) -> None:
