@@ -569,6 +569,33 @@ def test_a_worker_killed_mid_batch_has_its_part_retried(pooled: Treehop) -> None
     assert not {p.pid for p in victims} & set(live) and len(live) == 2
 
 
+def test_a_hung_worker_fails_its_batch_within_the_deadline_and_is_replaced(
+    pooled: Treehop,
+) -> None:
+    import time
+
+    pool = _pool(pooled)
+    vectors = np.stack([BagOfWordsEmbedder().embed_query(q) for q in BATCH])
+    want = [_exact(r) for r in pool.find_many(BATCH, vectors, parts=1, limit=5)]
+    stopped = [w.process for w in pool._workers]
+    for p in stopped:
+        os.kill(p.pid, signal.SIGSTOP)  # type: ignore[arg-type]
+    pool.timeout_s = 2.0
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(StoreError, match="no answer within"):
+            pool.find_many(BATCH, vectors, parts=1, limit=5)
+        assert time.monotonic() - t0 < 12  # the deadline, the kill and the join
+    finally:
+        pool.timeout_s = 60.0
+        for p in stopped:
+            if p.is_alive():
+                os.kill(p.pid, signal.SIGCONT)  # type: ignore[arg-type]
+    hung = [p for p in stopped if p.pid not in {w.process.pid for w in pool._workers}]
+    assert len(hung) == 1 and not hung[0].is_alive()  # the hung one was killed, not reused
+    assert [_exact(r) for r in pool.find_many(BATCH, vectors, parts=2, limit=5)] == want
+
+
 def test_find_many_with_unsaved_writes_is_answered_here(batch_index: Path, tmp_path: Path) -> None:
     import shutil
 
