@@ -621,6 +621,11 @@ class AsyncTreehop:
         with a query instruction) is asked one query at a time, through ``embed_query``, so
         that every vector is the one :meth:`find` uses; a batched model run may differ from
         a one-text run in the last bits of a float (padding), which moves scores by ~1e-7.
+
+        On a sync :class:`Treehop` with ``reader_processes``, a batch of at least
+        ``MIN_SPLIT_FIND_MANY`` queries is also split between the calling process and its
+        idle worker processes (contiguous parts, answered at the same time, the same results
+        in the same order): see :class:`Treehop`.
         """
         texts, vectors, ctype, opts = self._check_find_many(
             queries, query_vectors, context_type, options

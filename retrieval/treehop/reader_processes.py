@@ -18,6 +18,11 @@ process are not seen until that client saves. Reranking is not done in the worke
 reranker to a :class:`~treehop.Treehop` for that); everything else ``find()`` takes is
 passed through unchanged.
 
+A batch (:meth:`ReaderPool.find_many`, which a sync :meth:`treehop.Treehop.find_many` with
+reader processes uses) is split into contiguous parts: one answered by the caller's own
+in-process ``find_many``, one by each idle worker at the same time, each part sharing its
+first graph step; results in input order, each the one ``find()`` gives.
+
 Faults: a call that gets no answer within ``timeout_s`` raises
 :class:`~treehop.errors.StoreError` and its worker is replaced; a worker that died is
 replaced and the call retried once on the new one (a read changes nothing, so a retry loses
