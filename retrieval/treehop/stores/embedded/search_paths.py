@@ -39,6 +39,10 @@ from .attributes import _StoreAttributes
 from .layout import _CTYPE_CODE, _NODE_CACHE, F32, BoolArray, IntArray, _h64, _matvec, _unique_ints
 from .snapshot import _leaf_family_rows, _Snap, _stored_field, _UriView
 
+_Found = tuple[IntArray, IntArray, F32, F32, F32 | None, BoolArray | None, bool]
+"""One query's answer of :meth:`_SearchPaths._search_top`: candidate rows, positions of its
+best in them, combined, dense and lexical scores, the filter's match mask, and whether every
+row in scope was scored."""
 _Answer = tuple[IntArray, IntArray, F32, F32, F32 | None]
 """One answer of a batch before its columns: candidate rows, positions of its hits in
 them, combined, dense and lexical scores (:meth:`_SearchPaths._columns_many`)."""
@@ -78,9 +82,7 @@ class _SearchPaths(_StoreAttributes):
         limit: int,
         query_text: str | None,
         dense_weight: float,
-    ) -> tuple[
-        _Snap, tuple[IntArray, IntArray, F32, F32, F32 | None, BoolArray | None, bool] | None
-    ]:
+    ) -> tuple[_Snap, _Found | None]:
         """The snapshot and :meth:`_search_top`'s answer (``None``: nothing to return) of one
         checked query: what :meth:`search_columns` and :meth:`search_arrays` share."""
         s, q = self._query(vector, limit, dense_weight)
@@ -115,8 +117,12 @@ class _SearchPaths(_StoreAttributes):
         parents and chunk indexes come from the URI blob and the columns, and a node is parsed
         only when the caller asks for it (see :class:`~treehop.stores.base.HitColumns`)."""
         s, found = self._search_found(vector, scope, limit, query_text, dense_weight)
+        return self._found_columns(s, found)
+
+    def _found_columns(self, s: _Snap, found: _Found | None) -> HitColumns:
+        """The columns of one :meth:`_search_top` answer (no hits when it is ``None``)."""
         if found is None:
-            return self._columns(s, np.zeros(0, np.int64), np.zeros(0, np.int64), *_NO_SCORES)
+            return self._columns(s, _NO_ROWS, _NO_ROWS, *_NO_SCORES)
         return self._columns(s, *found[:6], exact=found[6])
 
     def search_arrays(
@@ -403,11 +409,7 @@ class _SearchPaths(_StoreAttributes):
                 found = self._search_top(
                     s, qs[i], scope, limit, texts[i], dense_weight, None, labels[i][:k]
                 )
-                out.append(
-                    self._columns(s, _NO_ROWS, _NO_ROWS, *_NO_SCORES)
-                    if found is None
-                    else self._columns(s, *found[:6], exact=found[6])
-                )
+                out.append(self._found_columns(s, found))
                 continue
             text = texts[i]
             assert text
@@ -420,16 +422,8 @@ class _SearchPaths(_StoreAttributes):
             if e > a:
                 cand = np.concatenate([cand, sib[a:e]])
                 dense = np.concatenate([dense, sib_d[a:e]])
-            lex = np.asarray(lexical.score(text, cand), dtype=np.float32)
-            score = hybrid_scores(
-                dense, lex, dense_weight, scale=self._lexical_scale(s, lexical, text)
-            )
-            top_k = min(limit, cand.size)
-            top = (
-                np.argpartition(-score, top_k - 1)[:top_k]
-                if top_k < cand.size
-                else np.arange(cand.size)
-            )
+            score, lex = self._blend(s, lexical, text, cand, dense, dense_weight)
+            top = _top_positions(score, limit)
             batched.append(len(out))
             out.append((cand, top, score, dense, lex))
         built = self._columns_many(s, [cast("_Answer", out[i]) for i in batched], matches)
@@ -463,7 +457,7 @@ class _SearchPaths(_StoreAttributes):
         dense_weight: float,
         precomputed: F32 | None,
         prefetched: npt.NDArray[Any] | None = None,
-    ) -> tuple[IntArray, IntArray, F32, F32, F32 | None, BoolArray | None, bool] | None:
+    ) -> _Found | None:
         """The search up to its best positions: (candidate rows, positions of the best
         ``limit`` in them, unordered, combined scores, dense scores, lexical scores, the
         filter's match mask, whether every row in scope was scored: no HNSW candidates);
@@ -495,13 +489,24 @@ class _SearchPaths(_StoreAttributes):
         score = dense
         lexical = self.lexical if query_text and dense_weight < 1.0 else None
         if lexical is not None and query_text:
-            lex = np.asarray(lexical.score(query_text, cand), dtype=np.float32)
-            score = hybrid_scores(
-                dense, lex, dense_weight, scale=self._lexical_scale(s, lexical, query_text)
-            )
-        k = min(limit, cand.size)
-        top = np.argpartition(-score, k - 1)[:k] if k < cand.size else np.arange(cand.size)
-        return cand, top, score, dense, lex, matches, ann is None
+            score, lex = self._blend(s, lexical, query_text, cand, dense, dense_weight)
+        return cand, _top_positions(score, limit), score, dense, lex, matches, ann is None
+
+    def _blend(
+        self,
+        s: _Snap,
+        lexical: LexicalIndex,
+        text: str,
+        cand: IntArray,
+        dense: F32,
+        dense_weight: float,
+    ) -> tuple[F32, F32]:
+        """The hybrid scores of ``cand`` and their BM25 scores: the one blend of a query's
+        candidates, whether the query searched alone or in a batch (whose answers must equal
+        the lone ones to the bit)."""
+        lex = np.asarray(lexical.score(text, cand), dtype=np.float32)
+        scale = self._lexical_scale(s, lexical, text)
+        return hybrid_scores(dense, lex, dense_weight, scale=scale), lex
 
     def _hits(
         self,
@@ -1617,6 +1622,14 @@ def _top_candidates(m: F32, k: int, block: int = 256) -> tuple[IntArray, IntArra
         kth = np.partition(maxima, nb - k, axis=1)[:, nb - k]
     qi, pos = np.nonzero(m >= kth[:, None])
     return qi.astype(np.int64), pos.astype(np.int64)
+
+
+def _top_positions(score: F32, limit: int) -> IntArray:
+    """Positions of the best ``limit`` of ``score``, unordered (all of them when fewer): the
+    one pick of a search's hits, alone or in a batch."""
+    k = min(limit, score.size)
+    top: IntArray = np.argpartition(-score, k - 1)[:k] if k < score.size else np.arange(score.size)
+    return top
 
 
 _NO_ROWS: IntArray = np.zeros(0, np.int64)
