@@ -145,16 +145,16 @@ def test_a_call_that_fails_midway_replaces_its_worker(
     with ReaderPool(index, embedder=BagOfWordsEmbedder(), processes=1) as pool:
         want = _hits(pool.find(QUERIES[1], limit=5))
         old = pool._workers[0].process.pid
-        real = ReaderPool._ask
+        real = ReaderPool._receive
 
-        def interrupted(self: ReaderPool, w: object, data: bytes) -> tuple[object, ...]:
-            real(self, w, data)  # type: ignore[arg-type]
+        def interrupted(self: ReaderPool, w: object) -> tuple[object, ...]:
+            real(self, w)  # type: ignore[arg-type]
             raise RuntimeError("interrupted while reading the reply")
 
-        monkeypatch.setattr(ReaderPool, "_ask", interrupted)
+        monkeypatch.setattr(ReaderPool, "_receive", interrupted)
         with pytest.raises(RuntimeError):
             pool.find(QUERIES[1], limit=5)
-        monkeypatch.setattr(ReaderPool, "_ask", real)
+        monkeypatch.setattr(ReaderPool, "_receive", real)
         # the worker, left mid-call, is not reused: a new one answers the next call
         assert _hits(pool.find(QUERIES[1], limit=5)) == want
         assert [w.process.pid for w in pool._workers] != [old] and len(pool._workers) == 1

@@ -281,20 +281,6 @@ class ReaderPool:
             with self._lock:
                 self._starting -= 1
 
-    def _ask(self, w: _Worker, data: bytes) -> tuple[Any, ...]:
-        """Send one call and wait for its reply; ``EOFError`` when the worker is dead."""
-        try:
-            w.conn.send_bytes(data)
-        except (OSError, ValueError) as exc:  # a broken pipe: the worker died
-            raise EOFError from exc
-        if not w.conn.poll(self.timeout_s):
-            raise TimeoutError
-        try:
-            reply: tuple[Any, ...] = pickle.loads(w.conn.recv_bytes())
-        except OSError as exc:
-            raise EOFError from exc
-        return reply
-
     # ------------------------------------------------------------------ find
     def find(
         self,
@@ -326,49 +312,20 @@ class ReaderPool:
                 f"find() arguments must be plain values to reach a reader process: "
                 f"{type(exc).__name__}"
             ) from None
-        w: _Worker | None = self._take()
+        busy: list[_Worker | None] = [self._take()]
         try:
-            for attempt in (0, 1):
-                assert w is not None
-                try:
-                    reply = self._ask(w, data)
-                except TimeoutError:
-                    self._drop(w)
-                    w = None
-                    self._refill_later()
-                    raise StoreError(
-                        f"a reader process gave no answer within {self.timeout_s}s"
-                    ) from None
-                except EOFError:
-                    self._drop(w)
-                    w = None
-                    if self._closed:
-                        raise ClientClosedError(
-                            "this ReaderPool was closed during the call"
-                        ) from None
-                    if attempt:
-                        self._refill_later()
-                        raise StoreError("a reader process died twice in one call") from None
-                    try:
-                        w = self._replacement()
-                    except BaseException:
-                        self._refill_later()
-                        raise
-                    continue
-                done, w = w, None
-                self._idle.put(done)
-                if reply[0] == "ok":
-                    result: FindResult = reply[1]
-                    with self._lock:
-                        self.served[reply[2]] += 1
-                    return result
-                _raise_reply(reply)
+            self._send_part(busy, 0, data)
+            reply = self._part_reply(busy, 0, data)
         finally:
-            if w is not None:
+            if busy[0] is not None:
                 # left mid-call (an interrupt, a reply that could not be read): the worker's
                 # state is unknown, so it is replaced rather than reused
-                self._drop(w)
+                self._drop(busy[0])
                 self._refill_later()
+        if reply[0] == "ok":
+            result: FindResult = reply[1]
+            return result
+        _raise_reply(reply)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def find_many(
@@ -454,12 +411,8 @@ class ReaderPool:
         busy: list[_Worker | None] = list(workers)
         out: list[list[FindResult]] = []
         try:
-            for i, w in enumerate(workers):
-                try:
-                    self._send(w, sent[i])
-                except EOFError:
-                    self._drop(w)
-                    busy[i] = None  # (sent again, to a replacement, when its reply is due)
+            for i in range(len(workers)):
+                self._send_part(busy, i, sent[i])
             local: list[FindResult] = []
             if here is not None and mine is not None:
                 local = here(texts[mine[0] : mine[1]], vectors[mine[0] : mine[1]])
@@ -478,9 +431,22 @@ class ReaderPool:
             results.extend(part)
         return results
 
+    def _send_part(self, busy: list[_Worker | None], i: int, data: bytes) -> None:
+        """Send call ``i`` (of :meth:`find` or a part of :meth:`find_many`) to ``busy[i]``;
+        a worker found dead here is dropped and ``busy[i]`` set to ``None``: the call goes
+        to a replacement when :meth:`_part_reply` waits for its reply."""
+        w = busy[i]
+        assert w is not None
+        try:
+            self._send(w, data)
+        except EOFError:
+            self._drop(w)
+            busy[i] = None
+
     def _part_reply(self, busy: list[_Worker | None], i: int, data: bytes) -> tuple[Any, ...]:
-        """The reply to part ``i`` of a :meth:`find_many` (sent to ``busy[i]``; ``None``: its
-        worker died at the send), retried once on a new worker if its worker died. On return
+        """The reply to call ``i`` (a :meth:`find`, or a part of a :meth:`find_many`; sent to
+        ``busy[i]`` by :meth:`_send_part`; ``None``: its worker died at the send), retried
+        once on a new worker if its worker died. On return
         the worker is idle again and ``busy[i]`` is ``None``."""
         for attempt in (0, 1):
             w = busy[i]
