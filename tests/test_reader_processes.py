@@ -522,6 +522,42 @@ def test_find_many_over_reader_processes_equals_single_finds(
     assert sum(pool.served.values()) == served
 
 
+def test_awaited_finds_of_a_pooled_client_overflow_to_its_workers(pooled: Treehop) -> None:
+    """The integrations' async path (``ainvoke``, ``abatch``, LlamaIndex ``aretrieve``) over a
+    sync client with reader processes: concurrent awaits reach the workers, as concurrent
+    sync calls do, with the answers a lone find gives."""
+    from treehop import integration_kit as kit
+
+    want = [_exact(pooled.find(q, limit=5)) for q in BATCH]  # (lone calls: answered here)
+    pool = _pool(pooled)
+
+    async def gather() -> list[FindResult]:
+        return list(await asyncio.gather(*(kit.afind(pooled, q, limit=5) for q in BATCH)))
+
+    before = sum(pool.served.values())
+    with pooled._local_slot:  # (a call running here: every await overflows to a worker)
+        got = asyncio.run(gather())
+    assert [_exact(r) for r in got] == want
+    assert sum(pool.served.values()) == before + len(BATCH) and os.getpid() not in pool.served
+    # an awaited batch is split as the sync one is
+    from treehop.reader_processes import _cores
+
+    parts = min(2, max(1, _cores() - 1))
+    before = sum(pool.served.values())
+    many = asyncio.run(kit.afind_many(pooled, BATCH, limit=5))
+    assert [_exact(r) for r in many] == want
+    assert sum(pool.served.values()) == before + parts
+    # the LangChain retriever's async batch takes that path
+    from langchain_treehop import TreehopRetriever
+
+    retriever = TreehopRetriever(client=pooled, k=5)
+    alone = [retriever.invoke(q) for q in BATCH]  # (lone calls: answered here)
+    before = sum(pool.served.values())
+    docs = asyncio.run(retriever.abatch(BATCH))
+    assert docs == alone and sum(map(bool, alone)) > len(BATCH) // 2
+    assert sum(pool.served.values()) == before + parts
+
+
 def test_a_bad_batch_raises_its_typed_error_before_any_work(pooled: Treehop) -> None:
     pool = _pool(pooled)
     served = sum(pool.served.values())

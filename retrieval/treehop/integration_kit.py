@@ -52,6 +52,7 @@ from typing import (
     ParamSpec,
     Protocol,
     TypedDict,
+    TypeGuard,
     TypeVar,
     Unpack,
     cast,
@@ -274,10 +275,26 @@ async def afind(
     context_type: ContextType | str | None = None,
     **options: Unpack[SearchKwargs],
 ) -> FindResult:
-    """``find()`` on a treehop client or a knowledge source, awaited."""
+    """``find()`` on a treehop client or a knowledge source, awaited.
+
+    A sync :class:`~treehop.Treehop` with ``reader_processes`` whose workers would answer
+    (:func:`_overflows_to_readers`) answers through its own ``find()`` in a worker thread:
+    concurrent awaits (a LangGraph server's requests, ``abatch``) then overflow to its
+    reader processes and use more than one core, as concurrent sync calls do, instead of
+    running one after another under this process's interpreter lock. Cancelling the await
+    drops the answer; the call itself runs to its end (its deadline bounds it)."""
     if is_knowledge_source(client):
         return await client.afind(query, context_type=context_type, **options)
+    if _overflows_to_readers(client):
+        return await asyncio.to_thread(client.find, query, context_type=context_type, **options)
     return await as_async(client).find(query, context_type=context_type, **options)
+
+
+def _overflows_to_readers(client: RetrieverClient) -> TypeGuard[Treehop]:
+    """Whether ``client`` is a sync :class:`~treehop.Treehop` whose reader processes run and
+    would answer a read as it does (no reranker, every write saved, the config they started
+    with): its sync ``find()`` / ``find_many()`` then spread concurrent calls over them."""
+    return isinstance(client, Treehop) and client._readers_for_call() is not None
 
 
 def find_many(
@@ -301,7 +318,14 @@ async def afind_many(
     context_type: ContextType | str | None = None,
     **options: Unpack[SearchKwargs],
 ) -> list[FindResult]:
-    """``find_many()`` on a treehop client, awaited on the native async client."""
+    """``find_many()`` on a treehop client, awaited on the native async client; a sync
+    :class:`~treehop.Treehop` whose reader processes would answer runs its own
+    ``find_many()`` in a worker thread, which splits a large batch over them (see
+    :func:`afind`)."""
+    if _overflows_to_readers(client):
+        return await asyncio.to_thread(
+            client.find_many, queries, context_type=context_type, **options
+        )
     return await as_async(client).find_many(queries, context_type=context_type, **options)
 
 
