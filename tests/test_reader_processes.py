@@ -556,6 +556,22 @@ def test_awaited_finds_of_a_pooled_client_overflow_to_its_workers(pooled: Treeho
     docs = asyncio.run(retriever.abatch(BATCH))
     assert docs == alone and sum(map(bool, alone)) > len(BATCH) // 2
     assert sum(pool.served.values()) == before + parts
+    # and the LangChain vector store's awaited search
+    from langchain_treehop import TreehopVectorStore
+
+    store = TreehopVectorStore(client=pooled)
+    alone_hits = [store.similarity_search_with_score(q, k=4) for q in BATCH[:6]]
+
+    async def searches() -> list[object]:
+        return list(
+            await asyncio.gather(*(store.asimilarity_search_with_score(q, k=4) for q in BATCH[:6]))
+        )
+
+    before = sum(pool.served.values())
+    with pooled._local_slot:
+        hits = asyncio.run(searches())
+    assert hits == alone_hits and all(alone_hits)
+    assert sum(pool.served.values()) == before + 6
 
 
 def test_a_bad_batch_raises_its_typed_error_before_any_work(pooled: Treehop) -> None:

@@ -789,7 +789,10 @@ class PassageIndex:
         opts["target_uri"] = [t for t, n in zip(targets, found, strict=True) if n is not None]
         if not opts["target_uri"]:
             return []
-        result = await aclient.find(query, query_vector=vector, **opts)
+        if _overflows_to_readers(self.client):  # (concurrent awaits reach the workers: afind)
+            result = await asyncio.to_thread(self.client.find, query, query_vector=vector, **opts)
+        else:
+            result = await aclient.find(query, query_vector=vector, **opts)
         return result.contexts()[:k]
 
     async def vectors(self, hits: Sequence[MatchedContext]) -> list[np.ndarray[Any, Any]]:
