@@ -128,7 +128,7 @@ def test_split_coded_faq_questions_answers_and_files() -> None:
 
 
 def test_split_coded_faq_deletes_every_question_and_the_contents() -> None:
-    files, qa = ns.split_coded_faq(ns.page_to_markdown(FAQ_HTML))
+    files, _ = ns.split_coded_faq(ns.page_to_markdown(FAQ_HTML))
     corpus = _corpus(files)
     for q in (
         "What is a widget and why should I care?",
