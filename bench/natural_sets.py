@@ -25,6 +25,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   heading the answer. Corpus: the nine FAQ pages with the questions deleted, plus the
   ``perl*.pod`` pages they link to (up to :data:`PERL_MAX_LINKED_CHARS`). 303 questions: the
   largest set, so that choices are not made on two dozen questions.
+* ``fetchmail-faq``: fetchmail 6.4's FAQ (Debian ``fetchmail``, ``fetchmail-FAQ.html``), one
+  hand-written HTML page of ~120 coded questions (``<h2>G3. ...</h2>``) in 14 ``<h1>``
+  sections. The tree: one file per section (question headings and the two contents lists
+  deleted, the answers' own ``<h3>`` sub-headings kept), plus the package's other doc pages
+  in the same folder (features, design notes, to-do list, ``README.SSL``). A second
+  hand-written FAQ of the lsof kind, in HTML, answers often pointing at the manual.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -47,7 +53,7 @@ from typing import Any
 
 import datasets as ds
 
-NATURAL_SETS = ("django-faq", "gitfaq", "lsof-faq", "perlfaq", "cranfield")
+NATURAL_SETS = ("django-faq", "gitfaq", "lsof-faq", "perlfaq", "cranfield", "fetchmail-faq")
 DERIVED_SETS = ("pytest-derived",)
 """The second query kind (queries made from the corpus's own headings, first sentences and
 link texts: ``bench/data/pytest_doc_queries.json``), judged the same way; run by name only
@@ -546,6 +552,191 @@ def perlfaq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# Coded questions in a hand-written HTML page (fetchmail's FAQ)
+# --------------------------------------------------------------------------------------
+
+FETCHMAIL_PACKAGE = "fetchmail"
+FETCHMAIL_DOC = "usr/share/doc/fetchmail"
+FETCHMAIL_FAQ = "fetchmail-FAQ.html"
+FETCHMAIL_PAGES = ("fetchmail-features.html", "design-notes.html", "todo.html")
+"""The package's other HTML pages, beside the FAQ in the folder the user has (the FAQ links
+to ``design-notes.html``; its other relative links, ``index.html``, ``multidrop.html`` and the
+security announcement, are not shipped). The manual page fetchmail(1) is left out: it is roff
+(137k characters, over :data:`MAX_LINKED_CHARS` in any case)."""
+FETCHMAIL_TEXTS = ("README.SSL.gz",)
+"""Plain-text notes in the same folder that answer the FAQ's subject (SSL/TLS set-up): in,
+as the user has them; changelogs (``NEWS``, ``OLDNEWS``), copyright and the Debian packaging
+notes stay out."""
+_TOC_TITLES = frozenset({"contents", "detailed contents", "table of contents"})
+_CODED_Q = re.compile(r"^## (~~)?([A-Z]\d+)\.\s+(\S.*)$")
+_MD_HEADING = re.compile(r"^(#{1,6}) (.*)$")
+
+
+class _PageToMarkdown(ds._SphinxToMarkdown):
+    """A hand-written HTML page (no Sphinx or asciidoc main column) as the same markdown-ish
+    text as the other converters: the whole ``<body>``, headings as ``#`` lines, ``<pre>``
+    fenced. Left out, as navigation or boilerplate: ``<head>`` (its title repeats the first
+    heading), the "Canned page header/footer" tables (a "Back to the home page" line and a
+    date on every page) and the ``<address>`` signature. Struck-out text (``<strike>``, ``<s>``,
+    ``<del>``: an FAQ's withdrawn entries) is kept as Markdown's ``~~text~~``."""
+
+    _SKIP = frozenset({"head", "address", "script", "style"})
+    _STRUCK = frozenset({"strike", "s", "del"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 1  # no main column: the page is the body
+        self.skip_tag = ""
+        self.skip_depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.skip_depth:
+            self.skip_depth += tag == self.skip_tag
+            return
+        a = {k: v or "" for k, v in attrs}
+        summary = a.get("summary", "").lower()
+        if tag in self._SKIP or (tag == "table" and ("footer" in summary or "header" in summary)):
+            self.skip_tag, self.skip_depth = tag, 1
+            return
+        if tag in self._STRUCK:
+            self.handle_data("~~")
+        super().handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skip_depth:
+            self.skip_depth -= tag == self.skip_tag
+            return
+        if tag == "div" and self.depth <= 1:
+            return  # a stray </div> must not end the page
+        if tag in self._STRUCK:
+            self.handle_data("~~")
+        super().handle_endtag(tag)
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip_depth:
+            super().handle_data(data)
+
+
+def page_to_markdown(page_html: str) -> str:
+    """A hand-written HTML page -> markdown-ish text (:class:`_PageToMarkdown`)."""
+    conv = _PageToMarkdown()
+    conv.feed(page_html)
+    conv.close()
+    return conv.text()
+
+
+def split_coded_faq(markdown: str) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """fetchmail-style FAQ (as markdown) -> ({relpath: section text}, [(code, question,
+    answer)]), in one pass over the lines.
+
+    Every ``# `` heading starts a file ``NN-<slug>.md`` (the page's own sections); a section
+    titled "Contents" / "Detailed Contents" (the lists of every question) is dropped whole. A
+    ``## <code>. <question>`` heading (``## G3. Will you fix it?``) is a question: the heading
+    leaves the corpus, the text under it up to the next ``#`` or ``##`` heading is its answer
+    (``###`` sub-headings stay inside the answer). A struck-out question (``## ~~G5. ...~~``,
+    withdrawn by the FAQ's authors, its answer often "no longer applies") is deleted the same
+    way but yields no question. Other ``##`` headings stay as headings.
+    Fenced code is never read as a heading. Text before the first ``#`` heading opens the
+    first file. A question with no text under it yields no question (its heading is still
+    deleted)."""
+    files: dict[str, str] = {}
+    qa: list[tuple[str, str, str]] = []
+    out: list[str] = []  # the current file's lines
+    title = ""
+    n_files = 0
+    dropping = False  # inside a table-of-contents section
+    question: tuple[str, str] | None = None
+    answer: list[str] = []
+    fence = False
+
+    def close_question() -> None:
+        if question is not None:
+            text = "\n".join(answer).strip()
+            if text:
+                qa.append((question[0], question[1], text))
+
+    def close_file() -> None:
+        nonlocal n_files
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+        if body and not dropping:
+            rel = f"{n_files:02d}-{_slug(title) or 'faq'}.md"
+            files[rel] = body + "\n"
+            n_files += 1
+
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _MD_HEADING.match(line)
+        level = len(m.group(1)) if m else 0
+        if m and level <= 2:
+            close_question()
+            question, answer = None, []
+        if m and level == 1:
+            close_file()
+            out = [line]
+            title = _norm(m.group(2))
+            dropping = title.lower() in _TOC_TITLES
+            continue
+        if m and level == 2:
+            q = _CODED_Q.match(line)
+            if q:
+                text = _norm(q.group(3))
+                struck = bool(q.group(1)) and text.endswith("~~")
+                question = None if struck else (q.group(2), text)
+                continue  # the question's own text leaves the corpus
+        if question is not None:
+            answer.append(line)
+        out.append(line)
+    close_question()
+    close_file()
+    return files, qa
+
+
+def fetchmail_faq_set() -> NaturalSet:
+    root = ds.fetch_debian_package(FETCHMAIL_PACKAGE)
+    doc = root / FETCHMAIL_DOC
+    faq_path = doc / FETCHMAIL_FAQ
+    if not faq_path.is_file():
+        raise FileNotFoundError(f"no {FETCHMAIL_FAQ} under {doc}")
+    markdown = page_to_markdown(faq_path.read_text(encoding="latin-1"))
+    files, qa = split_coded_faq(markdown)
+    n_sections = len(files)
+    n_struck = len(re.findall(r"^## ~~[A-Z]\d+\.", markdown, re.MULTILINE))
+    questions = [
+        NaturalQuestion(f"fetchmail-faq:{code}", q, ((a, 1.0),), source=_file_of(files, a))
+        for code, q, a in qa
+    ]
+    kept: list[str] = []
+    for name in FETCHMAIL_PAGES:
+        path = doc / name
+        if path.is_file():
+            files[name.removesuffix(".html") + ".md"] = page_to_markdown(
+                path.read_text(encoding="latin-1")
+            )
+            kept.append(name)
+    for name in FETCHMAIL_TEXTS:
+        path = doc / name
+        if path.is_file():
+            with gzip.open(path, "rt", encoding="latin-1") as fh:
+                files[name.removesuffix(".gz")] = fh.read().strip() + "\n"
+            kept.append(name.removesuffix(".gz"))
+    files, questions = scrub_questions(files, questions)
+    _check_removed(files, questions)
+    version = (root / ".bench-unpacked").read_text().strip()
+    return NaturalSet(
+        "fetchmail-faq",
+        write_tree(files, ds.CACHE_DIR / "natural" / "fetchmail-faq"),
+        questions,
+        f"fetchmail {version} FAQ (Debian fetchmail, fetchmail-FAQ.html) split into its "
+        f"{n_sections} <h1> sections as files (coded <h2> questions and the two contents "
+        f"lists deleted; the {n_struck} struck-out, withdrawn ones asked nothing) + the "
+        f"package's other doc pages beside it ({', '.join(kept)}); answer = the text under a "
+        "question, up to the next <h1>/<h2>",
+        files,
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -651,6 +842,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "gitfaq": lambda emb: gitfaq_set(),
     "lsof-faq": lambda emb: lsof_faq_set(),
     "perlfaq": lambda emb: perlfaq_set(),
+    "fetchmail-faq": lambda emb: fetchmail_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
