@@ -241,6 +241,12 @@ ROWS: tuple[Row, ...] = (
     Row("find", "find() defaults", "find"),
     Row("find-no-collapse", "find collapse_chunks=False", "find", find={"collapse_chunks": False}),
     Row("find-no-context", "find - tree context", "find", config=bt.NO_CONTEXT),
+    Row(
+        "find-no-sentence-slots",
+        "find - sentence passages",
+        "find",
+        config={"sentence_passages": False},
+    ),
     Row("find-no-heading", "find - heading weight", "find", config={"context_heading_weight": 0.0}),
     Row("find-dense", "find dense only (w=1)", "find", config={"dense_weight": 1.0}),
     Row("find-hops-off", "find - tag hops", "find", config={"tag_hop_trigger": "off"}),

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from treehop import RetrievalConfig
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, Node, TypedQuery
-from treehop.query_shape import is_question
+from treehop.query_shape import is_question, is_sentence
 from treehop.stores.embedded import EmbeddedStore
 
 from treehop_test_doubles import hand_vector as vec
@@ -202,3 +202,47 @@ def test_memory_searches_keep_their_weights() -> None:
         q = _resolved("When did Caroline go to the support group?", roots)
         assert q.dense_weight == defaults.dense_weight
         assert q.context.neighbours == defaults.context_neighbour_weight
+
+
+@pytest.mark.parametrize(
+    ("query", "sentence"),
+    [
+        ("Fetchmail hangs while fetching mail.", True),
+        ("Some objects aren\u2019t appearing in the admin.", True),
+        ("Help, I'm getting Authorization failure!", True),
+        ("papers on shock-sound wave interaction .", True),
+        ('The server said "permission denied."', True),
+        ("Fetchmail delivers partial messages", False),  # no stop: read as a heading
+        ("Perl Books.", False),  # two words: a title
+        ("etc.", False),
+        ("Wait for the rollout...", False),  # an ellipsis cuts a phrase
+        ("Why does the build fail?", False),  # a question, not a sentence
+        ("", False),
+    ],
+)
+def test_sentences(query: str, sentence: bool) -> None:
+    assert is_sentence(query) is sentence
+
+
+@given(st.text(max_size=400), st.integers(0, 3000))
+def test_any_text_is_a_sentence_or_not_and_long_input_is_cheap(text: str, pad: int) -> None:
+    """Never raises; trailing spaces and closing quotes/brackets change nothing; a long
+    hostile tail (``"))))"`` x 3,000) answers within hypothesis's deadline."""
+    shape = is_sentence(text)
+    assert shape in (True, False)
+    assert is_sentence(text + "  \n") == shape
+    assert is_sentence(text + "\n" + ")" * pad) == shape
+
+
+def test_a_sentence_over_documents_takes_passage_slots_and_keeps_its_weights() -> None:
+    defaults = RetrievalConfig()
+    s = _resolved("The build fails on Windows.", [f"{R}/docs"])
+    assert s.passages and not s.question
+    assert s.dense_weight == defaults.dense_weight
+    assert s.context.neighbours == defaults.context_neighbour_weight
+    assert s.heading_weight == defaults.context_heading_weight
+    assert _resolved("Why does the build fail?", [f"{R}/docs"]).passages  # a question
+    assert not _resolved("build failures on Windows", [f"{R}/docs"]).passages  # a heading
+    assert not _resolved("The build fails on Windows.", [MEM]).passages  # memories
+    off = _resolved("The build fails on Windows.", [f"{R}/docs"], sentence_passages=False)
+    assert not off.passages

@@ -197,3 +197,29 @@ def test_a_question_slot_shows_more_of_its_passage_than_a_document_slot(
         cfg.question_context_chars = 0  # the face alone
         face = th.find(question, limit=3).resources[0]
         assert face.slot_text == face.content
+
+
+def test_a_sentence_takes_passage_slots_and_keeps_its_weights(bow, tmp_path: Path) -> None:
+    """A problem report written as a sentence ("... doesn't work.") asks for one answer of a
+    page, as a question does: each section takes its own slot, so the one that matched is
+    shown, not hidden behind another; the same words without the stop (a heading) keep one
+    slot per document, and ``sentence_passages=False`` restores that for the sentence."""
+    report = "Oauth token scopes and kubernetes readiness probes stopped working."
+    heading = "Oauth token scopes and kubernetes readiness probes stopped working"
+    with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
+        th.add_resource(_guide(tmp_path), target_uri=f"{R}/docs")
+
+        def sections(query: str) -> list[tuple[str, ...]]:
+            res = th.find(query, limit=5)
+            return [
+                tuple(m.metadata["heading_path"])
+                for m in res.resources
+                if m.parent_uri == f"{R}/docs/guide.md"
+            ]
+
+        got = sections(report)
+        assert ("Guide", "Tokens") in got and ("Guide", "Deploying") in got
+        assert len(got) == len(set(got)), "one slot per section"
+        assert len(sections(heading)) == 1  # a heading names the page: one slot
+        th.config.sentence_passages = False
+        assert len(sections(report)) == 1

@@ -74,7 +74,7 @@ from .models import (
     RoundTrace,
     TypedQuery,
 )
-from .query_shape import is_question
+from .query_shape import is_question, is_sentence
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import (
     ColumnarSearchStore,
@@ -171,6 +171,10 @@ class _Query:
     question: bool = False
     """A question-shaped query over documents (:meth:`HierarchicalRetriever.
     _question_over_documents`): its slots are passages, not documents."""
+    passages: bool = False
+    """Its slots are passages (:func:`~treehop.descent.passage_groups`) showing up to
+    ``question_context_chars``: a question over documents, or a sentence over documents
+    with ``sentence_passages`` (:meth:`HierarchicalRetriever._passage_slots`)."""
     heading_weight: float = 0.0
     """The section-heading term's weight for this query (``question_heading_weight`` for a
     question over documents)."""
@@ -347,6 +351,7 @@ class HierarchicalRetriever:
                 traversal=True,
             ),
             question=question,
+            passages=question or self._passage_slots(req),
             heading_weight=heading_weight,
             context=ContextWeights(
                 cfg.context_neighbour_weight * scale,
@@ -360,8 +365,21 @@ class HierarchicalRetriever:
         """Whether the query is question-shaped (:func:`~treehop.query_shape.is_question`)
         and searches documents only (no root in the memories: a conversation turn answers a
         question together with its neighbours, so the memory path keeps its weights)."""
-        if not is_question(req.query.query):
-            return False
+        return is_question(req.query.query) and HierarchicalRetriever._over_documents(req)
+
+    def _passage_slots(self, req: RetrievalRequest) -> bool:
+        """Whether a query that is not a question takes passage slots: a sentence
+        (:func:`~treehop.query_shape.is_sentence`) over documents, with
+        ``sentence_passages`` on (its weights stay those of other queries)."""
+        return (
+            self.config.sentence_passages
+            and is_sentence(req.query.query)
+            and self._over_documents(req)
+        )
+
+    @staticmethod
+    def _over_documents(req: RetrievalRequest) -> bool:
+        """Whether no root of the search lies in the memories."""
         for root in req.roots:
             try:
                 if urimod.context_type_of(root) is ContextType.MEMORY:
@@ -399,7 +417,7 @@ class HierarchicalRetriever:
                 if q.req.collapse_chunks is None
                 else q.req.collapse_chunks,
                 budget=self._slot_chars(q),
-                passages=q.question,
+                passages=q.passages,
             ),
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
@@ -407,15 +425,15 @@ class HierarchicalRetriever:
         )
 
     def _slot_chars(self, q: _Query) -> int:
-        """How much text a slot shows: ``question_context_chars`` for a question over
-        documents (a passage slot) when set, else ``document_context_chars``; inside an
-        ``assemble_context`` block a question's slot shows at most about half the block
+        """How much text a slot shows: ``question_context_chars`` for a passage slot (a
+        question, or a sentence, over documents) when set, else ``document_context_chars``;
+        inside an ``assemble_context`` block a passage slot shows at most about half the block
         (:func:`~treehop.context_assembly.context_slot_chars`); a request's ``slot_chars``
         overrides all of these."""
         if q.req.slot_chars is not None:
             return q.req.slot_chars
         cfg = self.config
-        if q.question and cfg.question_context_chars is not None:
+        if q.passages and cfg.question_context_chars is not None:
             if q.req.context_tokens is not None:
                 return context_slot_chars(
                     q.req.context_tokens, cfg.document_context_chars, cfg.question_context_chars

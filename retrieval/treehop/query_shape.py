@@ -21,6 +21,15 @@ such reports without a question mark, while documentation headings, first senten
 link texts almost never open with "I" or "my" (3 of 1,436 derived queries in
 ``bench/data``). "We ..." is left out: documentation says "We recommend ...".
 
+A statement written as a sentence (:func:`is_sentence`: it ends with a full stop or an
+exclamation mark and has at least three words) is a problem report in the third person
+("Fetchmail hangs while fetching mail.", "Some objects aren't appearing in the admin.") or a
+request ("papers on shock-sound wave interaction ."): its answer is one passage of a page,
+as a question's is, so it takes passage slots too; headings, keywords and link texts end
+without a stop. Its fusion and tree terms stay those of other queries: a sentence is also
+what a first-sentence query is, whose words are the page's own (the config's
+``sentence_passages`` says what each part was measured to do).
+
 Leading discourse words ("But I've reminded you ...", "So how do I ...", "Hi, can I ...",
 "OK, why does ...") are skipped before those first-word rules (at most
 ``MAX_DISCOURSE_WORDS``): they open a turn of speech, not a heading, and carry no shape of
@@ -118,3 +127,24 @@ def is_question(query: str) -> bool:
         return False  # "How to ...", "When to ...": a guide's title; "Do not ...": an order
     # "When using X, ...": a sentence that opens with a clause, not a question
     return not (first in CLAUSE_WORDS and "," in text)
+
+
+SENTENCE_ENDS = (".", "!", "\u3002", "\uff01")
+"""Marks that end a sentence (also the ideographic full stop and exclamation mark)."""
+_CLOSERS = "\"')]\u201d\u2019\u00bb \t\r\n"
+"""Closing quotes and brackets a sentence may end with after its mark (``He said "no."``)."""
+SENTENCE_MIN_WORDS = 3
+"""A sentence has at least this many words ("Perl Books." is a title; "etc." an
+abbreviation)."""
+
+
+def is_sentence(query: str) -> bool:
+    """Whether ``query`` is written as a sentence: it ends with a full stop or an exclamation
+    mark (closing quotes and brackets after it allowed) and has at least
+    :data:`SENTENCE_MIN_WORDS` words. A question is not a sentence here
+    (:func:`is_question` reads it); an ellipsis (``...``) is a cut phrase, not a stop. Linear
+    in the query's length (only its end and its first words are read)."""
+    text = query.strip().rstrip(_CLOSERS)
+    if not text.endswith(SENTENCE_ENDS) or text.endswith(".."):
+        return False
+    return len(text[:400].split(None, SENTENCE_MIN_WORDS)) >= SENTENCE_MIN_WORDS
