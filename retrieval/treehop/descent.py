@@ -87,10 +87,6 @@ _set_vec = Score.__dict__["vec"].__set__
 _set_rr = Score.__dict__["rr"].__set__
 
 
-_FEW_SLOTS = 256
-""":meth:`Collected.kth_score` sorts up to this many slot scores in Python."""
-
-
 def score_of(vec: float, rr: float | None = None) -> Score:
     """``Score(vec, rr)``, built without the frozen dataclass's ``__init__``: that sets each
     field through ``object.__setattr__``, and a find builds ~100 scores (every candidate's
@@ -269,12 +265,6 @@ class Collected:
                 best[key] = s
         if len(best) < k:
             return NEG_INF
-        if len(best) <= _FEW_SLOTS:
-            # (a sort of a few Python floats: the same k-th value, without numpy's fixed
-            # cost of two array calls; a NaN, whose place differs, takes numpy's way)
-            vals = sorted(best.values())
-            if not any(v != v for v in vals):
-                return float(vals[len(vals) - k])
         arr = np.fromiter(best.values(), dtype=np.float64, count=len(best))
         return float(np.partition(arr, len(arr) - k)[len(arr) - k])
 

@@ -517,14 +517,8 @@ def _laid_families(
     cost."""
     laid, sizes = laid_out.order, laid_out.sizes
     n = len(laid)
-    own = np.array(scores, dtype=np.float64)
-    if len(sizes) == 1 and sections is None and section_codes is None and n <= _FEW_LEAVES:
-        got = _one_family(
-            laid, own.tolist(), parent_scores.get(parent_of[laid[0]], 0.0), weights, keep
-        )
-        if got is not None:
-            return got
     order = np.array(laid, dtype=np.int64)
+    own = np.array(scores, dtype=np.float64)
     own_l = own[order]
     one = len(sizes) == 1
     if one:  # (one family: every leaf linked to the next; one best and one parent score)
@@ -637,68 +631,6 @@ def _laid_families(
         final[picked].tolist(),
         (neigh, par, best),
         picked,
-    )
-
-
-_FEW_LEAVES = 256
-""":func:`_laid_families` scores one family of up to this many leaves without sections in
-Python floats (:func:`_one_family`)."""
-
-
-def _one_family(
-    laid: list[int],
-    own: list[float],
-    parent_score: float,
-    weights: ContextWeights,
-    keep: Sequence[bool] | npt.NDArray[np.bool_] | None,
-) -> ContextColumns | None:
-    """:func:`_laid_families` of one family without sections (the common case: the best
-    leaves share a folder) in Python floats: the same IEEE operations on the same doubles in
-    the same order as its numpy branch (``(prev + next) / 2.0``, an end's ``other + 0.0``,
-    then ``own + wn * neigh``, ``+ parent * par``, ``+ best_sibling * best``, ``/ total``),
-    so the same scores to the bit. Why: on a family of ~50 leaves the ~30 numpy calls of
-    that branch (each ~1-2 us of fixed cost) were most of the tree context's scoring.
-    ``None`` for a NaN score, whose max and order numpy defines: the caller goes the numpy
-    way (and for a best score of zero)."""
-    if any(x != x for x in own):
-        return None
-    n = len(laid)
-    own_l = [own[i] for i in laid]
-    best = max(own_l)
-    if best == 0.0:  # (which zero numpy's max gives, -0.0 or 0.0, is its own affair)
-        return None
-    par = float(parent_score)
-    neigh_l = list(own_l)  # (an only child is its own context)
-    if n > 1:
-        neigh_l[0] = own_l[1] + 0.0  # (+ 0.0: a -0.0 becomes 0.0, as the keyed sum does)
-        neigh_l[-1] = own_l[-2] + 0.0
-        for j in range(1, n - 1):
-            neigh_l[j] = (own_l[j - 1] + own_l[j + 1]) / 2.0
-    wn = weights.neighbours * 1.0
-    wp, wb = weights.parent, weights.best_sibling
-    den = weights.total - weights.neighbours + wn
-    pp, bb = wp * par, wb * best
-    final_l = [(((o + wn * g) + pp) + bb) / den for o, g in zip(own_l, neigh_l, strict=True)]
-    final = [0.0] * n
-    neigh = [0.0] * n
-    for j, i in enumerate(laid):
-        final[i] = final_l[j]
-        neigh[i] = neigh_l[j]
-    if keep is None:
-        picked = list(range(n))
-    else:
-        flags = keep.tolist() if isinstance(keep, np.ndarray) else keep
-        asked = [bool(flags[i]) for i in laid]
-        near = [False] * n
-        for j, i in enumerate(laid):
-            near[i] = asked[j] or (j > 0 and asked[j - 1]) or (j + 1 < n and asked[j + 1])
-        picked = [i for i in range(n) if near[i]]
-    return ContextColumns(
-        picked,
-        [own[i] for i in picked],
-        [final[i] for i in picked],
-        (np.array(neigh, dtype=np.float64), np.full(n, par), np.full(n, best)),
-        np.array(picked, dtype=np.int64),
     )
 
 

@@ -1644,18 +1644,9 @@ _NO_SCORES: tuple[F32, F32, None, None] = (
 
 def _optional(chunk: npt.NDArray[np.int32]) -> list[int | None]:
     """Chunk indexes with the column's -1 (not a chunk) as ``None``."""
-    if chunk.size > _FEW_CHUNKS:
-        if chunk.max(initial=-1) < 0:  # no chunks (the common case)
-            return [None] * chunk.size
-        return [None if c < 0 else c for c in chunk.tolist()]
-    values: list[int] = chunk.tolist()  # (a search's few dozen hits: Python's max is cheaper)
-    if max(values, default=-1) < 0:
-        return [None] * len(values)
-    return [None if c < 0 else c for c in values]
-
-
-_FEW_CHUNKS = 128
-""":func:`_optional` reads up to this many chunk indexes as a Python list first."""
+    if chunk.max(initial=-1) < 0:  # no chunks (the common case)
+        return [None] * chunk.size
+    return [None if c < 0 else c for c in chunk.tolist()]
 
 
 def _best_first(cand: IntArray, top: IntArray, score: F32, k: int | None) -> IntArray:
