@@ -261,9 +261,10 @@ class _Snap:
     def _few_uris(self, rows: IntArray, row_l: list[int] | None) -> list[str]:
         """The URIs of a few memory-mapped rows (a search's hits, their parents; ``row_l``:
         ``rows`` as a list, given for a few of them): rows whose bytes lie close together
-        (a folder's files, a file's chunks: written together) are one slice of the blob;
-        others one gather of all their bytes. One decode either way, then string slices: a
-        copy and a decode per row cost several times more."""
+        (a folder's files, a file's chunks: written together) are one slice of the blob, one
+        decode, then string slices; a few far apart (``row_l`` given: a global step's hits)
+        are decoded one by one from a view of the blob (no copy); more of them, one gather
+        of all their bytes and one decode."""
         if row_l is not None and len(row_l) == 1:
             return [self.uri(row_l[0])]
         ends_col = self.cols["uri_end"]
