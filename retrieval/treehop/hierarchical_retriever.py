@@ -854,6 +854,8 @@ class HierarchicalRetriever:
         weight = q.heading_weight
         if weight <= 0:
             return finals
+        if all(cols.chunk_indexes[i] is None for cols, i in picked):
+            return finals  # (no chunk, no heading path: a folder of files)
         terms = query_terms(q.req.query.query)
         if not terms:
             return finals
