@@ -300,7 +300,7 @@ class _Snap:
         """A memoryview of the saved URI blob, made once per snapshot."""
         view: memoryview | None = self.cache.get(("uri_view",))
         if view is None:
-            view = self.cache.setdefault(("uri_view",), memoryview(self.base_uris))
+            view = self.cache.setdefault(("uri_view",), self.base_uris.data)
         return view
 
     def dir_uris(self, rows: IntArray) -> list[str]:
