@@ -288,7 +288,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         """Row ``r``'s node parsed from its stored JSON ``blob``, kept in the node cache."""
         key = (s.uid, r)
         try:
-            node = _node_json(blob)
+            node: Node = _node_json(blob)
         except ValidationError as exc:
             raise IndexCorruptError(f"row {r} of {self.path} holds an invalid node") from exc
         self._node_cache[key] = node
