@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import pickle
 from collections.abc import Sequence
 
 import numpy as np
@@ -565,6 +566,9 @@ def test_built_matched_is_the_validated_model() -> None:
     assert repr(got) == repr(want)
     assert got.provenance() == want.provenance() and got.slot_text == want.slot_text
     assert got.model_copy(update={"score": 0.1}).score == 0.1
+    back = pickle.loads(pickle.dumps(got))  # (a reader process's results cross a pipe)
+    assert back == want and back.model_fields_set == want.model_fields_set
+    assert got.model_copy(deep=True) == want
     for odd in (1, np.float32(0.5), np.float64(0.5)):
         built = _built_matched(_matched_fields(odd, tags, meta))
         assert type(built.score) is float and built.score == float(odd)
