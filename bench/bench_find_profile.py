@@ -18,8 +18,9 @@ runs on an index built elsewhere (bench_store's 1M, ``--index-dir``), only readi
 ``--ab``: one worker process per source tree (this checkout's ``retrieval/`` and the other
 one's), both on the same index, fed the same queries alternately one ``find()`` at a time, so
 that both see the same machine load; each reports the find's thread CPU time. Medians per
-mode (tree context off / on), for a first pass over new queries (nodes not built yet) and a
-second pass over the same queries (steady state). On a shared, loaded machine wall-clock
+mode (dense with the tree context off / on, and the default config: hybrid, context on),
+for a first pass over new queries (nodes not built yet) and a second pass over the same
+queries (steady state). On a shared, loaded machine wall-clock
 ratios against a multi-threaded BLAS search swing by 2x between runs; these paired CPU times
 move together.
 """
@@ -57,6 +58,7 @@ MODES = {
         context_sibling_weight=0.0,
     ),
     "on": RetrievalConfig(dense_weight=1.0),
+    "default": RetrievalConfig(),  # hybrid (dense weight 0.5) with the tree context
 }
 
 
@@ -142,7 +144,7 @@ def ab(index: Path, queries: Path, other: Path, n: int, other_index: Path | None
             a, b = med[("this", mode)], med[("other", mode)]
             wa, wb = wmed[("this", mode)], wmed[("other", mode)]
             print(
-                f"  context {mode:3s}  this {a:6.2f}  other {b:6.2f}  this/other {a / b:.2f}"
+                f"  {mode:7s}  this {a:6.2f}  other {b:6.2f}  this/other {a / b:.2f}"
                 f"  (wall {wa:6.2f} / {wb:6.2f} = {wa / wb:.2f})"
             )
         # the tree context's own cost: the paired median of (on - off) for each query

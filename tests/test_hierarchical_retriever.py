@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import pickle
 from collections.abc import Sequence
 
 import numpy as np
@@ -12,8 +13,16 @@ import pytest
 from treehop import RetrievalConfig as _Config
 from treehop import StopRule, TagHopTrigger
 from treehop.filters import TagFilter
-from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from treehop.models import ContextType, FoundBy, Node, RetrievalMode, TypedQuery
+from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest, _built_matched
+from treehop.models import (
+    ChunkContext,
+    ContextType,
+    FoundBy,
+    MatchedContext,
+    Node,
+    RetrievalMode,
+    TypedQuery,
+)
 from treehop.rerankers.base import BaseReranker
 from treehop.stores.embedded import EmbeddedStore
 
@@ -504,3 +513,93 @@ def test_one_slot_per_document_with_its_other_chunks_as_context() -> None:
     ]
     flat = run(store, RetrievalConfig(collapse_chunks=False), include_directories=False, limit=2)
     assert [m.uri for m in flat.matched_contexts] == [f"{R}/a#chunk-0", f"{R}/a#chunk-1"]
+
+
+def _matched_fields(score: object, tags: list[str], meta: dict[str, object]) -> dict[str, object]:
+    """Every field of a :class:`MatchedContext`, in declaration order, as ``_matched`` gives
+    them (a chunk hit found by a tag hop, with a collapsed chunk and a query)."""
+    return {
+        "uri": f"{HAND_ROOT}/a/f.md#2",
+        "context_type": ContextType.RESOURCE,
+        "is_leaf": True,
+        "abstract": "abs",
+        "score": score,
+        "level": 2,
+        "parent_uri": f"{HAND_ROOT}/a/f.md",
+        "overview": "",
+        "content": "text é",
+        "tags": list(tags),
+        "metadata": dict(meta),
+        "chunk_index": 2,
+        "vector_score": 0.25,
+        "own_score": 0.5,
+        "rerank_score": None,
+        "rerank_fallback": True,
+        "rerank_fallback_reason": "timeout",
+        "found_by": FoundBy.TAG_HOP,
+        "found_via": None,
+        "hop_tag": "t",
+        "hop_source": f"{HAND_ROOT}/b",
+        "matched_queries": [TypedQuery(query="q")],
+        "collapsed": [ChunkContext(uri=f"{HAND_ROOT}/a/f.md#3", score=0.1, position=1)],
+    }
+
+
+def test_built_matched_is_the_validated_model() -> None:
+    """``_matched`` sets a result's fields directly (no second validation of values that are
+    already of their declared types): the model equals the validated one in every way a
+    caller can see (fields, values and their types, the fields set, dump, repr, the order of
+    its ``__dict__``), copies ``tags`` and ``metadata`` as validation does, and a score of
+    another type (an ``int`` or a numpy float from a custom reranker) is validated as before
+    (a plain ``float`` in the model)."""
+    tags, meta = ["x", "y"], {"k": [1, 2], "heading_path": ["A"]}
+    fields = _matched_fields(0.75, tags, meta)
+    got = _built_matched(dict(fields))
+    want = MatchedContext(**fields)
+    assert type(got) is MatchedContext
+    assert got == want
+    assert got.model_fields_set == want.model_fields_set == set(MatchedContext.model_fields)
+    assert list(vars(got)) == list(vars(want)) == list(MatchedContext.model_fields)
+    assert [type(v) for v in vars(got).values()] == [type(v) for v in vars(want).values()]
+    assert got.model_dump() == want.model_dump()
+    assert got.model_dump_json() == want.model_dump_json()
+    assert repr(got) == repr(want)
+    assert got.provenance() == want.provenance() and got.slot_text == want.slot_text
+    assert got.model_copy(update={"score": 0.1}).score == 0.1
+    back = pickle.loads(pickle.dumps(got))  # (a reader process's results cross a pipe)
+    assert back == want and back.model_fields_set == want.model_fields_set
+    assert got.model_copy(deep=True) == want
+    for odd in (1, np.float32(0.5), np.float64(0.5)):
+        built = _built_matched(_matched_fields(odd, tags, meta))
+        assert type(built.score) is float and built.score == float(odd)
+    odd_own = _matched_fields(0.5, tags, meta)
+    odd_own["own_score"] = 1
+    assert type(_built_matched(odd_own).own_score) is float
+
+
+def test_a_results_tags_and_metadata_are_its_own() -> None:
+    """A find's result holds copies of its node's ``tags`` and ``metadata`` (as validating
+    the model made them): changing a result changes neither the stored node nor the next
+    find's result."""
+    store = build(
+        {
+            R: (vec((7, 1.0)), []),
+            f"{R}/a.md": (vec((0, 1.0)), ["red", "blue"]),
+            f"{R}/b.md": (vec((0, 0.6), (1, 0.8)), ["green"]),
+        }
+    )
+    first = run(store).matched_contexts
+    assert [m.tags for m in first] == [["red", "blue"], ["green"]]
+    node = store.get([f"{R}/a.md"])[0]
+    assert node is not None
+    first[0].tags.append("x")
+    first[0].metadata["k"] = 1
+    assert node.tags == ["red", "blue"] and "k" not in node.metadata
+    again = run(store).matched_contexts
+    assert again[0].tags == ["red", "blue"] and "k" not in again[0].metadata
+    assert [m.model_dump() for m in again] == [
+        MatchedContext(
+            **{**vars(m), "tags": list(m.tags), "metadata": dict(m.metadata)}
+        ).model_dump()
+        for m in again
+    ]

@@ -436,12 +436,14 @@ def test_node_texts_are_read_by_offset_and_caches_stay_bounded(tmp_path: Path) -
 def test_uri_decodes_of_near_and_far_rows_equal_one_by_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, span: int, few: int
 ) -> None:
-    """``uris_of`` reads rows that lie close together as one slice and scattered ones by a
-    gather; directory URIs are kept per snapshot (``uris_with_dirs``). Every way answers
+    """``uris_of`` reads rows that lie close together as one slice, a few scattered ones
+    one by one from a view of the blob, and more of them by a gather; directory URIs are
+    kept per snapshot (``uris_with_dirs``). Every way answers
     what one decode per row does, row 0 and non-ASCII URIs included, and the kept
     directories follow writes: a new snapshot, and renumbered rows after a compaction.
-    (``span``: a negative one gathers every set, 1 MB reads every set as one slice; ``few``:
-    up to this many rows the offsets are read as Python lists, else as arrays.)"""
+    (``span``: a negative one reads every set as far apart, 1 MB every set as one slice;
+    ``few``: up to this many rows the offsets are read as Python lists and far rows decoded
+    one by one, else as arrays and gathered.)"""
     monkeypatch.setattr(emb_snapshot, "_SPAN_BYTES", span)
     monkeypatch.setattr(emb_snapshot, "_FEW_ROWS", few)
     s = EmbeddedStore(tmp_path / "i", lexical=False)

@@ -25,7 +25,6 @@ from .. import _ann
 from .. import _checksum as _ck
 from .layout import _APPEND_FILES, _COLUMNS, IntArray, U8Array, _unique_ints
 
-_NODE = TypeAdapter(Node)
 _NODES = TypeAdapter(list[Node])
 _NODE_SERIALIZER = Node.__pydantic_serializer__
 

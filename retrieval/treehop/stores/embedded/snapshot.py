@@ -261,9 +261,10 @@ class _Snap:
     def _few_uris(self, rows: IntArray, row_l: list[int] | None) -> list[str]:
         """The URIs of a few memory-mapped rows (a search's hits, their parents; ``row_l``:
         ``rows`` as a list, given for a few of them): rows whose bytes lie close together
-        (a folder's files, a file's chunks: written together) are one slice of the blob;
-        others one gather of all their bytes. One decode either way, then string slices: a
-        copy and a decode per row cost several times more."""
+        (a folder's files, a file's chunks: written together) are one slice of the blob, one
+        decode, then string slices; a few far apart (``row_l`` given: a global step's hits)
+        are decoded one by one from a view of the blob (no copy); more of them, one gather
+        of all their bytes and one decode."""
         if row_l is not None and len(row_l) == 1:
             return [self.uri(row_l[0])]
         ends_col = self.cols["uri_end"]
@@ -282,12 +283,25 @@ class _Snap:
             if s_l is None:
                 s_l, e_l = starts.tolist(), ends.tolist()
             return _decoded_slices(self.base_uris[lo:hi].tobytes(), lo, s_l, e_l)
+        if s_l is not None:
+            # a few rows far apart (a global step's hits): each decoded from a view of the
+            # blob, no copy (~0.6 us a row, where the gather's index arithmetic, copy and
+            # slices cost ~1 us a row for 40 rows)
+            view = self._uri_view()
+            return [str(view[a:e], "utf-8") for a, e in zip(s_l, e_l, strict=True)]
         lens = ends - starts
         cuts = np.zeros(rows.size + 1, dtype=np.int64)
         np.cumsum(lens, out=cuts[1:])
         idx = np.repeat(starts - cuts[:-1], lens) + np.arange(int(cuts[-1]), dtype=np.int64)
         c = cuts.tolist()
         return _decoded_slices(self.base_uris[idx].tobytes(), 0, c[:-1], c[1:])
+
+    def _uri_view(self) -> memoryview:
+        """A memoryview of the saved URI blob, made once per snapshot."""
+        view: memoryview | None = self.cache.get(("uri_view",))
+        if view is None:
+            view = self.cache.setdefault(("uri_view",), self.base_uris.data)
+        return view
 
     def dir_uris(self, rows: IntArray) -> list[str]:
         """:meth:`uris_of` of directory rows (the parents of a search's hits), kept per
