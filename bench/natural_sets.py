@@ -775,7 +775,9 @@ def split_yodl_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]
     answer)]), in one pass over the lines.
 
     YODL's text output sets every heading apart: a line that starts in column 0 with at least
-    two blank lines before and after it (the file's edges count as blank). A heading
+    two blank lines before and after it (the file's edges count as blank), and it is a
+    numbered question, a chapter title or a title ending with ``:`` (a one-line answer
+    paragraph is set apart the same way, and stays text). A heading
     ``Chapter N: <title>`` starts a file ``NN-<slug>.md`` (headed ``# Chapter N: <title>``); a
     heading ``N.M: <question>`` is a question: its line leaves the corpus and the text under
     it, up to the next heading, is its answer. Any other heading (``Acknowledgments:``) stays
@@ -797,10 +799,11 @@ def split_yodl_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]
     question: tuple[str, str] | None = None
     answer: list[str] = []
     dropping = False
+    seen: dict[str, int] = {}  # file name -> chapters so named (a repeated title gets -2)
 
     def close_question() -> None:
         if question is not None:
-            body = "\n".join(answer).strip()
+            body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()  # as in its file
             if body:
                 qa.append((question[0], question[1], body))
 
@@ -817,6 +820,10 @@ def split_yodl_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]
             and blank(i - 2)
             and blank(i + 1)
             and blank(i + 2)
+            and (
+                line.rstrip().endswith(":")
+                or bool(_ZSH_CHAPTER.match(line) or _ZSH_QUESTION.match(line))
+            )
         )
         if dropping:
             if line.startswith("--- End of Contents"):
@@ -825,7 +832,7 @@ def split_yodl_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]
             if not heading:
                 continue
             dropping = False
-        if not rel and not heading and line.strip() == "Contents:":
+        if not rel and line.strip() == "Contents:":
             dropping = True
             continue
         if heading:
@@ -835,7 +842,9 @@ def split_yodl_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]
             chapter = _ZSH_CHAPTER.match(title)
             if chapter:
                 close_file()
-                rel = f"{int(chapter.group(1)):02d}-{_slug(chapter.group(2)) or 'chapter'}.md"
+                base = f"{int(chapter.group(1)):02d}-{_slug(chapter.group(2)) or 'chapter'}"
+                seen[base] = seen.get(base, 0) + 1
+                rel = f"{base}.md" if seen[base] == 1 else f"{base}-{seen[base]}.md"
                 out = [f"# {title}"]
                 continue
             asked = _ZSH_QUESTION.match(title)
