@@ -31,6 +31,14 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   deleted, the answers' own ``<h3>`` sub-headings kept), plus the package's other doc pages
   in the same folder (features, design notes, to-do list, ``README.SSL``). A second
   hand-written FAQ of the lsof kind, in HTML, answers often pointing at the manual.
+* ``zsh-faq``: the Z-Shell FAQ of zsh 5.9 (Debian ``zsh-common``, ``FAQ.gz``), one plain
+  text file rendered by YODL: 60 numbered entries (``3.12: How does base arithmetic
+  work?``) in 6 chapters, every heading set apart by blank lines (:func:`split_yodl_faq`).
+  The tree: the preface and one file per chapter (the split of the HTML edition's
+  ``FAQ01.html``..``FAQ06.html``), every numbered line and the contents list deleted, plus
+  the package's user-facing notes in the same folder (``README``, ``META-FAQ``,
+  ``FEATURES``, ``MACHINES``, ``BUGS``). A few entries are titled as headings ("Similarities
+  with csh"): they are the FAQ's questions as its author numbered them, kept as written.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -53,7 +61,15 @@ from typing import Any
 
 import datasets as ds
 
-NATURAL_SETS = ("django-faq", "gitfaq", "lsof-faq", "perlfaq", "cranfield", "fetchmail-faq")
+NATURAL_SETS = (
+    "django-faq",
+    "gitfaq",
+    "lsof-faq",
+    "perlfaq",
+    "cranfield",
+    "fetchmail-faq",
+    "zsh-faq",
+)
 DERIVED_SETS = ("pytest-derived",)
 """The second query kind (queries made from the corpus's own headings, first sentences and
 link texts: ``bench/data/pytest_doc_queries.json``), judged the same way; run by name only
@@ -737,6 +753,155 @@ def fetchmail_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# Numbered questions in a plain-text FAQ rendered by YODL (the Z-Shell FAQ)
+# --------------------------------------------------------------------------------------
+
+ZSH_PACKAGE = "zsh-common"
+ZSH_DOC = "usr/share/doc/zsh-common"
+ZSH_FAQ = "FAQ.gz"
+ZSH_TEXTS = ("README.gz", "META-FAQ", "FEATURES.gz", "MACHINES", "BUGS")
+"""The package's other user-facing notes beside ``FAQ.gz`` in the folder the user has
+(introduction and install notes, where to get help, the feature list, per-machine notes,
+known bugs): in, as plain text. Left out: the changelogs, ``NEWS``, the copyright, the Debian
+packaging notes and the two developer guides (``zsh-development-guide``,
+``completion-style-guide``: for people writing zsh's C code or completion functions). The HTML
+chapters of the same FAQ are in another package (``zsh-doc``) and would be a second copy."""
+_ZSH_CHAPTER = re.compile(r"^Chapter (\d+):\s+(\S.*)$")
+_ZSH_QUESTION = re.compile(r"^(\d+\.\d+):\s+(\S.*)$")
+
+
+def split_yodl_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """Z-Shell-style plain-text FAQ -> ({relpath: chapter text}, [(number, question,
+    answer)]), in one pass over the lines.
+
+    YODL's text output sets every heading apart: a line that starts in column 0 with at least
+    two blank lines before and after it (the file's edges count as blank), and it is a
+    numbered question, a chapter title or a title ending with ``:`` (a one-line answer
+    paragraph is set apart the same way, and stays text). A heading
+    ``Chapter N: <title>`` starts a file ``NN-<slug>.md`` (headed ``# Chapter N: <title>``); a
+    heading ``N.M: <question>`` is a question: its line leaves the corpus and the text under
+    it, up to the next heading, is its answer. Any other heading (``Acknowledgments:``) stays
+    as a ``##`` heading and ends the answer before it. Before the first chapter, the
+    contents list (from a line ``Contents:`` to ``--- End of Contents ---`` or the first
+    heading), which repeats every question, is dropped; the rest of the preface is the file
+    ``00-preface.md``. A question with no text under it yields no question (its
+    line is still deleted)."""
+    lines = text.split("\n")
+    n = len(lines)
+
+    def blank(i: int) -> bool:
+        return i < 0 or i >= n or not lines[i].strip()
+
+    files: dict[str, str] = {}
+    qa: list[tuple[str, str, str]] = []
+    out: list[str] = []
+    rel = ""
+    question: tuple[str, str] | None = None
+    answer: list[str] = []
+    dropping = False
+    seen: dict[str, int] = {}  # file name -> chapters so named (a repeated title gets -2)
+
+    def close_question() -> None:
+        if question is not None:
+            body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()  # as in its file
+            if body:
+                qa.append((question[0], question[1], body))
+
+    def close_file() -> None:
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+        if body:
+            files[rel or "00-preface.md"] = body + "\n"
+
+    for i, line in enumerate(lines):
+        heading = (
+            bool(line.strip())
+            and not line[0].isspace()
+            and blank(i - 1)
+            and blank(i - 2)
+            and blank(i + 1)
+            and blank(i + 2)
+            and (
+                line.rstrip().endswith(":")
+                or bool(_ZSH_CHAPTER.match(line) or _ZSH_QUESTION.match(line))
+            )
+        )
+        if dropping:
+            if line.startswith("--- End of Contents"):
+                dropping = False
+                continue
+            if not heading:
+                continue
+            dropping = False
+        if not rel and line.strip() == "Contents:":
+            dropping = True
+            continue
+        if heading:
+            close_question()
+            question, answer = None, []
+            title = _norm(line)
+            chapter = _ZSH_CHAPTER.match(title)
+            if chapter:
+                close_file()
+                base = f"{int(chapter.group(1)):02d}-{_slug(chapter.group(2)) or 'chapter'}"
+                seen[base] = seen.get(base, 0) + 1
+                rel = f"{base}.md" if seen[base] == 1 else f"{base}-{seen[base]}.md"
+                out = [f"# {title}"]
+                continue
+            asked = _ZSH_QUESTION.match(title)
+            if asked:
+                question = (asked.group(1), asked.group(2))
+                continue  # the question's own text leaves the corpus
+            out.append(f"## {title}")
+            continue
+        if question is not None:
+            answer.append(line)
+        out.append(line)
+    close_question()
+    close_file()
+    return files, qa
+
+
+def zsh_faq_set() -> NaturalSet:
+    root = ds.fetch_debian_package(ZSH_PACKAGE)
+    doc = root / ZSH_DOC
+    faq_path = doc / ZSH_FAQ
+    if not faq_path.is_file():
+        raise FileNotFoundError(f"no {ZSH_FAQ} under {doc}")
+    with gzip.open(faq_path, "rt", encoding="utf-8", errors="replace") as fh:
+        files, qa = split_yodl_faq(fh.read())
+    n_chapters = sum(1 for rel in files if not rel.startswith("00-"))
+    questions = [
+        NaturalQuestion(f"zsh-faq:{num}", q, ((a, 1.0),), source=_file_of(files, a))
+        for num, q, a in qa
+    ]
+    kept: list[str] = []
+    for name in ZSH_TEXTS:
+        path = doc / name
+        if not path.is_file():
+            continue
+        if name.endswith(".gz"):
+            with gzip.open(path, "rt", encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        else:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        files[name.removesuffix(".gz")] = text.strip() + "\n"
+        kept.append(name.removesuffix(".gz"))
+    files, questions = scrub_questions(files, questions)
+    _check_removed(files, questions)
+    version = (root / ".bench-unpacked").read_text().strip()
+    return NaturalSet(
+        "zsh-faq",
+        write_tree(files, ds.CACHE_DIR / "natural" / "zsh-faq"),
+        questions,
+        f"Z-Shell FAQ from zsh {version} (Debian zsh-common, FAQ.gz, plain text) split into "
+        f"its {n_chapters} chapters as files + the preface (numbered N.M question lines and "
+        f"the contents list deleted) + the package's other notes beside it "
+        f"({', '.join(kept)}); answer = the text under a question, up to the next heading",
+        files,
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -843,6 +1008,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "lsof-faq": lambda emb: lsof_faq_set(),
     "perlfaq": lambda emb: perlfaq_set(),
     "fetchmail-faq": lambda emb: fetchmail_faq_set(),
+    "zsh-faq": lambda emb: zsh_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
