@@ -667,7 +667,8 @@ def split_coded_faq(markdown: str) -> tuple[dict[str, str], list[tuple[str, str,
 
     def close_question() -> None:
         if question is not None:
-            text = "\n".join(answer).strip()
+            # (blank lines squeezed as the file's are, so the answer is found in it)
+            text = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
             if text:
                 qa.append((question[0], question[1], text))
 
@@ -733,21 +734,49 @@ def fetchmail_faq_set() -> NaturalSet:
     for name in FETCHMAIL_TEXTS:
         path = doc / name
         if path.is_file():
-            with gzip.open(path, "rt", encoding="latin-1") as fh:
-                files[name.removesuffix(".gz")] = fh.read().strip() + "\n"
+            files[name.removesuffix(".gz")] = _doc_text(path, "latin-1").strip() + "\n"
             kept.append(name.removesuffix(".gz"))
+    return _packaged_set(
+        "fetchmail-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"fetchmail {version} FAQ (Debian fetchmail, fetchmail-FAQ.html) split "
+            f"into its {n_sections} <h1> sections as files (coded <h2> questions and the two "
+            f"contents lists deleted; the {n_struck} struck-out, withdrawn ones asked nothing) + "
+            f"the package's other doc pages beside it ({', '.join(kept)}); answer = the text under "
+            "a question, up to the next <h1>/<h2>"
+        ),
+    )
+
+
+def _doc_text(path: Path, encoding: str) -> str:
+    """A packaged documentation file's text, gunzipped when its name ends with ``.gz``."""
+    if path.name.endswith(".gz"):
+        with gzip.open(path, "rt", encoding=encoding, errors="replace") as fh:
+            return fh.read()
+    return path.read_text(encoding=encoding, errors="replace")
+
+
+def _packaged_set(
+    name: str,
+    root: Path,
+    files: dict[str, str],
+    questions: list[NaturalQuestion],
+    note: Callable[[str], str],
+) -> NaturalSet:
+    """A set built from an unpacked Debian package (``root``): every question's text scrubbed
+    from the corpus and checked gone, the tree written under the cache, the note told the
+    package's version."""
     files, questions = scrub_questions(files, questions)
     _check_removed(files, questions)
     version = (root / ".bench-unpacked").read_text().strip()
     return NaturalSet(
-        "fetchmail-faq",
-        write_tree(files, ds.CACHE_DIR / "natural" / "fetchmail-faq"),
+        name,
+        write_tree(files, ds.CACHE_DIR / "natural" / name),
         questions,
-        f"fetchmail {version} FAQ (Debian fetchmail, fetchmail-FAQ.html) split into its "
-        f"{n_sections} <h1> sections as files (coded <h2> questions and the two contents "
-        f"lists deleted; the {n_struck} struck-out, withdrawn ones asked nothing) + the "
-        f"package's other doc pages beside it ({', '.join(kept)}); answer = the text under a "
-        "question, up to the next <h1>/<h2>",
+        note(version),
         files,
     )
 
@@ -867,8 +896,7 @@ def zsh_faq_set() -> NaturalSet:
     faq_path = doc / ZSH_FAQ
     if not faq_path.is_file():
         raise FileNotFoundError(f"no {ZSH_FAQ} under {doc}")
-    with gzip.open(faq_path, "rt", encoding="utf-8", errors="replace") as fh:
-        files, qa = split_yodl_faq(fh.read())
+    files, qa = split_yodl_faq(_doc_text(faq_path, "utf-8"))
     n_chapters = sum(1 for rel in files if not rel.startswith("00-"))
     questions = [
         NaturalQuestion(f"zsh-faq:{num}", q, ((a, 1.0),), source=_file_of(files, a))
@@ -877,27 +905,20 @@ def zsh_faq_set() -> NaturalSet:
     kept: list[str] = []
     for name in ZSH_TEXTS:
         path = doc / name
-        if not path.is_file():
-            continue
-        if name.endswith(".gz"):
-            with gzip.open(path, "rt", encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        else:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        files[name.removesuffix(".gz")] = text.strip() + "\n"
-        kept.append(name.removesuffix(".gz"))
-    files, questions = scrub_questions(files, questions)
-    _check_removed(files, questions)
-    version = (root / ".bench-unpacked").read_text().strip()
-    return NaturalSet(
+        if path.is_file():
+            files[name.removesuffix(".gz")] = _doc_text(path, "utf-8").strip() + "\n"
+            kept.append(name.removesuffix(".gz"))
+    return _packaged_set(
         "zsh-faq",
-        write_tree(files, ds.CACHE_DIR / "natural" / "zsh-faq"),
-        questions,
-        f"Z-Shell FAQ from zsh {version} (Debian zsh-common, FAQ.gz, plain text) split into "
-        f"its {n_chapters} chapters as files + the preface (numbered N.M question lines and "
-        f"the contents list deleted) + the package's other notes beside it "
-        f"({', '.join(kept)}); answer = the text under a question, up to the next heading",
+        root,
         files,
+        questions,
+        lambda version: (
+            f"Z-Shell FAQ from zsh {version} (Debian zsh-common, FAQ.gz, plain "
+            f"text) split into its {n_chapters} chapters as files + the preface (numbered N.M "
+            f"question lines and the contents list deleted) + the package's other notes beside it "
+            f"({', '.join(kept)}); answer = the text under a question, up to the next heading"
+        ),
     )
 
 

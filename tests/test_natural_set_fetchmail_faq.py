@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -185,6 +185,7 @@ _LINE = st.one_of(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_LINE, max_size=40))
+@example(["## G0. ?", "?\n", "\n?"])  # (an answer with a run of blank lines, squeezed)
 def test_split_coded_faq_never_leaves_a_question_heading_in_the_corpus(
     lines: list[str],
 ) -> None:
