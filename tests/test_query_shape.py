@@ -217,6 +217,8 @@ def test_memory_searches_keep_their_weights() -> None:
         ("etc.", False),
         ("Wait for the rollout...", False),  # an ellipsis cuts a phrase
         ("Why does the build fail?", False),  # a question, not a sentence
+        ("\u7a0b\u5e8f\u5d29\u6e83\u4e86\u3002", True),  # "the program crashed." (no spaces)
+        ("\u6807\u9898\u3002", False),  # two characters: a title
         ("", False),
     ],
 )

@@ -135,7 +135,8 @@ _CLOSERS = "\"')]\u201d\u2019\u00bb \t\r\n"
 """Closing quotes and brackets a sentence may end with after its mark (``He said "no."``)."""
 SENTENCE_MIN_WORDS = 3
 """A sentence has at least this many words ("Perl Books." is a title; "etc." an
-abbreviation)."""
+abbreviation); one that ends with an ideographic mark (no spaces between its words), at
+least this many characters before the mark."""
 
 
 def is_sentence(query: str) -> bool:
@@ -147,4 +148,6 @@ def is_sentence(query: str) -> bool:
     text = query.strip().rstrip(_CLOSERS)
     if not text.endswith(SENTENCE_ENDS) or text.endswith(".."):
         return False
+    if text.endswith(("\u3002", "\uff01")):
+        return len(text) > SENTENCE_MIN_WORDS
     return len(text[:400].split(None, SENTENCE_MIN_WORDS)) >= SENTENCE_MIN_WORDS
