@@ -14,7 +14,6 @@ import math
 import os
 import threading
 import time
-import warnings
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from . import memory
 from . import tags as tagmod
 from . import uri as urimod
 from ._sync import LoopThread
+from .client_readers import MIN_SPLIT_FIND_MANY, ClientReaders, check_reader_processes
 from .config import RetrievalConfig
 from .context_assembly import (
     TIERS,
@@ -48,7 +48,6 @@ from .errors import (
     InvalidQueryError,
     InvalidURIError,
     NotFoundError,
-    TreehopError,
 )
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
@@ -178,7 +177,9 @@ class AsyncTreehop:
         commit_files: int = COMMIT_FILES,
         commit_seconds: float = COMMIT_SECONDS,
         max_file_bytes: int = MAX_FILE_BYTES,
+        reader_processes: int = 0,
     ) -> None:
+        check_reader_processes(reader_processes, path)
         argmod.check_client_args(
             path=path,
             user=user,
@@ -238,6 +239,10 @@ class AsyncTreehop:
         self.sessions: UserSessions = self._session_store.for_user(self.user)
         self.context_ledger = ContextLedger(self.store, self.user)
         self._check_embedder_matches()
+        self._pool = ClientReaders(reader_processes, self)
+        self._local_slot = threading.Lock()
+        """Held by the one awaited find that runs on the loop while a pool is up."""
+        self._pool.for_call()  # an index saved before: its workers start now, aside
 
     # ------------------------------------------------------------------ setup checks
     def _check_embedder_matches(self) -> None:
@@ -566,9 +571,28 @@ class AsyncTreehop:
         ``query_vector`` searches with an embedding the caller already has (a framework's
         vector-store query); ``query`` may then be ``""`` (no lexical scoring, no rerank text).
         """
-        return await self._find(
-            query, context_type=context_type, query_vector=query_vector, **options
-        )
+        pool = self._pool.for_call()
+        if pool is None:
+            return await self._find(
+                query, context_type=context_type, query_vector=query_vector, **options
+            )
+        if not self._local_slot.acquire(blocking=False):
+            # another find runs on this loop: this one overflows to a worker, its wait in a
+            # thread (the loop keeps serving)
+            return await asyncio.to_thread(
+                pool.find, query, context_type=context_type, query_vector=query_vector, **options
+            )
+        try:
+            # one find at a time runs here (no thread, no pipe: a lone caller never pays for
+            # the workers). A find of the embedded store does not yield to the loop on its
+            # own, so it yields once: awaits already scheduled beside it start now and find
+            # the slot taken, instead of each running here after it, one core for all
+            await asyncio.sleep(0)
+            return await self._find(
+                query, context_type=context_type, query_vector=query_vector, **options
+            )
+        finally:
+            self._local_slot.release()
 
     async def _find(
         self,
@@ -625,8 +649,48 @@ class AsyncTreehop:
         On a sync :class:`Treehop` with ``reader_processes``, a batch of at least
         ``MIN_SPLIT_FIND_MANY`` queries is also split between the calling process and its
         idle worker processes (contiguous parts, answered at the same time, the same results
-        in the same order): see :class:`Treehop`.
+        in the same order): see :class:`Treehop`; an :class:`AsyncTreehop` with
+        ``reader_processes`` splits an awaited batch the same way, its own part answered on
+        the loop while it awaits the workers' parts in a thread.
         """
+        pool = self._pool.for_call()
+        if (
+            pool is None
+            or isinstance(queries, str | bytes)
+            or not isinstance(queries, Sequence)
+            or len(queries) < MIN_SPLIT_FIND_MANY
+        ):
+            return await self._find_many(
+                queries, context_type=context_type, query_vectors=query_vectors, **options
+            )
+        texts, vectors, ctype, _ = self._check_find_many(
+            queries, query_vectors, context_type, options
+        )
+        if vectors is None:
+            vectors = await self._aembed_queries(texts)
+            if not vectors.any(axis=1).all():
+                # an all-zero embedding: taken here as the embedder's answer (a worker,
+                # given it as a caller's vector, would refuse it)
+                return await self._find_many(queries, context_type=context_type, **options)
+        else:  # the caller's rows as given (each checked above), normalised where answered
+            vectors = np.stack(
+                [np.asarray(v, dtype=np.float32).ravel() for v in query_vectors]  # type: ignore[union-attr]
+            )
+
+        async def here(part: list[str], rows: np.ndarray[Any, Any]) -> list[FindResult]:
+            return await self._find_many(part, context_type=ctype, query_vectors=rows, **options)
+
+        return await pool.afind_many(texts, vectors, here=here, context_type=ctype, **options)
+
+    async def _find_many(
+        self,
+        queries: Sequence[str],
+        *,
+        context_type: ContextType | str | None = None,
+        query_vectors: Sequence[Sequence[float]] | np.ndarray[Any, Any] | None = None,
+        **options: Unpack[SearchKwargs],
+    ) -> list[FindResult]:
+        """:meth:`find_many` in this process."""
         texts, vectors, ctype, opts = self._check_find_many(
             queries, query_vectors, context_type, options
         )
@@ -1010,6 +1074,10 @@ class AsyncTreehop:
         and joined and the graph is saved as far as it got, so a script that ingests and
         exits leaves a graph that the next process uses (a shared store stays usable by
         other clients: their next call resumes the graph work)."""
+        if self._pool.processes:
+            # every worker stopped and joined (a pool still starting too), in a thread: the
+            # joins must not stall the loop
+            await asyncio.to_thread(self._pool.close)
         store = self.store
         await self._io(store.close if isinstance(store, EmbeddedStore) else store.save)
         await self.models.aclose()
@@ -1238,11 +1306,6 @@ def _in_reader_processes(
     return call
 
 
-MIN_SPLIT_FIND_MANY = 8
-"""The fewest queries a sync :meth:`Treehop.find_many` splits over its reader processes (a
-smaller batch gains less from a second core than its pipes and pickling cost)."""
-
-
 def _many_in_reader_processes(
     inner: Callable[Concatenate[Treehop, _P], list[FindResult]],
 ) -> Callable[Concatenate[Treehop, _P], list[FindResult]]:
@@ -1329,16 +1392,7 @@ class Treehop:
         reader_processes: int = 0,
         **kwargs: Any,
     ) -> None:
-        if (
-            isinstance(reader_processes, bool)
-            or not isinstance(reader_processes, int)
-            or reader_processes < 0
-        ):
-            raise InvalidQueryError(
-                f"reader_processes must be an integer >= 0, got {reader_processes!r}"
-            )
-        if reader_processes and path is None:
-            raise InvalidQueryError("reader_processes needs an index path")
+        check_reader_processes(reader_processes, path)
         self._runner = LoopThread()
         try:
             self._async = AsyncTreehop(path, **kwargs)
@@ -1346,88 +1400,26 @@ class Treehop:
             # A failed construction must not leave its event-loop thread running.
             self._runner.close()
             raise
-        self._reader_processes = reader_processes
-        self._readers: tuple[str, ReaderPool] | None = None
-        """The running pool and the config (as JSON) it was started with."""
-        self._readers_lock = threading.Lock()
-        self._readers_wanted: str | None = None
-        """The config a pool is being started with, or failed to start with (not retried)."""
+        self._pool = ClientReaders(reader_processes, self._async)
         self._local_slot = threading.Lock()
         """Held by the one call that runs in this process while a pool is up."""
-        self._readers_starter: threading.Thread | None = None
-        """The thread starting a pool, if any: close() waits for it (no worker process
-        outlives close())."""
         self._readers_for_call()  # an index saved before: its workers start now, aside
 
-    def _readers_for_call(self) -> ReaderPool | None:
-        """The reader pool, when a ``find()`` may go to it now (see the class docstring).
-        When one may but none runs with the current config, one is started in a thread (the
-        call meanwhile runs here), so a start never delays a call."""
-        if not self._reader_processes or self._runner.closed:
-            return None
-        a = self._async
-        store = a.store
-        if a.reranker is not None or not isinstance(store, EmbeddedStore) or store.unsaved:
-            return None
-        if store.path is None or not store.generation:
-            return None  # nothing saved yet
-        config = a.config.model_dump_json()
-        readers = self._readers
-        if readers is not None and readers[0] == config:
-            return readers[1]
-        with self._readers_lock:
-            if self._readers_wanted == config:
-                return None  # being started (or it failed: this call and later ones run here)
-            self._readers_wanted = config
-        starter = threading.Thread(
-            target=self._start_readers,
-            args=(store.path, config),
-            name="treehop-reader-start",
-            daemon=True,
-        )
-        self._readers_starter = starter
-        starter.start()
-        return None
+    @property
+    def _readers(self) -> tuple[str, ReaderPool] | None:
+        """The running pool and the config (as JSON) it was started with."""
+        return self._pool.readers
 
-    def _start_readers(self, path: Path, config: str) -> None:
-        """Start a pool with ``config`` and put it in place of the old one (closed after)."""
-        a = self._async
-        try:
-            pool = ReaderPool(
-                path,
-                embedder=a.embedder,
-                config=RetrievalConfig.model_validate_json(config),
-                user=a.user,
-                processes=self._reader_processes,
-            )
-        except TreehopError as exc:
-            # ``_readers_wanted`` stays: finds run here rather than retry each call, and the
-            # caller learns why once (a missing ``__main__`` guard, a damaged index)
-            warnings.warn(
-                f"treehop: reader processes did not start, find() runs in this process: {exc}",
-                RuntimeWarning,
-                stacklevel=1,
-            )
-            return
-        with self._readers_lock:
-            if self._runner.closed or self._readers_wanted != config:
-                stale: ReaderPool | None = pool  # closed, or another config wanted meanwhile
-            else:
-                stale = self._readers[1] if self._readers is not None else None
-                self._readers = (config, pool)
-        if stale is not None:
-            stale.close()
+    def _readers_for_call(self) -> ReaderPool | None:
+        """The reader pool, when a ``find()`` may go to it now (see the class docstring and
+        :meth:`ClientReaders.for_call`); a start never delays a call."""
+        if self._runner.closed:
+            return None
+        return self._pool.for_call()
 
     def _wait_readers(self, timeout: float = 120.0) -> bool:
         """Wait until a pool runs with the current config (tests and benchmarks)."""
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            readers = self._readers
-            if readers is not None and readers[0] == self._async.config.model_dump_json():
-                return True
-            self._readers_for_call()
-            time.sleep(0.05)
-        return False
+        return self._pool.wait(timeout)
 
     @property
     def aio(self) -> AsyncTreehop:
@@ -1498,20 +1490,13 @@ class Treehop:
         """Save and release resources; calling it again does nothing."""
         if self._runner.closed:
             return
-        with self._readers_lock:
-            readers, self._readers = self._readers, None
-            self._readers_wanted = None
-        if readers is not None:
-            readers[1].close()
         try:
-            self._runner.run(self._async.close())
+            self._pool.close()  # (every worker stopped and joined, one starting included)
         finally:
-            self._runner.close()
-            starter = self._readers_starter
-            if starter is not None:
-                # a pool still starting is closed by its thread once it sees the runner
-                # closed; waiting here means no worker process outlives this call
-                starter.join()
+            try:
+                self._runner.run(self._async.close())
+            finally:
+                self._runner.close()
 
     def __enter__(self) -> Treehop:
         return self

@@ -48,7 +48,8 @@ import threading
 import time
 import weakref
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,6 +133,16 @@ def _cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # (not on every platform)
         return os.cpu_count() or 1
+
+
+@dataclass
+class _Batch:
+    """A :meth:`ReaderPool.find_many` under way: each worker's part (``busy[i]`` answers
+    ``sent[i]``; ``None`` once answered or dropped) and the caller's own part."""
+
+    busy: list[_Worker | None]
+    sent: list[bytes]
+    mine: tuple[list[str], np.ndarray[Any, Any]] | None
 
 
 def _stop_all(workers: list[_Worker]) -> None:
@@ -360,6 +371,62 @@ class ReaderPool:
         the same class. Every part is pickled before any is sent, so arguments no process
         can receive raise :class:`~treehop.errors.InvalidQueryError` before any work.
         """
+        job = self._plan_many(
+            queries, query_vectors, context_type, parts, here is not None, options
+        )
+        if isinstance(job, list):
+            assert here is not None
+            return here(*job)  # no idle worker: the whole batch runs ``here``
+        try:
+            for i in range(len(job.busy)):
+                self._send_part(job.busy, i, job.sent[i])
+            local: list[FindResult] = []
+            if here is not None and job.mine is not None:
+                local = here(*job.mine)
+            return self._collect(job, local)
+        finally:
+            self._release(job)
+
+    async def afind_many(
+        self,
+        queries: Sequence[str],
+        query_vectors: np.ndarray[Any, np.dtype[np.float32]],
+        *,
+        here: Callable[[list[str], np.ndarray[Any, Any]], Awaitable[list[FindResult]]],
+        context_type: ContextType | str | None = None,
+        parts: int | None = None,
+        **options: Unpack[SearchKwargs],
+    ) -> list[FindResult]:
+        """:meth:`find_many` for an event loop (:meth:`treehop.AsyncTreehop.find_many`):
+        ``here`` is the caller's own awaited ``find_many``, run on the loop while the workers
+        answer their parts; the wait for their replies runs in a thread, so the loop is never
+        blocked on a pipe. The same split, results and faults as :meth:`find_many`."""
+        job = self._plan_many(queries, query_vectors, context_type, parts, True, options)
+        if isinstance(job, list):
+            return await here(*job)
+        done = False
+        try:
+            for i in range(len(job.busy)):
+                self._send_part(job.busy, i, job.sent[i])
+            local = await here(*job.mine) if job.mine is not None else []
+            done = True
+        finally:
+            if not done:
+                self._release(job)
+        return await asyncio.to_thread(self._collect_and_release, job, local)
+
+    def _plan_many(
+        self,
+        queries: Sequence[str],
+        query_vectors: np.ndarray[Any, np.dtype[np.float32]],
+        context_type: ContextType | str | None,
+        parts: int | None,
+        here: bool,
+        options: SearchKwargs,
+    ) -> _Batch | list[Any]:
+        """The parts of a :meth:`find_many`: idle workers taken, spans cut, every part
+        pickled (nothing sent yet); ``[texts, vectors]`` when no worker is idle and the
+        caller answers the whole batch (``here``)."""
         if self._closed:
             raise ClientClosedError("this ReaderPool is closed")
         texts = list(queries)
@@ -367,8 +434,8 @@ class ReaderPool:
         if vectors.ndim != 2 or len(vectors) != len(texts) or not texts:
             raise InvalidQueryError("find_many needs one query vector per query")
         if parts is None:  # one part per core: more parts than cores only add overhead
-            parts = max(1, _cores() - (here is not None))
-        wanted = min(self.processes, max(1, int(parts)), len(texts) // 2 - (here is not None))
+            parts = max(1, _cores() - here)
+        wanted = min(self.processes, max(1, int(parts)), len(texts) // 2 - here)
         workers: list[_Worker] = []
         while len(workers) < wanted:
             try:
@@ -376,23 +443,22 @@ class ReaderPool:
             except queue.Empty:
                 break
         if not workers:
-            if here is None:
-                workers.append(self._take())
-            else:
-                return here(texts, vectors)
+            if here:
+                return [texts, vectors]
+            workers.append(self._take())
         # contiguous parts by expected cost: a worker's part costs more per query than the
         # caller's (its results are pickled there and unpickled here), so ``here`` takes
         # _HERE_SHARE parts' worth of queries, every worker one
-        share = _HERE_SHARE if here is not None else 1.0
-        total = share + len(workers) - (here is None)
+        share = _HERE_SHARE if here else 1.0
+        total = share + len(workers) - (not here)
         cuts = [0] + [
             round(len(texts) * (share + k - 1) / total) for k in range(1, len(workers) + 2)
         ]
-        if here is None:
+        if not here:
             cuts = cuts[:-1]
             cuts[-1] = len(texts)
         spans = list(itertools.pairwise(cuts))
-        mine = spans.pop(0) if here is not None else None
+        mine = spans.pop(0) if here else None
         try:
             sent = [
                 pickle.dumps(
@@ -408,28 +474,31 @@ class ReaderPool:
                 f"find_many() arguments must be plain values to reach a reader process: "
                 f"{type(exc).__name__}"
             ) from None
-        busy: list[_Worker | None] = list(workers)
-        out: list[list[FindResult]] = []
-        try:
-            for i in range(len(workers)):
-                self._send_part(busy, i, sent[i])
-            local: list[FindResult] = []
-            if here is not None and mine is not None:
-                local = here(texts[mine[0] : mine[1]], vectors[mine[0] : mine[1]])
-            for i in range(len(workers)):
-                reply = self._part_reply(busy, i, sent[i])
-                if reply[0] != "ok":
-                    _raise_reply(reply)
-                out.append(reply[1])
-        finally:
-            for left in busy:
-                if left is not None:  # left mid-call: its state is unknown, so it is replaced
-                    self._drop(left)
-                    self._refill_later()
+        here_part = None if mine is None else (texts[mine[0] : mine[1]], vectors[mine[0] : mine[1]])
+        return _Batch(list(workers), sent, here_part)
+
+    def _collect(self, job: _Batch, local: list[FindResult]) -> list[FindResult]:
+        """The workers' replies to ``job``'s parts after the caller's own ``local`` ones."""
         results = list(local)
-        for part in out:
-            results.extend(part)
+        for i in range(len(job.sent)):
+            reply = self._part_reply(job.busy, i, job.sent[i])
+            if reply[0] != "ok":
+                _raise_reply(reply)
+            results.extend(reply[1])
         return results
+
+    def _collect_and_release(self, job: _Batch, local: list[FindResult]) -> list[FindResult]:
+        try:
+            return self._collect(job, local)
+        finally:
+            self._release(job)
+
+    def _release(self, job: _Batch) -> None:
+        """Workers of ``job`` left mid-call: their state is unknown, so they are replaced."""
+        for left in job.busy:
+            if left is not None:
+                self._drop(left)
+                self._refill_later()
 
     def _send_part(self, busy: list[_Worker | None], i: int, data: bytes) -> None:
         """Send call ``i`` (of :meth:`find` or a part of :meth:`find_many`) to ``busy[i]``;

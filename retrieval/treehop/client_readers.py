@@ -1,0 +1,171 @@
+"""The reader processes a client keeps: when they start, when a call may use them, their end.
+
+Why one class for both clients: a sync :class:`~treehop.Treehop` and an
+:class:`~treehop.AsyncTreehop` with ``reader_processes=N`` keep a
+:class:`~treehop.ReaderPool` under the same rules (started aside, never delaying a call; used
+only while it answers exactly as the client; restarted when the config changes; stopped and
+joined by ``close()``). Kept twice, the two copies drifted; here each client only decides
+*how* a call reaches the pool (a thread for the sync client, ``asyncio.to_thread`` for the
+async one).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Protocol
+
+from .config import RetrievalConfig
+from .embedders.base import Embedder
+from .errors import InvalidQueryError, TreehopError
+from .reader_processes import ReaderPool
+from .stores.base import VectorStore
+from .stores.embedded import EmbeddedStore
+
+__all__ = ["MIN_SPLIT_FIND_MANY", "ClientReaders", "check_reader_processes"]
+
+MIN_SPLIT_FIND_MANY = 8
+"""The fewest queries a :meth:`Treehop.find_many` (or an awaited
+:meth:`AsyncTreehop.find_many`) splits over its reader processes (a smaller batch gains less
+from a second core than its pipes and pickling cost)."""
+
+
+def check_reader_processes(reader_processes: object, path: object) -> int:
+    """``reader_processes`` checked as both clients take it (before anything starts)."""
+    if (
+        isinstance(reader_processes, bool)
+        or not isinstance(reader_processes, int)
+        or reader_processes < 0
+    ):
+        raise InvalidQueryError(
+            f"reader_processes must be an integer >= 0, got {reader_processes!r}"
+        )
+    if reader_processes and path is None:
+        raise InvalidQueryError("reader_processes needs an index path")
+    return reader_processes
+
+
+class ReadingClient(Protocol):
+    """What :class:`ClientReaders` reads of its client (an :class:`~treehop.AsyncTreehop`)."""
+
+    @property
+    def store(self) -> VectorStore: ...
+    @property
+    def reranker(self) -> object | None: ...
+    @property
+    def config(self) -> RetrievalConfig: ...
+    @property
+    def embedder(self) -> Embedder: ...
+    @property
+    def user(self) -> str: ...
+
+
+class ClientReaders:
+    """The :class:`~treehop.ReaderPool` of one client with ``processes`` reader processes
+    (``0``: none, every call answered by the client).
+
+    A call may go to the pool (:meth:`for_call`) only when the workers would answer exactly
+    as the client: no reranker, every write saved (a worker sees what is committed) and the
+    config unchanged since they started (a changed config starts new ones). The pool starts
+    in a thread, when the client opens a saved index or at the first call after its first
+    save, so a start never delays a call; a start that fails warns once (a missing
+    ``__main__`` guard, a damaged index) and the client answers every call itself.
+    """
+
+    def __init__(self, processes: int, client: ReadingClient) -> None:
+        self.processes = processes
+        self._client = client
+        self.readers: tuple[str, ReaderPool] | None = None
+        """The running pool and the config (as JSON) it was started with."""
+        self._lock = threading.Lock()
+        self._wanted: str | None = None
+        """The config a pool is being started with, or failed to start with (not retried)."""
+        self._starter: threading.Thread | None = None
+        """The thread starting a pool, if any: :meth:`close` waits for it (no worker process
+        outlives ``close()``)."""
+        self._closed = False
+
+    def for_call(self) -> ReaderPool | None:
+        """The pool, when a read may go to it now. When one may but none runs with the
+        current config, one is started in a thread (the call meanwhile runs in the client)."""
+        if not self.processes or self._closed:
+            return None
+        a = self._client
+        store = a.store
+        if a.reranker is not None or not isinstance(store, EmbeddedStore) or store.unsaved:
+            return None
+        if store.path is None or not store.generation:
+            return None  # nothing saved yet
+        config = a.config.model_dump_json()
+        readers = self.readers
+        if readers is not None and readers[0] == config:
+            return readers[1]
+        with self._lock:
+            if self._wanted == config or self._closed:
+                return None  # being started (or it failed: this call and later ones run here)
+            self._wanted = config
+            starter = threading.Thread(
+                target=self._start,
+                args=(store.path, config),
+                name="treehop-reader-start",
+                daemon=True,
+            )
+            self._starter = starter
+        starter.start()
+        return None
+
+    def _start(self, path: Path, config: str) -> None:
+        """Start a pool with ``config`` and put it in place of the old one (closed after)."""
+        a = self._client
+        try:
+            pool = ReaderPool(
+                path,
+                embedder=a.embedder,
+                config=RetrievalConfig.model_validate_json(config),
+                user=a.user,
+                processes=self.processes,
+            )
+        except TreehopError as exc:
+            # ``_wanted`` stays: finds run in the client rather than retry each call, and
+            # the caller learns why once (a missing ``__main__`` guard, a damaged index)
+            warnings.warn(
+                f"treehop: reader processes did not start, find() runs in this process: {exc}",
+                RuntimeWarning,
+                stacklevel=1,
+            )
+            return
+        with self._lock:
+            if self._closed or self._wanted != config:
+                stale: ReaderPool | None = pool  # closed, or another config wanted meanwhile
+            else:
+                stale = self.readers[1] if self.readers is not None else None
+                self.readers = (config, pool)
+        if stale is not None:
+            stale.close()
+
+    def wait(self, timeout: float = 120.0) -> bool:
+        """Wait until a pool runs with the current config (tests and benchmarks)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            readers = self.readers
+            if readers is not None and readers[0] == self._client.config.model_dump_json():
+                return True
+            self.for_call()
+            time.sleep(0.05)
+        return False
+
+    def close(self) -> None:
+        """Stop and join every worker, a pool still starting included (idempotent)."""
+        with self._lock:
+            self._closed = True
+            readers, self.readers = self.readers, None
+            self._wanted = None
+            starter = self._starter
+        if readers is not None:
+            readers[1].close()
+        if starter is not None:
+            # a pool still starting is closed by its thread once it sees ``_closed``;
+            # waiting here means no worker process outlives this call
+            starter.join()
