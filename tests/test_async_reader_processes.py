@@ -48,7 +48,9 @@ def _same(got: list[FindResult], want: list[list[tuple[str, float]]]) -> bool:
     score by ~1e-7."""
     hits = [_exact(r) for r in got]
     return [[u for u, _ in h] for h in hits] == [[u for u, _ in h] for h in want] and all(
-        abs(a[1] - b[1]) < 1e-6 for h, w in zip(hits, want, strict=True) for a, b in zip(h, w)
+        abs(a[1] - b[1]) < 1e-6
+        for h, w in zip(hits, want, strict=True)
+        for a, b in zip(h, w, strict=True)
     )
 
 
@@ -117,6 +119,25 @@ def test_concurrent_awaits_overflow_to_the_workers(
     # runs, overflows: the same answers, all but one from the workers
     before = _served(client)
     assert _same(asyncio.run(gather()), want)
+    assert _served(client) == before + len(BATCH) - 1
+    # the same with the caller's vectors (no embedder thread to wait for: the find's own
+    # global step yields the loop, and the awaits beside it start meanwhile)
+    emb = BagOfWordsEmbedder()
+    vecs = [emb.embed_query(q) for q in BATCH]
+
+    async def gather_vectors() -> list[FindResult]:
+        return list(
+            await asyncio.gather(
+                *(client.find(q, query_vector=v, limit=5) for q, v in zip(BATCH, vecs, strict=True))
+            )
+        )
+
+    with Treehop(client.path, embedder=BagOfWordsEmbedder()) as plain:
+        want_v = [
+            _exact(plain.find(q, query_vector=v, limit=5)) for q, v in zip(BATCH, vecs, strict=True)
+        ]
+    before = _served(client)
+    assert _same(asyncio.run(gather_vectors()), want_v)
     assert _served(client) == before + len(BATCH) - 1
     # a find that a worker refuses raises its typed error here
     with client._local_slot, pytest.raises(InvalidQueryError):

@@ -583,11 +583,10 @@ class AsyncTreehop:
                 pool.find, query, context_type=context_type, query_vector=query_vector, **options
             )
         try:
-            # one find at a time runs here (no thread, no pipe: a lone caller never pays for
-            # the workers). A find of the embedded store does not yield to the loop on its
-            # own, so it yields once: awaits already scheduled beside it start now and find
-            # the slot taken, instead of each running here after it, one core for all
-            await asyncio.sleep(0)
+            # one find at a time runs here (no pipe, no pickling: a lone caller never pays
+            # for the workers); its global step yields the loop (a thread: see
+            # ``HierarchicalRetriever._store_call``), so the awaits started beside it find the
+            # slot taken and overflow, instead of each running here after it on one core
             return await self._find(
                 query, context_type=context_type, query_vector=query_vector, **options
             )
