@@ -139,6 +139,17 @@ def test_concurrent_awaits_overflow_to_the_workers(
     before = _served(client)
     assert _same(asyncio.run(gather_vectors()), want_v)
     assert _served(client) == before + len(BATCH) - 1
+    # the integrations' awaited find over an async client (LangChain ``ainvoke``, LlamaIndex
+    # ``aretrieve``: integration_kit.afind) takes the same path
+    from treehop import integration_kit as kit
+
+    async def gather_kit() -> list[FindResult]:
+        return list(await asyncio.gather(*(kit.afind(client, q, limit=5) for q in BATCH)))
+
+    before = _served(client)
+    with client._local_slot:
+        assert [_exact(r) for r in asyncio.run(gather_kit())] == want
+    assert _served(client) == before + len(BATCH)
     # a find that a worker refuses raises its typed error here
     with client._local_slot, pytest.raises(InvalidQueryError):
         asyncio.run(client.find(BATCH[0], limit=-1))

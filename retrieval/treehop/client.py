@@ -154,7 +154,22 @@ def reassemble_chunks(chunks: Sequence[Node]) -> str:
 
 
 class AsyncTreehop:
-    """The async client. Every I/O-bound or CPU-heavy step is awaited or run in a thread."""
+    """The async client. Every I/O-bound or CPU-heavy step is awaited or run in a thread.
+
+    ``reader_processes=N`` (an index ``path`` only): concurrent awaited ``find()`` calls are
+    answered by ``N`` worker processes (:class:`~treehop.ReaderPool`), so an async
+    application (a web server, a LangGraph graph fanning out) uses several cores instead of
+    one interpreter lock. The contract is the sync :class:`Treehop`'s, and one
+    :class:`~treehop.client_readers.ClientReaders` keeps the pool for both: a call goes to
+    the workers only when they would answer exactly as this client (no reranker, every
+    write saved, the config they started with; a changed config restarts them); one awaited
+    find at a time runs on the loop (a lone caller never waits for a worker) and those
+    awaited meanwhile overflow to the workers, each wait in a thread (``asyncio.to_thread``)
+    so the loop keeps serving; an awaited ``find_many`` of at least
+    ``MIN_SPLIT_FIND_MANY`` queries is split, this client's part answered on the loop. The
+    workers start in the background when the client opens a saved index or at the first
+    find after its first save; ``await close()`` (and ``async with``) stops and joins them.
+    """
 
     def __init__(
         self,
@@ -579,7 +594,7 @@ class AsyncTreehop:
         if not self._local_slot.acquire(blocking=False):
             # another find runs on this loop: this one overflows to a worker, its wait in a
             # thread (the loop keeps serving)
-            return await asyncio.to_thread(
+            return await self._pool.overflow(
                 pool.find, query, context_type=context_type, query_vector=query_vector, **options
             )
         try:

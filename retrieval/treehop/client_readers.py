@@ -11,20 +11,26 @@ async one).
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import threading
 import time
 import warnings
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from .config import RetrievalConfig
 from .embedders.base import Embedder
-from .errors import InvalidQueryError, TreehopError
+from .errors import ClientClosedError, InvalidQueryError, TreehopError
 from .reader_processes import ReaderPool
 from .stores.base import VectorStore
 from .stores.embedded import EmbeddedStore
 
 __all__ = ["MIN_SPLIT_FIND_MANY", "ClientReaders", "check_reader_processes"]
+
+_T = TypeVar("_T")
 
 MIN_SPLIT_FIND_MANY = 8
 """The fewest queries a :meth:`Treehop.find_many` (or an awaited
@@ -86,6 +92,9 @@ class ClientReaders:
         """The thread starting a pool, if any: :meth:`close` waits for it (no worker process
         outlives ``close()``)."""
         self._closed = False
+        self._aside: ThreadPoolExecutor | None = None
+        """The threads that wait for the workers' answers to awaited calls
+        (:meth:`overflow`), one per worker; made at the first such call."""
 
     def for_call(self) -> ReaderPool | None:
         """The pool, when a read may go to it now. When one may but none runs with the
@@ -156,15 +165,43 @@ class ClientReaders:
             time.sleep(0.05)
         return False
 
+    async def overflow(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
+        """``fn(*args, **kwargs)`` (a :class:`~treehop.ReaderPool` call) awaited, its wait
+        for a worker in a thread of this client's own executor, one thread per worker.
+
+        Why not the loop's default executor (``asyncio.to_thread``): awaits that overflow
+        while every worker is busy would each hold one of its few threads (on 2 cores, 6)
+        waiting for a worker, and the find running on the loop offloads its global step to
+        that executor too: it queued behind them, and the loop's share of the work stalled.
+        Here the calls beyond the workers wait in this executor's queue, holding no thread.
+        """
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._closed:
+                raise ClientClosedError("this client is closed")
+            aside = self._aside
+            if aside is None:
+                aside = self._aside = ThreadPoolExecutor(
+                    max_workers=self.processes, thread_name_prefix="treehop-overflow"
+                )
+            future = loop.run_in_executor(aside, functools.partial(fn, *args, **kwargs))
+        return await future
+
     def close(self) -> None:
-        """Stop and join every worker, a pool still starting included (idempotent)."""
+        """Stop and join every worker, a pool still starting included, and the threads that
+        wait for them (idempotent)."""
         with self._lock:
             self._closed = True
             readers, self.readers = self.readers, None
             self._wanted = None
             starter = self._starter
+            aside, self._aside = self._aside, None
         if readers is not None:
             readers[1].close()
+        if aside is not None:
+            # calls still queued there find the pool closed and raise ClientClosedError
+            # (not cancelled: their callers get a typed error, not a CancelledError)
+            aside.shutdown(wait=True)
         if starter is not None:
             # a pool still starting is closed by its thread once it sees ``_closed``;
             # waiting here means no worker process outlives this call
