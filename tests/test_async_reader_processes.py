@@ -247,7 +247,13 @@ def test_a_changed_config_restarts_the_workers_and_close_joins_them(index: Path)
             assert await asyncio.to_thread(c._pool.wait)
             assert _pool(c) is not first and first._closed
             pids += [w.process.pid or 0 for w in _pool(c)._workers]
-            return pids, _pool(c)
+            last = _pool(c)
+            # a pool closed under a waiting call (replaced meanwhile): the call is answered
+            # here, not failed
+            last.close()
+            with c._local_slot:
+                assert (await c.find(BATCH[0], limit=5)).resources
+            return pids, last
 
     pids, last = asyncio.run(scenario())
     # ``async with`` closed the client: every worker of both pools stopped and joined
@@ -270,3 +276,52 @@ def test_reader_processes_is_checked_as_on_the_sync_client(bad: object, index: P
         AsyncTreehop(index, embedder=BagOfWordsEmbedder(), reader_processes=bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidQueryError, match="index path"):
         AsyncTreehop(embedder=BagOfWordsEmbedder(), reader_processes=2)
+
+
+_UNGUARDED_SCRIPT = """
+import asyncio
+import sys
+import warnings
+sys.path[:0] = {paths!r}
+from treehop import AsyncTreehop
+from treehop_test_doubles import BagOfWordsEmbedder
+
+# no `if __name__ == "__main__":` guard: a spawned worker imports this module again
+role = "worker" if __name__ != "__main__" else "main"
+
+
+async def main():
+    async with AsyncTreehop({index!r}, embedder=BagOfWordsEmbedder(), reader_processes=1) as c:
+        started = await asyncio.to_thread(c._pool.wait, 60 if role == "main" else 0.5)
+        hits = (await c.find("rotate the API keys", limit=3)).resources
+        print(role, "started", started, "answered", len(hits), flush=True)
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    asyncio.run(main())
+print(role, "warnings:", [str(w.message) for w in caught], flush=True)
+"""
+
+
+def test_a_script_without_a_main_guard_warns_and_answers_in_process(
+    index: Path, tmp_path: Path
+) -> None:
+    """As for the sync client: the worker's re-import of an unguarded script cannot start
+    workers of its own; its async client says why once (a warning) and answers itself."""
+    import subprocess
+    import sys
+
+    paths = [p for p in sys.path if p] + [str(Path(__file__).parent)]
+    script = tmp_path / "unguarded.py"
+    script.write_text(_UNGUARDED_SCRIPT.format(paths=paths, index=str(index)))
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=240, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    lines = out.stdout.splitlines()
+    assert "main started True answered 3" in lines
+    assert "main warnings: []" in lines
+    assert "worker started False answered 3" in lines
+    worker = [ln for ln in lines if ln.startswith("worker warnings:")]
+    assert worker and all("did not start" in ln and "__main__" in ln for ln in worker)

@@ -43,6 +43,7 @@ from .embedders.base import BaseEmbedder, Embedder
 from .embedders.fallback import offline_default as _default_embedder
 from .embedders.guarded import guard_embedder
 from .errors import (
+    ClientClosedError,
     EmbeddingError,
     IngestError,
     InvalidQueryError,
@@ -591,22 +592,31 @@ class AsyncTreehop:
             return await self._find(
                 query, context_type=context_type, query_vector=query_vector, **options
             )
-        if not self._local_slot.acquire(blocking=False):
+        if self._local_slot.acquire(blocking=False):
+            try:
+                # one find at a time runs here (no pipe, no pickling: a lone caller never
+                # pays for the workers); its global step yields the loop (a thread: see
+                # ``HierarchicalRetriever._store_call``), so the awaits started beside it
+                # find the slot taken and overflow, instead of each running here after it
+                return await self._find(
+                    query, context_type=context_type, query_vector=query_vector, **options
+                )
+            finally:
+                self._local_slot.release()
+        try:
             # another find runs on this loop: this one overflows to a worker, its wait in a
             # thread (the loop keeps serving)
             return await self._pool.overflow(
                 pool.find, query, context_type=context_type, query_vector=query_vector, **options
             )
-        try:
-            # one find at a time runs here (no pipe, no pickling: a lone caller never pays
-            # for the workers); its global step yields the loop (a thread: see
-            # ``HierarchicalRetriever._store_call``), so the awaits started beside it find the
-            # slot taken and overflow, instead of each running here after it on one core
-            return await self._find(
-                query, context_type=context_type, query_vector=query_vector, **options
-            )
-        finally:
-            self._local_slot.release()
+        except ClientClosedError:
+            if self._pool.closed:
+                raise
+        # the pool was replaced (a changed config) while this call waited for it: answered
+        # here, as the calls after it are until the new pool runs
+        return await self._find(
+            query, context_type=context_type, query_vector=query_vector, **options
+        )
 
     async def _find(
         self,

@@ -96,6 +96,11 @@ class ClientReaders:
         """The threads that wait for the workers' answers to awaited calls
         (:meth:`overflow`), one per worker; made at the first such call."""
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (the client is closing or closed)."""
+        return self._closed
+
     def for_call(self) -> ReaderPool | None:
         """The pool, when a read may go to it now. When one may but none runs with the
         current config, one is started in a thread (the call meanwhile runs in the client)."""

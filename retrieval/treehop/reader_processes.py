@@ -20,9 +20,9 @@ passed through unchanged.
 
 A batch (:meth:`ReaderPool.find_many`, which a sync :meth:`treehop.Treehop.find_many` with
 reader processes uses; :meth:`ReaderPool.afind_many` for an awaited
-:meth:`treehop.AsyncTreehop.find_many`) is split into contiguous parts: one answered by the caller's own
-in-process ``find_many``, one by each idle worker at the same time, each part sharing its
-first graph step; results in input order, each the one ``find()`` gives.
+:meth:`treehop.AsyncTreehop.find_many`) is split into contiguous parts: one answered by the
+caller's own in-process ``find_many``, one by each idle worker at the same time, each part
+sharing its first graph step; results in input order, each the one ``find()`` gives.
 
 Faults: a call that gets no answer within ``timeout_s`` raises
 :class:`~treehop.errors.StoreError` and its worker is replaced; a worker that died is
