@@ -282,7 +282,9 @@ async def afind(
     concurrent awaits (a LangGraph server's requests, ``abatch``) then overflow to its
     reader processes and use more than one core, as concurrent sync calls do, instead of
     running one after another under this process's interpreter lock. Cancelling the await
-    drops the answer; the call itself runs to its end (its deadline bounds it)."""
+    drops the answer; the call itself runs to its end (its deadline bounds it). An
+    :class:`~treehop.AsyncTreehop` with ``reader_processes`` spreads concurrent awaits over
+    its workers in its own ``find()``."""
     if is_knowledge_source(client):
         return await client.afind(query, context_type=context_type, **options)
     if _overflows_to_readers(client):
