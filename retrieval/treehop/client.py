@@ -165,8 +165,9 @@ class AsyncTreehop:
     the workers only when they would answer exactly as this client (no reranker, every
     write saved, the config they started with; a changed config restarts them); one awaited
     find at a time runs on the loop (a lone caller never waits for a worker) and those
-    awaited meanwhile overflow to the workers, each wait in a thread (``asyncio.to_thread``)
-    so the loop keeps serving; an awaited ``find_many`` of at least
+    awaited meanwhile overflow to the workers, each wait in a thread of the client's own
+    executor (:meth:`~treehop.client_readers.ClientReaders.overflow`) so the loop keeps
+    serving; an awaited ``find_many`` of at least
     ``MIN_SPLIT_FIND_MANY`` queries is split, this client's part answered on the loop. The
     workers start in the background when the client opens a saved index or at the first
     find after its first save; ``await close()`` (and ``async with``) stops and joins them.
