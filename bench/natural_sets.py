@@ -710,11 +710,7 @@ def split_coded_faq(markdown: str) -> tuple[dict[str, str], list[tuple[str, str,
 
 
 def fetchmail_faq_set() -> NaturalSet:
-    root = ds.fetch_debian_package(FETCHMAIL_PACKAGE)
-    doc = root / FETCHMAIL_DOC
-    faq_path = doc / FETCHMAIL_FAQ
-    if not faq_path.is_file():
-        raise FileNotFoundError(f"no {FETCHMAIL_FAQ} under {doc}")
+    root, doc, faq_path = _packaged_doc(FETCHMAIL_PACKAGE, FETCHMAIL_DOC, FETCHMAIL_FAQ)
     markdown = page_to_markdown(faq_path.read_text(encoding="latin-1"))
     files, qa = split_coded_faq(markdown)
     n_sections = len(files)
@@ -749,6 +745,17 @@ def fetchmail_faq_set() -> NaturalSet:
             "a question, up to the next <h1>/<h2>"
         ),
     )
+
+
+def _packaged_doc(package: str, doc_dir: str, name: str) -> tuple[Path, Path, Path]:
+    """A Debian package unpacked into the cache: its root, its documentation folder and the
+    file ``name`` in it (``FileNotFoundError`` when the package holds no such file)."""
+    root = ds.fetch_debian_package(package)
+    doc = root / doc_dir
+    path = doc / name
+    if not path.is_file():
+        raise FileNotFoundError(f"no {name} under {doc}")
+    return root, doc, path
 
 
 def _doc_text(path: Path, encoding: str) -> str:
@@ -891,11 +898,7 @@ def split_yodl_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]
 
 
 def zsh_faq_set() -> NaturalSet:
-    root = ds.fetch_debian_package(ZSH_PACKAGE)
-    doc = root / ZSH_DOC
-    faq_path = doc / ZSH_FAQ
-    if not faq_path.is_file():
-        raise FileNotFoundError(f"no {ZSH_FAQ} under {doc}")
+    root, doc, faq_path = _packaged_doc(ZSH_PACKAGE, ZSH_DOC, ZSH_FAQ)
     files, qa = split_yodl_faq(_doc_text(faq_path, "utf-8"))
     n_chapters = sum(1 for rel in files if not rel.startswith("00-"))
     questions = [
