@@ -896,6 +896,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name in names:
         nset = ns.load_natural_set(name, cached)
         table += evaluate_set(nset, rows, halves, cached, budgets, args.max_queries, notes, ranks)
+        if args.json:  # after every set: a run stopped midway keeps the sets it finished
+            _write_json(args.json, table, notes)
     print_report(table, budgets)
     for n in notes:
         print(f"- {n}")
@@ -908,13 +910,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.ranks and ranks is not None:
         args.ranks.write_text(json.dumps(ranks, indent=0) + "\n")
     if args.json:
-        args.json.write_text(
-            json.dumps(
-                {"rows": [r.as_json() for r in table], "notes": notes, "argv": sys.argv[1:]},
-                indent=1,
-            )
-            + "\n"
+        _write_json(args.json, table, notes)
+
+
+def _write_json(path: Path, table: Sequence[TableRow], notes: Sequence[str]) -> None:
+    """Every row so far, the notes and the command line, as ``--merge`` reads them; written
+    to a temporary file first, so an interrupted write never leaves half a file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(
+        json.dumps(
+            {"rows": [r.as_json() for r in table], "notes": list(notes), "argv": sys.argv[1:]},
+            indent=1,
         )
+        + "\n"
+    )
+    tmp.replace(path)
 
 
 if __name__ == "__main__":

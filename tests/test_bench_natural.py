@@ -10,6 +10,7 @@ its answer.
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from pathlib import Path
@@ -283,6 +284,28 @@ def test_ranks_give_each_questions_first_answer_rank_per_row(tmp_path: Path) -> 
         got = [r["rank"] for r in ranks if r["row"] == t.key and r["half"] == t.half]
         rr = [1 / r if isinstance(r, int) and r <= 10 else 0.0 for r in got]
         assert sum(rr) / len(rr) == pytest.approx(t.scores.mrr10)
+
+
+def test_json_written_so_far_round_trips_through_merge(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``--json`` is rewritten after every set (a run stopped midway keeps the sets it
+    finished), whole or not at all (a temporary file replaced), and ``--merge`` prints the
+    same scores from it."""
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    nset = _tiny_set(tmp_path / "tiny")
+    table = bn.evaluate_set(
+        nset, bn.parse_rows("flat-bm25,find"), ["dev"], BagOfWordsEmbedder(), [400], 0, []
+    )
+    out = tmp_path / "partial.json"
+    bn._write_json(out, table, ["tiny: a note"])
+    assert not (tmp_path / "partial.json.tmp").exists()
+    back = [bn.table_row_from_json(d) for d in json.loads(out.read_text())["rows"]]
+    assert [(r.dataset, r.half, r.key, r.scores) for r in back] == [
+        (r.dataset, r.half, r.key, r.scores) for r in table
+    ]
+    bn.main(["--merge", str(out)])
+    printed = capsys.readouterr().out
+    assert "tiny: a note" in printed and "flat BM25" in printed
 
 
 def test_page_answers_count_in_context_by_piece() -> None:
