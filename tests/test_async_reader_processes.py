@@ -16,10 +16,10 @@ import pytest
 
 from treehop import AsyncTreehop, InvalidQueryError, ReaderPool, Treehop
 from treehop.client_readers import MIN_SPLIT_FIND_MANY
-from treehop.models import ContextType, FindResult, Node
+from treehop.models import FindResult
 from treehop.reader_processes import _cores
 
-from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
+from treehop_test_doubles import SAMPLE_TREE, ZEBRA_URI, BagOfWordsEmbedder, zebra_write
 
 BATCH = [
     "rotate the API keys",
@@ -200,16 +200,8 @@ def test_unsaved_writes_and_a_reranker_keep_finds_on_the_loop(index: Path, tmp_p
 
     path = tmp_path / "copy"
     shutil.copytree(index, path)
-    zebra = "viking://resources/zebra.md"
-    node = Node(
-        uri=zebra,
-        parent_uri="viking://resources",
-        context_type=ContextType.RESOURCE,
-        level=1,
-        is_leaf=True,
-        content="Zebra crossings: striped zebra crossings for pedestrians.",
-    )
-    vec = BagOfWordsEmbedder().embed(["zebra crossings for pedestrians"])
+    zebra = ZEBRA_URI
+    node, vec = zebra_write()
 
     async def scenario() -> None:
         async with AsyncTreehop(path, embedder=BagOfWordsEmbedder(), reader_processes=1) as c:

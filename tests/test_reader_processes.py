@@ -27,7 +27,7 @@ from treehop import (
 )
 from treehop.models import FindResult
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import ZEBRA_URI, BagOfWordsEmbedder, zebra_write
 
 QUERIES = [
     "rotate the API keys",
@@ -197,7 +197,6 @@ def test_a_client_with_reader_processes_sends_finds_there_only_when_equal(index:
     import multiprocessing
 
     from treehop import integration_kit as kit
-    from treehop.models import ContextType, Node
 
     with Treehop(index, embedder=BagOfWordsEmbedder()) as plain:
         want = {q: _hits(plain.find(q, limit=5)) for q in QUERIES}
@@ -223,16 +222,8 @@ def test_a_client_with_reader_processes_sends_finds_there_only_when_equal(index:
             sent.clear()
             # an unsaved write (the store's own API; the client's writes commit): this
             # client answers, since the workers would not see it ...
-            zebra = "viking://resources/zebra.md"
-            node = Node(
-                uri=zebra,
-                parent_uri="viking://resources",
-                context_type=ContextType.RESOURCE,
-                level=1,
-                is_leaf=True,
-                content="Zebra crossings: striped zebra crossings for pedestrians.",
-            )
-            vec = BagOfWordsEmbedder().embed(["zebra crossings for pedestrians"])
+            zebra = ZEBRA_URI
+            node, vec = zebra_write()
             th.store.upsert([node], vec)
             assert th.store.unsaved  # type: ignore[attr-defined]
             assert zebra in [m.uri for m in th.find("zebra crossings", limit=3).resources]
@@ -651,20 +642,10 @@ def test_a_hung_worker_fails_its_batch_within_the_deadline_and_is_replaced(
 def test_find_many_with_unsaved_writes_is_answered_here(batch_index: Path, tmp_path: Path) -> None:
     import shutil
 
-    from treehop.models import ContextType, Node
-
     path = tmp_path / "copy"
     shutil.copytree(batch_index, path)
-    zebra = "viking://resources/zebra.md"
-    node = Node(
-        uri=zebra,
-        parent_uri="viking://resources",
-        context_type=ContextType.RESOURCE,
-        level=1,
-        is_leaf=True,
-        content="Zebra crossings: striped zebra crossings for pedestrians.",
-    )
-    vec = BagOfWordsEmbedder().embed(["zebra crossings for pedestrians"])
+    zebra = ZEBRA_URI
+    node, vec = zebra_write()
     batch = ["zebra crossings", *BATCH]
     with Treehop(path, embedder=BagOfWordsEmbedder(), reader_processes=1) as th:
         assert th._wait_readers()

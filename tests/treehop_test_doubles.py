@@ -113,3 +113,21 @@ def unit_vectors(n: int, seed: int = 0, dim: int = HAND_DIM) -> np.ndarray:
     v = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
     out: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
     return out
+
+
+ZEBRA_URI = "viking://resources/zebra.md"
+
+
+def zebra_write() -> tuple[Node, np.ndarray]:
+    """A leaf no saved test index holds, and its bag-of-words vector: the unsaved write the
+    reader-process tests make through the store's own API (a client's writes commit), which
+    worker processes would not see."""
+    node = Node(
+        uri=ZEBRA_URI,
+        parent_uri="viking://resources",
+        context_type=ContextType.RESOURCE,
+        level=1,
+        is_leaf=True,
+        content="Zebra crossings: striped zebra crossings for pedestrians.",
+    )
+    return node, BagOfWordsEmbedder().embed(["zebra crossings for pedestrians"])
