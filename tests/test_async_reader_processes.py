@@ -19,7 +19,12 @@ from treehop.client_readers import MIN_SPLIT_FIND_MANY
 from treehop.models import FindResult
 from treehop.reader_processes import _cores
 
-from treehop_test_doubles import SAMPLE_TREE, ZEBRA_URI, BagOfWordsEmbedder, zebra_write
+from treehop_test_doubles import (
+    ZEBRA_URI,
+    BagOfWordsEmbedder,
+    saved_sample_index,
+    zebra_write,
+)
 
 BATCH = [
     "rotate the API keys",
@@ -56,12 +61,7 @@ def _same(got: list[FindResult], want: list[list[tuple[str, float]]]) -> bool:
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("async-readers") / "idx"
-    with Treehop(path, embedder=BagOfWordsEmbedder()) as th:
-        for part in ("security", "devops"):
-            th.add_resource(SAMPLE_TREE / "resources" / part, target_uri="viking://resources")
-        th.save()
-    return path
+    return saved_sample_index(tmp_path_factory.mktemp("async-readers") / "idx")
 
 
 @pytest.fixture(scope="module")

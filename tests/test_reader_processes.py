@@ -27,7 +27,7 @@ from treehop import (
 )
 from treehop.models import FindResult
 
-from treehop_test_doubles import ZEBRA_URI, BagOfWordsEmbedder, zebra_write
+from treehop_test_doubles import ZEBRA_URI, BagOfWordsEmbedder, saved_sample_index, zebra_write
 
 QUERIES = [
     "rotate the API keys",
@@ -442,14 +442,7 @@ def _exact(result: object) -> list[tuple[str, float]]:
 
 @pytest.fixture(scope="module")
 def batch_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from treehop_test_doubles import SAMPLE_TREE
-
-    path = tmp_path_factory.mktemp("many") / "idx"
-    with Treehop(path, embedder=BagOfWordsEmbedder()) as th:
-        for part in ("security", "devops"):
-            th.add_resource(SAMPLE_TREE / "resources" / part, target_uri="viking://resources")
-        th.save()
-    return path
+    return saved_sample_index(tmp_path_factory.mktemp("many") / "idx")
 
 
 @pytest.fixture(scope="module")

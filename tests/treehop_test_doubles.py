@@ -131,3 +131,16 @@ def zebra_write() -> tuple[Node, np.ndarray]:
         content="Zebra crossings: striped zebra crossings for pedestrians.",
     )
     return node, BagOfWordsEmbedder().embed(["zebra crossings for pedestrians"])
+
+
+def saved_sample_index(path: Path) -> Path:
+    """The sample tree's security and devops resources indexed with
+    :class:`BagOfWordsEmbedder` and saved at ``path`` (the reader-process tests' index: a
+    worker opens what is saved)."""
+    from treehop import Treehop
+
+    with Treehop(path, embedder=BagOfWordsEmbedder()) as th:
+        for part in ("security", "devops"):
+            th.add_resource(SAMPLE_TREE / "resources" / part, target_uri="viking://resources")
+        th.save()
+    return path
