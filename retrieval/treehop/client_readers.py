@@ -5,8 +5,8 @@ Why one class for both clients: a sync :class:`~treehop.Treehop` and an
 :class:`~treehop.ReaderPool` under the same rules (started aside, never delaying a call; used
 only while it answers exactly as the client; restarted when the config changes; stopped and
 joined by ``close()``). Kept twice, the two copies drifted; here each client only decides
-*how* a call reaches the pool (a thread for the sync client, ``asyncio.to_thread`` for the
-async one).
+*how* a call reaches the pool (the calling thread for the sync client; for the async one a
+thread of this class's own executor, :meth:`ClientReaders.overflow`).
 """
 
 from __future__ import annotations
