@@ -18,8 +18,10 @@ import numpy as np
 from treehop import RetrievalConfig, StopRule
 from treehop.embedders.base import Vectors
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from treehop.models import ContextType, Node, TypedQuery
+from treehop.models import Node, TypedQuery
 from treehop.stores.embedded import EmbeddedStore
+
+from treehop_test_doubles import resource_folder, resource_leaf, resource_root
 
 R = "viking://resources"
 DIM = 8
@@ -35,30 +37,13 @@ def _unit(*pairs: tuple[int, float]) -> np.ndarray:
 def _tree() -> tuple[list[Node], np.ndarray]:
     """A root with two folders: ``docs`` holds the query's best leaves, ``misc`` the rest."""
 
-    def folder(name: str) -> Node:
-        return Node(
-            uri=f"{R}/{name}",
-            parent_uri=R,
-            context_type=ContextType.RESOURCE,
-            level=1,
-            is_leaf=False,
-            abstract=name,
-        )
-
     def leaf(folder: str, name: str) -> Node:
-        return Node(
-            uri=f"{R}/{folder}/{name}",
-            parent_uri=f"{R}/{folder}",
-            context_type=ContextType.RESOURCE,
-            level=2,
-            is_leaf=True,
-            content=f"{folder} {name}",
-        )
+        return resource_leaf(f"{R}/{folder}/{name}", f"{folder} {name}")
 
     nodes = [
-        Node(uri=R, parent_uri=None, context_type=ContextType.RESOURCE, level=0, is_leaf=False),
-        folder("docs"),
-        folder("misc"),
+        resource_root(),
+        resource_folder(f"{R}/docs"),
+        resource_folder(f"{R}/misc"),
         *(leaf("docs", f"d{i}.md") for i in range(4)),
         *(leaf("misc", f"m{i}.md") for i in range(4)),
     ]

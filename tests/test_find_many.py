@@ -257,6 +257,26 @@ def test_a_large_batch_goes_in_steps(monkeypatch: pytest.MonkeyPatch) -> None:
             assert _listing(got) == _listing(th.find(q, limit=3))
 
 
+def _write_a_tail(store: EmbeddedStore, emb: BagOfWordsEmbedder) -> None:
+    """20 new leaves and 10 deletions, written while the caller holds the graph's read lock:
+    rows the graph worker cannot cover yet (a tail searched exactly) and holes in it."""
+    store.upsert(
+        [
+            Node(
+                uri=f"{R}/d1/new{i}.md",
+                parent_uri=f"{R}/d1",
+                context_type=ContextType.RESOURCE,
+                level=2,
+                is_leaf=True,
+                content=f"alpha new{i}",
+            )
+            for i in range(20)
+        ],
+        emb.embed([f"alpha new{i}" for i in range(20)]),
+    )
+    store.delete([f"{R}/d2/f{i}.md" for i in range(10)])
+
+
 @pytest.mark.parametrize("dense_weight", [1.0, 0.5])
 def test_search_columns_batch_equals_search_columns(dense_weight: float) -> None:
     emb = BagOfWordsEmbedder()
@@ -268,21 +288,7 @@ def test_search_columns_batch_equals_search_columns(dense_weight: float) -> None
     qs[3] = 0.0  # a zero query goes the one-query way
     ann.lock.acquire_read()  # the worker cannot cover what is written now: a tail
     try:
-        store.upsert(
-            [
-                Node(
-                    uri=f"{R}/d1/new{i}.md",
-                    parent_uri=f"{R}/d1",
-                    context_type=ContextType.RESOURCE,
-                    level=2,
-                    is_leaf=True,
-                    content=f"alpha new{i}",
-                )
-                for i in range(20)
-            ],
-            emb.embed([f"alpha new{i}" for i in range(20)]),
-        )
-        store.delete([f"{R}/d2/f{i}.md" for i in range(10)])
+        _write_a_tail(store, emb)
         assert ann.upto < store._snap.n
         for scope in (Scope(subtrees=(R,), traversal=True), Scope(leaves_only=True)):
             for limit in (1, 10, 40):
@@ -355,21 +361,7 @@ def test_hybrid_batch_shares_the_step_and_equals_search_columns(
     qs[5] = emb.embed(["lambda"])[0]  # its BM25 finds nothing: its dense query still counts
     ann.lock.acquire_read()  # the worker cannot cover what is written now: a tail
     try:
-        store.upsert(
-            [
-                Node(
-                    uri=f"{R}/d1/new{i}.md",
-                    parent_uri=f"{R}/d1",
-                    context_type=ContextType.RESOURCE,
-                    level=2,
-                    is_leaf=True,
-                    content=f"alpha new{i}",
-                )
-                for i in range(20)
-            ],
-            emb.embed([f"alpha new{i}" for i in range(20)]),
-        )
-        store.delete([f"{R}/d2/f{i}.md" for i in range(10)])
+        _write_a_tail(store, emb)
         rng = np.random.default_rng(orphans)
         ann.orphans = np.sort(rng.choice(ann.count, orphans, replace=False)).astype(np.int64)
         ann.recent.clear()

@@ -21,8 +21,10 @@ from treehop import AsyncTreehop, InvalidConfigError, RetrievalConfig, Treehop
 from treehop.embedders.base import BaseEmbedder, Vectors, normalize_rows
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.hubness import HUB_NEIGHBOURS, HUB_POOL, MIN_POOL, hub_scores
-from treehop.models import ContextType, Node, TypedQuery
+from treehop.models import Node, TypedQuery
 from treehop.stores.embedded import EmbeddedStore
+
+from treehop_test_doubles import resource_folder, resource_leaf, resource_root
 
 R = "viking://resources"
 DIM = 16
@@ -81,25 +83,11 @@ def _store() -> EmbeddedStore:
     ahead of it (0.72) that resembles the five other candidates of its section."""
 
     def leaf(name: str, text: str) -> Node:
-        return Node(
-            uri=f"{R}/docs/{name}",
-            parent_uri=f"{R}/docs",
-            context_type=ContextType.RESOURCE,
-            level=2,
-            is_leaf=True,
-            content=text,
-        )
+        return resource_leaf(f"{R}/docs/{name}", text)
 
     nodes = [
-        Node(uri=R, parent_uri=None, context_type=ContextType.RESOURCE, level=0, is_leaf=False),
-        Node(
-            uri=f"{R}/docs",
-            parent_uri=R,
-            context_type=ContextType.RESOURCE,
-            level=1,
-            is_leaf=False,
-            abstract="docs",
-        ),
+        resource_root(),
+        resource_folder(f"{R}/docs"),
         leaf("answer.md", "Pin the compiler version in the toolchain file."),
         leaf("overview.md", "Contents: installing, upgrading, platforms, packaging, release."),
         *(leaf(f"part{i}.md", f"Part {i} of the installation chapter.") for i in range(5)),
@@ -158,28 +146,12 @@ def test_only_the_best_hub_pool_leaves_are_compared() -> None:
     rng = np.random.default_rng(7)
     n = HUB_POOL + 30
     nodes = [
-        Node(uri=R, parent_uri=None, context_type=ContextType.RESOURCE, level=0, is_leaf=False),
-        Node(
-            uri=f"{R}/docs",
-            parent_uri=R,
-            context_type=ContextType.RESOURCE,
-            level=1,
-            is_leaf=False,
-            abstract="docs",
-        ),
+        resource_root(),
+        resource_folder(f"{R}/docs"),
     ]
     vectors = [_unit((7, 1.0)), _unit((6, 1.0))]
     for i in range(n):
-        nodes.append(
-            Node(
-                uri=f"{R}/docs/n{i:03d}.md",
-                parent_uri=f"{R}/docs",
-                context_type=ContextType.RESOURCE,
-                level=2,
-                is_leaf=True,
-                content=f"note {i}",
-            )
-        )
+        nodes.append(resource_leaf(f"{R}/docs/n{i:03d}.md", f"note {i}"))
         v = rng.normal(size=DIM).astype(np.float32)
         v[0] = 3.0 - 2.0 * i / n  # a spread of cosines with the query, all positive
         vectors.append(v / np.linalg.norm(v))
@@ -294,34 +266,14 @@ def test_a_kept_directory_still_ranks_after_the_leaf_that_represents_it() -> Non
     hub correction then lowers the leaf (a hub, ``overview.md``); the directory must follow
     it down, not stay above its own best leaf."""
 
-    def folder(uri: str, parent: str | None, level: int) -> Node:
-        return Node(
-            uri=uri,
-            parent_uri=parent,
-            context_type=ContextType.RESOURCE,
-            level=level,
-            is_leaf=False,
-            abstract=uri,
-        )
-
-    def leaf(uri: str, text: str) -> Node:
-        parent = uri.rsplit("/", 1)[0]
-        return Node(
-            uri=uri,
-            parent_uri=parent,
-            context_type=ContextType.RESOURCE,
-            level=2,
-            is_leaf=True,
-            content=text,
-        )
-
+    root = resource_root()
     nodes = [
-        folder(R, None, 0),
-        folder(f"{R}/docs", R, 1),
-        folder(f"{R}/faq", R, 1),
-        leaf(f"{R}/faq/answer.md", "Pin the compiler version."),
-        leaf(f"{R}/docs/overview.md", "Contents: installing, upgrading."),
-        *(leaf(f"{R}/docs/part{i}.md", f"Part {i}.") for i in range(5)),
+        root.model_copy(update={"abstract": R}),
+        resource_folder(f"{R}/docs", abstract=f"{R}/docs"),
+        resource_folder(f"{R}/faq", abstract=f"{R}/faq"),
+        resource_leaf(f"{R}/faq/answer.md", "Pin the compiler version."),
+        resource_leaf(f"{R}/docs/overview.md", "Contents: installing, upgrading."),
+        *(resource_leaf(f"{R}/docs/part{i}.md", f"Part {i}.") for i in range(5)),
     ]
     vectors = np.stack(
         [
@@ -362,15 +314,8 @@ def test_the_pool_does_not_depend_on_the_order_leaves_were_written() -> None:
     the index was written in (the store breaks equal scores by row), so two indexes of the
     same nodes give the same scores."""
     rng = np.random.default_rng(11)
-    folder = Node(
-        uri=f"{R}/docs",
-        parent_uri=R,
-        context_type=ContextType.RESOURCE,
-        level=1,
-        is_leaf=False,
-        abstract="docs",
-    )
-    root = Node(uri=R, parent_uri=None, context_type=ContextType.RESOURCE, level=0, is_leaf=False)
+    folder = resource_folder(f"{R}/docs")
+    root = resource_root()
     leaves: list[tuple[Node, np.ndarray]] = []
     same = rng.normal(size=DIM).astype(np.float32)
     same[0] = 1.0
@@ -379,14 +324,7 @@ def test_the_pool_does_not_depend_on_the_order_leaves_were_written() -> None:
         v[0] = 3.0 - 2.0 * i / (HUB_POOL + 20)
         if HUB_POOL - 5 <= i < HUB_POOL + 5:
             v = same  # (equal scores across the 100th place)
-        node = Node(
-            uri=f"{R}/docs/n{i:03d}.md",
-            parent_uri=f"{R}/docs",
-            context_type=ContextType.RESOURCE,
-            level=2,
-            is_leaf=True,
-            content=f"note {i}",
-        )
+        node = resource_leaf(f"{R}/docs/n{i:03d}.md", f"note {i}")
         leaves.append((node, v / np.linalg.norm(v)))
 
     def scores(order: list[tuple[Node, np.ndarray]]) -> dict[str, float]:

@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 from treehop import RetrievalConfig
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from treehop.models import ContextType, Node, TypedQuery
+from treehop.models import Node, TypedQuery
 from treehop.query_shape import is_question, is_sentence
 from treehop.stores.embedded import EmbeddedStore
 
 from treehop_test_doubles import hand_vector as vec
+from treehop_test_doubles import resource_folder, resource_leaf, resource_root
 
 R = "viking://resources"
 MEM = "viking://user/alice/memories"
@@ -115,25 +116,11 @@ def _store() -> EmbeddedStore:
     glossary line that repeats the question's words (the top BM25 match) far behind it."""
 
     def leaf(name: str, text: str) -> Node:
-        return Node(
-            uri=f"{R}/docs/{name}",
-            parent_uri=f"{R}/docs",
-            context_type=ContextType.RESOURCE,
-            level=2,
-            is_leaf=True,
-            content=text,
-        )
+        return resource_leaf(f"{R}/docs/{name}", text)
 
     nodes = [
-        Node(uri=R, parent_uri=None, context_type=ContextType.RESOURCE, level=0, is_leaf=False),
-        Node(
-            uri=f"{R}/docs",
-            parent_uri=R,
-            context_type=ContextType.RESOURCE,
-            level=1,
-            is_leaf=False,
-            abstract="docs",
-        ),
+        resource_root(),
+        resource_folder(f"{R}/docs"),
         leaf("answer.md", "Use the keyring tool: it replaces old material on a schedule."),
         leaf("glossary.md", "rotate signing keys: rotate the signing keys (glossary entry)."),
         leaf("other.md", "Deployment notes for the staging cluster and its schedule."),

@@ -144,3 +144,40 @@ def saved_sample_index(path: Path) -> Path:
             th.add_resource(SAMPLE_TREE / "resources" / part, target_uri="viking://resources")
         th.save()
     return path
+
+
+def resource_root() -> Node:
+    """The resources root directory (``viking://resources``), no text of its own."""
+    return Node(
+        uri="viking://resources",
+        parent_uri=None,
+        context_type=ContextType.RESOURCE,
+        level=0,
+        is_leaf=False,
+    )
+
+
+def resource_folder(uri: str, abstract: str | None = None, level: int = 1) -> Node:
+    """A resource directory at ``uri`` under its URI's parent; its abstract its name unless
+    given."""
+    return Node(
+        uri=uri,
+        parent_uri=uri.rsplit("/", 1)[0],
+        context_type=ContextType.RESOURCE,
+        level=level,
+        is_leaf=False,
+        abstract=uri.rsplit("/", 1)[-1] if abstract is None else abstract,
+    )
+
+
+def resource_leaf(uri: str, text: str) -> Node:
+    """A resource leaf (level 2) at ``uri`` under its URI's parent, ``text`` its content; no
+    tags, no abstract (unlike :func:`store_leaf`)."""
+    return Node(
+        uri=uri,
+        parent_uri=uri.rsplit("/", 1)[0],
+        context_type=ContextType.RESOURCE,
+        level=2,
+        is_leaf=True,
+        content=text,
+    )
