@@ -14,39 +14,14 @@ from treehop.models import ContextType, Node
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 
+from treehop_test_doubles import clustered_tree
+
 R = "viking://resources"
 
 
 def build(ann_min_rows: int | None, n_dirs: int = 40, per_dir: int = 50) -> EmbeddedStore:
-    rng = np.random.default_rng(0)
     store = EmbeddedStore(ann_min_rows=ann_min_rows, lexical=False)
-    nodes, vecs = [], []
-    centres = rng.standard_normal((n_dirs, 32)).astype(np.float32)
-    for d in range(n_dirs):
-        nodes.append(
-            Node(
-                uri=f"{R}/d{d}",
-                parent_uri=R,
-                context_type=ContextType.RESOURCE,
-                level=1,
-                is_leaf=False,
-            )
-        )
-        vecs.append(centres[d])
-        for i in range(per_dir):
-            nodes.append(
-                Node(
-                    uri=f"{R}/d{d}/f{i}.md",
-                    parent_uri=f"{R}/d{d}",
-                    context_type=ContextType.RESOURCE,
-                    level=2,
-                    is_leaf=True,
-                    content=f"doc {d} {i}",
-                )
-            )
-            vecs.append(centres[d] + 0.5 * rng.standard_normal(32).astype(np.float32))
-    m = np.stack(vecs)
-    store.upsert(nodes, m / np.linalg.norm(m, axis=1, keepdims=True))
+    store.upsert(*clustered_tree(n_dirs, per_dir))
     if ann_min_rows is not None:
         assert store.wait_ann(timeout=60)
     return store

@@ -27,39 +27,15 @@ from treehop.stores.embedded import EmbeddedStore
 from treehop.stores.embedded import column_files as emb_columns
 from treehop.stores.embedded import manifest as emb_manifest
 
+from treehop_test_doubles import clustered_tree
+
 R = "viking://resources"
 DIM = 32
 
 
 def tree(n_dirs: int = 30, per_dir: int = 60) -> tuple[list[Node], np.ndarray]:
     """Directories of leaves clustered around their directory's vector (as a real tree)."""
-    rng = np.random.default_rng(0)
-    centres = rng.standard_normal((n_dirs, DIM)).astype(np.float32)
-    nodes, vecs = [], []
-    for d in range(n_dirs):
-        nodes.append(
-            Node(
-                uri=f"{R}/d{d:02d}",
-                parent_uri=R,
-                context_type=ContextType.RESOURCE,
-                level=1,
-                is_leaf=False,
-            )
-        )
-        vecs.append(centres[d])
-        for i in range(per_dir):
-            nodes.append(
-                Node(
-                    uri=f"{R}/d{d:02d}/f{i:03d}.md",
-                    parent_uri=f"{R}/d{d:02d}",
-                    context_type=ContextType.RESOURCE,
-                    level=2,
-                    is_leaf=True,
-                )
-            )
-            vecs.append(centres[d] + 0.5 * rng.standard_normal(DIM).astype(np.float32))
-    v = np.array(vecs, dtype=np.float32)
-    return nodes, v / np.linalg.norm(v, axis=1, keepdims=True)
+    return clustered_tree(n_dirs, per_dir, DIM)
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +78,7 @@ def answers(s: EmbeddedStore, qs: np.ndarray) -> list[object]:
     out: list[object] = []
     for q in qs:
         out.append([(h.node.uri, h.score) for h in s.search(q, Scope(), 10)])
-        scoped = Scope(subtrees=(f"{R}/d03",))
+        scoped = Scope(subtrees=(f"{R}/d3",))
         out.append([(h.node.uri, h.score) for h in s.search(q, scoped, 5)])
     for hits in s.search_batch(qs, Scope(leaves_only=True), 7):
         out.append([(h.node.uri, h.score) for h in hits])
@@ -147,8 +123,8 @@ def test_writes_after_an_open_over_the_threshold_read_back(
     extra /= np.linalg.norm(extra, axis=1, keepdims=True)
     new = [
         Node(
-            uri=f"{R}/d01/n{i:02d}.md",
-            parent_uri=f"{R}/d01",
+            uri=f"{R}/d1/n{i:02d}.md",
+            parent_uri=f"{R}/d1",
             context_type=ContextType.RESOURCE,
             level=2,
             is_leaf=True,

@@ -181,3 +181,31 @@ def resource_leaf(uri: str, text: str) -> Node:
         is_leaf=True,
         content=text,
     )
+
+
+def clustered_tree(
+    n_dirs: int, per_dir: int, dim: int = 32, seed: int = 0
+) -> tuple[list[Node], np.ndarray]:
+    """Directories ``viking://resources/d<d>`` of leaves ``f<i>.md`` (text ``doc <d> <i>``)
+    whose unit vectors cluster around their directory's (as a real tree's do): each
+    directory's node, then its leaves, in order, with their vectors."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((n_dirs, dim)).astype(np.float32)
+    nodes: list[Node] = []
+    vecs: list[np.ndarray] = []
+    for d in range(n_dirs):
+        nodes.append(
+            Node(
+                uri=f"viking://resources/d{d}",
+                parent_uri="viking://resources",
+                context_type=ContextType.RESOURCE,
+                level=1,
+                is_leaf=False,
+            )
+        )
+        vecs.append(centres[d])
+        for i in range(per_dir):
+            nodes.append(resource_leaf(f"viking://resources/d{d}/f{i}.md", f"doc {d} {i}"))
+            vecs.append(centres[d] + 0.5 * rng.standard_normal(dim).astype(np.float32))
+    m = np.stack(vecs)
+    return nodes, m / np.linalg.norm(m, axis=1, keepdims=True)
