@@ -150,18 +150,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     names = args.sets.split(",")
     cached = ds.default_embedder()
     scores = {name: evaluate(name, half, cached) for name in names}
-    faq = [n for n in names if n != "cranfield"]
-
-    def pooled(key: str, among: Sequence[str]) -> float:
-        got = [scores[n][key] for n in among]
-        return sum(m * k for m, k in got) / max(1, sum(k for _, k in got))
-
-    counts = " | ".join(f"{n} ({scores[n]['dense only'][1]})" for n in names)
-    print(f"| nDCG@10, {half} | {counts} | pooled FAQ | pooled all |")
-    print("|---" * (len(names) + 3) + "|")
-    for key in VARIANTS:
-        cells = " | ".join(f"{scores[n][key][0]:.3f}" for n in names)
-        print(f"| {key} | {cells} | {pooled(key, faq):.3f} | {pooled(key, names):.3f} |")
+    bn.print_variant_table(half, names, list(VARIANTS), lambda key, n: scores[n][key])
 
 
 if __name__ == "__main__":

@@ -741,6 +741,29 @@ def print_table(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
         )
 
 
+def print_variant_table(
+    half: str,
+    names: Sequence[str],
+    variants: Sequence[str],
+    score: Callable[[str, str], tuple[float, int]],
+) -> None:
+    """A screening script's markdown table: each variant's nDCG@10 per set (``score(variant,
+    set)`` gives its mean and question count), then pooled over the FAQ sets and over every
+    set, weighted by questions (the mean over all their questions)."""
+    faq = [n for n in names if n != "cranfield"]
+
+    def pooled(key: str, among: Sequence[str]) -> float:
+        got = [score(key, n) for n in among]
+        return sum(m * k for m, k in got if k) / max(1, sum(k for _, k in got))
+
+    counts = " | ".join(f"{n} ({score(variants[0], n)[1]})" for n in names)
+    print(f"| nDCG@10, {half} | {counts} | pooled FAQ | pooled all |")
+    print("|---" * (len(names) + 3) + "|")
+    for key in variants:
+        cells = " | ".join(f"{score(key, n)[0]:.3f}" for n in names)
+        print(f"| {key} | {cells} | {pooled(key, faq):.3f} | {pooled(key, names):.3f} |")
+
+
 def print_pivot(table: Sequence[TableRow], metric: str) -> None:
     """One metric, rows x (set, half): the compact form ``bench/README.md`` shows."""
     cols = list(dict.fromkeys((r.dataset, r.half) for r in table))

@@ -313,19 +313,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         s = load(name, half, cached)
         for key, fn in VARIANTS.items():
             per[key][name] = [ndcg(fn(s, q), s, q, judge) for q in s.questions]
-    faq = [n for n in names if n != "cranfield"]
 
-    def pooled(key: str, among: Sequence[str]) -> float:
-        got = [x for n in among for x in per[key][n]]
-        return float(np.mean(got)) if got else 0.0
+    def score(key: str, name: str) -> tuple[float, int]:
+        xs = per[key][name]
+        return (float(np.mean(xs)) if xs else float("nan")), len(xs)
 
-    first = next(iter(VARIANTS))
-    counts = " | ".join(f"{n} ({len(per[first][n])})" for n in names)
-    print(f"| nDCG@10, {half} | {counts} | pooled FAQ | pooled all |")
-    print("|---" * (len(names) + 3) + "|")
-    for key in VARIANTS:
-        cells = " | ".join(f"{np.mean(per[key][n]):.3f}" for n in names)
-        print(f"| {key} | {cells} | {pooled(key, faq):.3f} | {pooled(key, names):.3f} |")
+    bn.print_variant_table(half, names, list(VARIANTS), score)
 
 
 if __name__ == "__main__":

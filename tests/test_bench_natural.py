@@ -418,3 +418,24 @@ def test_perlfaq_set_from_an_unpacked_package_deletes_questions_and_keeps_answer
     assert all(a for q in nset.questions for a, _ in q.answers)
     assert "left out: perlhuge" in nset.note
     assert (nset.root / "perlfaq" / "perlfaq4.md").is_file()
+
+
+def test_variant_table_pools_by_question_count(capsys) -> None:  # type: ignore[no-untyped-def]
+    """The screening scripts' table: per-set means, then pooled over the FAQ sets and over
+    all, weighted by questions (not the mean of the set means); a set with no question of
+    a half counts for nothing in the pool."""
+    per = {
+        "a": {"x": [1.0, 0.0], "cranfield": [0.5], "empty": []},
+        "b": {"x": [1.0, 1.0], "cranfield": [0.0], "empty": []},
+    }
+
+    def score(key: str, name: str) -> tuple[float, int]:
+        xs = per[key][name]
+        return (sum(xs) / len(xs) if xs else float("nan")), len(xs)
+
+    bn.print_variant_table("dev", ["x", "cranfield", "empty"], ["a", "b"], score)
+    lines = capsys.readouterr().out.splitlines()
+    head = "| nDCG@10, dev | x (2) | cranfield (1) | empty (0) | pooled FAQ | pooled all |"
+    assert lines[0] == head
+    assert lines[2] == "| a | 0.500 | 0.500 | nan | 0.500 | 0.500 |"
+    assert lines[3] == "| b | 1.000 | 0.000 | nan | 1.000 | 0.667 |"

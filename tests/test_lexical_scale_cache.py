@@ -11,24 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from treehop.models import ContextType, Node
+from treehop.models import Node
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
+
+from treehop_test_doubles import resource_leaf
 
 R = "viking://resources"
 QUERY = "hypersonic"
 
 
 def leaf(name: str, text: str) -> Node:
-    return Node(
-        uri=f"{R}/d/{name}",
-        parent_uri=f"{R}/d",
-        context_type=ContextType.RESOURCE,
-        level=2,
-        is_leaf=True,
-        abstract=text[:20],
-        content=text,
-    )
+    return resource_leaf(f"{R}/d/{name}", text)
 
 
 def vec(i: int) -> np.ndarray:
