@@ -257,6 +257,16 @@ def test_a_large_batch_goes_in_steps(monkeypatch: pytest.MonkeyPatch) -> None:
             assert _listing(got) == _listing(th.find(q, limit=3))
 
 
+def _scored(c: Any) -> tuple[Any, ...]:
+    """A search answer's hits and their scores (``HitColumns``), to compare two answers."""
+    return (c.uris, c.scores, c.vector_scores, c.lexical_scores)
+
+
+def _placed(c: Any) -> tuple[Any, ...]:
+    """Where a search answer's hits sit: parents, leaf flags, matches, exactness."""
+    return (c.parent_uris, c.leaves, c.matches, c.exact)
+
+
 def _write_a_tail(store: EmbeddedStore, emb: BagOfWordsEmbedder) -> None:
     """20 new leaves and 10 deletions, written while the caller holds the graph's read lock:
     rows the graph worker cannot cover yet (a tail searched exactly) and holes in it."""
@@ -300,18 +310,7 @@ def test_search_columns_batch_equals_search_columns(dense_weight: float) -> None
                     one = store.search_columns(
                         q, scope, limit, query_text=t, dense_weight=dense_weight
                     )
-                    assert (got.uris, got.scores, got.vector_scores, got.lexical_scores) == (
-                        one.uris,
-                        one.scores,
-                        one.vector_scores,
-                        one.lexical_scores,
-                    )
-                    assert (got.parent_uris, got.leaves, got.matches, got.exact) == (
-                        one.parent_uris,
-                        one.leaves,
-                        one.matches,
-                        one.exact,
-                    )
+                    assert _scored(got) == _scored(one) and _placed(got) == _placed(one)
     finally:
         ann.lock.release_read()
     with pytest.raises(InvalidQueryError):
@@ -387,18 +386,7 @@ def test_hybrid_batch_shares_the_step_and_equals_search_columns(
                 for q, t, got in zip(qs, texts, batch, strict=True):
                     ann.recent.clear()
                     one = store.search_columns(q, scope, limit, query_text=t, dense_weight=0.5)
-                    assert (got.uris, got.scores, got.vector_scores, got.lexical_scores) == (
-                        one.uris,
-                        one.scores,
-                        one.vector_scores,
-                        one.lexical_scores,
-                    )
-                    assert (got.parent_uris, got.leaves, got.matches, got.exact) == (
-                        one.parent_uris,
-                        one.leaves,
-                        one.matches,
-                        one.exact,
-                    )
+                    assert _scored(got) == _scored(one) and _placed(got) == _placed(one)
     finally:
         ann.lock.release_read()
 
@@ -481,12 +469,7 @@ def test_a_batch_query_with_tied_best_rows_goes_its_own_way(
         for q, t, got in zip(qs, texts, batch, strict=True):
             ann.recent.clear()
             one = store.search_columns(q, scope, limit, query_text=t, dense_weight=dense_weight)
-            assert (got.uris, got.scores, got.vector_scores, got.lexical_scores) == (
-                one.uris,
-                one.scores,
-                one.vector_scores,
-                one.lexical_scores,
-            )
+            assert _scored(got) == _scored(one)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, 0.0])
