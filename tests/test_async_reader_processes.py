@@ -22,6 +22,7 @@ from treehop.reader_processes import _cores
 from treehop_test_doubles import (
     ZEBRA_URI,
     BagOfWordsEmbedder,
+    run_script,
     saved_sample_index,
     zebra_write,
 )
@@ -300,18 +301,7 @@ def test_a_script_without_a_main_guard_warns_and_answers_in_process(
 ) -> None:
     """As for the sync client: the worker's re-import of an unguarded script cannot start
     workers of its own; its async client says why once (a warning) and answers itself."""
-    import subprocess
-    import sys
-
-    paths = [p for p in sys.path if p] + [str(Path(__file__).parent)]
-    script = tmp_path / "unguarded.py"
-    script.write_text(_UNGUARDED_SCRIPT.format(paths=paths, index=str(index)))
-    out = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=240, cwd=tmp_path
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert "Traceback" not in out.stderr, out.stderr[-3000:]
-    lines = out.stdout.splitlines()
+    lines = run_script(_UNGUARDED_SCRIPT, index, tmp_path)
     assert "main started True answered 3" in lines
     assert "main warnings: []" in lines
     assert "worker started False answered 3" in lines

@@ -27,7 +27,13 @@ from treehop import (
 )
 from treehop.models import FindResult
 
-from treehop_test_doubles import ZEBRA_URI, BagOfWordsEmbedder, saved_sample_index, zebra_write
+from treehop_test_doubles import (
+    ZEBRA_URI,
+    BagOfWordsEmbedder,
+    run_script,
+    saved_sample_index,
+    zebra_write,
+)
 
 QUERIES = [
     "rotate the API keys",
@@ -302,19 +308,7 @@ def test_a_script_without_a_main_guard_gets_a_typed_error_not_a_traceback(
     creates a pool at module level then starts a pool inside its own worker, which
     multiprocessing refuses with a bare RuntimeError: it must surface as a StoreError that
     says what to do (and a client's background start as a warning), never a traceback."""
-    import subprocess
-    import sys
-
-    tests_dir = Path(__file__).parent
-    paths = [p for p in sys.path if p] + [str(tests_dir)]
-    script = tmp_path / "unguarded.py"
-    script.write_text(_UNGUARDED_SCRIPT.format(paths=paths, index=str(index)))
-    out = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=240, cwd=tmp_path
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert "Traceback" not in out.stderr, out.stderr[-3000:]
-    lines = out.stdout.splitlines()
+    lines = run_script(_UNGUARDED_SCRIPT, index, tmp_path)
     # the re-imported copy in the worker cannot start workers of its own: a typed error
     # naming the guard, and the client's find runs in-process with a warning saying why
     worker_errors = [ln for ln in lines if ln.startswith("worker StoreError:")]

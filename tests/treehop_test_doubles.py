@@ -209,3 +209,22 @@ def clustered_tree(
             vecs.append(centres[d] + 0.5 * rng.standard_normal(dim).astype(np.float32))
     m = np.stack(vecs)
     return nodes, m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def run_script(template: str, index: Path, tmp_path: Path) -> list[str]:
+    """Run ``template`` (formatted with ``paths``, this process's import path plus the tests
+    folder, and ``index``) as a script of its own in a new interpreter under ``tmp_path``:
+    it must exit 0 without a traceback; its output lines. (The reader-process tests' way to
+    run code as ``__main__``, which a worker's spawn imports again.)"""
+    import subprocess
+    import sys
+
+    paths = [p for p in sys.path if p] + [str(Path(__file__).parent)]
+    script = tmp_path / "unguarded.py"
+    script.write_text(template.format(paths=paths, index=str(index)))
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=240, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    return out.stdout.splitlines()
