@@ -122,9 +122,7 @@ def main() -> None:
             try:
                 th.add_resource(str(nset.root), target_uri=scope)
                 flat = bn.Flat(th)
-                dev, test = bt.split_halves([q.qid for q in nset.questions])
-                by_id = {q.qid: q for q in nset.questions}
-                qs = [by_id[i] for i in bt.sample_order(dev if args.dev else test)]
+                qs = bt.sampled_halves(nset.questions, None)[0 if args.dev else 1]
                 emb.prepare([q.text for q in qs])
                 rows = ["flat dense", "flat hybrid", *names]
                 got: dict[str, dict[int, list[float]]] = {r: {b: [] for b in BUDGETS} for r in rows}

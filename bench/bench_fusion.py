@@ -119,9 +119,7 @@ def evaluate(name: str, half: str, cached: object) -> dict[str, tuple[float, int
         leaves = [n for n in th.store.iter_nodes(None) if n.is_leaf]
         coverage = LexicalIndex(k1=0.0)  # BM25 at k1 = 0: the sum of the matched terms' IDF
         coverage.upsert(np.arange(len(leaves)), [n.lexical_text() for n in leaves])
-        dev, test = bt.split_halves([q.qid for q in nset.questions])
-        ids = set(dev if half == "dev" else test)
-        qs = [q for q in nset.questions if q.qid in ids]
+        qs = bt.sampled_halves(nset.questions, None)[half == "test"]
         emb.prepare([q.text for q in qs])
         judge = bn.Judge()
         per: dict[str, list[float]] = {k: [] for k in VARIANTS}

@@ -650,13 +650,8 @@ def evaluate_set(
             f"{nset.name}: {len(nset.questions)} questions; {res.chunks} treehop chunks, "
             f"{len(flat.uris)} leaves; {nset.note}"
         )
-        dev_ids, test_ids = bt.split_halves([q.qid for q in nset.questions])
-        by_id = {q.qid: q for q in nset.questions}
-        cap = max_queries or None
-        picked = {
-            "dev": [by_id[i] for i in bt.sample_order(dev_ids)[:cap]],
-            "test": [by_id[i] for i in bt.sample_order(test_ids)[:cap]],
-        }
+        dev_qs, test_qs = bt.sampled_halves(nset.questions, max_queries)
+        picked = {"dev": dev_qs, "test": test_qs}
         embedder.prepare([q.text for h in halves for q in picked[h]])
         counter = CachedCounter(default_token_counter())
         judge_ = Judge()

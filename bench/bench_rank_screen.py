@@ -120,9 +120,7 @@ def load(name: str, half: str, cached: Any) -> SetData:
             last = n.parent_uri
             passage.append(cur)
             documents.setdefault(n.parent_uri, len(documents))
-        dev, test = bt.split_halves([q.qid for q in nset.questions])
-        ids = set(dev if half == "dev" else test)
-        qs = [q for q in nset.questions if q.qid in ids]
+        qs = bt.sampled_halves(nset.questions, None)[half == "test"]
         emb.prepare([q.text for q in qs])
         out = [
             Q(

@@ -60,7 +60,7 @@ import time  # noqa: E402
 from collections.abc import Callable, Iterable, Mapping, Sequence  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+from typing import Any, Protocol, TypeVar  # noqa: E402
 
 import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
@@ -165,9 +165,18 @@ def sample_order(qids: Sequence[str]) -> list[str]:
     return sorted(qids, key=lambda q: hashlib.sha256(f"order:{q}".encode()).hexdigest())
 
 
-def sampled_halves(queries: Sequence[Query], cap: int | None) -> tuple[list[Query], list[Query]]:
-    """(dev, test) queries: :func:`split_halves` by id, each half in :func:`sample_order`,
-    the first ``cap`` of each (all when ``cap`` is ``None`` or 0)."""
+class _Identified(Protocol):
+    @property
+    def qid(self) -> str: ...
+
+
+_Q = TypeVar("_Q", bound=_Identified)
+
+
+def sampled_halves(queries: Sequence[_Q], cap: int | None) -> tuple[list[_Q], list[_Q]]:
+    """(dev, test) queries (any with a ``qid``: this file's, the natural sets'):
+    :func:`split_halves` by id, each half in :func:`sample_order`, the first ``cap`` of each
+    (all when ``cap`` is ``None`` or 0)."""
     dev_ids, test_ids = split_halves([q.qid for q in queries])
     by_id = {q.qid: q for q in queries}
     n = cap or None
