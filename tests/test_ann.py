@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from treehop.models import ContextType, Node
+from treehop.models import Node
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 
-from treehop_test_doubles import clustered_tree
+from treehop_test_doubles import clustered_tree, resource_leaf
 
 R = "viking://resources"
 
@@ -64,14 +64,7 @@ def test_ann_respects_filters_and_leaves_scoped_search_exact() -> None:
 
 
 def leaf(uri: str) -> Node:
-    return Node(
-        uri=uri,
-        parent_uri=uri.rsplit("/", 1)[0],
-        context_type=ContextType.RESOURCE,
-        level=2,
-        is_leaf=True,
-        content=uri,
-    )
+    return resource_leaf(uri, uri)
 
 
 def unit(n: int, seed: int) -> np.ndarray:

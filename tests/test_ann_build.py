@@ -12,23 +12,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from treehop.models import ContextType, Node
+from treehop.models import Node
 from treehop.stores import _ann
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
+
+from treehop_test_doubles import resource_leaf
 
 R = "viking://resources"
 
 
 def leaf(uri: str) -> Node:
-    return Node(
-        uri=uri,
-        parent_uri=uri.rsplit("/", 1)[0],
-        context_type=ContextType.RESOURCE,
-        level=2,
-        is_leaf=True,
-        content=uri,
-    )
+    return resource_leaf(uri, uri)
 
 
 def clustered(n: int, seed: int) -> np.ndarray:
