@@ -524,8 +524,9 @@ class _SphinxToMarkdown(HTMLParser):
     are fenced, the pilcrow permalinks are dropped.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, main_classes: frozenset[str] = frozenset({"yui-g"})) -> None:
         super().__init__(convert_charrefs=True)
+        self.main_classes = main_classes  # a div with one of these classes is the main column
         self.depth = 0  # div depth inside the main column; 0 = outside
         self.skip = 0
         self.out: list[str] = []
@@ -544,7 +545,7 @@ class _SphinxToMarkdown(HTMLParser):
         a = {k: v or "" for k, v in attrs}
         classes = a.get("class", "").split()
         if self.depth == 0:
-            if tag == "div" and ("yui-g" in classes or a.get("role") == "main"):
+            if tag == "div" and (self.main_classes & set(classes) or a.get("role") == "main"):
                 self.depth = 1
             return
         if tag == "div":
@@ -660,17 +661,24 @@ def convert_django_docs(html_dir: Path = DJANGO_HTML_DIR) -> list[DocPage]:
     return convert_sphinx_docs(html_dir, DJANGO_SKIP_DIRS, DJANGO_SKIP_FILES)
 
 
-def convert_sphinx_docs(html_dir: Path, skip_dirs: set[str], skip_files: set[str]) -> list[DocPage]:
+def convert_sphinx_docs(
+    html_dir: Path,
+    skip_dirs: set[str],
+    skip_files: set[str],
+    main_classes: frozenset[str] = frozenset({"yui-g"}),
+) -> list[DocPage]:
     """Every content page of a Sphinx HTML build as markdown text, in file-name order.
 
     Pages under ``skip_dirs`` (first path component) or named in ``skip_files`` are left
-    out, as are pages with under 200 characters of body or no heading (redirect stubs)."""
+    out, as are pages with under 200 characters of body or no heading (redirect stubs).
+    ``main_classes``: the class of the theme's main-column div where it has no
+    ``role="main"`` (Django's ``yui-g``; Borg's theme: ``body``)."""
     pages: list[DocPage] = []
     for path in sorted(html_dir.rglob("*.html")):
         rel = path.relative_to(html_dir)
         if rel.parts[0] in skip_dirs or str(rel) in skip_files:
             continue
-        parser = _SphinxToMarkdown()
+        parser = _SphinxToMarkdown(main_classes)
         parser.feed(path.read_text(encoding="utf-8", errors="replace"))
         parser.close()
         text = parser.text()

@@ -39,6 +39,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   the package's user-facing notes in the same folder (``README``, ``META-FAQ``,
   ``FEATURES``, ``MACHINES``, ``BUGS``). A few entries are titled as headings ("Similarities
   with csh"): they are the FAQ's questions as its author numbered them, kept as written.
+* ``borg-faq``: BorgBackup 1.2's FAQ (Debian ``borgbackup-doc``, ``html/faq.html``) in its
+  own Sphinx documentation tree: the Django kind (an FAQ page, its ``###`` question headings
+  deleted and its ``##`` groups kept, plus the pages it links to, one hop) from another
+  project's docs and theme. Built after every choice of issue 33's rounds 1-5 and measured
+  before any of round 6: a held-out set in the repository's own bench.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -69,6 +74,7 @@ NATURAL_SETS = (
     "cranfield",
     "fetchmail-faq",
     "zsh-faq",
+    "borg-faq",
 )
 DERIVED_SETS = ("pytest-derived",)
 """The second query kind (queries made from the corpus's own headings, first sentences and
@@ -926,6 +932,63 @@ def zsh_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# An FAQ page inside a Sphinx documentation tree (Borg)
+# --------------------------------------------------------------------------------------
+
+BORG_PACKAGE = "borgbackup-doc"
+BORG_HTML = "usr/share/doc/borgbackup/html"
+BORG_FAQ = "faq.md"
+BORG_MAIN_CLASSES = frozenset({"body"})
+"""Borg's Sphinx theme marks its main column ``<div class="document clearer body">`` (no
+``role="main"``): the converter keeps only that div, as it keeps Django's ``yui-g``."""
+
+
+def borg_faq_set() -> NaturalSet:
+    """BorgBackup 1.2's FAQ (Debian ``borgbackup-doc``, ``html/faq.html``) inside its own
+    documentation tree: the Django kind of set (an FAQ page plus the pages it links to, one
+    hop), from another project's Sphinx build. The FAQ's ``##`` headings are its four groups
+    ("Security", "Common issues"), kept; every ``###`` heading under them is a question (a
+    few are titled as statements: "My machine goes to sleep causing Broken pipe"), deleted,
+    the text under it up to the next heading its answer."""
+    root = ds.fetch_debian_package(BORG_PACKAGE)
+    html_dir = root / BORG_HTML
+    if not (html_dir / "faq.html").is_file():
+        raise FileNotFoundError(f"no Borg FAQ under {html_dir}")
+    pages = {
+        p.relpath: p for p in ds.convert_sphinx_docs(html_dir, set(), set(), BORG_MAIN_CLASSES)
+    }
+    faq = pages[BORG_FAQ]
+    text, pairs = split_heading_questions(faq.text, min_level=3)
+    files = {BORG_FAQ: text}
+    questions = [
+        NaturalQuestion(f"borg-faq:{n}", q, ((a, 1.0),), source=BORG_FAQ)
+        for n, (q, a) in enumerate(pairs)
+    ]
+    linked: set[str] = set()
+    for link in faq.links:
+        target = ds._resolve_link(BORG_FAQ, str(link["href"]))
+        if target and target in pages and target != BORG_FAQ:
+            linked.add(target)
+    dropped = sorted(r for r in linked if len(pages[r].text) > MAX_LINKED_CHARS)
+    for rel in sorted(linked):
+        if rel not in dropped:
+            files[rel] = pages[rel].text
+    n_linked = len(linked) - len(dropped)
+    return _packaged_set(
+        "borg-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"BorgBackup FAQ from {BORG_PACKAGE} {version} (faq.html, its ### question "
+            f"headings deleted, its four ## groups kept) + the {n_linked} doc pages it links "
+            f"to (left out, over {MAX_LINKED_CHARS} chars: {', '.join(dropped)}); answer = the "
+            "text under a question heading"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -1033,6 +1096,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "perlfaq": lambda emb: perlfaq_set(),
     "fetchmail-faq": lambda emb: fetchmail_faq_set(),
     "zsh-faq": lambda emb: zsh_faq_set(),
+    "borg-faq": lambda emb: borg_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }

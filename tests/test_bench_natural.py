@@ -420,6 +420,62 @@ def test_perlfaq_set_from_an_unpacked_package_deletes_questions_and_keeps_answer
     assert (nset.root / "perlfaq" / "perlfaq4.md").is_file()
 
 
+def _borg_page(title: str, body: str) -> str:
+    """A page as Borg's Sphinx theme writes it: navigation and a sidebar around the main
+    column ``<div class="document clearer body">`` (no ``role="main"``)."""
+    return (
+        '<html><body><div class="related" role="navigation"><a href="index.html">Borg</a>'
+        '</div><div class="sphinxsidebar"><p>Sidebar words every page repeats</p></div>'
+        f'<div class="document clearer body"><section id="x"><h1>{title}</h1>{body}'
+        "</section></div><footer>Footer words</footer></body></html>"
+    )
+
+
+def test_borg_faq_set_keeps_groups_deletes_questions_and_reads_the_main_column(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The builder on a tiny package laid out as ``borgbackup-doc`` unpacks (marker present,
+    nothing downloaded): the theme's ``body`` div is the text (no sidebar or footer words),
+    ``###`` headings are the questions and leave the corpus, the ``##`` groups stay, linked
+    pages join up to the size cap and the larger one is named in the note."""
+    monkeypatch.setattr(ns.ds, "CACHE_DIR", tmp_path)
+    root = ns.ds.debian_package_root(ns.BORG_PACKAGE)
+    html_dir = root / ns.BORG_HTML
+    (html_dir / "usage").mkdir(parents=True)
+    (root / ".bench-unpacked").write_text("1.2.4-1")
+    faq = _borg_page(
+        "Frequently asked questions",
+        "<section><h2>Security</h2><section><h3>How do I rotate the repository key?</h3>"
+        "<p>Run borg key change-passphrase on the client, then keep a copy of the new key "
+        'export somewhere safe, as <a href="usage/key.html">borg key</a> explains.</p>'
+        "</section><section><h3>My backup disk is full!</h3><p>Delete old archives with "
+        'borg prune and then run borg compact to free the segments; see <a href="changes.html">'
+        "the change log</a>.</p></section></section>",
+    )
+    (html_dir / "faq.html").write_text(faq)
+    (html_dir / "usage" / "key.html").write_text(
+        _borg_page("borg key", "<p>" + "The key subcommands manage repository keys. " * 8 + "</p>")
+    )
+    (html_dir / "changes.html").write_text(
+        _borg_page("Changelog", "<p>" + "fixed a bug. " * 6000 + "</p>")
+    )
+    without_theme = ns.ds.convert_sphinx_docs(html_dir, set(), set())
+    assert without_theme == []  # Django's main-column class alone finds no body here
+    nset = ns.borg_faq_set()
+    assert [q.text for q in nset.questions] == [
+        "How do I rotate the repository key?",
+        "My backup disk is full!",
+    ]
+    assert set(nset.files) == {"faq.md", "usage/key.md"}
+    corpus = "\n".join(nset.files.values())
+    assert "rotate the repository key" not in corpus and "disk is full" not in corpus
+    assert "## Security" in nset.files["faq.md"]
+    assert "Sidebar words" not in corpus and "Footer words" not in corpus
+    assert "borg compact to free the segments" in nset.questions[1].answers[0][0]
+    assert "changes.md" in nset.note and "1.2.4-1" in nset.note
+    assert (nset.root / "usage" / "key.md").is_file()
+
+
 def test_variant_table_pools_by_question_count(capsys) -> None:  # type: ignore[no-untyped-def]
     """The screening scripts' table: per-set means, then pooled over the FAQ sets and over
     all, weighted by questions (not the mean of the set means); a set with no question of
