@@ -77,6 +77,13 @@ class RetrievalConfig(ConfigModel):
     heading / first-sentence / anchor set -0.002 / 0; the question fusion as well (``w`` 0.8)
     cost that derived set -0.015 / -0.015 (a first sentence's words are its page's own, which
     BM25 rewards), so it stays with questions. ``False``: such queries take document slots."""
+    join_adjacent_hits: bool = True
+    """A passage slot grows across a passage mark into the next chunk when that chunk is
+    the document's best hit not yet in a slot (it would open the next slot) and no heading
+    separates the two (:func:`treehop.descent._windows`): the mark was the chunker's guess
+    (blank lines, which also occur inside an answer), and the two halves of one answer
+    otherwise took two slots, each showing about half of it with its neighbours' text.
+    ``False``: a slot never crosses a passage mark."""
     document_context_chars: int = Field(default=2000, ge=0, le=20_000)
     """A document's result slot shows its face chunk (its best-scoring chunk) and
     the run of the slot's chunks of the same passage around it (one section or answer cut by

@@ -210,8 +210,16 @@ def _document(uri: str, parent_uri: str | None, chunk_index: int | None) -> str:
 class Collected:
     """Every candidate found so far, keyed by URI, ranked one slot per document (or per node)."""
 
-    def __init__(self, collapse: bool, budget: int = 0, passages: bool = True) -> None:
+    def __init__(
+        self, collapse: bool, budget: int = 0, passages: bool = True, join_adjacent: bool = False
+    ) -> None:
         self.collapse = collapse
+        self.join_adjacent = join_adjacent
+        self.section_within: float | None = None
+        """Document slots (``passages`` off): another passage of a document takes a slot of
+        its own when its best hit scores within this much of the document's best
+        (:func:`section_groups`); ``None``: one slot per document."""
+        """Passage slots join adjacent hits across a weak passage mark (:func:`_windows`)."""
         self.budget = budget
         """A slot's text budget in characters (:func:`passage_groups`)."""
         self.passages = passages
@@ -238,7 +246,9 @@ class Collected:
         else:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
         if self.collapse and self.passages:  # (one slot per passage of a document)
-            return passage_groups(items, self.budget)
+            return passage_groups(items, self.budget, self.join_adjacent)
+        if self.collapse and self.section_within is not None:
+            return section_groups(items, self.budget, self.section_within, self.join_adjacent)
         groups: dict[str, list[Candidate]] = {}
         if self.collapse:  # (one slot per document)
             for c in items:
@@ -318,7 +328,9 @@ def same_passage_nodes(a: Node, b: Node) -> bool:
     return pa == pb
 
 
-def passage_groups(items: Sequence[Candidate], budget: int = 0) -> list[list[Candidate]]:
+def passage_groups(
+    items: Sequence[Candidate], budget: int = 0, join_adjacent: bool = False
+) -> list[list[Candidate]]:
     """Candidates (best first) grouped into result slots, best slot first, each slot's best
     candidate first.
 
@@ -339,7 +351,7 @@ def passage_groups(items: Sequence[Candidate], budget: int = 0) -> list[list[Can
     for doc, members in by_doc.items():
         chunks = [c for c in members if c.chunk_index is not None and c.uri != doc]
         others = [c for c in members if c.chunk_index is None or c.uri == doc]
-        slots = _windows(chunks, budget, rank) if chunks else []
+        slots = _windows(chunks, budget, rank, join_adjacent) if chunks else []
         if others and slots and others[0].uri == doc:
             slots[0] = sorted([*slots[0], others.pop(0)], key=lambda c: rank[id(c)])
         groups.extend(slots)
@@ -348,41 +360,95 @@ def passage_groups(items: Sequence[Candidate], budget: int = 0) -> list[list[Can
     return groups
 
 
-def _windows(chunks: list[Candidate], budget: int, rank: dict[int, int]) -> list[list[Candidate]]:
-    """One document's chunks cut into slots (see :func:`passage_groups`), best slot first."""
+def section_groups(
+    items: Sequence[Candidate], budget: int, within: float, join_adjacent: bool = False
+) -> list[list[Candidate]]:
+    """One slot per document, except that a passage of the document other than its best
+    slot's (:func:`passage_groups`) takes a slot of its own when its best hit scores within
+    ``within`` of the document's best hit; every other chunk stays in the document's slot.
+    (Candidates best first; vector-track scores.)"""
+    rank = {id(c): k for k, c in enumerate(items)}
+    groups = passage_groups(items, budget, join_adjacent)
+    main: dict[str, list[Candidate]] = {}
+    top: dict[str, float] = {}
+    out: list[list[Candidate]] = []
+    for g in groups:  # best slot first
+        doc = g[0].document
+        if doc not in main:
+            main[doc] = g
+            top[doc] = g[0].final.vec
+            out.append(g)
+        elif g[0].chunk_index is not None and top[doc] - g[0].final.vec <= within:
+            out.append(g)
+        else:
+            main[doc].extend(g)
+    for g in main.values():
+        g.sort(key=lambda c: rank[id(c)])
+    return out
+
+
+def _windows(
+    chunks: list[Candidate], budget: int, rank: dict[int, int], join_adjacent: bool = False
+) -> list[list[Candidate]]:
+    """One document's chunks cut into slots (see :func:`passage_groups`), best slot first.
+
+    ``join_adjacent``: a slot also grows across a passage mark into the next chunk when that
+    chunk is the document's best hit not yet in a slot (it would open the next slot) and
+    both sides lie under the same heading path (:func:`weak_mark`)."""
     ordered = sorted(chunks, key=lambda c: c.chunk_index or 0)
     size = [len(c.node.content) for c in ordered]
+    index = [c.chunk_index or 0 for c in ordered]
     # run[i]: the run (of consecutive chunks of one passage) that chunk i belongs to
     run = [0] * len(ordered)
     for i in range(1, len(ordered)):
         a, b = ordered[i - 1], ordered[i]
-        joined = (b.chunk_index or 0) - (a.chunk_index or 0) == 1 and same_passage(a, b)
+        joined = index[i] - index[i - 1] == 1 and same_passage(a, b)
         run[i] = run[i - 1] if joined else run[i - 1] + 1
     taken = [False] * len(ordered)
+    by_rank = sorted(range(len(ordered)), key=lambda i: rank[id(ordered[i])])
     out: list[list[Candidate]] = []
-    for i in sorted(range(len(ordered)), key=lambda i: rank[id(ordered[i])]):
+    next_best = 0  # by_rank's first chunk not yet in a slot (from here on)
+    for i in by_rank:
         if taken[i]:
             continue
         taken[i] = True
         lo = hi = i
+        runs = {run[i]}
         chars = size[i]
         while True:
-            sides = [
-                j
-                for j in (lo - 1, hi + 1)
-                if 0 <= j < len(ordered)
-                and not taken[j]
-                and run[j] == run[i]
-                and chars + 2 + size[j] <= budget
-            ]
+            while next_best < len(by_rank) and taken[by_rank[next_best]]:
+                next_best += 1
+            best_left = by_rank[next_best] if next_best < len(by_rank) else -1
+            sides = []
+            for j, end in ((lo - 1, lo), (hi + 1, hi)):
+                if not (0 <= j < len(ordered)) or taken[j]:
+                    continue
+                if chars + 2 + size[j] > budget:
+                    continue
+                if run[j] in runs or (
+                    join_adjacent
+                    and j == best_left
+                    and abs(index[j] - index[end]) == 1
+                    and weak_mark(ordered[end].node, ordered[j].node)
+                ):
+                    sides.append(j)
             if not sides:
                 break
             j = min(sides, key=lambda j: rank[id(ordered[j])])
             taken[j] = True
+            runs.add(run[j])
             chars += 2 + size[j]
             lo, hi = min(lo, j), max(hi, j)
         out.append(sorted(ordered[lo : hi + 1], key=lambda c: rank[id(c)]))
     return out
+
+
+def weak_mark(a: Node, b: Node) -> bool:
+    """Whether the passage mark between two adjacent chunks is the chunker's guess rather
+    than the author's: both lie under the same heading path (the mark comes from blank lines
+    or entry shapes, which also occur inside an answer: an example's trailing blank lines),
+    not from a new heading."""
+    return _passage_mark(a)[1] == _passage_mark(b)[1]
 
 
 _FINAL_VEC = operator.attrgetter("final.vec")
