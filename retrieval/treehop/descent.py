@@ -215,10 +215,6 @@ class Collected:
     ) -> None:
         self.collapse = collapse
         self.join_adjacent = join_adjacent
-        self.section_within: float | None = None
-        """Document slots (``passages`` off): another passage of a document takes a slot of
-        its own when its best hit scores within this much of the document's best
-        (:func:`section_groups`); ``None``: one slot per document."""
         """Passage slots join adjacent hits across a weak passage mark (:func:`_windows`)."""
         self.budget = budget
         """A slot's text budget in characters (:func:`passage_groups`)."""
@@ -247,8 +243,6 @@ class Collected:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
         if self.collapse and self.passages:  # (one slot per passage of a document)
             return passage_groups(items, self.budget, self.join_adjacent)
-        if self.collapse and self.section_within is not None:
-            return section_groups(items, self.budget, self.section_within, self.join_adjacent)
         groups: dict[str, list[Candidate]] = {}
         if self.collapse:  # (one slot per document)
             for c in items:
@@ -360,33 +354,6 @@ def passage_groups(
     return groups
 
 
-def section_groups(
-    items: Sequence[Candidate], budget: int, within: float, join_adjacent: bool = False
-) -> list[list[Candidate]]:
-    """One slot per document, except that a passage of the document other than its best
-    slot's (:func:`passage_groups`) takes a slot of its own when its best hit scores within
-    ``within`` of the document's best hit; every other chunk stays in the document's slot.
-    (Candidates best first; vector-track scores.)"""
-    rank = {id(c): k for k, c in enumerate(items)}
-    groups = passage_groups(items, budget, join_adjacent)
-    main: dict[str, list[Candidate]] = {}
-    top: dict[str, float] = {}
-    out: list[list[Candidate]] = []
-    for g in groups:  # best slot first
-        doc = g[0].document
-        if doc not in main:
-            main[doc] = g
-            top[doc] = g[0].final.vec
-            out.append(g)
-        elif g[0].chunk_index is not None and top[doc] - g[0].final.vec <= within:
-            out.append(g)
-        else:
-            main[doc].extend(g)
-    for g in main.values():
-        g.sort(key=lambda c: rank[id(c)])
-    return out
-
-
 def _windows(
     chunks: list[Candidate], budget: int, rank: dict[int, int], join_adjacent: bool = False
 ) -> list[list[Candidate]]:
@@ -427,7 +394,8 @@ def _windows(
                     continue
                 if run[j] in runs or (
                     join_adjacent
-                    and j == best_left
+                    and best_left >= 0
+                    and run[j] == run[best_left]
                     and abs(index[j] - index[end]) == 1
                     and weak_mark(ordered[end].node, ordered[j].node)
                 ):
