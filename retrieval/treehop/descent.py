@@ -359,9 +359,16 @@ def _windows(
 ) -> list[list[Candidate]]:
     """One document's chunks cut into slots (see :func:`passage_groups`), best slot first.
 
-    ``join_adjacent``: a slot also grows across a passage mark into the next chunk when that
-    chunk is the document's best hit not yet in a slot (it would open the next slot) and
-    both sides lie under the same heading path (:func:`weak_mark`)."""
+    ``join_adjacent``: a slot also grows across a passage mark into the neighbouring
+    passage when that passage holds the document's best hit not yet in a slot (the hit that
+    would open the document's next slot, right beside this one) and no heading separates the
+    two (:func:`weak_mark`); from there it grows over either passage, the better-ranked
+    side first, as before. Why: a mark the chunker guessed from blank lines also falls
+    inside an answer (an example's trailing blank lines), and the two halves of one answer
+    then took two slots, each about half of it widened with the neighbouring answers' text
+    (the zsh FAQ's 3.6: neither slot passed the judge, the flat leaf did), or a slot grew
+    backwards over the previous answers while the rest of its own answer opened the next
+    slot (3.8)."""
     ordered = sorted(chunks, key=lambda c: c.chunk_index or 0)
     size = [len(c.node.content) for c in ordered]
     index = [c.chunk_index or 0 for c in ordered]
