@@ -334,9 +334,11 @@ def passage_groups(
     the run's best chunk opens a slot, which grows to its neighbours, the better-ranked side
     first, while its text fits; the best chunk left opens the next. So every chunk a slot
     holds is one the slot shows: a slot never hides a chunk that matched behind another one,
-    and chunks of different sections or answers never share a slot. A node that is not a chunk
-    (a whole file, a turn, a directory) is a slot of its own; a chunked file's own node joins
-    its document's best slot."""
+    and chunks of different sections or answers never share a slot (``join_adjacent``: except
+    two passages under one heading path whose mark lies between a slot and the document's
+    next-best hit, :func:`_windows`). A node that is not a chunk (a whole file, a turn, a
+    directory) is a slot of its own; a chunked file's own node joins its document's best
+    slot."""
     rank = {id(c): k for k, c in enumerate(items)}
     by_doc: dict[str, list[Candidate]] = {}
     for c in items:
