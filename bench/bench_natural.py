@@ -247,6 +247,12 @@ ROWS: tuple[Row, ...] = (
         "find",
         config={"sentence_passages": False},
     ),
+    Row(
+        "find-no-join-adjacent",
+        "find - adjacent hits joined",
+        "find",
+        config={"join_adjacent_hits": False},
+    ),
     Row("find-no-heading", "find - heading weight", "find", config={"context_heading_weight": 0.0}),
     Row("find-dense", "find dense only (w=1)", "find", config={"dense_weight": 1.0}),
     Row("find-hops-off", "find - tag hops", "find", config={"tag_hop_trigger": "off"}),

@@ -223,3 +223,105 @@ def test_a_sentence_takes_passage_slots_and_keeps_its_weights(bow, tmp_path: Pat
         assert len(sections(heading)) == 1  # a heading names the page: one slot
         th.config.sentence_passages = False
         assert len(sections(report)) == 1
+
+
+def test_a_slot_joins_the_neighbouring_passage_that_holds_the_documents_next_hit() -> None:
+    """``join_adjacent``: a passage mark with no heading change (the chunker's guess from
+    blank lines) does not split one answer into two slots when the document's next-best hit
+    lies right across it; a heading change does."""
+    a = ["Guide"]
+    # passages 0-1 and 2-3, one heading path; chunk 1 is the best hit, chunk 2 the next
+    items = [
+        _chunk(1, 0.9, 0.9, a, 0),
+        _chunk(2, 0.8, 0.8, a, 2),
+        _chunk(0, 0.5, 0.5, a, 0),
+        _chunk(3, 0.4, 0.4, a, 2),
+    ]
+    size = len(items[0].node.content)
+    three = 3 * size + 4
+    assert _uris(passage_groups(items, three)) == [
+        ["guide.md#chunk-1", "guide.md#chunk-0"],
+        ["guide.md#chunk-2", "guide.md#chunk-3"],
+    ]
+    joined = passage_groups(items, three, join_adjacent=True)
+    assert _uris(joined) == [
+        ["guide.md#chunk-1", "guide.md#chunk-2", "guide.md#chunk-0"],  # best ranked first
+        ["guide.md#chunk-3"],  # over the budget: a slot of its own
+    ]
+    # a heading between them: the author's boundary, never crossed
+    b = ["Guide", "B"]
+    headed = [
+        _chunk(i, s, s, a if i < 2 else b, 0 if i < 2 else 2)
+        for i, s in ((1, 0.9), (2, 0.8), (0, 0.5), (3, 0.4))
+    ]
+    assert _uris(passage_groups(headed, three, join_adjacent=True)) == _uris(
+        passage_groups(headed, three)
+    )
+    # the neighbour is not the next hit itself, but its passage holds it: joined, and the
+    # slot grows on over that passage, the better-ranked side first
+    items = [
+        _chunk(1, 0.9, 0.9, a, 0),
+        _chunk(3, 0.8, 0.8, a, 2),
+        _chunk(0, 0.6, 0.6, a, 0),
+        _chunk(2, 0.5, 0.5, a, 2),
+    ]
+    assert _uris(passage_groups(items, three, join_adjacent=True)) == [
+        ["guide.md#chunk-1", "guide.md#chunk-0", "guide.md#chunk-2"],
+        ["guide.md#chunk-3"],
+    ]
+    assert _uris(passage_groups(items, 4 * size + 6, join_adjacent=True)) == [
+        ["guide.md#chunk-1", "guide.md#chunk-3", "guide.md#chunk-0", "guide.md#chunk-2"],
+    ]
+    # the document's next hit elsewhere (not beside the slot): no join
+    items = [
+        _chunk(1, 0.9, 0.9, a, 0),
+        _chunk(5, 0.8, 0.8, a, 4),
+        _chunk(0, 0.6, 0.6, a, 0),
+        _chunk(2, 0.5, 0.5, a, 2),
+    ]
+    assert _uris(passage_groups(items, three, join_adjacent=True))[0] == [
+        "guide.md#chunk-1",
+        "guide.md#chunk-0",
+    ]
+
+
+def _straddling_faq(tmp: Path, between: str) -> Path:
+    """An FAQ page whose zebra answer has an example with two blank lines in it (the
+    chunker reads them as an answer's start): its halves lie in two passages."""
+    root = tmp / "faq"
+    root.mkdir()
+    before = "Gardening answer: tomatoes want sun, water and patience every single day. " * 3
+    half1 = "Zebra stripes confuse biting flies: the flies cannot land on striped hides. " * 3
+    half2 = "Zebra stripes confuse biting flies further, as the example shows for flies. " * 3
+    after = "Cooking answer: pasta wants salted boiling water and a timer for the cook. " * 3
+    more = "\n\n\n".join(f"Answer {i}: other words on subject number {i}. " * 5 for i in range(4))
+    (root / "faq.md").write_text(
+        f"# FAQ\n\n{more}\n\n\n{before}\n\n{half1}\n\n\n{between}{half2}\n\n{after}\n"
+    )
+    return root
+
+
+def test_find_delivers_an_answer_split_by_a_false_passage_mark_in_one_slot(
+    bow, tmp_path: Path
+) -> None:
+    question = "Why do zebra stripes confuse biting flies?"
+    with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
+        th.add_resource(_straddling_faq(tmp_path, ""), target_uri=f"{R}/faq")
+        texts = [m.slot_text for m in th.find(question, limit=5).resources]
+        whole = [t for t in texts if "biting flies:" in t and "flies further" in t]
+        assert whole, "one slot delivers both halves of the answer"
+        th.config.join_adjacent_hits = False
+        texts = [m.slot_text for m in th.find(question, limit=5).resources]
+        assert not [t for t in texts if "biting flies:" in t and "flies further" in t]
+        assert any("biting flies:" in t for t in texts)  # two slots, half each
+        assert any("flies further" in t for t in texts)
+
+
+def test_a_heading_between_two_hits_keeps_them_apart(bow, tmp_path: Path) -> None:
+    question = "Why do zebra stripes confuse biting flies?"
+    with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
+        th.add_resource(_straddling_faq(tmp_path, "## More\n\n"), target_uri=f"{R}/faq")
+        texts = [m.slot_text for m in th.find(question, limit=5).resources]
+        assert not [t for t in texts if "biting flies:" in t and "flies further" in t]
+        assert any("biting flies:" in t for t in texts)
+        assert any("flies further" in t for t in texts)

@@ -77,6 +77,18 @@ class RetrievalConfig(ConfigModel):
     heading / first-sentence / anchor set -0.002 / 0; the question fusion as well (``w`` 0.8)
     cost that derived set -0.015 / -0.015 (a first sentence's words are its page's own, which
     BM25 rewards), so it stays with questions. ``False``: such queries take document slots."""
+    join_adjacent_hits: bool = True
+    """A passage slot (a question or sentence over documents) grows across a passage mark
+    into the neighbouring passage when that passage holds the document's best hit not yet
+    in a slot and no heading separates the two (``treehop.descent._windows``): such a mark
+    is the chunker's guess from blank lines, which also occur inside an answer, and the two
+    halves of one answer otherwise took two slots, each showing about half of it with its
+    neighbours' text. Document slots (headings, keywords) are unchanged. Measured on the
+    natural-question dev halves (``bench/bench_natural.py``, ``find`` vs
+    ``find-no-join-adjacent``): only the zsh FAQ (plain text, answers a blank line apart)
+    and lsof's FAQ move, nDCG@10 0.657 -> 0.702 and 0.850 -> 0.852; the heading /
+    first-sentence / anchor set is unchanged. ``False``: a slot never crosses a passage
+    mark."""
     document_context_chars: int = Field(default=2000, ge=0, le=20_000)
     """A document's result slot shows its face chunk (its best-scoring chunk) and
     the run of the slot's chunks of the same passage around it (one section or answer cut by

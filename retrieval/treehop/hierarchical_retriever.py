@@ -58,6 +58,7 @@ from .descent import (
     Track,
     same_passage_nodes,
     score_of,
+    weak_mark,
 )
 from .errors import NotFoundError, TreehopError
 from .filters import MetadataFilter, TagFilter
@@ -418,6 +419,7 @@ class HierarchicalRetriever:
                 else q.req.collapse_chunks,
                 budget=self._slot_chars(q),
                 passages=q.passages,
+                join_adjacent=cfg.join_adjacent_hits,
             ),
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
@@ -1133,7 +1135,9 @@ class HierarchicalRetriever:
         cand, rest = group[0], group[1:]
         score = cand.final.on(state.track)
         node = cand.node
-        shown = _passage_shown(node, rest, self._slot_chars(q))
+        shown = _passage_shown(
+            node, rest, self._slot_chars(q), q.passages and self.config.join_adjacent_hits
+        )
         reranked = state.track is Track.RERANK
         # (the model built from fields of their declared types: see :func:`_built_matched`)
         return _built_matched(
@@ -1180,13 +1184,18 @@ class HierarchicalRetriever:
         )
 
 
-def _passage_shown(face: Node, rest: list[Candidate], budget: int) -> dict[str, int]:
+def _passage_shown(
+    face: Node, rest: list[Candidate], budget: int, across: bool = False
+) -> dict[str, int]:
     """The slot's other chunks that its text shows (by URI: the position relative to the
     face, in chunks): the run of consecutive chunks of the face's passage
     (:func:`~treehop.descent.same_passage`) around it, grown on the nearer side first, while
     the text stays within ``budget`` characters, the face's own included
     (:attr:`~treehop.config.RetrievalConfig.document_context_chars`;
-    :attr:`~treehop.models.MatchedContext.slot_text` joins them in document order)."""
+    :attr:`~treehop.models.MatchedContext.slot_text` joins them in document order).
+    ``across``: a passage slot (:func:`~treehop.descent.passage_groups`) that joined
+    adjacent hits across a passage mark under one heading path
+    (:attr:`~treehop.config.RetrievalConfig.join_adjacent_hits`) shows them too."""
     at = face.chunk_index
     if at is None or not rest or budget <= len(face.content):
         return {}
@@ -1205,7 +1214,9 @@ def _passage_shown(face: Node, rest: list[Candidate], budget: int) -> dict[str, 
             if end is None:
                 continue
             c = by_index.get(at + sign * step)
-            if c is None or not same_passage_nodes(end, c.node):
+            if c is None or not (
+                same_passage_nodes(end, c.node) or (across and weak_mark(end, c.node))
+            ):
                 ends[side] = None
                 continue
             size = len(c.node.content) + 2
