@@ -1056,10 +1056,9 @@ class _Packer:
         head = hb[0] if hb is not None else None
         n = self.count(hb[1] if hb is not None and head == before else line)
         succ_hb = group.heads[succ] if succ >= 0 else None
-        if succ_hb is not None:
-            full, bare = self.count(group.lines[succ]), self.count(succ_hb[1])
-            was = bare if succ_hb[0] == before else full
-            n += (bare if succ_hb[0] == head else full) - was
+        if succ_hb is not None and (succ_hb[0] == before) != (succ_hb[0] == head):
+            saved = self.count(group.lines[succ]) - self.count(succ_hb[1])
+            n += -saved if succ_hb[0] == head else saved
         return n
 
     def _place_excerpt(
