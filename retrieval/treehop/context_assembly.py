@@ -9,7 +9,8 @@ left in its prompt. :func:`assemble_context` builds it:
   cut to the room left at a sentence or line boundary instead (:data:`CHUNK_FALLBACK`), since
   a chunk's smaller tiers are its heading path;
 - resources are listed under compact headers (:data:`COMPACT_RESOURCE_HEADERS`), the full
-  URIs stay in :attr:`AssembledContext.sections`;
+  URIs stay in :attr:`AssembledContext.sections`; a document's chunks in document order, a
+  heading path said once for neighbouring chunks of one section (:data:`HEADINGS_ONCE`);
 - ``max_tokens`` bounds the whole block and ``quotas`` bound each context type (memories,
   resources, skills), so that one kind cannot crowd out the others;
 - ``exclude_uris`` drops hits inside the given subtrees, and ``seen_uris`` drops hits an earlier
@@ -588,7 +589,13 @@ HEADINGS_ONCE = True
 heading path ``Page › Section``) is the heading of the chunk listed just before it in
 document order is shown without it, and the budget counts it so: two chunks of one section
 read as that section once, as :func:`treehop.client.reassemble_chunks` writes a file's
-chunks. Packed flat chunks repeat it; a repeated path costs 5-20 tokens a chunk."""
+chunks. A chunk placed between two that shared a heading is charged for the later one
+showing it again. Why: repeated paths were 1.1 % of the tokens of the FAQ sets' dev blocks
+(5-20 tokens a chunk). Natural-question dev halves, pooled over seven sets (481 questions,
+``bench/bench_context_diag.py --variants base,headings-each``), ctx@500 / 1,000 / 2,000:
+0.573 / 0.694 / 0.771 without, 0.573 / 0.694 / 0.773 with (lsof 2,000 0.894 -> 0.903; no
+set lower at any budget; test halves 0.782 -> 0.785 at 2,000, the rest equal);
+bench/README.md, "Natural questions, round 6"."""
 DOCUMENT_ORDER = True
 """A document's chunks are listed in document order under its header (a chunk before the
 hit above it), not in the order they were placed (hit first, then the chunks around it).
