@@ -341,3 +341,96 @@ def test_additive_counting_builds_the_same_block(
     assert [(s.uri, s.tokens, s.excerpt) for s in fast.sections] == [
         (s.uri, s.tokens, s.excerpt) for s in plain.sections
     ]
+
+
+def _section_chunk(i: int, heading: str, text: str, score: float) -> MatchedContext:
+    return _chunk("guide/a.md", i, f"{heading}\n\n{text}", score)
+
+
+def test_a_heading_path_is_shown_once_for_neighbouring_chunks_of_one_section(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    head = "Guide › Installing the widget on a server"
+    hits = [
+        _section_chunk(3, head, "Step one: unpack the widget.", 0.9),
+        _section_chunk(2, head, "Before you start, read this.", 0.8),
+        _section_chunk(4, "Guide › Upgrading", "Run the upgrade tool.", 0.7),
+        _section_chunk(5, "Guide › Upgrading", "Then restart it.", 0.6),
+    ]
+    counter = default_token_counter()
+    out = assemble_context(hits, max_tokens=500)
+    body = out.text.split("]\n", 1)[1]
+    assert body == (
+        f"- {head}\n\nBefore you start, read this.\n- Step one: unpack the widget.\n"
+        "- Guide › Upgrading\n\nRun the upgrade tool.\n- Then restart it."
+    )
+    assert out.tokens == counter.count(out.text)
+    monkeypatch.setattr(ca, "HEADINGS_ONCE", False)
+    each = assemble_context(hits, max_tokens=500)
+    assert each.text.count(head) == 2 and each.text.count("Guide › Upgrading") == 2
+    assert out.tokens < each.tokens == counter.count(each.text)
+    # the tokens saved fit one more chunk where repeating the heading leaves it out
+    monkeypatch.setattr(ca, "HEADINGS_ONCE", True)
+    tight = assemble_context(hits, max_tokens=out.tokens)
+    assert tight.text == out.text
+    monkeypatch.setattr(ca, "HEADINGS_ONCE", False)
+    assert len(assemble_context(hits, max_tokens=out.tokens).sections) < len(hits)
+
+
+def test_a_chunk_between_two_that_shared_a_heading_makes_the_later_show_it_again() -> None:
+    head = "Guide › Installing the widget on a server"
+    hits = [
+        _section_chunk(2, head, "Before you start, read this.", 0.9),
+        _section_chunk(4, head, "Step two: configure it.", 0.8),
+        _section_chunk(3, "Guide › A note", "Widgets are blue.", 0.7),
+    ]
+    counter = default_token_counter()
+    out = assemble_context(hits, max_tokens=500)
+    assert out.text.count(head) == 2  # chunk 4 follows chunk 3 now, whose heading differs
+    assert out.tokens == counter.count(out.text)
+    two = assemble_context(hits[:2], max_tokens=500)
+    assert two.text.count(head) == 1
+    # the third chunk's cost includes the heading it makes chunk 4 show again
+    assert out.sections[-1].tokens == out.tokens - two.tokens
+    # a budget one token short of that leaves it out (or cuts it), never overshoots
+    short = assemble_context(hits, max_tokens=out.tokens - 1)
+    assert counter.count(short.text) <= out.tokens - 1
+    assert short.tokens == counter.count(short.text)
+
+
+HEADS = st.sampled_from(["A › B", "A › C", "Z"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    chunks=st.lists(
+        st.tuples(st.integers(0, 12), HEADS, PIECE, st.sampled_from([None, -1, 1])),
+        min_size=1,
+        max_size=8,
+    ),
+    max_tokens=st.integers(1, 500),
+)
+def test_blocks_that_show_headings_once_keep_the_budget_and_count_exactly(
+    chunks: list[tuple[int, str, str, int | None]], max_tokens: int
+) -> None:
+    counter = default_token_counter()
+    hits: list[MatchedContext] = []
+    for rank, (i, head, text, pos) in enumerate(chunks):
+        col = []
+        if pos is not None:
+            j = i + pos
+            col = [
+                ChunkContext(
+                    uri=f"{ROOT}/guide/a.md#chunk-{j}",
+                    chunk_index=j,
+                    score=0.05,
+                    content=f"{head}\n\n{text[::-1]}x",
+                    position=pos,
+                )
+            ]
+        hits.append(_chunk("guide/a.md", i, f"{head}\n\n{text}y", 1.0 - rank / 10, col))
+    out = assemble_context(hits, max_tokens=max_tokens)
+    assert out.tokens == (counter.count(out.text) if out.text else 0) <= max_tokens
+    assert sum(s.tokens for s in out.sections) == out.tokens
+    plain = assemble_context(hits, max_tokens=max_tokens, token_counter=_PlainCounter())
+    assert counter.count(plain.text) <= max_tokens

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import treehop.context_assembly as ca
 from treehop import Treehop
 from treehop.context_assembly import CHARS_PER_BLOCK_TOKEN, context_limit, context_slot_chars
 from treehop.errors import InvalidQueryError
@@ -84,10 +85,16 @@ def test_a_bad_slot_chars_is_refused_before_any_work(bow, tmp_path: Path, bad: o
             assert bow.calls == calls_before
 
 
-def test_assemble_context_sizes_a_question_slot_to_its_block(bow, tmp_path: Path) -> None:
+def test_assemble_context_sizes_a_question_slot_to_its_block(
+    bow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Inside a 1,000-token block a question's passage slot shows what
     ``context_slot_chars`` allows (2,000 characters), not find()'s 3,000: the block equals
     the one built from an explicitly sized find(), and differs from an unsized one."""
+    # every chunk of the guide's section repeats its heading path; said once
+    # (``HEADINGS_ONCE``) the whole section fits 1,000 tokens both ways, and the two
+    # extents could no longer be told apart by the blocks
+    monkeypatch.setattr(ca, "HEADINGS_ONCE", False)
     with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
         th.add_resource(_guide(tmp_path), target_uri=f"{R}/docs")
         scope = f"{R}/docs"

@@ -9,7 +9,8 @@ left in its prompt. :func:`assemble_context` builds it:
   cut to the room left at a sentence or line boundary instead (:data:`CHUNK_FALLBACK`), since
   a chunk's smaller tiers are its heading path;
 - resources are listed under compact headers (:data:`COMPACT_RESOURCE_HEADERS`), the full
-  URIs stay in :attr:`AssembledContext.sections`;
+  URIs stay in :attr:`AssembledContext.sections`; a document's chunks in document order, a
+  heading path said once for neighbouring chunks of one section (:data:`HEADINGS_ONCE`);
 - ``max_tokens`` bounds the whole block and ``quotas`` bound each context type (memories,
   resources, skills), so that one kind cannot crowd out the others;
 - ``exclude_uris`` drops hits inside the given subtrees, and ``seen_uris`` drops hits an earlier
@@ -357,6 +358,9 @@ class _Group:
     """Conversation-order keys of a session's turn lines (rendered in that order)."""
     root: str | None = None
     """A compact resource header's common prefix, said before the block's first one."""
+    heads: list[tuple[str, str] | None] | None = None
+    """Per line of a document's group (:data:`HEADINGS_ONCE`): its heading and the line
+    without it, ``None`` for a line whose heading is always shown (or that has none)."""
 
 
 def _line(m: MatchedContext, tier: Tier, body: str, label: str, group_time: str | None) -> str:
@@ -384,7 +388,27 @@ def _turn_line(body: str, day: str | None) -> str:
 def _lines_of(g: _Group) -> list[str]:
     if g.keys is None:
         return g.lines
-    return [line for _, line in sorted(zip(g.keys, g.lines, strict=True), key=lambda p: p[0])]
+    if g.heads is None:
+        return [line for _, line in sorted(zip(g.keys, g.lines, strict=True), key=lambda p: p[0])]
+    out: list[str] = []
+    prev: str | None = None
+    for _, line, hb in sorted(zip(g.keys, g.lines, g.heads, strict=True), key=lambda p: p[0]):
+        head = hb[0] if hb is not None else None
+        out.append(hb[1] if hb is not None and head == prev else line)
+        prev = head
+    return out
+
+
+def _heading_of(body: str) -> tuple[str, str] | None:
+    """A chunk's heading line and the rest of its text: the first line when a blank line
+    follows it and text comes after (a chunk's stored text starts with its heading path,
+    ``Page › Section``); ``None`` otherwise. Only compared for equality with the heading of
+    the chunk listed just before it in the same document (:data:`HEADINGS_ONCE`), so a first
+    line that is not a heading costs nothing unless two neighbouring chunks open alike."""
+    first, sep, rest = body.partition("\n\n")
+    if not sep or "\n" in first or not first.strip() or not rest.strip():
+        return None
+    return first, rest.lstrip("\n")
 
 
 def _render(groups: Sequence[_Group]) -> str:
@@ -560,6 +584,18 @@ chunked document is, instead of a line ``- doc-0500.txt: text`` under its direct
 header. Dev halves, ctx@500/1000/2000, Cranfield (one file per abstract, 2-level topic
 directories): 0.257/0.350/0.474 -> 0.262/0.356/0.475 (a directory header and a label per
 file cost more than one short header per file); the FAQ sets unchanged."""
+HEADINGS_ONCE = True
+"""Within a document's group, a chunk whose heading line (its stored text's first line, the
+heading path ``Page › Section``) is the heading of the chunk listed just before it in
+document order is shown without it, and the budget counts it so: two chunks of one section
+read as that section once, as :func:`treehop.client.reassemble_chunks` writes a file's
+chunks. A chunk placed between two that shared a heading is charged for the later one
+showing it again. Why: repeated paths were 1.1 % of the tokens of the FAQ sets' dev blocks
+(5-20 tokens a chunk). Natural-question dev halves, pooled over seven sets (481 questions,
+``bench/bench_context_diag.py --variants base,headings-each``), ctx@500 / 1,000 / 2,000:
+0.573 / 0.694 / 0.771 without, 0.573 / 0.694 / 0.773 with (lsof 2,000 0.894 -> 0.903; no
+set lower at any budget; test halves 0.782 -> 0.785 at 2,000, the rest equal);
+bench/README.md, "Natural questions, round 6"."""
 DOCUMENT_ORDER = True
 """A document's chunks are listed in document order under its header (a chunk before the
 hit above it), not in the order they were placed (hit first, then the chunks around it).
@@ -917,6 +953,8 @@ class _Packer:
             candidate.keys = []
         elif DOCUMENT_ORDER and urimod.CHUNK_MARK in m.uri:
             candidate.keys = []
+            if HEADINGS_ONCE:
+                candidate.heads = []
         opening = extra + (self.count(candidate.header) if candidate.header else 0)
         opening += self.sep_cost if self.groups else 0
         return candidate, opening
@@ -979,16 +1017,56 @@ class _Packer:
                 line = _turn_line(body, group.day)
             else:
                 line = _line(m, tier, body, label, group.time)
-            n = opening + self.nl_cost + self.count(line)
+            hb = self._heading_split(m, group, tier, body, label)
+            n = opening + self.nl_cost + self._heading_cost(m, group, hb, line)
             if limit is not None and self.per_type.get(m.context_type, 0) + n > limit:
                 reason = "quota"
                 continue
             if self.used + n > self.max_tokens:
                 reason = "budget"
                 continue
-            self._take(m, key, group, line, tier, n)
+            self._take(m, key, group, line, tier, n, hb)
             return None
         return reason
+
+    def _heading_split(
+        self, m: MatchedContext, group: _Group, tier: Tier, body: str, label: str
+    ) -> tuple[str, str] | None:
+        """``(heading, the line without it)`` for a chunk's whole text in a document group
+        that lists headings once (:data:`HEADINGS_ONCE`); else ``None``."""
+        if group.heads is None or tier != "content":
+            return None
+        split = _heading_of(body)
+        if split is None:
+            return None
+        return split[0], _line(m, tier, split[1], label, group.time)
+
+    def _heading_cost(
+        self, m: MatchedContext, group: _Group, hb: tuple[str, str] | None, line: str
+    ) -> int:
+        """What listing ``line`` (``m``'s; its heading and bare line ``hb``) costs in a group
+        that shows a heading once (:data:`HEADINGS_ONCE`): the line without its heading when
+        the line before it in document order has the same heading, and the change it makes
+        to the line after it (which loses its heading when it shares ``m``'s, or shows it
+        again when ``m`` separates it from the line whose heading it shared)."""
+        if not group.heads or group.keys is None:
+            return self.count(line)
+        k = order_key(m.uri, None)
+        pred = succ = -1
+        for i, gk in enumerate(group.keys):
+            if gk < k and (pred < 0 or gk > group.keys[pred]):
+                pred = i
+            elif gk > k and (succ < 0 or gk < group.keys[succ]):
+                succ = i
+        pred_hb = group.heads[pred] if pred >= 0 else None
+        before = pred_hb[0] if pred_hb is not None else None
+        head = hb[0] if hb is not None else None
+        n = self.count(hb[1] if hb is not None and head == before else line)
+        succ_hb = group.heads[succ] if succ >= 0 else None
+        if succ_hb is not None and (succ_hb[0] == before) != (succ_hb[0] == head):
+            saved = self.count(group.lines[succ]) - self.count(succ_hb[1])
+            n += -saved if succ_hb[0] == head else saved
+        return n
 
     def _place_excerpt(
         self,
@@ -1003,7 +1081,9 @@ class _Packer:
         room = self.max_tokens - self.used
         if limit is not None:
             room = min(room, limit - self.per_type.get(m.context_type, 0))
-        room -= opening + self.nl_cost
+        # a line without a heading between two that shared one makes the later show it again
+        again = self._heading_cost(m, group, None, "") - self.count("") if group.heads else 0
+        room -= opening + self.nl_cost + again
         if room < MIN_EXCERPT_TOKENS:
             return "budget"
         from_end = m.uri in self.before
@@ -1016,7 +1096,8 @@ class _Packer:
         if not body:
             return "budget"
         line = line_of(body)
-        self._take(m, key, group, line, "content", opening + self.nl_cost + self.count(line))
+        n = opening + self.nl_cost + again + self.count(line)
+        self._take(m, key, group, line, "content", n, None)
         self.out.sections[-1] = ContextSection(
             m.uri, m.context_type, "content", self.out.sections[-1].tokens, float(m.score), True
         )
@@ -1046,12 +1127,21 @@ class _Packer:
         return fits
 
     def _take(
-        self, m: MatchedContext, key: str, group: _Group, line: str, tier: Tier, n: int
+        self,
+        m: MatchedContext,
+        key: str,
+        group: _Group,
+        line: str,
+        tier: Tier,
+        n: int,
+        hb: tuple[str, str] | None = None,
     ) -> None:
         if group.root and key not in self.groups:
             self.root_said = True
         self.groups.setdefault(key, group)
         group.lines.append(line)
+        if group.heads is not None:
+            group.heads.append(hb)
         if group.keys is not None:
             # by name: a turn has no chunk index, and a chunk's entry copies its slot hit's
             group.keys.append(order_key(m.uri, None))
@@ -1076,6 +1166,8 @@ class _Packer:
             group.lines.pop()
             if group.keys:
                 group.keys.pop()
+            if group.heads:
+                group.heads.pop()
             dropped = out.sections.pop()
             out.skipped.append((dropped.uri, "budget"))
             text = _render(list(self.groups.values()))

@@ -1,0 +1,260 @@
+"""Why ``assemble_context`` misses an answer a flat row has, question by question (issue 33).
+
+    python bench/bench_context_diag.py --dev --sets django-faq,lsof-faq --dump out.json
+    python bench/bench_context_diag.py --dev --variants base,VARIANT   # layout variants
+
+For every question of a set's half it runs ``find()`` once per budget exactly as
+``Treehop.assemble_context(question, max_tokens=B)`` does (``limit=context_limit(B)``,
+``context_tokens=B``), then replays that result through
+:func:`treehop.context_assembly.assemble_context` under each variant (module constants of
+``treehop.context_assembly``; the ranking is the same for all), beside flat dense's, flat
+hybrid's and LangChain's top chunks packed into the same budget (``bench_natural.py``'s
+packing and judge). For each question a flat row answers inside B tokens and the block does
+not, it says why: the answer in none of find's slots (ranking), its slot reached but its text
+cut (an excerpt) or left out, the slot never reached (budget spent above it, with the tokens
+each slot above took), and the budget left unused.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+from collections import Counter  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import bench_natural as bn  # noqa: E402
+import bench_tree as bt  # noqa: E402
+import datasets as ds  # noqa: E402
+import natural_sets as ns  # noqa: E402
+import treehop.client as client_mod  # noqa: E402
+import treehop.context_assembly as ca  # noqa: E402
+from treehop import RetrievalConfig, Treehop  # noqa: E402
+
+BUDGETS = (500, 1000, 2000)
+VARIANTS: dict[str, dict[str, Any]] = {
+    "base": {},
+    "cpbt1.5": {"CHARS_PER_BLOCK_TOKEN": 1.5},
+    "cpbt2.5": {"CHARS_PER_BLOCK_TOKEN": 2.5},
+    "excerpts-last": {"EXCERPTS_LAST": True},
+    "minex32": {"MIN_EXCERPT_TOKENS": 32},
+    "minex96": {"MIN_EXCERPT_TOKENS": 96},
+    "two-whole": {"WHOLE_SLOTS": 2},
+    "headings-each": {"HEADINGS_ONCE": False},
+}
+REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
+"""Constants that change the ``find()`` call itself (its slots), not only the packing."""
+"""Module constants of :mod:`treehop.context_assembly` per variant (``base``: the defaults)."""
+
+
+def _apply(variant: dict[str, Any], saved: dict[str, Any]) -> None:
+    for k, v in saved.items():
+        setattr(ca, k, v)
+    for k, v in variant.items():
+        setattr(ca, k, v)
+
+
+def diagnose(
+    found: Any,
+    ctx: Any,
+    answers: list[str],
+    judge: bn.Judge,
+    counter: Any,
+    budget: int,
+) -> dict[str, Any]:
+    """Where the answer was in ``found`` and what the block did with it."""
+    slots = found.contexts()
+    slot_of = None
+    in_collapsed = None
+    for i, m in enumerate(slots):
+        if judge.units(m.slot_text, answers):
+            slot_of = i
+            break
+    if slot_of is None:
+        for i, m in enumerate(slots):
+            if any(judge.units(c.content, answers) for c in m.collapsed if c.content):
+                in_collapsed = i
+                break
+    placed = {s.uri: s for s in ctx.sections}
+    skipped = dict(ctx.skipped)
+    per_slot = []
+    for i, m in enumerate(slots[: (slot_of or 0) + 1]):
+        uris = [m.uri, *(c.uri for c in m.collapsed if c.position)]
+        per_slot.append(
+            {
+                "slot": i,
+                "uri": m.uri.rsplit("/", 1)[-1],
+                "score": round(float(m.score), 3),
+                "placed_tokens": sum(placed[u].tokens for u in uris if u in placed),
+                "placed": [u.rsplit("/", 1)[-1] for u in uris if u in placed],
+                "excerpt": [
+                    u.rsplit("/", 1)[-1] for u in uris if u in placed and placed[u].excerpt
+                ],
+                "skipped": {u.rsplit("/", 1)[-1]: skipped[u] for u in uris if u in skipped},
+                "slot_tokens": counter.count(m.slot_text),
+            }
+        )
+    if slot_of is None:
+        cause = "collapsed" if in_collapsed is not None else "not-in-slots"
+    else:
+        m = slots[slot_of]
+        uris = [m.uri, *(c.uri for c in m.collapsed if c.position)]
+        ans_uris = [
+            u
+            for u, t in [
+                (m.uri, m.content),
+                *((c.uri, c.content) for c in m.collapsed if c.position),
+            ]
+            if judge.units(t, answers)
+        ]
+        if not any(u in placed for u in uris):
+            cause = "slot-not-reached"
+        elif ans_uris and all(u in placed for u in ans_uris):
+            cause = (
+                "placed-excerpt" if any(placed[u].excerpt for u in ans_uris) else "placed-judged-no"
+            )
+        elif ans_uris:
+            cause = "answer-chunk-left-out"
+        else:
+            cause = "answer-spans-chunks-cut"
+    return {
+        "cause": cause,
+        "slot": slot_of,
+        "collapsed_slot": in_collapsed,
+        "unused": budget - ctx.tokens,
+        "above": per_slot,
+        "n_slots": len(slots),
+    }
+
+
+def found_for(th: Treehop, query: str, budget: int, scope: str, counter: Any) -> Any:
+    """The ``FindResult`` ``Treehop.assemble_context(query, max_tokens=budget)`` builds its
+    block from (caught on its way into :func:`treehop.context_assembly.assemble_context`)."""
+    caught: list[Any] = []
+    inner = client_mod.assemble_context
+
+    def catch(hits: Any, **kw: Any) -> Any:
+        caught.append(hits)
+        return inner(hits, **kw)
+
+    client_mod.assemble_context = catch  # type: ignore[assignment]
+    try:
+        th.assemble_context(query, max_tokens=budget, target_uri=scope, token_counter=counter)
+    finally:
+        client_mod.assemble_context = inner  # type: ignore[assignment]
+    return caught[0]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sets", default=",".join(ns.NATURAL_SETS))
+    half = ap.add_mutually_exclusive_group(required=True)
+    half.add_argument("--dev", action="store_true")
+    half.add_argument("--test", action="store_true")
+    ap.add_argument("--variants", default="base")
+    ap.add_argument("--dump", type=Path, help="per-question losses (base variant) as JSON")
+    ap.add_argument("--no-langchain", action="store_true")
+    args = ap.parse_args()
+    names = args.variants.split(",")
+    cached = ds.default_embedder()
+    counter = bn.CachedCounter(ca.default_token_counter())
+    judge = bn.Judge()
+    saved = {k: getattr(ca, k) for k in {k for v in VARIANTS.values() for k in v}}
+    losses: list[dict[str, Any]] = []
+    pooled: dict[str, dict[int, list[float]]] = {}
+    print(f"| set | half | n | row | {' | '.join(f'ctx@{b}' for b in BUDGETS)} |")
+    print(f"|---|---|---|---|{'---|' * len(BUDGETS)}")
+    try:
+        for name in args.sets.split(","):
+            nset = ns.load_natural_set(name, cached)
+            emb = bt.MemoEmbedder(cached)
+            th = Treehop(None, embedder=emb, config=RetrievalConfig())
+            scope = f"viking://resources/{nset.name}"
+            try:
+                th.add_resource(str(nset.root), target_uri=scope)
+                flat = bn.Flat(th)
+                lc = None if args.no_langchain else bn.LangChainRow(nset.files, cached)
+                qs = bt.sampled_halves(nset.questions, None)[0 if args.dev else 1]
+                emb.prepare([q.text for q in qs])
+                flat_rows = ["flat dense", "flat hybrid"] + ([] if lc is None else ["langchain"])
+                rows = [*flat_rows, *names]
+                got: dict[str, dict[int, list[float]]] = {r: {b: [] for b in BUDGETS} for r in rows}
+                pages = nset.answers_are_pages
+                for q in qs:
+                    answers = [a for a, _ in q.answers]
+                    vec = emb.queries[q.text]
+                    ranked = {
+                        "flat dense": flat.dense(vec, 100),
+                        "flat hybrid": flat.hybrid(
+                            vec, q.text, 100, bt.DEFAULT_DENSE_WEIGHT, scope
+                        ),
+                    }
+                    if lc is not None:
+                        ranked["langchain"] = lc.run(vec, 100)
+                    flat_hit: dict[int, dict[str, frozenset[str]]] = {b: {} for b in BUDGETS}
+                    for b in BUDGETS:
+                        for row in flat_rows:
+                            pieces = bn.pack_pieces(ranked[row], b, counter)
+                            v = bn.answer_in_context(
+                                "\n\n".join(pieces), answers, judge, pieces, pages
+                            )
+                            got[row][b].append(v)
+                            flat_hit[b][row] = judge.units("\n\n".join(pieces), answers)
+                    founds = {b: found_for(th, q.text, b, scope, counter) for b in BUDGETS}
+                    for v in names:
+                        _apply(VARIANTS[v], saved)
+                        refind = bool(REFIND & set(VARIANTS[v]))
+                        for b in BUDGETS:
+                            f = found_for(th, q.text, b, scope, counter) if refind else founds[b]
+                            ctx = ca.assemble_context(f, max_tokens=b, token_counter=counter)
+                            assert ctx.tokens <= b and counter.count(ctx.text) <= b, v
+                            lines = ctx.text.splitlines()
+                            s = bn.answer_in_context(ctx.text, answers, judge, lines, pages)
+                            got[v][b].append(s)
+                            ours = judge.units(ctx.text, answers)
+                            missing = frozenset().union(*flat_hit[b].values()) - ours
+                            if v == names[0] and missing and not pages:
+                                lost = [answers[int(a[1:])] for a in sorted(missing)]
+                                d = diagnose(f, ctx, lost, judge, counter, b)
+                                rows_with = [r for r, u in flat_hit[b].items() if u & missing]
+                                losses.append(
+                                    {
+                                        "set": name,
+                                        "budget": b,
+                                        "qid": q.qid,
+                                        "q": q.text,
+                                        "flat": rows_with,
+                                        "score": s,
+                                        **d,
+                                    }
+                                )
+                    _apply({}, saved)
+            finally:
+                th.close()
+            for r in rows:
+                cells = " | ".join(f"{sum(got[r][b]) / max(1, len(qs)):.3f}" for b in BUDGETS)
+                print(
+                    f"| {name} | {'dev' if args.dev else 'test'} | {len(qs)} | {r} | {cells} |",
+                    flush=True,
+                )
+                for b in BUDGETS:
+                    pooled.setdefault(r, {}).setdefault(b, []).extend(got[r][b])
+    finally:
+        _apply({}, saved)
+    for r, by_b in pooled.items():
+        cells = " | ".join(f"{sum(v) / max(1, len(v)):.3f}" for v in by_b.values())
+        print(f"| pooled | | {len(by_b[BUDGETS[0]])} | {r} | {cells} |")
+    for b in BUDGETS:
+        c = Counter(x["cause"] for x in losses if x["budget"] == b)
+        print(f"losses at {b}: {dict(c)}")
+    if args.dump:
+        args.dump.write_text(json.dumps(losses, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
