@@ -160,7 +160,8 @@ class LoopThread:
         to_thread, wait_for, timeouts, tasks), which raises ``RuntimeError`` here, or
         suspends on a future; it is then closed and ``make()`` runs again on a loop. So
         ``make`` must be safe to run twice: a read (only
-        :func:`~treehop.client._blocking_read` calls this). Each run gets a copy of the
+        :meth:`~treehop.client.Treehop._find_here` and
+        :func:`~treehop.client._blocking_many` call this). Each run gets a copy of the
         caller's context, as a task would, so context variables it sets do not leak into
         the caller.
         """
