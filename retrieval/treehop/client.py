@@ -831,11 +831,14 @@ class AsyncTreehop:
         self, options: SearchKwargs, context_type: object
     ) -> tuple[ContextType | None, SearchOptions, list[str]]:
         """The context type, search options and target URIs of a :meth:`find` /
-        :meth:`find_many` call, checked (the targets' syntax; whether they exist is the
-        store's answer)."""
+        :meth:`find_many` call, checked (the targets' syntax and grammar, so that a bad URI
+        costs no embedding; whether they exist is the store's answer)."""
         ctype = argmod.check_context_type(context_type)
         opts = self._search_options(options, RetrievalMode.QUICK)
-        return ctype, opts, argmod.check_target_uris(options.get("target_uri"))
+        targets = argmod.check_target_uris(options.get("target_uri"))
+        for t in targets:
+            self.resolve(t)  # (kept by ``uri.normalize``: resolved again at no cost later)
+        return ctype, opts, targets
 
     def _search_options(self, options: SearchKwargs, default_mode: RetrievalMode) -> SearchOptions:
         """Validate every search option once, before any work is done (see
