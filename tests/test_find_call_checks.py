@@ -12,6 +12,7 @@ given the vector the sync one embeds; one check per call; and the kept answers o
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treehop import AsyncTreehop, RetrievalMode, Treehop
+from treehop import AsyncTreehop, EmbeddedStore, RetrievalMode, StoreCapabilities, Treehop
 from treehop import search_options as so
 from treehop.errors import InvalidQueryError, NotFoundError, TreehopError
-from treehop.models import ContextType
+from treehop.models import ContextType, Node
 from treehop.search_options import SEARCH_OPTIONS, SearchOptions
 from treehop.uri import root_for
 
@@ -294,3 +295,45 @@ def test_the_async_client_on_its_own_loop_answers_the_same(index: Path) -> None:
     # async client takes the embedder's row as it is (as they always have)
     assert [(u, f) for u, _, f in got] == [(u, f) for u, _, f in want]
     assert [s for _, s, _ in got] == pytest.approx([s for _, s, _ in want], abs=1e-6)
+
+
+class _RemoteStore(EmbeddedStore):
+    """An in-process store that claims to be remote: each ``get`` / ``children`` notes its
+    thread."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.capabilities = StoreCapabilities(remote=True, prefix_scope=True)
+        self.threads: list[int] = []
+
+    def get(self, uris: Sequence[str]) -> list[Node | None]:
+        self.threads.append(threading.get_ident())
+        return super().get(uris)
+
+    def children(self, uri: str) -> list[Node]:
+        self.threads.append(threading.get_ident())
+        return super().children(uri)
+
+
+@pytest.mark.parametrize("sync", [False, True])
+def test_a_remote_store_is_never_called_on_the_event_loop(sync: bool) -> None:
+    """A remote store's SDK blocks: a find's reads of it (the targets' check, the chunk
+    diffusion) run in worker threads, never on the loop that serves the other calls."""
+    store = _RemoteStore()
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None, store=store) as th:
+        th.add_resource(
+            "Rotate API keys.\n\n" * 200, target_uri="viking://resources/keys", is_text=True
+        )
+        kwargs: dict[str, Any] = {"target_uri": "viking://resources", "chunk_diffusion_count": 1}
+
+        async def awaited() -> tuple[Any, int]:
+            return await th.aio.find("rotate keys", **kwargs), threading.get_ident()
+
+        store.threads.clear()
+        if sync:
+            res, loop_thread = th.find("rotate keys", **kwargs), th._runner._thread.ident
+        else:
+            res, loop_thread = th.run(awaited())
+        assert res.total > 0
+        assert len(store.threads) >= 2  # the targets, and the chunks around each hit
+        assert loop_thread not in store.threads

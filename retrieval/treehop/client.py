@@ -698,10 +698,19 @@ class AsyncTreehop:
         """A checked :meth:`find` call (:meth:`_check_find`); without a vector the query is
         embedded here (the async embedder)."""
         tq = TypedQuery(query=call.query, context_type=call.ctype)
-        roots = await self._io(self._roots_of, call.targets, call.ctype)
+        # (an in-process store is called here, as :meth:`_io` would: without its two
+        # coroutines per call, which a find made four of)
+        local = not self.store.capabilities.remote
+        if local:
+            roots = self._roots_of(call.targets, call.ctype)
+        else:
+            roots = await self._io(self._roots_of, call.targets, call.ctype)
         # (a caller's targets were just read from the store by ``_roots_of``: not again)
         qr = await self._run_query(tq, roots, call.opts, call.vector, known=bool(call.targets))
-        hits = await self._io(self._postprocess, qr.matched_contexts, call.opts)
+        if local:
+            hits = self._postprocess(qr.matched_contexts, call.opts)
+        else:
+            hits = await self._io(self._postprocess, qr.matched_contexts, call.opts)
         return self._to_find_result(hits, [qr], None)
 
     async def find_many(
