@@ -1116,6 +1116,9 @@ class AsyncTreehop:
         out = FindResult(query_plan=plan, query_results=query_results)
         display = self.display
         own = self._user_root() + "/"  # (what :func:`~treehop.uri.display_under` rewrites)
+        # (an enum member read from its class costs ~0.2 us in Python 3.11, ten times a
+        # local: ~3 us of a find's ten hits)
+        memory, skill = ContextType.MEMORY, ContextType.SKILL
         for m in contexts:
             # A copy only where a URI reads differently to the user (the ``~`` form of the
             # user's own space): a find over resources returns ~10 hits carrying ~60
@@ -1127,9 +1130,10 @@ class AsyncTreehop:
                 or (m.collapsed and any(c.uri.startswith(own) for c in m.collapsed))
             ):
                 m = self._displayed(m, display)
-            if m.context_type is ContextType.MEMORY:
+            ctype = m.context_type
+            if ctype is memory:
                 out.memories.append(m)
-            elif m.context_type is ContextType.SKILL:
+            elif ctype is skill:
                 out.skills.append(m)
             else:
                 out.resources.append(m)
