@@ -676,7 +676,8 @@ class AsyncTreehop:
     ) -> _FindCall:
         """Every argument of a :meth:`find` call checked, in the order the checks have
         always run (the caller's vector, the query, the context type, the options, the
-        target URIs' syntax), before any work: nothing is read from the store or embedded.
+        target URIs' syntax and grammar), before any work: nothing is read from the store
+        or embedded.
 
         Why one method: the sync client checks a call before it embeds the query on the
         calling thread (a bad option costs no embedding), then hands the checked call on
