@@ -37,6 +37,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -96,14 +97,31 @@ def find(client: Treehop, i: int) -> None:
 
 
 def worker(index: Path, queries: Path) -> None:
-    """Answer ``<mode> <query>`` lines with the find's thread CPU and wall milliseconds."""
+    """Answer ``<mode> <query>`` lines with the find's thread CPU and wall milliseconds, and
+    the thread CPU spent inside the retriever (``HierarchicalRetriever.retrieve``): the
+    difference is the client around it (checks, roots, the sync wrapper, the result)."""
+    from treehop.hierarchical_retriever import HierarchicalRetriever
+
     made, _ = clients(index, queries)
+    inner: list[float] = []
+    retrieve = HierarchicalRetriever.retrieve
+
+    async def timed(self: HierarchicalRetriever, *args: Any, **kwargs: Any) -> Any:
+        c = time.thread_time()
+        try:
+            return await retrieve(self, *args, **kwargs)
+        finally:
+            inner.append(time.thread_time() - c)
+
+    HierarchicalRetriever.retrieve = timed  # type: ignore[method-assign]
     print("ready", flush=True)
     for line in sys.stdin:
         mode, i = line.split()
+        inner.clear()
         t0, c0 = time.perf_counter(), time.thread_time()
         find(made[mode], int(i))
-        print(f"{(time.thread_time() - c0) * 1e3} {(time.perf_counter() - t0) * 1e3}", flush=True)
+        c1, t1 = time.thread_time(), time.perf_counter()
+        print(f"{(c1 - c0) * 1e3} {(t1 - t0) * 1e3} {sum(inner) * 1e3}", flush=True)
 
 
 def ab(index: Path, queries: Path, other: Path, n: int, other_index: Path | None = None) -> None:
@@ -124,6 +142,7 @@ def ab(index: Path, queries: Path, other: Path, n: int, other_index: Path | None
     for label in ("first pass", "second pass"):
         cpu: dict[tuple[str, str], list[float]] = {}
         wall: dict[tuple[str, str], list[float]] = {}
+        client: dict[tuple[str, str], list[float]] = {}  # find - retrieve, thread CPU
         for mode in MODES:
             for i in range(n):
                 order = list(procs) if i % 2 == 0 else list(procs)[::-1]
@@ -132,10 +151,11 @@ def ab(index: Path, queries: Path, other: Path, n: int, other_index: Path | None
                     assert p.stdin is not None and p.stdout is not None
                     p.stdin.write(f"{mode} {i}\n")
                     p.stdin.flush()
-                    c, w = map(float, p.stdout.readline().split())
+                    c, w, r = map(float, p.stdout.readline().split())
                     if i >= 10:  # the first queries warm up caches
                         cpu.setdefault((name, mode), []).append(c)
                         wall.setdefault((name, mode), []).append(w)
+                        client.setdefault((name, mode), []).append(c - r)
         print(f"{label}: median find() thread CPU ms (wall ms: noisier, and it counts work")
         print("  a find hands to another thread)")
         med = {key: statistics.median(v) for key, v in cpu.items()}
@@ -147,6 +167,10 @@ def ab(index: Path, queries: Path, other: Path, n: int, other_index: Path | None
                 f"  {mode:7s}  this {a:6.2f}  other {b:6.2f}  this/other {a / b:.2f}"
                 f"  (wall {wa:6.2f} / {wb:6.2f} = {wa / wb:.2f})"
             )
+        print("  the client around the retriever (find - retrieve, thread CPU), median us:")
+        for mode in MODES:
+            a, b = (statistics.median(client[(n, mode)]) * 1e3 for n in ("this", "other"))
+            print(f"  {mode:7s}  this {a:6.1f}  other {b:6.1f}  this/other {a / b:.2f}")
         # the tree context's own cost: the paired median of (on - off) for each query
         for name in procs:
             diff = [on - off for on, off in zip(cpu[(name, "on")], cpu[(name, "off")], strict=True)]

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, Unpack, cast
+from typing import Any, Concatenate, Literal, NamedTuple, ParamSpec, TypeVar, Unpack, cast
 
 import numpy as np
 
@@ -154,6 +154,24 @@ def reassemble_chunks(chunks: Sequence[Node]) -> str:
     return "\n\n".join(out)
 
 
+class _FindCall(NamedTuple):
+    """A :meth:`AsyncTreehop.find` call with every argument checked
+    (:meth:`AsyncTreehop._check_find`): what the search needs, nothing read from the store.
+    Immutable: the sync client may run the same call twice (:meth:`LoopThread.run_inline`).
+    (A tuple: ~0.3 us to make where a frozen dataclass took ~2 us.)"""
+
+    query: str
+    """The checked query text (stripped; ``""`` for a vector-only query)."""
+    ctype: ContextType | None
+    opts: SearchOptions
+    vector: np.ndarray[Any, np.dtype[np.float32]] | None
+    """The query's unit vector (a caller's, or the one the sync client embedded); ``None``:
+    the query is embedded by the async embedder."""
+    targets: list[str]
+    """The target URIs as given (their syntax checked; whether they exist is the store's
+    answer)."""
+
+
 class AsyncTreehop:
     """The async client. Every I/O-bound or CPU-heavy step is awaited or run in a thread.
 
@@ -218,6 +236,7 @@ class AsyncTreehop:
             raise InvalidQueryError(f"strict must be True or False, got {strict!r}")
         self.user = urimod.validate_user(user)
         self._display_prefix: tuple[str, str] | None = None
+        self._spaces_kept: tuple[str, tuple[str, ...]] | None = None
         self.embedder = embedder if embedder is not None else _default_embedder()
         # everything that calls the embedder goes through the guard: a custom embedder's own
         # exception or a wrong-shaped answer becomes an EmbeddingError (embedders/guarded.py)
@@ -526,15 +545,21 @@ class AsyncTreehop:
     def _roots(
         self, target_uri: str | Sequence[str] | None, context_type: ContextType | str | None
     ) -> list[str]:
+        """The roots a call searches: its targets (each must exist, see :meth:`_roots_of`),
+        else its context type's root, else every root of this user."""
+        ctype = None if as_list(target_uri) else argmod.check_context_type(context_type)
+        return self._roots_of(as_list(target_uri), ctype)
+
+    def _roots_of(self, targets: list[str], ctype: ContextType | None) -> list[str]:
+        """:meth:`_roots` of arguments already checked (:meth:`_check_find`)."""
         self._fresh()  # find() and search() start here: they see the latest commit
-        targets = as_list(target_uri)
+        spaces = self._spaces()
         if targets:
             roots = [self.resolve(t) for t in targets]
             found = self.store.get(roots)
             # A context type's root (viking://~/memories on an index with no memory yet) is a
             # scope that is empty, not a typo: it is searched (and finds nothing), as it is
             # when no target is given. Any other missing target is a NotFoundError.
-            spaces = {self.root(ct) for ct in ContextType}
             missing = [
                 t
                 for t, r, n in zip(targets, roots, found, strict=True)
@@ -543,11 +568,18 @@ class AsyncTreehop:
             if missing:
                 raise NotFoundError(f"unknown target URI(s): {', '.join(missing)}")
             return roots
-        if context_type is not None:
-            ct = argmod.check_context_type(context_type)
-            assert ct is not None
-            return [self.root(ct)]
-        return [self.root(ct) for ct in ContextType]
+        if ctype is not None:
+            return [self.root(ctype)]
+        return list(spaces)
+
+    def _spaces(self) -> tuple[str, ...]:
+        """Every context type's root for this user, in :class:`ContextType` order, kept while
+        the user stays the same: a find asked for them each time (three ``root_for`` calls,
+        each validating the user name again)."""
+        user, kept = self.user, self._spaces_kept
+        if kept is None or kept[0] != user:
+            kept = self._spaces_kept = (user, tuple(self.root(ct) for ct in ContextType))
+        return kept[1]
 
     def retriever(self) -> HierarchicalRetriever:
         """The retriever of this client's store, config and reranker, kept while they stay the
@@ -631,17 +663,55 @@ class AsyncTreehop:
         """:meth:`find`; ``context_tokens``: the block :meth:`assemble_context` fills with the
         result (a question's passage slots are sized for it:
         :func:`~treehop.context_assembly.context_slot_chars`)."""
-        vector = None if query_vector is None else _check_query_vector(query_vector, self.store)
+        call = self._check_find(query, context_type, query_vector, options, context_tokens)
+        return await self._find_checked(call)
+
+    def _check_find(
+        self,
+        query: object,
+        context_type: object,
+        query_vector: object,
+        options: Mapping[str, Any],
+        context_tokens: int | None = None,
+    ) -> _FindCall:
+        """Every argument of a :meth:`find` call checked, in the order the checks have
+        always run (the caller's vector, the query, the context type, the options, the
+        target URIs' syntax and grammar), before any work: nothing is read from the store
+        or embedded.
+
+        Why one method: the sync client checks a call before it embeds the query on the
+        calling thread (a bad option costs no embedding), then hands the checked call on
+        (:meth:`_find_checked`) instead of the arguments, which were checked a second
+        time (the search options built twice, the query and the vector checked twice:
+        ~20 us of each sync find, more on loaded cores)."""
+        vector = (
+            None
+            if query_vector is None
+            else _check_query_vector(cast("Sequence[float]", query_vector), self.store)
+        )
         q = check_query(query) if vector is None or query else ""
-        ctype, opts = self._find_options(options, context_type)
+        ctype, opts, targets = self._find_options(cast(SearchKwargs, options), context_type)
         if context_tokens is not None:
             opts = dataclasses.replace(opts, context_tokens=context_tokens)
-        target_uri = options.get("target_uri")
-        tq = TypedQuery(query=q, context_type=ctype)
-        roots = await self._io(self._roots, target_uri, context_type)
-        # (a caller's targets were just read from the store by ``_roots``: not again)
-        qr = await self._run_query(tq, roots, opts, vector, known=bool(as_list(target_uri)))
-        hits = await self._io(self._postprocess, qr.matched_contexts, opts)
+        return _FindCall(q, ctype, opts, vector, targets)
+
+    async def _find_checked(self, call: _FindCall) -> FindResult:
+        """A checked :meth:`find` call (:meth:`_check_find`); without a vector the query is
+        embedded here (the async embedder)."""
+        tq = TypedQuery(query=call.query, context_type=call.ctype)
+        # (an in-process store is called here, as :meth:`_io` would: without its two
+        # coroutines per call, which a find made four of)
+        local = not self.store.capabilities.remote
+        if local:
+            roots = self._roots_of(call.targets, call.ctype)
+        else:
+            roots = await self._io(self._roots_of, call.targets, call.ctype)
+        # (a caller's targets were just read from the store by ``_roots_of``: not again)
+        qr = await self._run_query(tq, roots, call.opts, call.vector, known=bool(call.targets))
+        if local:
+            hits = self._postprocess(qr.matched_contexts, call.opts)
+        else:
+            hits = await self._io(self._postprocess, qr.matched_contexts, call.opts)
         return self._to_find_result(hits, [qr], None)
 
     async def find_many(
@@ -749,7 +819,7 @@ class AsyncTreehop:
     ]:
         """Every argument of :meth:`find_many` checked (none read from the store)."""
         texts, vectors = _check_many(queries, query_vectors, self.store)
-        ctype, opts = self._find_options(options, context_type)
+        ctype, opts, _ = self._find_options(options, context_type)
         return texts, vectors, ctype, opts
 
     async def _aembed_queries(self, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
@@ -768,22 +838,17 @@ class AsyncTreehop:
         return np.stack([emb.embed_query(t) for t in texts])
 
     def _find_options(
-        self, options: SearchKwargs, context_type: ContextType | str | None
-    ) -> tuple[ContextType | None, SearchOptions]:
-        """The context type and search options of a :meth:`find` / :meth:`find_many` call,
-        checked (targets too: their syntax; whether they exist is the store's answer)."""
+        self, options: SearchKwargs, context_type: object
+    ) -> tuple[ContextType | None, SearchOptions, list[str]]:
+        """The context type, search options and target URIs of a :meth:`find` /
+        :meth:`find_many` call, checked (the targets' syntax and grammar, so that a bad URI
+        costs no embedding; whether they exist is the store's answer)."""
         ctype = argmod.check_context_type(context_type)
         opts = self._search_options(options, RetrievalMode.QUICK)
-        argmod.check_target_uris(options.get("target_uri"))
-        return ctype, opts
-
-    def _check_find_options(self, kwargs: Mapping[str, Any]) -> None:
-        """Raise what :meth:`find` would for its keyword arguments, before the query is
-        embedded (the sync path embeds on the calling thread first)."""
-        options = {
-            k: v for k, v in kwargs.items() if k not in ("query", "context_type", "query_vector")
-        }
-        self._find_options(cast(SearchKwargs, options), kwargs.get("context_type"))
+        targets = argmod.check_target_uris(options.get("target_uri"))
+        for t in targets:
+            self.resolve(t)  # (kept by ``uri.normalize``: resolved again at no cost later)
+        return ctype, opts, targets
 
     def _search_options(self, options: SearchKwargs, default_mode: RetrievalMode) -> SearchOptions:
         """Validate every search option once, before any work is done (see
@@ -1052,6 +1117,9 @@ class AsyncTreehop:
         out = FindResult(query_plan=plan, query_results=query_results)
         display = self.display
         own = self._user_root() + "/"  # (what :func:`~treehop.uri.display_under` rewrites)
+        # (an enum member read from its class costs ~0.2 us in Python 3.11, ten times a
+        # local: ~3 us of a find's ten hits)
+        memory, skill = ContextType.MEMORY, ContextType.SKILL
         for m in contexts:
             # A copy only where a URI reads differently to the user (the ``~`` form of the
             # user's own space): a find over resources returns ~10 hits carrying ~60
@@ -1063,9 +1131,10 @@ class AsyncTreehop:
                 or (m.collapsed and any(c.uri.startswith(own) for c in m.collapsed))
             ):
                 m = self._displayed(m, display)
-            if m.context_type is ContextType.MEMORY:
+            ctype = m.context_type
+            if ctype is memory:
                 out.memories.append(m)
-            elif m.context_type is ContextType.SKILL:
+            elif ctype is skill:
                 out.skills.append(m)
             else:
                 out.resources.append(m)
@@ -1237,38 +1306,16 @@ def _blocking(
     return blocking
 
 
-def _blocking_read(
+def _blocking_find(
     method: Callable[Concatenate[AsyncTreehop, _P], Coroutine[Any, Any, _R]],
 ) -> Callable[Concatenate[Treehop, _P], _R]:
-    """:func:`_blocking` for a read that may run on the calling thread's own event loop
-    (:meth:`LoopThread.run_here`), so that sync calls from several threads run side by side
-    instead of queueing on the client's one loop thread. Only when nothing it touches is
-    bound to that loop thread (:meth:`Treehop._reads_anywhere`); the query is embedded first
-    by the embedder's blocking ``embed_query`` (its async twin may hold connections bound to
-    the loop thread)."""
+    """:func:`_blocking` for :meth:`AsyncTreehop.find` (``method``: its signature and
+    docstring), run on the calling thread (:meth:`Treehop._find_here`) where nothing it
+    touches is bound to the client's loop thread."""
 
     @functools.wraps(method)
     def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        runner = self._runner
-        if not (runner.can_run_here() and self._reads_anywhere()):
-            return runner.run(method(self._async, *args, **kwargs))
-        if kwargs.get("query_vector") is None:
-            # the embedder's blocking path, in this thread: its async path may keep
-            # connections bound to the client's loop, and a hop there costs two thread
-            # wake-ups per call
-            query = check_query(args[0] if args else kwargs.get("query"))
-            self._async._check_find_options(kwargs)  # a bad option costs no embedding
-            vector = self._async._embedder.embed_query(query)
-            if not vector.any():
-                # an all-zero embedding (a text the model maps to nothing) is not a valid
-                # caller vector (``_check_query_vector``); the async path accepts it as the
-                # embedder's answer, so take that path for the rare query that gets one
-                return runner.run(method(self._async, *args, **kwargs))
-            kwargs["query_vector"] = vector
-        if self._async.reranker is not None and kwargs.get("mode") not in (None, "quick"):
-            # a rerank awaits the reranker under a timeout, which needs a running loop
-            return runner.run_here(method(self._async, *args, **kwargs))
-        return runner.run_inline(lambda: method(self._async, *args, **kwargs))
+        return cast(_R, self._find_here(args, kwargs))
 
     return blocking
 
@@ -1276,9 +1323,9 @@ def _blocking_read(
 def _blocking_many(
     method: Callable[Concatenate[AsyncTreehop, _P], Coroutine[Any, Any, _R]],
 ) -> Callable[Concatenate[Treehop, _P], _R]:
-    """:func:`_blocking_read` for :meth:`AsyncTreehop.find_many`: the queries are embedded
+    """:func:`_blocking_find` for :meth:`AsyncTreehop.find_many`: the queries are embedded
     in one blocking call on the calling thread, then the batch runs there (on the client's
-    loop thread where it cannot: see :func:`_blocking_read`)."""
+    loop thread where it cannot: see :meth:`Treehop._find_here`)."""
 
     @functools.wraps(method)
     def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -1297,7 +1344,7 @@ def _blocking_many(
             vectors = client._embed_queries(texts)
             if not vectors.any(axis=1).all():
                 # an all-zero embedding: the async path takes it as the embedder's answer
-                # (see _blocking_read)
+                # (see Treehop._find_here)
                 return runner.run(method(self._async, *args, **kwargs))
             kwargs["query_vectors"] = vectors
         if self._async.reranker is not None and kwargs.get("mode") not in (None, "quick"):
@@ -1479,6 +1526,51 @@ class Treehop:
         r = a.reranker
         return r is None or getattr(type(r), "arerank", None) is BaseReranker.arerank
 
+    def _find_here(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> FindResult:
+        """A sync ``find(*args, **kwargs)``: on the calling thread where the call may run
+        there (:meth:`LoopThread.can_run_here` and :meth:`_reads_anywhere`: sync calls
+        from several threads then run side by side instead of queueing on the client's one
+        loop thread), else on the loop thread as the async client answers it.
+
+        The call is checked whole first (:meth:`AsyncTreehop._check_find`: a bad argument
+        costs no embedding), the query is then embedded by the embedder's blocking
+        ``embed_query`` here (its async twin may hold connections bound to the loop
+        thread, and a hop there costs two thread wake-ups), its vector checked and made a
+        unit row as a caller's vector is, and the checked call runs
+        (:meth:`AsyncTreehop._find_checked`) without checking its arguments again.
+        """
+        a, runner = self._async, self._runner
+        if not (runner.can_run_here() and self._reads_anywhere()) or a._pool.for_call() is not None:
+            return runner.run(a.find(*args, **kwargs))
+        kwargs = dict(kwargs)
+        if len(args) == 1 and "query" not in kwargs:
+            query = args[0]
+        elif not args and "query" in kwargs:
+            query = kwargs.pop("query")
+        else:  # no query (or two): answered as the async client answers it
+            if not args and kwargs.get("query_vector") is None:
+                check_query(None)  # (raises: a query is needed)
+            return runner.run(a.find(*args, **kwargs))
+        ctype = kwargs.pop("context_type", None)
+        given = kwargs.pop("query_vector", None)
+        call = a._check_find(query, ctype, given, kwargs)
+        if call.vector is None:
+            vector = a._embedder.embed_query(call.query)
+            try:
+                unit = _check_query_vector(vector, a.store)
+            except InvalidQueryError:
+                if vector.any():
+                    raise  # (not the index's dimension)
+                # an all-zero embedding (a text the model maps to nothing) is not a valid
+                # caller vector; the async path takes it as the embedder's answer, so the
+                # rare query that gets one goes there
+                return runner.run(a._find_checked(call))
+            call = _FindCall(call.query, call.ctype, call.opts, unit, call.targets)
+        if a.reranker is not None and call.opts.mode is not RetrievalMode.QUICK:
+            # a rerank awaits the reranker under a timeout, which needs a running loop
+            return runner.run_here(a._find_checked(call))
+        return runner.run_inline(lambda: a._find_checked(call))
+
     def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
         """Run a coroutine of :attr:`aio` on this client's loop thread and return its result.
 
@@ -1491,7 +1583,7 @@ class Treehop:
     add_resource = _blocking(AsyncTreehop.add_resource)
     add_memory = _blocking(AsyncTreehop.add_memory)
     add_skill = _blocking(AsyncTreehop.add_skill)
-    find = _in_reader_processes(_blocking_read(AsyncTreehop.find))
+    find = _in_reader_processes(_blocking_find(AsyncTreehop.find))
     find_many = _many_in_reader_processes(_blocking_many(AsyncTreehop.find_many))
     search = _blocking(AsyncTreehop.search)
     add_messages = _blocking(AsyncTreehop.add_messages)

@@ -107,7 +107,29 @@ class SearchOptions:
 
         Unknown names are refused here too: ``**kwargs`` built at run time (a framework's
         ``search_kwargs``) bypass the type checker.
+
+        The answer for options of plain values (:func:`_plain_key`: the usual
+        ``target_uri=..., limit=10``) is kept: a pure function of them, asked again with
+        every find (~5 us of checks and objects, several times that on loaded cores). An
+        invalid call raises every time (nothing is kept for it).
         """
+        key = _plain_key(options, default_mode, reranker_set)
+        if key is not None:
+            kept = _BUILT.get(key)
+            if kept is not None:
+                return kept
+        built = cls._build(options, default_mode=default_mode, reranker_set=reranker_set)
+        if key is not None:
+            if len(_BUILT) >= _BUILT_MAX:
+                _BUILT.clear()
+            _BUILT[key] = built
+        return built
+
+    @classmethod
+    def _build(
+        cls, options: SearchKwargs, *, default_mode: RetrievalMode, reranker_set: bool
+    ) -> SearchOptions:
+        """:meth:`build`, checked from scratch."""
         unknown = sorted(set(options) - SEARCH_OPTIONS)
         if unknown:
             raise InvalidQueryError(
@@ -154,6 +176,37 @@ class SearchOptions:
             collapse_chunks=collapse,
             slot_chars=slot_chars,
         )
+
+
+_PLAIN_TYPES: frozenset[type] = frozenset({str, int, bool, type(None), RetrievalMode})
+"""Option value types whose :meth:`SearchOptions.build` answer may be kept: immutable, and
+compared by value with their type (``True == 1``, ``"quick" == RetrievalMode.QUICK``: the
+key holds each value's type, so neither answers for the other)."""
+
+_PLAIN_MAX_CHARS = 512
+"""A longer string value is checked every time instead of kept (bounds what the kept answers
+hold)."""
+
+_BUILT: dict[tuple[Any, ...], SearchOptions] = {}
+_BUILT_MAX = 256
+"""How many answers :meth:`SearchOptions.build` keeps (all dropped when full)."""
+
+
+def _plain_key(
+    options: Mapping[str, Any], default_mode: RetrievalMode, reranker_set: bool
+) -> tuple[Any, ...] | None:
+    """The key of a :meth:`SearchOptions.build` call whose answer may be kept, or ``None``:
+    every value of a plain type (:data:`_PLAIN_TYPES`; a list, a filter dict, a float are
+    checked every time) and no ``since`` / ``until`` (a relative time is read against the
+    clock)."""
+    if "since" in options or "until" in options:
+        return None
+    items = tuple(options.items())
+    types = tuple(type(v) for _, v in items)
+    for t, (_, v) in zip(types, items, strict=True):
+        if t not in _PLAIN_TYPES or (t is str and len(v) > _PLAIN_MAX_CHARS):
+            return None
+    return (default_mode, reranker_set, items, types)
 
 
 MAX_SLOT_CHARS = 20_000
