@@ -36,6 +36,7 @@ from ..base import (
     unique_inverse,
 )
 from .attributes import _StoreAttributes
+from .family_batch import search_arrays_many
 from .layout import _CTYPE_CODE, _NODE_CACHE, F32, BoolArray, IntArray, _h64, _matvec, _unique_ints
 from .snapshot import _leaf_family_rows, _Snap, _stored_field, _UriView
 
@@ -138,12 +139,33 @@ class _SearchPaths(_StoreAttributes):
         same hits, order and scores; a hit's URI, parent URI and other Python values are
         built only for the positions the caller asks :meth:`HitArrays.columns` for."""
         s, found = self._search_found(vector, scope, limit, query_text, dense_weight)
+        return self._found_arrays(s, found)
+
+    def search_arrays_many(
+        self,
+        vectors: Sequence[Vector],
+        scopes: Sequence[Scope],
+        limits: Sequence[int],
+        *,
+        query_texts: Sequence[str | None],
+        dense_weights: Sequence[float],
+    ) -> list[HitArrays]:
+        """:meth:`search_arrays` of many queries, each with its own scope, limit, text and
+        dense weight: each answer the one a call of its own gives (rows, order and scores,
+        to the bit), the small exact searches' arithmetic done once for the batch (the tree
+        context of ``find_many``: see :mod:`.family_batch`)."""
+        return search_arrays_many(self, vectors, scopes, limits, query_texts, dense_weights)
+
+    def _found_arrays(self, s: _Snap, found: _Found | None, ordered: bool = False) -> HitArrays:
+        """The :class:`HitArrays` of one :meth:`_search_top` answer (no hits when it is
+        ``None``); ``ordered``: its positions are already best first (ties by row)."""
         if found is None:
             no = np.zeros(0, np.int64)
             cand, top, score, dense, lex, matches, exact = (no, no, *_NO_SCORES, True)
         else:
             cand, top, score, dense, lex, matches, exact = found
-        top = _best_first(cand, top, score, None)
+        if not ordered:
+            top = _best_first(cand, top, score, None)
         rows = cand[top]
         parent = s.parent_row[rows]
         # a linked parent row is the parent's code: distinct rows hold distinct URIs

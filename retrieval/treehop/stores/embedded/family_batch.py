@@ -1,0 +1,196 @@
+"""The tree context's family searches of many queries at once (``search_arrays_many``).
+
+A family search (one query's ~50-500 rows: the leaves and directories below the parents of
+its pool) is a small exact search whose cost is a dozen numpy calls on small arrays, each
+~1-5 us of Python and dispatch, not arithmetic. ``find_many`` runs the tree context of a
+batch's queries as one phase (:mod:`treehop.batched_context`), so the calls that do not
+depend on a query's text run once for the batch: one gather of every query's candidate
+vectors and one row-wise ``einsum`` (the kernel of :func:`.layout._matvec`, bit for bit),
+one hybrid blend over every blended row, one ``lexsort`` that orders every query's hits,
+one gather each of their parents, chunks and leaf flags. Per query stay its scope (rows
+and masks, read from the snapshot's caches), its BM25 scores and scale (its own text) and
+its :class:`~treehop.stores.base.HitArrays`.
+
+Each answer is the one :meth:`_SearchPaths.search_arrays` gives the query alone: the same
+rows, order and scores to the bit (``tests/test_find_many_phases.py``). A query whose
+search would not be a small exact one (no structural scope, a scope the graph answers, a
+candidate set wide enough for the whole-index product, or more candidates than its limit,
+where the pick of the best would cut at a tie) goes the one-query way, on the same
+snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...errors import InvalidQueryError
+from ...lexical import validate_dense_weight
+from ..base import HitArrays, Scope, Vector, check_search_args
+from .layout import F32, IntArray
+
+if TYPE_CHECKING:
+    from ...lexical import LexicalIndex
+    from .search_paths import _Found, _SearchPaths
+    from .snapshot import _Snap
+
+_NO_ROWS: IntArray = np.zeros(0, np.int64)
+
+
+class _Small:
+    """One query's small exact search, between the per-query scope and the batch's
+    arithmetic: its candidate rows, query row, text (``None``: not blended), weight,
+    limit and match mask."""
+
+    __slots__ = ("cand", "limit", "matches", "q", "text", "weight")
+
+    def __init__(
+        self,
+        cand: IntArray,
+        q: F32,
+        text: str | None,
+        weight: float,
+        limit: int,
+        matches: np.ndarray | None,
+    ) -> None:
+        self.cand, self.q, self.text, self.weight = cand, q, text, weight
+        self.limit, self.matches = limit, matches
+
+
+def search_arrays_many(
+    paths: _SearchPaths,
+    vectors: Sequence[Vector],
+    scopes: Sequence[Scope],
+    limits: Sequence[int],
+    query_texts: Sequence[str | None],
+    dense_weights: Sequence[float],
+) -> list[HitArrays]:
+    """:meth:`_SearchPaths.search_arrays` of each query (its vector, scope, limit, text and
+    dense weight), in order, from one snapshot. Every argument is checked before any
+    search (an :class:`~treehop.errors.InvalidQueryError` names the first bad query)."""
+    n = len(vectors)
+    if not (len(scopes) == len(limits) == len(query_texts) == len(dense_weights) == n):
+        raise InvalidQueryError("search_arrays_many needs one scope, limit, text, weight a query")
+    s = paths._snap
+    qs: list[F32] = []
+    for i in range(n):
+        check_search_args(limits[i], dense_weights[i])
+        q = np.asarray(vectors[i], dtype=np.float32).reshape(-1)
+        if s.live and q.shape[0] != s.dim:
+            raise InvalidQueryError(
+                f"query {i}: vector has dimension {q.shape[0]}, index has {s.dim}"
+            )
+        qs.append(q)
+    found: list[_Found | None] = [None] * n
+    ordered = [False] * n  # (the small searches' hits come back ordered)
+    small: dict[int, _Small] = {}
+    lexical: LexicalIndex | None = None
+    for i in range(n):
+        if not s.live:
+            continue
+        text, weight, limit = query_texts[i], dense_weights[i], limits[i]
+        got = _small_search(paths, s, qs[i], scopes[i], limit, text, weight)
+        if got is None:
+            continue
+        if isinstance(got, _Small):
+            if got.text is not None and lexical is None:
+                lexical = paths.lexical
+            small[i] = got
+        else:
+            found[i] = got
+    if small:
+        for i, f in _scored(paths, s, small, lexical).items():
+            found[i], ordered[i] = f, True
+    return [paths._found_arrays(s, f, ordered=o) for f, o in zip(found, ordered, strict=True)]
+
+
+def _small_search(
+    paths: _SearchPaths,
+    s: _Snap,
+    q: F32,
+    scope: Scope,
+    limit: int,
+    text: str | None,
+    weight: float,
+) -> _Small | _Found | None:
+    """One query's scope, read as :meth:`_SearchPaths._search_top` reads it: ``None``
+    (nothing in scope), a :class:`_Small` search for the batch, or, where the search is not
+    a small exact one, the answer of :meth:`_SearchPaths._search_top` itself."""
+    rows = paths._candidate_rows(s, scope)
+    if rows is not None and rows.size == 0:
+        return None
+    if rows is None or paths._ann_usable(s, rows):
+        return paths._search_top(s, q, scope, limit, text, weight, None)
+    _, wide, (eligible, matches) = paths._scope_masks(s, scope, rows)
+    if wide:
+        return paths._search_top(s, q, scope, limit, text, weight, None)
+    cand = rows[np.flatnonzero(eligible)]
+    if cand.size == 0:
+        return None
+    if cand.size * 8 > s.n or cand.size > limit:
+        # (the whole-index product, or a pick of the best that may cut at a tie)
+        return paths._search_top(s, q, scope, limit, text, weight, None)
+    blended = bool(text) and weight < 1.0 and paths.lexical is not None
+    return _Small(cand, q, text if blended else None, weight, limit, matches)
+
+
+def _scored(
+    paths: _SearchPaths,
+    s: _Snap,
+    small: dict[int, _Small],
+    lexical: LexicalIndex | None,
+) -> dict[int, _Found]:
+    """The answers of the small searches: each query's every candidate is a hit (it asked
+    for at least as many), ordered best first with ties by row, the order
+    :func:`.search_paths._best_first` gives them alone (rows are distinct within a query, so
+    one ``lexsort`` by query, then score, then row is that order for every query)."""
+    order = list(small)
+    parts = [small[i] for i in order]
+    sizes = np.fromiter((p.cand.size for p in parts), np.int64, len(parts))
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    cand = np.concatenate([p.cand for p in parts])
+    seg = np.repeat(np.arange(len(parts)), sizes)
+    qs = np.stack([p.q for p in parts])
+    # every row's cosine by its own query: the row-wise kernel of ``_matvec`` (the same
+    # floats as one ``einsum("ij,j->i")`` per query)
+    dense: F32 = np.einsum("ij,ij->i", s.vectors_of(cand), qs[seg], optimize=False)
+    score = dense
+    lex_all: F32 | None = None
+    blended = [k for k, p in enumerate(parts) if p.text is not None]
+    if blended:
+        lex_all = np.zeros(cand.size, np.float32)
+        w = np.ones(len(parts), np.float32)
+        rest = np.zeros(len(parts), np.float32)
+        scale = np.ones(len(parts), np.float32)
+        on = np.zeros(len(parts), bool)
+        positive = np.zeros(len(parts), bool)
+        for k in blended:
+            p = parts[k]
+            assert p.text is not None and lexical is not None
+            lo, hi = int(starts[k]), int(ends[k])
+            lex_all[lo:hi] = np.asarray(lexical.score(p.text, p.cand), dtype=np.float32)
+            sc = paths._lexical_scale(s, lexical, p.text)
+            wk = validate_dense_weight(p.weight)
+            # (hybrid_scores: the weights as Python floats meet float32 arrays, so each is
+            # rounded to float32 first; the scale divides as a float32)
+            w[k], rest[k], on[k] = wk, 1.0 - wk, True
+            if sc > 0:
+                scale[k], positive[k] = sc, True
+        norm = np.where(positive[seg], lex_all / scale[seg], np.float32(0.0))
+        mixed = (w[seg] * dense + rest[seg] * norm).astype(np.float32)
+        score = np.where(on[seg], mixed, dense)
+    ranked = np.lexsort((cand, -score, seg))
+    out: dict[int, _Found] = {}
+    for k, i in enumerate(order):
+        lo, hi = int(starts[k]), int(ends[k])
+        p = parts[k]
+        top = ranked[lo:hi] - lo
+        lex = lex_all[lo:hi] if lex_all is not None and p.text is not None else None
+        out[i] = (p.cand, top, score[lo:hi], dense[lo:hi], lex, p.matches, True)
+    return out
+
+
+__all__ = ["search_arrays_many"]
