@@ -99,9 +99,7 @@ async def _tree_contexts(retriever: HierarchicalRetriever, begun: list[_Begun]) 
         t0 = clock()
         pool_uris, parents, inner = b.parents
         both: Any = answers.get(id(b))
-        await retriever._context_of_family(
-            b.q, b.state, b.result, pool_uris, parents, inner, both
-        )
+        await retriever._context_of_family(b.q, b.state, b.result, pool_uris, parents, inner, both)
         b.parents = None
         b.spent += clock() - t0
 
