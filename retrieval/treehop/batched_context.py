@@ -44,14 +44,18 @@ async def retrieve_in_phases(
     retriever: HierarchicalRetriever,
     reqs: Sequence[RetrievalRequest],
     first: Sequence[tuple[HitColumns, int] | None],
+    resolved: Sequence[_Query] | None = None,
 ) -> list[QueryResult]:
     """:meth:`HierarchicalRetriever.retrieve` of each request (``first``: its first global
-    step's answer, or ``None``), in order, run in phases (see the module)."""
+    step's answer, or ``None``; ``resolved``: each request resolved, not yet searched), in
+    order, run in phases (see the module)."""
     clock = time.perf_counter
     begun: list[_Begun] = []
-    for req, f in zip(reqs, first, strict=True):
+    for j, (req, f) in enumerate(zip(reqs, first, strict=True)):
         t0 = clock()
-        q, state, result = await retriever._descend(req, f)
+        q, state, result = await retriever._descend(
+            req, f, resolved[j] if resolved is not None else None
+        )
         begun.append(_Begun(q, state, result, clock() - t0))
     await _tree_contexts(retriever, begun)
     out: list[QueryResult] = []

@@ -242,18 +242,21 @@ class HierarchicalRetriever:
         out: list[QueryResult] = []
         for lo in range(0, len(reqs), BATCH_STEP):
             part = reqs[lo : lo + BATCH_STEP]
-            first = await self._first_steps(part)
-            out.extend(await retrieve_in_phases(self, part, first))
+            resolved: list[_Query] = []
+            first = await self._first_steps(part, resolved)
+            out.extend(await retrieve_in_phases(self, part, first, resolved or None))
         return out
 
     async def _first_steps(
-        self, reqs: Sequence[RetrievalRequest]
+        self, reqs: Sequence[RetrievalRequest], resolved: list[_Query] | None = None
     ) -> list[tuple[HitColumns, int] | None]:
         """The answer of each request's first global search (:meth:`_global_step`: the same
         scope, ``PREFETCH`` times ``global_search_topk`` nodes, text and dense weight) and
         the limit it asked for, from one ``search_columns_batch`` call per group of
         requests that share a scope and a dense weight, where the store has that call
-        (``None`` for each request elsewhere: :meth:`retrieve` then searches itself)."""
+        (``None`` for each request elsewhere: :meth:`retrieve` then searches itself).
+        ``resolved`` gets each request's :meth:`_resolve`, made here (its descent starts
+        from it instead of resolving the request again)."""
         out: list[tuple[HitColumns, int] | None] = [None] * len(reqs)
         batch = getattr(self.store, "search_columns_batch", None)
         if batch is None or len(reqs) < 2:
@@ -262,6 +265,8 @@ class HierarchicalRetriever:
         groups: list[tuple[Scope, float, list[int]]] = []
         for i, r in enumerate(reqs):
             q = self._resolve(r)
+            if resolved is not None:
+                resolved.append(q)
             scope = q.scope.replaced(subtrees=tuple(r.roots))
             for g_scope, g_weight, members in groups:
                 if g_weight == q.dense_weight and g_scope == scope:
@@ -297,12 +302,17 @@ class HierarchicalRetriever:
         return await self._conclude(q, state, result, t0)
 
     async def _descend(
-        self, req: RetrievalRequest, first: tuple[HitColumns, int] | None = None
+        self,
+        req: RetrievalRequest,
+        first: tuple[HitColumns, int] | None = None,
+        q: _Query | None = None,
     ) -> tuple[_Query, Descent, QueryResult]:
         """:meth:`retrieve` up to the tree context: the global step, the starts, tag hops
         and the descent (``find_many`` runs this phase for every query of a batch, then
-        their tree contexts together: :mod:`treehop.batched_context`)."""
-        q = self._resolve(req)
+        their tree contexts together: :mod:`treehop.batched_context`). ``q``: the request
+        resolved already, not yet searched (:meth:`_first_steps`)."""
+        if q is None:
+            q = self._resolve(req)
         if first is not None:
             q.prefetched, q.prefetch_limit = first
         result: QueryResult = _validate_result({"query": req.query})  # (QueryResult(query=...))
