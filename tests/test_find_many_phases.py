@@ -348,3 +348,32 @@ def test_tied_scores_are_ordered_by_row_as_alone(monkeypatch: pytest.MonkeyPatch
             f"{RES}/d0/f10.md",
         ]
     assert sizes == [3]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_leaf_family_rows_many_equals_each_uris_own(seed: int) -> None:
+    """The subtree rows found for many URIs at once are, URI by URI, what
+    ``_leaf_family_rows`` finds for it alone (the same rows in the same order, or ``None``
+    where it proves nothing): folders of files, files of chunks, a folder with a
+    subfolder, a leaf, the root, URIs not stored, and a repeated URI; after writes that
+    leave rows out of URI order (``random_tree`` rewrites and deletes some)."""
+    from treehop.stores.embedded.snapshot import _leaf_family_rows
+
+    if seed < 2:
+        store, rng = random_tree(seed)
+    else:
+        store, rng = _chunked_graph_store(BagOfWordsEmbedder()), np.random.default_rng(seed)
+    s = store._snap
+    uris = [n.uri for n in store.iter_nodes()]
+    rng.shuffle(uris)
+    uris = [*uris, f"{RES}/nowhere", f"{RES}/d0/x", uris[0], RES]
+    got = family_batch.leaf_family_rows_many(s, uris)
+    proven = 0
+    for uri, rows in zip(uris, got, strict=True):
+        own = int(s.lookup([uri])[0])
+        want = _leaf_family_rows(s, uri, own) if own >= 0 else None
+        assert (rows is None) == (want is None), uri
+        if rows is not None and want is not None:
+            assert rows.tolist() == want.tolist()
+            proven += 1
+    assert proven >= 3

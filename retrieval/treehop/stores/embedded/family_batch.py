@@ -29,14 +29,16 @@ import numpy as np
 from ...errors import InvalidQueryError
 from ...lexical import validate_dense_weight
 from ..base import HitArrays, Scope, Vector, check_search_args
-from .layout import F32, IntArray
+from .layout import F32, IntArray, _hashes
+from .snapshot import _uri_rank
 
 if TYPE_CHECKING:
     from ...lexical import LexicalIndex
     from .search_paths import _Found, _SearchPaths
     from .snapshot import _Snap
 
-_NO_ROWS: IntArray = np.zeros(0, np.int64)
+_SUBTREE_KEPT = 2048
+"""The most subtrees a snapshot keeps (``_SearchPaths._subtree_rows``' bound)."""
 
 
 class _Small:
@@ -83,6 +85,8 @@ def search_arrays_many(
                 f"query {i}: vector has dimension {q.shape[0]}, index has {s.dim}"
             )
         qs.append(q)
+    if s.live:
+        _keep_subtrees(paths, s, scopes)
     found: list[_Found | None] = [None] * n
     ordered = [False] * n  # (the small searches' hits come back ordered)
     small: dict[int, _Small] = {}
@@ -104,6 +108,92 @@ def search_arrays_many(
         for i, f in _scored(paths, s, small, lexical).items():
             found[i], ordered[i] = f, True
     return [paths._found_arrays(s, f, ordered=o) for f, o in zip(found, ordered, strict=True)]
+
+
+def _keep_subtrees(paths: _SearchPaths, s: _Snap, scopes: Sequence[Scope]) -> None:
+    """Every subtree the scopes name that the snapshot's subtree cache lacks (what
+    :meth:`_SearchPaths._subtree_rows` keeps), found for all of them at once where the
+    parent links prove the answer (:func:`leaf_family_rows_many`); the rest are left to
+    :meth:`_SearchPaths._subtree_rows` itself, which the searches then ask."""
+    kept: dict[str, IntArray] = s.cache.setdefault(("subtree",), {})
+    wanted = list(
+        dict.fromkeys(
+            t
+            for scope in scopes
+            if scope.parent_uri is None and ("subtrees", scope.subtrees) not in s.cache
+            for t in scope.subtrees
+            if t not in kept
+        )
+    )
+    if len(wanted) < 2:
+        return
+    for uri, rows in zip(wanted, leaf_family_rows_many(s, wanted), strict=True):
+        if rows is not None:
+            if len(kept) >= _SUBTREE_KEPT:  # (the bound of ``_subtree_rows``)
+                kept.clear()
+            kept[uri] = rows
+
+
+def leaf_family_rows_many(s: _Snap, uris: Sequence[str]) -> list[IntArray | None]:
+    """:func:`.snapshot._leaf_family_rows` of each of ``uris`` (``None`` also where the URI
+    is not stored): the same rows in the same order, or ``None`` where one call would
+    give ``None``, with the arithmetic of every URI done at once: one lookup, one
+    ``searchsorted`` pair over the parent hashes, one gather of every window's rows with
+    their links and leaf flags, one decode of every window's first, last and next URI.
+    Only the prefix checks on those three URIs stay per URI."""
+    n = len(uris)
+    out: list[IntArray | None] = [None] * n
+    if not n or not s.by_uri.size:
+        return out
+    own = s.lookup(list(uris))
+    keys = s.sorted_keys("parent_hash", s.by_parent)
+    h = _hashes(uris)
+    m = np.searchsorted(keys, h, side="right") - np.searchsorted(keys, h, side="left")
+    rank = _uri_rank(s)
+    k = np.where(own >= 0, rank[np.maximum(own, 0)], -1).astype(np.int64)
+    end = k + 1 + m
+    size = int(s.by_uri.size)
+    ok = (own >= 0) & (m > 0) & (k >= 0) & (end <= size)
+    at = np.flatnonzero(ok)
+    if not at.size:
+        return out
+    lens = m[at]
+    seg = np.repeat(np.arange(at.size), lens)
+    starts = np.cumsum(lens) - lens
+    window = s.by_uri[np.repeat(k[at] + 1, lens) + (np.arange(seg.size) - starts[seg])]
+    linked = (s.parent_row[window] == own[at][seg]) & s.cols["leaf"][window].astype(bool)
+    bad = np.bincount(seg[~linked], minlength=at.size) > 0
+    at, lens, starts = at[~bad], lens[~bad], starts[~bad]
+    if not at.size:
+        return out
+    ends = end[at]
+    later = ends < size
+    firsts = s.by_uri[k[at] + 1]
+    lasts = s.by_uri[ends - 1]
+    afters = s.by_uri[ends[later]]
+    names = s.uris_of(np.concatenate([firsts, lasts, afters]))
+    a = at.size
+    first_l, last_l = names[:a], names[a : 2 * a]
+    after_of = dict(zip(np.flatnonzero(later).tolist(), names[2 * a :], strict=True))
+    for j, i in enumerate(at.tolist()):
+        uri = uris[i]
+        first, last = first_l[j], last_l[j]
+        slash, hash_ = uri + "/", uri + "#"
+        if first.startswith(slash) and last.startswith(slash):
+            sep = slash
+        elif first.startswith(hash_) and last.startswith(hash_):
+            sep = hash_
+        else:
+            continue
+        after = after_of.get(j)
+        if after is not None:
+            if after.startswith(sep):
+                continue
+            if sep == hash_ and not (after > slash and not after.startswith(slash)):
+                continue
+        lo = int(k[i])
+        out[i] = s.by_uri[lo : lo + 1 + int(m[i])]
+    return out
 
 
 def _small_search(

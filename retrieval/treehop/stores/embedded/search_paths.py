@@ -36,7 +36,7 @@ from ..base import (
     unique_inverse,
 )
 from .attributes import _StoreAttributes
-from .family_batch import search_arrays_many
+from .family_batch import _SUBTREE_KEPT, search_arrays_many
 from .layout import _CTYPE_CODE, _NODE_CACHE, F32, BoolArray, IntArray, _h64, _matvec, _unique_ints
 from .snapshot import _leaf_family_rows, _Snap, _stored_field, _UriView
 
@@ -1031,7 +1031,7 @@ class _SearchPaths(_StoreAttributes):
         hit = kept.get(uri)
         if hit is None:
             hit = self._subtree_rows_uncached(s, uri)
-            if len(kept) >= 2048:
+            if len(kept) >= _SUBTREE_KEPT:
                 kept.clear()
             kept[uri] = hit
         return hit
