@@ -17,7 +17,7 @@ import pytest
 
 from test_columnar_search import COLUMN_FIELDS, DIM, MEM, RES, _query, _scopes, random_tree
 from test_family_arrays import _sectioned_store
-from test_find_many import _chunked_graph_store, _listing
+from test_find_many import R, _chunked_graph_store, _listing
 from treehop import RetrievalConfig, Treehop
 from treehop.errors import InvalidQueryError
 from treehop.filters import TagFilter
@@ -377,3 +377,57 @@ def test_leaf_family_rows_many_equals_each_uris_own(seed: int) -> None:
             assert rows.tolist() == want.tolist()
             proven += 1
     assert proven >= 3
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_leaf_columns_built_with_the_batch_equal_each_answers_own(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``leaf_columns``: the columns of each answer's best leaves, built for the batch in
+    one pass, equal what ``columns`` of those positions builds alone, field by field
+    (parent codes and their dtype, nodes, heading codes); asked again, or for other
+    positions, ``columns`` builds them as before; a family of chunks gets none built."""
+    from test_find_many import _columns_fields
+
+    emb = BagOfWordsEmbedder()
+    store = _chunked_graph_store(emb)
+    rng = np.random.default_rng(seed)
+    built: list[int] = []
+    real = family_batch._leaf_columns
+
+    def spy(*a: Any, **kw: Any) -> Any:
+        out = real(*a, **kw)
+        built.append(len(out))
+        return out
+
+    monkeypatch.setattr(family_batch, "_leaf_columns", spy)
+    folders = [f"{R}/d{d}" for d in rng.choice(30, size=6, replace=False).tolist()]
+    scopes = [
+        Scope(subtrees=(folders[0],), traversal=True),
+        Scope(subtrees=tuple(sorted(folders[1:3])), traversal=True),
+        Scope(subtrees=(f"{R}/d3",), traversal=True),  # chunks: no columns built
+        Scope(subtrees=(folders[3],), tags=TagFilter(any_of=("nothing",)), traversal=True),
+        Scope(subtrees=tuple(sorted(folders[4:])), leaves_only=True),
+    ]
+    texts = ["alpha beta", None, "alpha chunk3", "gamma", "kappa delta"]
+    weights = [0.5, 1.0, 0.7, 0.5, 0.9]
+    counts = [100, 7, 100, 100, 30]
+    vectors = emb.embed(["alpha beta gamma", "delta", "alpha chunk3", "kappa", "zeta beta"])
+    got = store.search_arrays_many(
+        list(vectors),
+        scopes,
+        [200] * 5,
+        query_texts=texts,
+        dense_weights=weights,
+        leaf_columns=counts,
+    )
+    for j, arr in enumerate(got):
+        alone = store.search_arrays(
+            vectors[j], scopes[j], 200, query_text=texts[j], dense_weight=weights[j]
+        )
+        leaves = np.flatnonzero(arr.leaves)[: counts[j]]
+        first = arr.columns(leaves)
+        assert _columns_fields(first) == _columns_fields(alone.columns(leaves))
+        again = arr.columns(leaves)
+        assert again is not first and _columns_fields(again) == _columns_fields(first)
+    assert built == [3]  # (not the chunked one, nor the filtered one: no leaf matches)

@@ -68,10 +68,12 @@ async def retrieve_in_phases(
 async def _tree_contexts(retriever: HierarchicalRetriever, begun: list[_Begun]) -> None:
     """The tree context of every query: each one's pool and parents, then one
     ``search_arrays_many`` call for every query whose family is one array search
-    (:meth:`HierarchicalRetriever._family_arrays_ask`), then each family scored and placed
+    (:meth:`HierarchicalRetriever._family_arrays_ask`; a family of whole files, whose every
+    leaf the scoring reads as columns, gets those columns from the same call, built in one
+    pass), then each family scored and placed
     (:meth:`HierarchicalRetriever._context_of_family`)."""
     clock = time.perf_counter
-    asked: list[tuple[_Begun, Scope, int]] = []
+    asked: list[tuple[_Begun, Scope, int, int]] = []
     for b in begun:
         if not b.q.context.active or b.state.track is not Track.VECTOR:
             continue
@@ -87,14 +89,15 @@ async def _tree_contexts(retriever: HierarchicalRetriever, begun: list[_Begun]) 
         t0 = clock()
         got: list[HitArrays] = await retriever._store_call(
             many,
-            [b.q.req.vector for b, _, _ in asked],
-            [scope for _, scope, _ in asked],
-            [limit for _, _, limit in asked],
-            query_texts=[b.q.req.query.query for b, _, _ in asked],
-            dense_weights=[b.q.dense_weight for b, _, _ in asked],
+            [b.q.req.vector for b, _, _, _ in asked],
+            [scope for _, scope, _, _ in asked],
+            [ask for _, _, ask, _ in asked],
+            query_texts=[b.q.req.query.query for b, _, _, _ in asked],
+            dense_weights=[b.q.dense_weight for b, _, _, _ in asked],
+            leaf_columns=[leaves for _, _, _, leaves in asked],
         )
         share = (clock() - t0) / len(asked)
-        for (b, _, _), arrays in zip(asked, got, strict=True):
+        for (b, _, _, _), arrays in zip(asked, got, strict=True):
             answers[id(b)] = arrays
             b.spent += share
     for b in begun:

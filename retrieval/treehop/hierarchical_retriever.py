@@ -831,17 +831,18 @@ class HierarchicalRetriever:
 
     def _family_arrays_ask(
         self, q: _Query, parents: list[str], inner: list[str]
-    ) -> tuple[Scope, int] | None:
+    ) -> tuple[Scope, int, int] | None:
         """The scope and limit of the one array search that :meth:`_family` asks for these
-        parents (:meth:`_inner_arrays`), or ``None`` where it asks another way (a root
-        parent, no inner parent, no parent scores wanted, a store without arrays)."""
+        parents (:meth:`_inner_arrays`) and how many of its leaves the family may read as
+        columns, or ``None`` where it asks another way (a root parent, no inner parent, no
+        parent scores wanted, a store without arrays)."""
         if not inner or not self._arrays or not q.context.parent > 0:
             return None
         roots = q.req.roots
         if any(p in roots for p in parents):
             return None
         limit = min(self.config.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH)
-        return q.scope.replaced(subtrees=tuple(inner)), min(2 * limit, MAX_GLOBAL_FETCH)
+        return q.scope.replaced(subtrees=tuple(inner)), min(2 * limit, MAX_GLOBAL_FETCH), limit
 
     async def _context_of_family(
         self,

@@ -28,7 +28,15 @@ import numpy as np
 
 from ...errors import InvalidQueryError
 from ...lexical import validate_dense_weight
-from ..base import HitArrays, Scope, Vector, check_search_args
+from ..base import (
+    HitArrays,
+    HitColumns,
+    Scope,
+    Vector,
+    build_frozen,
+    check_search_args,
+    unique_inverse,
+)
 from .layout import F32, IntArray, _hashes
 from .snapshot import _uri_rank
 
@@ -68,13 +76,22 @@ def search_arrays_many(
     limits: Sequence[int],
     query_texts: Sequence[str | None],
     dense_weights: Sequence[float],
+    leaf_columns: Sequence[int] | None = None,
 ) -> list[HitArrays]:
     """:meth:`_SearchPaths.search_arrays` of each query (its vector, scope, limit, text and
     dense weight), in order, from one snapshot. Every argument is checked before any
-    search (an :class:`~treehop.errors.InvalidQueryError` names the first bad query)."""
+    search (an :class:`~treehop.errors.InvalidQueryError` names the first bad query).
+
+    ``leaf_columns``: per query, how many of its best leaves the caller will read as
+    columns (``HitArrays.columns`` of their positions) when its hits hold no chunk (the
+    tree context's family of whole files reads every leaf's name); those columns are built
+    for every such answer in one pass (:func:`_leaf_columns`) and handed out by that
+    ``columns`` call (once), equal to the ones it builds alone."""
     n = len(vectors)
     if not (len(scopes) == len(limits) == len(query_texts) == len(dense_weights) == n):
         raise InvalidQueryError("search_arrays_many needs one scope, limit, text, weight a query")
+    if leaf_columns is not None and len(leaf_columns) != n:
+        raise InvalidQueryError("leaf_columns needs one count a query")
     s = paths._snap
     qs: list[F32] = []
     for i in range(n):
@@ -104,10 +121,17 @@ def search_arrays_many(
             small[i] = got
         else:
             found[i] = got
+    built: dict[int, tuple[IntArray, HitColumns]] = {}
     if small:
-        for i, f in _scored(paths, s, small, lexical).items():
+        scored = _scored(paths, s, small, lexical)
+        for i, f in scored.items():
             found[i], ordered[i] = f, True
-    return [paths._found_arrays(s, f, ordered=o) for f, o in zip(found, ordered, strict=True)]
+        if leaf_columns is not None:
+            built = _leaf_columns(paths, s, scored, leaf_columns)
+    return [
+        paths._found_arrays(s, f, ordered=o, prebuilt=built.get(i))
+        for i, (f, o) in enumerate(zip(found, ordered, strict=True))
+    ]
 
 
 def _keep_subtrees(paths: _SearchPaths, s: _Snap, scopes: Sequence[Scope]) -> None:
@@ -193,6 +217,85 @@ def leaf_family_rows_many(s: _Snap, uris: Sequence[str]) -> list[IntArray | None
                 continue
         lo = int(k[i])
         out[i] = s.by_uri[lo : lo + 1 + int(m[i])]
+    return out
+
+
+def _leaf_columns(
+    paths: _SearchPaths,
+    s: _Snap,
+    scored: dict[int, _Found],
+    counts: Sequence[int],
+) -> dict[int, tuple[IntArray, HitColumns]]:
+    """The columns of the best ``counts[i]`` leaves of each small answer ``i`` whose hits
+    hold no chunk (by query: those positions and their columns), each equal to
+    ``_SearchPaths._columns(..., ordered=True)`` of them field by field: every answer's
+    rows, parents, URIs, chunks, flags and scores read in one gather each, its parent
+    codes (the rank of each parent among the answer's distinct parents) from one
+    ``np.unique`` of (answer, parent) keys. An answer with a row whose parent is not
+    stored is left to its own call."""
+    from .search_paths import _optional  # (search_paths imports this module)
+
+    picks: list[tuple[int, IntArray, IntArray]] = []  # (query, positions, their rows)
+    for i, (cand, top, _, _, _, _, _) in scored.items():
+        rows = cand[top]
+        leaf = s.cols["leaf"][rows]
+        pos = np.flatnonzero(leaf)[: max(counts[i], 0)]
+        if not pos.size or int(s.cols["chunk"][rows[pos]].max()) >= 0:
+            continue  # (a family of chunks stays arrays: no columns of every leaf)
+        picks.append((i, pos, rows[pos]))
+    if not picks:
+        return {}
+    sizes = np.fromiter((p[2].size for p in picks), np.int64, len(picks))
+    rows = np.concatenate([p[2] for p in picks])
+    parent = s.parent_row[rows]
+    if not bool((parent >= 0).all()):
+        linked = np.bincount(
+            np.repeat(np.arange(len(picks)), sizes)[parent < 0], minlength=len(picks)
+        )
+        keep = np.flatnonzero(linked == 0)
+        picks = [picks[j] for j in keep.tolist()]
+        if not picks:
+            return {}
+        sizes = sizes[keep]
+        rows = np.concatenate([p[2] for p in picks])
+        parent = s.parent_row[rows]
+    qid = np.repeat(np.arange(len(picks), dtype=np.int64), sizes)
+    stride = int(parent.max()) + 1
+    _, ranks = np.unique(qid * stride + parent, return_inverse=True)
+    ranks = ranks.reshape(-1).astype(np.int64, copy=False)
+    dirs, dir_of = unique_inverse(parent)
+    uris, dir_names = s.uris_with_dirs(rows, dirs)
+    parents: list[str | None] = [dir_names[k] for k in dir_of.tolist()]
+    chunks = _optional(s.cols["chunk"][rows])
+    leaves: list[bool] = s.cols["leaf"][rows].tolist()
+    row_l: list[int] = rows.tolist()
+    ends = np.cumsum(sizes).tolist()
+    out: dict[int, tuple[IntArray, HitColumns]] = {}
+    a = 0
+    for j, (i, pos, prow) in enumerate(picks):
+        e = ends[j]
+        cand, top, score, dense, lex, matches, exact = scored[i]
+        at = top[pos]
+        n = e - a
+        out[i] = (
+            pos,
+            build_frozen(
+                HitColumns,
+                uris=uris[a:e],
+                parent_uris=parents[a:e],
+                chunk_indexes=chunks[a:e],
+                leaves=leaves[a:e],
+                scores=score[at].tolist(),
+                vector_scores=dense[at].tolist(),
+                lexical_scores=lex[at].tolist() if lex is not None else [None] * n,
+                matches=[True] * n if matches is None else matches[prow].tolist(),
+                load=paths._loader(s, row_l[a:e]),
+                exact=exact,
+                parent_codes=ranks[a:e] - ranks[a:e].min(),
+                heading_codes=paths._headings_of(s, prow),
+            ),
+        )
+        a = e
     return out
 
 

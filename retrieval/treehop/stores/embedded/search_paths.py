@@ -149,16 +149,28 @@ class _SearchPaths(_StoreAttributes):
         *,
         query_texts: Sequence[str | None],
         dense_weights: Sequence[float],
+        leaf_columns: Sequence[int] | None = None,
     ) -> list[HitArrays]:
         """:meth:`search_arrays` of many queries, each with its own scope, limit, text and
         dense weight: each answer the one a call of its own gives (rows, order and scores,
         to the bit), the small exact searches' arithmetic done once for the batch (the tree
         context of ``find_many``: see :mod:`.family_batch`)."""
-        return search_arrays_many(self, vectors, scopes, limits, query_texts, dense_weights)
+        return search_arrays_many(
+            self, vectors, scopes, limits, query_texts, dense_weights, leaf_columns
+        )
 
-    def _found_arrays(self, s: _Snap, found: _Found | None, ordered: bool = False) -> HitArrays:
+    def _found_arrays(
+        self,
+        s: _Snap,
+        found: _Found | None,
+        ordered: bool = False,
+        prebuilt: tuple[IntArray, HitColumns] | None = None,
+    ) -> HitArrays:
         """The :class:`HitArrays` of one :meth:`_search_top` answer (no hits when it is
-        ``None``); ``ordered``: its positions are already best first (ties by row)."""
+        ``None``); ``ordered``: its positions are already best first (ties by row);
+        ``prebuilt``: positions whose columns a batch built already (handed out by the
+        first ``columns`` call for exactly those positions)."""
+        ready = [prebuilt] if prebuilt is not None else []
         if found is None:
             no = np.zeros(0, np.int64)
             cand, top, score, dense, lex, matches, exact = (no, no, *_NO_SCORES, True)
@@ -173,6 +185,8 @@ class _SearchPaths(_StoreAttributes):
         chunk = s.cols["chunk"][rows].astype(np.int64)
 
         def columns(positions: npt.NDArray[np.int64]) -> HitColumns:
+            if ready and np.array_equal(positions, ready[0][0]):
+                return ready.pop()[1]
             return self._columns(
                 s, cand, top[positions], score, dense, lex, matches, exact, ordered=True
             )
