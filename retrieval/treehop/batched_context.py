@@ -17,8 +17,11 @@ change only how fast an answer comes, not what it is.
 
 from __future__ import annotations
 
+import gc
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .descent import Descent, Track
@@ -38,6 +41,47 @@ class _Begun:
     def __init__(self, q: _Query, state: Descent, result: QueryResult, spent: float) -> None:
         self.q, self.state, self.result, self.spent = q, state, result, spent
         self.parents: tuple[list[str], list[str], list[str]] | None = None
+
+
+_pause_lock = threading.Lock()
+_pauses = 0
+_resume = False
+
+
+@contextmanager
+def collector_paused(pause: bool = True) -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a batch of finds runs (``pause``),
+    and restored after it: enabled again when it was enabled before the first of the
+    batches that overlap (threads count the pauses under a lock), left off when the
+    caller had turned it off.
+
+    Why: a batch keeps every query's state alive until its last phase (the descents'
+    candidates, frontiers and results: ~10-20k tracked objects for 32 queries), so each
+    young collection that runs meanwhile finds them alive and moves them to the oldest
+    generation, and that soon triggers a full collection, which traverses every object of
+    the process (~50-100 ms here). One query at a time, a find's objects die before a
+    collection sees them: measured at 100k leaves, batches of 32, the full collections
+    came in the batches and not in the single finds, 0.4-0.8 ms a batch query of
+    collector time against 0.1-0.2 ms a single find (bench/README.md, "Issue 35 round
+    8"). The batch creates no reference cycle of its own to collect; other threads'
+    cycles wait at most for the batch (one ``BATCH_STEP``: tens of milliseconds). Not
+    paused for a remote store, whose calls may wait on the network."""
+    global _pauses, _resume
+    if not pause:
+        yield
+        return
+    with _pause_lock:
+        if _pauses == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _pauses += 1
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _resume:
+                gc.enable()
 
 
 async def retrieve_in_phases(

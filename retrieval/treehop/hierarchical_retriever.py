@@ -42,7 +42,7 @@ import numpy.typing as npt
 
 from . import uri as urimod
 from ._sync import on_caller_loop
-from .batched_context import retrieve_in_phases
+from .batched_context import collector_paused, retrieve_in_phases
 from .config import RetrievalConfig, StopRule
 from .context_assembly import context_slot_chars
 from .descent import (
@@ -238,13 +238,15 @@ class HierarchicalRetriever:
         every tree context, then every conclusion: :mod:`treehop.batched_context`); each
         result is the one :meth:`retrieve` gives the request alone. ``BATCH_STEP`` requests
         at a time: the graph keeps the answers of its last 64 queries, which the later
-        steps of each find read again."""
+        steps of each find read again. The cyclic garbage collector is paused for each
+        step of an in-process store (:func:`~treehop.batched_context.collector_paused`)."""
         out: list[QueryResult] = []
         for lo in range(0, len(reqs), BATCH_STEP):
             part = reqs[lo : lo + BATCH_STEP]
             resolved: list[_Query] = []
-            first = await self._first_steps(part, resolved)
-            out.extend(await retrieve_in_phases(self, part, first, resolved or None))
+            with collector_paused(len(part) > 1 and not self.store.capabilities.remote):
+                first = await self._first_steps(part, resolved)
+                out.extend(await retrieve_in_phases(self, part, first, resolved or None))
         return out
 
     async def _first_steps(
