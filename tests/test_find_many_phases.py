@@ -431,3 +431,68 @@ def test_leaf_columns_built_with_the_batch_equal_each_answers_own(
         again = arr.columns(leaves)
         assert again is not first and _columns_fields(again) == _columns_fields(first)
     assert built == [3]  # (not the chunked one, nor the filtered one: no leaf matches)
+
+
+def test_the_collector_is_paused_for_a_batch_and_restored() -> None:
+    """``collector_paused``: off inside (also while another thread's pause overlaps),
+    restored to on after the last overlapping pause ends; left off where the caller had
+    turned it off; restored after an exception; not paused when not asked. And a batch
+    of finds runs with it paused."""
+    import gc
+    import threading
+
+    from treehop import batched_context as bc
+
+    assert gc.isenabled()
+    inside = threading.Event()
+    release = threading.Event()
+    seen: list[bool] = []
+
+    def other() -> None:
+        with bc.collector_paused():
+            inside.set()
+            release.wait(10)
+            seen.append(gc.isenabled())
+
+    t = threading.Thread(target=other)
+    with bc.collector_paused():
+        assert not gc.isenabled()
+        t.start()
+        assert inside.wait(10)
+    assert not gc.isenabled()  # the other thread's pause still holds
+    release.set()
+    t.join(10)
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(RuntimeError), bc.collector_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()
+    with bc.collector_paused(False):
+        assert gc.isenabled()
+    gc.disable()
+    try:
+        with bc.collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the caller's choice stands
+    finally:
+        gc.enable()
+
+
+def test_a_batch_runs_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """find_many's phases run with the collector off; it is back on after the batch."""
+    import gc
+
+    from treehop import batched_context as bc
+
+    states: list[bool] = []
+    real = bc._tree_contexts
+
+    async def spy(*a: Any, **kw: Any) -> Any:
+        states.append(gc.isenabled())
+        return await real(*a, **kw)
+
+    monkeypatch.setattr(bc, "_tree_contexts", spy)
+    store = random_tree(3)[0]
+    retriever = HierarchicalRetriever(store, RetrievalConfig())
+    reqs = _requests(np.random.default_rng(3))
+    many = asyncio.run(retriever.retrieve_many(reqs))
+    assert states == [False] and gc.isenabled() and len(many) == len(reqs)
