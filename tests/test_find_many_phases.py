@@ -238,7 +238,7 @@ def test_retrieve_many_in_phases_equals_retrieve(
         return real(self, vectors, *a, **kw)
 
     monkeypatch.setattr(EmbeddedStore, "search_arrays_many", spy)
-    hops = {"tag_hop_trigger": "always", "tag_evidence_weight": 0.3}  # (tag hops on)
+    hops: dict[str, Any] = {"tag_hop_trigger": "always", "tag_evidence_weight": 0.3}
     config = RetrievalConfig(**hops) if seed % 4 == 1 else RetrievalConfig()
     retriever = HierarchicalRetriever(store, config)
     reqs = _requests(np.random.default_rng(seed))

@@ -1037,7 +1037,7 @@ class HierarchicalRetriever:
         wanted: set[str],
         parent_scores: dict[str, float],
         result: QueryResult,
-        both: HitArrays | None = None,
+        asked: HitArrays | None = None,
     ) -> _Family | _ArrayFamily | None:
         """:meth:`_inner_family` (its one-search case, with directory scores) on a store
         that answers as arrays (:class:`~treehop.stores.base.HitArrays`), and the family it
@@ -1045,8 +1045,11 @@ class HierarchicalRetriever:
         as columns. ``None`` (``parent_scores`` left empty) where the one search cannot
         stand for both answers: the caller then searches as :meth:`_inner_family` does."""
         ask = min(2 * limit, MAX_GLOBAL_FETCH)
-        if both is None:  # (else asked already, as here: :meth:`_family_arrays_ask`)
-            both = await self._store_call(
+        # (``asked``: the answer of this search, asked already: :meth:`_family_arrays_ask`)
+        both: HitArrays = (
+            asked
+            if asked is not None
+            else await self._store_call(
                 self.store.search_arrays,  # type: ignore[attr-defined]
                 q.req.vector,
                 q.scope.replaced(subtrees=tuple(inner)),
@@ -1054,6 +1057,7 @@ class HierarchicalRetriever:
                 query_text=q.req.query.query,
                 dense_weight=q.dense_weight,
             )
+        )
         leaves = np.flatnonzero(both.leaves)
         whole = len(both) < ask
 
