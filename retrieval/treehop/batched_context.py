@@ -6,7 +6,10 @@ arrays of ~50 elements; their cost is per call, not per element. Run query by qu
 pays each call once per query. Here a phase runs for every query before the next phase
 starts, so that the calls a phase can share run once for the batch: the tree context's family
 search (the leaves and directories below each query's pool parents: one gather, one product,
-one blend and one sort for every query's rows, :mod:`treehop.stores.embedded.family_batch`).
+one blend and one sort for every query's rows, :mod:`treehop.stores.embedded.family_batch`;
+a family of whole files also gets its leaves' columns from that call). The batch runs with
+the cyclic garbage collector paused (:func:`collector_paused`): it keeps every query's state
+alive, which made the collector's full passes a batch-only cost.
 
 Each query's result is the one :meth:`HierarchicalRetriever.retrieve` gives it alone (the
 same hits, order and scores): the phases run the same steps on the same inputs, in another

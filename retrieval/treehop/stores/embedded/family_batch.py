@@ -6,10 +6,14 @@ its pool) is a small exact search whose cost is a dozen numpy calls on small arr
 batch's queries as one phase (:mod:`treehop.batched_context`), so the calls that do not
 depend on a query's text run once for the batch: one gather of every query's candidate
 vectors and one row-wise ``einsum`` (the kernel of :func:`.layout._matvec`, bit for bit),
-one hybrid blend over every blended row, one ``lexsort`` that orders every query's hits,
-one gather each of their parents, chunks and leaf flags. Per query stay its scope (rows
-and masks, read from the snapshot's caches), its BM25 scores and scale (its own text) and
-its :class:`~treehop.stores.base.HitArrays`.
+one hybrid blend over every blended row, one ``lexsort`` that orders every query's hits.
+Per query stay its scope (rows and masks, read from the snapshot's caches), its BM25
+scores and scale (its own text) and its :class:`~treehop.stores.base.HitArrays` (the
+gathers of its hits' parents, chunks and leaf flags). Two more things the tree context
+reads of every query come out of the batch in one pass each: the subtree rows of every
+parent the scopes name (:func:`leaf_family_rows_many`, kept in the snapshot's subtree
+cache) and, for a family of whole files, the columns of its leaves (``leaf_columns``:
+:func:`_leaf_columns`).
 
 Each answer is the one :meth:`_SearchPaths.search_arrays` gives the query alone: the same
 rows, order and scores to the bit (``tests/test_find_many_phases.py``). A query whose
