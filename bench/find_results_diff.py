@@ -7,6 +7,8 @@ compares aggregate metrics; this compares every result of every query.
     python bench/find_results_diff.py dump OUT.json --sets pytest,locomo   # with PYTHONPATH=tree A
     python bench/find_results_diff.py dump OUT2.json --sets pytest,locomo  # with PYTHONPATH=tree B
     python bench/find_results_diff.py diff OUT.json OUT2.json
+    python bench/find_results_diff.py dump MANY.json --sets pytest,flask --many  # find_many
+    python bench/find_results_diff.py diff OUT.json MANY.json    # find_many == find()
 
 ``dump`` indexes each set once under ``--index-root`` (reused by later dumps, so both trees
 search the same index) and runs the dev and test samples (``--max-queries`` each) at limits
@@ -34,7 +36,26 @@ VARIANTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
 ]
 
 
-def dump(out: Path, sets: list[str], index_root: Path, max_queries: int) -> None:
+def _row(res: Any) -> list[list[Any]]:
+    """One result's hits as the dump holds them."""
+    hits = [*res.resources, *res.memories, *res.skills]
+    return [
+        [
+            m.uri,
+            m.score,
+            m.own_score,
+            m.vector_score,
+            str(m.found_by),
+            m.found_via,
+            [[c.uri, c.score] for c in m.collapsed],
+        ]
+        for m in hits
+    ]
+
+
+def dump(
+    out: Path, sets: list[str], index_root: Path, max_queries: int, many: bool = False
+) -> None:
     import bench_tree as bt
     import datasets as ds
     from treehop import RetrievalConfig
@@ -61,22 +82,13 @@ def dump(out: Path, sets: list[str], index_root: Path, max_queries: int) -> None
                 for k, v in overrides.items():
                     setattr(th.config, k, v)
                 try:
+                    if many:
+                        _dump_many(th, name, variant, queries, kwargs, results)
+                        continue
                     for q in queries:
                         for limit in (5, 10):
                             res = th.find(q.text, target_uri=q.scope, limit=limit, **kwargs)
-                            hits = [*res.resources, *res.memories, *res.skills]
-                            results[f"{name}|{variant}|{q.qid}|{limit}"] = [
-                                [
-                                    m.uri,
-                                    m.score,
-                                    m.own_score,
-                                    m.vector_score,
-                                    str(m.found_by),
-                                    m.found_via,
-                                    [[c.uri, c.score] for c in m.collapsed],
-                                ]
-                                for m in hits
-                            ]
+                            results[f"{name}|{variant}|{q.qid}|{limit}"] = _row(res)
                 finally:
                     for k, v in saved.items():
                         setattr(th.config, k, v)
@@ -84,6 +96,30 @@ def dump(out: Path, sets: list[str], index_root: Path, max_queries: int) -> None
             th.close()
     out.write_text(json.dumps(results))
     print(f"{len(results)} results -> {out}")
+
+
+def _dump_many(
+    th: Any,
+    name: str,
+    variant: str,
+    queries: list[Any],
+    kwargs: dict[str, Any],
+    results: dict[str, Any],
+) -> None:
+    """The same queries through ``find_many``: batches of up to 32 queries that share a
+    scope, in their order (a dump to ``diff`` against a ``find()`` dump of the same tree)."""
+    for limit in (5, 10):
+        by_scope: dict[Any, list[Any]] = {}
+        for q in queries:
+            by_scope.setdefault(q.scope, []).append(q)
+        for group in by_scope.values():
+            for lo in range(0, len(group), 32):
+                part = group[lo : lo + 32]
+                got = th.find_many(
+                    [q.text for q in part], target_uri=part[0].scope, limit=limit, **kwargs
+                )
+                for q, res in zip(part, got, strict=True):
+                    results[f"{name}|{variant}|{q.qid}|{limit}"] = _row(res)
 
 
 def diff(a_path: Path, b_path: Path) -> int:
@@ -120,12 +156,18 @@ def main() -> None:
     d.add_argument("--sets", default="pytest,locomo")
     d.add_argument("--index-root", type=Path, default=Path("/tmp/find-results-diff"))
     d.add_argument("--max-queries", type=int, default=100)
+    d.add_argument(
+        "--many",
+        action="store_true",
+        help="answer through find_many (batches of up to 32 queries sharing a scope) "
+        "instead of one find() each: diff the two dumps for find_many's identity",
+    )
     c = sub.add_parser("diff")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
     args = ap.parse_args()
     if args.cmd == "dump":
-        dump(args.out, args.sets.split(","), args.index_root, args.max_queries)
+        dump(args.out, args.sets.split(","), args.index_root, args.max_queries, args.many)
     else:
         raise SystemExit(diff(args.a, args.b))
 

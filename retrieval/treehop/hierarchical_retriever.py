@@ -42,6 +42,7 @@ import numpy.typing as npt
 
 from . import uri as urimod
 from ._sync import on_caller_loop
+from .batched_context import collector_paused, retrieve_in_phases
 from .config import RetrievalConfig, StopRule
 from .context_assembly import context_slot_chars
 from .descent import (
@@ -234,24 +235,31 @@ class HierarchicalRetriever:
 
     async def retrieve_many(self, reqs: Sequence[RetrievalRequest]) -> list[QueryResult]:
         """:meth:`retrieve` of each request, in order, the first global step of all of them
-        run as batches (:meth:`_first_steps`); each result is the one :meth:`retrieve` gives
-        the request alone. ``BATCH_STEP`` requests at a time: the graph keeps the answers of
-        its last 64 queries, which the later steps of each find read again."""
+        run as batches (:meth:`_first_steps`) and the rest in phases (every descent, then
+        every tree context, then every conclusion: :mod:`treehop.batched_context`); each
+        result is the one :meth:`retrieve` gives the request alone. ``BATCH_STEP`` requests
+        at a time: the graph keeps the answers of its last 64 queries, which the later
+        steps of each find read again. The cyclic garbage collector is paused for each
+        step of an in-process store (:func:`~treehop.batched_context.collector_paused`)."""
         out: list[QueryResult] = []
         for lo in range(0, len(reqs), BATCH_STEP):
             part = reqs[lo : lo + BATCH_STEP]
-            first = await self._first_steps(part)
-            out.extend([await self.retrieve(r, f) for r, f in zip(part, first, strict=True)])
+            resolved: list[_Query] = []
+            with collector_paused(len(part) > 1 and not self.store.capabilities.remote):
+                first = await self._first_steps(part, resolved)
+                out.extend(await retrieve_in_phases(self, part, first, resolved or None))
         return out
 
     async def _first_steps(
-        self, reqs: Sequence[RetrievalRequest]
+        self, reqs: Sequence[RetrievalRequest], resolved: list[_Query] | None = None
     ) -> list[tuple[HitColumns, int] | None]:
         """The answer of each request's first global search (:meth:`_global_step`: the same
         scope, ``PREFETCH`` times ``global_search_topk`` nodes, text and dense weight) and
         the limit it asked for, from one ``search_columns_batch`` call per group of
         requests that share a scope and a dense weight, where the store has that call
-        (``None`` for each request elsewhere: :meth:`retrieve` then searches itself)."""
+        (``None`` for each request elsewhere: :meth:`retrieve` then searches itself).
+        ``resolved`` gets each request's :meth:`_resolve`, made here (its descent starts
+        from it instead of resolving the request again)."""
         out: list[tuple[HitColumns, int] | None] = [None] * len(reqs)
         batch = getattr(self.store, "search_columns_batch", None)
         if batch is None or len(reqs) < 2:
@@ -260,6 +268,8 @@ class HierarchicalRetriever:
         groups: list[tuple[Scope, float, list[int]]] = []
         for i, r in enumerate(reqs):
             q = self._resolve(r)
+            if resolved is not None:
+                resolved.append(q)
             scope = q.scope.replaced(subtrees=tuple(r.roots))
             for g_scope, g_weight, members in groups:
                 if g_weight == q.dense_weight and g_scope == scope:
@@ -290,7 +300,22 @@ class HierarchicalRetriever:
         """One typed query. ``first``: its first global search's answer and the limit it
         asked for, already made (:meth:`retrieve_many`)."""
         t0 = time.perf_counter()
-        q = self._resolve(req)
+        q, state, result = await self._descend(req, first)
+        await self._tree_context(q, state, result)
+        return await self._conclude(q, state, result, t0)
+
+    async def _descend(
+        self,
+        req: RetrievalRequest,
+        first: tuple[HitColumns, int] | None = None,
+        q: _Query | None = None,
+    ) -> tuple[_Query, Descent, QueryResult]:
+        """:meth:`retrieve` up to the tree context: the global step, the starts, tag hops
+        and the descent (``find_many`` runs this phase for every query of a batch, then
+        their tree contexts together: :mod:`treehop.batched_context`). ``q``: the request
+        resolved already, not yet searched (:meth:`_first_steps`)."""
+        if q is None:
+            q = self._resolve(req)
         if first is not None:
             q.prefetched, q.prefetch_limit = first
         result: QueryResult = _validate_result({"query": req.query})  # (QueryResult(query=...))
@@ -319,7 +344,13 @@ class HierarchicalRetriever:
                 rounds = self.config.max_convergence_rounds
                 state.stop_reason = f"top-{req.limit} unchanged for {rounds} rounds"
                 break
-        await self._tree_context(q, state, result)
+        return q, state, result
+
+    async def _conclude(
+        self, q: _Query, state: Descent, result: QueryResult, t0: float
+    ) -> QueryResult:
+        """:meth:`retrieve` after the tree context: the hub correction, tag evidence, the
+        memory context and the results (``t0``: when the query's work began)."""
         await self._hub_correction(q, state)
         if q.tag_evidence is not None and state.track is Track.VECTOR:
             apply_tag_evidence(
@@ -782,10 +813,17 @@ class HierarchicalRetriever:
         query and most only inform their siblings, so a node is built only for a leaf that
         joins the list.
         """
-        cfg = self.config
-        weights = q.context
-        if not weights.active or state.track is not Track.VECTOR:
+        if not q.context.active or state.track is not Track.VECTOR:
             return
+        pool_uris, parents, inner = await self._context_parents(q, state, result)
+        await self._context_of_family(q, state, result, pool_uris, parents, inner)
+
+    async def _context_parents(
+        self, q: _Query, state: Descent, result: QueryResult
+    ) -> tuple[list[str], list[str], list[str]]:
+        """The tree context's pool (URIs), the parents whose families it scores (sorted)
+        and those of them that are not roots (the inner parents)."""
+        cfg = self.config
         pool_uris, pool_parents = await self._pool(q, max(cfg.context_pool, 3 * q.req.limit))
         result.nodes_scored += len(pool_uris)
         parents = sorted(
@@ -793,8 +831,41 @@ class HierarchicalRetriever:
             | {c.parent_uri for c in state.collected.values() if c.is_leaf and c.parent_uri}
         )
         roots = set(q.req.roots)
-        inner = [p for p in parents if p not in roots]
-        family, parent_scores = await self._family(q, parents, inner, weights.parent > 0, result)
+        return pool_uris, parents, [p for p in parents if p not in roots]
+
+    def _family_arrays_ask(
+        self, q: _Query, parents: list[str], inner: list[str]
+    ) -> tuple[Scope, int, int] | None:
+        """The scope and limit of the one array search that :meth:`_family` asks for these
+        parents (:meth:`_inner_arrays`) and how many of its leaves the family may read as
+        columns, or ``None`` where it asks another way (a root parent, no inner parent, no
+        parent scores wanted, a store without arrays)."""
+        if not inner or not self._arrays or not q.context.parent > 0:
+            return None
+        roots = q.req.roots
+        if any(p in roots for p in parents):
+            return None
+        limit = min(self.config.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH)
+        return q.scope.replaced(subtrees=tuple(inner)), min(2 * limit, MAX_GLOBAL_FETCH), limit
+
+    async def _context_of_family(
+        self,
+        q: _Query,
+        state: Descent,
+        result: QueryResult,
+        pool_uris: list[str],
+        parents: list[str],
+        inner: list[str],
+        both: HitArrays | None = None,
+    ) -> None:
+        """The rest of :meth:`_tree_context`: the family searched (``both``: the answer of
+        its array search, already asked: :meth:`_family_arrays_ask`), scored, and the picked
+        leaves placed."""
+        cfg = self.config
+        weights = q.context
+        family, parent_scores = await self._family(
+            q, parents, inner, weights.parent > 0, result, both
+        )
         # Every family leaf informs the scores; the pool, the collected leaves and their
         # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
         # below its pool siblings on every term but the neighbour mean, and is left out).
@@ -901,7 +972,13 @@ class HierarchicalRetriever:
         return hits
 
     async def _family(
-        self, q: _Query, parents: list[str], inner: list[str], scored: bool, result: QueryResult
+        self,
+        q: _Query,
+        parents: list[str],
+        inner: list[str],
+        scored: bool,
+        result: QueryResult,
+        both: HitArrays | None = None,
     ) -> tuple[_Family | _ArrayFamily, dict[str, float]]:
         """The scored leaf children of ``parents`` (by URI: the search's columns and the
         position in them): one search for every inner parent's leaves (kept if direct
@@ -929,7 +1006,7 @@ class HierarchicalRetriever:
             return _Family.of(family), parent_scores
         limit = min(cfg.max_children_per_dir * len(inner), MAX_GLOBAL_FETCH)
         if not family and scored and self._arrays:
-            got = await self._inner_arrays(q, inner, limit, wanted, parent_scores, result)
+            got = await self._inner_arrays(q, inner, limit, wanted, parent_scores, result, both)
             if got is not None:
                 return got, parent_scores
         cols, leaves, whole = await self._inner_family(q, inner, limit, scored, parent_scores)
@@ -962,6 +1039,7 @@ class HierarchicalRetriever:
         wanted: set[str],
         parent_scores: dict[str, float],
         result: QueryResult,
+        asked: HitArrays | None = None,
     ) -> _Family | _ArrayFamily | None:
         """:meth:`_inner_family` (its one-search case, with directory scores) on a store
         that answers as arrays (:class:`~treehop.stores.base.HitArrays`), and the family it
@@ -969,13 +1047,18 @@ class HierarchicalRetriever:
         as columns. ``None`` (``parent_scores`` left empty) where the one search cannot
         stand for both answers: the caller then searches as :meth:`_inner_family` does."""
         ask = min(2 * limit, MAX_GLOBAL_FETCH)
-        both: HitArrays = await self._store_call(
-            self.store.search_arrays,  # type: ignore[attr-defined]
-            q.req.vector,
-            q.scope.replaced(subtrees=tuple(inner)),
-            ask,
-            query_text=q.req.query.query,
-            dense_weight=q.dense_weight,
+        # (``asked``: the answer of this search, asked already: :meth:`_family_arrays_ask`)
+        both: HitArrays = (
+            asked
+            if asked is not None
+            else await self._store_call(
+                self.store.search_arrays,  # type: ignore[attr-defined]
+                q.req.vector,
+                q.scope.replaced(subtrees=tuple(inner)),
+                ask,
+                query_text=q.req.query.query,
+                dense_weight=q.dense_weight,
+            )
         )
         leaves = np.flatnonzero(both.leaves)
         whole = len(both) < ask

@@ -36,6 +36,7 @@ from ..base import (
     unique_inverse,
 )
 from .attributes import _StoreAttributes
+from .family_batch import _SUBTREE_KEPT, search_arrays_many
 from .layout import _CTYPE_CODE, _NODE_CACHE, F32, BoolArray, IntArray, _h64, _matvec, _unique_ints
 from .snapshot import _leaf_family_rows, _Snap, _stored_field, _UriView
 
@@ -138,12 +139,45 @@ class _SearchPaths(_StoreAttributes):
         same hits, order and scores; a hit's URI, parent URI and other Python values are
         built only for the positions the caller asks :meth:`HitArrays.columns` for."""
         s, found = self._search_found(vector, scope, limit, query_text, dense_weight)
+        return self._found_arrays(s, found)
+
+    def search_arrays_many(
+        self,
+        vectors: Sequence[Vector],
+        scopes: Sequence[Scope],
+        limits: Sequence[int],
+        *,
+        query_texts: Sequence[str | None],
+        dense_weights: Sequence[float],
+        leaf_columns: Sequence[int] | None = None,
+    ) -> list[HitArrays]:
+        """:meth:`search_arrays` of many queries, each with its own scope, limit, text and
+        dense weight: each answer the one a call of its own gives (rows, order and scores,
+        to the bit), the small exact searches' arithmetic done once for the batch (the tree
+        context of ``find_many``: see :mod:`.family_batch`)."""
+        return search_arrays_many(
+            self, vectors, scopes, limits, query_texts, dense_weights, leaf_columns
+        )
+
+    def _found_arrays(
+        self,
+        s: _Snap,
+        found: _Found | None,
+        ordered: bool = False,
+        prebuilt: tuple[IntArray, HitColumns] | None = None,
+    ) -> HitArrays:
+        """The :class:`HitArrays` of one :meth:`_search_top` answer (no hits when it is
+        ``None``); ``ordered``: its positions are already best first (ties by row);
+        ``prebuilt``: positions whose columns a batch built already (handed out by the
+        first ``columns`` call for exactly those positions)."""
+        ready = [prebuilt] if prebuilt is not None else []
         if found is None:
             no = np.zeros(0, np.int64)
             cand, top, score, dense, lex, matches, exact = (no, no, *_NO_SCORES, True)
         else:
             cand, top, score, dense, lex, matches, exact = found
-        top = _best_first(cand, top, score, None)
+        if not ordered:
+            top = _best_first(cand, top, score, None)
         rows = cand[top]
         parent = s.parent_row[rows]
         # a linked parent row is the parent's code: distinct rows hold distinct URIs
@@ -151,6 +185,8 @@ class _SearchPaths(_StoreAttributes):
         chunk = s.cols["chunk"][rows].astype(np.int64)
 
         def columns(positions: npt.NDArray[np.int64]) -> HitColumns:
+            if ready and np.array_equal(positions, ready[0][0]):
+                return ready.pop()[1]
             return self._columns(
                 s, cand, top[positions], score, dense, lex, matches, exact, ordered=True
             )
@@ -1009,7 +1045,7 @@ class _SearchPaths(_StoreAttributes):
         hit = kept.get(uri)
         if hit is None:
             hit = self._subtree_rows_uncached(s, uri)
-            if len(kept) >= 2048:
+            if len(kept) >= _SUBTREE_KEPT:
                 kept.clear()
             kept[uri] = hit
         return hit

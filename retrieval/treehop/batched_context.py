@@ -1,0 +1,161 @@
+"""``find_many``'s queries in phases: every query's descent, then every tree context with
+the family searches of all of them asked in one store call, then every conclusion.
+
+Why: past the batch's shared first step, a find is a few hundred numpy and Python calls on
+arrays of ~50 elements; their cost is per call, not per element. Run query by query, a batch
+pays each call once per query. Here a phase runs for every query before the next phase
+starts, so that the calls a phase can share run once for the batch: the tree context's family
+search (the leaves and directories below each query's pool parents: one gather, one product,
+one blend and one sort for every query's rows, :mod:`treehop.stores.embedded.family_batch`;
+a family of whole files also gets its leaves' columns from that call). The batch runs with
+the cyclic garbage collector paused (:func:`collector_paused`): it keeps every query's state
+alive, which made the collector's full passes a batch-only cost.
+
+Each query's result is the one :meth:`HierarchicalRetriever.retrieve` gives it alone (the
+same hits, order and scores): the phases run the same steps on the same inputs, in another
+order across queries. The steps of one query read nothing another query's steps write but
+the store's caches (graph answers of recent queries, subtree rows, BM25 scales), which
+change only how fast an answer comes, not what it is.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from .descent import Descent, Track
+from .models import QueryResult
+from .stores.base import HitArrays, HitColumns, Scope
+
+if TYPE_CHECKING:
+    from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest, _Query
+
+
+class _Begun:
+    """One query between the phases: its state, and the wall time its own steps have taken so
+    far (its result's ``elapsed_ms`` counts its own phases, not the others')."""
+
+    __slots__ = ("parents", "q", "result", "spent", "state")
+
+    def __init__(self, q: _Query, state: Descent, result: QueryResult, spent: float) -> None:
+        self.q, self.state, self.result, self.spent = q, state, result, spent
+        self.parents: tuple[list[str], list[str], list[str]] | None = None
+
+
+_pause_lock = threading.Lock()
+_pauses = 0
+_resume = False
+
+
+@contextmanager
+def collector_paused(pause: bool = True) -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a batch of finds runs (``pause``),
+    and restored after it: enabled again when it was enabled before the first of the
+    batches that overlap (threads count the pauses under a lock), left off when the
+    caller had turned it off.
+
+    Why: a batch keeps every query's state alive until its last phase (the descents'
+    candidates, frontiers and results: ~10-20k tracked objects for 32 queries), so each
+    young collection that runs meanwhile finds them alive and moves them to the oldest
+    generation, and that soon triggers a full collection, which traverses every object of
+    the process (~50-100 ms here). One query at a time, a find's objects die before a
+    collection sees them: measured at 100k leaves, batches of 32, the full collections
+    came in the batches and not in the single finds, 0.4-0.8 ms a batch query of
+    collector time against 0.1-0.2 ms a single find (bench/README.md, "Issue 35 round
+    8"). The batch creates no reference cycle of its own to collect; other threads'
+    cycles wait at most for the batch (one ``BATCH_STEP``: tens of milliseconds). Not
+    paused for a remote store, whose calls may wait on the network."""
+    global _pauses, _resume
+    if not pause:
+        yield
+        return
+    with _pause_lock:
+        if _pauses == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _pauses += 1
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _resume:
+                gc.enable()
+
+
+async def retrieve_in_phases(
+    retriever: HierarchicalRetriever,
+    reqs: Sequence[RetrievalRequest],
+    first: Sequence[tuple[HitColumns, int] | None],
+    resolved: Sequence[_Query] | None = None,
+) -> list[QueryResult]:
+    """:meth:`HierarchicalRetriever.retrieve` of each request (``first``: its first global
+    step's answer, or ``None``; ``resolved``: each request resolved, not yet searched), in
+    order, run in phases (see the module)."""
+    clock = time.perf_counter
+    begun: list[_Begun] = []
+    for j, (req, f) in enumerate(zip(reqs, first, strict=True)):
+        t0 = clock()
+        q, state, result = await retriever._descend(
+            req, f, resolved[j] if resolved is not None else None
+        )
+        begun.append(_Begun(q, state, result, clock() - t0))
+    await _tree_contexts(retriever, begun)
+    out: list[QueryResult] = []
+    for b in begun:
+        # (the query's own time: its phases, as if it had run alone)
+        out.append(await retriever._conclude(b.q, b.state, b.result, clock() - b.spent))
+    return out
+
+
+async def _tree_contexts(retriever: HierarchicalRetriever, begun: list[_Begun]) -> None:
+    """The tree context of every query: each one's pool and parents, then one
+    ``search_arrays_many`` call for every query whose family is one array search
+    (:meth:`HierarchicalRetriever._family_arrays_ask`; a family of whole files, whose every
+    leaf the scoring reads as columns, gets those columns from the same call, built in one
+    pass), then each family scored and placed
+    (:meth:`HierarchicalRetriever._context_of_family`)."""
+    clock = time.perf_counter
+    asked: list[tuple[_Begun, Scope, int, int]] = []
+    for b in begun:
+        if not b.q.context.active or b.state.track is not Track.VECTOR:
+            continue
+        t0 = clock()
+        b.parents = await retriever._context_parents(b.q, b.state, b.result)
+        ask = retriever._family_arrays_ask(b.q, b.parents[1], b.parents[2])
+        if ask is not None:
+            asked.append((b, *ask))
+        b.spent += clock() - t0
+    answers: dict[int, HitArrays] = {}
+    many = getattr(retriever.store, "search_arrays_many", None)
+    if many is not None and len(asked) > 1:
+        t0 = clock()
+        got: list[HitArrays] = await retriever._store_call(
+            many,
+            [b.q.req.vector for b, _, _, _ in asked],
+            [scope for _, scope, _, _ in asked],
+            [ask for _, _, ask, _ in asked],
+            query_texts=[b.q.req.query.query for b, _, _, _ in asked],
+            dense_weights=[b.q.dense_weight for b, _, _, _ in asked],
+            leaf_columns=[leaves for _, _, _, leaves in asked],
+        )
+        share = (clock() - t0) / len(asked)
+        for (b, _, _, _), arrays in zip(asked, got, strict=True):
+            answers[id(b)] = arrays
+            b.spent += share
+    for b in begun:
+        if b.parents is None:
+            continue
+        t0 = clock()
+        pool_uris, parents, inner = b.parents
+        both: Any = answers.get(id(b))
+        await retriever._context_of_family(b.q, b.state, b.result, pool_uris, parents, inner, both)
+        b.parents = None
+        b.spent += clock() - t0
+
+
+__all__ = ["retrieve_in_phases"]
