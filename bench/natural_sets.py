@@ -75,6 +75,7 @@ NATURAL_SETS = (
     "fetchmail-faq",
     "zsh-faq",
     "borg-faq",
+    "ffmpeg-faq",
 )
 DERIVED_SETS = ("pytest-derived",)
 """The second query kind (queries made from the corpus's own headings, first sentences and
@@ -148,11 +149,15 @@ def _norm(text: str) -> str:
 _HEADING = re.compile(r"^(#{1,6}) (.*)$")
 
 
-def split_heading_questions(text: str, min_level: int = 2) -> tuple[str, list[tuple[str, str]]]:
+def split_heading_questions(
+    text: str, min_level: int = 2, max_level: int = 6
+) -> tuple[str, list[tuple[str, str]]]:
     """(text without the question headings, [(question, answer)]).
 
-    Every heading of ``min_level`` or deeper is a question; its answer is the text up to the
-    next heading of any level (fenced code included, its ``#`` lines not taken as headings).
+    Every heading of ``min_level`` to ``max_level`` is a question; its answer is the text up
+    to the next such heading or a shallower one (fenced code included, its ``#`` lines not
+    taken as headings). A heading deeper than ``max_level`` (an answer's own sub-sections,
+    "3.14.1 Concatenating using the concat filter") stays in the corpus and in the answer.
     A question heading with no text under it (a group of sub-questions) is deleted too but
     yields no question."""
     out: list[str] = []
@@ -171,6 +176,8 @@ def split_heading_questions(text: str, min_level: int = 2) -> tuple[str, list[tu
         if line.startswith("```"):
             fence = not fence
         m = None if fence else _HEADING.match(line)
+        if m and len(m.group(1)) > max_level and current is not None:
+            m = None  # a sub-section of the answer: its text, heading line included
         if m:
             close()
             body = []
@@ -989,6 +996,84 @@ def borg_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# An FAQ page of a Texinfo-built manual (FFmpeg)
+# --------------------------------------------------------------------------------------
+
+FFMPEG_PACKAGE = "ffmpeg-doc"
+FFMPEG_MANUAL = "usr/share/doc/ffmpeg/manual"
+FFMPEG_FAQ = "faq.html"
+FFMPEG_MAX_PAGE_CHARS = 150_000
+"""The manual's pages up to this size (converted) join the corpus: all but the filters
+reference (761k characters, more than every other page together) and the three ``*-all``
+pages, which concatenate the others (a second copy of each)."""
+_TEXINFO_ANCHORS = re.compile(r"(?m)^(#{1,6} .*?)\s*#\s*TOC\s*$")
+_SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
+
+
+def texinfo_page_markdown(page_html: str) -> str:
+    """A page of texi2html's output -> markdown: :func:`page_to_markdown`, then each
+    heading's two hidden permalinks (``#`` and ``TOC``) dropped and the page's own table of
+    contents (the heading ``## Table of Contents`` and the list under it: every section
+    title again, questions included) deleted."""
+    text = _TEXINFO_ANCHORS.sub(r"\1", page_to_markdown(page_html))
+    out: list[str] = []
+    dropping = False
+    for line in text.split("\n"):
+        if line.strip() in {"## Table of Contents", "## Short Table of Contents"}:
+            dropping = True
+            continue
+        if dropping and (not line.strip() or line.lstrip().startswith("- ")):
+            continue  # the contents list: its items and the blank lines between them
+        dropping = False
+        out.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def ffmpeg_faq_set() -> NaturalSet:
+    """FFmpeg 5.1's FAQ (Debian ``ffmpeg-doc``, ``manual/faq.html``, texi2html output) in the
+    manual folder the user has: a Texinfo-built tree, unlike the Sphinx ones. Chapters
+    (``## 3 Usage``) kept; every ``###`` numbered section is a question (numbers dropped,
+    the heading deleted), its text up to the next ``###`` or chapter its answer, its own
+    ``####`` sub-sections included (3.14's four ways to concatenate). The manual's other
+    pages join whole up to :data:`FFMPEG_MAX_PAGE_CHARS` (the FAQ links four pages, three of
+    them over the Django set's 60k cap, so the one-hop rule would leave one page beside it)."""
+    root, manual, faq_path = _packaged_doc(FFMPEG_PACKAGE, FFMPEG_MANUAL, FFMPEG_FAQ)
+    text, pairs = split_heading_questions(
+        texinfo_page_markdown(faq_path.read_text(encoding="utf-8", errors="replace")),
+        min_level=3,
+        max_level=3,
+    )
+    files = {"faq.md": text}
+    questions = [
+        NaturalQuestion(f"ffmpeg-faq:{n}", _SECTION_NUMBER.sub("", q), ((a, 1.0),), source="faq.md")
+        for n, (q, a) in enumerate(pairs)
+    ]
+    left_out: list[str] = []
+    for path in sorted(manual.glob("*.html")):
+        if path.name == FFMPEG_FAQ or path.stem.endswith("-all"):
+            continue
+        page = texinfo_page_markdown(path.read_text(encoding="utf-8", errors="replace"))
+        if len(page) > FFMPEG_MAX_PAGE_CHARS:
+            left_out.append(path.stem)
+        elif len(page) >= 200:  # index stubs ("libavutil": a paragraph and a link) too
+            files[path.stem + ".md"] = page
+    n_pages = len(files) - 1
+    return _packaged_set(
+        "ffmpeg-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"FFmpeg FAQ from {FFMPEG_PACKAGE} {version} (manual/faq.html, texi2html; numbered "
+            f"### questions deleted, chapters and the answers' #### sub-sections kept) + the "
+            f"manual's {n_pages} other pages beside it (left out: the *-all concatenations and, "
+            f"over {FFMPEG_MAX_PAGE_CHARS} chars, {', '.join(left_out)}); answer = the text "
+            "under a question"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -1097,6 +1182,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "fetchmail-faq": lambda emb: fetchmail_faq_set(),
     "zsh-faq": lambda emb: zsh_faq_set(),
     "borg-faq": lambda emb: borg_faq_set(),
+    "ffmpeg-faq": lambda emb: ffmpeg_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
