@@ -44,6 +44,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   deleted and its ``##`` groups kept, plus the pages it links to, one hop) from another
   project's docs and theme. Built after every choice of issue 33's rounds 1-5 and measured
   before any of round 6: a held-out set in the repository's own bench.
+* ``ffmpeg-faq``: FFmpeg 5.1's FAQ (Debian ``ffmpeg-doc``, ``manual/faq.html``) in the
+  manual folder as the user has it: a Texinfo-built tree (texi2html), numbered ``###``
+  questions deleted, answers keeping their ``####`` sub-sections, the manual's other pages
+  beside it. Built with ``borg-faq``, measured once before round 6's changes.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
