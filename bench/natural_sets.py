@@ -46,7 +46,7 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   before any of round 6: a held-out set in the repository's own bench.
 * ``ffmpeg-faq``: FFmpeg 5.1's FAQ (Debian ``ffmpeg-doc``, ``manual/faq.html``) in the
   manual folder as the user has it: a Texinfo-built tree (texi2html), numbered ``###``
-  questions deleted, answers keeping their ``####`` sub-sections, the manual's other pages
+  questions deleted, answers keeping their sub-sections as bold lines, the manual's other pages
   beside it. Built with ``borg-faq``, measured once before round 6's changes.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
@@ -153,15 +153,11 @@ def _norm(text: str) -> str:
 _HEADING = re.compile(r"^(#{1,6}) (.*)$")
 
 
-def split_heading_questions(
-    text: str, min_level: int = 2, max_level: int = 6
-) -> tuple[str, list[tuple[str, str]]]:
+def split_heading_questions(text: str, min_level: int = 2) -> tuple[str, list[tuple[str, str]]]:
     """(text without the question headings, [(question, answer)]).
 
-    Every heading of ``min_level`` to ``max_level`` is a question; its answer is the text up
-    to the next such heading or a shallower one (fenced code included, its ``#`` lines not
-    taken as headings). A heading deeper than ``max_level`` (an answer's own sub-sections,
-    "3.14.1 Concatenating using the concat filter") stays in the corpus and in the answer.
+    Every heading of ``min_level`` or deeper is a question; its answer is the text up to the
+    next heading of any level (fenced code included, its ``#`` lines not taken as headings).
     A question heading with no text under it (a group of sub-questions) is deleted too but
     yields no question."""
     out: list[str] = []
@@ -180,8 +176,6 @@ def split_heading_questions(
         if line.startswith("```"):
             fence = not fence
         m = None if fence else _HEADING.match(line)
-        if m and len(m.group(1)) > max_level and current is not None:
-            m = None  # a sub-section of the answer: its text, heading line included
         if m:
             close()
             body = []
@@ -1033,19 +1027,39 @@ def texinfo_page_markdown(page_html: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
 
 
+def _sub_sections_as_bold(markdown: str, level: int) -> str:
+    """Headings deeper than ``level`` as bold lines (``**3.14.1 Using the concat filter**``),
+    fenced code left alone. An answer's own sub-sections stay its text, and no heading's
+    scope outlives its question: once the question headings are deleted, a kept
+    ``####`` heading would otherwise title every later answer of the chapter."""
+    out: list[str] = []
+    fence = False
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _HEADING.match(line)
+        if m and len(m.group(1)) > level:
+            out += [f"**{m.group(2).strip()}**", ""]  # a line of its own, as a heading was
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def ffmpeg_faq_set() -> NaturalSet:
     """FFmpeg 5.1's FAQ (Debian ``ffmpeg-doc``, ``manual/faq.html``, texi2html output) in the
     manual folder the user has: a Texinfo-built tree, unlike the Sphinx ones. Chapters
     (``## 3 Usage``) kept; every ``###`` numbered section is a question (numbers dropped,
     the heading deleted), its text up to the next ``###`` or chapter its answer, its own
-    ``####`` sub-sections included (3.14's four ways to concatenate). The manual's other
+    sub-sections included as bold lines (3.14's four ways to concatenate;
+    :func:`_sub_sections_as_bold`). The manual's other
     pages join whole up to :data:`FFMPEG_MAX_PAGE_CHARS` (the FAQ links four pages, three of
     them over the Django set's 60k cap, so the one-hop rule would leave one page beside it)."""
     root, manual, faq_path = _packaged_doc(FFMPEG_PACKAGE, FFMPEG_MANUAL, FFMPEG_FAQ)
     text, pairs = split_heading_questions(
-        texinfo_page_markdown(faq_path.read_text(encoding="utf-8", errors="replace")),
+        _sub_sections_as_bold(
+            texinfo_page_markdown(faq_path.read_text(encoding="utf-8", errors="replace")), 3
+        ),
         min_level=3,
-        max_level=3,
     )
     files = {"faq.md": text}
     questions = [
@@ -1069,7 +1083,8 @@ def ffmpeg_faq_set() -> NaturalSet:
         questions,
         lambda version: (
             f"FFmpeg FAQ from {FFMPEG_PACKAGE} {version} (manual/faq.html, texi2html; numbered "
-            f"### questions deleted, chapters and the answers' #### sub-sections kept) + the "
+            f"### questions deleted, chapters kept, the answers' #### sub-sections as bold "
+            f"lines) + the "
             f"manual's {n_pages} other pages beside it (left out: the *-all concatenations and, "
             f"over {FFMPEG_MAX_PAGE_CHARS} chars, {', '.join(left_out)}); answer = the text "
             "under a question"

@@ -477,31 +477,6 @@ def test_borg_faq_set_keeps_groups_deletes_questions_and_reads_the_main_column(
     assert (nset.root / "usage" / "key.md").is_file()
 
 
-def test_heading_questions_below_max_level_stay_inside_the_answer() -> None:
-    """An answer's own sub-sections (deeper than ``max_level``) are its text, not questions;
-    a heading at the question level or shallower still ends the answer."""
-    page = (
-        "# FAQ\n\n## 3 Usage\n\n### 3.14 How can I concatenate video files?\n\nSeveral ways."
-        "\n\n#### 3.14.1 Using the concat filter\n\nRe-encodes.\n\n### 3.15 Why mono?\n\n"
-        "Because lavfi.\n\n## 4 Development\n\nText.\n"
-    )
-    text, pairs = ns.split_heading_questions(page, min_level=3, max_level=3)
-    assert pairs == [
-        (
-            "3.14 How can I concatenate video files?",
-            "Several ways.\n\n#### 3.14.1 Using the concat filter\n\nRe-encodes.",
-        ),
-        ("3.15 Why mono?", "Because lavfi."),
-    ]
-    assert "#### 3.14.1 Using the concat filter" in text and "## 4 Development" in text
-    assert "concatenate video files" not in text and "Why mono" not in text
-    _, deep = ns.split_heading_questions(page, min_level=3)
-    assert [q for q, _ in deep][:2] == [
-        "3.14 How can I concatenate video files?",
-        "3.14.1 Using the concat filter",
-    ]  # without the cap, as before: every deeper heading is a question
-
-
 def _texinfo_page(title: str, sections: str) -> str:
     """A page as texi2html writes it: a table of contents listing every section, and each
     heading followed by two hidden permalinks (``#`` and ``TOC``)."""
@@ -526,7 +501,8 @@ def test_ffmpeg_faq_set_from_an_unpacked_package(
 ) -> None:
     """The builder on a tiny package laid out as ``ffmpeg-doc`` unpacks: the contents list
     and the permalinks leave the text, numbered ``###`` sections are the questions (numbers
-    dropped), an answer keeps its ``####`` sub-sections, the ``*-all`` copies and pages over
+    dropped), an answer keeps its ``####`` sub-sections as bold lines (whose scope ends with
+    the answer: the next answer is not titled by them), the ``*-all`` copies and pages over
     the cap stay out (named in the note), the other manual pages join."""
     monkeypatch.setattr(ns.ds, "CACHE_DIR", tmp_path)
     root = ns.ds.debian_package_root(ns.FFMPEG_PACKAGE)
@@ -559,7 +535,8 @@ def test_ffmpeg_faq_set_from_an_unpacked_package(
     faq = nset.files["faq.md"]
     assert "Table of Contents" not in faq and "TOC" not in faq
     assert "concatenate video files" not in faq and "sameq option removed" not in faq
-    assert "## 1 Usage" in faq and "#### 1.1.1 Using the concat filter" in faq
+    assert "## 1 Usage" in faq and "**1.1.1 Using the concat filter**" in faq
+    assert "#### " not in faq  # the sub-section no longer heads the next answer
     assert "re-encodes every input stream" in nset.questions[0].answers[0][0]
     assert "ffmpeg-filters" in nset.note and "5.1" in nset.note
 
