@@ -44,6 +44,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   deleted and its ``##`` groups kept, plus the pages it links to, one hop) from another
   project's docs and theme. Built after every choice of issue 33's rounds 1-5 and measured
   before any of round 6: a held-out set in the repository's own bench.
+* ``ffmpeg-faq``: FFmpeg 5.1's FAQ (Debian ``ffmpeg-doc``, ``manual/faq.html``) in the
+  manual folder as the user has it: a Texinfo-built tree (texi2html), numbered ``###``
+  questions deleted, answers keeping their sub-sections as bold lines, the manual's other pages
+  beside it. Built with ``borg-faq``, measured once before round 6's changes.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -75,6 +79,7 @@ NATURAL_SETS = (
     "fetchmail-faq",
     "zsh-faq",
     "borg-faq",
+    "ffmpeg-faq",
 )
 DERIVED_SETS = ("pytest-derived",)
 """The second query kind (queries made from the corpus's own headings, first sentences and
@@ -989,6 +994,105 @@ def borg_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# An FAQ page of a Texinfo-built manual (FFmpeg)
+# --------------------------------------------------------------------------------------
+
+FFMPEG_PACKAGE = "ffmpeg-doc"
+FFMPEG_MANUAL = "usr/share/doc/ffmpeg/manual"
+FFMPEG_FAQ = "faq.html"
+FFMPEG_MAX_PAGE_CHARS = 150_000
+"""The manual's pages up to this size (converted) join the corpus: all but the filters
+reference (761k characters, more than every other page together) and the three ``*-all``
+pages, which concatenate the others (a second copy of each)."""
+_TEXINFO_ANCHORS = re.compile(r"(?m)^(#{1,6} .*?)\s*#\s*TOC\s*$")
+_SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
+
+
+def texinfo_page_markdown(page_html: str) -> str:
+    """A page of texi2html's output -> markdown: :func:`page_to_markdown`, then each
+    heading's two hidden permalinks (``#`` and ``TOC``) dropped and the page's own table of
+    contents (the heading ``## Table of Contents`` and the list under it: every section
+    title again, questions included) deleted."""
+    text = _TEXINFO_ANCHORS.sub(r"\1", page_to_markdown(page_html))
+    out: list[str] = []
+    dropping = False
+    for line in text.split("\n"):
+        if line.strip() in {"## Table of Contents", "## Short Table of Contents"}:
+            dropping = True
+            continue
+        if dropping and (not line.strip() or line.lstrip().startswith("- ")):
+            continue  # the contents list: its items and the blank lines between them
+        dropping = False
+        out.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def _sub_sections_as_bold(markdown: str, level: int) -> str:
+    """Headings deeper than ``level`` as bold lines (``**3.14.1 Using the concat filter**``),
+    fenced code left alone. An answer's own sub-sections stay its text, and no heading's
+    scope outlives its question: once the question headings are deleted, a kept
+    ``####`` heading would otherwise title every later answer of the chapter."""
+    out: list[str] = []
+    fence = False
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _HEADING.match(line)
+        if m and len(m.group(1)) > level:
+            out += [f"**{m.group(2).strip()}**", ""]  # a line of its own, as a heading was
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def ffmpeg_faq_set() -> NaturalSet:
+    """FFmpeg 5.1's FAQ (Debian ``ffmpeg-doc``, ``manual/faq.html``, texi2html output) in the
+    manual folder the user has: a Texinfo-built tree, unlike the Sphinx ones. Chapters
+    (``## 3 Usage``) kept; every ``###`` numbered section is a question (numbers dropped,
+    the heading deleted), its text up to the next ``###`` or chapter its answer, its own
+    sub-sections included as bold lines (3.14's four ways to concatenate;
+    :func:`_sub_sections_as_bold`). The manual's other
+    pages join whole up to :data:`FFMPEG_MAX_PAGE_CHARS` (the FAQ links four pages, three of
+    them over the Django set's 60k cap, so the one-hop rule would leave one page beside it)."""
+    root, manual, faq_path = _packaged_doc(FFMPEG_PACKAGE, FFMPEG_MANUAL, FFMPEG_FAQ)
+    text, pairs = split_heading_questions(
+        _sub_sections_as_bold(
+            texinfo_page_markdown(faq_path.read_text(encoding="utf-8", errors="replace")), 3
+        ),
+        min_level=3,
+    )
+    files = {"faq.md": text}
+    questions = [
+        NaturalQuestion(f"ffmpeg-faq:{n}", _SECTION_NUMBER.sub("", q), ((a, 1.0),), source="faq.md")
+        for n, (q, a) in enumerate(pairs)
+    ]
+    left_out: list[str] = []
+    for path in sorted(manual.glob("*.html")):
+        if path.name == FFMPEG_FAQ or path.stem.endswith("-all"):
+            continue
+        page = texinfo_page_markdown(path.read_text(encoding="utf-8", errors="replace"))
+        if len(page) > FFMPEG_MAX_PAGE_CHARS:
+            left_out.append(path.stem)
+        elif len(page) >= 200:  # index stubs ("libavutil": a paragraph and a link) too
+            files[path.stem + ".md"] = page
+    n_pages = len(files) - 1
+    return _packaged_set(
+        "ffmpeg-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"FFmpeg FAQ from {FFMPEG_PACKAGE} {version} (manual/faq.html, texi2html; numbered "
+            f"### questions deleted, chapters kept, the answers' #### sub-sections as bold "
+            f"lines) + the "
+            f"manual's {n_pages} other pages beside it (left out: the *-all concatenations and, "
+            f"over {FFMPEG_MAX_PAGE_CHARS} chars, {', '.join(left_out)}); answer = the text "
+            "under a question"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -1097,6 +1201,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "fetchmail-faq": lambda emb: fetchmail_faq_set(),
     "zsh-faq": lambda emb: zsh_faq_set(),
     "borg-faq": lambda emb: borg_faq_set(),
+    "ffmpeg-faq": lambda emb: ffmpeg_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -474,6 +475,70 @@ def test_borg_faq_set_keeps_groups_deletes_questions_and_reads_the_main_column(
     assert "borg compact to free the segments" in nset.questions[1].answers[0][0]
     assert "changes.md" in nset.note and "1.2.4-1" in nset.note
     assert (nset.root / "usage" / "key.md").is_file()
+
+
+def _texinfo_page(title: str, sections: str) -> str:
+    """A page as texi2html writes it: a table of contents listing every section, and each
+    heading followed by two hidden permalinks (``#`` and ``TOC``)."""
+    toc = "".join(
+        f'<li><a href="#s{n}">{t}</a></li>'
+        for n, t in enumerate(re.findall(r"<h3[^>]*>(.*?)<", sections))
+    )
+    sections = re.sub(
+        r"(<h[1-4][^>]*>[^<]*)",
+        r'\1<span class="pull-right"><a class="anchor" href="#x" aria-hidden="true">#</a> '
+        r'<a class="anchor" href="#toc-x" aria-hidden="true">TOC</a></span>',
+        sections,
+    )
+    return (
+        f'<html><body><h1>{title}</h1><h2 class="contents-heading">Table of Contents</h2>'
+        f'<div class="contents"><ul>{toc}</ul></div>{sections}</body></html>'
+    )
+
+
+def test_ffmpeg_faq_set_from_an_unpacked_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The builder on a tiny package laid out as ``ffmpeg-doc`` unpacks: the contents list
+    and the permalinks leave the text, numbered ``###`` sections are the questions (numbers
+    dropped), an answer keeps its ``####`` sub-sections as bold lines (whose scope ends with
+    the answer: the next answer is not titled by them), the ``*-all`` copies and pages over
+    the cap stay out (named in the note), the other manual pages join."""
+    monkeypatch.setattr(ns.ds, "CACHE_DIR", tmp_path)
+    root = ns.ds.debian_package_root(ns.FFMPEG_PACKAGE)
+    manual = root / ns.FFMPEG_MANUAL
+    manual.mkdir(parents=True)
+    (root / ".bench-unpacked").write_text("5.1")
+    (manual / "faq.html").write_text(
+        _texinfo_page(
+            "FFmpeg FAQ",
+            "<h2>1 Usage</h2><h3>1.1 How can I concatenate video files?</h3><p>Use the "
+            "concat demuxer when the streams share codecs and parameters.</p><h4>1.1.1 "
+            "Using the concat filter</h4><p>The filter re-encodes every input stream.</p>"
+            "<h3>1.2 Why was the sameq option removed?</h3><p>It never meant same quality "
+            "and misled users into bad encodes.</p>",
+        )
+    )
+    (manual / "ffmpeg.html").write_text(
+        _texinfo_page("ffmpeg", "<h2>1 Synopsis</h2><p>" + "ffmpeg reads inputs. " * 20)
+    )
+    (manual / "ffmpeg-all.html").write_text(_texinfo_page("all", "<p>" + "copy. " * 100))
+    (manual / "ffmpeg-filters.html").write_text(
+        _texinfo_page("filters", "<p>" + "filter text. " * 13_000)
+    )
+    nset = ns.ffmpeg_faq_set()
+    assert [q.text for q in nset.questions] == [
+        "How can I concatenate video files?",
+        "Why was the sameq option removed?",
+    ]
+    assert set(nset.files) == {"faq.md", "ffmpeg.md"}
+    faq = nset.files["faq.md"]
+    assert "Table of Contents" not in faq and "TOC" not in faq
+    assert "concatenate video files" not in faq and "sameq option removed" not in faq
+    assert "## 1 Usage" in faq and "**1.1.1 Using the concat filter**" in faq
+    assert "#### " not in faq  # the sub-section no longer heads the next answer
+    assert "re-encodes every input stream" in nset.questions[0].answers[0][0]
+    assert "ffmpeg-filters" in nset.note and "5.1" in nset.note
 
 
 def test_variant_table_pools_by_question_count(capsys) -> None:  # type: ignore[no-untyped-def]
