@@ -23,16 +23,63 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 from .descent import Descent, Track
 from .models import QueryResult
 from .stores.base import HitArrays, HitColumns, Scope
 
-if TYPE_CHECKING:
-    from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest, _Query
+_T = TypeVar("_T")
+_Query = Any
+"""A resolved request (``hierarchical_retriever._Query``), held and handed back, never made
+here: named ``Any`` so that this module, which the retriever imports, never imports it back
+(the import graph stays layered: ``tests/test_import_layers.py``)."""
+RetrievalRequest = Any
+"""A request (``hierarchical_retriever.RetrievalRequest``), passed through as it came."""
+
+
+class PhasedRetriever(Protocol):
+    """What the phases call on the retriever
+    (:class:`~treehop.hierarchical_retriever.HierarchicalRetriever` has each, typed the same
+    with its own request and query types)."""
+
+    store: Any
+
+    async def _descend(
+        self,
+        req: RetrievalRequest,
+        first: tuple[HitColumns, int] | None = None,
+        q: _Query | None = None,
+    ) -> tuple[_Query, Descent, QueryResult]: ...
+
+    async def _conclude(
+        self, q: _Query, state: Descent, result: QueryResult, t0: float
+    ) -> QueryResult: ...
+
+    async def _context_parents(
+        self, q: _Query, state: Descent, result: QueryResult
+    ) -> tuple[list[str], list[str], list[str]]: ...
+
+    def _family_arrays_ask(
+        self, q: _Query, parents: list[str], inner: list[str]
+    ) -> tuple[Scope, int, int] | None: ...
+
+    async def _store_call(
+        self, fn: Callable[..., _T], *args: Any, offload: bool = False, **kwargs: Any
+    ) -> _T: ...
+
+    async def _context_of_family(
+        self,
+        q: _Query,
+        state: Descent,
+        result: QueryResult,
+        pool_uris: list[str],
+        parents: list[str],
+        inner: list[str],
+        both: HitArrays | None = None,
+    ) -> None: ...
 
 
 class _Begun:
@@ -88,7 +135,7 @@ def collector_paused(pause: bool = True) -> Iterator[None]:
 
 
 async def retrieve_in_phases(
-    retriever: HierarchicalRetriever,
+    retriever: PhasedRetriever,
     reqs: Sequence[RetrievalRequest],
     first: Sequence[tuple[HitColumns, int] | None],
     resolved: Sequence[_Query] | None = None,
@@ -112,7 +159,7 @@ async def retrieve_in_phases(
     return out
 
 
-async def _tree_contexts(retriever: HierarchicalRetriever, begun: list[_Begun]) -> None:
+async def _tree_contexts(retriever: PhasedRetriever, begun: list[_Begun]) -> None:
     """The tree context of every query: each one's pool and parents, then one
     ``search_arrays_many`` call for every query whose family is one array search
     (:meth:`HierarchicalRetriever._family_arrays_ask`; a family of whole files, whose every

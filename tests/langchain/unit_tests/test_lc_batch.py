@@ -64,18 +64,18 @@ def many_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     RETRIEVES.clear()
     real = HierarchicalRetriever.retrieve_many
-    one = HierarchicalRetriever.retrieve
+    one = HierarchicalRetriever._descend  # (every find's own search, alone or in a batch)
 
     async def spy(self: HierarchicalRetriever, reqs: Any) -> Any:
         calls.append(len(reqs))
         return await real(self, reqs)
 
-    async def spy_one(self: HierarchicalRetriever, req: Any, *a: Any) -> Any:
+    async def spy_one(self: HierarchicalRetriever, req: Any, *a: Any, **kw: Any) -> Any:
         RETRIEVES.append(req.query.query)
-        return await one(self, req, *a)
+        return await one(self, req, *a, **kw)
 
     monkeypatch.setattr(HierarchicalRetriever, "retrieve_many", spy)
-    monkeypatch.setattr(HierarchicalRetriever, "retrieve", spy_one)
+    monkeypatch.setattr(HierarchicalRetriever, "_descend", spy_one)
     return calls
 
 

@@ -41,16 +41,13 @@ from ..base import (
     check_search_args,
     unique_inverse,
 )
-from .layout import F32, IntArray, _hashes
+from .layout import _SUBTREE_KEPT, F32, IntArray, _hashes, _optional
 from .snapshot import _uri_rank
 
 if TYPE_CHECKING:
     from ...lexical import LexicalIndex
     from .search_paths import _Found, _SearchPaths
     from .snapshot import _Snap
-
-_SUBTREE_KEPT = 2048
-"""The most subtrees a snapshot keeps (``_SearchPaths._subtree_rows``' bound)."""
 
 
 class _Small:
@@ -237,7 +234,6 @@ def _leaf_columns(
     codes (the rank of each parent among the answer's distinct parents) from one
     ``np.unique`` of (answer, parent) keys. An answer with a row whose parent is not
     stored is left to its own call."""
-    from .search_paths import _optional  # (search_paths imports this module)
 
     picks: list[tuple[int, IntArray, IntArray]] = []  # (query, positions, their rows)
     for i, (cand, top, _, _, _, _, _) in scored.items():

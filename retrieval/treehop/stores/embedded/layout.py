@@ -82,3 +82,15 @@ def _matvec(m: npt.NDArray[np.float32], q: npt.NDArray[np.float32]) -> npt.NDArr
     """
     out: npt.NDArray[np.float32] = np.einsum("ij,j->i", m, q, optimize=False)
     return out
+
+
+def _optional(chunk: npt.NDArray[np.int32]) -> list[int | None]:
+    """Chunk indexes with the column's -1 (not a chunk) as ``None``."""
+    if chunk.max(initial=-1) < 0:  # no chunks (the common case)
+        return [None] * chunk.size
+    return [None if c < 0 else c for c in chunk.tolist()]
+
+
+_SUBTREE_KEPT = 2048
+"""The most subtrees a snapshot keeps (``_SearchPaths._subtree_rows``' bound; the batched
+family searches of :mod:`.family_batch` keep them the same way)."""

@@ -36,8 +36,18 @@ from ..base import (
     unique_inverse,
 )
 from .attributes import _StoreAttributes
-from .family_batch import _SUBTREE_KEPT, search_arrays_many
-from .layout import _CTYPE_CODE, _NODE_CACHE, F32, BoolArray, IntArray, _h64, _matvec, _unique_ints
+from .layout import (
+    _CTYPE_CODE,
+    _NODE_CACHE,
+    _SUBTREE_KEPT,
+    F32,
+    BoolArray,
+    IntArray,
+    _h64,
+    _matvec,
+    _optional,
+    _unique_ints,
+)
 from .snapshot import _leaf_family_rows, _Snap, _stored_field, _UriView
 
 _Found = tuple[IntArray, IntArray, F32, F32, F32 | None, BoolArray | None, bool]
@@ -140,24 +150,6 @@ class _SearchPaths(_StoreAttributes):
         built only for the positions the caller asks :meth:`HitArrays.columns` for."""
         s, found = self._search_found(vector, scope, limit, query_text, dense_weight)
         return self._found_arrays(s, found)
-
-    def search_arrays_many(
-        self,
-        vectors: Sequence[Vector],
-        scopes: Sequence[Scope],
-        limits: Sequence[int],
-        *,
-        query_texts: Sequence[str | None],
-        dense_weights: Sequence[float],
-        leaf_columns: Sequence[int] | None = None,
-    ) -> list[HitArrays]:
-        """:meth:`search_arrays` of many queries, each with its own scope, limit, text and
-        dense weight: each answer the one a call of its own gives (rows, order and scores,
-        to the bit), the small exact searches' arithmetic done once for the batch (the tree
-        context of ``find_many``: see :mod:`.family_batch`)."""
-        return search_arrays_many(
-            self, vectors, scopes, limits, query_texts, dense_weights, leaf_columns
-        )
 
     def _found_arrays(
         self,
@@ -1676,13 +1668,6 @@ _NO_SCORES: tuple[F32, F32, None, None] = (
     None,
     None,
 )
-
-
-def _optional(chunk: npt.NDArray[np.int32]) -> list[int | None]:
-    """Chunk indexes with the column's -1 (not a chunk) as ``None``."""
-    if chunk.max(initial=-1) < 0:  # no chunks (the common case)
-        return [None] * chunk.size
-    return [None if c < 0 else c for c in chunk.tolist()]
 
 
 def _best_first(cand: IntArray, top: IntArray, score: F32, k: int | None) -> IntArray:

@@ -32,12 +32,15 @@ from .._ann import AnnIndex, WarmOrphans
 from .._filelock import WriterLock
 from .._state_blobs import check_state_key
 from ..base import (
+    HitArrays,
     RecoveryRecord,
+    Scope,
     StoreCapabilities,
     Vector,
 )
 from .ann_worker import _AnnWorker
 from .column_files import _fsync_file
+from .family_batch import search_arrays_many
 from .layout import _NODE_CACHE, IntArray, _h64
 from .lexical_sync import _LexicalSync
 from .manifest import _Generations, _read_current
@@ -87,6 +90,24 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
 
     _registry: ClassVar[dict[str, weakref.ReferenceType[EmbeddedStore]]] = {}
     _registry_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def search_arrays_many(
+        self,
+        vectors: Sequence[Vector],
+        scopes: Sequence[Scope],
+        limits: Sequence[int],
+        *,
+        query_texts: Sequence[str | None],
+        dense_weights: Sequence[float],
+        leaf_columns: Sequence[int] | None = None,
+    ) -> list[HitArrays]:
+        """:meth:`search_arrays` of many queries, each with its own scope, limit, text and
+        dense weight: each answer the one a call of its own gives (rows, order and scores,
+        to the bit), the small exact searches' arithmetic done once for the batch (the tree
+        context of ``find_many``: see :mod:`.family_batch`)."""
+        return search_arrays_many(
+            self, vectors, scopes, limits, query_texts, dense_weights, leaf_columns
+        )
 
     def __init__(
         self,
