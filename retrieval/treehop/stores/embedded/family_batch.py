@@ -39,9 +39,8 @@ from ..base import (
     Vector,
     build_frozen,
     check_search_args,
-    unique_inverse,
 )
-from .layout import _SUBTREE_KEPT, F32, IntArray, _hashes, _optional
+from .layout import _SUBTREE_KEPT, F32, IntArray, _hashes
 from .snapshot import _uri_rank
 
 if TYPE_CHECKING:
@@ -258,16 +257,8 @@ def _leaf_columns(
             return {}
         sizes = sizes[keep]
         rows = np.concatenate([p[2] for p in picks])
-        parent = s.parent_row[rows]
     qid = np.repeat(np.arange(len(picks), dtype=np.int64), sizes)
-    stride = int(parent.max()) + 1
-    _, ranks = np.unique(qid * stride + parent, return_inverse=True)
-    ranks = ranks.reshape(-1).astype(np.int64, copy=False)
-    dirs, dir_of = unique_inverse(parent)
-    uris, dir_names = s.uris_with_dirs(rows, dirs)
-    parents: list[str | None] = [dir_names[k] for k in dir_of.tolist()]
-    chunks = _optional(s.cols["chunk"][rows])
-    leaves: list[bool] = s.cols["leaf"][rows].tolist()
+    ranks, uris, parents, chunks, leaves = s.batch_columns(qid, rows)
     row_l: list[int] = rows.tolist()
     ends = np.cumsum(sizes).tolist()
     out: dict[int, tuple[IntArray, HitColumns]] = {}

@@ -683,15 +683,7 @@ class _SearchPaths(_StoreAttributes):
             dense_c = np.concatenate([items[i][3][items[i][1]] for i in take])
             order = np.lexsort((rows_c, -score_c, qid))
             rows = rows_c[order]
-            parent = s.parent_row[rows]
-            stride = int(parent.max()) + 1
-            _, ranks = np.unique(qid[order] * stride + parent, return_inverse=True)
-            ranks = ranks.reshape(-1).astype(np.int64, copy=False)
-            dirs, dir_of = unique_inverse(parent)
-            uris, dir_names = s.uris_with_dirs(rows, dirs)
-            parents: list[str | None] = [dir_names[k] for k in dir_of.tolist()]
-            chunks = _optional(s.cols["chunk"][rows])
-            leaves: list[bool] = s.cols["leaf"][rows].tolist()
+            ranks, uris, parents, chunks, leaves = s.batch_columns(qid[order], rows)
             scores: list[float] = score_c[order].tolist()
             dense: list[float] = dense_c[order].tolist()
             found: list[bool] = [True] * rows.size if matches is None else matches[rows].tolist()

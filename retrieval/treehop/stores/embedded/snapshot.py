@@ -17,8 +17,20 @@ from ...errors import (
     IndexCorruptError,
 )
 from ...models import Node
+from ..base import unique_inverse
 from .column_files import _BLOCK, _BlobGuard, _decoded_slices, _PFile, _release_pages, _VectorRows
-from .layout import _COLUMNS, F32, BoolArray, IntArray, U8Array, U64Array, _h64, _hashes, _matvec
+from .layout import (
+    _COLUMNS,
+    F32,
+    BoolArray,
+    IntArray,
+    U8Array,
+    U64Array,
+    _h64,
+    _hashes,
+    _matvec,
+    _optional,
+)
 
 _FEW_ROWS = 64
 """Up to this many rows :meth:`_Snap.uris_of` reads their offsets as Python lists."""
@@ -307,6 +319,24 @@ class _Snap:
         """:meth:`uris_of` of directory rows (the parents of a search's hits), kept per
         snapshot (:meth:`uris_with_dirs`)."""
         return self.uris_with_dirs(np.zeros(0, np.int64), rows)[1]
+
+    def batch_columns(
+        self, qid: IntArray, rows: IntArray
+    ) -> tuple[IntArray, list[str], list[str | None], list[int | None], list[bool]]:
+        """The columns of many queries' answers at once (``rows``, each query's run in
+        ``qid`` order, every row linked to a parent): each row's parent rank within its
+        query (rows of one parent in one query share a code; the batch answers of
+        ``find_many``), its URI, its parent's URI, chunk index and leaf flag. The parents
+        are decoded once for the batch (:meth:`uris_with_dirs`)."""
+        parent = self.parent_row[rows]
+        stride = int(parent.max()) + 1
+        _, ranks = np.unique(qid * stride + parent, return_inverse=True)
+        ranks = ranks.reshape(-1).astype(np.int64, copy=False)
+        dirs, dir_of = unique_inverse(parent)
+        uris, dir_names = self.uris_with_dirs(rows, dirs)
+        parents: list[str | None] = [dir_names[k] for k in dir_of.tolist()]
+        leaves: list[bool] = self.cols["leaf"][rows].tolist()
+        return ranks, uris, parents, _optional(self.cols["chunk"][rows]), leaves
 
     def uris_with_dirs(self, rows: IntArray, dirs: IntArray) -> tuple[list[str], list[str]]:
         """:meth:`uris_of` of ``rows`` and of directory rows ``dirs`` (the distinct parents
