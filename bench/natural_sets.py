@@ -191,6 +191,23 @@ def split_heading_questions(text: str, min_level: int = 2) -> tuple[str, list[tu
     return cleaned, pairs
 
 
+def _one_hop(
+    pages: dict[str, Any], sources: Sequence[str], is_faq: Callable[[str], bool]
+) -> tuple[dict[str, str], list[str]]:
+    """The pages that the FAQ pages ``sources`` link to (one hop, FAQ pages themselves
+    excluded by ``is_faq``), as {relpath: text} in path order, and the linked pages left out
+    for being over :data:`MAX_LINKED_CHARS` (named in a set's note)."""
+    linked: set[str] = set()
+    for rel in sources:
+        for link in pages[rel].links:
+            target = ds._resolve_link(rel, str(link["href"]))
+            if target and target in pages and not is_faq(target):
+                linked.add(target)
+    dropped = sorted(r for r in linked if len(pages[r].text) > MAX_LINKED_CHARS)
+    kept = {r: pages[r].text for r in sorted(linked) if r not in dropped}
+    return kept, dropped
+
+
 def django_faq_set() -> NaturalSet:
     html_dir = ds.debian_html_dir(ds.DJANGO_PACKAGE, "TREEHOP_DJANGO_DOCS")
     if not (html_dir / DJANGO_FAQ_DIR / "index.html").is_file():
@@ -201,21 +218,13 @@ def django_faq_set() -> NaturalSet:
     )
     files: dict[str, str] = {}
     questions: list[NaturalQuestion] = []
-    linked: set[str] = set()
     for rel in faq:
-        page = pages[rel]
-        text, pairs = split_heading_questions(page.text)
+        text, pairs = split_heading_questions(pages[rel].text)
         files[rel] = text
         for n, (q, a) in enumerate(pairs):
             questions.append(NaturalQuestion(f"django-faq:{rel}#{n}", q, ((a, 1.0),), source=rel))
-        for link in page.links:
-            target = ds._resolve_link(rel, str(link["href"]))
-            if target and target in pages and not target.startswith(DJANGO_FAQ_DIR + "/"):
-                linked.add(target)
-    dropped = sorted(r for r in linked if len(pages[r].text) > MAX_LINKED_CHARS)
-    for rel in sorted(linked):
-        if rel not in dropped:
-            files[rel] = pages[rel].text
+    linked, dropped = _one_hop(pages, faq, lambda r: r.startswith(DJANGO_FAQ_DIR + "/"))
+    files.update(linked)
     files, questions = scrub_questions(files, questions)
     _check_removed(files, questions)
     return NaturalSet(
@@ -223,7 +232,7 @@ def django_faq_set() -> NaturalSet:
         write_tree(files, ds.CACHE_DIR / "natural" / "django-faq"),
         questions,
         f"Django 3.2 FAQ ({len(faq)} pages, question headings deleted) + the "
-        f"{len(linked) - len(dropped)} doc pages it links to (left out, over "
+        f"{len(linked)} doc pages it links to (left out, over "
         f"{MAX_LINKED_CHARS} chars: {', '.join(dropped)}); answer = the text under a question "
         "heading",
         files,
@@ -969,16 +978,9 @@ def borg_faq_set() -> NaturalSet:
         NaturalQuestion(f"borg-faq:{n}", q, ((a, 1.0),), source=BORG_FAQ)
         for n, (q, a) in enumerate(pairs)
     ]
-    linked: set[str] = set()
-    for link in faq.links:
-        target = ds._resolve_link(BORG_FAQ, str(link["href"]))
-        if target and target in pages and target != BORG_FAQ:
-            linked.add(target)
-    dropped = sorted(r for r in linked if len(pages[r].text) > MAX_LINKED_CHARS)
-    for rel in sorted(linked):
-        if rel not in dropped:
-            files[rel] = pages[rel].text
-    n_linked = len(linked) - len(dropped)
+    linked, dropped = _one_hop(pages, [BORG_FAQ], lambda r: r == BORG_FAQ)
+    files.update(linked)
+    n_linked = len(linked)
     return _packaged_set(
         "borg-faq",
         root,
