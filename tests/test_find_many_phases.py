@@ -222,14 +222,10 @@ def _results(results: list[Any]) -> list[list[tuple[Any, ...]]]:
     ]
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_retrieve_many_in_phases_equals_retrieve(
-    seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Each request's result from the phased batch is the one ``retrieve`` gives it alone
-    (hits, scores, provenance, collapsed chunks, rounds, nodes scored); the family
-    searches of the requests with inner parents went through one batch call."""
-    store = random_tree(seed)[0] if seed % 2 else _sectioned_store()
+@pytest.fixture
+def family_batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every batched family search (``EmbeddedStore.search_arrays_many``) made
+    while the test runs, in order."""
     calls: list[int] = []
     real = EmbeddedStore.search_arrays_many
 
@@ -238,6 +234,15 @@ def test_retrieve_many_in_phases_equals_retrieve(
         return real(self, vectors, *a, **kw)
 
     monkeypatch.setattr(EmbeddedStore, "search_arrays_many", spy)
+    return calls
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_retrieve_many_in_phases_equals_retrieve(seed: int, family_batches: list[int]) -> None:
+    """Each request's result from the phased batch is the one ``retrieve`` gives it alone
+    (hits, scores, provenance, collapsed chunks, rounds, nodes scored); the family
+    searches of the requests with inner parents went through one batch call."""
+    store = random_tree(seed)[0] if seed % 2 else _sectioned_store()
     hops: dict[str, Any] = {"tag_hop_trigger": "always", "tag_evidence_weight": 0.3}
     config = RetrievalConfig(**hops) if seed % 4 == 1 else RetrievalConfig()
     retriever = HierarchicalRetriever(store, config)
@@ -245,7 +250,9 @@ def test_retrieve_many_in_phases_equals_retrieve(
     many = asyncio.run(retriever.retrieve_many(reqs))
     alone = [asyncio.run(retriever.retrieve(r)) for r in reqs]
     assert _results(many) == _results(alone)
-    assert len(calls) == 1 and 2 <= calls[0] < len(reqs)  # (a root-parent family: alone)
+    assert len(family_batches) == 1 and 2 <= family_batches[0] < len(
+        reqs
+    )  # (a root-parent family: alone)
 
 
 def test_a_batch_of_one_and_a_batch_without_tree_context() -> None:
@@ -281,28 +288,20 @@ def test_find_many_on_chunked_docs_equals_find(dense_weight: float) -> None:
 
 
 def test_a_bad_query_vector_fails_the_batch_before_any_family_search(
-    monkeypatch: pytest.MonkeyPatch,
+    family_batches: list[int],
 ) -> None:
     """One query of the batch with a vector of another dimension: the batch raises
     ``InvalidQueryError`` and no family search of any query was made."""
     emb = BagOfWordsEmbedder()
     store = _chunked_graph_store(emb)
-    calls: list[int] = []
-    real = EmbeddedStore.search_arrays_many
-
-    def spy(self: EmbeddedStore, vectors: Any, *a: Any, **kw: Any) -> Any:
-        calls.append(len(vectors))
-        return real(self, vectors, *a, **kw)
-
-    monkeypatch.setattr(EmbeddedStore, "search_arrays_many", spy)
     with Treehop(embedder=emb, store=store, tagger=None) as th:
         vectors = emb.embed(["alpha", "beta", "gamma"])
         bad = [vectors[0], vectors[1], np.ones(vectors.shape[1] + 3, np.float32)]
         with pytest.raises(InvalidQueryError):
             th.find_many(["alpha", "beta", "gamma"], query_vectors=bad)
-        assert calls == []
+        assert family_batches == []
         th.find_many(["alpha", "beta", "gamma"], query_vectors=vectors)
-        assert calls and calls[0] >= 2
+        assert family_batches and family_batches[0] >= 2
 
 
 def test_tied_scores_are_ordered_by_row_as_alone(monkeypatch: pytest.MonkeyPatch) -> None:
