@@ -34,7 +34,7 @@ import datasets as ds  # noqa: E402
 import natural_sets as ns  # noqa: E402
 import treehop.client as client_mod  # noqa: E402
 import treehop.context_assembly as ca  # noqa: E402
-from treehop import RetrievalConfig, Treehop  # noqa: E402
+from treehop import Treehop  # noqa: E402
 
 BUDGETS = (500, 1000, 2000)
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -172,12 +172,8 @@ def main() -> None:
     try:
         for name in args.sets.split(","):
             nset = ns.load_natural_set(name, cached)
-            emb = bt.MemoEmbedder(cached)
-            th = Treehop(None, embedder=emb, config=RetrievalConfig())
-            scope = f"viking://resources/{nset.name}"
-            try:
-                th.add_resource(str(nset.root), target_uri=scope)
-                flat = bn.Flat(th)
+            with bn.indexed_set(nset, cached) as ix:
+                th, flat, emb, scope = ix.th, ix.flat, ix.embedder, ix.scope
                 lc = None if args.no_langchain else bn.LangChainRow(nset.files, cached)
                 qs = bt.sampled_halves(nset.questions, None)[0 if args.dev else 1]
                 emb.prepare([q.text for q in qs])
@@ -234,8 +230,6 @@ def main() -> None:
                                     }
                                 )
                     _apply({}, saved)
-            finally:
-                th.close()
             for r in rows:
                 cells = " | ".join(f"{sum(got[r][b]) / max(1, len(qs)):.3f}" for b in BUDGETS)
                 print(

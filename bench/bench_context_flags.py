@@ -25,7 +25,6 @@ import bench_tree as bt  # noqa: E402
 import datasets as ds  # noqa: E402
 import natural_sets as ns  # noqa: E402
 import treehop.context_assembly as ca  # noqa: E402
-from treehop import RetrievalConfig, Treehop  # noqa: E402
 
 OLD: dict[str, Any] = {
     "COMPACT_RESOURCE_HEADERS": False,
@@ -116,12 +115,8 @@ def main() -> None:
     try:
         for name in args.sets.split(","):
             nset = ns.load_natural_set(name, cached)
-            emb = bt.MemoEmbedder(cached)
-            th = Treehop(None, embedder=emb, config=RetrievalConfig())
-            scope = f"viking://resources/{nset.name}"
-            try:
-                th.add_resource(str(nset.root), target_uri=scope)
-                flat = bn.Flat(th)
+            with bn.indexed_set(nset, cached) as ix:
+                th, flat, emb, scope = ix.th, ix.flat, ix.embedder, ix.scope
                 qs = bt.sampled_halves(nset.questions, None)[0 if args.dev else 1]
                 emb.prepare([q.text for q in qs])
                 rows = ["flat dense", "flat hybrid", *names]
@@ -154,8 +149,6 @@ def main() -> None:
                             got[v][b].append(
                                 bn.answer_in_context(ctx.text, answers, judge, lines, pages)
                             )
-            finally:
-                th.close()
             for r in rows:
                 cells = " | ".join(f"{sum(got[r][b]) / max(1, len(qs)):.3f}" for b in BUDGETS)
                 print(f"| {name} | {'dev' if args.dev else 'test'} | {len(qs)} | {r} | {cells} |")

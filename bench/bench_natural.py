@@ -46,7 +46,8 @@ import json  # noqa: E402
 import re  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable, Mapping, Sequence  # noqa: E402
+from collections.abc import Callable, Iterator, Mapping, Sequence  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -356,6 +357,33 @@ class Flat:
         return [h.node.content or h.node.abstract for h in hits]
 
 
+@dataclass
+class IndexedSet:
+    """A natural set ingested by a fresh in-memory treehop client (the bench's embedding
+    cache, default config) under ``scope``, with the flat rows over the same leaves."""
+
+    th: Treehop
+    flat: Flat
+    embedder: bt.MemoEmbedder
+    scope: str
+    files: int
+    chunks: int
+
+
+@contextmanager
+def indexed_set(nset: ns.NaturalSet, cached: Any) -> Iterator[IndexedSet]:
+    """:class:`IndexedSet` of ``nset``, its client closed after (what every natural-question
+    script measures on: this bench, ``bench_context_flags.py``, ``bench_context_diag.py``)."""
+    embedder = bt.MemoEmbedder(cached)
+    th = Treehop(None, embedder=embedder, config=RetrievalConfig())
+    scope = f"viking://resources/{nset.name}"
+    try:
+        res = th.add_resource(str(nset.root), target_uri=scope)
+        yield IndexedSet(th, Flat(th), embedder, scope, res.files, res.chunks)
+    finally:
+        th.close()
+
+
 class LangChainRow:
     """What a LangChain user builds: ``RecursiveCharacterTextSplitter(1000, 200)`` over the
     same files and ``InMemoryVectorStore`` (exact cosine) with treehop's embedder wrapped as
@@ -623,15 +651,11 @@ def evaluate_set(
     notes: list[str],
     ranks: list[dict[str, Any]] | None = None,
 ) -> list[TableRow]:
-    embedder = bt.MemoEmbedder(cached)
-    th = Treehop(None, embedder=embedder, config=RetrievalConfig())
-    scope = f"viking://resources/{nset.name}"
-    try:
-        t0 = time.perf_counter()
-        res = th.add_resource(str(nset.root), target_uri=scope)
-        flat = Flat(th)
+    t0 = time.perf_counter()
+    with indexed_set(nset, cached) as ix:
+        th, flat, embedder, scope = ix.th, ix.flat, ix.embedder, ix.scope
         _log(
-            f"{nset.name}: {res.files} files, {res.chunks} chunks, {len(flat.uris)} leaves "
+            f"{nset.name}: {ix.files} files, {ix.chunks} chunks, {len(flat.uris)} leaves "
             f"indexed in {time.perf_counter() - t0:.0f}s"
         )
         runner = Runner(th, embedder, flat, scope)
@@ -653,7 +677,7 @@ def evaluate_set(
             )
             notes.append(f"{nset.name}: LlamaIndex row {runner.llamaindex.n_chunks} nodes")
         notes.append(
-            f"{nset.name}: {len(nset.questions)} questions; {res.chunks} treehop chunks, "
+            f"{nset.name}: {len(nset.questions)} questions; {ix.chunks} treehop chunks, "
             f"{len(flat.uris)} leaves; {nset.note}"
         )
         dev_qs, test_qs = bt.sampled_halves(nset.questions, max_queries)
@@ -691,8 +715,6 @@ def evaluate_set(
                         )
                     )
         return out
-    finally:
-        th.close()
 
 
 def first_ranks(
