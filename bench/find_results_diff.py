@@ -1,5 +1,6 @@
 """Whether two source trees return the very same ``find()`` results on the quality sets:
-same hits in the same order, same provenance, same collapsed hits, scores equal.
+same hits in the same order, same provenance, same collapsed hits, scores equal, the same
+delivered text (each hit's ``slot_text``).
 
 A speed change to the retriever or the store must not move a result. ``bench_tree.py``
 compares aggregate metrics; this compares every result of every query.
@@ -48,6 +49,7 @@ def _row(res: Any) -> list[list[Any]]:
             str(m.found_by),
             m.found_via,
             [[c.uri, c.score] for c in m.collapsed],
+            m.slot_text,  # (the text the hit delivers: its slot's passage or excerpt)
         ]
         for m in hits
     ]
@@ -127,9 +129,12 @@ def diff(a_path: Path, b_path: Path) -> int:
     if a.keys() != b.keys():
         print("the dumps hold different queries")
         return 1
-    differ, worst = 0, 0.0
+    differ, worst, texts, exact = 0, 0.0, 0, 0
     for key in a:
         x, y = a[key], b[key]
+        exact += x == y  # (every field, scores to the float, delivered text)
+        # (dumps made before the delivered text was dumped hold 7 fields a hit)
+        texts += [r[7:] for r in x] != [r[7:] for r in y] and len(x) == len(y)
         same = [(r[0], r[4], r[5], [c[0] for c in r[6]]) for r in x] == [
             (r[0], r[4], r[5], [c[0] for c in r[6]]) for r in y
         ]
@@ -144,8 +149,8 @@ def diff(a_path: Path, b_path: Path) -> int:
             for u, v in pairs:
                 worst = max(worst, abs(u - v))
     print(f"{len(a)} results; {differ} differ in hits, order or provenance; ", end="")
-    print(f"max |score diff| {worst}")
-    return 1 if differ or worst > 1e-9 else 0
+    print(f"max |score diff| {worst}; {texts} differ in delivered text; {exact} identical")
+    return 1 if differ or texts or worst > 1e-9 else 0
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ from ...errors import (
     InvalidQueryError,
 )
 from ...filters import MetadataFilter, TagFilter
-from ...lexical import LexicalIndex, hybrid_scores
+from ...lexical import LexicalIndex, blend_scaled
 from ...models import ContextType, Node
 from .. import _ann
 from .._ann import AnnIndex
@@ -532,9 +532,12 @@ class _SearchPaths(_StoreAttributes):
         """The hybrid scores of ``cand`` and their BM25 scores: the one blend of a query's
         candidates, whether the query searched alone or in a batch (whose answers must equal
         the lone ones to the bit)."""
-        lex = np.asarray(lexical.score(text, cand), dtype=np.float32)
+        # (the candidates are the store's own rows and ``dense_weight`` passed
+        # ``check_search_args``: scored and blended without checking them again, the same
+        # floats as ``hybrid_scores(dense, lexical.score(text, cand), ...)``)
+        lex = lexical.score_candidates(text, cand)
         scale = self._lexical_scale(s, lexical, text)
-        return hybrid_scores(dense, lex, dense_weight, scale=scale), lex
+        return blend_scaled(dense, lex, float(dense_weight), scale), lex
 
     def _hits(
         self,
@@ -942,7 +945,9 @@ class _SearchPaths(_StoreAttributes):
         snapshot), not in the store under ``id(s)``: CPython hands a freed snapshot's address
         to the next one, which then read the old rows' scale. ``s.uid`` is no key either: a
         write keeps it for the rows it appends (only row numbers stay valid under it)."""
-        scales: OrderedDict[str, float] = s.cache.setdefault(("lex_scale",), OrderedDict())
+        scales: OrderedDict[str, float] | None = s.cache.get(("lex_scale",))
+        if scales is None:  # (no new OrderedDict per call for ``setdefault``'s default)
+            scales = s.cache.setdefault(("lex_scale",), OrderedDict())
         hit = scales.get(query_text)
         if hit is None:
             hit = lexical.max_score(query_text, s.n)  # (the max of score(size=s.n))
