@@ -55,8 +55,9 @@ def _query(seed: int) -> np.ndarray:
 
 
 def _kept(s: EmbeddedStore, q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    got: tuple[np.ndarray, np.ndarray] | None = s._snap.cache.get(("cosines", q.tobytes()))
-    return got
+    """The kept candidates and cosines of ``q`` (``None``: none kept)."""
+    got = s._snap.cache.get(("cosines", q.tobytes()))
+    return None if got is None else (got[0], got[1])
 
 
 def test_a_graph_search_keeps_its_candidates_cosines_and_they_equal_the_kernel() -> None:
@@ -66,8 +67,12 @@ def test_a_graph_search_keeps_its_candidates_cosines_and_they_equal_the_kernel()
     kept = _kept(s, q)
     assert kept is not None
     known, scores = kept
-    assert known.size > 10 and bool((np.diff(known) > 0).all())  # sorted, distinct
+    assert known.size > 10 and np.unique(known).size == known.size  # distinct rows
     snap = s._snap
+    assert scores.tobytes() == _matvec(snap.vectors_of(known), q).tobytes()
+    emb_search._cosines(snap, q, known[:1])  # the first read sorts them by row
+    known, scores, ordered = snap.cache[("cosines", q.tobytes())]
+    assert ordered and bool((np.diff(known) > 0).all())
     assert scores.tobytes() == _matvec(snap.vectors_of(known), q).tobytes()
     rng = np.random.default_rng(0)
     outside = np.setdiff1d(np.arange(snap.n), known)

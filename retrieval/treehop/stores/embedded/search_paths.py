@@ -1708,16 +1708,17 @@ def _exact_dense(
 
 
 def _keep_cosines(s: _Snap, q: F32, cand: IntArray, dense: F32) -> None:
-    """Keep a graph search's candidates (distinct rows) and their exact cosines, sorted
-    by row, for the narrow searches of the same query that follow (:func:`_cosines`).
+    """Keep a graph search's candidates (distinct rows) and their exact cosines for the
+    narrow searches of the same query that follow (:func:`_cosines`, which sorts them by
+    row on its first read: a search that no narrow one follows, as a lone
+    ``store.search``, pays only for the cache entry).
 
     Why: a ``find()``'s tree context searches its hits' families (a few folders' or
     files' ~50 rows) right after the global step, whose candidates hold the best parents'
     children already (:func:`_sibling_rows`): their cosines were computed a moment ago by
     the same kernel. Kept on the snapshot (``s.cache``, new with every write), a few
     queries at a time."""
-    order = np.argsort(cand)
-    _cache_put(s, ("cosines", q.tobytes()), (cand[order], dense[order]), cap=4)
+    _cache_put(s, ("cosines", q.tobytes()), (cand, dense, False), cap=4)
 
 
 def _cosines(s: _Snap, q: F32, rows: IntArray) -> F32:
@@ -1725,10 +1726,15 @@ def _cosines(s: _Snap, q: F32, rows: IntArray) -> F32:
     search of this query kept (:func:`_keep_cosines`) for the rows it scored, computed for
     the rest. (``_matvec`` computes each row's cosine alone: one row's float is the same
     in any set of rows, which ``tests/test_find_cosines_kept.py`` checks.)"""
-    kept: tuple[IntArray, F32] | None = s.cache.get(("cosines", q.tobytes()))
+    key = ("cosines", q.tobytes())
+    kept: tuple[IntArray, F32, bool] | None = s.cache.get(key)
     if kept is None or not rows.size:
         return _matvec(s.vectors_of(rows), q)
-    known, scores = kept
+    known, scores, ordered = kept
+    if not ordered:  # (sorted once, on the first read; a concurrent reader sorts alike)
+        order = np.argsort(known)
+        known, scores = known[order], scores[order]
+        s.cache[key] = (known, scores, True)
     at = np.searchsorted(known, rows)
     at[at == known.size] = 0
     hit = known[at] == rows
