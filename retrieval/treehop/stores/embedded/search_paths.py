@@ -1276,7 +1276,6 @@ class _SearchPaths(_StoreAttributes):
         if sib.size:
             cand = np.concatenate([cand, sib])
             dense = np.concatenate([dense, _matvec(s.vectors_of(sib), q)])
-        _keep_cosines(s, q, cand, dense)
         return cand, dense
 
 
@@ -1703,51 +1702,10 @@ def _exact_dense(
     # A wide scope: one contiguous product and a gather of scores beats gathering the
     # vectors, which copies every row.
     wide = cand.size * 8 > s.n
-    dense = _scores_all_kept(s, q)[cand] if wide else _cosines(s, q, cand)
+    dense = _scores_all_kept(s, q)[cand] if wide else _matvec(s.vectors_of(cand), q)
     if key is not None:
         _cache_put(s, key, (cand, dense), cap=8)
     return cand, dense
-
-
-def _keep_cosines(s: _Snap, q: F32, cand: IntArray, dense: F32) -> None:
-    """Keep a graph search's candidates (distinct rows) and their exact cosines for the
-    narrow searches of the same query that follow (:func:`_cosines`, which sorts them by
-    row on its first read: a search that no narrow one follows, as a lone
-    ``store.search``, pays only for the cache entry).
-
-    Why: a ``find()``'s tree context searches its hits' families (a few folders' or
-    files' ~50 rows) right after the global step, whose candidates hold the best parents'
-    children already (:func:`_sibling_rows`): their cosines were computed a moment ago by
-    the same kernel. Kept on the snapshot (``s.cache``, new with every write), a few
-    queries at a time."""
-    _cache_put(s, ("cosines", q.tobytes()), (cand, dense, False), cap=4)
-
-
-def _cosines(s: _Snap, q: F32, rows: IntArray) -> F32:
-    """``_matvec(s.vectors_of(rows), q)``: the same floats, read from the cosines a graph
-    search of this query kept (:func:`_keep_cosines`) for the rows it scored, computed for
-    the rest. (``_matvec`` computes each row's cosine alone: one row's float is the same
-    in any set of rows, which ``tests/test_find_cosines_kept.py`` checks.)"""
-    key = ("cosines", q.tobytes())
-    kept: tuple[IntArray, F32, bool] | None = s.cache.get(key)
-    if kept is None or not rows.size:
-        return _matvec(s.vectors_of(rows), q)
-    known, scores, ordered = kept
-    if not ordered:  # (sorted once, on the first read; a concurrent reader sorts alike)
-        order = np.argsort(known)
-        known, scores = known[order], scores[order]
-        s.cache[key] = (known, scores, True)
-    at = np.searchsorted(known, rows)
-    at[at == known.size] = 0
-    hit = known[at] == rows
-    if hit.all():
-        out: F32 = scores[at]
-        return out
-    out = np.empty(rows.size, np.float32)
-    out[hit] = scores[at[hit]]
-    miss = ~hit
-    out[miss] = _matvec(s.vectors_of(rows[miss]), q)
-    return out
 
 
 def _scores_all_kept(s: _Snap, q: F32) -> F32:
