@@ -111,3 +111,27 @@ def test_a_stores_hybrid_searches_equal_the_public_scores_blended() -> None:
     check()
     s.upsert([leaf(f"{R}/d2/new.md", "zebra zebra kafka")], vecs(1, 7, DIM))
     check()
+
+
+def test_kept_query_tokens_are_the_tokenizers() -> None:
+    """The tokens an index keeps per query text are the tokenizer's, for short and long
+    texts, and many distinct queries keep at most a bounded number."""
+    calls: list[str] = []
+
+    def counting(text: str) -> list[str]:
+        calls.append(text)
+        return text.lower().split()
+
+    lex = LexicalIndex(tokenizer=counting, tokenizer_id="test-split")
+    lex.upsert([0, 1], ["Kafka river", "stone bread"])
+    calls.clear()
+    a = lex.score("Kafka Stone", [0, 1])
+    b = lex.score_candidates("Kafka Stone", np.array([0, 1], dtype=np.int64))
+    assert a.tobytes() == b.tobytes() and calls == ["Kafka Stone"]  # tokenised once
+    long = "kafka " * 400  # (past the kept length: tokenised every time)
+    lex.score(long, [0, 1])
+    lex.score(long, [0, 1])
+    assert calls.count(long) == 2
+    for i in range(100):
+        assert lex.score_candidates(f"q{i} kafka", np.array([0], dtype=np.int64))[0] > 0
+    assert len(lex._query_memo) <= 32

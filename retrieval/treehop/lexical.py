@@ -190,6 +190,7 @@ class LexicalIndex:
         self._lock = threading.RLock()
         self._recent: dict[tuple[str, ...], _Recent] = {}
         self._recent_state: tuple[Any, ...] = ()
+        self._query_memo: dict[str, tuple[str, ...]] = {}
         self._clear()
 
     # ----------------------------------------------------------------------------- state
@@ -273,6 +274,23 @@ class LexicalIndex:
     def tokenize(self, text: str) -> list[str]:
         """The tokens this index makes of ``text``."""
         return self._tokenize(text)
+
+    def _query_tokens(self, query: str) -> tuple[str, ...]:
+        """The tokens of a query text, kept for the last few short queries (the tokenizer
+        is a pure function of the text: :attr:`tokenizer_id` names what it produces).
+
+        Why: one hybrid ``find()`` asks the index about its query four times (the graph
+        step's best rows, its scale, the global and the family blend), each tokenising
+        the same text again."""
+        memo = self._query_memo
+        got = memo.get(query)
+        if got is None:
+            got = tuple(self._tokenize(query))
+            if len(query) <= _MEMO_CHARS:
+                if len(memo) >= _MEMO_QUERIES:  # (a few recent queries: the oldest go)
+                    memo.clear()
+                memo[query] = got
+        return got
 
     # ----------------------------------------------------------------------------- writes
 
@@ -756,7 +774,7 @@ class LexicalIndex:
         Why: a hybrid ``find()`` scores candidates twice (the global step, the tree
         context's family search), and the checks of ``rows`` (``asarray``, a dtype test, a
         ``min``) cost about as much as scoring ~50 rows of a query without indexed terms."""
-        tokens = self._tokenize(query)
+        tokens = self._query_tokens(query)
         with self._lock:
             recent = self._recent_query(tokens)
             if recent.terms.size == 0 or rows.size == 0:
@@ -775,7 +793,7 @@ class LexicalIndex:
         if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
             raise InvalidQueryError(f"size must be a non-negative integer, got {size!r}")
         size = int(size)
-        tokens = self._tokenize(query)
+        tokens = self._query_tokens(query)
         with self._lock:
             recent = self._recent_query(tokens)
             if size == 0 or recent.terms.size == 0:
@@ -801,7 +819,7 @@ class LexicalIndex:
         """
         if not isinstance(query, str):
             raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
-        return self.score_tokens(self._tokenize(query), rows, size=size)
+        return self.score_tokens(self._query_tokens(query), rows, size=size)
 
     def top(self, query: str, k: int, rows: RowsLike | None = None) -> tuple[IntArray, FloatArray]:
         """The ``k`` best rows (of ``rows``, or of all) with a score above 0, best first.
@@ -813,7 +831,7 @@ class LexicalIndex:
             raise InvalidQueryError(f"k must be a non-negative integer, got {k!r}")
         if not isinstance(query, str):
             raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
-        tokens = self._tokenize(query)
+        tokens = self._query_tokens(query)
         if rows is None:
             with self._lock:
                 known = self._recent_query(tokens).terms.size
@@ -969,6 +987,9 @@ class LexicalIndex:
         self._norm_cache = None
 
 
+_MEMO_QUERIES = 32
+_MEMO_CHARS = 1024
+"""How many query texts (of at most this many characters) an index keeps tokenised."""
 _RECENT_QUERIES = 8
 """How many recent queries' terms and score vectors an index keeps (concurrent finds)."""
 
