@@ -26,7 +26,12 @@ from . import memory
 from . import tags as tagmod
 from . import uri as urimod
 from ._sync import LoopThread
-from .client_readers import MIN_SPLIT_FIND_MANY, ClientReaders, check_reader_processes
+from .client_readers import (
+    MIN_SPLIT_FIND_MANY,
+    ClientReaders,
+    ReaderProcesses,
+    check_reader_processes,
+)
 from .config import RetrievalConfig
 from .context_assembly import (
     TIERS,
@@ -189,6 +194,14 @@ class AsyncTreehop:
     ``MIN_SPLIT_FIND_MANY`` queries is split, this client's part answered on the loop. The
     workers start in the background when the client opens a saved index or at the first
     find after its first save; ``await close()`` (and ``async with``) stops and joins them.
+
+    ``reader_processes="auto"`` (the default; ``0`` turns it off): the same, for batches
+    only. A lone ``find()`` never starts or uses a worker; the first ``find_many`` of at
+    least ``MIN_SPLIT_FIND_MANY`` queries over a saved index starts one worker per spare
+    core (at most ``AUTO_READERS_MAX``; none on one core, nor where a worker would import
+    the main script again: off POSIX, in a frozen app) in the background, and later
+    batches are split as above. ``close()`` stops and joins them (a start in flight is
+    cancelled), and so does the interpreter's exit for a client never closed.
     """
 
     def __init__(
@@ -212,7 +225,7 @@ class AsyncTreehop:
         commit_files: int = COMMIT_FILES,
         commit_seconds: float = COMMIT_SECONDS,
         max_file_bytes: int = MAX_FILE_BYTES,
-        reader_processes: int = 0,
+        reader_processes: ReaderProcesses = "auto",
     ) -> None:
         check_reader_processes(reader_processes, path)
         argmod.check_client_args(
@@ -741,14 +754,15 @@ class AsyncTreehop:
         that every vector is the one :meth:`find` uses; a batched model run may differ from
         a one-text run in the last bits of a float (padding), which moves scores by ~1e-7.
 
-        On a sync :class:`Treehop` with ``reader_processes``, a batch of at least
+        By default (``reader_processes="auto"``) and on a sync :class:`Treehop` with
+        ``reader_processes``, a batch of at least
         ``MIN_SPLIT_FIND_MANY`` queries is also split between the calling process and its
         idle worker processes (contiguous parts, answered at the same time, the same results
         in the same order): see :class:`Treehop`; an :class:`AsyncTreehop` with
         ``reader_processes`` splits an awaited batch the same way, its own part answered on
         the loop while it awaits the workers' parts in a thread.
         """
-        pool = self._pool.for_call()
+        pool = self._pool.for_call(batch=True)
         if (
             pool is None
             or isinstance(queries, str | bytes)
@@ -1395,7 +1409,7 @@ def _many_in_reader_processes(
     @functools.wraps(inner)
     def call(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> list[FindResult]:
         queries = args[0] if args else kwargs.get("queries")
-        pool = self._readers_for_call()
+        pool = self._readers_for_call(batch=True)
         if (
             pool is None
             or isinstance(queries, str | bytes)
@@ -1455,13 +1469,20 @@ class Treehop:
     ``MIN_SPLIT_FIND_MANY`` queries, under the same conditions, is split into contiguous
     parts: one answered here, one by each idle worker at the same time (each part's first
     global step shared), the results in input order and each the one ``find()`` gives.
+
+    ``reader_processes="auto"`` (the default; ``0`` turns it off): workers for batches
+    only, as :class:`AsyncTreehop` says: single finds always run here and start nothing;
+    the first ``find_many`` of at least ``MIN_SPLIT_FIND_MANY`` queries over a saved index
+    starts one worker per spare core in the background (that batch runs here), and later
+    batches are split. Workers start as fresh interpreters that import treehop only, so a
+    script needs no ``if __name__ == "__main__":`` guard.
     """
 
     def __init__(
         self,
         path: str | os.PathLike[str] | None = None,
         *,
-        reader_processes: int = 0,
+        reader_processes: ReaderProcesses = "auto",
         **kwargs: Any,
     ) -> None:
         check_reader_processes(reader_processes, path)
@@ -1482,12 +1503,13 @@ class Treehop:
         """The running pool and the config (as JSON) it was started with."""
         return self._pool.readers
 
-    def _readers_for_call(self) -> ReaderPool | None:
-        """The reader pool, when a ``find()`` may go to it now (see the class docstring and
-        :meth:`ClientReaders.for_call`); a start never delays a call."""
+    def _readers_for_call(self, batch: bool = False) -> ReaderPool | None:
+        """The reader pool, when a ``find()`` (``batch``: a ``find_many`` to split) may go to
+        it now (see the class docstring and :meth:`ClientReaders.for_call`); a start never
+        delays a call."""
         if self._runner.closed:
             return None
-        return self._pool.for_call()
+        return self._pool.for_call(batch)
 
     def _wait_readers(self, timeout: float = 120.0) -> bool:
         """Wait until a pool runs with the current config (tests and benchmarks)."""

@@ -19,16 +19,22 @@ import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from .config import RetrievalConfig
 from .embedders.base import Embedder
 from .errors import ClientClosedError, InvalidQueryError, TreehopError
-from .reader_processes import ReaderPool
+from .reader_processes import ReaderPool, _cores, _direct_start
 from .stores.base import VectorStore
 from .stores.embedded import EmbeddedStore
 
-__all__ = ["MIN_SPLIT_FIND_MANY", "ClientReaders", "check_reader_processes"]
+__all__ = [
+    "AUTO_READERS_MAX",
+    "MIN_SPLIT_FIND_MANY",
+    "ClientReaders",
+    "ReaderProcesses",
+    "check_reader_processes",
+]
 
 _T = TypeVar("_T")
 
@@ -38,15 +44,35 @@ MIN_SPLIT_FIND_MANY = 8
 from a second core than its pipes and pickling cost)."""
 
 
-def check_reader_processes(reader_processes: object, path: object) -> int:
+ReaderProcesses = int | Literal["auto"]
+"""A client's ``reader_processes``: a number of workers, or ``"auto"`` (the default)."""
+
+AUTO_READERS_MAX = 2
+"""The most reader processes ``reader_processes="auto"`` starts (one per core this process
+may use beyond its own, up to this many: each holds ~100 MiB of its own at 100k leaves)."""
+
+
+def auto_reader_processes() -> int:
+    """How many workers ``reader_processes="auto"`` keeps for batches: one per spare core
+    (at most :data:`AUTO_READERS_MAX`), none on one core or where a worker would need the
+    script's ``__main__`` guard (:func:`~treehop.reader_processes._direct_start`: without it
+    a default must not start processes that import the user's script again)."""
+    if not _direct_start():
+        return 0
+    return max(0, min(_cores() - 1, AUTO_READERS_MAX))
+
+
+def check_reader_processes(reader_processes: object, path: object) -> ReaderProcesses:
     """``reader_processes`` checked as both clients take it (before anything starts)."""
+    if reader_processes == "auto" and isinstance(reader_processes, str):
+        return "auto"
     if (
         isinstance(reader_processes, bool)
         or not isinstance(reader_processes, int)
         or reader_processes < 0
     ):
         raise InvalidQueryError(
-            f"reader_processes must be an integer >= 0, got {reader_processes!r}"
+            f"reader_processes must be an integer >= 0 or 'auto', got {reader_processes!r}"
         )
     if reader_processes and path is None:
         raise InvalidQueryError("reader_processes needs an index path")
@@ -70,7 +96,16 @@ class ReadingClient(Protocol):
 
 class ClientReaders:
     """The :class:`~treehop.ReaderPool` of one client with ``processes`` reader processes
-    (``0``: none, every call answered by the client).
+    (``0``: none, every call answered by the client; ``"auto"``: for batches only, see
+    below).
+
+    ``"auto"`` (the clients' default): single finds always run in the client and start
+    nothing; the first ``find_many`` of at least ``MIN_SPLIT_FIND_MANY`` queries over a
+    saved index starts :func:`auto_reader_processes` workers in the background (that batch
+    runs in the client), and later batches are split over the client and its workers. Why
+    by default: a batch in one process is Python under one interpreter lock and uses one
+    core; a user who asks for a batch (LangChain ``batch``, a list of questions) expects it
+    to use the machine, and one who never batches pays nothing.
 
     A call may go to the pool (:meth:`for_call`) only when the workers would answer exactly
     as the client: no reranker, every write saved (a worker sees what is committed) and the
@@ -80,8 +115,10 @@ class ClientReaders:
     ``__main__`` guard, a damaged index) and the client answers every call itself.
     """
 
-    def __init__(self, processes: int, client: ReadingClient) -> None:
-        self.processes = processes
+    def __init__(self, processes: ReaderProcesses, client: ReadingClient) -> None:
+        self.batches_only = processes == "auto"
+        """``reader_processes="auto"``: the pool serves batches, never single finds."""
+        self.processes = auto_reader_processes() if processes == "auto" else int(processes)
         self._client = client
         self.readers: tuple[str, ReaderPool] | None = None
         """The running pool and the config (as JSON) it was started with."""
@@ -92,6 +129,8 @@ class ClientReaders:
         """The thread starting a pool, if any: :meth:`close` waits for it (no worker process
         outlives ``close()``)."""
         self._closed = False
+        self._cancel = threading.Event()
+        """Set by :meth:`close`: a pool still starting stops waiting for its workers."""
         self._aside: ThreadPoolExecutor | None = None
         """The threads that wait for the workers' answers to awaited calls
         (:meth:`overflow`), one per worker; made at the first such call."""
@@ -101,10 +140,11 @@ class ClientReaders:
         """Whether :meth:`close` was called (the client is closing or closed)."""
         return self._closed
 
-    def for_call(self) -> ReaderPool | None:
-        """The pool, when a read may go to it now. When one may but none runs with the
-        current config, one is started in a thread (the call meanwhile runs in the client)."""
-        if not self.processes or self._closed:
+    def for_call(self, batch: bool = False) -> ReaderPool | None:
+        """The pool, when a read (``batch``: a ``find_many`` large enough to split) may go to
+        it now. When one may but none runs with the current config, one is started in a
+        thread (the call meanwhile runs in the client)."""
+        if not self.processes or self._closed or (self.batches_only and not batch):
             return None
         a = self._client
         store = a.store
@@ -140,8 +180,11 @@ class ClientReaders:
                 config=RetrievalConfig.model_validate_json(config),
                 user=a.user,
                 processes=self.processes,
+                _cancel=self._cancel,
             )
         except TreehopError as exc:
+            if self._closed:
+                return  # (cancelled by close(): nothing to warn about)
             # ``_wanted`` stays: finds run in the client rather than retry each call, and
             # the caller learns why once (a missing ``__main__`` guard, a damaged index)
             warnings.warn(
@@ -160,13 +203,14 @@ class ClientReaders:
             stale.close()
 
     def wait(self, timeout: float = 120.0) -> bool:
-        """Wait until a pool runs with the current config (tests and benchmarks)."""
+        """Wait until a pool runs with the current config (tests and benchmarks; with
+        ``"auto"`` it starts one as a batch would)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             readers = self.readers
             if readers is not None and readers[0] == self._client.config.model_dump_json():
                 return True
-            self.for_call()
+            self.for_call(batch=True)
             time.sleep(0.05)
         return False
 
@@ -197,6 +241,7 @@ class ClientReaders:
         wait for them (idempotent)."""
         with self._lock:
             self._closed = True
+            self._cancel.set()  # a pool still starting kills its workers and gives up
             readers, self.readers = self.readers, None
             self._wanted = None
             starter = self._starter

@@ -7,6 +7,7 @@ above :mod:`treehop.client`; the pool, which the client imports, starts it by mo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 from collections.abc import Sequence
@@ -59,11 +60,17 @@ def serve(conn: Connection, path: str, user: str, config_json: str, name: str, d
             embedder=given,
             config=RetrievalConfig.model_validate_json(config_json),
             tagger=None,
+            reader_processes=0,  # (a worker never starts workers of its own)
         )
     except BaseException as exc:  # reported to the pool, which raises it in the caller
-        conn.send(_error_reply(exc))
+        with contextlib.suppress(OSError, ValueError):
+            conn.send(_error_reply(exc))
         return
-    conn.send(("ready",))
+    try:
+        conn.send(("ready",))
+    except (OSError, ValueError):  # the pool is gone (its process exited while this started)
+        client.close()
+        return
     with client:
         while True:
             try:
