@@ -775,6 +775,7 @@ class AsyncTreehop:
         texts, vectors, ctype, _ = self._check_find_many(
             queries, query_vectors, context_type, options
         )
+        embedded = vectors is None
         if vectors is None:
             vectors = await self._aembed_queries(texts)
             if not vectors.any(axis=1).all():
@@ -787,9 +788,13 @@ class AsyncTreehop:
             )
 
         async def here(part: list[str], rows: np.ndarray[Any, Any]) -> list[FindResult]:
+            if embedded:  # the embedder's rows, used as they are (as :meth:`find` uses its own)
+                return await self._find_many(part, context_type=ctype, _embedded=rows, **options)
             return await self._find_many(part, context_type=ctype, query_vectors=rows, **options)
 
-        return await pool.afind_many(texts, vectors, here=here, context_type=ctype, **options)
+        return await pool.afind_many(
+            texts, vectors, here=here, context_type=ctype, embedded=embedded, **options
+        )
 
     async def _find_many(
         self,
@@ -797,12 +802,18 @@ class AsyncTreehop:
         *,
         context_type: ContextType | str | None = None,
         query_vectors: Sequence[Sequence[float]] | np.ndarray[Any, Any] | None = None,
+        _embedded: np.ndarray[Any, np.dtype[np.float32]] | None = None,
         **options: Unpack[SearchKwargs],
     ) -> list[FindResult]:
-        """:meth:`find_many` in this process."""
+        """:meth:`find_many` in this process; ``_embedded``: this client's embedder's
+        vectors of ``queries`` (a split batch's part, or a reader process's), used as they
+        are, as the embedder's answer is when this method embeds them itself (a caller's
+        ``query_vectors`` are checked and made unit rows, which moves a score by ~1e-7)."""
         texts, vectors, ctype, opts = self._check_find_many(
             queries, query_vectors, context_type, options
         )
+        if _embedded is not None:
+            vectors = _embedded
         target_uri = options.get("target_uri")
         roots = await self._io(self._roots, target_uri, context_type)
         if not as_list(target_uri):  # (as :meth:`_run_query` does, once for the batch)
@@ -1488,7 +1499,8 @@ class Treehop:
         check_reader_processes(reader_processes, path)
         self._runner = LoopThread()
         try:
-            self._async = AsyncTreehop(path, **kwargs)
+            # (the pool is this client's: the async client inside keeps none of its own)
+            self._async = AsyncTreehop(path, reader_processes=0, **kwargs)
         except BaseException:
             # A failed construction must not leave its event-loop thread running.
             self._runner.close()

@@ -501,13 +501,22 @@ class ReaderPool:
         here: Callable[[list[str], np.ndarray[Any, Any]], Awaitable[list[FindResult]]],
         context_type: ContextType | str | None = None,
         parts: int | None = None,
+        embedded: bool = False,
         **options: Unpack[SearchKwargs],
     ) -> list[FindResult]:
         """:meth:`find_many` for an event loop (:meth:`treehop.AsyncTreehop.find_many`):
         ``here`` is the caller's own awaited ``find_many``, run on the loop while the workers
         answer their parts; the wait for their replies runs in a thread, so the loop is never
-        blocked on a pipe. The same split, results and faults as :meth:`find_many`."""
-        job = self._plan_many(queries, query_vectors, context_type, parts, True, options)
+        blocked on a pipe. The same split, results and faults as :meth:`find_many`.
+
+        ``embedded``: ``query_vectors`` are the embedder's answers, which an
+        :class:`~treehop.AsyncTreehop` uses as they are (a sync client makes every query
+        vector a unit row, a caller's or its embedder's): a worker then answers its part
+        through its async client's own batch with those vectors as its embedder's, so that
+        each result is the one the awaited ``find()`` gives, to the bit."""
+        job = self._plan_many(
+            queries, query_vectors, context_type, parts, True, options, embedded=embedded
+        )
         if isinstance(job, list):
             return await here(*job)
         done = False
@@ -529,6 +538,8 @@ class ReaderPool:
         parts: int | None,
         here: bool,
         options: SearchKwargs,
+        *,
+        embedded: bool = False,
     ) -> _Batch | list[Any]:
         """The parts of a :meth:`find_many`: idle workers taken, spans cut, every part
         pickled (nothing sent yet); ``[texts, vectors]`` when no worker is idle and the
@@ -568,7 +579,7 @@ class ReaderPool:
         try:
             sent = [
                 pickle.dumps(
-                    ("find_many", texts[a:b], vectors[a:b], context_type, options),
+                    ("find_many", texts[a:b], vectors[a:b], context_type, options, embedded),
                     protocol=pickle.HIGHEST_PROTOCOL,
                 )
                 for a, b in spans

@@ -50,7 +50,7 @@ def _error_reply(exc: BaseException) -> tuple[str, str, str]:
 def serve(conn: Connection, path: str, user: str, config_json: str, name: str, dim: int) -> None:
     """A worker's loop: open a read-only client, then answer ``("find", query, embedded,
     vector, context_type, options)`` messages with ``("ok", FindResult, pid)`` and
-    ``("find_many", queries, vectors, context_type, options)`` ones with ``("ok",
+    ``("find_many", queries, vectors, context_type, options, embedded)`` ones with ``("ok",
     list[FindResult], pid)``, or an error reply, until an empty message."""
     given = _GivenVectors(name, dim)
     try:
@@ -88,10 +88,17 @@ def serve(conn: Connection, path: str, user: str, config_json: str, name: str, d
                 if call[0] == "find_many":
                     # a part of a batch: its global step shared across the part, as the
                     # caller's in-process find_many shares it across its own part
-                    _, queries, vectors, context_type, options = call
-                    result = client.find_many(
-                        queries, query_vectors=vectors, context_type=context_type, **options
-                    )
+                    _, queries, vectors, context_type, options, embedded = call
+                    if embedded:  # an awaited batch's part: the embedder's rows as they are
+                        result = client.run(
+                            client.aio._find_many(
+                                queries, context_type=context_type, _embedded=vectors, **options
+                            )
+                        )
+                    else:
+                        result = client.find_many(
+                            queries, query_vectors=vectors, context_type=context_type, **options
+                        )
                 else:
                     _, query, embedded, vector, context_type, options = call
                     given.vector = embedded
