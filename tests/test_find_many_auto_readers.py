@@ -73,7 +73,7 @@ def test_the_default_splits_batches_and_leaves_single_finds_alone(index: Path) -
         # single finds, and a batch below the split size, start nothing
         assert [_exact(th.find(q, limit=5)) for q in BATCH] == want
         assert _exact(th.find_many(BATCH[: MIN_SPLIT_FIND_MANY - 1], limit=5)[0]) == want[0]
-        assert th._readers is None
+        assert th._readers is None and th._pool._wanted is None  # (no start even asked)
         # the first large batch runs here (its workers start aside), then batches split
         assert [_exact(r) for r in th.find_many(BATCH, limit=5)] == want
         if spare == 0:  # one core: nothing ever starts, every batch runs here

@@ -762,13 +762,14 @@ class AsyncTreehop:
         ``reader_processes`` splits an awaited batch the same way, its own part answered on
         the loop while it awaits the workers' parts in a thread.
         """
-        pool = self._pool.for_call(batch=True)
-        if (
-            pool is None
-            or isinstance(queries, str | bytes)
+        pool = (
+            None
+            if isinstance(queries, str | bytes)
             or not isinstance(queries, Sequence)
             or len(queries) < MIN_SPLIT_FIND_MANY
-        ):
+            else self._pool.for_call(batch=True)  # (a small batch starts no worker)
+        )
+        if pool is None:
             return await self._find_many(
                 queries, context_type=context_type, query_vectors=query_vectors, **options
             )
@@ -1420,14 +1421,15 @@ def _many_in_reader_processes(
     @functools.wraps(inner)
     def call(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> list[FindResult]:
         queries = args[0] if args else kwargs.get("queries")
-        pool = self._readers_for_call(batch=True)
         if (
-            pool is None
-            or isinstance(queries, str | bytes)
+            isinstance(queries, str | bytes)
             or not isinstance(queries, Sequence)
             or len(queries) < MIN_SPLIT_FIND_MANY
             or not (self._runner.can_run_here() and self._reads_anywhere())
         ):
+            return inner(self, *args, **kwargs)  # (a small batch starts no worker)
+        pool = self._readers_for_call(batch=True)
+        if pool is None:
             return inner(self, *args, **kwargs)
         a = self._async
         given = kwargs.get("query_vectors")
