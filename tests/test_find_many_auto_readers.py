@@ -90,6 +90,24 @@ def test_the_default_splits_batches_and_leaves_single_finds_alone(index: Path) -
         assert [_exact(th.find(q, limit=5)) for q in BATCH[:4]] == want[:4]
         assert sum(pool.served.values()) == served  # a lone find never goes there
         assert th.aio._pool.processes == 0  # (the async client inside keeps no pool)
+        # the adapters' batches: the integrations' awaited batch and LangChain's batch /
+        # abatch over the default client are split too, with a lone find's answers
+        import asyncio
+
+        from langchain_treehop import TreehopRetriever
+
+        from treehop import integration_kit as kit
+
+        before = sum(pool.served.values())
+        many = asyncio.run(kit.afind_many(th, BATCH, limit=5))
+        assert [_exact(r) for r in many] == want
+        assert sum(pool.served.values()) == before + spare  # (a part per worker)
+        retriever = TreehopRetriever(client=th, k=5)
+        alone = [retriever.invoke(q) for q in BATCH]
+        before = sum(pool.served.values())
+        assert retriever.batch(BATCH) == alone and sum(map(bool, alone)) > len(BATCH) // 2
+        assert asyncio.run(retriever.abatch(BATCH)) == alone
+        assert sum(pool.served.values()) == before + 2 * spare
     finally:
         th.close()
     if spare:
@@ -110,7 +128,7 @@ async def test_the_async_default_splits_awaited_batches(index: Path) -> None:
         assert a._pool.wait()
         pool = a._pool.readers[1]  # type: ignore[index]
         assert [_exact(r) for r in await a.find_many(BATCH, limit=5)] == want
-        assert sum(pool.served.values()) == 1
+        assert sum(pool.served.values()) == a._pool.processes  # (a part per worker)
         pids = [w.process.pid for w in pool._workers]
     finally:
         await a.close()
