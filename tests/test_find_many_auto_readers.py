@@ -15,7 +15,12 @@ from pathlib import Path
 import pytest
 
 from treehop import Treehop
-from treehop.client_readers import AUTO_READERS_MAX, MIN_SPLIT_FIND_MANY
+from treehop.client_readers import (
+    AUTO_READERS_MAX,
+    MIN_SPLIT_FIND_MANY,
+    FreeCores,
+    split_pays,
+)
 
 from treehop_test_doubles import BagOfWordsEmbedder, saved_sample_index
 
@@ -80,6 +85,7 @@ def test_the_default_splits_batches_and_leaves_single_finds_alone(index: Path) -
             assert not th._wait_readers(1.0) and th._readers is None
             return
         assert th._wait_readers()
+        th._pool.free_cores = None  # (split whatever the machine's load: tested below)
         pool = th._readers[1]  # type: ignore[index]
         pids = [w.process.pid for w in pool._workers]
         assert len(pids) == spare
@@ -125,6 +131,7 @@ async def test_the_async_default_splits_awaited_batches(index: Path) -> None:
             assert a._pool.readers is None
             return
         assert a._pool.wait()
+        a._pool.free_cores = None  # (split whatever the machine's load)
         pool = a._pool.readers[1]  # type: ignore[index]
         assert [_exact(r) for r in await a.find_many(BATCH, limit=5)] == want
         assert sum(pool.served.values()) == a._pool.processes  # (a part per worker)
@@ -190,6 +197,7 @@ th = Treehop({index!r}, embedder=BagOfWordsEmbedder())
 first = th.find_many(queries, limit=5)
 if {mode!r} != "starting":
     assert th._wait_readers(60) == (th._pool.processes > 0)
+    th._pool.free_cores = None  # (split whatever the machine's load)
     again = th.find_many(queries, limit=5)
     same = [[(m.uri, m.score) for m in r.resources] for r in again] == [
         [(m.uri, m.score) for m in r.resources] for r in first
@@ -229,3 +237,45 @@ def test_a_script_exits_0_with_no_worker_left(index: Path, tmp_path: Path, mode:
         # (the second batch split: one part per worker)
         assert f"same True served {workers} workers {workers}" in lines
     assert _marked(mark, wait_s=15) == []
+
+
+def test_split_pays_only_with_a_core_left_by_the_others() -> None:
+    # 2 cores, this process busy for the whole second and nobody else: split
+    assert split_pays(2, busy_s=1.0, ours_s=1.0, wall_s=1.0)
+    # another job on the second core: both parts would share one core
+    assert not split_pays(2, busy_s=2.0, ours_s=1.0, wall_s=1.0)
+    assert not split_pays(2, busy_s=1.6, ours_s=0.0, wall_s=1.0)
+    # 4 cores, others holding 1.5 of them: 2.5 left
+    assert split_pays(4, busy_s=2.0, ours_s=0.5, wall_s=2.0 / 2)
+    assert split_pays(2, busy_s=0.0, ours_s=0.0, wall_s=0.0)  # (no interval: as before)
+
+
+def test_auto_runs_batches_here_while_other_processes_hold_the_cores(index: Path) -> None:
+    """Real load: one spinning process per core. ``FreeCores`` sees no free core and the
+    default client answers its batches itself (no worker part), with the same results."""
+    th = Treehop(index, embedder=BagOfWordsEmbedder())
+    spinners: list[subprocess.Popen[bytes]] = []
+    try:
+        want = [_exact(r) for r in th.find_many(BATCH, limit=5)]
+        if th._pool.processes == 0:
+            assert th._readers is None
+            return
+        assert th._wait_readers()
+        pool = th._readers[1]  # type: ignore[index]
+        spinners = [
+            subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(_cores())
+        ]
+        free = FreeCores()
+        time.sleep(0.6)
+        assert free.now(()) is False
+        th._pool.free_cores = FreeCores()
+        time.sleep(0.6)
+        before = sum(pool.served.values())
+        for _ in range(3):
+            assert [_exact(r) for r in th.find_many(BATCH, limit=5)] == want
+        assert sum(pool.served.values()) == before  # every batch answered here
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+        th.close()

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import threading
 import time
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -32,8 +34,10 @@ __all__ = [
     "AUTO_READERS_MAX",
     "MIN_SPLIT_FIND_MANY",
     "ClientReaders",
+    "FreeCores",
     "ReaderProcesses",
     "check_reader_processes",
+    "split_pays",
 ]
 
 _T = TypeVar("_T")
@@ -77,6 +81,95 @@ def check_reader_processes(reader_processes: object, path: object) -> ReaderProc
     if reader_processes and path is None:
         raise InvalidQueryError("reader_processes needs an index path")
     return reader_processes
+
+
+_SPLIT_FREE_CORES = 1.5
+"""The cores that other processes must leave free (over the last interval) for
+``reader_processes="auto"`` to split a batch: one for the caller's part, and most of one for
+a worker's. With less, the two parts share a core and the split only adds the worker's
+cost (100k leaves, 2 cores, another job on the second: the split 1.27-1.31x the QPS of
+single finds, the batch in one process 1.56-1.67x; bench/README.md, round 9)."""
+
+_SAMPLE_S = 0.25
+"""The shortest interval :class:`FreeCores` measures over (a shorter one is noise: the
+previous answer stands)."""
+
+
+def split_pays(cores: int, busy_s: float, ours_s: float, wall_s: float) -> bool:
+    """Whether a batch split over a worker can gain, given ``busy_s`` seconds of CPU used on
+    the whole machine during ``wall_s`` seconds, ``ours_s`` of them by this process and its
+    workers: the other processes' cores (``(busy_s - ours_s) / wall_s``) must leave
+    :data:`_SPLIT_FREE_CORES` of this machine's ``cores`` free."""
+    if wall_s <= 0:
+        return True
+    others = max(0.0, busy_s - ours_s) / wall_s
+    return cores - others >= _SPLIT_FREE_CORES
+
+
+class FreeCores:
+    """Whether other processes leave this process's batches a free core now (Linux: the
+    machine's busy time from ``/proc/stat`` less this process's and its workers' own, over
+    the time since the last look; :func:`split_pays`). Where ``/proc/stat`` cannot be read
+    it always answers yes (the split as with ``reader_processes=N``).
+
+    Why: a split batch costs more CPU than one answered in one process (each part pays its
+    own first step, the parts cross a pipe) and gains only by running its parts at the same
+    time; on a machine whose cores are taken by other work it answered slower than the
+    batch in one process, so ``"auto"`` splits only while a core is free."""
+
+    _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def __init__(self) -> None:
+        self._last = self._sample(())
+        self._answer = True
+
+    def _sample(self, pids: tuple[int, ...]) -> _Sample | None:
+        """The machine's busy time, this process's CPU and each of ``pids``' now (``None``
+        where ``/proc/stat`` cannot be read; a worker whose stat cannot be read is left
+        out, its time then counted as the others')."""
+        try:
+            with open("/proc/stat", "rb") as f:
+                fields = f.readline().split()
+            busy = sum(int(v) for i, v in enumerate(fields[1:9]) if i not in (3, 4))
+        except (OSError, ValueError):
+            return None
+        workers = {}
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    stat = f.read().rsplit(b")", 1)[1].split()
+                workers[pid] = (int(stat[11]) + int(stat[12])) / self._TICK
+            except (OSError, ValueError, IndexError):
+                continue
+        return _Sample(time.monotonic(), busy / self._TICK, time.process_time(), workers)
+
+    def now(self, pids: tuple[int, ...]) -> bool:
+        """Whether to split a batch now, ``pids`` being the workers' process ids."""
+        last = self._last
+        if last is None:
+            return True
+        if time.monotonic() - last.wall < _SAMPLE_S:
+            return self._answer
+        new = self._sample(pids)
+        if new is None:
+            return True
+        # (a worker new since the last look: its time counts as the others', which errs
+        # towards answering here)
+        ours = new.here - last.here
+        ours += sum(t - last.workers[p] for p, t in new.workers.items() if p in last.workers)
+        self._answer = split_pays(_cores(), new.busy - last.busy, ours, new.wall - last.wall)
+        self._last = new
+        return self._answer
+
+
+@dataclass
+class _Sample:
+    """One look of :class:`FreeCores` (seconds)."""
+
+    wall: float
+    busy: float
+    here: float
+    workers: dict[int, float]
 
 
 class ReadingClient(Protocol):
@@ -129,6 +222,10 @@ class ClientReaders:
         """The thread starting a pool, if any: :meth:`close` waits for it (no worker process
         outlives ``close()``)."""
         self._closed = False
+        self.free_cores: FreeCores | None = FreeCores() if self.batches_only else None
+        """``"auto"``: batches split only while other processes leave a core free
+        (:class:`FreeCores`); ``None`` splits every batch that may be split (as with
+        ``reader_processes=N``; tests and benchmarks set it to measure the split)."""
         self._cancel = threading.Event()
         """Set by :meth:`close`: a pool still starting stops waiting for its workers."""
         self._aside: ThreadPoolExecutor | None = None
@@ -155,6 +252,11 @@ class ClientReaders:
         config = a.config.model_dump_json()
         readers = self.readers
         if readers is not None and readers[0] == config:
+            free = self.free_cores
+            if batch and free is not None:
+                pids = tuple(w.process.pid or 0 for w in list(readers[1]._workers))
+                if not free.now(pids):
+                    return None  # no free core: the batch runs in the client, cheaper
             return readers[1]
         with self._lock:
             if self._wanted == config or self._closed:
