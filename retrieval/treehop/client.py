@@ -200,8 +200,10 @@ class AsyncTreehop:
     least ``MIN_SPLIT_FIND_MANY`` queries over a saved index starts one worker per spare
     core (at most ``AUTO_READERS_MAX``; none on one core, nor where a worker would import
     the main script again: off POSIX, in a frozen app) in the background, and later
-    batches are split as above. ``close()`` stops and joins them (a start in flight is
-    cancelled), and so does the interpreter's exit for a client never closed.
+    batches are split as above while other processes leave a core free
+    (:class:`~treehop.client_readers.FreeCores`). ``close()`` stops and joins them (a
+    start in flight is cancelled), and so does the interpreter's exit for a client never
+    closed.
     """
 
     def __init__(
@@ -1487,8 +1489,9 @@ class Treehop:
     only, as :class:`AsyncTreehop` says: single finds always run here and start nothing;
     the first ``find_many`` of at least ``MIN_SPLIT_FIND_MANY`` queries over a saved index
     starts one worker per spare core in the background (that batch runs here), and later
-    batches are split. Workers start as fresh interpreters that import treehop only, so a
-    script needs no ``if __name__ == "__main__":`` guard.
+    batches are split while other processes leave a core free. Workers start as fresh
+    interpreters that import treehop only, so a script needs no
+    ``if __name__ == "__main__":`` guard.
     """
 
     def __init__(

@@ -195,7 +195,8 @@ class ClientReaders:
     ``"auto"`` (the clients' default): single finds always run in the client and start
     nothing; the first ``find_many`` of at least ``MIN_SPLIT_FIND_MANY`` queries over a
     saved index starts :func:`auto_reader_processes` workers in the background (that batch
-    runs in the client), and later batches are split over the client and its workers. Why
+    runs in the client), and later batches are split over the client and its workers while
+    other processes leave a core free (:class:`FreeCores`). Why
     by default: a batch in one process is Python under one interpreter lock and uses one
     core; a user who asks for a batch (LangChain ``batch``, a list of questions) expects it
     to use the machine, and one who never batches pays nothing.
