@@ -167,13 +167,14 @@ def main() -> None:
     )
     ap.add_argument(
         "--reader-processes",
-        type=int,
+        type=lambda v: v if v == "auto" else int(v),
         default=0,
-        metavar="N",
+        metavar="N|auto",
         help="only the reader-process batch rows: find_many batches of --batch on a "
         "Treehop(INDEX, reader_processes=N) client (split over this process and its N "
         "workers) vs single finds on the same client vs in-process find_many, interleaved; "
-        "wall QPS and process+workers CPU, worker start time and memory",
+        "wall QPS and process+workers CPU, worker start time and memory; 'auto': the "
+        "clients' default (workers for batches only, started by the first batch)",
     )
     args = ap.parse_args()
     if args.reader_processes:
@@ -388,7 +389,7 @@ def reader_rows(args: argparse.Namespace) -> None:
         pids = [w.process.pid for w in pool._workers if w.process.pid is not None]
         here = Treehop(embedder=emb, store=pooled.store, config=cfg, tagger=None)
         pooled.find("q0", **KW)  # the BM25 index loads on the first hybrid search
-        for _ in range(2 * args.reader_processes):  # each worker's first reads (its BM25 load)
+        for _ in range(2 * len(pids)):  # each worker's first reads (its BM25 load)
             pooled.find_many([f"q{i}" for i in range(args.batch)], **KW)
         quiet = time.perf_counter()
         while time.perf_counter() - quiet < 60:  # the workers' background checksum pass ends

@@ -110,6 +110,10 @@ def _dump_many(
 ) -> None:
     """The same queries through ``find_many``: batches of up to 32 queries that share a
     scope, in their order (a dump to ``diff`` against a ``find()`` dump of the same tree)."""
+    # the clients' default splits a batch over reader processes once they run (restarted
+    # by each variant's config): waited for, so that the split is what is compared
+    waited = th._wait_readers(120) if th._pool.processes else False
+    served = sum(th._readers[1].served.values()) if waited and th._readers else 0
     for limit in (5, 10):
         by_scope: dict[Any, list[Any]] = {}
         for q in queries:
@@ -122,6 +126,9 @@ def _dump_many(
                 )
                 for q, res in zip(part, got, strict=True):
                     results[f"{name}|{variant}|{q.qid}|{limit}"] = _row(res)
+    if waited and th._readers:
+        done = sum(th._readers[1].served.values()) - served
+        print(f"  {name} {variant}: {done} batch parts answered by reader processes")
 
 
 def diff(a_path: Path, b_path: Path) -> int:

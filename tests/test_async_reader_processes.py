@@ -276,9 +276,12 @@ import asyncio
 import sys
 import warnings
 sys.path[:0] = {paths!r}
+import treehop.reader_processes
 from treehop import AsyncTreehop
 from treehop_test_doubles import BagOfWordsEmbedder
 
+if {spawn!r}:  # the start of Windows and frozen apps: multiprocessing's spawn
+    treehop.reader_processes._direct_start = lambda: False
 # no `if __name__ == "__main__":` guard: a spawned worker imports this module again
 role = "worker" if __name__ != "__main__" else "main"
 
@@ -301,9 +304,18 @@ def test_a_script_without_a_main_guard_warns_and_answers_in_process(
 ) -> None:
     """As for the sync client: the worker's re-import of an unguarded script cannot start
     workers of its own; its async client says why once (a warning) and answers itself."""
-    lines = run_script(_UNGUARDED_SCRIPT, index, tmp_path)
+    lines = run_script(_UNGUARDED_SCRIPT.replace("{spawn!r}", "True"), index, tmp_path)
     assert "main started True answered 3" in lines
     assert "main warnings: []" in lines
     assert "worker started False answered 3" in lines
     worker = [ln for ln in lines if ln.startswith("worker warnings:")]
     assert worker and all("did not start" in ln and "__main__" in ln for ln in worker)
+
+
+def test_a_script_without_a_main_guard_runs_once_with_working_readers(
+    index: Path, tmp_path: Path
+) -> None:
+    """On POSIX the workers start as fresh interpreters: the unguarded script runs once and
+    its async client's workers start without a warning."""
+    lines = run_script(_UNGUARDED_SCRIPT.replace("{spawn!r}", "False"), index, tmp_path)
+    assert lines == ["main started True answered 3", "main warnings: []"]

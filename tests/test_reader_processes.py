@@ -281,7 +281,11 @@ _UNGUARDED_SCRIPT = """
 import sys
 import warnings
 sys.path[:0] = {paths!r}
+import treehop.reader_processes
 from treehop import ReaderPool, StoreError, Treehop
+if {spawn!r}:  # the start of Windows and frozen apps: multiprocessing's spawn
+    treehop.reader_processes._direct_start = lambda: False
+print("module run as", __name__, flush=True)
 from treehop_test_doubles import BagOfWordsEmbedder
 
 # no `if __name__ == "__main__":` guard: a spawned worker imports this module again
@@ -308,7 +312,7 @@ def test_a_script_without_a_main_guard_gets_a_typed_error_not_a_traceback(
     creates a pool at module level then starts a pool inside its own worker, which
     multiprocessing refuses with a bare RuntimeError: it must surface as a StoreError that
     says what to do (and a client's background start as a warning), never a traceback."""
-    lines = run_script(_UNGUARDED_SCRIPT, index, tmp_path)
+    lines = run_script(_UNGUARDED_SCRIPT.replace("{spawn!r}", "True"), index, tmp_path)
     # the re-imported copy in the worker cannot start workers of its own: a typed error
     # naming the guard, and the client's find runs in-process with a warning saying why
     worker_errors = [ln for ln in lines if ln.startswith("worker StoreError:")]
@@ -317,6 +321,20 @@ def test_a_script_without_a_main_guard_gets_a_typed_error_not_a_traceback(
     worker_warnings = [ln for ln in lines if ln.startswith("worker warnings:")]
     assert worker_warnings and all("did not start" in ln for ln in worker_warnings)
     # the real main process got working workers all the same
+    assert "main pool answered 3" in lines
+    assert "main client answered 3" in lines
+    assert "main warnings: []" in lines
+
+
+def test_a_script_without_a_main_guard_runs_once_and_its_workers_answer(
+    index: Path, tmp_path: Path
+) -> None:
+    """On POSIX a worker starts as a new interpreter that imports treehop only: the
+    unguarded script's module-level code (a pool, a client, their finds) runs once, in the
+    script's own process, and the workers answer without a warning."""
+    lines = run_script(_UNGUARDED_SCRIPT.replace("{spawn!r}", "False"), index, tmp_path)
+    assert [ln for ln in lines if ln.startswith("module run as")] == ["module run as __main__"]
+    assert not [ln for ln in lines if ln.startswith("worker")]
     assert "main pool answered 3" in lines
     assert "main client answered 3" in lines
     assert "main warnings: []" in lines

@@ -26,7 +26,12 @@ from . import memory
 from . import tags as tagmod
 from . import uri as urimod
 from ._sync import LoopThread
-from .client_readers import MIN_SPLIT_FIND_MANY, ClientReaders, check_reader_processes
+from .client_readers import (
+    MIN_SPLIT_FIND_MANY,
+    ClientReaders,
+    ReaderProcesses,
+    check_reader_processes,
+)
 from .config import RetrievalConfig
 from .context_assembly import (
     TIERS,
@@ -189,6 +194,16 @@ class AsyncTreehop:
     ``MIN_SPLIT_FIND_MANY`` queries is split, this client's part answered on the loop. The
     workers start in the background when the client opens a saved index or at the first
     find after its first save; ``await close()`` (and ``async with``) stops and joins them.
+
+    ``reader_processes="auto"`` (the default; ``0`` turns it off): the same, for batches
+    only. A lone ``find()`` never starts or uses a worker; the first ``find_many`` of at
+    least ``MIN_SPLIT_FIND_MANY`` queries over a saved index starts one worker per spare
+    core (at most ``AUTO_READERS_MAX``; none on one core, nor where a worker would import
+    the main script again: off POSIX, in a frozen app) in the background, and later
+    batches are split as above while other processes leave a core free
+    (:class:`~treehop.client_readers.FreeCores`). ``close()`` stops and joins them (a
+    start in flight is cancelled), and so does the interpreter's exit for a client never
+    closed.
     """
 
     def __init__(
@@ -212,7 +227,7 @@ class AsyncTreehop:
         commit_files: int = COMMIT_FILES,
         commit_seconds: float = COMMIT_SECONDS,
         max_file_bytes: int = MAX_FILE_BYTES,
-        reader_processes: int = 0,
+        reader_processes: ReaderProcesses = "auto",
     ) -> None:
         check_reader_processes(reader_processes, path)
         argmod.check_client_args(
@@ -741,26 +756,29 @@ class AsyncTreehop:
         that every vector is the one :meth:`find` uses; a batched model run may differ from
         a one-text run in the last bits of a float (padding), which moves scores by ~1e-7.
 
-        On a sync :class:`Treehop` with ``reader_processes``, a batch of at least
+        By default (``reader_processes="auto"``) and on a sync :class:`Treehop` with
+        ``reader_processes``, a batch of at least
         ``MIN_SPLIT_FIND_MANY`` queries is also split between the calling process and its
         idle worker processes (contiguous parts, answered at the same time, the same results
         in the same order): see :class:`Treehop`; an :class:`AsyncTreehop` with
         ``reader_processes`` splits an awaited batch the same way, its own part answered on
         the loop while it awaits the workers' parts in a thread.
         """
-        pool = self._pool.for_call()
-        if (
-            pool is None
-            or isinstance(queries, str | bytes)
+        pool = (
+            None
+            if isinstance(queries, str | bytes)
             or not isinstance(queries, Sequence)
             or len(queries) < MIN_SPLIT_FIND_MANY
-        ):
+            else self._pool.for_call(batch=True)  # (a small batch starts no worker)
+        )
+        if pool is None:
             return await self._find_many(
                 queries, context_type=context_type, query_vectors=query_vectors, **options
             )
         texts, vectors, ctype, _ = self._check_find_many(
             queries, query_vectors, context_type, options
         )
+        embedded = vectors is None
         if vectors is None:
             vectors = await self._aembed_queries(texts)
             if not vectors.any(axis=1).all():
@@ -773,9 +791,13 @@ class AsyncTreehop:
             )
 
         async def here(part: list[str], rows: np.ndarray[Any, Any]) -> list[FindResult]:
+            if embedded:  # the embedder's rows, used as they are (as :meth:`find` uses its own)
+                return await self._find_many(part, context_type=ctype, _embedded=rows, **options)
             return await self._find_many(part, context_type=ctype, query_vectors=rows, **options)
 
-        return await pool.afind_many(texts, vectors, here=here, context_type=ctype, **options)
+        return await pool.afind_many(
+            texts, vectors, here=here, context_type=ctype, embedded=embedded, **options
+        )
 
     async def _find_many(
         self,
@@ -783,12 +805,18 @@ class AsyncTreehop:
         *,
         context_type: ContextType | str | None = None,
         query_vectors: Sequence[Sequence[float]] | np.ndarray[Any, Any] | None = None,
+        _embedded: np.ndarray[Any, np.dtype[np.float32]] | None = None,
         **options: Unpack[SearchKwargs],
     ) -> list[FindResult]:
-        """:meth:`find_many` in this process."""
+        """:meth:`find_many` in this process; ``_embedded``: this client's embedder's
+        vectors of ``queries`` (a split batch's part, or a reader process's), used as they
+        are, as the embedder's answer is when this method embeds them itself (a caller's
+        ``query_vectors`` are checked and made unit rows, which moves a score by ~1e-7)."""
         texts, vectors, ctype, opts = self._check_find_many(
             queries, query_vectors, context_type, options
         )
+        if _embedded is not None:
+            vectors = _embedded
         target_uri = options.get("target_uri")
         roots = await self._io(self._roots, target_uri, context_type)
         if not as_list(target_uri):  # (as :meth:`_run_query` does, once for the batch)
@@ -1395,14 +1423,15 @@ def _many_in_reader_processes(
     @functools.wraps(inner)
     def call(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> list[FindResult]:
         queries = args[0] if args else kwargs.get("queries")
-        pool = self._readers_for_call()
         if (
-            pool is None
-            or isinstance(queries, str | bytes)
+            isinstance(queries, str | bytes)
             or not isinstance(queries, Sequence)
             or len(queries) < MIN_SPLIT_FIND_MANY
             or not (self._runner.can_run_here() and self._reads_anywhere())
         ):
+            return inner(self, *args, **kwargs)  # (a small batch starts no worker)
+        pool = self._readers_for_call(batch=True)
+        if pool is None:
             return inner(self, *args, **kwargs)
         a = self._async
         given = kwargs.get("query_vectors")
@@ -1455,19 +1484,28 @@ class Treehop:
     ``MIN_SPLIT_FIND_MANY`` queries, under the same conditions, is split into contiguous
     parts: one answered here, one by each idle worker at the same time (each part's first
     global step shared), the results in input order and each the one ``find()`` gives.
+
+    ``reader_processes="auto"`` (the default; ``0`` turns it off): workers for batches
+    only, as :class:`AsyncTreehop` says: single finds always run here and start nothing;
+    the first ``find_many`` of at least ``MIN_SPLIT_FIND_MANY`` queries over a saved index
+    starts one worker per spare core in the background (that batch runs here), and later
+    batches are split while other processes leave a core free. Workers start as fresh
+    interpreters that import treehop only, so a script needs no
+    ``if __name__ == "__main__":`` guard.
     """
 
     def __init__(
         self,
         path: str | os.PathLike[str] | None = None,
         *,
-        reader_processes: int = 0,
+        reader_processes: ReaderProcesses = "auto",
         **kwargs: Any,
     ) -> None:
         check_reader_processes(reader_processes, path)
         self._runner = LoopThread()
         try:
-            self._async = AsyncTreehop(path, **kwargs)
+            # (the pool is this client's: the async client inside keeps none of its own)
+            self._async = AsyncTreehop(path, reader_processes=0, **kwargs)
         except BaseException:
             # A failed construction must not leave its event-loop thread running.
             self._runner.close()
@@ -1482,12 +1520,13 @@ class Treehop:
         """The running pool and the config (as JSON) it was started with."""
         return self._pool.readers
 
-    def _readers_for_call(self) -> ReaderPool | None:
-        """The reader pool, when a ``find()`` may go to it now (see the class docstring and
-        :meth:`ClientReaders.for_call`); a start never delays a call."""
+    def _readers_for_call(self, batch: bool = False) -> ReaderPool | None:
+        """The reader pool, when a ``find()`` (``batch``: a ``find_many`` to split) may go to
+        it now (see the class docstring and :meth:`ClientReaders.for_call`); a start never
+        delays a call."""
         if self._runner.closed:
             return None
-        return self._pool.for_call()
+        return self._pool.for_call(batch)
 
     def _wait_readers(self, timeout: float = 120.0) -> bool:
         """Wait until a pool runs with the current config (tests and benchmarks)."""

@@ -65,6 +65,7 @@ from typing_extensions import TypeIs
 from ._sync import LoopThread
 from .arguments import check_target_uris
 from .client import AsyncTreehop, Treehop
+from .client_readers import MIN_SPLIT_FIND_MANY
 from .embedders.base import Embedder
 from .errors import IngestError, InvalidQueryError
 from .filters import MetadataFilter
@@ -292,11 +293,12 @@ async def afind(
     return await as_async(client).find(query, context_type=context_type, **options)
 
 
-def _overflows_to_readers(client: RetrieverClient) -> TypeGuard[Treehop]:
-    """Whether ``client`` is a sync :class:`~treehop.Treehop` whose reader processes run and
+def _overflows_to_readers(client: RetrieverClient, batch: bool = False) -> TypeGuard[Treehop]:
+    """Whether ``client`` is a sync :class:`~treehop.Treehop` whose reader processes run (or,
+    for a ``batch``, may start: ``reader_processes="auto"`` keeps them for batches only) and
     would answer a read as it does (no reranker, every write saved, the config they started
     with): its sync ``find()`` / ``find_many()`` then spread concurrent calls over them."""
-    return isinstance(client, Treehop) and client._readers_for_call() is not None
+    return isinstance(client, Treehop) and client._readers_for_call(batch) is not None
 
 
 def find_many(
@@ -324,7 +326,12 @@ async def afind_many(
     :class:`~treehop.Treehop` whose reader processes would answer runs its own
     ``find_many()`` in a worker thread, which splits a large batch over them (see
     :func:`afind`)."""
-    if _overflows_to_readers(client):
+    big = (
+        isinstance(queries, Sequence)
+        and not isinstance(queries, str | bytes)
+        and len(queries) >= MIN_SPLIT_FIND_MANY
+    )
+    if _overflows_to_readers(client, big):
         return await asyncio.to_thread(
             client.find_many, queries, context_type=context_type, **options
         )

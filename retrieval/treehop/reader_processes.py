@@ -30,9 +30,13 @@ replaced and the call retried once on the new one (a read changes nothing, so a 
 nothing); errors raised by ``find()`` in a worker (a bad option, a damaged index) are raised
 here as the same :class:`~treehop.errors.TreehopError` class with the same message.
 
-Workers start with the ``spawn`` method (a fork of a process running treehop's background
-threads is unsafe), so, as with any ``multiprocessing`` code, a script that creates a pool
-must guard it with ``if __name__ == "__main__":``.
+How a worker starts: on POSIX as a new interpreter (``sys.executable -c``, this process's
+import path sent over the pipe) that imports treehop and nothing else, so a script needs no
+``if __name__ == "__main__":`` guard and its module never runs twice (``multiprocessing``'s
+``spawn`` imports the main module again in every child: a script's ingest or find at module
+level would run again in each worker). Not a ``fork``: a fork of a process running treehop's
+background threads is unsafe. Elsewhere (Windows, a frozen application) workers start with
+``spawn``, and a script that creates a pool must then guard its entry point.
 """
 
 from __future__ import annotations
@@ -45,6 +49,10 @@ import multiprocessing
 import os
 import pickle
 import queue
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 import weakref
@@ -53,7 +61,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -94,10 +102,70 @@ def _run_worker(*args: Any) -> None:
     importlib.import_module(_WORKER_MODULE).serve(*args)
 
 
+_BOOT = """\
+import signal, sys
+from multiprocessing.connection import Connection
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+conn = Connection(int(sys.argv[1]))
+try:
+    sys.path[:] = conn.recv()
+    args = conn.recv()
+except (EOFError, OSError):
+    sys.exit(0)
+from treehop.reader_processes import _run_worker
+_run_worker(conn, *args)
+"""
+"""A directly started worker's program (:func:`_direct_start`): it takes the parent's import
+path and ``serve``'s arguments from its end of the pipe, then serves. It ignores ``SIGINT``:
+a Ctrl-C in a terminal reaches the whole process group, and the worker's life is the
+parent's to end (its pipe closes, or the stop message), not a traceback of its own."""
+
+
+def _direct_start() -> bool:
+    """Whether workers start as new interpreters (:data:`_BOOT`): on POSIX, where a socket
+    end passes to a child by its descriptor, and not in a frozen application (whose
+    ``sys.executable`` is not a Python)."""
+    return os.name == "posix" and not getattr(sys, "frozen", False) and bool(sys.executable)
+
+
+class _ProcessLike(Protocol):
+    """What the pool uses of a worker's process (a ``multiprocessing`` process or a
+    :class:`_Direct` one)."""
+
+    @property
+    def pid(self) -> int | None: ...
+    def join(self, timeout: float | None = None) -> None: ...
+    def is_alive(self) -> bool: ...
+    def kill(self) -> None: ...
+
+
+class _Direct:
+    """A worker started by :func:`_direct_start`, with the methods of a ``multiprocessing``
+    process that the pool calls (``join`` reaps it, so no zombie is left)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+
+    @property
+    def pid(self) -> int | None:
+        return self._popen.pid
+
+    def join(self, timeout: float | None = None) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(timeout)
+
+    def is_alive(self) -> bool:
+        return self._popen.poll() is None
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            self._popen.send_signal(signal.SIGKILL)
+
+
 class _Worker:
     """One reader process and the parent's end of its pipe."""
 
-    def __init__(self, process: BaseProcess, conn: Connection) -> None:
+    def __init__(self, process: BaseProcess | _ProcessLike, conn: Connection) -> None:
         self.process = process
         self.conn = conn
 
@@ -172,6 +240,7 @@ class ReaderPool:
         processes: int = 2,
         timeout_s: float = 30.0,
         start_timeout_s: float = 120.0,
+        _cancel: threading.Event | None = None,
     ) -> None:
         if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
             raise InvalidQueryError(f"processes must be an integer >= 1, got {processes!r}")
@@ -202,6 +271,9 @@ class ReaderPool:
         self.served: Counter[int] = Counter()
         """How many calls each worker process answered, by process id: the calls a worker
         served, not this process (a diagnostic, and the tests' proof)."""
+        self._cancel = _cancel
+        """Set by the owner of a pool still starting (a client closing): the start stops
+        waiting, its processes are killed, and ``ClientClosedError`` is raised."""
         self._finalizer = weakref.finalize(self, _stop_all, self._workers)
         try:
             started = [self._start() for _ in range(processes)]
@@ -209,6 +281,9 @@ class ReaderPool:
                 self._ready(w)
                 self._idle.put(w)
         except BaseException:
+            if _cancel is not None and _cancel.is_set():
+                for w in list(self._workers):  # (still importing: no stop message read)
+                    self._drop(w)
             self.close()
             raise
 
@@ -219,19 +294,50 @@ class ReaderPool:
     # ------------------------------------------------------------------ workers
     def _start(self) -> _Worker:
         """Start one worker (its readiness is awaited by :meth:`_ready`)."""
+        args = (
+            str(self.path),
+            self.user,
+            self.config.model_dump_json(),
+            self.embedder.name,
+            int(self.embedder.dimension),
+        )
+        w = self._start_direct(args) if _direct_start() else self._start_spawned(args)
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self._workers.append(w)
+        if closed:  # closed while it started: it must not outlive close()
+            self._drop(w)
+            raise ClientClosedError("this ReaderPool was closed")
+        return w
+
+    def _start_direct(self, args: tuple[Any, ...]) -> _Worker:
+        """A worker as a new interpreter running :data:`_BOOT` (see the module docstring:
+        no main module imported again), one end of a socket pair passed by descriptor."""
+        mine, theirs = socket.socketpair()
+        parent = Connection(mine.detach())
+        try:
+            popen = subprocess.Popen(
+                [sys.executable, "-c", _BOOT, str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+            )
+        except OSError as exc:
+            parent.close()
+            raise StoreError(f"cannot start a reader process: {exc}") from exc
+        finally:
+            theirs.close()
+        with contextlib.suppress(OSError, ValueError):  # (a child dead at once: _ready says so)
+            parent.send([p for p in sys.path if isinstance(p, str)])
+            parent.send(args)
+        return _Worker(_Direct(popen), parent)
+
+    def _start_spawned(self, args: tuple[Any, ...]) -> _Worker:
+        """A worker by ``multiprocessing``'s ``spawn`` (where :func:`_direct_start` is not
+        available): the script must guard its entry point."""
         parent, child = self._ctx.Pipe()
         process = self._ctx.Process(
-            target=_run_worker,
-            args=(
-                child,
-                str(self.path),
-                self.user,
-                self.config.model_dump_json(),
-                self.embedder.name,
-                int(self.embedder.dimension),
-            ),
-            name="treehop-reader",
-            daemon=True,
+            target=_run_worker, args=(child, *args), name="treehop-reader", daemon=True
         )
         try:
             process.start()
@@ -244,21 +350,20 @@ class ReaderPool:
             raise StoreError(_SPAWN_GUARD if "bootstrapping" in str(exc) else str(exc)) from None
         finally:
             child.close()
-        w = _Worker(process, parent)
-        with self._lock:
-            closed = self._closed
-            if not closed:
-                self._workers.append(w)
-        if closed:  # closed while it started: it must not outlive close()
-            w.stop(0.5)
-            raise ClientClosedError("this ReaderPool was closed")
-        return w
+        return _Worker(process, parent)
 
     def _ready(self, w: _Worker) -> None:
         """Wait for a new worker's first message; its start error is raised here."""
+        end = time.monotonic() + self.start_timeout_s
         try:
-            if not w.conn.poll(self.start_timeout_s):
-                raise StoreError(f"a reader process did not start within {self.start_timeout_s}s")
+            while not w.conn.poll(0.05):  # (in slices: a cancelled start stops waiting)
+                if self._cancel is not None and self._cancel.is_set():
+                    self._drop(w)
+                    raise ClientClosedError("the reader pool's owner closed while it started")
+                if time.monotonic() > end:
+                    raise StoreError(
+                        f"a reader process did not start within {self.start_timeout_s}s"
+                    )
             reply = w.conn.recv()
         except (EOFError, OSError) as exc:
             self._drop(w)
@@ -396,13 +501,22 @@ class ReaderPool:
         here: Callable[[list[str], np.ndarray[Any, Any]], Awaitable[list[FindResult]]],
         context_type: ContextType | str | None = None,
         parts: int | None = None,
+        embedded: bool = False,
         **options: Unpack[SearchKwargs],
     ) -> list[FindResult]:
         """:meth:`find_many` for an event loop (:meth:`treehop.AsyncTreehop.find_many`):
         ``here`` is the caller's own awaited ``find_many``, run on the loop while the workers
         answer their parts; the wait for their replies runs in a thread, so the loop is never
-        blocked on a pipe. The same split, results and faults as :meth:`find_many`."""
-        job = self._plan_many(queries, query_vectors, context_type, parts, True, options)
+        blocked on a pipe. The same split, results and faults as :meth:`find_many`.
+
+        ``embedded``: ``query_vectors`` are the embedder's answers, which an
+        :class:`~treehop.AsyncTreehop` uses as they are (a sync client makes every query
+        vector a unit row, a caller's or its embedder's): a worker then answers its part
+        through its async client's own batch with those vectors as its embedder's, so that
+        each result is the one the awaited ``find()`` gives, to the bit."""
+        job = self._plan_many(
+            queries, query_vectors, context_type, parts, True, options, embedded=embedded
+        )
         if isinstance(job, list):
             return await here(*job)
         done = False
@@ -424,6 +538,8 @@ class ReaderPool:
         parts: int | None,
         here: bool,
         options: SearchKwargs,
+        *,
+        embedded: bool = False,
     ) -> _Batch | list[Any]:
         """The parts of a :meth:`find_many`: idle workers taken, spans cut, every part
         pickled (nothing sent yet); ``[texts, vectors]`` when no worker is idle and the
@@ -463,7 +579,7 @@ class ReaderPool:
         try:
             sent = [
                 pickle.dumps(
-                    ("find_many", texts[a:b], vectors[a:b], context_type, options),
+                    ("find_many", texts[a:b], vectors[a:b], context_type, options, embedded),
                     protocol=pickle.HIGHEST_PROTOCOL,
                 )
                 for a, b in spans

@@ -7,6 +7,7 @@ above :mod:`treehop.client`; the pool, which the client imports, starts it by mo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 from collections.abc import Sequence
@@ -49,7 +50,7 @@ def _error_reply(exc: BaseException) -> tuple[str, str, str]:
 def serve(conn: Connection, path: str, user: str, config_json: str, name: str, dim: int) -> None:
     """A worker's loop: open a read-only client, then answer ``("find", query, embedded,
     vector, context_type, options)`` messages with ``("ok", FindResult, pid)`` and
-    ``("find_many", queries, vectors, context_type, options)`` ones with ``("ok",
+    ``("find_many", queries, vectors, context_type, options, embedded)`` ones with ``("ok",
     list[FindResult], pid)``, or an error reply, until an empty message."""
     given = _GivenVectors(name, dim)
     try:
@@ -59,11 +60,17 @@ def serve(conn: Connection, path: str, user: str, config_json: str, name: str, d
             embedder=given,
             config=RetrievalConfig.model_validate_json(config_json),
             tagger=None,
+            reader_processes=0,  # (a worker never starts workers of its own)
         )
     except BaseException as exc:  # reported to the pool, which raises it in the caller
-        conn.send(_error_reply(exc))
+        with contextlib.suppress(OSError, ValueError):
+            conn.send(_error_reply(exc))
         return
-    conn.send(("ready",))
+    try:
+        conn.send(("ready",))
+    except (OSError, ValueError):  # the pool is gone (its process exited while this started)
+        client.close()
+        return
     with client:
         while True:
             try:
@@ -81,10 +88,17 @@ def serve(conn: Connection, path: str, user: str, config_json: str, name: str, d
                 if call[0] == "find_many":
                     # a part of a batch: its global step shared across the part, as the
                     # caller's in-process find_many shares it across its own part
-                    _, queries, vectors, context_type, options = call
-                    result = client.find_many(
-                        queries, query_vectors=vectors, context_type=context_type, **options
-                    )
+                    _, queries, vectors, context_type, options, embedded = call
+                    if embedded:  # an awaited batch's part: the embedder's rows as they are
+                        result = client.run(
+                            client.aio._find_many(
+                                queries, context_type=context_type, _embedded=vectors, **options
+                            )
+                        )
+                    else:
+                        result = client.find_many(
+                            queries, query_vectors=vectors, context_type=context_type, **options
+                        )
                 else:
                     _, query, embedded, vector, context_type, options = call
                     given.vector = embedded
