@@ -58,10 +58,14 @@ may use beyond its own, up to this many: each holds ~100 MiB of its own at 100k 
 
 def auto_reader_processes() -> int:
     """How many workers ``reader_processes="auto"`` keeps for batches: one per spare core
-    (at most :data:`AUTO_READERS_MAX`), none on one core or where a worker would need the
+    (at most :data:`AUTO_READERS_MAX`), none on one core, where a worker would need the
     script's ``__main__`` guard (:func:`~treehop.reader_processes._direct_start`: without it
-    a default must not start processes that import the user's script again)."""
-    if not _direct_start():
+    a default must not start processes that import the user's script again), or where
+    ``/proc/stat`` cannot be read (macOS, a locked-down container): there
+    :class:`FreeCores` could not tell a free core from a taken one, and a split on taken
+    cores measured slower than the batch in one process, so the default keeps batches in
+    the caller (``reader_processes=N`` still splits everywhere)."""
+    if not _direct_start() or not os.access("/proc/stat", os.R_OK):
         return 0
     return max(0, min(_cores() - 1, AUTO_READERS_MAX))
 
