@@ -903,6 +903,10 @@ class LongFromOwnCache:
         return str(self.windows.name)
 
     @property
+    def key(self) -> str:
+        return str(self.windows.key)
+
+    @property
     def dimension(self) -> int:
         return int(self.windows.dimension)
 
@@ -952,7 +956,7 @@ def bench_embedder(spec: str) -> Any:
         else:
             raise SystemExit(f"--embedder: unknown setting {key!r}")
     inner = MiniLMEmbedder(**kwargs)
-    if inner.name == ds.default_embedder_name():
+    if inner.cache_key == ds.default_embedder(False).cache_key:
         return ds.default_embedder()
     cached = ds.CachedEmbedder(inner)
     default = ds.default_embedder()
@@ -1038,7 +1042,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for n in notes:
         print(f"- {n}")
     print(
-        f"- embedder {cached.name}; token counter {default_token_counter().name}; judge: word "
+        f"- embedder {getattr(cached, 'key', cached.name)}; token counter {default_token_counter().name}; judge: word "
         f"{SHINGLE}-gram shingles overlapping >= half the smaller set; split seed "
         f"{bt.SPLIT_SEED}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; p50 = the "
         f"limit-10 call, rows interleaved; total {time.perf_counter() - t0:.0f}s"

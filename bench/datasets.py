@@ -92,7 +92,10 @@ class CachedEmbedder:
     def __init__(self, inner: Any, cache_dir: Path = CACHE_DIR / "embeddings") -> None:
         self.inner = inner
         ensure_cache_dir(cache_dir)
-        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(inner.name))
+        # An embedder's cache_key (when it has one) names every setting that changes a vector;
+        # its name only the space, which two settings may share (MiniLM's long_text modes).
+        self.key = str(getattr(inner, "cache_key", inner.name))
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.key)
         self._path = cache_dir / f"{safe}.sqlite"
         self._db = sqlite3.connect(self._path, check_same_thread=False)
         self._db.execute("CREATE TABLE IF NOT EXISTS emb (k TEXT PRIMARY KEY, v BLOB NOT NULL)")

@@ -145,6 +145,20 @@ class MiniLMEmbedder(BaseEmbedder):
         intra_op_threads: onnxruntime's intra-op threads (default: the CPUs this process may
             run on, ``os.sched_getaffinity``, else ``os.cpu_count()``).
         name: the identifier stored with an index (default depends on the model file).
+        long_text: what a text longer than ``max_tokens`` word pieces gets. ``"truncate"``:
+            the vector of its first ``max_tokens`` pieces (the rest is never seen).
+            ``"windows"``: the whole text is tokenized, its pieces cut into windows of
+            ``max_tokens`` (each with the text's ``[CLS]``/``[SEP]``; consecutive windows
+            share ``window_overlap`` pieces, the last ends at the text's end), each window
+            embedded as a text of its own, and the text's vector is the normalised mean of
+            the windows' unit vectors, so the end of a long chunk reaches its vector. Costs
+            one model run per window (linear in the text's length). Texts that fit are
+            embedded exactly as in ``"truncate"``, and so is every query of usual length, so
+            an index built in one mode can be searched and extended in the other: the mode
+            is not in :attr:`name`, only in :attr:`cache_key`.
+        window_overlap: word pieces shared by consecutive windows, in
+            ``[0, (max_tokens - 2) // 2]``.
+        first_window_weight: the first window's weight in the mean (the others weigh 1).
     """
 
     def __init__(
@@ -198,11 +212,16 @@ class MiniLMEmbedder(BaseEmbedder):
             name = MODEL_NAME if self._model_path is None else f"onnx:{self._model_path.stem}"
             if max_tokens != MAX_TOKENS:
                 name = f"{name}@{max_tokens}"
-            if long_text != "truncate":
-                name = f"{name}+{long_text}{window_overlap}"
-                if first_window_weight != 1.0:
-                    name = f"{name}f{first_window_weight:g}"
         self._name = name
+        # The mode is not part of the name: a query (short) gets the same vector either way
+        # and a long text's vector is in the same space, so an index built in one mode may be
+        # searched and extended in the other. It is part of what a vector cache keys on.
+        key = name
+        if long_text != "truncate":
+            key = f"{key}+{long_text}{window_overlap}"
+            if first_window_weight != 1.0:
+                key = f"{key}f{first_window_weight:g}"
+        self._cache_key = key
         self._long_text: LongText = long_text
         self._overlap = window_overlap
         self._first_weight = float(first_window_weight)
@@ -220,6 +239,13 @@ class MiniLMEmbedder(BaseEmbedder):
     @property
     def name(self) -> str:  # type: ignore[override]
         return self._name
+
+    @property
+    def cache_key(self) -> str:
+        """Identifies the vectors this embedder gives: :attr:`name` plus every setting that
+        changes a document's vector without changing the space (``long_text``,
+        ``window_overlap``). An on-disk cache of vectors keys on this, not on the name."""
+        return self._cache_key
 
     @property
     def dimension(self) -> int:  # type: ignore[override]
@@ -250,7 +276,7 @@ class MiniLMEmbedder(BaseEmbedder):
 
     def __repr__(self) -> str:
         return (
-            f"MiniLMEmbedder(name={self._name!r}, max_tokens={self._max_tokens}, "
+            f"MiniLMEmbedder(name={self._name!r}, cache_key={self._cache_key!r}, max_tokens={self._max_tokens}, "
             f"long_text={self._long_text!r}, batch_size={self._batch_size}, intra_op_threads={self._threads})"
         )
 
