@@ -889,6 +889,7 @@ class LongFromOwnCache:
 
     def __init__(self, windows: Any, truncate: Any) -> None:
         from tokenizers import Tokenizer
+
         from treehop.embedders.local_minilm import default_tokenizer_path
 
         self.windows = windows
@@ -1042,7 +1043,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for n in notes:
         print(f"- {n}")
     print(
-        f"- embedder {getattr(cached, 'key', cached.name)}; token counter {default_token_counter().name}; judge: word "
+        f"- embedder {getattr(cached, 'key', cached.name)}; token counter "
+        f"{default_token_counter().name}; judge: word "
         f"{SHINGLE}-gram shingles overlapping >= half the smaller set; split seed "
         f"{bt.SPLIT_SEED}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; p50 = the "
         f"limit-10 call, rows interleaved; total {time.perf_counter() - t0:.0f}s"

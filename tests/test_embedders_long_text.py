@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -127,7 +128,7 @@ def test_windows_cover_every_word_piece(n: int, max_tokens: int, frac: float) ->
     bodies = [w[1:-1] for w in mine]
     starts = [b[0] - 1000 for b in bodies]
     assert starts[0] == 0 and bodies[-1][-1] == 1000 + n - 1  # first and last pieces
-    for a, b in zip(starts, starts[1:], strict=False):
+    for a, b in itertools.pairwise(starts):
         assert 0 < b - a <= span - overlap  # no gap, at least ``overlap`` shared
     covered = {x for b in bodies for x in b}
     assert covered == set(range(1000, 1000 + n))

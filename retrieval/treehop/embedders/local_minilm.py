@@ -276,8 +276,9 @@ class MiniLMEmbedder(BaseEmbedder):
 
     def __repr__(self) -> str:
         return (
-            f"MiniLMEmbedder(name={self._name!r}, cache_key={self._cache_key!r}, max_tokens={self._max_tokens}, "
-            f"long_text={self._long_text!r}, batch_size={self._batch_size}, intra_op_threads={self._threads})"
+            f"MiniLMEmbedder(name={self._name!r}, cache_key={self._cache_key!r}, "
+            f"max_tokens={self._max_tokens}, long_text={self._long_text!r}, "
+            f"batch_size={self._batch_size}, intra_op_threads={self._threads})"
         )
 
     # -- loading -----------------------------------------------------------
