@@ -879,67 +879,12 @@ def parse_rows(spec: str) -> list[Row]:
     return [known[k] for k in keys]
 
 
-class LongFromOwnCache:
-    """The bench's cached embedder for a mode that differs from the default only on long
-    texts (``long_text="windows"``, or a ``max_tokens`` above the default's): a text whose
-    whole encoding fits the default's window gets its vector from the default embedder's
-    cache (both give such a text the very same vector: ``tests/test_embedders_local.py``), a
-    longer one from the mode's own cache. Only the long texts are embedded again, so a new
-    mode costs what its long leaves cost (13-29% of a set's leaves)."""
-
-    def __init__(self, windows: Any, truncate: Any) -> None:
-        from tokenizers import Tokenizer
-
-        from treehop.embedders.local_minilm import default_tokenizer_path
-
-        self.windows = windows
-        self.truncate = truncate
-        self._fit = int(truncate.inner.max_tokens)
-        self._tok = Tokenizer.from_file(str(default_tokenizer_path()))
-        self._tok.no_padding()
-        self._tok.no_truncation()
-
-    @property
-    def name(self) -> str:
-        return str(self.windows.name)
-
-    @property
-    def key(self) -> str:
-        return str(self.windows.key)
-
-    @property
-    def dimension(self) -> int:
-        return int(self.windows.dimension)
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        texts = list(texts)
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        if not texts:
-            return out
-        sizes = [len(e.ids) for e in self._tok.encode_batch(texts)]
-        short = [i for i, n in enumerate(sizes) if n <= self._fit]
-        long = [i for i, n in enumerate(sizes) if n > self._fit]
-        if short:
-            out[short] = self.truncate.embed([texts[i] for i in short])
-        if long:
-            out[long] = self.windows.embed([texts[i] for i in long])
-        return out
-
-    async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        return self.embed(texts)
-
-    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
-        return self.embed([text])[0]
-
-    async def aembed_query(self, text: str) -> npt.NDArray[np.float32]:
-        return self.embed_query(text)
-
-
 def bench_embedder(spec: str) -> Any:
     """The cached MiniLM embedder every row uses: ``spec`` is ``MiniLMEmbedder`` keyword
     arguments as ``key=value`` pairs, comma-separated ('' = the default embedder). Its
-    name (which includes the settings) names its on-disk cache, so no mode reads another's
-    vectors."""
+    ``cache_key`` (which names every setting that changes a vector) names its on-disk cache,
+    so no mode reads another's vectors (texts that fit the window come from the truncating
+    mode's cache: ``datasets.CachedEmbedder``)."""
     if not spec.strip():
         return ds.default_embedder()
     from treehop.embedders.local_minilm import MiniLMEmbedder
@@ -956,16 +901,7 @@ def bench_embedder(spec: str) -> Any:
             kwargs[key] = float(value)
         else:
             raise SystemExit(f"--embedder: unknown setting {key!r}")
-    inner = MiniLMEmbedder(**kwargs)
-    if inner.cache_key == ds.default_embedder(False).cache_key:
-        return ds.default_embedder()
-    cached = ds.CachedEmbedder(inner)
-    default = ds.default_embedder()
-    if inner.max_tokens >= default.inner.max_tokens and (
-        inner.long_text == "windows" or default.inner.long_text == "truncate"
-    ):
-        return LongFromOwnCache(cached, default)
-    return cached
+    return ds.CachedEmbedder(MiniLMEmbedder(**kwargs))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -1043,7 +979,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for n in notes:
         print(f"- {n}")
     print(
-        f"- embedder {getattr(cached, 'key', cached.name)}; token counter "
+        f"- embedder {cached.key}; token counter "
         f"{default_token_counter().name}; judge: word "
         f"{SHINGLE}-gram shingles overlapping >= half the smaller set; split seed "
         f"{bt.SPLIT_SEED}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; p50 = the "

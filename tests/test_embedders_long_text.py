@@ -190,3 +190,39 @@ def test_an_index_built_in_one_mode_opens_and_grows_in_the_other(tmp_path: Path)
         th.add_resource(str(docs / "more.md"))
         hits = th.find("how do I bake sourdough bread", limit=3)
         assert hits.resources, "the windows-mode client searches the truncate-built index"
+
+
+def test_fits_counts_the_whole_text_in_either_mode(
+    windows: MiniLMEmbedder, truncate: MiniLMEmbedder
+) -> None:
+    texts = ["a", "the " * 254, "the " * 255, "x" * 9000 + " tail", "  \n" * 3000 + "word"]
+    texts.append("the " * 200_000)  # 800 kB: only a prefix is tokenized
+    want = [True, True, False, True, True, False]
+    assert windows.fits(texts) == want == truncate.fits(texts)
+    assert truncate.fits([HEAD + TAIL]) == [False]
+
+
+def test_the_bench_cache_takes_fitting_texts_from_the_truncating_twin(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import datasets as ds
+    finally:
+        sys.path.remove(str(BENCH))
+    short, long = "a short text", HEAD + TAIL
+    t = ds.CachedEmbedder(MiniLMEmbedder(intra_op_threads=1), cache_dir=tmp_path)
+    truncated = t.embed([short, long])
+    # Mark the twin's row of the short text, to see where the windows cache takes it from.
+    marked = np.full(384, 0.05, dtype=np.float32)
+    t._db.execute("UPDATE emb SET v = ? WHERE k = ?", (marked.tobytes(), t._key(short)))
+    t._db.commit()
+    w = ds.CachedEmbedder(
+        MiniLMEmbedder(long_text="windows", intra_op_threads=1), cache_dir=tmp_path
+    )
+    got = w.embed([short, long])
+    np.testing.assert_array_equal(got[0], marked)  # from the twin: a text that fits
+    assert float(got[1] @ truncated[1]) < 0.99  # its own: never the twin's truncated vector
+    again = ds.CachedEmbedder(
+        MiniLMEmbedder(long_text="windows", intra_op_threads=1), cache_dir=tmp_path
+    )
+    np.testing.assert_array_equal(again.embed([short, long]), got)
+    assert again.hits == 2 and again.misses == 0

@@ -228,6 +228,7 @@ class MiniLMEmbedder(BaseEmbedder):
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
+        self._whole_tokenizer: Any = None
         self._feeds: tuple[str, ...] = ()
         self._run_size = batch_size
         self._int_dtype: dict[str, type[np.integer[Any]]] = {}
@@ -307,10 +308,13 @@ class MiniLMEmbedder(BaseEmbedder):
         # The shipped tokenizer.json pads every text to a fixed 128: undo it. Padding is done
         # per batch below, after sorting by length, so short texts never pay for long ones.
         tokenizer.no_padding()
+        tokenizer.no_truncation()
+        # ``whole`` keeps every word piece: the windows mode cuts its ids into windows
+        # (_windows), and :meth:`fits` counts them in either mode.
+        whole = tokenizer
         if self._long_text == "truncate":
+            whole = Tokenizer.from_str(tokenizer.to_str())
             tokenizer.enable_truncation(max_length=self._max_tokens)
-        else:  # every word piece is kept, then cut into windows by id (_windows)
-            tokenizer.no_truncation()
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._threads
@@ -354,6 +358,7 @@ class MiniLMEmbedder(BaseEmbedder):
         if len(out.shape) not in (2, 3):
             raise EmbeddingError(f"ONNX output {out.name!r} has unexpected shape {out.shape}")
         self._tokenizer = tokenizer
+        self._whole_tokenizer = whole
         self._feeds = tuple(feeds)
         self._int_dtype = int_dtype
         self._output_name = out.name
@@ -412,10 +417,32 @@ class MiniLMEmbedder(BaseEmbedder):
             start += step
         return pooled
 
+    def fits(self, texts: Sequence[str]) -> list[bool]:
+        """Whether each text's whole encoding fits one window of :attr:`max_tokens` word
+        pieces, so that it gets the same vector in every ``long_text`` mode (a cache of one
+        mode's vectors may answer for such texts in another). Tokenizes a prefix of a long
+        text only (:func:`token_prefix`), so a 5 MB text costs what its first kB cost."""
+        items = _check_texts(texts)
+        self._ensure_loaded()
+        cap = self._max_tokens
+        cut = [token_prefix(t, cap + 1) for t in items]
+        try:
+            sizes = [len(e.ids) for e in self._whole_tokenizer.encode_batch(cut)]
+            # A cut prefix within the cap may have been cut short: count the whole text.
+            redo = [i for i, (t, c) in enumerate(zip(items, cut, strict=True)) if c is not t]
+            redo = [i for i in redo if sizes[i] <= cap]
+            if redo:
+                again = self._whole_tokenizer.encode_batch([items[i] for i in redo])
+                for i, e in zip(redo, again, strict=True):
+                    sizes[i] = len(e.ids)
+        except Exception as exc:
+            raise EmbeddingError(f"tokenizer failed: {exc}") from exc
+        return [n <= cap for n in sizes]
+
     def _encode_whole(self, items: list[str]) -> list[list[int]]:
         """Every text's word pieces, none dropped (``long_text="windows"``)."""
         try:
-            return [e.ids for e in self._tokenizer.encode_batch(items)]
+            return [e.ids for e in self._whole_tokenizer.encode_batch(items)]
         except Exception as exc:
             raise EmbeddingError(f"tokenizer failed: {exc}") from exc
 
