@@ -897,8 +897,6 @@ def bench_embedder(spec: str) -> Any:
             kwargs[key] = value.strip()
         elif key in ("max_tokens", "window_overlap"):
             kwargs[key] = int(value)
-        elif key == "first_window_weight":
-            kwargs[key] = float(value)
         else:
             raise SystemExit(f"--embedder: unknown setting {key!r}")
     return ds.CachedEmbedder(MiniLMEmbedder(**kwargs))
