@@ -137,6 +137,24 @@ def test_windows_cover_every_word_piece(n: int, max_tokens: int, frac: float) ->
     )
 
 
+def test_windows_is_the_default_and_a_hostile_text_is_capped() -> None:
+    emb = MiniLMEmbedder(intra_op_threads=1)
+    assert emb.long_text == "windows" and emb.max_windows == 16
+    few = MiniLMEmbedder(long_text="windows", max_windows=2, intra_op_threads=1)
+    assert few.cache_key != emb.cache_key
+    # Two windows hold the head; the tail past them is left out, and the text's vector is
+    # the one of its first two windows' worth of word pieces.
+    filler = "the wing stalls at high angle of attack. " * 80  # ~800 pieces
+    a, b = few.embed([filler + TAIL, filler + "Nothing about bread here."])
+    np.testing.assert_array_equal(a, b)
+    few.embed(["load"])
+    huge = "the quick brown fox " * 250_000  # 5 MB: only a prefix is tokenized
+    ids = few._encode_whole([huge])[0]
+    assert len(ids) == 256 + (256 - 2 - 32) and ids[0] == 101 and ids[-1] == 102
+    assert len(few._windows([ids])[0]) == 2
+    assert np.isfinite(few.embed([huge])).all()
+
+
 def test_settings_are_checked() -> None:
     for kw in (
         {"long_text": "mean"},
@@ -145,6 +163,8 @@ def test_settings_are_checked() -> None:
         {"window_overlap": 128},  # more than half the 254-piece span
         {"window_overlap": True},
         {"max_tokens": 10, "window_overlap": 5},
+        {"max_windows": 0},
+        {"max_windows": 1.5},
     ):
         with pytest.raises(EmbeddingError):
             MiniLMEmbedder(**kw)  # type: ignore[arg-type]
@@ -153,7 +173,7 @@ def test_settings_are_checked() -> None:
 
 def test_the_mode_is_in_the_cache_key_not_the_name(tmp_path: Path) -> None:
     t = MiniLMEmbedder(long_text="truncate")
-    w = MiniLMEmbedder(long_text="windows")
+    w = MiniLMEmbedder()  # the default: windows
     w0 = MiniLMEmbedder(long_text="windows", window_overlap=0)
     assert t.name == w.name == w0.name == "minilm-l6-v2-int8-onnx"
     keys = {t.cache_key, w.cache_key, w0.cache_key}
@@ -180,7 +200,8 @@ def test_an_index_built_in_one_mode_opens_and_grows_in_the_other(tmp_path: Path)
     (docs / "wings.md").write_text("# Wings\n\n" + HEAD + "\n\n# Bread\n\n" + TAIL + "\n")
     (docs / "more.md").write_text("# Ovens\n\nA hot oven bakes a crusty loaf.\n")
     path = tmp_path / "index"
-    with Treehop(path, embedder=MiniLMEmbedder(intra_op_threads=1)) as th:
+    built = MiniLMEmbedder(long_text="truncate", intra_op_threads=1)
+    with Treehop(path, embedder=built) as th:
         th.add_resource(str(docs / "wings.md"))
     w = MiniLMEmbedder(long_text="windows", intra_op_threads=1)
     with Treehop(path, embedder=w) as th:
@@ -206,7 +227,9 @@ def test_the_bench_cache_takes_fitting_texts_from_the_truncating_twin(tmp_path: 
     finally:
         sys.path.remove(str(BENCH))
     short, long = "a short text", HEAD + TAIL
-    t = ds.CachedEmbedder(MiniLMEmbedder(intra_op_threads=1), cache_dir=tmp_path)
+    t = ds.CachedEmbedder(
+        MiniLMEmbedder(long_text="truncate", intra_op_threads=1), cache_dir=tmp_path
+    )
     truncated = t.embed([short, long])
     # Mark the twin's row of the short text, to see where the windows cache takes it from.
     marked = np.full(384, 0.05, dtype=np.float32)
