@@ -879,6 +879,29 @@ def parse_rows(spec: str) -> list[Row]:
     return [known[k] for k in keys]
 
 
+def bench_embedder(spec: str) -> Any:
+    """The cached MiniLM embedder every row uses: ``spec`` is ``MiniLMEmbedder`` keyword
+    arguments as ``key=value`` pairs, comma-separated ('' = the default embedder). Its
+    ``cache_key`` (which names every setting that changes a vector) names its on-disk cache,
+    so no mode reads another's vectors (texts that fit the window come from the truncating
+    mode's cache: ``datasets.CachedEmbedder``)."""
+    if not spec.strip():
+        return ds.default_embedder()
+    from treehop.embedders.local_minilm import MiniLMEmbedder
+
+    kwargs: dict[str, Any] = {}
+    for part in spec.split(","):
+        key, _, value = part.partition("=")
+        key = key.strip()
+        if key in ("long_text",):
+            kwargs[key] = value.strip()
+        elif key in ("max_tokens", "window_overlap"):
+            kwargs[key] = int(value)
+        else:
+            raise SystemExit(f"--embedder: unknown setting {key!r}")
+    return ds.CachedEmbedder(MiniLMEmbedder(**kwargs))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument(
@@ -898,6 +921,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="answer-in-context token budgets, comma-separated ('' = none)",
     )
     ap.add_argument("--max-queries", type=int, default=0, help="N per half (0 = all)")
+    ap.add_argument(
+        "--embedder",
+        default="",
+        help="MiniLMEmbedder settings for every row, e.g. 'long_text=windows,window_overlap=32' "
+        "or 'max_tokens=512' ('' = the default embedder); see bench_embedder",
+    )
     ap.add_argument("--json", type=Path, help="write every row to this JSON file")
     ap.add_argument(
         "--ranks",
@@ -934,7 +963,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         budgets = sorted({b for r in merged for b in r.scores.ctx})
         print_report(merged, budgets)
         return
-    cached = ds.default_embedder()
+    cached = bench_embedder(args.embedder)
     notes: list[str] = []
     table: list[TableRow] = []
     ranks: list[dict[str, Any]] | None = [] if args.ranks else None
@@ -948,7 +977,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for n in notes:
         print(f"- {n}")
     print(
-        f"- embedder {cached.name}; token counter {default_token_counter().name}; judge: word "
+        f"- embedder {cached.key}; token counter "
+        f"{default_token_counter().name}; judge: word "
         f"{SHINGLE}-gram shingles overlapping >= half the smaller set; split seed "
         f"{bt.SPLIT_SEED}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; p50 = the "
         f"limit-10 call, rows interleaved; total {time.perf_counter() - t0:.0f}s"

@@ -92,10 +92,21 @@ class CachedEmbedder:
     def __init__(self, inner: Any, cache_dir: Path = CACHE_DIR / "embeddings") -> None:
         self.inner = inner
         ensure_cache_dir(cache_dir)
-        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(inner.name))
+        # An embedder's cache_key (when it has one) names every setting that changes a vector;
+        # its name only the space, which two settings may share (MiniLM's long_text modes).
+        self.key = str(getattr(inner, "cache_key", inner.name))
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.key)
         self._path = cache_dir / f"{safe}.sqlite"
         self._db = sqlite3.connect(self._path, check_same_thread=False)
         self._db.execute("CREATE TABLE IF NOT EXISTS emb (k TEXT PRIMARY KEY, v BLOB NOT NULL)")
+        # The twin: the cache of the embedder's name alone (for MiniLM, the truncating mode
+        # of the same model and window). A text that ``inner.fits`` gets the same vector from
+        # both, so a miss here for such a text is answered from the twin, not the model: a
+        # mode that differs only on long texts costs what its long texts cost.
+        self._twin: sqlite3.Connection | None = None
+        twin = cache_dir / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', str(inner.name))}.sqlite"
+        if self.key != str(inner.name) and hasattr(inner, "fits") and twin.is_file():
+            self._twin = sqlite3.connect(twin, check_same_thread=False)
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -143,10 +154,13 @@ class CachedEmbedder:
         self.misses += len(missing)
         if missing:
             todo = list(dict.fromkeys(texts[i] for i in missing))
-            t0 = time.perf_counter()
-            vecs = np.asarray(self.inner.embed(todo), dtype=np.float32)
-            self.embed_seconds += time.perf_counter() - t0
-            fresh = {self._key(t): v for t, v in zip(todo, vecs, strict=True)}
+            fresh = self._from_twin(todo)
+            todo = [t for t in todo if self._key(t) not in fresh]
+            if todo:
+                t0 = time.perf_counter()
+                vecs = np.asarray(self.inner.embed(todo), dtype=np.float32)
+                self.embed_seconds += time.perf_counter() - t0
+                fresh.update((self._key(t), v) for t, v in zip(todo, vecs, strict=True))
             with self._lock:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO emb (k, v) VALUES (?, ?)",
@@ -157,6 +171,20 @@ class CachedEmbedder:
                 found[k] = v.tobytes()
         for i, k in enumerate(keys):
             out[i] = np.frombuffer(found[k], dtype=np.float32)
+        return out
+
+    def _from_twin(self, texts: list[str]) -> dict[str, Vectors]:
+        """The twin cache's vectors of those ``texts`` that fit the window (see __init__)."""
+        if self._twin is None or not texts:
+            return {}
+        fit = [self._key(t) for t, ok in zip(texts, self.inner.fits(texts), strict=True) if ok]
+        out: dict[str, Vectors] = {}
+        with self._lock:
+            for i in range(0, len(fit), 500):
+                part = fit[i : i + 500]
+                marks = ",".join("?" * len(part))
+                rows = self._twin.execute(f"SELECT k, v FROM emb WHERE k IN ({marks})", part)
+                out.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows.fetchall())
         return out
 
     async def aembed(self, texts: Sequence[str]) -> Vectors:

