@@ -499,6 +499,10 @@ than that edge; ``edge`` always the edge. Why: an FAQ chunk holds two or three a
 the one that earned the hit is often the last (ffmpeg's FAQ: bench/README.md, "Natural
 questions, round 8: the excerpt")."""
 
+EXCERPT_TIES: Literal["last", "first"] = "last"
+"""Of query windows that weigh the same, the one that starts ``last`` (at the first matching
+sentence) or ``first`` (earliest; it may open with the end of the answer before)."""
+
 _WORD = re.compile(r"\w+")
 _STOP_WORDS = (
     "a an and are as at be but by can do does for from has have how i if in into is it its my "
@@ -540,7 +544,10 @@ def _query_window(
     included) fit ``room`` and whose distinct query words weigh most; a word found in fewer
     of the chunk's sentences weighs more (``log(1 + n / df)``, so a word every sentence repeats,
     the product's name, decides little). ``None`` when no window beats the edge an excerpt
-    keeps without a query (its start, or its end with ``from_end``) or none fits.
+    keeps without a query (its start, or its end with ``from_end``) or none fits. Of windows
+    that weigh the same the one that starts latest is kept: it starts at the first matching
+    sentence (an answer follows the words of its question) instead of with the end of the
+    answer before it.
 
     Linear: the text is split once, each sentence's words are matched once, and a two-pointer
     sweep adds and drops each sentence once (with O(log n) token lookups per step)."""
@@ -578,7 +585,8 @@ def _query_window(
         if j > i:
             if (i == 0 and not from_end) or (j == n and from_end):
                 edge = max(edge, score)
-            if best is None or score > best[0] + 1e-9:
+            later = EXCERPT_TIES == "last" and score >= best[0] - 1e-9 if best else True
+            if best is None or later or score > best[0] + 1e-9:
                 best = (score, i, j)
         for w in seg_terms[i] if j > i else ():
             have[w] -= 1
