@@ -47,7 +47,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "two-whole": {"WHOLE_SLOTS": 2},
     "headings-each": {"HEADINGS_ONCE": False},
     "excerpt-edge": {"EXCERPT_AT": "edge"},
-    "excerpt-first": {"EXCERPT_TIES": "first"},
+    "excerpt-last": {"EXCERPT_TIES": "last"},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""

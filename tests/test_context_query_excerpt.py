@@ -80,6 +80,15 @@ def test_edge_mode_and_unmatched_query_keep_the_start(monkeypatch: pytest.Monkey
     assert assemble_context([hit], max_tokens=120, query=QUERY).text == plain.text
 
 
+def test_ties_keep_the_window_that_starts_at_the_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the default keeps the earliest of equal windows: it opens inside the answer before
+    first = assemble_context([_chunk(CHUNK)], max_tokens=120, query=QUERY)
+    assert ANSWER in first.text and "- … " + ANSWER not in first.text
+    monkeypatch.setattr(ca, "EXCERPT_TIES", "last")
+    last = assemble_context([_chunk(CHUNK)], max_tokens=120, query=QUERY)
+    assert "- … " + ANSWER in last.text
+
+
 def test_rarer_query_words_decide() -> None:
     # "application" is in every sentence; "linker" only in the last one
     sents = [f"Sentence {n} mentions the application only." for n in range(30)]

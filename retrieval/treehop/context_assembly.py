@@ -499,9 +499,14 @@ than that edge; ``edge`` always the edge. Why: an FAQ chunk holds two or three a
 the one that earned the hit is often the last (ffmpeg's FAQ: bench/README.md, "Natural
 questions, round 8: the excerpt")."""
 
-EXCERPT_TIES: Literal["last", "first"] = "last"
-"""Of query windows that weigh the same, the one that starts ``last`` (at the first matching
-sentence) or ``first`` (earliest; it may open with the end of the answer before)."""
+EXCERPT_TIES: Literal["last", "first"] = "first"
+"""Of query windows that weigh the same, the one that starts ``first`` (earliest: it may open
+with the end of the answer before) or ``last`` (at the first matching sentence). Dev halves,
+nine sets pooled (``bench/bench_context_diag.py --dev --variants
+base,excerpt-last,excerpt-edge``), ctx@500/1000/2000: ``first`` 0.575 / 0.695 / 0.776,
+``last`` 0.576 / 0.693 / 0.776 (ffmpeg 0.478 -> 0.522 and perlfaq +0.007 at 500, lsof -0.009
+at 500, borg -0.032 at 1,000): an answer also continues past the room, and the earlier window
+keeps more of an answer whose matching sentence is not its first."""
 
 _WORD = re.compile(r"\w+")
 _STOP_WORDS = (
@@ -545,9 +550,7 @@ def _query_window(
     of the chunk's sentences weighs more (``log(1 + n / df)``, so a word every sentence repeats,
     the product's name, decides little). ``None`` when no window beats the edge an excerpt
     keeps without a query (its start, or its end with ``from_end``) or none fits. Of windows
-    that weigh the same the one that starts latest is kept: it starts at the first matching
-    sentence (an answer follows the words of its question) instead of with the end of the
-    answer before it.
+    that weigh the same, :data:`EXCERPT_TIES` says which is kept.
 
     Linear: the text is split once, each sentence's words are matched once, and a two-pointer
     sweep adds and drops each sentence once (with O(log n) token lookups per step)."""
