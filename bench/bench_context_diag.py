@@ -46,6 +46,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "minex96": {"MIN_EXCERPT_TOKENS": 96},
     "two-whole": {"WHOLE_SLOTS": 2},
     "headings-each": {"HEADINGS_ONCE": False},
+    "excerpt-edge": {"EXCERPT_AT": "edge"},
+    "excerpt-last": {"EXCERPT_TIES": "last"},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""
@@ -207,7 +209,9 @@ def main() -> None:
                         refind = bool(REFIND & set(VARIANTS[v]))
                         for b in BUDGETS:
                             f = found_for(th, q.text, b, scope, counter) if refind else founds[b]
-                            ctx = ca.assemble_context(f, max_tokens=b, token_counter=counter)
+                            ctx = ca.assemble_context(
+                                f, max_tokens=b, token_counter=counter, query=q.text
+                            )
                             assert ctx.tokens <= b and counter.count(ctx.text) <= b, v
                             lines = ctx.text.splitlines()
                             s = bn.answer_in_context(ctx.text, answers, judge, lines, pages)

@@ -1111,6 +1111,7 @@ class AsyncTreehop:
             exclude_uris=excluded,
             seen_uris=seen,
             token_counter=counter,
+            query=None if isinstance(query, FindResult) else query,
         )
         if session_id is not None:
             await self._io(self.context_ledger.add, session_id, out.uris)

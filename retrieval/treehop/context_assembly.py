@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import json
 import math
 import re
@@ -489,6 +490,116 @@ def _excerpt(text: str, fits: Callable[[str], bool], from_end: bool) -> str:
     return best
 
 
+EXCERPT_AT: Literal["query", "edge"] = "query"
+"""Which part of a chunk that does not fit whole its excerpt keeps, when the block's query is
+known (:func:`assemble_context`'s ``query``): ``query`` the run of whole sentences or lines
+that fits the room and holds the most of the query's words (:func:`_query_window`), the
+chunk's start (its end for a chunk shown before its slot's hit) where no window holds more
+than that edge; ``edge`` always the edge. Why: an FAQ chunk holds two or three answers, and
+the one that earned the hit is often the last (ffmpeg's FAQ: bench/README.md, "Natural
+questions, round 8: the excerpt")."""
+
+EXCERPT_TIES: Literal["last", "first"] = "first"
+"""Of query windows that weigh the same, the one that starts ``first`` (earliest: it may open
+with the end of the answer before) or ``last`` (at the first matching sentence). Dev halves,
+nine sets pooled (``bench/bench_context_diag.py --dev --variants
+base,excerpt-last,excerpt-edge``), ctx@500/1000/2000: ``first`` 0.575 / 0.695 / 0.776,
+``last`` 0.576 / 0.693 / 0.776 (ffmpeg 0.478 -> 0.522 and perlfaq +0.007 at 500, lsof -0.009
+at 500, borg -0.032 at 1,000): an answer also continues past the room, and the earlier window
+keeps more of an answer whose matching sentence is not its first."""
+
+_WORD = re.compile(r"\w+")
+_STOP_WORDS = (
+    "a an and are as at be but by can do does for from has have how i if in into is it its my "
+    "no not of on or so such that the their then there these they this to was what when where "
+    "which who why will with you your"
+)
+_STOP = frozenset(_STOP_WORDS.split(" "))
+
+
+def query_terms(query: str) -> frozenset[str]:
+    """The words of ``query`` an excerpt is chosen by: lower-cased, without short function
+    words; bounded (the first 4,096 characters) so a hostile query costs little."""
+    return frozenset(
+        w for w in _WORD.findall(query[:4096].lower()) if len(w) > 1 and w not in _STOP
+    )
+
+
+def _sentence_bounds(text: str) -> list[int]:
+    """Where ``text``'s sentences and lines begin (where :func:`_excerpt` cuts), and its end."""
+    bounds = [0]
+    for mt in _BREAK.finditer(text):
+        if mt.start() > bounds[-1]:
+            bounds.append(mt.start())
+    if len(text) > bounds[-1]:
+        bounds.append(len(text))
+    return bounds
+
+
+def _query_window(
+    text: str,
+    bounds: Sequence[int],
+    terms: frozenset[str],
+    tokens_between: Callable[[int, int], int],
+    room: int,
+    from_end: bool,
+) -> tuple[int, int] | None:
+    """The character span ``[a, b)`` of whole sentences or lines of ``text`` (``bounds``,
+    :func:`_sentence_bounds`) whose tokens (``tokens_between(a, b)``, the line's fixed cost
+    included) fit ``room`` and whose distinct query words weigh most; a word found in fewer
+    of the chunk's sentences weighs more (``log(1 + n / df)``, so a word every sentence repeats,
+    the product's name, decides little). ``None`` when no window beats the edge an excerpt
+    keeps without a query (its start, or its end with ``from_end``) or none fits. Of windows
+    that weigh the same, :data:`EXCERPT_TIES` says which is kept.
+
+    Linear: the text is split once, each sentence's words are matched once, and a two-pointer
+    sweep adds and drops each sentence once (with O(log n) token lookups per step)."""
+    n = len(bounds) - 1
+    if not terms:
+        return None
+    if n < 2:
+        return None
+    seg_terms: list[frozenset[str]] = []
+    df: dict[str, int] = {}
+    for i in range(n):
+        found = frozenset(
+            w for w in _WORD.findall(text[bounds[i] : bounds[i + 1]].lower()) if w in terms
+        )
+        seg_terms.append(found)
+        for w in found:
+            df[w] = df.get(w, 0) + 1
+    if not df:
+        return None
+    weight = {w: math.log(1.0 + n / d) for w, d in df.items()}
+    have: dict[str, int] = {}
+    score = 0.0
+    best: tuple[float, int, int] | None = None
+    edge = -1.0  # the best score of a window that keeps the edge
+    j = 0  # the window is segments [i, j)
+    for i in range(n):
+        if j < i:
+            j = i
+        while j < n and tokens_between(bounds[i], bounds[j + 1]) <= room:
+            for w in seg_terms[j]:
+                have[w] = have.get(w, 0) + 1
+                if have[w] == 1:
+                    score += weight[w]
+            j += 1
+        if j > i:
+            if (i == 0 and not from_end) or (j == n and from_end):
+                edge = max(edge, score)
+            later = EXCERPT_TIES == "last" and score >= best[0] - 1e-9 if best else True
+            if best is None or later or score > best[0] + 1e-9:
+                best = (score, i, j)
+        for w in seg_terms[i] if j > i else ():
+            have[w] -= 1
+            if have[w] == 0:
+                score -= weight[w]
+    if best is None or best[0] <= edge + 1e-9:
+        return None
+    return bounds[best[1]], bounds[best[2]]
+
+
 NEIGHBOUR_ORDER: Literal["slot", "slot-near", "heads", "score"] = "slot"
 """How a conversation's turns are offered to the budget: ``slot`` (default) each slot whole,
 best slot first: its hit, then the turns it carries in conversation order (``slot-near``:
@@ -761,8 +872,12 @@ def assemble_context(
     exclude_uris: Iterable[str] = (),
     seen_uris: Iterable[str] = (),
     token_counter: TokenCounter | str | None = None,
+    query: str | None = None,
 ) -> AssembledContext:
     """Fit the hits, best first, into ``max_tokens`` (see the module docstring).
+
+    ``query`` (the question the hits answer) lets a chunk that does not fit whole keep the
+    sentences that match it rather than its start (:data:`EXCERPT_AT`).
 
     URIs are compared as given: pass ``exclude_uris`` / ``seen_uris`` in the form the hits use
     (the clients' :meth:`assemble_context` does this for you).
@@ -773,6 +888,10 @@ def assemble_context(
         hits.contexts() if isinstance(hits, FindResult) else list(hits)
     )
     packer = _Packer(max_tokens, quota, order, counter, contexts, turns)
+    if query is not None:
+        if not isinstance(query, str):
+            raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
+        packer.terms = query_terms(query)
     packer.before = {
         c.uri for h in contexts for c in h.collapsed if c.position is not None and c.position < 0
     }
@@ -866,6 +985,8 @@ class _Packer:
         self._above_hits: set[str] | None = None
         self.before: set[str] = set()
         """Chunks shown before their slot's hit (an excerpt of one keeps its end)."""
+        self.terms: frozenset[str] = frozenset()
+        """The query's words an excerpt is placed by (:data:`EXCERPT_AT`)."""
         self.root: str | None = None
         if COMPACT_RESOURCE_HEADERS:
             self.root = _resource_root(
@@ -1092,16 +1213,70 @@ class _Packer:
             return _line(m, "content", "… " + body if from_end else body + " …", label, group.time)
 
         text = m.content.strip()
-        body = _excerpt(text, self._excerpt_fits(text, line_of, room, from_end), from_end)
-        if not body:
-            return "budget"
-        line = line_of(body)
+        line = self._query_excerpt(m, text, label, group.time, room, from_end)
+        if line is None:
+            body = _excerpt(text, self._excerpt_fits(text, line_of, room, from_end), from_end)
+            if not body:
+                return "budget"
+            line = line_of(body)
         n = opening + self.nl_cost + again + self.count(line)
         self._take(m, key, group, line, "content", n, None)
         self.out.sections[-1] = ContextSection(
             m.uri, m.context_type, "content", self.out.sections[-1].tokens, float(m.score), True
         )
         return None
+
+    def _query_excerpt(
+        self,
+        m: MatchedContext,
+        text: str,
+        label: str,
+        group_time: str | None,
+        room: int,
+        from_end: bool,
+    ) -> str | None:
+        """The line of ``text``'s sentences that hold the most of the query's words and fit
+        ``room`` (:data:`EXCERPT_AT`, :func:`_query_window`); ``None`` where the edge an excerpt
+        keeps without a query is as good, or no query was given."""
+        if EXCERPT_AT != "query" or not self.terms:
+            return None
+        bounds = _sentence_bounds(text)
+        if len(bounds) < 3:
+            return None
+
+        def line_of(a: int, b: int) -> str:
+            body = text[a:b].strip()
+            return _line(
+                m,
+                "content",
+                ("… " if a > 0 else "") + body + (" …" if b < len(text) else ""),
+                label,
+                group_time,
+            )
+
+        fixed = self.count(line_of(1, 1))  # both marks, no words
+        spans = getattr(self.counter, "spans", None)
+        if self.additive and spans is not None:
+            starts, ends = spans(text)
+
+            def between(a: int, b: int) -> int:
+                return fixed + max(0, bisect.bisect_right(ends, b) - bisect.bisect_left(starts, a))
+
+        else:  # each sentence counted once: a window's count is a sum, checked once at the end
+            pre = {bounds[0]: 0}
+            for a, b in itertools.pairwise(bounds):
+                pre[b] = pre[a] + self.count(text[a:b].strip())
+
+            def between(a: int, b: int) -> int:
+                return fixed + pre[b] - pre[a]
+
+        span = _query_window(text, bounds, self.terms, between, room, from_end)
+        if span is None:
+            return None
+        line = line_of(*span)
+        if self.count(line) > room:
+            return None
+        return line
 
     def _excerpt_fits(
         self, text: str, line_of: Callable[[str], str], room: int, from_end: bool
