@@ -121,9 +121,6 @@ class SiblingLayout:
 def chunk_layout(codes: npt.NDArray[np.int64], chunks: npt.NDArray[np.int64]) -> SiblingLayout:
     """Chunks laid out family by family: one stable sort on (parent code, chunk index),
     families in code order (:func:`sibling_order` of families that are all chunks)."""
-    if codes.size and int(codes.min()) == int(codes.max()):
-        # one family (the common case): its stable sort alone, the same order
-        return SiblingLayout(np.argsort(chunks, kind="stable").tolist(), [int(codes.size)])
     _, family = unique_inverse(codes)
     order = np.lexsort((chunks, family))
     return SiblingLayout(order.tolist(), np.bincount(family).tolist())
