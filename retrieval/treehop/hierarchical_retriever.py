@@ -103,7 +103,6 @@ from .tree_scoring import (
     represented_directories,
     section_of,
     sibling_order,
-    sibling_ranks,
 )
 
 T = TypeVar("T")
@@ -1081,15 +1080,7 @@ class HierarchicalRetriever:
             # no chunks (memory turns, whole files): the sibling order reads every name
             # (one search's URIs are distinct: its wanted members, in order, are the family)
             kids = both.columns(leaves)
-            members = [i for i, p in enumerate(kids.parent_uris) if p in wanted]
-            family = _Family(kids, members)
-            if both.sibling_ranks is not None and kids.parent_codes is not None and members:
-                # the members' sibling order as the store keeps it per snapshot (the same
-                # order :func:`sibling_order` gives their names, no name read here)
-                ranks = both.sibling_ranks(leaves[np.asarray(members, np.int64)], sibling_ranks)
-                if bool((ranks >= 0).all()):
-                    family.ranks = ranks
-            return family
+            return _Family(kids, [i for i, p in enumerate(kids.parent_uris) if p in wanted])
         # each distinct parent's URI read once: its members are kept if it is wanted
         distinct, inverse = unique_inverse(codes[leaves])
         names = both.parent_uris(distinct)
@@ -1394,24 +1385,6 @@ class _Family:
         members: list[tuple[HitColumns, int]] | None = None,
     ) -> None:
         self.cols, self.at, self.members = cols, at, members
-        self.ranks: npt.NDArray[np.int64] | None = None
-        """Each member's rank among its parent's children in sibling order, where the
-        store keeps them (:attr:`~treehop.stores.base.HitArrays.sibling_ranks`)."""
-
-    def layout(
-        self,
-        parent_of: list[str],
-        uris: list[str],
-        chunks: list[int | None],
-        codes: npt.NDArray[np.int64] | None,
-    ) -> SiblingLayout:
-        """The members laid out family by family in sibling order: by the store's kept
-        ranks where it has them (one stable sort on (parent code, rank): families in code
-        order, which changes no score), else :func:`sibling_order` of the names
-        (``codes``: :meth:`parent_codes`)."""
-        if self.ranks is not None and codes is not None:
-            return chunk_layout(codes, self.ranks)
-        return sibling_order(parent_of, uris, chunks, codes)
 
     @classmethod
     def of(cls, family: dict[str, tuple[HitColumns, int]]) -> _Family:
@@ -1557,7 +1530,7 @@ def _score_family(
         weights,
         [u in pool for u in uris],
         _sections(family) if sectioned and codes is None else None,
-        laid_out=family.layout(parent_of, uris, chunks, parent_codes),
+        laid_out=sibling_order(parent_of, uris, chunks, parent_codes),
         section_codes=codes,
     )
     cols, at = family.cols, family.at

@@ -121,9 +121,6 @@ class SiblingLayout:
 def chunk_layout(codes: npt.NDArray[np.int64], chunks: npt.NDArray[np.int64]) -> SiblingLayout:
     """Chunks laid out family by family: one stable sort on (parent code, chunk index),
     families in code order (:func:`sibling_order` of families that are all chunks)."""
-    if codes.size and int(codes.min()) == int(codes.max()):
-        # one family (the common case): its stable sort alone, the same order
-        return SiblingLayout(np.argsort(chunks, kind="stable").tolist(), [int(codes.size)])
     _, family = unique_inverse(codes)
     order = np.lexsort((chunks, family))
     return SiblingLayout(order.tolist(), np.bincount(family).tolist())
@@ -188,33 +185,6 @@ def sibling_order(
         key = cast("Callable[[int], Any]", keys.__getitem__)
         out.extend([members[j] for j in sorted(range(len(members)), key=key)])
     return SiblingLayout(out, sizes)
-
-
-def sibling_ranks(uris: Sequence[str], chunks: Sequence[int | None]) -> list[int]:
-    """Each of one parent's children's rank in sibling order (:func:`order_key`; equal keys
-    share a rank): a stable sort of any of them by rank is their stable sort by key, so a
-    store can keep the ranks and lay families out without reading a name
-    (:attr:`~treehop.stores.base.HitArrays.sibling_ranks`). Names of one shape sort as
-    plain strings, as in :func:`sibling_order` (no natural-order key split)."""
-    n = len(uris)
-    keys: list[Any]
-    if None not in chunks:
-        keys = list(chunks)
-    else:
-        names = [u.rpartition("/")[2] for u in uris]
-        if chunks.count(None) == n and _one_shape(names):
-            keys = names
-        else:
-            keys = [order_key(u, c) for u, c in zip(uris, chunks, strict=True)]
-    order = sorted(range(n), key=keys.__getitem__)
-    out = [0] * n
-    rank, prev = -1, None
-    for k, j in enumerate(order):
-        if k == 0 or keys[j] != prev:
-            rank += 1
-            prev = keys[j]
-        out[j] = rank
-    return out
 
 
 SectionCodes = Callable[

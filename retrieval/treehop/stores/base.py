@@ -275,11 +275,6 @@ class HitColumns:
         )
 
 
-SiblingRanker = Callable[[list[str], list[int | None]], list[int]]
-"""Ranks one parent's children (their URIs and chunk indexes, ``None``: not a chunk) in
-sibling order, equal keys sharing a rank (:func:`treehop.tree_scoring.sibling_ranks`)."""
-
-
 @dataclass(frozen=True)
 class HitArrays:
     """Search hits as arrays, best first: the tree context's family search on a store that
@@ -316,15 +311,6 @@ class HitArrays:
     found by looking those URIs up instead of decoding every hit's (the tree context asks
     it of a family of hundreds of chunks with a pool of ~50 URIs). ``None``: the caller
     compares :attr:`uris`."""
-    sibling_ranks: (
-        Callable[[npt.NDArray[np.int64], SiblingRanker], npt.NDArray[np.int64]] | None
-    ) = None
-    """Optional: each given position's rank among its parent's children as the ranker
-    ranks all of them (only compared between hits of one parent), kept by the store while
-    its rows stay the same (a write forgets them). The tree context lays a family of named
-    leaves out by them (its sibling order does not depend on the
-    query) instead of decoding and sorting every member's name with each find. ``None``:
-    the caller orders the names itself; only asked of hits that have parent codes."""
 
     def __len__(self) -> int:
         return int(self.leaves.size)

@@ -30,7 +30,6 @@ from ..base import (
     HitColumns,
     Scope,
     ScoredNode,
-    SiblingRanker,
     Vector,
     build_frozen,
     check_search_args,
@@ -202,9 +201,6 @@ class _SearchPaths(_StoreAttributes):
             out: BoolArray = np.isin(rows[positions], found[found >= 0])
             return out
 
-        def sibling_ranks(positions: npt.NDArray[np.int64], key: SiblingRanker) -> IntArray:
-            return _sibling_ranks(s, rows[positions], key)
-
         return build_frozen(
             HitArrays,
             leaves=s.cols["leaf"][rows].astype(bool),
@@ -217,7 +213,6 @@ class _SearchPaths(_StoreAttributes):
             parent_uris=parent_uris,
             heading_codes=headings,
             among=among,
-            sibling_ranks=sibling_ranks if codes is not None else None,
         )
 
     def search_batch(
@@ -1296,42 +1291,6 @@ _SIBLING_PARENTS = 4
 _LEX_SCALES = 256
 """How many queries' lexical scales one snapshot keeps (least recently added first out)."""
 _SIBLING_MAX = 256
-
-
-def _sibling_ranks(s: _Snap, rows: IntArray, key: SiblingRanker) -> IntArray:
-    """Each of ``rows``' rank among the children of its (linked) parent row, as ``key``
-    ranks a parent's children from their URIs and chunk indexes
-    (:attr:`HitArrays.sibling_ranks`).
-
-    Kept per snapshot in one int32 column over every row (-1: not ranked yet; 4 bytes a
-    row, filled one parent's children at a time when a family first asks: a write publishes
-    a snapshot with an empty cache, so a child added, renamed or deleted is ranked again).
-    Why: the tree context lays out the same folders again with every query, and ordering a
-    folder's ~50-100 names (decoded, split into natural-order keys, sorted) cost more than
-    the rest of its scoring arithmetic; the order does not depend on the query."""
-    cache_key = ("sibling_rank", key)
-    rank: npt.NDArray[np.int32] | None = s.cache.get(cache_key)
-    if rank is None:
-        rank = s.cache.setdefault(cache_key, np.full(s.n, -1, dtype=np.int32))
-    got = rank[rows]
-    if bool((got >= 0).all()):
-        return got.astype(np.int64)
-    parents = _unique_ints(s.parent_row[rows[got < 0]])
-    keys = s.sorted_keys("parent_hash", s.by_parent)
-    hashes = s.cols["uri_hash"][parents]
-    lo = np.searchsorted(keys, hashes, side="left").tolist()
-    hi = np.searchsorted(keys, hashes, side="right").tolist()
-    chunk_col = s.cols["chunk"]
-    for p, a, b in zip(parents.tolist(), lo, hi, strict=True):
-        kids = s.by_parent[a:b]
-        kids = kids[s.parent_row[kids] == p]  # (a hash collision links nothing)
-        if not kids.size:
-            continue
-        chunks = [c if c >= 0 else None for c in chunk_col[kids].tolist()]
-        # (one assignment per parent: a reader meanwhile sees -1, and ranks it the same)
-        rank[kids] = np.asarray(key(s.uris_of(kids), chunks), dtype=np.int32)
-    out: IntArray = rank[rows].astype(np.int64)
-    return out
 
 
 def _sibling_rows(
