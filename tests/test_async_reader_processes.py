@@ -20,6 +20,7 @@ from treehop.models import FindResult
 from treehop.reader_processes import _cores
 
 from treehop_test_doubles import (
+    SAMPLE_QUERIES,
     ZEBRA_URI,
     BagOfWordsEmbedder,
     run_script,
@@ -27,20 +28,7 @@ from treehop_test_doubles import (
     zebra_write,
 )
 
-BATCH = [
-    "rotate the API keys",
-    "deploy with docker compose",
-    "incident response runbook",
-    "encrypt data at rest",
-    "roll back a release",
-    "api keys",
-    "docker",
-    "release checklist",
-    "encryption keys rotation",
-    "incident postmortem",
-    "compose services",
-    "backup and restore",
-]
+BATCH = SAMPLE_QUERIES[:12]
 
 
 def _exact(result: FindResult) -> list[tuple[str, float]]:

@@ -22,26 +22,9 @@ from treehop.client_readers import (
     split_pays,
 )
 
-from treehop_test_doubles import BagOfWordsEmbedder, saved_sample_index
+from treehop_test_doubles import SAMPLE_QUERIES, BagOfWordsEmbedder, saved_sample_index
 
-BATCH = [
-    "rotate the API keys",
-    "deploy with docker compose",
-    "incident response runbook",
-    "encrypt data at rest",
-    "roll back a release",
-    "api keys",
-    "docker",
-    "release checklist",
-    "encryption keys rotation",
-    "incident postmortem",
-    "compose services",
-    "backup and restore",
-    "access control",
-    "monitoring alerts",
-    "secrets in environment variables",
-    "canary deploy",
-]
+BATCH = SAMPLE_QUERIES[:16]
 
 
 def _exact(result: object) -> list[tuple[str, float, str, str]]:

@@ -28,6 +28,7 @@ from treehop import (
 from treehop.models import FindResult
 
 from treehop_test_doubles import (
+    SAMPLE_QUERIES,
     ZEBRA_URI,
     BagOfWordsEmbedder,
     run_script,
@@ -35,13 +36,7 @@ from treehop_test_doubles import (
     zebra_write,
 )
 
-QUERIES = [
-    "rotate the API keys",
-    "deploy with docker compose",
-    "incident response runbook",
-    "encrypt data at rest",
-    "roll back a release",
-]
+QUERIES = SAMPLE_QUERIES[:5]
 
 
 def _hits(result: object) -> list[tuple[str, float]]:
@@ -428,24 +423,7 @@ def test_no_worker_process_outlives_close(index: Path) -> None:
 
 
 # ---------------------------------------------------------------- find_many over the workers
-BATCH = [
-    *QUERIES,
-    "api keys",
-    "docker",
-    "release checklist",
-    "encryption keys rotation",
-    "incident postmortem",
-    "compose services",
-    "backup and restore",
-    "access control",
-    "monitoring alerts",
-    "secrets in environment variables",
-    "canary deploy",
-    "audit logging",
-    "tls certificates",
-    "on-call escalation",
-    "container images",
-]
+BATCH = SAMPLE_QUERIES
 
 
 def _exact(result: object) -> list[tuple[str, float]]:

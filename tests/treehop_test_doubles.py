@@ -228,3 +228,29 @@ def run_script(template: str, index: Path, tmp_path: Path) -> list[str]:
     assert out.returncode == 0, out.stderr[-3000:]
     assert "Traceback" not in out.stderr, out.stderr[-3000:]
     return out.stdout.splitlines()
+
+
+SAMPLE_QUERIES = [
+    "rotate the API keys",
+    "deploy with docker compose",
+    "incident response runbook",
+    "encrypt data at rest",
+    "roll back a release",
+    "api keys",
+    "docker",
+    "release checklist",
+    "encryption keys rotation",
+    "incident postmortem",
+    "compose services",
+    "backup and restore",
+    "access control",
+    "monitoring alerts",
+    "secrets in environment variables",
+    "canary deploy",
+    "audit logging",
+    "tls certificates",
+    "on-call escalation",
+    "container images",
+]
+"""Queries over :func:`saved_sample_index`'s tree, for the batch tests (reader processes,
+find_many): each file takes a prefix, so that the same words reach every batch path."""
