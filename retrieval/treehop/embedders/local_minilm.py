@@ -434,40 +434,36 @@ class MiniLMEmbedder(BaseEmbedder):
         items = _check_texts(texts)
         self._ensure_loaded()
         cap = self._max_tokens
-        cut = [token_prefix(t, cap + 1) for t in items]
-        try:
-            sizes = [len(e.ids) for e in self._whole_tokenizer.encode_batch(cut)]
-            # A cut prefix within the cap may have been cut short: count the whole text.
-            redo = [i for i, (t, c) in enumerate(zip(items, cut, strict=True)) if c is not t]
-            redo = [i for i in redo if sizes[i] <= cap]
-            if redo:
-                again = self._whole_tokenizer.encode_batch([items[i] for i in redo])
-                for i, e in zip(redo, again, strict=True):
-                    sizes[i] = len(e.ids)
-        except Exception as exc:
-            raise EmbeddingError(f"tokenizer failed: {exc}") from exc
-        return [n <= cap for n in sizes]
+        return [len(ids) <= cap for ids in self._prefix_ids(self._whole_tokenizer, items, cap + 1)]
 
-    def _encode_whole(self, items: list[str]) -> list[list[int]]:
-        """Every text's word pieces up to :attr:`max_windows` windows' worth (``[SEP]``
-        kept last), tokenizing only a prefix of a longer text (:func:`token_prefix`)."""
-        stride = self._max_tokens - 2 - self._overlap
-        cap = self._max_tokens + (self._max_windows - 1) * stride
+    @staticmethod
+    def _prefix_ids(tokenizer: Any, items: list[str], cap: int) -> list[list[int]]:
+        """Every text's ids from ``tokenizer``, the same as encoding it whole as far as the
+        first ``cap`` of them: only a prefix of a long text is tokenized
+        (:func:`token_prefix`), and a prefix that gave fewer than ``cap`` ids, which may have
+        been cut short (rare: mostly whitespace or very short words), is encoded whole."""
         cut = [token_prefix(t, cap) for t in items]
         try:
-            ids_list: list[list[int]] = [e.ids for e in self._whole_tokenizer.encode_batch(cut)]
-            # A cut prefix that gave fewer ids than the cap may have been cut short.
+            ids_list: list[list[int]] = [e.ids for e in tokenizer.encode_batch(cut)]
             redo = [
                 i
                 for i, (t, c) in enumerate(zip(items, cut, strict=True))
                 if c is not t and len(ids_list[i]) < cap
             ]
             if redo:
-                again = self._whole_tokenizer.encode_batch([items[i] for i in redo])
+                again = tokenizer.encode_batch([items[i] for i in redo])
                 for i, e in zip(redo, again, strict=True):
                     ids_list[i] = e.ids
         except Exception as exc:
             raise EmbeddingError(f"tokenizer failed: {exc}") from exc
+        return ids_list
+
+    def _encode_whole(self, items: list[str]) -> list[list[int]]:
+        """Every text's word pieces up to :attr:`max_windows` windows' worth (``[SEP]``
+        kept last), tokenizing only a prefix of a longer text (:func:`token_prefix`)."""
+        stride = self._max_tokens - 2 - self._overlap
+        cap = self._max_tokens + (self._max_windows - 1) * stride
+        ids_list = self._prefix_ids(self._whole_tokenizer, items, cap)
         return [ids if len(ids) <= cap else ids[: cap - 1] + ids[-1:] for ids in ids_list]
 
     def _windows(self, ids_list: list[list[int]]) -> tuple[list[list[int]], npt.NDArray[np.intp]]:
@@ -495,27 +491,9 @@ class MiniLMEmbedder(BaseEmbedder):
         return windows, np.asarray(owner, dtype=np.intp)
 
     def _encode(self, items: list[str]) -> list[list[int]]:
-        """Token ids of every text, truncated to :attr:`max_tokens`, tokenizing only a
-        prefix of a long text (see :func:`token_prefix`): a 5 MB text costs what its first
-        few kB cost, with the same ids."""
-        cut = [token_prefix(t, self._max_tokens) for t in items]
-        try:
-            encodings = self._tokenizer.encode_batch(cut)
-            ids_list: list[list[int]] = [e.ids for e in encodings]
-            # A prefix that gave fewer ids than the cap could have been cut short: those
-            # texts (rare: mostly whitespace or very short words) are encoded whole.
-            redo = [
-                i
-                for i, (t, c) in enumerate(zip(items, cut, strict=True))
-                if c is not t and len(ids_list[i]) < self._max_tokens
-            ]
-            if redo:
-                again = self._tokenizer.encode_batch([items[i] for i in redo])
-                for i, e in zip(redo, again, strict=True):
-                    ids_list[i] = e.ids
-        except Exception as exc:
-            raise EmbeddingError(f"tokenizer failed: {exc}") from exc
-        return ids_list
+        """Token ids of every text, truncated to :attr:`max_tokens` (:meth:`_prefix_ids`):
+        a 5 MB text costs what its first few kB cost, with the same ids."""
+        return self._prefix_ids(self._tokenizer, items, self._max_tokens)
 
     def _make_feed(
         self, ids_list: list[list[int]], lengths: npt.NDArray[np.int64]
