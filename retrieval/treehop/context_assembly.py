@@ -417,7 +417,9 @@ def _render(groups: Sequence[_Group]) -> str:
     first_root = next((g for g in shown if g.root), None)
     parts = []
     for g in shown:
-        head = [g.header] if g is not first_root else [f"(under {g.root})", g.header]
+        head = [g.header]
+        if g is first_root and ROOT_LINE:
+            head.insert(0, f"(under {g.root})")
         head = [h for h in head if h]
         parts.append("\n".join([*head, *_lines_of(g)]))
     return SEPARATOR.join(parts)
@@ -461,6 +463,25 @@ def _short_names(keys: Iterable[str]) -> dict[str, str]:
             t = tuple(tails[k][-n:])
             if counts[t] == 1 or n == len(tails[k]):
                 out[k] = "/".join(t)
+    if not HEADER_EXTENSIONS:
+        out = _without_extensions(out)
+    return out
+
+
+_EXTENSION = re.compile(r"(?<=[^./])\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def _without_extensions(names: Mapping[str, str]) -> dict[str, str]:
+    """Each name without its file extension (``install.md`` -> ``install``) where no other
+    name of the block is the same once its own is dropped (``install.md`` and
+    ``install.rst`` both keep theirs): :data:`HEADER_EXTENSIONS`."""
+    stems = {k: _EXTENSION.sub("", v) for k, v in names.items()}
+    seen: dict[str, int] = {}
+    for v in stems.values():
+        seen[v] = seen.get(v, 0) + 1
+    out = {k: stems[k] if seen[stems[k]] == 1 else v for k, v in names.items()}
+    if len(set(out.values())) < len(out):  # a kept name met a stem (``a.md`` vs ``a.md.md``)
+        return dict(names)
     return out
 
 
@@ -689,6 +710,21 @@ common prefix; ``none`` no header and no line labels (the URIs only in
 Cranfield: path 0.246/0.339/0.467, suffix 0.257/0.349/0.474, none 0.273/0.372/0.483; the FAQ
 sets unchanged by any (a header per document is a few tokens there). ``none`` is the bound
 on what headers cost; ``suffix`` keeps every source named."""
+ROOT_LINE = False
+"""Whether the block's first compact resource header is preceded by the common prefix of its
+resource groups, ``(under viking://resources/docs/)``. Off: a header says what tells the
+block's documents apart (:func:`_short_names`), and the prefix every one of them shares
+tells none apart; the full URIs stay in :attr:`AssembledContext.sections`. It cost 13-16
+MiniLM tokens a block (3 % of 500). Natural-question dev halves, nine sets pooled (535
+questions), ctx@500 / 1,000 / 2,000: 0.575 / 0.695 / 0.776 with it, 0.583 / 0.696 / 0.776
+without (no set lower at any budget); bench/README.md, "Natural questions, round 9"."""
+HEADER_EXTENSIONS = False
+"""Whether a compact header's name keeps its file extension (``[install.md]``) or drops it
+where the name stays unique in the block (``[install]``; ``[install.md]`` and
+``[install.rst]`` keep theirs, :func:`_without_extensions`). Off: ``.txt`` is three MiniLM
+tokens a document, and the document's text shows its kind. Dev halves, pooled, without the
+root line: 0.583 / 0.696 / 0.776 with extensions, 0.586 / 0.699 / 0.776 without (Cranfield,
+seven documents a 1,000-token block: 0.366 -> 0.378)."""
 FILE_GROUPS = True
 """A whole-file resource leaf is a group of its own (``[doc-0500.txt]`` then ``- text``), as a
 chunked document is, instead of a line ``- doc-0500.txt: text`` under its directory's
@@ -1063,7 +1099,7 @@ class _Packer:
         extra = 0
         if self.root is not None and m.context_type is ContextType.RESOURCE and not is_turn:
             self._compact_header(candidate, key, t)
-            if self.root and not self.root_said and candidate.root:
+            if ROOT_LINE and self.root and not self.root_said and candidate.root:
                 extra = self.count(f"(under {self.root})") + self.nl_cost
         if is_turn:
             ts = m.metadata.get(TIMESTAMP_FIELD)
