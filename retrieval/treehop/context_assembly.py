@@ -44,6 +44,7 @@ from . import uri as urimod
 from .errors import EmbeddingError, InvalidQueryError
 from .memory_context import TURN_KIND, day_prefix
 from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedContext
+from .text_tokenize import tokenize
 from .timestamps import TIMESTAMP_FIELD, to_iso
 from .tree_scoring import order_key
 
@@ -529,21 +530,12 @@ base,excerpt-last,excerpt-edge``), ctx@500/1000/2000: ``first`` 0.575 / 0.695 / 
 at 500, borg -0.032 at 1,000): an answer also continues past the room, and the earlier window
 keeps more of an answer whose matching sentence is not its first."""
 
-_WORD = re.compile(r"\w+")
-_STOP_WORDS = (
-    "a an and are as at be but by can do does for from has have how i if in into is it its my "
-    "no not of on or so such that the their then there these they this to was what when where "
-    "which who why will with you your"
-)
-_STOP = frozenset(_STOP_WORDS.split(" "))
-
-
 def query_terms(query: str) -> frozenset[str]:
-    """The words of ``query`` an excerpt is chosen by: lower-cased, without short function
-    words; bounded (the first 4,096 characters) so a hostile query costs little."""
-    return frozenset(
-        w for w in _WORD.findall(query[:4096].lower()) if len(w) > 1 and w not in _STOP
-    )
+    """The words of ``query`` an excerpt is chosen by: the lexical index's own terms
+    (:func:`treehop.text_tokenize.tokenize`: case-folded, stop words dropped, Porter-stemmed,
+    Chinese segmented), so an excerpt matches ``timeouts`` to ``timeout`` as BM25 did when it
+    ranked the hit; bounded (the first 4,096 characters) so a hostile query costs little."""
+    return frozenset(tokenize(query[:4096]))
 
 
 def _sentence_bounds(text: str) -> list[int]:
@@ -583,9 +575,7 @@ def _query_window(
     seg_terms: list[frozenset[str]] = []
     df: dict[str, int] = {}
     for i in range(n):
-        found = frozenset(
-            w for w in _WORD.findall(text[bounds[i] : bounds[i + 1]].lower()) if w in terms
-        )
+        found = frozenset(w for w in tokenize(text[bounds[i] : bounds[i + 1]]) if w in terms)
         seg_terms.append(found)
         for w in found:
             df[w] = df.get(w, 0) + 1
