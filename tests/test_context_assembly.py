@@ -79,8 +79,8 @@ def test_tier_falls_back_to_smaller_tier_not_cut() -> None:
         0, "Gearbox notes.", "Overview: gearbox maintenance and repair.", long, ContextType.RESOURCE
     )
     c = default_token_counter()
-    # a whole-file leaf is a group of its own (FILE_GROUPS), under the block's common root
-    head = "(under viking://resources/)\n[doc0]\n- ({}): "
+    # a whole-file leaf is a group of its own (FILE_GROUPS); the common root is not said
+    head = "[doc0]\n- ({}): "
     n_overview = c.count(head.format("overview") + m.overview)
     n_abstract = c.count(head.format("abstract") + m.abstract)
     out = assemble_context([m], max_tokens=n_overview)

@@ -171,3 +171,23 @@ def test_client_passes_its_query(tmp_path: Path) -> None:
     out = c.assemble_context(QUERY, max_tokens=110, target_uri="viking://resources/faq")
     assert out.tokens <= 110 and any(s.excerpt for s in out.sections)
     assert "missing symbols" in out.text
+
+
+def test_query_words_are_the_lexical_index_terms() -> None:
+    # the excerpt reads words as BM25 does (text_tokenize.tokenize): stemmed, stop words out
+    assert query_terms("Why do my connections hit timeouts?") == frozenset(
+        {"connect", "hit", "timeout"}
+    )
+    answer = "A slow server makes the client give up once its timeout expires."
+    chunk = f"Usage › Questions\n\n{FIRST}\n\n{SECOND}\n\n{answer}"
+    out = assemble_context([_chunk(chunk)], max_tokens=120, query="Why do I get timeouts?")
+    # ``timeouts`` finds ``timeout``: the matching sentence, not the chunk's start
+    assert answer in out.text and "option 0" not in out.text
+    # a Chinese query is segmented as the index segments it, not read as one run
+    assert len(query_terms("如何配置超时时间")) > 1
+
+
+def test_a_query_cut_inside_a_word_leaves_the_piece_out() -> None:
+    head = "timeout " * (ca.QUERY_CHARS // 8)
+    assert query_terms(head + "x" * 10_000) == frozenset({"timeout"})
+    assert query_terms("y" * 10_000) == frozenset()  # one cut word: no words at all

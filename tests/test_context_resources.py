@@ -54,11 +54,10 @@ def test_compact_headers_name_the_source_once_and_sections_keep_full_uris(
     ]
     out = assemble_context(hits, max_tokens=500)
     assert out.text == (
-        "(under viking://resources/docs/)\n"
-        "[a.md]\n"
+        "[a]\n"
         "- Use the frobnicate flag to enable it.\n"
         "- The flag is off by default.\n\n"
-        "[b.md]\n"
+        "[b]\n"
         "- frobnicate: a boolean setting."
     )
     # nothing lost for a program: every section carries its full URI
@@ -224,9 +223,9 @@ def test_headers_name_each_document_by_its_shortest_unambiguous_tail(
         _chunk("ref/b.md", 1, "b: a setting.", 0.7),
     ]
     out = assemble_context(hits, max_tokens=500)
-    assert "[guide/install.md]\n- Run the installer." in out.text
-    assert "[howto/install.md]\n- Install from source." in out.text
-    assert "[b.md]\n- b: a setting." in out.text
+    assert "[guide/install]\n- Run the installer." in out.text
+    assert "[howto/install]\n- Install from source." in out.text
+    assert "[b]\n- b: a setting." in out.text
     assert out.uris == [h.uri for h in hits]
     monkeypatch.setattr(ca, "RESOURCE_HEADERS", "path")
     path = assemble_context(hits, max_tokens=500)
@@ -246,14 +245,20 @@ def test_headers_name_each_document_by_its_shortest_unambiguous_tail(
 SEGMENT = st.sampled_from(["a", "b", "faq", "x.md", "install.md"])
 
 
-@given(st.lists(st.lists(SEGMENT, min_size=1, max_size=4), max_size=12))
-def test_short_names_are_unique_tails(paths: list[list[str]]) -> None:
+@given(st.lists(st.lists(SEGMENT, min_size=1, max_size=4), max_size=12), st.booleans())
+def test_short_names_are_unique_tails(paths: list[list[str]], extensions: bool) -> None:
     keys = [f"{ROOT}/{'/'.join(p)}" for p in paths]
-    names = ca._short_names(keys)
+    saved = ca.HEADER_EXTENSIONS
+    ca.HEADER_EXTENSIONS = extensions
+    try:
+        names = ca._short_names(keys)
+    finally:
+        ca.HEADER_EXTENSIONS = saved
     assert set(names) == set(keys)
     assert len(set(names.values())) == len(names)  # no two documents share a header
     for k, n in names.items():
-        assert k.endswith("/" + n)
+        # a tail of the URI, at most its extension dropped (``x.md`` -> ``x``)
+        assert k.endswith("/" + n) or (not extensions and k.endswith("/" + n + ".md"))
 
 
 def test_a_documents_chunks_are_listed_in_document_order(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -434,3 +439,57 @@ def test_blocks_that_show_headings_once_keep_the_budget_and_count_exactly(
     assert sum(s.tokens for s in out.sections) == out.tokens
     plain = assemble_context(hits, max_tokens=max_tokens, token_counter=_PlainCounter())
     assert counter.count(plain.text) <= max_tokens
+
+
+def test_headers_leave_out_the_shared_root_and_extensions_that_tell_nothing_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hits = [
+        _chunk("guide/install.md", 1, "Run the installer.", 0.9),
+        _chunk("guide/install.rst", 2, "Install from source.", 0.8),
+        _chunk("guide/install", 3, "Plain install notes.", 0.75),
+        _chunk("ref/b.md", 1, "b: a setting.", 0.7),
+        _chunk("ref/.profile", 1, "A dotfile keeps its name.", 0.6),
+        _chunk("ref/v1.2", 1, "A version is not an extension.", 0.5),
+    ]
+    out = assemble_context(hits, max_tokens=500)
+    # the prefix every document shares is not said: it tells none of them apart
+    assert "(under" not in out.text and ROOT not in out.text
+    # a stem two documents share keeps every extension; a unique one drops it
+    for header in ("[install.md]", "[install.rst]", "[install]", "[b]", "[.profile]", "[v1.2]"):
+        assert f"{header}\n" in out.text, header
+    assert out.uris == [h.uri for h in hits]  # the full URIs stay in the sections
+    # the old headers say the same and cost more: the root line and ``.md`` again
+    monkeypatch.setattr(ca, "ROOT_LINE", True)
+    monkeypatch.setattr(ca, "HEADER_EXTENSIONS", True)
+    old = assemble_context(hits, max_tokens=500)
+    assert old.text.startswith(f"(under {ROOT}/)\n") and "[b.md]\n" in old.text
+    assert old.tokens > out.tokens
+    assert old.text.split("\n", 1)[1].replace("[b.md]", "[b]") == out.text
+
+
+def test_a_kept_extension_never_makes_two_headers_alike() -> None:
+    # ``a.md``'s stem meets the plain ``a``, so it keeps ``.md``; ``a.md.md`` would drop one
+    # ``.md`` and read ``a.md`` too: then every name keeps its extension
+    assert ca._without_extensions({"1": "a.md", "2": "a.md.md", "3": "a"}) == {
+        "1": "a.md",
+        "2": "a.md.md",
+        "3": "a",
+    }
+    assert ca._without_extensions({"1": "a.md", "2": "b.txt"}) == {"1": "a", "2": "b"}
+
+
+def test_the_freed_tokens_fit_another_whole_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    # short abstracts, one file each (Cranfield's shape): a header per document is overhead
+    hits = [
+        _file(f"papers/doc-{i}.txt", f"Paper {i} finds that widgets are blue.", 1 - i / 10)
+        for i in range(3)
+    ]
+    lean = assemble_context(hits, max_tokens=500)
+    assert [s.excerpt for s in lean.sections] == [False, False, False]
+    assert default_token_counter().count(lean.text) == lean.tokens
+    # at exactly the lean block's size the old headers leave the third paper out or cut it
+    monkeypatch.setattr(ca, "ROOT_LINE", True)
+    monkeypatch.setattr(ca, "HEADER_EXTENSIONS", True)
+    old = assemble_context(hits, max_tokens=lean.tokens)
+    assert "Paper 2 finds that widgets are blue." not in old.text

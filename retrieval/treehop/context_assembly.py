@@ -534,8 +534,16 @@ def query_terms(query: str) -> frozenset[str]:
     """The words of ``query`` an excerpt is chosen by: the lexical index's own terms
     (:func:`treehop.text_tokenize.tokenize`: case-folded, stop words dropped, Porter-stemmed,
     Chinese segmented), so an excerpt matches ``timeouts`` to ``timeout`` as BM25 did when it
-    ranked the hit; bounded (the first 4,096 characters) so a hostile query costs little."""
-    return frozenset(tokenize(query[:4096]))
+    ranked the hit; bounded (the first 4,096 characters, a word cut there left out) so a
+    hostile query costs little."""
+    head = query[:QUERY_CHARS]
+    if len(query) > QUERY_CHARS and not query[QUERY_CHARS].isspace():
+        head = head[: max(head.rfind(" "), head.rfind("\n"), 0)]  # the cut word is not a word
+    return frozenset(tokenize(head))
+
+
+QUERY_CHARS = 4096
+"""How much of a query :func:`query_terms` reads."""
 
 
 def _sentence_bounds(text: str) -> list[int]:
