@@ -48,6 +48,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "headings-each": {"HEADINGS_ONCE": False},
     "excerpt-edge": {"EXCERPT_AT": "edge"},
     "excerpt-last": {"EXCERPT_TIES": "last"},
+    "root-line": {"ROOT_LINE": True},
+    "extensions": {"HEADER_EXTENSIONS": True},
+    "round8-headers": {"ROOT_LINE": True, "HEADER_EXTENSIONS": True},
+    "no-headers": {"RESOURCE_HEADERS": "none"},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""
