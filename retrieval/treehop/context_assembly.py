@@ -448,7 +448,8 @@ def _resource_root(keys: Iterable[str]) -> str:
 def _short_names(keys: Iterable[str]) -> dict[str, str]:
     """Each group key's shortest ``/``-separated tail that no other key ends with
     (``install.md``; ``faq/install.md`` when another group is ``howto/install.md``), so that a
-    header names its document unambiguously in the fewest tokens."""
+    header names its document unambiguously in the fewest tokens; without
+    :data:`HEADER_EXTENSIONS`, a name's file extension dropped where it stays unique."""
     tails = {k: k.rstrip("/").split("/") for k in dict.fromkeys(keys)}
     out: dict[str, str] = {}
     depth = max((len(v) for v in tails.values()), default=0)
@@ -529,6 +530,7 @@ base,excerpt-last,excerpt-edge``), ctx@500/1000/2000: ``first`` 0.575 / 0.695 / 
 ``last`` 0.576 / 0.693 / 0.776 (ffmpeg 0.478 -> 0.522 and perlfaq +0.007 at 500, lsof -0.009
 at 500, borg -0.032 at 1,000): an answer also continues past the room, and the earlier window
 keeps more of an answer whose matching sentence is not its first."""
+
 
 def query_terms(query: str) -> frozenset[str]:
     """The words of ``query`` an excerpt is chosen by: the lexical index's own terms
@@ -670,11 +672,13 @@ COMPACT_HEADERS = True
 """A session's header is ``[conv/session, day time]`` instead of the full URI."""
 COMPACT_RESOURCE_HEADERS = True
 """A resource group's header is ``[path]``, its URI relative to the deepest common prefix of
-the block's resource hits, which the first resource header states once (``[root] path``);
-no ``(resource)`` type, a time only when the hit carries one. Why: the full
-``[viking://resources/...] (resource)`` header cost 20-40 MiniLM tokens per document, which
-packed flat chunks do not pay (natural-question dev halves, ``bench/bench_natural.py``); a
-program reads the full URIs from :attr:`AssembledContext.sections`."""
+the block's resource hits (that prefix said once before the first header only with
+:data:`ROOT_LINE`; the name shortened by :data:`RESOURCE_HEADERS` and
+:data:`HEADER_EXTENSIONS`); no ``(resource)`` type, a time only when the hit carries one.
+Why: the full ``[viking://resources/...] (resource)`` header cost 20-40 MiniLM tokens per
+document, which packed flat chunks do not pay (natural-question dev halves,
+``bench/bench_natural.py``); a program reads the full URIs from
+:attr:`AssembledContext.sections`."""
 CHUNK_LABELS = False
 """``- #chunk-4: text`` (True) or ``- text``: a chunk's number tells a reader nothing, the
 header names its document; other tiers keep their label (``- #chunk-4 (abstract): ...``)."""
