@@ -99,7 +99,9 @@ def test_small_family_answers_a_folder_of_files() -> None:
     assert got.lazy_terms is not None
     assert got.picked == [1, 2, 3]  # the asked leaf and its neighbours
     neigh = [(0.5 + 0.75) / 2, (0.25 + 1.0) / 2, (0.75 + 0.125) / 2]
-    want = [(o + 1.0 * n + 0.5 * 0.5 + 0.25 * 1.0) / 2.75 for o, n in zip(own[1:4], neigh)]
+    want = [
+        (o + 1.0 * n + 0.5 * 0.5 + 0.25 * 1.0) / 2.75 for o, n in zip(own[1:4], neigh, strict=True)
+    ]
     assert got.final == want
     assert got.neighbours == neigh and got.parent == [0.5] * 3 and got.best_sibling == [1.0] * 3
 
