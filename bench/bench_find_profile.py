@@ -2,6 +2,7 @@
 of two source trees.
 
     python bench/bench_find_profile.py --index /tmp/idx100k --profile on    # cProfile, context on
+    python bench/bench_find_profile.py --index /tmp/idx100k --timers default  # CPU by step
     python bench/bench_find_profile.py --index /tmp/idx100k --ab /path/to/other/checkout
     python bench/bench_find_profile.py --index NEW --queries-file Q.npy --ab OLD_CHECKOUT
         --ab-index OLD_INDEX                       # each checkout on its own index (one line)
@@ -195,6 +196,115 @@ def profile(index: Path, queries: Path, mode: str, n: int) -> None:
     stats.sort_stats("cumulative").print_stats(40)
 
 
+TIMED_STEPS = {
+    "treehop.hierarchical_retriever.HierarchicalRetriever": [
+        "retrieve",
+        "_descend",
+        "_global_search",
+        "_deeper_global_search",
+        "_start",
+        "_add_tag_hops",
+        "_tree_context",
+        "_context_parents",
+        "_family",
+        "_inner_arrays",
+        "_context_candidate",
+        "_conclude",
+        "_memory_context",
+        "_finish",
+        "_matched",
+    ],
+    "treehop.hierarchical_retriever": ["_score_family", "_one_search_stands"],
+    "treehop.tree_scoring": ["sibling_order", "context_columns"],
+    "treehop.stores.embedded.search_paths._SearchPaths": [
+        "search_columns",
+        "search_arrays",
+        "_ann_candidates",
+        "_columns",
+        "_blend",
+        "_subtree_rows",
+    ],
+    "treehop.stores.embedded.search_paths": ["_exact_dense"],
+    "treehop.stores.embedded.snapshot._Snap": ["uris_with_dirs"],
+}
+"""The steps ``--timers`` times: ``module[.Class]`` -> function names."""
+
+
+def timers(index: Path, queries: Path, mode: str, n: int) -> None:
+    """Where a find's thread CPU goes, by step: each step of :data:`TIMED_STEPS` wrapped
+    by a timer (inclusive: a step's time holds its callees'; each timer adds ~1 us a call,
+    so the steps read ~10-20% high), ``n`` finds after 100 warm ones; per find, the
+    microseconds and calls of each step, against the whole find's thread CPU.
+
+    Why beside ``--profile``: cProfile charges every call, so a find's hundreds of small
+    calls read 2-3x slower and their shares move; these timers charge only the steps
+    named, so their shares stay close to an untimed find's."""
+    import functools
+    import importlib
+    import inspect
+
+    spent: dict[str, int] = {}
+    calls: dict[str, int] = {}
+
+    def wrapped(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def timed_async(*args: Any, **kwargs: Any) -> Any:
+                c0 = time.thread_time_ns()
+                try:
+                    return await fn(*args, **kwargs)
+                finally:
+                    spent[label] = spent.get(label, 0) + time.thread_time_ns() - c0
+                    calls[label] = calls.get(label, 0) + 1
+
+            return timed_async
+
+        @functools.wraps(fn)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            c0 = time.thread_time_ns()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0) + time.thread_time_ns() - c0
+                calls[label] = calls.get(label, 0) + 1
+
+        return timed
+
+    for where, names in TIMED_STEPS.items():
+        try:
+            owner: Any = importlib.import_module(where)
+        except ModuleNotFoundError:  # a class: its module, then the attribute
+            module, _, cls = where.rpartition(".")
+            owner = getattr(importlib.import_module(module), cls)
+        for name in names:
+            raw = inspect.getattr_static(owner, name, None)
+            if raw is None:
+                continue  # (a step another version of the code does not have)
+            fn = getattr(owner, name)
+            new: Any = wrapped(f"{where.rpartition('.')[2]}.{name}", fn)
+            setattr(owner, name, staticmethod(new) if isinstance(raw, staticmethod) else new)
+            if inspect.ismodule(owner):  # a module function: its importers' names too
+                for m in ("treehop.hierarchical_retriever", "treehop.tree_scoring"):
+                    mod = importlib.import_module(m)
+                    if getattr(mod, name, None) is fn:
+                        setattr(mod, name, new)
+    made, total = clients(index, queries)
+    n = min(n, total - 10)
+    for i in range(10, 110):
+        find(made[mode], i % total)
+    spent.clear()
+    calls.clear()
+    whole = 0
+    for i in range(10, 10 + n):
+        c0 = time.thread_time_ns()
+        find(made[mode], i)
+        whole += time.thread_time_ns() - c0
+    print(f"{mode}: {n} finds, thread CPU {whole / n / 1e3:.0f} us a find (timed)")
+    for label, ns in sorted(spent.items(), key=lambda kv: -kv[1]):
+        print(f"  {ns / n / 1e3:8.1f} us  {calls[label] / n:6.2f} calls  {label}")
+
+
 def widths(index: Path, queries: Path, wanted: list[int], n: int) -> None:
     """For each graph search width (0: the default, :func:`treehop.stores._ann.
     search_width`): how many queries' find() top-10 (tree context off, as bench_store's
@@ -270,6 +380,11 @@ def main() -> None:
         "queries of a tree of --leaves leaves",
     )
     ap.add_argument("--profile", choices=sorted(MODES), help="cProfile finds in this mode")
+    ap.add_argument(
+        "--timers",
+        choices=sorted(MODES),
+        help="thread CPU per find by step (a timer around each step named in TIMED_STEPS)",
+    )
     ap.add_argument("--ab", type=Path, help="another checkout to compare with, paired")
     ap.add_argument(
         "--ab-index",
@@ -303,8 +418,10 @@ def main() -> None:
         )
     elif args.profile is not None:
         profile(args.index, queries, args.profile, args.queries)
+    elif args.timers is not None:
+        timers(args.index, queries, args.timers, args.queries)
     else:
-        ap.error("give --profile MODE, --ab CHECKOUT or --widths W,W")
+        ap.error("give --profile MODE, --timers MODE, --ab CHECKOUT or --widths W,W")
 
 
 if __name__ == "__main__":

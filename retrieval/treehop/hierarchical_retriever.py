@@ -1080,7 +1080,10 @@ class HierarchicalRetriever:
             # no chunks (memory turns, whole files): the sibling order reads every name
             # (one search's URIs are distinct: its wanted members, in order, are the family)
             kids = both.columns(leaves)
-            return _Family(kids, [i for i, p in enumerate(kids.parent_uris) if p in wanted])
+            of = kids.parent_uris
+            if of and of.count(of[0]) == len(of) and of[0] in wanted:
+                return _Family(kids, list(range(len(of))))  # (one folder, wanted: all of it)
+            return _Family(kids, [i for i, p in enumerate(of) if p in wanted])
         # each distinct parent's URI read once: its members are kept if it is wanted
         distinct, inverse = unique_inverse(codes[leaves])
         names = both.parent_uris(distinct)
@@ -1513,14 +1516,18 @@ def _score_family(
     """The tree context's scores of a family read as columns (any store), and the picked
     members' columns and positions."""
     uris = family.column("uris")
-    parent_codes = family.parent_codes()
     parent_of = family.column("parent_uris")
-    if parent_codes is None:  # (with codes every member has a parent URI)
+    cols = family.cols
+    linked = family.members is None and cols is not None and cols.parent_codes is not None
+    if not linked:  # (with codes every member has a parent URI)
         parent_of = [p or "" for p in parent_of]
     chunks = family.column("chunk_indexes")
+    has_chunks = chunks.count(None) < len(chunks)
+    # (the codes group chunk families only: not gathered for a folder of files)
+    parent_codes = family.parent_codes() if linked and has_chunks else None
     # a family without chunks has no heading paths: every neighbour counts in full,
     # as without sections
-    sectioned = sectioned and chunks.count(None) < len(chunks)
+    sectioned = sectioned and has_chunks
     codes = family.section_codes() if sectioned else None
     scored = context_columns(
         parent_of,
@@ -1533,7 +1540,7 @@ def _score_family(
         laid_out=sibling_order(parent_of, uris, chunks, parent_codes),
         section_codes=codes,
     )
-    cols, at = family.cols, family.at
+    at = family.at
     if family.members is None and cols is not None:  # (one search: no call per member)
         return scored, [(cols, at[j]) for j in scored.picked]
     return scored, [family.source(j) for j in scored.picked]

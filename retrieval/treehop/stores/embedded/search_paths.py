@@ -507,17 +507,30 @@ class _SearchPaths(_StoreAttributes):
                 prefetched,
                 skey if wide else None,
             )
+        lexical = self.lexical if query_text and dense_weight < 1.0 else None
+        key = ("scored", q.tobytes(), query_text, dense_weight, lexical is not None)
+        kept = None
         if ann is not None:
             cand, dense = ann
         else:
-            cand, dense = _exact_dense(s, q, rows, eligible, precomputed, skey if wide else None)
+            if rows is not None and precomputed is None and not wide:
+                kept = _kept_scores(s.cache.get(key), rows[eligible])
+            if kept is not None:
+                cand, dense = kept[0], kept[1]
+            else:
+                cand, dense = _exact_dense(
+                    s, q, rows, eligible, precomputed, skey if wide else None
+                )
         if cand.size == 0:
             return None
         lex: F32 | None = None
         score = dense
-        lexical = self.lexical if query_text and dense_weight < 1.0 else None
-        if lexical is not None and query_text:
+        if kept is not None:
+            score, lex = kept[2], kept[3]
+        elif lexical is not None and query_text:
             score, lex = self._blend(s, lexical, query_text, cand, dense, dense_weight)
+        if ann is not None:  # the global step's scores: a narrow search inside it may read them
+            _cache_put(s, key, [cand, dense, score, lex, None], cap=8)
         return cand, _top_positions(score, limit), score, dense, lex, matches, ann is None
 
     def _blend(
@@ -1673,6 +1686,37 @@ def _best_first(cand: IntArray, top: IntArray, score: F32, k: int | None) -> Int
     """Positions ``top`` of ``cand`` ordered best first, ties by row (the first ``k``)."""
     out: IntArray = top[np.lexsort((cand[top], -score[top]))][:k]
     return out
+
+
+def _kept_scores(
+    kept: list[Any] | None, wanted: IntArray
+) -> tuple[IntArray, F32, F32, F32 | None] | None:
+    """The scores a query's global step gave ``wanted`` (a narrow scope's eligible rows, in
+    its order), read from that step's candidates (``kept``: rows, dense, combined and
+    lexical scores, and their sort order, made at the first read), or ``None`` unless every
+    row is among them.
+
+    Why: the tree context's family search asks for the leaves of the folders the global
+    step's best hits sit in, and the global step scored them already (its candidates
+    include the siblings of its best rows, ``_sibling_rows``): in ~9 of 10 finds every row
+    of the family is there. Each row's cosine is the same product of one vector row
+    (``_matvec`` scores rows one by one), its BM25 and blend the same arithmetic on the
+    same query, so the scores read are the floats the family search would compute, without
+    gathering its vectors again."""
+    if kept is None or not wanted.size:
+        return None
+    if kept[4] is None:  # (sorted once, at the first read: most steps are never read)
+        order = np.argsort(kept[0], kind="stable")
+        kept[4] = (order, kept[0][order])
+    order, ranked = kept[4]
+    at = np.searchsorted(ranked, wanted)
+    if int(at.max()) >= ranked.size or not bool((ranked[at] == wanted).all()):
+        return None
+    at = order[at]
+    dense: F32 = kept[1][at]
+    score: F32 = kept[2][at] if kept[2] is not kept[1] else dense
+    lex: F32 | None = None if kept[3] is None else kept[3][at]
+    return wanted, dense, score, lex
 
 
 def _exact_dense(
