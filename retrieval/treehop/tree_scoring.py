@@ -349,14 +349,8 @@ class ContextColumns:
     """Every leaf's neighbour, parent and best-sibling evidence (empty: no leaf)."""
     at: npt.NDArray[np.int64] | None = None
     """``picked`` as an array."""
-    lazy_terms: Callable[[], tuple[npt.NDArray[np.float64], ...]] | None = None
-    """Builds :attr:`terms` when first read, where they were not built
-    (:func:`_small_family`: the retriever never reads them)."""
 
     def _term(self, k: int) -> list[float]:
-        if self.lazy_terms is not None:
-            self.terms, self.lazy_terms = self.lazy_terms(), None
-            self.at = np.array(self.picked, dtype=np.int64)
         if self.at is None:
             return []
         out: list[float] = self.terms[k][self.at].tolist()
@@ -525,15 +519,6 @@ def _laid_families(
     cost."""
     laid, sizes = laid_out.order, laid_out.sizes
     n = len(laid)
-    if (
-        n <= _SMALL_FAMILY
-        and section_codes is None
-        and sections is None
-        and isinstance(scores, list)
-    ):
-        small = _small_family(laid, sizes, parent_of, scores, parent_scores, weights, keep)
-        if small is not None:
-            return small
     order = np.array(laid, dtype=np.int64)
     own = np.array(scores, dtype=np.float64)
     own_l = own[order]
@@ -648,79 +633,6 @@ def _laid_families(
         final[picked].tolist(),
         (neigh, par, best),
         picked,
-    )
-
-
-_SMALL_FAMILY = 256
-"""The most leaves (all families together) that :func:`_small_family` scores in Python."""
-
-
-def _small_family(
-    laid: list[int],
-    sizes: list[int],
-    parent_of: Sequence[str],
-    scores: list[float],
-    parent_scores: dict[str, float],
-    weights: ContextWeights,
-    keep: Sequence[bool] | npt.NDArray[np.bool_] | None,
-) -> ContextColumns | None:
-    """:func:`_laid_families` of unsectioned families (every neighbour weight 1) on Python
-    floats: the same operations on the same doubles in the same order, so every float is
-    the numpy path's: a neighbour mean ``(prev + next) / 2``, an end's ``other + 0.0``, an
-    only child's own score, and
-    ``(((own + wN * N) + wP * P) + wS * S) / (total - wN + wN * 1.0)`` with each family's
-    best own score ``S`` and parent score ``P``. ``None`` (the caller takes the numpy
-    path) where a family's best own score is a zero (numpy's reduction may pick the other
-    sign) or not a number. The evidence terms are built only if read
-    (:attr:`ContextColumns.lazy_terms`).
-
-    Why: a find's tree context is mostly one folder of ~50 leaves (or a few), where the
-    numpy path's ~30 array calls (~1-2 us each; the arithmetic is a fraction of that)
-    cost more than these few list passes."""
-    own_l = [float(scores[i]) for i in laid]  # (an int score: the numpy path reads a double)
-    asked_l = None if keep is None else [bool(keep[i]) for i in laid]
-    wn = weights.neighbours * 1.0
-    den = weights.total - weights.neighbours + wn
-    neigh_l: list[float] = []
-    final_l: list[float] = []
-    near_l: list[bool] = []
-    by_family: list[tuple[int, float, float]] = []  # (size, parent score, best own score)
-    lo = 0
-    for size in sizes:
-        hi = lo + size
-        own = own_l[lo:hi]
-        best = max(own)
-        if best == 0.0 or best != best:
-            return None
-        par = float(parent_scores.get(parent_of[laid[lo]], 0.0))
-        neigh = own
-        if size > 1:
-            mid = [(a + b) / 2.0 for a, b in zip(own, own[2:], strict=False)]
-            neigh = [own[1] + 0.0, *mid, own[-2] + 0.0]
-        p_term, b_term = weights.parent * par, weights.best_sibling * best
-        final_l += [(o + wn * g + p_term + b_term) / den for o, g in zip(own, neigh, strict=True)]
-        neigh_l += neigh
-        by_family.append((size, par, best))
-        if asked_l is not None:  # (a leaf asked about, or the previous or the next of one)
-            asked = asked_l[lo:hi]
-            if size > 1:
-                inner = [a or b or c for a, b, c in zip(asked, asked[1:], asked[2:], strict=False)]
-                asked = [asked[0] or asked[1], *inner, asked[-2] or asked[-1]]
-            near_l += asked
-        lo = hi
-    rows = zip(laid, own_l, final_l, strict=True)
-    kept = sorted(rows if asked_l is None else itertools.compress(rows, near_l))
-
-    def terms() -> tuple[npt.NDArray[np.float64], ...]:
-        at = np.array(laid, dtype=np.int64)
-        out = [np.empty(len(laid), dtype=np.float64) for _ in range(3)]
-        out[0][at] = neigh_l
-        out[1][at] = [p for size, p, _ in by_family for _ in range(size)]
-        out[2][at] = [b for size, _, b in by_family for _ in range(size)]
-        return tuple(out)
-
-    return ContextColumns(
-        [r[0] for r in kept], [r[1] for r in kept], [r[2] for r in kept], lazy_terms=terms
     )
 
 
