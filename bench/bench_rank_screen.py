@@ -389,6 +389,39 @@ def _spread_norm(w: float, kind: str, pool: int = 100) -> Variant:
     return f
 
 
+def _doc_diversity(delta: float, mult: bool = False, base: Variant | None = None) -> Variant:
+    """Passage slots re-ranked greedily: a passage's face score minus ``0.8 * delta`` times
+    the number of slots its document already holds (``mult``: times ``(1 - delta) ** n``):
+    one reference page's many sections give way to another document's answer."""
+
+    def f(s: SetData, q: Q) -> F:
+        b = (base or _base)(s, q)
+        faces: list[int] = []
+        seen: set[int] = set()
+        for i in np.argsort(-b, kind="stable")[:300].tolist():
+            if int(s.passage[i]) not in seen:
+                seen.add(int(s.passage[i]))
+                faces.append(i)
+        held: dict[int, int] = {}
+        out = np.full_like(b, -1e9)
+        left = faces[:]
+        for pos in range(min(10, len(left))):
+
+            def adj(i: int) -> float:
+                n = held.get(int(s.document[i]), 0)
+                if mult:
+                    return float(b[i]) * (1 - delta) ** n
+                return float(b[i]) - QUESTION_W * delta * n
+
+            j = max(range(len(left)), key=lambda k: (adj(left[k]), -k))
+            i = left.pop(j)
+            held[int(s.document[i])] = held.get(int(s.document[i]), 0) + 1
+            out[i] = 1000.0 - pos
+        return out
+
+    return f
+
+
 VARIANTS: dict[str, Variant] = {
     "dense only": lambda s, q: s.matrix @ q.vec,
     "base (w0.8 /best, today)": _base,
@@ -415,6 +448,11 @@ VARIANTS: dict[str, Variant] = {
         f"{k} pool100 w{w}": _spread_norm(w, k)
         for k in ("minmax", "z")
         for w in (0.5, 0.6, 0.7, 0.8)
+    },
+    **{f"doc diversity {x}": _doc_diversity(x) for x in (0.01, 0.02, 0.05, 0.1)},
+    **{
+        f"window1 max + doc diversity {x}": _doc_diversity(x, base=_window_term(1, 0, "max"))
+        for x in (0.02, 0.05)
     },
     **{f"passage lex share{x}": _passage_lex(x) for x in (0.25, 0.5)},
     **{f"document lex share{x}": _passage_lex(x, "doc") for x in (0.25,)},
