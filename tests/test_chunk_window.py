@@ -120,6 +120,12 @@ def test_spread_is_a_reordering_with_scores_that_never_rise(
         seen[docs[i]] = seen.get(docs[i], 0) + 1
     if penalty == 0:
         assert order == list(range(len(slots)))
+    # a find chooses only its ``limit`` slots greedily: the same first slots, the rest after
+    for first in (0, 1, 3):
+        part, part_adjusted = spread_over_documents(scores, docs, penalty, first)
+        assert sorted(part) == list(range(len(slots)))
+        assert part[:first] == order[:first]
+        assert part_adjusted == sorted(part_adjusted, reverse=True)
 
 
 # ------------------------------------------------------------------------ in the retriever

@@ -79,22 +79,28 @@ def window_gains(
 
 
 def spread_over_documents(
-    scores: Sequence[float], documents: Sequence[str], penalty: float
+    scores: Sequence[float], documents: Sequence[str], penalty: float, first: int | None = None
 ) -> tuple[list[int], list[float]]:
     """The slots' order when each slot of a document gives up ``penalty`` per slot of the
     same document ranked above it: greedy (the best adjusted score next; ties keep the input
-    order), by a lazy heap, O(n log n). ``scores`` are the slots' scores best first. Returns
-    the order (positions in the input) and each ordered slot's adjusted score (non-increasing,
-    so a reader that sorts by score keeps the order)."""
+    order), by a lazy heap. ``scores`` are the slots' scores best first. Returns the order
+    (positions in the input) and each ordered slot's adjusted score (non-increasing, so a
+    reader that sorts by score keeps the order).
+
+    ``first``: only that many slots are chosen greedily (a find returns ``limit`` slots);
+    the others follow, ranked on their scores adjusted by the slots their documents hold
+    among the chosen (each at most the last chosen one's: the order stays non-increasing).
+    O((first + re-pushes) log n + n log n) instead of a heap pass over every slot."""
     n = len(scores)
     if penalty <= 0 or n < 2:
         return list(range(n)), [float(s) for s in scores]
+    k = n if first is None else max(0, min(first, n))
     held: dict[str, int] = {}
     heap = [(-float(s), i, 0) for i, s in enumerate(scores)]
     heapq.heapify(heap)
     order: list[int] = []
     adjusted: list[float] = []
-    while heap:
+    while heap and len(order) < k:
         neg, i, seen = heapq.heappop(heap)
         now = held.get(documents[i], 0)
         if now != seen:  # its document took a slot since: push it back with the new score
@@ -103,4 +109,10 @@ def spread_over_documents(
         order.append(i)
         adjusted.append(-neg)
         held[documents[i]] = now + 1
+    if heap:
+        rest = sorted(
+            (-(float(scores[i]) - penalty * held.get(documents[i], 0)), i) for _, i, _ in heap
+        )
+        order.extend(i for _, i in rest)
+        adjusted.extend(-neg for neg, _ in rest)
     return order, adjusted

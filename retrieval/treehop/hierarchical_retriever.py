@@ -1250,7 +1250,7 @@ class HierarchicalRetriever:
             self._unlift(groups, q.unlifted)
         penalty = self.config.question_document_penalty
         if q.question and penalty > 0 and state.track is Track.VECTOR and len(groups) > 1:
-            groups = self._spread(groups, penalty * q.dense_weight)
+            groups = self._spread(groups, penalty * q.dense_weight, q.req.limit)
         if not self._may_hold_turns():
             # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
             return [Slot(g) for g in groups[: q.req.limit]]  # (ranked's lists: new ones)
@@ -1259,13 +1259,13 @@ class HierarchicalRetriever:
         )
 
     @staticmethod
-    def _spread(groups: list[list[Candidate]], penalty: float) -> list[list[Candidate]]:
+    def _spread(groups: list[list[Candidate]], penalty: float, limit: int) -> list[list[Candidate]]:
         """``question_document_penalty``: the slots re-ranked so that each further slot of a
         document gives up ``penalty`` per slot of that document above it
         (:func:`~treehop.chunk_window.spread_over_documents`); a face whose score drops
         carries the adjusted score (the list stays ordered by score)."""
         order, adjusted = spread_over_documents(
-            [g[0].final.vec for g in groups], [g[0].document for g in groups], penalty
+            [g[0].final.vec for g in groups], [g[0].document for g in groups], penalty, limit
         )
         out = [groups[i] for i in order]
         for g, s in zip(out, adjusted, strict=True):
