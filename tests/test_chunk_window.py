@@ -283,3 +283,19 @@ def test_a_documents_further_slots_give_way_to_another_document() -> None:
 def test_the_penalty_is_validated(bad: object) -> None:
     with pytest.raises(InvalidConfigError, match="question_document_penalty"):
         RetrievalConfig(question_document_penalty=bad)
+
+
+class _StoreWithoutPresentVectors(EmbeddedStore):
+    """A store that offers only the protocol's ``get_vectors`` (as a remote store does): a
+    missing neighbour (past a file's last chunk) is the store's ``NotFoundError``."""
+
+    present_vectors = None  # type: ignore[assignment]
+
+
+def test_a_store_without_present_vectors_gives_the_same_list() -> None:
+    """The retriever falls back to ``get_vectors`` and its retry without the missing URIs
+    (``guide.md#chunk-3`` does not exist): the same list and scores."""
+    plain = _spread_answer()
+    other = _StoreWithoutPresentVectors()
+    other.upsert(list(plain.iter_nodes()), plain.get_vectors([n.uri for n in plain.iter_nodes()]))
+    assert _find(other, QUESTION, RetrievalConfig()) == _find(plain, QUESTION, RetrievalConfig())

@@ -790,8 +790,8 @@ class HierarchicalRetriever:
         if not any(near):
             return
         row: dict[str, int] = {c.uri: i for i, c in enumerate(cands)}
-        for uris in near:
-            for u in uris:
+        for pair in near:
+            for u in pair:
                 row.setdefault(u, len(row))
         uris = list(row)
         present = getattr(self.store, "present_vectors", None)  # (the embedded store's)
