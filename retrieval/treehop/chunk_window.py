@@ -75,7 +75,9 @@ def window_gains(
     total[has_p] += v[prev[has_p]]
     total[has_n] += v[nxt[has_n]]
     norm = np.maximum(np.sqrt(np.einsum("ij,ij->i", total, total)), 1e-12)
-    gain = np.maximum((total @ q) / norm - v[own] @ q, 0.0).astype(np.float64)
+    gain: npt.NDArray[np.float64] = np.maximum((total @ q) / norm - v[own] @ q, 0.0).astype(
+        np.float64
+    )
     gain[~(has_p | has_n)] = 0.0
     return gain
 
