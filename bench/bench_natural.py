@@ -291,6 +291,38 @@ ROWS: tuple[Row, ...] = (
     Row("find-qc0", "find questions - context", "find", config={"question_context_scale": 0.0}),
     Row("find-qc.5", "find questions context x.5", "find", config={"question_context_scale": 0.5}),
     Row("find-qc1", "find questions context x1", "find", config={"question_context_scale": 1.0}),
+    # round 9 (ranking): a chunk's window evidence and slots spread over documents, for
+    # questions (``question_chunk_window``, ``question_document_penalty``)
+    Row(
+        "find-round8",
+        "find - window - spread (round 8)",
+        "find",
+        config={"question_chunk_window": False, "question_document_penalty": 0.0},
+    ),
+    Row("find-no-window", "find - chunk window", "find", config={"question_chunk_window": False}),
+    Row("find-no-spread", "find - spread", "find", config={"question_document_penalty": 0.0}),
+    *(
+        Row(
+            f"find-spread{x}",
+            f"find document penalty {x}",
+            "find",
+            config={"question_document_penalty": x},
+        )
+        for x in (0.01, 0.05)
+    ),
+    # round 9 (ranking): the parent term alone for questions (the file's abstract vector; no
+    # neighbour, sibling or heading term), the big-unit evidence of issue 33's hypothesis 1
+    Row(
+        "find-qparent",
+        "find questions parent term only",
+        "find",
+        config={
+            "question_context_scale": 1.0,
+            "question_heading_weight": 0.0,
+            "context_neighbour_weight": 0.0,
+            "context_sibling_weight": 0.0,
+        },
+    ),
     # round 3 (ranking): how far a passage slot reaches
     *(
         Row(

@@ -23,6 +23,23 @@ Variants:
   base's top 100 leaves only (what ``question_hub_weight`` does in ``find()``);
 * ``question-chunk penalty``: minus a constant for a leaf that holds a question (a "?").
 
+Round 9 (issue 33's hypothesis 1: give each chunk the evidence of a big unit that sees the
+whole document or section, as LlamaIndex's ~1,024-token nodes embedded in windows have):
+
+* ``doc|section|passage centroid add lamL``: plus ``0.8 * L`` times the question's cosine to
+  the unit centroid of the leaf's document / top-level section / passage (the leaves' unit
+  vectors summed; what a window-mean embedding of the unit's text approximates), i.e. the
+  tree context's parent term with a vector that sees the whole unit instead of its abstract;
+  ``max``: the larger of the leaf's cosine and the unit's, fused;
+* ``windowK centroid mix lamL | max``: the same with the centroid of the leaf and its ``K``
+  previous and next leaves of the document (a LlamaIndex-sized node around the chunk);
+* ``passage|document lex share S``: BM25 mixed with the best BM25 of the leaf's passage or
+  document (lexical evidence of the unit);
+* ``minmax|z pool100 wW``: both scores rescaled over the base's best 100 leaves per query
+  (min-max or z-scores) before the weighted sum.
+
+``--variants a,b`` runs only the variants whose name holds one of the strings.
+
     python bench/bench_rank_screen.py            # dev halves of the five natural sets
     python bench/bench_rank_screen.py --test
 """
@@ -52,6 +69,7 @@ import bench_tree as bt  # noqa: E402
 import datasets as ds  # noqa: E402
 import natural_sets as ns  # noqa: E402
 from treehop import RetrievalConfig, Treehop  # noqa: E402
+from treehop.tree_scoring import section_of  # noqa: E402
 
 F = npt.NDArray[np.float64]
 SLOT_CHARS = 3000
@@ -77,6 +95,7 @@ class SetData:
     passage: npt.NDArray[np.int64]
     document: npt.NDArray[np.int64]
     questions: list[Q]
+    section: npt.NDArray[np.int64] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     slots: dict[int, str] = field(default_factory=dict)
 
@@ -112,9 +131,14 @@ def load(name: str, half: str, cached: Any) -> SetData:
         th.add_resource(str(nset.root), target_uri=f"viking://resources/{nset.name}")
         flat = bn.Flat(th)
         leaves = [n for n in th.store.iter_nodes(None) if n.is_leaf]
-        passage, documents = [], {}
+        passage, documents, sections = [], {}, {}
         cur, last = -1, None
+        section = []
         for n in leaves:
+            path = section_of(n)
+            section.append(
+                sections.setdefault((n.parent_uri, path[:1] if path else None), len(sections))
+            )
             if n.parent_uri != last or n.metadata.get("passage_start"):
                 cur += 1
             last = n.parent_uri
@@ -138,6 +162,7 @@ def load(name: str, half: str, cached: Any) -> SetData:
             np.asarray(passage, dtype=np.int64),
             np.asarray([documents[n.parent_uri] for n in leaves], dtype=np.int64),
             out,
+            np.asarray(section, dtype=np.int64),
         )
     finally:
         th.close()
@@ -263,6 +288,140 @@ def _question_penalty(lam: float) -> Variant:
     return f
 
 
+def _centroids(x: F, groups: npt.NDArray[np.int64]) -> F:
+    """Each group's unit centroid of its leaves' unit vectors, one row per leaf."""
+    n = int(groups.max()) + 1
+    total = np.zeros((n, x.shape[1]))
+    np.add.at(total, groups, x)
+    total /= np.linalg.norm(total, axis=1, keepdims=True) + 1e-12
+    out: F = total[groups]
+    return out
+
+
+def _unit_term(kind: str, lam: float, how: str = "add") -> Variant:
+    """The question's cosine to the leaf's *unit* (document, top-level section, passage)
+    centroid, a vector that sees the whole unit: ``add``: base plus ``lam * 0.8 * cos``;
+    ``max``: the larger of the leaf's and the unit's dense cosine, fused."""
+
+    def f(s: SetData, q: Q) -> F:
+        key = f"centroid-{kind}"
+        if key not in s.extra:
+            groups = {"doc": s.document, "section": s.section, "passage": s.passage}[kind]
+            assert groups is not None
+            s.extra[key] = _centroids(s.matrix, groups)
+        c = s.extra[key] @ q.vec
+        d = s.matrix @ q.vec
+        if how == "max":
+            return fuse(np.maximum(d, c), q.lex)
+        if how == "mix":
+            return fuse((d + lam * c) / (1 + lam), q.lex)
+        out: F = _base(s, q) + lam * QUESTION_W * c
+        return out
+
+    return f
+
+
+def _window_centroids(x: F, document: npt.NDArray[np.int64], k: int) -> F:
+    """Each leaf's unit centroid of itself and its ``k`` previous and next leaves of the same
+    document (a LlamaIndex-sized node around the chunk)."""
+    total = x.copy()
+    n = len(x)
+    for off in range(1, k + 1):
+        same = document[off:] == document[:-off]
+        total[off:] += np.where(same[:, None], x[:-off], 0.0)
+        total[:-off] += np.where(same[:, None], x[off:], 0.0)
+    out: F = total / (np.linalg.norm(total, axis=1, keepdims=True) + 1e-12)
+    assert len(out) == n
+    return out
+
+
+def _window_term(k: int, lam: float, how: str) -> Variant:
+    def f(s: SetData, q: Q) -> F:
+        key = f"window{k}"
+        if key not in s.extra:
+            s.extra[key] = _window_centroids(s.matrix, s.document, k)
+        c = s.extra[key] @ q.vec
+        d = s.matrix @ q.vec
+        if how == "max":
+            return fuse(np.maximum(d, c), q.lex)
+        if how == "mix":
+            return fuse((d + lam * c) / (1 + lam), q.lex)
+        out: F = _base(s, q) + lam * QUESTION_W * c
+        return out
+
+    return f
+
+
+def _passage_lex(share: float, unit: str = "passage") -> Variant:
+    """BM25 evidence of the leaf's passage (its best leaf's BM25) mixed into the leaf's own:
+    a term the answer's other chunk holds still counts for this one."""
+
+    def f(s: SetData, q: Q) -> F:
+        groups = s.passage if unit == "passage" else s.document
+        top = _group_max(q.lex, groups)[groups]
+        return fuse(s.matrix @ q.vec, (1 - share) * q.lex + share * top)
+
+    return f
+
+
+def _spread_norm(w: float, kind: str, pool: int = 100) -> Variant:
+    """Both scores rescaled per query over the union's best ``pool`` leaves before the
+    weighted sum: ``minmax`` (0 at the pool's worst, 1 at its best) or ``z`` (z-scores), so
+    a query whose dense scores are a near-tie lets BM25 decide and a large dense lead holds."""
+
+    def f(s: SetData, q: Q) -> F:
+        d = s.matrix @ q.vec
+        top = np.argsort(-_base(s, q))[:pool]
+
+        def norm(x: F) -> F:
+            t = x[top]
+            if kind == "z":
+                out: F = (x - t.mean()) / (t.std() + 1e-9)
+            else:
+                out = (x - t.min()) / (t.max() - t.min() + 1e-9)
+            return out
+
+        out = w * norm(d) + (1 - w) * norm(q.lex)
+        res = np.full_like(d, -99.0)
+        res[top] = out[top]
+        return res
+
+    return f
+
+
+def _doc_diversity(delta: float, mult: bool = False, base: Variant | None = None) -> Variant:
+    """Passage slots re-ranked greedily: a passage's face score minus ``0.8 * delta`` times
+    the number of slots its document already holds (``mult``: times ``(1 - delta) ** n``):
+    one reference page's many sections give way to another document's answer."""
+
+    def f(s: SetData, q: Q) -> F:
+        b = (base or _base)(s, q)
+        faces: list[int] = []
+        seen: set[int] = set()
+        for i in np.argsort(-b, kind="stable")[:300].tolist():
+            if int(s.passage[i]) not in seen:
+                seen.add(int(s.passage[i]))
+                faces.append(i)
+        held: dict[int, int] = {}
+        out = np.full_like(b, -1e9)
+        left = faces[:]
+        for pos in range(min(10, len(left))):
+
+            def adj(i: int) -> float:
+                n = held.get(int(s.document[i]), 0)
+                if mult:
+                    return float(b[i]) * (1 - delta) ** n
+                return float(b[i]) - QUESTION_W * delta * n
+
+            j = max(range(len(left)), key=lambda k: (adj(left[k]), -k))
+            i = left.pop(j)
+            held[int(s.document[i])] = held.get(int(s.document[i]), 0) + 1
+            out[i] = 1000.0 - pos
+        return out
+
+    return f
+
+
 VARIANTS: dict[str, Variant] = {
     "dense only": lambda s, q: s.matrix @ q.vec,
     "base (w0.8 /best, today)": _base,
@@ -279,6 +438,30 @@ VARIANTS: dict[str, Variant] = {
     **{f"hub k{k} lam{x}": _hub(k, x) for k in (5, 10, 20) for x in (0.25, 0.5)},
     **{f"hub pool100 k10 lam{x}": _hub_pool(x) for x in (0.25, 0.5)},
     **{f"question-chunk penalty {x}": _question_penalty(x) for x in (0.02, 0.05, 0.1)},
+    **{
+        f"{k} centroid {h} lam{x}": _unit_term(k, x, h)
+        for k in ("doc", "section", "passage")
+        for h, xs in (("add", (0.1, 0.25, 0.5)), ("max", (0,)))
+        for x in xs
+    },
+    **{
+        f"{k} pool100 w{w}": _spread_norm(w, k)
+        for k in ("minmax", "z")
+        for w in (0.5, 0.6, 0.7, 0.8)
+    },
+    **{f"doc diversity {x}": _doc_diversity(x) for x in (0.01, 0.02, 0.05, 0.1)},
+    **{
+        f"window1 max + doc diversity {x}": _doc_diversity(x, base=_window_term(1, 0, "max"))
+        for x in (0.02, 0.05)
+    },
+    **{f"passage lex share{x}": _passage_lex(x) for x in (0.25, 0.5)},
+    **{f"document lex share{x}": _passage_lex(x, "doc") for x in (0.25,)},
+    **{
+        f"window{k} centroid {h} lam{x}": _window_term(k, x, h)
+        for k in (1, 2)
+        for h, xs in (("mix", (0.25, 0.5, 1.0)), ("max", (0,)))
+        for x in xs
+    },
 }
 
 
@@ -301,22 +484,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--test", action="store_true", help="the test halves (default: dev)")
     ap.add_argument("--sets", default=",".join(ns.NATURAL_SETS))
+    ap.add_argument(
+        "--variants",
+        default="",
+        help="only variants whose name holds one of these (comma-separated)",
+    )
     args = ap.parse_args(argv)
+    keep = [v for v in args.variants.split(",") if v]
+    variants = {k: f for k, f in VARIANTS.items() if not keep or any(v in k for v in keep)}
     half = "test" if args.test else "dev"
     names = args.sets.split(",")
     cached = ds.default_embedder()
     judge = bn.Judge()
-    per: dict[str, dict[str, list[float]]] = {k: {} for k in VARIANTS}
+    per: dict[str, dict[str, list[float]]] = {k: {} for k in variants}
     for name in names:
         s = load(name, half, cached)
-        for key, fn in VARIANTS.items():
+        for key, fn in variants.items():
             per[key][name] = [ndcg(fn(s, q), s, q, judge) for q in s.questions]
 
     def score(key: str, name: str) -> tuple[float, int]:
         xs = per[key][name]
         return (float(np.mean(xs)) if xs else float("nan")), len(xs)
 
-    bn.print_variant_table(half, names, list(VARIANTS), score)
+    bn.print_variant_table(half, names, list(variants), score)
 
 
 if __name__ == "__main__":

@@ -181,6 +181,23 @@ class RetrievalConfig(ConfigModel):
     Flask's, 26 of 500 Django's). Memory searches keep them (a turn answers with its
     neighbours: LoCoMo +0.066 R@10). Dev halves, ``bench/bench_natural.py`` rows ``find`` vs
     ``find-qc1``: see ``bench/README.md``."""
+    question_chunk_window: bool = True
+    """For a question-shaped query over documents: each of the best
+    :data:`~treehop.chunk_window.WINDOW_POOL` collected chunks scores on the larger of its
+    own cosine and its *window's* (the unit mean of its vector and its previous and next
+    chunks', :func:`treehop.chunk_window.window_gains`), the gain times the query's dense
+    weight. Why: an answer continues into the next chunk or names its subject in the one
+    before; a flat store of ~1,024-token nodes sees that whole stretch, a chunk does not.
+    ``False``: a chunk is scored on its own text. Chosen with
+    ``question_document_penalty`` on the nine natural-question dev halves (bench/README.md,
+    "Natural questions, round 9 (ranking)")."""
+    question_document_penalty: float = Field(default=0.02, ge=0.0, le=1.0)
+    """For a question-shaped query over documents: each further slot of a document gives up
+    this much (times the query's dense weight) per slot of the same document above it, and
+    the slots are ranked on those scores (:func:`treehop.chunk_window.spread_over_documents`;
+    a slot's ``score`` is the adjusted one). Why: window evidence lifts many chunks of one
+    coherent page together (a reference page's sections), which crowd out another
+    document's answer. 0: off."""
     question_hub_weight: float = Field(default=0.0, ge=0.0, le=1.0)
     """For a question-shaped query over documents: each collected leaf's score, minus this
     times its hubness among the best 100 collected leaves (:func:`treehop.hubness.

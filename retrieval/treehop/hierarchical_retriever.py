@@ -43,6 +43,7 @@ import numpy.typing as npt
 from . import uri as urimod
 from ._sync import on_caller_loop
 from .batched_context import collector_paused, retrieve_in_phases
+from .chunk_window import WINDOW_POOL, neighbour_uris, spread_over_documents, window_gains
 from .config import RetrievalConfig, StopRule
 from .context_assembly import context_slot_chars
 from .descent import (
@@ -182,6 +183,10 @@ class _Query:
     question over documents)."""
     context: ContextWeights = field(default_factory=ContextWeights)
     """The tree context's weights for this query (``question_context_scale``)."""
+    unlifted: dict[str, Score] = field(default_factory=dict)
+    """The scores before their window gain of the chunks ``question_chunk_window`` lifted
+    (:meth:`HierarchicalRetriever._chunk_window`), by URI: a slot is ranked on the window,
+    its chunks are shown on their own evidence (:meth:`HierarchicalRetriever._unlift`)."""
     families: Mapping[str, Sequence[ScoredNode]] = field(default_factory=dict)
     """Every scored leaf child of the inner parents the tree context scored completely (its
     search returned fewer leaves than asked), by parent: the memory context reads a session's
@@ -351,6 +356,7 @@ class HierarchicalRetriever:
     ) -> QueryResult:
         """:meth:`retrieve` after the tree context: the hub correction, tag evidence, the
         memory context and the results (``t0``: when the query's work began)."""
+        await self._chunk_window(q, state)
         await self._hub_correction(q, state)
         if q.tag_evidence is not None and state.track is Track.VECTOR:
             apply_tag_evidence(
@@ -763,6 +769,71 @@ class HierarchicalRetriever:
         except NotFoundError:
             return None
         return kept, vectors
+
+    async def _chunk_window(self, q: _Query, state: Descent) -> None:
+        """A question over documents with ``question_chunk_window``: each of the best
+        :data:`~treehop.chunk_window.WINDOW_POOL` collected chunks gains the query's dense
+        weight times how much its window (itself with its previous and next chunk) is closer
+        to the query than it is alone (:func:`~treehop.chunk_window.window_gains`). One
+        ``get_vectors`` call for the chunks and their neighbours (a neighbour a write
+        deleted, or past a document's last chunk, is left out: :meth:`_present_vectors`).
+        Vector track only."""
+        if not (q.question and self.config.question_chunk_window):
+            return
+        if state.track is not Track.VECTOR:
+            return
+        cands = [c for c in state.collected.values() if c.is_leaf and c.chunk_index is not None]
+        pool = max(WINDOW_POOL, 3 * q.req.limit)
+        if len(cands) > pool:
+            cands = heapq.nlargest(pool, cands, key=operator.attrgetter("final.vec"))
+        near = [neighbour_uris(c.uri, c.chunk_index) for c in cands]
+        if not any(near):
+            return
+        row: dict[str, int] = {c.uri: i for i, c in enumerate(cands)}
+        for pair in near:
+            for u in pair:
+                row.setdefault(u, len(row))
+        uris = list(row)
+        present = getattr(self.store, "present_vectors", None)  # (the embedded store's)
+        if present is not None:
+            kept, vectors = await self._store_call(present, uris)
+        else:
+            found = await self._present_vectors(uris)
+            if found is None:
+                return
+            kept, vectors = found
+        at = np.full(len(uris), -1, dtype=np.int64)
+        at[np.asarray(kept, dtype=np.int64)] = np.arange(len(kept))
+        own = at[: len(cands)]
+        prev = np.array([at[row[n[0]]] if len(n) == 2 else -1 for n in near], dtype=np.int64)
+        nxt = np.array([at[row[n[-1]]] if n else -1 for n in near], dtype=np.int64)
+        ok = own >= 0
+        if not ok.any():
+            return
+        gains = np.zeros(len(cands))
+        gains[ok] = window_gains(q.req.vector, vectors, own[ok], prev[ok], nxt[ok])
+        for i in np.flatnonzero(gains > 0).tolist():
+            c = cands[i]
+            q.unlifted[c.uri] = c.final
+            c.final = score_of(c.final.vec + q.dense_weight * float(gains[i]), c.final.rr)
+
+    @staticmethod
+    def _unlift(groups: list[list[Candidate]], unlifted: Mapping[str, Score]) -> None:
+        """After the slots are ranked on the window-lifted scores: each slot's chunks get their
+        own scores back and its face is its best chunk on them (the chunk that says most by
+        itself, whose neighbours the slot and ``assemble_context`` grow over, best first),
+        and the face carries the slot's score (its best lifted one: the list stays ordered).
+        Why: a lifted chunk is often the one *beside* the answer (its window holds the
+        answer); shown first or taken first as an extension, it spent a small budget on the
+        wrong side of the answer."""
+        for g in groups:
+            if not any(c.uri in unlifted for c in g):
+                continue
+            slot = g[0].final
+            for c in g:
+                c.final = unlifted.get(c.uri, c.final)
+            g.sort(key=operator.attrgetter("final.vec"), reverse=True)
+            g[0].final = slot
 
     async def _hub_correction(self, q: _Query, state: Descent) -> None:
         """A question over documents, with ``question_hub_weight`` > 0 (an option, off by
@@ -1178,12 +1249,32 @@ class HierarchicalRetriever:
             return turns
 
         groups = state.collected.ranked(state.track)
+        if q.unlifted:
+            self._unlift(groups, q.unlifted)
+        penalty = self.config.question_document_penalty
+        if q.question and penalty > 0 and state.track is Track.VECTOR and len(groups) > 1:
+            groups = self._spread(groups, penalty * q.dense_weight, q.req.limit)
         if not self._may_hold_turns():
             # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
             return [Slot(g) for g in groups[: q.req.limit]]  # (ranked's lists: new ones)
         return await gather_slots(
             groups, self.config.memory_context_chars, q.req.limit, turns_of, q.families
         )
+
+    @staticmethod
+    def _spread(groups: list[list[Candidate]], penalty: float, limit: int) -> list[list[Candidate]]:
+        """``question_document_penalty``: the slots re-ranked so that each further slot of a
+        document gives up ``penalty`` per slot of that document above it
+        (:func:`~treehop.chunk_window.spread_over_documents`); a face whose score drops
+        carries the adjusted score (the list stays ordered by score)."""
+        order, adjusted = spread_over_documents(
+            [g[0].final.vec for g in groups], [g[0].document for g in groups], penalty, limit
+        )
+        out = [groups[i] for i in order]
+        for g, s in zip(out, adjusted, strict=True):
+            if s != g[0].final.vec:
+                g[0].final = score_of(s, g[0].final.rr)
+        return out
 
     def _trace(
         self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]

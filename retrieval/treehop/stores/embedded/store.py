@@ -332,6 +332,18 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             raise NotFoundError(f"no node at {missing[0]!r}")
         return s.vectors_of(rows)
 
+    def present_vectors(self, uris: Sequence[str]) -> tuple[IntArray, Vector]:
+        """The vectors of the nodes of ``uris`` that exist (one snapshot): their positions in
+        ``uris`` and one row each. Unlike :meth:`get_vectors`, a URI that names no node is
+        left out, not an error: a question's chunk window (``question_chunk_window``) asks
+        for each chunk's next chunk, which past a file's last chunk does not exist, and the
+        error's retry (a ``get`` that builds every node, then a second read) doubled a
+        find's cost."""
+        s = self._snap
+        rows = s.lookup(list(uris))
+        at = np.flatnonzero(rows >= 0)
+        return at, s.vectors_of(rows[at])
+
     def _children_rows(self, s: _Snap, uri: str) -> IntArray:
         key = ("children", uri)
         hit: IntArray | None = s.cache.get(key)

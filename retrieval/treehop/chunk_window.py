@@ -1,0 +1,122 @@
+"""Evidence for a question over documents from the text around a chunk, and slots spread over
+documents (issue 33, round 9: ranking on natural questions).
+
+Why: a question people wrote is often answered by a few sentences that continue into the next
+chunk, or whose words are in the chunk before. A flat store over large nodes (LlamaIndex's
+``SentenceSplitter`` cuts ~1,024 tokens, and an embedder that reads a long text as the mean of
+its windows sees all of it) scores that whole stretch; a chunk of ~1,000 characters is scored
+on its own text alone. Two pieces, both for a question over documents only (heading, keyword
+and memory queries are untouched):
+
+- :func:`window_gains`: a chunk's dense evidence is the larger of its own cosine and the
+  cosine of its *window* (the unit mean of its vector and its previous and next chunks' of the
+  same document, a node three chunks long): a chunk whose neighbourhood says more than it
+  does rises, and a chunk that says it best keeps its score (the max never lowers one). The
+  gain enters on the fusion's dense scale (times the query's dense weight).
+- :func:`spread_over_documents`: raising chunks by their neighbourhood lifts many chunks of
+  one coherent page together (a reference page's sections), which then crowd out the one
+  chunk of another document that answers; so each further slot of a document already in the
+  list gives up ``penalty`` (in the fusion's units) per slot of that document above it, and
+  the slots are ranked on those scores (a greedy, MMR-like pass over the documents). A
+  document's second passage still takes a slot when it is clearly better than the next
+  document's best.
+
+Chosen on the pooled dev halves of the nine natural-question sets (bench/README.md, "Natural
+questions, round 9 (ranking)").
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from . import uri as urimod
+
+WINDOW_POOL = 30
+"""How many collected chunks (best first; at least three times the find's ``limit``) take
+window evidence: those that can still reach a result slot (the tree context's pool, for the
+same reason); their neighbours are read as vectors (one store call)."""
+
+
+def neighbour_uris(uri: str, chunk_index: int | None) -> tuple[str, ...]:
+    """The URIs of the previous and next chunk of the chunk ``uri`` (``<file>#chunk-<i>``:
+    the ingest's chunk URIs); none for a node that is not such a chunk (a whole file, a
+    memory turn, a chunk whose URI another store named)."""
+    if chunk_index is None or chunk_index < 0:
+        return ()
+    base, mark, tail = uri.rpartition(urimod.CHUNK_MARK)
+    if not mark or tail != str(chunk_index):
+        return ()
+    prev = (f"{base}{mark}{chunk_index - 1}",) if chunk_index > 0 else ()
+    return (*prev, f"{base}{mark}{chunk_index + 1}")
+
+
+def window_gains(
+    query: npt.NDArray[np.floating],
+    vectors: npt.NDArray[np.floating],
+    own: npt.NDArray[np.int64],
+    prev: npt.NDArray[np.int64],
+    nxt: npt.NDArray[np.int64],
+) -> npt.NDArray[np.float64]:
+    """Per chunk ``i``: ``max(0, cos(query, window_i) - cos(query, chunk_i))``, where the
+    window is the unit mean of rows ``own[i]``, ``prev[i]`` and ``nxt[i]`` of ``vectors``
+    (``-1``: no such neighbour; a chunk without either gains 0). Rows are L2-normalised
+    first, so a store that keeps raw vectors gets cosines. Float32 (the stored vectors'
+    type), a dozen numpy calls on ~100 rows."""
+    v = np.asarray(vectors, dtype=np.float32)
+    v = v / np.maximum(np.sqrt(np.einsum("ij,ij->i", v, v)), 1e-12)[:, None]
+    q = np.asarray(query, dtype=np.float32).reshape(-1)
+    q = q / max(float(np.sqrt(q @ q)), 1e-12)
+    has_p, has_n = prev >= 0, nxt >= 0
+    total = v[own]
+    total[has_p] += v[prev[has_p]]
+    total[has_n] += v[nxt[has_n]]
+    norm = np.maximum(np.sqrt(np.einsum("ij,ij->i", total, total)), 1e-12)
+    gain: npt.NDArray[np.float64] = np.maximum((total @ q) / norm - v[own] @ q, 0.0).astype(
+        np.float64
+    )
+    gain[~(has_p | has_n)] = 0.0
+    return gain
+
+
+def spread_over_documents(
+    scores: Sequence[float], documents: Sequence[str], penalty: float, first: int | None = None
+) -> tuple[list[int], list[float]]:
+    """The slots' order when each slot of a document gives up ``penalty`` per slot of the
+    same document ranked above it: greedy (the best adjusted score next; ties keep the input
+    order), by a lazy heap. ``scores`` are the slots' scores best first. Returns the order
+    (positions in the input) and each ordered slot's adjusted score (non-increasing, so a
+    reader that sorts by score keeps the order).
+
+    ``first``: only that many slots are chosen greedily (a find returns ``limit`` slots);
+    the others follow, ranked on their scores adjusted by the slots their documents hold
+    among the chosen (each at most the last chosen one's: the order stays non-increasing).
+    O((first + re-pushes) log n + n log n) instead of a heap pass over every slot."""
+    n = len(scores)
+    if penalty <= 0 or n < 2:
+        return list(range(n)), [float(s) for s in scores]
+    k = n if first is None else max(0, min(first, n))
+    held: dict[str, int] = {}
+    heap = [(-float(s), i, 0) for i, s in enumerate(scores)]
+    heapq.heapify(heap)
+    order: list[int] = []
+    adjusted: list[float] = []
+    while heap and len(order) < k:
+        neg, i, seen = heapq.heappop(heap)
+        now = held.get(documents[i], 0)
+        if now != seen:  # its document took a slot since: push it back with the new score
+            heapq.heappush(heap, (-(float(scores[i]) - penalty * now), i, now))
+            continue
+        order.append(i)
+        adjusted.append(-neg)
+        held[documents[i]] = now + 1
+    if heap:
+        rest = sorted(
+            (-(float(scores[i]) - penalty * held.get(documents[i], 0)), i) for _, i, _ in heap
+        )
+        order.extend(i for _, i in rest)
+        adjusted.extend(-neg for neg, _ in rest)
+    return order, adjusted
