@@ -242,7 +242,7 @@ def test_every_row_runs_end_to_end_and_flat_rows_find_distinct_answers(tmp_path:
     nset = _tiny_set(tmp_path / "tiny")
     notes: list[str] = []
     table = bn.evaluate_set(
-        nset, list(bn.ROWS), ["dev", "test"], BagOfWordsEmbedder(), [60, 400], 0, notes
+        nset, list(bn.ROWS), ["dev", "test"], BagOfWordsEmbedder(), [30, 400], 0, notes
     )
     assert {r.key for r in table} == {r.key for r in bn.ROWS}
     by = {(r.half, r.key): r for r in table}
@@ -260,8 +260,9 @@ def test_every_row_runs_end_to_end_and_flat_rows_find_distinct_answers(tmp_path:
             assert by[half, "flat-bm25"].scores.mrr10 == 1.0
             assert by[half, "flat-bm25"].scores.ctx[400] == 1.0
             assert by[half, "find"].scores.r100 == 1.0
-    # a 60-token block cannot hold more than one or two short answers' text
-    assert any(r.scores.ctx[60] < r.scores.ctx[400] for r in table if r.scores.n)
+    # a 30-token block cannot hold a ~25-word answer with its header (60 tokens did until
+    # the headers lost their root line and extensions: the budget must still bind)
+    assert any(r.scores.ctx[30] < r.scores.ctx[400] for r in table if r.scores.n)
     assert any("LangChain row" in n for n in notes) and any("LlamaIndex row" in n for n in notes)
 
 
