@@ -48,6 +48,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   manual folder as the user has it: a Texinfo-built tree (texi2html), numbered ``###``
   questions deleted, answers keeping their sub-sections as bold lines, the manual's other pages
   beside it. Built with ``borg-faq``, measured once before round 6's changes.
+* ``r-faq``: the R FAQ of R 4.2 (Debian ``r-doc-html``, ``R-FAQ.html``, texi2any's
+  one-page output) among R's user manuals in the same folder (``R-intro``, ``R-data``,
+  ``R-admin``, ``R-lang``), every page split into chapter files
+  (:func:`split_texinfo_chapters`): the numbered ``###`` questions of chapters 2-9 deleted,
+  navigation lines and per-node menus (which repeat every title) deleted. Built after round
+  9 and measured once, with no change to the retriever: an untuned generalisation check.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
