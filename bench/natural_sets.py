@@ -1111,8 +1111,8 @@ R_FAQ = "R-FAQ.html"
 R_MANUALS = ("R-intro.html", "R-data.html", "R-admin.html", "R-lang.html")
 """The manuals written for R's users, beside the FAQ in the folder the user has: the
 introduction, data import/export, installation and administration, the language definition.
-Left out: "Writing R Extensions" (``R-exts``, 623k characters converted, more than the four
-above together; it is for package writers) and "R Internals" (``R-ints``, for R's own
+Left out: "Writing R Extensions" (``R-exts``, 623k characters converted, nearly the four
+above together, 720k; it is for package writers) and "R Internals" (``R-ints``, for R's own
 developers), as the zsh set leaves out zsh's developer guides."""
 _TEXI_NAV = re.compile(r'<div class="header">.*?</div>', re.DOTALL)
 _TEXI_MENU = re.compile(r'<ul class="(?:section|mini)-toc">.*?</ul>', re.DOTALL)
