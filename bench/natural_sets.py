@@ -1154,6 +1154,7 @@ def split_texinfo_chapters(
     question: tuple[str, str] | None = None
     answer: list[str] = []
     fence = False
+    n_asked = 0  # questions asked before the current file
 
     def close_question() -> None:
         if question is not None:
@@ -1164,7 +1165,8 @@ def split_texinfo_chapters(
     def close_file() -> None:
         body = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
         texts = any(t.strip() and not _HEADING.match(t) for t in out)
-        if texts and not dropping:  # a title page of headings alone says nothing
+        asked = len(qa) > n_asked  # an answer of this file must stay findable in it
+        if (texts or asked) and not dropping:  # a title page of headings alone says nothing
             files[f"{len(files):02d}-{_slug(title) or 'front'}.md"] = body + "\n"
 
     for line in markdown.split("\n"):
@@ -1179,6 +1181,7 @@ def split_texinfo_chapters(
             title = _norm(m.group(2))
         if m and level == 2:
             close_file()
+            n_asked = len(qa)
             out = [line]
             title = _norm(m.group(2))
             numbered = _TEXI_CHAPTER.match(line)
@@ -1189,6 +1192,7 @@ def split_texinfo_chapters(
         if (
             s
             and chapter is not None
+            and not dropping
             and first_question_chapter is not None
             and chapter >= first_question_chapter
             and int(s.group(1)) == chapter  # a section of this chapter
