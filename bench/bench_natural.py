@@ -940,7 +940,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--sets",
         default="all",
         help=f"comma-separated: {','.join(ns.NATURAL_SETS)} (= all); the second query kind, "
-        f"by name only: {','.join(ns.DERIVED_SETS)}",
+        f"by name only: {','.join(ns.DERIVED_SETS)}; the untuned held-out check, by name only: "
+        f"{','.join(ns.HELD_OUT_SETS)}",
     )
     ap.add_argument("--rows", default="all", help="comma-separated row keys (--list-rows)")
     ap.add_argument("--list-rows", action="store_true")
@@ -977,7 +978,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"{r.key:<20} {r.name:<34} {r.method:<11} {dict(r.config) | dict(r.find)}")
         return
     names = list(ns.NATURAL_SETS) if args.sets == "all" else args.sets.split(",")
-    known = ns.NATURAL_SETS + ns.DERIVED_SETS
+    known = ns.NATURAL_SETS + ns.HELD_OUT_SETS + ns.DERIVED_SETS
     bad = [n for n in names if n not in known]
     if bad:
         raise SystemExit(f"unknown set(s) {bad}; known: {', '.join(known)}")

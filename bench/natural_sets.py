@@ -48,6 +48,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   manual folder as the user has it: a Texinfo-built tree (texi2html), numbered ``###``
   questions deleted, answers keeping their sub-sections as bold lines, the manual's other pages
   beside it. Built with ``borg-faq``, measured once before round 6's changes.
+* ``r-faq``: the R FAQ of R 4.2 (Debian ``r-doc-html``, ``R-FAQ.html``, texi2any's
+  one-page output) among R's user manuals in the same folder (``R-intro``, ``R-data``,
+  ``R-admin``, ``R-lang``), every page split into chapter files
+  (:func:`split_texinfo_chapters`): the numbered ``###`` questions of chapters 2-9 deleted,
+  navigation lines and per-node menus (which repeat every title) deleted. Built after round
+  9 and measured once, with no change to the retriever: an untuned generalisation check.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -81,6 +87,10 @@ NATURAL_SETS = (
     "borg-faq",
     "ffmpeg-faq",
 )
+HELD_OUT_SETS = ("r-faq",)
+"""Natural-question sets that no screening script reads by default (``--sets`` names them):
+measured once per change as an untuned check of whether a method chosen on the sets above
+carries to a corpus nobody looked at. Screening on one makes it a dev set: move it up then."""
 DERIVED_SETS = ("pytest-derived",)
 """The second query kind (queries made from the corpus's own headings, first sentences and
 link texts: ``bench/data/pytest_doc_queries.json``), judged the same way; run by name only
@@ -1095,6 +1105,160 @@ def ffmpeg_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A Texinfo FAQ among the manuals of its project (R, texi2any output)
+# --------------------------------------------------------------------------------------
+
+R_PACKAGE = "r-doc-html"
+R_MANUAL = "usr/share/R/doc/manual"
+R_FAQ = "R-FAQ.html"
+R_MANUALS = ("R-intro.html", "R-data.html", "R-admin.html", "R-lang.html")
+"""The manuals written for R's users, beside the FAQ in the folder the user has: the
+introduction, data import/export, installation and administration, the language definition.
+Left out: "Writing R Extensions" (``R-exts``, 623k characters converted, nearly the four
+above together, 720k; it is for package writers) and "R Internals" (``R-ints``, for R's own
+developers), as the zsh set leaves out zsh's developer guides."""
+_TEXI_NAV = re.compile(r'<div class="header">.*?</div>', re.DOTALL)
+_TEXI_MENU = re.compile(r'<ul class="(?:section|mini)-toc">.*?</ul>', re.DOTALL)
+_TEXI_CHAPTER = re.compile(r"^## (?:(\d+)|Appendix [A-Z]) (\S.*)$")
+_TEXI_SECTION = re.compile(r"^### (\d+)\.(\d+) (\S.*)$")
+
+
+def texi2any_page_markdown(page_html: str) -> str:
+    """A one-page manual of ``texi2any`` (makeinfo 6/7) -> markdown: its navigation lines
+    ("Next: <title>, Previous: <title>, Up: ... [Contents]" above every node) and its
+    per-node menus (the list of a chapter's sections, by title) deleted, then
+    :func:`texinfo_page_markdown` (permalinks and the table of contents). Both repeat
+    every section title, question titles included; neither is an answer's text."""
+    return texinfo_page_markdown(_TEXI_MENU.sub("", _TEXI_NAV.sub("", page_html)))
+
+
+def split_texinfo_chapters(
+    markdown: str, first_question_chapter: int | None = None
+) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """A Texinfo manual (as markdown, :func:`texi2any_page_markdown`) -> ({relpath: chapter
+    text}, [(number, question, answer)]), in one pass over the lines.
+
+    Every ``##`` heading starts a file ``NN-<slug>.md`` headed by it (the manual's
+    chapters and appendices, numbered or not, ``NN`` their order); text before the first
+    is the file ``00-<slug of the page's # title>.md``. A chapter titled "... index" (a
+    list of links to every entry) is dropped whole, and so is a part made of headings
+    alone (the title page: title, version, authors). When ``first_question_chapter`` is
+    given, every numbered section ``### N.M <title>`` of chapter ``N >= first_question_chapter``
+    is a question: its heading leaves the corpus, the text under it up to the next ``##``
+    or ``###`` heading is its answer (deeper headings stay inside it); sections of earlier
+    chapters (an FAQ's "Introduction": legalese, notation) stay as headings. Fenced code is
+    never read as a heading. A question with no text under it yields no question."""
+    files: dict[str, str] = {}
+    qa: list[tuple[str, str, str]] = []
+    out: list[str] = []
+    title = ""
+    chapter: int | None = None
+    dropping = False
+    question: tuple[str, str] | None = None
+    answer: list[str] = []
+    fence = False
+    n_asked = 0  # questions asked before the current file
+
+    def close_question() -> None:
+        if question is not None:
+            text = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+            if text:
+                qa.append((question[0], question[1], text))
+
+    def close_file() -> None:
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+        texts = any(t.strip() and not _HEADING.match(t) for t in out)
+        asked = len(qa) > n_asked  # an answer of this file must stay findable in it
+        if (texts or asked) and not dropping:  # a title page of headings alone says nothing
+            files[f"{len(files):02d}-{_slug(title) or 'front'}.md"] = body + "\n"
+
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _HEADING.match(line)
+        level = len(m.group(1)) if m else 0
+        if m and level <= 3:
+            close_question()
+            question, answer = None, []
+        if m and level == 1 and not files and not out:
+            title = _norm(m.group(2))
+        if m and level == 2:
+            close_file()
+            n_asked = len(qa)
+            out = [line]
+            title = _norm(m.group(2))
+            numbered = _TEXI_CHAPTER.match(line)
+            chapter = int(numbered.group(1)) if numbered and numbered.group(1) else None
+            dropping = title.lower().endswith(" index")
+            continue
+        s = _TEXI_SECTION.match(line) if m and level == 3 else None
+        if (
+            s
+            and chapter is not None
+            and not dropping
+            and first_question_chapter is not None
+            and chapter >= first_question_chapter
+            and int(s.group(1)) == chapter  # a section of this chapter
+        ):
+            question = (f"{s.group(1)}.{s.group(2)}", _norm(s.group(3)))
+            continue  # the question's own text leaves the corpus
+        if question is not None:
+            answer.append(line)
+        out.append(line)
+    close_question()
+    close_file()
+    return files, qa
+
+
+def r_faq_set() -> NaturalSet:
+    """The R FAQ of R 4.2 (Debian ``r-doc-html``, ``R-FAQ.html``, texi2any output: Kurt
+    Hornik's numbered questions in ten chapters) among R's user manuals in the same folder.
+    Chapters are files (``R-FAQ/02-r-basics.md``); every numbered section of chapters 2-9
+    (``### 7.31 Why doesn't R think these numbers are equal?``; a few are titled as topics:
+    "Citing R") is a question, deleted, its text up to the next section its answer, the
+    answer's own sub-sections (2.5.1-2.5.3: installing on Unix, Windows, Mac) kept as bold
+    lines (:func:`_sub_sections_as_bold`). Chapter 1 ("Introduction": legalese, how to cite
+    the document, notation) asks nothing and stays. The manuals of :data:`R_MANUALS` join
+    split into chapters (``R-intro/11-statistical-models-in-r.md``), their indices dropped.
+    Built and measured once, after every tuning round, as an untuned check."""
+    root, manual, faq_path = _packaged_doc(R_PACKAGE, R_MANUAL, R_FAQ)
+    faq_md = _sub_sections_as_bold(
+        texi2any_page_markdown(faq_path.read_text(encoding="utf-8", errors="replace")), 3
+    )
+    chapters, qa = split_texinfo_chapters(faq_md, first_question_chapter=2)
+    files = {f"R-FAQ/{rel}": text for rel, text in chapters.items()}
+    questions = [
+        NaturalQuestion(f"r-faq:{num}", q, ((a, 1.0),), source=_file_of(files, a))
+        for num, q, a in qa
+    ]
+    kept: list[str] = []
+    for name in R_MANUALS:
+        path = manual / name
+        if not path.is_file():
+            continue
+        page = texi2any_page_markdown(path.read_text(encoding="utf-8", errors="replace"))
+        parts, _ = split_texinfo_chapters(page)
+        stem = name.removesuffix(".html")
+        files.update({f"{stem}/{rel}": text for rel, text in parts.items()})
+        kept.append(stem)
+    n_chapters = len(chapters)
+    return _packaged_set(
+        "r-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"R FAQ from {R_PACKAGE} {version} (R-FAQ.html, texi2any) split into its "
+            f"{n_chapters} chapter files (numbered N.M questions of chapters 2-9 deleted, "
+            "chapter 1's document notes kept, navigation lines and menus deleted, the answers' "
+            f"sub-sections as bold lines) + R's user manuals beside it ({', '.join(kept)}), "
+            "split into chapters, indices dropped (left out: R-exts, 623k chars, and R-ints, "
+            "both for package and R developers); answer = the text under a question"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -1204,6 +1368,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "zsh-faq": lambda emb: zsh_faq_set(),
     "borg-faq": lambda emb: borg_faq_set(),
     "ffmpeg-faq": lambda emb: ffmpeg_faq_set(),
+    "r-faq": lambda emb: r_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
