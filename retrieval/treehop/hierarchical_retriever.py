@@ -65,7 +65,7 @@ from .descent import (
 from .errors import NotFoundError, TreehopError
 from .filters import MetadataFilter, TagFilter
 from .hubness import HUB_POOL, MIN_POOL, hub_scores
-from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
+from .memory_context import gather_slots, session_lexical_scores, with_session_evidence
 from .models import (
     ChunkContext,
     ContextType,
@@ -357,8 +357,8 @@ class HierarchicalRetriever:
             apply_tag_evidence(
                 state.collected.values(), q.tag_evidence, self.config.tag_evidence_weight
             )
-        slots = await self._memory_context(q, state, result)
-        return self._finish(q, state, result, t0, slots)
+        groups, turns = await self._memory_context(q, state, result)
+        return self._finish(q, state, result, t0, groups, turns)
 
     # ------------------------------------------------------------------ steps
     def _resolve(self, req: RetrievalRequest) -> _Query:
@@ -1168,9 +1168,12 @@ class HierarchicalRetriever:
                 d = state.collected.by_uri[uri]
                 d.final = Score(min(d.final.vec, leaf_final - 1e-9))
 
-    async def _memory_context(self, q: _Query, state: Descent, result: QueryResult) -> list[Slot]:
-        """The result slots: a memory turn carries its neighbouring turns, and a hit an earlier
-        slot carries merges into it (:mod:`treehop.memory_context`)."""
+    async def _memory_context(
+        self, q: _Query, state: Descent, result: QueryResult
+    ) -> tuple[list[list[Candidate]], list[list[ChunkContext]] | None]:
+        """The result slots, each a ranked group (its hit first), and the turns each carries
+        (``None``: none carries any): a memory turn carries its neighbouring turns, and a hit
+        an earlier slot carries merges into it (:mod:`treehop.memory_context`)."""
 
         async def turns_of(sessions: tuple[str, ...]) -> list[ScoredNode]:
             scope = q.scope.replaced(subtrees=sessions, leaves_only=True)
@@ -1181,10 +1184,11 @@ class HierarchicalRetriever:
         groups = state.collected.ranked(state.track)
         if not self._may_hold_turns():
             # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
-            return [Slot(g) for g in groups[: q.req.limit]]  # (ranked's lists: new ones)
-        return await gather_slots(
+            return groups[: q.req.limit], None  # (ranked's lists: new ones)
+        slots = await gather_slots(
             groups, self.config.memory_context_chars, q.req.limit, turns_of, q.families
         )
+        return [s.group for s in slots], [s.context() for s in slots]
 
     def _trace(
         self, state: Descent, entry: FrontierEntry, scored: int, best: list[tuple[str, float]]
@@ -1202,10 +1206,17 @@ class HierarchicalRetriever:
         )
 
     def _finish(
-        self, q: _Query, state: Descent, result: QueryResult, t0: float, slots: list[Slot]
+        self,
+        q: _Query,
+        state: Descent,
+        result: QueryResult,
+        t0: float,
+        groups: list[list[Candidate]],
+        turns: list[list[ChunkContext]] | None,
     ) -> QueryResult:
-        """One final ranking, one slot per document (or exchange), as MatchedContexts."""
-        out = self._matched_all(q, state, slots)
+        """One final ranking, one slot per document (or exchange), as MatchedContexts
+        (``groups`` and ``turns``: :meth:`_memory_context`'s slots)."""
+        out = self._matched_all(q, state, groups, turns)
         hits_produced = len([c for c in state.collected.values() if c.hop])
         tag_hop = FoundBy.TAG_HOP
         # (the result's fields set as assignment sets them: the value, and the field marked
@@ -1230,23 +1241,23 @@ class HierarchicalRetriever:
         self, q: _Query, state: Descent, group: list[Candidate], turns: list[ChunkContext]
     ) -> MatchedContext:
         """One slot's result: its group (the hit first) and the turns it carries."""
-        return self._matched_all(q, state, [Slot(group)], [turns])[0]
+        return self._matched_all(q, state, [group], [turns])[0]
 
     def _matched_all(
         self,
         q: _Query,
         state: Descent,
-        slots: Sequence[Slot],
-        turns: Sequence[list[ChunkContext]] | None = None,
+        groups: Sequence[list[Candidate]],
+        turns: Sequence[list[ChunkContext]] | None,
     ) -> list[MatchedContext]:
-        """The results of ``slots`` in order (``turns``: each slot's carried turns, else
-        :meth:`~treehop.memory_context.Slot.context`'s).
+        """The results of the slots ``groups`` (each its hit first) in order, each carrying
+        its ``turns`` (``None``: none carries any).
 
         Why all slots in one call: what is the same for every result of a find (the track,
         the fallback, the slot's character budget, the query) is read once, a score on the
         vector track is read as its field (:meth:`~treehop.descent.Score.on` read the enum
-        member from its class per call), and a slot without turns builds no sorted list:
-        ~2 us of each result's ~5 us warm. The values are the same, field by field."""
+        member from its class per call), and without turns no slot object or sorted list is
+        built: ~2 us of each result's ~5 us warm. The values are the same, field by field."""
         track = state.track
         reranked = track is Track.RERANK
         reason = state.fallback_reason
@@ -1255,14 +1266,13 @@ class HierarchicalRetriever:
         across = q.passages and self.config.join_adjacent_hits
         query = q.req.query
         out: list[MatchedContext] = []
-        for i, slot in enumerate(slots):
-            group = slot.group
+        for i, group in enumerate(groups):
             cand = group[0]
             node = cand.node
             final, own = cand.final, cand.own
             rest = group[1:]
             shown = _passage_shown(node, rest, budget, across) if rest else {}
-            carried = (slot.context() if slot.turns else []) if turns is None else turns[i]
+            carried = [] if turns is None else turns[i]
             # (the model built from fields of their declared types: see :func:`_built_matched`)
             fields = {
                 "uri": node.uri,
