@@ -212,8 +212,9 @@ TIMED_STEPS = {
         "_conclude",
         "_memory_context",
         "_finish",
-        "_matched",
+        "_matched_all",
     ],
+    "treehop.client.AsyncTreehop": ["_find_checked", "_roots_of", "_to_find_result"],
     "treehop.hierarchical_retriever": ["_score_family", "_one_search_stands"],
     "treehop.tree_scoring": ["sibling_order", "context_columns"],
     "treehop.stores.embedded.search_paths._SearchPaths": [

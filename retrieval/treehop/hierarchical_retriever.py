@@ -39,6 +39,7 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import BaseModel
 
 from . import uri as urimod
 from ._sync import on_caller_loop
@@ -65,7 +66,7 @@ from .descent import (
 from .errors import NotFoundError, TreehopError
 from .filters import MetadataFilter, TagFilter
 from .hubness import HUB_POOL, MIN_POOL, hub_scores
-from .memory_context import Slot, gather_slots, session_lexical_scores, with_session_evidence
+from .memory_context import gather_slots, session_lexical_scores, with_session_evidence
 from .models import (
     ChunkContext,
     ContextType,
@@ -362,8 +363,8 @@ class HierarchicalRetriever:
             apply_tag_evidence(
                 state.collected.values(), q.tag_evidence, self.config.tag_evidence_weight
             )
-        slots = await self._memory_context(q, state, result)
-        return self._finish(q, state, result, t0, slots)
+        groups, turns = await self._memory_context(q, state, result)
+        return self._finish(q, state, result, t0, groups, turns)
 
     # ------------------------------------------------------------------ steps
     def _resolve(self, req: RetrievalRequest) -> _Query:
@@ -1238,9 +1239,12 @@ class HierarchicalRetriever:
                 d = state.collected.by_uri[uri]
                 d.final = Score(min(d.final.vec, leaf_final - 1e-9))
 
-    async def _memory_context(self, q: _Query, state: Descent, result: QueryResult) -> list[Slot]:
-        """The result slots: a memory turn carries its neighbouring turns, and a hit an earlier
-        slot carries merges into it (:mod:`treehop.memory_context`)."""
+    async def _memory_context(
+        self, q: _Query, state: Descent, result: QueryResult
+    ) -> tuple[list[list[Candidate]], list[list[ChunkContext]] | None]:
+        """The result slots, each a ranked group (its hit first), and the turns each carries
+        (``None``: none carries any): a memory turn carries its neighbouring turns, and a hit
+        an earlier slot carries merges into it (:mod:`treehop.memory_context`)."""
 
         async def turns_of(sessions: tuple[str, ...]) -> list[ScoredNode]:
             scope = q.scope.replaced(subtrees=sessions, leaves_only=True)
@@ -1256,10 +1260,11 @@ class HierarchicalRetriever:
             groups = self._spread(groups, penalty * q.dense_weight, q.req.limit)
         if not self._may_hold_turns():
             # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
-            return [Slot(g) for g in groups[: q.req.limit]]  # (ranked's lists: new ones)
-        return await gather_slots(
+            return groups[: q.req.limit], None  # (ranked's lists: new ones)
+        slots = await gather_slots(
             groups, self.config.memory_context_chars, q.req.limit, turns_of, q.families
         )
+        return [s.group for s in slots], [s.context() for s in slots]
 
     @staticmethod
     def _spread(groups: list[list[Candidate]], penalty: float, limit: int) -> list[list[Candidate]]:
@@ -1292,38 +1297,80 @@ class HierarchicalRetriever:
         )
 
     def _finish(
-        self, q: _Query, state: Descent, result: QueryResult, t0: float, slots: list[Slot]
+        self,
+        q: _Query,
+        state: Descent,
+        result: QueryResult,
+        t0: float,
+        groups: list[list[Candidate]],
+        turns: list[list[ChunkContext]] | None,
     ) -> QueryResult:
-        """One final ranking, one slot per document (or exchange), as MatchedContexts."""
-        out = [self._matched(q, state, s.group, s.context()) for s in slots]
-        result.tag_hops.hits_produced = len([c for c in state.collected.values() if c.hop])
-        result.tag_hops.hits_in_topk = len([m for m in out if m.found_by is FoundBy.TAG_HOP])
-        result.matched_contexts = out
-        result.stop_reason = state.stop_reason
-        result.rerank_fallback = state.fallback_reason is not None
-        result.rerank_fallback_reason = state.fallback_reason
-        result.trace = state.trace
-        result.elapsed_ms = (time.perf_counter() - t0) * 1000
+        """One final ranking, one slot per document (or exchange), as MatchedContexts
+        (``groups`` and ``turns``: :meth:`_memory_context`'s slots)."""
+        out = self._matched_all(q, state, groups, turns)
+        hits_produced = len([c for c in state.collected.values() if c.hop])
+        tag_hop = FoundBy.TAG_HOP
+        # (the result's fields set as assignment sets them: the value, and the field marked
+        # set; QueryResult validates no assignment. ``BaseModel.__setattr__`` looked the
+        # field's handler up per assignment: ~0.5 us each, seven per find)
+        hops = result.tag_hops
+        _set_fields(hops, hits_produced=hits_produced)
+        _set_fields(hops, hits_in_topk=len([m for m in out if m.found_by is tag_hop]))
+        reason = state.fallback_reason
+        _set_fields(
+            result,
+            matched_contexts=out,
+            stop_reason=state.stop_reason,
+            rerank_fallback=reason is not None,
+            rerank_fallback_reason=reason,
+            trace=state.trace,
+            elapsed_ms=(time.perf_counter() - t0) * 1000,
+        )
         return result
 
     def _matched(
         self, q: _Query, state: Descent, group: list[Candidate], turns: list[ChunkContext]
     ) -> MatchedContext:
-        cand, rest = group[0], group[1:]
-        score = cand.final.on(state.track)
-        node = cand.node
-        shown = _passage_shown(
-            node, rest, self._slot_chars(q), q.passages and self.config.join_adjacent_hits
-        )
-        reranked = state.track is Track.RERANK
-        # (the model built from fields of their declared types: see :func:`_built_matched`)
-        return _built_matched(
-            {
+        """One slot's result: its group (the hit first) and the turns it carries."""
+        return self._matched_all(q, state, [group], [turns])[0]
+
+    def _matched_all(
+        self,
+        q: _Query,
+        state: Descent,
+        groups: Sequence[list[Candidate]],
+        turns: Sequence[list[ChunkContext]] | None,
+    ) -> list[MatchedContext]:
+        """The results of the slots ``groups`` (each its hit first) in order, each carrying
+        its ``turns`` (``None``: none carries any).
+
+        Why all slots in one call: what is the same for every result of a find (the track,
+        the fallback, the slot's character budget, the query) is read once, a score on the
+        vector track is read as its field (:meth:`~treehop.descent.Score.on` read the enum
+        member from its class per call), and without turns no slot object or sorted list is
+        built: ~2 us of each result's ~5 us warm. The values are the same, field by field."""
+        track = state.track
+        reranked = track is Track.RERANK
+        reason = state.fallback_reason
+        fallback = reason is not None
+        budget = self._slot_chars(q)
+        across = q.passages and self.config.join_adjacent_hits
+        query = q.req.query
+        out: list[MatchedContext] = []
+        for i, group in enumerate(groups):
+            cand = group[0]
+            node = cand.node
+            final, own = cand.final, cand.own
+            rest = group[1:]
+            shown = _passage_shown(node, rest, budget, across) if rest else {}
+            carried = [] if turns is None else turns[i]
+            # (the model built from fields of their declared types: see :func:`_built_matched`)
+            fields = {
                 "uri": node.uri,
                 "context_type": node.context_type,
                 "is_leaf": node.is_leaf,
                 "abstract": node.abstract,
-                "score": score,
+                "score": final.on(track) if reranked else final.vec,
                 "level": node.level,
                 "parent_uri": node.parent_uri,
                 "overview": node.overview,
@@ -1332,33 +1379,34 @@ class HierarchicalRetriever:
                 "metadata": dict(node.metadata),
                 "chunk_index": node.chunk_index,
                 "vector_score": cand.vector_score,
-                "own_score": cand.own.on(state.track),
-                "rerank_score": cand.own.rr if reranked else None,
-                "rerank_fallback": state.fallback_reason is not None,
-                "rerank_fallback_reason": state.fallback_reason,
+                "own_score": own.on(track) if reranked else own.vec,
+                "rerank_score": own.rr if reranked else None,
+                "rerank_fallback": fallback,
+                "rerank_fallback_reason": reason,
                 "found_by": cand.found_by,
                 "found_via": cand.found_via,
                 "hop_tag": cand.hop.tag if cand.hop else None,
                 "hop_source": cand.hop.source if cand.hop else None,
-                "matched_queries": [q.req.query],
+                "matched_queries": [query],
                 # (validated construction: pydantic's ``model_construct`` is pure Python
                 # and measured 4x slower than validating these five fields)
                 "collapsed": [
                     _validate_chunk(
                         {
-                            "uri": (node := c.node).uri,
-                            "chunk_index": node.chunk_index,
-                            "score": c.final.on(state.track),
-                            "abstract": node.abstract,
-                            "content": node.content,
-                            "position": shown.get(node.uri),
+                            "uri": (n := c.node).uri,
+                            "chunk_index": n.chunk_index,
+                            "score": c.final.on(track),
+                            "abstract": n.abstract,
+                            "content": n.content,
+                            "position": shown.get(n.uri),
                         }
                     )
                     for c in rest
                 ]
-                + turns,
+                + carried,
             }
-        )
+            out.append(_built_matched(fields))
+        return out
 
 
 def _passage_shown(
@@ -1410,7 +1458,12 @@ def _passage_shown(
 _validate_matched = MatchedContext.__pydantic_validator__.validate_python
 _MATCHED_FIELDS = frozenset(MatchedContext.model_fields)
 _new_model = object.__new__
-_set_slot = object.__setattr__
+# (``BaseModel``'s four slots, set by their descriptors: ``object.__setattr__`` looks each
+# name up on the type first)
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _built_matched(fields: dict[str, Any]) -> MatchedContext:
@@ -1420,17 +1473,34 @@ def _built_matched(fields: dict[str, Any]) -> MatchedContext:
     them), so validating them again changes nothing. Why: validation was ~3.4 us of a
     result's ~9 us, and a find builds ten (the same object: fields, values, fields set).
     A score of another type (an ``int`` from a custom reranker) is validated as before."""
-    for key in ("score", "vector_score", "own_score", "rerank_score"):
-        value = fields[key]
-        if value is not None and type(value) is not float:
-            out: MatchedContext = _validate_matched(fields)
-            return out
+    a, b, c, d = (
+        fields["score"],
+        fields["vector_score"],
+        fields["own_score"],
+        fields["rerank_score"],
+    )
+    if not (
+        (a is None or type(a) is float)
+        and (b is None or type(b) is float)
+        and (c is None or type(c) is float)
+        and (d is None or type(d) is float)
+    ):
+        out: MatchedContext = _validate_matched(fields)
+        return out
     m = _new_model(MatchedContext)
-    _set_slot(m, "__dict__", fields)
-    _set_slot(m, "__pydantic_fields_set__", set(_MATCHED_FIELDS))
-    _set_slot(m, "__pydantic_extra__", None)
-    _set_slot(m, "__pydantic_private__", None)
+    _set_dict(m, fields)
+    _set_fields_set(m, set(_MATCHED_FIELDS))
+    _set_extra(m, None)
+    _set_private(m, None)
     return m
+
+
+def _set_fields(model: BaseModel, **values: Any) -> None:
+    """``model.name = value`` for each of ``values``, as an assignment to a model that
+    validates none sets it (the value, and the field marked set), without pydantic's
+    per-assignment handler lookup. Only for fields of the model, of their declared types."""
+    model.__dict__.update(values)
+    model.__pydantic_fields_set__.update(values)
 
 
 _validate_result = QueryResult.__pydantic_validator__.validate_python
