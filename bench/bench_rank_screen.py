@@ -298,6 +298,19 @@ def _centroids(x: F, groups: npt.NDArray[np.int64]) -> F:
     return out
 
 
+def _with_unit(s: SetData, q: Q, c: F, lam: float, how: str) -> F:
+    """A leaf's score with its unit's cosine ``c`` (a centroid or a window): the larger of
+    the two (``max``), their mean weighted ``lam`` (``mix``), or ``lam`` times it added on
+    the fusion's dense scale (``add``)."""
+    d = s.matrix @ q.vec
+    if how == "max":
+        return fuse(np.maximum(d, c), q.lex)
+    if how == "mix":
+        return fuse((d + lam * c) / (1 + lam), q.lex)
+    out: F = _base(s, q) + lam * QUESTION_W * c
+    return out
+
+
 def _unit_term(kind: str, lam: float, how: str = "add") -> Variant:
     """The question's cosine to the leaf's *unit* (document, top-level section, passage)
     centroid, a vector that sees the whole unit: ``add``: base plus ``lam * 0.8 * cos``;
@@ -310,13 +323,7 @@ def _unit_term(kind: str, lam: float, how: str = "add") -> Variant:
             assert groups is not None
             s.extra[key] = _centroids(s.matrix, groups)
         c = s.extra[key] @ q.vec
-        d = s.matrix @ q.vec
-        if how == "max":
-            return fuse(np.maximum(d, c), q.lex)
-        if how == "mix":
-            return fuse((d + lam * c) / (1 + lam), q.lex)
-        out: F = _base(s, q) + lam * QUESTION_W * c
-        return out
+        return _with_unit(s, q, c, lam, how)
 
     return f
 
@@ -341,13 +348,7 @@ def _window_term(k: int, lam: float, how: str) -> Variant:
         if key not in s.extra:
             s.extra[key] = _window_centroids(s.matrix, s.document, k)
         c = s.extra[key] @ q.vec
-        d = s.matrix @ q.vec
-        if how == "max":
-            return fuse(np.maximum(d, c), q.lex)
-        if how == "mix":
-            return fuse((d + lam * c) / (1 + lam), q.lex)
-        out: F = _base(s, q) + lam * QUESTION_W * c
-        return out
+        return _with_unit(s, q, c, lam, how)
 
     return f
 
