@@ -2,6 +2,7 @@
 
     python bench/bench_context_diag.py --dev --sets django-faq,lsof-faq --dump out.json
     python bench/bench_context_diag.py --dev --variants base,VARIANT   # layout variants
+    python bench/bench_context_diag.py --dev --against question_chunk_window=False
 
 For every question of a set's half it runs ``find()`` once per budget exactly as
 ``Treehop.assemble_context(question, max_tokens=B)`` does (``limit=context_limit(B)``,
@@ -13,6 +14,13 @@ packing and judge). For each question a flat row answers inside B tokens and the
 not, it says why: the answer in none of find's slots (ranking), its slot reached but its text
 cut (an excerpt) or left out, the slot never reached (budget spent above it, with the tokens
 each slot above took), and the budget left unused.
+
+``--against KEY=VALUE,...`` instead compares, question by question, the block of ``find()``
+defaults with the block of ``find()`` under those ``RetrievalConfig`` values (a ranking
+change, e.g. ``question_chunk_window=False``), each at every budget, and says for each
+question one of them answers better why (:func:`ab_cause`): the answer's slot ranked lower
+(same face, the budget spent above it), its slot's text changed (extent), or its face not
+a slot at all (issue 33, round 9: "context after the ranking").
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import ast  # noqa: E402
 import json  # noqa: E402
 from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -138,6 +147,141 @@ def diagnose(
     }
 
 
+def answer_slot(slots: Any, answers: list[str], judge: bn.Judge) -> int | None:
+    """The first of ``slots`` (``MatchedContext``) whose delivered text holds an answer."""
+    for i, m in enumerate(slots):
+        if judge.units(m.slot_text, answers):
+            return i
+    return None
+
+
+def ab_cause(
+    worse_faces: list[str], worse_at: int | None, better_faces: list[str], better_at: int | None
+) -> str:
+    """Why the block built on one ranking (``worse``) missed what the other's held, from the
+    two slot lists' faces (URIs, best first) and each one's answer slot
+    (:func:`answer_slot`; ``None``: no slot's text holds an answer):
+
+    - ``no answer slot``: the better ranking has a slot holding the answer, this one none;
+    - ``moved down``: the same face holds it in both, ranked lower here (the budget was
+      spent on the slots above it);
+    - ``same rank, packed differently``: the same face at the same or a better rank (what
+      the slots above it carry, their extensions or excerpts, differs);
+    - ``extent``: the better ranking's answer face is a face here too, but its slot's text
+      here lacks the answer (the slot grew over other chunks);
+    - ``other face``: the answer's face is no face here, though some slot holds an answer;
+    - ``partial``: neither slot list holds an answer whole (graded sets: another relevant
+      document's share)."""
+    if better_at is None:
+        return "partial"
+    if worse_at is None:
+        face = better_faces[better_at]
+        return "extent" if face in worse_faces else "no answer slot"
+    face = better_faces[better_at]
+    if face not in worse_faces:
+        return "other face"
+    k = worse_faces.index(face)
+    if k != worse_at:
+        return "extent"
+    return "moved down" if worse_at > better_at else "same rank, packed differently"
+
+
+def _config_values(spec: str) -> dict[str, Any]:
+    """``KEY=VALUE,...`` as ``RetrievalConfig`` overrides (a value read as a Python literal,
+    ``False`` or ``0.0``; else kept as text)."""
+    out: dict[str, Any] = {}
+    for part in filter(None, spec.split(",")):
+        key, _, raw = part.partition("=")
+        try:
+            out[key.strip()] = ast.literal_eval(raw.strip())
+        except (ValueError, SyntaxError):
+            out[key.strip()] = raw.strip()
+    return out
+
+
+def against(args: argparse.Namespace) -> None:
+    """``--against``: ctx per question, defaults vs ``args.against``, and each difference's
+    :func:`ab_cause` (counts per budget; every question with ``--dump``)."""
+    other = _config_values(args.against)
+    cached = ds.default_embedder()
+    counter = bn.CachedCounter(ca.default_token_counter())
+    judge = bn.Judge()
+    rows: list[dict[str, Any]] = []
+    tot: dict[str, dict[int, list[float]]] = {"defaults": {}, "against": {}}
+    for name in args.sets.split(","):
+        nset = ns.load_natural_set(name, cached)
+        with bn.indexed_set(nset, cached) as ix:
+            th, scope = ix.th, ix.scope
+            qs = bt.sampled_halves(nset.questions, None)[0 if args.dev else 1]
+            ix.embedder.prepare([q.text for q in qs])
+            cfg = th.config
+            saved = {k: getattr(cfg, k) for k in other}
+            per: dict[str, dict[int, list[float]]] = {"defaults": {}, "against": {}}
+            for q in qs:
+                answers = [a for a, _ in q.answers]
+                for b in BUDGETS:
+                    got: dict[str, tuple[float, list[str], int | None]] = {}
+                    for label, values in (("defaults", saved), ("against", other)):
+                        for k, v in values.items():
+                            setattr(cfg, k, v)
+                        try:
+                            f = found_for(th, q.text, b, scope, counter)
+                        finally:
+                            for k, v in saved.items():
+                                setattr(cfg, k, v)
+                        ctx = ca.assemble_context(
+                            f, max_tokens=b, token_counter=counter, query=q.text
+                        )
+                        lines = ctx.text.splitlines()
+                        sc = bn.answer_in_context(
+                            ctx.text, answers, judge, lines, nset.answers_are_pages
+                        )
+                        slots = f.contexts()
+                        got[label] = (
+                            sc,
+                            [m.uri for m in slots],
+                            answer_slot(slots, answers, judge),
+                        )
+                        per[label].setdefault(b, []).append(sc)
+                        tot[label].setdefault(b, []).append(sc)
+                    (sd, fd, ad), (so, fo, ao) = got["defaults"], got["against"]
+                    if sd != so:
+                        lost = sd < so
+                        cause = ab_cause(fd, ad, fo, ao) if lost else ab_cause(fo, ao, fd, ad)
+                        rows.append(
+                            {
+                                "set": name,
+                                "budget": b,
+                                "qid": q.qid,
+                                "q": q.text,
+                                "defaults": sd,
+                                "against": so,
+                                "lost_by_defaults": lost,
+                                "cause": cause,
+                                "answer_slot": [ad, ao],
+                            }
+                        )
+            cells = " | ".join(
+                "/".join(f"{sum(per[r][b]) / max(1, len(qs)):.3f}" for b in BUDGETS)
+                for r in ("defaults", "against")
+            )
+            print(f"| {name} | {len(qs)} | {cells} |", flush=True)
+    cells = " | ".join(
+        "/".join(f"{sum(v) / max(1, len(v)):.4f}" for v in tot[r].values())
+        for r in ("defaults", "against")
+    )
+    print(f"| pooled | {len(tot['defaults'][BUDGETS[0]])} | {cells} |")
+    for b in BUDGETS:
+        for lost in (True, False):
+            c = Counter(
+                r["cause"] for r in rows if r["budget"] == b and r["lost_by_defaults"] is lost
+            )
+            word = "defaults lose" if lost else "defaults gain"
+            print(f"@{b} {word} {sum(c.values())}: {dict(c)}")
+    if args.dump:
+        args.dump.write_text(json.dumps(rows, indent=1) + "\n")
+
+
 def layout_overhead(text: str, tokens: int, counter: Any) -> int:
     """Tokens of a block that are layout, not retrieved text: its group headers (``[name]``,
     the root line ``(under ...)``) and each line's ``- `` (round 9: on Cranfield, seven
@@ -178,7 +322,14 @@ def main() -> None:
     ap.add_argument("--variants", default="base")
     ap.add_argument("--dump", type=Path, help="per-question losses (base variant) as JSON")
     ap.add_argument("--no-langchain", action="store_true")
+    ap.add_argument(
+        "--against",
+        help="KEY=VALUE,... RetrievalConfig overrides: ctx per question, defaults vs these",
+    )
     args = ap.parse_args()
+    if args.against:
+        against(args)
+        return
     names = args.variants.split(",")
     cached = ds.default_embedder()
     counter = bn.CachedCounter(ca.default_token_counter())
