@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import pytest
 
 from treehop import RetrievalConfig, StopRule
 from treehop.embedders.base import Vectors
@@ -61,15 +63,33 @@ def _tree() -> tuple[list[Node], np.ndarray]:
 
 class _DeletingStore(EmbeddedStore):
     """A real store where a concurrent writer deletes ``victims`` just as the retriever
-    asks for a vector of the first of them (a find on a shared index meeting ``rm``)."""
+    asks for a vector of the first of them (a find on a shared index meeting ``rm``), by
+    the embedded store's one-snapshot read (``present_vectors``) or ``get_vectors``."""
 
     victims: list[str] | None = None
 
-    def get_vectors(self, uris: Sequence[str]) -> Vectors:
+    def _race(self, uris: Sequence[str]) -> None:
         if self.victims is not None and self.victims[0] in uris:
             self.delete(self.victims)
             self.victims = None
+
+    def get_vectors(self, uris: Sequence[str]) -> Vectors:
+        self._race(uris)
         return super().get_vectors(uris)
+
+    def present_vectors(self, uris: Sequence[str]) -> tuple[Any, Vectors]:
+        self._race(uris)
+        return super().present_vectors(uris)
+
+
+class _DeletingProtocolStore(_DeletingStore):
+    """The same race in a store that offers only the protocol's ``get_vectors`` (as a remote
+    store does): the retriever's miss, ``get`` and second read."""
+
+    present_vectors = None  # type: ignore[assignment]
+
+
+RACING = pytest.mark.parametrize("racing_cls", [_DeletingStore, _DeletingProtocolStore])
 
 
 def _store(cls: type[EmbeddedStore] = EmbeddedStore) -> EmbeddedStore:
@@ -90,15 +110,18 @@ def _find(store: EmbeddedStore, cfg: RetrievalConfig) -> list[tuple[str, float]]
 CONVERGENCE = RetrievalConfig(stop_rule=StopRule.CONVERGENCE, global_search_topk=4)
 
 
-def test_a_leaf_hits_parent_deleted_during_the_find_does_not_fail_it() -> None:
+@RACING
+def test_a_leaf_hits_parent_deleted_during_the_find_does_not_fail_it(
+    racing_cls: type[_DeletingStore],
+) -> None:
     """``docs`` is deleted as the seed's starting points read its vector: the find answers,
     exactly as a find on a store where ``docs`` was already gone (its leaves, collected by
     the global search, keep their scores; the folder is no starting point)."""
-    racing = _store(_DeletingStore)
+    racing = _store(racing_cls)
     assert isinstance(racing, _DeletingStore)
     racing.victims = [f"{R}/docs"]
     got = _find(racing, CONVERGENCE)
-    assert racing.victims is None, "the delete did not happen at the get_vectors call"
+    assert racing.victims is None, "the delete did not happen at the vectors read"
     plain = _store()
     plain.delete([f"{R}/docs"])
     assert got == _find(plain, CONVERGENCE)
@@ -114,13 +137,16 @@ def test_an_orphaned_leaf_hit_does_not_fail_the_find() -> None:
     assert got[0][0] == "d0.md"
 
 
-def test_a_whole_subtree_deleted_during_the_find_does_not_fail_it() -> None:
+@RACING
+def test_a_whole_subtree_deleted_during_the_find_does_not_fail_it(
+    racing_cls: type[_DeletingStore],
+) -> None:
     """``rm -r docs`` meeting the find: the folder and its leaves go at once. The find
     answers, and the other folder is still descended into. (The ``docs`` leaves the global
     search had already collected stay in this result with the scores they were read with,
     as any row a write deletes after a find read it: dropping them would cost a store call
     per find for a window that a delete just after the find reopens anyway.)"""
-    racing = _store(_DeletingStore)
+    racing = _store(racing_cls)
     assert isinstance(racing, _DeletingStore)
     racing.victims = [f"{R}/docs", *(f"{R}/docs/d{i}.md" for i in range(4))]
     got = [u for u, _ in _find(racing, CONVERGENCE)]

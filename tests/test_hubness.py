@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -233,19 +234,36 @@ class _DeletingStore(EmbeddedStore):
 
     victim: str | None = None
 
-    def get_vectors(self, uris: Sequence[str]) -> Vectors:
+    def _race(self, uris: Sequence[str]) -> None:
         if self.victim is not None and self.victim in uris:
             self.delete([self.victim])
             self.victim = None
+
+    def get_vectors(self, uris: Sequence[str]) -> Vectors:
+        self._race(uris)
         return super().get_vectors(uris)
 
+    def present_vectors(self, uris: Sequence[str]) -> tuple[Any, Vectors]:
+        self._race(uris)
+        return super().present_vectors(uris)
 
-def test_a_candidate_deleted_during_the_find_does_not_fail_it() -> None:
+
+class _DeletingProtocolStore(_DeletingStore):
+    """The same race in a store that offers only the protocol's ``get_vectors`` (as a remote
+    store does): the retriever's miss, ``get`` and second read."""
+
+    present_vectors = None  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("racing_cls", [_DeletingStore, _DeletingProtocolStore])
+def test_a_candidate_deleted_during_the_find_does_not_fail_it(
+    racing_cls: type[_DeletingStore],
+) -> None:
     """A leaf the descent collected and a concurrent write deleted before the correction
     reads the vectors: the find still answers, the remaining candidates compared among
     themselves (was: the store's ``NotFoundError`` for a node the caller never named)."""
     plain = _store()
-    racing = _DeletingStore()
+    racing = racing_cls()
     racing.upsert(list(plain.iter_nodes()), plain.get_vectors([n.uri for n in plain.iter_nodes()]))
     racing.victim = f"{R}/docs/part0.md"
     cfg = RetrievalConfig(question_hub_weight=0.25)

@@ -756,7 +756,17 @@ class HierarchicalRetriever:
         ``NotFoundError`` for a node the caller never named must not fail the find. On a
         miss, one ``get`` says which are gone and the rest are read again; a second miss in
         a row (another delete meanwhile), or nothing left: ``None`` (the caller goes on
-        without them). No extra call when nothing is missing."""
+        without them). No extra call when nothing is missing.
+
+        A store that reads the nodes still there in one snapshot (the embedded store's
+        ``present_vectors``) answers in one call, a missing URI left out rather than raised:
+        a question's chunk window asks for every chunk's next one, which past a file's last
+        chunk never exists, and the miss-then-retry doubled that step's cost."""
+        present = getattr(self.store, "present_vectors", None)
+        if present is not None:
+            at, vectors = await self._store_call(present, uris)
+            kept = np.asarray(at, dtype=np.int64).tolist()
+            return (kept, vectors) if kept else None
         try:
             return list(range(len(uris))), await self._store_call(self.store.get_vectors, uris)
         except NotFoundError:
@@ -776,8 +786,8 @@ class HierarchicalRetriever:
         :data:`~treehop.chunk_window.WINDOW_POOL` collected chunks gains the query's dense
         weight times how much its window (itself with its previous and next chunk) is closer
         to the query than it is alone (:func:`~treehop.chunk_window.window_gains`). One
-        ``get_vectors`` call for the chunks and their neighbours (a neighbour a write
-        deleted, or past a document's last chunk, is left out: :meth:`_present_vectors`).
+        read of the chunks' and their neighbours' vectors (a neighbour a write deleted, or
+        past a document's last chunk, is left out: :meth:`_present_vectors`).
         Vector track only."""
         if not (q.question and self.config.question_chunk_window):
             return
@@ -795,14 +805,10 @@ class HierarchicalRetriever:
             for u in pair:
                 row.setdefault(u, len(row))
         uris = list(row)
-        present = getattr(self.store, "present_vectors", None)  # (the embedded store's)
-        if present is not None:
-            kept, vectors = await self._store_call(present, uris)
-        else:
-            found = await self._present_vectors(uris)
-            if found is None:
-                return
-            kept, vectors = found
+        found = await self._present_vectors(uris)
+        if found is None:
+            return
+        kept, vectors = found
         at = np.full(len(uris), -1, dtype=np.int64)
         at[np.asarray(kept, dtype=np.int64)] = np.arange(len(kept))
         own = at[: len(cands)]
