@@ -1334,12 +1334,6 @@ class HierarchicalRetriever:
         )
         return result
 
-    def _matched(
-        self, q: _Query, state: Descent, group: list[Candidate], turns: list[ChunkContext]
-    ) -> MatchedContext:
-        """One slot's result: its group (the hit first) and the turns it carries."""
-        return self._matched_all(q, state, [group], [turns])[0]
-
     def _matched_all(
         self,
         q: _Query,
