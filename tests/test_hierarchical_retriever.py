@@ -516,7 +516,7 @@ def test_one_slot_per_document_with_its_other_chunks_as_context() -> None:
 
 
 def _matched_fields(score: object, tags: list[str], meta: dict[str, object]) -> dict[str, object]:
-    """Every field of a :class:`MatchedContext`, in declaration order, as ``_matched`` gives
+    """Every field of a :class:`MatchedContext`, in declaration order, as ``_matched_all`` gives
     them (a chunk hit found by a tag hop, with a collapsed chunk and a query)."""
     return {
         "uri": f"{HAND_ROOT}/a/f.md#2",
@@ -546,7 +546,7 @@ def _matched_fields(score: object, tags: list[str], meta: dict[str, object]) -> 
 
 
 def test_built_matched_is_the_validated_model() -> None:
-    """``_matched`` sets a result's fields directly (no second validation of values that are
+    """``_matched_all`` sets a result's fields directly (no second validation of values that are
     already of their declared types): the model equals the validated one in every way a
     caller can see (fields, values and their types, the fields set, dump, repr, the order of
     its ``__dict__``), copies ``tags`` and ``metadata`` as validation does, and a score of
