@@ -47,6 +47,7 @@ from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedConte
 from .text_tokenize import tokenize
 from .timestamps import TIMESTAMP_FIELD, to_iso
 from .tree_scoring import order_key
+from .tree_scoring import query_terms as index_terms
 
 Tier = Literal["abstract", "overview", "content"]
 TIERS: tuple[Tier, ...] = ("abstract", "overview", "content")
@@ -533,15 +534,15 @@ keeps more of an answer whose matching sentence is not its first."""
 
 
 def query_terms(query: str) -> frozenset[str]:
-    """The words of ``query`` an excerpt is chosen by: the lexical index's own terms
-    (:func:`treehop.text_tokenize.tokenize`: case-folded, stop words dropped, Porter-stemmed,
-    Chinese segmented), so an excerpt matches ``timeouts`` to ``timeout`` as BM25 did when it
-    ranked the hit; bounded (the first 4,096 characters, a word cut there left out) so a
-    hostile query costs little."""
+    """The words of ``query`` an excerpt is chosen by: the terms the heading match reads
+    (:func:`treehop.tree_scoring.query_terms`, the lexical index's own: case-folded, stop
+    words dropped, Porter-stemmed, Chinese segmented), so an excerpt matches ``timeouts`` to
+    ``timeout`` as BM25 did when it ranked the hit; bounded (the first 4,096 characters, a
+    word cut there left out) so a hostile query costs little."""
     head = query[:QUERY_CHARS]
     if len(query) > QUERY_CHARS and not query[QUERY_CHARS].isspace():
         head = head[: max(head.rfind(" "), head.rfind("\n"), 0)]  # the cut word is not a word
-    return frozenset(tokenize(head))
+    return index_terms(head)
 
 
 QUERY_CHARS = 4096
