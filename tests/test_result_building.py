@@ -1,8 +1,8 @@
 """A find's result models, built directly from values already of their declared types
-(issue 35 round 12: ``HierarchicalRetriever._matched_all``, ``_finish``'s fields and
-``client._find_result``), are the models validation builds: every value, its type, the
-fields set, the dump and ``__dict__`` order; on the vector and the rerank track, with
-collapsed chunks; and a result whose values are of other types is validated as before."""
+(issue 35 round 12: ``HierarchicalRetriever._matched_all`` and ``_finish``'s fields), are
+the models validation builds: every value, its type, the fields set, the dump and
+``__dict__`` order; on the vector and the rerank track, with collapsed chunks; and a result
+whose values are of other types is validated as before."""
 
 from __future__ import annotations
 
@@ -15,16 +15,13 @@ import numpy as np
 import pytest
 
 from treehop import RetrievalConfig
-from treehop.client import _find_result
 from treehop.descent import Candidate, Descent, Track
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest, _set_fields
 from treehop.models import (
     ChunkContext,
     ContextType,
-    FindResult,
     MatchedContext,
     Node,
-    QueryPlan,
     QueryResult,
     RetrievalMode,
     TagHopMetrics,
@@ -211,48 +208,3 @@ def test_the_finished_fields_are_set_as_assignment_sets_them() -> None:
         _set_fields(hops, hits_produced=3)
         hops_want.hits_produced = 3
         _same_model(hops, hops_want)
-
-
-def _hit(uri: str, ctype: ContextType) -> MatchedContext:
-    return MatchedContext(uri=uri, context_type=ctype, is_leaf=True, abstract="a", score=0.5)
-
-
-class _Plan(QueryPlan):
-    """A plan of a subclass: validated as before (validation keeps it as it is)."""
-
-
-@pytest.mark.parametrize("plan", [None, QueryPlan(queries=[TypedQuery(query="x")]), _Plan()])
-def test_find_result_is_the_validated_model(plan: QueryPlan | None) -> None:
-    """``_find_result`` equals ``FindResult(query_plan=..., query_results=...)`` with the
-    three lists extended and ``total`` assigned after (what ``_to_find_result`` built
-    before): values, fields set (the lists are not), a new list of the query results."""
-    mem = [_hit("viking://user/default/memories/m", ContextType.MEMORY)]
-    res = [_hit("viking://resources/r", ContextType.RESOURCE)] * 2
-    qrs = [QueryResult(query=TypedQuery(query="q")), QueryResult(query=TypedQuery(query="p"))]
-    for m, r, s, q in ((mem, res, [], qrs), ([], [], [], []), ([], res, [], qrs[:1])):
-        want = FindResult(query_plan=plan, query_results=q)
-        want.memories.extend(m)
-        want.resources.extend(r)
-        want.skills.extend(s)
-        want.total = len(m) + len(r) + len(s)
-        got = _find_result(list(m), list(r), list(s), plan, q)
-        _same_model(got, want)
-        assert got.query_results is not q and got.query_results == q
-        assert got.query_plan is plan
-        assert got.model_dump(exclude_unset=True) == want.model_dump(exclude_unset=True)
-
-
-def test_find_result_validates_query_results_of_another_type() -> None:
-    """A query result that is not exactly a :class:`QueryResult` goes through validation,
-    as before (a subclass instance kept, a dict made a model)."""
-
-    class _Mine(QueryResult):
-        pass
-
-    mine = _Mine(query=TypedQuery(query="q"))
-    got = _find_result([], [], [], None, [mine])
-    assert got.query_results is not None and got.query_results[0] is mine
-    as_dict: Any = {"query": {"query": "q"}}
-    built = _find_result([], [], [], None, [as_dict])
-    assert built.query_results is not None and type(built.query_results[0]) is QueryResult
-    assert built.model_fields_set == {"query_plan", "query_results", "total"}

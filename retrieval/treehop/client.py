@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Concatenate, Literal, NamedTuple, ParamSpec, TypeVar, Unpack, cast
 
 import numpy as np
-from pydantic import BaseModel
 
 from . import arguments as argmod
 from . import memory
@@ -1170,7 +1169,12 @@ class AsyncTreehop:
                 skills.append(m)
             else:
                 resources.append(m)
-        return _find_result(memories, resources, skills, plan, query_results)
+        out = FindResult(query_plan=plan, query_results=query_results)
+        out.memories.extend(memories)
+        out.resources.extend(resources)
+        out.skills.extend(skills)
+        out.total = len(memories) + len(resources) + len(skills)
+        return out
 
     @staticmethod
     def _displayed(m: MatchedContext, display: Callable[[str], str]) -> MatchedContext:
@@ -1239,57 +1243,6 @@ def _check_query_vector(
             f"query_vector has {v.size} dimensions; this index holds {store.dimension}"
         )
     return v / norm
-
-
-_FIND_RESULT_SET = frozenset({"query_plan", "query_results", "total"})
-_new_model = object.__new__
-# (``BaseModel``'s four slots, set by their descriptors)
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-
-
-def _find_result(
-    memories: list[MatchedContext],
-    resources: list[MatchedContext],
-    skills: list[MatchedContext],
-    plan: QueryPlan | None,
-    query_results: list[QueryResult],
-) -> FindResult:
-    """``FindResult(query_plan=plan, query_results=query_results)`` with the three lists
-    and their total then set, as :meth:`AsyncTreehop._to_find_result` built it: the same
-    object (field values, a new list of the query results as validation makes, the fields
-    set), set directly where every value is of its declared type already (a plan and query
-    results of exactly those models: validation would keep them as they are). Why:
-    validating and then assigning ``total`` was ~3.5 us of every find's ~4 us here."""
-    plain = plan is None or type(plan) is QueryPlan
-    for r in query_results:
-        if type(r) is not QueryResult:
-            plain = False
-    if not plain:
-        out = FindResult(query_plan=plan, query_results=query_results)
-        out.memories.extend(memories)
-        out.resources.extend(resources)
-        out.skills.extend(skills)
-        out.total = len(memories) + len(resources) + len(skills)
-        return out
-    out = _new_model(FindResult)
-    _set_dict(
-        out,
-        {
-            "memories": memories,
-            "resources": resources,
-            "skills": skills,
-            "query_plan": plan,
-            "query_results": list(query_results),
-            "total": len(memories) + len(resources) + len(skills),
-        },
-    )
-    _set_fields_set(out, set(_FIND_RESULT_SET))
-    _set_extra(out, None)
-    _set_private(out, None)
-    return out
 
 
 _FIND_ARGUMENTS = frozenset({"context_type", "query_vector"})
