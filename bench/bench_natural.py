@@ -301,6 +301,19 @@ ROWS: tuple[Row, ...] = (
     ),
     Row("find-no-window", "find - chunk window", "find", config={"question_chunk_window": False}),
     Row("find-no-spread", "find - spread", "find", config={"question_document_penalty": 0.0}),
+    # round 10 (query kinds): error reports read as questions, problem reports take passages
+    Row(
+        "find-no-error-reports",
+        "find - error reports as questions",
+        "find",
+        config={"question_error_reports": False},
+    ),
+    Row(
+        "find-no-problem-reports",
+        "find - problem report passages",
+        "find",
+        config={"problem_report_passages": False},
+    ),
     *(
         Row(
             f"find-spread{x}",

@@ -77,6 +77,32 @@ class RetrievalConfig(ConfigModel):
     heading / first-sentence / anchor set -0.002 / 0; the question fusion as well (``w`` 0.8)
     cost that derived set -0.015 / -0.015 (a first sentence's words are its page's own, which
     BM25 rewards), so it stays with questions. ``False``: such queries take document slots."""
+    question_error_reports: bool = True
+    """A query over documents that reports an error message
+    (:func:`treehop.query_shape.is_error_report`: a quoted or pasted message such as
+    ``fatal: unable to access ...`` or ``ImportError: No module named ...``, or "I get ...
+    error") is read as a question: passage slots, ``question_context_chars`` and the
+    question fusion and tree terms (``question_dense_weight`` and the rest). Why: it asks for
+    a cause and a fix as a question does, though it often carries no question mark or
+    question word, and a pasted message's words (paths, option names, the tool's own words)
+    are ones BM25 rewards in every chunk that prints the same message. Measured on the
+    natural-question dev halves (``bench/bench_natural.py``, ``find`` vs
+    ``find-no-error-reports``, with ``problem_report_passages``; bench/README.md, "Natural
+    questions, round 10"): pooled nDCG@10 0.7209 -> 0.7224 with the problem reports (Django
+    FAQ 0.669 -> 0.683, fetchmail FAQ 0.848 -> 0.856), context at every budget unchanged,
+    the heading / first-sentence / anchor set unchanged. ``False``: such queries keep the
+    shape the other rules give them."""
+    problem_report_passages: bool = True
+    """A query over documents that states something does not do its job
+    (:func:`treehop.query_shape.is_problem_report`: "X doesn't work when ...", "Y hangs after
+    ...", "my mails are not delivered") takes passage slots and ``question_context_chars``,
+    as a sentence does (``sentence_passages``), whether or not it ends with a stop; its
+    fusion and tree terms stay those of other queries (a statement's words are often the
+    page's own: the question fusion cost the first-sentence queries, see
+    ``sentence_passages``). Why: an FAQ's troubleshooting entries are titled that way, and
+    the answer is one passage of a page. Measured with ``question_error_reports`` (row
+    ``find-no-problem-reports``; bench/README.md, "Natural questions, round 10").
+    ``False``: such queries take document slots unless another rule gives them passages."""
     join_adjacent_hits: bool = True
     """A passage slot (a question or sentence over documents) grows across a passage mark
     into the neighbouring passage when that passage holds the document's best hit not yet

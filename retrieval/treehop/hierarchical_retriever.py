@@ -78,7 +78,7 @@ from .models import (
     RoundTrace,
     TypedQuery,
 )
-from .query_shape import is_question, is_sentence
+from .query_shape import is_error_report, is_problem_report, is_question, is_sentence
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import (
     ColumnarSearchStore,
@@ -369,7 +369,11 @@ class HierarchicalRetriever:
     # ------------------------------------------------------------------ steps
     def _resolve(self, req: RetrievalRequest) -> _Query:
         cfg = self.config
-        question = self._question_over_documents(req)
+        question = self._question_over_documents(req) or (
+            cfg.question_error_reports
+            and is_error_report(req.query.query)
+            and self._over_documents(req)
+        )
         dense_weight = cfg.dense_weight
         heading_weight = cfg.context_heading_weight
         scale = 1.0
@@ -408,13 +412,16 @@ class HierarchicalRetriever:
 
     def _passage_slots(self, req: RetrievalRequest) -> bool:
         """Whether a query that is not a question takes passage slots: a sentence
-        (:func:`~treehop.query_shape.is_sentence`) over documents, with
-        ``sentence_passages`` on (its weights stay those of other queries)."""
+        (:func:`~treehop.query_shape.is_sentence`, with ``sentence_passages``) or a problem
+        report (:func:`~treehop.query_shape.is_problem_report`, with
+        ``problem_report_passages``) over documents; its weights stay those of other
+        queries."""
+        cfg = self.config
+        text = req.query.query
         return (
-            self.config.sentence_passages
-            and is_sentence(req.query.query)
-            and self._over_documents(req)
-        )
+            (cfg.sentence_passages and is_sentence(text))
+            or (cfg.problem_report_passages and is_problem_report(text))
+        ) and self._over_documents(req)
 
     @staticmethod
     def _over_documents(req: RetrievalRequest) -> bool:

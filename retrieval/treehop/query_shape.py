@@ -151,3 +151,477 @@ def is_sentence(query: str) -> bool:
     if text.endswith(("\u3002", "\uff01")):
         return len(text) > SENTENCE_MIN_WORDS
     return len(text[:400].split(None, SENTENCE_MIN_WORDS)) >= SENTENCE_MIN_WORDS
+
+
+# --------------------------------------------------------------------------- reports
+REPORT_HEAD_CHARS = 2000
+"""Only this many leading characters are read for a report's markers: a pasted message or a
+problem statement names itself early, and the bound keeps every check linear in a constant."""
+REPORT_HEAD_WORDS = 80
+"""At most this many leading words are read for the word rules."""
+_QUOTE_STRIP = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb()[]{}<>,.;!?*"
+"""Quotes, brackets and punctuation stripped from a word's ends before it is compared."""
+
+ERROR_LABELS = frozenset(
+    {"error", "fatal", "panic", "exception", "traceback", "failure", "critical", "err"}
+)
+"""Labels a tool prints before its message (``fatal: unable to access ...``, ``Error: ...``,
+``ERROR: ...``): such a word directly followed by a colon marks a pasted message."""
+TOOL_WARNING = "warning:"
+"""``warning:`` marks a pasted message only in a tool's lower case (``warning: LF will be
+replaced by CRLF``); ``Warning:`` opens a documentation admonition's first sentence."""
+ERROR_CLASS_SUFFIXES = ("Error", "Exception", "Warning", "Fault", "Failure")
+"""An exception or error class's name ends with one of these (``ImportError``,
+``java.lang.NullPointerException``, ``DeprecationWarning``); followed by a colon it is the
+first line of a traceback's message."""
+ERRNO_NAMES = frozenset(
+    {
+        "EACCES",
+        "EADDRINUSE",
+        "EAGAIN",
+        "EBADF",
+        "EBUSY",
+        "ECONNABORTED",
+        "ECONNREFUSED",
+        "ECONNRESET",
+        "EEXIST",
+        "EHOSTUNREACH",
+        "EINTR",
+        "EINVAL",
+        "EIO",
+        "EISDIR",
+        "ELOOP",
+        "EMFILE",
+        "ENAMETOOLONG",
+        "ENETUNREACH",
+        "ENOENT",
+        "ENOEXEC",
+        "ENOMEM",
+        "ENOSPC",
+        "ENOSYS",
+        "ENOTCONN",
+        "ENOTDIR",
+        "ENOTEMPTY",
+        "ENOTSUP",
+        "EOPNOTSUPP",
+        "EPERM",
+        "EPIPE",
+        "EPROTO",
+        "EROFS",
+        "ESRCH",
+        "ETIMEDOUT",
+        "EXDEV",
+    }
+)
+"""POSIX error names (``errno.h``) a system call's failure prints."""
+ERROR_PHRASES = (
+    "traceback (most recent call last)",
+    "[errno",
+    "errno=",
+    "permission denied",
+    "access denied",
+    "no such file or directory",
+    "command not found",
+    "connection refused",
+    "connection reset by peer",
+    "segmentation fault",
+    "core dumped",
+    "no module named",
+    "undefined reference to",
+    "returned non-zero",
+)
+"""Messages of operating systems, shells, linkers and interpreters that users paste without
+quotes (lower case; read in the lower-cased head). None names a documentation topic."""
+NUMBERED_PHRASES = ("exit status ", "exit code ", "errno ", "error code ")
+"""Phrases that mark a message only when a number follows (``exit status 128``, ``errno
+13``): without one they name a topic (Python's ``errno`` module, a tool's "Exit codes")."""
+ERROR_SPAN_MIN_WORDS = 2
+"""A quoted span is a message only with at least this many words: one quoted word is a
+literal (a log level ``"error"``, an option value ``"no"``)."""
+ERROR_WORDS = frozenset(
+    {
+        "error",
+        "errors",
+        "fatal",
+        "failed",
+        "failure",
+        "fails",
+        "denied",
+        "refused",
+        "unable",
+        "cannot",
+        "can't",
+        "couldn't",
+        "invalid",
+        "illegal",
+        "unknown",
+        "unexpected",
+        "undefined",
+        "missing",
+        "exception",
+        "traceback",
+        "abort",
+        "aborted",
+        "panic",
+        "segmentation",
+        "unrecognized",
+        "unrecognised",
+        "unsupported",
+        "forbidden",
+        "unauthorized",
+        "timeout",
+        "warning",
+        "corrupt",
+        "corrupted",
+        "mismatch",
+        "violation",
+        "not",
+        "no",
+    }
+)
+"""Words that make a quoted or code span a message of failure (``"Permission denied
+(publickey)"``, `` `fatal: not a git repository` ``); a quoted span without one is a name
+or a literal (```--force```, ``"settings.py"``)."""
+ERROR_NOUNS = frozenset(
+    {
+        "error",
+        "errors",
+        "exception",
+        "exceptions",
+        "traceback",
+        "warning",
+        "warnings",
+        "segfault",
+        "panic",
+        "crash",
+    }
+)
+"""What a user reports receiving (``I get a strange error``)."""
+RECEIVE_VERBS = frozenset(
+    {
+        "get",
+        "got",
+        "getting",
+        "see",
+        "saw",
+        "seeing",
+        "receive",
+        "received",
+        "receiving",
+        "encounter",
+        "encountered",
+        "encountering",
+        "hit",
+        "have",
+        "having",
+    }
+)
+"""Verbs of receiving a message, read after a first-person subject (``I get``, ``we're
+getting``) or as a report's first word (``Getting an error when ...``)."""
+REPORT_SUBJECTS = frozenset({"i", "i'm", "im", "i've", "i'd", "we", "we're", "we've", "keep"})
+"""Subjects (and ``keep``, as in ``I keep getting``) after which a receiving verb reports."""
+RECEIVE_SPAN = 8
+"""A received error noun lies at most this many words after its verb."""
+
+
+def _words(text: str) -> list[str]:
+    """The head's words, lower-cased, apostrophes normalised and quotes stripped."""
+    head = text[:REPORT_HEAD_CHARS].replace("\u2019", "'").lower()
+    return [w.strip(_QUOTE_STRIP) for w in head.split(None, REPORT_HEAD_WORDS)[:REPORT_HEAD_WORDS]]
+
+
+def _quoted_spans(head: str) -> list[str]:
+    """Text inside backticks or double quotes (straight, curly or guillemets) in ``head``;
+    an unclosed quote opens no span. One pass per quote kind, linear in ``head``."""
+    spans: list[str] = []
+    for mark in ("`", '"'):
+        spans.extend(head.split(mark)[1:-1:2])
+    for opening, closing in (("\u201c", "\u201d"), ("\u00ab", "\u00bb")):
+        start = head.find(opening)
+        while start >= 0:
+            end = head.find(closing, start + 1)
+            if end < 0:
+                break
+            spans.append(head[start + 1 : end])
+            start = head.find(opening, end + 1)
+    return spans
+
+
+def _error_class(token: str) -> bool:
+    """Whether ``token`` (original case, stripped) names an error or exception class:
+    ``ImportError``, ``java.io.IOException``, ``DeprecationWarning`` (not ``Error`` or
+    ``Warning`` alone: a label, read by :data:`ERROR_LABELS`)."""
+    name = token.rsplit(".", 1)[-1]
+    for suffix in ERROR_CLASS_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)].isalnum() and name[0].isupper()
+    return False
+
+
+def is_error_report(query: str) -> bool:
+    """Whether ``query`` reports an error message: it quotes a message of failure (text in
+    backticks or quotes holding a word of :data:`ERROR_WORDS`), pastes one (a label such as
+    ``fatal:`` or ``Error:``, an exception class followed by a colon, a POSIX error name or
+    one of :data:`ERROR_PHRASES`), or says it receives one (``I get ... error``, ``Getting an
+    exception when ...``). Such a query asks for the cause and the fix, as a question does,
+    though it may carry no question mark or question word. Reads only the first
+    :data:`REPORT_HEAD_CHARS` characters, with ``str`` methods (no regular expression), so
+    it is linear in a constant on any input."""
+    head = query[:REPORT_HEAD_CHARS].strip()
+    if not head:
+        return False
+    lowered = head.lower()
+    if any(phrase in lowered for phrase in ERROR_PHRASES) or _numbered(lowered):
+        return True
+    raw = head.replace("\u2019", "'").split(None, REPORT_HEAD_WORDS)[:REPORT_HEAD_WORDS]
+    for i, token in enumerate(raw):
+        bare = token.strip(_QUOTE_STRIP)
+        colon = bare.endswith(":") or (token.endswith(":") and i + 1 < len(raw))
+        name = bare.rstrip(":")
+        if colon and i + 1 < len(raw):
+            if name.lower() in ERROR_LABELS or token.strip("\"'`") == TOOL_WARNING:
+                return True
+            if _error_class(name):
+                return True
+        if name in ERRNO_NAMES:
+            return True
+    for span in _quoted_spans(head):
+        words = span.replace("\u2019", "'").lower().split(None, REPORT_HEAD_WORDS)
+        if len(words) >= ERROR_SPAN_MIN_WORDS and any(
+            w.strip(_QUOTE_STRIP + ":") in ERROR_WORDS for w in words
+        ):
+            return True
+    return _receives_error(_words(head))
+
+
+def _numbered(lowered: str) -> bool:
+    """Whether a phrase of :data:`NUMBERED_PHRASES` is followed by a digit in ``lowered``.
+    Each search starts after the previous hit: linear in ``lowered``."""
+    for phrase in NUMBERED_PHRASES:
+        at = lowered.find(phrase)
+        while at >= 0:
+            end = at + len(phrase)
+            if lowered[end : end + 1].isdigit():
+                return True
+            at = lowered.find(phrase, end)
+    return False
+
+
+def _receives_error(words: list[str]) -> bool:
+    """``I get a strange error``, ``we keep getting this exception``, ``Getting an error when
+    ...``: a receiving verb after a first-person subject (or first), an error noun within
+    :data:`RECEIVE_SPAN` words after it."""
+    for i, word in enumerate(words):
+        if word not in RECEIVE_VERBS:
+            continue
+        if i == 0 or words[i - 1] in REPORT_SUBJECTS:
+            if any(w in ERROR_NOUNS for w in words[i + 1 : i + 1 + RECEIVE_SPAN]):
+                return True
+    return False
+
+
+FAILURE_WORDS = frozenset(
+    {
+        "hangs",
+        "hanging",
+        "hung",
+        "freezes",
+        "freezing",
+        "froze",
+        "crashes",
+        "crashed",
+        "crashing",
+        "segfaults",
+        "segfaulted",
+        "stalls",
+        "stalled",
+        "stuck",
+        "dies",
+        "died",
+        "fails",
+        "misbehaves",
+    }
+)
+"""Finite verbs and states of a program that stops doing its job (``fetchmail hangs after
+...``, ``Emacs crashes on startup``, ``the build fails on Windows``)."""
+FAILURE_BASES = frozenset({"hang", "freeze", "crash", "fail", "die", "stall", "break"})
+"""The same verbs after a plural subject (``connections hang``); read only where the word
+before is not one that makes them a noun or an infinitive (:data:`NOT_BEFORE_BASE`)."""
+NOT_BEFORE_BASE = frozenset(
+    {
+        "to",
+        "a",
+        "an",
+        "the",
+        "no",
+        "any",
+        "on",
+        "of",
+        "for",
+        "and",
+        "or",
+        "may",
+        "might",
+        "can",
+        "could",
+        "should",
+        "must",
+        "will",
+        "would",
+        "expected",
+    }
+)
+FAILURE_PHRASES = (
+    ("fails", "to"),
+    ("failed", "to"),
+    ("failing", "to"),
+    ("fail", "to"),
+    ("unable", "to"),
+    ("refuses", "to"),
+    ("refused", "to"),
+    ("stopped", "working"),
+    ("stops", "working"),
+    ("not", "working"),
+    ("no", "longer"),
+    ("times", "out"),
+    ("timed", "out"),
+    ("timing", "out"),
+    ("nothing", "happens"),
+)
+"""Two-word phrases of failure (``X fails to start``, ``mail no longer arrives``)."""
+NEGATED_AUX = frozenset(
+    {
+        "doesn't",
+        "don't",
+        "didn't",
+        "won't",
+        "can't",
+        "cannot",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "couldn't",
+        "wouldn't",
+        "hasn't",
+        "haven't",
+    }
+)
+"""Negated auxiliaries in one word (apostrophes normalised)."""
+AUX = frozenset(
+    {
+        "does",
+        "do",
+        "did",
+        "will",
+        "can",
+        "is",
+        "are",
+        "was",
+        "were",
+        "could",
+        "would",
+        "has",
+        "have",
+    }
+)
+"""Auxiliaries that a following ``not`` negates (``does not start``, ``are not delivered``)."""
+NOT_A_SUBJECT = frozenset(
+    {
+        "that",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "why",
+        "how",
+        "when",
+        "where",
+        "if",
+        "whether",
+        "or",
+        "and",
+        "you",
+        "to",
+        "do",
+    }
+)
+"""Words before a negation that make it a relative clause, a condition, an alternative or
+advice (``tests that don't need a database``, ``whether or not``, ``you don't need``), not
+a report that something fails."""
+NOT_AFTER_NEGATION = frozenset(
+    {
+        "only",
+        "just",
+        "necessarily",
+        "always",
+        "all",
+        "every",
+        "need",
+        "needed",
+        "necessary",
+        "required",
+        "recommended",
+        "have",
+        "be",
+        "yet",
+        "to",
+        "a",
+        "an",
+        "the",
+        "matter",
+        "use",
+        "mix",
+    }
+)
+"""Words after a negation that make it a statement of scope or advice (``not only``, ``does
+not need``, ``need not be``, ``do not use``), not of a failure."""
+PROBLEM_MIN_REPORT_WORDS = 3
+"""A problem report has a subject, a predicate and something more (``Fetchmail hangs`` is
+too short to tell from a heading)."""
+
+
+def is_problem_report(query: str) -> bool:
+    """Whether ``query`` states that something does not do its job: a failure verb after a
+    subject (:data:`FAILURE_WORDS`: ``fetchmail hangs after the greeting``; a base form after
+    a plural subject: ``connections hang``), a phrase of failure (:data:`FAILURE_PHRASES`:
+    ``the daemon fails to start``, ``mail no longer arrives``), or a negated auxiliary after a
+    subject (``the admin doesn't show my model``, ``my mails are not delivered``, ``static
+    files not served``). A negation that opens the query (``Do not ...``, an order), follows
+    a relative word or ``you`` (``tests that don't need a database``, ``you don't need``),
+    or scopes (``not only``, ``does not need``) is no report. Such a statement asks for the
+    passage that explains and fixes it, as a question does. Linear in a constant (the first
+    :data:`REPORT_HEAD_WORDS` words of :data:`REPORT_HEAD_CHARS` characters)."""
+    words = _words(query)
+    words = [w for w in words if w]
+    if len(words) < PROBLEM_MIN_REPORT_WORDS:
+        return False
+    for i in range(1, len(words)):
+        word = words[i]
+        before = words[i - 1]
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if word in FAILURE_WORDS and before not in NOT_A_SUBJECT and before != "to":
+            return True
+        if word in FAILURE_BASES and before not in NOT_BEFORE_BASE and before not in NOT_A_SUBJECT:
+            return True
+        if (word, after) in FAILURE_PHRASES and before not in NOT_A_SUBJECT:
+            return True
+        negated = word in NEGATED_AUX or (
+            word == "not" and after not in NOT_AFTER_NEGATION and after != ""
+        )
+        if not negated or before in NOT_A_SUBJECT or after in NOT_AFTER_NEGATION or not after:
+            continue
+        if word == "not" and before not in AUX and not _participle(after):
+            continue  # "not" without an auxiliary: "files not served", "CSS not loading"
+        return True
+    return False
+
+
+_PARTICIPLES = frozenset({"found", "shown", "sent", "seen", "run", "built", "written", "done"})
+
+
+def _participle(word: str) -> bool:
+    """Whether ``word`` reads as a participle after a bare ``not`` (``not loading``, ``not
+    delivered``, ``not found``)."""
+    return word.endswith(("ing", "ed")) or word in _PARTICIPLES
