@@ -412,11 +412,12 @@ def _receives_error(words: list[str]) -> bool:
     ...``: a receiving verb after a first-person subject (or first), an error noun within
     :data:`RECEIVE_SPAN` words after it."""
     for i, word in enumerate(words):
-        if word not in RECEIVE_VERBS:
-            continue
-        if i == 0 or words[i - 1] in REPORT_SUBJECTS:
-            if any(w in ERROR_NOUNS for w in words[i + 1 : i + 1 + RECEIVE_SPAN]):
-                return True
+        if (
+            word in RECEIVE_VERBS
+            and (i == 0 or words[i - 1] in REPORT_SUBJECTS)
+            and any(w in ERROR_NOUNS for w in words[i + 1 : i + 1 + RECEIVE_SPAN])
+        ):
+            return True
     return False
 
 
@@ -593,8 +594,7 @@ def is_problem_report(query: str) -> bool:
     or scopes (``not only``, ``does not need``) is no report. Such a statement asks for the
     passage that explains and fixes it, as a question does. Linear in a constant (the first
     :data:`REPORT_HEAD_WORDS` words of :data:`REPORT_HEAD_CHARS` characters)."""
-    words = _words(query)
-    words = [w for w in words if w]
+    words = [w for w in _words(_outside_parentheses(query)) if w]
     if len(words) < PROBLEM_MIN_REPORT_WORDS:
         return False
     for i in range(1, len(words)):
@@ -616,6 +616,21 @@ def is_problem_report(query: str) -> bool:
             continue  # "not" without an auxiliary: "files not served", "CSS not loading"
         return True
     return False
+
+
+def _outside_parentheses(query: str) -> str:
+    """The head of ``query`` without its parenthesised asides (``... raises (except that
+    raises does not capture all exceptions)``): a negation inside one qualifies the
+    statement, it does not report a failure. One pass over the head's words; an unclosed
+    ``(`` drops the rest, a stray ``)`` is ignored."""
+    kept: list[str] = []
+    depth = 0
+    for word in query[:REPORT_HEAD_CHARS].split():
+        opens = word.count("(")
+        if depth == 0 and opens == 0:
+            kept.append(word)
+        depth = max(0, depth + opens - word.count(")"))
+    return " ".join(kept)
 
 
 _PARTICIPLES = frozenset({"found", "shown", "sent", "seen", "run", "built", "written", "done"})
