@@ -269,6 +269,12 @@ ERROR_WORDS = frozenset(
         "unsupported",
         "forbidden",
         "unauthorized",
+        "rejected",
+        "declined",
+        "expired",
+        "unreachable",
+        "killed",
+        "terminated",
         "timeout",
         "warning",
         "corrupt",
@@ -574,10 +580,20 @@ NOT_AFTER_NEGATION = frozenset(
         "matter",
         "use",
         "mix",
+        "supported",
+        "implemented",
+        "included",
+        "covered",
+        "affected",
+        "related",
+        "intended",
     }
 )
 """Words after a negation that make it a statement of scope or advice (``not only``, ``does
 not need``, ``need not be``, ``do not use``), not of a failure."""
+OPENING_FAILURES = frozenset({"cannot", "unable"})
+"""First words of a report that leaves its subject out (``Cannot connect to the database``);
+``Can't`` opens a question (:func:`is_question`)."""
 PROBLEM_MIN_REPORT_WORDS = 3
 """A problem report has a subject, a predicate and something more (``Fetchmail hangs`` is
 too short to tell from a heading)."""
@@ -597,6 +613,8 @@ def is_problem_report(query: str) -> bool:
     words = [w for w in _words(_outside_parentheses(query)) if w]
     if len(words) < PROBLEM_MIN_REPORT_WORDS:
         return False
+    if words[0] in OPENING_FAILURES or (words[0], words[1]) in FAILURE_PHRASES:
+        return True  # "Cannot connect to ...", "Unable to ...", "Nothing happens when ..."
     for i in range(1, len(words)):
         word = words[i]
         before = words[i - 1]
