@@ -233,5 +233,10 @@ def test_a_sentence_over_documents_takes_passage_slots_and_keeps_its_weights() -
     assert _resolved("Why does the build fail?", [f"{R}/docs"]).passages  # a question
     assert not _resolved("build failures on Windows", [f"{R}/docs"]).passages  # a heading
     assert not _resolved("The build fails on Windows.", [MEM]).passages  # memories
-    off = _resolved("The build fails on Windows.", [f"{R}/docs"], sentence_passages=False)
+    off = _resolved(
+        "The build fails on Windows.",
+        [f"{R}/docs"],
+        sentence_passages=False,
+        problem_report_passages=False,  # "fails": a problem report too
+    )
     assert not off.passages
