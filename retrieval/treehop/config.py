@@ -88,10 +88,11 @@ class RetrievalConfig(ConfigModel):
     are ones BM25 rewards in every chunk that prints the same message. Measured on the
     natural-question dev halves (``bench/bench_natural.py``, ``find`` vs
     ``find-no-error-reports``, with ``problem_report_passages``; bench/README.md, "Natural
-    questions, round 10"): pooled nDCG@10 0.7209 -> 0.7224 with the problem reports (Django
-    FAQ 0.669 -> 0.683, fetchmail FAQ 0.848 -> 0.856), context at every budget unchanged,
-    the heading / first-sentence / anchor set unchanged. ``False``: such queries keep the
-    shape the other rules give them."""
+    questions, round 10"; 535 questions): pooled nDCG@10 0.7227 -> 0.7234 (Django FAQ
+    0.669 -> 0.683: "command not found: django-admin"; ffmpeg FAQ R@100 0.913 -> 0.957),
+    context at 500 / 1,000 / 2,000 tokens unchanged, every other set identical; the
+    heading / first-sentence / anchor set identical (none of its queries is a report).
+    ``False``: such queries keep the shape the other rules give them."""
     problem_report_passages: bool = True
     """A query over documents that states something does not do its job
     (:func:`treehop.query_shape.is_problem_report`: "X doesn't work when ...", "Y hangs after
@@ -100,9 +101,12 @@ class RetrievalConfig(ConfigModel):
     fusion and tree terms stay those of other queries (a statement's words are often the
     page's own: the question fusion cost the first-sentence queries, see
     ``sentence_passages``). Why: an FAQ's troubleshooting entries are titled that way, and
-    the answer is one passage of a page. Measured with ``question_error_reports`` (row
-    ``find-no-problem-reports``; bench/README.md, "Natural questions, round 10").
-    ``False``: such queries take document slots unless another rule gives them passages."""
+    the answer is one passage of a page. Natural-question dev halves (row
+    ``find-no-problem-reports``; bench/README.md, "Natural questions, round 10"): pooled
+    nDCG@10 0.7227 -> 0.7234 (fetchmail FAQ 0.848 -> 0.856: "Fetchmail running as root
+    stopped working after an OS upgrade"), context unchanged, every other set identical;
+    the heading / first-sentence / anchor set identical. ``False``: such queries take
+    document slots unless another rule gives them passages."""
     join_adjacent_hits: bool = True
     """A passage slot (a question or sentence over documents) grows across a passage mark
     into the neighbouring passage when that passage holds the document's best hit not yet
