@@ -96,6 +96,7 @@ def test_not_error_reports(query: str) -> None:
         "Static files not served in production",
         "Stylesheets not loading behind the proxy",
         "Connections hang after the TLS handshake",
+        "kubernetes pods crash",
         "Emacs crashes on startup with my init file",
         "The build fails on Windows",
         "Fetchmail fails to authenticate against the server",
@@ -126,6 +127,12 @@ def test_problem_reports(query: str) -> None:
         "xfail: mark test functions as expected to fail",
         "How to handle test failures",
         "Crash reporting",
+        "Debugging crashes in C extensions",  # a plural noun after an -ing word
+        "Using a hanging indent",
+        "Kernel crash dumps",  # a base form inside a compound
+        "Line break handling",
+        "Feature freeze policy",
+        "Insert a page break",  # a singular subject never takes the base verb
         "Skip tests that may fail on Windows",
         "Features not supported by SQLite",  # a bare "not" before no participle
         "Fetchmail hangs",  # two words: too short to tell from a title

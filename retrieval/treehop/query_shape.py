@@ -443,32 +443,32 @@ def _receives_error(words: list[str]) -> bool:
 
 FAILURE_WORDS = frozenset(
     {
-        "hangs",
-        "hanging",
         "hung",
-        "freezes",
-        "freezing",
         "froze",
-        "crashes",
         "crashed",
-        "crashing",
-        "segfaults",
         "segfaulted",
-        "stalls",
         "stalled",
         "stuck",
-        "dies",
         "died",
         "fails",
         "misbehaves",
     }
 )
-"""Finite verbs and states of a program that stops doing its job (``fetchmail hangs after
-...``, ``Emacs crashes on startup``, ``the build fails on Windows``)."""
+"""Finite verbs and states of a program that stops doing its job (``fetchmail hung after
+...``, ``the build fails on Windows``): never a noun or a modifier."""
+FAILURE_NOUNISH = frozenset(
+    {"hangs", "crashes", "freezes", "stalls", "dies", "segfaults", "hanging", "crashing"}
+)
+"""Failure verbs that are also plural nouns or modifiers (``Debugging crashes``, ``a
+hanging indent``): read as a report (``Emacs crashes on startup``) only where the word
+before is a subject, not a determiner, a preposition, a modal or an ``-ing`` word
+(:data:`NOT_BEFORE_FAILURE`)."""
 FAILURE_BASES = frozenset({"hang", "freeze", "crash", "fail", "die", "stall", "break"})
-"""The same verbs after a plural subject (``connections hang``); read only where the word
-before is not one that makes them a noun or an infinitive (:data:`NOT_BEFORE_BASE`)."""
-NOT_BEFORE_BASE = frozenset(
+"""The same verbs after a plural subject (``connections hang after ...``, ``kubernetes pods
+crash``): read only as :data:`FAILURE_NOUNISH` is, and only when the query ends there or a
+word of situation follows (:data:`SITUATION_WORDS`): otherwise the base form is a noun of a
+compound (``Kernel crash dumps``, ``Line break handling``, ``Feature freeze policy``)."""
+NOT_BEFORE_FAILURE = frozenset(
     {
         "to",
         "a",
@@ -476,9 +476,27 @@ NOT_BEFORE_BASE = frozenset(
         "the",
         "no",
         "any",
+        "some",
+        "this",
+        "these",
+        "those",
+        "its",
+        "their",
         "on",
         "of",
         "for",
+        "about",
+        "with",
+        "from",
+        "by",
+        "in",
+        "after",
+        "before",
+        "against",
+        "during",
+        "without",
+        "avoid",
+        "prevent",
         "and",
         "or",
         "may",
@@ -492,6 +510,39 @@ NOT_BEFORE_BASE = frozenset(
         "expected",
     }
 )
+"""Words before a failure verb that make it a noun, a modifier or a possibility, not a
+report (``tests may fail``, ``expected to fail``, ``about crashes``)."""
+SITUATION_WORDS = frozenset(
+    {
+        "when",
+        "whenever",
+        "while",
+        "after",
+        "before",
+        "during",
+        "on",
+        "in",
+        "at",
+        "with",
+        "for",
+        "if",
+        "because",
+        "since",
+        "until",
+        "unless",
+        "upon",
+        "every",
+        "sometimes",
+        "randomly",
+        "immediately",
+        "again",
+        "",
+    }
+)
+"""Words after a base failure verb that say when it fails (``""``: the query ends)."""
+SINGULAR_DETERMINERS = frozenset({"a", "an", "this", "its", "each", "every", "another"})
+"""Two words before a base form, these make its subject singular, so the base form is a noun
+(``Insert a page break``): a plural subject takes the base verb (``the pods crash``)."""
 FAILURE_PHRASES = (
     ("fails", "to"),
     ("failed", "to"),
@@ -635,7 +686,14 @@ def is_problem_report(query: str) -> bool:
         after = words[i + 1] if i + 1 < len(words) else ""
         if word in FAILURE_WORDS and before not in NOT_A_SUBJECT and before != "to":
             return True
-        if word in FAILURE_BASES and before not in NOT_BEFORE_BASE and before not in NOT_A_SUBJECT:
+        subject = not (
+            before in NOT_BEFORE_FAILURE or before in NOT_A_SUBJECT or before.endswith("ing")
+        )
+        singular = i >= 2 and words[i - 2] in SINGULAR_DETERMINERS  # "a page break"
+        if subject and (
+            word in FAILURE_NOUNISH
+            or (word in FAILURE_BASES and after in SITUATION_WORDS and not singular)
+        ):
             return True
         if (word, after) in FAILURE_PHRASES and before not in NOT_A_SUBJECT:
             return True
