@@ -301,6 +301,13 @@ ROWS: tuple[Row, ...] = (
     ),
     Row("find-no-window", "find - chunk window", "find", config={"question_chunk_window": False}),
     Row("find-no-spread", "find - spread", "find", config={"question_document_penalty": 0.0}),
+    # round 10: a question's slot grows to its own-best neighbour first (``question_grow_own``)
+    Row(
+        "find-no-grow-own",
+        "find - slot grows own-best",
+        "find",
+        config={"question_grow_own": False},
+    ),
     *(
         Row(
             f"find-spread{x}",

@@ -198,6 +198,16 @@ class RetrievalConfig(ConfigModel):
     a slot's ``score`` is the adjusted one). Why: window evidence lifts many chunks of one
     coherent page together (a reference page's sections), which crowd out another
     document's answer. 0: off."""
+    question_grow_own: bool = True
+    """For a question-shaped query over documents: a passage slot grows from its face to the
+    neighbouring chunk of its passage that is better on its *own* score (the chunk's own
+    fused query score, :attr:`~treehop.descent.Candidate.own`) first, instead of the
+    better-ranked one (:func:`treehop.descent.passage_groups`); on a tie the rank decides.
+    Why: the rank carries the chunk window's lift (``question_chunk_window``), and a chunk
+    lifted by the answer beside it outranked the answer's own continuation, so a slot whose
+    budget held one side only grew backwards over the text before the answer (round 9's one
+    "extent" loss, perlfaq4 #35). Which chunks open slots, and in what order, is unchanged.
+    ``False``: the better-ranked side first. TODO-NUMBERS"""
     question_hub_weight: float = Field(default=0.0, ge=0.0, le=1.0)
     """For a question-shaped query over documents: each collected leaf's score, minus this
     times its hubness among the best 100 collected leaves (:func:`treehop.hubness.
