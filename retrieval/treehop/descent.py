@@ -433,9 +433,9 @@ def _windows(
                 break
             j = min(sides, key=lambda j: rank[id(ordered[j])])
             if own is not None and len(sides) == 2:
-                a, b = own[sides[0]], own[sides[1]]
-                if math.isfinite(a) and math.isfinite(b) and a != b:
-                    j = sides[0] if a > b else sides[1]
+                before, after = own[sides[0]], own[sides[1]]
+                if math.isfinite(before) and math.isfinite(after) and before != after:
+                    j = sides[0] if before > after else sides[1]
             taken[j] = True
             runs.add(run[j])
             chars += 2 + size[j]
