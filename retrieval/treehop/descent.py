@@ -348,9 +348,10 @@ def passage_groups(
 
     ``grow_key``: a slot grows first to the side whose chunk scores higher on this key
     (a question's chunks: their own score, ``question_grow_own``), the better-ranked side
-    on a tie or where a key is not finite; ``None``: the better-ranked side. The slots, their
-    faces and their order are still the rank's: only which neighbour a slot takes first
-    changes, which decides the slot's extent when both do not fit."""
+    on a tie or where a key is not finite; ``None``: the better-ranked side. Each slot still
+    opens at the best-ranked chunk not yet in a slot and the slots stay in rank order: only
+    the neighbour a slot takes first changes, which decides its extent when both sides do
+    not fit (the chunk it leaves may open a later slot)."""
     rank = {id(c): k for k, c in enumerate(items)}
     by_doc: dict[str, list[Candidate]] = {}
     for c in items:
