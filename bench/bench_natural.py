@@ -314,6 +314,13 @@ ROWS: tuple[Row, ...] = (
         "find",
         config={"problem_report_passages": False},
     ),
+    # round 10: a question's slot grows to its own-best neighbour first (``question_grow_own``)
+    Row(
+        "find-no-grow-own",
+        "find - slot grows own-best",
+        "find",
+        config={"question_grow_own": False},
+    ),
     *(
         Row(
             f"find-spread{x}",

@@ -228,6 +228,23 @@ class RetrievalConfig(ConfigModel):
     a slot's ``score`` is the adjusted one). Why: window evidence lifts many chunks of one
     coherent page together (a reference page's sections), which crowd out another
     document's answer. 0: off."""
+    question_grow_own: bool = True
+    """For a question-shaped query over documents: a passage slot grows from its face to the
+    neighbouring chunk of its passage that is better on its *own* score (the chunk's own
+    fused query score, :attr:`~treehop.descent.Candidate.own`) first, instead of the
+    better-ranked one (:func:`treehop.descent.passage_groups`); on a tie the rank decides.
+    Why: the rank carries the chunk window's lift (``question_chunk_window``), and a chunk
+    lifted by the answer beside it outranked the answer's own continuation, so a slot whose
+    budget held one side only grew backwards over the text before the answer (round 9's one
+    "extent" loss, perlfaq4 #35). Each slot still opens at the best-ranked chunk left; only
+    the neighbour it takes first changes (the one it leaves may open a later slot).
+    ``False``: the better-ranked side first. Nine natural-question dev halves
+    (``bench/bench_natural.py``, ``find`` vs ``find-no-grow-own``; bench/README.md, "Natural
+    questions, round 10"): pooled nDCG@10 / ctx@500 / 1,000 / 2,000 0.7220 / 0.5904 / 0.7019
+    / 0.7829 -> 0.7239 / 0.5961 / 0.7037 / 0.7847, only perlfaq moves (four questions, each a
+    slot's extent, none lost); the heading / first-sentence / anchor set is unchanged. Test
+    halves: Django FAQ ctx@1000 +0.037, perlfaq ctx@500 -0.012, zsh nDCG@10 -0.007; pooled
+    0.7331 / 0.5778 / 0.7082 / 0.7963 -> 0.7329 / 0.5744 / 0.7100 / 0.7963."""
     question_hub_weight: float = Field(default=0.0, ge=0.0, le=1.0)
     """For a question-shaped query over documents: each collected leaf's score, minus this
     times its hubness among the best 100 collected leaves (:func:`treehop.hubness.

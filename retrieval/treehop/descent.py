@@ -235,14 +235,17 @@ class Collected:
         if old is None or _better(cand, old, track):
             self.by_uri[cand.uri] = cand
 
-    def ranked(self, track: Track) -> list[list[Candidate]]:
-        """Groups best first; each group is one result slot, its best candidate first."""
+    def ranked(
+        self, track: Track, grow_key: Callable[[Candidate], float] | None = None
+    ) -> list[list[Candidate]]:
+        """Groups best first; each group is one result slot, its best candidate first.
+        ``grow_key``: which side a passage slot grows to first (:func:`passage_groups`)."""
         if track is Track.VECTOR:  # (best first: a stable sort, equal scores kept in order)
             items = sorted(self.by_uri.values(), key=_FINAL_VEC, reverse=True)
         else:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
         if self.collapse and self.passages:  # (one slot per passage of a document)
-            return passage_groups(items, self.budget, self.join_adjacent)
+            return passage_groups(items, self.budget, self.join_adjacent, grow_key)
         groups: dict[str, list[Candidate]] = {}
         if self.collapse:  # (one slot per document)
             for c in items:
@@ -323,7 +326,10 @@ def same_passage_nodes(a: Node, b: Node) -> bool:
 
 
 def passage_groups(
-    items: Sequence[Candidate], budget: int = 0, join_adjacent: bool = False
+    items: Sequence[Candidate],
+    budget: int = 0,
+    join_adjacent: bool = False,
+    grow_key: Callable[[Candidate], float] | None = None,
 ) -> list[list[Candidate]]:
     """Candidates (best first) grouped into result slots, best slot first, each slot's best
     candidate first.
@@ -338,7 +344,14 @@ def passage_groups(
     two passages under one heading path whose mark lies between a slot and the document's
     next-best hit, :func:`_windows`). A node that is not a chunk (a whole file, a turn, a
     directory) is a slot of its own; a chunked file's own node joins its document's best
-    slot."""
+    slot.
+
+    ``grow_key``: a slot grows first to the side whose chunk scores higher on this key
+    (a question's chunks: their own score, ``question_grow_own``), the better-ranked side
+    on a tie or where a key is not finite; ``None``: the better-ranked side. Each slot still
+    opens at the best-ranked chunk not yet in a slot and the slots stay in rank order: only
+    the neighbour a slot takes first changes, which decides its extent when both sides do
+    not fit (the chunk it leaves may open a later slot)."""
     rank = {id(c): k for k, c in enumerate(items)}
     by_doc: dict[str, list[Candidate]] = {}
     for c in items:
@@ -347,7 +360,7 @@ def passage_groups(
     for doc, members in by_doc.items():
         chunks = [c for c in members if c.chunk_index is not None and c.uri != doc]
         others = [c for c in members if c.chunk_index is None or c.uri == doc]
-        slots = _windows(chunks, budget, rank, join_adjacent) if chunks else []
+        slots = _windows(chunks, budget, rank, join_adjacent, grow_key) if chunks else []
         if others and slots and others[0].uri == doc:
             slots[0] = sorted([*slots[0], others.pop(0)], key=lambda c: rank[id(c)])
         groups.extend(slots)
@@ -357,7 +370,11 @@ def passage_groups(
 
 
 def _windows(
-    chunks: list[Candidate], budget: int, rank: dict[int, int], join_adjacent: bool = False
+    chunks: list[Candidate],
+    budget: int,
+    rank: dict[int, int],
+    join_adjacent: bool = False,
+    grow_key: Callable[[Candidate], float] | None = None,
 ) -> list[list[Candidate]]:
     """One document's chunks cut into slots (see :func:`passage_groups`), best slot first.
 
@@ -370,8 +387,12 @@ def _windows(
     then took two slots, each about half of it widened with the neighbouring answers' text
     (the zsh FAQ's 3.6: neither slot passed the judge, the flat leaf did), or a slot grew
     backwards over the previous answers while the rest of its own answer opened the next
-    slot (3.8)."""
+    slot (3.8).
+
+    ``grow_key``: of two sides that both fit, the one whose chunk is higher on the key
+    first (:func:`passage_groups`)."""
     ordered = sorted(chunks, key=lambda c: c.chunk_index or 0)
+    own = [grow_key(c) for c in ordered] if grow_key is not None else None
     size = [len(c.node.content) for c in ordered]
     index = [c.chunk_index or 0 for c in ordered]
     # run[i]: the run (of consecutive chunks of one passage) that chunk i belongs to
@@ -412,6 +433,10 @@ def _windows(
             if not sides:
                 break
             j = min(sides, key=lambda j: rank[id(ordered[j])])
+            if own is not None and len(sides) == 2:
+                before, after = own[sides[0]], own[sides[1]]
+                if math.isfinite(before) and math.isfinite(after) and before != after:
+                    j = sides[0] if before > after else sides[1]
             taken[j] = True
             runs.add(run[j])
             chars += 2 + size[j]

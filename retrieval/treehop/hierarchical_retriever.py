@@ -1265,7 +1265,9 @@ class HierarchicalRetriever:
             result.nodes_scored += len(turns)
             return turns
 
-        groups = state.collected.ranked(state.track)
+        # (a question's slot grows to its own-best neighbour first: ``question_grow_own``)
+        own = q.question and self.config.question_grow_own
+        groups = state.collected.ranked(state.track, _own_score(state.track) if own else None)
         if q.unlifted:
             self._unlift(groups, q.unlifted)
         penalty = self.config.question_document_penalty
@@ -1414,6 +1416,19 @@ class HierarchicalRetriever:
             }
             out.append(_built_matched(fields))
         return out
+
+
+def _own_score(track: Track) -> Callable[[Candidate], float]:
+    """A candidate's own score on ``track`` (before propagation, the tree context and the
+    chunk window): which side a question's passage slot grows to first
+    (:attr:`~treehop.config.RetrievalConfig.question_grow_own`). A chunk the reranker did
+    not score is ``-inf`` there, and the slot falls back to the rank."""
+    if track is Track.VECTOR:
+        return _OWN_VEC
+    return lambda c: c.own.on(track)
+
+
+_OWN_VEC = operator.attrgetter("own.vec")
 
 
 def _passage_shown(
