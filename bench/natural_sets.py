@@ -1450,8 +1450,8 @@ def split_docbook_faq_page(markdown: str, level: int = 2) -> tuple[str, list[tup
         if m and depth <= level:
             close()
             question, answer = None, []
-            if depth == level:
-                title = _norm(m.group(2))
+            title = _norm(m.group(2))
+            if depth == level and title:  # an empty heading asks nothing
                 num = _SECTION_NUMBER.match(title)
                 number = num.group(0).strip().rstrip(".") if num else ""
                 question = (number, title[num.end() :] if num else title)
