@@ -54,6 +54,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`split_texinfo_chapters`): the numbered ``###`` questions of chapters 2-9 deleted,
   navigation lines and per-node menus (which repeat every title) deleted. Built after round
   9 and measured once, with no change to the retriever: an untuned generalisation check.
+* ``privoxy-faq``: Privoxy 3.0's FAQ (Debian ``privoxy``, ``faq/*.html``, DocBook's chunked
+  HTML, one page per chapter) beside the user manual, the man page and the README in the
+  same folder: every ``sect2`` title of chapters 1-5 a question (:func:`split_docbook_faq_page`),
+  deleted; tables of contents dropped (:func:`drop_docbook_toc`) and the links that quote a
+  question deleted (:func:`scrub_cross_references`). Built after round 9 and measured once,
+  with no change to the retriever: the second untuned check, with ``r-faq``.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
