@@ -54,6 +54,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`split_texinfo_chapters`): the numbered ``###`` questions of chapters 2-9 deleted,
   navigation lines and per-node menus (which repeat every title) deleted. Built after round
   9 and measured once, with no change to the retriever: an untuned generalisation check.
+* ``privoxy-faq``: Privoxy 3.0's FAQ (Debian ``privoxy``, ``faq/*.html``, DocBook's chunked
+  HTML, one page per chapter) beside the user manual, the man page and the README in the
+  same folder: every ``sect2`` title of chapters 1-5 a question (:func:`split_docbook_faq_page`),
+  deleted; tables of contents dropped (:func:`drop_docbook_toc`) and the links that quote a
+  question deleted (:func:`scrub_cross_references`). Built after round 9 and measured once,
+  with no change to the retriever: the second untuned check, with ``r-faq``.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -67,6 +73,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import html
+import posixpath
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -87,7 +94,7 @@ NATURAL_SETS = (
     "borg-faq",
     "ffmpeg-faq",
 )
-HELD_OUT_SETS = ("r-faq",)
+HELD_OUT_SETS = ("r-faq", "privoxy-faq")
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
 carries to a corpus nobody looked at. Screening on one makes it a dev set: move it up then."""
@@ -1259,6 +1266,350 @@ def r_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A DocBook FAQ among its project's user manual (Privoxy, DocBook's HTML stylesheets)
+# --------------------------------------------------------------------------------------
+
+PRIVOXY_PACKAGE = "privoxy"
+PRIVOXY_DOC = "usr/share/doc/privoxy"
+PRIVOXY_FAQ_DIR = "faq"
+PRIVOXY_MANUAL_DIR = "user-manual"
+PRIVOXY_MAN_PAGE = "man-page/privoxy-man-page.html"
+PRIVOXY_TEXTS = ("README.gz",)
+"""Beside the FAQ (``faq/*.html``) and the user manual (``user-manual/*.html``), the folder
+the user has holds the man page and the README (what Privoxy is, where its docs are): in.
+Left out: the developer manual (coding style, release steps: for Privoxy's own developers,
+as the zsh and R sets leave out their developer guides), the changelogs, ``TODO``, the
+copyright and ``AUTHORS`` lists and the Debian packaging notes."""
+_DIV_TAG = re.compile(r"<(/?)div\b([^<>]*)>", re.IGNORECASE)
+_A_TAG = re.compile(r"<(/?)a\b([^<>]*)>", re.IGNORECASE)
+_DOCBOOK_TOC = re.compile(r"""\bclass\s*=\s*["']?(?:toc|lot)(?=["'\s]|$)""", re.IGNORECASE)
+_HREF = re.compile(r"""\bhref\s*=\s*["']([^"'<>]*)["']""", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9]+")
+_DOCBOOK_LEVELS = {"title": 1, **{f"sect{n}": n for n in range(1, 6)}}
+"""DocBook's section class -> markdown heading level. The stylesheets' ``<hN>`` numbers do
+not follow the section depth (Privoxy's FAQ: ``sect2`` titles are ``<h3>``, except one
+``<h2>`` after a section with sub-sections), the class does."""
+_DOCBOOK_NAV = frozenset({"navheader", "navfooter"})
+
+
+def drop_docbook_toc(page_html: str) -> str:
+    """``page_html`` without DocBook's generated tables of contents (``<div class="toc">``,
+    and the ``lot`` lists of tables and figures), nested ``<div>``\\s counted, in one pass
+    over the div tags (an unclosed one runs to the page's end). They repeat every section
+    title, each FAQ question included; an FAQ's index page is little else."""
+    out: list[str] = []
+    pos = 0
+    depth = 0  # div depth inside a table of contents; 0 = outside
+    for m in _DIV_TAG.finditer(page_html):
+        closing = m.group(1) == "/"
+        if depth == 0:
+            if not closing and _DOCBOOK_TOC.search(m.group(2)):
+                out.append(page_html[pos : m.start()])
+                depth = 1
+        else:
+            depth += -1 if closing else 1
+            if depth == 0:
+                pos = m.end()
+    if depth == 0:
+        out.append(page_html[pos:])
+    return "".join(out)
+
+
+class _DocBookToMarkdown(_PageToMarkdown):
+    """A page of DocBook's (DSSSL or XSL) chunked HTML as the same markdown-ish text as the
+    other converters. Left out, as navigation: the header and footer blocks (Prev / Home /
+    Next and the neighbours' titles). Headings take their level from their section class
+    (:data:`_DOCBOOK_LEVELS`), other headings (a man page's) from ``<hN>``. A ``qandaset``'s
+    question (``<div class="question">``) becomes a heading one level under the section it
+    is in, its "Q:" label dropped, and its answer's "A:" label too. The anchor a heading
+    holds (``<a name="...">``) is recorded with it (``headings[i]["anchor"]``)."""
+
+    heading: int | None
+    heading_buf: list[str]
+    pending_id: str | None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.section_level = 1
+        self.heading_end: tuple[str, int] | None = None  # (tag, div depth) closing a heading
+        self.is_question = False
+        self.answer_label = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        cls = a.get("class", "").lower()
+        if not self.skip_depth and tag == "div" and cls in _DOCBOOK_NAV:
+            self.skip_tag, self.skip_depth = "div", 1
+            return
+        if self.skip_depth:
+            super().handle_starttag(tag, attrs)
+            return
+        if self.heading is not None and tag == "a" and a.get("name"):
+            self.pending_id = a["name"]
+        heading = bool(re.fullmatch(r"h[1-6]", tag))
+        question = tag == "div" and cls == "question" and self.heading is None
+        super().handle_starttag(tag, attrs)
+        if heading:
+            self.heading = _DOCBOOK_LEVELS.get(cls, int(tag[1]))
+            self.heading_end, self.is_question = (tag, 0), False
+            self.pending_id = None
+        elif question:
+            self.heading = min(6, self.section_level + 1)
+            self.heading_buf.clear()
+            self.out.append("\n\n")
+            self.heading_end, self.is_question = ("div", self.depth), True
+            self.pending_id = None
+        elif tag == "div" and cls == "answer":
+            self.answer_label = True
+
+    def handle_endtag(self, tag: str) -> None:
+        end = self.heading_end
+        if (
+            self.heading is not None
+            and not self.skip_depth
+            and end is not None
+            and tag == end[0]
+            and (tag != "div" or self.depth == end[1])
+        ):
+            if self.is_question:
+                label = re.sub(r"^\s*Q:\s*", "", "".join(self.heading_buf))
+                self.heading_buf = [label]
+            else:
+                self.section_level = self.heading
+            super().handle_endtag(f"h{self.heading}")
+            self.heading_end = None
+            if tag == "div":
+                super().handle_endtag("div")
+            return
+        super().handle_endtag(tag)
+
+    def handle_data(self, data: str) -> None:
+        if self.answer_label and not self.skip_depth and data.strip():
+            self.answer_label = False
+            data = re.sub(r"^\s*A:\s*", "", data)
+        super().handle_data(data)
+
+
+def _docbook_convert(page_html: str) -> _DocBookToMarkdown:
+    conv = _DocBookToMarkdown()
+    conv.feed(drop_docbook_toc(page_html))
+    conv.close()
+    return conv
+
+
+def docbook_page_markdown(page_html: str) -> str:
+    """A page of DocBook's chunked HTML -> markdown-ish text keeping its section headings
+    (:class:`_DocBookToMarkdown`), its tables of contents dropped (:func:`drop_docbook_toc`)."""
+    return str(_docbook_convert(page_html).text())
+
+
+def docbook_heading_anchors(page_html: str) -> dict[str, str]:
+    """{anchor name: heading text} of a DocBook page's headings, as converted (numbers kept)."""
+    return {
+        str(h["anchor"]): str(h["text"])
+        for h in _docbook_convert(page_html).headings
+        if h["anchor"]
+    }
+
+
+def split_docbook_faq_page(markdown: str, level: int = 2) -> tuple[str, list[tuple[str, str, str]]]:
+    """A DocBook FAQ page (:func:`docbook_page_markdown`) -> (its text without the question
+    headings, [(number, question, answer)]), in one pass over the lines.
+
+    Every heading of ``level`` (DocBook's ``sect2`` under the page's ``sect1`` chapter, or
+    a ``qandaset`` question one level under its section) is a question: its number
+    (``3.12.``) dropped, its line deleted; the text under it up to the next heading of
+    ``level`` or above is its answer, its own deeper sub-sections kept inside as bold lines
+    (in the page and the answer alike: a kept ``###`` would otherwise title the answers
+    after it). A page none of whose ``level`` headings ends with ``?`` asks nothing and is
+    returned unchanged: an FAQ's "Contacting the developers" or "Copyright" chapter
+    ("License", "Mailing Lists") is reference text in the FAQ's numbering, not questions.
+    Fenced code is never read as a heading. A question with no text under it yields none."""
+    lines = markdown.split("\n")
+    fence = False
+    titled: list[bool] = []
+    for line in lines:
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _HEADING.match(line)
+        if m and len(m.group(1)) == level:
+            titled.append(_norm(m.group(2)).endswith("?"))
+    if not any(titled):
+        return markdown, []
+    out: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    question: tuple[str, str] | None = None
+    answer: list[str] = []
+    fence = False
+
+    def close() -> None:
+        if question is not None:
+            text = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+            if text:
+                qa.append((question[0], question[1], text))
+
+    for line in lines:
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _HEADING.match(line)
+        depth = len(m.group(1)) if m else 0
+        if m and depth <= level:
+            close()
+            question, answer = None, []
+            title = _norm(m.group(2))
+            if depth == level and title:  # an empty heading asks nothing
+                num = _SECTION_NUMBER.match(title)
+                number = num.group(0).strip().rstrip(".") if num else ""
+                question = (number, title[num.end() :] if num else title)
+                continue  # the question's own text leaves the corpus
+        elif m and question is not None:
+            line = f"**{_norm(m.group(2))}**"
+        if question is not None:
+            answer.append(line)
+        out.append(line)
+    close()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n", qa
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _quotes(link_text: str, question: str) -> bool:
+    """A link text that quotes ``question``: at least 3 of its words, and 60% of them, are
+    the question's ("How do I use Privoxy together with Tor section"; "How can I configure
+    Privoxy with Outlook?" for "... for use with Outlook?"), not a pointer in its own words
+    ("see below", "the Troubleshooting section", "overly aggressive filter")."""
+    words = _words(link_text)
+    shared = len(words & _words(question))
+    return shared >= 3 and shared * 5 >= len(words) * 3
+
+
+def _resolve_href(page_rel: str, href: str) -> str | None:
+    """``dir/page.html#ANCHOR`` (anchor upper-cased) that ``href`` of ``page_rel`` points
+    at; None for another scheme (``https:``, ``mailto:``) or a link without an anchor."""
+    if re.match(r"^[a-z][a-z0-9+.-]*:", href, re.IGNORECASE) or "#" not in href:
+        return None
+    path, anchor = href.split("#", 1)
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(page_rel), path or ""))
+    if not path:
+        target = page_rel
+    return f"{target}#{anchor.upper()}"
+
+
+def scrub_cross_references(page_html: str, page_rel: str, questions: dict[str, str]) -> str:
+    """``page_html`` (at ``page_rel``, e.g. ``faq/general.html``) without its links that
+    point at a question and quote it (:func:`_quotes`); the element and its text go, the
+    sentence around it stays ("For details, see ."). ``questions``: {``faq/x.html#ANCHOR``
+    (upper-cased): question text}. An FAQ points at its other entries by their titles,
+    often reworded or without the ``?`` ("How do I use Privoxy together with Tor section"):
+    a copy that :func:`scrub_questions` (verbatim only) misses, and the question's wording
+    handed to the retriever. Links are paired open/close in one pass over the ``<a>`` tags
+    (they do not nest)."""
+    out: list[str] = []
+    pos = 0
+    opened: re.Match[str] | None = None
+    for m in _A_TAG.finditer(page_html):
+        if not m.group(1):
+            opened = m
+            continue
+        if opened is None:
+            continue
+        href = _HREF.search(opened.group(2))
+        target = _resolve_href(page_rel, href.group(1)) if href else None
+        question = questions.get(target) if target else None
+        if question and _quotes(html_text(page_html[opened.end() : m.start()]), question):
+            out.append(page_html[pos : opened.start()])
+            pos = m.end()
+        opened = None
+    out.append(page_html[pos:])
+    return "".join(out)
+
+
+def _man2html_markdown(page_html: str) -> str:
+    """A man2html page -> markdown: :func:`docbook_page_markdown` (plain ``<hN>`` levels),
+    then its generated index (a list of the page's own section titles) and the "created by
+    man2html" trailer cut, and the "Index" link at its top dropped."""
+    text = docbook_page_markdown(page_html)
+    at = text.find("\n## Index\n")
+    if at >= 0:
+        text = text[:at].rstrip() + "\n"
+    head, sep, rest = text.partition("\n## ")
+    return re.sub(r"(?m)^[ \t]*Index[ \t]*\n", "", head, count=1) + sep + rest
+
+
+def privoxy_faq_set() -> NaturalSet:
+    """Privoxy 3.0's FAQ (Debian ``privoxy``, ``/usr/share/doc/privoxy/faq/*.html``: DocBook
+    (DSSSL) chunked HTML, one page per chapter) in the doc folder the user has, beside the
+    user manual (``user-manual/*.html``, the same stylesheets), the man page and the README.
+    Every ``sect2`` title of an asking chapter (1-5: "3.12. How can I set up Privoxy to act
+    as a proxy for my LAN?"; a few are statements: "5.13. Pages with UTF-8 fonts are
+    garbled.") is a question (:func:`split_docbook_faq_page`), deleted, its text up to the
+    next its answer; chapters 6 (contacting the developers) and 7 (copyright) ask nothing
+    and stay. Tables of contents (the FAQ's index page lists every question) are dropped,
+    and every link that points at a question and quotes it is deleted everywhere
+    (:func:`scrub_cross_references`), before the verbatim scrub. Built and measured once,
+    as an untuned check, like ``r-faq``."""
+    root, doc, _ = _packaged_doc(PRIVOXY_PACKAGE, PRIVOXY_DOC, f"{PRIVOXY_FAQ_DIR}/index.html")
+    pages = {
+        p.relative_to(doc).as_posix(): p.read_text(encoding="latin-1")
+        for d in (PRIVOXY_FAQ_DIR, PRIVOXY_MANUAL_DIR)
+        for p in sorted((doc / d).glob("*.html"))
+    }
+    faq = [rel for rel in pages if rel.startswith(PRIVOXY_FAQ_DIR + "/")]
+    # pass 1: which headings are questions, and their anchors
+    targets: dict[str, str] = {}
+    for rel in faq:
+        _, qa = split_docbook_faq_page(docbook_page_markdown(pages[rel]))
+        asked = {q for _, q, _ in qa}
+        for anchor, title in docbook_heading_anchors(pages[rel]).items():
+            text = _SECTION_NUMBER.sub("", _norm(title))
+            if text in asked:
+                targets[f"{rel}#{anchor.upper()}"] = text
+    # pass 2: quoting links deleted everywhere, then the questions split out
+    files: dict[str, str] = {}
+    questions: list[NaturalQuestion] = []
+    for rel, page in pages.items():
+        md = docbook_page_markdown(scrub_cross_references(page, rel, targets))
+        out = rel.removesuffix(".html") + ".md"
+        if rel in faq:
+            md, qa = split_docbook_faq_page(md)
+            questions += [
+                NaturalQuestion(f"privoxy-faq:{num or f'{rel}#{n}'}", q, ((a, 1.0),), source=out)
+                for n, (num, q, a) in enumerate(qa)
+            ]
+        files[out] = md
+    kept: list[str] = []
+    man = doc / PRIVOXY_MAN_PAGE
+    if man.is_file():
+        rel = PRIVOXY_MAN_PAGE
+        page = scrub_cross_references(man.read_text(encoding="latin-1"), rel, targets)
+        files[rel.removesuffix(".html") + ".md"] = _man2html_markdown(page)
+        kept.append("the man page")
+    for name in PRIVOXY_TEXTS:
+        path = doc / name
+        if path.is_file():
+            files[name.removesuffix(".gz")] = _doc_text(path, "latin-1").strip() + "\n"
+            kept.append(name.removesuffix(".gz"))
+    n_faq = len(faq)
+    n_manual = len(pages) - n_faq
+    n_links = len(targets)
+    return _packaged_set(
+        "privoxy-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Privoxy FAQ from {PRIVOXY_PACKAGE} {version} (faq/*.html, DocBook chunked HTML, "
+            f"{n_faq} pages; the sect2 questions of its asking chapters deleted, tables of "
+            f"contents dropped, links quoting one of the {n_links} questions deleted) + the "
+            f"user manual beside it ({n_manual} pages) and {', '.join(kept)} (left out: the "
+            "developer manual, changelogs); answer = the text under a question"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -1369,6 +1720,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "borg-faq": lambda emb: borg_faq_set(),
     "ffmpeg-faq": lambda emb: ffmpeg_faq_set(),
     "r-faq": lambda emb: r_faq_set(),
+    "privoxy-faq": lambda emb: privoxy_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
