@@ -451,6 +451,10 @@ class _SearchPaths(_StoreAttributes):
                 cand = np.concatenate([cand, sib[a:e]])
                 dense = np.concatenate([dense, sib_d[a:e]])
             score, lex = self._blend(s, lexical, text, cand, dense, dense_weight)
+            # kept as the one-query step keeps its graph step's scores (_search_top): the
+            # tree context's family searches of the batch read them (family_batch)
+            key = ("scored", qs[i].tobytes(), text, dense_weight, True)
+            _cache_put(s, key, [cand, dense, score, lex, None], cap=_KEPT_BATCH)
             top = _top_positions(score, limit)
             batched.append(len(out))
             out.append((cand, top, score, dense, lex))
@@ -1304,6 +1308,9 @@ _SIBLING_PARENTS = 4
 _LEX_SCALES = 256
 """How many queries' lexical scales one snapshot keeps (least recently added first out)."""
 _SIBLING_MAX = 256
+_KEPT_BATCH = 64
+"""How many queries' global-step scores a batch keeps (``_hybrid_batch``; the one-query step
+keeps 8): one ``find_many`` step's queries (32) all reach their tree context with theirs."""
 
 
 def _sibling_rows(
