@@ -135,12 +135,12 @@ def _batch_queries(n: int, seed: int) -> tuple[np.ndarray, list[str]]:
     return qs, [f"doc {k % 30} {(k + 3) % 20}" for k in range(n)]
 
 
-@pytest.mark.parametrize("weight", [0.5, 0.8])
+@pytest.mark.parametrize("weight", [0.5, 0.8, 1.0])
 def test_batch_family_searches_read_the_batch_steps_scores(
     store: EmbeddedStore, weight: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``find_many``'s hybrid global step (``search_columns_batch``) keeps each query's
-    scores as the one-query step keeps its own, and the batch's family searches
+    """``find_many``'s global step (``search_columns_batch``, hybrid or dense) keeps each
+    query's scores as the one-query step keeps its own, and the batch's family searches
     (``search_arrays_many``: the leaves of the best hits' folder, of two folders, that
     folder with its directory, a folder far off) read them where every row is among the
     step's candidates: each answer equals the one computed without any kept score, to the
@@ -207,7 +207,7 @@ def mean_store() -> tuple[EmbeddedStore, np.ndarray]:
 def test_find_many_reads_its_steps_scores_and_equals_find(
     mean_store: tuple[EmbeddedStore, np.ndarray], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A hybrid batch of finds whose family searches read the batch step's kept scores
+    """A batch of finds (hybrid, dense) whose family searches read the batch step's kept scores
     (most of them: queries near a folder) gives each query the result ``retrieve`` gives
     it alone."""
     store, folders = mean_store
@@ -216,14 +216,16 @@ def test_find_many_reads_its_steps_scores_and_equals_find(
     qs = folders[picked] + 0.1 * rng.standard_normal((12, 32))
     qs = (qs / np.linalg.norm(qs, axis=1, keepdims=True)).astype(np.float32)
     texts = [f"doc {d} {k}" for k, d in enumerate(picked.tolist())]
-    retriever = HierarchicalRetriever(store, RetrievalConfig())
     reqs = [
         RetrievalRequest(query=TypedQuery(query=t), vector=q, roots=[R], limit=10)
         for q, t in zip(qs, texts, strict=True)
     ]
-    read = _counted(monkeypatch)
-    many = asyncio.run(retriever.retrieve_many(reqs))
-    assert read[0] >= len(reqs) // 2
-    store._snap.cache.clear()  # (the lone finds compute or keep their own)
-    alone = [asyncio.run(retriever.retrieve(r)) for r in reqs]
-    assert [_outcome(r) for r in many] == [_outcome(r) for r in alone]
+    for cfg in (RetrievalConfig(), RetrievalConfig(dense_weight=1.0)):
+        retriever = HierarchicalRetriever(store, cfg)
+        read = _counted(monkeypatch)
+        store._snap.cache.clear()
+        many = asyncio.run(retriever.retrieve_many(reqs))
+        assert read[0] >= len(reqs) // 2
+        store._snap.cache.clear()  # (the lone finds compute or keep their own)
+        alone = [asyncio.run(retriever.retrieve(r)) for r in reqs]
+        assert [_outcome(r) for r in many] == [_outcome(r) for r in alone]
