@@ -260,7 +260,7 @@ class HierarchicalRetriever:
         families, and its first global answer) is freed as this returns, inside the
         collector's pause, so that the collector, once it resumes, neither counts those
         objects as survivors nor traverses them (measured at 100k leaves, batches of 32:
-        ~30% fewer objects alive at the resume; bench/README.md, "Issue 35 round 13")."""
+        ~40% fewer objects alive at the resume; bench/README.md, "Issue 35 round 13")."""
         resolved: list[_Query] = []
         first = await self._first_steps(part, resolved)
         return await retrieve_in_phases(self, part, first, resolved or None)
