@@ -5,8 +5,10 @@ Per batch of 32, in a rotating order: single finds on the default client; that c
 leave a core free); ``find_many`` on a ``reader_processes=0`` client (the batch in one
 process); ``find_many`` on a ``reader_processes=1`` client (always split). Each client opens
 the index itself. Wall: the median batch; CPU: this process plus every worker
-(``/proc/PID/stat``) summed over all batches. Every list is compared with the single finds'
-(uri, score, found_by, abstract).
+(``/proc/PID/stat``) summed over all batches; GC: the cyclic garbage collector's time in
+this process (``gc.callbacks``, from each collection's start to its stop; a worker's own
+collections are not in it), per query, and its full (generation 2) collections. Every list is
+compared with the single finds' (uri, score, found_by, abstract).
 
     OPENBLAS_NUM_THREADS=1 python bench/bench_find_many_default.py --index IDX [--config ctx]
 """
@@ -14,6 +16,7 @@ the index itself. Wall: the median batch; CPU: this process plus every worker
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import sys
@@ -75,6 +78,20 @@ def main() -> None:
     names = list(runs)
     wall: dict[str, list[float]] = {k: [] for k in runs}
     cpu = dict.fromkeys(runs, 0.0)
+    gc_s = dict.fromkeys(runs, 0.0)
+    gc_full = dict.fromkeys(runs, 0)
+    gc_at = [0.0]
+    timed: list[str | None] = [None]  # the run being timed (collections outside: not counted)
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        run = timed[0]
+        if phase == "start":
+            gc_at[0] = time.perf_counter()
+        elif run is not None:
+            gc_s[run] += time.perf_counter() - gc_at[0]
+            gc_full[run] += info["generation"] == 2
+
+    gc.callbacks.append(on_gc)
     same = total = 0
     for k in range(args.batches):
         lo = 10 + (k * b) % (len(qs) - 10 - b)
@@ -85,7 +102,9 @@ def main() -> None:
                 forget_answers(c.store)  # type: ignore[arg-type]
             w0 = sum(_proc_cpu_s(p) for p in pids)
             c0, t0 = time.process_time(), time.perf_counter()
+            timed[0] = name
             got[name] = runs[name](batch)
+            timed[0] = None
             wall[name].append(time.perf_counter() - t0)
             cpu[name] += time.process_time() - c0 + sum(_proc_cpu_s(p) for p in pids) - w0
         for name in names[1:]:
@@ -99,7 +118,9 @@ def main() -> None:
         print(
             f"  {k:15s} wall/batch {med[k] * 1e3:6.1f} ms ({med['single'] / med[k]:.2f}x single)"
             f"  CPU/query {cpu[k] * 1e3 / n:.3f} ms ({cpu['single'] / cpu[k]:.2f}x single)"
+            f"  GC/query {gc_s[k] * 1e6 / n:5.0f} us ({gc_full[k]} full)"
         )
+    gc.callbacks.remove(on_gc)
     print(f"  lists identical to single find()'s: {same}/{total}")
     split = sum(pools[0].served.values()) - served0
     print(f"  default: {split} of {args.batches} batches split over its worker")

@@ -495,3 +495,45 @@ def test_a_batch_runs_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch)
     reqs = _requests(np.random.default_rng(3))
     many = asyncio.run(retriever.retrieve_many(reqs))
     assert states == [False] and gc.isenabled() and len(many) == len(reqs)
+
+
+def test_each_steps_query_state_is_freed_before_the_collector_resumes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``retrieve_many`` runs each ``BATCH_STEP`` of requests in a frame of its own
+    (``_retrieve_part``): when a step's pause of the collector ends, none of the step's
+    resolved requests (``_Query``: global hits, prefetched columns, scored families) nor
+    descents (``Descent``) is alive any more, so the resumed collector neither counts nor
+    traverses them. (With the step's locals in ``retrieve_many``'s own frame, its resolved
+    requests were alive at each resume.)"""
+    import gc
+    from collections.abc import Iterator
+    from contextlib import contextmanager
+
+    from treehop import hierarchical_retriever as hr
+    from treehop.descent import Descent
+
+    def alive() -> int:
+        return sum(isinstance(o, (hr._Query, Descent)) for o in gc.get_objects())
+
+    at_resume: list[tuple[bool, int]] = []
+    real = hr.collector_paused
+
+    @contextmanager
+    def spy(pause: bool = True) -> Iterator[None]:
+        with real(pause):
+            yield
+            at_resume.append((gc.isenabled(), alive()))
+
+    monkeypatch.setattr(hr, "collector_paused", spy)
+    monkeypatch.setattr(hr, "BATCH_STEP", 4)
+    store = random_tree(5)[0]
+    retriever = HierarchicalRetriever(store, RetrievalConfig())
+    reqs = _requests(np.random.default_rng(5))[:8]
+    alone = [asyncio.run(retriever.retrieve(r)) for r in reqs]
+    gc.collect()
+    before = alive()
+    many = asyncio.run(retriever.retrieve_many(reqs))
+    # two steps of 4 requests, each checked while the collector is still off
+    assert at_resume == [(False, before)] * 2
+    assert _results(many) == _results(alone)

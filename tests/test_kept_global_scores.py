@@ -123,3 +123,109 @@ def test_finds_equal_with_and_without_the_kept_scores(
             assert _outcome(got) == _outcome(want)
             assert got.matched_contexts
     assert read[0] > 0  # the tree context's family searches read the step's scores
+
+
+def _batch_queries(n: int, seed: int) -> tuple[np.ndarray, list[str]]:
+    """Queries near a folder's leaves (as a real query is near its best hits' folder), with
+    texts that match."""
+    rng = np.random.default_rng(seed)
+    _, vecs = clustered_tree(30, 20)
+    qs = vecs[rng.integers(0, len(vecs), n)] + 0.3 * rng.standard_normal((n, 32))
+    qs = (qs / np.linalg.norm(qs, axis=1, keepdims=True)).astype(np.float32)
+    return qs, [f"doc {k % 30} {(k + 3) % 20}" for k in range(n)]
+
+
+@pytest.mark.parametrize("weight", [0.5, 0.8, 1.0])
+def test_batch_family_searches_read_the_batch_steps_scores(
+    store: EmbeddedStore, weight: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``find_many``'s global step (``search_columns_batch``, hybrid or dense) keeps each
+    query's scores as the one-query step keeps its own, and the batch's family searches
+    (``search_arrays_many``: the leaves of the best hits' folder, of two folders, that
+    folder with its directory, a folder far off) read them where every row is among the
+    step's candidates: each answer equals the one computed without any kept score, to the
+    bit (rows, order, dense, lexical and blended floats, leaf columns built with the
+    batch)."""
+    read = _counted(monkeypatch)
+    qs, texts = _batch_queries(12, 11)
+    steps = store.search_columns_batch(
+        qs, Scope(subtrees=(R,)), 40, query_texts=texts, dense_weight=weight
+    )
+    vectors, scopes, limits, qtexts, leaf_cols = [], [], [], [], []
+    far = np.random.default_rng(5)
+    for q, t, step in zip(qs, texts, steps, strict=True):
+        parents = list(dict.fromkeys(p for p in step.parent_uris if p and p != R))
+        for subtrees, leaves in (
+            ((parents[0],), True),
+            (tuple(parents[:2]), True),
+            ((parents[0],), False),
+            ((f"{R}/d{int(far.integers(0, 30))}",), True),
+        ):
+            vectors.append(q)
+            scopes.append(Scope(subtrees=subtrees, leaves_only=leaves))
+            limits.append(40)
+            qtexts.append(t)
+            leaf_cols.append(20)
+
+    def many() -> list[tuple[Any, ...]]:
+        got = store.search_arrays_many(
+            vectors,
+            scopes,
+            limits,
+            query_texts=qtexts,
+            dense_weights=[weight] * len(vectors),
+            leaf_columns=leaf_cols,
+        )
+        return [_arrays(a) for a in got]
+
+    got = many()
+    assert read[0] >= len(qs)  # (most families lie inside their step's candidates)
+    with monkeypatch.context() as m:
+        m.setattr(sp, "_kept_scores", lambda *a: None)
+        want = many()
+    assert got == want
+
+
+@pytest.fixture(scope="module")
+def mean_store() -> tuple[EmbeddedStore, np.ndarray]:
+    """40 folders of 40 files, each folder's vector the mean of its files' (as
+    bench_latency's trees are made), and those folder vectors: a query near a folder is
+    near its files, so the graph step's candidates hold the tree context's whole family
+    (the folder's row included) and its family search can read them."""
+    nodes, vecs = clustered_tree(40, 40)
+    vecs = vecs.copy()
+    at = np.arange(40) * 41
+    for a in at.tolist():
+        mean = vecs[a + 1 : a + 41].mean(axis=0)
+        vecs[a] = mean / np.linalg.norm(mean)
+    s = EmbeddedStore(ann_min_rows=0)
+    s.upsert(nodes, vecs)
+    assert s.wait_ann(timeout=60)
+    return s, vecs[at]
+
+
+def test_find_many_reads_its_steps_scores_and_equals_find(
+    mean_store: tuple[EmbeddedStore, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch of finds (hybrid, dense) whose family searches read the batch step's kept scores
+    (most of them: queries near a folder) gives each query the result ``retrieve`` gives
+    it alone."""
+    store, folders = mean_store
+    rng = np.random.default_rng(4)
+    picked = rng.integers(0, 40, 12)
+    qs = folders[picked] + 0.1 * rng.standard_normal((12, 32))
+    qs = (qs / np.linalg.norm(qs, axis=1, keepdims=True)).astype(np.float32)
+    texts = [f"doc {d} {k}" for k, d in enumerate(picked.tolist())]
+    reqs = [
+        RetrievalRequest(query=TypedQuery(query=t), vector=q, roots=[R], limit=10)
+        for q, t in zip(qs, texts, strict=True)
+    ]
+    for cfg in (RetrievalConfig(), RetrievalConfig(dense_weight=1.0)):
+        retriever = HierarchicalRetriever(store, cfg)
+        read = _counted(monkeypatch)
+        store._snap.cache.clear()
+        many = asyncio.run(retriever.retrieve_many(reqs))
+        assert read[0] >= len(reqs) // 2
+        store._snap.cache.clear()  # (the lone finds compute or keep their own)
+        alone = [asyncio.run(retriever.retrieve(r)) for r in reqs]
+        assert [_outcome(r) for r in many] == [_outcome(r) for r in alone]

@@ -13,7 +13,10 @@ gathers of its hits' parents, chunks and leaf flags). Two more things the tree c
 reads of every query come out of the batch in one pass each: the subtree rows of every
 parent the scopes name (:func:`leaf_family_rows_many`, kept in the snapshot's subtree
 cache) and, for a family of whole files, the columns of its leaves (``leaf_columns``:
-:func:`_leaf_columns`).
+:func:`_leaf_columns`). A small search whose every row the query's global step scored
+already (``find_many``'s hybrid step keeps each query's scores, as a lone find's step does)
+reads them instead (:func:`_kept_found`): 90% of the family searches at 100k leaves, the
+batch's thread CPU 0.95x (bench/README.md, "Issue 35 round 13").
 
 Each answer is the one :meth:`_SearchPaths.search_arrays` gives the query alone: the same
 rows, order and scores to the bit (``tests/test_find_many_phases.py``). A query whose
@@ -40,6 +43,7 @@ from ..base import (
     build_frozen,
     check_search_args,
 )
+from . import search_paths as _paths
 from .layout import _SUBTREE_KEPT, F32, IntArray, _hashes
 from .snapshot import _uri_rank
 
@@ -107,6 +111,7 @@ def search_arrays_many(
     found: list[_Found | None] = [None] * n
     ordered = [False] * n  # (the small searches' hits come back ordered)
     small: dict[int, _Small] = {}
+    read: dict[int, _Found] = {}  # (the small searches answered from kept scores)
     lexical: LexicalIndex | None = None
     for i in range(n):
         if not s.live:
@@ -116,18 +121,24 @@ def search_arrays_many(
         if got is None:
             continue
         if isinstance(got, _Small):
+            kept = _kept_found(s, got, text, weight)
+            if kept is not None:
+                found[i] = kept
+                ordered[i] = True
+                if leaf_columns is not None:
+                    read[i] = kept
+                continue
             if got.text is not None and lexical is None:
                 lexical = paths.lexical
             small[i] = got
         else:
             found[i] = got
     built: dict[int, tuple[IntArray, HitColumns]] = {}
-    if small:
-        scored = _scored(paths, s, small, lexical)
-        for i, f in scored.items():
-            found[i], ordered[i] = f, True
-        if leaf_columns is not None:
-            built = _leaf_columns(paths, s, scored, leaf_columns)
+    scored: dict[int, _Found] = _scored(paths, s, small, lexical) if small else {}
+    for i, f in scored.items():
+        found[i], ordered[i] = f, True
+    if leaf_columns is not None and (scored or read):
+        built = _leaf_columns(paths, s, {**read, **scored}, leaf_columns)
     return [
         paths._found_arrays(s, f, ordered=o, prebuilt=built.get(i))
         for i, (f, o) in enumerate(zip(found, ordered, strict=True))
@@ -318,6 +329,26 @@ def _small_search(
         return paths._search_top(s, q, scope, limit, text, weight, None)
     blended = bool(text) and weight < 1.0 and paths.lexical is not None
     return _Small(cand, q, text if blended else None, weight, limit, matches)
+
+
+def _kept_found(s: _Snap, small: _Small, text: str | None, weight: float) -> _Found | None:
+    """A small search's answer read from the scores its query's global step kept
+    (:func:`.search_paths._kept_scores`, under the key :meth:`_SearchPaths._search_top`
+    keeps them by: the one-query step's, or ``find_many``'s batch step's), ordered as
+    :func:`_scored` orders it (best first, ties by row), or ``None`` unless every
+    candidate is among them.
+
+    Why: a family search asks for the leaves of folders the global step's best hits sit
+    in, whose rows that step scored already (its candidates hold the siblings of its best
+    rows); read alone (:meth:`_SearchPaths._search_top`), ~9 finds in 10 take them from
+    there. Each kept cosine is the same row-wise product, its BM25 and blend the same
+    arithmetic on the same query, so the floats are those :func:`_scored` computes."""
+    key = ("scored", small.q.tobytes(), text, weight, small.text is not None)
+    kept = _paths._kept_scores(s.cache.get(key), small.cand)
+    if kept is None:
+        return None
+    cand, dense, score, lex = kept
+    return cand, np.lexsort((cand, -score)), score, dense, lex, small.matches, True
 
 
 def _scored(

@@ -319,7 +319,9 @@ class _SearchPaths(_StoreAttributes):
             return one_by_one()
         lexical = self.lexical is not None and dense_weight < 1.0 and any(texts)
         if not lexical:
-            return self._ann_batch(s, qs, scope, rows, limit, ann, columns=True)
+            return self._ann_batch(
+                s, qs, scope, rows, limit, ann, columns=True, keep=(texts, dense_weight)
+            )
         return self._hybrid_batch(s, qs, texts, scope, rows, limit, dense_weight, ann)
 
     def _hybrid_batch(
@@ -451,6 +453,10 @@ class _SearchPaths(_StoreAttributes):
                 cand = np.concatenate([cand, sib[a:e]])
                 dense = np.concatenate([dense, sib_d[a:e]])
             score, lex = self._blend(s, lexical, text, cand, dense, dense_weight)
+            # kept as the one-query step keeps its graph step's scores (_search_top): the
+            # tree context's family searches of the batch read them (family_batch)
+            key = ("scored", qs[i].tobytes(), text, dense_weight, True)
+            _cache_put(s, key, [cand, dense, score, lex, None], cap=_KEPT_BATCH)
             top = _top_positions(score, limit)
             batched.append(len(out))
             out.append((cand, top, score, dense, lex))
@@ -822,6 +828,7 @@ class _SearchPaths(_StoreAttributes):
         limit: int,
         ann: AnnIndex,
         columns: Literal[True],
+        keep: tuple[Sequence[str | None], float] | None = None,
     ) -> list[HitColumns]: ...
 
     def _ann_batch(
@@ -833,6 +840,7 @@ class _SearchPaths(_StoreAttributes):
         limit: int,
         ann: AnnIndex,
         columns: bool = False,
+        keep: tuple[Sequence[str | None], float] | None = None,
     ) -> list[list[ScoredNode]] | list[HitColumns]:
         """The dense global step of many queries: each query's answer is the one
         :meth:`_ann_candidates` gives it alone (rows and scores, to the bit), with the work
@@ -850,6 +858,9 @@ class _SearchPaths(_StoreAttributes):
         A query whose graph answer holds fewer than ``limit`` eligible rows (alone it would
         fetch wider), that is zero or not finite, or whose graph answer names a row twice,
         goes the one-query way. ``columns``: each answer as :meth:`search_columns` gives it.
+        ``keep``: the queries' texts and dense weight, under which each batched query's
+        candidate scores are kept as :meth:`_search_top` keeps a lone query's graph step's
+        (the batch's family searches read them: :mod:`.family_batch`).
         """
         skey, wide, (eligible, matches) = self._scope_masks(s, scope, rows)
         key = skey if wide else None
@@ -901,6 +912,13 @@ class _SearchPaths(_StoreAttributes):
         top = np.argpartition(-dense, k - 1, axis=1)[:, :k]
         if columns:
             many = [i for i in range(b) if not single[i]]
+            if keep is not None:
+                texts, weight = keep
+                for i in many:
+                    real = ok[i]
+                    key = ("scored", qs[i].tobytes(), texts[i], weight, False)
+                    d = dense[i][real]
+                    _cache_put(s, key, [cand[i][real], d, d, None, None], cap=_KEPT_BATCH)
             built = self._columns_many(
                 s, [(cand[i], top[i], dense[i], dense[i], None) for i in many], matches
             )
@@ -1304,6 +1322,9 @@ _SIBLING_PARENTS = 4
 _LEX_SCALES = 256
 """How many queries' lexical scales one snapshot keeps (least recently added first out)."""
 _SIBLING_MAX = 256
+_KEPT_BATCH = 64
+"""How many queries' global-step scores a batch keeps (``_hybrid_batch``; the one-query step
+keeps 8): one ``find_many`` step's queries (32) all reach their tree context with theirs."""
 
 
 def _sibling_rows(
