@@ -60,6 +60,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   deleted; tables of contents dropped (:func:`drop_docbook_toc`) and the links that quote a
   question deleted (:func:`scrub_cross_references`). Built after round 9 and measured once,
   with no change to the retriever: the second untuned check, with ``r-faq``.
+* ``vim-faq``: the Vim FAQ (Debian ``vim-doc``, ``FAQ.gz``, plain text: ~375 numbered
+  ``N.M.`` questions in 37 sections, some wrapped over two or three lines) beside Vim's user
+  manual (``html/usr_*.html``) in the same folder: sections are files, every question deleted
+  and the index that lists them dropped (:func:`split_vim_faq`), the manual's pages as text
+  (:func:`vim_help_page_markdown`). Built after round 13 and measured once, with no change to
+  the retriever: the third untuned check.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -94,7 +100,7 @@ NATURAL_SETS = (
     "borg-faq",
     "ffmpeg-faq",
 )
-HELD_OUT_SETS = ("r-faq", "privoxy-faq")
+HELD_OUT_SETS = ("r-faq", "privoxy-faq", "vim-faq")
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
 carries to a corpus nobody looked at. Screening on one makes it a dev set: move it up then."""
@@ -1610,6 +1616,177 @@ def privoxy_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A plain-text FAQ of numbered questions beside its project's user manual (Vim)
+# --------------------------------------------------------------------------------------
+
+VIM_PACKAGE = "vim-doc"
+VIM_DOC = "usr/share/doc/vim"
+VIM_FAQ = "FAQ.gz"
+VIM_HTML = "html"
+VIM_MANUAL_GLOB = "usr_*.html"
+"""Beside ``FAQ.gz``, the folder the user has holds Vim's help files as HTML (``html/``):
+the user manual (``usr_01``..``usr_90`` and its contents page ``usr_toc``, 36 pages, 640k
+characters as text), which the FAQ's answers point at (":help usr_07"), comes in. Left out:
+the reference manual's ~120 other pages (``options``, ``eval``, ``version8`` ...: ~13 MB of
+HTML, ten times the FAQ and the user manual together, more than 2 shared cores embed in a
+bench run; the same reason as :data:`MAX_LINKED_CHARS`) and Debian's ``vim-policy`` (for
+packagers)."""
+_VIM_SEPARATOR = re.compile(r"^={20,}\s*$")
+_VIM_SECTION = re.compile(r"^SECTION (\d+) - (\S.*)$")
+_VIM_QUESTION = re.compile(r"^(\d+)\.(\d+)\.\s+(\S.*)$")
+_VIM_PRE = re.compile(r"<PRE>(.*)</PRE>", re.IGNORECASE | re.DOTALL)
+_VIM_TITLE = re.compile(r"<TITLE>(.*?)</TITLE>", re.IGNORECASE | re.DOTALL)
+_VIM_HELP_SECTION = re.compile(r"^\*(\d+\.\d+)\*\s+(\S.*)$")
+_VIM_TRAILER = re.compile(r"(?m)^top - main help file\s*$")
+
+
+def split_vim_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """Vim-FAQ-style plain text -> ({relpath: section text}, [(number, question, answer)]),
+    in one pass over the lines.
+
+    The FAQ's body is sections, each opened by a separator line of ``=`` and a line
+    ``SECTION N - <TITLE>`` (after the separator, blank lines aside): it starts a file
+    ``NN-<slug>.md`` headed ``# SECTION N - <TITLE>``. Inside section N a column-0 line
+    ``N.M. <question>`` after a blank line is a question; its indented continuation lines
+    (a question wrapped over two or three lines) are part of it, and all of it leaves the
+    corpus; the text under it, up to the next question, separator or section, is its
+    answer. A line numbered for another section (``2.2. is below``) or not after a blank
+    line is answer text. Before the first section, the index (from the line ``INDEX`` to the
+    first separator: the ``SECTION`` titles and every question, indented) is dropped; the
+    rest is the file ``00-preface.md``. A question with no text under it yields no question
+    (its lines are still deleted). A repeated section title gets ``-2``."""
+    files: dict[str, str] = {}
+    qa: list[tuple[str, str, str]] = []
+    out: list[str] = []
+    rel = ""
+    section: str | None = None
+    question: list[str] | None = None  # [number, question text]
+    answer: list[str] = []
+    asking = False  # inside a question's wrapped lines
+    dropping = False  # inside the index
+    after_separator = False
+    previous_blank = True
+    seen: dict[str, int] = {}
+
+    def close_question() -> None:
+        if question is not None:
+            body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+            if body:
+                qa.append((question[0], _norm(question[1]), body))
+
+    def close_file() -> None:
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+        if body:
+            files[rel or "00-preface.md"] = body + "\n"
+
+    for line in text.split("\n"):
+        blank = not line.strip()
+        if asking:
+            if not blank and line[0].isspace():
+                assert question is not None
+                question[1] += " " + line.strip()
+                previous_blank = False
+                continue
+            asking = False
+        if _VIM_SEPARATOR.match(line):
+            close_question()
+            question, answer = None, []
+            dropping = False
+            after_separator = True
+            previous_blank = True
+            continue
+        if dropping:
+            continue
+        if section is None and line.strip() == "INDEX":
+            dropping = True
+            continue
+        chapter = _VIM_SECTION.match(line) if after_separator else None
+        if not blank:
+            after_separator = False
+        if chapter:
+            close_file()
+            section = chapter.group(1)
+            base = f"{int(section):02d}-{_slug(chapter.group(2)) or 'section'}"
+            seen[base] = seen.get(base, 0) + 1
+            rel = f"{base}.md" if seen[base] == 1 else f"{base}-{seen[base]}.md"
+            out = [f"# {_norm(line)}"]
+            previous_blank = True
+            continue
+        asked = _VIM_QUESTION.match(line) if previous_blank else None
+        if asked and asked.group(1) == section:
+            close_question()
+            question, answer = [f"{asked.group(1)}.{asked.group(2)}", asked.group(3)], []
+            asking = True
+            previous_blank = False
+            continue  # the question's own lines leave the corpus
+        previous_blank = blank
+        if question is not None:
+            answer.append(line)
+        out.append(line)
+    close_question()
+    close_file()
+    return files, qa
+
+
+def vim_help_page_markdown(page_html: str) -> str:
+    """One page of Vim's help as HTML (``html/usr_07.html``: the help file's text in a
+    ``<PRE>``, every tag a link or bold) -> markdown: the text inside ``<PRE>`` with its
+    tags dropped and entities decoded, headed ``# <page title>``; each ``*07.1*  <title>``
+    line (a help section's tag, after a ``====`` rule) becomes ``## 07.1 <title>`` and the
+    rules go; the "top - main help file" links at the end go."""
+    pre = _VIM_PRE.search(page_html)
+    body = html.unescape(_TAG.sub("", pre.group(1) if pre else page_html))
+    body = _VIM_TRAILER.sub("", body)
+    lines: list[str] = []
+    for line in body.split("\n"):
+        if _VIM_SEPARATOR.match(line):
+            continue
+        m = _VIM_HELP_SECTION.match(line)
+        lines.append(f"## {m.group(1)} {_norm(m.group(2))}" if m else line.rstrip())
+    title = _VIM_TITLE.search(page_html)
+    head = f"# {html_text(title.group(1))}\n\n" if title else ""
+    return head + re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() + "\n"
+
+
+def vim_faq_set() -> NaturalSet:
+    """The Vim FAQ (Debian ``vim-doc``, ``/usr/share/doc/vim/FAQ.gz``: Yegappan
+    Lakshmanan's plain-text FAQ of ~375 numbered questions in 37 sections, last updated
+    2005) beside Vim's user manual as the same package ships it (``html/usr_*.html``).
+    Sections are files (``05-editing-a-file.md``), every ``N.M.`` question (wrapped lines
+    included) deleted, the text under it up to the next question its answer
+    (:func:`split_vim_faq`); the index that lists every question is dropped. The user
+    manual's pages join as ``user-manual/usr_07.md`` (:func:`vim_help_page_markdown`).
+    Built after round 13 and measured once, with no change to the retriever: an untuned
+    check, like ``r-faq`` and ``privoxy-faq``."""
+    root, doc, faq_path = _packaged_doc(VIM_PACKAGE, VIM_DOC, VIM_FAQ)
+    files, qa = split_vim_faq(_doc_text(faq_path, "latin-1"))
+    n_sections = sum(1 for rel in files if not rel.startswith("00-"))
+    questions = [
+        NaturalQuestion(f"vim-faq:{num}", q, ((a, 1.0),), source=_file_of(files, a))
+        for num, q, a in qa
+    ]
+    pages = sorted((doc / VIM_HTML).glob(VIM_MANUAL_GLOB))
+    for path in pages:
+        md = vim_help_page_markdown(path.read_text(encoding="latin-1"))
+        files[f"user-manual/{path.name.removesuffix('.html')}.md"] = md
+    n_pages = len(pages)
+    return _packaged_set(
+        "vim-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Vim FAQ from {VIM_PACKAGE} {version} (FAQ.gz, plain text) split into its "
+            f"{n_sections} sections as files + the preface (numbered N.M. questions, wrapped "
+            f"lines included, and the index deleted) + Vim's user manual beside it ({n_pages} "
+            "pages, html/usr_*.html, as text; left out: the reference manual's other pages, "
+            "~13 MB of HTML); answer = the text under a question, up to the next question "
+            "or section"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -1721,6 +1898,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "ffmpeg-faq": lambda emb: ffmpeg_faq_set(),
     "r-faq": lambda emb: r_faq_set(),
     "privoxy-faq": lambda emb: privoxy_faq_set(),
+    "vim-faq": lambda emb: vim_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
