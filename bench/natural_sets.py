@@ -1634,10 +1634,11 @@ packagers)."""
 _VIM_SEPARATOR = re.compile(r"^={20,}\s*$")
 _VIM_SECTION = re.compile(r"^SECTION (\d+) - (\S.*)$")
 _VIM_QUESTION = re.compile(r"^(\d+)\.(\d+)\.\s+(\S.*)$")
-_VIM_PRE = re.compile(r"<PRE>(.*)</PRE>", re.IGNORECASE | re.DOTALL)
-_VIM_TITLE = re.compile(r"<TITLE>(.*?)</TITLE>", re.IGNORECASE | re.DOTALL)
 _VIM_HELP_SECTION = re.compile(r"^\*(\d+\.\d+)\*\s+(\S.*)$")
 _VIM_TRAILER = re.compile(r"(?m)^top - main help file\s*$")
+_VIM_TAG = re.compile(r"<[^<>]*>")
+"""A tag that holds no ``<``: linear on a run of unclosed ``<`` (``<[^>]+>`` rescans to the
+end from each one); Vim's pages escape every ``<`` of their text (``&lt;Esc&gt;``)."""
 
 
 def split_vim_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
@@ -1734,8 +1735,10 @@ def vim_help_page_markdown(page_html: str) -> str:
     tags dropped and entities decoded, headed ``# <page title>``; each ``*07.1*  <title>``
     line (a help section's tag, after a ``====`` rule) becomes ``## 07.1 <title>`` and the
     rules go; the "top - main help file" links at the end go."""
-    pre = _VIM_PRE.search(page_html)
-    body = html.unescape(_TAG.sub("", pre.group(1) if pre else page_html))
+    upper = page_html.upper()  # the tags found by position: one scan each, no backtracking
+    start, end = upper.find("<PRE>"), upper.rfind("</PRE>")
+    pre = page_html[start + 5 : end] if 0 <= start < end else page_html
+    body = html.unescape(_VIM_TAG.sub("", pre))
     body = _VIM_TRAILER.sub("", body)
     lines: list[str] = []
     for line in body.split("\n"):
@@ -1743,8 +1746,9 @@ def vim_help_page_markdown(page_html: str) -> str:
             continue
         m = _VIM_HELP_SECTION.match(line)
         lines.append(f"## {m.group(1)} {_norm(m.group(2))}" if m else line.rstrip())
-    title = _VIM_TITLE.search(page_html)
-    head = f"# {html_text(title.group(1))}\n\n" if title else ""
+    t_start, t_end = upper.find("<TITLE>"), upper.find("</TITLE>")
+    title = html_text(page_html[t_start + 7 : t_end]) if 0 <= t_start < t_end else ""
+    head = f"# {title}\n\n" if title else ""
     return head + re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() + "\n"
 
 

@@ -311,3 +311,11 @@ def test_vim_faq_set_refuses_a_package_without_the_faq(
     _package(tmp_path, monkeypatch)
     with pytest.raises(FileNotFoundError, match=r"no FAQ\.gz under"):
         ns.vim_faq_set()
+
+
+def test_vim_help_page_markdown_a_stray_lt_is_text_and_markup_may_be_missing() -> None:
+    # a "<" that opens no tag stays (a tag is "<...>" without another "<" inside) ...
+    assert ns.vim_help_page_markdown("<pre>a < b <B>c</B></pre>") == "a < b c\n"
+    # ... and a page without <PRE> or <TITLE> is read whole, with no title line
+    assert ns.vim_help_page_markdown("x <I>y</I>\n\n\n\nz") == "x y\n\nz\n"
+    assert ns.vim_help_page_markdown("<PRE>" + "<a" * 5000) == "<a" * 5000 + "\n"
