@@ -61,6 +61,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "extensions": {"HEADER_EXTENSIONS": True},
     "round8-headers": {"ROOT_LINE": True, "HEADER_EXTENSIONS": True},
     "no-headers": {"RESOURCE_HEADERS": "none"},
+    "duplicates-in-rank": {"DUPLICATE_SHARE": None},
+    "duplicates-0.7": {"DUPLICATE_SHARE": 0.7},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""
