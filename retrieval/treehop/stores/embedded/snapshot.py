@@ -361,6 +361,7 @@ class _Snap:
         if len(kept) + len(found) > _DIR_URIS:
             kept.clear()
         kept.update(found)
+        self._keep_rows(found)
         names = [found[r] if u is None else u for r, u in zip(dir_l, known, strict=True)]
         return decoded[:n], names
 
@@ -428,6 +429,28 @@ class _Snap:
             hit = self.cols[column][rows]
             self.cache[key] = hit
         return hit
+
+    def _keep_rows(self, decoded: dict[int, str]) -> None:
+        """Keep the rows of URIs just decoded from live rows (directory rows, by
+        :meth:`uris_with_dirs`) as :meth:`lookup`'s answers for them.
+
+        Why: the tree context searches the subtrees of its best leaves' parents, named by
+        URI, and the store first looks each parent's row up (a binary search over every
+        row's URI hash and one stored URI decoded to confirm it: ~15 us a find at 100k
+        rows, most of it cache and page misses on a parent no earlier query asked). Those
+        parents are the directories whose URIs the global step's columns decoded from
+        their rows a moment before. A live row whose stored URI is ``u`` is the live row
+        :meth:`lookup` answers for ``u`` (a live URI names one row), so the answer kept is
+        the one the search would find; a dead row is not kept."""
+        kept: dict[str, int] | None = self.cache.get(("rows",))
+        if kept is None:
+            kept = self.cache.setdefault(("rows",), {})
+        if len(kept) + len(decoded) > _KEPT_ROWS:
+            kept.clear()
+        alive = self.alive
+        for row, uri in decoded.items():
+            if alive[row]:
+                kept[uri] = row
 
     def lookup(self, uris: Sequence[str]) -> IntArray:
         """Live rows of ``uris`` (-1 where absent): binary search on the sorted hashes, each hit
