@@ -631,3 +631,37 @@ def test_writes_after_an_open_do_not_load_bm25_and_it_catches_up_when_used(
     third.close()
     last = EmbeddedStore(path)
     assert {t: hybrid(last, q, t) for t in texts} == {t: hybrid(ref, q, t) for t in texts}
+
+
+def test_rows_of_decoded_directory_uris_are_lookups_answers(tmp_path: Path) -> None:
+    """The rows of directory URIs decoded by ``uris_with_dirs`` (a search's parents) are
+    kept as ``lookup``'s answers (the tree context then searches those parents' subtrees
+    without a binary search): each equals the row a fresh lookup finds, a dead directory
+    row (its folder rewritten, so its URI names a newer row) is not kept, and the subtree
+    searches answer as with nothing kept."""
+    s = EmbeddedStore(tmp_path / "i", lexical=False)
+    dirs = [store_folder(f"{R}/d{k}", R) for k in range(4)]
+    files = [leaf(f"{R}/d{k}/f{i}.md", WORDS[i]) for k in range(4) for i in range(5)]
+    s.upsert(dirs, vecs(4))
+    s.upsert(files, vecs(20, 1))
+    s.upsert([dirs[1]], vecs(1, 2))  # d1 rewritten: its first row (1) is dead, not compacted
+    snap = s._snap
+    assert not snap.alive[1] and int(snap.lookup([dirs[1].uri])[0]) != 1
+    snap.cache.clear()
+    q = vecs(1, 3)[0]
+    leaves = s.search_columns(q, Scope(subtrees=(R,), leaves_only=True), 20)
+    kept = dict(snap.cache[("rows",)])
+    assert kept.pop(R) == -1  # (the scope's root, looked up: not stored)
+    assert set(kept) == {d.uri for d in dirs}
+    keys = snap.sorted_keys("uri_hash", snap.by_hash)
+    assert all(snap._row_of(u, keys) == r for u, r in kept.items())
+    assert snap.dir_uris(np.array([1], np.int64)) == [dirs[1].uri]  # the dead row
+    assert snap.cache[("rows",)][dirs[1].uri] == kept[dirs[1].uri] != 1
+    for k in range(4):
+        scope = Scope(subtrees=(dirs[k].uri,))
+        got = s.search_columns(q, scope, 20)
+        snap.cache.clear()
+        again = s.search_columns(q, scope, 20)
+        assert (got.uris, got.scores) == (again.uris, again.scores)
+        assert len(got) == 6
+    assert len(leaves) == 20
