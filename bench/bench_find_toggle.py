@@ -76,12 +76,12 @@ def main() -> None:
                 toggle(side == "new")
                 cold(store)
                 t = time.thread_time()
-                got = client.find(f"q{i}", target_uri=bp.bl.TARGET, limit=10, include_directories=False)
+                got = client.find(
+                    f"q{i}", target_uri=bp.bl.TARGET, limit=10, include_directories=False
+                )
                 cpu[side].append(time.thread_time() - t)
                 if rep == 0:
-                    lists[side].append(
-                        [(h.uri, h.score) for h in got.resources]
-                    )
+                    lists[side].append([(h.uri, h.score) for h in got.resources])
     toggle(True)
     old, new = (statistics.median(cpu[s]) * 1e3 for s in ("old", "new"))
     diff = statistics.median([a - b for a, b in zip(cpu["old"], cpu["new"], strict=True)]) * 1e6

@@ -273,7 +273,8 @@ class Collected:
         if len(best) < k:
             return NEG_INF
         arr = np.fromiter(best.values(), dtype=np.float64, count=len(best))
-        return float(np.partition(arr, len(arr) - k)[len(arr) - k])
+        arr.partition(len(arr) - k)  # (in place: ``arr`` is this call's own)
+        return float(arr[len(arr) - k])
 
     def top_uris(self, k: int, track: Track) -> tuple[str, ...]:
         return tuple(g[0].uri for g in self.ranked(track)[:k])

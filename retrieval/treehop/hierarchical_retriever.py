@@ -1154,11 +1154,11 @@ class HierarchicalRetriever:
                 dense_weight=q.dense_weight,
             )
         )
-        leaves = np.flatnonzero(both.leaves)
+        leaves = both.leaves.nonzero()[0]
         whole = len(both) < ask
 
         def directories() -> Iterable[tuple[str, float]]:
-            dirs = np.flatnonzero(~both.leaves)
+            dirs = (~both.leaves).nonzero()[0]
             return zip(both.uris(dirs), both.scores[dirs].tolist(), strict=True)
 
         if not _one_search_stands(

@@ -626,7 +626,7 @@ def _laid_families(
     else:
         near = np.empty(n, dtype=bool)
         near[order] = near_l
-        picked = np.flatnonzero(near)
+        picked = near.nonzero()[0]
     return ContextColumns(
         picked.tolist(),
         own[picked].tolist(),

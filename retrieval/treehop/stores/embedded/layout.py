@@ -61,7 +61,8 @@ def _hashes(texts: Sequence[str]) -> U64Array:
 def _unique_ints(a: IntArray) -> IntArray:
     """``np.unique`` of an integer array without ``np.unique``: its first call in a process
     imports ``numpy.ma`` (60-100 ms here), which landed in the first ``find()`` after open."""
-    a = np.sort(a)
+    a = a.copy()
+    a.sort()
     if a.size < 2:
         return a
     keep = np.empty(a.size, dtype=bool)

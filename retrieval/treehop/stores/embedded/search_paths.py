@@ -620,7 +620,7 @@ class _SearchPaths(_StoreAttributes):
             parent = s.parent_row[rows]
             # siblings share a parent: each distinct parent row is decoded once
             distinct, inverse = unique_inverse(parent)
-            unlinked = int(np.searchsorted(distinct, 0))  # the -1s sort first
+            unlinked = int(distinct.searchsorted(0))  # the -1s sort first
             uris, dir_uris = s.uris_with_dirs(rows, distinct[unlinked:])
             names: list[str | None] = [None] * unlinked
             names.extend(dir_uris)
@@ -942,7 +942,7 @@ class _SearchPaths(_StoreAttributes):
         """Exact dense scores of many queries: one matrix product (``queries x rows``, so
         that each query's scores are contiguous) and one partial sort for all of them."""
         _, _, (eligible, matches) = self._scope_masks(s, scope, rows)
-        cand = np.flatnonzero(eligible) if rows is None else rows[eligible]
+        cand = eligible.nonzero()[0] if rows is None else rows[eligible]
         if cand.size == 0:
             return [[] for _ in range(qs.shape[0])]
         k = min(limit, cand.size)
@@ -1343,7 +1343,7 @@ def _sibling_rows(
     candidates, so it cannot lose a row the graph found."""
     if cand.size == 0 or not s.n:
         return np.zeros(0, np.int64)
-    best = cand[np.argsort(-dense)[: 4 * _SIBLING_PARENTS]]
+    best = cand[(-dense).argsort()[: 4 * _SIBLING_PARENTS]]
     linked = s.parent_row[best]
     first = list(dict.fromkeys(linked[linked >= 0].tolist()))[:_SIBLING_PARENTS]
     parents = np.array(first, dtype=np.int64)
@@ -1351,8 +1351,8 @@ def _sibling_rows(
         return np.zeros(0, np.int64)
     keys = s.sorted_keys("parent_hash", s.by_parent)
     h = s.cols["uri_hash"][parents]
-    lo = np.searchsorted(keys, h, side="left")
-    hi = np.searchsorted(keys, h, side="right")
+    lo = keys.searchsorted(h, side="left")
+    hi = keys.searchsorted(h, side="right")
     parts = [
         s.by_parent[a:b]
         for a, b in zip(lo.tolist(), hi.tolist(), strict=True)
@@ -1369,8 +1369,9 @@ def _sibling_rows(
         ok |= linked_to == p
     rows = rows[ok]
     rows = rows[full[rows]]
-    have = np.sort(cand if exclude is None else exclude)
-    at = np.minimum(np.searchsorted(have, rows), have.size - 1)
+    have = (cand if exclude is None else exclude).copy()
+    have.sort()
+    at = np.minimum(have.searchsorted(rows), have.size - 1)
     out: IntArray = rows[have[at] != rows]
     return out
 
@@ -1414,8 +1415,8 @@ def _batch_siblings(
         return none, none
     keys = s.sorted_keys("parent_hash", s.by_parent)
     h = s.cols["uri_hash"][parents]
-    lo = np.searchsorted(keys, h, side="left")
-    hi = np.searchsorted(keys, h, side="right")
+    lo = keys.searchsorted(h, side="left")
+    hi = keys.searchsorted(h, side="right")
     lens = np.where(hi - lo <= _SIBLING_MAX, hi - lo, 0)
     total = int(lens.sum())
     if not total:
@@ -1689,7 +1690,7 @@ def _top_positions(score: F32, limit: int) -> IntArray:
     """Positions of the best ``limit`` of ``score``, unordered (all of them when fewer): the
     one pick of a search's hits, alone or in a batch."""
     k = min(limit, score.size)
-    top: IntArray = np.argpartition(-score, k - 1)[:k] if k < score.size else np.arange(score.size)
+    top: IntArray = (-score).argpartition(k - 1)[:k] if k < score.size else np.arange(score.size)
     return top
 
 
@@ -1727,10 +1728,10 @@ def _kept_scores(
     if kept is None or not wanted.size:
         return None
     if kept[4] is None:  # (sorted once, at the first read: most steps are never read)
-        order = np.argsort(kept[0], kind="stable")
+        order = kept[0].argsort(kind="stable")
         kept[4] = (order, kept[0][order])
     order, ranked = kept[4]
-    at = np.searchsorted(ranked, wanted)
+    at = ranked.searchsorted(wanted)
     if int(at.max()) >= ranked.size or not bool((ranked[at] == wanted).all()):
         return None
     at = order[at]
@@ -1757,10 +1758,10 @@ def _exact_dense(
         if hit is not None:
             return hit
     if rows is None:
-        cand = np.flatnonzero(eligible)
+        cand = eligible.nonzero()[0]
         full = precomputed if precomputed is not None else _scores_all_kept(s, q)
         return cand, full[cand]
-    sel = np.flatnonzero(eligible)
+    sel = eligible.nonzero()[0]
     cand = rows[sel]
     if precomputed is not None:
         return cand, precomputed[sel]
@@ -1852,5 +1853,5 @@ def _best_orphans(rows: IntArray, vecs: F32, ok: BoolArray, q: F32, k: int) -> I
         return out
     score = _matvec(vecs, q)
     score[~ok] = -np.inf
-    best: IntArray = rows[np.argpartition(-score, k - 1)[:k]]
+    best: IntArray = rows[(-score).argpartition(k - 1)[:k]]
     return best

@@ -501,7 +501,7 @@ class _Snap:
         """The live row of ``uri`` (-1: none) by one binary search on the sorted hashes
         (``keys``), confirmed by the stored URI."""
         hv = np.uint64(_h64(uri))
-        at = int(np.searchsorted(keys, hv))
+        at = int(keys.searchsorted(hv))
         while at < keys.size and keys[at] == hv:
             row = int(self.by_hash[at])
             if self.uri(row) == uri:
@@ -598,7 +598,7 @@ def _leaf_family_rows(s: _Snap, uri: str, own: int) -> IntArray | None:
     hold no further descendant (an unlinked row under ``uri``, whose parent is not stored)."""
     keys = s.sorted_keys("parent_hash", s.by_parent)
     h = np.uint64(_h64(uri))
-    m = int(np.searchsorted(keys, h, side="right")) - int(np.searchsorted(keys, h, side="left"))
+    m = int(keys.searchsorted(h, side="right")) - int(keys.searchsorted(h, side="left"))
     k = int(_uri_rank(s)[own])
     end = k + 1 + m
     if m == 0 or k < 0 or end > s.by_uri.size:
