@@ -1727,7 +1727,7 @@ def _score_family(
         family.column("scores"),
         parent_scores,
         weights,
-        [u in pool for u in uris],
+        list(map(pool.__contains__, uris)),  # (a C loop: ``u in pool`` for each member)
         _sections(family) if sectioned and codes is None else None,
         laid_out=sibling_order(parent_of, uris, chunks, parent_codes),
         section_codes=codes,

@@ -550,12 +550,15 @@ def _laid_families(
     # Pair ``j`` (where ``same[j]``) links leaves ``j`` and ``j + 1`` in sibling order: its
     # weight is 1, or the share of the section it continues where it touches a returned
     # leaf.
-    w_next = np.zeros(n, dtype=np.float64)
-    w_next[:-1] = same
-    w_prev = np.zeros(n, dtype=np.float64)
-    w_prev[1:] = same
-    count = w_prev + w_next  # (before any section weight: the neighbours each leaf has)
     sectioned = section_codes is not None or sections is not None
+    if sectioned or not one:
+        # (one family without sections, the common case, reads none of these: its
+        # neighbour terms below are the same arithmetic with every weight 1)
+        w_next = np.zeros(n, dtype=np.float64)
+        w_next[:-1] = same
+        w_prev = np.zeros(n, dtype=np.float64)
+        w_prev[1:] = same
+        count = w_prev + w_next  # (before any section weight: the neighbours each leaf has)
     if sectioned:  # (an only child or no pair near a returned leaf: asked for none)
         pairs = np.flatnonzero(same)
         pairs = pairs[near_l[pairs] | near_l[pairs + 1]]
