@@ -396,12 +396,7 @@ def _windows(
     own = [grow_key(c) for c in ordered] if grow_key is not None else None
     size = [len(c.node.content) for c in ordered]
     index = [c.chunk_index or 0 for c in ordered]
-    # run[i]: the run (of consecutive chunks of one passage) that chunk i belongs to
-    run = [0] * len(ordered)
-    for i in range(1, len(ordered)):
-        a, b = ordered[i - 1], ordered[i]
-        joined = index[i] - index[i - 1] == 1 and same_passage(a, b)
-        run[i] = run[i - 1] if joined else run[i - 1] + 1
+    run = _runs(ordered, index)
     taken = [False] * len(ordered)
     by_rank = sorted(range(len(ordered)), key=lambda i: rank[id(ordered[i])])
     out: list[list[Candidate]] = []
@@ -433,17 +428,36 @@ def _windows(
                     sides.append(j)
             if not sides:
                 break
-            j = min(sides, key=lambda j: rank[id(ordered[j])])
-            if own is not None and len(sides) == 2:
-                before, after = own[sides[0]], own[sides[1]]
-                if math.isfinite(before) and math.isfinite(after) and before != after:
-                    j = sides[0] if before > after else sides[1]
+            j = _first_side(sides, ordered, rank, own)
             taken[j] = True
             runs.add(run[j])
             chars += 2 + size[j]
             lo, hi = min(lo, j), max(hi, j)
         out.append(sorted(ordered[lo : hi + 1], key=lambda c: rank[id(c)]))
     return out
+
+
+def _runs(ordered: list[Candidate], index: list[int]) -> list[int]:
+    """``run[i]``: the run (of consecutive chunks of one passage) that ``ordered[i]`` (a
+    document's chunks in chunk order) belongs to (:func:`_windows`)."""
+    run = [0] * len(ordered)
+    for i in range(1, len(ordered)):
+        joined = index[i] - index[i - 1] == 1 and same_passage(ordered[i - 1], ordered[i])
+        run[i] = run[i - 1] if joined else run[i - 1] + 1
+    return run
+
+
+def _first_side(
+    sides: list[int], ordered: list[Candidate], rank: dict[int, int], own: list[float] | None
+) -> int:
+    """Which of the sides a slot may grow to (one or two chunk positions) it takes first:
+    the one higher on the grow key where both keys are finite and differ, else the
+    better-ranked one (:func:`_windows`)."""
+    if own is not None and len(sides) == 2:
+        before, after = own[sides[0]], own[sides[1]]
+        if math.isfinite(before) and math.isfinite(after) and before != after:
+            return sides[0] if before > after else sides[1]
+    return min(sides, key=lambda j: rank[id(ordered[j])])
 
 
 def weak_mark(a: Node, b: Node) -> bool:

@@ -680,32 +680,43 @@ def is_problem_report(query: str) -> bool:
         return False
     if words[0] in OPENING_FAILURES or (words[0], words[1]) in FAILURE_PHRASES:
         return True  # "Cannot connect to ...", "Unable to ...", "Nothing happens when ..."
-    for i in range(1, len(words)):
-        word = words[i]
-        before = words[i - 1]
-        after = words[i + 1] if i + 1 < len(words) else ""
-        if word in FAILURE_WORDS and before not in NOT_A_SUBJECT and before != "to":
-            return True
-        subject = not (
-            before in NOT_BEFORE_FAILURE or before in NOT_A_SUBJECT or before.endswith("ing")
-        )
-        singular = i >= 2 and words[i - 2] in SINGULAR_DETERMINERS  # "a page break"
-        if subject and (
-            word in FAILURE_NOUNISH
-            or (word in FAILURE_BASES and after in SITUATION_WORDS and not singular)
-        ):
-            return True
-        if (word, after) in FAILURE_PHRASES and before not in NOT_A_SUBJECT:
-            return True
-        negated = word in NEGATED_AUX or (
-            word == "not" and after not in NOT_AFTER_NEGATION and after != ""
-        )
-        if not negated or before in NOT_A_SUBJECT or after in NOT_AFTER_NEGATION or not after:
-            continue
-        if word == "not" and before not in AUX and not _participle(after):
-            continue  # "not" without an auxiliary: "files not served", "CSS not loading"
+    return any(_failure_at(words, i) or _negation_at(words, i) for i in range(1, len(words)))
+
+
+def _failure_at(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` is a failure verb, noun-like failure or phrase of failure after a
+    subject (:func:`is_problem_report`)."""
+    word = words[i]
+    before = words[i - 1]
+    after = words[i + 1] if i + 1 < len(words) else ""
+    if word in FAILURE_WORDS and before not in NOT_A_SUBJECT and before != "to":
         return True
-    return False
+    subject = not (
+        before in NOT_BEFORE_FAILURE or before in NOT_A_SUBJECT or before.endswith("ing")
+    )
+    singular = i >= 2 and words[i - 2] in SINGULAR_DETERMINERS  # "a page break"
+    if subject and (
+        word in FAILURE_NOUNISH
+        or (word in FAILURE_BASES and after in SITUATION_WORDS and not singular)
+    ):
+        return True
+    return (word, after) in FAILURE_PHRASES and before not in NOT_A_SUBJECT
+
+
+def _negation_at(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` is a negated auxiliary (or ``not`` after an auxiliary, or before
+    a participle) after a subject that reports a failure, not scope or advice
+    (:func:`is_problem_report`)."""
+    word = words[i]
+    before = words[i - 1]
+    after = words[i + 1] if i + 1 < len(words) else ""
+    negated = word in NEGATED_AUX or (
+        word == "not" and after not in NOT_AFTER_NEGATION and after != ""
+    )
+    if not negated or before in NOT_A_SUBJECT or after in NOT_AFTER_NEGATION or not after:
+        return False
+    # "not" without an auxiliary reports only before a participle: "files not served"
+    return word != "not" or before in AUX or _participle(after)
 
 
 def _outside_parentheses(query: str) -> str:
