@@ -281,7 +281,13 @@ def context_slot_chars(max_tokens: int, document_chars: int, question_chars: int
     if question_chars is None:
         return document_chars
     half_block = CHARS_PER_BLOCK_TOKEN * max_tokens
+    if not SLOT_FLOOR:
+        return min(question_chars, half_block)
     return min(question_chars, max(document_chars, half_block))
+
+
+SLOT_FLOOR = True
+"""(experiment) a passage slot inside a block never shows less than a document slot."""
 
 
 def context_limit(max_tokens: int) -> int:
@@ -663,6 +669,10 @@ questions, round 4"."""
 WHOLE_SLOTS = 1
 """How many of the best slots :data:`EXTENSION_ORDER` ``score`` offers whole (hit, then its
 passage), before the extensions of lower slots compete with lower hits by score."""
+WHOLE_SLOT_SHARE: float | None = None
+"""A slot :data:`WHOLE_SLOTS` offers whole only when its text (``slot_text``) fits this share
+of the block; a larger one's extensions compete by score as a lower slot's do. ``None``:
+always whole."""
 EXTENSION_EXCERPTS = True
 """Whether an extension that does not fit whole may be cut to an excerpt at its turn (a hit
 always may, :data:`CHUNK_FALLBACK`). Dev halves, pooled, ``score``: 0.565 / 0.672 / 0.747
@@ -781,6 +791,7 @@ def _conversation_order(c: ChunkContext) -> tuple[int, int]:
 
 def _unfold_turns(
     contexts: Sequence[MatchedContext],
+    whole: Callable[[MatchedContext], bool] | None = None,
 ) -> tuple[list[MatchedContext], set[str], list[str | None]]:
     """Each memory hit and the turns its slot carries (``memory_context_chars``) as entries of
     their own (the packer fits the budget, dedups across a session's calls and labels line by
@@ -809,6 +820,7 @@ def _unfold_turns(
                     "overview": "",
                     "content": c.content,
                     "score": c.score,
+                    "own_score": c.own_score,
                     "metadata": {},
                     "tags": [],
                     "collapsed": [],
@@ -828,7 +840,7 @@ def _unfold_turns(
         slots.append((m, entries, is_turn))
     if NEIGHBOUR_ORDER in ("slot", "slot-near"):
         if EXTENSION_ORDER != "slot":
-            order, requires = _by_score(slots)
+            order, requires = _by_score(slots, whole)
             return order, turns, requires
         return [e for m, entries, _ in slots for e in (m, *(x for _, x in entries))], turns, []
     carried.sort(key=lambda kv: kv[0])
@@ -837,6 +849,7 @@ def _unfold_turns(
 
 def _by_score(
     slots: Sequence[tuple[MatchedContext, list[tuple[int, MatchedContext]], bool]],
+    whole: Callable[[MatchedContext], bool] | None = None,
 ) -> tuple[list[MatchedContext], list[str | None]]:
     """The order :data:`EXTENSION_ORDER` offers a block's entries in: the slots' hits in rank
     order, the first :data:`WHOLE_SLOTS` slots (and every conversation slot) whole; a lower
@@ -864,7 +877,7 @@ def _by_score(
         chain = chains.get(chain_id)
         if chain:
             e = chain.pop()
-            key = -float(e.score) if by_score else float(chain_id // 2)
+            key = -_extension_score(e) if by_score else float(chain_id // 2)
             heapq.heappush(pending, (key, seq, chain_id, e))
             seq += 1
 
@@ -879,7 +892,7 @@ def _by_score(
             emit_best()
         out.append(m)
         needs.append(None)
-        if is_turn or not entries or rank < WHOLE_SLOTS:
+        if is_turn or not entries or (rank < WHOLE_SLOTS and (whole is None or whole(m))):
             out.extend(e for _, e in entries)
             needs.extend(None for _ in entries)
             continue
@@ -896,6 +909,17 @@ def _by_score(
     while pending:
         emit_best()
     return out, needs
+
+
+def _extension_score(e: MatchedContext) -> float:
+    """What a lower slot's extension competes with the next hit on (:data:`EXTENSION_SCORE`)."""
+    if EXTENSION_SCORE == "own" and e.own_score is not None and math.isfinite(e.own_score):
+        return float(e.own_score)
+    return float(e.score)
+
+
+EXTENSION_SCORE: Literal["final", "own"] = "final"
+"""(experiment) the score a lower slot's extension competes by."""
 
 
 DUPLICATE_SHARE: float | None = 0.5
@@ -990,8 +1014,16 @@ def assemble_context(
     """
     quota, order = check_budget(max_tokens, quotas, tiers)
     counter = resolve_counter(token_counter)
+    whole = None
+    if WHOLE_SLOT_SHARE is not None:
+        count = _cached_count(counter)
+        limit = WHOLE_SLOT_SHARE * max_tokens
+
+        def whole(m: MatchedContext) -> bool:
+            return count(m.slot_text) <= limit
+
     contexts, turns, requires = _unfold_turns(
-        _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits))
+        _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits)), whole
     )
     packer = _Packer(max_tokens, quota, order, counter, contexts, turns)
     if query is not None:
