@@ -67,6 +67,11 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "whole-0.75": {"WHOLE_SLOT_SHARE": 0.75},
     "no-floor": {"SLOT_FLOOR": False},
     "ext-own": {"EXTENSION_SCORE": "own"},
+    "hits2": {"HITS_FIRST": 2},
+    "lead-0.01": {"WHOLE_SLOT_LEAD": 0.01, "EXTENSION_SCORE": "own"},
+    "lead-0.02": {"WHOLE_SLOT_LEAD": 0.02, "EXTENSION_SCORE": "own"},
+    "lead-0.005": {"WHOLE_SLOT_LEAD": 0.005, "EXTENSION_SCORE": "own"},
+    "hits2-own": {"HITS_FIRST": 2, "EXTENSION_SCORE": "own"},
     "ext-own-whole0": {"EXTENSION_SCORE": "own", "WHOLE_SLOTS": 0},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS", "SLOT_FLOOR"})

@@ -669,6 +669,10 @@ questions, round 4"."""
 WHOLE_SLOTS = 1
 """How many of the best slots :data:`EXTENSION_ORDER` ``score`` offers whole (hit, then its
 passage), before the extensions of lower slots compete with lower hits by score."""
+WHOLE_SLOT_LEAD: float | None = None
+"""(experiment) a whole slot only when its score leads the next slot's by this much."""
+HITS_FIRST = 1
+"""(experiment) how many slots' hits are offered before a whole slot's extensions."""
 WHOLE_SLOT_SHARE: float | None = None
 """A slot :data:`WHOLE_SLOTS` offers whole only when its text (``slot_text``) fits this share
 of the block; a larger one's extensions compete by score as a lower slot's do. ``None``:
@@ -887,12 +891,27 @@ def _by_score(
         needs.append(requires[id(e)])
         offer_next(chain_id)
 
+    deferred: list[MatchedContext] = []  # whole slots' extensions held for HITS_FIRST
     for rank, (m, entries, is_turn) in enumerate(slots):
         while by_score and pending and -pending[0][0] >= float(m.score):
             emit_best()
         out.append(m)
         needs.append(None)
-        if is_turn or not entries or (rank < WHOLE_SLOTS and (whole is None or whole(m))):
+        if deferred and rank + 1 >= HITS_FIRST:
+            out.extend(deferred)
+            needs.extend(None for _ in deferred)
+            deferred = []
+        lead_ok = (
+            WHOLE_SLOT_LEAD is None
+            or rank + 1 >= len(slots)
+            or float(m.score) - float(slots[rank + 1][0].score) >= WHOLE_SLOT_LEAD
+        )
+        if is_turn or not entries or (
+            rank < WHOLE_SLOTS and lead_ok and (whole is None or whole(m))
+        ):
+            if not is_turn and rank + 1 < HITS_FIRST and rank + 1 < len(slots):
+                deferred.extend(e for _, e in entries)
+                continue
             out.extend(e for _, e in entries)
             needs.extend(None for _ in entries)
             continue
@@ -906,6 +925,8 @@ def _by_score(
                 inner = e.uri
             chains[2 * rank + side] = [e for _, e in reversed(chain)]
             offer_next(2 * rank + side)
+    out.extend(deferred)
+    needs.extend(None for _ in deferred)
     while pending:
         emit_best()
     return out, needs
