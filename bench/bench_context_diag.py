@@ -63,18 +63,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no-headers": {"RESOURCE_HEADERS": "none"},
     "duplicates-in-rank": {"DUPLICATE_SHARE": None},
     "duplicates-0.7": {"DUPLICATE_SHARE": 0.7},
-    "whole-half": {"WHOLE_SLOT_SHARE": 0.5},
-    "whole-0.75": {"WHOLE_SLOT_SHARE": 0.75},
-    "no-floor": {"SLOT_FLOOR": False},
-    "ext-own": {"EXTENSION_SCORE": "own"},
-    "hits2": {"HITS_FIRST": 2},
-    "lead-0.01": {"WHOLE_SLOT_LEAD": 0.01, "EXTENSION_SCORE": "own"},
-    "lead-0.02": {"WHOLE_SLOT_LEAD": 0.02, "EXTENSION_SCORE": "own"},
-    "lead-0.005": {"WHOLE_SLOT_LEAD": 0.005, "EXTENSION_SCORE": "own"},
-    "hits2-own": {"HITS_FIRST": 2, "EXTENSION_SCORE": "own"},
-    "ext-own-whole0": {"EXTENSION_SCORE": "own", "WHOLE_SLOTS": 0},
+    "extension-final": {"EXTENSION_SCORE": "final"},
+    "extension-own-both": {"EXTENSION_SCORE": "own-both"},
 }
-REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS", "SLOT_FLOOR"})
+REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""
 """Module constants of :mod:`treehop.context_assembly` per variant (``base``: the defaults)."""
 

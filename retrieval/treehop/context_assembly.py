@@ -281,13 +281,7 @@ def context_slot_chars(max_tokens: int, document_chars: int, question_chars: int
     if question_chars is None:
         return document_chars
     half_block = CHARS_PER_BLOCK_TOKEN * max_tokens
-    if not SLOT_FLOOR:
-        return min(question_chars, half_block)
     return min(question_chars, max(document_chars, half_block))
-
-
-SLOT_FLOOR = True
-"""(experiment) a passage slot inside a block never shows less than a document slot."""
 
 
 def context_limit(max_tokens: int) -> int:
@@ -669,14 +663,6 @@ questions, round 4"."""
 WHOLE_SLOTS = 1
 """How many of the best slots :data:`EXTENSION_ORDER` ``score`` offers whole (hit, then its
 passage), before the extensions of lower slots compete with lower hits by score."""
-WHOLE_SLOT_LEAD: float | None = None
-"""(experiment) a whole slot only when its score leads the next slot's by this much."""
-HITS_FIRST = 1
-"""(experiment) how many slots' hits are offered before a whole slot's extensions."""
-WHOLE_SLOT_SHARE: float | None = None
-"""A slot :data:`WHOLE_SLOTS` offers whole only when its text (``slot_text``) fits this share
-of the block; a larger one's extensions compete by score as a lower slot's do. ``None``:
-always whole."""
 EXTENSION_EXCERPTS = True
 """Whether an extension that does not fit whole may be cut to an excerpt at its turn (a hit
 always may, :data:`CHUNK_FALLBACK`). Dev halves, pooled, ``score``: 0.565 / 0.672 / 0.747
@@ -795,7 +781,6 @@ def _conversation_order(c: ChunkContext) -> tuple[int, int]:
 
 def _unfold_turns(
     contexts: Sequence[MatchedContext],
-    whole: Callable[[MatchedContext], bool] | None = None,
 ) -> tuple[list[MatchedContext], set[str], list[str | None]]:
     """Each memory hit and the turns its slot carries (``memory_context_chars``) as entries of
     their own (the packer fits the budget, dedups across a session's calls and labels line by
@@ -844,7 +829,7 @@ def _unfold_turns(
         slots.append((m, entries, is_turn))
     if NEIGHBOUR_ORDER in ("slot", "slot-near"):
         if EXTENSION_ORDER != "slot":
-            order, requires = _by_score(slots, whole)
+            order, requires = _by_score(slots)
             return order, turns, requires
         return [e for m, entries, _ in slots for e in (m, *(x for _, x in entries))], turns, []
     carried.sort(key=lambda kv: kv[0])
@@ -853,7 +838,6 @@ def _unfold_turns(
 
 def _by_score(
     slots: Sequence[tuple[MatchedContext, list[tuple[int, MatchedContext]], bool]],
-    whole: Callable[[MatchedContext], bool] | None = None,
 ) -> tuple[list[MatchedContext], list[str | None]]:
     """The order :data:`EXTENSION_ORDER` offers a block's entries in: the slots' hits in rank
     order, the first :data:`WHOLE_SLOTS` slots (and every conversation slot) whole; a lower
@@ -891,27 +875,12 @@ def _by_score(
         needs.append(requires[id(e)])
         offer_next(chain_id)
 
-    deferred: list[MatchedContext] = []  # whole slots' extensions held for HITS_FIRST
     for rank, (m, entries, is_turn) in enumerate(slots):
-        while by_score and pending and -pending[0][0] >= float(m.score):
+        while by_score and pending and -pending[0][0] >= _hit_score(m):
             emit_best()
         out.append(m)
         needs.append(None)
-        if deferred and rank + 1 >= HITS_FIRST:
-            out.extend(deferred)
-            needs.extend(None for _ in deferred)
-            deferred = []
-        lead_ok = (
-            WHOLE_SLOT_LEAD is None
-            or rank + 1 >= len(slots)
-            or float(m.score) - float(slots[rank + 1][0].score) >= WHOLE_SLOT_LEAD
-        )
-        if is_turn or not entries or (
-            rank < WHOLE_SLOTS and lead_ok and (whole is None or whole(m))
-        ):
-            if not is_turn and rank + 1 < HITS_FIRST and rank + 1 < len(slots):
-                deferred.extend(e for _, e in entries)
-                continue
+        if is_turn or not entries or rank < WHOLE_SLOTS:
             out.extend(e for _, e in entries)
             needs.extend(None for _ in entries)
             continue
@@ -925,8 +894,6 @@ def _by_score(
                 inner = e.uri
             chains[2 * rank + side] = [e for _, e in reversed(chain)]
             offer_next(2 * rank + side)
-    out.extend(deferred)
-    needs.extend(None for _ in deferred)
     while pending:
         emit_best()
     return out, needs
@@ -934,13 +901,30 @@ def _by_score(
 
 def _extension_score(e: MatchedContext) -> float:
     """What a lower slot's extension competes with the next hit on (:data:`EXTENSION_SCORE`)."""
-    if EXTENSION_SCORE == "own" and e.own_score is not None and math.isfinite(e.own_score):
+    if EXTENSION_SCORE != "final" and e.own_score is not None and math.isfinite(e.own_score):
         return float(e.own_score)
     return float(e.score)
 
 
-EXTENSION_SCORE: Literal["final", "own"] = "final"
-"""(experiment) the score a lower slot's extension competes by."""
+def _hit_score(m: MatchedContext) -> float:
+    """What a hit is compared with a pending extension on (:data:`EXTENSION_SCORE`)."""
+    if EXTENSION_SCORE == "own-both" and m.own_score is not None and math.isfinite(m.own_score):
+        return float(m.own_score)
+    return float(m.score)
+
+
+EXTENSION_SCORE: Literal["final", "own", "own-both"] = "final"
+"""The score a lower slot's extension competes with the next hit on (:data:`EXTENSION_ORDER`
+``score``): ``final`` the score ``find`` ranked the chunk by; ``own`` the chunk's own score
+against the query (``ChunkContext.own_score``: before propagation, the tree context and the
+chunk window), the hits keeping their ranked scores; ``own-both`` the hits' own scores too
+(``MatchedContext.own_score``). A chunk without an own score competes on ``score``. What
+for: the chunk window (``question_chunk_window``) lifts a chunk by its neighbours, and an
+extension's neighbour is its slot's hit, already in the block. Not switched: on the eleven
+natural-question dev halves (773 questions; bench/README.md, "Natural questions, round
+11") ctx@500 / 1,000 / 2,000 were ``final`` 0.616 / 0.726 / 0.807, ``own`` 0.616 / 0.729 /
+0.809 (six questions won, one lost), ``own-both`` 0.616 / 0.727 / 0.815 (perlfaq -1 at
+1,000): neither moves the 500-token block, which the round's keep rule asked for."""
 
 
 DUPLICATE_SHARE: float | None = 0.5
@@ -1035,16 +1019,8 @@ def assemble_context(
     """
     quota, order = check_budget(max_tokens, quotas, tiers)
     counter = resolve_counter(token_counter)
-    whole = None
-    if WHOLE_SLOT_SHARE is not None:
-        count = _cached_count(counter)
-        limit = WHOLE_SLOT_SHARE * max_tokens
-
-        def whole(m: MatchedContext) -> bool:
-            return count(m.slot_text) <= limit
-
     contexts, turns, requires = _unfold_turns(
-        _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits)), whole
+        _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits))
     )
     packer = _Packer(max_tokens, quota, order, counter, contexts, turns)
     if query is not None:
