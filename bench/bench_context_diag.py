@@ -65,8 +65,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "duplicates-0.7": {"DUPLICATE_SHARE": 0.7},
     "extension-final": {"EXTENSION_SCORE": "final"},
     "extension-own-both": {"EXTENSION_SCORE": "own-both"},
-    "whole-after": {"WHOLE_SIDE": "after"},
-    "whole-after-own": {"WHOLE_SIDE": "after", "EXTENSION_SCORE": "own"},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""

@@ -880,17 +880,11 @@ def _by_score(
             emit_best()
         out.append(m)
         needs.append(None)
-        sides: tuple[int, ...] = (0, 1)
         if is_turn or not entries or rank < WHOLE_SLOTS:
-            if is_turn or WHOLE_SIDE == "both":
-                out.extend(e for _, e in entries)
-                needs.extend(None for _ in entries)
-                continue
-            after = [e for p, e in entries if p > 0]
-            out.extend(after)
-            needs.extend(None for _ in after)
-            sides = (0,)
-        for side in sides:
+            out.extend(e for _, e in entries)
+            needs.extend(None for _ in entries)
+            continue
+        for side in (0, 1):
             chain = sorted(
                 (pe for pe in entries if (pe[0] > 0) == bool(side)), key=lambda pe: abs(pe[0])
             )
@@ -903,11 +897,6 @@ def _by_score(
     while pending:
         emit_best()
     return out, needs
-
-
-WHOLE_SIDE: Literal["both", "after"] = "both"
-"""(experiment) which of a whole slot's extensions go whole: ``after`` only those after its
-hit (the chunks before it bid by score as a lower slot's do)."""
 
 
 def _extension_score(e: MatchedContext) -> float:
