@@ -63,6 +63,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no-headers": {"RESOURCE_HEADERS": "none"},
     "duplicates-in-rank": {"DUPLICATE_SHARE": None},
     "duplicates-0.7": {"DUPLICATE_SHARE": 0.7},
+    "extension-final": {"EXTENSION_SCORE": "final"},
+    "extension-own-both": {"EXTENSION_SCORE": "own-both"},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""
@@ -325,6 +327,11 @@ def main() -> None:
     ap.add_argument("--dump", type=Path, help="per-question losses (base variant) as JSON")
     ap.add_argument("--no-langchain", action="store_true")
     ap.add_argument(
+        "--per-question",
+        type=Path,
+        help="every variant's (and flat row's) answer score per question and budget, as JSON",
+    )
+    ap.add_argument(
         "--against",
         help="KEY=VALUE,... RetrievalConfig overrides: ctx per question, defaults vs these",
     )
@@ -338,6 +345,7 @@ def main() -> None:
     judge = bn.Judge()
     saved = {k: getattr(ca, k) for k in {k for v in VARIANTS.values() for k in v}}
     losses: list[dict[str, Any]] = []
+    per_q: list[dict[str, Any]] = []
     over: dict[tuple[str, int], list[tuple[int, int]]] = {}
     pooled: dict[str, dict[int, list[float]]] = {}
     print(f"| set | half | n | row | {' | '.join(f'ctx@{b}' for b in BUDGETS)} |")
@@ -373,6 +381,9 @@ def main() -> None:
                                 "\n\n".join(pieces), answers, judge, pieces, pages
                             )
                             got[row][b].append(v)
+                            per_q.append(
+                                {"set": name, "qid": q.qid, "row": row, "budget": b, "score": v}
+                            )
                             flat_hit[b][row] = judge.units("\n\n".join(pieces), answers)
                     founds = {b: found_for(th, q.text, b, scope, counter) for b in BUDGETS}
                     for v in names:
@@ -387,6 +398,9 @@ def main() -> None:
                             lines = ctx.text.splitlines()
                             s = bn.answer_in_context(ctx.text, answers, judge, lines, pages)
                             got[v][b].append(s)
+                            per_q.append(
+                                {"set": name, "qid": q.qid, "row": v, "budget": b, "score": s}
+                            )
                             if v == names[0]:
                                 over.setdefault((name, b), []).append(
                                     (layout_overhead(ctx.text, ctx.tokens, counter), ctx.tokens)
@@ -431,6 +445,8 @@ def main() -> None:
         print(f"losses at {b}: {dict(c)}")
     if args.dump:
         args.dump.write_text(json.dumps(losses, indent=1) + "\n")
+    if args.per_question:
+        args.per_question.write_text(json.dumps(per_q) + "\n")
 
 
 if __name__ == "__main__":

@@ -115,6 +115,7 @@ def _reference(q: Any, state: Descent, group: list[Candidate], turns: list[Chunk
                 abstract=c.node.abstract,
                 content=c.node.content,
                 position=None,
+                own_score=c.own.on(track),
             )
             for c in rest
         ]

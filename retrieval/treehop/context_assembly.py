@@ -809,6 +809,7 @@ def _unfold_turns(
                     "overview": "",
                     "content": c.content,
                     "score": c.score,
+                    "own_score": c.own_score,
                     "metadata": {},
                     "tags": [],
                     "collapsed": [],
@@ -864,7 +865,7 @@ def _by_score(
         chain = chains.get(chain_id)
         if chain:
             e = chain.pop()
-            key = -float(e.score) if by_score else float(chain_id // 2)
+            key = -_extension_score(e) if by_score else float(chain_id // 2)
             heapq.heappush(pending, (key, seq, chain_id, e))
             seq += 1
 
@@ -875,7 +876,7 @@ def _by_score(
         offer_next(chain_id)
 
     for rank, (m, entries, is_turn) in enumerate(slots):
-        while by_score and pending and -pending[0][0] >= float(m.score):
+        while by_score and pending and -pending[0][0] >= _hit_score(m):
             emit_best()
         out.append(m)
         needs.append(None)
@@ -896,6 +897,34 @@ def _by_score(
     while pending:
         emit_best()
     return out, needs
+
+
+def _extension_score(e: MatchedContext) -> float:
+    """What a lower slot's extension competes with the next hit on (:data:`EXTENSION_SCORE`)."""
+    if EXTENSION_SCORE != "final" and e.own_score is not None and math.isfinite(e.own_score):
+        return float(e.own_score)
+    return float(e.score)
+
+
+def _hit_score(m: MatchedContext) -> float:
+    """What a hit is compared with a pending extension on (:data:`EXTENSION_SCORE`)."""
+    if EXTENSION_SCORE == "own-both" and m.own_score is not None and math.isfinite(m.own_score):
+        return float(m.own_score)
+    return float(m.score)
+
+
+EXTENSION_SCORE: Literal["final", "own", "own-both"] = "final"
+"""The score a lower slot's extension competes with the next hit on (:data:`EXTENSION_ORDER`
+``score``): ``final`` the score ``find`` ranked the chunk by; ``own`` the chunk's own score
+against the query (``ChunkContext.own_score``: before propagation, the tree context and the
+chunk window), the hits keeping their ranked scores; ``own-both`` the hits' own scores too
+(``MatchedContext.own_score``). A chunk without an own score competes on ``score``. What
+for: the chunk window (``question_chunk_window``) lifts a chunk by its neighbours, and an
+extension's neighbour is its slot's hit, already in the block. Not switched: on the eleven
+natural-question dev halves (773 questions; bench/README.md, "Natural questions, round
+11") ctx@500 / 1,000 / 2,000 were ``final`` 0.616 / 0.726 / 0.807, ``own`` 0.616 / 0.729 /
+0.809 (six questions won, one lost), ``own-both`` 0.616 / 0.727 / 0.815 (perlfaq -1 at
+1,000): neither moves the 500-token block, which the round's keep rule asked for."""
 
 
 DUPLICATE_SHARE: float | None = 0.5

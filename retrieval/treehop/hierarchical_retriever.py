@@ -1414,6 +1414,7 @@ class HierarchicalRetriever:
                             "uri": (n := c.node).uri,
                             "chunk_index": n.chunk_index,
                             "score": c.final.on(track),
+                            "own_score": c.own.on(track) if reranked else c.own.vec,
                             "abstract": n.abstract,
                             "content": n.content,
                             "position": shown.get(n.uri),

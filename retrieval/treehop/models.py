@@ -143,6 +143,9 @@ class ChunkContext(BaseModel):
     (``document_context_chars``); ``None``: held in the slot, not shown in its text."""
     carried: bool = False
     """True: in the slot only as context (a neighbouring turn); False: a ranked hit itself."""
+    own_score: float | None = None
+    """A collected chunk's own score (before propagation, the tree context and the chunk
+    window: :attr:`MatchedContext.own_score`); ``None`` where not recorded (a turn)."""
 
 
 class MatchedContext(BaseModel):
