@@ -301,6 +301,20 @@ ROWS: tuple[Row, ...] = (
     ),
     Row("find-no-window", "find - chunk window", "find", config={"question_chunk_window": False}),
     Row("find-no-spread", "find - spread", "find", config={"question_document_penalty": 0.0}),
+    # round 11 (fusion11): does the constant's optimum move without round 9's two steps?
+    *(
+        Row(
+            f"find-round8-qw{w}",
+            f"find - window - spread, w={w}",
+            "find",
+            config={
+                "question_chunk_window": False,
+                "question_document_penalty": 0.0,
+                "question_dense_weight": w,
+            },
+        )
+        for w in (0.5, 0.7, 0.8)
+    ),
     # round 10 (query kinds): error reports read as questions, problem reports take passages
     Row(
         "find-no-error-reports",

@@ -38,6 +38,20 @@ whole document or section, as LlamaIndex's ~1,024-token nodes embedded in window
 * ``minmax|z pool100 wW``: both scores rescaled over the base's best 100 leaves per query
   (min-max or z-scores) before the weighted sum.
 
+Round 11 (issue 33 item 4, a BM25 weight that adapts to the query; bench/README.md, "Natural
+questions, round 11 (a BM25 weight that adapts to the query)"):
+
+* ``const wW``: the question fusion at another constant dense weight;
+* ``adapt SIGNAL hiH``: BM25 weight ``0.2 + (H - 0.2) * signal`` per question, the signal from
+  the index only: ``agreeK`` the share of the dense top ``K`` leaves in BM25's top ``K``,
+  ``fagreeK`` the same against the top ``K`` at the store's lowest dense weight (0.2),
+  ``pagreeK`` the same over passages, ``lexlead-in-dense10`` 1 when BM25's best leaf is in the
+  dense top 10, ``peak2`` / ``peak10`` BM25's leader's lead over the next leaf / the mean of
+  the next nine (``1 - next / best``), ``maxidf`` / ``meanidf`` the largest / mean IDF of
+  the question's indexed terms over ``log N``, ``densegap-inv`` 1 minus the dense leader's
+  lead over the second in units of 0.05 cosine, ``A*B`` a product;
+* ``rrf kK wdW``: reciprocal rank fusion, dense ranks weighted ``W``, BM25 ``1 - W``.
+
 ``--variants a,b`` runs only the variants whose name holds one of the strings.
 
     python bench/bench_rank_screen.py            # dev halves of the five natural sets
@@ -156,6 +170,13 @@ def load(name: str, half: str, cached: Any) -> SetData:
             )
             for q in qs
         ]
+        ndocs = len(leaves)
+        idf: dict[str, list[float]] = {}
+        for q in qs:
+            dfs = [flat.lexical.document_frequency(t) for t in flat.lexical.tokenize(q.text)]
+            idf[q.text] = [
+                float(np.log(ndocs / f) / np.log(ndocs)) for f in dfs if f > 0 and ndocs > 1
+            ]
         return SetData(
             flat.matrix.astype(np.float64),
             list(flat.texts),
@@ -163,6 +184,7 @@ def load(name: str, half: str, cached: Any) -> SetData:
             np.asarray([documents[n.parent_uri] for n in leaves], dtype=np.int64),
             out,
             np.asarray(section, dtype=np.int64),
+            extra={"idf": idf},
         )
     finally:
         th.close()
@@ -423,9 +445,118 @@ def _doc_diversity(delta: float, mult: bool = False, base: Variant | None = None
     return f
 
 
+def _topk(x: F, k: int) -> npt.NDArray[np.int64]:
+    kk = min(k, len(x))
+    out: npt.NDArray[np.int64] = np.argpartition(-x, kk - 1)[:kk]
+    return out
+
+
+def _signal(kind: str, s: SetData, q: Q) -> float:
+    """A per-query signal in [0, 1], from the index only (never the labels): how much the
+    question's BM25 evidence deserves (round 11, fusion11)."""
+    d, lex = s.matrix @ q.vec, q.lex
+    best = float(lex.max())
+    if best <= 0:
+        return 0.0
+    if "*" in kind:
+        a_, b_ = kind.split("*")
+        return _signal(a_, s, q) * _signal(b_, s, q)
+    if kind in ("maxidf", "meanidf"):
+        got = s.extra["idf"].get(q.text) or [0.0]
+        return float(max(got) if kind == "maxidf" else np.mean(got))
+    if kind.startswith("pagree"):
+        k = int(kind[6:])
+        da = list(dict.fromkeys(s.passage[np.argsort(-d, kind="stable")[: 20 * k]].tolist()))[:k]
+        la = list(dict.fromkeys(s.passage[np.argsort(-lex, kind="stable")[: 20 * k]].tolist()))[:k]
+        return len(set(da) & set(la)) / k
+    if kind.startswith("fagree"):
+        k = int(kind[6:])
+        a, b = set(_topk(d, k).tolist()), set(_topk(fuse(d, lex, 0.2), k).tolist())
+        return len(a & b) / k
+    if kind.startswith("agree"):
+        k = int(kind[5:])
+        a, b = set(_topk(d, k).tolist()), set(_topk(lex, k).tolist())
+        return len(a & b) / k
+    if kind.startswith("lexlead-in-dense"):
+        k = int(kind[len("lexlead-in-dense") :])
+        return 1.0 if int(np.argmax(lex)) in set(_topk(d, k).tolist()) else 0.0
+    if kind == "peak2":
+        second = float(np.partition(lex, len(lex) - 2)[-2])
+        return 1.0 - second / best
+    if kind == "peak10":
+        ten = np.sort(lex[_topk(lex, 10)])[::-1]
+        return 1.0 - float(ten[1:].mean()) / best
+    if kind == "densegap-inv":
+        two = np.sort(d[_topk(d, 2)])[::-1]
+        return 1.0 - min(1.0, float(two[0] - two[1]) / 0.05)
+    raise KeyError(kind)
+
+
+def _adaptive(kind: str, lo: float = 0.2, hi: float = 0.5) -> Variant:
+    """BM25 weight ``lo + (hi - lo) * signal`` (0.2: today's question weight; 0.5: the
+    default ``dense_weight``)."""
+
+    def f(s: SetData, q: Q) -> F:
+        wl = lo + (hi - lo) * _signal(kind, s, q)
+        return fuse(s.matrix @ q.vec, q.lex, 1.0 - wl)
+
+    return f
+
+
+def _const(w: float) -> Variant:
+    def f(s: SetData, q: Q) -> F:
+        return fuse(s.matrix @ q.vec, q.lex, w)
+
+    return f
+
+
+def _rrf(k: float, wd: float) -> Variant:
+    def f(s: SetData, q: Q) -> F:
+        d = s.matrix @ q.vec
+        rd = np.empty(len(d))
+        rd[np.argsort(-d, kind="stable")] = np.arange(1, len(d) + 1)
+        rl = np.empty(len(d))
+        rl[np.argsort(-q.lex, kind="stable")] = np.arange(1, len(d) + 1)
+        out: F = wd / (k + rd) + (1 - wd) * np.where(q.lex > 0, 1 / (k + rl), 0.0)
+        return out
+
+    return f
+
+
 VARIANTS: dict[str, Variant] = {
     "dense only": lambda s, q: s.matrix @ q.vec,
     "base (w0.8 /best, today)": _base,
+    **{f"const w{w}": _const(w) for w in (0.5, 0.6, 0.7, 0.9)},
+    **{
+        f"adapt {k} hi{hi}": _adaptive(k, 0.2, hi)
+        for k in (
+            "agree5",
+            "agree10",
+            "agree20",
+            "lexlead-in-dense10",
+            "peak2",
+            "peak10",
+            "densegap-inv",
+        )
+        for hi in (0.35, 0.5)
+    },
+    **{
+        f"adapt {k} hi{hi}": _adaptive(k, 0.2, hi)
+        for k in (
+            "agree3",
+            "agree5",
+            "peak2",
+            "agree5*peak2",
+            "pagree3",
+            "pagree5",
+            "pagree10",
+            "fagree3",
+            "maxidf",
+            "meanidf",
+        )
+        for hi in (0.4, 0.45, 0.5, 0.6)
+    },
+    **{f"rrf k{k} wd{w}": _rrf(k, w) for k in (10, 60) for w in (0.5, 0.8)},
     **{f"rocchio k{k} b{b}": _rocchio(k, b) for k in (3, 5, 10) for b in (0.25, 0.5, 1.0)},
     **{f"rocchio k3 b0.5 words>={w}": _rocchio_gated(3, 0.5, min_words=w) for w in (8, 10, 12)},
     **{f"rocchio k5 b0.5 words>={w}": _rocchio_gated(5, 0.5, min_words=w) for w in (8, 10, 12)},
