@@ -343,7 +343,7 @@ def _kept_found(s: _Snap, small: _Small, text: str | None, weight: float) -> _Fo
     rows); read alone (:meth:`_SearchPaths._search_top`), ~9 finds in 10 take them from
     there. Each kept cosine is the same row-wise product, its BM25 and blend the same
     arithmetic on the same query, so the floats are those :func:`_scored` computes."""
-    key = ("scored", small.q.tobytes(), text, weight, small.text is not None)
+    key = _paths._scored_key(small.q, text, weight, lexical=small.text is not None)
     kept = _paths._kept_scores(s.cache.get(key), small.cand)
     if kept is None:
         return None

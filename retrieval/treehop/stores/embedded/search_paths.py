@@ -455,7 +455,7 @@ class _SearchPaths(_StoreAttributes):
             score, lex = self._blend(s, lexical, text, cand, dense, dense_weight)
             # kept as the one-query step keeps its graph step's scores (_search_top): the
             # tree context's family searches of the batch read them (family_batch)
-            key = ("scored", qs[i].tobytes(), text, dense_weight, True)
+            key = _scored_key(qs[i], text, dense_weight, lexical=True)
             _cache_put(s, key, [cand, dense, score, lex, None], cap=_KEPT_BATCH)
             top = _top_positions(score, limit)
             batched.append(len(out))
@@ -514,7 +514,7 @@ class _SearchPaths(_StoreAttributes):
                 skey if wide else None,
             )
         lexical = self.lexical if query_text and dense_weight < 1.0 else None
-        key = ("scored", q.tobytes(), query_text, dense_weight, lexical is not None)
+        key = _scored_key(q, query_text, dense_weight, lexical=lexical is not None)
         kept = None
         if ann is not None:
             cand, dense = ann
@@ -916,7 +916,7 @@ class _SearchPaths(_StoreAttributes):
                 texts, weight = keep
                 for i in many:
                     real = ok[i]
-                    key = ("scored", qs[i].tobytes(), texts[i], weight, False)
+                    key = _scored_key(qs[i], texts[i], weight, lexical=False)
                     d = dense[i][real]
                     _cache_put(s, key, [cand[i][real], d, d, None, None], cap=_KEPT_BATCH)
             built = self._columns_many(
@@ -1708,6 +1708,16 @@ def _best_first(cand: IntArray, top: IntArray, score: F32, k: int | None) -> Int
     """Positions ``top`` of ``cand`` ordered best first, ties by row (the first ``k``)."""
     out: IntArray = top[np.lexsort((cand[top], -score[top]))][:k]
     return out
+
+
+def _scored_key(
+    q: F32, text: str | None, weight: float, *, lexical: bool
+) -> tuple[str, bytes, str | None, float, bool]:
+    """The per-snapshot cache key a query's global-step scores are kept under
+    (:meth:`_SearchPaths._search_top`, the batch steps) and read by (:func:`_kept_scores`'
+    callers: the one-query family search and :func:`.family_batch._kept_found`): one
+    spelling, so that a writer and a reader cannot drift apart and miss silently."""
+    return ("scored", q.tobytes(), text, weight, lexical)
 
 
 def _kept_scores(
