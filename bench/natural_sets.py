@@ -100,7 +100,7 @@ NATURAL_SETS = (
     "borg-faq",
     "ffmpeg-faq",
 )
-HELD_OUT_SETS = ("r-faq", "privoxy-faq", "vim-faq")
+HELD_OUT_SETS = ("r-faq", "privoxy-faq", "vim-faq", "nano-faq")
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
 carries to a corpus nobody looked at. Screening on one makes it a dev set: move it up then."""
@@ -1791,6 +1791,134 @@ def vim_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A hand-written HTML FAQ beside its project's Texinfo manual (GNU nano)
+# --------------------------------------------------------------------------------------
+
+NANO_PACKAGE = "nano"
+NANO_DOC = "usr/share/doc/nano"
+NANO_FAQ = "faq.html"
+NANO_MANUAL = "nano.html"
+NANO_TEXTS = ("README.gz", "IMPROVEMENTS.gz", "examples/sample.nanorc")
+"""Beside ``faq.html`` the folder the user has holds nano's manual (``nano.html``, texi2any's
+one-page output), the README, the list of improvements since 2.0 and the commented sample
+``nanorc`` (every option, one paragraph each): in, as text. Left out: ``NEWS``, the
+changelogs, ``AUTHORS``, ``THANKS``, ``TODO`` (a link) and the copyright."""
+_NANO_CHAPTER = re.compile(r"^# (\d+)\.\s+(\S.*)$")
+_NANO_NUMBER = re.compile(r"^(\d+(?:\.\d+)+)\.?\s+")
+
+
+def drop_between(text: str, start: str, end: str) -> str:
+    """``text`` without every span from ``start`` to the first ``end`` after it (both
+    included), found by position: one scan, linear however many spans there are; a
+    ``start`` with no ``end`` after it is left as it is (so is the rest of the text)."""
+    out: list[str] = []
+    i = 0
+    while True:
+        j = text.find(start, i)
+        k = text.find(end, j + len(start)) if j >= 0 else -1
+        if k < 0:
+            break
+        out.append(text[i:j])
+        i = k + len(end)
+    out.append(text[i:])
+    return "".join(out)
+
+
+def texinfo_menu_free(page_html: str) -> str:
+    """A texi2any page without its node menus in either form (``<ul class="section-toc">``
+    of makeinfo 6.8+, ``<table class="menu">`` of 6.7): both list the titles of a node's
+    sections, not text. By position (:func:`drop_between`), linear."""
+    page_html = drop_between(page_html, '<table class="menu"', "</table>")
+    return drop_between(page_html, '<ul class="section-toc"', "</ul>")
+
+
+def nano_faq_markdown(page_html: str) -> str:
+    """nano's ``faq.html`` (one hand-written page: ``<h1>N. Chapter</h1>`` sections of
+    ``<h3>N.M. Question</h3>`` entries, each answer a ``<blockquote>``) -> markdown
+    (:func:`page_to_markdown`) without its table of contents (the lines from ``### Table of
+    Contents`` up to the first chapter: every question again, as links), the chapters one
+    level under the page's title (``## 4. Running``), so that ``###`` entries are the page's
+    third level, as in the other FAQ trees. One pass over the lines."""
+    out: list[str] = []
+    dropping = False
+    for line in page_to_markdown(page_html).split("\n"):
+        chapter = _NANO_CHAPTER.match(line)
+        if line.strip() == "### Table of Contents":
+            dropping = True
+            continue
+        if dropping and not chapter:
+            continue
+        dropping = False
+        out.append(f"#{line}" if chapter else line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def split_nano_faq(markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """:func:`nano_faq_markdown`'s page -> (page without its questions, [(number, question,
+    answer)]): every ``###`` heading is a question (:func:`split_heading_questions`), its
+    number dropped from the question (``4.4. With what keystroke ...`` -> number ``4.4``);
+    a number the FAQ repeats (its 7.2 is titled "7.3.", like 7.3) gets ``-2``. An entry
+    without a number keeps ``q<k>``, its place among the questions."""
+    text, pairs = split_heading_questions(markdown, min_level=3)
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for k, (title, answer) in enumerate(pairs):
+        m = _NANO_NUMBER.match(title)
+        num = m.group(1) if m else f"q{k + 1}"
+        seen[num] = seen.get(num, 0) + 1
+        qa.append(
+            (num if seen[num] == 1 else f"{num}-{seen[num]}", title[m.end() if m else 0 :], answer)
+        )
+    return text, qa
+
+
+def nano_faq_set() -> NaturalSet:
+    """GNU nano's FAQ (Debian ``nano``, ``/usr/share/doc/nano/faq.html``: 39 numbered
+    questions in 7 chapters, hand-written HTML) in the folder the user has, beside nano's
+    manual (``nano.html``, texi2any's one page, split into chapter files) and the notes
+    :data:`NANO_TEXTS`. The FAQ stays one page ``faq.md`` (its chapters ``##``, every ``###``
+    question deleted, the text under it up to the next heading its answer:
+    :func:`split_nano_faq`); its contents list is dropped. Built after round 13 and measured
+    once, with no change to the retriever: an untuned check, like ``vim-faq``."""
+    root, doc, faq_path = _packaged_doc(NANO_PACKAGE, NANO_DOC, NANO_FAQ)
+    text, qa = split_nano_faq(
+        nano_faq_markdown(faq_path.read_text(encoding="utf-8", errors="replace"))
+    )
+    files = {"faq.md": text}
+    questions = [
+        NaturalQuestion(f"nano-faq:{num}", q, ((a, 1.0),), source="faq.md") for num, q, a in qa
+    ]
+    n_chapters = 0
+    manual = doc / NANO_MANUAL
+    if manual.is_file():
+        page = texi2any_page_markdown(
+            texinfo_menu_free(manual.read_text(encoding="utf-8", errors="replace"))
+        )
+        parts, _ = split_texinfo_chapters(page)
+        files.update({f"manual/{rel}": t for rel, t in parts.items()})
+        n_chapters = len(parts)
+    kept: list[str] = []
+    for name in NANO_TEXTS:
+        path = doc / name
+        if path.is_file():
+            files[name.removesuffix(".gz")] = _doc_text(path, "utf-8").strip() + "\n"
+            kept.append(name.removesuffix(".gz"))
+    return _packaged_set(
+        "nano-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"GNU nano FAQ from {NANO_PACKAGE} {version} (faq.html, hand-written HTML, one "
+            f"page; numbered ### questions and the contents list deleted, chapters kept) + "
+            f"nano's manual beside it (nano.html, texi2any, {n_chapters} chapter files, menus "
+            f"dropped) + the package's notes ({', '.join(kept)}); answer = the text under a "
+            "question, up to the next heading"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -1903,6 +2031,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "r-faq": lambda emb: r_faq_set(),
     "privoxy-faq": lambda emb: privoxy_faq_set(),
     "vim-faq": lambda emb: vim_faq_set(),
+    "nano-faq": lambda emb: nano_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
