@@ -82,7 +82,7 @@ import html
 import posixpath
 import re
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,7 +100,7 @@ NATURAL_SETS = (
     "borg-faq",
     "ffmpeg-faq",
 )
-HELD_OUT_SETS = ("r-faq", "privoxy-faq", "vim-faq", "nano-faq")
+HELD_OUT_SETS = ("r-faq", "privoxy-faq", "vim-faq", "nano-faq", "autotools-faq")
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
 carries to a corpus nobody looked at. Screening on one makes it a dev set: move it up then."""
@@ -1146,7 +1146,9 @@ def texi2any_page_markdown(page_html: str) -> str:
 
 
 def split_texinfo_chapters(
-    markdown: str, first_question_chapter: int | None = None
+    markdown: str,
+    first_question_chapter: int | None = None,
+    question_chapters: Collection[int] | None = None,
 ) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
     """A Texinfo manual (as markdown, :func:`texi2any_page_markdown`) -> ({relpath: chapter
     text}, [(number, question, answer)]), in one pass over the lines.
@@ -1159,8 +1161,10 @@ def split_texinfo_chapters(
     given, every numbered section ``### N.M <title>`` of chapter ``N >= first_question_chapter``
     is a question: its heading leaves the corpus, the text under it up to the next ``##``
     or ``###`` heading is its answer (deeper headings stay inside it); sections of earlier
-    chapters (an FAQ's "Introduction": legalese, notation) stay as headings. Fenced code is
-    never read as a heading. A question with no text under it yields no question."""
+    chapters (an FAQ's "Introduction": legalese, notation) stay as headings.
+    ``question_chapters`` (a manual whose one chapter is its FAQ: Autoconf's 20, Automake's
+    26) asks in exactly those chapters instead. Fenced code is never read as a heading. A
+    question with no text under it yields no question."""
     files: dict[str, str] = {}
     qa: list[tuple[str, str, str]] = []
     out: list[str] = []
@@ -1209,8 +1213,11 @@ def split_texinfo_chapters(
             s
             and chapter is not None
             and not dropping
-            and first_question_chapter is not None
-            and chapter >= first_question_chapter
+            and (
+                chapter in question_chapters
+                if question_chapters is not None
+                else first_question_chapter is not None and chapter >= first_question_chapter
+            )
             and int(s.group(1)) == chapter  # a section of this chapter
         ):
             question = (f"{s.group(1)}.{s.group(2)}", _norm(s.group(3)))
@@ -1919,6 +1926,228 @@ def nano_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# The FAQ chapters of two GNU manuals, HTML and Info (Autoconf and Automake)
+# --------------------------------------------------------------------------------------
+
+AUTOCONF_PACKAGE = "autoconf-doc"
+AUTOCONF_DOC = "usr/share/doc/autoconf"
+AUTOCONF_MANUAL = "autoconf.html"
+AUTOCONF_FAQ_CHAPTER = 20
+AUTOMAKE_PACKAGE = "automake"
+AUTOMAKE_INFO = "usr/share/info"
+AUTOMAKE_INFO_GLOB = "automake-*.info-*.gz"
+AUTOMAKE_FAQ_CHAPTER = 26
+AUTOTOOLS_LEFT_OUT = ("index", "indices", "gnu free documentation license", "copying this manual")
+"""Chapters whose title ends with one of these leave the corpus: the indices (lists of every
+entry, by title) and the manuals' licence text. Left out of the packages too: Autoconf's
+PDF/PostScript copies and Info file (the same manual again), ``automake-history.info``,
+NEWS, changelogs, AUTHORS, THANKS and copyrights."""
+_INFO_NODE = re.compile(r"^File: [^,\n]*,\s+Node: ")
+_INFO_TOP = re.compile(r",\s+Node: Top\s*(?:,|$)")
+_INFO_MARKER = re.compile("\x00\x08\\[[^\x00\n]*\x00\x08\\]")
+_INFO_LEVELS = {"*": 2, "=": 3, "-": 4, ".": 5}
+"""A title's underline in makeinfo's Info output: ``*`` a chapter, appendix or the top
+node, ``=`` a section, ``-`` a subsection or subheading, ``.`` a subsubsection."""
+
+
+def info_markdown(text: str) -> str:
+    """Info files (makeinfo's output, the parts of a split manual joined in order) ->
+    markdown of the same shape as :func:`texi2any_page_markdown`'s, in one pass over the
+    lines: the nodes (after each ``\\x1f``, a ``File: ..., Node: ...`` line) in order, their
+    header lines dropped; a title underlined by a run of ``*``/``=``/``-``/``.`` as long as
+    itself (and holding a letter or digit) becomes a ``##``/``###``/``####``/``#####``
+    heading (``#`` for the top node's);
+    each node's menu (from ``* Menu:`` to the node's end: its sections' titles again, and
+    the top node's detailed node listing) dropped; index nodes (makeinfo's ``[index]``
+    marker) and everything that is not a node (the preamble, the indirect and tag tables)
+    dropped. A text line starting with ``#`` gets a space first, so that no example line is
+    ever read as a heading."""
+    out: list[str] = []
+    for chunk in text.split("\x1f"):
+        lines = chunk.lstrip("\n").split("\n")
+        if not _INFO_NODE.match(lines[0]) or "\x00\x08[index\x00\x08]" in chunk:
+            continue
+        top = _INFO_TOP.search(lines[0]) is not None
+        body = lines[1:]
+        i = 0
+        while i < len(body):
+            line = _INFO_MARKER.sub("", body[i]).rstrip()
+            if line == "* Menu:":
+                break
+            under = body[i + 1].rstrip() if i + 1 < len(body) else ""
+            mark = under[:1]
+            if (
+                line
+                and not line[0].isspace()
+                and any(c.isalnum() for c in line)
+                and mark in _INFO_LEVELS
+                and under == mark * len(line)
+            ):
+                level = 1 if top and mark == "*" else _INFO_LEVELS[mark]
+                out += ["", "#" * level + " " + _norm(line), ""]
+                i += 2
+                continue
+            out.append(" " + line if line.startswith("#") else line)
+            i += 1
+        out.append("")
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"  # keeps " #..."
+
+
+def _bold_in_chapter(markdown: str, chapter: int) -> str:
+    """:func:`_sub_sections_as_bold` (level 3) on the lines of chapter ``chapter`` alone (from
+    its ``## N ...`` heading to the next ``##``, outside fenced code): an FAQ chapter's
+    answers keep their sub-sections as their text, the manual's other chapters keep theirs
+    as headings."""
+    lines = markdown.split("\n")
+    start = end = -1
+    fence = False
+    for i, line in enumerate(lines):
+        if line.startswith("```"):
+            fence = not fence
+        if fence or not line.startswith("## "):
+            continue
+        m = _TEXI_CHAPTER.match(line)
+        if start < 0 and m and m.group(1) and int(m.group(1)) == chapter:
+            start = i
+        elif start >= 0:
+            end = i
+            break
+    if start < 0:
+        return markdown
+    end = len(lines) if end < 0 else end
+    middle = _sub_sections_as_bold("\n".join(lines[start:end]), 3)
+    return "\n".join([*lines[:start], middle, *lines[end:]])
+
+
+def lead_display_question(answer: str, indent: int = 0) -> tuple[str | None, str]:
+    """(the question an answer opens with, the answer without it): Autoconf's and Automake's
+    FAQ sections often open with the question as a reader asked it, set as a display under a
+    title ("Why Require GNU M4?" over "Why does Autoconf require GNU M4?"; "Per-Object Flags
+    Emulation" over "One of my source files needs to be compiled with different flags. How
+    do I do that?"). The display is the answer's first block: fenced (texi2any's HTML) or a
+    paragraph every line of which is indented by five spaces or more (makeinfo's Info;
+    ``indent``: the first line's indent in the page, which the stripped answer lost). When
+    its text ends with ``?`` or ``!`` that text (spaces normalised) is the question and
+    leaves the answer; otherwise ``(None, answer)`` (a display that quotes code or a
+    message, or none). A section asking several questions in several displays gives the
+    first; the others stay in its answer."""
+    if answer.startswith("```"):
+        end = answer.find("\n```", 3)
+        block, after = (answer[answer.find("\n") + 1 : end], end + 4) if end > 0 else ("", 0)
+    else:
+        end = answer.find("\n\n")
+        end = len(answer) if end < 0 else end
+        block, after = answer[:end], end
+        rest = block.split("\n")[1:]
+        if indent < 5 or not all(line.startswith("     ") for line in rest):
+            block = ""
+    asked = _norm(block)
+    if not asked or asked[-1] not in "?!":
+        return None, answer
+    return asked, answer[after:].strip()
+
+
+def _indent_at(text: str, part: str) -> int:
+    """How many spaces stand before ``part``'s first occurrence in ``text`` on its line (0
+    when anything else does, or when it is not there)."""
+    pos = text.find(part)
+    if pos < 0:
+        return 0
+    head = text[text.rfind("\n", 0, pos) + 1 : pos]
+    return len(head) if not head.strip(" ") else 0
+
+
+def _manual_chapters(
+    markdown: str, faq_chapter: int, prefix: str
+) -> tuple[dict[str, str], list[tuple[str, str, str]], list[str]]:
+    """A manual's chapter files under ``prefix`` (indices and licence left out:
+    :data:`AUTOTOOLS_LEFT_OUT`), its FAQ chapter's sections as (number, question, answer)
+    with a leading display question taken (:func:`lead_display_question`; the display
+    leaves the chapter's file too), and the titles left out."""
+    parts, qa = split_texinfo_chapters(
+        _bold_in_chapter(markdown, faq_chapter), question_chapters={faq_chapter}
+    )
+    files: dict[str, str] = {}
+    left_out: list[str] = []
+    for rel, text in parts.items():
+        title = _norm(text.split("\n", 1)[0].lstrip("#")).lower()
+        if title.endswith(AUTOTOOLS_LEFT_OUT):
+            left_out.append(title)
+        else:
+            files[f"{prefix}/{rel}"] = text
+    out: list[tuple[str, str, str]] = []
+    for num, title, answer in qa:
+        rel = _file_of(files, answer)
+        asked, rest = lead_display_question(answer, _indent_at(files.get(rel, ""), answer))
+        if asked is not None and rest:
+            files[rel] = files[rel].replace(answer, rest, 1)
+            out.append((num, asked, rest))
+        else:
+            out.append((num, title, answer))
+    return files, out, left_out
+
+
+def autotools_faq_set() -> NaturalSet:
+    """The FAQ chapters of the Autoconf manual (Debian ``autoconf-doc``: ``autoconf.html``,
+    texi2any's one page; chapter 20 "Frequent Autoconf Questions, with answers", 9
+    sections) and of the Automake manual (Debian ``automake``: its Info files; chapter 26
+    "Frequently Asked Questions about Automake", 12 sections), each manual split into one
+    file per chapter (``autoconf/20-...md``, ``automake/26-...md``). Every numbered section
+    of the FAQ chapter is a question, deleted; its text up to the next section its answer,
+    its sub-sections as bold lines. The question is the section's title ("Why Doesn't
+    Automake Support Wildcards?", a few titled as topics: "Flag Variables Ordering"), or,
+    where the section opens with the question as a reader asked it (Autoconf's 20.1-20.4
+    and 20.6, Automake's 26.6, 26.8 and 26.10), that question, deleted too. Built after
+    round 13 and measured once, with no change to the retriever: an untuned check."""
+    ac_root = ds.fetch_debian_package(AUTOCONF_PACKAGE)
+    ac_path = ac_root / AUTOCONF_DOC / AUTOCONF_MANUAL
+    am_root = ds.fetch_debian_package(AUTOMAKE_PACKAGE)
+    am_parts = sorted(
+        (am_root / AUTOMAKE_INFO).glob(AUTOMAKE_INFO_GLOB),
+        key=lambda p: int(p.name.removesuffix(".gz").rsplit("-", 1)[1]),
+    )
+    if not ac_path.is_file() or not am_parts:
+        raise FileNotFoundError(f"no {AUTOCONF_MANUAL} under {ac_path.parent} or no Automake Info")
+    ac_md = texi2any_page_markdown(
+        texinfo_menu_free(ac_path.read_text(encoding="utf-8", errors="replace"))
+    )
+    am_md = info_markdown("".join(_doc_text(p, "utf-8") for p in am_parts))
+    files: dict[str, str] = {}
+    questions: list[NaturalQuestion] = []
+    left: list[str] = []
+    for md, chapter, name in (
+        (ac_md, AUTOCONF_FAQ_CHAPTER, "autoconf"),
+        (am_md, AUTOMAKE_FAQ_CHAPTER, "automake"),
+    ):
+        parts, qa, left_out = _manual_chapters(md, chapter, name)
+        files.update(parts)
+        left += left_out
+        questions += [
+            NaturalQuestion(
+                f"autotools-faq:{name}-{num}", q, ((a, 1.0),), source=_file_of(parts, a)
+            )
+            for num, q, a in qa
+        ]
+    n_files = len(files)
+    ac_version = (ac_root / ".bench-unpacked").read_text().strip()
+    return _packaged_set(
+        "autotools-faq",
+        am_root,
+        files,
+        questions,
+        lambda version: (
+            f"The FAQ chapters of the Autoconf manual ({AUTOCONF_PACKAGE} {ac_version}, "
+            f"autoconf.html, texi2any: chapter {AUTOCONF_FAQ_CHAPTER}) and of the Automake "
+            f"manual ({AUTOMAKE_PACKAGE} {version}, Info: chapter {AUTOMAKE_FAQ_CHAPTER}), "
+            f"both manuals split into {n_files} chapter files (numbered questions deleted, "
+            "a display that asks the question deleted and taken as the question, the answers' "
+            f"sub-sections as bold lines; left out: {', '.join(left)}); answer = the text "
+            "under a question"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -2032,6 +2261,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "privoxy-faq": lambda emb: privoxy_faq_set(),
     "vim-faq": lambda emb: vim_faq_set(),
     "nano-faq": lambda emb: nano_faq_set(),
+    "autotools-faq": lambda emb: autotools_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
