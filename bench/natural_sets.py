@@ -100,7 +100,7 @@ NATURAL_SETS = (
     "borg-faq",
     "ffmpeg-faq",
 )
-HELD_OUT_SETS = ("r-faq", "privoxy-faq", "vim-faq", "nano-faq", "autotools-faq")
+HELD_OUT_SETS = ("r-faq", "privoxy-faq", "vim-faq", "nano-faq", "autotools-faq", "screen-faq")
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
 carries to a corpus nobody looked at. Screening on one makes it a dev set: move it up then."""
@@ -2148,6 +2148,126 @@ def autotools_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A "Q:/A:" plain-text FAQ beside its project's Info manual (GNU Screen)
+# --------------------------------------------------------------------------------------
+
+SCREEN_PACKAGE = "screen"
+SCREEN_DOC = "usr/share/doc/screen"
+SCREEN_FAQ = "FAQ.gz"
+SCREEN_INFO = "usr/share/info"
+SCREEN_INFO_GLOB = "screen.info-*.gz"
+SCREEN_TEXTS = ("README", "README.Debian.gz", "examples/screenrc", "examples/etcscreenrc")
+"""Beside ``FAQ.gz`` the user has Screen's manual (Info, ``/usr/share/info/screen.info-*``:
+split into chapter files), the README, Debian's README and the two sample ``screenrc``
+files (commented settings): in, as text. Left out: the ``NEWS*`` files, changelogs,
+``TODO``, the copyright, the two PostScript figures and ``terminfo/`` (termcap sources and a
+C test program, for porters)."""
+_QA_QUESTION = re.compile(r"^Q:\s+(\S.*)$")
+_QA_ANSWER = re.compile(r"^A:(?:\s+(.*))?$")
+
+
+def split_qa_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """A ``Q:``/``A:`` plain-text FAQ (GNU Screen's ``FAQ``, irssi's ``faq.txt``) -> (the
+    text without its questions, [(id, question, answer)]), in one pass over the lines.
+
+    A column-0 line ``Q: <text>`` opens a question; its indented lines after it (a question
+    wrapped over several lines) are part of it, and all of it leaves the text, with the blank
+    lines between it and its answer. The answer starts at the column-0 line ``A: <text>``
+    (the label dropped, the text kept) or, when there is no label, at the first column-0 or
+    post-blank text line; it runs up to the next ``Q:`` line. Text before the first question
+    (a title) stays. The id is the question's slug (its first 40 characters, :func:`_slug`;
+    ``-2`` for a repeat): the FAQ numbers nothing, and an id that is not a position keeps
+    the halves when an entry is added. A question with no text under it yields none. A blank
+    line stands where a question was, so that two answers never join into one paragraph."""
+    out: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    asking: list[str] | None = None  # the question's lines while they are read
+    gap = False  # a blank line after the question's lines
+    asked: str | None = None  # the question whose answer is read
+    answer: list[str] = []
+    seen: dict[str, int] = {}
+
+    def close() -> None:
+        if asked is not None:
+            body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+            if body:
+                base = _slug(asked).rstrip("-") or "question"
+                seen[base] = seen.get(base, 0) + 1
+                qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", asked, body))
+
+    for line in text.split("\n"):
+        q = _QA_QUESTION.match(line)
+        if q:
+            close()
+            asking, gap, asked, answer = [q.group(1)], False, None, []
+            out.append("")  # a paragraph break where the question was: answers stay apart
+            continue
+        if asking is not None:
+            blank = not line.strip()
+            a = _QA_ANSWER.match(line)
+            if a is None and blank:
+                gap = True
+                continue
+            if a is None and not gap and line[0].isspace():
+                asking.append(line.strip())
+                continue
+            asked, asking = _norm(" ".join(asking)), None
+            line = (a.group(1) or "") if a else line
+            answer = []
+        if asked is not None:
+            answer.append(line)
+        out.append(line)
+    close()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n", qa
+
+
+def screen_faq_set() -> NaturalSet:
+    """GNU Screen's FAQ (Debian ``screen``, ``/usr/share/doc/screen/FAQ.gz``: plain text of
+    1993-94, 17 ``Q:``/``A:`` entries, many asked as problem reports: "Screen gets the
+    terminal size wrong and messes up.") beside Screen's manual as the same package ships
+    it (Info, split into chapter files: :func:`info_markdown`) and the notes
+    :data:`SCREEN_TEXTS`. The FAQ stays one plain-text file ``FAQ`` with every question
+    (wrapped lines included) deleted (:func:`split_qa_faq`); the answer is the text after
+    ``A:`` up to the next question. Built after round 13 and measured once, with no change to
+    the retriever: an untuned check."""
+    root, doc, faq_path = _packaged_doc(SCREEN_PACKAGE, SCREEN_DOC, SCREEN_FAQ)
+    text, qa = split_qa_faq(_doc_text(faq_path, "latin-1"))
+    files = {"FAQ": text}
+    questions = [
+        NaturalQuestion(f"screen-faq:{key}", q, ((a, 1.0),), source="FAQ") for key, q, a in qa
+    ]
+    parts = sorted(
+        (root / SCREEN_INFO).glob(SCREEN_INFO_GLOB),
+        key=lambda p: int(p.name.removesuffix(".gz").rsplit("-", 1)[1]),
+    )
+    chapters: dict[str, str] = {}
+    if parts:
+        chapters, _ = split_texinfo_chapters(
+            info_markdown("".join(_doc_text(p, "utf-8") for p in parts))
+        )
+    files.update({f"manual/{rel}": t for rel, t in chapters.items()})
+    kept: list[str] = []
+    for name in SCREEN_TEXTS:
+        path = doc / name
+        if path.is_file():
+            files[name.removesuffix(".gz")] = _doc_text(path, "utf-8").strip() + "\n"
+            kept.append(name.removesuffix(".gz"))
+    return _packaged_set(
+        "screen-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"GNU Screen FAQ from {SCREEN_PACKAGE} {version} (FAQ.gz, plain text, Q:/A: "
+            "entries; every question, wrapped lines included, deleted) + Screen's manual "
+            f"beside it (Info, {len(chapters)} chapter files, menus and indices dropped) + the "
+            f"package's notes ({', '.join(kept)}); answer = the text after A:, up to the "
+            "next question"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # Cranfield
 # --------------------------------------------------------------------------------------
 
@@ -2262,6 +2382,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "vim-faq": lambda emb: vim_faq_set(),
     "nano-faq": lambda emb: nano_faq_set(),
     "autotools-faq": lambda emb: autotools_faq_set(),
+    "screen-faq": lambda emb: screen_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
