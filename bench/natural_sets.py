@@ -66,6 +66,19 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   and the index that lists them dropped (:func:`split_vim_faq`), the manual's pages as text
   (:func:`vim_help_page_markdown`). Built after round 13 and measured once, with no change to
   the retriever: the third untuned check.
+* ``nano-faq``: GNU nano 7.2's FAQ (Debian ``nano``, ``faq.html``, one hand-written page: 39
+  numbered questions in 7 chapters) beside nano's texi2any manual (``nano.html``, split into
+  chapter files, menus dropped: :func:`texinfo_menu_free`) and its notes: every ``###``
+  question deleted (:func:`split_nano_faq`), the contents list dropped. Built after round 13
+  and measured once, with no change to the retriever: an untuned check.
+* ``autotools-faq``: the FAQ chapters of the Autoconf manual (Debian ``autoconf-doc``,
+  ``autoconf.html``, chapter 20) and of the Automake manual (Debian ``automake``, Info,
+  chapter 26: :func:`info_markdown`), both manuals split into chapter files: each numbered
+  section of those chapters a question (its title, or the reader's question the section opens
+  with: :func:`lead_display_question`), deleted. Built and measured with ``nano-faq``.
+* ``screen-faq``: GNU Screen's ``Q:``/``A:`` FAQ (Debian ``screen``, ``FAQ.gz``, 17 entries of
+  1993-94: :func:`split_qa_faq`) beside Screen's Info manual split into chapter files and the
+  package's notes. Built and measured with ``nano-faq``.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
