@@ -19,6 +19,7 @@ not kept as lookup answers).
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
 import sys
 import time
@@ -42,6 +43,15 @@ def _toggle_keep_rows(on: bool) -> None:
 
 
 KEEP_ROWS = _Snap._keep_rows
+
+
+def _flag(name: str) -> Callable[[bool], None]:
+    """``--flag``: set ``module.NAME`` to the side's value."""
+    module, attr = name.rsplit(".", 1)
+    owner = importlib.import_module(module)
+    return lambda on: setattr(owner, attr, on)
+
+
 CHANGES: dict[str, Callable[[bool], None]] = {"keep_rows": _toggle_keep_rows}
 
 
@@ -56,7 +66,14 @@ def cold(store: Any) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--index", type=Path, required=True)
-    ap.add_argument("--change", choices=sorted(CHANGES), required=True)
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--change", choices=sorted(CHANGES))
+    what.add_argument(
+        "--flag",
+        metavar="MODULE.NAME",
+        help="a module attribute set False (old) and True (new): a change written behind a "
+        "flag while it is measured, e.g. treehop.tree_scoring.ONE_PLAIN",
+    )
     ap.add_argument("--mode", default="default", choices=sorted(bp.MODES))
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--repeats", type=int, default=3)
@@ -64,7 +81,7 @@ def main() -> None:
     made, nq = bp.clients(args.index, args.index / "queries.npy")
     client = made[args.mode]
     store = client.store
-    toggle = CHANGES[args.change]
+    toggle = CHANGES[args.change] if args.change else _flag(args.flag)
     n = min(args.queries, nq)
     repeats = args.repeats + args.repeats % 2
     cpu: dict[tuple[int, int], float] = {}  # (query, pass) -> thread CPU of its find
@@ -99,7 +116,7 @@ def main() -> None:
     diff = statistics.median(diffs) * 1e6
     same = sum(lists["old"][i] == lists["new"][i] for i in range(n))
     print(
-        f"{args.change} ({args.mode}, {n} queries x {repeats}): old {old:.3f} ms, "
+        f"{args.change or args.flag} ({args.mode}, {n} queries x {repeats}): old {old:.3f} ms, "
         f"new {new:.3f} ms, new/old {new / old:.3f}, paired median old-new {diff:.1f} us; "
         f"lists identical {same}/{n}"
     )
