@@ -1,5 +1,6 @@
 """Paired, in one process: ``find()`` at 100k with one of this round's changes switched off
-(``old``) and on (``new``), query by query, the order alternating (issue 35 round 14).
+(``old``) and on (``new``), paired by query (issue 35 round 14; round 15: a query's two finds
+are a whole pass apart, not back to back).
 
     OPENBLAS_NUM_THREADS=1 python bench/bench_find_toggle.py --index /work/idx/fast3-100k \\
         --change keep_rows --mode default --queries 300 --repeats 3
@@ -18,6 +19,7 @@ not kept as lookup answers).
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
 import sys
 import time
@@ -41,6 +43,15 @@ def _toggle_keep_rows(on: bool) -> None:
 
 
 KEEP_ROWS = _Snap._keep_rows
+
+
+def _flag(name: str) -> Callable[[bool], None]:
+    """``--flag``: set ``module.NAME`` to the side's value."""
+    module, attr = name.rsplit(".", 1)
+    owner = importlib.import_module(module)
+    return lambda on: setattr(owner, attr, on)
+
+
 CHANGES: dict[str, Callable[[bool], None]] = {"keep_rows": _toggle_keep_rows}
 
 
@@ -55,7 +66,14 @@ def cold(store: Any) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--index", type=Path, required=True)
-    ap.add_argument("--change", choices=sorted(CHANGES), required=True)
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--change", choices=sorted(CHANGES))
+    what.add_argument(
+        "--flag",
+        metavar="MODULE.NAME",
+        help="a module attribute set False (old) and True (new): a change written behind a "
+        "flag while it is measured, e.g. treehop.tree_scoring.ONE_PLAIN",
+    )
     ap.add_argument("--mode", default="default", choices=sorted(bp.MODES))
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--repeats", type=int, default=3)
@@ -63,31 +81,42 @@ def main() -> None:
     made, nq = bp.clients(args.index, args.index / "queries.npy")
     client = made[args.mode]
     store = client.store
-    toggle = CHANGES[args.change]
+    toggle = CHANGES[args.change] if args.change else _flag(args.flag)
     n = min(args.queries, nq)
-    cpu: dict[str, list[float]] = {"old": [], "new": []}
-    lists: dict[str, list[Any]] = {"old": [], "new": []}
-    for i in range(20):  # warm the code paths
+    repeats = args.repeats + args.repeats % 2
+    cpu: dict[tuple[int, int], float] = {}  # (query, pass) -> thread CPU of its find
+    lists: dict[str, dict[int, Any]] = {"old": {}, "new": {}}
+    for i in range(n):  # one pass first: every query's data as warm as in the timed passes
         cold(store)
         bp.find(client, i)
-    for rep in range(args.repeats):
+    for rep in range(repeats):
         for i in range(n):
-            for side in ("old", "new") if (i + rep) % 2 == 0 else ("new", "old"):
-                toggle(side == "new")
-                cold(store)
-                t = time.thread_time()
-                got = client.find(
-                    f"q{i}", target_uri=bp.bl.TARGET, limit=10, include_directories=False
-                )
-                cpu[side].append(time.thread_time() - t)
-                if rep == 0:
-                    lists[side].append([(h.uri, h.score) for h in got.resources])
+            side = "new" if (i + rep) % 2 else "old"
+            toggle(side == "new")
+            cold(store)
+            t = time.thread_time()
+            got = client.find(f"q{i}", target_uri=bp.bl.TARGET, limit=10, include_directories=False)
+            cpu[i, rep] = time.thread_time() - t
+            lists[side].setdefault(i, [(h.uri, h.score) for h in got.resources])
     toggle(True)
-    old, new = (statistics.median(cpu[s]) * 1e3 for s in ("old", "new"))
-    diff = statistics.median([a - b for a, b in zip(cpu["old"], cpu["new"], strict=True)]) * 1e6
-    same = sum(a == b for a, b in zip(lists["old"], lists["new"], strict=True))
+    # A query's old and new finds are n finds apart, in two passes (old first for half the
+    # queries, new first for the other half): a query asked twice in a row runs ~70-80 us
+    # faster the second time (its folder still in the core's caches), which made same-query
+    # back-to-back pairs bimodal (+-75 us by which side ran first; round 15).
+    diffs = [
+        (cpu[i, rep] - cpu[i, rep + 1]) * (1 if i % 2 == 0 else -1)
+        for rep in range(0, repeats, 2)
+        for i in range(n)
+    ]
+    side_of = {(i, r): "new" if (i + r) % 2 else "old" for i in range(n) for r in range(repeats)}
+    old, new = (
+        statistics.median(t for k, t in cpu.items() if side_of[k] == s) * 1e3
+        for s in ("old", "new")
+    )
+    diff = statistics.median(diffs) * 1e6
+    same = sum(lists["old"][i] == lists["new"][i] for i in range(n))
     print(
-        f"{args.change} ({args.mode}, {n} queries x {args.repeats}): old {old:.3f} ms, "
+        f"{args.change or args.flag} ({args.mode}, {n} queries x {repeats}): old {old:.3f} ms, "
         f"new {new:.3f} ms, new/old {new / old:.3f}, paired median old-new {diff:.1f} us; "
         f"lists identical {same}/{n}"
     )

@@ -291,3 +291,48 @@ def test_sibling_order_of_chunks_only_is_by_parent_then_index(
     layout = sibling_order(parents, uris, chunks)
     assert layout.order == want
     assert layout.sizes == [parents.count(p) for p in code]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 50])
+@pytest.mark.parametrize("ask", ["all", "some", "none", "ends"])
+def test_one_plain_family_equals_the_general_path(n: int, ask: str) -> None:
+    """One family without sections (a folder of files: most finds' tree context) laid out
+    gives the keyed path's floats to the bit: picked leaves, own and final scores, and the
+    evidence terms, which it builds only when they are read."""
+    rnd = np.random.default_rng(n)
+    scores = rnd.uniform(-1, 1, n).astype(np.float32).tolist()
+    scores[0] = -0.0  # (an end's ``other + 0.0`` turns a -0.0 neighbour into 0.0)
+    if n > 2:
+        scores[2] = 0.0
+    rank_of = rnd.permutation(n).tolist()
+    order = sorted(range(n), key=rank_of.__getitem__)
+    parent_of = ["viking://r/p"] * n
+    keep: list[bool] | None = {
+        "all": None,
+        "some": (rnd.uniform(0, 1, n) < 0.4).tolist(),
+        "none": [False] * n,
+        "ends": [i in (order[0], order[-1]) for i in range(n)],
+    }[ask]
+    weights = ContextWeights(0.7, 0.3, 0.2)
+    parents = {"viking://r/p": 0.41}
+
+    def run(laid: bool) -> Any:
+        return context_columns(
+            parent_of,
+            None if laid else [(rank_of[i], ()) for i in range(n)],
+            scores,
+            parents,
+            weights,
+            keep,
+            laid_out=SiblingLayout(order, [n]) if laid else None,
+        )
+
+    fast, general = run(True), run(False)
+    assert not fast.terms  # (built at the first read)
+
+    def bits(xs: list[float]) -> bytes:
+        return np.asarray(xs, dtype=np.float64).tobytes()
+
+    assert fast.picked == general.picked
+    for name in ("own", "final", "neighbours", "parent", "best_sibling"):
+        assert bits(getattr(fast, name)) == bits(getattr(general, name)), name

@@ -346,13 +346,18 @@ class ContextColumns:
     own: list[float]
     final: list[float]
     terms: tuple[npt.NDArray[np.float64], ...] = ()
-    """Every leaf's neighbour, parent and best-sibling evidence (empty: no leaf)."""
+    """Every leaf's neighbour, parent and best-sibling evidence (empty: no leaf, or not
+    built yet: :attr:`lazy_terms`)."""
     at: npt.NDArray[np.int64] | None = None
     """``picked`` as an array."""
+    lazy_terms: Callable[[], tuple[npt.NDArray[np.float64], ...]] | None = None
+    """Builds :attr:`terms` at their first read (the retriever reads none of them)."""
 
     def _term(self, k: int) -> list[float]:
         if self.at is None:
             return []
+        if not self.terms and self.lazy_terms is not None:
+            self.terms = self.lazy_terms()
         out: list[float] = self.terms[k][self.at].tolist()
         return out
 
@@ -521,8 +526,11 @@ def _laid_families(
     n = len(laid)
     order = np.array(laid, dtype=np.int64)
     own = np.array(scores, dtype=np.float64)
-    own_l = own[order]
     one = len(sizes) == 1
+    sectioned = section_codes is not None or sections is not None
+    if one and not sectioned:  # (a folder of files, a session of turns: the common case)
+        return _one_plain_family(order, own, parent_of, parent_scores, weights, keep)
+    own_l = own[order]
     if one:  # (one family: every leaf linked to the next; one best and one parent score)
         same = np.ones(n - 1, dtype=bool)
         best_l = np.full(n, float(own.max()))
@@ -550,15 +558,11 @@ def _laid_families(
     # Pair ``j`` (where ``same[j]``) links leaves ``j`` and ``j + 1`` in sibling order: its
     # weight is 1, or the share of the section it continues where it touches a returned
     # leaf.
-    sectioned = section_codes is not None or sections is not None
-    if sectioned or not one:
-        # (one family without sections, the common case, reads none of these: its
-        # neighbour terms below are the same arithmetic with every weight 1)
-        w_next = np.zeros(n, dtype=np.float64)
-        w_next[:-1] = same
-        w_prev = np.zeros(n, dtype=np.float64)
-        w_prev[1:] = same
-        count = w_prev + w_next  # (before any section weight: the neighbours each leaf has)
+    w_next = np.zeros(n, dtype=np.float64)
+    w_next[:-1] = same
+    w_prev = np.zeros(n, dtype=np.float64)
+    w_prev[1:] = same
+    count = w_prev + w_next  # (before any section weight: the neighbours each leaf has)
     if sectioned:  # (an only child or no pair near a returned leaf: asked for none)
         pairs = np.flatnonzero(same)
         pairs = pairs[near_l[pairs] | near_l[pairs + 1]]
@@ -585,34 +589,16 @@ def _laid_families(
             )
         w_next[pairs] = shared
         w_prev[pairs + 1] = shared
-    if one and not sectioned:
-        # The keyed path's terms with every weight 1: an inner leaf's neighbour term is
-        # ``(1 * prev + 1 * next) / 2``, an end's ``(0 * 0 + 1 * other) / 1`` (``+ 0.0``:
-        # the same sum, which turns a -0.0 into 0.0), an only child's its own score; the
-        # section share is 1 for each, so the blend's neighbour weight is
-        # ``neighbours * 1.0``.
-        neigh_l = own_l.copy()
-        if n > 1:
-            neigh_l[0] = own_l[1] + 0.0
-            neigh_l[-1] = own_l[-2] + 0.0
-            mid = neigh_l[1:-1]
-            np.add(own_l[:-2], own_l[2:], out=mid)
-            mid /= 2.0
-        wn = weights.neighbours * 1.0
-        final_l = own_l + wn * neigh_l
-        final_l += weights.parent * par_l
-        final_l += weights.best_sibling * best_l
-        final_l /= weights.total - weights.neighbours + wn
-    else:  # the keyed path's formulas, on the pairs' weights in sibling order
-        before = np.zeros(n, dtype=np.float64)
-        before[1:] = np.where(same, own_l[:-1], 0.0)
-        after = np.zeros(n, dtype=np.float64)
-        after[:-1] = np.where(same, own_l[1:], 0.0)
-        weight = w_prev + w_next
-        total = w_prev * before + w_next * after
-        neigh_l = np.where(weight > 0, total / np.maximum(weight, 1e-12), own_l)
-        share = np.where(count > 0, weight / np.maximum(count, 1.0), 1.0)
-        final_l = _blend(own_l, neigh_l, par_l, best_l, weights, share)
+    # the keyed path's formulas, on the pairs' weights in sibling order
+    before = np.zeros(n, dtype=np.float64)
+    before[1:] = np.where(same, own_l[:-1], 0.0)
+    after = np.zeros(n, dtype=np.float64)
+    after[:-1] = np.where(same, own_l[1:], 0.0)
+    weight = w_prev + w_next
+    total = w_prev * before + w_next * after
+    neigh_l = np.where(weight > 0, total / np.maximum(weight, 1e-12), own_l)
+    share = np.where(count > 0, weight / np.maximum(count, 1.0), 1.0)
+    final_l = _blend(own_l, neigh_l, par_l, best_l, weights, share)
     final = np.empty(n, dtype=np.float64)
     final[order] = final_l
     neigh = np.empty(n, dtype=np.float64)
@@ -636,6 +622,72 @@ def _laid_families(
         final[picked].tolist(),
         (neigh, par, best),
         picked,
+    )
+
+
+def _one_plain_family(
+    order: npt.NDArray[np.int64],
+    own: npt.NDArray[np.float64],
+    parent_of: Sequence[str],
+    parent_scores: dict[str, float],
+    weights: ContextWeights,
+    keep: Sequence[bool] | npt.NDArray[np.bool_] | None,
+) -> ContextColumns:
+    """:func:`_laid_families` of one family without sections (a folder of files, a session
+    of turns: the tree context of most finds), leaves laid out at ``order``: the keyed
+    path's terms with every weight 1. An inner leaf's neighbour term is
+    ``(1 * prev + 1 * next) / 2``, an end's ``(0 * 0 + 1 * other) / 1`` (``+ 0.0``: the
+    same sum, which turns a -0.0 into 0.0), an only child's its own score; the section
+    share is 1 for each, so the blend's neighbour weight is ``neighbours * 1.0``. The
+    family's one parent score and one best own score enter the blend as numbers (each
+    element gets ``+ w * p``, the same double as from an array that repeats ``p``), every
+    pair links (no pair mask), and the evidence terms are built only if read
+    (:attr:`ContextColumns.lazy_terms`).
+
+    Why: in a find each numpy call here costs ~1 us (cold caches; the arithmetic on ~50
+    floats is a fraction of that), and the arrays that repeat one value, the all-true pair
+    mask and the terms nobody reads were 9 of ~30 calls: ~8 us of a default find at 100k
+    leaves (``bench/README.md``, "Issue 35 round 15")."""
+    n = int(order.size)
+    own_l = own[order]
+    best = float(own.max())
+    par = float(parent_scores.get(parent_of[int(order[0])], 0.0))
+    neigh_l = own_l.copy()
+    if n > 1:
+        neigh_l[0] = own_l[1] + 0.0
+        neigh_l[-1] = own_l[-2] + 0.0
+        mid = neigh_l[1:-1]
+        np.add(own_l[:-2], own_l[2:], out=mid)
+        mid /= 2.0
+    wn = weights.neighbours * 1.0
+    final_l = own_l + wn * neigh_l
+    final_l += weights.parent * par
+    final_l += weights.best_sibling * best
+    final_l /= weights.total - weights.neighbours + wn
+    final = np.empty(n, dtype=np.float64)
+    final[order] = final_l
+    if keep is None:
+        picked = np.arange(n, dtype=np.int64)
+    else:  # (the leaves asked about and their previous and next siblings)
+        asked = np.array(keep, dtype=bool)[order]
+        near_l = asked.copy()
+        near_l[:-1] |= asked[1:]
+        near_l[1:] |= asked[:-1]
+        near = np.empty(n, dtype=bool)
+        near[order] = near_l
+        picked = near.nonzero()[0]
+
+    def terms() -> tuple[npt.NDArray[np.float64], ...]:
+        neigh = np.empty(n, dtype=np.float64)
+        neigh[order] = neigh_l
+        return neigh, np.full(n, par), np.full(n, best)
+
+    return ContextColumns(
+        picked.tolist(),
+        own[picked].tolist(),
+        final[picked].tolist(),
+        at=picked,
+        lazy_terms=terms,
     )
 
 
