@@ -85,6 +85,54 @@ def test_definitions_without_terms_are_boundaries_in_html() -> None:
     _check_boundaries(split_text(text, "html", 1000), 5)
 
 
+def test_emptied_headings_are_boundaries_in_html() -> None:
+    # a question taken out of a Sphinx page's heading leaves the element and its permalink
+    parts = "".join(
+        f'<h3><a class="headerlink" href="#q{i}" title="Link to this heading">¶</a></h3>'
+        f"<p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>"
+        for i in range(5)
+    )
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{parts}</main></body></html>")
+    chunks = split_text(text, "html", 1000)
+    _check_boundaries(chunks, 5)
+    assert [c.passage for c in chunks] == [c.index for c in chunks]
+    assert all(c.path == ("FAQ",) for c in chunks)  # no empty heading in the path
+
+
+def test_sections_without_headings_are_boundaries_in_html() -> None:
+    # Sphinx's <section> and DocBook's <div class="section"> whose headings were dropped
+    for open_, close in (
+        ("<section id='q{i}'>", "</section>"),
+        ("<div class='section'>", "</div>"),
+    ):
+        parts = "".join(
+            open_.format(i=i) + f"<p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>" + close
+            for i in range(5)
+        )
+        text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{parts}</main></body></html>")
+        _check_boundaries(split_text(text, "html", 1000), 5)
+
+
+def test_section_marks_leave_pages_with_headings_as_they_were() -> None:
+    # the same page with and without <section> wrappers: the same chunks
+    body = "".join(
+        f"<h2>Topic{i} setup</h2><p>{_answer(i, 3)}</p><p>{_answer(i, 3)}</p>" for i in range(4)
+    )
+    wrapped = "".join(
+        f"<section><h2>Topic{i} setup</h2><p>{_answer(i, 3)}</p><p>{_answer(i, 3)}</p></section>"
+        for i in range(4)
+    )
+    plain = split_text(
+        html_to_markdown(f"<html><body><h1>Guide</h1>{body}</body></html>")[0], "html"
+    )
+    sect = split_text(
+        html_to_markdown(f"<html><body><h1>Guide</h1>{wrapped}</body></html>")[0], "html"
+    )
+    assert [(c.title, c.text, c.passage) for c in sect] == [
+        (c.title, c.text, c.passage) for c in plain
+    ]
+
+
 def test_field_lists_inside_an_entry_do_not_split_it() -> None:
     # Sphinx's API entries hold "Parameters" / "Returns" field lists: part of the answer
     entry = (

@@ -98,7 +98,7 @@ def _blocks(body: str) -> list[tuple[str, bool]]:
     """Paragraph-like blocks (runs of non-blank lines), each with whether it starts a new
     answer (:func:`_asks`, or two or more blank lines before it: how
     :func:`~treehop.ingest.markup.html_to_markdown` marks the start of a definition list's
-    entry, ``<dt>``/``<dd>``)."""
+    entry, ``<dt>``/``<dd>``, of a ``<section>`` and the place of an emptied heading)."""
     out: list[tuple[str, bool]] = []
     cur: list[str] = []
     blanks = 0

@@ -17,7 +17,10 @@ Three markups are understood:
 * **HTML**: converted to Markdown-shaped text by :func:`html_to_markdown` (headings ``h1``-``h6``
   become ATX lines, ``<pre>`` becomes a fence longer than any backtick run inside it, any other
   line that could be read as markup is escaped), with navigation, headers, footers, sidebars,
-  tables of contents, scripts, styles and ``¶`` permalinks dropped.
+  tables of contents, scripts, styles and ``¶`` permalinks dropped. Where a page's parts
+  have no heading text (an emptied ``<h3>``, a ``<section>`` or ``<div class="section">``
+  without one) the part still starts an entry (two blank lines before it, as a definition
+  list's entry does), so the chunker never runs one answer into the next.
 
 Why no regular expression spans more than one line here: a pattern such as ``(.+?[.!?])(\\s|$)``
 searched over text without the terminator rescans the rest of the text from every position
@@ -600,6 +603,10 @@ _BLOCK = frozenset(
     }
 )
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
+_SECTIONS = frozenset({"section", "article"})
+"""Elements that open a part of the page on their own (so does ``<div class="section">``,
+DocBook's and older Sphinx's spelling): each starts an entry (the gap mark), with or without
+a heading inside."""
 _BACKTICKS = re.compile(r"`+")
 
 
@@ -670,6 +677,8 @@ class _HTMLToMarkdown:
             return
         self._track_entries(tag, marks)
         self._open_element(tag, attrs)
+        if tag in _SECTIONS or (tag == "div" and "section" in marks):
+            self.gap = True  # (after the block before it has ended: it starts an entry)
 
     def _nest_skipped(self, tag: str) -> None:
         """Inside a dropped element: count its same-tag nesting so its own end is found."""
@@ -757,6 +766,8 @@ class _HTMLToMarkdown:
             text = _collapse("".join(self.heading_buf).replace("¶", ""))
             if text:
                 self._emit("#" * self.heading + " " + text.replace("#", "\\#") + "\n\n")
+            else:  # an emptied heading still ends the entry before it
+                self.gap = True
             self.heading = None
         elif tag in _BLOCK:
             self._end_block()

@@ -1,0 +1,29 @@
+"""The bench's blanked-HTML variant of an FAQ set (``bench/bench_html_blanked.py``): a
+question heading keeps its element and permalink and loses its text, every other heading
+stays, and the question's text is gone from the whole page."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from bench_html_blanked import blank_questions  # noqa: E402
+
+
+def test_question_headings_lose_their_text_and_keep_their_permalink() -> None:
+    page = (
+        "<h1>FAQ<a class='headerlink' href='#faq'>¶</a></h1>"
+        '<div class="toc"><a href="#q1">Can I back up “two” servers?</a></div>'
+        '<h3>Can I back up “two” servers?<a class="headerlink" href="#q1">¶</a></h3><p>Yes.</p>'
+        '<h3>Other topic<a class="headerlink" href="#q2">¶</a></h3><p>Text.</p>'
+        "<h2>Why&nbsp;is it slow?</h2><p>Because.</p>"
+    )
+    out, n = blank_questions(page, ["Can I back up “two” servers?", "Why is it slow?"])
+    assert n == 2
+    assert '<h3><a class="headerlink" href="#q1">¶</a></h3><p>Yes.</p>' in out
+    assert "<h2></h2><p>Because.</p>" in out
+    assert '<h3>Other topic<a class="headerlink" href="#q2">¶</a></h3>' in out
+    assert "servers?" not in out  # the contents entry too
+    assert "<h1>FAQ<a class='headerlink' href='#faq'>¶</a></h1>" in out
