@@ -822,6 +822,19 @@ def _doc_text(path: Path, encoding: str) -> str:
     return path.read_text(encoding=encoding, errors="replace")
 
 
+def _add_notes(files: dict[str, str], doc: Path, names: Sequence[str]) -> list[str]:
+    """The package's plain-text notes among ``names`` that exist under ``doc`` (``.gz`` read
+    and dropped from the name), added to ``files``; the names added, in order."""
+    kept: list[str] = []
+    for name in names:
+        path = doc / name
+        if path.is_file():
+            rel = name.removesuffix(".gz")
+            files[rel] = _doc_text(path, "utf-8").strip() + "\n"
+            kept.append(rel)
+    return kept
+
+
 def _packaged_set(
     name: str,
     root: Path,
@@ -961,12 +974,7 @@ def zsh_faq_set() -> NaturalSet:
         NaturalQuestion(f"zsh-faq:{num}", q, ((a, 1.0),), source=_file_of(files, a))
         for num, q, a in qa
     ]
-    kept: list[str] = []
-    for name in ZSH_TEXTS:
-        path = doc / name
-        if path.is_file():
-            files[name.removesuffix(".gz")] = _doc_text(path, "utf-8").strip() + "\n"
-            kept.append(name.removesuffix(".gz"))
+    kept = _add_notes(files, doc, ZSH_TEXTS)
     return _packaged_set(
         "zsh-faq",
         root,
@@ -1917,12 +1925,7 @@ def nano_faq_set() -> NaturalSet:
         parts, _ = split_texinfo_chapters(page)
         files.update({f"manual/{rel}": t for rel, t in parts.items()})
         n_chapters = len(parts)
-    kept: list[str] = []
-    for name in NANO_TEXTS:
-        path = doc / name
-        if path.is_file():
-            files[name.removesuffix(".gz")] = _doc_text(path, "utf-8").strip() + "\n"
-            kept.append(name.removesuffix(".gz"))
+    kept = _add_notes(files, doc, NANO_TEXTS)
     return _packaged_set(
         "nano-faq",
         root,
@@ -2259,12 +2262,7 @@ def screen_faq_set() -> NaturalSet:
             info_markdown("".join(_doc_text(p, "utf-8") for p in parts))
         )
     files.update({f"manual/{rel}": t for rel, t in chapters.items()})
-    kept: list[str] = []
-    for name in SCREEN_TEXTS:
-        path = doc / name
-        if path.is_file():
-            files[name.removesuffix(".gz")] = _doc_text(path, "utf-8").strip() + "\n"
-            kept.append(name.removesuffix(".gz"))
+    kept = _add_notes(files, doc, SCREEN_TEXTS)
     return _packaged_set(
         "screen-faq",
         root,
