@@ -949,6 +949,38 @@ def print_report(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
     print()
 
 
+POOLED_METRICS = ("ndcg@10", "R@10", "MRR@10", "ctx@500", "ctx@1000", "ctx@2000")
+
+
+def pooled_rows(rows: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], dict[str, float]]:
+    """Per (row key, half): each metric's mean over all questions of the sets in ``rows``
+    (each set weighted by its question count; per-kind rows ``set/kind`` left out, they
+    repeat their set's questions), and ``n``, the questions pooled."""
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for r in rows:
+        if "/" not in str(r["dataset"]):
+            groups.setdefault((str(r["row"]), str(r["half"])), []).append(r)
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for key, rs in groups.items():
+        n = sum(int(r["n"]) for r in rs)
+        got = {"n": float(n)}
+        for m in POOLED_METRICS:
+            if all(m in r for r in rs) and n:
+                got[m] = sum(float(r[m]) * int(r["n"]) for r in rs) / n
+        out[key] = got
+    return out
+
+
+def print_pooled(files: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+    """``--merge --pooled``: :func:`pooled_rows` of each file, one markdown line per row."""
+    print(f"| file | half | row | n | {' | '.join(POOLED_METRICS)} |")
+    print("|---" * (4 + len(POOLED_METRICS)) + "|")
+    for name, rows in files.items():
+        for (key, half), got in sorted(pooled_rows(rows).items(), key=lambda kv: kv[0][::-1]):
+            cells = " | ".join(f"{got[m]:.3f}" if m in got else "-" for m in POOLED_METRICS)
+            print(f"| {name} | {half} | {key} | {int(got['n'])} | {cells} |")
+
+
 def parse_rows(spec: str) -> list[Row]:
     known = {r.key: r for r in ROWS}
     if spec in ("", "all"):
@@ -1057,6 +1089,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         nargs="+",
         help="print the tables from the --json files of earlier runs (runs nothing)",
     )
+    ap.add_argument(
+        "--pooled",
+        action="store_true",
+        help="with --merge: one line per file, row and half, each metric pooled over the "
+        "file's sets (the mean over all their questions), for comparing runs of one command "
+        "at different settings",
+    )
     args = ap.parse_args(argv)
     if args.list_rows:
         for r in ROWS:
@@ -1070,6 +1109,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows = parse_rows(args.rows)
     halves = ["dev"] if args.dev else ["test"] if args.test else ["dev", "test"]
     budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+    if args.merge and args.pooled:
+        print_pooled({f.name: json.loads(f.read_text())["rows"] for f in args.merge})
+        return
     if args.merge:
         merged: list[TableRow] = []
         for f in args.merge:

@@ -606,3 +606,25 @@ def test_config_option_parses_values_and_rejects_unknown_or_invalid_settings() -
         bn.parse_config("question_context_chars")
     with pytest.raises(InvalidConfigError):  # out of range: the config's own validation
         bn.parse_config("document_context_chars=-5")
+
+
+def test_pooled_weights_sets_by_questions_and_skips_kind_rows(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``--merge --pooled``: a metric pooled over a file's sets is the mean over all their
+    questions (a 100-question set counts ten times a 10-question one); ``set/kind`` rows
+    repeat their set's questions and are not counted again."""
+
+    def row(dataset: str, n: int, ndcg: float) -> dict[str, object]:
+        return {"dataset": dataset, "half": "dev", "row": "find", "name": "find()", "n": n,
+                "ndcg@10": ndcg, "R@10": ndcg, "R@100": 1.0, "MRR@10": ndcg,
+                "ctx@500": ndcg, "p50_ms": 1.0}  # fmt: skip
+
+    rows = [row("a", 100, 0.5), row("b", 10, 1.0), row("a/heading", 50, 0.0)]
+    got = bn.pooled_rows(rows)[("find", "dev")]
+    assert got["n"] == 110
+    assert got["ndcg@10"] == pytest.approx((100 * 0.5 + 10 * 1.0) / 110)
+    assert "ctx@1000" not in got  # not measured: no number invented
+    f = tmp_path / "run.json"
+    f.write_text(json.dumps({"rows": rows, "notes": [], "argv": []}))
+    bn.main(["--merge", str(f), "--pooled"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if "| find |" in x)
+    assert "| 110 |" in line and f"{(60 / 110):.3f}" in line and line.endswith("| - | - |")
