@@ -437,11 +437,24 @@ class IndexedSet:
 
 
 @contextmanager
-def indexed_set(nset: ns.NaturalSet, cached: Any) -> Iterator[IndexedSet]:
+def indexed_set(
+    nset: ns.NaturalSet,
+    cached: Any,
+    chunk_chars: int | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> Iterator[IndexedSet]:
     """:class:`IndexedSet` of ``nset``, its client closed after (what every natural-question
-    script measures on: this bench, ``bench_context_flags.py``, ``bench_context_diag.py``)."""
+    script measures on: this bench, ``bench_context_flags.py``, ``bench_context_diag.py``).
+
+    ``chunk_chars``: the size its files are cut into (``None``: the client's default), so the
+    ``find()`` rows and the flat rows (which read the same leaves) all see the same chunks.
+    Nothing else needs to know it: the index is built afresh in memory on every run, and the
+    embedding cache is keyed by each text's sha256, so a chunk of another size is another
+    text, embedded once, and never a stale vector. ``config``: ``RetrievalConfig`` settings
+    of the client (every row starts from them; a row's own settings still apply on top)."""
     embedder = bt.MemoEmbedder(cached)
-    th = Treehop(None, embedder=embedder, config=RetrievalConfig())
+    extra: dict[str, Any] = {} if chunk_chars is None else {"chunk_chars": chunk_chars}
+    th = Treehop(None, embedder=embedder, config=RetrievalConfig(**dict(config or {})), **extra)
     scope = f"viking://resources/{nset.name}"
     try:
         res = th.add_resource(str(nset.root), target_uri=scope)
@@ -716,9 +729,11 @@ def evaluate_set(
     max_queries: int,
     notes: list[str],
     ranks: list[dict[str, Any]] | None = None,
+    chunk_chars: int | None = None,
+    config: Mapping[str, Any] | None = None,
 ) -> list[TableRow]:
     t0 = time.perf_counter()
-    with indexed_set(nset, cached) as ix:
+    with indexed_set(nset, cached, chunk_chars, config) as ix:
         th, flat, embedder, scope = ix.th, ix.flat, ix.embedder, ix.scope
         _log(
             f"{nset.name}: {ix.files} files, {ix.chunks} chunks, {len(flat.uris)} leaves "
@@ -934,6 +949,38 @@ def print_report(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
     print()
 
 
+POOLED_METRICS = ("ndcg@10", "R@10", "MRR@10", "ctx@500", "ctx@1000", "ctx@2000")
+
+
+def pooled_rows(rows: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], dict[str, float]]:
+    """Per (row key, half): each metric's mean over all questions of the sets in ``rows``
+    (each set weighted by its question count; per-kind rows ``set/kind`` left out, they
+    repeat their set's questions), and ``n``, the questions pooled."""
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for r in rows:
+        if "/" not in str(r["dataset"]):
+            groups.setdefault((str(r["row"]), str(r["half"])), []).append(r)
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for key, rs in groups.items():
+        n = sum(int(r["n"]) for r in rs)
+        got = {"n": float(n)}
+        for m in POOLED_METRICS:
+            if all(m in r for r in rs) and n:
+                got[m] = sum(float(r[m]) * int(r["n"]) for r in rs) / n
+        out[key] = got
+    return out
+
+
+def print_pooled(files: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+    """``--merge --pooled``: :func:`pooled_rows` of each file, one markdown line per row."""
+    print(f"| file | half | row | n | {' | '.join(POOLED_METRICS)} |")
+    print("|---" * (4 + len(POOLED_METRICS)) + "|")
+    for name, rows in files.items():
+        for (key, half), got in sorted(pooled_rows(rows).items(), key=lambda kv: kv[0][::-1]):
+            cells = " | ".join(f"{got[m]:.3f}" if m in got else "-" for m in POOLED_METRICS)
+            print(f"| {name} | {half} | {key} | {int(got['n'])} | {cells} |")
+
+
 def parse_rows(spec: str) -> list[Row]:
     known = {r.key: r for r in ROWS}
     if spec in ("", "all"):
@@ -943,6 +990,28 @@ def parse_rows(spec: str) -> list[Row]:
     if bad:
         raise SystemExit(f"unknown row(s) {bad}; known: {', '.join(known)}")
     return [known[k] for k in keys]
+
+
+def parse_config(spec: str) -> dict[str, Any]:
+    """``--config``: ``key=value`` pairs, comma-separated, as ``RetrievalConfig`` settings
+    (values parsed as JSON where they parse: numbers, ``true``, ``null``; else strings),
+    checked by building a config from them."""
+    out: dict[str, Any] = {}
+    for part in spec.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise SystemExit(f"--config: expected key=value, got {part!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value.strip()
+    unknown = [k for k in out if k not in RetrievalConfig.model_fields]
+    if unknown:
+        raise SystemExit(f"--config: unknown setting(s) {unknown}")
+    RetrievalConfig(**out)
+    return out
 
 
 def bench_embedder(spec: str) -> Any:
@@ -994,6 +1063,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="MiniLMEmbedder settings for every row, e.g. 'long_text=windows,window_overlap=32' "
         "or 'max_tokens=512' ('' = the default embedder); see bench_embedder",
     )
+    ap.add_argument(
+        "--chunk-chars",
+        type=int,
+        default=None,
+        help="cut every file into chunks of at most N characters (Treehop chunk_chars) for "
+        "the find() and flat rows (same leaves); LangChain / LlamaIndex keep their splitters "
+        "(default: the client's default)",
+    )
+    ap.add_argument(
+        "--config",
+        default="",
+        help="RetrievalConfig settings for every treehop row, 'key=value' comma-separated "
+        "(e.g. 'question_context_chars=2400,document_context_chars=1600')",
+    )
     ap.add_argument("--json", type=Path, help="write every row to this JSON file")
     ap.add_argument(
         "--ranks",
@@ -1005,6 +1088,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=Path,
         nargs="+",
         help="print the tables from the --json files of earlier runs (runs nothing)",
+    )
+    ap.add_argument(
+        "--pooled",
+        action="store_true",
+        help="with --merge: one line per file, row and half, each metric pooled over the "
+        "file's sets (the mean over all their questions), for comparing runs of one command "
+        "at different settings",
     )
     args = ap.parse_args(argv)
     if args.list_rows:
@@ -1019,6 +1109,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows = parse_rows(args.rows)
     halves = ["dev"] if args.dev else ["test"] if args.test else ["dev", "test"]
     budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+    if args.merge and args.pooled:
+        print_pooled({f.name: json.loads(f.read_text())["rows"] for f in args.merge})
+        return
     if args.merge:
         merged: list[TableRow] = []
         for f in args.merge:
@@ -1030,14 +1123,30 @@ def main(argv: Sequence[str] | None = None) -> None:
         budgets = sorted({b for r in merged for b in r.scores.ctx})
         print_report(merged, budgets)
         return
+    config = parse_config(args.config)
     cached = bench_embedder(args.embedder)
     notes: list[str] = []
+    if args.chunk_chars is not None:
+        notes.append(f"treehop chunk_chars {args.chunk_chars} (find() and flat rows)")
+    if config:
+        notes.append(f"RetrievalConfig for every treehop row: {config}")
     table: list[TableRow] = []
     ranks: list[dict[str, Any]] | None = [] if args.ranks else None
     t0 = time.perf_counter()
     for name in names:
         nset = ns.load_natural_set(name, cached)
-        table += evaluate_set(nset, rows, halves, cached, budgets, args.max_queries, notes, ranks)
+        table += evaluate_set(
+            nset,
+            rows,
+            halves,
+            cached,
+            budgets,
+            args.max_queries,
+            notes,
+            ranks,
+            chunk_chars=args.chunk_chars,
+            config=config,
+        )
         if args.json:  # after every set: a run stopped midway keeps the sets it finished
             _write_json(args.json, table, notes)
     print_report(table, budgets)

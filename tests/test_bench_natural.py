@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import bench_natural as bn
 import bench_tree as bt
 import natural_sets as ns
+from treehop import InvalidConfigError
 from treehop.context_assembly import HeuristicCounter
 
 ANSWER = (
@@ -561,3 +562,69 @@ def test_variant_table_pools_by_question_count(capsys) -> None:  # type: ignore[
     assert lines[0] == head
     assert lines[2] == "| a | 0.500 | 0.500 | nan | 0.500 | 0.500 |"
     assert lines[3] == "| b | 1.000 | 0.000 | nan | 1.000 | 0.667 |"
+
+
+def test_chunk_chars_reaches_the_find_and_flat_rows_and_config_every_row(tmp_path: Path) -> None:
+    """``--chunk-chars``: the set is cut at that size for ``find()`` and the flat rows alike
+    (the flat index reads the client's own leaves, so a smaller size gives both more, shorter
+    leaves); ``--config``: the client's config, so every treehop row starts from it."""
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    files = {
+        "long.md": "# long\n\n"
+        + "\n\n".join(
+            f"Paragraph {i} tells how option {i} changes the listing of open files and sockets."
+            for i in range(30)
+        )
+    }
+    nset = ns.NaturalSet("long", ns.write_tree(files, tmp_path / "long"), [], "long", files)
+    emb = BagOfWordsEmbedder()
+    with bn.indexed_set(nset, emb) as big:
+        n_big = len(big.flat.texts)
+        longest_big = max(len(t) for t in big.flat.texts)
+        assert big.th.aio.writer.builder.chunk_chars == 1000
+    with bn.indexed_set(nset, emb, 100, {"question_context_chars": 500}) as small:
+        assert small.th.aio.writer.builder.chunk_chars == 100
+        assert small.th.config.question_context_chars == 500
+        assert len(small.flat.texts) > n_big
+        assert max(len(t) for t in small.flat.texts) < longest_big
+        assert sorted(small.flat.uris) == sorted(
+            n.uri for n in small.th.store.iter_nodes(None) if n.is_leaf
+        )
+
+
+def test_config_option_parses_values_and_rejects_unknown_or_invalid_settings() -> None:
+    assert bn.parse_config("") == {}
+    assert bn.parse_config("question_context_chars=1800, document_context_chars=1200") == {
+        "question_context_chars": 1800,
+        "document_context_chars": 1200,
+    }
+    assert bn.parse_config("question_context_chars=null") == {"question_context_chars": None}
+    with pytest.raises(SystemExit):
+        bn.parse_config("no_such_setting=1")
+    with pytest.raises(SystemExit):
+        bn.parse_config("question_context_chars")
+    with pytest.raises(InvalidConfigError):  # out of range: the config's own validation
+        bn.parse_config("document_context_chars=-5")
+
+
+def test_pooled_weights_sets_by_questions_and_skips_kind_rows(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``--merge --pooled``: a metric pooled over a file's sets is the mean over all their
+    questions (a 100-question set counts ten times a 10-question one); ``set/kind`` rows
+    repeat their set's questions and are not counted again."""
+
+    def row(dataset: str, n: int, ndcg: float) -> dict[str, object]:
+        return {"dataset": dataset, "half": "dev", "row": "find", "name": "find()", "n": n,
+                "ndcg@10": ndcg, "R@10": ndcg, "R@100": 1.0, "MRR@10": ndcg,
+                "ctx@500": ndcg, "p50_ms": 1.0}  # fmt: skip
+
+    rows = [row("a", 100, 0.5), row("b", 10, 1.0), row("a/heading", 50, 0.0)]
+    got = bn.pooled_rows(rows)[("find", "dev")]
+    assert got["n"] == 110
+    assert got["ndcg@10"] == pytest.approx((100 * 0.5 + 10 * 1.0) / 110)
+    assert "ctx@1000" not in got  # not measured: no number invented
+    f = tmp_path / "run.json"
+    f.write_text(json.dumps({"rows": rows, "notes": [], "argv": []}))
+    bn.main(["--merge", str(f), "--pooled"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if "| find |" in x)
+    assert "| 110 |" in line and f"{(60 / 110):.3f}" in line and line.endswith("| - | - |")
