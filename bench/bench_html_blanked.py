@@ -104,11 +104,80 @@ def html_variant(nset: ns.NaturalSet) -> ns.NaturalSet:
     )
 
 
+_RST_MARKUP = re.compile(r"``|\*\*|\*|`|:[a-z]+:")
+_ADORNMENT = re.compile(r"([-=~^#*+_\"'`.:])\1{2,}\s*")
+
+
+def _rst_norm(text: str) -> str:
+    return " ".join(_RST_MARKUP.sub("", text).split())
+
+
+def delete_rst_titles(
+    source: str, questions: Sequence[str], keep_underline: bool
+) -> tuple[str, int]:
+    """reST ``source`` with every section title that is one of ``questions`` deleted: its
+    text line only (``keep_underline``: the adornment stays, as a script that deletes the
+    question's text leaves it) or with its adornment lines; then every other occurrence of
+    a question's text removed; and how many titles were deleted."""
+    wanted = {_rst_norm(q) for q in questions}
+    lines = source.split("\n")
+    out: list[str] = []
+    deleted = 0
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if line.strip() and _ADORNMENT.fullmatch(nxt) and _rst_norm(line) in wanted:
+            deleted += 1
+            if out and _ADORNMENT.fullmatch(out[-1]) and not keep_underline:
+                out.pop()  # (an overline)
+            if keep_underline:
+                out.append(nxt)
+            i += 2
+            continue
+        out.append(line)
+        i += 1
+    text = "\n".join(out)
+    for q in sorted(questions, key=len, reverse=True):
+        text = text.replace(q, "")
+    return text, deleted
+
+
+def rst_variant(nset: ns.NaturalSet, keep_underline: bool) -> ns.NaturalSet:
+    """borg-faq with its FAQ page as the reST source the package ships
+    (``_sources/faq.rst.txt``), question titles deleted (:func:`delete_rst_titles`)."""
+    if nset.name != "borg-faq":
+        raise SystemExit("the reST variant is built for borg-faq only")
+    html_dir, _ = _faq_pages(nset.name)
+    raw = (html_dir / "_sources" / "faq.rst.txt").read_text(encoding="utf-8")
+    page, n = delete_rst_titles(raw, [q.text for q in nset.questions], keep_underline)
+    files = dict(nset.files)
+    del files[ns.BORG_FAQ]
+    files["faq.rst"] = page
+    style = "underline" if keep_underline else "gone"
+    name = f"{nset.name}-rst-{style}"
+    return ns.NaturalSet(
+        name,
+        ns.write_tree(files, ds.CACHE_DIR / "natural" / name),
+        nset.questions,
+        f"{nset.note} [variant: the FAQ page as its reST source, {n} of "
+        f"{len(nset.questions)} question titles deleted, adornment {style}]",
+        files,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--sets", default="borg-faq,django-faq")
     ap.add_argument("--rows", default="find,flat-hybrid")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--source",
+        choices=("html", "rst-underline", "rst-gone"),
+        default="html",
+        help="the FAQ page as blanked HTML, or (borg-faq) as reST with the question titles "
+        "deleted, their adornment kept or gone",
+    )
     args = ap.parse_args(argv)
     cached = bn.bench_embedder("")
     rows = bn.parse_rows(args.rows)
@@ -116,7 +185,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     notes: list[str] = []
     table: list[bn.TableRow] = []
     for name in args.sets.split(","):
-        nset = html_variant(ns.load_natural_set(name, cached))
+        base = ns.load_natural_set(name, cached)
+        if args.source == "html":
+            nset = html_variant(base)
+        else:
+            nset = rst_variant(base, keep_underline=args.source == "rst-underline")
         table += bn.evaluate_set(nset, rows, ("dev", "test"), cached, budgets, 0, notes)
     if args.json:
         bn._write_json(args.json, table, notes)

@@ -133,6 +133,36 @@ def test_section_marks_leave_pages_with_headings_as_they_were() -> None:
     ]
 
 
+def test_rule_lines_are_boundaries_and_leave_no_text() -> None:
+    # a Markdown thematic break, a reST transition (what is left of a title whose text was
+    # deleted: its underline) and a plain-text FAQ's dashes all set entries apart
+    for kind, rule in (
+        ("markdown", "---"),
+        ("markdown", "* * *"),
+        ("rst", "-" * 40),
+        ("rst", "=" * 12),
+        ("text", "_" * 30),
+    ):
+        head = "# FAQ\n\n" if kind == "markdown" else ""
+        page = head + f"\n\n{rule}\n\n".join(
+            f"{_answer(i, 4)}\n\n{_answer(i, 2)}" for i in range(5)
+        )
+        chunks = split_text(page, kind, 1000)
+        _check_boundaries(chunks, 5)
+        assert all(rule not in c.text for c in chunks), (kind, rule)
+
+
+def test_rule_lines_in_code_or_inside_a_paragraph_stay_text() -> None:
+    code = "```\noutput of topic0\n\n--------\n\nmore output of topic0\n```"
+    page = f"# Log\n\n{_answer(0, 2)}\n\n{code}\n\n{_answer(0, 2)}"
+    chunks = split_text(page, "markdown", 1000)
+    assert len(chunks) == 1 and "--------" in chunks[0].text
+    # a line of dashes inside a run of lines is part of that block (an ASCII table rule)
+    table = "name    value\n-------------\ntopic0  1"
+    chunks = split_text(f"{_answer(0, 2)}\n\n{table}\n\n{_answer(0, 2)}", "text", 1000)
+    assert len(chunks) == 1 and "-------------" in chunks[0].text
+
+
 def test_field_lists_inside_an_entry_do_not_split_it() -> None:
     # Sphinx's API entries hold "Parameters" / "Returns" field lists: part of the answer
     entry = (

@@ -554,6 +554,8 @@ _ADVERSARIAL = {
     "one long question": "Q1) " + "why " * 50_000 + "?",
     "bold lines": "**a**\n\n" * 30_000,
     "definition lists": "<dl>" + "<dt>a</dt><dd>b</dd><dd>c</dd>" * 15_000,
+    "rule lines": "- " * 50_000 + "x\n\n" + "-" * 100_000 + "x\n\n" + "---\n\n" * 20_000,
+    "sections": "<section><h3></h3>" * 20_000 + "<div class='section'>" * 20_000,
 }
 
 

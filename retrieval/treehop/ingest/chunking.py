@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .markup import HEADING_SEPARATOR, Section, parse
+from .markup import HEADING_SEPARATOR, Section, fence_closes, fence_open, parse
 
 __all__ = ["Chunk", "split_text"]
 
@@ -65,6 +65,13 @@ TITLE_CHARS = 120
 """A numbered line on its own this short, not ending a sentence, is an entry's title."""
 
 
+_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*|([-=~^#*+_])\2{3,}[ \t]*")
+"""A line that is only a rule: a Markdown thematic break (``---``, ``* * *``, ``___``) or a
+reStructuredText transition (four or more of one of the adornment characters people use
+for it), also how plain-text FAQs and notes set entries apart. ``fullmatch`` on one line,
+no nested quantifier over the same text: linear."""
+
+
 def _asks(block: str) -> bool:
     """Whether a block starts a new answer: a question on its own (a short block ending with
     ``?``), a labelled question (``Q:``, ``3.``, ``E4)``) with a ``?`` in its first
@@ -96,29 +103,49 @@ def _asks(block: str) -> bool:
 
 def _blocks(body: str) -> list[tuple[str, bool]]:
     """Paragraph-like blocks (runs of non-blank lines), each with whether it starts a new
-    answer (:func:`_asks`, or two or more blank lines before it: how
+    answer (:func:`_asks`, a rule line on its own before it (:data:`_BREAK`, dropped), or
+    two or more blank lines before it: how
     :func:`~treehop.ingest.markup.html_to_markdown` marks the start of a definition list's
     entry, ``<dt>``/``<dd>``, of a ``<section>`` and the place of an emptied heading)."""
     out: list[tuple[str, bool]] = []
     cur: list[str] = []
     blanks = 0
     gap = False
+    rule = False  # a rule line on its own ended the block before: the next one starts anew
+    fence: tuple[str, int] | None = None  # the open code fence (a rule inside is code)
+    code = False  # the block holds a line of a code fence
     for line in body.split("\n"):
+        if fence is not None:
+            code = True
+            if fence_closes(line, *fence):
+                fence = None
+        elif (opened := fence_open(line)) is not None:
+            fence, code = opened, True
         if line.strip():
             if not cur:
-                gap = blanks >= 2 and bool(out)
+                gap = (blanks >= 2 or rule) and bool(out)
             cur.append(line)
             blanks = 0
         else:
             blanks += 1
             if cur:
-                block = "\n".join(cur)
-                out.append((block, gap or _asks(block)))
-                cur = []
+                rule = _end_block(out, cur, gap, code)
+                cur, code = [], fence is not None
     if cur:
-        block = "\n".join(cur)
-        out.append((block, gap or _asks(block)))
+        _end_block(out, cur, gap, code)
     return out
+
+
+def _end_block(out: list[tuple[str, bool]], cur: list[str], gap: bool, code: bool) -> bool:
+    """Append the block ``cur`` to ``out`` (with whether it starts a new answer) unless it is
+    a rule line alone outside code (:data:`_BREAK`: an author's mark between entries, no
+    text), which is dropped; returns whether a rule stands between ``out``'s last block and
+    the next."""
+    if not code and len(cur) == 1 and _BREAK.fullmatch(cur[0]):
+        return True
+    block = "\n".join(cur)
+    out.append((block, gap or _asks(block)))
+    return False
 
 
 def _cut(text: str, max_chars: int) -> list[str]:
