@@ -142,6 +142,7 @@ def test_rule_lines_are_boundaries_and_leave_no_text() -> None:
         ("rst", "-" * 40),
         ("rst", "=" * 12),
         ("text", "_" * 30),
+        ("rst", "=" * 20 + "\n" + "=" * 20),  # a deleted title's over- and underline
     ):
         head = "# FAQ\n\n" if kind == "markdown" else ""
         page = head + f"\n\n{rule}\n\n".join(
@@ -150,6 +151,12 @@ def test_rule_lines_are_boundaries_and_leave_no_text() -> None:
         chunks = split_text(page, kind, 1000)
         _check_boundaries(chunks, 5)
         assert all(rule not in c.text for c in chunks), (kind, rule)
+
+
+def test_html_rules_are_boundaries() -> None:
+    parts = "<hr>".join(f"<p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>" for i in range(5))
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{parts}</main></body></html>")
+    _check_boundaries(split_text(text, "html", 1000), 5)
 
 
 def test_rule_lines_in_code_or_inside_a_paragraph_stay_text() -> None:

@@ -138,11 +138,11 @@ def _blocks(body: str) -> list[tuple[str, bool]]:
 
 def _end_block(out: list[tuple[str, bool]], cur: list[str], gap: bool, code: bool) -> bool:
     """Append the block ``cur`` to ``out`` (with whether it starts a new answer) unless it is
-    a rule line alone outside code (:data:`_BREAK`: an author's mark between entries, no
-    text), which is dropped; returns whether a rule stands between ``out``'s last block and
+    rule lines alone outside code (:data:`_BREAK`: an author's mark between entries, no
+    text), which are dropped; returns whether a rule stands between ``out``'s last block and
     the next."""
-    if not code and len(cur) == 1 and _BREAK.fullmatch(cur[0]):
-        return True
+    if not code and all(_BREAK.fullmatch(line) for line in cur):
+        return True  # (two lines: the over- and underline of a deleted reST title)
     block = "\n".join(cur)
     out.append((block, gap or _asks(block)))
     return False

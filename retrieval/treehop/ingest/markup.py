@@ -605,8 +605,8 @@ _BLOCK = frozenset(
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _SECTIONS = frozenset({"section", "article"})
 """Elements that open a part of the page on their own (so does ``<div class="section">``,
-DocBook's and older Sphinx's spelling): each starts an entry (the gap mark), with or without
-a heading inside."""
+DocBook's and older Sphinx's spelling, and a rule, ``<hr>``, closes one): each starts an
+entry (the gap mark), with or without a heading inside."""
 _BACKTICKS = re.compile(r"`+")
 
 
@@ -677,7 +677,7 @@ class _HTMLToMarkdown:
             return
         self._track_entries(tag, marks)
         self._open_element(tag, attrs)
-        if tag in _SECTIONS or (tag == "div" and "section" in marks):
+        if tag in _SECTIONS or tag == "hr" or (tag == "div" and "section" in marks):
             self.gap = True  # (after the block before it has ended: it starts an entry)
 
     def _nest_skipped(self, tag: str) -> None:
