@@ -35,9 +35,11 @@ import bench_natural as bn  # noqa: E402
 import datasets as ds  # noqa: E402
 import natural_sets as ns  # noqa: E402
 
-_HEADING = re.compile(r"<(h[1-6])\b([^>]*)>(.*?)</\1>", re.S)
+_HEADING = re.compile(r"<(h[1-6])\b([^>]*)>(.*?)</\1\s*>", re.S | re.I)
 _PERMALINK = re.compile(r'<a\b[^>]*class="headerlink"[^>]*>.*?</a>', re.S)
+_ANCHOR = re.compile(r"<a\b(?![^>]*\bhref=)[^>]*\b(?:name|id)=[^>]*>", re.S | re.I)
 _TAG = re.compile(r"<[^>]*>")
+_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s+")
 
 
 def _norm(text: str) -> str:
@@ -54,16 +56,42 @@ def blank_questions(page: str, questions: Sequence[str]) -> tuple[str, int]:
     def sub(m: re.Match[str]) -> str:
         nonlocal blanked
         tag, attrs, inner = m.group(1), m.group(2), m.group(3)
-        if _norm(inner) not in wanted:
+        text = _norm(inner)
+        number = _NUMBER.match(text)
+        if text not in wanted and (number is None or text[number.end() :] not in wanted):
             return m.group(0)
         blanked += 1
-        return f"<{tag}{attrs}>{''.join(_PERMALINK.findall(inner))}</{tag}>"
+        kept = [a + "</a>" for a in _ANCHOR.findall(inner)] + _PERMALINK.findall(inner)
+        lead = number.group(0).strip() if number is not None and text not in wanted else ""
+        return f"<{tag}{attrs}>{''.join(kept)}{lead}</{tag}>"
 
     page = _HEADING.sub(sub, page)
     for q in sorted(questions, key=len, reverse=True):
         for spelling in {q, html.escape(q, quote=False), html.escape(q)}:
             page = page.replace(spelling, "")
     return page, blanked
+
+
+def _doc_pages(name: str) -> dict[str, Path]:
+    """The set's Markdown files that the package has as HTML pages (privoxy-faq: the FAQ and
+    the user manual; nano-faq: the FAQ page) -> their HTML."""
+    if name == "privoxy-faq":
+        doc = ds.fetch_debian_package(ns.PRIVOXY_PACKAGE) / ns.PRIVOXY_DOC
+        dirs = (ns.PRIVOXY_FAQ_DIR, ns.PRIVOXY_MANUAL_DIR)
+        return {f"{d}/{p.stem}.md": p for d in dirs for p in sorted((doc / d).glob("*.html"))}
+    if name == "nano-faq":
+        doc = ds.fetch_debian_package(ns.NANO_PACKAGE) / ns.NANO_DOC
+        return {"faq.md": doc / ns.NANO_FAQ}
+    html_dir, pages = _faq_pages(name)
+    return {rel: (html_dir / rel).with_suffix(".html") for rel in pages}
+
+
+def _read(path: Path) -> str:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
 
 
 def _faq_pages(name: str) -> tuple[Path, list[str]]:
@@ -76,20 +104,18 @@ def _faq_pages(name: str) -> tuple[Path, list[str]]:
         return html_dir, [
             f"{ns.DJANGO_FAQ_DIR}/{p.stem}.md" for p in faq if p.stem not in ("index",)
         ]
-    raise SystemExit(f"no HTML variant for {name!r} (borg-faq, django-faq)")
+    raise SystemExit(f"no HTML variant for {name!r} (borg-faq, django-faq, privoxy-faq, nano-faq)")
 
 
 def html_variant(nset: ns.NaturalSet) -> ns.NaturalSet:
     """``nset`` with its FAQ pages as blanked HTML (see the module docstring)."""
-    html_dir, pages = _faq_pages(nset.name)
     files = dict(nset.files)
     texts = [q.text for q in nset.questions]
     total = 0
-    for rel in pages:
+    for rel, path in _doc_pages(nset.name).items():
         if rel not in files:
             continue
-        raw = (html_dir / rel).with_suffix(".html").read_text(encoding="utf-8")
-        page, n = blank_questions(raw, texts)
+        page, n = blank_questions(_read(path), texts)
         total += n
         del files[rel]
         files[rel[: -len(".md")] + ".html"] = page

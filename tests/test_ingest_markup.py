@@ -368,6 +368,25 @@ def test_html_file_ingest_uses_sections(bow, tmp_path: Path) -> None:
         assert nodes[-1].metadata["chunk_title"].endswith("Sending signals")
 
 
+def test_html_in_page_contents_lists_are_dropped() -> None:
+    # a hand-written table of contents: lines and list items that only jump within the page
+    page = (
+        "<html><body><h1>FAQ</h1><h3>Table of Contents</h3>"
+        '<p><a href="#1.1">1.1. What is it?</a><br><a href="#1.2">1.2. Who wrote it?</a></p>'
+        '<ul><li><a href="#2">2. Running</a></li></ul>'
+        '<h2><a href="#top">Running it</a></h2>'  # a heading that is a link stays
+        '<p>Read <a href="#2">the running section</a> first.</p>'
+        '<ul><li><a href="https://example.org/">Example site</a></li></ul>'
+        "<p>It is an editor.</p></body></html>"
+    )
+    text, _ = html_to_markdown(page)
+    assert "What is it?" not in text and "Who wrote it?" not in text and "2. Running" not in text
+    assert "## Running it" in text
+    assert "Read the running section first." in text
+    assert "Example site" in text
+    assert "It is an editor." in text
+
+
 def test_html_tokenizer_survives_malformed_markup() -> None:
     text, _ = html_to_markdown("<p>a < b and <3 hearts <b>bold</b> <!-- open comment")
     assert "a < b and <3 hearts bold" in text

@@ -20,7 +20,9 @@ Three markups are understood:
   tables of contents, scripts, styles and ``¶`` permalinks dropped. Where a page's parts
   have no heading text (an emptied ``<h3>``, a ``<section>`` or ``<div class="section">``
   without one) the part still starts an entry (two blank lines before it, as a definition
-  list's entry does), so the chunker never runs one answer into the next.
+  list's entry does), so the chunker never runs one answer into the next. A block whose
+  text is all links to places on the same page (``href="#..."``: a hand-written table of
+  contents, "back to top") is navigation and dropped.
 
 Why no regular expression spans more than one line here: a pattern such as ``(.+?[.!?])(\\s|$)``
 searched over text without the terminator rescans the rest of the text from every position
@@ -604,9 +606,15 @@ _BLOCK = frozenset(
 )
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _SECTIONS = frozenset({"section", "article"})
-"""Elements that open a part of the page on their own (so does ``<div class="section">``,
-DocBook's and older Sphinx's spelling, and a rule, ``<hr>``, closes one): each starts an
-entry (the gap mark), with or without a heading inside."""
+"""Elements that open a part of the page on their own (so does a ``<div>`` marked as one,
+:data:`_SECTION_MARKS`, and a rule, ``<hr>``, closes one): each starts an entry (the gap
+mark), with or without a heading inside."""
+_SECTION_MARKS = frozenset(
+    {"section", "sect1", "sect2", "sect3", "sect4", "sect5", "simplesect", "qandaentry", "question"}
+)
+"""Classes of a ``<div>`` (or a table row) that opens a part of a page: older Sphinx's and
+DocBook XSL's ``section``, DocBook DSSSL's ``SECT1``-``SECT5`` (the Debian-built FAQs and
+manuals), DocBook's question-and-answer entries (``qandaentry``, a ``question`` row)."""
 _BACKTICKS = re.compile(r"`+")
 
 
@@ -639,6 +647,8 @@ class _HTMLToMarkdown:
         self.lists: list[bool] = []  # open <dl>s: whether their entries are answers
         self.last_item = ""  # the last <dt>/<dd> opened
         self.gap = False  # the next block starts a new entry (a blank line more before it)
+        self.in_jump = 0  # > 0 inside a link to a place on the same page (``href="#..."``)
+        self.jump_only = True  # the current block's text is all in such links (so far)
 
     # -- output
     def _emit(self, part: str) -> None:
@@ -652,7 +662,8 @@ class _HTMLToMarkdown:
     def _end_block(self) -> None:
         text = _collapse("".join(self.line).replace("¶", ""))
         self.line = []
-        if not text:
+        jumps_only, self.jump_only, self.in_jump = self.jump_only, True, 0
+        if not text or jumps_only:  # (a line of a page's own contents list: navigation)
             return
         if atx_heading(text) or setext_level(text) or fence_open(text):
             text = "\\" + text  # text, never read back as a heading, a rule or a fence
@@ -677,7 +688,7 @@ class _HTMLToMarkdown:
             return
         self._track_entries(tag, marks)
         self._open_element(tag, attrs)
-        if tag in _SECTIONS or tag == "hr" or (tag == "div" and "section" in marks):
+        if tag in _SECTIONS or tag == "hr" or (tag in {"div", "tr"} and marks & _SECTION_MARKS):
             self.gap = True  # (after the block before it has ended: it starts an entry)
 
     def _nest_skipped(self, tag: str) -> None:
@@ -743,6 +754,9 @@ class _HTMLToMarkdown:
             self.line.append(" | ")
         elif tag == "img" and attrs.get("alt"):
             self.line.append(f" {attrs['alt']} ")
+            self.jump_only = self.jump_only and self.in_jump > 0
+        elif tag == "a" and attrs.get("href", "").startswith("#") and self.heading is None:
+            self.in_jump += 1  # (a link to a place on this page: contents, "back to top")
 
     def end(self, tag: str) -> None:
         if tag == "title":
@@ -771,6 +785,8 @@ class _HTMLToMarkdown:
             self.heading = None
         elif tag in _BLOCK:
             self._end_block()
+        elif tag == "a" and self.in_jump:
+            self.in_jump -= 1
         if tag == "dl" and self.lists:
             self.lists.pop()
             self.last_item = ""
@@ -791,6 +807,8 @@ class _HTMLToMarkdown:
         elif self.heading is not None:
             self.heading_buf.append(text)
         else:
+            if self.jump_only and not self.in_jump and text.strip():
+                self.jump_only = False
             self.line.append(text)
 
     def _end_pre(self) -> None:
