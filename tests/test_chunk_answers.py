@@ -104,6 +104,8 @@ def test_sections_without_headings_are_boundaries_in_html() -> None:
     for open_, close in (
         ("<section id='q{i}'>", "</section>"),
         ("<div class='section'>", "</div>"),
+        ('<DIV\nCLASS="SECT2"\n>', "</DIV\n>"),  # DocBook DSSSL, as Debian's FAQs ship
+        ("<div class='qandaentry'>", "</div>"),
     ):
         parts = "".join(
             open_.format(i=i) + f"<p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>" + close
