@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from bench_html_blanked import blank_questions  # noqa: E402
+from bench_html_blanked import blank_questions
 
 
 def test_question_headings_lose_their_text_and_keep_their_permalink() -> None:
