@@ -99,6 +99,17 @@ def test_emptied_headings_are_boundaries_in_html() -> None:
     assert all(c.path == ("FAQ",) for c in chunks)  # no empty heading in the path
 
 
+def test_emptied_bold_questions_are_boundaries_in_html() -> None:
+    # a hand-written FAQ: each question a bold paragraph, its text taken out
+    parts = "".join(f"<p><b></b></p><p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>" for i in range(5))
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{parts}</main></body></html>")
+    _check_boundaries(split_text(text, "html", 1000), 5)
+    # bold words inside an answer's text change nothing
+    one = f"<p>{_answer(0, 4)} <b>Note</b> this.</p><p>{_answer(0, 4)}</p>"
+    text, _ = html_to_markdown(f"<html><body><h1>FAQ</h1>{one}</body></html>")
+    assert len({c.passage for c in split_text(text, "html", 1000)}) == 1
+
+
 def test_sections_without_headings_are_boundaries_in_html() -> None:
     # Sphinx's <section> and DocBook's <div class="section"> whose headings were dropped
     for open_, close in (

@@ -20,7 +20,8 @@ Three markups are understood:
   tables of contents, scripts, styles and ``¶`` permalinks dropped. Where a page's parts
   have no heading text (an emptied ``<h3>``, a ``<section>`` or ``<div class="section">``
   without one) the part still starts an entry (two blank lines before it, as a definition
-  list's entry does), so the chunker never runs one answer into the next. A block whose
+  list's entry does; so does a block whose only content was an emptied ``<b>``, a
+  hand-written FAQ's question), so the chunker never runs one answer into the next. A block whose
   text is all links to places on the same page (``href="#..."``: a hand-written table of
   contents, "back to top") is navigation and dropped.
 
@@ -649,6 +650,7 @@ class _HTMLToMarkdown:
         self.gap = False  # the next block starts a new entry (a blank line more before it)
         self.in_jump = 0  # > 0 inside a link to a place on the same page (``href="#..."``)
         self.jump_only = True  # the current block's text is all in such links (so far)
+        self.bold = False  # the current block opened a <b>/<strong> (an FAQ's question label)
 
     # -- output
     def _emit(self, part: str) -> None:
@@ -663,6 +665,9 @@ class _HTMLToMarkdown:
         text = _collapse("".join(self.line).replace("¶", ""))
         self.line = []
         jumps_only, self.jump_only, self.in_jump = self.jump_only, True, 0
+        bold, self.bold = self.bold, False
+        if not text and bold:  # (an emptied bold question: like an emptied heading)
+            self.gap = True
         if not text or jumps_only:  # (a line of a page's own contents list: navigation)
             return
         if atx_heading(text) or setext_level(text) or fence_open(text):
@@ -755,6 +760,8 @@ class _HTMLToMarkdown:
         elif tag == "img" and attrs.get("alt"):
             self.line.append(f" {attrs['alt']} ")
             self.jump_only = self.jump_only and self.in_jump > 0
+        elif tag in {"b", "strong"} and self.heading is None:
+            self.bold = True
         elif tag == "a" and attrs.get("href", "").startswith("#") and self.heading is None:
             self.in_jump += 1  # (a link to a place on this page: contents, "back to top")
 
