@@ -23,6 +23,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import fnmatch  # noqa: E402
 import html  # noqa: E402
 import re  # noqa: E402
 import sys  # noqa: E402
@@ -39,29 +40,35 @@ _HEADING = re.compile(r"<(h[1-6])\b([^>]*)>(.*?)</\1\s*>", re.S | re.I)
 _PERMALINK = re.compile(r'<a\b[^>]*class="headerlink"[^>]*>.*?</a>', re.S)
 _ANCHOR = re.compile(r"<a\b(?![^>]*\bhref=)[^>]*\b(?:name|id)=[^>]*>", re.S | re.I)
 _TAG = re.compile(r"<[^>]*>")
-_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s+")
+_NUMBER = re.compile(r"[A-Z]?\d+(?:\.\d+)*\.?\s+")
+# texi2html's permalink pair inside a heading (``<span class="pull-right"><a>#</a> <a>TOC</a>``)
+_PULL_RIGHT = re.compile(r'<span class="pull-right">.*?</span>', re.S)
 
 
 def _norm(text: str) -> str:
     return " ".join(html.unescape(_TAG.sub("", text)).replace("¶", "").split())
 
 
-def blank_questions(page: str, questions: Sequence[str]) -> tuple[str, int]:
+def blank_questions(page: str, questions: Sequence[str], whole: bool = False) -> tuple[str, int]:
     """``page`` with the text of every heading that is one of ``questions`` removed (its
-    permalink kept), then every other occurrence of a question's text removed; and how many
-    headings were blanked."""
+    permalink kept; ``whole``: the heading element removed, what a builder who deletes the
+    question's element leaves), then every other occurrence of a question's text removed;
+    and how many headings were blanked."""
     wanted = {_norm(q) for q in questions}
     blanked = 0
 
     def sub(m: re.Match[str]) -> str:
         nonlocal blanked
         tag, attrs, inner = m.group(1), m.group(2), m.group(3)
-        text = _norm(inner)
+        text = _norm(_PULL_RIGHT.sub("", inner))
         number = _NUMBER.match(text)
         if text not in wanted and (number is None or text[number.end() :] not in wanted):
             return m.group(0)
         blanked += 1
+        if whole:
+            return ""
         kept = [a + "</a>" for a in _ANCHOR.findall(inner)] + _PERMALINK.findall(inner)
+        kept += _PULL_RIGHT.findall(inner)
         lead = number.group(0).strip() if number is not None and text not in wanted else ""
         return f"<{tag}{attrs}>{''.join(kept)}{lead}</{tag}>"
 
@@ -82,6 +89,16 @@ def _doc_pages(name: str) -> dict[str, Path]:
     if name == "nano-faq":
         doc = ds.fetch_debian_package(ns.NANO_PACKAGE) / ns.NANO_DOC
         return {"faq.md": doc / ns.NANO_FAQ}
+    if name == "ffmpeg-faq":
+        manual = ds.fetch_debian_package(ns.FFMPEG_PACKAGE) / ns.FFMPEG_MANUAL
+        return {p.stem + ".md": p for p in sorted(manual.glob("*.html"))}
+    if name == "fetchmail-faq":
+        doc = ds.fetch_debian_package(ns.FETCHMAIL_PACKAGE) / ns.FETCHMAIL_DOC
+        pages = {n.removesuffix(".html") + ".md": doc / n for n in ns.FETCHMAIL_PAGES}
+        # the set splits the one FAQ page into its <h1> sections as files: all of them are
+        # the one HTML page the user has
+        pages.update({f"{i:02d}-*.md": doc / ns.FETCHMAIL_FAQ for i in range(100)})
+        return pages
     html_dir, pages = _faq_pages(name)
     return {rel: (html_dir / rel).with_suffix(".html") for rel in pages}
 
@@ -104,28 +121,38 @@ def _faq_pages(name: str) -> tuple[Path, list[str]]:
         return html_dir, [
             f"{ns.DJANGO_FAQ_DIR}/{p.stem}.md" for p in faq if p.stem not in ("index",)
         ]
-    raise SystemExit(f"no HTML variant for {name!r} (borg-faq, django-faq, privoxy-faq, nano-faq)")
+    raise SystemExit(
+        f"no HTML variant for {name!r} (borg-faq, django-faq, privoxy-faq, nano-faq, "
+        "ffmpeg-faq, fetchmail-faq)"
+    )
 
 
-def html_variant(nset: ns.NaturalSet) -> ns.NaturalSet:
+def html_variant(nset: ns.NaturalSet, whole: bool = False) -> ns.NaturalSet:
     """``nset`` with its FAQ pages as blanked HTML (see the module docstring)."""
     files = dict(nset.files)
     texts = [q.text for q in nset.questions]
     total = 0
-    for rel, path in _doc_pages(nset.name).items():
-        if rel not in files:
+    done: set[Path] = set()
+    for pattern, path in _doc_pages(nset.name).items():
+        rels = [r for r in files if fnmatch.fnmatchcase(r, pattern)]
+        if not rels:
             continue
-        page, n = blank_questions(_read(path), texts)
+        for rel in rels:
+            del files[rel]
+        if path in done:
+            continue
+        done.add(path)
+        page, n = blank_questions(_read(path), texts, whole)
         total += n
-        del files[rel]
-        files[rel[: -len(".md")] + ".html"] = page
-    name = f"{nset.name}-html"
+        target = rels[0][: -len(".md")] + ".html" if "*" not in pattern else path.name
+        files[target] = page
+    name = f"{nset.name}-html" + ("-gone" if whole else "")
     return ns.NaturalSet(
         name,
         ns.write_tree(files, ds.CACHE_DIR / "natural" / name),
         nset.questions,
         f"{nset.note} [variant: the FAQ pages as HTML, {total} of {len(texts)} question "
-        "headings blanked in place]",
+        "headings blanked in place" + (" (elements removed)" if whole else "") + "]",
         files,
     )
 
@@ -199,9 +226,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument(
         "--source",
-        choices=("html", "rst-underline", "rst-gone"),
+        choices=("html", "html-gone", "rst-underline", "rst-gone"),
         default="html",
-        help="the FAQ page as blanked HTML, or (borg-faq) as reST with the question titles "
+        help="the FAQ page as blanked HTML (html-gone: the question heading elements removed), "
+        "or (borg-faq) as reST with the question titles "
         "deleted, their adornment kept or gone",
     )
     args = ap.parse_args(argv)
@@ -212,8 +240,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     table: list[bn.TableRow] = []
     for name in args.sets.split(","):
         base = ns.load_natural_set(name, cached)
-        if args.source == "html":
-            nset = html_variant(base)
+        if args.source in ("html", "html-gone"):
+            nset = html_variant(base, whole=args.source == "html-gone")
         else:
             nset = rst_variant(base, keep_underline=args.source == "rst-underline")
         table += bn.evaluate_set(nset, rows, ("dev", "test"), cached, budgets, 0, notes)
