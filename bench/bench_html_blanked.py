@@ -219,6 +219,32 @@ def rst_variant(nset: ns.NaturalSet, keep_underline: bool) -> ns.NaturalSet:
     )
 
 
+def _langchain_on_text(convert: str) -> None:
+    """Make the LangChain row split text, not raw HTML: ``bs4`` is what ``BSHTMLLoader``
+    gives a LangChain user (``BeautifulSoup(page).get_text("\\n")``), ``treehop`` is treehop's
+    own converter (``html_to_markdown``); ``raw`` leaves the row splitting the HTML source."""
+    if convert == "raw":
+        return
+    base = bn.LangChainRow
+
+    def text(page: str) -> str:
+        if convert == "bs4":
+            from bs4 import BeautifulSoup
+
+            return BeautifulSoup(page, "html.parser").get_text("\n")
+        from treehop.ingest.markup import html_to_markdown
+
+        return html_to_markdown(page)[0]
+
+    class OnText(base):  # type: ignore[misc,valid-type]
+        def __init__(self, files: dict[str, str], embedder: object) -> None:
+            super().__init__(
+                {r: text(t) if r.endswith(".html") else t for r, t in files.items()}, embedder
+            )
+
+    bn.LangChainRow = OnText  # type: ignore[misc]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--sets", default="borg-faq,django-faq")
@@ -232,7 +258,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         "or (borg-faq) as reST with the question titles "
         "deleted, their adornment kept or gone",
     )
+    ap.add_argument(
+        "--langchain-input",
+        choices=("raw", "bs4", "treehop"),
+        default="raw",
+        help="what the LangChain row splits: the HTML source, BSHTMLLoader-like text, or "
+        "treehop's html_to_markdown",
+    )
     args = ap.parse_args(argv)
+    _langchain_on_text(args.langchain_input)
     cached = bn.bench_embedder("")
     rows = bn.parse_rows(args.rows)
     budgets = [500, 1000, 2000]
