@@ -99,8 +99,8 @@ def _doc_pages(name: str) -> dict[str, Path]:
         # the one HTML page the user has
         pages.update({f"{i:02d}-*.md": doc / ns.FETCHMAIL_FAQ for i in range(100)})
         return pages
-    html_dir, pages = _faq_pages(name)
-    return {rel: (html_dir / rel).with_suffix(".html") for rel in pages}
+    html_dir, faq = _faq_pages(name)
+    return {rel: (html_dir / rel).with_suffix(".html") for rel in faq}
 
 
 def _read(path: Path) -> str:
@@ -242,7 +242,7 @@ def _langchain_on_text(convert: str) -> None:
                 {r: text(t) if r.endswith(".html") else t for r, t in files.items()}, embedder
             )
 
-    bn.LangChainRow = OnText  # type: ignore[misc]
+    bn.LangChainRow = OnText
 
 
 def main(argv: Sequence[str] | None = None) -> None:
