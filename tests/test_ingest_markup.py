@@ -622,3 +622,16 @@ def test_sphinx_txt_source_is_read_as_rst(bow, tmp_path: Path) -> None:
         plain = [th.stat(k.uri) for k in th.ls("viking://resources/docs/notes.txt")]
         assert plain and {n.metadata["kind"] for n in plain} == {"text"}
         assert all(n.metadata["chunk_title"] == "" for n in plain)
+
+
+def test_aria_hidden_heading_permalinks_are_dropped() -> None:
+    """texi2html (FFmpeg's manual) puts ``#`` and ``TOC`` links, ``aria-hidden="true"``, in
+    every heading: kept, every heading of every page read "... # TOC"."""
+    page = (
+        '<h3 class="section">1.1 Why not?<span class="pull-right"><a class="anchor" '
+        'href="#Why" aria-hidden="true">#</a> <a class="anchor" href="#toc-Why" '
+        'aria-hidden="true">TOC</a></span></h3><p>Because <a href="#x">nobody</a> did.</p>'
+    )
+    text, _ = html_to_markdown(page)
+    assert "TOC" not in text and "\\#" not in text
+    assert "1.1 Why not?" in text and "nobody" in text

@@ -703,13 +703,16 @@ class _HTMLToMarkdown:
 
     def _drops(self, tag: str, attrs: Attrs, marks: set[str]) -> bool:
         """Whether the element is dropped with everything in it (navigation, banners,
-        scripts, hidden parts; headers and footers outside the main column)."""
+        scripts, hidden parts; headers and footers outside the main column). A link marked
+        ``aria-hidden="true"`` is one the page keeps out of the accessibility tree: a heading's
+        permalink (texi2html's ``#`` / ``TOC`` pair, GitHub's ``a.anchor``), never text."""
         return bool(
             tag in _SKIP_TAGS
             or attrs.get("role", "").lower() in _SKIP_ROLES
             or (marks & _SKIP_MARKS and tag not in _HEADINGS)
             or (tag in {"header", "footer"} and not self.main_depth)
             or "hidden" in attrs
+            or (tag == "a" and attrs.get("aria-hidden", "").lower() == "true")
         )
 
     def _track_main(self, tag: str, attrs: Attrs, marks: set[str]) -> None:
