@@ -301,6 +301,12 @@ ROWS: tuple[Row, ...] = (
     ),
     Row("find-no-window", "find - chunk window", "find", config={"question_chunk_window": False}),
     Row("find-no-spread", "find - spread", "find", config={"question_document_penalty": 0.0}),
+    Row(
+        "find-grow-nearer",
+        "find slot grows nearer side first",
+        "find",
+        config={"grow_to_better_side": False},
+    ),
     # round 11 (fusion11): does the constant's optimum move without round 9's two steps?
     *(
         Row(

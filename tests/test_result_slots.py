@@ -328,3 +328,56 @@ def test_a_heading_between_two_hits_keeps_them_apart(bow, tmp_path: Path) -> Non
         assert not [t for t in texts if "biting flies:" in t and "flies further" in t]
         assert any("biting flies:" in t for t in texts)
         assert any("flies further" in t for t in texts)
+
+
+def _answers_without_marks(tmp: Path) -> Path:
+    """One file of three answers whose question headings were deleted: nothing marks where
+    one answer ends, and each is about one chunk long (``chunk_chars=500``)."""
+    root = tmp / "faq"
+    root.mkdir()
+    before = "gardening tomatoes compost watering seedlings mulch rule. " * 8
+    start = "distclean errors leftover files distcheck cleanup rule. " * 8
+    rest = "distclean leftover files removed by cleanup rule distcheck. " * 8
+    (root / "faq.md").write_text(f"# FAQ\n\n{before}\n\n{start}\n\n{rest}\n")
+    return root
+
+
+def test_a_document_slot_grows_toward_its_better_scoring_neighbour(bow, tmp_path: Path) -> None:
+    """With room for one neighbour, a slot shows the chunk that continues the match (it
+    scores higher on the query), not the one before the face (``grow_to_better_side``);
+    ``False`` keeps the nearer side first, the chunk before."""
+    query = "distclean errors cleanup rule"
+    with Treehop(embedder=bow, tagger=None, chunk_chars=500) as th:
+        th.add_resource(_answers_without_marks(tmp_path), target_uri=f"{R}/faq")
+        th.config.document_context_chars = 1100  # the face and one neighbour
+        top = th.find(query, limit=3).resources[0]
+        assert "distclean errors" in top.content
+        shown = {c.position: c for c in top.collapsed if c.position is not None}
+        assert list(shown) == [1], shown
+        assert "removed by cleanup" in top.slot_text
+        assert "gardening" not in top.slot_text
+        th.config.grow_to_better_side = False
+        old = th.find(query, limit=3).resources[0]
+        assert old.uri == top.uri
+        assert [c.position for c in old.collapsed if c.position is not None] == [-1]
+        assert "gardening" in old.slot_text and "removed by cleanup" not in old.slot_text
+
+
+def test_the_shown_run_grows_best_first_and_stops_at_the_budget() -> None:
+    """``_passage_shown`` with a score: each step takes the better of the two sides' next
+    chunks; a chunk that does not fit closes its side, the other side goes on."""
+    from treehop.descent import Track
+    from treehop.hierarchical_retriever import _own_score, _passage_shown
+
+    path = ["Guide", "A"]
+    owns = {0: 0.1, 1: 0.2, 2: 0.9, 3: 0.8, 4: 0.3, 5: 0.7}
+    chunks = {i: _chunk(i, s, s, path, 0) for i, s in owns.items()}
+    face = chunks[2].node
+    rest = [c for i, c in chunks.items() if i != 2]
+    size = len(face.content)
+    budget = size + 3 * (size + 2)  # the face and three more
+    by_score = _passage_shown(face, rest, budget, better=_own_score(Track.VECTOR))
+    # 3 (0.8) > 1 (0.2); then 4 (0.3) > 1 (0.2); then 5 (0.7) > 1
+    assert by_score == {f"{DOC}#chunk-3": 1, f"{DOC}#chunk-4": 2, f"{DOC}#chunk-5": 3}
+    nearer = _passage_shown(face, rest, budget)
+    assert nearer == {f"{DOC}#chunk-1": -1, f"{DOC}#chunk-3": 1, f"{DOC}#chunk-0": -2}

@@ -129,6 +129,18 @@ class RetrievalConfig(ConfigModel):
     (``bench/bench_natural.py``, ``find`` vs ``find-face-only``; 0 and 1,000 are the same
     with ~1,000-character chunks), nDCG@10 on the delivered text: Django FAQ 0.528 vs 0.512,
     gitfaq 0.808 vs 0.689, lsof FAQ 0.836 vs 0.793."""
+    grow_to_better_side: bool = True
+    """A slot's shown run (``document_context_chars``, ``question_context_chars``) grows
+    best-first: each step takes the neighbouring chunk of the face's passage, before or
+    after the run, that scores higher on the query on its own (the chunk's own fused score,
+    :attr:`~treehop.models.ChunkContext.own_score`). Why: with the nearer side first and
+    ~1,000-character chunks, a 2,000-character slot always showed the chunk *before* its
+    face, and where a deleted heading left no mark between two answers, that was the end of
+    the previous answer while the continuation of the matched one stayed hidden (the
+    Automake FAQ's answers as heading queries: the answer outside the top 100 for three of
+    ten). A neighbour that continues the match scores higher than one that does not.
+    ``False``: the nearer side first (the one before the face on a tie). Measured in
+    bench/README.md ("Natural questions, round 13"), rows ``find`` vs ``find-grow-nearer``."""
     question_context_chars: int | None = Field(default=3000, ge=0, le=20_000)
     """``document_context_chars`` for a question-shaped query over documents, whose slots are
     passages (:func:`treehop.descent.passage_groups`): a slot shows the run of its

@@ -1373,6 +1373,7 @@ class HierarchicalRetriever:
         fallback = reason is not None
         budget = self._slot_chars(q)
         across = q.passages and self.config.join_adjacent_hits
+        better = _own_score(track) if self.config.grow_to_better_side else None
         query = q.req.query
         out: list[MatchedContext] = []
         for i, group in enumerate(groups):
@@ -1380,7 +1381,7 @@ class HierarchicalRetriever:
             node = cand.node
             final, own = cand.final, cand.own
             rest = group[1:]
-            shown = _passage_shown(node, rest, budget, across) if rest else {}
+            shown = _passage_shown(node, rest, budget, across, better) if rest else {}
             carried = [] if turns is None else turns[i]
             # (the model built from fields of their declared types: see :func:`_built_matched`)
             fields = {
@@ -1442,14 +1443,21 @@ _OWN_VEC = operator.attrgetter("own.vec")
 
 
 def _passage_shown(
-    face: Node, rest: list[Candidate], budget: int, across: bool = False
+    face: Node,
+    rest: list[Candidate],
+    budget: int,
+    across: bool = False,
+    better: Callable[[Candidate], float] | None = None,
 ) -> dict[str, int]:
     """The slot's other chunks that its text shows (by URI: the position relative to the
     face, in chunks): the run of consecutive chunks of the face's passage
-    (:func:`~treehop.descent.same_passage`) around it, grown on the nearer side first, while
-    the text stays within ``budget`` characters, the face's own included
+    (:func:`~treehop.descent.same_passage`) around it, while the text stays within
+    ``budget`` characters, the face's own included
     (:attr:`~treehop.config.RetrievalConfig.document_context_chars`;
     :attr:`~treehop.models.MatchedContext.slot_text` joins them in document order).
+    ``better``: the run grows best-first, each step taking whichever side's next chunk
+    scores higher on it (:attr:`~treehop.config.RetrievalConfig.grow_to_better_side`);
+    ``None``: the nearer side first, the one before the face on a tie of distance.
     ``across``: a passage slot (:func:`~treehop.descent.passage_groups`) that joined
     adjacent hits across a passage mark under one heading path
     (:attr:`~treehop.config.RetrievalConfig.join_adjacent_hits`) shows them too."""
@@ -1464,27 +1472,40 @@ def _passage_shown(
     room = budget - len(face.content)
     shown: dict[str, int] = {}
     ends: list[Node | None] = [face, face]  # the run's last chunk on each side
-    step = 1
-    while any(e is not None for e in ends):
-        for side, sign in ((0, -1), (1, 1)):
+    steps = [1, 1]  # each side's next distance from the face
+    signs = (-1, 1)
+    while True:
+        nexts: list[Candidate | None] = [None, None]
+        for side in (0, 1):
             end = ends[side]
             if end is None:
                 continue
-            c = by_index.get(at + sign * step)
+            c = by_index.get(at + signs[side] * steps[side])
             if c is None or not (
                 same_passage_nodes(end, c.node) or (across and weak_mark(end, c.node))
             ):
                 ends[side] = None
                 continue
-            size = len(c.node.content) + 2
-            if size > room:
-                ends[side] = None
-                continue
-            room -= size
-            shown[c.uri] = sign * step
-            ends[side] = c.node
-        step += 1
-    return shown
+            nexts[side] = c
+        a, b = nexts
+        if a is None and b is None:
+            return shown
+        if a is None or b is None:
+            side = 0 if b is None else 1
+        elif better is not None:
+            side = 1 if better(b) > better(a) else 0
+        else:
+            side = 0 if steps[0] <= steps[1] else 1
+        c = nexts[side]
+        assert c is not None
+        size = len(c.node.content) + 2
+        if size > room:
+            ends[side] = None
+            continue
+        room -= size
+        shown[c.uri] = signs[side] * steps[side]
+        ends[side] = c.node
+        steps[side] += 1
 
 
 _validate_matched = MatchedContext.__pydantic_validator__.validate_python
