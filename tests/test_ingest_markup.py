@@ -253,6 +253,44 @@ def test_markdown_fences_and_indented_code_are_never_headings() -> None:
     assert "still inside the tilde fence" in body and "# indented code" in body
 
 
+_RULED_TABLE = """# Differences
+
+Some options differ from ksh.
+
+----------------------------------------------------------------------
+      ksh              zsh         Meaning
+     ------           ------       ---------
+     !(foo)            ^foo        Anything but foo.
+@(foo1|foo2|...)  (foo1|foo2|...)  One of foo1 or foo2 or ...
+     ?(foo)           (foo|)       Zero or one occurrences of foo.
+----------------------------------------------------------------------
+
+The forms require EXTENDED_GLOB.
+"""
+
+
+def test_markdown_rules_around_a_plain_text_table_make_no_heading() -> None:
+    """A dash line after a blank line is a thematic break, and a dash line under several
+    lines of text is a rule (pandoc and Python-Markdown take one line as a setext title):
+    neither makes a heading, so a table between two rules stays text and leads no later
+    chunk's heading path."""
+    doc = parse(_RULED_TABLE, "markdown")
+    assert doc.headings == ["Differences"]
+    body = doc.sections[0].body
+    assert "Anything but foo." in body and "EXTENDED_GLOB" in body
+    for chunk in split_text(_RULED_TABLE + "\n\nMore prose follows.\n", "markdown", 200):
+        assert chunk.title == "Differences"
+    two = parse("first line of a paragraph\nsecond line of it\n===\n\ntext", "markdown")
+    assert two.headings == [] and "second line of it" in two.sections[0].body
+
+
+def test_a_one_line_setext_title_is_still_a_heading() -> None:
+    doc = parse("Intro text.\n\nInstalling\n----------\n\nRun the installer.\n", "markdown")
+    assert doc.headings == ["Installing"]
+    assert doc.sections[-1].path == ("Installing",)
+    assert "Run the installer." in doc.sections[-1].body
+
+
 def test_markdown_comment_lines_never_reach_later_abstracts(bow, tmp_path: Path) -> None:
     filler = "\n\n".join(f"Paragraph {i} explains step {i} of the rollout." for i in range(40))
     text = MD_PAGE.replace("Apply the manifests", filler + "\n\nApply the manifests")

@@ -298,7 +298,15 @@ def _parse_markdown(text: str) -> Document:
             para_start, prev_blank = -1, True
             continue
         level = setext_level(line)
-        if level and para_start >= 0:
+        if level and (para_start < 0 or len(b.body) - para_start > 1):
+            # No paragraph (a ``---`` after a blank line: a thematic break), or one of
+            # several lines (pandoc's and Python-Markdown's setext title is one line): a rule
+            # line, not an underline. Why: a plain-text table between two dash rules made
+            # the whole table a heading that led every later chunk of its file.
+            b.body.append(line)
+            para_start, prev_blank = -1, True
+            continue
+        if level:
             heading = _collapse(" ".join(b.body[para_start:]))
             del b.body[para_start:]
             b.heading(level, heading)
