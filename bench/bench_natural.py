@@ -302,6 +302,12 @@ ROWS: tuple[Row, ...] = (
     Row("find-no-window", "find - chunk window", "find", config={"question_chunk_window": False}),
     Row("find-no-spread", "find - spread", "find", config={"question_document_penalty": 0.0}),
     Row(
+        "find-no-headless-entries",
+        "find - headless entry slots",
+        "find",
+        config={"headless_entry_slots": False},
+    ),
+    Row(
         "find-grow-nearer",
         "find slot grows nearer side first",
         "find",

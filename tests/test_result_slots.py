@@ -381,3 +381,62 @@ def test_the_shown_run_grows_best_first_and_stops_at_the_budget() -> None:
     assert by_score == {f"{DOC}#chunk-3": 1, f"{DOC}#chunk-4": 2, f"{DOC}#chunk-5": 3}
     nearer = _passage_shown(face, rest, budget)
     assert nearer == {f"{DOC}#chunk-1": -1, f"{DOC}#chunk-3": 1, f"{DOC}#chunk-0": -2}
+
+
+def test_headless_entries_of_a_document_take_slots_of_their_own() -> None:
+    """Document slots (a topical query), except where a document's hits all lie under one
+    heading path in several passages: each passage is then a slot."""
+    from treehop.descent import headless_groups
+
+    faq = ["FAQ"]
+    items = [
+        _chunk(4, 0.9, 0.9, faq, 4),  # an entry
+        _file(f"{R}/docs/other.md", 0.8),
+        _chunk(1, 0.7, 0.7, faq, 0),  # another entry of the same chapter
+        _chunk(5, 0.6, 0.6, faq, 4),  # continues the first entry
+    ]
+    assert _uris(headless_groups(items, 10_000)) == [
+        ["guide.md#chunk-4", "guide.md#chunk-5"],
+        ["other.md"],
+        ["guide.md#chunk-1"],
+    ]
+    # hits under different headings: the page's sections, one document slot
+    sections = [
+        _chunk(4, 0.9, 0.9, ["Guide", "A"], 4),
+        _file(f"{R}/docs/other.md", 0.8),
+        _chunk(1, 0.7, 0.7, ["Guide", "B"], 0),
+    ]
+    assert _uris(headless_groups(sections, 10_000)) == [
+        ["guide.md#chunk-4", "guide.md#chunk-1"],
+        ["other.md"],
+    ]
+    # one passage (a long answer cut by size): one document slot, whatever the budget
+    one = [_chunk(i, 0.9 - i / 10, 0.9 - i / 10, faq, 0) for i in range(3)]
+    assert _uris(headless_groups(one, 10)) == [[f"guide.md#chunk-{i}" for i in range(3)]]
+
+
+def test_a_topical_query_reaches_each_headless_entry_of_a_chapter(bow, tmp_path: Path) -> None:
+    """End to end: a chapter whose entries lost their titles (``Q:`` lines mark them) gives a
+    keyword query one slot per matching entry, not one for the chapter; with
+    ``headless_entry_slots=False`` the chapter is one slot again."""
+    root = tmp_path / "faq"
+    root.mkdir()
+    entries = [
+        ("Why is my mail refused?", "quota exceeded mailbox storage limit cleanup archive. "),
+        ("What about the garden?", "gardening tomatoes compost watering seedlings mulch. "),
+        ("Who can change it?", "mailbox quota warnings storage limit administrator raise. "),
+    ]
+    body = "\n\n".join(f"Q: {q}\n\nA: {a * 7}" for q, a in entries)
+    (root / "faq.md").write_text(f"# Mail FAQ\n\n{body}\n")
+    (root / "notes.md").write_text("unrelated notes about storage of garden tools " * 4)
+    query = "mailbox quota storage limit"
+    with Treehop(embedder=bow, tagger=None, chunk_chars=500) as th:
+        th.add_resource(root, target_uri=f"{R}/faq")
+        res = th.find(query, limit=5).resources
+        faq = [m for m in res if m.parent_uri == f"{R}/faq/faq.md"]
+        assert len(faq) == 2, [m.uri for m in res]
+        assert {m.metadata["passage_start"] for m in faq} == {0, 2}
+        assert all("gardening" not in m.slot_text for m in faq)
+        th.config.headless_entry_slots = False
+        res = th.find(query, limit=5).resources
+        assert len([m for m in res if m.parent_uri == f"{R}/faq/faq.md"]) == 1

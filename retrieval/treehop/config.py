@@ -63,6 +63,21 @@ class RetrievalConfig(ConfigModel):
     Either way the slot shows its best-scoring chunk and carries the others in
     :attr:`~treehop.models.MatchedContext.collapsed` (a question's chunks rank by their own
     score: ``question_context_scale`` 0)."""
+    headless_entry_slots: bool = True
+    """For a query that takes document slots (a heading, keywords, a topic: not a question,
+    which takes passage slots anyway): a document whose matched chunks all lie under one
+    heading path and in more than one passage (entries marked at ingest without headings
+    of their own: an FAQ chapter whose question titles are missing, a plain-text FAQ's
+    answers) gives each passage a slot of its own, cut as a question's are
+    (:func:`treehop.descent.headless_groups`). A document whose hits lie under different
+    headings stays one slot: its headings name the page a topical query asks for.
+    Why: a title-like query ("Errors with distclean", "Similarities with csh") over such a
+    chapter got one slot for the whole chapter, whose face was another entry, and the
+    entry that answered stayed hidden even at rank 100. Natural-question dev halves
+    (``bench/bench_natural.py``, ``find`` vs ``find-no-headless-entries``; bench/README.md,
+    "Natural questions, round 13"): zsh FAQ nDCG@10 0.754 -> 0.789, autotools FAQ 0.789 ->
+    0.832, every other set and the heading / first-sentence / anchor set identical.
+    ``False``: one slot per document for such queries."""
     sentence_passages: bool = True
     """A query over documents written as a sentence (:func:`treehop.query_shape.is_sentence`:
     a problem report such as "Fetchmail hangs while fetching mail." or "Some objects aren't

@@ -474,6 +474,7 @@ class HierarchicalRetriever:
                 budget=self._slot_chars(q),
                 passages=q.passages,
                 join_adjacent=cfg.join_adjacent_hits,
+                headless=cfg.headless_entry_slots,
             ),
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
