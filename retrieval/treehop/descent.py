@@ -253,9 +253,9 @@ class Collected:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
         if self.collapse and self.passages:  # (one slot per passage of a document)
             return passage_groups(items, self.budget, self.join_adjacent, grow_key)
-        groups: dict[str, list[Candidate]] = {}
-        if self.collapse and self.headless:
+        if self.collapse and self.headless:  # (one per document, or per headless entry)
             return headless_groups(items, self.budget, self.join_adjacent, grow_key)
+        groups: dict[str, list[Candidate]] = {}
         if self.collapse:  # (one slot per document)
             for c in items:
                 groups.setdefault(c.document, []).append(c)
@@ -394,21 +394,29 @@ def headless_groups(
     sections stays one result (passage slots for every topical query cost the anchor-text
     queries 0.024 nDCG@10); entries under one heading are separate answers that nothing
     else can name."""
-    rank = {id(c): k for k, c in enumerate(items)}
     by_doc: dict[str, list[Candidate]] = {}
     for c in items:
         by_doc.setdefault(c.document, []).append(c)
     groups: list[list[Candidate]] = []
+    split = False
     for doc, members in by_doc.items():
-        chunks = [c for c in members if c.chunk_index is not None and c.uri != doc]
-        marks = {_passage_mark(c.node) for c in chunks}
-        paths = {m[1] for m in marks}
-        if len(chunks) > 1 and len(paths) == 1 and len(marks) > 1:
+        # (a document with one candidate, the common case, is one slot: no mark is read)
+        if len(members) > 1 and _headless_entries(doc, members):
             groups.extend(passage_groups(members, budget, join_adjacent, grow_key))
+            split = True
         else:
             groups.append(members)
-    groups.sort(key=lambda g: rank[id(g[0])])
+    if split:  # (the documents' slots were in rank order; a split one's are interleaved)
+        rank = {id(c): k for k, c in enumerate(items)}
+        groups.sort(key=lambda g: rank[id(g[0])])
     return groups
+
+
+def _headless_entries(doc: str, members: list[Candidate]) -> bool:
+    """Whether a document's candidates hold chunks of more than one passage, all under one
+    heading path (:func:`headless_groups`)."""
+    marks = {_passage_mark(c.node) for c in members if c.chunk_index is not None and c.uri != doc}
+    return len(marks) > 1 and len({path for _, path in marks}) == 1
 
 
 def _windows(
