@@ -397,6 +397,8 @@ def headless_groups(
     by_doc: dict[str, list[Candidate]] = {}
     for c in items:
         by_doc.setdefault(c.document, []).append(c)
+    if len(by_doc) == len(items):  # (a candidate per document: nothing to split)
+        return list(by_doc.values())
     groups: list[list[Candidate]] = []
     split = False
     for doc, members in by_doc.items():
