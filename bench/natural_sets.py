@@ -354,6 +354,12 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
 
+KEEP_LABELS = False
+"""Set by ``bench_labels_kept.py``: the numbered-FAQ splitters (lsof, Vim) keep each deleted
+question's number as a line of its own (``17.18.3``, ``25.11.``), as a corpus whose question
+*text* was taken out in place leaves it."""
+
+
 def split_numbered_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
     """lsof-style FAQ -> ({relpath: section text}, [(number, question, answer)]).
 
@@ -397,7 +403,7 @@ def split_numbered_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, 
         elif title.endswith("?"):
             if body:
                 qa.append((num, title, body))
-                current += [body, ""]
+                current += [num, "", body, ""] if KEEP_LABELS else [body, ""]
         else:
             current += [f"## {num} {title}", ""]
             if body:
@@ -1745,6 +1751,8 @@ def split_vim_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]]
         if asked and asked.group(1) == section:
             close_question()
             question, answer = [f"{asked.group(1)}.{asked.group(2)}", asked.group(3)], []
+            if KEEP_LABELS:  # (the number stays, on a line of its own)
+                out += [f"{asked.group(1)}.{asked.group(2)}.", ""]
             asking = True
             previous_blank = False
             continue  # the question's own lines leave the corpus

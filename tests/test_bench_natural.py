@@ -181,6 +181,30 @@ def test_numbered_faq_splits_sections_into_files_without_question_lines() -> Non
     assert "Use the vendor compiler." in files["02-problems.md"]
 
 
+def test_kept_labels_stand_where_the_questions_were(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``KEEP_LABELS`` (``bench_labels_kept.py``): the lsof and Vim splitters leave each
+    question's number on a line of its own, its text still gone."""
+    faq = (
+        "Table of Contents:\n\n1.0\tGeneral\n1.1\tWhat is it?\n\n____\n\n"
+        "1.0\tGeneral\n\n1.1\tWhat is it?\n\n\tA tool that lists open files.\n"
+    )
+    monkeypatch.setattr(ns, "KEEP_LABELS", True)
+    files, qa = ns.split_numbered_faq(faq)
+    assert qa == [("1.1", "What is it?", "A tool that lists open files.")]
+    assert "\n1.1\n\nA tool that lists open files." in files["01-general.md"]
+    assert "What is it" not in files["01-general.md"]
+    vim = (
+        "=" * 40 + "\nSECTION 1 - GENERAL\n\n1.1. What is Vim and how do I\n     get it?\n\n"
+        "Vim is an editor.\n"
+    )
+    files, qa = ns.split_vim_faq(vim)
+    assert [q for _, q, _ in qa] == ["What is Vim and how do I get it?"]
+    text = "".join(files.values())
+    assert "1.1." in text and "What is Vim" not in text and "Vim is an editor." in text
+    monkeypatch.setattr(ns, "KEEP_LABELS", False)
+    assert "1.1" not in "".join(ns.split_vim_faq(vim)[0].values())
+
+
 def test_scrub_deletes_quoted_questions_across_line_breaks() -> None:
     q = ns.NaturalQuestion(
         "q1", "Where do I get lsof?", (("See 1.2 Where do I\nget lsof? x", 1.0),)

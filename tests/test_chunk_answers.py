@@ -314,3 +314,64 @@ def test_numbered_title_lines_start_entries_in_plain_text() -> None:
     # a numbered sentence on its own line is not a title
     prose = f"{_answer(0, 3)}\n\n2.5 topic0 units are enough.\n\n{_answer(0, 3)}"
     assert len(split_text(prose, "text", 1000)) == 1
+
+
+LABELS_ALONE = [
+    "(1)",
+    "2.",
+    "3.1.",
+    "4.2",
+    "5)",
+    "(f)",
+    "Q:",
+    "Q8.",
+    "Question 9:",
+    "E4)",
+    "**11.**",
+]
+
+
+def test_a_label_left_alone_where_a_question_was_starts_an_entry() -> None:
+    """A question whose text was taken out in place leaves its number or label on a line of
+    its own (``(1)``, ``3.1.``, ``Q:``): that line starts a new entry, in every kind."""
+    for kind in ("markdown", "text", "rst"):
+        head = "# FAQ\n\n" if kind == "markdown" else ""
+        page = head + "\n\n".join(
+            f"{lab}\n\n{_answer(i, 4)}\n\n{_answer(i, 2)}" for i, lab in enumerate(LABELS_ALONE)
+        )
+        chunks = split_text(page, kind, 1000)
+        _check_boundaries(chunks, len(LABELS_ALONE))
+        assert len({c.passage for c in chunks}) == len(LABELS_ALONE), kind
+    page = "".join(
+        f"<p><b>({i + 1})</b></p><p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>" for i in range(5)
+    )
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{page}</main></body></html>")
+    _check_boundaries(split_text(text, "html", 1000), 5)
+
+
+def test_values_and_indented_examples_are_not_labels() -> None:
+    """A decimal value (``0.707``, ``1.414``), a bare integer (a page number), ``A:``, or a
+    label-like line of an indented example (``y)`` in Vim) continues its answer."""
+    for line in ("0.707", "1.414", "12", "A:", "    y)", "a"):
+        page = f"{_answer(0, 3)}\n\n{line}\n\n{_answer(0, 3)}"
+        chunks = split_text(page, "text", 1000)
+        assert len(chunks) == 1 and len({c.passage for c in chunks}) == 1, line
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(1, 99), min_size=1, max_size=4),
+    st.sampled_from([".", ")", ""]),
+    st.booleans(),
+)
+def test_any_section_number_alone_is_a_label(parts: list[int], end: str, bold: bool) -> None:
+    """Every ``N.M.K`` section number (with or without a closing ``.`` or ``)``; a single
+    level needs one), bold or not, marks the entry it stood for."""
+    label = ".".join(map(str, parts)) + end
+    if len(parts) == 1 and not end:
+        label += "."
+    if bold:
+        label = f"**{label}**"
+    page = f"{_answer(0, 8)}\n\n{label}\n\n{_answer(1, 8)}"
+    chunks = split_text(page, "text", 1000)
+    _check_boundaries(chunks, 2)

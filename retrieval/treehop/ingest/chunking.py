@@ -63,6 +63,18 @@ problems`` or ``9.2  /dev/kmem-based HP-UX lsof Questions`` (how plain-text FAQs
 their entries; ``1.`` alone is a list item, not matched)."""
 TITLE_CHARS = 120
 """A numbered line on its own this short, not ending a sentence, is an entry's title."""
+_LABEL = re.compile(
+    r"[*_]{0,2}(?:Q(?:uestion)?[ \t]*\d{0,4}[ \t]*[:.)]?|\(?\d{1,4}(?:\.\d{1,4}){0,6}[.)]"
+    r"|\(\d{1,4}\)|[1-9]\d?(?:\.\d{1,2}){1,6}|\(?[A-Za-z]\)|[A-Z]\d{1,3}[.):]?)[*_]{0,2}"
+)
+"""An entry's label standing alone: ``(1)``, ``1.``, ``1.2.``, ``3.4``, ``2)``, ``(a)``,
+``Q:``, ``Q3.``, ``Question 2:``, ``E4)``, bold or not: what is left of a numbered or
+labelled question whose text was taken out (``fullmatch`` on one short line: linear). A bare
+integer or letter is not one (a page number, a table cell), nor ``A:``, nor a decimal value
+(``0.707``, ``1.414``: a section number without a closing ``.`` has no leading zero and at most
+two digits a level)."""
+LABEL_CHARS = 24
+"""The longest line read as a label alone (:data:`_LABEL`)."""
 
 
 _BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*|([-=~^#*+_])\2{3,}[ \t]*")
@@ -75,7 +87,8 @@ no nested quantifier over the same text: linear."""
 def _asks(block: str) -> bool:
     """Whether a block starts a new answer: a question on its own (a short block ending with
     ``?``), a labelled question (``Q:``, ``3.``, ``E4)``) with a ``?`` in its first
-    :data:`QUESTION_CHARS` characters, or
+    :data:`QUESTION_CHARS` characters, an entry's label alone (``(1)``, ``1.2.``, ``Q:``:
+    :data:`_LABEL`, the question's text taken out), or
     a bold line on its own (``**Installing on Windows**``, how Markdown FAQs mark their
     entries), or a numbered title line on its own (``3.2.3  Other header file problems``,
     :data:`_NUMBERED_TITLE`). Read on the block's start and end only (linear)."""
@@ -84,6 +97,13 @@ def _asks(block: str) -> bool:
         return True
     first = block[:QUESTION_CHARS].split("\n", 1)[0].strip()
     if _Q_PREFIX.match(first) and "?" in block[:QUESTION_CHARS]:
+        return True
+    if (
+        "\n" not in block
+        and len(first) <= LABEL_CHARS
+        and _LABEL.fullmatch(first)
+        and not block.startswith("    ")  # (indented: an example's line, ``y)`` in Vim)
+    ):
         return True
     if (
         "\n" not in block
