@@ -2,13 +2,14 @@
 
     python bench/bench_labels_kept.py --sets lsof-faq,vim-faq --rows find,flat-dense,flat-hybrid
 
-Every numbered natural set here deletes a question's whole line (number and text). A corpus
+Every labelled natural set here deletes a question's whole line (label and text). A corpus
 whose questions were removed in place keeps the label: ``17.18.3`` (lsof's FAQ), ``25.11.``
-(the Vim FAQ) on a line of its own where the question stood. This builds that variant of the
-two numbered plain-text sets (``natural_sets.KEEP_LABELS``; the same questions, answers,
-halves and judge, the set named ``<set>-labels`` and written beside the original) and runs
-``bench_natural``'s rows on both halves: does the chunker read a label alone as the start
-of an entry (``treehop.ingest.chunking._LABEL``)?
+(the Vim FAQ) on a line of its own where the question stood, ``Q:`` over ``A: <answer>``
+(GNU Screen's FAQ). This builds that variant of the three labelled plain-text sets
+(``natural_sets.KEEP_LABELS``; the same questions, answers, halves and judge, the set named
+``<set>-labels`` and written beside the original) and runs ``bench_natural``'s rows on both
+halves: does the chunker read a label alone as the start of an entry
+(``treehop.ingest.chunking._LABEL``)?
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_natural as bn  # noqa: E402
 import natural_sets as ns  # noqa: E402
 
-LABELLED_SETS = ("lsof-faq", "vim-faq")
+LABELLED_SETS = ("lsof-faq", "vim-faq", "screen-faq")
 """The sets whose splitters can keep the number (``natural_sets.KEEP_LABELS``)."""
 
 

@@ -356,8 +356,9 @@ def _slug(text: str) -> str:
 
 KEEP_LABELS = False
 """Set by ``bench_labels_kept.py``: the numbered-FAQ splitters (lsof, Vim) keep each deleted
-question's number as a line of its own (``17.18.3``, ``25.11.``), as a corpus whose question
-*text* was taken out in place leaves it."""
+question's number as a line of its own (``17.18.3``, ``25.11.``), and the ``Q:``/``A:``
+splitter (Screen) its ``Q:`` line over the answer's ``A:`` line, as a corpus whose question
+*text* was taken out in place leaves them."""
 
 
 def split_numbered_faq(text: str) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
@@ -2224,7 +2225,8 @@ def split_qa_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
         if q:
             close()
             asking, gap, asked, answer = [q.group(1)], False, None, []
-            out.append("")  # a paragraph break where the question was: answers stay apart
+            # a paragraph break where the question was (answers stay apart), or its label
+            out.append("Q:" if KEEP_LABELS else "")
             continue
         if asking is not None:
             blank = not line.strip()
@@ -2238,6 +2240,10 @@ def split_qa_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
             asked, asking = _norm(" ".join(asking)), None
             line = (a.group(1) or "") if a else line
             answer = []
+            if a and KEEP_LABELS:  # (the label stays in the text, not in the answer)
+                answer.append(line)
+                out.append(f"A: {line}")
+                continue
         if asked is not None:
             answer.append(line)
         out.append(line)

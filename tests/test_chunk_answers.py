@@ -349,6 +349,14 @@ def test_a_label_left_alone_where_a_question_was_starts_an_entry() -> None:
     _check_boundaries(split_text(text, "html", 1000), 5)
 
 
+def test_a_label_over_the_answer_line_starts_an_entry() -> None:
+    """``Q:`` left over ``A: <answer>`` (a Q/A FAQ whose question text was taken out), or
+    a number over the answer's first line: the block starts an entry."""
+    for label in ("Q:\nA: ", "2.1.\n", "(3)\n"):
+        page = "\n\n".join(f"{label}{_answer(i, 6)}\n\n{_answer(i, 3)}" for i in range(4))
+        _check_boundaries(split_text(page, "text", 1000), 4)
+
+
 def test_values_and_indented_examples_are_not_labels() -> None:
     """A decimal value (``0.707``, ``1.414``), a bare integer (a page number), ``A:``, or a
     label-like line of an indented example (``y)`` in Vim) continues its answer."""

@@ -87,8 +87,9 @@ no nested quantifier over the same text: linear."""
 def _asks(block: str) -> bool:
     """Whether a block starts a new answer: a question on its own (a short block ending with
     ``?``), a labelled question (``Q:``, ``3.``, ``E4)``) with a ``?`` in its first
-    :data:`QUESTION_CHARS` characters, an entry's label alone (``(1)``, ``1.2.``, ``Q:``:
-    :data:`_LABEL`, the question's text taken out), or
+    :data:`QUESTION_CHARS` characters, an entry's label alone on the block's first line
+    (``(1)``, ``1.2.``, ``Q:`` over ``A: ...``: :data:`_LABEL`, the question's text taken
+    out), or
     a bold line on its own (``**Installing on Windows**``, how Markdown FAQs mark their
     entries), or a numbered title line on its own (``3.2.3  Other header file problems``,
     :data:`_NUMBERED_TITLE`). Read on the block's start and end only (linear)."""
@@ -99,12 +100,11 @@ def _asks(block: str) -> bool:
     if _Q_PREFIX.match(first) and "?" in block[:QUESTION_CHARS]:
         return True
     if (
-        "\n" not in block
-        and len(first) <= LABEL_CHARS
+        len(first) <= LABEL_CHARS
         and _LABEL.fullmatch(first)
         and not block.startswith("    ")  # (indented: an example's line, ``y)`` in Vim)
     ):
-        return True
+        return True  # (a line of its own: ``Q:`` over ``A: ...`` is one block)
     if (
         "\n" not in block
         and len(first) <= TITLE_CHARS
