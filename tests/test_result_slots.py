@@ -440,3 +440,15 @@ def test_a_topical_query_reaches_each_headless_entry_of_a_chapter(bow, tmp_path:
         th.config.headless_entry_slots = False
         res = th.find(query, limit=5).resources
         assert len([m for m in res if m.parent_uri == f"{R}/faq/faq.md"]) == 1
+
+
+def test_headless_groups_read_hand_written_heading_paths() -> None:
+    """A heading path of other values (metadata written by hand: a dict inside) compares
+    without being hashed: two passages under it split, another path keeps one slot."""
+    from treehop.descent import headless_groups
+
+    odd: list = [{"section": "FAQ"}]
+    items = [_chunk(4, 0.9, 0.9, odd, 4), _chunk(1, 0.7, 0.7, odd, 0)]
+    assert _uris(headless_groups(items, 10_000)) == [["guide.md#chunk-4"], ["guide.md#chunk-1"]]
+    items[1].node.metadata["heading_path"] = [{"section": "other"}]
+    assert len(headless_groups(items, 10_000)) == 1

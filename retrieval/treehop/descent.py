@@ -416,9 +416,21 @@ def headless_groups(
 
 def _headless_entries(doc: str, members: list[Candidate]) -> bool:
     """Whether a document's candidates hold chunks of more than one passage, all under one
-    heading path (:func:`headless_groups`)."""
-    marks = {_passage_mark(c.node) for c in members if c.chunk_index is not None and c.uri != doc}
-    return len(marks) > 1 and len({path for _, path in marks}) == 1
+    heading path (:func:`headless_groups`). Paths are compared, never hashed: a path that
+    metadata written by hand filled with other values still compares."""
+    starts: set[int | None] = set()
+    first: tuple[object, ...] | None = None
+    seen = False
+    for c in members:
+        if c.chunk_index is None or c.uri == doc:
+            continue
+        start, path = _passage_mark(c.node)
+        if not seen:
+            first, seen = path, True
+        elif path != first:
+            return False
+        starts.add(start)
+    return len(starts) > 1
 
 
 def _windows(
