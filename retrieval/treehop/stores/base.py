@@ -311,6 +311,14 @@ class HitArrays:
     found by looking those URIs up instead of decoding every hit's (the tree context asks
     it of a family of hundreds of chunks with a pool of ~50 URIs). ``None``: the caller
     compares :attr:`uris`."""
+    load: Callable[[Sequence[int]], list[Node]] | None = None
+    """Optional: the nodes of the hits at the given positions (as :attr:`HitColumns.load`),
+    with :attr:`flags`: a caller that has the hits' URIs (:attr:`uris`) places a hit as a
+    deferred candidate without :meth:`columns` (the tree context's folder of files).
+    ``None``: read the hits through :meth:`columns` (a batch that built them already)."""
+    flags: Callable[[npt.NDArray[np.int64]], tuple[list[float], list[bool]]] | None = None
+    """Optional, given with :attr:`load`: the dense scores and filter flags of the hits at
+    the given positions (:attr:`HitColumns.vector_scores`, :attr:`HitColumns.matches`)."""
 
     def __len__(self) -> int:
         return int(self.leaves.size)

@@ -201,6 +201,15 @@ class _SearchPaths(_StoreAttributes):
             out: BoolArray = np.isin(rows[positions], found[found >= 0])
             return out
 
+        def load(positions: Sequence[int]) -> list[Node]:
+            return [self._node(s, int(rows[i])) for i in positions]
+
+        def flags(positions: npt.NDArray[np.int64]) -> tuple[list[float], list[bool]]:
+            # (as ``_columns`` reads them: the same floats and flags)
+            at = top[positions]
+            found = [True] * at.size if matches is None else matches[cand[at]].tolist()
+            return dense[at].tolist(), found
+
         return build_frozen(
             HitArrays,
             leaves=s.cols["leaf"][rows].astype(bool),
@@ -213,6 +222,9 @@ class _SearchPaths(_StoreAttributes):
             parent_uris=parent_uris,
             heading_codes=headings,
             among=among,
+            # (a batch that built the leaves' columns hands them out: read through them)
+            load=None if ready else load,
+            flags=None if ready else flags,
         )
 
     def search_batch(
