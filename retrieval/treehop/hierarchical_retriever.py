@@ -1060,7 +1060,7 @@ class HierarchicalRetriever:
         assert hits.load is not None and hits.flags is not None
         at: list[int] = family.at.tolist()
         picked = scored.picked
-        chosen = family.at if scored.at is None else family.at[scored.at]
+        chosen = family.at[:0] if scored.at is None else family.at[scored.at]
         dense, matched = hits.flags(chosen)
         by_uri, threshold = state.collected.by_uri, state.threshold
         get, load, found = by_uri.get, hits.load, q.hits
