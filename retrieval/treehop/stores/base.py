@@ -362,6 +362,9 @@ def search_columns(
     )
 
 
+_all = np.logical_and.reduce
+"""``a.all()`` of a 1-d array without the Python frame of numpy's ``_methods`` wrapper."""
+
 SMALL_UNIQUE = 128
 """Up to this many values :func:`unique_inverse` sorts Python ints instead of calling
 ``np.unique``."""
@@ -377,7 +380,7 @@ def unique_inverse(
     members); ``np.unique``'s fixed cost (~25 us: argsort, masks, several array calls) was
     most of each call, where a sort of the few distinct Python ints and a dict lookup per
     value take about half. Past :data:`SMALL_UNIQUE` values, ``np.unique`` itself."""
-    if a.size and a[0] == a[-1] and bool((a == a[0]).all()):
+    if a.size and a[0] == a[-1] and bool(_all(a == a[0])):
         # one value (a family's members, the chunks of one file): no sort, no lookups
         return a[:1].copy(), np.zeros(a.size, dtype=np.intp)
     if a.size > SMALL_UNIQUE:

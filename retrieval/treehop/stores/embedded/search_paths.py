@@ -43,8 +43,10 @@ from .layout import (
     F32,
     BoolArray,
     IntArray,
+    _all,
     _h64,
     _matvec,
+    _max,
     _optional,
     _unique_ints,
 )
@@ -173,7 +175,7 @@ class _SearchPaths(_StoreAttributes):
         rows = cand[top]
         parent = s.parent_row[rows]
         # a linked parent row is the parent's code: distinct rows hold distinct URIs
-        codes = parent if bool((parent >= 0).all()) else None
+        codes = parent if bool(_all(parent >= 0)) else None
         chunk = s.cols["chunk"][rows].astype(np.int64)
 
         def columns(positions: npt.NDArray[np.int64]) -> HitColumns:
@@ -1754,7 +1756,7 @@ def _kept_scores(
         kept[4] = (order, kept[0][order])
     order, ranked = kept[4]
     at = ranked.searchsorted(wanted)
-    if int(at.max()) >= ranked.size or not bool((ranked[at] == wanted).all()):
+    if int(_max(at)) >= ranked.size or not bool(_all(ranked[at] == wanted)):
         return None
     at = order[at]
     dense: F32 = kept[1][at]
