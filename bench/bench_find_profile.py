@@ -209,6 +209,9 @@ TIMED_STEPS = {
         "_family",
         "_inner_arrays",
         "_context_candidate",
+        "_place_folder",
+        "_settle_directories",
+        "_pool",
         "_conclude",
         "_memory_context",
         "_finish",
@@ -216,6 +219,7 @@ TIMED_STEPS = {
     ],
     "treehop.client.AsyncTreehop": ["_find_checked", "_roots_of", "_to_find_result"],
     "treehop.hierarchical_retriever": ["_score_family", "_one_search_stands"],
+    "treehop.hierarchical_retriever._FolderFamily": ["of", "score"],
     "treehop.tree_scoring": ["sibling_order", "context_columns"],
     "treehop.stores.embedded.search_paths._SearchPaths": [
         "search_columns",

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import operator
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -52,7 +55,41 @@ def _flag(name: str) -> Callable[[bool], None]:
     return lambda on: setattr(owner, attr, on)
 
 
-CHANGES: dict[str, Callable[[bool], None]] = {"keep_rows": _toggle_keep_rows}
+_REDUCED = {
+    "treehop.hierarchical_retriever": ("_max", "_all"),
+    "treehop.tree_scoring": ("_max",),
+    "treehop.stores.base": ("_all",),
+    "treehop.stores.embedded.layout": ("_max",),
+    "treehop.stores.embedded.search_paths": ("_max", "_all"),
+    "treehop.stores.embedded.snapshot": ("_max", "_min", "_sum", "_all"),
+}
+"""The modules whose ``_max``/``_min``/``_sum``/``_all`` are the ufunc reductions (round 16)."""
+_UFUNC = {
+    "_max": np.maximum.reduce,
+    "_min": np.minimum.reduce,
+    "_sum": np.add.reduce,
+    "_all": np.logical_and.reduce,
+}
+
+
+def _toggle_reduce(on: bool) -> None:
+    """off: each alias calls the array method (``a.max()``: numpy's ``_methods`` frame), as
+    the code did before round 16, through ``operator.methodcaller`` (a C call; the one
+    call with a keyword, ``_optional``'s ``initial=-1``, through a lambda); on: the ufunc
+    reduction."""
+    for name, attrs in _REDUCED.items():
+        owner = importlib.import_module(name)
+        for attr in attrs:
+            old: Callable[..., Any] = operator.methodcaller(attr[1:])
+            if name.endswith(".layout"):
+                old = lambda a, **kw: a.max(**kw)  # noqa: E731
+            setattr(owner, attr, _UFUNC[attr] if on else old)
+
+
+CHANGES: dict[str, Callable[[bool], None]] = {
+    "keep_rows": _toggle_keep_rows,
+    "reduce": _toggle_reduce,
+}
 
 
 def cold(store: Any) -> None:

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from test_columnar_search import DIM, MEM, RES, _node, _query, random_tree
+from test_columnar_search import DIM, MEM, RES, _node, _outcome, _query, random_tree
 from treehop import RetrievalConfig
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import ContextType, TypedQuery
@@ -336,3 +336,117 @@ def test_one_plain_family_equals_the_general_path(n: int, ask: str) -> None:
     assert fast.picked == general.picked
     for name in ("own", "final", "neighbours", "parent", "best_sibling"):
         assert bits(getattr(fast, name)) == bits(getattr(general, name)), name
+
+
+def folder_tree(seed: int) -> tuple[EmbeddedStore, np.random.Generator]:
+    """Folders of many files and sessions of many turns, each clustered round its own
+    centre (a query near one of them finds its best leaves in one folder), with tags, a
+    chunked file in one folder and natural-order names."""
+    rng = np.random.default_rng(seed)
+    nodes = [
+        _node(RES, None, ContextType.RESOURCE, 0, False),
+        _node(MEM, None, ContextType.MEMORY, 0, False),
+    ]
+    vecs = [rng.standard_normal(DIM), rng.standard_normal(DIM)]
+    words = ["alpha", "beta", "gamma", "delta"]
+    for d in range(3):
+        du, centre = f"{RES}/d{d}", rng.standard_normal(DIM)
+        nodes.append(_node(du, RES, ContextType.RESOURCE, 1, False))
+        vecs.append(centre)
+        for f in range(int(rng.integers(15, 40))):
+            fu = f"{du}/file-{f}.md"
+            tags = [f"auto:{words[int(rng.integers(0, 4))]}"]
+            if d == 2 and f == 0:  # (a chunked file: its folder is not all files)
+                nodes.append(_node(fu, du, ContextType.RESOURCE, 1, False))
+                vecs.append(centre)
+                for c in range(3):
+                    nodes.append(
+                        _node(
+                            f"{fu}#chunk-{c}",
+                            fu,
+                            ContextType.RESOURCE,
+                            2,
+                            True,
+                            chunk_index=c,
+                            content="alpha chunk",
+                            tags=tags,
+                        )
+                    )
+                    vecs.append(centre + 0.4 * rng.standard_normal(DIM))
+                continue
+            nodes.append(
+                _node(fu, du, ContextType.RESOURCE, 2, True, content="alpha file", tags=tags)
+            )
+            vecs.append(centre + 0.4 * rng.standard_normal(DIM))
+    for t in range(2):
+        su, centre = f"{MEM}/session-{t}", rng.standard_normal(DIM)
+        nodes.append(_node(su, MEM, ContextType.MEMORY, 1, False))
+        vecs.append(centre)
+        for k in range(int(rng.integers(10, 30))):
+            text = " ".join(rng.choice(words, size=int(rng.integers(1, 20))).tolist())
+            nodes.append(_node(f"{su}/turn-{k:05d}", su, ContextType.MEMORY, 2, True, content=text))
+            vecs.append(centre + 0.4 * rng.standard_normal(DIM))
+    arr = np.stack(vecs).astype(np.float32)
+    arr /= np.linalg.norm(arr, axis=1, keepdims=True)
+    store = EmbeddedStore()
+    order = rng.permutation(len(nodes))
+    store.upsert([nodes[i] for i in order], arr[order])
+    return store, rng
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_folder_family_equals_the_columns_path(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A family that is one folder of files (or one session of turns) read as arrays
+    (``_FolderFamily``: no columns, picked leaves placed on the search's ``load``) gives the
+    finds of the columns path it stands in for: the same hits, scores, own and dense scores,
+    provenance and nodes, with and without a filter (the filter flags), over documents and
+    memory sessions (the session evidence), with directories or not; and the folder path
+    is taken."""
+    from treehop import hierarchical_retriever as hr
+    from treehop.filters import TagFilter
+
+    store, rng = folder_tree(seed)
+    leaves = [n.uri for n in store.iter_nodes() if n.is_leaf]
+    taken = 0
+    score = hr._FolderFamily.score
+
+    def counted(self: Any, *args: Any) -> Any:
+        nonlocal taken
+        taken += 1
+        return score(self, *args)
+
+    monkeypatch.setattr(hr._FolderFamily, "score", counted)
+    for k in range(10):
+        cfg = RetrievalConfig(
+            context_pool=int(rng.integers(1, 12)), max_children_per_dir=int(rng.integers(4, 40))
+        )
+        retriever = HierarchicalRetriever(store, cfg)
+        # (most queries near one stored leaf: its folder is then the family)
+        q = _query(rng)
+        if k % 3:
+            near = store.get_vectors([leaves[int(rng.integers(0, len(leaves)))]])[0]
+            q = (near + 0.2 * q).astype(np.float32)
+            q /= np.linalg.norm(q)
+        for include_dirs, roots, tags in (
+            (None, [RES, MEM], TagFilter()),
+            (False, [MEM], TagFilter()),
+            (True, [RES], TagFilter()),
+            (False, [RES, MEM], TagFilter(any_of=["auto:alpha", "auto:beta"])),
+        ):
+            req = RetrievalRequest(
+                query=TypedQuery(query="alpha turn"),
+                vector=q,
+                roots=roots,
+                limit=int(rng.integers(2, 9)),
+                dense_weight=float(rng.choice([1.0, 0.7])),
+                include_directories=include_dirs,
+                tags=tags,
+            )
+            got = []
+            for on in (False, True):
+                monkeypatch.setattr(hr, "FOLDER_FAMILY", on)
+                r = asyncio.run(retriever.retrieve(req))
+                nodes = [m.model_dump_json() for m in r.matched_contexts]
+                got.append((_outcome(r), r.nodes_scored, nodes))
+            assert got[0] == got[1]
+    assert taken, "some family is one folder of files"

@@ -109,6 +109,10 @@ from .tree_scoring import (
 
 T = TypeVar("T")
 RERANK_DOC_CHARS = 2000
+_max = np.maximum.reduce
+_all = np.logical_and.reduce
+"""``a.max()`` and ``a.all()`` of a 1-d array without the Python frame of numpy's
+``_methods`` wrapper (the same C reduction; ~2-3 us a call in a find, on cold caches)."""
 MAX_GLOBAL_FETCH = 10000
 """A deeper global search asks for at most this many nodes; past it the descent walks."""
 DEEPER = 4
@@ -965,12 +969,18 @@ class HierarchicalRetriever:
         # neighbours are ranked (a sibling neither in the pool nor next to a pool leaf scores
         # below its pool siblings on every term but the neighbour mean, and is left out).
         pool_set = set(pool_uris) | set(state.collected.by_uri)
+        if isinstance(family, _FolderFamily):
+            self._place_folder(q, state, family, pool_set, parent_scores)
+            self._settle_directories(q, state)
+            return
         sectioned = cfg.context_neighbour_sections and weights.neighbours > 0
         if isinstance(family, _ArrayFamily):
             scored, picked = family.score(pool_set, parent_scores, weights, sectioned)
         else:
             scored, picked = _score_family(family, pool_set, parent_scores, weights, sectioned)
-        finals = self._session_evidence(q, scored, picked, weights.total)
+        finals = self._session_evidence(
+            q, scored, lambda: [c.parent_uris[i] or "" for c, i in picked], weights.total
+        )
         finals = self._heading_evidence(q, picked, finals)
         # Each picked leaf gets its context score; the threshold is on its own relevance (its
         # context only reorders), so a leaf below it leaves the list. (Vector track: a
@@ -1016,20 +1026,73 @@ class HierarchicalRetriever:
         self,
         q: _Query,
         scored: ContextColumns,
-        picked: list[tuple[HitColumns, int]],
+        parents: Callable[[], list[str]],
         total: float,
     ) -> list[float]:
         """The picked leaves' final scores, a memory turn's blended with its session's
         joined-text BM25 (:func:`~treehop.memory_context.session_lexical_scores`; the
-        sessions are the inner families the tree context read whole)."""
+        sessions are the inner families the tree context read whole). ``parents()``: the
+        picked leaves' parent URIs (``""``: none), read only when a session scores."""
         weight = self.config.memory_session_weight
         if weight <= 0 or not isinstance(q.families, _Families) or not self._may_hold_turns():
             return scored.final
         sessions = session_lexical_scores(q.req.query.query, q.families, q.families.leaves)
         if not sessions:
             return scored.final
-        parents = [c.parent_uris[i] or "" for c, i in picked]
-        return with_session_evidence(scored.final, parents, sessions, weight, total)
+        return with_session_evidence(scored.final, parents(), sessions, weight, total)
+
+    def _place_folder(
+        self,
+        q: _Query,
+        state: Descent,
+        family: _FolderFamily,
+        pool: set[str],
+        parent_scores: dict[str, float],
+    ) -> None:
+        """:meth:`_context_of_family`'s scoring and placing for one folder of files
+        (:class:`_FolderFamily`): the same scores, the same candidates placed in the same
+        order, read from the family search's arrays and its members' URIs (no columns
+        built for the family: a picked leaf that joins the list is a deferred candidate on
+        the search's ``load``). A folder of files has no heading paths (no heading
+        evidence); its one parent is every picked leaf's (the session evidence's)."""
+        weights = q.context
+        scored, uris = family.score(pool, parent_scores, weights)
+        parent = family.parent
+        finals = self._session_evidence(
+            q, scored, lambda: [parent] * len(scored.picked), weights.total
+        )
+        hits = family.hits
+        assert hits.load is not None and hits.flags is not None
+        at: list[int] = family.at.tolist()
+        picked = scored.picked
+        chosen = family.at[:0] if scored.at is None else family.at[scored.at]
+        dense, matched = hits.flags(chosen)
+        by_uri, threshold = state.collected.by_uri, state.threshold
+        get, load, found = by_uri.get, hits.load, q.hits
+        rows = zip(picked, scored.own, finals, matched, dense, strict=True)
+        for j, own, final, match, vec in rows:
+            uri = uris[j]
+            old = get(uri)
+            if own > threshold and match:
+                if old is not None:
+                    old.final = score_of(final)
+                else:
+                    globally = uri in found
+                    by_uri[uri] = Candidate.deferred_at(
+                        uri,
+                        parent,
+                        None,
+                        True,
+                        load,
+                        at[j],
+                        score_of(own),
+                        score_of(final),
+                        vec,
+                        FoundBy.GLOBAL if globally else FoundBy.CHILD,
+                        None if globally else parent,
+                    )
+            elif old is not None:
+                del by_uri[uri]
 
     def _heading_evidence(
         self, q: _Query, picked: list[tuple[HitColumns, int]], finals: list[float]
@@ -1074,7 +1137,7 @@ class HierarchicalRetriever:
         scored: bool,
         result: QueryResult,
         both: HitArrays | None = None,
-    ) -> tuple[_Family | _ArrayFamily, dict[str, float]]:
+    ) -> tuple[_Family | _ArrayFamily | _FolderFamily, dict[str, float]]:
         """The scored leaf children of ``parents`` (by URI: the search's columns and the
         position in them): one search for every inner parent's leaves (kept if direct
         children), one per root parent (a root's subtree is the whole scope); and, if
@@ -1135,7 +1198,7 @@ class HierarchicalRetriever:
         parent_scores: dict[str, float],
         result: QueryResult,
         asked: HitArrays | None = None,
-    ) -> _Family | _ArrayFamily | None:
+    ) -> _Family | _ArrayFamily | _FolderFamily | None:
         """:meth:`_inner_family` (its one-search case, with directory scores) on a store
         that answers as arrays (:class:`~treehop.stores.base.HitArrays`), and the family it
         gives: a family of chunks stays arrays (:class:`_ArrayFamily`), any other is built
@@ -1171,9 +1234,13 @@ class HierarchicalRetriever:
         if whole and leaves.size < limit:
             q.families = _Families(lambda: both.columns(leaves), inner, range(leaves.size))
         codes = both.parent_codes
-        if codes is None or not leaves.size or int(both.chunks[leaves].max()) < 0:
+        if codes is None or not leaves.size or int(_max(both.chunks[leaves])) < 0:
             # no chunks (memory turns, whole files): the sibling order reads every name
             # (one search's URIs are distinct: its wanted members, in order, are the family)
+            if FOLDER_FAMILY and codes is not None and leaves.size and both.load is not None:
+                folder = _FolderFamily.of(both, leaves, codes, wanted)
+                if folder is not None:
+                    return folder
             kids = both.columns(leaves)
             of = kids.parent_uris
             if of and of.count(of[0]) == len(of) and of[0] in wanted:
@@ -1848,6 +1915,67 @@ class _ArrayFamily:
             order.tolist() + by_name[np.asarray(rest.order, dtype=np.int64)].tolist(),
             chunked.sizes + rest.sizes,
         )
+
+
+class _FolderFamily:
+    """A family that is one folder of files (or one session of turns): the leaves of one
+    parent in one array search (:class:`~treehop.stores.base.HitArrays`), none a chunk,
+    at positions ``at`` of the search (best first). Its members' URIs are decoded once
+    (the sibling order reads their names, the pool test and the placing their URIs) and no
+    other column is built: the scores are read from the search's array, and a picked leaf
+    that joins the list is placed as a deferred candidate on the search's ``load``
+    (:meth:`HierarchicalRetriever._place_folder`).
+
+    Why: this is the tree context of most finds over documents (one folder of ~50 files
+    in 92% of them at 100k leaves), and its columns (six Python lists of every member,
+    their parent codes grouped, the family's fields gathered again by position) were
+    ~50 us of a ~1.1 ms find for values that ``context_columns`` reads as one array and
+    the placing reads for the few leaves that join the list."""
+
+    def __init__(self, hits: HitArrays, at: npt.NDArray[np.int64], parent: str) -> None:
+        self.hits, self.at, self.parent = hits, at, parent
+
+    @classmethod
+    def of(
+        cls,
+        hits: HitArrays,
+        leaves: npt.NDArray[np.int64],
+        codes: npt.NDArray[np.int64],
+        wanted: set[str],
+    ) -> _FolderFamily | None:
+        """The family of ``leaves`` (positions of ``hits``, none a chunk) where they share
+        one parent and it is ``wanted``; ``None`` otherwise (several folders, or none
+        wanted: :class:`_Family` reads those)."""
+        code = codes[leaves]
+        first = code[:1]
+        if not bool(_all(code == first)):
+            return None
+        parent = hits.parent_uris(first)[0]
+        return cls(hits, leaves, parent) if parent in wanted else None
+
+    def score(
+        self, pool: set[str], parent_scores: dict[str, float], weights: ContextWeights
+    ) -> tuple[ContextColumns, list[str]]:
+        """:func:`_score_family` of the folder (the same scores of the same members, in the
+        same order), and the members' URIs."""
+        uris = self.hits.uris(self.at)
+        n = len(uris)
+        parents = [self.parent] * n
+        scored = context_columns(
+            parents,
+            None,
+            self.hits.scores[self.at],
+            parent_scores,
+            weights,
+            list(map(pool.__contains__, uris)),  # (a C loop: ``u in pool`` for each member)
+            laid_out=sibling_order(parents, uris, [None] * n),
+        )
+        return scored, uris
+
+
+FOLDER_FAMILY = True
+"""The tree context reads one folder of files as :class:`_FolderFamily` (a switch for the
+paired benchmark only: ``bench/bench_find_toggle.py --flag``)."""
 
 
 def _picked_headings(picked: Sequence[tuple[HitColumns, int]]) -> list[tuple[str, ...] | None]:

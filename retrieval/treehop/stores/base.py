@@ -311,6 +311,14 @@ class HitArrays:
     found by looking those URIs up instead of decoding every hit's (the tree context asks
     it of a family of hundreds of chunks with a pool of ~50 URIs). ``None``: the caller
     compares :attr:`uris`."""
+    load: Callable[[Sequence[int]], list[Node]] | None = None
+    """Optional: the nodes of the hits at the given positions (as :attr:`HitColumns.load`),
+    with :attr:`flags`: a caller that has the hits' URIs (:attr:`uris`) places a hit as a
+    deferred candidate without :meth:`columns` (the tree context's folder of files).
+    ``None``: read the hits through :meth:`columns` (a batch that built them already)."""
+    flags: Callable[[npt.NDArray[np.int64]], tuple[list[float], list[bool]]] | None = None
+    """Optional, given with :attr:`load`: the dense scores and filter flags of the hits at
+    the given positions (:attr:`HitColumns.vector_scores`, :attr:`HitColumns.matches`)."""
 
     def __len__(self) -> int:
         return int(self.leaves.size)
@@ -354,6 +362,9 @@ def search_columns(
     )
 
 
+_all = np.logical_and.reduce
+"""``a.all()`` of a 1-d array without the Python frame of numpy's ``_methods`` wrapper."""
+
 SMALL_UNIQUE = 128
 """Up to this many values :func:`unique_inverse` sorts Python ints instead of calling
 ``np.unique``."""
@@ -369,7 +380,7 @@ def unique_inverse(
     members); ``np.unique``'s fixed cost (~25 us: argsort, masks, several array calls) was
     most of each call, where a sort of the few distinct Python ints and a dict lookup per
     value take about half. Past :data:`SMALL_UNIQUE` values, ``np.unique`` itself."""
-    if a.size and a[0] == a[-1] and bool((a == a[0]).all()):
+    if a.size and a[0] == a[-1] and bool(_all(a == a[0])):
         # one value (a family's members, the chunks of one file): no sort, no lookups
         return a[:1].copy(), np.zeros(a.size, dtype=np.intp)
     if a.size > SMALL_UNIQUE:

@@ -43,8 +43,10 @@ from .layout import (
     F32,
     BoolArray,
     IntArray,
+    _all,
     _h64,
     _matvec,
+    _max,
     _optional,
     _unique_ints,
 )
@@ -173,7 +175,7 @@ class _SearchPaths(_StoreAttributes):
         rows = cand[top]
         parent = s.parent_row[rows]
         # a linked parent row is the parent's code: distinct rows hold distinct URIs
-        codes = parent if bool((parent >= 0).all()) else None
+        codes = parent if bool(_all(parent >= 0)) else None
         chunk = s.cols["chunk"][rows].astype(np.int64)
 
         def columns(positions: npt.NDArray[np.int64]) -> HitColumns:
@@ -201,6 +203,15 @@ class _SearchPaths(_StoreAttributes):
             out: BoolArray = np.isin(rows[positions], found[found >= 0])
             return out
 
+        def load(positions: Sequence[int]) -> list[Node]:
+            return [self._node(s, int(rows[i])) for i in positions]
+
+        def flags(positions: npt.NDArray[np.int64]) -> tuple[list[float], list[bool]]:
+            # (as ``_columns`` reads them: the same floats and flags)
+            at = top[positions]
+            found = [True] * at.size if matches is None else matches[cand[at]].tolist()
+            return dense[at].tolist(), found
+
         return build_frozen(
             HitArrays,
             leaves=s.cols["leaf"][rows].astype(bool),
@@ -213,6 +224,9 @@ class _SearchPaths(_StoreAttributes):
             parent_uris=parent_uris,
             heading_codes=headings,
             among=among,
+            # (a batch that built the leaves' columns hands them out: read through them)
+            load=None if ready else load,
+            flags=None if ready else flags,
         )
 
     def search_batch(
@@ -1742,7 +1756,7 @@ def _kept_scores(
         kept[4] = (order, kept[0][order])
     order, ranked = kept[4]
     at = ranked.searchsorted(wanted)
-    if int(at.max()) >= ranked.size or not bool((ranked[at] == wanted).all()):
+    if int(_max(at)) >= ranked.size or not bool(_all(ranked[at] == wanted)):
         return None
     at = order[at]
     dense: F32 = kept[1][at]
