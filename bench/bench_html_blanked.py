@@ -25,6 +25,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import fnmatch  # noqa: E402
 import html  # noqa: E402
+import json  # noqa: E402
 import re  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
@@ -251,6 +252,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--rows", default="find,flat-hybrid")
     ap.add_argument("--json", type=Path)
     ap.add_argument(
+        "--ranks", type=Path, help="write each question's first-answer rank per row to this JSON"
+    )
+    ap.add_argument(
         "--source",
         choices=("html", "html-gone", "rst-underline", "rst-gone"),
         default="html",
@@ -272,18 +276,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     budgets = [500, 1000, 2000]
     notes: list[str] = []
     table: list[bn.TableRow] = []
+    ranks: list[dict[str, object]] | None = [] if args.ranks else None
     for name in args.sets.split(","):
         base = ns.load_natural_set(name, cached)
         if args.source in ("html", "html-gone"):
             nset = html_variant(base, whole=args.source == "html-gone")
         else:
             nset = rst_variant(base, keep_underline=args.source == "rst-underline")
-        table += bn.evaluate_set(nset, rows, ("dev", "test"), cached, budgets, 0, notes)
+        table += bn.evaluate_set(nset, rows, ("dev", "test"), cached, budgets, 0, notes, ranks)
     if args.json:
         bn._write_json(args.json, table, notes)
     bn.print_report(table, budgets)
     for n in notes:
         print(f"- {n}")
+    if args.ranks and ranks is not None:
+        args.ranks.write_text(json.dumps(ranks, indent=0) + "\n")
 
 
 if __name__ == "__main__":
