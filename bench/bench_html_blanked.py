@@ -9,7 +9,11 @@ variant of the Sphinx-built FAQ sets (borg-faq: one page; django-faq: eight page
 same questions and answers, the same linked pages (Markdown, as the set has them), each
 FAQ page as its HTML with every question heading's text removed (its permalink kept) and
 every other occurrence of a question's text removed, then runs ``bench_natural``'s rows on
-it. Run it with two checkouts to compare converters:
+it. Also built: privoxy-faq (DocBook), nano-faq and fetchmail-faq (hand-written HTML),
+ffmpeg-faq (texi2html), and gitfaq (asciidoc: its questions are the ``<dt class="hdlist1">``
+terms of labelled lists, emptied in place, or removed with ``--source html-gone``; the pages
+gitfaq links to are their git-doc HTML too). Run it with two checkouts to compare
+converters:
 
     PYTHONPATH=<checkout>/retrieval:<checkout>/integrations python bench/bench_html_blanked.py \
         --sets borg-faq,django-faq --rows find,flat-hybrid --json OUT.json
@@ -42,6 +46,8 @@ _PERMALINK = re.compile(r'<a\b[^>]*class="headerlink"[^>]*>.*?</a>', re.S)
 _ANCHOR = re.compile(r"<a\b(?![^>]*\bhref=)[^>]*\b(?:name|id)=[^>]*>", re.S | re.I)
 _TAG = re.compile(r"<[^>]*>")
 _NUMBER = re.compile(r"[A-Z]?\d+(?:\.\d+)*\.?\s+")
+# asciidoc's labelled list term (gitfaq's questions), any <dt>
+_DT = re.compile(r"<dt\b([^>]*)>(.*?)</dt\s*>", re.S | re.I)
 # texi2html's permalink pair inside a heading (``<span class="pull-right"><a>#</a> <a>TOC</a>``)
 _PULL_RIGHT = re.compile(r'<span class="pull-right">.*?</span>', re.S)
 
@@ -74,6 +80,16 @@ def blank_questions(page: str, questions: Sequence[str], whole: bool = False) ->
         return f"<{tag}{attrs}>{''.join(kept)}{lead}</{tag}>"
 
     page = _HEADING.sub(sub, page)
+    squeezed = {"".join(q.split()) for q in wanted}
+
+    def sub_dt(m: re.Match[str]) -> str:  # a definition list's term that is a question
+        nonlocal blanked
+        if "".join(_norm(m.group(2)).split()) not in squeezed:
+            return m.group(0)
+        blanked += 1
+        return "" if whole else f"<dt{m.group(1)}></dt>"
+
+    page = _DT.sub(sub_dt, page)
     for q in sorted(questions, key=len, reverse=True):
         for spelling in {q, html.escape(q, quote=False), html.escape(q)}:
             page = page.replace(spelling, "")
@@ -100,6 +116,9 @@ def _doc_pages(name: str) -> dict[str, Path]:
         # the one HTML page the user has
         pages.update({f"{i:02d}-*.md": doc / ns.FETCHMAIL_FAQ for i in range(100)})
         return pages
+    if name == "gitfaq":
+        html_dir = ds.gitdoc_html_dir()
+        return {md: html_dir / h for h, md in ds.gitdoc_layout(html_dir).items()}
     html_dir, faq = _faq_pages(name)
     return {rel: (html_dir / rel).with_suffix(".html") for rel in faq}
 
@@ -124,7 +143,7 @@ def _faq_pages(name: str) -> tuple[Path, list[str]]:
         ]
     raise SystemExit(
         f"no HTML variant for {name!r} (borg-faq, django-faq, privoxy-faq, nano-faq, "
-        "ffmpeg-faq, fetchmail-faq)"
+        "ffmpeg-faq, fetchmail-faq, gitfaq)"
     )
 
 
