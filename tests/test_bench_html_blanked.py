@@ -27,3 +27,20 @@ def test_question_headings_lose_their_text_and_keep_their_permalink() -> None:
     assert '<h3>Other topic<a class="headerlink" href="#q2">¶</a></h3>' in out
     assert "servers?" not in out  # the contents entry too
     assert "<h1>FAQ<a class='headerlink' href='#faq'>¶</a></h1>" in out
+
+
+def test_definition_list_questions_are_emptied_or_removed() -> None:
+    # asciidoc's labelled list (gitfaq): the question is the <dt>, inline code and all; the
+    # set's question text reads "user.name ?" (tags became spaces), the page "user.name</code>?"
+    page = (
+        '<div class="dlist"><dl><dt class="hdlist1">\nWhat should I put in <code>user.name'
+        "</code>?\n</dt><dd><p>Your name.</p></dd>"
+        '<dt class="hdlist1">A term that asks nothing</dt><dd><p>Kept.</p></dd></dl></div>'
+    )
+    question = ["What should I put in user.name ?"]
+    out, n = blank_questions(page, question)
+    assert n == 1
+    assert '<dt class="hdlist1"></dt><dd><p>Your name.</p></dd>' in out
+    assert '<dt class="hdlist1">A term that asks nothing</dt>' in out
+    gone, n = blank_questions(page, question, whole=True)
+    assert n == 1 and "<dl><dd><p>Your name.</p></dd>" in gone
