@@ -147,13 +147,35 @@ def _faq_pages(name: str) -> tuple[Path, list[str]]:
     )
 
 
-def html_variant(nset: ns.NaturalSet, whole: bool = False) -> ns.NaturalSet:
-    """``nset`` with its FAQ pages as blanked HTML (see the module docstring)."""
+def _linked_pages(nset: ns.NaturalSet) -> dict[str, Path]:
+    """The Sphinx sets' other pages (borg-faq, django-faq: the pages the FAQ links to) ->
+    their HTML in the package, where it has one: what the user has beside the FAQ (API
+    references as ``<dl class="py ...">`` entries, tables, code)."""
+    if nset.name not in ("borg-faq", "django-faq"):
+        return {}
+    html_dir, _ = _faq_pages(nset.name)
+    out: dict[str, Path] = {}
+    for rel in nset.files:
+        path = (html_dir / rel).with_suffix(".html")
+        if rel.endswith(".md") and path.is_file():
+            out[rel] = path
+    return out
+
+
+def html_variant(
+    nset: ns.NaturalSet, whole: bool = False, linked_html: bool = False
+) -> ns.NaturalSet:
+    """``nset`` with its FAQ pages as blanked HTML (see the module docstring);
+    ``linked_html``: the Sphinx sets' linked pages as their HTML too
+    (:func:`_linked_pages`)."""
     files = dict(nset.files)
     texts = [q.text for q in nset.questions]
     total = 0
     done: set[Path] = set()
-    for pattern, path in _doc_pages(nset.name).items():
+    pages = _doc_pages(nset.name)
+    if linked_html:
+        pages = {**_linked_pages(nset), **pages}
+    for pattern, path in pages.items():
         rels = [r for r in files if fnmatch.fnmatchcase(r, pattern)]
         if not rels:
             continue
@@ -166,13 +188,16 @@ def html_variant(nset: ns.NaturalSet, whole: bool = False) -> ns.NaturalSet:
         total += n
         target = rels[0][: -len(".md")] + ".html" if "*" not in pattern else path.name
         files[target] = page
-    name = f"{nset.name}-html" + ("-gone" if whole else "")
+    name = f"{nset.name}-html" + ("-gone" if whole else "") + ("-all" if linked_html else "")
     return ns.NaturalSet(
         name,
         ns.write_tree(files, ds.CACHE_DIR / "natural" / name),
         nset.questions,
         f"{nset.note} [variant: the FAQ pages as HTML, {total} of {len(texts)} question "
-        "headings blanked in place" + (" (elements removed)" if whole else "") + "]",
+        "headings blanked in place"
+        + (" (elements removed)" if whole else "")
+        + ("; the linked pages as HTML too" if linked_html else "")
+        + "]",
         files,
     )
 
@@ -282,6 +307,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "deleted, their adornment kept or gone",
     )
     ap.add_argument(
+        "--linked-html",
+        action="store_true",
+        help="borg-faq, django-faq: the linked pages as their HTML too (set name: *-all)",
+    )
+    ap.add_argument(
         "--langchain-input",
         choices=("raw", "bs4", "treehop"),
         default="raw",
@@ -299,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name in args.sets.split(","):
         base = ns.load_natural_set(name, cached)
         if args.source in ("html", "html-gone"):
-            nset = html_variant(base, whole=args.source == "html-gone")
+            nset = html_variant(base, args.source == "html-gone", args.linked_html)
         else:
             nset = rst_variant(base, keep_underline=args.source == "rst-underline")
         table += bn.evaluate_set(nset, rows, ("dev", "test"), cached, budgets, 0, notes, ranks)
