@@ -573,6 +573,8 @@ _ADVERSARIAL = {
     "one long question": "Q1) " + "why " * 50_000 + "?",
     "bold lines": "**a**\n\n" * 30_000,
     "definition lists": "<dl>" + "<dt>a</dt><dd>b</dd><dd>c</dd>" * 15_000,
+    "definition rows": "<dl><dt>a</dt><dd><dl><dt>b</dt><dd>c</dd>" * 10_000
+    + "</dl></dd>" * 10_000,
     "rule lines": "- " * 50_000 + "x\n\n" + "-" * 100_000 + "x\n\n" + "---\n\n" * 20_000,
     "sections": "<section><h3></h3>" * 20_000 + "<div class='section'>" * 20_000,
 }
@@ -635,3 +637,9 @@ def test_aria_hidden_heading_permalinks_are_dropped() -> None:
     text, _ = html_to_markdown(page)
     assert "TOC" not in text and "\\#" not in text
     assert "1.1 Why not?" in text and "nobody" in text
+
+
+def test_a_heading_never_closed_keeps_its_text() -> None:
+    # the page ends inside <h2>: its words are still the page's (they were dropped)
+    text, _ = html_to_markdown("<p>Intro.</p><h2>Never closed")
+    assert "## Never closed" in text
