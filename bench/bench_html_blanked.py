@@ -116,6 +116,9 @@ def _doc_pages(name: str) -> dict[str, Path]:
         # the one HTML page the user has
         pages.update({f"{i:02d}-*.md": doc / ns.FETCHMAIL_FAQ for i in range(100)})
         return pages
+    if name == "doxygen-faq":
+        doc = ds.fetch_debian_package(ns.DOXYGEN_PACKAGE) / ns.DOXYGEN_DOC
+        return {f"{stem}.md": doc / f"{stem}.html" for stem in ("faq", *ns.DOXYGEN_LINKED)}
     if name == "gitfaq":
         html_dir = ds.gitdoc_html_dir()
         return {md: html_dir / h for h, md in ds.gitdoc_layout(html_dir).items()}
@@ -143,7 +146,7 @@ def _faq_pages(name: str) -> tuple[Path, list[str]]:
         ]
     raise SystemExit(
         f"no HTML variant for {name!r} (borg-faq, django-faq, privoxy-faq, nano-faq, "
-        "ffmpeg-faq, fetchmail-faq, gitfaq)"
+        "ffmpeg-faq, fetchmail-faq, gitfaq, doxygen-faq)"
     )
 
 
