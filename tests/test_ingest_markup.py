@@ -643,3 +643,26 @@ def test_a_heading_never_closed_keeps_its_text() -> None:
     # the page ends inside <h2>: its words are still the page's (they were dropped)
     text, _ = html_to_markdown("<p>Intro.</p><h2>Never closed")
     assert "## Never closed" in text
+
+
+def test_a_page_titled_only_by_its_title_element_heads_its_text_with_it() -> None:
+    # Doxygen's pages title themselves with <div class="title">, not a heading: their chunks
+    # carried no heading path at all, while a Sphinx page's say "Page › Section"
+    page = (
+        "<html><head><title>Doxygen: Frequently Asked Questions</title></head><body>"
+        "<div class='title'>Frequently Asked Questions</div>"
+        "<h1><a class='anchor' id='q1'></a></h1><p>Because of the wizard, topic0.</p>"
+        "<h1><a class='anchor' id='q2'></a></h1><p>Exclude it with a pattern.</p></body></html>"
+    )
+    text, title = html_to_markdown(page)
+    assert title == "Doxygen: Frequently Asked Questions"
+    assert text.startswith("# Doxygen: Frequently Asked Questions\n")
+    chunks = split_text(text, "html", 1000)
+    assert chunks and all(c.path[:1] == ("Doxygen: Frequently Asked Questions",) for c in chunks)
+    # a page that starts with its heading is as it was: no second title
+    headed, _ = html_to_markdown("<title>T #1</title><h1>Guide</h1><p>Text.</p>")
+    assert headed == "# Guide\n\nText.\n"
+    # a title's own "#" stays text, and a page without a <title> is left alone
+    bare, _ = html_to_markdown("<title>C# tips</title><p>Text.</p>")
+    assert bare.startswith("# C\\# tips\n")
+    assert html_to_markdown("<p>Text.</p>")[0] == "Text.\n"

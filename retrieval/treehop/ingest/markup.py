@@ -26,7 +26,9 @@ Three markups are understood:
   asks nothing and an entry under :data:`TERSE_ENTRY_CHARS`: texinfo's codec tables, an
   options reference's one-line flags), which runs on with the text before it. A block whose
   text is all links to places on the same page (``href="#..."``: a hand-written table of
-  contents, "back to top") is navigation and dropped.
+  contents, "back to top") is navigation and dropped. A page whose text starts before any
+  heading (titled only by ``<title>``, or by a styled ``<div>`` as Doxygen's pages are) is
+  headed by its ``<title>``, so its chunks carry the page's name as a heading path.
 
 Why no regular expression spans more than one line here: a pattern such as ``(.+?[.!?])(\\s|$)``
 searched over text without the terminator rescans the rest of the text from every position
@@ -894,7 +896,15 @@ class _HTMLToMarkdown:
             self._end_pre()
         self._end_block()
         parts = self.main_out if self.seen_main and "".join(self.main_out).strip() else self.out
-        return "".join(parts).strip() + "\n"
+        text = "".join(parts).strip()
+        title = _collapse(html.unescape(self.title))
+        if text and title and not text.startswith("#"):
+            # text before any heading (a page titled only by <title>, or by a styled <div>
+            # as Doxygen's pages are): the page title heads it, so its chunks say what page
+            # they come from, as a page's <h1> makes them say (a heading's line starts
+            # with "#"; text that would, is escaped)
+            text = f"# {title.replace('#', chr(92) + '#')}\n\n{text}"
+        return text + "\n"
 
 
 def html_to_markdown(doc: str) -> tuple[str, str]:
