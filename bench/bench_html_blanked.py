@@ -10,7 +10,9 @@ same questions and answers, the same linked pages (Markdown, as the set has them
 FAQ page as its HTML with every question heading's text removed (its permalink kept) and
 every other occurrence of a question's text removed, then runs ``bench_natural``'s rows on
 it. Also built: privoxy-faq (DocBook), nano-faq and fetchmail-faq (hand-written HTML),
-ffmpeg-faq (texi2html), and gitfaq (asciidoc: its questions are the ``<dt class="hdlist1">``
+ffmpeg-faq (texi2html), autotools-faq (Autoconf's manual as the one texi2any page the package
+has, its FAQ chapter's section titles blanked, the reader's questions removed across line
+breaks; Automake stays Markdown), doxygen-faq (Doxygen), and gitfaq (asciidoc: its questions are the ``<dt class="hdlist1">``
 terms of labelled lists, emptied in place, or removed with ``--source html-gone``; the pages
 gitfaq links to are their git-doc HTML too). Run it with two checkouts to compare
 converters:
@@ -48,6 +50,8 @@ _TAG = re.compile(r"<[^>]*>")
 _NUMBER = re.compile(r"[A-Z]?\d+(?:\.\d+)*\.?\s+")
 # asciidoc's labelled list term (gitfaq's questions), any <dt>
 _DT = re.compile(r"<dt\b([^>]*)>(.*?)</dt\s*>", re.S | re.I)
+# Autoconf's FAQ chapter's sections ("20.4 "), not their sub-sections
+_AUTOCONF_FAQ = re.compile(rf"{ns.AUTOCONF_FAQ_CHAPTER}\.\d+\.?\s+")
 # texi2html's permalink pair inside a heading (``<span class="pull-right"><a>#</a> <a>TOC</a>``)
 _PULL_RIGHT = re.compile(r'<span class="pull-right">.*?</span>', re.S)
 
@@ -56,11 +60,20 @@ def _norm(text: str) -> str:
     return " ".join(html.unescape(_TAG.sub("", text)).replace("¶", "").split())
 
 
-def blank_questions(page: str, questions: Sequence[str], whole: bool = False) -> tuple[str, int]:
+def blank_questions(
+    page: str,
+    questions: Sequence[str],
+    whole: bool = False,
+    loose: bool = False,
+    numbered: re.Pattern[str] | None = None,
+) -> tuple[str, int]:
     """``page`` with the text of every heading that is one of ``questions`` removed (its
     permalink kept; ``whole``: the heading element removed, what a builder who deletes the
-    question's element leaves), then every other occurrence of a question's text removed;
-    and how many headings were blanked."""
+    question's element leaves), then every other occurrence of a question's text removed
+    (``loose``: across line breaks too); and how many headings were blanked. ``numbered``:
+    a heading whose section number matches it is a question's too (autotools-faq: the FAQ
+    chapter's sections, whose titles are topics where the reader's question opens the
+    text)."""
     wanted = {_norm(q) for q in questions}
     blanked = 0
 
@@ -69,7 +82,12 @@ def blank_questions(page: str, questions: Sequence[str], whole: bool = False) ->
         tag, attrs, inner = m.group(1), m.group(2), m.group(3)
         text = _norm(_PULL_RIGHT.sub("", inner))
         number = _NUMBER.match(text)
-        if text not in wanted and (number is None or text[number.end() :] not in wanted):
+        topic = number is not None and numbered is not None and numbered.fullmatch(number.group(0))
+        if (
+            text not in wanted
+            and (number is None or text[number.end() :] not in wanted)
+            and not topic
+        ):
             return m.group(0)
         blanked += 1
         if whole:
@@ -93,6 +111,9 @@ def blank_questions(page: str, questions: Sequence[str], whole: bool = False) ->
     for q in sorted(questions, key=len, reverse=True):
         for spelling in {q, html.escape(q, quote=False), html.escape(q)}:
             page = page.replace(spelling, "")
+            if loose and len(q.split()) >= 4:  # (a question quoted across line breaks)
+                words = map(re.escape, spelling.split())
+                page = re.sub(r"\s+".join(words), "", page)
     return page, blanked
 
 
@@ -116,6 +137,11 @@ def _doc_pages(name: str) -> dict[str, Path]:
         # the one HTML page the user has
         pages.update({f"{i:02d}-*.md": doc / ns.FETCHMAIL_FAQ for i in range(100)})
         return pages
+    if name == "autotools-faq":
+        # Autoconf's manual as the one texi2any page the package has (the set splits it into
+        # chapter files); Automake's stays the set's Markdown (Info in the package)
+        page = ds.fetch_debian_package(ns.AUTOCONF_PACKAGE) / ns.AUTOCONF_DOC / ns.AUTOCONF_MANUAL
+        return {"autoconf/*.md": page}
     if name == "doxygen-faq":
         doc = ds.fetch_debian_package(ns.DOXYGEN_PACKAGE) / ns.DOXYGEN_DOC
         return {f"{stem}.md": doc / f"{stem}.html" for stem in ("faq", *ns.DOXYGEN_LINKED)}
@@ -187,7 +213,10 @@ def html_variant(
         if path in done:
             continue
         done.add(path)
-        page, n = blank_questions(_read(path), texts, whole)
+        autotools = nset.name == "autotools-faq"
+        page, n = blank_questions(
+            _read(path), texts, whole, autotools, _AUTOCONF_FAQ if autotools else None
+        )
         total += n
         target = rels[0][: -len(".md")] + ".html" if "*" not in pattern else path.name
         files[target] = page
