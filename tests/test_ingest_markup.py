@@ -683,3 +683,21 @@ def test_a_page_titled_only_by_its_title_element_heads_its_text_with_it() -> Non
     bare, _ = html_to_markdown("<title>C# tips</title><p>Text.</p>")
     assert bare.startswith("# C\\# tips\n")
     assert html_to_markdown("<p>Text.</p>")[0] == "Text.\n"
+
+
+def test_next_previous_up_bars_are_dropped() -> None:
+    # texi2any puts this bar before every node: its link texts are the *neighbouring*
+    # sections' titles (in an FAQ chapter, the next and previous questions)
+    bar = (
+        '<div class="header"><p>Next: <a href="#Why-Not-Imake" accesskey="n" rel="next">'
+        'Why Not Imake?</a>, Previous: <a href="#Bootstrap" rel="prev">How Can I Bootstrap?</a>'
+        ', Up: <a href="#FAQ" rel="up">Frequent Questions</a> &nbsp; [<a href="#SEC_Contents" '
+        'rel="contents">Contents</a>]</p></div>'
+    )
+    page = (
+        f"<body>{bar}<h3>20.3</h3><p>This is a misunderstanding, see "
+        '<a href="m4.html">the M4 manual</a>.</p></body>'
+    )
+    text, _ = html_to_markdown(page)
+    assert "Imake" not in text and "Bootstrap" not in text and "Next:" not in text
+    assert "see the M4 manual." in text  # an ordinary link in a sentence stays

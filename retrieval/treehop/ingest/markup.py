@@ -26,7 +26,9 @@ Three markups are understood:
   asks nothing and an entry under :data:`TERSE_ENTRY_CHARS`: texinfo's codec tables, an
   options reference's one-line flags), which runs on with the text before it. A block whose
   text is all links to places on the same page (``href="#..."``: a hand-written table of
-  contents, "back to top") is navigation and dropped. A page whose text starts before any
+  contents, "back to top") is navigation and dropped, and so is a block holding a link to
+  the next, previous or parent node (``rel="next"``: texi2any's Next / Previous / Up bar,
+  which names the neighbouring sections). A page whose text starts before any
   heading (titled only by ``<title>``, or by a styled ``<div>`` as Doxygen's pages are) is
   headed by its ``<title>``, so its chunks carry the page's name as a heading path.
 
@@ -622,6 +624,11 @@ _SECTION_MARKS = frozenset(
 DocBook XSL's ``section``, DocBook DSSSL's ``SECT1``-``SECT5`` (the Debian-built FAQs and
 manuals), DocBook's question-and-answer entries (``qandaentry``, a ``question`` row)."""
 _BACKTICKS = re.compile(r"`+")
+_NAV_RELS = frozenset({"next", "prev", "previous", "up"})
+"""A link with one of these ``rel`` values goes to the next, previous or parent page or
+node: the block holding it is a navigation bar (texi2any's "Next: X, Previous: Y, Up: Z
+[Contents][Index]" before every node, a theme's Next / Previous buttons), whose link texts
+are *other* sections' titles: dropped, as DocBook's ``navheader`` is."""
 TERSE_ENTRY_CHARS = 250
 """A definition list's entry shorter than this (term and definition), whose term has text
 and is not a question, is a row of a table (texinfo's codec and option tables, an options
@@ -685,6 +692,7 @@ class _HTMLToMarkdown:
         self.in_jump = 0  # > 0 inside a link to a place on the same page (``href="#..."``)
         self.jump_only = True  # the current block's text is all in such links (so far)
         self.bold = False  # the current block opened a <b>/<strong> (an FAQ's question label)
+        self.nav = False  # the current block holds a link to the next/previous/parent page
 
     # -- output
     def _emit(self, part: str) -> None:
@@ -703,9 +711,10 @@ class _HTMLToMarkdown:
         self.line = []
         jumps_only, self.jump_only, self.in_jump = self.jump_only, True, 0
         bold, self.bold = self.bold, False
+        nav, self.nav = self.nav, False
         if not text and bold:  # (an emptied bold question: like an emptied heading)
             self.gap = True
-        if not text or jumps_only:  # (a line of a page's own contents list: navigation)
+        if not text or jumps_only or nav:  # (a contents list's line, a Next / Up bar)
             return
         if self.lists:
             dl = self.lists[-1]
@@ -807,8 +816,11 @@ class _HTMLToMarkdown:
             self.jump_only = self.jump_only and self.in_jump > 0
         elif tag in {"b", "strong"} and self.heading is None:
             self.bold = True
-        elif tag == "a" and attrs.get("href", "").startswith("#") and self.heading is None:
-            self.in_jump += 1  # (a link to a place on this page: contents, "back to top")
+        elif tag == "a" and self.heading is None:
+            if _NAV_RELS & set(attrs.get("rel", "").lower().split()):
+                self.nav = True  # (texi2any's "Next: ..., Previous: ..., Up: ..." bar)
+            if attrs.get("href", "").startswith("#"):
+                self.in_jump += 1  # (a link to a place on this page: contents, "back to top")
 
     def end(self, tag: str) -> None:
         if tag == "title":
