@@ -12,10 +12,10 @@ every other occurrence of a question's text removed, then runs ``bench_natural``
 it. Also built: privoxy-faq (DocBook), nano-faq and fetchmail-faq (hand-written HTML),
 ffmpeg-faq (texi2html), autotools-faq (Autoconf's manual as the one texi2any page the package
 has, its FAQ chapter's section titles blanked, the reader's questions removed across line
-breaks; Automake stays Markdown), doxygen-faq (Doxygen), and gitfaq (asciidoc: its questions are the ``<dt class="hdlist1">``
-terms of labelled lists, emptied in place, or removed with ``--source html-gone``; the pages
-gitfaq links to are their git-doc HTML too). Run it with two checkouts to compare
-converters:
+breaks; Automake stays Markdown), doxygen-faq (Doxygen), and gitfaq (asciidoc: its
+questions are the ``<dt class="hdlist1">`` terms of labelled lists, emptied in place, or
+removed with ``--source html-gone``; the pages gitfaq links to are their git-doc HTML too).
+Run it with two checkouts to compare converters:
 
     PYTHONPATH=<checkout>/retrieval:<checkout>/integrations python bench/bench_html_blanked.py \
         --sets borg-faq,django-faq --rows find,flat-hybrid --json OUT.json
