@@ -399,3 +399,15 @@ def test_definition_list_marks_are_whitespace_only(parts: list[str]) -> None:
     assert "\n\n\n\n" not in text  # a mark is one blank line more, never two
     chunks = split_text(text, "html", 300)
     assert re.findall(r"word|Why\?|long", " ".join(c.text for c in chunks)) == words
+
+
+def test_a_table_opening_an_answer_entry_keeps_the_answers_apart() -> None:
+    # the answer's <dd> opens with a nested table: the table's rows must not take back the
+    # *answer's* entry mark (the mark belongs to the list whose entry set it)
+    entries = "".join(
+        f"<dt></dt><dd>{_codec_table(i)}<p>{_answer(i, 5)}</p></dd>" for i in range(4)
+    )
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1><dl>{entries}</dl></main></body>")
+    chunks = split_text(text, "html", 1000)
+    _check_boundaries(chunks, 4)
+    assert len(chunks) == 4

@@ -686,7 +686,7 @@ class _HTMLToMarkdown:
         self.in_title = False
         self.line: list[str] = []  # inline text of the current block
         self.lists: list[_DefinitionList] = []  # open <dl>s
-        self.list_gap = False  # the pending gap is a <dl> entry's mark, nothing else's
+        self.list_gap: _DefinitionList | None = None  # the list whose entry set the pending gap
         self.last_item = ""  # the last <dt>/<dd> opened
         self.gap = False  # the next block starts a new entry (a blank line more before it)
         self.in_jump = 0  # > 0 inside a link to a place on the same page (``href="#..."``)
@@ -698,10 +698,10 @@ class _HTMLToMarkdown:
     def _emit(self, part: str) -> None:
         if self.gap:
             part = "\n" + part  # two blank lines before an entry: chunking's boundary mark
-            if self.list_gap and self.lists:
+            if self.list_gap is not None:  # (the entry's owner, not a list nested since)
                 main = len(self.main_out) if self.main_depth else -1
-                self.lists[-1].mark = (len(self.out), main)
-            self.gap = self.list_gap = False
+                self.list_gap.mark = (len(self.out), main)
+            self.gap, self.list_gap = False, None
         self.out.append(part)
         if self.main_depth:
             self.main_out.append(part)
@@ -795,7 +795,7 @@ class _HTMLToMarkdown:
             if self.last_item != "dt":
                 self._end_entry()
                 if not self.gap:
-                    self.gap = self.list_gap = True
+                    self.gap, self.list_gap = True, self.lists[-1]
             self.last_item = tag
 
     def _open_element(self, tag: str, attrs: Attrs) -> None:
@@ -874,8 +874,8 @@ class _HTMLToMarkdown:
                 self.out[i] = self.out[i][1:]
                 if j >= 0:
                     self.main_out[j] = self.main_out[j][1:]
-            elif self.list_gap:  # (a mark no text took yet)
-                self.gap = self.list_gap = False
+            elif self.list_gap is dl:  # (a mark no text took yet)
+                self.gap, self.list_gap = False, None
         dl.mark, dl.chars, dl.term, dl.asks = None, 0, False, False
 
     def data(self, text: str) -> None:
