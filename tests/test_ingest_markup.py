@@ -701,3 +701,28 @@ def test_next_previous_up_bars_are_dropped() -> None:
     text, _ = html_to_markdown(page)
     assert "Imake" not in text and "Bootstrap" not in text and "Next:" not in text
     assert "see the M4 manual." in text  # an ordinary link in a sentence stays
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.sampled_from(["", "<title>Guide #2</title>", "<title>T</title>"]),
+    st.lists(
+        st.sampled_from(
+            ["<h1>", "</h1>", "<h2>", "</h2>", "<p>", "</p>", "T", "word", "#x", "# y", "\n"]
+        ),
+        max_size=30,
+    ),
+)
+def test_a_title_heads_only_pages_that_start_with_text(title: str, parts: list[str]) -> None:
+    """Whatever the body, the output re-parses; it starts with the page's title only when
+    the body's text starts before any heading; no heading goes deeper than six levels."""
+    text, got = html_to_markdown(title + "".join(parts))
+    doc = parse(text, "html")
+    assert all("\n" not in h for h in doc.headings)
+    assert not any(line.startswith("#######") for line in text.split("\n"))
+    untitled, _ = html_to_markdown("".join(parts))
+    if got and untitled.strip() and not untitled.startswith("#"):
+        first = doc.headings[0] if doc.headings else ""
+        assert first == got or got.lower() in {h.lower() for h in doc.headings}
+    elif not got or untitled.startswith("#") or not untitled.strip():
+        assert text == untitled
