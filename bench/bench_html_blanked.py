@@ -9,7 +9,13 @@ variant of the Sphinx-built FAQ sets (borg-faq: one page; django-faq: eight page
 same questions and answers, the same linked pages (Markdown, as the set has them), each
 FAQ page as its HTML with every question heading's text removed (its permalink kept) and
 every other occurrence of a question's text removed, then runs ``bench_natural``'s rows on
-it. Run it with two checkouts to compare converters:
+it. Also built: privoxy-faq (DocBook), nano-faq and fetchmail-faq (hand-written HTML),
+ffmpeg-faq (texi2html), autotools-faq (Autoconf's manual as the one texi2any page the package
+has, its FAQ chapter's section titles blanked, the reader's questions removed across line
+breaks; Automake stays Markdown), doxygen-faq (Doxygen), and gitfaq (asciidoc: its
+questions are the ``<dt class="hdlist1">`` terms of labelled lists, emptied in place, or
+removed with ``--source html-gone``; the pages gitfaq links to are their git-doc HTML too).
+Run it with two checkouts to compare converters:
 
     PYTHONPATH=<checkout>/retrieval:<checkout>/integrations python bench/bench_html_blanked.py \
         --sets borg-faq,django-faq --rows find,flat-hybrid --json OUT.json
@@ -25,6 +31,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import fnmatch  # noqa: E402
 import html  # noqa: E402
+import json  # noqa: E402
 import re  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
@@ -41,6 +48,10 @@ _PERMALINK = re.compile(r'<a\b[^>]*class="headerlink"[^>]*>.*?</a>', re.S)
 _ANCHOR = re.compile(r"<a\b(?![^>]*\bhref=)[^>]*\b(?:name|id)=[^>]*>", re.S | re.I)
 _TAG = re.compile(r"<[^>]*>")
 _NUMBER = re.compile(r"[A-Z]?\d+(?:\.\d+)*\.?\s+")
+# asciidoc's labelled list term (gitfaq's questions), any <dt>
+_DT = re.compile(r"<dt\b([^>]*)>(.*?)</dt\s*>", re.S | re.I)
+# Autoconf's FAQ chapter's sections ("20.4 "), not their sub-sections
+_AUTOCONF_FAQ = re.compile(rf"{ns.AUTOCONF_FAQ_CHAPTER}\.\d+\.?\s+")
 # texi2html's permalink pair inside a heading (``<span class="pull-right"><a>#</a> <a>TOC</a>``)
 _PULL_RIGHT = re.compile(r'<span class="pull-right">.*?</span>', re.S)
 
@@ -49,11 +60,20 @@ def _norm(text: str) -> str:
     return " ".join(html.unescape(_TAG.sub("", text)).replace("¶", "").split())
 
 
-def blank_questions(page: str, questions: Sequence[str], whole: bool = False) -> tuple[str, int]:
+def blank_questions(
+    page: str,
+    questions: Sequence[str],
+    whole: bool = False,
+    loose: bool = False,
+    numbered: re.Pattern[str] | None = None,
+) -> tuple[str, int]:
     """``page`` with the text of every heading that is one of ``questions`` removed (its
     permalink kept; ``whole``: the heading element removed, what a builder who deletes the
-    question's element leaves), then every other occurrence of a question's text removed;
-    and how many headings were blanked."""
+    question's element leaves), then every other occurrence of a question's text removed
+    (``loose``: across line breaks too); and how many headings were blanked. ``numbered``:
+    a heading whose section number matches it is a question's too (autotools-faq: the FAQ
+    chapter's sections, whose titles are topics where the reader's question opens the
+    text)."""
     wanted = {_norm(q) for q in questions}
     blanked = 0
 
@@ -62,7 +82,12 @@ def blank_questions(page: str, questions: Sequence[str], whole: bool = False) ->
         tag, attrs, inner = m.group(1), m.group(2), m.group(3)
         text = _norm(_PULL_RIGHT.sub("", inner))
         number = _NUMBER.match(text)
-        if text not in wanted and (number is None or text[number.end() :] not in wanted):
+        topic = number is not None and numbered is not None and numbered.fullmatch(number.group(0))
+        if (
+            text not in wanted
+            and (number is None or text[number.end() :] not in wanted)
+            and not topic
+        ):
             return m.group(0)
         blanked += 1
         if whole:
@@ -73,9 +98,22 @@ def blank_questions(page: str, questions: Sequence[str], whole: bool = False) ->
         return f"<{tag}{attrs}>{''.join(kept)}{lead}</{tag}>"
 
     page = _HEADING.sub(sub, page)
+    squeezed = {"".join(q.split()) for q in wanted}
+
+    def sub_dt(m: re.Match[str]) -> str:  # a definition list's term that is a question
+        nonlocal blanked
+        if "".join(_norm(m.group(2)).split()) not in squeezed:
+            return m.group(0)
+        blanked += 1
+        return "" if whole else f"<dt{m.group(1)}></dt>"
+
+    page = _DT.sub(sub_dt, page)
     for q in sorted(questions, key=len, reverse=True):
         for spelling in {q, html.escape(q, quote=False), html.escape(q)}:
             page = page.replace(spelling, "")
+            if loose and len(q.split()) >= 4:  # (a question quoted across line breaks)
+                words = map(re.escape, spelling.split())
+                page = re.sub(r"\s+".join(words), "", page)
     return page, blanked
 
 
@@ -99,6 +137,17 @@ def _doc_pages(name: str) -> dict[str, Path]:
         # the one HTML page the user has
         pages.update({f"{i:02d}-*.md": doc / ns.FETCHMAIL_FAQ for i in range(100)})
         return pages
+    if name == "autotools-faq":
+        # Autoconf's manual as the one texi2any page the package has (the set splits it into
+        # chapter files); Automake's stays the set's Markdown (Info in the package)
+        page = ds.fetch_debian_package(ns.AUTOCONF_PACKAGE) / ns.AUTOCONF_DOC / ns.AUTOCONF_MANUAL
+        return {"autoconf/*.md": page}
+    if name == "doxygen-faq":
+        doc = ds.fetch_debian_package(ns.DOXYGEN_PACKAGE) / ns.DOXYGEN_DOC
+        return {f"{stem}.md": doc / f"{stem}.html" for stem in ("faq", *ns.DOXYGEN_LINKED)}
+    if name == "gitfaq":
+        html_dir = ds.gitdoc_html_dir()
+        return {md: html_dir / h for h, md in ds.gitdoc_layout(html_dir).items()}
     html_dir, faq = _faq_pages(name)
     return {rel: (html_dir / rel).with_suffix(".html") for rel in faq}
 
@@ -123,17 +172,39 @@ def _faq_pages(name: str) -> tuple[Path, list[str]]:
         ]
     raise SystemExit(
         f"no HTML variant for {name!r} (borg-faq, django-faq, privoxy-faq, nano-faq, "
-        "ffmpeg-faq, fetchmail-faq)"
+        "ffmpeg-faq, fetchmail-faq, gitfaq, doxygen-faq)"
     )
 
 
-def html_variant(nset: ns.NaturalSet, whole: bool = False) -> ns.NaturalSet:
-    """``nset`` with its FAQ pages as blanked HTML (see the module docstring)."""
+def _linked_pages(nset: ns.NaturalSet) -> dict[str, Path]:
+    """The Sphinx sets' other pages (borg-faq, django-faq: the pages the FAQ links to) ->
+    their HTML in the package, where it has one: what the user has beside the FAQ (API
+    references as ``<dl class="py ...">`` entries, tables, code)."""
+    if nset.name not in ("borg-faq", "django-faq"):
+        return {}
+    html_dir, _ = _faq_pages(nset.name)
+    out: dict[str, Path] = {}
+    for rel in nset.files:
+        path = (html_dir / rel).with_suffix(".html")
+        if rel.endswith(".md") and path.is_file():
+            out[rel] = path
+    return out
+
+
+def html_variant(
+    nset: ns.NaturalSet, whole: bool = False, linked_html: bool = False
+) -> ns.NaturalSet:
+    """``nset`` with its FAQ pages as blanked HTML (see the module docstring);
+    ``linked_html``: the Sphinx sets' linked pages as their HTML too
+    (:func:`_linked_pages`)."""
     files = dict(nset.files)
     texts = [q.text for q in nset.questions]
     total = 0
     done: set[Path] = set()
-    for pattern, path in _doc_pages(nset.name).items():
+    pages = _doc_pages(nset.name)
+    if linked_html:
+        pages = {**_linked_pages(nset), **pages}
+    for pattern, path in pages.items():
         rels = [r for r in files if fnmatch.fnmatchcase(r, pattern)]
         if not rels:
             continue
@@ -142,17 +213,23 @@ def html_variant(nset: ns.NaturalSet, whole: bool = False) -> ns.NaturalSet:
         if path in done:
             continue
         done.add(path)
-        page, n = blank_questions(_read(path), texts, whole)
+        autotools = nset.name == "autotools-faq"
+        page, n = blank_questions(
+            _read(path), texts, whole, autotools, _AUTOCONF_FAQ if autotools else None
+        )
         total += n
         target = rels[0][: -len(".md")] + ".html" if "*" not in pattern else path.name
         files[target] = page
-    name = f"{nset.name}-html" + ("-gone" if whole else "")
+    name = f"{nset.name}-html" + ("-gone" if whole else "") + ("-all" if linked_html else "")
     return ns.NaturalSet(
         name,
         ns.write_tree(files, ds.CACHE_DIR / "natural" / name),
         nset.questions,
         f"{nset.note} [variant: the FAQ pages as HTML, {total} of {len(texts)} question "
-        "headings blanked in place" + (" (elements removed)" if whole else "") + "]",
+        "headings blanked in place"
+        + (" (elements removed)" if whole else "")
+        + ("; the linked pages as HTML too" if linked_html else "")
+        + "]",
         files,
     )
 
@@ -251,12 +328,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--rows", default="find,flat-hybrid")
     ap.add_argument("--json", type=Path)
     ap.add_argument(
+        "--ranks", type=Path, help="write each question's first-answer rank per row to this JSON"
+    )
+    ap.add_argument(
         "--source",
         choices=("html", "html-gone", "rst-underline", "rst-gone"),
         default="html",
         help="the FAQ page as blanked HTML (html-gone: the question heading elements removed), "
         "or (borg-faq) as reST with the question titles "
         "deleted, their adornment kept or gone",
+    )
+    ap.add_argument(
+        "--linked-html",
+        action="store_true",
+        help="borg-faq, django-faq: the linked pages as their HTML too (set name: *-all)",
     )
     ap.add_argument(
         "--langchain-input",
@@ -272,18 +357,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     budgets = [500, 1000, 2000]
     notes: list[str] = []
     table: list[bn.TableRow] = []
+    ranks: list[dict[str, object]] | None = [] if args.ranks else None
     for name in args.sets.split(","):
         base = ns.load_natural_set(name, cached)
         if args.source in ("html", "html-gone"):
-            nset = html_variant(base, whole=args.source == "html-gone")
+            nset = html_variant(base, args.source == "html-gone", args.linked_html)
         else:
             nset = rst_variant(base, keep_underline=args.source == "rst-underline")
-        table += bn.evaluate_set(nset, rows, ("dev", "test"), cached, budgets, 0, notes)
+        table += bn.evaluate_set(nset, rows, ("dev", "test"), cached, budgets, 0, notes, ranks)
     if args.json:
         bn._write_json(args.json, table, notes)
     bn.print_report(table, budgets)
     for n in notes:
         print(f"- {n}")
+    if args.ranks and ranks is not None:
+        args.ranks.write_text(json.dumps(ranks, indent=0) + "\n")
 
 
 if __name__ == "__main__":

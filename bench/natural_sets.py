@@ -113,7 +113,15 @@ NATURAL_SETS = (
     "borg-faq",
     "ffmpeg-faq",
 )
-HELD_OUT_SETS = ("r-faq", "privoxy-faq", "vim-faq", "nano-faq", "autotools-faq", "screen-faq")
+HELD_OUT_SETS = (
+    "r-faq",
+    "privoxy-faq",
+    "vim-faq",
+    "nano-faq",
+    "autotools-faq",
+    "screen-faq",
+    "doxygen-faq",
+)
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
 carries to a corpus nobody looked at. Screening on one makes it a dev set: move it up then."""
@@ -2393,6 +2401,70 @@ def pytest_derived_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# Doxygen's own FAQ (a Doxygen-generated page)
+# --------------------------------------------------------------------------------------
+
+DOXYGEN_PACKAGE = "doxygen-doc"
+DOXYGEN_DOC = "usr/share/doc/doxygen/html"
+DOXYGEN_FAQ = "faq.html"
+DOXYGEN_LINKED = ("trouble", "searching", "preprocessing", "index", "config", "commands")
+"""The pages the FAQ links to (``config`` and ``commands``, the two references, are over
+:data:`MAX_LINKED_CHARS` and stay out, as such pages do in every set)."""
+_DOXYGEN_TEXT = re.compile(r'<div class="textblock">(.*?)</div></div><!-- contents -->', re.S)
+_DOXYGEN_TITLE = re.compile(r'<div class="title">(.*?)</div>', re.S)
+_DOXYGEN_H1 = re.compile(r"<(/?)h1>")
+
+
+def doxygen_page_markdown(page_html: str, questions_at: int = 1) -> str:
+    """A Doxygen page's own text (its ``div.textblock``: no navigation, tree view or contents
+    box) as markdown, titled by its ``div.title``; its ``<h1>`` sections at level
+    ``questions_at`` + 1 (the FAQ: ``##``, below the page title)."""
+    body = _DOXYGEN_TEXT.search(page_html)
+    title = _DOXYGEN_TITLE.search(page_html)
+    text = body.group(1) if body else ""
+    level = f"h{questions_at + 1}"
+    text = _DOXYGEN_H1.sub(lambda m: f"<{m.group(1)}{level}>", text)
+    head = html_text(title.group(1)) if title else ""
+    return page_to_markdown(f"<h1>{html.escape(head)}</h1>{text}")
+
+
+def doxygen_faq_set() -> NaturalSet:
+    """Doxygen 1.9's FAQ (Debian ``doxygen-doc``, ``html/faq.html``: a page Doxygen generates
+    from its own ``faq.dox``, 21 questions as ``<h1>`` sections of one text block, no
+    section wrappers) beside the manual pages it links to. Every question heading deleted,
+    the text under it up to the next question its answer. An untuned check: built after the
+    round-13 HTML rules and measured once with them."""
+    root, doc, faq_path = _packaged_doc(DOXYGEN_PACKAGE, DOXYGEN_DOC, DOXYGEN_FAQ)
+    text, pairs = split_heading_questions(
+        doxygen_page_markdown(faq_path.read_text(encoding="utf-8", errors="replace")), 2
+    )
+    files = {"faq.md": text}
+    questions = [
+        NaturalQuestion(f"doxygen-faq:{n}", q, ((a, 1.0),), source="faq.md")
+        for n, (q, a) in enumerate(pairs)
+    ]
+    left_out: list[str] = []
+    for stem in DOXYGEN_LINKED:
+        page = doxygen_page_markdown((doc / f"{stem}.html").read_text(encoding="utf-8"))
+        if len(page) > MAX_LINKED_CHARS:
+            left_out.append(stem)
+        else:
+            files[f"{stem}.md"] = page
+    return _packaged_set(
+        "doxygen-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Doxygen FAQ from {DOXYGEN_PACKAGE} {version} (html/faq.html, Doxygen-generated; "
+            f"<h1> questions deleted) + the {len(files) - 1} manual pages it links to (left "
+            f"out, over {MAX_LINKED_CHARS} chars: {', '.join(left_out)}); answer = the text "
+            "under a question"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -2408,6 +2480,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "nano-faq": lambda emb: nano_faq_set(),
     "autotools-faq": lambda emb: autotools_faq_set(),
     "screen-faq": lambda emb: screen_faq_set(),
+    "doxygen-faq": lambda emb: doxygen_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }

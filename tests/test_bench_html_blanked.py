@@ -27,3 +27,37 @@ def test_question_headings_lose_their_text_and_keep_their_permalink() -> None:
     assert '<h3>Other topic<a class="headerlink" href="#q2">¶</a></h3>' in out
     assert "servers?" not in out  # the contents entry too
     assert "<h1>FAQ<a class='headerlink' href='#faq'>¶</a></h1>" in out
+
+
+def test_definition_list_questions_are_emptied_or_removed() -> None:
+    # asciidoc's labelled list (gitfaq): the question is the <dt>, inline code and all; the
+    # set's question text reads "user.name ?" (tags became spaces), the page "user.name</code>?"
+    page = (
+        '<div class="dlist"><dl><dt class="hdlist1">\nWhat should I put in <code>user.name'
+        "</code>?\n</dt><dd><p>Your name.</p></dd>"
+        '<dt class="hdlist1">A term that asks nothing</dt><dd><p>Kept.</p></dd></dl></div>'
+    )
+    question = ["What should I put in user.name ?"]
+    out, n = blank_questions(page, question)
+    assert n == 1
+    assert '<dt class="hdlist1"></dt><dd><p>Your name.</p></dd>' in out
+    assert '<dt class="hdlist1">A term that asks nothing</dt>' in out
+    gone, n = blank_questions(page, question, whole=True)
+    assert n == 1 and "<dl><dd><p>Your name.</p></dd>" in gone
+
+
+def test_numbered_topic_headings_and_quoted_questions_are_blanked() -> None:
+    # Autoconf's FAQ: the section's title is a topic, the reader's question opens its text
+    # across a line break; both go, the section number stays, a sub-section stays
+    import re
+
+    page = (
+        '<h3 class="section">20.3 How Can I Bootstrap?</h3><pre class="example">If Autoconf'
+        "\nrequires GNU M4, how do I bootstrap?</pre><p>A misunderstanding.</p>"
+        '<h4 class="subsection">20.3.1 Details</h4><h3>4.1 Other topic</h3>'
+    )
+    q = ["If Autoconf requires GNU M4, how do I bootstrap?"]
+    out, n = blank_questions(page, q, loose=True, numbered=re.compile(r"20\.\d+\.?\s+"))
+    assert n == 1
+    assert '<h3 class="section">20.3</h3>' in out and "bootstrap?" not in out
+    assert "20.3.1 Details" in out and "4.1 Other topic" in out

@@ -383,3 +383,100 @@ def test_any_section_number_alone_is_a_label(parts: list[int], end: str, bold: b
     page = f"{_answer(0, 8)}\n\n{label}\n\n{_answer(1, 8)}"
     chunks = split_text(page, "text", 1000)
     _check_boundaries(chunks, 2)
+
+
+def _codec_table(i: int) -> str:
+    """A texinfo-style table of one-word terms and short definitions (an FFmpeg FAQ answer's
+    list of codecs): part of the answer around it, not a list of answers."""
+    rows = "".join(
+        f"<dt><span><samp>codec{k}x{i}</samp></span></dt><dd><p>.avi only for topic{i}</p></dd>"
+        for k in range(6)
+    )
+    return f'<dl compact="compact">{rows}</dl>'
+
+
+def test_a_table_as_a_definition_list_stays_inside_its_answer() -> None:
+    # texi2html's <dl> of codecs inside an answer under an emptied heading: each short row
+    # used to be an entry of its own, one 20-character chunk per codec, and the answer's
+    # closing note joined the last row instead of the answer
+    parts = "".join(
+        f"<h3 class='section'><a class='anchor' aria-hidden='true' href='#q{i}'>#</a></h3>"
+        f"<p>{_answer(i, 2)}</p><p>The following list works for topic{i}:</p>"
+        f"{_codec_table(i)}<p>Note that topic{i} needs {_answer(i, 1)}</p>"
+        for i in range(4)
+    )
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{parts}</main></body></html>")
+    chunks = split_text(text, "html", 1000)
+    _check_boundaries(chunks, 4)
+    assert len(chunks) == 4  # one per answer: its text, its table and its note together
+    for i, c in enumerate(chunks):
+        assert f"codec0x{i}" in c.text and f"codec5x{i}" in c.text and "Note that" in c.text
+
+
+def test_definition_lists_of_short_questions_keep_their_entries() -> None:
+    # short answers, but the terms are questions: an FAQ, every entry its own answer
+    entries = "".join(
+        f"<dt>Does topic{i} run on Windows?</dt><dd>Yes, topic{i} does.</dd>" for i in range(5)
+    )
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1><dl>{entries}</dl></main></body>")
+    chunks = split_text(text, "html", 1000)
+    _check_boundaries(chunks, 5)
+    assert len(chunks) == 5
+
+
+def test_a_table_nested_in_an_answer_entry_leaves_the_entries_as_they_were() -> None:
+    # gitfaq-like answers (long <dd>s), one of which holds a short table: the answers stay
+    # apart, the table stays inside its answer
+    entries = "".join(
+        f"<dt></dt><dd><p>{_answer(i, 5)}</p>{_codec_table(i)}</dd>" for i in range(4)
+    )
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1><dl>{entries}</dl></main></body>")
+    chunks = split_text(text, "html", 1000)
+    _check_boundaries(chunks, 4)
+    assert len(chunks) == 4
+
+
+_DL_PARTS = [
+    "<dl>",
+    "</dl>",
+    "<dl class='field-list'>",
+    "<dt>",
+    "</dt>",
+    "<dd>",
+    "</dd>",
+    "<p>",
+    "</p>",
+    "<section>",
+    "</section>",
+    "<hr>",
+    " word ",
+    " Why? ",
+    " " + "long " * 60,
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_DL_PARTS), max_size=50))
+def test_definition_list_marks_are_whitespace_only(parts: list[str]) -> None:
+    """However lists, terms, definitions and sections nest or fail to close, undoing a
+    table row's entry mark takes back whitespace only: every word of the page is in the
+    text, in order, and so in its chunks."""
+    page = "".join(parts)
+    text, _ = html_to_markdown(page)
+    words = re.findall(r"word|Why\?|long", page)
+    assert re.findall(r"word|Why\?|long", text) == words
+    assert "\n\n\n\n" not in text  # a mark is one blank line more, never two
+    chunks = split_text(text, "html", 300)
+    assert re.findall(r"word|Why\?|long", " ".join(c.text for c in chunks)) == words
+
+
+def test_a_table_opening_an_answer_entry_keeps_the_answers_apart() -> None:
+    # the answer's <dd> opens with a nested table: the table's rows must not take back the
+    # *answer's* entry mark (the mark belongs to the list whose entry set it)
+    entries = "".join(
+        f"<dt></dt><dd>{_codec_table(i)}<p>{_answer(i, 5)}</p></dd>" for i in range(4)
+    )
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1><dl>{entries}</dl></main></body>")
+    chunks = split_text(text, "html", 1000)
+    _check_boundaries(chunks, 4)
+    assert len(chunks) == 4

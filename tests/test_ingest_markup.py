@@ -611,6 +611,8 @@ _ADVERSARIAL = {
     "one long question": "Q1) " + "why " * 50_000 + "?",
     "bold lines": "**a**\n\n" * 30_000,
     "definition lists": "<dl>" + "<dt>a</dt><dd>b</dd><dd>c</dd>" * 15_000,
+    "definition rows": "<dl><dt>a</dt><dd><dl><dt>b</dt><dd>c</dd>" * 10_000
+    + "</dl></dd>" * 10_000,
     "rule lines": "- " * 50_000 + "x\n\n" + "-" * 100_000 + "x\n\n" + "---\n\n" * 20_000,
     "sections": "<section><h3></h3>" * 20_000 + "<div class='section'>" * 20_000,
 }
@@ -673,3 +675,92 @@ def test_aria_hidden_heading_permalinks_are_dropped() -> None:
     text, _ = html_to_markdown(page)
     assert "TOC" not in text and "\\#" not in text
     assert "1.1 Why not?" in text and "nobody" in text
+
+
+def test_a_heading_never_closed_keeps_its_text() -> None:
+    # the page ends inside <h2>: its words are still the page's (they were dropped)
+    text, _ = html_to_markdown("<p>Intro.</p><h2>Never closed")
+    assert "## Never closed" in text
+
+
+def test_a_page_titled_only_by_its_title_element_heads_its_text_with_it() -> None:
+    # Doxygen's pages title themselves with <div class="title">, not a heading: their chunks
+    # carried no heading path at all, while a Sphinx page's say "Page › Section"
+    page = (
+        "<html><head><title>Doxygen: Frequently Asked Questions</title></head><body>"
+        "<div class='title'>Frequently Asked Questions</div>"
+        "<h1><a class='anchor' id='q1'></a></h1><p>Because of the wizard, topic0.</p>"
+        "<h1><a class='anchor' id='q2'></a></h1><p>Exclude it with a pattern.</p></body></html>"
+    )
+    text, title = html_to_markdown(page)
+    assert title == "Doxygen: Frequently Asked Questions"
+    assert text.startswith("# Doxygen: Frequently Asked Questions\n")
+    chunks = split_text(text, "html", 1000)
+    assert chunks and all(c.path[:1] == ("Doxygen: Frequently Asked Questions",) for c in chunks)
+    # a Doxygen manual page: its <h1> sections sit under the title, and code stays code
+    manual, _ = html_to_markdown(
+        "<title>Doxygen: Troubleshooting</title><div class='title'>Troubleshooting</div>"
+        "<h1>Known problems</h1><p>#include lines are scanned.</p><h2>Detail</h2><p>More.</p>"
+    )
+    assert manual.split("\n\n")[:5] == [
+        "# Doxygen: Troubleshooting",
+        "Troubleshooting",
+        "## Known problems",
+        "#include lines are scanned.",
+        "### Detail",
+    ]
+    paths = [sec.path for sec in parse(manual, "html").sections]
+    assert ("Doxygen: Troubleshooting", "Known problems", "Detail") in paths
+    # text before an <h1> that is the title itself: that page is left as it was
+    nav, _ = html_to_markdown("<title>Guide</title><p>Skip.</p><h1>Guide</h1><p>Text.</p>")
+    assert nav == "Skip.\n\n# Guide\n\nText.\n"
+    # a page that starts with its heading is as it was: no second title
+    headed, _ = html_to_markdown("<title>T #1</title><h1>Guide</h1><p>Text.</p>")
+    assert headed == "# Guide\n\nText.\n"
+    # a title's own "#" stays text, and a page without a <title> is left alone
+    bare, _ = html_to_markdown("<title>C# tips</title><p>Text.</p>")
+    assert bare.startswith("# C\\# tips\n")
+    assert html_to_markdown("<p>Text.</p>")[0] == "Text.\n"
+
+
+def test_next_previous_up_bars_are_dropped() -> None:
+    # texi2any puts this bar before every node: its link texts are the *neighbouring*
+    # sections' titles (in an FAQ chapter, the next and previous questions)
+    bar = (
+        '<div class="header"><p>Next: <a href="#Why-Not-Imake" accesskey="n" rel="next">'
+        'Why Not Imake?</a>, Previous: <a href="#Bootstrap" rel="prev">How Can I Bootstrap?</a>'
+        ', Up: <a href="#FAQ" rel="up">Frequent Questions</a> &nbsp; [<a href="#SEC_Contents" '
+        'rel="contents">Contents</a>]</p></div>'
+    )
+    page = (
+        f"<body>{bar}<h3>20.3</h3><p>This is a misunderstanding, see "
+        '<a href="m4.html">the M4 manual</a>.</p></body>'
+    )
+    text, _ = html_to_markdown(page)
+    assert "Imake" not in text and "Bootstrap" not in text and "Next:" not in text
+    assert "see the M4 manual." in text  # an ordinary link in a sentence stays
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.sampled_from(["", "<title>Guide #2</title>", "<title>T</title>"]),
+    st.lists(
+        st.sampled_from(
+            ["<h1>", "</h1>", "<h2>", "</h2>", "<p>", "</p>", "T", "word", "#x", "# y", "\n"]
+        ),
+        max_size=30,
+    ),
+)
+def test_a_title_heads_only_pages_that_start_with_text(title: str, parts: list[str]) -> None:
+    """Whatever the body, the output re-parses; it starts with the page's title only when
+    the body's text starts before any heading; no heading goes deeper than six levels."""
+    text, got = html_to_markdown(title + "".join(parts))
+    doc = parse(text, "html")
+    assert all("\n" not in h for h in doc.headings)
+    assert not any(line.startswith("#######") for line in text.split("\n"))
+    untitled, _ = html_to_markdown("".join(parts))
+    if got and untitled.strip() and not untitled.startswith("#"):
+        first = doc.headings[0] if doc.headings else ""
+        assert first == got or got.lower() in {h.lower() for h in doc.headings}
+    elif not got or untitled.startswith("#") or not untitled.strip():
+        assert text == untitled

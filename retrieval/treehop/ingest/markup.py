@@ -21,9 +21,16 @@ Three markups are understood:
   have no heading text (an emptied ``<h3>``, a ``<section>`` or ``<div class="section">``
   without one) the part still starts an entry (two blank lines before it, as a definition
   list's entry does; so does a block whose only content was an emptied ``<b>``, a
-  hand-written FAQ's question), so the chunker never runs one answer into the next. A block whose
+  hand-written FAQ's question), so the chunker never runs one answer into the next; a
+  definition list's entry starts one too, unless it is a table's row (a term with text that
+  asks nothing and an entry under :data:`TERSE_ENTRY_CHARS`: texinfo's codec tables, an
+  options reference's one-line flags), which runs on with the text before it. A block whose
   text is all links to places on the same page (``href="#..."``: a hand-written table of
-  contents, "back to top") is navigation and dropped.
+  contents, "back to top") is navigation and dropped, and so is a block holding a link to
+  the next, previous or parent node (``rel="next"``: texi2any's Next / Previous / Up bar,
+  which names the neighbouring sections). A page whose text starts before any
+  heading (titled only by ``<title>``, or by a styled ``<div>`` as Doxygen's pages are) is
+  headed by its ``<title>``, so its chunks carry the page's name as a heading path.
 
 Why no regular expression spans more than one line here: a pattern such as ``(.+?[.!?])(\\s|$)``
 searched over text without the terminator rescans the rest of the text from every position
@@ -625,6 +632,39 @@ _SECTION_MARKS = frozenset(
 DocBook XSL's ``section``, DocBook DSSSL's ``SECT1``-``SECT5`` (the Debian-built FAQs and
 manuals), DocBook's question-and-answer entries (``qandaentry``, a ``question`` row)."""
 _BACKTICKS = re.compile(r"`+")
+_NAV_RELS = frozenset({"next", "prev", "previous", "up"})
+"""A link with one of these ``rel`` values goes to the next, previous or parent page or
+node: the block holding it is a navigation bar (texi2any's "Next: X, Previous: Y, Up: Z
+[Contents][Index]" before every node, a theme's Next / Previous buttons), whose link texts
+are *other* sections' titles: dropped, as DocBook's ``navheader`` is."""
+TERSE_ENTRY_CHARS = 250
+"""A definition list's entry shorter than this (term and definition), whose term has text
+and is not a question, is a row of a table (texinfo's codec and option tables, an options
+reference's one-line flags, a glossary's one-liners), not an answer: it gives back its entry
+mark and runs on with the text before it. A quarter of the default chunk, the size below
+which the chunker joins a section to its neighbour anyway
+(:func:`treehop.ingest.chunking.split_text`)."""
+
+
+@dataclass
+class _DefinitionList:
+    """An open ``<dl>`` while the converter walks it, and its entry being read: whether the
+    entry keeps its mark is decided when it ends (:meth:`_HTMLToMarkdown._end_entry`)."""
+
+    answers: bool
+    """False for a field list (Sphinx's parameter lists): never entries."""
+    mark: tuple[int, int] | None = None
+    """``(index in out, index in main_out or -1)`` of the part that took the entry's mark."""
+    chars: int = 0
+    """Characters of text in the entry (nested lists included)."""
+    term: bool = False
+    """Whether the entry's term has text (an emptied term is a question taken out)."""
+    asks: bool = False
+    """Whether the term ends with ``?`` (an FAQ's question)."""
+
+    def row(self) -> bool:
+        """Whether the entry is a table's row, not an answer (:data:`TERSE_ENTRY_CHARS`)."""
+        return self.answers and self.term and not self.asks and self.chars < TERSE_ENTRY_CHARS
 
 
 def _marks(attrs: Attrs) -> set[str]:
@@ -653,18 +693,23 @@ class _HTMLToMarkdown:
         self.title = ""
         self.in_title = False
         self.line: list[str] = []  # inline text of the current block
-        self.lists: list[bool] = []  # open <dl>s: whether their entries are answers
+        self.lists: list[_DefinitionList] = []  # open <dl>s
+        self.list_gap: _DefinitionList | None = None  # the list whose entry set the pending gap
         self.last_item = ""  # the last <dt>/<dd> opened
         self.gap = False  # the next block starts a new entry (a blank line more before it)
         self.in_jump = 0  # > 0 inside a link to a place on the same page (``href="#..."``)
         self.jump_only = True  # the current block's text is all in such links (so far)
         self.bold = False  # the current block opened a <b>/<strong> (an FAQ's question label)
+        self.nav = False  # the current block holds a link to the next/previous/parent page
 
     # -- output
     def _emit(self, part: str) -> None:
         if self.gap:
             part = "\n" + part  # two blank lines before an entry: chunking's boundary mark
-            self.gap = False
+            if self.list_gap is not None:  # (the entry's owner, not a list nested since)
+                main = len(self.main_out) if self.main_depth else -1
+                self.list_gap.mark = (len(self.out), main)
+            self.gap, self.list_gap = False, None
         self.out.append(part)
         if self.main_depth:
             self.main_out.append(part)
@@ -674,10 +719,16 @@ class _HTMLToMarkdown:
         self.line = []
         jumps_only, self.jump_only, self.in_jump = self.jump_only, True, 0
         bold, self.bold = self.bold, False
+        nav, self.nav = self.nav, False
         if not text and bold:  # (an emptied bold question: like an emptied heading)
             self.gap = True
-        if not text or jumps_only:  # (a line of a page's own contents list: navigation)
+        if not text or jumps_only or nav:  # (a contents list's line, a Next / Up bar)
             return
+        if self.lists:
+            dl = self.lists[-1]
+            dl.chars += len(text)
+            if self.last_item == "dt":
+                dl.term, dl.asks = True, dl.asks or text.endswith("?")
         if atx_heading(text) or setext_level(text) or fence_open(text):
             text = "\\" + text  # text, never read back as a heading, a rule or a fence
         self._emit(text + "\n\n")
@@ -743,16 +794,16 @@ class _HTMLToMarkdown:
     def _track_entries(self, tag: str, marks: set[str]) -> None:
         """Definition lists: each entry (question and answer) is set apart by a gap."""
         if tag == "dl":
-            self.lists.append("field-list" not in marks)
-        elif tag in {"dt", "dd"} and self.lists and self.lists[-1]:
+            self._end_block()
+            self.lists.append(_DefinitionList("field-list" not in marks))
+        elif tag in {"dt", "dd"} and self.lists and self.lists[-1].answers:
             # a definition list's entry (an FAQ's question and answer, an API reference's
             # signature and description) starts at its first <dt>, or at a <dd> with none
             self._end_block()
-            self.gap = (
-                self.gap
-                or (tag == "dt" and self.last_item != "dt")
-                or (tag == "dd" and self.last_item != "dt")
-            )
+            if self.last_item != "dt":
+                self._end_entry()
+                if not self.gap:
+                    self.gap, self.list_gap = True, self.lists[-1]
             self.last_item = tag
 
     def _open_element(self, tag: str, attrs: Attrs) -> None:
@@ -773,8 +824,11 @@ class _HTMLToMarkdown:
             self.jump_only = self.jump_only and self.in_jump > 0
         elif tag in {"b", "strong"} and self.heading is None:
             self.bold = True
-        elif tag == "a" and attrs.get("href", "").startswith("#") and self.heading is None:
-            self.in_jump += 1  # (a link to a place on this page: contents, "back to top")
+        elif tag == "a" and self.heading is None:
+            if _NAV_RELS & set(attrs.get("rel", "").lower().split()):
+                self.nav = True  # (texi2any's "Next: ..., Previous: ..., Up: ..." bar)
+            if attrs.get("href", "").startswith("#"):
+                self.in_jump += 1  # (a link to a place on this page: contents, "back to top")
 
     def end(self, tag: str) -> None:
         if tag == "title":
@@ -806,12 +860,31 @@ class _HTMLToMarkdown:
         elif tag == "a" and self.in_jump:
             self.in_jump -= 1
         if tag == "dl" and self.lists:
-            self.lists.pop()
+            self._end_entry()
+            chars = self.lists.pop().chars
+            if self.lists:  # (a list nested in an entry: its text is the entry's)
+                self.lists[-1].chars += chars
             self.last_item = ""
         if self.main_depth and tag == self.main_tag:
             self.main_depth -= 1
             if not self.main_depth:
                 self._end_block()
+
+    def _end_entry(self) -> None:
+        """The entry being read ends (a new one starts, or its list closes): a table's row
+        (:meth:`_DefinitionList.row`) gives back its mark and runs on with the text before
+        it, as the table of codecs in an FAQ answer or an options reference's one-line
+        flags do; an answer keeps it. Each mark is undone at most once: linear."""
+        dl = self.lists[-1]
+        if dl.row():
+            if dl.mark is not None:
+                i, j = dl.mark
+                self.out[i] = self.out[i][1:]
+                if j >= 0:
+                    self.main_out[j] = self.main_out[j][1:]
+            elif self.list_gap is dl:  # (a mark no text took yet)
+                self.gap, self.list_gap = False, None
+        dl.mark, dl.chars, dl.term, dl.asks = None, 0, False, False
 
     def data(self, text: str) -> None:
         if self.in_title:
@@ -836,13 +909,44 @@ class _HTMLToMarkdown:
         self._emit(f"{fence}\n{code}\n{fence}\n\n")
 
     def text(self) -> str:
-        if self.heading is not None:
-            self.heading = None
+        if self.heading is not None and not self.skip and not self.pre:
+            self.end(f"h{self.heading}")  # a heading never closed: its text is still text
+        self.heading = None
         if self.pre:
             self._end_pre()
         self._end_block()
         parts = self.main_out if self.seen_main and "".join(self.main_out).strip() else self.out
-        return "".join(parts).strip() + "\n"
+        text = "".join(parts).strip()
+        title = _collapse(html.unescape(self.title))
+        if text and title and not text.startswith("#"):
+            text = _titled(parts, title)
+        return text + "\n"
+
+
+_HEADING_PART = re.compile(r"#{1,5} ")
+"""A converted heading of level 1-5 (text that starts like one is escaped; ``#include`` is
+not one)."""
+
+
+def _titled(parts: list[str], title: str) -> str:
+    """The page's text headed by its ``<title>``, for a page whose text starts before any
+    heading (titled only by ``<title>``, or by a styled ``<div>`` as Doxygen's pages are):
+    its chunks then say which page they come from, as a page's ``<h1>`` makes them say. The
+    page's own headings go one level down (``<h1>`` sections under the title), unless one of
+    them is the title itself (that page has its title as a heading already: left as it was).
+    Linear: each part is looked at once."""
+    level1 = {
+        clean_heading(p.lstrip("\n")[2:]).lower() for p in parts if p.lstrip("\n")[:2] == "# "
+    }
+    if title.lower() in level1 or clean_heading(title).lower() in level1:
+        return "".join(parts).strip()
+    out = [f"# {title.replace('#', chr(92) + '#')}\n\n"]
+    for part in parts:
+        body = part.lstrip("\n")
+        if _HEADING_PART.match(body):
+            part = part[: len(part) - len(body)] + "#" + body
+        out.append(part)
+    return "".join(out).strip()
 
 
 def html_to_markdown(doc: str) -> tuple[str, str]:
