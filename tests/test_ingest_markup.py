@@ -697,23 +697,6 @@ def test_a_page_titled_only_by_its_title_element_heads_its_text_with_it() -> Non
     assert text.startswith("# Doxygen: Frequently Asked Questions\n")
     chunks = split_text(text, "html", 1000)
     assert chunks and all(c.path[:1] == ("Doxygen: Frequently Asked Questions",) for c in chunks)
-    # a Doxygen manual page: its <h1> sections sit under the title, and code stays code
-    manual, _ = html_to_markdown(
-        "<title>Doxygen: Troubleshooting</title><div class='title'>Troubleshooting</div>"
-        "<h1>Known problems</h1><p>#include lines are scanned.</p><h2>Detail</h2><p>More.</p>"
-    )
-    assert manual.split("\n\n")[:5] == [
-        "# Doxygen: Troubleshooting",
-        "Troubleshooting",
-        "## Known problems",
-        "#include lines are scanned.",
-        "### Detail",
-    ]
-    paths = [sec.path for sec in parse(manual, "html").sections]
-    assert ("Doxygen: Troubleshooting", "Known problems", "Detail") in paths
-    # text before an <h1> that is the title itself: that page is left as it was
-    nav, _ = html_to_markdown("<title>Guide</title><p>Skip.</p><h1>Guide</h1><p>Text.</p>")
-    assert nav == "Skip.\n\n# Guide\n\nText.\n"
     # a page that starts with its heading is as it was: no second title
     headed, _ = html_to_markdown("<title>T #1</title><h1>Guide</h1><p>Text.</p>")
     assert headed == "# Guide\n\nText.\n"

@@ -919,34 +919,12 @@ class _HTMLToMarkdown:
         text = "".join(parts).strip()
         title = _collapse(html.unescape(self.title))
         if text and title and not text.startswith("#"):
-            text = _titled(parts, title)
+            # text before any heading (a page titled only by <title>, or by a styled <div>
+            # as Doxygen's pages are): the page title heads it, so its chunks say what page
+            # they come from, as a page's <h1> makes them say (a heading's line starts
+            # with "#"; text that would, is escaped)
+            text = f"# {title.replace('#', chr(92) + '#')}\n\n{text}"
         return text + "\n"
-
-
-_HEADING_PART = re.compile(r"#{1,5} ")
-"""A converted heading of level 1-5 (text that starts like one is escaped; ``#include`` is
-not one)."""
-
-
-def _titled(parts: list[str], title: str) -> str:
-    """The page's text headed by its ``<title>``, for a page whose text starts before any
-    heading (titled only by ``<title>``, or by a styled ``<div>`` as Doxygen's pages are):
-    its chunks then say which page they come from, as a page's ``<h1>`` makes them say. The
-    page's own headings go one level down (``<h1>`` sections under the title), unless one of
-    them is the title itself (that page has its title as a heading already: left as it was).
-    Linear: each part is looked at once."""
-    level1 = {
-        clean_heading(p.lstrip("\n")[2:]).lower() for p in parts if p.lstrip("\n")[:2] == "# "
-    }
-    if title.lower() in level1 or clean_heading(title).lower() in level1:
-        return "".join(parts).strip()
-    out = [f"# {title.replace('#', chr(92) + '#')}\n\n"]
-    for part in parts:
-        body = part.lstrip("\n")
-        if _HEADING_PART.match(body):
-            part = part[: len(part) - len(body)] + "#" + body
-        out.append(part)
-    return "".join(out).strip()
 
 
 def html_to_markdown(doc: str) -> tuple[str, str]:
