@@ -1739,8 +1739,9 @@ def _few_parents(
     some hit has no linked parent; the general path reads its stored parent URI).
 
     Why: a global step's hits lie in a few folders (~3 distinct parents among 40 at 100k
-    leaves); ``unique_inverse``, the concatenated gather of the hits with their parents
-    and the parents' re-indexing were ~15 us a find for ~3 names."""
+    leaves); ``unique_inverse`` (~4.5 us on 40 values), the concatenated decode of the
+    hits with their parents and the parents' re-indexing cost ~4-5 us a find more than
+    this (``bench/README.md``, "Issue 35 round 17")."""
     parent_l: list[int] = parent.tolist()
     distinct = sorted(set(parent_l))
     if distinct[0] < 0:
