@@ -531,3 +531,53 @@ def test_result_models_built_by_their_validator_equal_init() -> None:
     )
     with pytest.raises(ValueError):
         _validate_matched({**fields, "score": "high"})  # validated: not a number
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_few_columns_equal_the_general_path(
+    seed: int, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few hits' columns on Python ints (``_few_parents``: a global step's ~40 hits) equal
+    the general path's (``unique_inverse`` and one gather with the parents), every field and
+    the parent codes to the dtype, on saved rows (the URI blob), rows written since and
+    unlinked parents (orphans, roots), with each parent URI cold (not kept) and kept."""
+    from treehop.stores.embedded import search_paths
+
+    mem, rng = random_tree(seed)
+    nodes = list(mem.iter_nodes())
+    vecs = np.asarray(mem.get_vectors([n.uri for n in nodes]), dtype=np.float32)
+    store = EmbeddedStore(tmp_path / "idx")
+    store.upsert(nodes, vecs)
+    store.save()
+    store.close()
+    store = EmbeddedStore(tmp_path / "idx")
+    late = [n for n in nodes if n.is_leaf][: 1 + seed % 3]  # rewritten: tail rows
+    store.upsert(late, vecs[[nodes.index(n) for n in late]])
+    taken = []
+    few = search_paths._few_parents
+
+    def counted(*a: Any) -> Any:
+        out = few(*a)
+        taken.append(out is not None)
+        return out
+
+    monkeypatch.setattr(search_paths, "_few_parents", counted)
+
+    def answer(on: bool, q: Vector, scope: Scope, limit: int, kw: dict[str, Any]) -> Any:
+        monkeypatch.setattr(search_paths, "FEW_COLUMNS", on)
+        store._snap.cache.pop(("dir_uris",), None)
+        cold = store.search_columns(q, scope, limit, **kw)
+        kept = store.search_columns(q, scope, limit, **kw)
+        codes = [c.parent_codes for c in (cold, kept)]
+        return (
+            [[getattr(c, f) for f in COLUMN_FIELDS] for c in (cold, kept)],
+            [None if a is None else (a.tolist(), a.dtype) for a in codes],
+            [c.hits(range(len(c))) for c in (cold, kept)],
+        )
+
+    for scope in _scopes(store, rng):
+        for limit in (1, 3, 40, 64, 65):
+            q = _query(rng)
+            for kw in ({}, {"query_text": "alpha gamma", "dense_weight": 0.6}):
+                assert answer(False, q, scope, limit, kw) == answer(True, q, scope, limit, kw)
+    assert any(taken) and not all(taken)  # both: the few path and its fallback

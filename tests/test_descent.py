@@ -112,3 +112,49 @@ def test_a_candidate_at_a_column_position_builds_its_node_once_on_first_read() -
     assert asked == [] and c.uri == nodes[2].uri and c.document == nodes[2].uri
     assert c.node is nodes[2] and c.node is nodes[2]
     assert asked == [[2]]  # built once, from its own position
+
+
+_KTH_SCORES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.sampled_from([0.25, 0.5, -0.5, float("-inf")]),  # (ties)
+)
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 30), st.integers(0, 3), st.booleans(), _KTH_SCORES),
+        max_size=40,
+    ),
+    st.integers(1, 12),
+    st.booleans(),
+    st.sampled_from([Track.VECTOR, Track.RERANK]),
+)
+def test_kth_score_sorted_equals_the_partition(
+    rows: list[tuple[int, int, bool, float]], k: int, collapse: bool, track: Track
+) -> None:
+    """``Collected.kth_score`` ranked by Python's sort (``KTH_SORTED``) gives the very value
+    the array's partition gave, with ties, infinities, fewer than ``k`` slots, chunks of
+    one document (collapsed or not) and NaN scores (never ranked: no slot keeps one)."""
+    from treehop import descent
+    from treehop.descent import Candidate, Collected, FoundBy
+
+    coll = Collected(collapse)
+    for file, chunk, is_chunk, s in rows:
+        uri = f"viking://resources/d/f{file}.md"
+        if is_chunk:
+            uri, parent, index = f"{uri}#chunk-{chunk}", uri, chunk
+        else:
+            parent, index = "viking://resources/d", None
+        score = score_of(s, s)
+        cand = Candidate.deferred_at(
+            uri, parent, index, True, lambda at: [], 0, score, score, s, FoundBy.GLOBAL
+        )
+        coll.add(cand, track)
+    got = []
+    for on in (False, True):
+        descent.KTH_SORTED = on
+        try:
+            got.append(coll.kth_score(k, track))
+        finally:
+            descent.KTH_SORTED = True
+    assert got[0] == got[1] or (math.isnan(got[0]) and math.isnan(got[1]))

@@ -50,7 +50,7 @@ from .layout import (
     _optional,
     _unique_ints,
 )
-from .snapshot import _leaf_family_rows, _Snap, _stored_field, _UriView
+from .snapshot import _FEW_ROWS, _leaf_family_rows, _Snap, _stored_field, _UriView
 
 _Found = tuple[IntArray, IntArray, F32, F32, F32 | None, BoolArray | None, bool]
 """One query's answer of :meth:`_SearchPaths._search_top`: candidate rows, positions of its
@@ -630,7 +630,12 @@ class _SearchPaths(_StoreAttributes):
         n = len(row_l)
         parents: list[str | None]
         parent_codes: IntArray | None
-        if n:
+        few = None
+        if n and FEW_COLUMNS and n <= _FEW_ROWS:
+            few = _few_parents(s, rows, row_l, s.parent_row[rows])
+        if few is not None:
+            uris, parents, parent_codes = few
+        elif n:
             parent = s.parent_row[rows]
             # siblings share a parent: each distinct parent row is decoded once
             distinct, inverse = unique_inverse(parent)
@@ -652,11 +657,11 @@ class _SearchPaths(_StoreAttributes):
                     else:
                         stored = _stored_field(s, row_l[i], "parent_uri")
                         parents[i] = stored if isinstance(stored, str) else None
-            chunks = _optional(s.cols["chunk"][rows])
-            leaves: list[bool] = s.cols["leaf"][rows].tolist()
         else:
-            uris, parents, chunks, leaves = [], [], [], []
+            uris, parents = [], []
             parent_codes = np.zeros(0, np.int64)
+        chunks = _optional(s.cols["chunk"][rows]) if n else []
+        leaves: list[bool] = s.cols["leaf"][rows].tolist() if n else []
 
         def load(positions: Sequence[int]) -> list[Node]:
             return [self._node(s, row_l[i]) for i in positions]
@@ -1716,6 +1721,39 @@ _NO_SCORES: tuple[F32, F32, None, None] = (
     None,
     None,
 )
+
+
+FEW_COLUMNS = True
+"""Whether :meth:`_SearchPaths._columns` reads a few hits' parents through
+:func:`_few_parents` (``False``: always the general path; the tests and
+``bench_find_toggle.py --flag`` compare the two)."""
+
+
+def _few_parents(
+    s: _Snap, rows: IntArray, row_l: list[int], parent: IntArray
+) -> tuple[list[str], list[str | None], IntArray] | None:
+    """:meth:`_SearchPaths._columns`' URIs, parent URIs and parent codes of a few hits
+    (a global step's ~40) whose parents are all linked rows, on Python ints: the same
+    values as its general path (codes: each parent's place among the sorted distinct
+    parent rows, as ``unique_inverse`` gives them), without its array calls (``None``:
+    some hit has no linked parent; the general path reads its stored parent URI).
+
+    Why: a global step's hits lie in a few folders (~3 distinct parents among 40 at 100k
+    leaves); ``unique_inverse`` (~4.5 us on 40 values), the concatenated decode of the
+    hits with their parents and the parents' re-indexing cost ~4-5 us a find more than
+    this (``bench/README.md``, "Issue 35 round 17")."""
+    parent_l: list[int] = parent.tolist()
+    distinct = sorted(set(parent_l))
+    if distinct[0] < 0:
+        return None
+    names = s.dir_names(distinct)
+    uris = s.few_uris(rows, row_l)
+    if len(distinct) == 1:
+        return uris, [names[0]] * len(row_l), np.zeros(len(row_l), np.int64)
+    name_of = dict(zip(distinct, names, strict=True))
+    parents: list[str | None] = [name_of[p] for p in parent_l]
+    codes = np.array(distinct, dtype=np.int64).searchsorted(parent)
+    return uris, parents, codes.astype(np.int64, copy=False)
 
 
 def _best_first(cand: IntArray, top: IntArray, score: F32, k: int | None) -> IntArray:

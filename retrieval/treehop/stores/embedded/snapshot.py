@@ -373,6 +373,31 @@ class _Snap:
         names = [found[r] if u is None else u for r, u in zip(dir_l, known, strict=True)]
         return decoded[:n], names
 
+    def dir_names(self, dirs: list[int]) -> list[str]:
+        """The URIs of directory rows ``dirs`` (a few distinct parents, sorted), kept per
+        snapshot as :meth:`uris_with_dirs` keeps them (the same cache, bound and lookup
+        answers), each one not kept yet decoded on its own (a global step's hits have ~3)."""
+        kept: dict[int, str] | None = self.cache.get(("dir_uris",))
+        if kept is None:
+            kept = self.cache.setdefault(("dir_uris",), {})
+        get = kept.get
+        known = [get(r) for r in dirs]
+        if None not in known:
+            return cast("list[str]", known)
+        uri = self.uri
+        found = {r: uri(r) for r, u in zip(dirs, known, strict=True) if u is None}
+        if len(kept) + len(found) > _DIR_URIS:
+            kept.clear()
+        kept.update(found)
+        self._keep_rows(found)
+        return [found[r] if u is None else u for r, u in zip(dirs, known, strict=True)]
+
+    def few_uris(self, rows: IntArray, row_l: list[int]) -> list[str]:
+        """:meth:`uris_of` of at most ``_FEW_ROWS`` rows, given also as the list ``row_l``."""
+        if row_l and max(row_l) < self.n_base:
+            return self._few_uris(rows, row_l)
+        return self.uris_of(rows)
+
     def vectors_of(self, rows: IntArray) -> F32:
         """The vectors of ``rows``: every reader of single rows (a search's candidates, the
         graph's build and orphans, ``get_vectors``, a compaction) comes through here, so
