@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -424,11 +425,17 @@ def test_definition_lists_of_short_questions_keep_their_entries() -> None:
     assert len(chunks) == 5
 
 
-def test_a_table_nested_in_an_answer_entry_leaves_the_entries_as_they_were() -> None:
-    # gitfaq-like answers (long <dd>s), one of which holds a short table: the answers stay
-    # apart, the table stays inside its answer
+@pytest.mark.parametrize("table_first", [False, True])
+def test_a_table_inside_an_answer_entry_keeps_the_answers_apart(table_first: bool) -> None:
+    """gitfaq-like answers (long ``<dd>``s), one short table each, after the answer's text
+    or opening it: the answers stay apart and the table stays inside its answer (the table's
+    rows never take back the *answer's* entry mark: a mark belongs to the list whose entry
+    set it)."""
     entries = "".join(
-        f"<dt></dt><dd><p>{_answer(i, 5)}</p>{_codec_table(i)}</dd>" for i in range(4)
+        f"<dt></dt><dd>{_codec_table(i)}<p>{_answer(i, 5)}</p></dd>"
+        if table_first
+        else f"<dt></dt><dd><p>{_answer(i, 5)}</p>{_codec_table(i)}</dd>"
+        for i in range(4)
     )
     text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1><dl>{entries}</dl></main></body>")
     chunks = split_text(text, "html", 1000)
@@ -468,15 +475,3 @@ def test_definition_list_marks_are_whitespace_only(parts: list[str]) -> None:
     assert "\n\n\n\n" not in text  # a mark is one blank line more, never two
     chunks = split_text(text, "html", 300)
     assert re.findall(r"word|Why\?|long", " ".join(c.text for c in chunks)) == words
-
-
-def test_a_table_opening_an_answer_entry_keeps_the_answers_apart() -> None:
-    # the answer's <dd> opens with a nested table: the table's rows must not take back the
-    # *answer's* entry mark (the mark belongs to the list whose entry set it)
-    entries = "".join(
-        f"<dt></dt><dd>{_codec_table(i)}<p>{_answer(i, 5)}</p></dd>" for i in range(4)
-    )
-    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1><dl>{entries}</dl></main></body>")
-    chunks = split_text(text, "html", 1000)
-    _check_boundaries(chunks, 4)
-    assert len(chunks) == 4
