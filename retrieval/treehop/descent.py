@@ -224,10 +224,10 @@ class Collected:
         self.budget = budget
         """A slot's text budget in characters (:func:`passage_groups`)."""
         self.passages = passages
-        self.headless = headless
-        """Document slots split at headless entries (:func:`headless_groups`)."""
         """With ``collapse``: one slot per passage (:func:`passage_groups`); ``False``: one
         slot per document, its chunks folded into it."""
+        self.headless = headless
+        """Document slots split at headless entries (:func:`headless_groups`)."""
         self.by_uri: dict[str, Candidate] = {}
 
     def __len__(self) -> int:
@@ -371,11 +371,8 @@ def passage_groups(
     the neighbour a slot takes first changes, which decides its extent when both sides do
     not fit (the chunk it leaves may open a later slot)."""
     rank = {id(c): k for k, c in enumerate(items)}
-    by_doc: dict[str, list[Candidate]] = {}
-    for c in items:
-        by_doc.setdefault(c.document, []).append(c)
     groups: list[list[Candidate]] = []
-    for doc, members in by_doc.items():
+    for doc, members in _by_document(items).items():
         chunks = [c for c in members if c.chunk_index is not None and c.uri != doc]
         others = [c for c in members if c.chunk_index is None or c.uri == doc]
         slots = _windows(chunks, budget, rank, join_adjacent, grow_key) if chunks else []
@@ -402,9 +399,7 @@ def headless_groups(
     sections stays one result (passage slots for every topical query cost the anchor-text
     queries 0.024 nDCG@10); entries under one heading are separate answers that nothing
     else can name."""
-    by_doc: dict[str, list[Candidate]] = {}
-    for c in items:
-        by_doc.setdefault(c.document, []).append(c)
+    by_doc = _by_document(items)
     if len(by_doc) == len(items):  # (a candidate per document: nothing to split)
         return list(by_doc.values())
     groups: list[list[Candidate]] = []
@@ -426,19 +421,16 @@ def _headless_entries(doc: str, members: list[Candidate]) -> bool:
     """Whether a document's candidates hold chunks of more than one passage, all under one
     heading path (:func:`headless_groups`). Paths are compared, never hashed: a path that
     metadata written by hand filled with other values still compares."""
-    starts: set[int | None] = set()
-    first: tuple[object, ...] | None = None
-    seen = False
-    for c in members:
-        if c.chunk_index is None or c.uri == doc:
-            continue
-        start, path = _passage_mark(c.node)
-        if not seen:
-            first, seen = path, True
-        elif path != first:
-            return False
-        starts.add(start)
-    return len(starts) > 1
+    marks = [_passage_mark(c.node) for c in members if c.chunk_index is not None and c.uri != doc]
+    return len({start for start, _ in marks}) > 1 and all(p == marks[0][1] for _, p in marks)
+
+
+def _by_document(items: Sequence[Candidate]) -> dict[str, list[Candidate]]:
+    """``items`` grouped by their document, each group and the groups in ``items``' order."""
+    by_doc: dict[str, list[Candidate]] = {}
+    for c in items:
+        by_doc.setdefault(c.document, []).append(c)
+    return by_doc
 
 
 def _windows(
