@@ -36,6 +36,13 @@ def _check_boundaries(chunks: list, n_answers: int) -> None:
     assert seen == set(range(n_answers))
 
 
+def _faq_page_chunks(body: str) -> list:
+    """``body`` as the main part of an HTML page headed "FAQ", converted by treehop's own
+    ``html_to_markdown`` and chunked at 1,000 characters."""
+    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{body}</main></body></html>")
+    return split_text(text, "html", 1000)
+
+
 def test_questions_on_their_own_lines_start_new_chunks() -> None:
     # 6 answers of ~300 characters: the old packer put three into each 1,000-char chunk,
     # cutting the third across its boundary
@@ -72,8 +79,7 @@ def test_definition_list_entries_are_boundaries_in_html() -> None:
         f"<dt>topic{i} keeps failing</dt><dd><p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p></dd>"
         for i in range(5)
     )
-    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1><dl>{entries}</dl></main></body>")
-    chunks = split_text(text, "html", 1000)
+    chunks = _faq_page_chunks(f"<dl>{entries}</dl>")
     _check_boundaries(chunks, 5)
     # the markup's boundary mark is whitespace only: no chunk text shows it
     assert all("\n\n\n" not in c.text for c in chunks)
@@ -93,8 +99,7 @@ def test_emptied_headings_are_boundaries_in_html() -> None:
         f"<p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>"
         for i in range(5)
     )
-    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{parts}</main></body></html>")
-    chunks = split_text(text, "html", 1000)
+    chunks = _faq_page_chunks(parts)
     _check_boundaries(chunks, 5)
     assert [c.passage for c in chunks] == [c.index for c in chunks]
     assert all(c.path == ("FAQ",) for c in chunks)  # no empty heading in the path
@@ -103,8 +108,7 @@ def test_emptied_headings_are_boundaries_in_html() -> None:
 def test_emptied_bold_questions_are_boundaries_in_html() -> None:
     # a hand-written FAQ: each question a bold paragraph, its text taken out
     parts = "".join(f"<p><b></b></p><p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>" for i in range(5))
-    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{parts}</main></body></html>")
-    _check_boundaries(split_text(text, "html", 1000), 5)
+    _check_boundaries(_faq_page_chunks(parts), 5)
     # bold words inside an answer's text change nothing
     one = f"<p>{_answer(0, 4)} <b>Note</b> this.</p><p>{_answer(0, 4)}</p>"
     text, _ = html_to_markdown(f"<html><body><h1>FAQ</h1>{one}</body></html>")
@@ -123,8 +127,7 @@ def test_sections_without_headings_are_boundaries_in_html() -> None:
             open_.format(i=i) + f"<p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>" + close
             for i in range(5)
         )
-        text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{parts}</main></body></html>")
-        _check_boundaries(split_text(text, "html", 1000), 5)
+        _check_boundaries(_faq_page_chunks(parts), 5)
 
 
 def test_section_marks_leave_pages_with_headings_as_they_were() -> None:
@@ -169,8 +172,7 @@ def test_rule_lines_are_boundaries_and_leave_no_text() -> None:
 
 def test_html_rules_are_boundaries() -> None:
     parts = "<hr>".join(f"<p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>" for i in range(5))
-    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{parts}</main></body></html>")
-    _check_boundaries(split_text(text, "html", 1000), 5)
+    _check_boundaries(_faq_page_chunks(parts), 5)
 
 
 def test_rule_lines_in_code_or_inside_a_paragraph_stay_text() -> None:
@@ -346,8 +348,7 @@ def test_a_label_left_alone_where_a_question_was_starts_an_entry() -> None:
     page = "".join(
         f"<p><b>({i + 1})</b></p><p>{_answer(i, 4)}</p><p>{_answer(i, 2)}</p>" for i in range(5)
     )
-    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{page}</main></body></html>")
-    _check_boundaries(split_text(text, "html", 1000), 5)
+    _check_boundaries(_faq_page_chunks(page), 5)
 
 
 def test_a_label_over_the_answer_line_starts_an_entry() -> None:
@@ -406,8 +407,7 @@ def test_a_table_as_a_definition_list_stays_inside_its_answer() -> None:
         f"{_codec_table(i)}<p>Note that topic{i} needs {_answer(i, 1)}</p>"
         for i in range(4)
     )
-    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1>{parts}</main></body></html>")
-    chunks = split_text(text, "html", 1000)
+    chunks = _faq_page_chunks(parts)
     _check_boundaries(chunks, 4)
     assert len(chunks) == 4  # one per answer: its text, its table and its note together
     for i, c in enumerate(chunks):
@@ -419,8 +419,7 @@ def test_definition_lists_of_short_questions_keep_their_entries() -> None:
     entries = "".join(
         f"<dt>Does topic{i} run on Windows?</dt><dd>Yes, topic{i} does.</dd>" for i in range(5)
     )
-    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1><dl>{entries}</dl></main></body>")
-    chunks = split_text(text, "html", 1000)
+    chunks = _faq_page_chunks(f"<dl>{entries}</dl>")
     _check_boundaries(chunks, 5)
     assert len(chunks) == 5
 
@@ -437,8 +436,7 @@ def test_a_table_inside_an_answer_entry_keeps_the_answers_apart(table_first: boo
         else f"<dt></dt><dd><p>{_answer(i, 5)}</p>{_codec_table(i)}</dd>"
         for i in range(4)
     )
-    text, _ = html_to_markdown(f"<html><body><main><h1>FAQ</h1><dl>{entries}</dl></main></body>")
-    chunks = split_text(text, "html", 1000)
+    chunks = _faq_page_chunks(f"<dl>{entries}</dl>")
     _check_boundaries(chunks, 4)
     assert len(chunks) == 4
 
