@@ -365,8 +365,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         else:
             nset = rst_variant(base, keep_underline=args.source == "rst-underline")
         table += bn.evaluate_set(nset, rows, ("dev", "test"), cached, budgets, 0, notes, ranks)
-    if args.json:
-        bn._write_json(args.json, table, notes)
+        if args.json:  # after every set: a run stopped midway keeps the sets it finished
+            bn._write_json(args.json, table, notes)
     bn.print_report(table, budgets)
     for n in notes:
         print(f"- {n}")
