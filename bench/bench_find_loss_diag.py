@@ -10,15 +10,23 @@ question one cause, read in this order:
   above the first judged one, and that slot's text (the face grown over its passage,
   ``question_context_chars``) is not judged to hold it: the slot's run crosses the answer's
   boundary, or the answer is longer than the run;
+* ``answer in a slot's run, slot not judged``: an answer leaf is shown in the run of a slot
+  above (its face another answer's chunk), and the slot's text is judged to be the other
+  answer: the run crosses the boundary between two answers;
 * ``answer collapsed behind a face``: an answer leaf is held in a slot above (``collapsed``,
   not shown in the slot's text);
 * ``BM25 fusion``: ``find()`` with its fusion dense only (``dense_weight`` and
   ``question_dense_weight`` 1) puts the answer at or above the flat row's rank;
+* ``question fusion weight``: the same with the question fusion at flat hybrid's weight
+  (``question_dense_weight`` = ``dense_weight``: as much BM25 as the flat hybrid row);
 * ``chunk window``: the same with ``question_chunk_window`` off;
 * ``document penalty``: the same with ``question_document_penalty`` 0;
 * ``tree terms``: the same with the tree context off (``bench_tree.NO_CONTEXT``; a question
   has it off already);
 * ``document slot``: the same with one slot per chunk (``collapse_chunks=False``);
+* ``slot extent``: the same with a question's slot showing its face alone
+  (``question_context_chars`` 0: the run around the face takes the place of the text a
+  flat row ranks);
 * ``other``: no single switch brings it back.
 
 Each switch is a diagnosis, not a candidate: nothing here changes a default. Printed: one
@@ -68,6 +76,10 @@ SWITCHES: tuple[tuple[str, bn.Row], ...] = (
         ),
     ),
     (
+        "question fusion weight",
+        bn.Row("w", "w", "find", config={"question_dense_weight": bt.DEFAULT_DENSE_WEIGHT}),
+    ),
+    (
         "chunk window",
         bn.Row("window", "window", "find", config={"question_chunk_window": False}),
     ),
@@ -77,6 +89,10 @@ SWITCHES: tuple[tuple[str, bn.Row], ...] = (
     ),
     ("tree terms", bn.Row("tree", "tree", "find", config=bt.NO_CONTEXT)),
     ("document slot", bn.Row("slots", "slots", "find", find={"collapse_chunks": False})),
+    (
+        "slot extent",
+        bn.Row("face", "face", "find", config={"question_context_chars": 0}),
+    ),
 )
 
 
@@ -109,6 +125,30 @@ def whose(text: str, questions: Sequence[ns.NaturalQuestion], judge: bn.Judge) -
     return ""
 
 
+def shared_leaves(
+    leaves: Sequence[str],
+    q: ns.NaturalQuestion,
+    questions: Sequence[ns.NaturalQuestion],
+    judge: bn.Judge,
+) -> list[str]:
+    """The other questions whose answers hold a quarter or more of an answer leaf's word
+    5-grams: the chunker cut that leaf across an answer boundary (deleted questions leave no
+    heading between two answers of one page)."""
+    out: list[str] = []
+    for text in leaves:
+        grams = judge.key(text).grams
+        if not grams:
+            continue
+        for other in questions:
+            if other.qid == q.qid or other.text in out:
+                continue
+            for a, _ in other.answers:
+                if len(grams & judge.key(a).grams) * 4 >= len(grams):
+                    out.append(other.text)
+                    break
+    return out
+
+
 def diagnose(
     runner: bn.Runner,
     q: ns.NaturalQuestion,
@@ -129,6 +169,7 @@ def diagnose(
         return None
     flat = runner.flat
     answer_uris = {u for u, t in zip(flat.uris, flat.texts, strict=True) if judge.units(t, answers)}
+    crosses = shared_leaves([flat.text_of[u] for u in answer_uris], q, questions, judge)
     slots = found.contexts()
     above = slots[: (ranks["find"] or len(slots) + 1) - 1]
     face_at = next((k + 1 for k, m in enumerate(slots) if m.uri in answer_uris), None)
@@ -155,6 +196,8 @@ def diagnose(
     limit = ranks["find"] or 101
     if face_at is not None and face_at < limit:
         cause = "answer is a face, slot not judged"
+    elif shown_at is not None and shown_at < limit:
+        cause = "answer in a slot's run, slot not judged"
     elif held_at is not None and held_at < limit:
         cause = "answer collapsed behind a face"
     else:
@@ -167,12 +210,14 @@ def diagnose(
         "ranks": ranks,
         "answer_chars": [len(a) for a in answers],
         "answer_leaves": len(answer_uris),
+        "leaves_cross_into": [t[:70] for t in crosses],
         "face_at": face_at,
         "face_slot_chars": len(face_slot.slot_text) if face_slot else None,
         "collapsed_at": held_at,
         "in_run_at": shown_at,
         "switches": switches,
         "cause": cause,
+        "recovered_by": [n for n, r in switches.items() if not worse(r, ref)],
         "above": [
             {
                 "uri": m.uri.removeprefix(runner.scope + "/"),
@@ -193,7 +238,10 @@ def report(rec: Mapping[str, Any]) -> str:
         f"{rec['answer_chars']} chars in {rec['answer_leaves']} leaves; face at "
         f"{rec['face_at']} (slot {rec['face_slot_chars']} chars), collapsed at "
         f"{rec['collapsed_at']}, in a slot's run at {rec['in_run_at']}",
+        "  answer leaves also hold the answer of: "
+        + (" | ".join(rec["leaves_cross_into"]) or "none"),
         "  switches: " + ", ".join(f"{k}={v}" for k, v in s.items()),
+        "  back at or above the flat row with: " + (", ".join(rec["recovered_by"]) or "none"),
     ]
     for k, a in enumerate(rec["above"]):
         who = f"answers {a['answers']!r}" if a["answers"] else "no FAQ answer"
