@@ -17,6 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_html_blanked as bh
+import datasets as ds
 import natural_sets as ns
 
 Q_LEN = "Query has no __len__(), why not?"
@@ -88,8 +89,8 @@ _SESSIONS = _page(
 
 @pytest.fixture
 def sqla_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(ns.ds, "CACHE_DIR", tmp_path)
-    root = ns.ds.debian_package_root(ns.SQLALCHEMY_PACKAGE)
+    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
+    root = ds.debian_package_root(ns.SQLALCHEMY_PACKAGE)
     html_dir = root / ns.SQLALCHEMY_HTML
     for sub in ("faq", "orm", "changelog"):
         (html_dir / sub).mkdir(parents=True)
