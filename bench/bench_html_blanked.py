@@ -12,7 +12,8 @@ every other occurrence of a question's text removed, then runs ``bench_natural``
 it. Also built: privoxy-faq (DocBook), nano-faq and fetchmail-faq (hand-written HTML),
 ffmpeg-faq (texi2html), autotools-faq (Autoconf's manual as the one texi2any page the package
 has, its FAQ chapter's section titles blanked, the reader's questions removed across line
-breaks; Automake stays Markdown), doxygen-faq (Doxygen), and gitfaq (asciidoc: its
+breaks; Automake stays Markdown), doxygen-faq (Doxygen), sqlalchemy-faq (Sphinx, eight pages:
+its sub-section headings that are not questions kept), and gitfaq (asciidoc: its
 questions are the ``<dt class="hdlist1">`` terms of labelled lists, emptied in place, or
 removed with ``--source html-gone``; the pages gitfaq links to are their git-doc HTML too).
 Run it with two checkouts to compare converters:
@@ -54,6 +55,8 @@ _DT = re.compile(r"<dt\b([^>]*)>(.*?)</dt\s*>", re.S | re.I)
 _AUTOCONF_FAQ = re.compile(rf"{ns.AUTOCONF_FAQ_CHAPTER}\.\d+\.?\s+")
 # texi2html's permalink pair inside a heading (``<span class="pull-right"><a>#</a> <a>TOC</a>``)
 _PULL_RIGHT = re.compile(r'<span class="pull-right">.*?</span>', re.S)
+# a link element (its text: a question quoted by a contents box or a sidebar)
+_LINK = re.compile(r"<a\b([^>]*)>(.*?)</a\s*>", re.S | re.I)
 
 
 def _norm(text: str) -> str:
@@ -66,6 +69,7 @@ def blank_questions(
     whole: bool = False,
     loose: bool = False,
     numbered: re.Pattern[str] | None = None,
+    links: bool = False,
 ) -> tuple[str, int]:
     """``page`` with the text of every heading that is one of ``questions`` removed (its
     permalink kept; ``whole``: the heading element removed, what a builder who deletes the
@@ -73,7 +77,10 @@ def blank_questions(
     (``loose``: across line breaks too); and how many headings were blanked. ``numbered``:
     a heading whose section number matches it is a question's too (autotools-faq: the FAQ
     chapter's sections, whose titles are topics where the reader's question opens the
-    text)."""
+    text). ``links``: a link whose text is a question (markup and spacing aside) is emptied
+    too, its element kept (sqlalchemy-faq: the contents box, the sidebar and the "On this
+    page" list quote every question with its inline ``<code>``, which the verbatim
+    removal below does not match)."""
     wanted = {_norm(q) for q in questions}
     blanked = 0
 
@@ -108,6 +115,10 @@ def blank_questions(
         return "" if whole else f"<dt{m.group(1)}></dt>"
 
     page = _DT.sub(sub_dt, page)
+    if links:
+        page = _LINK.sub(
+            lambda m: f"<a{m.group(1)}></a>" if _norm(m.group(2)) in wanted else m.group(0), page
+        )
     for q in sorted(questions, key=len, reverse=True):
         for spelling in {q, html.escape(q, quote=False), html.escape(q)}:
             page = page.replace(spelling, "")
@@ -170,17 +181,21 @@ def _faq_pages(name: str) -> tuple[Path, list[str]]:
         return html_dir, [
             f"{ns.DJANGO_FAQ_DIR}/{p.stem}.md" for p in faq if p.stem not in ("index",)
         ]
+    if name == "sqlalchemy-faq":
+        html_dir = ds.fetch_debian_package(ns.SQLALCHEMY_PACKAGE) / ns.SQLALCHEMY_HTML
+        faq = sorted((html_dir / ns.SQLALCHEMY_FAQ_DIR).glob("*.html"))
+        return html_dir, [f"{ns.SQLALCHEMY_FAQ_DIR}/{p.stem}.md" for p in faq if p.stem != "index"]
     raise SystemExit(
-        f"no HTML variant for {name!r} (borg-faq, django-faq, privoxy-faq, nano-faq, "
-        "ffmpeg-faq, fetchmail-faq, gitfaq, doxygen-faq)"
+        f"no HTML variant for {name!r} (borg-faq, django-faq, sqlalchemy-faq, privoxy-faq, "
+        "nano-faq, ffmpeg-faq, fetchmail-faq, gitfaq, doxygen-faq)"
     )
 
 
 def _linked_pages(nset: ns.NaturalSet) -> dict[str, Path]:
-    """The Sphinx sets' other pages (borg-faq, django-faq: the pages the FAQ links to) ->
-    their HTML in the package, where it has one: what the user has beside the FAQ (API
-    references as ``<dl class="py ...">`` entries, tables, code)."""
-    if nset.name not in ("borg-faq", "django-faq"):
+    """The Sphinx sets' other pages (borg-faq, django-faq, sqlalchemy-faq: the pages the FAQ
+    links to) -> their HTML in the package, where it has one: what the user has beside the
+    FAQ (API references as ``<dl class="py ...">`` entries, tables, code)."""
+    if nset.name not in ("borg-faq", "django-faq", "sqlalchemy-faq"):
         return {}
     html_dir, _ = _faq_pages(nset.name)
     out: dict[str, Path] = {}
@@ -198,7 +213,7 @@ def html_variant(
     ``linked_html``: the Sphinx sets' linked pages as their HTML too
     (:func:`_linked_pages`)."""
     files = dict(nset.files)
-    texts = [q.text for q in nset.questions]
+    texts = [q.text for q in nset.questions] + list(nset.left_out)
     total = 0
     done: set[Path] = set()
     pages = _doc_pages(nset.name)
@@ -214,8 +229,14 @@ def html_variant(
             continue
         done.add(path)
         autotools = nset.name == "autotools-faq"
+        quoted = nset.name == "sqlalchemy-faq"  # (its pages quote questions with markup)
         page, n = blank_questions(
-            _read(path), texts, whole, autotools, _AUTOCONF_FAQ if autotools else None
+            _read(path),
+            texts,
+            whole,
+            autotools or quoted,
+            _AUTOCONF_FAQ if autotools else None,
+            quoted,
         )
         total += n
         target = rels[0][: -len(".md")] + ".html" if "*" not in pattern else path.name

@@ -79,6 +79,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
 * ``screen-faq``: GNU Screen's ``Q:``/``A:`` FAQ (Debian ``screen``, ``FAQ.gz``, 17 entries of
   1993-94: :func:`split_qa_faq`) beside Screen's Info manual split into chapter files and the
   package's notes. Built and measured with ``nano-faq``.
+* ``sqlalchemy-faq``: SQLAlchemy 1.4's FAQ (Debian ``python-sqlalchemy-doc``, ``faq/*.html``,
+  eight Sphinx pages) in its own documentation tree: the Django kind (every ``##`` question
+  heading deleted, and each ``###`` written as a question; the other ``###`` kept as
+  sub-sections of their answer), each page's local contents box dropped, plus the pages the
+  FAQ links to (one hop, under :data:`MAX_LINKED_CHARS`). Built after round 13 and measured
+  once, with no change to the retriever: an untuned check.
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -121,6 +127,7 @@ HELD_OUT_SETS = (
     "autotools-faq",
     "screen-faq",
     "doxygen-faq",
+    "sqlalchemy-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -159,6 +166,9 @@ class NaturalSet:
     answers_are_pages: bool = False
     """True when each answer is a whole page (the derived kind): answer-in-context then
     counts a block holding any result of that page (``bench_natural.answer_in_context``)."""
+    left_out: tuple[str, ...] = ()
+    """Questions left out of the set whose text was scrubbed from the corpus all the same
+    (``sqlalchemy-faq``: answers too short to judge): a variant blanks them too."""
 
 
 # --------------------------------------------------------------------------------------
@@ -197,16 +207,23 @@ def _norm(text: str) -> str:
 _HEADING = re.compile(r"^(#{1,6}) (.*)$")
 
 
-def split_heading_questions(text: str, min_level: int = 2) -> tuple[str, list[tuple[str, str]]]:
+def split_heading_questions(
+    text: str, min_level: int = 2, topic: Callable[[int, str], bool] | None = None
+) -> tuple[str, list[tuple[str, str]]]:
     """(text without the question headings, [(question, answer)]).
 
     Every heading of ``min_level`` or deeper is a question; its answer is the text up to the
     next heading of any level (fenced code included, its ``#`` lines not taken as headings).
     A question heading with no text under it (a group of sub-questions) is deleted too but
-    yields no question."""
+    yields no question. ``topic(level, title)``: a heading of ``min_level`` or deeper that
+    is a sub-section's title, not a question (SQLAlchemy's "Query Profiling" under "How can
+    I profile ...?"): kept in the corpus, and inside the open question's answer when deeper
+    than that question's heading (the answer then runs to the next question or shallower
+    heading)."""
     out: list[str] = []
     pairs: list[tuple[str, str]] = []
     current: str | None = None
+    level = 0  # the open question's heading level
     body: list[str] = []
     fence = False
 
@@ -221,10 +238,16 @@ def split_heading_questions(text: str, min_level: int = 2) -> tuple[str, list[tu
             fence = not fence
         m = None if fence else _HEADING.match(line)
         if m:
+            depth, title = len(m.group(1)), _norm(m.group(2))
+            is_topic = topic is not None and depth >= min_level and topic(depth, title)
+            if is_topic and current is not None and depth > level:
+                body.append(line)  # a sub-section of the open answer
+                out.append(line)
+                continue
             close()
             body = []
-            if len(m.group(1)) >= min_level:
-                current = _norm(m.group(2))
+            if depth >= min_level and not is_topic:
+                current, level = title, depth
                 continue  # the question's own text leaves the corpus
             current = None
         elif current is not None:
@@ -1052,6 +1075,110 @@ def borg_faq_set() -> NaturalSet:
             "text under a question heading"
         ),
     )
+
+
+# --------------------------------------------------------------------------------------
+# An FAQ folder inside a Sphinx documentation tree (SQLAlchemy)
+# --------------------------------------------------------------------------------------
+
+SQLALCHEMY_PACKAGE = "python-sqlalchemy-doc"
+SQLALCHEMY_HTML = "usr/share/doc/python-sqlalchemy-doc/html"
+SQLALCHEMY_FAQ_DIR = "faq"
+SQLALCHEMY_SKIP_DIRS = {"_modules", "_static", "_images", "_sources", "changelog"}
+"""Django's skips, with the release notes (``changelog/``, Django's ``releases/``)."""
+
+
+def _sqlalchemy_topic(level: int, title: str) -> bool:
+    """Is a SQLAlchemy FAQ heading a sub-section's title rather than a question? Every
+    ``##`` under a page title is an FAQ entry (a few are statements or quoted error messages:
+    "“MySQL Server has gone away”"); a ``###`` is a question when its authors wrote it as
+    one ("But why does flush() insist on issuing a ROLLBACK?") and otherwise a part of its
+    entry's answer ("Query Profiling", "Step one - turn on SQL logging ...")."""
+    return level > 2 and not title.endswith("?")
+
+
+def drop_contents_list(text: str, titles: Collection[str]) -> str:
+    """``text`` (a converted page) without the bullet list of its own section titles
+    between its title and its first section (Sphinx's ``.. contents:: :local:`` box, which
+    heads every SQLAlchemy FAQ page): a contents list is the list of questions, dropped as
+    the other sets drop theirs. Any other text there keeps the page unchanged."""
+    lines = text.split("\n")
+    if not lines or not lines[0].startswith("# "):
+        return text
+    end = next((i for i in range(1, len(lines)) if _HEADING.match(lines[i])), len(lines))
+    items = [line for line in lines[1:end] if line.strip()]
+    if not items or not all(i.startswith("- ") and _norm(i[2:]) in titles for i in items):
+        return text
+    return "\n".join([lines[0], "", *lines[end:]])
+
+
+def sqlalchemy_faq_set() -> NaturalSet:
+    """SQLAlchemy 1.4's FAQ (Debian ``python-sqlalchemy-doc``, ``html/faq/*.html``: eight
+    pages and their index) inside its own Sphinx documentation tree: the Django kind of set
+    (the FAQ pages, their question headings deleted, plus the pages they link to, one hop,
+    under :data:`MAX_LINKED_CHARS`). Every ``##`` heading is a question, and a ``###``
+    written as one (:func:`_sqlalchemy_topic`); the other ``###`` are sub-sections of an
+    answer, kept. Each page's local contents box is dropped (:func:`drop_contents_list`).
+    Built after round 13 and measured once, with no change to the retriever."""
+    root = ds.fetch_debian_package(SQLALCHEMY_PACKAGE)
+    html_dir = root / SQLALCHEMY_HTML
+    if not (html_dir / SQLALCHEMY_FAQ_DIR / "index.html").is_file():
+        raise FileNotFoundError(f"no SQLAlchemy FAQ under {html_dir}")
+    pages = {
+        p.relpath: p
+        for p in ds.convert_sphinx_docs(html_dir, SQLALCHEMY_SKIP_DIRS, ds.DJANGO_SKIP_FILES)
+    }
+
+    def is_faq(rel: str) -> bool:
+        return rel.startswith(SQLALCHEMY_FAQ_DIR + "/")
+
+    faq = sorted(r for r in pages if is_faq(r) and not r.endswith("/index.md"))
+    files: dict[str, str] = {}
+    questions: list[NaturalQuestion] = []
+    for rel in faq:
+        page = pages[rel]
+        body = drop_contents_list(page.text, {str(h["text"]) for h in page.headings})
+        text, pairs = split_heading_questions(body, 2, _sqlalchemy_topic)
+        files[rel] = text
+        questions += [
+            NaturalQuestion(f"sqlalchemy-faq:{rel}#{n}", q, ((a, 1.0),), source=rel)
+            for n, (q, a) in enumerate(pairs)
+        ]
+    linked, dropped = _one_hop(pages, faq, is_faq)
+    files.update(linked)
+    n_faq, n_linked = len(faq), len(linked)
+    files, scrubbed = scrub_questions(files, questions)
+    questions = [q for q in scrubbed if _answer_words(q) >= MIN_ANSWER_WORDS]
+    unjudged = [q.text for q in scrubbed if _answer_words(q) < MIN_ANSWER_WORDS]
+    nset = _packaged_set(
+        "sqlalchemy-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"SQLAlchemy FAQ from {SQLALCHEMY_PACKAGE} {version} ({n_faq} pages, question "
+            f"headings deleted, sub-section headings kept, contents boxes dropped) + the "
+            f"{n_linked} doc pages they link to (left out, over {MAX_LINKED_CHARS} chars: "
+            f"{', '.join(dropped)}); answer = the text under a question heading, its "
+            f"sub-sections included; left out, answer under {MIN_ANSWER_WORDS} words once "
+            f"the questions are scrubbed: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
+MIN_ANSWER_WORDS = 5
+"""An answer of fewer words than the judge's shingle cannot be judged by text overlap (the
+judge falls back to word sets, and "See ." matches any text with "see"): SQLAlchemy's
+"SQL expression for WHERE/HAVING role expected, got True" is answered by a link to
+another entry whose text is that entry's question, scrubbed. Such a question is left out and
+named in the set's note."""
+
+
+def _answer_words(q: NaturalQuestion) -> int:
+    """Words (the judge's ``\\w+`` tokens) of a question's shortest answer."""
+    return min(len(re.findall(r"\w+", a)) for a, _ in q.answers)
 
 
 # --------------------------------------------------------------------------------------
@@ -2481,6 +2608,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "autotools-faq": lambda emb: autotools_faq_set(),
     "screen-faq": lambda emb: screen_faq_set(),
     "doxygen-faq": lambda emb: doxygen_faq_set(),
+    "sqlalchemy-faq": lambda emb: sqlalchemy_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
