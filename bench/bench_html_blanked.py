@@ -78,9 +78,11 @@ def blank_questions(
     a heading whose section number matches it is a question's too (autotools-faq: the FAQ
     chapter's sections, whose titles are topics where the reader's question opens the
     text). ``links``: a link whose text is a question (markup and spacing aside) is emptied
-    too, its element kept (sqlalchemy-faq: the contents box, the sidebar and the "On this
-    page" list quote every question with its inline ``<code>``, which the verbatim
-    removal below does not match)."""
+    too, its element kept, a section number before it ("2.3 ", "I1. ") and letter case
+    aside: the contents box, the sidebar and the "On this page" list quote every question
+    with its inline ``<code>`` (sqlalchemy-faq, Django, ffmpeg's texi2html contents), which
+    the verbatim removal below does not match, and fetchmail's contents spell a question in
+    another case ("Compuserve" / "CompuServe")."""
     wanted = {_norm(q) for q in questions}
     blanked = 0
 
@@ -116,9 +118,17 @@ def blank_questions(
 
     page = _DT.sub(sub_dt, page)
     if links:
-        page = _LINK.sub(
-            lambda m: f"<a{m.group(1)}></a>" if _norm(m.group(2)) in wanted else m.group(0), page
-        )
+        folded = {q.casefold() for q in wanted}
+
+        def sub_link(m: re.Match[str]) -> str:  # a contents entry: "2.3 How do I ...?"
+            text = _norm(m.group(2))
+            number = _NUMBER.match(text)
+            bare = text[number.end() :] if number is not None else text
+            if text.casefold() in folded or bare.casefold() in folded:
+                return f"<a{m.group(1)}></a>"
+            return m.group(0)
+
+        page = _LINK.sub(sub_link, page)
     for q in sorted(questions, key=len, reverse=True):
         for spelling in {q, html.escape(q, quote=False), html.escape(q)}:
             page = page.replace(spelling, "")
@@ -229,7 +239,7 @@ def html_variant(
             continue
         done.add(path)
         autotools = nset.name == "autotools-faq"
-        quoted = nset.name == "sqlalchemy-faq"  # (its pages quote questions with markup)
+        quoted = True  # (pages quote questions with markup and across line breaks)
         page, n = blank_questions(
             _read(path),
             texts,

@@ -61,3 +61,22 @@ def test_numbered_topic_headings_and_quoted_questions_are_blanked() -> None:
     assert n == 1
     assert '<h3 class="section">20.3</h3>' in out and "bootstrap?" not in out
     assert "20.3.1 Details" in out and "4.1 Other topic" in out
+
+
+def test_contents_links_quoting_a_question_are_emptied_number_and_case_aside() -> None:
+    """A contents entry quotes a question with inline markup, a section number before it
+    and, at times, another letter case: with ``links`` its text goes, its element stays;
+    a link that quotes no question is untouched, and without ``links`` nothing changes."""
+    questions = ["How do I make pkg-config find my libraries?", "How can I use it with CompuServe?"]
+    page = (
+        '<a href="#q1">2.3 How do I make <code>pkg-config</code> find my libraries?</a>\n'
+        '<a href="#q2">I1. How can I use it with Compuserve?</a>\n'
+        '<a href="#q3">3.1 Why is it slow?</a>\n'
+    )
+    out, _ = blank_questions(page, questions, links=True)
+    assert '<a href="#q1"></a>' in out
+    assert '<a href="#q2"></a>' in out
+    assert "Why is it slow?" in out
+    assert "pkg-config" not in out and "Compuserve" not in out
+    kept, _ = blank_questions(page, questions)
+    assert "<code>pkg-config</code>" in kept and "Compuserve" in kept
