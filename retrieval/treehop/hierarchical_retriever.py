@@ -567,6 +567,17 @@ class HierarchicalRetriever:
         a visible share of the step.)"""
         passes, track, add = state.passes, state.track, state.collected.add
         dirs = q.req.include_directories
+        if LEAN_CANDIDATES and track is Track.VECTOR:
+            load = cols.load
+            admit = (
+                None
+                if dirs is False
+                else (lambda i: True)
+                if dirs is True
+                else (lambda i: is_result_unit(load([i])[0]))
+            )
+            state.collected.add_global(new, owns, state.threshold, cols, admit)
+            return
         uris, parents, chunks = cols.uris, cols.parent_uris, cols.chunk_indexes
         leaves, matches, vector_scores = cols.leaves, cols.matches, cols.vector_scores
         for i, own in zip(new, owns, strict=True):
@@ -592,12 +603,33 @@ class HierarchicalRetriever:
     def _take_hits(
         self, q: _Query, state: Descent, hits: list[ScoredNode], rr: list[float] | None
     ) -> None:
+        if LEAN_CANDIDATES and rr is None and state.alpha >= 1.0 and state.track is Track.VECTOR:
+            self._take_vector_hits(q, state, hits)
+            return
         for i, h in enumerate(hits):
             own = score_of(h.score, rr[i] if rr is not None else None)
             q.hits[h.node.uri] = own
             # With alpha = 1 a node's final score is its own: no need to wait for its parent.
             if state.alpha >= 1.0:
                 self._collect(q, state, h, own, own, None, None)
+
+    @staticmethod
+    def _take_vector_hits(q: _Query, state: Descent, hits: list[ScoredNode]) -> None:
+        """:meth:`_take_hits` on the vector track at alpha = 1 (every hit's final score is
+        its own) without a reranker's scores: :meth:`_collect` of each hit written out (a
+        global hit, found by the global step), the same candidates added in the same order.
+        (Ten hits a find: the three calls per hit were a third of this step.)"""
+        found, threshold = q.hits, state.threshold
+        dirs = q.req.include_directories
+        add, track, by_global = state.collected.add, state.track, FoundBy.GLOBAL
+        for h in hits:
+            own = score_of(h.score, None)
+            node = h.node
+            found[node.uri] = own
+            if not own.vec > threshold or not h.matches:
+                continue
+            if node.is_leaf or dirs is True or (dirs is None and is_result_unit(node)):
+                add(Candidate(node, own, own, h.vector_score, by_global), track)
 
     async def _start(
         self, q: _Query, state: Descent, hits: list[ScoredNode], result: QueryResult
@@ -1976,6 +2008,12 @@ class _FolderFamily:
 FOLDER_FAMILY = True
 """The tree context reads one folder of files as :class:`_FolderFamily` (a switch for the
 paired benchmark only: ``bench/bench_find_toggle.py --flag``)."""
+
+LEAN_CANDIDATES = True
+"""The global hits join the candidates in one loop each (:meth:`HierarchicalRetriever.
+_take_vector_hits`, :meth:`~treehop.descent.Collected.add_global`) instead of a few calls
+per hit (``False``: the general path; the tests and ``bench/bench_find_toggle.py --flag``
+compare the two)."""
 
 
 def _picked_headings(picked: Sequence[tuple[HitColumns, int]]) -> list[tuple[str, ...] | None]:
