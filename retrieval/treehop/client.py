@@ -83,6 +83,8 @@ from .models import (
     QueryResult,
     RetrievalMode,
     TypedQuery,
+    find_result,
+    typed_query,
 )
 from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
 from .reader_processes import ReaderPool
@@ -713,7 +715,7 @@ class AsyncTreehop:
     async def _find_checked(self, call: _FindCall) -> FindResult:
         """A checked :meth:`find` call (:meth:`_check_find`); without a vector the query is
         embedded here (the async embedder)."""
-        tq = TypedQuery(query=call.query, context_type=call.ctype)
+        tq = typed_query(call.query, call.ctype)
         # (an in-process store is called here, as :meth:`_io` would: without its two
         # coroutines per call, which a find made four of)
         local = not self.store.capabilities.remote
@@ -1169,12 +1171,7 @@ class AsyncTreehop:
                 skills.append(m)
             else:
                 resources.append(m)
-        out = FindResult(query_plan=plan, query_results=query_results)
-        out.memories.extend(memories)
-        out.resources.extend(resources)
-        out.skills.extend(skills)
-        out.total = len(memories) + len(resources) + len(skills)
-        return out
+        return find_result(plan, query_results, memories, resources, skills)
 
     @staticmethod
     def _displayed(m: MatchedContext, display: Callable[[str], str]) -> MatchedContext:

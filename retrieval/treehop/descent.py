@@ -263,7 +263,12 @@ class Collected:
         by_uri = self.by_uri
         get = by_uri.get
         uris, parents, chunks = cols.uris, cols.parent_uris, cols.chunk_indexes
-        leaves, matches, vector_scores, load = cols.leaves, cols.matches, cols.vector_scores, cols.load
+        leaves, matches, vector_scores, load = (
+            cols.leaves,
+            cols.matches,
+            cols.vector_scores,
+            cols.load,
+        )
         new, vector, found_by = _new_object, Track.VECTOR, FoundBy.GLOBAL
         for i, own in zip(positions, owns, strict=True):
             if not own.vec > threshold or not matches[i]:

@@ -77,6 +77,7 @@ from .models import (
     RetrievalMode,
     RoundTrace,
     TypedQuery,
+    query_result,
 )
 from .query_shape import is_error_report, is_problem_report, is_question, is_sentence
 from .rerankers.base import Reranker, safe_rerank
@@ -337,7 +338,7 @@ class HierarchicalRetriever:
             q = self._resolve(req)
         if first is not None:
             q.prefetched, q.prefetch_limit = first
-        result: QueryResult = _validate_result({"query": req.query})  # (QueryResult(query=...))
+        result = query_result(req.query)
         state = self._new_descent(q)
         hits = await self._global_search(q, state, self.config.global_search_topk, result)
         await self._start(q, state, hits, result)
@@ -1656,7 +1657,6 @@ def _set_fields(model: BaseModel, **values: Any) -> None:
     model.__pydantic_fields_set__.update(values)
 
 
-_validate_result = QueryResult.__pydantic_validator__.validate_python
 _validate_chunk = ChunkContext.__pydantic_validator__.validate_python
 
 

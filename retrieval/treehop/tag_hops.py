@@ -36,7 +36,7 @@ from . import tags as tagmod
 from . import uri as urimod
 from .config import RetrievalConfig, TagHopTrigger
 from .descent import Candidate, Score
-from .models import TagHopMetrics
+from .models import TagHopMetrics, tag_hop_metrics
 from .stores.base import Scope, ScoredNode, VectorStore
 
 # Inherited tags say where a node sits, not what it is about; hopping on them would only lead
@@ -119,7 +119,7 @@ def plan_tag_hops(
     scope: Scope,
     cfg: RetrievalConfig,
 ) -> tuple[list[HopStart], TagHopMetrics]:
-    metrics = TagHopMetrics()
+    metrics = tag_hop_metrics()
     if cfg.tag_hop_trigger is TagHopTrigger.OFF or cfg.tag_hop_max_subtrees == 0 or not hits:
         metrics.trigger_reason = "off" if cfg.tag_hop_trigger is TagHopTrigger.OFF else "no hits"
         return [], metrics
