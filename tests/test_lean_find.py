@@ -5,7 +5,8 @@
   candidates, fields and insertion order (the ranking's ties follow it) as ``_collect``
   and ``Candidate.deferred_at`` per hit.
 - ``BUILT_MODELS``: the query, the result, its tag-hop metrics and the find's result built
-  directly (``models.built_model``): the same models, values and fields set as validated.
+  directly (``models.built_model``), and their fields assigned without pydantic's handler
+  (``models.assign``): the same models, values and fields set as validated and assigned.
 - ``FUSED_QUERY_CHECK``: the sync find checks the embedded query's values once, with its
   norm: the same vector, the same error (type and message) for a NaN, an infinite, a zero
   and an overflowing embedding.
@@ -180,6 +181,27 @@ def test_built_models_equal_the_validated_ones(monkeypatch: pytest.MonkeyPatch) 
         old, new = _both(monkeypatch, lambda p=p: models.find_result(p, results, [], [], []))
         _same_model(old, new)
         assert new.query_results is not results and new.query_results == results
+
+
+def test_assign_sets_fields_as_pydantic_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``models.assign`` leaves a model as pydantic's assignment does: values, fields set
+    (an assigned default value is marked set too)."""
+
+    def assigned() -> Any:
+        r = models.query_result(TypedQuery(query="q"))
+        models.assign(r, nodes_scored=r.nodes_scored + 7)
+        models.assign(r, starting_points=[("viking://resources/a", 0.5)])
+        m = models.tag_hop_metrics()
+        models.assign(m, trigger_reason="always")
+        models.assign(m, triggered=True)
+        models.assign(m, tags_used=[])
+        models.assign(r, tag_hops=m)
+        return r
+
+    old, new = _both(monkeypatch, assigned)
+    _same_model(old, new)
+    assert new.model_fields_set == {"query", "nodes_scored", "starting_points", "tag_hops"}
+    assert new.tag_hops.model_fields_set == {"trigger_reason", "triggered", "tags_used"}
 
 
 def _finds(client: Treehop, queries: Sequence[str]) -> list[Any]:

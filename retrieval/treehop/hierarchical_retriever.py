@@ -77,6 +77,7 @@ from .models import (
     RetrievalMode,
     RoundTrace,
     TypedQuery,
+    assign,
     query_result,
 )
 from .query_shape import is_error_report, is_problem_report, is_question, is_sentence
@@ -544,7 +545,7 @@ class HierarchicalRetriever:
             cols = await self._search_columns(q, scope, ask, offload=True)
             q.prefetched, q.prefetch_limit = cols, ask
         took = min(n, len(cols))
-        result.nodes_scored += took
+        assign(result, nodes_scored=result.nodes_scored + took)
         q.fetched = n
         # When fewer than asked came back, the search returned everything in scope.
         floor = cols.scores[n - 1] if len(cols) >= n else NEG_INF
@@ -639,7 +640,7 @@ class HierarchicalRetriever:
         if state.track is Track.RERANK:  # (no rerank on the vector track: nothing to ask)
             rr = await self._rerank(q, state, [h.node for h in hits], result)
         self._take_hits(q, state, hits, rr)
-        result.starting_points = [(h.node.uri, h.score) for h in hits]
+        assign(result, starting_points=[(h.node.uri, h.score) for h in hits])
         if state.frontier.by_bound:
             # Bounded descent: everything flows from the roots, so every final score is the
             # same blend along the node's path, whichever way it was reached.
@@ -684,9 +685,10 @@ class HierarchicalRetriever:
         self, q: _Query, state: Descent, hits: list[ScoredNode], result: QueryResult
     ) -> None:
         """Tag hops, between the starting points and the descent (seed step 3b)."""
-        hop_starts, result.tag_hops = await self._store_call(
+        hop_starts, metrics = await self._store_call(
             plan_tag_hops, self.store, hits, q.req.roots, q.scope, self.config
         )
+        assign(result, tag_hops=metrics)
         for hs in hop_starts:
             start = q.hits[hs.source].scaled(self.config.tag_hop_score_factor)
             state.frontier.push(hs.uri, start, state.track, HopOrigin(hs.tag, hs.source))
@@ -957,7 +959,7 @@ class HierarchicalRetriever:
         and those of them that are not roots (the inner parents)."""
         cfg = self.config
         pool_uris, pool_parents = await self._pool(q, max(cfg.context_pool, 3 * q.req.limit))
-        result.nodes_scored += len(pool_uris)
+        assign(result, nodes_scored=result.nodes_scored + len(pool_uris))
         parents = sorted(
             {p for p in pool_parents if p}
             | {c.parent_uri for c in state.collected.values() if c.is_leaf and c.parent_uri}
@@ -1263,7 +1265,7 @@ class HierarchicalRetriever:
         ):
             return None
         leaves = leaves[:limit]
-        result.nodes_scored += int(leaves.size)
+        assign(result, nodes_scored=result.nodes_scored + int(leaves.size))
         if whole and leaves.size < limit:
             q.families = _Families(lambda: both.columns(leaves), inner, range(leaves.size))
         codes = both.parent_codes
