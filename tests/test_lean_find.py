@@ -7,8 +7,6 @@
 - ``BUILT_MODELS``: the query, the result, its tag-hop metrics and the find's result built
   directly (``models.built_model``), and their fields assigned without pydantic's handler
   (``models.assign``): the same models, values and fields set as validated and assigned.
-- ``LEAN_GROUPS`` (``headless_groups`` of one candidate per document) and ``LEAN_KEYS``
-  (``concentration`` of one root): the grouped and per-hit answers.
 - ``FUSED_QUERY_CHECK``: the sync find checks the embedded query's values once, with its
   norm: the same vector, the same error (type and message) for a NaN, an infinite, a zero
   and an overflowing embedding.
@@ -23,8 +21,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from test_columnar_search import MEM, RES, _outcome, _query, random_tree
@@ -32,11 +28,11 @@ from test_tree_context_paths import folder_tree
 from treehop import RetrievalConfig, Treehop, models
 from treehop import hierarchical_retriever as hr
 from treehop.client import _check_query_vector
-from treehop.descent import Candidate, Collected, Descent, Score
+from treehop.descent import Collected, Descent
 from treehop.errors import EmbeddingError, InvalidQueryError, TreehopError
 from treehop.filters import TagFilter
 from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from treehop.models import ContextType, FoundBy, QueryPlan, TypedQuery
+from treehop.models import ContextType, QueryPlan, TypedQuery
 from treehop.stores.base import Scope
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -128,8 +124,7 @@ def test_lean_candidates_equal_the_general_path(
                 _, state, _ = asyncio.run(retriever._descend(req))
                 r = asyncio.run(retriever.retrieve(req))
                 dumped = [m.model_dump_json() for m in r.matched_contexts]
-                hops = r.tag_hops.model_dump()
-                got.append((_candidates(state), _outcome(r), r.nodes_scored, dumped, hops))
+                got.append((_candidates(state), _outcome(r), r.nodes_scored, dumped))
             assert got[0] == got[1]
     assert taken["hits"] and taken["columns"], taken
 
@@ -323,83 +318,3 @@ def test_check_query_vector_errors() -> None:
         _check_query_vector(np.ones(3, np.float32), store, True)
     unit = _check_query_vector(np.array([3.0, 4.0, 0.0, 0.0], np.float32), store, True)
     assert unit.tolist() == pytest.approx([0.6, 0.8, 0.0, 0.0])
-
-
-_DOCS = st.sampled_from(
-    ["viking://resources/a.md", "viking://resources/b.md", "viking://resources/c", ""]
-)
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(
-        st.tuples(_DOCS, st.none() | st.integers(0, 6), st.floats(-1, 1), st.integers(0, 3)),
-        max_size=14,
-    ),
-    st.integers(0, 400),
-)
-def test_headless_groups_lean_equal_the_grouped(
-    rows: list[tuple[str, int | None, float, int]], budget: int
-) -> None:
-    """``headless_groups`` with one candidate per document answered without the dict equals
-    the grouped answer, on lists with and without several candidates of a document
-    (chunks under one heading path and several passages: the split slots)."""
-    from treehop import descent
-    from treehop.models import Node
-
-    items = []
-    for k, (doc, chunk, score, start) in enumerate(rows):
-        parent = doc or "viking://resources"
-        uri = (
-            f"{doc or 'viking://resources/x'}#chunk-{k}" if chunk is not None else f"{parent}/f{k}"
-        )
-        node = Node(
-            uri=uri,
-            parent_uri=parent if chunk is not None else "viking://resources",
-            context_type=ContextType.RESOURCE,
-            level=2,
-            is_leaf=True,
-            content="t" * (k + 1),
-            chunk_index=chunk,
-            metadata={"heading_path": ["H"], "passage_start": start},
-        )
-        items.append(Candidate(node, Score(score), Score(score), score, FoundBy.GLOBAL))
-    items.sort(key=lambda c: c.final.vec, reverse=True)
-    out = []
-    for on in (False, True):
-        descent.LEAN_GROUPS = on
-        try:
-            out.append([[id(c) for c in g] for g in descent.headless_groups(items, budget)])
-        finally:
-            descent.LEAN_GROUPS = True
-    assert out[0] == out[1]
-
-
-_URI = st.text(alphabet="ab/#.", max_size=12)
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.sampled_from(["viking://r", "viking://r/a", "viking://r/a#b", "x"]), max_size=2),
-    st.lists(st.tuples(st.sampled_from(["viking://r", "viking://r/a", "y"]), _URI), max_size=10),
-)
-def test_concentration_lean_equals_subtree_keys(
-    roots: list[str], hits: list[tuple[str, str]]
-) -> None:
-    """``concentration`` of one root read in its own loop equals it through
-    ``_subtree_key`` per hit: the share and the subtree, on URIs inside the root (paths,
-    fragments, the root's own URI), beside it and elsewhere."""
-    from types import SimpleNamespace
-
-    from treehop import tag_hops
-
-    # (only ``h.node.uri`` is read: stand-ins, so that any string is a URI here)
-    scored: Any = [SimpleNamespace(node=SimpleNamespace(uri=a + b)) for a, b in hits]
-    out = []
-    for on in (False, True):
-        tag_hops.LEAN_KEYS = on
-        try:
-            out.append(tag_hops.concentration(scored, roots))
-        finally:
-            tag_hops.LEAN_KEYS = True
-    assert out[0] == out[1]

@@ -444,10 +444,6 @@ def headless_groups(
     sections stays one result (passage slots for every topical query cost the anchor-text
     queries 0.024 nDCG@10); entries under one heading are separate answers that nothing
     else can name."""
-    if LEAN_GROUPS:
-        docs = list(map(_DOCUMENT, items))
-        if len(set(docs)) == len(docs):  # (a candidate per document: nothing to split)
-            return [[c] for c in items]
     by_doc = _by_document(items)
     if len(by_doc) == len(items):  # (a candidate per document: nothing to split)
         return list(by_doc.values())
@@ -464,14 +460,6 @@ def headless_groups(
         rank = {id(c): k for k, c in enumerate(items)}
         groups.sort(key=lambda g: rank[id(g[0])])
     return groups
-
-
-LEAN_GROUPS = True
-"""Whether :func:`headless_groups` answers a list of one candidate per document (most finds
-over files: ~70 candidates, each its own document) from their documents read in one C
-loop, without grouping them in a dict (``False``: grouped, as before; the tests and
-``bench_find_toggle.py --flag`` compare the two)."""
-_DOCUMENT = operator.attrgetter("document")
 
 
 def _headless_entries(doc: str, members: list[Candidate]) -> bool:

@@ -1435,10 +1435,7 @@ class HierarchicalRetriever:
         """One final ranking, one slot per document (or exchange), as MatchedContexts
         (``groups`` and ``turns``: :meth:`_memory_context`'s slots)."""
         out = self._matched_all(q, state, groups, turns)
-        if LEAN_CANDIDATES:  # (one C loop over the ~70 candidates: the hop-found ones)
-            hits_produced = len(list(filter(None, map(_HOP, state.collected.values()))))
-        else:
-            hits_produced = len([c for c in state.collected.values() if c.hop])
+        hits_produced = len([c for c in state.collected.values() if c.hop])
         tag_hop = FoundBy.TAG_HOP
         # (the result's fields set as assignment sets them: the value, and the field marked
         # set; QueryResult validates no assignment. ``BaseModel.__setattr__`` looked the
@@ -1546,7 +1543,6 @@ def _own_score(track: Track) -> Callable[[Candidate], float]:
 
 
 _OWN_VEC = operator.attrgetter("own.vec")
-_HOP = operator.attrgetter("hop")
 
 
 def _passage_shown(

@@ -97,12 +97,6 @@ def effective_root(store: VectorStore, root: str, max_depth: int = 8) -> str:
     return cur
 
 
-LEAN_KEYS = True
-"""Whether :func:`concentration` reads the hits' subtrees of one root in its own loop
-(``False``: :func:`_subtree_key` per hit, as before; the tests and
-``bench_find_toggle.py --flag`` compare the two)."""
-
-
 def concentration(hits: Sequence[ScoredNode], roots: Sequence[str]) -> tuple[float, str]:
     """Share of global hits in the most common first-level subtree, and that subtree (the
     first one counted among equals, as ``Counter.most_common`` gives)."""
@@ -111,22 +105,9 @@ def concentration(hits: Sequence[ScoredNode], roots: Sequence[str]) -> tuple[flo
     counts: dict[str, int] = {}
     get = counts.get
     marks = _child_marks(roots)
-    if LEAN_KEYS and len(marks) == 1:
-        # (one root, a find's usual scope: :func:`_subtree_key` written out, no call per hit)
-        root, inside = marks[0]
-        cut = len(root) + 1
-        for h in hits:
-            uri = h.node.uri
-            key = (
-                f"{root}/{uri[cut:].partition('/')[0].partition('#')[0]}"
-                if uri.startswith(inside)
-                else uri
-            )
-            counts[key] = get(key, 0) + 1
-    else:
-        for h in hits:
-            key = _subtree_key(h.node.uri, marks)
-            counts[key] = get(key, 0) + 1
+    for h in hits:
+        key = _subtree_key(h.node.uri, marks)
+        counts[key] = get(key, 0) + 1
     top, n = max(counts.items(), key=itemgetter(1))
     return n / len(hits), top
 
