@@ -124,7 +124,8 @@ def test_lean_candidates_equal_the_general_path(
                 _, state, _ = asyncio.run(retriever._descend(req))
                 r = asyncio.run(retriever.retrieve(req))
                 dumped = [m.model_dump_json() for m in r.matched_contexts]
-                got.append((_candidates(state), _outcome(r), r.nodes_scored, dumped))
+                hops = r.tag_hops.model_dump()
+                got.append((_candidates(state), _outcome(r), r.nodes_scored, dumped, hops))
             assert got[0] == got[1]
     assert taken["hits"] and taken["columns"], taken
 
