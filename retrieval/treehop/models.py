@@ -337,11 +337,12 @@ def built_model(cls: type[_M], values: dict[str, Any], given: set[str]) -> _M:
     field has a validator that changes a value: the same object (fields, values, fields
     set), without the validation.
 
-    Why: a find built four models of a few fields each this way through pydantic (the
-    query, the result, its tag-hop metrics, the find's result), ~1-2 us each warm and
-    several times that in a find (bench/README.md, "Issue 35 round 18"); every value here
-    comes from checked arguments or from other models. ``tests/test_lean_models.py``
-    compares each use with the validated model."""
+    Why: a find built four models of a few fields each through pydantic's validation (the
+    query, the result, its tag-hop metrics, the find's result), ~5 us together warm and
+    ~28 us of a find at 100k leaves, where every call runs cold after the graph search
+    (bench/README.md, "Issue 35 round 18"); every value here comes from checked arguments
+    or from other models. ``tests/test_lean_find.py`` compares each use with the validated
+    model."""
     m = _new_model(cls)
     _set_dict(m, values)
     _set_fields_set(m, given)
