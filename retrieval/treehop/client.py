@@ -46,7 +46,7 @@ from .context_assembly import (
 )
 from .embedders.base import BaseEmbedder, Embedder
 from .embedders.fallback import offline_default as _default_embedder
-from .embedders.guarded import guard_embedder
+from .embedders.guarded import NOT_FINITE, GuardedEmbedder, guard_embedder
 from .errors import (
     ClientClosedError,
     EmbeddingError,
@@ -83,6 +83,8 @@ from .models import (
     QueryResult,
     RetrievalMode,
     TypedQuery,
+    find_result,
+    typed_query,
 )
 from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
 from .reader_processes import ReaderPool
@@ -713,7 +715,7 @@ class AsyncTreehop:
     async def _find_checked(self, call: _FindCall) -> FindResult:
         """A checked :meth:`find` call (:meth:`_check_find`); without a vector the query is
         embedded here (the async embedder)."""
-        tq = TypedQuery(query=call.query, context_type=call.ctype)
+        tq = typed_query(call.query, call.ctype)
         # (an in-process store is called here, as :meth:`_io` would: without its two
         # coroutines per call, which a find made four of)
         local = not self.store.capabilities.remote
@@ -1169,12 +1171,7 @@ class AsyncTreehop:
                 skills.append(m)
             else:
                 resources.append(m)
-        out = FindResult(query_plan=plan, query_results=query_results)
-        out.memories.extend(memories)
-        out.resources.extend(resources)
-        out.skills.extend(skills)
-        out.total = len(memories) + len(resources) + len(skills)
-        return out
+        return find_result(plan, query_results, memories, resources, skills)
 
     @staticmethod
     def _displayed(m: MatchedContext, display: Callable[[str], str]) -> MatchedContext:
@@ -1225,9 +1222,14 @@ class AsyncTreehop:
 
 
 def _check_query_vector(
-    vector: Sequence[float] | np.ndarray[Any, Any], store: VectorStore
+    vector: Sequence[float] | np.ndarray[Any, Any], store: VectorStore, embedded: bool = False
 ) -> np.ndarray[Any, np.dtype[np.float32]]:
-    """A caller's query embedding as a unit float32 row, checked against the index."""
+    """A caller's query embedding as a unit float32 row, checked against the index.
+
+    ``embedded``: ``vector`` is the guarded embedder's answer without its finiteness check
+    (:meth:`~treehop.embedders.guarded.GuardedEmbedder.embed_query_unfinished`), made here:
+    a NaN or infinite value raises the guard's :class:`~treehop.errors.EmbeddingError`, as
+    ``embed_query`` would have before this check ran."""
     try:
         v = np.asarray(vector, dtype=np.float32).ravel()
     except (TypeError, ValueError) as exc:
@@ -1236,7 +1238,11 @@ def _check_query_vector(
     # finite norm means every element is finite: an infinite or NaN one makes the sum of
     # squares, all non-negative, infinite or NaN, so the element check runs only then)
     norm = float(np.sqrt(v.dot(v))) if v.size else 0.0
-    if not v.size or norm == 0.0 or (not math.isfinite(norm) and not np.isfinite(v).all()):
+    if not math.isfinite(norm) and v.size and not np.isfinite(v).all():
+        if embedded:
+            raise EmbeddingError(NOT_FINITE)
+        raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
+    if not v.size or norm == 0.0:
         raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
     if store.dimension is not None and v.size != store.dimension:
         raise InvalidQueryError(
@@ -1244,6 +1250,12 @@ def _check_query_vector(
         )
     return v / norm
 
+
+FUSED_QUERY_CHECK = True
+"""The sync ``find()`` checks the embedded query's values once, with its norm
+(:func:`_check_query_vector` with ``embedded=True``), not first in the embedder's guard
+(``False``: both checks, as before; the tests and ``bench/bench_find_toggle.py --flag``
+compare the two)."""
 
 _FIND_ARGUMENTS = frozenset({"context_type", "query_vector"})
 """:meth:`AsyncTreehop.find`'s keyword arguments besides the search options."""
@@ -1601,9 +1613,14 @@ class Treehop:
         given = kwargs.pop("query_vector", None)
         call = a._check_find(query, ctype, given, kwargs)
         if call.vector is None:
-            vector = a._embedder.embed_query(call.query)
+            emb = a._embedder
+            embedded = FUSED_QUERY_CHECK and type(emb) is GuardedEmbedder
+            if embedded:  # (its finiteness checked with the norm below)
+                vector = emb.embed_query_unfinished(call.query)
+            else:
+                vector = emb.embed_query(call.query)
             try:
-                unit = _check_query_vector(vector, a.store)
+                unit = _check_query_vector(vector, a.store, embedded)
             except InvalidQueryError:
                 if vector.any():
                     raise  # (not the index's dimension)

@@ -175,9 +175,10 @@ class Candidate:
         """A candidate whose node is the one at position ``at`` of a search's columns, built
         by their ``load`` when first read: a find places ~45 candidates this way and reads
         few of them (no node and no closure made per candidate)."""
-        c = cls.__new__(cls)
+        c = _new_object(cls)
         c.uri, c.parent_uri, c.chunk_index, c.is_leaf = uri, parent_uri, chunk_index, is_leaf
-        c.document = _document(uri, parent_uri, chunk_index)
+        # (:func:`_document`, written out: one call fewer for each of ~45 candidates a find)
+        c.document = parent_uri if chunk_index is not None and parent_uri else uri
         c.own, c.final, c.vector_score = own, final, vector_score
         c.found_by, c.found_via, c.hop = found_by, found_via, None
         c._node, c._load, c._at = None, load, at
@@ -241,6 +242,50 @@ class Collected:
         old = self.by_uri.get(cand.uri)
         if old is None or _better(cand, old, track):
             self.by_uri[cand.uri] = cand
+
+    def add_global(
+        self,
+        positions: Iterable[int],
+        owns: Iterable[Score],
+        threshold: float,
+        cols: Any,
+        admit: Callable[[int], bool] | None,
+    ) -> None:
+        """:meth:`add` on the vector track of each global hit at ``positions`` of the columns
+        ``cols`` (a :class:`~treehop.stores.base.HitColumns`) with its own score (``owns``:
+        also its final score, alpha = 1) above ``threshold`` that matches the filter, as a
+        deferred candidate (:meth:`Candidate.deferred_at`, found by the global step) on the
+        columns' ``load``: a leaf, or a non-leaf that ``admit`` takes (``None``: none).
+
+        Why one loop: a find's deeper global step adds ~30 hits, and the method calls per
+        hit (the pass test, :meth:`Candidate.deferred_at`, :meth:`add`) were most of that
+        step's Python. The same candidates, added in the same order."""
+        by_uri = self.by_uri
+        get = by_uri.get
+        uris, parents, chunks = cols.uris, cols.parent_uris, cols.chunk_indexes
+        leaves, matches, vector_scores, load = (
+            cols.leaves,
+            cols.matches,
+            cols.vector_scores,
+            cols.load,
+        )
+        new, vector, found_by = _new_object, Track.VECTOR, FoundBy.GLOBAL
+        for i, own in zip(positions, owns, strict=True):
+            if not own.vec > threshold or not matches[i]:
+                continue
+            leaf = leaves[i]
+            if not (leaf or (admit is not None and admit(i))):
+                continue
+            uri, parent, chunk = uris[i], parents[i], chunks[i]
+            c = new(Candidate)
+            c.uri, c.parent_uri, c.chunk_index, c.is_leaf = uri, parent, chunk, leaf
+            c.document = parent if chunk is not None and parent else uri
+            c.own = c.final = own
+            c.vector_score, c.found_by, c.found_via, c.hop = vector_scores[i], found_by, None, None
+            c._node, c._load, c._at = None, load, i
+            old = get(uri)
+            if old is None or _better(c, old, vector):
+                by_uri[uri] = c
 
     def ranked(
         self, track: Track, grow_key: Callable[[Candidate], float] | None = None

@@ -77,6 +77,8 @@ from .models import (
     RetrievalMode,
     RoundTrace,
     TypedQuery,
+    assign,
+    query_result,
 )
 from .query_shape import is_error_report, is_problem_report, is_question, is_sentence
 from .rerankers.base import Reranker, safe_rerank
@@ -337,7 +339,7 @@ class HierarchicalRetriever:
             q = self._resolve(req)
         if first is not None:
             q.prefetched, q.prefetch_limit = first
-        result: QueryResult = _validate_result({"query": req.query})  # (QueryResult(query=...))
+        result = query_result(req.query)
         state = self._new_descent(q)
         hits = await self._global_search(q, state, self.config.global_search_topk, result)
         await self._start(q, state, hits, result)
@@ -543,7 +545,7 @@ class HierarchicalRetriever:
             cols = await self._search_columns(q, scope, ask, offload=True)
             q.prefetched, q.prefetch_limit = cols, ask
         took = min(n, len(cols))
-        result.nodes_scored += took
+        assign(result, nodes_scored=result.nodes_scored + took)
         q.fetched = n
         # When fewer than asked came back, the search returned everything in scope.
         floor = cols.scores[n - 1] if len(cols) >= n else NEG_INF
@@ -567,6 +569,17 @@ class HierarchicalRetriever:
         a visible share of the step.)"""
         passes, track, add = state.passes, state.track, state.collected.add
         dirs = q.req.include_directories
+        if LEAN_CANDIDATES and track is Track.VECTOR:
+            load = cols.load
+            admit = (
+                None
+                if dirs is False
+                else (lambda i: True)
+                if dirs is True
+                else (lambda i: is_result_unit(load([i])[0]))
+            )
+            state.collected.add_global(new, owns, state.threshold, cols, admit)
+            return
         uris, parents, chunks = cols.uris, cols.parent_uris, cols.chunk_indexes
         leaves, matches, vector_scores = cols.leaves, cols.matches, cols.vector_scores
         for i, own in zip(new, owns, strict=True):
@@ -592,12 +605,33 @@ class HierarchicalRetriever:
     def _take_hits(
         self, q: _Query, state: Descent, hits: list[ScoredNode], rr: list[float] | None
     ) -> None:
+        if LEAN_CANDIDATES and rr is None and state.alpha >= 1.0 and state.track is Track.VECTOR:
+            self._take_vector_hits(q, state, hits)
+            return
         for i, h in enumerate(hits):
             own = score_of(h.score, rr[i] if rr is not None else None)
             q.hits[h.node.uri] = own
             # With alpha = 1 a node's final score is its own: no need to wait for its parent.
             if state.alpha >= 1.0:
                 self._collect(q, state, h, own, own, None, None)
+
+    @staticmethod
+    def _take_vector_hits(q: _Query, state: Descent, hits: list[ScoredNode]) -> None:
+        """:meth:`_take_hits` on the vector track at alpha = 1 (every hit's final score is
+        its own) without a reranker's scores: :meth:`_collect` of each hit written out (a
+        global hit, found by the global step), the same candidates added in the same order.
+        (Ten hits a find: the three calls per hit were a third of this step.)"""
+        found, threshold = q.hits, state.threshold
+        dirs = q.req.include_directories
+        add, track, by_global = state.collected.add, state.track, FoundBy.GLOBAL
+        for h in hits:
+            own = score_of(h.score, None)
+            node = h.node
+            found[node.uri] = own
+            if not own.vec > threshold or not h.matches:
+                continue
+            if node.is_leaf or dirs is True or (dirs is None and is_result_unit(node)):
+                add(Candidate(node, own, own, h.vector_score, by_global), track)
 
     async def _start(
         self, q: _Query, state: Descent, hits: list[ScoredNode], result: QueryResult
@@ -606,7 +640,7 @@ class HierarchicalRetriever:
         if state.track is Track.RERANK:  # (no rerank on the vector track: nothing to ask)
             rr = await self._rerank(q, state, [h.node for h in hits], result)
         self._take_hits(q, state, hits, rr)
-        result.starting_points = [(h.node.uri, h.score) for h in hits]
+        assign(result, starting_points=[(h.node.uri, h.score) for h in hits])
         if state.frontier.by_bound:
             # Bounded descent: everything flows from the roots, so every final score is the
             # same blend along the node's path, whichever way it was reached.
@@ -651,9 +685,10 @@ class HierarchicalRetriever:
         self, q: _Query, state: Descent, hits: list[ScoredNode], result: QueryResult
     ) -> None:
         """Tag hops, between the starting points and the descent (seed step 3b)."""
-        hop_starts, result.tag_hops = await self._store_call(
+        hop_starts, metrics = await self._store_call(
             plan_tag_hops, self.store, hits, q.req.roots, q.scope, self.config
         )
+        assign(result, tag_hops=metrics)
         for hs in hop_starts:
             start = q.hits[hs.source].scaled(self.config.tag_hop_score_factor)
             state.frontier.push(hs.uri, start, state.track, HopOrigin(hs.tag, hs.source))
@@ -924,7 +959,7 @@ class HierarchicalRetriever:
         and those of them that are not roots (the inner parents)."""
         cfg = self.config
         pool_uris, pool_parents = await self._pool(q, max(cfg.context_pool, 3 * q.req.limit))
-        result.nodes_scored += len(pool_uris)
+        assign(result, nodes_scored=result.nodes_scored + len(pool_uris))
         parents = sorted(
             {p for p in pool_parents if p}
             | {c.parent_uri for c in state.collected.values() if c.is_leaf and c.parent_uri}
@@ -1230,7 +1265,7 @@ class HierarchicalRetriever:
         ):
             return None
         leaves = leaves[:limit]
-        result.nodes_scored += int(leaves.size)
+        assign(result, nodes_scored=result.nodes_scored + int(leaves.size))
         if whole and leaves.size < limit:
             q.families = _Families(lambda: both.columns(leaves), inner, range(leaves.size))
         codes = both.parent_codes
@@ -1624,7 +1659,6 @@ def _set_fields(model: BaseModel, **values: Any) -> None:
     model.__pydantic_fields_set__.update(values)
 
 
-_validate_result = QueryResult.__pydantic_validator__.validate_python
 _validate_chunk = ChunkContext.__pydantic_validator__.validate_python
 
 
@@ -1976,6 +2010,12 @@ class _FolderFamily:
 FOLDER_FAMILY = True
 """The tree context reads one folder of files as :class:`_FolderFamily` (a switch for the
 paired benchmark only: ``bench/bench_find_toggle.py --flag``)."""
+
+LEAN_CANDIDATES = True
+"""The global hits join the candidates in one loop each (:meth:`HierarchicalRetriever.
+_take_vector_hits`, :meth:`~treehop.descent.Collected.add_global`) instead of a few calls
+per hit (``False``: the general path; the tests and ``bench/bench_find_toggle.py --flag``
+compare the two)."""
 
 
 def _picked_headings(picked: Sequence[tuple[HitColumns, int]]) -> list[tuple[str, ...] | None]:

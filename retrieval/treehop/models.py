@@ -7,7 +7,7 @@ Field names follow the seed design (``TypedQuery``, ``MatchedContext``, ``QueryR
 from __future__ import annotations
 
 from enum import IntEnum, StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -319,3 +319,140 @@ class FindResult(BaseModel):
     def rerank_fallback(self) -> bool:
         """True when any query of this result fell back from rerank to vector scores."""
         return any(q.rerank_fallback for q in self.query_results or [])
+
+
+_M = TypeVar("_M", bound=BaseModel)
+_new_model = object.__new__
+# (``BaseModel``'s four slots, set by their descriptors)
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+def built_model(cls: type[_M], values: dict[str, Any], given: set[str]) -> _M:
+    """The model ``cls(**{k: values[k] for k in given})`` where ``values`` holds every
+    field of ``cls`` in declaration order, each of its declared type and the defaults as
+    validation makes them (a new list per list default, a model default built), and no
+    field has a validator that changes a value: the same object (fields, values, fields
+    set), without the validation.
+
+    Why: a find built four models of a few fields each through pydantic's validation (the
+    query, the result, its tag-hop metrics, the find's result), ~5 us together warm and
+    ~28 us of a find at 100k leaves, where every call runs cold after the graph search
+    (bench/README.md, "Issue 35 round 18"); every value here comes from checked arguments
+    or from other models. ``tests/test_lean_find.py`` compares each use with the validated
+    model."""
+    m = _new_model(cls)
+    _set_dict(m, values)
+    _set_fields_set(m, given)
+    _set_extra(m, None)
+    _set_private(m, None)
+    return m
+
+
+BUILT_MODELS = True
+"""The four models a find builds of checked values are built directly (:func:`built_model`;
+``False``: validated, as before; the tests and ``bench/bench_find_toggle.py --flag``
+compare the two)."""
+
+
+def assign(model: BaseModel, **values: Any) -> None:
+    """``model.name = value`` for each of ``values`` (fields of the model, of their declared
+    types, on a model that validates no assignment), as pydantic's handler for a field sets
+    it: the value, and the field marked set; without its two calls per assignment (a find
+    assigns ~9 fields of its result and tag-hop metrics). ``BUILT_MODELS`` off: assigned
+    through pydantic, as before."""
+    if not BUILT_MODELS:
+        for name, value in values.items():
+            setattr(model, name, value)
+        return
+    model.__dict__.update(values)
+    model.__pydantic_fields_set__.update(values)
+
+
+def tag_hop_metrics() -> TagHopMetrics:
+    """``TagHopMetrics()`` (:func:`built_model`: every field its default)."""
+    if not BUILT_MODELS:
+        return TagHopMetrics()
+    return built_model(
+        TagHopMetrics,
+        {
+            "triggered": False,
+            "trigger_reason": "",
+            "tags_used": [],
+            "hops_tried": 0,
+            "subtrees_added": [],
+            "hits_produced": 0,
+            "hits_in_topk": 0,
+        },
+        set(),
+    )
+
+
+def query_result(query: TypedQuery) -> QueryResult:
+    """``QueryResult(query=query)`` (:func:`built_model`) of a :class:`TypedQuery`."""
+    if not BUILT_MODELS or type(query) is not TypedQuery:
+        return QueryResult(query=query)
+    return built_model(
+        QueryResult,
+        {
+            "query": query,
+            "matched_contexts": [],
+            "searched_directories": [],
+            "starting_points": [],
+            "rounds": 0,
+            "stop_reason": "",
+            "nodes_scored": 0,
+            "rerank_fallback": False,
+            "rerank_fallback_reason": None,
+            "rerank_calls": 0,
+            "tag_hops": tag_hop_metrics(),
+            "trace": [],
+            "elapsed_ms": 0.0,
+        },
+        {"query"},
+    )
+
+
+def typed_query(query: str, context_type: ContextType | None) -> TypedQuery:
+    """``TypedQuery(query=query, context_type=context_type)`` of a checked query string and
+    context type (:func:`built_model`)."""
+    if not BUILT_MODELS:
+        return TypedQuery(query=query, context_type=context_type)
+    return built_model(
+        TypedQuery,
+        {"query": query, "context_type": context_type, "intent": "", "priority": 3},
+        {"query", "context_type"},
+    )
+
+
+def find_result(
+    plan: QueryPlan | None,
+    query_results: list[QueryResult],
+    memories: list[MatchedContext],
+    resources: list[MatchedContext],
+    skills: list[MatchedContext],
+) -> FindResult:
+    """``FindResult(query_plan=plan, query_results=query_results)`` with the three lists
+    then extended and ``total`` assigned, as the client built it (:func:`built_model`:
+    ``query_results`` copied, as validation copies a list)."""
+    if not BUILT_MODELS:
+        out = FindResult(query_plan=plan, query_results=query_results)
+        out.memories.extend(memories)
+        out.resources.extend(resources)
+        out.skills.extend(skills)
+        out.total = len(memories) + len(resources) + len(skills)
+        return out
+    return built_model(
+        FindResult,
+        {
+            "memories": memories,
+            "resources": resources,
+            "skills": skills,
+            "query_plan": plan,
+            "query_results": list(query_results),
+            "total": len(memories) + len(resources) + len(skills),
+        },
+        {"query_plan", "query_results", "total"},
+    )

@@ -36,7 +36,7 @@ from . import tags as tagmod
 from . import uri as urimod
 from .config import RetrievalConfig, TagHopTrigger
 from .descent import Candidate, Score
-from .models import TagHopMetrics
+from .models import TagHopMetrics, assign, tag_hop_metrics
 from .stores.base import Scope, ScoredNode, VectorStore
 
 # Inherited tags say where a node sits, not what it is about; hopping on them would only lead
@@ -119,7 +119,7 @@ def plan_tag_hops(
     scope: Scope,
     cfg: RetrievalConfig,
 ) -> tuple[list[HopStart], TagHopMetrics]:
-    metrics = TagHopMetrics()
+    metrics = tag_hop_metrics()
     if cfg.tag_hop_trigger is TagHopTrigger.OFF or cfg.tag_hop_max_subtrees == 0 or not hits:
         metrics.trigger_reason = "off" if cfg.tag_hop_trigger is TagHopTrigger.OFF else "no hits"
         return [], metrics
@@ -131,15 +131,15 @@ def plan_tag_hops(
                 f"hits spread: {share:.0%} in one subtree < {cfg.tag_hop_concentration:.0%}"
             )
             return [], metrics
-        metrics.trigger_reason = f"{share:.0%} of hits in {top_subtree}"
+        assign(metrics, trigger_reason=f"{share:.0%} of hits in {top_subtree}")
     else:
-        metrics.trigger_reason = "always"
-    metrics.triggered = True
+        assign(metrics, trigger_reason="always")
+    assign(metrics, triggered=True)
 
     # Rank the hits' tags by how much score carries them; remember the best hit per tag.
     weight, best_hit = _hit_tag_mass(hits)
     labels = sorted(weight, key=lambda lab: (-weight[lab], lab))[: cfg.tag_hop_max_tags]
-    metrics.tags_used = labels
+    assign(metrics, tags_used=labels)
     if not labels:
         return [], metrics
     metrics.hops_tried = len(labels)

@@ -80,6 +80,16 @@ class GuardedEmbedder:
         out = self._guard(lambda: self._inner.embed_query(text))
         return self._one(out)
 
+    def embed_query_unfinished(self, text: str) -> Vectors:
+        """:meth:`embed_query` without its last check (every value finite), for a caller
+        that makes it itself as part of its own: the sync ``find()`` takes the vector's norm
+        at once (:func:`treehop.client._check_query_vector` with ``embedded=True``), and a
+        finite norm proves every value finite; where it is not finite that check raises
+        this guard's :class:`~treehop.errors.EmbeddingError`. The same vector, or the same
+        error, as :meth:`embed_query`; ~2 numpy calls fewer per find."""
+        out = self._guard(lambda: self._inner.embed_query(text))
+        return self._one(out, finite=False)
+
     async def aembed_query(self, text: str) -> Vectors:
         out = await self._aguard(self._inner.aembed_query(text))
         return self._one(out)
@@ -131,7 +141,7 @@ class GuardedEmbedder:
             raise EmbeddingError(f"the embedder returned shape {arr.shape}, expected {want}")
         return self._finite(arr)
 
-    def _one(self, out: Any) -> Vectors:
+    def _one(self, out: Any, finite: bool = True) -> Vectors:
         arr = self._as_array(out)
         if arr.ndim == 2 and arr.shape[0] == 1:
             arr = arr[0]
@@ -141,14 +151,18 @@ class GuardedEmbedder:
             raise EmbeddingError(
                 f"the embedder returned shape {arr.shape} for a query, expected {want}"
             )
-        return self._finite(arr)
+        return self._finite(arr) if finite else arr
 
     @staticmethod
     def _finite(arr: Vectors) -> Vectors:
         # (the array's own ``all``: ``np.all`` adds a Python dispatch layer to every query)
         if not np.isfinite(arr).all():
-            raise EmbeddingError("the embedder returned NaN or infinite values")
+            raise EmbeddingError(NOT_FINITE)
         return arr
+
+
+NOT_FINITE = "the embedder returned NaN or infinite values"
+"""The guard's error for a vector with a NaN or an infinite value."""
 
 
 def guard_embedder(embedder: Embedder) -> GuardedEmbedder:
