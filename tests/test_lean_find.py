@@ -319,3 +319,20 @@ def test_check_query_vector_errors() -> None:
         _check_query_vector(np.ones(3, np.float32), store, True)
     unit = _check_query_vector(np.array([3.0, 4.0, 0.0, 0.0], np.float32), store, True)
     assert unit.tolist() == pytest.approx([0.6, 0.8, 0.0, 0.0])
+    # finite values whose squares overflow float32 keep their direction (not a zero vector)
+    for embedded in (False, True):
+        huge = _check_query_vector(np.array([3e38, -3e38, 0.0, 3e38], np.float32), store, embedded)
+        assert huge.tolist() == pytest.approx([3**-0.5, -(3**-0.5), 0.0, 3**-0.5])
+
+
+def test_a_pydantic_without_the_slot_layout_falls_back_to_validation() -> None:
+    """Where a pydantic release lays its models out otherwise, the slot setters are not
+    found (``None``): ``BUILT_MODELS`` then starts off instead of ``import treehop``
+    failing. With pydantic 2's layout all four are found and the flag starts on."""
+
+    class Plain:
+        __slots__ = ("__dict__",)
+
+    assert models._slot_setters(Plain) is None
+    assert models._slot_setters() is not None and len(models._slot_setters() or ()) == 4
+    assert models.BUILT_MODELS is True

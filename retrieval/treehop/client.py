@@ -1238,10 +1238,16 @@ def _check_query_vector(
     # finite norm means every element is finite: an infinite or NaN one makes the sum of
     # squares, all non-negative, infinite or NaN, so the element check runs only then)
     norm = float(np.sqrt(v.dot(v))) if v.size else 0.0
-    if not math.isfinite(norm) and v.size and not np.isfinite(v).all():
-        if embedded:
-            raise EmbeddingError(NOT_FINITE)
-        raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
+    if not math.isfinite(norm) and v.size:
+        if not np.isfinite(v).all():
+            if embedded:
+                raise EmbeddingError(NOT_FINITE)
+            raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
+        # finite values whose squares overflow float32 (|x| > ~1.8e19): the direction is
+        # what a search reads, so scale into [-1, 1] first (dividing by an infinite norm
+        # would have searched with a zero vector)
+        v = v / np.abs(v).max()
+        norm = float(np.sqrt(v.dot(v)))
     if not v.size or norm == 0.0:
         raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
     if store.dimension is not None and v.size != store.dimension:

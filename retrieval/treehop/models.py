@@ -323,11 +323,26 @@ class FindResult(BaseModel):
 
 _M = TypeVar("_M", bound=BaseModel)
 _new_model = object.__new__
-# (``BaseModel``'s four slots, set by their descriptors)
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+def _slot_setters(base: type = BaseModel) -> tuple[Any, ...] | None:
+    """The ``__set__`` of ``BaseModel``'s four slots (pydantic 2's layout), or ``None`` where
+    a pydantic release lays its models out otherwise: then :data:`BUILT_MODELS` starts off
+    and every model is validated, instead of ``import treehop`` failing."""
+    slots = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+    try:
+        return tuple(base.__dict__[name].__set__ for name in slots)
+    except (KeyError, AttributeError):
+        return None
+
+
+_SETTERS = _slot_setters()
+_set_dict, _set_fields_set, _set_extra, _set_private = _SETTERS or (
+    _new_model,
+    _new_model,
+    _new_model,
+    _new_model,
+)  # (never called while BUILT_MODELS is off)
 
 
 def built_model(cls: type[_M], values: dict[str, Any], given: set[str]) -> _M:
@@ -351,10 +366,11 @@ def built_model(cls: type[_M], values: dict[str, Any], given: set[str]) -> _M:
     return m
 
 
-BUILT_MODELS = True
+BUILT_MODELS = _SETTERS is not None
 """The four models a find builds of checked values are built directly (:func:`built_model`;
 ``False``: validated, as before; the tests and ``bench/bench_find_toggle.py --flag``
-compare the two)."""
+compare the two; off by itself where pydantic's layout is not the one
+:func:`built_model` sets)."""
 
 
 def assign(model: BaseModel, **values: Any) -> None:
