@@ -336,3 +336,14 @@ def test_a_pydantic_without_the_slot_layout_falls_back_to_validation() -> None:
     assert models._slot_setters(Plain) is None
     assert models._slot_setters() is not None and len(models._slot_setters() or ()) == 4
     assert models.BUILT_MODELS is True
+
+
+def test_the_models_built_or_assigned_directly_validate_no_assignment() -> None:
+    """``built_model`` and ``assign`` stand in for validation only on models that neither
+    validate an assignment nor are frozen: a model that later turns either on must leave
+    this path (the check fails here first)."""
+    for cls in (models.TypedQuery, models.QueryResult, models.TagHopMetrics, models.FindResult):
+        config = cls.model_config
+        assert not config.get("validate_assignment"), cls.__name__
+        assert not config.get("frozen"), cls.__name__
+        assert config.get("extra") in (None, "ignore", "forbid"), cls.__name__  # (not "allow")
