@@ -1,0 +1,122 @@
+"""Helper attacks48's adversarial pass: hostile inputs through the public API.
+
+- A caller's ``query_vector`` of finite numbers is searched in its direction whatever its
+  scale (values whose float32 squares underflow to zero, float64 values past float32's
+  range), and any value that is not a number raises :class:`InvalidQueryError` (a Python
+  int past float's range raised ``OverflowError``; an element whose ``__float__`` raises
+  passed its own exception through); a complex, date or string array, a string, or a
+  matrix of several rows is not one vector.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from treehop import Treehop
+from treehop.client import _check_query_vector
+from treehop.errors import InvalidQueryError
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+
+class _Dim:
+    dimension = 4
+
+
+_STORE: Any = _Dim()
+_DIRECTION = [0.6, -0.8, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "scale", [1e-20, 1e-25, 1e-30, 1e-44, 1e-50, 1e-300, 1e30, 1e39, 1e300, 1.0]
+)
+def test_a_finite_vector_keeps_its_direction_at_any_scale(scale: float) -> None:
+    """Finite values far from 1 (float32 squares underflow or overflow, or the values
+    themselves leave float32) are searched in their direction, not rejected as zero or
+    infinite."""
+    given = [x * scale for x in (3.0, -4.0, 0.0, 0.0)]
+    for v in (given, np.array(given, np.float64)):
+        unit = _check_query_vector(v, _STORE)
+        assert unit.dtype == np.float32 and np.isfinite(unit).all()
+        assert unit.tolist() == pytest.approx(_DIRECTION, abs=1e-6)
+
+
+def test_subnormal_float32_vector_keeps_its_direction() -> None:
+    v = np.array([3e-40, -4e-40, 0.0, 0.0], np.float32)
+    assert _check_query_vector(v, _STORE).tolist() == pytest.approx(_DIRECTION, abs=1e-4)
+
+
+def test_zero_and_non_finite_vectors_still_raise() -> None:
+    for bad in ([-0.0] * 4, [0.0, 1.0, np.nan, 0.0], [1e-30, np.inf, 0.0, 0.0], []):
+        with pytest.raises(InvalidQueryError, match="non-empty, finite, non-zero"):
+            _check_query_vector(bad, _STORE)
+
+
+class _BadFloat:
+    def __float__(self) -> float:
+        raise RuntimeError("a hostile element")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        [10**400, 1, 1, 1],
+        [_BadFloat(), 1.0, 1.0, 1.0],
+        "1111",
+        b"1111",
+        np.ones(4, np.complex64),
+        np.array(["1.0"] * 4),
+        np.array(["2020-01-01"] * 4, dtype="datetime64[D]"),
+        np.ones((2, 2)),
+        [[1.0, 2.0], [3.0, 4.0]],
+    ],
+    ids=[
+        "huge-int",
+        "raising-float",
+        "str",
+        "bytes",
+        "complex",
+        "str-array",
+        "dates",
+        "matrix",
+        "nested",
+    ],
+)
+def test_what_is_not_one_vector_of_numbers_raises_invalid_query(bad: object) -> None:
+    with pytest.raises(InvalidQueryError, match="query_vector"):
+        _check_query_vector(bad, _STORE)  # type: ignore[arg-type]
+
+
+def test_one_row_shapes_are_still_one_vector() -> None:
+    for v in (np.array([[3.0, -4.0, 0.0, 0.0]]), np.array([[[3.0], [-4.0], [0.0], [0.0]]])):
+        assert _check_query_vector(v, _STORE).tolist() == pytest.approx(_DIRECTION)
+
+
+def test_find_and_find_many_answer_a_scaled_vector_as_the_vector(
+    tmp_path: Path, sample_tree: Path
+) -> None:
+    """Through the public API: a vector scaled by 1e-25 or 1e300 finds what the vector
+    finds, in ``find`` and ``find_many``; a hostile element raises InvalidQueryError."""
+    emb = BagOfWordsEmbedder()
+    c = Treehop(tmp_path / "idx", embedder=emb, tagger=None)
+    try:
+        c.add_resource(sample_tree)
+        qv = emb.embed_query("retrieval tree hop").astype(np.float64)
+        want = [(r.uri, r.score) for r in c.find("", query_vector=qv).resources]
+        assert want
+        for scale in (1e-25, 1e300):
+            got = c.find("", query_vector=qv * scale).resources
+            assert [r.uri for r in got] == [u for u, _ in want]
+            assert [r.score for r in got] == pytest.approx([s for _, s in want], abs=1e-5)
+            many = c.find_many([""], query_vectors=[qv * scale])[0].resources
+            assert [r.uri for r in many] == [u for u, _ in want]
+        with pytest.raises(InvalidQueryError):
+            c.find("", query_vector=[10**400] + [1.0] * (emb.dimension - 1))
+        with pytest.raises(InvalidQueryError):
+            c.find_many([""], query_vectors=[[_BadFloat()] * emb.dimension])
+    finally:
+        c.close()
