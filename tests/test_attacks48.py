@@ -18,7 +18,7 @@ import pytest
 
 from treehop import Treehop
 from treehop.client import _check_query_vector
-from treehop.errors import InvalidQueryError
+from treehop.errors import EmbeddingError, InvalidQueryError
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -118,5 +118,39 @@ def test_find_and_find_many_answer_a_scaled_vector_as_the_vector(
             c.find("", query_vector=[10**400] + [1.0] * (emb.dimension - 1))
         with pytest.raises(InvalidQueryError):
             c.find_many([""], query_vectors=[[_BadFloat()] * emb.dimension])
+    finally:
+        c.close()
+
+
+class _Answers(BagOfWordsEmbedder):
+    """An embedder whose query vector is ``answer`` (or what ``answer(text)`` returns)."""
+
+    answer: Any = None
+
+    def embed_query(self, text: str) -> Any:
+        return self.answer(text) if callable(self.answer) else self.answer
+
+    async def aembed_query(self, text: str) -> Any:
+        return self.embed_query(text)
+
+
+def test_an_embedder_answering_what_is_not_numbers_raises_embedding_error(
+    tmp_path: Path, sample_tree: Path
+) -> None:
+    """The guard turns any conversion failure of an embedder's answer into
+    EmbeddingError (an int past float's range raised OverflowError, an element's own
+    ``__float__`` its own exception), in the sync, async and batch finds."""
+    emb = _Answers()
+    c = Treehop(tmp_path / "idx", embedder=emb, tagger=None)
+    try:
+        c.add_resource(sample_tree)
+        for bad in ([10**400] * emb.dimension, [_BadFloat()] * emb.dimension):
+            emb.answer = bad
+            with pytest.raises(EmbeddingError, match="not numbers"):
+                c.find("retrieval tree hop")
+            with pytest.raises(EmbeddingError, match="not numbers"):
+                c.run(c.aio.find("retrieval tree hop"))
+            with pytest.raises(EmbeddingError, match="not numbers"):
+                c.find_many(["retrieval tree hop"])
     finally:
         c.close()
