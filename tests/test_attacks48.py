@@ -154,3 +154,58 @@ def test_an_embedder_answering_what_is_not_numbers_raises_embedding_error(
                 c.find_many(["retrieval tree hop"])
     finally:
         c.close()
+
+
+class _Scaled(BagOfWordsEmbedder):
+    """An embedder whose query vectors are not unit length (a model or server that does
+    not normalise its output)."""
+
+    k = 1.0
+
+    def embed_query(self, text: str) -> Any:
+        return BagOfWordsEmbedder.embed_query(self, text) * self.k
+
+    async def aembed_query(self, text: str) -> Any:
+        return self.embed_query(text)
+
+
+def test_async_find_answers_a_non_unit_embedding_as_the_sync_find(
+    tmp_path: Path, sample_tree: Path
+) -> None:
+    """The async find made the embedder's query vector a unit row as the sync find and
+    find_many do: its scores were scaled by the vector's length (2x, 10x) and its ranking
+    moved where the lexical scores are fused with them."""
+    emb = _Scaled()
+    c = Treehop(tmp_path / "idx", embedder=emb, tagger=None)
+    try:
+        c.add_resource(sample_tree)
+        for q in ("retrieval tree hop", "how do I install it?"):
+            for k in (1.0, 2.0, 10.0, 0.1):
+                emb.k = k
+                sync = [(r.uri, r.score) for r in c.find(q).resources]
+                asyn = [(r.uri, r.score) for r in c.run(c.aio.find(q)).resources]
+                assert sync and [u for u, _ in asyn] == [u for u, _ in sync], (q, k)
+                assert [s for _, s in asyn] == pytest.approx([s for _, s in sync], abs=1e-6)
+    finally:
+        c.close()
+
+
+def test_async_find_many_answers_a_non_unit_embedding_as_the_sync_one(
+    tmp_path: Path, sample_tree: Path
+) -> None:
+    """find_many, sync and async, with an embedder of non-unit query vectors: the same
+    hits and scores (the async batch used the rows as they came)."""
+    emb = _Scaled()
+    c = Treehop(tmp_path / "idx", embedder=emb, tagger=None)
+    try:
+        c.add_resource(sample_tree)
+        qs = ["retrieval tree hop", "how do I install it?"]
+        for k in (1.0, 3.0, 0.2):
+            emb.k = k
+            sync = [[(r.uri, r.score) for r in f.resources] for f in c.find_many(qs)]
+            asyn = [[(r.uri, r.score) for r in f.resources] for f in c.run(c.aio.find_many(qs))]
+            for s, a in zip(sync, asyn, strict=True):
+                assert s and [u for u, _ in a] == [u for u, _ in s], k
+                assert [x for _, x in a] == pytest.approx([x for _, x in s], abs=1e-6)
+    finally:
+        c.close()

@@ -818,13 +818,13 @@ class AsyncTreehop:
             queries, query_vectors, context_type, options
         )
         if _embedded is not None:
-            vectors = _embedded
+            vectors = _embedded_units(_embedded, self.store)
         target_uri = options.get("target_uri")
         roots = await self._io(self._roots, target_uri, context_type)
         if not as_list(target_uri):  # (as :meth:`_run_query` does, once for the batch)
             roots = await self._io(self._stored_roots, roots)
         if vectors is None:
-            vectors = await self._aembed_queries(texts)
+            vectors = _embedded_units(await self._aembed_queries(texts), self.store)
         reqs = [
             self._request(TypedQuery(query=t, context_type=ctype), roots, opts, vectors[i])
             for i, t in enumerate(texts)
@@ -899,8 +899,9 @@ class AsyncTreehop:
         kept if none is), unless ``known``: every root was found in the store just before."""
         if not known:
             roots = await self._io(self._stored_roots, roots)
-        vec = vector if vector is not None else await self._embedder.aembed_query(tq.query)
-        return await self.retriever().retrieve(self._request(tq, roots, opts, vec))
+        if vector is None:
+            vector = _embedded_unit(await self._embedder.aembed_query(tq.query), self.store)
+        return await self.retriever().retrieve(self._request(tq, roots, opts, vector))
 
     def _stored_roots(self, roots: list[str]) -> list[str]:
         """``roots`` less those not in the store (all of them kept if none is)."""
@@ -1306,6 +1307,48 @@ def _rescaled(
     if top == 0.0:
         return v
     return (wide / top).astype(np.float32)
+
+
+_UNIT_SLACK = 1e-4
+"""How far from 1 the norm of an embedder's query vector may be and still be searched as
+it came (a model's unit rows are within ~1e-6: their results stay bit for bit what they
+were); one further off is made a unit row (:func:`_embedded_unit`)."""
+
+
+def _embedded_unit(
+    vector: np.ndarray[Any, np.dtype[np.float32]], store: VectorStore
+) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """The guarded embedder's query vector for the async ``find`` / ``find_many``: a unit
+    row as it came, any other made a unit row as the sync ``find()`` and ``find_many`` make
+    every vector (:func:`_check_query_vector`). Why: an embedder that does not normalise
+    its output (a server returning raw model vectors) got its scores scaled by the
+    vector's length on the async paths only (2x for a vector of length 2), and its ranking
+    moved where the lexical scores are fused with them. An all-zero vector (a text the
+    model maps to nothing) is searched as it is."""
+    norm = float(np.sqrt(vector.dot(vector)))
+    if abs(norm - 1.0) <= _UNIT_SLACK:
+        return vector
+    try:
+        return _check_query_vector(vector, store, True)
+    except InvalidQueryError:
+        if vector.any():
+            raise  # (not the index's dimension)
+        return vector
+
+
+def _embedded_units(
+    rows: np.ndarray[Any, np.dtype[np.float32]], store: VectorStore
+) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """:func:`_embedded_unit` of each row (the rows themselves where all are unit rows)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    off = np.flatnonzero(~(np.abs(norms - 1.0) <= _UNIT_SLACK))
+    if not off.size:
+        return rows
+    rows = np.array(rows, dtype=np.float32)
+    for i in off:
+        rows[i] = _embedded_unit(rows[i], store)
+    return rows
 
 
 FUSED_QUERY_CHECK = True
