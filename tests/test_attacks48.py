@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from treehop import Treehop
+from treehop import ReaderPool, Treehop
 from treehop.client import _check_query_vector
 from treehop.errors import EmbeddingError, InvalidQueryError
 
@@ -209,3 +209,28 @@ def test_async_find_many_answers_a_non_unit_embedding_as_the_sync_one(
                 assert [x for _, x in a] == pytest.approx([x for _, x in s], abs=1e-6)
     finally:
         c.close()
+
+
+def test_reader_pool_find_checks_a_vector_as_the_client_does(
+    tmp_path: Path, sample_tree: Path
+) -> None:
+    """``ReaderPool.find`` cast a caller's vector to float32 itself: an int past float's
+    range or an element's raising ``__float__`` escaped raw, 1e300 became infinite (the
+    client searches it), a complex array became real. Each is now the client's answer."""
+    emb = BagOfWordsEmbedder()
+    with Treehop(tmp_path / "idx", embedder=emb, tagger=None) as c:
+        c.add_resource(sample_tree)
+        qv = emb.embed_query("retrieval tree hop").astype(np.float64)
+        want = [r.uri for r in c.find("", query_vector=qv).resources]
+    assert want
+    with ReaderPool(tmp_path / "idx", embedder=BagOfWordsEmbedder(), processes=1) as pool:
+        for v in (qv, qv * 1e300, list(qv * 1e-50)):
+            assert [r.uri for r in pool.find("", query_vector=v).resources] == want
+        for bad in (
+            [10**400] * emb.dimension,
+            [_BadFloat()] * emb.dimension,
+            qv.astype(np.complex128),
+            "1" * emb.dimension,
+        ):
+            with pytest.raises(InvalidQueryError, match="query_vector"):
+                pool.find("", query_vector=bad)  # type: ignore[arg-type]
