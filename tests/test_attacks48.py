@@ -18,7 +18,8 @@ import pytest
 
 from treehop import ReaderPool, Treehop
 from treehop.client import _check_query_vector
-from treehop.errors import EmbeddingError, InvalidQueryError
+from treehop.errors import EmbeddingError, IngestError, InvalidQueryError
+from treehop.ingest.records import add_records
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -234,3 +235,50 @@ def test_reader_pool_find_checks_a_vector_as_the_client_does(
         ):
             with pytest.raises(InvalidQueryError, match="query_vector"):
                 pool.find("", query_vector=bad)  # type: ignore[arg-type]
+
+
+def _records(meta: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Four chunked records in two documents, each with ``meta`` in its metadata."""
+    return [
+        (
+            "alpha beta gamma. " * 200 + f" entry {i}\n\n" + "delta epsilon " * 100,
+            {**meta, "source": f"d{i % 2}.md"},
+        )
+        for i in range(4)
+    ]
+
+
+def test_hand_written_heading_paths_of_any_json_values_are_searched(tmp_path: Path) -> None:
+    """A record's ``heading_path`` metadata holding lists or objects (JSON the caller may
+    write) made every find over its chunks raise TypeError (the store hashed the path to
+    code it); such a path is now compared, never hashed."""
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        add_records(c, _records({"heading_path": [["a"], {"b": 1}], "passage_start": True}))
+        assert c.find("alpha entry 2", limit=5).resources
+        assert c.assemble_context("alpha entry 2")
+
+
+def test_a_timestamp_past_the_calendar_is_shown_without_a_time(tmp_path: Path) -> None:
+    """A ``timestamp`` metadata value of 1e20 seconds made ``assemble_context`` raise
+    OverflowError (``datetime.fromtimestamp``); the block now leaves its time out."""
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        add_records(c, _records({"timestamp": 10**20}))
+        assert c.find("alpha entry 2", limit=5).resources
+        assert "alpha" in c.assemble_context("alpha entry 2").text
+
+
+def test_record_metadata_json_cannot_store_is_refused_before_any_write(tmp_path: Path) -> None:
+    """Metadata with a non-string key beside string ones escaped TypeError from the
+    store's sorted JSON, and metadata nested past Python's recursion limit escaped
+    RecursionError; both are IngestError before the first write."""
+    deep: list[Any] = []
+    cur = deep
+    for _ in range(5000):
+        nxt: list[Any] = []
+        cur.append(nxt)
+        cur = nxt
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        for meta in ({1: "a"}, {"x": {"a": 1, 2: "b"}}, {"x": deep}):
+            with pytest.raises(IngestError, match="JSON"):
+                add_records(c, _records(meta))  # type: ignore[arg-type]
+            assert len(c.store) == 0

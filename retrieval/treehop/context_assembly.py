@@ -319,7 +319,10 @@ def check_budget(
 def _time_of(m: MatchedContext) -> str | None:
     ts = m.metadata.get(TIMESTAMP_FIELD)
     if isinstance(ts, (int, float)) and not isinstance(ts, bool) and math.isfinite(ts):
-        return to_iso(float(ts))[:16].replace("T", " ")
+        try:
+            return to_iso(float(ts))[:16].replace("T", " ")
+        except (OverflowError, OSError, ValueError):  # (past the calendar: 1e20 seconds)
+            return None
     return None
 
 
