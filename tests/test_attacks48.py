@@ -20,6 +20,7 @@ from treehop import ReaderPool, Treehop
 from treehop.client import _check_query_vector
 from treehop.errors import EmbeddingError, IngestError, InvalidQueryError
 from treehop.ingest.records import add_records
+from treehop.timestamps import shown_iso, to_iso
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -282,3 +283,33 @@ def test_record_metadata_json_cannot_store_is_refused_before_any_write(tmp_path:
             with pytest.raises(IngestError, match="JSON"):
                 add_records(c, _records(meta))  # type: ignore[arg-type]
             assert len(c.store) == 0
+
+
+def test_shown_iso_is_none_for_what_no_calendar_shows() -> None:
+    assert shown_iso(0) == "1970-01-01T00:00:00+00:00"
+    assert shown_iso(1.5e9) == to_iso(1.5e9)
+    for bad in (10**20, -(10**20), 1e300, float("nan"), float("inf"), True, "2024", None):
+        assert shown_iso(bad) is None
+
+
+async def test_mcp_find_shows_a_hit_whose_timestamp_is_past_the_calendar(
+    tmp_path: Path,
+) -> None:
+    """The MCP server's ``find`` answered an error (OverflowError inside the tool) for a hit
+    whose ``timestamp`` metadata is 1e20 seconds; the hit now comes without a time."""
+    from mcp import Client
+
+    from treehop import AsyncTreehop
+    from treehop.mcp_server import build_server
+
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        add_records(c, _records({"timestamp": 10**20}))
+    a = AsyncTreehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        async with Client(build_server(a)) as client:
+            res = await client.call_tool("find", {"query": "alpha entry 2", "limit": 3})
+            assert not res.is_error, res.content
+            hits = (res.structured_content or {})["hits"]
+            assert hits and all("time" not in h for h in hits)
+    finally:
+        await a.close()
