@@ -313,3 +313,52 @@ async def test_mcp_find_shows_a_hit_whose_timestamp_is_past_the_calendar(
             assert hits and all("time" not in h for h in hits)
     finally:
         await a.close()
+
+
+_PW = "sekret-password-123"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"//user:{_PW}@h/",
+        f"ftp://user:{_PW}@h/",
+        f"http//user:{_PW}@h",
+        f"user:{_PW}@h",
+        f"https://user:{_PW}@h/",
+    ],
+)
+def test_a_url_s_credentials_reach_no_error_repr_or_name(url: str) -> None:
+    """A base URL with ``user:password@`` was echoed whole in the error of a malformed
+    one (a reranker spec on the command line, an embedder's or chat model's base_url), and
+    a valid one in the repr and the reranker's name."""
+    from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+    from treehop.errors import TreehopError
+    from treehop.llm.openai_compatible import OpenAICompatibleLLM
+    from treehop.rerankers.http_rerank import HTTPReranker
+    from treehop.rerankers.spec import reranker_from_spec
+
+    makers = (
+        lambda: HTTPReranker(url),
+        lambda: OpenAICompatibleEmbedder(model="m", base_url=url, dimension=4),
+        lambda: OpenAICompatibleLLM(model="m", base_url=url),
+        lambda: reranker_from_spec("http:" + url),
+        lambda: reranker_from_spec(url),
+    )
+    for make in makers:
+        try:
+            made = make()
+        except TreehopError as exc:
+            assert _PW not in str(exc)
+        else:
+            assert _PW not in repr(made) and _PW not in str(getattr(made, "name", ""))
+
+
+def test_redact_url_is_linear_and_keeps_what_is_not_userinfo() -> None:
+    from treehop.redaction import redact_url
+
+    assert redact_url("https://h.example/v1") == "https://h.example/v1"
+    assert redact_url(f"https://u:{_PW}@h/v1") == "https://***@h/v1"
+    for n in (50_000, 200_000):  # (no quadratic scan: both well under a second)
+        redact_url("a" * n + "@" * n)
+        redact_url("@".join(["x" * 10] * (n // 10)))
