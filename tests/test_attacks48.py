@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treehop import ReaderPool, Treehop
 from treehop.client import _check_query_vector
@@ -362,3 +364,22 @@ def test_redact_url_is_linear_and_keeps_what_is_not_userinfo() -> None:
     for n in (50_000, 200_000):  # (no quadratic scan: both well under a second)
         redact_url("a" * n + "@" * n)
         redact_url("@".join(["x" * 10] * (n // 10)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=4, max_size=4))
+def test_any_finite_vector_is_its_direction_or_refused_as_zero(values: list[float]) -> None:
+    """Property: a vector of finite float64 values is searched as its own unit direction
+    (within float32 precision of the largest components), whatever its scale; only an
+    all-zero one is refused."""
+    wide = np.asarray(values, dtype=np.float64)
+    top = float(np.abs(wide).max())
+    if top == 0.0:
+        with pytest.raises(InvalidQueryError, match="non-zero"):
+            _check_query_vector(values, _STORE)
+        return
+    unit = _check_query_vector(values, _STORE)
+    want = (wide / top) / np.linalg.norm(wide / top)
+    assert unit.dtype == np.float32 and np.isfinite(unit).all()
+    assert float(np.linalg.norm(unit)) == pytest.approx(1.0, abs=1e-5)
+    assert unit.tolist() == pytest.approx(want.tolist(), abs=1e-5)
