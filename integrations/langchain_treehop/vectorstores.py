@@ -37,7 +37,6 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar, Unpack, cast
 
-import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
@@ -377,7 +376,7 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         if not hits:
             return []
         vecs = await self._index.vectors(hits)
-        q = np.asarray(vector, dtype=np.float32)
+        q = kit.mmr_query_vector(vector)  # (the direction the search took)
         rows = cast(list[list[float]], vecs)  # float32 rows: what the function computes with
         picked = maximal_marginal_relevance(q, rows, lambda_mult=lambda_mult, k=k)
         return [self._to_document(hits[i]) for i in picked]

@@ -818,13 +818,13 @@ class AsyncTreehop:
             queries, query_vectors, context_type, options
         )
         if _embedded is not None:
-            vectors = _embedded
+            vectors = _embedded_units(_embedded, self.store)
         target_uri = options.get("target_uri")
         roots = await self._io(self._roots, target_uri, context_type)
         if not as_list(target_uri):  # (as :meth:`_run_query` does, once for the batch)
             roots = await self._io(self._stored_roots, roots)
         if vectors is None:
-            vectors = await self._aembed_queries(texts)
+            vectors = _embedded_units(await self._aembed_queries(texts), self.store)
         reqs = [
             self._request(TypedQuery(query=t, context_type=ctype), roots, opts, vectors[i])
             for i, t in enumerate(texts)
@@ -899,8 +899,9 @@ class AsyncTreehop:
         kept if none is), unless ``known``: every root was found in the store just before."""
         if not known:
             roots = await self._io(self._stored_roots, roots)
-        vec = vector if vector is not None else await self._embedder.aembed_query(tq.query)
-        return await self.retriever().retrieve(self._request(tq, roots, opts, vec))
+        if vector is None:
+            vector = _embedded_unit(await self._embedder.aembed_query(tq.query), self.store)
+        return await self.retriever().retrieve(self._request(tq, roots, opts, vector))
 
     def _stored_roots(self, roots: list[str]) -> list[str]:
         """``roots`` less those not in the store (all of them kept if none is)."""
@@ -1221,6 +1222,16 @@ class AsyncTreehop:
         )
 
 
+_NOT_A_VECTOR_KINDS = frozenset("cmMSUV")
+"""numpy dtype kinds a query vector is not made of: complex (the cast to float32 drops the
+imaginary part with a warning), dates and durations (counts of days or seconds), strings
+(parsed as numbers), raw bytes and records."""
+_TINY_NORM = 1e-15
+"""Below this float32 norm some squares of the vector have underflowed (to subnormals or
+to zero: values under ~1e-19), so the norm no longer measures the vector: it is rescaled
+first (:func:`_rescaled`). A unit vector, or any vector a model returns, is far above."""
+
+
 def _check_query_vector(
     vector: Sequence[float] | np.ndarray[Any, Any], store: VectorStore, embedded: bool = False
 ) -> np.ndarray[Any, np.dtype[np.float32]]:
@@ -1229,24 +1240,39 @@ def _check_query_vector(
     ``embedded``: ``vector`` is the guarded embedder's answer without its finiteness check
     (:meth:`~treehop.embedders.guarded.GuardedEmbedder.embed_query_unfinished`), made here:
     a NaN or infinite value raises the guard's :class:`~treehop.errors.EmbeddingError`, as
-    ``embed_query`` would have before this check ran."""
+    ``embed_query`` would have before this check ran.
+
+    Finite numbers are searched in their direction at any scale (values whose squares
+    underflow or overflow float32, float64 values past float32's range: :func:`_rescaled`);
+    anything that is not one vector of real numbers raises
+    :class:`~treehop.errors.InvalidQueryError` (whatever a hostile element's ``__float__``
+    raises, an int past float's range, a string, a complex or date array, several rows)."""
+    # (an ``embedded`` vector is the guard's float32 row already: no kind to check)
+    if not embedded and (
+        isinstance(vector, str | bytes)
+        or (isinstance(vector, np.ndarray) and vector.dtype.kind in _NOT_A_VECTOR_KINDS)
+    ):
+        kind = vector.dtype if isinstance(vector, np.ndarray) else type(vector).__name__
+        raise InvalidQueryError(f"query_vector must be a list of numbers, got {kind}")
     try:
-        v = np.asarray(vector, dtype=np.float32).ravel()
+        v = np.asarray(vector, dtype=np.float32)
     except (TypeError, ValueError) as exc:
         raise InvalidQueryError(f"query_vector must be a list of numbers ({exc})") from exc
+    except Exception as exc:  # (an int past float's range, an element's own __float__)
+        raise InvalidQueryError(
+            f"query_vector must be a list of numbers ({type(exc).__name__})"
+        ) from None
+    if v.ndim != 1:
+        if v.size != max(v.shape, default=1):  # (a (1, d) row is one vector; (2, d) is not)
+            raise InvalidQueryError(f"query_vector must be one vector, got shape {v.shape}")
+        v = v.ravel()
     # (``np.linalg.norm`` of a float vector is this square root, with ~5 us of dispatch; a
-    # finite norm means every element is finite: an infinite or NaN one makes the sum of
-    # squares, all non-negative, infinite or NaN, so the element check runs only then)
+    # norm in [_TINY_NORM, inf) means every element is finite: an infinite or NaN one makes
+    # the sum of squares, all non-negative, infinite or NaN, so the elements are read only
+    # otherwise)
     norm = float(np.sqrt(v.dot(v))) if v.size else 0.0
-    if not math.isfinite(norm) and v.size:
-        if not np.isfinite(v).all():
-            if embedded:
-                raise EmbeddingError(NOT_FINITE)
-            raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
-        # finite values whose squares overflow float32 (|x| > ~1.8e19): the direction is
-        # what a search reads, so scale into [-1, 1] first (dividing by an infinite norm
-        # would have searched with a zero vector)
-        v = v / np.abs(v).max()
+    if not _TINY_NORM <= norm < math.inf and v.size:  # (NaN fails the comparison too)
+        v = _rescaled(vector, v, embedded)
         norm = float(np.sqrt(v.dot(v)))
     if not v.size or norm == 0.0:
         raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
@@ -1255,6 +1281,74 @@ def _check_query_vector(
             f"query_vector has {v.size} dimensions; this index holds {store.dimension}"
         )
     return v / norm
+
+
+def _rescaled(
+    vector: object, v: np.ndarray[Any, np.dtype[np.float32]], embedded: bool
+) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """``v`` (``vector`` as float32) scaled so that its largest value is 1, from ``vector``'s
+    own values in float64: finite values whose float32 squares overflow (|x| > ~1.8e19),
+    underflow (|x| < ~1e-19) or that leave float32 themselves (1e39, 1e-50) keep their
+    direction, which is what a search reads (dividing by an infinite norm searched with a
+    zero vector; a norm of underflowed squares rejected a non-zero vector as zero). A NaN
+    or an infinity raises (the guard's error for an ``embedded`` vector); an all-zero
+    vector is returned as it is (the caller's zero check raises)."""
+    try:
+        wide = np.asarray(vector, dtype=np.float64).reshape(-1)
+    except Exception:  # (converted to float32 above: not expected)
+        wide = v.astype(np.float64)
+    if wide.size != v.size:
+        wide = v.astype(np.float64)
+    if not np.isfinite(wide).all():
+        if embedded:
+            raise EmbeddingError(NOT_FINITE)
+        raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
+    top = float(np.abs(wide).max())
+    if top == 0.0:
+        return v
+    return (wide / top).astype(np.float32)
+
+
+_UNIT_SLACK = 1e-4
+"""How far from 1 the norm of an embedder's query vector may be and still be searched as
+it came (a model's unit rows are within ~1e-6: their results stay bit for bit what they
+were); one further off is made a unit row (:func:`_embedded_unit`)."""
+
+
+def _embedded_unit(
+    vector: np.ndarray[Any, np.dtype[np.float32]], store: VectorStore
+) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """The guarded embedder's query vector for the async ``find`` / ``find_many``: a unit
+    row as it came, any other made a unit row as the sync ``find()`` and ``find_many`` make
+    every vector (:func:`_check_query_vector`). Why: an embedder that does not normalise
+    its output (a server returning raw model vectors) got its scores scaled by the
+    vector's length on the async paths only (2x for a vector of length 2), and its ranking
+    moved where the lexical scores are fused with them. An all-zero vector (a text the
+    model maps to nothing) is searched as it is."""
+    norm = float(np.sqrt(vector.dot(vector)))
+    if abs(norm - 1.0) <= _UNIT_SLACK:
+        return vector
+    try:
+        return _check_query_vector(vector, store, True)
+    except InvalidQueryError:
+        if vector.any():
+            raise  # (not the index's dimension)
+        return vector
+
+
+def _embedded_units(
+    rows: np.ndarray[Any, np.dtype[np.float32]], store: VectorStore
+) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """:func:`_embedded_unit` of each row (the rows themselves where all are unit rows)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    off = np.flatnonzero(~(np.abs(norms - 1.0) <= _UNIT_SLACK))
+    if not off.size:
+        return rows
+    rows = np.array(rows, dtype=np.float32)
+    for i in off:
+        rows[i] = _embedded_unit(rows[i], store)
+    return rows
 
 
 FUSED_QUERY_CHECK = True

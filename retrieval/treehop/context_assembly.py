@@ -38,14 +38,14 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from . import uri as urimod
 from .errors import EmbeddingError, InvalidQueryError
 from .memory_context import TURN_KIND, day_prefix
 from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedContext
 from .text_tokenize import tokenize
-from .timestamps import TIMESTAMP_FIELD, to_iso
+from .timestamps import TIMESTAMP_FIELD, shown_iso
 from .tree_scoring import order_key
 from .tree_scoring import query_terms as index_terms
 
@@ -318,9 +318,8 @@ def check_budget(
 
 def _time_of(m: MatchedContext) -> str | None:
     ts = m.metadata.get(TIMESTAMP_FIELD)
-    if isinstance(ts, (int, float)) and not isinstance(ts, bool) and math.isfinite(ts):
-        return to_iso(float(ts))[:16].replace("T", " ")
-    return None
+    shown = shown_iso(ts)  # (``None`` past the calendar too: 1e20 seconds)
+    return None if shown is None else shown[:16].replace("T", " ")
 
 
 def _split(uri: str) -> tuple[str, str]:
@@ -758,8 +757,9 @@ def _session_header(key: str, m: MatchedContext) -> str:
     URI (a program reads the URIs from :attr:`AssembledContext.sections`)."""
     name = "/".join(key.rsplit("/", 2)[-2:])
     ts = m.metadata.get(TIMESTAMP_FIELD)
-    if isinstance(ts, (int, float)) and not isinstance(ts, bool) and math.isfinite(ts):
-        return f"[{name}, {day_prefix(float(ts))[1:-2]} {to_iso(float(ts))[11:16]}]"
+    shown = shown_iso(ts)  # (``None`` past the calendar: 1e20 seconds)
+    if shown is not None:
+        return f"[{name}, {day_prefix(float(cast(float, ts)))[1:-2]} {shown[11:16]}]"
     return f"[{name}]"
 
 

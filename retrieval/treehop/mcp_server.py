@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .context_assembly import TIERS
 from .errors import NotFoundError, TreehopError
 from .models import FindResult, MatchedContext
-from .timestamps import TIMESTAMP_FIELD, to_iso
+from .timestamps import TIMESTAMP_FIELD, shown_iso
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -56,9 +56,9 @@ def _hit(m: MatchedContext, text_chars: int) -> dict[str, Any]:
         "tags": list(m.tags),
         "found_by": m.found_by.value,
     }
-    ts = m.metadata.get(TIMESTAMP_FIELD)
-    if isinstance(ts, (int, float)) and not isinstance(ts, bool):
-        out["time"] = to_iso(float(ts))
+    shown = shown_iso(m.metadata.get(TIMESTAMP_FIELD))
+    if shown is not None:
+        out["time"] = shown
     for key in ("speaker", "conversation", "session", "kind"):
         if key in m.metadata:
             out[key] = m.metadata[key]

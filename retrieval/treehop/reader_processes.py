@@ -414,11 +414,18 @@ class ReaderPool:
         embedded = given = None
         if query_vector is None:
             embedded = np.asarray(self._embedder.embed_query(check_query(query)), np.float32)
+        elif isinstance(query_vector, np.ndarray | str | bytes):
+            # (as given: the worker's find checks it as the client's does, its dtype, shape
+            # and scale included; a float32 cast here made 1e300 infinite and a complex
+            # array real)
+            given = query_vector
         else:
-            try:
-                given = np.asarray(query_vector, dtype=np.float32)
-            except (TypeError, ValueError) as exc:
-                raise InvalidQueryError(f"query_vector must be numbers: {exc}") from None
+            try:  # (float64: finite values past float32's range keep their direction)
+                given = np.asarray(query_vector, dtype=np.float64)
+            except Exception as exc:  # (an int past float's range, an element's __float__)
+                raise InvalidQueryError(
+                    f"query_vector must be a list of numbers ({type(exc).__name__})"
+                ) from None
         try:
             data = pickle.dumps(
                 ("find", query, embedded, given, context_type, options),

@@ -103,6 +103,31 @@ def redact(text: object) -> str:
     return _HEADER_VALUE.sub(lambda m: m.group(1) + MASK, s)
 
 
+_USERINFO_END = frozenset("/ \t\r\n\"'")
+"""Where a URL's userinfo starts, read back from its ``@``: after a slash, a space or a
+quote (or at the start)."""
+
+
+def redact_url(url: object) -> str:
+    """``url`` redacted (:func:`redact`) and with whatever stands before an ``@`` in its
+    segment replaced by ``***``: ``https://user:password@host`` and the malformed forms an
+    error message echoes (``//user:pw@h``, ``http//user:pw@h``, ``user:pw@h``) that
+    :func:`redact`'s ``scheme://user:pw@`` pattern does not see. For an error, a repr or a
+    name: a URL written by a caller may carry credentials. Each character is read once
+    (a scan back from each ``@`` stops at the one before): linear on any text."""
+    s = redact(url)
+    if "@" not in s:
+        return s
+    parts = s.split("@")
+    for k in range(len(parts) - 1):
+        p = parts[k]
+        i = len(p)
+        while i > 0 and p[i - 1] not in _USERINFO_END:
+            i -= 1
+        parts[k] = p[:i] + MASK if i < len(p) else p
+    return "@".join(parts)
+
+
 def redact_exception(exc: BaseException) -> str:
     """``"TypeName: message"`` of an exception, redacted (for fallback reasons)."""
     return redact(f"{type(exc).__name__}: {exc}")

@@ -63,6 +63,19 @@ def to_iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, tz=UTC).isoformat(timespec="seconds")
 
 
+def shown_iso(epoch: object) -> str | None:
+    """:func:`to_iso` of a stored ``timestamp`` metadata value, or ``None`` where it is no
+    time a calendar can show: not a number, NaN, or past the years ``datetime`` holds
+    (1e20 seconds, which a record's metadata may say: it raised ``OverflowError`` out of
+    ``assemble_context`` and the MCP server's hits)."""
+    if isinstance(epoch, bool) or not isinstance(epoch, int | float):
+        return None
+    try:
+        return to_iso(float(epoch))
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 def time_range_filter(
     since: Any = None, until: Any = None, field: str = TIMESTAMP_FIELD
 ) -> dict[str, Any] | None:

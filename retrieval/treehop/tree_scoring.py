@@ -248,8 +248,8 @@ def heading_terms(path: tuple[str, ...] | None) -> frozenset[str]:
     """The index terms of a chunk's own (last) heading in ``path`` (:func:`section_of`), read
     on its first :data:`HEADING_CHARS` characters; empty for a leaf without a heading path.
     What :func:`heading_match` compares with the query's terms."""
-    if not path:
-        return frozenset()
+    if not path or not isinstance(path[-1], str):  # (a path written by hand may hold any
+        return frozenset()  # JSON value: only a string is a heading)
     return _heading_terms(path[-1][:HEADING_CHARS])
 
 
@@ -272,8 +272,18 @@ def heading_match(terms: frozenset[str], path: tuple[str, ...] | None) -> float:
     return len(terms & heading) / math.sqrt(len(terms) * len(heading))
 
 
-@functools.lru_cache(maxsize=1 << 14)
 def section_overlap(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> float:
+    """:func:`_section_overlap`, cached; a path that metadata written by hand filled with
+    lists or objects (unhashable: it made every find over the chunk raise TypeError) is
+    compared without the cache."""
+    try:
+        return _section_overlap(a, b)
+    except TypeError:
+        return _section_overlap.__wrapped__(a, b)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _section_overlap(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> float:
     """How much of its section a chunk shares with its neighbour: 1 for the same heading path
     (a section split by size: the neighbour continues the leaf's text), else the share of the
     longer path that both have in common (``Gunicorn > Running`` and ``Gunicorn > Async with

@@ -125,7 +125,7 @@ class GuardedEmbedder:
     def _as_array(self, out: Any) -> Vectors:
         try:
             arr = np.asarray(out, dtype=np.float32)
-        except (TypeError, ValueError) as exc:
+        except Exception as exc:  # (also an int past float's range, an element's __float__)
             raise EmbeddingError(
                 f"the embedder returned {type(out).__name__}, not numbers: {redact_exception(exc)}"[
                     :300

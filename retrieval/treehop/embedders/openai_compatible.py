@@ -47,7 +47,7 @@ from .._http import (
     truncate,
 )
 from ..errors import EmbeddingError
-from ..redaction import redact
+from ..redaction import redact, redact_url
 from ..secrets import resolve_secret
 from .base import BaseEmbedder, Vectors, normalize_rows
 
@@ -112,7 +112,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         if not isinstance(model, str) or not model.strip():
             raise EmbeddingError("model must be a non-empty string")
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise EmbeddingError(f"base_url must be an http(s) URL, got {base_url!r}")
+            raise EmbeddingError(f"base_url must be an http(s) URL, got {redact_url(base_url)!r}")
         if dimension is not None and (not isinstance(dimension, int) or dimension < 1):
             raise EmbeddingError("dimension must be a positive int or None")
         if send_dimensions and dimension is None:
@@ -203,7 +203,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
     def __repr__(self) -> str:
         # The key is deliberately absent; only whether one is set.
         return (
-            f"OpenAICompatibleEmbedder(model={self._model!r}, url={self._url!r}, "
+            f"OpenAICompatibleEmbedder(model={self._model!r}, url={redact_url(self._url)!r}, "
             f"dimension={self._dimension}, max_batch={self._max_batch}, "
             f"api_key={'set' if self._api_key else 'none'})"
         )

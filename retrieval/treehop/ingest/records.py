@@ -132,9 +132,11 @@ def path_segments(value: str) -> list[str]:
 def _check_metadata(meta: Mapping[str, Any], where: str) -> None:
     # Stores persist metadata as JSON; refusing here keeps a bad value from failing (or being
     # silently mangled) after half the batch was written.
+    # (sorted keys, as a store writes them: a non-string key beside string ones fails
+    # there; nesting past the recursion limit fails in any JSON writer)
     try:
-        json.dumps(meta, allow_nan=False)
-    except (TypeError, ValueError) as exc:
+        json.dumps(meta, allow_nan=False, sort_keys=True)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise IngestError(f"{where}: metadata must be JSON-serialisable ({exc})") from exc
     for key, value in meta.items():
         if isinstance(value, float) and not math.isfinite(value):

@@ -43,7 +43,7 @@ from .._http import (
 )
 from ..config_model import ConfigModel
 from ..errors import LLMError
-from ..redaction import redact
+from ..redaction import redact, redact_url
 from ..secrets import resolve_secret
 from .base import LLM, BaseLLM, ChatMessage
 
@@ -108,7 +108,7 @@ class OpenAICompatibleLLM(BaseLLM):
             raise LLMError("model must be a non-empty string")
         base_url = resolve_base_url(base_url)
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise LLMError(f"base_url must be an http(s) URL, got {base_url!r}")
+            raise LLMError(f"base_url must be an http(s) URL, got {redact_url(base_url)!r}")
         if not isinstance(base_url, str):
             raise LLMError("base_url must be a string")
         if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or timeout_s <= 0:
@@ -140,9 +140,8 @@ class OpenAICompatibleLLM(BaseLLM):
 
     def __repr__(self) -> str:
         key = "set" if self._api_key is not None else "none"
-        return (
-            f"OpenAICompatibleLLM(model={self.model!r}, base_url={self.base_url!r}, api_key={key})"
-        )
+        url = redact_url(self.base_url)
+        return f"OpenAICompatibleLLM(model={self.model!r}, base_url={url!r}, api_key={key})"
 
     @property
     def url(self) -> str:

@@ -42,7 +42,7 @@ from .._http import (
     truncate,
 )
 from ..errors import RerankError
-from ..redaction import redact
+from ..redaction import redact, redact_url
 from ..secrets import resolve_secret
 from .base import BaseReranker
 
@@ -207,7 +207,9 @@ class HTTPReranker(BaseReranker):
         if flavor not in ("cohere", "tei"):
             raise RerankError(f"unknown rerank flavor {flavor!r}; expected 'cohere' or 'tei'")
         if not base_url or not base_url.startswith(("http://", "https://")):
-            raise RerankError(f"base_url must start with http:// or https://, got {base_url!r}")
+            raise RerankError(
+                f"base_url must start with http:// or https://, got {redact_url(base_url)!r}"
+            )
         check_positive("timeout_s", timeout_s)
         check_positive("max_chars", max_chars)
         check_positive("max_query_chars", max_query_chars)
@@ -227,12 +229,12 @@ class HTTPReranker(BaseReranker):
         self._client = client
         self._async_client = async_client
         self._own_client: httpx.Client | None = None
-        self.name = f"http-rerank:{flavor}:{model or self.base_url}"
+        self.name = f"http-rerank:{flavor}:{model or redact_url(self.base_url)}"
 
     def __repr__(self) -> str:
         key = "'**********'" if self._api_key is not None else "None"
         return (
-            f"HTTPReranker(base_url={self.base_url!r}, flavor={self.flavor!r}, "
+            f"HTTPReranker(base_url={redact_url(self.base_url)!r}, flavor={self.flavor!r}, "
             f"model={self.model!r}, api_key={key}, max_batch={self.max_batch!r})"
         )
 

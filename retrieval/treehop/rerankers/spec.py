@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ..errors import RerankError
 from ..llm.base import LLM
+from ..redaction import redact_url
 from .base import Reranker
 
 SPEC_FORMS = "http:URL[#MODEL], tei:URL, vikingdb:MODEL, cross-encoder:PATH or llm"
@@ -42,7 +43,7 @@ def reranker_from_spec(spec: str, *, llm: LLM | None = None) -> Reranker:
         return LLMReranker(llm)
     kind, sep, rest = spec.partition(":")
     if not sep or not rest:
-        raise RerankError(f"reranker spec {spec!r} is not one of {SPEC_FORMS}")
+        raise RerankError(f"reranker spec {redact_url(spec)!r} is not one of {SPEC_FORMS}")
     if kind in ("http", "tei"):
         from .http_rerank import HTTPReranker
 
@@ -58,4 +59,6 @@ def reranker_from_spec(spec: str, *, llm: LLM | None = None) -> Reranker:
         from .cross_encoder import CrossEncoderReranker
 
         return CrossEncoderReranker(rest)
-    raise RerankError(f"unknown reranker kind {kind!r} in {spec!r}; expected {SPEC_FORMS}")
+    raise RerankError(
+        f"unknown reranker kind {redact_url(kind)!r} in {redact_url(spec)!r}; expected {SPEC_FORMS}"
+    )

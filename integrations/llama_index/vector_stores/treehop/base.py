@@ -29,6 +29,7 @@ refused.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 from collections.abc import Sequence
 from typing import Any, TypeVar, Unpack
@@ -389,8 +390,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         mmr = mode is VectorStoreQueryMode.MMR
         fetch = k
         if mmr:
-            fetch = int(mmr_prefetch_k or max(k, int(k * float(mmr_prefetch_factor))))
-            fetch = min(fetch, MAX_LIMIT)
+            fetch = _mmr_fetch(k, mmr_prefetch_factor, mmr_prefetch_k, query.mmr_threshold)
         opts = self._options(query)
         text = query.query_str or ""
         vector = query.query_embedding
@@ -403,7 +403,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             vecs = await self._index.vectors(hits)
             scores, picked = await asyncio.to_thread(
                 get_top_k_mmr_embeddings,
-                list(vector),
+                kit.mmr_query_vector(vector).tolist(),  # (the direction the search took)
                 [list(map(float, v)) for v in vecs],
                 similarity_top_k=k,
                 embedding_ids=list(range(len(hits))),
@@ -421,6 +421,34 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
 
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         return self._run(self.aquery(query, **kwargs))
+
+
+def _positive(value: object, name: str, integer: bool) -> float:
+    """A positive finite number (an integer where ``integer``), else InvalidQueryError."""
+    kinds = int if integer else int | float
+    if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < math.inf:
+        what = "integer" if integer else "finite number"
+        raise InvalidQueryError(f"{name} must be a positive {what}, got {value!r}")
+    return float(value)
+
+
+def _mmr_fetch(k: int, factor: object, prefetch_k: object, threshold: object) -> int:
+    """How many candidates an MMR query fetches, its arguments checked before any work: a
+    NaN, infinite or non-number ``mmr_prefetch_factor`` / ``mmr_prefetch_k`` raised
+    ValueError or OverflowError in the cast, and a NaN or string ``mmr_threshold`` KeyError or
+    TypeError inside LlamaIndex's MMR after the search ran."""
+    if threshold is not None and (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not 0.0 <= threshold <= 1.0
+    ):
+        raise InvalidQueryError(f"mmr_threshold must be a number in [0, 1], got {threshold!r}")
+    if prefetch_k is not None:
+        fetch = int(_positive(prefetch_k, "mmr_prefetch_k", True))
+    else:
+        scaled = k * _positive(factor, "mmr_prefetch_factor", False)
+        fetch = max(k, int(min(scaled, MAX_LIMIT)))
+    return min(fetch, MAX_LIMIT)
 
 
 def _check_query(query: object) -> VectorStoreQueryMode:

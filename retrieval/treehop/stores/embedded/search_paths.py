@@ -804,7 +804,11 @@ class _SearchPaths(_StoreAttributes):
                     code = -1
                     if isinstance(path, list):
                         key = tuple(path)
-                        code = index.get(key, -1)
+                        try:
+                            code = index.get(key, -1)
+                        except TypeError:  # (a list or object in a path written by hand:
+                            code = len(table)  # its own code, the table compares it)
+                            table.append(key)
                         if code < 0:
                             code = index[key] = len(table)
                             table.append(key)
