@@ -347,3 +347,45 @@ def test_the_models_built_or_assigned_directly_validate_no_assignment() -> None:
         assert not config.get("validate_assignment"), cls.__name__
         assert not config.get("frozen"), cls.__name__
         assert config.get("extra") in (None, "ignore", "forbid"), cls.__name__  # (not "allow")
+
+
+def _long_documents(root: Path) -> Path:
+    """Three guides of eight paragraphs each, every paragraph naming its guide's topic:
+    at 300 characters a chunk, a query's hits in one guide share its slot."""
+    for topic in ("install", "server", "deployment"):
+        paragraphs = [
+            f"Step {i} of the {topic} guide: the {topic} configuration file names the "
+            f"{topic} options, and each {topic} option says what the {topic} step {i} "
+            f"changes when the {topic} runs on a new machine or an old one."
+            for i in range(8)
+        ]
+        (root / f"{topic}.md").write_text(f"# {topic}\n\n" + "\n\n".join(paragraphs))
+    return root
+
+
+def test_built_chunks_equal_the_validated_ones_in_sync_and_async_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A result's collected chunks built directly (``BUILT_CHUNKS``) equal the validated
+    ones: values, field order, fields set, for document and question slots, sync and
+    async; and a find whose collected chunks are built does hold some."""
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None, chunk_chars=300) as c:
+        c.add_resource(_long_documents(tmp_path))
+        queries = ["install configuration file", "server option", "How do I run the server?"]
+
+        def finds() -> list[Any]:
+            out = _finds(c, queries)
+            r = asyncio.run(c._async.find("deployment pipeline", limit=6))
+            for qr in r.query_results or []:
+                qr.elapsed_ms = 0.0
+            return [*out, r]
+
+        monkeypatch.setattr(hr, "BUILT_CHUNKS", False)
+        old = finds()
+        monkeypatch.setattr(hr, "BUILT_CHUNKS", True)
+        new = finds()
+        for a, b in zip(old, new, strict=True):
+            _same_model(a, b)
+        held = [ch for r in new for m in r.resources for ch in m.collapsed]
+        assert held, "no result held a collected chunk: the test would compare nothing"
+        assert all(type(ch) is models.ChunkContext and not ch.carried for ch in held)

@@ -41,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel
 
+from . import models as _models
 from . import uri as urimod
 from ._sync import on_caller_loop
 from .batched_context import collector_paused, retrieve_in_phases
@@ -78,6 +79,7 @@ from .models import (
     RoundTrace,
     TypedQuery,
     assign,
+    built_model,
     query_result,
 )
 from .query_shape import is_error_report, is_problem_report, is_question, is_sentence
@@ -1513,16 +1515,14 @@ class HierarchicalRetriever:
                 # (validated construction: pydantic's ``model_construct`` is pure Python
                 # and measured 4x slower than validating these five fields)
                 "collapsed": [
-                    _validate_chunk(
-                        {
-                            "uri": (n := c.node).uri,
-                            "chunk_index": n.chunk_index,
-                            "score": c.final.on(track),
-                            "own_score": c.own.on(track) if reranked else c.own.vec,
-                            "abstract": n.abstract,
-                            "content": n.content,
-                            "position": shown.get(n.uri),
-                        }
+                    _built_chunk(
+                        (n := c.node).uri,
+                        n.chunk_index,
+                        c.final.on(track),
+                        n.abstract,
+                        n.content,
+                        shown.get(n.uri),
+                        c.own.on(track) if reranked else c.own.vec,
                     )
                     for c in rest
                 ]
@@ -1613,13 +1613,6 @@ def _passage_shown(
 
 _validate_matched = MatchedContext.__pydantic_validator__.validate_python
 _MATCHED_FIELDS = frozenset(MatchedContext.model_fields)
-_new_model = object.__new__
-# (``BaseModel``'s four slots, set by their descriptors: ``object.__setattr__`` looks each
-# name up on the type first)
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _built_matched(fields: dict[str, Any]) -> MatchedContext:
@@ -1643,12 +1636,10 @@ def _built_matched(fields: dict[str, Any]) -> MatchedContext:
     ):
         out: MatchedContext = _validate_matched(fields)
         return out
-    m = _new_model(MatchedContext)
-    _set_dict(m, fields)
-    _set_fields_set(m, set(_MATCHED_FIELDS))
-    _set_extra(m, None)
-    _set_private(m, None)
-    return m
+    if not _models.BUILT_MODELS:  # (pydantic's layout is not the one built_model sets)
+        out = _validate_matched(fields)
+        return out
+    return built_model(MatchedContext, fields, set(_MATCHED_FIELDS))
 
 
 def _set_fields(model: BaseModel, **values: Any) -> None:
@@ -1660,6 +1651,63 @@ def _set_fields(model: BaseModel, **values: Any) -> None:
 
 
 _validate_chunk = ChunkContext.__pydantic_validator__.validate_python
+_CHUNK_GIVEN = frozenset(
+    {"uri", "chunk_index", "score", "own_score", "abstract", "content", "position"}
+)
+
+BUILT_CHUNKS = True
+"""A result's collected chunks (:attr:`MatchedContext.collapsed`) are built directly from
+their validated node and float scores (:func:`~treehop.models.built_model`), as the result
+itself is (:func:`_built_matched`); ``False``: validated. Why: a default find at 100k
+builds a dozen or more of them, each a cold pydantic validation after the graph search
+(bench/README.md, "Issue 35: the lead's re-measure after stop 48's merges")."""
+
+
+def _built_chunk(
+    uri: str,
+    chunk_index: int | None,
+    score: float,
+    abstract: str,
+    content: str,
+    position: int | None,
+    own_score: float | None,
+) -> ChunkContext:
+    """``ChunkContext(uri=..., chunk_index=..., score=..., own_score=..., abstract=...,
+    content=..., position=...)``: every value comes from a validated node, the slot's
+    positions (ints) and the candidate's scores, so it is built directly where the scores
+    are ``float`` (a custom reranker's ``int`` is validated, as before)."""
+    if (
+        BUILT_CHUNKS
+        and _models.BUILT_MODELS
+        and type(score) is float
+        and (own_score is None or type(own_score) is float)
+    ):
+        return built_model(
+            ChunkContext,
+            {
+                "uri": uri,
+                "chunk_index": chunk_index,
+                "score": score,
+                "abstract": abstract,
+                "content": content,
+                "position": position,
+                "carried": False,
+                "own_score": own_score,
+            },
+            set(_CHUNK_GIVEN),
+        )
+    out: ChunkContext = _validate_chunk(
+        {
+            "uri": uri,
+            "chunk_index": chunk_index,
+            "score": score,
+            "own_score": own_score,
+            "abstract": abstract,
+            "content": content,
+            "position": position,
+        }
+    )
+    return out
 
 
 def _one_search_stands(
