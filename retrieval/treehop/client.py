@@ -1226,10 +1226,11 @@ _NOT_A_VECTOR_KINDS = frozenset("cmMSUV")
 """numpy dtype kinds a query vector is not made of: complex (the cast to float32 drops the
 imaginary part with a warning), dates and durations (counts of days or seconds), strings
 (parsed as numbers), raw bytes and records."""
-_TINY_NORM = 1e-15
+TINY_QUERY_NORM = 1e-15
 """Below this float32 norm some squares of the vector have underflowed (to subnormals or
 to zero: values under ~1e-19), so the norm no longer measures the vector: it is rescaled
-first (:func:`_rescaled`). A unit vector, or any vector a model returns, is far above."""
+first (:func:`scaled_query_row`). A unit vector, or any vector a model returns, is far
+above."""
 
 
 def _check_query_vector(
@@ -1267,11 +1268,11 @@ def _check_query_vector(
             raise InvalidQueryError(f"query_vector must be one vector, got shape {v.shape}")
         v = v.ravel()
     # (``np.linalg.norm`` of a float vector is this square root, with ~5 us of dispatch; a
-    # norm in [_TINY_NORM, inf) means every element is finite: an infinite or NaN one makes
+    # norm in [TINY_QUERY_NORM, inf) means every element is finite: an infinite or NaN one makes
     # the sum of squares, all non-negative, infinite or NaN, so the elements are read only
     # otherwise)
     norm = float(np.sqrt(v.dot(v))) if v.size else 0.0
-    if not _TINY_NORM <= norm < math.inf and v.size:  # (NaN fails the comparison too)
+    if not TINY_QUERY_NORM <= norm < math.inf and v.size:  # (NaN fails the comparison too)
         v = _rescaled(vector, v, embedded)
         norm = float(np.sqrt(v.dot(v)))
     if not v.size or norm == 0.0:
@@ -1286,23 +1287,35 @@ def _check_query_vector(
 def _rescaled(
     vector: object, v: np.ndarray[Any, np.dtype[np.float32]], embedded: bool
 ) -> np.ndarray[Any, np.dtype[np.float32]]:
-    """``v`` (``vector`` as float32) scaled so that its largest value is 1, from ``vector``'s
-    own values in float64: finite values whose float32 squares overflow (|x| > ~1.8e19),
-    underflow (|x| < ~1e-19) or that leave float32 themselves (1e39, 1e-50) keep their
-    direction, which is what a search reads (dividing by an infinite norm searched with a
-    zero vector; a norm of underflowed squares rejected a non-zero vector as zero). A NaN
-    or an infinity raises (the guard's error for an ``embedded`` vector); an all-zero
-    vector is returned as it is (the caller's zero check raises)."""
+    """:func:`scaled_query_row` of a query vector to be searched: a NaN or an infinity
+    raises (the guard's error for an ``embedded`` vector); an all-zero vector is returned as
+    it is (the caller's zero check raises)."""
+    scaled = scaled_query_row(vector, v)
+    if scaled is None:
+        if embedded:
+            raise EmbeddingError(NOT_FINITE)
+        raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
+    return scaled
+
+
+def scaled_query_row(
+    vector: object, v: np.ndarray[Any, np.dtype[np.float32]]
+) -> np.ndarray[Any, np.dtype[np.float32]] | None:
+    """``v`` (a non-empty ``vector`` as float32) scaled so that its largest value is 1, from
+    ``vector``'s own values in float64: finite values whose float32 squares overflow (|x| >
+    ~1.8e19), underflow (|x| < ~1e-19) or that leave float32 themselves (1e39, 1e-50) keep
+    their direction, which is what a search and an integration's MMR read (dividing by an
+    infinite norm searched with a zero vector; a norm of underflowed squares rejected a
+    non-zero vector as zero). ``None`` where a value is NaN or infinite; ``v`` itself where
+    every value is zero."""
     try:
         wide = np.asarray(vector, dtype=np.float64).reshape(-1)
-    except Exception:  # (converted to float32 above: not expected)
+    except Exception:  # (converted to float32 by the caller: not expected)
         wide = v.astype(np.float64)
     if wide.size != v.size:
         wide = v.astype(np.float64)
     if not np.isfinite(wide).all():
-        if embedded:
-            raise EmbeddingError(NOT_FINITE)
-        raise InvalidQueryError("query_vector must be a non-empty, finite, non-zero vector")
+        return None
     top = float(np.abs(wide).max())
     if top == 0.0:
         return v

@@ -64,7 +64,7 @@ from typing_extensions import TypeIs
 
 from ._sync import LoopThread
 from .arguments import check_target_uris
-from .client import AsyncTreehop, Treehop
+from .client import TINY_QUERY_NORM, AsyncTreehop, Treehop, scaled_query_row
 from .client_readers import MIN_SPLIT_FIND_MANY
 from .embedders.base import Embedder
 from .errors import IngestError, InvalidQueryError
@@ -181,19 +181,17 @@ def mmr_query_vector(vector: Sequence[float]) -> np.ndarray[Any, np.dtype[np.flo
     """A caller's query vector, already taken by the search (finite, non-zero), as the
     float32 row an integration's MMR compares the candidates with: as given, or, where its
     float32 squares overflow or underflow (values of 1e300 or 1e-50, whose direction the
-    search took), scaled to a largest value of 1. Why: MMR reads the direction only
+    search took), scaled to a largest value of 1 as the search scales it
+    (:func:`~treehop.client.scaled_query_row`). Why: MMR reads the direction only
     (cosine), and the raw cast of such a vector is infinite or zero, which made LangChain's
     MMR raise ValueError (NaN similarities) and LlamaIndex's rank by overflowed products."""
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         q = np.asarray(vector, dtype=np.float32).ravel()
         norm = float(np.sqrt(q.dot(q))) if q.size else 0.0
-        if 1e-15 <= norm < float("inf"):
+        if not q.size or TINY_QUERY_NORM <= norm < float("inf"):
             return q
-        wide = np.asarray(vector, dtype=np.float64).ravel()
-        top = float(np.abs(wide).max()) if wide.size else 0.0
-    if not 0.0 < top < float("inf"):
-        return q  # (the search refuses such a vector first)
-    return (wide / top).astype(np.float32)
+        scaled = scaled_query_row(vector, q)
+    return q if scaled is None else scaled  # (None: the search refuses such a vector first)
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
