@@ -16,7 +16,7 @@ import pytest
 
 from treehop import RetrievalConfig
 from treehop.descent import Candidate, Descent, Track
-from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest, _set_fields
+from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
 from treehop.models import (
     ChunkContext,
     ContextType,
@@ -26,6 +26,7 @@ from treehop.models import (
     RetrievalMode,
     TagHopMetrics,
     TypedQuery,
+    assign,
 )
 from treehop.rerankers.base import BaseReranker
 from treehop.stores.embedded import EmbeddedStore
@@ -189,7 +190,8 @@ def test_a_finds_results_are_the_validated_models(
 
 
 def test_the_finished_fields_are_set_as_assignment_sets_them() -> None:
-    """``_set_fields`` is an assignment to a model that validates none: the same values,
+    """``models.assign`` (how the retriever sets a result's finished fields) is an
+    assignment to a model that validates none: the same values,
     the same fields marked set, the same ``__dict__`` order, on a fresh result and on one
     whose fields were set before."""
     for start in ({"query": TypedQuery(query="q")}, {"query": TypedQuery(query="q"), "rounds": 2}):
@@ -201,11 +203,11 @@ def test_the_finished_fields_are_set_as_assignment_sets_them() -> None:
             "rerank_fallback_reason": "timeout",
             "elapsed_ms": 1.5,
         }
-        _set_fields(got, **values)
+        assign(got, **values)
         for k, v in values.items():
             setattr(want, k, v)
         _same_model(got, want)
         hops, hops_want = TagHopMetrics(), TagHopMetrics()
-        _set_fields(hops, hits_produced=3)
+        assign(hops, hits_produced=3)
         hops_want.hits_produced = 3
         _same_model(hops, hops_want)
