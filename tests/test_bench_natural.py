@@ -289,6 +289,13 @@ def test_every_row_runs_end_to_end_and_flat_rows_find_distinct_answers(tmp_path:
     # the headers lost their root line and extensions: the budget must still bind)
     assert any(r.scores.ctx[30] < r.scores.ctx[400] for r in table if r.scores.n)
     assert any("LangChain row" in n for n in notes) and any("LlamaIndex row" in n for n in notes)
+    for r in table:  # the per-question scores are what the means are made of
+        pq = r.scores.per_question
+        assert set(pq) == {"ndcg@10", "ctx@30", "ctx@400"}
+        assert all(len(v) == r.scores.n for v in pq.values())
+        if r.scores.n:
+            assert sum(pq["ndcg@10"].values()) / r.scores.n == pytest.approx(r.scores.ndcg10)
+            assert sum(pq["ctx@30"].values()) / r.scores.n == pytest.approx(r.scores.ctx[30])
 
 
 def test_ranks_give_each_questions_first_answer_rank_per_row(tmp_path: Path) -> None:
@@ -652,3 +659,83 @@ def test_pooled_weights_sets_by_questions_and_skips_kind_rows(tmp_path: Path, ca
     bn.main(["--merge", str(f), "--pooled"])
     line = next(x for x in capsys.readouterr().out.splitlines() if "| find |" in x)
     assert "| 110 |" in line and f"{(60 / 110):.3f}" in line and line.endswith("| - | - |")
+
+
+def test_paired_interval_is_exact_on_constant_differences_and_brackets_the_mean() -> None:
+    """The paired bootstrap: no spread when every question moves alike, an interval around
+    the mean otherwise, narrower with more questions, only shared questions counted, the
+    same numbers on every run (fixed seed)."""
+    a = {f"q{i}": 0.5 for i in range(20)}
+    assert bn.paired_interval(a, a) == (0.0, 0.0, 0.0)
+    shifted = {k: v + 0.25 for k, v in a.items()}
+    assert bn.paired_interval(shifted, a) == pytest.approx((0.25, 0.25, 0.25))
+    assert bn.paired_interval(a, {"other": 1.0}) is None
+    # one question in five gained a whole answer: mean +0.2
+    few = {f"q{i}": 1.0 if i % 5 == 0 else 0.0 for i in range(10)}
+    zero10 = dict.fromkeys(few, 0.0)
+    mean, lo, hi = bn.paired_interval(few, zero10) or (0, 0, 0)
+    assert mean == pytest.approx(0.2) and 0.0 <= lo < mean < hi <= 0.6
+    many = {f"q{i}": 1.0 if i % 5 == 0 else 0.0 for i in range(500)}
+    m2, lo2, hi2 = bn.paired_interval(many, dict.fromkeys(many, 0.0)) or (0, 0, 0)
+    assert m2 == pytest.approx(0.2) and hi2 - lo2 < (hi - lo) / 3
+    assert bn.paired_interval(few, zero10) == bn.paired_interval(few, zero10)
+    # extra questions in one row only do not enter the difference
+    assert bn.paired_interval({**few, "extra": 9.0}, zero10) == bn.paired_interval(few, zero10)
+
+
+def test_checks_print_each_sets_interval_and_the_pooled_difference(capsys) -> None:  # type: ignore[no-untyped-def]
+    """``print_checks`` puts a bootstrap interval on each set's line when the rows carry
+    per-question scores, and pools every set's per-question differences against that set's
+    own best flat row."""
+
+    def row(dataset: str, key: str, nd: dict[str, float], ctx: dict[str, float]) -> bn.TableRow:
+        n = len(nd)
+        scores = bn.Scores(
+            n,
+            sum(nd.values()) / n,
+            0.0,
+            0.0,
+            0.0,
+            {1000: sum(ctx.values()) / n},
+            {"ndcg@10": nd, "ctx@1000": ctx},
+        )
+        return bn.TableRow(dataset, "test", key, key, scores, 1.0)
+
+    qa = [f"q{i}" for i in range(10)]
+    qb = [f"q{i}" for i in range(30)]
+    table = [
+        row("a", "find", dict.fromkeys(qa, 0.8), dict.fromkeys(qa, 1.0)),
+        row("a", "flat-dense", dict.fromkeys(qa, 0.5), dict.fromkeys(qa, 0.0)),
+        row("a", "flat-hybrid", dict.fromkeys(qa, 0.6), dict.fromkeys(qa, 0.5)),
+        row("b", "find", dict.fromkeys(qb, 0.5), dict.fromkeys(qb, 0.5)),
+        row("b", "langchain", dict.fromkeys(qb, 0.7), dict.fromkeys(qb, 0.5)),
+    ]
+    bn.print_checks(table)
+    out = capsys.readouterr().out
+    assert (
+        "- a/test: find() nDCG@10 0.800 vs best flat flat-hybrid 0.600 "
+        "(+0.200, 95% CI +0.200..+0.200" in out
+    )
+    assert "ctx@1000 1.000 vs flat-hybrid 0.500 (+0.500, 95% CI +0.500..+0.500" in out
+    assert (
+        "- b/test: find() nDCG@10 0.500 vs best flat langchain 0.700 (-0.200, 95% CI -0.200..-0.200"
+        in out
+    )
+    # pooled: 10 questions at +0.2 and 30 at -0.2 -> -0.1; ctx 10 at +0.5, 30 at 0 -> +0.125
+    assert "- pooled test, find() minus each set's best flat row: ndcg@10 -0.100" in out
+    assert "(40 questions)" in out and "ctx@1000 +0.125" in out
+    # rows from runs written before per-question scores existed: no interval, no pooled line
+    old = [
+        bn.TableRow(
+            r.dataset,
+            r.half,
+            r.key,
+            r.name,
+            bn.Scores(r.scores.n, r.scores.ndcg10, 0.0, 0.0, 0.0, r.scores.ctx),
+            1.0,
+        )
+        for r in table
+    ]
+    bn.print_checks(old)
+    out = capsys.readouterr().out
+    assert "95% CI" not in out and "pooled" not in out and "a/test" in out
