@@ -2652,8 +2652,10 @@ def split_getmail_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     the text under it up to the next question or shallower heading is its answer (a
     ``####`` sub-section included). The id is the heading's ``id`` attribute in the page
     (``faq-how-daemon``: the author's name for the entry, not its position), or, for a
-    heading without one, ``q<k>``, its place among the questions; a repeat gets ``-2``. An
-    entry with no text under it yields no question."""
+    heading without one, the question's slug (its first 40 characters, :func:`_slug`, as
+    :func:`split_qa_faq` names its entries: not a position either, so that an entry added
+    before it moves no question between halves); a repeat gets ``-2``. An entry with no text
+    under it yields no question."""
     anchors: dict[str, str] = {}
     for m in _GETMAIL_QUESTION_HEADING.finditer(page_html):
         anchors.setdefault(html_text(m.group(3)), m.group(2))
@@ -2662,8 +2664,8 @@ def split_getmail_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     )
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
-    for k, (question, answer) in enumerate(pairs):
-        base = anchors.get(question, f"q{k + 1}")
+    for question, answer in pairs:
+        base = anchors.get(question) or _slug(question).rstrip("-") or "question"
         seen[base] = seen.get(base, 0) + 1
         qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
     return text, qa
