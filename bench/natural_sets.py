@@ -85,6 +85,14 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   sub-sections of their answer), each page's local contents box dropped, plus the pages the
   FAQ links to (one hop, under :data:`MAX_LINKED_CHARS`). Built after round 13 and measured
   once, with no change to the retriever: an untuned check.
+* ``getmail-faq``: getmail6's FAQ (Debian ``getmail6``, ``faq.html``, one hand-written XHTML
+  page: 42 ``<h3>`` entries in five ``<h2>`` groups, six ``<h4>`` sub-questions nested under
+  them, answers full of ``<pre>`` rc-file examples) beside the package's three other
+  hand-written pages (overview, the configuration reference, troubleshooting) and its notes:
+  every question deleted (:func:`split_getmail_faq`), the contents list that heads every page
+  of the tree and quotes every question dropped (:func:`drop_contents_section`), two entries
+  answered "Yes."/"No." left out. Built after round 14 and measured once, with no change to
+  the retriever: an untuned check (helper heldout16).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
