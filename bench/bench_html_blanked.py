@@ -13,7 +13,9 @@ it. Also built: privoxy-faq (DocBook), nano-faq and fetchmail-faq (hand-written 
 ffmpeg-faq (texi2html), autotools-faq (Autoconf's manual as the one texi2any page the package
 has, its FAQ chapter's section titles blanked, the reader's questions removed across line
 breaks; Automake stays Markdown), doxygen-faq (Doxygen), sqlalchemy-faq (Sphinx, eight pages:
-its sub-section headings that are not questions kept), and gitfaq (asciidoc: its
+its sub-section headings that are not questions kept), getmail-faq (hand-written XHTML:
+the FAQ and the package's three other pages, each with the contents list that quotes every
+question), and gitfaq (asciidoc: its
 questions are the ``<dt class="hdlist1">`` terms of labelled lists, emptied in place, or
 removed with ``--source html-gone``; the pages gitfaq links to are their git-doc HTML too).
 Run it with two checkouts to compare converters:
@@ -166,6 +168,11 @@ def _doc_pages(name: str) -> dict[str, Path]:
     if name == "doxygen-faq":
         doc = ds.fetch_debian_package(ns.DOXYGEN_PACKAGE) / ns.DOXYGEN_DOC
         return {f"{stem}.md": doc / f"{stem}.html" for stem in ("faq", *ns.DOXYGEN_LINKED)}
+    if name == "getmail-faq":
+        # the FAQ and the package's three other hand-written pages, each one page as shipped
+        doc = ds.fetch_debian_package(ns.GETMAIL_PACKAGE) / ns.GETMAIL_DOC
+        names = (ns.GETMAIL_FAQ, *ns.GETMAIL_PAGES)
+        return {n.removesuffix(".html") + ".md": doc / n for n in names}
     if name == "gitfaq":
         html_dir = ds.gitdoc_html_dir()
         return {md: html_dir / h for h, md in ds.gitdoc_layout(html_dir).items()}
@@ -197,7 +204,7 @@ def _faq_pages(name: str) -> tuple[Path, list[str]]:
         return html_dir, [f"{ns.SQLALCHEMY_FAQ_DIR}/{p.stem}.md" for p in faq if p.stem != "index"]
     raise SystemExit(
         f"no HTML variant for {name!r} (borg-faq, django-faq, sqlalchemy-faq, privoxy-faq, "
-        "nano-faq, ffmpeg-faq, fetchmail-faq, gitfaq, doxygen-faq)"
+        "nano-faq, ffmpeg-faq, fetchmail-faq, gitfaq, doxygen-faq, getmail-faq)"
     )
 
 

@@ -85,6 +85,14 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   sub-sections of their answer), each page's local contents box dropped, plus the pages the
   FAQ links to (one hop, under :data:`MAX_LINKED_CHARS`). Built after round 13 and measured
   once, with no change to the retriever: an untuned check.
+* ``getmail-faq``: getmail6's FAQ (Debian ``getmail6``, ``faq.html``, one hand-written XHTML
+  page: 42 ``<h3>`` entries in five ``<h2>`` groups, six ``<h4>`` sub-questions nested under
+  them, answers full of ``<pre>`` rc-file examples) beside the package's three other
+  hand-written pages (overview, the configuration reference, troubleshooting) and its notes:
+  every question deleted (:func:`split_getmail_faq`), the contents list that heads every page
+  of the tree and quotes every question dropped (:func:`drop_contents_section`), two entries
+  answered "Yes."/"No." left out. Built after round 14 and measured once, with no change to
+  the retriever: an untuned check (helper heldout16).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -128,6 +136,7 @@ HELD_OUT_SETS = (
     "screen-faq",
     "doxygen-faq",
     "sqlalchemy-faq",
+    "getmail-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -2592,6 +2601,131 @@ def doxygen_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A hand-written XHTML FAQ among its package's other hand-written pages (getmail6)
+# --------------------------------------------------------------------------------------
+
+GETMAIL_PACKAGE = "getmail6"
+GETMAIL_DOC = "usr/share/doc/getmail6"
+GETMAIL_FAQ = "faq.html"
+GETMAIL_PAGES = ("documentation.html", "configuration.html", "troubleshooting.html")
+"""The package's other hand-written pages, beside the FAQ in the folder the user has and
+linked from it (overview and install, the configuration reference with every retriever,
+destination, filter and option, the error-message guide): in, each one page as shipped."""
+GETMAIL_TEXTS = ("README", "BUGS", "getmailrc-examples.gz")
+"""Plain-text notes in the same folder (the README's install and usage notes, how to report
+a bug, the commented example rc files): in. Left out: ``faq.txt.gz``, ``configuration.txt.gz``
+and the two other ``*.txt.gz`` (text renderings of the four pages above: a second copy of
+every answer, and of every question), ``THANKS`` (names), the changelogs, ``NEWS.Debian``,
+the copyright, the stylesheet and the roff man pages (no converter here)."""
+_GETMAIL_QUESTION_HEADING = re.compile(r'<h([34])\b[^>]*\bid="([^"]+)"[^>]*>(.*?)</h\1\s*>', re.S)
+
+
+def drop_contents_section(markdown: str) -> str:
+    """``markdown`` (a converted page) without each section titled as a table of contents
+    (:data:`_TOC_TITLES`, any heading level): its heading and every line up to the next
+    heading, outside fenced code. getmail's four pages open with the same contents list of
+    all four pages, every FAQ question among its links. One pass over the lines."""
+    out: list[str] = []
+    dropping = False
+    fence = False
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _MD_HEADING.match(line)
+        if m:
+            dropping = _norm(m.group(2)).lower() in _TOC_TITLES
+        if not dropping:
+            out.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def _getmail_topic(level: int, title: str) -> bool:
+    """Is a getmail FAQ heading a sub-section of its entry's answer rather than a question?
+    Every ``###`` is an FAQ entry (a few are problem reports or quoted error messages:
+    "MemoryError on OS X"); a ``####`` is a question when its authors wrote it as one ("Does
+    getmail run on MS Windows?") and otherwise a part of the answer above it ("Message header
+    vs. message envelope" under the envelope entry)."""
+    return level > 3 and not title.endswith("?")
+
+
+def split_getmail_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """getmail's ``faq.html`` (hand-written XHTML: ``<h1>`` title, contents and "FAQs"
+    parts, ``<h2>`` groups, ``<h3 id="faq-...">`` entries, some with ``<h4>`` sub-questions,
+    answers of paragraphs, lists and ``<pre>`` configuration blocks) -> (the page as
+    markdown without its questions and its contents list, [(anchor, question, answer)]).
+
+    Every ``###`` heading and every ``####`` written as a question is a question
+    (:func:`split_heading_questions` with :func:`_getmail_topic`): its line leaves the page,
+    the text under it up to the next question or shallower heading is its answer (a
+    ``####`` sub-section included). The id is the heading's ``id`` attribute in the page
+    (``faq-how-daemon``: the author's name for the entry, not its position), or, for a
+    heading without one, the question's slug (its first 40 characters, :func:`_slug`, as
+    :func:`split_qa_faq` names its entries: not a position either, so that an entry added
+    before it moves no question between halves); a repeat gets ``-2``. An entry with no text
+    under it yields no question."""
+    anchors: dict[str, str] = {}
+    for m in _GETMAIL_QUESTION_HEADING.finditer(page_html):
+        anchors.setdefault(html_text(m.group(3)), m.group(2))
+    text, pairs = split_heading_questions(
+        drop_contents_section(page_to_markdown(page_html)), 3, _getmail_topic
+    )
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for question, answer in pairs:
+        base = anchors.get(question) or _slug(question).rstrip("-") or "question"
+        seen[base] = seen.get(base, 0) + 1
+        qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+    return text, qa
+
+
+def getmail_faq_set() -> NaturalSet:
+    """getmail6's FAQ (Debian ``getmail6``, ``/usr/share/doc/getmail6/faq.html``: one
+    hand-written XHTML page, 42 ``<h3>`` entries in five ``<h2>`` groups, six of them with
+    ``<h4>`` sub-questions, answers full of ``<pre>`` rc-file and shell examples) in the folder
+    the user has, beside the package's three other hand-written pages (:data:`GETMAIL_PAGES`,
+    the configuration reference the answers point at among them) and its notes
+    (:data:`GETMAIL_TEXTS`). Every page's contents list (the same list of all four pages,
+    every question among its links) is dropped; the FAQ stays one page ``faq.md``, its
+    questions deleted (:func:`split_getmail_faq`). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words ("Yes.", "No.") are left out and named in the note, their
+    text scrubbed all the same. Built after round 14 and measured once, with no change to
+    the retriever: an untuned check."""
+    root, doc, faq_path = _packaged_doc(GETMAIL_PACKAGE, GETMAIL_DOC, GETMAIL_FAQ)
+    text, qa = split_getmail_faq(faq_path.read_text(encoding="latin-1"))
+    files = {"faq.md": text}
+    asked = [
+        NaturalQuestion(f"getmail-faq:{key}", q, ((a, 1.0),), source="faq.md") for key, q, a in qa
+    ]
+    kept: list[str] = []
+    for name in GETMAIL_PAGES:
+        path = doc / name
+        if path.is_file():
+            page = page_to_markdown(path.read_text(encoding="latin-1"))
+            files[name.removesuffix(".html") + ".md"] = drop_contents_section(page)
+            kept.append(name)
+    kept += _add_notes(files, doc, GETMAIL_TEXTS)
+    files, scrubbed = scrub_questions(files, asked)
+    questions = [q for q in scrubbed if _answer_words(q) >= MIN_ANSWER_WORDS]
+    unjudged = [q.text for q in scrubbed if _answer_words(q) < MIN_ANSWER_WORDS]
+    nset = _packaged_set(
+        "getmail-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"getmail6 FAQ from {GETMAIL_PACKAGE} {version} (faq.html, hand-written XHTML, one "
+            "page; its ### entries and the #### written as questions deleted, #### "
+            "sub-sections kept, the contents list dropped) + the package's other pages and "
+            f"notes beside it ({', '.join(kept)}; every page's contents list dropped); answer "
+            "= the text under a question, up to the next question or shallower heading; left "
+            f"out, answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -2609,6 +2743,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "screen-faq": lambda emb: screen_faq_set(),
     "doxygen-faq": lambda emb: doxygen_faq_set(),
     "sqlalchemy-faq": lambda emb: sqlalchemy_faq_set(),
+    "getmail-faq": lambda emb: getmail_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
