@@ -345,23 +345,3 @@ def test_getmail_faq_set_refuses_a_package_without_the_faq(
     (doc / ns.GETMAIL_FAQ).unlink()
     with pytest.raises(FileNotFoundError, match=r"no faq\.html under"):
         ns.getmail_faq_set()
-
-
-def _unpacked_getmail() -> Path | None:
-    root = ds.debian_package_root(ns.GETMAIL_PACKAGE)
-    return root if (root / ".bench-unpacked").is_file() else None
-
-
-@pytest.mark.skipif(_unpacked_getmail() is None, reason="getmail6 not unpacked in the bench cache")
-def test_the_real_package_gives_the_measured_set() -> None:
-    """Debian 12's getmail6 6.18.11-2 as measured (bench/README.md): 46 questions, two left
-    out ("Yes.", "No."), no question's text in any file of the set or of its HTML variant."""
-    nset = ns.getmail_faq_set()
-    assert len(nset.questions) == 46
-    assert len(nset.left_out) == 2
-    assert all(q.qid.startswith("getmail-faq:faq-") for q in nset.questions)  # every anchor
-    dev, test = bt.sampled_halves(nset.questions, None)
-    assert (len(dev), len(test)) == (25, 21)
-    asked = [q.text for q in nset.questions] + list(nset.left_out)
-    assert cql.find_leaks(nset.files, asked, False) == []
-    assert cql.find_leaks(bh.html_variant(nset).files, asked, True) == []
