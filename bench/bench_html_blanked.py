@@ -224,11 +224,13 @@ def _linked_pages(nset: ns.NaturalSet) -> dict[str, Path]:
 
 
 def html_variant(
-    nset: ns.NaturalSet, whole: bool = False, linked_html: bool = False
+    nset: ns.NaturalSet, whole: bool = False, linked_html: bool = False, blank: bool = True
 ) -> ns.NaturalSet:
     """``nset`` with its FAQ pages as blanked HTML (see the module docstring);
     ``linked_html``: the Sphinx sets' linked pages as their HTML too
-    (:func:`_linked_pages`)."""
+    (:func:`_linked_pages`); ``blank=False``: the pages as shipped, every question still in
+    them (``bench_pages_as_shipped.py``: not a natural-question set, a check of what the
+    converter makes of the pages a user has)."""
     files = dict(nset.files)
     texts = [q.text for q in nset.questions] + list(nset.left_out)
     total = 0
@@ -247,24 +249,37 @@ def html_variant(
         done.add(path)
         autotools = nset.name == "autotools-faq"
         quoted = True  # (pages quote questions with markup and across line breaks)
-        page, n = blank_questions(
-            _read(path),
-            texts,
-            whole,
-            autotools or quoted,
-            _AUTOCONF_FAQ if autotools else None,
-            quoted,
+        page, n = (
+            blank_questions(
+                _read(path),
+                texts,
+                whole,
+                autotools or quoted,
+                _AUTOCONF_FAQ if autotools else None,
+                quoted,
+            )
+            if blank
+            else (_read(path), 0)
         )
         total += n
         target = rels[0][: -len(".md")] + ".html" if "*" not in pattern else path.name
         files[target] = page
-    name = f"{nset.name}-html" + ("-gone" if whole else "") + ("-all" if linked_html else "")
+    name = (
+        f"{nset.name}-html"
+        + ("-gone" if whole else "")
+        + ("-all" if linked_html else "")
+        + ("" if blank else "-shipped")
+    )
     return ns.NaturalSet(
         name,
         ns.write_tree(files, ds.CACHE_DIR / "natural" / name),
         nset.questions,
-        f"{nset.note} [variant: the FAQ pages as HTML, {total} of {len(texts)} question "
-        "headings blanked in place"
+        f"{nset.note} [variant: the FAQ pages as HTML, "
+        + (
+            f"{total} of {len(texts)} question headings blanked in place"
+            if blank
+            else "as shipped, every question in them"
+        )
         + (" (elements removed)" if whole else "")
         + ("; the linked pages as HTML too" if linked_html else "")
         + "]",

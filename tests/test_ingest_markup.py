@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from treehop import InputTooLargeError, Treehop
 from treehop.ingest import loaders
 from treehop.ingest.chunking import split_text
-from treehop.ingest.markup import html_to_markdown, looks_like_rst, parse
+from treehop.ingest.markup import contents_link, html_to_markdown, looks_like_rst, parse
 from treehop.ingest.summaries import ExtractiveSummarizer, first_sentence, title_of
 from treehop.ingest.tree_builder import TreeBuilder
 from treehop.models import ContextType
@@ -423,6 +423,52 @@ def test_html_in_page_contents_lists_are_dropped() -> None:
     assert "Read the running section first." in text
     assert "Example site" in text
     assert "It is an editor." in text
+
+
+def test_html_site_contents_lists_linking_into_other_pages_are_dropped() -> None:
+    """A hand-written site repeats one contents list at the top of every page (getmail6's
+    four pages, each list quoting every FAQ question as a link into ``faq.html``): its lines
+    link to places inside pages of the site, and are dropped like an in-page list; a link to
+    a whole page, an absolute URL with a fragment and a sentence with a link stay."""
+    page = (
+        "<html><body><h1>Configuration</h1><h2>Table of Contents</h2>"
+        '<ul><li><a href="documentation.html">getmail documentation</a></li>'
+        '<li><ul><li><a href="documentation.html#features">Features</a></li>'
+        '<li><a href="faq.html#faq-daemon">How do I run getmail as a daemon?</a></li>'
+        '<li><a href="../faq/general.html#why">Why getmail?</a></li></ul></li></ul>'
+        '<ul><li><a href="https://example.org/manual.html#intro">The upstream manual</a></li>'
+        '<li><a href="mailto:someone@example.org">Mail the author</a></li></ul>'
+        '<p>See <a href="faq.html#faq-daemon">the daemon answer</a> first.</p>'
+        "<p>Create a configuration directory.</p></body></html>"
+    )
+    text, _ = html_to_markdown(page)
+    assert "Features" not in text and "run getmail as a daemon" not in text
+    assert "Why getmail?" not in text
+    assert "getmail documentation" in text  # a whole page: a toctree's entry
+    assert "The upstream manual" in text and "Mail the author" in text
+    assert "See the daemon answer first." in text
+    assert "Create a configuration directory." in text
+
+
+@pytest.mark.parametrize(
+    ("href", "inside"),
+    [
+        ("#top", True),
+        ("#", True),
+        ("faq.html#q1", True),
+        ("../ref/settings.html#std-setting-DEBUG", True),
+        ("sub/page#x", True),
+        ("faq.html", False),
+        ("faq.html#", False),
+        ("https://example.org/a.html#b", False),
+        ("//example.org/a.html#b", False),
+        ("mailto:a@b.c", False),
+        ("javascript:void(0)#x", False),
+        ("", False),
+    ],
+)
+def test_contents_link_is_a_relative_link_with_a_place(href: str, inside: bool) -> None:
+    assert contents_link(href) is inside
 
 
 def test_html_tokenizer_survives_malformed_markup() -> None:

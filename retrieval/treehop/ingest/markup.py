@@ -25,8 +25,9 @@ Three markups are understood:
   definition list's entry starts one too, unless it is a table's row (a term with text that
   asks nothing and an entry under :data:`TERSE_ENTRY_CHARS`: texinfo's codec tables, an
   options reference's one-line flags), which runs on with the text before it. A block whose
-  text is all links to places on the same page (``href="#..."``: a hand-written table of
-  contents, "back to top") is navigation and dropped, and so is a block holding a link to
+  text is all links to places inside pages of the site (``href="#..."`` or
+  ``"faq.html#..."``: a hand-written table of contents, one repeated on every page, "back to
+  top"; :func:`contents_link`) is navigation and dropped, and so is a block holding a link to
   the next, previous or parent node (``rel="next"``: texi2any's Next / Previous / Up bar,
   which names the neighbouring sections). A page whose text starts before any
   heading (titled only by ``<title>``, or by a styled ``<div>`` as Doxygen's pages are) is
@@ -637,6 +638,32 @@ _NAV_RELS = frozenset({"next", "prev", "previous", "up"})
 node: the block holding it is a navigation bar (texi2any's "Next: X, Previous: Y, Up: Z
 [Contents][Index]" before every node, a theme's Next / Previous buttons), whose link texts
 are *other* sections' titles: dropped, as DocBook's ``navheader`` is."""
+
+
+SITE_CONTENTS_LINKS = True
+"""Whether :func:`contents_link` counts links into *other* pages of the site (``faq.html#x``)
+as well as ``#x``; off only to measure what it changed (``bench/bench_pages_as_shipped.py``)."""
+
+
+def contents_link(href: str) -> bool:
+    """Whether a link goes to a place inside a page of the same site: ``#usage`` on this page
+    or ``faq.html#usage`` on another (a relative URL with a fragment), what a table of
+    contents, a "back to top" link and a hand-written site's contents list repeated at the top
+    of every page (getmail's, a DocBook book's front page) are made of. A block whose text is
+    all such links is dropped: each line of such a list names a section of the site, the
+    section itself says more, and a list quoting every question of an FAQ would otherwise be
+    the best match for many questions and fill a result slot with titles. An absolute URL
+    (``https://...#x``, ``mailto:``) or a link to a whole page (``install.html``: a toctree's
+    entry, a "see also") is content and kept."""
+    href = href.strip()
+    if href.startswith("#"):
+        return True
+    if not SITE_CONTENTS_LINKS:
+        return False
+    path, sep, fragment = href.partition("#")
+    return bool(sep and fragment) and ":" not in path.split("/", 1)[0] and not path.startswith("//")
+
+
 TERSE_ENTRY_CHARS = 250
 """A definition list's entry shorter than this (term and definition), whose term has text
 and is not a question, is a row of a table (texinfo's codec and option tables, an options
@@ -827,8 +854,8 @@ class _HTMLToMarkdown:
         elif tag == "a" and self.heading is None:
             if _NAV_RELS & set(attrs.get("rel", "").lower().split()):
                 self.nav = True  # (texi2any's "Next: ..., Previous: ..., Up: ..." bar)
-            if attrs.get("href", "").startswith("#"):
-                self.in_jump += 1  # (a link to a place on this page: contents, "back to top")
+            if contents_link(attrs.get("href", "")):
+                self.in_jump += 1  # (a link to a place in a page: contents, "back to top")
 
     def end(self, tag: str) -> None:
         if tag == "title":
