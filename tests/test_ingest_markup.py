@@ -471,6 +471,19 @@ def test_contents_link_is_a_relative_link_with_a_place(href: str, inside: bool) 
     assert contents_link(href) is inside
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="#:/.?a%20 \t", max_size=40))
+def test_contents_link_reads_any_href(href: str) -> None:
+    """Any attribute value is read without error; one without ``#`` is never contents, one
+    starting with ``#`` (after spaces) always is."""
+    got = contents_link(href)
+    assert isinstance(got, bool)
+    if "#" not in href:
+        assert got is False
+    if href.strip().startswith("#"):
+        assert got is True
+
+
 def test_html_tokenizer_survives_malformed_markup() -> None:
     text, _ = html_to_markdown("<p>a < b and <3 hearts <b>bold</b> <!-- open comment")
     assert "a < b and <3 hearts bold" in text
