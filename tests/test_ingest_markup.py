@@ -429,7 +429,8 @@ def test_html_site_contents_lists_linking_into_other_pages_are_dropped() -> None
     """A hand-written site repeats one contents list at the top of every page (getmail6's
     four pages, each list quoting every FAQ question as a link into ``faq.html``): its lines
     link to places inside pages of the site, and are dropped like an in-page list; a link to
-    a whole page, an absolute URL with a fragment and a sentence with a link stay."""
+    a whole page, an absolute URL with a fragment, a sentence with a link and a paragraph
+    that is one link into another page (a "See also") stay."""
     page = (
         "<html><body><h1>Configuration</h1><h2>Table of Contents</h2>"
         '<ul><li><a href="documentation.html">getmail documentation</a></li>'
@@ -439,9 +440,15 @@ def test_html_site_contents_lists_linking_into_other_pages_are_dropped() -> None
         '<ul><li><a href="https://example.org/manual.html#intro">The upstream manual</a></li>'
         '<li><a href="mailto:someone@example.org">Mail the author</a></li></ul>'
         '<p>See <a href="faq.html#faq-daemon">the daemon answer</a> first.</p>'
+        '<ol><li><a href="a.html#x">Unclosed item one</a><li><a href="a.html#y">Item two</a></ol>'
+        # Sphinx's "See also": a paragraph that is one link into another page: kept
+        '<p class="admonition-title">See also</p>'
+        '<p><a href="../core/pooling.html#disconnects">Dealing with Disconnects</a></p>'
         "<p>Create a configuration directory.</p></body></html>"
     )
     text, _ = html_to_markdown(page)
+    assert "Unclosed item one" not in text and "Item two" not in text
+    assert "Dealing with Disconnects" in text  # (the list's end was seen: no longer in one)
     assert "Features" not in text and "run getmail as a daemon" not in text
     assert "Why getmail?" not in text
     assert "getmail documentation" in text  # a whole page: a toctree's entry

@@ -650,11 +650,13 @@ def contents_link(href: str) -> bool:
     or ``faq.html#usage`` on another (a relative URL with a fragment), what a table of
     contents, a "back to top" link and a hand-written site's contents list repeated at the top
     of every page (getmail's, a DocBook book's front page) are made of. A block whose text is
-    all such links is dropped: each line of such a list names a section of the site, the
-    section itself says more, and a list quoting every question of an FAQ would otherwise be
-    the best match for many questions and fill a result slot with titles. An absolute URL
+    all such links is dropped (a link into another page only inside a ``<ul>``/``<ol>``: a
+    contents list's line; a paragraph holding one such link is a "See also" of the answer
+    around it): each line of such a list names a section of the site, the section itself
+    says more, and a list quoting every question of an FAQ would otherwise be the best match
+    for many questions and fill a result slot with titles. An absolute URL
     (``https://...#x``, ``mailto:``) or a link to a whole page (``install.html``: a toctree's
-    entry, a "see also") is content and kept."""
+    entry) is content and kept."""
     href = href.strip()
     if href.startswith("#"):
         return True
@@ -728,6 +730,7 @@ class _HTMLToMarkdown:
         self.jump_only = True  # the current block's text is all in such links (so far)
         self.bold = False  # the current block opened a <b>/<strong> (an FAQ's question label)
         self.nav = False  # the current block holds a link to the next/previous/parent page
+        self.items = 0  # open <ul>/<ol> lists (a contents list's lines are their items)
 
     # -- output
     def _emit(self, part: str) -> None:
@@ -779,6 +782,8 @@ class _HTMLToMarkdown:
             return
         self._track_entries(tag, marks)
         self._open_element(tag, attrs)
+        if tag in {"ul", "ol"}:
+            self.items += 1
         if tag in _SECTIONS or tag == "hr" or (tag in {"div", "tr"} and marks & _SECTION_MARKS):
             self.gap = True  # (after the block before it has ended: it starts an entry)
 
@@ -854,8 +859,12 @@ class _HTMLToMarkdown:
         elif tag == "a" and self.heading is None:
             if _NAV_RELS & set(attrs.get("rel", "").lower().split()):
                 self.nav = True  # (texi2any's "Next: ..., Previous: ..., Up: ..." bar)
-            if contents_link(attrs.get("href", "")):
-                self.in_jump += 1  # (a link to a place in a page: contents, "back to top")
+            href = attrs.get("href", "").strip()
+            if href.startswith("#") or (self.items and contents_link(href)):
+                # (a link to a place on this page, anywhere: contents, "back to top"; to a
+                # place in another page of the site, in a list item: a site's contents list.
+                # A paragraph's lone link elsewhere, Sphinx's "See also", is the answer's.)
+                self.in_jump += 1
 
     def end(self, tag: str) -> None:
         if tag == "title":
@@ -884,6 +893,8 @@ class _HTMLToMarkdown:
             self.heading = None
         elif tag in _BLOCK:
             self._end_block()
+            if tag in {"ul", "ol"} and self.items:
+                self.items -= 1
         elif tag == "a" and self.in_jump:
             self.in_jump -= 1
         if tag == "dl" and self.lists:
