@@ -385,9 +385,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     ap.add_argument(
         "--source",
-        choices=("html", "html-gone", "rst-underline", "rst-gone"),
+        choices=("html", "html-gone", "html-shipped", "rst-underline", "rst-gone"),
         default="html",
-        help="the FAQ page as blanked HTML (html-gone: the question heading elements removed), "
+        help="the FAQ page as blanked HTML (html-gone: the question heading elements removed; "
+        "html-shipped: the pages as shipped, every question still in them: not a "
+        "natural-question set, the case of a user who asks an FAQ's own question), "
         "or (borg-faq) as reST with the question titles "
         "deleted, their adornment kept or gone",
     )
@@ -413,7 +415,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ranks: list[dict[str, object]] | None = [] if args.ranks else None
     for name in args.sets.split(","):
         base = ns.load_natural_set(name, cached)
-        if args.source in ("html", "html-gone"):
+        if args.source == "html-shipped":
+            nset = html_variant(base, linked_html=args.linked_html, blank=False)
+        elif args.source in ("html", "html-gone"):
             nset = html_variant(base, args.source == "html-gone", args.linked_html)
         else:
             nset = rst_variant(base, keep_underline=args.source == "rst-underline")
