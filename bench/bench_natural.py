@@ -21,7 +21,9 @@ collapsed behind it), a leaf's content for the flat rows, ``Document.page_conten
 LangChain, the node text for LlamaIndex. An answer counts once, at its first rank; a second slot
 with the same answer takes its place and earns nothing.
 
-Metrics: nDCG@10 (graded gains on Cranfield), R@10, R@100, MRR@10, and **answer-in-context**
+Metrics: nDCG@10 (graded gains on Cranfield), R@10, R@100, MRR@10, ``chars@10`` (the characters
+the first 10 results deliver together: what the nDCG@10 was earned with), and
+**answer-in-context**
 at 500 / 1,000 / 2,000 tokens (``ctx@B``): the share of a question's answers present (same
 judge) in the block the user would put in a prompt: for treehop rows
 ``Treehop.assemble_context(query, max_tokens=B)`` (its ``find()`` without a ``limit`` asks for
@@ -668,6 +670,10 @@ class Scores:
     # metric ("ndcg@10", "ctx@1000", ...) -> qid -> that question's value: what a paired
     # bootstrap of two rows needs (runs written before it existed have none)
     per_question: dict[str, dict[str, float]] = field(default_factory=dict)
+    # the mean number of characters the first 10 results deliver together: how much text
+    # an nDCG@10 was earned with (a row whose pieces hold several answers each ranks them
+    # early and hands the prompt that much more to read); NaN in runs written before it
+    chars10: float = float("nan")
 
 
 def score(
@@ -677,13 +683,14 @@ def score(
     budgets: Sequence[int],
     by_piece: bool = False,
 ) -> Scores:
-    nd, r10, r100, mrr = [], [], [], []
+    nd, r10, r100, mrr, chars = [], [], [], [], []
     ctx: dict[int, list[float]] = {b: [] for b in budgets}
     per_q: dict[str, dict[str, float]] = {"ndcg@10": {}, **{f"ctx@{b}": {} for b in budgets}}
     for q in queries:
         answers = [a for a, _ in q.answers]
         rel = {f"a{i}": g for i, (_, g) in enumerate(q.answers)}
         ranked10 = [judge_.units(t, answers) for t in rr.texts[10][q.qid]]
+        chars.append(float(sum(len(t) for t in rr.texts[10][q.qid])))
         ranked100 = [judge_.units(t, answers) for t in rr.texts[100][q.qid]]
         nd.append(bt.ndcg_at(ranked10, rel, 10))
         per_q["ndcg@10"][q.qid] = nd[-1]
@@ -706,6 +713,7 @@ def score(
         mean(mrr),
         {b: mean(v) for b, v in ctx.items()},
         per_q,
+        mean(chars),
     )
 
 
@@ -732,6 +740,7 @@ class TableRow:
             "MRR@10": s.mrr10,
             **{f"ctx@{b}": v for b, v in s.ctx.items()},
             "p50_ms": self.p50,
+            "chars@10": s.chars10,
             "per_question": s.per_question,
         }
 
@@ -852,7 +861,7 @@ def print_table(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
     ctx_head = " | ".join(f"ctx@{b:<4}" for b in budgets)
     head = (
         f"| {'set':<14} | {'half':<4} | {'row':<31} | {'n':>3} | nDCG@10 | R@10  | R@100 | "
-        f"MRR@10 | {ctx_head} | p50 ms |"
+        f"MRR@10 | {ctx_head} | chars@10 | p50 ms |"
     )
     print(head)
     print("|" + "|".join("-" * len(c) for c in head.split("|")[1:-1]) + "|")
@@ -861,7 +870,8 @@ def print_table(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
         ctx = " | ".join(f"{s.ctx[b]:>8.3f}" for b in budgets)
         print(
             f"| {r.dataset:<14} | {r.half:<4} | {r.name:<31} | {s.n:>3} | {s.ndcg10:>7.3f} | "
-            f"{s.r10:>5.3f} | {s.r100:>5.3f} | {s.mrr10:>6.3f} | {ctx} | {r.p50:>6.2f} |"
+            f"{s.r10:>5.3f} | {s.r100:>5.3f} | {s.mrr10:>6.3f} | {ctx} | {s.chars10:>8.0f} | "
+            f"{r.p50:>6.2f} |"
         )
 
 
@@ -901,7 +911,8 @@ def print_pivot(table: Sequence[TableRow], metric: str) -> None:
         for d, h in cols:
             r = cell.get((key, d, h))
             v = None if r is None else r.as_json().get(metric)
-            vals.append(f"{v:.3f}".rjust(len(f"{d}/{h}")) if v is not None else "-")
+            fmt = ".0f" if metric == "chars@10" else ".3f"
+            vals.append(f"{v:{fmt}}".rjust(len(f"{d}/{h}")) if v is not None else "-")
         print(f"| {name:<31} | " + " | ".join(vals) + " |")
     print(
         "| n (questions)                   | "
@@ -928,6 +939,7 @@ def table_row_from_json(d: Mapping[str, Any]) -> TableRow:
             str(m): {str(q): float(v) for q, v in vals.items()}
             for m, vals in d.get("per_question", {}).items()
         },
+        float(d.get("chars@10", float("nan"))),
     )
     return TableRow(
         str(d["dataset"]), str(d["half"]), str(d["row"]), str(d["name"]), scores, float(d["p50_ms"])
@@ -1030,14 +1042,15 @@ def print_report(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
     print()
     print_table(table, budgets)
     print()
-    for metric in ["ndcg@10", *(f"ctx@{b}" for b in budgets), "p50_ms"]:
+    chars = ["chars@10"] if any(r.scores.chars10 == r.scores.chars10 for r in table) else []
+    for metric in ["ndcg@10", *(f"ctx@{b}" for b in budgets), *chars, "p50_ms"]:
         print_pivot([r for r in table if "/" not in r.dataset], metric)
         print()
     print_checks(table)
     print()
 
 
-POOLED_METRICS = ("ndcg@10", "R@10", "MRR@10", "ctx@500", "ctx@1000", "ctx@2000")
+POOLED_METRICS = ("ndcg@10", "R@10", "MRR@10", "ctx@500", "ctx@1000", "ctx@2000", "chars@10")
 
 
 def pooled_rows(rows: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], dict[str, float]]:
@@ -1065,7 +1078,10 @@ def print_pooled(files: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
     print("|---" * (4 + len(POOLED_METRICS)) + "|")
     for name, rows in files.items():
         for (key, half), got in sorted(pooled_rows(rows).items(), key=lambda kv: kv[0][::-1]):
-            cells = " | ".join(f"{got[m]:.3f}" if m in got else "-" for m in POOLED_METRICS)
+            cells = " | ".join(
+                (f"{got[m]:.0f}" if m == "chars@10" else f"{got[m]:.3f}") if m in got else "-"
+                for m in POOLED_METRICS
+            )
             print(f"| {name} | {half} | {key} | {int(got['n'])} | {cells} |")
 
 

@@ -739,3 +739,32 @@ def test_checks_print_each_sets_interval_and_the_pooled_difference(capsys) -> No
     bn.print_checks(old)
     out = capsys.readouterr().out
     assert "95% CI" not in out and "pooled" not in out and "a/test" in out
+
+
+def test_chars10_is_the_text_the_first_ten_results_deliver() -> None:
+    """``chars@10``: per question, the characters of the limit-10 list together, averaged;
+    a row of big pieces shows as much more text for the same answers."""
+    answer = "the answer is a short paragraph about sockets and their options"
+    qs = [
+        ns.NaturalQuestion("q1", "sockets?", ((answer, 1.0),)),
+        ns.NaturalQuestion("q2", "options?", ((answer, 1.0),)),
+    ]
+    small = [answer, "x" * 10]
+    big = [answer + " " + "filler words " * 300]
+    rr_small = bn.RowRun(
+        bn.ROWS[0], {10: {"q1": small, "q2": small[:1]}, 100: {"q1": small, "q2": small}}, {}, []
+    )
+    rr_big = bn.RowRun(
+        bn.ROWS[0], {10: {"q1": big, "q2": big}, 100: {"q1": big, "q2": big}}, {}, []
+    )
+    judge = bn.Judge()
+    s_small = bn.score(rr_small, qs, judge, [])
+    s_big = bn.score(rr_big, qs, judge, [])
+    assert s_small.chars10 == pytest.approx((len(answer) + 10 + len(answer)) / 2)
+    assert s_big.chars10 == pytest.approx(len(big[0]))
+    assert s_small.ndcg10 == s_big.ndcg10 == 1.0  # the same nDCG@10, ~20x the text
+    row = bn.TableRow("s", "dev", "flat-dense", "flat dense", s_big, 1.0)
+    back = bn.table_row_from_json(json.loads(json.dumps(row.as_json())))
+    assert back.scores.chars10 == pytest.approx(s_big.chars10)
+    old = {k: v for k, v in row.as_json().items() if k != "chars@10"}
+    assert math.isnan(bn.table_row_from_json(old).scores.chars10)
