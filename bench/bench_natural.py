@@ -45,6 +45,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import math  # noqa: E402
 import re  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -965,6 +966,15 @@ def paired_interval(
     if not keys:
         return None
     d = np.fromiter((a[k] - b[k] for k in keys), dtype=np.float64, count=len(keys))
+    return mean_interval(d, resamples, seed)
+
+
+def mean_interval(
+    d: npt.NDArray[np.float64], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> tuple[float, float, float]:
+    """The mean of the per-question values ``d`` (differences already) and its 95 %
+    percentile bootstrap interval over the questions (:func:`paired_interval`'s core; the
+    pooled line of :func:`print_checks` resamples differences taken per set)."""
     rng = np.random.default_rng(seed)
     means = np.empty(resamples)
     step = max(1, 2_000_000 // len(d))  # resamples per block: bounded memory on big pools
@@ -1029,8 +1039,8 @@ def print_checks(table: Sequence[TableRow]) -> None:
     for h, metrics in pooled.items():
         parts = []
         for metric, diffs in metrics.items():
-            got = paired_interval(diffs, dict.fromkeys(diffs, 0.0))
-            if got is not None:
+            if diffs:  # (in the order paired_interval takes questions: the same draws)
+                got = mean_interval(np.array([diffs[k] for k in sorted(diffs)]))
                 parts.append(
                     f"{metric} {got[0]:+.3f}{_interval_text(got)} ({len(diffs)} questions)"
                 )
@@ -1042,7 +1052,7 @@ def print_report(table: Sequence[TableRow], budgets: Sequence[int]) -> None:
     print()
     print_table(table, budgets)
     print()
-    chars = ["chars@10"] if any(r.scores.chars10 == r.scores.chars10 for r in table) else []
+    chars = ["chars@10"] if any(not math.isnan(r.scores.chars10) for r in table) else []
     for metric in ["ndcg@10", *(f"ctx@{b}" for b in budgets), *chars, "p50_ms"]:
         print_pivot([r for r in table if "/" not in r.dataset], metric)
         print()
