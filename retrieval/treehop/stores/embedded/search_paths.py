@@ -1235,8 +1235,7 @@ class _SearchPaths(_StoreAttributes):
             allowed = match | (contains & ~leaf) if scope.traversal else match
             static &= allowed if rows is None else allowed[rows]
         if scope.exclude_uris:
-            ex = s.lookup(list(scope.exclude_uris))
-            ex = ex[ex >= 0]
+            ex = s.excluded_rows(frozenset(scope.exclude_uris))
             if ex.size:
                 if rows is None:
                     static[ex] = False
@@ -1665,7 +1664,9 @@ def _scope_key(scope: Scope) -> tuple[Any, ...] | None:
         scope.non_leaves_only,
         scope.traversal,
         scope.tags.key(),
-        tuple(sorted(scope.exclude_uris)),
+        # (the set itself: equal sets are equal keys, and a frozenset keeps its hash, where
+        # sorting the URIs again each round of a paged directory was quadratic in its rounds)
+        frozenset(scope.exclude_uris),
     )
 
 
