@@ -1,14 +1,14 @@
 """One document of many short near-identical entries: how long a ``find`` takes, and how many
-rounds it pages through (helper attacks48's open item, fixed by helper attacks50).
+rounds it pages through (helper attacks48's open item, worked on by helper attacks50).
 
-``# FAQ`` then ``(i)\\nwhy does alpha beta fail i? because gamma delta.`` repeated N times, ingested with
-``chunk_chars=200`` (one chunk per ~4 entries), then ``find(query, limit=10)``: the
-document's chunks score alike, so the descent pages through the document
-``max_children_per_dir`` rows a round for up to ``max_rounds`` rounds, each round searching
-the document with the rows seen so far excluded. Before the fix each round re-hashed every
-excluded URI (quadratic in the rounds); now a round's cost follows its own rows.
+``# FAQ`` then ``(i)\\nwhy does alpha beta fail i? because gamma delta.`` N times, ingested
+with ``chunk_chars=200`` (16,000 entries: 12,002 nodes), then ``find(query, limit=10)``. Past
+the global step's 10,000 rows, the one document is opened and, with fewer documents than the
+limit, the k-th best slot stays unknown: the descent pages through it ``max_children_per_dir``
+rows a round for ``max_rounds`` rounds, each round searching it with the rows seen so far
+excluded. Each round's cost should follow its own rows, not every row seen before.
 
-    OPENBLAS_NUM_THREADS=1 python bench/bench_paging_pathology.py [--entries 16000,8000] [--repeat 5]
+    OPENBLAS_NUM_THREADS=1 python bench/bench_paging_pathology.py [--entries 8000,16000]
 
 Prints per size: nodes, rounds of the first query, the median find time (ms).
 """
@@ -24,10 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from treehop import Treehop  # noqa: E402
-from treehop.config import RetrievalConfig  # noqa: E402
-from treehop.ingest.records import add_records  # noqa: E402
-from treehop_test_doubles import BagOfWordsEmbedder  # noqa: E402
+from treehop import Treehop
+from treehop.config import RetrievalConfig
+from treehop.ingest.records import add_records
+
+from treehop_test_doubles import BagOfWordsEmbedder
 
 QUERY = "why does alpha beta fail?"
 
