@@ -21,6 +21,7 @@ from treehop import Treehop
 from treehop import hierarchical_retriever as hr
 from treehop.config import RetrievalConfig
 from treehop.descent import NEG_INF, Candidate, Collected, HopOrigin, Score, Track, score_of
+from treehop.errors import InvalidQueryError
 from treehop.ingest.records import add_records
 from treehop.models import FoundBy
 from treehop.stores.embedded import snapshot as snapmod
@@ -182,3 +183,108 @@ def test_the_kth_slot_kept_between_rounds_equals_the_one_computed_afresh(
         if ask:
             got, want = coll.kth_score(k, track), _kth_reference(coll, k, track)
             assert got == want or (math.isnan(got) and math.isnan(want)), (got, want)
+
+
+# ---------------------------------------------------------------- memories: whole-call checks
+
+_SURROGATE = "bad \ud800 text"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Any:
+    c = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    yield c
+    c.close()
+
+
+def _node_count(c: Treehop) -> int:
+    return len(c.store)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"text": _SURROGATE},
+        {"text": "ok", "speaker": _SURROGATE},
+        {"text": "ok", "metadata": {"k": _SURROGATE}},
+        {"text": "ok", "metadata": {_SURROGATE: 1}},
+        {"text": "ok", "metadata": {1: 1, "a": 2}},
+        {"text": "ok", "metadata": {"a": object()}},
+        {"text": "ok", "metadata": {"a": float("nan")}},
+        {"text": "ok", "metadata": {"a": b"bytes"}},
+        {"text": "ok", "timestamp": 1e20},
+        {"text": "ok", "timestamp": -1e20},
+        {"text": "ok", "timestamp": 10**30},
+    ],
+    ids=[
+        "text",
+        "speaker",
+        "meta-value",
+        "meta-key",
+        "meta-int-key",
+        "meta-object",
+        "meta-nan",
+        "meta-bytes",
+        "ts-1e20",
+        "ts-minus-1e20",
+        "ts-10e30",
+    ],
+)
+def test_remember_refuses_what_it_cannot_store_before_any_write(
+    client: Treehop, kwargs: dict[str, Any]
+) -> None:
+    """``remember`` wrote its node with a lone surrogate in the text, speaker or metadata
+    (``UnicodeEncodeError`` / pydantic's serialisation error out of the write), a non-string
+    metadata key (pydantic's ``ValidationError``), an object; NaN and bytes metadata were
+    stored although ``add_resource`` / ``add_records`` refuse them; a time past the
+    calendar was stored and could not be shown. Now :class:`InvalidQueryError`, nothing
+    written."""
+    before = _node_count(client)
+    with pytest.raises(InvalidQueryError):
+        client.remember(**kwargs)
+    assert _node_count(client) == before
+    client.remember("still works", name="after")  # the client is not poisoned
+    assert client.read("viking://~/memories/notes/after").endswith("still works")
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [{"role": "user", "content": _SURROGATE}],
+        [{"role": "user", "content": "ok", "speaker": _SURROGATE}],
+        [{"role": "user", "content": "ok", "id": _SURROGATE}],
+        [{"role": "user", "content": "ok", "timestamp": 1e20}],
+        [{"role": "user", "content": "ok"}, {"role": "user", "content": "x", "timestamp": -1e20}],
+    ],
+    ids=["content", "speaker", "id", "ts-1e20", "second-ts"],
+)
+def test_add_messages_refuses_what_it_cannot_store_before_any_write(
+    client: Treehop, messages: list[dict[str, Any]]
+) -> None:
+    """A lone surrogate in a message's content, speaker or id escaped as
+    ``UnicodeEncodeError`` / a pydantic serialisation error, and a timestamp past the
+    calendar as ``OverflowError`` (the session's day line): now :class:`InvalidQueryError`
+    for the whole call, before any write."""
+    before = _node_count(client)
+    with pytest.raises(InvalidQueryError, match=r"messages\[\d\]"):
+        client.add_messages(messages)
+    assert _node_count(client) == before
+    client.add_messages([{"role": "user", "content": "still works"}])
+
+
+@pytest.mark.parametrize("when", [1e20, -1e20, 10**30])
+def test_add_messages_refuses_a_session_time_past_the_calendar(
+    client: Treehop, when: float
+) -> None:
+    before = _node_count(client)
+    with pytest.raises(InvalidQueryError, match="session_time"):
+        client.add_messages([{"role": "user", "content": "hi"}], session_time=when)
+    assert _node_count(client) == before
+
+
+def test_memory_times_at_the_calendars_ends_are_kept(client: Treehop) -> None:
+    """The first and last second a calendar shows are still times (years 1 and 9999)."""
+    for ts in (-62135596800.0, 253402300799.0):
+        client.add_messages([{"role": "user", "content": "edge", "timestamp": ts}])
+        client.remember("edge note", timestamp=ts)
+    assert client.assemble_context("edge", max_tokens=500).text
