@@ -21,12 +21,12 @@ from treehop import Treehop
 from treehop import hierarchical_retriever as hr
 from treehop.config import RetrievalConfig
 from treehop.descent import NEG_INF, Candidate, Collected, HopOrigin, Score, Track, score_of
-from treehop.errors import InvalidQueryError
+from treehop.errors import InvalidQueryError, InvalidURIError
 from treehop.ingest.records import add_records
 from treehop.models import FoundBy
 from treehop.stores.embedded import snapshot as snapmod
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
 
 QUERY = "why does alpha beta fail?"
 
@@ -288,3 +288,24 @@ def test_memory_times_at_the_calendars_ends_are_kept(client: Treehop) -> None:
         client.add_messages([{"role": "user", "content": "edge", "timestamp": ts}])
         client.remember("edge note", timestamp=ts)
     assert client.assemble_context("edge", max_tokens=500).text
+
+
+@pytest.mark.parametrize(
+    "bad", [1, 1.5, object(), b"viking://resources", [1], [None], ["viking://resources", 2]]
+)
+def test_assemble_context_refuses_exclude_uris_that_are_not_uris(
+    client: Treehop, bad: object
+) -> None:
+    """``exclude_uris=1`` raised ``TypeError: 'int' object is not iterable`` (``list(1)``):
+    now :class:`InvalidURIError`, as ``target_uri`` does."""
+    client.add_resource(SAMPLE_TREE / "resources")
+    with pytest.raises(InvalidURIError, match="exclude_uris"):
+        client.assemble_context("retrieval", exclude_uris=bad)  # type: ignore[arg-type]
+    for ok in (
+        (),
+        [],
+        "viking://resources/resources",
+        ["viking://resources/resources"],
+        {"viking://resources/resources"},
+    ):
+        client.assemble_context("retrieval", exclude_uris=ok)
