@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,9 +25,12 @@ from treehop.descent import NEG_INF, Candidate, Collected, HopOrigin, Score, Tra
 from treehop.errors import InvalidQueryError, InvalidURIError
 from treehop.ingest.records import add_records
 from treehop.models import FoundBy
+from treehop.stores._ann import AnnIndex
+from treehop.stores.base import Scope
+from treehop.stores.embedded import EmbeddedStore
 from treehop.stores.embedded import snapshot as snapmod
 
-from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
+from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder, clustered_tree
 
 QUERY = "why does alpha beta fail?"
 
@@ -309,3 +313,60 @@ def test_assemble_context_refuses_exclude_uris_that_are_not_uris(
         {"viking://resources/resources"},
     ):
         client.assemble_context("retrieval", exclude_uris=ok)
+
+
+# ---------------------------------------------------------------- the graph asked for a whole index
+
+
+def _graph_store(ann: bool, lexical: bool = False) -> EmbeddedStore:
+    store = EmbeddedStore(ann_min_rows=0 if ann else None, lexical=lexical)
+    store.upsert(*clustered_tree(20, 100))
+    if ann:
+        assert store.wait_ann(timeout=60)
+    return store
+
+
+def test_a_scope_smaller_than_the_graph_fetch_is_searched_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A wide subtree whose few eligible rows are fewer than the graph would be asked for
+    (the tree context's directories-only search of a memory session of 100,000 turns:
+    2 directories, ``limit`` 10,000) asked the graph for the whole index (its fetch grows
+    as the eligible share shrinks): 300 ms of a 350 ms find. The exact product over those
+    few rows is cheaper and exact; the graph is not asked. find_many's batch paths answer
+    the same."""
+    exact, approx = _graph_store(False), _graph_store(True)
+    asked: list[int] = []
+    real = AnnIndex.query_many
+
+    def counting(self: AnnIndex, qs: Any, k: int, *a: Any, **kw: Any) -> Any:
+        asked.append(k)
+        return real(self, qs, k, *a, **kw)
+
+    monkeypatch.setattr(AnnIndex, "query_many", counting)
+    rng = np.random.default_rng(3)
+    qs = rng.standard_normal((3, 32)).astype(np.float32)
+    qs /= np.linalg.norm(qs, axis=1, keepdims=True)
+    scope = Scope(subtrees=("viking://resources",), non_leaves_only=True)
+    for q in qs:
+        want = [(h.node.uri, h.score) for h in exact.search(q, scope, 1000)]
+        got = [(h.node.uri, h.score) for h in approx.search(q, scope, 1000)]
+        assert len(want) == 20 and got == want
+    many = approx.search_columns_batch(qs, scope, 1000)
+    one = [approx.search_columns(q, scope, 1000) for q in qs]
+    assert [list(c.uris) for c in many] == [list(c.uris) for c in one]
+    assert [list(c.scores) for c in many] == [list(c.scores) for c in one]
+    # the hybrid batch (each query with its text) as its queries alone
+    hybrid = _graph_store(True, lexical=True)
+    texts = ["doc 3", "doc 7 5", "nothing"]
+    many = hybrid.search_columns_batch(qs, scope, 1000, query_texts=texts, dense_weight=0.5)
+    one = [
+        hybrid.search_columns(q, scope, 1000, query_text=t, dense_weight=0.5)
+        for q, t in zip(qs, texts, strict=True)
+    ]
+    assert [list(c.uris) for c in many] == [list(c.uris) for c in one]
+    assert [list(c.scores) for c in many] == [list(c.scores) for c in one]
+    assert asked == []
+    # a scope the graph serves still asks it (the global step)
+    approx.search(qs[0], Scope(subtrees=("viking://resources",)), 10)
+    assert asked and max(asked) < 2000
