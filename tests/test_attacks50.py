@@ -370,3 +370,32 @@ def test_a_scope_smaller_than_the_graph_fetch_is_searched_exactly(
     # a scope the graph serves still asks it (the global step)
     approx.search(qs[0], Scope(subtrees=("viking://resources",)), 10)
     assert asked and max(asked) < 2000
+
+
+def test_write_nodes_refuses_a_node_past_the_uri_depth_before_any_write(client: Treehop) -> None:
+    """:func:`treehop.memory.write_nodes` (what the integrations write memories with) raised
+    ``RecursionError`` for a node 1,000 segments deep (its ancestors, derived recursively)
+    and wrote one of 300 (deeper than any URI argument may name): now
+    :class:`InvalidURIError` for the whole call."""
+    from treehop.memory import write_nodes
+    from treehop.models import ContextType, Node
+
+    base = "viking://user/default/memories/deep"
+
+    def leaf(depth: int) -> Node:
+        uri = base + "/x" * depth + "/leaf"
+        return Node(
+            uri=uri,
+            parent_uri=uri.rsplit("/", 1)[0],
+            context_type=ContextType.MEMORY,
+            level=2,
+            is_leaf=True,
+            content="deep",
+        )
+
+    for depth in (300, 1000):
+        with pytest.raises(InvalidURIError, match="MAX_URI_DEPTH"):
+            client.run(write_nodes(client.aio, [leaf(2), leaf(depth)]))
+    assert _node_count(client) == 0
+    client.run(write_nodes(client.aio, [leaf(2)]))
+    assert client.read("viking://~/memories/deep/x/x/leaf") == "deep"

@@ -173,7 +173,9 @@ def _dt(epoch: float) -> datetime:
 def compare_values(item_value: Any, filter_value: Any) -> bool:
     """LangGraph's filter matching: equality, nested objects, lists, ``$`` operators."""
     if isinstance(filter_value, dict):
-        if any(k.startswith("$") for k in filter_value):
+        # (a non-string key is no operator: ``k.startswith`` raised AttributeError for it, and
+        # a stored JSON object, whose keys are strings, never matches it)
+        if any(isinstance(k, str) and k.startswith("$") for k in filter_value):
             return all(_apply(item_value, op, v) for op, v in filter_value.items())
         if not isinstance(item_value, dict):
             return False
@@ -195,7 +197,7 @@ def _apply(value: Any, op: str, operand: Any) -> bool:
     if op in {"$gt", "$gte", "$lt", "$lte"}:
         try:
             a, b = float(value), float(operand)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # (an int past float's range)
             return False
         return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
     raise InvalidQueryError(f"unsupported filter operator {op!r} ($eq $ne $gt $gte $lt $lte)")
@@ -539,10 +541,18 @@ class TreehopStore(BaseStore):
             raise InvalidQueryError("key must be a string")
         if op.value is not None and not isinstance(op.value, dict):
             raise InvalidQueryError("value must be a dict (or None to delete)")
-        if len(self.item_uri(ns, op.key)) > urimod.MAX_URI_LENGTH:
+        uri = self.item_uri(ns, op.key)
+        if len(uri) > urimod.MAX_URI_LENGTH:
             raise InvalidQueryError(
                 f"namespace and key too long: their URI would exceed {urimod.MAX_URI_LENGTH} "
                 "characters"
+            )
+        # (a URI's segments: a 1,000-label namespace raised RecursionError out of the write,
+        # one of 300 was written deeper than any URI argument may name)
+        if uri.count("/") - 1 > urimod.MAX_URI_DEPTH:
+            raise InvalidQueryError(
+                f"namespace too deep: its item's URI would have more than "
+                f"{urimod.MAX_URI_DEPTH} segments (treehop.uri.MAX_URI_DEPTH)"
             )
         if op.ttl is not None:
             raise InvalidQueryError("TreehopStore does not support ttl")
