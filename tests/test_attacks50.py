@@ -399,3 +399,33 @@ def test_write_nodes_refuses_a_node_past_the_uri_depth_before_any_write(client: 
     assert _node_count(client) == 0
     client.run(write_nodes(client.aio, [leaf(2)]))
     assert client.read("viking://~/memories/deep/x/x/leaf") == "deep"
+
+
+async def test_mcp_add_memory_answers_a_typed_error_for_what_it_cannot_store(
+    tmp_path: Path,
+) -> None:
+    """The MCP server's ``add_memory`` (``remember``) raised an unexpected exception inside
+    the tool for a lone surrogate in the text (``UnicodeEncodeError``, logged with its
+    traceback) and stored a time past the calendar: now the tool answers the treehop
+    error, and nothing is written."""
+    from mcp import Client
+
+    from treehop import AsyncTreehop
+    from treehop.mcp_server import build_server
+
+    a = AsyncTreehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        async with Client(build_server(a)) as client:
+            for args in (
+                {"text": "a \ud800 fact"},
+                {"text": "a fact", "speaker": "x\ud800"},
+                {"text": "a fact", "timestamp": "9999-12-31T23:59:59-23:59"},
+            ):
+                res = await client.call_tool("add_memory", args)
+                assert res.is_error, args
+                assert "InvalidQueryError" in str(res.content), res.content
+            assert len(a.store) == 0
+            ok = await client.call_tool("add_memory", {"text": "a fact", "name": "ok"})
+            assert not ok.is_error, ok.content
+    finally:
+        await a.close()
