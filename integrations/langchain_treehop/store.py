@@ -407,7 +407,21 @@ class TreehopStore(BaseStore):
             if isinstance(op, PutOp):
                 self._check_put(op)
         aio = kit.as_async(self.client)
-        items = await aio._io(self._items, self.root)
+        # Each op reads what it needs (every read before the first write, so reads see the
+        # state before the batch's writes): a get its item, a put the item it replaces, a
+        # search its namespace's subtree; only ``list_namespaces`` reads every item. Why:
+        # every batch parsed the whole store first, so a get on 16,000 items took 63 ms.
+        everything = (
+            await aio._io(self._items, self.root)
+            if any(isinstance(op, ListNamespacesOp) for op in ops)
+            else None
+        )
+        named = [
+            self.item_uri(tuple(op.namespace), op.key)
+            for op in ops
+            if isinstance(op, GetOp | PutOp)
+        ]
+        items = everything if everything is not None else await aio._io(self._items_at, named)
         results: list[Result] = []
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
         for op in ops:
@@ -415,9 +429,14 @@ class TreehopStore(BaseStore):
                 node = items.get(self.item_uri(tuple(op.namespace), op.key))
                 results.append(self._item(node) if node is not None else None)
             elif isinstance(op, SearchOp):
-                results.append(await self._search(aio, op, items))
+                scope = self.namespace_uri(tuple(op.namespace_prefix))
+                under = everything
+                if under is None:
+                    under = await aio._io(self._items, scope)
+                results.append(await self._search(aio, op, under))
             elif isinstance(op, ListNamespacesOp):
-                results.append(self._list_namespaces(op, items))
+                assert everything is not None
+                results.append(self._list_namespaces(op, everything))
             elif isinstance(op, PutOp):
                 puts[(tuple(op.namespace), op.key)] = op
                 results.append(None)
@@ -433,6 +452,15 @@ class TreehopStore(BaseStore):
             n.uri: n
             for n in self._store_of().iter_nodes(subtree)
             if n.is_leaf and n.metadata.get("kind") == KIND and n.uri != subtree
+        }
+
+    def _items_at(self, uris: Sequence[str]) -> dict[str, Node]:
+        """:meth:`_items` of the given item URIs only (one lookup, no subtree read)."""
+        found = self._store_of().get(list(dict.fromkeys(uris))) if uris else []
+        return {
+            n.uri: n
+            for n in found
+            if n is not None and n.is_leaf and n.metadata.get("kind") == KIND
         }
 
     def _store_of(self) -> Any:

@@ -75,3 +75,37 @@ def test_a_namespace_past_the_uri_depth_is_refused_before_any_write(
     ns = tuple("x" for _ in range(urimod.MAX_URI_DEPTH - root_depth - 1))
     store.put(ns, "k", {"a": 1})
     assert store.get(ns, "k") is not None
+
+
+def test_a_get_or_a_search_reads_its_own_items_not_the_whole_store(
+    store: TreehopStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every batch parsed every item of the store (``iter_nodes`` of the root) before its
+    first op: a ``get`` on a store of 16,000 items took 63 ms and a search in a namespace of
+    320 items 208 ms, growing with the store. A get now reads its item, a search its
+    namespace's subtree; ``list_namespaces`` still reads them all. The answers are the
+    same (``test_lc_store.py``'s differential suite against LangGraph's InMemoryStore)."""
+    store.batch([PutOp(("big", f"u{i % 10}"), f"k{i}", {"text": f"fact {i}"}) for i in range(300)])
+    backend = store.client.store
+    parsed: list[str] = []
+    real = backend.iter_nodes
+
+    def counting(subtree: str | None = None) -> Any:
+        for n in real(subtree):
+            parsed.append(n.uri)
+            yield n
+
+    monkeypatch.setattr(backend, "iter_nodes", counting)
+    item = store.get(("big", "u3"), "k13")
+    assert item is not None and item.value == {"text": "fact 13"}
+    assert store.get(("big", "u3"), "nope") is None
+    assert len(parsed) <= 1, len(parsed)
+    parsed.clear()
+    got = store.search(("big", "u3"), filter={"text": "fact 23"})
+    assert [i.key for i in got] == ["k23"]
+    assert len(parsed) <= 31, len(parsed)  # (the namespace: its 30 items and itself)
+    parsed.clear()
+    store.put(("big", "u3"), "k13", {"text": "again"})
+    again = store.get(("big", "u3"), "k13")
+    assert again is not None and again.created_at == item.created_at
+    assert len(parsed) <= 1, len(parsed)
