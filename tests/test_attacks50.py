@@ -429,3 +429,55 @@ async def test_mcp_add_memory_answers_a_typed_error_for_what_it_cannot_store(
             assert not ok.is_error, ok.content
     finally:
         await a.close()
+
+
+class _Counter:
+    """A caller's token counter whose ``count`` answers what ``answer(text)`` returns."""
+
+    name = "hostile"
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def count(self, text: str) -> Any:
+        return self.answer(text)
+
+
+def _raises(text: str) -> int:
+    raise RuntimeError("the counter broke")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        _raises,
+        lambda t: "5",
+        lambda t: None,
+        lambda t: [1],
+        lambda t: -5,
+        lambda t: float("nan"),
+        lambda t: float("inf"),
+        lambda t: 10**400,
+        lambda t: True,
+    ],
+    ids=["raises", "str", "none", "list", "negative", "nan", "inf", "huge-int", "bool"],
+)
+def test_a_callers_token_counter_answering_no_count_is_a_typed_error(
+    client: Treehop, answer: Any
+) -> None:
+    """A caller's :class:`TokenCounter` whose ``count`` raised passed its own exception out
+    of ``assemble_context``; one answering a string, None or a list raised ``TypeError``
+    (``int + str``); a negative or NaN count let the whole text past the budget (3,121
+    characters into 300 tokens). Now :class:`InvalidQueryError`."""
+    client.add_resource(SAMPLE_TREE / "resources")
+    with pytest.raises(InvalidQueryError, match="token_counter"):
+        client.assemble_context("retrieval tree", max_tokens=300, token_counter=_Counter(answer))
+
+
+def test_a_callers_token_counter_of_ints_or_floats_still_counts(client: Treehop) -> None:
+    client.add_resource(SAMPLE_TREE / "resources")
+    for answer in (lambda t: len(t) // 4, lambda t: len(t) / 4):
+        out = client.assemble_context(
+            "retrieval tree", max_tokens=300, token_counter=_Counter(answer)
+        )
+        assert out.text and out.tokens <= 300 and out.token_counter == "hostile"
