@@ -481,3 +481,46 @@ def test_a_callers_token_counter_of_ints_or_floats_still_counts(client: Treehop)
             "retrieval tree", max_tokens=300, token_counter=_Counter(answer)
         )
         assert out.text and out.tokens <= 300 and out.token_counter == "hostile"
+
+
+# ---------------------------------------------------------------- a file changed after the scan
+
+
+def test_a_file_grown_after_the_scan_is_read_no_further_than_the_cap(tmp_path: Path) -> None:
+    """The scan sizes each file and skips those past ``max_file_bytes``; the read then took
+    whatever the file held by then, to its end: a file grown (or swapped for a larger one,
+    or for a link to ``/dev/zero``) between the two was read whole, without bound. Now the
+    read stops one byte past the cap and the file is skipped as too large."""
+    from treehop.ingest.loaders import LoadReport, read_file
+
+    p = tmp_path / "grows.md"
+    p.write_text("x" * 10_000)
+    report = LoadReport()
+    assert read_file(p, "grows.md", report, max_bytes=100, size=10) is None
+    assert report.skipped_large == ["grows.md"]
+
+
+def test_a_special_file_swapped_in_after_the_scan_is_not_read_without_end(tmp_path: Path) -> None:
+    """A FIFO swapped in after the scan blocked the open (no writer: forever); /dev/zero
+    was read until memory ran out. Both end now: skipped (empty, too large or unreadable)."""
+    import os
+    import threading
+
+    from treehop.ingest.loaders import LoadReport, read_file
+
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.md"
+    zero.symlink_to("/dev/zero")
+    done: list[object] = []
+    report = LoadReport()
+
+    def read_both() -> None:
+        done.append(read_file(fifo, "pipe.md", report, max_bytes=1000, size=0))
+        done.append(read_file(zero, "zero.md", report, max_bytes=1000, size=0))
+
+    t = threading.Thread(target=read_both, daemon=True)
+    t.start()
+    t.join(10)
+    assert done == [None, None]
+    assert "zero.md" in report.skipped_large
