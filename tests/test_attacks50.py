@@ -524,3 +524,43 @@ def test_a_special_file_swapped_in_after_the_scan_is_not_read_without_end(tmp_pa
     t.join(10)
     assert done == [None, None]
     assert "zero.md" in report.skipped_large
+
+
+# ---------------------------------------------------------------- close() while calls run
+
+
+def test_close_while_sync_calls_run_on_other_threads_never_leaves_them_waiting(
+    tmp_path: Path,
+) -> None:
+    """Sync calls on other threads that run on the client's loop thread
+    (``assemble_context``) while ``close()`` stopped that loop waited forever: a call that
+    had passed the closed check queued its task after the loop's stop (the task never
+    started), or its task was pending when the loop stopped (never finished); 3 of 3 runs
+    of this hung. Now each call ends: with its answer, or :class:`ClientClosedError`."""
+    import threading
+    import time
+
+    from treehop.errors import ClientClosedError
+
+    c = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    c.add_resource(SAMPLE_TREE / "resources")
+    ended: list[str] = []
+
+    def calls() -> None:
+        while True:
+            try:
+                c.find("retrieval tree")
+                c.assemble_context("retrieval tree", max_tokens=200)
+            except ClientClosedError:
+                ended.append("closed")
+                return
+
+    threads = [threading.Thread(target=calls, daemon=True) for _ in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(0.3)
+    c.close()
+    for t in threads:
+        t.join(10)
+    assert not any(t.is_alive() for t in threads), ended
+    assert ended == ["closed"] * 3
