@@ -378,8 +378,9 @@ class _SearchPaths(_StoreAttributes):
         key = skey if wide else None
         full = _full_mask(s, rows, eligible, key)
         share = _eligible_share(s, full, key)
-        fetch = max(int(1.25 * limit / max(share, 0.05)) + 16, 64)
-        if _scope_within(s, share, fetch):  # (each query exactly, as it goes alone)
+        demand = int(1.25 * limit / max(share, 0.05)) + 16
+        fetch = max(demand, 64)
+        if _scope_within(s, share, demand):  # (each query exactly, as it goes alone)
             return [
                 self.search_columns(q, scope, limit, query_text=t, dense_weight=dense_weight)
                 for q, t in zip(qs, texts, strict=True)
@@ -895,8 +896,9 @@ class _SearchPaths(_StoreAttributes):
         key = skey if wide else None
         full = _full_mask(s, rows, eligible, key)
         share = _eligible_share(s, full, key)
-        fetch = max(int(1.25 * limit / max(share, 0.05)) + 16, 64)
-        if _scope_within(s, share, fetch):  # (each query exactly, as it goes alone)
+        demand = int(1.25 * limit / max(share, 0.05)) + 16
+        fetch = max(demand, 64)
+        if _scope_within(s, share, demand):  # (each query exactly, as it goes alone)
             if columns:
                 return [self.search_columns(q, scope, limit) for q in qs]
             return [self._search(s, q, scope, limit, None, 1.0, None) for q in qs]
@@ -1289,8 +1291,9 @@ class _SearchPaths(_StoreAttributes):
         # over-fetch by the share of the index the scope admits (4x when unknown), so that
         # enough eligible rows come back without a second graph query
         share = _eligible_share(s, full, cache_key)
-        fetch = max(int(1.25 * limit / max(share, 0.05)) + 16, 64)
-        if _scope_within(s, share, fetch):
+        demand = int(1.25 * limit / max(share, 0.05)) + 16
+        fetch = max(demand, 64)
+        if _scope_within(s, share, demand):
             return None
         ann.lock.acquire_read()
         try:
@@ -1664,15 +1667,22 @@ def _eligible_share(s: _Snap, full: BoolArray, cache_key: tuple[Any, ...] | None
     return hit
 
 
-def _scope_within(s: _Snap, share: float, fetch: int) -> bool:
-    """Whether a scope admits no more rows than the graph would be asked for: the exact
-    product over them is then cheaper than the graph and exact, and the search takes it.
+def _scope_within(s: _Snap, share: float, demand: int) -> bool:
+    """Whether a scope admitting under 5 % of the rows (where the over-fetch is capped at
+    ``25 x limit``) admits no more of them than its search would ask the graph for
+    (``demand``, before the fetch's floor of 64): the exact product over those few rows is
+    then cheaper than the graph and exact, and the search takes it.
 
-    Why: the fetch grows as the admitted share shrinks, up to the whole index; the tree
-    context's directories-only search of one wide subtree (a memory session of 100,000
-    turns: 2 directories, ``limit`` 10,000) asked the graph for every row, 300 ms of a
-    350 ms find. The global step's scopes admit far more rows than they fetch."""
-    return share * s.live <= fetch
+    Why: a narrow scope's fetch is ``25 x limit`` whatever it admits; the tree context's
+    directories-only search of one wide subtree (a memory session of 100,000 turns: 2
+    directories, ``limit`` 10,000) asked the graph for every row, 300 ms of a 350 ms find.
+    A scope of a larger share is asked no more than ``1.25 x limit / share`` rows, the
+    work its caller asked for; it stays on the graph as before."""
+    return share < _NARROW_SHARE and share * s.live <= demand
+
+
+_NARROW_SHARE = 0.05
+"""The admitted share below which the over-fetch stops growing (``max(share, 0.05)``)."""
 
 
 def _scope_key(scope: Scope) -> tuple[Any, ...] | None:
