@@ -564,3 +564,55 @@ def test_close_while_sync_calls_run_on_other_threads_never_leaves_them_waiting(
         t.join(10)
     assert not any(t.is_alive() for t in threads), ended
     assert ended == ["closed"] * 3
+
+
+class _SlowEmbeds(BagOfWordsEmbedder):
+    def embed(self, texts: Any) -> Any:
+        import time
+
+        time.sleep(0.02 * len(texts))
+        return BagOfWordsEmbedder.embed(self, texts)
+
+
+def test_close_during_a_write_on_another_thread_ends_it_and_keeps_the_index(
+    tmp_path: Path,
+) -> None:
+    """An ``add_resource`` on another thread, in flight when ``close()`` stopped the loop,
+    waited forever (its thread never ended). Now it ends with :class:`ClientClosedError`
+    (or its answer, had it finished); the index reopens with what was committed, and a
+    re-add completes it."""
+    import threading
+    import time
+
+    from treehop.errors import ClientClosedError
+
+    src = tmp_path / "src"
+    for d in range(30):
+        p = src / f"d{d}" / "f.md"
+        p.parent.mkdir(parents=True)
+        p.write_text(f"# doc {d}\n\n" + "words here " * 50)
+    c = Treehop(tmp_path / "idx", embedder=_SlowEmbeds(), tagger=None)
+    c.add_resource(SAMPLE_TREE / "resources")
+    before = _node_count(c)
+    ended: list[str] = []
+
+    def write() -> None:
+        try:
+            c.add_resource(src)
+            ended.append("answer")
+        except ClientClosedError:
+            ended.append("closed")
+
+    t = threading.Thread(target=write, daemon=True)
+    t.start()
+    time.sleep(0.3)
+    c.close()
+    t.join(20)
+    assert not t.is_alive() and ended in (["closed"], ["answer"])
+    again = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        assert _node_count(again) >= before
+        again.add_resource(src)
+        assert again.read("viking://resources/src/d7/f.md").startswith("# doc 7")
+    finally:
+        again.close()
