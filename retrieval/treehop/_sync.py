@@ -15,6 +15,7 @@ one loop, reused by its later calls and closed when the thread ends or the clien
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import threading
 import weakref
@@ -53,8 +54,25 @@ class _CallerLoop:
         self.close()
 
 
+_CLOSED_POLL_S = 0.25
+"""How often a sync call waiting on the loop thread checks that the thread still runs."""
+
+
+async def _cancel_others() -> None:
+    """Cancel every task of the running loop but this one, and wait up to
+    :data:`CANCEL_GRACE_S` for them to end."""
+    me = asyncio.current_task()
+    others = [t for t in asyncio.all_tasks() if t is not me]
+    for t in others:
+        t.cancel()
+    if others:
+        await asyncio.wait(others, timeout=CANCEL_GRACE_S)
+
+
 class LoopThread:
     def __init__(self) -> None:
+        self._stopping = False
+        """Set by :meth:`close`: a task cancelled from then on was cancelled by the close."""
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="treehop-loop", daemon=True
@@ -93,6 +111,9 @@ class LoopThread:
         box: list[asyncio.Task[T]] = []
 
         def start() -> None:
+            if self._stopping:  # (queued as :meth:`close` began: never started, see below)
+                done.set()
+                return
             task = loop.create_task(coro)
             task.add_done_callback(lambda _t: done.set())
             box.append(task)
@@ -104,15 +125,34 @@ class LoopThread:
                 coro.close()
                 done.set()
 
-        loop.call_soon_threadsafe(start)
+        if self._stopping:
+            coro.close()
+            raise ClientClosedError("this treehop client is closed")
         try:
-            done.wait()
+            loop.call_soon_threadsafe(start)
+        except RuntimeError:  # (closed since :meth:`run` looked: "Event loop is closed")
+            coro.close()
+            raise ClientClosedError("this treehop client is closed") from None
+        try:
+            # Until the task is done, or the loop thread has ended: :meth:`close` from
+            # another thread stops the loop, and a call whose ``start`` was queued after the
+            # stop, or whose task was still pending, waited for ``done`` forever. (A wait
+            # with a timeout is the same lock wait; it returns as soon as ``done`` is set.)
+            while not done.wait(_CLOSED_POLL_S):
+                if not self._thread.is_alive():
+                    break
         except BaseException:
             if not loop.is_closed():
                 loop.call_soon_threadsafe(cancel)
                 done.wait(CANCEL_GRACE_S)
             raise
-        return box[0].result()
+        if not box:  # (never started: the loop stopped first)
+            coro.close()
+            raise ClientClosedError("this treehop client was closed before the call ran")
+        task = box[0]
+        if not task.done() or (task.cancelled() and self._stopping):
+            raise ClientClosedError("this treehop client was closed while the call ran")
+        return task.result()
 
     def can_run_here(self) -> bool:
         """Whether the calling thread may run a coroutine to completion itself: it is not the
@@ -193,8 +233,17 @@ class LoopThread:
         return self._loop.is_closed()
 
     def close(self) -> None:
+        """Stop the loop thread. The calls still running on it (other threads' sync calls)
+        are cancelled first and given :data:`CANCEL_GRACE_S` to unwind in their own
+        ``finally`` blocks; their callers get :class:`ClientClosedError`."""
         if self._loop.is_closed():
             return
+        self._stopping = True
+        # (the loop stopped already, or a task would not unwind: stopped as it is)
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(_cancel_others(), self._loop).result(
+                CANCEL_GRACE_S + 1.0
+            )
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
         self._loop.close()

@@ -20,7 +20,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,19 @@ def check_target_uris(value: object) -> list[str]:
     if len(value) > MAX_TARGETS:
         raise InvalidURIError(f"target_uri has {len(value)} URIs; the limit is {MAX_TARGETS}")
     return [check_uri_arg(v, "target_uri") for v in value]
+
+
+def check_uri_list(value: object, what: str) -> list[str]:
+    """A URI string or a list, tuple or set of them, which may be empty (``exclude_uris``). Why: it
+    was read with ``list(value)``, so ``exclude_uris=1`` raised ``TypeError`` and a bytes
+    string became a list of ints."""
+    if isinstance(value, str):
+        return [check_uri_arg(value, what)]
+    if isinstance(value, (Mapping, bytes, bytearray)) or not isinstance(value, Sequence | Set):
+        raise InvalidURIError(
+            f"{what} must be a URI string or a list of them, got {type(value).__name__}"
+        )
+    return [check_uri_arg(v, what) for v in value]
 
 
 def check_context_type(value: object, what: str = "context_type") -> ContextType | None:

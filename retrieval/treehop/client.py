@@ -1087,7 +1087,10 @@ class AsyncTreehop:
         """
         check_budget(max_tokens, quotas, tiers)
         counter = resolve_counter(token_counter)
-        excluded = [self.display(self.resolve(u)) for u in as_list(exclude_uris)]
+        excluded = [
+            self.display(self.resolve(u))
+            for u in argmod.check_uri_list(exclude_uris, "exclude_uris")
+        ]
         if session_id is not None:
             ContextLedger.check_session(session_id)
         if isinstance(query, FindResult):

@@ -41,9 +41,10 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from . import uri as urimod
-from .errors import EmbeddingError, InvalidQueryError
+from .errors import EmbeddingError, InvalidQueryError, TreehopError
 from .memory_context import TURN_KIND, day_prefix
 from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedContext
+from .redaction import redact_exception
 from .text_tokenize import tokenize
 from .timestamps import TIMESTAMP_FIELD, shown_iso
 from .tree_scoring import order_key
@@ -212,9 +213,52 @@ def resolve_counter(counter: TokenCounter | str | None) -> TokenCounter:
         raise InvalidQueryError(
             f"unknown token counter {counter!r}: use auto, minilm, heuristic or tiktoken[:enc]"
         )
+    if isinstance(counter, _CheckedCounter):
+        return counter
     if not isinstance(counter, TokenCounter):
         raise InvalidQueryError("token_counter must have a name and a count(text) method")
-    return counter
+    if isinstance(counter, _BUILT_IN):
+        return counter
+    return _CheckedCounter(counter)
+
+
+class _CheckedCounter:
+    """A caller's :class:`TokenCounter` whose answers are checked, as the embedder guard
+    checks an embedder's (:mod:`treehop.embedders.guarded`).
+
+    Why: its ``count`` raising passed the caller's own exception out of ``assemble_context``;
+    an answer of a string or None raised ``TypeError`` summing it; a negative or NaN count
+    let the whole text past the budget. A count is a finite number >= 0 (an int, or a float:
+    a counter may estimate ``len(text) / 4``), kept as it is; anything else, or a failure,
+    is :class:`InvalidQueryError`. The built-in counters are not wrapped."""
+
+    def __init__(self, inner: TokenCounter) -> None:
+        self.inner = inner
+        name = inner.name
+        self.name = name if isinstance(name, str) else repr(name)[:80]
+
+    def count(self, text: str) -> int:
+        try:
+            n = self.inner.count(text)
+        except TreehopError:
+            raise
+        except Exception as exc:
+            raise InvalidQueryError(
+                f"token_counter {self.name!r}: count failed: {redact_exception(exc)}"[:500]
+            ) from None
+        if isinstance(n, bool) or not isinstance(n, int | float) or not 0 <= n < _MAX_COUNT:
+            raise InvalidQueryError(
+                f"token_counter {self.name!r}: count must answer a number of tokens >= 0, "
+                f"got {repr(n)[:40]}"
+            )
+        return n  # (a float estimate is kept as it is)
+
+
+_MAX_COUNT = 2**63
+"""A count at or past this is no count of a text (an int past float's range overflowed
+summing it)."""
+_BUILT_IN = (HFTokenizerCounter, TiktokenCounter, HeuristicCounter)
+"""The counters treehop ships: their counts are ints by construction, not checked."""
 
 
 @dataclass(frozen=True)

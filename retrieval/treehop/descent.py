@@ -230,6 +230,15 @@ class Collected:
         self.headless = headless
         """Document slots split at headless entries (:func:`headless_groups`)."""
         self.by_uri: dict[str, Candidate] = {}
+        # :meth:`kth_score`'s slots kept between calls: each slot's best score on the track
+        # they were computed for (``None``: none yet), the candidates placed since and the
+        # ones replaced since (:meth:`add` and :meth:`add_global`, the only writers during a
+        # descent), and ``by_uri``'s size when they were last folded in.
+        self._kth_track: Track | None = None
+        self._kth_best: dict[str, float] = {}
+        self._kth_placed: list[Candidate] = []
+        self._kth_replaced: list[Candidate] = []
+        self._kth_size = 0
 
     def __len__(self) -> int:
         return len(self.by_uri)
@@ -240,8 +249,12 @@ class Collected:
     def add(self, cand: Candidate, track: Track) -> None:
         """Keep a node's best score; a direct path beats a hop on ties."""
         old = self.by_uri.get(cand.uri)
-        if old is None or _better(cand, old, track):
+        if old is None:
             self.by_uri[cand.uri] = cand
+            self._kth_placed.append(cand)
+        elif _better(cand, old, track):
+            self.by_uri[cand.uri] = cand
+            self._kth_replaced.append(old)
 
     def add_global(
         self,
@@ -270,6 +283,7 @@ class Collected:
             cols.load,
         )
         new, vector, found_by = _new_object, Track.VECTOR, FoundBy.GLOBAL
+        placed, replaced = self._kth_placed.append, self._kth_replaced.append
         for i, own in zip(positions, owns, strict=True):
             if not own.vec > threshold or not matches[i]:
                 continue
@@ -284,8 +298,12 @@ class Collected:
             c.vector_score, c.found_by, c.found_via, c.hop = vector_scores[i], found_by, None, None
             c._node, c._load, c._at = None, load, i
             old = get(uri)
-            if old is None or _better(c, old, vector):
+            if old is None:
                 by_uri[uri] = c
+                placed(c)
+            elif _better(c, old, vector):
+                by_uri[uri] = c
+                replaced(old)
 
     def ranked(
         self, track: Track, grow_key: Callable[[Candidate], float] | None = None
@@ -315,15 +333,37 @@ class Collected:
         :func:`passage_groups`), so a stop rule that reads it never stops too early.
 
         (Asked every round: the slot key and the track's score are read as attributes, a
-        method call per candidate each was most of its cost.)"""
-        best: dict[str, float] = {}
-        get = best.get
+        method call per candidate each was most of its cost.)
+
+        The slots' best scores are kept between calls and each call folds in only the
+        candidates placed since: a directory paged ``max_children_per_dir`` rows a round
+        (one document of 12,000 chunks, fewer slots than the limit: never settled) read every
+        candidate again each round, quadratic in the rounds. A slot's best only rises as
+        candidates are placed or raised; a replacement that lowers a node's score (a direct
+        path beating a hop within 1e-6, :func:`_better`), another track, or ``by_uri``
+        changed by anyone else (its size) recomputes them all, as before."""
         vector, collapse = track is Track.VECTOR, self.collapse
-        for c in self.by_uri.values():
+        by_uri, placed = self.by_uri, self._kth_placed
+        fresh = (
+            self._kth_track is not track
+            or len(by_uri) != self._kth_size + len(placed)
+            or self._kth_lowered(track)
+        )
+        if fresh:
+            best: dict[str, float] = {}
+            todo: Iterable[Candidate] = by_uri.values()
+        else:
+            best = self._kth_best
+            todo = itertools.chain(placed, (by_uri[c.uri] for c in self._kth_replaced))
+        get = best.get
+        for c in todo:
             key = c.document if collapse else c.uri
             s = c.final.vec if vector else c.final.on(track)
             if s > get(key, NEG_INF):
                 best[key] = s
+        self._kth_track, self._kth_best, self._kth_size = track, best, len(by_uri)
+        placed.clear()
+        self._kth_replaced.clear()
         if len(best) < k:
             return NEG_INF
         if KTH_SORTED:
@@ -333,6 +373,16 @@ class Collected:
         arr = np.fromiter(best.values(), dtype=np.float64, count=len(best))
         arr.partition(len(arr) - k)  # (in place: ``arr`` is this call's own)
         return float(arr[len(arr) - k])
+
+    def _kth_lowered(self, track: Track) -> bool:
+        """Whether a node replaced since the last :meth:`kth_score` now scores below what it
+        did on ``track`` (or its URI left ``by_uri``): its slot's kept best may be too high."""
+        by_uri = self.by_uri
+        for old in self._kth_replaced:
+            now = by_uri.get(old.uri)
+            if now is None or not now.final.on(track) >= old.final.on(track):
+                return True
+        return False
 
     def top_uris(self, k: int, track: Track) -> tuple[str, ...]:
         return tuple(g[0].uri for g in self.ranked(track)[:k])

@@ -39,13 +39,13 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from . import tags as tagmod
 from . import uri as urimod
-from .arguments import check_bool
+from .arguments import check_bool, check_metadata, check_text_value
 from .errors import InvalidQueryError, TreehopError
 from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
 from .llm.base import LLM, ChatMessage
 from .memory_context import day_prefix
 from .models import ContextType, Level, Node
-from .timestamps import TIMESTAMP_FIELD, TimeLike, to_epoch, to_iso
+from .timestamps import TIMESTAMP_FIELD, TimeLike, to_iso, to_stored_epoch
 
 if TYPE_CHECKING:
     from .ingest.writer import TreeWriter
@@ -74,7 +74,9 @@ ROLES = ("user", "assistant", "system", "tool")
 MAX_TURN_CHARS = 20_000
 """A longer message is refused: a memory is a turn of a conversation, not a document."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_SPEAKER_RE = re.compile(r"^[^\x00-\x1f:]{1,64}$")
+_SPEAKER_RE = re.compile(r"^[^\x00-\x1f:\ud800-\udfff]{1,64}$")
+"""A speaker name: no control character, no ``:`` (it ends the name in a turn's text) and
+no lone surrogate (not Unicode text: the write failed on it, ``UnicodeEncodeError``)."""
 _TURN_PREFIX = "turn-"
 _FACT_PREFIX = "fact-"
 SESSION_ABSTRACT_TURNS = 6
@@ -150,6 +152,7 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
         content = _field(msg, "content")
         if not isinstance(content, str) or not content.strip():
             raise InvalidQueryError(f"{where}: content must be a non-empty string")
+        check_text_value(content, f"{where}: content")
         if len(content) > MAX_TURN_CHARS:
             raise InvalidQueryError(f"{where}: content longer than {MAX_TURN_CHARS} characters")
         role = _field(msg, "role") or "user"
@@ -161,10 +164,12 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
                 f"{where}: speaker must be 1-64 characters without ':' or control characters"
             )
         ts_raw = _field(msg, "timestamp")
-        ts = default_time if ts_raw is None else to_epoch(ts_raw, f"{where}.timestamp")
+        ts = default_time if ts_raw is None else to_stored_epoch(ts_raw, f"{where}.timestamp")
         mid = _field(msg, "id")
         if mid is not None and (not isinstance(mid, str) or len(mid) > 256):
             raise InvalidQueryError(f"{where}: id must be a string of at most 256 characters")
+        if mid is not None:
+            check_text_value(mid, f"{where}: id")
         out.append(Turn(role, speaker.strip(), content.strip(), ts, mid))
     return out
 
@@ -363,7 +368,9 @@ async def add_messages(
     if session_id is not None:
         check_id(session_id, "session_id")
     check_bool(dated_text, "dated_text")
-    default_time = time.time() if session_time is None else to_epoch(session_time, "session_time")
+    default_time = (
+        time.time() if session_time is None else to_stored_epoch(session_time, "session_time")
+    )
     turns = parse_messages(messages, default_time)
     conv_uri = client.resolve(f"{CONVERSATIONS_URI}/{conversation_id}")
     if session_id is None:
@@ -481,13 +488,15 @@ async def remember(
         raise InvalidQueryError("text must be a non-empty string")
     if len(text) > MAX_TURN_CHARS:
         raise InvalidQueryError(f"text longer than {MAX_TURN_CHARS} characters")
+    check_text_value(text, "text")
     check_id(category, "category")
-    ts = time.time() if timestamp is None else to_epoch(timestamp, "timestamp")
+    ts = time.time() if timestamp is None else to_stored_epoch(timestamp, "timestamp")
     label = check_id(name, "name") if name is not None else f"note-{int(ts * 1000)}"
     if speaker is not None and (not isinstance(speaker, str) or not _SPEAKER_RE.match(speaker)):
         raise InvalidQueryError("speaker must be 1-64 characters without ':' or control characters")
-    if metadata is not None and not isinstance(metadata, Mapping):
-        raise InvalidQueryError("metadata must be a mapping")
+    # (the rules of add_resource's metadata: a JSON object the store's round trip keeps;
+    # a lone surrogate, a non-string key or an object failed inside the write)
+    metadata = check_metadata(metadata)
     user_tags = tagmod.parse_tags(tags, default_source="user")
     uri = client.resolve(f"viking://~/memories/{category}/{label}")
     body = text.strip()

@@ -58,6 +58,21 @@ def to_epoch(value: Any, what: str = "time") -> float:
     )
 
 
+def to_stored_epoch(value: Any, what: str = "time") -> float:
+    """:func:`to_epoch` of a time a memory is written with: also one a calendar can show
+    (years 1-9999). Why: a bound of a filter may be any number (``since=1e20`` finds
+    nothing), but a stored time is shown (a session's days, a turn's day prefix, the context
+    block's headers): ``add_messages`` with a turn at 1e20 seconds raised ``OverflowError``
+    out of the write, and ``remember`` stored a time no header could show."""
+    epoch = to_epoch(value, what)
+    if shown_iso(epoch) is None:
+        raise InvalidQueryError(
+            f"{what} must lie in the years 1-9999 (epoch seconds -62135596800 to "
+            f"253402300799), got {value!r}"
+        )
+    return epoch
+
+
 def to_iso(epoch: float) -> str:
     """Epoch seconds as an ISO-8601 UTC string (for display in context blocks)."""
     return datetime.fromtimestamp(epoch, tz=UTC).isoformat(timespec="seconds")

@@ -207,21 +207,37 @@ def decode(data: bytes) -> str | None:
     return None
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    # (a FIFO swapped in after the scan: the open returns at once instead of waiting for a
+    # writer; no effect on a regular file)
+    | getattr(os, "O_NONBLOCK", 0)
+)
 _READ_CHUNK = 1 << 16
 
 
-def _read_bytes(path: Path | str) -> bytes:
+def _read_bytes(path: Path | str, limit: int | None = None) -> bytes:
     """A file's bytes, opened by name: no ``Path`` object per file (ingest reads every file
     of a tree through here; tests replace it to stand in for an unreadable file).
 
     Plain ``os.read`` calls until end of file: ``open(path, "rb").read()`` builds two file
-    objects and asks ``fstat``/``lseek`` first, which cost more than reading a small file."""
+    objects and asks ``fstat``/``lseek`` first, which cost more than reading a small file.
+    ``limit``: read at most this many bytes. Why: the scan's size is checked before the read,
+    and a file grown or swapped (for a larger one, a link to ``/dev/zero``) in between was
+    read to its end, without bound."""
     fd = os.open(path, _READ_FLAGS)
     try:
         parts: list[bytes] = []
-        while chunk := os.read(fd, _READ_CHUNK):
+        left = limit
+        while left is None or left > 0:
+            chunk = os.read(fd, _READ_CHUNK if left is None else min(_READ_CHUNK, left))
+            if not chunk:
+                break
             parts.append(chunk)
+            if left is not None:
+                left -= len(chunk)
     finally:
         os.close(fd)
     return parts[0] if len(parts) == 1 else b"".join(parts)
@@ -241,9 +257,12 @@ def read_file(
         if size > max_bytes:
             report.skipped_large.append(relpath)
             return None
-        data = _read_bytes(path)
+        data = _read_bytes(path, max_bytes + 1)
     except OSError:
         report.skipped_unreadable.append(relpath)
+        return None
+    if len(data) > max_bytes:  # (grown or swapped since it was sized)
+        report.skipped_large.append(relpath)
         return None
     text = decode(data)
     if text is None:

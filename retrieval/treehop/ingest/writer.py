@@ -39,7 +39,7 @@ import numpy.typing as npt
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..embedders.base import Embedder
-from ..errors import NotFoundError
+from ..errors import InvalidURIError, NotFoundError
 from ..models import ContextType, Level, Node
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
@@ -773,7 +773,17 @@ class TreeWriter:
         are created or re-described from their children, as ``add_resource`` does. With
         ``prune_below``, directories strictly inside it that a deletion left empty are removed
         too. Returns the number of nodes embedded.
+
+        A node deeper than :data:`~treehop.uri.MAX_URI_DEPTH` segments is refused before any
+        is touched (a 1,000-label LangGraph namespace raised ``RecursionError`` deriving its
+        ancestors; one of 300 was written where no URI argument can name it again).
         """
+        for n in nodes:
+            if n.uri.count("/") - 1 > urimod.MAX_URI_DEPTH:
+                raise InvalidURIError(
+                    f"{n.uri[:80]}...: more than {urimod.MAX_URI_DEPTH} path segments "
+                    "(treehop.uri.MAX_URI_DEPTH)"
+                )
         nodes = [finalize(n) for n in nodes]
         uris = {n.uri for n in nodes}
         async with self.lock:

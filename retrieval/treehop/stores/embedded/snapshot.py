@@ -43,6 +43,9 @@ _SPAN_BYTES = 4096
 one slice (:meth:`_Snap._few_uris`), not gathered."""
 _KEPT_ROWS = 4096
 """At most this many URIs' rows are kept per snapshot (:meth:`_Snap.lookup`)."""
+_KEPT_EXCLUDED = 8
+"""Exclusion sets kept with their rows per snapshot (:meth:`_Snap.excluded_rows`): a few
+finds paging directories at once each find the set their last round asked."""
 _DIR_URIS = 65_536
 """At most this many directory URIs are kept per snapshot (:meth:`_Snap.dir_uris`)."""
 
@@ -528,6 +531,34 @@ class _Snap:
                 if self.uri(r) == uris[i]:
                     out[i] = r
                     break
+        return out
+
+    def excluded_rows(self, uris: frozenset[str]) -> IntArray:
+        """The live rows of a search's excluded URIs (absent ones left out), in any order.
+
+        Why not :meth:`lookup` of them all: a directory the descent pages through (more
+        children than it opens a round) is searched again each round with every child seen
+        so far excluded, one set larger each round; looking all of them up again hashed and
+        compared rounds x rows URIs (one document of 12,000 near-identical chunks: ~985k, most
+        of a 1.5 s find). The last few sets are kept with their rows for this snapshot (rows
+        do not change within one); a set that contains a kept one looks up only the URIs the
+        kept one lacks (the set operations are C loops over strings whose hashes Python
+        keeps). The same rows either way: a URI names at most one live row."""
+        recent: tuple[tuple[frozenset[str], IntArray], ...] = self.cache.get(("excluded",), ())
+        for prior, rows in recent:
+            if prior is uris:
+                return rows
+        base: IntArray | None = None
+        todo: Sequence[str] = list(uris)
+        for prior, rows in recent:
+            if len(prior) <= len(uris) and prior <= uris:
+                base, todo = rows, list(uris - prior)
+                break
+        found = self.lookup(todo) if todo else np.zeros(0, np.int64)
+        found = found[found >= 0]
+        out = found if base is None else np.concatenate([base, found])
+        # (a new tuple, never one changed in place: finds on other threads read the old one)
+        self.cache[("excluded",)] = ((uris, out), *recent[: _KEPT_EXCLUDED - 1])
         return out
 
     def _row_of(self, uri: str, keys: U64Array) -> int:
