@@ -28,7 +28,10 @@ REPO = Path(__file__).resolve().parents[1]
 N_FILES = 120
 
 SCRIPT = """
-import sys, time
+import signal, sys, time
+# (as a terminal starts it: a process started in the background without job control
+# inherits SIGINT ignored, and Python leaves it so; the Ctrl-C under test would not arrive)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from treehop import Treehop
 from treehop.cli import main
 from treehop_test_doubles import BagOfWordsEmbedder

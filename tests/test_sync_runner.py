@@ -233,6 +233,9 @@ def test_ctrl_c_cancels_the_running_call_in_its_own_context() -> None:
             seen.append("reset")
 
     runner = LoopThread()
+    # (a process started in the background without job control inherits SIGINT ignored, and
+    # Python then leaves it ignored: the Ctrl-C this test sends would never arrive)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     t0 = time.monotonic()
@@ -245,3 +248,4 @@ def test_ctrl_c_cancels_the_running_call_in_its_own_context() -> None:
     finally:
         timer.cancel()
         runner.close()
+        signal.signal(signal.SIGINT, previous)
