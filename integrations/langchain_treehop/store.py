@@ -577,7 +577,7 @@ class TreehopStore(BaseStore):
             )
         # (a URI's segments: a 1,000-label namespace raised RecursionError out of the write,
         # one of 300 was written deeper than any URI argument may name)
-        if uri.count("/") - 1 > urimod.MAX_URI_DEPTH:
+        if urimod.segment_count(uri) > urimod.MAX_URI_DEPTH:
             raise InvalidQueryError(
                 f"namespace too deep: its item's URI would have more than "
                 f"{urimod.MAX_URI_DEPTH} segments (treehop.uri.MAX_URI_DEPTH)"

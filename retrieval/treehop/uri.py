@@ -149,6 +149,13 @@ def context_type_of(uri: str) -> ContextType:
     raise InvalidURIError(f"URI {uri!r} belongs to no context type")
 
 
+def segment_count(uri: str) -> int:
+    """The path segments of a resolved URI (``viking://resources/a/b``: 3; a chunk's
+    ``#chunk-N`` adds none): what :data:`MAX_URI_DEPTH` bounds, for a writer that checks
+    URIs it built itself rather than ones a caller passed (:func:`normalize` checks those)."""
+    return uri.count("/") - 1
+
+
 def parent_of(uri: str) -> str | None:
     """The parent URI of a resolved URI (``None`` for a context-type root)."""
     if CHUNK_MARK in uri:

@@ -779,7 +779,7 @@ class TreeWriter:
         ancestors; one of 300 was written where no URI argument can name it again).
         """
         for n in nodes:
-            if n.uri.count("/") - 1 > urimod.MAX_URI_DEPTH:
+            if urimod.segment_count(n.uri) > urimod.MAX_URI_DEPTH:
                 raise InvalidURIError(
                     f"{n.uri[:80]}...: more than {urimod.MAX_URI_DEPTH} path segments "
                     "(treehop.uri.MAX_URI_DEPTH)"

@@ -377,10 +377,8 @@ class _SearchPaths(_StoreAttributes):
         skey, wide, (eligible, matches) = self._scope_masks(s, scope, rows)
         key = skey if wide else None
         full = _full_mask(s, rows, eligible, key)
-        share = _eligible_share(s, full, key)
-        demand = int(1.25 * limit / max(share, 0.05)) + 16
-        fetch = max(demand, 64)
-        if _scope_within(s, share, demand):  # (each query exactly, as it goes alone)
+        fetch = _graph_fetch(s, _eligible_share(s, full, key), limit)
+        if fetch is None:  # (each query exactly, as it goes alone)
             return [
                 self.search_columns(q, scope, limit, query_text=t, dense_weight=dense_weight)
                 for q, t in zip(qs, texts, strict=True)
@@ -895,10 +893,8 @@ class _SearchPaths(_StoreAttributes):
         skey, wide, (eligible, matches) = self._scope_masks(s, scope, rows)
         key = skey if wide else None
         full = _full_mask(s, rows, eligible, key)
-        share = _eligible_share(s, full, key)
-        demand = int(1.25 * limit / max(share, 0.05)) + 16
-        fetch = max(demand, 64)
-        if _scope_within(s, share, demand):  # (each query exactly, as it goes alone)
+        fetch = _graph_fetch(s, _eligible_share(s, full, key), limit)
+        if fetch is None:  # (each query exactly, as it goes alone)
             if columns:
                 return [self.search_columns(q, scope, limit) for q in qs]
             return [self._search(s, q, scope, limit, None, 1.0, None) for q in qs]
@@ -1290,10 +1286,8 @@ class _SearchPaths(_StoreAttributes):
         full = _full_mask(s, rows, eligible, cache_key)
         # over-fetch by the share of the index the scope admits (4x when unknown), so that
         # enough eligible rows come back without a second graph query
-        share = _eligible_share(s, full, cache_key)
-        demand = int(1.25 * limit / max(share, 0.05)) + 16
-        fetch = max(demand, 64)
-        if _scope_within(s, share, demand):
+        fetch = _graph_fetch(s, _eligible_share(s, full, cache_key), limit)
+        if fetch is None:  # (a narrow scope: searched exactly, not on the graph)
             return None
         ann.lock.acquire_read()
         try:
@@ -1667,22 +1661,26 @@ def _eligible_share(s: _Snap, full: BoolArray, cache_key: tuple[Any, ...] | None
     return hit
 
 
-def _scope_within(s: _Snap, share: float, demand: int) -> bool:
-    """Whether a scope admitting under 5 % of the rows (where the over-fetch is capped at
-    ``25 x limit``) admits no more of them than its search would ask the graph for
-    (``demand``, before the fetch's floor of 64): the exact product over those few rows is
-    then cheaper than the graph and exact, and the search takes it.
+def _graph_fetch(s: _Snap, share: float, limit: int) -> int | None:
+    """How many rows a search whose scope admits ``share`` of the index asks the graph for:
+    over-fetched by that share (capped below :data:`_NARROW_SHARE`, so at most
+    ``25 x limit``), at least 64; ``None`` when the scope is narrow and admits no more rows
+    than that demand (before the floor), where the exact product over those few rows is
+    cheaper than the graph and exact, and the search takes it.
 
-    Why: a narrow scope's fetch is ``25 x limit`` whatever it admits; the tree context's
-    directories-only search of one wide subtree (a memory session of 100,000 turns: 2
-    directories, ``limit`` 10,000) asked the graph for every row, 300 ms of a 350 ms find.
-    A scope of a larger share is asked no more than ``1.25 x limit / share`` rows, the
+    Why the exact way: a narrow scope's fetch is ``25 x limit`` whatever it admits; the tree
+    context's directories-only search of one wide subtree (a memory session of 100,000
+    turns: 2 directories, ``limit`` 10,000) asked the graph for every row, 300 ms of a 350 ms
+    find. A scope of a larger share is asked no more than ``1.25 x limit / share`` rows, the
     work its caller asked for; it stays on the graph as before."""
-    return share < _NARROW_SHARE and share * s.live <= demand
+    demand = int(1.25 * limit / max(share, _NARROW_SHARE)) + 16
+    if share < _NARROW_SHARE and share * s.live <= demand:
+        return None
+    return max(demand, 64)
 
 
 _NARROW_SHARE = 0.05
-"""The admitted share below which the over-fetch stops growing (``max(share, 0.05)``)."""
+"""The admitted share below which the over-fetch stops growing."""
 
 
 def _scope_key(scope: Scope) -> tuple[Any, ...] | None:
