@@ -420,7 +420,11 @@ class Flat:
         self.lexical.upsert(np.arange(len(leaves)), [n.lexical_text() for n in leaves])
 
     def dense(self, vec: npt.NDArray[np.float32], limit: int) -> list[str]:
-        scores = self.matrix @ vec
+        return self.ranked(self.matrix @ vec, limit)
+
+    def ranked(self, scores: npt.NDArray[np.float32], limit: int) -> list[str]:
+        """The texts of the ``limit`` leaves best by ``scores`` (one per leaf), best first
+        (a screen's own scoring of the same leaves ranks through here too)."""
         k = min(limit, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
@@ -812,20 +816,32 @@ def evaluate_set(
             if len(kinds) > 1:
                 groups += [(f"{nset.name}/{k}", [q for q in qs if q.kind == k]) for k in kinds]
             for label, group in groups:
-                for rr in runs:
-                    out.append(
-                        TableRow(
-                            label,
-                            half,
-                            rr.row.key,
-                            rr.row.name,
-                            score(rr, group, judge_, budgets, nset.answers_are_pages),
-                            float(np.percentile(rr.latency_ms, 50))
-                            if rr.latency_ms
-                            else float("nan"),
-                        )
-                    )
+                out += table_rows(runs, label, half, group, judge_, budgets, nset.answers_are_pages)
         return out
+
+
+def table_rows(
+    runs: Sequence[RowRun],
+    label: str,
+    half: str,
+    queries: Sequence[ns.NaturalQuestion],
+    judge_: Judge,
+    budgets: Sequence[int],
+    by_piece: bool,
+) -> list[TableRow]:
+    """One table row per run, scored on ``queries`` (a set's half, or its questions of one
+    kind), with the p50 of the run's limit-10 calls."""
+    return [
+        TableRow(
+            label,
+            half,
+            rr.row.key,
+            rr.row.name,
+            score(rr, queries, judge_, budgets, by_piece),
+            float(np.percentile(rr.latency_ms, 50)) if rr.latency_ms else float("nan"),
+        )
+        for rr in runs
+    ]
 
 
 def first_ranks(

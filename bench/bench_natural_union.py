@@ -32,8 +32,6 @@ from collections.abc import Mapping, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-import numpy as np  # noqa: E402
-
 import bench_natural as bn  # noqa: E402
 import bench_tree as bt  # noqa: E402
 import natural_sets as ns  # noqa: E402
@@ -85,26 +83,10 @@ def run(
             t1 = time.perf_counter()
             runs = bn.run_rows(runner, rows, qs, budgets, counter)
             bn._log(f"{nset.name}/{half}: {len(qs)} queries in {time.perf_counter() - t1:.0f}s")
-            for rr in runs:
-                out.append(
-                    bn.TableRow(
-                        nset.name,
-                        half,
-                        rr.row.key,
-                        rr.row.name,
-                        bn.score(rr, qs, judge, budgets, nset.answers_are_pages),
-                        float(np.percentile(rr.latency_ms, 50)),
-                    )
-                )
+            out += bn.table_rows(runs, nset.name, half, qs, judge, budgets, nset.answers_are_pages)
         return out
     finally:
         th.close()
-
-
-def pooled(rows: Sequence[Mapping[str, Any]], key: str) -> dict[str, float]:
-    sel = [r for r in rows if r["row"] == key]
-    n = sum(int(r["n"]) for r in sel)
-    return {m: sum(float(r[m]) * int(r["n"]) for r in sel) / n for m in METRICS} | {"n": n}
 
 
 def main() -> None:
@@ -158,14 +140,14 @@ def main() -> None:
             + " | ".join(f"{r[m]:.3f}" for m in METRICS)
             + f" | {tail} |"
         )
+    here, there = bn.pooled_rows(got), bn.pooled_rows(list(per_set.values()))
     for row in rows:
-        p = pooled(got, row.key)
-        own_rows = [r for (d, k), r in per_set.items() if k == row.key]
+        p = here[(row.key, half)]
         line = f"| pooled | {row.key} | {p['n']:.0f} | " + " | ".join(
             f"{p[m]:.4f}" for m in METRICS
         )
-        if own_rows:
-            q = pooled(own_rows, row.key)
+        q = there.get((row.key, half))
+        if q is not None:
             line += " | " + " | ".join(f"{q[m]:.4f}" for m in METRICS) + " |"
         print(line)
     bn.print_checks(table)

@@ -98,13 +98,6 @@ class WindowIndex:
         return out
 
 
-def ranked(flat: bn.Flat, scores: npt.NDArray[np.float32], limit: int) -> list[str]:
-    k = min(limit, len(scores))
-    top = np.argpartition(-scores, k - 1)[:k]
-    top = top[np.argsort(-scores[top], kind="stable")]
-    return [flat.texts[int(i)] for i in top]
-
-
 def run(
     names: Sequence[str], half: str, max_chars: int, mixes: Sequence[float]
 ) -> list[dict[str, Any]]:
@@ -158,8 +151,8 @@ def run(
                         variants[f"hyb{w:g}-mix{b:g}"] = w * mixed + (1 - w) * lex / scale
                 for r, s in variants.items():
                     rr = runs[r]
-                    rr.texts[10][q.qid] = ranked(flat, s, 10)
-                    rr.texts[100][q.qid] = ranked(flat, s, 100)
+                    rr.texts[10][q.qid] = flat.ranked(s, 10)
+                    rr.texts[100][q.qid] = flat.ranked(s, 100)
                     for bud in budgets:
                         pool = rr.texts[100][q.qid][: bn.PACK_POOL]
                         pieces = bn.pack_pieces(pool, bud, counter)

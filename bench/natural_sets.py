@@ -1157,8 +1157,7 @@ def sqlalchemy_faq_set() -> NaturalSet:
     files.update(linked)
     n_faq, n_linked = len(faq), len(linked)
     files, scrubbed = scrub_questions(files, questions)
-    questions = [q for q in scrubbed if _answer_words(q) >= MIN_ANSWER_WORDS]
-    unjudged = [q.text for q in scrubbed if _answer_words(q) < MIN_ANSWER_WORDS]
+    questions, unjudged = _judged(scrubbed)
     nset = _packaged_set(
         "sqlalchemy-faq",
         root,
@@ -1188,6 +1187,13 @@ named in the set's note."""
 def _answer_words(q: NaturalQuestion) -> int:
     """Words (the judge's ``\\w+`` tokens) of a question's shortest answer."""
     return min(len(re.findall(r"\w+", a)) for a, _ in q.answers)
+
+
+def _judged(scrubbed: Sequence[NaturalQuestion]) -> tuple[list[NaturalQuestion], list[str]]:
+    """The scrubbed questions whose answers the judge can tell (at least
+    :data:`MIN_ANSWER_WORDS` words), and the texts of those left out."""
+    kept = [q for q in scrubbed if _answer_words(q) >= MIN_ANSWER_WORDS]
+    return kept, [q.text for q in scrubbed if _answer_words(q) < MIN_ANSWER_WORDS]
 
 
 # --------------------------------------------------------------------------------------
@@ -2706,8 +2712,7 @@ def getmail_faq_set() -> NaturalSet:
             kept.append(name)
     kept += _add_notes(files, doc, GETMAIL_TEXTS)
     files, scrubbed = scrub_questions(files, asked)
-    questions = [q for q in scrubbed if _answer_words(q) >= MIN_ANSWER_WORDS]
-    unjudged = [q.text for q in scrubbed if _answer_words(q) < MIN_ANSWER_WORDS]
+    questions, unjudged = _judged(scrubbed)
     nset = _packaged_set(
         "getmail-faq",
         root,
