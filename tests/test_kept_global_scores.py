@@ -66,9 +66,7 @@ def test_family_search_equals_the_computed_one(
 ) -> None:
     read = _counted(monkeypatch)
     rng = np.random.default_rng(7)
-    for _ in range(12):
-        q = rng.standard_normal(32).astype(np.float32)
-        q /= np.linalg.norm(q)
+    for q in _batch_queries(12, 7)[0]:  # (near a folder: most family searches read)
         step = store.search_columns(
             q, Scope(subtrees=(R,)), 40, query_text=text, dense_weight=weight
         )
@@ -85,7 +83,7 @@ def test_family_search_equals_the_computed_one(
                         q, scope, limit, query_text=text, dense_weight=weight
                     )
                 assert _arrays(got) == _arrays(want)
-    assert read[0] > 0
+    assert read[0] >= 12  # (38 of 72 hybrid, 66 dense on this machine)
 
 
 def test_rows_outside_the_step_are_computed() -> None:
@@ -101,17 +99,28 @@ def test_rows_outside_the_step_are_computed() -> None:
 
 
 def test_finds_equal_with_and_without_the_kept_scores(
-    store: EmbeddedStore, monkeypatch: pytest.MonkeyPatch
+    mean_store: tuple[EmbeddedStore, np.ndarray], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Finds whose family searches read their step's kept scores (queries near a folder, as
+    a real query is near its best hits' folder: most of them read) give what they give
+    with every score computed.
+
+    (Random queries over ``clustered_tree`` read in 1 find of 20 here and in none on
+    another CPU, whose graph differed: the read count there proved nothing.)"""
+    store, folders = mean_store
     read = _counted(monkeypatch)
     rng = np.random.default_rng(3)
+    n = 10
     for cfg in (RetrievalConfig(), RetrievalConfig(dense_weight=1.0)):
         retriever = HierarchicalRetriever(store, cfg)
-        for k in range(10):
-            q = rng.standard_normal(32).astype(np.float32)
+        picked = rng.integers(0, 40, n)
+        qs = folders[picked] + 0.1 * rng.standard_normal((n, 32))
+        qs = (qs / np.linalg.norm(qs, axis=1, keepdims=True)).astype(np.float32)
+        before = read[0]
+        for k in range(n):
             req = RetrievalRequest(
-                query=TypedQuery(query=f"doc {k} {k + 3}"),
-                vector=q / np.linalg.norm(q),
+                query=TypedQuery(query=f"doc {int(picked[k])} {k}"),
+                vector=qs[k],
                 roots=[R],
                 limit=10,
                 include_directories=[None, False][k % 2],
@@ -122,7 +131,8 @@ def test_finds_equal_with_and_without_the_kept_scores(
                 want = asyncio.run(retriever.retrieve(req))
             assert _outcome(got) == _outcome(want)
             assert got.matched_contexts
-    assert read[0] > 0  # the tree context's family searches read the step's scores
+        # the tree context's family searches read the step's scores (most of them)
+        assert read[0] - before >= n // 2
 
 
 def _batch_queries(n: int, seed: int) -> tuple[np.ndarray, list[str]]:
