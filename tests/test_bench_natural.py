@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import bench_natural as bn
 import bench_tree as bt
 import natural_sets as ns
+from debian_package_double import unpacked_package
 from treehop import InvalidConfigError
 from treehop.context_assembly import HeuristicCounter
 
@@ -420,11 +421,9 @@ def test_perlfaq_set_from_an_unpacked_package_deletes_questions_and_keeps_answer
     earlier unpack present, so nothing is downloaded): =head2 questions leave the corpus,
     also where another answer or a linked page quotes them; linked pages up to the size cap
     join the corpus, larger ones stay out and are named in the note."""
-    monkeypatch.setattr(ns.ds, "CACHE_DIR", tmp_path)
-    root = ns.ds.debian_package_root(ns.PERL_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.PERL_PACKAGE, "")
     pod = root / "usr/share/perl/5.36.0/pod"
     pod.mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("")
     for n in range(1, 10):
         (pod / f"perlfaq{n}.pod").write_text(
             f"=head1 NAME\n\nperlfaq{n} - Part {n}\n\n=head1 Group\n\n"
@@ -472,11 +471,9 @@ def test_borg_faq_set_keeps_groups_deletes_questions_and_reads_the_main_column(
     nothing downloaded): the theme's ``body`` div is the text (no sidebar or footer words),
     ``###`` headings are the questions and leave the corpus, the ``##`` groups stay, linked
     pages join up to the size cap and the larger one is named in the note."""
-    monkeypatch.setattr(ns.ds, "CACHE_DIR", tmp_path)
-    root = ns.ds.debian_package_root(ns.BORG_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.BORG_PACKAGE, "1.2.4-1")
     html_dir = root / ns.BORG_HTML
     (html_dir / "usage").mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("1.2.4-1")
     faq = _borg_page(
         "Frequently asked questions",
         "<section><h2>Security</h2><section><h3>How do I rotate the repository key?</h3>"
@@ -537,11 +534,9 @@ def test_ffmpeg_faq_set_from_an_unpacked_package(
     dropped), an answer keeps its ``####`` sub-sections as bold lines (whose scope ends with
     the answer: the next answer is not titled by them), the ``*-all`` copies and pages over
     the cap stay out (named in the note), the other manual pages join."""
-    monkeypatch.setattr(ns.ds, "CACHE_DIR", tmp_path)
-    root = ns.ds.debian_package_root(ns.FFMPEG_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.FFMPEG_PACKAGE, "5.1")
     manual = root / ns.FFMPEG_MANUAL
     manual.mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("5.1")
     (manual / "faq.html").write_text(
         _texinfo_page(
             "FFmpeg FAQ",

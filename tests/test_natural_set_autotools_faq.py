@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_tree as bt
-import datasets as ds
 import natural_sets as ns
+from debian_package_double import unpacked_package
 
 INFO_HEAD = """This is automake-1.16.info, produced by makeinfo version 6.8 from
 automake.texi.
@@ -254,15 +254,12 @@ def test_info_markdown_headings_come_only_from_underlined_titles(lines: list[str
 
 
 def _packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
     monkeypatch.setattr(ns, "AUTOCONF_FAQ_CHAPTER", 2)
     monkeypatch.setattr(ns, "AUTOMAKE_FAQ_CHAPTER", 2)
-    ac = ds.debian_package_root(ns.AUTOCONF_PACKAGE)
-    am = ds.debian_package_root(ns.AUTOMAKE_PACKAGE)
+    ac = unpacked_package(tmp_path, monkeypatch, ns.AUTOCONF_PACKAGE, "2.71-3")
+    am = unpacked_package(tmp_path, monkeypatch, ns.AUTOMAKE_PACKAGE, "1:1.16.5-1")
     (ac / ns.AUTOCONF_DOC).mkdir(parents=True)
     (am / ns.AUTOMAKE_INFO).mkdir(parents=True)
-    (ac / ".bench-unpacked").write_text("2.71-3\n")  # unpacked: nothing downloaded
-    (am / ".bench-unpacked").write_text("1:1.16.5-1\n")
     return ac / ns.AUTOCONF_DOC, am / ns.AUTOMAKE_INFO
 
 

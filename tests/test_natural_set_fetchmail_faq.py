@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import datasets as ds
 import natural_sets as ns
+from debian_package_double import unpacked_package
 
 FAQ_HTML = """<?xml version="1.0" encoding="ISO-8859-1"?>
 <html xmlns="http://www.w3.org/1999/xhtml">
@@ -216,11 +216,9 @@ def test_page_to_markdown_never_crashes(page: str) -> None:
 def test_fetchmail_faq_set_from_a_package_tree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    root = ds.debian_package_root(ns.FETCHMAIL_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.FETCHMAIL_PACKAGE, "6.4.37-1")
     doc = root / ns.FETCHMAIL_DOC
     doc.mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("6.4.37-1\n")  # unpacked: nothing is downloaded
     (doc / ns.FETCHMAIL_FAQ).write_text(FAQ_HTML, encoding="latin-1")
     (doc / "fetchmail-features.html").write_text(
         "<html><body><table summary='Canned page header'><tr><td>Back</td></tr></table>"

@@ -28,6 +28,7 @@ import bench_tree as bt
 import check_question_leaks as cql
 import datasets as ds
 import natural_sets as ns
+from debian_package_double import unpacked_package
 
 Q_WHAT = "What is getmail?"
 Q_PLATFORMS = "What platforms/machines does getmail run on?"
@@ -213,11 +214,9 @@ def test_split_getmail_faq_repeated_anchor_gets_a_suffix() -> None:
 
 
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_HTML) -> Path:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    root = ds.debian_package_root(ns.GETMAIL_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.GETMAIL_PACKAGE, "6.18.11-2")
     doc = root / ns.GETMAIL_DOC
     doc.mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("6.18.11-2\n")  # unpacked: nothing downloaded
     (doc / ns.GETMAIL_FAQ).write_text(faq, encoding="latin-1")
     (doc / "documentation.html").write_text(DOC_HTML, encoding="latin-1")
     (doc / "troubleshooting.html").write_text(TROUBLE_HTML, encoding="latin-1")

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_tree as bt
-import datasets as ds
 import natural_sets as ns
+from debian_package_double import unpacked_package
 
 FAQ_HTML = """<!DOCTYPE html>
 <html lang="en">
@@ -189,11 +189,9 @@ def test_drop_between_is_linear_on_unclosed_starts() -> None:
 
 
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    root = ds.debian_package_root(ns.NANO_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.NANO_PACKAGE, "7.2-1")
     doc = root / ns.NANO_DOC
     (doc / "examples").mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("7.2-1\n")  # unpacked: nothing downloaded
     return doc
 
 

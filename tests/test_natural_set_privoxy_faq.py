@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_tree as bt
-import datasets as ds
 import natural_sets as ns
+from debian_package_double import unpacked_package
 
 
 def _nav(cls: str) -> str:
@@ -281,13 +281,11 @@ def test_scrub_cross_references_deletes_only_links_quoting_their_question() -> N
 
 
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_faq: bool = True) -> Path:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    root = ds.debian_package_root(ns.PRIVOXY_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.PRIVOXY_PACKAGE, "3.0.34-1")
     doc = root / ns.PRIVOXY_DOC
     (doc / "faq").mkdir(parents=True)
     (doc / "user-manual").mkdir()
     (doc / "man-page").mkdir()
-    (root / ".bench-unpacked").write_text("3.0.34-1\n")  # unpacked: nothing is downloaded
     if with_faq:
         (doc / "faq/index.html").write_text(INDEX_PAGE, encoding="latin-1")
     return doc

@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import datasets as ds
 import natural_sets as ns
+from debian_package_double import unpacked_package
 
 
 def _nav(next_title: str) -> str:
@@ -227,11 +227,9 @@ def test_split_texinfo_chapters_never_leaves_a_question_heading_in_the_corpus(
 
 
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_faq: bool = True) -> Path:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    root = ds.debian_package_root(ns.R_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.R_PACKAGE, "4.2.2.20221110-2")
     manual = root / ns.R_MANUAL
     manual.mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("4.2.2.20221110-2\n")  # unpacked: no download
     if with_faq:
         (manual / ns.R_FAQ).write_text(FAQ_HTML, encoding="utf-8")
     return manual

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import bench_tree as bt
 import datasets as ds
 import natural_sets as ns
+from debian_package_double import unpacked_package
 
 FAQ_TEXT = """   screen: frequently asked questions -- known problems
 =-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=
@@ -140,12 +141,10 @@ wrong and messes up.
 
 
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    root = ds.debian_package_root(ns.SCREEN_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.SCREEN_PACKAGE, "4.9.0-4")
     doc = root / ns.SCREEN_DOC
     (doc / "examples").mkdir(parents=True)
     (root / ns.SCREEN_INFO).mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("4.9.0-4\n")  # unpacked: nothing downloaded
     return doc
 
 

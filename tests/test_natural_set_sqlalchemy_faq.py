@@ -17,8 +17,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_html_blanked as bh
-import datasets as ds
 import natural_sets as ns
+from debian_package_double import unpacked_package
 
 Q_LEN = "Query has no __len__(), why not?"
 Q_ROLLBACK = "Why does my Session roll back after a flush error?"
@@ -89,12 +89,10 @@ _SESSIONS = _page(
 
 @pytest.fixture
 def sqla_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    root = ds.debian_package_root(ns.SQLALCHEMY_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.SQLALCHEMY_PACKAGE, "1.4.46+ds1-1")
     html_dir = root / ns.SQLALCHEMY_HTML
     for sub in ("faq", "orm", "changelog"):
         (html_dir / sub).mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("1.4.46+ds1-1")
     (html_dir / "faq" / "sessions.html").write_text(_SESSIONS)
     (html_dir / "faq" / "index.html").write_text(
         _page("Frequently Asked Questions", "<p>" + "Every FAQ question listed here. " * 9)

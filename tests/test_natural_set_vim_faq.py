@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_tree as bt
-import datasets as ds
 import natural_sets as ns
+from debian_package_double import unpacked_package
 
 FAQ_TEXT = """vim:tw=75:wrap
 
@@ -240,11 +240,9 @@ def test_vim_help_page_markdown_keeps_the_text_without_markup() -> None:
 
 
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    root = ds.debian_package_root(ns.VIM_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.VIM_PACKAGE, "2:9.0.1378-2")
     doc = root / ns.VIM_DOC
     (doc / ns.VIM_HTML).mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("2:9.0.1378-2\n")  # unpacked: nothing downloaded
     return doc
 
 

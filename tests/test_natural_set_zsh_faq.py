@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import datasets as ds
 import natural_sets as ns
+from debian_package_double import unpacked_package
 
 FAQ_TEXT = """Archive-Name: unix-faq/shell/wsh
 Last-Modified: 2020/08/08
@@ -245,11 +245,9 @@ def test_split_yodl_faq_repeated_chapter_titles_keep_both_files() -> None:
 
 
 def test_zsh_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    root = ds.debian_package_root(ns.ZSH_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.ZSH_PACKAGE, "5.9-4")
     doc = root / ns.ZSH_DOC
     doc.mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("5.9-4\n")  # unpacked: nothing is downloaded
     with gzip.open(doc / ns.ZSH_FAQ, "wt", encoding="utf-8") as fh:
         fh.write(FAQ_TEXT)
     with gzip.open(doc / "README.gz", "wt", encoding="utf-8") as fh:
@@ -288,10 +286,8 @@ def test_zsh_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
 def test_zsh_faq_set_refuses_a_package_without_the_faq(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    root = ds.debian_package_root(ns.ZSH_PACKAGE)
+    root = unpacked_package(tmp_path, monkeypatch, ns.ZSH_PACKAGE, "5.9-4")
     (root / ns.ZSH_DOC).mkdir(parents=True)
-    (root / ".bench-unpacked").write_text("5.9-4\n")
     with pytest.raises(FileNotFoundError, match=r"no FAQ\.gz under"):
         ns.zsh_faq_set()
 
