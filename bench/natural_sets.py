@@ -109,6 +109,7 @@ import html
 import posixpath
 import re
 import shutil
+import textwrap
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,6 +138,7 @@ HELD_OUT_SETS = (
     "doxygen-faq",
     "sqlalchemy-faq",
     "getmail-faq",
+    "curl-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -2731,6 +2733,245 @@ def getmail_faq_set() -> NaturalSet:
     return nset
 
 
+# --------------------------------------------------------------------------------------
+# A numbered plain-text FAQ beside its library's notes and man pages (curl)
+# --------------------------------------------------------------------------------------
+
+CURL_PACKAGE = "libcurl4-doc"
+CURL_DOC = "usr/share/doc/libcurl4"
+CURL_FAQ = "FAQ.gz"
+CURL_MAN = "usr/share/man/man3"
+CURL_SKIPPED = ("THANKS.gz",)
+"""Left out of the package's documentation folder: ``THANKS`` (contributors' names). Every
+other file directly in the folder comes in as plain text, as the user reads it (``README``,
+``INSTALL.md``, ``KNOWN_BUGS``, ``TODO``, ``SSLCERTS.md``, ``TheArtOfHttpScripting.md`` and the
+project's process notes beside them), one file up to :data:`MAX_LINKED_CHARS`. Also left out:
+``examples/`` (C programs) and the Debian copyright and changelogs (``libcurl4-doc/``)."""
+_CURL_SEPARATOR = re.compile(r"^={20,}\s*$")
+_CURL_SECTION = re.compile(r"^(\d+)\.\s+(\S.*)$")
+_CURL_QUESTION = re.compile(r"^\s*(\d+)\.(\d+)\s+(\S.*)$")
+_CURL_SUB_ENTRY = re.compile(r"^\s*(\d+)\.(\d+)\.(\d+)\s+(\S.*)$")
+_ROFF_ESCAPE = re.compile(r"\\(\(..|f[BIPRC]|f\(..|[-\\&|_e^ ])")
+_ROFF_NAMED = {"(aq": "'", "(dq": '"', "(em": "--", "(en": "-", "(bu": "*", "(co": "(C)"}
+_ROFF_ARGS = re.compile(r'"([^"]*)"|(\S+)')
+
+
+def split_curl_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """curl's ``FAQ`` (plain text: a banner, the title, the contents list of every section
+    and question, a line of ``=``, then the sections) -> (the FAQ as one markdown page
+    without its questions and its contents, [(number, question, answer)]), in one pass.
+
+    Everything up to the first ``=`` line (banner, title, contents list: the questions
+    again) is dropped; the page is headed ``# curl FAQ``. In the body, a column-0 line
+    ``N. <title>`` after a blank line opens section N (``## N. <title>``; the text under it
+    before its first question, the licence section's preamble, is no answer). A line
+    ``N.M <question>`` (indented 0-4 spaces) with a blank line before and after it, N the open
+    section, is a question: its line leaves the page and the text under it, up to the next
+    question or section, is its answer. A line numbered for another section (an answer's
+    wrapped "see FAQ entry\\n 4.12 and ...") or without blank lines around it is answer
+    text. A sub-entry ``N.M.K <title>`` under question N.M (the HTTP status codes under
+    4.5) is a sub-section of that answer: a ``###`` heading inside it. Each block between
+    headings is dedented (the FAQ indents its text two spaces); blank runs collapse. Ids are
+    the authors' numbers (``4.12``: kept when entries are added or removed, as 2.3 and 4.1
+    were); a repeated number gets ``-2``. A question with no text under it asks nothing."""
+    lines = text.split("\n")
+    start = next((i for i, ln in enumerate(lines) if _CURL_SEPARATOR.match(ln)), None)
+    if start is None:
+        raise ValueError("no '=' line after the contents list: not a curl-style FAQ")
+    body = lines[start + 1 :]
+    n = len(body)
+
+    def blank(i: int) -> bool:
+        return i < 0 or i >= n or not body[i].strip()
+
+    out: list[str] = ["# curl FAQ"]
+    block: list[str] = []  # the text since the last heading, to dedent
+    answer: list[str] | None = None  # the open question's text (blocks and sub-headings)
+    qa: list[tuple[str, str, str]] = []
+    asked: tuple[str, str] | None = None
+    section: str | None = None
+    seen: dict[str, int] = {}
+
+    def flush() -> None:
+        part = textwrap.dedent("\n".join(block)).strip("\n")
+        block.clear()
+        if part.strip():
+            out.append(part)
+            if answer is not None:
+                answer.append(part)
+
+    def close() -> None:
+        nonlocal answer, asked
+        flush()
+        if asked is not None and answer:
+            num = asked[0]
+            seen[num] = seen.get(num, 0) + 1
+            key = num if seen[num] == 1 else f"{num}-{seen[num]}"
+            qa.append((key, asked[1], "\n\n".join(answer).strip()))
+        answer, asked = None, None
+
+    for i, line in enumerate(body):
+        apart = blank(i - 1) and blank(i + 1)
+        opened = _CURL_SECTION.match(line) if apart else None
+        if opened:
+            close()
+            section = opened.group(1)
+            out.append(f"## {_norm(line)}")
+            continue
+        entry = _CURL_QUESTION.match(line) if apart else None
+        if entry and entry.group(1) == section and len(line) - len(line.lstrip()) <= 4:
+            close()
+            asked = (f"{entry.group(1)}.{entry.group(2)}", _norm(entry.group(3)))
+            answer = []
+            continue  # the question's own line leaves the page
+        sub = _CURL_SUB_ENTRY.match(line) if apart else None
+        if sub and asked is not None and f"{sub.group(1)}.{sub.group(2)}" == asked[0]:
+            flush()
+            heading = f"### {_norm(line)}"
+            out.append(heading)
+            assert answer is not None
+            answer.append(heading)
+            continue
+        block.append(line)
+    close()
+    return "\n\n".join(out).strip() + "\n", qa
+
+
+def _roff_inline(text: str) -> str:
+    """A roff line's text without its escapes: font changes dropped, ``\\-`` a hyphen,
+    ``\\\\`` a backslash, ``\\(aq`` and the other named characters as ASCII."""
+
+    def one(m: re.Match[str]) -> str:
+        code = m.group(1)
+        if code[0] == "f":
+            return ""
+        if code[0] == "(":
+            return _ROFF_NAMED.get(code, "")
+        return {"-": "-", "\\": "\\", "e": "\\", " ": " ", "_": "_"}.get(code, "")
+
+    return _ROFF_ESCAPE.sub(one, text)
+
+
+def roff_page_markdown(roff: str) -> str:
+    """A man page in roff (libcurl's: ``.TH``, ``.SH``, ``.IP``/``.TP`` items, ``.nf``/``.fi``
+    examples, ``.B``/``.BR`` font macros, ``\\fI..\\fP`` escapes) -> markdown, as a reader of
+    ``man`` sees the text: ``# NAME(section)`` from ``.TH``, ``## `` for ``.SH`` and ``### ``
+    for ``.SS``, an ``.IP``/``.TP`` item's tag a paragraph of its own over its text,
+    ``.nf``..``.fi`` a fenced block, the font macros' arguments joined (``.BR`` and the other
+    alternating ones without spaces, as roff sets them), comments and layout requests
+    (``.RS``, ``.ad``, ``.sp``) dropped. Enough for the pages of one package, not all roff
+    (no ``.so``, tables or conditionals)."""
+    out: list[str] = []
+    fence = False
+    tag_next = False
+    for raw in roff.split("\n"):
+        if raw.startswith(('.\\"', "'\\\"")) or raw.strip() in {".", "'"}:
+            continue
+        if raw.startswith((".", "'")):
+            name, _, rest = raw[1:].strip().partition(" ")
+            args = [a or b for a, b in _ROFF_ARGS.findall(rest)]
+            if name == "TH" and args:
+                out += [f"# {_roff_inline(args[0])}({args[1] if len(args) > 1 else ''})", ""]
+            elif name in {"SH", "SS"}:
+                level = "##" if name == "SH" else "###"
+                out += ["", f"{level} {_roff_inline(' '.join(args))}", ""]
+            elif name == "nf" and not fence:
+                out += ["", "```"]
+                fence = True
+            elif name == "fi" and fence:
+                out += ["```", ""]
+                fence = False
+            elif name in {"PP", "P", "LP", "sp"}:
+                out.append("")
+            elif name == "IP":
+                out += ["", _roff_inline(args[0]), ""] if args else [""]
+            elif name == "TP":
+                out.append("")
+                tag_next = True
+            elif name in {"B", "I", "SM"}:
+                out.append(_roff_inline(" ".join(args)))
+            elif name in {"BR", "RB", "BI", "IB", "IR", "RI"}:
+                out.append(_roff_inline("".join(args)))
+            continue  # .br, .RS, .RE, .ad and the rest: layout only
+        line = _roff_inline(raw)
+        out.append(line)
+        if tag_next:
+            out.append("")
+            tag_next = False
+    if fence:
+        out.append("```")
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def curl_named_pages(faq_text: str, names: Collection[str]) -> list[str]:
+    """The man pages among ``names`` (``CURLOPT_WRITEDATA``, ``curl_easy_setopt``,
+    ``libcurl``) that ``faq_text`` (the FAQ's answers) names as a whole word: a plain-text
+    FAQ's links (one hop, as the Django and SQLAlchemy sets take the pages their FAQ links
+    to), sorted."""
+    words = set(re.findall(r"[A-Za-z0-9_-]+", faq_text))
+    return sorted(name for name in names if name in words)
+
+
+def curl_faq_set() -> NaturalSet:
+    """curl's FAQ (Debian ``libcurl4-doc``, ``/usr/share/doc/libcurl4/FAQ.gz``: plain text,
+    ~90 numbered questions "3.8 How do I tell curl to follow HTTP redirects?" in 8 sections
+    after a contents list) as one page ``FAQ.md`` with every question deleted
+    (:func:`split_curl_faq`), beside the package's other notes in the same folder (as plain
+    text, :data:`CURL_SKIPPED` aside) and the libcurl man pages the FAQ's answers name
+    (:func:`curl_named_pages`, converted by :func:`roff_page_markdown` into ``man3/``). The
+    other ~470 man pages are left out: 1.8 MB of roff, four times the rest of the corpus, more
+    than 2 shared cores embed in a bench run (the reason of :data:`MAX_LINKED_CHARS` and
+    of the Vim set's reference manual), and named by count in the note. Entries whose answer
+    is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built after round 16 and
+    measured once, with no change to the retriever: an untuned check (helper heldout17)."""
+    root, doc, faq_path = _packaged_doc(CURL_PACKAGE, CURL_DOC, CURL_FAQ)
+    faq_text = _doc_text(faq_path, "utf-8")
+    text, qa = split_curl_faq(faq_text)
+    files = {"FAQ.md": text}
+    asked = [NaturalQuestion(f"curl-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    too_long: list[str] = []
+    notes = sorted(
+        p.name for p in doc.iterdir() if p.is_file() and p.name not in (CURL_FAQ, *CURL_SKIPPED)
+    )
+    for name in notes:
+        note_text = _doc_text(doc / name, "utf-8").strip() + "\n"
+        if len(note_text) > MAX_LINKED_CHARS:
+            too_long.append(name)
+        else:
+            files[name.removesuffix(".gz")] = note_text
+    man = root / CURL_MAN
+    pages = {p.name.removesuffix(".gz").removesuffix(".3"): p for p in man.glob("*.3*")}
+    named = curl_named_pages("\n".join(a for _, _, a in qa), pages)
+    for stem in named:
+        page = roff_page_markdown(_doc_text(pages[stem], "utf-8"))
+        if len(page) > MAX_LINKED_CHARS:
+            too_long.append(f"{stem}(3)")
+        else:
+            files[f"man3/{stem}.md"] = page
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    n_notes = len(notes) - sum(1 for t in too_long if not t.endswith("(3)"))
+    n_man = len(named) - sum(1 for t in too_long if t.endswith("(3)"))
+    nset = _packaged_set(
+        "curl-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"curl FAQ from {CURL_PACKAGE} {version} (FAQ.gz, plain text, one page; its N.M "
+            "question lines and the contents list deleted, N.M.K sub-entries kept as "
+            f"sub-sections) + the {n_notes} other notes of the folder as text (left out: "
+            f"{', '.join(CURL_SKIPPED)}, examples/*.c) + the {n_man} man pages its answers "
+            f"name, roff as text (left out: the other {len(pages) - len(named)} man pages; "
+            f"over {MAX_LINKED_CHARS} chars: {', '.join(too_long) or 'none'}); answer = the "
+            "text under a question, up to the next question or section; left out, answer "
+            f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -2749,6 +2990,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "doxygen-faq": lambda emb: doxygen_faq_set(),
     "sqlalchemy-faq": lambda emb: sqlalchemy_faq_set(),
     "getmail-faq": lambda emb: getmail_faq_set(),
+    "curl-faq": lambda emb: curl_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
