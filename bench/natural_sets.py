@@ -2793,7 +2793,7 @@ def split_curl_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     seen: dict[str, int] = {}
 
     def flush() -> None:
-        part = textwrap.dedent("\n".join(block)).strip("\n")
+        part = re.sub(r"\n{3,}", "\n\n", textwrap.dedent("\n".join(block)).strip("\n"))
         block.clear()
         if part.strip():
             out.append(part)
@@ -2888,13 +2888,13 @@ def roff_page_markdown(roff: str) -> str:
             elif name == "TP":
                 out.append("")
                 tag_next = True
-            elif name in {"B", "I", "SM"}:
-                out.append(_roff_inline(" ".join(args)))
-            elif name in {"BR", "RB", "BI", "IB", "IR", "RI"}:
-                out.append(_roff_inline("".join(args)))
+            elif name in {"B", "I", "SM", "BR", "RB", "BI", "IB", "IR", "RI"}:
+                out.append(_roff_inline((" " if len(name) == 1 or name == "SM" else "").join(args)))
+                if tag_next:  # a .TP item's tag set in a font
+                    out.append("")
+                    tag_next = False
             continue  # .br, .RS, .RE, .ad and the rest: layout only
-        line = _roff_inline(raw)
-        out.append(line)
+        out.append(_roff_inline(raw))
         if tag_next:
             out.append("")
             tag_next = False
