@@ -93,6 +93,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   of the tree and quotes every question dropped (:func:`drop_contents_section`), two entries
   answered "Yes."/"No." left out. Built after round 14 and measured once, with no change to
   the retriever: an untuned check (helper heldout16).
+* ``curl-faq``: curl's FAQ (Debian ``libcurl4-doc``, ``FAQ.gz``, plain text: 90 numbered
+  ``N.M`` questions in 8 sections after a contents list, many titled as problems rather than
+  questions) as one page with every question line and the contents list deleted
+  (:func:`split_curl_faq`), beside the folder's 45 other notes as text and the 16 libcurl man
+  pages its answers name (roff as text: :func:`roff_page_markdown`). Built after round 16 and
+  measured once, with no change to the retriever: an untuned check (helper heldout17).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
