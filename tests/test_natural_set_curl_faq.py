@@ -27,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_tree as bt
 import check_question_leaks as cql
-import datasets as ds
 import natural_sets as ns
 from debian_package_double import unpacked_package
 
@@ -423,26 +422,3 @@ def test_curl_faq_set_refuses_a_package_without_the_faq(
     (doc / ns.CURL_FAQ).unlink()
     with pytest.raises(FileNotFoundError, match=r"no FAQ\.gz under"):
         ns.curl_faq_set()
-
-
-@pytest.mark.skipif(
-    not (ds.debian_package_root(ns.CURL_PACKAGE) / ".bench-unpacked").is_file(),
-    reason="libcurl4-doc is not unpacked in the bench cache (TREEHOP_BENCH_CACHE)",
-)
-def test_curl_faq_set_from_the_real_package(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Debian 12's libcurl4-doc 7.88.1 as fetched into the bench cache: 90 questions, every
-    one of its contents list, none left out, no copy left in any file."""
-    real_root = ds.debian_package_root(ns.CURL_PACKAGE)
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)  # the tree is written here, not the cache
-    monkeypatch.setattr(ds, "fetch_debian_package", lambda package: real_root)
-    nset = ns.curl_faq_set()
-    faq = (real_root / ns.CURL_DOC / ns.CURL_FAQ).read_bytes()
-    listed = re.findall(r"(?m)^ {2}(\d+\.\d+) ", gzip.decompress(faq).decode().split("=" * 20)[0])
-    assert [q.qid.removeprefix("curl-faq:") for q in nset.questions] == listed
-    assert nset.left_out == ()
-    dev, test = bt.sampled_halves(nset.questions, None)
-    assert len(dev) + len(test) == len(nset.questions)
-    asked = [q.text for q in nset.questions]
-    assert [lk for lk in cql.find_leaks(nset.files, asked, False) if lk.kind != "run"] == []
