@@ -788,6 +788,10 @@ class Frontier:
         e.sort_key = -self._key(e, track)
         heapq.heappush(self._heap, e)
 
+    def top_paged(self) -> bool:
+        """Whether the best entry is a directory opened before (truncated: its rest)."""
+        return bool(self._heap) and bool(self._heap[0].seen)
+
     def entries(self) -> Iterable[FrontierEntry]:
         """Every entry, in no order."""
         return iter(self._heap)

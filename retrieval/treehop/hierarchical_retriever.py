@@ -358,15 +358,15 @@ class HierarchicalRetriever:
             if state.settled(kth):
                 state.stop_reason = f"top-{req.limit} settled: no directory left can enter it"
                 break
-            if bounded and SLOT_STOP and self._slots_settled(q, state):
-                state.stop_reason = (
-                    f"top-{req.limit} passage slots settled: no row left can change them"
-                )
-                break
             if q.fetched < MAX_GLOBAL_FETCH and state.wants_deeper_global(kth):
                 n = min(DEEPER * q.fetched, MAX_GLOBAL_FETCH)
                 await self._deeper_global_search(q, state, n, result)
                 continue
+            if bounded and SLOT_STOP and self._slots_settled(q, state, kth):
+                state.stop_reason = (
+                    f"top-{req.limit} passage slots settled: no row left can change them"
+                )
+                break
             entry = state.frontier.pop()
             if entry.uri in state.visited and not entry.seen:
                 continue
@@ -497,11 +497,12 @@ class HierarchicalRetriever:
             use_bound=use_bound,
         )
 
-    def _slots_settled(self, q: _Query, state: Descent) -> bool:
+    def _slots_settled(self, q: _Query, state: Descent, kth: float) -> bool:
         """The stop rule by passage slots (:meth:`~treehop.descent.Collected.
         passages_settled`), where the document count has not settled the top-k: a question's
-        (or sentence's) passage slots over documents, alpha = 1, every directory left on the
-        heap a document whose chunks are collected (what is unread is more of its chunks:
+        (or sentence's) passage slots over documents, alpha = 1, fewer documents than slots
+        or the best directory left being paged, every directory left on the heap a
+        document whose chunks are collected (what is unread is more of its chunks:
         the tree context's parents stay the same), no memory turn in the store. Why: one
         document of many answers, fewer documents than the limit, was paged
         ``max_children_per_dir`` rows a round for ``max_rounds`` rounds while its first
@@ -510,6 +511,11 @@ class HierarchicalRetriever:
         coll, cfg = state.collected, self.config
         if not (q.passages and coll.collapse and coll.passages and state.alpha >= 1.0):
             return False
+        if not (kth == NEG_INF or state.frontier.top_paged()):
+            return False  # (not the case it is for: fewer documents than slots, or paging)
+        roots = set(q.req.roots)
+        if any(e.uri in roots for e in state.frontier.entries()):
+            return False  # (a root left: not yet opened; the common case, asked first)
         if state.slot_wait > 0:
             state.slot_wait -= 1
             return False
@@ -527,7 +533,7 @@ class HierarchicalRetriever:
             pool = max(pool, HUB_POOL)
         own = q.question and cfg.question_grow_own
         penalty = cfg.question_document_penalty * q.dense_weight if q.question else 0.0
-        roots, hits, read = set(q.req.roots), q.hits, state.read
+        hits, read = q.hits, state.read
         return coll.passages_settled(
             q.req.limit,
             state.frontier.best_bound(),
