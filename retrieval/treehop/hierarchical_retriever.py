@@ -524,7 +524,8 @@ class HierarchicalRetriever:
         state.slot_every *= 2  # (read only if this check fails: the descent stops otherwise)
         state.slot_wait = state.slot_every - 1
         docs = {c.document for c in coll.values() if c.chunk_index is not None}
-        if not all(e.uri in docs for e in state.frontier.entries()):
+        unread = {e.uri for e in state.frontier.entries()}
+        if not unread <= docs:
             return False
         pool = 0
         if q.question and cfg.question_chunk_window:
@@ -541,6 +542,7 @@ class HierarchicalRetriever:
             penalty,
             pool,
             lambda u: u in read or u in hits or u in roots,
+            unread,
         )
 
     def _slot_chars(self, q: _Query) -> int:
