@@ -251,7 +251,7 @@ def _collected(chunks: list[tuple[int, float, int, int | None]]) -> Collected:
 
 
 def _settled(coll: Collected, k: int, bound: float) -> bool:
-    return coll.passages_settled(k, bound, None, 0.0, 0, lambda u: True, {DOC})
+    return coll.passages_settled(k, bound, None, 0.0, 0, lambda u: True)
 
 
 def test_a_slot_beside_an_unread_chunk_is_open_unless_its_budget_is_spent() -> None:

@@ -383,11 +383,9 @@ class Collected:
         penalty: float,
         pool: int,
         read: Callable[[str], bool],
-        unread: Iterable[str],
     ) -> bool:
         """Whether no node still unread (each scoring at most ``bound`` on the vector track,
-        alpha = 1, each a chunk of one of the documents ``unread``) can enter or change the
-        first ``k`` passage slots: the stop rule by slots,
+        alpha = 1) can enter or change the first ``k`` passage slots: the stop rule by slots,
         where :meth:`kth_score` counts documents (a lower bound: one document of many
         answers holds many slots, and a find over fewer documents than ``k`` never settled
         on it and paged the document for ``max_rounds`` rounds; bench/README.md, "Paging: a
@@ -396,12 +394,11 @@ class Collected:
         The proof, against the slots as :meth:`ranked` builds them now (``grow_key`` and
         the document ``penalty`` as the find applies them after the descent):
 
-        - the k-th slot's score is at least ``bound``: a new node ranks after every
-          candidate it does not beat (ties keep the order of placing), so it opens no slot
-          above it and takes no slot's place; with the document ``penalty``
-          (:func:`~treehop.chunk_window.spread_over_documents`), at each of the first ``k``
-          choices ``bound`` less the penalty its document has taken by then is no more than
-          the score chosen there;
+        - the k-th slot's score, after the document ``penalty`` (:func:`~treehop.
+          chunk_window.spread_over_documents`: a document's further slots give up some),
+          is at least ``bound``: a new node ranks after every candidate it does not beat
+          (ties keep the order of placing) and a slot it opens scores at most ``bound``
+          (of any document), so it opens no slot above the k-th and takes no slot's place;
         - each of those slots is closed: its chunks are consecutive, and the chunk before
           and after it is either collected already (no new chunk can sit there) or could
           not join it by the budget (the chars the slot holds from its opening chunk to that
@@ -427,19 +424,11 @@ class Collected:
             order, adjusted = spread_over_documents(
                 [c.final.vec for c in faces], [c.document for c in faces], penalty, k
             )
-            top = [groups[i] for i in order[:k]]
-            # a new row of document ``u`` gives up ``penalty`` per slot of ``u`` chosen
-            # before it: at each of the k choices it must not beat the one chosen there
-            for u in unread:
-                held = 0
-                for g, a in zip(top, adjusted, strict=False):
-                    if bound - penalty * held > a:
-                        return False
-                    held += g[0].document == u
+            top, kth = [groups[i] for i in order[:k]], adjusted[k - 1]
         else:
-            top = groups[:k]
-            if not top[-1][0].final.vec >= bound:
-                return False
+            top, kth = groups[:k], groups[k - 1][0].final.vec
+        if not kth >= bound:
+            return False
         docs = {c.document for g in top for c in g if c.chunk_index is not None}
         indexes: dict[str, set[int]] = {d: set() for d in docs}
         above: dict[str, int] = dict.fromkeys(docs, 0)  # (chunks >= bound outside the slots)
@@ -904,7 +893,7 @@ class Descent:
     document's own node among them cannot come later (:meth:`Collected.passages_settled`)."""
     slot_wait: int = 0
     """Rounds to let pass before the stop rule by slots is asked again (it ranks every
-    candidate: asked at its 1st, 2nd, 4th, 8th, ... chance while it fails)."""
+    candidate: asked at its 1st, 3rd, 7th, 15th, ... chance while it fails)."""
     slot_every: int = 1
     trace: list[RoundTrace] = field(default_factory=list)
     fallback_reason: str | None = None

@@ -502,12 +502,13 @@ class HierarchicalRetriever:
         passages_settled`), where the document count has not settled the top-k: a question's
         (or sentence's) passage slots over documents, alpha = 1, fewer documents than slots
         or the best directory left being paged, every directory left on the heap a
-        document whose chunks are collected (what is unread is more of its chunks:
-        the tree context's parents stay the same), no memory turn in the store. Why: one
-        document of many answers, fewer documents than the limit, was paged
-        ``max_children_per_dir`` rows a round for ``max_rounds`` rounds while its first
-        slots were long settled (bench/README.md, "Paging: a stop rule by slots"). It ranks
-        every candidate, so while it fails it is asked again after 1, 3, 7, ... rounds."""
+        document whose chunks are collected (what is unread is more of its chunks, as
+        ingest writes a file: the tree context's parents stay the same), no memory turn in
+        the store. Why: one document of many answers, fewer documents than the limit, was
+        paged ``max_children_per_dir`` rows a round for ``max_rounds`` rounds while its
+        first slots were long settled (bench/README.md, "Paging: a stop rule by slots"). It
+        ranks every candidate, so while it fails it is asked at its 1st, 3rd, 7th, 15th, ...
+        chance only."""
         coll, cfg = state.collected, self.config
         if not (q.passages and coll.collapse and coll.passages and state.alpha >= 1.0):
             return False
@@ -542,7 +543,6 @@ class HierarchicalRetriever:
             penalty,
             pool,
             lambda u: u in read or u in hits or u in roots,
-            unread,
         )
 
     def _slot_chars(self, q: _Query) -> int:
