@@ -412,8 +412,10 @@ class Collected:
         - at least ``pool`` collected chunks score at least ``bound``: the chunk window's
           and hub correction's pools (the best ``pool`` chunks or leaves) stay the same.
 
-        What it does not cover is what the document count does not cover either: the tree
-        context's pool and families read beyond the collected nodes."""
+        The proof is about the slots as the descent leaves them (as the document count's is
+        about its documents): the tree context and the chunk window re-score candidates
+        after it, and a slot of the final ranking that differs from these could border a
+        chunk still unread (bench/README.md, "Paging: a stop rule by slots")."""
         if not (self.collapse and self.passages):
             return False
         groups = self.ranked(Track.VECTOR, grow_key)
