@@ -514,8 +514,11 @@ class HierarchicalRetriever:
             return False
         if not (kth == NEG_INF or state.frontier.top_paged()):
             return False  # (not the case it is for: fewer documents than slots, or paging)
-        roots = set(q.req.roots)
-        if any(e.uri in roots for e in state.frontier.entries()):
+        roots, visited = set(q.req.roots), state.visited
+        # (an entry of a directory opened already, not a page of its rest, is skipped by the
+        # loop when popped: it holds nothing unread)
+        unread = {e.uri for e in state.frontier.entries() if e.seen or e.uri not in visited}
+        if not roots.isdisjoint(unread):
             return False  # (a root left: not yet opened; the common case, asked first)
         if state.slot_wait > 0:
             state.slot_wait -= 1
@@ -525,7 +528,6 @@ class HierarchicalRetriever:
         state.slot_every *= 2  # (read only if this check fails: the descent stops otherwise)
         state.slot_wait = state.slot_every - 1
         docs = {c.document for c in coll.values() if c.chunk_index is not None}
-        unread = {e.uri for e in state.frontier.entries()}
         if not unread <= docs:
             return False
         pool = 0
