@@ -97,6 +97,10 @@ def test_the_paging_pathology_settles_by_slots(
         assert full.query_results[0].rounds > 40
         assert len(got.resources) == 10
         assert _signature(got) == _signature(full)
+        # find_many runs the same descent (its phases): the same answer, the same rounds
+        many = c.find_many([QUERY, "why does gamma fail?"], limit=10)
+        assert _signature(many[0]) == _signature(got)
+        assert many[0].query_results[0].rounds == qr.rounds
     finally:
         c.close()
 
