@@ -4,9 +4,11 @@ rounds it pages through (helper attacks48's open item, worked on by helper attac
 ``# FAQ`` then ``(i)\\nwhy does alpha beta fail i? because gamma delta.`` N times, ingested
 with ``chunk_chars=200`` (16,000 entries: 12,002 nodes), then ``find(query, limit=10)``. Past
 the global step's 10,000 rows, the one document is opened and, with fewer documents than the
-limit, the k-th best slot stays unknown: the descent pages through it ``max_children_per_dir``
-rows a round for ``max_rounds`` rounds, each round searching it with the rows seen so far
-excluded. Each round's cost should follow its own rows, not every row seen before.
+limit, the k-th best document stays unknown: the descent paged through it
+``max_children_per_dir`` rows a round for ``max_rounds`` rounds, each round searching it with
+the rows seen so far excluded (attacks50 made each round's cost follow its own rows). Helper
+paging's stop rule by passage slots ends it after the first round: the first ten slots are
+full and their neighbouring chunks collected, so no unread row can change them.
 
     OPENBLAS_NUM_THREADS=1 python bench/bench_paging_pathology.py [--entries 8000,16000]
         [--no-slot-stop] [--max-rounds N]
