@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from .chunk_window import spread_over_documents
 from .models import FoundBy, Node, RoundTrace
 
 NEG_INF = -math.inf
@@ -374,6 +375,91 @@ class Collected:
         arr.partition(len(arr) - k)  # (in place: ``arr`` is this call's own)
         return float(arr[len(arr) - k])
 
+    def passages_settled(
+        self,
+        k: int,
+        bound: float,
+        grow_key: Callable[[Candidate], float] | None,
+        penalty: float,
+        pool: int,
+        read: Callable[[str], bool],
+    ) -> bool:
+        """Whether no node still unread (each scoring at most ``bound`` on the vector track,
+        alpha = 1) can enter or change the first ``k`` passage slots: the stop rule by slots,
+        where :meth:`kth_score` counts documents (a lower bound: one document of many
+        answers holds many slots, and a find over fewer documents than ``k`` never settled
+        on it and paged the document for ``max_rounds`` rounds; bench/README.md, "Paging: a
+        stop rule by slots").
+
+        The proof, against the slots as :meth:`ranked` builds them now (``grow_key`` and
+        the document ``penalty`` as the find applies them after the descent):
+
+        - the k-th slot's score, after the document ``penalty`` (:func:`~treehop.
+          chunk_window.spread_over_documents`: a document's further slots give up some),
+          is at least ``bound``: a new node ranks after every candidate it does not beat
+          (ties keep the order of placing) and a slot it opens scores at most ``bound``
+          (of any document), so it opens no slot above the k-th and takes no slot's place;
+        - each of those slots is closed: its chunks are consecutive, and the chunk before
+          and after it is either collected already (no new chunk can sit there) or could
+          not join it by the budget (the chars the slot holds from its opening chunk to that
+          side, plus the separator, already pass ``budget``): a slot only grows to the
+          adjacent chunk, so no new chunk touches its growth at any step;
+        - with ``join_adjacent``, its document keeps a collected chunk at or above
+          ``bound`` outside those slots: the "best hit left", which a slot may cross a weak
+          mark towards, is then a collected chunk whatever is added;
+        - its document's own node is collected or was read (it would join the document's
+          first slot); a slot of a node that is not a chunk is closed only for a leaf;
+        - at least ``pool`` collected chunks score at least ``bound``: the chunk window's
+          and hub correction's pools (the best ``pool`` chunks or leaves) stay the same.
+
+        The proof is about the slots as the descent leaves them (as the document count's is
+        about its documents): the tree context and the chunk window re-score candidates
+        after it, and a slot of the final ranking that differs from these could border a
+        chunk still unread (bench/README.md, "Paging: a stop rule by slots")."""
+        if not (self.collapse and self.passages):
+            return False
+        groups = self.ranked(Track.VECTOR, grow_key)
+        if len(groups) < k:
+            return False
+        if penalty > 0 and len(groups) > 1:
+            faces = [g[0] for g in groups]
+            order, adjusted = spread_over_documents(
+                [c.final.vec for c in faces], [c.document for c in faces], penalty, k
+            )
+            top, kth = [groups[i] for i in order[:k]], adjusted[k - 1]
+        else:
+            top, kth = groups[:k], groups[k - 1][0].final.vec
+        if not kth >= bound:
+            return False
+        docs = {c.document for g in top for c in g if c.chunk_index is not None}
+        indexes: dict[str, set[int]] = {d: set() for d in docs}
+        above: dict[str, int] = dict.fromkeys(docs, 0)  # (chunks >= bound outside the slots)
+        in_top = {c.uri for g in top for c in g}
+        leaves = 0
+        for c in self.by_uri.values():
+            high = c.final.vec >= bound
+            leaves += high and c.is_leaf and c.chunk_index is not None
+            d = c.document
+            if c.chunk_index is not None and c.uri != d and d in indexes:
+                indexes[d].add(c.chunk_index)
+                above[d] += high and c.uri not in in_top
+        if leaves < pool:
+            return False
+        for g in top:
+            chunks = [c for c in g if c.chunk_index is not None and c.uri != c.document]
+            if not chunks:
+                if not all(c.is_leaf for c in g):
+                    return False
+                continue
+            d = chunks[0].document
+            if not (d in self.by_uri or read(d)):
+                return False
+            if self.join_adjacent and above[d] == 0:
+                return False
+            if not _closed(chunks, indexes[d], self.budget):
+                return False
+        return True
+
     def _kth_lowered(self, track: Track) -> bool:
         """Whether a node replaced since the last :meth:`kth_score` now scores below what it
         did on ``track`` (or its URI left ``by_uri``): its slot's kept best may be too high."""
@@ -386,6 +472,25 @@ class Collected:
 
     def top_uris(self, k: int, track: Track) -> tuple[str, ...]:
         return tuple(g[0].uri for g in self.ranked(track)[:k])
+
+
+def _closed(chunks: Sequence[Candidate], collected: set[int], budget: int) -> bool:
+    """Whether a passage slot (its chunks, the opening one first) can grow by no chunk
+    that is not collected yet (:meth:`Collected.passages_settled`): on each side, the
+    adjacent chunk index is collected (or there is none: index 0), or the slot's chars from
+    its opening chunk to that side already leave no room for a separator."""
+    opener = chunks[0].chunk_index or 0
+    at = sorted((c.chunk_index or 0, len(c.node.content)) for c in chunks)
+    lo, hi = at[0][0], at[-1][0]
+    if hi - lo != len(at) - 1:
+        return False  # (not consecutive: not a slot _windows builds)
+    for side, missing in ((-1, lo - 1), (1, hi + 1)):
+        if missing < 0 or missing in collected:
+            continue
+        held = [size for i, size in at if (i - opener) * side >= 0]
+        if not sum(held) + 2 * len(held) > budget:  # (+2 per join, and the next one's)
+            return False
+    return True
 
 
 KTH_SORTED = True
@@ -686,6 +791,14 @@ class Frontier:
         e.sort_key = -self._key(e, track)
         heapq.heappush(self._heap, e)
 
+    def top_paged(self) -> bool:
+        """Whether the best entry is a directory opened before (truncated: its rest)."""
+        return bool(self._heap) and bool(self._heap[0].seen)
+
+    def entries(self) -> Iterable[FrontierEntry]:
+        """Every entry, in no order."""
+        return iter(self._heap)
+
     def pop(self) -> FrontierEntry:
         return heapq.heappop(self._heap)
 
@@ -777,6 +890,13 @@ class Descent:
     convergence: Convergence
     use_bound: bool
     visited: set[str] = field(default_factory=set)
+    read: set[str] = field(default_factory=set)
+    """Directories read as a child of an opened directory (whether collected or not): a
+    document's own node among them cannot come later (:meth:`Collected.passages_settled`)."""
+    slot_wait: int = 0
+    """Rounds to let pass before the stop rule by slots is asked again (it ranks every
+    candidate: asked at its 1st, 3rd, 7th, 15th, ... chance while it fails)."""
+    slot_every: int = 1
     trace: list[RoundTrace] = field(default_factory=list)
     fallback_reason: str | None = None
     rounds: int = 0

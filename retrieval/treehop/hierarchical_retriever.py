@@ -116,6 +116,10 @@ _max = np.maximum.reduce
 _all = np.logical_and.reduce
 """``a.max()`` and ``a.all()`` of a 1-d array without the Python frame of numpy's
 ``_methods`` wrapper (the same C reduction; ~2-3 us a call in a find, on cold caches)."""
+SLOT_STOP = True
+"""Whether the descent also stops when no unread row can change the first ``limit`` passage
+slots (:meth:`HierarchicalRetriever._slots_settled`); ``False``: the document count alone,
+as before (the tests compare the two, and each with unbounded paging)."""
 MAX_GLOBAL_FETCH = 10000
 """A deeper global search asks for at most this many nodes; past it the descent walks."""
 DEEPER = 4
@@ -358,6 +362,11 @@ class HierarchicalRetriever:
                 n = min(DEEPER * q.fetched, MAX_GLOBAL_FETCH)
                 await self._deeper_global_search(q, state, n, result)
                 continue
+            if bounded and SLOT_STOP and self._slots_settled(q, state, kth):
+                state.stop_reason = (
+                    f"top-{req.limit} passage slots settled: no row left can change them"
+                )
+                break
             entry = state.frontier.pop()
             if entry.uri in state.visited and not entry.seen:
                 continue
@@ -486,6 +495,56 @@ class HierarchicalRetriever:
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
             use_bound=use_bound,
+        )
+
+    def _slots_settled(self, q: _Query, state: Descent, kth: float) -> bool:
+        """The stop rule by passage slots (:meth:`~treehop.descent.Collected.
+        passages_settled`), where the document count has not settled the top-k: a question's
+        (or sentence's) passage slots over documents, alpha = 1, fewer documents than slots
+        or the best directory left being paged, every directory left on the heap a
+        document whose chunks are collected (what is unread is more of its chunks, as
+        ingest writes a file: the tree context's parents stay the same), no memory turn in
+        the store. Why: one document of many answers, fewer documents than the limit, was
+        paged ``max_children_per_dir`` rows a round for ``max_rounds`` rounds while its
+        first slots were long settled (bench/README.md, "Paging: a stop rule by slots"). It
+        ranks every candidate, so while it fails it is asked at its 1st, 3rd, 7th, 15th, ...
+        chance only."""
+        coll, cfg = state.collected, self.config
+        if not (q.passages and coll.collapse and coll.passages and state.alpha >= 1.0):
+            return False
+        if not (kth == NEG_INF or state.frontier.top_paged()):
+            return False  # (not the case it is for: fewer documents than slots, or paging)
+        roots, visited = set(q.req.roots), state.visited
+        # (an entry of a directory opened already, not a page of its rest, is skipped by the
+        # loop when popped: it holds nothing unread)
+        unread = {e.uri for e in state.frontier.entries() if e.seen or e.uri not in visited}
+        if not roots.isdisjoint(unread):
+            return False  # (a root left: not yet opened; the common case, asked first)
+        if state.slot_wait > 0:
+            state.slot_wait -= 1
+            return False
+        if self._may_hold_turns():
+            return False
+        state.slot_every *= 2  # (read only if this check fails: the descent stops otherwise)
+        state.slot_wait = state.slot_every - 1
+        docs = {c.document for c in coll.values() if c.chunk_index is not None}
+        if not unread <= docs:
+            return False
+        pool = 0
+        if q.question and cfg.question_chunk_window:
+            pool = max(WINDOW_POOL, 3 * q.req.limit)
+        if q.question and cfg.question_hub_weight > 0:
+            pool = max(pool, HUB_POOL)
+        own = q.question and cfg.question_grow_own
+        penalty = cfg.question_document_penalty * q.dense_weight if q.question else 0.0
+        hits, read = q.hits, state.read
+        return coll.passages_settled(
+            q.req.limit,
+            state.frontier.best_bound(),
+            _own_score(Track.VECTOR) if own else None,
+            penalty,
+            pool,
+            lambda u: u in read or u in hits or u in roots,
         )
 
     def _slot_chars(self, q: _Query) -> int:
@@ -755,8 +814,10 @@ class HierarchicalRetriever:
             final = own.propagate(entry.score, state.alpha)
             if self._collect(q, state, c, own, final, entry.uri, entry.hop):
                 best.append((c.node.uri, final.on(state.track)))
-            if not c.node.is_leaf and c.node.uri not in state.visited:
-                self._push_directory(state, c.node.uri, final, entry.hop)
+            if not c.node.is_leaf:
+                state.read.add(c.node.uri)
+                if c.node.uri not in state.visited:
+                    self._push_directory(state, c.node.uri, final, entry.hop)
         if q.req.explain:
             self._trace(state, entry, len(children), best)
 
