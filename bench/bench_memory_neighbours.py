@@ -1,0 +1,160 @@
+"""A memory find on one long session: how long ``find(q, context_type="memory")`` takes and how
+many turn nodes it reads to give each turn hit its neighbouring turns (helper attacks50's open
+item, worked on by helper memctx).
+
+One conversation session of N turns written by ``add_messages`` (synthetic chat lines over a
+small vocabulary, BagOfWords embedder: no model download), then a fixed set of queries, each
+asked ``--repeat`` times after one warm-up find. A turn hit's slot carries the turns around it
+(:mod:`treehop.memory_context`); reading them must not cost the whole session.
+
+    OPENBLAS_NUM_THREADS=1 python bench/bench_memory_neighbours.py [--turns 1000,10000,100000]
+
+Prints per size: turns, the first find after the write (ms: per-snapshot caches are built
+then), find p50 / p95 (ms), turn nodes read per find (nodes the store built during the find
+whose ``kind`` is ``turn``), the find's ``nodes_scored``, a hash of the warm-up finds'
+results (URIs, scores, carried turns and their scores) to compare two checkouts, and how many
+repeated finds gave results other than their query's warm-up find (past 50,000 rows the
+HNSW graph is built in the background, and a search of a wide scope then reads it).
+
+To measure another checkout with this script: ``PYTHONPATH=/that/checkout/retrieval``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from treehop import Treehop
+from treehop.models import FindResult
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+WORDS = str.split(
+    "pottery workshop marathon berlin garden piano concert recipe hiking camping painting "
+    "adoption counselor school museum guitar novel puppy beach birthday festival bakery "
+    "camera sunset violin mountain library lake soccer chess yoga dinner wedding trip"
+)
+QUERIES = [
+    "pottery workshop last saturday",
+    "training for the berlin marathon",
+    "adoption counselor meeting",
+    "guitar concert with friends",
+    "camping trip to the lake",
+]
+SPEAKERS = ("Caroline", "Melanie")
+
+
+def chat(n: int) -> list[dict[str, Any]]:
+    """``n`` turns, two speakers, each line three vocabulary words and its number (so the
+    texts differ), one minute apart."""
+    out = []
+    for i in range(n):
+        a, b, c = (WORDS[(i * k + k * k) % len(WORDS)] for k in (3, 7, 11))
+        out.append(
+            {
+                "speaker": SPEAKERS[i % 2],
+                "content": f"We talked about the {a} and the {b}, then {c} again ({i}).",
+                "timestamp": 1_683_000_000 + 60 * i,
+            }
+        )
+    return out
+
+
+def digest(res: FindResult) -> str:
+    """The results as a find returns them: each slot's URI and score, and its carried turns
+    (URI, score, position, carried flag), hashed."""
+    h = hashlib.sha256()
+    for m in res.memories:
+        h.update(f"{m.uri}|{m.score!r}|".encode())
+        for c in m.collapsed:
+            h.update(f"{c.uri}|{c.score!r}|{c.position}|{c.carried};".encode())
+    return h.hexdigest()[:16]
+
+
+def counting(c: Treehop) -> Callable[[], int]:
+    """Count the turn nodes the embedded store builds (``_node``: a node read from its row)
+    from now on; returns a reader of the count."""
+    store: Any = c.store
+    orig = store._node
+    seen = [0]
+
+    def node(s: Any, r: int) -> Any:
+        n = orig(s, r)
+        if n.metadata.get("kind") == "turn":
+            seen[0] += 1
+        return n
+
+    store._node = node
+    return lambda: seen[0]
+
+
+def run(n: int, repeat: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as d:
+        c = Treehop(Path(d) / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+        try:
+            t0 = time.perf_counter()
+            c.add_messages(chat(n), conversation_id="c1", session_id="s1")
+            write_s = time.perf_counter() - t0
+            read = counting(c)
+            times: list[float] = []
+            nodes: list[int] = []
+            scored: list[int] = []
+            h = hashlib.sha256()
+            changed = 0
+            t1 = time.perf_counter()
+            c.find(QUERIES[0], context_type="memory")  # the first find after the write
+            first_ms = 1000 * (time.perf_counter() - t1)
+            for q in QUERIES:
+                first = c.find(q, context_type="memory")  # warm-up (caches, first parse)
+                h.update(digest(first).encode())
+                for _ in range(repeat):
+                    before = read()
+                    t1 = time.perf_counter()
+                    res = c.find(q, context_type="memory")
+                    times.append(time.perf_counter() - t1)
+                    nodes.append(read() - before)
+                    scored.append(res.query_results[0].nodes_scored)
+                    changed += digest(res) != digest(first)
+            times.sort()
+            return {
+                "turns": n,
+                "write_s": write_s,
+                "p50": 1000 * statistics.median(times),
+                "p95": 1000 * times[min(len(times) - 1, int(0.95 * len(times)))],
+                "nodes": statistics.median(nodes),
+                "scored": statistics.median(scored),
+                "hash": h.hexdigest()[:16],
+                "changed": changed,
+                "first_ms": first_ms,
+            }
+        finally:
+            c.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--turns", default="1000,10000,100000")
+    ap.add_argument("--repeat", type=int, default=10, help="finds per query after a warm-up")
+    args = ap.parse_args()
+    for n in (int(x) for x in args.turns.split(",")):
+        r = run(n, args.repeat)
+        print(
+            f"turns {r['turns']:>7,}  write {r['write_s']:5.1f} s  first find "
+            f"{r['first_ms']:6.1f} ms  find p50 {r['p50']:6.1f} ms  p95 {r['p95']:6.1f} ms  "
+            f"turn nodes read/find {r['nodes']:>6,.0f}  nodes_scored {r['scored']:>6,.0f}  "
+            f"results {r['hash']}  (repeats that differed: {r['changed']})",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
