@@ -14,7 +14,11 @@ then), find p50 / p95 (ms), turn nodes read per find (nodes the store built duri
 whose ``kind`` is ``turn``), the find's ``nodes_scored``, a hash of the warm-up finds'
 results (URIs, scores, carried turns and their scores) to compare two checkouts, and how many
 repeated finds gave results other than their query's warm-up find (past 50,000 rows the
-HNSW graph is built in the background, and a search of a wide scope then reads it).
+HNSW graph is built in the background after the write, and a search of a wide scope reads it
+as far as it goes: the script waits for it, ``--no-wait`` does not).
+
+Last, ``--appends`` times one turn appended to the session, then a find (the first on the
+snapshot the write published): its median is the last column.
 
 To measure another checkout with this script: ``PYTHONPATH=/that/checkout/retrieval``.
 """
@@ -97,13 +101,16 @@ def counting(c: Treehop) -> Callable[[], int]:
     return lambda: seen[0]
 
 
-def run(n: int, repeat: int) -> dict[str, Any]:
+def run(n: int, repeat: int, no_wait: bool = False, appends: int = 3) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as d:
         c = Treehop(Path(d) / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
         try:
             t0 = time.perf_counter()
             c.add_messages(chat(n), conversation_id="c1", session_id="s1")
             write_s = time.perf_counter() - t0
+            wait = getattr(c.store, "wait_ann", None)
+            if wait is not None and not no_wait:
+                wait()  # (past 50,000 rows: the graph built, so that no repeat reads it half-built)
             read = counting(c)
             times: list[float] = []
             nodes: list[int] = []
@@ -122,8 +129,14 @@ def run(n: int, repeat: int) -> dict[str, Any]:
                     res = c.find(q, context_type="memory")
                     times.append(time.perf_counter() - t1)
                     nodes.append(read() - before)
-                    scored.append(res.query_results[0].nodes_scored)
+                    scored.append(res.query_results[0].nodes_scored if res.query_results else 0)
                     changed += digest(res) != digest(first)
+            after_write: list[float] = []
+            for i in range(appends):  # one turn appended, then the first find on the new snapshot
+                c.add_messages(chat(n + i + 1)[-1:], conversation_id="c1", session_id="s1")
+                t1 = time.perf_counter()
+                c.find(QUERIES[i % len(QUERIES)], context_type="memory")
+                after_write.append(time.perf_counter() - t1)
             times.sort()
             return {
                 "turns": n,
@@ -135,6 +148,7 @@ def run(n: int, repeat: int) -> dict[str, Any]:
                 "hash": h.hexdigest()[:16],
                 "changed": changed,
                 "first_ms": first_ms,
+                "append_ms": 1000 * statistics.median(after_write) if after_write else 0.0,
             }
         finally:
             c.close()
@@ -144,14 +158,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--turns", default="1000,10000,100000")
     ap.add_argument("--repeat", type=int, default=10, help="finds per query after a warm-up")
+    ap.add_argument(
+        "--appends", type=int, default=3, help="turns appended one at a time, each then a find"
+    )
+    ap.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="time the finds while the HNSW graph is still built in the background",
+    )
     args = ap.parse_args()
     for n in (int(x) for x in args.turns.split(",")):
-        r = run(n, args.repeat)
+        r = run(n, args.repeat, args.no_wait, args.appends)
         print(
             f"turns {r['turns']:>7,}  write {r['write_s']:5.1f} s  first find "
             f"{r['first_ms']:6.1f} ms  find p50 {r['p50']:6.1f} ms  p95 {r['p95']:6.1f} ms  "
             f"turn nodes read/find {r['nodes']:>6,.0f}  nodes_scored {r['scored']:>6,.0f}  "
-            f"results {r['hash']}  (repeats that differed: {r['changed']})",
+            f"results {r['hash']}  (repeats that differed: {r['changed']})  "
+            f"find after a 1-turn append p50 {r['append_ms']:6.1f} ms",
             flush=True,
         )
 
