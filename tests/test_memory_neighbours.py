@@ -15,11 +15,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treehop import Treehop
 from treehop import hierarchical_retriever as hr
 from treehop.memory_context import FIRST_WINDOW
 from treehop.models import ContextType, FindResult, Level, Node
+from treehop.natural_order import name_key, natural_positions
 from treehop.stores.base import Scope
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -272,3 +275,38 @@ def test_the_window_reads_few_turns_of_a_long_session() -> None:
     # a window of FIRST_WINDOW a side per turn hit, widened only for a slot that grows past it
     assert calls and max(calls) <= 2 * 4 * FIRST_WINDOW
     assert res.query_results[0].nodes_scored < 1000
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0, 2_000_000).map(lambda i: f"turn-{i:05d}"),
+            st.integers(0, 300).map(lambda i: f"turn-{i}"),
+            st.text(alphabet="tu-rn0123456789a\u0663\u00e9", min_size=1, max_size=8),
+        ),
+        max_size=40,
+        unique=True,
+    )
+)
+def test_natural_positions_equal_a_stable_sort_on_name_key(names: list[str]) -> None:
+    """The store's order of a family (names in string order in, positions out) is the order of
+    ``session_turns``' sort on the natural key; ``None`` exactly where two keys tie."""
+    names = sorted(names)
+    keys = [name_key.__wrapped__(n) for n in names]
+    ref = sorted(range(len(names)), key=keys.__getitem__)
+    tie = len(set(keys)) < len(keys)
+    got = natural_positions(names)
+    assert (got is None) == tie
+    if got is not None:
+        assert got == ref
+
+
+def test_natural_positions_lays_shapes_end_to_end_without_a_key_a_name() -> None:
+    names = sorted([f"turn-{i:05d}" for i in range(3000)] + ["turn-100000", "turn-100001"])
+    assert [names[i] for i in natural_positions(names) or []][-3:] == [
+        "turn-02999",
+        "turn-100000",
+        "turn-100001",
+    ]
+    assert natural_positions(["turn-5", "turn-05", "turn-6"]) is None

@@ -28,6 +28,15 @@ same slot, the way a document's other chunks come in
 Everything here is a pure function of the ranked groups and the sessions' scored turns; the
 retriever fetches those (one scoped search) and turns the slots into results.
 
+**Reading the neighbours** (:func:`gather_slots`): a session the tree context scored whole is
+read from it; any other, on a store that reads siblings by order (``sibling_window``: the
+embedded store), only around each turn hit (:class:`Window`: ``FIRST_WINDOW`` turns a side,
+four times as many while a slot grows past them); elsewhere, one search of the session.
+The slots are the same either way: a window holds the hit's neighbours in its whole session,
+scored as that search scores them. Why: a search of a 100,000-turn session read 10,000 turn
+nodes a find, and past 10,000 turns its neighbours were those among the session's best 10,000
+turns, not the session's (``bench/README.md``, "a turn's neighbours read by order").
+
 **Session evidence** (:func:`session_lexical_scores`): a question's words are often spread over
 several turns of one exchange (the question's subject in one turn, the answer's words in the
 next), so no single turn matches them all. The tree knows which turns form one conversation:

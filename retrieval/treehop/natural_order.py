@@ -11,7 +11,10 @@ may not import the retriever's scoring modules.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
+
+import numpy as np
 
 DIGITS = re.compile(r"(\d+)")
 
@@ -42,3 +45,44 @@ def one_shape(names: list[str]) -> bool:
     where the natural order compares the same characters."""
     shapes = "/".join(names).encode().translate(DIGITS_TO_ZERO).split(b"/")
     return shapes.count(shapes[0]) == len(shapes)
+
+
+MAX_SHAPES = 16
+"""Past this many shapes among one family's names, :func:`natural_positions` keys every name."""
+
+
+def natural_positions(names: list[str]) -> list[int] | None:
+    """The positions of ``names`` (distinct, in string order: a family's leaves sorted by URI)
+    in natural order (:func:`name_key`), or ``None`` where two names share a key (``turn-5``
+    and ``turn-05``: a caller's sort would break that tie by something else).
+
+    Why not a key per name: a session of 100,000+ turns (``turn-00000`` ... ``turn-100000``)
+    keyed name by name took ~170 ms. Names of one shape are in natural order already
+    (:func:`one_shape`); a family of a few shapes is split by shape (each part stays in
+    string order, so in natural order) and its parts are laid end to end where their key
+    ranges do not overlap (a counter that gained a digit: every 5-digit name before every
+    6-digit one), comparing two keys a part. Otherwise, every name keyed."""
+    n = len(names)
+    if n < 2:
+        return list(range(n))
+    shapes = "/".join(names).encode().translate(DIGITS_TO_ZERO).split(b"/")
+    first = shapes[0]
+    if shapes.count(first) == n:
+        return list(range(n))
+    kinds, of = np.unique(np.array(shapes), return_inverse=True)
+    if kinds.size <= MAX_SHAPES:
+        # each shape's members in string order (a stable sort on the shape alone)
+        grouped = np.argsort(of.reshape(-1), kind="stable")
+        parts = np.split(grouped, np.cumsum(np.bincount(of.reshape(-1)))[:-1].tolist())
+        ranges = sorted(
+            (name_key(names[int(p[0])]), name_key(names[int(p[-1])]), k)
+            for k, p in enumerate(parts)
+        )
+        if all(a[1] < b[0] for a, b in itertools.pairwise(ranges)):
+            out: list[int] = np.concatenate([parts[k] for _, _, k in ranges]).tolist()
+            return out
+    keys = [name_key.__wrapped__(u) for u in names]  # (not the find's bounded cache)
+    at = sorted(range(n), key=keys.__getitem__)
+    if any(keys[a] == keys[b] for a, b in itertools.pairwise(at)):
+        return None
+    return at

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -24,7 +23,7 @@ from ...errors import (
 from ...filters import MetadataFilter, TagFilter
 from ...lexical import LexicalIndex, blend_scaled
 from ...models import ContextType, Node
-from ...natural_order import name_key, one_shape
+from ...natural_order import natural_positions
 from .. import _ann
 from .._ann import AnnIndex
 from ..base import (
@@ -216,9 +215,8 @@ class _SearchPaths(_StoreAttributes):
         """The live leaf children of ``parent`` that are not chunks, in natural name order,
         with the same rows sorted and each one's place in that order (to find a row's place
         by a binary search); ``None`` if two share a natural key. Kept per snapshot (a
-        write publishes a new one): built once, in Python only where the names differ in
-        shape (names of one shape order as plain strings, :func:`~treehop.natural_order.
-        one_shape`; the children come sorted by URI)."""
+        write publishes a new one): built once from the children in URI order
+        (:func:`~treehop.natural_order.natural_positions`)."""
         key = ("natural", parent)
         if key in s.cache:
             kept: tuple[IntArray, IntArray, IntArray] | None = s.cache[key]
@@ -226,15 +224,8 @@ class _SearchPaths(_StoreAttributes):
         rows = self._children_rows(s, parent)
         rows = rows[s.alive[rows] & s.cols["leaf"][rows] & (s.cols["chunk"][rows] < 0)]
         out: tuple[IntArray, IntArray, IntArray] | None = None
-        uris = s.uris_of(rows)
-        names = [u.rpartition("/")[2] for u in uris]
-        if not names or one_shape(names):
-            ordered = rows  # (sorted by URI: the natural order of one shape)
-        else:
-            keys = [name_key.__wrapped__(u) for u in uris]  # (not the find's bounded cache)
-            at = sorted(range(len(keys)), key=keys.__getitem__)
-            tie = any(keys[a] == keys[b] for a, b in itertools.pairwise(at))
-            ordered = None if tie else rows[np.array(at, dtype=np.int64)]
+        at = natural_positions([u.rpartition("/")[2] for u in s.uris_of(rows)])
+        ordered = None if at is None else rows[np.array(at, dtype=np.int64)]
         if ordered is not None:
             place = np.argsort(ordered, kind="stable")
             out = (ordered, ordered[place], place.astype(np.int64, copy=False))
