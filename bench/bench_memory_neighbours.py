@@ -20,6 +20,11 @@ as far as it goes: the script waits for it, ``--no-wait`` does not).
 Last, ``--appends`` times one turn appended to the session, then a find (the first on the
 snapshot the write published): its median is the last column.
 
+``--check`` (this branch on): each query's results against the whole-session path with its
+bound lifted (the right neighbours); ``--exact``: no HNSW graph, every search exact (the
+graph is built by threads in the background: results past 50,000 rows differ from run to
+run, on main as here).
+
 To measure another checkout with this script: ``PYTHONPATH=/that/checkout/retrieval``.
 """
 
@@ -101,9 +106,43 @@ def counting(c: Treehop) -> Callable[[], int]:
     return lambda: seen[0]
 
 
-def run(n: int, repeat: int, no_wait: bool = False, appends: int = 3) -> dict[str, Any]:
+def check_reference(c: Treehop) -> str:
+    """Each query's results against the path without windows (each session searched whole,
+    ``_window_reader`` answering ``None``) with its 10,000-turn bound lifted: the right
+    neighbours. ``"n/m"``: how many of the queries gave identical results (slots, scores,
+    carried turns, positions, flags). Exact only where that search is (no HNSW graph:
+    ``--exact``)."""
+    from treehop import hierarchical_retriever as hr
+
+    same = 0
+    for q in QUERIES:
+        new = digest(c.find(q, context_type="memory"))
+        saved = hr.HierarchicalRetriever._window_reader, hr.MAX_SESSION_FETCH
+        hr.HierarchicalRetriever._window_reader = lambda *a: None  # type: ignore[method-assign]
+        hr.MAX_SESSION_FETCH = 10**7
+        try:
+            old = digest(c.find(q, context_type="memory"))
+        finally:
+            hr.HierarchicalRetriever._window_reader, hr.MAX_SESSION_FETCH = saved  # type: ignore[method-assign]
+        same += new == old
+    return f"{same}/{len(QUERIES)}"
+
+
+def run(
+    n: int,
+    repeat: int,
+    no_wait: bool = False,
+    appends: int = 3,
+    check: bool = False,
+    exact: bool = False,
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as d:
-        c = Treehop(Path(d) / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+        store = None
+        if exact:  # no HNSW graph: every search exact, so runs repeat to the bit
+            from treehop.stores.embedded import EmbeddedStore
+
+            store = EmbeddedStore(Path(d) / "idx", ann_min_rows=None)
+        c = Treehop(Path(d) / "idx", embedder=BagOfWordsEmbedder(), tagger=None, store=store)
         try:
             t0 = time.perf_counter()
             c.add_messages(chat(n), conversation_id="c1", session_id="s1")
@@ -131,6 +170,7 @@ def run(n: int, repeat: int, no_wait: bool = False, appends: int = 3) -> dict[st
                     nodes.append(read() - before)
                     scored.append(res.query_results[0].nodes_scored if res.query_results else 0)
                     changed += digest(res) != digest(first)
+            same = check_reference(c) if check else None
             after_write: list[float] = []
             for i in range(appends):  # one turn appended, then the first find on the new snapshot
                 c.add_messages(chat(n + i + 1)[-1:], conversation_id="c1", session_id="s1")
@@ -147,6 +187,7 @@ def run(n: int, repeat: int, no_wait: bool = False, appends: int = 3) -> dict[st
                 "scored": statistics.median(scored),
                 "hash": h.hexdigest()[:16],
                 "changed": changed,
+                "same": same,
                 "first_ms": first_ms,
                 "append_ms": 1000 * statistics.median(after_write) if after_write else 0.0,
             }
@@ -162,19 +203,26 @@ def main() -> None:
         "--appends", type=int, default=3, help="turns appended one at a time, each then a find"
     )
     ap.add_argument(
+        "--check",
+        action="store_true",
+        help="compare each query with the whole-session path, its bound lifted (a branch only)",
+    )
+    ap.add_argument("--exact", action="store_true", help="no HNSW graph (ann_min_rows=None)")
+    ap.add_argument(
         "--no-wait",
         action="store_true",
         help="time the finds while the HNSW graph is still built in the background",
     )
     args = ap.parse_args()
     for n in (int(x) for x in args.turns.split(",")):
-        r = run(n, args.repeat, args.no_wait, args.appends)
+        r = run(n, args.repeat, args.no_wait, args.appends, args.check, args.exact)
         print(
             f"turns {r['turns']:>7,}  write {r['write_s']:5.1f} s  first find "
             f"{r['first_ms']:6.1f} ms  find p50 {r['p50']:6.1f} ms  p95 {r['p95']:6.1f} ms  "
             f"turn nodes read/find {r['nodes']:>6,.0f}  nodes_scored {r['scored']:>6,.0f}  "
             f"results {r['hash']}  (repeats that differed: {r['changed']})  "
-            f"find after a 1-turn append p50 {r['append_ms']:6.1f} ms",
+            f"find after a 1-turn append p50 {r['append_ms']:6.1f} ms"
+            + (f"  same as the whole-session reference: {r['same']}" if r["same"] else ""),
             flush=True,
         )
 

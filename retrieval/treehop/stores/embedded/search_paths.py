@@ -218,9 +218,9 @@ class _SearchPaths(_StoreAttributes):
         write publishes a new one): built once from the children in URI order
         (:func:`~treehop.natural_order.natural_positions`)."""
         key = ("natural", parent)
-        if key in s.cache:
-            kept: tuple[IntArray, IntArray, IntArray] | None = s.cache[key]
-            return kept
+        kept = s.cache.get(key, _NOT_KEPT)  # (one read: a concurrent put may trim the cache)
+        if kept is not _NOT_KEPT:
+            return cast("tuple[IntArray, IntArray, IntArray] | None", kept)
         rows = self._children_rows(s, parent)
         rows = rows[s.alive[rows] & s.cols["leaf"][rows] & (s.cols["chunk"][rows] < 0)]
         out: tuple[IntArray, IntArray, IntArray] | None = None
@@ -1466,6 +1466,9 @@ key as :data:`treehop.tree_scoring.HEADING_PATH`, which the stores do not import
 
 
 _SIBLING_PARENTS = 4
+_NOT_KEPT = object()
+"""``s.cache.get``'s default where ``None`` is a kept answer (:meth:`_SearchPaths.
+_natural_children`: a family whose order cannot be read)."""
 _LEX_SCALES = 256
 """How many queries' lexical scales one snapshot keeps (least recently added first out)."""
 _SIBLING_MAX = 256
