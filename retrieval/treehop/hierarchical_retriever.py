@@ -1418,7 +1418,7 @@ class HierarchicalRetriever:
         (an optional capability, ``sibling_window``: the embedded store); ``None`` elsewhere
         (Milvus, VikingDB, a user's store), where each session is searched whole as before.
         The same slots either way; the window reads the few turns a slot takes, where the
-        session search scored and returned up to ``MAX_GLOBAL_FETCH`` turns."""
+        session search scored and returned up to ``MAX_SESSION_FETCH`` turns."""
         read = getattr(self.store, "sibling_window", None)
         if read is None:
             return None
