@@ -145,7 +145,8 @@ class _SearchPaths(_StoreAttributes):
 
         Why: a memory turn's slot carries its neighbouring turns (:mod:`treehop.
         memory_context`). Searching the session scored and returned up to 10,000 turn nodes
-        per find (~60 ms on a 100,000-turn session); the session's natural order is built
+        per find (find p50 ~70 ms on sessions of 10,000 and 100,000 turns, against ~5-9 ms
+        here: ``bench/bench_memory_neighbours.py``); the session's natural order is built
         once per snapshot (:meth:`_natural_children`), then each read costs the rows it
         walks."""
         s, q = self._query(vector, 1, dense_weight)
