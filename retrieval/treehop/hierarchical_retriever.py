@@ -32,7 +32,7 @@ import asyncio
 import heapq
 import operator
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, filterfalse
 from typing import Any, TypeVar, overload
@@ -66,7 +66,12 @@ from .descent import (
 from .errors import NotFoundError, TreehopError
 from .filters import MetadataFilter, TagFilter
 from .hubness import HUB_POOL, MIN_POOL, hub_scores
-from .memory_context import gather_slots, session_lexical_scores, with_session_evidence
+from .memory_context import (
+    Window,
+    gather_slots,
+    session_lexical_scores,
+    with_session_evidence,
+)
 from .models import (
     ChunkContext,
     ContextType,
@@ -89,6 +94,7 @@ from .stores.base import (
     HitColumns,
     Scope,
     ScoredNode,
+    SiblingWindow,
     Vector,
     VectorStore,
     search_columns,
@@ -122,6 +128,11 @@ slots (:meth:`HierarchicalRetriever._slots_settled`); ``False``: the document co
 as before (the tests compare the two, and each with unbounded paging)."""
 MAX_GLOBAL_FETCH = 10000
 """A deeper global search asks for at most this many nodes; past it the descent walks."""
+MAX_SESSION_FETCH = MAX_GLOBAL_FETCH
+"""The most turns the memory context reads of sessions it searches whole (a store without
+``sibling_window``, or a session it cannot read by order): past it, a hit's neighbours are
+those of the best ``MAX_SESSION_FETCH`` turns, not of the session (the tests' reference
+raises it)."""
 DEEPER = 4
 """A deeper global step asks for this many times the nodes of the one before. The first
 step fetches that many at once (as columns: no node is built for them) and keeps them, so
@@ -1435,7 +1446,7 @@ class HierarchicalRetriever:
 
         async def turns_of(sessions: tuple[str, ...]) -> list[ScoredNode]:
             scope = q.scope.replaced(subtrees=sessions, leaves_only=True)
-            turns = await self._search(q, scope, MAX_GLOBAL_FETCH)
+            turns = await self._search(q, scope, MAX_SESSION_FETCH)
             result.nodes_scored += len(turns)
             return turns
 
@@ -1451,9 +1462,47 @@ class HierarchicalRetriever:
             # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
             return groups[: q.req.limit], None  # (ranked's lists: new ones)
         slots = await gather_slots(
-            groups, self.config.memory_context_chars, q.req.limit, turns_of, q.families
+            groups,
+            self.config.memory_context_chars,
+            q.req.limit,
+            turns_of,
+            q.families,
+            self._window_reader(q, result),
         )
         return [s.group for s in slots], [s.context() for s in slots]
+
+    def _window_reader(
+        self, q: _Query, result: QueryResult
+    ) -> Callable[[Node, int], Awaitable[Window | None]] | None:
+        """The memory context's reader of a turn hit's neighbours by the session's order
+        (:class:`~treehop.memory_context.Window`), on a store that can read siblings by order
+        (an optional capability, ``sibling_window``: the embedded store); ``None`` elsewhere
+        (Milvus, VikingDB, a user's store), where each session is searched whole as before.
+        The same slots either way; the window reads the few turns a slot takes, where the
+        session search scored and returned up to ``MAX_SESSION_FETCH`` turns."""
+        read = getattr(self.store, "sibling_window", None)
+        if read is None:
+            return None
+
+        async def window(hit: Node, count: int) -> Window | None:
+            parent = hit.parent_uri or ""
+            scope = q.scope.replaced(subtrees=(parent,), leaves_only=True)
+            found: SiblingWindow | None = await self._store_call(
+                read,
+                q.req.vector,
+                scope,
+                hit.uri,
+                count,
+                count,
+                query_text=q.req.query.query,
+                dense_weight=q.dense_weight,
+            )
+            if found is None:
+                return None
+            result.nodes_scored += len(found.before) + len(found.after)
+            return Window.of(found, count)
+
+        return window
 
     @staticmethod
     def _spread(groups: list[list[Candidate]], penalty: float, limit: int) -> list[list[Candidate]]:

@@ -28,6 +28,15 @@ same slot, the way a document's other chunks come in
 Everything here is a pure function of the ranked groups and the sessions' scored turns; the
 retriever fetches those (one scoped search) and turns the slots into results.
 
+**Reading the neighbours** (:func:`gather_slots`): a session the tree context scored whole is
+read from it; any other, on a store that reads siblings by order (``sibling_window``: the
+embedded store), only around each turn hit (:class:`Window`: ``FIRST_WINDOW`` turns a side,
+four times as many while a slot grows past them); elsewhere, one search of the session.
+The slots are the same either way: a window holds the hit's neighbours in its whole session,
+scored as that search scores them. Why: a search of a 100,000-turn session read 10,000 turn
+nodes a find, and past 10,000 turns its neighbours were those among the session's best 10,000
+turns, not the session's (``bench/README.md``, "a turn's neighbours read by order").
+
 **Session evidence** (:func:`session_lexical_scores`): a question's words are often spread over
 several turns of one exchange (the question's subject in one turn, the answer's words in the
 next), so no single turn matches them all. The tree knows which turns form one conversation:
@@ -51,7 +60,7 @@ from .descent import Candidate
 from .errors import InvalidURIError
 from .lexical import LexicalIndex
 from .models import ChunkContext, ContextType, Node
-from .stores.base import ScoredNode
+from .stores.base import ScoredNode, SiblingWindow
 from .tree_scoring import sibling_order_key
 from .uri import context_type_of
 
@@ -249,10 +258,16 @@ def plan_slots(
     budget: int,
     limit: int,
     complete: bool = True,
-) -> tuple[list[Slot], str | None]:
+    windows: Mapping[str, Window] | None = None,
+) -> tuple[list[Slot], str | WindowWant | None]:
     """:func:`build_slots`, stopping at the first turn hit whose session is not in
     ``sessions`` (``complete``): returns the slots so far and that session's URI, so that the
-    caller fetches only the sessions the slots reach (``None`` once every slot is built)."""
+    caller fetches only the sessions the slots reach (``None`` once every slot is built).
+
+    ``windows``: a turn hit whose session is not in ``sessions`` takes its neighbours from
+    its :class:`Window` (by the hit's URI) instead; where it has none yet, or the slot grows
+    past the turns its window holds, the plan stops with a :class:`WindowWant` (read it, or
+    a wider one, and plan again)."""
     slots: list[Slot] = []
     held: dict[str, tuple[Slot, ContextTurn | None]] = {}
     index: dict[str, dict[str, int]] = {}
@@ -271,7 +286,17 @@ def plan_slots(
         held[node.uri] = (slot, None)
         if budget <= 0 or not carries_context(node):
             continue
+        room = budget - len(turn_text(node))
         turns = sessions.get(node.parent_uri or "")
+        if turns is None and windows is not None:
+            window = windows.get(node.uri)
+            if window is None:
+                return slots, WindowWant(node, FIRST_WINDOW)
+            try:
+                _grow(slot, window.at, room, held)
+            except _Short:
+                return slots, WindowWant(node, 4 * window.asked)
+            continue
         if turns is None and complete:
             return slots, node.parent_uri
         if not turns:
@@ -282,8 +307,72 @@ def plan_slots(
         pos = where_in.get(node.uri)
         if pos is None:
             continue
-        _grow(slot, turns, pos, budget - len(turn_text(node)), node, held)
+        _grow(slot, _in_list(turns, pos), room, held)
     return slots, None
+
+
+FIRST_WINDOW = 8
+"""Turns read on each side of a hit at first (a slot of ``memory_context_chars`` = 1,000
+holds ~10 LoCoMo turns in all); a slot that grows past them reads four times as many."""
+
+
+@dataclass(frozen=True)
+class WindowWant:
+    """:func:`plan_slots` needs ``count`` turns on each side of the turn hit ``hit``."""
+
+    hit: Node
+    count: int
+
+
+@dataclass(frozen=True)
+class Window:
+    """A turn hit's neighbouring turns read by their order (a store's
+    :class:`~treehop.stores.base.SiblingWindow`, turns only): nearest first on each side,
+    ``asked`` siblings asked on each; ``first`` / ``last``: the session holds no further turn
+    on that side. The same turns, in the same order and with the same scores, as the hit's
+    neighbours in its whole session (:func:`session_turns` of a search of it)."""
+
+    before: list[ScoredNode]
+    after: list[ScoredNode]
+    first: bool
+    last: bool
+    asked: int
+
+    @classmethod
+    def of(cls, found: SiblingWindow, asked: int) -> Window:
+        """The turns of a store's window (its other leaves, notes or facts stored under the
+        session, are not part of the exchange: :func:`session_turns` leaves them out too)."""
+        return cls(
+            [h for h in found.before if carries_context(h.node)],
+            [h for h in found.after if carries_context(h.node)],
+            found.first,
+            found.last,
+            asked,
+        )
+
+    def at(self, side: int, k: int) -> ScoredNode | None:
+        """The ``k``-th turn (from 1) before (``side`` 0) or after (1) the hit; ``None`` past
+        the session's edge; :class:`_Short` where the window ends before the session."""
+        turns, edge = (self.after, self.last) if side else (self.before, self.first)
+        if k <= len(turns):
+            return turns[k - 1]
+        if edge:
+            return None
+        raise _Short
+
+
+class _Short(Exception):
+    """A slot grows past the turns its :class:`Window` holds."""
+
+
+def _in_list(turns: Sequence[ScoredNode], pos: int) -> Callable[[int, int], ScoredNode | None]:
+    """:meth:`Window.at` over a whole session's turns, the hit at ``pos``."""
+
+    def at(side: int, k: int) -> ScoredNode | None:
+        i = pos + k if side else pos - k
+        return turns[i] if 0 <= i < len(turns) else None
+
+    return at
 
 
 async def gather_slots(
@@ -292,6 +381,7 @@ async def gather_slots(
     limit: int,
     search: Callable[[tuple[str, ...]], Awaitable[Sequence[ScoredNode]]],
     known: Mapping[str, Sequence[ScoredNode]] | None = None,
+    window: Callable[[Node, int], Awaitable[Window | None]] | None = None,
 ) -> list[Slot]:
     """:func:`build_slots`, scoring only the sessions the slots reach: ``search(parents)``
     returns the scored leaves below ``parents`` (the query's filters applied). It is asked for
@@ -300,14 +390,33 @@ async def gather_slots(
 
     ``known`` maps a parent to *every* scored leaf child of it, already scored for this query
     with the same filters (the tree context's families): those sessions are read from it
-    instead of scored again, so ``search`` is asked only for the others."""
+    instead of scored again, so ``search`` is asked only for the others.
+
+    ``window(hit, count)``: where given, a turn hit of any other session reads only its
+    neighbours, ``count`` on each side by the session's order (:class:`Window`, the store's
+    ``sibling_window``), wider as its slot grows; ``None`` from it (a store that cannot read
+    that session by order) searches that session whole, as without it. The slots are the
+    same either way: a window holds the hit's neighbours of its whole session."""
     n = limit
     fetched: dict[str, list[ScoredNode]] = {}
     sessions = _KnownFirst(fetched, known or {})
+    windows: dict[str, Window] | None = {} if window is not None else None
     while True:
-        slots, missing = plan_slots(groups, sessions, budget, limit)
+        slots, missing = plan_slots(groups, sessions, budget, limit, windows=windows)
         if missing is None:
             return slots
+        if isinstance(missing, WindowWant):
+            assert window is not None and windows is not None  # (only asked with windows)
+            got = await window(missing.hit, missing.count)
+            if got is not None:
+                windows[missing.hit.uri] = got
+                continue
+            # this session cannot be read by order: searched whole (it alone)
+            parent = missing.hit.parent_uri or ""
+            found = await search((parent,))
+            fetched.update(session_turns([h for h in found if h.node.parent_uri == parent]))
+            fetched.setdefault(parent, [])
+            continue
         heads = (g[0].node for g in groups[:n])
         want = {missing} | {h.parent_uri for h in heads if carries_context(h) and h.parent_uri}
         want = {p for p in want if p not in sessions}
@@ -348,23 +457,22 @@ class _KnownFirst(Mapping[str, Sequence[ScoredNode]]):
 
 def _grow(
     slot: Slot,
-    turns: Sequence[ScoredNode],
-    pos: int,
+    at: Callable[[int, int], ScoredNode | None],
     room: int,
-    hit: Node,
     held: dict[str, tuple[Slot, ContextTurn | None]],
 ) -> None:
-    """Add neighbours of ``turns[pos]`` to ``slot``, the better side first, within ``room``."""
-    ends = [pos - 1, pos + 1]  # the next turn to take on each side
-    steps = (-1, 1)
+    """Add neighbours of the slot's hit to ``slot``, the better side first, within ``room``.
+    ``at(side, k)``: the ``k``-th turn (from 1) before (``side`` 0) or after (1) the hit in
+    its session, ``None`` past the session's edge."""
+    steps = [1, 1]  # the next turn to take on each side, counted from the hit
+    sign = (-1, 1)
     open_ = [True, True]
 
     def usable(side: int) -> bool:
-        i = ends[side]
-        if not open_[side] or not 0 <= i < len(turns):
+        if not open_[side]:
             return False
-        h = turns[i]
-        if h.node.uri in held or not h.matches or len(turn_text(h.node)) + 1 > room:
+        h = at(side, steps[side])
+        if h is None or h.node.uri in held or not h.matches or len(turn_text(h.node)) + 1 > room:
             open_[side] = False  # the window stays contiguous: this side is done
             return False
         return True
@@ -373,13 +481,20 @@ def _grow(
         sides = [s for s in (0, 1) if usable(s)]
         if not sides:
             return
-        side = max(sides, key=lambda s: (_score(turns[ends[s]]), -s))
-        h = turns[ends[side]]
-        turn = ContextTurn(h, ends[side] - pos)
+        side = max(sides, key=lambda s: (_score(_taken(at, s, steps[s])), -s))
+        h = _taken(at, side, steps[side])
+        turn = ContextTurn(h, sign[side] * steps[side])
         slot.turns.append(turn)
         held[h.node.uri] = (slot, turn)
         room -= len(turn_text(h.node)) + 1
-        ends[side] += steps[side]
+        steps[side] += 1
+
+
+def _taken(at: Callable[[int, int], ScoredNode | None], side: int, k: int) -> ScoredNode:
+    """``at(side, k)`` where :func:`_grow` found a usable turn."""
+    h = at(side, k)
+    assert h is not None
+    return h
 
 
 def _score(h: ScoredNode) -> float:

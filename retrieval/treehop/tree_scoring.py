@@ -35,7 +35,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, cast
@@ -47,13 +46,14 @@ from . import uri as urimod
 from .descent import Candidate
 from .ingest.summaries import FROM_CHILDREN, OVERVIEW_FROM
 from .models import ContextType, Node
+from .natural_order import name_key as _name_key
+from .natural_order import one_shape as _one_shape
 from .stores.base import ScoredNode, unique_inverse
 from .text_tokenize import tokenize
 
 _max = np.maximum.reduce
 """``a.max()`` of a 1-d array without the Python frame of numpy's ``_methods`` wrapper
 (the same C reduction; ~2-3 us a call in a find, on cold caches)."""
-_DIGITS = re.compile(r"(\d+)")
 
 
 @dataclass(frozen=True)
@@ -85,30 +85,6 @@ def order_key(uri: str, chunk_index: int | None) -> tuple[int, tuple[int | str, 
     if chunk_index is not None:
         return (chunk_index, ())
     return _name_key(uri)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _name_key(uri: str) -> tuple[int, tuple[int | str, ...]]:
-    """A leaf name's natural-order key, kept: every find orders the same families again (the
-    tree context's siblings, the memory context's sessions), and the regex split per leaf was
-    the largest Python cost of context scoring (a bounded cache of small tuples)."""
-    parts: list[int | str] = list(_DIGITS.split(uri.rsplit("/", 1)[-1]))
-    # the split alternates text and digit runs: every odd part is a run of digits
-    parts[1::2] = map(int, parts[1::2])
-    return (-1, tuple(parts))
-
-
-_DIGITS_TO_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
-"""A name's shape: its UTF-8 bytes with every ASCII digit as ``0`` (no byte of a multi-byte
-character is an ASCII digit; ``bytes.translate`` is several times faster than ``str``'s)."""
-
-
-def _one_shape(names: list[str]) -> bool:
-    """Whether every name has the same shape (:data:`_DIGITS_TO_ZERO`). The names are
-    joined, translated and split once (no name holds a ``/``): one call each instead of one
-    per name, over a family of hundreds of names."""
-    shapes = "/".join(names).encode().translate(_DIGITS_TO_ZERO).split(b"/")
-    return shapes.count(shapes[0]) == len(shapes)
 
 
 @dataclass(frozen=True)

@@ -200,6 +200,26 @@ class ScoredNode:
 
 
 @dataclass(frozen=True)
+class SiblingWindow:
+    """A leaf's nearest siblings in natural name order, each scored as ``search`` scores it:
+    what a store's optional ``sibling_window`` answers (the embedded store's
+    :meth:`~treehop.stores.embedded.search_paths._SearchPaths.sibling_window`).
+
+    Why: a memory turn hit's slot carries the turns around it (:mod:`treehop.memory_context`);
+    a store that can read a session's turns by their order gives those few, where a search of
+    the session scores and returns all of it (10,000 turn nodes a find on a long session)."""
+
+    before: list[ScoredNode]
+    """The admitted siblings before the leaf, nearest first."""
+    after: list[ScoredNode]
+    """The admitted siblings after the leaf, nearest first."""
+    first: bool
+    """No admitted sibling lies before the last of :attr:`before` (the family's start)."""
+    last: bool
+    """No admitted sibling lies after the last of :attr:`after` (the family's end)."""
+
+
+@dataclass(frozen=True)
 class HitColumns:
     """Search hits as columns, best first: what the retriever's internal searches read.
 

@@ -23,6 +23,7 @@ from ...errors import (
 from ...filters import MetadataFilter, TagFilter
 from ...lexical import LexicalIndex, blend_scaled
 from ...models import ContextType, Node
+from ...natural_order import natural_positions
 from .. import _ann
 from .._ann import AnnIndex
 from ..base import (
@@ -30,6 +31,7 @@ from ..base import (
     HitColumns,
     Scope,
     ScoredNode,
+    SiblingWindow,
     Vector,
     build_frozen,
     check_search_args,
@@ -116,6 +118,120 @@ class _SearchPaths(_StoreAttributes):
             got = bool(np.any((s.cols["ctype"][:n] == _CTYPE_CODE[context_type]) & s.alive[:n]))
             s.cache[key] = got
         return got
+
+    def sibling_window(
+        self,
+        vector: Vector,
+        scope: Scope,
+        uri: str,
+        before: int,
+        after: int,
+        *,
+        query_text: str | None = None,
+        dense_weight: float = 1.0,
+    ) -> SiblingWindow | None:
+        """Up to ``before`` / ``after`` siblings of the leaf ``uri`` on each side, in natural
+        name order (:func:`~treehop.natural_order.name_key`: the order of
+        :func:`~treehop.tree_scoring.sibling_order_key`), each scored as :meth:`search`
+        scores it (the same floats: a row's cosine, BM25 and blend do not depend on the
+        other rows scored). Siblings are the leaves that are not chunks and share the leaf's
+        parent; only those ``scope`` admits count (its filters, types, levels and exclusions;
+        its subtrees and parent are not read: the siblings are the scope).
+
+        ``None`` where the order cannot be read exactly, for the caller to search the whole
+        family instead: the leaf is not stored, is a chunk or is not admitted by ``scope``,
+        or two siblings share a natural key (a search's order of those would break the tie
+        by score).
+
+        Why: a memory turn's slot carries its neighbouring turns (:mod:`treehop.
+        memory_context`). Searching the session scored and returned up to 10,000 turn nodes
+        per find (find p50 ~70 ms on sessions of 10,000 and 100,000 turns, against ~5-9 ms
+        here: ``bench/bench_memory_neighbours.py``); the session's natural order is built
+        once per snapshot (:meth:`_natural_children`), then each read costs the rows it
+        walks."""
+        s, q = self._query(vector, 1, dense_weight)
+        if not s.live or before < 0 or after < 0:
+            return None
+        row = int(s.lookup([uri])[0])
+        if row < 0 or int(s.cols["chunk"][row]) >= 0 or not bool(s.cols["leaf"][row]):
+            return None
+        parent = self._node(s, row).parent_uri
+        if parent is None:
+            return None
+        order = self._natural_children(s, parent)
+        if order is None:
+            return None
+        ordered, by_row, at_of = order
+        i = int(by_row.searchsorted(row))
+        if i >= by_row.size or int(by_row[i]) != row:
+            return None
+        at = int(at_of[i])
+        ok, matches = self._eligibility(s, scope, np.array([row], dtype=np.int64))
+        if not bool(ok[0]):
+            return None
+        ahead, first = self._admitted_run(s, scope, ordered[:at][::-1], before)
+        behind, last = self._admitted_run(s, scope, ordered[at + 1 :], after)
+        rows = np.concatenate([ahead, behind])
+        hits: list[ScoredNode] = []
+        if rows.size:
+            dense = _matvec(s.vectors_of(rows), q)
+            score, lex = dense, None
+            lexical = self.lexical if query_text and dense_weight < 1.0 else None
+            if lexical is not None and query_text:
+                score, lex = self._blend(s, lexical, query_text, rows, dense, dense_weight)
+            n = int(rows.size)
+            flags = [True] * n if matches is None else matches[rows].tolist()
+            lexs = lex.tolist() if lex is not None else [None] * n
+            hits = [
+                ScoredNode(
+                    node=self._node(s, r), score=a, vector_score=d, lexical_score=x, matches=m
+                )
+                for r, a, d, x, m in zip(
+                    rows.tolist(), score.tolist(), dense.tolist(), lexs, flags, strict=True
+                )
+            ]
+        k = int(ahead.size)
+        return SiblingWindow(before=hits[:k], after=hits[k:], first=first, last=last)
+
+    def _admitted_run(self, s: _Snap, scope: Scope, seq: IntArray, k: int) -> tuple[IntArray, bool]:
+        """The first ``k`` rows of ``seq`` that ``scope`` admits, and whether ``seq`` holds
+        no more than those: walked in blocks that double (a filter that admits few siblings
+        reads further, never the whole family when the first block suffices)."""
+        got: list[IntArray] = []
+        have, lo, m = 0, 0, max(2 * k, 16)
+        while have < k and lo < seq.size:
+            part = seq[lo : lo + m]
+            ok, _ = self._eligibility(s, scope, part)
+            kept = part[ok][: k - have]
+            got.append(kept)
+            have += int(kept.size)
+            lo += m
+            m *= 2
+        rows = np.concatenate(got) if got else np.zeros(0, np.int64)
+        return rows.astype(np.int64, copy=False), have < k
+
+    def _natural_children(
+        self, s: _Snap, parent: str
+    ) -> tuple[IntArray, IntArray, IntArray] | None:
+        """The live leaf children of ``parent`` that are not chunks, in natural name order,
+        with the same rows sorted and each one's place in that order (to find a row's place
+        by a binary search); ``None`` if two share a natural key. Kept per snapshot (a
+        write publishes a new one): built once from the children in URI order
+        (:func:`~treehop.natural_order.natural_positions`)."""
+        key = ("natural", parent)
+        kept = s.cache.get(key, _NOT_KEPT)  # (one read: a concurrent put may trim the cache)
+        if kept is not _NOT_KEPT:
+            return cast("tuple[IntArray, IntArray, IntArray] | None", kept)
+        rows = self._children_rows(s, parent)
+        rows = rows[s.alive[rows] & s.cols["leaf"][rows] & (s.cols["chunk"][rows] < 0)]
+        out: tuple[IntArray, IntArray, IntArray] | None = None
+        at = natural_positions([u.rpartition("/")[2] for u in s.uris_of(rows)])
+        ordered = None if at is None else rows[np.array(at, dtype=np.int64)]
+        if ordered is not None:
+            place = np.argsort(ordered, kind="stable")
+            out = (ordered, ordered[place], place.astype(np.int64, copy=False))
+        _cache_put(s, key, out, cap=64)
+        return out
 
     def search_columns(
         self,
@@ -1351,6 +1467,9 @@ key as :data:`treehop.tree_scoring.HEADING_PATH`, which the stores do not import
 
 
 _SIBLING_PARENTS = 4
+_NOT_KEPT = object()
+"""``s.cache.get``'s default where ``None`` is a kept answer (:meth:`_SearchPaths.
+_natural_children`: a family whose order cannot be read)."""
 _LEX_SCALES = 256
 """How many queries' lexical scales one snapshot keeps (least recently added first out)."""
 _SIBLING_MAX = 256
