@@ -244,6 +244,12 @@ ROWS: tuple[Row, ...] = (
     Row("llamaindex", "LlamaIndex SentenceSplitter+VSI", "llamaindex"),
     Row("find", "find() defaults", "find"),
     Row("find-no-collapse", "find collapse_chunks=False", "find", find={"collapse_chunks": False}),
+    Row(
+        "find-few-docs-off",
+        "find few_document_passages=False",
+        "find",
+        config={"few_document_passages": False},
+    ),
     Row("find-no-context", "find - tree context", "find", config=bt.NO_CONTEXT),
     Row(
         "find-no-sentence-slots",

@@ -322,6 +322,12 @@ ROWS: tuple[RowSpec, ...] = (
         "find-no-collapse", "find - one slot per document", "find", find={"collapse_chunks": False}
     ),
     RowSpec(
+        "find-few-docs-off",
+        "find - document slots whatever the count",
+        "find",
+        config={"few_document_passages": False},
+    ),
+    RowSpec(
         "find-seed-stop",
         "find seed stop (quiet rounds)",
         "find",

@@ -78,6 +78,16 @@ class RetrievalConfig(ConfigModel):
     "Natural questions, round 13"): zsh FAQ nDCG@10 0.754 -> 0.789, autotools FAQ 0.789 ->
     0.832, every other set and the heading / first-sentence / anchor set identical.
     ``False``: one slot per document for such queries."""
+    few_document_passages: bool = True
+    """For a query that takes document slots: when the candidates span fewer documents than
+    the find's ``limit``, every document is cut into passage slots as a question's are
+    (:meth:`treehop.descent.Collected.ranked`), so the find fills its ``limit``.
+    Why: over one long document (a book, a manual in one file) a topical query got one
+    result, its slot one chunk of ~1,000 characters, with the other 3,000-5,000 matched
+    chunks folded into its ``collapsed`` (a 4.9 MB file, 6,779 nodes: "how to configure
+    logging" -> 1 result, 4,401 collapsed), where a flat store returns ``limit`` chunks.
+    A find over many documents (every bench set) keeps document slots: the rule changes
+    nothing there. ``False``: document slots whatever the count."""
     sentence_passages: bool = True
     """A query over documents written as a sentence (:func:`treehop.query_shape.is_sentence`:
     a problem report such as "Fetchmail hangs while fetching mail." or "Some objects aren't

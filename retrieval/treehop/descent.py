@@ -219,6 +219,7 @@ class Collected:
         passages: bool = True,
         join_adjacent: bool = False,
         headless: bool = False,
+        fill: int = 0,
     ) -> None:
         self.collapse = collapse
         self.join_adjacent = join_adjacent
@@ -230,6 +231,9 @@ class Collected:
         slot per document, its chunks folded into it."""
         self.headless = headless
         """Document slots split at headless entries (:func:`headless_groups`)."""
+        self.fill = fill
+        """With document slots (``passages`` false): candidates of fewer documents than
+        this many take passage slots (:meth:`ranked`; ``few_document_passages``)."""
         self.by_uri: dict[str, Candidate] = {}
         # :meth:`kth_score`'s slots kept between calls: each slot's best score on the track
         # they were computed for (``None``: none yet), the candidates placed since and the
@@ -315,7 +319,8 @@ class Collected:
             items = sorted(self.by_uri.values(), key=_FINAL_VEC, reverse=True)
         else:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
-        if self.collapse and self.passages:  # (one slot per passage of a document)
+        if self.collapse and (self.passages or self._few_documents(items)):
+            # (one slot per passage of a document)
             return passage_groups(items, self.budget, self.join_adjacent, grow_key)
         if self.collapse and self.headless:  # (one per document, or per headless entry)
             return headless_groups(items, self.budget, self.join_adjacent, grow_key)
@@ -327,6 +332,18 @@ class Collected:
             for c in items:
                 groups.setdefault(c.uri, []).append(c)
         return list(groups.values())
+
+    def _few_documents(self, items: Sequence[Candidate]) -> bool:
+        """Whether document slots could not fill ``fill`` slots: the candidates span fewer
+        documents (a find over one long file); stops counting at ``fill``."""
+        if self.fill <= 0:
+            return False
+        docs: set[str] = set()
+        for c in items:
+            docs.add(c.document)
+            if len(docs) >= self.fill:
+                return False
+        return True
 
     def kth_score(self, k: int, track: Track) -> float:
         """The score of the k-th best document, or -inf while fewer than k are filled: a

@@ -502,6 +502,7 @@ class HierarchicalRetriever:
                 passages=q.passages,
                 join_adjacent=cfg.join_adjacent_hits,
                 headless=cfg.headless_entry_slots,
+                fill=q.req.limit if cfg.few_document_passages else 0,
             ),
             frontier=Frontier(SubtreeBounds(alpha), alpha, by_bound=use_bound),
             convergence=Convergence(cfg.max_convergence_rounds),
