@@ -269,6 +269,7 @@ def test_an_error_report_takes_a_slot_per_section(bow, tmp_path: Path) -> None: 
     heading = "oauth token scopes and kubernetes readiness probes rejected"
     with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
         th.add_resource(_guide(tmp_path), target_uri=f"{R}/docs")
+        th.config.few_document_passages = False  # (two documents: a heading fills 5 otherwise)
 
         def sections(query: str) -> list[tuple[str, ...]]:
             res = th.find(query, limit=5)

@@ -154,7 +154,8 @@ def test_a_finds_results_are_the_validated_models(
         return out
 
     monkeypatch.setattr(HierarchicalRetriever, "_matched_all", spy)
-    cfg = RetrievalConfig(**NO_CONTEXT)
+    # (document slots: one chunked file among fewer files than the limit folds its chunks)
+    cfg = RetrievalConfig(**NO_CONTEXT, few_document_passages=False)
     r = HierarchicalRetriever(_store(), cfg, _Scripted() if reranked else None)
     req = RetrievalRequest(
         query=TypedQuery(query="part"),

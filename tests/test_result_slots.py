@@ -117,7 +117,9 @@ def _guide(tmp: Path) -> Path:
 def test_each_section_of_a_document_takes_its_own_slot_for_a_question(bow, tmp_path: Path) -> None:
     with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
         th.add_resource(_guide(tmp_path), target_uri=f"{R}/docs")
-        # a keyword query names a page: one slot per document, as before
+        # a keyword query names a page: one slot per document, as before (where the
+        # documents found fill the limit: two here, so the rule that fills it is off)
+        th.config.few_document_passages = False
         res = th.find("oauth token scopes kubernetes readiness probes", limit=5)
         docs = [m.parent_uri or m.uri for m in res.resources]
         assert len(docs) == len(set(docs))
@@ -211,6 +213,7 @@ def test_a_sentence_takes_passage_slots_and_keeps_its_weights(bow, tmp_path: Pat
         # "stopped working" is also a problem report without the stop
         # (problem_report_passages, tests/test_query_shape_reports.py): off here
         th.config.problem_report_passages = False
+        th.config.few_document_passages = False  # (two documents: a heading fills 5 otherwise)
 
         def sections(query: str) -> list[tuple[str, ...]]:
             res = th.find(query, limit=5)
@@ -350,6 +353,7 @@ def test_a_document_slot_grows_toward_its_better_scoring_neighbour(bow, tmp_path
     with Treehop(embedder=bow, tagger=None, chunk_chars=500) as th:
         th.add_resource(_answers_without_marks(tmp_path), target_uri=f"{R}/faq")
         th.config.document_context_chars = 1100  # the face and one neighbour
+        th.config.few_document_passages = False  # (a document slot, though 2 files < 3)
         top = th.find(query, limit=3).resources[0]
         assert "distclean errors" in top.content
         shown = {c.position: c for c in top.collapsed if c.position is not None}
@@ -432,6 +436,7 @@ def test_a_topical_query_reaches_each_headless_entry_of_a_chapter(bow, tmp_path:
     query = "mailbox quota storage limit"
     with Treehop(embedder=bow, tagger=None, chunk_chars=500) as th:
         th.add_resource(root, target_uri=f"{R}/faq")
+        th.config.few_document_passages = False  # (2 files < 5: every one cut otherwise)
         res = th.find(query, limit=5).resources
         faq = [m for m in res if m.parent_uri == f"{R}/faq/faq.md"]
         assert len(faq) == 2, [m.uri for m in res]
@@ -452,3 +457,63 @@ def test_headless_groups_read_hand_written_heading_paths() -> None:
     assert _uris(headless_groups(items, 10_000)) == [["guide.md#chunk-4"], ["guide.md#chunk-1"]]
     items[1].node.metadata["heading_path"] = [{"section": "other"}]
     assert len(headless_groups(items, 10_000)) == 1
+
+
+def test_filled_slots_keep_every_document_and_fill_the_rest_with_passages() -> None:
+    """Fewer documents than ``k``: each document's best slot stays inside the first ``k``,
+    the room left goes to the best further passages in rank order, the rest after."""
+    from treehop.descent import filled_slots
+
+    a = [_chunk(i, 0.9 - i / 100, 0.9 - i / 100, ["Guide"], i) for i in range(4)]
+    other = _file(f"{R}/docs/notes.md", 0.5)
+    third = _file(f"{R}/docs/todo.md", 0.4)
+    groups = [[c] for c in a] + [[other], [third]]  # (rank order: guide's 4 passages first)
+    got = _uris(filled_slots(groups, 4))
+    assert got[:4] == [["guide.md#chunk-0"], ["guide.md#chunk-1"], ["notes.md"], ["todo.md"]]
+    assert got[4:] == [["guide.md#chunk-2"], ["guide.md#chunk-3"]]  # (past k, in rank order)
+    assert _uris(filled_slots(groups, 6)) == _uris(groups)  # (room for all: rank order)
+    assert _uris(filled_slots(groups, 3))[:3] == [["guide.md#chunk-0"], ["notes.md"], ["todo.md"]]
+
+
+def test_a_topical_query_over_fewer_documents_than_its_limit_fills_it_with_passages(
+    bow, tmp_path: Path
+) -> None:
+    """One long document (a book) and a keyword query: the find fills its limit with the
+    document's passages, each slot holding only the chunks its text shows, instead of one
+    slot whose face is one chunk with every other match folded behind it
+    (``few_document_passages``); off, one slot again. Over at least ``limit`` documents the
+    rule changes nothing."""
+    root = tmp_path / "book"
+    root.mkdir()
+    topics = ["oauth token scopes", "kubernetes readiness probes", "logging handlers levels"]
+    sections = [
+        f"## Part {i}\n\n" + "\n\n".join(f"{t} detail {i}.{j}. " * 6 for j in range(3))
+        for i, t in enumerate(topics * 3)
+    ]
+    (root / "book.md").write_text("# Book\n\n" + "\n\n".join(sections))
+    query = "oauth token scopes logging handlers"
+    with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
+        th.add_resource(root, target_uri=f"{R}/book")
+        res = th.find(query, limit=6).resources
+        assert len(res) == 6
+        assert {m.parent_uri for m in res} == {f"{R}/book/book.md"}
+        shown = [m.uri for m in res]
+        assert len(shown) == len(set(shown))
+        for m in res:  # no slot folds another slot's chunk; each holds one run of chunks
+            assert not {c.uri for c in m.collapsed} & (set(shown) - {m.uri})
+            held = sorted(int(u.rsplit("-", 1)[1]) for u in [m.uri, *(c.uri for c in m.collapsed)])
+            assert held == list(range(held[0], held[0] + len(held)))
+        assert any("oauth" in m.content for m in res) and any("logging" in m.content for m in res)
+        th.config.few_document_passages = False
+        one = th.find(query, limit=6).resources
+        assert len(one) == 1 and len(one[0].collapsed) > 6
+        # many documents: the same results with the rule on and off
+        more = tmp_path / "many"
+        more.mkdir()
+        for i in range(8):
+            (more / f"page{i}.md").write_text(f"# Page {i}\n\n" + sections[i])
+        th.add_resource(more, target_uri=f"{R}/many")
+        q2 = dict(query=query, target_uri=f"{R}/many", limit=4)
+        off = [(m.uri, m.score, m.slot_text) for m in th.find(**q2).resources]
+        th.config.few_document_passages = True
+        assert [(m.uri, m.score, m.slot_text) for m in th.find(**q2).resources] == off

@@ -63,6 +63,7 @@ def test_options_are_declared_once_and_checked_at_run_time() -> None:
     long_text = " ".join(f"alpha sentence number {i}." for i in range(400))
     with Treehop(None, embedder=BagOfWordsEmbedder(), chunk_chars=300) as th:
         th.add_resource(long_text, target_uri="viking://resources/long.md")
+        th.config.few_document_passages = False  # (one document: one slot, not 5 passages)
         kwargs: dict[str, object] = {"limt": 3}
         with pytest.raises(InvalidQueryError, match="unknown search option"):
             th.find("alpha", **kwargs)  # type: ignore[arg-type]

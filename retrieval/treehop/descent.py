@@ -319,9 +319,11 @@ class Collected:
             items = sorted(self.by_uri.values(), key=_FINAL_VEC, reverse=True)
         else:
             items = sorted(self.by_uri.values(), key=lambda c: -c.final.on(track))
-        if self.collapse and (self.passages or self._few_documents(items)):
-            # (one slot per passage of a document)
+        if self.collapse and self.passages:  # (one slot per passage of a document)
             return passage_groups(items, self.budget, self.join_adjacent, grow_key)
+        if self.collapse and self._few_documents(items):  # (every document, then passages)
+            groups = passage_groups(items, self.budget, self.join_adjacent, grow_key)
+            return filled_slots(groups, self.fill)
         if self.collapse and self.headless:  # (one per document, or per headless entry)
             return headless_groups(items, self.budget, self.join_adjacent, grow_key)
         groups: dict[str, list[Candidate]] = {}
@@ -599,6 +601,31 @@ def passage_groups(
         groups.extend([c] for c in others)
     groups.sort(key=lambda g: rank[id(g[0])])
     return groups
+
+
+def filled_slots(groups: list[list[Candidate]], k: int) -> list[list[Candidate]]:
+    """Passage slots (best first) reordered so that the first ``k`` hold every document's
+    best slot and, in the room left, the best further passages: the document slots a
+    topical query takes, filled up to ``k`` with passages where fewer documents than ``k``
+    are found (:attr:`~treehop.config.RetrievalConfig.few_document_passages`). Why not the
+    passage slots as they rank: with many candidates and a large ``k`` (R@100), a
+    document's passages pushed another document out of the first ``k``, where its
+    document slot had a place (pytest's page-level R@100 1.000 -> 0.994)."""
+    room = k - len({g[0].document for g in groups})
+    docs: set[str] = set()
+    kept: list[list[Candidate]] = []
+    rest: list[list[Candidate]] = []
+    for g in groups:
+        doc = g[0].document
+        if doc not in docs:
+            docs.add(doc)
+            kept.append(g)
+        elif room > 0:
+            room -= 1
+            kept.append(g)
+        else:
+            rest.append(g)
+    return kept + rest
 
 
 def headless_groups(
