@@ -322,8 +322,8 @@ class Collected:
         if self.collapse and self.passages:  # (one slot per passage of a document)
             return passage_groups(items, self.budget, self.join_adjacent, grow_key)
         if self.collapse and self._few_documents(items):  # (every document, then passages)
-            groups = passage_groups(items, self.budget, self.join_adjacent, grow_key)
-            return filled_slots(groups, self.fill)
+            slots = passage_groups(items, self.budget, self.join_adjacent, grow_key)
+            return filled_slots(slots, self.fill)
         if self.collapse and self.headless:  # (one per document, or per headless entry)
             return headless_groups(items, self.budget, self.join_adjacent, grow_key)
         groups: dict[str, list[Candidate]] = {}
