@@ -18,7 +18,7 @@ default keyword tagger (``tagger="auto"``), which aggregates a directory's child
 automatic tags; without it ``tagger=None`` (as bench_memory_neighbours).
 
 Last, a hash of the nodes the appends wrote (each turn's URI, text, metadata and the session
-node's abstract, overview and metadata after every append) to compare two checkouts: run it
+node's abstract, overview, metadata and tags after every append) to compare two checkouts: run it
 with ``PYTHONPATH=/that/checkout/retrieval`` for the other one.
 """
 
@@ -74,13 +74,13 @@ def counting(store: Any) -> Callable[[], int]:
 
 
 def written(c: Treehop, uris: list[str], session: str) -> str:
-    """The appended turns as stored (URI, content, metadata) and the session node (abstract,
-    overview, metadata), hashed."""
+    """The appended turns as stored (URI, content, metadata, tags) and the session node
+    (abstract, overview, metadata, tags), hashed."""
     h = hashlib.sha256()
     for n in c.store.get([*uris, session]):
         assert n is not None
         h.update(f"{n.uri}|{n.abstract}|{n.overview}|{n.content}|".encode())
-        h.update(json.dumps(n.metadata, sort_keys=True).encode())
+        h.update(json.dumps([n.metadata, sorted(n.tags)], sort_keys=True).encode())
     return h.hexdigest()
 
 
