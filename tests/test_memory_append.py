@@ -8,6 +8,7 @@ written, URI for URI, text for text, metadata for metadata, over the same calls.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -295,3 +296,34 @@ def test_another_client_appending_is_seen(tmp_path: Path) -> None:
     assert res.turn_uris == [f"{CONVS}/c/s/turn-00011"]
     check_sessions_as_main(a)
     a.close()
+
+
+def test_concurrent_appends_then_an_append_as_main(tmp_path: Path) -> None:
+    """Main gives concurrent appends to one session no order (each numbers its turns from
+    the session it read: racing calls may write the same turn URI, the last one kept). Here
+    too; what must hold is that the next append, alone, is main's: numbered after the
+    stored turns, its session node built from them (the kept tail of a racing call does not
+    match the stored session, so the session is read)."""
+    c = Treehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None)
+    c.add_messages(msgs(20), conversation_id="c", session_id="s")
+    c.add_messages(msgs(1, 20), conversation_id="c", session_id="s")
+    errors: list[BaseException] = []
+
+    def append(i: int) -> None:
+        try:
+            c.add_messages(msgs(1 + i % 2, 100 + 10 * i), conversation_id="c", session_id="s")
+        except BaseException as exc:  # (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=append, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    uri = c.aio.resolve(f"{CONVS}/c/s")
+    top = max(mem._index_of(k.uri.rsplit("/", 1)[-1], "turn-") for k in c.store.children(uri))
+    res = c.add_messages(msgs(1, 500), conversation_id="c", session_id="s")
+    assert res.turn_uris == [f"{CONVS}/c/s/turn-{top + 1:05d}"]
+    check_sessions_as_main(c, f"{CONVS}/c/s")
+    c.close()
