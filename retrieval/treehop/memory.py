@@ -467,7 +467,7 @@ async def _tail_of(client: MemoryHost, session_uri: str, stored: Node | None) ->
     if fn is None or stored is None:
         return None
     with _tails_lock:
-        kept = _tails.get(client.store)
+        kept = _kept(client.store, create=False)
         tail = kept.get(session_uri) if kept is not None else None
     if (
         tail is None
@@ -488,10 +488,9 @@ async def _keep_tail(
     fn = _family_state(client.store)
     if fn is None:
         return
-    try:
-        with _tails_lock:
-            kept = _tails.setdefault(client.store, OrderedDict())
-    except TypeError:  # a store that cannot be weakly referenced keeps no tail
+    with _tails_lock:
+        kept = _kept(client.store, create=True)
+    if kept is None:
         return
     family, _ = await client._io(fn, session_uri, [])
     tail = _Tail(
@@ -506,9 +505,21 @@ async def _keep_tail(
 
 def _forget_tail(client: MemoryHost, session_uri: str) -> None:
     with _tails_lock:
-        kept = _tails.get(client.store)
+        kept = _kept(client.store, create=False)
         if kept is not None:
             kept.pop(session_uri, None)
+
+
+def _kept(store: Any, *, create: bool) -> OrderedDict[str, _Tail] | None:
+    """The tails kept for ``store`` (call with :data:`_tails_lock` held); ``None`` for a
+    store that cannot be a weak dictionary's key (it keeps none)."""
+    try:
+        got = _tails.get(store)
+        if got is None and create:
+            got = _tails[store] = OrderedDict()
+    except TypeError:
+        return None
+    return got
 
 
 async def add_messages(
