@@ -427,7 +427,8 @@ def _index_of(name: str, prefix: str) -> int:
 class _Tail:
     """A session as the last :func:`add_messages` of this process wrote it: the next turn
     index, what its node says of its turns, the node's texts and metadata as written, and how
-    many rows the store counted under it after the write."""
+    many rows the store holds under it if nothing but that write changed them since the
+    session was read (the rows it knew of, plus its new turns)."""
 
     next_index: int
     turns: _SessionTurns
@@ -447,6 +448,12 @@ def _family_state(store: Any) -> Callable[[str, Sequence[str]], tuple[int, list[
     """The store's cheap family read (:meth:`EmbeddedStore.family_state`), if it has one."""
     fn = getattr(store, "family_state", None)
     return fn if callable(fn) else None
+
+
+def _generation(store: Any) -> int | None:
+    """The store's committed generation (:attr:`EmbeddedStore.generation`), if it has one."""
+    gen = getattr(store, "generation", None)
+    return gen if isinstance(gen, int) and getattr(store, "path", None) is not None else None
 
 
 def _turn_uri(session_uri: str, index: int) -> str:
@@ -481,18 +488,28 @@ async def _tail_of(client: MemoryHost, session_uri: str, stored: Node | None) ->
     return tail if family == tail.family and present == [True, False] else None
 
 
-async def _keep_tail(
-    client: MemoryHost, session_uri: str, node: Node, next_index: int, turns: _SessionTurns
+def _keep_tail(
+    client: MemoryHost,
+    session_uri: str,
+    node: Node,
+    next_index: int,
+    turns: _SessionTurns,
+    family: int,
 ) -> None:
-    """Keep what the next append to ``session_uri`` needs (see :func:`_tail_of`)."""
-    fn = _family_state(client.store)
-    if fn is None:
+    """Keep what the next append to ``session_uri`` needs (see :func:`_tail_of`).
+
+    The caller keeps a tail only when its write was the one commit since it read the session
+    (the store's generation moved by one): another write in between (a racing call of this
+    process or another one) may have left turns this node does not describe, and the next
+    append then reads the session, as main's does, which rewrites its node from every turn.
+    An index without generations (in memory) keeps none. ``family`` is the row count this
+    call expects: the rows it knew of and its new turns."""
+    if _family_state(client.store) is None:
         return
     with _tails_lock:
         kept = _kept(client.store, create=True)
     if kept is None:
         return
-    family, _ = await client._io(fn, session_uri, [])
     tail = _Tail(
         next_index, turns, node.abstract, node.overview, copy.deepcopy(node.metadata), family
     )
@@ -567,18 +584,17 @@ async def add_messages(
             n += 1
         session_id = f"session-{n:04d}"
     session_uri = f"{conv_uri}/{session_id}"
+    gen = _generation(client.store)  # (before the session is read: see _keep_tail)
     old_session = (await client._io(client.store.get, [session_uri]))[0]
     summary = old_session.metadata.get("summary") if old_session is not None else None
     tail = None if extractor is not None else await _tail_of(client, session_uri, old_session)
     all_turns: list[Turn] = []
     if tail is not None:  # the session as this process last wrote it: no turn read
-        start, described = tail.next_index, tail.turns.plus(turns)
+        start, described, family = tail.next_index, tail.turns.plus(turns), tail.family
     else:
-        existing = [
-            k
-            for k in await client._io(client.store.children, session_uri)
-            if k.metadata.get("kind") == "turn"
-        ]
+        kids = await client._io(client.store.children, session_uri)
+        family = len(kids)
+        existing = [k for k in kids if k.metadata.get("kind") == "turn"]
         existing.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
         start = 1 + max(
             (_index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX) for k in existing), default=-1
@@ -598,8 +614,12 @@ async def add_messages(
     ]
     session = _session_node_of(session_uri, conversation_id, session_id, described, summary)
     await write_nodes(client, [session, *new_nodes])
-    if extractor is None:
-        await _keep_tail(client, session_uri, session, start + len(turns), described)
+    if extractor is None and gen is not None and _generation(client.store) == gen + 1:
+        # (the new turns' URIs are past every turn known: each adds a row)
+        family += len(turns)
+        _keep_tail(client, session_uri, session, start + len(turns), described, family)
+    else:
+        _forget_tail(client, session_uri)
     res = MemoryWriteResult(
         conversation_uri=client.display(conv_uri),
         session_uri=client.display(session_uri),
@@ -607,7 +627,6 @@ async def add_messages(
         turn_uris=[client.display(n.uri) for n in new_nodes],
     )
     if extractor is not None:
-        _forget_tail(client, session_uri)
         await _extract(client, extractor, res, session_uri, conversation_id, session_id, all_turns)
     res.elapsed_s = time.perf_counter() - t0
     return res
