@@ -30,9 +30,13 @@ Why this shape:
 
 from __future__ import annotations
 
+import copy
 import json
 import re
+import threading
 import time
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -297,9 +301,84 @@ def _session_node(
     uri: str, conversation_id: str, session_id: str, turns: Sequence[Turn], summary: str | None
 ) -> Node:
     """The session directory, described deterministically from its turns (or by a summary)."""
-    start = min(t.timestamp for t in turns)
-    end = max(t.timestamp for t in turns)
-    speakers = list(dict.fromkeys(t.speaker for t in turns))
+    return _session_node_of(uri, conversation_id, session_id, _SessionTurns.of(turns), summary)
+
+
+@dataclass(frozen=True)
+class _SessionTurns:
+    """What the session node says of its turns: how many, their first and last time, their
+    speakers in order of first appearance, and its first turns (:attr:`head`): at least
+    :data:`SESSION_ABSTRACT_TURNS` of them and :data:`_HEAD_CHARS` characters of overview
+    lines, or all of them.
+
+    Why the head is enough: the abstract quotes the first turns, and the overview is the
+    turns' lines cut to :data:`OVERVIEW_CHARS`, a cut that reads only the first
+    ``OVERVIEW_CHARS`` characters of the joined lines, or (``_clip``) their first
+    ``4 * OVERVIEW_CHARS + 64``. So an append can describe the session from this record and
+    the new turns, without reading the session (:func:`add_messages`)."""
+
+    count: int
+    start: float
+    end: float
+    speakers: tuple[str, ...]
+    head: tuple[Turn, ...]
+
+    @property
+    def complete(self) -> bool:
+        """Whether :attr:`head` holds every turn."""
+        return len(self.head) == self.count
+
+    @staticmethod
+    def of(turns: Sequence[Turn]) -> _SessionTurns:
+        return _SessionTurns(0, 0.0, 0.0, (), ()).plus(turns)
+
+    def plus(self, turns: Sequence[Turn]) -> _SessionTurns:
+        """This record with ``turns`` appended after the ones it describes."""
+        if not turns:
+            return self
+        old = self.count > 0
+        # min/max in the order of the turns (a tie keeps the first, as min() over all does)
+        start = (
+            min(self.start, *(t.timestamp for t in turns))
+            if old
+            else min(t.timestamp for t in turns)
+        )
+        end = (
+            max(self.end, *(t.timestamp for t in turns)) if old else max(t.timestamp for t in turns)
+        )
+        speakers = tuple(dict.fromkeys([*self.speakers, *(t.speaker for t in turns)]))
+        head = list(self.head)
+        if self.complete:
+            used = _lines_chars(head)
+            for t in turns:
+                if len(head) >= SESSION_ABSTRACT_TURNS and used >= _HEAD_CHARS:
+                    break
+                used += len(_overview_line(t)) + (1 if head else 0)
+                head.append(t)
+        return _SessionTurns(self.count + len(turns), start, end, speakers, tuple(head))
+
+
+_HEAD_CHARS = 4 * OVERVIEW_CHARS + 64
+"""Characters of overview lines past which more turns cannot change the session's overview
+(``_clip(text, n)`` reads ``text[: 4 * n + 64]``; the line cut reads ``text[:n]``)."""
+
+
+def _overview_line(t: Turn) -> str:
+    return f"- {t.speaker}: {t.content}"
+
+
+def _lines_chars(turns: Sequence[Turn]) -> int:
+    """``len("\n".join(_overview_line(t) for t in turns))``."""
+    return sum(len(_overview_line(t)) for t in turns) + max(0, len(turns) - 1)
+
+
+def _session_node_of(
+    uri: str, conversation_id: str, session_id: str, st: _SessionTurns, summary: str | None
+) -> Node:
+    """The session directory described from :class:`_SessionTurns` (see there)."""
+    turns = st.head
+    start, end = st.start, st.end
+    speakers = list(st.speakers)
     first, last = to_iso(start)[:10], to_iso(end)[:10]
     day = first if first == last else f"{first} to {last}"
     header = f"Conversation {conversation_id}, {session_id} ({day}), {' and '.join(speakers)}"
@@ -310,7 +389,7 @@ def _session_node(
             first_sentence(t.content) or t.content for t in turns[:SESSION_ABSTRACT_TURNS]
         )
         abstract = _clip(f"{header}: {quoted}", 600)
-    overview = "\n".join(f"- {t.speaker}: {t.content}" for t in turns)
+    overview = "\n".join(_overview_line(t) for t in turns)
     if len(overview) > OVERVIEW_CHARS:  # whole lines only: a turn is never cut mid-sentence
         overview = overview[: overview.rfind("\n", 0, OVERVIEW_CHARS) + 1].rstrip() or _clip(
             overview, OVERVIEW_CHARS
@@ -329,7 +408,7 @@ def _session_node(
             "conversation": conversation_id,
             "session": session_id,
             "speakers": speakers,
-            "turns": len(turns),
+            "turns": st.count,
             TIMESTAMP_FIELD: start,
             "timestamp_end": end,
             **({"summary": summary} if summary else {}),
@@ -342,6 +421,122 @@ def _index_of(name: str, prefix: str) -> int:
         return int(name[len(prefix) :])
     except ValueError:
         return -1
+
+
+@dataclass(frozen=True)
+class _Tail:
+    """A session as the last :func:`add_messages` of this process wrote it: the next turn
+    index, what its node says of its turns, the node's texts and metadata as written, and how
+    many rows the store holds under it if nothing but that write changed them since the
+    session was read (the rows it knew of, plus its new turns)."""
+
+    next_index: int
+    turns: _SessionTurns
+    abstract: str
+    overview: str | None
+    metadata: dict[str, Any]
+    family: int
+
+
+_TAILS_KEPT = 1024
+"""Sessions whose tail one store keeps (least recently written first out)."""
+_tails: weakref.WeakKeyDictionary[Any, OrderedDict[str, _Tail]] = weakref.WeakKeyDictionary()
+_tails_lock = threading.Lock()
+
+
+def _family_state(store: Any) -> Callable[[str, Sequence[str]], tuple[int, list[bool]]] | None:
+    """The store's cheap family read (:meth:`EmbeddedStore.family_state`), if it has one."""
+    fn = getattr(store, "family_state", None)
+    return fn if callable(fn) else None
+
+
+def _generation(store: Any) -> int | None:
+    """The store's committed generation (:attr:`EmbeddedStore.generation`), if it has one."""
+    gen = getattr(store, "generation", None)
+    return gen if isinstance(gen, int) and getattr(store, "path", None) is not None else None
+
+
+def _turn_uri(session_uri: str, index: int) -> str:
+    return f"{session_uri}/{_TURN_PREFIX}{index:05d}"
+
+
+async def _tail_of(client: MemoryHost, session_uri: str, stored: Node | None) -> _Tail | None:
+    """The kept tail of ``session_uri`` if the store still holds the session it describes,
+    else ``None`` (the caller reads the session's turns, as before).
+
+    Why this is safe: every write that changes a session's turns through treehop rewrites its
+    node (an append or an extraction writes it with the turns; a removal re-describes it from
+    its children, without ``kind``), so a session node equal to the one kept was written by
+    the append that kept it, or describes the same turns. The store's row count under the
+    session and its last turn (present, the next one absent) must match as well: a row
+    deleted or added beneath treehop's writer changes one of them."""
+    fn = _family_state(client.store)
+    if fn is None or stored is None:
+        return None
+    with _tails_lock:
+        kept = _kept(client.store, create=False)
+        tail = kept.get(session_uri) if kept is not None else None
+    if (
+        tail is None
+        or stored.abstract != tail.abstract
+        or stored.overview != tail.overview
+        or stored.metadata != tail.metadata
+    ):
+        return None
+    last, nxt = _turn_uri(session_uri, tail.next_index - 1), _turn_uri(session_uri, tail.next_index)
+    family, present = await client._io(fn, session_uri, [last, nxt])
+    return tail if family == tail.family and present == [True, False] else None
+
+
+def _keep_tail(
+    client: MemoryHost,
+    session_uri: str,
+    node: Node,
+    next_index: int,
+    turns: _SessionTurns,
+    family: int,
+) -> None:
+    """Keep what the next append to ``session_uri`` needs (see :func:`_tail_of`).
+
+    The caller keeps a tail only when its write was the one commit since it read the session
+    (the store's generation moved by one): another write in between (a racing call of this
+    process or another one) may have left turns this node does not describe, and the next
+    append then reads the session, as main's does, which rewrites its node from every turn.
+    An index without generations (in memory) keeps none. ``family`` is the row count this
+    call expects: the rows it knew of and its new turns."""
+    if _family_state(client.store) is None:
+        return
+    with _tails_lock:
+        kept = _kept(client.store, create=True)
+    if kept is None:
+        return
+    tail = _Tail(
+        next_index, turns, node.abstract, node.overview, copy.deepcopy(node.metadata), family
+    )
+    with _tails_lock:
+        kept[session_uri] = tail
+        kept.move_to_end(session_uri)
+        while len(kept) > _TAILS_KEPT:
+            kept.popitem(last=False)
+
+
+def _forget_tail(client: MemoryHost, session_uri: str) -> None:
+    with _tails_lock:
+        kept = _kept(client.store, create=False)
+        if kept is not None:
+            kept.pop(session_uri, None)
+
+
+def _kept(store: Any, *, create: bool) -> OrderedDict[str, _Tail] | None:
+    """The tails kept for ``store`` (call with :data:`_tails_lock` held); ``None`` for a
+    store that cannot be a weak dictionary's key (it keeps none)."""
+    try:
+        got = _tails.get(store)
+        if got is None and create:
+            got = _tails[store] = OrderedDict()
+    except TypeError:
+        return None
+    return got
 
 
 async def add_messages(
@@ -362,6 +557,14 @@ async def add_messages(
     ``session_id`` defaults to the next ``session-NNNN`` of the conversation. Messages without
     a timestamp get ``session_time`` (default: now). Calling again with the same session
     appends after its existing turns. The whole call is validated before the first write.
+
+    An append does not read the session's turns when this process wrote the session last
+    (:func:`_tail_of`: its node as kept, on a store with ``family_state``): the next turn
+    index and the session node come from a kept record (:class:`_SessionTurns`) and the new
+    turns. Reading every turn made each append O(session): 3.3 s at 100,000 turns, against
+    ~70 ms now, all of it the store's commit (``bench/bench_memory_append.py``). Otherwise
+    (another writer, a removed turn, a reopened client, an extractor, another store) the
+    session is read, as before, and the same nodes are written either way.
     """
     t0 = time.perf_counter()
     check_id(conversation_id, "conversation_id")
@@ -381,15 +584,23 @@ async def add_messages(
             n += 1
         session_id = f"session-{n:04d}"
     session_uri = f"{conv_uri}/{session_id}"
-    existing = [
-        k
-        for k in await client._io(client.store.children, session_uri)
-        if k.metadata.get("kind") == "turn"
-    ]
-    existing.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
-    start = 1 + max(
-        (_index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX) for k in existing), default=-1
-    )
+    gen = _generation(client.store)  # (before the session is read: see _keep_tail)
+    old_session = (await client._io(client.store.get, [session_uri]))[0]
+    summary = old_session.metadata.get("summary") if old_session is not None else None
+    tail = None if extractor is not None else await _tail_of(client, session_uri, old_session)
+    all_turns: list[Turn] = []
+    if tail is not None:  # the session as this process last wrote it: no turn read
+        start, described, family = tail.next_index, tail.turns.plus(turns), tail.family
+    else:
+        kids = await client._io(client.store.children, session_uri)
+        family = len(kids)
+        existing = [k for k in kids if k.metadata.get("kind") == "turn"]
+        existing.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
+        start = 1 + max(
+            (_index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX) for k in existing), default=-1
+        )
+        all_turns = [_turn_of(k) for k in existing] + turns
+        described = _SessionTurns.of(all_turns)
     meta = {"conversation": conversation_id, "session": session_id}
     new_nodes = [
         _turn_node(
@@ -401,11 +612,14 @@ async def add_messages(
         )
         for i, t in enumerate(turns)
     ]
-    all_turns = [_turn_of(k) for k in existing] + turns
-    old_session = (await client._io(client.store.get, [session_uri]))[0]
-    summary = old_session.metadata.get("summary") if old_session is not None else None
-    session = _session_node(session_uri, conversation_id, session_id, all_turns, summary)
+    session = _session_node_of(session_uri, conversation_id, session_id, described, summary)
     await write_nodes(client, [session, *new_nodes])
+    if extractor is None and gen is not None and _generation(client.store) == gen + 1:
+        # (the new turns' URIs are past every turn known: each adds a row)
+        family += len(turns)
+        _keep_tail(client, session_uri, session, start + len(turns), described, family)
+    else:
+        _forget_tail(client, session_uri)
     res = MemoryWriteResult(
         conversation_uri=client.display(conv_uri),
         session_uri=client.display(session_uri),

@@ -1129,6 +1129,10 @@ class _ChildrenCache:
         self._children = children
         self._gone = gone
 
+    children_fields = None
+    """Not the store's: the tagger reads :meth:`children` here (what was read already, less
+    the deleted nodes), never the store's stored JSON behind it."""
+
     def children(self, uri: str) -> list[Node]:
         kids = self._children.get(uri)
         # The tagger reads a stored child's URI and tags only (``_stored_auto_labels``): what

@@ -240,10 +240,17 @@ def _stored_auto_labels(
     them joined by newlines (no normal tag holds one: a tag that does makes the line count
     differ), and the label is what follows ``auto:``; otherwise every tag is parsed. A label
     repeated within a child is counted once by :func:`aggregate_many`."""
+    fields = getattr(store, "children_fields", None)
+    if fields is not None:
+        # the stored JSON's URI and tags, no node built (~3x cheaper: an append to a memory
+        # session re-tags the session, whose children are its every turn)
+        kids = [(str(d["uri"]), d["tags"] or ()) for d in fields(uri, ("uri", "tags"))]
+    else:
+        kids = [(kid.uri, kid.tags) for kid in store.children(uri)]
     autos = [
         a
-        for kid in store.children(uri)
-        if kid.uri not in fresh and (a := [t for t in kid.tags if t.startswith("auto:")])
+        for kid_uri, tags in kids
+        if kid_uri not in fresh and (a := [t for t in tags if t.startswith("auto:")])
     ]
     if not autos:
         return []
