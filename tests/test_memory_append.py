@@ -299,11 +299,9 @@ def test_another_client_appending_is_seen(tmp_path: Path) -> None:
 
 
 def test_concurrent_appends_then_an_append_as_main(tmp_path: Path) -> None:
-    """Main gives concurrent appends to one session no order (each numbers its turns from
-    the session it read: racing calls may write the same turn URI, the last one kept). Here
-    too; what must hold is that the next append, alone, is main's: numbered after the
-    stored turns, its session node built from them (the kept tail of a racing call does not
-    match the stored session, so the session is read)."""
+    """Concurrent appends to one session take turns (:func:`treehop.memory.
+    _conversation_lock`), in no set order; the next append, alone, is main's: numbered after
+    the stored turns, its session node built from them."""
     c = Treehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None)
     c.add_messages(msgs(20), conversation_id="c", session_id="s")
     c.add_messages(msgs(1, 20), conversation_id="c", session_id="s")
@@ -327,3 +325,74 @@ def test_concurrent_appends_then_an_append_as_main(tmp_path: Path) -> None:
     assert res.turn_uris == [f"{CONVS}/c/s/turn-{top + 1:05d}"]
     check_sessions_as_main(c, f"{CONVS}/c/s")
     c.close()
+
+
+def _contents(c: Treehop, session: str) -> list[str]:
+    uri = c.aio.resolve(f"{CONVS}/c/{session}")
+    kids = [k for k in c.store.children(uri) if k.metadata.get("kind") == "turn"]
+    return [k.content or "" for k in kids]
+
+
+def test_racing_appends_to_one_session_lose_no_message(tmp_path: Path) -> None:
+    """Threads and tasks appending to one session at once: every message is stored, each
+    under a turn of its own, numbered without a gap (racing appends both wrote
+    ``turn-00002`` and one message was lost, every run, before the conversation lock)."""
+    import asyncio
+
+    from treehop import AsyncTreehop
+
+    c = Treehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None)
+    c.add_messages(msgs(3), conversation_id="c", session_id="s")
+    errors: list[BaseException] = []
+
+    def append(i: int) -> None:
+        try:
+            for j in range(4):
+                c.add_messages(msgs(1, 1000 + 10 * i + j), conversation_id="c", session_id="s")
+        except BaseException as exc:  # (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=append, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    got = _contents(c, "s")
+    assert len(got) == 3 + 16
+    assert {f"line {1000 + 10 * i + j}. more" for i in range(4) for j in range(4)} <= {
+        t.split(": ", 1)[-1] for t in got
+    }
+    uri = c.aio.resolve(f"{CONVS}/c/s")
+    turns = sorted(mem._index_of(k.uri.rsplit("/", 1)[-1], "turn-") for k in c.store.children(uri))
+    assert turns == list(range(19))
+    # two sessions picked at once (no session_id): two sessions, not one merged
+    both = [
+        threading.Thread(target=lambda: c.add_messages(msgs(2), conversation_id="d")) for _ in "ab"
+    ]
+    for t in both:
+        t.start()
+    for t in both:
+        t.join()
+    sessions = c.store.children(c.aio.resolve(f"{CONVS}/d"))
+    assert sorted(k.uri.rsplit("/", 1)[-1] for k in sessions if not k.is_leaf) == [
+        "session-0000",
+        "session-0001",
+    ]
+    c.close()
+
+    async def tasks() -> None:
+        async with AsyncTreehop(tmp_path / "b", embedder=BagOfWordsEmbedder(), tagger=None) as a:
+            await asyncio.gather(
+                *(
+                    a.add_messages(msgs(1, 2000 + i), conversation_id="c", session_id="s")
+                    for i in range(6)
+                )
+            )
+            uri = a.resolve(f"{CONVS}/c/s")
+            kids = await a._io(a.store.children, uri)
+            assert sorted(mem._index_of(k.uri.rsplit("/", 1)[-1], "turn-") for k in kids) == list(
+                range(6)
+            )
+
+    asyncio.run(tasks())

@@ -30,6 +30,8 @@ Why this shape:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import copy
 import json
 import re
@@ -37,7 +39,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -539,6 +541,43 @@ def _kept(store: Any, *, create: bool) -> OrderedDict[str, _Tail] | None:
     return got
 
 
+_conversation_locks: weakref.WeakKeyDictionary[Any, dict[str, threading.Lock]] = (
+    weakref.WeakKeyDictionary()
+)
+_LOCK_POLL_S = (0.0005, 0.02)
+"""The first and the longest pause between two tries of a busy conversation lock."""
+
+
+@contextlib.asynccontextmanager
+async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
+    """Appends to one conversation of one store, one at a time (within this process).
+
+    Why: an append reads where its session ends (its next turn index, or the next free
+    session id) and writes after that read; two appends racing on one session both wrote
+    ``turn-00002`` and only the last survived (a message lost on every run with three
+    threads or three tasks, on main before the tail was kept as on it since). A
+    ``threading.Lock`` per conversation, tried without blocking and retried after a pause
+    (a few ms at most), serialises them whatever thread or event loop each call runs on,
+    and a cancelled wait holds nothing. The embedded store's file lock already keeps a
+    second process from writing the same index."""
+    with _tails_lock:
+        try:
+            locks = _conversation_locks.get(store)
+            if locks is None:
+                locks = _conversation_locks[store] = {}
+        except TypeError:  # (a store that cannot be a weak key: a lock of its own per call)
+            locks = {}
+        lock = locks.setdefault(conv_uri, threading.Lock())
+    pause, longest = _LOCK_POLL_S
+    while not lock.acquire(blocking=False):
+        await asyncio.sleep(pause)
+        pause = min(2 * pause, longest)
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 async def add_messages(
     client: MemoryHost,
     messages: Sequence[Any],
@@ -576,6 +615,28 @@ async def add_messages(
     )
     turns = parse_messages(messages, default_time)
     conv_uri = client.resolve(f"{CONVERSATIONS_URI}/{conversation_id}")
+    async with _conversation_lock(client.store, conv_uri):
+        res, all_turns, session_uri, session_id = await _append(
+            client, conv_uri, conversation_id, session_id, turns, extractor, dated_text
+        )
+    if extractor is not None:
+        await _extract(client, extractor, res, session_uri, conversation_id, session_id, all_turns)
+    res.elapsed_s = time.perf_counter() - t0
+    return res
+
+
+async def _append(
+    client: MemoryHost,
+    conv_uri: str,
+    conversation_id: str,
+    session_id: str | None,
+    turns: list[Turn],
+    extractor: MemoryExtractor | None,
+    dated_text: bool,
+) -> tuple[MemoryWriteResult, list[Turn], str, str]:
+    """:func:`add_messages`' read of the session and its write, under the conversation's
+    lock: the result, every turn of the session (read only where the session was), the
+    session's URI and id."""
     if session_id is None:
         kids = await client._io(client.store.children, conv_uri)
         taken = {k.uri.rsplit("/", 1)[-1] for k in kids if not k.is_leaf}
@@ -626,10 +687,7 @@ async def add_messages(
         session_id=session_id,
         turn_uris=[client.display(n.uri) for n in new_nodes],
     )
-    if extractor is not None:
-        await _extract(client, extractor, res, session_uri, conversation_id, session_id, all_turns)
-    res.elapsed_s = time.perf_counter() - t0
-    return res
+    return res, all_turns, session_uri, session_id
 
 
 async def _extract(
