@@ -174,6 +174,24 @@ def load_conversations(limit: int | None) -> list[dict[str, Any]]:
     return data[:limit] if limit else data
 
 
+async def add_conversation(
+    mem: Any,
+    cid: str,
+    sessions: list[tuple[int, float, list[dict[str, Any]]]],
+    dated: bool = True,
+) -> None:
+    """Write a LoCoMo conversation's sessions (:func:`sessions_of`) through ``add_messages``,
+    each turn with its ``dia_id`` as the message id, as every memory arm stores them."""
+    for n, st, ts in sessions:
+        await mem.add_messages(
+            [{"speaker": t["speaker"], "content": t["text"], "id": t["dia_id"]} for t in ts],
+            conversation_id=cid,
+            session_id=f"session-{n:02d}",
+            session_time=st,
+            dated_text=dated,
+        )
+
+
 def sessions_of(conv: dict[str, Any]) -> list[tuple[int, float, list[dict[str, Any]]]]:
     c = conv["conversation"]
     out = []
@@ -257,14 +275,7 @@ async def run_conversation(
 
     # the memory write path
     mem = AsyncTreehop(None, embedder=embedder, tagger=tagger)
-    for n, st, ts in sessions:
-        await mem.add_messages(
-            [{"speaker": t["speaker"], "content": t["text"], "id": t["dia_id"]} for t in ts],
-            conversation_id=cid,
-            session_id=f"session-{n:02d}",
-            session_time=st,
-            dated_text=dated,
-        )
+    await add_conversation(mem, cid, sessions, dated)
     target = f"viking://~/memories/conversations/{cid}"
     msg = {
         mem.display(n.uri): str(n.metadata["message_id"])
@@ -425,13 +436,7 @@ async def context_conversation(
         q for q in conv["qa"] if q.get("category") != 5 and evidence_ids(q.get("evidence", []))
     ]
     mem = AsyncTreehop(None, embedder=embedder, tagger="auto")
-    for n, st, ts in sessions:
-        await mem.add_messages(
-            [{"speaker": t["speaker"], "content": t["text"], "id": t["dia_id"]} for t in ts],
-            conversation_id=cid,
-            session_id=f"session-{n:02d}",
-            session_time=st,
-        )
+    await add_conversation(mem, cid, sessions)
     target = f"viking://~/memories/conversations/{cid}"
     by_id = {t["dia_id"]: _norm(turn_text(t)) for _, _, ts in sessions for t in ts}
     # the flat arms rank the very leaves the memory path stored (dated turn texts)

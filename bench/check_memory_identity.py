@@ -49,13 +49,7 @@ async def main() -> None:
         sessions = bm.sessions_of(conv)
         cid = conv["sample_id"]
         mem = AsyncTreehop(None, embedder=emb, tagger=None)
-        for k, st, ts in sessions:
-            await mem.add_messages(
-                [{"speaker": t["speaker"], "content": t["text"], "id": t["dia_id"]} for t in ts],
-                conversation_id=cid,
-                session_id=f"session-{k:02d}",
-                session_time=st,
-            )
+        await bm.add_conversation(mem, cid, sessions)
         target = f"viking://~/memories/conversations/{cid}"
         times = [st for _, st, _ in sessions]
         for q in conv["qa"]:
