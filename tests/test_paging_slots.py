@@ -60,6 +60,17 @@ def _signature(res: Any) -> list[tuple[Any, ...]]:
     ]
 
 
+def _client(path: Path, chunk_chars: int = 200, per_dir: int = 10) -> Treehop:
+    """An index whose directories are opened ``per_dir`` rows a round (paged)."""
+    return Treehop(
+        path,
+        embedder=BagOfWordsEmbedder(),
+        tagger=None,
+        chunk_chars=chunk_chars,
+        config=RetrievalConfig(max_children_per_dir=per_dir),
+    )
+
+
 def _find(c: Treehop, query: str, limit: int, slot_stop: bool, rounds: int) -> Any:
     hr.SLOT_STOP = slot_stop
     c.config.max_rounds = rounds
@@ -77,13 +88,7 @@ def test_the_paging_pathology_settles_by_slots(
     the rule the descent pages until ``max_rounds``; with it, it stops after the first
     round (the root), with what unbounded paging returns, to the bit."""
     monkeypatch.setattr(hr, "MAX_GLOBAL_FETCH", 560)
-    c = Treehop(
-        tmp_path / "idx",
-        embedder=BagOfWordsEmbedder(),
-        tagger=None,
-        chunk_chars=200,
-        config=RetrievalConfig(max_children_per_dir=10),
-    )
+    c = _client(tmp_path / "idx")
     try:
         add_records(c, [(_entries(200, 1500), {"source": "faq.md"})])
         before = _find(c, QUERY, 10, False, 40).query_results[0]
@@ -112,13 +117,7 @@ def test_a_slot_beside_an_unread_row_keeps_the_paging(
     the best slots, where one could still join a slot that has room, so the rule does not
     stop (no proof) and the find pages on to the same answer as before."""
     monkeypatch.setattr(hr, "MAX_GLOBAL_FETCH", 250)
-    c = Treehop(
-        tmp_path / "idx",
-        embedder=BagOfWordsEmbedder(),
-        tagger=None,
-        chunk_chars=200,
-        config=RetrievalConfig(max_children_per_dir=10),
-    )
+    c = _client(tmp_path / "idx")
     try:
         add_records(c, [(_entries(0, 800), {"source": "faq.md"})])
         got = _find(c, QUERY, 10, True, UNBOUNDED)
@@ -193,13 +192,7 @@ def test_the_slot_rule_returns_what_unbounded_paging_returns(
     find without it returns when it pages every document to the end, in no more rounds."""
     rng = random.Random(seed)
     old = hr.MAX_GLOBAL_FETCH
-    c = Treehop(
-        tmp_path_factory.mktemp("gen") / "idx",
-        embedder=BagOfWordsEmbedder(),
-        tagger=None,
-        chunk_chars=chunk_chars,
-        config=RetrievalConfig(max_children_per_dir=per_dir),
-    )
+    c = _client(tmp_path_factory.mktemp("gen") / "idx", chunk_chars, per_dir)
     try:
         texts = [
             (_faq(rng, strong, weak, weak_first, headings), {"source": f"faq{j}.md"})
