@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -298,6 +298,30 @@ def test_another_client_appending_is_seen(tmp_path: Path) -> None:
     a.close()
 
 
+def _in_threads(fn: Callable[[int], object], n: int) -> list[BaseException]:
+    """``fn(0)`` ... ``fn(n - 1)`` run at once, one thread each; what they raised."""
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            fn(i)
+        except BaseException as exc:  # (returned to the test)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def _turn_indexes(c: Treehop, session_uri: str) -> list[int]:
+    """The stored turn numbers of a session, sorted."""
+    kids = c.store.children(c.aio.resolve(session_uri))
+    return sorted(mem._index_of(k.uri.rsplit("/", 1)[-1], "turn-") for k in kids)
+
+
 def test_concurrent_appends_then_an_append_as_main(tmp_path: Path) -> None:
     """Concurrent appends to one session take turns (:func:`treehop.memory.
     _conversation_lock`), in no set order; the next append, alone, is main's: numbered after
@@ -305,22 +329,12 @@ def test_concurrent_appends_then_an_append_as_main(tmp_path: Path) -> None:
     c = Treehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None)
     c.add_messages(msgs(20), conversation_id="c", session_id="s")
     c.add_messages(msgs(1, 20), conversation_id="c", session_id="s")
-    errors: list[BaseException] = []
 
     def append(i: int) -> None:
-        try:
-            c.add_messages(msgs(1 + i % 2, 100 + 10 * i), conversation_id="c", session_id="s")
-        except BaseException as exc:  # (reported below)
-            errors.append(exc)
+        c.add_messages(msgs(1 + i % 2, 100 + 10 * i), conversation_id="c", session_id="s")
 
-    threads = [threading.Thread(target=append, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
-    uri = c.aio.resolve(f"{CONVS}/c/s")
-    top = max(mem._index_of(k.uri.rsplit("/", 1)[-1], "turn-") for k in c.store.children(uri))
+    assert not _in_threads(append, 4)
+    top = _turn_indexes(c, f"{CONVS}/c/s")[-1]
     res = c.add_messages(msgs(1, 500), conversation_id="c", session_id="s")
     assert res.turn_uris == [f"{CONVS}/c/s/turn-{top + 1:05d}"]
     check_sessions_as_main(c, f"{CONVS}/c/s")
@@ -343,37 +357,20 @@ def test_racing_appends_to_one_session_lose_no_message(tmp_path: Path) -> None:
 
     c = Treehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None)
     c.add_messages(msgs(3), conversation_id="c", session_id="s")
-    errors: list[BaseException] = []
 
     def append(i: int) -> None:
-        try:
-            for j in range(4):
-                c.add_messages(msgs(1, 1000 + 10 * i + j), conversation_id="c", session_id="s")
-        except BaseException as exc:  # (reported below)
-            errors.append(exc)
+        for j in range(4):
+            c.add_messages(msgs(1, 1000 + 10 * i + j), conversation_id="c", session_id="s")
 
-    threads = [threading.Thread(target=append, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    assert not _in_threads(append, 4)
     got = _contents(c, "s")
     assert len(got) == 3 + 16
     assert {f"line {1000 + 10 * i + j}. more" for i in range(4) for j in range(4)} <= {
         t.split(": ", 1)[-1] for t in got
     }
-    uri = c.aio.resolve(f"{CONVS}/c/s")
-    turns = sorted(mem._index_of(k.uri.rsplit("/", 1)[-1], "turn-") for k in c.store.children(uri))
-    assert turns == list(range(19))
+    assert _turn_indexes(c, f"{CONVS}/c/s") == list(range(19))
     # two sessions picked at once (no session_id): two sessions, not one merged
-    both = [
-        threading.Thread(target=lambda: c.add_messages(msgs(2), conversation_id="d")) for _ in "ab"
-    ]
-    for t in both:
-        t.start()
-    for t in both:
-        t.join()
+    assert not _in_threads(lambda i: c.add_messages(msgs(2), conversation_id="d"), 2)
     sessions = c.store.children(c.aio.resolve(f"{CONVS}/d"))
     assert sorted(k.uri.rsplit("/", 1)[-1] for k in sessions if not k.is_leaf) == [
         "session-0000",
