@@ -22,11 +22,10 @@ from hypothesis import strategies as st
 from treehop import Treehop
 from treehop import hierarchical_retriever as hr
 from treehop.config import RetrievalConfig
-from treehop.descent import Candidate, Collected, Track, score_of
+from treehop.descent import Candidate, Collected, Track
 from treehop.ingest.records import add_records
-from treehop.models import ContextType, FoundBy, Node
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, chunk_candidate
 
 QUERY = "why does alpha beta fail?"
 UNBOUNDED = 100_000
@@ -226,18 +225,9 @@ DOC = "viking://resources/d/faq.md"
 
 
 def _chunk(i: int, score: float, chars: int, start: int | None = None) -> Candidate:
-    node = Node(
-        uri=f"{DOC}#chunk-{i}",
-        parent_uri=DOC,
-        context_type=ContextType.RESOURCE,
-        level=2,
-        is_leaf=True,
-        content="x" * chars,
-        metadata={"passage_start": i if start is None else start},
-        chunk_index=i,
+    return chunk_candidate(
+        DOC, i, score, content="x" * chars, passage_start=i if start is None else start
     )
-    s = score_of(score)
-    return Candidate(node, s, s, score, FoundBy.GLOBAL)
 
 
 def _collected(chunks: list[tuple[int, float, int, int | None]]) -> Collected:

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from treehop import RetrievalConfig, Treehop
-from treehop.descent import Candidate, Score, passage_groups
-from treehop.models import ContextType, FoundBy, Node
+from treehop.descent import Candidate, passage_groups
+from treehop.models import ContextType, Node
 from treehop.stores.embedded import EmbeddedStore
 
-from treehop_test_doubles import BagOfWordsEmbedder, resource_folder, resource_root
+from treehop_test_doubles import BagOfWordsEmbedder, chunk_candidate, resource_folder, resource_root
 
 R = "viking://resources"
 DOC = f"{R}/docs/guide.md"
@@ -32,17 +32,7 @@ QUESTION = "Why does my build fail?"
 def _chunk(i: int, own: float, final: float) -> Candidate:
     """A chunk of ``guide.md``'s one passage (start 0); ``own`` its own score, ``final`` the
     score it ranks on (a lifted one, say)."""
-    node = Node(
-        uri=f"{DOC}#chunk-{i}",
-        parent_uri=DOC,
-        context_type=ContextType.RESOURCE,
-        level=2,
-        is_leaf=True,
-        content=f"text of chunk {i}",
-        chunk_index=i,
-        metadata={"heading_path": ["Guide"], "passage_start": 0},
-    )
-    return Candidate(node, Score(own), Score(final), own, FoundBy.GLOBAL)
+    return chunk_candidate(DOC, i, own, final, heading_path=["Guide"], passage_start=0)
 
 
 def _indexes(groups: list[list[Candidate]]) -> list[list[int | None]]:

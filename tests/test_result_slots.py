@@ -5,31 +5,24 @@ what its text shows; ``assemble_context`` delivers it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from treehop import RetrievalConfig, Treehop
 from treehop.context_assembly import assemble_context
 from treehop.descent import Candidate, Score, passage_groups, same_passage
 from treehop.models import ContextType, FoundBy, Node
 
+from treehop_test_doubles import chunk_candidate
+
 R = "viking://resources"
 DOC = f"{R}/docs/guide.md"
 
 
 def _chunk(i: int, own: float, final: float, path: list[str], start: int | None) -> Candidate:
-    meta: dict[str, object] = {"heading_path": path}
+    meta: dict[str, Any] = {"heading_path": path}
     if start is not None:
         meta["passage_start"] = start
-    node = Node(
-        uri=f"{DOC}#chunk-{i}",
-        parent_uri=DOC,
-        context_type=ContextType.RESOURCE,
-        level=2,
-        is_leaf=True,
-        content=f"text of chunk {i}",
-        chunk_index=i,
-        metadata=meta,
-    )
-    return Candidate(node, Score(own), Score(final), own, FoundBy.GLOBAL)
+    return chunk_candidate(DOC, i, own, final, **meta)
 
 
 def _file(uri: str, score: float) -> Candidate:

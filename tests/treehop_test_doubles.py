@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from treehop.descent import Candidate, Score
 from treehop.embedders.base import BaseEmbedder, normalize_rows
-from treehop.models import ContextType, Node
+from treehop.models import ContextType, FoundBy, Node
 from treehop.stores.embedded import EmbeddedStore
 from treehop.uri import ancestors_of, parent_of
 
@@ -94,6 +95,33 @@ def store_leaf(uri: str, text: str = "", **metadata: Any) -> Node:
         tags=["auto:alpha"],
         metadata=dict(metadata),
     )
+
+
+def chunk_candidate(
+    doc: str,
+    i: int,
+    own: float,
+    final: float | None = None,
+    *,
+    content: str | None = None,
+    **metadata: Any,
+) -> Candidate:
+    """Chunk ``i`` of the file ``doc`` as the descent collects it (found by the global
+    step): its own score ``own``, the score it ranks on ``final`` (``own`` by default), its
+    text ``content`` (``"text of chunk i"`` by default) and chunk ``metadata``
+    (``heading_path``, ``passage_start``)."""
+    node = Node(
+        uri=f"{doc}#chunk-{i}",
+        parent_uri=doc,
+        context_type=ContextType.RESOURCE,
+        level=2,
+        is_leaf=True,
+        content=f"text of chunk {i}" if content is None else content,
+        chunk_index=i,
+        metadata=metadata,
+    )
+    top = own if final is None else final
+    return Candidate(node, Score(own), Score(top), own, FoundBy.GLOBAL)
 
 
 def store_folder(uri: str, parent: str) -> Node:
