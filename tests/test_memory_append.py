@@ -393,3 +393,31 @@ def test_racing_appends_to_one_session_lose_no_message(tmp_path: Path) -> None:
             )
 
     asyncio.run(tasks())
+
+
+def test_a_cancelled_wait_for_the_conversation_lock_holds_nothing(tmp_path: Path) -> None:
+    """An append waiting behind another one of its conversation and cancelled meanwhile
+    leaves nothing written and the lock free: the next append goes through."""
+    import asyncio
+
+    from treehop import AsyncTreehop
+
+    async def run() -> None:
+        async with AsyncTreehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None) as a:
+            conv = a.resolve(f"{CONVS}/c")
+            async with mem._conversation_lock(a.store, conv):  # (another append's turn)
+                waiting = asyncio.create_task(
+                    a.add_messages(msgs(1), conversation_id="c", session_id="s")
+                )
+                await asyncio.sleep(0.05)
+                assert not waiting.done()
+                waiting.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await waiting
+            assert await a._io(a.store.children, f"{conv}/s") == []
+            res = await asyncio.wait_for(
+                a.add_messages(msgs(2), conversation_id="c", session_id="s"), timeout=5
+            )
+            assert res.turn_uris == [f"{CONVS}/c/s/turn-{i:05d}" for i in range(2)]
+
+    asyncio.run(run())
