@@ -25,7 +25,9 @@ Why this shape:
 - *LLM output on top, never instead.* An optional :class:`LLMMemoryExtractor` writes a session
   summary (the session directory's abstract) and fact leaves next to the turns, *after* the
   turns are stored; when the model fails or answers nonsense, the turns stay and the result says
-  why the extraction did not happen.
+  why the extraction did not happen. An extraction that another append to its session overtook
+  (the turns changed while the model answered) is not written either (``StaleExtraction``):
+  the newer append read every turn, and its extraction covers them.
 """
 
 from __future__ import annotations
@@ -541,7 +543,16 @@ def _kept(store: Any, *, create: bool) -> OrderedDict[str, _Tail] | None:
     return got
 
 
-_conversation_locks: weakref.WeakKeyDictionary[Any, dict[str, threading.Lock]] = (
+@dataclass
+class _ConversationLock:
+    """A conversation's lock and how many calls hold or wait for it (its entry leaves the
+    table when none does, so the table holds only conversations in use)."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0
+
+
+_conversation_locks: weakref.WeakKeyDictionary[Any, dict[str, _ConversationLock]] = (
     weakref.WeakKeyDictionary()
 )
 _LOCK_POLL_S = (0.0005, 0.02)
@@ -559,7 +570,11 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
     ``threading.Lock`` per conversation, tried without blocking and retried after a pause
     (a few ms at most), serialises them whatever thread or event loop each call runs on,
     and a cancelled wait holds nothing. The embedded store's file lock already keeps a
-    second process from writing the same index."""
+    second process from writing the same index.
+
+    The table keeps a conversation's lock only while a call holds or waits for it (a count
+    of users, under :data:`_tails_lock`): a service appending to a million conversations
+    does not keep a million locks."""
     with _tails_lock:
         try:
             locks = _conversation_locks.get(store)
@@ -567,15 +582,22 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
                 locks = _conversation_locks[store] = {}
         except TypeError:  # (a store that cannot be a weak key: a lock of its own per call)
             locks = {}
-        lock = locks.setdefault(conv_uri, threading.Lock())
-    pause, longest = _LOCK_POLL_S
-    while not lock.acquire(blocking=False):
-        await asyncio.sleep(pause)
-        pause = min(2 * pause, longest)
+        entry = locks.setdefault(conv_uri, _ConversationLock())
+        entry.users += 1
     try:
-        yield
+        pause, longest = _LOCK_POLL_S
+        while not entry.lock.acquire(blocking=False):
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, longest)
+        try:
+            yield
+        finally:
+            entry.lock.release()
     finally:
-        lock.release()
+        with _tails_lock:
+            entry.users -= 1
+            if entry.users == 0 and locks.get(conv_uri) is entry:
+                del locks[conv_uri]
 
 
 async def add_messages(
@@ -620,7 +642,9 @@ async def add_messages(
             client, conv_uri, conversation_id, session_id, turns, extractor, dated_text
         )
     if extractor is not None:
-        await _extract(client, extractor, res, session_uri, conversation_id, session_id, all_turns)
+        await _extract(
+            client, extractor, res, conv_uri, session_uri, conversation_id, session_id, all_turns
+        )
     res.elapsed_s = time.perf_counter() - t0
     return res
 
@@ -694,47 +718,65 @@ async def _extract(
     client: MemoryHost,
     extractor: MemoryExtractor,
     res: MemoryWriteResult,
+    conv_uri: str,
     session_uri: str,
     conversation_id: str,
     session_id: str,
     turns: Sequence[Turn],
 ) -> None:
-    """Summary and facts on top of the stored turns; a failure is reported, never raised."""
+    """Summary and facts on top of the stored turns; a failure is reported, never raised.
+
+    The extractor (an LLM call, seconds) runs outside the conversation's lock, so appends
+    to the conversation do not wait for it; its write takes the lock and first checks that
+    the session still holds exactly the turns it read. Why: two appends with an extractor
+    racing on one session each extracted from the turns they saw, and the slower one's
+    write replaced the faster one's facts and re-described the session from its older
+    turns (a newer turn dropped from the session's description). A stale extraction is
+    not written and says so in ``extraction_error``; the append that added the newer
+    turns read them all, so its own extraction covers them."""
     try:
         summary, facts = await extractor.extract(turns)
     except TreehopError as exc:
         res.extraction_error = f"{type(exc).__name__}: {exc}"
         return
-    old_facts = [
-        k.uri
-        for k in await client._io(client.store.children, session_uri)
-        if k.metadata.get("kind") == "fact"
-    ]
-    when = min(t.timestamp for t in turns)
-    fact_nodes = [
-        Node(
-            uri=f"{session_uri}/{_FACT_PREFIX}{i:05d}",
-            parent_uri=session_uri,
-            context_type=ContextType.MEMORY,
-            level=Level.CONTENT,
-            is_leaf=True,
-            abstract=_clip(fact, 300),
-            content=fact,
-            metadata={
-                "kind": "fact",
-                "conversation": conversation_id,
-                "session": session_id,
-                "source": getattr(getattr(extractor, "llm", None), "name", "extractor"),
-                TIMESTAMP_FIELD: when,
-            },
+    async with _conversation_lock(client.store, conv_uri):
+        kids = await client._io(client.store.children, session_uri)
+        stored = [k for k in kids if k.metadata.get("kind") == "turn"]
+        stored.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
+        if [_turn_of(k) for k in stored] != list(turns):
+            res.extraction_error = (
+                "StaleExtraction: the session's turns changed while they were extracted "
+                "(another append or a removal); nothing written, the newer append's "
+                "extraction covers them"
+            )
+            return
+        old_facts = [k.uri for k in kids if k.metadata.get("kind") == "fact"]
+        when = min(t.timestamp for t in turns)
+        fact_nodes = [
+            Node(
+                uri=f"{session_uri}/{_FACT_PREFIX}{i:05d}",
+                parent_uri=session_uri,
+                context_type=ContextType.MEMORY,
+                level=Level.CONTENT,
+                is_leaf=True,
+                abstract=_clip(fact, 300),
+                content=fact,
+                metadata={
+                    "kind": "fact",
+                    "conversation": conversation_id,
+                    "session": session_id,
+                    "source": getattr(getattr(extractor, "llm", None), "name", "extractor"),
+                    TIMESTAMP_FIELD: when,
+                },
+            )
+            for i, fact in enumerate(facts)
+        ]
+        keep = {n.uri for n in fact_nodes}
+        session = _session_node(session_uri, conversation_id, session_id, turns, summary or None)
+        await write_nodes(
+            client, [session, *fact_nodes], delete=[u for u in old_facts if u not in keep]
         )
-        for i, fact in enumerate(facts)
-    ]
-    keep = {n.uri for n in fact_nodes}
-    session = _session_node(session_uri, conversation_id, session_id, turns, summary or None)
-    await write_nodes(
-        client, [session, *fact_nodes], delete=[u for u in old_facts if u not in keep]
-    )
+        _forget_tail(client, session_uri)
     res.summary = summary or None
     res.fact_uris = [client.display(n.uri) for n in fact_nodes]
 

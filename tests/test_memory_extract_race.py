@@ -1,0 +1,137 @@
+"""Appends with an extractor racing on one session, and the conversation locks' table.
+
+An extraction (an LLM call) runs outside the conversation's lock; its write takes the lock
+and is dropped, with ``extraction_error`` saying why, when the session's turns changed
+meanwhile. Before, the slower of two racing extractions wrote last: its facts (from fewer
+turns) replaced the newer ones and the session node was re-described without the newer
+turn."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from treehop import AsyncTreehop
+from treehop import memory as mem
+from treehop.memory import Turn
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+CONVS = "viking://~/memories/conversations"
+
+
+def msgs(n: int, start: int = 0) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": f"message number {start + i} about apples", "speaker": "Ann"}
+        for i in range(n)
+    ]
+
+
+class CountingExtractor:
+    """Summarises how many turns it saw; the extraction of ``slow_at`` turns waits until
+    ``release`` is set (an LLM that answers late)."""
+
+    def __init__(self, slow_at: int) -> None:
+        self.slow_at = slow_at
+        self.release = asyncio.Event()
+        self.seen: list[int] = []
+
+    async def extract(self, turns: Sequence[Turn]) -> tuple[str, list[str]]:
+        self.seen.append(len(turns))
+        if len(turns) == self.slow_at:
+            await self.release.wait()
+        return f"{len(turns)} turns", [f"fact from {len(turns)} turns"]
+
+
+def test_a_slower_stale_extraction_does_not_replace_the_newer_one(tmp_path: Path) -> None:
+    async def run() -> None:
+        async with AsyncTreehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None) as a:
+            ex = CountingExtractor(slow_at=2)
+            first = asyncio.create_task(
+                a.add_messages(msgs(2), conversation_id="c", session_id="s", extractor=ex)
+            )
+            while ex.seen != [2]:  # (the first append is written, its extraction waits)
+                await asyncio.sleep(0.01)
+            second = await a.add_messages(
+                msgs(1, start=2), conversation_id="c", session_id="s", extractor=ex
+            )
+            ex.release.set()
+            stale = await first
+            assert ex.seen == [2, 3]
+            assert second.extraction_error is None
+            assert second.summary == "3 turns"
+            assert stale.extraction_error is not None
+            assert stale.extraction_error.startswith("StaleExtraction")
+            assert stale.fact_uris == [] and stale.summary is None
+            session_uri = a.resolve(f"{CONVS}/c/s")
+            kids = await a._io(a.store.children, session_uri)
+            facts = [k.content for k in kids if k.metadata.get("kind") == "fact"]
+            turns = [k for k in kids if k.metadata.get("kind") == "turn"]
+            assert facts == ["fact from 3 turns"]
+            assert len(turns) == 3
+            (session,) = await a._io(a.store.get, [session_uri])
+            assert session is not None
+            assert session.metadata.get("summary") == "3 turns"
+            assert "message number 2" in (session.overview or "")
+
+    asyncio.run(run())
+
+
+def test_an_extraction_alone_is_written(tmp_path: Path) -> None:
+    """The staleness check compares the stored turns, read back, with the turns extracted:
+    an extraction with nothing racing must find them equal (dated text, a speaker prefix in
+    the content, a message id all round-trip)."""
+
+    async def run() -> None:
+        async with AsyncTreehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None) as a:
+            ex = CountingExtractor(slow_at=-1)
+            odd = [
+                {"role": "user", "content": "Ann: (1 May) Ann: hi", "speaker": "Ann"},
+                {"role": "assistant", "content": "(x) y", "message_id": "m-1"},
+            ]
+            for dated in (True, False):
+                res = await a.add_messages(
+                    odd,
+                    conversation_id="c",
+                    session_id=f"s{dated}",
+                    extractor=ex,
+                    dated_text=dated,
+                )
+                assert res.extraction_error is None
+                assert res.summary == "2 turns"
+                res = await a.add_messages(
+                    msgs(1),
+                    conversation_id="c",
+                    session_id=f"s{dated}",
+                    extractor=ex,
+                    dated_text=dated,
+                )
+                assert res.extraction_error is None
+                assert res.summary == "3 turns"
+
+    asyncio.run(run())
+
+
+def test_the_lock_table_holds_only_conversations_in_use(tmp_path: Path) -> None:
+    async def run() -> None:
+        async with AsyncTreehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None) as a:
+            for i in range(5):
+                await a.add_messages(msgs(1), conversation_id=f"c{i}")
+            assert mem._conversation_locks.get(a.store) == {}
+            conv = a.resolve(f"{CONVS}/c0")
+            async with mem._conversation_lock(a.store, conv):
+                waiting = asyncio.create_task(a.add_messages(msgs(1), conversation_id="c0"))
+                await asyncio.sleep(0.05)
+                table = mem._conversation_locks[a.store]
+                assert list(table) == [conv] and table[conv].users == 2
+                waiting.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await waiting
+                assert table[conv].users == 1
+            assert mem._conversation_locks.get(a.store) == {}
+
+    asyncio.run(run())
