@@ -746,8 +746,8 @@ async def _extract(
         if [_turn_of(k) for k in stored] != list(turns):
             res.extraction_error = (
                 "StaleExtraction: the session's turns changed while they were extracted "
-                "(another append or a removal); nothing written, the newer append's "
-                "extraction covers them"
+                "(another append or a removal); nothing written (an append that added "
+                "turns extracts from all of them)"
             )
             return
         old_facts = [k.uri for k in kids if k.metadata.get("kind") == "fact"]
