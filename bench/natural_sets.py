@@ -99,6 +99,14 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`split_curl_faq`), beside the folder's 45 other notes as text and the 16 libcurl man
   pages its answers name (roff as text: :func:`roff_page_markdown`). Built after round 16 and
   measured once, with no change to the retriever: an untuned check (helper heldout17).
+* ``mc-faq``: GNU Midnight Commander's FAQ (Debian ``mc-data``, ``FAQ.gz``, plain text: 58
+  numbered ``N.M`` questions at column 0 in 12 sections after a contents list, some wrapped
+  over two or three lines, a few titled as complaints or as the document's own legal notes)
+  as one page with every question and the contents list deleted (:func:`split_mc_faq`),
+  beside the folder's notes as text, mc's English man pages (``mc(1)``, the whole manual,
+  split by top section; ``mcedit(1)``, ``mcview(1)``: :func:`mc_man_markdown`) and the hints
+  mc shows. Built after round 17 and measured once, with no change to the retriever: an
+  untuned check (helper heldout18).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
