@@ -99,6 +99,14 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`split_curl_faq`), beside the folder's 45 other notes as text and the 16 libcurl man
   pages its answers name (roff as text: :func:`roff_page_markdown`). Built after round 16 and
   measured once, with no change to the retriever: an untuned check (helper heldout17).
+* ``mc-faq``: GNU Midnight Commander's FAQ (Debian ``mc-data``, ``FAQ.gz``, plain text: 58
+  numbered ``N.M`` questions at column 0 in 12 sections after a contents list, some wrapped
+  over two or three lines, a few titled as complaints or as the document's own legal notes)
+  as one page with every question and the contents list deleted (:func:`split_mc_faq`),
+  beside the folder's notes as text, mc's English man pages (``mc(1)``, the whole manual,
+  split by top section; ``mcedit(1)``, ``mcview(1)``: :func:`mc_man_markdown`) and the hints
+  mc shows. Built after round 17 and measured once, with no change to the retriever: an
+  untuned check (helper heldout18).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -145,6 +153,7 @@ HELD_OUT_SETS = (
     "sqlalchemy-faq",
     "getmail-faq",
     "curl-faq",
+    "mc-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -2978,6 +2987,195 @@ def curl_faq_set() -> NaturalSet:
     return nset
 
 
+# --------------------------------------------------------------------------------------
+# A numbered plain-text FAQ beside its program's man pages and notes (Midnight Commander)
+# --------------------------------------------------------------------------------------
+
+MC_PACKAGE = "mc-data"
+MC_DOC = "usr/share/doc/mc-data"
+MC_FAQ = "FAQ.gz"
+MC_MAN = "usr/share/man/man1"
+MC_HINTS = "usr/share/mc/hints/mc.hint"
+"""The tips mc shows under its panels ("Hint: Need to quote a character?  Use Control-q and
+the character."), English: in, as ``hints/mc.hint`` (the ~35 translations out)."""
+MC_SKIPPED = ("AUTHORS", "changelog.gz", "changelog.Debian.gz", "copyright")
+"""Left out of the package's documentation folder: ``AUTHORS`` (names, as curl's
+``THANKS``), the changelogs and the Debian copyright. Every other file directly in the
+folder comes in as plain text (``README``, ``HACKING``, ``TODO``; ``ABOUT-NLS``, gettext's
+94 kB note, falls to :data:`MAX_LINKED_CHARS` and is named). Also left out: ``mc.hlp``
+(``/usr/share/mc/help``: the manual page again, in the help viewer's format: a second copy
+of ``mc(1)``), the translated man pages, help files and hints, syntax files, skins and
+``examples/``."""
+_MC_SECTION = re.compile(r"^[a-z]?(\d+)\s+(\S.*)$")
+_MC_QUESTION = re.compile(r"^(\d+)\.(\d+)\s+(\S.*)$")
+_MC_MAN_HEADING = re.compile(r"^## ( *)(.*)$")
+
+
+def split_mc_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Midnight Commander's ``FAQ`` (plain text: the title, a contents list of every section
+    and question, then the sections) -> (the FAQ as one markdown page without its questions
+    and its contents, [(number, question, answer)]), in one pass.
+
+    Everything before the body's first section line (title, the "newest version" link, the
+    contents list: the questions again, every line of it indented) is dropped and the page
+    headed ``# Midnight Commander FAQ``. A column-0 line ``N <title>`` with blank lines
+    around it opens section N (``## N <title>``), N being the number after the open
+    section's, or 1 for the first: one stray letter before the number is tolerated and
+    dropped (mc 4.8.29 writes its section 2 "f2 Keyboard"), and the number rule keeps a
+    wrapped question's line ("10 seconds?") or a column-0 line of an answer from opening
+    one. A column-0 line ``N.M <question>`` after a blank line, N the open section, is a
+    question: its line and the lines after it up to the next blank line (a question wrapped
+    over two or three lines, at column 0 or indented) leave the page and are its text; the
+    text under it, up to the next question or section, is its answer. Numbered lines inside
+    an answer are indented (answer text). Each block between headings is dedented (the FAQ
+    indents its answers two or three spaces); blank runs collapse. Ids are the authors'
+    numbers (``4.1``: kept when an entry is added or removed elsewhere); a repeated number
+    gets ``-2``. A question with no text under it asks nothing."""
+    lines = text.split("\n")
+    n = len(lines)
+
+    def blank(i: int) -> bool:
+        return i < 0 or i >= n or not lines[i].strip()
+
+    out: list[str] = ["# Midnight Commander FAQ"]
+    block: list[str] = []  # the text since the last heading, to dedent
+    answer: list[str] | None = None  # the open question's text blocks
+    qa: list[tuple[str, str, str]] = []
+    asked: tuple[str, list[str]] | None = None  # (number, the question's lines)
+    asking = False  # reading the open question's wrapped lines
+    section = 0  # 0: before the body
+    seen: dict[str, int] = {}
+
+    def flush() -> None:
+        part = re.sub(r"\n{3,}", "\n\n", textwrap.dedent("\n".join(block)).strip("\n"))
+        block.clear()
+        if part.strip():
+            out.append(part)
+            if answer is not None:
+                answer.append(part)
+
+    def close() -> None:
+        nonlocal answer, asked
+        flush()
+        if asked is not None and answer:
+            num = asked[0]
+            seen[num] = seen.get(num, 0) + 1
+            key = num if seen[num] == 1 else f"{num}-{seen[num]}"
+            qa.append((key, _norm(" ".join(asked[1])), "\n\n".join(answer).strip()))
+        answer, asked = None, None
+
+    for i, line in enumerate(lines):
+        if asking:
+            if line.strip():
+                assert asked is not None
+                asked[1].append(line)
+                continue
+            asking = False
+        opened = _MC_SECTION.match(line) if blank(i - 1) and blank(i + 1) else None
+        if opened and int(opened.group(1)) == section + 1:
+            close()
+            section += 1
+            out.append(f"## {section} {_norm(opened.group(2))}")
+            continue
+        if not section:
+            continue  # the title and the contents list
+        entry = _MC_QUESTION.match(line) if blank(i - 1) else None
+        if entry and int(entry.group(1)) == section:
+            close()
+            asked = (f"{entry.group(1)}.{entry.group(2)}", [entry.group(3)])
+            answer = []
+            asking = True
+            continue  # the question's own lines leave the page
+        block.append(line)
+    close()
+    return "\n\n".join(out).strip() + "\n", qa
+
+
+def mc_man_markdown(roff: str) -> str:
+    """An mc man page (``mc.1``, ``mcedit.1``) as markdown: :func:`roff_page_markdown`, then
+    its nesting read from the headings' indent (mc's pages write every heading with ``.SH``
+    and nest them by leading spaces, two a level: ``.SH "  Quick search"`` under "Keys") as
+    ``###``, ``####`` ..., and the empty ``.SH ""`` separators dropped."""
+    out: list[str] = []
+    fence = False
+    for line in roff_page_markdown(roff).split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _MC_MAN_HEADING.match(line)
+        if m and not m.group(2).strip():
+            continue
+        if m:
+            line = f"{'#' * min(2 + len(m.group(1)) // 2, 6)} {m.group(2).strip()}"
+        out.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def mc_faq_set() -> NaturalSet:
+    """Midnight Commander's FAQ (Debian ``mc-data``, ``/usr/share/doc/mc-data/FAQ.gz``: plain
+    text, 58 numbered questions "7.3 How do I do anonymous ftp with MC?" in 12 sections after
+    a contents list) as one page ``FAQ.md`` with every question deleted
+    (:func:`split_mc_faq`), beside the package's other notes in the same folder (as plain
+    text, :data:`MC_SKIPPED` aside), its English man pages (``mc(1)``, the program's whole
+    manual, ``mcedit(1)``, ``mcview(1)``; ``mcdiff(1)`` is a link to ``mc(1)``: one copy;
+    :func:`mc_man_markdown` into ``man1/``) and the hints mc shows (:data:`MC_HINTS`). A page
+    over :data:`MAX_LINKED_CHARS` (``mc(1)``, ~120k characters) is split into one file per
+    top section ``man1/<name>/NN-<slug>.md`` (:func:`split_texinfo_chapters`, as the R and
+    nano manuals are split into chapters) rather than left out: it is the manual the FAQ's
+    answers send the reader to. Entries whose answer is under :data:`MIN_ANSWER_WORDS` words
+    are left out and named. Built after round 17 and measured once, with no change to the
+    retriever: an untuned check (helper heldout18)."""
+    root, doc, faq_path = _packaged_doc(MC_PACKAGE, MC_DOC, MC_FAQ)
+    text, qa = split_mc_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = [NaturalQuestion(f"mc-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    too_long: list[str] = []
+    notes = sorted(
+        p.name for p in doc.iterdir() if p.is_file() and p.name not in (MC_FAQ, *MC_SKIPPED)
+    )
+    for name in notes:
+        note_text = _doc_text(doc / name, "utf-8").strip() + "\n"
+        if len(note_text) > MAX_LINKED_CHARS:
+            too_long.append(name)
+        else:
+            files[name.removesuffix(".gz")] = note_text
+    pages = sorted(p for p in (root / MC_MAN).glob("*.1*") if p.is_file() and not p.is_symlink())
+    split: list[str] = []
+    for path in pages:
+        stem = path.name.removesuffix(".gz").removesuffix(".1")
+        page = mc_man_markdown(_doc_text(path, "utf-8"))
+        if len(page) > MAX_LINKED_CHARS:
+            chapters, _ = split_texinfo_chapters(page)
+            files.update({f"man1/{stem}/{rel}": t for rel, t in chapters.items()})
+            split.append(f"{stem}(1) in {len(chapters)} files")
+        else:
+            files[f"man1/{stem}.md"] = page
+    hints = root / MC_HINTS
+    if hints.is_file():
+        files["hints/mc.hint"] = _doc_text(hints, "utf-8").strip() + "\n"
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    n_notes = len(notes) - len(too_long)
+    nset = _packaged_set(
+        "mc-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Midnight Commander FAQ from {MC_PACKAGE} {version} (FAQ.gz, plain text, one page; "
+            f"its N.M question lines and the contents list deleted) + the {n_notes} other "
+            f"notes of the folder as text (left out: {', '.join(MC_SKIPPED)}; over "
+            f"{MAX_LINKED_CHARS} chars: {', '.join(too_long) or 'none'}) + the {len(pages)} "
+            f"English man pages, roff as text (split by top section: {', '.join(split) or 'none'})"
+            f" + {'hints/mc.hint' if hints.is_file() else 'no hints'} (left out: mc.hlp, the "
+            "manual again); answer = the text under a question, up to the next question or "
+            f"section; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -2997,6 +3195,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "sqlalchemy-faq": lambda emb: sqlalchemy_faq_set(),
     "getmail-faq": lambda emb: getmail_faq_set(),
     "curl-faq": lambda emb: curl_faq_set(),
+    "mc-faq": lambda emb: mc_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
