@@ -18,7 +18,6 @@ and, when the bench cache holds the real package, its 58 questions are the body'
 from __future__ import annotations
 
 import gzip
-import os
 import re
 import sys
 from pathlib import Path
@@ -432,35 +431,3 @@ def test_mc_faq_set_refuses_a_package_without_the_faq(
     (doc / ns.MC_FAQ).unlink()
     with pytest.raises(FileNotFoundError, match=r"no FAQ\.gz under"):
         ns.mc_faq_set()
-
-
-# -- the real package, when the bench cache holds it -------------------------------------------
-
-
-def _real_root() -> Path | None:
-    cache = os.environ.get("TREEHOP_BENCH_CACHE")
-    if not cache:
-        return None
-    root = Path(cache) / "debian" / ns.MC_PACKAGE
-    return root if (root / ".bench-unpacked").is_file() else None
-
-
-@pytest.mark.skipif(_real_root() is None, reason="mc-data is not unpacked in the bench cache")
-def test_the_real_faq_asks_every_entry_of_its_body() -> None:
-    """mc-data 4.8.29's FAQ: the 58 numbered entries of its body (its contents list names
-    56 of them and two the body lacks, 3.3 and 4.9), 12 sections, none left out."""
-    root = _real_root()
-    assert root is not None
-    with gzip.open(root / ns.MC_DOC / ns.MC_FAQ, "rt", encoding="utf-8") as fh:
-        raw = fh.read()
-    text, qa = ns.split_mc_faq(raw)
-    body = raw.split("\n1 Getting started\n", 1)[1]
-    numbered = re.findall(r"(?m)^(\d+\.\d+) ", body)
-    assert [k for k, _, _ in qa] == numbered and len(qa) == 58
-    assert sum(1 for ln in text.split("\n") if ln.startswith("## ")) == 12
-    contents = set(re.findall(r"\+ (\d+\.\d+) ", raw.split("\n1 Getting started\n", 1)[0]))
-    assert contents - set(numbered) == {"3.3", "4.9"}
-    assert set(numbered) - contents == {"6.8", "6.9"}
-    for _, q, a in qa:
-        assert len(re.findall(r"\w+", a)) >= ns.MIN_ANSWER_WORDS
-        assert q.lower() not in " ".join(text.split()).lower()
