@@ -3068,7 +3068,7 @@ def linuxdoc_headings(body: Sequence[str]) -> list[LinuxdocHeading]:
     the number's closing dot, two spaces) with a blank line before it or after it (the
     formatter now and then drops the blank line before a heading: slrn's manual at 6.46
     and 7.2.14), its title continued on the next lines up to a blank one (the formatter
-    wraps long titles). A paragraph line that happens to start so ("  2010.  As the example
+    wraps long titles; a heading line ends it). A paragraph line that happens to start so ("  2010.  As the example
     indicates", inside the scoring guide's text) has text on both sides: no heading. A list
     item or code line is indented otherwise (``  o  item``, 8 spaces)."""
     out: list[LinuxdocHeading] = []
@@ -3079,7 +3079,7 @@ def linuxdoc_headings(body: Sequence[str]) -> list[LinuxdocHeading]:
         if not m or not apart:
             continue
         end = i + 1
-        while end < n and body[end].strip():
+        while end < n and body[end].strip() and not _LINUXDOC_HEADING.match(body[end]):
             end += 1
         title = _join_wrapped([m.group(2), *body[i + 1 : end]])
         out.append(LinuxdocHeading(m.group(1), title, i, end))
