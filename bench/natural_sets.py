@@ -3068,9 +3068,9 @@ def linuxdoc_headings(body: Sequence[str]) -> list[LinuxdocHeading]:
     the number's closing dot, two spaces) with a blank line before it or after it (the
     formatter now and then drops the blank line before a heading: slrn's manual at 6.46
     and 7.2.14), its title continued on the next lines up to a blank one (the formatter
-    wraps long titles; a heading line ends it). A paragraph line that happens to start so ("  2010.  As the example
-    indicates", inside the scoring guide's text) has text on both sides: no heading. A list
-    item or code line is indented otherwise (``  o  item``, 8 spaces)."""
+    wraps long titles; a heading line ends it). A paragraph line that happens to start so
+    ("  2010.  As the example indicates", inside the scoring guide's text) has text on both
+    sides: no heading. A list item or code line is indented otherwise (``  o  item``)."""
     out: list[LinuxdocHeading] = []
     n = len(body)
     for i, line in enumerate(body):

@@ -405,7 +405,7 @@ def test_slrn_faq_set_halves_are_fixed_and_disjoint(
     assert (dev, test) == bt.sampled_halves(ns.slrn_faq_set().questions, None)
     more = FAQ_TEXT.replace(
         "  2.  Configuration\n",
-        "  2.  Configuration\n\n  2.0.  Can slrn read mail?\n\n  No, slrn reads Usenet news only.\n",
+        "  2.  Configuration\n\n  2.0.  Can slrn read mail?\n\n  No, it reads Usenet news only.\n",
     )
     _gz(doc / ns.SLRN_FAQ, more)
     again = ns.slrn_faq_set().questions
