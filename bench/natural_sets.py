@@ -99,6 +99,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`split_curl_faq`), beside the folder's 45 other notes as text and the 16 libcurl man
   pages its answers name (roff as text: :func:`roff_page_markdown`). Built after round 16 and
   measured once, with no change to the retriever: an untuned check (helper heldout17).
+* ``slrn-faq``: the slrn FAQ (Debian ``slrn``, ``FAQ.gz``: linuxdoc rendered to plain text,
+  55 numbered questions in 6 sections, two entries grouping ``N.M.K`` sub-questions) as one
+  page with every question heading and the contents list deleted (:func:`split_slrn_faq`),
+  beside slrn's reference manual, scoring guide and function reference in the same format
+  (:func:`linuxdoc_text_markdown`), the folder's notes and the two man pages. Built after
+  stop 51 and measured once, with no change to the retriever: an untuned check (helper
+  heldout19).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
