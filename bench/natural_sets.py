@@ -107,6 +107,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   split by top section; ``mcedit(1)``, ``mcview(1)``: :func:`mc_man_markdown`) and the hints
   mc shows. Built after round 17 and measured once, with no change to the retriever: an
   untuned check (helper heldout18).
+* ``slrn-faq``: the slrn FAQ (Debian ``slrn``, ``FAQ.gz``: linuxdoc rendered to plain text,
+  55 numbered questions in 6 sections, two entries grouping ``N.M.K`` sub-questions) as one
+  page with every question heading and the contents list deleted (:func:`split_slrn_faq`),
+  beside slrn's reference manual, scoring guide and function reference in the same format
+  (:func:`linuxdoc_text_markdown`), the folder's notes and the two man pages. Built after
+  stop 51 and measured once, with no change to the retriever: an untuned check (helper
+  heldout19).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -154,6 +161,7 @@ HELD_OUT_SETS = (
     "getmail-faq",
     "curl-faq",
     "mc-faq",
+    "slrn-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -3176,6 +3184,279 @@ def mc_faq_set() -> NaturalSet:
     return nset
 
 
+# --------------------------------------------------------------------------------------
+# A linuxdoc FAQ rendered as plain text beside its reference manuals (slrn)
+# --------------------------------------------------------------------------------------
+
+SLRN_PACKAGE = "slrn"
+SLRN_DOC = "usr/share/doc/slrn"
+SLRN_FAQ = "FAQ.gz"
+SLRN_MANUALS = ("manual.txt.gz", "score.txt.gz", "slrnfuns.txt.gz")
+"""The package's other linuxdoc documents, rendered to text as the FAQ is and converted by
+the same reader (:func:`linuxdoc_text_markdown`): the reference manual (command-line
+switches, every configuration command and variable, every interactive function), the
+scoring guide and the S-Lang intrinsic function reference; each one page as shipped."""
+SLRN_TEXTS = (
+    "README",
+    "README.Debian",
+    "README.SSL",
+    "README.multiuser",
+    "README.macros.gz",
+    "FIRST_STEPS.gz",
+    "examples/slrn.rc.gz",
+    "contrib/README.slrnrc-conv",
+    "contrib/README.cleanscore.gz",
+)
+"""Plain-text notes in the same folder (install and first steps, SSL, multi-user setups,
+macros, the commented sample ``slrn.rc``, the two contributed scripts' READMEs): in, as text.
+Left out: ``THANKS`` (names), the changelogs, ``NEWS.Debian``, ``contrib/NEWS.cleanscore``
+(a script's changelog), ``examples/score.sl`` (S-Lang code), the copyright."""
+SLRN_PAGES = ("slrn-doc.html",)
+"""The folder's one HTML page (where the online documentation is): in, converted."""
+SLRN_MAN = ("usr/share/man/man1/slrn.1.gz", "usr/share/man/man8/slrn_getdescs.8.gz")
+"""The package's two man pages (roff, :func:`roff_page_markdown`): in, under ``man/``."""
+SLRN_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (as :data:`FFMPEG_MAX_PAGE_CHARS`):
+the reference manual (~145,000 characters) is the text the FAQ's answers compete with and
+is kept whole, one page as shipped; nothing of this package is over it."""
+SLRN_COLOPHON = "about this document"
+"""The FAQ's last section (where the FAQ is published, and its revision history as entry
+7.1 "History"): about the document, not slrn; its entries ask nothing and stay text."""
+
+_LINUXDOC_RULE = re.compile(r"^\s*_{20,}\s*$")
+_LINUXDOC_HEADING = re.compile(r"^  (\d+(?:\.\d+)*)\.  (\S.*)$")
+
+
+@dataclass(frozen=True)
+class LinuxdocHeading:
+    """A numbered heading of a linuxdoc text: its number ("3.2.1"), its title (wrapped lines
+    joined, the formatter's end-of-line hyphenation undone), the body lines it spans."""
+
+    number: str
+    title: str
+    start: int
+    end: int  # one past its last line
+
+    @property
+    def depth(self) -> int:
+        return self.number.count(".") + 1
+
+
+def _join_wrapped(parts: Sequence[str]) -> str:
+    """A heading's wrapped lines as one line: a line ending in a letter and ``-`` followed
+    by one starting with a lower-case letter is a word the formatter hyphenated ("regular
+    expres-" / "sions?"), joined without the hyphen; other lines joined by a space."""
+    text = ""
+    for part in (p.strip() for p in parts):
+        if re.search(r"[A-Za-z]-$", text) and part[:1].islower():
+            text = text[:-1] + part
+        else:
+            text = f"{text} {part}" if text else part
+    return _norm(text)
+
+
+def linuxdoc_body(text: str) -> tuple[str, list[str]]:
+    """A linuxdoc document as ``sgml2txt`` renders it (title and authors, an abstract, a
+    rule of ``_``, the contents list, a second rule, the body) -> (its title, the body's
+    lines). Everything up to the second rule (the contents list repeats every heading,
+    questions included) is dropped. ``ValueError`` without two rules."""
+    lines = text.split("\n")
+    rules = [i for i, line in enumerate(lines) if _LINUXDOC_RULE.match(line)]
+    if len(rules) < 2:
+        raise ValueError("no contents list between two rules: not a linuxdoc text")
+    title = next((ln.strip() for ln in lines if ln.strip()), "")
+    return title, lines[rules[1] + 1 :]
+
+
+def linuxdoc_headings(body: Sequence[str]) -> list[LinuxdocHeading]:
+    """The numbered headings of a linuxdoc body: a line ``  N.M.  Title`` (two spaces in,
+    the number's closing dot, two spaces) with a blank line before it or after it (the
+    formatter now and then drops the blank line before a heading: slrn's manual at 6.46
+    and 7.2.14), its title continued on the next lines up to a blank one (the formatter
+    wraps long titles; a heading line ends it). A paragraph line that happens to start so
+    ("  2010.  As the example indicates", inside the scoring guide's text) has text on both
+    sides: no heading. A list item or code line is indented otherwise (``  o  item``)."""
+    out: list[LinuxdocHeading] = []
+    n = len(body)
+    for i, line in enumerate(body):
+        m = _LINUXDOC_HEADING.match(line)
+        apart = i == 0 or not body[i - 1].strip() or i + 1 == n or not body[i + 1].strip()
+        if not m or not apart:
+            continue
+        end = i + 1
+        while end < n and body[end].strip() and not _LINUXDOC_HEADING.match(body[end]):
+            end += 1
+        title = _join_wrapped([m.group(2), *body[i + 1 : end]])
+        out.append(LinuxdocHeading(m.group(1), title, i, end))
+    return out
+
+
+def _linuxdoc_block(lines: Sequence[str]) -> str:
+    """Body text between two headings: dedented (linuxdoc indents its text two spaces, code
+    and lists more, kept relative), blank runs collapsed, trailing spaces dropped."""
+    block = "\n".join(line.rstrip() for line in lines)
+    return re.sub(r"\n{3,}", "\n\n", textwrap.dedent(block).strip("\n"))
+
+
+def _next_start(heads: Sequence[LinuxdocHeading], k: int, n: int) -> int:
+    """Where the text under heading ``k`` ends: the next heading's first line, or ``n``."""
+    return heads[k + 1].start if k + 1 < len(heads) else n
+
+
+def _heading_line(h: LinuxdocHeading) -> str:
+    return f"{'#' * min(h.depth + 1, 6)} {h.number}. {h.title}"
+
+
+def linuxdoc_text_markdown(text: str) -> str:
+    """A linuxdoc text document (slrn's ``manual.txt``, ``score.txt``, ``slrnfuns.txt``) ->
+    markdown: ``# <title>``, each numbered heading a heading one level below its depth
+    (``## 6.`` a chapter, ``### 6.12.`` a variable), the text under it dedented; the
+    contents list dropped (:func:`linuxdoc_body`)."""
+    title, body = linuxdoc_body(text)
+    heads = linuxdoc_headings(body)
+    parts = [f"# {_norm(title)}"]
+    first = heads[0].start if heads else len(body)
+    parts.append(_linuxdoc_block(body[:first]))
+    for k, h in enumerate(heads):
+        parts.append(_heading_line(h))
+        parts.append(_linuxdoc_block(body[h.end : _next_start(heads, k, len(body))]))
+    return "\n\n".join(p for p in parts if p.strip()) + "\n"
+
+
+def split_slrn_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """slrn's ``FAQ`` (linuxdoc rendered to text: title, authors, abstract, a rule, the
+    contents list, a rule, then numbered sections) -> (the FAQ as one markdown page without
+    its questions and its contents list, [(number, question, answer)]).
+
+    The body's headings are read by :func:`linuxdoc_headings` (a wrapped title joined, its
+    end-of-line hyphenation undone: "regular expres-" / "sions?" is "regular expressions?",
+    as the contents list has it). In a section ``N.`` (kept as ``## N. <title>``, its text
+    before its first entry no answer), every entry ``N.M.`` is a question, as its authors
+    numbered it (some are problem reports: "slrn hangs infinitely when I press the delete
+    key"), except a **group**: an entry with a sub-entry ``N.M.K.`` written as a question
+    (ending with "?": 3.2 "Treatment of read articles" over "How can I never mark articles
+    as read?"), kept as a ``###`` heading over its introduction (no answer); its
+    sub-entries written as questions are the questions. A sub-entry not written as one
+    (6.3.1 "Some additional notes for the advanced user") is a ``####`` sub-section inside
+    its entry's answer. A question's heading leaves the page; its answer is the text under
+    it, up to the next question, group or section. The last section, "About this document"
+    (:data:`SLRN_COLOPHON`), asks nothing. Ids are the authors' numbers (``3.2.1``); a
+    repeated number gets ``-2``. A question with no text under it asks nothing."""
+    title, body = linuxdoc_body(text)
+    heads = linuxdoc_headings(body)
+    groups = {h.number.rsplit(".", 1)[0] for h in heads if h.depth == 3 and h.title.endswith("?")}
+    colophon = {h.number for h in heads if h.depth == 1 and h.title.lower() == SLRN_COLOPHON}
+
+    def asks(h: LinuxdocHeading) -> bool:
+        if h.number.split(".")[0] in colophon:
+            return False
+        if h.depth == 2:
+            return h.number not in groups
+        return h.depth == 3 and h.number.rsplit(".", 1)[0] in groups and h.title.endswith("?")
+
+    out: list[str] = [f"# {_norm(title)}"]
+    first = heads[0].start if heads else len(body)
+    intro = _linuxdoc_block(body[:first])
+    if intro.strip():
+        out.append(intro)
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    asked: LinuxdocHeading | None = None
+    answer: list[str] = []
+
+    def close() -> None:
+        nonlocal asked
+        if asked is not None and answer:
+            seen[asked.number] = seen.get(asked.number, 0) + 1
+            count = seen[asked.number]
+            key = asked.number if count == 1 else f"{asked.number}-{count}"
+            qa.append((key, asked.title, "\n\n".join(answer).strip()))
+        asked = None
+        answer.clear()
+
+    for k, h in enumerate(heads):
+        block = _linuxdoc_block(body[h.end : _next_start(heads, k, len(body))])
+        if asks(h):
+            close()
+            asked = h
+        elif asked is not None and h.depth > asked.depth:
+            line = _heading_line(h)  # a sub-section of the open answer
+            out.append(line)
+            answer.append(line)
+        else:
+            close()
+            out.append(_heading_line(h))
+        if block.strip():
+            out.append(block)
+            if asked is not None:
+                answer.append(block)
+    close()
+    return "\n\n".join(out).strip() + "\n", qa
+
+
+def slrn_faq_set() -> NaturalSet:
+    """The slrn FAQ (Debian ``slrn``, ``/usr/share/doc/slrn/FAQ.gz``: linuxdoc rendered to
+    plain text, ~55 numbered questions in 6 sections, two entries grouping sub-questions)
+    as one page ``FAQ.md`` with every question deleted (:func:`split_slrn_faq`), beside the
+    package's other documents in the same folder: the reference manual, the scoring guide
+    and the intrinsic function reference (:data:`SLRN_MANUALS`, linuxdoc text converted by
+    :func:`linuxdoc_text_markdown`), the notes (:data:`SLRN_TEXTS`, as text), the HTML
+    pointer page and the two man pages (:data:`SLRN_MAN`). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built after stop 51 and measured
+    once, with no change to the retriever: an untuned check (helper heldout19)."""
+    root, doc, faq_path = _packaged_doc(SLRN_PACKAGE, SLRN_DOC, SLRN_FAQ)
+    text, qa = split_slrn_faq(_doc_text(faq_path, "latin-1"))
+    files = {"FAQ.md": text}
+    asked = [NaturalQuestion(f"slrn-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    kept: list[str] = []
+    too_long: list[str] = []
+
+    def add(rel: str, page: str, name: str) -> None:
+        if len(page) > SLRN_MAX_PAGE_CHARS:
+            too_long.append(name)
+        else:
+            files[rel] = page
+            kept.append(name)
+
+    for name in SLRN_MANUALS:
+        path = doc / name
+        if path.is_file():
+            page = linuxdoc_text_markdown(_doc_text(path, "latin-1"))
+            add(name.removesuffix(".gz").removesuffix(".txt") + ".md", page, name)
+    for name in SLRN_PAGES:
+        path = doc / name
+        if path.is_file():
+            page = page_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
+            add(name.removesuffix(".html") + ".md", page, name)
+    for rel in SLRN_MAN:
+        path = root / rel
+        if path.is_file():
+            page = roff_page_markdown(_doc_text(path, "utf-8"))
+            stem = path.name.removesuffix(".gz")
+            add(f"man/{stem}.md", page, stem)
+    kept += _add_notes(files, doc, SLRN_TEXTS)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    nset = _packaged_set(
+        "slrn-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"slrn FAQ from {SLRN_PACKAGE} {version} (FAQ.gz, linuxdoc as text, one page; its "
+            "N.M entries and the N.M.K written as questions deleted, the two groups and the "
+            "N.M.K sub-sections kept as headings, the contents list and the 'About this "
+            f"document' section's entry left as text) + the package's documents beside it "
+            f"({', '.join(kept)}); over {SLRN_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}; answer = the text under a question, up to the "
+            "next question, group or section; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -3196,6 +3477,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "getmail-faq": lambda emb: getmail_faq_set(),
     "curl-faq": lambda emb: curl_faq_set(),
     "mc-faq": lambda emb: mc_faq_set(),
+    "slrn-faq": lambda emb: slrn_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
