@@ -1453,13 +1453,20 @@ class HierarchicalRetriever:
 
         # (a question's slot grows to its own-best neighbour first: ``question_grow_own``)
         own = q.question and self.config.question_grow_own
-        groups = state.collected.ranked(state.track, _own_score(state.track) if own else None)
+        # (without turns only the first ``limit`` slots are read: filled slots of few
+        # documents are built up to there, :func:`~treehop.descent.filled_top`)
+        turns = self._may_hold_turns()
+        groups = state.collected.ranked(
+            state.track,
+            _own_score(state.track) if own else None,
+            None if turns else q.req.limit,
+        )
         if q.unlifted:
             self._unlift(groups, q.unlifted)
         penalty = self.config.question_document_penalty
         if q.question and penalty > 0 and state.track is Track.VECTOR and len(groups) > 1:
             groups = self._spread(groups, penalty * q.dense_weight, q.req.limit)
-        if not self._may_hold_turns():
+        if not turns:
             # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
             return groups[: q.req.limit], None  # (ranked's lists: new ones)
         slots = await gather_slots(
