@@ -741,12 +741,13 @@ def _window_slots(
     the first that is not)."""
     n = len(chunks)
     index_in_rank = [c.chunk_index or 0 for c in chunks]
-    order = np.argsort(np.asarray(index_in_rank, dtype=np.int64), kind="stable").tolist()
+    sort = np.argsort(np.asarray(index_in_rank, dtype=np.int64), kind="stable")
+    order = sort.tolist()
     ordered = [chunks[o] for o in order]
     index = [index_in_rank[o] for o in order]
-    by_rank = [0] * n
-    for p, o in enumerate(order):
-        by_rank[o] = p
+    at = np.empty(n, dtype=np.int64)
+    at[sort] = np.arange(n)
+    by_rank = at.tolist()  # (the k-th best chunk's position in chunk order)
     own = [grow_key(c) for c in ordered] if grow_key is not None else None
     sizes: dict[int, int] = {}
     joins: dict[int, bool] = {}
