@@ -210,7 +210,7 @@ def test_finds_over_few_files_equal_the_whole_cut(
 ) -> None:
     """Generated trees of one or two long files, topical queries (keywords, headings: one
     slot per document, filled with passages): every result, its score, its shown text and
-    its collapsed chunks equal with ``FILLED_TOP`` on and off."""
+    its collapsed chunks equal with ``FILLED_TOP`` on and off, and in ``find_many``."""
     rng = random.Random(seed)
     path = tmp_path_factory.mktemp("few") / "idx"
     c = Treehop(
@@ -222,14 +222,16 @@ def test_finds_over_few_files_equal_the_whole_cut(
     )
     try:
         add_records(c, [(_entries(rng, sections), {"source": f"f{i}.md"}) for i in range(files)])
-        for query in ("fixture scope", "logging config", "alpha", "request context plugin"):
+        queries = ["fixture scope", "logging config", "alpha", "request context plugin"]
+        many = c.find_many(queries, limit=limit)  # (the batch's phases, filled_top on)
+        for query, batched in zip(queries, many, strict=True):
             on = c.find(query, limit=limit)
             dm.FILLED_TOP = False
             try:
                 off = c.find(query, limit=limit)
             finally:
                 dm.FILLED_TOP = True
-            assert _signature(on) == _signature(off)
+            assert _signature(on) == _signature(off) == _signature(batched)
     finally:
         c.close()
 
