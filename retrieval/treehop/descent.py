@@ -667,8 +667,12 @@ def filled_top(
     faces, and no later group changes an earlier one. :func:`filled_slots` keeps, in rank
     order of the faces, every document's first group and the first ``k - D`` further groups
     (``D`` documents, fewer than ``k``): a merge of the documents' groups by face rank that
-    stops asking a document for more once those ``k - D`` are taken yields exactly them
-    (each document's first group is made before any other of it, so none is missed)."""
+    stops asking a document for more once those ``k - D`` are taken yields exactly them.
+    The bound that no group left unmade can enter: until then each document keeps its next
+    group waiting in the merge, which pops in face order, so when the ``(k - D)``-th further
+    group is taken every waiting group ranks after it, and every unmade group after its
+    document's waiting one; each document's first group is made before any other of it, so
+    none is missed."""
     rank = {id(c): r for r, c in enumerate(items)}
     by_doc = _by_document(items)
     room = k - len(by_doc)
