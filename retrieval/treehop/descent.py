@@ -28,7 +28,7 @@ import heapq
 import itertools
 import math
 import operator
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -311,10 +311,17 @@ class Collected:
                 replaced(old)
 
     def ranked(
-        self, track: Track, grow_key: Callable[[Candidate], float] | None = None
+        self,
+        track: Track,
+        grow_key: Callable[[Candidate], float] | None = None,
+        top: int | None = None,
     ) -> list[list[Candidate]]:
         """Groups best first; each group is one result slot, its best candidate first.
-        ``grow_key``: which side a passage slot grows to first (:func:`passage_groups`)."""
+        ``grow_key``: which side a passage slot grows to first (:func:`passage_groups`).
+        ``top``: the caller reads only the first ``top`` groups (``None``: all); where they
+        are filled slots of fewer documents than ``fill`` and ``top`` is ``fill``, only
+        those are built (:func:`filled_top`, the same groups as the first ``top`` of the
+        whole ranking); elsewhere every group is returned as without it."""
         if track is Track.VECTOR:  # (best first: a stable sort, equal scores kept in order)
             items = sorted(self.by_uri.values(), key=_FINAL_VEC, reverse=True)
         else:
@@ -322,6 +329,8 @@ class Collected:
         if self.collapse and self.passages:  # (one slot per passage of a document)
             return passage_groups(items, self.budget, self.join_adjacent, grow_key)
         if self.collapse and self._few_documents(items):  # (every document, then passages)
+            if FILLED_TOP and top is not None and top == self.fill:
+                return filled_top(items, self.fill, self.budget, self.join_adjacent, grow_key)
             slots = passage_groups(items, self.budget, self.join_adjacent, grow_key)
             return filled_slots(slots, self.fill)
         if self.collapse and self.headless:  # (one per document, or per headless entry)
@@ -626,6 +635,177 @@ def filled_slots(groups: list[list[Candidate]], k: int) -> list[list[Candidate]]
         else:
             rest.append(g)
     return kept + rest
+
+
+FILLED_TOP = True
+"""Whether a find over fewer documents than its limit builds only the slots it returns
+(:func:`filled_top`; ``False``: every slot of every candidate, then the first ``limit``, as
+before: the tests and ``bench/bench_few_docs_latency.py --no-filled-top`` compare the two)."""
+
+
+def filled_top(
+    items: Sequence[Candidate],
+    k: int,
+    budget: int = 0,
+    join_adjacent: bool = False,
+    grow_key: Callable[[Candidate], float] | None = None,
+) -> list[list[Candidate]]:
+    """The first ``k`` groups of ``filled_slots(passage_groups(items, ...), k)``, built
+    without cutting every candidate into slots: the same groups, the same members in the
+    same order.
+
+    Why: over fewer documents than the limit the descent collects every row of its deeper
+    global steps (one 4.9 MB file: ~6,500 chunks), and cutting all of them into passage
+    slots read every chunk's node (its text's length, its passage mark) to return ten
+    (bench/README.md, "Few documents: a stop rule for filled slots").
+
+    Why it is the same: :func:`passage_groups` cuts each document on its own
+    (:func:`_document_groups`), and a document's slots come out of :func:`_windows` in the
+    order of their opening chunks, each opened by the best-ranked chunk not yet taken and
+    grown only from what the slots before it took; so a document's groups, made one at a
+    time (:func:`_window_slots`), are its groups of the whole cut, in rank order of their
+    faces, and no later group changes an earlier one. :func:`filled_slots` keeps, in rank
+    order of the faces, every document's first group and the first ``k - D`` further groups
+    (``D`` documents, fewer than ``k``): a merge of the documents' groups by face rank that
+    stops asking a document for more once those ``k - D`` are taken yields exactly them.
+    The bound that no group left unmade can enter: until then each document keeps its next
+    group waiting in the merge, which pops in face order, so when the ``(k - D)``-th further
+    group is taken every waiting group ranks after it, and every unmade group after its
+    document's waiting one; each document's first group is made before any other of it, so
+    none is missed."""
+    rank = {id(c): r for r, c in enumerate(items)}
+    by_doc = _by_document(items)
+    room = k - len(by_doc)
+    heap: list[tuple[int, int, bool, list[Candidate]]] = []
+    makers: list[Iterator[list[Candidate]]] = []
+    for d, (doc, members) in enumerate(by_doc.items()):
+        made = _document_groups(doc, members, budget, rank, join_adjacent, grow_key)
+        makers.append(made)
+        g = next(made)  # (a document has a group: its best candidate's)
+        heap.append((rank[id(g[0])], d, True, g))
+    heapq.heapify(heap)
+    kept: list[list[Candidate]] = []
+    while heap:
+        _, d, first, g = heapq.heappop(heap)
+        if not first:
+            if room <= 0:
+                continue
+            room -= 1
+        kept.append(g)
+        if room > 0:
+            nxt = next(makers[d], None)
+            if nxt is not None:
+                heapq.heappush(heap, (rank[id(nxt[0])], d, False, nxt))
+    return kept
+
+
+def _document_groups(
+    doc: str,
+    members: list[Candidate],
+    budget: int,
+    rank: dict[int, int],
+    join_adjacent: bool,
+    grow_key: Callable[[Candidate], float] | None,
+) -> Iterator[list[Candidate]]:
+    """One document's groups of :func:`passage_groups` (``members``: its candidates in rank
+    order), made one at a time in rank order of their faces: its chunks' slots
+    (:func:`_window_slots`; the document's own node joins the first) merged with its other
+    nodes, each a group of its own."""
+    chunks = [c for c in members if c.chunk_index is not None and c.uri != doc]
+    others = [c for c in members if c.chunk_index is None or c.uri == doc]
+    slots = _window_slots(chunks, budget, rank, join_adjacent, grow_key) if chunks else None
+    first = next(slots, None) if slots is not None else None
+    if first is not None and others and others[0].uri == doc:
+        first = sorted([*first, others.pop(0)], key=lambda c: rank[id(c)])
+    at = 0
+    while first is not None or at < len(others):
+        if first is not None and (at >= len(others) or rank[id(first[0])] < rank[id(others[at])]):
+            yield first
+            first = next(slots, None) if slots is not None else None
+        else:
+            yield [others[at]]
+            at += 1
+
+
+def _window_slots(
+    chunks: list[Candidate],
+    budget: int,
+    rank: dict[int, int],
+    join_adjacent: bool = False,
+    grow_key: Callable[[Candidate], float] | None = None,
+) -> Iterator[list[Candidate]]:
+    """:func:`_windows`' slots one at a time (``chunks``: one document's, in rank order),
+    reading a chunk's node (its length, its passage mark) only when a slot reaches it.
+
+    The same rules: where :func:`_windows` asks whether a chunk beside a slot is in one of
+    the slot's runs, the slot covers consecutive positions, so its runs are those of its
+    ends and the chunk shares one exactly when it is joined to the end beside it (the
+    same passage at the next chunk index, :func:`same_passage`); whether two chunks are in
+    one run is whether every pair between them is joined (read pair by pair, stopping at
+    the first that is not)."""
+    n = len(chunks)
+    index_in_rank = [c.chunk_index or 0 for c in chunks]
+    sort = np.argsort(np.asarray(index_in_rank, dtype=np.int64), kind="stable")
+    order = sort.tolist()
+    ordered = [chunks[o] for o in order]
+    index = [index_in_rank[o] for o in order]
+    at = np.empty(n, dtype=np.int64)
+    at[sort] = np.arange(n)
+    by_rank = at.tolist()  # (the k-th best chunk's position in chunk order)
+    own = [grow_key(c) for c in ordered] if grow_key is not None else None
+    sizes: dict[int, int] = {}
+    joins: dict[int, bool] = {}
+
+    def size(j: int) -> int:
+        s = sizes.get(j)
+        if s is None:
+            s = sizes[j] = len(ordered[j].node.content)
+        return s
+
+    def joined(j: int) -> bool:
+        """Whether ``ordered[j - 1]`` and ``ordered[j]`` are one run (:func:`_runs`)."""
+        v = joins.get(j)
+        if v is None:
+            v = joins[j] = index[j] - index[j - 1] == 1 and same_passage(ordered[j - 1], ordered[j])
+        return v
+
+    def one_run(a: int, b: int) -> bool:
+        lo, hi = (a, b) if a < b else (b, a)
+        return all(joined(x) for x in range(lo + 1, hi + 1))
+
+    taken = [False] * n
+    next_best = 0
+    for i in by_rank:
+        if taken[i]:
+            continue
+        taken[i] = True
+        lo = hi = i
+        chars = size(i)
+        while True:
+            while next_best < n and taken[by_rank[next_best]]:
+                next_best += 1
+            best_left = by_rank[next_best] if next_best < n else -1
+            sides = []
+            for j, end in ((lo - 1, lo), (hi + 1, hi)):
+                if not (0 <= j < n) or taken[j]:
+                    continue
+                if chars + 2 + size(j) > budget:
+                    continue
+                if joined(max(j, end)) or (
+                    join_adjacent
+                    and best_left >= 0
+                    and abs(index[j] - index[end]) == 1
+                    and one_run(j, best_left)
+                    and weak_mark(ordered[end].node, ordered[j].node)
+                ):
+                    sides.append(j)
+            if not sides:
+                break
+            j = _first_side(sides, ordered, rank, own)
+            taken[j] = True
+            chars += 2 + size(j)
+            lo, hi = min(lo, j), max(hi, j)
+        yield sorted(ordered[lo : hi + 1], key=lambda c: rank[id(c)])
 
 
 def headless_groups(
