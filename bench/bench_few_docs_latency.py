@@ -10,15 +10,13 @@ slot per document, filled with passage slots there by ``few_document_passages``)
 comparison, a flat search of the same store (leaves only, the default blend).
 
     OPENBLAS_NUM_THREADS=1 python bench/bench_few_docs_latency.py [--mb 4.9,1.4]
-        [--no-filled-top] [--no-pause] [--repeat 3] [--embedder bow|minilm]
+        [--no-filled-top] [--repeat 3] [--embedder bow|minilm]
 
 Prints per size: characters, nodes, the first query's stop reason and rounds, p50 of find
 and of the flat search (ms, over every query and repeat), and a hash of the answers (every
 query's URIs, scores, shown text, collapsed chunks and their scores: equal hashes, equal
 answers). ``--no-filled-top``: every candidate cut into slots, then the first ten, as main
-(``descent.FILLED_TOP`` off: helper fewdocs builds only the slots a find returns);
-``--no-pause``: the collector not paused for a find's deep global steps
-(``hierarchical_retriever.PAUSE_ROWS = None``); both: main's behaviour.
+(``descent.FILLED_TOP`` off: helper fewdocs builds only the slots a find returns).
 
 Embedder: the tests' bag-of-words (default: no model, ingest in seconds; stop 51's repro
 used it) or the cached MiniLM (``--embedder minilm``: the 4.9 MB text is ~7,000 chunks to
@@ -48,7 +46,6 @@ import datasets as ds  # noqa: E402
 ds.ensure_treehop_importable()
 
 from treehop import RetrievalConfig, Treehop, descent  # noqa: E402
-from treehop import hierarchical_retriever as hr  # noqa: E402
 from treehop.ingest.records import add_records  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
 
@@ -184,13 +181,10 @@ def main() -> None:
     ap.add_argument("--mb", default="4.9,1.4")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-filled-top", action="store_true", help="FILLED_TOP off (as main)")
-    ap.add_argument("--no-pause", action="store_true", help="PAUSE_ROWS None (as main)")
     ap.add_argument("--embedder", default="bow", choices=("bow", "minilm"))
     args = ap.parse_args()
     if args.no_filled_top:
         descent.FILLED_TOP = False
-    if args.no_pause:
-        hr.PAUSE_ROWS = None
     embedder = BagOfWordsEmbedder() if args.embedder == "bow" else ds.default_embedder()
     for mb in (float(x) for x in args.mb.split(",")):
         r = run(mb, args.repeat, embedder, TOPICAL)
