@@ -12,18 +12,14 @@ that are not chunks) and on generated one-file trees end to end.
 
 from __future__ import annotations
 
-import gc
 import random
-from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treehop import Treehop
 from treehop import descent as dm
-from treehop import hierarchical_retriever as hr
 from treehop.config import RetrievalConfig
 from treehop.descent import (
     Candidate,
@@ -232,53 +228,5 @@ def test_finds_over_few_files_equal_the_whole_cut(
             finally:
                 dm.FILLED_TOP = True
             assert _signature(on) == _signature(off) == _signature(batched)
-    finally:
-        c.close()
-
-
-def _book_client(path: Path) -> Treehop:
-    """One file of 150 sections (~600 chunks of 200 chars): a topical find over it asks the
-    deeper global steps up to the whole file."""
-    c = Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None, chunk_chars=200)
-    add_records(c, [(_entries(random.Random(7), 150), {"source": "book.md"})])
-    return c
-
-
-def test_a_find_that_collects_thousands_of_rows_pauses_the_collector(
-    tmp_path: Path, monkeypatch: Any
-) -> None:
-    """``PAUSE_ROWS``: a find whose deeper global step asks that many rows runs the rest with
-    the collector paused (entered once), and the collector runs again after it, the answer the
-    same as without the pause; a find that settles before (limit 1 over the same file: its
-    first document settles it) never pauses; nor does a find that fails, after it."""
-    entered: list[bool] = []
-    real = hr.collector_paused
-
-    def recorded(pause: bool = True) -> Any:
-        entered.append(pause)
-        return real(pause)
-
-    monkeypatch.setattr(hr, "collector_paused", recorded)
-    c = _book_client(tmp_path / "idx")
-    try:
-        monkeypatch.setattr(hr, "PAUSE_ROWS", 100)
-        paused = c.find("fixture scope logging", limit=10)
-        assert entered == [True] and gc.isenabled()
-        entered.clear()
-        c.find("fixture scope logging", limit=1)
-        assert entered == []
-        monkeypatch.setattr(hr, "PAUSE_ROWS", None)
-        plain = c.find("fixture scope logging", limit=10)
-        assert entered == [] and _signature(paused) == _signature(plain)
-        monkeypatch.setattr(hr, "PAUSE_ROWS", 100)
-
-        async def fails(*args: Any, **kwargs: Any) -> None:
-            assert not gc.isenabled()  # (paused by the deeper step before it)
-            raise RuntimeError("tree context failed")
-
-        monkeypatch.setattr(hr.HierarchicalRetriever, "_tree_context", fails)
-        with pytest.raises(RuntimeError):
-            c.find("fixture scope logging", limit=10)
-        assert entered == [True] and gc.isenabled()
     finally:
         c.close()

@@ -33,7 +33,6 @@ import heapq
 import operator
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from itertools import compress, filterfalse
 from typing import Any, TypeVar, overload
@@ -127,15 +126,6 @@ SLOT_STOP = True
 """Whether the descent also stops when no unread row can change the first ``limit`` passage
 slots (:meth:`HierarchicalRetriever._slots_settled`); ``False``: the document count alone,
 as before (the tests compare the two, and each with unbounded paging)."""
-PAUSE_ROWS: int | None = 2000
-"""A single find whose descent asks a deeper global step of at least this many rows runs the
-rest of the find with the cyclic garbage collector paused (:meth:`HierarchicalRetriever.
-retrieve`); ``None``: never. Why: such a step collects every row it returns as a candidate
-(a find over fewer documents than its limit collects a whole file: 6,500 chunks at 4.9 MB),
-and the young collections that run meanwhile find them alive and promote them until a full
-collection walks the whole heap; the same reason :func:`~treehop.batched_context.
-collector_paused` pauses it for a batch (bench/README.md, "Few documents: a stop rule for
-filled slots")."""
 MAX_GLOBAL_FETCH = 10000
 """A deeper global search asks for at most this many nodes; past it the descent walks."""
 MAX_SESSION_FETCH = MAX_GLOBAL_FETCH
@@ -224,9 +214,6 @@ class _Query:
     """Every scored leaf child of the inner parents the tree context scored completely (its
     search returned fewer leaves than asked), by parent: the memory context reads a session's
     turns from here instead of scoring them again."""
-    pause: ExitStack | None = None
-    """Where a single find's collector pause is entered, until it is (:data:`PAUSE_ROWS`;
-    ``None``: not a single find, or paused already)."""
 
 
 class HierarchicalRetriever:
@@ -350,21 +337,7 @@ class HierarchicalRetriever:
         """One typed query. ``first``: its first global search's answer and the limit it
         asked for, already made (:meth:`retrieve_many`)."""
         t0 = time.perf_counter()
-        with ExitStack() as pause:  # (:data:`PAUSE_ROWS`; left after the find's state is freed)
-            return await self._retrieve_alone(req, first, t0, pause)
-
-    async def _retrieve_alone(
-        self,
-        req: RetrievalRequest,
-        first: tuple[HitColumns, int] | None,
-        t0: float,
-        pause: ExitStack,
-    ) -> QueryResult:
-        """:meth:`retrieve` in a frame of its own, so that the query's state is freed as
-        this returns, before a collector pause it entered ends (:data:`PAUSE_ROWS`)."""
-        q = self._resolve(req)
-        q.pause = pause
-        q, state, result = await self._descend(req, first, q)
+        q, state, result = await self._descend(req, first)
         await self._tree_context(q, state, result)
         return await self._conclude(q, state, result, t0)
 
@@ -621,10 +594,6 @@ class HierarchicalRetriever:
         """A "deeper" global step, when the bound cannot settle the top-k otherwise: one more
         search is cheaper than opening every directory. Its new hits join as the first ones
         did (vector track), as candidates whose nodes are built only if they are read."""
-        if q.pause is not None and PAUSE_ROWS is not None and n >= PAUSE_ROWS:
-            if not self.store.capabilities.remote:
-                q.pause.enter_context(collector_paused())
-            q.pause = None
         cols, new = await self._global_step(q, state, n, result)
         uris, scores = cols.uris, cols.scores
         owns = [score_of(scores[i]) for i in new]
