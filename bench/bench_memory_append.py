@@ -69,6 +69,7 @@ def counting(store: Any) -> Callable[[], int]:
     wrap("get", lambda out: sum(n is not None for n in out))
     wrap("children", len)
     wrap("children_fields", len)
+    wrap("family_since", lambda out: len(out[1]))
     wrap("iter_nodes", len)
     return lambda: seen[0]
 
