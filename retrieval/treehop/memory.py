@@ -501,14 +501,24 @@ async def _counted_labels(
     return None if any(present) else {session_uri: kept.counts}
 
 
+async def _family_stamp(client: MemoryHost, session_uri: str) -> tuple[int, int, int] | None:
+    """The session's family stamp where its label counts are worth keeping (the keyword
+    tagger, a store with ``family_since``, an index past ``retag_all_below``); else None."""
+    since = _family_since(client)
+    if since is None or len(client.store) <= client.writer.retag_all_below:
+        return None
+    return (await client._io(since, session_uri, -1, ()))[0]
+
+
 async def _labels_after(
     client: MemoryHost, session_uri: str, before: _KeptLabels | None
 ) -> _KeptLabels | None:
-    """The label counts of the session's children after a write: ``before`` plus the rows
-    written under the session since its stamp, when no row of it died meanwhile (the count
-    grew by exactly the rows added); else counted again from every child. ``None`` on an
-    index small enough that every write re-tags it whole (:meth:`TreeWriter.finish`: the
-    next write rewrites every turn's tags, and the count would be read again anyway)."""
+    """The label counts of the session's children after a write: ``before`` (the counts
+    before it: kept, or counted from the children the append read) plus the rows written
+    under the session since its stamp, when no row of it died meanwhile (the count grew by
+    exactly the rows added); else counted again from every child. ``None`` on an index
+    small enough that every write re-tags it whole (:meth:`TreeWriter.finish`: the next
+    write rewrites every turn's tags, and the count would be read again anyway)."""
     since = _family_since(client)
     if since is None or len(client.store) <= client.writer.retag_all_below:
         return None
@@ -730,12 +740,18 @@ async def _append(
     tail = None if extractor is not None else await _tail_of(client, session_uri, old_session)
     all_turns: list[Turn] = []
     counted = None
+    labels: _KeptLabels | None = None  # (the session's label counts before the write)
     if tail is not None:  # the session as this process last wrote it: no turn read
         start, described, family = tail.next_index, tail.turns.plus(turns), tail.family
         new_uris = [_turn_uri(session_uri, start + i) for i in range(len(turns))]
         counted = await _counted_labels(client, session_uri, tail.labels, new_uris)
+        labels = tail.labels if counted is not None else None
     else:
+        stamp = await _family_stamp(client, session_uri)
         kids = await client._io(client.store.children, session_uri)
+        if stamp is not None and await _family_stamp(client, session_uri) == stamp:
+            # (the stamp unchanged around the read: these are the children it stamps)
+            labels = _KeptLabels(stamp, LabelCounts.of(stored_label_lists(k.tags for k in kids)))
         family = len(kids)
         existing = [k for k in kids if k.metadata.get("kind") == "turn"]
         existing.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
@@ -760,8 +776,7 @@ async def _append(
     if extractor is None and gen is not None and _generation(client.store) == gen + 1:
         # (the new turns' URIs are past every turn known: each adds a row)
         family += len(turns)
-        before = tail.labels if tail is not None and counted is not None else None
-        labels = await _labels_after(client, session_uri, before)
+        labels = await _labels_after(client, session_uri, labels)
         _keep_tail(client, session_uri, session, start + len(turns), described, family, labels)
     else:
         _forget_tail(client, session_uri)
