@@ -26,7 +26,7 @@ from treehop import memory as mem
 from treehop.ingest.summaries import humanize
 from treehop.models import ContextType, Node
 from treehop.stores.embedded import EmbeddedStore
-from treehop.tagging.ingest import IngestTagger, LabelCounts, aggregate_many
+from treehop.tagging.ingest import IngestTagger, LabelCounts, aggregate_many, stored_label_lists
 from treehop.tagging.keywords import KeywordTagger
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -82,6 +82,34 @@ def test_counted_children_rank_as_their_label_lists(
     # a table built in steps counts what one built at once counts
     half = len(stored) // 2
     assert LabelCounts.of(stored[:half]).plus(stored[half:]).as_dict() == table.as_dict()
+
+
+tag = st.sampled_from(
+    [
+        "auto:guitar",
+        "auto:chess",
+        "auto:x1",
+        "user:guitar",
+        "inherit:chess",
+        "auto:Guitar",
+        "auto:guitar ",
+        "auto: chess",
+        "AUTO:chess",
+        "auto:a b",
+        "auto:zeta",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(tag, max_size=6), max_size=10))
+def test_a_table_of_stored_tags_counts_what_the_tagger_reads(tags: list[list[str]]) -> None:
+    """:meth:`LabelCounts.of_tags` (a tally of the distinct tags where all are normal) counts
+    what the tagger's read of the same children gives (:func:`stored_label_lists`, a label
+    once a child), tags the tagger did not write (upper case, spaces, two spellings of one
+    label in a child) included."""
+    want = LabelCounts.of(stored_label_lists(tags)).as_dict()
+    assert LabelCounts.of_tags(tags).as_dict() == want
 
 
 def test_rankable_keeps_every_label_tied_at_the_last_place() -> None:

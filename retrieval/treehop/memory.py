@@ -529,7 +529,7 @@ async def _labels_after(
                 added = stored_label_lists(r["tags"] or () for r in rows)
                 return _KeptLabels(stamp, before.counts.plus(added))
         stamp, rows = await client._io(since, session_uri, -1, ("tags",))
-        return _KeptLabels(stamp, LabelCounts.of(stored_label_lists(r["tags"] or () for r in rows)))
+        return _KeptLabels(stamp, LabelCounts.of_tags([r["tags"] or () for r in rows]))
     except InvalidTagError:  # (a stored tag the tagger cannot parse: it reads them itself)
         return None
 
@@ -693,6 +693,12 @@ async def add_messages(
     ~70 ms now, all of it the store's commit (``bench/bench_memory_append.py``). Otherwise
     (another writer, a removed turn, a reopened client, an extractor, another store) the
     session is read, as before, and the same nodes are written either way.
+
+    With the default keyword tagger, the session node's automatic tags rank every turn's
+    labels: the append keeps their counts per session (:class:`_KeptLabels`) and adds the new
+    turns' labels, instead of the tagger reading every turn's tags (1.7 s an append at
+    100,000 turns before, ~0.1 s now); used only while no row under the session changed
+    since they were counted (its family stamp), else the tagger reads them, as before.
     """
     t0 = time.perf_counter()
     check_id(conversation_id, "conversation_id")
@@ -751,7 +757,7 @@ async def _append(
         kids = await client._io(client.store.children, session_uri)
         if stamp is not None and await _family_stamp(client, session_uri) == stamp:
             # (the stamp unchanged around the read: these are the children it stamps)
-            labels = _KeptLabels(stamp, LabelCounts.of(stored_label_lists(k.tags for k in kids)))
+            labels = _KeptLabels(stamp, LabelCounts.of_tags([k.tags for k in kids]))
         family = len(kids)
         existing = [k for k in kids if k.metadata.get("kind") == "turn"]
         existing.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))

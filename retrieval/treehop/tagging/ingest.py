@@ -17,6 +17,7 @@ Which tags a node gets:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
 
@@ -261,6 +262,7 @@ def _own_text(d: Node, kids: Sequence[str]) -> str:
 
 _LABEL = rf"[a-z0-9_.+#](?:[a-z0-9_.+#-]{{0,{tagmod.MAX_LABEL_LENGTH - 2}}}[a-z0-9_.+#])?"
 _NORMAL_AUTO_LINES = re.compile(rf"auto:{_LABEL}(?:\nauto:{_LABEL})*")
+_NORMAL_AUTO = re.compile(rf"auto:{_LABEL}")
 """``auto:`` tags in normal form (as ``keywords._NORMAL_TAG`` recognises one), one a line."""
 
 
@@ -321,20 +323,36 @@ class LabelCounts:
         """The table of these children (one label list each)."""
         return LabelCounts([], {}, np.zeros(0, np.int64)).plus(label_lists)
 
+    @staticmethod
+    def of_tags(tag_lists: Sequence[Sequence[str]]) -> LabelCounts:
+        """``of(stored_label_lists(tag_lists))``: the table of children given by their stored
+        tags. Where every distinct ``auto:`` tag is normal (as the tagger writes them), a
+        label is its tag less ``auto:``, one tag one label, so the children carrying a label
+        are those carrying its tag: the distinct tags are tallied (one C-level count over
+        all children) and parsed once each, instead of a label list built per child (a
+        session read whole holds every turn)."""
+        tally = Counter(
+            chain.from_iterable({t for t in tags if t.startswith("auto:")} for tags in tag_lists)
+        )
+        if not all(_NORMAL_AUTO.fullmatch(t) for t in tally):
+            return LabelCounts.of(stored_label_lists(tag_lists))
+        names = [t[5:] for t in tally]
+        counts = np.fromiter(tally.values(), np.int64, len(tally))
+        return LabelCounts(names, dict(zip(names, range(len(names)), strict=True)), counts)
+
     def plus(self, label_lists: Iterable[Sequence[str]]) -> LabelCounts:
         """This table with more children (one label list each; a label counts once a child)."""
         names, slot = list(self._names), dict(self._slot)
-        hits: list[int] = []
-        for labs in label_lists:
-            for lab in set(labs):
-                i = slot.get(lab)
-                if i is None:
-                    i = slot[lab] = len(names)
-                    names.append(lab)
-                hits.append(i)
+        tally = Counter(chain.from_iterable(map(set, label_lists)))
+        for lab in tally:
+            if lab not in slot:
+                slot[lab] = len(names)
+                names.append(lab)
         counts = np.zeros(len(names), np.int64)
         counts[: self._counts.size] = self._counts
-        np.add.at(counts, np.asarray(hits, np.int64), 1)
+        if tally:
+            rows = np.fromiter(map(slot.__getitem__, tally), np.int64, len(tally))
+            counts[rows] += np.fromiter(tally.values(), np.int64, len(tally))
         return LabelCounts(names, slot, counts)
 
     def as_dict(self) -> dict[str, int]:
