@@ -306,8 +306,11 @@ def _rewrite_a_turn_s_tags(c: Treehop) -> None:
 )
 def test_a_stale_count_is_never_used(tmp_path: Path, change: str) -> None:
     """Whatever changed the session's children since the last append, the next append tags
-    the session as main does (each case fails with the stamp check left out, except where
-    the tail itself is dropped: a removal, a reopened client, another client)."""
+    the session as main does. With the stamp check left out, ``raw_tags``,
+    ``set_tags_session`` and ``retag`` fail; the others are caught by the tail's own checks
+    (a removal, another client) or leave every label as it was (``set_tags`` on a turn
+    here), or keep nothing (a re-tag of the whole index); a reopen in this process finds
+    the same live store (``EmbeddedStore.shared``)."""
     fast, slow = _open(tmp_path / "a", 40), _open(tmp_path / "b", 40)
     for c, ctx in ((fast, contextlib.nullcontext()), (slow, reading_path())):
         with ctx:
