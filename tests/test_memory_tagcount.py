@@ -12,6 +12,7 @@ index small enough to be re-tagged whole) to show that a stale count is never us
 from __future__ import annotations
 
 import contextlib
+import gc
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -301,6 +302,7 @@ def _rewrite_a_turn_s_tags(c: Treehop) -> None:
         "retag",
         "other_client",
         "reopen",
+        "reopen_collected",
         "whole_retag",
     ],
 )
@@ -334,10 +336,14 @@ def test_a_stale_count_is_never_used(tmp_path: Path, change: str) -> None:
             other.close()
         elif change == "whole_retag":  # the next write re-tags the index whole (a small one)
             c.aio.writer.retag_all_below = 10**6
-    if change == "reopen":
+    if change.startswith("reopen"):
         fast.close()
         slow.close()
+        if change == "reopen_collected":  # (a fresh store object: no tail, no counts kept)
+            del fast, slow
+            gc.collect()
         fast, slow = _open(tmp_path / "a", 40), _open(tmp_path / "b", 40)
+        assert (_kept(fast) is None) == (change == "reopen_collected")
     for i in range(3):
         fast.add_messages(msgs(1 + i % 2, 70 + 2 * i), conversation_id="c", session_id="s")
         with reading_path():
