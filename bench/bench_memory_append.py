@@ -12,10 +12,11 @@ one warm-up append each.
 
 Prints per size: turns, the build time, append p50 / p95 (ms) of 1 and of 2 messages, and the
 median number of nodes read from the store per append ("nodes read": nodes returned by the
-store's ``get`` / ``children`` / ``children_fields`` / ``iter_nodes``, counted on the store
-object, whatever calls them: the memory module, the writer, the tagger). ``--tagger``: the
-default keyword tagger (``tagger="auto"``), which aggregates a directory's children's
-automatic tags; without it ``tagger=None`` (as bench_memory_neighbours).
+store's ``get`` / ``children`` / ``children_fields`` / ``iter_nodes`` and the rows its
+``family_since`` returns, counted on the store object, whatever calls them: the memory
+module, the writer, the tagger). ``--tagger``: the default keyword tagger
+(``tagger="auto"``), which aggregates a directory's children's automatic tags; without it
+``tagger=None`` (as bench_memory_neighbours).
 
 Last, a hash of the nodes the appends wrote (each turn's URI, text, metadata and the session
 node's abstract, overview, metadata and tags after every append) to compare two checkouts: run it
@@ -69,18 +70,20 @@ def counting(store: Any) -> Callable[[], int]:
     wrap("get", lambda out: sum(n is not None for n in out))
     wrap("children", len)
     wrap("children_fields", len)
+    wrap("family_since", lambda out: len(out[1]))
     wrap("iter_nodes", len)
     return lambda: seen[0]
 
 
 def written(c: Treehop, uris: list[str], session: str) -> str:
     """The appended turns as stored (URI, content, metadata, tags) and the session node
-    (abstract, overview, metadata, tags), hashed."""
+    (abstract, overview, metadata, tags), hashed. The tags in their stored order: a
+    directory's ``auto:`` tags are ranked (helper tagcount; helper append hashed them sorted)."""
     h = hashlib.sha256()
     for n in c.store.get([*uris, session]):
         assert n is not None
         h.update(f"{n.uri}|{n.abstract}|{n.overview}|{n.content}|".encode())
-        h.update(json.dumps([n.metadata, sorted(n.tags)], sort_keys=True).encode())
+        h.update(json.dumps([n.metadata, n.tags], sort_keys=True).encode())
     return h.hexdigest()
 
 

@@ -43,6 +43,7 @@ from ..errors import InvalidURIError, NotFoundError
 from ..models import ContextType, Level, Node
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
+from ..tagging.ingest import IngestTagger, LabelCounts
 from ..tagging.keywords import _distinct  # (sorted distinct by a sort, not hashing)
 from ..text_tokenize import sharing_cuts
 from .loaders import LoadedFile, LoadReport, Scanned, read_file, scan_columns
@@ -766,6 +767,7 @@ class TreeWriter:
         delete: Sequence[str] = (),
         user_tags: Sequence[str] = (),
         prune_below: str | None = None,
+        counted: Mapping[str, LabelCounts] | None = None,
     ) -> int:
         """Store explicitly built nodes (and delete ``delete``) in one locked write.
 
@@ -773,6 +775,10 @@ class TreeWriter:
         are created or re-described from their children, as ``add_resource`` does. With
         ``prune_below``, directories strictly inside it that a deletion left empty are removed
         too. Returns the number of nodes embedded.
+
+        ``counted``: the default keyword tagger's label counts of some directories' stored
+        children, instead of reading them (see :meth:`IngestTagger.tag_nodes`; ignored by
+        any other tagger, and with ``delete``).
 
         A node deeper than :data:`~treehop.uri.MAX_URI_DEPTH` segments is refused before any
         is touched (a 1,000-label LangGraph namespace raised ``RecursionError`` deriving its
@@ -804,6 +810,7 @@ class TreeWriter:
                     tops[0].uri,
                     None,
                     frozenset(delete),
+                    None if delete else counted,
                 )
             vectors = await self.embed_nodes(changed, None)
             if changed:
@@ -846,20 +853,26 @@ class TreeWriter:
         target: str,
         children: Mapping[str, list[Child]] | None = None,
         gone: frozenset[str] = frozenset(),
+        counted: Mapping[str, LabelCounts] | None = None,
     ) -> None:
         """User tags on every node; automatic keywords; inheritance down the tree.
 
         ``children``: stored children already read (the tagger gets them without a second
         read of the store). ``gone``: stored nodes this write deletes after tagging; a
         directory's tags must not count them among its children (a fresh ingest of the
-        same tree never sees them)."""
+        same tree never sees them). ``counted``: see :meth:`write_nodes`."""
         computed = {}
         if self.tagger is not None and nodes:
             new_texts = [n.embedding_text() for n in changed if n.is_leaf]
             store = (
                 _ChildrenCache(self.store, children or {}, gone) if children or gone else self.store
             )
-            computed = self.tagger.tag_nodes(nodes, cast(VectorStore, store), new_texts)
+            if counted and isinstance(self.tagger, IngestTagger):
+                computed = self.tagger.tag_nodes(
+                    nodes, cast(VectorStore, store), new_texts, counted=counted
+                )
+            else:
+                computed = self.tagger.tag_nodes(nodes, cast(VectorStore, store), new_texts)
         users = {n.uri: list(user_tags) for n in nodes}
         assign_tags(nodes, computed, users, self.outside_inheritance(target))
 

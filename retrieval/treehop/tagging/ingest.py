@@ -17,10 +17,12 @@ Which tags a node gets:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import tags as tagmod
 from ..ingest.summaries import humanize, is_readme
@@ -73,13 +75,24 @@ class IngestTagger:
         store.put_state(DELTA_KEY, b"")
 
     def tag_nodes(
-        self, nodes: Sequence[Node], store: VectorStore, new_texts: Sequence[str] | None = None
+        self,
+        nodes: Sequence[Node],
+        store: VectorStore,
+        new_texts: Sequence[str] | None = None,
+        counted: Mapping[str, LabelCounts] | None = None,
     ) -> dict[str, NodeTags]:
         """Automatic tags for ``nodes``; ``new_texts`` (leaf texts not yet counted) update the
         corpus statistics first. Returns uri -> :class:`NodeTags`.
 
         A directory in ``nodes`` whose other children are already stored (an incremental
         re-add sends only what changed) aggregates their stored ``auto:`` tags too.
+
+        ``counted``: for some directories, the labels of their stored children as counted by
+        the caller (:class:`LabelCounts`, what :func:`stored_label_lists` reads), standing for
+        that read. The caller vouches that they are the stored children's, and that no node
+        of ``nodes`` is one of them (a stored child that ``nodes`` rewrites would not count).
+        Why: an append to a memory session re-tags the session, whose children are its every
+        turn (:func:`treehop.memory.add_messages` keeps the count).
         """
         tagger = self._get(store)
         leaves = [n for n in nodes if n.is_leaf]
@@ -89,7 +102,7 @@ class IngestTagger:
         labels = fit_extract(tagger, list(new_texts), texts) if texts or new_texts else []
         if new_texts:
             self._save(store)
-        return self._compute(tagger, nodes, leaves, labels, store)
+        return self._compute(tagger, nodes, leaves, labels, store, counted or {})
 
     def refit(self, store: VectorStore) -> None:
         """Recount the statistics over every leaf of the index (used by the backfill)."""
@@ -104,6 +117,7 @@ class IngestTagger:
         leaves: Sequence[Node],
         labels: Sequence[list[str]],
         store: VectorStore,
+        counted: Mapping[str, LabelCounts],
     ) -> dict[str, NodeTags]:
         out: dict[str, NodeTags] = {}
         # The labels behind each node's ``auto:`` tags, for its directory's aggregation.
@@ -132,13 +146,19 @@ class IngestTagger:
                 end += 1
             level = dirs[start:end]
             kid_labels: list[list[Sequence[str]]] = []
-            for d in level:
+            kept: list[Mapping[str, int] | None] = []
+            for d, own in zip(level, owns[start:end], strict=True):
                 kids: list[Sequence[str]] = [
                     auto_labels[c] for c in children.get(d.uri, []) if c in out
                 ]
-                kids += _stored_auto_labels(store, d.uri, out)
+                table = counted.get(d.uri)
+                if table is None:
+                    kids += _stored_auto_labels(store, d.uri, out)
+                    kept.append(None)
+                else:
+                    kept.append(table.rankable(kids, own, tagger.max_dir_tags))
                 kid_labels.append(kids)
-            aggs = aggregate_many(tagger, kid_labels, owns[start:end])
+            aggs = aggregate_many(tagger, kid_labels, owns[start:end], kept)
             for d, own, agg in zip(level, owns[start:end], aggs, strict=True):
                 out[d.uri] = NodeTags(auto=[f"auto:{lab}" for lab in agg], own_labels=list(own))
                 auto_labels[d.uri] = agg
@@ -150,10 +170,16 @@ def aggregate_many(
     tagger: KeywordTagger,
     child_labels: Sequence[Sequence[Sequence[str]]],
     own_labels: Sequence[Sequence[str]],
+    counted: Sequence[Mapping[str, int] | None] | None = None,
 ) -> list[list[str]]:
     """:meth:`KeywordTagger.aggregate_labels` of many directories at once: directory ``j``
     aggregates the label lists ``child_labels[j]`` (one per child) below its own labels
     ``own_labels[j]``. The result is the same, label for label and in order.
+
+    ``counted[j]`` (optional): more children of directory ``j``, as the number of them
+    carrying each label (what :class:`LabelCounts` keeps), added to ``child_labels[j]``'s
+    counts: the result is the one of those children's label lists given in ``child_labels``
+    (:meth:`LabelCounts.rankable` leaves out labels that cannot rank, with the same result).
 
     Why batched: a re-add re-describes every directory above a changed file, each with all
     of its stored children (~100 directories x ~100 children x ~8 labels at 100k nodes).
@@ -164,6 +190,7 @@ def aggregate_many(
     -children carrying it, document frequency, label)."""
     limit = tagger.max_dir_tags
     outs = [tagmod.dedupe(tagmod.normalize_label(x) for x in own) for own in own_labels]
+    extra = [(j, c) for j, c in enumerate(counted or ()) if c]
     flat: list[str] = []
     per_child: list[int] = []
     per_dir: list[int] = []
@@ -172,9 +199,9 @@ def aggregate_many(
         for labs in kids:
             flat += labs
             per_child.append(len(labs))
-    if not flat:
+    if not flat and not extra:
         return [o[:limit] for o in outs]
-    names = sorted(set(flat))
+    names = sorted(set(flat).union(*(c for _, c in extra)))
     pos = dict(zip(names, range(len(names)), strict=True))
     n_labels = len(names)
     lab = np.fromiter(map(pos.__getitem__, flat), np.int64, len(flat))
@@ -185,6 +212,13 @@ def aggregate_many(
     pairs = _distinct(child * n_labels + lab)
     per_dir_keys = dir_of_child[pairs // n_labels] * n_labels + pairs % n_labels
     keys, counts = np.unique(per_dir_keys, return_counts=True)
+    if extra:  # the counted children's (directory, label) counts added
+        more = [(j * n_labels + pos[x], k) for j, c in extra for x, k in c.items() if k > 0]
+        all_keys = np.concatenate([keys, np.asarray([k for k, _ in more], np.int64)])
+        all_counts = np.concatenate([counts, np.asarray([k for _, k in more], np.int64)])
+        keys, inv = np.unique(all_keys, return_inverse=True)
+        counts = np.bincount(inv.ravel(), weights=all_counts, minlength=keys.size)
+        counts = counts.astype(np.int64)
     d, lab = keys // n_labels, keys % n_labels
     own_keys = [j * n_labels + pos[x] for j, o in enumerate(outs) for x in o if x in pos]
     if own_keys:
@@ -228,6 +262,7 @@ def _own_text(d: Node, kids: Sequence[str]) -> str:
 
 _LABEL = rf"[a-z0-9_.+#](?:[a-z0-9_.+#-]{{0,{tagmod.MAX_LABEL_LENGTH - 2}}}[a-z0-9_.+#])?"
 _NORMAL_AUTO_LINES = re.compile(rf"auto:{_LABEL}(?:\nauto:{_LABEL})*")
+_NORMAL_AUTO = re.compile(rf"auto:{_LABEL}")
 """``auto:`` tags in normal form (as ``keywords._NORMAL_TAG`` recognises one), one a line."""
 
 
@@ -235,11 +270,7 @@ def _stored_auto_labels(
     store: VectorStore, uri: str, fresh: Mapping[str, NodeTags]
 ) -> list[list[str]]:
     """Labels of the ``auto:`` tags of ``uri``'s stored children that this batch does not
-    rewrite (parsed as :meth:`KeywordTagger.aggregate` parses tags). Tags as the tagger
-    wrote them are normal already: all of a directory's are recognised by one regex pass over
-    them joined by newlines (no normal tag holds one: a tag that does makes the line count
-    differ), and the label is what follows ``auto:``; otherwise every tag is parsed. A label
-    repeated within a child is counted once by :func:`aggregate_many`."""
+    rewrite (see :func:`stored_label_lists`)."""
     fields = getattr(store, "children_fields", None)
     if fields is not None:
         # the stored JSON's URI and tags, no node built (~3x cheaper: an append to a memory
@@ -247,17 +278,127 @@ def _stored_auto_labels(
         kids = [(str(d["uri"]), d["tags"] or ()) for d in fields(uri, ("uri", "tags"))]
     else:
         kids = [(kid.uri, kid.tags) for kid in store.children(uri)]
-    autos = [
-        a
-        for kid_uri, tags in kids
-        if kid_uri not in fresh and (a := [t for t in tags if t.startswith("auto:")])
-    ]
+    return stored_label_lists([tags for kid_uri, tags in kids if kid_uri not in fresh])
+
+
+def stored_label_lists(tag_lists: Iterable[Sequence[str]]) -> list[list[str]]:
+    """The labels of the ``auto:`` tags of stored children, one list per child that has any
+    (parsed as :meth:`KeywordTagger.aggregate` parses tags). Tags as the tagger wrote them are
+    normal already: all of them are recognised by one regex pass over them joined by newlines
+    (no normal tag holds one: a tag that does makes the line count differ), and the label is
+    what follows ``auto:``; otherwise every tag is parsed (the same labels for normal tags,
+    so that children parsed apart give what they give together). A label repeated within a
+    child is counted once by :func:`aggregate_many`."""
+    autos = [a for tags in tag_lists if (a := [t for t in tags if t.startswith("auto:")])]
     if not autos:
         return []
     joined = "\n".join(chain.from_iterable(autos))
     if joined.count("\n") == sum(map(len, autos)) - 1 and _NORMAL_AUTO_LINES.fullmatch(joined):
         return [[t[5:] for t in a] for a in autos]
     return [[_parsed_tag(t).partition(":")[2] for t in a] for a in autos]
+
+
+class LabelCounts:
+    """How many children of a directory carry each label: the whole table, every label (not
+    only the ranked ones), so that :func:`aggregate_many` over it and more children ranks
+    exactly as over every child's label list.
+
+    Why the whole table: a directory keeps its children's most shared labels, ties broken by
+    the labels' current document frequencies (which move with every write) and then by name;
+    a label outside the top places now may enter them after a few more children, so no
+    shorter summary stays exact. Kept per memory session by :func:`treehop.memory.add_messages`
+    so that an append counts its new turns' labels instead of reading every turn's tags.
+
+    Immutable (:meth:`plus` returns a new table): a kept table is never changed in place."""
+
+    __slots__ = ("_counts", "_names", "_slot")
+
+    def __init__(
+        self, names: list[str], slot: dict[str, int], counts: npt.NDArray[np.int64]
+    ) -> None:
+        self._names, self._slot, self._counts = names, slot, counts
+
+    @staticmethod
+    def of(label_lists: Iterable[Sequence[str]]) -> LabelCounts:
+        """The table of these children (one label list each)."""
+        return LabelCounts([], {}, np.zeros(0, np.int64)).plus(label_lists)
+
+    @staticmethod
+    def of_tags(tag_lists: Sequence[Sequence[str]]) -> LabelCounts:
+        """``of(stored_label_lists(tag_lists))``: the table of children given by their stored
+        tags. Where every distinct ``auto:`` tag is normal (as the tagger writes them), a
+        label is its tag less ``auto:``, one tag one label, so the children carrying a label
+        are those carrying its tag: the distinct tags are tallied (one C-level count over
+        all children) and parsed once each, instead of a label list built per child (a
+        session read whole holds every turn)."""
+        tally = Counter(
+            chain.from_iterable({t for t in tags if t.startswith("auto:")} for tags in tag_lists)
+        )
+        if not all(_NORMAL_AUTO.fullmatch(t) for t in tally):
+            return LabelCounts.of(stored_label_lists(tag_lists))
+        names = [t[5:] for t in tally]
+        counts = np.fromiter(tally.values(), np.int64, len(tally))
+        return LabelCounts(names, dict(zip(names, range(len(names)), strict=True)), counts)
+
+    def plus(self, label_lists: Iterable[Sequence[str]]) -> LabelCounts:
+        """This table with more children (one label list each; a label counts once a child)."""
+        names, slot = list(self._names), dict(self._slot)
+        tally = Counter(chain.from_iterable(map(set, label_lists)))
+        for lab in tally:
+            if lab not in slot:
+                slot[lab] = len(names)
+                names.append(lab)
+        counts = np.zeros(len(names), np.int64)
+        counts[: self._counts.size] = self._counts
+        if tally:
+            rows = np.fromiter(map(slot.__getitem__, tally), np.int64, len(tally))
+            counts[rows] += np.fromiter(tally.values(), np.int64, len(tally))
+        return LabelCounts(names, slot, counts)
+
+    def as_dict(self) -> dict[str, int]:
+        """``{label: children carrying it}`` (for tests and checks)."""
+        return dict(zip(self._names, self._counts.tolist(), strict=True))
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def rankable(
+        self, batch: Sequence[Sequence[str]], own: Sequence[str], limit: int
+    ) -> dict[str, int]:
+        """The part of this table that can rank in a directory whose other children carry
+        ``batch`` (one label list each) and whose own labels are ``own``: every label counted
+        (here plus in ``batch``) at least as often as the last of the ``limit - len(own)``
+        places, with this table's count. :func:`aggregate_many` of ``batch`` with it ranks
+        as with the whole table: it looks up the document frequencies only of the labels
+        counted at least as often as the last place (the same ones), and a label left out is
+        counted in ``batch`` alone, below that (one numpy pass over the table, no Python
+        loop over it: a long session's turns carry many labels)."""
+        outs = tagmod.dedupe(tagmod.normalize_label(x) for x in own)
+        room = limit - len(outs)
+        if room <= 0 or not self._names:
+            return {}
+        total = self._counts.copy()
+        fresh: dict[str, int] = {}
+        for labs in batch:
+            for lab in set(labs):
+                i = self._slot.get(lab)
+                if i is None:
+                    fresh[lab] = fresh.get(lab, 0) + 1
+                else:
+                    total[i] += 1
+        mine = set(outs)
+        for lab in mine:
+            i = self._slot.get(lab)
+            if i is not None:
+                total[i] = 0  # (a directory's own label is not ranked among its children's)
+        ranked = np.concatenate(
+            [total, np.asarray([k for x, k in fresh.items() if x not in mine], np.int64)]
+        )
+        ranked = ranked[ranked > 0]
+        floor = int(np.partition(ranked, -room)[-room]) if ranked.size > room else 1
+        keep = np.flatnonzero((total >= floor) & (self._counts > 0)).tolist()
+        counts = self._counts[keep].tolist()
+        return {self._names[i]: k for i, k in zip(keep, counts, strict=True)}
 
 
 def assign_tags(

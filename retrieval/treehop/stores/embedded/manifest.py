@@ -573,6 +573,7 @@ def _opened_snap(
     """The snapshot of a freshly mapped generation (no unsaved rows yet)."""
     return _Snap(
         gen=int(m["generation"]),
+        epoch=g.epoch,
         n=g.n,
         n_base=g.n,
         live=g.live,

@@ -182,6 +182,11 @@ class _Snap:
     parent_row: IntArray
     tag_hash: U64Array
     tag_row: IntArray
+    epoch: int = 0
+    """The row numbering: the index's data epoch, which a compaction moves on. Within one
+    epoch a row number names one immutable node, in this process and in any other opening
+    the index (rows are appended, never renumbered); :meth:`EmbeddedStore.family_since`
+    compares rows across writes only within it."""
     uid: int = field(default_factory=lambda: next(_UIDS))
     """Rows are immutable within one ``uid``; a reload or compaction renumbers and gets a new
     one, so per-row caches key on (uid, row)."""

@@ -456,6 +456,7 @@ class _Writes(_StoreAttributes):
         keep_t = s.alive[s.tag_row]
         new = _Snap(
             gen=s.gen,
+            epoch=s.epoch + 1,  # (the rows renumbered)
             n=m,
             n_base=0,
             live=m,
