@@ -45,7 +45,7 @@ DEFAULT_HEADER = (
     "Context retrieved from the knowledge tree for the user's latest message. Each section is "
     "headed by its viking:// URI: cite it when you use it; ignore sections that do not help."
 )
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _CACHE_SIZE = 256
 
 

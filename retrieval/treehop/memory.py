@@ -79,8 +79,8 @@ CONVERSATIONS_URI = "viking://~/memories/conversations"
 ROLES = ("user", "assistant", "system", "tool")
 MAX_TURN_CHARS = 20_000
 """A longer message is refused: a memory is a turn of a conversation, not a document."""
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_SPEAKER_RE = re.compile(r"^[^\x00-\x1f:\ud800-\udfff]{1,64}$")
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+_SPEAKER_RE = re.compile(r"^[^\x00-\x1f:\ud800-\udfff]{1,64}\Z")
 """A speaker name: no control character, no ``:`` (it ends the name in a turn's text) and
 no lone surrogate (not Unicode text: the write failed on it, ``UnicodeEncodeError``)."""
 _TURN_PREFIX = "turn-"

@@ -30,7 +30,7 @@ from treehop import AsyncTreehop, Treehop
 from treehop.errors import InvalidQueryError, NotFoundError
 from treehop.memory import check_id
 
-_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _ROLES = {
     MessageRole.USER: "user",
     MessageRole.ASSISTANT: "assistant",
