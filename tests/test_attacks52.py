@@ -5,6 +5,7 @@ passage slots, the slot stop rule and the session window."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,8 +16,8 @@ from treehop.errors import InvalidQueryError, InvalidURIError, TreehopError
 from treehop_test_doubles import BagOfWordsEmbedder
 
 
-def _client(tmp_path: Path, **kw: object) -> Treehop:
-    return Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None, **kw)  # type: ignore[arg-type]
+def _client(tmp_path: Path, **kw: Any) -> Treehop:
+    return Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None, **kw)
 
 
 def _uris(c: Treehop) -> list[str]:
@@ -64,3 +65,43 @@ def test_service_ids_with_a_trailing_newline_are_encoded() -> None:
 
 def test_typed_errors_only(tmp_path: Path) -> None:
     assert issubclass(InvalidURIError, TreehopError)
+
+
+# ------------------------------------------------ 2. one lock kept per conversation, forever
+def test_conversation_locks_are_not_kept_after_use(tmp_path: Path) -> None:
+    """A lock per conversation stayed in ``_conversation_locks`` after its append (~226
+    bytes each: 100,000 conversations kept 22.6 MB, a server's many chat threads grow
+    without bound); a lock now lives while a call holds or waits for it."""
+    import asyncio
+
+    from treehop import memory as mem
+
+    c = _client(tmp_path)
+    try:
+        for i in range(30):
+            c.add_messages([{"content": f"hello number {i}"}], conversation_id=f"c{i}")
+        assert len(mem._conversation_locks.get(c.store) or {}) == 0
+
+        async def waits() -> None:
+            conv = "viking://user/default/memories/conversations/x"
+            async with mem._conversation_lock(c.store, conv):
+                waiting = asyncio.create_task(_hold(mem, c.store, conv))
+                await asyncio.sleep(0.02)
+                assert len(mem._conversation_locks[c.store]) == 1
+                waiting.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await waiting
+                assert len(mem._conversation_locks[c.store]) == 1  # (still held here)
+            assert len(mem._conversation_locks[c.store]) == 0
+            await asyncio.wait_for(_hold(mem, c.store, conv, 0.0), timeout=5)
+
+        asyncio.run(waits())
+    finally:
+        c.close()
+
+
+async def _hold(mem: object, store: object, conv: str, pause: float = 10.0) -> None:
+    import asyncio
+
+    async with mem._conversation_lock(store, conv):  # type: ignore[attr-defined]
+        await asyncio.sleep(pause)
