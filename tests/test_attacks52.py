@@ -105,3 +105,42 @@ async def _hold(mem: object, store: object, conv: str, pause: float = 10.0) -> N
 
     async with mem._conversation_lock(store, conv):  # type: ignore[attr-defined]
         await asyncio.sleep(pause)
+
+
+# --------------------------------- 3. a topical query over one paged file: filled slots
+TOPICAL = "alpha beta gamma delta"
+
+
+def test_a_topical_query_over_one_paged_file_settles_by_its_filled_slots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``few_document_passages`` gives a topical query over one file ``limit`` passage
+    slots, but the stop rule by slots was asked only for a question's: the document count
+    stayed below ``limit``, so the descent paged the file to ``max_rounds`` (16,000 entries:
+    200 rounds, ~0.55 s a find, against 1 round for the question). The filled slots settle
+    as a question's do; the answer is what unbounded paging returns."""
+    from test_paging_slots import UNBOUNDED, _entries, _find, _signature
+    from test_paging_slots import _client as paged_client
+    from treehop import hierarchical_retriever as hr
+    from treehop.ingest.records import add_records
+
+    monkeypatch.setattr(hr, "MAX_GLOBAL_FETCH", 560)
+    c = paged_client(tmp_path / "idx")
+    try:
+        # (the weak entries last: a slot at the file's end stays open, its next chunk unknown)
+        strong, weak = _entries(0, 1500), _entries(200, 0).removeprefix("# FAQ\n\n")
+        add_records(c, [(strong + weak, {"source": "faq.md"})])
+        before = _find(c, TOPICAL, 10, False, 40).query_results[0]
+        assert before.rounds == 40 and before.stop_reason.startswith("max_rounds")
+        got = _find(c, TOPICAL, 10, True, 40)
+        qr = got.query_results[0]
+        assert qr.rounds <= 2, (qr.rounds, qr.stop_reason)
+        assert "slots settled" in qr.stop_reason
+        full = _find(c, TOPICAL, 10, False, UNBOUNDED)
+        assert full.query_results[0].stop_reason == "heap empty"
+        assert len(got.resources) == 10
+        assert _signature(got) == _signature(full)
+        many = c.find_many([TOPICAL, "gamma delta"], limit=10)
+        assert _signature(many[0]) == _signature(got)
+    finally:
+        c.close()
