@@ -144,3 +144,35 @@ def test_a_topical_query_over_one_paged_file_settles_by_its_filled_slots(
         assert _signature(many[0]) == _signature(got)
     finally:
         c.close()
+
+
+# ------------------------------------------- 4. a message's role and speaker as they are
+@pytest.mark.parametrize("role", [0, False, [], {}, 0.0, b"user"])
+def test_a_role_that_is_not_a_role_is_refused(tmp_path: Path, role: object) -> None:
+    """``role or "user"`` took any false value (0, False, [], {}) for the default role: a
+    message whose role was not a role was stored as the user's."""
+    c = _client(tmp_path)
+    try:
+        with pytest.raises(InvalidQueryError):
+            c.add_messages([{"content": "fine"}, {"content": "hello there", "role": role}])
+        assert not [u for u in _uris(c) if "turn-" in u]
+        # (a missing or empty role is still the default)
+        res = c.add_messages([{"content": "a", "role": None}, {"content": "b", "role": ""}])
+        assert len(res.turn_uris) == 2
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("speaker", [0, False, [], "Ann\x7fBob", "Ann\x85Bob", "Ann\u2028Bob"])
+def test_a_speaker_that_is_not_a_name_is_refused(tmp_path: Path, speaker: object) -> None:
+    """A false speaker (0, False, []) was taken for the role; DEL, C1 controls and line
+    separators passed the speaker check, which refused only C0 controls."""
+    c = _client(tmp_path)
+    try:
+        with pytest.raises(InvalidQueryError):
+            c.add_messages([{"content": "hello there", "speaker": speaker}])
+        with pytest.raises(InvalidQueryError):
+            c.remember("a note", speaker=speaker)  # type: ignore[arg-type]
+        assert not [u for u in _uris(c) if "turn-" in u or "notes" in u]
+    finally:
+        c.close()

@@ -80,9 +80,10 @@ ROLES = ("user", "assistant", "system", "tool")
 MAX_TURN_CHARS = 20_000
 """A longer message is refused: a memory is a turn of a conversation, not a document."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
-_SPEAKER_RE = re.compile(r"^[^\x00-\x1f:\ud800-\udfff]{1,64}\Z")
-"""A speaker name: no control character, no ``:`` (it ends the name in a turn's text) and
-no lone surrogate (not Unicode text: the write failed on it, ``UnicodeEncodeError``)."""
+_SPEAKER_RE = re.compile(r"^[^\x00-\x1f\x7f-\x9f:\u2028\u2029\ud800-\udfff]{1,64}\Z")
+"""A speaker name: no control character (C0, DEL, C1), no line or paragraph separator (a
+name is one line of the session's overview), no ``:`` (it ends the name in a turn's text)
+and no lone surrogate (not Unicode text: the write failed on it, ``UnicodeEncodeError``)."""
 _TURN_PREFIX = "turn-"
 _FACT_PREFIX = "fact-"
 SESSION_ABSTRACT_TURNS = 6
@@ -161,10 +162,13 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
         check_text_value(content, f"{where}: content")
         if len(content) > MAX_TURN_CHARS:
             raise InvalidQueryError(f"{where}: content longer than {MAX_TURN_CHARS} characters")
-        role = _field(msg, "role") or "user"
-        if role not in ROLES:
+        # (only a missing or empty value takes the default: ``or`` took 0, False or [] too)
+        role = _field(msg, "role")
+        role = "user" if role is None or role == "" else role
+        if not isinstance(role, str) or role not in ROLES:
             raise InvalidQueryError(f"{where}: role must be one of {', '.join(ROLES)}")
-        speaker = _field(msg, "speaker") or role
+        speaker = _field(msg, "speaker")
+        speaker = role if speaker is None or speaker == "" else speaker
         if not isinstance(speaker, str) or not _SPEAKER_RE.match(speaker.strip()):
             raise InvalidQueryError(
                 f"{where}: speaker must be 1-64 characters without ':' or control characters"
