@@ -1,0 +1,56 @@
+"""Helper attacks52: the LangChain wrappers over a store of one long file, whose topical
+finds fill their ``limit`` with passage slots (``few_document_passages``): every filled
+slot reaches the caller, each with its own text; and a thread id with a trailing newline
+is a digest, not a session id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langchain_treehop import LangChainEmbedder, TreehopRetriever, TreehopVectorStore
+from langchain_treehop.middleware import session_for_thread
+from treehop import Treehop
+
+from lc_helpers import WordHashEmbeddings
+
+QUERY = "configure logging handler"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Any:
+    root = tmp_path / "docs"
+    root.mkdir()
+    topics = ["logging", "fixtures", "markers", "plugins"]
+    paras = [
+        f"Paragraph {i}: configure {topics[i % 4]} handler level format number {i}. " * 4
+        for i in range(120)
+    ]
+    (root / "book.txt").write_text("\n\n".join(paras))
+    c = Treehop(embedder=LangChainEmbedder(WordHashEmbeddings()), tagger=None, chunk_chars=300)
+    c.add_resource(root / "book.txt", target_uri="viking://resources/one")
+    yield c
+    c.close()
+
+
+@pytest.mark.parametrize("k", [1, 4, 10])
+def test_every_filled_slot_of_one_file_reaches_the_caller(client: Treehop, k: int) -> None:
+    want = [m.slot_text for m in client.find(QUERY, limit=k).top(k)]
+    assert len(want) == k and len(set(want)) == k  # (one file, k passage slots)
+    docs = TreehopRetriever(client=client, k=k).invoke(QUERY)
+    assert [d.page_content for d in docs] == want
+    # (a vector store returns the k best records it stored, leaves only: k of them, each
+    # its own record, not passage slots)
+    vs = TreehopVectorStore(client=client)
+    got = vs.similarity_search(QUERY, k=k)
+    assert len(got) == k and len({d.id for d in got}) == k
+    assert len(vs.similarity_search_with_score(QUERY, k=k)) == k
+    assert len(vs.max_marginal_relevance_search(QUERY, k=k, fetch_k=2 * k)) == k
+
+
+def test_a_thread_id_with_a_trailing_newline_is_a_digest() -> None:
+    assert session_for_thread("t1") == "t1"
+    assert session_for_thread("t1\n") != "t1\n"
+    assert session_for_thread("t1\n").startswith("t-")
