@@ -176,3 +176,68 @@ def test_a_speaker_that_is_not_a_name_is_refused(tmp_path: Path, speaker: object
         assert not [u for u in _uris(c) if "turn-" in u or "notes" in u]
     finally:
         c.close()
+
+
+# ------------------------------------- 5. a caller's extractor: its failures are reported
+class _Extractor:
+    """A caller's :class:`~treehop.memory.MemoryExtractor` answering ``answer`` (a callable
+    run inside ``extract``)."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    async def extract(self, turns: Any) -> Any:
+        return self.answer()
+
+
+def _raises() -> Any:
+    raise ValueError("the model said no: api_key=sk-abcdefghijklmnopqrstuvwx")
+
+
+BAD_ANSWERS = {
+    "raises": _raises,
+    "none": lambda: None,
+    "summary-int": lambda: (123, ["a fact"]),
+    "facts-str": lambda: ("a summary", "abc"),
+    "facts-ints": lambda: ("a summary", [1, 2]),
+    "fact-surrogate": lambda: ("a summary", ["\ud800"]),
+    "summary-surrogate": lambda: ("\ud800", []),
+    "three-values": lambda: ("a summary", [], 1),
+    "fact-too-long": lambda: ("a summary", ["x" * 20_001]),
+    "summary-too-long": lambda: ("x" * 20_001, []),
+    "too-many-facts": lambda: ("a summary", ["a fact"] * 1_001),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_ANSWERS))
+def test_an_extractors_failure_is_reported_never_raised(tmp_path: Path, name: str) -> None:
+    """``_extract`` caught only ``TreehopError``: a caller's extractor that raised its own
+    exception, or answered anything but a summary and a list of facts, passed a raw
+    ``ValueError`` / ``TypeError`` / ``UnicodeEncodeError`` out of ``add_messages`` after
+    its turns were written; ``"abc"`` as the facts wrote three facts ``a``, ``b``, ``c``.
+    Now the turns stay, the result says why the extraction did not happen (redacted), and
+    nothing of the answer is written."""
+    c = _client(tmp_path)
+    try:
+        res = c.add_messages([{"content": "hello there"}], extractor=_Extractor(BAD_ANSWERS[name]))
+        assert res.extraction_error, name
+        assert "sk-abcdefghijklmnopqrstuvwx" not in res.extraction_error
+        assert res.fact_uris == [] and res.summary is None
+        assert len(res.turn_uris) == 1
+        assert not [u for u in _uris(c) if "fact-" in u]
+    finally:
+        c.close()
+
+
+def test_an_extractor_without_extract_is_refused_before_any_write(tmp_path: Path) -> None:
+    c = _client(tmp_path)
+    try:
+        with pytest.raises(InvalidQueryError):
+            c.add_messages([{"content": "hello there"}], extractor=object())  # type: ignore[arg-type]
+        assert not [u for u in _uris(c) if "turn-" in u]
+        # (a good answer as a list is still taken)
+        ok = _Extractor(lambda: ["a summary", ["Ann likes tea."]])
+        res = c.add_messages([{"content": "hello there"}], extractor=ok)
+        assert res.extraction_error is None and len(res.fact_uris) == 1
+    finally:
+        c.close()

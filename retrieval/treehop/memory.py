@@ -51,6 +51,7 @@ from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
 from .llm.base import LLM, ChatMessage
 from .memory_context import day_prefix
 from .models import ContextType, Level, Node
+from .redaction import redact_exception
 from .timestamps import TIMESTAMP_FIELD, TimeLike, to_iso, to_stored_epoch
 
 if TYPE_CHECKING:
@@ -640,6 +641,8 @@ async def add_messages(
         time.time() if session_time is None else to_stored_epoch(session_time, "session_time")
     )
     turns = parse_messages(messages, default_time)
+    if extractor is not None and not callable(getattr(extractor, "extract", None)):
+        raise InvalidQueryError("extractor must have an extract(turns) method (MemoryExtractor)")
     conv_uri = client.resolve(f"{CONVERSATIONS_URI}/{conversation_id}")
     async with _conversation_lock(client.store, conv_uri):
         res, all_turns, session_uri, session_id = await _append(
@@ -725,11 +728,25 @@ async def _extract(
     session_id: str,
     turns: Sequence[Turn],
 ) -> None:
-    """Summary and facts on top of the stored turns; a failure is reported, never raised."""
+    """Summary and facts on top of the stored turns; a failure is reported, never raised.
+
+    The extractor may be a caller's: its own exception (redacted) or an answer that is not
+    a summary and a list of facts (:func:`_checked_extraction`) is reported the same way,
+    and nothing of it is written. (Only ``TreehopError`` was caught: a raw ``ValueError``,
+    ``TypeError`` or ``UnicodeEncodeError`` left ``add_messages`` after its turns were
+    written, and facts given as a string were written a character each.)"""
     try:
-        summary, facts = await extractor.extract(turns)
+        answer = await extractor.extract(turns)
     except TreehopError as exc:
         res.extraction_error = f"{type(exc).__name__}: {exc}"
+        return
+    except Exception as exc:  # (a caller's extractor; a cancellation is not an Exception)
+        res.extraction_error = redact_exception(exc)[:500]
+        return
+    try:
+        summary, facts = _checked_extraction(answer)
+    except InvalidQueryError as exc:
+        res.extraction_error = f"InvalidQueryError: {exc}"
         return
     old_facts = [
         k.uri
@@ -763,6 +780,34 @@ async def _extract(
     )
     res.summary = summary or None
     res.fact_uris = [client.display(n.uri) for n in fact_nodes]
+
+
+MAX_FACTS = 1_000
+"""The most facts one extraction may write (:class:`LLMMemoryExtractor` keeps ``max_facts``,
+20 by default; a caller's extractor is held to this)."""
+
+
+def _checked_extraction(answer: object) -> tuple[str, list[str]]:
+    """An extractor's answer as ``(summary, facts)``: a pair of a string and a list (or
+    tuple) of strings, each valid Unicode text of at most :data:`MAX_TURN_CHARS` characters,
+    at most :data:`MAX_FACTS` facts (blank ones dropped); else :class:`InvalidQueryError`."""
+    if not isinstance(answer, tuple | list) or len(answer) != 2:
+        got = type(answer).__name__
+        if isinstance(answer, tuple | list):
+            got += f" of {len(answer)}"
+        raise InvalidQueryError(f"the extractor must answer (summary, facts), got {got}")
+    summary, facts = answer
+    check_text_value(summary, "the extractor's summary")
+    if not isinstance(facts, tuple | list):
+        raise InvalidQueryError(f"the extractor's facts must be a list, got {type(facts).__name__}")
+    if len(facts) > MAX_FACTS:
+        raise InvalidQueryError(f"the extractor answered {len(facts)} facts (at most {MAX_FACTS})")
+    for i, f in enumerate([summary, *facts]):
+        what = "the extractor's summary" if i == 0 else f"the extractor's facts[{i - 1}]"
+        check_text_value(f, what)
+        if len(f) > MAX_TURN_CHARS:
+            raise InvalidQueryError(f"{what} is longer than {MAX_TURN_CHARS} characters")
+    return summary, [f for f in facts if f.strip()]
 
 
 async def remember(
