@@ -241,3 +241,63 @@ def test_an_extractor_without_extract_is_refused_before_any_write(tmp_path: Path
         assert res.extraction_error is None and len(res.fact_uris) == 1
     finally:
         c.close()
+
+
+# ----------------------------- 6. an extraction's write describes the session as it is
+def test_an_extraction_describes_the_turns_appended_while_it_ran(tmp_path: Path) -> None:
+    """The extraction runs after the conversation's lock is released (a model call may be
+    slow) and then rewrote the session node from the turns it was given: an append to the
+    session meanwhile left the node saying 1 turn (and one speaker) where 2 were stored,
+    until the next append. Its write now takes the lock and describes the stored turns."""
+    import asyncio
+
+    from treehop import AsyncTreehop
+
+    async def run() -> None:
+        async with AsyncTreehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None) as a:
+
+            class Meanwhile:
+                async def extract(self, turns: Any) -> tuple[str, list[str]]:
+                    await a.add_messages([{"content": "me too", "speaker": "Bob"}], session_id="s")
+                    return "They talked.", ["Ann said hello."]
+
+            res = await a.add_messages(
+                [{"content": "hello there", "speaker": "Ann"}],
+                session_id="s",
+                extractor=Meanwhile(),
+            )
+            assert res.extraction_error is None and len(res.fact_uris) == 1
+            sess = a.resolve("viking://~/memories/conversations/default/s")
+            node = (await a._io(a.store.get, [sess]))[0]
+            assert node is not None
+            assert node.metadata["turns"] == 2, node.metadata
+            assert node.metadata["speakers"] == ["Ann", "Bob"]
+            assert node.metadata["summary"] == "They talked."
+            # (and the next append numbers after both)
+            more = await a.add_messages([{"content": "bye"}], session_id="s")
+            assert more.turn_uris[0].endswith("turn-00002")
+
+    asyncio.run(run())
+
+
+def test_an_extraction_for_a_session_removed_meanwhile_writes_nothing(tmp_path: Path) -> None:
+    import asyncio
+
+    from treehop import AsyncTreehop
+
+    async def run() -> None:
+        async with AsyncTreehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None) as a:
+            sess = "viking://~/memories/conversations/default/s"
+
+            class Removes:
+                async def extract(self, turns: Any) -> tuple[str, list[str]]:
+                    await a.remove(sess)
+                    return "They talked.", ["Ann said hello."]
+
+            res = await a.add_messages(
+                [{"content": "hello there"}], session_id="s", extractor=Removes()
+            )
+            assert res.extraction_error and res.fact_uris == []
+            assert (await a._io(a.store.get, [a.resolve(sess)]))[0] is None
+
+    asyncio.run(run())

@@ -682,10 +682,8 @@ async def _append(
     if tail is not None:  # the session as this process last wrote it: no turn read
         start, described, family = tail.next_index, tail.turns.plus(turns), tail.family
     else:
-        kids = await client._io(client.store.children, session_uri)
+        kids, existing = await _stored_turns(client, session_uri)
         family = len(kids)
-        existing = [k for k in kids if k.metadata.get("kind") == "turn"]
-        existing.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
         start = 1 + max(
             (_index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX) for k in existing), default=-1
         )
@@ -719,6 +717,14 @@ async def _append(
     return res, all_turns, session_uri, session_id
 
 
+async def _stored_turns(client: MemoryHost, session_uri: str) -> tuple[list[Node], list[Node]]:
+    """A session's children, and its turn nodes among them in turn order."""
+    kids = await client._io(client.store.children, session_uri)
+    existing = [k for k in kids if k.metadata.get("kind") == "turn"]
+    existing.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
+    return kids, existing
+
+
 async def _extract(
     client: MemoryHost,
     extractor: MemoryExtractor,
@@ -748,11 +754,44 @@ async def _extract(
     except InvalidQueryError as exc:
         res.extraction_error = f"InvalidQueryError: {exc}"
         return
-    old_facts = [
-        k.uri
-        for k in await client._io(client.store.children, session_uri)
-        if k.metadata.get("kind") == "fact"
-    ]
+    # (under the conversation's lock, the session as stored now: an append while the
+    # extractor ran added turns the ones it was given lack; a removal left no session)
+    async with _conversation_lock(client.store, urimod.parent_of(session_uri) or session_uri):
+        kids, existing = await _stored_turns(client, session_uri)
+        if not existing:
+            res.extraction_error = "the session was removed while the extractor ran"
+            return
+        await _write_extraction(
+            client,
+            extractor,
+            res,
+            session_uri,
+            conversation_id,
+            session_id,
+            kids,
+            existing,
+            turns,
+            summary,
+            facts,
+        )
+
+
+async def _write_extraction(
+    client: MemoryHost,
+    extractor: MemoryExtractor,
+    res: MemoryWriteResult,
+    session_uri: str,
+    conversation_id: str,
+    session_id: str,
+    kids: Sequence[Node],
+    existing: Sequence[Node],
+    turns: Sequence[Turn],
+    summary: str,
+    facts: Sequence[str],
+) -> None:
+    """:func:`_extract`'s write (under the conversation's lock): the facts, and the session
+    node described from its stored turns (``existing``) with the summary."""
+    old_facts = [k.uri for k in kids if k.metadata.get("kind") == "fact"]
     when = min(t.timestamp for t in turns)
     fact_nodes = [
         Node(
@@ -774,10 +813,12 @@ async def _extract(
         for i, fact in enumerate(facts)
     ]
     keep = {n.uri for n in fact_nodes}
-    session = _session_node(session_uri, conversation_id, session_id, turns, summary or None)
+    stored = [_turn_of(k) for k in existing]
+    session = _session_node(session_uri, conversation_id, session_id, stored, summary or None)
     await write_nodes(
         client, [session, *fact_nodes], delete=[u for u in old_facts if u not in keep]
     )
+    _forget_tail(client, session_uri)
     res.summary = summary or None
     res.fact_uris = [client.display(n.uri) for n in fact_nodes]
 
