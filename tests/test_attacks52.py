@@ -301,3 +301,46 @@ def test_an_extraction_for_a_session_removed_meanwhile_writes_nothing(tmp_path: 
             assert (await a._io(a.store.get, [a.resolve(sess)]))[0] is None
 
     asyncio.run(run())
+
+
+# ---------------------------------------- 7. two unnamed notes of one time are two notes
+def test_unnamed_notes_of_the_same_time_are_all_kept(tmp_path: Path) -> None:
+    """An unnamed note is ``note-<epoch ms>``: a second ``remember`` with the same
+    timestamp (two facts of one day, ``timestamp="2023-05-08"``, or two calls in one
+    millisecond) replaced the first, which was lost. A taken name now gets a suffix."""
+    import threading
+
+    c = _client(tmp_path)
+    try:
+        first = c.remember("Ann likes tea", timestamp="2023-05-08")
+        second = c.remember("Bob likes coffee", timestamp="2023-05-08")
+        assert first.turn_uris == ["viking://~/memories/notes/note-1683504000000"]
+        assert second.turn_uris != first.turn_uris
+        errors: list[BaseException] = []
+
+        def note(i: int) -> None:
+            try:
+                c.remember(f"Cy likes fact {i}", timestamp="2023-05-09")
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=note, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        notes = [
+            n.content
+            for n in c.store.iter_nodes()
+            if "/memories/notes/" in n.uri and n.is_leaf  # type: ignore[attr-defined]
+        ]
+        assert sorted(notes) == sorted(
+            ["Ann likes tea", "Bob likes coffee", *(f"Cy likes fact {i}" for i in range(4))]
+        )
+        # (a named note is still replaced by its name)
+        c.remember("v1", name="pref")
+        c.remember("v2", name="pref")
+        assert [n.content for n in c.store.iter_nodes() if n.uri.endswith("/pref")] == ["v2"]  # type: ignore[attr-defined]
+    finally:
+        c.close()

@@ -35,6 +35,7 @@ import contextlib
 import copy
 import json
 import re
+import secrets
 import threading
 import time
 import weakref
@@ -883,6 +884,43 @@ async def remember(
     metadata = check_metadata(metadata)
     user_tags = tagmod.parse_tags(tags, default_source="user")
     uri = client.resolve(f"viking://~/memories/{category}/{label}")
+    parent = urimod.parent_of(uri) or uri
+    # (one category's unnamed notes take their names one at a time: see _free_note_uri)
+    async with _conversation_lock(client.store, parent):
+        if name is None:
+            uri = await _free_note_uri(client, uri)
+        await _write_note(client, uri, text, speaker, ts, metadata, user_tags)
+    return MemoryWriteResult(
+        conversation_uri=client.display(parent),
+        session_uri=client.display(parent),
+        session_id=category,
+        turn_uris=[client.display(uri)],
+        elapsed_s=time.perf_counter() - t0,
+    )
+
+
+async def _free_note_uri(client: MemoryHost, uri: str) -> str:
+    """``uri`` (an unnamed note's, ``note-<epoch ms>``) if no node has it, else the same with
+    a random suffix. Why: two unnamed notes of one time (``timestamp="2023-05-08"`` twice,
+    or two calls in one millisecond) had one name, and the second replaced the first; a
+    named note is replaced by its name on purpose. Called under the category's lock."""
+    base = uri
+    while (await client._io(client.store.get, [uri]))[0] is not None:
+        uri = f"{base}-{secrets.token_hex(4)}"
+    return uri
+
+
+async def _write_note(
+    client: MemoryHost,
+    uri: str,
+    text: str,
+    speaker: str | None,
+    ts: float,
+    metadata: Mapping[str, Any] | None,
+    user_tags: Sequence[Any],
+) -> None:
+    """:func:`remember`'s write of its note at ``uri``."""
+    label = uri.rsplit("/", 1)[-1]
     body = text.strip()
     content = f"{speaker}: {body}" if speaker else body
     node = Node(
@@ -902,11 +940,3 @@ async def remember(
         },
     )
     await write_nodes(client, [node], user_tags=user_tags)
-    parent = urimod.parent_of(uri) or uri
-    return MemoryWriteResult(
-        conversation_uri=client.display(parent),
-        session_uri=client.display(parent),
-        session_id=category,
-        turn_uris=[client.display(uri)],
-        elapsed_s=time.perf_counter() - t0,
-    )
