@@ -344,3 +344,86 @@ def test_unnamed_notes_of_the_same_time_are_all_kept(tmp_path: Path) -> None:
         assert [n.content for n in c.store.iter_nodes() if n.uri.endswith("/pref")] == ["v2"]  # type: ignore[attr-defined]
     finally:
         c.close()
+
+
+# --------------------------- 8. a memory's name never replaces a directory of memories
+def _memory_counts(c: Treehop) -> tuple[int, int]:
+    nodes = list(c.store.iter_nodes())  # type: ignore[attr-defined]
+    return (
+        sum(1 for n in nodes if "/turn-" in n.uri),
+        sum(1 for n in nodes if "/memories/notes/" in n.uri),
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["conversations", "notes", "conversations/c1", "conversations/default/s"]
+)
+def test_add_memory_by_a_directorys_name_replaces_nothing(tmp_path: Path, name: str) -> None:
+    """``add_memory(text, name="conversations")`` is an ``add_resource`` of the text at
+    ``~/memories/conversations``: it deleted every conversation (turns and sessions);
+    ``name="notes"`` every remembered note. A name is now refused where it names a
+    directory, or lies in the conversations' subtree (add_messages' own), before any write."""
+    c = _client(tmp_path)
+    try:
+        c.add_messages([{"content": f"hello {i}"} for i in range(3)], session_id="s")
+        c.remember("Ann likes tea", name="tea")
+        before = _memory_counts(c)
+        with pytest.raises(InvalidQueryError):
+            c.add_memory("clobbering text", name=name)
+        assert _memory_counts(c) == before == (3, 1)
+        # (a memory's own name is replaced as before, a long, chunked one too)
+        c.add_memory("a long memory text. " * 400, name="long")
+        c.add_memory("a long memory text again. " * 400, name="long")
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize(("category", "name"), [("conversations", "c1"), ("store", "users")])
+def test_remember_never_replaces_a_directory(tmp_path: Path, category: str, name: str) -> None:
+    """``remember(..., category="conversations", name="default")`` turned the conversation
+    directory into a leaf note (its sessions under a leaf until the next append, which then
+    lost the note); a note named like an existing directory is refused, and the
+    conversations' category is add_messages' own."""
+    c = _client(tmp_path)
+    try:
+        c.add_messages([{"content": "hello there"}], session_id="s")
+        c.add_memory("a store item", name="store/users/u1")
+        with pytest.raises(InvalidQueryError):
+            c.remember("clobber", category="conversations", name="default")
+        with pytest.raises(InvalidQueryError):
+            c.remember("clobber", category=category, name=name)
+        node = c.store.get(["viking://user/default/memories/conversations/default"])[0]
+        assert node is not None and not node.is_leaf
+    finally:
+        c.close()
+
+
+def test_unnamed_memories_added_at_once_are_all_kept(tmp_path: Path) -> None:
+    """An unnamed memory is ``memory-<epoch ms>``: calls in one millisecond (6 threads: 3
+    kept) replaced each other. A taken name now gets a suffix, chosen under a lock."""
+    import threading
+
+    c = _client(tmp_path)
+    try:
+        errors: list[BaseException] = []
+
+        def add(i: int) -> None:
+            try:
+                c.add_memory(f"memory text number {i}")
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=add, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        texts = {
+            n.content
+            for n in c.store.iter_nodes()  # type: ignore[attr-defined]
+            if "/memories/memory-" in n.uri and n.is_leaf
+        }
+        assert texts == {f"memory text number {i}" for i in range(6)}
+    finally:
+        c.close()

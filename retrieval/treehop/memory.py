@@ -40,7 +40,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -889,6 +889,7 @@ async def remember(
     async with _conversation_lock(client.store, parent):
         if name is None:
             uri = await _free_note_uri(client, uri)
+        await check_memory_target(client, uri, "remember")
         await _write_note(client, uri, text, speaker, ts, metadata, user_tags)
     return MemoryWriteResult(
         conversation_uri=client.display(parent),
@@ -897,6 +898,41 @@ async def remember(
         turn_uris=[client.display(uri)],
         elapsed_s=time.perf_counter() - t0,
     )
+
+
+async def check_memory_target(client: MemoryHost, uri: str, what: str) -> None:
+    """Refuse ``uri`` (resolved) as the place of a note or an ``add_memory`` text when
+    writing there would replace other memories: a directory (a child that is not one of its
+    own chunks), or anything in the conversations' subtree (:func:`add_messages`' own).
+
+    Why: ``add_memory(text, name="conversations")`` is an ``add_resource`` of the text at
+    ``~/memories/conversations``, which deleted every conversation; ``name="notes"`` every
+    note; ``remember(..., category="conversations", name="default")`` turned a conversation
+    into a leaf note. A memory's own node (a note, or a text and its chunks) is replaced by
+    its name, as before."""
+    conversations = client.resolve(CONVERSATIONS_URI)
+    if uri == conversations or uri.startswith(conversations + "/"):
+        raise InvalidQueryError(
+            f"{what}: {client.display(uri)} is in the conversations' subtree, which only "
+            "add_messages writes"
+        )
+    node = (await client._io(client.store.get, [uri]))[0]
+    if node is None or node.is_leaf:
+        return
+    kids = await client._io(client.store.children, uri)
+    if any(k.chunk_index is None for k in kids):
+        raise InvalidQueryError(
+            f"{what}: {client.display(uri)} is a directory of memories; writing there would "
+            "replace everything under it"
+        )
+
+
+async def write_unnamed(client: MemoryHost, uri: str, write: Callable[[str], Awaitable[_T]]) -> _T:
+    """``write(uri)`` for an unnamed memory (``memory-<epoch ms>``), or at the same URI with
+    a random suffix where a node has it: chosen and written under its parent's lock
+    (:func:`_free_note_uri`), so calls in one millisecond no longer replace each other."""
+    async with _conversation_lock(client.store, urimod.parent_of(uri) or uri):
+        return await write(await _free_note_uri(client, uri))
 
 
 async def _free_note_uri(client: MemoryHost, uri: str) -> str:
