@@ -427,3 +427,19 @@ def test_unnamed_memories_added_at_once_are_all_kept(tmp_path: Path) -> None:
         assert texts == {f"memory text number {i}" for i in range(6)}
     finally:
         c.close()
+
+
+# ------------------------------------------------------- 9. a text re-added: its counts
+def test_a_text_readded_counts_no_negative_unchanged(tmp_path: Path) -> None:
+    """A text added again at its target (``add_memory`` by name, ``add_resource`` of a
+    text) reported ``unchanged=-11``: the count subtracted the nodes it had replaced, a
+    term meant for a directory's files skipped unread (``old_uris``), which a text has not."""
+    c = _client(tmp_path)
+    try:
+        first = c.add_memory("a long memory text. " * 400, name="long")
+        again = c.add_memory("a long memory text. " * 400, name="long")
+        other = c.add_memory("another long memory text. " * 400, name="long")
+        assert first.unchanged == 0 and again.unchanged >= 0
+        assert other.embedded > 0 and other.unchanged >= 0, other
+    finally:
+        c.close()
