@@ -45,7 +45,7 @@ DEFAULT_HEADER = (
     "Context retrieved from the knowledge tree for the user's latest message. Each section is "
     "headed by its viking:// URI: cite it when you use it; ignore sections that do not help."
 )
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _CACHE_SIZE = 256
 
 
@@ -133,7 +133,8 @@ class TreehopContextMiddleware(AgentMiddleware):
         human = latest_user_message(request.messages)
         if human is None:
             return None
-        query = _text_of(human)
+        # (a surrogate, a NUL or a text past the query limit made the run raise)
+        query = kit.memory_query(_text_of(human))
         if not query:
             return None
         tid = _thread_id()
@@ -236,10 +237,11 @@ class TreehopContextMiddleware(AgentMiddleware):
         question = _text_of(messages[human_at])
         if not question:
             return None
-        out = [{"role": "user", "content": question}]
+        # (a long text as several turns, a lone surrogate as U+FFFD: kit.memory_turns)
+        out = kit.memory_turns("user", question)
         if answer is not None:
-            out.append({"role": "assistant", "content": _text_of(answer)})
-        return out
+            out += kit.memory_turns("assistant", _text_of(answer))
+        return out or None
 
     def _record_kwargs(self) -> dict[str, Any]:
         tid = _thread_id()

@@ -34,7 +34,7 @@ from treehop.errors import InvalidQueryError, InvalidURIError, NotFoundError, Tr
 from .retrievers import TreehopRetriever
 
 TOOL_KINDS = ("find", "search", "ls", "read")
-_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{0,40}$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{0,40}\Z")
 T = TypeVar("T")
 
 DOCUMENT_PROMPT = PromptTemplate.from_template("[{uri}]\n{page_content}")

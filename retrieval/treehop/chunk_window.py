@@ -87,35 +87,47 @@ def spread_over_documents(
 ) -> tuple[list[int], list[float]]:
     """The slots' order when each slot of a document gives up ``penalty`` per slot of the
     same document ranked above it: greedy (the best adjusted score next; ties keep the input
-    order), by a lazy heap. ``scores`` are the slots' scores best first. Returns the order
-    (positions in the input) and each ordered slot's adjusted score (non-increasing, so a
-    reader that sorts by score keeps the order).
+    order). ``scores`` are the slots' scores best first. Returns the order (positions in the
+    input) and each ordered slot's adjusted score (non-increasing, so a reader that sorts by
+    score keeps the order).
 
     ``first``: only that many slots are chosen greedily (a find returns ``limit`` slots);
     the others follow, ranked on their scores adjusted by the slots their documents hold
     among the chosen (each at most the last chosen one's: the order stays non-increasing).
-    O((first + re-pushes) log n + n log n) instead of a heap pass over every slot."""
+
+    A heap of each document's next slot: a document's slots all give up the same penalty,
+    so they are chosen in their own order (best score, then input order), and a choice
+    changes only its own document's next entry. O(first log D + n log n). (A lazy heap of
+    every slot re-pushed each slot still within the penalty of the best at every choice:
+    one document of 4,000 close slots, 1,000 chosen, 3.5M pops; the stop rule by slots
+    asks this at each try, and a limit-1,000 question over one long file took 9 s against
+    1.2 s without the rule.) The same order and scores as the lazy heap (a test compares)."""
     n = len(scores)
     if penalty <= 0 or n < 2:
         return list(range(n)), [float(s) for s in scores]
     k = n if first is None else max(0, min(first, n))
-    held: dict[str, int] = {}
-    heap = [(-float(s), i, 0) for i, s in enumerate(scores)]
+    by_doc: dict[str, list[int]] = {}
+    for i in sorted(range(n), key=lambda i: (-float(scores[i]), i)):
+        by_doc.setdefault(documents[i], []).append(i)
+    lists = list(by_doc.values())
+    nxt = [0] * len(lists)  # (each document's next slot, and how many it holds chosen)
+    heap = [(-float(scores[slots[0]]), slots[0], d) for d, slots in enumerate(lists)]
     heapq.heapify(heap)
     order: list[int] = []
     adjusted: list[float] = []
     while heap and len(order) < k:
-        neg, i, seen = heapq.heappop(heap)
-        now = held.get(documents[i], 0)
-        if now != seen:  # its document took a slot since: push it back with the new score
-            heapq.heappush(heap, (-(float(scores[i]) - penalty * now), i, now))
-            continue
+        neg, i, d = heapq.heappop(heap)
         order.append(i)
         adjusted.append(-neg)
-        held[documents[i]] = now + 1
-    if heap:
+        nxt[d] += 1
+        if nxt[d] < len(lists[d]):
+            j = lists[d][nxt[d]]
+            heapq.heappush(heap, (-(float(scores[j]) - penalty * nxt[d]), j, d))
+    if len(order) < n:
         rest = sorted(
-            (-(float(scores[i]) - penalty * held.get(documents[i], 0)), i) for _, i, _ in heap
+            (-(float(scores[i]) - penalty * nxt[d]), i)
+            for d, slots in enumerate(lists)
+            for i in slots[nxt[d] :]
         )
         order.extend(i for _, i in rest)
         adjusted.extend(-neg for neg, _ in rest)

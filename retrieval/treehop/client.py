@@ -424,7 +424,20 @@ class AsyncTreehop:
     ) -> AddResult:
         """Store a memory about the user under ``viking://~/memories``."""
         argmod.check_text_value(text, "memory text")
-        label = argmod.check_name(name) or f"memory-{int(time.time() * 1000)}"
+        label = argmod.check_name(name)
+
+        async def add(uri: str) -> AddResult:
+            label = uri.rsplit("/", 1)[-1]
+            return await self.add_resource(
+                text, target_uri=f"viking://~/memories/{label}", tags=tags, is_text=True
+            )
+
+        if label is None:  # (a free name, chosen under a lock: memory.write_unnamed)
+            unnamed = self.resolve(f"viking://~/memories/memory-{int(time.time() * 1000)}")
+            return await memory.write_unnamed(self, unnamed, add)
+        # (a name that holds other memories is refused: memory.check_memory_target)
+        target = self.resolve(f"viking://~/memories/{label}")
+        await memory.check_memory_target(self, target, "add_memory name")
         return await self.add_resource(
             text, target_uri=f"viking://~/memories/{label}", tags=tags, is_text=True
         )

@@ -57,7 +57,7 @@ SEPARATOR = "\n\n"
 MAX_BUDGET = 1_000_000
 LEDGER_LIMIT = 5000
 """How many injected URIs a session remembers (the oldest are forgotten first)."""
-_SESSION_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
+_SESSION_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}\Z")
 
 
 @runtime_checkable

@@ -440,16 +440,28 @@ class Collected:
         - at least ``pool`` collected chunks score at least ``bound``: the chunk window's
           and hub correction's pools (the best ``pool`` chunks or leaves) stay the same.
 
+        Filled slots (``few_document_passages``: a topical query's candidates span fewer
+        documents than ``k``, :func:`filled_slots`) are proved the same way with every one of
+        the first ``k`` at least ``bound`` instead of the k-th: each document's best slot
+        is kept among them whatever it scores, so a new chunk scoring above a document's
+        best would become that document's slot; no new document can come (the caller asks
+        only when every unread row is a chunk of a document with a collected chunk).
+
         The proof is about the slots as the descent leaves them (as the document count's is
         about its documents): the tree context and the chunk window re-score candidates
         after it, and a slot of the final ranking that differs from these could border a
         chunk still unread (bench/README.md, "Paging: a stop rule by slots")."""
-        if not (self.collapse and self.passages):
+        if not self.collapse:
+            return False
+        filled = not self.passages and self._few_documents(list(self.by_uri.values()))
+        if not (self.passages or filled):
             return False
         groups = self.ranked(Track.VECTOR, grow_key)
         if len(groups) < k:
             return False
-        if penalty > 0 and len(groups) > 1:
+        if filled:  # (each document's best slot is kept first, whatever it scores)
+            top, kth = groups[:k], min(g[0].final.vec for g in groups[:k])
+        elif penalty > 0 and len(groups) > 1:
             faces = [g[0] for g in groups]
             order, adjusted = spread_over_documents(
                 [c.final.vec for c in faces], [c.document for c in faces], penalty, k

@@ -512,17 +512,20 @@ class HierarchicalRetriever:
     def _slots_settled(self, q: _Query, state: Descent, kth: float) -> bool:
         """The stop rule by passage slots (:meth:`~treehop.descent.Collected.
         passages_settled`), where the document count has not settled the top-k: a question's
-        (or sentence's) passage slots over documents, alpha = 1, fewer documents than slots
-        or the best directory left being paged, every directory left on the heap a
-        document whose chunks are collected (what is unread is more of its chunks, as
-        ingest writes a file: the tree context's parents stay the same), no memory turn in
-        the store. Why: one document of many answers, fewer documents than the limit, was
-        paged ``max_children_per_dir`` rows a round for ``max_rounds`` rounds while its
-        first slots were long settled (bench/README.md, "Paging: a stop rule by slots"). It
-        ranks every candidate, so while it fails it is asked at its 1st, 3rd, 7th, 15th, ...
-        chance only."""
+        (or sentence's) passage slots over documents, or a topical query's filled slots
+        (``few_document_passages``: asked only for the question's at first, a topical find
+        over one file of 16,000 entries paged it for 200 rounds), alpha = 1, fewer
+        documents than slots or the best directory left being paged, every directory left
+        on the heap a document whose chunks are collected (what is unread is more of its
+        chunks, as ingest writes a file: the tree context's parents stay the same), no
+        memory turn in the store. Why: one document of many answers, fewer documents than
+        the limit, was paged ``max_children_per_dir`` rows a round for ``max_rounds`` rounds
+        while its first slots were long settled (bench/README.md, "Paging: a stop rule by
+        slots"). It ranks every candidate, so while it fails it is asked at its 1st, 3rd,
+        7th, 15th, ... chance only."""
         coll, cfg = state.collected, self.config
-        if not (q.passages and coll.collapse and coll.passages and state.alpha >= 1.0):
+        passages = q.passages and coll.passages
+        if not (coll.collapse and (passages or coll.fill > 0) and state.alpha >= 1.0):
             return False
         if not (kth == NEG_INF or state.frontier.top_paged()):
             return False  # (not the case it is for: fewer documents than slots, or paging)

@@ -73,9 +73,10 @@ from .ingest import records as recmod
 from .ingest.markup import html_to_markdown
 from .ingest.records import IngestRecord, PlacementKwargs
 from .ingest.writer import ProgressCallback
+from .memory import MAX_TURN_CHARS
 from .models import ContextType, FindResult, MatchedContext
 from .search_options import SearchKwargs
-from .validation import check_limit
+from .validation import MAX_QUERY_CHARS, check_limit, check_query
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -862,6 +863,60 @@ def reject_extra(kwargs: Mapping[str, Any], where: str) -> None:
         raise InvalidQueryError(f"{where}: unknown argument(s) {sorted(kwargs)}")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def memory_turns(role: str, content: str) -> list[dict[str, str]]:
+    """A framework's chat message as :meth:`~treehop.client.AsyncTreehop.add_messages`
+    messages: its text stripped, a lone surrogate as U+FFFD, cut into consecutive turns of
+    at most :data:`~treehop.memory.MAX_TURN_CHARS` characters (at the last space or line
+    break in the second half of each cut, else at the limit); ``[]`` for a blank text.
+
+    Why: LangChain's middleware (``record_turns``) and LlamaIndex's memory block gave each
+    message whole, and ``add_messages`` refuses one over the limit or holding a lone
+    surrogate: a long model answer made the agent run raise after it had answered (the
+    turn not kept), a pasted document lost its whole batch. Every character is kept, in
+    order. Linear: each cut searches one window once."""
+    text = content.strip()
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub("\ufffd", text)
+    limit = MAX_TURN_CHARS
+    out: list[dict[str, str]] = []
+    while text:
+        if len(text) <= limit:
+            piece, text = text, ""
+        else:
+            cut = max(text.rfind(" ", limit // 2, limit), text.rfind("\n", limit // 2, limit))
+            cut = cut if cut > 0 else limit
+            piece, text = text[:cut].rstrip(), text[cut:].lstrip()
+        if piece:
+            out.append({"role": role, "content": piece})
+    return out
+
+
+def memory_query(text: str) -> str | None:
+    """A chat message as the query of a framework's memory (LangChain's middleware,
+    LlamaIndex's memory block): a lone surrogate as U+FFFD, a NUL as a space, its last
+    :data:`~treehop.validation.MAX_QUERY_CHARS` characters (the latest words; a pasted
+    text's question usually follows it); ``None`` where no query is left (blank, or only
+    invisible characters): then no context is looked up.
+
+    Why: the message went to ``assemble_context`` whole, whose query check refuses those:
+    a user message of 8,001 characters, or with a NUL or a lone surrogate, made the agent's
+    run raise at its first model call (the surrogate also escaped as a raw
+    ``UnicodeEncodeError`` from the middleware's cache key)."""
+    q = text.strip()
+    if _SURROGATE.search(q):
+        q = _SURROGATE.sub("\ufffd", q)
+    q = q.replace("\x00", " ")
+    if len(q) > MAX_QUERY_CHARS:
+        q = q[-MAX_QUERY_CHARS:]
+    try:
+        return check_query(q)
+    except InvalidQueryError:
+        return None
+
+
 __all__ = [
     "NO_FLOOR",
     "SHARED_OPTIONS",
@@ -887,6 +942,8 @@ __all__ = [
     "find",
     "is_html",
     "is_knowledge_source",
+    "memory_query",
+    "memory_turns",
     "open_client",
     "page_text",
     "progress_reporter",

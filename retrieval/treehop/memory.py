@@ -25,9 +25,8 @@ Why this shape:
 - *LLM output on top, never instead.* An optional :class:`LLMMemoryExtractor` writes a session
   summary (the session directory's abstract) and fact leaves next to the turns, *after* the
   turns are stored; when the model fails or answers nonsense, the turns stay and the result says
-  why the extraction did not happen. An extraction that another append to its session overtook
-  (the turns changed while the model answered) is not written either (``StaleExtraction``):
-  the newer append read every turn, and its extraction covers them.
+  why the extraction did not happen. An extraction that a later append's extraction (of more
+  turns) overtook is not written either (``StaleExtraction``).
 """
 
 from __future__ import annotations
@@ -37,11 +36,12 @@ import contextlib
 import copy
 import json
 import re
+import secrets
 import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -53,6 +53,7 @@ from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
 from .llm.base import LLM, ChatMessage
 from .memory_context import day_prefix
 from .models import ContextType, Level, Node
+from .redaction import redact_exception
 from .tagging.ingest import IngestTagger, LabelCounts, stored_label_lists
 from .timestamps import TIMESTAMP_FIELD, TimeLike, to_iso, to_stored_epoch
 
@@ -82,10 +83,11 @@ CONVERSATIONS_URI = "viking://~/memories/conversations"
 ROLES = ("user", "assistant", "system", "tool")
 MAX_TURN_CHARS = 20_000
 """A longer message is refused: a memory is a turn of a conversation, not a document."""
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_SPEAKER_RE = re.compile(r"^[^\x00-\x1f:\ud800-\udfff]{1,64}$")
-"""A speaker name: no control character, no ``:`` (it ends the name in a turn's text) and
-no lone surrogate (not Unicode text: the write failed on it, ``UnicodeEncodeError``)."""
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+_SPEAKER_RE = re.compile(r"^[^\x00-\x1f\x7f-\x9f:\u2028\u2029\ud800-\udfff]{1,64}\Z")
+"""A speaker name: no control character (C0, DEL, C1), no line or paragraph separator (a
+name is one line of the session's overview), no ``:`` (it ends the name in a turn's text)
+and no lone surrogate (not Unicode text: the write failed on it, ``UnicodeEncodeError``)."""
 _TURN_PREFIX = "turn-"
 _FACT_PREFIX = "fact-"
 SESSION_ABSTRACT_TURNS = 6
@@ -164,10 +166,13 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
         check_text_value(content, f"{where}: content")
         if len(content) > MAX_TURN_CHARS:
             raise InvalidQueryError(f"{where}: content longer than {MAX_TURN_CHARS} characters")
-        role = _field(msg, "role") or "user"
-        if role not in ROLES:
+        # (only a missing or empty value takes the default: ``or`` took 0, False or [] too)
+        role = _field(msg, "role")
+        role = "user" if role is None or role == "" else role
+        if not isinstance(role, str) or role not in ROLES:
             raise InvalidQueryError(f"{where}: role must be one of {', '.join(ROLES)}")
-        speaker = _field(msg, "speaker") or role
+        speaker = _field(msg, "speaker")
+        speaker = role if speaker is None or speaker == "" else speaker
         if not isinstance(speaker, str) or not _SPEAKER_RE.match(speaker.strip()):
             raise InvalidQueryError(
                 f"{where}: speaker must be 1-64 characters without ':' or control characters"
@@ -634,8 +639,8 @@ def _kept(store: Any, *, create: bool) -> OrderedDict[str, _Tail] | None:
 
 @dataclass
 class _ConversationLock:
-    """A conversation's lock and how many calls hold or wait for it (its entry leaves the
-    table when none does, so the table holds only conversations in use)."""
+    """A conversation's lock and how many calls hold it or wait for it (see
+    :func:`_conversation_lock`)."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     users: int = 0
@@ -644,6 +649,8 @@ class _ConversationLock:
 _conversation_locks: weakref.WeakKeyDictionary[Any, dict[str, _ConversationLock]] = (
     weakref.WeakKeyDictionary()
 )
+_EXTRACTED_TURNS = "extracted_turns"
+"""A fact's metadata: how many turns the extraction that wrote it read (see :func:`_extract`)."""
 _LOCK_POLL_S = (0.0005, 0.02)
 """The first and the longest pause between two tries of a busy conversation lock."""
 
@@ -661,9 +668,9 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
     and a cancelled wait holds nothing. The embedded store's file lock already keeps a
     second process from writing the same index.
 
-    The table keeps a conversation's lock only while a call holds or waits for it (a count
-    of users, under :data:`_tails_lock`): a service appending to a million conversations
-    does not keep a million locks."""
+    A conversation's lock is kept only while a call holds it or waits for it: kept for
+    good, each conversation ever appended to held ~226 bytes (100,000 conversations, 22.6
+    MB, growing without bound in a server of many chats)."""
     with _tails_lock:
         try:
             locks = _conversation_locks.get(store)
@@ -671,7 +678,9 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
                 locks = _conversation_locks[store] = {}
         except TypeError:  # (a store that cannot be a weak key: a lock of its own per call)
             locks = {}
-        entry = locks.setdefault(conv_uri, _ConversationLock())
+        entry = locks.get(conv_uri)
+        if entry is None:
+            entry = locks[conv_uri] = _ConversationLock()
         entry.users += 1
     try:
         pause, longest = _LOCK_POLL_S
@@ -731,6 +740,8 @@ async def add_messages(
         time.time() if session_time is None else to_stored_epoch(session_time, "session_time")
     )
     turns = parse_messages(messages, default_time)
+    if extractor is not None and not callable(getattr(extractor, "extract", None)):
+        raise InvalidQueryError("extractor must have an extract(turns) method (MemoryExtractor)")
     conv_uri = client.resolve(f"{CONVERSATIONS_URI}/{conversation_id}")
     async with _conversation_lock(client.store, conv_uri):
         res, all_turns, session_uri, session_id = await _append(
@@ -778,13 +789,11 @@ async def _append(
         labels = tail.labels if counted is not None else None
     else:
         stamp = await _family_stamp(client, session_uri)
-        kids = await client._io(client.store.children, session_uri)
+        kids, existing = await _stored_turns(client, session_uri)
         if stamp is not None and await _family_stamp(client, session_uri) == stamp:
             # (the stamp unchanged around the read: these are the children it stamps)
             labels = _KeptLabels(stamp, LabelCounts.of_tags([k.tags for k in kids]))
         family = len(kids)
-        existing = [k for k in kids if k.metadata.get("kind") == "turn"]
-        existing.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
         start = 1 + max(
             (_index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX) for k in existing), default=-1
         )
@@ -819,6 +828,14 @@ async def _append(
     return res, all_turns, session_uri, session_id
 
 
+async def _stored_turns(client: MemoryHost, session_uri: str) -> tuple[list[Node], list[Node]]:
+    """A session's children, and its turn nodes among them in turn order."""
+    kids = await client._io(client.store.children, session_uri)
+    existing = [k for k in kids if k.metadata.get("kind") == "turn"]
+    existing.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
+    return kids, existing
+
+
 async def _extract(
     client: MemoryHost,
     extractor: MemoryExtractor,
@@ -832,58 +849,144 @@ async def _extract(
     """Summary and facts on top of the stored turns; a failure is reported, never raised.
 
     The extractor (an LLM call, seconds) runs outside the conversation's lock, so appends
-    to the conversation do not wait for it; its write takes the lock and first checks that
-    the session still holds exactly the turns it read. Why: two appends with an extractor
-    racing on one session each extracted from the turns they saw, and the slower one's
-    write replaced the faster one's facts and re-described the session from its older
-    turns (a newer turn dropped from the session's description). A stale extraction is
-    not written and says so in ``extraction_error``; the append that added the newer
-    turns read them all, so its own extraction covers them."""
+    to the conversation do not wait for it; its write takes the lock, reads the session as
+    stored now (the session node is described from the stored turns, an append meanwhile
+    included) and is dropped if an extraction of more turns was written meanwhile (each
+    fact records how many turns its extraction read, ``extracted_turns``: appends are
+    serialised, so a later append's extraction reads more). Why: two appends with an
+    extractor racing on one session each extracted from the turns they saw, and the slower
+    one's write replaced the newer facts with older ones (and re-described the session
+    without the newer turn). The dropped one says so in ``extraction_error``
+    (``StaleExtraction``); an extraction that only plain appends overtook is written.
+
+    The extractor may be a caller's: its own exception (redacted) or an answer that is not
+    a summary and a list of facts (:func:`_checked_extraction`) is reported the same way,
+    and nothing of it is written. (Only ``TreehopError`` was caught: a raw ``ValueError``,
+    ``TypeError`` or ``UnicodeEncodeError`` left ``add_messages`` after its turns were
+    written, and facts given as a string were written a character each.)"""
     try:
-        summary, facts = await extractor.extract(turns)
+        answer = await extractor.extract(turns)
     except TreehopError as exc:
         res.extraction_error = f"{type(exc).__name__}: {exc}"
         return
+    except Exception as exc:  # (a caller's extractor; a cancellation is not an Exception)
+        res.extraction_error = redact_exception(exc)[:500]
+        return
+    try:
+        summary, facts = _checked_extraction(answer)
+    except InvalidQueryError as exc:
+        res.extraction_error = f"InvalidQueryError: {exc}"
+        return
+    # (under the conversation's lock, the session as stored now: an append while the
+    # extractor ran added turns the ones it was given lack, a removal took some)
     async with _conversation_lock(client.store, conv_uri):
-        kids = await client._io(client.store.children, session_uri)
-        stored = [k for k in kids if k.metadata.get("kind") == "turn"]
-        stored.sort(key=lambda k: _index_of(k.uri.rsplit("/", 1)[-1], _TURN_PREFIX))
-        if [_turn_of(k) for k in stored] != list(turns):
+        kids, existing = await _stored_turns(client, session_uri)
+        if not existing:
+            res.extraction_error = "the session was removed while the extractor ran"
+            return
+        covered = max(
+            (
+                int(k.metadata.get(_EXTRACTED_TURNS) or 0)
+                for k in kids
+                if k.metadata.get("kind") == "fact"
+            ),
+            default=0,
+        )
+        if covered > len(turns):
             res.extraction_error = (
-                "StaleExtraction: the session's turns changed while they were extracted "
-                "(another append or a removal); nothing written (an append that added "
-                "turns extracts from all of them)"
+                f"StaleExtraction: an extraction of {covered} turns of this session was "
+                f"written while this one, of {len(turns)}, ran; nothing written"
             )
             return
-        old_facts = [k.uri for k in kids if k.metadata.get("kind") == "fact"]
-        when = min(t.timestamp for t in turns)
-        fact_nodes = [
-            Node(
-                uri=f"{session_uri}/{_FACT_PREFIX}{i:05d}",
-                parent_uri=session_uri,
-                context_type=ContextType.MEMORY,
-                level=Level.CONTENT,
-                is_leaf=True,
-                abstract=_clip(fact, 300),
-                content=fact,
-                metadata={
-                    "kind": "fact",
-                    "conversation": conversation_id,
-                    "session": session_id,
-                    "source": getattr(getattr(extractor, "llm", None), "name", "extractor"),
-                    TIMESTAMP_FIELD: when,
-                },
-            )
-            for i, fact in enumerate(facts)
-        ]
-        keep = {n.uri for n in fact_nodes}
-        session = _session_node(session_uri, conversation_id, session_id, turns, summary or None)
-        await write_nodes(
-            client, [session, *fact_nodes], delete=[u for u in old_facts if u not in keep]
+        await _write_extraction(
+            client,
+            extractor,
+            res,
+            session_uri,
+            conversation_id,
+            session_id,
+            kids,
+            existing,
+            turns,
+            summary,
+            facts,
         )
-        _forget_tail(client, session_uri)
+
+
+async def _write_extraction(
+    client: MemoryHost,
+    extractor: MemoryExtractor,
+    res: MemoryWriteResult,
+    session_uri: str,
+    conversation_id: str,
+    session_id: str,
+    kids: Sequence[Node],
+    existing: Sequence[Node],
+    turns: Sequence[Turn],
+    summary: str,
+    facts: Sequence[str],
+) -> None:
+    """:func:`_extract`'s write (under the conversation's lock): the facts, and the session
+    node described from its stored turns (``existing``) with the summary."""
+    old_facts = [k.uri for k in kids if k.metadata.get("kind") == "fact"]
+    when = min(t.timestamp for t in turns)
+    fact_nodes = [
+        Node(
+            uri=f"{session_uri}/{_FACT_PREFIX}{i:05d}",
+            parent_uri=session_uri,
+            context_type=ContextType.MEMORY,
+            level=Level.CONTENT,
+            is_leaf=True,
+            abstract=_clip(fact, 300),
+            content=fact,
+            metadata={
+                "kind": "fact",
+                "conversation": conversation_id,
+                "session": session_id,
+                "source": getattr(getattr(extractor, "llm", None), "name", "extractor"),
+                _EXTRACTED_TURNS: len(turns),
+                TIMESTAMP_FIELD: when,
+            },
+        )
+        for i, fact in enumerate(facts)
+    ]
+    keep = {n.uri for n in fact_nodes}
+    stored = [_turn_of(k) for k in existing]
+    session = _session_node(session_uri, conversation_id, session_id, stored, summary or None)
+    await write_nodes(
+        client, [session, *fact_nodes], delete=[u for u in old_facts if u not in keep]
+    )
+    _forget_tail(client, session_uri)
     res.summary = summary or None
     res.fact_uris = [client.display(n.uri) for n in fact_nodes]
+
+
+MAX_FACTS = 1_000
+"""The most facts one extraction may write (:class:`LLMMemoryExtractor` keeps ``max_facts``,
+20 by default; a caller's extractor is held to this)."""
+
+
+def _checked_extraction(answer: object) -> tuple[str, list[str]]:
+    """An extractor's answer as ``(summary, facts)``: a pair of a string and a list (or
+    tuple) of strings, each valid Unicode text of at most :data:`MAX_TURN_CHARS` characters,
+    at most :data:`MAX_FACTS` facts (blank ones dropped); else :class:`InvalidQueryError`."""
+    if not isinstance(answer, tuple | list) or len(answer) != 2:
+        got = type(answer).__name__
+        if isinstance(answer, tuple | list):
+            got += f" of {len(answer)}"
+        raise InvalidQueryError(f"the extractor must answer (summary, facts), got {got}")
+    summary, facts = answer
+    check_text_value(summary, "the extractor's summary")
+    if not isinstance(facts, tuple | list):
+        raise InvalidQueryError(f"the extractor's facts must be a list, got {type(facts).__name__}")
+    if len(facts) > MAX_FACTS:
+        raise InvalidQueryError(f"the extractor answered {len(facts)} facts (at most {MAX_FACTS})")
+    for i, f in enumerate([summary, *facts]):
+        what = "the extractor's summary" if i == 0 else f"the extractor's facts[{i - 1}]"
+        check_text_value(f, what)
+        if len(f) > MAX_TURN_CHARS:
+            raise InvalidQueryError(f"{what} is longer than {MAX_TURN_CHARS} characters")
+    return summary, [f for f in facts if f.strip()]
 
 
 async def remember(
@@ -918,6 +1021,79 @@ async def remember(
     metadata = check_metadata(metadata)
     user_tags = tagmod.parse_tags(tags, default_source="user")
     uri = client.resolve(f"viking://~/memories/{category}/{label}")
+    parent = urimod.parent_of(uri) or uri
+    # (one category's unnamed notes take their names one at a time: see _free_note_uri)
+    async with _conversation_lock(client.store, parent):
+        if name is None:
+            uri = await _free_note_uri(client, uri)
+        await check_memory_target(client, uri, "remember")
+        await _write_note(client, uri, text, speaker, ts, metadata, user_tags)
+    return MemoryWriteResult(
+        conversation_uri=client.display(parent),
+        session_uri=client.display(parent),
+        session_id=category,
+        turn_uris=[client.display(uri)],
+        elapsed_s=time.perf_counter() - t0,
+    )
+
+
+async def check_memory_target(client: MemoryHost, uri: str, what: str) -> None:
+    """Refuse ``uri`` (resolved) as the place of a note or an ``add_memory`` text when
+    writing there would replace other memories: a directory (a child that is not one of its
+    own chunks), or anything in the conversations' subtree (:func:`add_messages`' own).
+
+    Why: ``add_memory(text, name="conversations")`` is an ``add_resource`` of the text at
+    ``~/memories/conversations``, which deleted every conversation; ``name="notes"`` every
+    note; ``remember(..., category="conversations", name="default")`` turned a conversation
+    into a leaf note. A memory's own node (a note, or a text and its chunks) is replaced by
+    its name, as before."""
+    conversations = client.resolve(CONVERSATIONS_URI)
+    if uri == conversations or uri.startswith(conversations + "/"):
+        raise InvalidQueryError(
+            f"{what}: {client.display(uri)} is in the conversations' subtree, which only "
+            "add_messages writes"
+        )
+    node = (await client._io(client.store.get, [uri]))[0]
+    if node is None or node.is_leaf:
+        return
+    kids = await client._io(client.store.children, uri)
+    if any(k.chunk_index is None for k in kids):
+        raise InvalidQueryError(
+            f"{what}: {client.display(uri)} is a directory of memories; writing there would "
+            "replace everything under it"
+        )
+
+
+async def write_unnamed(client: MemoryHost, uri: str, write: Callable[[str], Awaitable[_T]]) -> _T:
+    """``write(uri)`` for an unnamed memory (``memory-<epoch ms>``), or at the same URI with
+    a random suffix where a node has it: chosen and written under its parent's lock
+    (:func:`_free_note_uri`), so calls in one millisecond no longer replace each other."""
+    async with _conversation_lock(client.store, urimod.parent_of(uri) or uri):
+        return await write(await _free_note_uri(client, uri))
+
+
+async def _free_note_uri(client: MemoryHost, uri: str) -> str:
+    """``uri`` (an unnamed note's, ``note-<epoch ms>``) if no node has it, else the same with
+    a random suffix. Why: two unnamed notes of one time (``timestamp="2023-05-08"`` twice,
+    or two calls in one millisecond) had one name, and the second replaced the first; a
+    named note is replaced by its name on purpose. Called under the category's lock."""
+    base = uri
+    while (await client._io(client.store.get, [uri]))[0] is not None:
+        uri = f"{base}-{secrets.token_hex(4)}"
+    return uri
+
+
+async def _write_note(
+    client: MemoryHost,
+    uri: str,
+    text: str,
+    speaker: str | None,
+    ts: float,
+    metadata: Mapping[str, Any] | None,
+    user_tags: Sequence[Any],
+) -> None:
+    """:func:`remember`'s write of its note at ``uri``."""
+    label = uri.rsplit("/", 1)[-1]
     body = text.strip()
     content = f"{speaker}: {body}" if speaker else body
     node = Node(
@@ -937,11 +1113,3 @@ async def remember(
         },
     )
     await write_nodes(client, [node], user_tags=user_tags)
-    parent = urimod.parent_of(uri) or uri
-    return MemoryWriteResult(
-        conversation_uri=client.display(parent),
-        session_uri=client.display(parent),
-        session_id=category,
-        turn_uris=[client.display(uri)],
-        elapsed_s=time.perf_counter() - t0,
-    )

@@ -61,7 +61,7 @@ INDEX_KEY = "sessions/_index"
 KEY_PREFIX = "sessions/"
 FORMAT_VERSION = 1
 MAX_MESSAGE_CHARS = 100_000
-_SESSION_ID_RE = re.compile(r"^[0-9a-f]{32}$")
+_SESSION_ID_RE = re.compile(r"^[0-9a-f]{32}\Z")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 
 

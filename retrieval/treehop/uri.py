@@ -22,7 +22,7 @@ SKILLS_ROOT = "viking://~/skills"
 USER_SPACE_PREFIX = "viking://user/"
 CHUNK_MARK = "#chunk-"
 
-_USER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_USER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _FORBIDDEN_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")
 MAX_URI_LENGTH = 2048
 MAX_URI_DEPTH = 256

@@ -601,7 +601,7 @@ def _options(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> Knowl
         raise InvalidQueryError(f"invalid search_knowledge option(s): {details}") from None
 
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_~-][A-Za-z0-9_.~-]*$")
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_~-][A-Za-z0-9_.~-]*\Z")
 _B64: Final = "b64-"
 
 

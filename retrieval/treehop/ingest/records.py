@@ -70,7 +70,7 @@ AsyncRunner = Callable[[Coroutine[Any, Any, list[str]]], list[str]]
 
 # URL schemes whose host is a meaningful first segment (``https://wiki/x`` -> ``wiki/x``).
 _URL_SCHEMES = frozenset({"http", "https", "ftp", "s3", "gs"})
-_DRIVE = re.compile(r"^[A-Za-z]:$")
+_DRIVE = re.compile(r"^[A-Za-z]:\Z")
 
 
 @dataclass(frozen=True)

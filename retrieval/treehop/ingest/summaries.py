@@ -45,7 +45,7 @@ a result slot (:func:`treehop.tree_scoring.is_result_unit`)."""
 FROM_CHILDREN = "children"
 
 _SENT_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
-_README = re.compile(r"^(readme|index|overview|about)(\.[a-z0-9]+)?$", re.I)
+_README = re.compile(r"^(readme|index|overview|about)(\.[a-z0-9]+)?\Z", re.I)
 _DOCSTRING = re.compile(r"[ \t]*(?:\"\"\"|''')[ \t]*(\S.{0,300})")
 _LINE_COMMENT = re.compile(r"[ \t]*(?://|#|--|/\*+)[ \t]*(\w.{0,300})")
 _CODE_DEF = re.compile(r"[ \t]*(?:def|class|func|fn|function|public|interface)[ \t]+(\w{1,100})")

@@ -674,7 +674,11 @@ class TreeWriter:
         if stale:
             res.deleted = await self.io(self.store.delete, stale)
         res.embedded = len(changed)
-        res.unchanged = len(same) + (len(old_uris or ()) - len(stale) - len(old))
+        # (with a plan, also the files an incremental re-add skipped unread: its stored
+        # nodes neither rewritten nor deleted; a text or a whole rebuild skips none, and the
+        # term taken from nothing made a re-added text's count negative)
+        skipped = len(old_uris) - len(stale) - len(old) if old_uris is not None else 0
+        res.unchanged = len(same) + skipped
         await self.refresh_ancestors(target)
         await self.route_directories(target)
         await self.finish()

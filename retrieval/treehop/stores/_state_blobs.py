@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..errors import StoreError
 
 _SEGMENT = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}"
-STATE_KEY = re.compile(rf"^{_SEGMENT}(/{_SEGMENT}){{0,3}}$")
+STATE_KEY = re.compile(rf"^{_SEGMENT}(/{_SEGMENT}){{0,3}}\Z")
 """A state key: up to four ``/``-separated segments of letters, digits, ``_.-``."""
 
 

@@ -94,7 +94,7 @@ _WRITE_BATCH_BYTES = 16 * 1024 * 1024
 _WRITE_BATCH_ROWS = 1000
 _GET_BATCH = 1000
 _LEX_MIN_CANDIDATES = 100
-_COLLECTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,199}$")
+_COLLECTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,199}\Z")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _META_ID = "m:meta"
 

@@ -130,7 +130,7 @@ METADATA_TYPES: Final = frozenset(
     {"string", "int64", "float32", "bool", "list<string>", "list<int64>"}
 )
 _NUMERIC: Final = frozenset({"int64", "float32"})
-_FIELD_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,60}$")
+_FIELD_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,60}\Z")
 _META_STATE: Final = "\x00meta"
 """The internal state key of :attr:`VikingDBStore.meta` (no user key can contain NUL)."""
 _NEVER: Final[dict[str, Any]] = {"op": "must", "field": F_KIND, "conds": ["\x00never"]}

@@ -28,9 +28,10 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from treehop import AsyncTreehop, Treehop
 from treehop.errors import InvalidQueryError, NotFoundError
+from treehop.integration_kit import memory_query, memory_turns
 from treehop.memory import check_id
 
-_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _ROLES = {
     MessageRole.USER: "user",
     MessageRole.ASSISTANT: "assistant",
@@ -71,7 +72,7 @@ class TreehopMemoryBlock(BaseMemoryBlock[str]):
         self._client.resolve(self.target_uri)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
-        query = next(
+        text = next(
             (
                 (m.content or "").strip()
                 for m in reversed(messages or [])
@@ -79,6 +80,7 @@ class TreehopMemoryBlock(BaseMemoryBlock[str]):
             ),
             "",
         )
+        query = memory_query(text) if text else None  # (kit.memory_query: check-safe)
         if not query:
             return ""
         try:
@@ -93,10 +95,12 @@ class TreehopMemoryBlock(BaseMemoryBlock[str]):
         return ctx.text
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
+        # (a long message as several turns, a lone surrogate as U+FFFD: kit.memory_turns)
         turns = [
-            {"role": _ROLES.get(m.role, "user"), "content": (m.content or "").strip()}
+            t
             for m in messages
-            if (m.content or "").strip() and m.role in _ROLES
+            if m.role in _ROLES
+            for t in memory_turns(_ROLES[m.role], m.content or "")
         ]
         if not turns:
             return

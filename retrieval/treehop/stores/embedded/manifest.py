@@ -319,8 +319,8 @@ class _Generations(_StoreAttributes):
                 shutil.rmtree(old, ignore_errors=True)
 
 
-_MANIFEST = re.compile(r"^MANIFEST-(\d{6})\.json$")
-_LEGACY_GEN = re.compile(r"^gen-\d{6}$")
+_MANIFEST = re.compile(r"^MANIFEST-(\d{6})\.json\Z")
+_LEGACY_GEN = re.compile(r"^gen-\d{6}\Z")
 _LARGE_FILES = ("vectors", "nodes")
 """Checked in a background thread with ``verify="background"`` (the rest is always checked)."""
 _SMALL_FILES = tuple(f for f in _APPEND_FILES if f not in _LARGE_FILES)
