@@ -1,4 +1,5 @@
-"""Appends with an extractor racing on one session, and the conversation locks' table.
+"""Appends with an extractor racing on one session, the conversation locks' table, and the cap
+on messages per call.
 
 An extraction (an LLM call) runs outside the conversation's lock; its write takes the lock
 and is dropped, with ``extraction_error`` saying why, when the extraction of a later append
@@ -136,5 +137,20 @@ def test_the_lock_table_holds_only_conversations_in_use(tmp_path: Path) -> None:
                     await waiting
                 assert table[conv].users == 1
             assert mem._conversation_locks.get(a.store) == {}
+
+    asyncio.run(run())
+
+
+def test_too_many_messages_in_one_call_are_refused_before_any_write(tmp_path: Path) -> None:
+    from treehop import InvalidQueryError
+
+    async def run() -> None:
+        async with AsyncTreehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None) as a:
+            many = [{"content": "ok"}] * (mem.MAX_MESSAGES_PER_CALL + 1)
+            with pytest.raises(InvalidQueryError, match="in several calls"):
+                await a.add_messages(many, conversation_id="c", session_id="s")
+            assert len(a.store) == 0
+            res = await a.add_messages(many[:3], conversation_id="c", session_id="s")
+            assert len(res.turn_uris) == 3
 
     asyncio.run(run())

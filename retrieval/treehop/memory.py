@@ -83,6 +83,10 @@ CONVERSATIONS_URI = "viking://~/memories/conversations"
 ROLES = ("user", "assistant", "system", "tool")
 MAX_TURN_CHARS = 20_000
 """A longer message is refused: a memory is a turn of a conversation, not a document."""
+MAX_MESSAGES_PER_CALL = 100_000
+"""More messages in one ``add_messages`` call are refused before anything is read or written.
+Why: a call is validated, embedded and written whole (one write); a million messages took
+~7 GB (helper attacks52). A history that long goes in several calls to the same session."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _SPEAKER_RE = re.compile(r"^[^\x00-\x1f\x7f-\x9f:\u2028\u2029\ud800-\udfff]{1,64}\Z")
 """A speaker name: no control character (C0, DEL, C1), no line or paragraph separator (a
@@ -157,6 +161,11 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
         raise InvalidQueryError("messages must be a list of messages")
     if not messages:
         raise InvalidQueryError("messages is empty: nothing to remember")
+    if len(messages) > MAX_MESSAGES_PER_CALL:
+        raise InvalidQueryError(
+            f"messages: {len(messages)} in one call, at most {MAX_MESSAGES_PER_CALL}; add them "
+            "in several calls to the same session (each appends after the last)"
+        )
     out: list[Turn] = []
     for i, msg in enumerate(messages):
         where = f"messages[{i}]"
