@@ -46,6 +46,7 @@ sets (32 links) 14, 10 caught when added. The checks are background work.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,6 +115,14 @@ accumulate, the background worker adds them to the graph."""
 CHUNK = 1_024
 """Rows added per hold of the write lock: searches wait at most one chunk's insertion and
 its reachability check."""
+HOLD_S = 0.25
+"""The longest a chunk should hold the write lock (searches wait for it). A chunk that held
+it longer makes the next one smaller in proportion (down to ``MIN_CHUNK``), one that held it
+for under half of this doubles the next (up to ``CHUNK``). Why: rows are not equally costly
+to insert; many identical vectors (a chat's "ok" / "thanks" a thousand times over, or a
+hostile index of them) made usearch's insertion 10-15x slower, a 1,024-row chunk held the
+lock 2.8 s, and finds waited 4-12 s while such a graph was built (helper attacks52)."""
+MIN_CHUNK = 32
 SWEEP_GROWTH = 0.25
 """A row can become unreachable after its own check, when newer rows take its links. Once
 the graph has grown by this share (and by at least ``CATCH_UP_ROWS`` labels) since its last
@@ -123,6 +132,16 @@ over the graph's life: background work bounded by a few builds' worth of searche
 
 IntArray = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
+
+
+def next_chunk(size: int, held_s: float) -> int:
+    """The rows of the next chunk after one of ``size`` rows held the write lock ``held_s``
+    seconds (:data:`HOLD_S`)."""
+    if held_s > HOLD_S:
+        return max(MIN_CHUNK, int(size * HOLD_S / held_s))
+    if held_s < HOLD_S / 2:
+        return min(CHUNK, 2 * size)
+    return size
 
 
 class RWLock:
@@ -390,6 +409,10 @@ class AnnIndex:
         graph saved before sweeps existed counts as swept: its first sweep waits for growth
         instead of searching a large graph again right after it was opened."""
         self.lock = RWLock()
+        self.chunk_rows = CHUNK
+        """The rows :meth:`extend` adds under the next hold of the write lock (:func:`next_chunk`;
+        kept across calls, so a worker catching up again starts from what the last chunk
+        cost)."""
         self.recent: dict[bytes, npt.NDArray[np.int64]] = {}
         """The labels of recent queries (``EF`` or more of them), by query bytes. A descent
         asks the same query again with a larger limit; a search returns the best ``k`` of the
@@ -581,14 +604,17 @@ class AnnIndex:
         does not map yet, or it would write a file whose label count disagrees with its
         rows. ``check=False`` (a bulk build, see :meth:`sweep_follows`) leaves the check to
         the sweep that ends the build."""
-        for i in range(0, rows.size, CHUNK):
+        i, size = 0, self.chunk_rows
+        while i < rows.size:
             if not keep_going():
                 return False
-            part = rows[i : i + CHUNK]
+            part = rows[i : i + size]
             vecs = np.ascontiguousarray(vectors_of(part), dtype=np.float32)
             labels = np.arange(self.count, self.count + part.size, dtype=np.uint64)
-            last = i + CHUNK >= rows.size
+            last = i + size >= rows.size
+            i += part.size
             self.lock.acquire_write()
+            held = time.perf_counter()
             try:
                 self.index.add(labels, vecs, threads=threads)
                 lost = self._unreachable(labels, vecs, threads) if check else labels[:0]
@@ -605,6 +631,7 @@ class AnnIndex:
                 self.recent.clear()
             finally:
                 self.lock.release_write()
+            size = self.chunk_rows = next_chunk(size, time.perf_counter() - held)
         if not rows.size:
             self.upto = max(self.upto, upto)
         return True
