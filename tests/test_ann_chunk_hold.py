@@ -50,3 +50,32 @@ def test_slow_insertions_hold_the_lock_in_smaller_chunks(monkeypatch: pytest.Mon
     assert ann.chunk_rows < _ann.CHUNK // 2  # (the next extend starts from what a chunk cost)
     found = [int(ann.query(vecs[i], 1)[0]) for i in range(0, n, 60)]
     assert np.mean([f == i for f, i in zip(found, range(0, n, 60), strict=True)]) > 0.9
+
+
+def test_a_waiting_search_goes_before_the_writers_next_chunk() -> None:
+    """The worker releases the lock and asks for it again at once; a search that waited for
+    the chunk gets the lock first (it waited through chunk after chunk before)."""
+    import threading
+
+    lock = _ann.RWLock()
+    order: list[str] = []
+    lock.acquire_write()
+
+    def search() -> None:
+        lock.acquire_read()
+        order.append("search")
+        time.sleep(0.05)
+        lock.release_read()
+
+    t = threading.Thread(target=search)
+    t.start()
+    deadline = time.monotonic() + 5
+    while lock._waiting == 0 and time.monotonic() < deadline:  # (the search waits)
+        time.sleep(0.001)
+    assert lock._waiting == 1
+    lock.release_write()
+    lock.acquire_write()  # (the next chunk)
+    order.append("next chunk")
+    lock.release_write()
+    t.join(5)
+    assert order == ["search", "next chunk"]
