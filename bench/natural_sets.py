@@ -162,6 +162,7 @@ HELD_OUT_SETS = (
     "curl-faq",
     "mc-faq",
     "slrn-faq",
+    "cryptsetup-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -3457,6 +3458,157 @@ def slrn_faq_set() -> NaturalSet:
     return nset
 
 
+# --------------------------------------------------------------------------------------
+# A Markdown FAQ of bold numbered bullets (cryptsetup's FAQ.md)
+# --------------------------------------------------------------------------------------
+
+CRYPTSETUP_PACKAGE = "cryptsetup"
+CRYPTSETUP_DOC = "usr/share/doc/cryptsetup"
+CRYPTSETUP_FAQ = "FAQ.md.gz"
+CRYPTSETUP_TEXTS = (
+    "README.md.gz",
+    "README.Debian.gz",
+    "README.debug",
+    "README.keyctl",
+    "README.gnupg",
+    "README.gnupg-sc",
+    "README.opensc.gz",
+    "Keyring.txt",
+    "LUKS2-locking.txt",
+)
+"""The package's user-facing notes beside ``FAQ.md.gz`` in the folder the user has (the
+upstream README, the Debian README on crypttab, initramfs and keyscripts, the debugging,
+keyctl, GnuPG and OpenSC keyscript notes, the kernel-keyring and LUKS2-locking notes): in,
+as text. Left out: the 66 ``v*-ReleaseNotes`` (~300,000 characters of changelog, twice the
+FAQ: embedding them on 2 shared cores would cost more than the rest of the set), the Debian
+changelog and ``NEWS.Debian``, the copyright and ``AUTHORS``."""
+CRYPTSETUP_MAN = (
+    "usr/share/man/man5/crypttab.5.gz",
+    "usr/share/man/man8/cryptdisks_start.8.gz",
+    "usr/share/man/man8/cryptdisks_stop.8.gz",
+    "usr/share/man/man8/luksformat.8.gz",
+)
+"""The package's man pages (roff, :func:`roff_page_markdown`): in, under ``man/``.
+``cryptsetup(8)`` itself is in another package (``cryptsetup-bin``) and stays out."""
+_CRYPTSETUP_SECTION = re.compile(r"^# (\S+)\.\s+(\S.*)$")
+_CRYPTSETUP_ENTRY = re.compile(r"^\s{0,3}\*\s+\*\*(.*?)\*\*(.*)$")
+_CRYPTSETUP_NUMBER = re.compile(r"^(\d+\.\d+)\s+(\S.*)$")
+
+
+def _bullet_block(lines: Sequence[str]) -> str:
+    """Text between two headings of cryptsetup's FAQ: each line's indent of up to two
+    spaces dropped (the FAQ indents its text two, code inside its fences more, and the
+    fences not at all), trailing spaces dropped, blank runs collapsed."""
+    block = "\n".join(re.sub(r"^ {1,2}", "", line).rstrip() for line in lines)
+    return re.sub(r"\n{3,}", "\n\n", block.strip("\n"))
+
+
+def split_cryptsetup_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """cryptsetup's ``FAQ.md`` (``# Frequently Asked ...``, a ``# Sections`` list of links,
+    then sections ``# N. Title`` whose entries are bold bullets ``  * **N.M Title**``) ->
+    (the FAQ as one markdown page without its questions and its contents list,
+    [(number, question, answer)]).
+
+    Every numbered entry ``N.M`` is a question, as its authors numbered it (some are titled
+    as headings or complaints: "WARNINGS", "LUKS1 is broken! It uses SHA-1!"); its line
+    leaves the page, its answer is the text under it up to the next entry or section. A
+    title's text after the closing ``**`` is part of it ("**10.10 What about the size of
+    the LUKS2 header**?"). An unnumbered bold bullet (section 11's "Specifications",
+    "Tools") asks nothing and stays in the page as a bold line; a section's text before its
+    first entry is no answer. The ``# Sections`` block (everything before the first
+    numbered section) is dropped but for the title. Ids are the authors' numbers; a
+    repeated number gets ``-2``. A question with no text under it asks nothing."""
+    lines = text.split("\n")
+    out: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    asked: tuple[str, str] | None = None
+    held: list[str] = []
+    started = False
+
+    def flush() -> None:
+        nonlocal asked
+        block = _bullet_block(held)
+        held.clear()
+        if block:
+            out.append(block)
+        if asked is not None and block:
+            number, question = asked
+            seen[number] = seen.get(number, 0) + 1
+            key = number if seen[number] == 1 else f"{number}-{seen[number]}"
+            qa.append((key, question, block))
+        asked = None
+
+    for line in lines:
+        section = _CRYPTSETUP_SECTION.match(line)
+        entry = _CRYPTSETUP_ENTRY.match(line)
+        if not started:
+            if section:
+                started = True
+            elif line.startswith("# ") and not out:
+                out.append(_norm(line))
+                continue
+            else:
+                continue
+        if section:
+            flush()
+            out.append(_norm(line))
+        elif entry:
+            flush()
+            title = _norm(entry.group(1) + entry.group(2))
+            numbered = _CRYPTSETUP_NUMBER.match(title)
+            if numbered:
+                asked = (numbered.group(1), numbered.group(2))
+            else:
+                out.append(f"**{_norm(entry.group(1))}**{entry.group(2).rstrip()}")
+        else:
+            held.append(line)
+    flush()
+    return "\n\n".join(out).strip() + "\n", qa
+
+
+def cryptsetup_faq_set() -> NaturalSet:
+    """The cryptsetup FAQ (Debian ``cryptsetup``, ``/usr/share/doc/cryptsetup/FAQ.md.gz``:
+    Markdown, ~110 numbered questions in 10 sections, a references section and the
+    contributors after them) as one page ``FAQ.md`` with every question deleted
+    (:func:`split_cryptsetup_faq`), beside the package's notes in the same folder
+    (:data:`CRYPTSETUP_TEXTS`, as text) and its man pages (:data:`CRYPTSETUP_MAN`).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built after stop 52 and measured once, with no change to the retriever: an untuned
+    check (helper heldout20)."""
+    root, doc, faq_path = _packaged_doc(CRYPTSETUP_PACKAGE, CRYPTSETUP_DOC, CRYPTSETUP_FAQ)
+    text, qa = split_cryptsetup_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = [
+        NaturalQuestion(f"cryptsetup-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa
+    ]
+    kept = _add_notes(files, doc, CRYPTSETUP_TEXTS)
+    for rel in CRYPTSETUP_MAN:
+        path = root / rel
+        if path.is_file():
+            stem = path.name.removesuffix(".gz")
+            files[f"man/{stem}.md"] = roff_page_markdown(_doc_text(path, "utf-8"))
+            kept.append(stem)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    nset = _packaged_set(
+        "cryptsetup-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"cryptsetup FAQ from {CRYPTSETUP_PACKAGE} {version} (FAQ.md.gz, Markdown, one "
+            "page; its N.M bold entries deleted, the unnumbered ones of the references "
+            "section kept as bold lines, the sections list dropped) + the package's notes and "
+            f"man pages beside it ({', '.join(kept)}); release notes, changelogs out; answer "
+            "= the text under a question, up to the next entry or section; left out, answer "
+            f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -3478,6 +3630,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "curl-faq": lambda emb: curl_faq_set(),
     "mc-faq": lambda emb: mc_faq_set(),
     "slrn-faq": lambda emb: slrn_faq_set(),
+    "cryptsetup-faq": lambda emb: cryptsetup_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
