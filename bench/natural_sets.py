@@ -114,6 +114,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`linuxdoc_text_markdown`), the folder's notes and the two man pages. Built after
   stop 51 and measured once, with no change to the retriever: an untuned check (helper
   heldout19).
+* ``cryptsetup-faq``: the cryptsetup/LUKS FAQ (Debian ``cryptsetup``, ``FAQ.md.gz``: Markdown,
+  106 numbered questions written as bold bullets ``  * **N.M Title**`` in 10 sections, a
+  references section of unnumbered bullets and the contributors after them) as one page with
+  every question and the sections list deleted (:func:`split_cryptsetup_faq`), beside the
+  package's notes as text and its man pages (``crypttab(5)`` among them). Built after stop
+  52 and measured once, with no change to the retriever: an untuned check (helper
+  heldout20).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
