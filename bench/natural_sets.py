@@ -132,7 +132,7 @@ import re
 import shutil
 import textwrap
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -3590,6 +3590,11 @@ def split_wmaker_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     return "\n\n".join(out).strip() + "\n", qa
 
 
+def _wmaker_bare(question: str) -> str:
+    """A question without its closing punctuation, as an answer quotes it in running text."""
+    return re.sub(r"[\s?!.:]+$", "", question)
+
+
 def wmaker_faq_set() -> NaturalSet:
     """Window Maker's FAQ (Debian ``wmaker-common``, ``/usr/share/doc/wmaker-common/FAQ.gz``:
     plain text, ~80 numbered questions "4.2 How do I enable the normal X sloppy focus
@@ -3614,6 +3619,14 @@ def wmaker_faq_set() -> NaturalSet:
             too_long.append(name)
         else:
             files[name.removesuffix(".gz")] = note_text
+    # The FAQ quotes its own questions in cross-references ("look at the "When I run GNOME
+    # application they have no title bar" below"; "read the answer for "How do I switch CDE's
+    # window manager to use Window Maker?"", the contents list's wording of 2.14's
+    # "window-manager"): those forms go too, from the corpus and from the answers.
+    for variant in (_wmaker_bare, lambda t: _wmaker_bare(t).replace("-", " ")):
+        quoted = [replace(q, text=variant(q.text)) for q in asked]
+        files, quoted = scrub_questions(files, quoted)
+        asked = [replace(q, answers=v.answers) for q, v in zip(asked, quoted, strict=True)]
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
     n_notes = len(notes) - len(too_long)
