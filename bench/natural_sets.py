@@ -114,6 +114,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`linuxdoc_text_markdown`), the folder's notes and the two man pages. Built after
   stop 51 and measured once, with no change to the retriever: an untuned check (helper
   heldout19).
+* ``wmaker-faq``: Window Maker's FAQ (Debian ``wmaker-common``, ``FAQ.gz``, plain text: 80
+  numbered ``N.M`` questions underlined by dashes, some wrapped over two lines, in 8 sections
+  titled between ``-=-=`` rules after a contents list) as one page with every question, the
+  contents list and the colophon deleted (:func:`split_wmaker_faq`; the FAQ's
+  cross-references quoting its own questions scrubbed too), beside the folder's notes as
+  text, the release notes ``NEWS`` whole. Built after stop 52 and measured once, with no
+  change to the retriever: an untuned check (helper heldout21).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
