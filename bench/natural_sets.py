@@ -114,6 +114,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`linuxdoc_text_markdown`), the folder's notes and the two man pages. Built after
   stop 51 and measured once, with no change to the retriever: an untuned check (helper
   heldout19).
+* ``wmaker-faq``: Window Maker's FAQ (Debian ``wmaker-common``, ``FAQ.gz``, plain text: 80
+  numbered ``N.M`` questions underlined by dashes, some wrapped over two lines, in 8 sections
+  titled between ``-=-=`` rules after a contents list) as one page with every question, the
+  contents list and the colophon deleted (:func:`split_wmaker_faq`; the FAQ's
+  cross-references quoting its own questions scrubbed too), beside the folder's notes as
+  text, the release notes ``NEWS`` whole. Built after stop 52 and measured once, with no
+  change to the retriever: an untuned check (helper heldout21).
 * ``cryptsetup-faq``: the cryptsetup/LUKS FAQ (Debian ``cryptsetup``, ``FAQ.md.gz``: Markdown,
   106 numbered questions written as bold bullets ``  * **N.M Title**`` in 10 sections, a
   references section of unnumbered bullets and the contributors after them) as one page with
@@ -139,7 +146,7 @@ import re
 import shutil
 import textwrap
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +176,7 @@ HELD_OUT_SETS = (
     "curl-faq",
     "mc-faq",
     "slrn-faq",
+    "wmaker-faq",
     "cryptsetup-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
@@ -3466,6 +3474,197 @@ def slrn_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A numbered plain-text FAQ of underlined questions beside the release notes (Window Maker)
+# --------------------------------------------------------------------------------------
+
+WMAKER_PACKAGE = "wmaker-common"
+WMAKER_DOC = "usr/share/doc/wmaker-common"
+WMAKER_FAQ = "FAQ.gz"
+WMAKER_SKIPPED = (
+    "AUTHORS.gz",
+    "changelog.gz",
+    "changelog.Debian.gz",
+    "copyright",
+    "wm-oldmenu2new.gz",
+)
+"""Left out of the package's documentation folder: ``AUTHORS`` (names, as curl's
+``THANKS``), the changelogs, the Debian copyright and ``wm-oldmenu2new`` (a shell script).
+Every other file directly in the folder comes in as plain text, ``.gz`` dropped from the
+name: ``README``, ``NEWS`` (the release notes "for veteran Window Maker users": every
+option and feature added since 0.60, the competition of the FAQ's configuration answers),
+``README.themes``, ``README.definable-cursor``, ``README.menu``, ``README.WPrefs``,
+``README.Icons``, ``BUGFORM``, ``BUGS``, ``TODO``, the translators' notes ``README.po`` and
+``README.WPrefs.po``, ``DebianLegacy.txt``. Also left out: the default configuration files
+the package installs under ``/etc/GNUstep`` (property lists, not documentation)."""
+WMAKER_MAX_PAGE_CHARS = 150_000
+"""A note longer than this stays out and is named. ``NEWS`` (~112k characters) is over
+:data:`MAX_LINKED_CHARS` but is kept whole, one page as shipped, as slrn's manual is under
+its own cap: it is the package's one long text on the subjects the FAQ answers."""
+
+_WMAKER_RULE = re.compile(r"^={20,}\s*$")
+_WMAKER_SECTION_RULE = re.compile(r"^(?:-=){3,}-?\s*$")
+_WMAKER_UNDERLINE = re.compile(r"^-{3,}\]?\s*$")
+_WMAKER_QUESTION = re.compile(r"^(\d+)\.(\d+)\.?\s+(\S.*)$")
+_WMAKER_WRAP = 3
+"""A question's title runs over at most this many lines before its underline (the FAQ's
+longest run over two)."""
+
+
+def split_wmaker_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Window Maker's ``FAQ`` (plain text: a title, "Last modified", a contents list of
+    every section and question, a line of ``=``, then sections whose title line sits
+    between two ``-=-=-=`` rules, of questions "4.2 How do I enable the normal X sloppy
+    focus mode?" underlined by a line of dashes, then a closing ``=`` line and a colophon)
+    -> (the FAQ as one markdown page without its questions and its contents,
+    [(number, question, answer)]), in one pass.
+
+    Everything before the first ``-=-=`` rule (the title and its ``=`` underline, the "latest
+    info" links, the contents list: the questions again, worded as the body once was, and the
+    ``=`` line under it) is dropped, and everything from the next ``=`` line on ("and they lived
+    happily ever after. (The End.)"); the page is headed ``# Window Maker FAQ``; a text without
+    a section rule has no body and asks nothing. A title line between two ``-=-=`` rules opens
+    the next section (``## <title>``, its colon dropped; the sections are unnumbered in the
+    body, so they count 1, 2, ...). A column-0 line ``N.M <question>`` (or ``N.M.``) after a
+    blank line, N the open section, followed within :data:`_WMAKER_WRAP` lines by a line of
+    dashes (the underline, once written ``---]``), is a question: its lines up to the underline
+    (the wrapped part, whitespace collapsed) and the underline leave the page; the text under
+    it, up to the next question, section or the closing rule, is its answer. A numbered line
+    with no underline under it, or numbered for another section, is answer text. Each block
+    dedented; blank runs collapse. Ids are the authors' numbers (``4.18``: 4.17 is missing
+    upstream, and no other question moves for that); a repeated number gets ``-2``. A question
+    with no text under it asks nothing."""
+    lines = text.split("\n")
+    start = next((i for i, ln in enumerate(lines) if _WMAKER_SECTION_RULE.match(ln)), len(lines))
+    body = lines[start:]
+    end = next((i for i, ln in enumerate(body) if _WMAKER_RULE.match(ln)), len(body))
+    body = body[:end]
+    n = len(body)
+
+    out: list[str] = ["# Window Maker FAQ"]
+    block: list[str] = []
+    answer: list[str] | None = None
+    qa: list[tuple[str, str, str]] = []
+    asked: tuple[str, str] | None = None
+    section = 0
+    seen: dict[str, int] = {}
+
+    def flush() -> None:
+        part = re.sub(r"\n{3,}", "\n\n", textwrap.dedent("\n".join(block)).strip("\n"))
+        block.clear()
+        if part.strip():
+            out.append(part)
+            if answer is not None:
+                answer.append(part)
+
+    def close() -> None:
+        nonlocal answer, asked
+        flush()
+        if asked is not None and answer:
+            num = asked[0]
+            seen[num] = seen.get(num, 0) + 1
+            key = num if seen[num] == 1 else f"{num}-{seen[num]}"
+            qa.append((key, asked[1], "\n\n".join(answer).strip()))
+        answer, asked = None, None
+
+    def underline(i: int) -> int | None:
+        """The index of the question at ``i``'s underline, or None."""
+        for j in range(i + 1, min(i + 1 + _WMAKER_WRAP, n)):
+            if _WMAKER_UNDERLINE.match(body[j]):
+                return j
+            if not body[j].strip() or _WMAKER_QUESTION.match(body[j]):
+                return None
+        return None
+
+    i = 0
+    while i < n:
+        line = body[i]
+        if (
+            _WMAKER_SECTION_RULE.match(line)
+            and i + 2 < n
+            and body[i + 1].strip()
+            and _WMAKER_SECTION_RULE.match(body[i + 2])
+        ):
+            close()
+            section += 1
+            out.append(f"## {_norm(body[i + 1]).removesuffix(':').strip()}")
+            i += 3
+            continue
+        entry = _WMAKER_QUESTION.match(line)
+        if entry and int(entry.group(1)) == section and (i == 0 or not body[i - 1].strip()):
+            under = underline(i)
+            if under is not None:
+                close()
+                wrapped = [entry.group(3), *body[i + 1 : under]]
+                asked = (f"{entry.group(1)}.{entry.group(2)}", _norm(" ".join(wrapped)))
+                answer = []
+                i = under + 1
+                continue  # the question's lines and underline leave the page
+        block.append(line)
+        i += 1
+    close()
+    return "\n\n".join(out).strip() + "\n", qa
+
+
+def _wmaker_bare(question: str) -> str:
+    """A question without its closing punctuation, as an answer quotes it in running text."""
+    return re.sub(r"[\s?!.:]+$", "", question)
+
+
+def wmaker_faq_set() -> NaturalSet:
+    """Window Maker's FAQ (Debian ``wmaker-common``, ``/usr/share/doc/wmaker-common/FAQ.gz``:
+    plain text, ~80 numbered questions "4.2 How do I enable the normal X sloppy focus
+    mode?" underlined by dashes in 8 sections after a contents list) as one page
+    ``FAQ.md`` with every question deleted (:func:`split_wmaker_faq`), beside the package's
+    other notes in the same folder (as plain text, :data:`WMAKER_SKIPPED` aside; ``NEWS``,
+    the release notes, kept whole under :data:`WMAKER_MAX_PAGE_CHARS`). Entries whose
+    answer is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built after stop
+    52 and measured once, with no change to the retriever: an untuned check (helper
+    heldout21)."""
+    root, doc, faq_path = _packaged_doc(WMAKER_PACKAGE, WMAKER_DOC, WMAKER_FAQ)
+    text, qa = split_wmaker_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = [NaturalQuestion(f"wmaker-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    too_long: list[str] = []
+    notes = sorted(
+        p.name for p in doc.iterdir() if p.is_file() and p.name not in (WMAKER_FAQ, *WMAKER_SKIPPED)
+    )
+    for name in notes:
+        note_text = _doc_text(doc / name, "utf-8").strip() + "\n"
+        if len(note_text) > WMAKER_MAX_PAGE_CHARS:
+            too_long.append(name)
+        else:
+            files[name.removesuffix(".gz")] = note_text
+    # The FAQ quotes its own questions in cross-references ("look at the "When I run GNOME
+    # application they have no title bar" below"; "read the answer for "How do I switch CDE's
+    # window manager to use Window Maker?"", the contents list's wording of 2.14's
+    # "window-manager"): those forms go too, from the corpus and from the answers.
+    for variant in (_wmaker_bare, lambda t: _wmaker_bare(t).replace("-", " ")):
+        quoted = [replace(q, text=variant(q.text)) for q in asked]
+        files, quoted = scrub_questions(files, quoted)
+        asked = [replace(q, answers=v.answers) for q, v in zip(asked, quoted, strict=True)]
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    n_notes = len(notes) - len(too_long)
+    nset = _packaged_set(
+        "wmaker-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Window Maker FAQ from {WMAKER_PACKAGE} {version} (FAQ.gz, plain text, one page; "
+            "its underlined N.M question lines, the contents list and the closing colophon "
+            f"deleted) + the {n_notes} other notes of the folder as text, NEWS whole (left "
+            f"out: {', '.join(WMAKER_SKIPPED)}, /etc/GNUstep defaults; over "
+            f"{WMAKER_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); answer = the "
+            "text under a question, up to the next question or section; left out, answer "
+            f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
+# --------------------------------------------------------------------------------------
 # A Markdown FAQ of bold numbered bullets (cryptsetup's FAQ.md)
 # --------------------------------------------------------------------------------------
 
@@ -3637,6 +3836,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "curl-faq": lambda emb: curl_faq_set(),
     "mc-faq": lambda emb: mc_faq_set(),
     "slrn-faq": lambda emb: slrn_faq_set(),
+    "wmaker-faq": lambda emb: wmaker_faq_set(),
     "cryptsetup-faq": lambda emb: cryptsetup_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
