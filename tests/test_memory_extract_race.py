@@ -3,7 +3,7 @@ on messages per call.
 
 An extraction (an LLM call) runs outside the conversation's lock; its write takes the lock
 and is dropped, with ``extraction_error`` saying why, when the extraction of a later append
-(of more turns) was written meanwhile. Before, the slower of two racing extractions wrote
+was written meanwhile. Before, the slower of two racing extractions wrote
 last: its facts (from fewer turns) replaced the newer ones and the session node was
 re-described without the newer turn."""
 
@@ -71,11 +71,10 @@ def test_a_slower_stale_extraction_does_not_replace_the_newer_one(tmp_path: Path
             session_uri = a.resolve(f"{CONVS}/c/s")
             kids = await a._io(a.store.children, session_uri)
             facts = [k.content for k in kids if k.metadata.get("kind") == "fact"]
-            counts = [
-                k.metadata["extracted_turns"] for k in kids if k.metadata.get("kind") == "fact"
-            ]
+            stamps = [k.metadata["extracted_at"] for k in kids if k.metadata.get("kind") == "fact"]
             turns = [k for k in kids if k.metadata.get("kind") == "turn"]
-            assert facts == ["fact from 3 turns"] and counts == [3]
+            assert facts == ["fact from 3 turns"]
+            assert len(stamps) == 1 and stamps[0] >= max(t.metadata["timestamp"] for t in turns)
             assert len(turns) == 3
             (session,) = await a._io(a.store.get, [session_uri])
             assert session is not None
@@ -86,9 +85,9 @@ def test_a_slower_stale_extraction_does_not_replace_the_newer_one(tmp_path: Path
 
 
 def test_an_extraction_alone_is_written(tmp_path: Path) -> None:
-    """An extraction with nothing racing is written, again and again on one session (each
-    one's facts say how many turns it read, and the next reads more), whatever the turns'
-    text looks like (dated or not, a speaker prefix in the content, a message id)."""
+    """An extraction with nothing racing is written, again and again on one session, whatever
+    the turns' text looks like (dated or not, a speaker prefix in the content, a message
+    id)."""
 
     async def run() -> None:
         async with AsyncTreehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None) as a:
@@ -152,5 +151,29 @@ def test_too_many_messages_in_one_call_are_refused_before_any_write(tmp_path: Pa
             assert len(a.store) == 0
             res = await a.add_messages(many[:3], conversation_id="c", session_id="s")
             assert len(res.turn_uris) == 3
+
+    asyncio.run(run())
+
+
+def test_an_extraction_after_turns_were_removed_is_written(tmp_path: Path) -> None:
+    """A removal makes a session shorter than the one an earlier extraction read: the next
+    append's extraction is the newer one all the same, and is written."""
+
+    async def run() -> None:
+        async with AsyncTreehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None) as a:
+            ex = CountingExtractor(slow_at=-1)
+            res = await a.add_messages(msgs(6), conversation_id="c", session_id="s", extractor=ex)
+            assert res.summary == "6 turns"
+            for i in range(1, 5):
+                await a.remove(f"{CONVS}/c/s/turn-{i:05d}")
+            res = await a.add_messages(
+                msgs(1, start=6), conversation_id="c", session_id="s", extractor=ex
+            )
+            assert res.extraction_error is None
+            assert res.summary == "3 turns"
+            session_uri = a.resolve(f"{CONVS}/c/s")
+            kids = await a._io(a.store.children, session_uri)
+            facts = [k.content for k in kids if k.metadata.get("kind") == "fact"]
+            assert facts == ["fact from 3 turns"]
 
     asyncio.run(run())

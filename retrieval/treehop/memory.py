@@ -658,8 +658,9 @@ class _ConversationLock:
 _conversation_locks: weakref.WeakKeyDictionary[Any, dict[str, _ConversationLock]] = (
     weakref.WeakKeyDictionary()
 )
-_EXTRACTED_TURNS = "extracted_turns"
-"""A fact's metadata: how many turns the extraction that wrote it read (see :func:`_extract`)."""
+_EXTRACTED_AT = "extracted_at"
+"""A fact's metadata: when (epoch seconds) the append whose turns its extraction read was
+written (see :func:`_extract`)."""
 _LOCK_POLL_S = (0.0005, 0.02)
 """The first and the longest pause between two tries of a busy conversation lock."""
 
@@ -756,9 +757,18 @@ async def add_messages(
         res, all_turns, session_uri, session_id = await _append(
             client, conv_uri, conversation_id, session_id, turns, extractor, dated_text
         )
+        appended_at = time.time()  # (under the lock: appends to a conversation in order)
     if extractor is not None:
         await _extract(
-            client, extractor, res, conv_uri, session_uri, conversation_id, session_id, all_turns
+            client,
+            extractor,
+            res,
+            conv_uri,
+            session_uri,
+            conversation_id,
+            session_id,
+            all_turns,
+            appended_at,
         )
     res.elapsed_s = time.perf_counter() - t0
     return res
@@ -854,19 +864,21 @@ async def _extract(
     conversation_id: str,
     session_id: str,
     turns: Sequence[Turn],
+    appended_at: float,
 ) -> None:
     """Summary and facts on top of the stored turns; a failure is reported, never raised.
 
     The extractor (an LLM call, seconds) runs outside the conversation's lock, so appends
     to the conversation do not wait for it; its write takes the lock, reads the session as
     stored now (the session node is described from the stored turns, an append meanwhile
-    included) and is dropped if an extraction of more turns was written meanwhile (each
-    fact records how many turns its extraction read, ``extracted_turns``: appends are
-    serialised, so a later append's extraction reads more). Why: two appends with an
-    extractor racing on one session each extracted from the turns they saw, and the slower
-    one's write replaced the newer facts with older ones (and re-described the session
-    without the newer turn). The dropped one says so in ``extraction_error``
-    (``StaleExtraction``); an extraction that only plain appends overtook is written.
+    included) and is dropped if the extraction of a later append was written meanwhile
+    (each fact records when the append it was extracted after was written,
+    ``extracted_at``, taken under the lock: appends to a conversation are in order; not a
+    turn count, which a removal lowers). Why: two appends with an extractor racing on one
+    session each extracted from the turns they saw, and the slower one's write replaced the
+    newer facts with older ones (and re-described the session without the newer turn). The
+    dropped one says so in ``extraction_error`` (``StaleExtraction``); an extraction that
+    only plain appends overtook is written.
 
     The extractor may be a caller's: its own exception (redacted) or an answer that is not
     a summary and a list of facts (:func:`_checked_extraction`) is reported the same way,
@@ -893,18 +905,18 @@ async def _extract(
         if not existing:
             res.extraction_error = "the session was removed while the extractor ran"
             return
-        covered = max(
+        newest = max(
             (
-                int(k.metadata.get(_EXTRACTED_TURNS) or 0)
+                float(k.metadata.get(_EXTRACTED_AT) or 0.0)
                 for k in kids
                 if k.metadata.get("kind") == "fact"
             ),
-            default=0,
+            default=0.0,
         )
-        if covered > len(turns):
+        if newest > appended_at:
             res.extraction_error = (
-                f"StaleExtraction: an extraction of {covered} turns of this session was "
-                f"written while this one, of {len(turns)}, ran; nothing written"
+                "StaleExtraction: the extraction of a later append to this session was "
+                "written while this one ran; nothing written"
             )
             return
         await _write_extraction(
@@ -919,6 +931,7 @@ async def _extract(
             turns,
             summary,
             facts,
+            appended_at,
         )
 
 
@@ -934,6 +947,7 @@ async def _write_extraction(
     turns: Sequence[Turn],
     summary: str,
     facts: Sequence[str],
+    appended_at: float,
 ) -> None:
     """:func:`_extract`'s write (under the conversation's lock): the facts, and the session
     node described from its stored turns (``existing``) with the summary."""
@@ -953,7 +967,7 @@ async def _write_extraction(
                 "conversation": conversation_id,
                 "session": session_id,
                 "source": getattr(getattr(extractor, "llm", None), "name", "extractor"),
-                _EXTRACTED_TURNS: len(turns),
+                _EXTRACTED_AT: appended_at,
                 TIMESTAMP_FIELD: when,
             },
         )
