@@ -177,3 +177,11 @@ def test_an_extraction_after_turns_were_removed_is_written(tmp_path: Path) -> No
             assert facts == ["fact from 3 turns"]
 
     asyncio.run(run())
+
+
+def test_append_times_rise_when_the_clock_steps_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = mem._append_time()
+    monkeypatch.setattr(mem.time, "time", lambda: first - 3600.0)
+    second = mem._append_time()
+    third = mem._append_time()
+    assert first < second < third

@@ -658,6 +658,18 @@ class _ConversationLock:
 _conversation_locks: weakref.WeakKeyDictionary[Any, dict[str, _ConversationLock]] = (
     weakref.WeakKeyDictionary()
 )
+_last_append_time = 0.0
+
+
+def _append_time() -> float:
+    """Now, in epoch seconds, and later than every earlier call in this process (a clock
+    stepped back must not make a later append's extraction look older)."""
+    global _last_append_time
+    with _tails_lock:
+        _last_append_time = max(time.time(), _last_append_time + 1e-6)
+        return _last_append_time
+
+
 _EXTRACTED_AT = "extracted_at"
 """A fact's metadata: when (epoch seconds) the append whose turns its extraction read was
 written (see :func:`_extract`)."""
@@ -757,7 +769,7 @@ async def add_messages(
         res, all_turns, session_uri, session_id = await _append(
             client, conv_uri, conversation_id, session_id, turns, extractor, dated_text
         )
-        appended_at = time.time()  # (under the lock: appends to a conversation in order)
+        appended_at = _append_time()  # (under the lock: appends to a conversation in order)
     if extractor is not None:
         await _extract(
             client,
