@@ -79,9 +79,14 @@ def reading_path() -> Iterator[None]:
 
 
 def stored(c: Treehop) -> dict[str, tuple[Any, ...]]:
-    """Every stored node under the memories: what a write decides (texts, metadata, tags)."""
+    """Every stored node under the memories: what a write decides (texts, metadata, tags).
+    A fact's ``extracted_at`` (when the append it was extracted after was written: a clock
+    reading, not a decision) is left out; that it is there is checked."""
     out = {}
     for n in c.store.iter_nodes():
+        meta = dict(n.metadata)
+        if meta.get("kind") == "fact":
+            assert isinstance(meta.pop("extracted_at"), float)
         out[n.uri] = (
             n.parent_uri,
             n.level,
@@ -89,7 +94,7 @@ def stored(c: Treehop) -> dict[str, tuple[Any, ...]]:
             n.abstract,
             n.overview,
             n.content,
-            n.metadata,
+            meta,
             sorted(n.tags),
         )
     return out
