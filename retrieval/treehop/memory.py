@@ -247,6 +247,8 @@ class LLMMemoryExtractor:
             data = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InvalidQueryError(f"the extractor's answer is not JSON: {exc.msg}") from exc
+        except (ValueError, RecursionError):  # nesting past the limit, a 4,300-digit integer
+            raise InvalidQueryError("the extractor's answer is not JSON it can read") from None
         if not isinstance(data, dict):
             raise InvalidQueryError("the extractor's answer is not a JSON object")
         summary = data.get("summary", "")

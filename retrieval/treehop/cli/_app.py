@@ -172,6 +172,13 @@ class _Ctx:
 
 
 # ---------------------------------------------------------------------------------- helpers
+def _json_refusal(exc: BaseException) -> str:
+    """Why the decoder refused a text that parsed as JSON syntax (short: never the text)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc).split(";")[0][:120]
+
+
 def _parse_filter(text: str | None) -> dict[str, Any] | None:
     if text is None:
         return None
@@ -179,6 +186,10 @@ def _parse_filter(text: str | None) -> dict[str, Any] | None:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidFilterError(f"--filter is not valid JSON ({exc.msg} at {exc.pos})") from exc
+    except (ValueError, RecursionError) as exc:
+        # What the decoder refuses past its syntax: nesting beyond the recursion limit, an
+        # integer of more than 4,300 digits. Still the caller's text, still a usage error.
+        raise InvalidFilterError(f"--filter is not valid JSON ({_json_refusal(exc)})") from None
     if not isinstance(value, dict):
         raise InvalidFilterError('--filter must be a JSON object, e.g. \'{"op": "must", ...}\'')
     return value

@@ -1,0 +1,101 @@
+"""Adversarial pass attacks53: hostile input through the CLI, remote answers and tools.
+
+Each test was written failing first (bench/README.md, "Adversarial pass (helper attacks53)").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from treehop import Treehop
+from treehop._http import RetryPolicy
+from treehop.cli import main
+from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+from treehop.errors import TreehopError
+from treehop.llm import ChatMessage
+from treehop.llm.openai_compatible import OpenAICompatibleLLM
+from treehop.rerankers.http_rerank import HTTPReranker
+from treehop.rerankers.llm_rerank import parse_scores
+
+from fake_servers.fault_server import FaultServer
+from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
+
+FAST = RetryPolicy(max_retries=0, backoff_s=0.01, max_backoff_s=0.05)
+
+# JSON that Python's decoder refuses with something other than JSONDecodeError: nesting past
+# the recursion limit (RecursionError) and an integer past 4,300 digits (ValueError).
+DEEP = "[" * 100_000
+BIG_INT = '{"a": ' + "9" * 5_000 + "}"
+HOSTILE_JSON = [DEEP, BIG_INT, '{"query": "x", "relevant": {"a": ' + "9" * 5_000 + "}}"]
+
+
+def _factory(options: object) -> Treehop:
+    return Treehop(
+        options.path,  # type: ignore[attr-defined]
+        user=options.user,  # type: ignore[attr-defined]
+        embedder=BagOfWordsEmbedder(),
+    )
+
+
+@pytest.fixture(scope="module")
+def cli_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    idx = tmp_path_factory.mktemp("a53") / "index"
+    src = SAMPLE_TREE / "resources" / "security"
+    assert main(["index", str(src), "--index", str(idx)], client_factory=_factory) == 0
+    return idx
+
+
+@pytest.mark.parametrize("text", HOSTILE_JSON, ids=["deep", "bigint", "bigint-grade"])
+@pytest.mark.parametrize("command", ["find", "search"])
+def test_cli_filter_hostile_json_is_a_usage_error(
+    cli_index: Path, command: str, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [command, "x", "--filter", text, "--index", str(cli_index)]
+    code = main(argv, client_factory=_factory)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("treehop: error: --filter is not valid JSON")
+    assert len(err) < 1_000
+
+
+@pytest.mark.parametrize("text", HOSTILE_JSON, ids=["deep", "bigint", "bigint-grade"])
+def test_cli_eval_file_hostile_json_is_a_usage_error(
+    cli_index: Path, tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(text, encoding="utf-8")
+    code = main(["eval", str(queries), "--index", str(cli_index)], client_factory=_factory)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith(f"treehop: error: {queries}:1: not valid JSON")
+    assert len(err) < 1_000
+
+
+# -- remote answers ------------------------------------------------------------------------------
+
+
+def test_llm_rerank_answer_hostile_json_is_a_typed_error() -> None:
+    for text in (DEEP, '{"scores": [' + "9" * 5_000 + "]}"):
+        with pytest.raises(TreehopError):
+            parse_scores(text, 3)
+
+
+@pytest.mark.parametrize("body", [DEEP, BIG_INT], ids=["deep", "bigint"])
+def test_remote_answers_of_hostile_json_are_typed_errors(body: str) -> None:
+    with FaultServer("nan", {"nan": body}) as srv:
+        emb = OpenAICompatibleEmbedder(
+            "m", base_url=srv.base_url + "/v1", api_key="k", dimension=2, retry=FAST
+        )
+        with pytest.raises(TreehopError):
+            emb.embed(["hello"])
+        emb.close()
+        rr = HTTPReranker(srv.base_url, api_key="k", retry=FAST)
+        with pytest.raises(TreehopError):
+            rr.rerank("q", ["a", "b"])
+        rr.close()
+        llm = OpenAICompatibleLLM("m", base_url=srv.base_url + "/v1", api_key="k", max_retries=0)
+        with pytest.raises(TreehopError):
+            llm.complete([ChatMessage(role="user", content="hi")])
+        llm.close()
