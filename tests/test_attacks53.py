@@ -99,3 +99,33 @@ def test_remote_answers_of_hostile_json_are_typed_errors(body: str) -> None:
         with pytest.raises(TreehopError):
             llm.complete([ChatMessage(role="user", content="hi")])
         llm.close()
+
+
+# -- add_records / vector-store metadata: every record checked before the first write ---------
+
+
+_BAD_METADATA = [
+    {1: "x"},  # the node model's keys are strings
+    {"x": {1: 2}},  # a nested one would come back as "1"
+    {"x": 2**70},  # add_resource keeps integers within 64 bits
+    {"x": "y" * 70_000},  # add_resource's metadata size bound
+]
+
+
+@pytest.mark.parametrize("meta", _BAD_METADATA, ids=["key", "nested-key", "bigint", "size"])
+def test_add_records_checks_every_metadata_before_writing(meta: dict[object, object]) -> None:
+    from treehop.errors import IngestError, NotFoundError
+    from treehop.ingest.records import IngestRecord, add_records
+
+    th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        records = [
+            IngestRecord("hello there", {"source": "a.md"}),
+            IngestRecord("second text", {"source": "b.md", **meta}),  # type: ignore[dict-item]
+        ]
+        with pytest.raises(IngestError):
+            add_records(th, records, base_uri="viking://resources/r")
+        with pytest.raises(NotFoundError):  # nothing of the call was written
+            th.ls("viking://resources/r")
+    finally:
+        th.close()

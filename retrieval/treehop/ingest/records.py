@@ -41,6 +41,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from .. import arguments as argmod
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
@@ -141,6 +142,31 @@ def _check_metadata(meta: Mapping[str, Any], where: str) -> None:
     for key, value in meta.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise IngestError(f"{where}: metadata[{key!r}] is not a finite number")
+    # A non-string key alone passes json.dumps: the node model refuses it at the top (after
+    # earlier passages were written), and nested it would come back from the store as text.
+    stack: list[object] = [meta]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            bad = next((k for k in value if not isinstance(k, str)), None)
+            if bad is not None:
+                raise IngestError(
+                    f"{where}: metadata keys must be strings, got {type(bad).__name__}"
+                )
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+
+
+def _check_placed_metadata(meta: Mapping[str, Any], where: str) -> None:
+    """A record's metadata, by the rules ``add_resource`` applies when it writes the record
+    (64-bit integers, depth, size): a record that broke them was found only after the
+    records before it were written."""
+    _check_metadata(meta, where)
+    try:
+        argmod.check_metadata(meta)
+    except InvalidQueryError as exc:
+        raise IngestError(f"{where}: {exc}") from None
 
 
 def _check_unicode(p: Passage, where: str) -> None:
@@ -297,7 +323,11 @@ def plan_records(
         if reserved:
             raise IngestError(f"{where}: metadata keys {sorted(reserved)} are reserved")
         planned.append(Placement(i, target, rec.text, doc_tags, meta, rec.id, rec.offset))
-    return _dedupe(planned, on_duplicate)
+    plan = _dedupe(planned, on_duplicate)
+    for p in plan:
+        if not p.chunk_of:  # a whole document: written by add_resource, checked by its rules
+            _check_placed_metadata(p.metadata, f"document {p.index}")
+    return plan
 
 
 def _dedupe(planned: list[Placement], on_duplicate: str) -> list[Placement]:
