@@ -129,3 +129,71 @@ def test_add_records_checks_every_metadata_before_writing(meta: dict[object, obj
             th.ls("viking://resources/r")
     finally:
         th.close()
+
+
+def _two_documents(second: object) -> list[object]:
+    from treehop.ingest.records import IngestRecord
+
+    first = [IngestRecord("a one", {"source": "a.md"}), IngestRecord("a two", {"source": "a.md"})]
+    return [*first, second]
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        ("b one\ud800", {"source": "b.md"}),  # a whole document (add_resource)
+        ("x" * 6_000_000, {"source": "b.md"}),  # past max_file_bytes (5 MB)
+    ],
+    ids=["surrogate", "too-large"],
+)
+def test_add_records_checks_every_text_before_writing(second: object) -> None:
+    """A later record's lone surrogate or size was refused by add_resource after the earlier
+    documents were written."""
+    from treehop.errors import NotFoundError
+    from treehop.ingest.records import add_records
+
+    th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        with pytest.raises(TreehopError):
+            add_records(th, _two_documents(second), base_uri="viking://resources/r")  # type: ignore[arg-type]
+        with pytest.raises(NotFoundError):
+            th.ls("viking://resources/r")
+    finally:
+        th.close()
+
+
+def test_add_records_checks_a_chunk_group_text_before_writing() -> None:
+    from treehop.errors import NotFoundError
+    from treehop.ingest.records import IngestRecord, add_records
+
+    records = [
+        *_two_documents(IngestRecord("b one", {"source": "b.md"})),
+        IngestRecord("b two\ud800", {"source": "b.md"}),
+    ]
+    th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        with pytest.raises(TreehopError):
+            add_records(th, records, base_uri="viking://resources/r")  # type: ignore[arg-type]
+        with pytest.raises(NotFoundError):
+            th.ls("viking://resources/r")
+    finally:
+        th.close()
+
+
+@pytest.mark.parametrize("offset", ["x", [1], float("nan"), float("inf"), True])
+def test_a_record_offset_must_be_a_finite_number(offset: object) -> None:
+    """A string or list offset escaped TypeError from the chunks' sort; NaN ordered them
+    arbitrarily."""
+    from treehop.errors import IngestError
+    from treehop.ingest.records import IngestRecord, add_records
+
+    records = [
+        IngestRecord("a one", {"source": "a.md"}, offset=1.0),
+        IngestRecord("a two", {"source": "a.md"}, offset=offset),  # type: ignore[arg-type]
+    ]
+    th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        with pytest.raises(IngestError, match="offset"):
+            add_records(th, records, base_uri="viking://resources/r")
+    finally:
+        th.close()

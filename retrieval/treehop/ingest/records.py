@@ -48,6 +48,7 @@ from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
 from ..models import Level, Node
 from ..validation import check_strings
+from .loaders import check_text_size
 from .tree_builder import finalize, segment
 from .writer import EMBED_BATCH, ProgressCallback
 
@@ -200,6 +201,20 @@ def _as_record(item: object, where: str) -> IngestRecord:
         raise IngestError(f"{where}: metadata must be a mapping, got {type(rec.metadata).__name__}")
     if rec.id is not None and not isinstance(rec.id, str):
         raise IngestError(f"{where}: id must be a string, got {type(rec.id).__name__}")
+    # Checked here, for every record, because the write refuses them only when it reaches
+    # the record: the documents before it would already be written.
+    if argmod.has_lone_surrogate(rec.text) or (
+        rec.id is not None and argmod.has_lone_surrogate(rec.id)
+    ):
+        raise IngestError(f"{where}: the text or id contains a lone surrogate (not valid Unicode)")
+    off = rec.offset
+    if off is not None and (
+        isinstance(off, bool)
+        or not isinstance(off, int | float)
+        or (isinstance(off, float) and not math.isfinite(off))
+    ):
+        # (a string or list failed the chunks' sort with TypeError; NaN ordered them anyhow)
+        raise IngestError(f"{where}: offset must be a finite number or None, got {off!r:.40}")
     return rec
 
 
@@ -324,9 +339,12 @@ def plan_records(
             raise IngestError(f"{where}: metadata keys {sorted(reserved)} are reserved")
         planned.append(Placement(i, target, rec.text, doc_tags, meta, rec.id, rec.offset))
     plan = _dedupe(planned, on_duplicate)
+    max_bytes = aclient.writer.builder.max_file_bytes
     for p in plan:
         if not p.chunk_of:  # a whole document: written by add_resource, checked by its rules
             _check_placed_metadata(p.metadata, f"document {p.index}")
+            argmod.check_text_size(p.text)
+            check_text_size(p.text, f"document {p.index}", max_bytes)
     return plan
 
 
