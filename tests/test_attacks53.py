@@ -197,3 +197,33 @@ def test_a_record_offset_must_be_a_finite_number(offset: object) -> None:
             add_records(th, records, base_uri="viking://resources/r")
     finally:
         th.close()
+
+
+# -- the CLI: paths the OS refuses ---------------------------------------------------------------
+
+
+def test_cli_index_of_a_path_too_long_for_the_os_is_an_error_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``Path.exists`` raises ENAMETOOLONG (not False): a traceback before."""
+    long_name = str(tmp_path / ("a" * 5_000))
+    code = main(["index", long_name, "--index", str(tmp_path / "idx")], client_factory=_factory)
+    err = capsys.readouterr().err
+    assert code == 4
+    assert err.startswith("treehop: error: cannot read ")
+    assert "name too long" in err
+    assert len(err) < 1_000
+
+
+def test_cli_index_path_too_long_for_the_os_is_an_error_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = SAMPLE_TREE / "resources" / "security"
+    long_index = str(tmp_path / ("b" * 5_000))
+    for argv in (["index", str(src)], ["ls"], ["find", "token"]):
+        code = main([*argv, "--index", long_index], client_factory=_factory)
+        err = capsys.readouterr().err
+        assert code in (1, 3), (argv, err)
+        assert "treehop: error: " in err, (argv, err)
+        assert "Traceback" not in err
+        assert len(err) < 1_000

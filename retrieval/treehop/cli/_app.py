@@ -241,6 +241,12 @@ def _listing(names: Sequence[str], shown: int = 5) -> str:
     return ", ".join(names[:shown]) + more
 
 
+def _short_path(path: object, keep: int = 200) -> str:
+    """A path for a message: a name the OS refused for its length is not echoed whole."""
+    text = str(path)
+    return text if len(text) <= keep else f"{text[: keep // 2]}…{text[-keep // 2 :]}"
+
+
 def _index_inside(index: Path, src: Path) -> bool:
     """True when the index would be walked (and so indexed) as part of ``src``."""
     try:
@@ -254,7 +260,14 @@ def _index_inside(index: Path, src: Path) -> bool:
 def cmd_index(ctx: _Ctx) -> int:
     a = ctx.args
     src = Path(a.dir)
-    if not src.exists():
+    try:
+        exists = src.exists()
+    except OSError as exc:  # ENAMETOOLONG and kin are raised, not answered False
+        raise CliError(
+            f"cannot read {_short_path(src)}: {exc.strerror or type(exc).__name__}",
+            ExitCode.INGEST,
+        ) from None
+    if not exists:
         raise CliError(f"no such file or directory: {src}", ExitCode.INGEST)
     if src.is_dir() and ctx.index.resolve() == src.resolve():
         raise CliError(
@@ -973,4 +986,12 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
             os.dup2(devnull, sys.stdout.fileno())
         except (OSError, ValueError):
             pass
+        return ExitCode.ERROR
+    except OSError as exc:
+        # What the OS refused outside treehop's own checks (an --index path too long for
+        # it, a parent that is a file): a message, not a traceback.
+        if debug:
+            raise
+        where = f": {_short_path(exc.filename)}" if exc.filename is not None else ""
+        _report(err, f"{exc.strerror or type(exc).__name__}{where}", None)
         return ExitCode.ERROR
