@@ -227,3 +227,46 @@ def test_cli_index_path_too_long_for_the_os_is_an_error_message(
         assert "treehop: error: " in err, (argv, err)
         assert "Traceback" not in err
         assert len(err) < 1_000
+
+
+# -- error messages: a caller's value is quoted bounded ------------------------------------------
+
+_LONG = "x" * 50_000 + "/"
+
+_LONG_VALUE_CALLS = {
+    "find.since": lambda th: th.find("alpha", since=_LONG),
+    "find.until": lambda th: th.find("alpha", until=_LONG),
+    "find.tags": lambda th: th.find("alpha", tags=[_LONG]),
+    "find.tags-long": lambda th: th.find("alpha", tags=["y" * 50_000]),
+    "find.tags-source": lambda th: th.find("alpha", tags=["nope:" + "y" * 50_000]),
+    "find.filter-op": lambda th: th.find("alpha", filter={"op": _LONG}),
+    "context.session": lambda th: th.assemble_context("alpha", session_id=_LONG),
+    "context.counter": lambda th: th.assemble_context("alpha", token_counter=_LONG),
+    "remember.name": lambda th: th.remember("likes tea", name=_LONG),
+    "remember.category": lambda th: th.remember("likes tea", category=_LONG),
+    "remember.timestamp": lambda th: th.remember("likes tea", timestamp=_LONG),
+    "add_messages.session": lambda th: th.add_messages(
+        [{"role": "user", "content": "hi"}], session_id=_LONG
+    ),
+    "add_messages.conversation": lambda th: th.add_messages(
+        [{"role": "user", "content": "hi"}], conversation_id=_LONG
+    ),
+    "add_messages.timestamp": lambda th: th.add_messages(
+        [{"role": "user", "content": "hi", "timestamp": _LONG}]
+    ),
+    "user": lambda th: Treehop(embedder=BagOfWordsEmbedder(), user=_LONG),
+}
+
+
+@pytest.mark.parametrize("call", list(_LONG_VALUE_CALLS), ids=list(_LONG_VALUE_CALLS))
+def test_an_error_quotes_a_long_value_bounded(call: str) -> None:
+    """Each message quoted the 50,000-character value whole: into an MCP agent's context
+    (tool errors are shown to the model) or a terminal."""
+    th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        th.add_resource("alpha beta", target_uri="viking://resources/a")
+        with pytest.raises(TreehopError) as info:
+            _LONG_VALUE_CALLS[call](th)
+        assert len(str(info.value)) < 1_000, str(info.value)[:300]
+    finally:
+        th.close()

@@ -103,7 +103,7 @@ def check_id(value: str, what: str) -> str:
     if not isinstance(value, str) or not _ID_RE.match(value) or value in {".", ".."}:
         raise InvalidQueryError(
             f"{what} must be 1-64 letters, digits, '_', '.' or '-' (starting with a letter or "
-            f"digit), got {value!r}"
+            f"digit), got {value!r:.100}"
         )
     return value
 
