@@ -270,3 +270,49 @@ def test_an_error_quotes_a_long_value_bounded(call: str) -> None:
         assert len(str(info.value)) < 1_000, str(info.value)[:300]
     finally:
         th.close()
+
+
+# -- the MCP server's browsing tools: bounded answers ---------------------------------------------
+
+
+async def test_mcp_ls_and_tree_answers_are_bounded(tmp_path: Path) -> None:
+    """``ls`` of a directory of 3,000 files and ``tree`` down to depth 10 answered every node
+    (with its abstract) into the agent's context; ``read`` was already capped. Now at most
+    MAX_LIST_ENTRIES / MAX_TREE_NODES, saying how many were left out."""
+    from mcp import Client
+
+    from treehop import AsyncTreehop, mcp_server
+    from treehop.mcp_server import build_server
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(3_000):
+        (src / f"f{i:04d}.txt").write_text(f"note {i} alpha")
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.add_resource(src, target_uri="viking://resources/src")
+    a = AsyncTreehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        async with Client(build_server(a)) as client:
+            res = await client.call_tool("ls", {"uri": "viking://resources/src"})
+            assert not res.is_error, res.content
+            out = res.structured_content or {}
+            assert len(out["entries"]) == mcp_server.MAX_LIST_ENTRIES
+            assert out["omitted"] == 3_000 - mcp_server.MAX_LIST_ENTRIES
+            assert out["entries"][0]["uri"].endswith("f0000.txt")
+
+            res = await client.call_tool("tree", {"uri": "viking://resources", "depth": 10})
+            assert not res.is_error, res.content
+            tree = res.structured_content or {}
+            count, stack, omitted = 0, [tree], 0
+            while stack:
+                node = stack.pop()
+                count += 1
+                omitted += node.get("omitted_children", 0)
+                stack.extend(node.get("children", []))
+            assert count <= mcp_server.MAX_TREE_NODES
+            assert count + omitted == 3_002  # resources, src, the files
+
+            small = await client.call_tool("ls", {"uri": "viking://resources"})
+            assert "omitted" not in (small.structured_content or {})
+    finally:
+        await a.close()
