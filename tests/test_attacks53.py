@@ -316,3 +316,24 @@ async def test_mcp_ls_and_tree_answers_are_bounded(tmp_path: Path) -> None:
             assert "omitted" not in (small.structured_content or {})
     finally:
         await a.close()
+
+
+@pytest.mark.parametrize("offset", ["x", [1], float("nan")])
+async def test_a_passage_offset_must_be_a_finite_number(offset: object) -> None:
+    """The same as records' offsets, for PassageStore.aupsert (the vector stores' writer)."""
+    from treehop import AsyncTreehop
+    from treehop.errors import IngestError
+    from treehop.ingest.records import Passage, PassageStore
+
+    th = AsyncTreehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        store = PassageStore(th, base_uri="viking://resources/p")
+        passages = [
+            Passage("a one", {"source": "a.md"}, "i1", offset=1.0),
+            Passage("a two", {"source": "a.md"}, "i2", offset=offset),  # type: ignore[arg-type]
+        ]
+        with pytest.raises(IngestError, match="offset"):
+            await store.aupsert(passages)
+        assert await store.aget(["i1", "i2"]) == []
+    finally:
+        await th.close()

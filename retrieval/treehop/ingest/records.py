@@ -207,15 +207,19 @@ def _as_record(item: object, where: str) -> IngestRecord:
         rec.id is not None and argmod.has_lone_surrogate(rec.id)
     ):
         raise IngestError(f"{where}: the text or id contains a lone surrogate (not valid Unicode)")
-    off = rec.offset
+    _check_offset(rec.offset, where)
+    return rec
+
+
+def _check_offset(off: object, where: str) -> None:
+    """A chunk's offset in its page: a string or list failed the chunks' sort with
+    TypeError (after the batch was planned), NaN ordered them anyhow."""
     if off is not None and (
         isinstance(off, bool)
         or not isinstance(off, int | float)
         or (isinstance(off, float) and not math.isfinite(off))
     ):
-        # (a string or list failed the chunks' sort with TypeError; NaN ordered them anyhow)
         raise IngestError(f"{where}: offset must be a finite number or None, got {off!r:.40}")
-    return rec
 
 
 def _target_of(
@@ -783,6 +787,7 @@ class PassageStore:
                 raise IngestError(f"{where}: id must be a non-empty string, got {p.id!r}")
             if p.vector is not None:
                 _check_vector(p.vector, where)
+            _check_offset(p.offset, where)
             _check_unicode(p, where)
             pid = p.id if p.id is not None else stable_id(p.text, p.metadata)
             # The same id twice in one batch: the later passage wins (an upsert).
