@@ -35,3 +35,16 @@ def test_node_ids_beside_filters_are_checked(ids: Any, method: str) -> None:
     with pytest.raises(TreehopError):
         getattr(store, method)(node_ids=ids, filters=filters)
     assert len(store.get_nodes(node_ids=["n0", "n1", "n2"])) == 3
+
+
+@pytest.mark.parametrize("depth", [40, 3_000])
+def test_deeply_nested_metadata_filters_are_a_typed_error(depth: int) -> None:
+    """MetadataFilters nested 900+ deep escaped RecursionError from the translation (its
+    helpers recurse); nested AND groups are flattened, so the core never saw the depth."""
+    from llama_index.retrievers.treehop.filters import to_treehop_filters
+
+    spec = MetadataFilters(filters=[MetadataFilter(key="a", value=1)])
+    for _ in range(depth):
+        spec = MetadataFilters(filters=[spec])
+    with pytest.raises(TreehopError, match="deeper"):
+        to_treehop_filters(spec)
