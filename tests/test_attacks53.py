@@ -337,3 +337,40 @@ async def test_a_passage_offset_must_be_a_finite_number(offset: object) -> None:
         assert await store.aget(["i1", "i2"]) == []
     finally:
         await th.close()
+
+
+# -- the CLI: a document's control characters never reach the terminal ---------------------------
+
+
+def test_cli_tables_do_not_print_a_documents_terminal_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A document holding ESC sequences (set the window title, clear the screen, hide text),
+    C1 controls and BEL had them printed raw in find / search / ls / tree rows: a hostile
+    file could rewrite the user's terminal. One-line cells now show U+FFFD for them; ``read``
+    prints the text as stored unless stdout is a terminal (a pipe keeps the exact text)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "evil.md").write_text(
+        "# Title \x1b]0;PWNED\x07 \x1b[2J\x1b[31mred\n\n"
+        "alpha beta \x1b[8mhidden\x1b[0m gamma \x9b31m c1 \x7f del"
+    )
+    idx = str(tmp_path / "idx")
+    assert main(["index", str(src), "--index", idx], client_factory=_factory) == 0
+    capsys.readouterr()
+    for argv in (
+        ["find", "alpha"],
+        ["search", "alpha"],
+        ["ls", "viking://resources/src"],
+        ["tree"],
+    ):
+        assert main([*argv, "--index", idx], client_factory=_factory) == 0
+        out = capsys.readouterr().out
+        assert "alpha" in out or "src" in out
+        bad = [c for c in out if (ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F]
+        assert not bad, (argv, bad)
+    assert (
+        main(["read", "viking://resources/src/evil.md", "--index", idx], client_factory=_factory)
+        == 0
+    )
+    assert "\x1b[2J" in capsys.readouterr().out  # not a terminal: the stored text

@@ -511,7 +511,10 @@ def cmd_read(ctx: _Ctx) -> int:
         chunked = not node.is_leaf and text != (node.overview or node.abstract)
     if not node.is_leaf and not chunked:
         print(f"({a.uri} is a directory: showing its overview)", file=ctx.err)
-    print(text, file=ctx.out)
+    # On a terminal a document's control characters are shown, not obeyed; a pipe gets the
+    # stored text exactly.
+    isatty = getattr(ctx.out, "isatty", None)
+    print(render.printable(text) if callable(isatty) and isatty() else text, file=ctx.out)
     return ExitCode.OK
 
 
