@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from treehop.errors import InvalidFilterError
-from treehop.filters import MetadataFilter
+from treehop.filters import MAX_FILTER_DEPTH, MetadataFilter
 
 _RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
 
@@ -70,7 +70,11 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
     return parts[0] if len(parts) == 1 else {"op": "and", "conds": parts}
 
 
-def _mongo(spec: Mapping[str, Any]) -> dict[str, Any]:
+def _mongo(spec: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
+    # Bounded as the core's DSL is (a one-filter $and collapses, so the core would not see
+    # the depth; 5,000 levels exhausted the stack here).
+    if depth > MAX_FILTER_DEPTH:
+        raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
     parts: list[dict[str, Any]] = []
     for key, cond in spec.items():
         if key in {"$and", "$or"}:
@@ -79,8 +83,8 @@ def _mongo(spec: Mapping[str, Any]) -> dict[str, Any]:
             subs = []
             for c in cond:
                 if not isinstance(c, Mapping):
-                    raise InvalidFilterError(f"filter {key}: expects filters, got {c!r}")
-                subs.append(_mongo(c))
+                    raise InvalidFilterError(f"filter {key}: expects filters, got {c!r:.100}")
+                subs.append(_mongo(c, depth + 1))
             parts.append(subs[0] if len(subs) == 1 else {"op": key[1:], "conds": subs})
         elif isinstance(key, str) and key.startswith("$"):
             raise InvalidFilterError(f"filter: unknown operator {key!r} (use $and or $or)")

@@ -211,7 +211,7 @@ def resolve_counter(counter: TokenCounter | str | None) -> TokenCounter:
         if counter == "tiktoken" or counter.startswith("tiktoken:"):
             return TiktokenCounter(counter.partition(":")[2] or "cl100k_base")
         raise InvalidQueryError(
-            f"unknown token counter {counter!r}: use auto, minilm, heuristic or tiktoken[:enc]"
+            f"unknown token counter {counter!r:.100}: use auto, minilm, heuristic or tiktoken[:enc]"
         )
     if isinstance(counter, _CheckedCounter):
         return counter
@@ -1549,7 +1549,8 @@ class ContextLedger:
     def check_session(session_id: str) -> str:
         if not isinstance(session_id, str) or not _SESSION_RE.match(session_id):
             raise InvalidQueryError(
-                f"session_id must be 1-128 letters, digits, '_', '.' or '-', got {session_id!r}"
+                "session_id must be 1-128 letters, digits, '_', '.' or '-', "
+                f"got {session_id!r:.100}"
             )
         return session_id
 

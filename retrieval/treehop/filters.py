@@ -121,7 +121,8 @@ def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
         return
     if not isinstance(op, str) or op not in _LEAF_OPS:
         raise InvalidFilterError(
-            f"{where}: unknown op {op!r}; expected one of must, must_not, range, range_out, and, or"
+            f"{where}: unknown op {op!r:.100}; expected one of must, must_not, range, "
+            "range_out, and, or"
         )
     field = spec.get("field")
     if not isinstance(field, str) or not field:

@@ -151,13 +151,13 @@ def extract_json(text: str) -> Any:
     candidate = fence.group(1).strip() if fence else cleaned
     try:
         return json.loads(candidate)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting past the limit
         pass
     decoder = json.JSONDecoder()
     for match in re.finditer(r"[\[{]", candidate):
         try:
             value, _ = decoder.raw_decode(candidate, match.start())
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         return value
     snippet = cleaned[:120]

@@ -43,6 +43,32 @@ INSTRUCTIONS = (
     "token-budgeted block, ls/tree to browse and read to open a hit; add_memory stores a fact."
 )
 MAX_READ_CHARS = 200_000
+MAX_LIST_ENTRIES = 1_000
+"""The most entries ``ls`` answers (a directory of 100,000 files would fill the agent's
+context as ``read`` without its cap would); the rest are counted in ``omitted``."""
+MAX_TREE_NODES = 1_000
+"""The most nodes ``tree`` answers, the shallowest first; each node that lost children says
+how many in ``omitted_children``."""
+
+
+def _bounded_tree(tree: dict[str, Any], budget: int) -> dict[str, Any]:
+    """``tree`` keeping its first ``budget`` nodes in breadth-first order (so the levels
+    an agent browses first stay whole, and every kept node's parent is kept)."""
+    order: list[dict[str, Any]] = [tree]
+    i = 0
+    while i < len(order) and len(order) < budget:
+        order.extend(order[i].get("children", [])[: budget - len(order)])
+        i += 1
+    kept = {id(n) for n in order[:budget]}
+    for node in order[:budget]:
+        children = node.get("children")
+        if children is None:
+            continue
+        keep = [c for c in children if id(c) in kept]
+        if len(keep) < len(children):
+            node["children"] = keep
+            node["omitted_children"] = len(children) - len(keep)
+    return tree
 
 
 def _hit(m: MatchedContext, text_chars: int) -> dict[str, Any]:
@@ -213,7 +239,7 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
     )
     async def ls(uri: str = "viking://resources") -> dict[str, Any]:
         entries = await guard(lambda: client.ls(uri))
-        return {
+        out: dict[str, Any] = {
             "uri": uri,
             "entries": [
                 {
@@ -223,9 +249,12 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
                     "abstract": e.abstract,
                     "children": e.children,
                 }
-                for e in entries
+                for e in entries[:MAX_LIST_ENTRIES]
             ],
         }
+        if len(entries) > MAX_LIST_ENTRIES:
+            out["omitted"] = len(entries) - MAX_LIST_ENTRIES
+        return out
 
     @tool("Read the full text of a file (a directory: its overview).")
     async def read(uri: str, max_chars: int = 20_000) -> dict[str, Any]:
@@ -235,7 +264,8 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
 
     @tool("A subtree with its abstracts, down to depth levels.")
     async def tree(uri: str = "viking://resources", depth: int = 2) -> dict[str, Any]:
-        return await guard(lambda: client.tree(uri, max(0, min(depth, 10))))
+        tree = await guard(lambda: client.tree(uri, max(0, min(depth, 10))))
+        return _bounded_tree(tree, MAX_TREE_NODES)
 
     if not read_only:
 

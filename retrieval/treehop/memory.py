@@ -103,7 +103,7 @@ def check_id(value: str, what: str) -> str:
     if not isinstance(value, str) or not _ID_RE.match(value) or value in {".", ".."}:
         raise InvalidQueryError(
             f"{what} must be 1-64 letters, digits, '_', '.' or '-' (starting with a letter or "
-            f"digit), got {value!r}"
+            f"digit), got {value!r:.100}"
         )
     return value
 
@@ -247,6 +247,8 @@ class LLMMemoryExtractor:
             data = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InvalidQueryError(f"the extractor's answer is not JSON: {exc.msg}") from exc
+        except (ValueError, RecursionError):  # nesting past the limit, a 4,300-digit integer
+            raise InvalidQueryError("the extractor's answer is not JSON it can read") from None
         if not isinstance(data, dict):
             raise InvalidQueryError("the extractor's answer is not a JSON object")
         summary = data.get("summary", "")

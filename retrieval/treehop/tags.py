@@ -29,14 +29,16 @@ def normalize_label(label: str) -> str:
     s = _WS.sub("-", s)
     s = s.strip("-")
     if not s:
-        raise InvalidTagError(f"empty tag {label!r}")
+        raise InvalidTagError(f"empty tag {label!r:.100}")
     if len(s) > MAX_LABEL_LENGTH:
-        raise InvalidTagError(f"tag {label!r} is longer than {MAX_LABEL_LENGTH} characters")
+        raise InvalidTagError(f"tag {label!r:.100} is longer than {MAX_LABEL_LENGTH} characters")
     if any("\ud800" <= ch <= "\udfff" for ch in s):
-        raise InvalidTagError(f"tag {label!r} contains a lone surrogate (not valid Unicode text)")
+        raise InvalidTagError(
+            f"tag {label!r:.100} contains a lone surrogate (not valid Unicode text)"
+        )
     if _BAD.search(s):
         raise InvalidTagError(
-            f"tag {label!r} contains a forbidden character (one of ;:,\"'`<>{{}}[]())"
+            f"tag {label!r:.100} contains a forbidden character (one of ;:,\"'`<>{{}}[]())"
         )
     return s
 
@@ -57,7 +59,7 @@ def parse_tag(tag: str, default_source: str = "user") -> str:
         return make_tag(head.strip().casefold(), rest)
     if sep:
         raise InvalidTagError(
-            f"tag {tag!r} has an unknown source {head!r}; expected one of {SOURCES}"
+            f"tag {tag!r:.100} has an unknown source {head!r:.60}; expected one of {SOURCES}"
         )
     return make_tag(default_source, tag)
 

@@ -31,7 +31,7 @@ def to_epoch(value: Any, what: str = "time") -> float:
         raise InvalidQueryError(f"{what} must be a time, got a bool")
     if isinstance(value, (int, float)):
         if not math.isfinite(value):
-            raise InvalidQueryError(f"{what} must be finite, got {value!r}")
+            raise InvalidQueryError(f"{what} must be finite, got {value!r:.100}")
         return float(value)
     if isinstance(value, datetime):
         dt = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
@@ -41,7 +41,9 @@ def to_epoch(value: Any, what: str = "time") -> float:
     if isinstance(value, str):
         text = value.strip()
         if not text or len(text) > _MAX_ISO:
-            raise InvalidQueryError(f"{what}: expected an ISO-8601 date or time, got {value!r}")
+            raise InvalidQueryError(
+                f"{what}: expected an ISO-8601 date or time, got {value!r:.100}"
+            )
         if text.endswith(("Z", "z")):
             text = text[:-1] + "+00:00"
         try:
@@ -49,7 +51,7 @@ def to_epoch(value: Any, what: str = "time") -> float:
         except ValueError as exc:
             raise InvalidQueryError(
                 f"{what}: expected an ISO-8601 date or time (2023-05-08 or "
-                f"2023-05-08T13:56:00Z), got {value!r}"
+                f"2023-05-08T13:56:00Z), got {value!r:.100}"
             ) from exc
         return to_epoch(parsed, what)
     raise InvalidQueryError(

@@ -37,7 +37,7 @@ def validate_user(user: str) -> str:
     """Return ``user`` if it is a valid user name (letters, digits, ``_.-``; at most 64)."""
     if not isinstance(user, str) or not _USER_RE.match(user):
         raise InvalidURIError(
-            f"invalid user name {user!r}: use 1-64 letters, digits, '_', '.' or '-'"
+            f"invalid user name {user!r:.100}: use 1-64 letters, digits, '_', '.' or '-'"
         )
     return user
 

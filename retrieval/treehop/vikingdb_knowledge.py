@@ -514,7 +514,7 @@ class VikingDBKnowledgeSource:
         if doc:
             meta_raw = doc.get("doc_meta")
             if isinstance(meta_raw, str):
-                with contextlib.suppress(ValueError):
+                with contextlib.suppress(ValueError, RecursionError):
                     doc["doc_meta"] = json.loads(meta_raw)
             metadata["doc_info"] = doc
         metadata["source"] = "vikingdb_knowledge"

@@ -172,6 +172,13 @@ class _Ctx:
 
 
 # ---------------------------------------------------------------------------------- helpers
+def _json_refusal(exc: BaseException) -> str:
+    """Why the decoder refused a text that parsed as JSON syntax (short: never the text)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc).split(";")[0][:120]
+
+
 def _parse_filter(text: str | None) -> dict[str, Any] | None:
     if text is None:
         return None
@@ -179,6 +186,10 @@ def _parse_filter(text: str | None) -> dict[str, Any] | None:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidFilterError(f"--filter is not valid JSON ({exc.msg} at {exc.pos})") from exc
+    except (ValueError, RecursionError) as exc:
+        # What the decoder refuses past its syntax: nesting beyond the recursion limit, an
+        # integer of more than 4,300 digits. Still the caller's text, still a usage error.
+        raise InvalidFilterError(f"--filter is not valid JSON ({_json_refusal(exc)})") from None
     if not isinstance(value, dict):
         raise InvalidFilterError('--filter must be a JSON object, e.g. \'{"op": "must", ...}\'')
     return value
@@ -230,6 +241,12 @@ def _listing(names: Sequence[str], shown: int = 5) -> str:
     return ", ".join(names[:shown]) + more
 
 
+def _short_path(path: object, keep: int = 200) -> str:
+    """A path for a message: a name the OS refused for its length is not echoed whole."""
+    text = str(path)
+    return text if len(text) <= keep else f"{text[: keep // 2]}…{text[-keep // 2 :]}"
+
+
 def _index_inside(index: Path, src: Path) -> bool:
     """True when the index would be walked (and so indexed) as part of ``src``."""
     try:
@@ -243,7 +260,14 @@ def _index_inside(index: Path, src: Path) -> bool:
 def cmd_index(ctx: _Ctx) -> int:
     a = ctx.args
     src = Path(a.dir)
-    if not src.exists():
+    try:
+        exists = src.exists()
+    except OSError as exc:  # ENAMETOOLONG and kin are raised, not answered False
+        raise CliError(
+            f"cannot read {_short_path(src)}: {exc.strerror or type(exc).__name__}",
+            ExitCode.INGEST,
+        ) from None
+    if not exists:
         raise CliError(f"no such file or directory: {src}", ExitCode.INGEST)
     if src.is_dir() and ctx.index.resolve() == src.resolve():
         raise CliError(
@@ -487,7 +511,10 @@ def cmd_read(ctx: _Ctx) -> int:
         chunked = not node.is_leaf and text != (node.overview or node.abstract)
     if not node.is_leaf and not chunked:
         print(f"({a.uri} is a directory: showing its overview)", file=ctx.err)
-    print(text, file=ctx.out)
+    # On a terminal a document's control characters are shown, not obeyed; a pipe gets the
+    # stored text exactly.
+    isatty = getattr(ctx.out, "isatty", None)
+    print(render.printable(text) if callable(isatty) and isatty() else text, file=ctx.out)
     return ExitCode.OK
 
 
@@ -962,4 +989,12 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
             os.dup2(devnull, sys.stdout.fileno())
         except (OSError, ValueError):
             pass
+        return ExitCode.ERROR
+    except OSError as exc:
+        # What the OS refused outside treehop's own checks (an --index path too long for
+        # it, a parent that is a file): a message, not a traceback.
+        if debug:
+            raise
+        where = f": {_short_path(exc.filename)}" if exc.filename is not None else ""
+        _report(err, f"{exc.strerror or type(exc).__name__}{where}", None)
         return ExitCode.ERROR

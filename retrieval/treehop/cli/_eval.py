@@ -78,6 +78,11 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise EvalFileError(f"{where}: not valid JSON ({exc.msg})") from exc
+        except RecursionError:  # nesting past the recursion limit
+            raise EvalFileError(f"{where}: not valid JSON (nested too deeply)") from None
+        except ValueError as exc:  # an integer of more than 4,300 digits
+            why = str(exc).split(";")[0][:120]
+            raise EvalFileError(f"{where}: not valid JSON ({why})") from None
         if not isinstance(obj, dict):
             raise EvalFileError(f"{where}: expected an object with 'query' and 'relevant'")
         query = obj.get("query")

@@ -54,9 +54,20 @@ def truncate(text: str, width: int) -> str:
     return "".join(out) + "…"
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with C0/C1 control characters (but newline and tab) shown as U+FFFD: a
+    document's ESC sequences (window title, clear screen, hidden text) and BEL must not act
+    on the user's terminal."""
+    return _CONTROL.sub("\ufffd", text)
+
+
 def one_line(text: str) -> str:
-    """Collapse newlines and runs of whitespace, so that a cell never breaks a row."""
-    return _WS.sub(" ", text).strip()
+    """Collapse newlines and runs of whitespace, so that a cell never breaks a row; control
+    characters are shown, not sent (:func:`printable`)."""
+    return printable(_WS.sub(" ", text).strip())
 
 
 def pad(text: str, width: int, align: str = "<") -> str:

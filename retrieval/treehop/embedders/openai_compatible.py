@@ -431,7 +431,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
     def _json(self, response: httpx.Response) -> Any:
         try:
             return response.json()
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting past the limit
             raise EmbeddingError(
                 self._scrub(
                     f"embedding server {self._url} sent a non-JSON answer "

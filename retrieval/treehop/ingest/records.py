@@ -41,12 +41,14 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from .. import arguments as argmod
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
 from ..models import Level, Node
 from ..validation import check_strings
+from .loaders import check_text_size
 from .tree_builder import finalize, segment
 from .writer import EMBED_BATCH, ProgressCallback
 
@@ -141,6 +143,31 @@ def _check_metadata(meta: Mapping[str, Any], where: str) -> None:
     for key, value in meta.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise IngestError(f"{where}: metadata[{key!r}] is not a finite number")
+    # A non-string key alone passes json.dumps: the node model refuses it at the top (after
+    # earlier passages were written), and nested it would come back from the store as text.
+    stack: list[object] = [meta]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            bad = next((k for k in value if not isinstance(k, str)), None)
+            if bad is not None:
+                raise IngestError(
+                    f"{where}: metadata keys must be strings, got {type(bad).__name__}"
+                )
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+
+
+def _check_placed_metadata(meta: Mapping[str, Any], where: str) -> None:
+    """A record's metadata, by the rules ``add_resource`` applies when it writes the record
+    (64-bit integers, depth, size): a record that broke them was found only after the
+    records before it were written."""
+    _check_metadata(meta, where)
+    try:
+        argmod.check_metadata(meta)
+    except InvalidQueryError as exc:
+        raise IngestError(f"{where}: {exc}") from None
 
 
 def _check_unicode(p: Passage, where: str) -> None:
@@ -174,7 +201,25 @@ def _as_record(item: object, where: str) -> IngestRecord:
         raise IngestError(f"{where}: metadata must be a mapping, got {type(rec.metadata).__name__}")
     if rec.id is not None and not isinstance(rec.id, str):
         raise IngestError(f"{where}: id must be a string, got {type(rec.id).__name__}")
+    # Checked here, for every record, because the write refuses them only when it reaches
+    # the record: the documents before it would already be written.
+    if argmod.has_lone_surrogate(rec.text) or (
+        rec.id is not None and argmod.has_lone_surrogate(rec.id)
+    ):
+        raise IngestError(f"{where}: the text or id contains a lone surrogate (not valid Unicode)")
+    _check_offset(rec.offset, where)
     return rec
+
+
+def _check_offset(off: object, where: str) -> None:
+    """A chunk's offset in its page: a string or list failed the chunks' sort with
+    TypeError (after the batch was planned), NaN ordered them anyhow."""
+    if off is not None and (
+        isinstance(off, bool)
+        or not isinstance(off, int | float)
+        or (isinstance(off, float) and not math.isfinite(off))
+    ):
+        raise IngestError(f"{where}: offset must be a finite number or None, got {off!r:.40}")
 
 
 def _target_of(
@@ -297,7 +342,14 @@ def plan_records(
         if reserved:
             raise IngestError(f"{where}: metadata keys {sorted(reserved)} are reserved")
         planned.append(Placement(i, target, rec.text, doc_tags, meta, rec.id, rec.offset))
-    return _dedupe(planned, on_duplicate)
+    plan = _dedupe(planned, on_duplicate)
+    max_bytes = aclient.writer.builder.max_file_bytes
+    for p in plan:
+        if not p.chunk_of:  # a whole document: written by add_resource, checked by its rules
+            _check_placed_metadata(p.metadata, f"document {p.index}")
+            argmod.check_text_size(p.text)
+            check_text_size(p.text, f"document {p.index}", max_bytes)
+    return plan
 
 
 def _dedupe(planned: list[Placement], on_duplicate: str) -> list[Placement]:
@@ -735,6 +787,7 @@ class PassageStore:
                 raise IngestError(f"{where}: id must be a non-empty string, got {p.id!r}")
             if p.vector is not None:
                 _check_vector(p.vector, where)
+            _check_offset(p.offset, where)
             _check_unicode(p, where)
             pid = p.id if p.id is not None else stable_id(p.text, p.metadata)
             # The same id twice in one batch: the later passage wins (an upsert).

@@ -22,7 +22,6 @@ no ``Authorization`` header is sent (local Ollama/vLLM need none).
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -277,7 +276,7 @@ def _extract_text(response: httpx.Response, model: str) -> str:
 def _extract_text_checked(response: httpx.Response, model: str) -> str:
     try:
         data = response.json()
-    except (json.JSONDecodeError, ValueError):
+    except (ValueError, RecursionError):  # RecursionError: nesting past the limit
         raise LLMError(
             f"chat model {model!r}: answer is not JSON: {body_excerpt(response, 200)!r}"
         ) from None

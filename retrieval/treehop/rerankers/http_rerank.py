@@ -154,7 +154,7 @@ def decode_json(response: httpx.Response) -> Any:
     """The body as JSON, or a :class:`RerankError` naming the malformed answer."""
     try:
         return json.loads(response.content)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting past the limit
         snippet = body_excerpt(response, 120)
         raise RerankError(
             redact(f"malformed JSON from reranker: {exc}; body starts {snippet!r}")

@@ -67,7 +67,7 @@ def _loads_lenient(text: str) -> Any:
     for candidate in candidates:
         try:
             return json.loads(candidate)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting past the limit
             continue
     raise RerankError(f"LLM answer is not JSON: {text[:200]!r}")
 

@@ -267,7 +267,7 @@ class VikingDBReranker(BaseReranker):
         """A non-2xx answer: use the API's error code when the body carries one."""
         try:
             body = json.loads(response.content)
-        except ValueError:
+        except (ValueError, RecursionError):
             body = None
         if isinstance(body, Mapping) and "code" in body:
             msg = _error_message(body.get("code"), body.get("message"), body.get("request_id"))

@@ -30,6 +30,7 @@ from llama_index.core.vector_stores.types import (
 
 from treehop import tags as tagmod
 from treehop.errors import InvalidFilterError
+from treehop.filters import MAX_FILTER_DEPTH
 from treehop.filters import MetadataFilter as TreehopMetadataFilter
 from treehop.models import ContextType
 
@@ -243,6 +244,7 @@ def to_treehop_filters(filters: MetadataFilters | None) -> TreehopFilterArgs:
         raise InvalidFilterError(
             f"filters must be a llama_index MetadataFilters, got {type(filters).__name__}"
         )
+    _check_depth(filters)
     condition = filters.condition or FilterCondition.AND
     desc = _describe(filters)
     if condition is FilterCondition.OR:
@@ -296,6 +298,17 @@ def to_treehop_filters(filters: MetadataFilters | None) -> TreehopFilterArgs:
         context_types=tuple(ctypes) if ctypes is not None else None,
         source=desc,
     )
+
+
+def _check_depth(filters: MetadataFilters) -> None:
+    """Bounded as the core's DSL is, before the helpers below recurse (nested AND groups are
+    flattened, so the core would not see the depth; 900 levels exhausted the stack)."""
+    stack: list[tuple[MetadataFilters, int]] = [(filters, 0)]
+    while stack:
+        group, depth = stack.pop()
+        if depth > MAX_FILTER_DEPTH:
+            raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
+        stack.extend((f, depth + 1) for f in group.filters if isinstance(f, MetadataFilters))
 
 
 def _flatten_and(filters: MetadataFilters) -> list[MetadataFilter | MetadataFilters]:

@@ -258,6 +258,8 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         """Nodes by id, and/or every node matching ``filters`` (in the store's order)."""
         if node_ids is None and filters is None:
             raise InvalidQueryError("get_nodes needs node_ids or filters")
+        if node_ids is not None:  # checked here too: beside filters they go to a set()
+            node_ids = check_strings(node_ids, "node_ids")
         if filters is None:
             assert node_ids is not None
             return [self._to_node(n) for n in await self._passages.aget(node_ids)]
@@ -322,6 +324,8 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         reject_extra(delete_kwargs, "delete_nodes")
         if node_ids is None and filters is None:
             raise InvalidQueryError("delete_nodes needs node_ids or filters (clear() empties)")
+        if node_ids is not None:  # checked here too: beside filters they go to a set()
+            node_ids = check_strings(node_ids, "node_ids")
         if filters is None:
             assert node_ids is not None
             await self._passages.adelete(node_ids)
