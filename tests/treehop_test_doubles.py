@@ -282,3 +282,23 @@ SAMPLE_QUERIES = [
 ]
 """Queries over :func:`saved_sample_index`'s tree, for the batch tests (reader processes,
 find_many): each file takes a prefix, so that the same words reach every batch path."""
+
+
+ONE_BOOK_QUERY = "configure logging handler"
+"""A topical query of :func:`one_long_book`'s words: over that one file it fills its limit
+with passage slots."""
+
+
+def one_long_book(root: Path) -> Path:
+    """One long text file, ``root/book.txt``: 120 paragraphs over four topics, every one
+    naming :data:`ONE_BOOK_QUERY`'s words (the one-file store of the framework wrappers'
+    filled-slot tests)."""
+    root.mkdir(parents=True, exist_ok=True)
+    topics = ["logging", "fixtures", "markers", "plugins"]
+    paras = [
+        f"Paragraph {i}: configure {topics[i % 4]} handler level format number {i}. " * 4
+        for i in range(120)
+    ]
+    book = root / "book.txt"
+    book.write_text("\n\n".join(paras))
+    return book

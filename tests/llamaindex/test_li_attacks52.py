@@ -14,21 +14,15 @@ from llama_index.retrievers.treehop import LlamaIndexEmbedder, TreehopRetriever
 from llama_index.retrievers.treehop.memory_block import _session
 from treehop import Treehop
 
-QUERY = "configure logging handler"
+from treehop_test_doubles import ONE_BOOK_QUERY, one_long_book
+
+QUERY = ONE_BOOK_QUERY
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Any:
-    root = tmp_path / "docs"
-    root.mkdir()
-    topics = ["logging", "fixtures", "markers", "plugins"]
-    paras = [
-        f"Paragraph {i}: configure {topics[i % 4]} handler level format number {i}. " * 4
-        for i in range(120)
-    ]
-    (root / "book.txt").write_text("\n\n".join(paras))
     c = Treehop(embedder=LlamaIndexEmbedder(WordHashEmbedding()), tagger=None, chunk_chars=300)
-    c.add_resource(root / "book.txt", target_uri="viking://resources/one")
+    c.add_resource(one_long_book(tmp_path / "docs"), target_uri="viking://resources/one")
     yield c
     c.close()
 
