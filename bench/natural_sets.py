@@ -178,6 +178,7 @@ HELD_OUT_SETS = (
     "slrn-faq",
     "wmaker-faq",
     "cryptsetup-faq",
+    "grace-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -3815,6 +3816,166 @@ def cryptsetup_faq_set() -> NaturalSet:
     return nset
 
 
+# --------------------------------------------------------------------------------------
+# A linuxdoc FAQ as HTML, numbered questions as headings, beside its User's Guide (Grace)
+# --------------------------------------------------------------------------------------
+
+GRACE_PACKAGE = "grace"
+GRACE_DOC = "usr/share/doc/grace"
+GRACE_FAQ = "FAQ.html"
+GRACE_PAGES = ("UsersGuide.html", "Tutorial.html", "CHANGES.html", "index.html")
+"""The folder's other HTML documents, each one page as shipped (:func:`page_to_markdown`):
+the User's Guide (every menu, dialog, command-line option and batch command: the text
+the FAQ's answers compete with), the Tutorial, the history of changes (``CHANGES``, each
+release's fixes and features, many of them the FAQ's subjects) and the home page copy
+(features, mailing lists). Left out: ``GPL.html`` (the licence), ``nohelp.html`` (a
+56-character "No help available" placeholder), the PDFs (the same documents again), the
+tutorial's data and project files (``*.dat``, ``*.agr``, ``examples/``), the X resources
+file ``XMgrace.resources``, the script ``shiftdata.sh``, the images, the changelogs and the
+copyright."""
+GRACE_TEXTS = ("README", "README.Debian")
+"""The folder's plain-text notes (what to read, Debian's notes on PDF output and fonts):
+in, as text."""
+GRACE_MAN = (
+    "usr/share/man/man1/grace.1.gz",
+    "usr/share/man/man1/convcal.1.gz",
+    "usr/share/man/man1/fdf2fit.1.gz",
+    "usr/share/man/man1/grconvert.1.gz",
+    "usr/share/man/man8/update-grace-fonts.8.gz",
+)
+"""The package's man pages (roff, :func:`roff_page_markdown`): in, under ``man/``;
+``xmgrace.1``, ``gracebat.1`` and ``grace-thumbnailer.1`` are the same page as
+``grace.1`` under other names and are read once."""
+GRACE_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named. The User's Guide (~121,000
+characters) is over :data:`MAX_LINKED_CHARS` but is kept whole, one page as shipped, as
+slrn's manual and Window Maker's ``NEWS`` are under their caps: it is the package's
+reference on the subjects the FAQ answers."""
+_GRACE_SECTION = re.compile(r"^(\d+)\.\s+(\S.*)$")
+_GRACE_QUESTION = re.compile(r"^(\d+)\.(\d+)\.?\s+(\S.*)$")
+_GRACE_CONTENTS_ITEM = re.compile(r"^\s*-\s+\d+\.\d+\.?\s")
+
+
+def split_grace_faq(markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Grace's ``FAQ.html`` as :func:`page_to_markdown` renders it (linuxdoc HTML: a
+    title, an author line and an abstract, then the contents list, one ``## N. Section``
+    heading over a bullet list ``- N.M <question>`` per section, then the body: the same
+    ``## N. Section`` headings, each followed by its questions as headings ``## N.M
+    <question>``) -> (the FAQ as one markdown page without its questions and its contents
+    list, [(number, question, answer)]), in one pass over the lines.
+
+    A section heading whose text is nothing but contents bullets (``- 1.1 What is
+    Grace?``) is the contents list: heading and bullets are dropped; the body's section
+    headings stay. A heading numbered ``N.M`` (or ``N.M.``) at any level is a question, as
+    its authors numbered it (some are problem reports: "Printing to my old PostScript
+    printer produces an error."): its line leaves the page; its answer is the text under
+    it up to the next heading of its level or above (a deeper unnumbered heading stays
+    inside the answer). Fenced code is never read as a heading. Each block's blank runs
+    collapse. Ids are the authors' numbers; a repeated number gets ``-2``. A question with
+    no text under it asks nothing."""
+    blocks: list[tuple[int, str, list[str]]] = [(0, "", [])]  # (level, title, lines)
+    fence = False
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _MD_HEADING.match(line)
+        if m:
+            blocks.append((len(m.group(1)), _norm(m.group(2)), []))
+        else:
+            blocks[-1][2].append(line)
+
+    out: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    asked: tuple[int, str, str] | None = None  # (level, number, question)
+    answer: list[str] = []
+
+    def close() -> None:
+        nonlocal asked
+        if asked is not None and answer:
+            number = asked[1]
+            seen[number] = seen.get(number, 0) + 1
+            key = number if seen[number] == 1 else f"{number}-{seen[number]}"
+            qa.append((key, asked[2], "\n\n".join(answer)))
+        asked = None
+        answer.clear()
+
+    for level, title, lines in blocks:
+        text = re.sub(r"\n{3,}", "\n\n", "\n".join(ln.rstrip() for ln in lines).strip("\n"))
+        numbered = _GRACE_QUESTION.match(title) if level else None
+        if level and numbered is None and _GRACE_SECTION.match(title):
+            body = [ln for ln in lines if ln.strip()]
+            if body and all(_GRACE_CONTENTS_ITEM.match(ln) for ln in body):
+                continue  # the contents list: every question again
+        if numbered is not None:
+            close()
+            asked = (level, f"{numbered.group(1)}.{numbered.group(2)}", numbered.group(3))
+        elif level and (asked is None or level <= asked[0]):
+            close()
+            out.append(f"{'#' * level} {title}")
+        elif level:
+            out.append(f"{'#' * level} {title}")  # a sub-heading of the open answer
+            answer.append(out[-1])
+        if text.strip():
+            out.append(text)
+            if asked is not None:
+                answer.append(text)
+    close()
+    return "\n\n".join(out).strip() + "\n", qa
+
+
+def grace_faq_set() -> NaturalSet:
+    """The Grace FAQ (Debian ``grace``, ``/usr/share/doc/grace/FAQ.html``: linuxdoc HTML,
+    ~97 numbered questions in 10 sections after a contents list) as one page ``FAQ.md``
+    with every question deleted (:func:`split_grace_faq`), beside the package's other
+    documents in the same folder: the User's Guide, the Tutorial, the history of changes
+    and the home page (:data:`GRACE_PAGES`, converted; over :data:`GRACE_MAX_PAGE_CHARS`
+    out and named), the notes (:data:`GRACE_TEXTS`, as text) and the man pages
+    (:data:`GRACE_MAN`). Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are
+    left out and named. Built after stop 52 and measured once, with no change to the
+    retriever: an untuned check (helper heldout23)."""
+    root, doc, faq_path = _packaged_doc(GRACE_PACKAGE, GRACE_DOC, GRACE_FAQ)
+    text, qa = split_grace_faq(page_to_markdown(_doc_text(faq_path, "utf-8")))
+    files = {"FAQ.md": text}
+    asked = [NaturalQuestion(f"grace-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    kept: list[str] = []
+    too_long: list[str] = []
+    for name in GRACE_PAGES:
+        path = doc / name
+        if path.is_file():
+            page = page_to_markdown(_doc_text(path, "utf-8"))
+            if len(page) > GRACE_MAX_PAGE_CHARS:
+                too_long.append(name)
+            else:
+                files[name.removesuffix(".html") + ".md"] = page
+                kept.append(name)
+    kept += _add_notes(files, doc, GRACE_TEXTS)
+    for rel in GRACE_MAN:
+        path = root / rel
+        if path.is_file():
+            stem = path.name.removesuffix(".gz")
+            files[f"man/{stem}.md"] = roff_page_markdown(_doc_text(path, "utf-8"))
+            kept.append(stem)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    nset = _packaged_set(
+        "grace-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Grace FAQ from {GRACE_PACKAGE} {version} (FAQ.html, linuxdoc HTML, one page; "
+            "its N.M question headings and the contents list deleted) + the package's "
+            f"documents beside it ({', '.join(kept)}); over {GRACE_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}; PDFs, data files, GPL, changelogs out; answer "
+            "= the text under a question, up to the next question or section; left out, "
+            f"answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -3838,6 +3999,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "slrn-faq": lambda emb: slrn_faq_set(),
     "wmaker-faq": lambda emb: wmaker_faq_set(),
     "cryptsetup-faq": lambda emb: cryptsetup_faq_set(),
+    "grace-faq": lambda emb: grace_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
