@@ -3928,9 +3928,7 @@ def weechat_faq_set() -> NaturalSet:
     text, qa = split_weechat_faq(asciidoctor_markdown(faq_path.read_text(encoding="utf-8")))
     faq_rel = "weechat_faq.md"
     files = {faq_rel: text}
-    asked = [
-        NaturalQuestion(f"weechat-faq:{k}", q, ((a, 1.0),), source=faq_rel) for k, q, a in qa
-    ]
+    asked = [NaturalQuestion(f"weechat-faq:{k}", q, ((a, 1.0),), source=faq_rel) for k, q, a in qa]
     kept: list[str] = []
     for name in WEECHAT_GUIDES:
         path = html_dir / name
