@@ -3860,7 +3860,8 @@ def asciidoctor_markdown(page_html: str) -> str:
     conv = ds._AsciidocToMarkdown()
     conv.feed(page_html)
     conv.close()
-    return conv.text()
+    text: str = conv.text()
+    return text
 
 
 def split_weechat_faq(markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
