@@ -357,3 +357,9 @@ def test_weechat_faq_set_refuses_a_package_without_the_faq(
     (html_dir / ns.WEECHAT_FAQ).unlink()
     with pytest.raises(FileNotFoundError):
         ns.weechat_faq_set()
+
+
+def test_weechat_faq_is_held_out() -> None:
+    """Run by name only: no screening script reads a held-out set by default."""
+    assert "weechat-faq" in ns.HELD_OUT_SETS and "weechat-faq" not in ns.NATURAL_SETS
+    assert "weechat-faq" in ns.BUILDERS
