@@ -128,6 +128,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   package's notes as text and its man pages (``crypttab(5)`` among them). Built after stop
   52 and measured once, with no change to the retriever: an untuned check (helper
   heldout20).
+* ``weechat-faq``: WeeChat's FAQ (Debian ``weechat-doc``, ``html/weechat_faq.en.html``:
+  asciidoctor HTML, 62 numbered ``### N.M.`` questions in 9 sections) as one page with every
+  question deleted (:func:`split_weechat_faq`), beside the package's English guides for
+  users (quickstart, scripting guide, the user's guide one file per chapter). Built after
+  stop 53 and measured once, with no change to the retriever: an untuned check (helper
+  heldout22).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -179,6 +185,7 @@ HELD_OUT_SETS = (
     "wmaker-faq",
     "cryptsetup-faq",
     "grace-faq",
+    "weechat-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -3976,6 +3983,149 @@ def grace_faq_set() -> NaturalSet:
     return nset
 
 
+# --------------------------------------------------------------------------------------
+# An asciidoctor FAQ page among its project's guides (WeeChat's weechat_faq.en.html)
+# --------------------------------------------------------------------------------------
+
+WEECHAT_PACKAGE = "weechat-doc"
+WEECHAT_HTML = "usr/share/doc/weechat-doc/html"
+WEECHAT_FAQ = "weechat_faq.en.html"
+WEECHAT_GUIDES = (
+    "weechat_quickstart.en.html",
+    "weechat_user.en.html",
+    "weechat_scripting.en.html",
+)
+"""The package's other English guides for a user, beside the FAQ in the folder the user has
+(the quickstart, the user's guide with its option and command reference, the scripting
+guide): in, as text (asciidoctor's HTML through ``datasets._AsciidocToMarkdown``); a guide
+over :data:`MAX_LINKED_CHARS` (the user's guide, ~518,000 characters) is split into one file
+per chapter (:func:`split_texinfo_chapters`, used without questions). Left out, named in the
+set's note: :data:`WEECHAT_LEFT_OUT`, the other languages' copies (de, es, fr, it, ja, pl,
+ru, sr, cs) and the changelogs."""
+WEECHAT_LEFT_OUT = (
+    "weechat_dev.en.html",
+    "weechat_plugin_api.en.html",
+    "weechat_relay_protocol.en.html",
+)
+"""The package's English references for developers, not users: the developer's guide (for
+people writing WeeChat's C code), the plugin API reference (~490,000 characters of C
+functions; embedding it on 2 shared cores would cost as much as the rest of the set) and the
+relay protocol (for people writing remote interfaces)."""
+_WEECHAT_SECTION = re.compile(r"^## (\d+)\.\s+(\S.*)$")
+_WEECHAT_QUESTION = re.compile(r"^### (\d+)\.(\d+)\.\s+(\S.*)$")
+
+
+def asciidoctor_markdown(page_html: str) -> str:
+    """An asciidoctor page (``div#header`` and ``div#content``) as markdown-ish text, its
+    table of contents and footer left out (``datasets._AsciidocToMarkdown``, git's)."""
+    conv = ds._AsciidocToMarkdown()
+    conv.feed(page_html)
+    conv.close()
+    text: str = conv.text()
+    return text
+
+
+def split_weechat_faq(markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """WeeChat's FAQ (as markdown, :func:`asciidoctor_markdown`: the title, the author's
+    lines, sections ``## N. Title`` of questions ``### N.M. Question?``) -> (the FAQ as one
+    page without its questions, [(number, question, answer)]), in one pass over the lines.
+
+    A ``### N.M.`` heading under the open section ``## N.`` is a question: its line leaves
+    the page, its answer is the text under it up to the next heading of level 3 or above
+    (deeper headings stay inside it). A ``###`` heading numbered for another section, or
+    not numbered, stays in the page as a heading and its text is no answer; so is the text
+    of a section before its first question. Question texts lose asciidoctor's zero-width
+    spaces (``so good…\u200b``). Ids are the numbers asciidoctor gives the headings (the
+    ``sectnums`` of the authors' document); a repeated number gets ``-2``. Fenced code is
+    never read as a heading. A question with no text under it asks nothing."""
+    out: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    section: str | None = None
+    asked: tuple[str, str] | None = None
+    answer: list[str] = []
+    fence = False
+
+    def close() -> None:
+        nonlocal asked
+        text = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+        if asked is not None and text:
+            number, question = asked
+            seen[number] = seen.get(number, 0) + 1
+            key = number if seen[number] == 1 else f"{number}-{seen[number]}"
+            qa.append((key, question, text))
+        asked = None
+        answer.clear()
+
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        heading = None if fence else _HEADING.match(line)
+        level = len(heading.group(1)) if heading else 0
+        if heading and level <= 3:
+            close()
+        if heading and level <= 2:
+            opened = _WEECHAT_SECTION.match(line) if level == 2 else None
+            section = opened.group(1) if opened else None
+        q = _WEECHAT_QUESTION.match(line) if heading and level == 3 else None
+        if q and section is not None and q.group(1) == section:
+            asked = (f"{q.group(1)}.{q.group(2)}", _norm(q.group(3).replace("\u200b", "")))
+            continue  # the question's own line leaves the page
+        if asked is not None:
+            answer.append(line)
+        out.append(line)
+    close()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n", qa
+
+
+def weechat_faq_set() -> NaturalSet:
+    """WeeChat's FAQ (Debian ``weechat-doc``, ``html/weechat_faq.en.html``: asciidoctor
+    HTML, ~60 numbered questions in 9 sections) as one page ``weechat_faq.md`` with every
+    question deleted (:func:`split_weechat_faq`; its table of contents is left out by the
+    converter), beside the package's English guides for users in the same folder
+    (:data:`WEECHAT_GUIDES`; the user's guide one file per chapter). Entries whose answer
+    is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built after stop 53 and
+    measured once, with no change to the retriever: an untuned check (helper heldout22)."""
+    root, html_dir, faq_path = _packaged_doc(WEECHAT_PACKAGE, WEECHAT_HTML, WEECHAT_FAQ)
+    text, qa = split_weechat_faq(asciidoctor_markdown(faq_path.read_text(encoding="utf-8")))
+    faq_rel = "weechat_faq.md"
+    files = {faq_rel: text}
+    asked = [NaturalQuestion(f"weechat-faq:{k}", q, ((a, 1.0),), source=faq_rel) for k, q, a in qa]
+    kept: list[str] = []
+    for name in WEECHAT_GUIDES:
+        path = html_dir / name
+        if not path.is_file():
+            continue
+        guide = asciidoctor_markdown(path.read_text(encoding="utf-8"))
+        stem = name.removesuffix(".en.html")
+        if len(guide) > MAX_LINKED_CHARS:
+            chapters, _ = split_texinfo_chapters(guide)
+            files.update({f"{stem}/{rel}": t for rel, t in chapters.items()})
+            kept.append(f"{stem} ({len(chapters)} chapter files)")
+        else:
+            files[f"{stem}.md"] = guide
+            kept.append(stem)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    nset = _packaged_set(
+        "weechat-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"WeeChat FAQ from {WEECHAT_PACKAGE} {version} (weechat_faq.en.html, asciidoctor, "
+            "one page; its ### N.M. question headings deleted, the contents list left out) + "
+            f"the package's English guides for users beside it ({', '.join(kept)}); left out: "
+            f"{', '.join(WEECHAT_LEFT_OUT)} (for developers), the other languages, the "
+            "changelogs; answer = the text under a question, up to the next question or "
+            f"section; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -4000,6 +4150,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "wmaker-faq": lambda emb: wmaker_faq_set(),
     "cryptsetup-faq": lambda emb: cryptsetup_faq_set(),
     "grace-faq": lambda emb: grace_faq_set(),
+    "weechat-faq": lambda emb: weechat_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
