@@ -65,10 +65,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "duplicates-0.7": {"DUPLICATE_SHARE": 0.7},
     "extension-final": {"EXTENSION_SCORE": "final"},
     "extension-own-both": {"EXTENSION_SCORE": "own-both"},
-    "whole0": {"WHOLE_SLOTS": 0},
-    "hits-first": {"WHOLE_SLOTS": 0, "EXTENSION_ORDER": "after-hits"},
-    "room-next": {"WHOLE_ROOM": "next-hit"},
-    "room-next-first": {"WHOLE_ROOM": "next-hit-first"},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""

@@ -825,8 +825,6 @@ def _conversation_order(c: ChunkContext) -> tuple[int, int]:
 
 def _unfold_turns(
     contexts: Sequence[MatchedContext],
-    whole: int | None = None,
-    next_first: bool = False,
 ) -> tuple[list[MatchedContext], set[str], list[str | None]]:
     """Each memory hit and the turns its slot carries (``memory_context_chars``) as entries of
     their own (the packer fits the budget, dedups across a session's calls and labels line by
@@ -875,7 +873,7 @@ def _unfold_turns(
         slots.append((m, entries, is_turn))
     if NEIGHBOUR_ORDER in ("slot", "slot-near"):
         if EXTENSION_ORDER != "slot":
-            order, requires = _by_score(slots, whole, next_first)
+            order, requires = _by_score(slots)
             return order, turns, requires
         return [e for m, entries, _ in slots for e in (m, *(x for _, x in entries))], turns, []
     carried.sort(key=lambda kv: kv[0])
@@ -884,8 +882,6 @@ def _unfold_turns(
 
 def _by_score(
     slots: Sequence[tuple[MatchedContext, list[tuple[int, MatchedContext]], bool]],
-    whole: int | None = None,
-    next_first: bool = False,
 ) -> tuple[list[MatchedContext], list[str | None]]:
     """The order :data:`EXTENSION_ORDER` offers a block's entries in: the slots' hits in rank
     order, the first :data:`WHOLE_SLOTS` slots (and every conversation slot) whole; a lower
@@ -901,8 +897,6 @@ def _by_score(
     another slot's hit (which continues nothing) or another slot's extension (continuing
     another chunk), and neither may inherit this slot's condition."""
     by_score = EXTENSION_ORDER == "score"
-    whole = WHOLE_SLOTS if whole is None else whole
-    deferred: list[MatchedContext] = []
     out: list[MatchedContext] = []
     needs: list[str | None] = []
     requires: dict[int, str] = {}  # id() of an extension entry (alive in ``slots``) -> URI
@@ -930,14 +924,7 @@ def _by_score(
             emit_best()
         out.append(m)
         needs.append(None)
-        if deferred:
-            out.extend(deferred)
-            needs.extend(None for _ in deferred)
-            deferred = []
-        if next_first and rank == 0 and entries and not is_turn and len(slots) > 1:
-            deferred = [e for _, e in entries]
-            continue
-        if is_turn or not entries or rank < whole:
+        if is_turn or not entries or rank < WHOLE_SLOTS:
             out.extend(e for _, e in entries)
             needs.extend(None for _ in entries)
             continue
@@ -951,8 +938,6 @@ def _by_score(
                 inner = e.uri
             chains[2 * rank + side] = [e for _, e in reversed(chain)]
             offer_next(2 * rank + side)
-    out.extend(deferred)
-    needs.extend(None for _ in deferred)
     while pending:
         emit_best()
     return out, needs
@@ -1053,28 +1038,6 @@ def _duplicates_last(hits: list[MatchedContext]) -> list[MatchedContext]:
     return [*kept, *late] if late else hits
 
 
-WHOLE_ROOM: Literal["always", "next-hit", "next-hit-first"] = "always"
-"""(screen, helper ctxsmall stop 53) When the top slot goes whole: ``always``
-(:data:`WHOLE_SLOTS`); ``next-hit`` only when the next slot's hit still fits after it,
-else its extensions bid by score like a lower slot's; ``next-hit-first`` the same test, and
-when it fails the next slot's hit is offered before the top slot's extensions."""
-
-
-def _whole_room(
-    ranked: Sequence[MatchedContext], max_tokens: int, counter: TokenCounter
-) -> tuple[int | None, bool]:
-    """The whole-slot count and next-first flag :data:`WHOLE_ROOM` gives this block."""
-    if WHOLE_ROOM == "always" or len(ranked) < 2 or EXTENSION_ORDER != "score":
-        return None, False
-    top, nxt = ranked[0], ranked[1]
-    if _is_turn(top) or not top.collapsed:
-        return None, False
-    need = counter.count(top.slot_text) + counter.count(nxt.content or nxt.abstract)
-    if need <= max_tokens:
-        return None, False
-    return (0, False) if WHOLE_ROOM == "next-hit" else (None, True)
-
-
 def _within_any(uri: str, scopes: Iterable[str]) -> bool:
     return any(urimod.is_within(uri, s) for s in scopes)
 
@@ -1100,9 +1063,9 @@ def assemble_context(
     """
     quota, order = check_budget(max_tokens, quotas, tiers)
     counter = resolve_counter(token_counter)
-    ranked = _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits))
-    whole, next_first = _whole_room(ranked, max_tokens, counter)
-    contexts, turns, requires = _unfold_turns(ranked, whole, next_first)
+    contexts, turns, requires = _unfold_turns(
+        _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits))
+    )
     packer = _Packer(max_tokens, quota, order, counter, contexts, turns)
     if query is not None:
         if not isinstance(query, str):
