@@ -2872,6 +2872,7 @@ _CURL_SUB_ENTRY = re.compile(r"^\s*(\d+)\.(\d+)\.(\d+)\s+(\S.*)$")
 _ROFF_ESCAPE = re.compile(r"\\(\(..|f[BIPRC]|f\(..|[-\\&|_e^ ])")
 _ROFF_NAMED = {"(aq": "'", "(dq": '"', "(em": "--", "(en": "-", "(bu": "*", "(co": "(C)"}
 _ROFF_ARGS = re.compile(r'"([^"]*)"|(\S+)')
+_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)\s*$")
 
 
 def split_curl_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
@@ -2948,10 +2949,26 @@ def roff_page_markdown(roff: str) -> str:
     ``.nf``..``.fi`` a fenced block, the font macros' arguments joined (``.BR`` and the other
     alternating ones without spaces, as roff sets them), comments and layout requests
     (``.RS``, ``.ad``, ``.sp``) dropped. Enough for the pages of one package, not all roff
-    (no ``.so``, tables or conditionals)."""
+    (no ``.so``, tables or conditionals).
+
+    Running text keeps roff's input lines (markdown joins them into one paragraph, as roff
+    fills them), but a line that is only ``=`` or only ``-`` right after a text line is
+    joined to that line with a space: on a line of its own a markdown reader takes it for a
+    setext underline and makes the line above a heading. mc(1) sets the file-type marks in
+    running text, ``.B =`` then "for sockets,", ``.B \\-`` then "for character devices,"
+    ("... @ for links, = for sockets, - for ..."): written one per line, "for sockets," became
+    a heading over the rest of its chapter (helper heldout18's finding)."""
     out: list[str] = []
     fence = False
     tag_next = False
+
+    def text(line: str) -> None:
+        """A line of running text (or of a fenced example, kept as it is)."""
+        if not fence and _SETEXT_UNDERLINE.match(line) and out and out[-1].strip():
+            out[-1] = f"{out[-1]} {line.strip()}"
+        else:
+            out.append(line)
+
     for raw in roff.split("\n"):
         if raw.startswith(('.\\"', "'\\\"")) or raw.strip() in {".", "'"}:
             continue
@@ -2977,12 +2994,12 @@ def roff_page_markdown(roff: str) -> str:
                 out.append("")
                 tag_next = True
             elif name in {"B", "I", "SM", "BR", "RB", "BI", "IB", "IR", "RI"}:
-                out.append(_roff_inline((" " if len(name) == 1 or name == "SM" else "").join(args)))
+                text(_roff_inline((" " if len(name) == 1 or name == "SM" else "").join(args)))
                 if tag_next:  # a .TP item's tag set in a font
                     out.append("")
                     tag_next = False
             continue  # .br, .RS, .RE, .ad and the rest: layout only
-        out.append(_roff_inline(raw))
+        text(_roff_inline(raw))
         if tag_next:
             out.append("")
             tag_next = False

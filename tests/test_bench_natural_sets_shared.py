@@ -118,3 +118,52 @@ def test_identity_hashes_name_the_part_that_moved(tmp_path: Path) -> None:
     s = _set(tmp_path)
     s.questions[1] = replace(s.questions[1], qid="s:3")
     assert moved(s) == {"questions", "qrels", "halves", "set"}
+
+
+MARKS_ROFF = r""".TH MC 1 "2023" "4.8.29"
+.SH "Menu Bar"
+.SH "  Listing Format..."
+This character is similar to what is displayed by ls \-F:
+.B *
+for executable files,
+.B @
+for links,
+.B =
+for sockets,
+.B \-
+for character devices.
+.PP
+Text after the marks.
+.SH "  Sort Order..."
+.TP
+.B =
+Make panels equal in width.
+.nf
+a line
+===
+.fi
+"""
+
+
+def test_roff_marks_in_running_text_make_no_heading() -> None:
+    """mc(1)'s file-type marks, set in running text (``.B =`` then "for sockets,"), are
+    joined to the line above them, so that no markdown reader takes "for links," or "for
+    sockets," for a setext heading (treehop's own parser read "for sockets," as one, over
+    the rest of the chapter); a mark that is a ``.TP`` item's tag, and a ``===`` line in an
+    example, stay lines of their own."""
+    from treehop.ingest import markup as mk
+
+    page = ns.roff_page_markdown(MARKS_ROFF)
+    assert "@\nfor links, =\nfor sockets, -\nfor character devices." in page
+    assert "\n\n=\n\nMake panels equal in width." in page  # a .TP tag after a blank line
+    assert "```\na line\n===\n```" in page
+    nested = ns.mc_man_markdown(MARKS_ROFF)
+    assert mk._parse_markdown(nested).headings == [
+        "MC(1)",
+        "Menu Bar",
+        "Listing Format...",
+        "Sort Order...",
+    ]
+    # the words a reader of man sees, in the same order
+    words = " ".join(page.split())
+    assert "@ for links, = for sockets, - for character devices." in words
