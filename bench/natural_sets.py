@@ -2781,6 +2781,85 @@ def getmail_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# The page and the questions of a one-pass FAQ splitter (curl, mc, wmaker, cryptsetup)
+# --------------------------------------------------------------------------------------
+
+
+def _dedented_block(lines: Sequence[str]) -> str:
+    """Text between two headings of a plain-text FAQ: dedented (the FAQs indent their
+    answers), blank lines at its ends dropped, blank runs collapsed."""
+    return re.sub(r"\n{3,}", "\n\n", textwrap.dedent("\n".join(lines)).strip("\n"))
+
+
+class _FaqPage:
+    """What a one-pass FAQ splitter builds as it reads the lines: the page without its
+    questions (``out``, parts joined by blank lines) and the questions with their answers
+    (``qa``: (id, question, answer)). One copy of the bookkeeping the curl, mc, Window Maker
+    and cryptsetup splitters each wrote as their own ``flush``/``close`` closures, so that
+    they cannot drift apart (an answer lost at the last question, a repeated id).
+
+    A splitter appends the lines between headings to ``block``; :meth:`flush` turns them
+    into one part (``block_text``) of the page, and of the open question's answer when one
+    is open. :meth:`ask` opens a question (closing the one before); its question is its
+    lines (a question wrapped over several lines: append to ``asked``'s list), whitespace
+    collapsed. :meth:`close` ends the open question: an answer is its parts joined by blank
+    lines, and a question with no text under it asks nothing. Ids are the authors' numbers;
+    a repeated number gets ``-2``, ``-3`` ..."""
+
+    def __init__(
+        self, out: Sequence[str] = (), block_text: Callable[[Sequence[str]], str] = _dedented_block
+    ) -> None:
+        self.out: list[str] = list(out)
+        self.block: list[str] = []  # the text since the last heading
+        self.answer: list[str] | None = None  # the open question's parts
+        self.asked: tuple[str, list[str]] | None = None  # (number, the question's lines)
+        self.qa: list[tuple[str, str, str]] = []
+        self._seen: dict[str, int] = {}
+        self._block_text = block_text
+
+    def flush(self) -> None:
+        """The lines in ``block`` as one part of the page (and of the open answer)."""
+        part = self._block_text(self.block)
+        self.block.clear()
+        if part.strip():
+            self.out.append(part)
+            if self.answer is not None:
+                self.answer.append(part)
+
+    def close(self) -> None:
+        """Flush, then end the open question (kept when it has text under it)."""
+        self.flush()
+        if self.asked is not None and self.answer:
+            number, lines = self.asked
+            self._seen[number] = count = self._seen.get(number, 0) + 1
+            key = number if count == 1 else f"{number}-{count}"
+            self.qa.append((key, _norm(" ".join(lines)), "\n\n".join(self.answer).strip()))
+        self.answer, self.asked = None, None
+
+    def ask(self, number: str, *lines: str) -> None:
+        """Close the open question and open question ``number`` (its text: ``lines``)."""
+        self.close()
+        self.asked = (number, list(lines))
+        self.answer = []
+
+    def heading(self, line: str, in_answer: bool = False) -> None:
+        """A heading line in the page: it closes the open question, or with ``in_answer``
+        is a sub-section of its answer (the text before it flushed)."""
+        if in_answer:
+            self.flush()
+            assert self.answer is not None
+            self.answer.append(line)
+        else:
+            self.close()
+        self.out.append(line)
+
+    def page(self) -> str:
+        """The page: the question closed, its parts joined by blank lines."""
+        self.close()
+        return "\n\n".join(self.out).strip() + "\n"
+
+
+# --------------------------------------------------------------------------------------
 # A numbered plain-text FAQ beside its library's notes and man pages (curl)
 # --------------------------------------------------------------------------------------
 
@@ -2801,6 +2880,7 @@ _CURL_SUB_ENTRY = re.compile(r"^\s*(\d+)\.(\d+)\.(\d+)\s+(\S.*)$")
 _ROFF_ESCAPE = re.compile(r"\\(\(..|f[BIPRC]|f\(..|[-\\&|_e^ ])")
 _ROFF_NAMED = {"(aq": "'", "(dq": '"', "(em": "--", "(en": "-", "(bu": "*", "(co": "(C)"}
 _ROFF_ARGS = re.compile(r'"([^"]*)"|(\S+)')
+_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)\s*$")
 
 
 def split_curl_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
@@ -2831,57 +2911,27 @@ def split_curl_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     def blank(i: int) -> bool:
         return i < 0 or i >= n or not body[i].strip()
 
-    out: list[str] = ["# curl FAQ"]
-    block: list[str] = []  # the text since the last heading, to dedent
-    answer: list[str] | None = None  # the open question's text (blocks and sub-headings)
-    qa: list[tuple[str, str, str]] = []
-    asked: tuple[str, str] | None = None
+    page = _FaqPage(["# curl FAQ"])
     section: str | None = None
-    seen: dict[str, int] = {}
-
-    def flush() -> None:
-        part = re.sub(r"\n{3,}", "\n\n", textwrap.dedent("\n".join(block)).strip("\n"))
-        block.clear()
-        if part.strip():
-            out.append(part)
-            if answer is not None:
-                answer.append(part)
-
-    def close() -> None:
-        nonlocal answer, asked
-        flush()
-        if asked is not None and answer:
-            num = asked[0]
-            seen[num] = seen.get(num, 0) + 1
-            key = num if seen[num] == 1 else f"{num}-{seen[num]}"
-            qa.append((key, asked[1], "\n\n".join(answer).strip()))
-        answer, asked = None, None
 
     for i, line in enumerate(body):
         apart = blank(i - 1) and blank(i + 1)
         opened = _CURL_SECTION.match(line) if apart else None
         if opened:
-            close()
             section = opened.group(1)
-            out.append(f"## {_norm(line)}")
+            page.heading(f"## {_norm(line)}")
             continue
         entry = _CURL_QUESTION.match(line) if apart else None
         if entry and entry.group(1) == section and len(line) - len(line.lstrip()) <= 4:
-            close()
-            asked = (f"{entry.group(1)}.{entry.group(2)}", _norm(entry.group(3)))
-            answer = []
+            page.ask(f"{entry.group(1)}.{entry.group(2)}", entry.group(3))
             continue  # the question's own line leaves the page
         sub = _CURL_SUB_ENTRY.match(line) if apart else None
+        asked = page.asked
         if sub and asked is not None and f"{sub.group(1)}.{sub.group(2)}" == asked[0]:
-            flush()
-            heading = f"### {_norm(line)}"
-            out.append(heading)
-            assert answer is not None
-            answer.append(heading)
+            page.heading(f"### {_norm(line)}", in_answer=True)
             continue
-        block.append(line)
-    close()
-    return "\n\n".join(out).strip() + "\n", qa
+        page.block.append(line)
+    return page.page(), page.qa
 
 
 def _roff_inline(text: str) -> str:
@@ -2907,10 +2957,26 @@ def roff_page_markdown(roff: str) -> str:
     ``.nf``..``.fi`` a fenced block, the font macros' arguments joined (``.BR`` and the other
     alternating ones without spaces, as roff sets them), comments and layout requests
     (``.RS``, ``.ad``, ``.sp``) dropped. Enough for the pages of one package, not all roff
-    (no ``.so``, tables or conditionals)."""
+    (no ``.so``, tables or conditionals).
+
+    Running text keeps roff's input lines (markdown joins them into one paragraph, as roff
+    fills them), but a line that is only ``=`` or only ``-`` right after a text line is
+    joined to that line with a space: on a line of its own a markdown reader takes it for a
+    setext underline and makes the line above a heading. mc(1) sets the file-type marks in
+    running text, ``.B =`` then "for sockets,", ``.B \\-`` then "for character devices,"
+    ("... @ for links, = for sockets, - for ..."): written one per line, "for sockets," became
+    a heading over the rest of its chapter (helper heldout18's finding)."""
     out: list[str] = []
     fence = False
     tag_next = False
+
+    def text(line: str) -> None:
+        """A line of running text (or of a fenced example, kept as it is)."""
+        if not fence and _SETEXT_UNDERLINE.match(line) and out and out[-1].strip():
+            out[-1] = f"{out[-1]} {line.strip()}"
+        else:
+            out.append(line)
+
     for raw in roff.split("\n"):
         if raw.startswith(('.\\"', "'\\\"")) or raw.strip() in {".", "'"}:
             continue
@@ -2936,12 +3002,12 @@ def roff_page_markdown(roff: str) -> str:
                 out.append("")
                 tag_next = True
             elif name in {"B", "I", "SM", "BR", "RB", "BI", "IB", "IR", "RI"}:
-                out.append(_roff_inline((" " if len(name) == 1 or name == "SM" else "").join(args)))
+                text(_roff_inline((" " if len(name) == 1 or name == "SM" else "").join(args)))
                 if tag_next:  # a .TP item's tag set in a font
                     out.append("")
                     tag_next = False
             continue  # .br, .RS, .RE, .ad and the rest: layout only
-        out.append(_roff_inline(raw))
+        text(_roff_inline(raw))
         if tag_next:
             out.append("")
             tag_next = False
@@ -3069,58 +3135,31 @@ def split_mc_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     def blank(i: int) -> bool:
         return i < 0 or i >= n or not lines[i].strip()
 
-    out: list[str] = ["# Midnight Commander FAQ"]
-    block: list[str] = []  # the text since the last heading, to dedent
-    answer: list[str] | None = None  # the open question's text blocks
-    qa: list[tuple[str, str, str]] = []
-    asked: tuple[str, list[str]] | None = None  # (number, the question's lines)
+    page = _FaqPage(["# Midnight Commander FAQ"])
     asking = False  # reading the open question's wrapped lines
     section = 0  # 0: before the body
-    seen: dict[str, int] = {}
-
-    def flush() -> None:
-        part = re.sub(r"\n{3,}", "\n\n", textwrap.dedent("\n".join(block)).strip("\n"))
-        block.clear()
-        if part.strip():
-            out.append(part)
-            if answer is not None:
-                answer.append(part)
-
-    def close() -> None:
-        nonlocal answer, asked
-        flush()
-        if asked is not None and answer:
-            num = asked[0]
-            seen[num] = seen.get(num, 0) + 1
-            key = num if seen[num] == 1 else f"{num}-{seen[num]}"
-            qa.append((key, _norm(" ".join(asked[1])), "\n\n".join(answer).strip()))
-        answer, asked = None, None
 
     for i, line in enumerate(lines):
         if asking:
             if line.strip():
-                assert asked is not None
-                asked[1].append(line)
+                assert page.asked is not None
+                page.asked[1].append(line)
                 continue
             asking = False
         opened = _MC_SECTION.match(line) if blank(i - 1) and blank(i + 1) else None
         if opened and int(opened.group(1)) == section + 1:
-            close()
             section += 1
-            out.append(f"## {section} {_norm(opened.group(2))}")
+            page.heading(f"## {section} {_norm(opened.group(2))}")
             continue
         if not section:
             continue  # the title and the contents list
         entry = _MC_QUESTION.match(line) if blank(i - 1) else None
         if entry and int(entry.group(1)) == section:
-            close()
-            asked = (f"{entry.group(1)}.{entry.group(2)}", [entry.group(3)])
-            answer = []
+            page.ask(f"{entry.group(1)}.{entry.group(2)}", entry.group(3))
             asking = True
             continue  # the question's own lines leave the page
-        block.append(line)
-    close()
-    return "\n\n".join(out).strip() + "\n", qa
+        page.block.append(line)
+    return page.page(), page.qa
 
 
 def mc_man_markdown(roff: str) -> str:
@@ -3548,31 +3587,8 @@ def split_wmaker_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     body = body[:end]
     n = len(body)
 
-    out: list[str] = ["# Window Maker FAQ"]
-    block: list[str] = []
-    answer: list[str] | None = None
-    qa: list[tuple[str, str, str]] = []
-    asked: tuple[str, str] | None = None
+    page = _FaqPage(["# Window Maker FAQ"])
     section = 0
-    seen: dict[str, int] = {}
-
-    def flush() -> None:
-        part = re.sub(r"\n{3,}", "\n\n", textwrap.dedent("\n".join(block)).strip("\n"))
-        block.clear()
-        if part.strip():
-            out.append(part)
-            if answer is not None:
-                answer.append(part)
-
-    def close() -> None:
-        nonlocal answer, asked
-        flush()
-        if asked is not None and answer:
-            num = asked[0]
-            seen[num] = seen.get(num, 0) + 1
-            key = num if seen[num] == 1 else f"{num}-{seen[num]}"
-            qa.append((key, asked[1], "\n\n".join(answer).strip()))
-        answer, asked = None, None
 
     def underline(i: int) -> int | None:
         """The index of the question at ``i``'s underline, or None."""
@@ -3592,25 +3608,20 @@ def split_wmaker_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
             and body[i + 1].strip()
             and _WMAKER_SECTION_RULE.match(body[i + 2])
         ):
-            close()
             section += 1
-            out.append(f"## {_norm(body[i + 1]).removesuffix(':').strip()}")
+            page.heading(f"## {_norm(body[i + 1]).removesuffix(':').strip()}")
             i += 3
             continue
         entry = _WMAKER_QUESTION.match(line)
         if entry and int(entry.group(1)) == section and (i == 0 or not body[i - 1].strip()):
             under = underline(i)
             if under is not None:
-                close()
-                wrapped = [entry.group(3), *body[i + 1 : under]]
-                asked = (f"{entry.group(1)}.{entry.group(2)}", _norm(" ".join(wrapped)))
-                answer = []
+                page.ask(f"{entry.group(1)}.{entry.group(2)}", entry.group(3), *body[i + 1 : under])
                 i = under + 1
                 continue  # the question's lines and underline leave the page
-        block.append(line)
+        page.block.append(line)
         i += 1
-    close()
-    return "\n\n".join(out).strip() + "\n", qa
+    return page.page(), page.qa
 
 
 def _wmaker_bare(question: str) -> str:
@@ -3732,53 +3743,32 @@ def split_cryptsetup_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     first entry is no answer. The ``# Sections`` block (everything before the first
     numbered section) is dropped but for the title. Ids are the authors' numbers; a
     repeated number gets ``-2``. A question with no text under it asks nothing."""
-    lines = text.split("\n")
-    out: list[str] = []
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    asked: tuple[str, str] | None = None
-    held: list[str] = []
+    page = _FaqPage(block_text=_bullet_block)
     started = False
 
-    def flush() -> None:
-        nonlocal asked
-        block = _bullet_block(held)
-        held.clear()
-        if block:
-            out.append(block)
-        if asked is not None and block:
-            number, question = asked
-            seen[number] = seen.get(number, 0) + 1
-            key = number if seen[number] == 1 else f"{number}-{seen[number]}"
-            qa.append((key, question, block))
-        asked = None
-
-    for line in lines:
+    for line in text.split("\n"):
         section = _CRYPTSETUP_SECTION.match(line)
         entry = _CRYPTSETUP_ENTRY.match(line)
         if not started:
             if section:
                 started = True
-            elif line.startswith("# ") and not out:
-                out.append(_norm(line))
+            elif line.startswith("# ") and not page.out:
+                page.out.append(_norm(line))
                 continue
             else:
                 continue
         if section:
-            flush()
-            out.append(_norm(line))
+            page.heading(_norm(line))
         elif entry:
-            flush()
             title = _norm(entry.group(1) + entry.group(2))
             numbered = _CRYPTSETUP_NUMBER.match(title)
             if numbered:
-                asked = (numbered.group(1), numbered.group(2))
+                page.ask(numbered.group(1), numbered.group(2))
             else:
-                out.append(f"**{_norm(entry.group(1))}**{entry.group(2).rstrip()}")
+                page.heading(f"**{_norm(entry.group(1))}**{entry.group(2).rstrip()}")
         else:
-            held.append(line)
-    flush()
-    return "\n\n".join(out).strip() + "\n", qa
+            page.block.append(line)
+    return page.page(), page.qa
 
 
 def cryptsetup_faq_set() -> NaturalSet:
