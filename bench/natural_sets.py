@@ -2532,8 +2532,8 @@ _COPY_CUE = re.compile(
 )
 """What stands before a cross-reference's copy of a question: "(see What is CRAN?)",
 "*note Reporting Bugs::", "the answer to "What's a closure?"" (an opening quote allowed)."""
-_QUOTE_OPEN = "\"“‘'«*_`"
-_QUOTE_CLOSE = "\"”’'»*_`"
+_QUOTE_OPEN = "\"“‘'«*_`["
+_QUOTE_CLOSE = "\"”’'»*_`]"
 _LINK_TARGET_MD = re.compile(r"\]\([^)]*\)")
 _WORDS = re.compile(r"\w+")
 _Repl = Callable[[re.Match[str]], str] | str
@@ -2575,8 +2575,8 @@ def _alone_on_its_line(text: str, start: int, end: int) -> bool:
 def _stands_as_copy(text: str, start: int, end: int, one_word: bool) -> bool:
     """Does the short question's text at ``text[start:end]`` stand as a copy of the question
     rather than as words of a sentence? Alone on its line (a heading, a contents entry, a
-    link); or, from two words on, quoted (an opening quote or emphasis mark just before it
-    and a closing one just after) or after a cross-reference's cue (:data:`_COPY_CUE`). A
+    link); or, from two words on, quoted (an opening quote, emphasis mark or a markdown link's
+    "[" just before it and a closing one just after) or after a cross-reference's cue (:data:`_COPY_CUE`). A
     one-word question only alone on its line: one word in running text is the language
     (cryptsetup's "WARNINGS" in "no visible warnings")."""
     if _alone_on_its_line(text, start, end):
