@@ -2575,10 +2575,10 @@ def _alone_on_its_line(text: str, start: int, end: int) -> bool:
 def _stands_as_copy(text: str, start: int, end: int, one_word: bool) -> bool:
     """Does the short question's text at ``text[start:end]`` stand as a copy of the question
     rather than as words of a sentence? Alone on its line (a heading, a contents entry, a
-    link); or, from two words on, quoted (an opening quote, emphasis mark or a markdown link's
-    "[" just before it and a closing one just after) or after a cross-reference's cue (:data:`_COPY_CUE`). A
-    one-word question only alone on its line: one word in running text is the language
-    (cryptsetup's "WARNINGS" in "no visible warnings")."""
+    link); or, from two words on, quoted (an opening quote, emphasis mark or a markdown
+    link's "[" just before it and a closing one just after) or after a cross-reference's cue
+    (:data:`_COPY_CUE`). A one-word question only alone on its line: one word in running
+    text is the language (cryptsetup's "WARNINGS" in "no visible warnings")."""
     if _alone_on_its_line(text, start, end):
         return True
     if one_word:

@@ -126,7 +126,7 @@ def test_a_longer_question_is_deleted_whole_before_a_shorter_one_eats_into_it(
         "Why does lsof say the compiler isn't adequate for Solaris 7, 8 or 9?",
     )
     order = [long, short] if reverse else [short, long]
-    text = "consult \"Why does lsof say the compiler isn't adequate for\nSolaris 7, 8 or 9?\" for"
+    text = 'consult "Why does lsof say the compiler isn\'t adequate for\nSolaris 7, 8 or 9?" for'
     assert _scrub(text, *order) == 'consult "" for'
 
 
