@@ -28,7 +28,8 @@ def _q(text: str, answer: str = "an answer") -> ns.NaturalQuestion:
 
 def _scrub(text: str, *questions: str) -> str:
     files, _ = ns.scrub_questions({"a.md": text}, [_q(q) for q in questions])
-    return files["a.md"]
+    out: str = files["a.md"]
+    return out
 
 
 @pytest.mark.parametrize(
