@@ -2526,22 +2526,116 @@ def cranfield_set(embedder: Any) -> NaturalSet:
 # --------------------------------------------------------------------------------------
 
 
+_CLOSING_MARKS = re.compile(r"[\s?!.…:]+$")
+_COPY_CUE = re.compile(
+    r"(?:\bsee|\bnote|\banswer\s+to(?:\s+the)?|\brefer\s+to)\s*[\"“‘'«*_`]*\s*$", re.IGNORECASE
+)
+"""What stands before a cross-reference's copy of a question: "(see What is CRAN?)",
+"*note Reporting Bugs::", "the answer to "What's a closure?"" (an opening quote allowed)."""
+_QUOTE_OPEN = "\"“‘'«*_`["
+_QUOTE_CLOSE = "\"”’'»*_`]"
+_LINK_TARGET_MD = re.compile(r"\]\([^)]*\)")
+_WORDS = re.compile(r"\w+")
+_Repl = Callable[[re.Match[str]], str] | str
+SHORT_QUESTION_WORDS = 4
+"""Questions of fewer whitespace-separated words are *short*: deleted only where they stand
+as a copy (:func:`scrub_questions`); longer ones wherever they occur."""
+
+
+def _bare_question(text: str) -> str:
+    """``text`` without its closing punctuation ("?", "…", "!", ".", ":"): the form a
+    cross-reference quotes ("the answer to the "How do I report an lsof bug""), as
+    ``check_question_leaks``' ``bare``."""
+    return _CLOSING_MARKS.sub("", text.strip())
+
+
+def _phrase_pattern(text: str) -> re.Pattern[str]:
+    """``text``'s words in order, any whitespace (a line break) between them, any case, as
+    whole words: no word character just before or after it where it starts or ends with one
+    ("What is S?" bare is not in "what is sometimes")."""
+    head = r"(?<!\w)" if re.match(r"\w", text) else ""
+    tail = r"(?!\w)" if re.search(r"\w$", text) else ""
+    return re.compile(head + r"\s+".join(map(re.escape, text.split())) + tail, re.IGNORECASE)
+
+
+def _alone_on_its_line(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` all its line says, markup, a markdown link's target and a
+    leading entry number ("1.2", "12.") aside? (``## WARNINGS``, ``* **1.2 WARNINGS**``,
+    ``[Warnings](#12-warnings)``: how an entry's title is copied into a heading, a contents
+    list or a link; ``check_question_leaks.alone_on_a_line``' rule.)"""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    before = text[line_start:start]
+    after = text[end : len(text) if line_end < 0 else line_end]
+    return all(w.isdigit() for w in _WORDS.findall(before)) and not _WORDS.findall(
+        _LINK_TARGET_MD.sub("]", after)
+    )
+
+
+def _stands_as_copy(text: str, start: int, end: int, one_word: bool) -> bool:
+    """Does the short question's text at ``text[start:end]`` stand as a copy of the question
+    rather than as words of a sentence? Alone on its line (a heading, a contents entry, a
+    link); or, from two words on, quoted (an opening quote, emphasis mark or a markdown
+    link's "[" just before it and a closing one just after) or after a cross-reference's cue
+    (:data:`_COPY_CUE`). A one-word question only alone on its line: one word in running
+    text is the language (cryptsetup's "WARNINGS" in "no visible warnings")."""
+    if _alone_on_its_line(text, start, end):
+        return True
+    if one_word:
+        return False
+    before = text[max(0, start - 40) : start].rstrip()
+    after = text[end:].lstrip()
+    quoted = bool(before) and before[-1] in _QUOTE_OPEN and after[:1] in tuple(_QUOTE_CLOSE)
+    return quoted or _COPY_CUE.search(before) is not None
+
+
 def scrub_questions(
     files: dict[str, str], questions: Sequence[NaturalQuestion]
 ) -> tuple[dict[str, str], list[NaturalQuestion]]:
-    """Delete every other verbatim copy of a question's text (case and line breaks aside)
-    from the corpus and from the answers: a cross-reference ("see *Where do I get lsof?*"),
-    an index page or a link text that quotes the question would hand it to the retriever.
-    Questions of under 4 words are left alone (too generic to be a copy)."""
-    pats = [
-        re.compile(r"\s+".join(map(re.escape, q.text.split())), re.IGNORECASE)
-        for q in questions
-        if len(q.text.split()) >= 4
-    ]
+    """Delete every other copy of a question's text (case and line breaks aside) from the
+    corpus and from the answers: a cross-reference ("see *Where do I get lsof?*"), an index
+    page or a link text that quotes the question would hand it to the retriever.
+
+    A question of 4 words or more goes wherever it occurs, verbatim and (as whole words)
+    without its closing "?" (:func:`_bare_question`: 'the answer to the "How do I report an
+    lsof bug"', a sub-heading "2.5.1 How can R be installed (Unix-like)"). A *short* one
+    (under :data:`SHORT_QUESTION_WORDS` words: "What is CRAN?", "Reporting Bugs") is as
+    often the words of a sentence, so it goes, in either form, only where it stands as a
+    copy (:func:`_stands_as_copy`: "(see What is CRAN?)", "*note Reporting Bugs::", 'the
+    answer to "What's a closure?"', a heading); a one-word one only alone on a line. The
+    same rule as ``bench/check_question_leaks.py``'s (one word alone on a line; a phrase
+    quoted).
+
+    Three passes, each over every question: the verbatim texts of 4 words or more in the
+    sets' order (as before this rule); then the bare forms of those, and last the short
+    questions, each pass longest text first, so that a question quoting a longer one
+    ("adequate?" inside "adequate for Solaris 7, 8 or 9?") never eats into the longer one's
+    copy before that is deleted whole."""
+    verbatim: list[tuple[re.Pattern[str], _Repl]] = []
+    later: list[tuple[int, int, re.Pattern[str], _Repl]] = []  # (pass, -length, ...)
+    for q in questions:
+        if not _WORDS.search(q.text):
+            continue
+        bare = _norm(_bare_question(q.text))
+        forms = [_norm(q.text)] + ([bare] if bare and bare != _norm(q.text) else [])
+        if len(q.text.split()) >= SHORT_QUESTION_WORDS:
+            # the verbatim text anywhere (not only as whole words, as before this rule)
+            verbatim.append((re.compile(r"\s+".join(map(re.escape, q.text.split())), re.I), ""))
+            later.extend((0, -len(f), _phrase_pattern(f), "") for f in forms[1:])
+            continue
+        one_word = len(_WORDS.findall(q.text)) < 2
+
+        def drop(m: re.Match[str], one_word: bool = one_word) -> str:
+            return "" if _stands_as_copy(m.string, m.start(), m.end(), one_word) else m[0]
+
+        short_forms = forms[:1] if one_word else forms
+        later.extend((1, -len(f), _phrase_pattern(f), drop) for f in short_forms)
+    later.sort(key=lambda t: (t[0], t[1]))
+    subs = verbatim + [(p, repl) for _, _, p, repl in later]
 
     def scrub(text: str) -> str:
-        for p in pats:
-            text = p.sub("", text)
+        for p, repl in subs:
+            text = p.sub(repl, text)
         return text
 
     new_files = {rel: scrub(t) for rel, t in files.items()}
@@ -2553,12 +2647,16 @@ def scrub_questions(
 
 
 def _check_removed(files: dict[str, str], questions: Sequence[NaturalQuestion]) -> None:
-    """Refuse a set whose corpus still holds a question's text verbatim (the point of the
-    set); questions of under 4 words are exempt (too generic to be a copy)."""
+    """Refuse a set whose corpus still holds a question of 4 words or more verbatim, or (as
+    whole words) without its closing "?" (the point of the set); short questions are
+    checked by ``check_question_leaks.py``, which reads where they stand."""
     corpus = _norm("\n".join(files.values())).lower()
     for q in questions:
         t = _norm(q.text).lower()
-        if len(t.split()) >= 4 and t in corpus:
+        if len(t.split()) < SHORT_QUESTION_WORDS:
+            continue
+        bare = _bare_question(t)
+        if t in corpus or (bare != t and _phrase_pattern(bare).search(corpus)):
             raise ValueError(f"question text left in the corpus: {q.text!r}")
 
 
