@@ -395,13 +395,9 @@ class Collected:
         self._kth_replaced.clear()
         if len(best) < k:
             return NEG_INF
-        if KTH_SORTED:
-            # (~40 floats: Python's sort beats an array's fill and partition, ~5 us a find;
-            # the same k-th value: no NaN is kept above, ``s > ...`` is false for it)
-            return float(sorted(best.values())[len(best) - k])
-        arr = np.fromiter(best.values(), dtype=np.float64, count=len(best))
-        arr.partition(len(arr) - k)  # (in place: ``arr`` is this call's own)
-        return float(arr[len(arr) - k])
+        # (~40 floats: Python's sort beat an array's fill and partition, ~5 us a find; the
+        # same k-th value: no NaN is kept above, ``s > ...`` is false for it)
+        return float(sorted(best.values())[len(best) - k])
 
     def passages_settled(
         self,
@@ -532,10 +528,6 @@ def _closed(chunks: Sequence[Candidate], collected: set[int], budget: int) -> bo
             return False
     return True
 
-
-KTH_SORTED = True
-"""Whether :meth:`Collected.kth_score` ranks by Python's sort (``False``: by the array's
-partition, as before; the tests and ``bench_find_toggle.py --flag`` compare the two)."""
 
 PASSAGE_START = "passage_start"
 """Chunk metadata written at ingest (:mod:`treehop.ingest.chunking`): the index of the first
