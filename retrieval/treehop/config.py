@@ -135,7 +135,7 @@ class RetrievalConfig(ConfigModel):
     join_adjacent_hits: bool = True
     """A passage slot (a question or sentence over documents) grows across a passage mark
     into the neighbouring passage when that passage holds the document's best hit not yet
-    in a slot and no heading separates the two (``treehop.descent._windows``): such a mark
+    in a slot and no heading separates the two (``treehop.descent._window_slots``): such a mark
     is the chunker's guess from blank lines, which also occur inside an answer, and the two
     halves of one answer otherwise took two slots, each showing about half of it with its
     neighbours' text. Document slots (headings, keywords) are unchanged. Measured on the

@@ -223,7 +223,7 @@ class Collected:
     ) -> None:
         self.collapse = collapse
         self.join_adjacent = join_adjacent
-        """Passage slots join adjacent hits across a weak passage mark (:func:`_windows`)."""
+        """Passage slots join adjacent hits across a weak passage mark (:func:`_window_slots`)."""
         self.budget = budget
         """A slot's text budget in characters (:func:`passage_groups`)."""
         self.passages = passages
@@ -395,13 +395,9 @@ class Collected:
         self._kth_replaced.clear()
         if len(best) < k:
             return NEG_INF
-        if KTH_SORTED:
-            # (~40 floats: Python's sort beats an array's fill and partition, ~5 us a find;
-            # the same k-th value: no NaN is kept above, ``s > ...`` is false for it)
-            return float(sorted(best.values())[len(best) - k])
-        arr = np.fromiter(best.values(), dtype=np.float64, count=len(best))
-        arr.partition(len(arr) - k)  # (in place: ``arr`` is this call's own)
-        return float(arr[len(arr) - k])
+        # (~40 floats: Python's sort beat an array's fill and partition, ~5 us a find; the
+        # same k-th value: no NaN is kept above, ``s > ...`` is false for it)
+        return float(sorted(best.values())[len(best) - k])
 
     def passages_settled(
         self,
@@ -523,7 +519,7 @@ def _closed(chunks: Sequence[Candidate], collected: set[int], budget: int) -> bo
     at = sorted((c.chunk_index or 0, len(c.node.content)) for c in chunks)
     lo, hi = at[0][0], at[-1][0]
     if hi - lo != len(at) - 1:
-        return False  # (not consecutive: not a slot _windows builds)
+        return False  # (not consecutive: not a slot _window_slots builds)
     for side, missing in ((-1, lo - 1), (1, hi + 1)):
         if missing < 0 or missing in collected:
             continue
@@ -532,10 +528,6 @@ def _closed(chunks: Sequence[Candidate], collected: set[int], budget: int) -> bo
             return False
     return True
 
-
-KTH_SORTED = True
-"""Whether :meth:`Collected.kth_score` ranks by Python's sort (``False``: by the array's
-partition, as before; the tests and ``bench_find_toggle.py --flag`` compare the two)."""
 
 PASSAGE_START = "passage_start"
 """Chunk metadata written at ingest (:mod:`treehop.ingest.chunking`): the index of the first
@@ -600,7 +592,7 @@ def passage_groups(
     holds is one the slot shows: a slot never hides a chunk that matched behind another one,
     and chunks of different sections or answers never share a slot (``join_adjacent``: except
     two passages under one heading path whose mark lies between a slot and the document's
-    next-best hit, :func:`_windows`). A node that is not a chunk (a whole file, a turn, a
+    next-best hit, :func:`_window_slots`). A node that is not a chunk (a whole file, a turn, a
     directory) is a slot of its own; a chunked file's own node joins its document's best
     slot.
 
@@ -615,7 +607,7 @@ def passage_groups(
     for doc, members in _by_document(items).items():
         chunks = [c for c in members if c.chunk_index is not None and c.uri != doc]
         others = [c for c in members if c.chunk_index is None or c.uri == doc]
-        slots = _windows(chunks, budget, rank, join_adjacent, grow_key) if chunks else []
+        slots = list(_window_slots(chunks, budget, rank, join_adjacent, grow_key)) if chunks else []
         if others and slots and others[0].uri == doc:
             slots[0] = sorted([*slots[0], others.pop(0)], key=lambda c: rank[id(c)])
         groups.extend(slots)
@@ -672,11 +664,11 @@ def filled_top(
     (bench/README.md, "Few documents: a stop rule for filled slots").
 
     Why it is the same: :func:`passage_groups` cuts each document on its own
-    (:func:`_document_groups`), and a document's slots come out of :func:`_windows` in the
-    order of their opening chunks, each opened by the best-ranked chunk not yet taken and
-    grown only from what the slots before it took; so a document's groups, made one at a
-    time (:func:`_window_slots`), are its groups of the whole cut, in rank order of their
-    faces, and no later group changes an earlier one. :func:`filled_slots` keeps, in rank
+    (:func:`_document_groups`) and takes every slot of :func:`_window_slots`, which makes a
+    document's slots in the order of their opening chunks, each opened by the best-ranked
+    chunk not yet taken and grown only from what the slots before it took; so a document's
+    first groups, asked one at a time, are its groups of the whole cut, in rank order of
+    their faces, and no later group changes an earlier one. :func:`filled_slots` keeps, in rank
     order of the faces, every document's first group and the first ``k - D`` further groups
     (``D`` documents, fewer than ``k``): a merge of the documents' groups by face rank that
     stops asking a document for more once those ``k - D`` are taken yields exactly them.
@@ -746,68 +738,90 @@ def _window_slots(
     join_adjacent: bool = False,
     grow_key: Callable[[Candidate], float] | None = None,
 ) -> Iterator[list[Candidate]]:
-    """:func:`_windows`' slots one at a time (``chunks``: one document's, in rank order),
-    reading a chunk's node (its length, its passage mark) only when a slot reaches it.
+    """One document's chunks (``chunks``, in the order of ``rank``) cut into slots (see
+    :func:`passage_groups`), best slot first, made one at a time: a chunk's node (its
+    text's length, its passage mark) is read only when a slot reaches it. The one cut of
+    both callers: :func:`passage_groups` takes every slot, :func:`filled_top` only the first
+    few (a find over one long file: ~6,500 chunks, ten slots).
 
-    The same rules: where :func:`_windows` asks whether a chunk beside a slot is in one of
-    the slot's runs, the slot covers consecutive positions, so its runs are those of its
-    ends and the chunk shares one exactly when it is joined to the end beside it (the
-    same passage at the next chunk index, :func:`same_passage`); whether two chunks are in
-    one run is whether every pair between them is joined (read pair by pair, stopping at
-    the first that is not)."""
+    Each slot opens at the best-ranked chunk not yet taken and grows to its neighbours in
+    the same run (consecutive chunk indexes of one passage, :func:`same_passage`), the
+    better-ranked side first, while its text fits ``budget``. The slot covers consecutive
+    positions, so the runs it holds are those of its ends, and a chunk beside it shares one
+    exactly when it is joined to the end beside it; two chunks are in one run when every
+    pair between them is joined (read pair by pair, stopping at the first that is not).
+
+    ``join_adjacent``: a slot also grows across a passage mark into the neighbouring
+    passage when that passage holds the document's best hit not yet in a slot (the hit that
+    would open the document's next slot, right beside this one) and no heading separates the
+    two (:func:`weak_mark`); from there it grows over either passage, the better-ranked
+    side first, as before. Why: a mark the chunker guessed from blank lines also falls
+    inside an answer (an example's trailing blank lines), and the two halves of one answer
+    then took two slots, each about half of it widened with the neighbouring answers' text
+    (the zsh FAQ's 3.6: neither slot passed the judge, the flat leaf did), or a slot grew
+    backwards over the previous answers while the rest of its own answer opened the next
+    slot (3.8).
+
+    ``grow_key``: of two sides that both fit, the one whose chunk is higher on the key
+    first (:func:`_first_side`)."""
     n = len(chunks)
+    if n == 1:  # (one chunk, one slot: nothing to grow over, no node to read)
+        yield [chunks[0]]
+        return
     index_in_rank = [c.chunk_index or 0 for c in chunks]
-    sort = np.argsort(np.asarray(index_in_rank, dtype=np.int64), kind="stable")
-    order = sort.tolist()
+    if n > _NUMPY_SORT_ABOVE:
+        sort = np.argsort(np.asarray(index_in_rank, dtype=np.int64), kind="stable")
+        order = sort.tolist()
+        at = np.empty(n, dtype=np.int64)
+        at[sort] = np.arange(n)
+        by_rank = at.tolist()  # (the k-th best chunk's position in chunk order)
+    else:  # (the same stable order: a question's documents hold a few chunks each)
+        order = sorted(range(n), key=index_in_rank.__getitem__)
+        by_rank = [0] * n
+        for p, o in enumerate(order):
+            by_rank[o] = p
     ordered = [chunks[o] for o in order]
     index = [index_in_rank[o] for o in order]
-    at = np.empty(n, dtype=np.int64)
-    at[sort] = np.arange(n)
-    by_rank = at.tolist()  # (the k-th best chunk's position in chunk order)
     own = [grow_key(c) for c in ordered] if grow_key is not None else None
-    sizes: dict[int, int] = {}
-    joins: dict[int, bool] = {}
-
-    def size(j: int) -> int:
-        s = sizes.get(j)
-        if s is None:
-            s = sizes[j] = len(ordered[j].node.content)
-        return s
-
-    def joined(j: int) -> bool:
-        """Whether ``ordered[j - 1]`` and ``ordered[j]`` are one run (:func:`_runs`)."""
-        v = joins.get(j)
-        if v is None:
-            v = joins[j] = index[j] - index[j - 1] == 1 and same_passage(ordered[j - 1], ordered[j])
-        return v
-
-    def one_run(a: int, b: int) -> bool:
-        lo, hi = (a, b) if a < b else (b, a)
-        return all(joined(x) for x in range(lo + 1, hi + 1))
-
+    # (read as slots reach them: -1 / None not yet; joins[j]: ordered[j - 1] and ordered[j]
+    # in one run, adjacent chunk indexes of one passage. Plain locals, no closure: this loop
+    # is also every question's whole cut, :func:`passage_groups`)
+    sizes = [-1] * n
+    joins: list[bool | None] = [None] * n
     taken = [False] * n
-    next_best = 0
+    next_best = 0  # (by_rank's first chunk not yet in a slot, from here on)
     for i in by_rank:
         if taken[i]:
             continue
         taken[i] = True
         lo = hi = i
-        chars = size(i)
+        chars = sizes[i]
+        if chars < 0:
+            chars = sizes[i] = len(ordered[i].node.content)
         while True:
             while next_best < n and taken[by_rank[next_best]]:
                 next_best += 1
             best_left = by_rank[next_best] if next_best < n else -1
             sides = []
-            for j, end in ((lo - 1, lo), (hi + 1, hi)):
+            # (the side's chunk, the slot's end beside it, the pair between them)
+            for j, end, pair in ((lo - 1, lo, lo), (hi + 1, hi, hi + 1)):
                 if not (0 <= j < n) or taken[j]:
                     continue
-                if chars + 2 + size(j) > budget:
+                s = sizes[j]
+                if s < 0:
+                    s = sizes[j] = len(ordered[j].node.content)
+                if chars + 2 + s > budget:
                     continue
-                if joined(max(j, end)) or (
+                v = joins[pair]
+                if v is None:
+                    v = joins[pair] = index[pair] - index[pair - 1] == 1 and same_passage(
+                        ordered[pair - 1], ordered[pair]
+                    )
+                if v or (
                     join_adjacent
                     and best_left >= 0
                     and abs(index[j] - index[end]) == 1
-                    and one_run(j, best_left)
+                    and _one_run(j, best_left, joins, index, ordered)
                     and weak_mark(ordered[end].node, ordered[j].node)
                 ):
                     sides.append(j)
@@ -815,9 +829,30 @@ def _window_slots(
                 break
             j = _first_side(sides, ordered, rank, own)
             taken[j] = True
-            chars += 2 + size(j)
+            chars += 2 + sizes[j]
             lo, hi = min(lo, j), max(hi, j)
-        yield sorted(ordered[lo : hi + 1], key=lambda c: rank[id(c)])
+        yield [ordered[lo]] if lo == hi else sorted(ordered[lo : hi + 1], key=lambda c: rank[id(c)])
+
+
+def _one_run(
+    a: int, b: int, joins: list[bool | None], index: list[int], ordered: list[Candidate]
+) -> bool:
+    """Whether positions ``a`` and ``b`` of a document's chunks (``ordered``, in chunk order)
+    lie in one run: every pair between them joined (:func:`_window_slots`' ``joins``, read
+    and kept pair by pair, stopping at the first that is not)."""
+    lo, hi = (a, b) if a < b else (b, a)
+    for j in range(lo + 1, hi + 1):
+        v = joins[j]
+        if v is None:
+            v = joins[j] = index[j] - index[j - 1] == 1 and same_passage(ordered[j - 1], ordered[j])
+        if not v:
+            return False
+    return True
+
+
+_NUMPY_SORT_ABOVE = 64
+"""Above this many chunks :func:`_window_slots` orders a document's chunks by numpy's stable
+argsort (one long file: ~6,500), else by Python's stable sort: the same order."""
 
 
 def headless_groups(
@@ -869,89 +904,12 @@ def _by_document(items: Sequence[Candidate]) -> dict[str, list[Candidate]]:
     return by_doc
 
 
-def _windows(
-    chunks: list[Candidate],
-    budget: int,
-    rank: dict[int, int],
-    join_adjacent: bool = False,
-    grow_key: Callable[[Candidate], float] | None = None,
-) -> list[list[Candidate]]:
-    """One document's chunks cut into slots (see :func:`passage_groups`), best slot first.
-
-    ``join_adjacent``: a slot also grows across a passage mark into the neighbouring
-    passage when that passage holds the document's best hit not yet in a slot (the hit that
-    would open the document's next slot, right beside this one) and no heading separates the
-    two (:func:`weak_mark`); from there it grows over either passage, the better-ranked
-    side first, as before. Why: a mark the chunker guessed from blank lines also falls
-    inside an answer (an example's trailing blank lines), and the two halves of one answer
-    then took two slots, each about half of it widened with the neighbouring answers' text
-    (the zsh FAQ's 3.6: neither slot passed the judge, the flat leaf did), or a slot grew
-    backwards over the previous answers while the rest of its own answer opened the next
-    slot (3.8).
-
-    ``grow_key``: of two sides that both fit, the one whose chunk is higher on the key
-    first (:func:`passage_groups`)."""
-    ordered = sorted(chunks, key=lambda c: c.chunk_index or 0)
-    own = [grow_key(c) for c in ordered] if grow_key is not None else None
-    size = [len(c.node.content) for c in ordered]
-    index = [c.chunk_index or 0 for c in ordered]
-    run = _runs(ordered, index)
-    taken = [False] * len(ordered)
-    by_rank = sorted(range(len(ordered)), key=lambda i: rank[id(ordered[i])])
-    out: list[list[Candidate]] = []
-    next_best = 0  # by_rank's first chunk not yet in a slot (from here on)
-    for i in by_rank:
-        if taken[i]:
-            continue
-        taken[i] = True
-        lo = hi = i
-        runs = {run[i]}
-        chars = size[i]
-        while True:
-            while next_best < len(by_rank) and taken[by_rank[next_best]]:
-                next_best += 1
-            best_left = by_rank[next_best] if next_best < len(by_rank) else -1
-            sides = []
-            for j, end in ((lo - 1, lo), (hi + 1, hi)):
-                if not (0 <= j < len(ordered)) or taken[j]:
-                    continue
-                if chars + 2 + size[j] > budget:
-                    continue
-                if run[j] in runs or (
-                    join_adjacent
-                    and best_left >= 0
-                    and run[j] == run[best_left]
-                    and abs(index[j] - index[end]) == 1
-                    and weak_mark(ordered[end].node, ordered[j].node)
-                ):
-                    sides.append(j)
-            if not sides:
-                break
-            j = _first_side(sides, ordered, rank, own)
-            taken[j] = True
-            runs.add(run[j])
-            chars += 2 + size[j]
-            lo, hi = min(lo, j), max(hi, j)
-        out.append(sorted(ordered[lo : hi + 1], key=lambda c: rank[id(c)]))
-    return out
-
-
-def _runs(ordered: list[Candidate], index: list[int]) -> list[int]:
-    """``run[i]``: the run (of consecutive chunks of one passage) that ``ordered[i]`` (a
-    document's chunks in chunk order) belongs to (:func:`_windows`)."""
-    run = [0] * len(ordered)
-    for i in range(1, len(ordered)):
-        joined = index[i] - index[i - 1] == 1 and same_passage(ordered[i - 1], ordered[i])
-        run[i] = run[i - 1] if joined else run[i - 1] + 1
-    return run
-
-
 def _first_side(
     sides: list[int], ordered: list[Candidate], rank: dict[int, int], own: list[float] | None
 ) -> int:
     """Which of the sides a slot may grow to (one or two chunk positions) it takes first:
     the one higher on the grow key where both keys are finite and differ, else the
-    better-ranked one (:func:`_windows`)."""
+    better-ranked one (:func:`_window_slots`)."""
     if own is not None and len(sides) == 2:
         before, after = own[sides[0]], own[sides[1]]
         if math.isfinite(before) and math.isfinite(after) and before != after:
