@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from . import tags as tagmod
 from . import uri as urimod
+from ._http import check_deadline
 from .arguments import check_bool, check_metadata, check_text_value
 from .errors import InvalidQueryError, InvalidTagError, TreehopError
 from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
@@ -722,6 +723,16 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
                 del locks[conv_uri]
 
 
+EXTRACT_DEADLINE_S = 120.0
+"""The default total time an extractor is given (``add_messages(extract_deadline_s=...)``):
+twice :class:`~treehop.llm.openai_compatible.OpenAICompatibleLLM`'s own 60 s deadline, so
+the built-in extractor's model call ends by its own deadline first."""
+
+
+class ExtractionTimeout(TreehopError):
+    """An extractor gave no answer within ``add_messages``' ``extract_deadline_s``."""
+
+
 async def add_messages(
     client: MemoryHost,
     messages: Sequence[Any],
@@ -731,11 +742,16 @@ async def add_messages(
     session_time: TimeLike | None = None,
     extractor: MemoryExtractor | None = None,
     dated_text: bool = True,
+    extract_deadline_s: float | None = EXTRACT_DEADLINE_S,
 ) -> MemoryWriteResult:
     """Append messages to a session of a conversation (see the module docstring).
 
     ``dated_text``: each new turn's text starts with the day it was said
     (:attr:`Turn.dated_text`), so that the day is in the embedded and the lexical text.
+
+    ``extract_deadline_s``: the total time the ``extractor`` is given (default
+    :data:`EXTRACT_DEADLINE_S`; ``None``: no bound). Past it the extraction is reported in
+    ``extraction_error`` and nothing of it is written; the turns are stored either way.
 
     ``session_id`` defaults to the next ``session-NNNN`` of the conversation. Messages without
     a timestamp get ``session_time`` (default: now). Calling again with the same session
@@ -760,6 +776,7 @@ async def add_messages(
     if session_id is not None:
         check_id(session_id, "session_id")
     check_bool(dated_text, "dated_text")
+    deadline = check_deadline(extract_deadline_s, InvalidQueryError, "extract_deadline_s")
     default_time = (
         time.time() if session_time is None else to_stored_epoch(session_time, "session_time")
     )
@@ -783,6 +800,7 @@ async def add_messages(
             session_id,
             all_turns,
             appended_at,
+            deadline,
         )
     res.elapsed_s = time.perf_counter() - t0
     return res
@@ -879,6 +897,7 @@ async def _extract(
     session_id: str,
     turns: Sequence[Turn],
     appended_at: float,
+    deadline_s: float | None = None,
 ) -> None:
     """Summary and facts on top of the stored turns; a failure is reported, never raised.
 
@@ -898,9 +917,12 @@ async def _extract(
     a summary and a list of facts (:func:`_checked_extraction`) is reported the same way,
     and nothing of it is written. (Only ``TreehopError`` was caught: a raw ``ValueError``,
     ``TypeError`` or ``UnicodeEncodeError`` left ``add_messages`` after its turns were
-    written, and facts given as a string were written a character each.)"""
+    written, and facts given as a string were written a character each.)
+
+    It has ``deadline_s`` in all (:func:`_extraction`): one that never answered hung
+    ``add_messages`` after its turns were stored."""
     try:
-        answer = await extractor.extract(turns)
+        answer = await _extraction(extractor, turns, deadline_s)
     except TreehopError as exc:
         res.extraction_error = f"{type(exc).__name__}: {exc}"
         return
@@ -947,6 +969,33 @@ async def _extract(
             facts,
             appended_at,
         )
+
+
+async def _extraction(
+    extractor: MemoryExtractor, turns: Sequence[Turn], deadline_s: float | None
+) -> object:
+    """The extractor's answer, awaited at most ``deadline_s`` (``None``: unbounded).
+
+    Past the deadline its task is cancelled and *not* waited for (an extractor that swallows
+    its cancellation would hold the call again; whatever it answers later is dropped), and
+    :class:`ExtractionTimeout` is raised. A cancellation of the call cancels the task too.
+    (An extractor that blocks its thread without awaiting cannot be cut by any deadline of
+    the event loop: it holds the loop itself.)"""
+    task = asyncio.ensure_future(extractor.extract(turns))
+    try:
+        done, _ = await asyncio.wait({task}, timeout=deadline_s)
+    except BaseException:
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        # (retrieve what it ends with, so that asyncio does not log it as never retrieved)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        raise ExtractionTimeout(
+            f"the extractor gave no answer within its deadline ({deadline_s:g}s, "
+            "extract_deadline_s); nothing of it written"
+        )
+    return task.result()
 
 
 async def _write_extraction(
