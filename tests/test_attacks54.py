@@ -122,3 +122,66 @@ def test_the_default_extract_deadline_is_documented_and_finite() -> None:
     assert (
         inspect.signature(Treehop.add_messages).parameters["extract_deadline_s"].default == default
     )
+
+
+# ------------------------------- 2. content of only invisible characters, like empty content
+INVISIBLE = ["\u200b", "\u200b\ufeff \u2060\n", "\x00", "\x01\x02", "\u00a0\u3000\u2028", "\u200e"]
+
+
+@pytest.mark.parametrize("text", INVISIBLE)
+def test_invisible_content_is_refused_like_empty_content(tmp_path: Path, text: str) -> None:
+    """Empty or whitespace-only content is refused (a turn, a note, a memory, a text, a
+    record, a vector store's text) and an empty file in a directory is skipped
+    (``skipped_empty``), but content of only zero-width, format or control characters was
+    stored: a turn ``"\\u200b"`` was embedded as noise, as ``check_query`` says of such a
+    query. Now it is treated as empty everywhere, before any write."""
+    from treehop.errors import IngestError
+    from treehop.ingest.records import add_records
+
+    c = _client(tmp_path)
+    try:
+        before = _uris(c)
+        with pytest.raises(InvalidQueryError):
+            c.add_messages([{"content": "hello"}, {"content": text}])
+        with pytest.raises(InvalidQueryError):
+            c.remember(text)
+        with pytest.raises(IngestError):
+            c.add_memory(text)
+        with pytest.raises(IngestError):
+            c.add_resource(text, target_uri="viking://resources/t", is_text=True)
+        with pytest.raises(IngestError):
+            add_records(
+                c,
+                [
+                    {"text": "fine", "metadata": {"source": "a.md"}},
+                    {"text": text, "metadata": {"source": "b.md"}},
+                ],
+                base_uri="viking://resources/r",
+            )
+        assert _uris(c) == before
+        d = tmp_path / "docs"
+        d.mkdir()
+        (d / "a.md").write_text("# Alpha\n\nSome words here.\n")
+        (d / "b.md").write_text(text.replace("\x00", "\u200b"))
+        res = c.add_resource(d, target_uri="viking://resources/docs")
+        assert res.files == 1 and "b.md" in " ".join(res.skipped_other)
+    finally:
+        c.close()
+
+
+def test_an_empty_string_is_not_the_current_directory(tmp_path: Path, monkeypatch: Any) -> None:
+    """``add_resource("")`` read ``""`` as a path (``Path("").exists()``: it is ``.``) and
+    indexed the whole working directory, where every other blank text is refused."""
+    from treehop.errors import IngestError
+
+    work = tmp_path / "cwd"
+    work.mkdir()
+    (work / "secret.md").write_text("# Secret\n\nnot meant for the index\n")
+    monkeypatch.chdir(work)
+    c = _client(tmp_path)
+    try:
+        with pytest.raises((IngestError, InvalidQueryError)):
+            c.add_resource("", target_uri="viking://resources/t")
+        assert not [u for u in _uris(c) if "secret" in u]
+    finally:
+        c.close()

@@ -57,6 +57,7 @@ from .models import ContextType, Level, Node
 from .redaction import redact_exception
 from .tagging.ingest import IngestTagger, LabelCounts, stored_label_lists
 from .timestamps import TIMESTAMP_FIELD, TimeLike, to_iso, to_stored_epoch
+from .validation import is_blank
 
 if TYPE_CHECKING:
     from .ingest.writer import TreeWriter
@@ -171,8 +172,9 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
     for i, msg in enumerate(messages):
         where = f"messages[{i}]"
         content = _field(msg, "content")
-        if not isinstance(content, str) or not content.strip():
-            raise InvalidQueryError(f"{where}: content must be a non-empty string")
+        # (only invisible characters count as empty: see validation.is_blank)
+        if not isinstance(content, str) or is_blank(content):
+            raise InvalidQueryError(f"{where}: content must be a string with a visible character")
         check_text_value(content, f"{where}: content")
         if len(content) > MAX_TURN_CHARS:
             raise InvalidQueryError(f"{where}: content longer than {MAX_TURN_CHARS} characters")
@@ -1092,8 +1094,8 @@ async def remember(
     metadata, so ``since`` / ``until`` find it; re-remembering the same name replaces it.
     """
     t0 = time.perf_counter()
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidQueryError("text must be a non-empty string")
+    if not isinstance(text, str) or is_blank(text):
+        raise InvalidQueryError("text must be a string with a visible character")
     if len(text) > MAX_TURN_CHARS:
         raise InvalidQueryError(f"text longer than {MAX_TURN_CHARS} characters")
     check_text_value(text, "text")

@@ -47,7 +47,7 @@ from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
 from ..models import Level, Node
-from ..validation import check_strings
+from ..validation import check_strings, is_blank
 from .loaders import check_text_size
 from .tree_builder import finalize, segment
 from .writer import EMBED_BATCH, ProgressCallback
@@ -320,8 +320,8 @@ def plan_records(
     planned: list[Placement] = []
     for i, rec in enumerate(recs):
         where = f"document {i}"
-        if not rec.text.strip():
-            raise IngestError(f"{where}: the text is empty")
+        if is_blank(rec.text):
+            raise IngestError(f"{where}: the text is empty (no visible character)")
         meta = dict(rec.metadata)
         target = _target_of(
             aclient,
@@ -775,8 +775,8 @@ class PassageStore:
             where = f"document {i}"
             if not isinstance(p, Passage):
                 raise IngestError(f"{where}: expected a Passage, got {type(p).__name__}")
-            if not isinstance(p.text, str) or not p.text.strip():
-                raise IngestError(f"{where}: the text is empty")
+            if not isinstance(p.text, str) or is_blank(p.text):
+                raise IngestError(f"{where}: the text is empty (no visible character)")
             if not isinstance(p.metadata, Mapping):
                 raise IngestError(f"{where}: metadata must be a mapping")
             reserved = INTERNAL_KEYS & set(p.metadata)
