@@ -185,3 +185,97 @@ def test_an_empty_string_is_not_the_current_directory(tmp_path: Path, monkeypatc
         assert not [u for u in _uris(c) if "secret" in u]
     finally:
         c.close()
+
+
+# ------------------------------------------- 4. the CLI's answers and the MCP tools' texts
+def _factory(options: Any) -> Treehop:
+    return Treehop(options.path, user=options.user, llm=options.llm, embedder=BagOfWordsEmbedder())
+
+
+def test_cli_names_a_symlink_loop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``treehop index <a symlink loop>`` said "no such file or directory" (``Path.exists``
+    answers False for ``ELOOP``), and ``--index <a symlink loop>`` of ``index`` escaped a raw
+    ``RuntimeError: Symlink loop`` (``Path.resolve``). Both name the loop now."""
+    from treehop.cli import ExitCode, main
+
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "missing")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.md").write_text("# A\n\nalpha beta\n")
+    idx = str(tmp_path / "idx")
+
+    assert main(["index", str(loop), "--index", idx], client_factory=_factory) == ExitCode.INGEST
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and "no such file" not in err, err
+
+    assert main(["index", str(dangling), "--index", idx], client_factory=_factory) == 4
+    err = capsys.readouterr().err
+    assert "no such file" in err and "link" in err, err
+
+    code = main(["index", str(src), "--index", str(loop)], client_factory=_factory)
+    assert code == ExitCode.USAGE, code
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and "Traceback" not in err, err
+
+
+def test_cli_json_escapes_c1_controls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--json`` wrote C1 controls (``\\x9b`` is a terminal's CSI) and DEL raw, as JSON
+    allows: a hostile document reached the terminal through ``treehop find --json``. They are
+    written as ``\\u`` escapes now; the parsed JSON is the same."""
+    import json
+
+    from treehop.cli import main
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "evil.md").write_text(
+        "# Evil\n\nalpha beta \x9b31m c1 \x7f del \x85 nel \u00e9t\u00e9\n"
+    )
+    idx = str(tmp_path / "idx")
+    assert main(["index", str(src), "--index", idx], client_factory=_factory) == 0
+    capsys.readouterr()
+    for argv in (["find", "alpha", "--json"], ["ls", "viking://resources/src", "--json"]):
+        assert main([*argv, "--index", idx], client_factory=_factory) == 0, argv
+        out = capsys.readouterr().out
+        bad = [c for c in out if 0x7F <= ord(c) <= 0x9F]
+        assert not bad, (argv, bad)
+        assert "\u00e9t\u00e9" in out or argv[0] == "ls"  # (other text stays as it is)
+        parsed = json.loads(out)
+        if argv[0] == "find":
+            assert "\x9b31m" in json.dumps(parsed, ensure_ascii=False)
+
+
+async def test_mcp_hit_texts_are_bounded(tmp_path: Path) -> None:
+    """``find`` / ``search`` answered ``text_chars`` characters of each hit, uncapped:
+    ``text_chars=10**9`` with ``limit=1000`` put every hit's whole text into the agent's
+    context. Now a hit's text is at most ``MAX_READ_CHARS`` and the answer's texts together
+    too; a hit whose text was cut says so (``truncated``), and the answer counts them."""
+    from mcp import Client
+
+    from treehop import mcp_server
+    from treehop.mcp_server import build_server
+
+    big = " ".join(f"alpha{i % 50} beta" for i in range(60_000))  # ~700,000 characters
+    a = AsyncTreehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        for i in range(4):
+            await a.add_resource(f"{big} doc{i}", target_uri=f"viking://resources/t{i}.txt")
+        async with Client(build_server(a)) as client:
+            for tool in ("find", "search"):
+                res = await client.call_tool(
+                    tool, {"query": "alpha1 beta", "limit": 1000, "text_chars": 10**9}
+                )
+                assert not res.is_error, res.content
+                out = res.structured_content or {}
+                texts = [h["text"] for h in out["hits"]]
+                assert texts and sum(map(len, texts)) <= mcp_server.MAX_READ_CHARS, tool
+                cut = [h for h in out["hits"] if h.get("truncated")]
+                assert cut and out.get("truncated_hits") == len(cut), tool
+            small = await client.call_tool("find", {"query": "alpha1 beta", "limit": 2})
+            out = small.structured_content or {}
+            assert all(len(h["text"]) <= 1000 for h in out["hits"])
+    finally:
+        await a.close()

@@ -92,7 +92,26 @@ def _hit(m: MatchedContext, text_chars: int) -> dict[str, Any]:
 
 
 def _result(res: FindResult, text_chars: int) -> dict[str, Any]:
-    return {"total": res.total, "hits": [_hit(m, text_chars) for m in res.contexts()]}
+    """``find`` / ``search``'s answer: each hit's first ``text_chars`` characters, at most
+    :data:`MAX_READ_CHARS` for the whole answer (later hits get what is left).
+
+    Why: ``text_chars`` was uncapped, so ``limit=1000, text_chars=10**9`` put every hit's
+    whole text into the agent's context (``ls`` / ``tree`` / ``read`` were bounded). A hit
+    whose text was cut, by ``text_chars`` or by the bound, says ``truncated``; the answer
+    counts them (``truncated_hits``)."""
+    left = MAX_READ_CHARS
+    hits, cut = [], 0
+    for m in res.contexts():
+        hit = _hit(m, max(0, min(text_chars, left)))
+        left -= len(hit["text"])
+        if len(hit["text"]) < len(m.text):
+            hit["truncated"] = True
+            cut += 1
+        hits.append(hit)
+    out: dict[str, Any] = {"total": res.total, "hits": hits}
+    if cut:
+        out["truncated_hits"] = cut
+    return out
 
 
 def _strict(tool: Tool) -> Tool:

@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import errno
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Callable, Sequence
@@ -156,6 +158,8 @@ class _Ctx:
                 f"create one with: treehop index DIR --index {path}\n"
                 f"(or point --index / ${INDEX_ENV} at an existing index)",
             )
+        if not exists and create and path.is_symlink() and not path.exists():
+            raise CliError(_dangling(path, "--index "), ExitCode.USAGE)
         if not exists and path.exists():
             if not path.is_dir():
                 raise CliError(f"--index {path} is a file, not an index directory", ExitCode.USAGE)
@@ -168,10 +172,17 @@ class _Ctx:
         return self.factory(ClientOptions(path, self.args.user, llm, read_only, reranker))
 
     def json(self, obj: Any) -> None:
-        print(json.dumps(obj, ensure_ascii=False, indent=2), file=self.out)
+        # (C1 controls and DEL as ``\\u`` escapes: JSON allows them raw, but ``\\x9b`` is a
+        # terminal's CSI and a document's text reached the terminal that way; outside a
+        # string JSON has only ASCII, so every such character is inside one)
+        text = json.dumps(obj, ensure_ascii=False, indent=2)
+        print(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text), file=self.out)
 
 
 # ---------------------------------------------------------------------------------- helpers
+_C1 = re.compile("[\x7f-\x9f]")
+
+
 def _json_refusal(exc: BaseException) -> str:
     """Why the decoder refused a text that parsed as JSON syntax (short: never the text)."""
     if isinstance(exc, RecursionError):
@@ -247,6 +258,20 @@ def _short_path(path: object, keep: int = 200) -> str:
     return text if len(text) <= keep else f"{text[: keep // 2]}…{text[-keep // 2 :]}"
 
 
+def _dangling(path: Path, what: str = "") -> str:
+    """Why the symbolic link ``path`` names nothing: a loop (``Path.exists`` answers False
+    for ``ELOOP``, so it read "no such file or directory"; ``Path.resolve`` raised a raw
+    ``RuntimeError``), or a missing target."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{what}{_short_path(path)}: too many levels of symbolic links (a symlink loop)"
+    return (
+        f"{what}{_short_path(path)}: no such file or directory (a symbolic link to a missing path)"
+    )
+
+
 def _index_inside(index: Path, src: Path) -> bool:
     """True when the index would be walked (and so indexed) as part of ``src``."""
     try:
@@ -268,7 +293,11 @@ def cmd_index(ctx: _Ctx) -> int:
             ExitCode.INGEST,
         ) from None
     if not exists:
-        raise CliError(f"no such file or directory: {src}", ExitCode.INGEST)
+        if src.is_symlink():
+            raise CliError(_dangling(src), ExitCode.INGEST)
+        raise CliError(f"no such file or directory: {_short_path(src)}", ExitCode.INGEST)
+    if ctx.index.is_symlink() and not ctx.index.exists():
+        raise CliError(_dangling(ctx.index, "--index "), ExitCode.USAGE)
     if src.is_dir() and ctx.index.resolve() == src.resolve():
         raise CliError(
             f"--index {ctx.index} is the directory being indexed",
