@@ -279,3 +279,64 @@ async def test_mcp_hit_texts_are_bounded(tmp_path: Path) -> None:
             assert all(len(h["text"]) <= 1000 for h in out["hits"])
     finally:
         await a.close()
+
+
+# ------------------------------------- 5. add_records: a record's uri metadata cannot go anywhere
+def test_a_records_uri_cannot_write_into_the_conversations(tmp_path: Path) -> None:
+    """``add_records`` followed a record's ``uri`` metadata anywhere: a loader's metadata
+    ``{"uri": "viking://~/memories/conversations/default"}`` replaced a whole conversation,
+    ``.../notes`` every note. The conversations' subtree (``add_messages``' own) and a
+    directory of memories are refused before any write, as ``remember`` / ``add_memory``
+    refuse them; a memory of its own by URI stays (documented, tested)."""
+    from treehop.errors import InvalidURIError
+    from treehop.ingest.records import add_records
+
+    c = _client(tmp_path)
+    try:
+        c.add_messages([{"content": "hello there"}], session_id="s")
+        c.remember("Ann likes tea", name="tea")
+        before = sorted(_uris(c))
+        for uri in (
+            "viking://~/memories/conversations",
+            "viking://~/memories/conversations/default",
+            "viking://~/memories/conversations/default/s/turn-00000",
+            "viking://~/memories/conversations/other",
+            "viking://~/memories/notes",
+        ):
+            with pytest.raises((InvalidURIError, InvalidQueryError)):
+                add_records(c, [("fine", {"source": "a.md"}), ("evil", {"uri": uri})])
+            assert sorted(_uris(c)) == before, uri
+        out = add_records(
+            c, [("The user likes short answers.", {"uri": "viking://~/memories/style"})]
+        )
+        assert out == ["viking://~/memories/style"]
+        out = add_records(c, [("Ann likes coffee now", {"uri": "viking://~/memories/notes/tea"})])
+        assert out == ["viking://~/memories/notes/tea"]  # (a note's own node, by its URI)
+    finally:
+        c.close()
+
+
+def test_a_records_uri_stays_below_the_base_the_call_names(tmp_path: Path) -> None:
+    """With ``base_uri="viking://resources/r"`` a record's ``uri`` metadata still wrote
+    anywhere (``viking://resources/other``, ``viking://~/memories/x``): the call names the
+    place its batch goes. A URI at or below that base is kept; the default base
+    (``viking://resources``) keeps the documented meaning (any URI, memories included)."""
+    from treehop.errors import InvalidURIError
+    from treehop.ingest.records import add_records
+
+    c = _client(tmp_path)
+    try:
+        for uri in ("viking://resources/other", "viking://~/memories/x", "viking://resources/rr"):
+            with pytest.raises(InvalidURIError):
+                add_records(
+                    c,
+                    [("fine", {"source": "a.md"}), ("evil", {"uri": uri})],
+                    base_uri="viking://resources/r",
+                )
+            assert _uris(c) == [], uri
+        out = add_records(
+            c, [("fine", {"uri": "viking://resources/r/x/y.md"})], base_uri="viking://resources/r"
+        )
+        assert out == ["viking://resources/r/x/y.md"]
+    finally:
+        c.close()
