@@ -340,3 +340,87 @@ def test_a_records_uri_stays_below_the_base_the_call_names(tmp_path: Path) -> No
         assert out == ["viking://resources/r/x/y.md"]
     finally:
         c.close()
+
+
+# --------------------------- 3. a new session's number without reading every session
+def _session_names(c: Treehop, conv: str = "default") -> list[str]:
+    uri = c.aio.resolve(f"viking://~/memories/conversations/{conv}")
+    return sorted(k.uri.rsplit("/", 1)[-1] for k in c.store.children(uri) if not k.is_leaf)
+
+
+def test_new_session_numbers_do_not_read_the_conversation(tmp_path: Path, monkeypatch: Any) -> None:
+    """A new session (``session_id=None``) read every session of the conversation to number
+    it (47 ms at 3,000 sessions, every node built). The conversation's names are kept per
+    store with its family stamp (O(log n) to check); while no other write touched its
+    sessions, the next number comes from them. The numbers are the ones a read gives."""
+    c = _client(tmp_path)
+    try:
+        for i in range(3):
+            c.add_messages([{"content": f"hello {i}"}])
+        conv = c.aio.resolve("viking://~/memories/conversations/default")
+        reads: list[str] = []
+        real = type(c.store).children
+
+        def counting(self: Any, uri: str) -> Any:
+            reads.append(uri)
+            return real(self, uri)
+
+        monkeypatch.setattr(type(c.store), "children", counting)
+        for i in range(5):
+            reads.clear()
+            res = c.add_messages([{"content": f"more {i}"}])
+            assert res.session_id == f"session-{3 + i:04d}"
+            opening = reads.count(conv)
+            reads.clear()
+            c.add_messages([{"content": "and more"}], session_id=res.session_id)
+            # (what is left is the writer's re-description of the conversation's node, which
+            # every append does: opening a session reads nothing more)
+            assert opening == reads.count(conv) <= 1, (opening, reads.count(conv))
+    finally:
+        c.close()
+
+
+def test_new_session_numbers_match_a_read_after_any_change(tmp_path: Path) -> None:
+    """Named sessions in the numbering's way, a removed session, another client's session
+    and a leaf under the conversation: each next number is what reading the sessions gives
+    (``len(taken)``, then past every taken name), kept or read."""
+    from treehop import memory
+
+    def expected(c: Treehop) -> str:
+        taken = set(_session_names(c))
+        n = len(taken)
+        while f"session-{n:04d}" in taken:
+            n += 1
+        return f"session-{n:04d}"
+
+    c = _client(tmp_path)
+    try:
+        steps = [
+            lambda: c.add_messages([{"content": "a"}], session_id="session-0002"),
+            lambda: c.remove("viking://~/memories/conversations/default/session-0000"),
+            lambda: c.add_messages([{"content": "b"}], session_id="session-0007"),
+            lambda: c.add_resource(
+                "a leaf here",
+                target_uri="viking://~/memories/conversations/default/leaf",
+                is_text=True,
+            ),
+            lambda: c.add_messages([{"content": "c"}], session_id="zzz"),
+            lambda: memory._sessions_kept.clear(),
+        ]
+        for step in [None, *steps, None, None]:
+            if step is not None:
+                step()
+            want = expected(c)
+            assert c.add_messages([{"content": "x"}]).session_id == want
+            want = expected(c)
+            assert c.add_messages([{"content": "y"}]).session_id == want
+        other = _client(tmp_path)  # (another client: the same store object in one process)
+        try:
+            want = expected(c)
+            assert other.add_messages([{"content": "z"}]).session_id == want
+        finally:
+            other.close()
+        want = expected(c)
+        assert c.add_messages([{"content": "w"}]).session_id == want
+    finally:
+        c.close()

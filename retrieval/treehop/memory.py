@@ -632,6 +632,83 @@ def _keep_tail(
             kept.popitem(last=False)
 
 
+_SESSIONS_KEPT = 256
+"""Conversations whose session names one store keeps (least recently written first out)."""
+_sessions_kept: weakref.WeakKeyDictionary[Any, OrderedDict[str, _KeptSessions]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@dataclass(frozen=True)
+class _KeptSessions:
+    """A conversation's session names (its non-leaf children) and the family stamp of the
+    snapshot they describe (:meth:`EmbeddedStore.family_since`).
+
+    Why: numbering a new session read every session of the conversation (47 ms at 3,000
+    sessions, each node built from its JSON), on every call of an app that opens a session
+    per call. Rows are immutable and appended, so an unchanged stamp means the same children
+    (a rewritten one gets a newer row, a deleted one lowers the count): the names are used
+    while the stamp is the one they were kept with, and brought forward only by a write whose
+    one new child row is its own session's; any other change reads them again."""
+
+    stamp: tuple[int, int, int]
+    names: frozenset[str]
+
+
+async def _kept_sessions(
+    client: MemoryHost, conv_uri: str
+) -> tuple[tuple[int, int, int] | None, set[str] | None]:
+    """The conversation's family stamp now (``None``: a store without ``family_since``) and
+    its session names where kept for that stamp (else ``None``: read them)."""
+    since = getattr(client.store, "family_since", None)
+    if not callable(since):
+        return None, None
+    stamp = (await client._io(since, conv_uri, -1, ()))[0]
+    with _tails_lock:
+        try:
+            kept = _sessions_kept.get(client.store)
+        except TypeError:
+            return None, None
+        got = kept.get(conv_uri) if kept is not None else None
+    if got is None or got.stamp != stamp:
+        return stamp, None
+    return stamp, set(got.names)
+
+
+async def _keep_sessions(
+    client: MemoryHost,
+    conv_uri: str,
+    before: tuple[int, int, int],
+    taken: set[str],
+    session_uri: str,
+    created: bool,
+) -> None:
+    """After an append's write: keep ``taken`` plus its session for the new stamp, if the
+    only child row written since ``before`` is this session's (one more child if it was
+    created); else forget them (the next new session reads them)."""
+    store: Any = client.store  # (one with family_since: _kept_sessions gave a stamp)
+    stamp, rows = await client._io(store.family_since, conv_uri, before[2], ("uri",))
+    ok = (
+        stamp[0] == before[0]
+        and stamp[1] == before[1] + int(created)
+        and all(r["uri"] == session_uri for r in rows)
+    )
+    with _tails_lock:
+        try:
+            kept = _sessions_kept.get(client.store)
+            if kept is None:
+                kept = _sessions_kept[client.store] = OrderedDict()
+        except TypeError:
+            return
+        if not ok:
+            kept.pop(conv_uri, None)
+            return
+        kept[conv_uri] = _KeptSessions(stamp, frozenset(taken | {session_uri.rsplit("/", 1)[-1]}))
+        kept.move_to_end(conv_uri)
+        while len(kept) > _SESSIONS_KEPT:
+            kept.popitem(last=False)
+
+
 def _forget_tail(client: MemoryHost, session_uri: str) -> None:
     with _tails_lock:
         kept = _kept(client.store, create=False)
@@ -820,9 +897,11 @@ async def _append(
     """:func:`add_messages`' read of the session and its write, under the conversation's
     lock: the result, every turn of the session (read only where the session was), the
     session's URI and id."""
+    conv_stamp, taken = await _kept_sessions(client, conv_uri)
     if session_id is None:
-        kids = await client._io(client.store.children, conv_uri)
-        taken = {k.uri.rsplit("/", 1)[-1] for k in kids if not k.is_leaf}
+        if taken is None:
+            kids = await client._io(client.store.children, conv_uri)
+            taken = {k.uri.rsplit("/", 1)[-1] for k in kids if not k.is_leaf}
         n = len(taken)
         while f"session-{n:04d}" in taken:
             n += 1
@@ -865,6 +944,8 @@ async def _append(
     ]
     session = _session_node_of(session_uri, conversation_id, session_id, described, summary)
     await write_nodes(client, [session, *new_nodes], counted=counted)
+    if taken is not None and conv_stamp is not None:
+        await _keep_sessions(client, conv_uri, conv_stamp, taken, session_uri, old_session is None)
     if extractor is None and gen is not None and _generation(client.store) == gen + 1:
         # (the new turns' URIs are past every turn known: each adds a row)
         family += len(turns)
