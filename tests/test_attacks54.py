@@ -424,3 +424,39 @@ def test_new_session_numbers_match_a_read_after_any_change(tmp_path: Path) -> No
         assert c.add_messages([{"content": "w"}]).session_id == want
     finally:
         c.close()
+
+
+def test_a_cancelled_call_cancels_its_extraction(tmp_path: Path) -> None:
+    """Cancelling ``add_messages`` while its extractor runs (no deadline) cancels the
+    extractor's task too (it is not left running on the loop); the turns are stored."""
+
+    class Watched:
+        cancelled = False
+
+        async def extract(self, turns: Any) -> Any:
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                Watched.cancelled = True
+                raise
+
+    async def go() -> None:
+        c = AsyncTreehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+        try:
+            task = asyncio.ensure_future(
+                c.add_messages(
+                    [{"content": "hello there"}], extractor=Watched(), extract_deadline_s=None
+                )
+            )
+            await asyncio.sleep(0.5)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await asyncio.sleep(0.05)
+            assert Watched.cancelled
+            kids = c.store.children(c.resolve("viking://~/memories/conversations/default"))
+            assert len(kids) == 1
+        finally:
+            await c.close()
+
+    asyncio.run(go())
