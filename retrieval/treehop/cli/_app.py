@@ -158,8 +158,9 @@ class _Ctx:
                 f"create one with: treehop index DIR --index {path}\n"
                 f"(or point --index / ${INDEX_ENV} at an existing index)",
             )
-        if not exists and create and path.is_symlink() and not path.exists():
-            raise CliError(_dangling(path, "--index "), ExitCode.USAGE)
+        why = _missing(path, "--index ") if not exists and create else None
+        if why is not None and not path.exists():
+            raise CliError(why, ExitCode.USAGE)
         if not exists and path.exists():
             if not path.is_dir():
                 raise CliError(f"--index {path} is a file, not an index directory", ExitCode.USAGE)
@@ -258,18 +259,21 @@ def _short_path(path: object, keep: int = 200) -> str:
     return text if len(text) <= keep else f"{text[: keep // 2]}…{text[-keep // 2 :]}"
 
 
-def _dangling(path: Path, what: str = "") -> str:
-    """Why the symbolic link ``path`` names nothing: a loop (``Path.exists`` answers False
-    for ``ELOOP``, so it read "no such file or directory"; ``Path.resolve`` raised a raw
-    ``RuntimeError``), or a missing target."""
+def _missing(path: Path, what: str = "") -> str | None:
+    """Why ``path`` names nothing, where it is not plainly absent (``None``): a symlink loop
+    in it (``Path.exists`` answers False for ``ELOOP``, so it read "no such file or
+    directory"; ``Path.resolve`` raised a raw ``RuntimeError``), or a link to a missing
+    path."""
     try:
         os.stat(path)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return f"{what}{_short_path(path)}: too many levels of symbolic links (a symlink loop)"
-    return (
-        f"{what}{_short_path(path)}: no such file or directory (a symbolic link to a missing path)"
-    )
+        if path.is_symlink():
+            return (
+                f"{what}{_short_path(path)}: no such file or directory (a link to a missing path)"
+            )
+    return None
 
 
 def _index_inside(index: Path, src: Path) -> bool:
@@ -293,11 +297,11 @@ def cmd_index(ctx: _Ctx) -> int:
             ExitCode.INGEST,
         ) from None
     if not exists:
-        if src.is_symlink():
-            raise CliError(_dangling(src), ExitCode.INGEST)
-        raise CliError(f"no such file or directory: {_short_path(src)}", ExitCode.INGEST)
-    if ctx.index.is_symlink() and not ctx.index.exists():
-        raise CliError(_dangling(ctx.index, "--index "), ExitCode.USAGE)
+        why = _missing(src) or f"no such file or directory: {_short_path(src)}"
+        raise CliError(why, ExitCode.INGEST)
+    why = None if ctx.index.exists() else _missing(ctx.index, "--index ")
+    if why is not None:
+        raise CliError(why, ExitCode.USAGE)
     if src.is_dir() and ctx.index.resolve() == src.resolve():
         raise CliError(
             f"--index {ctx.index} is the directory being indexed",
