@@ -299,9 +299,9 @@ def cmd_index(ctx: _Ctx) -> int:
     if not exists:
         why = _missing(src) or f"no such file or directory: {_short_path(src)}"
         raise CliError(why, ExitCode.INGEST)
-    why = None if ctx.index.exists() else _missing(ctx.index, "--index ")
-    if why is not None:
-        raise CliError(why, ExitCode.USAGE)
+    bad_index = None if ctx.index.exists() else _missing(ctx.index, "--index ")
+    if bad_index is not None:
+        raise CliError(bad_index, ExitCode.USAGE)
     if src.is_dir() and ctx.index.resolve() == src.resolve():
         raise CliError(
             f"--index {ctx.index} is the directory being indexed",
