@@ -464,3 +464,28 @@ def test_a_cancelled_call_cancels_its_extraction(tmp_path: Path) -> None:
             await c.close()
 
     asyncio.run(go())
+
+
+# ----------------------------------------------- a context ledger that cannot be read back
+@pytest.mark.parametrize(
+    "raw",
+    [b"{not json", b"\xff\xfe", b"[" * 100_000, b"9" * 5_000],
+    ids=["json", "utf8", "deep", "int"],
+)
+def test_an_unreadable_context_ledger_is_a_typed_error(tmp_path: Path, raw: bytes) -> None:
+    """``assemble_context(session_id=...)`` read its ledger (the URIs the session was
+    given) with a bare ``json.loads``: a ledger that is not JSON, not UTF-8, nested past
+    the recursion limit or holding a 5,000-digit number escaped a raw ``JSONDecodeError``
+    / ``UnicodeDecodeError`` / ``RecursionError`` / ``ValueError``. Now
+    ``IndexCorruptError``, as an unreadable session is."""
+    from treehop.errors import IndexCorruptError
+
+    c = _client(tmp_path)
+    try:
+        c.add_resource("alpha beta gamma", target_uri="viking://resources/a.md", is_text=True)
+        c.store.put_state("context/default/s1", raw)  # type: ignore[attr-defined]
+        with pytest.raises(IndexCorruptError):
+            c.assemble_context("alpha", max_tokens=100, session_id="s1")
+        assert c.assemble_context("alpha", max_tokens=100, session_id="s2").uris
+    finally:
+        c.close()
