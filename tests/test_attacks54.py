@@ -489,3 +489,27 @@ def test_an_unreadable_context_ledger_is_a_typed_error(tmp_path: Path, raw: byte
         assert c.assemble_context("alpha", max_tokens=100, session_id="s2").uris
     finally:
         c.close()
+
+
+def test_state_nested_past_the_recursion_limit_is_index_corrupt(tmp_path: Path) -> None:
+    """The tagger's statistics and the sessions index caught a damaged JSON state's
+    ``ValueError`` as ``IndexCorruptError``, but not ``RecursionError`` (``"[" * 100000``):
+    it escaped raw from the first write or session call (attacks53 fixed the same for
+    caller-given and remote JSON)."""
+    from treehop.errors import IndexCorruptError
+    from treehop.tagging.keywords import KeywordTagger
+
+    with pytest.raises(IndexCorruptError):
+        KeywordTagger.from_bytes(b"[" * 100_000)
+    c = _client(tmp_path)
+    try:
+        c.create_session()
+        c.store.put_state("sessions/_index", b"[" * 100_000)  # type: ignore[attr-defined]
+    finally:
+        c.close()
+    with pytest.warns(Warning, match="damaged"):  # (rebuilt from the session blobs, warned)
+        c = _client(tmp_path)
+        try:
+            assert len(c.list_sessions()) == 1
+        finally:
+            c.close()
