@@ -10,8 +10,8 @@ removed from the stored metadata because it *is* the node's URI; at or below ``b
 when the call names a base other than ``viking://resources``, never in the conversations'
 subtree nor on a directory of memories: a loader's metadata chooses it),
 ``metadata[path_key]`` (a path or URL placed under ``base_uri`` segment by segment; kept in
-the metadata, as loaders
-write it there as provenance; absolute or climbing paths are first made relative to the
+the metadata, as loaders write it there as provenance; absolute or climbing paths are first
+made relative to the
 directory the batch's paths share), the record's ``id``, or else a stable id derived from its
 text and metadata. ``metadata[tags_key]`` (a list or ``a;b``) and ``tags`` become user tags;
 the rest of the metadata is written on every node the text becomes (file and chunks), so
