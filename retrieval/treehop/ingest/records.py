@@ -11,12 +11,12 @@ when the call names a base other than ``viking://resources``, never in the conve
 subtree nor on a directory of memories: a loader's metadata chooses it),
 ``metadata[path_key]`` (a path or URL placed under ``base_uri`` segment by segment; kept in
 the metadata, as loaders write it there as provenance; absolute or climbing paths are first
-made relative to the
-directory the batch's paths share), the record's ``id``, or else a stable id derived from its
-text and metadata. ``metadata[tags_key]`` (a list or ``a;b``) and ``tags`` become user tags;
-the rest of the metadata is written on every node the text becomes (file and chunks), so
-metadata filters select on it. Records sharing one path (a loader's pages, a splitter's
-chunks) become the ordered chunks of that file (:class:`PassageStore`).
+made relative to the directory the batch's paths share), the record's ``id``, or else a
+stable id derived from its text and metadata. ``metadata[tags_key]`` (a list or ``a;b``)
+and ``tags`` become user tags; the rest of the metadata is written on every node the text
+becomes (file and chunks), so metadata filters select on it. Records sharing one path (a
+loader's pages, a splitter's chunks) become the ordered chunks of that file
+(:class:`PassageStore`).
 
 The whole batch is planned and validated by :func:`plan_records` before anything is written,
 so a bad record in the middle of a batch does not leave half the batch ingested. A record of
