@@ -513,3 +513,34 @@ def test_state_nested_past_the_recursion_limit_is_index_corrupt(tmp_path: Path) 
             assert len(c.list_sessions()) == 1
         finally:
             c.close()
+
+
+# ------------------------------------------- a base_url's query-string or fragment secrets
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://h.example/v1?key=AIzaSyAbCdEfGh12345",
+        "https://h.example/v1?token=tok_1234567890",
+        "https://h.example/v1?access_token=tok_1234567890",
+        "https://h.example/v1?api-version=2024-02-01&sig=AbCdEf1234567890",
+        "https://h.example/v1?password=hunter2hunter2",
+        "https://h.example/v1#tok_1234567890",
+    ],
+)
+def test_a_base_urls_secret_parameters_never_reach_a_repr(url: str) -> None:
+    """``redact_url`` (the clients' ``repr``, the reranker's name, a bad ``base_url``'s
+    error) masked userinfo and ``api_key=`` only: ``?key=`` (Google's API keys),
+    ``?token=``, ``?access_token=``, a SAS ``sig=``, ``?password=`` and a fragment were shown
+    whole. Their values are ``***`` now; other parameters stay (``api-version``)."""
+    from treehop.llm.openai_compatible import OpenAICompatibleLLM
+    from treehop.redaction import redact_url
+    from treehop.rerankers.http_rerank import HTTPReranker
+
+    secret = next(s for s in ("AIzaSy", "tok_", "AbCdEf", "hunter2") if s in url)
+    assert secret not in redact_url(url)
+    assert secret not in repr(OpenAICompatibleLLM(model="m", base_url=url))
+    rr = HTTPReranker(base_url=url)
+    assert secret not in repr(rr) and secret not in rr.name
+    if "api-version" in url:
+        assert "api-version=2024-02-01" in redact_url(url)
+    assert redact_url("https://h.example/v1?max_tokens=5") == "https://h.example/v1?max_tokens=5"
