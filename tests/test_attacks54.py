@@ -544,3 +544,17 @@ def test_a_base_urls_secret_parameters_never_reach_a_repr(url: str) -> None:
     if "api-version" in url:
         assert "api-version=2024-02-01" in redact_url(url)
     assert redact_url("https://h.example/v1?max_tokens=5") == "https://h.example/v1?max_tokens=5"
+
+
+def test_an_http_failure_does_not_echo_a_query_key() -> None:
+    """A final HTTP status was reported as ``HTTP 400 from <the request's URL>`` through
+    ``redact`` (registered secrets, ``api_key=``), so a ``base_url`` holding ``?key=...``
+    (the model path appended after it) put the key into the error."""
+    import httpx
+
+    from treehop._http import HTTPStatusFailure
+
+    url = "https://h.example/v1?key=AIzaSyAbCdEfGh12345/chat/completions"
+    resp = httpx.Response(400, request=httpx.Request("POST", url), text="bad request")
+    msg = str(HTTPStatusFailure(resp))
+    assert "AIzaSy" not in msg and "HTTP 400" in msg and "h.example" in msg
