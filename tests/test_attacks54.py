@@ -558,3 +558,25 @@ def test_an_http_failure_does_not_echo_a_query_key() -> None:
     resp = httpx.Response(400, request=httpx.Request("POST", url), text="bad request")
     msg = str(HTTPStatusFailure(resp))
     assert "AIzaSy" not in msg and "HTTP 400" in msg and "h.example" in msg
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"uri": "http://root:S3cretPw99@127.0.0.1:1"},
+        {"uri": "http://127.0.0.1:1?token=S3cretPw99"},
+        {"uri": "http://127.0.0.1:1", "token": "root:S3cretPw99"},
+    ],
+    ids=["userinfo", "query", "token"],
+)
+def test_a_milvus_uris_credentials_never_reach_an_error(kw: dict[str, str]) -> None:
+    """``MilvusStore`` quoted its ``uri`` raw in its errors and ``repr``
+    (``http://root:password@host``, ``?token=``): shown through ``redact_url`` now, and
+    the ``token`` is registered as a secret like the HTTP clients' keys."""
+    pytest.importorskip("pymilvus")
+    from treehop.errors import StoreError
+    from treehop.stores.milvus import MilvusStore
+
+    with pytest.raises(StoreError) as info:
+        MilvusStore(**kw, timeout=2)  # type: ignore[arg-type]
+    assert "S3cretPw99" not in str(info.value) and "127.0.0.1" in str(info.value)
