@@ -580,3 +580,35 @@ def test_a_milvus_uris_credentials_never_reach_an_error(kw: dict[str, str]) -> N
     with pytest.raises(StoreError) as info:
         MilvusStore(**kw, timeout=2)  # type: ignore[arg-type]
     assert "S3cretPw99" not in str(info.value) and "127.0.0.1" in str(info.value)
+
+
+async def test_mcp_context_budget_is_bounded(tmp_path: Path, monkeypatch: Any) -> None:
+    """The MCP ``context`` tool passed ``max_tokens`` through (the core allows 1,000,000):
+    an agent's call could pull ~4 MB of text into its own context, where ``read`` / ``find``
+    are held to 200,000 characters. Now at most ``MAX_CONTEXT_TOKENS``; a larger ask says
+    what it was held to (``max_tokens_capped``)."""
+    from mcp import Client
+
+    from treehop import mcp_server
+    from treehop.mcp_server import build_server
+
+    monkeypatch.setattr(mcp_server, "MAX_CONTEXT_TOKENS", 300)  # (small texts suffice)
+    a = AsyncTreehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        for i in range(6):
+            text = " ".join(f"alpha{j % 50} beta{i}" for j in range(400))
+            await a.add_resource(text, target_uri=f"viking://resources/t{i}.txt")
+        whole = await a.assemble_context("alpha1 beta", max_tokens=1_000_000, limit=1000)
+        assert whole.tokens > 300  # (what the tool answered before)
+        async with Client(build_server(a)) as client:
+            res = await client.call_tool(
+                "context", {"query": "alpha1 beta", "max_tokens": 1_000_000, "limit": 1000}
+            )
+            assert not res.is_error, res.content
+            out = res.structured_content or {}
+            assert out["tokens"] <= mcp_server.MAX_CONTEXT_TOKENS
+            assert out["max_tokens_capped"] == mcp_server.MAX_CONTEXT_TOKENS
+            small = await client.call_tool("context", {"query": "alpha1 beta", "max_tokens": 100})
+            assert "max_tokens_capped" not in (small.structured_content or {})
+    finally:
+        await a.close()

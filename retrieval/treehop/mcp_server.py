@@ -43,6 +43,10 @@ INSTRUCTIONS = (
     "token-budgeted block, ls/tree to browse and read to open a hit; add_memory stores a fact."
 )
 MAX_READ_CHARS = 200_000
+MAX_CONTEXT_TOKENS = 50_000
+"""The largest ``max_tokens`` the ``context`` tool assembles (about :data:`MAX_READ_CHARS`
+characters of English; the core allows 1,000,000, ~4 MB into the agent's context); a larger
+ask is held to it and says so (``max_tokens_capped``)."""
 MAX_LIST_ENTRIES = 1_000
 """The most entries ``ls`` answers (a directory of 100,000 files would fill the agent's
 context as ``read`` without its cap would); the rest are counted in ``omitted``."""
@@ -234,10 +238,12 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         exclude_uris: list[str] | None = None,
         limit: int = 20,
     ) -> dict[str, Any]:
+        cap = MAX_CONTEXT_TOKENS
+        capped = isinstance(max_tokens, int) and max_tokens > cap
         out = await guard(
             lambda: client.assemble_context(
                 query,
-                max_tokens=max_tokens,
+                max_tokens=cap if capped else max_tokens,
                 tiers=TIERS,
                 session_id=session_id,
                 exclude_uris=exclude_uris or (),
@@ -245,12 +251,15 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
                 limit=limit,
             )
         )
-        return {
+        answer = {
             "text": out.text,
             "uris": out.uris,
             "tokens": out.tokens,
             "token_counter": out.token_counter,
         }
+        if capped:
+            answer["max_tokens_capped"] = cap
+        return answer
 
     @tool(
         "List a directory: each child's URI, kind (directory, file, chunk, text), children "
