@@ -408,7 +408,12 @@ def test_new_session_numbers_match_a_read_after_any_change(tmp_path: Path) -> No
                 target_uri="viking://~/memories/conversations/default/leaf",
                 is_text=True,
             ),
+            lambda: c.add_messages([{"content": "d"}], session_id="leaf"),  # (over the leaf)
             lambda: c.add_messages([{"content": "c"}], session_id="zzz"),
+            lambda: [
+                c.add_messages([{"content": "e"}], session_id=f"session-{i:04d}")
+                for i in range(14, 20)
+            ],
             lambda: memory._sessions_kept.clear(),
         ]
         for step in [None, *steps, None, None]:

@@ -632,8 +632,8 @@ def _keep_tail(
             kept.popitem(last=False)
 
 
-_SESSIONS_KEPT = 256
-"""Conversations whose session names one store keeps (least recently written first out)."""
+_SESSIONS_KEPT = 1024
+"""Conversations whose session count one store keeps (least recently written first out)."""
 _sessions_kept: weakref.WeakKeyDictionary[Any, OrderedDict[str, _KeptSessions]] = (
     weakref.WeakKeyDictionary()
 )
@@ -641,25 +641,28 @@ _sessions_kept: weakref.WeakKeyDictionary[Any, OrderedDict[str, _KeptSessions]] 
 
 @dataclass(frozen=True)
 class _KeptSessions:
-    """A conversation's session names (its non-leaf children) and the family stamp of the
-    snapshot they describe (:meth:`EmbeddedStore.family_since`).
+    """How many sessions (non-leaf children) a conversation has, and the family stamp of the
+    snapshot that count describes (:meth:`EmbeddedStore.family_since`).
 
     Why: numbering a new session read every session of the conversation (47 ms at 3,000
     sessions, each node built from its JSON), on every call of an app that opens a session
-    per call. Rows are immutable and appended, so an unchanged stamp means the same children
-    (a rewritten one gets a newer row, a deleted one lowers the count): the names are used
-    while the stamp is the one they were kept with, and brought forward only by a write whose
-    one new child row is its own session's; any other change reads them again."""
+    per call. The number is ``session-<count>``, or the next name past it that no session
+    holds: with the count kept, a lookup per name tried (one, unless named sessions sit in
+    the way) instead of the read. Rows are immutable and appended, so an unchanged stamp
+    means the same children (a rewritten one gets a newer row, a deleted one lowers the
+    count): the count is used while the stamp is the one it was kept with, and brought
+    forward only by a write whose one new child row is its own session's; any other change
+    reads the sessions again. A count, not the names: O(1) memory a conversation."""
 
     stamp: tuple[int, int, int]
-    names: frozenset[str]
+    sessions: int
 
 
 async def _kept_sessions(
     client: MemoryHost, conv_uri: str
-) -> tuple[tuple[int, int, int] | None, set[str] | None]:
+) -> tuple[tuple[int, int, int] | None, int | None]:
     """The conversation's family stamp now (``None``: a store without ``family_since``) and
-    its session names where kept for that stamp (else ``None``: read them)."""
+    its session count where kept for that stamp (else ``None``: read the sessions)."""
     since = getattr(client.store, "family_since", None)
     if not callable(since):
         return None, None
@@ -672,25 +675,27 @@ async def _kept_sessions(
         got = kept.get(conv_uri) if kept is not None else None
     if got is None or got.stamp != stamp:
         return stamp, None
-    return stamp, set(got.names)
+    return stamp, got.sessions
 
 
 async def _keep_sessions(
     client: MemoryHost,
     conv_uri: str,
     before: tuple[int, int, int],
-    taken: set[str],
+    sessions: int,
     session_uri: str,
-    created: bool,
+    old: Node | None,
 ) -> None:
-    """After an append's write: keep ``taken`` plus its session for the new stamp, if the
-    only child row written since ``before`` is this session's (one more child if it was
-    created); else forget them (the next new session reads them)."""
+    """After an append's write: keep the session count (``sessions`` before it, plus its
+    session where the write made it one: ``old``, what stood at its URI, was nothing or a
+    leaf) for the new stamp, if the only child row written since ``before`` is this
+    session's (one more child where nothing stood there); else forget it (the next new
+    session reads the sessions)."""
     store: Any = client.store  # (one with family_since: _kept_sessions gave a stamp)
     stamp, rows = await client._io(store.family_since, conv_uri, before[2], ("uri",))
     ok = (
         stamp[0] == before[0]
-        and stamp[1] == before[1] + int(created)
+        and stamp[1] == before[1] + int(old is None)
         and all(r["uri"] == session_uri for r in rows)
     )
     with _tails_lock:
@@ -703,10 +708,16 @@ async def _keep_sessions(
         if not ok:
             kept.pop(conv_uri, None)
             return
-        kept[conv_uri] = _KeptSessions(stamp, frozenset(taken | {session_uri.rsplit("/", 1)[-1]}))
+        kept[conv_uri] = _KeptSessions(stamp, sessions + int(old is None or old.is_leaf))
         kept.move_to_end(conv_uri)
         while len(kept) > _SESSIONS_KEPT:
             kept.popitem(last=False)
+
+
+async def _is_session(client: MemoryHost, uri: str) -> bool:
+    """Whether a session (a non-leaf node) stands at ``uri``."""
+    node = (await client._io(client.store.get, [uri]))[0]
+    return node is not None and not node.is_leaf
 
 
 def _forget_tail(client: MemoryHost, session_uri: str) -> None:
@@ -897,14 +908,18 @@ async def _append(
     """:func:`add_messages`' read of the session and its write, under the conversation's
     lock: the result, every turn of the session (read only where the session was), the
     session's URI and id."""
-    conv_stamp, taken = await _kept_sessions(client, conv_uri)
+    conv_stamp, sessions = await _kept_sessions(client, conv_uri)
     if session_id is None:
-        if taken is None:
+        if sessions is None:
             kids = await client._io(client.store.children, conv_uri)
             taken = {k.uri.rsplit("/", 1)[-1] for k in kids if not k.is_leaf}
-        n = len(taken)
-        while f"session-{n:04d}" in taken:
-            n += 1
+            n = sessions = len(taken)
+            while f"session-{n:04d}" in taken:
+                n += 1
+        else:  # (the same number: past every name a session holds, from session-<count>)
+            n = sessions
+            while await _is_session(client, f"{conv_uri}/session-{n:04d}"):
+                n += 1
         session_id = f"session-{n:04d}"
     session_uri = f"{conv_uri}/{session_id}"
     gen = _generation(client.store)  # (before the session is read: see _keep_tail)
@@ -944,8 +959,8 @@ async def _append(
     ]
     session = _session_node_of(session_uri, conversation_id, session_id, described, summary)
     await write_nodes(client, [session, *new_nodes], counted=counted)
-    if taken is not None and conv_stamp is not None:
-        await _keep_sessions(client, conv_uri, conv_stamp, taken, session_uri, old_session is None)
+    if sessions is not None and conv_stamp is not None:
+        await _keep_sessions(client, conv_uri, conv_stamp, sessions, session_uri, old_session)
     if extractor is None and gen is not None and _generation(client.store) == gen + 1:
         # (the new turns' URIs are past every turn known: each adds a row)
         family += len(turns)
