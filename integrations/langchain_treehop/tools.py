@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 from treehop import AsyncTreehop, Entry, Treehop
 from treehop import integration_kit as kit
 from treehop.errors import InvalidQueryError, InvalidURIError, NotFoundError, TreehopError
+from treehop.mcp_server import MAX_LIST_ENTRIES
 
 from .retrievers import TreehopRetriever
 
@@ -168,10 +169,12 @@ def _retriever_tool(
 
 
 def _format_entries(uri: str, entries: Sequence[Entry]) -> str:
+    """The listing the model reads: at most :data:`~treehop.mcp_server.MAX_LIST_ENTRIES`
+    entries (a directory of 100,000 files filled its context), then how many more."""
     if not entries:
         return f"{uri} is an empty directory."
     lines = [f"Contents of {uri}:"]
-    for e in entries:
+    for e in entries[:MAX_LIST_ENTRIES]:
         if e.is_leaf:
             kind = e.kind or "file"
         elif e.kind == "file":  # a file stored as chunks: a file to read, not a folder
@@ -180,6 +183,11 @@ def _format_entries(uri: str, entries: Sequence[Entry]) -> str:
             kind = f"directory, {e.children} {'child' if e.children == 1 else 'children'}"
         summary = " ".join(e.abstract.split())
         lines.append(f"- {e.uri} ({kind}){': ' + summary if summary else ''}")
+    if len(entries) > MAX_LIST_ENTRIES:
+        lines.append(
+            f"[{len(entries) - MAX_LIST_ENTRIES} more entries not shown; list a subdirectory "
+            "or search instead]"
+        )
     return "\n".join(lines)
 
 

@@ -45,6 +45,7 @@ from langchain_core.vectorstores.utils import maximal_marginal_relevance
 from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop import uri as urimod
+from treehop.arguments import check_bool
 from treehop.errors import InvalidQueryError
 from treehop.ingest.records import INTERNAL_KEYS, Passage, path_segments
 from treehop.integration_kit import TreehopClient, reject_extra
@@ -261,12 +262,13 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
                 f"unknown search argument(s) {unknown}; the search arguments are "
                 f"{', '.join(sorted(_SEARCH_KWARGS))}"
             )
+        dirs = kwargs.get("include_directories")  # (not bool(): "false" turned them on)
         opts: SearchKwargs = {
             "filter": to_treehop_filter(kwargs.get("filter")),
             "tags": kwargs.get("tags"),
             "tags_all": kwargs.get("tags_all"),
             "dense_weight": kwargs.get("dense_weight"),
-            "include_directories": bool(kwargs.get("include_directories", False)),
+            "include_directories": dirs is not None and check_bool(dirs, "include_directories"),
             "target_uri": self._targets(kwargs.get("target_uri")),
         }
         if kwargs.get("score_threshold") is not None:

@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 import httpcore
 import httpx
 
-from .redaction import install_log_filter, redact
+from .redaction import install_log_filter, redact, redact_url
 
 install_log_filter()
 
@@ -84,7 +84,7 @@ class HTTPStatusFailure(Exception):
     def __init__(self, response: httpx.Response) -> None:
         self.response = response
         super().__init__(
-            f"HTTP {response.status_code} from {redact(response.request.url)}: "
+            f"HTTP {response.status_code} from {redact_url(response.request.url)}: "
             f"{body_excerpt(response)}"
         )
 

@@ -1036,10 +1036,12 @@ class AsyncTreehop:
         session_time: TimeLike | None = None,
         extractor: MemoryExtractor | None = None,
         dated_text: bool = True,
+        extract_deadline_s: float | None = memory.EXTRACT_DEADLINE_S,
     ) -> MemoryWriteResult:
         """Store messages as turns of a conversation session, with speakers and timestamps
-        (no LLM; ``extractor`` adds a summary and facts on top; ``dated_text`` heads each
-        turn's text with its day). See :mod:`treehop.memory`."""
+        (no LLM; ``extractor`` adds a summary and facts on top, within
+        ``extract_deadline_s`` in all; ``dated_text`` heads each turn's text with its day).
+        See :mod:`treehop.memory`."""
         return await memory.add_messages(
             self,
             messages,
@@ -1048,6 +1050,7 @@ class AsyncTreehop:
             session_time=session_time,
             extractor=extractor,
             dated_text=dated_text,
+            extract_deadline_s=extract_deadline_s,
         )
 
     async def remember(

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from . import uri as urimod
-from .errors import EmbeddingError, InvalidQueryError, TreehopError
+from .errors import EmbeddingError, IndexCorruptError, InvalidQueryError, TreehopError
 from .memory_context import TURN_KIND, day_prefix
 from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedContext
 from .redaction import redact_exception
@@ -1561,7 +1561,12 @@ class ContextLedger:
         raw = self.state.get_state(self._key(session_id))
         if not raw:
             return []
-        data = json.loads(raw.decode("utf-8"))
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:  # (not JSON, not UTF-8, too deep)
+            raise IndexCorruptError(
+                f"the context ledger of session {session_id!r} is unreadable ({type(exc).__name__})"
+            ) from None
         return [u for u in data if isinstance(u, str)] if isinstance(data, list) else []
 
     def add(self, session_id: str, uris: Sequence[str]) -> None:

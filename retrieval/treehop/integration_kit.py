@@ -76,7 +76,7 @@ from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
 from .models import ContextType, FindResult, MatchedContext
 from .search_options import SearchKwargs
-from .validation import MAX_QUERY_CHARS, check_limit, check_query
+from .validation import MAX_QUERY_CHARS, check_limit, check_query, is_blank
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -870,7 +870,8 @@ def memory_turns(role: str, content: str) -> list[dict[str, str]]:
     """A framework's chat message as :meth:`~treehop.client.AsyncTreehop.add_messages`
     messages: its text stripped, a lone surrogate as U+FFFD, cut into consecutive turns of
     at most :data:`~treehop.memory.MAX_TURN_CHARS` characters (at the last space or line
-    break in the second half of each cut, else at the limit); ``[]`` for a blank text.
+    break in the second half of each cut, else at the limit); ``[]`` for a blank text, and
+    no piece without a visible character (:func:`~treehop.validation.is_blank`).
 
     Why: LangChain's middleware (``record_turns``) and LlamaIndex's memory block gave each
     message whole, and ``add_messages`` refuses one over the limit or holding a lone
@@ -889,7 +890,7 @@ def memory_turns(role: str, content: str) -> list[dict[str, str]]:
             cut = max(text.rfind(" ", limit // 2, limit), text.rfind("\n", limit // 2, limit))
             cut = cut if cut > 0 else limit
             piece, text = text[:cut].rstrip(), text[cut:].lstrip()
-        if piece:
+        if not is_blank(piece):  # (a piece of only invisible characters is refused there)
             out.append({"role": role, "content": piece})
     return out
 

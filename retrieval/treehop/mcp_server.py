@@ -43,6 +43,10 @@ INSTRUCTIONS = (
     "token-budgeted block, ls/tree to browse and read to open a hit; add_memory stores a fact."
 )
 MAX_READ_CHARS = 200_000
+MAX_CONTEXT_TOKENS = 50_000
+"""The largest ``max_tokens`` the ``context`` tool assembles (about :data:`MAX_READ_CHARS`
+characters of English; the core allows 1,000,000, ~4 MB into the agent's context); a larger
+ask is held to it and says so (``max_tokens_capped``)."""
 MAX_LIST_ENTRIES = 1_000
 """The most entries ``ls`` answers (a directory of 100,000 files would fill the agent's
 context as ``read`` without its cap would); the rest are counted in ``omitted``."""
@@ -92,7 +96,26 @@ def _hit(m: MatchedContext, text_chars: int) -> dict[str, Any]:
 
 
 def _result(res: FindResult, text_chars: int) -> dict[str, Any]:
-    return {"total": res.total, "hits": [_hit(m, text_chars) for m in res.contexts()]}
+    """``find`` / ``search``'s answer: each hit's first ``text_chars`` characters, at most
+    :data:`MAX_READ_CHARS` for the whole answer (later hits get what is left).
+
+    Why: ``text_chars`` was uncapped, so ``limit=1000, text_chars=10**9`` put every hit's
+    whole text into the agent's context (``ls`` / ``tree`` / ``read`` were bounded). A hit
+    whose text was cut, by ``text_chars`` or by the bound, says ``truncated``; the answer
+    counts them (``truncated_hits``)."""
+    left = MAX_READ_CHARS
+    hits, cut = [], 0
+    for m in res.contexts():
+        hit = _hit(m, max(0, min(text_chars, left)))
+        left -= len(hit["text"])
+        if len(hit["text"]) < len(m.text):
+            hit["truncated"] = True
+            cut += 1
+        hits.append(hit)
+    out: dict[str, Any] = {"total": res.total, "hits": hits}
+    if cut:
+        out["truncated_hits"] = cut
+    return out
 
 
 def _strict(tool: Tool) -> Tool:
@@ -215,10 +238,12 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         exclude_uris: list[str] | None = None,
         limit: int = 20,
     ) -> dict[str, Any]:
+        cap = MAX_CONTEXT_TOKENS
+        capped = isinstance(max_tokens, int) and max_tokens > cap
         out = await guard(
             lambda: client.assemble_context(
                 query,
-                max_tokens=max_tokens,
+                max_tokens=cap if capped else max_tokens,
                 tiers=TIERS,
                 session_id=session_id,
                 exclude_uris=exclude_uris or (),
@@ -226,12 +251,15 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
                 limit=limit,
             )
         )
-        return {
+        answer = {
             "text": out.text,
             "uris": out.uris,
             "tokens": out.tokens,
             "token_counter": out.token_counter,
         }
+        if capped:
+            answer["max_tokens_capped"] = cap
+        return answer
 
     @tool(
         "List a directory: each child's URI, kind (directory, file, chunk, text), children "

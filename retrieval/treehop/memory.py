@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from . import tags as tagmod
 from . import uri as urimod
+from ._http import check_deadline
 from .arguments import check_bool, check_metadata, check_text_value
 from .errors import InvalidQueryError, InvalidTagError, TreehopError
 from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
@@ -56,6 +57,7 @@ from .models import ContextType, Level, Node
 from .redaction import redact_exception
 from .tagging.ingest import IngestTagger, LabelCounts, stored_label_lists
 from .timestamps import TIMESTAMP_FIELD, TimeLike, to_iso, to_stored_epoch
+from .validation import is_blank
 
 if TYPE_CHECKING:
     from .ingest.writer import TreeWriter
@@ -170,8 +172,9 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
     for i, msg in enumerate(messages):
         where = f"messages[{i}]"
         content = _field(msg, "content")
-        if not isinstance(content, str) or not content.strip():
-            raise InvalidQueryError(f"{where}: content must be a non-empty string")
+        # (only invisible characters count as empty: see validation.is_blank)
+        if not isinstance(content, str) or is_blank(content):
+            raise InvalidQueryError(f"{where}: content must be a string with a visible character")
         check_text_value(content, f"{where}: content")
         if len(content) > MAX_TURN_CHARS:
             raise InvalidQueryError(f"{where}: content longer than {MAX_TURN_CHARS} characters")
@@ -629,6 +632,94 @@ def _keep_tail(
             kept.popitem(last=False)
 
 
+_SESSIONS_KEPT = 1024
+"""Conversations whose session count one store keeps (least recently written first out)."""
+_sessions_kept: weakref.WeakKeyDictionary[Any, OrderedDict[str, _KeptSessions]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@dataclass(frozen=True)
+class _KeptSessions:
+    """How many sessions (non-leaf children) a conversation has, and the family stamp of the
+    snapshot that count describes (:meth:`EmbeddedStore.family_since`).
+
+    Why: numbering a new session read every session of the conversation (47 ms at 3,000
+    sessions, each node built from its JSON), on every call of an app that opens a session
+    per call. The number is ``session-<count>``, or the next name past it that no session
+    holds: with the count kept, a lookup per name tried (one, unless named sessions sit in
+    the way) instead of the read. Rows are immutable and appended, so an unchanged stamp
+    means the same children (a rewritten one gets a newer row, a deleted one lowers the
+    count): the count is used while the stamp is the one it was kept with, and brought
+    forward only by a write whose one new child row is its own session's; any other change
+    reads the sessions again. A count, not the names: O(1) memory a conversation."""
+
+    stamp: tuple[int, int, int]
+    sessions: int
+
+
+async def _kept_sessions(
+    client: MemoryHost, conv_uri: str
+) -> tuple[tuple[int, int, int] | None, int | None]:
+    """The conversation's family stamp now (``None``: a store without ``family_since``) and
+    its session count where kept for that stamp (else ``None``: read the sessions)."""
+    since = getattr(client.store, "family_since", None)
+    if not callable(since):
+        return None, None
+    stamp = (await client._io(since, conv_uri, -1, ()))[0]
+    with _tails_lock:
+        try:
+            kept = _sessions_kept.get(client.store)
+        except TypeError:
+            return None, None
+        got = kept.get(conv_uri) if kept is not None else None
+    if got is None or got.stamp != stamp:
+        return stamp, None
+    return stamp, got.sessions
+
+
+async def _keep_sessions(
+    client: MemoryHost,
+    conv_uri: str,
+    before: tuple[int, int, int],
+    sessions: int,
+    session_uri: str,
+    old: Node | None,
+) -> None:
+    """After an append's write: keep the session count (``sessions`` before it, plus its
+    session where the write made it one: ``old``, what stood at its URI, was nothing or a
+    leaf) for the new stamp, if the only child row written since ``before`` is this
+    session's (one more child where nothing stood there); else forget it (the next new
+    session reads the sessions)."""
+    store: Any = client.store  # (one with family_since: _kept_sessions gave a stamp)
+    stamp, rows = await client._io(store.family_since, conv_uri, before[2], ("uri",))
+    ok = (
+        stamp[0] == before[0]
+        and stamp[1] == before[1] + int(old is None)
+        and all(r["uri"] == session_uri for r in rows)
+    )
+    with _tails_lock:
+        try:
+            kept = _sessions_kept.get(client.store)
+            if kept is None:
+                kept = _sessions_kept[client.store] = OrderedDict()
+        except TypeError:
+            return
+        if not ok:
+            kept.pop(conv_uri, None)
+            return
+        kept[conv_uri] = _KeptSessions(stamp, sessions + int(old is None or old.is_leaf))
+        kept.move_to_end(conv_uri)
+        while len(kept) > _SESSIONS_KEPT:
+            kept.popitem(last=False)
+
+
+async def _is_session(client: MemoryHost, uri: str) -> bool:
+    """Whether a session (a non-leaf node) stands at ``uri``."""
+    node = (await client._io(client.store.get, [uri]))[0]
+    return node is not None and not node.is_leaf
+
+
 def _forget_tail(client: MemoryHost, session_uri: str) -> None:
     with _tails_lock:
         kept = _kept(client.store, create=False)
@@ -722,6 +813,16 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
                 del locks[conv_uri]
 
 
+EXTRACT_DEADLINE_S = 120.0
+"""The default total time an extractor is given (``add_messages(extract_deadline_s=...)``):
+twice :class:`~treehop.llm.openai_compatible.OpenAICompatibleLLM`'s own 60 s deadline, so
+the built-in extractor's model call ends by its own deadline first."""
+
+
+class ExtractionTimeout(TreehopError):
+    """An extractor gave no answer within ``add_messages``' ``extract_deadline_s``."""
+
+
 async def add_messages(
     client: MemoryHost,
     messages: Sequence[Any],
@@ -731,11 +832,16 @@ async def add_messages(
     session_time: TimeLike | None = None,
     extractor: MemoryExtractor | None = None,
     dated_text: bool = True,
+    extract_deadline_s: float | None = EXTRACT_DEADLINE_S,
 ) -> MemoryWriteResult:
     """Append messages to a session of a conversation (see the module docstring).
 
     ``dated_text``: each new turn's text starts with the day it was said
     (:attr:`Turn.dated_text`), so that the day is in the embedded and the lexical text.
+
+    ``extract_deadline_s``: the total time the ``extractor`` is given (default
+    :data:`EXTRACT_DEADLINE_S`; ``None``: no bound). Past it the extraction is reported in
+    ``extraction_error`` and nothing of it is written; the turns are stored either way.
 
     ``session_id`` defaults to the next ``session-NNNN`` of the conversation. Messages without
     a timestamp get ``session_time`` (default: now). Calling again with the same session
@@ -760,6 +866,7 @@ async def add_messages(
     if session_id is not None:
         check_id(session_id, "session_id")
     check_bool(dated_text, "dated_text")
+    deadline = check_deadline(extract_deadline_s, InvalidQueryError, "extract_deadline_s")
     default_time = (
         time.time() if session_time is None else to_stored_epoch(session_time, "session_time")
     )
@@ -783,6 +890,7 @@ async def add_messages(
             session_id,
             all_turns,
             appended_at,
+            deadline,
         )
     res.elapsed_s = time.perf_counter() - t0
     return res
@@ -800,12 +908,18 @@ async def _append(
     """:func:`add_messages`' read of the session and its write, under the conversation's
     lock: the result, every turn of the session (read only where the session was), the
     session's URI and id."""
+    conv_stamp, sessions = await _kept_sessions(client, conv_uri)
     if session_id is None:
-        kids = await client._io(client.store.children, conv_uri)
-        taken = {k.uri.rsplit("/", 1)[-1] for k in kids if not k.is_leaf}
-        n = len(taken)
-        while f"session-{n:04d}" in taken:
-            n += 1
+        if sessions is None:
+            kids = await client._io(client.store.children, conv_uri)
+            taken = {k.uri.rsplit("/", 1)[-1] for k in kids if not k.is_leaf}
+            n = sessions = len(taken)
+            while f"session-{n:04d}" in taken:
+                n += 1
+        else:  # (the same number: past every name a session holds, from session-<count>)
+            n = sessions
+            while await _is_session(client, f"{conv_uri}/session-{n:04d}"):
+                n += 1
         session_id = f"session-{n:04d}"
     session_uri = f"{conv_uri}/{session_id}"
     gen = _generation(client.store)  # (before the session is read: see _keep_tail)
@@ -845,6 +959,8 @@ async def _append(
     ]
     session = _session_node_of(session_uri, conversation_id, session_id, described, summary)
     await write_nodes(client, [session, *new_nodes], counted=counted)
+    if sessions is not None and conv_stamp is not None:
+        await _keep_sessions(client, conv_uri, conv_stamp, sessions, session_uri, old_session)
     if extractor is None and gen is not None and _generation(client.store) == gen + 1:
         # (the new turns' URIs are past every turn known: each adds a row)
         family += len(turns)
@@ -879,6 +995,7 @@ async def _extract(
     session_id: str,
     turns: Sequence[Turn],
     appended_at: float,
+    deadline_s: float | None = None,
 ) -> None:
     """Summary and facts on top of the stored turns; a failure is reported, never raised.
 
@@ -898,9 +1015,12 @@ async def _extract(
     a summary and a list of facts (:func:`_checked_extraction`) is reported the same way,
     and nothing of it is written. (Only ``TreehopError`` was caught: a raw ``ValueError``,
     ``TypeError`` or ``UnicodeEncodeError`` left ``add_messages`` after its turns were
-    written, and facts given as a string were written a character each.)"""
+    written, and facts given as a string were written a character each.)
+
+    It has ``deadline_s`` in all (:func:`_extraction`): one that never answered hung
+    ``add_messages`` after its turns were stored."""
     try:
-        answer = await extractor.extract(turns)
+        answer = await _extraction(extractor, turns, deadline_s)
     except TreehopError as exc:
         res.extraction_error = f"{type(exc).__name__}: {exc}"
         return
@@ -947,6 +1067,33 @@ async def _extract(
             facts,
             appended_at,
         )
+
+
+async def _extraction(
+    extractor: MemoryExtractor, turns: Sequence[Turn], deadline_s: float | None
+) -> object:
+    """The extractor's answer, awaited at most ``deadline_s`` (``None``: unbounded).
+
+    Past the deadline its task is cancelled and *not* waited for (an extractor that swallows
+    its cancellation would hold the call again; whatever it answers later is dropped), and
+    :class:`ExtractionTimeout` is raised. A cancellation of the call cancels the task too.
+    (An extractor that blocks its thread without awaiting cannot be cut by any deadline of
+    the event loop: it holds the loop itself.)"""
+    task = asyncio.ensure_future(extractor.extract(turns))
+    try:
+        done, _ = await asyncio.wait({task}, timeout=deadline_s)
+    except BaseException:
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        # (retrieve what it ends with, so that asyncio does not log it as never retrieved)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        raise ExtractionTimeout(
+            f"the extractor gave no answer within its deadline ({deadline_s:g}s, "
+            "extract_deadline_s); nothing of it written"
+        )
+    return task.result()
 
 
 async def _write_extraction(
@@ -1043,8 +1190,8 @@ async def remember(
     metadata, so ``since`` / ``until`` find it; re-remembering the same name replaces it.
     """
     t0 = time.perf_counter()
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidQueryError("text must be a non-empty string")
+    if not isinstance(text, str) or is_blank(text):
+        raise InvalidQueryError("text must be a string with a visible character")
     if len(text) > MAX_TURN_CHARS:
         raise InvalidQueryError(f"text longer than {MAX_TURN_CHARS} characters")
     check_text_value(text, "text")

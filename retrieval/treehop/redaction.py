@@ -108,14 +108,30 @@ _USERINFO_END = frozenset("/ \t\r\n\"'")
 quote (or at the start)."""
 
 
+_SECRET_PARAM = re.compile(
+    r"(?i)([?&;][a-z0-9_.-]*?"
+    r"(?:key|token|sig|signature|secret|password|passwd|pwd|auth|credential|code)"
+    r")=([^&#\s'\"]+)"
+)
+"""A query parameter of a URL whose name says it is a credential (``?key=`` of Google's API
+keys, ``token``, ``access_token``, a SAS ``sig``, ``password``): its value is masked by
+:func:`redact_url`. Each match starts at a ``?``, ``&`` or ``;``: linear."""
+_FRAGMENT = re.compile(r"#[^\s'\"]+")
+
+
 def redact_url(url: object) -> str:
     """``url`` redacted (:func:`redact`) and with whatever stands before an ``@`` in its
     segment replaced by ``***``: ``https://user:password@host`` and the malformed forms an
     error message echoes (``//user:pw@h``, ``http//user:pw@h``, ``user:pw@h``) that
     :func:`redact`'s ``scheme://user:pw@`` pattern does not see. For an error, a repr or a
     name: a URL written by a caller may carry credentials. Each character is read once
-    (a scan back from each ``@`` stops at the one before): linear on any text."""
-    s = redact(url)
+    (a scan back from each ``@`` stops at the one before): linear on any text.
+
+    Query parameters named as credentials (:data:`_SECRET_PARAM`) and a fragment (never
+    sent to a server: only a secret would be put there) are masked too; they were shown
+    whole in the clients' ``repr`` and a reranker's name."""
+    s = _SECRET_PARAM.sub(lambda m: f"{m.group(1)}={MASK}", redact(url))
+    s = _FRAGMENT.sub("#" + MASK, s)
     if "@" not in s:
         return s
     parts = s.split("@")

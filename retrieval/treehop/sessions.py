@@ -272,7 +272,7 @@ class SessionStore:
                     # creating (its blob is written before the index), kept
                     return ids + sorted(set(on_file) - set(ids))
                 return ids
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
                 problem = f"the sessions index is damaged ({exc})"
         if on_file is None:
             if raw is not None and raw:

@@ -14,6 +14,22 @@ characters (U+200B, U+FEFF, ...), surrogates and spaces."""
 MAX_LIMIT = 1000
 
 
+def is_blank(text: str) -> bool:
+    """Whether ``text`` has no visible character: empty, Unicode whitespace, or only
+    control, format (U+200B, U+FEFF, U+2060, ...) and space characters (:data:`_INVISIBLE`).
+
+    Stored content is held to this as to "not empty": a turn, note, text, record or file of
+    only such characters was stored and embedded as noise, where whitespace alone was
+    refused or skipped. Linear in C for the usual text (``strip``, one step on a visible
+    first character; else the categories of its distinct characters)."""
+    s = text.strip()
+    if not s:
+        return True
+    if unicodedata.category(s[0]) not in _INVISIBLE:
+        return False
+    return all(unicodedata.category(c) in _INVISIBLE for c in set(s))
+
+
 def check_strings(
     values: object, what: str, error: type[Exception] = InvalidQueryError
 ) -> list[str]:

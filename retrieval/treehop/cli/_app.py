@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import errno
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Callable, Sequence
@@ -156,6 +158,9 @@ class _Ctx:
                 f"create one with: treehop index DIR --index {path}\n"
                 f"(or point --index / ${INDEX_ENV} at an existing index)",
             )
+        why = _missing(path, "--index ") if not exists and create else None
+        if why is not None and not path.exists():
+            raise CliError(why, ExitCode.USAGE)
         if not exists and path.exists():
             if not path.is_dir():
                 raise CliError(f"--index {path} is a file, not an index directory", ExitCode.USAGE)
@@ -168,10 +173,17 @@ class _Ctx:
         return self.factory(ClientOptions(path, self.args.user, llm, read_only, reranker))
 
     def json(self, obj: Any) -> None:
-        print(json.dumps(obj, ensure_ascii=False, indent=2), file=self.out)
+        # (C1 controls and DEL as ``\\u`` escapes: JSON allows them raw, but ``\\x9b`` is a
+        # terminal's CSI and a document's text reached the terminal that way; outside a
+        # string JSON has only ASCII, so every such character is inside one)
+        text = json.dumps(obj, ensure_ascii=False, indent=2)
+        print(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text), file=self.out)
 
 
 # ---------------------------------------------------------------------------------- helpers
+_C1 = re.compile("[\x7f-\x9f]")
+
+
 def _json_refusal(exc: BaseException) -> str:
     """Why the decoder refused a text that parsed as JSON syntax (short: never the text)."""
     if isinstance(exc, RecursionError):
@@ -247,6 +259,23 @@ def _short_path(path: object, keep: int = 200) -> str:
     return text if len(text) <= keep else f"{text[: keep // 2]}…{text[-keep // 2 :]}"
 
 
+def _missing(path: Path, what: str = "") -> str | None:
+    """Why ``path`` names nothing, where it is not plainly absent (``None``): a symlink loop
+    in it (``Path.exists`` answers False for ``ELOOP``, so it read "no such file or
+    directory"; ``Path.resolve`` raised a raw ``RuntimeError``), or a link to a missing
+    path."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{what}{_short_path(path)}: too many levels of symbolic links (a symlink loop)"
+        if path.is_symlink():
+            return (
+                f"{what}{_short_path(path)}: no such file or directory (a link to a missing path)"
+            )
+    return None
+
+
 def _index_inside(index: Path, src: Path) -> bool:
     """True when the index would be walked (and so indexed) as part of ``src``."""
     try:
@@ -268,7 +297,11 @@ def cmd_index(ctx: _Ctx) -> int:
             ExitCode.INGEST,
         ) from None
     if not exists:
-        raise CliError(f"no such file or directory: {src}", ExitCode.INGEST)
+        why = _missing(src) or f"no such file or directory: {_short_path(src)}"
+        raise CliError(why, ExitCode.INGEST)
+    bad_index = None if ctx.index.exists() else _missing(ctx.index, "--index ")
+    if bad_index is not None:
+        raise CliError(bad_index, ExitCode.USAGE)
     if src.is_dir() and ctx.index.resolve() == src.resolve():
         raise CliError(
             f"--index {ctx.index} is the directory being indexed",

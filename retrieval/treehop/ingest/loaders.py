@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from .. import uri as urimod
 from ..errors import IngestError, InputTooLargeError
+from ..validation import is_blank
 from .markup import html_to_markdown, looks_like_rst
 
 MARKDOWN_EXT = {".md", ".markdown", ".mdx"}
@@ -281,7 +282,7 @@ def read_file(
         kind = "rst"  # Sphinx sources are often .txt (Django, CPython)
     if kind in ("text", "markdown", "rst"):
         text = strip_page_navigation(text)
-    if not text.strip():
+    if is_blank(text):  # (only invisible characters: empty too)
         report.skipped_empty.append(relpath)
         return None
     return LoadedFile(relpath=relpath, text=text, kind=kind, title=title)

@@ -6,14 +6,17 @@ they only turn their ``Document`` types into :class:`IngestRecord`\\ s and call
 whichever framework the documents came from.
 
 Each record is placed by, in this order: ``metadata[uri_key]`` (a full ``viking://`` URI,
-removed from the stored metadata because it *is* the node's URI), ``metadata[path_key]`` (a
-path or URL placed under ``base_uri`` segment by segment; kept in the metadata, as loaders
-write it there as provenance; absolute or climbing paths are first made relative to the
-directory the batch's paths share), the record's ``id``, or else a stable id derived from its
-text and metadata. ``metadata[tags_key]`` (a list or ``a;b``) and ``tags`` become user tags;
-the rest of the metadata is written on every node the text becomes (file and chunks), so
-metadata filters select on it. Records sharing one path (a loader's pages, a splitter's
-chunks) become the ordered chunks of that file (:class:`PassageStore`).
+removed from the stored metadata because it *is* the node's URI; at or below ``base_uri``
+when the call names a base other than ``viking://resources``, never in the conversations'
+subtree nor on a directory of memories: a loader's metadata chooses it),
+``metadata[path_key]`` (a path or URL placed under ``base_uri`` segment by segment; kept in
+the metadata, as loaders write it there as provenance; absolute or climbing paths are first
+made relative to the directory the batch's paths share), the record's ``id``, or else a
+stable id derived from its text and metadata. ``metadata[tags_key]`` (a list or ``a;b``)
+and ``tags`` become user tags; the rest of the metadata is written on every node the text
+becomes (file and chunks), so metadata filters select on it. Records sharing one path (a
+loader's pages, a splitter's chunks) become the ordered chunks of that file
+(:class:`PassageStore`).
 
 The whole batch is planned and validated by :func:`plan_records` before anything is written,
 so a bad record in the middle of a batch does not leave half the batch ingested. A record of
@@ -46,8 +49,9 @@ from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
+from ..memory import CONVERSATIONS_URI
 from ..models import Level, Node
-from ..validation import check_strings
+from ..validation import check_strings, is_blank
 from .loaders import check_text_size
 from .tree_builder import finalize, segment
 from .writer import EMBED_BATCH, ProgressCallback
@@ -247,6 +251,14 @@ def _target_of(
                 f"(put relative paths in metadata[{path_key!r}] instead)"
             )
         target = client.resolve(raw)
+        if base != client.resolve(DEFAULT_BASE_URI) and not (
+            target == base or target.startswith(base + "/")
+        ):
+            raise InvalidURIError(
+                f"{where}: metadata[{uri_key!r}]={client.display(target)[:200]!r} lies outside "
+                f"base_uri {client.display(base)[:200]!r} (a call naming its base keeps its "
+                "records below it)"
+            )
     elif path_key and meta.get(path_key) is not None:
         raw = meta[path_key]
         if not isinstance(raw, str):
@@ -270,7 +282,38 @@ def _target_of(
         raise InvalidURIError(f"{where}: {target} is a root; give a path below it")
     if urimod.CHUNK_MARK in target:
         raise InvalidURIError(f"{where}: cannot place a document at a chunk URI ({target})")
+    conversations = client.resolve(CONVERSATIONS_URI)
+    if target == conversations or target.startswith(conversations + "/"):
+        raise InvalidURIError(
+            f"{where}: {client.display(target)[:200]} is in the conversations' subtree, which "
+            "only add_messages writes"
+        )
     return target
+
+
+DEFAULT_BASE_URI = "viking://resources"
+"""``add_records``' default ``base_uri``. With it a record's ``uri`` metadata may name any
+place (documented: ``viking://~/memories/style`` is a memory); a call naming another base
+keeps every record at or below it (:func:`_target_of`)."""
+
+
+def _check_memory_targets(client: AsyncTreehop, plan: Sequence[Placement]) -> None:
+    """Refuse a record placed on a directory of the user's memories (a child that is not
+    one of its own chunks), as ``remember`` / ``add_memory`` refuse it
+    (:func:`treehop.memory.check_memory_target`): a loader's ``{"uri":
+    "viking://~/memories/notes"}`` replaced every note. One read of the targets there."""
+    memories = client.resolve("viking://~/memories")
+    mine = sorted({p.target_uri for p in plan if p.target_uri.startswith(memories + "/")})
+    if not mine:
+        return
+    for node in client.store.get(mine):
+        if node is None or node.is_leaf:
+            continue
+        if any(k.chunk_index is None for k in client.store.children(node.uri)):
+            raise InvalidURIError(
+                f"{client.display(node.uri)[:200]} is a directory of memories; a record there "
+                "would replace everything under it"
+            )
 
 
 def plan_records(
@@ -320,8 +363,8 @@ def plan_records(
     planned: list[Placement] = []
     for i, rec in enumerate(recs):
         where = f"document {i}"
-        if not rec.text.strip():
-            raise IngestError(f"{where}: the text is empty")
+        if is_blank(rec.text):
+            raise IngestError(f"{where}: the text is empty (no visible character)")
         meta = dict(rec.metadata)
         target = _target_of(
             aclient,
@@ -343,6 +386,7 @@ def plan_records(
             raise IngestError(f"{where}: metadata keys {sorted(reserved)} are reserved")
         planned.append(Placement(i, target, rec.text, doc_tags, meta, rec.id, rec.offset))
     plan = _dedupe(planned, on_duplicate)
+    _check_memory_targets(aclient, plan)
     max_bytes = aclient.writer.builder.max_file_bytes
     for p in plan:
         if not p.chunk_of:  # a whole document: written by add_resource, checked by its rules
@@ -775,8 +819,8 @@ class PassageStore:
             where = f"document {i}"
             if not isinstance(p, Passage):
                 raise IngestError(f"{where}: expected a Passage, got {type(p).__name__}")
-            if not isinstance(p.text, str) or not p.text.strip():
-                raise IngestError(f"{where}: the text is empty")
+            if not isinstance(p.text, str) or is_blank(p.text):
+                raise IngestError(f"{where}: the text is empty (no visible character)")
             if not isinstance(p.metadata, Mapping):
                 raise IngestError(f"{where}: metadata must be a mapping")
             reserved = INTERNAL_KEYS & set(p.metadata)

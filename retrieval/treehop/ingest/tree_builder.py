@@ -17,6 +17,7 @@ from typing import Any
 from .. import uri as urimod
 from ..errors import IngestError
 from ..models import ContextType, Level, Node
+from ..validation import is_blank
 from .chunking import split_text
 from .loaders import (
     MAX_FILE_BYTES,
@@ -165,8 +166,8 @@ class TreeBuilder:
 
     def build_text(self, text: str, target_uri: str, ctype: ContextType, name: str) -> BuiltTree:
         check_text_size(text, "the text", self.max_file_bytes)
-        if not text.strip():
-            raise IngestError("cannot add an empty text")
+        if is_blank(text):
+            raise IngestError("cannot add an empty text (no visible character)")
         out = BuiltTree()
         text = strip_page_navigation(text)
         self._file_nodes(

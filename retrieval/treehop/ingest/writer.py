@@ -1280,7 +1280,8 @@ def is_path_like(value: str | os.PathLike[str]) -> bool:
     from .. import arguments as argmod
 
     return isinstance(value, os.PathLike) or (
-        "\n" not in value
+        value != ""  # (``Path("")`` is ``.``: an empty text indexed the working directory)
+        and "\n" not in value
         and len(value) < 4096
         and "\x00" not in value
         and not argmod.has_lone_surrogate(value)

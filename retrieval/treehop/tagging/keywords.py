@@ -1963,8 +1963,8 @@ class KeywordTagger:
         if b"\n" not in raw:  # the JSON form of to_dict (JSON escapes its newlines)
             try:
                 return cls.from_dict(json.loads(raw))
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise IndexCorruptError(f"tagger state is damaged: {exc}") from exc
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # (too deep too)
+                raise IndexCorruptError(f"tagger state is damaged: {exc}") from None
         try:
             head_end = raw.index(b"\n")
             strs_end = raw.index(b"\n", head_end + 1)
@@ -1974,8 +1974,8 @@ class KeywordTagger:
             if len(body) % 8:
                 raise ValueError("frequency block is not whole int64 values")
             cols = np.frombuffer(body, dtype="<i8").astype(np.int64)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise IndexCorruptError(f"tagger state is damaged: {exc}") from exc
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            raise IndexCorruptError(f"tagger state is damaged: {exc}") from None
         if not isinstance(head, dict):
             raise IndexCorruptError("tagger state is damaged: the header is not an object")
         strs = text.split("\x00") if text else []

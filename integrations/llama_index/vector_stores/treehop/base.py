@@ -481,6 +481,9 @@ def _check_query(query: object) -> VectorStoreQueryMode:
     alpha = query.alpha
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, int | float)):
         raise InvalidQueryError(f"alpha must be a number, got {type(alpha).__name__}")
+    # (LlamaIndex's dense share is 0..1; NaN was clamped to 0.2 and 5 to 1, silently)
+    if alpha is not None and not 0.0 <= float(alpha) <= 1.0:
+        raise InvalidQueryError(f"alpha must be between 0 and 1, got {alpha!r}")
     if not isinstance(query.mode, VectorStoreQueryMode):
         raise InvalidQueryError(f"mode must be a VectorStoreQueryMode, got {query.mode!r}")
     return query.mode
