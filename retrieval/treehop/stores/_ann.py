@@ -522,20 +522,30 @@ class AnnIndex:
         """``labels`` (``-1``: none), then the aliases of each (see :attr:`owner`): the
         labels whose rows a search that returned ``labels`` returns. ``labels`` itself when
         the graph has no aliases (the caller holds ``lock`` for reading)."""
-        kept = self._alias_index
-        if kept is None or not labels.size:
+        aliases, _ = self.copies(labels)
+        if not aliases.size:
             return labels
+        out: IntArray = np.concatenate([labels, aliases])
+        return out
+
+    def copies(self, labels: IntArray) -> tuple[IntArray, IntArray]:
+        """The aliases of ``labels`` (``-1``: none) and, for each, the position in ``labels``
+        of its node: grouped by that position, in order (the caller holds ``lock``)."""
+        kept = self._alias_index
+        none = np.zeros(0, np.int64)
+        if kept is None or not labels.size:
+            return none, none
         keys, aliases, _ = kept
         lo = keys.searchsorted(labels, side="left")
         hi = keys.searchsorted(labels, side="right")
         lens = np.where(labels >= 0, hi - lo, 0)
         total = int(lens.sum())
         if not total:
-            return labels
+            return none, none
         starts = np.cumsum(lens) - lens
         at = np.repeat(lo - starts, lens) + np.arange(total, dtype=np.int64)
-        out: IntArray = np.concatenate([labels, aliases[at]])
-        return out
+        pos = np.repeat(np.arange(labels.size, dtype=np.int64), lens)
+        return aliases[at], pos
 
     def aliased(self, labels: IntArray) -> npt.NDArray[np.bool_]:
         """Which of ``labels`` (any shape, ``-1``: none) own an alias (the batch steps send

@@ -1418,8 +1418,8 @@ class _SearchPaths(_StoreAttributes):
                 else:
                     got = ann.query(q, min(fetch, count))
                 got = got[got >= 0]
-                labels = ann.expand(got)  # (with the aliases of each: AnnIndex.owner)
-                if labels.size > got.size and labels.size * _ALIASES_EXACT > s.n:
+                labels = _with_copies(s, ann, got, full, q, max(limit, 4 * _SIBLING_PARENTS))
+                if labels.size * _ALIASES_EXACT > s.n and labels.size > got.size:
                     return None  # (released below) many copies of a vector: see the note
                 found = ann.row[labels]
                 found = found[(found >= 0) & (found < s.n)]
@@ -1489,6 +1489,52 @@ _SIBLING_MAX = 256
 _KEPT_BATCH = 64
 """How many queries' global-step scores a batch keeps (``_hybrid_batch``; the one-query step
 keeps 8): one ``find_many`` step's queries (32) all reach their tree context with theirs."""
+
+
+def _with_copies(
+    s: _Snap, ann: AnnIndex, got: IntArray, full: BoolArray, q: F32, m: int
+) -> IntArray:
+    """``got`` (graph labels) and the aliases (:attr:`~treehop.stores._ann.AnnIndex.owner`)
+    of those of its nodes whose score may reach the ``m``-th best of its eligible rows, every
+    copy counted (the caller holds ``ann.lock``).
+
+    Why: an alias scores what its node scores (the same vector, the same per-row kernel), so
+    every copy of a vector that may reach a search's best ``limit`` rows, or the best
+    ``4 * _SIBLING_PARENTS`` whose parents give siblings, must be a candidate, as it is on the
+    exact path; a node below that floor cannot bring a copy into either, and its copies
+    (thousands, for a chat's "ok") are not gathered and rescored. The floor counts the graph's
+    rows only (the orphans and the uncovered tail can only raise it), so it is never too high.
+    """
+    aliased = ann.aliased(got)
+    if not aliased.any():
+        return got
+    heads = got[aliased]
+    copies, pos = ann.copies(heads)
+    rows = ann.row[np.concatenate([heads, copies])]
+    group = np.concatenate([np.arange(heads.size, dtype=np.int64), pos])
+    ok = (rows >= 0) & (rows < s.n)
+    ok[ok] = full[rows[ok]]
+    rows, group = rows[ok], group[ok]
+    weight = np.bincount(group, minlength=heads.size)
+    rep = np.full(heads.size, -1, dtype=np.int64)
+    rep[group[::-1]] = rows[::-1]  # (each group's first eligible row: one vector scores all)
+    lone = ann.row[got[~aliased]]
+    lone = lone[(lone >= 0) & (lone < s.n)]
+    lone = lone[full[lone]]
+    has = rep >= 0
+    score = _matvec(s.vectors_of(np.concatenate([rep[has], lone])), q)
+    counts = np.concatenate([weight[has], np.ones(lone.size, dtype=np.int64)])
+    order = np.argsort(-score, kind="stable")
+    reach = np.cumsum(counts[order])
+    floor = -np.inf
+    if reach.size and int(reach[-1]) >= m:
+        floor = float(score[order[int(np.searchsorted(reach, m))]])
+    wanted = np.zeros(heads.size, dtype=bool)
+    wanted[np.flatnonzero(has)[score[: int(has.sum())] >= floor]] = True
+    # (NaN scores: a query the exact path also cannot order; every copy, as it would)
+    wanted[np.flatnonzero(has)[np.isnan(score[: int(has.sum())])]] = True
+    out: IntArray = np.concatenate([got, copies[wanted[pos]]])
+    return out
 
 
 def _sibling_rows(
