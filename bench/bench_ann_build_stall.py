@@ -21,6 +21,7 @@ import argparse
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ class Repeating(BaseEmbedder):
         self.distinct = distinct
         self.seen = 0
 
-    def embed(self, texts: list[str]) -> Any:
+    def embed(self, texts: Sequence[str]) -> Any:
         idx = np.arange(self.seen, self.seen + len(texts))
         self.seen += len(texts)
         if self.distinct:

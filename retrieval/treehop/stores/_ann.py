@@ -25,7 +25,9 @@ chunks afterwards. Until then the global step searches the graph for the rows it
 rows are masked by the snapshot's ``alive`` column, so none is ever returned.
 
 Label ``i`` of the graph is row ``row[i]`` (labels are the order rows were added, so a
-compaction renumbers ``row`` and keeps the file).
+compaction renumbers ``row`` and keeps the file). A row whose vector equals an earlier
+label's bit for bit is an *alias* of that label's node and is not inserted into the usearch
+graph (:attr:`AnnIndex.owner`): a search that returns a node returns its aliases' rows too.
 
 An HNSW graph can leave a few rows unreachable: no search from the entry point ever gets to
 them, so they could never be returned, whatever the query. Each chunk the worker adds is
