@@ -143,6 +143,21 @@ def test_a_node_whose_own_row_is_removed_is_still_swept_through_a_copy() -> None
     assert (rows[ann.owner != np.arange(ann.count)] == -1).all()
 
 
+def test_copies_of_a_node_whose_row_is_gone_alias_one_new_node() -> None:
+    vecs = _rows(12, 100, 2, 0.0)
+    ann = _graph(vecs, 32)
+    assert ann.nodes == 2
+    ann.row = np.where(ann.row == 0, -1, ann.row)  # node 0's row compacted away
+    more = np.concatenate([vecs, np.repeat(vecs[:1], 50, axis=0)])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_ann, "CHUNK", 16)
+        for start in range(100, 150, 16):  # (the copies come in several calls and chunks)
+            part = np.arange(start, min(start + 16, 150), dtype=np.int64)
+            ann.extend(part, lambda r: more[r], int(part[-1]) + 1, 1, lambda: True)
+    assert ann.nodes == 3 and len(ann.index) == 3
+    assert set(ann.owner[100:].tolist()) == {100}
+
+
 def test_invalid_owner_maps_are_refused() -> None:
     ann = AnnIndex.new(DIM)
     ann.row = np.arange(4, dtype=np.int64)

@@ -575,10 +575,11 @@ class AnnIndex:
             return out
         bits = np.ascontiguousarray(vecs).view(np.uint32).reshape(labels.size, -1)
         h = _hash_rows(bits)
-        # earlier nodes: the first with an equal hash, its bits compared
+        # earlier nodes: the newest with an equal hash (a node whose row a compaction removed
+        # is followed by the next node of its vector), its bits compared
         keys = self._hash_keys
         if keys.size:
-            at = np.minimum(keys.searchsorted(h), keys.size - 1)
+            at = np.maximum(keys.searchsorted(h, side="right") - 1, 0)
             hit = np.flatnonzero(keys[at] == h)
             if hit.size:
                 cand = self._hash_labels[at[hit]]
