@@ -221,7 +221,7 @@ def _add(stores: tuple[EmbeddedStore, ...], uris: list[str], vecs: np.ndarray) -
     seed=st.integers(0, 10_000),
     n=st.integers(40, 600),
     pool=st.integers(1, 30),
-    unique_share=st.sampled_from([0.0, 0.2, 0.7]),
+    unique_share=st.sampled_from([0.0, 0.2, 0.7, 0.9]),
     limit=st.sampled_from([1, 5, 30]),
 )
 def test_graph_search_with_many_copies_equals_the_exact_search_through_removals_and_reopen(
