@@ -79,6 +79,17 @@ def test_each_distinct_vector_is_one_node_and_a_search_returns_every_copy(
     distinct = int(np.unique(want).size)
     assert ann.nodes == distinct == len(ann.index) and ann.count == n
     assert ann.row.tolist() == list(range(n))
+    # the lookup merged chunk by chunk equals one built from the whole owner map
+    fresh = AnnIndex.new(DIM)
+    fresh.row = ann.row.copy()
+    fresh._set_owner(ann.owner.copy())
+    assert fresh.nodes == ann.nodes
+    if fresh._alias_index is None:
+        assert ann._alias_index is None
+    else:
+        assert ann._alias_index is not None
+        for a, b in zip(ann._alias_index, fresh._alias_index, strict=True):
+            assert a.tolist() == b.tolist()
     # every node's search (the graph is small: a search reaches all of it) names every copy
     for v in vecs[np.unique(want)[:5]]:
         got = ann.query(v, min(64, ann.count))
