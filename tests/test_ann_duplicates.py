@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from treehop.stores import _ann
 from treehop.stores._ann import AnnIndex
 from treehop.stores.base import Scope
-from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded import EmbeddedStore, search_paths
 
 from treehop_test_doubles import resource_leaf
 
@@ -224,7 +224,7 @@ def _add(stores: tuple[EmbeddedStore, ...], uris: list[str], vecs: np.ndarray) -
 
 
 @settings(
-    max_examples=12,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -248,6 +248,15 @@ def test_graph_search_with_many_copies_equals_the_exact_search_through_removals_
 
     with tempfile.TemporaryDirectory() as d, pytest.MonkeyPatch.context() as mp:
         mp.setattr(_ann, "CHUNK", 64)
+        # the graph asked for all its nodes: its 8-bit ranking (on 16 dimensions, a row the
+        # exact 30th can rank past the 64 asked for) is out of the comparison, the copies,
+        # orphans, removals and saved owners are what it checks
+        narrow = search_paths._graph_fetch
+        mp.setattr(
+            search_paths,
+            "_graph_fetch",
+            lambda s, share, limit: None if narrow(s, share, limit) is None else 1 << 20,
+        )
         path = Path(d) / "idx"
         graph, exact = _both(path)
         _add((graph, exact), uris, vecs)
@@ -288,7 +297,9 @@ def test_graph_search_with_many_copies_equals_the_exact_search_through_removals_
         exact.close()
 
 
-def test_many_copies_of_one_vector_send_the_search_the_exact_way() -> None:
+def test_many_copies_of_one_vector_send_the_search_the_exact_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     vecs = np.concatenate([_rows(2, 300, 1, 0.0), _rows(4, 300, 1, 1.0)])
     graph, exact = (
         EmbeddedStore(ann_min_rows=0, lexical=False),
@@ -306,9 +317,48 @@ def test_many_copies_of_one_vector_send_the_search_the_exact_way() -> None:
         calls.append(out is None)
         return out
 
-    graph._ann_candidates = spy  # type: ignore[method-assign]
+    monkeypatch.setattr(graph, "_ann_candidates", spy)
     for q in (vecs[0], vecs[450]):
         got = graph.search(q, Scope(), 10)
         want = exact.search(q, Scope(), 10)
         assert [(h.node.uri, h.score) for h in got] == [(h.node.uri, h.score) for h in want]
     assert calls == [True, False]  # 300 copies of 600 rows: exact; a lone vector: the graph
+
+
+def test_batches_with_copies_equal_their_queries_alone_dense_and_hybrid() -> None:
+    # 2,000 mostly distinct rows, 200 copies each of 3 vectors (under 1/8 of the rows each:
+    # the graph path, with the copies added); queries near and at the copied vectors
+    vecs = np.concatenate([_rows(20, 2000, 1, 1.0), np.repeat(_rows(21, 3, 3, 1.0), 200, 0)])
+    vecs = vecs[np.random.default_rng(22).permutation(vecs.shape[0])]
+    uris = _leaf_uris(0, vecs.shape[0])
+    store = EmbeddedStore(ann_min_rows=0, lexical=True)
+    store.upsert([resource_leaf(u, f"word{i % 50} text") for i, u in enumerate(uris)], vecs)
+    assert store.wait_ann(timeout=60)
+    ann = store._ann
+    assert ann is not None and ann.nodes == 2003
+    rng = np.random.default_rng(23)
+    copied = _rows(21, 3, 3, 1.0)
+    qs = np.concatenate(
+        [copied, _unit(copied + 0.05 * rng.standard_normal(copied.shape)), vecs[:3]]
+    ).astype(np.float32)
+    texts: list[str | None] = [f"word{i} text" for i in range(qs.shape[0])]
+    for scope in (Scope(), Scope(subtrees=(R,), leaves_only=True)):
+        dense = store.search_batch(qs, scope, 10)
+        for q, got in zip(qs, dense, strict=True):
+            one = store.search(q, scope, 10)
+            assert [(h.node.uri, h.score) for h in got] == [(h.node.uri, h.score) for h in one]
+        many = store.search_columns_batch(qs, scope, 10, query_texts=texts, dense_weight=0.6)
+        alone = [
+            store.search_columns(q, scope, 10, query_text=t, dense_weight=0.6)
+            for q, t in zip(qs, texts, strict=True)
+        ]
+        assert [list(c.uris) for c in many] == [list(c.uris) for c in alone]
+        assert [list(c.scores) for c in many] == [list(c.scores) for c in alone]
+        hybrid = store.search_batch(qs, scope, 10, query_texts=texts, dense_weight=0.6)
+        for q, t, got in zip(qs, texts, hybrid, strict=True):
+            one = store.search(q, scope, 10, query_text=t, dense_weight=0.6)
+            assert [(h.node.uri, h.score) for h in got] == [(h.node.uri, h.score) for h in one]
+    # a query at a copied vector: every one of its 10 hits is one of the 200 copies
+    hits = store.search(copied[0], Scope(), 10)
+    assert all((store.get_vectors([h.node.uri])[0] == copied[0]).all() for h in hits)
+    store.close()
