@@ -25,7 +25,9 @@ chunks afterwards. Until then the global step searches the graph for the rows it
 rows are masked by the snapshot's ``alive`` column, so none is ever returned.
 
 Label ``i`` of the graph is row ``row[i]`` (labels are the order rows were added, so a
-compaction renumbers ``row`` and keeps the file).
+compaction renumbers ``row`` and keeps the file). A row whose vector equals an earlier
+label's bit for bit is an *alias* of that label's node and is not inserted into the usearch
+graph (:attr:`AnnIndex.owner`): a search that returns a node returns its aliases' rows too.
 
 An HNSW graph can leave a few rows unreachable: no search from the entry point ever gets to
 them, so they could never be returned, whatever the query. Each chunk the worker adds is
@@ -129,6 +131,11 @@ the graph has grown by this share (and by at least ``CATCH_UP_ROWS`` labels) sin
 full check, the worker searches every label for itself again (:meth:`AnnIndex.sweep`). With
 geometric growth, all sweeps together search each label about ``1 / SWEEP_GROWTH`` times
 over the graph's life: background work bounded by a few builds' worth of searches."""
+
+DEDUPE = True
+"""Whether a row whose vector equals an earlier node's bit for bit joins the graph as an alias
+of that node instead of a node of its own (:attr:`AnnIndex.owner`). ``False``: every row is a
+node, as before stop 53 (``bench/bench_ann_build_stall.py --no-dedupe``)."""
 
 IntArray = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
@@ -376,6 +383,23 @@ class WarmOrphans:
         return cls(labels, rows, vecs, codes)
 
 
+_HASH_MULT = np.random.default_rng(0x7EE4).integers(
+    1, 2**63, size=4096, dtype=np.uint64
+) * np.uint64(2) + np.uint64(1)
+"""Odd 64-bit multipliers of :func:`_hash_rows` (fixed: a hash is only compared within a
+process, and a fixed seed keeps runs repeatable)."""
+
+
+def _hash_rows(bits: npt.NDArray[np.uint32]) -> npt.NDArray[np.uint64]:
+    """A 64-bit hash of each row of ``bits`` (a vector's float32 bits): equal rows hash
+    equal; :meth:`AnnIndex._owners` compares the bits of rows whose hashes agree."""
+    d = bits.shape[1]
+    mult = _HASH_MULT[:d] if d <= _HASH_MULT.size else np.resize(_HASH_MULT, d)
+    with np.errstate(over="ignore"):
+        h: npt.NDArray[np.uint64] = (bits.astype(np.uint64) * mult).sum(axis=1, dtype=np.uint64)
+    return h
+
+
 def _orphan_matrix(rows: IntArray, vectors_of: Callable[[IntArray], F32]) -> F32:
     """The orphans' vectors as one contiguous matrix (``rows``: every label's row, a
     removed one's included): one gather for :meth:`AnnIndex.orphan_rows` and the open's
@@ -398,6 +422,7 @@ class AnnIndex:
         mutable: bool,
         orphans: IntArray | None = None,
         swept: int | None = None,
+        owner: IntArray | None = None,
     ) -> None:
         self.index = index
         self._rows = np.array(row, dtype=np.int64)
@@ -420,6 +445,23 @@ class AnnIndex:
         """The label count when every label was last searched for itself (:meth:`sweep`). A
         graph saved before sweeps existed counts as swept: its first sweep waits for growth
         instead of searching a large graph again right after it was opened."""
+        self._owner: IntArray | None = None
+        """Each label's graph node (``None``: every label is its own, no aliases). See
+        :attr:`owner`."""
+        self.nodes = self.count
+        """The labels in the usearch graph (the others are aliases, see :attr:`owner`)."""
+        self._alias_index: tuple[IntArray, IntArray] | None = None
+        """(the aliases' owners sorted, the alias labels in that order, each owner's in label
+        order): :meth:`copies`' lookup, replaced (never changed in place) when aliases are
+        added; ``None`` while there are none."""
+        self._hash_keys: npt.NDArray[np.uint64] = np.zeros(0, np.uint64)
+        self._hash_labels: IntArray = np.zeros(0, np.int64)
+        """The vector hashes (sorted) of the nodes this process added, and their labels:
+        :meth:`_owners` finds an exact duplicate's node through them."""
+        if owner is not None:
+            self._set_owner(np.array(owner, dtype=np.int64))
+        self.dedupe = DEDUPE
+        """Whether :meth:`extend` keeps exact duplicates out of the graph (:data:`DEDUPE`)."""
         self.lock = RWLock()
         self.chunk_rows = CHUNK
         """The rows :meth:`extend` adds under the next hold of the write lock (:func:`next_chunk`;
@@ -440,6 +482,164 @@ class AnnIndex:
     def row(self, value: IntArray) -> None:
         self._rows = np.array(value, dtype=np.int64)
         self.count = int(self._rows.size)
+
+    @property
+    def owner(self) -> IntArray:
+        """Each label's graph node: the label itself, or (an *alias*) the earlier label whose
+        vector its own vector equals bit for bit, which alone is in the usearch graph.
+
+        Why: usearch's insertion of many identical vectors (a chat's "ok" / "thanks" a
+        thousand times over) was 10-15x slower than of distinct ones and held the write lock
+        through it (stop 52's section of bench/README.md); an alias is not inserted at all.
+        A search that returns a node returns its aliases too (:meth:`expand`): they score
+        exactly what it scores, so every row of a tie the graph reaches is a candidate (an
+        exact tie among them is then ordered as the exact path orders it); a node the graph
+        cannot reach takes its aliases into :attr:`orphans` with it."""
+        if self._owner is None:
+            return np.arange(self.count, dtype=np.int64)
+        return self._owner[: self.count]
+
+    def _set_owner(self, owner: IntArray) -> None:
+        """Take ``owner`` (one per label) and rebuild :meth:`expand`'s lookup."""
+        if owner.size != self.count:
+            raise ValueError(f"{owner.size} owners for {self.count} labels")
+        labels = np.arange(owner.size, dtype=np.int64)
+        alias = owner != labels
+        if owner.size and (int(owner.min()) < 0 or bool((owner > labels).any())):
+            raise ValueError("an alias's owner is not an earlier label")
+        if alias.any() and bool((owner[owner[alias]] != owner[alias]).any()):
+            raise ValueError("an alias's owner is an alias")
+        if not alias.any():
+            self._owner, self._alias_index, self.nodes = None, None, self.count
+            return
+        self._owner = owner
+        self.nodes = int(self.count - np.count_nonzero(alias))
+        aliases = np.flatnonzero(alias)
+        keys = owner[aliases]
+        order = np.argsort(keys, kind="stable")
+        self._alias_index = (keys[order], aliases[order])
+
+    def _append_owners(self, labels: IntArray, owner: IntArray) -> None:
+        """Add a chunk's new ``labels`` (the next ones) with their owners (``owner``): the owner
+        map grows by doubling and the new aliases are merged into :meth:`copies`' sorted
+        lookup, so a chunk costs its own size and the aliases' (not every label's: rebuilding
+        the map took ~35 ms a chunk at 1M labels, under the write lock). The caller holds the
+        write lock."""
+        alias = owner != labels
+        start, need = self.count, self.count + labels.size
+        if self._owner is None and not alias.any():
+            self.count = self.nodes = need
+            return
+        buf = self._owner
+        if buf is None or need > buf.size:
+            grown = np.empty(max(need, 2 * (0 if buf is None else buf.size), 1024), np.int64)
+            grown[:start] = np.arange(start) if buf is None else buf[:start]
+            self._owner = buf = grown
+        buf[start:need] = owner
+        self.count = need
+        self.nodes += int(labels.size - np.count_nonzero(alias))
+        if alias.any():
+            keys, aliases = owner[alias], labels[alias]
+            order = np.argsort(keys, kind="stable")
+            none = np.zeros(0, np.int64)
+            have_keys, have = self._alias_index or (none, none)
+            at = have_keys.searchsorted(keys[order], side="right")
+            self._alias_index = (
+                np.insert(have_keys, at, keys[order]),
+                np.insert(have, at, aliases[order]),
+            )
+
+    def expand(self, labels: IntArray) -> IntArray:
+        """``labels`` (``-1``: none), then the aliases of each (see :attr:`owner`): the
+        labels whose rows a search that returned ``labels`` returns. ``labels`` itself when
+        the graph has no aliases (the caller holds ``lock`` for reading)."""
+        aliases, _ = self.copies(labels)
+        if not aliases.size:
+            return labels
+        out: IntArray = np.concatenate([labels, aliases])
+        return out
+
+    def copies(self, labels: IntArray) -> tuple[IntArray, IntArray]:
+        """The aliases of ``labels`` (``-1``: none) and, for each, the position in ``labels``
+        of its node: grouped by that position, in order (the caller holds ``lock``)."""
+        kept = self._alias_index
+        none = np.zeros(0, np.int64)
+        if kept is None or not labels.size:
+            return none, none
+        keys, aliases = kept
+        lo = keys.searchsorted(labels, side="left")
+        hi = keys.searchsorted(labels, side="right")
+        lens = np.where(labels >= 0, hi - lo, 0)
+        total = int(lens.sum())
+        if not total:
+            return none, none
+        starts = np.cumsum(lens) - lens
+        at = np.repeat(lo - starts, lens) + np.arange(total, dtype=np.int64)
+        pos = np.repeat(np.arange(labels.size, dtype=np.int64), lens)
+        return aliases[at], pos
+
+    def aliased(self, labels: IntArray) -> npt.NDArray[np.bool_]:
+        """Which of ``labels`` (any shape, ``-1``: none) own an alias (the batch steps send
+        such a query the one-query way, whose answer :meth:`expand` widens)."""
+        kept = self._alias_index
+        if kept is None:
+            return np.zeros(labels.shape, dtype=bool)
+        keys = kept[0]
+        at = np.minimum(keys.searchsorted(labels), keys.size - 1)
+        out: npt.NDArray[np.bool_] = (labels >= 0) & (keys[at] == labels)
+        return out
+
+    def _owners(
+        self, labels: IntArray, vecs: F32, vectors_of: Callable[[IntArray], F32]
+    ) -> IntArray:
+        """The owner (see :attr:`owner`) of each of a chunk's new ``labels`` (vectors
+        ``vecs``): an earlier node of this process (:attr:`_hash_keys`) or of the chunk whose
+        vector equals it bit for bit, else the label itself. Records the chunk's new nodes'
+        hashes.
+
+        A hash only proposes an owner; the bits are compared (an earlier node's vector read
+        at its row: a node whose row was removed owns no new aliases). Nodes of a graph
+        opened from a file are not hashed (reading every vector would cost the open): a
+        duplicate of one of them becomes one new node, whose copies then alias it."""
+        out = labels.copy()
+        if not labels.size:
+            return out
+        bits = np.ascontiguousarray(vecs).view(np.uint32).reshape(labels.size, -1)
+        h = _hash_rows(bits)
+        # earlier nodes: the newest with an equal hash (a node whose row a compaction removed
+        # is followed by the next node of its vector), its bits compared
+        keys = self._hash_keys
+        if keys.size:
+            at = np.maximum(keys.searchsorted(h, side="right") - 1, 0)
+            hit = np.flatnonzero(keys[at] == h)
+            if hit.size:
+                cand = self._hash_labels[at[hit]]
+                rows = self.row[cand]
+                live = rows >= 0
+                hit, cand, rows = hit[live], cand[live], rows[live]
+                if hit.size:
+                    theirs = np.ascontiguousarray(vectors_of(rows), dtype=np.float32)
+                    same = (theirs.view(np.uint32).reshape(hit.size, -1) == bits[hit]).all(1)
+                    out[hit[same]] = cand[same]
+        # within the chunk: each row of a run of equal hashes against the run's first
+        order = np.argsort(h, kind="stable")
+        hs = h[order]
+        first = np.ones(hs.size, dtype=bool)
+        first[1:] = hs[1:] != hs[:-1]
+        head = order[np.maximum.accumulate(np.where(first, np.arange(hs.size), 0))]
+        dup = order[~first]
+        if dup.size:
+            dup_head = head[~first]
+            same = (bits[dup] == bits[dup_head]).all(axis=1) & (out[dup] == labels[dup])
+            out[dup[same]] = out[dup_head[same]]
+        new = out == labels
+        if new.any():
+            nh, nl = h[new], labels[new]
+            o = np.argsort(nh, kind="stable")
+            pos = keys.searchsorted(nh[o], side="right")
+            self._hash_keys = np.insert(keys, pos, nh[o])
+            self._hash_labels = np.insert(self._hash_labels, pos, nl[o])
+        return out
 
     @classmethod
     def new(cls, dim: int) -> AnnIndex:
@@ -537,16 +737,26 @@ class AnnIndex:
         view: bool,
         orphans: IntArray | None = None,
         swept: int | None = None,
+        owner: IntArray | None = None,
     ) -> AnnIndex:
         """A saved graph (memory-mapped when ``view``). Raises ``ValueError`` when the file is
-        not a usearch index of ``row.size`` vectors of ``dim`` dimensions, or when an orphan
-        label is not one of its labels."""
+        not a usearch index of as many vectors of ``dim`` dimensions as ``row`` has nodes
+        (labels that are not aliases, see :attr:`owner`; ``owner``: ``None`` or empty when
+        there are none), when ``owner`` is not a valid owner map of ``row``'s labels, or
+        when an orphan label is not one of its labels."""
+        if owner is not None and not owner.size:
+            owner = None
+        if owner is not None and owner.size != row.size:
+            raise ValueError(f"{f}: {owner.size} label owners for {row.size} labels")
+        nodes = row.size
+        if owner is not None:
+            nodes = int(np.count_nonzero(owner == np.arange(owner.size)))
         try:
             index = _index_class().restore(str(f), view=view)
         except (RuntimeError, OSError) as exc:
             raise ValueError(str(exc)) from exc
-        if index is None or index.ndim != dim or len(index) != row.size:
-            raise ValueError(f"{f}: not a usearch index of {row.size} rows of {dim} dimensions")
+        if index is None or index.ndim != dim or len(index) != nodes:
+            raise ValueError(f"{f}: not a usearch index of {nodes} rows of {dim} dimensions")
         if (
             orphans is not None
             and orphans.size
@@ -554,7 +764,7 @@ class AnnIndex:
         ):
             raise ValueError(f"{f}: orphan labels out of range")
         index.expansion_search = CHECK_EF
-        return cls(index, row, upto, mutable=not view, orphans=orphans, swept=swept)
+        return cls(index, row, upto, mutable=not view, orphans=orphans, swept=swept, owner=owner)
 
     def query(self, q: F32, k: int) -> npt.NDArray[np.int64]:
         """The labels of the ``k`` nearest rows (the caller holds ``lock`` for reading)."""
@@ -586,10 +796,10 @@ class AnnIndex:
         query searches :func:`search_width` wide (asking for that many: the width of the
         index is shared by concurrent callers, a call's ``k`` is not); ``whole``: return the
         whole width, not only the first ``k``."""
-        if self.count == 0:
+        if self.nodes == 0:
             return np.full((qs.shape[0], 0), -1, dtype=np.int64)
-        wide = max(k, search_width(self.count))
-        got = self.index.search(qs, min(wide, self.count), threads=threads)
+        wide = max(k, search_width(self.nodes))
+        got = self.index.search(qs, min(wide, self.nodes), threads=threads)
         keys = np.asarray(got.keys, dtype=np.uint64).reshape(qs.shape[0], -1)
         if not whole:
             keys = keys[:, :k]
@@ -622,14 +832,29 @@ class AnnIndex:
                 return False
             part = rows[i : i + size]
             vecs = np.ascontiguousarray(vectors_of(part), dtype=np.float32)
-            labels = np.arange(self.count, self.count + part.size, dtype=np.uint64)
+            labels = np.arange(self.count, self.count + part.size, dtype=np.int64)
             last = i + size >= rows.size
             i += part.size
+            # (outside the lock: only this worker adds labels or hashes)
+            owner = self._owners(labels, vecs, vectors_of) if self.dedupe else labels
+            node = owner == labels
+            every = bool(node.all())
+            nodes = labels if every else labels[node]
+            node_vecs = vecs if every else np.ascontiguousarray(vecs[node])
             self.lock.acquire_write()
             held = time.perf_counter()
             try:
-                self.index.add(labels, vecs, threads=threads)
-                lost = self._unreachable(labels, vecs, threads) if check else labels[:0]
+                keys = nodes.astype(np.uint64)
+                if nodes.size:
+                    self.index.add(keys, node_vecs, threads=threads)
+                lost = (
+                    self._unreachable(keys, node_vecs, threads)
+                    if check and nodes.size
+                    else nodes[:0]
+                )
+                if not every:  # aliases of a lost node, or of an orphan, are orphans too
+                    gone = np.concatenate([lost, self.orphans])
+                    lost = np.concatenate([lost, labels[~node][np.isin(owner[~node], gone)]])
                 if lost.size:
                     self.orphans = np.concatenate([self.orphans, lost])
                 need = self.count + part.size
@@ -638,7 +863,7 @@ class AnnIndex:
                     grown[: self.count] = self._rows[: self.count]
                     self._rows = grown
                 self._rows[self.count : need] = part
-                self.count = need
+                self._append_owners(labels, owner)
                 self.upto = upto if last else int(part[-1]) + 1
                 self.recent.clear()
             finally:
@@ -679,13 +904,18 @@ class AnnIndex:
         returned anyway. Returns whether it finished."""
         count = self.count
         lost: list[IntArray] = []
+        self.lock.acquire_read()
+        try:
+            vec_rows = self._node_rows()
+        finally:
+            self.lock.release_read()
         for start in range(0, count, CHUNK):
             if not keep_going():
                 return False
             self.lock.acquire_read()
             try:
                 labels = np.arange(start, min(start + CHUNK, count), dtype=np.uint64)
-                rows = self.row[start : start + labels.size]
+                rows = vec_rows[start : start + labels.size]
                 kept = rows >= 0
                 labels, rows = labels[kept], rows[kept]
                 vecs = np.ascontiguousarray(vectors_of(rows), dtype=np.float32)
@@ -696,11 +926,30 @@ class AnnIndex:
         found = np.concatenate(lost) if lost else np.zeros(0, np.int64)
         self.lock.acquire_write()
         try:
+            found = self.expand(found)  # (a lost node's aliases are lost with it)
             self.orphans = np.concatenate([found, self.orphans[self.orphans >= count]])
             self.swept = count
         finally:
             self.lock.release_write()
         return True
+
+    def _node_rows(self) -> IntArray:
+        """A row holding each node's vector (``-1``: none left, and for every alias): the
+        node's own row, or when that was removed one of its aliases' rows (the same vector),
+        so that a sweep still checks a node whose own row is gone but whose aliases live."""
+        row = self.row
+        if self._owner is None:
+            return row
+        owner = self.owner
+        out = row.copy()
+        alias = np.flatnonzero(owner != np.arange(self.count))
+        out[alias] = -1
+        theirs = row[alias]
+        live = theirs >= 0
+        heads = owner[alias[live]]
+        need = out[heads] < 0
+        out[heads[need]] = theirs[live][need]
+        return out
 
     def _unreachable(self, labels: npt.NDArray[np.uint64], vecs: F32, threads: int) -> IntArray:
         """Of ``labels`` (with vectors ``vecs``), those that a search of their own vector, as
@@ -751,7 +1000,11 @@ class AnnIndex:
             index = self.index.copy()
             row, upto, orphans = self.row.copy(), self.upto, self.orphans.copy()
             swept = self.swept
+            owner = None if self._owner is None else self.owner.copy()
+            hashes = (self._hash_keys, self._hash_labels)
         finally:
             self.lock.release_read()
         index.expansion_search = CHECK_EF
-        return AnnIndex(index, row, upto, mutable=True, orphans=orphans, swept=swept)
+        out = AnnIndex(index, row, upto, mutable=True, orphans=orphans, swept=swept, owner=owner)
+        out._hash_keys, out._hash_labels = hashes  # (replaced, never changed in place)
+        return out

@@ -186,12 +186,14 @@ class _AnnWorker(_StoreAttributes):
             old = self._committed["ann"] if self._committed else None
             if old is None:
                 return None
-            row, orphans = self._load_ann_rows()
-            return {**old, "row": row, "orphans": orphans}
+            row, orphans, owner = self._load_ann_rows()
+            return {**old, "row": row, "orphans": orphans, "owner": owner}
         ann.lock.acquire_read()  # the worker adds no chunk meanwhile: count, rows and file agree
         try:
             count, upto, row, orphans = ann.count, ann.upto, ann.row.copy(), ann.orphans.copy()
             swept = ann.swept
+            # (empty: no aliases; a kept file's labels are a prefix, their owners too)
+            owner = ann.owner.copy() if ann.nodes < count else np.zeros(0, np.int64)
             saved = self._ann_file
             if saved is not None and count - saved[1] < max(self.ann_catch_up, count // 10):
                 old = self._committed["ann"] if self._committed else {}
@@ -200,6 +202,7 @@ class _AnnWorker(_StoreAttributes):
                     **(old or {}),
                     "row": row[:kept],
                     "orphans": orphans[orphans < kept],
+                    "owner": _kept_owner(owner, kept),
                     "upto": _saved_upto(row, kept),
                     "swept": min(swept, kept),
                 }
@@ -226,6 +229,7 @@ class _AnnWorker(_StoreAttributes):
             "dim": s.dim,
             "row": row,
             "orphans": orphans,
+            "owner": owner,
         }
 
     def _ann_unsaved(self) -> bool:
@@ -237,18 +241,20 @@ class _AnnWorker(_StoreAttributes):
             return ann.count > 0
         return ann.count - saved[1] >= max(self.ann_catch_up, ann.count // 10)
 
-    def _load_ann_rows(self) -> tuple[IntArray, IntArray]:
-        """The committed graph's label rows and orphan labels."""
+    def _load_ann_rows(self) -> tuple[IntArray, IntArray, IntArray]:
+        """The committed graph's label rows, orphan labels and label owners (empty: no
+        aliases, see :attr:`AnnIndex.owner`)."""
         assert self._committed is not None and self.path is not None
         kept, self._ann_rows_open = self._ann_rows_open, None
         if kept is not None and kept[0] == self._committed["index"]["file"]:
-            return kept[1], kept[2]
+            return kept[1], kept[2], kept[3]
         arrays = _read_arrays(
             self.path / self._committed["index"]["file"], self._committed["index"], False
         )
         return (
             np.array(arrays["ann_row"], dtype=np.int64),
             np.array(arrays["ann_orphan"], dtype=np.int64),
+            np.array(arrays["ann_owner"], dtype=np.int64),
         )
 
     def _load_ann(self) -> AnnIndex | None:
@@ -262,7 +268,7 @@ class _AnnWorker(_StoreAttributes):
         try:
             if self._verify and not self._ann_file_ok(f, entry):
                 raise IndexCorruptError(f"{f}: checksum mismatch")
-            row, orphans = self._load_ann_rows()
+            row, orphans, owner = self._load_ann_rows()
             if row.size != int(entry["count"]):
                 raise IndexCorruptError(f"{f}: {entry['count']} labels but {row.size} rows")
             swept = entry.get("swept")  # (none in a file saved before sweeps: counts as swept)
@@ -274,6 +280,7 @@ class _AnnWorker(_StoreAttributes):
                 view=True,
                 orphans=orphans,
                 swept=None if swept is None else int(swept),
+                owner=owner,
             )
             warm, self._warm_orphans = self._warm_orphans, None
             if warm is not None:  # (a graph opened after the open's warm-up)
@@ -343,6 +350,14 @@ class _AnnWorker(_StoreAttributes):
         if ann is None:
             self._ann_file = None
         return ann
+
+
+def _kept_owner(owner: IntArray, kept: int) -> IntArray:
+    """The owners of a kept graph file's ``kept`` labels (empty when none is an alias)."""
+    head = owner[:kept]
+    if not head.size or bool((head == np.arange(head.size)).all()):
+        return np.zeros(0, np.int64)
+    return head
 
 
 _WARM_INLINE_ROWS = 100_000

@@ -50,7 +50,7 @@ class _StoreAttributes:
     _ann: AnnIndex | None
     _ann_file: tuple[str, int, int] | None
     _ann_pre: tuple[dict[str, Any], threading.Thread, list[Any]] | None
-    _ann_rows_open: tuple[str, IntArray, IntArray] | None
+    _ann_rows_open: tuple[str, IntArray, IntArray, IntArray] | None
     _warm_orphans: WarmOrphans | None
     _ann_loader: threading.Thread | None
     _ann_load_lock: threading.Lock

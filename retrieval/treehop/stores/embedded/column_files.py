@@ -46,8 +46,9 @@ _INDEX_ARRAYS: dict[str, type[np.generic]] = {
     "tag_row": np.int64,
     "ann_row": np.int64,
     "ann_orphan": np.int64,
+    "ann_owner": np.int64,
 }
-_OPTIONAL_ARRAYS = frozenset({"ann_orphan"})
+_OPTIONAL_ARRAYS = frozenset({"ann_orphan", "ann_owner"})
 """Arrays an index file saved by an older version may lack (read as empty)."""
 _MAX_EXTENTS = 256
 _BLOCK = 1 << 25
@@ -537,6 +538,9 @@ def _link_problem(
     ao = idx["ann_orphan"]
     if ao.size and (ao.min() < 0 or ao.max() >= ar.size):
         return "HNSW orphan labels"
+    aw = idx["ann_owner"]  # (empty: no aliases, see AnnIndex.owner)
+    if aw.size and (aw.size != ar.size or aw.min() < 0 or bool((aw > np.arange(aw.size)).any())):
+        return "HNSW label owners"
     return None
 
 

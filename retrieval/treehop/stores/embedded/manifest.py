@@ -196,6 +196,7 @@ class _Generations(_StoreAttributes):
                 str(m["index"]["file"]),
                 np.array(g.idx["ann_row"], dtype=np.int64),
                 np.array(g.idx["ann_orphan"], dtype=np.int64),
+                np.array(g.idx["ann_owner"], dtype=np.int64),
             )
 
     def _start_text_check(self, guard: _BlobGuard) -> None:
@@ -227,7 +228,7 @@ class _Generations(_StoreAttributes):
         generation's BM25 and graph files, then hand the warm-up's orphans to the graph."""
         self._warm_orphans = None
         opening = None if own else self._ann_rows_open
-        warm = None if own else _start_warm(self._snap_v, opening and opening[1:])
+        warm = None if own else _start_warm(self._snap_v, opening and opening[1:3])
         self._follow_indexes(m, live, own)
         if warm is not None:
             self._warm_orphans = warm()

@@ -506,6 +506,8 @@ class _SearchPaths(_StoreAttributes):
             labels = ann.query_many(qs, k, min(2, self.ann_threads), whole=True)
             # (the row map read under the lock, as the one-query step reads it)
             mapped = ann.row[np.clip(labels[:, :k], 0, None)]
+            # (a node with aliases: the one-query step adds them, see AnnIndex.owner)
+            aliased = ann.aliased(labels[:, :k]).any(axis=1)
             orphans, orphan_vecs = ann.orphan_rows(upto, s.vectors_of)
         finally:
             ann.lock.release_read()
@@ -527,7 +529,7 @@ class _SearchPaths(_StoreAttributes):
         # (a zero or non-finite query vector: its scores tie or are NaN, which no tie check
         # sees, and the sorts may order them apart; as in _ann_batch, it goes its own way)
         qn = np.linalg.norm(qs, axis=1)
-        single = ~(qn > 0) | ~np.isfinite(qn)
+        single = ~(qn > 0) | ~np.isfinite(qn) | aliased
         cands: list[IntArray] = []
         for i in range(b):
             found = mapped[i][labels[i, :k] >= 0]
@@ -1020,6 +1022,7 @@ class _SearchPaths(_StoreAttributes):
             upto, count = min(ann.upto, s.n), ann.count
             labels = ann.query_many(qs, min(fetch, count), threads)
             cand = np.where(labels >= 0, ann.row[np.clip(labels, 0, None)], -1)
+            aliased = ann.aliased(labels).any(axis=1)  # (the one-query step adds aliases)
             orphans, orphan_vecs = ann.orphan_rows(upto, s.vectors_of)
             codes = ann.orphan_codes()
         finally:
@@ -1028,7 +1031,7 @@ class _SearchPaths(_StoreAttributes):
         ok[ok] = full[cand[ok]]
         qn = np.linalg.norm(qs, axis=1)
         single = (np.count_nonzero(ok, axis=1) < limit) | ~(qn > 0) | ~np.isfinite(qn)
-        single |= _repeats(cand, ok)
+        single |= _repeats(cand, ok) | aliased
         who = ~single
         ok &= who[:, None]
         cand = np.where(ok, cand, 0)
@@ -1415,7 +1418,10 @@ class _SearchPaths(_StoreAttributes):
                 else:
                     got = ann.query(q, min(fetch, count))
                 got = got[got >= 0]
-                found = ann.row[got]
+                labels = _with_copies(s, ann, got, full, q, max(limit, 4 * _SIBLING_PARENTS))
+                if labels.size * _ALIASES_EXACT > s.n and labels.size > got.size:
+                    return None  # (released below) many copies of a vector: see the note
+                found = ann.row[labels]
                 found = found[(found >= 0) & (found < s.n)]
                 cand = found[full[found]]
                 if cand.size >= limit or fetch * 4 > count:
@@ -1466,6 +1472,13 @@ HEADING_PATH = "heading_path"
 key as :data:`treehop.tree_scoring.HEADING_PATH`, which the stores do not import)."""
 
 
+_ALIASES_EXACT = 8
+"""A graph answer whose nodes' copies (:attr:`~treehop.stores._ann.AnnIndex.owner`) make it
+more than ``1 / _ALIASES_EXACT`` of the rows sends the search the exact way: every copy of a
+tied vector must be a candidate, and rescoring that many gathered rows (and sorting them)
+costs more than the exact path's one product over every row (80,000 memory turns of 7
+distinct vectors: find p50 ~85-130 ms rescoring the copies; see bench/README.md, stop 53's
+anndup section)."""
 _SIBLING_PARENTS = 4
 _NOT_KEPT = object()
 """``s.cache.get``'s default where ``None`` is a kept answer (:meth:`_SearchPaths.
@@ -1476,6 +1489,52 @@ _SIBLING_MAX = 256
 _KEPT_BATCH = 64
 """How many queries' global-step scores a batch keeps (``_hybrid_batch``; the one-query step
 keeps 8): one ``find_many`` step's queries (32) all reach their tree context with theirs."""
+
+
+def _with_copies(
+    s: _Snap, ann: AnnIndex, got: IntArray, full: BoolArray, q: F32, m: int
+) -> IntArray:
+    """``got`` (graph labels) and the aliases (:attr:`~treehop.stores._ann.AnnIndex.owner`)
+    of those of its nodes whose score may reach the ``m``-th best of its eligible rows, every
+    copy counted (the caller holds ``ann.lock``).
+
+    Why: an alias scores what its node scores (the same vector, the same per-row kernel), so
+    every copy of a vector that may reach a search's best ``limit`` rows, or the best
+    ``4 * _SIBLING_PARENTS`` whose parents give siblings, must be a candidate, as it is on the
+    exact path; a node below that floor cannot bring a copy into either, and its copies
+    (thousands, for a chat's "ok") are not gathered and rescored. The floor counts the graph's
+    rows only (the orphans and the uncovered tail can only raise it), so it is never too high.
+    """
+    aliased = ann.aliased(got)
+    if not aliased.any():
+        return got
+    heads = got[aliased]
+    copies, pos = ann.copies(heads)
+    rows = ann.row[np.concatenate([heads, copies])]
+    group = np.concatenate([np.arange(heads.size, dtype=np.int64), pos])
+    ok = (rows >= 0) & (rows < s.n)
+    ok[ok] = full[rows[ok]]
+    rows, group = rows[ok], group[ok]
+    weight = np.bincount(group, minlength=heads.size)
+    rep = np.full(heads.size, -1, dtype=np.int64)
+    rep[group[::-1]] = rows[::-1]  # (each group's first eligible row: one vector scores all)
+    lone = ann.row[got[~aliased]]
+    lone = lone[(lone >= 0) & (lone < s.n)]
+    lone = lone[full[lone]]
+    has = rep >= 0
+    score = _matvec(s.vectors_of(np.concatenate([rep[has], lone])), q)
+    counts = np.concatenate([weight[has], np.ones(lone.size, dtype=np.int64)])
+    order = np.argsort(-score, kind="stable")
+    reach = np.cumsum(counts[order])
+    floor = -np.inf
+    if reach.size and int(reach[-1]) >= m:
+        floor = float(score[order[int(np.searchsorted(reach, m))]])
+    wanted = np.zeros(heads.size, dtype=bool)
+    wanted[np.flatnonzero(has)[score[: int(has.sum())] >= floor]] = True
+    # (NaN scores: a query the exact path also cannot order; every copy, as it would)
+    wanted[np.flatnonzero(has)[np.isnan(score[: int(has.sum())])]] = True
+    out: IntArray = np.concatenate([got, copies[wanted[pos]]])
+    return out
 
 
 def _sibling_rows(

@@ -156,7 +156,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._ann_pre: tuple[dict[str, Any], threading.Thread, list[Any]] | None = None
         """The saved graph's checksum, computed by a thread the open starts first (see
         :meth:`_start_ann_precheck`): the manifest entry, the thread, its answer."""
-        self._ann_rows_open: tuple[str, IntArray, IntArray] | None = None
+        self._ann_rows_open: tuple[str, IntArray, IntArray, IntArray] | None = None
         self._warm_orphans: WarmOrphans | None = None
         """The saved graph's orphans gathered by the last open (see :class:`WarmOrphans`)."""
         """The graph's row map as the open read it (index file name, rows): the graph's

@@ -407,7 +407,7 @@ class _Writes(_StoreAttributes):
             "index": {"file": index_name, **index_meta},
             "lexical": lex_entry,
             "ann": (
-                {k: v for k, v in ann_entry.items() if k not in ("row", "orphans")}
+                {k: v for k, v in ann_entry.items() if k not in ("row", "orphans", "owner")}
                 if ann_entry
                 else None
             ),
@@ -668,6 +668,9 @@ def _lookup_arrays(s: _Snap, ann_entry: Mapping[str, Any] | None) -> dict[str, n
         "tag_row": s.tag_row,
         "ann_row": ann_entry["row"] if ann_entry else np.zeros(0, np.int64),
         "ann_orphan": ann_entry["orphans"] if ann_entry else np.zeros(0, np.int64),
+        "ann_owner": (
+            ann_entry.get("owner", np.zeros(0, np.int64)) if ann_entry else np.zeros(0, np.int64)
+        ),
     }
 
 
