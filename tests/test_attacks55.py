@@ -5,13 +5,25 @@ Each test was written failing first (bench/README.md, "Adversarial pass (helper 
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from treehop import Treehop
-from treehop.errors import TreehopError
+from treehop._http import RetryPolicy
+from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+from treehop.errors import EmbeddingError, RerankError, TreehopError
+from treehop.intent_analysis import IntentAnalyzer
+from treehop.llm.openai_compatible import OpenAICompatibleLLM
+from treehop.rerankers.base import safe_rerank
+from treehop.rerankers.http_rerank import HTTPReranker
+from treehop.rerankers.llm_rerank import LLMReranker
+from treehop.rerankers.vikingdb_rerank import VikingDBReranker
 
+from fake_servers.fault_server import FaultServer
 from treehop_test_doubles import BagOfWordsEmbedder
 
 # An int no float can hold: ``float(BIG)`` and ``math.isfinite(BIG)`` raise OverflowError.
@@ -39,3 +51,91 @@ def test_a_time_past_float_range_is_a_typed_error(client: Treehop, value: int) -
     for call in calls:
         with pytest.raises(TreehopError, match="finite"):
             call()
+
+
+# -- remote answers holding an int past float range ---------------------------------------------
+# JSON allows any integer, and Python parses ``1e400``-sized integers (up to 4,300 digits) into
+# ints; ``float()`` / ``math.isfinite()`` of one raise OverflowError, which no check caught.
+
+BIG_JSON = str(BIG)
+FAST = RetryPolicy(max_retries=0, backoff_s=0.01, max_backoff_s=0.05)
+VOLC_AK = "AKLTattacks55AccessKey0123456789"
+VOLC_SK = "YXR0YWNrczU1U2VjcmV0S2V5MDEyMzQ1Njc4OQ=="
+
+
+def _chat_body(content: str) -> str:
+    return json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]})
+
+
+def _llm(srv: FaultServer) -> OpenAICompatibleLLM:
+    return OpenAICompatibleLLM(
+        "m", base_url=srv.base_url + "/v1", api_key="sk-attacks55-key", max_retries=0
+    )
+
+
+def test_an_embedding_past_float_range_is_an_embedding_error() -> None:
+    body = '{"data": [{"index": 0, "embedding": [0.5, ' + BIG_JSON + "]}]}"
+    with FaultServer("wrong_len", {"wrong_len": body}) as srv:
+        emb = OpenAICompatibleEmbedder("m", base_url=srv.base_url, retry=FAST)
+        with pytest.raises(EmbeddingError, match=r"non-numeric|finite|range"):
+            emb.embed(["x"])
+        emb.close()
+
+
+def test_a_rerank_score_past_float_range_is_a_rerank_error() -> None:
+    body = (
+        '{"results": [{"index": 0, "relevance_score": ' + BIG_JSON + "}, "
+        '{"index": 1, "relevance_score": 0.1}]}'
+    )
+    with FaultServer("wrong_len", {"wrong_len": body}) as srv:
+        rr = HTTPReranker(base_url=srv.base_url, model="m", retry=FAST)
+        with pytest.raises(RerankError):
+            rr.rerank("q", ["a", "b"])
+        rr.close()
+
+
+@pytest.mark.parametrize(
+    "content", ["[" + BIG_JSON + ", 1]", '{"scores": [1, ' + BIG_JSON + "]}"], ids=["list", "dict"]
+)
+def test_an_llm_grade_past_float_range_is_a_rerank_error(content: str) -> None:
+    with FaultServer("wrong_len", {"wrong_len": _chat_body(content)}) as srv:
+        llm = _llm(srv)
+        with pytest.raises(RerankError):
+            LLMReranker(llm).rerank("q", ["a", "b"])
+        llm.close()
+
+
+def test_a_vikingdb_rerank_score_past_float_range_is_a_rerank_error() -> None:
+    body = '{"code": 0, "data": {"scores": [' + BIG_JSON + ", 0.5]}}"
+    with FaultServer("wrong_len", {"wrong_len": body}) as srv:
+        rr = VikingDBReranker(ak=VOLC_AK, sk=VOLC_SK, host=srv.address, scheme="http", retry=FAST)
+        with pytest.raises(RerankError):
+            rr.rerank("q", ["a", "b"])
+        rr.close()
+
+
+def test_a_planner_priority_past_float_range_falls_back_to_the_default() -> None:
+    plan = '{"queries": [{"query": "alpha beta", "context_type": "resource", "priority": '
+    with FaultServer("wrong_len", {"wrong_len": _chat_body(plan + BIG_JSON + "}]}")}) as srv:
+        llm = _llm(srv)
+        result = asyncio.run(IntentAnalyzer(llm).analyze("what is alpha?"))
+        llm.close()
+    assert result.queries and result.queries[0].priority == 3
+
+
+class _HugeScores:
+    """A caller's reranker whose scores no float can hold."""
+
+    name = "huge"
+
+    def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
+        return [BIG] * len(documents)  # type: ignore[list-item]
+
+    async def arerank(self, query: str, documents: Sequence[str]) -> list[float]:
+        return self.rerank(query, documents)
+
+
+def test_a_callers_rerank_score_past_float_range_falls_back() -> None:
+    outcome = asyncio.run(safe_rerank(_HugeScores(), "q", ["a", "b"], 5.0))  # type: ignore[arg-type]
+    assert outcome.scores is None
+    assert outcome.fallback_reason and "score" in outcome.fallback_reason

@@ -171,7 +171,10 @@ def _parse_priority(value: Any, notes: list[str], label: str) -> int:
     if isinstance(value, bool):
         number = None
     elif isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int past float range (JSON allows 10**400)
+            number = None
     elif isinstance(value, str):
         try:
             number = float(value.strip())

@@ -495,7 +495,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
                     self._dimension = width
         try:
             mat = np.asarray(rows, dtype=np.float32)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:  # Overflow: an int like 10**400
             raise EmbeddingError(
                 f"embedding answer from {self._url} has non-numeric values: {exc}"
             ) from None

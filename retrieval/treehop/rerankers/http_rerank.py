@@ -121,7 +121,10 @@ def describe_http_error(exc: Exception) -> str:
 def _finite_score(value: object, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise RerankError(f"{where}: score is not a number: {value!r}")
-    score = float(value)
+    try:
+        score = float(value)
+    except OverflowError:  # an int past float range (JSON allows 10**400)
+        raise RerankError(f"{where}: score outside float range") from None
     if not math.isfinite(score):
         raise RerankError(f"{where}: non-finite score {score!r}")
     return score

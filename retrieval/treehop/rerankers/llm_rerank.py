@@ -82,7 +82,10 @@ def _grade(value: object, pos: int) -> float:
             raise RerankError(f"LLM grade {pos} is not a number: {value!r}") from None
     if not isinstance(value, (int, float)):
         raise RerankError(f"LLM grade {pos} is not a number: {value!r}")
-    grade = float(value)
+    try:
+        grade = float(value)
+    except OverflowError:  # an int past float range (JSON allows 10**400)
+        grade = math.inf
     if not math.isfinite(grade) or not 0.0 <= grade <= MAX_GRADE:
         raise RerankError(f"LLM grade {pos} is outside 0-10: {value!r}")
     return grade

@@ -74,6 +74,14 @@ ERROR_CODES: Final[Mapping[int, str]] = {
 }
 
 
+def _finite(value: int | float) -> bool:
+    """Finite and a float (``math.isfinite(10**400)`` raises OverflowError; JSON allows it)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def _error_message(code: object, message: object, request_id: object) -> str:
     known = ERROR_CODES.get(code) if isinstance(code, int) else None
     text = f"VikingDB rerank error {code}"
@@ -256,7 +264,7 @@ class VikingDBReranker(BaseReranker):
             raise RerankError(f"VikingDB rerank returned {len(scores)} scores for {n} documents")
         out: list[float] = []
         for i, s in enumerate(scores):
-            if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
+            if isinstance(s, bool) or not isinstance(s, (int, float)) or not _finite(s):
                 raise RerankError(
                     f"VikingDB rerank score {i} is not a finite number: {redact(repr(s))[:60]}"
                 )
