@@ -15,7 +15,7 @@ import pytest
 from treehop import Treehop
 from treehop._http import RetryPolicy
 from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
-from treehop.errors import EmbeddingError, RerankError, TreehopError
+from treehop.errors import EmbeddingError, RerankError, StoreError, TreehopError
 from treehop.intent_analysis import IntentAnalyzer
 from treehop.llm.openai_compatible import OpenAICompatibleLLM
 from treehop.rerankers.base import safe_rerank
@@ -139,3 +139,21 @@ def test_a_callers_rerank_score_past_float_range_falls_back() -> None:
     outcome = asyncio.run(safe_rerank(_HugeScores(), "q", ["a", "b"], 5.0))  # type: ignore[arg-type]
     assert outcome.scores is None
     assert outcome.fallback_reason and "score" in outcome.fallback_reason
+
+
+# -- the Milvus store's credentials -------------------------------------------------------------
+
+
+def test_milvus_credentials_reach_no_error_repr_or_echo() -> None:
+    """A server URI may carry ``user:password@``, and ``token`` is a credential: neither may
+    reach the StoreError's message, and a server echoing the token is redacted."""
+    pytest.importorskip("pymilvus")
+    from treehop.redaction import redact
+    from treehop.stores.milvus import MilvusStore
+
+    password, token = "pwQz7Milvus123", "root:tokQz7Milvus456"
+    with pytest.raises(StoreError) as info:
+        MilvusStore(f"http://root:{password}@127.0.0.1:1", collection="c1", token=token, timeout=1)
+    for text in (str(info.value), repr(info.value)):
+        assert password not in text and token not in text
+    assert "tokQz7Milvus456" not in redact(f"server said: bad token {token}")

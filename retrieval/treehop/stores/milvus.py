@@ -74,6 +74,8 @@ from .. import tags as tagmod
 from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
+from ..redaction import redact, redact_url
+from ..secrets import resolve_secret
 from ..uri import is_within, uri_prefixes
 from ._state_blobs import BlobHead, check_state_key, read_blob, write_blob
 from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
@@ -293,6 +295,12 @@ class MilvusStore:
         self.collection = collection
         self.state_collection = f"{collection}_state"
         self.uri = uri
+        # The URI may carry ``user:password@`` and the token is a credential: messages and the
+        # repr show the URI redacted, and the token is registered so that a server's echo of
+        # it is masked (treehop.redaction), as for every other remote client's key.
+        self._shown_uri = redact_url(uri) if uri else ""
+        secret = resolve_secret(token, None, error=StoreError, what="token")
+        token = secret.get_secret_value() if secret is not None else ""
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
         ):
@@ -323,7 +331,9 @@ class MilvusStore:
             try:
                 client = MilvusClient(uri=uri, token=token, db_name=db_name, timeout=timeout)
             except Exception as exc:
-                raise StoreError(f"cannot connect to Milvus at {uri!r}: {exc}") from exc
+                raise StoreError(
+                    redact(f"cannot connect to Milvus at {self._shown_uri!r}: {exc}")
+                ) from exc
         self._client = client
         self._dim: int | None = None
         self._bm25 = bm25
@@ -332,7 +342,7 @@ class MilvusStore:
         elif not create:
             raise StoreError(
                 f"Milvus collection {collection!r} does not exist"
-                f"{f' at {uri}' if uri else ''}; pass create=True to create it"
+                f"{f' at {self._shown_uri}' if uri else ''}; pass create=True to create it"
             )
         else:
             self._dim = dimension
@@ -368,10 +378,12 @@ class MilvusStore:
         except Exception as exc:
             msg = getattr(exc, "message", None) or str(exc)
             code = getattr(exc, "code", None)
-            where = f"{self.uri}/" if self.uri else ""
+            where = f"{self._shown_uri}/" if self.uri else ""
             raise StoreError(
-                f"Milvus {what} failed on {where}{self.collection}"
-                f"{f' (code {code})' if code is not None else ''}: {msg}"
+                redact(
+                    f"Milvus {what} failed on {where}{self.collection}"
+                    f"{f' (code {code})' if code is not None else ''}: {msg}"
+                )
             ) from exc
 
     def _has(self, name: str) -> bool:
@@ -1209,8 +1221,8 @@ class MilvusStore:
 
     def __repr__(self) -> str:
         return (
-            f"MilvusStore(uri={self.uri!r}, collection={self.collection!r}, dim={self._dim}, "
-            f"bm25={self._bm25})"
+            f"MilvusStore(uri={self._shown_uri!r}, collection={self.collection!r}, "
+            f"dim={self._dim}, bm25={self._bm25})"
         )
 
 
