@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import traceback
 from typing import Any
 
 import pytest
 from li_helpers import WordHashEmbedding
+from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
 from llama_index.core.vector_stores.types import VectorStoreQuery
 
+from llama_index.retrievers.treehop.adapters import LlamaIndexEmbedder, LlamaIndexLLM
 from llama_index.vector_stores.treehop import TreehopVectorStore
-from treehop.errors import TreehopError
+from treehop import Treehop
+from treehop.errors import LLMError, TreehopError
+from treehop.llm import ChatMessage
 
 
 @pytest.mark.parametrize(
@@ -20,3 +25,57 @@ def test_a_bad_query_embedding_is_refused_by_an_empty_store_too(embedding: Any) 
     store = TreehopVectorStore(embed_model=WordHashEmbedding(), tagger=None)
     with pytest.raises(TreehopError):
         store.query(VectorStoreQuery(query_embedding=embedding, similarity_top_k=1))
+
+
+# -- a LlamaIndex model's key in its own error ---------------------------------------------------
+
+KEY = "sk-proj-Qz7LlamaIndexKey0123456789"
+
+
+def _texts(exc: BaseException) -> list[str]:
+    return [str(exc), repr(exc), "".join(traceback.format_exception(exc))]
+
+
+def _echo(key: str) -> RuntimeError:
+    return RuntimeError(f"Error code: 401 - Incorrect API key provided: {key}")
+
+
+class _EchoingLLM(CustomLLM):
+    """LlamaIndex keeps ``api_key`` as a plain str field; its 401 quotes it."""
+
+    api_key: str = ""
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(model_name="echoing")
+
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        raise _echo(self.api_key)
+
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+        raise _echo(self.api_key)
+
+
+class _EchoingEmbedding(WordHashEmbedding):
+    api_key: str = ""
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        raise _echo(self.api_key)
+
+
+def test_a_llamaindex_llm_key_reaches_no_error() -> None:
+    """``LlamaIndexLLM`` quoted the model's exception whole and chained it."""
+    llm = LlamaIndexLLM(_EchoingLLM(api_key=KEY))
+    with pytest.raises(LLMError) as info:
+        llm.complete([ChatMessage(role="user", content="hi")])
+    for text in _texts(info.value):
+        assert KEY not in text and KEY[8:20] not in text
+
+
+def test_a_llamaindex_embedding_key_reaches_no_find_error() -> None:
+    """The client's guard redacts an embedder's exception, but only keys it knows."""
+    client = Treehop(embedder=LlamaIndexEmbedder(_EchoingEmbedding(api_key=KEY)), tagger=None)
+    with pytest.raises(TreehopError) as info:
+        client.find("alpha")
+    for text in _texts(info.value):
+        assert KEY not in text and KEY[8:20] not in text

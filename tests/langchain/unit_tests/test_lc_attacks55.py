@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import traceback
 from typing import Any
 
 import pytest
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, SecretStr
 
 from langchain_treehop import TreehopVectorStore
-from treehop.errors import TreehopError
+from langchain_treehop.chat_models import LangChainChatLLM
+from langchain_treehop.embeddings import LangChainEmbedder
+from treehop.errors import EmbeddingError, LLMError, TreehopError
+from treehop.llm import ChatMessage
 
 from lc_helpers import WordHashEmbeddings
 
@@ -30,3 +37,58 @@ def test_a_bad_vector_is_refused_by_an_empty_store_too(vector: Any) -> None:
     store = TreehopVectorStore(WordHashEmbeddings(), tagger=None)
     with pytest.raises(TreehopError):
         store.similarity_search_by_vector(vector, k=1)
+
+
+# -- a LangChain model's key in its own error ---------------------------------------------------
+
+KEY = "sk-proj-Qz7LangChainKey0123456789"
+
+
+def _texts(exc: BaseException) -> list[str]:
+    return [str(exc), repr(exc), "".join(traceback.format_exception(exc))]
+
+
+class _EchoingEmbeddings(Embeddings, BaseModel):
+    """A provider whose 401 error quotes the key it was given (as some gateways do)."""
+
+    api_key: SecretStr
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise RuntimeError(
+            f"Error code: 401 - Incorrect API key provided: {self.api_key.get_secret_value()}"
+        )
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+class _EchoingChat(BaseChatModel):
+    api_key: SecretStr
+
+    @property
+    def _llm_type(self) -> str:
+        return "echoing"
+
+    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any) -> Any:
+        raise RuntimeError(
+            f"Error code: 401 - Incorrect API key provided: {self.api_key.get_secret_value()}"
+        )
+
+
+def test_a_langchain_embeddings_key_reaches_no_error() -> None:
+    """``LangChainEmbedder`` quoted the model's exception whole and chained it: a provider's
+    401 echoing the key put it in the EmbeddingError (the client's guard lets a TreehopError
+    through as it is)."""
+    emb = LangChainEmbedder(_EchoingEmbeddings(api_key=SecretStr(KEY)))
+    with pytest.raises(EmbeddingError) as info:
+        emb.embed_query("alpha")
+    for text in _texts(info.value):
+        assert KEY not in text and KEY[8:20] not in text
+
+
+def test_a_langchain_chat_model_key_reaches_no_error() -> None:
+    llm = LangChainChatLLM(_EchoingChat(api_key=SecretStr(KEY)))
+    with pytest.raises(LLMError) as info:
+        llm.complete([ChatMessage(role="user", content="hi")])
+    for text in _texts(info.value):
+        assert KEY not in text and KEY[8:20] not in text
