@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from treehop import Treehop
 from treehop._http import RetryPolicy
 from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
 from treehop.errors import EmbeddingError, RerankError, StoreError, TreehopError
-from treehop.intent_analysis import IntentAnalyzer
+from treehop.intent_analysis import IntentAnalyzer, PlanParseError, extract_json
 from treehop.llm.openai_compatible import OpenAICompatibleLLM
 from treehop.rerankers.base import safe_rerank
 from treehop.rerankers.http_rerank import HTTPReranker
@@ -157,3 +158,39 @@ def test_milvus_credentials_reach_no_error_repr_or_echo() -> None:
     for text in (str(info.value), repr(info.value)):
         assert password not in text and token not in text
     assert "tokQz7Milvus456" not in redact(f"server said: bad token {token}")
+
+
+# -- a planner answer that made the parser quadratic -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["<think>" * 10_000, "<THINK>x" * 10_000, "[" * 20_000, '{"a":' * 20_000, "x [" * 20_000],
+    ids=["think", "think-upper", "brackets", "objects", "prose-brackets"],
+)
+def test_a_hostile_planner_answer_is_parsed_in_linear_time(answer: str) -> None:
+    """``<think>.*?</think>`` rescanned the rest of the answer from every unclosed
+    ``<think>`` (10,000 of them, 70 KB: 4.7 s; 20,000: 20.6 s), and a JSON start was tried
+    at every ``[`` / ``{`` (each failing near the recursion limit: 20,000 ``[``, 5.2 s), on
+    the event loop, whatever the planner's deadline."""
+    t0 = time.perf_counter()
+    with pytest.raises(PlanParseError):
+        extract_json(answer)
+    assert time.perf_counter() - t0 < 1.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ('<think>a</think>{"q": 1}', {"q": 1}),
+        ('<Think>a {"x": 0} </THINK> then {"q": 1}', {"q": 1}),
+        ('<think>a</think><think>b {"x": 0}</think>{"q": 1}', {"q": 1}),
+        ('<think>never closed {"q": 1}', {"q": 1}),
+        ('</think>{"q": 1}', {"q": 1}),
+        ('Here [are] {the} plans: ```json\n{"q": 1}\n```', {"q": 1}),
+        ("prose " + "[x " * 50 + '{"q": 1}', {"q": 1}),
+    ],
+    ids=["think", "think-case", "two-thinks", "unclosed", "close-only", "fence", "prose"],
+)
+def test_the_planner_parser_still_finds_the_json(answer: str, value: object) -> None:
+    assert extract_json(answer) == value
