@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +23,7 @@ from treehop.intent_analysis import IntentAnalyzer, PlanParseError, extract_json
 from treehop.llm.openai_compatible import OpenAICompatibleLLM
 from treehop.rerankers.base import safe_rerank
 from treehop.rerankers.http_rerank import HTTPReranker
-from treehop.rerankers.llm_rerank import LLMReranker
+from treehop.rerankers.llm_rerank import LLMReranker, parse_scores, unfence
 from treehop.rerankers.vikingdb_rerank import VikingDBReranker
 
 from fake_servers.fault_server import FaultServer
@@ -194,3 +196,28 @@ def test_a_hostile_planner_answer_is_parsed_in_linear_time(answer: str) -> None:
 )
 def test_the_planner_parser_still_finds_the_json(answer: str, value: object) -> None:
     assert extract_json(answer) == value
+
+
+# -- an LLM reranker answer that made the fence regex cubic ---------------------------------
+
+_OLD_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def test_a_hostile_llm_rerank_answer_is_parsed_in_linear_time() -> None:
+    """``^\\s*```[a-zA-Z]*\\s*(.*?)\\s*```\\s*$`` backtracked through every whitespace run
+    at every position: "```" and 5,000 spaces and "x" took 90 s (2,000: ~6 s), on the event
+    loop, past the reranker's timeout."""
+    t0 = time.perf_counter()
+    for answer in ["```" + " " * 20_000 + "x", "```json\n" + "\n \t" * 20_000 + "."]:
+        with pytest.raises(RerankError):
+            parse_scores(answer, 2)
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_the_fence_is_read_as_the_regex_read_it() -> None:
+    rng = random.Random(55)
+    alphabet = ["`", "```", " ", "\n", "json", "x", "{", "}", "7", "\u3000"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))).strip()
+        old = _OLD_FENCE.match(text)
+        assert unfence(text) == (old.group(1) if old else None), repr(text)
