@@ -221,3 +221,40 @@ def test_the_fence_is_read_as_the_regex_read_it() -> None:
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))).strip()
         old = _OLD_FENCE.match(text)
         assert unfence(text) == (old.group(1) if old else None), repr(text)
+
+
+# -- a reranker's request that httpx cannot build --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("base_url", "key"),
+    [
+        ("http://[::1", None),
+        ("http://127.0.0.1:1/v1\n", None),
+        ("http://127.0.0.1:1", "sk-ключ-Qz7abcdef"),
+    ],
+    ids=["bad-port", "newline", "non-ascii-key"],
+)
+def test_a_request_httpx_cannot_build_is_a_rerank_error(base_url: str, key: str | None) -> None:
+    """``httpx.InvalidURL`` (not an ``httpx.HTTPError``) and the ``UnicodeEncodeError`` of a
+    non-ASCII header escaped ``HTTPReranker.rerank`` / ``arerank`` raw."""
+    rr = HTTPReranker(base_url=base_url, model="m", api_key=key, retry=FAST)
+    _check_unbuildable(rr)
+
+
+@pytest.mark.parametrize(
+    ("host", "ak"),
+    [("[::1", VOLC_AK), ("127.0.0.1:1\n", VOLC_AK), ("127.0.0.1:1", "AKключQz7abcdef")],
+    ids=["bad-port", "newline", "non-ascii-key"],
+)
+def test_a_vikingdb_request_that_cannot_be_built_is_a_rerank_error(host: str, ak: str) -> None:
+    rr = VikingDBReranker(ak=ak, sk=VOLC_SK, host=host, scheme="http", retry=FAST)
+    _check_unbuildable(rr)
+
+
+def _check_unbuildable(rr: HTTPReranker | VikingDBReranker) -> None:
+    with pytest.raises(RerankError):
+        rr.rerank("q", ["a"])
+    with pytest.raises(RerankError):
+        asyncio.run(rr.arerank("q", ["a"]))
+    rr.close()

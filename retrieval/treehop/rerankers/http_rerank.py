@@ -308,7 +308,7 @@ class HTTPReranker(BaseReranker):
                 retry=self.retry,
                 deadline_s=self.deadline_s,
             )
-        except (HTTPStatusFailure, httpx.HTTPError, DeadlineExceeded) as exc:
+        except Exception as exc:  # (also httpx.InvalidURL, a non-ASCII header's UnicodeError)
             raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None
         return self._parse_redacted(decode_json(response), len(documents))
 
@@ -342,7 +342,7 @@ class HTTPReranker(BaseReranker):
                 retry=self.retry,
                 deadline_s=self.deadline_s,
             )
-        except (HTTPStatusFailure, httpx.HTTPError, DeadlineExceeded) as exc:
+        except Exception as exc:  # (also httpx.InvalidURL, a non-ASCII header's UnicodeError)
             raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None
         return self._parse_redacted(decode_json(response), len(documents))
 
