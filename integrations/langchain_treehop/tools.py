@@ -36,6 +36,9 @@ from .retrievers import TreehopRetriever
 TOOL_KINDS = ("find", "search", "ls", "read")
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{0,40}\Z")
 T = TypeVar("T")
+MAX_LIST_ENTRIES = 1_000
+"""The most entries the ``ls`` tool shows the model (the MCP server's ``ls`` bound): a
+directory of thousands of files, each with its abstract, would fill the agent's context."""
 
 DOCUMENT_PROMPT = PromptTemplate.from_template("[{uri}]\n{page_content}")
 """How each hit is shown to the model: its URI (to cite, or to open with the read tool), then
@@ -171,7 +174,7 @@ def _format_entries(uri: str, entries: Sequence[Entry]) -> str:
     if not entries:
         return f"{uri} is an empty directory."
     lines = [f"Contents of {uri}:"]
-    for e in entries:
+    for e in entries[:MAX_LIST_ENTRIES]:
         if e.is_leaf:
             kind = e.kind or "file"
         elif e.kind == "file":  # a file stored as chunks: a file to read, not a folder
@@ -180,6 +183,9 @@ def _format_entries(uri: str, entries: Sequence[Entry]) -> str:
             kind = f"directory, {e.children} {'child' if e.children == 1 else 'children'}"
         summary = " ".join(e.abstract.split())
         lines.append(f"- {e.uri} ({kind}){': ' + summary if summary else ''}")
+    if len(entries) > MAX_LIST_ENTRIES:
+        more = len(entries) - MAX_LIST_ENTRIES
+        lines.append(f"[... {more} more entries not shown; the tool's artifact lists them all]")
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import traceback
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,10 +14,13 @@ from pydantic import BaseModel, SecretStr
 from langchain_treehop import TreehopVectorStore
 from langchain_treehop.chat_models import LangChainChatLLM
 from langchain_treehop.embeddings import LangChainEmbedder
+from langchain_treehop.tools import MAX_LIST_ENTRIES, create_treehop_tools
+from treehop import Treehop
 from treehop.errors import EmbeddingError, LLMError, TreehopError
 from treehop.llm import ChatMessage
 
 from lc_helpers import WordHashEmbeddings
+from treehop_test_doubles import BagOfWordsEmbedder
 
 
 @pytest.mark.parametrize("emptied", [False, True], ids=["new", "emptied"])
@@ -92,3 +96,30 @@ def test_a_langchain_chat_model_key_reaches_no_error() -> None:
         llm.complete([ChatMessage(role="user", content="hi")])
     for text in _texts(info.value):
         assert KEY not in text and KEY[8:20] not in text
+
+
+def test_the_ls_tool_shows_at_most_max_list_entries(tmp_path: Path) -> None:
+    """The MCP ``ls`` is capped at 1,000 entries (attacks53); the LangChain ``ls`` tool put
+    every entry of a directory, with its abstract, into the agent's context. The artifact
+    keeps them all."""
+    src = tmp_path / "src"
+    src.mkdir()
+    n = MAX_LIST_ENTRIES + 7
+    for i in range(n):
+        (src / f"f{i:04d}.txt").write_text(f"note {i} alpha")
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as client:
+        client.add_resource(src, target_uri="viking://resources/src")
+        ls = create_treehop_tools(client, include=["ls"])[0]
+        msg = ls.invoke(
+            {
+                "type": "tool_call",
+                "id": "1",
+                "name": ls.name,
+                "args": {"uri": "viking://resources/src"},
+            }
+        )
+    content = str(msg.content)
+    assert content.count("\n- viking://") == MAX_LIST_ENTRIES
+    assert "f0000.txt" in content and f"f{n - 1:04d}.txt" not in content
+    assert "7 more entries" in content
+    assert len(msg.artifact) == n
