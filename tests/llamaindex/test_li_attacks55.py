@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from li_helpers import WordHashEmbedding
 from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
-from llama_index.core.vector_stores.types import VectorStoreQuery
+from llama_index.core.schema import TextNode
+from llama_index.core.vector_stores.types import VectorStoreQuery, VectorStoreQueryMode
 
 from llama_index.retrievers.treehop.adapters import LlamaIndexEmbedder, LlamaIndexLLM
 from llama_index.vector_stores.treehop import TreehopVectorStore
@@ -79,3 +80,22 @@ def test_a_llamaindex_embedding_key_reaches_no_find_error() -> None:
         client.find("alpha")
     for text in _texts(info.value):
         assert KEY not in text and KEY[8:20] not in text
+
+
+@pytest.mark.parametrize("alpha", [10**400, float("nan"), float("inf")], ids=["big", "nan", "inf"])
+def test_a_hybrid_alpha_that_is_no_finite_float_is_refused(alpha: float) -> None:
+    """``float(10**400)`` escaped OverflowError from ``query``; NaN was clamped to 0.2."""
+    emb = WordHashEmbedding()
+    store = TreehopVectorStore(embed_model=emb, tagger=None)
+    store.add(
+        [TextNode(id_="n1", text="alpha beta", embedding=emb.get_text_embedding("alpha beta"))]
+    )
+    q = VectorStoreQuery(
+        query_str="alpha",
+        query_embedding=emb.get_text_embedding("alpha"),
+        similarity_top_k=1,
+        mode=VectorStoreQueryMode.HYBRID,
+        alpha=alpha,
+    )
+    with pytest.raises(TreehopError, match="alpha"):
+        store.query(q)

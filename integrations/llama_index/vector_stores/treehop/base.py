@@ -481,9 +481,19 @@ def _check_query(query: object) -> VectorStoreQueryMode:
     alpha = query.alpha
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, int | float)):
         raise InvalidQueryError(f"alpha must be a number, got {type(alpha).__name__}")
+    if alpha is not None and not _finite_float(alpha):  # (NaN was clamped to 0.2)
+        raise InvalidQueryError("alpha must be a finite number")
     if not isinstance(query.mode, VectorStoreQueryMode):
         raise InvalidQueryError(f"mode must be a VectorStoreQueryMode, got {query.mode!r}")
     return query.mode
+
+
+def _finite_float(value: int | float) -> bool:
+    """Finite and a float (``float(10**400)`` raises OverflowError)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 __all__ = ["DEFAULT_BASE_URI", "NODE_KEYS", "TreehopEmbedding", "TreehopVectorStore"]
