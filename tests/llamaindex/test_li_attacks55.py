@@ -99,3 +99,32 @@ def test_a_hybrid_alpha_that_is_no_finite_float_is_refused(alpha: float) -> None
     )
     with pytest.raises(TreehopError, match="alpha"):
         store.query(q)
+
+
+@pytest.mark.parametrize("kwarg", ["mmr_prefetch_k", "mmr_prefetch_factor"])
+def test_an_mmr_prefetch_past_float_range_is_refused(kwarg: str) -> None:
+    """``_positive`` compared ``10**400 < math.inf`` (true: exact) and then ``float()`` of
+    it raised OverflowError."""
+    emb = WordHashEmbedding()
+    store = TreehopVectorStore(embed_model=emb, tagger=None)
+    store.add([TextNode(id_="n1", text="alpha", embedding=emb.get_text_embedding("alpha"))])
+    q = VectorStoreQuery(
+        query_embedding=emb.get_text_embedding("alpha"),
+        similarity_top_k=1,
+        mode=VectorStoreQueryMode.MMR,
+    )
+    with pytest.raises(TreehopError, match=kwarg):
+        store.query(q, **{kwarg: 10**400})
+
+
+def test_a_start_char_idx_past_float_range_is_refused_before_any_write() -> None:
+    emb = WordHashEmbedding()
+    store = TreehopVectorStore(embed_model=emb, tagger=None)
+    vec = emb.get_text_embedding("alpha")
+    nodes = [
+        TextNode(id_="ok", text="alpha", embedding=vec),
+        TextNode(id_="big", text="alpha", embedding=vec, start_char_idx=10**400),
+    ]
+    with pytest.raises(TreehopError, match="start_char_idx"):
+        store.add(nodes)
+    assert store.get_nodes(node_ids=["ok", "big"]) == []
