@@ -9,6 +9,8 @@ import asyncio
 import json
 import random
 import re
+import socket
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,8 +20,9 @@ import pytest
 from treehop import Treehop
 from treehop._http import RetryPolicy
 from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
-from treehop.errors import EmbeddingError, RerankError, StoreError, TreehopError
+from treehop.errors import EmbeddingError, LLMError, RerankError, StoreError, TreehopError
 from treehop.intent_analysis import IntentAnalyzer, PlanParseError, extract_json
+from treehop.llm import ChatMessage
 from treehop.llm.openai_compatible import OpenAICompatibleLLM
 from treehop.rerankers.base import safe_rerank
 from treehop.rerankers.http_rerank import HTTPReranker
@@ -258,3 +261,48 @@ def _check_unbuildable(rr: HTTPReranker | VikingDBReranker) -> None:
     with pytest.raises(RerankError):
         asyncio.run(rr.arerank("q", ["a"]))
     rr.close()
+
+
+# -- a server's bytes quoted whole in a transport error ----------------------------------------
+
+
+def _raw_server(raw: bytes) -> tuple[socket.socket, str]:
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+
+    def loop() -> None:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                conn.sendall(raw)
+
+    threading.Thread(target=loop, daemon=True).start()
+    return srv, f"http://127.0.0.1:{srv.getsockname()[1]}"
+
+
+def test_a_transport_error_quotes_a_bounded_part_of_the_server_bytes() -> None:
+    """h11 quotes an illegal status line whole (``bytearray(b'...')``): a server answering
+    12,000 bytes of garbage made each client's error message 12,000+ characters (an MCP or
+    tool error lands in an agent's context)."""
+    srv, url = _raw_server(b"\x00" + b"A" * 12_000 + b"\r\n\r\n")
+    try:
+        emb = OpenAICompatibleEmbedder("m", base_url=url, retry=FAST)
+        llm = OpenAICompatibleLLM("m", base_url=url, max_retries=0)
+        rr = HTTPReranker(base_url=url, model="m", retry=FAST)
+        calls = [
+            (EmbeddingError, lambda: emb.embed(["x"])),
+            (LLMError, lambda: llm.complete([ChatMessage(role="user", content="x")])),
+            (RerankError, lambda: rr.rerank("q", ["a"])),
+        ]
+        for error, call in calls:
+            with pytest.raises(error) as info:
+                call()
+            assert len(str(info.value)) < 1_000
+            assert "RemoteProtocolError" in str(info.value)
+    finally:
+        srv.close()

@@ -37,6 +37,7 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    error_text,
     request,
     sync_client,
     truncate,
@@ -115,7 +116,7 @@ def describe_http_error(exc: Exception) -> str:
         return f"HTTP {exc.response.status_code}: {body_excerpt(exc.response, 200)}"
     if isinstance(exc, httpx.TimeoutException):
         return f"timeout ({type(exc).__name__})"
-    return redact(f"{type(exc).__name__}: {exc}")
+    return error_text(exc)
 
 
 def _finite_score(value: object, where: str) -> float:
