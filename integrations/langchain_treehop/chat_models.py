@@ -20,6 +20,8 @@ from langchain_core.runnables import Runnable
 
 from treehop.errors import LLMError
 from treehop.llm.base import ChatMessage
+from treehop.redaction import redact_exception
+from treehop.secrets import register_object_secrets
 
 JSON_INSTRUCTION = (
     "Answer with one JSON object only: no prose before or after it and no code fences."
@@ -64,6 +66,7 @@ class LangChainChatLLM:
         if not isinstance(model, BaseChatModel):
             raise LLMError(f"model must be a langchain BaseChatModel, got {type(model).__name__}")
         self.model = model
+        register_object_secrets(model)  # its errors may echo its key (_failed redacts)
         self.json_mode_kwargs = dict(json_mode_kwargs or {})
         self.name = name or default_name(model)
 
@@ -108,7 +111,7 @@ class LangChainChatLLM:
         except LLMError:
             raise
         except Exception as exc:
-            raise LLMError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+            raise _failed(self.name, exc) from None
         return self._text(answer)
 
     async def acomplete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
@@ -118,5 +121,11 @@ class LangChainChatLLM:
         except LLMError:
             raise
         except Exception as exc:
-            raise LLMError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+            raise _failed(self.name, exc) from None
         return self._text(answer)
+
+
+def _failed(name: str, exc: Exception) -> LLMError:
+    """The model's failure, redacted and bounded (raised ``from None``: the provider's
+    exception may quote its key or a signed URL, and a chained cause prints it whole)."""
+    return LLMError(f"{name} failed: {redact_exception(exc)}"[:1000])

@@ -19,6 +19,8 @@ from langchain_core.embeddings import Embeddings
 
 from treehop.embedders.base import Embedder, Vectors, normalize_rows
 from treehop.errors import EmbeddingError, InvalidQueryError
+from treehop.redaction import redact_exception
+from treehop.secrets import register_object_secrets
 from treehop.validation import check_strings
 
 _NO_ROWS = np.zeros((0, 0), np.float32)  # what an empty batch embeds to (no model call)
@@ -60,6 +62,7 @@ class LangChainEmbedder:
         if dimension is not None and (isinstance(dimension, bool) or dimension < 1):
             raise InvalidQueryError(f"dimension must be a positive integer, got {dimension!r}")
         self.embeddings = embeddings
+        register_object_secrets(embeddings)  # its errors may echo its key (_errors redacts)
         self.name: str = name or default_name(embeddings)
         """The identifier stored with the index (one per vector space)."""
         self._dimension = dimension or 0
@@ -75,7 +78,7 @@ class LangChainEmbedder:
     def _finish(self, raw: object, rows: int) -> Vectors:
         try:
             arr = np.asarray(raw, dtype=np.float32)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:  # Overflow: an int like 10**400
             raise EmbeddingError(f"{self.name} returned vectors that are not numeric") from exc
         if arr.ndim == 2 and arr.shape[0] == 0 and rows == 0:
             return np.zeros((0, self._dimension), np.float32)
@@ -96,7 +99,8 @@ class LangChainEmbedder:
         except EmbeddingError:
             raise
         except Exception as exc:
-            raise EmbeddingError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+            # redacted and not chained: a provider's error may quote its key or a signed URL
+            raise EmbeddingError(f"{self.name} failed: {redact_exception(exc)}"[:1000]) from None
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         items = self._texts(texts)

@@ -113,6 +113,13 @@ def body_excerpt(response: httpx.Response, max_chars: int = MAX_ERROR_BODY_CHARS
     return redact(text[: max_chars * 2].replace("\n", " ").replace("\r", " "))[:max_chars]
 
 
+def error_text(exc: BaseException, max_chars: int = MAX_ERROR_BODY_CHARS) -> str:
+    """``Type: message`` of a transport failure, redacted, at most ``max_chars`` characters:
+    the message may quote the server's bytes (h11 quotes an illegal status line whole: a
+    server's 12,000 bytes of garbage made a 12,000-character error)."""
+    return redact(f"{type(exc).__name__}: {exc}")[:max_chars]
+
+
 def check_deadline(
     deadline_s: object, error: type[Exception], name: str = "deadline_s"
 ) -> float | None:

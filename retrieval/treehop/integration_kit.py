@@ -64,7 +64,13 @@ from typing_extensions import TypeIs
 
 from ._sync import LoopThread
 from .arguments import check_target_uris
-from .client import TINY_QUERY_NORM, AsyncTreehop, Treehop, scaled_query_row
+from .client import (
+    TINY_QUERY_NORM,
+    AsyncTreehop,
+    Treehop,
+    _check_query_vector,
+    scaled_query_row,
+)
 from .client_readers import MIN_SPLIT_FIND_MANY
 from .embedders.base import Embedder
 from .errors import IngestError, InvalidQueryError
@@ -796,6 +802,12 @@ class PassageIndex:
         scope nothing was added under yet is ``[]``.
         """
         check_limit(k, "k")
+        # The query's own checks come first: the scope may not exist yet (``[]`` below), and
+        # an empty store answered ``[]`` to a query or vector a filled one refuses.
+        if vector is not None:
+            _check_query_vector(vector, self.aclient.store)
+        if vector is None or query:
+            check_query(query)
         opts: SearchKwargs = {
             "target_uri": self.passages.base_display,
             "score_threshold": NO_FLOOR,

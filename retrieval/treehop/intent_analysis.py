@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import itertools
 import json
 import math
 import re
@@ -138,15 +139,39 @@ def resolve_context_types(
     return tuple(out)
 
 
-_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+MAX_JSON_STARTS = 64
+"""How many ``[`` / ``{`` of an answer that is not JSON as a whole are tried as the start of
+its JSON value: each try may read far (a start nested to the recursion limit costs ~0.25 ms),
+so trying every one made a hostile answer of 20,000 ``[`` take 5 s."""
+MAX_SCAN_CHARS = 200_000
+"""The part of such an answer the tries read (a plan is a few hundred characters)."""
 _FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+def _drop_think(text: str) -> str:
+    """``text`` without its ``<think>...</think>`` blocks (each from an opening tag to the
+    first closing tag after it; an unclosed one is kept), in one pass. Why not
+    ``re.sub(r"<think>.*?</think>")``: from every unclosed ``<think>`` the regex rescanned the
+    rest of the answer, quadratic in a hostile answer (20,000 tags, 140 KB: 20 s)."""
+    out: list[str] = []
+    pos = 0
+    while (start := _THINK_OPEN.search(text, pos)) is not None:
+        end = _THINK_CLOSE.search(text, start.end())
+        if end is None:  # (no later opening tag has a closing one either)
+            break
+        out.append(text[pos : start.start()])
+        pos = end.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def extract_json(text: str) -> Any:
     """The first JSON value in a model answer (fenced, bare, or embedded in prose)."""
     if not isinstance(text, str):
         raise PlanParseError(f"answer is not text but {type(text).__name__}")
-    cleaned = _THINK_RE.sub("", text).strip().lstrip("\ufeff")
+    cleaned = _drop_think(text).strip().lstrip("\ufeff")
     fence = _FENCE_RE.search(cleaned)
     candidate = fence.group(1).strip() if fence else cleaned
     try:
@@ -154,9 +179,10 @@ def extract_json(text: str) -> Any:
     except (ValueError, RecursionError):  # RecursionError: nesting past the limit
         pass
     decoder = json.JSONDecoder()
-    for match in re.finditer(r"[\[{]", candidate):
+    scanned = candidate[:MAX_SCAN_CHARS]
+    for match in itertools.islice(re.finditer(r"[\[{]", scanned), MAX_JSON_STARTS):
         try:
-            value, _ = decoder.raw_decode(candidate, match.start())
+            value, _ = decoder.raw_decode(scanned, match.start())
         except (ValueError, RecursionError):
             continue
         return value
@@ -171,7 +197,10 @@ def _parse_priority(value: Any, notes: list[str], label: str) -> int:
     if isinstance(value, bool):
         number = None
     elif isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int past float range (JSON allows 10**400)
+            number = None
     elif isinstance(value, str):
         try:
             number = float(value.strip())

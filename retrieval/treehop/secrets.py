@@ -44,3 +44,30 @@ def resolve_secret(
             register_secret(env)
             return SecretStr(env)
     return None
+
+
+_SECRET_NAME_PARTS = ("key", "token", "secret", "password")
+
+
+def register_object_secrets(obj: object) -> None:
+    """Register the credentials a framework's model object holds (its own attributes, one
+    level): every :class:`~pydantic.SecretStr`, and a string in an attribute whose name ends
+    in key, token, secret or password (LlamaIndex keeps ``api_key`` as a plain ``str``;
+    ``tokenizer_name`` is no credential).
+
+    Why: an adapter around a LangChain or LlamaIndex model quotes the model's own exception,
+    and a provider's 401 may echo the key it was given; treehop never saw that key, so
+    :func:`~treehop.redaction.redact` could not mask it (its patterns miss ``"Incorrect API key
+    provided: sk-..."``). Registered, it is masked wherever a message quotes it."""
+    try:
+        items = list(vars(obj).items())
+    except TypeError:  # no __dict__ (slots, builtins): nothing to read
+        return
+    extra = getattr(obj, "__pydantic_extra__", None)
+    if isinstance(extra, dict):
+        items.extend(extra.items())
+    for name, value in items:
+        if isinstance(value, SecretStr):
+            register_secret(value.get_secret_value())
+        elif isinstance(value, str) and str(name).lower().endswith(_SECRET_NAME_PARTS):
+            register_secret(value)

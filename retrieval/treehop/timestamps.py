@@ -30,9 +30,13 @@ def to_epoch(value: Any, what: str = "time") -> float:
     if isinstance(value, bool):
         raise InvalidQueryError(f"{what} must be a time, got a bool")
     if isinstance(value, (int, float)):
-        if not math.isfinite(value):
+        try:
+            number = float(value)
+        except OverflowError:  # an int past float range (10**400): no time at all
+            raise InvalidQueryError(f"{what} must be finite, got an int past float range") from None
+        if not math.isfinite(number):
             raise InvalidQueryError(f"{what} must be finite, got {value!r:.100}")
-        return float(value)
+        return number
     if isinstance(value, datetime):
         dt = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
         return dt.timestamp()

@@ -639,9 +639,13 @@ def _chunk_ok(chunk_id: Any) -> bool:
 
 
 def _finite(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
-    return float(v)
+    try:
+        number = float(v)
+    except OverflowError:  # an int past float range (JSON allows 10**400)
+        return None
+    return number if math.isfinite(number) else None
 
 
 __all__ = [

@@ -42,6 +42,7 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    error_text,
     request,
     sync_client,
     truncate,
@@ -420,9 +421,10 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
                 f"{self._timeout.read}s ({attempts} attempts)"
             )
         elif isinstance(exc, httpx.HTTPError):
-            msg = f"embedding request to {self._url} failed ({attempts} attempts): {exc!r}"
+            msg = f"embedding request to {self._url} failed ({attempts} attempts): "
+            msg += error_text(exc)
         else:
-            msg = f"embedding request to {self._url} failed: {type(exc).__name__}: {exc}"
+            msg = f"embedding request to {self._url} failed: {error_text(exc)}"
         return EmbeddingError(redact(msg))
 
     def _scrub(self, text: str) -> str:
@@ -495,7 +497,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
                     self._dimension = width
         try:
             mat = np.asarray(rows, dtype=np.float32)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:  # Overflow: an int like 10**400
             raise EmbeddingError(
                 f"embedding answer from {self._url} has non-numeric values: {exc}"
             ) from None

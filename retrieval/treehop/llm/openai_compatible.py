@@ -37,6 +37,7 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    error_text,
     request,
     sync_client,
 )
@@ -259,10 +260,8 @@ def _as_llm_error(exc: Exception, model: str) -> LLMError:
     if isinstance(exc, httpx.TimeoutException):
         return LLMError(f"chat model {model!r}: timeout ({type(exc).__name__})")
     if isinstance(exc, httpx.HTTPError):
-        return LLMError(
-            redact(f"chat model {model!r}: transport error: {type(exc).__name__}: {exc}")
-        )
-    return LLMError(redact(f"chat model {model!r}: {type(exc).__name__}: {exc}"))
+        return LLMError(redact(f"chat model {model!r}: transport error: {error_text(exc)}"))
+    return LLMError(redact(f"chat model {model!r}: {error_text(exc)}"))
 
 
 def _extract_text(response: httpx.Response, model: str) -> str:

@@ -62,7 +62,7 @@ def validate_scores(scores: object, expected: int) -> tuple[list[float] | None, 
     for s in scores:
         try:
             f = float(s)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # Overflow: an int like 10**400
             return None, f"invalid answer: non-numeric score {s!r}"
         if not math.isfinite(f):
             return None, f"invalid answer: non-finite score {f!r}"

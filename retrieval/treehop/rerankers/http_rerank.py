@@ -37,6 +37,7 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    error_text,
     request,
     sync_client,
     truncate,
@@ -115,13 +116,16 @@ def describe_http_error(exc: Exception) -> str:
         return f"HTTP {exc.response.status_code}: {body_excerpt(exc.response, 200)}"
     if isinstance(exc, httpx.TimeoutException):
         return f"timeout ({type(exc).__name__})"
-    return redact(f"{type(exc).__name__}: {exc}")
+    return error_text(exc)
 
 
 def _finite_score(value: object, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise RerankError(f"{where}: score is not a number: {value!r}")
-    score = float(value)
+    try:
+        score = float(value)
+    except OverflowError:  # an int past float range (JSON allows 10**400)
+        raise RerankError(f"{where}: score outside float range") from None
     if not math.isfinite(score):
         raise RerankError(f"{where}: non-finite score {score!r}")
     return score
@@ -305,7 +309,7 @@ class HTTPReranker(BaseReranker):
                 retry=self.retry,
                 deadline_s=self.deadline_s,
             )
-        except (HTTPStatusFailure, httpx.HTTPError, DeadlineExceeded) as exc:
+        except Exception as exc:  # (also httpx.InvalidURL, a non-ASCII header's UnicodeError)
             raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None
         return self._parse_redacted(decode_json(response), len(documents))
 
@@ -339,7 +343,7 @@ class HTTPReranker(BaseReranker):
                 retry=self.retry,
                 deadline_s=self.deadline_s,
             )
-        except (HTTPStatusFailure, httpx.HTTPError, DeadlineExceeded) as exc:
+        except Exception as exc:  # (also httpx.InvalidURL, a non-ASCII header's UnicodeError)
             raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None
         return self._parse_redacted(decode_json(response), len(documents))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import re
+import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,7 +37,22 @@ _SYSTEM = (
     "in passage order."
 )
 
-_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*(.*?)\s*```\s*$", re.DOTALL)
+_ASCII_LETTERS = frozenset(string.ascii_letters)
+
+
+def unfence(text: str) -> str | None:
+    """The body of an answer that is one fenced block (```` ```json ... ``` ````), stripped;
+    ``None`` when ``text`` (already stripped) is not one. What
+    ``^\\s*```[a-zA-Z]*\\s*(.*?)\\s*```\\s*$`` matched, in one pass: that regex
+    backtracked through each whitespace run at every position ("```", 5,000 spaces and "x":
+    90 s)."""
+    if len(text) < 6 or not text.startswith("```") or not text.endswith("```"):
+        return None
+    body = text[3:-3]
+    i = 0
+    while i < len(body) and body[i] in _ASCII_LETTERS:
+        i += 1
+    return body[i:].strip()
 
 
 def build_messages(query: str, passages: Sequence[str]) -> list[ChatMessage]:
@@ -56,9 +71,9 @@ def build_messages(query: str, passages: Sequence[str]) -> list[ChatMessage]:
 def _loads_lenient(text: str) -> Any:
     """JSON from a model's answer: the whole text, a fenced block, or the outermost object."""
     stripped = text.strip()
-    fenced = _FENCE.match(stripped)
-    if fenced:
-        stripped = fenced.group(1)
+    fenced = unfence(stripped)
+    if fenced is not None:
+        stripped = fenced
     candidates = [stripped]
     for open_ch, close_ch in (("{", "}"), ("[", "]")):
         a, b = stripped.find(open_ch), stripped.rfind(close_ch)
@@ -82,7 +97,10 @@ def _grade(value: object, pos: int) -> float:
             raise RerankError(f"LLM grade {pos} is not a number: {value!r}") from None
     if not isinstance(value, (int, float)):
         raise RerankError(f"LLM grade {pos} is not a number: {value!r}")
-    grade = float(value)
+    try:
+        grade = float(value)
+    except OverflowError:  # an int past float range (JSON allows 10**400)
+        grade = math.inf
     if not math.isfinite(grade) or not 0.0 <= grade <= MAX_GRADE:
         raise RerankError(f"LLM grade {pos} is outside 0-10: {value!r}")
     return grade

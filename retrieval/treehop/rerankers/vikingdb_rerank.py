@@ -74,6 +74,19 @@ ERROR_CODES: Final[Mapping[int, str]] = {
 }
 
 
+_UNSENDABLE = (httpx.InvalidURL, UnicodeError)
+"""What building a request raises for a bad ``host`` (``httpx.InvalidURL``, no
+``httpx.HTTPError``) or a non-ASCII key in the signed headers (``UnicodeEncodeError``)."""
+
+
+def _finite(value: int | float) -> bool:
+    """Finite and a float (``math.isfinite(10**400)`` raises OverflowError; JSON allows it)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def _error_message(code: object, message: object, request_id: object) -> str:
     known = ERROR_CODES.get(code) if isinstance(code, int) else None
     text = f"VikingDB rerank error {code}"
@@ -256,7 +269,7 @@ class VikingDBReranker(BaseReranker):
             raise RerankError(f"VikingDB rerank returned {len(scores)} scores for {n} documents")
         out: list[float] = []
         for i, s in enumerate(scores):
-            if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
+            if isinstance(s, bool) or not isinstance(s, (int, float)) or not _finite(s):
                 raise RerankError(
                     f"VikingDB rerank score {i} is not a finite number: {redact(repr(s))[:60]}"
                 )
@@ -309,6 +322,8 @@ class VikingDBReranker(BaseReranker):
                             timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
                         ),
                     )
+                except _UNSENDABLE as exc:  # no retry can help: the request cannot be built
+                    raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None
                 except httpx.HTTPError as exc:
                     if end is not None and time.monotonic() >= end:
                         raise self._deadline_error() from None
@@ -379,6 +394,8 @@ class VikingDBReranker(BaseReranker):
                         "POST", self.url, content=content, headers=self._signed_headers(body)
                     ),
                 )
+            except _UNSENDABLE as exc:  # no retry can help: the request cannot be built
+                raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None
             except httpx.HTTPError as exc:
                 if attempt == self.retry.max_retries:
                     raise RerankError(f"{self.name}: {describe_http_error(exc)}") from None

@@ -74,7 +74,8 @@ from .. import tags as tagmod
 from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
-from ..redaction import redact, redact_url, register_secret
+from ..redaction import redact, redact_url
+from ..secrets import resolve_secret
 from ..uri import is_within, uri_prefixes
 from ._state_blobs import BlobHead, check_state_key, read_blob, write_blob
 from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
@@ -294,10 +295,12 @@ class MilvusStore:
         self.collection = collection
         self.state_collection = f"{collection}_state"
         self.uri = uri
-        # (the URI as messages and the repr show it: a ``user:password@`` or ``?token=`` in
-        # it, and the token itself, never reach an error)
-        self._shown_uri = redact_url(uri) if uri else uri
-        register_secret(token)
+        # The URI may carry ``user:password@`` and the token is a credential: messages and the
+        # repr show the URI redacted, and the token is registered so that a server's echo of
+        # it is masked (treehop.redaction), as for every other remote client's key.
+        self._shown_uri = redact_url(uri) if uri else ""
+        secret = resolve_secret(token, None, error=StoreError, what="token")
+        token = secret.get_secret_value() if secret is not None else ""
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
         ):
@@ -329,7 +332,7 @@ class MilvusStore:
                 client = MilvusClient(uri=uri, token=token, db_name=db_name, timeout=timeout)
             except Exception as exc:
                 raise StoreError(
-                    f"cannot connect to Milvus at {self._shown_uri!r}: {redact(exc)}"
+                    redact(f"cannot connect to Milvus at {self._shown_uri!r}: {exc}")
                 ) from None
         self._client = client
         self._dim: int | None = None
@@ -377,8 +380,10 @@ class MilvusStore:
             code = getattr(exc, "code", None)
             where = f"{self._shown_uri}/" if self.uri else ""
             raise StoreError(
-                f"Milvus {what} failed on {where}{self.collection}"
-                f"{f' (code {code})' if code is not None else ''}: {redact(msg)}"
+                redact(
+                    f"Milvus {what} failed on {where}{self.collection}"
+                    f"{f' (code {code})' if code is not None else ''}: {msg}"
+                )
             ) from exc
 
     def _has(self, name: str) -> bool:

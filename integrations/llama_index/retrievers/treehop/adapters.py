@@ -19,6 +19,8 @@ from llama_index.core.llms import LLM as LlamaLLM
 from treehop.embedders.base import BaseEmbedder, Vectors, normalize_rows
 from treehop.errors import EmbeddingError, LLMError
 from treehop.llm.base import BaseLLM, ChatMessage
+from treehop.redaction import redact_exception
+from treehop.secrets import register_object_secrets
 
 _ROLES = {
     "system": MessageRole.SYSTEM,
@@ -53,6 +55,7 @@ class LlamaIndexEmbedder(BaseEmbedder):
         if dimension is not None and dimension <= 0:
             raise EmbeddingError(f"dimension must be positive, got {dimension}")
         self.embed_model = embed_model
+        register_object_secrets(embed_model)  # the client's guard redacts its errors
         self.name = name or f"llamaindex:{type(embed_model).__name__}:{embed_model.model_name}"
         self.dimension = dimension or 0
 
@@ -108,6 +111,7 @@ class LlamaIndexLLM(BaseLLM):
         if not isinstance(llm, LlamaLLM):
             raise LLMError(f"llm must be a llama_index LLM, got {type(llm).__name__}")
         self.llm = llm
+        register_object_secrets(llm)  # its errors may echo its key (redacted below)
         model = llm.metadata.model_name
         self.name = name or f"llamaindex:{type(llm).__name__}:{model}"
 
@@ -119,14 +123,16 @@ class LlamaIndexLLM(BaseLLM):
         try:
             response = self.llm.chat(self._messages(messages))
         except Exception as exc:
-            raise LLMError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+            # redacted and not chained: a provider's error may quote its key or a signed URL
+            raise LLMError(f"{self.name} failed: {redact_exception(exc)}"[:1000]) from None
         return response.message.content or ""
 
     async def acomplete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
         try:
             response = await self.llm.achat(self._messages(messages))
         except Exception as exc:
-            raise LLMError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+            # redacted and not chained: a provider's error may quote its key or a signed URL
+            raise LLMError(f"{self.name} failed: {redact_exception(exc)}"[:1000]) from None
         return response.message.content or ""
 
     def __repr__(self) -> str:

@@ -206,9 +206,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             id=node.node_id,
             embed_text=node.get_content(metadata_mode=MetadataMode.EMBED),
             vector=vector,
-            offset=float(node.start_char_idx)
-            if isinstance(node, TextNode) and node.start_char_idx is not None
-            else None,
+            offset=_offset(node),
         )
 
     async def async_add(
@@ -430,7 +428,13 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
 def _positive(value: object, name: str, integer: bool) -> float:
     """A positive finite number (an integer where ``integer``), else InvalidQueryError."""
     kinds = int if integer else int | float
-    if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < math.inf:
+    # (``10**400 < math.inf`` is true, exactly; ``float()`` of it raises OverflowError)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, kinds)
+        or not 0 < value < math.inf
+        or not _finite_float(value)
+    ):
         what = "integer" if integer else "finite number"
         raise InvalidQueryError(f"{name} must be a positive {what}, got {value!r}")
     return float(value)
@@ -481,12 +485,33 @@ def _check_query(query: object) -> VectorStoreQueryMode:
     alpha = query.alpha
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, int | float)):
         raise InvalidQueryError(f"alpha must be a number, got {type(alpha).__name__}")
-    # (LlamaIndex's dense share is 0..1; NaN was clamped to 0.2 and 5 to 1, silently)
-    if alpha is not None and not 0.0 <= float(alpha) <= 1.0:
-        raise InvalidQueryError(f"alpha must be between 0 and 1, got {alpha!r}")
+    # (LlamaIndex's dense share is 0..1; NaN was clamped to 0.2 and 5 to 1, silently; a
+    # 400-digit integer overflowed float())
+    if alpha is not None and not (_finite_float(alpha) and 0.0 <= float(alpha) <= 1.0):
+        raise InvalidQueryError(
+            f"alpha must be a finite number between 0 and 1, got {alpha!r:.100}"
+        )
     if not isinstance(query.mode, VectorStoreQueryMode):
         raise InvalidQueryError(f"mode must be a VectorStoreQueryMode, got {query.mode!r}")
     return query.mode
+
+
+def _offset(node: BaseNode) -> float | None:
+    """A text node's ``start_char_idx`` as the passage offset (an int past float range, which
+    ``float()`` refuses with OverflowError, is the caller's error, found before any write)."""
+    if not isinstance(node, TextNode) or node.start_char_idx is None:
+        return None
+    if not _finite_float(node.start_char_idx):
+        raise InvalidQueryError(f"node {node.node_id}: start_char_idx is outside float range")
+    return float(node.start_char_idx)
+
+
+def _finite_float(value: int | float) -> bool:
+    """Finite and a float (``float(10**400)`` raises OverflowError)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 __all__ = ["DEFAULT_BASE_URI", "NODE_KEYS", "TreehopEmbedding", "TreehopVectorStore"]
