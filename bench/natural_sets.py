@@ -3869,6 +3869,19 @@ def split_cryptsetup_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     return page.page(), page.qa
 
 
+def _add_man_pages(files: dict[str, str], root: Path, rels: Sequence[str]) -> list[str]:
+    """Each of the package's man pages ``rels`` (under ``root``) that is there, converted
+    (:func:`roff_page_markdown`), into ``files`` as ``man/<name>.md``: the names kept."""
+    kept = []
+    for rel in rels:
+        path = root / rel
+        if path.is_file():
+            stem = path.name.removesuffix(".gz")
+            files[f"man/{stem}.md"] = roff_page_markdown(_doc_text(path, "utf-8"))
+            kept.append(stem)
+    return kept
+
+
 def cryptsetup_faq_set() -> NaturalSet:
     """The cryptsetup FAQ (Debian ``cryptsetup``, ``/usr/share/doc/cryptsetup/FAQ.md.gz``:
     Markdown, ~110 numbered questions in 10 sections, a references section and the
@@ -3885,12 +3898,7 @@ def cryptsetup_faq_set() -> NaturalSet:
         NaturalQuestion(f"cryptsetup-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa
     ]
     kept = _add_notes(files, doc, CRYPTSETUP_TEXTS)
-    for rel in CRYPTSETUP_MAN:
-        path = root / rel
-        if path.is_file():
-            stem = path.name.removesuffix(".gz")
-            files[f"man/{stem}.md"] = roff_page_markdown(_doc_text(path, "utf-8"))
-            kept.append(stem)
+    kept += _add_man_pages(files, root, CRYPTSETUP_MAN)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
     nset = _packaged_set(
@@ -4045,12 +4053,7 @@ def grace_faq_set() -> NaturalSet:
                 files[name.removesuffix(".html") + ".md"] = page
                 kept.append(name)
     kept += _add_notes(files, doc, GRACE_TEXTS)
-    for rel in GRACE_MAN:
-        path = root / rel
-        if path.is_file():
-            stem = path.name.removesuffix(".gz")
-            files[f"man/{stem}.md"] = roff_page_markdown(_doc_text(path, "utf-8"))
-            kept.append(stem)
+    kept += _add_man_pages(files, root, GRACE_MAN)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
     nset = _packaged_set(
