@@ -17,6 +17,7 @@ from treehop.client import MAX_FIND_MANY
 from treehop.embedders.base import BaseEmbedder, Vectors
 from treehop.errors import InvalidQueryError, NotFoundError
 from treehop.models import ContextType, FindResult, Node
+from treehop.stores import _ann
 from treehop.stores.base import Scope
 from treehop.stores.embedded.search_paths import _SIBLING_PARENTS, _top_ties
 
@@ -341,7 +342,12 @@ def test_hybrid_batch_shares_the_step_and_equals_search_columns(
     the answer of its own call, to the bit: with BM25 rows joining the candidates, graph
     rows the graph cannot reach (none, fewer than a query fetches, more: then each query's
     best), rows the graph does not cover yet and deleted ones; and only the queries that
-    must go the one-query way do (no text: dense only; tied best rows)."""
+    must go the one-query way do (no text: dense only; tied best rows).
+
+    The graph keeps every row a node of its own here (``_ann.DEDUPE`` off): the bag-of-words
+    rows repeat vectors, and a query whose hits have exact copies goes the one-query way too
+    (``tests/test_ann_duplicates.py`` holds batches with copies equal to their queries)."""
+    monkeypatch.setattr(_ann, "DEDUPE", False)
     emb = BagOfWordsEmbedder()
     store = _graph_store(None, emb)
     ann = store._ann

@@ -60,6 +60,20 @@ class ConfigModel(BaseModel):
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(name, str) and name.startswith("__") and name.endswith("__"):
+            # (Python's own slots: ``cfg.__dict__ = None`` raised a raw TypeError, found by
+            # hypothesis; no configuration is set through one)
+            raise InvalidConfigError(
+                f"invalid {type(self).__name__}: {name[:100]} cannot be assigned",
+                [
+                    {
+                        "type": "no_such_attribute",
+                        "loc": (name,),
+                        "msg": f"Object attribute {name[:100]!r} cannot be assigned",
+                        "ctx": {"attribute": name},
+                    }
+                ],
+            )
         try:
             super().__setattr__(name, value)
         except ValidationError as exc:

@@ -25,9 +25,14 @@ def is_blank(text: str) -> bool:
     s = text.strip()
     if not s:
         return True
-    if unicodedata.category(s[0]) not in _INVISIBLE:
+    if unicodedata.category(s[0]) not in _BLANK:
         return False
-    return all(unicodedata.category(c) in _INVISIBLE for c in set(s))
+    return all(unicodedata.category(c) in _BLANK for c in set(s))
+
+
+_BLANK = _INVISIBLE - {"Cs"}
+"""What :func:`is_blank` counts as no visible character: a lone surrogate is not blank but
+broken text, refused by its own check ("lone surrogate") where text is stored."""
 
 
 def check_strings(
