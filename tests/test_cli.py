@@ -277,6 +277,13 @@ def test_index_mistakes_have_clear_messages(
     code, _, err = run(capsys, "index", str(docs), "--index", str(other))
     assert code == ExitCode.USAGE and "is not a treehop index" in err
     assert sorted(p.name for p in other.iterdir()) == ["keep.txt"]
+    # a first write that failed leaves only treehop's own locks: still a new index
+    started = tmp_path / "started"
+    (started / "locks").mkdir(parents=True)
+    (started / "locks" / "key-7").write_bytes(b"")
+    (started / "LOCK").write_bytes(b"")
+    code, _, err = run(capsys, "index", str(docs), "--index", str(started))
+    assert code == 0, err
 
 
 def test_a_hidden_index_inside_the_directory_is_skipped(

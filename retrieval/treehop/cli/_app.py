@@ -50,6 +50,8 @@ if TYPE_CHECKING:
 
 DEFAULT_INDEX = ".treehop"
 INDEX_ENV = "TREEHOP_INDEX"
+_OWN_BEFORE_COMMIT = frozenset({"state", "locks", "LOCK"})
+"""What an index directory holds before its first commit (it is still a new index)."""
 USER_ENV = "TREEHOP_USER"
 DEBUG_ENV = "TREEHOP_DEBUG"
 LLM_MODEL_ENV = "TREEHOP_LLM_MODEL"
@@ -164,7 +166,9 @@ class _Ctx:
         if not exists and path.exists():
             if not path.is_dir():
                 raise CliError(f"--index {path} is a file, not an index directory", ExitCode.USAGE)
-            if any(p.name != "state" for p in path.iterdir()):
+            # (what treehop writes before a first commit: the writer's LOCK, the key locks
+            # of an append, the sessions' state; a first write that failed left them)
+            if any(p.name not in _OWN_BEFORE_COMMIT for p in path.iterdir()):
                 raise CliError(
                     f"{path} exists and is not a treehop index",
                     ExitCode.USAGE,
