@@ -617,3 +617,31 @@ async def test_mcp_context_budget_is_bounded(tmp_path: Path, monkeypatch: Any) -
             assert "max_tokens_capped" not in (small.structured_content or {})
     finally:
         await a.close()
+
+
+# ------------------------------- a passage store's base in the conversations' subtree
+@pytest.mark.parametrize(
+    "base",
+    [
+        "viking://~/memories/conversations",
+        "viking://~/memories/conversations/default/s1",
+    ],
+)
+def test_a_passage_store_cannot_be_based_in_the_conversations(tmp_path: Path, base: str) -> None:
+    """attacks54's open item (the lead closed it): a vector store whose ``base_uri`` lay in
+    the conversations' subtree wrote its passages beside a session's turns. Refused when
+    the store is made, before any write; the memories' root stays a valid base."""
+    from treehop.errors import InvalidURIError
+    from treehop.ingest.records import PassageStore
+
+    c = _client(tmp_path)
+    try:
+        c.add_messages([{"role": "user", "content": "hello there"}], session_id="s1")
+        before = _uris(c)
+        with pytest.raises(InvalidURIError, match="conversations' subtree"):
+            PassageStore(c, base_uri=base)
+        assert _uris(c) == before
+        store = PassageStore(c, base_uri="viking://~/memories/style")
+        assert store.base.endswith("/memories/style")
+    finally:
+        c.close()

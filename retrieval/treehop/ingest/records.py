@@ -740,6 +740,14 @@ class PassageStore:
         base = self.client.resolve(base_uri)
         if urimod.CHUNK_MARK in base:
             raise InvalidURIError("base_uri cannot be a chunk URI")
+        conversations = self.client.resolve(CONVERSATIONS_URI)
+        if base == conversations or base.startswith(conversations + "/"):
+            # (a vector store's passages there were turns' siblings: an add_messages of the
+            # session renumbered over them, a delete by id removed turns; helper attacks54)
+            raise InvalidURIError(
+                f"base_uri {self.client.display(base)[:200]} is in the conversations' "
+                "subtree, which only add_messages writes"
+            )
         self.base = base
         self.base_display = self.client.display(base)
         self.path_key = path_key

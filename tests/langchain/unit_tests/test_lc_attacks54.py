@@ -61,3 +61,18 @@ def test_the_ls_tools_listing_is_bounded(tmp_path: object) -> None:
         assert len(msg.artifact) == 1_200
     finally:
         client.close()
+
+
+def test_a_vector_store_cannot_be_based_in_the_conversations() -> None:
+    """A ``base_uri`` in the conversations' subtree is refused when the store is made (its
+    passages were written beside a session's turns)."""
+    from treehop.errors import InvalidURIError
+
+    with pytest.raises(InvalidURIError, match="conversations' subtree"):
+        TreehopVectorStore(
+            WordHashEmbeddings(),
+            tagger=None,
+            base_uri="viking://~/memories/conversations/default",
+        )
+    ok = TreehopVectorStore(WordHashEmbeddings(), tagger=None, base_uri="viking://resources/p")
+    assert ok.add_texts(["alpha beta"]) and ok.similarity_search("alpha", k=1)
