@@ -931,6 +931,23 @@ def _add_notes(files: dict[str, str], doc: Path, names: Sequence[str]) -> list[s
     return kept
 
 
+def _add_folder_notes(
+    files: dict[str, str], doc: Path, skip: Collection[str], limit: int
+) -> tuple[list[str], list[str]]:
+    """Every plain-text note in the package's ``doc`` folder but ``skip`` (sorted; ``.gz``
+    read and dropped from the name), added to ``files`` unless over ``limit`` characters:
+    (the notes looked at, those left out as too long)."""
+    notes = sorted(p.name for p in doc.iterdir() if p.is_file() and p.name not in skip)
+    too_long: list[str] = []
+    for name in notes:
+        note_text = _doc_text(doc / name, "utf-8").strip() + "\n"
+        if len(note_text) > limit:
+            too_long.append(name)
+        else:
+            files[name.removesuffix(".gz")] = note_text
+    return notes, too_long
+
+
 def _packaged_set(
     name: str,
     root: Path,
@@ -3140,16 +3157,7 @@ def curl_faq_set() -> NaturalSet:
     text, qa = split_curl_faq(faq_text)
     files = {"FAQ.md": text}
     asked = [NaturalQuestion(f"curl-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
-    too_long: list[str] = []
-    notes = sorted(
-        p.name for p in doc.iterdir() if p.is_file() and p.name not in (CURL_FAQ, *CURL_SKIPPED)
-    )
-    for name in notes:
-        note_text = _doc_text(doc / name, "utf-8").strip() + "\n"
-        if len(note_text) > MAX_LINKED_CHARS:
-            too_long.append(name)
-        else:
-            files[name.removesuffix(".gz")] = note_text
+    notes, too_long = _add_folder_notes(files, doc, (CURL_FAQ, *CURL_SKIPPED), MAX_LINKED_CHARS)
     man = root / CURL_MAN
     pages = {p.name.removesuffix(".gz").removesuffix(".3"): p for p in man.glob("*.3*")}
     named = curl_named_pages("\n".join(a for _, _, a in qa), pages)
@@ -3297,16 +3305,7 @@ def mc_faq_set() -> NaturalSet:
     text, qa = split_mc_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
     asked = [NaturalQuestion(f"mc-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
-    too_long: list[str] = []
-    notes = sorted(
-        p.name for p in doc.iterdir() if p.is_file() and p.name not in (MC_FAQ, *MC_SKIPPED)
-    )
-    for name in notes:
-        note_text = _doc_text(doc / name, "utf-8").strip() + "\n"
-        if len(note_text) > MAX_LINKED_CHARS:
-            too_long.append(name)
-        else:
-            files[name.removesuffix(".gz")] = note_text
+    notes, too_long = _add_folder_notes(files, doc, (MC_FAQ, *MC_SKIPPED), MAX_LINKED_CHARS)
     pages = sorted(p for p in (root / MC_MAN).glob("*.1*") if p.is_file() and not p.is_symlink())
     split: list[str] = []
     for path in pages:
@@ -3741,16 +3740,9 @@ def wmaker_faq_set() -> NaturalSet:
     text, qa = split_wmaker_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
     asked = [NaturalQuestion(f"wmaker-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
-    too_long: list[str] = []
-    notes = sorted(
-        p.name for p in doc.iterdir() if p.is_file() and p.name not in (WMAKER_FAQ, *WMAKER_SKIPPED)
+    notes, too_long = _add_folder_notes(
+        files, doc, (WMAKER_FAQ, *WMAKER_SKIPPED), WMAKER_MAX_PAGE_CHARS
     )
-    for name in notes:
-        note_text = _doc_text(doc / name, "utf-8").strip() + "\n"
-        if len(note_text) > WMAKER_MAX_PAGE_CHARS:
-            too_long.append(name)
-        else:
-            files[name.removesuffix(".gz")] = note_text
     # The FAQ quotes its own questions in cross-references ("look at the "When I run GNOME
     # application they have no title bar" below"; "read the answer for "How do I switch CDE's
     # window manager to use Window Maker?"", the contents list's wording of 2.14's
