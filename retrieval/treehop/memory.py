@@ -773,56 +773,49 @@ _LOCK_POLL_S = (0.0005, 0.02)
 @dataclass
 class _HeldKeyLock:
     """An index's key lock (:meth:`~treehop.stores.embedded.EmbeddedStore.key_lock`) this
-    process holds, and how many of its conversation locks hold it."""
+    process holds, how many of its conversation locks hold it, and the table it is kept in
+    while held."""
 
     lock: Any
     users: int
+    table: dict[str, _HeldKeyLock]
 
 
 _key_locks: weakref.WeakKeyDictionary[Any, dict[str, _HeldKeyLock]] = weakref.WeakKeyDictionary()
 
 
-def _take_key_lock(store: Any, conv_uri: str) -> str | None:
-    """Take (or share) the key lock of ``conv_uri`` on ``store`` without waiting: the
-    lock's file name while held (give it back with :func:`_give_key_lock`), ``""`` where the
-    store has none (a store in memory or a remote engine), ``None`` while another process
+def _take_key_lock(store: Any, lock: Any) -> _HeldKeyLock | None:
+    """Take (or share) ``lock``, ``store``'s key lock of one conversation, without waiting:
+    the hold (give it back with :func:`_give_key_lock`), ``None`` while another process
     holds it. Within this process the lock is shared, counted: a conversation's own
     ``threading.Lock`` already serialises this process's calls, and a second ``flock`` of
     the same file from this process would wait for the first (two conversations of one
     bucket, or one nested in another, would wait on themselves)."""
-    make = getattr(store, "key_lock", None)
-    if make is None:
-        return ""
-    lock = make(conv_uri)
-    if lock is None:
-        return ""
     name = str(lock.path)
     with _tails_lock:
         try:
-            held = _key_locks.get(store)
-            if held is None:
-                held = _key_locks[store] = {}
-        except TypeError:  # (a store that cannot be a weak key: no sharing, lock per call)
-            held = {}
-        entry = held.get(name)
+            table = _key_locks.get(store)
+            if table is None:
+                table = _key_locks[store] = {}
+        except TypeError:  # (a store that cannot be a weak key: no sharing, a hold per call)
+            table = {}
+        entry = table.get(name)
         if entry is None:
             if not lock.try_acquire():
                 return None
-            entry = held[name] = _HeldKeyLock(lock, 0)
+            entry = table[name] = _HeldKeyLock(lock, 0, table)
         entry.users += 1
-        return name
+        return entry
 
 
-def _give_key_lock(store: Any, name: str) -> None:
-    """Give back a key lock :func:`_take_key_lock` took (released when its last user is)."""
+def _give_key_lock(entry: _HeldKeyLock) -> None:
+    """Give back a hold :func:`_take_key_lock` gave (the lock is released with its last)."""
     with _tails_lock:
-        held = _key_locks.get(store) or {}
-        entry = held.get(name)
-        if entry is None:
-            return
         entry.users -= 1
-        if entry.users <= 0:
-            del held[name]
+        if entry.users == 0:
+            name = str(entry.lock.path)
+            if entry.table.get(name) is entry:
+                del entry.table[name]
             entry.lock.release()
 
 
@@ -869,24 +862,29 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
             await asyncio.sleep(pause)
             pause = min(2 * pause, longest)
         try:
-            timeout = float(getattr(store, "lock_timeout", 10.0))
-            give_up = time.monotonic() + timeout
-            pause = _LOCK_POLL_S[0]
-            while (key := _take_key_lock(store, conv_uri)) is None:
-                if time.monotonic() >= give_up:
-                    raise IndexLockedError(
-                        f"another process is appending to {conv_uri} (waited {timeout:g} s; "
-                        "see EmbeddedStore(lock_timeout=...))"
-                    )
-                await asyncio.sleep(pause)
-                pause = min(2 * pause, _KEY_LOCK_LONGEST_PAUSE_S)
+            # (an embedded store's; none for a store in memory or a remote engine)
+            make = getattr(store, "key_lock", None)
+            lock = make(conv_uri) if make is not None else None
+            hold = None
+            if lock is not None:
+                timeout = float(getattr(store, "lock_timeout", 10.0))
+                give_up = time.monotonic() + timeout
+                pause = _LOCK_POLL_S[0]
+                while (hold := _take_key_lock(store, lock)) is None:
+                    if time.monotonic() >= give_up:
+                        raise IndexLockedError(
+                            f"another process is appending to {conv_uri} (waited "
+                            f"{timeout:g} s; see EmbeddedStore(lock_timeout=...))"
+                        )
+                    await asyncio.sleep(pause)
+                    pause = min(2 * pause, _KEY_LOCK_LONGEST_PAUSE_S)
             try:
-                if key:
+                if hold is not None:
                     store.refresh()  # (what another process committed before our read)
                 yield
             finally:
-                if key:
-                    _give_key_lock(store, key)
+                if hold is not None:
+                    _give_key_lock(hold)
         finally:
             entry.lock.release()
     finally:
