@@ -1307,6 +1307,21 @@ async def remember(
     )
 
 
+def check_outside_conversations(
+    client: Any, uri: str, what: str, error: type[TreehopError]
+) -> None:
+    """Refuse (``error``) a write at ``uri`` (resolved) in the conversations' subtree:
+    :func:`add_messages` numbers its sessions and turns from what it finds there, so a note,
+    a record or a vector store's passage written among them was renumbered over or deleted
+    with a session. One rule for every writer that takes a caller's place."""
+    conversations = client.resolve(CONVERSATIONS_URI)
+    if uri == conversations or uri.startswith(conversations + "/"):
+        raise error(
+            f"{what}: {client.display(uri)[:200]} is in the conversations' subtree, which "
+            "only add_messages writes"
+        )
+
+
 async def check_memory_target(client: MemoryHost, uri: str, what: str) -> None:
     """Refuse ``uri`` (resolved) as the place of a note or an ``add_memory`` text when
     writing there would replace other memories: a directory (a child that is not one of its
@@ -1317,12 +1332,7 @@ async def check_memory_target(client: MemoryHost, uri: str, what: str) -> None:
     note; ``remember(..., category="conversations", name="default")`` turned a conversation
     into a leaf note. A memory's own node (a note, or a text and its chunks) is replaced by
     its name, as before."""
-    conversations = client.resolve(CONVERSATIONS_URI)
-    if uri == conversations or uri.startswith(conversations + "/"):
-        raise InvalidQueryError(
-            f"{what}: {client.display(uri)} is in the conversations' subtree, which only "
-            "add_messages writes"
-        )
+    check_outside_conversations(client, uri, what, InvalidQueryError)
     node = (await client._io(client.store.get, [uri]))[0]
     if node is None or node.is_leaf:
         return

@@ -49,7 +49,7 @@ from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
-from ..memory import CONVERSATIONS_URI
+from ..memory import check_outside_conversations
 from ..models import Level, Node
 from ..validation import check_strings, is_blank
 from .loaders import check_text_size
@@ -282,12 +282,7 @@ def _target_of(
         raise InvalidURIError(f"{where}: {target} is a root; give a path below it")
     if urimod.CHUNK_MARK in target:
         raise InvalidURIError(f"{where}: cannot place a document at a chunk URI ({target})")
-    conversations = client.resolve(CONVERSATIONS_URI)
-    if target == conversations or target.startswith(conversations + "/"):
-        raise InvalidURIError(
-            f"{where}: {client.display(target)[:200]} is in the conversations' subtree, which "
-            "only add_messages writes"
-        )
+    check_outside_conversations(client, target, where, InvalidURIError)
     return target
 
 
@@ -740,14 +735,7 @@ class PassageStore:
         base = self.client.resolve(base_uri)
         if urimod.CHUNK_MARK in base:
             raise InvalidURIError("base_uri cannot be a chunk URI")
-        conversations = self.client.resolve(CONVERSATIONS_URI)
-        if base == conversations or base.startswith(conversations + "/"):
-            # (a vector store's passages there were turns' siblings: an add_messages of the
-            # session renumbered over them, a delete by id removed turns; helper attacks54)
-            raise InvalidURIError(
-                f"base_uri {self.client.display(base)[:200]} is in the conversations' "
-                "subtree, which only add_messages writes"
-            )
+        check_outside_conversations(self.client, base, "base_uri", InvalidURIError)
         self.base = base
         self.base_display = self.client.display(base)
         self.path_key = path_key
