@@ -186,6 +186,7 @@ HELD_OUT_SETS = (
     "cryptsetup-faq",
     "grace-faq",
     "weechat-faq",
+    "mplayer-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -4209,6 +4210,151 @@ def weechat_faq_set() -> NaturalSet:
     return nset
 
 
+# --------------------------------------------------------------------------------------
+# A DocBook XSL qandaset in table layout among its project's chunked HTML manual (MPlayer)
+# --------------------------------------------------------------------------------------
+
+MPLAYER_PACKAGE = "mplayer-doc"
+MPLAYER_HTML = "usr/share/doc/mplayer/HTML/en"
+MPLAYER_FAQ = "faq.html"
+"""MPlayer's English HTML manual (DocBook XSL, chunked: 87 pages, the FAQ one of them). Every
+other English page of the folder is in the corpus, as the user has it; left out: the other
+languages' folders (``HTML/de``, ``HTML/fr``, ...), the stylesheet, ``tech/`` (developers'
+notes) and the changelogs."""
+_TR_TAG = re.compile(r"<(/?)tr\b([^<>]*)>", re.IGNORECASE)
+_TR_CLASS = re.compile(r"""\bclass\s*=\s*["']?([a-z]+)""", re.IGNORECASE)
+_TD_FIRST = re.compile(r"^\s*<td\b[^<>]*>.*?</td\s*>", re.IGNORECASE | re.DOTALL)
+_TD_TAG = re.compile(r"</?td\b[^<>]*>", re.IGNORECASE)
+_QANDASET_OPEN = re.compile(r"""<div\b[^<>]*\bclass\s*=\s*["']?qandaset\b[^<>]*>""", re.I)
+_TABLE_OPEN = re.compile(r"<table\b[^<>]*>", re.IGNORECASE)
+_TABLE_CLOSE = re.compile(r"</table\s*>", re.IGNORECASE)
+_H_TAG = re.compile(r"<(/?)h[1-6]\b[^<>]*>", re.IGNORECASE)
+_MPLAYER_SECTION = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
+_FENCE_LINE = re.compile(r"(?m)^```.*$")
+
+
+def _qanda_rows(table_html: str) -> list[tuple[str, str]]:
+    """The top-level rows of a DocBook XSL qandaset table: [(row class, row inner HTML)],
+    rows of a table nested in an answer left inside their row (``<tr>`` depth counted in
+    one pass over the row tags)."""
+    rows: list[tuple[str, str]] = []
+    depth = 0
+    opened: re.Match[str] | None = None
+    for m in _TR_TAG.finditer(table_html):
+        if not m.group(1):
+            depth += 1
+            if depth == 1:
+                opened = m
+        elif depth:
+            depth -= 1
+            if depth == 0 and opened is not None:
+                cls = _TR_CLASS.search(opened.group(2))
+                rows.append((cls.group(1).lower() if cls else "", table_html[opened.end() : m.start()]))
+    return rows
+
+
+def _text_cell(row_html: str) -> str:
+    """The inner HTML of a question or answer row's text cell: the row without its first
+    cell (the "Q:" / "A:" label and the entry's anchors) and the text cell's own tags."""
+    body = _TD_FIRST.sub("", row_html, count=1)
+    return _TD_TAG.sub("", body)
+
+
+def split_mplayer_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """MPlayer's FAQ page (DocBook XSL ``qandaset`` in its table layout) -> (the page as
+    markdown without its questions, [(id, question, answer)]).
+
+    The qandaset opens with DocBook's generated list of every question (a ``<dl>`` before
+    its table): dropped. In the table, a ``qandadiv`` row holds a section heading ("8.3.
+    General questions"): kept, as a ``##`` heading; a ``toc`` row lists the section's
+    questions again: dropped; a ``question`` row's text cell is a question (its HTML as
+    text through the same converter, code fences dropped and spaces folded: as the authors
+    wrote it; the row leaves the page); the ``answer`` row after
+    it is its answer (the cell converted by :func:`docbook_page_markdown`, as it stands in
+    the page). The "Q:" / "A:" labels go with the rows' first cells. Ids: the section's
+    number and the question's place in it (``8.3.5``; the manual numbers no question), a
+    repeat ``-2``; a question with no answer row, or an empty one, asks nothing. The
+    page's other content (title, navigation dropped by the converter, footnotes) stays.
+    A page with no qandaset is returned converted, asking nothing."""
+    start = _QANDASET_OPEN.search(page_html)
+    table = _TABLE_OPEN.search(page_html, start.end()) if start else None
+    if start is None or table is None:
+        return docbook_page_markdown(page_html), []
+    depth = 0
+    end = len(page_html)
+    for m in re.finditer(r"<(/?)table\b[^<>]*>", page_html[table.start() :], re.IGNORECASE):
+        depth += -1 if m.group(1) else 1
+        if depth == 0:
+            end = table.start() + m.end()
+            break
+    parts: list[str] = [page_html[: start.end()]]  # the question list up to the table goes
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    section = ""
+    place = 0
+    asked: str | None = None
+    for cls, inner in _qanda_rows(page_html[table.start() : end]):
+        if cls == "qandadiv":
+            heading = _H_TAG.sub("", _TD_TAG.sub("", inner))
+            parts.append(f"<h2>{heading}</h2>")
+            num = _MPLAYER_SECTION.match(html_text(heading))
+            section, place, asked = (num.group(1) if num else ""), 0, None
+        elif cls == "question":
+            place += 1
+            asked_md = docbook_page_markdown(f"<div>{_text_cell(inner)}</div>")
+            asked = _norm(_FENCE_LINE.sub("", asked_md)) or None
+        elif cls == "answer":
+            cell = _text_cell(inner)
+            parts.append(f"<div>{cell}</div>")
+            answer = docbook_page_markdown(f"<div>{cell}</div>").strip()
+            if asked is not None and answer:
+                key = f"{section}.{place}" if section else str(place)
+                seen[key] = seen.get(key, 0) + 1
+                qa.append((key if seen[key] == 1 else f"{key}-{seen[key]}", asked, answer))
+            asked = None
+    parts.append(page_html[end:])
+    return docbook_page_markdown("".join(parts)), qa
+
+
+def mplayer_faq_set() -> NaturalSet:
+    """MPlayer's FAQ (Debian ``mplayer-doc``, ``HTML/en/faq.html``: a DocBook XSL qandaset,
+    ~73 questions in 8 sections, chapter 8 of the manual) as one page ``faq.md`` with every
+    question and both lists of them deleted (:func:`split_mplayer_faq`), beside every other
+    page of the English manual in the same folder (:data:`MPLAYER_HTML`, each through
+    :func:`docbook_page_markdown`: navigation and tables of contents dropped). Entries whose
+    answer is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built after stop
+    54 and measured once, with no change to the retriever: an untuned check (helper
+    heldout24)."""
+    root, html_dir, faq_path = _packaged_doc(MPLAYER_PACKAGE, MPLAYER_HTML, MPLAYER_FAQ)
+    text, qa = split_mplayer_faq(faq_path.read_text(encoding="utf-8"))
+    faq_rel = "faq.md"
+    files = {faq_rel: text}
+    asked = [NaturalQuestion(f"mplayer-faq:{k}", q, ((a, 1.0),), source=faq_rel) for k, q, a in qa]
+    pages = [p for p in sorted(html_dir.glob("*.html")) if p.name != MPLAYER_FAQ]
+    for p in pages:
+        files[p.name.removesuffix(".html") + ".md"] = docbook_page_markdown(
+            p.read_text(encoding="utf-8", errors="replace")
+        )
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    nset = _packaged_set(
+        "mplayer-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"MPlayer FAQ from {MPLAYER_PACKAGE} {version} (HTML/en/faq.html, DocBook XSL "
+            "qandaset, one page; its questions and both question lists deleted) + the other "
+            f"{len(pages)} pages of the English manual beside it (tables of contents and "
+            "navigation dropped; other languages, tech/, changelogs out); answer = the "
+            f"question's answer row; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -4234,6 +4380,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "cryptsetup-faq": lambda emb: cryptsetup_faq_set(),
     "grace-faq": lambda emb: grace_faq_set(),
     "weechat-faq": lambda emb: weechat_faq_set(),
+    "mplayer-faq": lambda emb: mplayer_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
