@@ -4249,7 +4249,9 @@ def _qanda_rows(table_html: str) -> list[tuple[str, str]]:
             depth -= 1
             if depth == 0 and opened is not None:
                 cls = _TR_CLASS.search(opened.group(2))
-                rows.append((cls.group(1).lower() if cls else "", table_html[opened.end() : m.start()]))
+                rows.append(
+                    (cls.group(1).lower() if cls else "", table_html[opened.end() : m.start()])
+                )
     return rows
 
 
