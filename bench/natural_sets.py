@@ -4227,7 +4227,7 @@ _TD_FIRST = re.compile(r"^\s*<td\b[^<>]*>.*?</td\s*>", re.IGNORECASE | re.DOTALL
 _TD_TAG = re.compile(r"</?td\b[^<>]*>", re.IGNORECASE)
 _QANDASET_OPEN = re.compile(r"""<div\b[^<>]*\bclass\s*=\s*["']?qandaset\b[^<>]*>""", re.I)
 _TABLE_OPEN = re.compile(r"<table\b[^<>]*>", re.IGNORECASE)
-_TABLE_CLOSE = re.compile(r"</table\s*>", re.IGNORECASE)
+_TABLE_TAG = re.compile(r"<(/?)table\b[^<>]*>", re.IGNORECASE)
 _H_TAG = re.compile(r"<(/?)h[1-6]\b[^<>]*>", re.IGNORECASE)
 _MPLAYER_SECTION = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
 _FENCE_LINE = re.compile(r"(?m)^```.*$")
@@ -4267,16 +4267,17 @@ def split_mplayer_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     markdown without its questions, [(id, question, answer)]).
 
     The qandaset opens with DocBook's generated list of every question (a ``<dl>`` before
-    its table): dropped. In the table, a ``qandadiv`` row holds a section heading ("8.3.
-    General questions"): kept, as a ``##`` heading; a ``toc`` row lists the section's
-    questions again: dropped; a ``question`` row's text cell is a question (its HTML as
-    text through the same converter, code fences dropped and spaces folded: as the authors
-    wrote it; the row leaves the page); the ``answer`` row after
-    it is its answer (the cell converted by :func:`docbook_page_markdown`, as it stands in
-    the page). The "Q:" / "A:" labels go with the rows' first cells. Ids: the section's
-    number and the question's place in it (``8.3.5``; the manual numbers no question), a
-    repeat ``-2``; a question with no answer row, or an empty one, asks nothing. The
-    page's other content (title, navigation dropped by the converter, footnotes) stays.
+    its table): dropped, as the ``toc`` row heading each section, which lists the section's
+    questions again (either would hand the retriever the question's wording). In the table,
+    a ``qandadiv`` row holds a section heading ("8.3. General questions"): kept, as a ``##``
+    heading; a ``question`` row's text cell is a question (the cell through the same
+    converter, code fences dropped and spaces folded: as the authors wrote it; the row
+    leaves the page); the ``answer`` row after it is its answer (the cell converted by
+    :func:`docbook_page_markdown`, as it stands in the page). The "Q:" / "A:" labels go with
+    the rows' first cells. Ids: the section's number and the question's place in it
+    (``8.3.5``; the manual numbers no question, and its anchors change with every build), a
+    repeat ``-2``; a question with no answer row, or an empty one, asks nothing. The page's
+    other content (title, footnotes; navigation dropped by the converter) stays.
     A page with no qandaset is returned converted, asking nothing."""
     start = _QANDASET_OPEN.search(page_html)
     table = _TABLE_OPEN.search(page_html, start.end()) if start else None
@@ -4284,10 +4285,10 @@ def split_mplayer_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
         return docbook_page_markdown(page_html), []
     depth = 0
     end = len(page_html)
-    for m in re.finditer(r"<(/?)table\b[^<>]*>", page_html[table.start() :], re.IGNORECASE):
+    for m in _TABLE_TAG.finditer(page_html, table.start()):
         depth += -1 if m.group(1) else 1
         if depth == 0:
-            end = table.start() + m.end()
+            end = m.end()
             break
     parts: list[str] = [page_html[: start.end()]]  # the question list up to the table goes
     qa: list[tuple[str, str, str]] = []
