@@ -4242,20 +4242,27 @@ XTERM_QUESTION_LEVELS = (2, 3, 4)
 ``<h2>`` sections, ``<h3>`` entries and ``<h4>`` entries of "Frequent problems"). ``<h1>`` is
 the page's title; the few ``<h5>`` are parts of an answer ("Details", "Solution")."""
 _ANCHOR_LIST = re.compile(r"<(/?)(ul|ol)\b[^>]*>", re.IGNORECASE)
-_IN_PAGE_LINK = re.compile(r"<a\b[^>]*\bhref\s*=\s*\"#[^\"]*\"[^>]*>.*?</a\s*>", re.I | re.S)
+_LINK = re.compile(r"<a\b[^>]*\bhref\s*=\s*\"([^\"]*)\"[^>]*>.*?</a\s*>", re.I | re.S)
 _XTERM_HEADING = re.compile(r"<h([2-4])\b([^>]*)>(.*?)</h\1\s*>", re.I | re.S)
 _HTML_ID = re.compile(r"\b(?:id|name)\s*=\s*\"([^\"]+)\"", re.I)
 _ANY_WORD = re.compile(r"\w")
 
 
-def drop_anchor_lists(page_html: str) -> str:
+def drop_anchor_lists(page_html: str, page_name: str = "") -> str:
     """``page_html`` without its contents lists: every outermost ``<ul>``/``<ol>`` whose only
-    words are the texts of links into the page itself (``<a href="#...">``, nested lists of
-    them included). XTerm's FAQ opens with one (the page's sections) and heads several
+    words are the texts of links into the page itself (``<a href="#...">``, or to the page's
+    own file ``page_name`` as XTerm's "(top)" entry ``/xterm/xterm.faq.html``; nested lists
+    of them included). XTerm's FAQ opens with one (the page's sections) and heads several
     sections with another (that section's entries, "Frequent problems" two levels deep),
     each quoting the questions, one of them in other words ("select tab-characters" for the
     heading "select tabs"). A list holding any other word (a bullet of prose, a link to
     another page) is kept whole. One pass over the list tags."""
+
+    def in_page(link: re.Match[str]) -> str:
+        target = link.group(1).split("#", 1)[0]
+        own = target == "" or (bool(page_name) and target.rsplit("/", 1)[-1] == page_name)
+        return " " if own else link.group(0)
+
     out: list[str] = []
     depth = 0
     start = 0  # where the open outermost list starts
@@ -4272,8 +4279,8 @@ def drop_anchor_lists(page_html: str) -> str:
         if depth:
             continue
         block = page_html[start : m.end()]
-        rest = html_text(_IN_PAGE_LINK.sub(" ", block))
-        if _IN_PAGE_LINK.search(block) and not _ANY_WORD.search(rest):
+        rest = _LINK.sub(in_page, block)
+        if rest != block and not _ANY_WORD.search(html_text(rest)):
             out.append(page_html[kept_to:start])
             kept_to = m.end()
     out.append(page_html[kept_to:])
@@ -4299,7 +4306,8 @@ def split_xterm_faq(page_html: str) -> tuple[dict[str, str], list[tuple[str, str
     sections, ``<h3>``/``<h4>`` entries, contents lists of in-page links) -> ({relpath:
     section text}, [(anchor, question, answer)]).
 
-    Contents lists go first (:func:`drop_anchor_lists`), then the page is converted
+    Contents lists go first (:func:`drop_anchor_lists`, links to ``#...`` or to
+    ``xterm.faq.html`` itself), then the page is converted
     (:func:`page_to_markdown`) and cut before each ``##`` heading outside fenced code into
     files ``xterm.faq/NN.md`` (the preface and title ``00``; numbers, not titles, since
     several sections are titled by a question). In each file every heading that asks
@@ -4315,7 +4323,7 @@ def split_xterm_faq(page_html: str) -> tuple[dict[str, str], list[tuple[str, str
         found = _HTML_ID.search(m.group(2)) or _HTML_ID.search(m.group(3))
         if found:
             anchors.setdefault(_words_key(html_text(m.group(3))), found.group(1))
-    markdown = page_to_markdown(drop_anchor_lists(page_html))
+    markdown = page_to_markdown(drop_anchor_lists(page_html, XTERM_FAQ))
     sections: list[list[str]] = [[]]
     fence = False
     for line in markdown.split("\n"):
