@@ -4374,7 +4374,7 @@ def xterm_faq_set() -> NaturalSet:
         questions,
         lambda version: (
             f"XTerm FAQ from {XTERM_PACKAGE} {version} (xterm.faq.html, hand-written HTML, one "
-            f"page) split into its {n_sections} parts (preface and <h2> sections) as files; its "
+            f"page) split into its {n_sections} parts (preface and <h2> sections) as files (its "
             "<h2>-<h4> headings ending in '?' deleted as questions, the other headings kept, "
             "the contents lists of in-page links dropped) + the package's documents beside it "
             f"({', '.join(kept)}); xterm.faq.gz (the same FAQ as text), ctlseqs.ms, the change "
