@@ -134,6 +134,17 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   users (quickstart, scripting guide, the user's guide one file per chapter). Built after
   stop 53 and measured once, with no change to the retriever: an untuned check (helper
   heldout22).
+* ``mplayer-faq``: MPlayer's FAQ (Debian ``mplayer-doc``, ``HTML/en/faq.html``: a DocBook
+  qandaset laid out as a table, 73 questions in 8 sections) with its questions and both
+  question lists deleted (:func:`split_mplayer_faq`), beside the other 85 pages of the
+  English manual. Built after stop 53 and measured once, with no change to the retriever:
+  an untuned check (helper heldout24).
+* ``xterm-faq``: Thomas Dickey's XTerm FAQ (Debian ``xterm``, ``xterm.faq.html``, one
+  hand-written page): its ``<h2>``-``<h4>`` headings ending in "?" are the questions (50
+  asked), deleted with the page's contents lists; the page cut into its preface and
+  ``<h2>`` sections as files, beside the package's notes, ``ctlseqs.txt`` and its man
+  pages. Built after stop 53 and measured once, with no change to the retriever: an
+  untuned check (helper heldout25).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -187,6 +198,7 @@ HELD_OUT_SETS = (
     "grace-faq",
     "weechat-faq",
     "mplayer-faq",
+    "xterm-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -4358,6 +4370,183 @@ def mplayer_faq_set() -> NaturalSet:
     return nset
 
 
+# --------------------------------------------------------------------------------------
+# A hand-written one-page HTML FAQ whose questions are the headings that ask (XTerm)
+# --------------------------------------------------------------------------------------
+
+XTERM_PACKAGE = "xterm"
+XTERM_DOC = "usr/share/doc/xterm"
+XTERM_FAQ = "xterm.faq.html"
+XTERM_TEXTS = ("README.Debian", "README.i18n.gz", "ctlseqs.txt.gz")
+"""The folder's other documents for a user, as text: Debian's notes (the wrappers, the
+fonts), the notes on internationalisation and ``ctlseqs.txt`` ("XTerm Control Sequences",
+the reference on every escape sequence the FAQ's answers name; ~146,000 characters, kept
+whole as the one document it is shipped as). Left out: ``xterm.faq.gz`` (the same FAQ as
+plain text, a second copy of every question), ``ctlseqs.ms.gz`` (the roff source of
+``ctlseqs.txt``: a second copy), ``xterm.log.html`` (the change log, ~617,000 characters of
+patch notes), ``xterm.termcap.gz`` and ``xterm.terminfo.gz`` (terminal descriptions: data),
+the Debian changelog and the copyright; outside the folder the X resource files under
+``/etc/X11/app-defaults`` (data) and the icons."""
+XTERM_MAN = (
+    "usr/share/man/man1/xterm.1.gz",
+    "usr/share/man/man1/resize.1.gz",
+    "usr/share/man/man1/uxterm.1.gz",
+    "usr/share/man/man1/koi8rxterm.1.gz",
+    "usr/share/man/man1/lxterm.1.gz",
+)
+"""The package's man pages (roff, :func:`roff_page_markdown`): in, under ``man/``;
+``xterm(1)`` (~279,000 characters converted: the manual, every option, resource and menu)
+whole, as one page as shipped."""
+XTERM_QUESTION_LEVELS = (2, 3, 4)
+"""Heading levels at which a heading ending in "?" is one of the FAQ's questions (the page's
+``<h2>`` sections, ``<h3>`` entries and ``<h4>`` entries of "Frequent problems"). ``<h1>`` is
+the page's title; the few ``<h5>`` are parts of an answer ("Details", "Solution")."""
+_ANCHOR_LIST = re.compile(r"<(/?)(ul|ol)\b[^>]*>", re.IGNORECASE)
+_LINK = re.compile(r"<a\b[^>]*\bhref\s*=\s*\"([^\"]*)\"[^>]*>.*?</a\s*>", re.I | re.S)
+_XTERM_HEADING = re.compile(r"<h([2-4])\b([^>]*)>(.*?)</h\1\s*>", re.I | re.S)
+_HTML_ID = re.compile(r"\b(?:id|name)\s*=\s*\"([^\"]+)\"", re.I)
+_ANY_WORD = re.compile(r"\w")
+
+
+def drop_anchor_lists(page_html: str, page_name: str = "") -> str:
+    """``page_html`` without its contents lists: every outermost ``<ul>``/``<ol>`` whose only
+    words are the texts of links into the page itself (``<a href="#...">``, or to the page's
+    own file ``page_name`` as XTerm's "(top)" entry ``/xterm/xterm.faq.html``; nested lists
+    of them included). XTerm's FAQ opens with one (the page's sections) and heads several
+    sections with another (that section's entries, "Frequent problems" two levels deep),
+    each quoting the questions, one of them in other words ("select tab-characters" for the
+    heading "select tabs"). A list holding any other word (a bullet of prose, a link to
+    another page) is kept whole. One pass over the list tags."""
+
+    def in_page(link: re.Match[str]) -> str:
+        target = link.group(1).split("#", 1)[0]
+        own = target == "" or (bool(page_name) and target.rsplit("/", 1)[-1] == page_name)
+        return " " if own else link.group(0)
+
+    out: list[str] = []
+    depth = 0
+    start = 0  # where the open outermost list starts
+    kept_to = 0
+    for m in _ANCHOR_LIST.finditer(page_html):
+        if not m.group(1):
+            if depth == 0:
+                start = m.start()
+            depth += 1
+            continue
+        if depth == 0:
+            continue  # a stray closing tag
+        depth -= 1
+        if depth:
+            continue
+        block = page_html[start : m.end()]
+        rest = _LINK.sub(in_page, block)
+        if rest != block and not _ANY_WORD.search(html_text(rest)):
+            out.append(page_html[kept_to:start])
+            kept_to = m.end()
+    out.append(page_html[kept_to:])
+    return "".join(out)
+
+
+def _xterm_topic(level: int, title: str) -> bool:
+    """Is an XTerm FAQ heading a title rather than a question? A question is a heading of
+    :data:`XTERM_QUESTION_LEVELS` that ends with "?", as its author wrote it ("Why not
+    emulate VT320?", "That color scheme is odd, say more?"); every other heading is a
+    title: a section ("Frequent problems", "How do I ..."), a part of an answer ("A
+    Prehistory Perspective") or an entry written as a problem report ("The bold font is
+    ugly"), which the author did not write as a question."""
+    return level not in XTERM_QUESTION_LEVELS or not title.endswith("?")
+
+
+def _words_key(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def split_xterm_faq(page_html: str) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """XTerm's ``xterm.faq.html`` (one hand-written HTML page: an ``<h1>`` title, ``<h2>``
+    sections, ``<h3>``/``<h4>`` entries, contents lists of in-page links) -> ({relpath:
+    section text}, [(anchor, question, answer)]).
+
+    Contents lists go first (:func:`drop_anchor_lists`, links to ``#...`` or to
+    ``xterm.faq.html`` itself), then the page is converted
+    (:func:`page_to_markdown`) and cut before each ``##`` heading outside fenced code into
+    files ``xterm.faq/NN.md`` (the preface and title ``00``; numbers, not titles, since
+    several sections are titled by a question). In each file every heading that asks
+    (:func:`_xterm_topic`) is a question (:func:`split_heading_questions`): its line leaves
+    the file, its answer is the text under it up to the next question or the next heading
+    of its level or above (a deeper title, "A Prehistory Perspective", stays inside the
+    answer; a deeper question ends it). The id is the heading's ``id`` in the page without
+    its ``-id`` suffix (``how2_fsize``: the author's name for the entry), or the
+    question's slug for a heading without one; a repeat gets ``-2``. A question with no text
+    under it asks nothing."""
+    anchors: dict[str, str] = {}
+    for m in _XTERM_HEADING.finditer(page_html):
+        found = _HTML_ID.search(m.group(2)) or _HTML_ID.search(m.group(3))
+        if found:
+            anchors.setdefault(_words_key(html_text(m.group(3))), found.group(1))
+    markdown = page_to_markdown(drop_anchor_lists(page_html, XTERM_FAQ))
+    sections: list[list[str]] = [[]]
+    fence = False
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        if not fence and line.startswith("## "):
+            sections.append([])
+        sections[-1].append(line)
+    files: dict[str, str] = {}
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for lines in sections:
+        text, pairs = split_heading_questions("\n".join(lines), 2, _xterm_topic)
+        if text.strip():
+            files[f"xterm.faq/{len(files):02d}.md"] = text
+        for question, answer in pairs:
+            anchor = anchors.get(_words_key(question), "").removesuffix("-id")
+            base = anchor or _slug(question).rstrip("-") or "question"
+            seen[base] = seen.get(base, 0) + 1
+            qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+    return files, qa
+
+
+def xterm_faq_set() -> NaturalSet:
+    """Thomas Dickey's XTerm FAQ (Debian ``xterm``, ``/usr/share/doc/xterm/xterm.faq.html``:
+    one hand-written HTML page of ~400 kB, 14 sections, unnumbered headings of which ~50 ask
+    a question) split into its sections with every question and contents list deleted
+    (:func:`split_xterm_faq`), beside the folder's other documents for a user
+    (:data:`XTERM_TEXTS`, ``ctlseqs.txt`` among them) and the package's man pages
+    (:data:`XTERM_MAN`). Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are
+    left out and named. Built after stop 53 and measured once, with no change to the
+    retriever: an untuned check (helper heldout25)."""
+    root, doc, faq_path = _packaged_doc(XTERM_PACKAGE, XTERM_DOC, XTERM_FAQ)
+    files, qa = split_xterm_faq(_doc_text(faq_path, "utf-8"))
+    n_sections = len(files)
+    asked = [
+        NaturalQuestion(f"xterm-faq:{k}", q, ((a, 1.0),), source=_file_of(files, a))
+        for k, q, a in qa
+    ]
+    kept = _add_notes(files, doc, XTERM_TEXTS)
+    kept += _add_man_pages(files, root, XTERM_MAN)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    nset = _packaged_set(
+        "xterm-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"XTerm FAQ from {XTERM_PACKAGE} {version} (xterm.faq.html, hand-written HTML, one "
+            f"page) split into its {n_sections} parts (preface and <h2> sections) as files (its "
+            "<h2>-<h4> headings ending in '?' deleted as questions, the other headings kept, "
+            "the contents lists of in-page links dropped) + the package's documents beside it "
+            f"({', '.join(kept)}); xterm.faq.gz (the same FAQ as text), ctlseqs.ms, the change "
+            "log, termcap/terminfo, changelogs out; answer = the text under a question, up to "
+            "the next question or heading of its level or above; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+    nset.left_out = tuple(unjudged)
+    return nset
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -4384,6 +4573,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "grace-faq": lambda emb: grace_faq_set(),
     "weechat-faq": lambda emb: weechat_faq_set(),
     "mplayer-faq": lambda emb: mplayer_faq_set(),
+    "xterm-faq": lambda emb: xterm_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
