@@ -55,6 +55,7 @@ from .tree_builder import (
     BuiltTree,
     KeptFile,
     TreeBuilder,
+    children_summaries,
     finalize,
     no_files_error,
     segment,
@@ -66,6 +67,10 @@ DIRECTORY_VECTORS = ("summary", "centroid", "mixed")
 """How a directory's vector is made: its summary's embedding, the centroid of its children's
 vectors, or both added (see :meth:`TreeWriter.route_directories`)."""
 EMBED_BATCH = 64
+FIRST_CHILDREN_PAGE = 16
+"""The children a directory above a write is first re-described from, where the summariser
+and the store allow a prefix (:meth:`TreeWriter._children_to_describe`): the default
+summariser's overview (1,800 characters of one line per child) is usually full within it."""
 COMMIT_FILES = 100
 """A directory ingest commits (saves the store and a partial manifest) at least every this
 many files written..."""
@@ -992,8 +997,8 @@ class TreeWriter:
             await self._refresh_one(uri, ctype)
 
     async def _refresh_one(self, uri: str, ctype: ContextType) -> None:
-        kids = await self.io(self.store.children, uri)
         name = uri.rsplit("/", 1)[-1]
+        kids = await self._children_to_describe(uri, name)
         abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
         level = Level.ABSTRACT if urimod.parent_of(uri) is None else Level.OVERVIEW
         node = finalize(
@@ -1015,6 +1020,25 @@ class TreeWriter:
             node.tags = existing.tags
         vec = await self.embedder.aembed([node.embedding_text()])
         await self.io(self.store.upsert, [node], vec)
+
+    async def _children_to_describe(self, uri: str, name: str) -> list[Node]:
+        """The children of ``uri`` its re-description reads: where the summariser says how
+        many it needs (:class:`~treehop.ingest.summaries.BoundedSummarizer`) and the store
+        reads a prefix of :meth:`children` (``children_head``: the embedded store), the
+        first :data:`FIRST_CHILDREN_PAGE`, then 4x more until the summariser has enough or
+        none are left; else all of them. The texts written are the same either way
+        (``tests/test_ancestor_refresh.py``); what changes is that a write next to N
+        siblings no longer reads N nodes (``bench/bench_append_siblings.py``)."""
+        enough = getattr(self.summarizer, "directory_children_enough", None)
+        head = getattr(self.store, "children_head", None)
+        if enough is None or head is None:
+            return await self.io(self.store.children, uri)
+        n = FIRST_CHILDREN_PAGE
+        while True:
+            kids: list[Node] = await self.io(head, uri, n)
+            if len(kids) < n or enough(name, children_summaries(kids), None):
+                return kids
+            n *= 4
 
     async def route_directories(self, target: str) -> None:
         """Give the directories of ``target``'s subtree (and its ancestors) routing vectors that
