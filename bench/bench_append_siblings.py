@@ -16,7 +16,14 @@ conversation nodes (``viking://~/memories/conversations``), a file added to a fo
   target_uri=folder/new-i.md)``).
 
     OPENBLAS_NUM_THREADS=1 python bench/bench_append_siblings.py [--cases sessions,...]
-        [--sizes 1,300,3000] [--files 1,1000,10000] [--repeat 15] [--tagger]
+        [--sizes 1,300,3000] [--files 1,1000,10000] [--repeat 15] [--tagger] [--keep DIR]
+        [--phases]
+
+``--keep DIR``: each built index is kept in ``DIR`` and the next run times the calls on a copy
+of it (the build of 3,000 sessions by 3,000 appends took 382 s before this helper): two
+checkouts are then timed on the same index. ``--phases``: the median time per timed call in
+each store method (the writer runs them in worker threads, which cProfile of the caller does
+not see) and in the embedder.
 
 Prints per case and size: the build time, the timed call's p50 / p95 (ms), the median number
 of nodes the store handed out per call (``get`` / ``children`` / ``children_head`` /
@@ -35,6 +42,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -85,6 +93,37 @@ def timed_wrapper(obj: Any, name: str, acc: list[float]) -> None:
     setattr(obj, name, call)
 
 
+STORE_METHODS = (
+    "upsert",
+    "delete",
+    "get",
+    "children",
+    "children_head",
+    "children_fields",
+    "family_state",
+    "family_since",
+    "update_tags",
+    "update_nodes",
+    "get_vectors",
+    "save",
+    "refresh",
+)
+
+
+def timed_sync(obj: Any, name: str, acc: list[float]) -> None:
+    """Add the wall time of every call of ``obj.name`` to ``acc[0]`` (any thread)."""
+    orig: Callable[..., Any] = getattr(obj, name)
+
+    def call(*a: Any, **k: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return orig(*a, **k)
+        finally:
+            acc[0] += time.perf_counter() - t
+
+    setattr(obj, name, call)
+
+
 def dirs_hash(c: Treehop, uris: list[str]) -> str:
     """The stored directory nodes ``uris`` (text, hash, metadata), hashed."""
     h = hashlib.sha256()
@@ -97,16 +136,48 @@ def dirs_hash(c: Treehop, uris: list[str]) -> str:
     return h.hexdigest()[:16]
 
 
-def run(case: str, n: int, repeat: int, tagger: bool) -> dict[str, Any]:
+def build(case: str, n: int, idx: Path, work: Path, tagger: bool) -> float:
+    """Write the case's index of size ``n`` at ``idx``; returns the seconds it took."""
+    t0 = time.perf_counter()
+    c = Treehop(idx, embedder=BagOfWordsEmbedder(), tagger="auto" if tagger else None)
+    try:
+        if case == "sessions":
+            for i in range(n):
+                c.add_messages(_msgs(i, 2), conversation_id="c1", session_id=f"s{i:05d}")
+        elif case == "conversations":
+            for i in range(n):
+                c.add_messages(_msgs(i, 2), conversation_id=f"c{i:05d}", session_id="s1")
+        elif case == "files":
+            src = work / "folder"
+            src.mkdir()
+            for i in range(n):
+                (src / f"file-{i:05d}.md").write_text(
+                    f"# File {i}\n\n{_line(i)} {_line(i + 1)}\n", encoding="utf-8"
+                )
+            c.add_resource(src, target_uri="viking://resources/folder")
+        else:
+            raise SystemExit(f"unknown case {case}")
+    finally:
+        c.close()
+    return time.perf_counter() - t0
+
+
+def run(
+    case: str, n: int, repeat: int, tagger: bool, keep: Path | None, phases: bool
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as d:
-        c = Treehop(
-            Path(d) / "idx", embedder=BagOfWordsEmbedder(), tagger="auto" if tagger else None
-        )
+        work = Path(d)
+        build_s = 0.0
+        kept = keep / f"{case}-{n}{'-tagger' if tagger else ''}" if keep is not None else None
+        if kept is not None and kept.exists():
+            shutil.copytree(kept, work / "idx")
+        else:
+            build_s = build(case, n, work / "idx", work, tagger)
+            if kept is not None:
+                shutil.copytree(work / "idx", kept)
+        c = Treehop(work / "idx", embedder=BagOfWordsEmbedder(), tagger="auto" if tagger else None)
         try:
-            t0 = time.perf_counter()
             if case == "sessions":
-                for i in range(n):
-                    c.add_messages(_msgs(i, 2), conversation_id="c1", session_id=f"s{i:05d}")
                 last = f"s{n - 1:05d}"
 
                 def call(i: int) -> Any:
@@ -117,8 +188,6 @@ def run(case: str, n: int, repeat: int, tagger: bool) -> dict[str, Any]:
                     "viking://~/memories/conversations",
                 ]
             elif case == "conversations":
-                for i in range(n):
-                    c.add_messages(_msgs(i, 2), conversation_id=f"c{i:05d}", session_id="s1")
                 conv = f"c{n - 1:05d}"
 
                 def call(i: int) -> Any:
@@ -128,15 +197,8 @@ def run(case: str, n: int, repeat: int, tagger: bool) -> dict[str, Any]:
                     f"viking://~/memories/conversations/{conv}",
                     "viking://~/memories/conversations",
                 ]
-            elif case == "files":
-                src = Path(d) / "folder"
-                src.mkdir()
-                for i in range(n):
-                    (src / f"file-{i:05d}.md").write_text(
-                        f"# File {i}\n\n{_line(i)} {_line(i + 1)}\n", encoding="utf-8"
-                    )
-                c.add_resource(src, target_uri="viking://resources/folder")
-                new = Path(d) / "new"
+            else:
+                new = work / "new"
                 new.mkdir()
 
                 def call(i: int) -> Any:
@@ -145,19 +207,41 @@ def run(case: str, n: int, repeat: int, tagger: bool) -> dict[str, Any]:
                     return c.add_resource(p, target_uri=f"viking://resources/folder/new-{i:03d}.md")
 
                 above = ["viking://resources/folder", "viking://resources"]
-            else:
-                raise SystemExit(f"unknown case {case}")
-            build_s = time.perf_counter() - t0
             refresh, route = [0.0], [0.0]
             timed_wrapper(c.aio.writer, "refresh_ancestors", refresh)
             timed_wrapper(c.aio.writer, "route_directories", route)
             read = counting(c.store)
+            head = getattr(c.store, "children_head", None)
+            if head is not None:  # (this helper's bounded read; counted as ``children``)
+                heads = [0]
+
+                def counted_head(uri: str, k: int) -> Any:
+                    out = head(uri, k)
+                    heads[0] += len(out)
+                    return out
+
+                c.store.children_head = counted_head  # type: ignore[attr-defined]
+                read_others = read
+
+                def read() -> int:
+                    return int(read_others()) + heads[0]
+
             times: list[float] = []
             nodes: list[int] = []
             t_refresh: list[float] = []
             t_route: list[float] = []
+            spent: dict[str, list[float]] = {}
+            if phases:
+                for name in STORE_METHODS:
+                    if getattr(c.store, name, None) is not None:
+                        spent[name] = [0.0]
+                        timed_sync(c.store, name, spent[name])
+                spent["embed"] = [0.0]
+                timed_wrapper(c.aio.writer.embedder, "aembed", spent["embed"])
+            per_call: dict[str, list[float]] = {k: [] for k in spent}
             for i in range(repeat + 1):
                 before, r0, q0 = read(), refresh[0], route[0]
+                marks = {k: v[0] for k, v in spent.items()}
                 t1 = time.perf_counter()
                 call(i)
                 dt = time.perf_counter() - t1
@@ -166,6 +250,12 @@ def run(case: str, n: int, repeat: int, tagger: bool) -> dict[str, Any]:
                     nodes.append(read() - before)
                     t_refresh.append(refresh[0] - r0)
                     t_route.append(route[0] - q0)
+                    for k, v in spent.items():
+                        per_call[k].append(v[0] - marks[k])
+            if per_call:
+                med = {k: 1000 * statistics.median(v) for k, v in per_call.items()}
+                shown = [f"{k} {v:.1f}" for k, v in sorted(med.items(), key=lambda kv: -kv[1])]
+                print(f"  {case} {n}: ms per call (median) in " + ", ".join(shown[:8]))
             ts = sorted(times)
             return {
                 "case": case,
@@ -189,11 +279,17 @@ def main() -> None:
     ap.add_argument("--files", default="1,1000,10000", help="files in the folder")
     ap.add_argument("--repeat", type=int, default=15, help="timed calls per size")
     ap.add_argument("--tagger", action="store_true", help="the default keyword tagger")
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        help="keep each built index in this folder and reuse it (copied) on the next run",
+    )
+    ap.add_argument("--phases", action="store_true", help="time per store method")
     args = ap.parse_args()
     for case in args.cases.split(","):
         sizes = args.files if case == "files" else args.sizes
         for n in (int(x) for x in sizes.split(",")):
-            r = run(case, n, args.repeat, args.tagger)
+            r = run(case, n, args.repeat, args.tagger, args.keep, args.phases)
             print(
                 f"{r['case']:<13} {r['n']:>6,}  build {r['build_s']:6.1f} s  "
                 f"p50 {r['p50']:7.1f} ms p95 {r['p95']:7.1f} ms  nodes read {r['nodes']:>6,.0f}  "
