@@ -17,7 +17,7 @@ conversation nodes (``viking://~/memories/conversations``), a file added to a fo
 
     OPENBLAS_NUM_THREADS=1 python bench/bench_append_siblings.py [--cases sessions,...]
         [--sizes 1,300,3000] [--files 1,1000,10000] [--repeat 15] [--tagger] [--keep DIR]
-        [--phases]
+        [--phases] [--directory-vectors centroid]
 
 ``--keep DIR``: each built index is kept in ``DIR`` and the next run times the calls on a copy
 of it (the build of 3,000 sessions by 3,000 appends took 382 s before this helper): two
@@ -136,10 +136,24 @@ def dirs_hash(c: Treehop, uris: list[str]) -> str:
     return h.hexdigest()[:16]
 
 
+VECTORS = ["summary"]
+"""``--directory-vectors``: the client's ``directory_vectors`` (``centroid`` / ``mixed``: every
+write also gives the directories above it the centroid of their children's vectors)."""
+
+
+def client(idx: Path, tagger: bool) -> Treehop:
+    return Treehop(
+        idx,
+        embedder=BagOfWordsEmbedder(),
+        tagger="auto" if tagger else None,
+        directory_vectors=VECTORS[0],
+    )
+
+
 def build(case: str, n: int, idx: Path, work: Path, tagger: bool) -> float:
     """Write the case's index of size ``n`` at ``idx``; returns the seconds it took."""
     t0 = time.perf_counter()
-    c = Treehop(idx, embedder=BagOfWordsEmbedder(), tagger="auto" if tagger else None)
+    c = client(idx, tagger)
     try:
         if case == "sessions":
             for i in range(n):
@@ -168,14 +182,15 @@ def run(
     with tempfile.TemporaryDirectory() as d:
         work = Path(d)
         build_s = 0.0
-        kept = keep / f"{case}-{n}{'-tagger' if tagger else ''}" if keep is not None else None
+        tail = ("-tagger" if tagger else "") + ("" if VECTORS[0] == "summary" else f"-{VECTORS[0]}")
+        kept = keep / f"{case}-{n}{tail}" if keep is not None else None
         if kept is not None and kept.exists():
             shutil.copytree(kept, work / "idx")
         else:
             build_s = build(case, n, work / "idx", work, tagger)
             if kept is not None:
                 shutil.copytree(work / "idx", kept)
-        c = Treehop(work / "idx", embedder=BagOfWordsEmbedder(), tagger="auto" if tagger else None)
+        c = client(work / "idx", tagger)
         try:
             if case == "sessions":
                 last = f"s{n - 1:05d}"
@@ -284,8 +299,10 @@ def main() -> None:
         type=Path,
         help="keep each built index in this folder and reuse it (copied) on the next run",
     )
+    ap.add_argument("--directory-vectors", default="summary", help="summary, centroid, mixed")
     ap.add_argument("--phases", action="store_true", help="time per store method")
     args = ap.parse_args()
+    VECTORS[0] = args.directory_vectors
     for case in args.cases.split(","):
         sizes = args.files if case == "files" else args.sizes
         for n in (int(x) for x in sizes.split(",")):
