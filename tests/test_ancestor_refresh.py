@@ -216,3 +216,33 @@ def test_children_head_is_the_prefix_of_children() -> None:
         assert len(whole) == 16
         for n in (0, 1, 3, 12, 15, 16, 40):
             assert [k.uri for k in store.children_head(parent, n)] == whole[:n]
+
+
+def test_routing_vectors_are_the_same_from_child_uris(tmp_path: Any) -> None:
+    """``directory_vectors="centroid"`` / ``"mixed"``: the routing vectors made from the
+    store's ``child_uris`` (no node built) are those made from ``children``, to the bit, and
+    so are the texts with and without the bounded read."""
+    src = tmp_path / "src"
+    for i in range(40):
+        sub = src / f"d{i % 3}" / (f"e{i % 2}" if i % 5 else "")
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"f{i:02d}.md").write_text(f"# File {i}\n\nWords {i} about {i * 7}.\n")
+    extra = tmp_path / "extra.md"
+    extra.write_text("# Extra\n\nOne more file.\n")
+
+    async def run(mode: str, bounded: bool) -> tuple[dict[str, Any], bytes]:
+        c = AsyncTreehop(None, embedder=BagOfWordsEmbedder(), tagger=None, directory_vectors=mode)
+        if not bounded:  # the store's full reads only
+            c.store.child_uris = None  # type: ignore[attr-defined]
+            c.store.children_head = None  # type: ignore[attr-defined]
+        try:
+            await c.add_resource(src, target_uri=ROOT)
+            await c.add_resource(extra, target_uri=f"{ROOT}/d1/extra.md")
+            texts = _texts(c.store)
+            vecs = c.store.get_vectors(sorted(texts))
+            return texts, np.asarray(vecs, np.float32).tobytes()
+        finally:
+            await c.close()
+
+    for mode in ("centroid", "mixed"):
+        assert asyncio.run(run(mode, True)) == asyncio.run(run(mode, False))

@@ -1057,13 +1057,18 @@ class TreeWriter:
             return
         summary = await self.embed_nodes(dirs, None)
         routed: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
+        # (the children's URIs only, where the store reads them without building nodes:
+        # the same children in the same order, so the same mean to the bit)
+        child_uris: Callable[[str], list[str]] = getattr(self.store, "child_uris", None) or (
+            lambda uri: [k.uri for k in self.store.children(uri)]
+        )
         for i in sorted(range(len(dirs)), key=lambda i: -dirs[i].uri.count("/")):
             node = dirs[i]
-            kids = await self.io(self.store.children, node.uri)
+            kids = await self.io(child_uris, node.uri)
             vec = summary[i]
             if kids:
-                kv = await self.io(self.store.get_vectors, [k.uri for k in kids])
-                rows = [routed.get(k.uri, kv[j]) for j, k in enumerate(kids)]
+                kv = await self.io(self.store.get_vectors, kids)
+                rows = [routed.get(k, kv[j]) for j, k in enumerate(kids)]
                 cen = np.mean(np.stack(rows), axis=0)
                 cen = cen / (float(np.linalg.norm(cen)) or 1.0)
                 vec = cen if self.directory_vectors == "centroid" else vec + cen
