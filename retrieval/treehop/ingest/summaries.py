@@ -73,6 +73,24 @@ class Summarizer(Protocol):
     ) -> tuple[str, str]: ...
 
 
+class BoundedSummarizer(Protocol):
+    """A :class:`Summarizer` that reads only the first children of a directory (optional).
+
+    Why: every write re-describes the directories above its target from their children
+    (:meth:`treehop.ingest.writer.TreeWriter.refresh_ancestors`); reading all of them made
+    an append to a conversation of 3,000 sessions, or a file added to a folder of 10,000,
+    read every sibling. A summariser that declares this method is given the children in
+    their stored order a page at a time, until it answers True or none are left; one that
+    does not (an LLM's, a caller's) is given all of them, as before."""
+
+    def directory_children_enough(
+        self, name: str, children: Sequence[ChildSummary], readme: str | None
+    ) -> bool:
+        """True only if ``summarize_directory(name, children + later, readme)`` equals
+        ``summarize_directory(name, children, readme)`` for every list ``later``."""
+        ...
+
+
 def _clip(text: str, n: int) -> str:
     """``text`` with whitespace collapsed, cut at a word boundary to at most ``n`` characters.
 
@@ -232,16 +250,42 @@ class ExtractiveSummarizer:
     def summarize_directory(
         self, name: str, children: Sequence[ChildSummary], readme: str | None
     ) -> tuple[str, str]:
-        label = humanize(name)
-        if readme:
-            kind = "rst" if looks_like_rst(readme) else "markdown"
-            abstract = f"{label}: {first_sentence(readme, kind) or title_of(readme, kind)}"
-        else:
-            firsts = [c.abstract.split(":")[0] for c in children[:4] if c.abstract]
-            abstract = f"{label}: " + "; ".join(firsts) if firsts else label
+        abstract = _directory_abstract(name, children, readme)
         lines = [f"- {humanize(c.name)}: {c.abstract}" for c in children]
         overview = abstract + ("\n" + "\n".join(lines) if lines else "")
         return _clip(abstract, ABSTRACT_CHARS), overview[:OVERVIEW_CHARS]
+
+    def directory_children_enough(
+        self, name: str, children: Sequence[ChildSummary], readme: str | None
+    ) -> bool:
+        """Whether :meth:`summarize_directory` of ``children`` followed by any further children
+        gives the same texts as of ``children`` alone (see :class:`BoundedSummarizer`).
+
+        The abstract reads the first 4 children (without a README); the overview is the
+        abstract and one line per child, cut at :data:`OVERVIEW_CHARS`: once the lines of
+        the children read so far reach the cut, a later child's line lies past it. False
+        for a subclass that writes directories its own way (it may read every child)."""
+        if type(self).summarize_directory is not ExtractiveSummarizer.summarize_directory:
+            return False
+        if not readme and len(children) < 4:
+            return False
+        size = len(_directory_abstract(name, children, readme))
+        for c in children:
+            size += len(humanize(c.name)) + len(c.abstract) + 5  # "\n- " + name + ": " + abstract
+            if size >= OVERVIEW_CHARS:
+                return True
+        return False
+
+
+def _directory_abstract(name: str, children: Sequence[ChildSummary], readme: str | None) -> str:
+    """A directory's abstract before its clip: its README's first sentence (or title), else
+    the first parts of its first 4 children's abstracts."""
+    label = humanize(name)
+    if readme:
+        kind = "rst" if looks_like_rst(readme) else "markdown"
+        return f"{label}: {first_sentence(readme, kind) or title_of(readme, kind)}"
+    firsts = [c.abstract.split(":")[0] for c in children[:4] if c.abstract]
+    return f"{label}: " + "; ".join(firsts) if firsts else label
 
 
 def is_readme(name: str) -> bool:

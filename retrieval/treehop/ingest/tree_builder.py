@@ -313,5 +313,9 @@ def summarize_ancestor(
     summarizer: Summarizer, uri: str, name: str, children: Sequence[Node]
 ) -> tuple[str, str]:
     """Re-describe an implicit ancestor (a root or intermediate directory) from its children."""
-    kids = [ChildSummary(c.uri.rsplit("/", 1)[-1], c.abstract, c.is_leaf) for c in children]
-    return summarizer.summarize_directory(name, kids, None)
+    return summarizer.summarize_directory(name, children_summaries(children), None)
+
+
+def children_summaries(children: Sequence[Node]) -> list[ChildSummary]:
+    """What a summariser reads of stored children: each one's name, abstract and kind."""
+    return [ChildSummary(c.uri.rsplit("/", 1)[-1], c.abstract, c.is_leaf) for c in children]

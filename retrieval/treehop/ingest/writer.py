@@ -55,6 +55,7 @@ from .tree_builder import (
     BuiltTree,
     KeptFile,
     TreeBuilder,
+    children_summaries,
     finalize,
     no_files_error,
     segment,
@@ -66,6 +67,10 @@ DIRECTORY_VECTORS = ("summary", "centroid", "mixed")
 """How a directory's vector is made: its summary's embedding, the centroid of its children's
 vectors, or both added (see :meth:`TreeWriter.route_directories`)."""
 EMBED_BATCH = 64
+FIRST_CHILDREN_PAGE = 16
+"""The children a directory above a write is first re-described from, where the summariser
+and the store allow a prefix (:meth:`TreeWriter._children_to_describe`): the default
+summariser's overview (1,800 characters of one line per child) is usually full within it."""
 COMMIT_FILES = 100
 """A directory ingest commits (saves the store and a partial manifest) at least every this
 many files written..."""
@@ -992,8 +997,8 @@ class TreeWriter:
             await self._refresh_one(uri, ctype)
 
     async def _refresh_one(self, uri: str, ctype: ContextType) -> None:
-        kids = await self.io(self.store.children, uri)
         name = uri.rsplit("/", 1)[-1]
+        kids = await self._children_to_describe(uri, name)
         abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
         level = Level.ABSTRACT if urimod.parent_of(uri) is None else Level.OVERVIEW
         node = finalize(
@@ -1016,6 +1021,25 @@ class TreeWriter:
         vec = await self.embedder.aembed([node.embedding_text()])
         await self.io(self.store.upsert, [node], vec)
 
+    async def _children_to_describe(self, uri: str, name: str) -> list[Node]:
+        """The children of ``uri`` its re-description reads: where the summariser says how
+        many it needs (:class:`~treehop.ingest.summaries.BoundedSummarizer`) and the store
+        reads a prefix of :meth:`children` (``children_head``: the embedded store), the
+        first :data:`FIRST_CHILDREN_PAGE`, then 4x more until the summariser has enough or
+        none are left; else all of them. The texts written are the same either way
+        (``tests/test_ancestor_refresh.py``); what changes is that a write next to N
+        siblings no longer reads N nodes (``bench/bench_append_siblings.py``)."""
+        enough = getattr(self.summarizer, "directory_children_enough", None)
+        head = getattr(self.store, "children_head", None)
+        if enough is None or head is None:
+            return await self.io(self.store.children, uri)
+        n = FIRST_CHILDREN_PAGE
+        while True:
+            kids: list[Node] = await self.io(head, uri, n)
+            if len(kids) < n or enough(name, children_summaries(kids), None):
+                return kids
+            n *= 4
+
     async def route_directories(self, target: str) -> None:
         """Give the directories of ``target``'s subtree (and its ancestors) routing vectors that
         represent what is below them: the centroid of their children's vectors, alone
@@ -1033,13 +1057,18 @@ class TreeWriter:
             return
         summary = await self.embed_nodes(dirs, None)
         routed: dict[str, np.ndarray[Any, np.dtype[np.float32]]] = {}
+        # (the children's URIs only, where the store reads them without building nodes:
+        # the same children in the same order, so the same mean to the bit)
+        child_uris: Callable[[str], list[str]] = getattr(self.store, "child_uris", None) or (
+            lambda uri: [k.uri for k in self.store.children(uri)]
+        )
         for i in sorted(range(len(dirs)), key=lambda i: -dirs[i].uri.count("/")):
             node = dirs[i]
-            kids = await self.io(self.store.children, node.uri)
+            kids = await self.io(child_uris, node.uri)
             vec = summary[i]
             if kids:
-                kv = await self.io(self.store.get_vectors, [k.uri for k in kids])
-                rows = [routed.get(k.uri, kv[j]) for j, k in enumerate(kids)]
+                kv = await self.io(self.store.get_vectors, kids)
+                rows = [routed.get(k, kv[j]) for j, k in enumerate(kids)]
                 cen = np.mean(np.stack(rows), axis=0)
                 cen = cen / (float(np.linalg.norm(cen)) or 1.0)
                 vec = cen if self.directory_vectors == "centroid" else vec + cen
