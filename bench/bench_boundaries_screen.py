@@ -6,8 +6,11 @@ whose face is a chunk delivers the paragraphs (blank-line separated) of its pass
 (chunks of the face's passage mark, up to four either side) around the face paragraph that
 shares the most query words (stop words out), grown by whole paragraphs up to ``BUDGET``
 characters: ``centred`` alternates the two sides, ``forward`` takes the text after the
-match first. Only nDCG@10 (and the ranks) move: ``assemble_context`` (ctx@*) is untouched.
-The window may repeat text another slot shows (an optimistic screen).
+match first; ``coherent``: whole chunks, the face's passage grown to the neighbour whose
+words are nearer the face's (:func:`coherent`). Only nDCG@10 (and the ranks) move:
+``assemble_context`` (ctx@*) is untouched. The window may repeat text another slot shows
+(optimistic), and it never crosses a passage mark (``join_adjacent_hits`` is not
+reproduced: zsh-faq 3.6 and 3.8 lose by that alone).
 
     python bench/bench_boundaries_screen.py 3000 centred --dev --rows find --json OUT.json
 """
@@ -58,6 +61,8 @@ def window(runner: bn.Runner, m: Any, qwords: set[str], budget: int, mode: str) 
         if n is None or _passage_mark(n) != mark:
             continue
         paras += [(d, p) for p in re.split(r"\n\s*\n", runner.flat.text_of[u]) if p.strip()]
+    if mode == "coherent":
+        return coherent(paras, budget)
     face_ps = [i for i, (d, _) in enumerate(paras) if d == 0]
     if not face_ps:
         return str(m.slot_text)
@@ -75,6 +80,28 @@ def window(runner: bn.Runner, m: Any, qwords: set[str], budget: int, mode: str) 
         lo, hi = min(lo, j), max(hi, j)
         turn ^= 1
     return "\n\n".join(p for _, p in paras[lo : hi + 1])
+
+
+def coherent(paras: list[tuple[int, str]], budget: int) -> str:
+    """``coherent``: whole chunks of the face's passage, the face first, each step taking
+    the neighbouring chunk whose word set is nearer (Jaccard) the face's: the side that
+    continues the face's answer, if an answer's chunks share its words."""
+    chunks: dict[int, list[str]] = {}
+    for d, p in paras:
+        chunks.setdefault(d, []).append(p)
+    text = {d: "\n\n".join(ps) for d, ps in chunks.items()}
+    vocab = {d: set(WORD.findall(t.lower())) for d, t in text.items()}
+    face = vocab[0]
+    lo = hi = 0
+    size = len(text[0])
+    while True:
+        fits = [j for j in (lo - 1, hi + 1) if j in text and size + 2 + len(text[j]) <= budget]
+        if not fits:
+            break
+        j = max(fits, key=lambda j: len(vocab[j] & face) / max(1, len(vocab[j] | face)))
+        size += 2 + len(text[j])
+        lo, hi = min(lo, j), max(hi, j)
+    return "\n\n".join(text[d] for d in range(lo, hi + 1))
 
 
 def main() -> None:
