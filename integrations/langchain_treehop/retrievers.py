@@ -292,7 +292,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     """LangChain's ``VectorStoreRetriever`` spelling of the options, so code written for any
     vector-store retriever works: ``k``, ``filter``, ``score_threshold``, ``target_uri``,
     ``tags`` / ``tags_all`` (tag filters here) and every option name of this class. Merged
-    into the options at construction; an unknown key is an error, never dropped."""
+    into the options at construction (the field is then ``None``: the options hold the
+    values); an unknown key is an error, never dropped. ``configurable_fields(search_kwargs=
+    ConfigurableField(...))`` works as for ``VectorStoreRetriever``: the configured dict is
+    applied over the retriever's options for that run."""
 
     client: RetrieverClient | None = Field(default=None, exclude=True)
     """An open treehop client or a knowledge source (an object with ``find`` and ``afind``,
@@ -325,6 +328,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         extra = data["search_kwargs"]
         if not isinstance(extra, Mapping):
             raise InvalidQueryError(f"search_kwargs must be a dict, got {type(extra).__name__}")
+        # LangChain's configurable_fields(search_kwargs=ConfigurableField(...)) rebuilds the
+        # retriever from every field of the built one plus the configured search_kwargs: there
+        # the configured dict is the newer choice and wins. A user's own call never names every
+        # field, so a conflict there stays an error.
+        rebuild = set(cls.model_fields) <= data.keys()
         merged = dict(data)
         for key, value in extra.items():
             name = _SEARCH_KWARG_NAMES.get(key, key)
@@ -333,9 +341,12 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                     f"unknown search_kwargs key {key!r}; use k, filter, score_threshold, "
                     f"target_uri, tags, tags_all or an option name ({', '.join(_OPTION_FIELDS)})"
                 )
-            if name in data and data[name] != value:
+            if not rebuild and name in data and data[name] != value:
                 raise InvalidQueryError(f"{name} is given twice (directly and in search_kwargs)")
             merged[name] = value
+        # Consumed: the options now hold these values. A built retriever keeps no stale copy
+        # that a later rebuild (a configurable k, say) would apply over the configured value.
+        merged["search_kwargs"] = None
         return merged
 
     @model_validator(mode="after")
