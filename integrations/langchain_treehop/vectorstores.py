@@ -184,9 +184,11 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         self, texts: Iterable[str], metadatas: list[dict[Any, Any]] | None = None, **kwargs: Any
     ) -> list[str]:
         """Insert or replace texts by id (``ids=``, ``tags=``); returns the ids (generated ones
-        are stable). ``show_progress=True`` reports the embedding on stderr (a tqdm bar on a
-        terminal or in a notebook, else plain lines); a callable gets the core's
-        ``(stage, done, total)`` calls instead."""
+        are stable). ``batch_size`` (LangChain's indexing API passes it) is accepted and each
+        call is one upsert, so ``langchain_core.indexing.index`` with a record manager works;
+        a file whose chunks arrive over several calls keeps them all. ``show_progress=True``
+        reports the embedding on stderr (a tqdm bar on a terminal or in a notebook, else plain
+        lines); a callable gets the core's ``(stage, done, total)`` calls instead."""
         return self._run(self.aadd_texts(texts, metadatas, **kwargs))
 
     async def aadd_texts(
@@ -197,9 +199,17 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         ids: list[str] | None = None,
         tags: str | Sequence[str] | None = None,
         show_progress: bool | kit.ProgressCallback = False,
+        batch_size: int | None = None,
         **kwargs: Any,
     ) -> list[str]:
         reject_extra(kwargs, "aadd_texts")
+        # LangChain's indexing API (``index`` / ``aindex``) passes ``batch_size`` and has
+        # already cut the documents into batches of that size; each call is one upsert here
+        # (the embedder batches its own calls), so the value is checked and not used.
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
+            raise InvalidQueryError(f"batch_size must be a positive integer, got {batch_size!r}")
         passages = self._passages_of(texts, metadatas, ids)
         with kit.progress_reporter(show_progress, "treehop") as progress:
             return await self._passages.aupsert(passages, tags=tags, progress=progress)

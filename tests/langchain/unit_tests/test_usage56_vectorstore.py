@@ -1,0 +1,75 @@
+"""What a LangChain user's first scripts expect of ``TreehopVectorStore`` (helper usage56).
+
+LangChain's indexing API (``langchain_core.indexing.index`` with a record manager: the
+documented way to keep a vector store in sync with a loader, re-run without duplicates and
+with clean-up) calls ``add_documents(docs, ids=..., batch_size=...)`` and ``delete(ids)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.indexing import InMemoryRecordManager, aindex, index
+
+from langchain_treehop import TreehopVectorStore
+from treehop.errors import InvalidQueryError
+
+from lc_helpers import WordHashEmbeddings
+
+
+@pytest.fixture
+def store(embeddings: WordHashEmbeddings) -> Any:
+    s = TreehopVectorStore(embedding=embeddings, tagger=None)
+    yield s
+    s.close()
+
+
+def _docs(rollback: str) -> list[Document]:
+    return [
+        Document(page_content=rollback, metadata={"source": "ops.md"}),
+        Document(page_content="API keys rotate every ninety days.", metadata={"source": "sec.md"}),
+    ]
+
+
+def _texts(store: TreehopVectorStore) -> list[str]:
+    return sorted(d.page_content for d in store.similarity_search("rollback keys", k=10))
+
+
+def test_langchain_indexing_api_syncs_the_store(store: TreehopVectorStore) -> None:
+    records = InMemoryRecordManager(namespace="usage56")
+    records.create_schema()
+    first = _docs("Roll back with kubectl rollout undo.")
+    kw: dict[str, Any] = {
+        "cleanup": "incremental",
+        "source_id_key": "source",
+        "key_encoder": "sha256",
+    }
+    assert index(first, records, store, **kw)["num_added"] == 2
+    assert index(first, records, store, **kw)["num_skipped"] == 2  # a re-run adds nothing
+    changed = _docs("Roll back with helm rollback.")
+    result = index(changed, records, store, **kw)
+    assert (result["num_added"], result["num_deleted"]) == (1, 1)
+    assert _texts(store) == sorted(d.page_content for d in changed)
+    assert index([], records, store, cleanup="full", key_encoder="sha256")["num_deleted"] == 2
+    assert store.similarity_search("rollback keys", k=10) == []
+
+
+def test_langchain_indexing_api_async(store: TreehopVectorStore) -> None:
+    records = InMemoryRecordManager(namespace="usage56-async")
+    records.create_schema()
+    docs = _docs("Roll back with kubectl rollout undo.")
+    result = asyncio.run(
+        aindex(docs, records, store, cleanup="full", batch_size=1, key_encoder="sha256")
+    )
+    assert result["num_added"] == 2
+    assert _texts(store) == sorted(d.page_content for d in docs)
+
+
+def test_batch_size_is_checked(store: TreehopVectorStore) -> None:
+    assert store.add_texts(["one text"], ids=["a"], batch_size=64) == ["a"]
+    for bad in (0, -1, 1.5, True, "10"):
+        with pytest.raises(InvalidQueryError, match="batch_size"):
+            store.add_texts(["one text"], ids=["a"], batch_size=bad)
