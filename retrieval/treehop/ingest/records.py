@@ -700,6 +700,36 @@ def relative_sources(values: Sequence[str], root: str | None = None) -> list[str
     return out
 
 
+def _absolute_body(value: str) -> str | None:
+    """``value`` as :func:`relative_sources` reads an absolute machine path (POSIX, without
+    a drive letter); ``None`` for a URL, a relative or a climbing path."""
+    parts = urlsplit(value)
+    if parts.scheme in _URL_SCHEMES and parts.netloc:
+        return None
+    norm = posixpath.normpath(value.replace("\\", "/"))
+    drive = norm[:2] if len(norm) >= 2 and _DRIVE.match(norm[:2]) else ""
+    body = norm[len(drive) :]
+    return body if posixpath.isabs(body) else None
+
+
+def _root_above(body: str, depth: int) -> str | None:
+    """The directory ``depth`` path segments above the absolute ``body`` (the root it was made
+    relative to when it became a file ``depth`` segments below the base); ``None`` if none."""
+    parts = body.split("/")  # "/a/b/c.md" -> ["", "a", "b", "c.md"]
+    if depth < 1 or depth >= len(parts):
+        return None
+    return "/".join(parts[:-depth]) or "/"
+
+
+def _is_under(body: str, root: str) -> bool:
+    return root == "/" or body.startswith(root.rstrip("/") + "/")
+
+
+_ROOTS: weakref.WeakKeyDictionary[AsyncTreehop, dict[str, set[str]]] = weakref.WeakKeyDictionary()
+"""Per client and base URI: the directories absolute source paths were made relative to
+(:meth:`PassageStore._learned_roots`)."""
+
+
 @dataclass
 class _IdIndex:
     uris: dict[str, str] = field(default_factory=dict)
@@ -849,9 +879,11 @@ class PassageStore:
                         "string path"
                     )
                 sources[pid] = raw
-        rel = dict(
-            zip(sources, relative_sources(list(sources.values()), self.source_root), strict=True)
-        )
+        root = self.source_root
+        if root is None and sources:
+            root = self._root_for(sources.values())
+        rel = dict(zip(sources, relative_sources(list(sources.values()), root), strict=True))
+        self._remember_roots(sources, rel)
         out: dict[str, str | None] = {}
         for pid in planned:
             if pid not in rel:
@@ -865,6 +897,53 @@ class PassageStore:
                 target = urimod.join(target, s)
             out[pid] = self.client.resolve(self.client.display(target))
         return out
+
+    # ------------------------------------------------------------------ where sources go
+    def _learned_roots(self) -> set[str]:
+        """The directories absolute source paths under ``base`` were made relative to: read
+        once per client from the stored passages (a file ``n`` segments below the base whose
+        source is ``/x/y/a/b.md`` was placed from ``n`` segments above it), then kept up to
+        date by :meth:`_remember_roots`."""
+        per_client = _ROOTS.setdefault(self.client, {})
+        roots = per_client.get(self.base)
+        if roots is not None:
+            return roots
+        roots = set()
+        prefix = self.base.rstrip("/") + "/"
+        if self.path_key:
+            for node in self.client.store.iter_nodes(self.base):
+                raw = node.metadata.get(self.path_key) if node.is_leaf else None
+                if not isinstance(raw, str) or not node.uri.startswith(prefix):
+                    continue
+                body = _absolute_body(raw)
+                file_uri = node.uri[len(prefix) :].split(urimod.CHUNK_MARK, 1)[0]
+                root = None if body is None else _root_above(body, file_uri.count("/") + 1)
+                if root is not None:
+                    roots.add(root)
+        per_client[self.base] = roots
+        return roots
+
+    def _root_for(self, values: Iterable[str]) -> str | None:
+        """Without ``source_root``: the directory an earlier batch made its absolute sources
+        relative to, when it holds every absolute source of this batch (the deepest such).
+        So re-adding one changed file (its own batch) keeps it where the folder's ingest put
+        it (``<base>/ops/a.md``) instead of moving it to ``<base>/a.md``; ``None`` (this
+        batch's own common directory) when no earlier root holds them all."""
+        bodies = [b for b in map(_absolute_body, values) if b is not None]
+        if not bodies:
+            return None
+        fits = [r for r in self._learned_roots() if all(_is_under(b, r) for b in bodies)]
+        return max(fits, key=len) if fits else None
+
+    def _remember_roots(self, sources: Mapping[str, str], rel: Mapping[str, str]) -> None:
+        for pid, raw in sources.items():
+            body = _absolute_body(raw)
+            relative = rel[pid]
+            if body is None or not body.endswith("/" + relative):
+                continue  # not absolute, or a climbing path cut short: no root to learn
+            root = _root_above(body, relative.count("/") + 1)
+            if root is not None:
+                self._learned_roots().add(root)
 
     async def aupsert(
         self,

@@ -73,3 +73,51 @@ def test_batch_size_is_checked(store: TreehopVectorStore) -> None:
     for bad in (0, -1, 1.5, True, "10"):
         with pytest.raises(InvalidQueryError, match="batch_size"):
             store.add_texts(["one text"], ids=["a"], batch_size=bad)
+
+
+def _leaves(store: TreehopVectorStore) -> list[str]:
+    client = store.client
+    return sorted({n.uri.split("#")[0] for n in client.aio.store.iter_nodes() if n.is_leaf})
+
+
+def test_updating_one_file_keeps_its_place_in_the_tree(store: TreehopVectorStore) -> None:
+    # A first ingest of a folder places each file relative to the folder the batch shares;
+    # re-adding one changed file later (its own batch) must land where the folder put it,
+    # not at the root, which would move it out of its directory (and out of target_uri).
+    root = "/home/alice/project/docs"
+    docs = [
+        Document(page_content="Roll back with kubectl.", metadata={"source": f"{root}/ops/a.md"}),
+        Document(page_content="Fish on Fridays.", metadata={"source": f"{root}/food.md"}),
+    ]
+    store.add_documents(docs, ids=["a", "food"])
+    before = _leaves(store)
+    assert before == ["viking://resources/food.md", "viking://resources/ops/a.md"]
+    changed = Document(page_content="Roll back with helm.", metadata={"source": f"{root}/ops/a.md"})
+    store.add_documents([changed], ids=["a"])
+    assert _leaves(store) == before
+    got = store.similarity_search("roll back", k=1, target_uri="ops")
+    assert [d.page_content for d in got] == ["Roll back with helm."]
+    # a new file of the same folder joins it the same way
+    new = Document(page_content="Canary first.", metadata={"source": f"{root}/ops/b.md"})
+    store.add_documents([new], ids=["b"])
+    assert "viking://resources/ops/b.md" in _leaves(store)
+
+
+def test_a_reopened_index_learns_where_its_folder_went(
+    embeddings: WordHashEmbeddings, tmp_path: Any
+) -> None:
+    root = "/home/alice/project/docs"
+    docs = [
+        Document(page_content="Roll back with kubectl.", metadata={"source": f"{root}/ops/a.md"}),
+        Document(page_content="Fish on Fridays.", metadata={"source": f"{root}/food.md"}),
+    ]
+    first = TreehopVectorStore.from_documents(
+        docs, embeddings, ids=["a", "food"], path=tmp_path / "i", tagger=None
+    )
+    first.close()
+    again = TreehopVectorStore(embeddings, path=tmp_path / "i", tagger=None)
+    changed = Document(page_content="Blue green.", metadata={"source": f"{root}/ops/a.md"})
+    again.add_documents([changed], ids=["a"])
+    assert _leaves(again) == ["viking://resources/food.md", "viking://resources/ops/a.md"]
+    assert [d.page_content for d in again.get_by_ids(["a"])] == ["Blue green."]
+    again.close()

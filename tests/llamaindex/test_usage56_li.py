@@ -1,0 +1,47 @@
+"""What a LlamaIndex user's first scripts expect of the treehop vector store (helper usage56).
+
+``SimpleDirectoryReader(folder, filename_as_id=True)`` + ``VectorStoreIndex`` and later
+``index.refresh_ref_docs(...)`` with the one file that changed (or an ``IngestionPipeline``
+with a docstore doing the same) is LlamaIndex's documented way to keep an index current. The
+changed file must stay where the folder's ingest placed it in the tree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from li_helpers import WordHashEmbedding
+from llama_index.core import SimpleDirectoryReader, StorageContext, VectorStoreIndex
+
+from llama_index.vector_stores.treehop import TreehopVectorStore
+
+
+def _files(store: TreehopVectorStore) -> list[str]:
+    nodes = store.aclient.store.iter_nodes()
+    return sorted({n.uri.split("#")[0] for n in nodes if n.is_leaf})
+
+
+def test_refreshing_one_file_keeps_its_place(
+    tmp_path: Path, word_embedding: WordHashEmbedding
+) -> None:
+    docs_dir = tmp_path / "docs"
+    (docs_dir / "ops").mkdir(parents=True)
+    (docs_dir / "ops" / "rollback.md").write_text("Roll back with kubectl.", encoding="utf-8")
+    (docs_dir / "food.md").write_text("Fish on Fridays.", encoding="utf-8")
+    store = TreehopVectorStore(embed_model=word_embedding, tagger=None)
+    docs = SimpleDirectoryReader(str(docs_dir), recursive=True, filename_as_id=True).load_data()
+    index = VectorStoreIndex.from_documents(
+        docs,
+        storage_context=StorageContext.from_defaults(vector_store=store),
+        embed_model=store.embed_model,
+    )
+    before = _files(store)
+    assert before == ["viking://resources/food.md", "viking://resources/ops/rollback.md"]
+    changed_file = docs_dir / "ops" / "rollback.md"
+    changed_file.write_text("Roll back with helm rollback.", encoding="utf-8")
+    one = SimpleDirectoryReader(input_files=[str(changed_file)], filename_as_id=True).load_data()
+    assert index.refresh_ref_docs(one) == [True]
+    assert _files(store) == before
+    hits = index.as_retriever(similarity_top_k=1).retrieve("helm rollback")
+    assert hits[0].node.get_content() == "Roll back with helm rollback."
+    store.close()
