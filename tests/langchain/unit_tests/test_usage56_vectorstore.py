@@ -121,3 +121,31 @@ def test_a_reopened_index_learns_where_its_folder_went(
     assert _leaves(again) == ["viking://resources/food.md", "viking://resources/ops/a.md"]
     assert [d.page_content for d in again.get_by_ids(["a"])] == ["Blue green."]
     again.close()
+
+
+def test_add_documents_function_updates_a_file_in_place(embeddings: WordHashEmbeddings) -> None:
+    # langchain_treehop.add_documents (whole documents, summarised and chunked by treehop):
+    # re-adding one changed file used to write a second copy at <base>/a.md next to
+    # <base>/ops/a.md, both found by every search.
+    from langchain_treehop import LangChainEmbedder, add_documents
+    from treehop import Treehop
+
+    root = "/home/alice/project/docs"
+    with Treehop(None, embedder=LangChainEmbedder(embeddings), tagger=None) as client:
+        first = [
+            Document(
+                page_content="Roll back with kubectl.", metadata={"source": f"{root}/ops/a.md"}
+            ),
+            Document(page_content="Fish on Fridays.", metadata={"source": f"{root}/food.md"}),
+        ]
+        assert add_documents(client, first) == [
+            "viking://resources/ops/a.md",
+            "viking://resources/food.md",
+        ]
+        changed = Document(
+            page_content="Roll back with helm.", metadata={"source": f"{root}/ops/a.md"}
+        )
+        assert add_documents(client, [changed]) == ["viking://resources/ops/a.md"]
+        assert client.read("viking://resources/ops/a.md").strip() == "Roll back with helm."
+        leaves = {n.uri.split("#")[0] for n in client.aio.store.iter_nodes() if n.is_leaf}
+        assert leaves == {"viking://resources/ops/a.md", "viking://resources/food.md"}
