@@ -441,6 +441,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         if is_knowledge_source(self.treehop_client):
             _check_source_options(self.treehop_client, opts)
 
+    def _display(self) -> Callable[[str], str] | None:
+        """How the client writes a URI for its user (``None`` for a knowledge source)."""
+        client = self.treehop_client
+        return None if is_knowledge_source(client) else kit.as_async(client).display
+
     def _to_documents(self, result: FindResult, opts: TreehopRetrievalOptions) -> list[Document]:
         # A LangChain score_threshold promises that no weaker document comes back (the core
         # prunes the descent with it but may keep global-search hits below it).
@@ -468,7 +473,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             result = kit.find(client, query, context_type=_context_type(opts), **_core(opts))
         else:
             result = kit.call(client, _search, query, opts)
-        _emit(run_manager, query, result)
+        _emit(run_manager, query, result, self._display())
         return self._to_documents(result, opts)
 
     async def _aget_relevant_documents(
@@ -489,7 +494,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             result = await kit.afind(client, query, context_type=ctype, **_core(opts))
         else:
             result = await kit.acall(client, _search, query, opts)
-        await _aemit(run_manager, query, result)
+        await _aemit(run_manager, query, result, self._display())
         return self._to_documents(result, opts)
 
     def batch(
@@ -693,16 +698,24 @@ def _history_messages(history: Sequence[BaseMessage]) -> list[tuple[str, str]]:
     return out
 
 
-def _emit(run_manager: CallbackManagerForRetrieverRun, query: str, result: FindResult) -> None:
+def _emit(
+    run_manager: CallbackManagerForRetrieverRun,
+    query: str,
+    result: FindResult,
+    display: Callable[[str], str] | None,
+) -> None:
     """Dispatch the stage events, only when a handler listens (nothing is built otherwise)."""
     child = run_manager.get_child()
-    for ev in stage_events(query, result) if child.handlers else []:
+    for ev in stage_events(query, result, display) if child.handlers else []:
         dispatch_custom_event(ev.EVENT, ev.payload(), config={"callbacks": child})
 
 
 async def _aemit(
-    run_manager: AsyncCallbackManagerForRetrieverRun, query: str, result: FindResult
+    run_manager: AsyncCallbackManagerForRetrieverRun,
+    query: str,
+    result: FindResult,
+    display: Callable[[str], str] | None,
 ) -> None:
     child = run_manager.get_child()
-    for ev in stage_events(query, result) if child.handlers else []:
+    for ev in stage_events(query, result, display) if child.handlers else []:
         await adispatch_custom_event(ev.EVENT, ev.payload(), config={"callbacks": child})

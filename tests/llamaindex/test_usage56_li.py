@@ -9,11 +9,18 @@ changed file must stay where the folder's ingest placed it in the tree.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import llama_index.core.instrumentation as instrument
 from li_helpers import WordHashEmbedding
 from llama_index.core import SimpleDirectoryReader, StorageContext, VectorStoreIndex
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events import BaseEvent
+from pydantic import Field
 
+from llama_index.retrievers.treehop import TreehopRetriever
 from llama_index.vector_stores.treehop import TreehopVectorStore
+from treehop import Treehop
 
 
 def _files(store: TreehopVectorStore) -> list[str]:
@@ -45,3 +52,33 @@ def test_refreshing_one_file_keeps_its_place(
     hits = index.as_retriever(similarity_top_k=1).retrieve("helm rollback")
     assert hits[0].node.get_content() == "Roll back with helm rollback."
     store.close()
+
+
+class _Recorder(BaseEventHandler):
+    events: list[BaseEvent] = Field(default_factory=list)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "Usage56Recorder"
+
+    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
+        self.events.append(event)
+
+
+def test_stage_events_name_uris_as_the_nodes_do(client: Treehop) -> None:
+    # A memory node's id is viking://~/memories/...; the instrumentation events of the same
+    # retrieval named it viking://user/default/memories/..., so they could not be matched.
+    from llama_index.retrievers.treehop import TreehopGlobalSearchEvent
+
+    client.add_memory("I am vegetarian and love pasta.", name="diet")
+    rec = _Recorder(events=[])
+    root = instrument.get_dispatcher()
+    root.add_event_handler(rec)
+    try:
+        retriever = TreehopRetriever(client, similarity_top_k=1, target_uri="viking://~/memories")
+        nodes = retriever.retrieve("pasta")
+    finally:
+        root.event_handlers.remove(rec)
+    assert [n.node.node_id for n in nodes] == ["viking://~/memories/diet"]
+    starts = [e for e in rec.events if isinstance(e, TreehopGlobalSearchEvent)]
+    assert starts and "viking://~/memories/diet" in [u for u, _ in starts[0].starting_points]

@@ -9,7 +9,10 @@ come back as direct fields: the rebuild must not read as "given twice".
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import ConfigurableField
 from pydantic import ValidationError
 
@@ -48,3 +51,25 @@ def test_configurable_search_kwargs_over_a_retriever_built_with_search_kwargs(
 def test_a_user_giving_k_twice_is_still_refused(lc_client: Treehop) -> None:
     with pytest.raises(ValidationError, match="given twice"):
         TreehopRetriever(client=lc_client, k=3, search_kwargs={"k": 2})
+
+
+class _Events(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.events: dict[str, Any] = {}
+
+    def on_custom_event(self, name: str, data: Any, **kw: Any) -> None:
+        self.events[name] = data
+
+
+def test_trace_events_name_uris_as_the_documents_do(lc_client: Treehop) -> None:
+    # A memory's Document.id is viking://~/memories/...; the events of the same call named
+    # the same node viking://user/default/memories/..., so the two could not be matched.
+    lc_client.add_memory("I am vegetarian and love pasta.", name="diet")
+    events = _Events()
+    retriever = TreehopRetriever(client=lc_client, k=1, target_uri="viking://~/memories")
+    docs = retriever.invoke("pasta", config={"callbacks": [events]})
+    assert [d.id for d in docs] == ["viking://~/memories/diet"]
+    starts = [p["uri"] for p in events.events["treehop_global_search"]["starting_points"]]
+    assert "viking://~/memories/diet" in starts
+    searched = events.events["treehop_descent"]["searched_directories"]
+    assert all(u.startswith("viking://~/memories") for u in searched)  # (may be none)

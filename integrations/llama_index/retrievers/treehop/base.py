@@ -288,6 +288,12 @@ class TreehopRetriever(BaseRetriever):
         return self._client
 
     @property
+    def _display(self) -> Callable[[str], str] | None:
+        """How the client writes a URI for its user, as in the nodes' ids (``None`` for a
+        knowledge source): the stage events name URIs the same way."""
+        return None if self._tree is None else self._tree.display
+
+    @property
     def _aclient(self) -> AsyncTreehop:
         """The native async client behind a treehop client (never used for a source)."""
         if self._tree is None:  # pragma: no cover - every caller checks for a source first
@@ -504,7 +510,7 @@ class TreehopRetriever(BaseRetriever):
         ) as cb_event:
 
             def finish(nodes: list[NodeWithScore], result: FindResult) -> None:
-                for stage in stage_events(query_bundle.query_str, result):
+                for stage in stage_events(query_bundle.query_str, result, self._display):
                     if isinstance(stage, RerankFallbackStage):
                         dispatcher.event(
                             TreehopRerankFallbackEvent(
@@ -549,7 +555,7 @@ class TreehopRetriever(BaseRetriever):
         hop_ids = [
             n.node.node_id for n in nodes if n.node.metadata.get("found_by") == FoundBy.TAG_HOP
         ]
-        for stage in stage_events(query_bundle.query_str, result):
+        for stage in stage_events(query_bundle.query_str, result, self._display):
             if self._verbose:
                 _print_stage(stage)
             event_type = _EVENTS.get(type(stage))
