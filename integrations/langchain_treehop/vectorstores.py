@@ -44,10 +44,9 @@ from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
 from treehop import MatchedContext
 from treehop import integration_kit as kit
-from treehop import uri as urimod
 from treehop.arguments import check_bool
 from treehop.errors import InvalidQueryError
-from treehop.ingest.records import INTERNAL_KEYS, Passage, path_segments
+from treehop.ingest.records import INTERNAL_KEYS, Passage
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.search_options import SearchKwargs
 from treehop.validation import check_limit, check_query
@@ -286,25 +285,6 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         if kwargs.get("retrieval_mode") is not None:
             opts["mode"] = kwargs["retrieval_mode"]
         return opts
-
-    def _targets(self, target: str | Sequence[str] | None) -> list[str]:
-        """``target_uri`` as display URIs: a ``viking://`` URI, or a path under the base."""
-        if target is None:
-            return [self.base_uri]
-        if not isinstance(target, str) and not isinstance(target, Iterable):
-            raise InvalidQueryError(f"target_uri must be a URI or a list of URIs, got {target!r}")
-        items = [target] if isinstance(target, str) else list(target)
-        if not items:
-            raise InvalidQueryError("target_uri must not be empty")
-        out: list[str] = []
-        for t in items:
-            if not isinstance(t, str):
-                raise InvalidQueryError(f"target_uri must be strings, got {t!r}")
-            uri = self.aclient.resolve(t) if t.startswith(urimod.SCHEME) else self._passages.base
-            for seg in [] if t.startswith(urimod.SCHEME) else path_segments(t):
-                uri = urimod.join(uri, seg)
-            out.append(self.aclient.display(uri))
-        return out
 
     async def _afind(
         self, query: str, k: int, kwargs: dict[str, Any], vector: Sequence[float] | None = None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import llama_index.core.instrumentation as instrument
+import pytest
 from li_helpers import WordHashEmbedding
 from llama_index.core import SimpleDirectoryReader, StorageContext, VectorStoreIndex
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
@@ -21,6 +22,7 @@ from pydantic import Field
 from llama_index.retrievers.treehop import TreehopRetriever
 from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
+from treehop.errors import InvalidQueryError
 
 
 def _files(store: TreehopVectorStore) -> list[str]:
@@ -82,3 +84,39 @@ def test_stage_events_name_uris_as_the_nodes_do(client: Treehop) -> None:
     assert [n.node.node_id for n in nodes] == ["viking://~/memories/diet"]
     starts = [e for e in rec.events if isinstance(e, TreehopGlobalSearchEvent)]
     assert starts and "viking://~/memories/diet" in [u for u, _ in starts[0].starting_points]
+
+
+def test_vector_store_kwargs_set_treehop_options_per_query(
+    tmp_path: Path, word_embedding: WordHashEmbedding
+) -> None:
+    # LlamaIndex's channel for store-specific options at query time is the retriever's
+    # vector_store_kwargs; the LangChain store takes the same options per call.
+    docs_dir = tmp_path / "docs"
+    (docs_dir / "ops").mkdir(parents=True)
+    (docs_dir / "ops" / "rollback.md").write_text("Roll back with kubectl.", encoding="utf-8")
+    (docs_dir / "food.md").write_text("Fish on Fridays, roll back never.", encoding="utf-8")
+    store = TreehopVectorStore(embed_model=word_embedding, tagger=None)
+    docs = SimpleDirectoryReader(str(docs_dir), recursive=True).load_data()
+    index = VectorStoreIndex.from_documents(
+        docs,
+        storage_context=StorageContext.from_defaults(vector_store=store),
+        embed_model=store.embed_model,
+    )
+
+    def ids(**kwargs: Any) -> list[str]:
+        retriever = index.as_retriever(similarity_top_k=10, vector_store_kwargs=kwargs)
+        return [n.node.node_id for n in retriever.retrieve("roll back")]
+
+    plain = ids()
+    assert len(plain) == 2
+    scoped = ids(target_uri="ops")
+    assert len(scoped) == 1 and scoped[0] in plain
+    assert ids(target_uri=["viking://resources/ops"]) == scoped
+    assert len(ids(include_directories=True)) > len(plain)
+    assert len(ids(dense_weight=1.0)) == 2
+    top = index.as_retriever(similarity_top_k=10).retrieve("roll back")
+    floor = (top[0].score or 0) - 1e-6
+    assert ids(score_threshold=floor) == [top[0].node.node_id]
+    with pytest.raises(InvalidQueryError, match="unknown"):
+        ids(bogus=1)
+    store.close()

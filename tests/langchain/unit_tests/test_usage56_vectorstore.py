@@ -149,3 +149,30 @@ def test_add_documents_function_updates_a_file_in_place(embeddings: WordHashEmbe
         assert client.read("viking://resources/ops/a.md").strip() == "Roll back with helm."
         leaves = {n.uri.split("#")[0] for n in client.aio.store.iter_nodes() if n.is_leaf}
         assert leaves == {"viking://resources/ops/a.md", "viking://resources/food.md"}
+
+
+def test_score_threshold_is_a_floor_on_the_scores_returned() -> None:
+    # similarity_search_with_score(q, score_threshold=t) returned a document scoring below t
+    # (0.138 under a 0.146 threshold), and LlamaIndex's store dropped the best node when t was
+    # just under its score: the core prunes its search with the threshold on the scores
+    # before the tree context, and a document is returned with its final score.
+    texts = [
+        "Kubernetes rollbacks: use kubectl rollout undo deployment/web.",
+        "Helm charts: helm rollback web 3.",
+        "Fish on Fridays.",
+        "API keys rotate every 90 days.",
+    ]
+    store = TreehopVectorStore.from_texts(texts)  # the offline MiniLM
+    try:
+        ranked = store.similarity_search_with_score("roll back", k=10)
+        assert len(ranked) == 4
+        for _, score in ranked:
+            floor = score - 1e-6
+            kept = store.similarity_search_with_score("roll back", k=10, score_threshold=floor)
+            assert kept and all(s >= floor for _, s in kept), (floor, kept)
+            # and none that ends above it is lost (the k best, less those under the floor)
+            assert [d.id for d, _ in kept] == [d.id for d, s in ranked if s >= floor]
+            docs = store.similarity_search("roll back", k=10, score_threshold=floor)
+            assert len(docs) == len(kept)
+    finally:
+        store.close()
