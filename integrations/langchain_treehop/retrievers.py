@@ -470,7 +470,9 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         if batched is not None:
             result = batched
         elif is_knowledge_source(client) or opts.mode == "find":
-            result = kit.find(client, query, context_type=_context_type(opts), **_core(opts))
+            result = kit.find(
+                client, query, context_type=_context_type(opts), **_find_kw(opts, client)
+            )
         else:
             result = kit.call(client, _search, query, opts)
         _emit(run_manager, query, result, self._display())
@@ -491,7 +493,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             result = batched
         elif is_knowledge_source(client) or opts.mode == "find":
             ctype = _context_type(opts)
-            result = await kit.afind(client, query, context_type=ctype, **_core(opts))
+            result = await kit.afind(client, query, context_type=ctype, **_find_kw(opts, client))
         else:
             result = await kit.acall(client, _search, query, opts)
         await _aemit(run_manager, query, result, self._display())
@@ -575,7 +577,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 client,
                 queries,
                 context_type=_context_type(opts),
-                **_core(opts),
+                **_find_kw(opts, client),
             )
         except TreehopError:
             return None  # each invoke finds alone: the error is its input's
@@ -593,7 +595,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 client,
                 queries,
                 context_type=_context_type(opts),
-                **_core(opts),
+                **_find_kw(opts, client),
             )
         except TreehopError:
             return None
@@ -649,6 +651,23 @@ def _core(opts: TreehopRetrievalOptions) -> SearchKwargs:
         kw["tags"], kw["tags_all"] = opts.tag_filter, opts.tag_filter_all
     if opts.retrieval_mode is not None:
         kw["mode"] = opts.retrieval_mode
+    return kw
+
+
+def _find_kw(opts: TreehopRetrievalOptions, client: RetrieverClient) -> SearchKwargs:
+    """:func:`_core` for a find. On a treehop client ``score_threshold`` is a floor on the
+    returned documents' scores (:meth:`TreehopRetriever._to_documents`); above the client's
+    own default (``RetrievalConfig.score_threshold``) it is not passed to the core, which
+    prunes its search with it on the scores before the tree context (a hit that ends above
+    the floor was lost). A knowledge source gets it as it is."""
+    kw = _core(opts)
+    floor = kw.get("score_threshold")
+    if (
+        floor is not None
+        and not is_knowledge_source(client)
+        and floor > kit.as_async(client).config.score_threshold
+    ):
+        kw.pop("score_threshold")
     return kw
 
 

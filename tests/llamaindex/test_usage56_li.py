@@ -120,3 +120,29 @@ def test_vector_store_kwargs_set_treehop_options_per_query(
     with pytest.raises(InvalidQueryError, match="unknown"):
         ids(bogus=1)
     store.close()
+
+
+def test_find_score_threshold_keeps_every_node_scoring_above_it(tmp_path: Path) -> None:
+    # TreehopRetriever(score_threshold=t) lost nodes whose score was above t (the core pruned
+    # its search with t on the scores before the tree context).
+    docs = tmp_path / "docs"
+    (docs / "devops").mkdir(parents=True)
+    (docs / "devops" / "rollback.md").write_text(
+        "# Rollbacks\n\nTo roll back a deployment, run kubectl rollout undo. Canary releases "
+        "go to 5% of traffic first.\n",
+        encoding="utf-8",
+    )
+    (docs / "keys.md").write_text("# API keys\n\nAPI keys rotate every 90 days.\n", "utf-8")
+    (docs / "food.md").write_text("# Cafeteria\n\nFish on Fridays.\n", encoding="utf-8")
+    with Treehop(None) as tree:  # the offline MiniLM
+        tree.add_resource(docs, target_uri="viking://resources/docs")
+        for query in ["release", "food on friday", "rotate keys"]:
+            ranked = [
+                (n.node.node_id, n.score)
+                for n in TreehopRetriever(tree, similarity_top_k=10).retrieve(query)
+            ]
+            for _, score in ranked:
+                floor = (score or 0.0) - 1e-6
+                kept = TreehopRetriever(tree, similarity_top_k=10, score_threshold=floor)
+                got = [(n.node.node_id, n.score) for n in kept.retrieve(query)]
+                assert got == [(u, s) for u, s in ranked if (s or 0.0) >= floor], (query, floor)

@@ -73,3 +73,41 @@ def test_trace_events_name_uris_as_the_documents_do(lc_client: Treehop) -> None:
     assert "viking://~/memories/diet" in starts
     searched = events.events["treehop_descent"]["searched_directories"]
     assert all(u.startswith("viking://~/memories") for u in searched)  # (may be none)
+
+
+def _small_tree(root: Any) -> None:
+    (root / "devops").mkdir(parents=True)
+    (root / "security").mkdir()
+    (root / "devops" / "rollback.md").write_text(
+        "# Rollbacks\n\nTo roll back a deployment, run `kubectl rollout undo deployment/web`."
+        " Helm users run `helm rollback web 3`.\n\n## Canary releases\n\nNew versions go to 5% "
+        "of traffic first, then 50%, then everyone.\n",
+        encoding="utf-8",
+    )
+    (root / "security" / "keys.md").write_text(
+        "# API keys\n\nAPI keys rotate every 90 days. The security team emails a reminder a "
+        "week before expiry.\n\n## OAuth tokens\n\nTokens are validated against the JWKS "
+        "endpoint; the exp claim is checked.\n",
+        encoding="utf-8",
+    )
+    (root / "food.md").write_text(
+        "# Cafeteria\n\nVegetarian food on Mondays, fish on Fridays.\n", encoding="utf-8"
+    )
+
+
+def test_find_score_threshold_keeps_every_hit_scoring_above_it(tmp_path: Any) -> None:
+    # invoke("release", score_threshold=0.0616) returned only rollback.md although keys.md
+    # scores 0.0616 without a threshold: the core pruned its search with the threshold on
+    # the scores before the tree context; the documents carry their final scores.
+    _small_tree(tmp_path / "docs")
+    with Treehop(None) as client:  # the offline MiniLM
+        client.add_resource(tmp_path / "docs", target_uri="viking://resources/docs")
+        retriever = TreehopRetriever(client=client, k=10)
+        for query in ["release", "food on friday", "rotate keys", "roll back"]:
+            ranked = [(d.id, d.metadata["score"]) for d in retriever.invoke(query)]
+            for _, score in ranked:
+                floor = score - 1e-6
+                kept = retriever.invoke(query, score_threshold=floor)
+                assert [(d.id, d.metadata["score"]) for d in kept] == [
+                    (u, s) for u, s in ranked if s >= floor
+                ], (query, floor)
