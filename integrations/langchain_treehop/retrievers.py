@@ -292,7 +292,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     """LangChain's ``VectorStoreRetriever`` spelling of the options, so code written for any
     vector-store retriever works: ``k``, ``filter``, ``score_threshold``, ``target_uri``,
     ``tags`` / ``tags_all`` (tag filters here) and every option name of this class. Merged
-    into the options at construction; an unknown key is an error, never dropped."""
+    into the options at construction (the field is then ``None``: the options hold the
+    values); an unknown key is an error, never dropped. ``configurable_fields(search_kwargs=
+    ConfigurableField(...))`` works as for ``VectorStoreRetriever``: the configured dict is
+    applied over the retriever's options for that run."""
 
     client: RetrieverClient | None = Field(default=None, exclude=True)
     """An open treehop client or a knowledge source (an object with ``find`` and ``afind``,
@@ -325,6 +328,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         extra = data["search_kwargs"]
         if not isinstance(extra, Mapping):
             raise InvalidQueryError(f"search_kwargs must be a dict, got {type(extra).__name__}")
+        # LangChain's configurable_fields(search_kwargs=ConfigurableField(...)) rebuilds the
+        # retriever from every field of the built one plus the configured search_kwargs: there
+        # the configured dict is the newer choice and wins. A user's own call never names every
+        # field, so a conflict there stays an error.
+        rebuild = set(cls.model_fields) <= data.keys()
         merged = dict(data)
         for key, value in extra.items():
             name = _SEARCH_KWARG_NAMES.get(key, key)
@@ -333,9 +341,12 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                     f"unknown search_kwargs key {key!r}; use k, filter, score_threshold, "
                     f"target_uri, tags, tags_all or an option name ({', '.join(_OPTION_FIELDS)})"
                 )
-            if name in data and data[name] != value:
+            if not rebuild and name in data and data[name] != value:
                 raise InvalidQueryError(f"{name} is given twice (directly and in search_kwargs)")
             merged[name] = value
+        # Consumed: the options now hold these values. A built retriever keeps no stale copy
+        # that a later rebuild (a configurable k, say) would apply over the configured value.
+        merged["search_kwargs"] = None
         return merged
 
     @model_validator(mode="after")
@@ -430,6 +441,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         if is_knowledge_source(self.treehop_client):
             _check_source_options(self.treehop_client, opts)
 
+    def _display(self) -> Callable[[str], str] | None:
+        """How the client writes a URI for its user (``None`` for a knowledge source)."""
+        client = self.treehop_client
+        return None if is_knowledge_source(client) else kit.as_async(client).display
+
     def _to_documents(self, result: FindResult, opts: TreehopRetrievalOptions) -> list[Document]:
         # A LangChain score_threshold promises that no weaker document comes back (the core
         # prunes the descent with it but may keep global-search hits below it).
@@ -454,10 +470,12 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         if batched is not None:
             result = batched
         elif is_knowledge_source(client) or opts.mode == "find":
-            result = kit.find(client, query, context_type=_context_type(opts), **_core(opts))
+            result = kit.find(
+                client, query, context_type=_context_type(opts), **_find_kw(opts, client)
+            )
         else:
             result = kit.call(client, _search, query, opts)
-        _emit(run_manager, query, result)
+        _emit(run_manager, query, result, self._display())
         return self._to_documents(result, opts)
 
     async def _aget_relevant_documents(
@@ -475,10 +493,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             result = batched
         elif is_knowledge_source(client) or opts.mode == "find":
             ctype = _context_type(opts)
-            result = await kit.afind(client, query, context_type=ctype, **_core(opts))
+            result = await kit.afind(client, query, context_type=ctype, **_find_kw(opts, client))
         else:
             result = await kit.acall(client, _search, query, opts)
-        await _aemit(run_manager, query, result)
+        await _aemit(run_manager, query, result, self._display())
         return self._to_documents(result, opts)
 
     def batch(
@@ -559,7 +577,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 client,
                 queries,
                 context_type=_context_type(opts),
-                **_core(opts),
+                **_find_kw(opts, client),
             )
         except TreehopError:
             return None  # each invoke finds alone: the error is its input's
@@ -577,7 +595,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 client,
                 queries,
                 context_type=_context_type(opts),
-                **_core(opts),
+                **_find_kw(opts, client),
             )
         except TreehopError:
             return None
@@ -636,6 +654,23 @@ def _core(opts: TreehopRetrievalOptions) -> SearchKwargs:
     return kw
 
 
+def _find_kw(opts: TreehopRetrievalOptions, client: RetrieverClient) -> SearchKwargs:
+    """:func:`_core` for a find. On a treehop client ``score_threshold`` is a floor on the
+    returned documents' scores (:meth:`TreehopRetriever._to_documents`); above the client's
+    own default (``RetrievalConfig.score_threshold``) it is not passed to the core, which
+    prunes its search with it on the scores before the tree context (a hit that ends above
+    the floor was lost). A knowledge source gets it as it is."""
+    kw = _core(opts)
+    floor = kw.get("score_threshold")
+    if (
+        floor is not None
+        and not is_knowledge_source(client)
+        and floor > kit.as_async(client).config.score_threshold
+    ):
+        kw.pop("score_threshold")
+    return kw
+
+
 def _context_type(opts: TreehopRetrievalOptions) -> str | None:
     return opts.context_types[0] if opts.context_types else None
 
@@ -682,16 +717,24 @@ def _history_messages(history: Sequence[BaseMessage]) -> list[tuple[str, str]]:
     return out
 
 
-def _emit(run_manager: CallbackManagerForRetrieverRun, query: str, result: FindResult) -> None:
+def _emit(
+    run_manager: CallbackManagerForRetrieverRun,
+    query: str,
+    result: FindResult,
+    display: Callable[[str], str] | None,
+) -> None:
     """Dispatch the stage events, only when a handler listens (nothing is built otherwise)."""
     child = run_manager.get_child()
-    for ev in stage_events(query, result) if child.handlers else []:
+    for ev in stage_events(query, result, display) if child.handlers else []:
         dispatch_custom_event(ev.EVENT, ev.payload(), config={"callbacks": child})
 
 
 async def _aemit(
-    run_manager: AsyncCallbackManagerForRetrieverRun, query: str, result: FindResult
+    run_manager: AsyncCallbackManagerForRetrieverRun,
+    query: str,
+    result: FindResult,
+    display: Callable[[str], str] | None,
 ) -> None:
     child = run_manager.get_child()
-    for ev in stage_events(query, result) if child.handlers else []:
+    for ev in stage_events(query, result, display) if child.handlers else []:
         await adispatch_custom_event(ev.EVENT, ev.payload(), config={"callbacks": child})

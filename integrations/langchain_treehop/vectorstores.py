@@ -44,10 +44,9 @@ from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
 from treehop import MatchedContext
 from treehop import integration_kit as kit
-from treehop import uri as urimod
 from treehop.arguments import check_bool
 from treehop.errors import InvalidQueryError
-from treehop.ingest.records import INTERNAL_KEYS, Passage, path_segments
+from treehop.ingest.records import INTERNAL_KEYS, Passage
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.search_options import SearchKwargs
 from treehop.validation import check_limit, check_query
@@ -184,9 +183,11 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         self, texts: Iterable[str], metadatas: list[dict[Any, Any]] | None = None, **kwargs: Any
     ) -> list[str]:
         """Insert or replace texts by id (``ids=``, ``tags=``); returns the ids (generated ones
-        are stable). ``show_progress=True`` reports the embedding on stderr (a tqdm bar on a
-        terminal or in a notebook, else plain lines); a callable gets the core's
-        ``(stage, done, total)`` calls instead."""
+        are stable). ``batch_size`` (LangChain's indexing API passes it) is accepted and each
+        call is one upsert, so ``langchain_core.indexing.index`` with a record manager works;
+        a file whose chunks arrive over several calls keeps them all. ``show_progress=True``
+        reports the embedding on stderr (a tqdm bar on a terminal or in a notebook, else plain
+        lines); a callable gets the core's ``(stage, done, total)`` calls instead."""
         return self._run(self.aadd_texts(texts, metadatas, **kwargs))
 
     async def aadd_texts(
@@ -197,9 +198,17 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         ids: list[str] | None = None,
         tags: str | Sequence[str] | None = None,
         show_progress: bool | kit.ProgressCallback = False,
+        batch_size: int | None = None,
         **kwargs: Any,
     ) -> list[str]:
         reject_extra(kwargs, "aadd_texts")
+        # LangChain's indexing API (``index`` / ``aindex``) passes ``batch_size`` and has
+        # already cut the documents into batches of that size; each call is one upsert here
+        # (the embedder batches its own calls), so the value is checked and not used.
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
+            raise InvalidQueryError(f"batch_size must be a positive integer, got {batch_size!r}")
         passages = self._passages_of(texts, metadatas, ids)
         with kit.progress_reporter(show_progress, "treehop") as progress:
             return await self._passages.aupsert(passages, tags=tags, progress=progress)
@@ -276,25 +285,6 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         if kwargs.get("retrieval_mode") is not None:
             opts["mode"] = kwargs["retrieval_mode"]
         return opts
-
-    def _targets(self, target: str | Sequence[str] | None) -> list[str]:
-        """``target_uri`` as display URIs: a ``viking://`` URI, or a path under the base."""
-        if target is None:
-            return [self.base_uri]
-        if not isinstance(target, str) and not isinstance(target, Iterable):
-            raise InvalidQueryError(f"target_uri must be a URI or a list of URIs, got {target!r}")
-        items = [target] if isinstance(target, str) else list(target)
-        if not items:
-            raise InvalidQueryError("target_uri must not be empty")
-        out: list[str] = []
-        for t in items:
-            if not isinstance(t, str):
-                raise InvalidQueryError(f"target_uri must be strings, got {t!r}")
-            uri = self.aclient.resolve(t) if t.startswith(urimod.SCHEME) else self._passages.base
-            for seg in [] if t.startswith(urimod.SCHEME) else path_segments(t):
-                uri = urimod.join(uri, seg)
-            out.append(self.aclient.display(uri))
-        return out
 
     async def _afind(
         self, query: str, k: int, kwargs: dict[str, Any], vector: Sequence[float] | None = None

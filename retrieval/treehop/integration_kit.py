@@ -62,6 +62,7 @@ from typing import (
 import numpy as np
 from typing_extensions import TypeIs
 
+from . import uri as urimod
 from ._sync import LoopThread
 from .arguments import check_target_uris
 from .client import (
@@ -795,7 +796,8 @@ class PassageIndex:
         """The best ``k`` passages for ``query`` (or ``vector``) under the base.
 
         ``options`` may narrow ``target_uri`` (default: the base) and set the threshold
-        (default: :data:`NO_FLOOR`) and ``include_directories`` (default: passages only). A
+        (a floor on the returned hits' final scores; the search itself is not pruned with
+        it) and ``include_directories`` (default: passages only). A
         store answers with its records, so chunks are never folded into their document's best
         chunk (the retriever's one-slot-per-document default). A filter on a field no stored
         node has is an :class:`~treehop.errors.InvalidFilterError`, not a silent ``[]``; a
@@ -814,6 +816,13 @@ class PassageIndex:
             "include_directories": False,
         }
         opts.update(options)
+        # A store's score_threshold is a floor on the scores it returns (LangChain's and
+        # LlamaIndex's meaning): the core would prune its search with it on the scores
+        # before the tree context, so a hit that ends above it could be lost and one that
+        # ends below it kept. The search runs unpruned and the floor is applied to the
+        # final scores below.
+        floor = options.get("score_threshold")
+        opts["score_threshold"] = NO_FLOOR
         opts["limit"], opts["collapse_chunks"] = k, False
         flt = opts.get("filter")
         await acheck_filter_fields(
@@ -832,7 +841,10 @@ class PassageIndex:
             result = await asyncio.to_thread(self.client.find, query, query_vector=vector, **opts)
         else:
             result = await aclient.find(query, query_vector=vector, **opts)
-        return result.contexts()[:k]
+        hits = result.contexts()[:k]
+        if floor is not None:
+            hits = [m for m in hits if m.score >= floor]
+        return hits
 
     async def vectors(self, hits: Sequence[MatchedContext]) -> list[np.ndarray[Any, Any]]:
         """The stored vectors of ``hits`` (for a framework's MMR)."""
@@ -863,6 +875,31 @@ class IndexedStore:
     def close(self) -> None:
         """Close the client if this store opened it."""
         self._index.close()
+
+    def _targets(self, target: str | Sequence[str] | None) -> list[str]:
+        """A search's ``target_uri`` as display URIs: a ``viking://`` URI, or a path under
+        the store's base (``"ops"`` = ``<base>/ops``); ``None`` = the base."""
+        passages = self._index.passages
+        if target is None:
+            return [passages.base_display]
+        if not isinstance(target, str) and not isinstance(target, Iterable):
+            raise InvalidQueryError(f"target_uri must be a URI or a list of URIs, got {target!r}")
+        items = [target] if isinstance(target, str) else list(target)
+        if not items:
+            raise InvalidQueryError("target_uri must not be empty")
+        aclient = self.aclient
+        out: list[str] = []
+        for t in items:
+            if not isinstance(t, str):
+                raise InvalidQueryError(f"target_uri must be strings, got {t!r}")
+            if t.startswith(urimod.SCHEME):
+                uri = aclient.resolve(t)
+            else:
+                uri = passages.base
+                for seg in recmod.path_segments(t):
+                    uri = urimod.join(uri, seg)
+            out.append(aclient.display(uri))
+        return out
 
 
 _INDEX_OPTIONS = frozenset(PassageIndexKwargs.__annotations__)

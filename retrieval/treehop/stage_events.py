@@ -14,6 +14,7 @@ them only when a handler listens.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -107,12 +108,19 @@ _DESCENT_FIELDS = set(DescentStage.model_fields) - {"query"}
 _HOP_FIELDS = set(TagHopStage.model_fields) - {"query"}
 
 
-def stage_events(query: str, result: FindResult) -> list[StageEvent]:
+def stage_events(
+    query: str, result: FindResult, display: Callable[[str], str] | None = None
+) -> list[StageEvent]:
     """The stage events of one retrieval, in pipeline order.
 
     The plan (when there was one); the global step and the descent of every typed query; one
     rerank fallback when any query fell back; the tag hops of every query that hopped.
+    ``display`` (the client's :meth:`~treehop.AsyncTreehop.display`) writes the URIs of the
+    starting points, searched directories and hop subtrees as the hits' own URIs are written
+    (``viking://~/memories/...``, not the resolved ``viking://user/<name>/...``), so a
+    listener can match them with the returned documents' ids.
     """
+    show = display or (lambda u: u)
     events: list[StageEvent] = []
     plan = result.query_plan
     if plan is not None:
@@ -129,8 +137,11 @@ def stage_events(query: str, result: FindResult) -> list[StageEvent]:
     qrs = result.query_results or []
     for qr in qrs:
         q = qr.query.query
-        events.append(GlobalSearchStage(query=q, starting_points=list(qr.starting_points)))
-        events.append(DescentStage(query=q, **qr.model_dump(include=_DESCENT_FIELDS)))
+        starts = [(show(u), s) for u, s in qr.starting_points]
+        events.append(GlobalSearchStage(query=q, starting_points=starts))
+        descent = qr.model_dump(include=_DESCENT_FIELDS)
+        descent["searched_directories"] = [show(u) for u in descent["searched_directories"]]
+        events.append(DescentStage(query=q, **descent))
     fell_back = [
         {"query": qr.query.query, "reason": qr.rerank_fallback_reason}
         for qr in qrs
@@ -141,5 +152,7 @@ def stage_events(query: str, result: FindResult) -> list[StageEvent]:
     for qr in qrs:
         hops = qr.tag_hops
         if hops.triggered:
-            events.append(TagHopStage(query=qr.query.query, **hops.model_dump(include=_HOP_FIELDS)))
+            hop = hops.model_dump(include=_HOP_FIELDS)
+            hop["subtrees_added"] = [show(u) for u in hop["subtrees_added"]]
+            events.append(TagHopStage(query=qr.query.query, **hop))
     return events

@@ -401,6 +401,15 @@ def _search_kwargs(a: argparse.Namespace) -> dict[str, Any]:
     return kw
 
 
+def _check_filters(client: Treehop, kw: dict[str, Any]) -> None:
+    """A ``--tag`` / ``--tag-all`` label or a ``--filter`` field that no stored node has is a
+    typo (or was never indexed): an ``InvalidFilterError`` naming what the index holds (exit
+    status 2), as the LangChain and LlamaIndex integrations report it, not "no results"."""
+    from ..ingest.records import check_filter_fields
+
+    check_filter_fields(client, kw.get("filter"), tags=(kw.get("tags"), kw.get("tags_all")))
+
+
 def cmd_find(ctx: _Ctx) -> int:
     a = ctx.args
     kw = _search_kwargs(a)
@@ -408,6 +417,7 @@ def cmd_find(ctx: _Ctx) -> int:
     if reranker is not None and a.mode is None:
         kw["mode"] = RetrievalMode.THINKING  # naming a reranker means: rerank
     with ctx.open(read_only=True, reranker=reranker) as client:
+        _check_filters(client, kw)
         res = client.find(a.query, context_type=a.type, **kw)
         display = client.aio.display
     if a.json:
@@ -427,6 +437,7 @@ def cmd_search(ctx: _Ctx) -> int:
         kw["context_types"] = [a.type]
     llm = _make_llm(a)
     with ctx.open(llm=llm, read_only=True, reranker=_make_reranker(a, llm)) as client:
+        _check_filters(client, kw)
         res = client.search(a.query, session_id=a.session, **kw)
         display = client.aio.display
     if a.json:
@@ -625,6 +636,7 @@ def cmd_eval(ctx: _Ctx) -> int:
             return aio.display(aio.resolve(uri))
 
         queries = _eval.load_queries(Path(a.file), norm)
+        _check_filters(client, {"tags": a.tag or None})
         unknown: dict[str, list[str]] = {}
         for q in queries:
             nodes = client.store.get([aio.resolve(u) for u in q.relevant])

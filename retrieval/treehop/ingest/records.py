@@ -354,7 +354,11 @@ def plan_records(
         and isinstance(r.metadata.get(path_key), str)
         and not (uri_key and r.metadata.get(uri_key) is not None)
     }
-    relative = dict(zip(sourced, relative_sources(list(sourced.values())), strict=True))
+    # A later batch under a directory an earlier one used keeps it (root_for).
+    root = root_for(aclient, base, path_key, sourced.values()) if path_key and sourced else None
+    relative = dict(zip(sourced, relative_sources(list(sourced.values()), root), strict=True))
+    if path_key:
+        remember_roots(aclient, base, path_key, sourced, relative)
     planned: list[Placement] = []
     for i, rec in enumerate(recs):
         where = f"document {i}"
@@ -700,6 +704,94 @@ def relative_sources(values: Sequence[str], root: str | None = None) -> list[str
     return out
 
 
+def _absolute_body(value: str) -> str | None:
+    """``value`` as :func:`relative_sources` reads an absolute machine path (POSIX, without
+    a drive letter); ``None`` for a URL, a relative or a climbing path."""
+    parts = urlsplit(value)
+    if parts.scheme in _URL_SCHEMES and parts.netloc:
+        return None
+    norm = posixpath.normpath(value.replace("\\", "/"))
+    drive = norm[:2] if len(norm) >= 2 and _DRIVE.match(norm[:2]) else ""
+    body = norm[len(drive) :]
+    return body if posixpath.isabs(body) else None
+
+
+def _root_above(body: str, depth: int) -> str | None:
+    """The directory ``depth`` path segments above the absolute ``body`` (the root it was made
+    relative to when it became a file ``depth`` segments below the base); ``None`` if none."""
+    parts = body.split("/")  # "/a/b/c.md" -> ["", "a", "b", "c.md"]
+    if depth < 1 or depth >= len(parts):
+        return None
+    return "/".join(parts[:-depth]) or "/"
+
+
+def _is_under(body: str, root: str) -> bool:
+    return root == "/" or body.startswith(root.rstrip("/") + "/")
+
+
+_ROOTS: weakref.WeakKeyDictionary[AsyncTreehop, dict[tuple[str, str], set[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Per client, base URI and path key: the directories absolute source paths were made
+relative to (:func:`learned_roots`)."""
+
+
+def learned_roots(client: AsyncTreehop, base: str, path_key: str) -> set[str]:
+    """The directories absolute sources (``metadata[path_key]``) under the resolved ``base``
+    were made relative to: read once per client from the stored nodes (a file ``n`` segments
+    below the base whose source is ``/x/y/a/b.md`` was placed from ``n`` segments above it),
+    then kept up to date by :func:`remember_roots`."""
+    per_client = _ROOTS.setdefault(client, {})
+    roots = per_client.get((base, path_key))
+    if roots is not None:
+        return roots
+    roots = set()
+    prefix = base.rstrip("/") + "/"
+    for node in client.store.iter_nodes(base):
+        raw = node.metadata.get(path_key)
+        if not isinstance(raw, str) or not node.uri.startswith(prefix):
+            continue
+        body = _absolute_body(raw)
+        file_uri = node.uri[len(prefix) :].split(urimod.CHUNK_MARK, 1)[0]
+        root = None if body is None else _root_above(body, file_uri.count("/") + 1)
+        if root is not None:
+            roots.add(root)
+    per_client[(base, path_key)] = roots
+    return roots
+
+
+def root_for(client: AsyncTreehop, base: str, path_key: str, values: Iterable[str]) -> str | None:
+    """Without a given root: the directory an earlier batch made its absolute sources relative
+    to, when it holds every absolute source of this batch (the deepest such). So re-adding one
+    changed file (its own batch) keeps it where the folder's ingest put it (``<base>/ops/a.md``)
+    instead of placing it at ``<base>/a.md``; ``None`` (this batch's own common directory)
+    when no earlier root holds them all."""
+    bodies = [b for b in map(_absolute_body, values) if b is not None]
+    if not bodies:
+        return None
+    roots = learned_roots(client, base, path_key)
+    fits = [r for r in roots if all(_is_under(b, r) for b in bodies)]
+    return max(fits, key=len) if fits else None
+
+
+def remember_roots(
+    client: AsyncTreehop,
+    base: str,
+    path_key: str,
+    sources: Mapping[Any, str],
+    rel: Mapping[Any, str],
+) -> None:
+    """Record the directory each absolute source of a batch was made relative to."""
+    for key, raw in sources.items():
+        body = _absolute_body(raw)
+        relative = rel[key]
+        if body is None or not body.endswith("/" + relative):
+            continue  # not absolute, or a climbing path cut short: no root to learn
+        root = _root_above(body, relative.count("/") + 1)
+        if root is not None:
+            learned_roots(client, base, path_key).add(root)
+
+
 @dataclass
 class _IdIndex:
     uris: dict[str, str] = field(default_factory=dict)
@@ -849,9 +941,12 @@ class PassageStore:
                         "string path"
                     )
                 sources[pid] = raw
-        rel = dict(
-            zip(sources, relative_sources(list(sources.values()), self.source_root), strict=True)
-        )
+        root = self.source_root
+        if root is None and sources and self.path_key:
+            root = root_for(self.client, self.base, self.path_key, sources.values())
+        rel = dict(zip(sources, relative_sources(list(sources.values()), root), strict=True))
+        if self.path_key:
+            remember_roots(self.client, self.base, self.path_key, sources, rel)
         out: dict[str, str | None] = {}
         for pid in planned:
             if pid not in rel:

@@ -144,7 +144,8 @@ class TreehopRetriever(BaseRetriever):
             a reranker); ``None`` keeps the method's default (find: quick, search: thinking).
         target_uri: one or several ``viking://`` directories to search in.
         context_types: limit to these context types (``resource``, ``memory``, ``skill``).
-        score_threshold: drop nodes scoring at or below it.
+        score_threshold: drop nodes scoring below it (in find mode the ``similarity_top_k``
+            best, less those below it; search mode passes it to each typed query's search).
         session_id: the conversation whose context ``search`` plans from (search mode only).
         include_relationships: fill PARENT/CHILD (and chunk PREVIOUS/NEXT) relationships; costs
             one store lookup per directory hit. With a knowledge source (no store) PREVIOUS/NEXT
@@ -286,6 +287,12 @@ class TreehopRetriever(BaseRetriever):
     def client(self) -> RetrieverClient:
         """The treehop client (or knowledge source) this retriever queries."""
         return self._client
+
+    @property
+    def _display(self) -> Callable[[str], str] | None:
+        """How the client writes a URI for its user, as in the nodes' ids (``None`` for a
+        knowledge source): the stage events name URIs the same way."""
+        return None if self._tree is None else self._tree.display
 
     @property
     def _aclient(self) -> AsyncTreehop:
@@ -432,9 +439,25 @@ class TreehopRetriever(BaseRetriever):
         if self.mode == "search" and self._source is not None:
             raise InvalidQueryError(kit.source_refusal(self._source, "mode='search'", tree=False))
         kw = self._options()
+        floor = kw.get("score_threshold")
+        # a floor on the returned nodes' scores (:meth:`_min_score`); above the client's own
+        # default it is not passed to the core, which prunes its search with it on the
+        # scores before the tree context (a node that ends above it was lost)
+        if (
+            self._tree is not None
+            and floor is not None
+            and floor > self._tree.config.score_threshold
+        ):
+            kw.pop("score_threshold")
         targets, ctypes = self._scope()
         kw["target_uri"], ctype = self._find_scope(targets, ctypes)
         return kw, ctype
+
+    def _min_score(self) -> float | None:
+        """The floor a find on a treehop client applies to the returned nodes' scores."""
+        if self._tree is not None and self.mode == "find":
+            return self.score_threshold
+        return None
 
     async def _query(self, query: str) -> FindResult:
         """One retrieval, awaited: ``find()`` (a source's too) or ``search()``."""
@@ -504,7 +527,7 @@ class TreehopRetriever(BaseRetriever):
         ) as cb_event:
 
             def finish(nodes: list[NodeWithScore], result: FindResult) -> None:
-                for stage in stage_events(query_bundle.query_str, result):
+                for stage in stage_events(query_bundle.query_str, result, self._display):
                     if isinstance(stage, RerankFallbackStage):
                         dispatcher.event(
                             TreehopRerankFallbackEvent(
@@ -549,7 +572,7 @@ class TreehopRetriever(BaseRetriever):
         hop_ids = [
             n.node.node_id for n in nodes if n.node.metadata.get("found_by") == FoundBy.TAG_HOP
         ]
-        for stage in stage_events(query_bundle.query_str, result):
+        for stage in stage_events(query_bundle.query_str, result, self._display):
             if self._verbose:
                 _print_stage(stage)
             event_type = _EVENTS.get(type(stage))
@@ -625,7 +648,7 @@ class TreehopRetriever(BaseRetriever):
                 result = kit.find(self._client, query_bundle.query_str, context_type=ctype, **kw)
             else:
                 result = kit.run_on(self._client, self._query(query_bundle.query_str))
-            hits = kit.top_hits(self._client, result, self._similarity_top_k)
+            hits = kit.top_hits(self._client, result, self._similarity_top_k, self._min_score())
             nodes = self._to_nodes(hits, self._tree_links(hits))
             finish(nodes, result)
         self._stage_events(query_bundle, result, nodes)
@@ -638,7 +661,7 @@ class TreehopRetriever(BaseRetriever):
             )
         with self._rerank_events(query_bundle) as finish:
             result = await self._query(query_bundle.query_str)
-            hits = kit.top_hits(self._client, result, self._similarity_top_k)
+            hits = kit.top_hits(self._client, result, self._similarity_top_k, self._min_score())
             nodes = self._to_nodes(hits, await self._atree_links(hits))
             finish(nodes, result)
         self._stage_events(query_bundle, result, nodes)

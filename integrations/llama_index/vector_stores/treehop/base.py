@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar, Unpack
 
 import numpy as np
@@ -54,6 +54,7 @@ from llama_index.retrievers.treehop.nodes import PROVENANCE
 from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop import uri as urimod
+from treehop.arguments import check_bool
 from treehop.embedders.base import Embedder
 from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError
 from treehop.ingest import records
@@ -106,6 +107,10 @@ class TreehopEmbedding(BaseEmbedding):
     async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         rows = np.asarray(await self._embedder.aembed(texts))
         return [[float(x) for x in row] for row in rows]
+
+
+_PER_QUERY = ("target_uri", "include_directories", "dense_weight", "score_threshold")
+"""The treehop options a query's ``vector_store_kwargs`` may set (see ``aquery``)."""
 
 
 class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
@@ -381,11 +386,34 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             opts["dense_weight"] = min(1.0, max(0.2, float(query.alpha)))
         return opts
 
+    def _per_query(self, given: Mapping[str, Any]) -> SearchKwargs:
+        """The treehop options a query may set through the retriever's
+        ``vector_store_kwargs`` (as the LangChain store takes them per call)."""
+        opts: SearchKwargs = {}
+        if "target_uri" in given:
+            opts["target_uri"] = self._targets(given["target_uri"])
+        if given.get("include_directories") is not None:
+            opts["include_directories"] = check_bool(
+                given["include_directories"], "include_directories"
+            )
+        if given.get("dense_weight") is not None:
+            opts["dense_weight"] = given["dense_weight"]
+        if given.get("score_threshold") is not None:
+            opts["score_threshold"] = given["score_threshold"]
+        return opts
+
     async def aquery(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         """The tree search scoped to ``base_uri``: global step, descent, tag hops; MMR on
-        the stored vectors of ``similarity_top_k * 4`` candidates when asked."""
+        the stored vectors of ``similarity_top_k * 4`` candidates when asked.
+
+        Keyword arguments (a ``VectorIndexRetriever``'s ``vector_store_kwargs``):
+        ``target_uri`` (a ``viking://`` URI or a path under ``base_uri``, or a list),
+        ``include_directories``, ``dense_weight`` and ``score_threshold`` for this query;
+        ``mmr_prefetch_factor`` / ``mmr_prefetch_k`` as in LlamaIndex's own stores. Anything
+        else is an ``InvalidQueryError``."""
         mmr_prefetch_factor = kwargs.pop("mmr_prefetch_factor", _MMR_PREFETCH_FACTOR)
         mmr_prefetch_k = kwargs.pop("mmr_prefetch_k", None)
+        per_query = {k: kwargs.pop(k) for k in _PER_QUERY if k in kwargs}
         reject_extra(kwargs, "query")
         mode = _check_query(query)
         k = check_limit(query.similarity_top_k, "similarity_top_k")
@@ -394,6 +422,8 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         if mmr:
             fetch = _mmr_fetch(k, mmr_prefetch_factor, mmr_prefetch_k, query.mmr_threshold)
         opts = self._options(query)
+        if opts is not None:
+            opts.update(self._per_query(per_query))
         text = query.query_str or ""
         vector = query.query_embedding
         if opts is not None and not text and vector is None:
