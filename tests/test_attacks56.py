@@ -1,0 +1,84 @@
+"""Adversarial pass attacks56.
+
+Each test was written failing first (bench/README.md, "Adversarial pass (helper attacks56)").
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treehop.redaction import MASK, redact
+
+# -- 1. credential-named assignments in free text -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("request failed: token=tok_unregistered_42 rejected", "tok_unregistered_42"),
+        ("auth error (password=hunter2hunter2)", "hunter2hunter2"),
+        ("bad config secret=s3cr3t-value-xyz", "s3cr3t-value-xyz"),
+        ("oauth: access_token=ya29.a0AfH6SMB&expires=3600", "ya29.a0AfH6SMB"),
+        ("refresh_token = 'rt-0123456789'", "rt-0123456789"),
+        ("client_secret=cs_abcdef0123", "cs_abcdef0123"),
+        ('{"password": "pw-quoted-value", "user": "u"}', "pw-quoted-value"),
+        ("{'token': 'single-quoted-token'}", "single-quoted-token"),
+        ("Server=db;Uid=sa;Pwd=odbcpass99;", "odbcpass99"),
+        ("X-Auth-Token=hdr-token-value", "hdr-token-value"),
+        ("PASSWORD=UPPERCASEPW1", "UPPERCASEPW1"),
+        ("db_passwd=pwd-in-env", "pwd-in-env"),
+    ],
+)
+def test_a_credential_named_value_in_free_text_is_masked(text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out
+    assert MASK in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "max_tokens=512 exceeds the model's context",
+        "tokens: 12, token_type=bearer, tokenizer=cl100k",
+        "unexpected token: '}' at line 1",
+        "the password field is empty; secret handshake; token budget exhausted",
+        "count_tokens=whitespace passwords=3 secrets: none",
+        "keep the secretary=alice and tokenizer=bpe",
+    ],
+)
+def test_ordinary_words_near_credential_names_are_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(["token", "password", "secret", "access_token", "Pwd", "x-auth-token"]),
+    st.sampled_from(["=", " = ", '": "', "': '"]),
+    st.text(alphabet="abcdefXYZ0123456789-_.~+/", min_size=1, max_size=30),
+    st.text(max_size=40),
+)
+def test_any_credential_assignment_loses_its_value(
+    name: str, sep: str, value: str, suffix: str
+) -> None:
+    quote = sep[0] if sep[0] in "\"'" else ""
+    out = redact(f"error {quote}{name}{sep}{value} {suffix}")
+    assert f"{sep}{value}" not in out
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["a-", "token_", "password", "x=", "token-token="],
+)
+def test_redact_stays_linear_on_hostile_text(unit: str) -> None:
+    small = unit * 50_000
+    t0 = time.perf_counter()
+    redact(small)
+    t_small = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    redact(small * 4)
+    t_big = time.perf_counter() - t0
+    assert t_big < 12 * t_small + 0.05
