@@ -6,12 +6,25 @@ Each test was written failing first (bench/README.md, "Adversarial pass (helper 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treehop import Treehop
+from treehop.errors import IngestError, InvalidQueryError
 from treehop.redaction import MASK, redact
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Treehop:
+    c = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), reader_processes=0)
+    yield c
+    c.close()
+
 
 # -- 1. credential-named assignments in free text -------------------------------------------
 
@@ -82,3 +95,32 @@ def test_redact_stays_linear_on_hostile_text(unit: str) -> None:
     redact(small * 4)
     t_big = time.perf_counter() - t0
     assert t_big < 12 * t_small + 0.05
+
+
+# -- 2. a one-line text longer than a file name ----------------------------------------------
+
+# One paragraph on one line, ~1,200 characters: longer than NAME_MAX (255), shorter than
+# PATH_MAX. ``Path.exists`` raises ENAMETOOLONG for it on Python 3.11 instead of answering False.
+PARAGRAPH = "alpha beta gamma delta epsilon. " * 40
+
+
+def test_add_resource_of_a_long_one_line_text_adds_the_text(client: Treehop) -> None:
+    added = client.add_resource(PARAGRAPH, target_uri="viking://resources/p.md")
+    assert added.root_uri == "viking://resources/p.md"
+    assert "epsilon" in client.read("viking://resources/p.md")
+    # a component of a path-looking string past NAME_MAX is a text too, or a typed refusal
+    with pytest.raises(IngestError):
+        client.add_resource("/tmp/" + "x" * 300 + ".md")
+
+
+def test_add_skill_of_a_long_one_line_text(client: Treehop) -> None:
+    client.add_skill(PARAGRAPH, name="long-skill")
+    assert "alpha" in client.read("viking://~/skills/long-skill")
+
+
+def test_a_long_path_given_as_a_path_is_a_typed_error(client: Treehop) -> None:
+    for value in ("x" * 300, Path("x" * 300), "d/" + "y" * 5000):
+        with pytest.raises((IngestError, InvalidQueryError)):
+            client.add_resource(value, is_text=False)
+    with pytest.raises((IngestError, InvalidQueryError)):
+        client.add_resource(Path("z" * 300))

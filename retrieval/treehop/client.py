@@ -406,8 +406,12 @@ class AsyncTreehop:
         await self._io(self._fresh)  # an incremental re-add diffs against the latest commit
         if is_path:
             p = Path(path_or_text)
-            if not p.exists():
-                raise IngestError(f"path does not exist: {argmod.shown(str(p))}")
+            try:
+                p.stat()
+            except (OSError, ValueError) as exc:  # (ENAMETOOLONG, ELOOP, EACCES: not only ENOENT)
+                why = "does not exist" if isinstance(exc, FileNotFoundError) else "cannot be read"
+                detail = getattr(exc, "strerror", None) or type(exc).__name__
+                raise IngestError(f"path {why}: {argmod.shown(str(p))} ({detail})") from None
             target = self._target_for(target_uri, name or argmod.path_name(p))
             return await self.writer.add(p, target, AddCall(user_tags, meta, progress, t0))
         text = argmod.check_text_size(str(path_or_text))
