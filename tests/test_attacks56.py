@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treehop import Treehop
-from treehop.errors import IngestError, InvalidQueryError
+from treehop.errors import IngestError, InvalidQueryError, NotFoundError
 from treehop.redaction import MASK, redact
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -124,3 +124,54 @@ def test_a_long_path_given_as_a_path_is_a_typed_error(client: Treehop) -> None:
             client.add_resource(value, is_text=False)
     with pytest.raises((IngestError, InvalidQueryError)):
         client.add_resource(Path("z" * 300))
+
+
+# -- 3. assemble_context's quotas / tiers and a deadline past float range -------------------
+
+
+@pytest.mark.parametrize("quotas", [5, -1, "memory", ["memory"], ("x",), 1.5, object(), b"x"])
+def test_assemble_context_quotas_that_are_not_a_mapping_are_typed(
+    client: Treehop, quotas: object
+) -> None:
+    client.add_resource("alpha beta gamma", target_uri="viking://resources/a.md")
+    with pytest.raises(InvalidQueryError, match="quotas"):
+        client.assemble_context("alpha", quotas=quotas)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("tiers", [5, None, 1.5, object(), [1], [None], ["nope"]])
+def test_assemble_context_tiers_that_are_not_a_list_of_tiers_are_typed(
+    client: Treehop, tiers: object
+) -> None:
+    client.add_resource("alpha beta gamma", target_uri="viking://resources/a.md")
+    with pytest.raises(InvalidQueryError, match="tiers"):
+        client.assemble_context("alpha", tiers=tiers)  # type: ignore[arg-type]
+
+
+def test_assemble_context_tiers_as_a_set_still_work(client: Treehop) -> None:
+    client.add_resource("alpha beta gamma", target_uri="viking://resources/a.md")
+    out = client.assemble_context("alpha", tiers={"content", "abstract"})
+    assert out.tokens <= 2000
+
+
+@pytest.mark.parametrize(
+    "deadline",
+    [10**400, -(10**400), float("nan"), float("inf"), 0],
+    ids=["big", "-big", "nan", "inf", "zero"],
+)
+def test_extract_deadline_past_float_range_is_typed(client: Treehop, deadline: object) -> None:
+    with pytest.raises(InvalidQueryError, match="extract_deadline_s") as info:
+        client.add_messages(
+            [{"role": "user", "content": "hi"}],
+            extract_deadline_s=deadline,  # type: ignore[arg-type]
+        )
+    assert len(str(info.value)) < 300
+    with pytest.raises(NotFoundError):  # (nothing written)
+        client.ls("viking://~/memories")
+
+
+def test_a_remote_client_deadline_past_float_range_is_typed() -> None:
+    from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+    from treehop.errors import TreehopError
+
+    with pytest.raises(TreehopError):
+        OpenAICompatibleEmbedder("m", base_url="http://127.0.0.1:9", deadline_s=10**400)

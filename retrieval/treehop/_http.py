@@ -127,9 +127,10 @@ def check_deadline(
     if deadline_s is None:
         return None
     if isinstance(deadline_s, bool) or not isinstance(deadline_s, (int, float)):
-        raise error(f"{name} must be a positive number or None, got {deadline_s!r}")
-    if not 0 < float(deadline_s) < 1e7:
-        raise error(f"{name} must be a positive number of seconds, got {deadline_s!r}")
+        raise error(f"{name} must be a positive number or None, got {deadline_s!r:.100}")
+    # (compared before ``float()``: an int past float range, 10**400, raised OverflowError)
+    if not 0 < deadline_s < 1e7:
+        raise error(f"{name} must be a positive number of seconds, got {deadline_s!r:.100}")
     return float(deadline_s)
 
 
