@@ -175,3 +175,33 @@ def test_a_remote_client_deadline_past_float_range_is_typed() -> None:
 
     with pytest.raises(TreehopError):
         OpenAICompatibleEmbedder("m", base_url="http://127.0.0.1:9", deadline_s=10**400)
+
+
+# -- 4. one malformed embedding answer must not fix the embedder's width ---------------------
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        '{"data": [{"index": 0, "embedding": ["x"]}]}',
+        '{"data": [{"index": 0, "embedding": [NaN]}]}',
+        '{"data": [{"index": 0, "embedding": [1e999, 2]}]}',
+    ],
+    ids=["string", "nan", "inf"],
+)
+def test_a_refused_embedding_answer_teaches_no_width(first: str) -> None:
+    import json
+
+    from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+    from treehop.errors import EmbeddingError
+
+    from fake_servers.fault_server import FaultServer
+
+    good = json.dumps({"data": [{"index": 0, "embedding": [0.1, 0.2, 0.3]}]})
+    answers = iter([first, good, good])
+    with FaultServer("wrong_len", bodies={"wrong_len": lambda _b: next(answers)}) as srv:
+        emb = OpenAICompatibleEmbedder("m", base_url=srv.base_url, api_key="sk-a56-0123456789")
+        with pytest.raises(EmbeddingError):
+            emb.embed(["hi"])
+        assert emb.embed(["hi"]).shape == (1, 3)  # (was "3-dimensional, expected 1")
+        assert emb.embed(["again"]).shape == (1, 3)
