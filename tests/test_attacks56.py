@@ -205,3 +205,16 @@ def test_a_refused_embedding_answer_teaches_no_width(first: str) -> None:
             emb.embed(["hi"])
         assert emb.embed(["hi"]).shape == (1, 3)  # (was "3-dimensional, expected 1")
         assert emb.embed(["again"]).shape == (1, 3)
+
+
+# -- 5. an index path the OS refuses to look up --------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "d/" + "y" * 300 + "/idx"], ids=["long", "deep"])
+def test_an_index_path_past_a_file_name_is_a_store_error(tmp_path: Path, name: str) -> None:
+    from treehop.errors import StoreError
+
+    (tmp_path / "d").mkdir()
+    with pytest.raises(StoreError, match="cannot use the index path") as info:
+        Treehop(tmp_path / name, embedder=BagOfWordsEmbedder(), reader_processes=0)
+    assert len(str(info.value)) < 400

@@ -198,6 +198,14 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._snap = _empty_snap(int(dimension or 0))
         self._dim = dimension
         if self.path is not None:
+            try:  # (``Path.exists`` raises for ENAMETOOLONG, EACCES: not a StoreError)
+                os.stat(self.path)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot use the index path {str(self.path)[:200]!r}: {exc.strerror or exc}"
+                ) from None
             if self.path.exists() and not self.path.is_dir():
                 raise StoreError(f"index path {self.path} exists and is not a directory")
             if self.path.is_dir():
