@@ -218,3 +218,69 @@ def test_an_index_path_past_a_file_name_is_a_store_error(tmp_path: Path, name: s
     with pytest.raises(StoreError, match="cannot use the index path") as info:
         Treehop(tmp_path / name, embedder=BagOfWordsEmbedder(), reader_processes=0)
     assert len(str(info.value)) < 400
+
+
+# -- 6. set_tags from concurrent calls and processes loses no tag ----------------------------
+
+
+def test_concurrent_set_tags_in_one_process_lose_no_tag(tmp_path: Path) -> None:
+    """Each call read the node's tags before the writer's lock and wrote its own merge: 20
+    concurrent ``set_tags(add=[tN])`` kept 2 of the 20 tags."""
+    import asyncio
+
+    from treehop import AsyncTreehop
+
+    async def main() -> list[str]:
+        c = AsyncTreehop(tmp_path / "idx", embedder=BagOfWordsEmbedder())
+        try:
+            uri = "viking://resources/base.md"
+            await c.add_resource("base text", target_uri=uri, is_text=True)
+            await asyncio.gather(*[c.set_tags(uri, add=[f"t{j}"]) for j in range(20)])
+            await asyncio.gather(*[c.set_tags(uri, remove=[f"t{j}"]) for j in range(0, 20, 2)])
+            return list((await c.stat(uri)).tags)
+        finally:
+            await c.close()
+
+    tags = asyncio.run(main())
+    assert sorted(tags) == sorted(f"user:t{j}" for j in range(1, 20, 2))
+
+
+_SET_TAGS_WORKER = """
+import sys
+sys.path[:0] = sys.argv[4:]
+from treehop import Treehop
+from treehop_test_doubles import BagOfWordsEmbedder
+c = Treehop(sys.argv[1], embedder=BagOfWordsEmbedder(), reader_processes=0)
+for j in range(int(sys.argv[3])):
+    c.set_tags("viking://resources/base.md", add=[f"{sys.argv[2]}{j}"])
+c.close()
+"""
+
+
+def test_set_tags_from_two_processes_lose_no_tag(tmp_path: Path) -> None:
+    """Across processes the node was read from the process's last view of the index: three
+    processes of 15 ``set_tags`` each left one process's 15 tags of 45."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "idx"
+    c = Treehop(path, embedder=BagOfWordsEmbedder(), reader_processes=0)
+    c.add_resource("base text", target_uri="viking://resources/base.md", is_text=True)
+    c.close()
+    here = str(Path(__file__).parent)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _SET_TAGS_WORKER, str(path), name, "10", here, *sys.path],
+            stderr=subprocess.PIPE,
+        )
+        for name in ("a", "b")
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=240)
+        assert p.returncode == 0, err.decode()[-2000:]
+    c = Treehop(path, embedder=BagOfWordsEmbedder(), reader_processes=0)
+    try:
+        tags = c.stat("viking://resources/base.md").tags
+    finally:
+        c.close()
+    assert sorted(tags) == sorted(f"user:{n}{j}" for n in "ab" for j in range(10))

@@ -497,7 +497,14 @@ class AsyncTreehop:
         node = await self._io(self._require, uri)
         adds = tagmod.parse_tags(add, default_source="user")
         drops = set(tagmod.normalize_filter_labels(remove))
-        return await self.writer.set_tags(node, adds, drops)
+        # The node's tags are read again under the node's key lock (this process's calls on
+        # it one at a time, and other processes' through the embedded store's key lock, the
+        # store refreshed first) and merged with ``adds`` / ``drops`` before the write: read
+        # before it, concurrent calls each wrote their own merge over a stale read (20
+        # concurrent adds kept 2 tags; three processes of 15 adds kept one's 15 of 45).
+        async with memory._conversation_lock(self.store, node.uri):
+            node = await self._io(self._require, node.uri)
+            return await self.writer.set_tags(node, adds, drops)
 
     # ------------------------------------------------------------------ browse
     def _require(self, uri: str) -> Node:

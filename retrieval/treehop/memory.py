@@ -873,7 +873,7 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
                 while (hold := _take_key_lock(store, lock)) is None:
                     if time.monotonic() >= give_up:
                         raise IndexLockedError(
-                            f"another process is appending to {conv_uri} (waited "
+                            f"another process is writing to {conv_uri} (waited "
                             f"{timeout:g} s; see EmbeddedStore(lock_timeout=...))"
                         )
                     await asyncio.sleep(pause)
