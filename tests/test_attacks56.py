@@ -284,3 +284,144 @@ def test_set_tags_from_two_processes_lose_no_tag(tmp_path: Path) -> None:
     finally:
         c.close()
     assert sorted(tags) == sorted(f"user:{n}{j}" for n in "ab" for j in range(10))
+
+
+# -- 7. state another process wrote: sessions and the context ledger -----------------------
+
+_SESSION_WORKER = """
+import sys
+sys.path[:0] = sys.argv[5:]
+from treehop import Treehop
+from treehop_test_doubles import BagOfWordsEmbedder
+c = Treehop(sys.argv[1], embedder=BagOfWordsEmbedder(), reader_processes=0)
+sid = sys.argv[2]
+if sid == "new":
+    sid = c.create_session()
+for j in range(int(sys.argv[4])):
+    c.add_message(sid, "user", f"{sys.argv[3]} message {j}")
+print(sid)
+c.close()
+"""
+
+
+def _run(code: str, *args: str) -> str:
+    import subprocess
+    import sys
+
+    here = str(Path(__file__).parent)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args, here, *sys.path],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+def test_a_session_another_process_appended_to_is_not_written_back_over(tmp_path: Path) -> None:
+    """The parsed session was cached for good (and the store's blob too): after another
+    process appended 5 messages, this process's next append saved its stale copy over them
+    (a fresh reader saw 1 message, not 6)."""
+    path = tmp_path / "idx"
+    c = Treehop(path, embedder=BagOfWordsEmbedder(), reader_processes=0)
+    try:
+        sid = c.create_session()
+        assert c.get_session(sid).messages == []
+        _run(_SESSION_WORKER, str(path), sid, "other", "5")
+        assert len(c.get_session(sid).messages) == 5  # (was 0: a stale copy)
+        c.add_message(sid, "user", "mine")
+        assert [m.content for m in c.get_session(sid).messages][-1] == "mine"
+        assert len(c.get_session(sid).messages) == 6
+        # a session created by another process after this one read its index is found
+        other = _run(_SESSION_WORKER, str(path), "new", "late", "2")
+        assert len(c.get_session(other).messages) == 2
+    finally:
+        c.close()
+    reader = _run(
+        "import sys\nsys.path[:0] = sys.argv[3:]\n"
+        "from treehop import Treehop\nfrom treehop_test_doubles import BagOfWordsEmbedder\n"
+        "c = Treehop(sys.argv[1], embedder=BagOfWordsEmbedder(), reader_processes=0)\n"
+        "print(len(c.get_session(sys.argv[2]).messages))",
+        str(path),
+        sid,
+    )
+    assert reader == "6"
+
+
+def test_a_failed_session_save_leaves_no_message_behind(client: Treehop) -> None:
+    from treehop.errors import StoreError
+
+    sid = client.create_session()
+    client.add_message(sid, "user", "kept")
+    store = client.store
+    original = store.put_state
+
+    def failing(key: str, value: bytes) -> None:
+        raise StoreError("disk full (test)")
+
+    store.put_state = failing  # type: ignore[method-assign]
+    try:
+        with pytest.raises(StoreError):
+            client.add_message(sid, "user", "lost")
+    finally:
+        store.put_state = original  # type: ignore[method-assign]
+    assert [m.content for m in client.get_session(sid).messages] == ["kept"]
+    client.add_message(sid, "user", "next")
+    assert [m.content for m in client.get_session(sid).messages] == ["kept", "next"]
+
+
+_LEDGER_WORKER = """
+import sys
+sys.path[:0] = sys.argv[4:]
+from treehop import Treehop
+from treehop_test_doubles import BagOfWordsEmbedder
+c = Treehop(sys.argv[1], embedder=BagOfWordsEmbedder(), reader_processes=0)
+got = []
+for j in range(int(sys.argv[3])):
+    k = int(sys.argv[2]) * 100 + j
+    got += c.assemble_context(f"topic{k}", session_id="s", max_tokens=200, limit=1).uris
+print(" ".join(got))
+c.close()
+"""
+
+
+def test_two_processes_assembling_for_one_session_keep_every_uri_in_the_ledger(
+    tmp_path: Path,
+) -> None:
+    """Each process merged its URIs into its own (stale) read of the ledger: two processes
+    of 12 calls left 12-16 of the 24 injected URIs in it (the rest would be injected again).
+    """
+    import subprocess
+    import sys
+
+    path = tmp_path / "idx"
+    c = Treehop(path, embedder=BagOfWordsEmbedder(), reader_processes=0)
+    for w in (0, 1):
+        for j in range(8):
+            k = w * 100 + j
+            c.add_resource(
+                f"topic{k} " * 5 + "filler", target_uri=f"viking://resources/t{k}.md", is_text=True
+            )
+    c.close()
+    here = str(Path(__file__).parent)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _LEDGER_WORKER, str(path), str(w), "8", here, *sys.path],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in (0, 1)
+    ]
+    injected: set[str] = set()
+    for p in procs:
+        out, err = p.communicate(timeout=240)
+        assert p.returncode == 0, err[-2000:]
+        injected |= set(out.split())
+    c = Treehop(path, embedder=BagOfWordsEmbedder(), reader_processes=0)
+    try:
+        assert len(injected) == 16
+        assert injected <= set(c.aio.context_ledger.seen("s"))
+    finally:
+        c.close()

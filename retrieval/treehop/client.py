@@ -1146,8 +1146,12 @@ class AsyncTreehop:
             token_counter=counter,
             query=None if isinstance(query, FindResult) else query,
         )
-        if session_id is not None:
-            await self._io(self.context_ledger.add, session_id, out.uris)
+        if session_id is not None and out.uris:
+            # (the ledger's read-merge-write under the session's key lock: two processes
+            # assembling for one session each wrote their own merge, and a third of the
+            # URIs they injected were missing from the ledger, to be injected again)
+            async with memory._conversation_lock(self.store, f"context-ledger/{session_id}"):
+                await self._io(self.context_ledger.add, session_id, out.uris)
         return out
 
     # ------------------------------------------------------------------ sessions

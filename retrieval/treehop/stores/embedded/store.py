@@ -8,6 +8,7 @@ import atexit
 import contextlib
 import hashlib
 import os
+import stat
 import threading
 import weakref
 from collections import OrderedDict
@@ -188,6 +189,8 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._md_cache: dict[tuple[int, int], dict[str, Any]] = {}
         self._meta: dict[str, Any] = {}
         self._state: dict[str, bytes] = {}
+        self._state_stamps: dict[str, tuple[int, int, int]] = {}
+        """Each cached state blob's file (inode, mtime_ns, size) when it was read or written."""
         self._dirty = False
         self._current_seen: tuple[int, ...] | None = None
         """``CURRENT``'s (inode, mtime, size) when :meth:`refresh` last found it pointing at
@@ -509,18 +512,31 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
     def get_state(self, key: str) -> bytes | None:
         check_state_key(key)
         with self._wlock:
-            if key in self._state:
-                return self._state[key]
             if self.path is None:
-                return None
+                return self._state.get(key)
+            # The file's (inode, mtime, size) is checked on every read: a blob is replaced,
+            # never rewritten, so an unchanged stamp is an unchanged blob (~2 us). Cached
+            # without the check, a blob another process wrote later was never seen here: a
+            # session it appended to read as before, and this process's next append wrote
+            # that old session back over the other's messages.
             f = self.path / "state" / key
             try:
-                if not f.is_file():
-                    return None
+                st = os.stat(f)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                raise StoreError(f"cannot read state {key!r}: {exc.strerror or exc}") from exc
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+            if key in self._state and self._state_stamps.get(key) == stamp:
+                return self._state[key]
+            try:
                 data = f.read_bytes()
             except OSError as exc:
                 raise StoreError(f"cannot read state {key!r}: {exc.strerror or exc}") from exc
             self._state[key] = data
+            self._state_stamps[key] = stamp
             return data
 
     def state_keys(self, prefix: str) -> list[str]:
@@ -558,6 +574,11 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                     with contextlib.suppress(OSError):  # (EROFS even for a missing file)
                         tmp.unlink(missing_ok=True)
                     raise StoreError(f"cannot write state {key!r}: {exc.strerror or exc}") from exc
+                try:
+                    st = os.stat(f)
+                    self._state_stamps[key] = (st.st_ino, st.st_mtime_ns, st.st_size)
+                except OSError:
+                    self._state_stamps.pop(key, None)  # (read again next time)
             self._state[key] = bytes(value)
 
     KEY_LOCK_BUCKETS: ClassVar[int] = 256
