@@ -425,3 +425,36 @@ def test_two_processes_assembling_for_one_session_keep_every_uri_in_the_ledger(
         assert injected <= set(c.aio.context_ledger.seen("s"))
     finally:
         c.close()
+
+
+def test_two_processes_appending_to_one_session_lose_no_message(tmp_path: Path) -> None:
+    """Each append read the session, added its message and saved: two processes of 30
+    appends each to one session stored 46 of 60 (``next_seq``) in one run of two. Now the
+    read and the save are under the session's key lock."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "idx"
+    c = Treehop(path, embedder=BagOfWordsEmbedder(), reader_processes=0)
+    sid = c.create_session()
+    c.close()
+    here = str(Path(__file__).parent)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _SESSION_WORKER, str(path), sid, name, "30", here, *sys.path],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b")
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=240)
+        assert p.returncode == 0, err[-2000:]
+    c = Treehop(path, embedder=BagOfWordsEmbedder(), reader_processes=0)
+    try:
+        s = c.get_session(sid)
+        assert s.next_seq == 60
+        assert s.folded_count + len(s.messages) == 60
+    finally:
+        c.close()
