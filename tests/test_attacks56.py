@@ -458,3 +458,24 @@ def test_two_processes_appending_to_one_session_lose_no_message(tmp_path: Path) 
         assert s.folded_count + len(s.messages) == 60
     finally:
         c.close()
+
+
+# -- 8. an async client's transport error told by its cause ---------------------------------
+
+
+def test_an_async_connect_failure_names_its_cause_not_a_task_group() -> None:
+    import asyncio
+
+    from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+    from treehop.errors import EmbeddingError, LLMError
+    from treehop.llm import ChatMessage
+    from treehop.llm.openai_compatible import OpenAICompatibleLLM
+
+    emb = OpenAICompatibleEmbedder("m", base_url="http://127.0.0.1:99999")
+    with pytest.raises(EmbeddingError) as info:
+        asyncio.run(emb.aembed(["x"]))
+    assert "TaskGroup" not in str(info.value)
+    llm = OpenAICompatibleLLM("m", base_url="http://127.0.0.1:99999")
+    with pytest.raises(LLMError) as linfo:
+        asyncio.run(llm.acomplete([ChatMessage(role="user", content="x")]))
+    assert "TaskGroup" not in str(linfo.value)

@@ -116,7 +116,12 @@ def body_excerpt(response: httpx.Response, max_chars: int = MAX_ERROR_BODY_CHARS
 def error_text(exc: BaseException, max_chars: int = MAX_ERROR_BODY_CHARS) -> str:
     """``Type: message`` of a transport failure, redacted, at most ``max_chars`` characters:
     the message may quote the server's bytes (h11 quotes an illegal status line whole: a
-    server's 12,000 bytes of garbage made a 12,000-character error)."""
+    server's 12,000 bytes of garbage made a 12,000-character error). An exception group
+    (anyio wraps an async ``connect()``'s ``OverflowError`` for a port past 65535 in one) is
+    told by its first leaf: "unhandled errors in a TaskGroup (1 sub-exception)" named no
+    cause."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
     return redact(f"{type(exc).__name__}: {exc}")[:max_chars]
 
 
