@@ -479,3 +479,27 @@ def test_an_async_connect_failure_names_its_cause_not_a_task_group() -> None:
     with pytest.raises(LLMError) as linfo:
         asyncio.run(llm.acomplete([ChatMessage(role="user", content="x")]))
     assert "TaskGroup" not in str(linfo.value)
+
+
+# -- 9. an explicit key with a trailing newline ---------------------------------------------
+
+
+@pytest.mark.parametrize("secret", [False, True], ids=["str", "SecretStr"])
+def test_an_explicit_key_read_from_a_file_is_stripped(secret: bool) -> None:
+    import json
+
+    from pydantic import SecretStr
+
+    from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+
+    from fake_servers.fault_server import FaultServer
+
+    good = json.dumps({"data": [{"index": 0, "embedding": [0.1, 0.2, 0.3]}]})
+    key = "sk-a56-filekey-0123456789\n"
+    with FaultServer("wrong_len", bodies={"wrong_len": good}) as srv:
+        emb = OpenAICompatibleEmbedder(
+            "m", base_url=srv.base_url, api_key=SecretStr(key) if secret else key
+        )
+        assert emb.embed(["hi"]).shape == (1, 3)  # (was EmbeddingError: Illegal header value)
+        sent = {k.lower(): v for k, v in srv.requests[-1].items()}
+        assert sent["authorization"] == "Bearer sk-a56-filekey-0123456789"
