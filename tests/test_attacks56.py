@@ -503,3 +503,22 @@ def test_an_explicit_key_read_from_a_file_is_stripped(secret: bool) -> None:
         assert emb.embed(["hi"]).shape == (1, 3)  # (was EmbeddingError: Illegal header value)
         sent = {k.lower(): v for k, v in srv.requests[-1].items()}
         assert sent["authorization"] == "Bearer sk-a56-filekey-0123456789"
+
+
+# -- 10. treehop eval of an endless file ----------------------------------------------------
+
+
+def test_cli_eval_of_an_endless_file_stops_with_a_message(tmp_path: Path) -> None:
+    """``treehop eval /dev/zero`` read zeros until memory ran out (killed at 60 s here)."""
+    import subprocess
+    import sys
+
+    idx = tmp_path / "idx"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("alpha beta gamma\n")
+    run = [sys.executable, "-m", "treehop.cli", "--index", str(idx)]
+    subprocess.run([*run, "index", str(docs)], check=True, capture_output=True, timeout=120)
+    done = subprocess.run([*run, "eval", "/dev/zero"], capture_output=True, text=True, timeout=60)
+    assert done.returncode not in (0, 1) and "Traceback" not in done.stderr
+    assert "larger than" in done.stderr
