@@ -6,6 +6,7 @@ Each test was written failing first (bench/README.md, "Adversarial pass (helper 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from treehop_test_doubles import BagOfWordsEmbedder
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Treehop:
+def client(tmp_path: Path) -> Iterator[Treehop]:
     c = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), reader_processes=0)
     yield c
     c.close()
@@ -149,7 +150,7 @@ def test_assemble_context_tiers_that_are_not_a_list_of_tiers_are_typed(
 
 def test_assemble_context_tiers_as_a_set_still_work(client: Treehop) -> None:
     client.add_resource("alpha beta gamma", target_uri="viking://resources/a.md")
-    out = client.assemble_context("alpha", tiers={"content", "abstract"})
+    out = client.assemble_context("alpha", tiers={"content", "abstract"})  # type: ignore[arg-type]
     assert out.tokens <= 2000
 
 
@@ -522,3 +523,41 @@ def test_cli_eval_of_an_endless_file_stops_with_a_message(tmp_path: Path) -> Non
     done = subprocess.run([*run, "eval", "/dev/zero"], capture_output=True, text=True, timeout=60)
     assert done.returncode not in (0, 1) and "Traceback" not in done.stderr
     assert "larger than" in done.stderr
+
+
+# -- 11. a chat model's summary that cannot be saved ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer", ["summary \ud800 text", None, 5], ids=["lone-surrogate", "none", "int"]
+)
+def test_a_session_summary_the_store_cannot_save_does_not_break_the_session(
+    tmp_path: Path, answer: object
+) -> None:
+    """A model answering a lone surrogate (a JSON ``"\\ud800"`` escape) made every append
+    past ``max_messages`` raise ``PydanticSerializationError`` (the fold's save), for good;
+    a caller's LLM answering ``None`` raised ``AttributeError``."""
+    from treehop.llm import ChatMessage
+    from treehop.llm.base import BaseLLM
+
+    class Odd(BaseLLM):
+        name = "odd"
+
+        def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+            return answer  # type: ignore[return-value]
+
+        async def acomplete(
+            self, messages: Sequence[ChatMessage], *, json_mode: bool = False
+        ) -> str:
+            return answer  # type: ignore[return-value]
+
+    c = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), reader_processes=0, llm=Odd())
+    try:
+        sid = c.create_session()
+        for j in range(25):
+            c.add_message(sid, "user", f"message {j}")
+        s = c.get_session(sid)
+        assert s.next_seq == 25 and s.folded_count + len(s.messages) == 25
+        assert "\ud800" not in s.summary
+    finally:
+        c.close()

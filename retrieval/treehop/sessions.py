@@ -175,6 +175,11 @@ def extractive_summary(
     return "\n".join(reversed(kept))
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A code point no UTF-8 text can hold (a ``str`` keeps an astral character whole, so any
+surrogate in one is lone)."""
+
+
 def _lock_key(session_id: object) -> str:
     """The key of a session's inter-process lock (a malformed id is a missing session,
     refused before any lock file is made)."""
@@ -581,8 +586,13 @@ class SessionStore:
         )
         return [ChatMessage(role="user", content=prompt)]
 
-    def _clean_llm_summary(self, text: str) -> str | None:
-        text = text.strip()
+    def _clean_llm_summary(self, text: object) -> str | None:
+        if not isinstance(text, str):  # (a caller's LLM answering None: AttributeError)
+            return None
+        # A lone surrogate (a JSON ``"\ud800"`` escape in the model's answer) cannot be
+        # saved: the fold's save raised a raw serialisation error on every later append,
+        # and the session took no message again. Shown as U+FFFD (one pass).
+        text = _LONE_SURROGATE.sub("\ufffd", text).strip()
         if not text:
             return None
         # The prompt asks for max_summary_chars; a model may overshoot a little, and a hard
