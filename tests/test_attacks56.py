@@ -561,3 +561,44 @@ def test_a_session_summary_the_store_cannot_save_does_not_break_the_session(
         assert "\ud800" not in s.summary
     finally:
         c.close()
+
+
+def test_an_async_append_waits_for_another_holder_without_blocking_the_loop(
+    tmp_path: Path,
+) -> None:
+    """The session's key lock held elsewhere (a raw ``flock`` of its file on another open
+    file: what another process's hold looks like): ``add_message`` on an ``AsyncTreehop``
+    waits for it with the loop running, then stores the message."""
+    import asyncio
+
+    from treehop import AsyncTreehop
+    from treehop.sessions import KEY_PREFIX
+
+    async def main() -> tuple[int, int]:
+        c = AsyncTreehop(tmp_path / "idx", embedder=BagOfWordsEmbedder())
+        try:
+            sid = await c.create_session()
+            other = c.store.key_lock(KEY_PREFIX + sid)
+            assert other is not None and other.try_acquire()
+            ticks = 0
+
+            async def ticker() -> None:
+                nonlocal ticks
+                while True:
+                    await asyncio.sleep(0.01)
+                    ticks += 1
+
+            t = asyncio.create_task(ticker())
+            add = asyncio.create_task(c.add_message(sid, "user", "after the other holder"))
+            await asyncio.sleep(0.3)
+            assert not add.done()
+            other.release()
+            await asyncio.wait_for(add, 10)
+            t.cancel()
+            return ticks, len((await c.get_session(sid)).messages)
+        finally:
+            await c.close()
+
+    ticks, stored = asyncio.run(main())
+    assert ticks >= 10  # (the loop ran while the append waited)
+    assert stored == 1

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
 import json
 import re
 import threading
@@ -52,7 +53,7 @@ from .errors import (
 )
 from .llm.base import LLM, ChatMessage
 from .redaction import redact
-from .stores._filelock import holding_key
+from .stores._filelock import aholding_key, holding_key
 from .stores.base import RecoveryRecord
 from .uri import validate_user
 
@@ -481,13 +482,17 @@ class SessionStore:
     async def aadd_message(
         self, session_id: str, role: str, content: str, *, user: str | None = None
     ) -> SessionMessage:
-        """The async twin of :meth:`add_message` (the model call does not block the loop)."""
-        message, fold = self._append(session_id, role, content, user)
+        """The async twin of :meth:`add_message` (the model call does not block the loop;
+        nor does a wait for another process's hold of the session's key lock: it is taken
+        here first, and ``_append``'s own hold shares it)."""
+        async with self._async_key(session_id):
+            message, fold = self._append(session_id, role, content, user)
         if fold is not None:
             previous, batch = fold
             try:
                 summary, method, reason = await self._summarize_async(previous, batch)
-                self._apply_fold(session_id, batch, summary, method, reason)
+                async with self._async_key(session_id):
+                    self._apply_fold(session_id, batch, summary, method, reason)
             finally:
                 # Also on cancellation: the next added message then retries the fold.
                 self._release(session_id)
@@ -505,6 +510,13 @@ class SessionStore:
             return session.summary, [m.model_copy() for m in recent]
 
     # -- internals ---------------------------------------------------------------------
+
+    def _async_key(self, session_id: object) -> contextlib.AbstractAsyncContextManager[None]:
+        """The session's key lock, awaited (nothing for a malformed id: ``_append`` refuses
+        it with its usual error)."""
+        if not isinstance(session_id, str) or not _SESSION_ID_RE.match(session_id):
+            return contextlib.nullcontext()
+        return aholding_key(self.state, KEY_PREFIX + session_id)
 
     def _append(
         self, session_id: str, role: str, content: str, user: str | None = None

@@ -10,13 +10,14 @@ and then raises :class:`~treehop.errors.IndexLockedError`; it never writes witho
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,41 @@ def give_key_lock(entry: HeldKeyLock) -> None:
             entry.lock.release()
 
 
+def _key_lock_of(store: Any, key: str) -> tuple[Any, float]:
+    make = getattr(store, "key_lock", None)
+    lock = make(key) if callable(make) else None
+    return lock, float(getattr(store, "lock_timeout", 10.0))
+
+
+def _busy(key: str, timeout: float) -> IndexLockedError:
+    return IndexLockedError(
+        f"another process is writing to {key[:200]} (waited {timeout:g} s; see "
+        "EmbeddedStore(lock_timeout=...))"
+    )
+
+
+@contextlib.asynccontextmanager
+async def aholding_key(store: Any, key: str) -> AsyncIterator[None]:
+    """:func:`holding_key` for a coroutine: the wait for another process polls with
+    ``asyncio.sleep`` (the event loop keeps running), and a cancelled wait holds nothing.
+    A sync :func:`holding_key` of the same key inside it shares this hold (no wait)."""
+    lock, timeout = _key_lock_of(store, key)
+    if lock is None:
+        yield
+        return
+    give_up = time.monotonic() + timeout
+    pause = 0.0005
+    while (hold := take_key_lock(store, lock)) is None:
+        if time.monotonic() >= give_up:
+            raise _busy(key, timeout)
+        await asyncio.sleep(pause)
+        pause = min(2 * pause, 0.05)
+    try:
+        yield
+    finally:
+        give_key_lock(hold)
+
+
 @contextlib.contextmanager
 def holding_key(store: Any, key: str) -> Iterator[None]:
     """Hold ``store``'s key lock of ``key`` (nothing for a store without key locks: in
@@ -168,20 +204,15 @@ def holding_key(store: Any, key: str) -> Iterator[None]:
     to give it back; :class:`~treehop.errors.IndexLockedError` past it. Blocking (the
     sessions' writes run in a thread): the async twin is :mod:`treehop.memory`'s
     conversation lock."""
-    make = getattr(store, "key_lock", None)
-    lock = make(key) if callable(make) else None
+    lock, timeout = _key_lock_of(store, key)
     if lock is None:
         yield
         return
-    timeout = float(getattr(store, "lock_timeout", 10.0))
     give_up = time.monotonic() + timeout
     pause = 0.0005
     while (hold := take_key_lock(store, lock)) is None:
         if time.monotonic() >= give_up:
-            raise IndexLockedError(
-                f"another process is writing to {key[:200]} (waited {timeout:g} s; see "
-                "EmbeddedStore(lock_timeout=...))"
-            )
+            raise _busy(key, timeout)
         time.sleep(pause)
         pause = min(2 * pause, 0.05)
     try:
