@@ -600,5 +600,5 @@ def test_an_async_append_waits_for_another_holder_without_blocking_the_loop(
             await c.close()
 
     ticks, stored = asyncio.run(main())
-    assert ticks >= 10  # (the loop ran while the append waited)
+    assert ticks >= 3  # (the loop ran while the append waited; 30 on an idle machine)
     assert stored == 1
