@@ -569,16 +569,15 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                     f.parent.mkdir(parents=True, exist_ok=True)
                     tmp.write_bytes(value)
                     _fsync_file(tmp)
+                    # (the stamp of our own file, taken before the rename, which keeps its
+                    # inode and mtime: a stat after it could see another process's newer one)
+                    st = os.stat(tmp)
                     os.replace(tmp, f)
                 except OSError as exc:
                     with contextlib.suppress(OSError):  # (EROFS even for a missing file)
                         tmp.unlink(missing_ok=True)
                     raise StoreError(f"cannot write state {key!r}: {exc.strerror or exc}") from exc
-                try:
-                    st = os.stat(f)
-                    self._state_stamps[key] = (st.st_ino, st.st_mtime_ns, st.st_size)
-                except OSError:
-                    self._state_stamps.pop(key, None)  # (read again next time)
+                self._state_stamps[key] = (st.st_ino, st.st_mtime_ns, st.st_size)
             self._state[key] = bytes(value)
 
     KEY_LOCK_BUCKETS: ClassVar[int] = 256
