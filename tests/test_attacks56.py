@@ -5,6 +5,7 @@ Each test was written failing first (bench/README.md, "Adversarial pass (helper 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -602,3 +603,84 @@ def test_an_async_append_waits_for_another_holder_without_blocking_the_loop(
     ticks, stored = asyncio.run(main())
     assert ticks >= 3  # (the loop ran while the append waited; 30 on an idle machine)
     assert stored == 1
+
+
+# -- 12. a zstd answer that decodes to gigabytes ----------------------------------------------
+
+
+def _one_answer_server(head: bytes, body: bytes) -> tuple[str, object]:
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                length = f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+                with contextlib.suppress(OSError):
+                    conn.sendall(head + length + body)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{srv.getsockname()[1]}", srv
+
+
+def test_a_zstd_bomb_is_refused_without_decoding_it_whole() -> None:
+    """httpx decodes each raw chunk whole: a 65 KB zstd answer of 2 GiB of zeros took
+    4.2 GB of memory and 6-14 s before ``MAX_RESPONSE_BYTES`` was checked (now ~0.1 s)."""
+    zstandard = pytest.importorskip("zstandard")
+    import json
+
+    from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: zstd\r\n"
+    good = zstandard.ZstdCompressor().compress(
+        json.dumps({"data": [{"index": 0, "embedding": [0.1, 0.2, 0.3]}]}).encode()
+    )
+    url, srv = _one_answer_server(head, good)
+    try:
+        emb = OpenAICompatibleEmbedder("m", base_url=url, api_key="sk-a56-zstd-0123456789")
+        assert emb.embed(["hi"]).shape == (1, 3)  # (a good zstd answer is still read)
+    finally:
+        srv.close()  # type: ignore[attr-defined]
+    # The bomb in a fresh process, whose peak memory is then its own: 1 GiB of zeros.
+    probe = """
+import io, resource, sys, time
+sys.path[:0] = sys.argv[2:]
+import zstandard
+from test_attacks56 import _one_answer_server
+from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+from treehop.errors import EmbeddingError
+out = io.BytesIO()
+with zstandard.ZstdCompressor().stream_writer(out, closefd=False) as w:
+    zeros = b"\\0" * (16 * 2**20)
+    for _ in range(64):
+        w.write(zeros)
+head = b"HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Encoding: zstd\\r\\n"
+url, srv = _one_answer_server(head, out.getvalue())
+emb = OpenAICompatibleEmbedder("m", base_url=url, api_key="sk-a56-zstd-0123456789")
+try:
+    emb.embed(["hi"])
+except EmbeddingError as exc:
+    assert "larger than" in str(exc), exc
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+    import subprocess
+    import sys
+
+    here = str(Path(__file__).parent)
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "x", here, *sys.path],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.split()[-1]) < 700  # MB at peak (was ~2,200 for 1 GiB)
