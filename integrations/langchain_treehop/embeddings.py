@@ -59,7 +59,9 @@ class LangChainEmbedder:
             )
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise InvalidQueryError("name must be a non-empty string")
-        if dimension is not None and (isinstance(dimension, bool) or dimension < 1):
+        if dimension is not None and (
+            isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1
+        ):  # (a str raised TypeError at ``<``; 1.5 was kept and failed at the first call)
             raise InvalidQueryError(f"dimension must be a positive integer, got {dimension!r}")
         self.embeddings = embeddings
         register_object_secrets(embeddings)  # its errors may echo its key (_errors redacts)

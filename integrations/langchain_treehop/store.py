@@ -247,6 +247,10 @@ class TreehopStore(BaseStore):
         if urimod.CHUNK_MARK in resolved:
             raise InvalidURIError("the store root cannot be a chunk URI")
         self.root = resolved
+        if index_fields is not None and (
+            isinstance(index_fields, str | bytes) or not isinstance(index_fields, Iterable)
+        ):  # (a str was read as its characters: ``"text"`` embedded fields t, e, x, t)
+            raise InvalidQueryError("index_fields must be a non-empty list of field paths")
         fields = list(index_fields) if index_fields is not None else ["$"]
         if not fields or not all(isinstance(f, str) and f for f in fields):
             raise InvalidQueryError("index_fields must be a non-empty list of field paths")

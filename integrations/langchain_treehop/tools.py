@@ -18,7 +18,7 @@ crash the graph.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from langchain_core.callbacks import Callbacks
@@ -264,7 +264,15 @@ def create_treehop_tools(
     if include is None:
         kinds = list(TOOL_KINDS)
     else:
+        # (an int was iterated, TypeError; a list in the list was hashed, TypeError)
+        if isinstance(include, str | bytes) or not isinstance(include, Iterable):
+            raise InvalidQueryError(
+                f"include must be a list naming some of {', '.join(TOOL_KINDS)}; "
+                f"got {type(include).__name__}"
+            )
         kinds = list(include)
+        if not all(isinstance(kind, str) for kind in kinds):
+            raise InvalidQueryError(f"include must name some of {', '.join(TOOL_KINDS)}")
         unknown = sorted(set(kinds) - set(TOOL_KINDS))
         if unknown or not kinds:
             raise InvalidQueryError(

@@ -406,8 +406,12 @@ class AsyncTreehop:
         await self._io(self._fresh)  # an incremental re-add diffs against the latest commit
         if is_path:
             p = Path(path_or_text)
-            if not p.exists():
-                raise IngestError(f"path does not exist: {argmod.shown(str(p))}")
+            try:
+                p.stat()
+            except (OSError, ValueError) as exc:  # (ENAMETOOLONG, ELOOP, EACCES: not only ENOENT)
+                why = "does not exist" if isinstance(exc, FileNotFoundError) else "cannot be read"
+                detail = getattr(exc, "strerror", None) or type(exc).__name__
+                raise IngestError(f"path {why}: {argmod.shown(str(p))} ({detail})") from None
             target = self._target_for(target_uri, name or argmod.path_name(p))
             return await self.writer.add(p, target, AddCall(user_tags, meta, progress, t0))
         text = argmod.check_text_size(str(path_or_text))
@@ -493,7 +497,14 @@ class AsyncTreehop:
         node = await self._io(self._require, uri)
         adds = tagmod.parse_tags(add, default_source="user")
         drops = set(tagmod.normalize_filter_labels(remove))
-        return await self.writer.set_tags(node, adds, drops)
+        # The node's tags are read again under the node's key lock (this process's calls on
+        # it one at a time, and other processes' through the embedded store's key lock, the
+        # store refreshed first) and merged with ``adds`` / ``drops`` before the write: read
+        # before it, concurrent calls each wrote their own merge over a stale read (20
+        # concurrent adds kept 2 tags; three processes of 15 adds kept one's 15 of 45).
+        async with memory._conversation_lock(self.store, node.uri):
+            node = await self._io(self._require, node.uri)
+            return await self.writer.set_tags(node, adds, drops)
 
     # ------------------------------------------------------------------ browse
     def _require(self, uri: str) -> Node:
@@ -1135,8 +1146,12 @@ class AsyncTreehop:
             token_counter=counter,
             query=None if isinstance(query, FindResult) else query,
         )
-        if session_id is not None:
-            await self._io(self.context_ledger.add, session_id, out.uris)
+        if session_id is not None and out.uris:
+            # (the ledger's read-merge-write under the session's key lock: two processes
+            # assembling for one session each wrote their own merge, and a third of the
+            # URIs they injected were missing from the ledger, to be injected again)
+            async with memory._conversation_lock(self.store, f"context-ledger/{session_id}"):
+                await self._io(self.context_ledger.add, session_id, out.uris)
         return out
 
     # ------------------------------------------------------------------ sessions

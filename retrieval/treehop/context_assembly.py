@@ -36,6 +36,7 @@ import re
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, cast, runtime_checkable
@@ -344,6 +345,10 @@ def check_budget(
     if not 1 <= max_tokens <= MAX_BUDGET:
         raise InvalidQueryError(f"max_tokens must be between 1 and {MAX_BUDGET}")
     q: dict[ContextType, int] = {}
+    if quotas is not None and not isinstance(quotas, Mapping):
+        raise InvalidQueryError(
+            f"quotas must be a mapping of context type to tokens, got {type(quotas).__name__}"
+        )
     for k, v in (quotas or {}).items():
         try:
             ct = ContextType(k)
@@ -354,7 +359,12 @@ def check_budget(
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise InvalidQueryError(f"quotas[{k!r}] must be a non-negative integer, got {v!r}")
         q[ct] = v
-    if isinstance(tiers, str) or not tiers or any(t not in TIERS for t in tiers):
+    if (
+        isinstance(tiers, str)
+        or not isinstance(tiers, Sequence | AbstractSet)  # (an int was iterated: TypeError)
+        or not tiers
+        or any(not isinstance(t, str) or t not in TIERS for t in tiers)
+    ):
         raise InvalidQueryError(f"tiers must be a non-empty list of {', '.join(TIERS)}")
     ordered = tuple(t for t in reversed(TIERS) if t in tiers)
     return q, ordered

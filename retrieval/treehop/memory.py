@@ -55,6 +55,7 @@ from .llm.base import LLM, ChatMessage
 from .memory_context import day_prefix
 from .models import ContextType, Level, Node
 from .redaction import redact_exception
+from .stores._filelock import HeldKeyLock, give_key_lock, take_key_lock
 from .tagging.ingest import IngestTagger, LabelCounts, stored_label_lists
 from .timestamps import TIMESTAMP_FIELD, TimeLike, to_iso, to_stored_epoch
 from .validation import is_blank
@@ -770,53 +771,11 @@ _LOCK_POLL_S = (0.0005, 0.02)
 """The first and the longest pause between two tries of a busy conversation lock."""
 
 
-@dataclass
-class _HeldKeyLock:
-    """An index's key lock (:meth:`~treehop.stores.embedded.EmbeddedStore.key_lock`) this
-    process holds, how many of its conversation locks hold it, and the table it is kept in
-    while held."""
-
-    lock: Any
-    users: int
-    table: dict[str, _HeldKeyLock]
-
-
-_key_locks: weakref.WeakKeyDictionary[Any, dict[str, _HeldKeyLock]] = weakref.WeakKeyDictionary()
-
-
-def _take_key_lock(store: Any, lock: Any) -> _HeldKeyLock | None:
-    """Take (or share) ``lock``, ``store``'s key lock of one conversation, without waiting:
-    the hold (give it back with :func:`_give_key_lock`), ``None`` while another process
-    holds it. Within this process the lock is shared, counted: a conversation's own
-    ``threading.Lock`` already serialises this process's calls, and a second ``flock`` of
-    the same file from this process would wait for the first (two conversations of one
-    bucket, or one nested in another, would wait on themselves)."""
-    name = str(lock.path)
-    with _tails_lock:
-        try:
-            table = _key_locks.get(store)
-            if table is None:
-                table = _key_locks[store] = {}
-        except TypeError:  # (a store that cannot be a weak key: no sharing, a hold per call)
-            table = {}
-        entry = table.get(name)
-        if entry is None:
-            if not lock.try_acquire():
-                return None
-            entry = table[name] = _HeldKeyLock(lock, 0, table)
-        entry.users += 1
-        return entry
-
-
-def _give_key_lock(entry: _HeldKeyLock) -> None:
-    """Give back a hold :func:`_take_key_lock` gave (the lock is released with its last)."""
-    with _tails_lock:
-        entry.users -= 1
-        if entry.users == 0:
-            name = str(entry.lock.path)
-            if entry.table.get(name) is entry:
-                del entry.table[name]
-            entry.lock.release()
+_HeldKeyLock = HeldKeyLock
+_take_key_lock = take_key_lock
+_give_key_lock = give_key_lock
+"""(The shared holds of an index's key locks live in :mod:`treehop.stores._filelock`, where
+the sessions' writes take them too.)"""
 
 
 @contextlib.asynccontextmanager
@@ -873,7 +832,7 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
                 while (hold := _take_key_lock(store, lock)) is None:
                     if time.monotonic() >= give_up:
                         raise IndexLockedError(
-                            f"another process is appending to {conv_uri} (waited "
+                            f"another process is writing to {conv_uri} (waited "
                             f"{timeout:g} s; see EmbeddedStore(lock_timeout=...))"
                         )
                     await asyncio.sleep(pause)

@@ -17,6 +17,14 @@ The rule, applied in one linear pass per pattern:
 3. Whatever follows ``Bearer``, ``Authorization:``, ``api_key=``/``"api_key": ...``,
    ``X-Api-Key``, ``X-Security-Token`` and a Volcengine ``Credential=`` is replaced, registered or
    not: a key that was never registered (read by a user's own client) is still hidden.
+4. So is the value assigned to a word that *ends* in ``token``, ``secret``, ``password``,
+   ``passwd``, ``pwd`` or ``passphrase`` (``token=``, ``access_token = '...'``, ``Pwd=`` of a
+   connection string, ``"password": "..."``): an error that quotes a request, a config line
+   or a server's echo names its credentials that way. Only an ``=`` or a *quoted* name
+   before ``:`` counts, and the name must end there: ``max_tokens=512``, ``token_type=``,
+   ``unexpected token: '}'`` and prose are left alone. The name is matched from a word's
+   start (its one word boundary) by a lazy run of word characters: each word is scanned
+   once, so the pattern stays linear.
 
 Why a process-wide registry rather than per-client scrubbing: the places that *report* a failure
 (the retriever's rerank fallback, the intent analyzer, the session store) do not know which
@@ -55,7 +63,9 @@ _HEADER_VALUE = re.compile(
     r"|\b(?:x-)?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
     r"|\bx-security-token\b[\"']?\s*[:=]\s*[\"']?"
     r"|\b(?:access|secret)[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
-    r"|\bcredential=|\bsignature=)"
+    r"|\bcredential=|\bsignature="
+    r"|\b\w*?(?:token|secret|password|passwd|pwd|passphrase)\b"
+    r"(?:[\"']\s*:\s*[\"']?|\s*=\s*[\"']?))"
     r"([^\s\"',;&]+)"
 )
 

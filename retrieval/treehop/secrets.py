@@ -27,13 +27,21 @@ def resolve_secret(
     what: str = "api_key",
 ) -> SecretStr | None:
     """An explicit secret wins; otherwise the first non-empty environment variable of
-    ``env_vars`` (surrounding whitespace dropped: a pasted key often ends with a newline);
-    an empty value means absent. A value that is not a string raises ``error``."""
+    ``env_vars`` (surrounding whitespace dropped from either: a pasted key, or one read
+    from a file, often ends with a newline); an empty value means absent. A value that is
+    not a string raises ``error``."""
     if isinstance(value, SecretStr):
+        raw = value.get_secret_value()
+        if isinstance(raw, str) and raw != raw.strip():  # (as an explicit str, below)
+            value = SecretStr(raw.strip())
         register_secret(value.get_secret_value())
         return value if value.get_secret_value() else None
     if value is not None and not isinstance(value, str):
         raise error(f"{what} must be a str, a SecretStr or None, got {type(value).__name__}")
+    if value:
+        # Surrounding whitespace dropped as from the environment: a key read from a file
+        # ends with a newline, and every request then failed ("Illegal header value").
+        value = value.strip()
     if value:
         register_secret(value)
         return SecretStr(value)

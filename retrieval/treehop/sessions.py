@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
 import json
 import re
 import threading
@@ -52,6 +53,7 @@ from .errors import (
 )
 from .llm.base import LLM, ChatMessage
 from .redaction import redact
+from .stores._filelock import aholding_key, holding_key
 from .stores.base import RecoveryRecord
 from .uri import validate_user
 
@@ -174,6 +176,19 @@ def extractive_summary(
     return "\n".join(reversed(kept))
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A code point no UTF-8 text can hold (a ``str`` keeps an astral character whole, so any
+surrogate in one is lone)."""
+
+
+def _lock_key(session_id: object) -> str:
+    """The key of a session's inter-process lock (a malformed id is a missing session,
+    refused before any lock file is made)."""
+    if not isinstance(session_id, str) or not _SESSION_ID_RE.match(session_id):
+        raise NotFoundError(_no_session(session_id))
+    return KEY_PREFIX + session_id
+
+
 class SessionStore:
     """Create, update, persist and read conversation sessions.
 
@@ -215,6 +230,8 @@ class SessionStore:
         self.summary_prompt = summary_prompt
         self._lock = threading.RLock()
         self._cache: dict[str, Session] = {}
+        self._cache_raw: dict[str, bytes] = {}
+        """The blob each cached session was parsed from (or saved as)."""
         self._folding: set[str] = set()
         self.strict = strict
         self.recovery: RecoveryRecord | None = None
@@ -340,34 +357,60 @@ class SessionStore:
         self.state.put_state(INDEX_KEY, blob.encode())
 
     def _save(self, session: Session) -> None:
-        self.state.put_state(KEY_PREFIX + session.session_id, session.model_dump_json().encode())
+        raw = session.model_dump_json().encode()
+        self.state.put_state(KEY_PREFIX + session.session_id, raw)
+        self._cache_raw[session.session_id] = raw
 
-    def _load(self, session_id: str, user: str | None = None) -> Session:
-        """The cached session, else read from state (caller holds the lock).
+    def _load(self, session_id: str, user: str | None = None, fresh: bool = False) -> Session:
+        """The cached session, else (or with ``fresh``) read from state (caller holds the
+        lock; see :meth:`_load_any`).
 
         With ``user``, a session of another user is reported exactly like a missing one.
         """
-        session = self._load_any(session_id)
+        session = self._load_any(session_id, fresh)
         if user is not None and session.user != user:
             raise NotFoundError(_no_session(session_id))
         return session
 
-    def _load_any(self, session_id: str) -> Session:
+    def _load_any(self, session_id: str, fresh: bool = False) -> Session:
+        """The session: the cached copy, or with ``fresh`` as its blob holds it now.
+
+        ``fresh`` (every write, and :meth:`get`) reads the blob again (the embedded store
+        answers an unchanged blob from its cache after one ``stat``; a remote engine makes
+        one read) and parses it again only when its bytes changed. Why: the parsed session
+        was cached for good, so another process's appends were never seen here, and this
+        process's next append saved its old copy over them (a session of 20 messages
+        written by two other processes came back with the one message added here). A
+        session another process created after this store read its index is found by its
+        blob, as a new store would find it. The planner's reads
+        (:meth:`context_for_intent`) and listings keep the cached copy (no read per search).
+        """
         if not isinstance(session_id, str) or not _SESSION_ID_RE.match(session_id):
             raise NotFoundError(_no_session(session_id))
-        cached = self._cache.get(session_id)
-        if cached is not None:
-            return cached
-        if session_id not in self._index:
-            raise NotFoundError(_no_session(session_id))
+        if not fresh and session_id in self._cache:
+            return self._cache[session_id]
+        known = session_id in self._index
+        if not known and session_id not in self._cache:
+            lister = getattr(self.state, "state_keys", None)
+            if not callable(lister):  # (a backend that cannot list keeps its index's word)
+                raise NotFoundError(_no_session(session_id))
         raw = self.state.get_state(KEY_PREFIX + session_id)
         if not raw:
+            self._cache.pop(session_id, None)
             raise NotFoundError(_no_session(session_id))
+        cached = self._cache.get(session_id)
+        if cached is not None and self._cache_raw.get(session_id) == raw:
+            return cached
         try:
             session = Session.model_validate_json(raw)
         except ValidationError as exc:
             raise IndexCorruptError(f"session {session_id} is unreadable: {exc}") from exc
+        if session.session_id != session_id:
+            raise NotFoundError(_no_session(session_id))
+        if not known:
+            self._index.append(session_id)
         self._cache[session_id] = session
+        self._cache_raw[session_id] = bytes(raw)
         return session
 
     # -- public API --------------------------------------------------------------------
@@ -395,7 +438,7 @@ class SessionStore:
     def get(self, session_id: str, *, user: str | None = None) -> Session:
         """A copy of the session (changing it does not change the store)."""
         with self._lock:
-            return self._load(session_id, user).model_copy(deep=True)
+            return self._load(session_id, user, fresh=True).model_copy(deep=True)
 
     def list_sessions(self, user: str | None = None) -> list[Session]:
         """Every session (of ``user`` when given), oldest first, as copies.
@@ -415,8 +458,8 @@ class SessionStore:
 
     def delete(self, session_id: str, *, user: str | None = None) -> None:
         """Forget a session; its blob is overwritten with ``b""``."""
-        with self._lock:
-            self._load(session_id, user)
+        with self._lock, holding_key(self.state, _lock_key(session_id)):
+            self._load(session_id, user, fresh=True)
             self._index.remove(session_id)
             self._cache.pop(session_id, None)
             self.state.put_state(KEY_PREFIX + session_id, b"")
@@ -439,13 +482,17 @@ class SessionStore:
     async def aadd_message(
         self, session_id: str, role: str, content: str, *, user: str | None = None
     ) -> SessionMessage:
-        """The async twin of :meth:`add_message` (the model call does not block the loop)."""
-        message, fold = self._append(session_id, role, content, user)
+        """The async twin of :meth:`add_message` (the model call does not block the loop;
+        nor does a wait for another process's hold of the session's key lock: it is taken
+        here first, and ``_append``'s own hold shares it)."""
+        async with self._async_key(session_id):
+            message, fold = self._append(session_id, role, content, user)
         if fold is not None:
             previous, batch = fold
             try:
                 summary, method, reason = await self._summarize_async(previous, batch)
-                self._apply_fold(session_id, batch, summary, method, reason)
+                async with self._async_key(session_id):
+                    self._apply_fold(session_id, batch, summary, method, reason)
             finally:
                 # Also on cancellation: the next added message then retries the fold.
                 self._release(session_id)
@@ -464,6 +511,13 @@ class SessionStore:
 
     # -- internals ---------------------------------------------------------------------
 
+    def _async_key(self, session_id: object) -> contextlib.AbstractAsyncContextManager[None]:
+        """The session's key lock, awaited (nothing for a malformed id: ``_append`` refuses
+        it with its usual error)."""
+        if not isinstance(session_id, str) or not _SESSION_ID_RE.match(session_id):
+            return contextlib.nullcontext()
+        return aholding_key(self.state, KEY_PREFIX + session_id)
+
     def _append(
         self, session_id: str, role: str, content: str, user: str | None = None
     ) -> tuple[SessionMessage, tuple[str, builtins.list[SessionMessage]] | None]:
@@ -477,8 +531,12 @@ class SessionStore:
             raise InvalidQueryError(f"content longer than {MAX_MESSAGE_CHARS} characters")
         if "\x00" in content or _has_lone_surrogate(content):
             raise InvalidQueryError("content contains a NUL or a lone surrogate")
-        with self._lock:
-            session = self._load(session_id, user)
+        # Under the session's key lock (other processes' appends to it wait; see
+        # :func:`~treehop.stores._filelock.holding_key`) from the fresh read to the save:
+        # two processes of 30 appends each to one session stored 46 of 60 without it.
+        with self._lock, holding_key(self.state, _lock_key(session_id)):
+            # (a copy: a failed save must not leave the message in the cached session)
+            session = self._load(session_id, user, fresh=True).model_copy(deep=True)
             now = time.time()
             message = SessionMessage(
                 role=role,  # type: ignore[arg-type]  # checked against ROLES above
@@ -495,7 +553,13 @@ class SessionStore:
                 batch = [m.model_copy() for m in session.messages[:n_fold]]
                 self._folding.add(session_id)
                 fold = (session.summary, batch)
-            self._save(session)
+            try:
+                self._save(session)
+            except BaseException:
+                if fold is not None:
+                    self._folding.discard(session_id)
+                raise
+            self._cache[session_id] = session
         return message.model_copy(), fold
 
     def _apply_fold(
@@ -506,9 +570,9 @@ class SessionStore:
         method: Literal["llm", "extractive"],
         reason: str | None,
     ) -> None:
-        with self._lock:
+        with self._lock, holding_key(self.state, _lock_key(session_id)):
             try:
-                session = self._load(session_id)
+                session = self._load(session_id, fresh=True).model_copy(deep=True)
             except NotFoundError:  # deleted while the summary was being written
                 return
             folded = {m.seq for m in batch}
@@ -519,6 +583,7 @@ class SessionStore:
             session.summary_method = method
             session.summary_fallback_reason = reason
             self._save(session)
+            self._cache[session_id] = session
 
     def _release(self, session_id: str) -> None:
         with self._lock:
@@ -533,8 +598,13 @@ class SessionStore:
         )
         return [ChatMessage(role="user", content=prompt)]
 
-    def _clean_llm_summary(self, text: str) -> str | None:
-        text = text.strip()
+    def _clean_llm_summary(self, text: object) -> str | None:
+        if not isinstance(text, str):  # (a caller's LLM answering None: AttributeError)
+            return None
+        # A lone surrogate (a JSON ``"\ud800"`` escape in the model's answer) cannot be
+        # saved: the fold's save raised a raw serialisation error on every later append,
+        # and the session took no message again. Shown as U+FFFD (one pass).
+        text = _LONE_SURROGATE.sub("\ufffd", text).strip()
         if not text:
             return None
         # The prompt asks for max_summary_chars; a model may overshoot a little, and a hard

@@ -59,13 +59,31 @@ class EvalReport:
         }
 
 
+MAX_EVAL_FILE_BYTES = 64 * 2**20
+"""The largest query file ``treehop eval`` reads (a labelled set of 100,000 queries is a
+few MB)."""
+
+
 def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQuery]:
-    """Parse and validate the JSONL file; relevant URIs are normalised like user input."""
+    """Parse and validate the JSONL file; relevant URIs are normalised like user input.
+
+    At most :data:`MAX_EVAL_FILE_BYTES` are read: ``treehop eval /dev/zero`` (or a
+    generator's endless pipe) read without a bound until memory ran out, with no message."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_EVAL_FILE_BYTES + 1)
     except FileNotFoundError as exc:
         raise EvalFileError(f"query file not found: {path}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise EvalFileError(f"cannot read query file {path}: {exc}") from exc
+    if len(data) > MAX_EVAL_FILE_BYTES:
+        raise EvalFileError(
+            f"query file {path} is larger than {MAX_EVAL_FILE_BYTES // 2**20} MB "
+            "(or endless); split it"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise EvalFileError(f"cannot read query file {path}: {exc}") from exc
     out: list[LabelledQuery] = []
     seen: set[str] = set()

@@ -486,22 +486,32 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         width = widths.pop()
         if width == 0:
             raise EmbeddingError(f"embedding answer from {self._url} has empty vectors")
-        if self._dimension is not None and width != self._dimension:
-            raise EmbeddingError(
-                f"embedding answer from {self._url} has {width}-dimensional vectors, expected "
-                f"{self._dimension} (model {self._model!r}; check dimension=...)"
-            )
-        if self._dimension is None:
-            with self._lock:
-                if self._dimension is None:
-                    self._dimension = width
+        known = self._dimension
+        if known is not None and width != known:
+            raise self._width_error(width, known)
         try:
             mat = np.asarray(rows, dtype=np.float32)
         except (TypeError, ValueError, OverflowError) as exc:  # Overflow: an int like 10**400
             raise EmbeddingError(
                 f"embedding answer from {self._url} has non-numeric values: {exc}"
             ) from None
-        return normalize_rows(mat, expected, self._dimension)
+        out = normalize_rows(mat, expected, known or width)
+        # The width is learned only from an answer that passed every check: learned before
+        # the values were read, one answer of ``["x"]`` or NaN fixed it at 1 for good, and
+        # every later (good) answer was refused as the wrong width.
+        if known is None:
+            with self._lock:
+                if self._dimension is None:
+                    self._dimension = width
+                elif self._dimension != width:  # (another batch of this call learned first)
+                    raise self._width_error(width, self._dimension)
+        return out
+
+    def _width_error(self, width: int, expected: int) -> EmbeddingError:
+        return EmbeddingError(
+            f"embedding answer from {self._url} has {width}-dimensional vectors, expected "
+            f"{expected} (model {self._model!r}; check dimension=...)"
+        )
 
 
 def _decode(embedding: Any) -> Any:

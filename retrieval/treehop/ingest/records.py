@@ -331,10 +331,16 @@ def plan_records(
     """
     if isinstance(records, str | bytes | IngestRecord) or not isinstance(records, Iterable):
         raise IngestError("records must be a list of IngestRecords or (text, metadata) pairs")
-    if on_duplicate not in {"chunks", "error", "number"}:
+    # (``x in set`` hashes x: a list here raised TypeError, not a refusal)
+    if not isinstance(on_duplicate, str) or on_duplicate not in {"chunks", "error", "number"}:
         raise InvalidQueryError(
-            f"on_duplicate must be 'chunks', 'error' or 'number', got {on_duplicate!r}"
+            f"on_duplicate must be 'chunks', 'error' or 'number', got {on_duplicate!r:.100}"
         )
+    for key_name, key in (("uri_key", uri_key), ("path_key", path_key), ("tags_key", tags_key)):
+        if key is not None and not isinstance(key, str):
+            raise InvalidQueryError(
+                f"{key_name} must be a metadata key (a string) or None, got {type(key).__name__}"
+            )
     if not isinstance(client, Treehop | AsyncTreehop):
         raise InvalidQueryError(
             f"client must be a treehop.Treehop or treehop.AsyncTreehop, got {type(client).__name__}"

@@ -1314,5 +1314,8 @@ def is_path_like(value: str | os.PathLike[str]) -> bool:
         and len(value) < 4096
         and "\x00" not in value
         and not argmod.has_lone_surrogate(value)
-        and Path(value).exists()
+        and os.path.exists(value)
     )
+    # (``os.path.exists``, not ``Path.exists``: the latter raises for what the OS refuses to
+    # look up, ``ENAMETOOLONG`` of a one-line paragraph longer than a file name (255 bytes)
+    # first: ``add_resource`` of such a text escaped a raw ``OSError``; it is a text.)

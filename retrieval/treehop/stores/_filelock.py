@@ -10,10 +10,17 @@ and then raises :class:`~treehop.errors.IndexLockedError`; it never writes witho
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import sys
+import threading
 import time
+import weakref
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import IndexLockedError, StoreError
 
@@ -101,3 +108,114 @@ class WriterLock:
             _unlock(fd)
         finally:
             os.close(fd)
+
+
+# -- an index's key locks, shared within a process ----------------------------------------
+
+
+@dataclass
+class HeldKeyLock:
+    """An index's key lock (:meth:`~treehop.stores.embedded.EmbeddedStore.key_lock`) this
+    process holds, how many of its callers hold it, and the table it is kept in while held."""
+
+    lock: Any
+    users: int
+    table: dict[str, HeldKeyLock]
+
+
+_key_locks: weakref.WeakKeyDictionary[Any, dict[str, HeldKeyLock]] = weakref.WeakKeyDictionary()
+_key_locks_guard = threading.Lock()
+
+
+def take_key_lock(store: Any, lock: Any) -> HeldKeyLock | None:
+    """Take (or share) ``lock``, one of ``store``'s key locks, without waiting: the hold
+    (give it back with :func:`give_key_lock`), ``None`` while another process holds it.
+    Within this process the lock is shared, counted: the callers serialise this process's
+    own calls on a key themselves (a conversation's ``threading.Lock``, the sessions'
+    lock), and a second ``flock`` of the same file from this process would wait for the
+    first (two keys of one bucket, or one nested in another, would wait on themselves)."""
+    name = str(lock.path)
+    with _key_locks_guard:
+        try:
+            table = _key_locks.get(store)
+            if table is None:
+                table = _key_locks[store] = {}
+        except TypeError:  # (a store that cannot be a weak key: no sharing, a hold per call)
+            table = {}
+        entry = table.get(name)
+        if entry is None:
+            if not lock.try_acquire():
+                return None
+            entry = table[name] = HeldKeyLock(lock, 0, table)
+        entry.users += 1
+        return entry
+
+
+def give_key_lock(entry: HeldKeyLock) -> None:
+    """Give back a hold :func:`take_key_lock` gave (the lock is released with its last)."""
+    with _key_locks_guard:
+        entry.users -= 1
+        if entry.users == 0:
+            name = str(entry.lock.path)
+            if entry.table.get(name) is entry:
+                del entry.table[name]
+            entry.lock.release()
+
+
+def _key_lock_of(store: Any, key: str) -> tuple[Any, float]:
+    make = getattr(store, "key_lock", None)
+    lock = make(key) if callable(make) else None
+    return lock, float(getattr(store, "lock_timeout", 10.0))
+
+
+def _busy(key: str, timeout: float) -> IndexLockedError:
+    return IndexLockedError(
+        f"another process is writing to {key[:200]} (waited {timeout:g} s; see "
+        "EmbeddedStore(lock_timeout=...))"
+    )
+
+
+@contextlib.asynccontextmanager
+async def aholding_key(store: Any, key: str) -> AsyncIterator[None]:
+    """:func:`holding_key` for a coroutine: the wait for another process polls with
+    ``asyncio.sleep`` (the event loop keeps running), and a cancelled wait holds nothing.
+    A sync :func:`holding_key` of the same key inside it shares this hold (no wait)."""
+    lock, timeout = _key_lock_of(store, key)
+    if lock is None:
+        yield
+        return
+    give_up = time.monotonic() + timeout
+    pause = 0.0005
+    while (hold := take_key_lock(store, lock)) is None:
+        if time.monotonic() >= give_up:
+            raise _busy(key, timeout)
+        await asyncio.sleep(pause)
+        pause = min(2 * pause, 0.05)
+    try:
+        yield
+    finally:
+        give_key_lock(hold)
+
+
+@contextlib.contextmanager
+def holding_key(store: Any, key: str) -> Iterator[None]:
+    """Hold ``store``'s key lock of ``key`` (nothing for a store without key locks: in
+    memory, a remote engine), waiting up to the store's ``lock_timeout`` for another process
+    to give it back; :class:`~treehop.errors.IndexLockedError` past it. Blocking (the
+    sessions' writes run in a thread): the async twin is :mod:`treehop.memory`'s
+    conversation lock."""
+    lock, timeout = _key_lock_of(store, key)
+    if lock is None:
+        yield
+        return
+    give_up = time.monotonic() + timeout
+    pause = 0.0005
+    while (hold := take_key_lock(store, lock)) is None:
+        if time.monotonic() >= give_up:
+            raise _busy(key, timeout)
+        time.sleep(pause)
+        pause = min(2 * pause, 0.05)
+    try:
+        yield
+    finally:
+        give_key_lock(hold)

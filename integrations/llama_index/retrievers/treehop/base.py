@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -87,6 +87,10 @@ def _context_types(
 ) -> tuple[ContextType, ...] | None:
     if value is None:
         return None
+    if not isinstance(value, str | ContextType | Iterable):  # (an int: TypeError at list())
+        raise InvalidQueryError(
+            f"context_types must be a context type or a list of them, got {type(value).__name__}"
+        )
     items = [value] if isinstance(value, str | ContextType) else list(value)
     out: list[ContextType] = []
     for v in items:

@@ -63,6 +63,7 @@ class _StoreAttributes:
     _md_cache: dict[tuple[int, int], dict[str, Any]]
     _meta: dict[str, Any]
     _state: dict[str, bytes]
+    _state_stamps: dict[str, tuple[int, int, int]]
     _dirty: bool
     _current_seen: tuple[int, ...] | None
     _epoch: int

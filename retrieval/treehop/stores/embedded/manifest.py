@@ -218,6 +218,7 @@ class _Generations(_StoreAttributes):
         self._meta.clear()
         self._meta.update(m.get("meta") or {})
         self._state = {}
+        self._state_stamps = {}
         self._dirty = False
         self._committed = m
         self._committed_snap = self._snap_v

@@ -8,6 +8,7 @@ import atexit
 import contextlib
 import hashlib
 import os
+import stat
 import threading
 import weakref
 from collections import OrderedDict
@@ -188,6 +189,8 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._md_cache: dict[tuple[int, int], dict[str, Any]] = {}
         self._meta: dict[str, Any] = {}
         self._state: dict[str, bytes] = {}
+        self._state_stamps: dict[str, tuple[int, int, int]] = {}
+        """Each cached state blob's file (inode, mtime_ns, size) when it was read or written."""
         self._dirty = False
         self._current_seen: tuple[int, ...] | None = None
         """``CURRENT``'s (inode, mtime, size) when :meth:`refresh` last found it pointing at
@@ -198,6 +201,14 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._snap = _empty_snap(int(dimension or 0))
         self._dim = dimension
         if self.path is not None:
+            try:  # (``Path.exists`` raises for ENAMETOOLONG, EACCES: not a StoreError)
+                os.stat(self.path)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot use the index path {str(self.path)[:200]!r}: {exc.strerror or exc}"
+                ) from None
             if self.path.exists() and not self.path.is_dir():
                 raise StoreError(f"index path {self.path} exists and is not a directory")
             if self.path.is_dir():
@@ -523,18 +534,31 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
     def get_state(self, key: str) -> bytes | None:
         check_state_key(key)
         with self._wlock:
-            if key in self._state:
-                return self._state[key]
             if self.path is None:
-                return None
+                return self._state.get(key)
+            # The file's (inode, mtime, size) is checked on every read: a blob is replaced,
+            # never rewritten, so an unchanged stamp is an unchanged blob (~2 us). Cached
+            # without the check, a blob another process wrote later was never seen here: a
+            # session it appended to read as before, and this process's next append wrote
+            # that old session back over the other's messages.
             f = self.path / "state" / key
             try:
-                if not f.is_file():
-                    return None
+                st = os.stat(f)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                raise StoreError(f"cannot read state {key!r}: {exc.strerror or exc}") from exc
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+            if key in self._state and self._state_stamps.get(key) == stamp:
+                return self._state[key]
+            try:
                 data = f.read_bytes()
             except OSError as exc:
                 raise StoreError(f"cannot read state {key!r}: {exc.strerror or exc}") from exc
             self._state[key] = data
+            self._state_stamps[key] = stamp
             return data
 
     def state_keys(self, prefix: str) -> list[str]:
@@ -567,11 +591,15 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                     f.parent.mkdir(parents=True, exist_ok=True)
                     tmp.write_bytes(value)
                     _fsync_file(tmp)
+                    # (the stamp of our own file, taken before the rename, which keeps its
+                    # inode and mtime: a stat after it could see another process's newer one)
+                    st = os.stat(tmp)
                     os.replace(tmp, f)
                 except OSError as exc:
                     with contextlib.suppress(OSError):  # (EROFS even for a missing file)
                         tmp.unlink(missing_ok=True)
                     raise StoreError(f"cannot write state {key!r}: {exc.strerror or exc}") from exc
+                self._state_stamps[key] = (st.st_ino, st.st_mtime_ns, st.st_size)
             self._state[key] = bytes(value)
 
     KEY_LOCK_BUCKETS: ClassVar[int] = 256
