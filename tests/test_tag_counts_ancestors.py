@@ -122,7 +122,9 @@ ops = st.lists(
 
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seq=ops, retag_all_below=st.sampled_from([0, 1000]))
-def test_random_writes_tag_as_the_full_read(seq: list[tuple[Any, ...]], retag_all_below: int) -> None:
+def test_random_writes_tag_as_the_full_read(
+    seq: list[tuple[Any, ...]], retag_all_below: int
+) -> None:
     """Every stored node's tags after each call equal those of the same calls with every
     directory's children read."""
     with tempfile.TemporaryDirectory() as d:
@@ -206,9 +208,7 @@ def test_partial_batches_read_what_they_leave_out(data: st.DataObject) -> None:
         c = client(Path(d) / "idx", 0)
         try:
             for i in range(8):
-                c.add_messages(
-                    _msgs(i, 1 + i % 3), conversation_id=f"c{i % 3}", session_time=DAY
-                )
+                c.add_messages(_msgs(i, 1 + i % 3), conversation_id=f"c{i % 3}", session_time=DAY)
             nodes = sorted(c.store.iter_nodes(), key=lambda n: n.uri)
             keep = data.draw(st.lists(st.booleans(), min_size=len(nodes), max_size=len(nodes)))
             batch = [n for n, k in zip(nodes, keep, strict=True) if k]
