@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from treehop import Treehop
 from treehop.tagging import ingest
+from treehop.tagging.base import NodeTags
 from treehop.tagging.ingest import IngestTagger
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -61,7 +62,7 @@ def full_read() -> Iterator[list[int]]:
     try:
         yield asked
     finally:
-        ingest._all_children_fresh = orig  # type: ignore[assignment]
+        ingest._all_children_fresh = orig
 
 
 def client(path: Path, retag_all_below: int) -> Treehop:
@@ -158,11 +159,11 @@ def test_whole_retag_reads_no_stored_children(tmp_path: Path) -> None:
             read.append(uri)
             return orig(store, uri, fresh)
 
-        ingest._stored_auto_labels = spy  # type: ignore[assignment]
+        ingest._stored_auto_labels = spy
         try:
             c.add_messages(_msgs(99, 1), conversation_id="c1", session_id="s11", session_time=DAY)
         finally:
-            ingest._stored_auto_labels = orig  # type: ignore[assignment]
+            ingest._stored_auto_labels = orig
         assert read == [c.aio.resolve(f"{CONVS}/c1/s11")]
         tags = every_tag(c)
         c.aio.writer.retag_sync(None, False)  # (the store's own whole re-tag, shortcut off)
@@ -252,9 +253,9 @@ def test_new_child_outside_the_batch_is_read(tmp_path: Path, retag_all_below: in
         conv = c.aio.resolve(f"{CONVS}/c1")
         kids = [n for n in c.store.iter_nodes() if n.parent_uri == conv]
         assert len(kids) == 2
-        fresh = {kids[0].uri: ingest.NodeTags(auto=[], own_labels=[])}
+        fresh = {kids[0].uri: NodeTags(auto=[], own_labels=[])}
         assert not ingest._all_children_fresh(c.store, conv, fresh)
-        fresh[kids[1].uri] = ingest.NodeTags(auto=[], own_labels=[])
+        fresh[kids[1].uri] = NodeTags(auto=[], own_labels=[])
         assert ingest._all_children_fresh(c.store, conv, fresh)
     finally:
         c.close()
