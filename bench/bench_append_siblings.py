@@ -253,6 +253,11 @@ def run(
                         timed_sync(c.store, name, spent[name])
                 spent["embed"] = [0.0]
                 timed_wrapper(c.aio.writer.embedder, "aembed", spent["embed"])
+                # the tagger's read of a directory's stored children's tags (module function)
+                from treehop.tagging import ingest as tag_ingest
+
+                spent["_stored_auto_labels"] = [0.0]
+                timed_sync(tag_ingest, "_stored_auto_labels", spent["_stored_auto_labels"])
             per_call: dict[str, list[float]] = {k: [] for k in spent}
             for i in range(repeat + 1):
                 before, r0, q0 = read(), refresh[0], route[0]

@@ -153,7 +153,8 @@ class IngestTagger:
                 ]
                 table = counted.get(d.uri)
                 if table is None:
-                    kids += _stored_auto_labels(store, d.uri, out)
+                    if not _all_children_fresh(store, d.uri, out):
+                        kids += _stored_auto_labels(store, d.uri, out)
                     kept.append(None)
                 else:
                     kept.append(table.rankable(kids, own, tagger.max_dir_tags))
@@ -264,6 +265,27 @@ _LABEL = rf"[a-z0-9_.+#](?:[a-z0-9_.+#-]{{0,{tagmod.MAX_LABEL_LENGTH - 2}}}[a-z0
 _NORMAL_AUTO_LINES = re.compile(rf"auto:{_LABEL}(?:\nauto:{_LABEL})*")
 _NORMAL_AUTO = re.compile(rf"auto:{_LABEL}")
 """``auto:`` tags in normal form (as ``keywords._NORMAL_TAG`` recognises one), one a line."""
+
+
+def _all_children_fresh(store: VectorStore, uri: str, fresh: Mapping[str, NodeTags]) -> bool:
+    """True when every stored child of ``uri`` is in ``fresh`` (this batch tags it anew), so
+    that :func:`_stored_auto_labels` would return nothing; read from the children's URIs alone
+    (``child_uris``: no JSON parsed, no node built). False where the store has no such read
+    or no ``children_fields`` (the writer's :class:`~treehop.ingest.writer._ChildrenCache`
+    hands the tagger the children it read, less those the write deletes: they are read as
+    before).
+
+    Why: a small index is re-tagged whole after every write (``TreeWriter.finish``, up to
+    ``retag_all_below`` nodes), every node in one batch; each directory's stored children
+    are then all in the batch, and reading their tags only to leave every one out was ~15 ms
+    of a memory append at 300 sessions (``bench/bench_append_siblings.py --tagger
+    --phases``)."""
+    if getattr(store, "children_fields", None) is None:
+        return False
+    uris = getattr(store, "child_uris", None)
+    if uris is None:
+        return False
+    return all(u in fresh for u in uris(uri))
 
 
 def _stored_auto_labels(
