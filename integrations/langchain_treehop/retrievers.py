@@ -81,7 +81,6 @@ _IGNORED_CALL_KWARGS = frozenset({"verbose"})  # read by Runnable.invoke itself,
 _DID_YOU_MEAN = {
     "limit": "k",
     "top_k": "k",
-    "filter": "metadata_filter",
     "tags": "tag_filter (tags is LangChain's callback-tags field)",
     "tags_all": "tag_filter_all",
     "context_type": "context_types",
@@ -418,6 +417,13 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     def _options(self, kwargs: Mapping[str, Any]) -> TreehopRetrievalOptions:
         """The constructor's options overridden by this call's keyword arguments."""
         overrides = {k: v for k, v in kwargs.items() if k not in _IGNORED_CALL_KWARGS}
+        if "filter" in overrides:
+            # LangChain's VectorStoreRetriever merges a call's ``filter`` into its search
+            # kwargs; here it is the metadata filter, as in ``search_kwargs`` (``tags`` stays
+            # refused: on ``invoke`` it is LangChain's callback tags).
+            if "metadata_filter" in overrides:
+                raise InvalidQueryError("give filter or metadata_filter, not both")
+            overrides["metadata_filter"] = overrides.pop("filter")
         unknown = sorted(set(overrides) - set(_OPTION_FIELDS))
         if unknown:
             hints = "".join(

@@ -17,7 +17,7 @@ from langchain_core.runnables import ConfigurableField
 from pydantic import ValidationError
 
 from langchain_treehop import TreehopRetriever
-from treehop import Treehop
+from treehop import InvalidQueryError, Treehop
 
 QUERY = "kubernetes deployment rollout readiness probes"
 
@@ -111,3 +111,26 @@ def test_find_score_threshold_keeps_every_hit_scoring_above_it(tmp_path: Any) ->
                 assert [(d.id, d.metadata["score"]) for d in kept] == [
                     (u, s) for u, s in ranked if s >= floor
                 ], (query, floor)
+
+
+def test_invoke_takes_filter_as_the_metadata_filter_like_a_vectorstore_retriever(
+    lc_client: Treehop,
+) -> None:
+    """``VectorStoreRetriever.invoke(q, filter=...)`` merges the call's ``filter`` into its
+    search kwargs; a user moving from one expects the same here (it was refused)."""
+    for lang in ("en", "de"):
+        lc_client.add_resource(
+            f"kubernetes rollout notes ({lang})",
+            target_uri=f"viking://resources/notes/k8s-{lang}",
+            metadata={"lang": lang},
+        )
+    r = TreehopRetriever(client=lc_client, k=5)
+    every = r.invoke("kubernetes rollout notes")
+    assert {"viking://resources/notes/k8s-en", "viking://resources/notes/k8s-de"} <= {
+        d.id for d in every
+    }
+    got = r.invoke("kubernetes rollout notes", filter={"lang": "en"})
+    assert [d.id for d in got] == ["viking://resources/notes/k8s-en"]
+    assert got == r.invoke("kubernetes rollout notes", metadata_filter={"lang": "en"})
+    with pytest.raises(InvalidQueryError, match="not both"):
+        r.invoke("kubernetes rollout notes", filter={"lang": "en"}, metadata_filter={"lang": "en"})
