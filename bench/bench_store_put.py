@@ -20,9 +20,12 @@ LangGraph's memory tools use).
         [--sizes 0,200,1000] [--index on,off] [--orders first,uuid,last] [--repeat 10]
         [--profile]
 
-``--profile``: per configuration, the median time per put in each stage of the write
-(``TreeWriter`` methods: tagging, the item's embedding, the ancestors' re-description and its
-embedder time, the whole-index re-tag and save of ``finish``), then a cProfile of the
+Each line also gives the median number of texts the embedder was asked for per put and the
+median time per put in each stage of the write (``TreeWriter`` methods: ``apply_tags`` (the
+keyword tagger), ``embed_nodes`` (the item's vector), ``refresh_ancestors`` (the re-description
+of the directories above, with their embedding when their text changed), ``finish`` (with
+``retag_sync``: the whole-index re-tag below ``retag_all_below`` nodes, and the save)).
+``--profile``: after each line, a cProfile of the
 ``--repeat`` puts run on an ``AsyncTreehop`` in this thread (the sync client runs its work on a
 loop thread that cProfile of the caller does not see), with the store's worker-thread calls
 run inline so they appear in it.
@@ -220,17 +223,16 @@ def main() -> None:
     args = ap.parse_args()
     print(
         f"{'store':7s} {'N':>5s} {'index':5s} {'order':6s} {'p50 ms':>8s} {'p90 ms':>8s}"
-        + ("  texts  stages (median ms per put)" if args.profile else "")
+        + "  texts  stages (median ms per put)"
     )
     for kind in args.stores.split(","):
         for n in (int(x) for x in args.sizes.split(",")):
             for index in args.index.split(","):
                 for order in args.orders.split(","):
-                    r = run_one(kind, n, index, order, args.repeat, args.profile)
+                    r = run_one(kind, n, index, order, args.repeat, True)
                     line = f"{kind:7s} {n:5d} {index:5s} {order:6s} {r['p50']:8.1f} {r['p90']:8.1f}"
-                    if args.profile:
-                        stg = " ".join(f"{k}={v:.1f}" for k, v in r["stages"].items())
-                        line += f"  {r['texts']:5.1f}  {stg}"
+                    stg = " ".join(f"{k}={v:.1f}" for k, v in r["stages"].items())
+                    line += f"  {r['texts']:5.1f}  {stg}"
                     print(line, flush=True)
                     if args.profile:
                         print(profile_one(kind, n, index, order, args.repeat), flush=True)
