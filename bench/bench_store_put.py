@@ -18,7 +18,7 @@ LangGraph's memory tools use).
 
     OPENBLAS_NUM_THREADS=1 python bench/bench_store_put.py [--stores memory,disk]
         [--sizes 0,200,1000] [--index on,off] [--orders first,uuid,last] [--repeat 10]
-        [--profile]
+        [--profile] [--deep-retag-copy]
 
 Each line also gives the median number of texts the embedder was asked for per put and the
 median time per put in each stage of the write (``TreeWriter`` methods: ``apply_tags`` (the
@@ -29,6 +29,9 @@ of the directories above, with their embedding when their text changed), ``finis
 ``--repeat`` puts run on an ``AsyncTreehop`` in this thread (the sync client runs its work on a
 loop thread that cProfile of the caller does not see), with the store's worker-thread calls
 run inline so they appear in it.
+
+``--deep-retag-copy``: the whole-index re-tag copies each stored node with
+``model_copy(deep=True)``, as before c140b3f (run both in turn for an A/B).
 
 Default offline embedder (MiniLM); ``TREEHOP_BENCH_CACHE`` is not used (a cache would hide
 the embedding cost being measured).
@@ -55,6 +58,7 @@ from langgraph.store.base import PutOp
 
 from langchain_treehop import TreehopStore
 from treehop import AsyncTreehop, Treehop
+from treehop.ingest import writer as writer_mod
 from treehop.ingest.writer import TreeWriter
 
 NAMESPACE = ("users", "u1", "memories")
@@ -220,7 +224,14 @@ def main() -> None:
     ap.add_argument("--orders", default="first,uuid,last")
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument(
+        "--deep-retag-copy",
+        action="store_true",
+        help="re-tag deep copies of the stored nodes, as before the lead's c140b3f (an A/B)",
+    )
     args = ap.parse_args()
+    if args.deep_retag_copy:
+        writer_mod._own_tags = lambda node: node.model_copy(deep=True)
     print(
         f"{'store':7s} {'N':>5s} {'index':5s} {'order':6s} {'p50 ms':>8s} {'p90 ms':>8s}"
         + "  texts  stages (median ms per put)"
