@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treehop import Treehop
-from treehop.errors import EmbeddingError, StoreError, TreehopError
 from treehop import tags as tagmod
+from treehop.errors import EmbeddingError, StoreError, TreehopError
 from treehop.ingest.records import (
     IngestRecord,
     Passage,
@@ -56,9 +56,7 @@ def snapshot(client: Treehop) -> dict[str, tuple[str, bytes]]:
     """Every stored node (its JSON) and its vector, by URI."""
     nodes = list(client.store.iter_nodes(None))
     vecs = np.asarray(client.store.get_vectors([n.uri for n in nodes]), np.float32)
-    return {
-        n.uri: (n.model_dump_json(), v.tobytes()) for n, v in zip(nodes, vecs, strict=True)
-    }
+    return {n.uri: (n.model_dump_json(), v.tobytes()) for n, v in zip(nodes, vecs, strict=True)}
 
 
 def records(n: int, words: int = 40, tag: str = "") -> list[tuple[str, dict[str, Any]]]:
@@ -85,8 +83,9 @@ def flaky_client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Tre
     emb = FlakyEmbedder()
     with Treehop(tmp_path / "idx", embedder=emb, tagger=request.param) as c:
         EMBEDDERS[id(c)] = emb
-        c.add_resource("seed document about nothing", target_uri="viking://resources/seed.md",
-                       is_text=True)
+        c.add_resource(
+            "seed document about nothing", target_uri="viking://resources/seed.md", is_text=True
+        )
         add_records(c, records(3, tag="old"))  # records the failing batch replaces
         yield c
 
@@ -184,7 +183,9 @@ def _one_by_one(client: Treehop, batch: Sequence[Any]) -> None:
     client.run(write())
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     n=st.integers(1, 40),
     pages=st.integers(0, 8),
