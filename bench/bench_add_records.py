@@ -47,11 +47,47 @@ from treehop.ingest.records import (  # noqa: E402
 
 from treehop_test_doubles import BagOfWordsEmbedder  # noqa: E402
 
-WORDS = (
-    "index tree node vector query chunk file directory summary tag store embed record batch "
-    "ingest search answer user memory session rank score filter path source page section "
-    "model service error retry commit write read lock cache token text document"
-).split()
+WORDS = [
+    "index",
+    "tree",
+    "node",
+    "vector",
+    "query",
+    "chunk",
+    "file",
+    "directory",
+    "summary",
+    "tag",
+    "store",
+    "embed",
+    "record",
+    "batch",
+    "ingest",
+    "search",
+    "answer",
+    "user",
+    "memory",
+    "session",
+    "rank",
+    "score",
+    "filter",
+    "path",
+    "source",
+    "page",
+    "section",
+    "model",
+    "service",
+    "error",
+    "retry",
+    "commit",
+    "write",
+    "read",
+    "lock",
+    "cache",
+    "token",
+    "text",
+    "document",
+]
 
 
 def make_records(n: int, seed: int = 0) -> list[tuple[str, dict[str, Any]]]:
@@ -100,9 +136,9 @@ def digest(client: Treehop) -> str:
     return h.hexdigest()[:12]
 
 
-def one(kind: str, embedder: Any, tagger: Any, batch: list[tuple[str, dict[str, Any]]]) -> tuple[
-    float, str, int
-]:
+def one(
+    kind: str, embedder: Any, tagger: Any, batch: list[tuple[str, dict[str, Any]]]
+) -> tuple[float, str, int]:
     with tempfile.TemporaryDirectory() as d:
         c = Treehop(Path(d) / "idx", embedder=embedder, tagger=tagger)
         try:

@@ -29,6 +29,7 @@ from treehop.ingest.records import (
     add_records,
     plan_records,
 )
+from treehop.tagging import ingest as tagger_ingest
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -57,6 +58,11 @@ def snapshot(client: Treehop) -> dict[str, tuple[str, bytes]]:
     nodes = list(client.store.iter_nodes(None))
     vecs = np.asarray(client.store.get_vectors([n.uri for n in nodes]), np.float32)
     return {n.uri: (n.model_dump_json(), v.tobytes()) for n, v in zip(nodes, vecs, strict=True)}
+
+
+def tagger_state(client: Treehop) -> list[bytes | None]:
+    """The keyword tagger's saved statistics (written outside the store's generations)."""
+    return [client.store.get_state(k) for k in (tagger_ingest.STATE_KEY, tagger_ingest.DELTA_KEY)]
 
 
 def records(n: int, words: int = 40, tag: str = "") -> list[tuple[str, dict[str, Any]]]:
@@ -97,13 +103,14 @@ def _fail(client: Treehop, batch: Sequence[Any]) -> None:
 
 @pytest.mark.parametrize("fail_at", [1, 2, 3, 5])
 def test_an_embedder_failing_midway_writes_nothing(flaky_client: Treehop, fail_at: int) -> None:
-    before = snapshot(flaky_client)
+    before, stats = snapshot(flaky_client), tagger_state(flaky_client)
     emb = EMBEDDERS[id(flaky_client)]
     emb.arm(fail_at)
     # 300 records of 40 words: > EMBED_BATCH nodes, so the batch takes several embed calls
     _fail(flaky_client, [*records(300, tag="new"), *chunked(9)])
     emb.fail_at = None
     assert snapshot(flaky_client) == before
+    assert tagger_state(flaky_client) == stats
     # nothing half-written on disk either: a fresh client reads the same
     path = flaky_client.aio.store.path
     assert path is not None
@@ -117,7 +124,7 @@ def test_a_failure_after_the_first_write_reverts_the_batch(
 ) -> None:
     """The ancestors are re-described after the batch's nodes are written: their summary or
     vector failing there reverts the store to the generation before the call."""
-    before = snapshot(flaky_client)
+    before, stats = snapshot(flaky_client), tagger_state(flaky_client)
     writer = flaky_client.aio.writer
 
     async def broken(target: object) -> None:
@@ -127,6 +134,7 @@ def test_a_failure_after_the_first_write_reverts_the_batch(
     _fail(flaky_client, records(20, tag="new"))
     monkeypatch.undo()
     assert snapshot(flaky_client) == before
+    assert tagger_state(flaky_client) == stats
     assert not flaky_client.aio.store.unsaved
     # and the client keeps working: the same batch then goes in whole
     out = add_records(flaky_client, records(20, tag="new"))
@@ -137,7 +145,7 @@ def test_a_failure_after_the_first_write_reverts_the_batch(
 def test_a_store_upsert_failing_midway_writes_nothing(
     flaky_client: Treehop, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    before = snapshot(flaky_client)
+    before, stats = snapshot(flaky_client), tagger_state(flaky_client)
     store = flaky_client.aio.store
     real = store.upsert
     calls = {"n": 0}
@@ -152,6 +160,7 @@ def test_a_store_upsert_failing_midway_writes_nothing(
     _fail(flaky_client, [*records(40, tag="new"), *chunked(6)])
     monkeypatch.undo()
     assert snapshot(flaky_client) == before
+    assert tagger_state(flaky_client) == stats
 
 
 # ---------------------------------------------------------------- same result as before

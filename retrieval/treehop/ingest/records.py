@@ -365,8 +365,6 @@ def plan_records(
     # A later batch under a directory an earlier one used keeps it (root_for).
     root = root_for(aclient, base, path_key, sourced.values()) if path_key and sourced else None
     relative = dict(zip(sourced, relative_sources(list(sourced.values()), root), strict=True))
-    if path_key:
-        remember_roots(aclient, base, path_key, sourced, relative)
     planned: list[Placement] = []
     for i, rec in enumerate(recs):
         where = f"document {i}"
@@ -400,6 +398,8 @@ def plan_records(
             _check_placed_metadata(p.metadata, f"document {p.index}")
             argmod.check_text_size(p.text)
             check_text_size(p.text, f"document {p.index}", max_bytes)
+    if path_key:  # (once the batch is valid: a refused batch teaches no root)
+        remember_roots(aclient, base, path_key, sourced, relative)
     return plan
 
 
@@ -480,6 +480,14 @@ def add_records(
 
     ``progress`` is called as ``progress("documents", done, total)`` as records are written
     (``total`` counts records; the records of one file are written, and counted, together).
+
+    A batch is written all or nothing: every record is built and embedded before the first
+    write, so a model that fails (an :class:`~treehop.errors.EmbeddingError`) leaves every
+    store as it was; the writes then run under one lock and are committed by one save, and a
+    failure after the first write (the summary or vector of a directory above the batch,
+    the store itself) reverts the embedded store on disk to the generation before the call.
+    An in-memory store or a remote engine (Milvus, VikingDB: written at once) keeps what was
+    written before such a late failure; re-adding the batch completes it.
     """
     _check_progress(progress)
     options: dict[str, Any] = {
@@ -611,6 +619,7 @@ def _revert(client: AsyncTreehop, tagger_saved: Mapping[str, bytes | None]) -> b
     store = client.store
     if tagger_saved:
         _restore_tagger(client, tagger_saved)
+    _ROOTS.pop(client, None)  # (re-read from what is stored: the batch's roots are not)
     if not isinstance(store, EmbeddedStore) or store.path is None:
         return False
     with store._wlock:
@@ -644,6 +653,8 @@ async def _awrite(
         if progress is not None:
             progress("documents", len(out), len(plan))
 
+    if not plan:
+        return []
     groups: dict[str, list[Placement]] = {}
     for p in plan:
         if p.chunk_of:
@@ -670,7 +681,7 @@ async def _awrite(
             store._fresh = fresh
         # Nothing is written above this line. (A store with unsaved writes of another
         # caller is committed first, so that a revert below takes back only this batch.)
-        if client.store.unsaved if isinstance(client.store, EmbeddedStore) else False:
+        if isinstance(client.store, EmbeddedStore) and client.store.unsaved:
             await writer.io(client.store.save)
         saved_tags = await writer.io(_tagger_state, client)
         try:
