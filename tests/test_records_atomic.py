@@ -29,6 +29,7 @@ from treehop.ingest.records import (
     add_records,
     plan_records,
 )
+from treehop.stores.embedded import EmbeddedStore
 from treehop.tagging import ingest as tagger_ingest
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -112,8 +113,9 @@ def test_an_embedder_failing_midway_writes_nothing(flaky_client: Treehop, fail_a
     assert snapshot(flaky_client) == before
     assert tagger_state(flaky_client) == stats
     # nothing half-written on disk either: a fresh client reads the same
-    path = flaky_client.aio.store.path
-    assert path is not None
+    store = flaky_client.aio.store
+    assert isinstance(store, EmbeddedStore) and store.path is not None
+    path = store.path
     flaky_client.close()
     with Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None) as again:
         assert snapshot(again) == before
@@ -135,7 +137,8 @@ def test_a_failure_after_the_first_write_reverts_the_batch(
     monkeypatch.undo()
     assert snapshot(flaky_client) == before
     assert tagger_state(flaky_client) == stats
-    assert not flaky_client.aio.store.unsaved
+    store = flaky_client.aio.store
+    assert isinstance(store, EmbeddedStore) and not store.unsaved
     # and the client keeps working: the same batch then goes in whole
     out = add_records(flaky_client, records(20, tag="new"))
     assert len(out) == 20
@@ -219,7 +222,7 @@ def test_a_batch_stores_what_one_record_at_a_time_stored(
         d = tmp_path_factory.mktemp("same")
         with Treehop(d / "idx", embedder=BagOfWordsEmbedder(), tagger=tagger) as c:
             add_records(c, old_batch)
-            write(c, batch)  # type: ignore[operator]
+            write(c, batch)
             write(c, batch[: max(1, n // 2)])  # a re-add: unchanged texts, refreshed metadata
             out.append(snapshot(c))
     assert out[0] == out[1]
