@@ -196,17 +196,26 @@ def _one_by_one(client: Treehop, batch: Sequence[Any]) -> None:
 
 
 @settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     n=st.integers(1, 40),
     pages=st.integers(0, 8),
     seed=st.integers(0, 10_000),
     tagger=st.sampled_from([None, "auto"]),
+    limit=st.sampled_from([1000, 0, 8, 30, 80]),
 )
 def test_a_batch_stores_what_one_record_at_a_time_stored(
-    tmp_path_factory: pytest.TempPathFactory, n: int, pages: int, seed: int, tagger: Any
+    tmp_path_factory: pytest.TempPathFactory,
+    n: int,
+    pages: int,
+    seed: int,
+    tagger: Any,
+    limit: int,
 ) -> None:
+    """``limit``: the writer's ``retag_all_below`` (the whole index is re-tagged after a
+    write while it holds at most so many nodes): a batch that crosses it re-tags where the
+    one-at-a-time write last did."""
     rng = np.random.default_rng(seed)
     batch: list[Any] = []
     for i in range(n):
@@ -221,6 +230,7 @@ def test_a_batch_stores_what_one_record_at_a_time_stored(
     for write in (_one_by_one, add_records):
         d = tmp_path_factory.mktemp("same")
         with Treehop(d / "idx", embedder=BagOfWordsEmbedder(), tagger=tagger) as c:
+            c.aio.writer.retag_all_below = limit
             add_records(c, old_batch)
             write(c, batch)
             write(c, batch[: max(1, n // 2)])  # a re-add: unchanged texts, refreshed metadata

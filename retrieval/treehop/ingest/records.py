@@ -550,6 +550,8 @@ class _DocWrite:
     changed: list[Node]
     same: list[Node]
     stale: list[str]
+    added: int = 0
+    """How many of its nodes are not stored yet (the index grows by them)."""
 
 
 async def _build_doc(client: AsyncTreehop, p: Placement) -> _DocWrite:
@@ -585,6 +587,7 @@ async def _diff_docs(client: AsyncTreehop, docs: Sequence[_DocWrite]) -> None:
         d.stale = [u for u in old if u not in wanted]
         d.changed = [n for n in d.nodes if old.get(n.uri) != n.content_hash]
         d.same = [n for n in d.nodes if old.get(n.uri) == n.content_hash]
+        d.added = sum(1 for n in d.nodes if n.uri not in old)
 
 
 def _tagger_state(client: AsyncTreehop) -> dict[str, bytes | None]:
@@ -626,6 +629,52 @@ def _revert(client: AsyncTreehop, tagger_saved: Mapping[str, bytes | None]) -> b
         if store.unsaved:
             store._abort()
     return True
+
+
+def _retag_point(
+    client: AsyncTreehop,
+    plan: Sequence[Placement],
+    docs: Mapping[int, _DocWrite],
+    files: Sequence[tuple[str, list[Placement], dict[str, Passage], list[str]]],
+) -> int:
+    """After how many of ``plan``'s first placements the one-record-at-a-time write last
+    re-tagged the whole index (``k``: after ``plan[:k]``; 0 or ``len(plan)``: never, or after
+    the last, as the batch's own save decides).
+
+    That write saved after every record, and each save re-tags the whole index while it
+    holds at most :attr:`TreeWriter.retag_all_below` nodes (:meth:`TreeWriter.finish`): the
+    last such re-tag fixed the tags of everything stored then, and the records after it kept
+    the tags they were written with. The index's size after each record is counted here
+    (its new nodes, its deletions, the directories its write creates above it), so the batch
+    re-tags once, at the same point, and stores the same tags. (Not counted: a passage that
+    moves from another file, and the file it leaves when emptied.)"""
+    writer = client.writer
+    store = client.store
+    limit = writer.retag_all_below
+    if writer.tagger is None:
+        return len(plan)
+    size = len(store)
+    targets = {p.index: docs[p.index].target for p in plan if p.index in docs}
+    targets.update({g[0].index: uri for uri, g, _, _ in files})
+    above = sorted({a for t in targets.values() for a in urimod.ancestors_of(t)})
+    present = {u for u, n in zip(above, store.get(above), strict=True) if n is not None}
+    by_file = {uri: planned for uri, _, planned, _ in files}
+    last_ok = 0
+    for k, p in enumerate(plan, start=1):
+        target = targets.get(p.index)  # (None: a later record of a file, written with its first)
+        if target is not None:
+            d = docs.get(p.index)
+            if d is not None:
+                size += d.added - len(d.stale)
+            else:
+                size += 1 + len(by_file[target]) - len(writer._stored_uris(target))
+            for a in urimod.ancestors_of(target):
+                if a not in present:
+                    present.add(a)
+                    size += 1
+        if size <= limit:
+            last_ok = k
+    return last_ok
 
 
 async def _awrite(
@@ -684,54 +733,70 @@ async def _awrite(
         if isinstance(client.store, EmbeddedStore) and client.store.unsaved:
             await writer.io(client.store.save)
         saved_tags = await writer.io(_tagger_state, client)
+        split = await writer.io(_retag_point, client, plan, docs, files)
         try:
             written: list[Node] = []
             next_file = iter(files)
-            for p in plan:
-                d = docs.get(p.index)
-                if d is not None:
-                    await asyncio.to_thread(
-                        writer.apply_tags,
-                        d.nodes,
-                        d.call.user_tags,
-                        d.changed,
-                        d.target,
-                        {},
-                        frozenset(d.stale),
+
+            async def write_part(part: Sequence[Placement], last: bool) -> None:
+                """Tag and write ``part`` in order, then its ancestors; save at the end of
+                the batch (``last``), else re-tag the whole index as the save after the
+                part's last record did (:func:`_retag_point`)."""
+                mine_docs = [docs[p.index] for p in part if p.index in docs]
+                mine_files: list[str] = []
+                for p in part:
+                    d = docs.get(p.index)
+                    if d is not None:
+                        await asyncio.to_thread(
+                            writer.apply_tags,
+                            d.nodes,
+                            d.call.user_tags,
+                            d.changed,
+                            d.target,
+                            {},
+                            frozenset(d.stale),
+                        )
+                        out[p.index] = client.display(d.target)
+                        advance()
+                        continue
+                    if store is None or p.target_uri not in groups or p.index in out:
+                        continue
+                    uri, group, planned, order = next(next_file)
+                    assert uri == p.target_uri
+                    tags = tagmod.merge(*(g.tags for g in group))
+                    places: dict[str, str | None] = dict.fromkeys(planned, uri)
+                    mine = await store._write_locked(
+                        planned, places, list(tags), replace=True, deferred=True
                     )
-                    out[p.index] = client.display(d.target)
+                    written.extend(mine)
+                    mine_files.append(uri)
+                    # (the file is exactly these passages: each id's node is among them)
+                    where = {n.metadata.get(ID_KEY): n.uri for n in mine if n.is_leaf}
+                    for g, pid in zip(group, order, strict=True):
+                        out[g.index] = client.display(where[pid])
                     advance()
-                    continue
-                if store is None or p.target_uri not in groups or p.index in out:
-                    continue
-                uri, group, planned, order = next(next_file)
-                assert uri == p.target_uri
-                tags = tagmod.merge(*(g.tags for g in group))
-                places: dict[str, str | None] = dict.fromkeys(planned, uri)
-                mine = await store._write_locked(
-                    planned, places, list(tags), replace=True, deferred=True
-                )
-                written += mine
-                # (the file is exactly these passages: each id's node is among them)
-                where = {n.metadata.get(ID_KEY): n.uri for n in mine if n.is_leaf}
-                for g, pid in zip(group, order, strict=True):
-                    out[g.index] = client.display(where[pid])
-                advance()
-            same = [n for d in docs.values() for n in d.same]
-            if same:
-                await writer.refresh_unchanged(same)
-            if changed:
-                await writer.io(client.store.upsert, changed, vectors)
-            stale = [u for d in docs.values() for u in d.stale]
-            if stale:
-                await writer.io(client.store.delete, stale)
-            targets = [d.target for d in docs.values()]
-            targets += [n.uri for n in written if n.is_leaf and n.chunk_index is None]
-            targets += [f[0] for f in files]
-            await writer.refresh_ancestors(targets)
-            for d in docs.values():
-                await writer.route_directories(d.target)
-            await writer.finish()
+                same = [n for d in mine_docs for n in d.same]
+                if same:
+                    await writer.refresh_unchanged(same)
+                embedded = [n for d in mine_docs for n in d.changed]
+                if embedded:
+                    vecs = vectors[[row[id(n)] for n in embedded]]
+                    await writer.io(client.store.upsert, embedded, vecs)
+                stale = [u for d in mine_docs for u in d.stale]
+                if stale:
+                    await writer.io(client.store.delete, stale)
+                await writer.refresh_ancestors([d.target for d in mine_docs] + mine_files)
+                for d in mine_docs:
+                    await writer.route_directories(d.target)
+                if last:
+                    await writer.finish()
+                else:
+                    await asyncio.to_thread(writer.retag_sync, None, False)
+
+            row = {id(n): i for i, n in enumerate(changed)}
+            if 0 < split < len(plan):
+                await write_part(plan[:split], last=False)
+            await write_part(plan[split:] if split < len(plan) else plan, last=True)
         except BaseException:
             await writer.io(_revert, client, saved_tags)
             raise
