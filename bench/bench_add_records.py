@@ -137,10 +137,16 @@ def digest(client: Treehop) -> str:
 
 
 def one(
-    kind: str, embedder: Any, tagger: Any, batch: list[tuple[str, dict[str, Any]]]
+    kind: str,
+    embedder: Any,
+    tagger: Any,
+    batch: list[tuple[str, dict[str, Any]]],
+    retag_below: int | None = None,
 ) -> tuple[float, str, int]:
     with tempfile.TemporaryDirectory() as d:
         c = Treehop(Path(d) / "idx", embedder=embedder, tagger=tagger)
+        if retag_below is not None:
+            c.aio.writer.retag_all_below = retag_below
         try:
             t0 = time.perf_counter()
             (old_write if kind == "old" else add_records)(c, batch)
@@ -157,6 +163,13 @@ def main() -> None:
     ap.add_argument("--embedder", default="bow,minilm")
     ap.add_argument("--tagger", default="auto", choices=("auto", "none"))
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument(
+        "--retag-below",
+        type=int,
+        default=None,
+        help="the writer's retag_all_below (default 1000): a smaller one makes a small batch "
+        "cross it, as 2,000 records cross 1,000",
+    )
     args = ap.parse_args()
     batch = make_records(args.n)
     tagger = "auto" if args.tagger == "auto" else None
@@ -169,7 +182,7 @@ def main() -> None:
         nodes = 0
         for _ in range(args.repeat):
             for kind in ("old", "new"):
-                dt, h, nodes = one(kind, emb, tagger, batch)
+                dt, h, nodes = one(kind, emb, tagger, batch, args.retag_below)
                 times[kind].append(dt)
                 hashes[kind].add(h)
         same = hashes["old"] == hashes["new"] and len(hashes["new"]) == 1

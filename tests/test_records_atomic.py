@@ -245,3 +245,39 @@ def test_re_adding_replaces_and_keeps_ids(tmp_path: Path) -> None:
         assert first == again
         texts = {n.uri: n.content for n in c.store.iter_nodes("viking://resources/r")}
         assert all("changed" in (texts.get(c.aio.resolve(u)) or "changed") for u in first)
+
+
+@pytest.mark.parametrize("limit", [0, 60, 1000])
+def test_a_batch_crossing_the_retag_limit_stores_the_same_tags(tmp_path: Path, limit: int) -> None:
+    """The one-at-a-time write re-tagged the whole index after each record while it held at
+    most ``retag_all_below`` nodes; a batch crossing that size re-tags once, where it last
+    did (without it, the first records kept their write-time tags: other keywords)."""
+    vocab = [
+        "index",
+        "tree",
+        "node",
+        "vector",
+        "query",
+        "chunk",
+        "file",
+        "summary",
+        "store",
+        "batch",
+        "lock",
+        "cache",
+    ]
+    rng = np.random.default_rng(7)
+    batch = [
+        (
+            f"Record {i}: " + " ".join(vocab[j] for j in rng.integers(0, len(vocab), 12)),
+            {"source": f"src{i % 5}/r{i}.txt"},
+        )
+        for i in range(120)
+    ]
+    out = []
+    for k, write in enumerate((_one_by_one, add_records)):
+        with Treehop(tmp_path / f"idx{k}", embedder=BagOfWordsEmbedder(), tagger="auto") as c:
+            c.aio.writer.retag_all_below = limit
+            write(c, batch)
+            out.append(snapshot(c))
+    assert out[0] == out[1]
