@@ -709,25 +709,38 @@ async def _awrite(
         if p.chunk_of:
             groups.setdefault(p.target_uri, []).append(p)
     await client._io(client._fresh)  # (as add_resource: diff against the latest commit)
-    docs = {p.index: await _build_doc(client, p) for p in plan if not p.chunk_of}
+    try:
+        docs = {p.index: await _build_doc(client, p) for p in plan if not p.chunk_of}
+    except BaseException:
+        _ROOTS.pop(client, None)  # (the roots plan_records learned: re-read from the store)
+        raise
     store = PassageStore(client, base_uri=base_uri, path_key=None) if groups else None
     async with writer.lock:
-        await _diff_docs(client, list(docs.values()))
-        changed = [n for d in docs.values() for n in d.changed]
-        vectors = await writer.embed_nodes(changed, progress)
-        files: list[tuple[str, list[Placement], dict[str, Passage], list[str]]] = []
-        if store is not None:
-            fresh: dict[str, np.ndarray[Any, Any]] = {}
-            for uri, group in groups.items():
-                passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
-                planned = store._plan(passages)
-                order = [
-                    q.id if q.id is not None else stable_id(q.text, q.metadata) for q in passages
-                ]
-                existing = await client._io(store._lookup, list(planned))
-                fresh.update(await store._embed_new(planned, existing, None))
-                files.append((uri, group, planned, order))
-            store._fresh = fresh
+        try:
+            await _diff_docs(client, list(docs.values()))
+            changed = [n for d in docs.values() for n in d.changed]
+            vectors = await writer.embed_nodes(changed, progress)
+            files: list[tuple[str, list[Placement], dict[str, Passage], list[str]]] = []
+            if store is not None:
+                # Every file's new texts embedded together (keyed by file and id: one id
+                # may sit in two files of a batch).
+                todo: dict[str, Passage] = {}
+                known: dict[str, Node] = {}
+                for uri, group in groups.items():
+                    passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
+                    planned = store._plan(passages)
+                    order = [
+                        q.id if q.id is not None else stable_id(q.text, q.metadata)
+                        for q in passages
+                    ]
+                    existing = await client._io(store._lookup, list(planned))
+                    todo.update({f"{uri}\0{pid}": q for pid, q in planned.items()})
+                    known.update({f"{uri}\0{pid}": n for pid, n in existing.items()})
+                    files.append((uri, group, planned, order))
+                store._fresh = await store._embed_new(todo, known, None)
+        except BaseException:
+            _ROOTS.pop(client, None)
+            raise
         # Nothing is written above this line. (A store with unsaved writes of another
         # caller is committed first, so that a revert below takes back only this batch.)
         if isinstance(client.store, EmbeddedStore) and client.store.unsaved:
