@@ -19,9 +19,11 @@ loader's pages, a splitter's chunks) become the ordered chunks of that file
 (:class:`PassageStore`).
 
 The whole batch is planned and validated by :func:`plan_records` before anything is written,
-so a bad record in the middle of a batch does not leave half the batch ingested. A record of
-its own is written through the public ``add_resource(..., is_text=True)``: its text is never
-read as a path, even when it names an existing file.
+so a bad record in the middle of a batch does not leave half the batch ingested; it is then
+built and embedded whole before the first write, and written under one lock with one save
+(:func:`_awrite`: all or nothing). A record of its own is built as the public
+``add_resource(..., is_text=True)`` builds it: its text is never read as a path, even when it
+names an existing file.
 
 The second half of the module, :class:`PassageStore`, is the id-addressed model of the
 frameworks' vector stores (see the notes above it).
