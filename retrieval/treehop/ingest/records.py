@@ -19,9 +19,11 @@ loader's pages, a splitter's chunks) become the ordered chunks of that file
 (:class:`PassageStore`).
 
 The whole batch is planned and validated by :func:`plan_records` before anything is written,
-so a bad record in the middle of a batch does not leave half the batch ingested. A record of
-its own is written through the public ``add_resource(..., is_text=True)``: its text is never
-read as a path, even when it names an existing file.
+so a bad record in the middle of a batch does not leave half the batch ingested; it is then
+built and embedded whole before the first write, and written under one lock with one save
+(:func:`_awrite`: all or nothing). A record of its own is built as the public
+``add_resource(..., is_text=True)`` builds it: its text is never read as a path, even when it
+names an existing file.
 
 The second half of the module, :class:`PassageStore`, is the id-addressed model of the
 frameworks' vector stores (see the notes above it).
@@ -51,10 +53,12 @@ from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
 from ..memory import check_outside_conversations
 from ..models import Level, Node
+from ..stores.embedded import EmbeddedStore
+from ..tagging import ingest as tagger_keys
 from ..validation import check_strings, is_blank
 from .loaders import check_text_size
 from .tree_builder import finalize, segment
-from .writer import EMBED_BATCH, ProgressCallback
+from .writer import EMBED_BATCH, AddCall, ProgressCallback
 
 OnDuplicate = Literal["chunks", "error", "number"]
 
@@ -363,8 +367,6 @@ def plan_records(
     # A later batch under a directory an earlier one used keeps it (root_for).
     root = root_for(aclient, base, path_key, sourced.values()) if path_key and sourced else None
     relative = dict(zip(sourced, relative_sources(list(sourced.values()), root), strict=True))
-    if path_key:
-        remember_roots(aclient, base, path_key, sourced, relative)
     planned: list[Placement] = []
     for i, rec in enumerate(recs):
         where = f"document {i}"
@@ -398,6 +400,8 @@ def plan_records(
             _check_placed_metadata(p.metadata, f"document {p.index}")
             argmod.check_text_size(p.text)
             check_text_size(p.text, f"document {p.index}", max_bytes)
+    if path_key:  # (once the batch is valid: a refused batch teaches no root)
+        remember_roots(aclient, base, path_key, sourced, relative)
     return plan
 
 
@@ -478,6 +482,14 @@ def add_records(
 
     ``progress`` is called as ``progress("documents", done, total)`` as records are written
     (``total`` counts records; the records of one file are written, and counted, together).
+
+    A batch is written all or nothing: every record is built and embedded before the first
+    write, so a model that fails (an :class:`~treehop.errors.EmbeddingError`) leaves every
+    store as it was; the writes then run under one lock and are committed by one save, and a
+    failure after the first write (the summary or vector of a directory above the batch,
+    the store itself) reverts the embedded store on disk to the generation before the call.
+    An in-memory store or a remote engine (Milvus, VikingDB: written at once) keeps what was
+    written before such a late failure; re-adding the batch completes it.
     """
     _check_progress(progress)
     options: dict[str, Any] = {
@@ -529,39 +541,285 @@ async def aadd_records(
     return await _awrite(aclient, plan, base_uri, progress)
 
 
+@dataclass
+class _DocWrite:
+    """One whole-document record, built and compared with the store (nothing written yet)."""
+
+    placement: Placement
+    target: str
+    call: AddCall
+    nodes: list[Node]
+    changed: list[Node]
+    same: list[Node]
+    stale: list[str]
+    added: int = 0
+    """How many of its nodes are not stored yet (the index grows by them)."""
+
+
+async def _build_doc(client: AsyncTreehop, p: Placement) -> _DocWrite:
+    """What ``add_resource(p.text, is_text=True, ...)`` would build for ``p``, by the same
+    argument rules (so the nodes are the same), without writing; the diff against the store
+    is taken under the write lock (:func:`_diff_docs`)."""
+    kw = _add_kwargs(p)
+    argmod.check_uri_arg(kw["target_uri"], "target_uri")
+    text = argmod.check_text_size(p.text)
+    name = argmod.check_name(kw["name"])
+    meta = dict(argmod.check_metadata(kw["metadata"]) or {})
+    user_tags = tagmod.parse_tags(kw["tags"], default_source="user")
+    target = client._target_for(kw["target_uri"], name or "note")
+    call = AddCall(user_tags, meta, None, 0.0, name or "")
+    builder = client.writer.builder
+    ctype = urimod.context_type_of(target)
+    built = await asyncio.to_thread(builder.build_text, text, target, ctype, call.name)
+    if meta:  # (as TreeWriter.write merges it)
+        for n in built.nodes:
+            n.metadata = {**n.metadata, **meta}
+    return _DocWrite(p, target, call, list(built.nodes), [], [], [])
+
+
+async def _diff_docs(client: AsyncTreehop, docs: Sequence[_DocWrite]) -> None:
+    """Which of each document's nodes changed (to embed), stayed (to refresh) or are gone
+    (to delete), as :meth:`TreeWriter.write` decides it. The batch's targets are disjoint
+    and none is inside another (:func:`_dedupe`), so reading them all before writing any
+    reads what the one-at-a-time writes read."""
+    writer = client.writer
+    for d in docs:
+        old = await writer.io(writer._stored_hashes, d.target)
+        wanted = {n.uri for n in d.nodes}
+        d.stale = [u for u in old if u not in wanted]
+        d.changed = [n for n in d.nodes if old.get(n.uri) != n.content_hash]
+        d.same = [n for n in d.nodes if old.get(n.uri) == n.content_hash]
+        d.added = sum(1 for n in d.nodes if n.uri not in old)
+
+
+def _tagger_state(client: AsyncTreehop) -> dict[str, bytes | None]:
+    """The keyword tagger's saved statistics (state blobs are written at once, outside the
+    store's generations: tagging a batch counts its texts there), to put back if the batch
+    fails after tagging."""
+    if client.writer.tagger is None:
+        return {}
+    store = client.store
+    return {k: store.get_state(k) for k in (tagger_keys.STATE_KEY, tagger_keys.DELTA_KEY)}
+
+
+def _restore_tagger(client: AsyncTreehop, saved: Mapping[str, bytes | None]) -> None:
+    store = client.store
+    for key, value in saved.items():
+        if store.get_state(key) != value:
+            store.put_state(key, value if value is not None else b"")
+    # The in-memory statistics counted the failed batch: dropped, so that the next use
+    # reloads them from the state just restored (IngestTagger._get).
+    tagger: object = client.writer.tagger
+    while tagger is not None:
+        if isinstance(tagger, tagger_keys.IngestTagger):
+            tagger._tagger = None
+        tagger = getattr(tagger, "base", None)
+
+
+def _revert(client: AsyncTreehop, tagger_saved: Mapping[str, bytes | None]) -> bool:
+    """Undo a failed batch's uncommitted writes: the embedded store on disk goes back to
+    the generation committed before the call (what ``save`` does when a commit fails).
+    Returns False where the store cannot (in memory, or a remote engine, which write at
+    once: see :func:`add_records`)."""
+    store = client.store
+    if tagger_saved:
+        _restore_tagger(client, tagger_saved)
+    _ROOTS.pop(client, None)  # (re-read from what is stored: the batch's roots are not)
+    if not isinstance(store, EmbeddedStore) or store.path is None:
+        return False
+    with store._wlock:
+        if store.unsaved:
+            store._abort()
+    return True
+
+
+def _retag_point(
+    client: AsyncTreehop,
+    plan: Sequence[Placement],
+    docs: Mapping[int, _DocWrite],
+    files: Sequence[tuple[str, list[Placement], dict[str, Passage], list[str]]],
+) -> int:
+    """After how many of ``plan``'s first placements the one-record-at-a-time write last
+    re-tagged the whole index (``k``: after ``plan[:k]``; 0 or ``len(plan)``: never, or after
+    the last, as the batch's own save decides).
+
+    That write saved after every record, and each save re-tags the whole index while it
+    holds at most :attr:`TreeWriter.retag_all_below` nodes (:meth:`TreeWriter.finish`): the
+    last such re-tag fixed the tags of everything stored then, and the records after it kept
+    the tags they were written with. The index's size after each record is counted here
+    (its new nodes, its deletions, the directories its write creates above it), so the batch
+    re-tags once, at the same point, and stores the same tags. (Not counted: a passage that
+    moves from another file, and the file it leaves when emptied.)"""
+    writer = client.writer
+    store = client.store
+    limit = writer.retag_all_below
+    if writer.tagger is None:
+        return len(plan)
+    size = len(store)
+    targets = {p.index: docs[p.index].target for p in plan if p.index in docs}
+    targets.update({g[0].index: uri for uri, g, _, _ in files})
+    above = sorted({a for t in targets.values() for a in urimod.ancestors_of(t)})
+    present = {u for u, n in zip(above, store.get(above), strict=True) if n is not None}
+    by_file = {uri: planned for uri, _, planned, _ in files}
+    last_ok = 0
+    for k, p in enumerate(plan, start=1):
+        target = targets.get(p.index)  # (None: a later record of a file, written with its first)
+        if target is not None:
+            d = docs.get(p.index)
+            if d is not None:
+                size += d.added - len(d.stale)
+            else:
+                size += 1 + len(by_file[target]) - len(writer._stored_uris(target))
+            for a in urimod.ancestors_of(target):
+                if a not in present:
+                    present.add(a)
+                    size += 1
+        if size <= limit:
+            last_ok = k
+    return last_ok
+
+
 async def _awrite(
     client: AsyncTreehop,
     plan: Sequence[Placement],
     base_uri: str,
     progress: ProgressCallback | None = None,
 ) -> list[str]:
-    """Write a validated plan: whole documents through ``add_resource`` (treehop summarises
-    and chunks them), records sharing a source as the ordered chunks of one file."""
+    """Write a validated plan, all or nothing: whole documents as ``add_resource`` builds
+    them (summarised and chunked), records sharing a source as the ordered chunks of one
+    file (:meth:`PassageStore.awrite_file`).
+
+    Every document is built and every new text embedded (:data:`EMBED_BATCH` at a time,
+    across records) before the first write, so a model that fails writes nothing, on any
+    store. The writes then run under the one write lock: tags record by record in the
+    batch's order (the keyword statistics evolve as one record at a time made them), one
+    upsert, the ancestors re-described once for the batch, one save. A failure after the
+    first write (an ancestor's summary or vector, the store) reverts the embedded store to
+    the generation before the call. The nodes and vectors written are those the one-record-
+    at-a-time path wrote (``tests/test_records_atomic.py``)."""
+    writer = client.writer
     out: dict[int, str] = {}
 
     def advance() -> None:
         if progress is not None:
             progress("documents", len(out), len(plan))
 
+    if not plan:
+        return []
     groups: dict[str, list[Placement]] = {}
     for p in plan:
         if p.chunk_of:
             groups.setdefault(p.target_uri, []).append(p)
+    await client._io(client._fresh)  # (as add_resource: diff against the latest commit)
+    try:
+        docs = {p.index: await _build_doc(client, p) for p in plan if not p.chunk_of}
+    except BaseException:
+        _ROOTS.pop(client, None)  # (the roots plan_records learned: re-read from the store)
+        raise
     store = PassageStore(client, base_uri=base_uri, path_key=None) if groups else None
-    for p in plan:
-        if not p.chunk_of:
-            out[p.index] = _display(client, await client.add_resource(p.text, **_add_kwargs(p)))
-            advance()
-            continue
-        group = groups.pop(p.target_uri, None)
-        if group is None or store is None:
-            continue  # written with the first record of its group
-        passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
-        tags = tagmod.merge(*(g.tags for g in group)) if group else []
-        uris = await store.awrite_file(p.target_uri, passages, tags=tags)
-        for g, uri in zip(group, uris, strict=True):
-            out[g.index] = uri
-        advance()
+    async with writer.lock:
+        try:
+            await _diff_docs(client, list(docs.values()))
+            changed = [n for d in docs.values() for n in d.changed]
+            vectors = await writer.embed_nodes(changed, progress)
+            files: list[tuple[str, list[Placement], dict[str, Passage], list[str]]] = []
+            if store is not None:
+                # Every file's new texts embedded together (keyed by file and id: one id
+                # may sit in two files of a batch).
+                todo: dict[str, Passage] = {}
+                known: dict[str, Node] = {}
+                for uri, group in groups.items():
+                    passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
+                    planned = store._plan(passages)
+                    order = [
+                        q.id if q.id is not None else stable_id(q.text, q.metadata)
+                        for q in passages
+                    ]
+                    existing = await client._io(store._lookup, list(planned))
+                    todo.update({f"{uri}\0{pid}": q for pid, q in planned.items()})
+                    known.update({f"{uri}\0{pid}": n for pid, n in existing.items()})
+                    files.append((uri, group, planned, order))
+                store._fresh = await store._embed_new(todo, known, None)
+        except BaseException:
+            _ROOTS.pop(client, None)
+            raise
+        # Nothing is written above this line. (A store with unsaved writes of another
+        # caller is committed first, so that a revert below takes back only this batch.)
+        if isinstance(client.store, EmbeddedStore) and client.store.unsaved:
+            await writer.io(client.store.save)
+        saved_tags = await writer.io(_tagger_state, client)
+        split = await writer.io(_retag_point, client, plan, docs, files)
+        try:
+            written: list[Node] = []
+            next_file = iter(files)
+
+            async def write_part(part: Sequence[Placement], last: bool) -> None:
+                """Tag and write ``part`` in order, then its ancestors; save at the end of
+                the batch (``last``), else re-tag the whole index as the save after the
+                part's last record did (:func:`_retag_point`)."""
+                mine_docs = [docs[p.index] for p in part if p.index in docs]
+                mine_files: list[str] = []
+                for p in part:
+                    d = docs.get(p.index)
+                    if d is not None:
+                        await asyncio.to_thread(
+                            writer.apply_tags,
+                            d.nodes,
+                            d.call.user_tags,
+                            d.changed,
+                            d.target,
+                            {},
+                            frozenset(d.stale),
+                        )
+                        out[p.index] = client.display(d.target)
+                        advance()
+                        continue
+                    if store is None or p.target_uri not in groups or p.index in out:
+                        continue
+                    uri, group, planned, order = next(next_file)
+                    assert uri == p.target_uri
+                    tags = tagmod.merge(*(g.tags for g in group))
+                    places: dict[str, str | None] = dict.fromkeys(planned, uri)
+                    mine = await store._write_locked(
+                        planned, places, list(tags), replace=True, deferred=True
+                    )
+                    written.extend(mine)
+                    mine_files.append(uri)
+                    # (the file is exactly these passages: each id's node is among them)
+                    where = {n.metadata.get(ID_KEY): n.uri for n in mine if n.is_leaf}
+                    for g, pid in zip(group, order, strict=True):
+                        out[g.index] = client.display(where[pid])
+                    advance()
+                same = [n for d in mine_docs for n in d.same]
+                if same:
+                    await writer.refresh_unchanged(same)
+                embedded = [n for d in mine_docs for n in d.changed]
+                if embedded:
+                    vecs = vectors[[row[id(n)] for n in embedded]]
+                    await writer.io(client.store.upsert, embedded, vecs)
+                stale = [u for d in mine_docs for u in d.stale]
+                if stale:
+                    await writer.io(client.store.delete, stale)
+                await writer.refresh_ancestors([d.target for d in mine_docs] + mine_files)
+                for d in mine_docs:
+                    await writer.route_directories(d.target)
+                if last:
+                    await writer.finish()
+                else:
+                    await asyncio.to_thread(writer.retag_sync, None, False)
+
+            row = {id(n): i for i, n in enumerate(changed)}
+            if 0 < split < len(plan):
+                await write_part(plan[:split], last=False)
+            await write_part(plan[split:] if split < len(plan) else plan, last=True)
+        except BaseException:
+            await writer.io(_revert, client, saved_tags)
+            raise
+        finally:
+            if store is not None:
+                store._fresh = {}
+        if store is not None:
+            store._remember(written)
     return [out[p.index] for p in plan]
 
 
@@ -1019,34 +1277,56 @@ class PassageStore:
         replace: bool = False,
         progress: ProgressCallback | None = None,
     ) -> None:
-        client = self.client
-        async with client.writer.lock:
-            existing = await client._io(self._lookup, list(planned))
-            self._fresh = await self._embed_new(planned, existing, progress)
-            old: list[str] = []
-            if replace:
-                files = {f for f in places.values() if f is not None}
-                old = await client._io(
-                    lambda: [n.uri for f in files for n in client.store.iter_nodes(f)]
-                )
-            else:
-                await client._io(self._check_places, planned, places, existing)
-            touched_files = await self._leave_old_places(existing, places)
-            written, vectors, stale, groups = await self._build(planned, places, existing, replace)
-            touched_files -= set(groups)
-            if replace:
-                new_uris = {n.uri for n in written}
-                stale.extend(u for u in old if u not in new_uris and u not in stale)
-            await self._store(written, vectors, stale, user_tags)
-            for f in touched_files:
-                await self._regroup_after_delete(f)
-            # Every directory above what was written, re-described once (deepest first).
-            await client.writer.refresh_ancestors(
-                [n.uri for n in written if n.is_leaf and n.chunk_index is None] + list(groups)
+        async with self.client.writer.lock:
+            written = await self._write_locked(
+                planned, places, user_tags, replace=replace, progress=progress
             )
-            await client.writer.finish()
             self._remember(written)
-            self._fresh = {}
+
+    async def _write_locked(
+        self,
+        planned: Mapping[str, Passage],
+        places: Mapping[str, str | None],
+        user_tags: list[str],
+        replace: bool = False,
+        progress: ProgressCallback | None = None,
+        deferred: bool = False,
+    ) -> list[Node]:
+        """:meth:`_write` under the held write lock; returns the nodes written.
+
+        ``deferred`` (a file of :func:`add_records`' batch): the new texts' vectors are in
+        :attr:`_fresh` already, and the ancestors' refresh, the save and the id index are
+        left to the batch, once for all of its files."""
+        client = self.client
+        existing = await client._io(self._lookup, list(planned))
+        if not deferred:
+            self._fresh = await self._embed_new(planned, existing, progress)
+        old: list[str] = []
+        if replace:
+            files = {f for f in places.values() if f is not None}
+            old = await client._io(
+                lambda: [n.uri for f in files for n in client.store.iter_nodes(f)]
+            )
+        else:
+            await client._io(self._check_places, planned, places, existing)
+        touched_files = await self._leave_old_places(existing, places)
+        written, vectors, stale, groups = await self._build(planned, places, existing, replace)
+        touched_files -= set(groups)
+        if replace:
+            new_uris = {n.uri for n in written}
+            stale.extend(u for u in old if u not in new_uris and u not in stale)
+        await self._store(written, vectors, stale, user_tags)
+        for f in touched_files:
+            await self._regroup_after_delete(f)
+        if deferred:
+            return written
+        # Every directory above what was written, re-described once (deepest first).
+        await client.writer.refresh_ancestors(
+            [n.uri for n in written if n.is_leaf and n.chunk_index is None] + list(groups)
+        )
+        await client.writer.finish()
+        self._fresh = {}
+        return written
 
     async def _embed_new(
         self,

@@ -1,0 +1,210 @@
+"""add_records throughput: the batch write (build + embed everything, one write, one save)
+against the one-record-at-a-time write it replaced, in one process, and the stores compared.
+
+    OPENBLAS_NUM_THREADS=1 python bench/bench_add_records.py [--n 2000] [--repeat 2]
+        [--embedder bow,minilm] [--tagger auto|none]
+
+``--n`` short records (one to three sentences, under a few sources' directories), into a
+fresh index on disk, with the default keyword tagger unless ``--tagger none``. ``old`` is
+the write path before helper "records" (stop 54), verbatim: each whole record through
+``add_resource`` (built, tagged, embedded, stored, its ancestors re-described and the index
+saved, record by record). ``new`` is :func:`treehop.ingest.records.add_records`. Runs
+alternate old/new; the best of ``--repeat`` is reported, and after each pair the two stores'
+nodes and vectors must be equal (else the script exits 1). ``bow``: the tests' fast
+bag-of-words embedder; ``minilm``: the default offline embedder (MiniLM, uncached).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+import datasets as ds  # noqa: E402
+
+ds.ensure_treehop_importable()
+
+import numpy as np  # noqa: E402
+
+from treehop import Treehop  # noqa: E402
+from treehop import tags as tagmod  # noqa: E402
+from treehop.ingest.records import (  # noqa: E402
+    Passage,
+    PassageStore,
+    _add_kwargs,
+    add_records,
+    plan_records,
+)
+
+from treehop_test_doubles import BagOfWordsEmbedder  # noqa: E402
+
+WORDS = [
+    "index",
+    "tree",
+    "node",
+    "vector",
+    "query",
+    "chunk",
+    "file",
+    "directory",
+    "summary",
+    "tag",
+    "store",
+    "embed",
+    "record",
+    "batch",
+    "ingest",
+    "search",
+    "answer",
+    "user",
+    "memory",
+    "session",
+    "rank",
+    "score",
+    "filter",
+    "path",
+    "source",
+    "page",
+    "section",
+    "model",
+    "service",
+    "error",
+    "retry",
+    "commit",
+    "write",
+    "read",
+    "lock",
+    "cache",
+    "token",
+    "text",
+    "document",
+]
+
+
+def make_records(n: int, seed: int = 0) -> list[tuple[str, dict[str, Any]]]:
+    rng = np.random.default_rng(seed)
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i in range(n):
+        k = int(rng.integers(8, 40))
+        text = f"Record {i}: " + " ".join(WORDS[j] for j in rng.integers(0, len(WORDS), k)) + "."
+        out.append((text, {"source": f"src{i % 20}/r{i}.txt", "n": i}))
+    return out
+
+
+def old_write(client: Treehop, batch: list[tuple[str, dict[str, Any]]]) -> None:
+    """The write path before this change (see the module doc)."""
+    plan = plan_records(client, batch)
+
+    async def write() -> None:
+        aclient = client.aio
+        groups: dict[str, list[Any]] = {}
+        for p in plan:
+            if p.chunk_of:
+                groups.setdefault(p.target_uri, []).append(p)
+        store = PassageStore(aclient, base_uri="viking://resources", path_key=None)
+        for p in plan:
+            if not p.chunk_of:
+                await aclient.add_resource(p.text, **_add_kwargs(p))
+                continue
+            group = groups.pop(p.target_uri, None)
+            if group is None:
+                continue
+            passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
+            await store.awrite_file(
+                p.target_uri, passages, tags=tagmod.merge(*(g.tags for g in group))
+            )
+
+    client.run(write())
+
+
+def digest(client: Treehop) -> str:
+    nodes = sorted(client.store.iter_nodes(None), key=lambda n: n.uri)
+    vecs = np.asarray(client.store.get_vectors([n.uri for n in nodes]), np.float32)
+    h = hashlib.sha256()
+    for n, v in zip(nodes, vecs, strict=True):
+        h.update(n.model_dump_json().encode())
+        h.update(v.tobytes())
+    return h.hexdigest()[:12]
+
+
+def one(
+    kind: str,
+    embedder: Any,
+    tagger: Any,
+    batch: list[tuple[str, dict[str, Any]]],
+    retag_below: int | None = None,
+) -> tuple[float, str, int]:
+    with tempfile.TemporaryDirectory() as d:
+        c = Treehop(Path(d) / "idx", embedder=embedder, tagger=tagger)
+        if retag_below is not None:
+            c.aio.writer.retag_all_below = retag_below
+        try:
+            t0 = time.perf_counter()
+            (old_write if kind == "old" else add_records)(c, batch)
+            dt = time.perf_counter() - t0
+            return dt, digest(c), len(c.store)
+        finally:
+            c.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--embedder", default="bow,minilm")
+    ap.add_argument("--tagger", default="auto", choices=("auto", "none"))
+    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument(
+        "--retag-below",
+        type=int,
+        default=None,
+        help="the writer's retag_all_below (default 1000): a smaller one makes a small batch "
+        "cross it, as 2,000 records cross 1,000",
+    )
+    args = ap.parse_args()
+    batch = make_records(args.n)
+    tagger = "auto" if args.tagger == "auto" else None
+    rows = []
+    ok = True
+    for name in args.embedder.split(","):
+        emb = BagOfWordsEmbedder() if name == "bow" else ds.default_embedder(cache=False)
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        hashes: dict[str, set[str]] = {"old": set(), "new": set()}
+        nodes = 0
+        for _ in range(args.repeat):
+            for kind in ("old", "new"):
+                dt, h, nodes = one(kind, emb, tagger, batch, args.retag_below)
+                times[kind].append(dt)
+                hashes[kind].add(h)
+        same = hashes["old"] == hashes["new"] and len(hashes["new"]) == 1
+        ok &= same
+        row = {
+            "embedder": name,
+            "records": args.n,
+            "nodes": nodes,
+            "old_s": round(min(times["old"]), 2),
+            "new_s": round(min(times["new"]), 2),
+            "old_rec_per_s": round(args.n / min(times["old"]), 1),
+            "new_rec_per_s": round(args.n / min(times["new"]), 1),
+            "speedup": round(min(times["old"]) / min(times["new"]), 1),
+            "identical": same,
+            "hash": sorted(hashes["new"]),
+        }
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    if args.json is not None:
+        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
