@@ -281,3 +281,23 @@ def test_a_batch_crossing_the_retag_limit_stores_the_same_tags(tmp_path: Path, l
             write(c, batch)
             out.append(snapshot(c))
     assert out[0] == out[1]
+
+
+def test_discard_unsaved_goes_back_to_the_committed_generation(tmp_path: Path) -> None:
+    """``EmbeddedStore.discard_unsaved`` (what ``add_records`` calls on a failed batch)."""
+    th = Treehop(str(tmp_path / "idx"), embedder=BagOfWordsEmbedder(), tagger=None)
+    th.add_resource("kept text about apples", target_uri="viking://resources/kept")
+    store = th._async.store
+    assert isinstance(store, EmbeddedStore)
+    gen, count = store.generation, len(store)
+    node = store.get(["viking://resources/kept"])[0]
+    assert node is not None
+    extra = node.model_copy(update={"uri": "viking://resources/extra", "parent_uri": None})
+    store.upsert([extra], np.ones((1, store.dimension or 1), np.float32))
+    assert store.unsaved and len(store) == count + 1
+    assert store.discard_unsaved() is True
+    assert not store.unsaved and len(store) == count and store.generation == gen
+    assert store.get(["viking://resources/extra"]) == [None]
+    memory = EmbeddedStore()
+    memory.upsert([extra], np.ones((1, 4), np.float32))
+    assert memory.discard_unsaved() is False and len(memory) == 1  # nothing to go back to

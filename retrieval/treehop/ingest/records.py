@@ -612,7 +612,7 @@ def _restore_tagger(client: AsyncTreehop, saved: Mapping[str, bytes | None]) -> 
     tagger: object = client.writer.tagger
     while tagger is not None:
         if isinstance(tagger, tagger_keys.IngestTagger):
-            tagger._tagger = None
+            tagger.forget()
         tagger = getattr(tagger, "base", None)
 
 
@@ -625,12 +625,7 @@ def _revert(client: AsyncTreehop, tagger_saved: Mapping[str, bytes | None]) -> b
     if tagger_saved:
         _restore_tagger(client, tagger_saved)
     _ROOTS.pop(client, None)  # (re-read from what is stored: the batch's roots are not)
-    if not isinstance(store, EmbeddedStore) or store.path is None:
-        return False
-    with store._wlock:
-        if store.unsaved:
-            store._abort()
-    return True
+    return isinstance(store, EmbeddedStore) and store.discard_unsaved()
 
 
 def _retag_point(

@@ -47,6 +47,11 @@ class IngestTagger:
         self._template = tagger
         self._tagger: KeywordTagger | None = None
 
+    def forget(self) -> None:
+        """Drop the statistics held in memory: the next use reads them from the store's
+        state again (after a failed batch whose counts were restored there)."""
+        self._tagger = None
+
     def _get(self, store: VectorStore) -> KeywordTagger:
         if self._tagger is None:
             raw = store.get_state(STATE_KEY)

@@ -329,6 +329,20 @@ class _Writes(_StoreAttributes):
                 raise
             self._flock.release()
 
+    def discard_unsaved(self) -> bool:
+        """Drop the writes not committed yet: the store goes back to its last committed
+        generation (what a failed ``save`` does). Returns whether it could: a store without a
+        path (in memory) has no committed state to go back to and keeps its writes.
+
+        Why public: a caller that writes a batch in several steps before one ``save``
+        (``add_records``) undoes the steps already taken when a later one fails."""
+        if self.path is None:
+            return False
+        with self._wlock:
+            if self._dirty:
+                self._abort()
+        return True
+
     def _abort(self) -> None:
         assert self.path is not None
         try:
