@@ -967,10 +967,11 @@ def _packaged_set(
     files: dict[str, str],
     questions: list[NaturalQuestion],
     note: Callable[[str], str],
+    left_out: Sequence[str] = (),
 ) -> NaturalSet:
     """A set built from an unpacked Debian package (``root``): every question's text scrubbed
     from the corpus and checked gone, the tree written under the cache, the note told the
-    package's version."""
+    package's version; ``left_out``: question ids scrubbed but not judged (answers too short)."""
     files, questions = scrub_questions(files, questions)
     _check_removed(files, questions)
     version = (root / ".bench-unpacked").read_text().strip()
@@ -980,6 +981,7 @@ def _packaged_set(
         questions,
         note(version),
         files,
+        left_out=tuple(left_out),
     )
 
 
@@ -1237,7 +1239,7 @@ def sqlalchemy_faq_set() -> NaturalSet:
     n_faq, n_linked = len(faq), len(linked)
     files, scrubbed = scrub_questions(files, questions)
     questions, unjudged = _judged(scrubbed)
-    nset = _packaged_set(
+    return _packaged_set(
         "sqlalchemy-faq",
         root,
         files,
@@ -1250,9 +1252,8 @@ def sqlalchemy_faq_set() -> NaturalSet:
             f"sub-sections included; left out, answer under {MIN_ANSWER_WORDS} words once "
             f"the questions are scrubbed: {' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 MIN_ANSWER_WORDS = 5
@@ -2890,7 +2891,7 @@ def getmail_faq_set() -> NaturalSet:
     kept += _add_notes(files, doc, GETMAIL_TEXTS)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
-    nset = _packaged_set(
+    return _packaged_set(
         "getmail-faq",
         root,
         files,
@@ -2903,9 +2904,8 @@ def getmail_faq_set() -> NaturalSet:
             "= the text under a question, up to the next question or shallower heading; left "
             f"out, answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 # --------------------------------------------------------------------------------------
@@ -3184,7 +3184,7 @@ def curl_faq_set() -> NaturalSet:
     questions, unjudged = _judged(scrubbed)
     n_notes = len(notes) - sum(1 for t in too_long if not t.endswith("(3)"))
     n_man = len(named) - sum(1 for t in too_long if t.endswith("(3)"))
-    nset = _packaged_set(
+    return _packaged_set(
         "curl-faq",
         root,
         files,
@@ -3199,9 +3199,8 @@ def curl_faq_set() -> NaturalSet:
             "text under a question, up to the next question or section; left out, answer "
             f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 # --------------------------------------------------------------------------------------
@@ -3336,7 +3335,7 @@ def mc_faq_set() -> NaturalSet:
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
     n_notes = len(notes) - len(too_long)
-    nset = _packaged_set(
+    return _packaged_set(
         "mc-faq",
         root,
         files,
@@ -3352,9 +3351,8 @@ def mc_faq_set() -> NaturalSet:
             f"section; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 # --------------------------------------------------------------------------------------
@@ -3610,7 +3608,7 @@ def slrn_faq_set() -> NaturalSet:
     kept += _add_notes(files, doc, SLRN_TEXTS)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
-    nset = _packaged_set(
+    return _packaged_set(
         "slrn-faq",
         root,
         files,
@@ -3625,9 +3623,8 @@ def slrn_faq_set() -> NaturalSet:
             "next question, group or section; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 # --------------------------------------------------------------------------------------
@@ -3767,7 +3764,7 @@ def wmaker_faq_set() -> NaturalSet:
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
     n_notes = len(notes) - len(too_long)
-    nset = _packaged_set(
+    return _packaged_set(
         "wmaker-faq",
         root,
         files,
@@ -3781,9 +3778,8 @@ def wmaker_faq_set() -> NaturalSet:
             "text under a question, up to the next question or section; left out, answer "
             f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 # --------------------------------------------------------------------------------------
@@ -3906,7 +3902,7 @@ def cryptsetup_faq_set() -> NaturalSet:
     kept += _add_man_pages(files, root, CRYPTSETUP_MAN)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
-    nset = _packaged_set(
+    return _packaged_set(
         "cryptsetup-faq",
         root,
         files,
@@ -3919,9 +3915,8 @@ def cryptsetup_faq_set() -> NaturalSet:
             "= the text under a question, up to the next entry or section; left out, answer "
             f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 # --------------------------------------------------------------------------------------
@@ -4061,7 +4056,7 @@ def grace_faq_set() -> NaturalSet:
     kept += _add_man_pages(files, root, GRACE_MAN)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
-    nset = _packaged_set(
+    return _packaged_set(
         "grace-faq",
         root,
         files,
@@ -4074,9 +4069,8 @@ def grace_faq_set() -> NaturalSet:
             "= the text under a question, up to the next question or section; left out, "
             f"answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 # --------------------------------------------------------------------------------------
@@ -4203,7 +4197,7 @@ def weechat_faq_set() -> NaturalSet:
             kept.append(stem)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
-    nset = _packaged_set(
+    return _packaged_set(
         "weechat-faq",
         root,
         files,
@@ -4217,9 +4211,8 @@ def weechat_faq_set() -> NaturalSet:
             f"section; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 # --------------------------------------------------------------------------------------
@@ -4352,7 +4345,7 @@ def mplayer_faq_set() -> NaturalSet:
         )
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
-    nset = _packaged_set(
+    return _packaged_set(
         "mplayer-faq",
         root,
         files,
@@ -4365,9 +4358,8 @@ def mplayer_faq_set() -> NaturalSet:
             f"question's answer row; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 # --------------------------------------------------------------------------------------
@@ -4527,7 +4519,7 @@ def xterm_faq_set() -> NaturalSet:
     kept += _add_man_pages(files, root, XTERM_MAN)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
-    nset = _packaged_set(
+    return _packaged_set(
         "xterm-faq",
         root,
         files,
@@ -4542,9 +4534,8 @@ def xterm_faq_set() -> NaturalSet:
             "the next question or heading of its level or above; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
+        left_out=unjudged,
     )
-    nset.left_out = tuple(unjudged)
-    return nset
 
 
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
