@@ -8,9 +8,10 @@ against the one-record-at-a-time write it replaced, in one process, and the stor
 fresh index on disk, with the default keyword tagger unless ``--tagger none``. ``old`` is
 the write path before helper "records" (stop 54), verbatim: each whole record through
 ``add_resource`` (built, tagged, embedded, stored, its ancestors re-described and the index
-saved, record by record). ``new`` is :func:`treehop.ingest.records.add_records`. Runs
-alternate old/new; the best of ``--repeat`` is reported, and after each pair the two stores'
-nodes and vectors must be equal (else the script exits 1). ``bow``: the tests' fast
+saved, record by record; ``treehop_test_doubles.add_records_one_by_one``). ``new`` is
+:func:`treehop.ingest.records.add_records`. Runs alternate old/new; the best of
+``--repeat`` is reported, and after each pair the two stores' nodes and vectors must be
+equal (else the script exits 1). ``bow``: the tests' fast
 bag-of-words embedder; ``minilm``: the default offline embedder (MiniLM, uncached).
 """
 
@@ -36,16 +37,11 @@ ds.ensure_treehop_importable()
 import numpy as np  # noqa: E402
 
 from treehop import Treehop  # noqa: E402
-from treehop import tags as tagmod  # noqa: E402
 from treehop.ingest.records import (  # noqa: E402
-    Passage,
-    PassageStore,
-    _add_kwargs,
     add_records,
-    plan_records,
 )
 
-from treehop_test_doubles import BagOfWordsEmbedder  # noqa: E402
+from treehop_test_doubles import BagOfWordsEmbedder, add_records_one_by_one  # noqa: E402
 
 WORDS = [
     "index",
@@ -100,32 +96,6 @@ def make_records(n: int, seed: int = 0) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def old_write(client: Treehop, batch: list[tuple[str, dict[str, Any]]]) -> None:
-    """The write path before this change (see the module doc)."""
-    plan = plan_records(client, batch)
-
-    async def write() -> None:
-        aclient = client.aio
-        groups: dict[str, list[Any]] = {}
-        for p in plan:
-            if p.chunk_of:
-                groups.setdefault(p.target_uri, []).append(p)
-        store = PassageStore(aclient, base_uri="viking://resources", path_key=None)
-        for p in plan:
-            if not p.chunk_of:
-                await aclient.add_resource(p.text, **_add_kwargs(p))
-                continue
-            group = groups.pop(p.target_uri, None)
-            if group is None:
-                continue
-            passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
-            await store.awrite_file(
-                p.target_uri, passages, tags=tagmod.merge(*(g.tags for g in group))
-            )
-
-    client.run(write())
-
-
 def digest(client: Treehop) -> str:
     nodes = sorted(client.store.iter_nodes(None), key=lambda n: n.uri)
     vecs = np.asarray(client.store.get_vectors([n.uri for n in nodes]), np.float32)
@@ -149,7 +119,7 @@ def one(
             c.aio.writer.retag_all_below = retag_below
         try:
             t0 = time.perf_counter()
-            (old_write if kind == "old" else add_records)(c, batch)
+            (add_records_one_by_one if kind == "old" else add_records)(c, batch)
             dt = time.perf_counter() - t0
             return dt, digest(c), len(c.store)
         finally:

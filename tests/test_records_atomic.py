@@ -19,20 +19,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treehop import Treehop
-from treehop import tags as tagmod
 from treehop.errors import EmbeddingError, StoreError, TreehopError
 from treehop.ingest.records import (
     IngestRecord,
-    Passage,
-    PassageStore,
-    _add_kwargs,
     add_records,
-    plan_records,
 )
 from treehop.stores.embedded import EmbeddedStore
 from treehop.tagging import ingest as tagger_ingest
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, add_records_one_by_one
 
 
 class FlakyEmbedder(BagOfWordsEmbedder):
@@ -169,32 +164,6 @@ def test_a_store_upsert_failing_midway_writes_nothing(
 # ---------------------------------------------------------------- same result as before
 
 
-def _one_by_one(client: Treehop, batch: Sequence[Any]) -> None:
-    """The write path before this change, verbatim: each whole record through
-    ``add_resource`` (saved on its own), each shared source through ``awrite_file``."""
-    plan = plan_records(client, batch)
-
-    async def write() -> None:
-        aclient = client.aio
-        groups: dict[str, list[Any]] = {}
-        for p in plan:
-            if p.chunk_of:
-                groups.setdefault(p.target_uri, []).append(p)
-        store = PassageStore(aclient, base_uri="viking://resources", path_key=None)
-        for p in plan:
-            if not p.chunk_of:
-                await aclient.add_resource(p.text, **_add_kwargs(p))
-                continue
-            group = groups.pop(p.target_uri, None)
-            if group is None:
-                continue
-            passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
-            tags = tagmod.merge(*(g.tags for g in group))
-            await store.awrite_file(p.target_uri, passages, tags=tags)
-
-    client.run(write())
-
-
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -227,7 +196,7 @@ def test_a_batch_stores_what_one_record_at_a_time_stored(
     batch += chunked(pages)
     old_batch = records(3, tag="old")  # replaced by nothing, kept; re-added below
     out: list[dict[str, tuple[str, bytes]]] = []
-    for write in (_one_by_one, add_records):
+    for write in (add_records_one_by_one, add_records):
         d = tmp_path_factory.mktemp("same")
         with Treehop(d / "idx", embedder=BagOfWordsEmbedder(), tagger=tagger) as c:
             c.aio.writer.retag_all_below = limit
@@ -275,7 +244,7 @@ def test_a_batch_crossing_the_retag_limit_stores_the_same_tags(tmp_path: Path, l
         for i in range(120)
     ]
     out = []
-    for k, write in enumerate((_one_by_one, add_records)):
+    for k, write in enumerate((add_records_one_by_one, add_records)):
         with Treehop(tmp_path / f"idx{k}", embedder=BagOfWordsEmbedder(), tagger="auto") as c:
             c.aio.writer.retag_all_below = limit
             write(c, batch)

@@ -302,3 +302,34 @@ def one_long_book(root: Path) -> Path:
     book = root / "book.txt"
     book.write_text("\n\n".join(paras))
     return book
+
+
+def add_records_one_by_one(client: Any, batch: Sequence[Any]) -> None:
+    """``add_records``' write path before stop 54, verbatim: each whole record through
+    ``add_resource`` (saved on its own), each shared source through ``awrite_file``. The
+    reference its batch write must equal (``tests/test_records_atomic.py``) and the
+    baseline ``bench/bench_add_records.py`` times."""
+    from treehop import tags as tagmod
+    from treehop.ingest.records import Passage, PassageStore, _add_kwargs, plan_records
+
+    plan = plan_records(client, batch)
+
+    async def write() -> None:
+        aclient = client.aio
+        groups: dict[str, list[Any]] = {}
+        for p in plan:
+            if p.chunk_of:
+                groups.setdefault(p.target_uri, []).append(p)
+        store = PassageStore(aclient, base_uri="viking://resources", path_key=None)
+        for p in plan:
+            if not p.chunk_of:
+                await aclient.add_resource(p.text, **_add_kwargs(p))
+                continue
+            group = groups.pop(p.target_uri, None)
+            if group is None:
+                continue
+            passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
+            tags = tagmod.merge(*(g.tags for g in group))
+            await store.awrite_file(p.target_uri, passages, tags=tags)
+
+    client.run(write())
