@@ -9,8 +9,6 @@ import asyncio
 import json
 import random
 import re
-import socket
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,7 +28,7 @@ from treehop.rerankers.llm_rerank import LLMReranker, parse_scores, unfence
 from treehop.rerankers.vikingdb_rerank import VikingDBReranker
 
 from fake_servers.fault_server import FaultServer
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, raw_answer_server
 
 # An int no float can hold: ``float(BIG)`` and ``math.isfinite(BIG)`` raise OverflowError.
 BIG = 10**400
@@ -266,30 +264,11 @@ def _check_unbuildable(rr: HTTPReranker | VikingDBReranker) -> None:
 # -- a server's bytes quoted whole in a transport error ----------------------------------------
 
 
-def _raw_server(raw: bytes) -> tuple[socket.socket, str]:
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(16)
-
-    def loop() -> None:
-        while True:
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                return
-            with conn:
-                conn.recv(65536)
-                conn.sendall(raw)
-
-    threading.Thread(target=loop, daemon=True).start()
-    return srv, f"http://127.0.0.1:{srv.getsockname()[1]}"
-
-
 def test_a_transport_error_quotes_a_bounded_part_of_the_server_bytes() -> None:
     """h11 quotes an illegal status line whole (``bytearray(b'...')``): a server answering
     12,000 bytes of garbage made each client's error message 12,000+ characters (an MCP or
     tool error lands in an agent's context)."""
-    srv, url = _raw_server(b"\x00" + b"A" * 12_000 + b"\r\n\r\n")
+    url, srv = raw_answer_server(b"\x00" + b"A" * 12_000 + b"\r\n\r\n")
     try:
         emb = OpenAICompatibleEmbedder("m", base_url=url, retry=FAST)
         llm = OpenAICompatibleLLM("m", base_url=url, max_retries=0)

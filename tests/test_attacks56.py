@@ -5,7 +5,6 @@ Each test was written failing first (bench/README.md, "Adversarial pass (helper 
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -18,7 +17,7 @@ from treehop import Treehop
 from treehop.errors import IngestError, InvalidQueryError, NotFoundError
 from treehop.redaction import MASK, redact
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, raw_answer_server
 
 
 @pytest.fixture
@@ -609,27 +608,9 @@ def test_an_async_append_waits_for_another_holder_without_blocking_the_loop(
 
 
 def _one_answer_server(head: bytes, body: bytes) -> tuple[str, object]:
-    import socket
-    import threading
-
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(8)
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                return
-            with conn:
-                conn.recv(65536)
-                length = f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-                with contextlib.suppress(OSError):
-                    conn.sendall(head + length + body)
-
-    threading.Thread(target=serve, daemon=True).start()
-    return f"http://127.0.0.1:{srv.getsockname()[1]}", srv
+    """A server answering ``head`` (status line and headers), the body's length, ``body``."""
+    length = f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+    return raw_answer_server(head + length + body)
 
 
 def test_a_zstd_bomb_is_refused_without_decoding_it_whole() -> None:

@@ -333,3 +333,30 @@ def add_records_one_by_one(client: Any, batch: Sequence[Any]) -> None:
             await store.awrite_file(p.target_uri, passages, tags=tags)
 
     client.run(write())
+
+
+def raw_answer_server(raw: bytes) -> tuple[str, Any]:
+    """A loopback server that answers every connection with the bytes ``raw`` (whatever was
+    asked), for answers no HTTP server library would send: broken status lines, hostile
+    encodings. Returns its URL and its socket (``close()`` it to stop the server)."""
+    import contextlib
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                with contextlib.suppress(OSError):  # (a client that hangs up mid-answer)
+                    conn.sendall(raw)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{srv.getsockname()[1]}", srv
