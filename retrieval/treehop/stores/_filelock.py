@@ -175,6 +175,19 @@ def _busy(key: str, timeout: float) -> IndexLockedError:
     )
 
 
+def _waits(key: str, timeout: float) -> Iterator[float]:
+    """The pauses between tries of a key lock (0.5 ms, doubling up to 50 ms), for
+    :func:`holding_key` and :func:`aholding_key`; :class:`~treehop.errors.IndexLockedError`
+    once ``timeout`` seconds have passed since the first."""
+    give_up = time.monotonic() + timeout
+    pause = 0.0005
+    while True:
+        if time.monotonic() >= give_up:
+            raise _busy(key, timeout)
+        yield pause
+        pause = min(2 * pause, 0.05)
+
+
 @contextlib.asynccontextmanager
 async def aholding_key(store: Any, key: str) -> AsyncIterator[None]:
     """:func:`holding_key` for a coroutine: the wait for another process polls with
@@ -184,13 +197,9 @@ async def aholding_key(store: Any, key: str) -> AsyncIterator[None]:
     if lock is None:
         yield
         return
-    give_up = time.monotonic() + timeout
-    pause = 0.0005
+    waits = _waits(key, timeout)
     while (hold := take_key_lock(store, lock)) is None:
-        if time.monotonic() >= give_up:
-            raise _busy(key, timeout)
-        await asyncio.sleep(pause)
-        pause = min(2 * pause, 0.05)
+        await asyncio.sleep(next(waits))
     try:
         yield
     finally:
@@ -202,19 +211,14 @@ def holding_key(store: Any, key: str) -> Iterator[None]:
     """Hold ``store``'s key lock of ``key`` (nothing for a store without key locks: in
     memory, a remote engine), waiting up to the store's ``lock_timeout`` for another process
     to give it back; :class:`~treehop.errors.IndexLockedError` past it. Blocking (the
-    sessions' writes run in a thread): the async twin is :mod:`treehop.memory`'s
-    conversation lock."""
+    sessions' writes run in a thread): the async twin is :func:`aholding_key`."""
     lock, timeout = _key_lock_of(store, key)
     if lock is None:
         yield
         return
-    give_up = time.monotonic() + timeout
-    pause = 0.0005
+    waits = _waits(key, timeout)
     while (hold := take_key_lock(store, lock)) is None:
-        if time.monotonic() >= give_up:
-            raise _busy(key, timeout)
-        time.sleep(pause)
-        pause = min(2 * pause, 0.05)
+        time.sleep(next(waits))
     try:
         yield
     finally:
