@@ -199,6 +199,7 @@ HELD_OUT_SETS = (
     "weechat-faq",
     "mplayer-faq",
     "xterm-faq",
+    "urxvt-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -4538,6 +4539,205 @@ def xterm_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An FAQ inside a Pod::Man page, among the package's other Pod::Man pages (rxvt-unicode)
+# --------------------------------------------------------------------------------------
+
+URXVT_PACKAGE = "rxvt-unicode"
+URXVT_DOC = "usr/share/doc/rxvt-unicode"
+URXVT_MAN = "usr/share/man"
+URXVT_FAQ_PAGE = "man7/urxvt.7.gz"
+"""``urxvt(7)``: Pod::Man output of ``rxvt.7.pod``, one page holding the FAQ (its own ``.SH``
+"RXVT-UNICODE/URXVT FREQUENTLY ASKED QUESTIONS", six ``.SS`` groups, every entry a POD
+``=head3``), the technical reference (every escape sequence), mouse reporting, key codes and
+the configure options, kept whole as the one page the user has."""
+URXVT_FAQ_SECTION = "RXVT-UNICODE/URXVT FREQUENTLY ASKED QUESTIONS"
+URXVT_TEXTS = ("README.Debian.gz", "README.devanagari.gz", "NEWS.Debian.gz")
+"""The folder's notes for a user, as text: Debian's notes (the flavours, the terminfo
+entries), the notes on Devanagari and Debian's news (which names one FAQ entry by its
+question: scrubbed). Left out: ``README.FAQ.gz`` (the same FAQ through pod2text: a second copy
+of every question), ``README.configure.gz`` (a second copy of ``urxvt(7)``'s CONFIGURE OPTIONS),
+``README.source`` (packaging), the change logs (``changelog.gz``, ~104,000 characters of
+release notes) and the copyright; outside the folder the app-defaults file, the perl
+extensions' code, the terminfo entries and the icons. Every man page of the package is in
+(:func:`pod_man_markdown`, under ``man/``) but the links to another (``rxvt.1.gz`` and
+``rxvt-unicode.1.gz`` are ``urxvt.1.gz``: one copy)."""
+_POD_STRINGS = {
+    "C`": "\\(dq",
+    "C'": "\\(dq",
+    'L"': "\\(dq",
+    'R"': "\\(dq",
+    "Aq": "\\(aq",
+    "--": "\\(em",
+    "C+": "C++",
+    "PI": "pi",
+}
+_POD_STRING = re.compile(r"\\\*(?:\((..)|(.))")
+_ROFF_SIZE = re.compile(r"\\s[-+]?\d+")
+_ROFF_PAIR = re.compile(r"\\(.)")
+_ROFF_QUOTED = re.compile(r'"((?:[^"]|"")*)"(?=\s|$)')
+_ROFF_COND = re.compile(r"^\.\s*(ie|if)\s+([!]?[nt])\s+(.*)$")
+
+
+def pod_man_roff(roff: str) -> str:
+    """A man page written by Pod::Man -> the roff subset :func:`roff_page_markdown` reads, as
+    ``man`` shows it on a terminal (nroff). Pod::Man opens every page with ~130 lines of macro
+    and string definitions, then writes requests and escapes that converter does not know:
+
+    * everything before ``.TH`` goes (the preamble: definitions, no text);
+    * conditionals take nroff's branch: ``.ie n``/``.if n`` keep their request, ``.el`` and
+      ``.if t`` go (an item's tag is written twice, once for each);
+    * ``.Vb``/``.Ve`` (verbatim) are ``.nf``/``.fi``; ``.Sp`` a paragraph break; a table
+      ``.TS``..``.TE`` an example block, its format lines (up to the one ending in ``.``)
+      dropped, its rows kept;
+    * the strings nroff sets as quotes (``\\*(C``` ``\\*(C'`` around ``C<>`` code, ``\\*(L"``
+      ``\\*(R"``) are ``\\(dq``, ``\\*(Aq`` an apostrophe, ``\\*(--`` a dash, ``\\*(C+``
+      "C++", any other string nothing; size changes ``\\s-1`` ``\\s0`` go; ``\\``` is a
+      backquote (escapes read in pairs, so ``\\\\`` stays a backslash);
+    * in a request's quoted argument a doubled quote ``""`` is one quote (``\\(dq``);
+    * a POD ``=head3`` (a text line followed by ``.IX Subsection``, not after ``.SS``) is a
+      ``####`` heading of its own paragraph: Pod::Man sets it in italics, the index entry
+      is what marks it a heading (``=head2`` is ``.SS``).
+
+    A page not written by Pod::Man passes through these rules unchanged but for the
+    strings and sizes it would not use. One pass over the lines."""
+    lines = roff.split("\n")
+    start = next((i for i, ln in enumerate(lines) if ln.startswith(".TH")), 0)
+    out: list[str] = []
+    table_format = False
+
+    def escapes(line: str) -> str:
+        line = _POD_STRING.sub(lambda m: _POD_STRINGS.get(m.group(1) or m.group(2), ""), line)
+        line = _ROFF_SIZE.sub("", line)
+        return _ROFF_PAIR.sub(lambda m: "`" if m.group(1) == "`" else m.group(0), line)
+
+    for raw in lines[start:]:
+        line = escapes(raw)
+        if table_format:
+            table_format = not line.rstrip().endswith(".")
+            continue
+        cond = _ROFF_COND.match(line)
+        if cond:
+            if cond.group(2) != "n":
+                continue
+            line = "." + cond.group(3).lstrip(".")
+        elif line.startswith((".el ", ".el\t")) or line.strip() == ".el":
+            continue
+        if line.startswith("."):
+            name = line[1:].split(maxsplit=1)[0] if line[1:].strip() else ""
+            if name == "Vb":
+                line = ".nf"
+            elif name == "Ve":
+                line = ".fi"
+            elif name == "Sp":
+                line = ".PP"
+            elif name == "TS":
+                out.append(".nf")
+                table_format = True
+                continue
+            elif name == "TE":
+                line = ".fi"
+            elif name == "IX":
+                if line.split(maxsplit=2)[1:2] == ["Subsection"] and out:
+                    prev = out[-1]
+                    if prev and not prev.startswith((".", "'")):
+                        out[-1:] = [".PP", "#### " + prev, ".PP"]
+                continue
+            line = _ROFF_QUOTED.sub(lambda m: '"' + m.group(1).replace('""', "\\(dq") + '"', line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def pod_man_markdown(roff: str) -> str:
+    """A Pod::Man man page as markdown: :func:`pod_man_roff` then :func:`roff_page_markdown`."""
+    return roff_page_markdown(pod_man_roff(roff))
+
+
+def split_urxvt_faq(page_md: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """``urxvt(7)`` as markdown (:func:`pod_man_markdown`) -> (the page without its
+    questions, [(id, question, answer)]).
+
+    Inside the page's ``## RXVT-UNICODE/URXVT FREQUENTLY ASKED QUESTIONS`` section (up to the
+    next ``##`` outside fenced code) every ``####`` heading is an FAQ entry: the POD's
+    ``=head3`` under the FAQ's six ``=head2`` groups, each one its author's entry, whether
+    written as a question ("Can I switch the fonts at runtime?") or as the report a user
+    brings ("Mouse cut/paste suddenly no longer works.", "I need a termcap file entry.").
+    Its heading leaves the page; its answer is the text under it up to the next heading of
+    any level (:func:`split_heading_questions` from level 4). Headings elsewhere in the page
+    (the technical reference's) are no questions. Ids: the question's slug (the page numbers
+    no entry; POD links name an entry by its text), a repeat ``-2``. A page without the
+    section asks nothing."""
+    lines = page_md.split("\n")
+    start = end = None
+    fence = False
+    for i, line in enumerate(lines):
+        if line.startswith("```"):
+            fence = not fence
+        if fence or not line.startswith("## "):
+            continue
+        if start is None and _norm(line[3:]).upper() == URXVT_FAQ_SECTION:
+            start = i
+        elif start is not None:
+            end = i
+            break
+    if start is None:
+        return page_md, []
+    end = len(lines) if end is None else end
+    faq, pairs = split_heading_questions("\n".join(lines[start:end]), 4)
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for question, answer in pairs:
+        base = _slug(question).rstrip("-") or "question"
+        seen[base] = seen.get(base, 0) + 1
+        qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+    before = "\n".join(lines[:start]).rstrip()
+    after = "\n".join(lines[end:]).strip()
+    page = "\n\n".join(part for part in (before, faq.strip(), after) if part) + "\n"
+    return page, qa
+
+
+def urxvt_faq_set() -> NaturalSet:
+    """The rxvt-unicode FAQ (Debian ``rxvt-unicode``, ``urxvt(7)``: Pod::Man roff, ~60 POD
+    ``=head3`` entries in six groups, the first part of a page that goes on with the
+    technical reference) with every entry's heading deleted (:func:`split_urxvt_faq`), the
+    page kept whole as ``man/urxvt.7.md`` beside every other man page of the package (the
+    client, the daemon, the perl extensions, ``urxvtperl(3)``: :func:`pod_man_markdown`) and
+    the folder's notes (:data:`URXVT_TEXTS`). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built after stop 54 and measured
+    once, with no change to the retriever: an untuned check (helper heldout26)."""
+    root = ds.fetch_debian_package(URXVT_PACKAGE)
+    man = root / URXVT_MAN
+    faq_path = man / URXVT_FAQ_PAGE
+    if not faq_path.is_file():
+        raise FileNotFoundError(f"no {URXVT_FAQ_PAGE} under {man}")
+    page, qa = split_urxvt_faq(pod_man_markdown(_doc_text(faq_path, "utf-8")))
+    faq_rel = "man/urxvt.7.md"
+    files = {faq_rel: page}
+    asked = [NaturalQuestion(f"urxvt-faq:{k}", q, ((a, 1.0),), source=faq_rel) for k, q, a in qa]
+    pages = sorted(p for p in man.glob("man*/*.gz") if p != faq_path and not p.is_symlink())
+    for p in pages:
+        files[f"man/{p.name.removesuffix('.gz')}.md"] = pod_man_markdown(_doc_text(p, "utf-8"))
+    kept = _add_notes(files, root / URXVT_DOC, URXVT_TEXTS)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "urxvt-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"rxvt-unicode FAQ from {URXVT_PACKAGE} {version} (urxvt(7), Pod::Man roff; its "
+            "=head3 entries deleted from the page's FAQ section, the page kept whole with its "
+            f"technical reference) + the package's other {len(pages)} man pages and its notes "
+            f"({', '.join(kept)}); README.FAQ (the same FAQ as text), README.configure (a copy "
+            "of the configure options), the change logs out; answer = the text under an "
+            f"entry, up to the next heading; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -4565,6 +4765,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "weechat-faq": lambda emb: weechat_faq_set(),
     "mplayer-faq": lambda emb: mplayer_faq_set(),
     "xterm-faq": lambda emb: xterm_faq_set(),
+    "urxvt-faq": lambda emb: urxvt_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
