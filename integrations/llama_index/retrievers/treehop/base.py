@@ -263,6 +263,8 @@ class TreehopRetriever(BaseRetriever):
         arguments to the retriever's constructor.
         """
         if client is None:
+            if path is not None and not documents:  # (a reader of a typo'd path: [] forever)
+                kit.check_index_exists(path, "TreehopRetriever.from_defaults")
             opts: dict[str, Any] = {"user": user, **(client_kwargs or {})}
             if embed_model is not None:
                 opts["embedder"] = (
