@@ -54,3 +54,23 @@ def test_read_calls_a_one_chunk_file_a_file(
     code = main(["read", "viking://resources/ops", "--index", str(index)], client_factory=_factory)
     out, err = capsys.readouterr()
     assert code == ExitCode.OK and "is a directory: showing its overview" in err
+
+
+def test_a_mongo_style_filter_says_what_the_dsl_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--filter '{"team": "ops"}'`` (how LangChain users write a filter) said only
+    "unknown op None"; it now names the missing key and shows the DSL's form."""
+    index = tmp_path / "index"
+    store = TreehopVectorStore(client=Treehop(index, embedder=BagOfWordsEmbedder(), tagger=None))
+    store.add_texts(["Run helm rollback."], metadatas=[{"source": "a.md", "team": "ops"}])
+    store.client.close()
+    argv = ["find", "rollback", "--index", str(index), "--filter", '{"team": "ops"}']
+    code = main(argv, client_factory=_factory)
+    _, err = capsys.readouterr()
+    assert code == ExitCode.USAGE
+    assert "no 'op' key (keys: 'team')" in err and '"op": "must"' in err
+    dsl = '{"op": "must", "field": "team", "conds": ["ops"]}'
+    code = main([*argv[:-1], dsl], client_factory=_factory)
+    out, _ = capsys.readouterr()
+    assert code == ExitCode.OK and "a.md" in out
