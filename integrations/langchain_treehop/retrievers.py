@@ -432,7 +432,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], **kwargs: Any) -> TreehopRetriever:
-        """Open the index at ``path`` (see the ``path``-only fields) and retrieve from it."""
+        """Open the index at ``path`` (see the ``path``-only fields) and retrieve from it.
+
+        The path must hold a saved index (``NotFoundError`` otherwise, as ``FAISS.load_local``
+        refuses a missing one): a retriever only reads, and a typo'd path answered ``[]`` to
+        every query. Start an empty index with ``TreehopRetriever(client=Treehop(path))``."""
         return cls(path=os.fspath(path), **kwargs)
 
     # ------------------------------------------------------------------ internals
