@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -77,6 +78,9 @@ EVENT_GLOBAL_SEARCH = stages.GlobalSearchStage.EVENT
 """Every retrieval: the starting points the global vector step picked, per typed query."""
 EVENT_DESCENT = stages.DescentStage.EVENT
 """Every retrieval: the heap descent's rounds, stop reason and directories searched."""
+# The clients retrievers opened from a path, with what they were opened with: a rebuild
+# (every field given again, the client included) reuses its client (weak: it goes with them).
+_OPENED_FROM: weakref.WeakKeyDictionary[Any, tuple[Any, ...]] = weakref.WeakKeyDictionary()
 _IGNORED_CALL_KWARGS = frozenset({"verbose"})  # read by Runnable.invoke itself, then passed on
 _DID_YOU_MEAN = {
     "limit": "k",
@@ -357,6 +361,17 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             "llm_base_url": self.llm_base_url,
         }
         if self.client is not None:
+            opened = _OPENED_FROM.get(self.client) if self.path is not None else None
+            if opened is not None and opened[0] == self.path:
+                # A rebuild (configurable_fields, model_copy) of a retriever that opened this
+                # client from ``path``: LangChain passes every field again, the opened client
+                # included; that was "give client or path, not both" on every configured run.
+                # Same opening arguments: the same client; a configured embedding, llm, ...:
+                # a client opened with them (below).
+                if opened == self._opening_args():
+                    return self
+                self.client = None
+        if self.client is not None:
             kit.check_retriever_client(self.client)
             if self.path is not None:
                 raise InvalidQueryError("give client or path, not both")
@@ -373,10 +388,24 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             return self
         if self.path is None:
             raise InvalidQueryError("TreehopRetriever needs client=... or path=...")
+        kit.check_index_exists(self.path, "TreehopRetriever")
         self.client = AsyncTreehop(
             self.path, user=self.user, embedder=self._build_embedder(), llm=self._build_llm()
         )
+        _OPENED_FROM[self.client] = self._opening_args()
         return self
+
+    def _opening_args(self) -> tuple[Any, ...]:
+        """What a client opened from ``path`` was opened with (``path`` first)."""
+        return (
+            self.path,
+            self.user,
+            self.embedding,
+            self.llm,
+            self.llm_model,
+            self.llm_base_url,
+            self.llm_api_key,
+        )
 
     def _build_embedder(self) -> Embedder | None:
         if self.embedding is None:
@@ -403,7 +432,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], **kwargs: Any) -> TreehopRetriever:
-        """Open the index at ``path`` (see the ``path``-only fields) and retrieve from it."""
+        """Open the index at ``path`` (see the ``path``-only fields) and retrieve from it.
+
+        The path must hold a saved index (``NotFoundError`` otherwise, as ``FAISS.load_local``
+        refuses a missing one): a retriever only reads, and a typo'd path answered ``[]`` to
+        every query. Start an empty index with ``TreehopRetriever(client=Treehop(path))``."""
         return cls(path=os.fspath(path), **kwargs)
 
     # ------------------------------------------------------------------ internals

@@ -53,7 +53,7 @@ from langgraph.store.base.embed import get_text_at_path, tokenize_path
 from treehop import AsyncTreehop, Node
 from treehop import integration_kit as kit
 from treehop import uri as urimod
-from treehop.errors import InvalidQueryError, InvalidURIError, NotFoundError
+from treehop.errors import EmbeddingError, InvalidQueryError, InvalidURIError, NotFoundError
 from treehop.integration_kit import TreehopClient
 from treehop.memory import write_nodes
 from treehop.models import ContextType, Level
@@ -228,6 +228,12 @@ class TreehopStore(BaseStore):
             syntax: ``"text"``, ``"a.b"``, ``"items[*].text"``; ``"$"``, the default, is the
             whole value as JSON). A put's own ``index=[...]`` overrides them, ``index=False``
             stores the item unindexed.
+        index: LangGraph's ``IndexConfig`` spelling, as ``InMemoryStore(index={...})`` and
+            ``PostgresStore`` take it, so a store swapped in keeps its arguments: ``fields``
+            (the same as ``index_fields``), ``dims`` (checked against the client's embedder)
+            and ``embed`` (must be the client's own model: a ``TreehopEmbeddings`` of its
+            embedder, or the LangChain ``Embeddings`` its ``LangChainEmbedder`` wraps; an
+            index has one vector space, so another model is refused, not used beside it).
     """
 
     supports_ttl: bool = False
@@ -238,9 +244,12 @@ class TreehopStore(BaseStore):
         *,
         root: str = DEFAULT_ROOT,
         index_fields: Sequence[str] | None = None,
+        index: Mapping[str, Any] | None = None,
     ) -> None:
         self.client = kit.check_client(client)
         aio = kit.as_async(self.client)
+        if index is not None:
+            index_fields = _index_config_fields(aio, index, index_fields)
         resolved = aio.resolve(root)
         if urimod.context_type_of(resolved) is not ContextType.MEMORY:
             raise InvalidURIError(f"the store root must be under viking://~/memories, not {root}")
@@ -651,6 +660,62 @@ class TreehopStore(BaseStore):
             )
         if nodes or delete:
             await write_nodes(aio, nodes, delete=delete, prune_below=self.root)
+
+
+_INDEX_KEYS = ("dims", "embed", "fields")
+
+
+def _index_config_fields(
+    aio: AsyncTreehop, index: object, index_fields: Sequence[str] | None
+) -> Sequence[str] | None:
+    """The embedded fields of LangGraph's ``index={"dims", "embed", "fields"}``, after
+    checking that ``dims`` and ``embed`` describe the client's own embedder (a user moving
+    from ``InMemoryStore(index=...)`` met a raw ``TypeError``; an ``embed`` that is not the
+    client's would silently search one vector space with queries from another)."""
+    if not isinstance(index, Mapping):
+        raise InvalidQueryError(
+            f"index must be a dict like LangGraph's IndexConfig, got {type(index).__name__}"
+        )
+    unknown = sorted(str(k) for k in index if k not in _INDEX_KEYS)
+    if unknown:
+        raise InvalidQueryError(
+            f"index: unknown key(s) {unknown}; TreehopStore reads {', '.join(_INDEX_KEYS)} "
+            "(the tree search has no ANN or distance settings to choose)"
+        )
+    embedder = aio.embedder
+    dims = index.get("dims")
+    if dims is not None:
+        if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
+            raise InvalidQueryError(f"index['dims'] must be a positive integer, got {dims!r}")
+        known = getattr(embedder, "dimension", 0)
+        if known and known != dims:
+            raise EmbeddingError(
+                f"index['dims'] is {dims}, but the client's embedder {embedder.name!r} gives "
+                f"{known}-dimensional vectors"
+            )
+    embed = index.get("embed")
+    if embed is not None and not _is_client_model(embedder, embed):
+        raise InvalidQueryError(
+            f"index['embed'] ({type(embed).__name__}) is not the client's embedder "
+            f"({embedder.name!r}); an index has one vector space: open the client with "
+            "Treehop(path, embedder=LangChainEmbedder(your_embeddings)) and pass the same "
+            "embeddings here, or leave 'embed' out"
+        )
+    if "fields" in index:
+        if index_fields is not None:
+            raise InvalidQueryError("give index_fields or index['fields'], not both")
+        return index["fields"]  # type: ignore[no-any-return]
+    return index_fields
+
+
+def _is_client_model(embedder: object, embed: object) -> bool:
+    """Whether ``embed`` (LangGraph's ``index["embed"]``) is the model ``embedder`` runs."""
+    if embed is embedder or getattr(embedder, "embeddings", None) is embed:
+        return True
+    inner = getattr(embed, "embedder", None)  # a TreehopEmbeddings
+    return inner is embedder or (
+        inner is not None and getattr(inner, "name", None) == getattr(embedder, "name", "")
+    )
 
 
 def _check_affixes(prefix: object, suffix: object) -> None:

@@ -360,6 +360,8 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             raise InvalidQueryError(f"lambda_mult must be in [0, 1], got {lambda_mult}")
         if isinstance(fetch_k, bool) or not isinstance(fetch_k, int) or fetch_k < 1:
             raise InvalidQueryError(f"fetch_k must be a positive integer, got {fetch_k!r}")
+        if k == 0 and type(k) is int:  # (as the search: checked, then [] unsearched)
+            return [self._to_document(h) for h in await self._afind(query, 0, kwargs, vector)]
         k = check_limit(k, "k")
         if vector is None:
             query = check_query(query)

@@ -119,6 +119,15 @@ def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
         for i, c in enumerate(_conds(spec, where, op, {"op", "conds"})):
             _validate(c, f"{where}.conds[{i}]", depth + 1, count)
         return
+    if "op" not in spec:
+        # (a MongoDB-style {"team": "ops"}, what LangChain users write, read "unknown op None")
+        keys = ", ".join(f"{str(k)!r:.40}" for k in list(spec)[:5])
+        raise InvalidFilterError(
+            f"{where}: no 'op' key (keys: {keys}); treehop's filter DSL is "
+            '{"op": "must", "field": "team", "conds": ["ops"]} (ops: must, must_not, range, '
+            "range_out, and, or); MongoDB-style dicts are what the LangChain / LlamaIndex "
+            "integrations translate"
+        )
     if not isinstance(op, str) or op not in _LEAF_OPS:
         raise InvalidFilterError(
             f"{where}: unknown op {op!r:.100}; expected one of must, must_not, range, "

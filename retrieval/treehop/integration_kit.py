@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import re
 import sys
 import threading
@@ -46,6 +47,7 @@ from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Se
 from contextlib import contextmanager
 from dataclasses import dataclass
 from os import PathLike
+from pathlib import Path
 from typing import (
     Any,
     Concatenate,
@@ -74,7 +76,7 @@ from .client import (
 )
 from .client_readers import MIN_SPLIT_FIND_MANY
 from .embedders.base import Embedder
-from .errors import IngestError, InvalidQueryError
+from .errors import IngestError, InvalidQueryError, NotFoundError
 from .filters import MetadataFilter
 from .ingest import records as recmod
 from .ingest.markup import html_to_markdown
@@ -679,6 +681,30 @@ class EmbeddingSlot:
     arg: str
 
 
+def check_index_exists(path: str | PathLike[str], what: str) -> None:
+    """Refuse to open ``path`` for reading when no index was ever saved there.
+
+    A retriever only reads, so ``Treehop("./indx")`` (a typo of ``./index``) opened an empty
+    in-memory view that answered ``[]`` to every query, forever, and wrote nothing that would
+    show the mistake. Readers of other libraries refuse the same (``FAISS.load_local``,
+    LlamaIndex's ``StorageContext.from_defaults(persist_dir=...)``), as does ``treehop find
+    --index``. A saved index has ``CURRENT`` (or, while that is being replaced, a
+    ``MANIFEST-*.json``); the vector stores, which write, still create an index on a new
+    path as Chroma's ``persist_directory`` does.
+    """
+    if not isinstance(path, str | PathLike):
+        raise InvalidQueryError(f"{what}: path must be a str or os.PathLike, got {path!r}")
+    p = Path(path)
+    if (p / "CURRENT").is_file() or (p.is_dir() and any(p.glob("MANIFEST-*.json"))):
+        return
+    where = "is a file, not an index directory" if p.is_file() else "holds no treehop index"
+    raise NotFoundError(
+        f"{what}: {os.fspath(path)} {where}; a retriever reads an existing index: build it "
+        "first (a vector store's add_documents, add_documents(client, docs), treehop index "
+        "DIR), or pass an open client (Treehop(path)) to start from an empty one"
+    )
+
+
 def open_client(
     client: object,
     path: str | PathLike[str] | None,
@@ -801,9 +827,12 @@ class PassageIndex:
         store answers with its records, so chunks are never folded into their document's best
         chunk (the retriever's one-slot-per-document default). A filter on a field no stored
         node has is an :class:`~treehop.errors.InvalidFilterError`, not a silent ``[]``; a
-        scope nothing was added under yet is ``[]``.
+        scope nothing was added under yet is ``[]``. ``k=0`` is checked as any other call,
+        then answered ``[]`` without a search (LangChain's ``InMemoryVectorStore`` answers it
+        so, and a caller computing ``k`` from a budget reaches it); a negative ``k`` is refused.
         """
-        check_limit(k, "k")
+        if not (k == 0 and type(k) is int):
+            check_limit(k, "k")
         # The query's own checks come first: the scope may not exist yet (``[]`` below), and
         # an empty store answered ``[]`` to a query or vector a filled one refuses.
         if vector is not None:
@@ -835,7 +864,7 @@ class PassageIndex:
         targets = check_target_uris(opts.get("target_uri"))
         found = await aclient._io(aclient.store.get, [aclient.resolve(t) for t in targets])
         opts["target_uri"] = [t for t, n in zip(targets, found, strict=True) if n is not None]
-        if not opts["target_uri"]:
+        if not opts["target_uri"] or k == 0:
             return []
         if _overflows_to_readers(self.client):  # (concurrent awaits reach the workers: afind)
             result = await asyncio.to_thread(self.client.find, query, query_vector=vector, **opts)

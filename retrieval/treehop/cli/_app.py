@@ -552,12 +552,15 @@ def cmd_tree(ctx: _Ctx) -> int:
 
 
 def cmd_read(ctx: _Ctx) -> int:
+    from ..client import node_kind  # (loaded with the client ctx.open made)
+
     a = ctx.args
     with ctx.open(read_only=True) as client:
         node = client.stat(a.uri)
         text = client.read(a.uri)
-        chunked = not node.is_leaf and text != (node.overview or node.abstract)
-    if not node.is_leaf and not chunked:
+    # (a file of one chunk, as a vector store stores each document, reads the same as its
+    # overview; comparing the two called it a directory)
+    if node_kind(node) == "directory":
         print(f"({a.uri} is a directory: showing its overview)", file=ctx.err)
     # On a terminal a document's control characters are shown, not obeyed; a pipe gets the
     # stored text exactly.

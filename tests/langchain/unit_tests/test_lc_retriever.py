@@ -427,17 +427,20 @@ def test_llm_api_key_is_secret_with_env_fallback(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("TREEHOP_LLM_API_KEY", "sk-from-env")
-    r = TreehopRetriever.from_path(tmp_path / "i", embedding=embeddings, llm_model="m")
+    index = tmp_path / "i"  # (a retriever opens a saved index only: usage57)
+    with Treehop(index, embedder=LangChainEmbedder(embeddings), tagger=None) as client:
+        load_sample_tree(client)
+    r = TreehopRetriever.from_path(index, embedding=embeddings, llm_model="m")
     assert isinstance(r.llm_api_key, SecretStr)
     assert r.llm_api_key.get_secret_value() == "sk-from-env"
     assert "sk-from-env" not in repr(r) and "sk-from-env" not in str(r.model_dump())
     explicit = TreehopRetriever.from_path(
-        tmp_path / "j", embedding=embeddings, llm_model="m", llm_api_key="sk-given"
+        index, embedding=embeddings, llm_model="m", llm_api_key="sk-given"
     )
     assert explicit.llm_api_key is not None
     assert explicit.llm_api_key.get_secret_value() == "sk-given"
     monkeypatch.delenv("TREEHOP_LLM_API_KEY")
-    none = TreehopRetriever.from_path(tmp_path / "k", embedding=embeddings)
+    none = TreehopRetriever.from_path(index, embedding=embeddings)
     assert none.llm_api_key is None
 
 

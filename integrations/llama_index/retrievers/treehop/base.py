@@ -258,11 +258,14 @@ class TreehopRetriever(BaseRetriever):
         without one, treehop's offline default (MiniLM) is used -- deliberately *not*
         ``Settings.embed_model``, whose default calls OpenAI. ``llm`` (a LlamaIndex ``LLM``)
         plans the queries of ``mode="search"``. ``documents`` are ingested with
-        :func:`~llama_index.retrievers.treehop.add_documents`. ``client_kwargs`` go to the new
-        :class:`treehop.Treehop` (``reranker``, ``config``, ``tagger``, ...); other keyword
-        arguments to the retriever's constructor.
+        :func:`~llama_index.retrievers.treehop.add_documents`; without them ``path`` must hold
+        a saved index (``NotFoundError``: a typo'd path read as an empty index forever).
+        ``client_kwargs`` go to the new :class:`treehop.Treehop` (``reranker``, ``config``,
+        ``tagger``, ...); other keyword arguments to the retriever's constructor.
         """
         if client is None:
+            if path is not None and not documents:  # (a reader of a typo'd path: [] forever)
+                kit.check_index_exists(path, "TreehopRetriever.from_defaults")
             opts: dict[str, Any] = {"user": user, **(client_kwargs or {})}
             if embed_model is not None:
                 opts["embedder"] = (

@@ -409,10 +409,16 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         Keyword arguments (a ``VectorIndexRetriever``'s ``vector_store_kwargs``):
         ``target_uri`` (a ``viking://`` URI or a path under ``base_uri``, or a list),
         ``include_directories``, ``dense_weight`` and ``score_threshold`` for this query;
-        ``mmr_prefetch_factor`` / ``mmr_prefetch_k`` as in LlamaIndex's own stores. Anything
-        else is an ``InvalidQueryError``."""
+        ``mmr_threshold``, ``mmr_prefetch_factor`` / ``mmr_prefetch_k`` as in LlamaIndex's
+        own stores (``as_retriever(vector_store_query_mode="mmr",
+        vector_store_kwargs={"mmr_threshold": 0.2})`` is LlamaIndex's documented spelling: its
+        retriever never sets ``VectorStoreQuery.mmr_threshold``; given both, the keyword
+        wins, as in ``SimpleVectorStore``). Anything else is an ``InvalidQueryError``."""
         mmr_prefetch_factor = kwargs.pop("mmr_prefetch_factor", _MMR_PREFETCH_FACTOR)
         mmr_prefetch_k = kwargs.pop("mmr_prefetch_k", None)
+        mmr_threshold = kwargs.pop("mmr_threshold", None)
+        if mmr_threshold is None and isinstance(query, VectorStoreQuery):
+            mmr_threshold = query.mmr_threshold
         per_query = {k: kwargs.pop(k) for k in _PER_QUERY if k in kwargs}
         reject_extra(kwargs, "query")
         mode = _check_query(query)
@@ -420,7 +426,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         mmr = mode is VectorStoreQueryMode.MMR
         fetch = k
         if mmr:
-            fetch = _mmr_fetch(k, mmr_prefetch_factor, mmr_prefetch_k, query.mmr_threshold)
+            fetch = _mmr_fetch(k, mmr_prefetch_factor, mmr_prefetch_k, mmr_threshold)
         opts = self._options(query)
         if opts is not None:
             opts.update(self._per_query(per_query))
@@ -439,7 +445,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
                 [list(map(float, v)) for v in vecs],
                 similarity_top_k=k,
                 embedding_ids=list(range(len(hits))),
-                mmr_threshold=query.mmr_threshold,
+                mmr_threshold=mmr_threshold,
             )
             hits = [hits[i] for i in picked]
             sims = [float(s) for s in scores]
