@@ -43,10 +43,10 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_memory as bm  # noqa: E402
-from datasets import default_embedder  # noqa: E402
 from langgraph.store.base import PutOp  # noqa: E402
 
+import bench_memory as bm  # noqa: E402
+from datasets import default_embedder  # noqa: E402
 from langchain_treehop import TreehopStore  # noqa: E402
 from treehop import Treehop  # noqa: E402
 
@@ -60,9 +60,7 @@ def run_conversation(
     """Per row: one ``[recall@5, recall@10]`` per question."""
     sid = conv["sample_id"]
     questions = [
-        q
-        for q in conv["qa"]
-        if q.get("category") != 5 and bm.evidence_ids(q.get("evidence", []))
+        q for q in conv["qa"] if q.get("category") != 5 and bm.evidence_ids(q.get("evidence", []))
     ]
     th = Treehop(None, embedder=embedder)
     try:

@@ -152,9 +152,7 @@ def _as_langgraph(obj: Any) -> str:
 def test_the_selection_is_langgraphs(value: dict[str, Any], path: str) -> None:
     """``select_at_path`` selects what ``get_text_at_path`` embeds, object for text: the
     abstract reads the same fields the item's vector is made from."""
-    assert [_as_langgraph(o) for o in select_at_path(value, path)] == get_text_at_path(
-        value, path
-    )
+    assert [_as_langgraph(o) for o in select_at_path(value, path)] == get_text_at_path(value, path)
 
 
 @settings(max_examples=300, deadline=None)
