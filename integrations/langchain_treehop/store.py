@@ -27,8 +27,9 @@ score. ``list_namespaces`` lists namespaces that hold items. TTLs are not suppor
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
+from itertools import repeat
 from typing import Any, Literal
 
 import numpy as np
@@ -730,6 +731,11 @@ def select_at_path(obj: Any, path: str) -> list[Any]:
     return walk(obj, 0)
 
 
+def _key_text(entry: tuple[Any, Any]) -> str:
+    """A dict entry's sort key: its key as JSON writes it (a str, or an int's digits)."""
+    return str(entry[0])
+
+
 def value_text(value: Any, fields: Sequence[str], limit: int = _SHOWN_CHARS) -> str:
     """An item's indexed fields as plain text: what its abstract (and so its namespace
     directory's abstract and overview) is made from.
@@ -747,32 +753,47 @@ def value_text(value: Any, fields: Sequence[str], limit: int = _SHOWN_CHARS) -> 
     ``name = value`` has no colon, so that part is the item's own words.
 
     Entries are joined with ``"; "``. At most ``limit`` characters are produced (the abstract
-    keeps 300), and the value is walked iteratively: the cost is bounded by the output, not
-    by the value's size or depth."""
+    keeps 300). The value is walked depth first with a stack of iterators, so a depth of
+    hundreds is no recursion, and a name is built only when its entry is reached and cut at
+    ``limit`` (a 500-deep chain of long keys made names of quadratic total length): past the
+    selection (as LangGraph's), the work is bounded by the output and the objects' own key
+    sorting, not by their whole size."""
     out: list[str] = []
     size = 0
     for field in fields:
         for selected in select_at_path(value, field):
             name_before: str | None = None
-            stack: list[tuple[str, Any]] = [("", selected)]  # (name, object), reversed
+            stack: list[tuple[str, Iterator[tuple[Any, Any]]]] = [("", iter([(None, selected)]))]
             while stack and size < limit:
-                name, o = stack.pop()
+                prefix, entries = stack[-1]
+                entry = next(entries, None)
+                if entry is None:
+                    stack.pop()
+                    continue
+                key, o = entry
+                name = prefix if key is None else (f"{prefix}.{key}" if prefix else str(key))
+                name = name[:limit]
                 if isinstance(o, dict):
-                    stack.extend(
-                        (f"{name}.{k}" if name else str(k), o[k])
-                        for k in sorted(o, key=str, reverse=True)
-                    )
+                    stack.append((name, iter(sorted(o.items(), key=_key_text))))
                 elif isinstance(o, list):
-                    stack.extend((name, x) for x in reversed(o))
-                elif isinstance(o, (str, int, float, bool)) and str(o).strip():
+                    stack.append((name, zip(repeat(None), o)))
+                elif isinstance(o, (str, int, float, bool)):
+                    try:
+                        text = str(o)
+                    except ValueError:  # (an int past str()'s digit limit: not JSON-stored)
+                        continue
+                    if not text.strip():
+                        continue
                     if name and name == name_before:
                         sep = ", "  # the next scalar of the same list
                     else:
                         sep = ("; " if out else "") + (f"{name} = " if name else "")
                     name_before = name
-                    piece = (sep + str(o))[: limit - size]
+                    piece = (sep + text)[: limit - size]
                     out.append(piece)
                     size += len(piece)
+            if size >= limit:
+                return "".join(out)
     return "".join(out)
 
 

@@ -117,6 +117,10 @@ def test_a_deep_or_large_value_is_read_within_the_bound() -> None:
         deep = {"k": deep}
     text = value_text(deep, ["$"])
     assert text.endswith(".k = bottom") and text.startswith("k.k.k")
+    long_keys: Any = "bottom"
+    for _ in range(900):  # (names are cut at the limit: not 900 x 2,000-character prefixes)
+        long_keys = {"k" * 2000: long_keys}
+    assert value_text(long_keys, ["$"]) == "k" * 1264
     big = {"xs": list(range(200_000))}
     out = value_text(big, ["$"], limit=100)
     assert len(out) == 100 and out.startswith("xs = 0, 1, 2, ")
