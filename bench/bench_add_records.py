@@ -13,6 +13,10 @@ saved, record by record; ``treehop_test_doubles.add_records_one_by_one``). ``new
 ``--repeat`` is reported, and after each pair the two stores' nodes and vectors must be
 equal (else the script exits 1). ``bow``: the tests' fast
 bag-of-words embedder; ``minilm``: the default offline embedder (MiniLM, uncached).
+
+``--batch-size N`` (helper store57): compares ``new`` (one batch) with ``parts``
+(``add_records(batch_size=N)``: parts of N records, each committed) instead of old / new,
+the same way (alternating, stores compared).
 """
 
 from __future__ import annotations
@@ -112,6 +116,7 @@ def one(
     tagger: Any,
     batch: list[tuple[str, dict[str, Any]]],
     retag_below: int | None = None,
+    batch_size: int | None = None,
 ) -> tuple[float, str, int]:
     with tempfile.TemporaryDirectory() as d:
         c = Treehop(Path(d) / "idx", embedder=embedder, tagger=tagger)
@@ -119,7 +124,10 @@ def one(
             c.aio.writer.retag_all_below = retag_below
         try:
             t0 = time.perf_counter()
-            (add_records_one_by_one if kind == "old" else add_records)(c, batch)
+            if kind == "old":
+                add_records_one_by_one(c, batch)
+            else:
+                add_records(c, batch, batch_size=batch_size if kind == "parts" else None)
             dt = time.perf_counter() - t0
             return dt, digest(c), len(c.store)
         finally:
@@ -140,34 +148,38 @@ def main() -> None:
         help="the writer's retag_all_below (default 1000): a smaller one makes a small batch "
         "cross it, as 2,000 records cross 1,000",
     )
+    ap.add_argument("--batch-size", type=int, default=None, help="compare new with parts")
     args = ap.parse_args()
+    kinds = ("old", "new") if args.batch_size is None else ("new", "parts")
+    a_kind, b_kind = kinds
     batch = make_records(args.n)
     tagger = "auto" if args.tagger == "auto" else None
     rows = []
     ok = True
     for name in args.embedder.split(","):
         emb = BagOfWordsEmbedder() if name == "bow" else ds.default_embedder(cache=False)
-        times: dict[str, list[float]] = {"old": [], "new": []}
-        hashes: dict[str, set[str]] = {"old": set(), "new": set()}
+        times: dict[str, list[float]] = {k: [] for k in kinds}
+        hashes: dict[str, set[str]] = {k: set() for k in kinds}
         nodes = 0
         for _ in range(args.repeat):
-            for kind in ("old", "new"):
-                dt, h, nodes = one(kind, emb, tagger, batch, args.retag_below)
+            for kind in kinds:
+                dt, h, nodes = one(kind, emb, tagger, batch, args.retag_below, args.batch_size)
                 times[kind].append(dt)
                 hashes[kind].add(h)
-        same = hashes["old"] == hashes["new"] and len(hashes["new"]) == 1
+        same = hashes[a_kind] == hashes[b_kind] and len(hashes[b_kind]) == 1
         ok &= same
         row = {
             "embedder": name,
             "records": args.n,
             "nodes": nodes,
-            "old_s": round(min(times["old"]), 2),
-            "new_s": round(min(times["new"]), 2),
-            "old_rec_per_s": round(args.n / min(times["old"]), 1),
-            "new_rec_per_s": round(args.n / min(times["new"]), 1),
-            "speedup": round(min(times["old"]) / min(times["new"]), 1),
+            **({"batch_size": args.batch_size} if args.batch_size else {}),
+            f"{a_kind}_s": round(min(times[a_kind]), 2),
+            f"{b_kind}_s": round(min(times[b_kind]), 2),
+            f"{a_kind}_rec_per_s": round(args.n / min(times[a_kind]), 1),
+            f"{b_kind}_rec_per_s": round(args.n / min(times[b_kind]), 1),
+            "speedup": round(min(times[a_kind]) / min(times[b_kind]), 1),
             "identical": same,
-            "hash": sorted(hashes["new"]),
+            "hash": sorted(hashes[b_kind]),
         }
         rows.append(row)
         print(json.dumps(row), flush=True)

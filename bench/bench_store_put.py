@@ -30,6 +30,11 @@ of the directories above, with their embedding when their text changed), ``finis
 loop thread that cProfile of the caller does not see), with the store's worker-thread calls
 run inline so they appear in it.
 
+``--count-texts P``: no timing; for each size, ``P`` puts with random uuid4 keys after the
+fill, with the tests' bag-of-words embedder and no tagger (fast), and how many puts embedded
+1, 2, 3 texts (the item; its namespace directory; the directory above it), plus the lines in
+the namespace's overview (helper store57).
+
 ``--deep-retag-copy``: the whole-index re-tag copies each stored node with
 ``model_copy(deep=True)``, as before c140b3f (run both in turn for an A/B).
 
@@ -216,6 +221,33 @@ def profile_one(kind: str, n: int, index: str, order: str, repeat: int) -> str:
         asyncio.to_thread = real
 
 
+def count_texts(sizes: list[int], puts: int) -> None:
+    """``--count-texts``: texts embedded per uuid4 put, counted (see the module docstring)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    rng = random.Random(5)
+    for n in sizes:
+        emb = BagOfWordsEmbedder()
+        th = Treehop(None, embedder=emb, tagger=None)
+        try:
+            store = TreehopStore(th)
+            store.batch([PutOp(NAMESPACE, _uuid4(rng), _value(i)) for i in range(n)])
+            hist: dict[int, int] = defaultdict(int)
+            for j in range(puts):
+                before = emb.texts_embedded
+                store.put(NAMESPACE, _uuid4(rng), _value(10**6 + j))
+                hist[int(emb.texts_embedded - before)] += 1
+            d = th.store.get([store.namespace_uri(NAMESPACE)])[0]
+            lines = d.overview.count("\n- ") if d is not None else 0
+            print(f"N={n:5d} puts by texts embedded {dict(sorted(hist.items()))}  lines {lines}")
+        finally:
+            th.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--stores", default="memory,disk")
@@ -229,7 +261,11 @@ def main() -> None:
         action="store_true",
         help="re-tag deep copies of the stored nodes, as before the lead's c140b3f (an A/B)",
     )
+    ap.add_argument("--count-texts", type=int, default=0, metavar="P")
     args = ap.parse_args()
+    if args.count_texts:
+        count_texts([int(x) for x in args.sizes.split(",")], args.count_texts)
+        return
     if args.deep_retag_copy:
         writer_mod._own_tags = lambda node: node.model_copy(deep=True)
     print(

@@ -27,8 +27,9 @@ score. ``list_namespaces`` lists namespaces that hold items. TTLs are not suppor
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
+from itertools import repeat
 from typing import Any, Literal
 
 import numpy as np
@@ -599,7 +600,9 @@ class TreehopStore(BaseStore):
             raise InvalidQueryError("TreehopStore does not support ttl")
         if op.value is not None:
             try:
-                json.dumps(op.value, ensure_ascii=False).encode("utf-8")
+                # (sort_keys as the write dumps it: a dict mixing int and str keys raised a
+                # TypeError out of the write)
+                json.dumps(op.value, ensure_ascii=False, sort_keys=True).encode("utf-8")
             except UnicodeEncodeError:
                 raise InvalidQueryError(
                     "value contains a lone surrogate (not valid Unicode text)"
@@ -607,12 +610,19 @@ class TreehopStore(BaseStore):
             except (TypeError, ValueError, RecursionError) as exc:
                 raise InvalidQueryError(f"value must be JSON-serialisable: {exc}") from None
 
+    def _fields(self, index: Literal[False] | list[str] | None) -> list[str] | None:
+        """The value fields a put embeds: its own ``index``, else the store's; None when
+        ``index=False``."""
+        if index is False:
+            return None
+        return self.index_fields if index is None else list(index)
+
     def _text(
         self, value: Mapping[str, Any], index: Literal[False] | list[str] | None
     ) -> str | None:
-        if index is False:
+        fields = self._fields(index)
+        if fields is None:
             return None
-        fields = self.index_fields if index is None else list(index)
         texts: list[str] = []
         for f in fields:
             texts.extend(get_text_at_path(value, f if f == "$" else tokenize_path(f)))
@@ -635,6 +645,10 @@ class TreehopStore(BaseStore):
             value_json = json.dumps(op.value, ensure_ascii=False, sort_keys=True)
             text = self._text(op.value, op.index)
             body = text if text is not None else value_json
+            # The abstract (what the namespace directory's abstract and overview are made
+            # from, and what a result shows): the same fields, read as text (see value_text).
+            fields = self._fields(op.index) if text is not None else None
+            shown = value_text(op.value, fields or ["$"]) or body
             created = float(old.metadata["created_at"]) if old is not None else now
             nodes.append(
                 Node(
@@ -643,7 +657,7 @@ class TreehopStore(BaseStore):
                     context_type=ContextType.MEMORY,
                     level=Level.CONTENT,
                     is_leaf=True,
-                    abstract=" ".join(body.split())[:300],
+                    abstract=" ".join(shown.split())[:ABSTRACT_CHARS],
                     content=body,
                     metadata={
                         "kind": KIND,
@@ -718,6 +732,136 @@ def _is_client_model(embedder: object, embed: object) -> bool:
     )
 
 
+ABSTRACT_CHARS = 300
+_SHOWN_CHARS = ABSTRACT_CHARS * 4 + 64
+"""Characters of an item's value read as text for its abstract (its first 300 characters,
+whitespace collapsed): a bound, so a large value costs no more than a small one."""
+
+
+def select_at_path(obj: Any, path: str) -> list[Any]:
+    """The objects LangGraph's ``get_text_at_path(obj, path)`` turns into texts, unconverted:
+    the same path syntax (``a.b``, ``[0]``, ``[-1]``, ``[*]``, ``*``, ``{a,b.c}``, ``$``) and
+    the same walk, so an object selected here is exactly one text there (a scalar's ``str``, a
+    list's or dict's JSON), and None where it drops one."""
+    if isinstance(obj, Mapping) and not isinstance(obj, dict):
+        obj = dict(obj)
+    if not path or path == "$":
+        return [obj]
+    tokens = tokenize_path(path)
+
+    def walk(o: Any, pos: int) -> list[Any]:
+        if pos >= len(tokens):
+            return [o] if isinstance(o, (str, int, float, bool, list, dict)) else []
+        token = tokens[pos]
+        out: list[Any] = []
+        if token.startswith("[") and token.endswith("]"):
+            if not isinstance(o, list):
+                return []
+            index = token[1:-1]
+            if index == "*":
+                for x in o:
+                    out.extend(walk(x, pos + 1))
+            else:
+                try:
+                    i = int(index)
+                except ValueError:
+                    return []
+                i = len(o) + i if i < 0 else i
+                if 0 <= i < len(o):
+                    out.extend(walk(o[i], pos + 1))
+        elif token.startswith("{") and token.endswith("}"):
+            if not isinstance(o, dict):
+                return []
+            for field in (f.strip() for f in token[1:-1].split(",")):
+                names = tokenize_path(field)
+                if not names:
+                    continue
+                cur: Any = o
+                for name in names:
+                    if isinstance(cur, dict) and name in cur:
+                        cur = cur[name]
+                    else:
+                        cur = None
+                        break
+                if isinstance(cur, (str, int, float, bool, list, dict)):
+                    out.append(cur)
+        elif token == "*":
+            if isinstance(o, (dict, list)):
+                for x in o.values() if isinstance(o, dict) else o:
+                    out.extend(walk(x, pos + 1))
+        elif isinstance(o, dict) and token in o:
+            out.extend(walk(o[token], pos + 1))
+        return out
+
+    return walk(obj, 0)
+
+
+def _key_text(entry: tuple[Any, Any]) -> str:
+    """A dict entry's sort key: its key as JSON writes it (a str, or an int's digits)."""
+    return str(entry[0])
+
+
+def value_text(value: Any, fields: Sequence[str], limit: int = _SHOWN_CHARS) -> str:
+    """An item's indexed fields as plain text: what its abstract (and so its namespace
+    directory's abstract and overview) is made from.
+
+    The fields are those the item is embedded by (``index_fields`` or the put's ``index``;
+    ``["$"]``, the whole value, by default), selected as LangGraph selects them
+    (:func:`select_at_path`); a selected string or number is its text, as LangGraph embeds
+    it; a selected object or list is read as ``name = value`` entries (nested names
+    dotted, a list's scalars after one name, comma-separated) in JSON's sorted key order,
+    instead of its JSON. Why: the abstract was the embedded text cut at 300 characters, and
+    with ``"$"`` that is the value's JSON, so a namespace of ``{"text": ...}`` items was
+    described as ``memories: {"text"; {"text"; ...`` (a directory's abstract keeps what
+    precedes a colon in its first children's abstracts) and its overview's lines were JSON:
+    braces and quotes in what the directory's vector is made from and what a result shows.
+    ``name = value`` has no colon, so that part is the item's own words.
+
+    Entries are joined with ``"; "``. At most ``limit`` characters are produced (the abstract
+    keeps 300). The value is walked depth first with a stack of iterators, so a depth of
+    hundreds is no recursion, and a name is built only when its entry is reached and cut at
+    ``limit`` (a 500-deep chain of long keys made names of quadratic total length): past the
+    selection (as LangGraph's), the work is bounded by the output and the objects' own key
+    sorting, not by their whole size."""
+    out: list[str] = []
+    size = 0
+    for field in fields:
+        for selected in select_at_path(value, field):
+            name_before: str | None = None
+            stack: list[tuple[str, Iterator[tuple[Any, Any]]]] = [("", iter([(None, selected)]))]
+            while stack and size < limit:
+                prefix, entries = stack[-1]
+                entry = next(entries, None)
+                if entry is None:
+                    stack.pop()
+                    continue
+                key, o = entry
+                name = prefix if key is None else (f"{prefix}.{key}" if prefix else str(key))
+                name = name[:limit]
+                if isinstance(o, dict):
+                    stack.append((name, iter(sorted(o.items(), key=_key_text))))
+                elif isinstance(o, list):
+                    stack.append((name, zip(repeat(None), o)))
+                elif isinstance(o, (str, int, float, bool)):
+                    try:
+                        text = str(o)
+                    except ValueError:  # (an int past str()'s digit limit: not JSON-stored)
+                        continue
+                    if not text.strip():
+                        continue
+                    if name and name == name_before:
+                        sep = ", "  # the next scalar of the same list
+                    else:
+                        sep = ("; " if out else "") + (f"{name} = " if name else "")
+                    name_before = name
+                    piece = (sep + text)[: limit - size]
+                    out.append(piece)
+                    size += len(piece)
+            if size >= limit:
+                return "".join(out)
+    return "".join(out)
+
+
 def _check_affixes(prefix: object, suffix: object) -> None:
     for what, labels in (("prefix", prefix), ("suffix", suffix)):
         if labels is not None:
@@ -729,4 +873,11 @@ def _check_affixes(prefix: object, suffix: object) -> None:
                 _check_labels([x for x in labels if x != "*"], what)
 
 
-__all__ = ["InvalidStoreNamespaceError", "TreehopStore", "decode_label", "encode_label"]
+__all__ = [
+    "InvalidStoreNamespaceError",
+    "TreehopStore",
+    "decode_label",
+    "encode_label",
+    "select_at_path",
+    "value_text",
+]

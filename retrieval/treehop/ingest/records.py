@@ -73,6 +73,7 @@ class PlacementKwargs(TypedDict, total=False):
     tags_key: str | None
     tags: str | Sequence[str] | None
     on_duplicate: OnDuplicate
+    batch_size: int | None
 
 
 AsyncRunner = Callable[[Coroutine[Any, Any, list[str]]], list[str]]
@@ -464,6 +465,7 @@ def add_records(
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
     on_duplicate: OnDuplicate = "chunks",
+    batch_size: int | None = None,
     run_async: AsyncRunner | None = None,
     progress: ProgressCallback | None = None,
 ) -> list[str]:
@@ -490,8 +492,20 @@ def add_records(
     the store itself) reverts the embedded store on disk to the generation before the call.
     An in-memory store or a remote engine (Milvus, VikingDB: written at once) keeps what was
     written before such a late failure; re-adding the batch completes it.
+
+    ``batch_size`` (default None: the whole batch at once) writes the batch in parts of at
+    most that many records, each part all or nothing as above, in the records' order (the
+    records of one file are never split: a file's chunks are one part, whatever their
+    number). The whole batch is still validated before the first write. What it buys: a
+    failure (a remote embedder's outage at record 90,000) keeps the parts written before
+    it, so re-adding the batch embeds only the rest (unchanged records are not embedded
+    again), and only one part's nodes and vectors are held at a time. What it costs: the
+    batch is no longer all or nothing, and each part is committed, and its directories
+    re-described, on its own (``bench/bench_add_records.py --batch-size``). The stored
+    result is the same as in one batch.
     """
     _check_progress(progress)
+    _check_batch_size(batch_size)
     options: dict[str, Any] = {
         "uri_key": uri_key,
         "path_key": path_key,
@@ -505,9 +519,11 @@ def add_records(
             raise InvalidQueryError(
                 "add_records with an AsyncTreehop needs run_async= (or await aadd_records)"
             )
-        return run_async(aadd_records(client, records, **options, progress=progress))
+        return run_async(
+            aadd_records(client, records, **options, batch_size=batch_size, progress=progress)
+        )
     plan = plan_records(client, records, **options)
-    return client.run(_awrite(client.aio, plan, base_uri, progress))
+    return client.run(_awrite_parts(client.aio, plan, base_uri, batch_size, progress))
 
 
 async def aadd_records(
@@ -520,6 +536,7 @@ async def aadd_records(
     tags_key: str | None = "tags",
     tags: str | Sequence[str] | None = None,
     on_duplicate: OnDuplicate = "chunks",
+    batch_size: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> list[str]:
     """The async twin of :func:`add_records`; a sync client is used through its ``.aio``.
@@ -527,6 +544,7 @@ async def aadd_records(
     Embedding is awaited on the caller's loop, never blocking it.
     """
     _check_progress(progress)
+    _check_batch_size(batch_size)
     plan = plan_records(
         client,
         records,
@@ -538,7 +556,74 @@ async def aadd_records(
         on_duplicate=on_duplicate,
     )
     aclient = client.aio if isinstance(client, Treehop) else client
-    return await _awrite(aclient, plan, base_uri, progress)
+    return await _awrite_parts(aclient, plan, base_uri, batch_size, progress)
+
+
+def _check_batch_size(batch_size: object) -> None:
+    if batch_size is not None and (
+        isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+    ):
+        raise InvalidQueryError(
+            f"batch_size must be a positive integer or None, got {batch_size!r:.100}"
+        )
+
+
+def batch_parts(plan: Sequence[Placement], batch_size: int | None) -> list[list[Placement]]:
+    """``plan`` cut into parts of at most ``batch_size`` records, in order, the records of
+    one file (``chunk_of``: they share a target) always in one part (a part written with
+    some of a file's chunks would replace the file by them): each file counts where its
+    first record is, with all of its records; a file with more records than ``batch_size``
+    is a part of its own. One part (the plan) when ``batch_size`` is None."""
+    if batch_size is None or len(plan) <= batch_size:
+        return [list(plan)] if plan else []
+    files: dict[str, list[Placement]] = {}
+    for p in plan:
+        if p.chunk_of:
+            files.setdefault(p.target_uri, []).append(p)
+    parts: list[list[Placement]] = []
+    part: list[Placement] = []
+    for p in plan:
+        if p.chunk_of:
+            unit = files[p.target_uri]
+            if unit[0] is not p:
+                continue  # (written with its file's first record)
+        else:
+            unit = [p]
+        if part and len(part) + len(unit) > batch_size:
+            parts.append(part)
+            part = []
+        part.extend(unit)
+    if part:
+        parts.append(part)
+    return [sorted(q, key=lambda p: p.index) for q in parts]
+
+
+async def _awrite_parts(
+    client: AsyncTreehop,
+    plan: Sequence[Placement],
+    base_uri: str,
+    batch_size: int | None,
+    progress: ProgressCallback | None,
+) -> list[str]:
+    """:func:`_awrite` of each part of :func:`batch_parts` in turn; the ``"documents"``
+    progress counts the whole batch (``"embed"`` counts each part's texts)."""
+    parts = batch_parts(plan, batch_size)
+    if len(parts) <= 1:
+        return await _awrite(client, plan, base_uri, progress)
+    uris: dict[int, str] = {}
+    for part in parts:
+        done = len(uris)
+
+        def counted(stage: str, n: int, total: int, done: int = done) -> None:
+            assert progress is not None
+            if stage == "documents":
+                progress(stage, done + n, len(plan))
+            else:
+                progress(stage, n, total)
+
+        written = await _awrite(client, part, base_uri, counted if progress else None)
+        uris.update(zip((p.index for p in part), written, strict=True))
+    return [uris[p.index] for p in plan]
 
 
 @dataclass

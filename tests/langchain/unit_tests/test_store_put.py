@@ -49,7 +49,9 @@ def test_a_put_embeds_the_directory_only_when_its_text_changes() -> None:
     """Past ~50 items the namespace's overview is at its cut: a key sorting after every
     stored one leaves the directory's text (hence its vector) as it was, and only the item
     is embedded; a key sorting first puts its line in the overview, which is embedded again
-    (that cost is the directory's real change, and stays)."""
+    (that cost is the directory's real change, and stays), and changes the namespace's
+    abstract (its first items' words, store57), which the overview of the directory above
+    quotes: that one is embedded again too (3 texts)."""
     th, store, emb = _filled(120)
     try:
         memories = store.namespace_uri(NS)
@@ -58,10 +60,15 @@ def test_a_put_embeds_the_directory_only_when_its_text_changes() -> None:
         after = th.store.get([memories])[0]
         assert before is not None and after is not None
         assert after.content_hash == before.content_hash
-        assert _texts_of_put(store, emb, "a-first", 10_002) == 2
+        above = th.store.get([store.namespace_uri(NS[:2])])[0]
+        assert _texts_of_put(store, emb, "a-first", 10_002) == 3
         first = th.store.get([memories])[0]
         assert first is not None and first.content_hash != before.content_hash
         assert "@a first" in first.overview
+        above_after = th.store.get([store.namespace_uri(NS[:2])])[0]
+        assert above is not None and above_after is not None
+        assert above_after.content_hash != above.content_hash
+        assert "fact 10002" in above_after.overview
     finally:
         th.close()
 
