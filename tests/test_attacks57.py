@@ -1,0 +1,132 @@
+"""Adversarial pass attacks57.
+
+Each test was written failing first (bench/README.md, "Adversarial pass (helper attacks57)").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treehop import Treehop
+from treehop.errors import RerankError
+from treehop.intent_analysis import IntentAnalyzer, PlanParseError, extract_json
+from treehop.llm.openai_compatible import OpenAICompatibleLLM
+from treehop.rerankers.llm_rerank import LLMReranker, parse_scores
+from treehop.tagging.llm_tagger import LLMTagger, parse_answer
+
+from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
+from treehop_test_doubles import BagOfWordsEmbedder
+
+
+@pytest.fixture
+def chat() -> Iterator[FakeOpenAIChatServer]:
+    with FakeOpenAIChatServer() as srv:
+        yield srv
+
+
+def _llm(server: FakeOpenAIChatServer) -> OpenAICompatibleLLM:
+    return OpenAICompatibleLLM(
+        "fake-model", base_url=server.base_url, api_key="sk-attacks57", max_retries=0
+    )
+
+
+# -- 1. the planner's fence regex, cubic in a blank run -----------------------------------------
+
+_OLD_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["```" + " " * 20_000 + "x", "```" + " \t" * 10_000 + "x", "```json" + " " * 20_000 + "x"],
+    ids=["spaces", "tabs", "json-tag"],
+)
+def test_a_blank_run_after_a_fence_is_parsed_in_linear_time(answer: str) -> None:
+    """``re.search(r"```[ \\t]*(?:json|JSON)?[ \\t]*\\n?(.*?)```")`` split the blank run after
+    an unclosed fence between its two ``[ \\t]*`` in every way and rescanned the rest each
+    time: 1,000 spaces took 1.9 s, 2,000 took 25 s (20,000: hours), synchronously on the
+    event loop once the model had answered, so no planner deadline cut it."""
+    t0 = time.perf_counter()
+    with pytest.raises(PlanParseError):
+        extract_json(answer)
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_the_planner_falls_back_at_once_on_such_an_answer(chat: FakeOpenAIChatServer) -> None:
+    chat.enqueue(Reply.chat("```" + " " * 20_000 + "x"))
+    llm = _llm(chat)
+    t0 = time.perf_counter()
+    result = asyncio.run(IntentAnalyzer(llm, timeout_s=5.0).analyze("what is alpha?"))
+    llm.close()
+    assert time.perf_counter() - t0 < 3.0
+    assert result.queries  # the fallback plan
+
+
+_FENCE_PIECES = ["```", "`", " ", "\t", "\n", "json", "JSON", "Json", "x", "{", "}", '"q"', ":1"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_FENCE_PIECES), max_size=14))
+def test_the_fence_is_found_as_the_regex_found_it(pieces: list[str]) -> None:
+    from treehop.intent_analysis import _fenced
+
+    text = "".join(pieces)
+    old = _OLD_FENCE.search(text)
+    assert _fenced(text) == (old.group(1) if old else None)
+
+
+# -- 2. a grade keyed by a digit int() refuses ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ['{"\u00b2": 5}', '{"0": 5, "\u00b9": 3}', '{"' + "1" * 5000 + '": 5}'],
+    ids=["superscript", "superscript-second", "5000-digits"],
+)
+def test_an_llm_grade_keyed_by_an_odd_digit_is_a_rerank_error(
+    chat: FakeOpenAIChatServer, answer: str
+) -> None:
+    """``str.isdigit`` takes "²" (a digit to Unicode, not to ``int``) and a key of any length
+    (``int`` refuses past 4,300 digits): the model's answer escaped a raw ``ValueError`` out
+    of ``LLMReranker.rerank``."""
+    with pytest.raises(RerankError):
+        parse_scores(answer, 2)
+    chat.enqueue(Reply.chat(answer))
+    llm = _llm(chat)
+    with pytest.raises(RerankError):
+        LLMReranker(llm).rerank("q", ["a", "b"])
+    llm.close()
+
+
+def test_grades_keyed_by_numbers_are_still_read() -> None:
+    assert parse_scores('{"1": 5, "0": 10}', 2) == [1.0, 0.5]
+    assert parse_scores('{" 0 ": 2}', 1) == [0.2]
+    assert parse_scores('{"\u0660": 3}', 1) == [0.3]  # an Arabic-Indic zero is a number
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [{"\u00b2": ["odd"]}, {"1" * 5000: ["long"]}],
+    ids=["superscript", "5000-digits"],
+)
+def test_an_llm_tag_answer_keyed_by_an_odd_digit_keeps_the_ingest_going(
+    chat: FakeOpenAIChatServer, tmp_path: Path, labels: dict[str, Any]
+) -> None:
+    """The same ``isdigit`` / ``int`` pair in the LLM tagger's parser: the ``ValueError``
+    escaped ``add_resource`` (the batch's tags are written with its nodes)."""
+    assert parse_answer(json.dumps({"labels": labels}), 2, 3) == {}
+    chat.enqueue(Reply.chat(json.dumps({"labels": {**labels, "1": ["kept"]}})))
+    with Treehop(
+        tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=LLMTagger(_llm(chat))
+    ) as th:
+        th.add_resource("alpha beta gamma", target_uri="viking://resources/a.md")
+        assert "llm:kept" in th.stat("viking://resources/a.md").tags
