@@ -17,14 +17,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from test_vikingdb_store import AK, SK, make_store
 from treehop import Treehop
-from treehop.errors import RerankError
-from treehop.intent_analysis import IntentAnalyzer, PlanParseError, extract_json
+from treehop.errors import RerankError, StoreError
+from treehop.intent_analysis import IntentAnalyzer, PlanParseError, _fenced, extract_json
 from treehop.llm.openai_compatible import OpenAICompatibleLLM
 from treehop.rerankers.llm_rerank import LLMReranker, parse_scores
+from treehop.stores._state_blobs import MAX_STATE_PARTS, DamagedHead, checked_head
+from treehop.stores.vikingdb import uri_key
 from treehop.tagging.llm_tagger import LLMTagger, parse_answer
 
 from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
+from fake_servers.vikingdb_server import FakeVikingDB
 from treehop_test_doubles import BagOfWordsEmbedder
 
 
@@ -77,8 +81,6 @@ _FENCE_PIECES = ["```", "`", " ", "\t", "\n", "json", "JSON", "Json", "x", "{", 
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(_FENCE_PIECES), max_size=14))
 def test_the_fence_is_found_as_the_regex_found_it(pieces: list[str]) -> None:
-    from treehop.intent_analysis import _fenced
-
     text = "".join(pieces)
     old = _OLD_FENCE.search(text)
     assert _fenced(text) == (old.group(1) if old else None)
@@ -130,3 +132,63 @@ def test_an_llm_tag_answer_keyed_by_an_odd_digit_keeps_the_ingest_going(
     ) as th:
         th.add_resource("alpha beta gamma", target_uri="viking://resources/a.md")
         assert "llm:kept" in th.stat("viking://resources/a.md").tags
+
+
+# -- 3. a remote store's damaged state head ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "[" * 100_000,
+        "not json",
+        "[]",
+        '{"inline": "!!!"}',
+        '{"inline": 5}',
+        '{"gen": 1, "parts": "x"}',
+        '{"parts": 2}',
+        '{"gen": "g", "parts": 1e400}',
+        '{"gen": "g", "parts": 100000000}',
+    ],
+    ids=["deep", "text", "list", "not-b64", "inline-int", "parts-str", "no-gen", "inf", "1e8"],
+)
+def test_a_damaged_vikingdb_state_head_is_a_store_error_a_write_repairs(head: str) -> None:
+    """A VikingDB state head row is parsed by the store: a damaged one escaped a raw
+    ``RecursionError`` / ``JSONDecodeError`` / ``binascii.Error`` / ``KeyError`` /
+    ``OverflowError`` from ``get_state`` (sessions, tagger statistics, ingest manifests all
+    read there), and ``parts: 100000000`` made the read build 10^8 part ids and fetch them
+    (still running after 5 minutes). ``put_state`` read the same head first, so no write
+    could replace it."""
+    with FakeVikingDB(ak=AK, sk=SK) as srv:
+        store = make_store(srv)
+        store.put_state("sessions/x", b'{"a": 1}')
+        srv.collections["nodes"].rows["s" + uri_key("sessions/x")]["node"] = head
+        t0 = time.perf_counter()
+        with pytest.raises(StoreError, match="damaged"):
+            store.get_state("sessions/x")
+        assert time.perf_counter() - t0 < 2.0
+        store.put_state("sessions/x", b"rewritten")
+        assert store.get_state("sessions/x") == b"rewritten"
+
+
+_FIELD = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=True),
+    st.text(max_size=8),
+    st.text(alphabet="AQIDBA=", max_size=12),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(inline=_FIELD, gen=_FIELD, parts=_FIELD, sha=_FIELD)
+def test_a_head_row_is_a_head_or_damaged(inline: Any, gen: Any, parts: Any, sha: Any) -> None:
+    try:
+        head = checked_head("k", inline=inline, gen=gen, parts=parts, sha256=sha)
+    except DamagedHead:
+        return
+    assert head.sha256 is None or isinstance(head.sha256, str)
+    if head.inline is None:
+        assert 0 <= head.parts <= MAX_STATE_PARTS and isinstance(head.gen, str)

@@ -83,7 +83,15 @@ from ..redaction import redact
 from ..secrets import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes
-from ._state_blobs import BlobHead, check_state_key, read_blob, write_blob
+from ._state_blobs import (
+    BlobHead,
+    DamagedHead,
+    check_state_key,
+    checked_head,
+    old_head,
+    read_blob,
+    write_blob,
+)
 from .base import (
     Scope,
     ScoredNode,
@@ -1356,10 +1364,17 @@ class VikingDBStore:
         row = dict(self._fetch_rows([head_id])).get(head_id)
         if row is None:
             return None
-        head = json.loads(str(row.get(F_NODE) or "{}"))
+        try:
+            head = json.loads(str(row.get(F_NODE) or "{}"))
+        except (ValueError, RecursionError):  # RecursionError: nesting past the limit
+            head = None
+        if not isinstance(head, dict):
+            raise DamagedHead(f"state {key!r}: its head row is damaged (not a JSON object)")
         if "inline" in head:
-            return BlobHead(inline=base64.b64decode(head["inline"]), sha256=head.get("sha256"))
-        return BlobHead(gen=head["gen"], parts=int(head["parts"]), sha256=head.get("sha256"))
+            return checked_head(key, inline=head["inline"], sha256=head.get("sha256"))
+        return checked_head(
+            key, gen=head.get("gen"), parts=head.get("parts"), sha256=head.get("sha256")
+        )
 
     def _get_blob(self, key: str) -> bytes | None:
         head = self._blob_head(key)
@@ -1410,7 +1425,7 @@ class VikingDBStore:
         write_blob(
             value,
             STATE_PART_BYTES,
-            self._blob_head(key),
+            old_head(lambda: self._blob_head(key)),
             put_parts=put_parts,
             put_head=put_head,
             delete_parts=delete_parts,
