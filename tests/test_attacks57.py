@@ -192,3 +192,18 @@ def test_a_head_row_is_a_head_or_damaged(inline: Any, gen: Any, parts: Any, sha:
     assert head.sha256 is None or isinstance(head.sha256, str)
     if head.inline is None:
         assert 0 <= head.parts <= MAX_STATE_PARTS and isinstance(head.gen, str)
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [b"[" * 100_000, b"\xff\xfe", b"[1, 2]", b"nope", b'{"a": ' + b"9" * 5000 + b"}"],
+    ids=["deep", "not-utf8", "list", "text", "5000-digits"],
+)
+def test_a_damaged_vikingdb_meta_is_a_store_error_at_open(meta: bytes) -> None:
+    """The store's saved meta was read with a bare ``json.loads`` at open: a raw
+    ``RecursionError`` / ``JSONDecodeError`` / ``ValueError`` escaped ``VikingDBStore(...)``
+    (and so ``Treehop(store=...)``), and a JSON list was kept as the meta."""
+    with FakeVikingDB(ak=AK, sk=SK) as srv:
+        make_store(srv)._put_blob("\x00meta", meta)
+        with pytest.raises(StoreError, match="unreadable treehop meta"):
+            make_store(srv)

@@ -364,7 +364,7 @@ class MilvusStore:
         if raw is not None:
             try:
                 self._meta = dict(json.loads(raw["data"]))
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, RecursionError) as exc:
                 raise StoreError(f"unreadable treehop meta in {self.state_collection!r}") from exc
         self._meta_saved = json.dumps(self._meta, sort_keys=True, default=str)
 

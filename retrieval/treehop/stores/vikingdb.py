@@ -293,6 +293,21 @@ def call_with_retries(fn: Callable[[], T], *, retry: RetryPolicy, what: str) -> 
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _parse_meta(raw: bytes | None, where: str) -> dict[str, Any]:
+    """The store's saved ``meta`` (a JSON object); a damaged one is a :class:`StoreError` at
+    open, not the raw ``RecursionError`` / ``JSONDecodeError`` / ``ValueError`` (an integer
+    past 4,300 digits) of ``json.loads``, nor a list kept as the meta (as MilvusStore)."""
+    if not raw:
+        return {}
+    try:
+        meta = json.loads(raw)
+    except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
+        meta = None
+    if not isinstance(meta, dict):
+        raise StoreError(f"unreadable treehop meta in VikingDB {where!r}")
+    return meta
+
+
 def load_sdk() -> Any:
     """Import the ``vikingdb`` SDK lazily (an optional extra) with a clear error if missing."""
     try:
@@ -715,7 +730,7 @@ class VikingDBStore:
         self._collection = client.collection(**meta_args)
         self._index = client.index(index_name=index_name, **meta_args)
         raw_meta = self._get_blob(_META_STATE)
-        self._meta: dict[str, Any] = json.loads(raw_meta) if raw_meta else {}
+        self._meta: dict[str, Any] = _parse_meta(raw_meta, f"{collection_name}/{index_name}")
         self._saved_meta = json.dumps(self._meta, sort_keys=True)
 
     # ------------------------------------------------------------------ basics
