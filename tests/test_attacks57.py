@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +29,7 @@ from treehop.llm.openai_compatible import OpenAICompatibleLLM
 from treehop.rerankers.llm_rerank import LLMReranker, parse_scores
 from treehop.stores._state_blobs import MAX_STATE_PARTS, DamagedHead, checked_head
 from treehop.stores.vikingdb import uri_key
+from treehop.tagging.ingest import IngestTagger
 from treehop.tagging.llm_tagger import LLMTagger, parse_answer
 
 from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
@@ -250,3 +254,42 @@ def test_the_glued_header_matches_as_before(pad: int, pieces: list[str]) -> None
     old, new = _OLD_GLUED_NAV.match(text), _GLUED_NAV.match(text)
     want = (old.group("title"), old.end()) if old else None
     assert ((new.group("title"), new.end()) if new else None) == want
+
+
+# -- 5. the keyword tagger's statistics and another process's documents ------------------------
+
+
+def test_a_long_lived_client_keeps_another_process_documents_in_the_statistics(
+    tmp_path: Path,
+) -> None:
+    """The keyword tagger read the index's statistics (document count, document
+    frequencies) once per client and saved its own counts over them at each write: a
+    process that added a document after another process (a ``treehop index`` run beside a
+    server) had indexed one dropped that one from the statistics (3 documents stored,
+    ``n_docs`` 2), so every later automatic tag was computed as if it were not there."""
+    index = tmp_path / "idx"
+    first = Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=0)
+    first.add_resource("kubernetes helm rolling deploys", target_uri="viking://resources/d0.md")
+    code = (
+        "from treehop import Treehop\n"
+        "from treehop_test_doubles import BagOfWordsEmbedder\n"
+        f"with Treehop({str(index)!r}, embedder=BagOfWordsEmbedder(), reader_processes=0) as b:\n"
+        "    b.add_resource('kafka topics feed the nightly warehouse',"
+        " target_uri='viking://resources/d1.md')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+    first.add_resource("pager rotation and alert escalation", target_uri="viking://resources/d2.md")
+    first.close()
+    with Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=0) as fresh:
+        stats = IngestTagger()._get(fresh.store)
+        assert stats.n_docs == 3
+        # the same statistics as one process adding the three documents in that order
+        solo = Treehop(tmp_path / "solo", embedder=BagOfWordsEmbedder(), reader_processes=0)
+        for uri in ("d0.md", "d1.md", "d2.md"):
+            solo.add_resource(
+                fresh.read(f"viking://resources/{uri}"), target_uri=f"viking://resources/{uri}"
+            )
+        want = IngestTagger()._get(solo.store)
+        assert (stats.n_docs, stats.vocabulary_size) == (want.n_docs, want.vocabulary_size)
+        solo.close()
