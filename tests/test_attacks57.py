@@ -6,7 +6,9 @@ Each test was written failing first (bench/README.md, "Adversarial pass (helper 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import os
 import re
 import subprocess
@@ -22,16 +24,22 @@ from hypothesis import strategies as st
 
 from test_vikingdb_store import AK, SK, make_store
 from treehop import Treehop
-from treehop.errors import RerankError, StoreError
+from treehop._http import RetryPolicy
+from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+from treehop.errors import RerankError, StoreError, TreehopError
 from treehop.integration_kit import _GLUED_NAV, page_text
 from treehop.intent_analysis import IntentAnalyzer, PlanParseError, _fenced, extract_json
+from treehop.llm import ChatMessage
 from treehop.llm.openai_compatible import OpenAICompatibleLLM
+from treehop.redaction import redact
+from treehop.rerankers.http_rerank import HTTPReranker
 from treehop.rerankers.llm_rerank import LLMReranker, parse_scores
 from treehop.stores._state_blobs import MAX_STATE_PARTS, DamagedHead, checked_head
 from treehop.stores.vikingdb import uri_key
 from treehop.tagging.ingest import IngestTagger
 from treehop.tagging.llm_tagger import LLMTagger, parse_answer
 
+from fake_servers.fault_server import FaultServer
 from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from fake_servers.vikingdb_server import FakeVikingDB
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -293,3 +301,51 @@ def test_a_long_lived_client_keeps_another_process_documents_in_the_statistics(
         want = IngestTagger()._get(solo.store)
         assert (stats.n_docs, stats.vocabulary_size) == (want.n_docs, want.vocabulary_size)
         solo.close()
+
+
+# -- 6. a key in a base URL's query, in httpx's request log -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["?key=AIzaSyLeakKey0123456789", "?code=AzFuncLeak0123456789", "?subscription-key=SubLeak0123"],
+    ids=["google-key", "azure-functions-code", "subscription-key"],
+)
+def test_a_key_in_a_base_urls_query_never_reaches_the_log(
+    caplog: pytest.LogCaptureFixture, query: str
+) -> None:
+    """httpx logs each request's URL at INFO ("HTTP Request: POST http://h/v1?key=AIza...");
+    the log filter redacted with :func:`redact`, which knew ``api_key=`` and credential-named
+    assignments but not a URL's ``?key=`` / ``?code=`` parameters (only ``redact_url``, used
+    for reprs and errors, masked those): every request of the embedder, the chat model and
+    the HTTP reranker put the key into an application's log."""
+    body = json.dumps(
+        {
+            "data": [{"index": 0, "embedding": [0.1, 0.2]}],
+            "choices": [{"message": {"role": "assistant", "content": "hi"}}],
+            "results": [{"index": 0, "relevance_score": 0.5}],
+        }
+    )
+    secret = query.split("=", 1)[1]
+    fast = RetryPolicy(max_retries=0, backoff_s=0.01, max_backoff_s=0.05)
+    with caplog.at_level(logging.DEBUG), FaultServer("wrong_len", {"wrong_len": body}) as srv:
+        for call in (
+            lambda: OpenAICompatibleEmbedder(
+                "m", base_url=srv.base_url + "/v1" + query, retry=fast
+            ).embed(["x"]),
+            lambda: OpenAICompatibleLLM(
+                "m", base_url=srv.base_url + "/v1" + query, max_retries=0
+            ).complete([ChatMessage(role="user", content="q")]),
+            lambda: HTTPReranker(base_url=srv.base_url + query, model="m", retry=fast).rerank(
+                "q", ["a"]
+            ),
+        ):
+            with contextlib.suppress(TreehopError):
+                call()
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "HTTP Request" in logged
+    assert secret not in logged
+    assert (
+        redact(f"GET https://h/v1{query}&alt=json")
+        == f"GET https://h/v1{query.split('=')[0]}=***&alt=json"
+    )

@@ -110,6 +110,11 @@ def redact(text: object) -> str:
         if _windows:
             s = _TOKEN.sub(_partial, s)
     s = _USERINFO.sub(r"\1" + MASK + "@", s)
+    # A URL's credential-named query parameter (``?key=`` of Google's API keys, ``?code=`` of
+    # Azure Functions, a SAS ``sig``), wherever a text quotes the URL: httpx logs every
+    # request's URL at INFO ("HTTP Request: POST https://host/v1?key=AIza..."), and the log
+    # filter (:class:`RedactingFilter`) redacts with this function.
+    s = _SECRET_PARAM.sub(lambda m: f"{m.group(1)}={MASK}", s)
     return _HEADER_VALUE.sub(lambda m: m.group(1) + MASK, s)
 
 
