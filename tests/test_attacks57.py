@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import re
 import subprocess
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -31,10 +33,12 @@ from treehop.integration_kit import _GLUED_NAV, page_text
 from treehop.intent_analysis import IntentAnalyzer, PlanParseError, _fenced, extract_json
 from treehop.llm import ChatMessage
 from treehop.llm.openai_compatible import OpenAICompatibleLLM
+from treehop.models import ContextType, Node
 from treehop.redaction import redact
 from treehop.rerankers.http_rerank import HTTPReranker
 from treehop.rerankers.llm_rerank import LLMReranker, parse_scores
 from treehop.stores._state_blobs import MAX_STATE_PARTS, DamagedHead, checked_head
+from treehop.stores.base import Scope
 from treehop.stores.vikingdb import uri_key
 from treehop.tagging.ingest import IngestTagger
 from treehop.tagging.llm_tagger import LLMTagger, parse_answer
@@ -349,3 +353,33 @@ def test_a_key_in_a_base_urls_query_never_reaches_the_log(
         redact(f"GET https://h/v1{query}&alt=json")
         == f"GET https://h/v1{query.split('=')[0]}=***&alt=json"
     )
+
+
+# -- 7. a VikingDB search answer's vector --------------------------------------------------------
+
+
+@pytest.mark.parametrize("vector", [{}, [1e400, 0.0, 0.0, 0.0]], ids=["object", "infinite"])
+def test_a_vikingdb_search_answers_malformed_vector_is_a_store_error(vector: Any) -> None:
+    """A hybrid search reads each hit's dense vector from the answer to split its score:
+    a vector answered as ``{}`` escaped a raw ``TypeError`` from ``search``, and one holding
+    ``1e400`` (infinite as a float) made the hit's scores NaN."""
+    with FakeVikingDB(ak=AK, sk=SK) as srv:
+        store = make_store(srv, hybrid=True, dim=4)
+        nodes = [
+            Node(
+                uri=f"viking://resources/d{i}.md",
+                parent_uri="viking://resources",
+                context_type=ContextType.RESOURCE,
+                level=2,
+                is_leaf=True,
+                content=text,
+            )
+            for i, text in enumerate(["kubernetes rollout", "oauth token validation"])
+        ]
+        store.upsert(nodes, np.eye(4, dtype=np.float32)[:2])
+        q = np.array([1.0, 0.1, 0.0, 0.0], np.float32)
+        good = store.search(q, Scope(), 2, query_text="oauth tokens", dense_weight=0.3)
+        assert all(math.isfinite(h.score) for h in good)
+        srv.collections["nodes"].rows[uri_key(nodes[1].uri)]["vector"] = vector
+        with pytest.raises(StoreError, match="vector"):
+            store.search(q, Scope(), 2, query_text="oauth tokens", dense_weight=0.3)

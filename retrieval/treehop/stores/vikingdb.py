@@ -1459,7 +1459,18 @@ def _part_id(key: str, gen: str, i: int) -> str:
 
 
 def _cosine(q: np.ndarray[Any, Any], qn: float, vec: Any) -> float:
-    v = np.asarray(vec, dtype=np.float32)
+    """The cosine of ``q`` and a vector a search answer carries. A vector that is not
+    ``q``'s width of finite numbers is a :class:`StoreError`: a row answered with ``{}``
+    escaped a raw ``TypeError`` from ``search``, one with ``1e400`` (infinite as float)
+    scored NaN, and a wrong width a raw ``ValueError`` from ``np.dot``."""
+    try:
+        v = np.asarray(vec, dtype=np.float32).reshape(-1)
+    except (TypeError, ValueError, OverflowError):
+        raise StoreError("VikingDB search: a row's vector is not a list of numbers") from None
+    if v.shape != q.shape or not np.isfinite(v).all():
+        raise StoreError(
+            f"VikingDB search: a row's vector has {v.size} values, expected {q.size} finite ones"
+        )
     vn = float(np.linalg.norm(v))
     if qn == 0 or vn == 0:
         return 0.0
