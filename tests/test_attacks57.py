@@ -45,6 +45,8 @@ from treehop.tagging.llm_tagger import LLMTagger, parse_answer
 
 from fake_servers.fault_server import FaultServer
 from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
+from fake_servers.openai_embeddings import FakeOpenAIEmbeddingsServer
+from fake_servers.rerank_servers import FakeRerankServer
 from fake_servers.vikingdb_server import FakeVikingDB
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -383,3 +385,58 @@ def test_a_vikingdb_search_answers_malformed_vector_is_a_store_error(vector: Any
         srv.collections["nodes"].rows[uri_key(nodes[1].uri)]["vector"] = vector
         with pytest.raises(StoreError, match="vector"):
             store.search(q, Scope(), 2, query_text="oauth tokens", dense_weight=0.3)
+
+
+# -- 8. a base URL with a query string ----------------------------------------------------------
+
+_QUERY = "?api-version=2024-06-01&key=AIzaSyQueryKey0123456789"
+
+
+def test_the_route_goes_before_a_base_urls_query() -> None:
+    """The clients appended their route to the whole base URL: ``https://h/v1?key=K`` was
+    sent as ``/v1?key=K/chat/completions`` (Azure's ``?api-version=``, Google's ``?key=``):
+    the request went to the wrong path with the route glued onto the key."""
+    with FakeOpenAIChatServer() as chat:
+        chat.enqueue(Reply.chat("hi"))
+        llm = OpenAICompatibleLLM("m", base_url=chat.base_url + _QUERY, max_retries=0)
+        assert llm.complete([ChatMessage(role="user", content="q")]) == "hi"
+        llm.close()
+        assert chat.requests[-1].path == "/v1/chat/completions" + _QUERY
+    with FakeOpenAIEmbeddingsServer(dim=4) as emb_srv:
+        emb = OpenAICompatibleEmbedder("m", base_url=emb_srv.base_url + "/" + _QUERY)
+        assert emb.embed(["x"]).shape == (1, 4)
+        assert emb_srv.requests[-1].path == "/v1/embeddings" + _QUERY
+        emb.close()
+    with FakeRerankServer() as rr_srv:
+        rr = HTTPReranker(base_url=rr_srv.base_url + "/v2" + _QUERY, model="m")
+        assert len(rr.rerank("q", ["a", "b"])) == 2
+        assert rr_srv.requests[-1].path == "/v2/rerank" + _QUERY
+        rr.close()
+
+
+@pytest.mark.parametrize(
+    ("path", "secret"),
+    [
+        ("/v1?key=AIzaSyEchoedKey0123456789", "AIzaSyEchoedKey0123456789"),
+        ("/v1?code=FuncEchoedKey0123456789", "FuncEchoedKey0123456789"),
+        ("@/v1", "PwEchoed0123456789"),
+    ],
+    ids=["query-key", "query-code", "userinfo"],
+)
+def test_a_key_in_the_base_url_echoed_by_the_server_is_masked(path: str, secret: str) -> None:
+    """A credential written into the base URL was never registered: the URL was shown
+    through ``redact_url``, but a server's 401 quoting the key it got ("API key not valid:
+    AIza...") put it into the ``LLMError`` whole."""
+    with FakeOpenAIChatServer() as chat:
+        root = chat.base_url.removesuffix("/v1")
+        if path.startswith("@"):
+            url = root.replace("http://", f"http://user:{secret}@") + path[1:]
+        else:
+            url = root + path
+        chat.enqueue(Reply.error(401, f"API key not valid: {secret}. Please pass a valid key."))
+        llm = OpenAICompatibleLLM("m", base_url=url, max_retries=0)
+        with pytest.raises(TreehopError) as info:
+            llm.complete([ChatMessage(role="user", content="q")])
+        llm.close()
+    assert "API key not valid" in str(info.value)
+    assert secret not in str(info.value) and secret not in repr(llm)

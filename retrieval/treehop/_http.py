@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 import httpcore
 import httpx
 
-from .redaction import install_log_filter, redact, redact_url
+from .redaction import install_log_filter, redact, redact_url, register_url_secrets
 
 install_log_filter()
 
@@ -126,6 +126,24 @@ def error_text(exc: BaseException, max_chars: int = MAX_ERROR_BODY_CHARS) -> str
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return redact(f"{type(exc).__name__}: {exc}")[:max_chars]
+
+
+def endpoint(base_url: str, path: str) -> str:
+    """``path`` appended to the path of ``base_url``, before its query (``?api-version=`` of
+    Azure's endpoints, ``?key=`` of Google's); the URL's credentials registered as secrets
+    (:func:`~treehop.redaction.register_url_secrets`). Why: the clients appended their route
+    to the whole URL, so ``https://h/v1?key=K`` was sent as ``https://h/v1?key=K/embeddings``:
+    the route went into the key (the request never reached the API) and a server echoing the
+    key put it, unregistered, into the error."""
+    register_url_secrets(base_url)
+    head, mark, query = base_url.partition("?")
+    head = head.rstrip("/")
+    return f"{head}/{path.lstrip('/')}{mark}{query}"
+
+
+def url_path(url: str) -> str:
+    """The part of ``url`` before its query or fragment, without a trailing ``/``."""
+    return url.partition("?")[0].partition("#")[0].rstrip("/")
 
 
 def check_deadline(
