@@ -47,6 +47,11 @@ from fake_servers.fault_server import FaultServer
 from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from fake_servers.openai_embeddings import FakeOpenAIEmbeddingsServer
 from fake_servers.rerank_servers import FakeRerankServer
+from fake_servers.vikingdb_knowledge_setup import (
+    costs_point,
+    knowledge_server,
+    make_knowledge_source,
+)
 from fake_servers.vikingdb_server import FakeVikingDB
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -440,3 +445,20 @@ def test_a_key_in_the_base_url_echoed_by_the_server_is_masked(path: str, secret:
         llm.close()
     assert "API key not valid" in str(info.value)
     assert secret not in str(info.value) and secret not in repr(llm)
+
+
+# -- 9. a knowledge base's document id with a lone surrogate ------------------------------------
+
+
+def test_a_knowledge_point_id_with_a_lone_surrogate_is_a_hit() -> None:
+    """The service's JSON may carry ``"\\ud800"`` (valid JSON, a lone surrogate in Python):
+    the id's URI segment encoded it as UTF-8 and a raw ``UnicodeEncodeError`` escaped
+    ``VikingDBKnowledgeSource.find``. The segment is reversible still."""
+    with knowledge_server("AKLTattacks57", "attacks57-secret", [costs_point("q1\ud800")]) as srv:
+        src = make_knowledge_source(
+            srv, ak="AKLTattacks57", sk="attacks57-secret", retry=RetryPolicy(max_retries=0)
+        )
+        hits = src.find("quarterly report costs", limit=1).resources
+        assert len(hits) == 1 and hits[0].parent_uri is not None
+        assert src.doc_id_of(hits[0].parent_uri) == "q1\ud800"
+        src.close()
