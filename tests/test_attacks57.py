@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import json
 import logging
 import math
@@ -15,6 +16,7 @@ import re
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,7 +55,7 @@ from fake_servers.vikingdb_knowledge_setup import (
     make_knowledge_source,
 )
 from fake_servers.vikingdb_server import FakeVikingDB
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, raw_answer_server
 
 
 @pytest.fixture
@@ -462,3 +464,70 @@ def test_a_knowledge_point_id_with_a_lone_surrogate_is_a_hit() -> None:
         assert len(hits) == 1 and hits[0].parent_uri is not None
         assert src.doc_id_of(hits[0].parent_uri) == "q1\ud800"
         src.close()
+
+
+# -- 10. stacked content codings that decode to gigabytes ---------------------------------------
+
+
+def _coded_answer(body: bytes, codings: list[str]) -> bytes:
+    """An HTTP answer of ``body`` with ``codings`` applied in order (the header lists them)."""
+    for coding in codings:
+        body = gzip.compress(body) if coding == "gzip" else zlib.compress(body)
+    head = (
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        f"Content-Encoding: {', '.join(codings)}\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+@pytest.mark.parametrize("codings", [["gzip", "gzip"], ["deflate", "gzip"], ["gzip", "deflate"]])
+def test_a_stacked_coding_answer_is_still_read(codings: list[str]) -> None:
+    good = json.dumps({"data": [{"index": 0, "embedding": [0.1, 0.2, 0.3]}]}).encode()
+    url, srv = raw_answer_server(_coded_answer(good, codings))
+    try:
+        emb = OpenAICompatibleEmbedder("m", base_url=url, api_key="sk-a57-gz-0123456789")
+        assert emb.embed(["hi"]).shape == (1, 3)
+        assert asyncio.run(emb.aembed(["hi"])).shape == (1, 3)
+        emb.close()
+    finally:
+        srv.close()
+
+
+def test_a_stacked_gzip_bomb_is_refused_without_decoding_it_whole() -> None:
+    """httpx decodes each raw chunk whole through every coding: ``Content-Encoding: gzip,
+    gzip`` of 1 GiB of zeros is a 1,827-byte answer, decoded to 1 GiB in one step before
+    ``MAX_RESPONSE_BYTES`` was checked (2.1 GB peak memory, 5.7 s); three gzips of 4 GiB
+    would be ~300 bytes. Run in a fresh process, whose peak memory is its own."""
+    probe = """
+import sys, zlib
+sys.path[:0] = sys.argv[2:]
+from test_attacks57 import _coded_answer
+from treehop_test_doubles import raw_answer_server
+from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+from treehop.errors import EmbeddingError
+import gzip
+packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+zeros = b"\\0" * (1 << 20)
+once = b"".join([*(packer.compress(zeros) for _ in range(1024)), packer.flush()])
+body = gzip.compress(once, 9)
+head = ("HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Encoding: gzip, gzip"
+        f"\\r\\nContent-Length: {len(body)}\\r\\nConnection: close\\r\\n\\r\\n").encode()
+url, srv = raw_answer_server(head + body)
+emb = OpenAICompatibleEmbedder("m", base_url=url, api_key="sk-a57-gz-0123456789")
+try:
+    emb.embed(["hi"])
+except EmbeddingError as exc:
+    assert "larger than" in str(exc), exc
+with open("/proc/self/status") as f:
+    print(int([ln for ln in f if ln.startswith("VmHWM:")][0].split()[1]) // 1024)
+"""
+    here = str(Path(__file__).parent)
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "x", here, *sys.path],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.split()[-1]) < 700  # MB at peak (was ~2,100)
