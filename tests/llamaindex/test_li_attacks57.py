@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from llama_index.core.vector_stores.types import VectorStoreQuery
 
 from llama_index.retrievers.treehop import TreehopRetriever
+from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -43,3 +45,26 @@ def test_a_documents_node_content_metadata_cannot_break_retrieval(
     node = nodes[0].node
     assert "a" not in node.excluded_llm_metadata_keys  # (not a string's characters)
     assert "a" not in node.excluded_embed_metadata_keys  # (not a dict's keys)
+
+
+@pytest.mark.parametrize(
+    "blob", ["not json", "[" * 20_000, '{"text": 5}'], ids=["text", "deep", "wrong-type"]
+)
+def test_a_node_content_the_vector_store_did_not_write_cannot_break_a_query(
+    tmp_path: Path, blob: str
+) -> None:
+    """The vector store rebuilds a hit carrying ``_node_content`` with LlamaIndex's
+    ``metadata_dict_to_node``: any other document under its base URI with that metadata key
+    made every query that hit it raise ``JSONDecodeError`` / ``RecursionError`` /
+    pydantic's ``ValidationError``. Such a hit is read as a tree node."""
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), reader_processes=0) as c:
+        vs = TreehopVectorStore(client=c)
+        c.add_resource(
+            "alpha beta gamma",
+            target_uri=f"{vs.base_uri}/a.md",
+            metadata={"_node_content": blob, "team": "x"},
+        )
+        res = vs.query(VectorStoreQuery(query_str="alpha beta gamma", similarity_top_k=3))
+    assert res.nodes is not None and len(res.nodes) == 1
+    assert res.nodes[0].get_content() == "alpha beta gamma"
+    assert res.nodes[0].metadata.get("team") == "x"
