@@ -409,6 +409,11 @@ def test_the_route_goes_before_a_base_urls_query() -> None:
         assert llm.complete([ChatMessage(role="user", content="q")]) == "hi"
         llm.close()
         assert chat.requests[-1].path == "/v1/chat/completions" + _QUERY
+        chat.enqueue(Reply.chat("hi"))
+        llm = OpenAICompatibleLLM("m", base_url=chat.base_url + "#frag", max_retries=0)
+        assert llm.complete([ChatMessage(role="user", content="q")]) == "hi"
+        llm.close()
+        assert chat.requests[-1].path == "/v1/chat/completions"
     with FakeOpenAIEmbeddingsServer(dim=4) as emb_srv:
         emb = OpenAICompatibleEmbedder("m", base_url=emb_srv.base_url + "/" + _QUERY)
         assert emb.embed(["x"]).shape == (1, 4)

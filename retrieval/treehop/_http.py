@@ -137,7 +137,8 @@ def endpoint(base_url: str, path: str) -> str:
     the route went into the key (the request never reached the API) and a server echoing the
     key put it, unregistered, into the error."""
     register_url_secrets(base_url)
-    head, mark, query = base_url.partition("?")
+    sent = base_url.partition("#")[0]  # (a fragment is never sent: the route went into it)
+    head, mark, query = sent.partition("?")
     head = head.rstrip("/")
     return f"{head}/{path.lstrip('/')}{mark}{query}"
 
