@@ -54,7 +54,13 @@ from langgraph.store.base.embed import get_text_at_path, tokenize_path
 from treehop import AsyncTreehop, Node
 from treehop import integration_kit as kit
 from treehop import uri as urimod
-from treehop.errors import EmbeddingError, InvalidQueryError, InvalidURIError, NotFoundError
+from treehop.errors import (
+    EmbeddingError,
+    IndexCorruptError,
+    InvalidQueryError,
+    InvalidURIError,
+    NotFoundError,
+)
 from treehop.integration_kit import TreehopClient
 from treehop.memory import write_nodes
 from treehop.models import ContextType, Level
@@ -483,12 +489,16 @@ class TreehopStore(BaseStore):
     def _item(self, node: Node) -> Item:
         md = node.metadata
         ns, key = self._locate(node.uri)
+        try:
+            created, updated = _dt(float(md["created_at"])), _dt(float(md["updated_at"]))
+        except (KeyError, TypeError, ValueError, OverflowError):
+            raise _unreadable(node, "created_at / updated_at") from None
         return Item(
-            value=json.loads(md["store_value"]),
+            value=_stored_value(node),
             key=key,
             namespace=ns,
-            created_at=_dt(float(md["created_at"])),
-            updated_at=_dt(float(md["updated_at"])),
+            created_at=created,
+            updated_at=updated,
         )
 
     def _search_item(self, node: Node, score: float | None) -> SearchItem:
@@ -514,10 +524,7 @@ class TreehopStore(BaseStore):
             if urimod.is_within(uri, scope)
             and (
                 not op.filter
-                or all(
-                    compare_values(json.loads(n.metadata["store_value"]).get(k), v)
-                    for k, v in op.filter.items()
-                )
+                or all(compare_values(_stored_value(n).get(k), v) for k, v in op.filter.items())
             )
         ]
         matching.sort(key=lambda n: self._locate(n.uri))
@@ -881,3 +888,26 @@ __all__ = [
     "select_at_path",
     "value_text",
 ]
+
+
+def _unreadable(node: Node, what: str) -> IndexCorruptError:
+    return IndexCorruptError(
+        f"{node.uri[:200]} is a store item this store cannot read ({what}): a node put under "
+        "the store's root with kind 'store_item' metadata by another writer"
+    )
+
+
+def _stored_value(node: Node) -> Any:
+    """An item's value; :class:`IndexCorruptError` where its ``store_value`` is not the
+    JSON object this store writes. Why: a node under the root with ``kind: store_item``
+    metadata that the store did not write (a program's own ``remember`` / ``add_resource``)
+    escaped a raw ``TypeError`` / ``JSONDecodeError`` / ``RecursionError`` from ``get`` and
+    ``search``."""
+    raw = node.metadata.get("store_value")
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else None
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        raise _unreadable(node, "store_value")
+    return value

@@ -35,6 +35,7 @@ import random
 import ssl
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ from typing import Any, TypeVar
 import httpcore
 import httpx
 
-from .redaction import install_log_filter, redact, redact_url
+from .redaction import install_log_filter, redact, redact_url, register_url_secrets
 
 install_log_filter()
 
@@ -126,6 +127,25 @@ def error_text(exc: BaseException, max_chars: int = MAX_ERROR_BODY_CHARS) -> str
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return redact(f"{type(exc).__name__}: {exc}")[:max_chars]
+
+
+def endpoint(base_url: str, path: str) -> str:
+    """``path`` appended to the path of ``base_url``, before its query (``?api-version=`` of
+    Azure's endpoints, ``?key=`` of Google's); the URL's credentials registered as secrets
+    (:func:`~treehop.redaction.register_url_secrets`). Why: the clients appended their route
+    to the whole URL, so ``https://h/v1?key=K`` was sent as ``https://h/v1?key=K/embeddings``:
+    the route went into the key (the request never reached the API) and a server echoing the
+    key put it, unregistered, into the error."""
+    register_url_secrets(base_url)
+    sent = base_url.partition("#")[0]  # (a fragment is never sent: the route went into it)
+    head, mark, query = sent.partition("?")
+    head = head.rstrip("/")
+    return f"{head}/{path.lstrip('/')}{mark}{query}"
+
+
+def url_path(url: str) -> str:
+    """The part of ``url`` before its query or fragment, without a trailing ``/``."""
+    return url.partition("?")[0].partition("#")[0].rstrip("/")
 
 
 def check_deadline(
@@ -334,20 +354,36 @@ def _have_zstd() -> bool:
     return importlib.util.find_spec("zstandard") is not None
 
 
-def _zstd_only(response: httpx.Response) -> bool:
-    """Whether the answer is ``Content-Encoding: zstd`` (alone) and zstandard is installed
-    (without it httpx does not decode zstd either): see :func:`_unzstd`."""
-    coding = response.headers.get("content-encoding", "").strip().lower()
-    return coding == "zstd" and _have_zstd()
+_INFLATE_WBITS = {"gzip": 31, "x-gzip": 31, "deflate": 15}
+"""zlib's window bits for the HTTP codings treehop decodes itself (gzip: a gzip header;
+deflate: a zlib header, or raw deflate as httpx also accepts)."""
+
+
+def _own_codings(response: httpx.Response) -> list[str] | None:
+    """The codings of an answer that treehop decodes itself, bounded (:func:`_decode_capped`),
+    in the order they were applied; ``None`` where httpx's decoder is bounded enough.
+
+    Why: httpx decodes each raw chunk whole, and the size cap is checked after each chunk.
+    For one gzip or deflate coding (~1,000:1 at most) a chunk stays ~66 MB; but zstd encodes
+    zeros ~40,000:1 (a 65 KB answer was 2 GiB, 4.2 GB peak), and stacked codings multiply:
+    ``Content-Encoding: gzip, gzip`` of 1 GiB of zeros is a 1,827-byte answer, which httpx
+    decoded to 1 GiB in one step (2.1 GB peak, 5.7 s) before the cap was checked. zstd is
+    decoded here only where zstandard is installed (without it httpx does not decode it
+    either); an answer whose codings include one treehop cannot bound (``br``) stays on
+    httpx's path."""
+    header = response.headers.get("content-encoding", "")
+    codings = [c.strip().lower() for c in header.split(",") if c.strip()]
+    codings = [c for c in codings if c != "identity"]
+    known = set(_INFLATE_WBITS) | ({"zstd"} if _have_zstd() else set())
+    if not codings or not set(codings) <= known:
+        return None
+    if len(codings) == 1 and codings[0] != "zstd":
+        return None
+    return codings
 
 
 def _unzstd(raw: bytes, limit: int) -> bytes:
-    """A zstd body decoded to at most ``limit`` bytes (:class:`ResponseTooLarge` past it).
-
-    Why not httpx's decoder: it decodes each raw chunk whole, and zstd encodes a run of
-    zeros ~40,000:1, so a 65 KB answer became ~2 GiB in one step (4.2 GB peak memory
-    measured) before the size cap was ever checked; gzip and deflate reach ~1,000:1 (one
-    chunk: ~66 MB), which the cap after each chunk bounds."""
+    """A zstd body decoded to at most ``limit`` bytes (:class:`ResponseTooLarge` past it)."""
     import zstandard  # (httpx decodes zstd only where zstandard is installed)
 
     try:
@@ -360,6 +396,34 @@ def _unzstd(raw: bytes, limit: int) -> bytes:
     return bytes(out)
 
 
+def _inflate(raw: bytes, coding: str, limit: int) -> bytes:
+    """A gzip or deflate body decoded to at most ``limit`` bytes."""
+    wbits = _INFLATE_WBITS[coding]
+    for bits in (wbits, -15) if coding == "deflate" else (wbits,):
+        try:
+            inflater = zlib.decompressobj(bits)
+            out = inflater.decompress(raw, limit + 1)
+            if len(out) <= limit and not inflater.unconsumed_tail:
+                out += inflater.flush()
+        except zlib.error as exc:
+            if bits == -15 or coding != "deflate":
+                raise httpx.DecodingError(f"bad {coding} body: {exc}") from None
+            continue
+        if len(out) > limit or inflater.unconsumed_tail:
+            raise ResponseTooLarge(limit)
+        return out
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _decode_capped(raw: bytes, codings: list[str], limit: int) -> bytes:
+    """``raw`` decoded through ``codings`` (the last applied is undone first), each step
+    held to ``limit`` bytes of output (:class:`ResponseTooLarge` past it)."""
+    data = raw
+    for coding in reversed(codings):
+        data = _unzstd(data, limit) if coding == "zstd" else _inflate(data, coding, limit)
+    return data
+
+
 def send_capped(client: httpx.Client, req: httpx.Request) -> httpx.Response:
     """Send ``req`` and read at most :data:`MAX_RESPONSE_BYTES` of its answer."""
     limit = MAX_RESPONSE_BYTES
@@ -367,13 +431,14 @@ def send_capped(client: httpx.Client, req: httpx.Request) -> httpx.Response:
     try:
         if _declared_too_large(response, limit):
             raise ResponseTooLarge(limit)
-        if _zstd_only(response):
+        codings = _own_codings(response)
+        if codings is not None:
             raw = bytearray()
             for chunk in response.iter_raw():
                 raw += chunk
                 if len(raw) > limit:
                     raise ResponseTooLarge(limit)
-            return _rebuilt(response, _unzstd(bytes(raw), limit))
+            return _rebuilt(response, _decode_capped(bytes(raw), codings, limit))
         body = bytearray()
         for chunk in response.iter_bytes():
             body += chunk
@@ -391,13 +456,14 @@ async def asend_capped(client: httpx.AsyncClient, req: httpx.Request) -> httpx.R
     try:
         if _declared_too_large(response, limit):
             raise ResponseTooLarge(limit)
-        if _zstd_only(response):
+        codings = _own_codings(response)
+        if codings is not None:
             raw = bytearray()
             async for chunk in response.aiter_raw():
                 raw += chunk
                 if len(raw) > limit:
                     raise ResponseTooLarge(limit)
-            return _rebuilt(response, _unzstd(bytes(raw), limit))
+            return _rebuilt(response, _decode_capped(bytes(raw), codings, limit))
         body = bytearray()
         async for chunk in response.aiter_bytes():
             body += chunk

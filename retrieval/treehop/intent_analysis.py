@@ -147,7 +147,33 @@ its JSON value: each try may read far (a start nested to the recursion limit cos
 so trying every one made a hostile answer of 20,000 ``[`` take 5 s."""
 MAX_SCAN_CHARS = 200_000
 """The part of such an answer the tries read (a plan is a few hundred characters)."""
-_FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+_FENCE_BLANKS = " \t"
+
+
+def _fenced(text: str) -> str | None:
+    r"""The body of the first fenced block of ``text`` (```` ```json ... ``` ````), or ``None``.
+
+    What ``re.search(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", DOTALL)`` found, in one
+    pass: that regex split each blank run after an opening fence between its two ``[ \t]*``
+    in every way and rescanned the rest for a closing fence after each split (cubic: "```",
+    2,000 spaces and "x" took 25 s, on the event loop after the model answered, past the
+    planner's deadline). Only the first opening fence can match: the header (blanks, a
+    ``json`` tag, one newline) holds no backtick, so a closing fence after a later opening
+    one is also after the first one's header, and a shorter header finds no other."""
+    start = text.find("```")
+    if start < 0:
+        return None
+    i, n = start + 3, len(text)
+    while i < n and text[i] in _FENCE_BLANKS:
+        i += 1
+    if text.startswith(("json", "JSON"), i):
+        i += 4
+        while i < n and text[i] in _FENCE_BLANKS:
+            i += 1
+    if i < n and text[i] == "\n":
+        i += 1
+    end = text.find("```", i)
+    return None if end < 0 else text[i:end]
 
 
 def _drop_think(text: str) -> str:
@@ -172,8 +198,8 @@ def extract_json(text: str) -> Any:
     if not isinstance(text, str):
         raise PlanParseError(f"answer is not text but {type(text).__name__}")
     cleaned = _drop_think(text).strip().lstrip("\ufeff")
-    fence = _FENCE_RE.search(cleaned)
-    candidate = fence.group(1).strip() if fence else cleaned
+    fence = _fenced(cleaned)
+    candidate = fence.strip() if fence is not None else cleaned
     try:
         return json.loads(candidate)
     except (ValueError, RecursionError):  # RecursionError: nesting past the limit

@@ -42,7 +42,7 @@ import json
 import logging
 import re
 import threading
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote_plus, urlsplit
 
 MASK = "***"
 MIN_SECRET_CHARS = 6
@@ -110,6 +110,11 @@ def redact(text: object) -> str:
         if _windows:
             s = _TOKEN.sub(_partial, s)
     s = _USERINFO.sub(r"\1" + MASK + "@", s)
+    # A URL's credential-named query parameter (``?key=`` of Google's API keys, ``?code=`` of
+    # Azure Functions, a SAS ``sig``), wherever a text quotes the URL: httpx logs every
+    # request's URL at INFO ("HTTP Request: POST https://host/v1?key=AIza..."), and the log
+    # filter (:class:`RedactingFilter`) redacts with this function.
+    s = _SECRET_PARAM.sub(lambda m: f"{m.group(1)}={MASK}", s)
     return _HEADER_VALUE.sub(lambda m: m.group(1) + MASK, s)
 
 
@@ -127,6 +132,27 @@ _SECRET_PARAM = re.compile(
 keys, ``token``, ``access_token``, a SAS ``sig``, ``password``): its value is masked by
 :func:`redact_url`. Each match starts at a ``?``, ``&`` or ``;``: linear."""
 _FRAGMENT = re.compile(r"#[^\s'\"]+")
+
+
+def register_url_secrets(url: object) -> None:
+    """Register the credentials a configured URL carries (:func:`register_secret`): the
+    password of ``user:password@`` and each credential-named query parameter's value
+    (:data:`_SECRET_PARAM`: ``?key=``, ``?code=``, a SAS ``sig``), as written and decoded.
+    Why: the URL itself is shown through :func:`redact_url`, but a server that echoes the
+    key it was sent ("API key not valid: AIza...", a 401 quoting the query) put it into the
+    client's error, where only registered secrets are recognised."""
+    if not isinstance(url, str):
+        return
+    for m in _SECRET_PARAM.finditer(url):
+        register_secret(m.group(2))
+        register_secret(unquote_plus(m.group(2)))
+    try:
+        password = urlsplit(url).password
+    except ValueError:  # (an invalid IPv6 host, a bad port: the request will say so)
+        return
+    if password:
+        register_secret(password)
+        register_secret(unquote_plus(password))
 
 
 def redact_url(url: object) -> str:

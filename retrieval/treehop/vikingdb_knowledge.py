@@ -614,7 +614,10 @@ def _segment(raw: str) -> str:
     """
     if _SAFE_ID.match(raw) and not raw.startswith(_B64) and raw not in {".", ".."}:
         return raw
-    return _B64 + base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
+    # (``surrogatepass``: an id the service answers with a lone surrogate, a JSON "\ud800"
+    # escape, escaped a raw UnicodeEncodeError out of ``find``; the segment stays reversible)
+    data = raw.encode("utf-8", "surrogatepass")
+    return _B64 + base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
 
 
 def _unsegment(seg: str) -> str:
@@ -622,7 +625,8 @@ def _unsegment(seg: str) -> str:
         return seg
     body = seg[len(_B64) :]
     try:
-        return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("utf-8")
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        return raw.decode("utf-8", "surrogatepass")
     except ValueError as exc:
         raise InvalidURIError(f"invalid encoded document id {seg!r}") from exc
 

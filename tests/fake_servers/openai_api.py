@@ -105,9 +105,9 @@ class FakeOpenAIServer(FakeHTTPServer):
         return Reply(200, {"object": "list", "data": data, "model": body["model"], "usage": usage})
 
     def respond(self, req: RecordedRequest) -> Reply:
-        if req.path.rstrip("/") == "/v1/embeddings":
+        if req.path.partition("?")[0].rstrip("/") == "/v1/embeddings":
             return self._embeddings(req.body)
-        if req.path.rstrip("/") != "/v1/chat/completions":
+        if req.path.partition("?")[0].rstrip("/") != "/v1/chat/completions":
             return Reply(404, {"error": {"message": f"unknown path {req.path}"}})
         body = req.body
         if (

@@ -69,7 +69,7 @@ class FakeOpenAIChatServer(FakeHTTPServer):
 
     def respond(self, req: RecordedRequest) -> _BaseReply:
         """Malformed requests are refused before a scripted reply is consumed."""
-        if req.path.rstrip("/") != "/v1/chat/completions":
+        if req.path.partition("?")[0].rstrip("/") != "/v1/chat/completions":
             return Reply.error(404, f"unknown path {req.path}")
         body = req.body
         if (

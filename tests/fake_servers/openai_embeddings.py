@@ -142,7 +142,7 @@ class FakeOpenAIEmbeddingsServer(FakeHTTPServer):
     def respond(self, req: RecordedRequest) -> _BaseReply:
         """Bad requests are refused (as the real API does) before a scripted reply is used."""
         body = req.body
-        if req.path.rstrip("/") != "/v1/embeddings":
+        if req.path.partition("?")[0].rstrip("/") != "/v1/embeddings":
             return Reply.error(404, f"unknown path {req.path}")
         if self.api_key is not None and (
             req.headers.get("authorization") != f"Bearer {self.api_key}"

@@ -50,7 +50,7 @@ class FakeRerankServer(FakeHTTPServer):
         self.score_fn = score_fn
 
     def answer(self, req: RecordedRequest) -> Reply:
-        if not req.path.endswith("/rerank"):
+        if not req.path.partition("?")[0].endswith("/rerank"):
             return Reply(404, {"message": f"no route {req.path}"})
         try:
             body = req.json

@@ -42,13 +42,15 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    endpoint,
     error_text,
     request,
     sync_client,
     truncate,
+    url_path,
 )
 from ..errors import EmbeddingError
-from ..redaction import redact, redact_url
+from ..redaction import redact, redact_url, register_url_secrets
 from ..secrets import resolve_secret
 from .base import BaseEmbedder, Vectors, normalize_rows
 
@@ -133,8 +135,11 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             raise EmbeddingError("max_input_chars must be positive or None")
 
         self._model = model
-        base = base_url.rstrip("/")
-        self._url = base if base.endswith("/embeddings") else f"{base}/embeddings"
+        if url_path(base_url).endswith("/embeddings"):
+            register_url_secrets(base_url)
+            self._url = base_url.rstrip("/")
+        else:
+            self._url = endpoint(base_url, "/embeddings")
         self._api_key = resolve_secret(api_key, API_KEY_ENV_VARS, error=EmbeddingError)
         self._dimension = dimension
         self._send_dimensions = send_dimensions

@@ -37,6 +37,7 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    endpoint,
     error_text,
     request,
     sync_client,
@@ -145,7 +146,7 @@ class OpenAICompatibleLLM(BaseLLM):
 
     @property
     def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
+        return endpoint(self.base_url, "/chat/completions")
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", **self._extra_headers}

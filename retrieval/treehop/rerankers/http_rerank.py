@@ -37,6 +37,7 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    endpoint,
     error_text,
     request,
     sync_client,
@@ -219,7 +220,7 @@ class HTTPReranker(BaseReranker):
         check_positive("max_query_chars", max_query_chars)
         check_positive("max_batch", max_batch, allow_none=True)
         self.base_url = base_url.rstrip("/")
-        self.url = self.base_url + "/" + path.lstrip("/")
+        self.url = endpoint(self.base_url, path)
         self.model = model
         self.flavor: Flavor = flavor
         self._api_key = resolve_secret(api_key, api_key_env, error=RerankError)

@@ -106,6 +106,15 @@ def _grade(value: object, pos: int) -> float:
     return grade
 
 
+def _is_number_key(key: str) -> bool:
+    """Whether a grade's key reads as a passage number ``int()`` takes: decimal digits (any
+    script's), at most 9 of them. ``str.isdigit`` also takes "²" (which ``int`` refuses) and
+    any number of digits (past 4,300 ``int`` refuses too): a model's ``{"²": 5}`` escaped a
+    raw ``ValueError`` out of :meth:`LLMReranker.rerank`."""
+    key = key.strip()
+    return 0 < len(key) <= 9 and key.isdecimal()
+
+
 def parse_scores(text: str, n: int) -> list[float]:
     """Grades in passage order, scaled to [0, 1]; :class:`RerankError` on anything unusable.
 
@@ -122,7 +131,7 @@ def _parse_scores(text: str, n: int) -> list[float]:
     if isinstance(data, Mapping):
         if "scores" in data:
             data = data["scores"]
-        elif data and all(isinstance(k, str) and k.strip().isdigit() for k in data):
+        elif data and all(isinstance(k, str) and _is_number_key(k) for k in data):
             # {"0": 7, "1": 3}: keyed by passage number.
             keyed = {int(k): v for k, v in data.items()}
             if sorted(keyed) != list(range(n)):

@@ -77,7 +77,14 @@ from ..models import Node
 from ..redaction import redact, redact_url
 from ..secrets import resolve_secret
 from ..uri import is_within, uri_prefixes
-from ._state_blobs import BlobHead, check_state_key, read_blob, write_blob
+from ._state_blobs import (
+    BlobHead,
+    check_state_key,
+    checked_head,
+    old_head,
+    read_blob,
+    write_blob,
+)
 from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
 
 T = TypeVar("T")
@@ -357,7 +364,7 @@ class MilvusStore:
         if raw is not None:
             try:
                 self._meta = dict(json.loads(raw["data"]))
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, RecursionError) as exc:
                 raise StoreError(f"unreadable treehop meta in {self.state_collection!r}") from exc
         self._meta_saved = json.dumps(self._meta, sort_keys=True, default=str)
 
@@ -1108,10 +1115,10 @@ class MilvusStore:
         row = self._state_row("h:" + key)
         if row is None:
             return None
-        n = int(row["nparts"])
+        n = row.get("nparts")
         if n == 0:
-            return BlobHead(inline=base64.b64decode(row["data"]))
-        return BlobHead(gen=str(row["gen"]), parts=n)
+            return checked_head(key, inline=row.get("data"))
+        return checked_head(key, gen=row.get("gen"), parts=n)
 
     def get_state(self, key: str) -> bytes | None:
         check_state_key(key)
@@ -1168,7 +1175,7 @@ class MilvusStore:
             write_blob(
                 value,
                 STATE_INLINE_BYTES,
-                self._blob_head(key),
+                old_head(lambda: self._blob_head(key)),
                 put_parts=put_parts,
                 put_head=put_head,
                 delete_parts=delete_parts,

@@ -83,7 +83,15 @@ from ..redaction import redact
 from ..secrets import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes
-from ._state_blobs import BlobHead, check_state_key, read_blob, write_blob
+from ._state_blobs import (
+    BlobHead,
+    DamagedHead,
+    check_state_key,
+    checked_head,
+    old_head,
+    read_blob,
+    write_blob,
+)
 from .base import (
     Scope,
     ScoredNode,
@@ -283,6 +291,21 @@ def call_with_retries(fn: Callable[[], T], *, retry: RetryPolicy, what: str) -> 
                 raise err from exc
         time.sleep(retry.delay(attempt, None))
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _parse_meta(raw: bytes | None, where: str) -> dict[str, Any]:
+    """The store's saved ``meta`` (a JSON object); a damaged one is a :class:`StoreError` at
+    open, not the raw ``RecursionError`` / ``JSONDecodeError`` / ``ValueError`` (an integer
+    past 4,300 digits) of ``json.loads``, nor a list kept as the meta (as MilvusStore)."""
+    if not raw:
+        return {}
+    try:
+        meta = json.loads(raw)
+    except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
+        meta = None
+    if not isinstance(meta, dict):
+        raise StoreError(f"unreadable treehop meta in VikingDB {where!r}")
+    return meta
 
 
 def load_sdk() -> Any:
@@ -707,7 +730,7 @@ class VikingDBStore:
         self._collection = client.collection(**meta_args)
         self._index = client.index(index_name=index_name, **meta_args)
         raw_meta = self._get_blob(_META_STATE)
-        self._meta: dict[str, Any] = json.loads(raw_meta) if raw_meta else {}
+        self._meta: dict[str, Any] = _parse_meta(raw_meta, f"{collection_name}/{index_name}")
         self._saved_meta = json.dumps(self._meta, sort_keys=True)
 
     # ------------------------------------------------------------------ basics
@@ -1356,10 +1379,17 @@ class VikingDBStore:
         row = dict(self._fetch_rows([head_id])).get(head_id)
         if row is None:
             return None
-        head = json.loads(str(row.get(F_NODE) or "{}"))
+        try:
+            head = json.loads(str(row.get(F_NODE) or "{}"))
+        except (ValueError, RecursionError):  # RecursionError: nesting past the limit
+            head = None
+        if not isinstance(head, dict):
+            raise DamagedHead(f"state {key!r}: its head row is damaged (not a JSON object)")
         if "inline" in head:
-            return BlobHead(inline=base64.b64decode(head["inline"]), sha256=head.get("sha256"))
-        return BlobHead(gen=head["gen"], parts=int(head["parts"]), sha256=head.get("sha256"))
+            return checked_head(key, inline=head["inline"], sha256=head.get("sha256"))
+        return checked_head(
+            key, gen=head.get("gen"), parts=head.get("parts"), sha256=head.get("sha256")
+        )
 
     def _get_blob(self, key: str) -> bytes | None:
         head = self._blob_head(key)
@@ -1410,7 +1440,7 @@ class VikingDBStore:
         write_blob(
             value,
             STATE_PART_BYTES,
-            self._blob_head(key),
+            old_head(lambda: self._blob_head(key)),
             put_parts=put_parts,
             put_head=put_head,
             delete_parts=delete_parts,
@@ -1429,7 +1459,18 @@ def _part_id(key: str, gen: str, i: int) -> str:
 
 
 def _cosine(q: np.ndarray[Any, Any], qn: float, vec: Any) -> float:
-    v = np.asarray(vec, dtype=np.float32)
+    """The cosine of ``q`` and a vector a search answer carries. A vector that is not
+    ``q``'s width of finite numbers is a :class:`StoreError`: a row answered with ``{}``
+    escaped a raw ``TypeError`` from ``search``, one with ``1e400`` (infinite as float)
+    scored NaN, and a wrong width a raw ``ValueError`` from ``np.dot``."""
+    try:
+        v = np.asarray(vec, dtype=np.float32).reshape(-1)
+    except (TypeError, ValueError, OverflowError):
+        raise StoreError("VikingDB search: a row's vector is not a list of numbers") from None
+    if v.shape != q.shape or not np.isfinite(v).all():
+        raise StoreError(
+            f"VikingDB search: a row's vector has {v.size} values, expected {q.size} finite ones"
+        )
     vn = float(np.linalg.norm(v))
     if qn == 0 or vn == 0:
         return 0.0

@@ -40,24 +40,50 @@ LEGACY_STATE_KEY = "tagger/keywords.json"
 """Where indexes written before the compact format keep the statistics (read, not written)."""
 
 
+def _same(a: bytes | None, b: bytes | None) -> bool:
+    """Two blobs equal (the store hands back the bytes it holds: mostly the same object)."""
+    return a is b or (a is not None and b is not None and a == b)
+
+
 class IngestTagger:
     """Keeps a :class:`KeywordTagger` fitted on the index and tags batches of nodes."""
 
     def __init__(self, tagger: KeywordTagger | None = None) -> None:
         self._template = tagger
         self._tagger: KeywordTagger | None = None
+        self._seen: tuple[bytes | None, bytes | None] = (None, None)
+        """The statistics and delta blobs the tagger in memory was read from or saved as."""
 
     def forget(self) -> None:
         """Drop the statistics held in memory: the next use reads them from the store's
         state again (after a failed batch whose counts were restored there)."""
         self._tagger = None
 
+    def _stale(self, store: VectorStore) -> bool:
+        """Whether the store's statistics are no longer the ones held in memory: another
+        process (or another client on the index) counted documents since. Why: the
+        statistics were read once per client and each save wrote this client's counts over
+        the stored ones, so a long-lived process (a server) that added a document after a
+        ``treehop index`` run elsewhere dropped that run's documents from the frequencies
+        (3 documents stored, ``n_docs`` 2). Two ``get_state`` calls, each a ``stat`` of an
+        unchanged blob and its cached bytes, on an index on disk; a remote engine would
+        fetch the blobs on every write, so there the statistics stay read once."""
+        caps = getattr(store, "capabilities", None)
+        if getattr(caps, "remote", False):
+            return False
+        state, delta = store.get_state(STATE_KEY), store.get_state(DELTA_KEY)
+        seen_state, seen_delta = self._seen
+        return not (_same(state, seen_state) and _same(delta or None, seen_delta or None))
+
     def _get(self, store: VectorStore) -> KeywordTagger:
+        if self._tagger is not None and self._stale(store):
+            self._tagger = None
         if self._tagger is None:
             raw = store.get_state(STATE_KEY)
+            delta = store.get_state(DELTA_KEY) if raw else None
+            self._seen = (raw, delta)
             if raw:
                 self._tagger = KeywordTagger.from_bytes(raw)
-                delta = store.get_state(DELTA_KEY)
                 if delta:
                     self._tagger.apply_delta(delta)
             elif raw := store.get_state(LEGACY_STATE_KEY):
@@ -73,11 +99,14 @@ class IngestTagger:
         delta = self._tagger.state_delta()
         if delta is not None:
             store.put_state(DELTA_KEY, delta)
+            self._seen = (self._seen[0], delta)
             return
         # A new base, then the old delta cleared: a stop in between leaves a delta of the old
         # base, which the next load ignores (the new base already holds it).
-        store.put_state(STATE_KEY, self._tagger.full_state())
+        full = self._tagger.full_state()
+        store.put_state(STATE_KEY, full)
         store.put_state(DELTA_KEY, b"")
+        self._seen = (full, b"")
 
     def tag_nodes(
         self,

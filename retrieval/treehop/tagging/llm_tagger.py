@@ -72,7 +72,11 @@ def parse_answer(raw: str, count: int, max_tags: int) -> dict[int, list[str]] | 
         return None
     out: dict[int, list[str]] = {}
     for key, value in labels.items():
-        if not isinstance(key, str) or not key.isdigit() or not isinstance(value, list):
+        # (``isdecimal`` and a short key: ``isdigit`` takes "²" and any number of digits,
+        # which ``int`` refuses with a raw ValueError out of the ingest)
+        if not isinstance(key, str) or not (0 < len(key) <= 9 and key.isdecimal()):
+            continue
+        if not isinstance(value, list):
             continue
         i = int(key)
         if not 1 <= i <= count:

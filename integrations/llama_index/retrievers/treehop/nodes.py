@@ -151,13 +151,22 @@ def _own_exclusions(stored: Mapping[str, Any]) -> tuple[list[str], list[str]]:
             out.extend(str(v) for v in value)
     blob = stored.get("_node_content")
     if isinstance(blob, str):
+        # Any document's metadata may carry ``_node_content`` (a caller's ``add_resource``, a
+        # record loaded from another store): nested past the recursion limit it raised
+        # RecursionError, and a key list that is a number TypeError, out of every retrieve
+        # that hit it; a string was read as its characters.
         try:
             data = json.loads(blob)
-        except ValueError:
+        except (ValueError, RecursionError):
             data = {}
         if isinstance(data, dict):
-            llm.extend(str(v) for v in data.get("excluded_llm_metadata_keys") or [])
-            embed.extend(str(v) for v in data.get("excluded_embed_metadata_keys") or [])
+            for key, out in (
+                ("excluded_llm_metadata_keys", llm),
+                ("excluded_embed_metadata_keys", embed),
+            ):
+                keys = data.get(key)
+                if isinstance(keys, list):
+                    out.extend(str(v) for v in keys)
     return llm, embed
 
 

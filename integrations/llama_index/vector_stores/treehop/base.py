@@ -248,9 +248,18 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         meta = stored.metadata
         text = stored.content or stored.overview or stored.abstract
         if isinstance(meta.get("_node_content"), str):
-            node = metadata_dict_to_node(meta, text=text)
-            node.embedding = None
-            return node
+            # A node this store added carries LlamaIndex's own JSON there; any other
+            # document's metadata may hold the key too (``add_resource(metadata=...)``, a
+            # record copied from another store), and its text raised JSONDecodeError,
+            # RecursionError or pydantic's ValidationError out of every query that hit it.
+            # Such a node is read as a tree node is.
+            try:
+                node = metadata_dict_to_node(meta, text=text)
+            except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+                pass
+            else:
+                node.embedding = None
+                return node
         uri = self.aclient.display(stored.uri) if isinstance(stored, Node) else stored.uri
         plain = {k: v for k, v in meta.items() if k not in INTERNAL_KEYS}
         return TextNode(id_=uri, text=text, metadata=plain)
