@@ -154,8 +154,10 @@ def diagnose(
     q: ns.NaturalQuestion,
     questions: Sequence[ns.NaturalQuestion],
     judge: bn.Judge,
+    against: Sequence[str] = ("flat-dense", "flat-hybrid"),
 ) -> dict[str, Any] | None:
-    """The record of one question that ``find()`` loses (``None`` when it does not)."""
+    """The record of one question that ``find()`` loses (``None`` when it does not) against
+    the best of the ``against`` rows (``--against``: flat dense and flat hybrid, or one)."""
     answers = [a for a, _ in q.answers]
     ranks: dict[str, int | None] = {}
     found: Any = None
@@ -164,7 +166,7 @@ def diagnose(
         ranks[key] = first(texts, answers, judge)
         if key == "find":
             found = res
-    ref = min(ranks["flat-dense"] or 101, ranks["flat-hybrid"] or 101)
+    ref = min(ranks[k] or 101 for k in against)
     if not worse(ranks["find"], ref):
         return None
     flat = runner.flat
@@ -224,9 +226,18 @@ def diagnose(
                 "chars": len(m.slot_text),
                 "answers": whose(m.slot_text, questions, judge)[:70],
                 "opens": " ".join(m.slot_text.split()[:14]),
+                "score": round(m.score, 4),
+                "vector_score": None if m.vector_score is None else round(m.vector_score, 4),
             }
-            for m in above[:3]
+            for m in above[:8]
         ],
+        "answer_slot": None
+        if ranks["find"] is None
+        else {
+            "uri": slots[ranks["find"] - 1].uri.removeprefix(runner.scope + "/"),
+            "score": round(slots[ranks["find"] - 1].score, 4),
+            "vector_score": slots[ranks["find"] - 1].vector_score,
+        },
     }
 
 
@@ -243,9 +254,14 @@ def report(rec: Mapping[str, Any]) -> str:
         "  switches: " + ", ".join(f"{k}={v}" for k, v in s.items()),
         "  back at or above the flat row with: " + (", ".join(rec["recovered_by"]) or "none"),
     ]
-    for k, a in enumerate(rec["above"]):
+    for k, a in enumerate(rec["above"][:3]):
         who = f"answers {a['answers']!r}" if a["answers"] else "no FAQ answer"
-        lines.append(f"  #{k + 1} {a['uri']} ({a['chars']} chars, {who}): {a['opens']}")
+        lines.append(
+            f"  #{k + 1} {a['uri']} ({a['chars']} chars, score {a['score']}, {who}): {a['opens']}"
+        )
+    if rec["answer_slot"]:
+        a = rec["answer_slot"]
+        lines.append(f"  answer slot {a['uri']} score {a['score']}")
     return "\n".join(lines)
 
 
@@ -255,7 +271,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--source", choices=("md", "html"), default="md")
     ap.add_argument("--halves", default="dev,test")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--against",
+        default="flat-dense,flat-hybrid",
+        help="the flat rows find() is compared with (the best of them), comma-separated",
+    )
     args = ap.parse_args(argv)
+    against = tuple(args.against.split(","))
     cached = bn.bench_embedder("")
     judge = bn.Judge()
     records: list[dict[str, Any]] = []
@@ -270,13 +292,13 @@ def main(argv: Sequence[str] | None = None) -> None:
             runner = bn.Runner(ix.th, ix.embedder, ix.flat, ix.scope)
             ix.embedder.prepare([q.text for _, q in picked])
             for half, q in picked:
-                rec = diagnose(runner, q, nset.questions, judge)
+                rec = diagnose(runner, q, nset.questions, judge, against)
                 if rec is None:
                     continue
                 rec.update(set=nset.name, half=half)
                 records.append(rec)
                 print(report(rec), flush=True)
-        print(f"{nset.name}: {len(picked)} questions, find() behind flat dense/hybrid on ", end="")
+        print(f"{nset.name}: {len(picked)} questions, find() behind {args.against} on ", end="")
         print(sum(1 for r in records if r["set"] == nset.name))
     counts = Counter(r["cause"] for r in records)
     print("\n| cause | questions |\n|---|---|")
