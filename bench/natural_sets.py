@@ -145,6 +145,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   ``<h2>`` sections as files, beside the package's notes, ``ctlseqs.txt`` and its man
   pages. Built after stop 53 and measured once, with no change to the retriever: an
   untuned check (helper heldout25).
+* ``urxvt-faq``: the rxvt-unicode FAQ (Debian ``rxvt-unicode``, the FAQ section of
+  ``urxvt(7)``, Pod::Man roff): its entries' headings are the questions (62 asked, 55
+  judged), deleted from the page, which stays whole beside the package's other man pages
+  and notes. Built in stop 55 and measured once: an untuned check (helper heldout26).
+* ``abcde-faq``: abcde's FAQ (Debian ``abcde``, ``FAQ.gz``, plain text, ``Q.`` / ``A.``
+  entries): 45 questions deleted, beside its README, ``abcde.conf`` and its two man pages.
+  Built in stop 55 and measured once: an untuned check (helper heldout27).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -200,6 +207,7 @@ HELD_OUT_SETS = (
     "mplayer-faq",
     "xterm-faq",
     "urxvt-faq",
+    "abcde-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -4738,6 +4746,127 @@ def urxvt_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A plain-text "Q." / "A." FAQ in underlined sections beside its tool's man pages (abcde)
+# --------------------------------------------------------------------------------------
+
+ABCDE_PACKAGE = "abcde"
+ABCDE_DOC = "usr/share/doc/abcde"
+ABCDE_FAQ = "FAQ.gz"
+ABCDE_TEXTS = ("README.gz",)
+ABCDE_CONFIG = "etc/abcde.conf"
+"""Beside ``FAQ.gz`` the user has the README (what abcde does, the major changes of each
+release) and the sample configuration the package installs as ``/etc/abcde.conf`` (every
+setting with its default and a comment: the FAQ's answers point at it, "contains more or
+less all the defaults abcde uses"): in, as text. Left out: the upstream and Debian
+changelogs, the copyright, ``examples/`` (programs: ``abcde.py``, ``autorip.sh``,
+``cue2discid``, ``musicbrainz-get-tracks``, ``abcded``, ``abcde.init``) and the programs
+under ``usr/bin``."""
+ABCDE_MAN = ("usr/share/man/man1/abcde.1.gz", "usr/share/man/man1/cddb-tool.1.gz")
+"""The package's man pages (roff, :func:`roff_page_markdown`): in, under ``man/``."""
+_ABCDE_QUESTION = re.compile(r"^Q\.\s+(\S.*)$")
+_ABCDE_ANSWER = re.compile(r"^A\.(?:\s+(\S.*))?$")
+_ABCDE_UNDERLINE = re.compile(r"^\s*(?:={3,}|-{3,})\s*$")
+_SIGNATURE_RULE = "--"
+
+
+def split_abcde_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """abcde's ``FAQ`` (plain text: sections titled by a column-0 line, "3. CDDB and
+    Musicbrainz" or "OBSOLETE", over a line of ``=`` or ``-``; entries ``Q. <question>``
+    whose wrapped lines are indented, then ``A. <answer>``; a ``--`` line and the
+    maintainer's name at the end) -> (the FAQ as one plain-text page without its
+    questions, [(id, question, answer)]), in one pass over the lines.
+
+    A column-0 line ``Q. <text>`` opens a question; its indented lines after it (no blank
+    between) are the rest of it, and all of it leaves the page. Its answer starts at the
+    column-0 line ``A. <text>`` (the label dropped, as :func:`split_qa_faq` drops Screen's
+    ``A:``) or, with no label, at the first column-0 or post-blank line; it runs up to the
+    next question, the next section title or the closing ``--`` line (the signature stays in
+    the page, in no answer). A section title stays in the page with its underline (the FAQ
+    numbers sections but not questions, and twice uses "4."). Each answer is dedented (the
+    label's width standing in for it, so its lines keep their places); blank runs collapse.
+    Ids are the question's slug (its first 40 characters, :func:`_slug`; ``-2`` for a
+    repeat), as for Screen's unnumbered FAQ: an id that is not a position keeps the halves
+    when an entry is added. A question with no text under it asks nothing."""
+    lines = text.split("\n")
+    page = _FaqPage()
+    asking: list[str] | None = None  # the question's lines while they are read
+    gap = False  # a blank line after the question's lines
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        top = bool(line) and not line[0].isspace()
+        q = _ABCDE_QUESTION.match(line)
+        a = _ABCDE_ANSWER.match(line)
+        if top and not q and not a and _ABCDE_UNDERLINE.match(nxt):
+            asking = None  # a question with no answer before the title asks nothing
+            page.heading(f"{line}\n{nxt.strip()}")
+            i += 2
+            continue
+        i += 1
+        if line == _SIGNATURE_RULE:
+            asking = None
+            page.heading(line)
+            continue
+        if q:
+            asking, gap = [q.group(1)], False
+            continue
+        if asking is not None:
+            if a is None and not line:
+                gap = True
+                continue
+            if a is None and not gap and not top:
+                asking.append(line.strip())
+                continue
+            question = _norm(" ".join(asking))
+            page.ask(_slug(question).rstrip("-") or "question", question)
+            asking = None
+            if a is not None:
+                body = a.group(1) or ""
+                line = " " * (len(line) - len(body)) + body if body else ""
+        page.block.append(line)
+    return page.page(), page.qa
+
+
+def abcde_faq_set() -> NaturalSet:
+    """abcde's FAQ (Debian ``abcde``, ``/usr/share/doc/abcde/FAQ.gz``: plain text, ~45
+    ``Q.``/``A.`` entries in 8 underlined sections, many asked as problem reports: "I have
+    a CD with a data track, and abcde complaints it cannot read/encode it.") as one
+    plain-text page ``FAQ`` with every question deleted (:func:`split_abcde_faq`), beside
+    the package's README, its sample configuration (:data:`ABCDE_CONFIG`) and its man pages
+    (:data:`ABCDE_MAN`). Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are
+    left out and named. Built after stop 54 and measured once, with no change to the
+    retriever: an untuned check (helper heldout27)."""
+    root, doc, faq_path = _packaged_doc(ABCDE_PACKAGE, ABCDE_DOC, ABCDE_FAQ)
+    text, qa = split_abcde_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ": text}
+    asked = [NaturalQuestion(f"abcde-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
+    kept = _add_notes(files, doc, ABCDE_TEXTS)
+    config = root / ABCDE_CONFIG
+    if config.is_file():
+        files[config.name] = _doc_text(config, "utf-8").strip() + "\n"
+        kept.append(config.name)
+    kept += _add_man_pages(files, root, ABCDE_MAN)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "abcde-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"abcde FAQ from {ABCDE_PACKAGE} {version} (FAQ.gz, plain text, Q./A. entries in "
+            "underlined sections, one page; every question, wrapped lines included, deleted) "
+            f"+ the package's documents beside it ({', '.join(kept)}); changelogs, copyright, "
+            "examples/ (programs) out; answer = the text after A., up to the next question, "
+            f"section or the signature; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -4766,6 +4895,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "mplayer-faq": lambda emb: mplayer_faq_set(),
     "xterm-faq": lambda emb: xterm_faq_set(),
     "urxvt-faq": lambda emb: urxvt_faq_set(),
+    "abcde-faq": lambda emb: abcde_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
