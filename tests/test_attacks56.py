@@ -17,7 +17,7 @@ from treehop import Treehop
 from treehop.errors import IngestError, InvalidQueryError, NotFoundError
 from treehop.redaction import MASK, redact
 
-from treehop_test_doubles import BagOfWordsEmbedder, raw_answer_server
+from treehop_test_doubles import BagOfWordsEmbedder, peak_memory_mb, raw_answer_server
 
 
 @pytest.fixture
@@ -633,7 +633,7 @@ def test_a_zstd_bomb_is_refused_without_decoding_it_whole() -> None:
         srv.close()  # type: ignore[attr-defined]
     # The bomb in a fresh process, whose peak memory is then its own: 1 GiB of zeros.
     probe = """
-import io, resource, sys, time
+import io, sys, time
 sys.path[:0] = sys.argv[2:]
 import zstandard
 from test_attacks56 import _one_answer_server
@@ -651,24 +651,5 @@ try:
     emb.embed(["hi"])
 except EmbeddingError as exc:
     assert "larger than" in str(exc), exc
-# The peak of this process's own memory map: VmHWM (ru_maxrss on Linux keeps the high-water
-# mark of the process image before exec, the test runner's, which grows over a full run).
-try:
-    with open("/proc/self/status") as f:
-        hwm = [ln for ln in f if ln.startswith("VmHWM:")]
-    print(int(hwm[0].split()[1]) // 1024)
-except (OSError, IndexError):
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 """
-    import subprocess
-    import sys
-
-    here = str(Path(__file__).parent)
-    done = subprocess.run(
-        [sys.executable, "-c", probe, "x", here, *sys.path],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert int(done.stdout.split()[-1]) < 700  # MB at peak (was ~2,200 for 1 GiB)
+    assert peak_memory_mb(probe) < 700  # MB at peak (was ~2,200 for 1 GiB)

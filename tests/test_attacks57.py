@@ -55,7 +55,7 @@ from fake_servers.vikingdb_knowledge_setup import (
     make_knowledge_source,
 )
 from fake_servers.vikingdb_server import FakeVikingDB
-from treehop_test_doubles import BagOfWordsEmbedder, raw_answer_server
+from treehop_test_doubles import BagOfWordsEmbedder, peak_memory_mb, raw_answer_server
 
 
 @pytest.fixture
@@ -524,15 +524,5 @@ try:
     emb.embed(["hi"])
 except EmbeddingError as exc:
     assert "larger than" in str(exc), exc
-with open("/proc/self/status") as f:
-    print(int([ln for ln in f if ln.startswith("VmHWM:")][0].split()[1]) // 1024)
 """
-    here = str(Path(__file__).parent)
-    done = subprocess.run(
-        [sys.executable, "-c", probe, "x", here, *sys.path],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert int(done.stdout.split()[-1]) < 700  # MB at peak (was ~2,100)
+    assert peak_memory_mb(probe) < 700  # MB at peak (was ~2,100)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -360,3 +362,29 @@ def raw_answer_server(raw: bytes) -> tuple[str, Any]:
 
     threading.Thread(target=serve, daemon=True).start()
     return f"http://127.0.0.1:{srv.getsockname()[1]}", srv
+
+
+_PEAK_READOUT = """
+with open("/proc/self/status") as _f:
+    print(int([ln for ln in _f if ln.startswith("VmHWM:")][0].split()[1]) // 1024)
+"""
+
+
+def peak_memory_mb(probe: str) -> int:
+    """Run ``probe`` (Python source) in a fresh interpreter that sees the tests folder and
+    this process's ``sys.path`` (as ``sys.argv[2:]``: a probe starts with
+    ``sys.path[:0] = sys.argv[2:]``) and answer its peak resident memory in MB.
+
+    Why a fresh process: a bomb's cost must be measured on its own, not on top of the test
+    runner's heap. Why ``VmHWM`` and not ``ru_maxrss``: on Linux ``ru_maxrss`` keeps the
+    high-water mark of the process image before ``exec`` (the runner's, past 700 MB late in
+    a full run), so a probe read that way failed in the full suite only."""
+    here = str(Path(__file__).parent)
+    done = subprocess.run(
+        [sys.executable, "-c", probe + _PEAK_READOUT, "x", here, *sys.path],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stdout.split()[-1])
