@@ -390,8 +390,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                     if variant_args == args:
                         self.client = variant
                         return self
-                kit.check_index_exists(self.path, "TreehopRetriever")
-                self.client = self._open(args)
+                self.client = self._open(args)  # (the path was checked when the root opened)
                 variants.append((args, self.client))
                 _ROOT_OF[self.client] = weakref.ref(root)
                 return self
