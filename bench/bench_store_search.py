@@ -22,7 +22,7 @@ conv-30, conv-41, conv-43); nothing is tuned here, both are printed. Run it on t
 (``PYTHONPATH`` first) to compare a change::
 
     OPENBLAS_NUM_THREADS=1 TREEHOP_BENCH_CACHE=/work/benchcache \\
-        python bench/bench_store_search.py [--out results.json] [--limit-convs N]
+        python bench/bench_store_search.py [--out results.json] [--limit-convs N] [--keys uuid]
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import os
 import statistics
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +55,21 @@ INDEXES: dict[str, list[str]] = {"$": ["$"], "text": ["text"]}
 K = (5, 10)
 
 
+def uuid_key(sid: str, dia_id: str) -> str:
+    """A uuid4-shaped key derived from the turn (``--keys uuid``), as LangGraph's memory tools
+    key items (``uuid.uuid4()``), but the same on every run so runs compare."""
+    raw = bytearray(hashlib.sha256(f"{sid}/{dia_id}".encode()).digest()[:16])
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    return str(uuid.UUID(bytes=bytes(raw)))
+
+
 def run_conversation(
-    conv: dict[str, Any], embedder: Any, fields_name: str
+    conv: dict[str, Any], embedder: Any, fields_name: str, keys_kind: str = "dia_id"
 ) -> dict[str, list[list[float]]]:
     """Per row: one ``[recall@5, recall@10]`` per question."""
     sid = conv["sample_id"]
+    to_key = (lambda d: d) if keys_kind == "dia_id" else (lambda d: uuid_key(sid, d))
     questions = [
         q for q in conv["qa"] if q.get("category") != 5 and bm.evidence_ids(q.get("evidence", []))
     ]
@@ -68,7 +79,7 @@ def run_conversation(
         ops = [
             PutOp(
                 ("locomo", sid, f"session_{n:02d}"),
-                t["dia_id"],
+                to_key(t["dia_id"]),
                 {"speaker": t["speaker"], "text": t["text"]},
             )
             for n, _, turns in bm.sessions_of(conv)
@@ -77,13 +88,16 @@ def run_conversation(
         store.batch(ops)
         # flat dense: the stored item vectors, cosine with the query's
         uris = [store.item_uri(tuple(op.namespace), op.key) for op in ops]
-        keys = [op.key for op in ops]
+        dia_of = {
+            to_key(t["dia_id"]): t["dia_id"] for _, _, turns in bm.sessions_of(conv) for t in turns
+        }
+        keys = [dia_of[op.key] for op in ops]
         mat = np.asarray(th.store.get_vectors(uris), dtype=np.float32)
         rows: dict[str, list[list[float]]] = {"store": [], "flat dense": []}
         for q in questions:
             gold = bm.evidence_ids(q["evidence"])
             hits = store.search(("locomo", sid), query=q["question"], limit=max(K))
-            got = [h.key for h in hits]
+            got = [dia_of[h.key] for h in hits]
             rows["store"].append([bm.recall(got, gold, k) for k in K])
             qv = np.asarray(embedder.embed_query(q["question"]), dtype=np.float32)
             top = np.argsort(-(mat @ qv), kind="stable")[: max(K)]
@@ -98,6 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="per-question results (JSON)")
     ap.add_argument("--limit-convs", type=int, default=None)
     ap.add_argument("--no-cache", action="store_true")
+    ap.add_argument(
+        "--keys",
+        choices=("dia_id", "uuid"),
+        default="dia_id",
+        help="item keys: the turn's dia_id (D1:3) or a uuid4-shaped key per turn",
+    )
     a = ap.parse_args(argv)
     convs = bm.load_conversations(a.limit_convs)
     embedder = default_embedder(cache=not a.no_cache)
@@ -105,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     for conv in convs:
         for fields_name in INDEXES:
-            for row, vals in run_conversation(conv, embedder, fields_name).items():
+            for row, vals in run_conversation(conv, embedder, fields_name, a.keys).items():
                 per.setdefault(f"{row}, index {fields_name}", {})[conv["sample_id"]] = vals
     print(f"{len(convs)} conversations, {time.perf_counter() - t0:.0f} s")
     parts = {

@@ -264,7 +264,8 @@ def test_llamaindex_vectorstore_reported_failures_are_typed(li_vectorstore: Any)
     vs = li_vectorstore
     for field, value, message in [
         ("filters", "lang == en", "filters must be MetadataFilters"),
-        ("mode", "default", "mode must be a VectorStoreQueryMode"),
+        # (a string naming a mode is that mode, as in LlamaIndex's stores: test_usage58)
+        ("mode", "mmr ", "mode must be a VectorStoreQueryMode"),
         ("doc_ids", 5, "doc_ids"),
         ("query_str", 5, "query_str must be a string"),
     ]:

@@ -10,6 +10,7 @@ prefix of the stored order (the embedded store's ``children_head``) a page at a 
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +33,16 @@ from treehop_test_doubles import BagOfWordsEmbedder
 
 ROOT = "viking://resources/t"
 
+
+def _is_id(name: str) -> bool:
+    """A UUID (``@`` first or not) or 16+ hex digits: the names an overview line leaves out."""
+    stem = name.removeprefix("@")
+    try:
+        return str(uuid.UUID(stem)) == stem
+    except ValueError:
+        return len(stem) >= 16 and all(ch in "0123456789abcdefABCDEF" for ch in stem)
+
+
 _NAMES = st.from_regex(r"[a-z0-9][a-z0-9_.-]{0,9}", fullmatch=True)
 _TEXT = st.text(alphabet="ab :;.é-\n\t", max_size=40)
 _ABSTRACTS = st.one_of(
@@ -39,7 +50,14 @@ _ABSTRACTS = st.one_of(
     _TEXT,
     st.text(alphabet="ab :é\n", min_size=300, max_size=2500),
 )
-_CHILDREN = st.lists(st.builds(ChildSummary, _NAMES, _ABSTRACTS, st.booleans()), max_size=60)
+# (ids too: an id's overview line is its abstract alone, so a line's length depends on the name)
+_CHILD_NAMES = st.one_of(
+    _NAMES,
+    st.uuids().map(str),
+    st.uuids().map(lambda u: f"@{u}"),
+    st.from_regex(r"[0-9a-f]{16,40}", fullmatch=True),
+)
+_CHILDREN = st.lists(st.builds(ChildSummary, _CHILD_NAMES, _ABSTRACTS, st.booleans()), max_size=60)
 _README = st.one_of(st.none(), st.just(""), st.just("# Title\n\nA readme sentence. More."))
 
 
@@ -85,7 +103,12 @@ def test_enough_exactly_when_the_lines_reach_the_cut(name: str, kids: list[Child
     s = ExtractiveSummarizer()
     for k in range(len(kids) + 1):
         head = kids[:k]
-        lines = "".join(f"\n- {humanize(c.name)}: {c.abstract}" for c in head)
+        lines = "".join(
+            f"\n- {c.abstract}"
+            if _is_id(c.name) and c.abstract
+            else f"\n- {humanize(c.name)}: {c.abstract}"
+            for c in head
+        )
         filled = len(_directory_abstract(name, head, None) + lines) >= OVERVIEW_CHARS
         assert s.directory_children_enough(name, head, None) == (k >= 4 and filled)
 

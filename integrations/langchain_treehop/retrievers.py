@@ -61,7 +61,7 @@ from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowled
 from treehop.postprocess import group_chunks
 from treehop.search_options import SearchKwargs
 from treehop.stage_events import stage_events
-from treehop.validation import MAX_LIMIT, check_dense_weight, check_threshold
+from treehop.validation import MAX_LIMIT, check_dense_weight, check_query, check_threshold
 
 from .chat_models import LangChainChatLLM
 from .documents import CONTENT_FIELDS, ContentField, context_to_document
@@ -81,6 +81,15 @@ EVENT_DESCENT = stages.DescentStage.EVENT
 # The clients retrievers opened from a path, with what they were opened with: a rebuild
 # (every field given again, the client included) reuses its client (weak: it goes with them).
 _OPENED_FROM: weakref.WeakKeyDictionary[Any, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+# A rebuild with other opening arguments (a configured embedding or llm) opens a client of its
+# own: kept per configuration under the first client opened from the path (the root), so every
+# run with that configuration reuses it instead of opening (and never closing) one per run: an
+# embedded store's client holds background threads and file handles. A variant names its root
+# weakly, and the root holds its variants: they live while it does (its retriever's lifetime).
+_VARIANTS: weakref.WeakKeyDictionary[Any, list[tuple[tuple[Any, ...], AsyncTreehop]]] = (
+    weakref.WeakKeyDictionary()
+)
+_ROOT_OF: weakref.WeakKeyDictionary[Any, weakref.ref[Any]] = weakref.WeakKeyDictionary()
 _IGNORED_CALL_KWARGS = frozenset({"verbose"})  # read by Runnable.invoke itself, then passed on
 _DID_YOU_MEAN = {
     "limit": "k",
@@ -104,8 +113,11 @@ class TreehopRetrievalOptions(BaseModel):
     mode: Literal["find", "search"] = "find"
     """``find``: one query, no LLM, lowest latency. ``search``: the session and an LLM plan
     typed queries across resources, memories and skills, whose results are fused."""
-    k: int = Field(default=4, ge=1, le=MAX_LIMIT)
-    """How many documents to return (LangChain's name for treehop's ``limit``)."""
+    k: int = Field(default=4, ge=0, le=MAX_LIMIT)
+    """How many documents to return (LangChain's name for treehop's ``limit``). ``0`` is
+    answered ``[]`` after the call's checks, without a search, as LangChain's
+    ``VectorStoreRetriever`` over ``InMemoryVectorStore`` answers it (a caller computing ``k``
+    from a budget reaches it)."""
     target_uri: str | list[str] | None = None
     """Restrict the search to these subtrees (``viking://resources/devops``, ...)."""
     context_types: list[Literal["resource", "memory", "skill"]] | None = None
@@ -368,9 +380,20 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 # included; that was "give client or path, not both" on every configured run.
                 # Same opening arguments: the same client; a configured embedding, llm, ...:
                 # a client opened with them (below).
-                if opened == self._opening_args():
+                args = self._opening_args()
+                if opened == args:
                     return self
-                self.client = None
+                root_ref = _ROOT_OF.get(self.client)
+                root = (root_ref() if root_ref is not None else None) or self.client
+                variants = _VARIANTS.setdefault(root, [])
+                for variant_args, variant in variants:
+                    if variant_args == args:
+                        self.client = variant
+                        return self
+                self.client = self._open(args)  # (the path was checked when the root opened)
+                variants.append((args, self.client))
+                _ROOT_OF[self.client] = weakref.ref(root)
+                return self
         if self.client is not None:
             kit.check_retriever_client(self.client)
             if self.path is not None:
@@ -389,11 +412,16 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         if self.path is None:
             raise InvalidQueryError("TreehopRetriever needs client=... or path=...")
         kit.check_index_exists(self.path, "TreehopRetriever")
-        self.client = AsyncTreehop(
+        self.client = self._open(self._opening_args())
+        return self
+
+    def _open(self, args: tuple[Any, ...]) -> AsyncTreehop:
+        """A client on ``path`` built from this retriever's opening arguments ``args``."""
+        client = AsyncTreehop(
             self.path, user=self.user, embedder=self._build_embedder(), llm=self._build_llm()
         )
-        _OPENED_FROM[self.client] = self._opening_args()
-        return self
+        _OPENED_FROM[client] = args
+        return client
 
     def _opening_args(self) -> tuple[Any, ...]:
         """What a client opened from ``path`` was opened with (``path`` first)."""
@@ -505,6 +533,9 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 opts.metadata_filter,
                 tags=(opts.tag_filter, opts.tag_filter_all),
             )
+        if opts.k == 0:  # checked as any call, then answered without a search
+            check_query(query)
+            return []
         batched = self._batched(query)
         if batched is not None:
             result = batched
@@ -527,6 +558,9 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             await kit.acheck_filter_fields(
                 client, opts.metadata_filter, tags=(opts.tag_filter, opts.tag_filter_all)
             )
+        if opts.k == 0:
+            check_query(query)
+            return []
         batched = self._batched(query)
         if batched is not None:
             result = batched
@@ -600,8 +634,8 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             opts = self._options(kwargs)
         except TreehopError:
             return None  # each invoke raises it
-        if opts.mode != "find":
-            return None
+        if opts.mode != "find" or opts.k == 0:
+            return None  # (k=0: each invoke answers [] unsearched)
         return client, list(dict.fromkeys(inputs)), opts
 
     def _find_many(

@@ -19,9 +19,10 @@ Semantics follow :class:`langgraph.store.memory.InMemoryStore`, and the test sui
 differentially (the same random operation sequences on both): in one ``batch``, reads see the
 state before the batch's writes, and the last write to a key wins; ``filter`` is the same
 JSON-like matching (equality, nested dicts, ``$eq $ne $gt $gte $lt $lte``); items are listed in
-(namespace, key) order when there is no query; with a query, the tree search ranks the indexed
-items and the rest of the matching items follow by cosine, then the unindexed ones without a
-score. ``list_namespaces`` lists namespaces that hold items. TTLs are not supported.
+(namespace, key) order when there is no query (or a blank one, ``"  "``); with a query, the
+tree search ranks the indexed items and the rest of the matching items follow by cosine, then
+the unindexed ones without a score. ``list_namespaces`` lists namespaces that hold items. TTLs
+are not supported.
 """
 
 from __future__ import annotations
@@ -528,7 +529,10 @@ class TreehopStore(BaseStore):
             )
         ]
         matching.sort(key=lambda n: self._locate(n.uri))
-        if not op.query:
+        if not op.query or not op.query.strip():
+            # A blank query (a form's empty field, "  ") says nothing to rank by: listed as
+            # no query is. (LangGraph's InMemoryStore lists for ""/None and embeds "  ",
+            # ranking every item by a vector of whitespace; the core refuses a blank query.)
             return [self._search_item(n, None) for n in matching[op.offset : op.offset + op.limit]]
         indexed = [n for n in matching if n.metadata.get("indexed", True)]
         unindexed = [n for n in matching if not n.metadata.get("indexed", True)]

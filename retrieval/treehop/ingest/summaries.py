@@ -215,6 +215,25 @@ def humanize(name: str) -> str:
     return _SEPARATORS.sub(" ", stem).strip()
 
 
+# A name that only identifies: a UUID (``3f2a9b1c-8d4e-4abc-9def-0123456789ab``, humanized with
+# spaces; LangGraph's memory tools key every item by ``uuid4()``), or a run of 16 or more hex
+# digits (a SHA-1 / MD5 / Mongo ObjectId, a UUID's ``hex``); a store item's leading ``@`` too.
+_OPAQUE_NAME = re.compile(
+    r"@?(?:[0-9a-fA-F]{8}(?: [0-9a-fA-F]{4}){3} [0-9a-fA-F]{12}|[0-9a-fA-F]{16,})"
+)
+
+
+def child_line(c: ChildSummary) -> str:
+    """A directory overview's line for one child: ``- name: abstract``, or ``- abstract`` when
+    the name carries no words (an id, :data:`_OPAQUE_NAME`) and the abstract has some: with
+    uuid4 keys a third of a namespace's overview was key hex, in the directory's vector and
+    in what a reader sees, and the overview's cut came a third earlier."""
+    label = humanize(c.name)
+    if c.abstract and _OPAQUE_NAME.fullmatch(label):
+        return f"- {c.abstract}"
+    return f"- {label}: {c.abstract}"
+
+
 class ExtractiveSummarizer:
     """The default summariser: headings and first sentences, bounded in length."""
 
@@ -251,7 +270,7 @@ class ExtractiveSummarizer:
         self, name: str, children: Sequence[ChildSummary], readme: str | None
     ) -> tuple[str, str]:
         abstract = _directory_abstract(name, children, readme)
-        lines = [f"- {humanize(c.name)}: {c.abstract}" for c in children]
+        lines = [child_line(c) for c in children]
         overview = abstract + ("\n" + "\n".join(lines) if lines else "")
         return _clip(abstract, ABSTRACT_CHARS), overview[:OVERVIEW_CHARS]
 
@@ -271,7 +290,7 @@ class ExtractiveSummarizer:
             return False
         size = len(_directory_abstract(name, children, readme))
         for c in children:
-            size += len(humanize(c.name)) + len(c.abstract) + 5  # "\n- " + name + ": " + abstract
+            size += len(child_line(c)) + 1  # "\n" + the line
             if size >= OVERVIEW_CHARS:
                 return True
         return False

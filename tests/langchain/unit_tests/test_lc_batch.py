@@ -144,6 +144,6 @@ def test_search_mode_and_single_inputs_go_one_by_one(
 
 def test_bad_per_call_options_fail_every_input(lc_client: Treehop, many_calls: list[int]) -> None:
     retriever = TreehopRetriever(client=lc_client)
-    got = retriever.batch(["a b", "c d"], return_exceptions=True, k=0)
+    got = retriever.batch(["a b", "c d"], return_exceptions=True, k=-1)
     assert all(isinstance(e, InvalidQueryError) for e in got)
     assert many_calls == []

@@ -107,8 +107,8 @@ def test_k_from_constructor_and_per_call(lc_client: Treehop) -> None:
 
 def test_bad_per_call_arguments_raise_typed_errors(lc_client: Treehop) -> None:
     r = TreehopRetriever(client=lc_client)
-    with pytest.raises(InvalidQueryError, match="k: Input should be greater than or equal to 1"):
-        r.invoke(QUERY, k=0)
+    with pytest.raises(InvalidQueryError, match="k: Input should be greater than or equal to 0"):
+        r.invoke(QUERY, k=-1)  # (k=0 is [], as LangChain's VectorStoreRetriever: test_usage58)
     with pytest.raises(InvalidQueryError, match=r"\['limit'\]\. Use k instead of limit\."):
         r.invoke(QUERY, limit=3)
     with pytest.raises(InvalidQueryError, match=r"Use tag_filter .* instead of tags"):

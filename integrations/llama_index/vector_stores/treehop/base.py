@@ -29,6 +29,7 @@ refused.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -431,7 +432,17 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         per_query = {k: kwargs.pop(k) for k in _PER_QUERY if k in kwargs}
         reject_extra(kwargs, "query")
         mode = _check_query(query)
-        k = check_limit(query.similarity_top_k, "similarity_top_k")
+        if mode is not query.mode:  # a plain string naming a mode: the caller's query untouched
+            query = dataclasses.replace(query, mode=mode)
+        top_k = query.similarity_top_k
+        # 0 is "no limit" in LlamaIndex's own stores (``SimpleVectorStore``, its MMR: ``top_k
+        # or len(embeddings)``; ``VectorStoreIndex.as_retriever(similarity_top_k=0)`` returns
+        # every node): here, as many as one search returns (MAX_LIMIT).
+        k = (
+            MAX_LIMIT
+            if top_k == 0 and type(top_k) is int
+            else check_limit(top_k, "similarity_top_k")
+        )
         mmr = mode is VectorStoreQueryMode.MMR
         fetch = k
         if mmr:
@@ -536,9 +547,18 @@ def _check_query(query: object) -> VectorStoreQueryMode:
         raise InvalidQueryError(
             f"alpha must be a finite number between 0 and 1, got {alpha!r:.100}"
         )
-    if not isinstance(query.mode, VectorStoreQueryMode):
-        raise InvalidQueryError(f"mode must be a VectorStoreQueryMode, got {query.mode!r}")
-    return query.mode
+    mode = query.mode
+    if isinstance(mode, str) and not isinstance(mode, VectorStoreQueryMode):
+        # VectorStoreQueryMode is a str enum and LlamaIndex's stores compare with ``==``, so
+        # ``VectorStoreQuery(mode="mmr")`` works there; an unknown name is still refused.
+        values = {m.value: m for m in VectorStoreQueryMode}
+        mode = values.get(str(mode), mode)
+    if not isinstance(mode, VectorStoreQueryMode):
+        names = ", ".join(m.value for m in VectorStoreQueryMode)
+        raise InvalidQueryError(
+            f"mode must be a VectorStoreQueryMode or one of its values ({names}), got {mode!r:.100}"
+        )
+    return mode
 
 
 def _offset(node: BaseNode) -> float | None:
