@@ -1,0 +1,120 @@
+"""A total deadline over a reranker's batches (helper deadline58), and bounded VikingDB
+knowledge-base URIs for very long ``doc_id`` values.
+
+Before: ``LLMReranker.rerank`` (and ``HTTPReranker.rerank`` with ``max_batch``) called outside
+``find`` ran batch after batch, each allowed the whole per-request deadline, so a slow server
+held one call for batches x deadline; ``arerank``'s batches queued behind ``concurrency``
+without a bound on the wait. Every test talks to a loopback fake speaking the real protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from treehop._http import RetryPolicy
+from treehop.errors import RerankError
+from treehop.llm.openai_compatible import OpenAICompatibleLLM
+from treehop.rerankers.http_rerank import HTTPReranker
+from treehop.rerankers.llm_rerank import LLMReranker
+
+from fake_servers._http_base import RecordedRequest
+from fake_servers._http_base import Reply as BaseReply
+from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
+from fake_servers.rerank_servers import FakeRerankServer
+
+NO_RETRY = RetryPolicy(max_retries=0)
+DOCS = [f"passage {i} about deadlines" for i in range(6)]
+
+
+def _llm(srv: FakeOpenAIChatServer) -> OpenAICompatibleLLM:
+    return OpenAICompatibleLLM(
+        "fake-model", base_url=srv.base_url, api_key="k", deadline_s=30.0, max_retries=0
+    )
+
+
+def test_llm_rerank_sync_total_deadline_across_batches() -> None:
+    # 6 batches of one passage, each answered after 0.5 s: 3 s in sequence without a total.
+    with FakeOpenAIChatServer(default=Reply.chat('{"scores": [5]}', delay_s=0.5)) as srv:
+        rr = LLMReranker(_llm(srv), batch_size=1, deadline_s=1.2)
+        t0 = time.monotonic()
+        with pytest.raises(RerankError, match="deadline"):
+            rr.rerank("q", DOCS)
+        elapsed = time.monotonic() - t0
+        assert elapsed < 2.0, elapsed
+        assert len(srv.requests) < len(DOCS)
+
+
+def test_llm_rerank_sync_deadline_stops_an_answer_in_progress() -> None:
+    # One batch whose answer takes 4 s; the model's own deadline (30 s) would wait for it.
+    with FakeOpenAIChatServer(default=Reply.chat('{"scores": [5, 5]}', delay_s=4.0)) as srv:
+        rr = LLMReranker(_llm(srv), deadline_s=0.5)
+        t0 = time.monotonic()
+        with pytest.raises(RerankError, match=r"0\.5s deadline"):
+            rr.rerank("q", DOCS[:2])
+        assert time.monotonic() - t0 < 2.0
+
+
+def test_llm_rerank_sync_within_deadline_still_grades() -> None:
+    with FakeOpenAIChatServer(default=Reply.chat('{"scores": [7, 3]}')) as srv:
+        rr = LLMReranker(_llm(srv), batch_size=2, deadline_s=10.0)
+        assert rr.rerank("q", DOCS[:4]) == [0.7, 0.3, 0.7, 0.3]
+
+
+def test_llm_rerank_async_total_deadline_covers_the_queue() -> None:
+    # concurrency=1: the batches queue behind the gate, each then allowed the model's 30 s.
+    with FakeOpenAIChatServer(default=Reply.chat('{"scores": [5]}', delay_s=0.5)) as srv:
+        rr = LLMReranker(_llm(srv), batch_size=1, concurrency=1, deadline_s=1.2)
+
+        async def go() -> float:
+            t0 = time.monotonic()
+            with pytest.raises(RerankError, match="deadline"):
+                await rr.arerank("q", DOCS)
+            return time.monotonic() - t0
+
+        assert asyncio.run(go()) < 2.0
+
+
+def test_llm_rerank_deadline_validated() -> None:
+    with FakeOpenAIChatServer() as srv:
+        for bad in (0, -1, float("nan"), True, "5"):
+            with pytest.raises(RerankError, match="deadline_s"):
+                LLMReranker(_llm(srv), deadline_s=bad)  # type: ignore[arg-type]
+        assert LLMReranker(_llm(srv), deadline_s=None).deadline_s is None
+
+
+class SlowRerankServer(FakeRerankServer):
+    """The real ``/rerank`` answer, sent after ``delay_s``."""
+
+    def __init__(self, delay_s: float) -> None:
+        super().__init__()
+        self.delay_s = delay_s
+
+    def answer(self, req: RecordedRequest) -> BaseReply:
+        reply = super().answer(req)
+        reply.delay_s = self.delay_s
+        return reply
+
+
+def test_http_rerank_sync_total_deadline_across_batches() -> None:
+    with SlowRerankServer(0.5) as srv:
+        rr = HTTPReranker(srv.base_url, max_batch=1, deadline_s=1.2, retry=NO_RETRY)
+        try:
+            t0 = time.monotonic()
+            with pytest.raises(RerankError, match="deadline passed"):
+                rr.rerank("deadlines", DOCS)
+            assert time.monotonic() - t0 < 2.0
+            assert len(srv.requests) < len(DOCS)
+        finally:
+            rr.close()
+
+
+def test_http_rerank_sync_batches_within_deadline() -> None:
+    with SlowRerankServer(0.05) as srv:
+        rr = HTTPReranker(srv.base_url, max_batch=2, deadline_s=10.0, retry=NO_RETRY)
+        try:
+            assert len(rr.rerank("deadlines", DOCS)) == len(DOCS)
+            assert len(srv.requests) == 3
+        finally:
+            rr.close()
