@@ -13,6 +13,7 @@ import asyncio
 import time
 
 import pytest
+
 from treehop._http import RetryPolicy
 from treehop.errors import RerankError
 from treehop.llm.openai_compatible import OpenAICompatibleLLM
