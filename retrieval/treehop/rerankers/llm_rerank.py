@@ -214,8 +214,7 @@ class LLMReranker(BaseReranker):
 
     def _deadline_error(self) -> RerankError:
         return RerankError(
-            f"{self.name}: no complete grades within the {self.deadline_s:g}s deadline "
-            "(deadline_s)"
+            f"{self.name}: no complete grades within the {self.deadline_s:g}s deadline (deadline_s)"
         )
 
     def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
