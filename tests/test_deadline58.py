@@ -13,17 +13,26 @@ import asyncio
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from treehop import uri as urimod
 from treehop._http import RetryPolicy
-from treehop.errors import RerankError
+from treehop.errors import InvalidURIError, RerankError
 from treehop.llm.openai_compatible import OpenAICompatibleLLM
 from treehop.rerankers.http_rerank import HTTPReranker
 from treehop.rerankers.llm_rerank import LLMReranker
+from treehop.vikingdb_knowledge import _SHORTENED, _segment, _unsegment
 
 from fake_servers._http_base import RecordedRequest
 from fake_servers._http_base import Reply as BaseReply
 from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from fake_servers.rerank_servers import FakeRerankServer
+from fake_servers.vikingdb_knowledge_setup import (
+    costs_point,
+    knowledge_server,
+    make_knowledge_source,
+)
 
 NO_RETRY = RetryPolicy(max_retries=0)
 DOCS = [f"passage {i} about deadlines" for i in range(6)]
@@ -119,3 +128,66 @@ def test_http_rerank_sync_batches_within_deadline() -> None:
             assert len(srv.requests) == 3
         finally:
             rr.close()
+
+
+# -- VikingDB knowledge base: a doc_id too long for a URI --------------------------------------
+
+KB_AK, KB_SK = "AKLTdeadline58", "deadline58-secret"
+
+
+@pytest.mark.parametrize("stem", ["a" * 5000, "\u00e9/" * 2000], ids=["plain", "encoded"])
+def test_a_very_long_doc_id_gives_a_bounded_unique_uri(stem: str) -> None:
+    """Before: ``viking://resources/<kb>/<5,000 characters>#chunk-0``, a URI no URI argument
+    takes back (``normalize`` refuses past 2,048). Now bounded, still distinct per id, the
+    whole id in the metadata, and ``doc_id_of`` / ``target_uri`` refuse it with a typed error
+    that says how to target it."""
+    ids = [stem + "1", stem + "2"]
+    points = [costs_point(ids[0]), costs_point(ids[1])]
+    with knowledge_server(KB_AK, KB_SK, points) as srv:
+        src = make_knowledge_source(srv, ak=KB_AK, sk=KB_SK, retry=RetryPolicy(max_retries=0))
+        try:
+            hits = src.find("quarterly report costs", limit=5).resources
+            assert len(hits) == 2
+            for hit in hits:
+                assert hit.parent_uri is not None
+                for u in (hit.uri, hit.parent_uri):
+                    assert len(u) <= urimod.MAX_URI_LENGTH
+                    assert urimod.normalize(u, "default") == u
+                with pytest.raises(InvalidURIError, match="doc_filter"):
+                    src.doc_id_of(hit.parent_uri)
+                with pytest.raises(InvalidURIError):
+                    src.find("costs", target_uri=hit.parent_uri)
+            assert {h.metadata["doc_info"]["doc_id"] for h in hits} == set(ids)
+            assert len({h.parent_uri for h in hits}) == 2
+            assert src.doc_uri(ids[0]) != src.doc_uri(ids[1])
+            # An id that fits keeps its reversible segment.
+            assert src.doc_id_of(src.doc_uri(stem[:300])) == stem[:300]
+        finally:
+            src.close()
+
+
+def test_a_uri_prefix_leaving_no_room_for_ids_is_refused() -> None:
+    with (
+        knowledge_server(KB_AK, KB_SK, [costs_point()]) as srv,
+        pytest.raises(InvalidURIError, match="uri_prefix"),
+    ):
+        make_knowledge_source(
+            srv,
+            ak=KB_AK,
+            sk=KB_SK,
+            retry=RetryPolicy(max_retries=0),
+            uri_prefix="viking://resources/" + "p" * 1500,
+        )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400), st.integers(min_value=40, max_value=600))
+def test_segment_bounded_and_reversible_when_it_fits(raw: str, max_len: int) -> None:
+    seg = _segment(raw, max_len)
+    assert len(seg) <= max_len
+    if _SHORTENED in seg:
+        assert seg.startswith("b64-") and len(_segment(raw)) > max_len
+        with pytest.raises(InvalidURIError):
+            _unsegment(seg)
+    else:
+        assert seg == _segment(raw) and _unsegment(seg) == raw
