@@ -22,12 +22,13 @@ from treehop.errors import InvalidURIError, RerankError
 from treehop.llm.openai_compatible import OpenAICompatibleLLM
 from treehop.rerankers.http_rerank import HTTPReranker
 from treehop.rerankers.llm_rerank import LLMReranker
+from treehop.rerankers.vikingdb_rerank import VikingDBReranker
 from treehop.vikingdb_knowledge import _SHORTENED, _segment, _unsegment
 
 from fake_servers._http_base import RecordedRequest
 from fake_servers._http_base import Reply as BaseReply
 from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
-from fake_servers.rerank_servers import FakeRerankServer
+from fake_servers.rerank_servers import FakeRerankServer, FakeVikingDBRerankServer
 from fake_servers.vikingdb_knowledge_setup import (
     costs_point,
     knowledge_server,
@@ -35,6 +36,7 @@ from fake_servers.vikingdb_knowledge_setup import (
 )
 
 NO_RETRY = RetryPolicy(max_retries=0)
+VK_AK, VK_SK = "AKLTdeadline58vk", "deadline58-vk-secret"
 DOCS = [f"passage {i} about deadlines" for i in range(6)]
 
 
@@ -191,3 +193,37 @@ def test_segment_bounded_and_reversible_when_it_fits(raw: str, max_len: int) -> 
             _unsegment(seg)
     else:
         assert seg == _segment(raw) and _unsegment(seg) == raw
+
+
+class SlowVikingDBRerankServer(FakeVikingDBRerankServer):
+    """The real signed VikingDB rerank answer, sent after ``delay_s``."""
+
+    def __init__(self, delay_s: float) -> None:
+        super().__init__(ak=VK_AK, sk=VK_SK)
+        self.delay_s = delay_s
+
+    def answer(self, req: RecordedRequest) -> BaseReply:
+        reply = super().answer(req)
+        reply.delay_s = self.delay_s
+        return reply
+
+
+def test_vikingdb_rerank_sync_total_deadline_across_batches() -> None:
+    with SlowVikingDBRerankServer(0.5) as srv:
+        rr = VikingDBReranker(
+            ak=VK_AK,
+            sk=VK_SK,
+            host=srv.address,
+            scheme="http",
+            retry=NO_RETRY,
+            max_batch=1,
+            deadline_s=1.2,
+        )
+        try:
+            t0 = time.monotonic()
+            with pytest.raises(RerankError, match="deadline passed"):
+                rr.rerank("deadlines", DOCS)
+            assert time.monotonic() - t0 < 2.0
+            assert len(srv.requests) < len(DOCS)
+        finally:
+            rr.close()
