@@ -277,11 +277,17 @@ def deadline_scope(deadline_s: float | None) -> Iterator[float | None]:
     """Sync code inside runs under a total deadline (yields its monotonic end, or ``None``).
 
     Sockets of clients made by :func:`sync_client` honour it; other code checks the end.
+    A scope inside another ends no later than the outer one: a caller's total deadline over
+    several requests (:class:`~treehop.rerankers.llm_rerank.LLMReranker`'s batches) holds
+    inside each request's own scope.
     """
     if deadline_s is None:
         yield None
         return
     end = time.monotonic() + deadline_s
+    outer = _DEADLINE.get()
+    if outer is not None:
+        end = min(end, outer)
     token = _DEADLINE.set(end)
     try:
         yield end

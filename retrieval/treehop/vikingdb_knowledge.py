@@ -59,6 +59,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import hashlib
 import json
 import math
 import re
@@ -326,6 +327,8 @@ class VikingDBKnowledgeSource:
             _options(self.defaults, {"rerank_switch": True})  # ... and as a reranked call sees them
         prefix = uri_prefix or f"{urimod.RESOURCES_ROOT}/{_segment(self._name)}"
         self.uri_prefix = _check_prefix(prefix)
+        # The longest id segment: a point's URI (prefix/doc/point) stays within MAX_URI_LENGTH.
+        self._max_segment = (urimod.MAX_URI_LENGTH - len(self.uri_prefix) - 16) // 2
         sdk = load_sdk()
         if client is None:
             check_endpoint(host, scheme)
@@ -362,8 +365,9 @@ class VikingDBKnowledgeSource:
 
     # ------------------------------------------------------------------ URIs
     def doc_uri(self, doc_id: str) -> str:
-        """The URI of a document of this knowledge base."""
-        return f"{self.uri_prefix}/{_segment(doc_id)}"
+        """The URI of a document of this knowledge base (within ``MAX_URI_LENGTH``: an id too
+        long for it gets a shortened segment, see :func:`_segment`)."""
+        return f"{self.uri_prefix}/{_segment(doc_id, self._max_segment)}"
 
     def doc_id_of(self, uri: str) -> str:
         """The ``doc_id`` a document (or chunk) URI of this knowledge base names."""
@@ -504,10 +508,11 @@ class VikingDBKnowledgeSource:
             parent: str | None = self.doc_uri(doc_id)
             uri = f"{parent}{urimod.CHUNK_MARK}{chunk_id}" if _chunk_ok(chunk_id) else str(parent)
             if not _chunk_ok(chunk_id) and point.get("point_id"):
-                uri = f"{parent}/{_segment(str(point['point_id']))}"
+                uri = f"{parent}/{_segment(str(point['point_id']), self._max_segment)}"
         else:
             parent = None
-            uri = f"{self.uri_prefix}/{_segment(str(point.get('point_id') or 'point'))}"
+            point_id = str(point.get("point_id") or "point")
+            uri = f"{self.uri_prefix}/{_segment(point_id, self._max_segment)}"
         score = _finite(point.get("score"))
         rerank = _finite(point.get("rerank_score"))
         metadata: dict[str, Any] = {k: v for k, v in point.items() if k not in _POINT_MAPPED}
@@ -603,27 +608,51 @@ def _options(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> Knowl
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_~-][A-Za-z0-9_.~-]*\Z")
 _B64: Final = "b64-"
+_SHORTENED: Final = "~"
+"""Marks a shortened segment (see :func:`_segment`); URL-safe base64 never holds it."""
+_MAX_PREFIX: Final = urimod.MAX_URI_LENGTH // 2
 
 
-def _segment(raw: str) -> str:
-    """A reversible URI path segment for a service id.
+def _segment(raw: str, max_len: int | None = None) -> str:
+    """A URI path segment for a service id, reversible unless longer than ``max_len``.
 
     Ids made of ``[A-Za-z0-9_.~-]`` (what the service generates) are kept as they are; anything
     else -- a ``/``, spaces, non-ASCII -- is written as ``b64-`` + URL-safe base64, because the
     URI rules reject a segment that decodes to a ``/`` however it is percent-encoded.
+
+    A segment past ``max_len`` (a 5,000-character ``doc_id`` gave a hit URI past
+    ``MAX_URI_LENGTH``, which no URI argument accepts back) is shortened the way
+    ``ingest.records.id_segment`` shortens long ids: ``b64-`` + the start of the encoding +
+    ``~`` + a 128-bit BLAKE2b of the whole id. Still unique (the hash), never equal to a
+    reversible segment (URL-safe base64 has no ``~``, and a plain id never starts ``b64-``),
+    but not reversible: :meth:`VikingDBKnowledgeSource.doc_id_of` refuses it, and the hit's
+    ``metadata["doc_info"]["doc_id"]`` keeps the whole id.
     """
     if _SAFE_ID.match(raw) and not raw.startswith(_B64) and raw not in {".", ".."}:
-        return raw
-    # (``surrogatepass``: an id the service answers with a lone surrogate, a JSON "\ud800"
-    # escape, escaped a raw UnicodeEncodeError out of ``find``; the segment stays reversible)
+        seg = raw
+    else:
+        # (``surrogatepass``: an id the service answers with a lone surrogate, a JSON "\ud800"
+        # escape, escaped a raw UnicodeEncodeError out of ``find``; the segment stays reversible)
+        data = raw.encode("utf-8", "surrogatepass")
+        seg = _B64 + base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+    if max_len is None or len(seg) <= max_len:
+        return seg
     data = raw.encode("utf-8", "surrogatepass")
-    return _B64 + base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    head = base64.urlsafe_b64encode(data).decode("ascii")[: max_len - len(_B64) - 1 - 32]
+    return f"{_B64}{head}{_SHORTENED}{digest}"
 
 
 def _unsegment(seg: str) -> str:
     if not seg.startswith(_B64):
         return seg
     body = seg[len(_B64) :]
+    if _SHORTENED in body:
+        raise InvalidURIError(
+            f"{seg[:60]}... names a document id too long for a URI (shortened to a hash); "
+            "filter by the whole id instead: "
+            "doc_filter={'op': 'must', 'field': 'doc_id', 'conds': [doc_id]}"
+        )
     try:
         raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
         return raw.decode("utf-8", "surrogatepass")
@@ -635,6 +664,10 @@ def _check_prefix(prefix: str) -> str:
     resolved = urimod.normalize(prefix, "default")
     if not resolved.startswith(urimod.RESOURCES_ROOT + "/") or urimod.CHUNK_MARK in resolved:
         raise InvalidURIError(f"uri_prefix must be a directory under viking://resources: {prefix}")
+    if len(resolved) > _MAX_PREFIX:  # the rest of MAX_URI_LENGTH is the document and point ids
+        raise InvalidURIError(
+            f"uri_prefix is {len(resolved)} characters; the limit is {_MAX_PREFIX}"
+        )
     return resolved
 
 

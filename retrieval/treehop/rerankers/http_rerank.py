@@ -37,6 +37,7 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    deadline_scope,
     endpoint,
     error_text,
     request,
@@ -177,8 +178,11 @@ class HTTPReranker(BaseReranker):
         flavor: ``"cohere"`` (default) or ``"tei"``; see the module docstring.
         api_key: Bearer token. ``None`` reads ``api_key_env``; a keyless local server needs none.
         timeout_s: Per-attempt timeout of each socket operation.
-        deadline_s: Total time of one request, retries and backoff included (the retriever's
-            ``rerank_timeout_s`` also bounds a whole rerank call). ``None``: no total bound.
+        deadline_s: Total time of one :meth:`rerank` / :meth:`arerank` call: every batch
+            (``max_batch``), retry and backoff together, so a direct call outside ``find`` is
+            bounded too (inside ``find`` the retriever's ``rerank_timeout_s`` also applies).
+            Past it the call raises :class:`~treehop.errors.RerankError`. ``None``: no total
+            bound.
         retry: Bounded retries with backoff on connection errors, timeouts, 429 and 5xx.
         max_chars / max_query_chars: Cheap length bounds on each document and on the query, so
             one long chunk cannot push a request past the server's size limits.
@@ -319,8 +323,11 @@ class HTTPReranker(BaseReranker):
         self._check_documents(documents)
         client = self._sync_client()
         scores: list[float] = []
-        for start, stop in split_batches(len(documents), self.max_batch):
-            scores.extend(self._call(client, query, documents[start:stop]))
+        # One deadline over all batches: each request's own scope ends no later than this one
+        # (sequential batches each allowed the whole deadline held a call n times as long).
+        with deadline_scope(self.deadline_s):
+            for start, stop in split_batches(len(documents), self.max_batch):
+                scores.extend(self._call(client, query, documents[start:stop]))
         return scores
 
     def close(self) -> None:
@@ -352,6 +359,8 @@ class HTTPReranker(BaseReranker):
         self, client: httpx.AsyncClient, query: str, documents: Sequence[str]
     ) -> list[float]:
         batches = split_batches(len(documents), self.max_batch)
+        # Sent together, each under ``deadline_s`` from now (a wait for a pooled connection
+        # included): the call as a whole ends within one deadline.
         parts = await asyncio.gather(
             *(self._acall(client, query, documents[a:b]) for a, b in batches)
         )

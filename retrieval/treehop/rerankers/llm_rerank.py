@@ -17,10 +17,11 @@ import asyncio
 import json
 import math
 import string
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._http import truncate
+from .._http import check_deadline, deadline_scope, truncate
 from ..errors import RerankError
 from ..llm.base import LLM, ChatMessage
 from ..redaction import redact, redact_exception
@@ -155,6 +156,15 @@ class LLMReranker(BaseReranker):
             retry; large ones save calls.
         max_chars / max_query_chars: Length bounds so the prompt fits the model's context.
         concurrency: How many batch prompts :meth:`arerank` keeps in flight.
+        deadline_s: Total time of one :meth:`rerank` / :meth:`arerank` call, all its batches
+            together (``None``: no total bound). Each batch is also bounded by the model's
+            own deadline, but :meth:`rerank` runs batches one after another, so without a
+            total a direct call (outside ``find``, whose ``rerank_timeout_s`` bounds the
+            stage) took up to batches x the model's deadline. Past it the call raises
+            :class:`~treehop.errors.RerankError`. :meth:`arerank` cancels the prompts in
+            flight; :meth:`rerank` stops treehop's own chat clients mid-answer (their sockets
+            honour the deadline) and any other :class:`~treehop.llm.base.LLM` between
+            batches.
     """
 
     def __init__(
@@ -165,6 +175,7 @@ class LLMReranker(BaseReranker):
         max_chars: int = 1000,
         max_query_chars: int = 1000,
         concurrency: int = 4,
+        deadline_s: float | None = 60.0,
     ) -> None:
         if not isinstance(llm, LLM):
             raise RerankError(f"llm must implement the LLM protocol, got {type(llm).__name__}")
@@ -181,6 +192,7 @@ class LLMReranker(BaseReranker):
         self.max_chars = max_chars
         self.max_query_chars = max_query_chars
         self.concurrency = concurrency
+        self.deadline_s = check_deadline(deadline_s, RerankError)
         self.name = f"llm-rerank:{llm.name}"
 
     def __repr__(self) -> str:
@@ -200,17 +212,26 @@ class LLMReranker(BaseReranker):
     def _sizes(self, n: int) -> list[int]:
         return [min(self.batch_size, n - start) for start in range(0, n, self.batch_size)]
 
+    def _deadline_error(self) -> RerankError:
+        return RerankError(
+            f"{self.name}: no complete grades within the {self.deadline_s:g}s deadline (deadline_s)"
+        )
+
     def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
-        """Scores in [0, 1], in input order."""
+        """Scores in [0, 1], in input order; batches in sequence, under one ``deadline_s``."""
         scores: list[float] = []
-        for messages, size in zip(
-            self._batches(query, documents), self._sizes(len(documents)), strict=True
-        ):
-            try:
-                answer = self.llm.complete(messages, json_mode=True)
-            except Exception as exc:
-                raise RerankError(f"LLM call failed: {redact_exception(exc)}") from None
-            scores.extend(parse_scores(answer, size))
+        batches = self._batches(query, documents)
+        with deadline_scope(self.deadline_s) as end:
+            for messages, size in zip(batches, self._sizes(len(documents)), strict=True):
+                if end is not None and time.monotonic() >= end:
+                    raise self._deadline_error()
+                try:
+                    answer = self.llm.complete(messages, json_mode=True)
+                except Exception as exc:
+                    if end is not None and time.monotonic() >= end:
+                        raise self._deadline_error() from None
+                    raise RerankError(f"LLM call failed: {redact_exception(exc)}") from None
+                scores.extend(parse_scores(answer, size))
         return scores
 
     async def arerank(self, query: str, documents: Sequence[str]) -> list[float]:
@@ -226,7 +247,14 @@ class LLMReranker(BaseReranker):
             return parse_scores(answer, size)
 
         batches = self._batches(query, documents)
-        parts = await asyncio.gather(
-            *(one(m, s) for m, s in zip(batches, self._sizes(len(documents)), strict=True))
-        )
+        calls = [one(m, s) for m, s in zip(batches, self._sizes(len(documents)), strict=True)]
+        if self.deadline_s is None:
+            parts = await asyncio.gather(*calls)
+        else:
+            # Batches past ``concurrency`` queue behind the gate: the total covers the queue.
+            try:
+                async with asyncio.timeout(self.deadline_s):
+                    parts = await asyncio.gather(*calls)
+            except TimeoutError:
+                raise self._deadline_error() from None
         return [s for part in parts for s in part]

@@ -127,6 +127,8 @@ class VikingDBReranker(BaseReranker):
             the chunk's title too when :meth:`rerank_with_titles` is given titles.
         endpoint_id: A dedicated inference endpoint, when the account uses one.
         max_batch: Items per request (the API allows 200).
+        deadline_s: Total time of one rerank call, every batch, retry and backoff together
+            (past it a :class:`~treehop.errors.RerankError`; ``None``: no total bound).
     """
 
     def __init__(
@@ -357,9 +359,12 @@ class VikingDBReranker(BaseReranker):
         client = self._client or self._own_client
         assert client is not None
         scores: list[float] = []
-        for a, b in split_batches(len(documents), self.max_batch):
-            body = self._body(query, documents[a:b], all_titles[a:b])
-            scores.extend(self._call(client, body, b - a))
+        # One deadline over all batches (each request's own scope ends no later than this):
+        # past 200 documents the batches run in sequence, each once allowed the whole deadline.
+        with deadline_scope(self.deadline_s):
+            for a, b in split_batches(len(documents), self.max_batch):
+                body = self._body(query, documents[a:b], all_titles[a:b])
+                scores.extend(self._call(client, body, b - a))
         return scores
 
     def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
