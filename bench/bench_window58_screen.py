@@ -18,11 +18,17 @@ Why the own scores decide: a neighbour that is better alone is the one whose tex
 window borrowed; a neighbour that is worse alone did not lift it, and the chunk may pass it.
 The cap moves the ranked slot scores only; the slots' faces are unlifted as before.
 
-    python bench/bench_window58_screen.py --dev --rows find,find-nopass --json OUT.json
+    python bench/bench_window58_screen.py --dev --rows find,find-nopass,find-nopass-carry \
+        --json OUT.json
     python bench/bench_window58_screen.py --diff OUT.json [OUT2.json ...]
 
+``find-nopass-carry`` narrows the rule to the neighbour whose text carried the lift: a
+better-alone neighbour caps the chunk only when the chunk's window *without* that neighbour
+(itself and its other neighbour, :func:`~treehop.chunk_window.window_gains`) would not take
+it past the neighbour. One more ``get_vectors`` a question.
+
 Every other argument goes to ``bench_natural.py``. ``--diff`` prints, per file and pooled,
-``find-nopass`` minus ``find`` per question (``bench_natural.mean_interval``).
+each row minus ``find`` per question (``bench_natural.mean_interval``).
 """
 
 from __future__ import annotations
@@ -44,9 +50,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_natural as bn  # noqa: E402
 from treehop import hierarchical_retriever as hr  # noqa: E402
-from treehop.chunk_window import neighbour_uris  # noqa: E402
+from treehop.chunk_window import neighbour_uris, window_gains  # noqa: E402
 
 NOPASS = "find-nopass"
+CARRY = "find-nopass-carry"
 ACTIVE: list[str] = [""]
 """The key of the row being run (set around each treehop call by the patched
 ``Runner._with_config``)."""
@@ -58,18 +65,25 @@ def capped_scores(
     own: Mapping[str, float],
     lifted: Mapping[str, float],
     neighbours: Mapping[str, Sequence[str]],
+    without: Mapping[tuple[str, str], float] | None = None,
 ) -> dict[str, float]:
     """The lifted chunks' scores under the no-pass rule. ``own``: every collected chunk's
     score before the window (chunks the window did not lift included); ``lifted``: the
     window's scores of the chunks it lifted; ``neighbours``: each lifted chunk's previous and
     next chunk URIs. A lifted chunk is capped just below each neighbour that is better on
     its own and not below its own score; chunks are settled best own score first, so a
-    neighbour's final score is known when its lower neighbour is capped."""
+    neighbour's final score is known when its lower neighbour is capped.
+
+    ``without`` (``find-nopass-carry``): ``(chunk, neighbour)`` -> the chunk's lifted score
+    with that neighbour left out of its window; a neighbour then caps only when the chunk
+    would not pass it without it (the neighbour's own text carried the lift)."""
     final = {u: lifted.get(u, s) for u, s in own.items()}
     for u in sorted(lifted, key=lambda u: -own[u]):
         cap = final[u]
         for n in neighbours.get(u, ()):
             if n in own and own[n] > own[u] and final[n] <= cap:
+                if without is not None and without.get((u, n), -np.inf) > final[n]:
+                    continue  # (it passes the neighbour without the neighbour's text)
                 cap = min(cap, float(np.nextafter(final[n], -np.inf)))
         final[u] = max(own[u], cap)
     return {u: final[u] for u in lifted}
@@ -90,10 +104,59 @@ async def nopass_window(self: hr.HierarchicalRetriever, q: Any, state: Any) -> N
     }
     lifted = {u: by_uri[u].final.vec for u in new}
     near = {u: neighbour_uris(u, by_uri[u].chunk_index) for u in new}
-    for u, s in capped_scores(own, lifted, near).items():
+    without = await lifts_without(self, q, own, new, near) if ACTIVE[0] == CARRY else None
+    for u, s in capped_scores(own, lifted, near, without).items():
         c = by_uri[u]
         if s != c.final.vec:
             c.final = hr.score_of(s, c.final.rr)
+
+
+async def lifts_without(
+    self: hr.HierarchicalRetriever,
+    q: Any,
+    own: Mapping[str, float],
+    new: Mapping[str, Any],
+    near: Mapping[str, Sequence[str]],
+) -> dict[tuple[str, str], float]:
+    """``(chunk, neighbour)`` -> the chunk's score with its window taken without that
+    neighbour (its own score plus the dense weight times :func:`window_gains` of the chunk
+    and its other neighbour), for each lifted chunk and each collected neighbour better on
+    its own. One ``get_vectors`` of those chunks and their neighbours."""
+    pairs = [(u, n) for u in new for n in near[u] if n in own and own[n] > own[u]]
+    if not pairs:
+        return {}
+    row: dict[str, int] = {}
+    for u, _ in pairs:
+        for x in (u, *near[u]):
+            row.setdefault(x, len(row))
+    uris = list(row)
+    found = await self._present_vectors(uris)
+    if found is None:
+        return {}
+    kept, vectors = found
+    at = np.full(len(uris), -1, dtype=np.int64)
+    at[np.asarray(kept, dtype=np.int64)] = np.arange(len(kept))
+
+    def other(u: str, n: str) -> tuple[int, int]:
+        pair = near[u]
+        prev = pair[0] if len(pair) == 2 else None
+        nxt = pair[-1] if pair else None
+        p = -1 if prev is None or prev == n else int(at[row[prev]])
+        x = -1 if nxt is None or nxt == n else int(at[row[nxt]])
+        return p, x
+
+    sides = [other(u, n) for u, n in pairs]
+    own_at = np.array([at[row[u]] for u, _ in pairs], dtype=np.int64)
+    prev = np.array([s[0] for s in sides], dtype=np.int64)
+    nxt = np.array([s[1] for s in sides], dtype=np.int64)
+    ok = own_at >= 0
+    gains = np.zeros(len(pairs))
+    if ok.any():
+        gains[ok] = window_gains(q.req.vector, vectors, own_at[ok], prev[ok], nxt[ok])
+    return {
+        pair: own[pair[0]] + q.dense_weight * float(g)
+        for pair, g in zip(pairs, gains.tolist(), strict=True)
+    }
 
 
 CHUNK_WINDOW: list[Callable[..., Any]] = []
@@ -104,7 +167,11 @@ def install() -> None:
     ``HierarchicalRetriever._chunk_window`` (the no-pass rule for that row only)."""
     if CHUNK_WINDOW:
         return
-    bn.ROWS = (*bn.ROWS, bn.Row(NOPASS, "find, a lifted chunk never passes its lifter", "find"))
+    bn.ROWS = (
+        *bn.ROWS,
+        bn.Row(NOPASS, "find, a lifted chunk never passes its lifter", "find"),
+        bn.Row(CARRY, "find, ... unless it passes it without it", "find"),
+    )
     with_config = bn.Runner._with_config
 
     def patched_with_config(self: bn.Runner, row: bn.Row, fn: Callable[[], Any]) -> Any:
@@ -118,7 +185,7 @@ def install() -> None:
     CHUNK_WINDOW.append(hr.HierarchicalRetriever._chunk_window)
 
     async def patched_chunk_window(self: hr.HierarchicalRetriever, q: Any, state: Any) -> None:
-        if ACTIVE[0] != NOPASS:
+        if ACTIVE[0] not in (NOPASS, CARRY):
             await CHUNK_WINDOW[0](self, q, state)
             return
         await nopass_window(self, q, state)
@@ -156,19 +223,23 @@ def paired(rows: Sequence[Mapping[str, Any]], row: str, base: str = "find") -> d
 
 
 def print_diff(files: Sequence[Path]) -> None:
-    """``--diff``: per file, then pooled over the files, ``find-nopass`` minus ``find``."""
+    """``--diff``: per file, then pooled over the files, each screened row minus ``find``."""
     pools: list[tuple[str, list[Mapping[str, Any]]]] = []
     for f in files:
         pools.append((f.name, json.loads(f.read_text())["rows"]))
     if len(pools) > 1:
         pools.append(("all files", [r for _, rows in pools for r in rows]))
     for name, rows in pools:
-        parts = [
-            f"{m} {v['mean']:+.4f} ({v['lo']:+.4f}..{v['hi']:+.4f}) {v['ahead']}/{v['behind']}"
-            for m, v in paired(rows, NOPASS).items()
-        ]
-        n = next(iter(paired(rows, NOPASS).values()), {}).get("n", 0)
-        print(f"- {name} (n {n}): " + "; ".join(parts))
+        for key in (NOPASS, CARRY):
+            got = paired(rows, key)
+            if not got:
+                continue
+            parts = [
+                f"{m} {v['mean']:+.4f} ({v['lo']:+.4f}..{v['hi']:+.4f}) {v['ahead']}/{v['behind']}"
+                for m, v in got.items()
+            ]
+            n = next(iter(got.values()))["n"]
+            print(f"- {name}, {key} (n {n}): " + "; ".join(parts))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

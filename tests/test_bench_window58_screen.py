@@ -66,3 +66,15 @@ def test_paired_differences_per_question() -> None:
     got = scr.paired(rows, scr.NOPASS)["ndcg@10"]
     assert got["n"] == 3 and got["ahead"] == 1 and got["behind"] == 1
     assert abs(got["mean"]) < 1e-12 and got["lo"] < 0 < got["hi"]
+
+
+def test_carry_caps_only_where_the_neighbour_carried_the_lift() -> None:
+    own = {"f#chunk-4": 0.58, "f#chunk-5": 0.60, "f#chunk-6": 0.50}
+    lifted = {"f#chunk-6": 0.65}
+    near = {"f#chunk-6": ("f#chunk-5", "f#chunk-7")}
+    # without chunk 5 in its window chunk 6 would stay at 0.55, below chunk 5: capped
+    got = scr.capped_scores(own, lifted, near, {("f#chunk-6", "f#chunk-5"): 0.55})
+    assert got["f#chunk-6"] == float(np.nextafter(0.60, -np.inf))
+    # its other neighbour alone takes it to 0.62, past chunk 5: the lift stands
+    got = scr.capped_scores(own, lifted, near, {("f#chunk-6", "f#chunk-5"): 0.62})
+    assert got == lifted
