@@ -132,3 +132,27 @@ def test_ingest_longer_than_one_deadline_completes_one_embed_call_per_batch() ->
         finally:
             th.close()
             emb.close()
+
+
+def test_langchain_embed_documents_is_bounded_per_slice_not_in_all() -> None:
+    # LangChain vector stores embed a whole add_texts in one embed_documents call: 200 texts
+    # are 4 requests of 64 / 8, 0.4 s each, past one 1.0 s deadline in all; the adapter calls
+    # the embedder once per EMBED_BATCH texts (as ingest does), each call one request.
+    from langchain_treehop.embeddings import TreehopEmbeddings
+
+    texts = [f"document {i} on slices" for i in range(3 * EMBED_BATCH + 8)]
+    with FakeOpenAIEmbeddingsServer(default=Reply.slow(0.4)) as srv:
+        emb = _embedder(srv, deadline_s=1.0)
+        lc = TreehopEmbeddings(emb)
+        rows = lc.embed_documents(texts)
+        assert len(rows) == len(texts)
+        np.testing.assert_allclose(rows[70], expected_unit(texts[70], 16), atol=1e-6)
+
+        async def go() -> list[list[float]]:
+            out = await lc.aembed_documents(texts)
+            await emb.aclose()
+            return out
+
+        assert asyncio.run(go()) == rows
+        assert [len(x) for x in srv.inputs()] == [64, 64, 64, 8] * 2
+        assert lc.embed_documents([]) == []
