@@ -19,6 +19,7 @@ from langchain_core.embeddings import Embeddings
 
 from treehop.embedders.base import Embedder, Vectors, normalize_rows
 from treehop.errors import EmbeddingError, InvalidQueryError
+from treehop.ingest.writer import EMBED_BATCH
 from treehop.redaction import redact_exception
 from treehop.secrets import register_object_secrets
 from treehop.validation import check_strings
@@ -147,6 +148,13 @@ class TreehopEmbeddings(Embeddings):
     await the embedder's own async methods (the model runs in a worker thread, never on the
     event loop).
 
+    ``embed_documents`` / ``aembed_documents`` call the embedder once per
+    :data:`~treehop.ingest.writer.EMBED_BATCH` texts, one slice after another (as treehop's
+    own ingest does, and as LangChain's ``OpenAIEmbeddings`` sends its chunks): a remote
+    embedder's ``deadline_s`` bounds one embed call, so a vector store that embeds thousands
+    of documents in one ``add_texts`` is bounded per slice instead of failing past one
+    deadline in all.
+
     Args:
         embedder: a treehop :class:`~treehop.embedders.base.Embedder` (``None``: the
             process-wide offline MiniLM, loaded on first use; needs the ``local`` extra).
@@ -176,9 +184,11 @@ class TreehopEmbeddings(Embeddings):
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         items = check_strings(texts, "texts", EmbeddingError)
-        if not items:
-            return []
-        return _rows(self.embedder.embed(items))
+        return [
+            row
+            for i in range(0, len(items), EMBED_BATCH)
+            for row in _rows(self.embedder.embed(items[i : i + EMBED_BATCH]))
+        ]
 
     def embed_query(self, text: str) -> list[float]:
         vec = self.embedder.embed_query(check_query_text(text))
@@ -186,10 +196,10 @@ class TreehopEmbeddings(Embeddings):
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         items = check_strings(texts, "texts", EmbeddingError)
-        if not items:
-            return []
-        rows = await self.embedder.aembed(items)
-        return _rows(rows)
+        out: list[list[float]] = []
+        for i in range(0, len(items), EMBED_BATCH):
+            out += _rows(await self.embedder.aembed(items[i : i + EMBED_BATCH]))
+        return out
 
     async def aembed_query(self, text: str) -> list[float]:
         vec = await self.embedder.aembed_query(check_query_text(text))

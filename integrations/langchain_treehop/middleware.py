@@ -85,7 +85,10 @@ class TreehopContextMiddleware(AgentMiddleware):
         max_tokens: the token budget of the injected block (counted by treehop's tokenizer).
         quotas: per-context-type token budgets (``{"memory": 400}``).
         tiers: which node texts may be shown (content, overview, abstract).
-        k: how many hits ``find()`` retrieves to fill the budget from.
+        k: how many hits ``find()`` retrieves to fill the budget from. ``0`` injects nothing
+            (no ``find()``; the model call goes on unchanged; ``record_turns`` still records),
+            as a LangChain retriever with ``k=0`` returns ``[]`` (``VectorStoreRetriever``
+            and :class:`~langchain_treehop.TreehopRetriever` alike).
         find_kwargs: more ``find()`` arguments (``target_uri``, ``filter``, ``since``, ...).
         dedup_across_turns: leave out what an earlier turn of the same thread injected.
         record_turns: store each finished turn (user message, final answer) as memory.
@@ -113,7 +116,8 @@ class TreehopContextMiddleware(AgentMiddleware):
         self.client = kit.check_client(client)
         check_budget(max_tokens, quotas, tiers)
         check_id(conversation_id, "conversation_id")
-        self.k = check_limit(k, "k")
+        # 0: retrieve nothing, as LangChain retrievers read k=0; negative, bool, float refused.
+        self.k = 0 if k == 0 and type(k) is int else check_limit(k, "k")
         self.find_kwargs: SearchKwargs = {**(find_kwargs or {})}
         if "limit" in self.find_kwargs:
             raise InvalidQueryError("set the number of hits with k=, not find_kwargs['limit']")
@@ -182,6 +186,8 @@ class TreehopContextMiddleware(AgentMiddleware):
         if key is None:
             return handler(request)
         session, ident, query = key
+        if self.k == 0:  # (after the latest message's checks, as with any k)
+            return handler(request)
         ctx = self._cached(session, ident)
         if ctx is None:
             try:
@@ -205,6 +211,8 @@ class TreehopContextMiddleware(AgentMiddleware):
         if key is None:
             return await handler(request)
         session, ident, query = key
+        if self.k == 0:  # (after the latest message's checks, as with any k)
+            return await handler(request)
         ctx = self._cached(session, ident)
         if ctx is None:
             try:

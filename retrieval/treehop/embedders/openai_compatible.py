@@ -17,8 +17,13 @@ Why it is written this way:
 * The API key is a :class:`pydantic.SecretStr`; it is read only when a request is built, never
   shown by ``repr``/``str``, and registered with :mod:`treehop.redaction`, so error messages
   (which quote the server's answer) never carry it, even when the server echoes it.
-* ``deadline_s`` bounds a whole request (connect, every read, retries and backoff): a server
-  that trickles its answer byte by byte cannot hold ``find()`` past it.
+* ``deadline_s`` bounds a whole :meth:`~OpenAICompatibleEmbedder.embed` /
+  :meth:`~OpenAICompatibleEmbedder.aembed` call: every batch (``max_batch``), every read,
+  retry and backoff together, the wait for a free ``max_concurrency`` slot included. A server
+  that trickles its answer byte by byte cannot hold ``find()`` past it, and a call of many
+  batches is not allowed the deadline once per batch (the project's rule: one total deadline
+  per remote call). Ingest embeds :data:`~treehop.ingest.writer.EMBED_BATCH` texts per call,
+  so the deadline bounds each of those calls, never a whole ``add_resource``.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    deadline_scope,
     endpoint,
     error_text,
     request,
@@ -81,8 +87,12 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         max_batch: texts per request (OpenAI accepts up to 2048).
         max_concurrency: async requests in flight at once for one ``aembed`` call.
         timeout_s: per-attempt timeout of each socket operation (connect, read, write, pool).
-        deadline_s: total time one request may take, retries and backoff included (``None``:
-            no total bound). Past it the call raises :class:`EmbeddingError`.
+        deadline_s: total time of one :meth:`embed` / :meth:`aembed` call: all its batches,
+            retries and backoff together (``None``: no total bound). Past it the call raises
+            :class:`EmbeddingError`. Ingest calls the embedder once per 64 texts, so a long
+            ``add_resource`` is bounded per call, not as a whole; a direct call with
+            thousands of texts gets one deadline for all of them (call it in slices, or raise
+            ``deadline_s``, where the server needs longer).
         retry: how often and how long to retry 429/5xx/connection errors.
         max_input_chars: texts longer than this are cut (``None``: send whole texts).
         headers: extra headers (for example ``OpenAI-Organization``).
@@ -291,22 +301,34 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
     # -- embedding ---------------------------------------------------------
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        """Embed ``texts`` with one request per ``max_batch`` texts, in order."""
+        """Embed ``texts`` with one request per ``max_batch`` texts, in order, all under one
+        ``deadline_s`` (each request's own scope ends no later than the call's)."""
         items, sent = self._prepare(texts)
-        if items and not sent and self._dimension is None:
-            self.embed([_PROBE_TEXT])  # only blanks, width unknown: one probe learns it
-        client = self._sync_client()
-        parts = [
-            self._parse(self._post_sync(client, batch), len(batch))
-            for batch in self._batches(items, sent)
-        ]
+        with deadline_scope(self._deadline_s):
+            if items and not sent and self._dimension is None:
+                self.embed([_PROBE_TEXT])  # only blanks, width unknown: one probe learns it
+            client = self._sync_client()
+            parts = [
+                self._parse(self._post_sync(client, batch), len(batch))
+                for batch in self._batches(items, sent)
+            ]
         return self._assemble(items, sent, parts)
 
     async def aembed(self, texts: Sequence[str]) -> Vectors:
-        """Embed ``texts``; batches go out concurrently (at most ``max_concurrency``)."""
+        """Embed ``texts``; batches go out concurrently (at most ``max_concurrency``), the
+        whole call (batches queued behind the gate included) under one ``deadline_s``."""
         items, sent = self._prepare(texts)
+        if self._deadline_s is None:
+            return await self._aembed(items, sent)
+        try:
+            async with asyncio.timeout(self._deadline_s):
+                return await self._aembed(items, sent)
+        except TimeoutError:
+            raise self._wrap(DeadlineExceeded(self._deadline_s)) from None
+
+    async def _aembed(self, items: list[str], sent: list[int]) -> Vectors:
         if items and not sent and self._dimension is None:
-            await self.aembed([_PROBE_TEXT])  # only blanks, width unknown: one probe learns it
+            await self._aembed([_PROBE_TEXT], [0])  # only blanks, width unknown: one probe
         client = await self._async_client()
         gate = asyncio.Semaphore(self._max_concurrency)
 
@@ -410,8 +432,8 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         attempts = self._retry.max_retries + 1
         if isinstance(exc, DeadlineExceeded):
             msg = (
-                f"embedding request to {self._url} got no complete answer within its "
-                f"{exc.deadline_s:g}s deadline (deadline_s)"
+                f"embedding call to {self._url} got no complete answer within its "
+                f"{exc.deadline_s:g}s deadline (deadline_s, one embed call's batches together)"
             )
         elif isinstance(exc, HTTPStatusFailure):
             code = exc.response.status_code

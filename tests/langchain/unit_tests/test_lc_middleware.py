@@ -159,7 +159,8 @@ def test_no_user_message_and_empty_index_leave_the_request_alone() -> None:
 def test_invalid_settings_are_refused(client: Treehop) -> None:
     for kw in (
         {"max_tokens": 0},
-        {"k": 0},
+        {"k": -1},
+        {"k": True},
         {"quotas": {"nope": 1}},
         {"conversation_id": "a/b"},
         {"find_kwargs": {"limit": 3}},

@@ -42,7 +42,7 @@ from treehop.stage_events import (
     TagHopStage,
     stage_events,
 )
-from treehop.validation import check_dense_weight, check_limit, check_threshold
+from treehop.validation import MAX_LIMIT, check_dense_weight, check_limit, check_threshold
 
 from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
 from .events import (
@@ -137,7 +137,9 @@ class TreehopRetriever(BaseRetriever):
             only; ``similarity_top_k`` becomes its ``limit``, the metadata filters its
             ``doc_filter``, ``retrieval_mode="thinking"`` turns its rerank on; a ``tags``
             filter, ``mode="search"`` or a ``target_uri`` outside it is refused here.
-        similarity_top_k: how many nodes to return.
+        similarity_top_k: how many nodes to return; 0 is no limit (as many as one search
+            returns, 1,000), as in LlamaIndex's ``VectorIndexRetriever`` over its
+            ``SimpleVectorStore``.
         filters: LlamaIndex ``MetadataFilters``; the key ``tags`` filters on tags,
             ``context_type`` on the context types, every other key on stored metadata. A filter
             treehop cannot express raises :class:`~treehop.errors.InvalidFilterError` here, at
@@ -318,11 +320,19 @@ class TreehopRetriever(BaseRetriever):
 
     @property
     def similarity_top_k(self) -> int:
-        return self._similarity_top_k
+        """As set: 0 reads back 0 (no limit), as ``VectorIndexRetriever``'s does."""
+        return self._top_k_setting
 
     @similarity_top_k.setter
     def similarity_top_k(self, value: int) -> None:
-        self._similarity_top_k = check_limit(value, "similarity_top_k")
+        # 0 is "no limit" in LlamaIndex: ``VectorStoreIndex.as_retriever(similarity_top_k=0)``
+        # over ``SimpleVectorStore`` (or over our vector store) returns every node. Here, as
+        # many as one search returns (MAX_LIMIT); the search's own limit is that number.
+        if value == 0 and type(value) is int:
+            self._similarity_top_k = MAX_LIMIT
+        else:
+            self._similarity_top_k = check_limit(value, "similarity_top_k")
+        self._top_k_setting = value
 
     @property
     def filters(self) -> MetadataFilters | None:
@@ -688,6 +698,6 @@ class TreehopRetriever(BaseRetriever):
 
     def __repr__(self) -> str:
         return (
-            f"TreehopRetriever(mode={self.mode!r}, similarity_top_k={self._similarity_top_k}, "
+            f"TreehopRetriever(mode={self.mode!r}, similarity_top_k={self._top_k_setting}, "
             f"filters={self._mapped.source or None!r}, target_uri={self.target_uri or None!r})"
         )
