@@ -116,3 +116,47 @@ def test_two_processes_creating_sessions_at_once_are_both_in_the_index(tmp_path:
     with Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=0) as fresh:
         assert fresh._async._session_store.recovery is None
         assert sorted(s.session_id for s in fresh.list_sessions()) == sorted(made)
+
+
+# -- 3. retag in one process, set_tags in another ----------------------------------------------
+
+_RETAG_OR_TAG = """
+from treehop import Treehop
+from treehop_test_doubles import BagOfWordsEmbedder
+me, folder, index, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+done = Path(folder, "tagged")
+with Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=0) as c:
+    barrier(folder, me, 2)
+    if me == "0":  # until the other process is done, retag the whole index without
+        # automatic tags and with them (each retag then rewrites every node's tags)
+        with Treehop(index, embedder=BagOfWordsEmbedder(), tagger=None, reader_processes=0) as bare:
+            while not done.exists():
+                bare.retag()
+                c.retag()
+    else:
+        for i in range(n):
+            c.set_tags("viking://resources/docs/d0.md", add=f"mark{i}")
+        done.touch()
+"""
+
+
+def test_retag_in_one_process_keeps_tags_another_sets(tmp_path: Path) -> None:
+    """``retag`` read the index's nodes (their user tags), recounted and re-extracted, and
+    wrote every node's tags back: a ``set_tags`` another process committed between the read
+    and the write was overwritten (its user tag gone). ``retag`` now takes the writer lock
+    before it reads (the store catches up with the disk there), so a ``set_tags`` commits
+    either before the read or after the write."""
+    index, n = tmp_path / "idx", 15
+    with Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=0) as c:
+        for i in range(30):
+            c.add_resource(
+                f"document {i} on topic{i % 7} and subject{i % 5} with words{i}",
+                target_uri=f"viking://resources/docs/d{i}.md",
+            )
+    _run_all(_RETAG_OR_TAG, 2, tmp_path / "barrier", str(index), str(n))
+    with Treehop(index, embedder=BagOfWordsEmbedder(), reader_processes=0) as fresh:
+        (node,) = fresh.store.get(["viking://resources/docs/d0.md"])
+        tags = node.tags
+        assert sorted(t for t in tags if t.startswith("user:")) == sorted(
+            f"user:mark{i}" for i in range(n)
+        )
