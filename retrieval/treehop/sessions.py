@@ -53,7 +53,7 @@ from .errors import (
 )
 from .llm.base import LLM, ChatMessage
 from .redaction import redact
-from .stores._filelock import aholding_key, holding_key
+from .stores._filelock import aholding_key, holding_key, holding_named
 from .stores.base import RecoveryRecord
 from .uri import validate_user
 
@@ -61,6 +61,9 @@ Role = Literal["system", "user", "assistant"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
 INDEX_KEY = "sessions/_index"
 KEY_PREFIX = "sessions/"
+INDEX_LOCK = "sessions"
+"""The index's lock (:meth:`~treehop.stores.embedded.EmbeddedStore.named_lock`) held from a
+fresh read of the sessions index to its write."""
 FORMAT_VERSION = 1
 MAX_MESSAGE_CHARS = 100_000
 _SESSION_ID_RE = re.compile(r"^[0-9a-f]{32}\Z")
@@ -346,15 +349,48 @@ class SessionStore:
         )
         return ids
 
-    def _save_index(self) -> None:
-        blob = json.dumps(
-            {
-                "version": FORMAT_VERSION,
-                "session_ids": self._index,
-                "crc32": _ids_crc(self._index),
-            }
-        )
-        self.state.put_state(INDEX_KEY, blob.encode())
+    def _stored_ids(self) -> list[str] | None:
+        """The ids the index blob lists now, ``None`` where it is missing or damaged (then
+        this store's own list, checked or rebuilt when it opened, stands in for it)."""
+        raw = self.state.get_state(INDEX_KEY)
+        if not raw:
+            return None
+        try:
+            data = json.loads(raw)
+            got = data["session_ids"]
+        except (ValueError, KeyError, TypeError, RecursionError):
+            return None
+        if not isinstance(got, list) or not all(
+            isinstance(i, str) and _SESSION_ID_RE.match(i) for i in got
+        ):
+            return None
+        crc = data.get("crc32")
+        return list(got) if crc is None or crc == _ids_crc(got) else None
+
+    def _update_index(self, add: str | None = None, drop: str | None = None) -> None:
+        """Write the sessions index with ``add`` appended or ``drop`` left out, from the index
+        as stored now, under the index's own lock (caller holds ``self._lock``).
+
+        Why: each process wrote the index from its own list, so of two processes creating
+        sessions at once, the later write left the other's new session out of the index
+        blob (helper races58: two processes of 15 ``create_session`` calls, an id missing in
+        5 runs of 5). The lock is the last one taken (a delete holds the session's key lock
+        around it; see :func:`~treehop.stores._filelock.holding_named`)."""
+        with holding_named(self.state, INDEX_LOCK):
+            stored = self._stored_ids()
+            ids = list(self._index) if stored is None else stored
+            if add is not None and add not in ids:
+                ids.append(add)
+            if drop is not None:
+                ids = [i for i in ids if i != drop]
+            blob = json.dumps(
+                {"version": FORMAT_VERSION, "session_ids": ids, "crc32": _ids_crc(ids)}
+            )
+            self.state.put_state(INDEX_KEY, blob.encode())
+        # (ids this store found by their blobs and the stored index does not list yet, a
+        # session another process is creating, stay listed here as before)
+        known = set(ids)
+        self._index = ids + [i for i in self._index if i not in known and i != drop]
 
     def _save(self, session: Session) -> None:
         raw = session.model_dump_json().encode()
@@ -422,12 +458,7 @@ class SessionStore:
         session = Session(session_id=uuid.uuid4().hex, user=user, created_at=now, updated_at=now)
         with self._lock:
             self._save(session)  # (a failed write leaves no session behind, in memory either)
-            self._index.append(session.session_id)
-            try:
-                self._save_index()
-            except BaseException:
-                self._index.remove(session.session_id)
-                raise
+            self._update_index(add=session.session_id)
             self._cache[session.session_id] = session
         return session.session_id
 
@@ -460,10 +491,9 @@ class SessionStore:
         """Forget a session; its blob is overwritten with ``b""``."""
         with self._lock, holding_key(self.state, _lock_key(session_id)):
             self._load(session_id, user, fresh=True)
-            self._index.remove(session_id)
             self._cache.pop(session_id, None)
             self.state.put_state(KEY_PREFIX + session_id, b"")
-            self._save_index()
+            self._update_index(drop=session_id)
 
     def add_message(
         self, session_id: str, role: str, content: str, *, user: str | None = None

@@ -27,7 +27,7 @@ import threading
 import time
 import zlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from pathlib import Path
@@ -39,7 +39,7 @@ import numpy.typing as npt
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..embedders.base import Embedder
-from ..errors import InvalidURIError, NotFoundError
+from ..errors import InvalidURIError, NotFoundError, TreehopError
 from ..models import ContextType, Level, Node
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
@@ -902,7 +902,28 @@ class TreeWriter:
         """Backfill: recount the keyword statistics, recompute automatic and inherited tags of
         ``root``'s subtree (everything when None) without re-embedding; user tags are kept."""
         async with self.lock:
-            return await asyncio.to_thread(self.retag_sync, root, True)
+            return await asyncio.to_thread(self._retag_locked, root)
+
+    def _retag_locked(self, root: Node | None) -> int:
+        """:meth:`retag_sync` with the writer lock taken before its read (a store without
+        ``begin_write``: as it is). Why: the nodes' tags were read from this process's
+        generation (a long-lived client did not even catch up first) and written back whole,
+        so a ``set_tags`` another process committed before or during the retag lost its tag
+        (two processes: 15 of 15 tags gone). Under the lock, the store catches up with the
+        disk before the read, and no other process commits until the save. Lock order: the
+        writer lock, then the tagger's statistics lock (the refit takes it)."""
+        begin = getattr(self.store, "begin_write", None)
+        took = bool(begin()) if callable(begin) else False
+        try:
+            return self.retag_sync(root, True)
+        except BaseException:
+            if took:  # (this call's lock given back: nothing of it is kept)
+                with suppress(TreehopError):
+                    discard = getattr(self.store, "discard_unsaved", None)
+                    if callable(discard):
+                        discard()
+                    self.store.save()
+            raise
 
     async def set_tags(self, node: Node, adds: list[str], drops: set[str]) -> list[str]:
         """Add or remove user tags of a node; descendants' inherited tags follow."""

@@ -223,3 +223,30 @@ def holding_key(store: Any, key: str) -> Iterator[None]:
         yield
     finally:
         give_key_lock(hold)
+
+
+@contextlib.contextmanager
+def holding_named(store: Any, name: str) -> Iterator[None]:
+    """Hold ``store``'s lock ``name`` (:meth:`~treehop.stores.embedded.EmbeddedStore.
+    named_lock`; nothing for a store without one: in memory, a remote engine), waiting up
+    to the store's ``lock_timeout``; :class:`~treehop.errors.IndexLockedError` past it.
+
+    Unlike :func:`holding_key`, every hold opens the lock file anew, so two threads of one
+    process exclude each other too (``flock`` locks belong to an open file): two clients of
+    one index in a process keep their own in-memory copies of what the lock guards. Not
+    reentrant: a caller never takes it inside its own hold.
+
+    Lock order (every inter-process lock of an index): a conversation's or a session's key
+    lock, then the writer lock (``LOCK``), then a named lock. A named lock is the last one:
+    its holder waits for no other inter-process lock (it reads and writes state blobs, which
+    take only the store's in-process lock), so any holder of the others may wait for it."""
+    make = getattr(store, "named_lock", None)
+    lock = make(name) if callable(make) else None
+    if lock is None:
+        yield
+        return
+    lock.acquire(float(getattr(store, "lock_timeout", 10.0)))
+    try:
+        yield
+    finally:
+        lock.release()

@@ -27,6 +27,7 @@ import numpy.typing as npt
 from .. import tags as tagmod
 from ..ingest.summaries import humanize, is_readme
 from ..models import Node
+from ..stores._filelock import holding_named
 from ..stores.base import VectorStore
 from .base import NodeTags
 from .keywords import KeywordTagger, _distinct, _parsed_tag
@@ -36,6 +37,9 @@ STATE_KEY = "tagger/keywords.bin"
 DELTA_KEY = "tagger/keywords-delta.bin"
 """What was counted since ``STATE_KEY`` was written (``KeywordTagger.state_delta``): a small
 write saves a delta instead of rewriting every term's statistics."""
+STATS_LOCK = "tagger"
+"""The index's lock (:meth:`~treehop.stores.embedded.EmbeddedStore.named_lock`) held from
+a read of the statistics to their save, so that two processes' counts both land."""
 LEGACY_STATE_KEY = "tagger/keywords.json"
 """Where indexes written before the compact format keep the statistics (read, not written)."""
 
@@ -128,21 +132,30 @@ class IngestTagger:
         Why: an append to a memory session re-tags the session, whose children are its every
         turn (:func:`treehop.memory.add_messages` keeps the count).
         """
-        tagger = self._get(store)
         leaves = [n for n in nodes if n.is_leaf]
         texts = [n.embedding_text() for n in leaves]
         if new_texts is None:
             new_texts = texts
-        labels = fit_extract(tagger, list(new_texts), texts) if texts or new_texts else []
-        if new_texts:
-            self._save(store)
+        if not new_texts:
+            tagger = self._get(store)
+            labels = fit_extract(tagger, [], texts) if texts else []
+        else:
+            # The read, the count and the save under the index's statistics lock: two
+            # processes tagging at once each read the same statistics and the later save
+            # dropped the other's documents (``n_docs`` 23 of 24; helper races58). Taken
+            # last in the lock order (see :func:`~treehop.stores._filelock.holding_named`).
+            with holding_named(store, STATS_LOCK):
+                tagger = self._get(store)
+                labels = fit_extract(tagger, list(new_texts), texts)
+                self._save(store)
         return self._compute(tagger, nodes, leaves, labels, store, counted or {})
 
     def refit(self, store: VectorStore) -> None:
         """Recount the statistics over every leaf of the index (used by the backfill)."""
-        tagger = self._get(store)
-        tagger.fit([n.embedding_text() for n in store.iter_nodes() if n.is_leaf])
-        self._save(store)
+        texts = [n.embedding_text() for n in store.iter_nodes() if n.is_leaf]
+        with holding_named(store, STATS_LOCK):
+            self._get(store).fit(texts)
+            self._save(store)
 
     def _compute(
         self,

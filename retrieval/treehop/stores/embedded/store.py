@@ -630,6 +630,31 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         bucket = int.from_bytes(digest[:8], "big") % self.KEY_LOCK_BUCKETS
         return WriterLock(folder / f"key-{bucket:x}")
 
+    def named_lock(self, name: str) -> WriterLock | None:
+        """An inter-process lock of its own for one of this index's shared records
+        (``locks/<name>``, ``name`` lowercase letters; ``None`` for a store in memory), held
+        by a ``flock`` like the writer lock. Not taken here.
+
+        Why not a :meth:`key_lock`: those are shared by the keys of a bucket, so a record
+        whose lock is taken under the writer lock (the keyword tagger's statistics, during
+        a many-part ``add_records``) would share a file with some conversation's lock,
+        which is held while *waiting* for the writer lock: a process holding the writer
+        lock and waiting for that bucket, and one holding the bucket and waiting for the
+        writer lock, wait on each other until ``lock_timeout``. A file of its own, held
+        only while nothing else is waited for, is the last lock in every order."""
+        if self.path is None:
+            return None
+        if not (name.isascii() and name.isalpha() and name.islower() and len(name) <= 32):
+            raise ValueError(f"not a lock name: {name[:40]!r}")
+        folder = self.path / "locks"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the lock folder {folder}: {exc.strerror or exc}"
+            ) from None
+        return WriterLock(folder / name)
+
     # ------------------------------------------------------------------ lifecycle
     def refresh(self) -> bool:
         """Pick up a generation another process committed (only with no unsaved changes).

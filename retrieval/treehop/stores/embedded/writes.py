@@ -79,6 +79,24 @@ class _Writes(_StoreAttributes):
             self._flock.release()
             raise
 
+    def begin_write(self) -> bool:
+        """Take the writer lock now, before a read that the write depends on, and catch up
+        with the disk (held until the next :meth:`save`). Returns whether this call took it
+        (``False``: held already, or a store in memory).
+
+        Why: a write takes the lock at its first ``upsert`` / ``update_tags``, after the
+        caller read what it writes from; ``retag`` read every node's tags from this
+        process's generation and wrote them back over another process's ``set_tags``
+        (helper races58). A caller that took the lock and then fails calls
+        :meth:`discard_unsaved` and :meth:`save` (which releases it)."""
+        if self.path is None:
+            return False
+        with self._wlock:
+            if self._flock is not None and self._flock.held:
+                return False
+            self._begin_write()
+            return True
+
     def _make_lock(self) -> None:
         assert self.path is not None
         self._flock = WriterLock(self.path / "LOCK")
