@@ -619,6 +619,15 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         conversation's appends, an ingest) while an append embeds its turns."""
         if self.path is None:
             return None
+        folder = self._lock_folder()
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()
+        bucket = int.from_bytes(digest[:8], "big") % self.KEY_LOCK_BUCKETS
+        return WriterLock(folder / f"key-{bucket:x}")
+
+    def _lock_folder(self) -> Path:
+        """``locks/`` of this on-disk index, made on first use (the key and named locks'
+        files); a folder that cannot be made is a :class:`StoreError`."""
+        assert self.path is not None
         folder = self.path / "locks"
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -626,9 +635,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             raise StoreError(
                 f"cannot create the lock folder {folder}: {exc.strerror or exc}"
             ) from None
-        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()
-        bucket = int.from_bytes(digest[:8], "big") % self.KEY_LOCK_BUCKETS
-        return WriterLock(folder / f"key-{bucket:x}")
+        return folder
 
     def named_lock(self, name: str) -> WriterLock | None:
         """An inter-process lock of its own for one of this index's shared records
@@ -646,13 +653,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             return None
         if not (name.isascii() and name.isalpha() and name.islower() and len(name) <= 32):
             raise ValueError(f"not a lock name: {name[:40]!r}")
-        folder = self.path / "locks"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(
-                f"cannot create the lock folder {folder}: {exc.strerror or exc}"
-            ) from None
+        folder = self._lock_folder()
         return WriterLock(folder / name)
 
     # ------------------------------------------------------------------ lifecycle
