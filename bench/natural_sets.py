@@ -4136,7 +4136,8 @@ def split_weechat_faq(markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
     of a section before its first question. Question texts lose asciidoctor's zero-width
     spaces (``so good…\u200b``). Ids are the numbers asciidoctor gives the headings (the
     ``sectnums`` of the authors' document); a repeated number gets ``-2``. Fenced code is
-    never read as a heading. A question with no text under it asks nothing."""
+    never read as a heading. A question with no text under it asks nothing, nor does a heading
+    whose text is only zero-width spaces (it stays in the page)."""
     out: list[str] = []
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
@@ -4167,8 +4168,9 @@ def split_weechat_faq(markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
             opened = _WEECHAT_SECTION.match(line) if level == 2 else None
             section = opened.group(1) if opened else None
         q = _WEECHAT_QUESTION.match(line) if heading and level == 3 else None
-        if q and section is not None and q.group(1) == section:
-            asked = (f"{q.group(1)}.{q.group(2)}", _norm(q.group(3).replace("\u200b", "")))
+        question = _norm(q.group(3).replace("\u200b", "")) if q else ""
+        if q and question and section is not None and q.group(1) == section:
+            asked = (f"{q.group(1)}.{q.group(2)}", question)
             continue  # the question's own line leaves the page
         if asked is not None:
             answer.append(line)
