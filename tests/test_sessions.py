@@ -228,6 +228,43 @@ async def test_messages_added_during_a_fold_are_kept() -> None:
     assert len(llm.prompts) == 1  # no second fold of the same messages while the first ran
 
 
+class FoldRacingLLM(SummaryLLM):
+    """While it writes a summary, another process (a second store on the same state) appends
+    a message to the session and folds it first."""
+
+    def __init__(self, other: SessionStore, session_id: str) -> None:
+        super().__init__()
+        self.other = other
+        self.session_id = session_id
+
+    def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        self.other.add_message(self.session_id, "user", "from the other process")
+        return super().complete(messages, json_mode=json_mode)
+
+
+def test_a_fold_another_process_made_first_is_not_applied_twice() -> None:
+    """Each store's in-progress folds are its own (``_folding``): two processes could fold
+    the same oldest messages, and the second fold counted them again (a CI run: folded_count
+    56 with 15 kept, of 60 appended) and replaced the first's summary."""
+    state = MemoryState()
+    other = SessionStore(state, max_messages=4, keep_recent=2)
+    sid = other.create_session()
+    racing = FoldRacingLLM(other, sid)
+    store = SessionStore(state, llm=racing, max_messages=4, keep_recent=2)
+    for i in range(5):
+        store.add_message(sid, "user", f"msg {i}")
+    assert len(racing.prompts) == 1  # the fold that lost the race did run
+    s = SessionStore(state).get(sid)
+    assert s.next_seq == 6
+    assert s.folded_count + len(s.messages) == 6
+    assert s.folded_count == 4
+    assert [m.content for m in s.messages] == ["msg 4", "from the other process"]
+    # The summary is the fold that was applied (the other store's, extractive), and it
+    # holds every folded message.
+    assert s.summary_method == "extractive"
+    assert all(f"msg {i}" in s.summary for i in range(4))
+
+
 def test_persists_and_reloads_through_state_object() -> None:
     state = BlobState()
     store = SessionStore(state, max_messages=4, keep_recent=2)

@@ -605,10 +605,16 @@ class SessionStore:
                 session = self._load(session_id, fresh=True).model_copy(deep=True)
             except NotFoundError:  # deleted while the summary was being written
                 return
-            folded = {m.seq for m in batch}
-            # Messages are only ever appended, so the batch is still the oldest prefix.
-            session.messages = [m for m in session.messages if m.seq not in folded]
-            session.folded_count += len(folded)
+            # Messages are only ever appended and folds only take the oldest, so the batch is
+            # still the oldest prefix unless another process (its own ``_folding``) folded
+            # them meanwhile; that fold's summary already holds them. Applying this one too
+            # counted them twice (folded_count 56 with 15 kept of 60 appended, in a CI run
+            # of two processes appending to one session) and replaced the newer summary.
+            held = [m.seq for m in session.messages[: len(batch)]]
+            if held != [m.seq for m in batch]:
+                return
+            session.messages = session.messages[len(batch) :]
+            session.folded_count += len(batch)
             session.summary = summary
             session.summary_method = method
             session.summary_fallback_reason = reason
