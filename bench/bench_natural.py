@@ -991,6 +991,32 @@ def paired_interval(
     return mean_interval(d, resamples, seed)
 
 
+ACTIVE_ROW: list[str] = [""]
+"""The key of the row a screening script's patch is running (``""`` outside a row): set by
+:func:`add_screen_rows`' wrapper of ``Runner._with_config``, read by the patched methods."""
+
+
+def add_screen_rows(*rows: Row) -> None:
+    """Add a screening script's rows (a method a patch switches on) and make
+    :data:`ACTIVE_ROW` name the row being run, so the script's patch of a library method can
+    tell its own rows from the others. Idempotent for the wrapper: install it once."""
+    global ROWS
+    ROWS = (*ROWS, *(r for r in rows if r.key not in {have.key for have in ROWS}))
+    if getattr(Runner._with_config, "_marks_active_row", False):
+        return
+    with_config = Runner._with_config
+
+    def marked(self: Runner, row: Row, fn: Callable[[], Any]) -> Any:
+        ACTIVE_ROW[0] = row.key
+        try:
+            return with_config(self, row, fn)
+        finally:
+            ACTIVE_ROW[0] = ""
+
+    marked._marks_active_row = True  # type: ignore[attr-defined]
+    Runner._with_config = marked  # type: ignore[method-assign]
+
+
 def mean_interval(
     d: npt.NDArray[np.float64], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
 ) -> tuple[float, float, float]:

@@ -40,7 +40,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import heapq  # noqa: E402
 import operator  # noqa: E402
 import sys  # noqa: E402
-from collections.abc import Callable, Sequence  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -58,9 +58,6 @@ from treehop.query_shape import is_question  # noqa: E402
 from treehop.text_tokenize import ENGLISH_STOPWORDS  # noqa: E402
 
 FOCUS, PWIN = "find-focus", "find-pwin"
-ACTIVE: list[str] = [""]
-"""The key of the row being run (set around each treehop call by the patched
-``Runner._with_config``)."""
 
 _PUNCT = "\"'`()[]{}<>,.;:!?\u2018\u2019\u201c\u201d"
 
@@ -94,25 +91,14 @@ def focus_vector(memo: bt.MemoEmbedder, text: str) -> npt.NDArray[np.float32]:
 def install() -> None:
     """Patch ``bench_natural`` (two rows, the active row's key), the memo embedder (the focus
     vector) and ``HierarchicalRetriever._chunk_window`` (the passage window)."""
-    bn.ROWS = (
-        *bn.ROWS,
+    bn.add_screen_rows(
         bn.Row(FOCUS, "find, question + content-word vector", "find"),
         bn.Row(PWIN, "find, chunk window within the passage", "find"),
     )
-    with_config = bn.Runner._with_config
-
-    def patched_with_config(self: bn.Runner, row: bn.Row, fn: Callable[[], Any]) -> Any:
-        ACTIVE[0] = row.key
-        try:
-            return with_config(self, row, fn)
-        finally:
-            ACTIVE[0] = ""
-
-    bn.Runner._with_config = patched_with_config  # type: ignore[method-assign]
     embed_query = bt.MemoEmbedder.embed_query
 
     def patched_embed_query(self: bt.MemoEmbedder, text: str) -> npt.NDArray[np.float32]:
-        if ACTIVE[0] == FOCUS:
+        if bn.ACTIVE_ROW[0] == FOCUS:
             return focus_vector(self, text)
         return embed_query(self, text)
 
@@ -120,7 +106,7 @@ def install() -> None:
     chunk_window = hr.HierarchicalRetriever._chunk_window
 
     async def patched_chunk_window(self: hr.HierarchicalRetriever, q: Any, state: Any) -> None:
-        if ACTIVE[0] != PWIN:
+        if bn.ACTIVE_ROW[0] != PWIN:
             await chunk_window(self, q, state)
             return
         await passage_window(self, q, state)

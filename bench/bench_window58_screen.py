@@ -54,9 +54,6 @@ from treehop.chunk_window import neighbour_uris, window_gains  # noqa: E402
 
 NOPASS = "find-nopass"
 CARRY = "find-nopass-carry"
-ACTIVE: list[str] = [""]
-"""The key of the row being run (set around each treehop call by the patched
-``Runner._with_config``)."""
 
 METRICS = ("ndcg@10", "ctx@500", "ctx@1000", "ctx@2000")
 
@@ -104,7 +101,7 @@ async def nopass_window(self: hr.HierarchicalRetriever, q: Any, state: Any) -> N
     }
     lifted = {u: by_uri[u].final.vec for u in new}
     near = {u: neighbour_uris(u, by_uri[u].chunk_index) for u in new}
-    without = await lifts_without(self, q, own, new, near) if ACTIVE[0] == CARRY else None
+    without = await lifts_without(self, q, own, new, near) if bn.ACTIVE_ROW[0] == CARRY else None
     for u, s in capped_scores(own, lifted, near, without).items():
         c = by_uri[u]
         if s != c.final.vec:
@@ -167,25 +164,14 @@ def install() -> None:
     ``HierarchicalRetriever._chunk_window`` (the no-pass rule for that row only)."""
     if CHUNK_WINDOW:
         return
-    bn.ROWS = (
-        *bn.ROWS,
+    bn.add_screen_rows(
         bn.Row(NOPASS, "find, a lifted chunk never passes its lifter", "find"),
         bn.Row(CARRY, "find, ... unless it passes it without it", "find"),
     )
-    with_config = bn.Runner._with_config
-
-    def patched_with_config(self: bn.Runner, row: bn.Row, fn: Callable[[], Any]) -> Any:
-        ACTIVE[0] = row.key
-        try:
-            return with_config(self, row, fn)
-        finally:
-            ACTIVE[0] = ""
-
-    bn.Runner._with_config = patched_with_config  # type: ignore[method-assign]
     CHUNK_WINDOW.append(hr.HierarchicalRetriever._chunk_window)
 
     async def patched_chunk_window(self: hr.HierarchicalRetriever, q: Any, state: Any) -> None:
-        if ACTIVE[0] not in (NOPASS, CARRY):
+        if bn.ACTIVE_ROW[0] not in (NOPASS, CARRY):
             await CHUNK_WINDOW[0](self, q, state)
             return
         await nopass_window(self, q, state)
