@@ -152,6 +152,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
 * ``abcde-faq``: abcde's FAQ (Debian ``abcde``, ``FAQ.gz``, plain text, ``Q.`` / ``A.``
   entries): 45 questions deleted, beside its README, ``abcde.conf`` and its two man pages.
   Built in stop 55 and measured once: an untuned check (helper heldout27).
+* ``nmh-faq``: the MH FAQ (Debian ``nmh``, ``FAQ.gz``, Bill Wohler's comp.mail.mh FAQ, a
+  plain-text Usenet digest of ``Subject: NN.MM <question>`` entries): 104 questions deleted
+  (101 judged) with the table of contents, beside nmh's notes and its 63 man pages. Built in
+  stop 56 and measured once: an untuned check (helper heldout28).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -4923,12 +4927,12 @@ def split_nmh_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     answer, and its answer is the text after the header up to the next entry's rule, less
     the lines that head a further contributor's text in it (after a blank line, column-0
     ``From:`` and ``Date:`` lines with their folded lines: in the page, in no answer; who
-    wrote it, not what). The table of contents (every question again) is dropped whole; sections, the preface and
-    the appendix stay in the page and in no answer, as do the rules. Each answer is dedented
-    (the FAQ indents its text two spaces); blank runs collapse. Ids are the authors'
-    numbers (``04.06``, the ``!``/``+`` marks dropped: kept when an entry is added
-    elsewhere); a repeated number gets ``-2``. A question with no text under it asks
-    nothing."""
+    wrote it, not what). The table of contents (every question again) is dropped whole;
+    sections, the preface and the appendix stay in the page and in no answer, as do the
+    rules. Each answer is dedented (the FAQ indents its text two spaces; a block with a
+    tab-indented line keeps its indents); blank runs collapse. Ids are the authors' numbers
+    (``04.06``, the ``!``/``+`` marks dropped: kept when an entry is added elsewhere); a
+    repeated number gets ``-2``. A question with no text under it asks nothing."""
     lines = text.split("\n")
     n = len(lines)
     ahead = [n] * (n + 1)  # the first non-blank line at or after each line
