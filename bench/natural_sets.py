@@ -152,6 +152,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
 * ``abcde-faq``: abcde's FAQ (Debian ``abcde``, ``FAQ.gz``, plain text, ``Q.`` / ``A.``
   entries): 45 questions deleted, beside its README, ``abcde.conf`` and its two man pages.
   Built in stop 55 and measured once: an untuned check (helper heldout27).
+* ``nmh-faq``: the MH FAQ (Debian ``nmh``, ``FAQ.gz``, Bill Wohler's comp.mail.mh FAQ, a
+  plain-text Usenet digest of ``Subject: NN.MM <question>`` entries): 104 questions deleted
+  (101 judged) with the table of contents, beside nmh's notes and its 63 man pages. Built in
+  stop 56 and measured once: an untuned check (helper heldout28).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -208,6 +212,7 @@ HELD_OUT_SETS = (
     "xterm-faq",
     "urxvt-faq",
     "abcde-faq",
+    "nmh-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -4869,6 +4874,165 @@ def abcde_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A Usenet digest FAQ ("Subject: NN.MM <question>" entries) beside its tool's man pages (nmh)
+# --------------------------------------------------------------------------------------
+
+NMH_PACKAGE = "nmh"
+NMH_DOC = "usr/share/doc/nmh"
+NMH_FAQ = "FAQ.gz"
+NMH_TEXTS = (
+    "README",
+    "README.about",
+    "DIFFERENCES.gz",
+    "MAIL.FILTERING",
+    "MAILING-LISTS",
+    "README-ATTACHMENTS.gz",
+    "README-HOOKS.gz",
+    "README-components",
+    "README.SASL",
+)
+"""Beside ``FAQ.gz`` the user has nmh's notes on using it (what nmh is, where its lists
+are, how it differs from MH, mail filtering, attachments, hooks, the components files,
+SASL): in, as text. Left out: ``NEWS`` and the upstream and Debian changelogs (release
+notes), ``README.developers`` and ``README.manpages`` (for people changing nmh's code or
+its man pages), ``TODO``, the shell completion code (``COMPLETION-TCSH``,
+``COMPLETION-ZSH``), ``COPYRIGHT`` / ``copyright``, ``VERSION``, ``contrib/`` and
+``examples/`` (programs), the form files under ``/etc/nmh`` and the programs."""
+NMH_MAN = "usr/share/man"
+"""The package's man pages (sections 1, 5, 7 and 8, roff): every page that is a file and not
+a ``.so`` alias of another (``flists``, ``folders``, ``fnext``, ``fprev``, ``unseen``,
+``mh_profile``, ``mts.conf`` are; ``mh.7`` is a link), in under ``man/``
+(:func:`roff_page_markdown`)."""
+_NMH_RULE = re.compile(r"^-{20,}\s*$")
+_NMH_SUBJECT = re.compile(r"^Subject:\s*(\S.*?)\s*$")
+_NMH_NUMBERED = re.compile(r"^[!+-]?(\d+)\.(\d+)\s+(\S.*)$")
+_NMH_CONTENTS = "table of contents"
+_NMH_BYLINE = re.compile(r"^(?:From|Date):\s")
+
+
+def split_nmh_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """The MH FAQ as nmh ships it (``FAQ.gz``: a Usenet digest. The posting's news headers
+    and preface, then entries, each after a rule of 20 or more ``-`` and headed by its own
+    ``Subject:``, ``From:`` and ``Date:`` lines; a section is the entry ``NN.00 *****
+    Title *****``, a question the entry ``NN.MM <question>``, marked ``!`` when changed or
+    ``+`` when new; one entry is the table of contents, the appendix entries are
+    unnumbered) -> (the FAQ as one plain-text page without its questions and its contents,
+    [(number, question, answer)]), in one pass over the lines.
+
+    An entry starts at a rule whose next non-blank line is ``Subject: <title>`` (indented
+    lines right after it are the title's folded rest); its header runs to the first blank
+    line. A numbered entry other than ``NN.00`` is a question: its ``Subject:`` lines leave
+    the page, its other header lines (the contributor, the date) stay in the page in no
+    answer, and its answer is the text after the header up to the next entry's rule, less
+    the lines that head a further contributor's text in it (after a blank line, column-0
+    ``From:`` and ``Date:`` lines with their folded lines: in the page, in no answer; who
+    wrote it, not what). The table of contents (every question again) is dropped whole;
+    sections, the preface and the appendix stay in the page and in no answer, as do the
+    rules. Each answer is dedented (the FAQ indents its text two spaces; a block with a
+    tab-indented line keeps its indents); blank runs collapse. Ids are the authors' numbers
+    (``04.06``, the ``!``/``+`` marks dropped: kept when an entry is added elsewhere); a
+    repeated number gets ``-2``. A question with no text under it asks nothing."""
+    lines = text.split("\n")
+    n = len(lines)
+    ahead = [n] * (n + 1)  # the first non-blank line at or after each line
+    for i in range(n - 1, -1, -1):
+        ahead[i] = i if lines[i].strip() else ahead[i + 1]
+    page = _FaqPage()
+    dropping = False  # inside the table of contents
+    i = 0
+    while i < n:
+        line = lines[i].rstrip()
+        j = ahead[i + 1]
+        subject = _NMH_SUBJECT.match(lines[j].rstrip()) if j < n else None
+        if not (_NMH_RULE.match(line) and subject):
+            if dropping:
+                i += 1
+            elif _NMH_BYLINE.match(line) and (i == 0 or not lines[i - 1].strip()):
+                k = i + 1  # a further contributor's lines: in the page, in no answer
+                while k < n and lines[k].strip():
+                    if not (_NMH_BYLINE.match(lines[k]) or lines[k][:1] in (" ", "\t")):
+                        break
+                    k += 1
+                page.flush()
+                page.out.append("\n".join(h.rstrip() for h in lines[i:k]))
+                i = k
+            else:
+                page.block.append(line)
+                i += 1
+            continue
+        k = j + 1
+        title = [subject.group(1)]
+        while k < n and lines[k][:1] in (" ", "\t") and lines[k].strip():
+            title.append(lines[k].strip())  # the Subject's folded lines
+            k += 1
+        rest = k
+        while k < n and lines[k].strip():
+            k += 1  # From:, Date: and any other header line
+        header = [h.rstrip() for h in lines[rest:k]]
+        asked = _norm(" ".join(title))
+        numbered = _NMH_NUMBERED.match(asked)
+        dropping = asked.lower() == _NMH_CONTENTS
+        page.heading(line)  # the rule: it ends the open question
+        if numbered and int(numbered.group(2)) > 0:
+            if header:
+                page.heading("\n".join(header))
+            page.ask(f"{numbered.group(1)}.{numbered.group(2)}", numbered.group(3))
+        elif not dropping:
+            page.heading("\n".join(h.rstrip() for h in lines[j:k]))
+        i = k
+    return page.page(), page.qa
+
+
+def _nmh_man_pages(root: Path) -> list[str]:
+    """The package's man pages under :data:`NMH_MAN` that are files and not ``.so`` aliases
+    (a page whose text is one ``.so`` line), sorted: paths relative to ``root``."""
+    base = root / NMH_MAN
+    rels = []
+    for path in sorted(base.glob("man*/*.gz")) if base.is_dir() else []:
+        if path.is_symlink() or not path.is_file():
+            continue
+        if _doc_text(path, "utf-8").lstrip().startswith(".so "):
+            continue
+        rels.append(path.relative_to(root).as_posix())
+    return rels
+
+
+def nmh_faq_set() -> NaturalSet:
+    """The MH FAQ (Debian ``nmh``, ``/usr/share/doc/nmh/FAQ.gz``: Bill Wohler's comp.mail.mh
+    FAQ, a plain-text Usenet digest of ~105 numbered entries in 9 sections, each with its
+    contributor's ``From:`` line, many titled as problems: 'Fixing "post: unexpected
+    response; [BHST] no socket opened"') as one plain-text page ``FAQ`` with every question
+    and the table of contents deleted (:func:`split_nmh_faq`), beside the package's notes
+    (:data:`NMH_TEXTS`) and its man pages (:data:`NMH_MAN`). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 56 and measured
+    once, with no change to the retriever: an untuned check (helper heldout28)."""
+    root, doc, faq_path = _packaged_doc(NMH_PACKAGE, NMH_DOC, NMH_FAQ)
+    text, qa = split_nmh_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ": text}
+    asked = [NaturalQuestion(f"nmh-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
+    kept = _add_notes(files, doc, NMH_TEXTS)
+    pages = _add_man_pages(files, root, _nmh_man_pages(root))
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "nmh-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"MH FAQ from {NMH_PACKAGE} {version} (FAQ.gz, a plain-text Usenet digest of "
+            "'Subject: NN.MM' entries, one page; every question and the table of contents "
+            f"deleted) + the package's notes ({', '.join(kept)}) and its {len(pages)} man "
+            "pages (.so aliases out); NEWS, changelogs, developer notes, TODO, completion "
+            "code, contrib/ and examples/ out; answer = the entry's text after its header, "
+            f"up to the next entry; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -4898,6 +5062,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "xterm-faq": lambda emb: xterm_faq_set(),
     "urxvt-faq": lambda emb: urxvt_faq_set(),
     "abcde-faq": lambda emb: abcde_faq_set(),
+    "nmh-faq": lambda emb: nmh_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
