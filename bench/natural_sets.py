@@ -4950,7 +4950,7 @@ def split_cvs_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
                 j += 1
             i = j
         question = _norm(" ".join(asked))
-        page.ask(_slug(question) or "question", question)
+        page.ask(_slug(question).rstrip("-") or "question", question)
     return page.page(), page.qa
 
 
