@@ -152,6 +152,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
 * ``abcde-faq``: abcde's FAQ (Debian ``abcde``, ``FAQ.gz``, plain text, ``Q.`` / ``A.``
   entries): 45 questions deleted, beside its README, ``abcde.conf`` and its two man pages.
   Built in stop 55 and measured once: an untuned check (helper heldout27).
+* ``cvs-faq``: the CVS FAQ (Debian ``cvs``, ``FAQ.gz``: the FAQ-O-Matic database exported as
+  plain text, 289 numbered entries in 37 categories): every question deleted, beside the
+  Cederqvist manual (Info, split into chapter files), the notes and ``cvs(5)``. Built in
+  stop 56 and measured once: an untuned check (helper heldout29).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -4957,7 +4961,7 @@ def split_cvs_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
 def cvs_faq_set() -> NaturalSet:
     """The CVS FAQ (Debian ``cvs``, ``/usr/share/doc/cvs/FAQ.gz``: David Grubbs's 1995 FAQ
     as carried into the FAQ-O-Matic and exported as plain text, ~290 numbered entries in
-    ~40 categories, many asked as problem reports or error messages: 'Explain: "RCS file
+    37 categories, many asked as problem reports or error messages: 'Explain: "RCS file
     /Repository/module/file.c,v is in use"') as one plain-text page ``FAQ`` with every
     question deleted (:func:`split_cvs_faq`), beside the manual (:data:`CVS_INFO`, chapter
     files under ``manual/``), the notes :data:`CVS_TEXTS` and the man pages
