@@ -200,6 +200,22 @@ def test_split_cvs_faq_repeats_cut_questions_and_no_questions() -> None:
         ("about-faq-o-matic", "About FAQ-O-Matic", "This is FAQ-O-Matic, a Perl hack."),
         ("adding-a-new-category", "Adding a new category ?", "try to get bug-cvs to help you."),
     ]
+    # a wrapped line that starts with no lower-case letter is still the question's; a
+    # question line right under another is a question of its own (the first, with
+    # nothing under it, asks nothing)
+    _, wrapped = ns.split_cvs_faq(
+        '    1. Why do I get the latest files when I tried "update -r\n    <tag>"?\n    \n'
+        "   Because the tag is a branch tag.\n"
+        "    2. First?\n    3. Second?\n\n   Answered.\n"
+    )
+    assert wrapped == [
+        (
+            "why-do-i-get-the-latest-files-when-i-tri",
+            'Why do I get the latest files when I tried "update -r <tag>"?',
+            "Because the tag is a branch tag.",
+        ),
+        ("second", "Second?", "Answered."),
+    ]
     # an answer ends at the next category even without its date line
     _, open_ended = ns.split_cvs_faq(
         "    1. Where is it? \n\n   Here it is.\n  Category: /Other/\n   Category text.\n"
