@@ -156,6 +156,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   plain-text Usenet digest of ``Subject: NN.MM <question>`` entries): 104 questions deleted
   (101 judged) with the table of contents, beside nmh's notes and its 63 man pages. Built in
   stop 56 and measured once: an untuned check (helper heldout28).
+* ``cvs-faq``: the CVS FAQ (Debian ``cvs``, ``FAQ.gz``: the FAQ-O-Matic database exported as
+  plain text, 289 numbered entries in 37 categories): every question deleted, beside the
+  Cederqvist manual (Info, split into chapter files), the notes and ``cvs(5)``. Built in
+  stop 56 and measured once: an untuned check (helper heldout29).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -213,6 +217,7 @@ HELD_OUT_SETS = (
     "urxvt-faq",
     "abcde-faq",
     "nmh-faq",
+    "cvs-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -5033,6 +5038,132 @@ def nmh_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A FAQ-O-Matic export in plain text beside its project's Info manual (CVS)
+# --------------------------------------------------------------------------------------
+
+CVS_PACKAGE = "cvs"
+CVS_DOC = "usr/share/doc/cvs"
+CVS_FAQ = "FAQ.gz"
+CVS_INFO = "usr/share/info/cvs.info.gz"
+"""The Cederqvist, CVS's manual, as the package ships it for ``info cvs`` (one Info file):
+split into chapter files (:func:`info_markdown`, :func:`split_texinfo_chapters`; the index
+dropped). The same manual is in the folder again as ``cvs.txt.gz``, ``cvs.html`` and
+``cvs.pdf``: one copy."""
+CVS_TEXTS = ("README.gz", "intro.txt", "BUGS.gz", "MINOR-BUGS")
+"""Beside ``FAQ.gz`` and the manual the user has the README, ``intro.txt`` (Steven
+Pemberton's 1992 introduction to using CVS) and the two lists of known bugs: in, as text.
+Left out: the changelogs and ``NEWS``, ``TODO``, the copyright, ``AUTHORS``, the
+developers' notes (``HACKING``, ``HACKING.DOCS``, ``DEVEL-CVS``, ``PROJECTS``,
+``RCSFILES``: the repository's file format for implementers), the client/server protocol
+(``cvsclient.*``: for people writing a client), the 1990 paper (``cvs-paper.*``),
+``writeproxy.rtf`` and the other copies of the manual."""
+CVS_MAN = ("usr/share/man/man5/cvs.5.gz", "usr/share/man/man1/cvs-switchroot.1.gz")
+"""``cvs(5)`` (the administrative files) and ``cvs-switchroot(1)``: in, under ``man/``.
+``cvs(1)`` is left out: it is generated from the manual's appendix A ("Guide to CVS
+commands"), a second copy of ~120,000 characters."""
+_CVS_QUESTION = re.compile(r"^ {4}\d+\.\s+(\S.*)$")
+_CVS_QUESTION_MORE = re.compile(r"^ {4}\S")
+_CVS_END = re.compile(r"^\s*(?:Last modified: |Category: )")
+
+
+def split_cvs_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """CVS's ``FAQ`` (the FAQ-O-Matic database of 1997-2004 exported as plain text: for each
+    category a ``  Category: /Path/`` line and its title; entries ``    N. <question>``,
+    indented by exactly four spaces, numbered from 1 in each category and wrapped over
+    more four-space lines; the answer indented by three or more spaces; each entry closed by
+    ``Last modified: _date_``) -> (the FAQ as one plain-text page without its questions,
+    [(id, question, answer)]), in one pass over the lines.
+
+    A four-space ``N. <text>`` line opens a question; the four-space lines right under it
+    are the rest of it, and all of it leaves the page. Three of the export's questions
+    were cut mid-sentence, their end put at the head of the answer ("... committed exactly
+    5 hours later" / "than I know it was?"): when a question ends in a letter or digit and
+    the next paragraph starts with a lower-case letter, that paragraph is the question's
+    too. The answer is the text after the question up to its ``Last modified:`` line, the
+    next category or the next question; the date lines, category lines and the site's
+    trailer stay in the page, in no answer. Each answer is dedented by its least indent.
+    Ids are the question's slug (first 40 characters, ``-2`` for a repeat): the numbers
+    restart in every category and would move when an entry is added. A question with no
+    text under it asks nothing."""
+    lines = text.split("\n")
+    page = _FaqPage()
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        q = _CVS_QUESTION.match(line)
+        if _CVS_END.match(line):
+            page.heading(line.strip())
+            i += 1
+            continue
+        if q is None:
+            page.block.append(line)
+            i += 1
+            continue
+        asked = [q.group(1)]
+        i += 1
+        while (
+            i < len(lines)
+            and _CVS_QUESTION_MORE.match(lines[i])
+            and not _CVS_QUESTION.match(lines[i])
+        ):
+            asked.append(lines[i].strip())
+            i += 1
+        j = i
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        if asked[-1][-1:].isalnum() and j < len(lines) and lines[j].lstrip()[:1].islower():
+            while j < len(lines) and lines[j].strip() and not _CVS_QUESTION.match(lines[j]):
+                asked.append(lines[j].strip())
+                j += 1
+            i = j
+        question = _norm(" ".join(asked))
+        page.ask(_slug(question).rstrip("-") or "question", question)
+    return page.page(), page.qa
+
+
+def cvs_faq_set() -> NaturalSet:
+    """The CVS FAQ (Debian ``cvs``, ``/usr/share/doc/cvs/FAQ.gz``: David Grubbs's 1995 FAQ
+    as carried into the FAQ-O-Matic and exported as plain text, ~290 numbered entries in
+    37 categories, many asked as problem reports or error messages: 'Explain: "RCS file
+    /Repository/module/file.c,v is in use"') as one plain-text page ``FAQ`` with every
+    question deleted (:func:`split_cvs_faq`), beside the manual (:data:`CVS_INFO`, chapter
+    files under ``manual/``), the notes :data:`CVS_TEXTS` and the man pages
+    :data:`CVS_MAN`. Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left
+    out and named. Built in stop 56 and measured once, with no change to the retriever: an
+    untuned check (helper heldout29)."""
+    root, doc, faq_path = _packaged_doc(CVS_PACKAGE, CVS_DOC, CVS_FAQ)
+    text, qa = split_cvs_faq(_doc_text(faq_path, "latin-1"))
+    files = {"FAQ": text}
+    asked = [NaturalQuestion(f"cvs-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
+    chapters: dict[str, str] = {}
+    info = root / CVS_INFO
+    if info.is_file():
+        chapters, _ = split_texinfo_chapters(info_markdown(_doc_text(info, "utf-8")))
+    files.update({f"manual/{rel}": t for rel, t in chapters.items()})
+    kept = _add_notes(files, doc, CVS_TEXTS)
+    kept += _add_man_pages(files, root, CVS_MAN)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "cvs-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"CVS FAQ from {CVS_PACKAGE} {version} (FAQ.gz, FAQ-O-Matic export as plain text, "
+            "numbered entries in categories, one page; every question, wrapped lines "
+            f"included, deleted) + the manual beside it (Info, {len(chapters)} chapter files, "
+            f"menus and the index dropped) + the package's documents ({', '.join(kept)}); "
+            "cvs(1) (a copy of the manual's appendix A), changelogs, NEWS, developers' notes, "
+            "the protocol and the other copies of the manual out; answer = the text under a "
+            "question up to its 'Last modified' line; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -5063,6 +5194,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "urxvt-faq": lambda emb: urxvt_faq_set(),
     "abcde-faq": lambda emb: abcde_faq_set(),
     "nmh-faq": lambda emb: nmh_faq_set(),
+    "cvs-faq": lambda emb: cvs_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
