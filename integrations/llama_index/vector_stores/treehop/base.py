@@ -61,7 +61,7 @@ from treehop.ingest.records import ID_KEY, INTERNAL_KEYS, Passage, PassageStore
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.models import Node
 from treehop.search_options import SearchKwargs
-from treehop.validation import MAX_LIMIT, check_limit, check_strings
+from treehop.validation import MAX_LIMIT, check_strings
 
 T = TypeVar("T")
 DEFAULT_BASE_URI = "viking://resources"
@@ -412,7 +412,11 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         k = (
             MAX_LIMIT
             if top_k == 0 and type(top_k) is int
-            else check_limit(top_k, "similarity_top_k")
+            else await self._index.checked_k(
+                top_k,
+                "similarity_top_k",
+                bool(per_query.get("include_directories", self.include_directories)),
+            )
         )
         mmr = mode is VectorStoreQueryMode.MMR
         fetch = k
