@@ -96,3 +96,22 @@ def test_similarity_top_k_above_the_limit_answers_every_node_of_a_small_store() 
         got = index.as_retriever(similarity_top_k=10_000).retrieve("roll back the deployment")
         assert sorted(n.node.ref_doc_id or "" for n in got) == IDS
         assert got[0].node.ref_doc_id == "a"
+
+
+def test_similarity_search_with_score_by_vector_as_in_the_in_memory_store() -> None:
+    """``InMemoryVectorStore`` (and FAISS, PGVector, Qdrant) name the scored vector search
+    ``similarity_search_with_score_by_vector``; ours had no such attribute."""
+    reference, ours = _stores()
+    vector = ours.embeddings.embed_query("roll back the deployment")
+    want = reference.similarity_search_with_score_by_vector(vector, k=4)
+    got = ours.similarity_search_with_score_by_vector(vector, k=4)
+    assert got[0][0].id == want[0][0].id == "a"
+    assert sorted(d.id for d, _ in got) == IDS
+    assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)  # higher is closer
+    by_vector = ours.similarity_search_by_vector(vector, k=4)
+    assert [d.id for d in by_vector] == [d.id for d, _ in got]
+    again = asyncio.run(ours.asimilarity_search_with_score_by_vector(vector, k=4))
+    assert [(d.id, s) for d, s in again] == [(d.id, s) for d, s in got]
+    assert got[0][0].metadata == {"source": "ops/rollback.md"}
+    with pytest.raises(InvalidQueryError, match="unknown search argument"):
+        ours.similarity_search_with_score_by_vector(vector, k=2, fetch=3)

@@ -325,6 +325,20 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         hits = await self._afind("", k, kwargs, vector=embedding)
         return [(self._to_document(h), float(h.score)) for h in hits]
 
+    async def asimilarity_search_with_score_by_vector(
+        self, embedding: list[float], k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """The name ``InMemoryVectorStore``, FAISS, PGVector and Qdrant give this search (a
+        script moved from one of them called it and met an ``AttributeError``)."""
+        return await self.asimilarity_search_by_vector_with_score(embedding, k, **kwargs)
+
+    def similarity_search_with_score_by_vector(
+        self, embedding: list[float], k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """Documents and scores for an embedding you already have (as
+        :meth:`similarity_search_with_score`, with no lexical scoring: there is no text)."""
+        return self._run(self.asimilarity_search_by_vector_with_score(embedding, k, **kwargs))
+
     def similarity_search_by_vector(
         self, embedding: list[float], k: int = 4, **kwargs: Any
     ) -> list[Document]:
