@@ -7,6 +7,10 @@ against LangChain's own ``InMemoryVectorStore``.
   every passage when the store holds no more than that limit; a larger store is still refused,
   naming its size (never cut short in silence). MMR's ``fetch_k`` is a candidate pool and is
   held to one search's limit. LlamaIndex's ``similarity_top_k`` likewise.
+- ``similarity_search_with_score_by_vector`` (``InMemoryVectorStore``'s, FAISS's name) was an
+  ``AttributeError``.
+- The retrievers showed treehop's bookkeeping keys (``treehop_id``, ``treehop_order``) beside
+  the metadata a loader stored.
 """
 
 from __future__ import annotations
@@ -115,3 +119,35 @@ def test_similarity_search_with_score_by_vector_as_in_the_in_memory_store() -> N
     assert got[0][0].metadata == {"source": "ops/rollback.md"}
     with pytest.raises(InvalidQueryError, match="unknown search argument"):
         ours.similarity_search_with_score_by_vector(vector, k=2, fetch=3)
+
+
+def test_retrievers_leave_treehops_bookkeeping_out_of_the_metadata() -> None:
+    """A ``TreehopRetriever`` over an index a vector store wrote showed ``treehop_id`` and
+    ``treehop_order: [None, 700.0]`` (a passage's id and sort key, hidden from the filter
+    field lists) beside the metadata the loader stored; the LlamaIndex retriever too."""
+    from langchain_core.documents import Document
+
+    from langchain_treehop import TreehopRetriever
+    from llama_index.retrievers.treehop import TreehopRetriever as LIRetriever
+
+    client = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    store = TreehopVectorStore(client=client)
+    docs = [
+        Document(
+            f"part {i} of the handbook about topic{i}",
+            metadata={"source": "hb.md", "start_index": i * 100},
+        )
+        for i in range(3)
+    ]
+    store.add_documents(docs, ids=["p0", "p1", "p2"])
+    hidden = {"treehop_id", "treehop_order", "implicit", "overview_from"}
+    got = TreehopRetriever(client=client, k=3, include_directories=True).invoke("topic1")
+    assert got and any(d.metadata.get("source") == "hb.md" for d in got)
+    for d in got:
+        assert not hidden & set(d.metadata), d.metadata
+    nodes = LIRetriever(client, similarity_top_k=3, include_directories=True).retrieve("topic1")
+    assert nodes and any(n.node.metadata.get("source") == "hb.md" for n in nodes)
+    for n in nodes:
+        assert not hidden & set(n.node.metadata), n.node.metadata
+    # the vector store's own documents: exactly as added
+    assert store.get_by_ids(["p1"])[0].metadata == {"source": "hb.md", "start_index": 100}

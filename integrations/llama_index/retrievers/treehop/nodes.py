@@ -23,6 +23,7 @@ from llama_index.core.schema import (
 )
 
 from treehop import uri as urimod
+from treehop.ingest.records import HIDDEN_FIELDS
 from treehop.models import PROVENANCE_KEYS, MatchedContext
 
 #: Provenance the LLM does not see (scores, flags, how the hit was found).
@@ -179,7 +180,9 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
     """
     stored: Mapping[str, Any] = m.metadata
     own_llm, own_embed = _own_exclusions(stored)
-    kept = {k: v for k, v in stored.items() if k not in NODE_STORAGE_KEYS}
+    # (treehop's bookkeeping, never listed as fields to filter on, is left out as well)
+    dropped = HIDDEN_FIELDS.union(NODE_STORAGE_KEYS)
+    kept = {k: v for k, v in stored.items() if k not in dropped}
     metadata = {**kept, **provenance(m)}
     node = TextNode(
         id_=m.uri,
