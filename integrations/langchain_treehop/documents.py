@@ -25,7 +25,7 @@ from langchain_core.documents import Document
 from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop.errors import IngestError, InvalidQueryError
-from treehop.ingest.records import IngestRecord, PlacementKwargs
+from treehop.ingest.records import HIDDEN_FIELDS, IngestRecord, PlacementKwargs
 from treehop.integration_kit import TreehopClient
 from treehop.models import PROVENANCE_KEYS as CORE_PROVENANCE_KEYS
 
@@ -73,8 +73,14 @@ def provenance_metadata(hit: MatchedContext) -> dict[str, Any]:
 
 
 def context_to_document(hit: MatchedContext, content_field: str = "auto") -> Document:
-    """One hit as a ``Document`` whose ``id`` is its (display) URI."""
-    metadata = {**hit.metadata, **provenance_metadata(hit)}
+    """One hit as a ``Document`` whose ``id`` is its (display) URI.
+
+    treehop's own bookkeeping keys (a vector store's passage id and chunk order, implicit
+    directories, where an overview came from: ``HIDDEN_FIELDS``, never listed as fields to
+    filter on) are left out: ``treehop_order: [None, 700.0]`` was shown beside the metadata a
+    loader stored, in every document of an index a vector store wrote."""
+    own = {k: v for k, v in hit.metadata.items() if k not in HIDDEN_FIELDS}
+    metadata = {**own, **provenance_metadata(hit)}
     return Document(id=hit.uri, page_content=page_content_of(hit, content_field), metadata=metadata)
 
 

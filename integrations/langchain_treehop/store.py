@@ -117,6 +117,12 @@ def _check_labels(labels: object, what: str) -> tuple[str, ...]:
     then LangGraph's own label rules (as :class:`InvalidStoreNamespaceError`)."""
     if not isinstance(labels, (tuple, list)):
         raise InvalidQueryError(f"{what} must be a tuple of strings, got {type(labels).__name__}")
+    for i, label in enumerate(labels):
+        if not isinstance(label, str):  # LangGraph's own rule: InvalidNamespaceError there too
+            raise InvalidStoreNamespaceError(
+                f"Invalid namespace label at position {i} of {what}: namespace labels must be "
+                f"strings, but got {type(label).__name__}."
+            )
     out = tuple(_check_text(label, f"a label of {what}") for label in labels)
     try:
         validate_op_namespace(GetOp(out, ""))

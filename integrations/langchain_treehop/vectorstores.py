@@ -49,7 +49,7 @@ from treehop.errors import InvalidQueryError
 from treehop.ingest.records import INTERNAL_KEYS, Passage
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.search_options import SearchKwargs
-from treehop.validation import check_limit, check_query
+from treehop.validation import MAX_LIMIT, check_query
 
 from .embeddings import TreehopEmbeddings, as_treehop_embedder
 from .filters import to_treehop_filter
@@ -325,6 +325,20 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         hits = await self._afind("", k, kwargs, vector=embedding)
         return [(self._to_document(h), float(h.score)) for h in hits]
 
+    async def asimilarity_search_with_score_by_vector(
+        self, embedding: list[float], k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """The name ``InMemoryVectorStore``, FAISS, PGVector and Qdrant give this search (a
+        script moved from one of them called it and met an ``AttributeError``)."""
+        return await self.asimilarity_search_by_vector_with_score(embedding, k, **kwargs)
+
+    def similarity_search_with_score_by_vector(
+        self, embedding: list[float], k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """Documents and scores for an embedding you already have (as
+        :meth:`similarity_search_with_score`, with no lexical scoring: there is no text)."""
+        return self._run(self.asimilarity_search_by_vector_with_score(embedding, k, **kwargs))
+
     def similarity_search_by_vector(
         self, embedding: list[float], k: int = 4, **kwargs: Any
     ) -> list[Document]:
@@ -362,11 +376,12 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             raise InvalidQueryError(f"fetch_k must be a positive integer, got {fetch_k!r}")
         if k == 0 and type(k) is int:  # (as the search: checked, then [] unsearched)
             return [self._to_document(h) for h in await self._afind(query, 0, kwargs, vector)]
-        k = check_limit(k, "k")
+        k = await self._index.checked_k(k, "k", bool(kwargs.get("include_directories")))
         if vector is None:
             query = check_query(query)
             vector = [float(x) for x in await self.aclient.embedder.aembed_query(query)]
-        hits = await self._afind(query, max(fetch_k, k), kwargs, vector=vector)
+        # (a candidate pool: a fetch_k past one search's limit fetches what one search returns)
+        hits = await self._afind(query, min(max(fetch_k, k), MAX_LIMIT), kwargs, vector=vector)
         if not hits:
             return []
         vecs = await self._index.vectors(hits)

@@ -85,7 +85,7 @@ from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
 from .models import ContextType, FindResult, MatchedContext
 from .search_options import SearchKwargs
-from .validation import MAX_QUERY_CHARS, check_limit, check_query, is_blank
+from .validation import MAX_LIMIT, MAX_QUERY_CHARS, check_limit, check_query, is_blank
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -838,8 +838,9 @@ class PassageIndex:
         then answered ``[]`` without a search (LangChain's ``InMemoryVectorStore`` answers it
         so, and a caller computing ``k`` from a budget reaches it); a negative ``k`` is refused.
         """
+        directories = bool(options.get("include_directories"))
         if not (k == 0 and type(k) is int):
-            check_limit(k, "k")
+            k = await self.checked_k(k, "k", directories)
         # The query's own checks come first: the scope may not exist yet (``[]`` below), and
         # an empty store answered ``[]`` to a query or vector a filled one refuses.
         if vector is not None:
@@ -881,6 +882,31 @@ class PassageIndex:
         if floor is not None:
             hits = [m for m in hits if m.score >= floor]
         return hits
+
+    async def checked_k(self, k: object, name: str, directories: bool = False) -> int:
+        """``k`` checked as a search's limit (1 to :data:`MAX_LIMIT`), where a larger ``k``
+        over a store holding at most ``MAX_LIMIT`` passages (nodes, with ``directories``)
+        under its base means every one of them: LangChain's ``InMemoryVectorStore``, FAISS and
+        Chroma answer ``k=10_000`` with all they hold, LlamaIndex's ``SimpleVectorStore`` too,
+        and a caller asking for "everything" writes that. A larger store is refused with its
+        size, never cut to ``MAX_LIMIT`` in silence. Counting walks the base once, only for
+        such a ``k``."""
+        if type(k) is not int or k <= MAX_LIMIT:
+            return check_limit(k, name)
+        aclient = self.aclient
+
+        def held() -> int:
+            nodes = aclient.store.iter_nodes(self.passages.base)
+            return sum(1 for n in nodes if directories or n.is_leaf)
+
+        count = await aclient._io(held)
+        if count > MAX_LIMIT:
+            what = "nodes" if directories else "passages"
+            raise InvalidQueryError(
+                f"{name} must be between 1 and {MAX_LIMIT} (one search's limit), got {k}: this "
+                f"store holds {count} {what}, more than one search returns"
+            )
+        return MAX_LIMIT
 
     async def vectors(self, hits: Sequence[MatchedContext]) -> list[np.ndarray[Any, Any]]:
         """The stored vectors of ``hits`` (for a framework's MMR)."""

@@ -10,13 +10,16 @@ model without one behaves exactly as it does inside LlamaIndex.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.llms.types import ChatMessage as LIChatMessage
 from llama_index.core.base.llms.types import MessageRole
 from llama_index.core.llms import LLM as LlamaLLM
+from pydantic import PrivateAttr
 
-from treehop.embedders.base import BaseEmbedder, Vectors, normalize_rows
+from treehop.embedders.base import BaseEmbedder, Embedder, Vectors, normalize_rows
 from treehop.errors import EmbeddingError, LLMError
 from treehop.llm.base import BaseLLM, ChatMessage
 from treehop.redaction import redact_exception
@@ -96,6 +99,56 @@ class LlamaIndexEmbedder(BaseEmbedder):
 
     def __repr__(self) -> str:
         return f"LlamaIndexEmbedder(name={self.name!r}, dimension={self.dimension})"
+
+
+class TreehopEmbedding(BaseEmbedding):
+    """A treehop embedder (the offline MiniLM by default) as a LlamaIndex embedding model.
+
+    So an index and the tree above it share one vector space without an API key:
+    ``VectorStoreIndex(..., embed_model=store.embed_model)``.
+    """
+
+    _embedder: Embedder = PrivateAttr()
+
+    def __init__(self, embedder: Embedder, **kwargs: Any) -> None:
+        super().__init__(model_name=embedder.name, **kwargs)
+        self._embedder = embedder
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "TreehopEmbedding"
+
+    @property
+    def embedder(self) -> Embedder:
+        """The treehop embedder this model is (what a client opened with it embeds with)."""
+        return self._embedder
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return [float(x) for x in np.asarray(self._embedder.embed_query(query)).ravel()]
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return [float(x) for x in np.asarray(await self._embedder.aembed_query(query)).ravel()]
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embeddings([text])[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return [[float(x) for x in row] for row in np.asarray(self._embedder.embed(texts))]
+
+    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        rows = np.asarray(await self._embedder.aembed(texts))
+        return [[float(x) for x in row] for row in rows]
+
+
+def as_treehop_embedder(model: BaseEmbedding) -> Embedder:
+    """The treehop embedder for a LlamaIndex model: the embedder itself for a
+    :class:`TreehopEmbedding` (``store.embed_model``, given back when the index is reopened:
+    one vector space, one stored name), else a :class:`LlamaIndexEmbedder` around it. Wrapped
+    again, treehop's own model was stored under another name
+    (``llamaindex:TreehopEmbedding:...``) and the index it built refused it."""
+    if isinstance(model, TreehopEmbedding):
+        return model.embedder
+    return LlamaIndexEmbedder(model)
 
 
 class LlamaIndexLLM(BaseLLM):

@@ -44,7 +44,7 @@ from treehop.stage_events import (
 )
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_limit, check_threshold
 
-from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
+from .adapters import LlamaIndexLLM, as_treehop_embedder
 from .events import (
     TreehopDescentEvent,
     TreehopGlobalSearchEvent,
@@ -271,7 +271,7 @@ class TreehopRetriever(BaseRetriever):
             opts: dict[str, Any] = {"user": user, **(client_kwargs or {})}
             if embed_model is not None:
                 opts["embedder"] = (
-                    LlamaIndexEmbedder(embed_model)
+                    as_treehop_embedder(embed_model)
                     if isinstance(embed_model, BaseEmbedding)
                     else embed_model
                 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from hashlib import sha256
 from typing import Any
 
 from llama_index.core.schema import (
@@ -23,6 +24,7 @@ from llama_index.core.schema import (
 )
 
 from treehop import uri as urimod
+from treehop.ingest.records import HIDDEN_FIELDS
 from treehop.models import PROVENANCE_KEYS, MatchedContext
 
 #: Provenance the LLM does not see (scores, flags, how the hit was found).
@@ -67,6 +69,7 @@ EXCLUDED_LLM_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED]
 EXCLUDED_EMBED_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED, "uri", "context_type"]
 #: Every provenance key: the core's ``PROVENANCE_KEYS`` plus ``retrieval_score``.
 PROVENANCE = (*PROVENANCE_KEYS, "retrieval_score")
+_PROVENANCE_SET = frozenset(PROVENANCE)
 #: Metadata key under which ``add_documents`` stores the LlamaIndex document id.
 REF_DOC_ID_KEY = "ref_doc_id"
 
@@ -170,6 +173,28 @@ def _own_exclusions(stored: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     return llm, embed
 
 
+class HitNode(TextNode):
+    """A hit's :class:`TextNode`, whose ``hash`` leaves out the provenance of the hit.
+
+    LlamaIndex identifies a node's content by ``hash`` (its text and metadata): the
+    ``QueryFusionRetriever`` sums a passage's reciprocal-rank (or relative) scores over its
+    queries and retrievers by it. A hit's metadata carries the score and the query that found
+    it, so the same passage found twice hashed twice: its scores were never summed, and a
+    passage two queries agree on ranked below one a single query liked (over LlamaIndex's own
+    stores, whose nodes carry their metadata as stored, it ranks first). Serialised, it is a
+    plain ``TextNode``."""
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "TextNode"
+
+    @property
+    def hash(self) -> str:
+        own = {k: v for k, v in self.metadata.items() if k not in _PROVENANCE_SET}
+        identity = str(self.text) + str(own)
+        return sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> NodeWithScore:
     """One hit as a ``NodeWithScore``; the score is treehop's final (reranked if any) score.
 
@@ -179,9 +204,11 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
     """
     stored: Mapping[str, Any] = m.metadata
     own_llm, own_embed = _own_exclusions(stored)
-    kept = {k: v for k, v in stored.items() if k not in NODE_STORAGE_KEYS}
+    # (treehop's bookkeeping, never listed as fields to filter on, is left out as well)
+    dropped = HIDDEN_FIELDS.union(NODE_STORAGE_KEYS)
+    kept = {k: v for k, v in stored.items() if k not in dropped}
     metadata = {**kept, **provenance(m)}
-    node = TextNode(
+    node = HitNode(
         id_=m.uri,
         text=m.slot_text,  # a memory turn with the turns its slot carries
         metadata=metadata,

@@ -35,7 +35,6 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar, Unpack
 
-import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices.query.embedding_utils import get_top_k_mmr_embeddings
 from llama_index.core.schema import BaseNode, MetadataMode, TextNode
@@ -49,21 +48,20 @@ from llama_index.core.vector_stores.types import (
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 from pydantic import PrivateAttr
 
-from llama_index.retrievers.treehop.adapters import LlamaIndexEmbedder
+from llama_index.retrievers.treehop.adapters import TreehopEmbedding, as_treehop_embedder
 from llama_index.retrievers.treehop.filters import to_treehop_filters
 from llama_index.retrievers.treehop.nodes import PROVENANCE
 from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop import uri as urimod
 from treehop.arguments import check_bool
-from treehop.embedders.base import Embedder
 from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError
 from treehop.ingest import records
 from treehop.ingest.records import ID_KEY, INTERNAL_KEYS, Passage, PassageStore
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.models import Node
 from treehop.search_options import SearchKwargs
-from treehop.validation import MAX_LIMIT, check_limit, check_strings
+from treehop.validation import MAX_LIMIT, check_strings
 
 T = TypeVar("T")
 DEFAULT_BASE_URI = "viking://resources"
@@ -73,41 +71,7 @@ _MMR_PREFETCH_FACTOR = 4
 _SUPPORTED_MODES = (VectorStoreQueryMode.DEFAULT, VectorStoreQueryMode.HYBRID)
 
 
-_EMBEDDING = kit.EmbeddingSlot(LlamaIndexEmbedder, "embed_model", "embed_model")
-
-
-class TreehopEmbedding(BaseEmbedding):
-    """A treehop embedder (the offline MiniLM by default) as a LlamaIndex embedding model.
-
-    So an index and the tree above it share one vector space without an API key:
-    ``VectorStoreIndex(..., embed_model=store.embed_model)``.
-    """
-
-    _embedder: Embedder = PrivateAttr()
-
-    def __init__(self, embedder: Embedder, **kwargs: Any) -> None:
-        super().__init__(model_name=embedder.name, **kwargs)
-        self._embedder = embedder
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "TreehopEmbedding"
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return [float(x) for x in np.asarray(self._embedder.embed_query(query)).ravel()]
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return [float(x) for x in np.asarray(await self._embedder.aembed_query(query)).ravel()]
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self._get_text_embeddings([text])[0]
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return [[float(x) for x in row] for row in np.asarray(self._embedder.embed(texts))]
-
-    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        rows = np.asarray(await self._embedder.aembed(texts))
-        return [[float(x) for x in row] for row in rows]
+_EMBEDDING = kit.EmbeddingSlot(as_treehop_embedder, "embed_model", "embed_model")
 
 
 _PER_QUERY = ("target_uri", "include_directories", "dense_weight", "score_threshold")
@@ -164,8 +128,15 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     ) -> None:
         fields: dict[str, Any] = {"include_directories": include_directories}
         super().__init__(**fields)
+        model: BaseEmbedding | None = embed_model
+        if (
+            isinstance(embed_model, TreehopEmbedding)
+            and client is not None
+            and kit.as_async(kit.check_client(client)).embedder.name == embed_model.embedder.name
+        ):
+            model = None  # another store's embed_model: the client embeds with this very model
         self._index = kit.PassageIndex.open(
-            client, path, embed_model, _EMBEDDING, options, path_key="file_path"
+            client, path, model, _EMBEDDING, options, path_key="file_path"
         )
         self._passages = self._index.passages
         self.base_uri = self._passages.base_display
@@ -441,7 +412,11 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         k = (
             MAX_LIMIT
             if top_k == 0 and type(top_k) is int
-            else check_limit(top_k, "similarity_top_k")
+            else await self._index.checked_k(
+                top_k,
+                "similarity_top_k",
+                bool(per_query.get("include_directories", self.include_directories)),
+            )
         )
         mmr = mode is VectorStoreQueryMode.MMR
         fetch = k
