@@ -211,7 +211,8 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
     node = HitNode(
         id_=m.uri,
         text=m.slot_text,  # a memory turn with the turns its slot carries
-        metadata=metadata,
+        # (``metadata`` by its alias: the keyword a TextNode subclass's typed __init__ takes)
+        extra_info=metadata,
         relationships=relationships(m, links),
         excluded_llm_metadata_keys=list(dict.fromkeys([*EXCLUDED_LLM_KEYS, *own_llm])),
         excluded_embed_metadata_keys=list(dict.fromkeys([*EXCLUDED_EMBED_KEYS, *own_embed])),
