@@ -6,18 +6,28 @@ Each test was written failing first (bench/README.md, "Adversarial pass (helper 
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
+import threading
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from test_vikingdb_store import AK, SK, make_store
 from treehop import Treehop
 from treehop.cli import ClientOptions, _eval, main
 from treehop.cli._eval import EvalFileError
+from treehop.errors import StoreError
+from treehop.models import ContextType, Node
+from treehop.stores.base import Scope
 
+from fake_servers.vikingdb_server import FakeVikingDB
 from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
 
 OAUTH = "viking://resources/security/auth/oauth.md"
@@ -118,3 +128,105 @@ def test_eval_query_id_is_a_c_safe_string_or_refused(value: object) -> None:
     assert isinstance(value, (str, int)) and not isinstance(value, bool)
     assert qid == str(value) and "\x00" not in qid and qid.strip()
     qid.encode("utf-8")
+
+
+# -- 2. a VikingDB index's answers: scores, vectors, a scan that does not move -----------------
+
+
+class _BentVikingDB(FakeVikingDB):
+    """The loopback VikingDB fake, its answers bent after they are built (``bend``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.score: Any = None
+        self.vector: Any = None
+        self.ignore_gt = False
+
+    def search_vector(self, body: Mapping[str, Any]) -> Any:
+        out = super().search_vector(body)
+        if self.score is not None:
+            for d in out["data"]:
+                d["score"] = self.score
+        return out
+
+    def fetch_in_index(self, body: Mapping[str, Any]) -> Any:
+        out = super().fetch_in_index(body)
+        if self.vector is not None:
+            for d in out["fetch"]:
+                d["dense_vector"] = self.vector
+        return out
+
+    def search_scalar(self, body: Mapping[str, Any]) -> Any:
+        f = body.get("filter")
+        if self.ignore_gt and isinstance(f, dict) and f.get("op") == "and":
+            body = {**body, "filter": f["conds"][0]}  # the keyset condition dropped
+        return super().search_scalar(body)
+
+
+def _four_nodes() -> list[Node]:
+    return [
+        Node(
+            uri=f"viking://resources/d{i}.md",
+            parent_uri="viking://resources",
+            context_type=ContextType.RESOURCE,
+            level=2,
+            is_leaf=True,
+            content=text,
+        )
+        for i, text in enumerate(["kubernetes rollout", "oauth tokens", "third", "fourth"])
+    ]
+
+
+@pytest.mark.parametrize("score", [float("nan"), float("inf"), "1e999"])
+def test_a_vikingdb_search_score_that_is_not_finite_is_a_store_error(score: Any) -> None:
+    """A search answer's score went into the hits as it was: NaN and infinity (and
+    ``"1e999"``, which the SDK reads as infinity) reached ``find``'s results."""
+    with _BentVikingDB(ak=AK, sk=SK) as srv:
+        store = make_store(srv, dim=4)
+        store.upsert(_four_nodes(), np.eye(4, dtype=np.float32))
+        q = np.array([1.0, 0.1, 0.0, 0.0], np.float32)
+        assert all(math.isfinite(h.score) for h in store.search(q, Scope(), 2))
+        srv.score = score
+        with pytest.raises(StoreError, match="not finite"):
+            store.search(q, Scope(), 2)
+
+
+@pytest.mark.parametrize("vector", [[1.0, 2.0], [float("nan")] * 4, [1e300] * 4])
+def test_a_vikingdb_vector_of_the_wrong_width_or_not_finite_is_a_store_error(
+    vector: list[float],
+) -> None:
+    """``get_vectors`` returned what the index answered: a 2-wide vector from a 4-dimensional
+    index came back as a ``(2, 2)`` array, NaN and infinity as they were."""
+    with _BentVikingDB(ak=AK, sk=SK) as srv:
+        store = make_store(srv, dim=4)
+        nodes = _four_nodes()
+        store.upsert(nodes, np.eye(4, dtype=np.float32))
+        assert store.get_vectors([nodes[0].uri, nodes[1].uri]).shape == (2, 4)
+        srv.vector = vector
+        with pytest.raises(StoreError, match="expected 4 finite"):
+            store.get_vectors([nodes[0].uri, nodes[1].uri])
+
+
+def test_a_vikingdb_scan_that_makes_no_progress_ends_with_a_store_error() -> None:
+    """A scan pages by sort key (``gt`` the last one seen): a server that ignored the
+    condition answered the same full page forever, and ``iter_nodes`` never returned."""
+    with _BentVikingDB(ak=AK, sk=SK) as srv:
+        store = make_store(srv, dim=4)
+        store.upsert(_four_nodes(), np.eye(4, dtype=np.float32))
+        store.scan_page = 2
+        assert len(list(store.iter_nodes())) == 4
+        srv.ignore_gt = True
+        got: list[BaseException] = []
+
+        def scan() -> None:
+            try:
+                list(store.iter_nodes())
+            except BaseException as exc:
+                got.append(exc)
+
+        worker = threading.Thread(target=scan, daemon=True)
+        worker.start()
+        worker.join(60)
+        assert not worker.is_alive(), "the scan did not end"
+        assert len(got) == 1 and isinstance(got[0], StoreError), got
+        assert "no progress" in str(got[0])
