@@ -23,7 +23,7 @@ from test_vikingdb_store import AK, SK, make_store
 from treehop import Treehop
 from treehop.cli import ClientOptions, _eval, main
 from treehop.cli._eval import EvalFileError
-from treehop.errors import StoreError
+from treehop.errors import InvalidQueryError, StoreError
 from treehop.models import ContextType, Node
 from treehop.stores.base import Scope
 
@@ -230,3 +230,25 @@ def test_a_vikingdb_scan_that_makes_no_progress_ends_with_a_store_error() -> Non
         assert not worker.is_alive(), "the scan did not end"
         assert len(got) == 1 and isinstance(got[0], StoreError), got
         assert "no progress" in str(got[0])
+
+
+# -- 3. a session message of only invisible characters ----------------------------------------
+
+
+@pytest.mark.parametrize("content", ["\u200b", "\ufeff\u2060", "\x01\x02", "\u200e \u200b"])
+def test_a_session_message_of_only_invisible_characters_is_refused(
+    tmp_path: Path, content: str
+) -> None:
+    """A turn, a note, a text of only zero-width / control characters is refused as empty
+    (attacks54); a session message of them was stored and handed to the planner and the
+    summary."""
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        sid = client.create_session()
+        with pytest.raises(InvalidQueryError, match="no visible character"):
+            client.add_message(sid, "user", content)
+        assert client.get_session(sid).messages == []
+        client.add_message(sid, "user", "a visible \u200b message")
+        assert len(client.get_session(sid).messages) == 1
+    finally:
+        client.close()
