@@ -23,9 +23,11 @@ from test_vikingdb_store import AK, SK, make_store
 from treehop import Treehop
 from treehop.cli import ClientOptions, _eval, main
 from treehop.cli._eval import EvalFileError
-from treehop.errors import InvalidQueryError, StoreError
+from treehop.errors import InvalidQueryError, InvalidTagError, StoreError
 from treehop.models import ContextType, Node
 from treehop.stores.base import Scope
+from treehop.tags import new_label, normalize_label
+from treehop.validation import is_blank
 
 from fake_servers.vikingdb_server import FakeVikingDB
 from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
@@ -252,3 +254,45 @@ def test_a_session_message_of_only_invisible_characters_is_refused(
         assert len(client.get_session(sid).messages) == 1
     finally:
         client.close()
+
+
+# -- 4. a new tag of invisible characters, C1 controls or bidi overrides ------------------------
+
+
+@pytest.mark.parametrize("bad", ["\u200b", "\ufeff", "x\x9b31mred", "a\u202eb", "\u2066x", "x\x7f"])
+def test_a_new_tag_that_cannot_be_shown_is_refused_before_any_write(
+    tmp_path: Path, bad: str
+) -> None:
+    """``set_tags`` stored ``user:\\u200b`` (an empty tag, which ``""`` is refused as) and a
+    label holding a C1 CSI or a right-to-left override, which ``treehop tag`` then printed to
+    the terminal as it was. The whole call is refused; the node's tags are unchanged."""
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder())
+    try:
+        client.add_resource(str(SAMPLE_TREE / "resources" / "security"))
+        before = client.stat(OAUTH).tags
+        with pytest.raises(InvalidTagError):
+            client.set_tags(OAUTH, add=["fine", bad])
+        assert client.stat(OAUTH).tags == before
+        with pytest.raises(InvalidTagError):
+            client.add_resource(
+                "a note about tags", target_uri="viking://resources/n.md", tags=[bad]
+            )
+        assert client.store.get(["viking://resources/n.md"]) == [None]
+        assert "user:fine" in client.set_tags(OAUTH, add=["fine"])
+    finally:
+        client.close()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=80))
+def test_new_label_is_normalize_label_and_always_showable(label: str) -> None:
+    try:
+        out = new_label(label)
+    except InvalidTagError:
+        return
+    assert out == normalize_label(label)
+    assert not is_blank(out)
+    assert not any(
+        0x7F <= ord(c) <= 0x9F or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+        for c in out
+    )
