@@ -24,6 +24,7 @@ from treehop import Treehop
 from treehop.cli import ClientOptions, _eval, main
 from treehop.cli._eval import EvalFileError
 from treehop.errors import InvalidQueryError, InvalidTagError, StoreError
+from treehop.ingest import loaders
 from treehop.models import ContextType, Node
 from treehop.stores.base import Scope
 from treehop.tags import new_label, normalize_label
@@ -296,3 +297,46 @@ def test_new_label_is_normalize_label_and_always_showable(label: str) -> None:
         0x7F <= ord(c) <= 0x9F or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
         for c in out
     )
+
+
+# -- 5. file names holding C1 controls or bidi overrides --------------------------------------
+
+
+def test_file_names_with_c1_controls_or_bidi_overrides_are_skipped_and_reported(
+    tmp_path: Path,
+) -> None:
+    """A file named ``x\\x9b31mred.md`` became a URI holding a terminal's CSI, which
+    ``treehop ls`` printed as an escape sequence; ``\\u202edm.exe.md`` (a right-to-left
+    override) showed as another name. Both are skipped like a name with a newline, and the
+    report shows them escaped."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "plain.md").write_text("hello world\n", encoding="utf-8")
+    (src / "x\x9b31mred.md").write_text("terminal\n", encoding="utf-8")
+    (src / "\u202edm.exe.md").write_text("spoof\n", encoding="utf-8")
+    (src / "sub\u2066").mkdir()
+    (src / "sub\u2066" / "in.md").write_text("isolate\n", encoding="utf-8")
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        res = client.add_resource(str(src))
+        uris = [n.uri for n in client.store.iter_nodes()]
+    finally:
+        client.close()
+    assert sorted(res.skipped_names) == ["\\u202edm.exe.md", "x\\x9b31mred.md"]
+    assert "viking://resources/src/plain.md" in uris
+    assert not any(ch in u for u in uris for ch in "\x9b\u202e\u2066"), uris
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=60))
+def test_a_reported_name_holds_nothing_a_terminal_acts_on(name: str) -> None:
+    shown = loaders._printable(name)
+    assert not any(
+        ord(c) < 32
+        or 0x7F <= ord(c) <= 0x9F
+        or 0x202A <= ord(c) <= 0x202E
+        or 0x2066 <= ord(c) <= 0x2069
+        for c in shown
+    )
+    if loaders._addressable(name):
+        assert shown == name
