@@ -23,7 +23,8 @@ from test_vikingdb_store import AK, SK, make_store
 from treehop import Treehop
 from treehop.cli import ClientOptions, _eval, main
 from treehop.cli._eval import EvalFileError
-from treehop.errors import InvalidQueryError, InvalidTagError, StoreError
+from treehop.errors import InvalidFilterError, InvalidQueryError, InvalidTagError, StoreError
+from treehop.filters import MetadataFilter
 from treehop.ingest import loaders
 from treehop.models import ContextType, Node
 from treehop.stores.base import Scope
@@ -340,3 +341,48 @@ def test_a_reported_name_holds_nothing_a_terminal_acts_on(name: str) -> None:
     )
     if loaders._addressable(name):
         assert shown == name
+
+
+# -- 6. a filter holding a lone surrogate, on a remote engine -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"op": "must", "field": "team", "conds": ["ops", "\ud800"]},
+        {"op": "must_not", "field": "team\udfff", "conds": ["ops"]},
+        {"op": "and", "conds": [{"op": "range", "field": "n\ud800", "gte": 1}]},
+    ],
+)
+def test_a_filter_with_a_lone_surrogate_is_an_invalid_filter_on_vikingdb(
+    tmp_path: Path, spec: dict[str, Any]
+) -> None:
+    """The embedded store matched nothing for it; VikingDB's request is UTF-8, and ``find``
+    escaped a raw ``UnicodeEncodeError``."""
+    with _BentVikingDB(ak=AK, sk=SK) as srv:
+        emb = BagOfWordsEmbedder()
+        store = make_store(srv, dim=emb.dimension, metadata_fields={"team": "string"})
+        client = Treehop(tmp_path / "idx", embedder=emb, store=store, tagger=None)
+        try:
+            client.add_resource(str(SAMPLE_TREE / "resources" / "security"))
+            with pytest.raises(InvalidFilterError, match="lone surrogate"):
+                client.find("oauth", filter=spec)
+            ok = {"op": "must", "field": "team", "conds": ["ops"]}
+            assert client.find("oauth", filter=ok).contexts() == []
+        finally:
+            client.close()
+
+
+_SCALAR = st.one_of(st.text(max_size=8), st.integers(), st.floats(), st.booleans())
+
+
+@settings(max_examples=400, deadline=None)
+@given(field=st.text(max_size=8), conds=st.lists(_SCALAR, min_size=1, max_size=4))
+def test_a_parsed_filter_is_valid_unicode_json(field: str, conds: list[Any]) -> None:
+    try:
+        parsed = MetadataFilter.parse({"op": "must", "field": field, "conds": conds})
+    except InvalidFilterError:
+        return
+    assert parsed is not None
+    json.dumps(parsed.spec, allow_nan=False).encode("utf-8")
+    json.dumps(parsed.spec, ensure_ascii=False).encode("utf-8")
