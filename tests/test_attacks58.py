@@ -387,3 +387,23 @@ def test_a_parsed_filter_is_valid_unicode_json(field: str, conds: list[Any]) -> 
     assert parsed is not None
     json.dumps(parsed.spec, allow_nan=False).encode("utf-8")
     json.dumps(parsed.spec, ensure_ascii=False).encode("utf-8")
+
+
+def test_treehop_tag_shows_a_stored_control_character_as_a_replacement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tag stored before labels were checked (or by another program) holding a CSI was
+    printed by ``treehop tag`` as it was; every other table cell goes through
+    ``render.printable``."""
+    idx = tmp_path / "idx"
+    client = Treehop(idx, embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        client.add_resource(str(SAMPLE_TREE / "resources" / "security"))
+        client.store.update_tags({OAUTH: ["user:x\x9b31mred", "user:\x1b]0;title\x07"]})
+        client.save()
+    finally:
+        client.close()
+    assert main(["tag", OAUTH, "--index", str(idx)], client_factory=_factory) == 0
+    out = capsys.readouterr().out
+    assert "\x9b" not in out and "\x1b" not in out and "\x07" not in out
+    assert "x\ufffd31mred" in out
