@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import threading
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -21,18 +23,29 @@ from hypothesis import strategies as st
 
 from test_vikingdb_store import AK, SK, make_store
 from treehop import Treehop
+from treehop._http import RetryPolicy, body_excerpt
 from treehop.cli import ClientOptions, _eval, main
 from treehop.cli._eval import EvalFileError
-from treehop.errors import InvalidFilterError, InvalidQueryError, InvalidTagError, StoreError
+from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+from treehop.errors import (
+    InvalidFilterError,
+    InvalidQueryError,
+    InvalidTagError,
+    StoreError,
+    TreehopError,
+)
 from treehop.filters import MetadataFilter
 from treehop.ingest import loaders
+from treehop.llm import ChatMessage
+from treehop.llm.openai_compatible import OpenAICompatibleLLM
 from treehop.models import ContextType, Node
+from treehop.rerankers.http_rerank import HTTPReranker
 from treehop.stores.base import Scope
 from treehop.tags import new_label, normalize_label
 from treehop.validation import is_blank
 
 from fake_servers.vikingdb_server import FakeVikingDB
-from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder
+from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder, raw_answer_server
 
 OAUTH = "viking://resources/security/auth/oauth.md"
 
@@ -407,3 +420,47 @@ def test_treehop_tag_shows_a_stored_control_character_as_a_replacement(
     out = capsys.readouterr().out
     assert "\x9b" not in out and "\x1b" not in out and "\x07" not in out
     assert "x\ufffd31mred" in out
+
+
+# -- 7. a server's body with terminal escapes, in an error message --------------------------------
+
+_ESCAPES = "\x1b]0;owned\x07\x1b[2J\x9b31m"
+_ESCAPE_ANSWER = (
+    b"HTTP/1.1 400 Bad\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n"
+    % len(_ESCAPES.encode())
+    + _ESCAPES.encode()
+)
+
+
+def test_a_servers_terminal_escapes_do_not_reach_an_error_message() -> None:
+    """``body_excerpt`` kept a text body's controls: ``\\x1b]0;...\\x07\\x1b[2J`` went into the
+    chat model's, the embedder's and the HTTP reranker's errors, and from them to the terminal
+    (``treehop: error: ...``, ``plan: fallback (...)``) and to logs."""
+    url, sock = raw_answer_server(_ESCAPE_ANSWER)
+    try:
+        errors: list[str] = []
+        llm = OpenAICompatibleLLM("m", base_url=url, max_retries=0)
+        with pytest.raises(TreehopError) as e1:
+            llm.complete([ChatMessage(role="user", content="q")])
+        errors.append(str(e1.value))
+        emb = OpenAICompatibleEmbedder("m", base_url=url, retry=RetryPolicy(max_retries=0))
+        with pytest.raises(TreehopError) as e2:
+            emb.embed(["x"])
+        errors.append(str(e2.value))
+        rr = HTTPReranker(url, retry=RetryPolicy(max_retries=0))
+        with pytest.raises(TreehopError) as e3:
+            rr.rerank("q", ["a", "b"])
+        errors.append(str(e3.value))
+    finally:
+        sock.close()
+    for msg in errors:
+        assert "owned" in msg, msg  # (the body is still quoted)
+        assert not re.search(r"[\x00-\x1f\x7f-\x9f]", msg), repr(msg)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_a_body_excerpt_is_one_line_without_controls(body: str) -> None:
+    shown = body_excerpt(httpx.Response(400, text=body))
+    assert len(shown) <= 300
+    assert not re.search(r"[\x00-\x1f\x7f-\x9f]", shown), repr(shown)

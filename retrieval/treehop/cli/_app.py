@@ -980,7 +980,7 @@ def _code_for(exc: TreehopError) -> ExitCode:
 
 
 def _report(err: TextIO, message: str, hint: str | None) -> None:
-    print(f"treehop: error: {message}", file=err)
+    print(f"treehop: error: {render.printable(message)}", file=err)
     for line in (hint or "").splitlines():
         print(f"  {line}", file=err)
 
