@@ -44,6 +44,7 @@ from treehop.stores.base import Scope
 from treehop.tags import new_label, normalize_label
 from treehop.validation import is_blank
 
+from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
 from fake_servers.vikingdb_server import FakeVikingDB
 from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder, raw_answer_server
 
@@ -464,3 +465,38 @@ def test_a_body_excerpt_is_one_line_without_controls(body: str) -> None:
     shown = body_excerpt(httpx.Response(400, text=body))
     assert len(shown) <= 300
     assert not re.search(r"[\x00-\x1f\x7f-\x9f]", shown), repr(shown)
+
+
+def test_a_planners_intent_with_terminal_escapes_is_shown_not_sent(
+    security_index: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``treehop search`` printed each planned query's ``intent`` (the model's words) as it
+    was: an intent of ``\\x1b]0;...\\x07\\x1b[2J`` retitled and cleared the terminal."""
+    plan = {
+        "queries": [
+            {
+                "query": "OAuth token validation",
+                "context_type": "resource",
+                "priority": 5,
+                "intent": "check \x1b]0;owned\x07\x1b[2J\x9b31mtokens",
+            }
+        ]
+    }
+    with FakeOpenAIChatServer(default=Reply.chat(json.dumps(plan))) as srv:
+        code = main(
+            [
+                "search",
+                "how are tokens checked?",
+                "--index",
+                str(security_index),
+                "--llm-model",
+                "planner-x",
+                "--llm-base-url",
+                srv.base_url,
+            ],
+            client_factory=_factory,
+        )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "owned" in out and "tokens" in out
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", out), repr(out)
