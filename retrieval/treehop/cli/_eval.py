@@ -145,7 +145,7 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
         for uri, grade in rel.items():
             if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= MAX_GRADE:
                 raise EvalFileError(
-                    f"{where}: grade of {uri!r:.200} must be an integer from 0 to {MAX_GRADE}"
+                    f"{where}: grade of {uri!r:.200} must be an integer >= 0 and <= {MAX_GRADE}"
                 )
             try:
                 relevant[normalize(uri)] = grade
