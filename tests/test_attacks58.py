@@ -500,3 +500,32 @@ def test_a_planners_intent_with_terminal_escapes_is_shown_not_sent(
     assert code == 0, err
     assert "owned" in out and "tokens" in out
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", out), repr(out)
+
+
+# -- 8. a speaker of only invisible characters, or with a bidi override ---------------------------
+
+
+@pytest.mark.parametrize("speaker", ["\u200b", "\u200b\ufeff", "\u202eab", "al\u2066ice"])
+def test_a_speaker_nobody_can_see_or_that_reverses_the_line_is_refused(
+    tmp_path: Path, speaker: str
+) -> None:
+    """``add_messages`` and ``remember`` stored a speaker of only zero-width characters (an
+    empty speaker falls back to the role) and one holding a right-to-left override, which
+    reversed the rest of the turn's line (``"\\u202eab: hello"``) wherever it was shown."""
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        before = len(client.store)
+        with pytest.raises(InvalidQueryError, match="speaker"):
+            client.add_messages(
+                [
+                    {"role": "user", "content": "fine", "speaker": "alice"},
+                    {"role": "user", "content": "hello", "speaker": speaker},
+                ]
+            )
+        with pytest.raises(InvalidQueryError, match="speaker"):
+            client.remember("a fact", speaker=speaker)
+        assert len(client.store) == before
+        client.add_messages([{"role": "user", "content": "hello", "speaker": "bob \u00e9"}])
+        assert len(client.store) > before
+    finally:
+        client.close()
