@@ -1312,15 +1312,16 @@ class VikingDBStore:
             fields = item.fields or {}
             node = self._parse_node(fields, "search")
             score = float(item.score if item.score is not None else 0.0)
-            if not math.isfinite(score):  # (NaN would rank anywhere, and reach the results)
-                raise StoreError(f"VikingDB search: a row's score is {score}, not finite")
+            dense = score
             if qs:
                 vec = fields.get(F_VECTOR)
                 dense = _cosine(q, qn, vec) if vec is not None else score
-                lex = (score - w * dense) / (1.0 - w)
-                cands.append((score, dense, lex, node))
-            else:
-                cands.append((score, score, None, node))
+            # (NaN would rank anywhere and reach the results; checked after the row's vector,
+            # whose own error names the cause when the score came from a malformed one)
+            if not math.isfinite(score):
+                raise StoreError(f"VikingDB search: a row's score is {score}, not finite")
+            lex = (score - w * dense) / (1.0 - w) if qs else None
+            cands.append((score, dense, lex, node))
         for p in pending.values():
             if p.node is None or p.vector is None:
                 continue
