@@ -28,13 +28,15 @@ _RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
 
 def _scalar(key: str, op: str, value: Any) -> Any:
     if isinstance(value, list | tuple | dict | set):
-        raise InvalidFilterError(f"filter {key!r} {op}: expects one value, got {value!r}")
+        raise InvalidFilterError(f"filter {key!r:.100} {op}: expects one value, got {value!r:.100}")
     return value
 
 
 def _values(key: str, op: str, value: Any) -> list[Any]:
     if not isinstance(value, list | tuple) or not value:
-        raise InvalidFilterError(f"filter {key!r} {op}: expects a non-empty list, got {value!r}")
+        raise InvalidFilterError(
+            f"filter {key!r:.100} {op}: expects a non-empty list, got {value!r:.100}"
+        )
     return list(value)
 
 
@@ -55,18 +57,19 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
         elif op in _RANGE:
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise InvalidFilterError(
-                    f"filter {key!r} {op}: treehop compares ranges on numbers, got {value!r}"
+                    f"filter {key!r:.100} {op}: treehop compares ranges on numbers, "
+                    f"got {value!r:.100}"
                 )
             ranges[_RANGE[op]] = value
         else:
             raise InvalidFilterError(
-                f"filter {key!r}: unknown operator {op!r} (supported: $eq, $ne, $gt, $gte, "
-                "$lt, $lte, $in, $nin)"
+                f"filter {key!r:.100}: unknown operator {op!r:.100} (supported: $eq, $ne, $gt, "
+                "$gte, $lt, $lte, $in, $nin)"
             )
     if ranges:
         parts.append({"op": "range", "field": key, **ranges})
     if not parts:
-        raise InvalidFilterError(f"filter {key!r}: an empty condition")
+        raise InvalidFilterError(f"filter {key!r:.100}: an empty condition")
     return parts[0] if len(parts) == 1 else {"op": "and", "conds": parts}
 
 
@@ -87,7 +90,7 @@ def _mongo(spec: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
                 subs.append(_mongo(c, depth + 1))
             parts.append(subs[0] if len(subs) == 1 else {"op": key[1:], "conds": subs})
         elif isinstance(key, str) and key.startswith("$"):
-            raise InvalidFilterError(f"filter: unknown operator {key!r} (use $and or $or)")
+            raise InvalidFilterError(f"filter: unknown operator {key!r:.100} (use $and or $or)")
         else:
             parts.append(_field(str(key), cond))
     if not parts:

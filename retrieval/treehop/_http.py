@@ -32,6 +32,7 @@ import functools
 import importlib.util
 import io
 import random
+import re
 import ssl
 import threading
 import time
@@ -108,13 +109,26 @@ class DeadlineExceeded(Exception):
         super().__init__(f"no complete answer within the {deadline_s:g}s deadline")
 
 
+_LINE_BREAKS = re.compile(r"[\t\n\r]")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line with C0 / C1 controls shown as U+FFFD. Why: a server's body (or
+    an exception quoting its bytes) went into error messages as it was, and from there to a
+    terminal (``treehop: error: ...``, ``plan: fallback (...)``, ``rerank fell back: ...``)
+    and to logs: an answer of ``\x1b]0;...\x07\x1b[2J`` retitled and cleared the user's
+    terminal."""
+    return _CONTROLS.sub("\ufffd", _LINE_BREAKS.sub(" ", text))
+
+
 def body_excerpt(response: httpx.Response, max_chars: int = MAX_ERROR_BODY_CHARS) -> str:
     """The start of a response body, on one line, redacted (for error messages)."""
     try:
         text = response.text
     except (httpx.ResponseNotRead, UnicodeDecodeError):  # pragma: no cover - defensive
         return "<unreadable body>"
-    return redact(text[: max_chars * 2].replace("\n", " ").replace("\r", " "))[:max_chars]
+    return _one_line(redact(text[: max_chars * 2]))[:max_chars]
 
 
 def error_text(exc: BaseException, max_chars: int = MAX_ERROR_BODY_CHARS) -> str:
@@ -126,7 +140,7 @@ def error_text(exc: BaseException, max_chars: int = MAX_ERROR_BODY_CHARS) -> str
     cause."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    return redact(f"{type(exc).__name__}: {exc}")[:max_chars]
+    return _one_line(redact(f"{type(exc).__name__}: {exc}"))[:max_chars]
 
 
 def endpoint(base_url: str, path: str) -> str:

@@ -136,6 +136,7 @@ def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
     field = spec.get("field")
     if not isinstance(field, str) or not field:
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty string 'field'")
+    _check_text(field, where, "field")
     if op in {"must", "must_not"}:
         _check_scalars(_conds(spec, where, op, {"op", "field", "conds"}), where)
     else:
@@ -174,6 +175,20 @@ def _check_scalars(conds: Sequence[Any], where: str) -> None:
             raise InvalidFilterError(f"{where}: conds must be scalars, got {type(c).__name__}")
         if isinstance(c, float) and not math.isfinite(c):
             raise InvalidFilterError(f"{where}: conds must be finite, got {c!r}")
+        if isinstance(c, str):
+            _check_text(c, where, "conds")
+
+
+def _check_text(value: str, where: str, what: str) -> None:
+    """A field name or a string cond that is valid Unicode. Why: a lone surrogate matched
+    nothing in the embedded store, but a remote engine's request is UTF-8: VikingDB's
+    search escaped a raw ``UnicodeEncodeError`` from ``find``."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidFilterError(
+            f"{where}: {what} holds a lone surrogate (not valid Unicode text)"
+        ) from None
 
 
 def _check_bounds(spec: Mapping[str, Any], where: str, op: str) -> None:

@@ -91,10 +91,23 @@ MAX_MESSAGES_PER_CALL = 100_000
 Why: a call is validated, embedded and written whole (one write); a million messages took
 ~7 GB (helper attacks52). A history that long goes in several calls to the same session."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
-_SPEAKER_RE = re.compile(r"^[^\x00-\x1f\x7f-\x9f:\u2028\u2029\ud800-\udfff]{1,64}\Z")
+_SPEAKER_RE = re.compile(
+    r"^[^\x00-\x1f\x7f-\x9f:\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]{1,64}\Z"
+)
 """A speaker name: no control character (C0, DEL, C1), no line or paragraph separator (a
-name is one line of the session's overview), no ``:`` (it ends the name in a turn's text)
-and no lone surrogate (not Unicode text: the write failed on it, ``UnicodeEncodeError``)."""
+name is one line of the session's overview), no ``:`` (it ends the name in a turn's text),
+no lone surrogate (not Unicode text: the write failed on it, ``UnicodeEncodeError``) and no
+bidirectional embedding, override or isolate (``"\u202eab"`` reversed the rest of the turn's
+line, ``"\u202eab: hello"``, wherever it was shown). See :func:`_speaker_ok`."""
+
+
+def _speaker_ok(speaker: str) -> bool:
+    """:data:`_SPEAKER_RE`, and a visible character: a speaker of only zero-width characters
+    (``"\u200b"``) was stored as a name nobody can see, where an empty speaker falls back
+    to the role."""
+    return _SPEAKER_RE.match(speaker) is not None and not is_blank(speaker)
+
+
 _TURN_PREFIX = "turn-"
 _FACT_PREFIX = "fact-"
 SESSION_ABSTRACT_TURNS = 6
@@ -186,9 +199,10 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
             raise InvalidQueryError(f"{where}: role must be one of {', '.join(ROLES)}")
         speaker = _field(msg, "speaker")
         speaker = role if speaker is None or speaker == "" else speaker
-        if not isinstance(speaker, str) or not _SPEAKER_RE.match(speaker.strip()):
+        if not isinstance(speaker, str) or not _speaker_ok(speaker.strip()):
             raise InvalidQueryError(
-                f"{where}: speaker must be 1-64 characters without ':' or control characters"
+                f"{where}: speaker must be 1-64 characters, one visible, without ':', "
+                "control or bidi characters"
             )
         ts_raw = _field(msg, "timestamp")
         ts = default_time if ts_raw is None else to_stored_epoch(ts_raw, f"{where}.timestamp")
@@ -1243,8 +1257,10 @@ async def remember(
     check_id(category, "category")
     ts = time.time() if timestamp is None else to_stored_epoch(timestamp, "timestamp")
     label = check_id(name, "name") if name is not None else f"note-{int(ts * 1000)}"
-    if speaker is not None and (not isinstance(speaker, str) or not _SPEAKER_RE.match(speaker)):
-        raise InvalidQueryError("speaker must be 1-64 characters without ':' or control characters")
+    if speaker is not None and (not isinstance(speaker, str) or not _speaker_ok(speaker)):
+        raise InvalidQueryError(
+            "speaker must be 1-64 characters, one visible, without ':', control or bidi characters"
+        )
     # (the rules of add_resource's metadata: a JSON object the store's round trip keeps;
     # a lone surrogate, a non-string key or an object failed inside the write)
     metadata = check_metadata(metadata)

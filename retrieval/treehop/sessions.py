@@ -56,6 +56,7 @@ from .redaction import redact
 from .stores._filelock import aholding_key, holding_key, holding_named
 from .stores.base import RecoveryRecord
 from .uri import validate_user
+from .validation import is_blank
 
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
@@ -559,6 +560,11 @@ class SessionStore:
             raise InvalidQueryError("content must not be empty")
         if len(content) > MAX_MESSAGE_CHARS:
             raise InvalidQueryError(f"content longer than {MAX_MESSAGE_CHARS} characters")
+        # (one pass to the first visible character: content of only zero-width or control
+        # characters was stored as a message and given to the planner and the summary,
+        # where a turn, a note and a text of them are refused as empty: validation.is_blank)
+        if is_blank(content):
+            raise InvalidQueryError("content has no visible character (empty)")
         if "\x00" in content or _has_lone_surrogate(content):
             raise InvalidQueryError("content contains a NUL or a lone surrogate")
         # Under the session's key lock (other processes' appends to it wait; see

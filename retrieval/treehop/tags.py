@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 from .errors import InvalidTagError
+from .validation import is_blank
 
 SOURCES = ("user", "auto", "inherit", "llm")
 MAX_LABEL_LENGTH = 64
@@ -39,6 +40,30 @@ def normalize_label(label: str) -> str:
     if _BAD.search(s):
         raise InvalidTagError(
             f"tag {label!r:.100} contains a forbidden character (one of ;:,\"'`<>{{}}[]())"
+        )
+    return s
+
+
+_UNSHOWN = re.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""DEL, the C1 controls (``\x9b`` is a terminal's CSI) and the bidirectional embeddings,
+overrides and isolates (U+202A-U+202E, U+2066-U+2069): ``_BAD`` refused C0 controls only, and
+``treehop tag`` printed such a label to the terminal as it was."""
+
+
+def new_label(label: str) -> str:
+    """:func:`normalize_label` for a tag about to be *written* (a caller's or a model's): also
+    refused, a label of only invisible characters (``"\u200b"``: empty, as an empty tag is;
+    :func:`~treehop.validation.is_blank`) and one holding a :data:`_UNSHOWN` character.
+
+    Why not in :func:`normalize_label`: stored tags are normalised again (a directory's
+    own labels at each re-describe, filters, removals); one stored before this check must
+    still be read, found and removable."""
+    s = normalize_label(label)
+    if is_blank(s):
+        raise InvalidTagError(f"empty tag {label!r:.100} (no visible character)")
+    if _UNSHOWN.search(s):
+        raise InvalidTagError(
+            f"tag {label!r:.100} contains a control or bidirectional formatting character"
         )
     return s
 
@@ -102,7 +127,10 @@ def parse_tags(value: str | Iterable[str] | None, default_source: str = "user") 
     items = tag_items(value)
     if items is None:
         return []
-    return dedupe(parse_tag(t, default_source) for t in items)
+    out = dedupe(parse_tag(t, default_source) for t in items)
+    for t in out:  # (new tags: see new_label)
+        new_label(label_of(t))
+    return out
 
 
 def dedupe(tags: Iterable[str]) -> list[str]:

@@ -591,11 +591,13 @@ def cmd_rm(ctx: _Ctx) -> int:
 
 
 def _print_tags(o: TextIO, uri: str, tags: Sequence[str]) -> None:
-    print(f"{uri}: {_plural(len(tags), 'tag')}", file=o)
+    """The tags of ``uri`` by source; through :func:`render.printable`, as every other cell
+    is: a stored label holding a C1 control (a CSI) was printed to the terminal as it was."""
+    print(f"{render.printable(uri)}: {_plural(len(tags), 'tag')}", file=o)
     for source in tagmod.SOURCES:
         labels = [tagmod.label_of(t) for t in tags if tagmod.source_of(t) == source]
         if labels:
-            print(f"  {source:<8} {', '.join(labels)}", file=o)
+            print(f"  {source:<8} {render.printable(', '.join(labels))}", file=o)
 
 
 def cmd_tag(ctx: _Ctx) -> int:
@@ -978,7 +980,7 @@ def _code_for(exc: TreehopError) -> ExitCode:
 
 
 def _report(err: TextIO, message: str, hint: str | None) -> None:
-    print(f"treehop: error: {message}", file=err)
+    print(f"treehop: error: {render.printable(message)}", file=err)
     for line in (hint or "").splitlines():
         print(f"  {line}", file=err)
 

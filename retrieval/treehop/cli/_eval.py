@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidQueryError, InvalidURIError, TreehopError
+from ..validation import check_query
 
 
 class EvalFileError(InvalidQueryError):
@@ -57,6 +58,33 @@ class EvalReport:
             "per_query": self.per_query,
             "unknown_relevant": self.unknown_relevant,
         }
+
+
+MAX_GRADE = 2**31 - 1
+"""The largest relevance grade: trec_eval (through ``pytrec_eval``) keeps a grade in a C
+``int``; a larger one wrapped silently (``2**32`` scored as 0) or left an exception set inside
+the C extension (``SystemError``, ``10**400``)."""
+
+MAX_QUERY_ID_CHARS = 1000
+
+
+def _query_id(value: object, where: str) -> str:
+    """A query's ``id`` as the metric provider can key it: ``pytrec_eval`` passes ids as C
+    strings, so a NUL cut the id short (``"a\\x00b"`` came back as ``"a"``: a raw
+    ``KeyError``, and two ids sharing a prefix would merge) and a lone surrogate crashed the
+    interpreter (a segmentation fault while encoding it)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise EvalFileError(f"{where}: 'id' must be a string or an integer")
+    qid = str(value)
+    if not qid.strip() or "\x00" in qid or len(qid) > MAX_QUERY_ID_CHARS:
+        raise EvalFileError(
+            f"{where}: 'id' must be non-empty, at most {MAX_QUERY_ID_CHARS} characters, without NUL"
+        )
+    try:
+        qid.encode("utf-8")
+    except UnicodeEncodeError:
+        raise EvalFileError(f"{where}: 'id' contains a lone surrogate") from None
+    return qid
 
 
 MAX_EVAL_FILE_BYTES = 64 * 2**20
@@ -106,20 +134,26 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
         query = obj.get("query")
         if not isinstance(query, str) or not query.strip():
             raise EvalFileError(f"{where}: 'query' must be a non-empty string")
+        try:  # here, not at its find: a bad last line must not cost every find before it
+            check_query(query)
+        except InvalidQueryError as exc:
+            raise EvalFileError(f"{where}: {exc}") from None
         rel = obj.get("relevant")
         if not isinstance(rel, dict) or not rel:
             raise EvalFileError(f"{where}: 'relevant' must be a non-empty object {{uri: grade}}")
         relevant: dict[str, int] = {}
         for uri, grade in rel.items():
-            if isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
-                raise EvalFileError(f"{where}: grade of {uri!r} must be an integer >= 0")
+            if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= MAX_GRADE:
+                raise EvalFileError(
+                    f"{where}: grade of {uri!r:.200} must be an integer >= 0 and <= {MAX_GRADE}"
+                )
             try:
                 relevant[normalize(uri)] = grade
             except InvalidURIError as exc:
                 raise EvalFileError(f"{where}: {exc}") from exc
         if not any(g > 0 for g in relevant.values()):
             raise EvalFileError(f"{where}: no URI has a grade > 0, so nothing can be found")
-        qid = str(obj.get("id", f"line-{n}"))
+        qid = _query_id(obj["id"], where) if "id" in obj else f"line-{n}"
         if qid in seen:
             raise EvalFileError(f"{where}: duplicate query id {qid!r}")
         seen.add(qid)

@@ -233,21 +233,24 @@ def render_results(
             file=out,
         )
         if qr.rerank_fallback:
-            print(f"  rerank fell back to vector scores: {qr.rerank_fallback_reason}", file=out)
+            reason = printable(str(qr.rerank_fallback_reason))
+            print(f"  rerank fell back to vector scores: {reason}", file=out)
 
 
 def render_plan(out: TextIO, plan: QueryPlan) -> None:
     """What intent analysis decided: the typed queries, or why it fell back / found nothing."""
     who = plan.planner or "no planner"
     if plan.fallback:
-        print(f"plan: fallback ({plan.fallback_reason}); searching the raw query", file=out)
+        reason = printable(str(plan.fallback_reason))
+        print(f"plan: fallback ({reason}); searching the raw query", file=out)
     else:
         print(f"plan by {who}: {len(plan.queries)} typed queries", file=out)
     if not plan.queries:
         print("  no retrieval needed (the planner found no information need)", file=out)
     for i, q in enumerate(plan.queries, 1):
         ctype = q.context_type.value if q.context_type else "any"
-        intent = f"  -- {q.intent}" if q.intent else ""
+        # (a model's words: an intent of "\x1b]0;...\x07" reached the terminal as it was)
+        intent = f"  -- {one_line(q.intent)}" if q.intent else ""
         print(f"  q{i}  {ctype:<8}  priority {q.priority}  {q.query!r}{intent}", file=out)
     if plan.reasoning and not plan.fallback:
         print(f"  reasoning: {one_line(plan.reasoning)}", file=out)
@@ -274,7 +277,10 @@ def render_explain(out: TextIO, qr: QueryResult, display: Display, label: str = 
         for child, s in t.best_children:
             print(f"           -> {s:.3f}  {display(child)}", file=out)
         if t.rerank_fallback_reason:
-            print(f"           (rerank fell back: {t.rerank_fallback_reason})", file=out)
+            print(
+                f"           (rerank fell back: {printable(str(t.rerank_fallback_reason))})",
+                file=out,
+            )
     print(f"  stopped: {qr.stop_reason or '-'}", file=out)
     render_tree_effect(out, qr, display)
     h = qr.tag_hops
@@ -284,7 +290,7 @@ def render_explain(out: TextIO, qr: QueryResult, display: Display, label: str = 
     else:
         print(f"  tag hops: triggered ({h.trigger_reason})", file=out)
         if h.tags_used:
-            print(f"    tags used: {', '.join(h.tags_used)}", file=out)
+            print(f"    tags used: {printable(', '.join(h.tags_used))}", file=out)
         for subtree in h.subtrees_added:
             print(f"    subtree added: {display(subtree)}", file=out)
         print(f"    hits produced: {h.hits_produced}, in top-k: {h.hits_in_topk}", file=out)

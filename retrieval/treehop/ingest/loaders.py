@@ -149,21 +149,31 @@ class LoadReport:
     skipped_names: list[str] = field(default_factory=list)
 
 
+_UNSHOWN_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control characters, C1 included, and the bidirectional embeddings, overrides and isolates.
+A C1 CSI (``\x9b``) in a file's name went into its URI and out to the terminal through
+``treehop ls`` / ``find`` as an escape sequence; a right-to-left override made
+``\u202edm.exe.md`` show as ``dm.exe.md`` reversed (a file passing as another)."""
+
+
 def _addressable(name: str) -> bool:
-    """A name that can become a URI segment: valid UTF-8 and free of control characters."""
+    """A name that can become a URI segment: valid UTF-8, free of control characters and
+    of bidirectional formatting characters (see :data:`_UNSHOWN_NAME`)."""
     if name.isascii():  # the common case, without a per-character loop
         return name.isprintable()
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:  # undecodable bytes, kept by os as lone surrogates
         return False
-    return not any(ord(ch) < 32 or ord(ch) == 127 for ch in name)
+    return _UNSHOWN_NAME.search(name) is None
 
 
 def _printable(rel: str) -> str:
     """A path for a report: undecodable bytes as ``\\xNN``, control characters escaped."""
     raw = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return "".join(ch if ord(ch) >= 32 and ord(ch) != 127 else f"\\x{ord(ch):02x}" for ch in raw)
+    return _UNSHOWN_NAME.sub(
+        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 256 else f"\\u{ord(m[0]):04x}", raw
+    )
 
 
 def html_to_text(html: str) -> str:

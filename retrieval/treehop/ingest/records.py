@@ -1956,8 +1956,12 @@ def check_filter_fields(
             "metadata (filter on stored fields, tags or target_uri instead)"
         )
     known = sorted(stored_fields(client) - HIDDEN_FIELDS)
-    shown = ", ".join(known[:30]) + (" ..." if len(known) > 30 else "")
+    # (each name at most 100 characters, at most 30 / 10 of them: a filter on a field of a
+    # million characters made a message of a million)
+    shown = ", ".join(f"{k:.100}" for k in known[:30]) + (" ..." if len(known) > 30 else "")
+    gone = sorted(missing)
+    absent = ", ".join(f"{k!r:.100}" for k in gone[:10]) + (" ..." if len(gone) > 10 else "")
     raise InvalidFilterError(
-        f"no stored node has metadata field(s) {sorted(missing)}, so the filter would match "
+        f"no stored node has metadata field(s) [{absent}], so the filter would match "
         f"nothing; stored fields: {shown or '(none)'}"
     )

@@ -995,8 +995,24 @@ class VikingDBStore:
                 if vec is None:
                     vec = (item.fields or {}).get(F_VECTOR)
                 if vec is not None:
-                    out[str(item.id)] = np.asarray(vec, dtype=np.float32)
+                    out[str(item.id)] = self._answered_vector(vec)
         return out
+
+    def _answered_vector(self, vec: Any) -> np.ndarray[Any, Any]:
+        """A vector the index answered, checked: one of another width was returned as it
+        was (``get_vectors`` gave a ``(2, 2)`` array for a 4-dimensional index, and rows of
+        mixed widths a raw ``ValueError`` from ``np.stack``), NaN and infinity too (to be
+        written again by a re-add that reuses vectors)."""
+        try:
+            v = np.asarray(vec, dtype=np.float32)
+        except (TypeError, ValueError, OverflowError):
+            raise StoreError("VikingDB fetch_in_index: a vector is not a list of numbers") from None
+        if v.shape != (self._dim,) or not np.isfinite(v).all():
+            raise StoreError(
+                f"VikingDB fetch_in_index: a vector of shape {v.shape} answered, expected "
+                f"{self._dim} finite values"
+            )
+        return v
 
     def get(self, uris: Sequence[str]) -> list[Node | None]:
         keys = [uri_key(u) for u in uris]
@@ -1052,6 +1068,7 @@ class VikingDBStore:
             }
             resp = self._req("scan", self._index.search_by_scalar, payload)
             items = resp.result.data if resp.result is not None else []
+            before = last
             for item in items:
                 f = item.fields or {}
                 sk = f.get(F_SORT_KEY)
@@ -1061,6 +1078,14 @@ class VikingDBStore:
                 yield str(item.id), f
             if len(items) < page or last is None:
                 return
+            if last == before:
+                # A full page that did not move past the last sort key: a server that
+                # ignored the ``gt`` condition answers that page again and again, and the
+                # scan (every request within its deadline) never ended.
+                raise StoreError(
+                    f"VikingDB scan (index {self.index_name!r}): the server "
+                    f"answered a full page at or below sort key {last} again (no progress)"
+                )
 
     def _scan_nodes(self, filt: dict[str, Any], limit: int | None = None) -> list[tuple[str, Node]]:
         return [(k, self._parse_node(f, "scan")) for k, f in self._scan(filt, [F_NODE], limit)]
@@ -1287,13 +1312,16 @@ class VikingDBStore:
             fields = item.fields or {}
             node = self._parse_node(fields, "search")
             score = float(item.score if item.score is not None else 0.0)
+            dense = score
             if qs:
                 vec = fields.get(F_VECTOR)
                 dense = _cosine(q, qn, vec) if vec is not None else score
-                lex = (score - w * dense) / (1.0 - w)
-                cands.append((score, dense, lex, node))
-            else:
-                cands.append((score, score, None, node))
+            # (NaN would rank anywhere and reach the results; checked after the row's vector,
+            # whose own error names the cause when the score came from a malformed one)
+            if not math.isfinite(score):
+                raise StoreError(f"VikingDB search: a row's score is {score}, not finite")
+            lex = (score - w * dense) / (1.0 - w) if qs else None
+            cands.append((score, dense, lex, node))
         for p in pending.values():
             if p.node is None or p.vector is None:
                 continue

@@ -96,7 +96,7 @@ def _label(item: object) -> str | None:
     if not isinstance(item, str):
         return None
     try:
-        return tagmod.normalize_label(item)
+        return tagmod.new_label(item)
     except InvalidTagError:
         return None
 

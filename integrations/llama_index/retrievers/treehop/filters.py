@@ -75,10 +75,14 @@ class TreehopFilterArgs:
 
 
 def _describe(f: MetadataFilter | MetadataFilters) -> str:
+    """A filter for an error message, bounded: the key and value at most 100 characters
+    each, at most 10 filters of a group (a value of a million numbers was quoted whole, a
+    7.9 MB ``InvalidFilterError``)."""
     if isinstance(f, MetadataFilters):
-        inner = ", ".join(_describe(x) for x in f.filters)
-        return f"{(f.condition or FilterCondition.AND).value.upper()}({inner})"
-    return f"{f.key} {f.operator.value} {f.value!r}"
+        inner = ", ".join(_describe(x) for x in f.filters[:10])
+        more = ", ..." if len(f.filters) > 10 else ""
+        return f"{(f.condition or FilterCondition.AND).value.upper()}({inner}{more})"
+    return f"{f.key:.100} {f.operator.value} {f.value!r:.100}"
 
 
 def _as_list(f: MetadataFilter) -> list[Any]:
@@ -196,7 +200,7 @@ def _tag_labels(f: MetadataFilter) -> list[str]:
     items = _as_list(f)
     for v in items:
         if not isinstance(v, str):
-            raise InvalidFilterError(f"filter {_describe(f)!r}: tags are strings, got {v!r}")
+            raise InvalidFilterError(f"filter {_describe(f)!r}: tags are strings, got {v!r:.100}")
     return [str(v) for v in items]
 
 
@@ -228,7 +232,7 @@ def _context_types(f: MetadataFilter) -> list[ContextType]:
         ct = CONTEXT_ALIASES.get(str(v).strip().casefold())
         if ct is None:
             raise InvalidFilterError(
-                f"filter {_describe(f)!r}: unknown context type {v!r} "
+                f"filter {_describe(f)!r}: unknown context type {v!r:.100} "
                 "(use resource, memory or skill)"
             )
         if ct not in out:
