@@ -172,3 +172,51 @@ def test_the_statistics_lock_is_free_while_a_batch_is_counted_and_scored(
         )
     assert took[:3] == ["count", "counted", "labels"]  # (then the re-tag of a small index)
 
+
+# -- 3. directory tags past retag_all_below ---------------------------------------------------
+
+
+def _doc(topic: str, i: int) -> str:
+    return f"{topic} {topic}{i % 2} notes about the {topic} habitat and {topic} feeding, entry {i}"
+
+
+def _auto(tags: list[str]) -> set[str]:
+    return {t for t in tags if t.startswith("auto:")}
+
+
+def test_a_directory_past_the_whole_retag_is_tagged_from_its_children(tmp_path: Path) -> None:
+    """Past ``retag_all_below`` a write re-tags only its own nodes, and the directories
+    above them were re-described (summary, vector) with the tags stored before: a folder
+    made by adding its files one at a time had no ``auto:`` tag at all, and one whose files
+    were all rewritten kept its old files' keywords. A tag hop looks directories up by
+    their tags: it could not reach the first, and went to the second for words no child of
+    it holds. Now a directory re-described by a write is re-tagged from its children."""
+    folder = tmp_path / "tree"
+    folder.mkdir()
+    for i in range(6):
+        (folder / f"f{i}.md").write_text(_doc("zebra", i), encoding="utf-8")
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger="auto") as th:
+        th.aio.writer.retag_all_below = 0
+        for d, topic in enumerate(["walrus", "falcon", "otter"]):
+            for i in range(6):
+                th.add_resource(
+                    _doc(topic, i), target_uri=f"viking://resources/d{d}/f{i}.md", is_text=True
+                )
+        # (a) a folder whose files came one at a time
+        made = th.store.get(["viking://resources/d1"])[0]
+        assert made is not None
+        kids = set().union(*(_auto(n.tags) for n in th.store.children(made.uri)))
+        assert _auto(made.tags) and _auto(made.tags) & kids, made.tags
+        assert all("falcon" in t for t in _auto(made.tags))
+        # (b) a folder added whole, then every file rewritten about another topic
+        th.add_resource(folder, target_uri="viking://resources/zoo")
+        zoo = th.store.get(["viking://resources/zoo"])[0]
+        assert zoo is not None and any("zebra" in t for t in _auto(zoo.tags))
+        for i in range(6):
+            th.add_resource(
+                _doc("quokka", i), target_uri=f"viking://resources/zoo/f{i}.md", is_text=True
+            )
+        zoo = th.store.get(["viking://resources/zoo"])[0]
+        assert zoo is not None
+        assert not any("zebra" in t for t in zoo.tags), zoo.tags
+        assert any("quokka" in t for t in _auto(zoo.tags)), zoo.tags
