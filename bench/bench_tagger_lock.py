@@ -11,9 +11,10 @@ counted. Embedding is a cheap hashing embedder (``bench_ingest.HashingEmbedder``
 Run from the repository root; for the code before a change, put an export of it first on
 ``PYTHONPATH``::
 
-    OPENBLAS_NUM_THREADS=1 PYTHONPATH=$PWD/retrieval python bench/bench_tagger_lock.py --files 60000
+    export OPENBLAS_NUM_THREADS=1
+    PYTHONPATH=$PWD/retrieval python bench/bench_tagger_lock.py --files 40000
     git archive d3dd3a0 retrieval | tar x -C /tmp/base
-    OPENBLAS_NUM_THREADS=1 PYTHONPATH=/tmp/base/retrieval python bench/bench_tagger_lock.py --files 60000
+    PYTHONPATH=/tmp/base/retrieval python bench/bench_tagger_lock.py --files 40000
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -100,7 +100,6 @@ def main() -> None:
     sys.path.insert(0, str(_HERE))
     import treehop
     from bench_ingest import HashingEmbedder, write_tree
-
     from treehop import Treehop
 
     print(f"treehop from {Path(treehop.__file__).parent}")
@@ -137,6 +136,8 @@ def main() -> None:
         "add_max_s": round(max(adds), 2) if adds else None,
         "lock_wait_p50_s": round(statistics.median(waits), 4) if waits else None,
         "lock_wait_max_s": round(max(waits), 2) if waits else None,
+        "lock_waits_over_0.5s": sum(w > 0.5 for w in waits),
+        "lock_wait_total_s": round(sum(waits), 2),
     }
     print(json.dumps(row))
     if args.json is not None:

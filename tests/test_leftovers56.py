@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from treehop import Treehop
@@ -220,3 +221,29 @@ def test_a_directory_past_the_whole_retag_is_tagged_from_its_children(tmp_path: 
         assert zoo is not None
         assert not any("zebra" in t for t in zoo.tags), zoo.tags
         assert any("quokka" in t for t in _auto(zoo.tags)), zoo.tags
+
+
+# -- 4. score_threshold in find() and search() ------------------------------------------------
+
+
+def test_find_and_search_keep_the_same_hits_for_one_threshold() -> None:
+    """``score_threshold`` is applied to the same score in both: each hit's own relevance to
+    the typed query that found it, inside the retrieval (search() then fuses the lists and
+    returns the fused rank score, on its own scale). With one typed query (no planner: the
+    raw query) the same threshold keeps the same hits in both; checked, not changed
+    (helper leftovers56)."""
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(60)]
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        for d in range(4):
+            for i in range(15):
+                text = " ".join(words[j] for j in rng.integers(0, 60, 30))
+                th.add_resource(text, target_uri=f"viking://resources/d{d}/f{i}.md", is_text=True)
+        q = "w1 w2 w3 w4 w5 w6"
+        kept = []
+        for t in (0.0, 0.2, 0.3, 0.4):
+            found = {m.uri for m in th.find(q, limit=60, score_threshold=t).contexts()}
+            searched = {m.uri for m in th.search(q, limit=60, score_threshold=t).contexts()}
+            assert found == searched
+            kept.append(len(found))
+        assert kept[0] > kept[-1] > 0  # (the thresholds do drop hits)
