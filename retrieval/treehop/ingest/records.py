@@ -677,38 +677,36 @@ async def _diff_docs(client: AsyncTreehop, docs: Sequence[_DocWrite]) -> None:
         d.added = sum(1 for n in d.nodes if n.uri not in old)
 
 
-def _tagger_state(client: AsyncTreehop) -> dict[str, bytes | None]:
-    """The keyword tagger's saved statistics (state blobs are written at once, outside the
-    store's generations: tagging a batch counts its texts there), to put back if the batch
-    fails after tagging."""
-    if client.writer.tagger is None:
-        return {}
-    store = client.store
-    return {k: store.get_state(k) for k in (tagger_keys.STATE_KEY, tagger_keys.DELTA_KEY)}
-
-
-def _restore_tagger(client: AsyncTreehop, saved: Mapping[str, bytes | None]) -> None:
-    store = client.store
-    for key, value in saved.items():
-        if store.get_state(key) != value:
-            store.put_state(key, value if value is not None else b"")
-    # The in-memory statistics counted the failed batch: dropped, so that the next use
-    # reloads them from the state just restored (IngestTagger._get).
+def _ingest_taggers(client: AsyncTreehop) -> list[tagger_keys.IngestTagger]:
+    """The keyword taggers of the client's tagger chain (whose statistics a batch counts
+    into: state blobs written at once, outside the store's generations)."""
+    out: list[tagger_keys.IngestTagger] = []
     tagger: object = client.writer.tagger
     while tagger is not None:
         if isinstance(tagger, tagger_keys.IngestTagger):
-            tagger.forget()
+            out.append(tagger)
         tagger = getattr(tagger, "base", None)
+    return out
 
 
-def _revert(client: AsyncTreehop, tagger_saved: Mapping[str, bytes | None]) -> bool:
+def _start_tagger_batch(client: AsyncTreehop) -> list[tagger_keys.IngestTagger]:
+    """Record what the batch's tagging counts, to take it back if the batch fails."""
+    taggers = _ingest_taggers(client)
+    for t in taggers:
+        t.start_batch(client.store)
+    return taggers
+
+
+def _revert(client: AsyncTreehop, taggers: Sequence[tagger_keys.IngestTagger]) -> bool:
     """Undo a failed batch's uncommitted writes: the embedded store on disk goes back to
     the generation committed before the call (what ``save`` does when a commit fails).
     Returns False where the store cannot (in memory, or a remote engine, which write at
     once: see :func:`add_records`)."""
     store = client.store
-    if tagger_saved:
-        _restore_tagger(client, tagger_saved)
+    # The batch's own counts are taken out of the keyword statistics; another writer's,
+    # counted meanwhile, stay (putting back the blobs saved before the batch dropped them).
+    for t in taggers:
+        t.take_back(store)
     _ROOTS.pop(client, None)  # (re-read from what is stored: the batch's roots are not)
     return isinstance(store, EmbeddedStore) and store.discard_unsaved()
 
@@ -827,7 +825,7 @@ async def _awrite(
         # caller is committed first, so that a revert below takes back only this batch.)
         if isinstance(client.store, EmbeddedStore) and client.store.unsaved:
             await writer.io(client.store.save)
-        saved_tags = await writer.io(_tagger_state, client)
+        taggers = await writer.io(_start_tagger_batch, client)
         split = await writer.io(_retag_point, client, plan, docs, files)
         try:
             written: list[Node] = []
@@ -893,9 +891,11 @@ async def _awrite(
                 await write_part(plan[:split], last=False)
             await write_part(plan[split:] if split < len(plan) else plan, last=True)
         except BaseException:
-            await writer.io(_revert, client, saved_tags)
+            await writer.io(_revert, client, taggers)
             raise
         finally:
+            for t in taggers:
+                t.end_batch()
             if store is not None:
                 store._fresh = {}
         if store is not None:

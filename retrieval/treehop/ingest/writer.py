@@ -44,7 +44,10 @@ from ..models import ContextType, Level, Node
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
 from ..tagging.ingest import IngestTagger, LabelCounts
-from ..tagging.keywords import _distinct  # (sorted distinct by a sort, not hashing)
+from ..tagging.keywords import (
+    TaggerNotFittedError,
+    _distinct,  # (sorted distinct by a sort, not hashing)
+)
 from ..text_tokenize import sharing_cuts
 from .loaders import LoadedFile, LoadReport, Scanned, read_file, scan_columns
 from .loaders import depth_left as loaders_depth_left
@@ -1017,10 +1020,47 @@ class TreeWriter:
             reverse=True,
         )
         ctype = urimod.context_type_of(targets[0])
+        described: list[Node] = []
         for uri in chain:
-            await self._refresh_one(uri, ctype)
+            node = await self._refresh_one(uri, ctype)
+            if node is not None:
+                described.append(node)
+        if described and self.tagger is not None and len(self.store) > self.retag_all_below:
+            await asyncio.to_thread(self._tag_described, described)
 
-    async def _refresh_one(self, uri: str, ctype: ContextType) -> None:
+    def _tag_described(self, dirs: Sequence[Node]) -> None:
+        """Re-tag the directories a write just created or re-described, from their stored
+        children's tags (an index past :attr:`retag_all_below`, which :meth:`finish` does
+        not re-tag whole; below it, the whole re-tag covers them).
+
+        Why: they kept the tags stored before (``existing.tags``), and one created by the
+        write got none: a folder whose files were added one at a time to a large index had
+        no ``auto:`` tag at all, and one whose files were all rewritten kept its old files'
+        keywords. A tag hop looks up directories by their tags, so it could not reach the
+        first and was sent to the second by words its children no longer hold (helper
+        leftovers56). Only what was re-described is re-tagged (each was embedded again just
+        now); the inherited tags of the nodes below them are left as they were."""
+        nodes = [_own_tags(n) for n in dirs]
+        before = {n.uri: list(n.tags) for n in nodes}
+        users = {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
+        assert self.tagger is not None
+        try:
+            computed = self.tagger.tag_nodes(nodes, self.store, new_texts=[])
+        except TaggerNotFittedError:  # (nothing was counted yet: no leaf in the index)
+            return
+        mine = {n.uri for n in nodes}
+        outside: dict[str, list[str]] = {}
+        for n in nodes:
+            if n.parent_uri is not None and n.parent_uri not in mine:
+                outside.update(self.outside_inheritance(n.uri))
+        assign_tags(nodes, computed, users, outside)
+        changed = {n.uri: n.tags for n in nodes if n.tags != before[n.uri]}
+        if changed:
+            self.store.update_tags(changed)
+
+    async def _refresh_one(self, uri: str, ctype: ContextType) -> Node | None:
+        """Re-describe the directory ``uri`` from its children; returns the node written
+        (None: its description did not change)."""
         name = uri.rsplit("/", 1)[-1]
         kids = await self._children_to_describe(uri, name)
         abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
@@ -1039,11 +1079,12 @@ class TreeWriter:
         )
         existing = (await self.io(self.store.get, [uri]))[0]
         if existing is not None and existing.content_hash == node.content_hash:
-            return
+            return None
         if existing is not None:
             node.tags = existing.tags
         vec = await self.embedder.aembed([node.embedding_text()])
         await self.io(self.store.upsert, [node], vec)
+        return node
 
     async def _children_to_describe(self, uri: str, name: str) -> list[Node]:
         """The children of ``uri`` its re-description reads: where the summariser says how

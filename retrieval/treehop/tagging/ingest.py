@@ -19,7 +19,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import chain
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +33,7 @@ from ..stores._filelock import holding_named
 from ..stores.base import VectorStore
 from .base import NodeTags
 from .keywords import KeywordTagger, _distinct, _parsed_tag
-from .second_process import fit_extract
+from .second_process import PreparedFit, fit_extract
 
 STATE_KEY = "tagger/keywords.bin"
 DELTA_KEY = "tagger/keywords-delta.bin"
@@ -49,6 +51,28 @@ def _same(a: bytes | None, b: bytes | None) -> bool:
     return a is b or (a is not None and b is not None and a == b)
 
 
+@dataclass
+class _Journal:
+    """The texts a batch counted (:meth:`IngestTagger.start_batch`), the statistics blobs
+    stored when it started, and those it last saved."""
+
+    start: tuple[bytes | None, bytes | None]
+    last: tuple[bytes | None, bytes | None]
+    texts: list[str] = field(default_factory=list)
+    foreign: bool = False
+    """Another writer saved statistics between two of the batch's counts."""
+
+
+def _unchanged(store: VectorStore, seen: tuple[bytes | None, bytes | None]) -> bool:
+    """Whether the stored statistics blobs are still ``seen`` (no writer saved since). On a
+    remote engine (no statistics lock either) assumed, as :meth:`IngestTagger._stale` does:
+    each look would fetch both blobs."""
+    if getattr(getattr(store, "capabilities", None), "remote", False):
+        return True
+    state, delta = store.get_state(STATE_KEY), store.get_state(DELTA_KEY)
+    return _same(state, seen[0]) and _same(delta or None, seen[1] or None)
+
+
 class IngestTagger:
     """Keeps a :class:`KeywordTagger` fitted on the index and tags batches of nodes."""
 
@@ -57,6 +81,8 @@ class IngestTagger:
         self._tagger: KeywordTagger | None = None
         self._seen: tuple[bytes | None, bytes | None] = (None, None)
         """The statistics and delta blobs the tagger in memory was read from or saved as."""
+        self._journal: _Journal | None = None
+        """What a batch counted, to take back if it fails (:meth:`start_batch`)."""
 
     def forget(self) -> None:
         """Drop the statistics held in memory: the next use reads them from the store's
@@ -140,15 +166,67 @@ class IngestTagger:
             tagger = self._get(store)
             labels = fit_extract(tagger, [], texts) if texts else []
         else:
-            # The read, the count and the save under the index's statistics lock: two
-            # processes tagging at once each read the same statistics and the later save
-            # dropped the other's documents (``n_docs`` 23 of 24; helper races58). Taken
-            # last in the lock order (see :func:`~treehop.stores._filelock.holding_named`).
-            with holding_named(store, STATS_LOCK):
-                tagger = self._get(store)
-                labels = fit_extract(tagger, list(new_texts), texts)
-                self._save(store)
+            # The texts are analysed and counted before the statistics lock, and scored
+            # after it: held through both, a large ingest (seconds) made another process's
+            # tagging wait and then fail with IndexLockedError (helper leftovers56). Under
+            # it: the read, the merge of the counts and the save, so that two processes'
+            # counts both land (``n_docs`` 23 of 24 without it; helper races58). Taken last
+            # in the lock order (see :func:`~treehop.stores._filelock.holding_named`).
+            fit = PreparedFit.count(self._params(), list(new_texts), texts)
+            try:
+                with holding_named(store, STATS_LOCK):
+                    journal = self._journal
+                    if journal is not None and not _unchanged(store, journal.last):
+                        journal.foreign = True
+                    tagger = self._get(store)
+                    fit.merge(tagger)
+                    self._save(store)
+                    if self._journal is not None:
+                        self._journal.texts.extend(new_texts)
+                        self._journal.last = self._seen
+                labels = fit.labels(tagger)
+            finally:
+                fit.close()
         return self._compute(tagger, nodes, leaves, labels, store, counted or {})
+
+    def _params(self) -> dict[str, Any]:
+        """The parameters the statistics are counted with: the tagger's in memory (read
+        from the index), else the one this client was given (the lock's holder checks them
+        against the stored statistics' own: :meth:`PreparedFit.merge`)."""
+        known = self._tagger or self._template or KeywordTagger()
+        return known.params()
+
+    # ---------------------------------------------------------- a batch's counts, taken back
+    def start_batch(self, store: VectorStore) -> None:
+        """Record what the next tagging calls count, until :meth:`end_batch` or
+        :meth:`take_back` (an ``add_records`` batch, all or nothing)."""
+        state, delta = store.get_state(STATE_KEY), store.get_state(DELTA_KEY)
+        self._journal = _Journal(start=(state, delta), last=(state, delta))
+
+    def end_batch(self) -> None:
+        self._journal = None
+
+    def take_back(self, store: VectorStore) -> None:
+        """Undo the counts of the batch recorded since :meth:`start_batch`, keeping any
+        other writer's: when no other writer saved statistics meanwhile, the blobs read at
+        the start are put back as they were; else the stored statistics are read and the
+        batch's texts taken out of them (:meth:`KeywordTagger.unfit`), under the lock.
+
+        Why: putting back the blobs read at the start also dropped the documents another
+        process (or another client) counted while the batch ran (races58, "Left")."""
+        journal, self._journal = self._journal, None
+        self._tagger = None  # (it counted the batch: read again from what is stored)
+        if journal is None or not journal.texts:
+            return
+        with holding_named(store, STATS_LOCK):
+            if not journal.foreign and _unchanged(store, journal.last):
+                for key, value in zip((STATE_KEY, DELTA_KEY), journal.start, strict=True):
+                    if not _same(store.get_state(key), value):
+                        store.put_state(key, value if value is not None else b"")
+                return
+            tagger = self._get(store)
+            tagger.unfit(journal.texts)
+            self._save(store)
 
     def refit(self, store: VectorStore) -> None:
         """Recount the statistics over every leaf of the index (used by the backfill)."""

@@ -1480,6 +1480,45 @@ class KeywordTagger:
         n_docs = sum(b.n_docs for b in batches)
         self._install(df, n_docs, lambda: _distinct(np.concatenate(gids)) if gids else _NONE)
 
+    def unfit(self, texts: Sequence[str]) -> None:
+        """Take documents that :meth:`partial_fit` counted back out of the statistics: each
+        text's distinct terms lose one document, ``n_docs`` loses one per text, and a term
+        left in no document leaves the vocabulary (the next save then writes a new base).
+
+        Why: a batch that fails after its texts were counted (``add_records``, all or
+        nothing) must take back its own counts only; putting back the statistics saved
+        before it also dropped what another writer counted meanwhile (helper leftovers56).
+        The frequencies left are those a fit without these texts gives, term for term (ids
+        may differ: tags do not depend on them). Terms unknown here (a refit elsewhere
+        recounted without them) are skipped."""
+        if isinstance(texts, str):
+            raise TaggerError("texts must be a sequence of strings, not one string")
+        if not texts:
+            return
+        batch = _count_batch(texts, self.bigrams, False)
+        gid = self._gid(batch.keys, batch.atoms, add=False)
+        known = gid >= 0
+        terms = gid[known]
+        df = self._df.copy()
+        df[terms] = np.maximum(df[terms] - batch.df[known], 0)
+        self._n_docs = max(self._n_docs - batch.n_docs, 0)
+        self._cache = None
+        empty = df[terms] == 0
+        if not empty.any():
+            self._df = df
+            if self._base_id:
+                self._touched.append(_distinct(terms))
+            return
+        keep = df > 0
+        v = _Vocab()
+        v.atoms = self._vocab.atoms
+        v.term_key = self._vocab.term_key[keep]
+        v._index()
+        self._vocab = v
+        self._df = df[keep]
+        self._base_id = ""  # (ids moved: the next save writes a new base)
+        self._touched = []
+
     @classmethod
     def _batch_scorer(
         cls, params: Mapping[str, Any], n_docs: int, batch: _BatchCounts, df: NDArray[np.int64]

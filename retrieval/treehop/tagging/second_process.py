@@ -46,7 +46,7 @@ from ..text_tokenize import offer_cut, wants_cut
 from . import keywords
 from .keywords import KeywordTagger, _Atoms, _BatchCounts, _count_batch, _Cut, _part_bounds
 
-__all__ = ["fit_extract", "split_point"]
+__all__ = ["PreparedFit", "fit_extract", "split_point"]
 
 SPLIT_MIN_CHARS: Final = 16 << 20
 """A batch is split from this many characters of text (~37k leaves of the bench tree), where
@@ -97,67 +97,198 @@ def fit_extract(
 ) -> list[list[str]]:
     """``tagger.partial_fit_extract(fit_texts, texts)``; when both are one large batch of a
     TF-IDF tagger, on two cores (see the module docstring): the same frequencies and tags."""
-    at = None
-    if (
-        tagger.method == "tfidf"
-        and not isinstance(texts, str)
-        and _cores() >= 2
-        and all(isinstance(t, str) for t in texts)
-        and list(fit_texts) == list(texts)
-    ):
-        at = split_point(texts)
-    if at is None:  # (bad input gets the one-process fit's TaggerError)
-        return tagger.partial_fit_extract(fit_texts, texts)
-    texts = list(texts)
-    keep_cut = wants_cut(len(texts))
-    worker = _Worker.start(texts[at:], tagger.bigrams, keep_cut)
+    fit = PreparedFit.count(tagger.params(), fit_texts, texts)
     try:
-        return _split_fit_extract(tagger, texts, at, keep_cut, worker)
+        fit.merge(tagger)
+        return fit.labels(tagger)
     finally:
-        if worker is not None:
-            worker.close()
+        fit.close()
 
 
 def _split_fit_extract(
     tagger: KeywordTagger, texts: list[str], at: int, keep_cut: bool, worker: _Worker | None
 ) -> list[list[str]]:
-    """The three steps of the module docstring; each of the worker's is done here instead
-    when it fails (``worker`` None: all of them)."""
-    t0 = time.monotonic()
-    first = _count_batch(texts[:at], tagger.bigrams, keep_cut)
-    gid_first = tagger._number_batch(first)  # (while the worker may still be counting)
-    second: _BatchCounts | None = None
-    if worker is not None:
+    """The three steps of the module docstring, cut at ``at``; each of the worker's is done
+    here instead when it fails (``worker`` None: all of them)."""
+    fit = PreparedFit._split(tagger.params(), texts, at, keep_cut, worker)
+    try:
+        fit.merge(tagger)
+        return fit.labels(tagger)
+    finally:
+        fit.close()
+
+
+class PreparedFit:
+    """:func:`fit_extract` in three steps, so that only the middle one touches the
+    statistics: :meth:`count` analyses and counts the texts on their own (the long part:
+    seconds for a large ingest), :meth:`merge` adds the counts into a tagger's statistics
+    (numbering and one addition), :meth:`labels` scores the documents with the merged
+    frequencies it took.
+
+    Why: the index's statistics lock (``locks/tagger``) is held from their read to their
+    save; held through the counting and scoring of a large ingest, it made another
+    process's tagging wait, then fail with ``IndexLockedError`` after ``lock_timeout``
+    (helper races58, "Left"; helper leftovers56). The caller holds it around :meth:`merge`
+    only. The frequencies, the saved statistics and the tags equal ``fit_extract``'s
+    (``tests/test_tagging_second_process.py``, ``tests/test_leftovers56.py``).
+
+    :meth:`count` needs the analysis parameters only (``bigrams``, ``method``); a tagger
+    whose parameters differ from those counted with (:meth:`fits`: the stored statistics
+    were written with other ones) gets ``partial_fit_extract`` instead, whole."""
+
+    def __init__(
+        self,
+        params: dict[str, Any],
+        fit_texts: Sequence[str],
+        texts: Sequence[str],
+        batches: list[_BatchCounts] | None,
+        at: int | None,
+        keep_cut: bool,
+        worker: _Worker | None,
+    ) -> None:
+        self._params = params
+        self._fit_texts = fit_texts
+        self._texts = texts
+        self._batches = batches
+        """The counted sub-batches (None: counted at :meth:`merge`, the whole way)."""
+        self._at = at
+        self._keep_cut = keep_cut
+        self._worker = worker
+        self._scored: tuple[dict[str, Any], int, list[NDArray[np.int64]]] | None = None
+        self._whole: list[list[str]] | None = None
+
+    @classmethod
+    def count(
+        cls, params: dict[str, Any], fit_texts: Sequence[str], texts: Sequence[str]
+    ) -> PreparedFit:
+        """Analyse and count ``fit_texts`` for a tagger of ``params`` (no tagger touched).
+        Texts a fit would refuse are left for :meth:`merge`, which raises its
+        :class:`~treehop.tagging.keywords.TaggerError`."""
+        bigrams = bool(params.get("bigrams", True))
+        if (
+            isinstance(texts, str)
+            or isinstance(fit_texts, str)
+            or not all(isinstance(t, str) for t in fit_texts)
+        ):
+            return cls(params, fit_texts, texts, None, None, False, None)
+        same = params.get("method") == "tfidf" and list(fit_texts) == list(texts)
+        at = None
+        if same and _cores() >= 2:
+            at = split_point(texts)
+        if at is None:
+            if not same and params.get("method") == "tfidf" and not fit_texts:
+                return cls(params, fit_texts, texts, None, None, False, None)
+            return cls(
+                params,
+                fit_texts,
+                texts,
+                [_count_batch(fit_texts, bigrams, False)],
+                None,
+                False,
+                None,
+            )
+        texts = list(texts)
+        keep_cut = wants_cut(len(texts))
+        return cls._split(params, texts, at, keep_cut, _Worker.start(texts[at:], bigrams, keep_cut))
+
+    @classmethod
+    def _split(
+        cls,
+        params: dict[str, Any],
+        texts: list[str],
+        at: int,
+        keep_cut: bool,
+        worker: _Worker | None,
+    ) -> PreparedFit:
+        """Steps 1-2 of the module docstring's counting: ``texts[:at]`` here while
+        ``worker`` (None: this process) counts the rest."""
+        bigrams = bool(params.get("bigrams", True))
         try:
-            second = worker.counts(_wait_s(time.monotonic() - t0), len(texts) - at)
-        except WorkerFailed:
-            worker = None
-    if second is None:
-        second = _count_batch(texts[at:], tagger.bigrams, keep_cut)
-    gid_second = tagger._number_batch(second)
-    tagger._fit_batches([first, second], [gid_first, gid_second])
-    params, n_docs, df_second = tagger.params(), tagger.n_docs, tagger._df[gid_second]
-    if worker is not None:
-        try:
-            worker.send_scores(params, n_docs, df_second)
-        except WorkerFailed:
-            worker = None
-    t0 = time.monotonic()
-    scorer = KeywordTagger._batch_scorer(params, n_docs, first, tagger._df[gid_first])
-    labels = scorer._batch_tags(first)
-    tags_second: list[list[str]] | None = None
-    if worker is not None:
-        with contextlib.suppress(WorkerFailed):
-            tags_second = worker.tags(_wait_s(time.monotonic() - t0), second.n_docs)
-    if tags_second is None:
-        if not second.counted:  # (its counts were the worker's: counted again, alike)
-            second = replace(_count_batch(texts[at:], tagger.bigrams, False), cut=second.cut)
-        scorer = KeywordTagger._batch_scorer(params, n_docs, second, df_second)
-        tags_second = scorer._batch_tags(second)
-    cuts = [(offset, b.cut) for offset, b in ((0, first), (at, second)) if b.cut is not None]
-    if keep_cut and cuts:
-        _offer_merged_cut(texts, cuts)
-    return labels + tags_second
+            t0 = time.monotonic()
+            first = _count_batch(texts[:at], bigrams, keep_cut)
+            second: _BatchCounts | None = None
+            if worker is not None:
+                try:
+                    second = worker.counts(_wait_s(time.monotonic() - t0), len(texts) - at)
+                except WorkerFailed:
+                    worker.close()
+                    worker = None
+            if second is None:
+                second = _count_batch(texts[at:], bigrams, keep_cut)
+        except BaseException:
+            if worker is not None:
+                worker.close()
+            raise
+        return cls(params, texts, texts, [first, second], at, keep_cut, worker)
+
+    def fits(self, tagger: KeywordTagger) -> bool:
+        """Whether ``tagger`` analyses as the counts were made."""
+        mine = self._params
+        return tagger.bigrams == mine.get("bigrams") and tagger.method == mine.get("method")
+
+    def merge(self, tagger: KeywordTagger) -> None:
+        """Add the counted texts to ``tagger``'s statistics (the short step, under the
+        caller's lock); a tagger of other parameters fits and extracts here, whole."""
+        if self._batches is None or not self.fits(tagger):
+            self.close()
+            self._whole = tagger.partial_fit_extract(self._fit_texts, self._texts)
+            return
+        gids = [tagger._number_batch(b) for b in self._batches]
+        tagger._fit_batches(self._batches, gids)
+        # (copies: the tagger may count more before :meth:`labels` runs)
+        self._scored = (tagger.params(), tagger.n_docs, [tagger._df[g] for g in gids])
+
+    def labels(self, tagger: KeywordTagger) -> list[list[str]]:
+        """Each text's labels, with the frequencies :meth:`merge` left (``tagger``: the
+        one merged into, for a batch that is not its fitted texts)."""
+        if self._whole is not None:
+            return self._whole
+        assert self._batches is not None and self._scored is not None
+        params, n_docs, dfs = self._scored
+        if len(self._batches) == 1 and self._at is None:
+            if params.get("method") != "tfidf" or list(self._fit_texts) != list(self._texts):
+                return tagger.extract_many(self._texts)
+            (batch,) = self._batches
+            return KeywordTagger._batch_scorer(params, n_docs, batch, dfs[0])._batch_tags(batch)
+        return self._split_labels(params, n_docs, dfs)
+
+    def _split_labels(
+        self, params: dict[str, Any], n_docs: int, dfs: list[NDArray[np.int64]]
+    ) -> list[list[str]]:
+        """Step 3 of the module docstring: each sub-batch scored where it was counted (the
+        worker's here instead when it fails)."""
+        assert self._batches is not None and self._at is not None
+        first, second = self._batches
+        texts, at, worker = list(self._texts), self._at, self._worker
+        if worker is not None:
+            try:
+                worker.send_scores(params, n_docs, dfs[1])
+            except WorkerFailed:
+                worker = None
+        t0 = time.monotonic()
+        scorer = KeywordTagger._batch_scorer(params, n_docs, first, dfs[0])
+        labels = scorer._batch_tags(first)
+        tags_second: list[list[str]] | None = None
+        if worker is not None:
+            with contextlib.suppress(WorkerFailed):
+                tags_second = worker.tags(_wait_s(time.monotonic() - t0), second.n_docs)
+        if tags_second is None:
+            if not second.counted:  # (its counts were the worker's: counted again, alike)
+                second = replace(
+                    _count_batch(texts[at:], bool(params["bigrams"]), False), cut=second.cut
+                )
+            scorer = KeywordTagger._batch_scorer(params, n_docs, second, dfs[1])
+            tags_second = scorer._batch_tags(second)
+        cuts = [(offset, b.cut) for offset, b in ((0, first), (at, second)) if b.cut is not None]
+        if self._keep_cut and cuts:
+            _offer_merged_cut(texts, cuts)
+        return labels + tags_second
+
+    def close(self) -> None:
+        """Stop the worker, if one is still running."""
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
 
 
 def _wait_s(own_s: float) -> float:
