@@ -45,7 +45,11 @@ from treehop.ingest.records import (  # noqa: E402
     add_records,
 )
 
-from treehop_test_doubles import BagOfWordsEmbedder, add_records_one_by_one  # noqa: E402
+from treehop_test_doubles import (  # noqa: E402
+    BagOfWordsEmbedder,
+    add_records_one_by_one,
+    settle_directory_tags,
+)
 
 WORDS = [
     "index",
@@ -101,6 +105,10 @@ def make_records(n: int, seed: int = 0) -> list[tuple[str, dict[str, Any]]]:
 
 
 def digest(client: Treehop) -> str:
+    """The stored nodes and vectors, after the directories are re-tagged from the final
+    index (``settle_directory_tags``: the two write paths tag a directory with statistics
+    from different moments)."""
+    settle_directory_tags(client)
     nodes = sorted(client.store.iter_nodes(None), key=lambda n: n.uri)
     vecs = np.asarray(client.store.get_vectors([n.uri for n in nodes]), np.float32)
     h = hashlib.sha256()

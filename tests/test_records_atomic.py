@@ -27,7 +27,7 @@ from treehop.ingest.records import (
 from treehop.stores.embedded import EmbeddedStore
 from treehop.tagging import ingest as tagger_ingest
 
-from treehop_test_doubles import BagOfWordsEmbedder, add_records_one_by_one
+from treehop_test_doubles import BagOfWordsEmbedder, add_records_one_by_one, settle_directory_tags
 
 
 class FlakyEmbedder(BagOfWordsEmbedder):
@@ -57,18 +57,8 @@ def snapshot(client: Treehop) -> dict[str, tuple[str, bytes]]:
 
 
 def settled(client: Treehop) -> dict[str, tuple[str, bytes]]:
-    """:func:`snapshot` after every directory is re-tagged from the index as it ends up
-    (``TreeWriter._tag_described``, where the write does not re-tag the index whole).
-
-    Why: past ``retag_all_below`` a write re-tags the directories it re-describes
-    (helper leftovers56); one record at a time re-tagged a directory with the keyword
-    statistics of its last record's write, the batch with those of the batch's end, and
-    the tie-break by document frequency can differ. Everything else is compared as
-    stored."""
-    writer = client.aio.writer
-    if writer.tagger is not None and len(client.store) > writer.retag_all_below:
-        dirs = [n for n in client.store.iter_nodes(None) if not n.is_leaf]
-        writer._tag_described(dirs)
+    """:func:`snapshot` after ``settle_directory_tags`` (everything else compared as stored)."""
+    settle_directory_tags(client)
     return snapshot(client)
 
 
