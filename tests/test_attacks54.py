@@ -5,6 +5,7 @@ numbering, the CLI's and MCP tools' answers, ``add_records``' ``uri`` metadata."
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -34,18 +35,23 @@ class _Forever:
 
 
 class _Deaf:
-    """An extractor that swallows its cancellation and keeps waiting a while."""
+    """An extractor that swallows its cancellation and keeps waiting until the test releases
+    it (10 s at most), then answers. (It used to wait 2 s, and the test slept 2.5 s for it
+    to end: on a loaded machine it might not have, and "its late answer is not written"
+    then held without being tried.)"""
 
     def __init__(self) -> None:
-        self.ended = False
+        self.release = threading.Event()
+        self.ended = threading.Event()
 
     async def extract(self, turns: Any) -> Any:
-        for _ in range(20):
+        give_up = time.monotonic() + 10
+        while not self.release.is_set() and time.monotonic() < give_up:
             try:
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.01)
             except asyncio.CancelledError:
                 continue
-        self.ended = True
+        self.ended.set()
         return ("late summary", ["a late fact"])
 
 
@@ -77,9 +83,11 @@ def test_an_extractor_deaf_to_cancellation_does_not_hold_the_call(tmp_path: Path
         deaf = _Deaf()
         t0 = time.perf_counter()
         res = c.add_messages([{"content": "hello there"}], extractor=deaf, extract_deadline_s=0.2)
-        assert time.perf_counter() - t0 < 1.5
+        assert time.perf_counter() - t0 < 5  # (the extractor holds on for 10 s)
+        assert not deaf.ended.is_set()
         assert res.extraction_error and res.fact_uris == []
-        time.sleep(2.5)  # (it ends on its own later: what it answers then is not written)
+        deaf.release.set()
+        assert deaf.ended.wait(10)  # it ends later: what it answers then is not written
         assert not [u for u in _uris(c) if "fact-" in u]
     finally:
         c.close()

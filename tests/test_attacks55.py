@@ -176,10 +176,10 @@ def test_a_hostile_planner_answer_is_parsed_in_linear_time(answer: str) -> None:
     ``<think>`` (10,000 of them, 70 KB: 4.7 s; 20,000: 20.6 s), and a JSON start was tried
     at every ``[`` / ``{`` (each failing near the recursion limit: 20,000 ``[``, 5.2 s), on
     the event loop, whatever the planner's deadline."""
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # (CPU time of this thread: a loaded machine's waits do not count)
     with pytest.raises(PlanParseError):
         extract_json(answer)
-    assert time.perf_counter() - t0 < 1.0
+    assert time.thread_time() - t0 < 1.0
 
 
 @pytest.mark.parametrize(
@@ -208,11 +208,11 @@ def test_a_hostile_llm_rerank_answer_is_parsed_in_linear_time() -> None:
     """``^\\s*```[a-zA-Z]*\\s*(.*?)\\s*```\\s*$`` backtracked through every whitespace run
     at every position: "```" and 5,000 spaces and "x" took 90 s (2,000: ~6 s), on the event
     loop, past the reranker's timeout."""
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # (CPU time of this thread: a loaded machine's waits do not count)
     for answer in ["```" + " " * 20_000 + "x", "```json\n" + "\n \t" * 20_000 + "."]:
         with pytest.raises(RerankError):
             parse_scores(answer, 2)
-    assert time.perf_counter() - t0 < 1.0
+    assert time.thread_time() - t0 < 1.0
 
 
 def test_the_fence_is_read_as_the_regex_read_it() -> None:

@@ -85,10 +85,10 @@ def test_a_blank_run_after_a_fence_is_parsed_in_linear_time(answer: str) -> None
     an unclosed fence between its two ``[ \\t]*`` in every way and rescanned the rest each
     time: 1,000 spaces took 1.9 s, 2,000 took 25 s (20,000: hours), synchronously on the
     event loop once the model had answered, so no planner deadline cut it."""
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # (CPU time of this thread: a loaded machine's waits do not count)
     with pytest.raises(PlanParseError):
         extract_json(answer)
-    assert time.perf_counter() - t0 < 1.0
+    assert time.thread_time() - t0 < 1.0
 
 
 def test_the_planner_falls_back_at_once_on_such_an_answer(chat: FakeOpenAIChatServer) -> None:
@@ -97,7 +97,7 @@ def test_the_planner_falls_back_at_once_on_such_an_answer(chat: FakeOpenAIChatSe
     t0 = time.perf_counter()
     result = asyncio.run(IntentAnalyzer(llm, timeout_s=5.0).analyze("what is alpha?"))
     llm.close()
-    assert time.perf_counter() - t0 < 3.0
+    assert time.perf_counter() - t0 < 10.0  # (the regex took 25 s and more; was < 3.0)
     assert result.queries  # the fallback plan
 
 
@@ -192,7 +192,7 @@ def test_a_damaged_vikingdb_state_head_is_a_store_error_a_write_repairs(head: st
         t0 = time.perf_counter()
         with pytest.raises(StoreError, match="damaged"):
             store.get_state("sessions/x")
-        assert time.perf_counter() - t0 < 2.0
+        assert time.perf_counter() - t0 < 10.0  # (it ran 5 minutes and more; was < 2.0)
         store.put_state("sessions/x", b"rewritten")
         assert store.get_state("sessions/x") == b"rewritten"
 
@@ -256,9 +256,9 @@ def test_a_flattened_pages_first_line_is_read_in_linear_time(first_line: str) ->
     LlamaIndex's vector stores and loaders call for every such document) matched its first
     line against ``_GLUED_NAV``, whose blank runs backtracked against each other for every
     title length: 18-24 s for the first line, 2.8 s for the second."""
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # (CPU time of this thread: a loaded machine's waits do not count)
     out = page_text(first_line + "\nthe page's body text", {"source": "guide/page.html"})
-    assert time.perf_counter() - t0 < 1.0
+    assert time.thread_time() - t0 < 1.0
     assert "the page's body text" in out
 
 

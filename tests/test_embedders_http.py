@@ -359,14 +359,15 @@ def test_close_keeps_a_caller_owned_client(server: FakeOpenAIEmbeddingsServer) -
 async def test_async_batches_run_concurrently_on_the_async_client(
     server: FakeOpenAIEmbeddingsServer,
 ) -> None:
-    server.default = Reply.slow(0.4)
+    # Each answer waits until all 4 requests are in flight (sequential requests would each
+    # wait the 5 s out). It was "4 requests of 0.4 s within 1.2 s", which a loaded machine
+    # failed; the server's count of requests in flight at once is the same claim, timeless.
+    server.default = Reply(delay_s=5.0, together=4)
     async with make(server, max_batch=2, max_concurrency=4) as emb:
-        t0 = time.perf_counter()
-        vecs = await emb.aembed(TEXTS)  # 4 requests of 0.4 s each
-        elapsed = time.perf_counter() - t0
+        vecs = await emb.aembed(TEXTS)  # 4 requests
         assert emb._client is None  # the sync client was never created: no thread hop
     assert len(server.requests) == 4
-    assert elapsed < 1.2  # sequential would take 1.6 s
+    assert server.max_in_flight == 4
     np.testing.assert_allclose(vecs, expected(TEXTS), atol=1e-5)
 
 

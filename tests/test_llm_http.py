@@ -95,13 +95,15 @@ async def test_async_path_uses_async_client(server: FakeOpenAIChatServer) -> Non
 
 
 async def test_async_calls_run_concurrently(server: FakeOpenAIChatServer) -> None:
-    server.default = Reply.chat("slow", delay_s=0.4)
+    # Each answer waits until all 4 requests are in flight (sequential calls would each wait
+    # the 5 s out). It was "4 answers of 0.4 s within 1.2 s", which a loaded machine failed;
+    # the server's count of requests in flight at once is the same claim, timeless.
+    server.default = Reply.chat("slow", delay_s=5.0)
+    server.default.together = 4
     llm = make(server)
-    t0 = time.perf_counter()
     answers = await asyncio.gather(*(llm.acomplete(MSGS) for _ in range(4)))
-    elapsed = time.perf_counter() - t0
     assert answers == ["slow"] * 4
-    assert elapsed < 1.2, elapsed  # sequential would take >= 1.6 s
+    assert server.max_in_flight == 4
     await llm.aclose()
 
 

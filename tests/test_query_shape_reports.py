@@ -207,10 +207,10 @@ def test_readers_are_cheap_on_long_hostile_input(pattern: list[str], lead: str) 
     generous bound (a regular expression with backtracking, or a scan per word, would not)."""
     unit = "".join(pattern)
     query = lead + unit * (200_000 // len(unit) + 1)
-    start = time.perf_counter()
+    start = time.thread_time()  # (CPU time of this thread: a loaded machine's waits do not count)
     for reader in (is_error_report, is_problem_report):
         assert reader(query) in (True, False)
-    assert time.perf_counter() - start < 0.5
+    assert time.thread_time() - start < 0.5
 
 
 def _resolved(query: str, roots: list[str], **cfg: object):  # type: ignore[no-untyped-def]

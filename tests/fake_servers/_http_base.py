@@ -27,6 +27,11 @@ class Reply:
     delay_s: float = 0.0
     """Slept (interruptibly: :meth:`FakeHTTPServer.stop` cuts it short) before answering."""
     headers: dict[str, str] = field(default_factory=dict)
+    together: int = 0
+    """When set, the answer waits until this many requests have been in flight at once
+    (then goes at once), ``delay_s`` at most: a concurrency test then checks
+    :attr:`FakeHTTPServer.max_in_flight`, an event, not a wall-clock bound ("4 requests
+    of 0.4 s answered within 1.2 s" failed on a loaded machine)."""
 
 
 @dataclass
@@ -79,6 +84,10 @@ class FakeHTTPServer:
         self._lock = threading.RLock()
         self._stopping = threading.Event()
         self.requests: list[RecordedRequest] = []
+        self._arrivals = threading.Condition(self._lock)
+        self._in_flight = 0
+        self.max_in_flight = 0
+        """The most POSTs being answered at once so far."""
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -146,10 +155,27 @@ class FakeHTTPServer:
                 self._send(outer.answer_get(self._record("GET")))
 
             def do_POST(self) -> None:
-                self._send(outer.respond(self._record("POST")))
+                req = self._record("POST")
+                with outer._arrivals:
+                    outer._in_flight += 1
+                    outer.max_in_flight = max(outer.max_in_flight, outer._in_flight)
+                    outer._arrivals.notify_all()
+                try:
+                    self._send(outer.respond(req))
+                finally:
+                    with outer._arrivals:
+                        outer._in_flight -= 1
 
             def _send(self, reply: Reply) -> None:
-                if reply.delay_s:
+                if reply.together:
+                    with outer._arrivals:
+                        outer._arrivals.wait_for(
+                            lambda: (
+                                outer.max_in_flight >= reply.together or outer._stopping.is_set()
+                            ),
+                            timeout=reply.delay_s,
+                        )
+                elif reply.delay_s:
                     outer._stopping.wait(reply.delay_s)
                 body = reply.body
                 if isinstance(body, bytes | str):
@@ -178,6 +204,8 @@ class FakeHTTPServer:
 
     def stop(self) -> None:
         self._stopping.set()
+        with self._arrivals:
+            self._arrivals.notify_all()
         if self._thread is not None and self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()

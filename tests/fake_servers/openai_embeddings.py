@@ -172,4 +172,4 @@ class FakeOpenAIEmbeddingsServer(FakeHTTPServer):
                 out = reply.transform(out)
         else:
             out = {"error": {"message": "scripted failure", "code": reply.status}}
-        return _BaseReply(reply.status, out, reply.delay_s, reply.headers)
+        return _BaseReply(reply.status, out, reply.delay_s, reply.headers, reply.together)
