@@ -3,7 +3,8 @@
 Issue 33, stop 56 (helper ``recall56``). On an untuned set ``find()`` had the lowest R@100
 of the rows while having the best nDCG@10; this asks the same question on sets one may look
 at. For every question of the chosen sets and halves it counts what ``find(limit=100)``
-returns (how many results, from how many documents: the slot's ``parent_uri``) beside flat
+returns (how many results, from how many documents: the slot's ``parent_uri``, and how many
+of the set's leaves its slots hold, faces and collapsed chunks) beside flat
 hybrid's 100 (their documents), and for each question where flat hybrid's 100 hold an
 answer and ``find()``'s do not it gives one cause, read in this order:
 
@@ -79,6 +80,12 @@ def diagnose(
         "find_n": len(slots),
         "find_docs": len({m.parent_uri for m in slots}),
         "hybrid_docs": len({doc_of.get(t) for t in h_texts}),
+        # leaves the slots hold (faces and collapsed chunks) of the set's leaves: a short
+        # result that leaves some out stopped before the corpus ran out
+        "find_covers": len(
+            ({m.uri for m in slots} | {c.uri for m in slots for c in m.collapsed}) & set(flat.uris)
+        ),
+        "leaves": len(flat.uris),
         "cause": None,
     }
     if f_rank is not None or h_rank is None:
@@ -141,10 +148,12 @@ def main(argv: Sequence[str] | None = None) -> None:
                     )
         records += mine
         short = sum(1 for r in mine if r["find_n"] < 100)
+        gaps = sum(1 for r in mine if r["find_n"] < 100 and r["find_covers"] < r["leaves"])
         n_min = min((r["find_n"] for r in mine), default=0)
         print(
             f"{name}: {len(mine)} questions; find() under 100 results on {short} (min "
-            f"{n_min}); mean documents {sum(r['find_docs'] for r in mine) / max(1, len(mine)):.1f}"
+            f"{n_min}; {gaps} of them leave leaves uncovered); mean documents "
+            f"{sum(r['find_docs'] for r in mine) / max(1, len(mine)):.1f}"
             f" (flat hybrid {sum(r['hybrid_docs'] for r in mine) / max(1, len(mine)):.1f})"
             f"; find misses, hybrid holds: {sum(1 for r in mine if r['cause'])}; find holds, "
             f"hybrid misses: {sum(1 for r in mine if r['find'] and not r['hybrid'])}",
