@@ -469,7 +469,20 @@ class TreehopRetriever(BaseRetriever):
                 "mode": self._effective_mode(),
             }
         )
+        if self._everything() and self.score_threshold is None:
+            # every node, as SimpleVectorStore's "no limit" and our vector stores' answer it:
+            # the client's own floor (RetrievalConfig.score_threshold) left 2 of 18 out
+            kw["score_threshold"] = kit.NO_FLOOR
         return kw
+
+    def _everything(self) -> bool:
+        """Whether this retrieval asks for every node of its scope: ``similarity_top_k``
+        above one search's limit, or 0 ("no limit") when nothing reranks it (a search that
+        reranks is the reranked best :data:`NO_LIMIT_RERANK_POOL`, a bounded ask)."""
+        value = self._top_k_setting
+        if value == 0:
+            return self._source is None and self._reranker_name(self._effective_mode()) is None
+        return value > MAX_LIMIT and self._source is None
 
     def _find_scope(
         self, targets: list[str], ctypes: tuple[ContextType, ...] | None
