@@ -23,7 +23,7 @@ from llama_index.core.vector_stores import SimpleVectorStore
 
 from langchain_treehop import TreehopVectorStore as LCStore
 from llama_index.retrievers.treehop import TreehopRetriever
-from llama_index.retrievers.treehop.base import NO_LIMIT_RERANK_POOL
+from llama_index.retrievers.treehop import base as li_base
 from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
 from treehop._http import RetryPolicy
@@ -179,7 +179,7 @@ def test_similarity_top_k_zero_with_a_reranker_reranks_a_bounded_pool(
 
     n0, pairs0 = run(similarity_top_k=0)
     n_all, pairs_all = run(similarity_top_k=MAX_LIMIT)  # an explicit ask reranks what it asks
-    assert n0 == NO_LIMIT_RERANK_POOL < n_all
+    assert n0 == li_base.NO_LIMIT_RERANK_POOL < n_all
     assert 0 < pairs0 < pairs_all
     assert run(similarity_top_k=0, retrieve_count=30)[0] == 30
     # unreranked, "no limit" is every passage (300), with no reranker call
