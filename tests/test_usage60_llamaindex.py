@@ -153,7 +153,18 @@ def reranked() -> Iterator[tuple[Treehop, CountingReranker]]:
     rr = CountingReranker()
     th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None, reranker=rr)
     n = 300
-    words = "deploy helm traffic rollback keys tokens canary release pipeline review".split()
+    words = [
+        "deploy",
+        "helm",
+        "traffic",
+        "rollback",
+        "keys",
+        "tokens",
+        "canary",
+        "release",
+        "pipeline",
+        "review",
+    ]
     LCStore(client=th, base_uri="viking://resources/kb").add_texts(
         [
             " ".join(words[(i * 7 + j * 3) % len(words)] for j in range(6)) + f" n{i}"

@@ -358,17 +358,15 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     """The key for ``llm_model``; read from ``TREEHOP_LLM_API_KEY`` or ``OPENAI_API_KEY`` when
     not given. Never shown in ``repr``."""
 
-    def __init__(self, **data: Any) -> None:
-        # ``search_type`` is a VectorStoreRetriever habit: pydantic's answer was "Extra inputs
-        # are not permitted", with no way on. The per-call error's hint, and its type (an
-        # InvalidQueryError is a ValueError, as LangChain's ValidationError is), instead.
-        if "search_type" in data:
-            raise InvalidQueryError(_search_type_hint(data["search_type"]))
-        super().__init__(**data)
-
     @model_validator(mode="before")
     @classmethod
     def _merge_search_kwargs(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "search_type" in data:
+            # A VectorStoreRetriever habit: pydantic's answer was "Extra inputs are not
+            # permitted", with no way on. The per-call error's hint instead, as a
+            # ValidationError like every constructor error here (and LangChain's own
+            # ``VectorStoreRetriever(search_type="bogus")``).
+            raise InvalidQueryError(_search_type_hint(data["search_type"]))
         if not isinstance(data, dict) or not data.get("search_kwargs"):
             return data
         extra = data["search_kwargs"]

@@ -141,9 +141,12 @@ class TreehopRetriever(BaseRetriever):
             only; ``similarity_top_k`` becomes its ``limit``, the metadata filters its
             ``doc_filter``, ``retrieval_mode="thinking"`` turns its rerank on; a ``tags``
             filter, ``mode="search"`` or a ``target_uri`` outside it is refused here.
-        similarity_top_k: how many nodes to return; 0 is no limit (as many as one search
-            returns, 1,000), as in LlamaIndex's ``VectorIndexRetriever`` over its
-            ``SimpleVectorStore``.
+        similarity_top_k: how many nodes to return. 0 is no limit and above 1,000 is
+            "everything", as in LlamaIndex's ``VectorIndexRetriever`` over its
+            ``SimpleVectorStore``: every node of the scope (up to one search's 1,000; above it
+            only where the scope holds at most 1,000, else ``InvalidQueryError``). 0 when the
+            retrieval reranks is the reranked best ``retrieve_count`` (default
+            :data:`NO_LIMIT_RERANK_POOL`): the reranker's cost stays bounded.
         filters: LlamaIndex ``MetadataFilters``; the key ``tags`` filters on tags,
             ``context_type`` on the context types, every other key on stored metadata. A filter
             treehop cannot express raises :class:`~treehop.errors.InvalidFilterError` here, at
