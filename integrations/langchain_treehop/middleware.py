@@ -83,6 +83,8 @@ class TreehopContextMiddleware(AgentMiddleware):
     Args:
         client: a ``Treehop`` or ``AsyncTreehop``.
         max_tokens: the token budget of the injected block (counted by treehop's tokenizer).
+            ``0`` injects nothing, as ``k=0`` does (no budget, no block: a caller computing the
+            budget from what the model has left reaches it); negative is refused.
         quotas: per-context-type token budgets (``{"memory": 400}``).
         tiers: which node texts may be shown (content, overview, abstract).
         k: how many hits ``find()`` retrieves to fill the budget from. ``0`` injects nothing
@@ -114,7 +116,10 @@ class TreehopContextMiddleware(AgentMiddleware):
     ) -> None:
         super().__init__()
         self.client = kit.check_client(client)
-        check_budget(max_tokens, quotas, tiers)
+        # 0: no block, as k=0 (a budget of nothing); the quotas and tiers are still checked,
+        # against the smallest budget assemble_context takes. Negative, bool, float refused.
+        no_budget = max_tokens == 0 and type(max_tokens) is int
+        check_budget(1 if no_budget else max_tokens, quotas, tiers)
         check_id(conversation_id, "conversation_id")
         # 0: retrieve nothing, as LangChain retrievers read k=0; negative, bool, float refused.
         self.k = 0 if k == 0 and type(k) is int else check_limit(k, "k")
@@ -186,7 +191,7 @@ class TreehopContextMiddleware(AgentMiddleware):
         if key is None:
             return handler(request)
         session, ident, query = key
-        if self.k == 0:  # (after the latest message's checks, as with any k)
+        if self.k == 0 or self.max_tokens == 0:  # (after the latest message's checks)
             return handler(request)
         ctx = self._cached(session, ident)
         if ctx is None:
@@ -211,7 +216,7 @@ class TreehopContextMiddleware(AgentMiddleware):
         if key is None:
             return await handler(request)
         session, ident, query = key
-        if self.k == 0:  # (after the latest message's checks, as with any k)
+        if self.k == 0 or self.max_tokens == 0:  # (after the latest message's checks)
             return await handler(request)
         ctx = self._cached(session, ident)
         if ctx is None:

@@ -99,6 +99,26 @@ _DID_YOU_MEAN = {
     "context_type": "context_types",
     "search_type": "mode",
 }
+# LangChain's VectorStoreRetriever search_type values: what each is here. ``mode`` is not one
+# of them (it picks find or search), so "use mode" alone sent an MMR user the wrong way.
+_SEARCH_TYPES = {
+    "similarity": "the default: leave search_type out",
+    "similarity_score_threshold": "give score_threshold= (a floor on the returned scores)",
+    "mmr": (
+        "TreehopRetriever has no MMR; use the vector store's: "
+        "TreehopVectorStore(client=client).as_retriever(search_type='mmr', "
+        "search_kwargs={'k': 4, 'fetch_k': 20}) or its max_marginal_relevance_search"
+    ),
+}
+
+
+def _search_type_hint(value: object) -> str:
+    """What to write instead of ``search_type=value`` (a ``VectorStoreRetriever`` habit)."""
+    said = _SEARCH_TYPES.get(value) if isinstance(value, str) else None
+    if said is None:
+        said = "mode= picks 'find' or 'search'; for MMR use TreehopVectorStore(...).as_retriever"
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    return f"TreehopRetriever takes no search_type ({shown}): {said}."
 
 
 class TreehopRetrievalOptions(BaseModel):
@@ -113,11 +133,14 @@ class TreehopRetrievalOptions(BaseModel):
     mode: Literal["find", "search"] = "find"
     """``find``: one query, no LLM, lowest latency. ``search``: the session and an LLM plan
     typed queries across resources, memories and skills, whose results are fused."""
-    k: int = Field(default=4, ge=0, le=MAX_LIMIT)
+    k: int = Field(default=4, ge=0)
     """How many documents to return (LangChain's name for treehop's ``limit``). ``0`` is
     answered ``[]`` after the call's checks, without a search, as LangChain's
     ``VectorStoreRetriever`` over ``InMemoryVectorStore`` answers it (a caller computing ``k``
-    from a budget reaches it)."""
+    from a budget reaches it). Above one search's limit (1,000) it asks for everything, as
+    ``VectorStoreRetriever(search_kwargs={"k": 5000})`` answers with all its store holds: every
+    passage one search returns when the retriever's scope holds at most 1,000, else an
+    ``InvalidQueryError`` at the call (:func:`treehop.integration_kit.whole_limit`)."""
     target_uri: str | list[str] | None = None
     """Restrict the search to these subtrees (``viking://resources/devops``, ...)."""
     context_types: list[Literal["resource", "memory", "skill"]] | None = None
@@ -338,6 +361,12 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     @model_validator(mode="before")
     @classmethod
     def _merge_search_kwargs(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "search_type" in data:
+            # A VectorStoreRetriever habit: pydantic's answer was "Extra inputs are not
+            # permitted", with no way on. The per-call error's hint instead, as a
+            # ValidationError like every constructor error here (and LangChain's own
+            # ``VectorStoreRetriever(search_type="bogus")``).
+            raise InvalidQueryError(_search_type_hint(data["search_type"]))
         if not isinstance(data, dict) or not data.get("search_kwargs"):
             return data
         extra = data["search_kwargs"]
@@ -488,7 +517,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         unknown = sorted(set(overrides) - set(_OPTION_FIELDS))
         if unknown:
             hints = "".join(
-                f" Use {_DID_YOU_MEAN[u]} instead of {u}." for u in unknown if u in _DID_YOU_MEAN
+                f" {_search_type_hint(overrides[u])}"
+                if u == "search_type"
+                else f" Use {_DID_YOU_MEAN[u]} instead of {u}."
+                for u in unknown
+                if u in _DID_YOU_MEAN
             )
             raise InvalidQueryError(
                 f"unknown retriever argument(s) {unknown}.{hints} Per-call arguments are: "
@@ -503,6 +536,26 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 for e in exc.errors()
             )
             raise InvalidQueryError(f"invalid retriever argument(s): {details}") from exc
+
+    async def _awhole_limit(self, opts: TreehopRetrievalOptions) -> int:
+        """A ``k`` above one search's limit as that limit, or an error naming why not."""
+        return await kit.whole_limit(
+            self.treehop_client,
+            opts.k,
+            "k",
+            target_uri=opts.target_uri,
+            context_types=opts.context_types,
+            directories=opts.include_directories,
+        )
+
+    @staticmethod
+    def _whole(opts: TreehopRetrievalOptions, limit: int) -> TreehopRetrievalOptions:
+        """The options of an "everything" call: one search's limit and, unless the caller set
+        a floor, none (the client's ``RetrievalConfig.score_threshold`` would leave out the
+        passages that score below it: 4 of 6 came back), as ``VectorStoreRetriever`` and our
+        vector stores return every document they hold."""
+        floor = kit.NO_FLOOR if opts.score_threshold is None else opts.score_threshold
+        return opts.model_copy(update={"k": limit, "score_threshold": floor})
 
     def _check_source_call(self, opts: TreehopRetrievalOptions) -> None:
         if is_knowledge_source(self.treehop_client):
@@ -536,6 +589,8 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         if opts.k == 0:  # checked as any call, then answered without a search
             check_query(query)
             return []
+        if opts.k > MAX_LIMIT:  # "everything": known where the scope can be counted
+            opts = self._whole(opts, kit.run_on(client, self._awhole_limit(opts)))
         batched = self._batched(query)
         if batched is not None:
             result = batched
@@ -561,6 +616,8 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         if opts.k == 0:
             check_query(query)
             return []
+        if opts.k > MAX_LIMIT:
+            opts = self._whole(opts, await self._awhole_limit(opts))
         batched = self._batched(query)
         if batched is not None:
             result = batched
@@ -634,8 +691,8 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             opts = self._options(kwargs)
         except TreehopError:
             return None  # each invoke raises it
-        if opts.mode != "find" or opts.k == 0:
-            return None  # (k=0: each invoke answers [] unsearched)
+        if opts.mode != "find" or not 0 < opts.k <= MAX_LIMIT:
+            return None  # (k=0: each invoke answers [] unsearched; above: each counts)
         return client, list(dict.fromkeys(inputs)), opts
 
     def _find_many(

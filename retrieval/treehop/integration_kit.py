@@ -66,7 +66,7 @@ from typing_extensions import TypeIs
 
 from . import uri as urimod
 from ._sync import LoopThread
-from .arguments import check_target_uris
+from .arguments import check_context_types, check_target_uris
 from .client import (
     TINY_QUERY_NORM,
     AsyncTreehop,
@@ -85,7 +85,7 @@ from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
 from .models import ContextType, FindResult, MatchedContext
 from .search_options import SearchKwargs
-from .validation import MAX_LIMIT, MAX_QUERY_CHARS, check_limit, check_query, is_blank
+from .validation import MAX_LIMIT, MAX_QUERY_CHARS, as_list, check_limit, check_query, is_blank
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -376,6 +376,62 @@ def top_hits(
     if is_knowledge_source(client):
         return [m for m in result.contexts() if min_score is None or m.score >= min_score]
     return result.top(k, min_score=min_score)
+
+
+async def whole_limit(
+    client: RetrieverClient,
+    k: int,
+    name: str,
+    *,
+    target_uri: str | Sequence[str] | None = None,
+    context_types: Sequence[ContextType | str] | ContextType | str | None = None,
+    directories: bool = False,
+) -> int:
+    """A retriever's ``k`` (already checked as an ``int >= 0``) as a search's limit.
+
+    Up to :data:`MAX_LIMIT` it is itself. Above it the user asks for "everything", as
+    LangChain's ``VectorStoreRetriever`` and LlamaIndex's ``VectorIndexRetriever`` answer
+    ``k=5000`` with every document their store holds (and our vector stores do,
+    :meth:`PassageIndex.checked_k`): when the retriever's scope (its targets, else the roots of
+    its context types, else every root of the user) holds at most ``MAX_LIMIT`` passages
+    (nodes, with ``directories``) it is ``MAX_LIMIT``, the most one search returns. A larger
+    scope is refused, never cut short in silence; counting stops at ``MAX_LIMIT + 1``, so a big
+    index is not walked whole. A knowledge source cannot say what it holds, so there "every
+    document" is not known and ``k`` above one search's limit is refused, saying so.
+    """
+    if k <= MAX_LIMIT:
+        return k
+    bound = f"{name} above {MAX_LIMIT} (one search's limit, got {k}) asks for everything"
+    if is_knowledge_source(client):
+        raise InvalidQueryError(
+            f"{bound}, and a {type(client).__name__} cannot say how many documents it holds: "
+            f"give {name} of at most {MAX_LIMIT}"
+        )
+    aclient = as_async(client)
+    ctypes = check_context_types(context_types) or []
+
+    def held() -> int:
+        targets = as_list(target_uri)
+        if targets or len(ctypes) <= 1:
+            roots = aclient._roots(targets or None, ctypes[0] if ctypes else None)
+        else:
+            roots = [aclient.root(c) for c in dict.fromkeys(ctypes)]
+        count = 0
+        for root in roots:
+            for node in aclient.store.iter_nodes(root):
+                count += directories or node.is_leaf
+                if count > MAX_LIMIT:
+                    return count
+        return count
+
+    if await aclient._io(held) > MAX_LIMIT:
+        what = "nodes" if directories else "passages"
+        raise InvalidQueryError(
+            f"{bound}, but the retriever's scope holds more than {MAX_LIMIT} {what}, more "
+            f"than one search returns: give {name} of at most {MAX_LIMIT}, or narrow the "
+            "scope with target_uri"
+        )
+    return MAX_LIMIT
 
 
 async def acheck_filter_fields(

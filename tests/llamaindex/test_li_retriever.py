@@ -112,7 +112,7 @@ def test_similarity_top_k(client: Treehop, k: int) -> None:
     assert len(retriever.retrieve("kubernetes deployments and rollbacks")) == 2
 
 
-@pytest.mark.parametrize("bad", [-1, 1001, 2.5, True, 0.0])
+@pytest.mark.parametrize("bad", [-1, "1001", 2.5, True, 0.0])  # (1001: every node, usage60)
 def test_similarity_top_k_is_validated(client: Treehop, bad: Any) -> None:
     with pytest.raises(InvalidQueryError, match="similarity_top_k"):
         TreehopRetriever(client, similarity_top_k=bad)

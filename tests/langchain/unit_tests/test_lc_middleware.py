@@ -158,7 +158,7 @@ def test_no_user_message_and_empty_index_leave_the_request_alone() -> None:
 
 def test_invalid_settings_are_refused(client: Treehop) -> None:
     for kw in (
-        {"max_tokens": 0},
+        {"max_tokens": -1},
         {"k": -1},
         {"k": True},
         {"quotas": {"nope": 1}},

@@ -135,7 +135,7 @@ def test_constructor_validation(lc_client: Treehop, tmp_path: Path) -> None:
         ({"client": lc_client, "context_types": ["resource", "memory"]}, "one context type"),
         ({"client": lc_client, "target_uri": "resources/devops"}, "not a viking:// URI"),
         ({"client": lc_client, "limit": 3}, "Extra inputs are not permitted"),
-        ({"client": lc_client, "k": 1001}, "less than or equal to 1000"),
+        ({"client": lc_client, "k": -1}, "greater than or equal to 0"),  # (1001: usage60)
         ({"client": lc_client, "content_field": "body"}, "content_field must be one of"),
         ({"client": object()}, "Input should be an instance of Treehop"),
     ]

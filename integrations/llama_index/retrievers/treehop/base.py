@@ -63,6 +63,10 @@ if TYPE_CHECKING:
 dispatcher = get_dispatcher(__name__)
 
 DEFAULT_SIMILARITY_TOP_K = 10
+NO_LIMIT_RERANK_POOL = 100
+"""``similarity_top_k=0`` when a reranker scores the retrieval: the reranked best this many
+(or ``retrieve_count``), not the ~1,000 candidates a no-limit search reranks. Ten times the
+default ``similarity_top_k``: a cost bound (rerank pairs per query), not a quality setting."""
 Mode = Literal["find", "search"]
 
 
@@ -137,9 +141,12 @@ class TreehopRetriever(BaseRetriever):
             only; ``similarity_top_k`` becomes its ``limit``, the metadata filters its
             ``doc_filter``, ``retrieval_mode="thinking"`` turns its rerank on; a ``tags``
             filter, ``mode="search"`` or a ``target_uri`` outside it is refused here.
-        similarity_top_k: how many nodes to return; 0 is no limit (as many as one search
-            returns, 1,000), as in LlamaIndex's ``VectorIndexRetriever`` over its
-            ``SimpleVectorStore``.
+        similarity_top_k: how many nodes to return. 0 is no limit and above 1,000 is
+            "everything", as in LlamaIndex's ``VectorIndexRetriever`` over its
+            ``SimpleVectorStore``: every node of the scope (up to one search's 1,000; above it
+            only where the scope holds at most 1,000, else ``InvalidQueryError``). 0 when the
+            retrieval reranks is the reranked best ``retrieve_count`` (default
+            :data:`NO_LIMIT_RERANK_POOL`): the reranker's cost stays bounded.
         filters: LlamaIndex ``MetadataFilters``; the key ``tags`` filters on tags,
             ``context_type`` on the context types, every other key on stored metadata. A filter
             treehop cannot express raises :class:`~treehop.errors.InvalidFilterError` here, at
@@ -327,12 +334,46 @@ class TreehopRetriever(BaseRetriever):
     def similarity_top_k(self, value: int) -> None:
         # 0 is "no limit" in LlamaIndex: ``VectorStoreIndex.as_retriever(similarity_top_k=0)``
         # over ``SimpleVectorStore`` (or over our vector store) returns every node. Here, as
-        # many as one search returns (MAX_LIMIT); the search's own limit is that number.
-        if value == 0 and type(value) is int:
-            self._similarity_top_k = MAX_LIMIT
-        else:
-            self._similarity_top_k = check_limit(value, "similarity_top_k")
+        # many as one search returns (MAX_LIMIT); the search's own limit is that number. Above
+        # MAX_LIMIT ("everything", which ``VectorIndexRetriever`` answers with all its store
+        # holds) the same, where the scope holds at most MAX_LIMIT (checked per retrieval).
+        if type(value) is not int:
+            check_limit(value, "similarity_top_k")  # raises: not an integer
+        if value < 0:
+            raise InvalidQueryError(
+                f"similarity_top_k must be 0 (no limit) or a positive integer, got {value}"
+            )
         self._top_k_setting = value
+
+    @property
+    def _similarity_top_k(self) -> int:
+        """The search's limit for :attr:`similarity_top_k`.
+
+        ``0`` ("no limit") is as many as one search returns, but a reranker scores every
+        candidate the descent reaches for such a search (1,321 pairs on a 1,500-passage index,
+        against 221 for the default 10): when this retrieval reranks, "no limit" is the
+        reranked best ``retrieve_count`` (default :data:`NO_LIMIT_RERANK_POOL`) instead, so
+        the reranker's cost stays that of a bounded ask. ``retrieval_mode="quick"`` lists
+        every node unreranked; an explicit ``similarity_top_k`` reranks what it asks for."""
+        value = self._top_k_setting
+        if value == 0:
+            if self._reranker_name(self._effective_mode()) is None:
+                return MAX_LIMIT
+            return self.retrieve_count or NO_LIMIT_RERANK_POOL
+        return min(value, MAX_LIMIT)
+
+    async def _acheck_whole(self) -> None:
+        """A ``similarity_top_k`` above one search's limit: refused unless the scope holds
+        at most that many (:func:`treehop.integration_kit.whole_limit`)."""
+        if self._top_k_setting > MAX_LIMIT:
+            await kit.whole_limit(
+                self._client,
+                self._top_k_setting,
+                "similarity_top_k",
+                target_uri=self.target_uri or None,
+                context_types=self.context_types,
+                directories=self.include_directories,
+            )
 
     @property
     def filters(self) -> MetadataFilters | None:
@@ -431,7 +472,20 @@ class TreehopRetriever(BaseRetriever):
                 "mode": self._effective_mode(),
             }
         )
+        if self._everything() and self.score_threshold is None:
+            # every node, as SimpleVectorStore's "no limit" and our vector stores' answer it:
+            # the client's own floor (RetrievalConfig.score_threshold) left 2 of 18 out
+            kw["score_threshold"] = kit.NO_FLOOR
         return kw
+
+    def _everything(self) -> bool:
+        """Whether this retrieval asks for every node of its scope: ``similarity_top_k``
+        above one search's limit, or 0 ("no limit") when nothing reranks it (a search that
+        reranks is the reranked best :data:`NO_LIMIT_RERANK_POOL`, a bounded ask)."""
+        value = self._top_k_setting
+        if value == 0:
+            return self._source is None and self._reranker_name(self._effective_mode()) is None
+        return value > MAX_LIMIT and self._source is None
 
     def _find_scope(
         self, targets: list[str], ctypes: tuple[ContextType, ...] | None
@@ -657,6 +711,8 @@ class TreehopRetriever(BaseRetriever):
     # ------------------------------------------------------------------ retrieval
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         self._check_fields()
+        if self._top_k_setting > MAX_LIMIT:
+            kit.run_on(self._client, self._acheck_whole())
         with self._rerank_events(query_bundle) as finish:
             if self.mode == "find" or self._source is not None:
                 # a source's SDK, or a sync client's own find(), in this thread: no hop to a
@@ -676,6 +732,7 @@ class TreehopRetriever(BaseRetriever):
             await kit.acheck_filter_fields(
                 self._tree, self._mapped.filter, PROVENANCE, tags=self._tag_filters()
             )
+        await self._acheck_whole()
         with self._rerank_events(query_bundle) as finish:
             result = await self._query(query_bundle.query_str)
             hits = kit.top_hits(self._client, result, self._similarity_top_k, self._min_score())
