@@ -1,0 +1,125 @@
+"""Adversarial pass attacks59.
+
+Each test was written failing first (bench/README.md, "Adversarial pass (helper attacks59)").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import gzip
+import json
+import zlib
+
+import pytest
+
+from treehop._http import _bounded_brotli
+from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+from treehop.errors import EmbeddingError
+
+from treehop_test_doubles import peak_memory_mb, raw_answer_server
+
+# -- 1. br and unknown codings inside stacked Content-Encodings ----------------------------------
+
+BR_BOMB_1GIB = zlib.decompress(
+    base64.b64decode(
+        "eNo7/f+/PYMKw6ONDkXv///4/5+9gcVBRqzh3V/5////M0xg6DjMdGHv/8f//8szCDEURjDs+l7/5/9/ZgcmBT5"
+        "uh+//+v//r2fwYDiSyPji3v+P///zM3A2WOgw3P1t/+//f0YFRoF21gXV/49DLdnAUDJqyaglo5aMWjJqyfC0xBw"
+        "AxBQ9aA=="
+    )
+)
+"""1 GiB of zeros as brotli (quality 5, 1,617 bytes; stored here through zlib). Made once with
+``brotli.Compressor(quality=5)`` over 1,024 MiB of zeros (brotli 1.2.1), so the test needs no
+brotli module to send it."""
+
+
+def _answer(body: bytes, header: str) -> bytes:
+    head = (
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        f"Content-Encoding: {header}\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+def test_the_br_bomb_decodes_to_a_gibibyte_of_zeros() -> None:
+    """The constant is what it says (checked in bounded steps where a module is here)."""
+    assert len(BR_BOMB_1GIB) == 1617
+    module = _bounded_brotli()
+    if module is not None:
+        out = module.Decompressor().process(BR_BOMB_1GIB, output_buffer_limit=1 << 20)
+        assert len(out) >= 1 << 20 and not out.strip(b"\0")
+
+
+_PROBE = """
+import sys, gzip, zlib
+sys.path[:0] = sys.argv[2:]
+from test_attacks59 import BR_BOMB_1GIB, _answer
+from treehop_test_doubles import raw_answer_server
+from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+from treehop.errors import EmbeddingError
+HEADER = {header!r}
+if HEADER.startswith("br"):
+    body = BR_BOMB_1GIB if HEADER == "br" else gzip.compress(BR_BOMB_1GIB)
+else:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    zeros = b"\\0" * (1 << 20)
+    once = b"".join([*(packer.compress(zeros) for _ in range(1024)), packer.flush()])
+    body = gzip.compress(once, 9)
+url, srv = raw_answer_server(_answer(body, HEADER))
+emb = OpenAICompatibleEmbedder("m", base_url=url, api_key="sk-a59-br-0123456789")
+try:
+    emb.embed(["hi"])
+    raise AssertionError("read")
+except EmbeddingError as exc:
+    print("ERR", str(exc)[:200])
+"""
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "gzip, gzip, br",  # a stacked gzip bomb labelled with a coding httpx may skip
+        "gzip, gzip, x-foo",
+        "x-foo, gzip, gzip",
+        "br",  # 1 GiB of zeros as brotli
+        "br, gzip",  # the same, gzipped
+    ],
+)
+def test_a_br_or_unknown_coding_never_unbounds_a_bomb(header: str) -> None:
+    """Before: any coding treehop did not decode itself (``br``; a token httpx skips) sent the
+    whole answer to httpx's per-chunk decoder -- ``gzip, gzip, br`` of 1 GiB of zeros was
+    decoded to 1 GiB in one step; with brotli installed, a 1,617-byte ``br`` answer was
+    decoded to 1 GiB (peaks in bench/README.md). Now each is a typed error with the peak
+    bounded: refused past the cap, or (no brotli module: ``br`` is passed through as httpx
+    does) not JSON. Run in a fresh process, whose peak memory is its own."""
+    assert peak_memory_mb(_PROBE.format(header=header)) < 700
+
+
+def test_a_br_answer_is_read_or_refused_typed() -> None:
+    """A well-formed br answer: read where a bounded brotli module is installed, a typed error
+    where none is (httpx passes it through undecoded: not JSON)."""
+    good = json.dumps({"data": [{"index": 0, "embedding": [0.1, 0.2, 0.3]}]}).encode()
+    module = _bounded_brotli()
+    # (no module: any br stream will do -- undecoded it is not JSON)
+    body = BR_BOMB_1GIB if module is None else module.compress(good)
+    for header in ("br", "br, gzip", "gzip, br"):
+        coded = body
+        if header == "br, gzip":
+            coded = gzip.compress(body)
+        elif header == "gzip, br":
+            coded = module.compress(gzip.compress(good)) if module else body
+        url, srv = raw_answer_server(_answer(coded, header))
+        try:
+            emb = OpenAICompatibleEmbedder("m", base_url=url, api_key="sk-a59-0123456789")
+            if module is not None:
+                assert emb.embed(["hi"]).shape == (1, 3)
+                assert asyncio.run(emb.aembed(["hi"])).shape == (1, 3)
+            else:
+                with pytest.raises(EmbeddingError):
+                    emb.embed(["hi"])
+                with pytest.raises(EmbeddingError):
+                    asyncio.run(emb.aembed(["hi"]))
+            emb.close()
+        finally:
+            srv.close()
