@@ -9,15 +9,28 @@ import asyncio
 import base64
 import gzip
 import json
+import unicodedata
 import zlib
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from treehop import Treehop
 from treehop._http import _bounded_brotli
 from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
-from treehop.errors import EmbeddingError
+from treehop.errors import EmbeddingError, InvalidTagError
+from treehop.tags import new_label, normalize_label
 
-from treehop_test_doubles import peak_memory_mb, raw_answer_server
+from treehop_test_doubles import (
+    SAMPLE_TREE,
+    BagOfWordsEmbedder,
+    peak_memory_mb,
+    raw_answer_server,
+)
+
+OAUTH = "viking://resources/security/auth/oauth.md"
 
 # -- 1. br and unknown codings inside stacked Content-Encodings ----------------------------------
 
@@ -123,3 +136,70 @@ def test_a_br_answer_is_read_or_refused_typed() -> None:
             emb.close()
         finally:
             srv.close()
+
+
+# -- 2. an invisible format character inside a visible new tag --------------------------------
+
+_LOOK_ALIKES = [
+    "a\u200bb",  # zero-width space
+    "a\u200cb",  # a joiner between ASCII letters
+    "ab\u200d",  # a joiner at an end
+    "a\u2060b",  # word joiner
+    "a\ufeffb",  # BOM
+    "a\u00adb",  # soft hyphen
+    "a\U000e0041b",  # a tag character
+    "\u0645\u06cc\u200b\u062e",  # a zero-width space inside Persian
+]
+
+
+@pytest.mark.parametrize("bad", _LOOK_ALIKES)
+def test_a_new_tag_with_an_invisible_format_character_is_refused(tmp_path: Path, bad: str) -> None:
+    """``set_tags(add=["a\\u200bb"])`` stored a tag that looks like ``ab`` and is not it (a
+    filter or a removal by the visible name missed it). Refused before any write; a tag
+    stored before the check is still shown, found by its own label and removable."""
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        client.add_resource(str(SAMPLE_TREE / "resources" / "security"))
+        before = client.stat(OAUTH).tags
+        with pytest.raises(InvalidTagError):
+            client.set_tags(OAUTH, add=["fine", bad])
+        assert client.stat(OAUTH).tags == before
+        with pytest.raises(InvalidTagError):
+            client.add_resource("a note", target_uri="viking://resources/n.md", tags=[bad])
+        assert client.store.get(["viking://resources/n.md"]) == [None]
+        stored = "user:" + normalize_label(bad)
+        client.store.update_tags({OAUTH: [*before, stored]})
+        assert stored in client.stat(OAUTH).tags
+        assert stored not in client.set_tags(OAUTH, remove=[bad])
+        assert client.stat(OAUTH).tags == before
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian, ZWNJ
+        "\u0915\u094d\u200d\u0937",  # Devanagari, ZWJ after a virama
+        "\U0001f469\u200d\U0001f4bb",  # an emoji ZWJ sequence
+    ],
+)
+def test_a_joiner_that_spells_a_word_is_kept(label: str) -> None:
+    assert new_label(label) == normalize_label(label)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("ab\u0645\u062e\u200b\u200c\u200d\u2060\u00ad -"), max_size=12)
+    | st.text(max_size=40)
+)
+def test_a_new_labels_format_characters_are_joiners_between_non_ascii(label: str) -> None:
+    try:
+        out = new_label(label)
+    except InvalidTagError:
+        return
+    assert out == normalize_label(label)
+    for i, ch in enumerate(out):
+        if unicodedata.category(ch) == "Cf":
+            assert ch in "\u200c\u200d" and 0 < i < len(out) - 1
+            assert not out[i - 1].isascii() and not out[i + 1].isascii()
