@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from treehop import Treehop
 from treehop._http import _bounded_brotli
 from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
-from treehop.errors import EmbeddingError, InvalidTagError
+from treehop.errors import EmbeddingError, InvalidTagError, InvalidURIError
+from treehop.ingest.records import add_records
 from treehop.tags import new_label, normalize_label
 
 from treehop_test_doubles import (
@@ -203,3 +204,69 @@ def test_a_new_labels_format_characters_are_joiners_between_non_ascii(label: str
         if unicodedata.category(ch) == "Cf":
             assert ch in "\u200c\u200d" and 0 < i < len(out) - 1
             assert not out[i - 1].isascii() and not out[i + 1].isascii()
+
+
+# -- 3. a C1 control or a bidi override in a URI a caller writes at --------------------------------
+
+_UNSHOWN_BITS = ["\x9b31m", "\u202e", "\u2066", "\x85"]
+
+
+@pytest.mark.parametrize("bad", _UNSHOWN_BITS)
+def test_a_new_uri_with_a_c1_control_or_bidi_override_is_refused_before_any_write(
+    tmp_path: Path, bad: str
+) -> None:
+    """``add_resource(text, target_uri="viking://resources/\\\\u202edm.exe.md")`` (or ``name=``,
+    ``add_memory(name=)``, a file named so added by its own path, ``add_records``' ``uri``)
+    stored a URI that shows as another one (``treehop ls``, ``--json``, MCP, the frameworks);
+    ingest already skipped such names under a directory. Refused, nothing written."""
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    odd = tmp_path / f"x{bad}y.md"
+    odd.write_text("# odd\n\na file with an odd name\n")
+    try:
+        client.add_resource("a note", target_uri="viking://resources/ok.md")
+        before = sorted(client.store.iter_uris())
+        calls = [
+            lambda: client.add_resource("t", target_uri=f"viking://resources/d{bad}x.md"),
+            lambda: client.add_resource("t", target_uri=f"viking://resources/a{bad}/b.md"),
+            lambda: client.add_resource("t", name=f"n{bad}x.md"),
+            lambda: client.add_memory("remember this", name=f"m{bad}x"),
+            lambda: client.add_resource(str(odd)),
+            lambda: client.add_resource(str(odd), target_uri=f"viking://resources/f{bad}.md"),
+            lambda: add_records(
+                client,
+                [
+                    ("t", {"uri": "viking://resources/r1.md"}),
+                    ("u", {"uri": f"viking://resources/r{bad}.md"}),
+                ],
+            ),
+        ]
+        for call in calls:
+            with pytest.raises(InvalidURIError):
+                call()
+        assert sorted(client.store.iter_uris()) == before
+        fine = "viking://resources/\u0645\u06cc\u200c\u062e.md"  # (right-to-left text is fine)
+        client.add_resource("t", target_uri=fine)
+        assert client.stat(fine).uri == fine
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("bad", _UNSHOWN_BITS)
+def test_a_stored_uri_with_such_a_character_stays_readable_and_removable(
+    tmp_path: Path, bad: str
+) -> None:
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        client.add_resource("an old note", target_uri="viking://resources/old.md")
+        node = client.store.get(["viking://resources/old.md"])[0]
+        assert node is not None
+        planted = f"viking://resources/o{bad}ld.md"
+        vec = client.store.get_vectors([node.uri])
+        client.store.upsert([node.model_copy(update={"uri": planted})], vec)
+        client.save()
+        assert "an old note" in client.read(planted)
+        assert planted in [e.uri for e in client.ls("viking://resources")]
+        assert client.stat(planted).uri == planted
+        assert client.remove(planted) == 1
+    finally:
+        client.close()
