@@ -29,6 +29,7 @@ import asyncio
 import concurrent.futures
 import contextvars
 import functools
+import importlib
 import importlib.util
 import io
 import random
@@ -379,27 +380,84 @@ _INFLATE_WBITS = {"gzip": 31, "x-gzip": 31, "deflate": 15}
 deflate: a zlib header, or raw deflate as httpx also accepts)."""
 
 
+@functools.cache
+def _bounded_brotli() -> Any | None:
+    """The brotli module httpx decodes ``br`` with, where its decoder can stop at an output
+    limit (``process(data, output_buffer_limit=...)``: brotli >= 1.2, brotlicffi >= 1.2);
+    ``None`` where there is none or it cannot be bounded (:func:`_brotli_unbounded`)."""
+    for name in ("brotli", "brotlicffi"):  # (httpx's order)
+        if importlib.util.find_spec(name) is None:
+            continue
+        module = importlib.import_module(name)
+        try:
+            module.Decompressor().process(b"", output_buffer_limit=1)
+        except TypeError:
+            return None
+        return module
+    return None
+
+
+@functools.cache
+def _brotli_unbounded() -> bool:
+    """Whether httpx would decode ``br`` (a brotli module is installed) but treehop cannot
+    bound it (an older module without an output limit)."""
+    found = any(importlib.util.find_spec(n) is not None for n in ("brotli", "brotlicffi"))
+    return found and _bounded_brotli() is None
+
+
 def _own_codings(response: httpx.Response) -> list[str] | None:
     """The codings of an answer that treehop decodes itself, bounded (:func:`_decode_capped`),
     in the order they were applied; ``None`` where httpx's decoder is bounded enough.
 
     Why: httpx decodes each raw chunk whole, and the size cap is checked after each chunk.
     For one gzip or deflate coding (~1,000:1 at most) a chunk stays ~66 MB; but zstd encodes
-    zeros ~40,000:1 (a 65 KB answer was 2 GiB, 4.2 GB peak), and stacked codings multiply:
-    ``Content-Encoding: gzip, gzip`` of 1 GiB of zeros is a 1,827-byte answer, which httpx
-    decoded to 1 GiB in one step (2.1 GB peak, 5.7 s) before the cap was checked. zstd is
-    decoded here only where zstandard is installed (without it httpx does not decode it
-    either); an answer whose codings include one treehop cannot bound (``br``) stays on
-    httpx's path."""
+    zeros ~40,000:1 (a 65 KB answer was 2 GiB, 4.2 GB peak), brotli ~660,000:1 (1 GiB of
+    zeros is a 1,617-byte answer), and stacked codings multiply: ``Content-Encoding: gzip,
+    gzip`` of 1 GiB of zeros is a 1,827-byte answer, which httpx decoded to 1 GiB in one step
+    (2.1 GB peak, 5.7 s) before the cap was checked. A coding httpx does not know (``br``
+    without a brotli module, ``x-foo``) is skipped as httpx skips it -- before, any such token
+    sent the whole answer back to httpx's path, stacked gzips and all. zstd and br are decoded
+    here only where their modules are installed (without them httpx does not decode them
+    either); a br answer where the installed brotli cannot stop at a limit is refused
+    (treehop does not ask for br there, :func:`_accept_encoding`)."""
     header = response.headers.get("content-encoding", "")
     codings = [c.strip().lower() for c in header.split(",") if c.strip()]
-    codings = [c for c in codings if c != "identity"]
-    known = set(_INFLATE_WBITS) | ({"zstd"} if _have_zstd() else set())
-    if not codings or not set(codings) <= known:
-        return None
-    if len(codings) == 1 and codings[0] != "zstd":
+    if "br" in codings and _brotli_unbounded():
+        raise httpx.DecodingError("a br answer this brotli module cannot decode bounded")
+    known = (
+        set(_INFLATE_WBITS)
+        | ({"zstd"} if _have_zstd() else set())
+        | ({"br"} if _bounded_brotli() is not None else set())
+    )
+    codings = [c for c in codings if c in known]
+    if not codings or (len(codings) == 1 and codings[0] in _INFLATE_WBITS):
         return None
     return codings
+
+
+def _accept_encoding(req: httpx.Request) -> None:
+    """Drop ``br`` from what ``req`` asks for where treehop cannot bound its decoding (httpx
+    asks for it whenever any brotli module is installed), so such servers answer otherwise."""
+    if not _brotli_unbounded() or "accept-encoding" not in req.headers:
+        return
+    asked = [c.strip() for c in req.headers["accept-encoding"].split(",")]
+    req.headers["accept-encoding"] = ", ".join(c for c in asked if c and c.lower() != "br")
+
+
+def _unbrotli(raw: bytes, limit: int) -> bytes:
+    """A br body decoded to at most ``limit`` bytes (:class:`ResponseTooLarge` past it)."""
+    module = _bounded_brotli()
+    assert module is not None  # (only called for codings _own_codings kept)
+    decoder = module.Decompressor()
+    try:
+        out = decoder.process(raw, output_buffer_limit=limit + 1)
+    except module.error as exc:
+        raise httpx.DecodingError(f"bad br body: {exc}") from None
+    if len(out) > limit:
+        raise ResponseTooLarge(limit)
+    if not decoder.is_finished():
+        raise httpx.DecodingError("bad br body: truncated")
+    return bytes(out)
 
 
 def _unzstd(raw: bytes, limit: int) -> bytes:
@@ -440,13 +498,19 @@ def _decode_capped(raw: bytes, codings: list[str], limit: int) -> bytes:
     held to ``limit`` bytes of output (:class:`ResponseTooLarge` past it)."""
     data = raw
     for coding in reversed(codings):
-        data = _unzstd(data, limit) if coding == "zstd" else _inflate(data, coding, limit)
+        if coding == "zstd":
+            data = _unzstd(data, limit)
+        elif coding == "br":
+            data = _unbrotli(data, limit)
+        else:
+            data = _inflate(data, coding, limit)
     return data
 
 
 def send_capped(client: httpx.Client, req: httpx.Request) -> httpx.Response:
     """Send ``req`` and read at most :data:`MAX_RESPONSE_BYTES` of its answer."""
     limit = MAX_RESPONSE_BYTES
+    _accept_encoding(req)
     response = client.send(req, stream=True)
     try:
         if _declared_too_large(response, limit):
@@ -472,6 +536,7 @@ def send_capped(client: httpx.Client, req: httpx.Request) -> httpx.Response:
 async def asend_capped(client: httpx.AsyncClient, req: httpx.Request) -> httpx.Response:
     """The async twin of :func:`send_capped`."""
     limit = MAX_RESPONSE_BYTES
+    _accept_encoding(req)
     response = await client.send(req, stream=True)
     try:
         if _declared_too_large(response, limit):

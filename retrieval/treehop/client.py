@@ -467,14 +467,15 @@ class AsyncTreehop:
         )
 
     def _target_for(self, target_uri: str | None, name: str) -> str:
+        """The URI an add writes at (checked as a new URI: :func:`treehop.uri.check_new`)."""
         if target_uri is None:
-            return urimod.join(urimod.RESOURCES_ROOT, segment(name))
+            return urimod.check_new(urimod.join(urimod.RESOURCES_ROOT, segment(name)))
         target = self.resolve(target_uri)
         if urimod.parent_of(target) is None:
-            return urimod.join(target, segment(name))
+            return urimod.check_new(urimod.join(target, segment(name)))
         if urimod.CHUNK_MARK in target:
             raise InvalidURIError("cannot add a resource at a chunk URI")
-        return target
+        return urimod.check_new(target)
 
     async def retag(self, uri: str | None = None) -> int:
         """Backfill: recompute automatic and inherited tags without re-embedding anything.

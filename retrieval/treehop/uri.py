@@ -33,6 +33,26 @@ far beyond any real tree and well inside it (``add_resource`` checks the depth o
 would write before writing: :data:`treehop.ingest.loaders.MAX_DIR_DEPTH`)."""
 
 
+_UNSHOWN = re.compile(r"[\x80-\x9f\u202a-\u202e\u2066-\u2069]")
+"""C1 controls (``\x9b`` is a terminal's CSI) and the bidirectional embeddings, overrides and
+isolates: characters that make a URI show as another one (``\u202edm.exe.md``)."""
+
+
+def check_new(uri: str) -> str:
+    """``uri`` (resolved) for a node about to be *written*: :func:`normalize` also refuses
+    an :data:`_UNSHOWN` character here, as ingest skips a file name holding one.
+
+    Why not in :func:`normalize`: every read (``read``, ``ls``, ``stat``, ``remove``, a
+    find's ``target_uri``) resolves its URI through it, and a node stored before this check
+    (or written by another program) must stay readable and removable by its own URI."""
+    if _UNSHOWN.search(uri):
+        shown = uri.encode("unicode_escape").decode("ascii")
+        raise InvalidURIError(
+            f"URI {shown[:200]!r} contains a C1 control or bidirectional formatting character"
+        )
+    return uri
+
+
 def validate_user(user: str) -> str:
     """Return ``user`` if it is a valid user name (letters, digits, ``_.-``; at most 64)."""
     if not isinstance(user, str) or not _USER_RE.match(user):
