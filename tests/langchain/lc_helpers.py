@@ -121,3 +121,18 @@ async def aload_sample_tree(client: AsyncTreehop, root: Path = SAMPLE_TREE) -> N
         await client.add_resource(str(f), target_uri=f"viking://~/memories/{f.stem}")
     for d in sorted((root / "skills").iterdir()):
         await client.add_resource(str(d), target_uri=f"viking://~/skills/{d.name}")
+
+
+def count_context_calls(monkeypatch: Any) -> list[str]:
+    """Patch ``AsyncTreehop.assemble_context`` (for one test, through ``monkeypatch``) to
+    record each query it is called with; the list it returns fills as the middleware runs.
+    Why: "injects nothing" and "once per turn" are claims about how many searches ran."""
+    calls: list[str] = []
+    original = AsyncTreehop.assemble_context
+
+    async def counting(self: AsyncTreehop, query: Any, **kw: Any) -> Any:
+        calls.append(query)
+        return await original(self, query, **kw)
+
+    monkeypatch.setattr(AsyncTreehop, "assemble_context", counting)
+    return calls

@@ -20,7 +20,7 @@ from langchain_treehop.middleware import session_for_thread
 from treehop import AsyncTreehop, Treehop
 from treehop.errors import InvalidQueryError
 
-from lc_helpers import ScriptedChatModel, WordHashEmbeddings
+from lc_helpers import ScriptedChatModel, WordHashEmbeddings, count_context_calls
 
 
 def _system_text(messages: list[Any]) -> str:
@@ -43,14 +43,7 @@ def test_middleware_k_zero_injects_nothing_and_still_records(
         session_id="s1",
         session_time="2024-01-01",
     )
-    calls: list[str] = []
-    original = AsyncTreehop.assemble_context
-
-    async def counting(self: AsyncTreehop, query: Any, **kw: Any) -> Any:
-        calls.append(query)
-        return await original(self, query, **kw)
-
-    monkeypatch.setattr(AsyncTreehop, "assemble_context", counting)
+    calls = count_context_calls(monkeypatch)
     mw = TreehopContextMiddleware(client, k=0, record_turns=True, conversation_id="assistant")
     assert mw.k == 0
     model = ScriptedChatModel(messages=iter([AIMessage("Lisbon, I think.")]))

@@ -18,7 +18,7 @@ from langchain_treehop.middleware import session_for_thread
 from treehop import AsyncTreehop, Treehop
 from treehop.errors import InvalidQueryError
 
-from lc_helpers import ScriptedChatModel, WordHashEmbeddings
+from lc_helpers import ScriptedChatModel, WordHashEmbeddings, count_context_calls
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "langgraph_memory_agent.py"
 
@@ -72,14 +72,7 @@ def test_example_agent_memories_persist_across_runs(tmp_path: Path) -> None:
 def test_context_injected_once_per_turn_and_deduped_across_turns(
     client: Treehop, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls: list[str] = []
-    original = AsyncTreehop.assemble_context
-
-    async def counting(self: AsyncTreehop, query: Any, **kw: Any) -> Any:
-        calls.append(query)
-        return await original(self, query, **kw)
-
-    monkeypatch.setattr(AsyncTreehop, "assemble_context", counting)
+    calls = count_context_calls(monkeypatch)
 
     @tool
     def noop(x: str) -> str:

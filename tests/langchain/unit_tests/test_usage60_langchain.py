@@ -43,7 +43,7 @@ from fake_servers.vikingdb_knowledge_setup import (
     make_knowledge_source,
     oauth_points,
 )
-from lc_helpers import ScriptedChatModel, WordHashEmbeddings
+from lc_helpers import ScriptedChatModel, WordHashEmbeddings, count_context_calls
 from treehop_test_doubles import BagOfWordsEmbedder
 
 TEXTS = [
@@ -207,14 +207,7 @@ def test_middleware_max_tokens_zero_injects_nothing_as_k_zero(
         session_id="s1",
         session_time="2024-01-01",
     )
-    calls: list[str] = []
-    original = AsyncTreehop.assemble_context
-
-    async def counting(self: AsyncTreehop, query: Any, **kw: Any) -> Any:
-        calls.append(query)
-        return await original(self, query, **kw)
-
-    monkeypatch.setattr(AsyncTreehop, "assemble_context", counting)
+    calls = count_context_calls(monkeypatch)
     scope = {"target_uri": "viking://~/memories"}
     outputs = {}
     for name, kw in (("k0", {"k": 0}), ("t0", {"max_tokens": 0}), ("t200", {"max_tokens": 200})):
