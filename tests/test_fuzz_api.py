@@ -489,7 +489,11 @@ def test_set_tags_fuzz(tags_client: Treehop, tag: Pair) -> None:
 
 lc_k = st.one_of(
     valid(st.integers(1, 100)),
-    invalid(st.integers(max_value=0)),
+    # k=0 is no documents (as VectorStoreRetriever, usage58), and above 1,000 every passage
+    # when the retriever's scope holds at most 1,000 (usage60): this index holds a handful.
+    valid(st.just(0)),
+    valid(st.integers(min_value=1001, max_value=10**6)),
+    invalid(st.integers(max_value=-1)),
     invalid(st.floats().filter(lambda f: not f.is_integer())),
 )
 STORED_LABELS = ("ops", "kubernetes")
@@ -555,8 +559,20 @@ def test_langchain_ainvoke_fuzz(index_dir: Path) -> None:
         loop.close()
 
 
+li_top_k = st.one_of(
+    valid(st.integers(1, 1000)),
+    # 0 is "no limit" (as SimpleVectorStore, usage58), and above 1,000 every node when the
+    # retriever's scope holds at most 1,000 (as LlamaIndex's own retrievers, usage60): this
+    # index holds a handful.
+    valid(st.just(0)),
+    valid(st.integers(min_value=1001, max_value=10**6)),
+    invalid(st.integers(max_value=-1)),
+    invalid(st.one_of(st.floats(), st.text(max_size=3), st.booleans(), st.none())),
+)
+
+
 @INTEGRATION_SETTINGS
-@given(queries, targets, modes, thresholds, limits)
+@given(queries, targets, modes, thresholds, li_top_k)
 def test_llamaindex_retrieve_fuzz(
     client: Treehop, query: Pair, target: Pair, mode: Pair, threshold: Pair, top_k: Pair
 ) -> None:
