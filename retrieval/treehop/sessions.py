@@ -274,17 +274,10 @@ class SessionStore:
             problem = "the sessions index is empty (zero bytes)"
         else:
             try:
-                data = json.loads(raw)
-                got = data["session_ids"]
-                if not isinstance(got, list) or not all(isinstance(i, str) for i in got):
-                    raise TypeError("session_ids is not a list of strings")
-                crc = data.get("crc32")
-                if crc is not None and crc != _ids_crc(got):
-                    raise ValueError("checksum mismatch")
-                ids = list(got)
-                bad = [i for i in ids if not _SESSION_ID_RE.match(i)]
+                ids = _parse_index(raw)
+                bad = _malformed(ids)
                 if bad:
-                    raise ValueError(f"{len(bad)} malformed session id(s)")
+                    raise ValueError(f"{bad} malformed session id(s)")
                 if on_file is not None:
                     missing = set(ids) - set(on_file)
                     if missing:
@@ -293,7 +286,7 @@ class SessionStore:
                     # creating (its blob is written before the index), kept
                     return ids + sorted(set(on_file) - set(ids))
                 return ids
-            except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+            except _INDEX_ERRORS as exc:
                 problem = f"the sessions index is damaged ({exc})"
         if on_file is None:
             if raw is not None and raw:
@@ -357,16 +350,10 @@ class SessionStore:
         if not raw:
             return None
         try:
-            data = json.loads(raw)
-            got = data["session_ids"]
-        except (ValueError, KeyError, TypeError, RecursionError):
+            ids = _parse_index(raw)
+        except _INDEX_ERRORS:
             return None
-        if not isinstance(got, list) or not all(
-            isinstance(i, str) and _SESSION_ID_RE.match(i) for i in got
-        ):
-            return None
-        crc = data.get("crc32")
-        return list(got) if crc is None or crc == _ids_crc(got) else None
+        return None if _malformed(ids) else ids
 
     def _update_index(self, add: str | None = None, drop: str | None = None) -> None:
         """Write the sessions index with ``add`` appended or ``drop`` left out, from the index
@@ -696,6 +683,31 @@ class SessionStore:
 def _reason(exc: BaseException) -> str:
     kind = "LLM error" if isinstance(exc, TreehopError) else f"error: {type(exc).__name__}"
     return redact(f"{kind}: {exc}")[:500]
+
+
+_INDEX_ERRORS = (ValueError, KeyError, TypeError, AttributeError, RecursionError)
+"""What :func:`_parse_index` raises for a damaged index blob."""
+
+
+def _parse_index(raw: bytes) -> list[str]:
+    """The session ids an index blob lists, checked (a list of strings whose CRC-32 matches,
+    where one is stored); one of :data:`_INDEX_ERRORS`, saying what is wrong,
+    otherwise. Read on open (damage is rebuilt from the blobs) and before each index write
+    (damage falls back to this store's own list)."""
+    data = json.loads(raw)
+    got = data["session_ids"]
+    if not isinstance(got, list) or not all(isinstance(i, str) for i in got):
+        raise TypeError("session_ids is not a list of strings")
+    crc = data.get("crc32")
+    if crc is not None and crc != _ids_crc(got):
+        raise ValueError("checksum mismatch")
+    return list(got)
+
+
+def _malformed(ids: Sequence[str]) -> int:
+    """How many of ``ids`` are no session id (checked apart from :func:`_parse_index`: a
+    rebuild counts an index of them as the sessions it listed)."""
+    return sum(1 for i in ids if not _SESSION_ID_RE.match(i))
 
 
 def _ids_crc(ids: Sequence[str]) -> int:
