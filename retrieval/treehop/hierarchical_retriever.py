@@ -214,6 +214,15 @@ class _Query:
     """Every scored leaf child of the inner parents the tree context scored completely (its
     search returned fewer leaves than asked), by parent: the memory context reads a session's
     turns from here instead of scoring them again."""
+    confined: bool = False
+    """Some family the tree context scores lies outside every root (a root that is a leaf,
+    e.g. ``target_uri`` naming one file or chunk: its folder is outside the target). Its
+    leaves then inform the scores, but only those inside a root may join the list
+    (:meth:`within_roots`)."""
+
+    def within_roots(self, uri: str) -> bool:
+        """Whether ``uri`` is one of the roots or lies below one (the search's target)."""
+        return any(urimod.is_within(uri, r) for r in self.req.roots)
 
 
 class HierarchicalRetriever:
@@ -624,8 +633,14 @@ class HierarchicalRetriever:
         q.fetched = n
         # When fewer than asked came back, the search returned everything in scope.
         floor = cols.scores[n - 1] if len(cols) >= n else NEG_INF
-        roots, hits = set(q.req.roots), q.hits
-        new = [i for i, u in enumerate(cols.uris[:took]) if u not in roots and u not in hits]
+        roots, hits, leaves = set(q.req.roots), q.hits, cols.leaves
+        # A root is opened, not a hit, unless it is a leaf (a target naming one file or
+        # chunk): then it is the one thing the search may find.
+        new = [
+            i
+            for i, u in enumerate(cols.uris[:took])
+            if (u not in roots or leaves[i]) and u not in hits
+        ]
         # (the bounds read the hits' ancestors only when alpha < 1)
         matched = [i for i in new if cols.matches[i]] if state.alpha < 1.0 else []
         nodes = cols.load(matched) if matched else []
@@ -739,7 +754,12 @@ class HierarchicalRetriever:
             if not h.node.is_leaf:
                 if h.node.uri not in starts or own.vec > starts[h.node.uri].vec:
                     starts[h.node.uri] = own
-            elif self.config.expand_leaf_parents and h.node.parent_uri not in roots:
+            elif (
+                self.config.expand_leaf_parents
+                and h.node.parent_uri not in roots
+                and q.within_roots(h.node.parent_uri or "")
+            ):
+                # (the folder of a root that is a leaf lies outside the target: not opened)
                 p = h.node.parent_uri
                 assert p is not None
                 prev = parents.get(p)
@@ -1042,7 +1062,9 @@ class HierarchicalRetriever:
             | {c.parent_uri for c in state.collected.values() if c.is_leaf and c.parent_uri}
         )
         roots = set(q.req.roots)
-        return pool_uris, parents, [p for p in parents if p not in roots]
+        inner = [p for p in parents if p not in roots]
+        q.confined = not all(q.within_roots(p) for p in inner)
+        return pool_uris, parents, inner
 
     def _family_arrays_ask(
         self, q: _Query, parents: list[str], inner: list[str]
@@ -1105,7 +1127,7 @@ class HierarchicalRetriever:
             if own > threshold and cols.matches[i]:
                 if old is not None:
                     old.final = score_of(final)
-                else:
+                elif not q.confined or q.within_roots(uri):
                     by_uri[uri] = self._context_candidate(
                         q, cols, i, score_of(own), score_of(final)
                     )
@@ -1188,7 +1210,7 @@ class HierarchicalRetriever:
             if own > threshold and match:
                 if old is not None:
                     old.final = score_of(final)
-                else:
+                elif not q.confined or q.within_roots(uri):
                     globally = uri in found
                     by_uri[uri] = Candidate.deferred_at(
                         uri,
