@@ -85,3 +85,13 @@ def test_search_and_context_keep_a_leaf_target(th: Treehop) -> None:
     block = th.assemble_context("which fruits grow on trees?", target_uri=target)
     assert "Cherries" in block.text
     assert "Apples" not in block.text and "Bananas" not in block.text
+
+
+def test_find_many_keeps_a_leaf_target_as_find_does(th: Treehop) -> None:
+    target = f"{FOLDER}/apples.md"
+    queries = ["fruit trees", "orchards", "Topic1 harvest"]
+    batch = th.find_many(queries, target_uri=target, limit=5)
+    assert [_uris(r) for r in batch] == [
+        _uris(th.find(q, target_uri=target, limit=5)) for q in queries
+    ]
+    assert all(set(_uris(r)) <= {target} for r in batch)
