@@ -5229,9 +5229,11 @@ def emacs_faq_set() -> NaturalSet:
     Emacs's ``etc/`` folder (:data:`EMACS_ETC_TEXTS`), Debian's notes
     (:data:`EMACS_TEXTS`) and the man pages (:data:`EMACS_MAN`). The Emacs and Elisp
     manuals are not in the package (Debian ships them in non-free, GFDL with invariant
-    sections). Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out
-    and named. Built in stop 57 and measured once, with no change to the retriever: an
-    untuned check (helper heldout31)."""
+    sections). Ids are the question's slug (its first 40 characters, ``-2`` for a repeat),
+    not the section number, so that an added section keeps the halves. Sections titled by a
+    short topic are not asked (:func:`emacs_faq_asks`); entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 57 and measured
+    once, with no change to the retriever: an untuned check (helper heldout31)."""
     root = ds.fetch_debian_package(EMACS_PACKAGE)
     faq_path = root / EMACS_FAQ
     if not faq_path.is_file():
@@ -5248,10 +5250,13 @@ def emacs_faq_set() -> NaturalSet:
         info_markdown(_doc_text(faq_path, "utf-8")), first_question_chapter=1, asks=asks
     )
     files = {f"efaq/{rel}": text for rel, text in chapters.items()}
-    asked = [
-        NaturalQuestion(f"emacs-faq:{num}", q, ((a, 1.0),), source=_file_of(files, a))
-        for num, q, a in qa
-    ]
+    asked: list[NaturalQuestion] = []
+    seen: dict[str, int] = {}
+    for _, q, a in qa:  # ids: the question's slug (a section number is a position)
+        base = _slug(q).rstrip("-") or "question"
+        seen[base] = seen.get(base, 0) + 1
+        key = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        asked.append(NaturalQuestion(f"emacs-faq:{key}", q, ((a, 1.0),), source=_file_of(files, a)))
     etc_dirs = sorted(p for p in (root / EMACS_ETC).glob("*/etc") if p.is_dir())
     kept: list[str] = []
     if etc_dirs:
