@@ -160,6 +160,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   plain text, 289 numbered entries in 37 categories): every question deleted, beside the
   Cederqvist manual (Info, split into chapter files), the notes and ``cvs(5)``. Built in
   stop 56 and measured once: an untuned check (helper heldout29).
+* ``emacs-faq``: the GNU Emacs FAQ (Debian ``emacs-common``, ``efaq.info.gz``, Info: numbered
+  sections titled by their question): 127 questions deleted (two sections titled by a short
+  topic, "Spell-checkers", kept as text), the FAQ split into chapter files beside Emacs's
+  ``etc/`` notes (``PROBLEMS``, the tutorial, ...), Debian's notes and the man pages. Built
+  in stop 57 and measured once: an untuned check (helper heldout31).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
