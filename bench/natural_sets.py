@@ -160,6 +160,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   plain text, 289 numbered entries in 37 categories): every question deleted, beside the
   Cederqvist manual (Info, split into chapter files), the notes and ``cvs(5)``. Built in
   stop 56 and measured once: an untuned check (helper heldout29).
+* ``emacs-faq``: the GNU Emacs FAQ (Debian ``emacs-common``, ``efaq.info.gz``, Info: numbered
+  sections titled by their question): 127 questions deleted (two sections titled by a short
+  topic, "Spell-checkers", kept as text), the FAQ split into chapter files beside Emacs's
+  ``etc/`` notes (``PROBLEMS``, the tutorial, ...), Debian's notes and the man pages. Built
+  in stop 57 and measured once: an untuned check (helper heldout31).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -218,6 +223,7 @@ HELD_OUT_SETS = (
     "abcde-faq",
     "nmh-faq",
     "cvs-faq",
+    "emacs-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -1426,6 +1432,7 @@ def split_texinfo_chapters(
     markdown: str,
     first_question_chapter: int | None = None,
     question_chapters: Collection[int] | None = None,
+    asks: Callable[[str], bool] | None = None,
 ) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
     """A Texinfo manual (as markdown, :func:`texi2any_page_markdown`) -> ({relpath: chapter
     text}, [(number, question, answer)]), in one pass over the lines.
@@ -1440,8 +1447,10 @@ def split_texinfo_chapters(
     or ``###`` heading is its answer (deeper headings stay inside it); sections of earlier
     chapters (an FAQ's "Introduction": legalese, notation) stay as headings.
     ``question_chapters`` (a manual whose one chapter is its FAQ: Autoconf's 20, Automake's
-    26) asks in exactly those chapters instead. Fenced code is never read as a heading. A
-    question with no text under it yields no question."""
+    26) asks in exactly those chapters instead. ``asks`` (a section's title -> whether it is
+    a question) keeps a section it refuses as a heading, its text in the chapter and in no
+    answer (the Emacs FAQ's "8.4 Spell-checkers": a topic, not a question). Fenced code is
+    never read as a heading. A question with no text under it yields no question."""
     files: dict[str, str] = {}
     qa: list[tuple[str, str, str]] = []
     out: list[str] = []
@@ -1496,6 +1505,7 @@ def split_texinfo_chapters(
                 else first_question_chapter is not None and chapter >= first_question_chapter
             )
             and int(s.group(1)) == chapter  # a section of this chapter
+            and (asks is None or asks(_norm(s.group(3))))
         ):
             question = (f"{s.group(1)}.{s.group(2)}", _norm(s.group(3)))
             continue  # the question's own text leaves the corpus
@@ -5164,6 +5174,125 @@ def cvs_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# The GNU Emacs FAQ (Info, every numbered section a question) beside Emacs's etc/ notes
+# --------------------------------------------------------------------------------------
+
+EMACS_PACKAGE = "emacs-common"
+EMACS_FAQ = "usr/share/info/emacs/efaq.info.gz"
+EMACS_DOC = "usr/share/doc/emacs-common"
+EMACS_ETC = "usr/share/emacs"
+EMACS_ETC_TEXTS = (
+    "PROBLEMS",
+    "tutorials/TUTORIAL",
+    "MACHINES",
+    "NEXTSTEP",
+    "HISTORY",
+    "DISTRIB",
+    "ETAGS.README",
+    "README",
+)
+"""The notes in Emacs's ``etc/`` folder (``/usr/share/emacs/<version>/etc``, what ``C-h
+C-p``, ``C-h t`` and the FAQ's "What informational files are available for Emacs?" point
+to) that are written for users: known problems and their workarounds, the tutorial, the
+supported machines, the macOS/GNUstep port, the release history, how to get Emacs, the etags
+notes and the folder's README: in, as text under ``etc/``. Left out: ``NEWS`` and the
+``NEWS.*``/``*-NEWS`` files (release changelogs, 174k for 28 alone), ``TODO`` and ``DEBUG``
+(for Emacs's own developers), ``AUTHORS``, ``COPYING``, the other tutorials (translations),
+the reference cards (TeX sources), ``HELLO``, data files and the GNUS/Org/nXML material."""
+EMACS_TEXTS = ("README.gz", "README.Debian.gz", "BUGS")
+"""Debian's notes in ``/usr/share/doc/emacs-common``: in. Left out: changelog, copyright,
+``README.add-on-package-maintainers`` (for packagers)."""
+EMACS_MAN = (
+    "usr/share/man/man1/emacs.emacs.1.gz",
+    "usr/share/man/man1/emacsclient.emacs.1.gz",
+    "usr/share/man/man1/etags.emacs.1.gz",
+    "usr/share/man/man1/ebrowse.emacs.1.gz",
+)
+"""The package's man pages, under ``man/`` (``ctags.emacs.1`` is a ``.so`` link to etags')."""
+
+
+def emacs_faq_asks(title: str) -> bool:
+    """Whether an Emacs FAQ section's title is a question a person asks: it ends with "?",
+    or it has :data:`SHORT_QUESTION_WORDS` words or more ("Making Emacs write all auxiliary
+    files somewhere else", "Dired says, 'no file on this line' when I try to do
+    something."). A shorter title that asks nothing ("Downloading Emacs", "Spell-checkers")
+    is an entry's topic: its words are the answer's own ("various spell-checkers are
+    compatible with Emacs"), so deleting it would cut the answer and keeping it would leave
+    the question in the corpus. Such a section stays as a heading and text, not asked."""
+    return title.rstrip().endswith("?") or len(title.split()) >= SHORT_QUESTION_WORDS
+
+
+def emacs_faq_set() -> NaturalSet:
+    """The GNU Emacs FAQ as Debian's ``emacs-common`` ships it (``efaq.info.gz``: the FAQ
+    of Joseph Brian Wells, Steven Byrnes and Reuven Lerner, maintained with Emacs since 1999;
+    ~130 numbered sections in 11 chapters, each section titled by its question: "How do I
+    debug a '.emacs' file?", a few by a topic: "Spell-checkers"), split into chapter files
+    under ``efaq/`` (:func:`info_markdown`, :func:`split_texinfo_chapters` asking in every
+    chapter: chapter 1's sections, "What does 'M-x COMMAND' mean?", are questions too; the
+    menus and the concept index dropped), every question deleted. Beside it the notes of
+    Emacs's ``etc/`` folder (:data:`EMACS_ETC_TEXTS`), Debian's notes
+    (:data:`EMACS_TEXTS`) and the man pages (:data:`EMACS_MAN`). The Emacs and Elisp
+    manuals are not in the package (Debian ships them in non-free, GFDL with invariant
+    sections). Ids are the question's slug (its first 40 characters, ``-2`` for a repeat),
+    not the section number, so that an added section keeps the halves. Sections titled by a
+    short topic are not asked (:func:`emacs_faq_asks`); entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 57 and measured
+    once, with no change to the retriever: an untuned check (helper heldout31)."""
+    root = ds.fetch_debian_package(EMACS_PACKAGE)
+    faq_path = root / EMACS_FAQ
+    if not faq_path.is_file():
+        raise FileNotFoundError(f"no {EMACS_FAQ} under {root}")
+    topics: list[str] = []
+
+    def asks(title: str) -> bool:
+        if emacs_faq_asks(title):
+            return True
+        topics.append(title)
+        return False
+
+    chapters, qa = split_texinfo_chapters(
+        info_markdown(_doc_text(faq_path, "utf-8")), first_question_chapter=1, asks=asks
+    )
+    files = {f"efaq/{rel}": text for rel, text in chapters.items()}
+    asked: list[NaturalQuestion] = []
+    seen: dict[str, int] = {}
+    for _, q, a in qa:  # ids: the question's slug (a section number is a position)
+        base = _slug(q).rstrip("-") or "question"
+        seen[base] = seen.get(base, 0) + 1
+        key = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        asked.append(NaturalQuestion(f"emacs-faq:{key}", q, ((a, 1.0),), source=_file_of(files, a)))
+    etc_dirs = sorted(p for p in (root / EMACS_ETC).glob("*/etc") if p.is_dir())
+    kept: list[str] = []
+    if etc_dirs:
+        for name in EMACS_ETC_TEXTS:
+            path = etc_dirs[-1] / name
+            if path.is_file():
+                files[f"etc/{name}"] = _doc_text(path, "utf-8").strip() + "\n"
+                kept.append(f"etc/{name}")
+    kept += _add_notes(files, root / EMACS_DOC, EMACS_TEXTS)
+    kept += _add_man_pages(files, root, EMACS_MAN)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "emacs-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"GNU Emacs FAQ from {EMACS_PACKAGE} {version} (efaq.info.gz, Info) split into "
+            f"its {len(chapters)} chapter files (every numbered N.M section's title, the "
+            "question, deleted; menus and the concept index dropped) + Emacs's etc/ notes and "
+            f"Debian's beside it ({', '.join(kept)}); NEWS files, TODO, DEBUG, the reference "
+            "cards and the tutorials' translations out, the Emacs and Elisp manuals not in "
+            "the package (non-free in Debian); answer = the text under a question; sections "
+            f"titled by a short topic kept as text, not asked: {' | '.join(topics) or 'none'}; "
+            f"left out, answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -5195,6 +5324,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "abcde-faq": lambda emb: abcde_faq_set(),
     "nmh-faq": lambda emb: nmh_faq_set(),
     "cvs-faq": lambda emb: cvs_faq_set(),
+    "emacs-faq": lambda emb: emacs_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
