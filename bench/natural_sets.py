@@ -165,6 +165,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   topic, "Spell-checkers", kept as text), the FAQ split into chapter files beside Emacs's
   ``etc/`` notes (``PROBLEMS``, the tutorial, ...), Debian's notes and the man pages. Built
   in stop 57 and measured once: an untuned check (helper heldout31).
+* ``chrony-faq``: chrony's FAQ (Debian ``chrony``, ``FAQ.gz``: ``faq.adoc`` rendered as
+  plain text, 43 numbered questions in 8 sections): every question deleted with the contents
+  list, beside ``chrony.conf(5)``, ``chronyc(1)``, ``chronyd(8)``, the READMEs and the three
+  configuration examples. Built in stop 57 and measured once: an untuned check (helper
+  heldout30).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -224,6 +229,7 @@ HELD_OUT_SETS = (
     "nmh-faq",
     "cvs-faq",
     "emacs-faq",
+    "chrony-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -5293,6 +5299,138 @@ def emacs_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A numbered plain-text FAQ (Asciidoctor rendered as text) beside its man pages (chrony)
+# --------------------------------------------------------------------------------------
+
+CHRONY_PACKAGE = "chrony"
+CHRONY_DOC = "usr/share/doc/chrony"
+CHRONY_FAQ = "FAQ.gz"
+CHRONY_TEXTS = ("README.gz", "README.Debian")
+"""Beside ``FAQ.gz`` the folder has the README (what chrony is, building, where to get
+help) and Debian's README (the packaged defaults): in, as text. Left out: ``NEWS``,
+``NEWS.Debian`` and the changelogs (release notes), the copyright."""
+CHRONY_EXAMPLES = "examples"
+"""The three commented ``chrony.conf`` examples (a client, a LAN server, every directive
+with its comment) the user copies from: in, as ``examples/<name>``."""
+CHRONY_MAN = (
+    "usr/share/man/man5/chrony.conf.5.gz",
+    "usr/share/man/man1/chronyc.1.gz",
+    "usr/share/man/man8/chronyd.8.gz",
+)
+"""The three man pages (every directive, every chronyc command, the daemon's options): the
+reference the FAQ's answers quote, in under ``man/``."""
+_CHRONY_SECTION = re.compile(r"^(\d+)\.\s+(\S.*)$")
+_CHRONY_QUESTION = re.compile(r"^(\d+)\.(\d+)\.\s+(\S.*)$")
+_CHRONY_TRAILER = re.compile(r"^Last updated \d")
+
+
+def split_chrony_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """chrony's ``FAQ`` (``faq.adoc`` rendered as plain text: the title, a ``Table of
+    Contents`` listing every section and question, indented; then column-0 sections ``N.
+    <title>`` and questions ``N.M. <question>``, some wrapped over more column-0 lines; a
+    ``Last updated`` line at the end) -> (the FAQ as one plain-text page without its
+    questions and its contents list, [(number, question, answer)]), in one pass.
+
+    The contents list (from its ``Table of Contents`` line to the first column-0 line: the
+    questions again) is dropped. A column-0 ``N. <title>`` line with blank lines around it,
+    N the next section's number, opens section N and stays in the page; the text under it
+    before its first question (section 3's "There are a number of reasons") is no answer.
+    A column-0 ``N.M. <text>`` line after a blank line, N the open section, opens a
+    question: it and the lines right under it up to a blank line are the question and leave
+    the page. The answer is the text up to the next question, section or the ``Last
+    updated`` line (which stays in the page, in no answer). A number at the head of an
+    answer's wrapped line ("16777216.", "323. You need to") has no blank line before it
+    and stays text. Ids are the authors' numbers (``2.7``, as curl's); a repeated number
+    gets ``-2``. A question with no text under it asks nothing."""
+    lines = text.split("\n")
+    n = len(lines)
+
+    def blank(i: int) -> bool:
+        return i < 0 or i >= n or not lines[i].strip()
+
+    page = _FaqPage()
+    section = 0
+    in_contents = False
+    i = 0
+    while i < n:
+        line = lines[i].rstrip()
+        if line.strip() == "Table of Contents":
+            in_contents = True
+            i += 1
+            continue
+        if in_contents:
+            if blank(i) or line[:1].isspace():  # its entries are indented
+                i += 1
+                continue
+            in_contents = False
+        opened = _CHRONY_SECTION.match(line) if blank(i - 1) and blank(i + 1) else None
+        if opened and int(opened.group(1)) == section + 1:
+            section += 1
+            page.heading(line)
+            i += 1
+            continue
+        q = _CHRONY_QUESTION.match(line) if blank(i - 1) else None
+        if q and int(q.group(1)) == section:
+            asked = [q.group(3)]
+            i += 1
+            while not blank(i):
+                asked.append(lines[i].strip())
+                i += 1
+            page.ask(f"{q.group(1)}.{q.group(2)}", *asked)
+            continue
+        if _CHRONY_TRAILER.match(line):
+            page.heading(line)
+            i += 1
+            continue
+        page.block.append(line)
+        i += 1
+    return page.page(), page.qa
+
+
+def chrony_faq_set() -> NaturalSet:
+    """chrony's FAQ (Debian ``chrony``, ``/usr/share/doc/chrony/FAQ.gz``: Miroslav
+    Lichvar's ``faq.adoc`` rendered as plain text, ~40 numbered questions "2.7. How can I
+    improve the accuracy of the system clock with NTP sources?" in 8 sections, some asked as
+    troubleshooting checks ("3.1. Behind a firewall?") or error messages ("4.1. I keep
+    getting the error 506 Cannot talk to daemon")) as one plain-text page ``FAQ`` with every
+    question and the contents list deleted (:func:`split_chrony_faq`), beside the man pages
+    :data:`CHRONY_MAN`, the notes :data:`CHRONY_TEXTS` and the configuration examples
+    (:data:`CHRONY_EXAMPLES`). Entries whose answer is under :data:`MIN_ANSWER_WORDS` words
+    are left out and named. Built in stop 57 and measured once, with no change to the
+    retriever: an untuned check (helper heldout30)."""
+    root, doc, faq_path = _packaged_doc(CHRONY_PACKAGE, CHRONY_DOC, CHRONY_FAQ)
+    text, qa = split_chrony_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ": text}
+    asked = [NaturalQuestion(f"chrony-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
+    kept = _add_notes(files, doc, CHRONY_TEXTS)
+    examples = doc / CHRONY_EXAMPLES
+    if examples.is_dir():
+        for path in sorted(examples.iterdir()):
+            if path.is_file():
+                rel = f"{CHRONY_EXAMPLES}/{path.name.removesuffix('.gz')}"
+                files[rel] = _doc_text(path, "utf-8").strip() + "\n"
+                kept.append(rel)
+    kept += _add_man_pages(files, root, CHRONY_MAN)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "chrony-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"chrony FAQ from {CHRONY_PACKAGE} {version} (FAQ.gz, faq.adoc rendered as plain "
+            "text, one page; its N.M. question lines, wrapped lines included, and the "
+            f"contents list deleted) + the package's documents ({', '.join(kept)}); NEWS, "
+            "NEWS.Debian and the changelogs out; answer = the text under a question up to "
+            f"the next question or section; left out, answer under {MIN_ANSWER_WORDS} "
+            f"words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -5325,6 +5463,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "nmh-faq": lambda emb: nmh_faq_set(),
     "cvs-faq": lambda emb: cvs_faq_set(),
     "emacs-faq": lambda emb: emacs_faq_set(),
+    "chrony-faq": lambda emb: chrony_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
