@@ -170,6 +170,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   list, beside ``chrony.conf(5)``, ``chronyc(1)``, ``chronyd(8)``, the READMEs and the three
   configuration examples. Built in stop 57 and measured once: an untuned check (helper
   heldout30).
+* ``flex-faq``: the FAQ chapter of the flex manual (Debian ``flex``, Info: an unnumbered
+  chapter of sections titled by a user's question, many answered by Vern Paxson's mail
+  replies): 57 questions deleted, 45 placeholder sections (mail threads titled by a node
+  name, "unnamed-faq-62") kept as text; the manual split into chapter files beside the
+  README and flex(1). Built in stop 57 and measured once: an untuned check (helper
+  heldout32).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -230,6 +236,7 @@ HELD_OUT_SETS = (
     "cvs-faq",
     "emacs-faq",
     "chrony-faq",
+    "flex-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -5431,6 +5438,127 @@ def chrony_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An FAQ chapter of unnumbered sections inside its project's Info manual (flex)
+# --------------------------------------------------------------------------------------
+
+FLEX_PACKAGE = "flex"
+FLEX_INFO = "usr/share/info"
+FLEX_INFO_GLOB = "flex.info-*.gz"
+"""The flex manual as Info, in two parts (``flex.info.gz`` itself holds only the licence
+preamble and the indirect and tag tables): the parts joined in order are the manual."""
+FLEX_FAQ_CHAPTER = "FAQ"
+FLEX_LEFT_OUT = ("copyright",)
+"""Chapters whose title ends with one of these leave the corpus: "1 Copyright", the
+manual's licence text (as :data:`AUTOTOOLS_LEFT_OUT`). The indices are dropped already
+(:func:`info_markdown` drops makeinfo's index nodes; the "Indices" node is a menu)."""
+FLEX_DOC = "usr/share/doc/flex"
+FLEX_TEXTS = ("README.md.gz",)
+"""Beside the Info manual the folder has the README (what flex is, the mailing lists, the
+distribution's files): in, as text. Left out: ``NEWS``, ``ONEWS``, ``NEWS.Debian`` and the
+changelogs (release notes), ``ABOUT-NLS`` (gettext's translators' notes), ``AUTHORS``,
+``THANKS``, the copyright, and ``examples/`` (scanner sources, makefiles and test data, no
+prose). ``flex-doc``'s HTML and PDF are the same manual again: not read."""
+FLEX_MAN = ("usr/share/man/man1/flex.1.gz",)
+"""flex(1), help2man's page of the command-line options: in under ``man/``."""
+
+
+def split_flex_manual(
+    markdown: str,
+) -> tuple[dict[str, str], list[tuple[str, str]], list[str], list[str]]:
+    """The flex manual (as markdown, :func:`info_markdown`) -> ({relpath: chapter text},
+    [(question, answer)], the FAQ sections kept as text, the chapters left out).
+
+    Chapters are files (:func:`split_texinfo_chapters`, asking nothing: the FAQ chapter and
+    its sections are unnumbered, "## FAQ" over "### When was flex born?"); chapters titled
+    by :data:`FLEX_LEFT_OUT` leave the corpus. In the chapter titled
+    :data:`FLEX_FAQ_CHAPTER` every ``###`` section whose title a person asks
+    (:func:`emacs_faq_asks`: it ends with "?" or has :data:`SHORT_QUESTION_WORDS` words or
+    more: "The | operator is not doing what I want") is a question: its heading leaves the
+    chapter, its text up to the next heading is the answer (:func:`split_heading_questions`).
+    The other sections are the maintainers' placeholders for mail threads not yet given a
+    question ("unnamed-faq-62", "deleteme00", "ERASEME53": one word, a node name): heading
+    and text stay in the chapter, in no answer."""
+    chapters, _ = split_texinfo_chapters(markdown)
+    files: dict[str, str] = {}
+    qa: list[tuple[str, str]] = []
+    kept: list[str] = []
+    left_out: list[str] = []
+
+    def topic(level: int, title: str) -> bool:
+        if emacs_faq_asks(title):
+            return False
+        kept.append(title)
+        return True
+
+    for rel, text in chapters.items():
+        title = _norm(text.split("\n", 1)[0].lstrip("#"))
+        name = _SECTION_NUMBER.sub("", title)
+        if name.lower().endswith(FLEX_LEFT_OUT):
+            left_out.append(title)
+            continue
+        if name == FLEX_FAQ_CHAPTER:
+            text, pairs = split_heading_questions(text, min_level=3, topic=topic)
+            qa += pairs
+        files[rel] = text
+    return files, qa, kept, left_out
+
+
+def flex_faq_set() -> NaturalSet:
+    """The FAQ chapter of the flex manual as Debian's ``flex`` ships it (Info,
+    ``flex.info-1.gz`` and ``-2.gz``: the manual of Vern Paxson's fast lexical analyser
+    generator; its unnumbered "FAQ" chapter, ~100 sections: ~60 titled by a user's question,
+    "How can I match C-style comments?", a few by a complaint, "The | operator is not doing
+    what I want", their answers often Vern Paxson's mail replies quoting the asker; ~40
+    placeholders for mail threads never given a question). The manual is split into chapter
+    files under ``flex/`` (:func:`split_flex_manual`), every asked question deleted, the
+    placeholders kept as text. Beside it the README (:data:`FLEX_TEXTS`) and flex(1)
+    (:data:`FLEX_MAN`). Ids are the question's slug (first 40 characters, ``-2`` for a
+    repeat), as the Emacs FAQ's. Entries whose answer is under :data:`MIN_ANSWER_WORDS`
+    words are left out and named. Built in stop 57 and measured once, with no change to the
+    retriever: an untuned check (helper heldout32)."""
+    root = ds.fetch_debian_package(FLEX_PACKAGE)
+    parts = sorted(
+        (root / FLEX_INFO).glob(FLEX_INFO_GLOB),
+        key=lambda p: int(p.name.removesuffix(".gz").rsplit("-", 1)[1]),
+    )
+    if not parts:
+        raise FileNotFoundError(f"no {FLEX_INFO_GLOB} under {root / FLEX_INFO}")
+    chapters, qa, placeholders, left = split_flex_manual(
+        info_markdown("".join(_doc_text(p, "utf-8") for p in parts))
+    )
+    files = {f"flex/{rel}": text for rel, text in chapters.items()}
+    asked: list[NaturalQuestion] = []
+    seen: dict[str, int] = {}
+    for q, a in qa:
+        base = _slug(q).rstrip("-") or "question"
+        seen[base] = seen.get(base, 0) + 1
+        key = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        asked.append(NaturalQuestion(f"flex-faq:{key}", q, ((a, 1.0),), source=_file_of(files, a)))
+    kept = _add_notes(files, root / FLEX_DOC, FLEX_TEXTS)
+    kept += _add_man_pages(files, root, FLEX_MAN)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "flex-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"flex manual's FAQ chapter from {FLEX_PACKAGE} {version} (Info) with the manual "
+            f"split into its {len(chapters)} chapter files (every section title a person asks "
+            "deleted, the question; menus and indices dropped; left out: "
+            f"{', '.join(left) or 'none'}) + the package's documents ({', '.join(kept)}); "
+            "NEWS, ONEWS, ABOUT-NLS, AUTHORS, THANKS, the changelogs and examples/ out; "
+            "answer = the text under a question up to the next section; "
+            f"{len(placeholders)} placeholder sections (mail threads titled by a node name) "
+            f"kept as text, not asked; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -5464,6 +5592,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "cvs-faq": lambda emb: cvs_faq_set(),
     "emacs-faq": lambda emb: emacs_faq_set(),
     "chrony-faq": lambda emb: chrony_faq_set(),
+    "flex-faq": lambda emb: flex_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
