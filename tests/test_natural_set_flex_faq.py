@@ -136,7 +136,7 @@ here.
 * How can I match C-style comments?::
 
 \x1f
-File: flex.info,  Node: When was flex born?,  Next: The | operator is not doing what I want,  Up: FAQ
+File: flex.info,  Node: When was flex born?,  Next: The | operator is not doing what I want
 
 {Q_BORN}
 ===
@@ -158,7 +158,7 @@ File: flex.info,  Node: The | operator is not doing what I want,  Next: deleteme
 
      The '|' action means "same as the action for the next rule".
 
-     		Vern
+     \t\tVern
 
 \x1f
 File: flex.info,  Node: deleteme00,  Next: unput() messes up yy_at_bol,  Up: FAQ
