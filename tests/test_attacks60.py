@@ -1,0 +1,202 @@
+"""Adversarial pass attacks60.
+
+Each test was written failing first (bench/README.md, "Adversarial pass (helper attacks60)").
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treehop import Treehop
+from treehop.errors import InvalidTagError, InvalidURIError
+from treehop.ingest.records import Passage, PassageStore, add_records
+from treehop.uri import check_new, unshown_in_new
+
+from treehop_test_doubles import SAMPLE_TREE, BagOfWordsEmbedder, peak_memory_mb
+
+# -- 1 / 2. every writer that makes a URI up refuses what a new URI may not hold ------------------
+
+_BAD_BITS = [
+    "\x9b31m",  # C1 CSI
+    "\u202e",  # right-to-left override
+    "\u2028",  # line separator
+    "\u2029",  # paragraph separator
+    "\u200b",  # zero-width space
+    "\u2060",  # word joiner
+    "\ufeff",  # BOM
+    "\u00ad",  # soft hyphen
+    "\u200e",  # left-to-right mark
+    "a\u200cb",  # a joiner between ASCII letters
+]
+
+
+def _writes(client: Treehop, bad: str) -> dict[str, Callable[[], Any]]:
+    """Each public write that makes a URI from a caller's string, with ``bad`` in it."""
+    store = PassageStore(client)
+    under = PassageStore(client, base_uri=f"viking://resources/kb{bad}x")
+    return {
+        "add_records passage mode, uri": lambda: add_records(
+            client,
+            [
+                ("t", {"uri": f"viking://resources/p{bad}.md"}),
+                ("u", {"uri": f"viking://resources/p{bad}.md"}),
+            ],
+        ),
+        "add_records passage mode, source": lambda: add_records(
+            client, [("t", {"source": f"d/q{bad}.md"}), ("u", {"source": f"d/q{bad}.md"})]
+        ),
+        "add_records, source": lambda: add_records(client, [("t", {"source": f"d/s{bad}.md"})]),
+        "add_records, a good record then a bad file": lambda: add_records(
+            client,
+            [
+                ("fine", {"uri": "viking://resources/r1.md"}),
+                ("u", {"uri": f"viking://resources/r{bad}.md"}),
+                ("v", {"uri": f"viking://resources/r{bad}.md"}),
+            ],
+        ),
+        "PassageStore source": lambda: client.run(
+            store.aupsert(
+                [
+                    Passage("fine", {"source": "ok.md"}, "i0"),
+                    Passage("hello", {"source": f"x/y{bad}.md"}, "i1"),
+                ]
+            )
+        ),
+        "PassageStore base": lambda: client.run(under.aupsert([Passage("hello", {}, "i2")])),
+        "PassageStore awrite_file": lambda: client.run(
+            store.awrite_file(f"viking://resources/w{bad}.md", [Passage("hello", {}, "i3")])
+        ),
+        "add_resource target_uri": lambda: client.add_resource(
+            "t", target_uri=f"viking://resources/d{bad}x.md"
+        ),
+        "add_resource name": lambda: client.add_resource("t", name=f"n{bad}x.md"),
+        "add_memory name": lambda: client.add_memory("remember this", name=f"m{bad}x"),
+    }
+
+
+@pytest.mark.parametrize("bad", _BAD_BITS)
+def test_every_uri_minting_write_refuses_an_unshown_character_before_any_write(
+    tmp_path: Path, bad: str
+) -> None:
+    """Before: ``add_records`` in passage mode (records sharing a ``uri`` or a ``source``)
+    and ``PassageStore`` writes (LangChain / LlamaIndex ``add_texts``) stored a URI holding a
+    C1 control or a bidi override that ``add_resource`` refused (they never reach
+    ``_target_for``); and no writer refused U+2028 / U+2029 or an invisible format
+    character (``p\\u200b.md`` shows as ``p.md``). Now each is an ``InvalidURIError`` and
+    nothing is written, a batch's good records included."""
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        client.add_resource("a note", target_uri="viking://resources/ok.md")
+        before = sorted(client.store.iter_uris())
+        for name, call in _writes(client, bad).items():
+            with pytest.raises(InvalidURIError):
+                call()
+            assert sorted(client.store.iter_uris()) == before, name
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("bad", ["\u2028", "\u200b", "\ufeff", "a\u200db"])
+def test_a_folders_file_named_so_is_skipped_and_named(tmp_path: Path, bad: str) -> None:
+    """A file added through its folder gets a URI from its name: skipped and counted, as a
+    name with a C1 control was (an add naming it is refused: the test above)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "fine.md").write_text("# Fine\n\na fine file\n")
+    (src / f"x{bad}y.md").write_text("# Odd\n\nan odd name\n")
+    (src / f"d{bad}").mkdir()
+    (src / f"d{bad}" / "in.md").write_text("# In\n\ninside an odd folder\n")
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        res = client.add_resource(str(src), target_uri="viking://resources/src")
+        assert sorted(client.store.iter_uris()) == [
+            "viking://resources",
+            "viking://resources/src",
+            "viking://resources/src/fine.md",
+        ]
+        assert len(res.skipped_names) == 1 and len(res.skipped_dirs) == 1
+        assert "\u2028" not in res.skipped_names[0]  # (shown escaped, as C1 names are)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.md",  # Persian, ZWNJ
+        "\u0915\u094d\u200d\u0937.md",  # Devanagari, ZWJ after a virama
+        "\U0001f469\u200d\U0001f4bb.md",  # an emoji ZWJ sequence
+        "\u05e9\u05dc\u05d5\u05dd.md",  # right-to-left text
+        "caf\u00e9 notes.md",
+    ],
+)
+def test_a_joiner_that_spells_a_name_is_kept(tmp_path: Path, name: str) -> None:
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        uri = f"viking://resources/{name}"
+        add_records(client, [("one part", {"uri": uri}), ("two parts", {"uri": uri})])
+        client.add_resource("t", target_uri=f"viking://resources/r-{name}")
+        assert client.stat(uri).uri == uri
+        src = tmp_path / "src"
+        src.mkdir()
+        (src / name).write_text("# A\n\na file\n")
+        client.add_resource(str(src), target_uri="viking://resources/src")
+        assert client.stat(f"viking://resources/src/{name}").uri.endswith(name)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("bad", ["\u2028", "\u200b", "\ufeff", "a\u200cb"])
+def test_a_stored_uri_with_such_a_character_stays_readable_and_removable(
+    tmp_path: Path, bad: str
+) -> None:
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        client.add_resource("an old note", target_uri="viking://resources/old.md")
+        node = client.store.get(["viking://resources/old.md"])[0]
+        assert node is not None
+        planted = f"viking://resources/o{bad}ld.md"
+        vec = client.store.get_vectors([node.uri])
+        client.store.upsert([node.model_copy(update={"uri": planted})], vec)
+        client.save()
+        assert "an old note" in client.read(planted)
+        assert planted in [e.uri for e in client.ls("viking://resources")]
+        assert [m.uri for m in client.find("old note", target_uri=planted).contexts()] == [planted]
+        assert client.remove(planted) == 1
+    finally:
+        client.close()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from("ab\u0645\u062e\u200b\u200c\u200d\u2060\u2028\u00ad\u202e/."),
+        max_size=12,
+    )
+    | st.text(max_size=40)
+)
+def test_check_new_keeps_only_visible_names(tail: str) -> None:
+    """What ``check_new`` lets through holds no C1 / line separator / bidi override and no
+    format character but a joiner between two non-ASCII characters; what it refuses is an
+    ``InvalidURIError``, nothing else."""
+    uri = "viking://resources/" + tail
+    try:
+        out = check_new(uri)
+    except InvalidURIError:
+        assert unshown_in_new(uri) is not None
+        return
+    assert out == uri
+    for i, ch in enumerate(out):
+        assert (
+            not ("\x80" <= ch <= "\x9f") and ch not in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e"
+        )
+        if unicodedata.category(ch) == "Cf":
+            assert ch in "\u200c\u200d" and 0 < i < len(out) - 1
+            assert not out[i - 1].isascii() and not out[i + 1].isascii()
