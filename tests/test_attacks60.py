@@ -200,3 +200,75 @@ def test_check_new_keeps_only_visible_names(tail: str) -> None:
         if unicodedata.category(ch) == "Cf":
             assert ch in "\u200c\u200d" and 0 < i < len(out) - 1
             assert not out[i - 1].isascii() and not out[i + 1].isascii()
+
+
+# -- 5. find(target_uri=...) naming a chunk: chunk diffusion stays inside the targets ------------
+
+ROOT = "viking://resources/src"
+FOLDER = f"{ROOT}/fruit"
+GUIDE = f"{FOLDER}/guide.md"
+APPLES = f"{FOLDER}/apples.md"
+
+
+@pytest.fixture(scope="module")
+def fruit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Treehop]:
+    tmp = tmp_path_factory.mktemp("fruit")
+    src = tmp / "src" / "fruit"
+    src.mkdir(parents=True)
+    (src / "apples.md").write_text("# Apples\nApples grow on trees in orchards and keep well.\n")
+    (src / "bananas.md").write_text("# Bananas\nBananas ripen in the tropical sun.\n")
+    sections = "\n\n".join(
+        f"## Section {i}\n" + f"Topic{i} fruit trees orchard harvest words. " * 40 for i in range(6)
+    )
+    (src / "guide.md").write_text("# Guide\n\n" + sections)
+    (tmp / "src" / "veg").mkdir()
+    (tmp / "src" / "veg" / "kale.md").write_text("# Kale\nKale is a leafy green fruit trees.\n")
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None) as client:
+        client.add_resource(tmp / "src", target_uri=ROOT)
+        yield client
+
+
+def _inside(uri: str, targets: list[str]) -> bool:
+    return any(uri == t or ("#" not in t and uri.startswith((t + "/", t + "#"))) for t in targets)
+
+
+_TARGETS = [
+    [f"{GUIDE}#chunk-2"],
+    [f"{GUIDE}#chunk-1", f"{GUIDE}#chunk-4"],
+    [APPLES, f"{GUIDE}#chunk-3"],
+    [f"{GUIDE}#chunk-2"] * 100,
+]
+
+
+@pytest.mark.parametrize("targets", _TARGETS)
+@pytest.mark.parametrize("call", ["find", "search", "find_many"])
+@pytest.mark.parametrize(
+    "opts", [{"chunk_diffusion_count": 2}, {"chunk_diffusion_count": 5, "chunk_group": True}]
+)
+def test_chunk_diffusion_adds_no_chunk_outside_the_targets(
+    fruit: Treehop, targets: list[str], call: str, opts: dict[str, Any]
+) -> None:
+    """Before: ``find("...", target_uri=guide#chunk-2, chunk_diffusion_count=2)`` returned
+    chunks 0, 1, 3 and 4 beside the target (as ``search`` and ``find_many`` did): a scope
+    naming one chunk leaked its neighbours. Now a neighbour outside every target is not
+    added; a target's own hits are still returned."""
+    q = "fruit trees harvest Topic2 Topic3"
+    if call == "find_many":
+        results = fruit.find_many([q, "Topic1 orchard words"], target_uri=targets, limit=10, **opts)
+    else:
+        results = [getattr(fruit, call)(q, target_uri=targets, limit=10, **opts)]
+    for res in results:
+        uris = [m.uri for m in res.contexts()]
+        assert uris and len(uris) == len(set(uris))
+        assert [u for u in uris if not _inside(u, targets)] == []
+
+
+def test_chunk_diffusion_still_adds_neighbours_inside_a_document_target(fruit: Treehop) -> None:
+    """The control: a document (or folder) target still diffuses to the chunks beside a hit."""
+    res = fruit.find("Topic2", target_uri=GUIDE, limit=1, chunk_diffusion_count=1)
+    uris = [m.uri for m in res.contexts()]
+    assert len(uris) == 3 and all(u.startswith(GUIDE + "#chunk-") for u in uris)
+    both = fruit.find(
+        "Topic2", target_uri=[f"{GUIDE}#chunk-2", GUIDE], limit=1, chunk_diffusion_count=1
+    )
+    assert len(both.contexts()) == 3
