@@ -272,3 +272,63 @@ def test_chunk_diffusion_still_adds_neighbours_inside_a_document_target(fruit: T
         "Topic2", target_uri=[f"{GUIDE}#chunk-2", GUIDE], limit=1, chunk_diffusion_count=1
     )
     assert len(both.contexts()) == 3
+
+
+# -- 3. two tags of one node that differ only by a joiner ----------------------------------------
+
+OAUTH = "viking://resources/security/auth/oauth.md"
+_WITH_ZWNJ = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # Persian, spelt with a ZWNJ
+_WITHOUT = "\u0645\u06cc\u062e\u0648\u0627\u0647\u0645"  # the same letters without it
+_ZWJ_ALIKE = "\u0645\u06cc\u200d\u062e\u0648\u0627\u0647\u0645"  # a ZWJ where the ZWNJ was
+
+
+@pytest.fixture
+def security(tmp_path: Path) -> Iterator[Treehop]:
+    client = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    client.add_resource(str(SAMPLE_TREE / "resources" / "security"))
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(
+    ("stored", "added"), [(_WITH_ZWNJ, _WITHOUT), (_WITHOUT, _WITH_ZWNJ), (_WITH_ZWNJ, _ZWJ_ALIKE)]
+)
+def test_a_tag_that_differs_from_the_nodes_own_only_by_a_joiner_is_refused(
+    security: Treehop, stored: str, added: str
+) -> None:
+    """Before: ``set_tags(add=[\\u0645\\u06cc\\u062e...])`` on a node tagged with the same word
+    spelt with a ZWNJ stored a second tag that looks like the first (a removal or a filter by
+    the one a reader sees missed the other). Now an ``InvalidTagError`` and nothing written;
+    respelling (removing the old one in the same call) works, and the stored one is still
+    found and removable by its own label."""
+    security.set_tags(OAUTH, add=[stored])
+    before = security.stat(OAUTH).tags
+    with pytest.raises(InvalidTagError):
+        security.set_tags(OAUTH, add=["fine", added])
+    assert security.stat(OAUTH).tags == before
+    assert [m.uri for m in security.find("oauth", tags=[stored]).contexts()] == [OAUTH]
+    tags = security.set_tags(OAUTH, add=[added], remove=[stored])
+    assert f"user:{added}" in tags and f"user:{stored}" not in tags
+    assert f"user:{added}" not in security.set_tags(OAUTH, remove=[added])
+
+
+@pytest.mark.parametrize("tags", [[_WITH_ZWNJ, _WITHOUT], f"{_WITHOUT};{_ZWJ_ALIKE}"])
+def test_one_tags_argument_holding_two_look_alikes_is_refused(security: Treehop, tags: Any) -> None:
+    before = sorted(security.store.iter_uris())
+    with pytest.raises(InvalidTagError):
+        security.add_resource("a note", target_uri="viking://resources/n.md", tags=tags)
+    with pytest.raises(InvalidTagError):
+        security.set_tags(OAUTH, add=tags)
+    with pytest.raises(InvalidTagError):
+        add_records(security, [("a record", {"uri": "viking://resources/r.md"})], tags=tags)
+    assert sorted(security.store.iter_uris()) == before
+    assert not any("\u062e" in t for t in security.stat(OAUTH).tags)
+
+
+def test_labels_that_only_look_alike_on_other_nodes_are_left_alone(security: Treehop) -> None:
+    """The rule is per node: another node may carry the other spelling (as before)."""
+    other = "viking://resources/security/auth"
+    security.set_tags(OAUTH, add=[_WITH_ZWNJ])
+    assert f"user:{_WITHOUT}" in security.set_tags(other, add=[_WITHOUT])

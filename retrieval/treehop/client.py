@@ -505,6 +505,11 @@ class AsyncTreehop:
         # concurrent adds kept 2 tags; three processes of 15 adds kept one's 15 of 45).
         async with memory._conversation_lock(self.store, node.uri):
             node = await self._io(self._require, node.uri)
+            # (a label that differs from one the node keeps only by a joiner: refused)
+            kept = [tagmod.label_of(t) for t in node.tags]
+            tagmod.check_look_alikes(
+                (tagmod.label_of(t) for t in adds), (x for x in kept if x not in drops)
+            )
             return await self.writer.set_tags(node, adds, drops)
 
     # ------------------------------------------------------------------ browse

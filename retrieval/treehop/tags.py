@@ -137,7 +137,42 @@ def parse_tags(value: str | Iterable[str] | None, default_source: str = "user") 
     out = dedupe(parse_tag(t, default_source) for t in items)
     for t in out:  # (new tags: see new_label)
         new_label(label_of(t))
+    check_look_alikes(label_of(t) for t in out)
     return out
+
+
+_NO_JOINERS = dict.fromkeys(map(ord, JOINERS))
+
+
+def joinerless(label: str) -> str:
+    """``label`` without ZWNJ / ZWJ: what two labels that look alike have in common."""
+    return label.translate(_NO_JOINERS) if not label.isascii() else label
+
+
+def check_look_alikes(new: Iterable[str], existing: Iterable[str] = ()) -> None:
+    """Refuse (:class:`InvalidTagError`) a new label that differs from another new label, or
+    from an ``existing`` label of the same node, only by joiners (ZWNJ / ZWJ).
+
+    Why: :func:`new_label` keeps a joiner between two non-ASCII characters (Persian and the
+    Indic scripts spell with it), so ``\u0645\u06cc\u200c\u062e`` and
+    ``\u0645\u06cc\u062e`` -- which most fonts draw alike -- were two tags on one node: a
+    removal or a filter by the one a reader sees could miss the other. Refused rather than
+    merged: which spelling is right is the caller's to say (remove the old one in the same
+    ``set_tags`` call to respell it). Labels only (``existing``: the node's labels that stay);
+    stored look-alikes are still shown and removable by their own labels."""
+    seen: dict[str, str] = {}
+    for label in existing:
+        seen.setdefault(joinerless(label), label)
+    mine: dict[str, str] = {}
+    for label in new:
+        key = joinerless(label)
+        other = mine.get(key, seen.get(key))
+        if other is not None and other != label:
+            raise InvalidTagError(
+                f"tag {label!r:.100} differs from the tag {other!r:.100} only by a zero-width"
+                " joiner or non-joiner: the two would look alike (remove the one to respell it)"
+            )
+        mine.setdefault(key, label)
 
 
 def dedupe(tags: Iterable[str]) -> list[str]:
