@@ -332,3 +332,165 @@ def test_labels_that_only_look_alike_on_other_nodes_are_left_alone(security: Tre
     other = "viking://resources/security/auth"
     security.set_tags(OAUTH, add=[_WITH_ZWNJ])
     assert f"user:{_WITHOUT}" in security.set_tags(other, add=[_WITHOUT])
+
+
+# -- 4. the VikingDB SDK's answers read bounded -------------------------------------------------
+
+VOLC_AK = "AKLTattacks60AccessKey0123456789"
+VOLC_SK = "YXR0YWNrczYwU2VjcmV0S2V5MDEyMzQ1Njc4OQ=="
+
+
+def answer_server(answer: Callable[[], Iterator[bytes]]) -> tuple[str, Any]:
+    """A loopback HTTP server that reads each whole request (head and ``Content-Length``
+    body: ``requests`` sends them apart, and closing on an unread body resets the
+    connection) and sends the chunks ``answer()`` yields. Returns ``host:port`` and the
+    listening socket (``close()`` it to stop)."""
+    import contextlib
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            with conn, contextlib.suppress(OSError):
+                buf = b""
+                while b"\r\n\r\n" not in buf:
+                    got = conn.recv(65536)
+                    if not got:
+                        break
+                    buf += got
+                head, _, rest = buf.partition(b"\r\n\r\n")
+                sizes = [
+                    int(line.split(b":", 1)[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                ]
+                while sizes and len(rest) < sizes[0]:
+                    got = conn.recv(65536)
+                    if not got:
+                        break
+                    rest += got
+                for chunk in answer():
+                    conn.sendall(chunk)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"127.0.0.1:{srv.getsockname()[1]}", srv
+
+
+def http_answer(body: bytes, coding: str | None) -> Iterator[bytes]:
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+    if coding:
+        head += f"Content-Encoding: {coding}\r\n"
+    yield (head + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body
+
+
+def gzip_of_spaces(mib: int, times: int = 1) -> bytes:
+    """``mib`` MiB of spaces gzipped ``times`` times (1 GiB once: ~1 MB)."""
+    import gzip
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    spaces = b" " * (1 << 20)
+    body = b"".join([*(packer.compress(spaces) for _ in range(mib)), packer.flush()])
+    for _ in range(times - 1):
+        body = gzip.compress(body, 9)
+    return body
+
+
+def knowledge_source(host: str) -> Any:
+    from treehop._http import RetryPolicy
+    from treehop.vikingdb_knowledge import VikingDBKnowledgeSource
+
+    return VikingDBKnowledgeSource(
+        "kb",
+        host=host,
+        scheme="http",
+        ak=VOLC_AK,
+        sk=VOLC_SK,
+        timeout_s=60,
+        retry=RetryPolicy(max_retries=1, backoff_s=0.01, max_backoff_s=0.02),
+        deadline_s=None,
+    )
+
+
+_VK_PROBE = """
+import sys
+sys.path[:0] = sys.argv[2:]
+from test_attacks60 import answer_server, gzip_of_spaces, http_answer, knowledge_source
+from treehop.errors import StoreError
+KIND = {kind!r}
+if KIND == "plain":
+    spaces = b" " * (1 << 20)
+    def answer():
+        yield b"HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\n"
+        yield b"Connection: close\\r\\n\\r\\n"
+        for _ in range(1024):
+            yield spaces
+else:
+    body = gzip_of_spaces(1024, 2 if KIND == "gzip, gzip" else 1)
+    def answer():
+        return http_answer(body, KIND)
+host, srv = answer_server(answer)
+source = knowledge_source(host)
+try:
+    source.find("hello")
+    raise AssertionError("read")
+except StoreError as exc:
+    assert "larger than" in str(exc), str(exc)
+"""
+
+
+@pytest.mark.parametrize("kind", ["gzip", "gzip, gzip", "plain"])
+def test_a_knowledge_bases_huge_or_bomb_answer_is_refused_bounded(kind: str) -> None:
+    """Before: the SDK read ``response.content`` whole, decoded by urllib3 without a cap: a
+    ~1 MB gzip answer of 1 GiB of spaces took ``find()`` to 3.2 GB peak (``gzip, gzip``:
+    4.2 GB) before a JSON error; a 1 GiB plain answer was read whole (the deadline does not
+    stop the SDK's thread). Now each is a ``VikingDBError`` ("larger than") at 64 MiB, peak
+    bounded. Run in a fresh process, whose peak memory is its own."""
+    assert peak_memory_mb(_VK_PROBE.format(kind=kind)) < 700
+
+
+def test_a_knowledge_bases_coded_answer_is_still_read(tmp_path: Path) -> None:
+    """The control: a well-formed gzip (and ``gzip, gzip``) answer is decoded and read, and a
+    broken gzip body is a typed error."""
+    import gzip
+    import json
+
+    from treehop.stores.vikingdb import VikingDBError
+
+    point = {
+        "point_id": "d1_0",
+        "content": "the rollout waits for ready pods",
+        "chunk_id": 0,
+        "score": 0.9,
+        "doc_info": {"doc_id": "d1", "doc_name": "deploy.md"},
+    }
+    good = json.dumps({"code": 0, "data": {"count": 1, "result_list": [point]}}).encode()
+    for coding, body in [
+        ("gzip", gzip.compress(good)),
+        ("gzip, gzip", gzip.compress(gzip.compress(good))),
+        (None, good),
+    ]:
+        host, srv = answer_server(lambda body=body, coding=coding: http_answer(body, coding))
+        source = knowledge_source(host)
+        try:
+            found = source.find("rollout")
+            assert [m.content for m in found.contexts()] == [point["content"]]
+        finally:
+            source.close()
+            srv.close()
+    host, srv = answer_server(lambda: http_answer(b"not deflate at all", "deflate"))
+    source = knowledge_source(host)
+    try:
+        with pytest.raises(VikingDBError, match="undecodable"):
+            source.find("rollout")
+    finally:
+        source.close()
+        srv.close()
