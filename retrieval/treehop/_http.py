@@ -420,7 +420,15 @@ def _own_codings(response: httpx.Response) -> list[str] | None:
     here only where their modules are installed (without them httpx does not decode them
     either); a br answer where the installed brotli cannot stop at a limit is refused
     (treehop does not ask for br there, :func:`_accept_encoding`)."""
-    header = response.headers.get("content-encoding", "")
+    codings = _known_codings(response.headers.get("content-encoding", ""))
+    if not codings or (len(codings) == 1 and codings[0] in _INFLATE_WBITS):
+        return None
+    return codings
+
+
+def _known_codings(header: str) -> list[str]:
+    """The codings of a ``Content-Encoding`` header that treehop decodes (bounded), in the
+    order applied; a token it does not know is skipped, as httpx skips it."""
     codings = [c.strip().lower() for c in header.split(",") if c.strip()]
     if "br" in codings and _brotli_unbounded():
         raise httpx.DecodingError("a br answer this brotli module cannot decode bounded")
@@ -429,10 +437,28 @@ def _own_codings(response: httpx.Response) -> list[str] | None:
         | ({"zstd"} if _have_zstd() else set())
         | ({"br"} if _bounded_brotli() is not None else set())
     )
-    codings = [c for c in codings if c in known]
-    if not codings or (len(codings) == 1 and codings[0] in _INFLATE_WBITS):
-        return None
-    return codings
+    return [c for c in codings if c in known]
+
+
+def accepted_codings() -> str:
+    """An ``Accept-Encoding`` value of the codings treehop decodes bounded (for a client
+    that is not httpx: the VikingDB SDK's ``requests`` session)."""
+    out = ["gzip", "deflate"]
+    if _have_zstd():
+        out.append("zstd")
+    if _bounded_brotli() is not None:
+        out.append("br")
+    return ", ".join(out)
+
+
+def decode_capped(raw: bytes, content_encoding: str, limit: int = MAX_RESPONSE_BYTES) -> bytes:
+    """A raw (still encoded) answer body decoded through its ``Content-Encoding``, each step
+    held to ``limit`` bytes (:class:`ResponseTooLarge` past it; ``httpx.DecodingError`` for a
+    broken body): what :func:`send_capped` does, for a client that is not httpx."""
+    if len(raw) > limit:
+        raise ResponseTooLarge(limit)
+    codings = _known_codings(content_encoding)
+    return _decode_capped(raw, codings, limit) if codings else raw
 
 
 def _accept_encoding(req: httpx.Request) -> None:

@@ -505,6 +505,11 @@ class AsyncTreehop:
         # concurrent adds kept 2 tags; three processes of 15 adds kept one's 15 of 45).
         async with memory._conversation_lock(self.store, node.uri):
             node = await self._io(self._require, node.uri)
+            # (a label that differs from one the node keeps only by a joiner: refused)
+            kept = [tagmod.label_of(t) for t in node.tags]
+            tagmod.check_look_alikes(
+                (tagmod.label_of(t) for t in adds), (x for x in kept if x not in drops)
+            )
             return await self.writer.set_tags(node, adds, drops)
 
     # ------------------------------------------------------------------ browse
@@ -751,9 +756,9 @@ class AsyncTreehop:
         # (a caller's targets were just read from the store by ``_roots_of``: not again)
         qr = await self._run_query(tq, roots, call.opts, call.vector, known=bool(call.targets))
         if local:
-            hits = self._postprocess(qr.matched_contexts, call.opts)
+            hits = self._postprocess(qr.matched_contexts, call.opts, roots)
         else:
-            hits = await self._io(self._postprocess, qr.matched_contexts, call.opts)
+            hits = await self._io(self._postprocess, qr.matched_contexts, call.opts, roots)
         return self._to_find_result(hits, [qr], None)
 
     async def find_many(
@@ -856,7 +861,7 @@ class AsyncTreehop:
         ]
         out = []
         for qr in await self.retriever().retrieve_many(reqs):
-            hits = await self._io(self._postprocess, qr.matched_contexts, opts)
+            hits = await self._io(self._postprocess, qr.matched_contexts, opts, roots)
             out.append(self._to_find_result(hits, [qr], None))
         return out
 
@@ -958,10 +963,12 @@ class AsyncTreehop:
         )
 
     def _postprocess(
-        self, hits: Sequence[MatchedContext], opts: SearchOptions
+        self, hits: Sequence[MatchedContext], opts: SearchOptions, roots: Sequence[str]
     ) -> list[MatchedContext]:
+        """The post-processing controls over a search's hits; ``roots``: its roots (a
+        neighbour chunk outside them is not diffused in: :func:`diffuse_chunks`)."""
         out = apply_rerank_threshold(hits, opts.rerank_threshold)[: opts.limit]
-        out = diffuse_chunks(out, self.store, opts.chunk_diffusion_count)
+        out = diffuse_chunks(out, self.store, opts.chunk_diffusion_count, roots)
         return group_chunks(out) if opts.chunk_group else out
 
     # ------------------------------------------------------------------ search
@@ -1016,7 +1023,9 @@ class AsyncTreehop:
             qr.matched_contexts = apply_rerank_threshold(qr.matched_contexts, opts.rerank_threshold)
         fused = fuse_query_results(results, limit=opts.limit)
         merged = [m for ct in ContextType for m in fused.get(ct, [])]
-        merged = await self._io(diffuse_chunks, merged, self.store, opts.chunk_diffusion_count)
+        merged = await self._io(
+            diffuse_chunks, merged, self.store, opts.chunk_diffusion_count, targets or None
+        )
         if opts.chunk_group:
             merged = group_chunks(merged)
         return self._to_find_result(merged, list(results), plan)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from .errors import InvalidQueryError
 from .models import FoundBy, MatchedContext
 from .stores.base import VectorStore
+from .uri import CHUNK_MARK
 
 MAX_DIFFUSION = 5
 
@@ -55,14 +56,35 @@ def apply_rerank_threshold(
 
 
 def diffuse_chunks(
-    hits: Sequence[MatchedContext], store: VectorStore, n: int
+    hits: Sequence[MatchedContext],
+    store: VectorStore,
+    n: int,
+    scope: Sequence[str] | None = None,
 ) -> list[MatchedContext]:
     """Insert up to ``n`` neighbours on each side after every chunk hit (no duplicates).
 
     Runs on stored (resolved) URIs, before they are mapped back to the ``~`` display form.
+    ``scope``: the search's roots (resolved); a neighbour outside every one is not added.
+    Why: a ``target_uri`` naming one chunk searches that chunk, and diffusion used to add
+    its neighbours -- chunks the caller left out -- to the result (only a chunk root can
+    exclude a hit's sibling, so nothing is checked when no root is a chunk).
     """
     if n <= 0:
         return list(hits)
+    chunk_roots = [r for r in scope or () if CHUNK_MARK in r]
+    if chunk_roots:
+        keep = [r for r in scope or () if CHUNK_MARK not in r]
+        inside = tuple(p for r in keep for p in (r + "/", r + "#"))
+        allowed = set(chunk_roots)
+
+        def in_scope(uri: str) -> bool:
+            return uri in allowed or uri in keep or uri.startswith(inside)
+
+    else:
+
+        def in_scope(uri: str) -> bool:
+            return True
+
     seen = {h.uri for h in hits}
     out: list[MatchedContext] = []
     siblings_cache: dict[str, list[MatchedContext]] = {}
@@ -95,6 +117,8 @@ def diffuse_chunks(
         for s in siblings_cache[h.parent_uri]:
             assert s.chunk_index is not None
             if 0 < abs(s.chunk_index - h.chunk_index) <= n and s.uri not in seen:
+                if not in_scope(s.uri):
+                    continue
                 seen.add(s.uri)
                 out.append(s.model_copy(update={"score": h.score, "found_via": h.uri}))
     return out

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 from .errors import InvalidTagError
-from .validation import is_blank
+from .validation import JOINERS, has_invisible_format, is_blank
 
 SOURCES = ("user", "auto", "inherit", "llm")
 MAX_LABEL_LENGTH = 64
@@ -50,43 +50,12 @@ overrides and isolates (U+202A-U+202E, U+2066-U+2069): ``_BAD`` refused C0 contr
 ``treehop tag`` printed such a label to the terminal as it was."""
 
 
-_JOINERS = "\u200c\u200d"
-"""ZERO WIDTH NON-JOINER and JOINER: format characters that are part of the spelling of
-Persian, the Indic scripts and emoji sequences (``\U0001f469\u200d\U0001f4bb``)."""
-
-
-def _invisible_format(s: str) -> bool:
-    """Whether ``s`` holds a format character (Unicode category Cf: zero-width space, word
-    joiner, BOM, soft hyphen, the tag characters...) that no script needs there.
-
-    Why: ``a\u200bb`` and ``ab`` look the same but are two tags -- a filter, a hop or a
-    removal by the visible name misses one, and a model or another user can plant a
-    look-alike. The joiners are kept between two non-ASCII characters (their only real use);
-    between ASCII letters or at an end they only make a look-alike."""
-    for i, ch in enumerate(s):
-        if unicodedata.category(ch) != "Cf":
-            continue
-        if ch not in _JOINERS or i == 0 or i == len(s) - 1:
-            return True
-        before, after = s[i - 1], s[i + 1]
-        if (
-            before.isascii()
-            or after.isascii()
-            or "Cf"
-            in {
-                unicodedata.category(before),
-                unicodedata.category(after),
-            }
-        ):
-            return True
-    return False
-
-
 def new_label(label: str) -> str:
     """:func:`normalize_label` for a tag about to be *written* (a caller's or a model's): also
     refused, a label of only invisible characters (``"\u200b"``: empty, as an empty tag is;
     :func:`~treehop.validation.is_blank`), one holding a :data:`_UNSHOWN` character, and one
-    holding an invisible format character inside visible text (:func:`_invisible_format`).
+    holding an invisible format character inside visible text
+    (:func:`~treehop.validation.has_invisible_format`).
 
     Why not in :func:`normalize_label`: stored tags are normalised again (a directory's
     own labels at each re-describe, filters, removals); one stored before this check must
@@ -98,7 +67,7 @@ def new_label(label: str) -> str:
         raise InvalidTagError(
             f"tag {label!r:.100} contains a control or bidirectional formatting character"
         )
-    if _invisible_format(s):
+    if has_invisible_format(s):
         raise InvalidTagError(
             f"tag {label!r:.100} contains an invisible format character (zero-width space,"
             " joiner, BOM, soft hyphen...): it would look like another tag"
@@ -168,7 +137,42 @@ def parse_tags(value: str | Iterable[str] | None, default_source: str = "user") 
     out = dedupe(parse_tag(t, default_source) for t in items)
     for t in out:  # (new tags: see new_label)
         new_label(label_of(t))
+    check_look_alikes(label_of(t) for t in out)
     return out
+
+
+_NO_JOINERS = dict.fromkeys(map(ord, JOINERS))
+
+
+def joinerless(label: str) -> str:
+    """``label`` without ZWNJ / ZWJ: what two labels that look alike have in common."""
+    return label.translate(_NO_JOINERS) if not label.isascii() else label
+
+
+def check_look_alikes(new: Iterable[str], existing: Iterable[str] = ()) -> None:
+    """Refuse (:class:`InvalidTagError`) a new label that differs from another new label, or
+    from an ``existing`` label of the same node, only by joiners (ZWNJ / ZWJ).
+
+    Why: :func:`new_label` keeps a joiner between two non-ASCII characters (Persian and the
+    Indic scripts spell with it), so ``\u0645\u06cc\u200c\u062e`` and
+    ``\u0645\u06cc\u062e`` -- which most fonts draw alike -- were two tags on one node: a
+    removal or a filter by the one a reader sees could miss the other. Refused rather than
+    merged: which spelling is right is the caller's to say (remove the old one in the same
+    ``set_tags`` call to respell it). Labels only (``existing``: the node's labels that stay);
+    stored look-alikes are still shown and removable by their own labels."""
+    seen: dict[str, str] = {}
+    for label in existing:
+        seen.setdefault(joinerless(label), label)
+    mine: dict[str, str] = {}
+    for label in new:
+        key = joinerless(label)
+        other = mine.get(key, seen.get(key))
+        if other is not None and other != label:
+            raise InvalidTagError(
+                f"tag {label!r:.100} differs from the tag {other!r:.100} only by a zero-width"
+                " joiner or non-joiner: the two would look alike (remove the one to respell it)"
+            )
+        mine.setdefault(key, label)
 
 
 def dedupe(tags: Iterable[str]) -> list[str]:

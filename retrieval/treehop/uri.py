@@ -14,6 +14,7 @@ from urllib.parse import unquote
 
 from .errors import InvalidURIError
 from .models import ContextType
+from .validation import has_invisible_format
 
 SCHEME = "viking://"
 RESOURCES_ROOT = "viking://resources"
@@ -33,23 +34,44 @@ far beyond any real tree and well inside it (``add_resource`` checks the depth o
 would write before writing: :data:`treehop.ingest.loaders.MAX_DIR_DEPTH`)."""
 
 
-_UNSHOWN = re.compile(r"[\x80-\x9f\u202a-\u202e\u2066-\u2069]")
-"""C1 controls (``\x9b`` is a terminal's CSI) and the bidirectional embeddings, overrides and
-isolates: characters that make a URI show as another one (``\u202edm.exe.md``)."""
+_UNSHOWN = re.compile(r"[\x80-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""C1 controls (``\x9b`` is a terminal's CSI), the line and paragraph separators (U+2028 /
+U+2029: a line break inside one URI in ``treehop ls``, a log line or a JSON-lines reader) and
+the bidirectional embeddings, overrides and isolates: characters that make a URI show as
+another one (``\u202edm.exe.md``)."""
+
+
+def unshown_in_new(text: str) -> str | None:
+    """What a new URI or a file's name (its segment to be) may not hold, named; ``None`` when
+    ``text`` is fine: an :data:`_UNSHOWN` character, or an invisible format character inside
+    visible text (zero-width space, word joiner, BOM, soft hyphen, LRM...; a joiner kept
+    between two non-ASCII characters: :func:`~treehop.validation.has_invisible_format`, the
+    rule of new tags). Linear in ``text``; nothing to scan for ASCII text."""
+    if text.isascii():
+        return None
+    if _UNSHOWN.search(text):
+        return "a C1 control, line / paragraph separator or bidirectional formatting character"
+    if has_invisible_format(text):
+        return (
+            "an invisible format character (zero-width space, joiner, BOM, soft hyphen...): "
+            "it would look like another URI"
+        )
+    return None
 
 
 def check_new(uri: str) -> str:
     """``uri`` (resolved) for a node about to be *written*: :func:`normalize` also refuses
-    an :data:`_UNSHOWN` character here, as ingest skips a file name holding one.
+    here what :func:`unshown_in_new` names, as ingest skips a file name holding one. Every
+    writer that makes a URI up calls it before its first write: an add's target
+    (``AsyncTreehop._target_for``), ``add_records``' placements, a ``PassageStore`` write.
 
     Why not in :func:`normalize`: every read (``read``, ``ls``, ``stat``, ``remove``, a
     find's ``target_uri``) resolves its URI through it, and a node stored before this check
     (or written by another program) must stay readable and removable by its own URI."""
-    if _UNSHOWN.search(uri):
+    why = unshown_in_new(uri)
+    if why is not None:
         shown = uri.encode("unicode_escape").decode("ascii")
-        raise InvalidURIError(
-            f"URI {shown[:200]!r} contains a C1 control or bidirectional formatting character"
-        )
+        raise InvalidURIError(f"URI {shown[:200]!r} contains {why}")
     return uri
 
 

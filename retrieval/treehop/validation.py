@@ -35,6 +35,40 @@ _BLANK = _INVISIBLE - {"Cs"}
 broken text, refused by its own check ("lone surrogate") where text is stored."""
 
 
+JOINERS = "\u200c\u200d"
+"""ZERO WIDTH NON-JOINER and JOINER: format characters that are part of the spelling of
+Persian, the Indic scripts and emoji sequences (``\U0001f469\u200d\U0001f4bb``)."""
+
+
+def has_invisible_format(s: str) -> bool:
+    """Whether ``s`` holds a format character (Unicode category Cf: zero-width space, word
+    joiner, BOM, soft hyphen, the tag characters, LRM / RLM...) that no script needs there.
+
+    Why: ``a\u200bb`` and ``ab`` look the same but are two names -- a filter, a hop, a read
+    or a removal by the visible name misses one, and a model or another user can plant a
+    look-alike. The joiners (:data:`JOINERS`) are kept between two non-ASCII characters
+    (their only real use); between ASCII characters or at an end they only make a look-alike.
+    One pass over ``s`` (none for ASCII text: no ASCII character is a format character).
+    Shared by new tags (:func:`treehop.tags.new_label`) and new URIs
+    (:func:`treehop.uri.check_new`)."""
+    if s.isascii():
+        return False
+    last = len(s) - 1
+    for i, ch in enumerate(s):
+        if ch.isascii() or unicodedata.category(ch) != "Cf":
+            continue
+        if ch not in JOINERS or i == 0 or i == last:
+            return True
+        before, after = s[i - 1], s[i + 1]
+        if (
+            before.isascii()
+            or after.isascii()
+            or "Cf" in {unicodedata.category(before), unicodedata.category(after)}
+        ):
+            return True
+    return False
+
+
 def check_strings(
     values: object, what: str, error: type[Exception] = InvalidQueryError
 ) -> list[str]:

@@ -96,6 +96,7 @@ from .search_options import SearchKwargs
 from .stores.vikingdb import (
     VikingDBError,
     call_with_retries,
+    cap_sdk_session,
     check_endpoint,
     load_sdk,
     make_error,
@@ -344,6 +345,7 @@ class VikingDBKnowledgeSource:
                 sts_token=token.get_secret_value() if token else "",
                 timeout=self.timeout_s,
             )
+        cap_sdk_session(client)  # (its answers read bounded: _CappedAdapter)
         self._client = client
         self._collection = client.collection(
             collection_name=collection_name,

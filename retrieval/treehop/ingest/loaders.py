@@ -149,7 +149,7 @@ class LoadReport:
     skipped_names: list[str] = field(default_factory=list)
 
 
-_UNSHOWN_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSHOWN_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 """Control characters, C1 included, and the bidirectional embeddings, overrides and isolates.
 A C1 CSI (``\x9b``) in a file's name went into its URI and out to the terminal through
 ``treehop ls`` / ``find`` as an escape sequence; a right-to-left override made
@@ -158,14 +158,16 @@ A C1 CSI (``\x9b``) in a file's name went into its URI and out to the terminal t
 
 def _addressable(name: str) -> bool:
     """A name that can become a URI segment: valid UTF-8, free of control characters and
-    of bidirectional formatting characters (see :data:`_UNSHOWN_NAME`)."""
+    of bidirectional formatting characters (see :data:`_UNSHOWN_NAME`), and of what a new
+    URI may not hold (:func:`treehop.uri.unshown_in_new`: line separators, a zero-width
+    space...), so a folder's file is skipped where an add naming it is refused."""
     if name.isascii():  # the common case, without a per-character loop
         return name.isprintable()
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:  # undecodable bytes, kept by os as lone surrogates
         return False
-    return _UNSHOWN_NAME.search(name) is None
+    return _UNSHOWN_NAME.search(name) is None and urimod.unshown_in_new(name) is None
 
 
 def _printable(rel: str) -> str:

@@ -288,7 +288,10 @@ def _target_of(
     if urimod.CHUNK_MARK in target:
         raise InvalidURIError(f"{where}: cannot place a document at a chunk URI ({target})")
     check_outside_conversations(client, target, where, InvalidURIError)
-    return target
+    try:  # (every placement, a passage-mode file too: its write never reaches _target_for)
+        return urimod.check_new(target)
+    except InvalidURIError as exc:
+        raise InvalidURIError(f"{where}: {exc}") from None
 
 
 DEFAULT_BASE_URI = "viking://resources"
@@ -1378,6 +1381,11 @@ class PassageStore:
         :attr:`_fresh` already, and the ancestors' refresh, the save and the id index are
         left to the batch, once for all of its files."""
         client = self.client
+        # Each URI this write may make up (a file's, the base of a stand-alone passage),
+        # checked as a new URI before anything is written (add_records checked its own
+        # placements when it planned them: ``deferred``).
+        for uri in {self.base if f is None else f for f in places.values()}:
+            urimod.check_new(uri)
         existing = await client._io(self._lookup, list(planned))
         if not deferred:
             self._fresh = await self._embed_new(planned, existing, progress)

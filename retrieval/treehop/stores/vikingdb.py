@@ -75,7 +75,16 @@ import numpy as np
 from pydantic import SecretStr
 
 from .. import tags as tagmod
-from .._http import DeadlineExceeded, RetryPolicy, call_with_deadline, check_deadline
+from .._http import (
+    MAX_RESPONSE_BYTES,
+    DeadlineExceeded,
+    ResponseTooLarge,
+    RetryPolicy,
+    accepted_codings,
+    call_with_deadline,
+    check_deadline,
+    decode_capped,
+)
 from ..errors import InvalidQueryError, NotFoundError, StoreError
 from ..filters import MetadataFilter, TagFilter
 from ..models import Node
@@ -254,6 +263,9 @@ def translate_error(exc: BaseException, what: str) -> VikingDBError | None:
     """Map an exception raised by the SDK to a :class:`VikingDBError` (``None``: not the SDK's)."""
     if isinstance(exc, VikingDBError):
         return exc
+    capped = _capped_cause(exc)
+    if capped is not None:  # (not retried: the same answer would come back)
+        return VikingDBError(f"VikingDB {what} failed: {capped}")
     name = type(exc).__name__
     if name == "VikingConnectionException":
         # Raised by the vector client's constructor when GET /api/vikingdb/Ping fails.
@@ -274,6 +286,84 @@ def translate_error(exc: BaseException, what: str) -> VikingDBError | None:
         # The SDK parses every response into pydantic models; a malformed answer lands here.
         return VikingDBError(f"VikingDB {what} failed: malformed response: {str(exc)[:300]}")
     return None
+
+
+def _capped_cause(exc: BaseException) -> str | None:
+    """What :class:`_CappedAdapter` refused, when it is behind ``exc`` (the SDK wraps every
+    exception of its ``session.post`` in its own, the adapter's as the cause)."""
+    seen = 0
+    cur: BaseException | None = exc
+    while cur is not None and seen < 8:
+        if isinstance(cur, ResponseTooLarge):
+            return str(cur)
+        if isinstance(cur, _UndecodableAnswer):
+            return f"undecodable answer: {cur}"
+        cur = cur.__cause__ or cur.__context__
+        seen += 1
+    return None
+
+
+class _UndecodableAnswer(Exception):
+    """A body whose ``Content-Encoding`` does not decode (:func:`treehop._http.decode_capped`)."""
+
+
+class _CappedAdapter:
+    """A ``requests`` transport adapter that reads at most :data:`MAX_RESPONSE_BYTES` of an
+    answer, decoded bounded as treehop's own HTTP clients do (:mod:`treehop._http`).
+
+    Why: the VikingDB SDK posts through a ``requests`` session and reads ``response.content``
+    whole, decoded by urllib3 without a limit: a 1 MB gzip answer of 1 GiB of spaces took
+    the knowledge source to 3.2 GB peak (``gzip, gzip``: 4.2 GB), and a 1 GiB plain answer
+    was held whole -- the deadline does not help, the SDK's thread goes on reading after it.
+    Here a non-streamed answer is read raw (undecoded) to the limit, then decoded through
+    :func:`treehop._http.decode_capped`; a streamed one (the SDK's server-sent events) is
+    left as it was. It wraps the session's own adapter (pools, retries, proxies kept)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def send(self, request: Any, stream: bool = False, **kwargs: Any) -> Any:
+        request.headers["Accept-Encoding"] = accepted_codings()
+        response = self._inner.send(request, stream=True, **kwargs)
+        if stream:
+            return response
+        limit = MAX_RESPONSE_BYTES
+        try:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise ResponseTooLarge(limit)
+            raw = bytearray()
+            for chunk in response.raw.stream(1 << 16, decode_content=False):
+                raw += chunk
+                if len(raw) > limit:
+                    raise ResponseTooLarge(limit)
+            try:
+                body = decode_capped(bytes(raw), response.headers.get("content-encoding", ""))
+            except ResponseTooLarge:
+                raise
+            except Exception as exc:  # (httpx.DecodingError: a broken gzip / zstd / br body)
+                raise _UndecodableAnswer(str(exc)[:200]) from None
+        finally:
+            response.close()
+        response.headers.pop("content-encoding", None)
+        response._content = body
+        response._content_consumed = True
+        return response
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def cap_sdk_session(client: Any) -> None:
+    """Mount :class:`_CappedAdapter` over the adapters of the SDK client's ``requests``
+    session (a client without one, a caller's double, is left alone)."""
+    session = getattr(client, "session", None)
+    adapters = getattr(session, "adapters", None)
+    if session is None or not isinstance(adapters, Mapping):
+        return
+    for prefix, adapter in list(adapters.items()):
+        if not isinstance(adapter, _CappedAdapter):
+            session.mount(prefix, _CappedAdapter(adapter))
 
 
 def call_with_retries(fn: Callable[[], T], *, retry: RetryPolicy, what: str) -> T:
@@ -721,6 +811,7 @@ class VikingDBStore:
                     f"VikingDB {what} failed: no answer within the {exc.deadline_s:g}s "
                     "deadline (deadline_s)"
                 ) from None
+        cap_sdk_session(client)  # (its answers read bounded: _CappedAdapter)
         self._client = client
         meta_args = {
             "collection_name": collection_name,
