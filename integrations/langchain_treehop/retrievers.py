@@ -99,26 +99,38 @@ _DID_YOU_MEAN = {
     "context_type": "context_types",
     "search_type": "mode",
 }
-# LangChain's VectorStoreRetriever search_type values: what each is here. ``mode`` is not one
-# of them (it picks find or search), so "use mode" alone sent an MMR user the wrong way.
-_SEARCH_TYPES = {
-    "similarity": "the default: leave search_type out",
-    "similarity_score_threshold": "give score_threshold= (a floor on the returned scores)",
-    "mmr": (
-        "TreehopRetriever has no MMR; use the vector store's: "
-        "TreehopVectorStore(client=client).as_retriever(search_type='mmr', "
-        "search_kwargs={'k': 4, 'fetch_k': 20}) or its max_marginal_relevance_search"
-    ),
-}
+# LangChain's VectorStoreRetriever search_type values: the two a TreehopRetriever is (one
+# tree search, a floor or not), and where MMR is. ``mode`` is not one of them (it picks find
+# or search), so "use mode" alone sent an MMR user the wrong way.
+SEARCH_TYPES = ("similarity", "similarity_score_threshold")
+"""The ``search_type`` values :class:`TreehopRetriever` takes, as ``VectorStoreRetriever``
+does (``similarity_score_threshold`` needs a ``score_threshold``, as there)."""
+_MMR_ROUTE = (
+    "for MMR use the vector store's retriever: "
+    "TreehopVectorStore(client=client).as_retriever(search_type='mmr', "
+    "search_kwargs={'k': 4, 'fetch_k': 20}) or its max_marginal_relevance_search"
+)
+
+
+def _shown(value: object) -> str:
+    """``repr(value)`` cut to 40 characters (a message must not echo a 10 kB argument)."""
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
 def _search_type_hint(value: object) -> str:
-    """What to write instead of ``search_type=value`` (a ``VectorStoreRetriever`` habit)."""
-    said = _SEARCH_TYPES.get(value) if isinstance(value, str) else None
-    if said is None:
-        said = "mode= picks 'find' or 'search'; for MMR use TreehopVectorStore(...).as_retriever"
-    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-    return f"TreehopRetriever takes no search_type ({shown}): {said}."
+    """Why ``search_type=value`` is refused and what to write instead: a per-call
+    ``search_type`` (``VectorStoreRetriever`` takes it at construction only), or a value
+    other than :data:`SEARCH_TYPES` (``"mmr"``, a typo)."""
+    if value in SEARCH_TYPES:
+        return (
+            f"search_type ({_shown(value)}) is set when the retriever is built, as "
+            f"VectorStoreRetriever's: TreehopRetriever(..., search_type={value!r})."
+        )
+    return (
+        f"search_type of {_shown(value)} not allowed. Valid values are: "
+        f"{', '.join(repr(t) for t in SEARCH_TYPES)}; {_MMR_ROUTE}."
+    )
 
 
 class TreehopRetrievalOptions(BaseModel):
@@ -248,6 +260,9 @@ class TreehopRetrievalOptions(BaseModel):
                 )
         if self.session_id is not None and self.chat_history is not None:
             raise InvalidQueryError("give session_id or chat_history, not both")
+        # (at construction and per call: k=5000 beside retrieve_count=50 was the core's
+        # "retrieve_count must be >= limit (1000)" at the first call)
+        kit.check_retrieve_count(self.k, self.retrieve_count, "k")
         return self
 
 
@@ -326,6 +341,13 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
+    search_type: Literal["similarity", "similarity_score_threshold"] = "similarity"
+    """LangChain's ``VectorStoreRetriever`` field, with its two values a tree search is:
+    ``"similarity"`` (the default) and ``"similarity_score_threshold"``, which needs a
+    ``score_threshold`` (in ``search_kwargs`` or given directly) and returns only documents
+    scoring at least that. ``"mmr"`` is refused with the way to it
+    (``TreehopVectorStore(...).as_retriever(search_type="mmr")``), as is any other value."""
+
     search_kwargs: dict[str, Any] | None = None
     """LangChain's ``VectorStoreRetriever`` spelling of the options, so code written for any
     vector-store retriever works: ``k``, ``filter``, ``score_threshold``, ``target_uri``,
@@ -362,11 +384,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     @classmethod
     def _merge_search_kwargs(cls, data: Any) -> Any:
         if isinstance(data, dict) and "search_type" in data:
-            # A VectorStoreRetriever habit: pydantic's answer was "Extra inputs are not
-            # permitted", with no way on. The per-call error's hint instead, as a
-            # ValidationError like every constructor error here (and LangChain's own
-            # ``VectorStoreRetriever(search_type="bogus")``).
-            raise InvalidQueryError(_search_type_hint(data["search_type"]))
+            # VectorStoreRetriever's values, checked as it checks them (a ValidationError,
+            # like every constructor error here): "similarity" is what this retriever does,
+            # "similarity_score_threshold" the same with a floor (which it requires); "mmr"
+            # and anything else name the supported values and the way to MMR.
+            _check_search_type(data)
         if not isinstance(data, dict) or not data.get("search_kwargs"):
             return data
         extra = data["search_kwargs"]
@@ -752,6 +774,24 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         params["ls_embedding_provider"] = type(inner if inner is not None else embedder).__name__
         params["ls_embedding_model"] = str(getattr(embedder, "name", "") or "") or None
         return params
+
+
+def _check_search_type(data: Mapping[str, Any]) -> None:
+    """``search_type`` as ``VectorStoreRetriever.validate_search_type`` checks it: one of
+    :data:`SEARCH_TYPES`, and ``"similarity_score_threshold"`` only with a threshold (there
+    a float in ``search_kwargs``; here also the ``score_threshold`` field itself)."""
+    value = data["search_type"]
+    if not isinstance(value, str) or value not in SEARCH_TYPES:
+        raise InvalidQueryError(_search_type_hint(value))
+    if value == "similarity_score_threshold":
+        extra = data.get("search_kwargs")
+        given = extra.get("score_threshold") if isinstance(extra, Mapping) else None
+        if given is None and data.get("score_threshold") is None:
+            raise InvalidQueryError(
+                "search_type='similarity_score_threshold' needs a score_threshold (in "
+                "search_kwargs, as VectorStoreRetriever's, or score_threshold=): the floor "
+                "the returned documents' scores must reach"
+            )
 
 
 def _check_source_options(source: KnowledgeSource, opts: TreehopRetrievalOptions) -> None:

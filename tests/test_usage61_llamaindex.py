@@ -1,0 +1,92 @@
+"""LlamaIndex users' leftovers of round two (helper usage61).
+
+- ``TreehopRetriever(similarity_top_k=5000, retrieve_count=50)`` with a reranker was the
+  core's "retrieve_count must be >= limit (1000) ... got 50" (a limit the caller never set).
+  Now refused naming ``similarity_top_k``, at construction and when either is set later.
+- ``similarity_top_k`` above 1,000 counts the scope from the store's columns (no node built).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from llama_index.retrievers.treehop import TreehopRetriever
+from llama_index.vector_stores.treehop import TreehopVectorStore
+from treehop import Treehop
+from treehop.errors import InvalidQueryError
+from treehop.rerankers.base import BaseReranker
+from treehop.validation import MAX_LIMIT
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+TEXTS = [
+    "To roll back a deployment run helm rollback with the previous revision.",
+    "API keys rotate every ninety days.",
+    "The cafeteria serves pizza on Fridays.",
+    "Deployments go out on Tuesdays after the freeze.",
+]
+Q = "roll back the deployment"
+
+
+class OverlapReranker(BaseReranker):
+    name = "overlap"
+
+    def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
+        words = set(query.split())
+        return [float(len(words & set(d.split()))) for d in documents]
+
+
+@pytest.fixture
+def client() -> Iterator[Treehop]:
+    th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None, reranker=OverlapReranker())
+    for i, t in enumerate(TEXTS):
+        th.add_resource(t, target_uri=f"viking://resources/docs/d{i}")
+    yield th
+    th.close()
+
+
+def test_retrieve_count_below_similarity_top_k_is_refused_naming_it(client: Treehop) -> None:
+    with pytest.raises(InvalidQueryError, match=r"\(50\) is below similarity_top_k \(5000\)") as e:
+        TreehopRetriever(
+            client, similarity_top_k=5000, retrieve_count=50, retrieval_mode="thinking"
+        )
+    assert "limit (1000)" not in str(e.value)
+    with pytest.raises(InvalidQueryError, match=r"\(5\) must be >= similarity_top_k \(10\)"):
+        TreehopRetriever(client, similarity_top_k=10, retrieve_count=5, retrieval_mode="thinking")
+    # set later: the retrieval says so in the same words
+    r = TreehopRetriever(client, similarity_top_k=5, retrieve_count=50, retrieval_mode="thinking")
+    assert r.retrieve(Q)[0].node.get_content() == TEXTS[0]
+    r.similarity_top_k = 5000
+    with pytest.raises(InvalidQueryError, match=r"is below similarity_top_k \(5000\)"):
+        r.retrieve(Q)
+    r.retrieve_count = MAX_LIMIT  # what the message says: every node, reranked
+    got = r.retrieve(Q)
+    assert len(got) == len(TEXTS) and got[0].node.get_content() == TEXTS[0]
+    # 0 ("no limit") with a retrieve_count stays the reranked best retrieve_count
+    zero = TreehopRetriever(client, similarity_top_k=0, retrieve_count=2, retrieval_mode="thinking")
+    assert len(zero.retrieve(Q)) == 2
+
+
+def test_similarity_top_k_above_the_limit_counts_without_building_nodes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    n = MAX_LIMIT + 1
+    from llama_index.core.schema import TextNode
+
+    store = TreehopVectorStore(client=th, base_uri="viking://resources/big")
+    store.add([TextNode(text=f"note {i} about item{i}", id_=f"n{i}") for i in range(n)])
+    th.add_resource("a small note", target_uri="viking://resources/small/one")
+
+    def walked(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a count walked the nodes")
+
+    monkeypatch.setattr(th.aio.store, "iter_nodes", walked)
+    with pytest.raises(InvalidQueryError, match="more than 1000 passages"):
+        TreehopRetriever(th, similarity_top_k=5000).retrieve("note")
+    small = TreehopRetriever(th, similarity_top_k=5000, target_uri="viking://resources/small")
+    assert [x.node.node_id for x in small.retrieve("note")] == ["viking://resources/small/one"]
+    th.close()
