@@ -4,14 +4,18 @@
   core's "retrieve_count must be >= limit (1000) ... got 50" (a limit the caller never set).
   Now refused naming ``similarity_top_k``, at construction and when either is set later.
 - ``similarity_top_k`` above 1,000 counts the scope from the store's columns (no node built).
+- ``TreehopVectorStore.get_nodes()`` with neither ids nor filters lists every node (it was
+  refused; Chroma, Qdrant and PGVector list them all).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+from llama_index.core.schema import TextNode
 
 from llama_index.retrievers.treehop import TreehopRetriever
 from llama_index.vector_stores.treehop import TreehopVectorStore
@@ -75,8 +79,6 @@ def test_similarity_top_k_above_the_limit_counts_without_building_nodes(
 ) -> None:
     th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
     n = MAX_LIMIT + 1
-    from llama_index.core.schema import TextNode
-
     store = TreehopVectorStore(client=th, base_uri="viking://resources/big")
     store.add([TextNode(text=f"note {i} about item{i}", id_=f"n{i}") for i in range(n)])
     th.add_resource("a small note", target_uri="viking://resources/small/one")
@@ -89,4 +91,23 @@ def test_similarity_top_k_above_the_limit_counts_without_building_nodes(
         TreehopRetriever(th, similarity_top_k=5000).retrieve("note")
     small = TreehopRetriever(th, similarity_top_k=5000, target_uri="viking://resources/small")
     assert [x.node.node_id for x in small.retrieve("note")] == ["viking://resources/small/one"]
+    th.close()
+
+
+def test_get_nodes_with_neither_ids_nor_filters_lists_every_node() -> None:
+    """``get_nodes()`` (Chroma, Qdrant and PGVector list every node) was "get_nodes needs
+    node_ids or filters"; ``delete_nodes()`` stays refused (``clear()`` empties)."""
+    th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    other = TreehopVectorStore(client=th, base_uri="viking://resources/other")
+    other.add([TextNode(text="elsewhere", id_="x")])
+    store = TreehopVectorStore(client=th, base_uri="viking://resources/mine")
+    store.add([TextNode(text=t, id_=f"n{i}", metadata={"i": i}) for i, t in enumerate(TEXTS)])
+    want = {f"n{i}" for i in range(len(TEXTS))}
+    assert {n.node_id for n in store.get_nodes()} == want  # the base only
+    assert {n.node_id for n in asyncio.run(store.aget_nodes())} == want
+    assert {n.get_content() for n in store.get_nodes()} == set(TEXTS)
+    with pytest.raises(InvalidQueryError, match="clear"):
+        store.delete_nodes()
+    store.clear()
+    assert store.get_nodes() == [] and [n.node_id for n in other.get_nodes()] == ["x"]
     th.close()
