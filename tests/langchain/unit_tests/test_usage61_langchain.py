@@ -2,10 +2,10 @@
 ``VectorStoreRetriever`` where it has an answer.
 
 - ``TreehopRetriever(search_type=...)`` refused every value, ``"similarity"`` (what it does)
-  included. It now takes ``VectorStoreRetriever``'s two values a tree search is, checked as
-  there (``"similarity_score_threshold"`` needs a threshold); ``"mmr"`` and anything else
-  are refused in the reference's words ("search_type of ... not allowed. Valid values are:
-  ...") plus the way to MMR.
+  included. It now takes ``VectorStoreRetriever``'s three, checked as there
+  (``"similarity_score_threshold"`` needs a threshold; anything else is "search_type of ...
+  not allowed. Valid values are: ..."): ``"mmr"`` picks ``k`` of the tree search's
+  ``fetch_k`` with LangChain's ``maximal_marginal_relevance`` on the stored vectors.
 - ``k`` above 1,000 counted its scope by building up to 1,001 nodes per root on each call
   (and the vector store built every node under its base: ~0.6 s per call at 20,000 passages);
   the embedded store now counts from its columns, no node built.
@@ -24,14 +24,16 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 from langchain_core.documents import Document
 from langchain_core.runnables import ConfigurableField
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
+from langchain_core.vectorstores.utils import maximal_marginal_relevance
 from pydantic import ValidationError
 
 from langchain_treehop import TreehopRetriever, TreehopVectorStore
-from treehop import Treehop
+from treehop import AsyncTreehop, Treehop
 from treehop import integration_kit as kit
 from treehop.errors import InvalidQueryError
 from treehop.rerankers.base import BaseReranker
@@ -116,19 +118,81 @@ def test_search_type_score_threshold_needs_and_applies_a_floor(client: Treehop) 
         )
 
 
-def test_other_search_types_list_the_valid_ones_and_the_way_to_mmr(client: Treehop) -> None:
-    for value in ("mmr", "bogus", 3, None):
+def test_other_search_types_list_the_valid_ones(client: Treehop) -> None:
+    for value in ("bogus", "MMR", 3, None):
         with pytest.raises(ValidationError, match=r"not allowed\. Valid values are") as got:
             TreehopRetriever(client=client, search_type=value)
-        said = str(got.value)
-        assert "'similarity', 'similarity_score_threshold'" in said
-        assert "as_retriever(search_type='mmr'" in said
+        assert "'similarity', 'similarity_score_threshold', 'mmr'" in str(got.value)
     # per call, as VectorStoreRetriever (a construction field): refused, saying where it goes
     r = TreehopRetriever(client=client)
     with pytest.raises(InvalidQueryError, match=r"TreehopRetriever\(\.\.\., search_type="):
         r.invoke(Q, search_type="similarity")
     with pytest.raises(InvalidQueryError, match=r"not allowed\. Valid values are"):
-        r.invoke(Q, search_type="mmr")
+        r.invoke(Q, search_type="bogus")
+
+
+def _mmr_oracle(th: Treehop, fetch_k: int, k: int, lambda_mult: float) -> list[str]:
+    """MMR computed outside the retriever: the same search's ``fetch_k`` documents, their
+    stored vectors, LangChain's ``maximal_marginal_relevance``."""
+    candidates = TreehopRetriever(client=th, k=fetch_k).invoke(Q)
+    store = th.aio.store
+    rows = list(store.get_vectors([th.aio.resolve(str(d.id)) for d in candidates]))
+    query = th.aio.embedder.embed_query(Q)
+    picked = maximal_marginal_relevance(
+        np.asarray(query, dtype=np.float32), rows, lambda_mult=lambda_mult, k=k
+    )
+    return [str(candidates[i].id) for i in picked]
+
+
+def test_search_type_mmr_picks_as_langchains_mmr_over_the_tree_search(client: Treehop) -> None:
+    # the reference takes the same arguments
+    ref = VectorStoreRetriever(
+        vectorstore=InMemoryVectorStore.from_texts(TEXTS, WordHashEmbeddings()),
+        search_type="mmr",
+        search_kwargs={"k": 3, "fetch_k": 6, "lambda_mult": 0.3},
+    )
+    assert len(ref.invoke(Q)) == 3
+    r = TreehopRetriever(
+        client=client, search_type="mmr", search_kwargs={"k": 3, "fetch_k": 6, "lambda_mult": 0.3}
+    )
+    want = _mmr_oracle(client, 6, 3, 0.3)
+    assert [d.id for d in r.invoke(Q)] == want
+    assert [d.id for d in asyncio.run(r.ainvoke(Q))] == want
+    assert [[d.id for d in b] for b in r.batch([Q, Q])] == [want, want]
+    # diversity changes the pick; lambda_mult=1 is relevance order of the stored vectors
+    assert [d.id for d in r.invoke(Q, lambda_mult=1.0)] == _mmr_oracle(client, 6, 3, 1.0)
+    assert want != _mmr_oracle(client, 6, 3, 1.0)
+    # defaults: fetch_k 20 (at least k), lambda_mult 0.5; k=0 is []
+    plain = TreehopRetriever(client=client, search_type="mmr", k=2)
+    assert [d.id for d in plain.invoke(Q)] == _mmr_oracle(client, 20, 2, 0.5)
+    assert plain.invoke(Q, k=0) == []
+    # an async client, and "everything" (k above the limit over a small scope)
+    aclient = AsyncTreehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    for i, t in enumerate(TEXTS):
+        asyncio.run(aclient.add_resource(t, target_uri=f"viking://resources/docs/d{i}"))
+    on_async = TreehopRetriever(client=aclient, search_type="mmr", k=5000)
+    assert sorted(str(d.id) for d in asyncio.run(on_async.ainvoke(Q))) == sorted(
+        f"viking://resources/docs/d{i}" for i in range(len(TEXTS))
+    )
+
+
+def test_mmr_options_are_never_silently_unused(client: Treehop) -> None:
+    with pytest.raises(ValidationError, match="fetch_k only applies to search_type='mmr'"):
+        TreehopRetriever(client=client, fetch_k=5)
+    with pytest.raises(ValidationError, match="lambda_mult only applies"):
+        TreehopRetriever(client=client, search_kwargs={"lambda_mult": 0.2})
+    with pytest.raises(InvalidQueryError, match="fetch_k only applies"):
+        TreehopRetriever(client=client).invoke(Q, fetch_k=5)
+    with pytest.raises(ValidationError, match="needs mode='find'"):
+        TreehopRetriever(client=client, search_type="mmr", mode="search")
+    with pytest.raises(ValidationError, match="chunk_diffusion_count"):
+        TreehopRetriever(client=client, search_type="mmr", chunk_diffusion_count=1)
+    with pytest.raises(InvalidQueryError, match="chunk_diffusion_count"):
+        TreehopRetriever(client=client, search_type="mmr").invoke(Q, chunk_diffusion_count=1)
+    with pytest.raises(ValidationError, match="lambda_mult"):
+        TreehopRetriever(client=client, search_type="mmr", lambda_mult=1.5)
+    with pytest.raises(ValidationError, match="fetch_k"):
+        TreehopRetriever(client=client, search_type="mmr", fetch_k=0)
 
 
 # ----------------------------------------------------------------------- 2: counting
