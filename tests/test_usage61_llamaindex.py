@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
-from llama_index.core.schema import TextNode
+from llama_index.core.schema import MetadataMode, TextNode
 
 from llama_index.retrievers.treehop import TreehopRetriever
 from llama_index.vector_stores.treehop import TreehopVectorStore
@@ -111,3 +112,23 @@ def test_get_nodes_with_neither_ids_nor_filters_lists_every_node() -> None:
     store.clear()
     assert store.get_nodes() == [] and [n.node_id for n in other.get_nodes()] == ["x"]
     th.close()
+
+
+def test_empty_metadata_is_not_written_into_the_llm_text(client: Treehop, tmp_path: Path) -> None:
+    """A text added without a file had ``name: ``, ``source_path: `` and ``tags: []`` above it
+    in every prompt (and in the embedder's text); they stay in the metadata for programs."""
+    (tmp_path / "notes.md").write_text("Rollback notes for the deployment team.")
+    client.add_resource(str(tmp_path / "notes.md"), target_uri="viking://resources/named")
+    hits = TreehopRetriever(client, similarity_top_k=10).retrieve(Q)
+    bare = next(h.node for h in hits if h.node.node_id.endswith("/docs/d0"))
+    llm = bare.get_content(metadata_mode=MetadataMode.LLM)
+    embed = bare.get_content(metadata_mode=MetadataMode.EMBED)
+    for key in ("name", "source_path", "tags"):
+        assert bare.metadata[key] in ("", [], None), key  # (this passage has none)
+        assert f"{key}:" not in llm and f"{key}:" not in embed, key
+    assert llm.startswith(f"uri: {bare.node_id}\ncontext_type: resource\n\n")
+    assert embed == TEXTS[0]
+    # a value is still shown
+    named = next(h.node for h in hits if h.node.node_id == "viking://resources/named")
+    assert f"name: {named.metadata['name']}" in named.get_content(metadata_mode=MetadataMode.LLM)
+    assert named.metadata["name"]
