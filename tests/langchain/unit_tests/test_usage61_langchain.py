@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langchain_core.runnables import ConfigurableField
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStoreRetriever
@@ -310,3 +312,42 @@ def test_time_weighted_retriever_store_calls() -> None:
     with pytest.raises(InvalidQueryError, match="current_time must be a datetime"):
         store.add_documents(docs, current_time="yesterday")  # type: ignore[arg-type]
     th.close()
+
+
+@pytest.fixture(scope="module")
+def reranking() -> Iterator[Treehop]:
+    th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None, reranker=OverlapReranker())
+    for i, t in enumerate(TEXTS):
+        th.add_resource(t, target_uri=f"viking://resources/docs/d{i}")
+    yield th
+    th.close()
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    k=st.one_of(st.integers(0, 40), st.integers(990, 1010), st.integers(5000, 10**6)),
+    retrieve_count=st.one_of(st.none(), st.integers(1, 40), st.integers(990, 1000)),
+    per_call=st.booleans(),
+)
+def test_a_retrieve_count_the_retriever_takes_the_core_takes(
+    reranking: Treehop, k: int, retrieve_count: int | None, per_call: bool
+) -> None:
+    """Whatever ``k`` / ``retrieve_count`` pair the retriever accepts (at construction or
+    per call), the call never meets the core's "retrieve_count must be >= limit"; what it
+    refuses names ``k``."""
+    fixed: dict[str, Any] = {"retrieval_mode": "thinking"}
+    given_kw = {"k": k, "retrieve_count": retrieve_count}
+    try:
+        if per_call:
+            docs = TreehopRetriever(client=reranking, **fixed).invoke(Q, **given_kw)
+        else:
+            docs = TreehopRetriever(client=reranking, **fixed, **given_kw).invoke(Q)
+    except (ValidationError, InvalidQueryError) as exc:
+        said = str(exc)
+        assert "limit (" not in said
+        assert f"k ({k})" in said and retrieve_count is not None
+        assert retrieve_count < min(k, MAX_LIMIT)
+        return
+    assert len(docs) <= min(k, len(TEXTS))
