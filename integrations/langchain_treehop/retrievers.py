@@ -37,6 +37,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
 from langchain_core.runnables import RunnableConfig
 from langchain_core.utils import secret_from_env
+from langchain_core.vectorstores.utils import maximal_marginal_relevance
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -48,7 +49,7 @@ from pydantic import (
     model_validator,
 )
 
-from treehop import AsyncTreehop, ContextType, FindResult
+from treehop import AsyncTreehop, ContextType, FindResult, MatchedContext
 from treehop import integration_kit as kit
 from treehop import stage_events as stages
 from treehop import tags as tagmod
@@ -99,26 +100,36 @@ _DID_YOU_MEAN = {
     "context_type": "context_types",
     "search_type": "mode",
 }
-# LangChain's VectorStoreRetriever search_type values: what each is here. ``mode`` is not one
-# of them (it picks find or search), so "use mode" alone sent an MMR user the wrong way.
-_SEARCH_TYPES = {
-    "similarity": "the default: leave search_type out",
-    "similarity_score_threshold": "give score_threshold= (a floor on the returned scores)",
-    "mmr": (
-        "TreehopRetriever has no MMR; use the vector store's: "
-        "TreehopVectorStore(client=client).as_retriever(search_type='mmr', "
-        "search_kwargs={'k': 4, 'fetch_k': 20}) or its max_marginal_relevance_search"
-    ),
-}
+# LangChain's VectorStoreRetriever search_type values. ``mode`` is not one of them (it picks
+# find or search), so "use mode" alone sent an MMR user the wrong way.
+SEARCH_TYPES = ("similarity", "similarity_score_threshold", "mmr")
+"""The ``search_type`` values :class:`TreehopRetriever` takes, ``VectorStoreRetriever``'s
+(``similarity_score_threshold`` needs a ``score_threshold``, as there)."""
+MMR_FETCH_K = 20
+"""``fetch_k`` of ``search_type="mmr"`` when not given (``max_marginal_relevance_search``'s)."""
+MMR_LAMBDA_MULT = 0.5
+"""``lambda_mult`` of ``search_type="mmr"`` when not given (LangChain's default)."""
+
+
+def _shown(value: object) -> str:
+    """``repr(value)`` cut to 40 characters (a message must not echo a 10 kB argument)."""
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
 def _search_type_hint(value: object) -> str:
-    """What to write instead of ``search_type=value`` (a ``VectorStoreRetriever`` habit)."""
-    said = _SEARCH_TYPES.get(value) if isinstance(value, str) else None
-    if said is None:
-        said = "mode= picks 'find' or 'search'; for MMR use TreehopVectorStore(...).as_retriever"
-    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-    return f"TreehopRetriever takes no search_type ({shown}): {said}."
+    """Why ``search_type=value`` is refused and what to write instead: a per-call
+    ``search_type`` (``VectorStoreRetriever`` takes it at construction only), or a value
+    other than :data:`SEARCH_TYPES` (``"mmr"``, a typo)."""
+    if value in SEARCH_TYPES:
+        return (
+            f"search_type ({_shown(value)}) is set when the retriever is built, as "
+            f"VectorStoreRetriever's: TreehopRetriever(..., search_type={value!r})."
+        )
+    return (
+        f"search_type of {_shown(value)} not allowed. Valid values are: "
+        f"{', '.join(repr(t) for t in SEARCH_TYPES)}."
+    )
 
 
 class TreehopRetrievalOptions(BaseModel):
@@ -187,6 +198,12 @@ class TreehopRetrievalOptions(BaseModel):
     """Which text becomes ``page_content``: ``auto`` (a leaf's content, a directory's
     overview), ``content``, ``overview`` or ``abstract`` (falling back to the next richer text
     when the chosen one is empty)."""
+    fetch_k: int | None = Field(default=None, ge=1)
+    """``search_type="mmr"`` only: how many candidates the tree search returns for MMR to
+    pick ``k`` from (``None``: :data:`MMR_FETCH_K`; at most one search's limit)."""
+    lambda_mult: float | None = Field(default=None, ge=0.0, le=1.0)
+    """``search_type="mmr"`` only: 1 is relevance alone, 0 diversity alone (``None``:
+    :data:`MMR_LAMBDA_MULT`)."""
 
     @field_validator("target_uri", mode="before")
     @classmethod
@@ -248,6 +265,9 @@ class TreehopRetrievalOptions(BaseModel):
                 )
         if self.session_id is not None and self.chat_history is not None:
             raise InvalidQueryError("give session_id or chat_history, not both")
+        # (at construction and per call: k=5000 beside retrieve_count=50 was the core's
+        # "retrieve_count must be >= limit (1000)" at the first call)
+        kit.check_retrieve_count(self.k, self.retrieve_count, "k")
         return self
 
 
@@ -326,6 +346,16 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
+    search_type: Literal["similarity", "similarity_score_threshold", "mmr"] = "similarity"
+    """LangChain's ``VectorStoreRetriever`` field and values: ``"similarity"`` (the default);
+    ``"similarity_score_threshold"``, which needs a ``score_threshold`` (in ``search_kwargs``
+    or given directly) and returns only documents scoring at least that; ``"mmr"``: the tree
+    search's best ``fetch_k`` (as its hits come: one per document unless
+    ``collapse_chunks=False``, the floor and filters applied), then ``k`` of them picked by
+    LangChain's ``maximal_marginal_relevance`` on their stored vectors with ``lambda_mult``
+    (``mode="find"`` on a treehop client: ``search`` fuses several queries, and a knowledge
+    source keeps no vectors here). Set when the retriever is built, as there."""
+
     search_kwargs: dict[str, Any] | None = None
     """LangChain's ``VectorStoreRetriever`` spelling of the options, so code written for any
     vector-store retriever works: ``k``, ``filter``, ``score_threshold``, ``target_uri``,
@@ -362,11 +392,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     @classmethod
     def _merge_search_kwargs(cls, data: Any) -> Any:
         if isinstance(data, dict) and "search_type" in data:
-            # A VectorStoreRetriever habit: pydantic's answer was "Extra inputs are not
-            # permitted", with no way on. The per-call error's hint instead, as a
-            # ValidationError like every constructor error here (and LangChain's own
-            # ``VectorStoreRetriever(search_type="bogus")``).
-            raise InvalidQueryError(_search_type_hint(data["search_type"]))
+            # VectorStoreRetriever's values, checked as it checks them (a ValidationError,
+            # like every constructor error here): "similarity" is what this retriever does,
+            # "similarity_score_threshold" the same with a floor (which it requires); "mmr"
+            # and anything else name the supported values and the way to MMR.
+            _check_search_type(data)
         if not isinstance(data, dict) or not data.get("search_kwargs"):
             return data
         extra = data["search_kwargs"]
@@ -392,6 +422,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         # that a later rebuild (a configurable k, say) would apply over the configured value.
         merged["search_kwargs"] = None
         return merged
+
+    @model_validator(mode="after")
+    def _check_mmr(self) -> TreehopRetriever:
+        _check_mmr_options(self.search_type, self, self.client)
+        return self
 
     @model_validator(mode="after")
     def _open_client(self) -> TreehopRetriever:
@@ -529,13 +564,15 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             )
         current = {name: getattr(self, name) for name in _OPTION_FIELDS}
         try:
-            return TreehopRetrievalOptions.model_validate({**current, **overrides})
+            opts = TreehopRetrievalOptions.model_validate({**current, **overrides})
         except ValidationError as exc:
             details = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
                 for e in exc.errors()
             )
             raise InvalidQueryError(f"invalid retriever argument(s): {details}") from exc
+        _check_mmr_options(self.search_type, opts, self.client)
+        return opts
 
     async def _awhole_limit(self, opts: TreehopRetrievalOptions) -> int:
         """A ``k`` above one search's limit as that limit, or an error naming why not."""
@@ -570,6 +607,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         # A LangChain score_threshold promises that no weaker document comes back (the core
         # prunes the descent with it but may keep global-search hits below it).
         hits = kit.top_hits(self.treehop_client, result, opts.k, opts.score_threshold)
+        return self._hit_documents(hits, opts)
+
+    @staticmethod
+    def _hit_documents(hits: list[MatchedContext], opts: TreehopRetrievalOptions) -> list[Document]:
         if opts.chunk_group:
             hits = group_chunks(hits)  # top() merges context types best first: regroup
         return [context_to_document(m, opts.content_field) for m in hits]
@@ -591,6 +632,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             return []
         if opts.k > MAX_LIMIT:  # "everything": known where the scope can be counted
             opts = self._whole(opts, kit.run_on(client, self._awhole_limit(opts)))
+        if self.search_type == "mmr" and not is_knowledge_source(client):  # (refused there)
+            result, hits = kit.run_on(client, _ammr(kit.as_async(client), query, opts))
+            _emit(run_manager, query, result, self._display())
+            return self._hit_documents(hits, opts)
         batched = self._batched(query)
         if batched is not None:
             result = batched
@@ -618,6 +663,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             return []
         if opts.k > MAX_LIMIT:
             opts = self._whole(opts, await self._awhole_limit(opts))
+        if self.search_type == "mmr" and not is_knowledge_source(client):  # (refused there)
+            result, hits = await _ammr(kit.as_async(client), query, opts)
+            await _aemit(run_manager, query, result, self._display())
+            return self._hit_documents(hits, opts)
         batched = self._batched(query)
         if batched is not None:
             result = batched
@@ -691,7 +740,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             opts = self._options(kwargs)
         except TreehopError:
             return None  # each invoke raises it
-        if opts.mode != "find" or not 0 < opts.k <= MAX_LIMIT:
+        if opts.mode != "find" or not 0 < opts.k <= MAX_LIMIT or self.search_type == "mmr":
             return None  # (k=0: each invoke answers [] unsearched; above: each counts)
         return client, list(dict.fromkeys(inputs)), opts
 
@@ -752,6 +801,79 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         params["ls_embedding_provider"] = type(inner if inner is not None else embedder).__name__
         params["ls_embedding_model"] = str(getattr(embedder, "name", "") or "") or None
         return params
+
+
+def _check_mmr_options(
+    search_type: str, opts: TreehopRetrievalOptions, client: RetrieverClient | None
+) -> None:
+    """``fetch_k`` / ``lambda_mult`` only with ``search_type="mmr"`` (never silently unused),
+    and MMR only where it has one query vector and stored vectors: ``mode="find"`` on a
+    treehop client, without neighbouring chunks (context for a hit, not candidates)."""
+    if search_type != "mmr":
+        given = [n for n in ("fetch_k", "lambda_mult") if getattr(opts, n) is not None]
+        if given:
+            raise InvalidQueryError(
+                f"{' and '.join(given)} only appl{'y' if len(given) > 1 else 'ies'} to "
+                f"search_type='mmr' (this retriever's search_type is {search_type!r})"
+            )
+        return
+    if opts.mode != "find":
+        raise InvalidQueryError(
+            "search_type='mmr' needs mode='find': search() fuses several planned queries, "
+            "which have no one query vector to compare candidates with"
+        )
+    if opts.chunk_diffusion_count:
+        raise InvalidQueryError(
+            "search_type='mmr' picks among the hits; chunk_diffusion_count adds neighbours "
+            "around them, which are not candidates: give one or the other"
+        )
+    if client is not None and is_knowledge_source(client):
+        raise InvalidQueryError(kit.source_refusal(client, "search_type='mmr'"))
+
+
+async def _ammr(
+    client: AsyncTreehop, query: str, opts: TreehopRetrievalOptions
+) -> tuple[FindResult, list[MatchedContext]]:
+    """MMR over the tree search, as ``TreehopVectorStore.max_marginal_relevance_search``:
+    the query embedded once (the search takes that vector: one embedder call), the best
+    ``fetch_k`` hits (at least ``k``; at most one search's limit and ``retrieve_count``),
+    their stored vectors, and ``k`` of them picked by LangChain's
+    ``maximal_marginal_relevance``. Returns the search's result (for the stage events) and
+    the picked hits in MMR's order."""
+    query = check_query(query)
+    vector = [float(x) for x in await client.embedder.aembed_query(query)]
+    cap = min(MAX_LIMIT, opts.retrieve_count or MAX_LIMIT)
+    fetch = min(max(opts.fetch_k or MMR_FETCH_K, opts.k), cap)
+    kw = _find_kw(opts.model_copy(update={"k": fetch}), client)
+    result = await client.find(query, context_type=_context_type(opts), query_vector=vector, **kw)
+    hits = result.top(fetch, min_score=opts.score_threshold)
+    if not hits:
+        return result, []
+    uris = [client.resolve(h.uri) for h in hits]
+    rows = list(await client._io(client.store.get_vectors, uris))
+    lam = MMR_LAMBDA_MULT if opts.lambda_mult is None else opts.lambda_mult
+    picked = maximal_marginal_relevance(
+        kit.mmr_query_vector(vector), rows, lambda_mult=lam, k=min(opts.k, len(hits))
+    )
+    return result, [hits[i] for i in picked]
+
+
+def _check_search_type(data: Mapping[str, Any]) -> None:
+    """``search_type`` as ``VectorStoreRetriever.validate_search_type`` checks it: one of
+    :data:`SEARCH_TYPES`, and ``"similarity_score_threshold"`` only with a threshold (there
+    a float in ``search_kwargs``; here also the ``score_threshold`` field itself)."""
+    value = data["search_type"]
+    if not isinstance(value, str) or value not in SEARCH_TYPES:
+        raise InvalidQueryError(_search_type_hint(value))
+    if value == "similarity_score_threshold":
+        extra = data.get("search_kwargs")
+        given = extra.get("score_threshold") if isinstance(extra, Mapping) else None
+        if given is None and data.get("score_threshold") is None:
+            raise InvalidQueryError(
+                "search_type='similarity_score_threshold' needs a score_threshold (in "
+                "search_kwargs, as VectorStoreRetriever's, or score_threshold=): the floor "
+                "the returned documents' scores must reach"
+            )
 
 
 def _check_source_options(source: KnowledgeSource, opts: TreehopRetrievalOptions) -> None:

@@ -33,6 +33,7 @@ tests require.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar, Unpack, cast
@@ -69,6 +70,25 @@ _SEARCH_KWARGS = frozenset(
         "include_directories",
     }
 )
+
+
+def _stored_times(metadata: Mapping[Any, Any]) -> dict[Any, Any]:
+    """``metadata`` with each ``datetime`` value as epoch seconds (a float), the rest as
+    given. Why: LangChain's ``TimeWeightedVectorStoreRetriever`` stamps every document with
+    ``created_at`` / ``last_accessed_at`` datetimes before it adds them, and stored metadata
+    is JSON, which has no datetime (the add was an ``IngestError``). Epoch seconds are what
+    that retriever reads back (``datetime.fromtimestamp`` of a float stamp) and treehop's own
+    time values (:mod:`treehop.timestamps`: filterable with ``$gte`` / ``$lt``). A naive
+    datetime is local time, as ``datetime.timestamp`` and ``fromtimestamp`` take it (the
+    retriever's ``datetime.now()``), so the stamp reads back as written."""
+    out = dict(metadata)
+    for key, value in out.items():
+        if isinstance(value, dt.datetime):
+            try:
+                out[key] = value.timestamp()
+            except (OverflowError, OSError, ValueError) as exc:  # (year 1 in some zones)
+                raise InvalidQueryError(f"metadata {key!r}: {value!r} has no epoch time") from exc
+    return out
 
 
 class TreehopVectorStore(kit.IndexedStore, VectorStore):
@@ -172,7 +192,7 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             raise InvalidQueryError(f"{len(ids)} ids for {len(texts)} texts")
         out: list[Passage] = []
         for i, text in enumerate(texts):
-            meta = dict(metadatas[i]) if metadatas is not None and metadatas[i] else {}
+            meta = _stored_times(metadatas[i]) if metadatas is not None and metadatas[i] else {}
             pid = ids[i] if ids is not None else None
             # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text.
             page = kit.page_text(text, meta) if isinstance(text, str) else text
@@ -217,7 +237,21 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         """As :meth:`aadd_documents` (LangChain's own reads ``doc.id`` before any check)."""
         return self._run(self.aadd_documents(documents, **kwargs))
 
-    async def aadd_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+    async def aadd_documents(
+        self,
+        documents: list[Document],
+        *,
+        current_time: dt.datetime | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """``current_time``: what LangChain's ``TimeWeightedVectorStoreRetriever`` passes on
+        from its own ``add_documents(docs, current_time=...)``, after it stamped the
+        documents' ``created_at`` / ``last_accessed_at`` with it; checked, then not used
+        (the stamps arrive in the metadata, stored as epoch seconds)."""
+        if current_time is not None and not isinstance(current_time, dt.datetime):
+            raise InvalidQueryError(
+                f"current_time must be a datetime, got {type(current_time).__name__}"
+            )
         if isinstance(documents, str | bytes) or not isinstance(documents, Sequence):
             raise InvalidQueryError("documents must be a list of langchain Document objects")
         bad = next((i for i, d in enumerate(documents) if not isinstance(d, Document)), None)

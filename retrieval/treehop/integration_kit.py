@@ -85,6 +85,7 @@ from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
 from .models import ContextType, FindResult, MatchedContext
 from .search_options import SearchKwargs
+from .stores.base import CountingStore, VectorStore
 from .validation import MAX_LIMIT, MAX_QUERY_CHARS, as_list, check_limit, check_query, is_blank
 
 T = TypeVar("T")
@@ -378,6 +379,51 @@ def top_hits(
     return result.top(k, min_score=min_score)
 
 
+def count_held(store: VectorStore, roots: Iterable[str], directories: bool) -> int:
+    """How many passages (nodes, with ``directories``) ``store`` holds under ``roots``: exact
+    where the store counts, else exact up to :data:`MAX_LIMIT` and ``MAX_LIMIT + 1`` past
+    it (all that "every passage" needs to know). One column count per root where the store
+    keeps counts (:class:`~treehop.stores.base.CountingStore`), else a walk that stops at
+    ``MAX_LIMIT + 1``. Roots are disjoint (a scope's roots or targets; a target inside
+    another is counted twice, which only errs towards refusing)."""
+    count = 0
+    for root in roots:
+        if isinstance(store, CountingStore):
+            count += store.count_nodes(root, leaves_only=not directories)
+        else:
+            for node in store.iter_nodes(root):
+                count += directories or node.is_leaf
+                if count > MAX_LIMIT:
+                    return count
+        if count > MAX_LIMIT:
+            return count
+    return count
+
+
+def check_retrieve_count(k: int, retrieve_count: object, name: str) -> None:
+    """A retriever's ``retrieve_count`` beside its ``k`` (named ``name``), refused where the
+    two cannot both hold, in the caller's terms: a rerank of ``retrieve_count`` candidates
+    returns at most that many, so it must be at least ``k``. The core's check of the search
+    names the search's limit instead, and for a ``k`` above one search's limit ("everything",
+    :func:`whole_limit`) that was "must be >= limit (1000)" for a ``k=5000`` the caller never
+    saw become 1000. Only a whole-number ``retrieve_count`` is compared (its type and range
+    are the core's checks); ``k=0`` (nothing, or LlamaIndex's "no limit") is not."""
+    if type(retrieve_count) is not int or min(k, MAX_LIMIT) <= retrieve_count or k == 0:
+        return  # (k above the limit searches for MAX_LIMIT: a retrieve_count of it holds)
+    if k > MAX_LIMIT:
+        raise InvalidQueryError(
+            f"retrieve_count ({retrieve_count}) is below {name} ({k}): {name} above "
+            f"{MAX_LIMIT} asks for every passage of the scope (up to {MAX_LIMIT}, one "
+            f"search's limit), and a rerank of retrieve_count candidates returns at most "
+            f"retrieve_count; give retrieve_count={MAX_LIMIT}, or leave it out (the rerank "
+            f"then scores every candidate returned)"
+        )
+    raise InvalidQueryError(
+        f"retrieve_count ({retrieve_count}) must be >= {name} ({k}): a rerank of "
+        f"retrieve_count candidates returns at most retrieve_count"
+    )
+
+
 async def whole_limit(
     client: RetrieverClient,
     k: int,
@@ -416,13 +462,7 @@ async def whole_limit(
             roots = aclient._roots(targets or None, ctypes[0] if ctypes else None)
         else:
             roots = [aclient.root(c) for c in dict.fromkeys(ctypes)]
-        count = 0
-        for root in roots:
-            for node in aclient.store.iter_nodes(root):
-                count += directories or node.is_leaf
-                if count > MAX_LIMIT:
-                    return count
-        return count
+        return count_held(aclient.store, roots, directories)
 
     if await aclient._io(held) > MAX_LIMIT:
         what = "nodes" if directories else "passages"
@@ -951,16 +991,14 @@ class PassageIndex:
             return check_limit(k, name)
         aclient = self.aclient
 
-        def held() -> int:
-            nodes = aclient.store.iter_nodes(self.passages.base)
-            return sum(1 for n in nodes if directories or n.is_leaf)
-
-        count = await aclient._io(held)
+        count = await aclient._io(count_held, aclient.store, [self.passages.base], directories)
         if count > MAX_LIMIT:
             what = "nodes" if directories else "passages"
+            # (exact where the store counts; a walk stops past the limit)
+            held = count if isinstance(aclient.store, CountingStore) else f"more than {MAX_LIMIT}"
             raise InvalidQueryError(
                 f"{name} must be between 1 and {MAX_LIMIT} (one search's limit), got {k}: this "
-                f"store holds {count} {what}, more than one search returns"
+                f"store holds {held} {what}, more than one search returns"
             )
         return MAX_LIMIT
 

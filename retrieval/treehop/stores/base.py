@@ -95,6 +95,16 @@ class IncrementalStore(Protocol):
     def update_nodes(self, nodes: Sequence[Node]) -> int: ...
 
 
+@runtime_checkable
+class CountingStore(Protocol):
+    """A store that counts a subtree's nodes without building them (the embedded store).
+
+    The generic fallback walks :meth:`VectorStore.iter_nodes`, parsing each node; a
+    retriever asked for "every passage" counts its scope on each call with it."""
+
+    def count_nodes(self, subtree: str | None = None, *, leaves_only: bool = False) -> int: ...
+
+
 _D = TypeVar("_D")
 _new_object = object.__new__
 

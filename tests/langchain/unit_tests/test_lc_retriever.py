@@ -493,6 +493,9 @@ def test_search_kwargs_as_for_any_vector_store_retriever(lc_client: Treehop) -> 
     docs = r.invoke(QUERY)
     assert len(docs) == 2 and all(d.id.startswith("viking://resources/") for d in docs)
     with pytest.raises(ValidationError, match="unknown search_kwargs key"):
+        TreehopRetriever(client=lc_client, search_kwargs={"nprobe": 3})
+    # (usage61: fetch_k is MMR's, search_type="mmr"; without it, refused saying so)
+    with pytest.raises(ValidationError, match="fetch_k only applies to search_type='mmr'"):
         TreehopRetriever(client=lc_client, search_kwargs={"fetch_k": 3})
     with pytest.raises(ValidationError, match="given twice"):
         TreehopRetriever(client=lc_client, k=3, search_kwargs={"k": 2})

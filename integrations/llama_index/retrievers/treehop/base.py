@@ -234,6 +234,7 @@ class TreehopRetriever(BaseRetriever):
         # The core checks these per call; checking once here fails at construction instead.
         # A source checks whether its rerank is on itself (its defaults may turn it on), so
         # only the ranges are checked here for one.
+        kit.check_retrieve_count(self._top_k_setting, retrieve_count, "similarity_top_k")
         check_controls(
             self._similarity_top_k,
             retrieve_count,
@@ -364,7 +365,9 @@ class TreehopRetriever(BaseRetriever):
 
     async def _acheck_whole(self) -> None:
         """A ``similarity_top_k`` above one search's limit: refused unless the scope holds
-        at most that many (:func:`treehop.integration_kit.whole_limit`)."""
+        at most that many (:func:`treehop.integration_kit.whole_limit`). Also checks it
+        beside ``retrieve_count`` (either may have been set since construction)."""
+        kit.check_retrieve_count(self._top_k_setting, self.retrieve_count, "similarity_top_k")
         if self._top_k_setting > MAX_LIMIT:
             await kit.whole_limit(
                 self._client,

@@ -70,6 +70,13 @@ EXCLUDED_EMBED_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED, "uri", "context_t
 #: Every provenance key: the core's ``PROVENANCE_KEYS`` plus ``retrieval_score``.
 PROVENANCE = (*PROVENANCE_KEYS, "retrieval_score")
 _PROVENANCE_SET = frozenset(PROVENANCE)
+
+
+def _sized(value: object) -> bool:
+    """Whether ``value`` is a text or a container (whose emptiness says "nothing")."""
+    return isinstance(value, str | list | tuple | dict)
+
+
 #: Metadata key under which ``add_documents`` stores the LlamaIndex document id.
 REF_DOC_ID_KEY = "ref_doc_id"
 
@@ -208,13 +215,19 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
     dropped = HIDDEN_FIELDS.union(NODE_STORAGE_KEYS)
     kept = {k: v for k, v in stored.items() if k not in dropped}
     metadata = {**kept, **provenance(m)}
+    # Empty values (a text added without a file: ``name: ``, ``source_path: ``, ``tags: []``)
+    # stay in the metadata for programs but are not written into the LLM's or the embedder's
+    # text: three blank lines above every passage of a prompt said nothing.
+    empty = [k for k, v in metadata.items() if v is None or (_sized(v) and not v)]
     node = HitNode(
         id_=m.uri,
         text=m.slot_text,  # a memory turn with the turns its slot carries
         # (``metadata`` by its alias: the keyword a TextNode subclass's typed __init__ takes)
         extra_info=metadata,
         relationships=relationships(m, links),
-        excluded_llm_metadata_keys=list(dict.fromkeys([*EXCLUDED_LLM_KEYS, *own_llm])),
-        excluded_embed_metadata_keys=list(dict.fromkeys([*EXCLUDED_EMBED_KEYS, *own_embed])),
+        excluded_llm_metadata_keys=list(dict.fromkeys([*EXCLUDED_LLM_KEYS, *own_llm, *empty])),
+        excluded_embed_metadata_keys=list(
+            dict.fromkeys([*EXCLUDED_EMBED_KEYS, *own_embed, *empty])
+        ),
     )
     return NodeWithScore(node=node, score=m.score)

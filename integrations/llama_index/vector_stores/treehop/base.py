@@ -239,13 +239,15 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     async def aget_nodes(
         self, node_ids: list[str] | None = None, filters: MetadataFilters | None = None
     ) -> list[BaseNode]:
-        """Nodes by id, and/or every node matching ``filters`` (in the store's order)."""
-        if node_ids is None and filters is None:
-            raise InvalidQueryError("get_nodes needs node_ids or filters")
+        """Nodes by id, and/or every node matching ``filters`` (in the store's order);
+        neither: every node under ``base_uri``, as ``ChromaVectorStore``, ``QdrantVectorStore``
+        and ``PGVectorStore`` answer ``get_nodes()`` (it was refused here, where
+        ``get_nodes(filters=MetadataFilters(filters=[]))`` already listed them all). Only
+        :meth:`delete_nodes` keeps needing one of them: it deletes, and :meth:`clear` is the
+        spelled-out way to empty the store."""
         if node_ids is not None:  # checked here too: beside filters they go to a set()
             node_ids = check_strings(node_ids, "node_ids")
-        if filters is None:
-            assert node_ids is not None
+        if filters is None and node_ids is not None:
             return [self._to_node(n) for n in await self._passages.aget(node_ids)]
         matching = await self._matching(filters)
         if node_ids is not None:
@@ -258,8 +260,9 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     ) -> list[BaseNode]:
         return self._run(self.aget_nodes(node_ids, filters))
 
-    async def _matching(self, filters: MetadataFilters) -> list[Node]:
-        """Stored passages matching ``filters`` (a scan of the base: no query vector)."""
+    async def _matching(self, filters: MetadataFilters | None) -> list[Node]:
+        """Stored passages matching ``filters`` (a scan of the base: no query vector; every
+        passage for ``None``)."""
         spec = self._filter_spec(filters)
         from treehop.filters import MetadataFilter
 

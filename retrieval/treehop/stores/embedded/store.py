@@ -520,6 +520,17 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         for i in range(0, rows.size, 4096):
             yield from s.uris_of(rows[i : i + 4096])
 
+    def count_nodes(self, subtree: str | None = None, *, leaves_only: bool = False) -> int:
+        """How many nodes :meth:`iter_nodes` would yield (leaves only: passages), from the
+        row columns, no node parsed: a retriever's "every passage" (``k`` above one
+        search's limit) counts its scope on each call, and the walk built up to 1,001 nodes
+        per root (the vector store's, every node under its base: ~0.6 s at 20,000)."""
+        s = self._snap
+        rows = np.flatnonzero(s.alive[: s.n]) if subtree is None else self._subtree_rows(s, subtree)
+        if not leaves_only:
+            return int(rows.size)
+        return int(np.count_nonzero(s.cols["leaf"][rows]))
+
     def content_hashes(self, subtree: str | None = None) -> dict[str, str]:
         """``{uri: content_hash}`` of the stored nodes (in ``subtree``): what a re-add diffs
         against, read from the stored JSON without building the nodes (~3x cheaper)."""
