@@ -5742,9 +5742,7 @@ def bogofilter_faq_set() -> NaturalSet:
     for name in BOGOFILTER_PAGES:
         path = doc / name
         if path.is_file():
-            files[name.removesuffix(".html") + ".md"] = page_to_markdown(
-                _doc_text(path, "latin-1")
-            )
+            files[name.removesuffix(".html") + ".md"] = page_to_markdown(_doc_text(path, "latin-1"))
             kept.append(name)
     kept += _add_notes(files, doc, BOGOFILTER_TEXTS)
     config = root / BOGOFILTER_CONFIG
