@@ -176,6 +176,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   name, "unnamed-faq-62") kept as text; the manual split into chapter files beside the
   README and flex(1). Built in stop 57 and measured once: an untuned check (helper
   heldout32).
+* ``bogofilter-faq``: the Bogofilter FAQ and the Bogotune FAQ (Debian ``bogofilter-common``,
+  two hand-written HTML pages: ``<h2>`` headings that ask, ``<h3>`` parts of an answer):
+  every question deleted with the grouped contents list, beside the tuning HOWTO, the
+  folder's notes (README, GETTING.STARTED, the MTA integration notes), ``bogofilter.cf`` and
+  the eight man pages. Built in stop 57 and measured once: an untuned check (helper
+  heldout33).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -237,6 +243,7 @@ HELD_OUT_SETS = (
     "emacs-faq",
     "chrony-faq",
     "flex-faq",
+    "bogofilter-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -5559,6 +5566,210 @@ def flex_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# Two hand-written HTML FAQs of one package, with a grouped contents list (bogofilter)
+# --------------------------------------------------------------------------------------
+
+BOGOFILTER_PACKAGE = "bogofilter-common"
+BOGOFILTER_DOC = "usr/share/doc/bogofilter-common"
+BOGOFILTER_FAQ = "bogofilter-faq.html"
+BOGOFILTER_FAQS = (BOGOFILTER_FAQ, "bogotune-faq.html")
+"""The package's two FAQs in English, each one hand-written HTML page (ISO-8859-1): the
+Bogofilter FAQ (~45 questions, maintained by David Relson and Matthias Andree) and the
+Bogotune FAQ (5 questions on the tuning tool). Both are asked. Left out:
+``bogofilter-faq-bg.html``, ``-fr.html`` and ``-it.html``, the same FAQ translated (every
+answer again in another language)."""
+BOGOFILTER_PAGES = ("bogofilter-tuning.HOWTO.html",)
+"""The folder's other HTML page, the tuning HOWTO (Greg Louis): in, converted."""
+BOGOFILTER_TEXTS = (
+    "README.gz",
+    "README.Debian",
+    "README.db.gz",
+    "README.sqlite",
+    "GETTING.STARTED.gz",
+    "integrating-with-postfix.gz",
+    "integrating-with-qmail.gz",
+)
+"""The folder's notes for a user (what bogofilter is, Debian's notes, the Berkeley DB and
+SQLite back ends, first steps, wiring it into Postfix and qmail): in, as text. Left out:
+``RELEASE.NOTES`` and the changelogs (release notes), ``TODO``, ``AUTHORS``, the copyright
+and ``examples/`` (contributed scripts and sample configurations)."""
+BOGOFILTER_CONFIG = "etc/bogofilter.cf"
+"""The commented configuration file every option's comment is in: in, as ``bogofilter.cf``."""
+BOGOFILTER_MAN = tuple(
+    f"usr/share/man/man1/{name}.1.gz"
+    for name in (
+        "bogofilter",
+        "bogoutil",
+        "bogotune",
+        "bogolexer",
+        "bogoupgrade",
+        "bf_compact",
+        "bf_copy",
+        "bf_tar",
+    )
+)
+"""The package's eight man pages (the filter, the wordlist tool, the tuner, the lexer and
+the maintenance scripts): in under ``man/``."""
+BOGOFILTER_QUESTION_LEVEL = 2
+"""The heading level of the FAQs' entries (``<h2>``); ``<h1>`` is a page's title and its
+"Frequently asked questions and their answers" banner, every ``<h3>`` a part of an answer
+("Comparing these methods", "Initial training from maildir:", "On Solaris")."""
+_LIST_TAG = re.compile(r"<(/?)(ul|ol|li)\b[^>]*>", re.IGNORECASE)
+
+
+def drop_contents_lists(page_html: str) -> str:
+    """``page_html`` without its contents lists: every outermost ``<ul>``/``<ol>`` whose
+    innermost items (``<li>`` with no list inside) each hold nothing but links into the page
+    (``<a href="#...">``), at least one of them. The group labels of a grouped contents list
+    (the Bogofilter FAQ's "General Information" over a list of its questions) are items with
+    a list inside, so they go with it; a list with any item of prose, or a link out of the
+    page, is kept whole. One pass over the list tags."""
+
+    def in_page(link: re.Match[str]) -> str:
+        return " " if link.group(1).startswith("#") else link.group(0)
+
+    out: list[str] = []
+    depth = 0
+    start = 0  # where the open outermost list starts
+    kept_to = 0
+    item_start: list[int] = []  # where each open <li>'s content starts
+    item_nested: list[bool] = []  # whether it holds a list
+    leaves = 0
+    contents = True
+    for m in _LIST_TAG.finditer(page_html):
+        closing, tag = bool(m.group(1)), m.group(2).lower()
+        if tag == "li":
+            if depth == 0:
+                continue  # an item outside any list
+            if not closing:
+                item_start.append(m.end())
+                item_nested.append(False)
+            elif item_start:
+                body = page_html[item_start.pop() : m.start()]
+                if not item_nested.pop():
+                    leaves += 1
+                    rest = _LINK.sub(in_page, body)
+                    if rest == body or _ANY_WORD.search(html_text(rest)):
+                        contents = False
+            continue
+        if not closing:
+            if depth == 0:
+                start, leaves, contents = m.start(), 0, True
+                item_start, item_nested = [], []
+            elif item_nested:
+                item_nested[-1] = True
+            depth += 1
+            continue
+        if depth == 0:
+            continue  # a stray closing tag
+        depth -= 1
+        if depth:
+            continue
+        if contents and leaves:
+            out.append(page_html[kept_to:start])
+            kept_to = m.end()
+    out.append(page_html[kept_to:])
+    return "".join(out)
+
+
+def split_bogofilter_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """A Bogofilter-style FAQ page (hand-written HTML: an ``<h1>`` title, ``<h2>`` entries
+    with an ``id``, ``<h3>`` parts of an answer, a grouped contents list of in-page links)
+    -> (the page as markdown without its questions and contents list, [(id, question,
+    answer)]).
+
+    The contents list goes first (:func:`drop_contents_lists`), then the page is converted
+    (:func:`page_to_markdown`). Every ``##`` heading whose title a person asks
+    (:func:`emacs_faq_asks`: it ends with "?" or has :data:`SHORT_QUESTION_WORDS` words or
+    more: "datastore_db.c does not compile!") is a question: its line leaves the page, its
+    answer is the text under it up to the next ``##`` or ``#`` heading, its ``###`` parts
+    included (:func:`split_heading_questions`). A shorter ``##`` title ("Mailing Lists",
+    "Typographic conventions") asks nothing and stays, heading and text, in no answer.
+    Decided from the headings alone. The id is the heading's ``id`` in the page (the
+    authors' name for the entry: ``training-maildirs``), or the question's slug for a
+    heading without one; a repeat gets ``-2``. A question with no text under it asks
+    nothing."""
+    anchors: dict[str, str] = {}
+    for m in _XTERM_HEADING.finditer(page_html):
+        found = _HTML_ID.search(m.group(2)) or _HTML_ID.search(m.group(3))
+        if found:
+            anchors.setdefault(_words_key(html_text(m.group(3))), found.group(1))
+    markdown = page_to_markdown(drop_contents_lists(page_html))
+
+    def topic(level: int, title: str) -> bool:
+        return level != BOGOFILTER_QUESTION_LEVEL or not emacs_faq_asks(title)
+
+    text, pairs = split_heading_questions(markdown, BOGOFILTER_QUESTION_LEVEL, topic)
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for question, answer in pairs:
+        base = anchors.get(_words_key(question)) or _slug(question).rstrip("-") or "question"
+        seen[base] = seen.get(base, 0) + 1
+        qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+    return text, qa
+
+
+def bogofilter_faq_set() -> NaturalSet:
+    """The Bogofilter FAQ and the Bogotune FAQ as Debian's ``bogofilter-common`` ships them
+    (``/usr/share/doc/bogofilter-common/bogofilter-faq.html`` and ``bogotune-faq.html``:
+    hand-written HTML, ~45 + 5 ``<h2>`` entries, most asked as questions "How can I compact
+    my database?", one as a complaint "datastore_db.c does not compile!") each as one page
+    with every question and the contents list deleted (:func:`split_bogofilter_faq`), beside
+    the tuning HOWTO (:data:`BOGOFILTER_PAGES`), the folder's notes
+    (:data:`BOGOFILTER_TEXTS`), the configuration file (:data:`BOGOFILTER_CONFIG`) and the
+    man pages (:data:`BOGOFILTER_MAN`). Ids are the page's stem and the entry's ``id``
+    (``bogofilter-faq#training``). Entries whose answer is under :data:`MIN_ANSWER_WORDS`
+    words are left out and named. Built in stop 57 and measured once, with no change to the
+    retriever: an untuned check (helper heldout33)."""
+    root, doc, _ = _packaged_doc(BOGOFILTER_PACKAGE, BOGOFILTER_DOC, BOGOFILTER_FAQ)
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    faqs: list[str] = []
+    for name in BOGOFILTER_FAQS:
+        path = doc / name
+        if not path.is_file():
+            continue
+        stem = name.removesuffix(".html")
+        rel = f"{stem}.md"
+        files[rel], qa = split_bogofilter_faq(_doc_text(path, "latin-1"))
+        faqs.append(f"{name} ({len(qa)})")
+        asked += [
+            NaturalQuestion(f"bogofilter-faq:{stem}#{k}", q, ((a, 1.0),), source=rel)
+            for k, q, a in qa
+        ]
+    kept: list[str] = []
+    for name in BOGOFILTER_PAGES:
+        path = doc / name
+        if path.is_file():
+            files[name.removesuffix(".html") + ".md"] = page_to_markdown(_doc_text(path, "latin-1"))
+            kept.append(name)
+    kept += _add_notes(files, doc, BOGOFILTER_TEXTS)
+    config = root / BOGOFILTER_CONFIG
+    if config.is_file():
+        files[config.name] = _doc_text(config, "utf-8").strip() + "\n"
+        kept.append(config.name)
+    kept += _add_man_pages(files, root, BOGOFILTER_MAN)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "bogofilter-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Bogofilter FAQs from {BOGOFILTER_PACKAGE} {version} (hand-written HTML, one "
+            f"page each: {', '.join(faqs)} questions; their <h2> headings that ask deleted, "
+            "<h3> parts of an answer kept, the contents list dropped) + the package's "
+            f"documents ({', '.join(kept)}); the FAQ's translations (bg, fr, it), "
+            "RELEASE.NOTES, TODO, AUTHORS, the changelogs and examples/ out; answer = the "
+            "text under a question up to the next <h2>/<h1>; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -5593,6 +5804,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "emacs-faq": lambda emb: emacs_faq_set(),
     "chrony-faq": lambda emb: chrony_faq_set(),
     "flex-faq": lambda emb: flex_faq_set(),
+    "bogofilter-faq": lambda emb: bogofilter_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
