@@ -154,6 +154,11 @@ def main() -> None:
     ap.add_argument("--budgets", default="500,1000,2000")
     ap.add_argument("--json", type=Path, help="every question's accounting and cause")
     ap.add_argument(
+        "--losses-only",
+        action="store_true",
+        help="--json holds only the questions hybrid's block answers better (a smaller file)",
+    )
+    ap.add_argument(
         "--report", type=Path, help="print the tables of an earlier --json (runs nothing)"
     )
     args = ap.parse_args()
@@ -208,7 +213,8 @@ def main() -> None:
         print(f"[vs-hybrid] {name}: {len(qs)} questions", flush=True)
     report(rows, budgets)
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+        kept = [r for r in rows if r["hybrid"] > r["find"]] if args.losses_only else rows
+        args.json.write_text(json.dumps(kept, indent=0) + "\n")
 
 
 GROUPS = {
