@@ -1063,9 +1063,10 @@ may show 2,000 characters) and pushes the next hit out. When the top slot ranks 
 its context but the next hit's own text matches the question better, the bet is weaker, and
 the next hit goes in. No constant: both tests compare two numbers the block already has.
 Natural-question dev halves, nine sets (535 questions, ``bench/bench_context_diag.py --dev
---variants base,whole-on-own``): ctx@500 0.604 -> 0.609 (lsof +3 questions; perlfaq and zsh
-one won, one lost each; -0.004..+0.015), ctx@1,000 / 2,000 and every other set identical;
-bench/README.md, "assemble_context at a budget against flat hybrid (helper ctx57)".
+--variants base,whole-on-own``): ctx@500 0.604 -> 0.609 (paired 95 % interval of the gain
+-0.004..+0.015; lsof +3 questions, perlfaq and zsh one won and one lost each), ctx@1,000 /
+2,000 identical on every set;
+bench/README.md, "Context at a budget against flat hybrid ... (helper ctx57)".
 Conversation slots are never affected (turns are offered whole, :data:`NEIGHBOUR_ORDER`)."""
 
 
