@@ -65,6 +65,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "duplicates-0.7": {"DUPLICATE_SHARE": 0.7},
     "extension-final": {"EXTENSION_SCORE": "final"},
     "extension-own-both": {"EXTENSION_SCORE": "own-both"},
+    "extension-own": {"EXTENSION_SCORE": "own"},
+    "whole-on-own": {"WHOLE_ON_OWN": True},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""

@@ -835,6 +835,7 @@ def _conversation_order(c: ChunkContext) -> tuple[int, int]:
 
 def _unfold_turns(
     contexts: Sequence[MatchedContext],
+    whole: int | None = None,
 ) -> tuple[list[MatchedContext], set[str], list[str | None]]:
     """Each memory hit and the turns its slot carries (``memory_context_chars``) as entries of
     their own (the packer fits the budget, dedups across a session's calls and labels line by
@@ -883,7 +884,7 @@ def _unfold_turns(
         slots.append((m, entries, is_turn))
     if NEIGHBOUR_ORDER in ("slot", "slot-near"):
         if EXTENSION_ORDER != "slot":
-            order, requires = _by_score(slots)
+            order, requires = _by_score(slots, whole)
             return order, turns, requires
         return [e for m, entries, _ in slots for e in (m, *(x for _, x in entries))], turns, []
     carried.sort(key=lambda kv: kv[0])
@@ -892,6 +893,7 @@ def _unfold_turns(
 
 def _by_score(
     slots: Sequence[tuple[MatchedContext, list[tuple[int, MatchedContext]], bool]],
+    whole: int | None = None,
 ) -> tuple[list[MatchedContext], list[str | None]]:
     """The order :data:`EXTENSION_ORDER` offers a block's entries in: the slots' hits in rank
     order, the first :data:`WHOLE_SLOTS` slots (and every conversation slot) whole; a lower
@@ -907,6 +909,7 @@ def _by_score(
     another slot's hit (which continues nothing) or another slot's extension (continuing
     another chunk), and neither may inherit this slot's condition."""
     by_score = EXTENSION_ORDER == "score"
+    whole = WHOLE_SLOTS if whole is None else whole
     out: list[MatchedContext] = []
     needs: list[str | None] = []
     requires: dict[int, str] = {}  # id() of an extension entry (alive in ``slots``) -> URI
@@ -934,7 +937,7 @@ def _by_score(
             emit_best()
         out.append(m)
         needs.append(None)
-        if is_turn or not entries or rank < WHOLE_SLOTS:
+        if is_turn or not entries or rank < whole:
             out.extend(e for _, e in entries)
             needs.extend(None for _ in entries)
             continue
@@ -1048,6 +1051,41 @@ def _duplicates_last(hits: list[MatchedContext]) -> list[MatchedContext]:
     return [*kept, *late] if late else hits
 
 
+WHOLE_ON_OWN = True
+"""The top slot goes whole (:data:`WHOLE_SLOTS`) unless the block cannot hold both it and
+the next slot's hit, and the next hit's own score (``MatchedContext.own_score``: its text
+against the query, before propagation, the tree context and the chunk window) is above the
+top hit's; then its extensions bid by score as a lower slot's do (:data:`EXTENSION_ORDER`).
+
+Why: offering the top slot whole is a bet that it holds the answer (a long answer runs over
+its hit and the chunks around it); at 500 tokens the bet fills the block (a passage slot
+may show 2,000 characters) and pushes the next hit out. When the top slot ranks first by
+its context but the next hit's own text matches the question better, the bet is weaker, and
+the next hit goes in. No constant: both tests compare two numbers the block already has.
+Natural-question dev halves, nine sets (535 questions, ``bench/bench_context_diag.py --dev
+--variants base,whole-on-own``): ctx@500 0.604 -> 0.609 (paired 95 % interval of the gain
+-0.004..+0.015; lsof +3 questions, perlfaq and zsh one won and one lost each), ctx@1,000 /
+2,000 identical on every set;
+bench/README.md, "Context at a budget against flat hybrid ... (helper ctx57)".
+Conversation slots are never affected (turns are offered whole, :data:`NEIGHBOUR_ORDER`)."""
+
+
+def _whole_slots(ranked: Sequence[MatchedContext], max_tokens: int, counter: TokenCounter) -> int:
+    """How many of ``ranked``'s first slots :func:`_by_score` offers whole
+    (:data:`WHOLE_ON_OWN`)."""
+    if not WHOLE_ON_OWN or WHOLE_SLOTS != 1 or len(ranked) < 2 or EXTENSION_ORDER != "score":
+        return WHOLE_SLOTS
+    top, nxt = ranked[0], ranked[1]
+    if _is_turn(top) or _is_turn(nxt) or not top.collapsed:
+        return WHOLE_SLOTS
+    a, b = top.own_score, nxt.own_score
+    if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)) or a >= b:
+        return WHOLE_SLOTS
+    if counter.count(top.slot_text) + counter.count(nxt.content or nxt.abstract) <= max_tokens:
+        return WHOLE_SLOTS
+    return 0
+
+
 def _within_any(uri: str, scopes: Iterable[str]) -> bool:
     return any(urimod.is_within(uri, s) for s in scopes)
 
@@ -1073,9 +1111,8 @@ def assemble_context(
     """
     quota, order = check_budget(max_tokens, quotas, tiers)
     counter = resolve_counter(token_counter)
-    contexts, turns, requires = _unfold_turns(
-        _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits))
-    )
+    ranked = _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits))
+    contexts, turns, requires = _unfold_turns(ranked, _whole_slots(ranked, max_tokens, counter))
     packer = _Packer(max_tokens, quota, order, counter, contexts, turns)
     if query is not None:
         if not isinstance(query, str):
