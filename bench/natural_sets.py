@@ -182,6 +182,9 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   folder's notes (README, GETTING.STARTED, the MTA integration notes), ``bogofilter.cf`` and
   the eight man pages. Built in stop 57 and measured once: an untuned check (helper
   heldout33).
+* ``nut-faq``: the Network UPS Tools FAQ (Debian ``nut``, AsciiDoc source, ``==`` entries)
+  with every question deleted, beside the folder's AsciiDoc notes and the client and server
+  man pages. Built in stop 57 and measured once: an untuned check (helper heldout34).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -244,6 +247,7 @@ HELD_OUT_SETS = (
     "chrony-faq",
     "flex-faq",
     "bogofilter-faq",
+    "nut-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -5770,6 +5774,130 @@ def bogofilter_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An AsciiDoc source FAQ beside its project's other AsciiDoc notes and man pages (NUT)
+# --------------------------------------------------------------------------------------
+
+NUT_PACKAGE = "nut"
+NUT_DOC = "usr/share/doc/nut"
+NUT_FAQ = "FAQ.txt.gz"
+NUT_TEXTS = (
+    "README.gz",
+    "README.Debian.gz",
+    "UPGRADING.gz",
+    "user-manual.txt.gz",
+    "config-notes.txt.gz",
+    "features.txt.gz",
+    "security.txt.gz",
+    "scheduling.txt.gz",
+    "support.txt.gz",
+    "nut-names.txt.gz",
+    "outlets.txt",
+    "documentation.txt.gz",
+    "download.txt.gz",
+    "history.txt.gz",
+    "packager-guide.txt.gz",
+)
+"""The folder's AsciiDoc notes (the README, Debian's notes, the upgrade notes, the user
+manual's own text, configuration, features, security, scheduling with upssched, getting
+help, the variable names, outlets, where the documents and downloads are, the project's
+history, the packagers' guide): in, as shipped (AsciiDoc source, plain text). Left out:
+``NEWS``, ``NEWS.Debian`` and the changelogs (release notes), ``TODO``, ``AUTHORS``,
+``MAINTAINERS``, ``acknowledgements.txt`` (names) and the copyright."""
+NUT_MAN_PACKAGES = ("nut-client", "nut-server")
+"""The packages whose man pages join the corpus (``nut`` itself ships none)."""
+NUT_MAN = (
+    "usr/share/man/man5/nut.conf.5.gz",
+    "usr/share/man/man5/upsmon.conf.5.gz",
+    "usr/share/man/man5/upssched.conf.5.gz",
+    "usr/share/man/man8/upsc.8.gz",
+    "usr/share/man/man8/upscmd.8.gz",
+    "usr/share/man/man8/upslog.8.gz",
+    "usr/share/man/man8/upsmon.8.gz",
+    "usr/share/man/man8/upsrw.8.gz",
+    "usr/share/man/man8/upssched.8.gz",
+    "usr/share/man/man5/ups.conf.5.gz",
+    "usr/share/man/man5/upsd.conf.5.gz",
+    "usr/share/man/man5/upsd.users.5.gz",
+    "usr/share/man/man8/upsd.8.gz",
+    "usr/share/man/man8/upsdrvctl.8.gz",
+    "usr/share/man/man8/nutupsdrv.8.gz",
+)
+"""The clients' man pages (``nut-client``: upsmon, upssched, upsc, upscmd, upsrw, upslog and
+their configuration files) and the server's core ones (``nut-server``: upsd, its two
+configuration files, ``ups.conf``, upsdrvctl and the drivers' common page): in under
+``man/``. The ~50 single-driver pages of ``nut-server`` are left out."""
+_ASCIIDOC_SECTION = re.compile(r"^== (\S.*)$")
+_ASCIIDOC_DELIMITER = re.compile(r"^(-{4,}|\.{4,}|\+{4,}|/{4,})\s*$")
+
+
+def split_nut_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """NUT's ``FAQ.txt`` (AsciiDoc source: the document title over a ``====`` underline,
+    then level-1 sections ``== <title>``, each an entry, with ``------`` listing blocks in
+    some answers) -> (the FAQ as one plain-text page without its questions, [(id, question,
+    answer)]), in one pass.
+
+    A column-0 ``== <title>`` line outside a delimited block (``----``, ``....``, ``++++``,
+    ``////``) whose title a person asks (:func:`emacs_faq_asks`: it ends with "?" or has
+    :data:`SHORT_QUESTION_WORDS` words or more: "I get a 'not listening on...' error from
+    upsd.") is a question: the line leaves the page, its answer is the text up to the next
+    ``==`` line. A shorter title asks nothing and stays as a line of the page, in no answer.
+    Decided from the lines alone. Ids are the question's slug (the FAQ has no anchors); a
+    repeat gets ``-2``. A question with no text under it asks nothing."""
+    page = _FaqPage(block_text=lambda lines: "\n".join(lines).strip("\n"))
+    block = False
+    for line in text.split("\n"):
+        line = line.rstrip()
+        if _ASCIIDOC_DELIMITER.match(line):
+            block = not block
+        m = None if block else _ASCIIDOC_SECTION.match(line)
+        if m is None:
+            page.block.append(line)
+            continue
+        title = _norm(m.group(1))
+        if emacs_faq_asks(title):
+            page.ask(_slug(title).strip("-") or "question", title)
+        else:
+            page.heading(line)
+    return re.sub(r"\n{3,}", "\n\n", page.page()), page.qa
+
+
+def nut_faq_set() -> NaturalSet:
+    """The Network UPS Tools FAQ (Debian ``nut``, ``/usr/share/doc/nut/FAQ.txt.gz``:
+    AsciiDoc source written by the NUT developers, ~57 ``==`` entries, most asked as
+    questions "Why doesn't upsmon shut down my system?  I pulled the plug and nothing
+    happened.", some as complaints "My USB UPS is supported but doesn't work!") as one
+    plain-text page ``FAQ.txt`` with every question deleted (:func:`split_nut_faq`), beside
+    the folder's other AsciiDoc notes (:data:`NUT_TEXTS`) and the clients' and server's man
+    pages (:data:`NUT_MAN`). Ids are the question's slug. Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 57 and measured
+    once, with no change to the retriever: an untuned check (helper heldout34)."""
+    root, doc, faq_path = _packaged_doc(NUT_PACKAGE, NUT_DOC, NUT_FAQ)
+    text, qa = split_nut_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.txt": text}
+    asked = [NaturalQuestion(f"nut-faq:{k}", q, ((a, 1.0),), source="FAQ.txt") for k, q, a in qa]
+    kept = _add_notes(files, doc, NUT_TEXTS)
+    for package in NUT_MAN_PACKAGES:
+        kept += _add_man_pages(files, ds.fetch_debian_package(package), NUT_MAN)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "nut-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"NUT FAQ from {NUT_PACKAGE} {version} (FAQ.txt.gz, AsciiDoc source, one page; "
+            f"its {len(qa)} asked == entries deleted) + the package's documents "
+            f"({', '.join(kept)}); NEWS, the changelogs, TODO, AUTHORS, MAINTAINERS and "
+            "acknowledgements.txt out; answer = the text under a question up to the next "
+            f"== line; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -5805,6 +5933,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "chrony-faq": lambda emb: chrony_faq_set(),
     "flex-faq": lambda emb: flex_faq_set(),
     "bogofilter-faq": lambda emb: bogofilter_faq_set(),
+    "nut-faq": lambda emb: nut_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
