@@ -67,6 +67,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "extension-own-both": {"EXTENSION_SCORE": "own-both"},
     "extension-own": {"EXTENSION_SCORE": "own"},
     "whole-on-own": {"WHOLE_ON_OWN": True},
+    "whole-always": {"WHOLE_ON_OWN": False},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""
