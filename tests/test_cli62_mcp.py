@@ -5,6 +5,7 @@ input schemas and checked, and ``python -m treehop`` runs the command line."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -143,3 +144,72 @@ def test_python_dash_m_treehop_is_the_command_line(index: Path) -> None:
         timeout=120,
     )
     assert version.returncode == 0 and version.stdout.strip() == f"treehop {treehop.__version__}"
+
+
+@pytest.fixture(scope="module")
+def memories_only(tmp_path_factory: pytest.TempPathFactory, minilm: BaseEmbedder) -> Path:
+    """An index an agent built through add_memory: no resources, no skills."""
+    path = tmp_path_factory.mktemp("mcp62m") / "idx"
+    with Treehop(path, embedder=minilm) as c:
+        c.remember("Ann's dog is called Rui.", name="dog")
+    return path
+
+
+async def test_an_empty_root_lists_as_empty_over_mcp(memories_only: Path) -> None:
+    # Before: "NotFoundError: no node at viking://resources. List the parent directory with
+    # ls, or browse with tree." -- for the tools' own default URI, with a hint that loops.
+    async with _session(memories_only) as session:
+        for args in ({}, {"uri": "viking://resources"}, {"uri": "viking://~/skills/"}):
+            res = await session.call_tool("ls", args)
+            assert not res.is_error, res.content
+            assert res.structured_content["entries"] == []  # type: ignore[index]
+        res = await session.call_tool("tree", {"uri": "viking://~/skills"})
+        assert not res.is_error, res.content
+        assert res.structured_content == {  # the shape of an empty directory's tree
+            "uri": "viking://~/skills",
+            "is_leaf": False,
+            "abstract": "",
+            "kind": "directory",
+            "children": [],
+        }
+        memories = await session.call_tool("ls", {"uri": "viking://~/memories"})
+        assert memories.structured_content["entries"]  # type: ignore[index]
+        # Below a root, a missing node is still an error.
+        text = await _error(session, "ls", {"uri": "viking://resources/docs"})
+        assert "NotFoundError: no node at viking://resources/docs" in text
+        text = await _error(session, "tree", {"uri": "viking://~/skills/deploy"})
+        assert "NotFoundError" in text
+
+
+def _cli(index: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "treehop", "--index", str(index), *args],
+        env={**os.environ, **ENV},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_an_empty_root_lists_as_empty_on_the_command_line(memories_only: Path) -> None:
+    # Before: exit 3, "no node at viking://resources / see what is there with: treehop tree
+    # viking://resources" -- the command that had just failed.
+    ls = _cli(memories_only, "ls")
+    assert (ls.returncode, ls.stdout.strip(), ls.stderr) == (0, "viking://resources is empty", "")
+    ls_json = _cli(memories_only, "ls", "viking://~/skills", "--json")
+    assert ls_json.returncode == 0 and ls_json.stdout.strip() == "[]"
+    tree = _cli(memories_only, "tree", "--json")
+    assert tree.returncode == 0, tree.stderr
+    assert json.loads(tree.stdout)["children"] == []
+    missing = _cli(memories_only, "ls", "viking://resources/docs")
+    assert missing.returncode == 3 and "no node at viking://resources/docs" in missing.stderr
+
+
+def test_mcp_on_a_new_index_says_so_on_stderr(tmp_path: Path, index: Path) -> None:
+    # A typo in a client's configured --index served an empty index in silence.
+    new = _cli(tmp_path / "typo", "mcp", stdin="")
+    assert new.returncode == 0 and new.stdout == ""
+    assert f"no index at {tmp_path / 'typo'} yet: serving an empty one" in new.stderr
+    existing = _cli(index, "mcp", stdin="")
+    assert existing.returncode == 0 and "no index" not in existing.stderr

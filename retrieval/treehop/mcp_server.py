@@ -31,6 +31,7 @@ from .errors import NotFoundError, TreehopError
 from .models import FindResult, MatchedContext
 from .sessions import _no_session
 from .timestamps import TIMESTAMP_FIELD, shown_iso
+from .uri import shown_root
 from .validation import MAX_LIMIT
 
 if TYPE_CHECKING:
@@ -92,6 +93,15 @@ def _bounded_tree(tree: dict[str, Any], budget: int) -> dict[str, Any]:
             node["children"] = keep
             node["omitted_children"] = len(children) - len(keep)
     return tree
+
+
+def _empty_root(root: str, depth: int) -> dict[str, Any]:
+    """``tree``'s answer for a context root with nothing under it (the shape of the core's
+    ``tree`` for an empty directory)."""
+    out: dict[str, Any] = {"uri": root, "is_leaf": False, "abstract": "", "kind": "directory"}
+    if depth > 0:
+        out["children"] = []
+    return out
 
 
 def _hit(m: MatchedContext, text_chars: int) -> dict[str, Any]:
@@ -370,7 +380,15 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         "(a chunked file: its chunks) and one-line summary."
     )
     async def ls(uri: str = "viking://resources") -> dict[str, Any]:
-        entries = await guard(lambda: client.ls(uri))
+        async def listing() -> list[Any]:
+            try:
+                return await client.ls(uri)
+            except NotFoundError:
+                if shown_root(uri, client.user) is None:
+                    raise
+                return []  # a root with nothing under it yet (see shown_root)
+
+        entries = await guard(listing)
         out: dict[str, Any] = {
             "uri": uri,
             "entries": [
@@ -396,7 +414,16 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
 
     @tool(f"A subtree with its abstracts, down to depth levels (at most {MAX_TREE_DEPTH}).")
     async def tree(uri: str = "viking://resources", depth: Depth = 2) -> dict[str, Any]:
-        tree = await guard(lambda: client.tree(uri, min(depth, MAX_TREE_DEPTH)))
+        async def subtree() -> dict[str, Any]:
+            try:
+                return await client.tree(uri, min(depth, MAX_TREE_DEPTH))
+            except NotFoundError:
+                root = shown_root(uri, client.user)
+                if root is None:
+                    raise
+                return _empty_root(root, depth)
+
+        tree = await guard(subtree)
         out = _bounded_tree(tree, MAX_TREE_NODES)
         if depth > MAX_TREE_DEPTH:
             out["depth_capped"] = MAX_TREE_DEPTH
