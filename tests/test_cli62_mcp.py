@@ -81,6 +81,9 @@ async def test_refused_arguments_say_which_and_what_the_tool_takes(index: Path) 
         # A refused value is repeated only in part (a hostile one is not echoed whole).
         text = await _error(session, "find", {"query": "x", "limit": "9" * 100_000})
         assert len(text) < 1_000
+        keys = {f"k{i}" + "z" * 100_000: 1 for i in range(50)}
+        text = await _error(session, "find", {"query": "x", **keys})
+        assert len(text) < 2_000 and "and 40 more" in text
         # treehop's own errors keep their type and hint; the server is still up.
         text = await _error(session, "ls", {"uri": "viking://resources/nope"})
         assert text.startswith("Error executing tool ls: NotFoundError: no node at")

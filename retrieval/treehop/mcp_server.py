@@ -173,7 +173,13 @@ def _strict(tool: Tool) -> Tool:
             if isinstance(data, dict):
                 unknown = sorted(str(k) for k in data if k not in known)
                 if unknown:  # (the error goes on with the arguments it takes)
-                    raise ValueError(f"unknown argument(s) {unknown}")
+                    # (at most 10 names of 60 characters: a hostile call's keys are not
+                    # echoed whole into the agent's context)
+                    shown = [
+                        k if len(k) <= _INPUT_CHARS else k[:_INPUT_CHARS] + "..." for k in unknown
+                    ]
+                    more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
+                    raise ValueError(f"unknown argument(s) {shown[:10]}{more}")
                 # JSON true / false is no count (pydantic would read true as 1: a search
                 # for one hit that the agent never asked for; the Python API refuses it).
                 flags = sorted(k for k in integers if isinstance(data.get(k), bool))
