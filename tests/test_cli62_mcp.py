@@ -216,3 +216,19 @@ def test_mcp_on_a_new_index_says_so_on_stderr(tmp_path: Path, index: Path) -> No
     assert f"no index at {tmp_path / 'typo'} yet: serving an empty one" in new.stderr
     existing = _cli(index, "mcp", stdin="")
     assert existing.returncode == 0 and "no index" not in existing.stderr
+
+
+def test_hints_fit_the_error(index: Path) -> None:
+    # Before: both got "URIs look like viking://resources/<path>, ..." -- for a well-formed URI
+    # and for a user name.
+    leaf = _cli(index, "ls", "viking://resources/devops/README.md")
+    assert leaf.returncode == 2
+    assert leaf.stderr.splitlines() == [
+        "treehop: error: viking://resources/devops/README.md is a leaf, not a directory",
+        "  print it with: treehop read viking://resources/devops/README.md",
+    ]
+    user = _cli(index, "--user", "../x", "ls")
+    assert user.returncode == 2 and "URIs look like" not in user.stderr
+    assert "--user (or $TREEHOP_USER) names whose" in user.stderr
+    bad = _cli(index, "ls", "bogus")
+    assert bad.returncode == 2 and "URIs look like viking://resources/<path>" in bad.stderr

@@ -983,6 +983,12 @@ _USAGE_ERRORS = (InvalidURIError, InvalidQueryError, InvalidFilterError, Invalid
 
 
 def _hint_for(exc: TreehopError) -> str | None:
+    # (the URI syntax is no help for a well-formed URI naming a leaf, nor for a user name)
+    text = str(exc)
+    if isinstance(exc, InvalidURIError) and text.endswith(" is a leaf, not a directory"):
+        return f"print it with: treehop read {text.removesuffix(' is a leaf, not a directory')}"
+    if isinstance(exc, InvalidURIError) and text.startswith("invalid user name"):
+        return "--user (or $TREEHOP_USER) names whose viking://~/memories and ~/skills are meant"
     if isinstance(exc, InvalidURIError):
         return URI_HINT
     if isinstance(exc, NotFoundError) and "session" not in str(exc):
@@ -1005,7 +1011,7 @@ def _code_for(exc: TreehopError) -> ExitCode:
 def _report(err: TextIO, message: str, hint: str | None) -> None:
     print(f"treehop: error: {render.printable(message)}", file=err)
     for line in (hint or "").splitlines():
-        print(f"  {line}", file=err)
+        print(f"  {render.printable(line)}", file=err)  # (a hint may repeat a URI)
 
 
 def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | None = None) -> int:
