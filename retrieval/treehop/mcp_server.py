@@ -20,17 +20,24 @@ only here, so the core never requires it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+from pydantic import Field
 
 from .context_assembly import TIERS
 from .errors import NotFoundError, TreehopError
 from .models import FindResult, MatchedContext
+from .sessions import _no_session
 from .timestamps import TIMESTAMP_FIELD, shown_iso
+from .uri import shown_root
+from .validation import MAX_LIMIT
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.tools import Tool
+    from pydantic import ValidationError
 
     from .client import AsyncTreehop
 
@@ -53,6 +60,19 @@ context as ``read`` without its cap would); the rest are counted in ``omitted``.
 MAX_TREE_NODES = 1_000
 """The most nodes ``tree`` answers, the shallowest first; each node that lost children says
 how many in ``omitted_children``."""
+MAX_TREE_DEPTH = 10
+"""The deepest ``tree`` answers; a deeper ask is held to it and says so (``depth_capped``)."""
+
+# The bounds each integer argument has, in its published schema (``minimum`` / ``maximum``) and
+# checked before the tool runs: a client can tell, and ``read(max_chars=0)`` or
+# ``tree(depth=-1)`` is an error instead of one character or a silent depth 0.
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
+Chars = Annotated[int, Field(ge=0)]
+Positive = Annotated[int, Field(ge=1)]
+Depth = Annotated[int, Field(ge=0)]
+_INPUT_CHARS = 60
+"""How much of a refused value an argument error repeats (a hostile 10 MB string is not
+echoed into the agent's context)."""
 
 
 def _bounded_tree(tree: dict[str, Any], budget: int) -> dict[str, Any]:
@@ -73,6 +93,15 @@ def _bounded_tree(tree: dict[str, Any], budget: int) -> dict[str, Any]:
             node["children"] = keep
             node["omitted_children"] = len(children) - len(keep)
     return tree
+
+
+def _empty_root(root: str, depth: int) -> dict[str, Any]:
+    """``tree``'s answer for a context root with nothing under it (the shape of the core's
+    ``tree`` for an empty directory)."""
+    out: dict[str, Any] = {"uri": root, "is_leaf": False, "abstract": "", "kind": "directory"}
+    if depth > 0:
+        out["children"] = []
+    return out
 
 
 def _hit(m: MatchedContext, text_chars: int) -> dict[str, Any]:
@@ -129,7 +158,11 @@ def _strict(tool: Tool) -> Tool:
 
     base: type[BaseModel] = tool.fn_metadata.arg_model
     known = {field.alias or name for name, field in base.model_fields.items()}
-    where = tool.name
+    integers = {
+        field.alias or name
+        for name, field in base.model_fields.items()
+        if field.annotation is int or field.annotation == int | None
+    }
 
     class StrictArguments(base):  # type: ignore[valid-type,misc]
         model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -139,10 +172,21 @@ def _strict(tool: Tool) -> Tool:
         def _only_known(cls, data: Any) -> Any:
             if isinstance(data, dict):
                 unknown = sorted(str(k) for k in data if k not in known)
-                if unknown:
+                if unknown:  # (the error goes on with the arguments it takes)
+                    # (at most 10 names of 60 characters: a hostile call's keys are not
+                    # echoed whole into the agent's context)
+                    shown = [
+                        k if len(k) <= _INPUT_CHARS else k[:_INPUT_CHARS] + "..." for k in unknown
+                    ]
+                    more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
+                    raise ValueError(f"unknown argument(s) {shown[:10]}{more}")
+                # JSON true / false is no count (pydantic would read true as 1: a search
+                # for one hit that the agent never asked for; the Python API refuses it).
+                flags = sorted(k for k in integers if isinstance(data.get(k), bool))
+                if flags:
                     raise ValueError(
-                        f"{where}: unknown argument(s) {unknown}; its arguments are "
-                        f"{', '.join(sorted(known))}"
+                        f"argument '{flags[0]}' must be an integer, "
+                        f"got {str(data[flags[0]]).lower()}"
                     )
             return data
 
@@ -152,17 +196,85 @@ def _strict(tool: Tool) -> Tool:
     return tool
 
 
+def _argument_error(where: str, exc: ValidationError, schema: dict[str, Any]) -> str:
+    """One line per refused argument, then what the tool takes.
+
+    Why: the SDK's message was pydantic's dump (``1 validation error for StrictArguments``,
+    ``[type=missing, input_value={}, ...]``, a URL per error): the model name is ours, the
+    rest is noise to an agent that needs to know which argument to fix and how."""
+    lines = []
+    for err in exc.errors(include_url=False):
+        msg = str(err.get("msg", "invalid"))
+        msg = msg.removeprefix("Value error, ")
+        loc = err.get("loc") or ()
+        if not loc:
+            lines.append(msg)
+            continue
+        name = str(loc[0]) + "".join(f"[{x}]" for x in loc[1:])
+        if err.get("type") == "missing":
+            lines.append(f"missing required argument '{name}'")
+            continue
+        shown = repr(err.get("input"))
+        if len(shown) > _INPUT_CHARS:
+            shown = shown[:_INPUT_CHARS] + "..."
+        lines.append(f"argument '{name}': {msg[:1].lower()}{msg[1:]} (got {shown})")
+    return "; ".join(lines) + f". {where} takes {_signature(schema)}"
+
+
+def _signature(schema: dict[str, Any]) -> str:
+    """``query (string, required), limit (integer 1..1000, default 10), ...`` from ``schema``
+    (so that the agent can correct its call from the error alone)."""
+    required = set(schema.get("required", ()))
+    parts = []
+    for name, spec in schema.get("properties", {}).items():
+        kinds = [s for s in spec.get("anyOf", [spec]) if s.get("type") != "null"]
+        kind = "/".join(
+            f"array of {k['items'].get('type', 'value')}" if "items" in k else str(k["type"])
+            for k in kinds
+            if "type" in k
+        )
+        kind = kind or "value"
+        if "minimum" in spec and "maximum" in spec:
+            kind += f" {spec['minimum']}..{spec['maximum']}"
+        elif "minimum" in spec:
+            kind += f" >= {spec['minimum']}"
+        default = spec.get("default")
+        extra = (
+            "required"
+            if name in required
+            else "optional"
+            if default is None
+            else f"default {json.dumps(default)}"
+        )
+        parts.append(f"{name} ({kind}, {extra})")
+    return ", ".join(parts)
+
+
 def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
     """An ``MCPServer`` whose tools call ``client`` (run it with ``.run("stdio")``)."""
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
         from mcp.server.mcpserver.tools import Tool
+        from pydantic import ValidationError
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise TreehopError(
             "the MCP server needs the 'mcp' extra: pip install -e '.[mcp]' in a treehop clone"
         ) from exc
     from . import __version__
+
+    class ReadableTool(Tool):
+        """A tool whose refused arguments read as :func:`_argument_error` says."""
+
+        async def run(self, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await super().run(*args, **kwargs)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if not isinstance(cause, ValidationError):
+                    raise
+                text = _argument_error(self.name, cause, self.parameters)
+                raise ToolError(f"Error executing tool {self.name}: {text}") from cause
 
     tools: list[Tool] = []
 
@@ -170,15 +282,22 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         """Register a tool (strict about its arguments, see :func:`_strict`)."""
 
         def register(fn: _ToolFn) -> _ToolFn:
-            tools.append(_strict(Tool.from_function(fn, description=description)))
+            tools.append(_strict(ReadableTool.from_function(fn, description=description)))
             return fn
 
         return register
 
-    async def guard(call: Callable[[], Awaitable[T]]) -> T:
+    async def guard(call: Callable[[], Awaitable[T]], session_id: str | None = None) -> T:
         try:
             return await call()
         except NotFoundError as exc:
+            if session_id is not None and str(exc) == _no_session(session_id):
+                # Not a URI: ls / tree cannot help. This server has no tool that makes one.
+                raise ToolError(
+                    f"NotFoundError: {exc}. session_id names a conversation session created "
+                    "outside this server (treehop session new, or the Python API); leave "
+                    "session_id out to search without one."
+                ) from exc
             raise ToolError(
                 f"NotFoundError: {exc}. List the parent directory with ls, or browse with tree."
             ) from exc
@@ -189,16 +308,16 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
     async def find(
         query: str,
         target_uri: str | None = None,
-        limit: int = 10,
+        limit: Limit = 10,
         since: str | None = None,
         until: str | None = None,
-        text_chars: int = 1000,
+        text_chars: Chars = 1000,
     ) -> dict[str, Any]:
         """since/until: ISO-8601 dates; keep memories stated in [since, until)."""
         res = await guard(
             lambda: client.find(query, target_uri=target_uri, limit=limit, since=since, until=until)
         )
-        return _result(res, max(0, text_chars))
+        return _result(res, text_chars)
 
     @tool(
         "Search for an open or conversational question: it is planned into several "
@@ -208,10 +327,10 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         query: str,
         session_id: str | None = None,
         target_uri: str | None = None,
-        limit: int = 10,
+        limit: Limit = 10,
         since: str | None = None,
         until: str | None = None,
-        text_chars: int = 1000,
+        text_chars: Chars = 1000,
     ) -> dict[str, Any]:
         res = await guard(
             lambda: client.search(
@@ -221,9 +340,10 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
                 limit=limit,
                 since=since,
                 until=until,
-            )
+            ),
+            session_id,
         )
-        return _result(res, max(0, text_chars))
+        return _result(res, text_chars)
 
     @tool(
         "A ready-to-use context block for a query, within max_tokens: the best hits "
@@ -232,11 +352,11 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
     )
     async def context(
         query: str,
-        max_tokens: int = 2000,
+        max_tokens: Positive = 2000,
         session_id: str | None = None,
         target_uri: str | None = None,
         exclude_uris: list[str] | None = None,
-        limit: int = 20,
+        limit: Limit = 20,
     ) -> dict[str, Any]:
         cap = MAX_CONTEXT_TOKENS
         capped = isinstance(max_tokens, int) and max_tokens > cap
@@ -266,7 +386,15 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         "(a chunked file: its chunks) and one-line summary."
     )
     async def ls(uri: str = "viking://resources") -> dict[str, Any]:
-        entries = await guard(lambda: client.ls(uri))
+        async def listing() -> list[Any]:
+            try:
+                return await client.ls(uri)
+            except NotFoundError:
+                if shown_root(uri, client.user) is None:
+                    raise
+                return []  # a root with nothing under it yet (see shown_root)
+
+        entries = await guard(listing)
         out: dict[str, Any] = {
             "uri": uri,
             "entries": [
@@ -285,15 +413,27 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         return out
 
     @tool("Read the full text of a file (a directory: its overview).")
-    async def read(uri: str, max_chars: int = 20_000) -> dict[str, Any]:
+    async def read(uri: str, max_chars: Positive = 20_000) -> dict[str, Any]:
         text = await guard(lambda: client.read(uri))
-        cap = min(max(1, max_chars), MAX_READ_CHARS)
+        cap = min(max_chars, MAX_READ_CHARS)
         return {"uri": uri, "text": text[:cap], "truncated": len(text) > cap}
 
-    @tool("A subtree with its abstracts, down to depth levels.")
-    async def tree(uri: str = "viking://resources", depth: int = 2) -> dict[str, Any]:
-        tree = await guard(lambda: client.tree(uri, max(0, min(depth, 10))))
-        return _bounded_tree(tree, MAX_TREE_NODES)
+    @tool(f"A subtree with its abstracts, down to depth levels (at most {MAX_TREE_DEPTH}).")
+    async def tree(uri: str = "viking://resources", depth: Depth = 2) -> dict[str, Any]:
+        async def subtree() -> dict[str, Any]:
+            try:
+                return await client.tree(uri, min(depth, MAX_TREE_DEPTH))
+            except NotFoundError:
+                root = shown_root(uri, client.user)
+                if root is None:
+                    raise
+                return _empty_root(root, depth)
+
+        tree = await guard(subtree)
+        out = _bounded_tree(tree, MAX_TREE_NODES)
+        if depth > MAX_TREE_DEPTH:
+            out["depth_capped"] = MAX_TREE_DEPTH
+        return out
 
     if not read_only:
 

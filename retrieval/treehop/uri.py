@@ -252,6 +252,23 @@ def join(parent: str, name: str) -> str:
     return f"{parent}/{name}"
 
 
+def shown_root(uri: str, user: str) -> str | None:
+    """``uri`` as users write it (``viking://~/memories``) when it names a context-type root,
+    else ``None`` (an invalid URI too: the caller's own call reports it).
+
+    Why: a root exists before anything is stored under it, but the store holds no node for it
+    until a first write, so ``ls`` / ``tree`` of ``viking://resources`` on an index of
+    memories only (or a new one) failed with "no node at viking://resources" and a hint to
+    run that same command. The command line and the MCP server list such a root as empty."""
+    try:
+        resolved = normalize(uri, user)
+    except InvalidURIError:
+        return None
+    if resolved not in {root_for(ct, user) for ct in ContextType}:
+        return None
+    return to_display(resolved, user)
+
+
 def to_display(uri: str, user: str) -> str:
     """Turn a resolved URI of ``user``'s own space back into the ``~`` form."""
     return display_under(uri, user_root(user))

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import __version__
 from .. import tags as tagmod
+from .. import uri as urimod
 from ..errors import (
     IngestError,
     InvalidFilterError,
@@ -502,7 +503,12 @@ def cmd_session(ctx: _Ctx) -> int:
 def cmd_ls(ctx: _Ctx) -> int:
     a = ctx.args
     with ctx.open(read_only=True) as client:
-        entries = client.ls(a.uri)
+        try:
+            entries = client.ls(a.uri)
+        except NotFoundError:
+            if urimod.shown_root(a.uri, client.user) is None:
+                raise
+            entries = []  # a root with nothing under it yet: "... is empty"
     if a.json:
         ctx.json([dataclasses.asdict(e) for e in entries])
         return ExitCode.OK
@@ -538,7 +544,15 @@ def cmd_tree(ctx: _Ctx) -> int:
     if a.depth < 0:
         raise InvalidQueryError(f"--depth must be >= 0, got {a.depth}")
     with ctx.open(read_only=True) as client:
-        tree = client.tree(a.uri, a.depth)
+        try:
+            tree = client.tree(a.uri, a.depth)
+        except NotFoundError:
+            root = urimod.shown_root(a.uri, client.user)
+            if root is None:
+                raise
+            tree = {"uri": root, "is_leaf": False, "abstract": "", "kind": "directory"}
+            if a.depth > 0:
+                tree["children"] = []  # a root with nothing under it yet
     if a.json:
         ctx.json(tree)
         return ExitCode.OK
@@ -715,7 +729,16 @@ def cmd_mcp(ctx: _Ctx) -> int:
             ExitCode.ERROR,
             "pip install -e '.[mcp]' in a treehop clone",
         ) from exc
+    new = not (ctx.index / "CURRENT").is_file()
     client = ctx.open(create=not ctx.args.read_only, read_only=ctx.args.read_only)
+    if new:
+        # A typo in a client's configured --index would otherwise serve an empty index in
+        # silence: every search "finds nothing". The client's server log shows stderr.
+        print(
+            f"treehop mcp: no index at {ctx.index} yet: serving an empty one (add_memory "
+            f"creates it; add documents with: treehop index DIR --index {ctx.index})",
+            file=ctx.err,
+        )
     try:
         build_server(client.aio, read_only=ctx.args.read_only).run("stdio")
     finally:
@@ -960,6 +983,12 @@ _USAGE_ERRORS = (InvalidURIError, InvalidQueryError, InvalidFilterError, Invalid
 
 
 def _hint_for(exc: TreehopError) -> str | None:
+    # (the URI syntax is no help for a well-formed URI naming a leaf, nor for a user name)
+    text = str(exc)
+    if isinstance(exc, InvalidURIError) and text.endswith(" is a leaf, not a directory"):
+        return f"print it with: treehop read {text.removesuffix(' is a leaf, not a directory')}"
+    if isinstance(exc, InvalidURIError) and text.startswith("invalid user name"):
+        return "--user (or $TREEHOP_USER) names whose viking://~/memories and ~/skills are meant"
     if isinstance(exc, InvalidURIError):
         return URI_HINT
     if isinstance(exc, NotFoundError) and "session" not in str(exc):
@@ -982,7 +1011,7 @@ def _code_for(exc: TreehopError) -> ExitCode:
 def _report(err: TextIO, message: str, hint: str | None) -> None:
     print(f"treehop: error: {render.printable(message)}", file=err)
     for line in (hint or "").splitlines():
-        print(f"  {line}", file=err)
+        print(f"  {render.printable(line)}", file=err)  # (a hint may repeat a URI)
 
 
 def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | None = None) -> int:
