@@ -1,10 +1,16 @@
-"""``assemble_context`` offers the top slot whole unless the block cannot hold both it and the
-next hit and the next hit's own text matches the query better (``WHOLE_ON_OWN``, issue 33,
-helper ctx57): then the top slot's extensions bid by score and the next hit goes in first.
+"""``assemble_context`` with ``WHOLE_ON_OWN`` on offers the top slot whole unless the block
+cannot hold both it and the next hit and the next hit's own text matches the query better
+(issue 33, helper ctx57): then the top slot's extensions bid by score and the next hit goes in
+first. Off by default (it did not hold on the untuned test halves): the default keeps the bet.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
+
+import treehop.context_assembly as ca
 from treehop.context_assembly import HeuristicCounter, assemble_context
 from treehop.models import ChunkContext, ContextType, FindResult, MatchedContext
 
@@ -59,6 +65,19 @@ def _budget(found: FindResult) -> int:
     return budget
 
 
+@pytest.fixture
+def rule_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(ca, "WHOLE_ON_OWN", True)
+    yield
+
+
+def test_the_default_keeps_the_top_slot_whole() -> None:
+    found = _result(top_own=0.5, next_own=0.7)
+    ctx = assemble_context(found, max_tokens=_budget(found), token_counter=HeuristicCounter())
+    assert ctx.uris == [f"{R}/faq.md#chunk-2", f"{R}/faq.md#chunk-3"]
+
+
+@pytest.mark.usefixtures("rule_on")
 def test_next_hit_with_the_better_own_score_goes_before_the_top_passage() -> None:
     found = _result(top_own=0.5, next_own=0.7)
     ctx = assemble_context(found, max_tokens=_budget(found), token_counter=HeuristicCounter())
@@ -66,6 +85,7 @@ def test_next_hit_with_the_better_own_score_goes_before_the_top_passage() -> Non
     assert "other0" in ctx.text and "tail0" not in ctx.text
 
 
+@pytest.mark.usefixtures("rule_on")
 def test_the_top_slot_ranked_on_its_own_text_stays_whole() -> None:
     found = _result(top_own=0.7, next_own=0.5)
     ctx = assemble_context(found, max_tokens=_budget(found), token_counter=HeuristicCounter())
@@ -73,6 +93,7 @@ def test_the_top_slot_ranked_on_its_own_text_stays_whole() -> None:
     assert "other0" not in ctx.text
 
 
+@pytest.mark.usefixtures("rule_on")
 def test_a_block_that_holds_both_is_unchanged() -> None:
     found = _result(top_own=0.5, next_own=0.7)
     ctx = assemble_context(found, max_tokens=1000, token_counter=HeuristicCounter())
@@ -80,6 +101,7 @@ def test_a_block_that_holds_both_is_unchanged() -> None:
     assert ctx.uris == [f"{R}/faq.md#chunk-2", f"{R}/faq.md#chunk-3", f"{R}/manual.md#chunk-7"]
 
 
+@pytest.mark.usefixtures("rule_on")
 def test_slots_without_own_scores_keep_the_bet() -> None:
     found = _result(top_own=0.5, next_own=0.7)
     top, nxt = found.contexts()

@@ -1051,11 +1051,12 @@ def _duplicates_last(hits: list[MatchedContext]) -> list[MatchedContext]:
     return [*kept, *late] if late else hits
 
 
-WHOLE_ON_OWN = True
-"""The top slot goes whole (:data:`WHOLE_SLOTS`) unless the block cannot hold both it and
-the next slot's hit, and the next hit's own score (``MatchedContext.own_score``: its text
-against the query, before propagation, the tree context and the chunk window) is above the
-top hit's; then its extensions bid by score as a lower slot's do (:data:`EXTENSION_ORDER`).
+WHOLE_ON_OWN = False
+"""Off (a screened variant, kept for the next screen). On: the top slot goes whole
+(:data:`WHOLE_SLOTS`) unless the block cannot hold both it and the next slot's hit, and the next
+hit's own score (``MatchedContext.own_score``: its text against the query, before propagation, the
+tree context and the chunk window) is above the top hit's; then its extensions bid by score as a
+lower slot's do (:data:`EXTENSION_ORDER`).
 
 Why: offering the top slot whole is a bet that it holds the answer (a long answer runs over
 its hit and the chunks around it); at 500 tokens the bet fills the block (a passage slot
@@ -1066,7 +1067,13 @@ Natural-question dev halves, nine sets (535 questions, ``bench/bench_context_dia
 --variants base,whole-on-own``): ctx@500 0.604 -> 0.609 (paired 95 % interval of the gain
 -0.004..+0.015; lsof +3 questions, perlfaq and zsh one won and one lost each), ctx@1,000 /
 2,000 identical on every set;
-bench/README.md, "Context at a budget against flat hybrid ... (helper ctx57)".
+bench/README.md, "Context at a budget against flat hybrid ... (helper ctx57)". Checked
+next on the 28 untuned sets' dev halves (1,114 questions, not used to choose it: ``--variants
+base,whole-always``): ctx@500 0.5153 -> 0.5196 (+5 questions net: 4 sets gained 9, 4 sets
+lost 4), 1,000 / 2,000 identical. Then measured once on their test halves (stop 57's lead):
+ctx@500 -2 questions net (10 sets moved by one or two, both ways), ctx@1,000 -1 (xterm-faq).
+Dev +8, held-out -3: no gain that holds, so the default keeps the simpler bet (bench/README.md,
+"Stop 57 (the lead)").
 Conversation slots are never affected (turns are offered whole, :data:`NEIGHBOUR_ORDER`)."""
 
 
