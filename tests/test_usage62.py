@@ -30,3 +30,33 @@ def test_unknown_constructor_keyword_is_a_typed_error_naming_the_accepted_ones(
     client = cls(None, reader_processes=0, chunk_chars=500)
     if cls is Treehop:
         client.close()
+
+
+def test_remember_says_when_a_name_replaced_a_note(tmp_path: Path) -> None:
+    # 381faf7: the second remember replaced the first without a word (MemoryWriteResult)
+    with Treehop(tmp_path / "idx", reader_processes=0) as c:
+        first = c.remember("I live in Porto", name="home")
+        again = c.remember("I live in Lisbon", name="home")
+        other = c.remember("I like tea", name="drink")
+        assert (first.replaced, again.replaced, other.replaced) == (False, True, False)
+        assert again.turn_uris == first.turn_uris
+        assert c.read(again.turn_uris[0]).strip() == "I live in Lisbon"
+
+
+async def test_mcp_add_memory_says_replaced(tmp_path: Path) -> None:
+    # 381faf7: {"uri": ...} both times; the first memory was gone in silence
+    from mcp import Client
+
+    from test_mcp_server import _call, _params
+
+    async with Client(_params(tmp_path / "idx")) as client:
+        tool = next(t for t in (await client.list_tools()).tools if t.name == "add_memory")
+        assert "replaced: true" in (tool.description or "")
+        first = await _call(client, "add_memory", {"text": "I live in Porto", "name": "home"})
+        again = await _call(client, "add_memory", {"text": "I live in Lisbon", "name": "home"})
+        assert first == {"uri": again["uri"], "replaced": False}
+        assert again["replaced"] is True
+        unnamed = await _call(client, "add_memory", {"text": "I like tea"})
+        assert unnamed["replaced"] is False
+        text = await _call(client, "read", {"uri": again["uri"]})
+        assert "Lisbon" in text["text"]
