@@ -60,3 +60,25 @@ async def test_mcp_add_memory_says_replaced(tmp_path: Path) -> None:
         assert unnamed["replaced"] is False
         text = await _call(client, "read", {"uri": again["uri"]})
         assert "Lisbon" in text["text"]
+
+
+def test_cli_tree_of_a_leaf_says_it_is_a_leaf(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 381faf7: the leaf's line, then "0 directories, 0 leaves (depth 3)" as for an empty tree
+    from test_cli import Recorder, run
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Deploy\n\nRoll out with blue green.\n")
+    idx = ("--index", str(tmp_path / "idx"))
+    assert run(capsys, *idx, "index", str(docs), factory=Recorder())[0] == 0
+    leaf = "viking://resources/docs/a.md"
+    code, out, err = run(capsys, *idx, "tree", leaf, "--no-abstract")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [leaf, f"a leaf: print it with: treehop read {leaf}"]
+    # the same hint as ls gives a leaf; a directory's tree keeps its count line
+    code, _, err = run(capsys, *idx, "ls", leaf)
+    assert code == 2 and f"print it with: treehop read {leaf}" in err
+    code, out, _ = run(capsys, *idx, "tree", "viking://resources/docs", "--no-abstract")
+    assert out.splitlines()[-1] == "0 directories, 1 leaf (depth 3)"

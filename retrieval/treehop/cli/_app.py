@@ -557,6 +557,14 @@ def cmd_tree(ctx: _Ctx) -> int:
         ctx.json(tree)
         return ExitCode.OK
     render.render_tree(ctx.out, tree, ctx.width, show_abstract=not a.no_abstract)
+    if tree.get("is_leaf"):
+        # (the one line above is all of it; "0 directories, 0 leaves" read as an empty tree.
+        # The hint is the one ls gives a leaf.)
+        print(
+            f"a leaf: print it with: treehop read {render.printable(str(tree['uri']))}",
+            file=ctx.out,
+        )
+        return ExitCode.OK
     dirs, leaves = render.count_tree(tree)
     print(
         f"{_plural(dirs, 'directory', 'directories')}, "
