@@ -82,3 +82,25 @@ def test_cli_tree_of_a_leaf_says_it_is_a_leaf(
     assert code == 2 and f"print it with: treehop read {leaf}" in err
     code, out, _ = run(capsys, *idx, "tree", "viking://resources/docs", "--no-abstract")
     assert out.splitlines()[-1] == "0 directories, 1 leaf (depth 3)"
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--threshold", "nan"], "argument --threshold: must be a finite number"),
+        (["--threshold", "inf"], "argument --threshold: must be a finite number"),
+        (["--threshold=-1e10"], "argument --threshold: must be a finite number"),
+        (["--dense-weight", "nan"], "argument --dense-weight: must be a number in [0.2, 1]"),
+        (["--dense-weight", "1.5"], "argument --dense-weight: must be a number in [0.2, 1]"),
+    ],
+)
+def test_cli_find_numbers_are_refused_under_the_options_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    # 381faf7: "treehop: error: score_threshold out of range: nan" (the Python keyword)
+    from test_cli import run
+
+    code, out, err = run(capsys, "--index", str(tmp_path / "idx"), "find", "deploy", *argv)
+    assert (code, out) == (2, "")
+    assert said in err
+    assert "score_threshold" not in err and "dense_weight" not in err
