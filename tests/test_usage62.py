@@ -104,3 +104,65 @@ def test_cli_find_numbers_are_refused_under_the_options_names(
     assert (code, out) == (2, "")
     assert said in err
     assert "score_threshold" not in err and "dense_weight" not in err
+
+
+def test_text_match_filter_semantics(tmp_path: Path) -> None:
+    # 381faf7: "unknown op 'text_match'" (LlamaIndex's TEXT_MATCH had no core operator)
+    from treehop import InvalidFilterError
+    from treehop.filters import MetadataFilter
+
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    docs = {
+        "a": {"title": "Blue-green Deploy", "lang": "en"},
+        "b": {"title": "deploy checklist", "lang": ["de", "EN"]},
+        "c": {"title": 2024, "lang": "fr"},
+        "d": {"lang": "en"},
+    }
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), reader_processes=0) as c:
+        for name, md in docs.items():
+            c.add_resource(
+                f"kubernetes notes {name}",
+                target_uri=f"viking://resources/k/{name}",
+                is_text=True,
+                metadata=md,
+            )
+
+        def hits(spec: dict[str, Any]) -> set[str]:
+            res = c.find("kubernetes notes", limit=20, filter=spec, include_directories=False)
+            return {h.uri.rsplit("/", 1)[-1] for h in res.resources}
+
+        assert hits({"op": "text_match", "field": "title", "value": "Deploy"}) == {"a"}
+        assert hits(
+            {"op": "text_match", "field": "title", "value": "DEPLOY", "ignore_case": True}
+        ) == {"a", "b"}
+        # a list matches through one of its strings; numbers and missing values never
+        assert hits({"op": "text_match", "field": "lang", "value": "EN"}) == {"b"}
+        assert hits({"op": "text_match", "field": "title", "value": "20"}) == set()
+        assert hits(
+            {
+                "op": "or",
+                "conds": [
+                    {"op": "text_match", "field": "lang", "value": "f"},
+                    {"op": "text_match", "field": "title", "value": "check"},
+                ],
+            }
+        ) == {"b", "c"}
+    for bad, said in [
+        ({"op": "text_match", "field": "t"}, "non-empty string 'value'"),
+        ({"op": "text_match", "field": "t", "value": "x", "ignore_case": "yes"}, "ignore_case"),
+        ({"op": "text_match", "field": "t", "value": "x" * 1001}, "longer than 1000"),
+        ({"op": "text_match", "field": "t", "value": "\ud800"}, "lone surrogate"),
+        ({"op": "text_match", "field": "t", "value": "x", "conds": ["x"]}, "unknown keys"),
+    ]:
+        with pytest.raises(InvalidFilterError, match=said):
+            MetadataFilter.parse(bad)
+
+
+def test_a_knowledge_base_refuses_text_match(tmp_path: Path) -> None:
+    # the VikingDB knowledge base sends doc_filter to the service, which has no substring match
+    from treehop.vikingdb_knowledge import KnowledgeSearchOptions
+
+    spec = {"op": "and", "conds": [{"op": "text_match", "field": "title", "value": "x"}]}
+    with pytest.raises(TreehopError, match="doc_filter has no text_match"):
+        KnowledgeSearchOptions(doc_filter=spec)

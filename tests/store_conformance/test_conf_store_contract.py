@@ -154,6 +154,25 @@ FILTERS: list[dict[str, Any]] = [
             {"op": "must_not", "field": "year", "conds": [2020, 2021, 2022, 2023, 2024]},
         ],
     },
+    # text_match: no server-side equivalent in Milvus / VikingDB, evaluated in Python there
+    {"op": "text_match", "field": "team", "value": "nfr"},
+    {"op": "text_match", "field": "lang", "value": "E", "ignore_case": True},  # lists too
+    {"op": "text_match", "field": "year", "value": "unk"},  # numbers never match
+    {"op": "text_match", "field": "note", "value": '"hi"\nback'},
+    {
+        "op": "and",
+        "conds": [
+            {"op": "range", "field": "year", "gte": 2020},
+            {"op": "text_match", "field": "lang", "value": "e"},
+        ],
+    },
+    {
+        "op": "or",
+        "conds": [
+            {"op": "must", "field": "team", "conds": ["core"]},
+            {"op": "text_match", "field": "lang", "value": "FR", "ignore_case": True},
+        ],
+    },
 ]
 
 

@@ -623,7 +623,8 @@ def translate_metadata(spec: Mapping[str, Any], fields: Mapping[str, str]) -> di
         return _and(*parts) if op == "and" else _or(*parts)
     name = spec["field"]
     ftype = fields.get(name)
-    if ftype is None:
+    if ftype is None or op == "text_match":
+        # (text_match: VikingDB's filter has no substring match; evaluated in Python too)
         raise _Untranslatable(name)
     col = MD_PREFIX + name
     present = _must(F_MD_PRESENT, [name])

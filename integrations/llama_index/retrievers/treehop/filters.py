@@ -139,9 +139,20 @@ def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
         items = _as_list(f)
         leaves = [{"op": "must", "field": key, "conds": [v]} for v in items]
         return leaves[0] if len(leaves) == 1 else {"op": "and", "conds": leaves}
+    if op is FilterOperator.TEXT_MATCH or op is FilterOperator.TEXT_MATCH_INSENSITIVE:
+        value = _scalar(f)
+        if not isinstance(value, str) or not value:
+            raise InvalidFilterError(
+                f"filter {_describe(f)!r}: {op.value} takes a non-empty string"
+            )
+        leaf: dict[str, Any] = {"op": "text_match", "field": key, "value": value}
+        if op is FilterOperator.TEXT_MATCH_INSENSITIVE:
+            leaf["ignore_case"] = True
+        return leaf
     raise InvalidFilterError(
         f"filter {_describe(f)!r}: operator {op.value!r} has no treehop equivalent "
-        "(supported: ==, !=, >, >=, <, <=, in, nin, any, all, contains)"
+        "(supported: ==, !=, >, >=, <, <=, in, nin, any, all, contains, text_match, "
+        "text_match_insensitive)"
     )
 
 
@@ -153,6 +164,11 @@ def negate(spec: dict[str, Any]) -> dict[str, Any]:
     if op == "or":
         return {"op": "and", "conds": [negate(c) for c in spec["conds"]]}
     swapped = {"must": "must_not", "must_not": "must", "range": "range_out", "range_out": "range"}
+    if op not in swapped:
+        # (text_match has no negated op in the DSL: refused, never dropped or inverted wrongly)
+        raise InvalidFilterError(
+            f"{op} cannot be negated (NOT): treehop's filter DSL has no negated {op}"
+        )
     return {**spec, "op": swapped[op]}
 
 
