@@ -148,12 +148,22 @@ def test_text_match_filter_semantics(tmp_path: Path) -> None:
                 ],
             }
         ) == {"b", "c"}
+        # the negation keeps missing and non-string values; empty: missing, "", [] or null
+        assert hits({"op": "text_match_not", "field": "title", "value": "Deploy"}) == {
+            "b",
+            "c",
+            "d",
+        }
+        assert hits({"op": "empty", "field": "title"}) == {"d"}
+        assert hits({"op": "not_empty", "field": "title"}) == {"a", "b", "c"}
     for bad, said in [
         ({"op": "text_match", "field": "t"}, "non-empty string 'value'"),
         ({"op": "text_match", "field": "t", "value": "x", "ignore_case": "yes"}, "ignore_case"),
         ({"op": "text_match", "field": "t", "value": "x" * 1001}, "longer than 1000"),
         ({"op": "text_match", "field": "t", "value": "\ud800"}, "lone surrogate"),
         ({"op": "text_match", "field": "t", "value": "x", "conds": ["x"]}, "unknown keys"),
+        ({"op": "empty", "field": "t", "value": "x"}, "unknown keys"),
+        ({"op": "not_empty"}, "non-empty string 'field'"),
     ]:
         with pytest.raises(InvalidFilterError, match=said):
             MetadataFilter.parse(bad)
@@ -163,6 +173,69 @@ def test_a_knowledge_base_refuses_text_match(tmp_path: Path) -> None:
     # the VikingDB knowledge base sends doc_filter to the service, which has no substring match
     from treehop.vikingdb_knowledge import KnowledgeSearchOptions
 
-    spec = {"op": "and", "conds": [{"op": "text_match", "field": "title", "value": "x"}]}
-    with pytest.raises(TreehopError, match="doc_filter has no text_match"):
-        KnowledgeSearchOptions(doc_filter=spec)
+    for leaf in (
+        {"op": "text_match", "field": "title", "value": "x"},
+        {"op": "not_empty", "field": "title"},
+    ):
+        spec = {"op": "and", "conds": [leaf]}
+        with pytest.raises(TreehopError, match="doc_filter has no text_match, text_match_not"):
+            KnowledgeSearchOptions(doc_filter=spec)
+
+
+def test_llama_index_is_empty_and_negated_text_match_follow_llama_index(tmp_path: Path) -> None:
+    # 381faf7: IS_EMPTY had "no treehop equivalent"; NOT(TEXT_MATCH) too. Expected sets are
+    # LlamaIndex's own filter function over the same metadata.
+    from llama_index.core.vector_stores.types import (
+        FilterCondition,
+        FilterOperator,
+        MetadataFilters,
+    )
+    from llama_index.core.vector_stores.types import MetadataFilter as F
+    from llama_index.core.vector_stores.utils import build_metadata_filter_fn
+
+    from llama_index.retrievers.treehop import TreehopRetriever
+
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    meta: dict[str, dict[str, Any]] = {
+        "a": {"owner": "ann", "note": "Deploy on friday"},
+        "b": {"owner": "", "note": "deploy checklist"},
+        "c": {"owner": [], "note": "costs"},
+        "d": {"note": "pager"},
+        "e": {"owner": "bob"},
+    }
+    cases = [
+        MetadataFilters(filters=[F(key="owner", value=None, operator=FilterOperator.IS_EMPTY)]),
+        MetadataFilters(
+            filters=[F(key="owner", value=None, operator=FilterOperator.IS_EMPTY)],
+            condition=FilterCondition.NOT,
+        ),
+        MetadataFilters(
+            filters=[F(key="note", value="Deploy", operator=FilterOperator.TEXT_MATCH)],
+            condition=FilterCondition.NOT,
+        ),
+        MetadataFilters(
+            filters=[
+                F(key="note", value="DEPLOY", operator=FilterOperator.TEXT_MATCH_INSENSITIVE),
+                F(key="owner", value=None, operator=FilterOperator.IS_EMPTY),
+            ],
+            condition=FilterCondition.NOT,
+        ),
+    ]
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), reader_processes=0) as c:
+        for name, md in meta.items():
+            c.add_resource(
+                f"kubernetes notes {name}",
+                target_uri=f"viking://resources/k/{name}",
+                is_text=True,
+                metadata=md,
+            )
+        got_sets = []
+        for filters in cases:
+            want = {n for n in meta if build_metadata_filter_fn(lambda k: meta[k], filters)(n)}
+            r = TreehopRetriever(c, similarity_top_k=20, filters=filters, include_directories=False)
+            got = {n.node.node_id.rsplit("/", 1)[-1] for n in r.retrieve("kubernetes notes")}
+            assert got == want, filters
+            got_sets.append(frozenset(got))
+    # discriminating: each a proper, non-empty subset, all different
+    assert all(0 < len(g) < len(meta) for g in got_sets) and len(set(got_sets)) == len(cases)

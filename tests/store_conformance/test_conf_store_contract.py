@@ -173,6 +173,16 @@ FILTERS: list[dict[str, Any]] = [
             {"op": "text_match", "field": "lang", "value": "FR", "ignore_case": True},
         ],
     },
+    {"op": "text_match_not", "field": "lang", "value": "e"},  # missing, lists: kept / not
+    {"op": "empty", "field": "year"},  # missing and null
+    {"op": "not_empty", "field": "team"},
+    {
+        "op": "and",
+        "conds": [
+            {"op": "must", "field": "team", "conds": ["infra"]},
+            {"op": "empty", "field": "year"},
+        ],
+    },
 ]
 
 
