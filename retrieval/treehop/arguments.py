@@ -300,6 +300,25 @@ def _short(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def check_keywords(owner: str, given: Set[str], accepted: Sequence[str]) -> None:
+    """Unknown constructor keywords as a typed error that names the accepted ones.
+
+    Why not Python's own ``TypeError``: every other bad constructor argument is an
+    ``InvalidQueryError`` (so is an unknown LangChain search keyword), a caller guarding a
+    client's construction with ``except TreehopError`` expects a misspelt keyword to be one
+    too, and ``Treehop`` forwards its keywords, so Python's message named ``AsyncTreehop``.
+    Names are shown through :func:`shown` (a hostile ``**kwargs`` key may be long).
+    """
+    unknown = sorted(k for k in given if k not in accepted)
+    if unknown:
+        names = ", ".join(shown(k, 40) for k in unknown[:5])
+        more = f" (and {len(unknown) - 5} more)" if len(unknown) > 5 else ""
+        raise InvalidQueryError(
+            f"{owner}() got unknown keyword argument(s) {names}{more}; "
+            f"it takes {', '.join(accepted)}"
+        )
+
+
 def check_client_args(
     *,
     path: object,

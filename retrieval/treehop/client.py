@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import inspect
 import math
 import os
 import threading
@@ -17,7 +18,17 @@ import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Concatenate, Literal, NamedTuple, ParamSpec, TypeVar, Unpack, cast
+from typing import (
+    Any,
+    Concatenate,
+    Literal,
+    NamedTuple,
+    Never,
+    ParamSpec,
+    TypeVar,
+    Unpack,
+    cast,
+)
 
 import numpy as np
 
@@ -230,7 +241,10 @@ class AsyncTreehop:
         commit_seconds: float = COMMIT_SECONDS,
         max_file_bytes: int = MAX_FILE_BYTES,
         reader_processes: ReaderProcesses = "auto",
+        **unknown: Never,
     ) -> None:
+        # (``Never``: mypy flags a misspelt keyword; at run time it is a typed error)
+        argmod.check_keywords("AsyncTreehop", unknown.keys(), CLIENT_KEYWORDS)
         check_reader_processes(reader_processes, path)
         argmod.check_client_args(
             path=path,
@@ -1640,6 +1654,14 @@ def _many_in_reader_processes(
     return call
 
 
+CLIENT_KEYWORDS: tuple[str, ...] = tuple(
+    name
+    for name, p in inspect.signature(AsyncTreehop.__init__).parameters.items()
+    if name != "self" and p.kind is not inspect.Parameter.VAR_KEYWORD
+)
+"""The keywords both clients' constructors take (``Treehop`` forwards them), in order."""
+
+
 class Treehop:
     """The synchronous client: the same API as :class:`AsyncTreehop`, blocking.
 
@@ -1677,6 +1699,7 @@ class Treehop:
         reader_processes: ReaderProcesses = "auto",
         **kwargs: Any,
     ) -> None:
+        argmod.check_keywords("Treehop", kwargs.keys(), CLIENT_KEYWORDS)
         check_reader_processes(reader_processes, path)
         self._runner = LoopThread()
         try:

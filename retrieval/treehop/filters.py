@@ -8,6 +8,16 @@ A filter is a JSON-like dict:
 - ``{"op": "range", "field": "year", "gte": 2020, "lt": 2024}`` -- inside the range
   (``gt``/``gte``/``lt``/``lte``; at least one bound)
 - ``{"op": "range_out", "field": ..., ...}`` -- outside the range
+- ``{"op": "text_match", "field": "title", "value": "deploy"}`` -- a string value contains
+  ``value`` (``"ignore_case": true``: compared case-folded); for list-valued fields, one of its
+  strings does. A missing or non-string value does not match (LlamaIndex's ``TEXT_MATCH`` /
+  ``TEXT_MATCH_INSENSITIVE``). No engine has an exact server-side equivalent, so the remote
+  stores evaluate it in Python on the rows the rest of the filter selects (their path for an
+  untranslatable part), as the embedded store evaluates every filter. ``text_match_not`` is its
+  negation (a missing or non-string value matches).
+- ``{"op": "empty", "field": "owner"}`` -- the value is missing, ``null``, ``""`` or ``[]``
+  (LlamaIndex's ``IS_EMPTY``); ``not_empty`` is its negation. Client-side in the remote
+  stores too (Milvus's and VikingDB's "missing" and "empty list" are not one expression).
 - ``{"op": "and" | "or", "conds": [filter, ...]}`` -- nesting
 - ``{"op": "time", "since": "2023-05-01", "until": "2023-06-01"}`` -- a memory's time in
   ``[since, until)`` (either bound optional; ISO-8601 or epoch seconds; ``field`` defaults to
@@ -36,7 +46,13 @@ _BOUNDS = ("gt", "gte", "lt", "lte")
 MAX_FILTER_DEPTH = 32
 MAX_FILTER_NODES = 1000
 MAX_CONDS = 1000
-_LEAF_OPS = {"must", "must_not", "range", "range_out"}
+MAX_TEXT_MATCH_CHARS = 1000
+CLIENT_SIDE_OPS = frozenset({"text_match", "text_match_not", "empty", "not_empty"})
+"""Ops no remote engine runs exactly: Milvus and VikingDB evaluate them in Python."""
+_LEAF_OPS = {"must", "must_not", "range", "range_out", *CLIENT_SIDE_OPS}
+_OPS_SHOWN = (
+    "must, must_not, range, range_out, text_match, text_match_not, empty, not_empty, and, or"
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +84,17 @@ class MetadataFilter:
     def fields(self) -> set[str]:
         out: set[str] = set()
         _collect_fields(self.spec, out)
+        return out
+
+    def ops(self) -> set[str]:
+        """The ops used anywhere in the filter (a backend refuses one it cannot run)."""
+        out: set[str] = set()
+        stack: list[Mapping[str, Any]] = [self.spec]
+        while stack:
+            node = stack.pop()
+            out.add(node["op"])
+            if node["op"] in {"and", "or"}:
+                stack.extend(node["conds"])
         return out
 
 
@@ -124,23 +151,52 @@ def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
         keys = ", ".join(f"{str(k)!r:.40}" for k in list(spec)[:5])
         raise InvalidFilterError(
             f"{where}: no 'op' key (keys: {keys}); treehop's filter DSL is "
-            '{"op": "must", "field": "team", "conds": ["ops"]} (ops: must, must_not, range, '
-            "range_out, and, or); MongoDB-style dicts are what the LangChain / LlamaIndex "
-            "integrations translate"
+            f'{{"op": "must", "field": "team", "conds": ["ops"]}} (ops: {_OPS_SHOWN}); '
+            "MongoDB-style dicts are what the LangChain / LlamaIndex integrations translate"
         )
     if not isinstance(op, str) or op not in _LEAF_OPS:
-        raise InvalidFilterError(
-            f"{where}: unknown op {op!r:.100}; expected one of must, must_not, range, "
-            "range_out, and, or"
-        )
+        raise InvalidFilterError(f"{where}: unknown op {op!r:.100}; expected one of {_OPS_SHOWN}")
     field = spec.get("field")
     if not isinstance(field, str) or not field:
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty string 'field'")
     _check_text(field, where, "field")
     if op in {"must", "must_not"}:
         _check_scalars(_conds(spec, where, op, {"op", "field", "conds"}), where)
+    elif op in {"text_match", "text_match_not"}:
+        _check_text_match(spec, where)
+    elif op in {"empty", "not_empty"}:
+        extra = set(spec) - {"op", "field"}
+        if extra:
+            raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
     else:
         _check_bounds(spec, where, op)
+
+
+def _check_text_match(spec: Mapping[str, Any], where: str) -> None:
+    """A ``text_match`` (``_not``): a non-empty string ``value`` (bounded: it is searched in
+    every candidate's value) and an optional boolean ``ignore_case``."""
+    op = spec["op"]
+    extra = set(spec) - {"op", "field", "value", "ignore_case"}
+    if extra:
+        raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
+    value = spec.get("value")
+    if not isinstance(value, str) or not value:
+        raise InvalidFilterError(f"{where}: {op!r} needs a non-empty string 'value'")
+    if len(value) > MAX_TEXT_MATCH_CHARS:
+        raise InvalidFilterError(
+            f"{where}: {op!r} value longer than {MAX_TEXT_MATCH_CHARS} characters"
+        )
+    _check_text(value, where, "value")
+    if not isinstance(spec.get("ignore_case", False), bool):
+        raise InvalidFilterError(f"{where}: 'ignore_case' must be true or false")
+
+
+def _text_match(value: Any, spec: Mapping[str, Any]) -> bool:
+    """``spec["value"]`` inside a string value, or inside one of a list's strings."""
+    fold = bool(spec.get("ignore_case"))
+    needle = spec["value"].casefold() if fold else spec["value"]
+    items = value if isinstance(value, (list, tuple)) else (value,)
+    return any(isinstance(v, str) and needle in (v.casefold() if fold else v) for v in items)
 
 
 def _check_object(spec: Any, where: str, depth: int, count: list[int]) -> None:
@@ -236,6 +292,12 @@ def _eval(spec: Mapping[str, Any], md: Mapping[str, Any]) -> bool:
     if op == "or":
         return any(_eval(c, md) for c in spec["conds"])
     value = md.get(spec["field"])
+    if op in {"text_match", "text_match_not"}:
+        return _text_match(value, spec) == bool(op == "text_match")
+    if op in {"empty", "not_empty"}:
+        # (LlamaIndex's IS_EMPTY: None, "" or []; a 0 or False is a value)
+        empty = value is None or (isinstance(value, (str, list, tuple)) and len(value) == 0)
+        return empty == bool(op == "empty")
     if op in {"must", "must_not"}:
         conds = spec["conds"]
         if isinstance(value, (list, tuple, set)):

@@ -439,7 +439,8 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
 
         @tool(
             "Remember a fact about the user (stored under viking://~/memories with "
-            "the time it was said, so later searches can filter on time)."
+            "the time it was said, so later searches can filter on time). A name already "
+            "used in the category replaces that memory; the result says replaced: true."
         )
         async def add_memory(
             text: str,
@@ -459,7 +460,8 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
                     tags=tags,
                 )
             )
-            return {"uri": res.turn_uris[0]}
+            # (replacing is the Python API's policy for a re-used name; said, not silent)
+            return {"uri": res.turn_uris[0], "replaced": res.replaced}
 
     return MCPServer(
         name="treehop",

@@ -158,6 +158,9 @@ class MemoryWriteResult:
     summary: str | None = None
     extraction_error: str | None = None
     elapsed_s: float = 0.0
+    replaced: bool = False
+    """``remember`` with a ``name`` that already held a note: that note was replaced (the
+    documented policy; said so an agent re-using a name learns it overwrote a memory)."""
 
 
 def _field(msg: Any, name: str) -> Any:
@@ -1271,7 +1274,7 @@ async def remember(
     async with _conversation_lock(client.store, parent):
         if name is None:
             uri = await _free_note_uri(client, uri)
-        await check_memory_target(client, uri, "remember")
+        replaced = await check_memory_target(client, uri, "remember")
         await _write_note(client, uri, text, speaker, ts, metadata, user_tags)
     return MemoryWriteResult(
         conversation_uri=client.display(parent),
@@ -1279,6 +1282,7 @@ async def remember(
         session_id=category,
         turn_uris=[client.display(uri)],
         elapsed_s=time.perf_counter() - t0,
+        replaced=replaced,
     )
 
 
@@ -1297,7 +1301,7 @@ def check_outside_conversations(
         )
 
 
-async def check_memory_target(client: MemoryHost, uri: str, what: str) -> None:
+async def check_memory_target(client: MemoryHost, uri: str, what: str) -> bool:
     """Refuse ``uri`` (resolved) as the place of a note or an ``add_memory`` text when
     writing there would replace other memories: a directory (a child that is not one of its
     own chunks), or anything in the conversations' subtree (:func:`add_messages`' own).
@@ -1306,17 +1310,18 @@ async def check_memory_target(client: MemoryHost, uri: str, what: str) -> None:
     ``~/memories/conversations``, which deleted every conversation; ``name="notes"`` every
     note; ``remember(..., category="conversations", name="default")`` turned a conversation
     into a leaf note. A memory's own node (a note, or a text and its chunks) is replaced by
-    its name, as before."""
+    its name, as before: the answer is whether one was there (the write replaces it)."""
     check_outside_conversations(client, uri, what, InvalidQueryError)
     node = (await client._io(client.store.get, [uri]))[0]
     if node is None or node.is_leaf:
-        return
+        return node is not None
     kids = await client._io(client.store.children, uri)
     if any(k.chunk_index is None for k in kids):
         raise InvalidQueryError(
             f"{what}: {client.display(uri)} is a directory of memories; writing there would "
             "replace everything under it"
         )
+    return True
 
 
 async def write_unnamed(client: MemoryHost, uri: str, write: Callable[[str], Awaitable[_T]]) -> _T:

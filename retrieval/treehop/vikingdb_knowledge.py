@@ -81,7 +81,7 @@ from .errors import (
     InvalidURIError,
     StoreError,
 )
-from .filters import MetadataFilter
+from .filters import CLIENT_SIDE_OPS, MetadataFilter
 from .models import (
     ContextType,
     FindResult,
@@ -149,7 +149,15 @@ class KnowledgeSearchOptions(ConfigModel):
     @model_validator(mode="after")
     def _combinations(self) -> KnowledgeSearchOptions:
         if self.doc_filter is not None:
-            MetadataFilter.parse(self.doc_filter)  # raises InvalidFilterError
+            parsed = MetadataFilter.parse(self.doc_filter)  # raises InvalidFilterError
+            if parsed is not None and parsed.ops() & CLIENT_SIDE_OPS:
+                # (the service's doc_filter has no substring match, and there is no local copy
+                # of the documents to evaluate it on: refused here, not a 400 from the server)
+                raise InvalidFilterError(
+                    "a VikingDB knowledge base's doc_filter has no text_match, text_match_not, "
+                    "empty or not_empty (the service filters with must, must_not, range, "
+                    "range_out, and, or)"
+                )
         if self.messages is not None and not self.rewrite:
             raise ValueError("messages are only used by rewrite=True; set rewrite or drop them")
         if self.rewrite and not self.messages:

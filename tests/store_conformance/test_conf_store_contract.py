@@ -154,6 +154,35 @@ FILTERS: list[dict[str, Any]] = [
             {"op": "must_not", "field": "year", "conds": [2020, 2021, 2022, 2023, 2024]},
         ],
     },
+    # text_match: no server-side equivalent in Milvus / VikingDB, evaluated in Python there
+    {"op": "text_match", "field": "team", "value": "nfr"},
+    {"op": "text_match", "field": "lang", "value": "E", "ignore_case": True},  # lists too
+    {"op": "text_match", "field": "year", "value": "unk"},  # numbers never match
+    {"op": "text_match", "field": "note", "value": '"hi"\nback'},
+    {
+        "op": "and",
+        "conds": [
+            {"op": "range", "field": "year", "gte": 2020},
+            {"op": "text_match", "field": "lang", "value": "e"},
+        ],
+    },
+    {
+        "op": "or",
+        "conds": [
+            {"op": "must", "field": "team", "conds": ["core"]},
+            {"op": "text_match", "field": "lang", "value": "FR", "ignore_case": True},
+        ],
+    },
+    {"op": "text_match_not", "field": "lang", "value": "e"},  # missing, lists: kept / not
+    {"op": "empty", "field": "year"},  # missing and null
+    {"op": "not_empty", "field": "team"},
+    {
+        "op": "and",
+        "conds": [
+            {"op": "must", "field": "team", "conds": ["infra"]},
+            {"op": "empty", "field": "year"},
+        ],
+    },
 ]
 
 

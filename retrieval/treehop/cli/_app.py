@@ -557,6 +557,14 @@ def cmd_tree(ctx: _Ctx) -> int:
         ctx.json(tree)
         return ExitCode.OK
     render.render_tree(ctx.out, tree, ctx.width, show_abstract=not a.no_abstract)
+    if tree.get("is_leaf"):
+        # (the one line above is all of it; "0 directories, 0 leaves" read as an empty tree.
+        # The hint is the one ls gives a leaf.)
+        print(
+            f"a leaf: print it with: treehop read {render.printable(str(tree['uri']))}",
+            file=ctx.out,
+        )
+        return ExitCode.OK
     dirs, leaves = render.count_tree(tree)
     print(
         f"{_plural(dirs, 'directory', 'directories')}, "
@@ -756,6 +764,27 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _checked_float(check: str, rule: str) -> Callable[[str], float]:
+    """An option's float, checked by the core's ``treehop.validation.<check>`` but refused in
+    the option's own words: argparse prefixes ``argument --threshold:``, where the core's
+    error named the Python keyword (``score_threshold out of range: nan``)."""
+
+    def parse(text: str) -> float:
+        from .. import validation  # (imported when the option is given, not at start-up)
+
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        try:
+            checked: float = getattr(validation, check)(value)
+        except InvalidQueryError:
+            raise argparse.ArgumentTypeError(f"{rule}, got {text}") from None
+        return checked
+
+    return parse
+
+
 def _common() -> argparse.ArgumentParser:
     """``--index``/``--user`` accepted after the subcommand too (SUPPRESS keeps the top-level
     default unless the option is given here)."""
@@ -791,10 +820,14 @@ def _search_options(p: argparse.ArgumentParser, *, default_mode: str) -> None:
         choices=[m.value for m in RetrievalMode],
         help=f"thinking reranks when a reranker is configured (default {default_mode})",
     )
-    p.add_argument("--threshold", type=float, help="drop hits scoring below this")
+    p.add_argument(
+        "--threshold",
+        type=_checked_float("check_threshold", "must be a finite number between -1e9 and 1e9"),
+        help="drop hits scoring below this",
+    )
     p.add_argument(
         "--dense-weight",
-        type=float,
+        type=_checked_float("check_dense_weight", "must be a number in [0.2, 1]"),
         metavar="W",
         help="hybrid weight in [0.2, 1]: 1 = dense only, lower mixes in BM25 (default 0.5)",
     )

@@ -233,7 +233,9 @@ def translate_metadata(spec: Mapping[str, Any]) -> tuple[str | None, bool]:
             ), True
     except _Untranslatable:
         return None, False
-    # must_not: see the module docstring (null semantics of negation).
+    # must_not: see the module docstring (null semantics of negation). text_match(_not):
+    # Milvus's ``like`` has no case folding and reads ``%`` / ``_`` in the value; (not_)empty
+    # mixes "missing", null and empty JSON values: both are evaluated in Python.
     return None, False
 
 

@@ -86,7 +86,7 @@ from .._http import (
     decode_capped,
 )
 from ..errors import InvalidQueryError, NotFoundError, StoreError
-from ..filters import MetadataFilter, TagFilter
+from ..filters import CLIENT_SIDE_OPS, MetadataFilter, TagFilter
 from ..models import Node
 from ..redaction import redact
 from ..secrets import resolve_secret
@@ -623,7 +623,9 @@ def translate_metadata(spec: Mapping[str, Any], fields: Mapping[str, str]) -> di
         return _and(*parts) if op == "and" else _or(*parts)
     name = spec["field"]
     ftype = fields.get(name)
-    if ftype is None:
+    if ftype is None or op in CLIENT_SIDE_OPS:
+        # (no substring match, and "empty" would need missing or "" or an empty list:
+        # evaluated in Python too)
         raise _Untranslatable(name)
     col = MD_PREFIX + name
     present = _must(F_MD_PRESENT, [name])

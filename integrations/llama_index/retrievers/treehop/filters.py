@@ -139,10 +139,36 @@ def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
         items = _as_list(f)
         leaves = [{"op": "must", "field": key, "conds": [v]} for v in items]
         return leaves[0] if len(leaves) == 1 else {"op": "and", "conds": leaves}
+    if op is FilterOperator.TEXT_MATCH or op is FilterOperator.TEXT_MATCH_INSENSITIVE:
+        value = _scalar(f)
+        if not isinstance(value, str) or not value:
+            raise InvalidFilterError(
+                f"filter {_describe(f)!r}: {op.value} takes a non-empty string"
+            )
+        leaf: dict[str, Any] = {"op": "text_match", "field": key, "value": value}
+        if op is FilterOperator.TEXT_MATCH_INSENSITIVE:
+            leaf["ignore_case"] = True
+        return leaf
+    if op is FilterOperator.IS_EMPTY:
+        return {"op": "empty", "field": key}
     raise InvalidFilterError(
         f"filter {_describe(f)!r}: operator {op.value!r} has no treehop equivalent "
-        "(supported: ==, !=, >, >=, <, <=, in, nin, any, all, contains)"
+        "(supported: ==, !=, >, >=, <, <=, in, nin, any, all, contains, text_match, "
+        "text_match_insensitive, is_empty)"
     )
+
+
+_SWAPPED = {
+    "must": "must_not",
+    "must_not": "must",
+    "range": "range_out",
+    "range_out": "range",
+    "text_match": "text_match_not",
+    "text_match_not": "text_match",
+    "empty": "not_empty",
+    "not_empty": "empty",
+}
+"""Each leaf op and its exact negation in the DSL."""
 
 
 def negate(spec: dict[str, Any]) -> dict[str, Any]:
@@ -152,8 +178,7 @@ def negate(spec: dict[str, Any]) -> dict[str, Any]:
         return {"op": "or", "conds": [negate(c) for c in spec["conds"]]}
     if op == "or":
         return {"op": "and", "conds": [negate(c) for c in spec["conds"]]}
-    swapped = {"must": "must_not", "must_not": "must", "range": "range_out", "range_out": "range"}
-    return {**spec, "op": swapped[op]}
+    return {**spec, "op": _SWAPPED[op]}
 
 
 def _combine(condition: FilterCondition, parts: list[dict[str, Any]]) -> dict[str, Any]:
