@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-import math
 import operator
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
@@ -68,7 +67,6 @@ from .errors import NotFoundError, TreehopError
 from .filters import MetadataFilter, TagFilter
 from .hubness import HUB_POOL, MIN_POOL, hub_scores
 from .memory_context import (
-    Slot,
     Window,
     gather_slots,
     session_lexical_scores,
@@ -143,10 +141,6 @@ that the first deeper step, which the bound asks for whenever the first hits fil
 second search of the whole scope."""
 PREFETCH = DEEPER
 """How many times the first step's nodes the first global search asks for (1: none kept)."""
-FILL_TURNS = True
-"""Whether a memory find whose turn slots merged into fewer than ``limit`` while the descent
-stopped with directories left fills the rest with the next-best turns in scope
-(:meth:`HierarchicalRetriever._filled_turn_slots`; ``False``: the short result, as before)."""
 BATCH_STEP = 32
 """How many requests :meth:`HierarchicalRetriever.retrieve_many` batches at a time."""
 
@@ -1500,84 +1494,15 @@ class HierarchicalRetriever:
         if not turns:
             # no turn can be a hit: gather_slots' slots are the first ``limit`` groups
             return groups[: q.req.limit], None  # (ranked's lists: new ones)
-        reader = self._window_reader(q, result)
-        chars = self.config.memory_context_chars
-        slots = await gather_slots(groups, chars, q.req.limit, turns_of, q.families, reader)
-        if (
-            FILL_TURNS
-            and len(slots) < q.req.limit
-            and len(state.frontier) > 0
-            and state.track is Track.VECTOR
-        ):
-            slots = await self._filled_turn_slots(q, state, result, groups, slots, turns_of)
+        slots = await gather_slots(
+            groups,
+            self.config.memory_context_chars,
+            q.req.limit,
+            turns_of,
+            q.families,
+            self._window_reader(q, result),
+        )
         return [s.group for s in slots], [s.context() for s in slots]
-
-    async def _filled_turn_slots(
-        self,
-        q: _Query,
-        state: Descent,
-        result: QueryResult,
-        groups: list[list[Candidate]],
-        slots: list[Slot],
-        turns_of: Callable[[tuple[str, ...]], Awaitable[list[ScoredNode]]],
-    ) -> list[Slot]:
-        """``slots`` (every group of the find made into fewer than ``limit`` slots) followed by
-        slots of the next-best leaves in scope that no slot holds and no candidate is (by the
-        store's score, above the threshold, passing the filters), each a slot of its own that
-        carries its exchange as any turn hit's does, until ``limit`` slots or none is left.
-
-        Why: the descent's bound counts candidates (each turn a key of its own) as a lower
-        bound on the slots, but turn hits that an earlier slot carries merge into it
-        (:func:`~treehop.memory_context.plan_slots`), so a descent settled by ``limit`` turns
-        (often by the global step alone, round 0) can end in fewer slots while other
-        sessions, never opened, hold turns above the threshold: on LoCoMo's dev
-        conversations 3 of 2,997 finds (``limit=30`` gave 24; ``limit=10`` gave 9;
-        bench/README.md, "find() returns fewer than limit"). The slots made already stay as
-        they are (the new groups come after every group, and none is a turn they hold), so the
-        first slots, their order and their text do not change; a new slot's score is its own
-        (the store's, not a tree-context one) capped at the last slot made, so that it ranks
-        after them wherever results are ordered by score (its ``own_score`` stays). Only where the
-        descent stopped with directories left: an empty heap read every subtree that could
-        pass the threshold."""
-        limit = q.req.limit
-        held = set(state.collected.by_uri)
-        for s in slots:
-            held.update(c.uri for c in s.group)
-            held.update(t.hit.node.uri for t in s.turns)
-        # (a new slot ranks after every slot made: ``contexts()`` orders by score)
-        floor = min((s.group[0].final.vec for s in slots), default=math.inf)
-        scope = q.scope.replaced(subtrees=tuple(q.req.roots), leaves_only=True)
-        extra: list[list[Candidate]] = []
-        ask = 0
-        while len(slots) < limit and ask < MAX_GLOBAL_FETCH:
-            ask = min(len(held) + DEEPER * (limit - len(slots)), MAX_GLOBAL_FETCH)
-            hits = await self._search(q, scope, ask)
-            result.nodes_scored += len(hits)
-            before, spent = len(extra), False
-            for h in hits:
-                node = h.node
-                if node.uri in held:
-                    continue
-                held.add(node.uri)
-                own = score_of(h.score)
-                if not state.passes(own):
-                    spent = True  # (best first: no later hit passes the threshold either)
-                    break
-                if h.matches and self._may_take_slot(q, node):
-                    final = own if own.vec <= floor else score_of(floor)
-                    extra.append([Candidate(node, own, final, h.vector_score, FoundBy.GLOBAL)])
-            if len(extra) > before:
-                slots = await gather_slots(
-                    [*groups, *extra],
-                    self.config.memory_context_chars,
-                    limit,
-                    turns_of,
-                    q.families,
-                    self._window_reader(q, result),
-                )
-            if spent or len(hits) < ask:
-                break  # (no leaf left in scope above the threshold)
-        return slots
 
     def _window_reader(
         self, q: _Query, result: QueryResult
