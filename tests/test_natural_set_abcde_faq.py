@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_halves_kept, halves_of
 
 Q_WHO = "Who created abcde? Who develops it nowadays?"
 Q_DISK = "Low on disk space?"
@@ -341,22 +341,14 @@ def test_abcde_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first = ns.abcde_faq_set().questions
-    dev, test = bt.sampled_halves(first, None)
-    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test})
-    assert {q.qid for q in dev} | {q.qid for q in test} == {q.qid for q in first}
-    assert (dev, test) == bt.sampled_halves(ns.abcde_faq_set().questions, None)
+    first, dev, test = halves_of(ns.abcde_faq_set)
     more = FAQ.replace(
         "2. CDDB\n",
         "Q. How do I rip only some tracks?\nA. Name the track numbers after the options.\n\n"
         "2. CDDB\n",
     )
     _gz(doc / ns.ABCDE_FAQ, more)
-    again = ns.abcde_faq_set().questions
-    assert len(again) == len(first) + 1
-    dev2, test2 = bt.sampled_halves(again, None)
-    assert {q.qid for q in dev} <= {q.qid for q in dev2}
-    assert {q.qid for q in test} <= {q.qid for q in test2}
+    assert_halves_kept(ns.abcde_faq_set, first, dev, test)
 
 
 def test_abcde_faq_set_refuses_a_package_without_the_faq(

@@ -32,10 +32,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_halves_kept, halves_of
 
 Q_WHY = "Why call it Awesome?"
 Q_UGLY = "The applications look ugly"
@@ -418,11 +418,7 @@ def test_awesome_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first = ns.awesome_faq_set().questions
-    dev, test = bt.sampled_halves(first, None)
-    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test})
-    assert {q.qid for q in dev} | {q.qid for q in test} == {q.qid for q in first}
-    assert (dev, test) == bt.sampled_halves(ns.awesome_faq_set().questions, None)
+    first, dev, test = halves_of(ns.awesome_faq_set)
     more = FAQ_HTML.replace(
         "<h3>Why call it Awesome?</h3>",
         "<h3>How to autostart applications?</h3>\n"
@@ -431,11 +427,7 @@ def test_awesome_faq_set_halves_are_fixed_and_disjoint(
     )
     assert more != FAQ_HTML
     (doc / ns.AWESOME_FAQ).write_text(more, encoding="utf-8")
-    again = ns.awesome_faq_set().questions
-    assert len(again) == len(first) + 1
-    dev2, test2 = bt.sampled_halves(again, None)
-    assert {q.qid for q in dev} <= {q.qid for q in dev2}
-    assert {q.qid for q in test} <= {q.qid for q in test2}
+    assert_halves_kept(ns.awesome_faq_set, first, dev, test)
 
 
 def test_awesome_faq_set_refuses_a_package_without_the_faq(

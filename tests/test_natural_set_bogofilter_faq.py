@@ -32,10 +32,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_halves_kept, halves_of
 
 Q_WHAT = "What is bogofilter?"
 Q_TRAIN = "How do I start my bogofilter training?"
@@ -444,11 +444,7 @@ def test_bogofilter_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first = ns.bogofilter_faq_set().questions
-    dev, test = bt.sampled_halves(first, None)
-    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test})
-    assert {q.qid for q in dev} | {q.qid for q in test} == {q.qid for q in first}
-    assert (dev, test) == bt.sampled_halves(ns.bogofilter_faq_set().questions, None)
+    first, dev, test = halves_of(ns.bogofilter_faq_set)
     more = FAQ_HTML.replace(
         '<h2 id="what-is-bogofilter">',
         '<h2 id="nfs">Can I share wordlists over NFS?</h2>\n'
@@ -456,11 +452,7 @@ def test_bogofilter_faq_set_halves_are_fixed_and_disjoint(
         '<h2 id="what-is-bogofilter">',
     )
     (doc / ns.BOGOFILTER_FAQ).write_text(more, encoding="latin-1")
-    again = ns.bogofilter_faq_set().questions
-    assert len(again) == len(first) + 1
-    dev2, test2 = bt.sampled_halves(again, None)
-    assert {q.qid for q in dev} <= {q.qid for q in dev2}
-    assert {q.qid for q in test} <= {q.qid for q in test2}
+    assert_halves_kept(ns.bogofilter_faq_set, first, dev, test)
 
 
 def test_bogofilter_faq_set_refuses_a_package_without_the_faq(

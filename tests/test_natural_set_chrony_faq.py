@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_halves_kept, halves_of
 
 Q_NTPD = "How does chrony compare to ntpd?"
 Q_SERVER = "How do I make an NTP server?"
@@ -373,22 +373,14 @@ def test_chrony_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first = ns.chrony_faq_set().questions
-    dev, test = bt.sampled_halves(first, None)
-    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test})
-    assert {q.qid for q in dev} | {q.qid for q in test} == {q.qid for q in first}
-    assert (dev, test) == bt.sampled_halves(ns.chrony_faq_set().questions, None)
+    first, dev, test = halves_of(ns.chrony_faq_set)
     more = FAQ.replace(
         "2.4. Is this entry unanswered?\n",
         "2.4. Is this entry unanswered?\n\n2.5. How do I serve time to a LAN?\n\n"
         "Add a local directive to the server's chrony.conf file.\n",
     )
     _gz(doc / ns.CHRONY_FAQ, more)
-    again = ns.chrony_faq_set().questions
-    assert len(again) == len(first) + 1
-    dev2, test2 = bt.sampled_halves(again, None)
-    assert {q.qid for q in dev} <= {q.qid for q in dev2}
-    assert {q.qid for q in test} <= {q.qid for q in test2}
+    assert_halves_kept(ns.chrony_faq_set, first, dev, test)
 
 
 def test_chrony_faq_set_refuses_a_package_without_the_faq(

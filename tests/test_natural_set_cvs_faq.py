@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_halves_kept, halves_of
 
 Q_BRANCH = "What is a branch?"
 Q_MERGE = "How do I merge changes from the trunk into my branch or between branches?"
@@ -412,11 +412,7 @@ def test_cvs_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first = ns.cvs_faq_set().questions
-    dev, test = bt.sampled_halves(first, None)
-    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test})
-    assert {q.qid for q in dev} | {q.qid for q in test} == {q.qid for q in first}
-    assert (dev, test) == bt.sampled_halves(ns.cvs_faq_set().questions, None)
+    first, dev, test = halves_of(ns.cvs_faq_set)
     more = FAQ.replace(
         "  Category: /Commands_/log_lo_rlog/\n",
         "    4. How do I tag a whole tree? \n    \n   Run cvs tag with the tag's name at "
@@ -424,11 +420,7 @@ def test_cvs_faq_set_halves_are_fixed_and_disjoint(
         "  Category: /Commands_/log_lo_rlog/\n",
     )
     _gz(doc / ns.CVS_FAQ, more, "latin-1")
-    again = ns.cvs_faq_set().questions
-    assert len(again) == len(first) + 1
-    dev2, test2 = bt.sampled_halves(again, None)
-    assert {q.qid for q in dev} <= {q.qid for q in dev2}
-    assert {q.qid for q in test} <= {q.qid for q in test2}
+    assert_halves_kept(ns.cvs_faq_set, first, dev, test)
 
 
 def test_cvs_faq_set_refuses_a_package_without_the_faq(

@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_halves_kept, halves_of
 
 Q_META = "What does ‘M-x COMMAND’ mean?"
 Q_DOTEMACS = "How do I debug a ‘.emacs’ file?"
@@ -463,11 +463,7 @@ def test_emacs_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _package(tmp_path, monkeypatch)
-    first = ns.emacs_faq_set().questions
-    dev, test = bt.sampled_halves(first, None)
-    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test})
-    assert {q.qid for q in dev} | {q.qid for q in test} == {q.qid for q in first}
-    assert (dev, test) == bt.sampled_halves(ns.emacs_faq_set().questions, None)
+    first, dev, test = halves_of(ns.emacs_faq_set)
     # a section added at the head of chapter 5 renumbers the others: the ids stay
     more = INFO.replace(
         "\x1f\nFile: efaq.info,  Node: Debugging a customization file,",
@@ -477,11 +473,7 @@ def test_emacs_faq_set_halves_are_fixed_and_disjoint(
         "\x1f\nFile: efaq.info,  Node: Debugging a customization file,",
     ).replace("5.1 How do I debug", "5.2 How do I debug")
     _gz(root / ns.EMACS_FAQ, _underlined(more))
-    again = ns.emacs_faq_set().questions
-    assert len(again) == len(first) + 1
-    dev2, test2 = bt.sampled_halves(again, None)
-    assert {q.qid for q in dev} <= {q.qid for q in dev2}
-    assert {q.qid for q in test} <= {q.qid for q in test2}
+    assert_halves_kept(ns.emacs_faq_set, first, dev, test)
 
 
 def test_emacs_faq_set_refuses_a_package_without_the_faq(

@@ -32,10 +32,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_halves_kept, halves_of
 
 Q_BORN = "When was flex born?"
 Q_BAR = "The | operator is not doing what I want"
@@ -481,11 +481,7 @@ def test_flex_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _package(tmp_path, monkeypatch)
-    first = ns.flex_faq_set().questions
-    dev, test = bt.sampled_halves(first, None)
-    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test})
-    assert {q.qid for q in dev} | {q.qid for q in test} == {q.qid for q in first}
-    assert (dev, test) == bt.sampled_halves(ns.flex_faq_set().questions, None)
+    first, dev, test = halves_of(ns.flex_faq_set)
     # a section added at the head of the FAQ: the ids of the others stay
     more = PART_2.replace(
         "\x1f\nFile: flex.info,  Node: When was flex born?,",
@@ -495,11 +491,7 @@ def test_flex_faq_set_halves_are_fixed_and_disjoint(
         "\x1f\nFile: flex.info,  Node: When was flex born?,",
     )
     _gz(root / INFO_DIR / "flex.info-2.gz", _underlined(more))
-    again = ns.flex_faq_set().questions
-    assert len(again) == len(first) + 1
-    dev2, test2 = bt.sampled_halves(again, None)
-    assert {q.qid for q in dev} <= {q.qid for q in dev2}
-    assert {q.qid for q in test} <= {q.qid for q in test2}
+    assert_halves_kept(ns.flex_faq_set, first, dev, test)
 
 
 def test_flex_faq_set_refuses_a_package_without_the_info(

@@ -28,11 +28,11 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt
 import check_question_leaks as cql
 import datasets as ds
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_halves_kept, halves_of
 
 Q_WHAT = "What is Midnight Commander?"
 Q_COMPILE = "I cannot compile MC.  What should I do?"
@@ -406,22 +406,14 @@ def test_mc_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first = ns.mc_faq_set().questions
-    dev, test = bt.sampled_halves(first, None)
-    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test})
-    assert {q.qid for q in dev} | {q.qid for q in test} == {q.qid for q in first}
-    assert (dev, test) == bt.sampled_halves(ns.mc_faq_set().questions, None)
+    first, dev, test = halves_of(ns.mc_faq_set)
     more = FAQ_TEXT.replace(
         "\n1.7 ",
         "\n1.6 Where can I get GNU Midnight Commander?\n\n   The main site is"
         " https://www.midnight-commander.org\n\n1.7 ",
     )
     _gz(doc / ns.MC_FAQ, more)
-    again = ns.mc_faq_set().questions
-    assert len(again) == len(first) + 1
-    dev2, test2 = bt.sampled_halves(again, None)
-    assert {q.qid for q in dev} <= {q.qid for q in dev2}
-    assert {q.qid for q in test} <= {q.qid for q in test2}
+    assert_halves_kept(ns.mc_faq_set, first, dev, test)
 
 
 def test_mc_faq_set_refuses_a_package_without_the_faq(

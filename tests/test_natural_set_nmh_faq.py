@@ -31,10 +31,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_halves_kept, halves_of
 
 Q_WHY = "Why should I use MH?"
 Q_VERSION = "What is the current version/status of MH."
@@ -448,11 +448,7 @@ def test_nmh_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first = ns.nmh_faq_set().questions
-    dev, test = bt.sampled_halves(first, None)
-    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test})
-    assert {q.qid for q in dev} | {q.qid for q in test} == {q.qid for q in first}
-    assert (dev, test) == bt.sampled_halves(ns.nmh_faq_set().questions, None)
+    first, dev, test = halves_of(ns.nmh_faq_set)
     more = FAQ.replace(
         "Subject: 05.04",
         "Subject: 04.01 How can I append MH messages to a mailbox file?\n"
@@ -460,11 +456,7 @@ def test_nmh_faq_set_halves_are_fixed_and_disjoint(
         f"{RULE}\n\nSubject: 05.04",
     )
     _gz(doc / ns.NMH_FAQ, more)
-    again = ns.nmh_faq_set().questions
-    assert len(again) == len(first) + 1
-    dev2, test2 = bt.sampled_halves(again, None)
-    assert {q.qid for q in dev} <= {q.qid for q in dev2}
-    assert {q.qid for q in test} <= {q.qid for q in test2}
+    assert_halves_kept(ns.nmh_faq_set, first, dev, test)
 
 
 def test_nmh_faq_set_refuses_a_package_without_the_faq(

@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import bench_tree as bt
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_halves_kept, halves_of
 
 Q_TABS = "Does it support tabs, can I have a tabbed rxvt-unicode?"
 Q_MEMORY = "Rxvt-unicode uses gobs of memory, how can I reduce that?"
@@ -393,11 +393,7 @@ def test_urxvt_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _package(tmp_path, monkeypatch)
-    first = ns.urxvt_faq_set().questions
-    dev, test = bt.sampled_halves(first, None)
-    assert {q.qid for q in dev}.isdisjoint({q.qid for q in test})
-    assert {q.qid for q in dev} | {q.qid for q in test} == {q.qid for q in first}
-    assert (dev, test) == bt.sampled_halves(ns.urxvt_faq_set().questions, None)
+    first, dev, test = halves_of(ns.urxvt_faq_set)
     more = PAGE.replace(
         '.SS "Terminal Configuration"',
         "\\fIHow do I set the title?\\fR\n"
@@ -407,11 +403,7 @@ def test_urxvt_faq_set_halves_are_fixed_and_disjoint(
         1,
     )
     _gz(root / ns.URXVT_MAN / ns.URXVT_FAQ_PAGE, more)
-    again = ns.urxvt_faq_set().questions
-    assert len(again) == len(first) + 1
-    dev2, test2 = bt.sampled_halves(again, None)
-    assert {q.qid for q in dev} <= {q.qid for q in dev2}
-    assert {q.qid for q in test} <= {q.qid for q in test2}
+    assert_halves_kept(ns.urxvt_faq_set, first, dev, test)
 
 
 def test_urxvt_faq_set_refuses_a_package_without_the_page(
