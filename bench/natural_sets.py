@@ -6097,10 +6097,15 @@ def split_fftw_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     N.M.  <title></a></h2>`` is a question, whatever its form (the "Known bugs" section
     states them: "FFTW 2.1.3 crashes on AIX."): its heading leaves the page, the number
     with it, its answer is the page's text up to the next ``<h2>`` (:func:`page_to_markdown`).
-    Ids are the FAQ's own anchors (``savePlans``). An entry with no text under it asks
-    nothing."""
+    bfnn closes every page with an ``<hr>`` and a footer (links to the next and previous
+    sections, the authors, the copyright): cut at the page's last ``<hr>`` after its last
+    question, so it is no part of the last answer (nor of the page). Ids are the FAQ's own
+    anchors (``savePlans``). An entry with no text under it asks nothing."""
     page_html = _FFTW_CONTENTS.sub("", page_html, count=1)
     heads = list(_FFTW_QUESTION.finditer(page_html))
+    footer = page_html.lower().rfind("<hr>")
+    if heads and footer > heads[-1].end():
+        page_html = page_html[:footer]  # bfnn's footer: "Next: ... Back: ...", copyright
     parts = [page_to_markdown(page_html[: heads[0].start()] if heads else page_html).strip()]
     qa: list[tuple[str, str, str]] = []
     for k, m in enumerate(heads):
