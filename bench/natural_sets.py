@@ -190,6 +190,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   tree's guides, the sample ``rc.lua``/``theme.lua`` and the API pages the FAQ links to (one
   hop), LDoc's navigation column dropped. Built in stop 57 and measured once: an untuned
   check (helper heldout35).
+* ``fftw-faq``: FFTW's FAQ (Debian ``libfftw3-doc``, bfnn HTML, one page per section,
+  ``<h2>`` "Question N.M." entries): every question deleted with each page's contents list,
+  beside the FFTW manual's texi2any pages (its contents page and indexes out). Built in stop
+  57 and measured once: an untuned check (helper heldout36).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -254,6 +258,7 @@ HELD_OUT_SETS = (
     "bogofilter-faq",
     "nut-faq",
     "awesome-faq",
+    "fftw-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -6059,6 +6064,112 @@ def awesome_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A multi-page FAQ beside a Texinfo manual (FFTW)
+# --------------------------------------------------------------------------------------
+
+FFTW_PACKAGE = "libfftw3-doc"
+FFTW_DOC = "usr/share/doc/libfftw3-dev"
+FFTW_FAQ_DIR = "fftw-faq.html"
+FFTW_FAQ_PAGES = tuple(f"section{n}.html" for n in range(1, 6))
+"""FFTW's FAQ as its authors wrote it (bfnn's HTML: one page per section, "Introduction",
+"Installing FFTW", "Using FFTW", "Internals of FFTW", "Known bugs"), each entry an ``<h2>``
+"Question 3.9.  Can I save FFTW's plans?" over an anchor. ``index.html`` (every question
+again, as a list of links) and ``fftw-faq.ascii.gz`` (a second copy of the whole FAQ) are
+left out."""
+FFTW_MANUAL = "html"
+FFTW_MANUAL_SKIP = ("index.html", "Concept-Index.html", "Library-Index.html")
+"""The manual's pages (texi2any HTML, one node a page) join the corpus, every one but its
+contents page and its two indexes (lists of titles and names, no prose)."""
+_FFTW_QUESTION = re.compile(
+    r"<h2>\s*<a\s+name=\"([^\"]+)\">\s*Question\s+\d+\.\d+\.\s*(.*?)</a>\s*</h2>",
+    re.IGNORECASE | re.DOTALL,
+)
+_FFTW_CONTENTS = re.compile(r"<ul>.*?</ul>\s*<hr>", re.IGNORECASE | re.DOTALL)
+
+
+def split_fftw_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """One section page of FFTW's FAQ (bfnn HTML) -> (the page as markdown without its
+    questions, [(anchor, question, answer)]).
+
+    The page's contents list (the ``<ul>`` of links to its questions before the first
+    ``<hr>``) is dropped: it is every question again. Every ``<h2><a name=...>Question
+    N.M.  <title></a></h2>`` is a question, whatever its form (the "Known bugs" section
+    states them: "FFTW 2.1.3 crashes on AIX."): its heading leaves the page, the number
+    with it, its answer is the page's text up to the next ``<h2>`` (:func:`page_to_markdown`).
+    bfnn closes every page with an ``<hr>`` and a footer (links to the next and previous
+    sections, the authors, the copyright): cut at the page's last ``<hr>`` after its last
+    question, so it is no part of the last answer (nor of the page). Ids are the FAQ's own
+    anchors (``savePlans``). An entry with no text under it asks nothing."""
+    page_html = _FFTW_CONTENTS.sub("", page_html, count=1)
+    heads = list(_FFTW_QUESTION.finditer(page_html))
+    footer = page_html.lower().rfind("<hr>")
+    if heads and footer > heads[-1].end():
+        page_html = page_html[:footer]  # bfnn's footer: "Next: ... Back: ...", copyright
+    parts = [page_to_markdown(page_html[: heads[0].start()] if heads else page_html).strip()]
+    qa: list[tuple[str, str, str]] = []
+    for k, m in enumerate(heads):
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(page_html)
+        answer = page_to_markdown(page_html[m.end() : end]).strip()
+        # html_text spaces out inline tags ("about <code>const</code>." -> "const .")
+        question = re.sub(r"\s+([.,?!])", r"\1", _norm(html_text(m.group(2))))
+        if answer and question:
+            qa.append((m.group(1), question, answer))
+        if answer:
+            parts.append(answer)
+    text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in parts if p)).strip() + "\n"
+    return text, qa
+
+
+def fftw_faq_set() -> NaturalSet:
+    """FFTW's FAQ as Debian's ``libfftw3-doc`` ships it
+    (``/usr/share/doc/libfftw3-dev/fftw-faq.html/section1-5.html``: ~50 entries written by
+    FFTW's authors, asked "Can I save FFTW's plans?" or stated "FFTW seems really slow.")
+    with every question deleted (:func:`split_fftw_faq`), one page a section, beside the FFTW
+    manual's pages (texi2any HTML, :func:`texi2any_page_markdown`; :data:`FFTW_MANUAL_SKIP`
+    out). Ids are the FAQ's anchors (``fftw-faq:savePlans``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 57 and measured
+    once, with no change to the retriever: an untuned check (helper heldout36)."""
+    root, doc, _ = _packaged_doc(FFTW_PACKAGE, FFTW_DOC, f"{FFTW_FAQ_DIR}/{FFTW_FAQ_PAGES[0]}")
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    for name in FFTW_FAQ_PAGES:
+        path = doc / FFTW_FAQ_DIR / name
+        if not path.is_file():
+            continue
+        rel = f"faq/{name.removesuffix('.html')}.md"
+        text, qa = split_fftw_faq(_doc_text(path, "utf-8"))
+        files[rel] = text
+        asked += [NaturalQuestion(f"fftw-faq:{k}", q, ((a, 1.0),), source=rel) for k, q, a in qa]
+    manual = doc / FFTW_MANUAL
+    pages = sorted(
+        p.name
+        for p in manual.iterdir()
+        if p.is_file() and p.name.endswith(".html") and p.name not in FFTW_MANUAL_SKIP
+    )
+    for name in pages:
+        files[f"manual/{name.removesuffix('.html')}.md"] = texi2any_page_markdown(
+            _doc_text(manual / name, "utf-8")
+        )
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "fftw-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"FFTW FAQ from {FFTW_PACKAGE} {version} (bfnn HTML, {len(FFTW_FAQ_PAGES)} section "
+            f"pages, {len(asked)} <h2> questions deleted with their numbers, each page's "
+            f"contents list dropped) + the FFTW manual ({len(pages)} texi2any pages; "
+            f"{', '.join(FFTW_MANUAL_SKIP)} out); the FAQ's index page and ASCII copy out; "
+            "answer = the text under a question up to the next <h2>; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -6096,6 +6207,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "bogofilter-faq": lambda emb: bogofilter_faq_set(),
     "nut-faq": lambda emb: nut_faq_set(),
     "awesome-faq": lambda emb: awesome_faq_set(),
+    "fftw-faq": lambda emb: fftw_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
