@@ -22,6 +22,8 @@ BM25 over the same leaf texts), the same numbers the store's first global search
 * ``find-rare``: the share of the query's BM25 terms that are rare in the corpus (document
   frequency below the median of the corpus's postings, i.e. rarer than the term of a
   typical posting); ``w = 0.8 - 0.2 * share`` (0.8 with no rare term, 0.6 with all rare).
+* ``find-rare7``: ``find-rare`` with half the swing, ``w = 0.8 - 0.1 * share`` (down to
+  0.7, the grid's other value; added after the first run, so screened on the same pools).
 
 Run mode (every other argument goes to ``bench_natural.py``; ``--dev`` only)::
 
@@ -60,11 +62,11 @@ import bench_natural as bn  # noqa: E402
 from treehop import hierarchical_retriever as hr  # noqa: E402
 
 BASE = "find"
-VARIANTS = ("find-margin", "find-agree", "find-rare")
+VARIANTS = ("find-margin", "find-agree", "find-rare", "find-rare7")
 METRICS = ("ndcg@10", "ctx@500", "ctx@1000", "ctx@2000")
 TIE = 1e-9
-HIGH, LOW = 0.8, 0.6
-"""The two weights fusion57 screened: today's and the BM25-strong sets' choice."""
+HIGH, MID, LOW = 0.8, 0.7, 0.6
+"""fusion57's grid: today's weight, and the BM25-strong sets' two choices."""
 TOP = 10
 AGREE_K = 5
 
@@ -130,8 +132,9 @@ def rare_share(lexical: Any, text: str) -> float:
 
 def weight_for(row: str, flat: bn.Flat, vec: npt.NDArray[np.float32], text: str) -> float:
     """The weight ``row``'s rule gives this question."""
-    if row == "find-rare":
-        return HIGH - (HIGH - LOW) * rare_share(flat.lexical, text)
+    if row in ("find-rare", "find-rare7"):
+        low = LOW if row == "find-rare" else MID
+        return HIGH - (HIGH - low) * rare_share(flat.lexical, text)
     dense = flat.matrix @ np.asarray(vec, dtype=np.float32).reshape(-1)
     lex = np.asarray(flat.lexical.score(text, size=len(flat.uris)), dtype=np.float32)
     return agree_weight(dense, lex) if row == "find-agree" else margin_weight(dense, lex)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -96,6 +97,12 @@ def test_rare_share_against_the_median_posting() -> None:
     assert ad.rare_share(lex, "word here") == 0.0
     assert ad.rare_share(lex, "okapi quagga") == 1.0
     assert ad.rare_share(lex, "unknownterm") == 0.0
+    # the two maps: half the terms rare -> 0.8 - 0.2 / 2 and 0.8 - 0.1 / 2
+    flat = SimpleNamespace(lexical=lex)  # (the rare rules read only the flat's BM25 index)
+    vec = np.zeros(4, np.float32)
+    assert ad.weight_for("find-rare", flat, vec, "common zebra") == pytest.approx(0.7)  # type: ignore[arg-type]
+    assert ad.weight_for("find-rare7", flat, vec, "common zebra") == pytest.approx(0.75)  # type: ignore[arg-type]
+    assert ad.weight_for("find-rare7", flat, vec, "okapi") == pytest.approx(0.7)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("argv", [["--test"], ["--sets", "nut-faq"], ["--dev", "--test"]])
