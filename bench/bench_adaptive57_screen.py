@@ -45,11 +45,10 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections import Counter, defaultdict  # noqa: E402
-from collections.abc import Callable, Mapping, Sequence  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -58,6 +57,7 @@ import numpy.typing as npt  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_fusion57_screen as fs  # noqa: E402
 import bench_natural as bn  # noqa: E402
 from treehop import hierarchical_retriever as hr  # noqa: E402
 
@@ -185,49 +185,9 @@ def install() -> None:
 
 
 def report(path: Path) -> None:
-    """One pool's table (see the module docstring)."""
-    rows: Sequence[Mapping[str, Any]] = json.loads(path.read_text())["rows"]
-    rows = [r for r in rows if "/" not in r["dataset"] and r["half"] == "dev"]
-    by = {(r["dataset"], r["row"]): r for r in rows}
-    sets = sorted({r["dataset"] for r in rows if (r["dataset"], BASE) in by})
-    keys = [BASE, *(k for k in VARIANTS if all((s, k) in by for s in sets))]
-    n = sum(by[(s, BASE)]["n"] for s in sets)
-    print(f"\n### {path.name}: {len(sets)} sets, {n} dev questions\n")
-    print("| row | " + " | ".join(METRICS) + " | p50 ms (mean of sets) |")
-    print("|---" * (len(METRICS) + 2) + "|")
-    for k in keys:
-        cells = []
-        for m in METRICS:
-            vals = [v for s in sets for v in by[(s, k)]["per_question"][m].values()]
-            cells.append(f"{np.mean(vals):.4f}")
-        lat = [by[(s, k)].get("p50_ms", float("nan")) for s in sets]
-        print(f"| {k} | " + " | ".join(cells) + f" | {np.mean(lat):.1f} |")
-    print("\n| minus find (0.8) | " + " | ".join(METRICS) + " |")
-    print("|---" * (len(METRICS) + 1) + "|")
-    for k in keys[1:]:
-        cells = []
-        for m in METRICS:
-            d = []
-            for s in sets:
-                a, b = by[(s, k)]["per_question"][m], by[(s, BASE)]["per_question"][m]
-                d += [a[q] - b[q] for q in sorted(set(a) & set(b))]
-            mean, lo, hi = bn.mean_interval(np.array(d))
-            cells.append(f"{mean:+.4f} ({lo:+.4f}..{hi:+.4f})")
-        print(f"| {k} | " + " | ".join(cells) + " |")
-    print("\n| sets won / lost / tied vs find | " + " | ".join(METRICS) + " |")
-    print("|---" * (len(METRICS) + 1) + "|")
-    for k in keys[1:]:
-        cells = []
-        for m in METRICS:
-            diff = [by[(s, k)][m] - by[(s, BASE)][m] for s in sets]
-            w = sum(x > TIE for x in diff)
-            los = sum(x < -TIE for x in diff)
-            cells.append(f"{w} / {los} / {len(diff) - w - los}")
-        print(f"| {k} | " + " | ".join(cells) + " |")
-    print(f"\nPer set nDCG@10 ({', '.join(keys)}):\n")
-    for s in sets:
-        vals = " ".join(f"{by[(s, k)]['ndcg@10']:.3f}" for k in keys)
-        print(f"- {s} (n={by[(s, BASE)]['n']}): {vals}")
+    """One pool's table (see the module docstring): fusion57's report of these rules, with
+    find()'s latency."""
+    fs.report(path, VARIANTS, extra=(), latency=True)
 
 
 def main(argv: Sequence[str]) -> None:

@@ -50,22 +50,33 @@ METRICS = ("ndcg@10", "ctx@500", "ctx@1000", "ctx@2000")
 TIE = 1e-9
 
 
-def report(path: Path) -> None:
-    """One pool's table (see the module docstring)."""
+def report(
+    path: Path,
+    variants: Sequence[str] = VARIANTS,
+    extra: Sequence[str] = ("flat-hybrid",),
+    latency: bool = False,
+) -> None:
+    """One pool's table (see the module docstring) for ``variants`` against ``find``, with
+    the ``extra`` rows' means beside them (and their comparisons); ``latency``: a column of
+    each row's p50 (the mean of the sets'). A row some set lacks is left out. (Also the
+    report of ``bench_adaptive57_screen.py``: its rules, no extra row, with latency.)"""
     rows: Sequence[Mapping[str, Any]] = json.loads(path.read_text())["rows"]
     rows = [r for r in rows if "/" not in r["dataset"] and r["half"] == "dev"]
     by = {(r["dataset"], r["row"]): r for r in rows}
     sets = sorted({r["dataset"] for r in rows if (r["dataset"], BASE) in by})
-    keys = [BASE, *(k for k in (*VARIANTS, "flat-hybrid") if any((s, k) in by for s in sets))]
+    keys = [BASE, *(k for k in (*variants, *extra) if all((s, k) in by for s in sets))]
     n = sum(by[(s, BASE)]["n"] for s in sets)
     print(f"\n### {path.name}: {len(sets)} sets, {n} dev questions\n")
-    print("| row | " + " | ".join(METRICS) + " |")
-    print("|---" * (len(METRICS) + 1) + "|")
+    lat_head = " p50 ms (mean of sets) |" if latency else ""
+    print("| row | " + " | ".join(METRICS) + " |" + lat_head)
+    print("|---" * (len(METRICS) + 1 + latency) + "|")
     for k in keys:
         cells = []
         for m in METRICS:
             vals = [v for s in sets for v in by[(s, k)]["per_question"][m].values()]
             cells.append(f"{np.mean(vals):.4f}")
+        if latency:
+            cells.append(f"{np.mean([by[(s, k)].get('p50_ms', float('nan')) for s in sets]):.1f}")
         print(f"| {k} | " + " | ".join(cells) + " |")
     print("\n| minus find (0.8) | " + " | ".join(METRICS) + " |")
     print("|---" * (len(METRICS) + 1) + "|")
