@@ -1100,10 +1100,6 @@ def _whole_slots(ranked: Sequence[MatchedContext], max_tokens: int, counter: Tok
     return 0
 
 
-def _within_any(uri: str, scopes: Iterable[str]) -> bool:
-    return any(urimod.is_within(uri, s) for s in scopes)
-
-
 def assemble_context(
     hits: FindResult | Sequence[MatchedContext],
     *,
@@ -1253,7 +1249,7 @@ class _Packer:
 
     def refusal(self, m: MatchedContext, excluded: Sequence[str], seen: set[str]) -> str | None:
         """Why ``m`` is left out before its text is even measured, if it is."""
-        if excluded and _within_any(m.uri, excluded):
+        if excluded and urimod.within_any(m.uri, excluded):
             return "excluded"
         if m.uri in seen:
             return "seen"

@@ -222,7 +222,7 @@ class _Query:
 
     def within_roots(self, uri: str) -> bool:
         """Whether ``uri`` is one of the roots or lies below one (the search's target)."""
-        return any(urimod.is_within(uri, r) for r in self.req.roots)
+        return urimod.within_any(uri, self.req.roots)
 
 
 class HierarchicalRetriever:

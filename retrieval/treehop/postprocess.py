@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from .errors import InvalidQueryError
 from .models import FoundBy, MatchedContext
 from .stores.base import VectorStore
-from .uri import CHUNK_MARK
+from .uri import CHUNK_MARK, within_any
 
 MAX_DIFFUSION = 5
 
@@ -71,20 +71,8 @@ def diffuse_chunks(
     """
     if n <= 0:
         return list(hits)
-    chunk_roots = [r for r in scope or () if CHUNK_MARK in r]
-    if chunk_roots:
-        keep = [r for r in scope or () if CHUNK_MARK not in r]
-        inside = tuple(p for r in keep for p in (r + "/", r + "#"))
-        allowed = set(chunk_roots)
-
-        def in_scope(uri: str) -> bool:
-            return uri in allowed or uri in keep or uri.startswith(inside)
-
-    else:
-
-        def in_scope(uri: str) -> bool:
-            return True
-
+    roots = list(scope or ())
+    confined = any(CHUNK_MARK in r for r in roots)
     seen = {h.uri for h in hits}
     out: list[MatchedContext] = []
     siblings_cache: dict[str, list[MatchedContext]] = {}
@@ -117,7 +105,7 @@ def diffuse_chunks(
         for s in siblings_cache[h.parent_uri]:
             assert s.chunk_index is not None
             if 0 < abs(s.chunk_index - h.chunk_index) <= n and s.uri not in seen:
-                if not in_scope(s.uri):
+                if confined and not within_any(s.uri, roots):
                     continue
                 seen.add(s.uri)
                 out.append(s.model_copy(update={"score": h.score, "found_via": h.uri}))

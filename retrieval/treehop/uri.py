@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from urllib.parse import unquote
 
 from .errors import InvalidURIError
@@ -222,6 +223,11 @@ def ancestors_of(uri: str) -> list[str]:
 def is_within(uri: str, scope: str) -> bool:
     """True when ``uri`` is ``scope`` itself or one of its descendants."""
     return uri == scope or uri.startswith(child_prefixes(scope))
+
+
+def within_any(uri: str, scopes: Iterable[str]) -> bool:
+    """True when ``uri`` is within one of ``scopes`` (:func:`is_within`)."""
+    return any(is_within(uri, s) for s in scopes)
 
 
 def child_prefixes(scope: str) -> tuple[str, str]:

@@ -25,7 +25,7 @@ from .. import tags as tagmod
 from ..errors import InvalidQueryError
 from ..filters import MetadataFilter, TagFilter
 from ..models import ContextType, Node
-from ..uri import is_within
+from ..uri import within_any
 
 Vector = npt.NDArray[np.float32]
 
@@ -173,7 +173,7 @@ class Scope:
         if self.parent_uri is not None:
             if node.parent_uri != self.parent_uri:
                 return False
-        elif self.subtrees and not any(is_within(node.uri, s) for s in self.subtrees):
+        elif self.subtrees and not within_any(node.uri, self.subtrees):
             return False
         if self.context_types and node.context_type not in self.context_types:
             return False

@@ -76,7 +76,7 @@ from ..filters import MetadataFilter, TagFilter
 from ..models import Node
 from ..redaction import redact, redact_url
 from ..secrets import resolve_secret
-from ..uri import is_within, uri_prefixes
+from ..uri import is_within, uri_prefixes, within_any
 from ._state_blobs import (
     BlobHead,
     check_state_key,
@@ -879,7 +879,7 @@ class MilvusStore:
                 p = scope.parent_uri
                 anc = frozenset(a for a in anc if a != p and is_within(a, p))
             elif scope.subtrees:
-                anc = frozenset(a for a in anc if any(is_within(a, s) for s in scope.subtrees))
+                anc = frozenset(a for a in anc if within_any(a, scope.subtrees))
             if anc:
                 filt = f"({filt}) or (is_leaf == false and uri in {uri_list(sorted(anc))})"
         return _and([static, filt]), res

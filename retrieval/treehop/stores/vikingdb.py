@@ -91,7 +91,7 @@ from ..models import Node
 from ..redaction import redact
 from ..secrets import resolve_secret
 from ..text_tokenize import tokenize
-from ..uri import is_within, uri_prefixes
+from ..uri import is_within, uri_prefixes, within_any
 from ._state_blobs import (
     BlobHead,
     DamagedHead,
@@ -1448,7 +1448,7 @@ class VikingDBStore:
         """Whether the index's (older) version of a pending node could fall in ``scope``."""
         if scope.parent_uri is not None:
             return node.parent_uri == scope.parent_uri
-        return not scope.subtrees or any(is_within(node.uri, s) for s in scope.subtrees)
+        return not scope.subtrees or within_any(node.uri, scope.subtrees)
 
     def find_by_tags(
         self, labels: Sequence[str], scope: Scope, limit: int
