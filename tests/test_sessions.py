@@ -8,7 +8,13 @@ from collections.abc import Sequence
 
 import pytest
 
-from treehop.errors import IndexCorruptError, InvalidQueryError, InvalidURIError, NotFoundError
+from treehop.errors import (
+    IndexCorruptError,
+    InvalidQueryError,
+    InvalidURIError,
+    NotFoundError,
+    SessionNotFoundError,
+)
 from treehop.llm import BaseLLM, ChatMessage
 from treehop.sessions import MemoryState, SessionStore, extractive_summary
 
@@ -358,6 +364,8 @@ def test_a_user_bound_view_treats_other_users_sessions_as_missing() -> None:
         with pytest.raises(NotFoundError) as absent:
             call(missing)
         assert str(theirs.value).replace(alice_sid, "X") == str(absent.value).replace(missing, "X")
+        # one class for both too (no oracle), the one a caller tells from a missing URI by
+        assert type(theirs.value) is type(absent.value) is SessionNotFoundError
     assert [s.session_id for s in bob.list_sessions()] == [bob_sid]
     assert bob.list_sessions(user="alice") == []
     with pytest.raises(InvalidQueryError):

@@ -31,6 +31,12 @@ class NotFoundError(TreehopError, LookupError):
     """A URI names no node in the index."""
 
 
+class SessionNotFoundError(NotFoundError):
+    """A session id names no session of this user (a missing id and another user's read
+    alike). A :class:`NotFoundError` whose remedy is not a URI: an agent told to list a
+    directory cannot create the session it named."""
+
+
 class IndexCorruptError(TreehopError):
     """A saved index cannot be read back (missing or inconsistent files)."""
 

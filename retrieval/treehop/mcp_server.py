@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import Field
 
 from .context_assembly import TIERS
-from .errors import NotFoundError, TreehopError
+from .errors import NotFoundError, SessionNotFoundError, TreehopError
 from .models import FindResult, MatchedContext
-from .sessions import _no_session
 from .timestamps import TIMESTAMP_FIELD, shown_iso
 from .uri import shown_root
 from .validation import MAX_LIMIT
@@ -287,11 +286,11 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
 
         return register
 
-    async def guard(call: Callable[[], Awaitable[T]], session_id: str | None = None) -> T:
+    async def guard(call: Callable[[], Awaitable[T]]) -> T:
         try:
             return await call()
         except NotFoundError as exc:
-            if session_id is not None and str(exc) == _no_session(session_id):
+            if isinstance(exc, SessionNotFoundError):
                 # Not a URI: ls / tree cannot help. This server has no tool that makes one.
                 raise ToolError(
                     f"NotFoundError: {exc}. session_id names a conversation session created "
@@ -341,7 +340,6 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
                 since=since,
                 until=until,
             ),
-            session_id,
         )
         return _result(res, text_chars)
 

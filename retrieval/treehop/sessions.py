@@ -49,6 +49,7 @@ from .errors import (
     InvalidQueryError,
     NotFoundError,
     RecoveryWarning,
+    SessionNotFoundError,
     TreehopError,
 )
 from .llm.base import LLM, ChatMessage
@@ -189,7 +190,7 @@ def _lock_key(session_id: object) -> str:
     """The key of a session's inter-process lock (a malformed id is a missing session,
     refused before any lock file is made)."""
     if not isinstance(session_id, str) or not _SESSION_ID_RE.match(session_id):
-        raise NotFoundError(_no_session(session_id))
+        raise SessionNotFoundError(_no_session(session_id))
     return KEY_PREFIX + session_id
 
 
@@ -393,7 +394,7 @@ class SessionStore:
         """
         session = self._load_any(session_id, fresh)
         if user is not None and session.user != user:
-            raise NotFoundError(_no_session(session_id))
+            raise SessionNotFoundError(_no_session(session_id))
         return session
 
     def _load_any(self, session_id: str, fresh: bool = False) -> Session:
@@ -410,18 +411,18 @@ class SessionStore:
         (:meth:`context_for_intent`) and listings keep the cached copy (no read per search).
         """
         if not isinstance(session_id, str) or not _SESSION_ID_RE.match(session_id):
-            raise NotFoundError(_no_session(session_id))
+            raise SessionNotFoundError(_no_session(session_id))
         if not fresh and session_id in self._cache:
             return self._cache[session_id]
         known = session_id in self._index
         if not known and session_id not in self._cache:
             lister = getattr(self.state, "state_keys", None)
             if not callable(lister):  # (a backend that cannot list keeps its index's word)
-                raise NotFoundError(_no_session(session_id))
+                raise SessionNotFoundError(_no_session(session_id))
         raw = self.state.get_state(KEY_PREFIX + session_id)
         if not raw:
             self._cache.pop(session_id, None)
-            raise NotFoundError(_no_session(session_id))
+            raise SessionNotFoundError(_no_session(session_id))
         cached = self._cache.get(session_id)
         if cached is not None and self._cache_raw.get(session_id) == raw:
             return cached
@@ -430,7 +431,7 @@ class SessionStore:
         except ValidationError as exc:
             raise IndexCorruptError(f"session {session_id} is unreadable: {exc}") from exc
         if session.session_id != session_id:
-            raise NotFoundError(_no_session(session_id))
+            raise SessionNotFoundError(_no_session(session_id))
         if not known:
             self._index.append(session_id)
         self._cache[session_id] = session
