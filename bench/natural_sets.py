@@ -194,6 +194,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   ``<h2>`` "Question N.M." entries): every question deleted with each page's contents list,
   beside the FFTW manual's texi2any pages (its contents page and indexes out). Built in stop
   57 and measured once: an untuned check (helper heldout36).
+* ``sendmail-faq``: the comp.mail.sendmail FAQ (Debian ``sendmail-doc``, plain text,
+  ``Q3.27 -- `` entries): every question and the contents lists deleted, beside the
+  package's notes and libmilter's HTML pages (``cf.README`` and ``op.txt`` over the page
+  limit, out). Built in stop 58 and measured once: an untuned check (helper heldout38).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -259,6 +263,7 @@ HELD_OUT_SETS = (
     "nut-faq",
     "awesome-faq",
     "fftw-faq",
+    "sendmail-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -6170,6 +6175,208 @@ def fftw_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A plain-text Usenet FAQ with "Q3.27 -- " entries beside its package's notes (sendmail)
+# --------------------------------------------------------------------------------------
+
+SENDMAIL_PACKAGE = "sendmail-doc"
+SENDMAIL_DOC = "usr/share/doc/sendmail-doc"
+SENDMAIL_FAQ = "faq.txt.gz"
+"""The comp.mail.sendmail FAQ as the Sendmail Consortium kept it (last updated 2007), the
+web page rendered as plain text: ~95 entries ``Q3.27 -- How do I prevent Relaying Denied
+errors for my clients?`` in seven numbered sections."""
+SENDMAIL_TEXTS = (
+    "README.gz",
+    "README.Debian",
+    "Debian-specific.gz",
+    "KNOWNBUGS.gz",
+    "smrsh.README.gz",
+    "site.config.m4.gz",
+    "sendmail/README.gz",
+    "sendmail/SECURITY.gz",
+    "sendmail/TUNING.gz",
+    "sendmail/TRACEFLAGS",
+    "libmilter/README.gz",
+    "cf.README.gz",
+    "op/op.txt.gz",
+)
+"""The package's plain-text documents beside the FAQ (the top README, Debian's notes, the
+known bugs, smrsh's README, the build's ``site.config.m4`` notes, the daemon's README,
+security, tuning and trace-flag notes, libmilter's README, the configuration README
+``cf.README`` and the Installation and Operation Guide ``op.txt``): in, as text, unless
+over :data:`SENDMAIL_MAX_PAGE_CHARS`. Left out: the changelogs, ``NEWS.Debian``, the
+copyright and ``op.ps`` (the guide again, PostScript)."""
+SENDMAIL_MILTER_HTML = "libmilter/html"
+"""libmilter's API documentation (hand-written HTML, one page a function or topic): every
+page in, converted (:func:`page_to_markdown`); the figures out."""
+SENDMAIL_MAX_PAGE_CHARS = 150_000
+"""A document over this stays out and is named (the value slrn's, Window Maker's and
+Grace's sets use): here ``cf.README`` (~190,000 characters) and ``op.txt`` (~430,000)."""
+_SENDMAIL_RULE = re.compile(r"^\s*_{20,}\s*$")
+_SENDMAIL_SECTION = re.compile(r"^\s*(?:sendmail\.org\s+)?(\d+)\.\s+([A-Z]{2,}.*)$")
+_SENDMAIL_ENTRY = re.compile(r"^\s*(?:Subject:\s*)?Q?(\d+(?:\.\d+)+)\s+--\s+(\S.*)$")
+_SENDMAIL_DATE = re.compile(r"^\s*(?:Date|Updated):\s")
+_SENDMAIL_CONTENTS_ITEM = re.compile(r"^\s*[*+o#]\s+\d+(?:\.\d+)*\s")
+_SENDMAIL_NAV = "sendmail.org"
+
+
+def split_sendmail_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """The sendmail FAQ (``faq.txt``: the web FAQ rendered as text: a title, ``Last
+    updated``, a "Top 5" list of numbers, a ``Table of Contents`` of every section and
+    question; then seven sections, each a ``N. TITLE`` line (upper case; some after a
+    ``sendmail.org`` logo line or on it), the section's own contents list, a rule of
+    underscores, and entries ``Q3.27 -- <question>`` (some written ``Subject: Q4.3 --``,
+    section 5's indented and nested ``5.3.1.1 -- ``), wrapped over the lines up to a blank
+    line, then ``Date:`` / ``Updated:`` lines, the answer and a rule) -> (the FAQ as one
+    plain-text page without its questions and its contents lists, [(number, question,
+    answer)]), in one pass over the lines.
+
+    The ``Table of Contents`` (up to section 1's line) and each section's contents list
+    (bulleted numbers right under its title, up to the rule) are dropped: the questions
+    again. The ``sendmail.org`` logo lines are dropped. A section line, the next section's
+    number, stays in the page as ``N. TITLE``. An entry line after a blank line opens a
+    question: it and its wrapped lines leave the page; its answer is the text after it up
+    to the next rule, entry or section, less the ``Date:`` / ``Updated:`` lines right under
+    the question (they stay in the page, in no answer). An entry with no text before the
+    next rule, entry or section (section 5's "5.1 -- Sun Microsystems SunOS/Solaris" topic
+    lines, the withdrawn "Q3.6 -- has been deprecated.") asks nothing and stays in the page
+    as a heading. Section 6 ("Q6 -- Additional information sources", no dotted number, a
+    bibliography) and 7 (thanks) are text. Ids are the FAQ's numbers (``3.27``); a
+    repeated number gets ``-2``."""
+    lines = text.split("\n")
+    n = len(lines)
+
+    def blank(i: int) -> bool:
+        return i < 0 or i >= n or not lines[i].strip()
+
+    def section_at(i: int, section: int) -> re.Match[str] | None:
+        m = _SENDMAIL_SECTION.match(lines[i]) if i < n else None
+        return m if m and int(m.group(1)) == section + 1 else None
+
+    def entry_at(i: int) -> re.Match[str] | None:
+        return _SENDMAIL_ENTRY.match(lines[i]) if i < n and blank(i - 1) else None
+
+    page = _FaqPage()
+    section = 0
+    skipping = False  # inside the Table of Contents or a section's contents list
+    after_title = False  # a section's title read, its contents list may follow
+    i = 0
+    while i < n:
+        line = lines[i].rstrip()
+        stripped = line.strip()
+        sec = section_at(i, section)
+        if sec:
+            skipping, after_title = False, True
+            section += 1
+            page.heading(f"{sec.group(1)}. {sec.group(2).strip()}")
+            i += 1
+            continue
+        if stripped == "Table of Contents" and section == 0:
+            page.close()
+            skipping = True
+        if skipping:
+            if section > 0 and _SENDMAIL_RULE.match(line):
+                skipping = False
+            i += 1
+            continue
+        if after_title and stripped:
+            after_title = False
+            if _SENDMAIL_CONTENTS_ITEM.match(line):
+                skipping = True
+                continue
+        if stripped == _SENDMAIL_NAV:
+            i += 1
+            continue
+        if _SENDMAIL_RULE.match(line):
+            page.close()
+            i += 1
+            continue
+        entry = entry_at(i)
+        if entry:
+            asked = [entry.group(2).strip()]
+            i += 1
+            while not blank(i) and not _SENDMAIL_RULE.match(lines[i]) and not entry_at(i):
+                asked.append(lines[i].strip())
+                i += 1
+            j = i
+            while j < n and blank(j):
+                j += 1
+            if j >= n or _SENDMAIL_RULE.match(lines[j]) or entry_at(j) or section_at(j, section):
+                page.heading(_norm(f"{entry.group(1)} -- {' '.join(asked)}"))
+            else:
+                page.ask(entry.group(1), *asked)
+            continue
+        opening = page.answer == [] and not any(b.strip() for b in page.block)
+        if opening and _SENDMAIL_DATE.match(line):
+            page.flush()
+            page.out.append(stripped)
+            i += 1
+            continue
+        page.block.append(line)
+        i += 1
+    return page.page(), page.qa
+
+
+def sendmail_faq_set() -> NaturalSet:
+    """The sendmail FAQ (Debian ``sendmail-doc``, ``/usr/share/doc/sendmail-doc/faq.txt.gz``:
+    the comp.mail.sendmail FAQ of the Sendmail Consortium, ~95 entries "Q3.27 -- How do I
+    prevent Relaying Denied errors for my clients?", some asked as error messages 'What
+    does "may be forged" mean?') as one plain-text page ``faq.txt`` with every question and
+    the contents lists deleted (:func:`split_sendmail_faq`), beside the package's notes
+    (:data:`SENDMAIL_TEXTS`, as text; over :data:`SENDMAIL_MAX_PAGE_CHARS` out and named)
+    and libmilter's HTML pages (:data:`SENDMAIL_MILTER_HTML`, converted). Entries whose
+    answer is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 58
+    and measured once, with no change to the retriever: an untuned check (helper
+    heldout38)."""
+    root, doc, faq_path = _packaged_doc(SENDMAIL_PACKAGE, SENDMAIL_DOC, SENDMAIL_FAQ)
+    text, qa = split_sendmail_faq(_doc_text(faq_path, "utf-8"))
+    files = {"faq.txt": text}
+    asked = [
+        NaturalQuestion(f"sendmail-faq:{k}", q, ((a, 1.0),), source="faq.txt") for k, q, a in qa
+    ]
+    kept: list[str] = []
+    too_long: list[str] = []
+    for name in SENDMAIL_TEXTS:
+        path = doc / name
+        if path.is_file():
+            note = _doc_text(path, "utf-8").strip() + "\n"
+            rel = name.removesuffix(".gz")
+            if len(note) > SENDMAIL_MAX_PAGE_CHARS:
+                too_long.append(rel)
+            else:
+                files[rel] = note
+                kept.append(rel)
+    milter = doc / SENDMAIL_MILTER_HTML
+    pages = (
+        sorted(p.name for p in milter.iterdir() if p.is_file() and p.name.endswith(".html"))
+        if milter.is_dir()
+        else []
+    )
+    for name in pages:
+        files[f"{SENDMAIL_MILTER_HTML}/{name.removesuffix('.html')}.md"] = page_to_markdown(
+            _doc_text(milter / name, "utf-8")
+        )
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "sendmail-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"sendmail FAQ from {SENDMAIL_PACKAGE} {version} (faq.txt.gz, the web FAQ as plain "
+            "text, one page; its 'QN.M -- ' entries, wrapped lines included, and the contents "
+            f"lists deleted) + the package's documents ({', '.join(kept)}) + libmilter's "
+            f"{len(pages)} HTML pages; over {SENDMAIL_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}; changelogs, NEWS.Debian and op.ps out; answer = "
+            "the text under a question up to the next rule, entry or section, its Date/Updated "
+            f"lines out; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -6208,6 +6415,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "nut-faq": lambda emb: nut_faq_set(),
     "awesome-faq": lambda emb: awesome_faq_set(),
     "fftw-faq": lambda emb: fftw_faq_set(),
+    "sendmail-faq": lambda emb: sendmail_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
