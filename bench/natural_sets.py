@@ -198,6 +198,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   ``Q3.27 -- `` entries): every question and the contents lists deleted, beside the
   package's notes and libmilter's HTML pages (``cf.README`` and ``op.txt`` over the page
   limit, out). Built in stop 58 and measured once: an untuned check (helper heldout38).
+* ``shorewall-faq``: Shorewall's FAQ (Debian ``shorewall-doc``, ``FAQ.htm``: one DocBook XSL
+  page, "(FAQ N)"-labelled ``<h3>``/``<h4>`` entries in ``<h2>`` groups): every question
+  deleted with its label and the contents, beside the manual pages the FAQ links to (one
+  hop; the translations out). Built in stop 58 and measured once: an untuned check (helper
+  heldout37).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -264,6 +269,7 @@ HELD_OUT_SETS = (
     "awesome-faq",
     "fftw-faq",
     "sendmail-faq",
+    "shorewall-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -6377,6 +6383,196 @@ def sendmail_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A one-page DocBook XSL FAQ of labelled sections beside the manual it links (Shorewall)
+# --------------------------------------------------------------------------------------
+
+SHOREWALL_PACKAGE = "shorewall-doc"
+SHOREWALL_DOC = "usr/share/doc/shorewall-doc/html"
+SHOREWALL_FAQ = "FAQ.htm"
+"""Shorewall's FAQ as its author and community wrote it: one DocBook XSL article page,
+``<h2>`` groups ("Port Forwarding (Port Redirection)", "Logging") over ``<h3>`` entries and
+``<h4>`` follow-ups, most titled by the FAQ's own label and a user's words ("(FAQ 1b) I'm
+still having problems with port forwarding"), answers opening with "Answer:"."""
+SHOREWALL_LEFT_OUT = ("GnuCopyright.htm",)
+"""Pages the FAQ links to that stay out all the same: the GNU Free Documentation License
+(legal text, linked from every page's notice). The translations (``FAQ_fr.html``,
+``*_fr``/``*_ru`` pages: the FAQ's questions in French among them) are not linked from the
+FAQ and so never read; nor is the rest of the manual (the corpus is the FAQ and the pages it
+links to, one hop, as ``django-faq`` and ``awesome-faq`` take them: the whole English tree
+is ~2.4 M characters, more than 2 shared cores embed in the time a set is given)."""
+_XSL_ADMONITION = re.compile(
+    r"""(<div\s+class="(?:note|important|caution|warning|tip)"[^<>]*>)\s*"""
+    r"<h([1-6])\b[^<>]*>(.*?)</h\2\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_XSL_CREDIT = re.compile(
+    r"""<h([1-6])\s+class="(?:author|corpauthor|othercredit|editor)"[^<>]*>(.*?)</h\1\s*>""",
+    re.IGNORECASE | re.DOTALL,
+)
+_XSL_SECTION_TITLE = re.compile(
+    r"""<div\s+class="titlepage"><div><div>\s*<h([1-6])\s+class="title"[^<>]*>(.*?)</h\1\s*>""",
+    re.IGNORECASE | re.DOTALL,
+)
+_XSL_ANCHOR = re.compile(r"""<a\s+id="([^"]+)"\s*>""", re.IGNORECASE)
+_SHOREWALL_LABEL = re.compile(r"^\(FAQ\s+([^()]*)\)\s*", re.IGNORECASE)
+_XSL_GENERATED_ID = re.compile(r"^idm?\d+$")
+
+
+def xsl_page_prepared(page_html: str) -> str:
+    """A DocBook XSL page's HTML with its table of contents dropped
+    (:func:`drop_docbook_toc`: every section title again, each FAQ question included) and
+    the headings that title no section made paragraphs: an admonition's "Note" /
+    "Important" / "Caution" / "Warning" / "Tip" (an ``<h3>`` inside its box, as bold text)
+    and the title page's author names (``<h3 class="author">``). As headings they would title
+    the text after them up to the next section: an answer's second half, or, once an FAQ's
+    question headings are deleted, the next questions' answers, under "Important"."""
+    page = drop_docbook_toc(page_html)
+    page = _XSL_ADMONITION.sub(r"\1<p><strong>\3</strong></p>", page)
+    return _XSL_CREDIT.sub(r"<p>\2</p>", page)
+
+
+def xsl_page_markdown(page_html: str) -> str:
+    """A DocBook XSL page (one article or man page) -> markdown-ish text: its ``<hN>``
+    levels kept (:func:`page_to_markdown`), contents, admonition titles and author names as
+    :func:`xsl_page_prepared` leaves them."""
+    return page_to_markdown(xsl_page_prepared(page_html))
+
+
+def split_shorewall_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Shorewall's FAQ page (DocBook XSL, one article) -> (the page as markdown without its
+    questions, [(id, question, answer)]).
+
+    The page is prepared (:func:`xsl_page_prepared`: contents dropped, admonition titles and
+    author names as paragraphs), then cut at its section titles (the ``<hN class="title">``
+    of a ``titlepage``). A section title is a question when the FAQ labels it ("(FAQ 1b) I'm
+    still having problems with port forwarding": the label leaves with it, whatever the
+    title's form), or when it is an unlabelled entry not inside a question's answer, under
+    a group (``<h3>`` or deeper), whose title a person asks (:func:`emacs_faq_asks`: "Where
+    do I find Step by Step Installation and Configuration Instructions?"). Its title leaves
+    the page; its answer is the text under it up to the next section title that is a
+    question or not deeper, so an entry with labelled follow-ups ("(FAQ 1a)" under "(FAQ
+    1)") answers with its text before the first. An unlabelled section inside an answer
+    ("Why was that done?" under FAQ 95) is part of it, its title a bold line (in the answer
+    and the page alike). ``<h2>`` group titles and the article's title stay as headings.
+    Ids: the label (``faq1b``, ``faq2.6`` for "(FAQ 2 .6)"), else the section's anchor
+    unless DocBook generated it (``idm1651``: it changes with every build), else the
+    question's slug; a repeat gets ``-2``. An entry with no text under it asks nothing.
+    Decided from the markup alone."""
+    page = xsl_page_prepared(page_html)
+    heads = list(_XSL_SECTION_TITLE.finditer(page))
+    parts: list[str] = [page_to_markdown(page[: heads[0].start()] if heads else page).strip()]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    open_q: tuple[int, str, str] | None = None  # (level, id, question) being answered
+    answer: list[str] = []
+
+    def close() -> None:
+        if open_q is not None:
+            text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in answer if p)).strip()
+            if text:
+                seen[open_q[1]] = seen.get(open_q[1], 0) + 1
+                n = seen[open_q[1]]
+                qa.append((open_q[1] if n == 1 else f"{open_q[1]}-{n}", open_q[2], text))
+
+    for k, m in enumerate(heads):
+        level = int(m.group(1))
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(page)
+        body = page_to_markdown(page[m.end() : end]).strip()
+        # inline tags joined as written (html_text would space out "“<span>Z</span>”")
+        title = _norm(html.unescape(_TAG.sub("", m.group(2))))
+        label = _SHOREWALL_LABEL.match(title)
+        question = title[label.end() :] if label else title
+        if open_q is not None and level > open_q[0] and not label:
+            line = f"**{title}**"  # a part of the open answer
+            answer += [line, body]
+            parts += [line, body]
+            continue
+        close()
+        open_q, answer = None, []
+        if question and (label or (level >= 3 and emacs_faq_asks(question))):
+            anchor = _XSL_ANCHOR.search(m.group(2))
+            if label:
+                key = "faq" + re.sub(r"\s+", "", label.group(1)).lower()
+            elif anchor and not _XSL_GENERATED_ID.match(anchor.group(1)):
+                key = anchor.group(1)
+            else:
+                key = _slug(question).rstrip("-") or "question"
+            open_q, answer = (level, key, question), [body]
+            parts.append(body)
+            continue
+        parts += [page_to_markdown(page[m.start() : m.end()]).strip(), body]
+    close()
+    text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in parts if p)).strip() + "\n"
+    return text, qa
+
+
+def shorewall_faq_set() -> NaturalSet:
+    """Shorewall's FAQ as Debian's ``shorewall-doc`` ships it
+    (``/usr/share/doc/shorewall-doc/html/FAQ.htm``: DocBook XSL, one page, ~140 entries in
+    21 groups, most labelled "(FAQ N)" and written as a user's complaint or question) with
+    every question deleted (:func:`split_shorewall_faq`), beside the pages of the manual the
+    FAQ links to, one hop (guides and man pages, :func:`xsl_page_markdown`; under
+    :data:`MAX_LINKED_CHARS`, :data:`SHOREWALL_LEFT_OUT` out). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 58 and measured
+    once, with no change to the retriever: an untuned check (helper heldout37)."""
+    root, doc, faq_path = _packaged_doc(SHOREWALL_PACKAGE, SHOREWALL_DOC, SHOREWALL_FAQ)
+    faq_html = _doc_text(faq_path, "utf-8")
+    faq_rel = SHOREWALL_FAQ.removesuffix(".htm") + ".md"
+    text, qa = split_shorewall_faq(faq_html)
+    files = {faq_rel: text}
+    asked = [
+        NaturalQuestion(f"shorewall-faq:{k}", q, ((a, 1.0),), source=faq_rel) for k, q, a in qa
+    ]
+    pages: list[str] = []
+    for m in _LINK.finditer(drop_docbook_toc(faq_html)):
+        href = html.unescape(m.group(1)).split("#", 1)[0]
+        if not href or re.match(r"^[a-z][a-z0-9+.-]*:", href, re.IGNORECASE):
+            continue
+        target = posixpath.normpath(href)
+        if (
+            target.endswith((".htm", ".html"))
+            and target != SHOREWALL_FAQ
+            and target not in SHOREWALL_LEFT_OUT
+            and target not in pages
+            and not target.startswith("..")
+        ):
+            pages.append(target)
+    kept: list[str] = []
+    dropped: list[str] = []
+    for rel in sorted(pages):
+        path = doc / rel
+        if not path.is_file():
+            continue
+        page = xsl_page_markdown(_doc_text(path, "utf-8"))
+        out = re.sub(r"\.html?$", "", rel) + ".md"
+        if len(page) > MAX_LINKED_CHARS:
+            dropped.append(rel)
+            continue
+        files[out] = page
+        kept.append(rel)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "shorewall-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Shorewall FAQ from {SHOREWALL_PACKAGE} {version} (FAQ.htm, DocBook XSL, one "
+            f"page, {len(qa)} questions: its labelled (FAQ N) sections and unlabelled entries "
+            "that ask deleted, labels with them, group titles kept, contents dropped) + the "
+            f"{len(kept)} manual pages it links to, one hop ({', '.join(kept)}; left out, "
+            f"over {MAX_LINKED_CHARS} chars: {', '.join(dropped) or 'none'}; "
+            f"{', '.join(SHOREWALL_LEFT_OUT)}, the translations and the unlinked pages out); "
+            "admonition titles and author names as text; answer = the text under a question "
+            "up to the next question or shallower section; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -6416,6 +6612,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "awesome-faq": lambda emb: awesome_faq_set(),
     "fftw-faq": lambda emb: fftw_faq_set(),
     "sendmail-faq": lambda emb: sendmail_faq_set(),
+    "shorewall-faq": lambda emb: shorewall_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
