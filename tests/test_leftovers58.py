@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from treehop import AsyncTreehop, Treehop
 
 LONG = "\n\n".join(f"Paragraph {i} about the user's garden and its tomatoes." for i in range(40))
@@ -43,3 +45,36 @@ def test_async_add_memory_says_replaced(tmp_path: Path) -> None:
             return first.replaced, again.replaced
 
     assert asyncio.run(run()) == (False, True)
+
+
+def test_cli_tree_counts_a_chunked_file_as_one_leaf(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 80e60c2: "2 directories, 42 leaves (depth 2)": the chunked file a directory, its chunks
+    # leaves; at depth 1 "2 directories, 1 leaf"; tree of the file "0 directories, 40 leaves"
+    from test_cli import run
+
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    sections = (f"## Part {i}\n\n{'Roll out the pods one zone at a time. ' * 8}" for i in range(40))
+    (docs / "big.md").write_text("# Big\n\n" + "\n\n".join(sections))
+    (docs / "small.md").write_text("# Small\n\nBlue green deploys.\n")
+    (docs / "sub" / "b.md").write_text("# B\n\nCanary.\n")
+    idx = ("--index", str(tmp_path / "idx"))
+    assert run(capsys, *idx, "index", str(docs))[0] == 0
+    root = "viking://resources/docs"
+    _, out, _ = run(capsys, *idx, "tree", root, "--depth", "1", "--no-abstract")
+    lines = out.splitlines()
+    chunks = int(lines[1].split("(")[1].split()[0])
+    assert lines[1] == f"├── big.md ({chunks} chunks)" and chunks > 1
+    assert lines[-1] == "1 directory, 2 leaves (depth 1)"
+    _, out, _ = run(capsys, *idx, "tree", root, "--depth", "2", "--no-abstract")
+    assert out.count("#chunk-") == chunks
+    assert out.splitlines()[-1] == "1 directory, 3 leaves (depth 2)"
+    # the file itself: its chunks, then the hint a leaf gets, not a count of its chunks
+    code, out, err = run(capsys, *idx, "tree", f"{root}/big.md", "--no-abstract")
+    assert (code, err) == (0, "")
+    assert out.count("#chunk-") == chunks
+    assert out.splitlines()[-1] == (
+        f"a file of {chunks} chunks: print it with: treehop read {root}/big.md"
+    )
