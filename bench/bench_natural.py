@@ -2,6 +2,7 @@
 
     python bench/bench_natural.py                          # every set, both halves
     python bench/bench_natural.py --test --sets django-faq,gitfaq --json out.json
+    python bench/bench_natural.py --test --sets django-faq,gitfaq --json out.json --resume
     python bench/bench_natural.py --rows flat-dense,find,find-no-collapse --dev
     python bench/bench_natural.py --list-rows
 
@@ -1239,7 +1240,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="RetrievalConfig settings for every treehop row, 'key=value' comma-separated "
         "(e.g. 'question_context_chars=2400,document_context_chars=1600')",
     )
-    ap.add_argument("--json", type=Path, help="write every row to this JSON file")
+    ap.add_argument("--json", type=Path, help="write every row to this JSON file (after every set)")
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --json: keep the sets that file already holds for these rows and halves "
+        "and run only the others (a run stopped midway, run again; its settings must match)",
+    )
     ap.add_argument(
         "--ranks",
         type=Path,
@@ -1285,17 +1292,35 @@ def main(argv: Sequence[str] | None = None) -> None:
         budgets = sorted({b for r in merged for b in r.scores.ctx})
         print_report(merged, budgets)
         return
+    if args.resume and (args.json is None or args.ranks):
+        raise SystemExit(
+            "--resume needs --json FILE (the run to resume) and no --ranks (the ranks of "
+            "the sets it keeps are not in that file)"
+        )
     config = parse_config(args.config)
     cached = bench_embedder(args.embedder)
+    settings = {
+        "embedder": cached.key,
+        "chunk_chars": args.chunk_chars,
+        "config": config,
+        "max_queries": args.max_queries,
+        "budgets": budgets,
+    }
+    table: list[TableRow] = []
     notes: list[str] = []
+    done: set[str] = set()
+    if args.resume and args.json.exists():
+        table, notes, done = resumed(args.json, names, rows, halves, settings)
+        _log(f"--resume: {len(done)} set(s) kept from {args.json}: {', '.join(sorted(done))}")
     if args.chunk_chars is not None:
         notes.append(f"treehop chunk_chars {args.chunk_chars} (find() and flat rows)")
     if config:
         notes.append(f"RetrievalConfig for every treehop row: {config}")
-    table: list[TableRow] = []
     ranks: list[dict[str, Any]] | None = [] if args.ranks else None
     t0 = time.perf_counter()
     for name in names:
+        if name in done:
+            continue
         nset = ns.load_natural_set(name, cached)
         table += evaluate_set(
             nset,
@@ -1310,7 +1335,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             config=config,
         )
         if args.json:  # after every set: a run stopped midway keeps the sets it finished
-            _write_json(args.json, table, notes)
+            _write_json(args.json, table, notes, settings)
     print_report(table, budgets)
     for n in notes:
         print(f"- {n}")
@@ -1324,21 +1349,57 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.ranks and ranks is not None:
         args.ranks.write_text(json.dumps(ranks, indent=0) + "\n")
     if args.json:
-        _write_json(args.json, table, notes)
+        _write_json(args.json, table, notes, settings)
 
 
-def _write_json(path: Path, table: Sequence[TableRow], notes: Sequence[str]) -> None:
-    """Every row so far, the notes and the command line, as ``--merge`` reads them; written
-    to a temporary file first, so an interrupted write never leaves half a file."""
+def _write_json(
+    path: Path,
+    table: Sequence[TableRow],
+    notes: Sequence[str],
+    settings: Mapping[str, Any] | None = None,
+) -> None:
+    """Every row so far, the notes, the command line and the settings ``--resume`` checks,
+    as ``--merge`` reads them; written to a temporary file first, so an interrupted write
+    never leaves half a file."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(
-        json.dumps(
-            {"rows": [r.as_json() for r in table], "notes": list(notes), "argv": sys.argv[1:]},
-            indent=1,
-        )
-        + "\n"
-    )
+    data = {"rows": [r.as_json() for r in table], "notes": list(notes), "argv": sys.argv[1:]}
+    if settings is not None:
+        data["settings"] = dict(settings)
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
     tmp.replace(path)
+
+
+def resumed(
+    path: Path,
+    names: Sequence[str],
+    rows: Sequence[Row],
+    halves: Sequence[str],
+    settings: Mapping[str, Any],
+) -> tuple[list[TableRow], list[str], set[str]]:
+    """``--resume``: the rows and notes of ``path`` to keep, and the sets not to run again.
+
+    A set is done when the file holds every asked row on every asked half for it (its
+    per-kind rows, ``set/kind``, come with it); a set of ``names`` that is not done is
+    dropped from the file and run whole, so no set mixes two runs. Sets the run does not
+    name are kept as they are. A file written with other settings (embedder, chunking,
+    config, query cap, budgets) is refused: its numbers would not compare."""
+    data = json.loads(path.read_text())
+    if data.get("settings") != json.loads(json.dumps(dict(settings))):
+        raise SystemExit(
+            f"--resume: {path} was written with settings {data.get('settings')}, this run "
+            f"has {dict(settings)}; give another --json file"
+        )
+    table = [table_row_from_json(d) for d in data["rows"]]
+    want = {(r.key, h) for r in rows for h in halves}
+    held: dict[str, set[tuple[str, str]]] = {}
+    for t in table:
+        held.setdefault(t.dataset.split("/", 1)[0], set()).add((t.key, t.half))
+    done = {n for n in names if want <= held.get(n, set())}
+    rerun = set(names) - done
+    kept = [t for t in table if t.dataset.split("/", 1)[0] not in rerun]
+    # (a set's notes start with its name; the run-wide ones are written again by main)
+    notes = [n for n in data["notes"] if n.split(":", 1)[0] in held.keys() - rerun]
+    return kept, notes, done
 
 
 if __name__ == "__main__":

@@ -763,3 +763,68 @@ def test_chars10_is_the_text_the_first_ten_results_deliver() -> None:
     assert back.scores.chars10 == pytest.approx(s_big.chars10)
     old = {k: v for k, v in row.as_json().items() if k != "chars@10"}
     assert math.isnan(bn.table_row_from_json(old).scores.chars10)
+
+
+def test_resume_runs_only_the_sets_the_json_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--json`` is written after every set; ``--resume`` keeps the sets that file holds for
+    the asked rows and halves (their rows as they were) and runs only the others; a set
+    lacking a row or a half is run again whole; other settings are refused."""
+    import dataclasses
+
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    class Keyed(BagOfWordsEmbedder):
+        key = "bag-of-words"
+
+    sets = {n: dataclasses.replace(_tiny_set(tmp_path / n), name=n) for n in ("ta", "tb")}
+    stop_at: list[str] = ["tb"]  # the first run is stopped while it loads tb
+
+    def load(name: str, cached: object) -> ns.NaturalSet:
+        if name in stop_at:
+            stop_at.remove(name)
+            raise KeyboardInterrupt
+        return sets[name]
+
+    ran: list[str] = []
+    evaluate = bn.evaluate_set
+
+    def recorded(nset: ns.NaturalSet, *args: object, **kwargs: object) -> object:
+        ran.append(nset.name)
+        return evaluate(nset, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ns, "NATURAL_SETS", ("ta", "tb"))
+    monkeypatch.setattr(ns, "load_natural_set", load)
+    monkeypatch.setattr(bn, "bench_embedder", lambda spec: Keyed())
+    monkeypatch.setattr(bn, "evaluate_set", recorded)
+    out = tmp_path / "run.json"
+    argv = ["--rows", "flat-bm25,find", "--budgets", "400", "--json", str(out)]
+    with pytest.raises(KeyboardInterrupt):
+        bn.main(argv)
+    first = json.loads(out.read_text())
+    assert ran == ["ta"] and {r["dataset"] for r in first["rows"]} == {"ta"}
+
+    bn.main([*argv, "--resume"])
+    assert ran == ["ta", "tb"]  # ta kept, not run again
+    both = json.loads(out.read_text())
+    assert [r for r in both["rows"] if r["dataset"] == "ta"] == first["rows"]
+    assert {(r["dataset"], r["half"], r["row"]) for r in both["rows"]} == {
+        (s, h, k) for s in ("ta", "tb") for h in ("dev", "test") for k in ("flat-bm25", "find")
+    }
+    assert sorted(n.split(":")[0] for n in both["notes"]) == ["ta", "tb"]
+
+    bn.main([*argv, "--resume"])  # nothing left to run
+    assert ran == ["ta", "tb"] and json.loads(out.read_text())["rows"] == both["rows"]
+    # a row the file lacks: every set again, each whole
+    bn.main(["--rows", "flat-bm25,find,flat-dense", *argv[2:], "--resume"])
+    assert ran == ["ta", "tb", "ta", "tb"]
+    rows = json.loads(out.read_text())["rows"]
+    assert len(rows) == 2 * 2 * 3  # (no set holds rows of two runs)
+    # other settings: refused before anything runs
+    capsys.readouterr()
+    with pytest.raises(SystemExit, match="settings"):
+        bn.main([*argv[:3], "500", *argv[4:], "--resume"])
+    with pytest.raises(SystemExit, match="--resume needs --json"):
+        bn.main(["--rows", "find", "--resume"])
+    assert ran == ["ta", "tb", "ta", "tb"]

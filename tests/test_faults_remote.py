@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 import traceback
 from collections.abc import Iterator
@@ -432,6 +433,63 @@ def test_vikingdb_store_fault_is_typed_within_the_deadline(
     # Two bounded calls at most (connect, then one read), plus the SDK's first import.
     assert elapsed < 2 * DEADLINE + 2 * SLACK, f"took {elapsed:.2f}s"
     assert_clean(*exception_texts(info.value), logs.text, secrets=(VOLC_AK, VOLC_SK))
+
+
+ONCE = RetryPolicy(max_retries=0)
+
+
+def test_vikingdb_store_ping_has_the_per_read_timeout_without_a_deadline() -> None:
+    """``deadline_s=None`` leaves each read to ``timeout_s``, the constructor's ping included:
+    the SDK pinged with no timeout, so a silent server held the constructor for good."""
+    from treehop.stores.vikingdb import VikingDBStore, VikingDBUnavailableError
+
+    caught: list[BaseException] = []
+
+    def connect(address: str) -> None:
+        try:
+            VikingDBStore(
+                "c", dimension=4, host=address, scheme="http", ak=VOLC_AK, sk=VOLC_SK,
+                timeout_s=1, retry=ONCE, deadline_s=None,
+            )  # fmt: skip
+        except BaseException as exc:  # (checked below, in the test's thread)
+            caught.append(exc)
+
+    with FaultServer("hang") as srv:
+        worker = threading.Thread(target=connect, args=(srv.address,), daemon=True)
+        t0 = time.monotonic()
+        worker.start()
+        worker.join(1 + SLACK)
+        elapsed = time.monotonic() - t0
+        hung = worker.is_alive()
+    worker.join()  # (the server has stopped: a hung ping ends now)
+    assert not hung, f"the constructor still waited on the ping after {elapsed:.1f}s"
+    assert len(caught) == 1 and isinstance(caught[0], VikingDBUnavailableError), caught
+    assert_clean(*exception_texts(caught[0]), secrets=(VOLC_AK, VOLC_SK))
+
+
+@pytest.mark.parametrize("mode", ["hang", "endless"])
+def test_vikingdb_store_ping_abandoned_at_the_deadline_ends(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thread the deadline abandons ends on its own while the server still misbehaves:
+    the ping reads with ``timeout_s`` (``hang``) and under the size cap (``endless``)."""
+    import treehop.stores.vikingdb as vikingdb_store
+
+    monkeypatch.setattr(vikingdb_store, "MAX_RESPONSE_BYTES", 1024 * 1024)
+    before = set(threading.enumerate())
+    with FaultServer(mode) as srv:
+        with pytest.raises(TreehopError, match=r"deadline|larger than 1048576"):
+            vikingdb_store.VikingDBStore(
+                "c", dimension=4, host=srv.address, scheme="http", ak=VOLC_AK, sk=VOLC_SK,
+                timeout_s=1, retry=ONCE, deadline_s=DEADLINE,
+            )  # fmt: skip
+        callers = [t for t in threading.enumerate() if t not in before]
+        callers = [t for t in callers if t.name == "treehop-deadline-call"]
+        assert callers or mode == "endless"  # (the cap may end that one before the deadline)
+        for t in callers:
+            t.join(1 + SLACK)
+        left = [t for t in callers if t.is_alive()]
+    assert not left, "the abandoned ping still reads from the server"
 
 
 @pytest.mark.parametrize("mode", ["huge", "endless"])

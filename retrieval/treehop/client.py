@@ -440,7 +440,8 @@ class AsyncTreehop:
     async def add_memory(
         self, text: str, *, name: str | None = None, tags: str | Sequence[str] | None = None
     ) -> AddResult:
-        """Store a memory about the user under ``viking://~/memories``."""
+        """Store a memory about the user under ``viking://~/memories``; a ``name`` already
+        used replaces that memory, and the result's ``replaced`` says so."""
         argmod.check_text_value(text, "memory text")
         label = argmod.check_name(name)
 
@@ -455,10 +456,12 @@ class AsyncTreehop:
             return await memory.write_unnamed(self, unnamed, add)
         # (a name that holds other memories is refused: memory.check_memory_target)
         target = self.resolve(f"viking://~/memories/{label}")
-        await memory.check_memory_target(self, target, "add_memory name")
-        return await self.add_resource(
+        replaced = await memory.check_memory_target(self, target, "add_memory name")
+        result = await self.add_resource(
             text, target_uri=f"viking://~/memories/{label}", tags=tags, is_text=True
         )
+        result.replaced = replaced
+        return result
 
     async def add_skill(
         self,

@@ -53,20 +53,24 @@ def has_invisible_format(s: str) -> bool:
     (:func:`treehop.uri.check_new`)."""
     if s.isascii():
         return False
-    last = len(s) - 1
-    for i, ch in enumerate(s):
-        if ch.isascii() or unicodedata.category(ch) != "Cf":
-            continue
-        if ch not in JOINERS or i == 0 or i == last:
-            return True
-        before, after = s[i - 1], s[i + 1]
-        if (
-            before.isascii()
-            or after.isascii()
-            or "Cf" in {unicodedata.category(before), unicodedata.category(after)}
-        ):
-            return True
-    return False
+    return any(
+        not ch.isascii() and unicodedata.category(ch) == "Cf" and unneeded_format_at(s, i)
+        for i, ch in enumerate(s)
+    )
+
+
+def unneeded_format_at(s: str, i: int) -> bool:
+    """Whether ``s[i]``, a format character (category Cf), is one no script needs there: any
+    but a joiner, or a joiner at an end or beside an ASCII or another format character (the
+    rule of :func:`has_invisible_format`, for a caller that walks ``s`` itself)."""
+    if s[i] not in JOINERS or i == 0 or i == len(s) - 1:
+        return True
+    before, after = s[i - 1], s[i + 1]
+    return (
+        before.isascii()
+        or after.isascii()
+        or "Cf" in {unicodedata.category(before), unicodedata.category(after)}
+    )
 
 
 def check_strings(

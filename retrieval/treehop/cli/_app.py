@@ -557,11 +557,12 @@ def cmd_tree(ctx: _Ctx) -> int:
         ctx.json(tree)
         return ExitCode.OK
     render.render_tree(ctx.out, tree, ctx.width, show_abstract=not a.no_abstract)
-    if tree.get("is_leaf"):
+    if render.is_document(tree):
         # (the one line above is all of it; "0 directories, 0 leaves" read as an empty tree.
-        # The hint is the one ls gives a leaf.)
+        # The hint is the one ls gives a leaf; a chunked file's lines are its chunks.)
+        what = "a leaf" if tree.get("is_leaf") else f"a file of {tree.get('chunks', '?')} chunks"
         print(
-            f"a leaf: print it with: treehop read {render.printable(str(tree['uri']))}",
+            f"{what}: print it with: treehop read {render.printable(str(tree['uri']))}",
             file=ctx.out,
         )
         return ExitCode.OK

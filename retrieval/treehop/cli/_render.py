@@ -382,14 +382,22 @@ def render_tree(out: TextIO, node: dict[str, Any], width: int, show_abstract: bo
     walk(node, "")
 
 
+def is_document(node: dict[str, Any]) -> bool:
+    """A leaf, or a chunked file: an inner node over its chunks, but one document to a reader
+    (``treehop read`` prints it whole; :func:`render_tree` shows it as ``name (N chunks)``)."""
+    return bool(node.get("is_leaf")) or node.get("kind") == "file"
+
+
 def count_tree(node: dict[str, Any]) -> tuple[int, int]:
-    """(directories, leaves) shown in a rendered tree, the root excluded."""
+    """(directories, leaves) shown in a rendered tree, the root excluded. A chunked file is
+    one leaf and its chunks none (they are parts of it): counted as a directory over its
+    chunks, ``docs/`` with one 7-chunk file read "2 directories, 7 leaves"."""
     dirs = leaves = 0
     for k in node.get("children") or []:
-        if k.get("is_leaf"):
+        if is_document(k):
             leaves += 1
-        else:
-            dirs += 1
+            continue
+        dirs += 1
         d, f = count_tree(k)
         dirs += d
         leaves += f

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import numpy.typing as npt
 
 from .. import uri as urimod
 from ..errors import IngestError, InputTooLargeError
-from ..validation import is_blank
+from ..validation import is_blank, unneeded_format_at
 from .markup import html_to_markdown, looks_like_rst
 
 MARKDOWN_EXT = {".md", ".markdown", ".mdx"}
@@ -160,14 +161,26 @@ def _addressable(name: str) -> bool:
     """A name that can become a URI segment: valid UTF-8, free of control characters and
     of bidirectional formatting characters (see :data:`_UNSHOWN_NAME`), and of what a new
     URI may not hold (:func:`treehop.uri.unshown_in_new`: line separators, a zero-width
-    space...), so a folder's file is skipped where an add naming it is refused."""
-    if name.isascii():  # the common case, without a per-character loop
-        return name.isprintable()
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:  # undecodable bytes, kept by os as lone surrogates
-        return False
-    return _UNSHOWN_NAME.search(name) is None and urimod.unshown_in_new(name) is None
+    space...), so a folder's file is skipped where an add naming it is refused.
+
+    One pass: ``str.isprintable`` (in C) holds for the usual name, ASCII or not, and every
+    character refused below is unprintable (Cc, Cs, Zl, Zp, Cf); only a name with an
+    unprintable character (a no-break space, a joiner...) is walked, once. (It was an
+    encode, two searches of the same characters and a walk of every non-ASCII name.)"""
+    if name.isprintable():
+        return True
+    for i, ch in enumerate(name):
+        if ch.isprintable():
+            continue
+        cat = unicodedata.category(ch)
+        # controls (C1 included), lone surrogates (undecodable bytes, as os keeps them),
+        # U+2028 / U+2029; a format character (the bidi ones included) unless a needed joiner
+        if cat in _REFUSED_CATEGORIES or (cat == "Cf" and unneeded_format_at(name, i)):
+            return False
+    return True
+
+
+_REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
 
 
 def _printable(rel: str) -> str:

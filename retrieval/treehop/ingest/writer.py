@@ -115,6 +115,10 @@ class AddResult:
     """Files over :attr:`max_file_bytes` (also counted in :attr:`skipped_other`)."""
     max_file_bytes: int = 0
     """The size limit this call applied (``Treehop(max_file_bytes=...)``)."""
+    replaced: bool = False
+    """``add_memory`` with a ``name`` that already held a memory: that memory was replaced
+    (the documented policy, said as ``remember``'s :attr:`MemoryWriteResult.replaced` and the
+    MCP tool's ``replaced`` say it). ``False`` from every other call."""
 
     @property
     def skipped(self) -> int:

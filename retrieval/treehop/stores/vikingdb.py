@@ -317,13 +317,18 @@ class _CappedAdapter:
     was held whole -- the deadline does not help, the SDK's thread goes on reading after it.
     Here a non-streamed answer is read raw (undecoded) to the limit, then decoded through
     :func:`treehop._http.decode_capped`; a streamed one (the SDK's server-sent events) is
-    left as it was. It wraps the session's own adapter (pools, retries, proxies kept)."""
+    left as it was. It wraps the session's own adapter (pools, retries, proxies kept).
+    ``default_timeout`` bounds each socket read of a request sent without a timeout (the
+    SDK's constructor pings with none: a silent server held that thread forever)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, default_timeout: float | None = None) -> None:
         self._inner = inner
+        self._default_timeout = default_timeout
 
     def send(self, request: Any, stream: bool = False, **kwargs: Any) -> Any:
         request.headers["Accept-Encoding"] = accepted_codings()
+        if kwargs.get("timeout") is None and self._default_timeout is not None:
+            kwargs["timeout"] = self._default_timeout
         response = self._inner.send(request, stream=True, **kwargs)
         if stream:
             return response
@@ -364,6 +369,29 @@ def cap_sdk_session(client: Any) -> None:
     for prefix, adapter in list(adapters.items()):
         if not isinstance(adapter, _CappedAdapter):
             session.mount(prefix, _CappedAdapter(adapter))
+
+
+def _sdk_client(timeout_s: int, **kwargs: Any) -> Any:
+    """A ``vikingdb.vector.VikingDB`` client whose session is capped from the start.
+
+    Why: the SDK's constructor pings the service through its fresh ``requests`` session
+    with no timeout, before :func:`cap_sdk_session` can mount :class:`_CappedAdapter`: a
+    silent server held the constructor forever at ``deadline_s=None`` (and, with a
+    deadline, the abandoned thread and its socket for good), and the answer was read
+    uncapped. Mounting the adapter where the SDK builds the session gives the ping the
+    per-read ``timeout_s`` and the size cap of every other call; ``deadline_s`` still
+    bounds the whole constructor (:func:`treehop._http.call_with_deadline`)."""
+    from vikingdb.vector import VikingDB
+
+    class _CappedVikingDB(VikingDB):  # type: ignore[misc]
+        @staticmethod
+        def _build_session(**session_args: Any) -> Any:
+            session = VikingDB._build_session(**session_args)
+            for prefix, adapter in list(session.adapters.items()):
+                session.mount(prefix, _CappedAdapter(adapter, default_timeout=timeout_s))
+            return session
+
+    return _CappedVikingDB(timeout=timeout_s, **kwargs)
 
 
 def call_with_retries(fn: Callable[[], T], *, retry: RetryPolicy, what: str) -> T:
@@ -789,19 +817,17 @@ class VikingDBStore:
             a, s, token = resolve_keys(ak, sk, session_token)
             # One IAM object per client: the SDK binds it to one service and region.
             auth = sdk.IAM(ak=a.get_secret_value(), sk=s.get_secret_value())
-            from vikingdb.vector import VikingDB
-
             what = f"connect to {scheme}://{host}"
             try:
                 client = call_with_deadline(
                     lambda: call_with_retries(
-                        lambda: VikingDB(
+                        lambda: _sdk_client(
+                            self.timeout_s,
                             host=host,
                             region=region,
                             auth=auth,
                             scheme=scheme,
                             sts_token=token.get_secret_value() if token else "",
-                            timeout=self.timeout_s,
                         ),
                         retry=self.retry,
                         what=what,

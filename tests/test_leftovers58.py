@@ -1,0 +1,168 @@
+"""Leftovers, stop 58 (bench/README.md, "(helper leftovers58)"): each test fails on 80e60c2
+and names the row it covers. (The VikingDB ping rows are in test_faults_remote.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treehop import AsyncTreehop, Treehop
+from treehop.ingest import loaders
+
+LONG = "\n\n".join(f"Paragraph {i} about the user's garden and its tomatoes." for i in range(40))
+
+
+def test_add_memory_says_when_a_name_replaced_a_memory(tmp_path: Path) -> None:
+    # 80e60c2: AddResult had no flag; remember() and the MCP tool said replaced, add_memory not
+    with Treehop(tmp_path / "idx", reader_processes=0, chunk_chars=200) as c:
+        first = c.add_memory("I live in Porto", name="home")
+        again = c.add_memory("I live in Lisbon", name="home")
+        other = c.add_memory("I like tea", name="drink")
+        unnamed = c.add_memory("I read at night")
+        assert (first.replaced, again.replaced, other.replaced, unnamed.replaced) == (
+            False,
+            True,
+            False,
+            False,
+        )
+        assert again.root_uri == first.root_uri
+        assert c.read(again.root_uri).strip() == "I live in Lisbon"
+        # a chunked memory (a node with its chunks) is one memory, replaced by its name
+        long = c.add_memory(LONG, name="garden")
+        assert long.chunks > 1 and not long.replaced
+        assert c.add_memory("A small garden.", name="garden").replaced
+        assert c.add_memory(LONG, name="garden").replaced
+        # other writers never set it
+        assert not c.add_resource("Some notes.", name="notes").replaced
+
+
+def test_async_add_memory_says_replaced(tmp_path: Path) -> None:
+    async def run() -> tuple[bool, bool]:
+        async with AsyncTreehop(tmp_path / "idx", reader_processes=0) as c:
+            first = await c.add_memory("I live in Porto", name="home")
+            again = await c.add_memory("I live in Lisbon", name="home")
+            return first.replaced, again.replaced
+
+    assert asyncio.run(run()) == (False, True)
+
+
+def test_cli_tree_counts_a_chunked_file_as_one_leaf(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 80e60c2: "2 directories, 42 leaves (depth 2)": the chunked file a directory, its chunks
+    # leaves; at depth 1 "2 directories, 1 leaf"; tree of the file "0 directories, 40 leaves"
+    from test_cli import run
+
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    sections = (f"## Part {i}\n\n{'Roll out the pods one zone at a time. ' * 8}" for i in range(40))
+    (docs / "big.md").write_text("# Big\n\n" + "\n\n".join(sections))
+    (docs / "small.md").write_text("# Small\n\nBlue green deploys.\n")
+    (docs / "sub" / "b.md").write_text("# B\n\nCanary.\n")
+    idx = ("--index", str(tmp_path / "idx"))
+    assert run(capsys, *idx, "index", str(docs))[0] == 0
+    root = "viking://resources/docs"
+    _, out, _ = run(capsys, *idx, "tree", root, "--depth", "1", "--no-abstract")
+    lines = out.splitlines()
+    chunks = int(lines[1].split("(")[1].split()[0])
+    assert lines[1] == f"├── big.md ({chunks} chunks)" and chunks > 1
+    assert lines[-1] == "1 directory, 2 leaves (depth 1)"
+    _, out, _ = run(capsys, *idx, "tree", root, "--depth", "2", "--no-abstract")
+    assert out.count("#chunk-") == chunks
+    assert out.splitlines()[-1] == "1 directory, 3 leaves (depth 2)"
+    # the file itself: its chunks, then the hint a leaf gets, not a count of its chunks
+    code, out, err = run(capsys, *idx, "tree", f"{root}/big.md", "--no-abstract")
+    assert (code, err) == (0, "")
+    assert out.count("#chunk-") == chunks
+    assert out.splitlines()[-1] == (
+        f"a file of {chunks} chunks: print it with: treehop read {root}/big.md"
+    )
+
+
+# -- loaders._addressable: one pass, the same answers ------------------------------------------
+
+_OLD_UNSHOWN_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_OLD_UNSHOWN = re.compile(r"[\x80-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _old_has_invisible_format(s: str) -> bool:
+    if s.isascii():
+        return False
+    last = len(s) - 1
+    for i, ch in enumerate(s):
+        if ch.isascii() or unicodedata.category(ch) != "Cf":
+            continue
+        if ch not in "\u200c\u200d" or i == 0 or i == last:
+            return True
+        before, after = s[i - 1], s[i + 1]
+        if (
+            before.isascii()
+            or after.isascii()
+            or "Cf" in {unicodedata.category(before), unicodedata.category(after)}
+        ):
+            return True
+    return False
+
+
+def _old_addressable(name: str) -> bool:
+    """80e60c2's loaders._addressable and what it called, verbatim: the reference."""
+    if name.isascii():
+        return name.isprintable()
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    if _OLD_UNSHOWN_NAME.search(name) is not None:
+        return False
+    return not (_OLD_UNSHOWN.search(name) or _old_has_invisible_format(name))
+
+
+_TRICKY = st.sampled_from(
+    "\u200c\u200d\u200b\u2060\ufeff\xad\u200e\u202e\u2066\u2028\u2029\x9b\x85\x00\x1f\x7f"
+    "\xa0\u3000\ud800\udfff\ue000\U000e0041\u0600\u061c\U0001f469\u0628\u0915a \u4e2d"
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(st.one_of(st.characters(codec=None, exclude_categories=()), _TRICKY), max_size=40))
+def test_addressable_answers_as_before(name: str) -> None:
+    assert loaders._addressable(name) is _old_addressable(name)
+
+
+def _calls(fn: Callable[[], object]) -> int:
+    """Function calls (Python and C) made while ``fn`` runs: the work a name costs."""
+    n = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal n
+        n += event in ("call", "c_call")
+
+    sys.setprofile(count)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return n
+
+
+@pytest.mark.parametrize(
+    "unit", ["设计文档", "résumé", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"]
+)
+def test_addressable_is_one_pass(unit: str) -> None:
+    # 80e60c2: a non-ASCII name was encoded, searched twice for the same characters and
+    # walked character by character in Python (calls grew with its length)
+    short, long = unit, unit * 60
+    assert loaders._addressable(short) and loaders._addressable(long)
+    grows = _calls(lambda: loaders._addressable(long)) - _calls(lambda: loaders._addressable(short))
+    if unit.isprintable():
+        assert grows == 0  # one str.isprintable, in C, whatever the length
+    else:  # (a joiner: the one walk, a few calls per character, none more per repeat)
+        assert grows <= 4 * (len(long) - len(short))
