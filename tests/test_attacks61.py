@@ -1,0 +1,89 @@
+"""Adversarial pass attacks61 (after stop 57: leaf targets, ``uri.within_any``, the new filter
+ops, ``SessionNotFoundError``).
+
+Each test was written failing first (bench/README.md, "Adversarial pass (helper attacks61)").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from treehop import Treehop
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+# -- 1. find(target_uri=<one memory turn>): the slot carries no turn outside the target ----------
+
+SESSION = "viking://~/memories/conversations/c1/s1"
+TURNS = [
+    ("Ann", "Did you go to the pottery workshop?"),
+    ("Bob", "Yes, last Saturday, it was great."),
+    ("Ann", "What did you make there?"),
+    ("Bob", "A bowl for my mother, and my bank pin is 4321."),
+    ("Ann", "I am training for the Berlin marathon."),
+]
+
+
+@pytest.fixture(scope="module")
+def chat() -> Iterator[Treehop]:
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.add_messages(
+            [{"speaker": s, "content": t} for s, t in TURNS],
+            conversation_id="c1",
+            session_id="s1",
+            session_time="2024-03-01T10:00:00Z",
+        )
+        yield c
+
+
+def _turn(i: int) -> str:
+    return f"{SESSION}/turn-{i:05d}"
+
+
+def _outside_text(targets: list[int]) -> list[str]:
+    """The turns' texts a scope of ``targets`` leaves out."""
+    return [t for i, (_, t) in enumerate(TURNS) if i not in targets]
+
+
+@pytest.mark.parametrize("targets", [[0], [3], [0, 2], [1, 4]])
+@pytest.mark.parametrize("call", ["find", "search", "find_many"])
+def test_a_turn_target_carries_no_turn_outside_it(
+    chat: Treehop, targets: list[int], call: str
+) -> None:
+    """Before: ``find("pottery workshop", target_uri=<turn-00000>)`` returned that turn with
+    the session's four other turns in ``collapsed`` and ``slot_text`` (the bank pin of turn 3
+    included): a scope naming one turn showed the whole conversation. Now a slot stops at a
+    turn outside every target, as it stops at a turn the filters exclude."""
+    uris = [_turn(i) for i in targets]
+    q = "pottery workshop bowl marathon Saturday"
+    if call == "find_many":
+        results = chat.find_many([q, "what did you make"], target_uri=uris, limit=5)
+    else:
+        results = [getattr(chat, call)(q, target_uri=uris, limit=5)]
+    assert results[0].contexts()
+    for res in results:
+        hits = res.contexts()
+        assert all(m.uri in uris for m in hits)
+        assert all(c.uri in uris for m in hits for c in m.collapsed)
+        shown = "\n".join(m.slot_text for m in hits)
+        assert [t for t in _outside_text(targets) if t in shown] == []
+
+
+def test_an_assembled_block_of_a_turn_target_holds_that_turn_only(chat: Treehop) -> None:
+    block = chat.assemble_context("pottery workshop", target_uri=_turn(0), max_tokens=2000)
+    assert TURNS[0][1] in block.text
+    assert [t for t in _outside_text([0]) if t in block.text] == []
+
+
+def test_adjacent_turn_targets_and_the_session_target_keep_their_exchange(chat: Treehop) -> None:
+    """The controls: two adjacent targeted turns share one slot, and the session (or the
+    conversation) as the target still carries every turn of the exchange."""
+    pair = chat.find("pottery workshop Saturday", target_uri=[_turn(0), _turn(1)], limit=5)
+    assert [m.uri for m in pair.contexts()] == [_turn(0)]
+    assert [c.uri for c in pair.contexts()[0].collapsed] == [_turn(1)]
+    for scope in (SESSION, "viking://~/memories/conversations"):
+        whole = chat.find("pottery workshop", target_uri=scope, limit=3).contexts()[0]
+        assert whole.uri == _turn(0)
+        assert [c.uri for c in whole.collapsed] == [_turn(i) for i in range(1, 5)]
