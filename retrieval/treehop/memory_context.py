@@ -413,9 +413,7 @@ async def gather_slots(
     sessions = _KnownFirst(fetched, known or {})
     windows: dict[str, Window] | None = {} if window is not None else None
     while True:
-        slots, missing = plan_slots(
-            groups, sessions, budget, limit, windows=windows, inside=inside
-        )
+        slots, missing = plan_slots(groups, sessions, budget, limit, windows=windows, inside=inside)
         if missing is None:
             return slots
         if isinstance(missing, WindowWant):
