@@ -7,10 +7,12 @@ Each test was written failing first (bench/README.md, "Adversarial pass (helper 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from treehop import Treehop
+from treehop.cli import ClientOptions, ExitCode, main
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -87,3 +89,39 @@ def test_adjacent_turn_targets_and_the_session_target_keep_their_exchange(chat: 
         whole = chat.find("pottery workshop", target_uri=scope, limit=3).contexts()[0]
         assert whole.uri == _turn(0)
         assert [c.uri for c in whole.collapsed] == [_turn(i) for i in range(1, 5)]
+
+
+# -- 2. the command line tells a missing session from a missing URI by type, not by text --------
+
+
+def _cli_client(options: ClientOptions) -> Treehop:
+    return Treehop(options.path, user=options.user, embedder=BagOfWordsEmbedder(), tagger=None)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "viking://resources/session-notes/missing.md",
+        "viking://resources/no-session",
+        "viking://~/memories/sessions",
+    ],
+)
+def test_a_missing_uri_that_says_session_still_gets_the_tree_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], uri: str
+) -> None:
+    """Before: ``treehop read viking://resources/session-notes/missing.md`` printed no hint:
+    the hint was left out when the error's text held the word "session" (meant for a
+    missing session id), so any URI holding it lost the way to see what is there. The
+    lead's 80e60c2 told the two apart by type in the MCP server; the command line now does
+    too."""
+    index = tmp_path / "index"
+    with Treehop(index, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.remember("Run helm rollback.", name="rollback")
+    code = main(["read", uri, "--index", str(index)], client_factory=_cli_client)
+    _, err = capsys.readouterr()
+    assert code == ExitCode.NOT_FOUND
+    assert "see what is there with: treehop tree viking://resources" in err, err
+    code = main(["session", "show", "0" * 32, "--index", str(index)], client_factory=_cli_client)
+    _, err = capsys.readouterr()
+    assert code == ExitCode.NOT_FOUND and "no session" in err
+    assert "treehop tree" not in err, err  # (a session is not a URI: no tree hint)
