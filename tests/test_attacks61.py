@@ -13,6 +13,7 @@ import pytest
 
 from treehop import Treehop
 from treehop.cli import ClientOptions, ExitCode, main
+from treehop.errors import NotFoundError
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -125,3 +126,21 @@ def test_a_missing_uri_that_says_session_still_gets_the_tree_hint(
     _, err = capsys.readouterr()
     assert code == ExitCode.NOT_FOUND and "no session" in err
     assert "treehop tree" not in err, err  # (a session is not a URI: no tree hint)
+
+
+# -- 3. unknown targets are named bounded --------------------------------------------------------
+
+
+def test_unknown_targets_are_named_bounded(chat: Treehop) -> None:
+    """Before: 100 unknown targets of 2,000 characters each (the most ``target_uri`` takes)
+    raised a NotFoundError of 202,311 characters, every URI quoted whole (an MCP answer, a
+    log line). Now the first ten are named, each to 200 characters, and the rest counted."""
+    targets = [f"viking://resources/{'a' * 2000}{i:03d}" for i in range(100)]
+    for call in ("find", "search"):
+        with pytest.raises(NotFoundError) as err:
+            getattr(chat, call)("pottery", target_uri=targets)
+        text = str(err.value)
+        assert len(text) < 3000, len(text)
+        assert "and 90 more" in text and text.startswith("unknown target URI(s): viking://")
+    with pytest.raises(NotFoundError, match=r"^unknown target URI\(s\): viking://resources/x$"):
+        chat.find("pottery", target_uri="viking://resources/x")  # (one short URI: as before)

@@ -627,7 +627,10 @@ class AsyncTreehop:
                 if n is None and r not in spaces
             ]
             if missing:
-                raise NotFoundError(f"unknown target URI(s): {', '.join(missing)}")
+                # (named bounded: 100 targets of 2,048 characters made a 200 KB message)
+                more = f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""
+                shown = ", ".join(t[:200] for t in missing[:10])
+                raise NotFoundError(f"unknown target URI(s): {shown}{more}")
             return roots
         if ctype is not None:
             return [self.root(ctype)]
