@@ -13,7 +13,7 @@ import pytest
 
 from treehop import Treehop
 from treehop.cli import ClientOptions, ExitCode, main
-from treehop.errors import NotFoundError
+from treehop.errors import InvalidQueryError, NotFoundError
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -144,3 +144,51 @@ def test_unknown_targets_are_named_bounded(chat: Treehop) -> None:
         assert "and 90 more" in text and text.startswith("unknown target URI(s): viking://")
     with pytest.raises(NotFoundError, match=r"^unknown target URI\(s\): viking://resources/x$"):
         chat.find("pottery", target_uri="viking://resources/x")  # (one short URI: as before)
+
+
+# -- 4. a context session id the ledger accepts is one the store can keep ------------------------
+
+
+@pytest.mark.parametrize("sid", ["a..b", "thread..1", "x" * 60 + "..", "v1..2..3"])
+def test_a_context_session_id_with_two_dots_is_refused_as_a_query_error(
+    tmp_path: Path, sid: str
+) -> None:
+    """Before: ``assemble_context(q, session_id="a..b")`` passed the ledger's check (letters,
+    digits, '_', '.', '-') and then failed in the store as ``StoreError: invalid state key
+    'context/<user>/a..b'`` (a backend failure naming an internal key; the MCP ``context``
+    tool said the same). Now it is an InvalidQueryError, raised before anything is read or
+    written, naming the rule."""
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.remember("pottery workshop notes", name="n")
+        with pytest.raises(InvalidQueryError, match=r"'\.\.'"):
+            c.assemble_context("pottery", session_id=sid)
+        ok = c.assemble_context("pottery", session_id="a.b")
+        assert ok.uris and c.assemble_context("pottery", session_id="a.b").uris == []
+
+
+@pytest.mark.parametrize("thread", ["user..1", "a..b", "run..", "x.y"])
+def test_a_langgraph_thread_id_with_two_dots_still_dedups(tmp_path: Path, thread: str) -> None:
+    """The middleware keeps a safe thread id as the session id (else a digest of it); a
+    thread id holding '..' was kept, and every turn of that thread then failed with the
+    store's StoreError. Such an id is now digested like any other unsafe one."""
+    from langchain_treehop.middleware import session_for_thread
+
+    sid = session_for_thread(thread)
+    assert ".." not in sid
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.remember("pottery workshop notes", name="n")
+        assert c.assemble_context("pottery", session_id=sid).uris
+        assert c.assemble_context("pottery", session_id=sid).uris == []
+
+
+def test_a_user_name_with_two_dots_keeps_a_context_ledger_of_its_own(tmp_path: Path) -> None:
+    """User names may hold '..' (``john..doe``), but the ledger's key ``context/<user>/<id>``
+    may not: every ``assemble_context(session_id=...)`` of such a user failed with the
+    store's StoreError. Its key now names the user by a digest that no user name can spell
+    (a key segment may start with '_', a user name may not); two users' ledgers stay apart."""
+    index = tmp_path / "idx"
+    for user in ("john..doe", "john.doe", "a..b..c"):
+        with Treehop(index, embedder=BagOfWordsEmbedder(), tagger=None, user=user) as c:
+            c.remember("pottery workshop notes", name="n")
+            assert c.assemble_context("pottery", session_id="s1").uris, user
+            assert c.assemble_context("pottery", session_id="s1").uris == [], user
