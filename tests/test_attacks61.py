@@ -192,3 +192,58 @@ def test_a_user_name_with_two_dots_keeps_a_context_ledger_of_its_own(tmp_path: P
             c.remember("pottery workshop notes", name="n")
             assert c.assemble_context("pottery", session_id="s1").uris, user
             assert c.assemble_context("pottery", session_id="s1").uris == [], user
+
+
+# -- 5. find's context_type and target_uri together: the intersection, as search() -------------
+
+
+@pytest.fixture
+def mixed() -> Iterator[Treehop]:
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.remember("pottery notes of a workshop", name="n")
+        c.add_resource("pottery resource text", target_uri="viking://resources/p.txt")
+        yield c
+
+
+NOTE = "viking://~/memories/notes/n"
+PAGE = "viking://resources/p.txt"
+
+
+def test_find_keeps_only_the_targets_of_its_context_type(mixed: Treehop) -> None:
+    """Before: ``find(q, context_type="memory", target_uri=[<resource>, <memories>])``
+    returned the resource too (find_many and the LangChain retriever's find mode the same),
+    where ``search(context_types=["memory"])`` keeps the memory targets: the context type
+    was dropped whenever targets were given. Now find narrows the targets to it."""
+    targets = [PAGE, "viking://~/memories"]
+    res = mixed.find("pottery", context_type="memory", target_uri=targets)
+    assert [m.uri for m in res.contexts()] == [NOTE]
+    batch = mixed.find_many(["pottery", "workshop"], context_type="memory", target_uri=targets)
+    assert all(m.uri == NOTE for r in batch for m in r.contexts()) and batch[0].contexts()
+    both = mixed.find("pottery", target_uri=targets).contexts()
+    assert {m.uri for m in both} == {NOTE, PAGE}  # (the control: no context type, both)
+
+
+@pytest.mark.parametrize("call", ["find", "find_many"])
+def test_find_refuses_targets_outside_its_context_type_before_any_work(
+    mixed: Treehop, call: str
+) -> None:
+    """No target of the context type: refused (as search() refuses it), not answered with
+    the other type's hits, and before anything is embedded."""
+    before = mixed.aio._embedder.calls
+    with pytest.raises(InvalidQueryError, match="do not overlap"):
+        if call == "find":
+            mixed.find("pottery", context_type="memory", target_uri=PAGE)
+        else:
+            mixed.find_many(["pottery"], context_type="resource", target_uri=[NOTE])
+    assert mixed.aio._embedder.calls == before
+    mixed.find("pottery", context_type="memory", target_uri=NOTE)
+    assert mixed.aio._embedder.calls > before  # (the counter counts a find's embedding)
+
+
+def test_the_langchain_retriever_keeps_its_context_types_with_targets(mixed: Treehop) -> None:
+    from langchain_treehop import TreehopRetriever
+
+    r = TreehopRetriever(
+        client=mixed, context_types=["memory"], target_uri=[PAGE, "viking://~/memories"]
+    )
+    assert [d.metadata["uri"] for d in r.invoke("pottery")] == [NOTE]
