@@ -80,6 +80,32 @@ def test_an_assembled_block_of_a_turn_target_holds_that_turn_only(chat: Treehop)
     assert [t for t in _outside_text([0]) if t in block.text] == []
 
 
+def test_a_turn_target_on_a_remote_store_carries_no_turn_outside_it() -> None:
+    """The same on a store that cannot read a session by order (VikingDB, over the fake
+    service: the session is searched whole, the other path of the slot's growth)."""
+    from test_vikingdb_store import AK, SK, make_store
+
+    from fake_servers.vikingdb_server import FakeVikingDB
+
+    with FakeVikingDB(ak=AK, sk=SK) as srv:
+        store = make_store(srv, dim=BagOfWordsEmbedder.dimension)
+        with Treehop(embedder=BagOfWordsEmbedder(), store=store, tagger=None) as c:
+            c.add_messages(
+                [{"speaker": s, "content": t} for s, t in TURNS],
+                conversation_id="c1",
+                session_id="s1",
+                session_time="2024-03-01T10:00:00Z",
+            )
+            for targets in ([0], [3], [1, 3]):
+                uris = [_turn(i) for i in targets]
+                res = c.find("pottery workshop bowl Saturday", target_uri=uris, limit=5)
+                hits = res.contexts()
+                assert hits and all(m.uri in uris for m in hits)
+                assert all(x.uri in uris for m in hits for x in m.collapsed)
+            whole = c.find("pottery workshop", target_uri=SESSION, limit=3).contexts()[0]
+            assert len(whole.collapsed) == 4  # (the control: the session's exchange)
+
+
 def test_adjacent_turn_targets_and_the_session_target_keep_their_exchange(chat: Treehop) -> None:
     """The controls: two adjacent targeted turns share one slot, and the session (or the
     conversation) as the target still carries every turn of the exchange."""
