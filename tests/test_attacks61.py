@@ -273,3 +273,44 @@ def test_the_langchain_retriever_keeps_its_context_types_with_targets(mixed: Tre
         client=mixed, context_types=["memory"], target_uri=[PAGE, "viking://~/memories"]
     )
     assert [d.metadata["uri"] for d in r.invoke("pottery")] == [NOTE]
+
+
+# -- 6. a vector store's target_uri stays under its base_uri ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "viking://resources/tenant-ab",  # a prefix sibling: another store's base
+        "viking://resources",  # the base's parent
+        "viking://~/memories",  # the user's memories (conversation turns)
+        ["viking://resources/tenant-a/x.md", "viking://resources/tenant-ab"],
+    ],
+)
+def test_a_vector_stores_target_outside_its_base_is_refused(target: object) -> None:
+    """Before: ``TreehopVectorStore(base_uri=".../tenant-a").similarity_search(q,
+    target_uri="viking://resources/tenant-ab")`` searched the other store's subtree and
+    answered its passages (``viking://~/memories``: the user's conversation turns, as
+    Documents), though its searches are "scoped to base_uri". Now a target outside the base
+    is an InvalidQueryError, in LangChain's and LlamaIndex's stores alike; one under it
+    (a ``viking://`` URI or a path) still narrows the search."""
+    from llama_index.core.vector_stores.types import VectorStoreQuery
+
+    from langchain_treehop import TreehopVectorStore
+    from llama_index.vector_stores.treehop import TreehopVectorStore as LIStore
+
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        a = TreehopVectorStore(client=th, base_uri="viking://resources/tenant-a")
+        b = TreehopVectorStore(client=th, base_uri="viking://resources/tenant-ab")
+        a.add_texts(["pottery of tenant a"], metadatas=[{"source": "x.md"}])
+        b.add_texts(["pottery of tenant ab"], metadatas=[{"source": "y.md"}])
+        th.remember("pottery note of the user", name="n")
+        with pytest.raises(InvalidQueryError, match="base_uri"):
+            a.similarity_search("pottery", k=5, target_uri=target)
+        li = LIStore(client=th, base_uri="viking://resources/tenant-a")
+        vec = BagOfWordsEmbedder().embed_query("pottery").tolist()
+        with pytest.raises(InvalidQueryError, match="base_uri"):
+            li.query(VectorStoreQuery(query_embedding=vec, similarity_top_k=5), target_uri=target)
+        for inside in ("x.md", "viking://resources/tenant-a/x.md", "viking://resources/tenant-a"):
+            docs = a.similarity_search("pottery", k=5, target_uri=inside)
+            assert [d.page_content for d in docs] == ["pottery of tenant a"], inside
