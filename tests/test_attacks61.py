@@ -6,6 +6,7 @@ Each test was written failing first (bench/README.md, "Adversarial pass (helper 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,13 @@ import pytest
 
 from treehop import Treehop
 from treehop.cli import ClientOptions, ExitCode, main
-from treehop.errors import InvalidQueryError, NotFoundError
+from treehop.errors import (
+    IndexCorruptError,
+    InvalidQueryError,
+    NotFoundError,
+    SessionNotFoundError,
+)
+from treehop.sessions import MemoryState, SessionStore
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -314,3 +321,77 @@ def test_a_vector_stores_target_outside_its_base_is_refused(target: object) -> N
         for inside in ("x.md", "viking://resources/tenant-a/x.md", "viking://resources/tenant-a"):
             docs = a.similarity_search("pottery", k=5, target_uri=inside)
             assert [d.page_content for d in docs] == ["pottery of tenant a"], inside
+
+
+# -- 7. a damaged session of one user: no other user's call reads it --------------------------
+
+
+def _damaged_alice() -> tuple[MemoryState, str, str]:
+    """A state holding Alice's session whose first message's content was damaged into a
+    dict holding her pin (another program, a bad restore), and Bob's session."""
+    state = MemoryState()
+    store = SessionStore(state)
+    alice = store.create_session("alice")
+    store.add_message(alice, "user", "my bank pin is 4321", user="alice")
+    bob = store.create_session("bob")
+    raw = json.loads(state.get_state(f"sessions/{alice}"))
+    raw["messages"][0]["content"] = {"pin": "4321"}
+    state.put_state(f"sessions/{alice}", json.dumps(raw).encode())
+    return state, alice, bob
+
+
+def test_another_users_damaged_session_reads_as_missing() -> None:
+    """Before: Bob's ``get`` / ``delete`` / ``add_message`` / ``context_for_intent`` of
+    Alice's damaged session raised IndexCorruptError quoting pydantic's error, whose
+    ``input_value={'pin': '4321'}`` is Alice's text (and told her id exists: a missing id is
+    SessionNotFoundError). Now it is SessionNotFoundError, word for word as a missing id."""
+    state, alice, _ = _damaged_alice()
+    bob = SessionStore(state).for_user("bob")
+    missing = "f" * 32
+    for call in (
+        bob.get,
+        bob.delete,
+        bob.context_for_intent,
+        lambda s: bob.add_message(s, "user", "hi"),
+    ):
+        with pytest.raises(SessionNotFoundError) as theirs:
+            call(alice)
+        with pytest.raises(SessionNotFoundError) as absent:
+            call(missing)
+        assert str(theirs.value).replace(alice, "X") == str(absent.value).replace(missing, "X")
+    assert json.loads(state.get_state(f"sessions/{alice}"))["user"] == "alice"  # untouched
+
+
+def test_a_damaged_session_does_not_break_another_users_listing() -> None:
+    """Before: Bob's ``list_sessions()`` read every session and raised Alice's
+    IndexCorruptError (her pin in it); his own sessions could not be listed at all."""
+    state, _, bob_sid = _damaged_alice()
+    bob = SessionStore(state).for_user("bob")
+    assert [s.session_id for s in bob.list_sessions()] == [bob_sid]
+
+
+def test_the_owner_is_told_the_session_is_damaged_without_its_text() -> None:
+    """Alice is still told her session is unreadable (IndexCorruptError), naming the field
+    and the problem, not the damaged value (the message went to logs and MCP answers)."""
+    state, alice, _ = _damaged_alice()
+    owner = SessionStore(state).for_user("alice")
+    for call in (lambda: owner.get(alice), owner.list_sessions):
+        with pytest.raises(IndexCorruptError) as err:
+            call()
+        text = str(err.value)
+        assert "4321" not in text and "pin" not in text
+        assert alice in text and "messages.0.content" in text
+
+
+def test_a_session_deleted_by_another_process_leaves_the_listing_whole() -> None:
+    """A store that listed a session another process then deleted raised that session's
+    SessionNotFoundError from ``list_sessions()``; the listing now leaves it out."""
+    state = MemoryState()
+    first = SessionStore(state)
+    a, b = first.create_session("ann"), first.create_session("ann")
+    other = SessionStore(state)
+    other.delete(a)
+    reader = SessionStore(state)  # (its index lists both: read before the delete's update)
+    reader._index = [a, b]
+    assert [s.session_id for s in reader.list_sessions()] == [b]
+    assert [s.session_id for s in reader.for_user("ann").list_sessions()] == [b]
