@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from treehop import Treehop
 from treehop.cli import ClientOptions, ExitCode, main
@@ -395,3 +397,33 @@ def test_a_session_deleted_by_another_process_leaves_the_listing_whole() -> None
     reader._index = [a, b]
     assert [s.session_id for s in reader.list_sessions()] == [b]
     assert [s.session_id for s in reader.for_user("ann").list_sessions()] == [b]
+
+
+_ID_TEXT = st.one_of(
+    st.text(alphabet="ab.-_9", min_size=1, max_size=12),
+    st.text(alphabet=st.sampled_from("ab.-_9Z/é \u202e"), max_size=70),
+)
+_USER = st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,20}\Z")
+
+
+@settings(max_examples=300, deadline=None)
+@given(sid=_ID_TEXT, user=_USER, thread=_ID_TEXT)
+@example(sid="a..b", user="u", thread="t")  # (the regressions, found rarely at random)
+@example(sid="a", user="john..doe", thread="t")
+@example(sid="a", user="u", thread="user..1")
+def test_every_accepted_context_session_makes_a_state_key(sid: str, user: str, thread: str) -> None:
+    """The property behind section 4: a session id the ledger accepts, for any valid user,
+    is a key the stores accept (``check_state_key``), and the middleware's session of any
+    thread id is one the ledger accepts."""
+    from langchain_treehop.middleware import session_for_thread
+    from treehop.context_assembly import ContextLedger
+    from treehop.stores._state_blobs import check_state_key
+
+    ledger = ContextLedger(MemoryState(), user)
+    try:
+        key = ledger._key(sid)
+    except InvalidQueryError:
+        pass
+    else:
+        check_state_key(key)
+    ledger._key(session_for_thread(thread or "t"))
