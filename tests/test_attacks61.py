@@ -427,3 +427,107 @@ def test_every_accepted_context_session_makes_a_state_key(sid: str, user: str, t
     else:
         check_state_key(key)
     ledger._key(session_for_thread(thread or "t"))
+
+
+# -- 8. (held) the new filter ops answer alike in every store, on hostile values -------------
+
+_VALUES: list[object] = [
+    *("", [], None, 0, False, {}, ["", "x"], "İstanbul", "STRASSE", "straße", "a%b_c"),
+    *("(.*)+", "[a-z]", "x" * 5000, "ǅ", 1.5, [1, 2], ["A%", "b"], "é", "e\u0301", True),
+    *("null", [None], [[]], {"a": "x"}, "\\", "a'b\"c"),
+]
+_NEEDLES = ["%", "_", "a%b", ".*", "(.*)+", "[a-z]", "STRASSE", "ss", "i̇stanbul", "x", "é"]
+_NEEDLES += ["\\", "'", '"', "null", "A"]
+
+
+def _hostile_filters() -> list[dict[str, object]]:
+    out: list[dict[str, object]] = [
+        {"op": "empty", "field": "v"},
+        {"op": "not_empty", "field": "v"},
+        {
+            "op": "or",
+            "conds": [
+                {"op": "empty", "field": "v"},
+                {"op": "text_match", "field": "v", "value": "x"},
+            ],
+        },
+        {
+            "op": "and",
+            "conds": [
+                {"op": "not_empty", "field": "v"},
+                {"op": "must_not", "field": "v", "conds": ["x"]},
+            ],
+        },
+    ]
+    for value in _NEEDLES:
+        for op in ("text_match", "text_match_not"):
+            for fold in (False, True):
+                out.append({"op": op, "field": "v", "value": value, "ignore_case": fold})
+    return out
+
+
+def test_the_new_filter_ops_answer_alike_in_every_store(tmp_path: Path) -> None:
+    """text_match(_not) / (not_)empty on values a remote engine could read otherwise (LIKE's
+    ``%`` / ``_``, regex metacharacters, case folds that change length, empty lists and
+    dicts, null, JSON-looking strings, 5,000 characters): the embedded store, Milvus (lite,
+    real client) and VikingDB (the fake service) return exactly the DSL's matches (68
+    filters x 28 leaves; held on 80e60c2 too: the remote stores evaluate these ops in
+    Python, regex metacharacters are literal)."""
+    import numpy as np
+    from pymilvus import MilvusClient
+
+    from test_vikingdb_store import AK, SK, make_store
+    from treehop.filters import MetadataFilter
+    from treehop.models import ContextType, Node
+    from treehop.stores.base import Scope
+    from treehop.stores.embedded import EmbeddedStore
+    from treehop.stores.milvus import MilvusStore
+
+    from fake_servers.vikingdb_server import FakeVikingDB
+
+    root = "viking://resources/h"
+    nodes = [
+        Node(
+            uri=root,
+            context_type=ContextType.RESOURCE,
+            is_leaf=False,
+            abstract="r",
+            level=1,
+            parent_uri="viking://resources",
+        )
+    ]
+    for i, v in enumerate([*_VALUES, "<missing>"]):
+        md = {} if v == "<missing>" else {"v": v}
+        nodes.append(
+            Node(
+                uri=f"{root}/n{i}.md",
+                context_type=ContextType.RESOURCE,
+                is_leaf=True,
+                abstract=f"n{i}",
+                level=2,
+                parent_uri=root,
+                metadata=md,
+            )
+        )
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(len(nodes), 16)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    milvus = MilvusClient(str(tmp_path / "m.db"))
+    try:
+        with FakeVikingDB(ak=AK, sk=SK) as srv:
+            stores = {
+                "embedded": EmbeddedStore(dimension=16),
+                "milvus": MilvusStore(client=milvus, collection="hostile", dimension=16),
+                "vikingdb": make_store(srv, dim=16),
+            }
+            for store in stores.values():
+                store.upsert(nodes, vecs)
+            for spec in _hostile_filters():
+                md = MetadataFilter.parse(spec)
+                assert md is not None
+                want = sorted(n.uri for n in nodes if n.is_leaf and md.matches(n.metadata))
+                for name, store in stores.items():
+                    hits = store.search(vecs[3], Scope(metadata=md, leaves_only=True), 100)
+                    assert sorted(h.node.uri for h in hits) == want, (name, spec)
+    finally:
+        milvus.close()
