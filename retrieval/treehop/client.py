@@ -611,8 +611,34 @@ class AsyncTreehop:
     ) -> list[str]:
         """The roots a call searches: its targets (each must exist, see :meth:`_roots_of`),
         else its context type's root, else every root of this user."""
-        ctype = None if as_list(target_uri) else argmod.check_context_type(context_type)
-        return self._roots_of(as_list(target_uri), ctype)
+        targets = as_list(target_uri)
+        ctype = argmod.check_context_type(context_type)
+        if targets:
+            return self._roots_of(self._typed_targets(targets, ctype), None)
+        return self._roots_of(targets, ctype)
+
+    def _typed_targets(self, targets: list[str], ctype: ContextType | None) -> list[str]:
+        """``targets`` in the context type ``ctype`` (all of them without one); none in it is
+        an :class:`InvalidQueryError`, as :meth:`search` refuses it. Why: find dropped its
+        ``context_type`` whenever targets were given, so ``context_type="memory"`` with a
+        resource target answered resources (find_many and the LangChain retriever too),
+        where search keeps only the targets of its context types."""
+        if ctype is None or not targets:
+            return targets
+        kept = []
+        for t in targets:
+            try:
+                kind: ContextType | None = urimod.context_type_of(self.resolve(t))
+            except InvalidURIError:  # (the user's space itself: memories and skills)
+                kind = None
+            if kind is None or kind is ctype:
+                kept.append(t)
+        if not kept:
+            raise InvalidQueryError(
+                f"context_type {ctype.value!r} and target_uri do not overlap: no target lies "
+                f"in {urimod.display_root(ctype)}"
+            )
+        return kept
 
     def _roots_of(self, targets: list[str], ctype: ContextType | None) -> list[str]:
         """:meth:`_roots` of arguments already checked (:meth:`_check_find`)."""
@@ -630,7 +656,10 @@ class AsyncTreehop:
                 if n is None and r not in spaces
             ]
             if missing:
-                raise NotFoundError(f"unknown target URI(s): {', '.join(missing)}")
+                # (named bounded: 100 targets of 2,048 characters made a 200 KB message)
+                more = f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""
+                shown = ", ".join(t[:200] for t in missing[:10])
+                raise NotFoundError(f"unknown target URI(s): {shown}{more}")
             return roots
         if ctype is not None:
             return [self.root(ctype)]
@@ -925,7 +954,7 @@ class AsyncTreehop:
         targets = argmod.check_target_uris(options.get("target_uri"))
         for t in targets:
             self.resolve(t)  # (kept by ``uri.normalize``: resolved again at no cost later)
-        return ctype, opts, targets
+        return ctype, opts, self._typed_targets(targets, ctype)
 
     def _search_options(self, options: SearchKwargs, default_mode: RetrievalMode) -> SearchOptions:
         """Validate every search option once, before any work is done (see

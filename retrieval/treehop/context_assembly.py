@@ -28,6 +28,7 @@ same counter, so it holds even for tokenizers that are not additive over concate
 from __future__ import annotations
 
 import bisect
+import hashlib
 import heapq
 import itertools
 import json
@@ -1601,18 +1602,33 @@ class ContextLedger:
         self.state = state
         self.user = urimod.validate_user(user)
         self._lock = threading.Lock()
+        # A user name may hold '..' (john..doe), a state key may not: such a user's ledger
+        # is keyed by a digest, after a '_' no user name starts with (no other user's key).
+        self._space = (
+            self.user
+            if ".." not in self.user
+            else "_u" + hashlib.sha256(self.user.encode("utf-8")).hexdigest()[:32]
+        )
 
     @staticmethod
     def check_session(session_id: str) -> str:
-        if not isinstance(session_id, str) or not _SESSION_RE.match(session_id):
+        """A session id that makes a valid state key (``context/<user>/<id>``). Why '..' is
+        refused: the stores refuse it anywhere in a key (it could climb out of a key's
+        namespace), so ``a..b`` passed here and failed in the store as a StoreError naming
+        the internal key."""
+        if (
+            not isinstance(session_id, str)
+            or not _SESSION_RE.match(session_id)
+            or ".." in session_id
+        ):
             raise InvalidQueryError(
-                "session_id must be 1-128 letters, digits, '_', '.' or '-', "
+                "session_id must be 1-128 letters, digits, '_', '.' or '-' (no '..'), "
                 f"got {session_id!r:.100}"
             )
         return session_id
 
     def _key(self, session_id: str) -> str:
-        return f"context/{self.user}/{self.check_session(session_id)}"
+        return f"context/{self._space}/{self.check_session(session_id)}"
 
     def seen(self, session_id: str) -> list[str]:
         raw = self.state.get_state(self._key(session_id))

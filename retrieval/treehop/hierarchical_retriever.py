@@ -1501,6 +1501,7 @@ class HierarchicalRetriever:
             turns_of,
             q.families,
             self._window_reader(q, result),
+            q.within_roots,  # (a turn target's slot carries no turn outside it)
         )
         return [s.group for s in slots], [s.context() for s in slots]
 

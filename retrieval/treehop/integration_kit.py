@@ -1050,6 +1050,13 @@ class IndexedStore:
                 raise InvalidQueryError(f"target_uri must be strings, got {t!r}")
             if t.startswith(urimod.SCHEME):
                 uri = aclient.resolve(t)
+                if not urimod.is_within(uri, passages.base):
+                    # (a store's searches are scoped to its base: another store's base, a
+                    # prefix sibling or the user's memories answered their nodes)
+                    raise InvalidQueryError(
+                        f"target_uri {t[:200]!r} lies outside this store's base_uri "
+                        f"{passages.base_display!r}: give a URI under it, or a path under it"
+                    )
             else:
                 uri = passages.base
                 for seg in recmod.path_segments(t):

@@ -259,6 +259,7 @@ def plan_slots(
     limit: int,
     complete: bool = True,
     windows: Mapping[str, Window] | None = None,
+    inside: Callable[[str], bool] | None = None,
 ) -> tuple[list[Slot], str | WindowWant | None]:
     """:func:`build_slots`, stopping at the first turn hit whose session is not in
     ``sessions`` (``complete``): returns the slots so far and that session's URI, so that the
@@ -267,7 +268,13 @@ def plan_slots(
     ``windows``: a turn hit whose session is not in ``sessions`` takes its neighbours from
     its :class:`Window` (by the hit's URI) instead; where it has none yet, or the slot grows
     past the turns its window holds, the plan stops with a :class:`WindowWant` (read it, or
-    a wider one, and plan again)."""
+    a wider one, and plan again).
+
+    ``inside``: whether a URI lies in the search's scope (its roots); a neighbour outside it
+    ends a side, as a filtered turn does. Why: a ``target_uri`` naming one turn searches that
+    turn, and its slot carried the session's other turns (text the caller left out) in
+    ``collapsed``, ``slot_text`` and an assembled block. Checked only for a hit whose session
+    lies outside the scope (a root that is a turn): a session inside it holds no other turn."""
     slots: list[Slot] = []
     held: dict[str, tuple[Slot, ContextTurn | None]] = {}
     index: dict[str, dict[str, int]] = {}
@@ -287,13 +294,14 @@ def plan_slots(
         if budget <= 0 or not carries_context(node):
             continue
         room = budget - len(turn_text(node))
+        confine = None if inside is None or inside(node.parent_uri or "") else inside
         turns = sessions.get(node.parent_uri or "")
         if turns is None and windows is not None:
             window = windows.get(node.uri)
             if window is None:
                 return slots, WindowWant(node, FIRST_WINDOW)
             try:
-                _grow(slot, window.at, room, held)
+                _grow(slot, window.at, room, held, confine)
             except _Short:
                 return slots, WindowWant(node, 4 * window.asked)
             continue
@@ -307,7 +315,7 @@ def plan_slots(
         pos = where_in.get(node.uri)
         if pos is None:
             continue
-        _grow(slot, _in_list(turns, pos), room, held)
+        _grow(slot, _in_list(turns, pos), room, held, confine)
     return slots, None
 
 
@@ -382,6 +390,7 @@ async def gather_slots(
     search: Callable[[tuple[str, ...]], Awaitable[Sequence[ScoredNode]]],
     known: Mapping[str, Sequence[ScoredNode]] | None = None,
     window: Callable[[Node, int], Awaitable[Window | None]] | None = None,
+    inside: Callable[[str], bool] | None = None,
 ) -> list[Slot]:
     """:func:`build_slots`, scoring only the sessions the slots reach: ``search(parents)``
     returns the scored leaves below ``parents`` (the query's filters applied). It is asked for
@@ -396,13 +405,15 @@ async def gather_slots(
     neighbours, ``count`` on each side by the session's order (:class:`Window`, the store's
     ``sibling_window``), wider as its slot grows; ``None`` from it (a store that cannot read
     that session by order) searches that session whole, as without it. The slots are the
-    same either way: a window holds the hit's neighbours of its whole session."""
+    same either way: a window holds the hit's neighbours of its whole session.
+
+    ``inside``: the search's scope (:func:`plan_slots`): no slot carries a turn outside it."""
     n = limit
     fetched: dict[str, list[ScoredNode]] = {}
     sessions = _KnownFirst(fetched, known or {})
     windows: dict[str, Window] | None = {} if window is not None else None
     while True:
-        slots, missing = plan_slots(groups, sessions, budget, limit, windows=windows)
+        slots, missing = plan_slots(groups, sessions, budget, limit, windows=windows, inside=inside)
         if missing is None:
             return slots
         if isinstance(missing, WindowWant):
@@ -460,10 +471,12 @@ def _grow(
     at: Callable[[int, int], ScoredNode | None],
     room: int,
     held: dict[str, tuple[Slot, ContextTurn | None]],
+    inside: Callable[[str], bool] | None = None,
 ) -> None:
     """Add neighbours of the slot's hit to ``slot``, the better side first, within ``room``.
     ``at(side, k)``: the ``k``-th turn (from 1) before (``side`` 0) or after (1) the hit in
-    its session, ``None`` past the session's edge."""
+    its session, ``None`` past the session's edge; ``inside``: a turn it rejects ends a side
+    (outside the search's scope, :func:`plan_slots`)."""
     steps = [1, 1]  # the next turn to take on each side, counted from the hit
     sign = (-1, 1)
     open_ = [True, True]
@@ -472,7 +485,13 @@ def _grow(
         if not open_[side]:
             return False
         h = at(side, steps[side])
-        if h is None or h.node.uri in held or not h.matches or len(turn_text(h.node)) + 1 > room:
+        if (
+            h is None
+            or h.node.uri in held
+            or not h.matches
+            or len(turn_text(h.node)) + 1 > room
+            or (inside is not None and not inside(h.node.uri))
+        ):
             open_[side] = False  # the window stays contiguous: this side is done
             return False
         return True

@@ -392,12 +392,12 @@ class SessionStore:
 
         With ``user``, a session of another user is reported exactly like a missing one.
         """
-        session = self._load_any(session_id, fresh)
+        session = self._load_any(session_id, fresh, user)
         if user is not None and session.user != user:
             raise SessionNotFoundError(_no_session(session_id))
         return session
 
-    def _load_any(self, session_id: str, fresh: bool = False) -> Session:
+    def _load_any(self, session_id: str, fresh: bool = False, user: str | None = None) -> Session:
         """The session: the cached copy, or with ``fresh`` as its blob holds it now.
 
         ``fresh`` (every write, and :meth:`get`) reads the blob again (the embedded store
@@ -409,6 +409,10 @@ class SessionStore:
         session another process created after this store read its index is found by its
         blob, as a new store would find it. The planner's reads
         (:meth:`context_for_intent`) and listings keep the cached copy (no read per search).
+
+        A blob that does not parse is :func:`_unreadable` for its owner; for ``user``, when
+        the blob does not name ``user`` as its owner, it is missing (as another user's
+        session is): its id's existence and its text are not another user's to learn.
         """
         if not isinstance(session_id, str) or not _SESSION_ID_RE.match(session_id):
             raise SessionNotFoundError(_no_session(session_id))
@@ -429,7 +433,9 @@ class SessionStore:
         try:
             session = Session.model_validate_json(raw)
         except ValidationError as exc:
-            raise IndexCorruptError(f"session {session_id} is unreadable: {exc}") from exc
+            if user is not None and _owner_of(raw) != user:
+                raise SessionNotFoundError(_no_session(session_id)) from None
+            raise _unreadable(session_id, exc) from None
         if session.session_id != session_id:
             raise SessionNotFoundError(_no_session(session_id))
         if not known:
@@ -466,10 +472,13 @@ class SessionStore:
         Without ``user`` this is an administrator's listing of every user's sessions; the
         client's :class:`UserSessions` view always passes its own user.
         """
+        out: builtins.list[Session] = []
         with self._lock:
-            out = [self._load(sid).model_copy(deep=True) for sid in self._index]
-        if user is not None:
-            out = [s for s in out if s.user == user]
+            for sid in self._index:
+                try:  # (another user's session, or one deleted meanwhile: not listed)
+                    out.append(self._load(sid, user).model_copy(deep=True))
+                except SessionNotFoundError:
+                    continue
         return sorted(out, key=lambda s: s.created_at)
 
     def list(self, user: str | None = None) -> builtins.list[Session]:
@@ -715,6 +724,24 @@ def _ids_crc(ids: Sequence[str]) -> int:
     """The CRC-32 stored with the session ids: a flipped bit in an id is found, not read as
     another id that names no session."""
     return zlib.crc32("\n".join(ids).encode())
+
+
+def _owner_of(raw: bytes) -> object:
+    """The ``user`` a session blob that does not validate names (``None``: none readable)."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return data.get("user") if isinstance(data, dict) else None
+
+
+def _unreadable(session_id: str, exc: ValidationError) -> IndexCorruptError:
+    """A damaged session for its owner: which fields and why, never their values (pydantic's
+    own message quotes each ``input_value``, a message's text, into logs and MCP answers)."""
+    errors = exc.errors(include_url=False, include_input=False, include_context=False)
+    shown = "; ".join(f"{'.'.join(str(p) for p in e['loc'])[:80]}: {e['type']}" for e in errors[:5])
+    more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+    return IndexCorruptError(f"session {session_id} is unreadable: {shown}{more}")
 
 
 def _no_session(session_id: object) -> str:

@@ -38,6 +38,7 @@ from ..errors import (
     InvalidURIError,
     NotFoundError,
     RerankError,
+    SessionNotFoundError,
     TreehopError,
 )
 from ..ingest.loaders import MAX_FILE_BYTES, SKIP_DIRS
@@ -1025,7 +1026,8 @@ def _hint_for(exc: TreehopError) -> str | None:
         return "--user (or $TREEHOP_USER) names whose viking://~/memories and ~/skills are meant"
     if isinstance(exc, InvalidURIError):
         return URI_HINT
-    if isinstance(exc, NotFoundError) and "session" not in str(exc):
+    if isinstance(exc, NotFoundError) and not isinstance(exc, SessionNotFoundError):
+        # (by type: a URI holding the word "session" lost this hint when told by the text)
         return "see what is there with: treehop tree viking://resources"
     if isinstance(exc, IngestError):
         return "treehop reads text, Markdown, HTML and source files; binary files are skipped"

@@ -391,7 +391,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         the stored vectors of ``similarity_top_k * 4`` candidates when asked.
 
         Keyword arguments (a ``VectorIndexRetriever``'s ``vector_store_kwargs``):
-        ``target_uri`` (a ``viking://`` URI or a path under ``base_uri``, or a list),
+        ``target_uri`` (a ``viking://`` URI under ``base_uri`` or a path under it, or a list),
         ``include_directories``, ``dense_weight`` and ``score_threshold`` for this query;
         ``mmr_threshold``, ``mmr_prefetch_factor`` / ``mmr_prefetch_k`` as in LlamaIndex's
         own stores (``as_retriever(vector_store_query_mode="mmr",
