@@ -68,6 +68,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "extension-own": {"EXTENSION_SCORE": "own"},
     "whole-on-own": {"WHOLE_ON_OWN": True},
     "whole-always": {"WHOLE_ON_OWN": False},
+    "top-half": {"TOP_FACE_SHARE": 0.5},
+    "top-half-gate": {"TOP_FACE_SHARE": 0.5, "TOP_FACE_CUT": "gate"},
+    "after-hits": {"EXTENSION_ORDER": "after-hits"},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""
