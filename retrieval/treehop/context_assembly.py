@@ -836,7 +836,6 @@ def _conversation_order(c: ChunkContext) -> tuple[int, int]:
 def _unfold_turns(
     contexts: Sequence[MatchedContext],
     whole: int | None = None,
-    top_kept: frozenset[str] | None = None,
 ) -> tuple[list[MatchedContext], set[str], list[str | None]]:
     """Each memory hit and the turns its slot carries (``memory_context_chars``) as entries of
     their own (the packer fits the budget, dedups across a session's calls and labels line by
@@ -885,7 +884,7 @@ def _unfold_turns(
         slots.append((m, entries, is_turn))
     if NEIGHBOUR_ORDER in ("slot", "slot-near"):
         if EXTENSION_ORDER != "slot":
-            order, requires = _by_score(slots, whole, top_kept)
+            order, requires = _by_score(slots, whole)
             return order, turns, requires
         return [e for m, entries, _ in slots for e in (m, *(x for _, x in entries))], turns, []
     carried.sort(key=lambda kv: kv[0])
@@ -895,7 +894,6 @@ def _unfold_turns(
 def _by_score(
     slots: Sequence[tuple[MatchedContext, list[tuple[int, MatchedContext]], bool]],
     whole: int | None = None,
-    top_kept: frozenset[str] | None = None,
 ) -> tuple[list[MatchedContext], list[str | None]]:
     """The order :data:`EXTENSION_ORDER` offers a block's entries in: the slots' hits in rank
     order, the first :data:`WHOLE_SLOTS` slots (and every conversation slot) whole; a lower
@@ -939,30 +937,15 @@ def _by_score(
             emit_best()
         out.append(m)
         needs.append(None)
-        kept = top_kept if rank == 0 and not is_turn else None
-        if kept is None and (is_turn or not entries or rank < whole):
+        if is_turn or not entries or rank < whole:
             out.extend(e for _, e in entries)
             needs.extend(None for _ in entries)
             continue
-        if kept:
-            out.extend(e for _, e in entries if e.uri in kept)
-            needs.extend(None for _, e in entries if e.uri in kept)
         for side in (0, 1):
-            chain = (
-                sorted(
-                    (pe for pe in entries if (pe[0] > 0) == bool(side) and pe[1].uri not in kept),
-                    key=lambda pe: abs(pe[0]),
-                )
-                if kept
-                else sorted(
-                    (pe for pe in entries if (pe[0] > 0) == bool(side)), key=lambda pe: abs(pe[0])
-                )
+            chain = sorted(
+                (pe for pe in entries if (pe[0] > 0) == bool(side)), key=lambda pe: abs(pe[0])
             )
             inner = m.uri
-            if kept:
-                near = [pe for pe in entries if (pe[0] > 0) == bool(side) and pe[1].uri in kept]
-                if near:
-                    inner = max(near, key=lambda pe: abs(pe[0]))[1].uri
             for _, e in chain:
                 requires[id(e)] = inner
                 inner = e.uri
@@ -1117,45 +1100,6 @@ def _whole_slots(ranked: Sequence[MatchedContext], max_tokens: int, counter: Tok
     return 0
 
 
-TOP_FACE_SHARE: float | None = None
-"""Off (``None``; a screened variant). On: the top document slot is offered whole only up to
-this share of the block: its extensions, nearest the hit first (:data:`TOP_FACE_CUT`
-``near``), go with the hit while the face stays within ``TOP_FACE_SHARE * max_tokens`` tokens,
-and the rest bid by score as a lower slot's do (:data:`EXTENSION_ORDER`); ``gate``: the whole
-slot when it fits in that share, else every extension bids. Why: a passage slot may show
-``max(document_context_chars, CHARS_PER_BLOCK_TOKEN * max_tokens)`` characters, the whole of a
-500-token block, and the bet on the top slot then pushes out the next hits that flat search
-packs (bench/README.md, "... (helper ctx58)")."""
-TOP_FACE_CUT: Literal["near", "gate"] = "near"
-"""How :data:`TOP_FACE_SHARE` cuts the top slot (see there)."""
-
-
-def _top_kept(
-    ranked: Sequence[MatchedContext], max_tokens: int, counter: TokenCounter, whole: int
-) -> frozenset[str] | None:
-    """The top slot's extensions offered with its hit under :data:`TOP_FACE_SHARE` (``None``:
-    off, or the top slot is not a document passage offered whole)."""
-    if TOP_FACE_SHARE is None or whole < 1 or EXTENSION_ORDER != "score" or not ranked:
-        return None
-    top = ranked[0]
-    near = [c for c in top.collapsed if c.position]
-    if _is_turn(top) or not near:
-        return None
-    count = _cached_count(counter)
-    cap = TOP_FACE_SHARE * max_tokens
-    used = count(top.content or top.abstract)
-    if TOP_FACE_CUT == "gate":
-        total = used + sum(count(c.content) for c in near)
-        return None if total <= cap else frozenset()
-    kept: set[str] = set()
-    for c in sorted(near, key=lambda c: (abs(c.position or 0), c.position or 0)):
-        used += count(c.content)
-        if used > cap:
-            break
-        kept.add(c.uri)
-    return None if len(kept) == len(near) else frozenset(kept)
-
-
 def assemble_context(
     hits: FindResult | Sequence[MatchedContext],
     *,
@@ -1178,10 +1122,7 @@ def assemble_context(
     quota, order = check_budget(max_tokens, quotas, tiers)
     counter = resolve_counter(token_counter)
     ranked = _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits))
-    whole = _whole_slots(ranked, max_tokens, counter)
-    contexts, turns, requires = _unfold_turns(
-        ranked, whole, _top_kept(ranked, max_tokens, counter, whole)
-    )
+    contexts, turns, requires = _unfold_turns(ranked, _whole_slots(ranked, max_tokens, counter))
     packer = _Packer(max_tokens, quota, order, counter, contexts, turns)
     if query is not None:
         if not isinstance(query, str):
