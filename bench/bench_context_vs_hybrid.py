@@ -156,7 +156,7 @@ def main() -> None:
     ap.add_argument(
         "--losses-only",
         action="store_true",
-        help="--json holds only the questions hybrid's block answers better (a smaller file)",
+        help="--json holds only the questions hybrid's (or LangChain's) block answers better",
     )
     ap.add_argument(
         "--langchain",
@@ -222,7 +222,8 @@ def main() -> None:
         print(f"[vs-hybrid] {name}: {len(qs)} questions", flush=True)
     report(rows, budgets)
     if args.json:
-        kept = [r for r in rows if r["hybrid"] > r["find"]] if args.losses_only else rows
+        behind = [r for r in rows if max(r["hybrid"], r.get("langchain", 0.0)) > r["find"]]
+        kept = behind if args.losses_only else rows
         args.json.write_text(json.dumps(kept, indent=0) + "\n")
 
 
