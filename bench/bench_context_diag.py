@@ -68,17 +68,37 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "extension-own": {"EXTENSION_SCORE": "own"},
     "whole-on-own": {"WHOLE_ON_OWN": True},
     "whole-always": {"WHOLE_ON_OWN": False},
+    "top-half-gate": {"_whole_slots": "top-half-gate"},
+    "after-hits": {"EXTENSION_ORDER": "after-hits"},
 }
 REFIND = frozenset({"CHARS_PER_BLOCK_TOKEN", "SLOT_TOKENS"})
 """Constants that change the ``find()`` call itself (its slots), not only the packing."""
 """Module constants of :mod:`treehop.context_assembly` per variant (``base``: the defaults)."""
 
 
+_WHOLE_SLOTS_OF_MAIN = ca._whole_slots
+
+
+def _top_half_gate(ranked: Any, max_tokens: int, counter: Any) -> int:
+    """``top-half-gate`` (helper ctx58, screened, not in the library): the top document slot
+    goes whole only when its text fits in half the block; else its extensions bid by score
+    as a lower slot's do (``WHOLE_SLOTS = 0`` for that block)."""
+    n = _WHOLE_SLOTS_OF_MAIN(ranked, max_tokens, counter)
+    top = ranked[0] if ranked else None
+    if n >= 1 and top is not None and top.collapsed and not ca._is_turn(top):
+        return 0 if counter.count(top.slot_text) > max_tokens / 2 else n
+    return n
+
+
+PATCHES = {"top-half-gate": _top_half_gate}
+"""Variants that replace a library function (a rule screened here, not in the library)."""
+
+
 def _apply(variant: dict[str, Any], saved: dict[str, Any]) -> None:
     for k, v in saved.items():
         setattr(ca, k, v)
     for k, v in variant.items():
-        setattr(ca, k, v)
+        setattr(ca, k, PATCHES.get(v, v) if isinstance(v, str) and k.startswith("_") else v)
 
 
 def diagnose(

@@ -156,7 +156,12 @@ def main() -> None:
     ap.add_argument(
         "--losses-only",
         action="store_true",
-        help="--json holds only the questions hybrid's block answers better (a smaller file)",
+        help="--json holds only the questions hybrid's (or LangChain's) block answers better",
+    )
+    ap.add_argument(
+        "--langchain",
+        action="store_true",
+        help="also pack LangChain's 1000/200 block and diagnose where it beats find's",
     )
     ap.add_argument(
         "--report", type=Path, help="print the tables of an earlier --json (runs nothing)"
@@ -175,12 +180,14 @@ def main() -> None:
         pages = nset.answers_are_pages
         with bn.indexed_set(nset, cached) as ix:
             th, flat, emb, scope = ix.th, ix.flat, ix.embedder, ix.scope
+            lc = bn.LangChainRow(nset.files, cached) if args.langchain else None
             qs = bt.sampled_halves(nset.questions, None)[0 if args.dev else 1]
             emb.prepare([q.text for q in qs])
             for q in qs:
                 answers = [a for a, _ in q.answers]
                 vec = emb.queries[q.text]
                 ranked = flat.hybrid(vec, q.text, 100, bt.DEFAULT_DENSE_WEIGHT, scope)
+                lc_ranked = lc.run(vec, 100) if lc is not None else None
                 for b in budgets:
                     pieces = bn.pack_pieces(ranked, b, counter)
                     hblock = "\n\n".join(pieces)
@@ -209,12 +216,46 @@ def main() -> None:
                         row["above"] = d["above"]
                     elif sh > sf:
                         row["cause"] = "page-answers"
+                    if lc_ranked is not None:
+                        lc_row(row, lc_ranked, b, counter, judge, answers, pages, found, ctx)
                     rows.append(row)
         print(f"[vs-hybrid] {name}: {len(qs)} questions", flush=True)
     report(rows, budgets)
     if args.json:
-        kept = [r for r in rows if r["hybrid"] > r["find"]] if args.losses_only else rows
+        behind = [r for r in rows if max(r["hybrid"], r.get("langchain", 0.0)) > r["find"]]
+        kept = behind if args.losses_only else rows
         args.json.write_text(json.dumps(kept, indent=0) + "\n")
+
+
+def lc_row(
+    row: dict[str, Any],
+    ranked: list[str],
+    budget: int,
+    counter: Any,
+    judge: bn.Judge,
+    answers: list[str],
+    pages: bool,
+    found: Any,
+    ctx: Any,
+) -> None:
+    """LangChain's 1000/200 block beside find's (``--langchain``): its score, pieces, and
+    where it holds an answer find's block does not, the cause (as for hybrid's), the
+    first answering piece's rank and its length in characters (a 1,000-character chunk
+    carries a question and its answer together where find's slot may be a section)."""
+    pieces = bn.pack_pieces(ranked, budget, counter)
+    block = "\n\n".join(pieces)
+    row["langchain"] = bn.answer_in_context(block, answers, judge, pieces, pages)
+    row["lc_pieces"] = len(pieces)
+    missing = judge.units(block, answers) - judge.units(ctx.text, answers)
+    if row["langchain"] > row["find"] and missing and not pages:
+        lost = [answers[int(a[1:])] for a in sorted(missing)]
+        d = diag.diagnose(found, ctx, lost, judge, counter, budget)
+        acc = {"faces": row["faces"]}
+        row["lc_cause"] = cause_of(d, acc, budget)
+        row["lc_answer_slot"] = d["slot"]
+        k = hybrid_rank(pieces, lost, judge)
+        row["lc_rank"] = k
+        row["lc_piece_chars"] = len(pieces[k - 1]) if k else None
 
 
 GROUPS = {
@@ -275,8 +316,35 @@ def cause_table(rows: list[dict[str, Any]], budgets: list[int]) -> None:
 
 def report(rows: list[dict[str, Any]], budgets: list[int]) -> None:
     """Per budget: ctx means, questions find ahead / behind, causes of the losses, and the
-    blocks' accounting (all questions vs the lost ones)."""
+    blocks' accounting (all questions vs the lost ones); with ``--langchain`` rows, the same
+    cause table against LangChain's 1000/200 block and the length of its answering piece."""
     cause_table(rows, budgets)
+    if rows and "langchain" in rows[0]:
+        print(
+            "\nagainst LangChain 1000/200 (hybrid rank = the answering piece's rank in its block):"
+        )
+        as_lc = [
+            {
+                **r,
+                "hybrid": r["langchain"],
+                "cause": r.get("lc_cause", "page-answers"),
+                "answer_slot": r.get("lc_answer_slot"),
+                "hybrid_rank": r.get("lc_rank"),
+            }
+            for r in rows
+        ]
+        cause_table(as_lc, budgets)
+        for b in budgets:
+            rb = [r for r in rows if r["budget"] == b]
+            lc = sum(r["langchain"] for r in rb) / max(1, len(rb))
+            behind = [r for r in rb if r["langchain"] > r["find"]]
+            chars = _median([r.get("lc_piece_chars") for r in behind])
+            pieces = sum(r["lc_pieces"] for r in rb) / max(1, len(rb))
+            print(
+                f"@{b}: LangChain ctx {lc:.3f}, pieces {pieces:.2f}; ahead of find on "
+                f"{len(behind)}, its answering piece's median chars {chars}; "
+                f"per set {dict(Counter(r['set'] for r in behind))}"
+            )
     for b in budgets:
         rb = [r for r in rows if r["budget"] == b]
         n = len(rb)

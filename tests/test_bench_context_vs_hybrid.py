@@ -107,3 +107,26 @@ def test_hybrid_rank_is_the_first_piece_holding_a_missing_answer() -> None:
     pieces = [_text(5, 20), answer, answer]
     assert vs.hybrid_rank(pieces, [answer], bn.Judge()) == 2
     assert vs.hybrid_rank(pieces[:1], [answer], bn.Judge()) is None
+
+
+def test_langchain_block_beating_find_gets_a_cause_and_its_piece() -> None:
+    """``--langchain`` (helper ctx58): a LangChain-style ranked list whose second chunk holds
+    the answer the top passage pushed out of find's block is scored, diagnosed like hybrid's,
+    and its answering piece's rank and length recorded; a list without the answer is not."""
+    found, answer = _result()
+    counter = HeuristicCounter()
+    judge = bn.Judge()
+    budget = counter.count(found.contexts()[0].slot_text) + 12
+    ctx = assemble_context(found, max_tokens=budget, token_counter=counter, query="log")
+    acc = vs.account(found, ctx, counter)
+    row: dict[str, object] = {"find": bn.answer_in_context(ctx.text, [answer], judge), **acc}
+    ranked = [_text(7, 10), answer, _text(8, 10)]
+    vs.lc_row(row, ranked, budget, counter, judge, [answer], False, found, ctx)
+    assert row["langchain"] == 1.0 and row["find"] == 0.0
+    assert row["lc_cause"] == "not-reached/top-passage"
+    assert row["lc_answer_slot"] == 1 and row["lc_rank"] == 2
+    assert row["lc_piece_chars"] == len(answer)
+    assert row["lc_pieces"] == 3
+    other: dict[str, object] = {"find": row["find"], **acc}
+    vs.lc_row(other, [_text(7, 10)], budget, counter, judge, [answer], False, found, ctx)
+    assert other["langchain"] == 0.0 and "lc_cause" not in other
