@@ -259,9 +259,12 @@ def against(args: argparse.Namespace) -> None:
                         ctx = ca.assemble_context(
                             f, max_tokens=b, token_counter=counter, query=q.text
                         )
-                        lines = ctx.text.splitlines()
                         sc = bn.answer_in_context(
-                            ctx.text, answers, judge, lines, nset.answers_are_pages
+                            ctx.text,
+                            answers,
+                            judge,
+                            bn.block_pieces(f.contexts(), ctx),
+                            nset.answers_are_pages,
                         )
                         slots = f.contexts()
                         got[label] = (
@@ -418,8 +421,8 @@ def main() -> None:
                                 f, max_tokens=b, token_counter=counter, query=q.text
                             )
                             assert ctx.tokens <= b and counter.count(ctx.text) <= b, v
-                            lines = ctx.text.splitlines()
-                            s = bn.answer_in_context(ctx.text, answers, judge, lines, pages)
+                            pieces = bn.block_pieces(f.contexts(), ctx)
+                            s = bn.answer_in_context(ctx.text, answers, judge, pieces, pages)
                             got[v][b].append(s)
                             per_q.append(
                                 {"set": name, "qid": q.qid, "row": v, "budget": b, "score": s}

@@ -193,8 +193,8 @@ def main() -> None:
                     hblock = "\n\n".join(pieces)
                     sh = bn.answer_in_context(hblock, answers, judge, pieces, pages)
                     found, ctx = block_for(th, q.text, b, scope, counter)
-                    lines = ctx.text.splitlines()
-                    sf = bn.answer_in_context(ctx.text, answers, judge, lines, pages)
+                    fpieces = bn.block_pieces(found.contexts(), ctx)
+                    sf = bn.answer_in_context(ctx.text, answers, judge, fpieces, pages)
                     acc = account(found, ctx, counter)
                     row: dict[str, Any] = {
                         "set": name,

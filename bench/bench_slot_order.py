@@ -132,16 +132,20 @@ def run(sets: Sequence[str], dev: bool, names: Sequence[str]) -> None:
                         for v in names:
                             order, share = VARIANTS[v]
                             ca.DUPLICATE_SHARE = share
+                            ordered = order(slots, vecs)
                             ctx = ca.assemble_context(
-                                order(slots, vecs),
+                                ordered,
                                 max_tokens=b,
                                 token_counter=counter,
                                 query=q.text,
                             )
-                            lines = ctx.text.splitlines()
                             got[v][b].append(
                                 bn.answer_in_context(
-                                    ctx.text, answers, judge, lines, nset.answers_are_pages
+                                    ctx.text,
+                                    answers,
+                                    judge,
+                                    bn.block_pieces(ordered, ctx),
+                                    nset.answers_are_pages,
                                 )
                             )
                         ca.DUPLICATE_SHARE = saved

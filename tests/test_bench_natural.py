@@ -110,6 +110,32 @@ def test_answer_in_context_is_the_share_of_answers_in_the_block() -> None:
 # -- packing into a budget -------------------------------------------------------------
 
 
+def test_block_pieces_are_the_placed_slots_texts_not_the_blocks_lines() -> None:
+    """A page answer is judged per piece; the pieces are the slots the block placed, at
+    their tier. Judged line by line instead, a short header line holding the page's words
+    counted as the page (bench_context_diag scored pytest-derived 1.000 that way)."""
+    from types import SimpleNamespace as NS
+
+    page = ANSWER
+    slots = [
+        NS(uri="u/other", content=OTHER, abstract="x"),
+        NS(uri="u/page", content=page, abstract="session cookie domain"),
+    ]
+    header = "# session cookie domain"
+    ctx = NS(
+        text=header + "\n" + slots[0].content,
+        sections=[NS(uri="u/other", tier="content"), NS(uri="u/neighbour#2", tier="content")],
+    )
+    judge = bn.Judge()
+    pieces = bn.block_pieces(slots, ctx)
+    assert pieces == [slots[0].content]  # a section that is no slot gives no piece
+    assert bn.answer_in_context(ctx.text, [page], judge, pieces, by_piece=True) == 0.0
+    lines = ctx.text.splitlines()
+    assert bn.answer_in_context(ctx.text, [page], judge, lines, by_piece=True) == 1.0
+    ctx.sections.append(NS(uri="u/page", tier="abstract"))
+    assert bn.block_pieces(slots, ctx)[-1] == "session cookie domain"  # the tier it went in at
+
+
 def test_pack_fits_the_budget_best_first_and_skips_what_does_not_fit() -> None:
     counter = HeuristicCounter()
     big = "word " * 400  # ~400 tokens
