@@ -203,6 +203,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   deleted with its label and the contents, beside the manual pages the FAQ links to (one
   hop; the translations out). Built in stop 58 and measured once: an untuned check (helper
   heldout37).
+* ``dar-faq``: dar's FAQ (Debian ``dar-docs``, hand-written HTML, bold-anchor entries under a
+  menu of in-page links): every question and the menu deleted, beside the tree's other
+  hand-written pages and README (index pages, translations and the Doxygen API out). Built
+  in stop 58 and measured once: an untuned check (helper heldout39).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -270,6 +274,7 @@ HELD_OUT_SETS = (
     "fftw-faq",
     "sendmail-faq",
     "shorewall-faq",
+    "dar-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -6573,6 +6578,133 @@ def shorewall_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A hand-written HTML FAQ with a link menu, beside its documentation tree (dar)
+# --------------------------------------------------------------------------------------
+
+DAR_PACKAGE = "dar-docs"
+DAR_DOC = "usr/share/doc/dar-docs"
+DAR_FAQ = "FAQ.html"
+"""dar's FAQ as its author wrote it (hand-written HTML, ISO-8859-1): a menu of every
+question as in-page links (``<div class=menutop>``), then each entry a bold anchor
+``<a name="A2"><b>Dar hangs when using it with pipes, why?</b></a>`` over its answer
+(paragraphs, command blocks, one option table)."""
+DAR_PAGES = (
+    "presentation.html",
+    "Features.html",
+    "Limitations.html",
+    "Good_Backup_Practice.html",
+    "Tutorial.html",
+    "usage_notes.html",
+    "Notes.html",
+    "restoration-with-dar.html",
+    "dar-differential-backup-mini-howto.en.html",
+    "from_sources.html",
+    "benchmark.html",
+    "benchmark_logs.html",
+    "api_tutorial.html",
+    "authentification.html",
+)
+"""The tree's hand-written pages beside the FAQ (presentation, features, limitations, good
+practice, the tutorial, usage notes, technical notes, a restoration walk-through, the
+English differential-backup mini-howto, building from source, the benchmark and its logs,
+libdar's API tutorial, the signing key note): in, each up to :data:`DAR_MAX_PAGE_CHARS`.
+Left out: the four ``index*.html`` pages (link menus), the Spanish and Italian mini-howtos
+(translations of the English one), ``mini-howto/`` (the same three again), ``html/``
+(libdar's Doxygen API reference, ~930 generated pages), the keys, NEWS and the changelogs."""
+DAR_TEXTS = ("README",)
+"""The folder's plain-text note for a user: in."""
+DAR_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value of
+:data:`SLRN_MAX_PAGE_CHARS`, not chosen for this set)."""
+_DAR_QUESTION = re.compile(
+    r"<a\s+name=\"([^\"]+)\"[^>]*>\s*<b>(.*?)</b>\s*</a>\s*(?:<br\s*/?>)?",
+    re.IGNORECASE | re.DOTALL,
+)
+_DAR_MENU = re.compile(
+    r"<div\s+class=[\"']?menutop[\"']?[^>]*>.*?</div>\s*</div>", re.IGNORECASE | re.DOTALL
+)
+
+
+def split_dar_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """dar's FAQ page (hand-written HTML) -> (the page as markdown without its questions,
+    [(anchor, question, answer)]).
+
+    The menu (``<div class=menutop>``: every question again as a link into the page) is
+    dropped. Every bold anchor ``<a name=...><b>question</b></a>`` is a question, whatever
+    its form (some state a problem: "Path slash and back-slash consideration under
+    Windows"): it leaves the page, its answer is the page's text up to the next such
+    anchor (:func:`page_to_markdown`). Decided from the markup alone. Ids are the FAQ's own
+    anchors (``A2``, ``libssh2``); a repeat gets ``-2``. An entry with no text under it
+    asks nothing."""
+    page_html = _DAR_MENU.sub("", page_html, count=1)
+    heads = list(_DAR_QUESTION.finditer(page_html))
+    parts = [page_to_markdown(page_html[: heads[0].start()] if heads else page_html).strip()]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for k, m in enumerate(heads):
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(page_html)
+        answer = page_to_markdown(page_html[m.end() : end]).strip()
+        # html_text spaces out inline tags ("with <code>...</code>, what" -> "... , what")
+        question = re.sub(r"\s+([.,?!])", r"\1", _norm(html_text(m.group(2))))
+        if answer and question:
+            base = m.group(1)
+            seen[base] = seen.get(base, 0) + 1
+            qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+        if answer:
+            parts.append(answer)
+    text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in parts if p)).strip() + "\n"
+    return text, qa
+
+
+def dar_faq_set() -> NaturalSet:
+    """dar's FAQ as Debian's ``dar-docs`` ships it (``/usr/share/doc/dar-docs/FAQ.html``:
+    ~45 entries written by dar's author, asked "Dar hangs when using it with pipes, why?"
+    or stated "Path slash and back-slash consideration under Windows") with every question
+    and the question menu deleted (:func:`split_dar_faq`), beside the tree's other
+    hand-written pages (:data:`DAR_PAGES`, :func:`page_to_markdown`, each up to
+    :data:`DAR_MAX_PAGE_CHARS`) and its README (:data:`DAR_TEXTS`). Ids are the FAQ's
+    anchors (``dar-faq:libssh2``). Entries whose answer is under :data:`MIN_ANSWER_WORDS`
+    words are left out and named. Built in stop 58 and measured once, with no change to the
+    retriever: an untuned check (helper heldout39)."""
+    root, doc, faq_path = _packaged_doc(DAR_PACKAGE, DAR_DOC, DAR_FAQ)
+    text, qa = split_dar_faq(_doc_text(faq_path, "latin-1"))
+    files = {"FAQ.md": text}
+    asked = [NaturalQuestion(f"dar-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    kept: list[str] = []
+    too_long: list[str] = []
+    for name in DAR_PAGES:
+        path = doc / name
+        if not path.is_file():
+            continue
+        page = page_to_markdown(_doc_text(path, "latin-1"))
+        if len(page) > DAR_MAX_PAGE_CHARS:
+            too_long.append(name)
+            continue
+        rel = name.removesuffix(".html") + ".md"
+        files[rel] = page
+        kept.append(rel)
+    kept += _add_notes(files, doc, DAR_TEXTS)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "dar-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"dar FAQ from {DAR_PACKAGE} {version} (hand-written HTML, one page, {len(qa)} "
+            "bold-anchor questions and the question menu deleted) + the tree's pages "
+            f"({', '.join(kept)}; left out, over {DAR_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); index pages, the es/it mini-howtos, "
+            "mini-howto/, html/ (Doxygen API), NEWS and the changelogs out; answer = the "
+            "text under a question up to the next question; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -6613,6 +6745,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "fftw-faq": lambda emb: fftw_faq_set(),
     "sendmail-faq": lambda emb: sendmail_faq_set(),
     "shorewall-faq": lambda emb: shorewall_faq_set(),
+    "dar-faq": lambda emb: dar_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
