@@ -83,3 +83,84 @@ def test_iterating_a_find_result_says_where_the_hits_are(client: Treehop) -> Non
     assert res == res.model_copy()
     assert "FindResult(" in repr(res) or "resources=" in repr(res)
     assert all(isinstance(m, MatchedContext) for m in res.contexts())
+
+
+def test_langchain_store_takes_the_ids_its_client_s_retriever_returns(tmp_path: Path) -> None:
+    # 80e60c2: TreehopRetriever(client=store.client) names a passage by its URI (Document.id),
+    # and store.get_by_ids([doc.id]) answered [] and store.delete([doc.id]) deleted nothing,
+    # silently (unknown ids are ignored): a VectorStoreRetriever's ids round-trip to its store
+    from langchain_core.documents import Document
+
+    from langchain_treehop import TreehopRetriever, TreehopVectorStore
+    from langchain_treehop.embeddings import TreehopEmbeddings
+
+    docs = [
+        Document(page_content=text, metadata={"source": f"d{i}.md"}, id=f"id{i}")
+        for i, text in enumerate(DOCS.values())
+    ]
+    store = TreehopVectorStore.from_documents(
+        docs, TreehopEmbeddings(BagOfWordsEmbedder()), path=str(tmp_path / "lc")
+    )
+    try:
+        hit = TreehopRetriever(client=store.client, k=1).invoke("rotate api keys vault")[0]
+        assert hit.id is not None and hit.id.startswith("viking://")
+        got = store.get_by_ids([hit.id])
+        assert [d.id for d in got] == ["id2"] and got[0].page_content == docs[2].page_content
+        # the store's own id and the URI of the same passage: one document
+        assert [d.id for d in store.get_by_ids(["id2", hit.id])] == ["id2"]
+        # a URI outside the store, of no passage, or malformed: unknown, ignored as before
+        outside = ["viking://resources/elsewhere", "viking://resources/../x", "viking://~/memories"]
+        assert store.get_by_ids(outside) == []
+        store.delete([hit.id])
+        assert store.get_by_ids(["id2"]) == []
+        assert [d.id for d in store.get_by_ids(["id0", "id1"])] == ["id0", "id1"]
+    finally:
+        store.close()
+
+
+def test_llama_index_store_takes_the_node_ids_its_client_s_retriever_returns(
+    tmp_path: Path,
+) -> None:
+    from llama_index.core.schema import TextNode
+
+    from llama_index.retrievers.treehop import TreehopRetriever
+    from llama_index.vector_stores.treehop import TreehopVectorStore
+
+    client = Treehop(tmp_path / "li", embedder=BagOfWordsEmbedder(), reader_processes=0)
+    store = TreehopVectorStore(client)
+    nodes = [TextNode(text=text, id_=f"n{i}") for i, text in enumerate(DOCS.values())]
+    for node in nodes:
+        node.embedding = store.embed_model.get_text_embedding(node.text)
+    store.add(nodes)
+    try:
+        hit = TreehopRetriever(store.client, similarity_top_k=1).retrieve("rotate api keys")[0]
+        assert hit.node.node_id.startswith("viking://")
+        assert [n.node_id for n in store.get_nodes([hit.node.node_id])] == ["n2"]
+        store.delete_nodes([hit.node.node_id])
+        assert store.get_nodes(["n2"]) == []
+        assert [n.node_id for n in store.get_nodes(["n0", "n1"])] == ["n0", "n1"]
+    finally:
+        client.close()
+
+
+def test_a_write_never_reads_an_id_as_another_passage_s_uri(tmp_path: Path) -> None:
+    # the URI lookup is for reads and deletes only: a new passage whose id happens to be an
+    # existing passage's URI is a new passage, and the existing one stays
+    from langchain_treehop import TreehopVectorStore
+    from langchain_treehop.embeddings import TreehopEmbeddings
+
+    store = TreehopVectorStore.from_texts(
+        ["Rotate API keys every 90 days."],
+        TreehopEmbeddings(BagOfWordsEmbedder()),
+        ids=["keys"],
+        path=str(tmp_path / "w"),
+    )
+    try:
+        uri = store.client.find("rotate keys", limit=1).contexts()[0].uri
+        store.add_texts(["Backups run nightly."], ids=[uri])
+        assert [d.page_content for d in store.get_by_ids(["keys"])] == [
+            "Rotate API keys every 90 days."
+        ]
+        assert len(store.client.find("rotate keys backups", limit=5).contexts()) == 2
+    finally:
+        store.close()
