@@ -164,3 +164,23 @@ def test_a_write_never_reads_an_id_as_another_passage_s_uri(tmp_path: Path) -> N
         assert len(store.client.find("rotate keys backups", limit=5).contexts()) == 2
     finally:
         store.close()
+
+
+def test_an_unknown_search_argument_names_the_methods_own_parameters(tmp_path: Path) -> None:
+    # 80e60c2: max_marginal_relevance_search(q, fetchk=3) listed dense_weight ... target_uri,
+    # without the fetch_k the user meant to write
+    from langchain_treehop import TreehopVectorStore
+    from langchain_treehop.embeddings import TreehopEmbeddings
+
+    store = TreehopVectorStore.from_texts(
+        ["Rotate API keys every 90 days."],
+        TreehopEmbeddings(BagOfWordsEmbedder()),
+        path=str(tmp_path / "m"),
+    )
+    try:
+        with pytest.raises(InvalidQueryError, match=r"\['fetchk'\].*fetch_k, lambda_mult"):
+            store.max_marginal_relevance_search("keys", k=1, fetchk=3)
+        with pytest.raises(InvalidQueryError, match=r"\['kk'\].*own k"):
+            store.as_retriever(search_kwargs={"kk": 1}).invoke("keys")
+    finally:
+        store.close()
