@@ -301,9 +301,13 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         """LangChain's search keywords as treehop's options (unknown keywords are errors)."""
         unknown = sorted(set(kwargs) - _SEARCH_KWARGS)
         if unknown:
+            # (the methods' own parameters named too: a user who typed `fetchk` in an MMR
+            # search was shown a list without `fetch_k`)
             raise InvalidQueryError(
                 f"unknown search argument(s) {unknown}; the search arguments are "
-                f"{', '.join(sorted(_SEARCH_KWARGS))}"
+                f"{', '.join(sorted(_SEARCH_KWARGS))}, beside the methods' own k (and "
+                "fetch_k, lambda_mult in the max_marginal_relevance_search methods and "
+                "search_type='mmr')"
             )
         dirs = kwargs.get("include_directories")  # (not bool(): "false" turned them on)
         opts: SearchKwargs = {

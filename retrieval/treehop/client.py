@@ -1148,7 +1148,7 @@ class AsyncTreehop:
     async def assemble_context(
         self,
         /,
-        query: str | FindResult,
+        query: str | FindResult | list[MatchedContext] | tuple[MatchedContext, ...],
         *,
         max_tokens: int = 2000,
         quotas: Mapping[ContextType | str, int] | None = None,
@@ -1159,7 +1159,9 @@ class AsyncTreehop:
         **find_kwargs: Any,
     ) -> AssembledContext:
         """A token-budgeted context block for ``query`` (run through :meth:`find` with
-        ``find_kwargs``) or for an existing result; see :mod:`treehop.context_assembly`.
+        ``find_kwargs``) or for an existing result, a :class:`FindResult` or a list of its
+        hits (``res.top(3)``), as :func:`~treehop.context_assembly.assemble_context` takes; see
+        :mod:`treehop.context_assembly`.
 
         With ``session_id`` the hits injected by earlier calls of the same session are left out
         and this call's are recorded (persisted with the index). Without a ``limit`` the query
@@ -1176,10 +1178,24 @@ class AsyncTreehop:
         ]
         if session_id is not None:
             ContextLedger.check_session(session_id)
-        if isinstance(query, FindResult):
+        result: FindResult | list[MatchedContext]
+        if isinstance(query, (FindResult, list, tuple)):
+            given = "a FindResult" if isinstance(query, FindResult) else "a list of hits"
             if find_kwargs:
-                raise InvalidQueryError("find arguments need a query string, not a FindResult")
-            result = query
+                raise InvalidQueryError(f"find arguments need a query string, not {given}")
+            if isinstance(query, FindResult):
+                result = query
+            else:
+                # (hits already retrieved, as the pure function takes them: a retriever
+                # user's res.top(3) was refused as "query must be a string, got list")
+                bad = next(
+                    (i for i, h in enumerate(query) if not isinstance(h, MatchedContext)), None
+                )
+                if bad is not None:
+                    raise InvalidQueryError(
+                        f"hits[{bad}] must be a MatchedContext, got {type(query[bad]).__name__}"
+                    )
+                result = list(query)
         else:
             unknown = sorted(set(find_kwargs) - SEARCH_OPTIONS - _FIND_ARGUMENTS)
             if unknown:  # (before a name like ``context_tokens`` reaches a Python call)
@@ -1200,7 +1216,7 @@ class AsyncTreehop:
             exclude_uris=excluded,
             seen_uris=seen,
             token_counter=counter,
-            query=None if isinstance(query, FindResult) else query,
+            query=query if isinstance(query, str) else None,
         )
         if session_id is not None and out.uris:
             # (the ledger's read-merge-write under the session's key lock: two processes

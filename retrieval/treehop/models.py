@@ -7,7 +7,7 @@ Field names follow the seed design (``TypedQuery``, ``MatchedContext``, ``QueryR
 from __future__ import annotations
 
 from enum import IntEnum, StrEnum
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -286,6 +286,17 @@ class FindResult(BaseModel):
         if v < 0:
             raise ValueError("total must be >= 0")
         return v
+
+    def __iter__(self) -> NoReturn:
+        """Refused with where the hits are. Why: a retriever returns a list, so a framework
+        user's first loop is ``for m in th.find(q)``; pydantic's own iteration gave the
+        ``(field, value)`` pairs and the loop failed later on ``'tuple' object has no
+        attribute 'uri'``."""
+        raise TypeError(
+            "a FindResult is not a list of hits: iterate res.contexts() (every hit, best "
+            "first), res.top(k), or res.resources / res.memories / res.skills "
+            "(res.model_dump() for its fields)"
+        )
 
     def contexts(self) -> list[MatchedContext]:
         """All hits of every context type, best first."""

@@ -50,7 +50,7 @@ from .. import arguments as argmod
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
-from ..errors import IngestError, InvalidQueryError, InvalidURIError
+from ..errors import IngestError, InvalidQueryError, InvalidURIError, TreehopError
 from ..memory import check_outside_conversations
 from ..models import Level, Node
 from ..stores.embedded import EmbeddedStore
@@ -1197,8 +1197,9 @@ class PassageStore:
         idx.built_at = len(self.client.store)
         return idx
 
-    def _lookup(self, ids: Sequence[str]) -> dict[str, Node]:
-        """The stored node of each id that exists (checked against the node itself)."""
+    def _lookup(self, ids: Sequence[str], *, uris: bool = False) -> dict[str, Node]:
+        """The stored node of each id that exists (checked against the node itself); with
+        ``uris`` (reads and deletes, never a write's plan) a passage's URI names it too."""
         idx = self._index()
         if idx.built_at < 0:
             idx = self._rebuild()
@@ -1207,7 +1208,35 @@ class PassageStore:
             # Someone wrote around this index (another base, a direct client call): rebuild
             # once, only on a miss, only when the store changed size since the last build.
             found = self._verified(ids, self._rebuild())
+        if uris and len(found) < len(set(ids)):
+            found.update(self._by_uri([i for i in ids if i not in found]))
         return found
+
+    def _by_uri(self, ids: Sequence[str]) -> dict[str, Node]:
+        """The passages named by their URI rather than their id. Why: the client's own
+        retrievers (LangChain's ``TreehopRetriever``, LlamaIndex's) name a hit by its URI, and
+        ``store.delete([doc.id])`` of such a hit deleted nothing, silently (unknown ids are
+        ignored); a flat store's retriever returns the ids its store takes. An id that is a
+        passage's own id wins (checked first); a URI outside the base, of no passage, or
+        malformed stays unknown."""
+        uris: dict[str, str] = {}
+        for i in ids:
+            if not i.startswith(urimod.SCHEME):
+                continue
+            try:
+                uri = self.client.resolve(i)
+            except TreehopError:
+                continue
+            if urimod.is_within(uri, self.base):
+                uris[i] = uri
+        if not uris:
+            return {}
+        nodes = self.client.store.get(list(uris.values()))
+        return {
+            i: n
+            for i, n in zip(uris, nodes, strict=True)
+            if n is not None and n.is_leaf and isinstance(n.metadata.get(ID_KEY), str)
+        }
 
     def _verified(self, ids: Sequence[str], idx: _IdIndex) -> dict[str, Node]:
         wanted = [i for i in dict.fromkeys(ids) if i in idx.uris]
@@ -1224,8 +1253,9 @@ class PassageStore:
     async def aget(self, ids: Sequence[str]) -> list[Node]:
         """The stored passages of ``ids`` that exist, in the order asked (missing ids skipped)."""
         ids = _check_ids(ids)
-        found = await self.client._io(self._lookup, ids)
-        return [found[i] for i in dict.fromkeys(ids) if i in found]
+        found = await self.client._io(lambda: self._lookup(ids, uris=True))
+        # (one node per passage: an id and the URI of the same passage are one document)
+        return list({found[i].uri: found[i] for i in dict.fromkeys(ids) if i in found}.values())
 
     async def aids(self) -> dict[str, str]:
         """Every passage id under the base and its (display) URI."""
@@ -1755,7 +1785,9 @@ class PassageStore:
         ids = _check_ids(ids)
         client = self.client
         async with client.writer.lock:
-            found = await client._io(self._lookup, ids)
+            asked = await client._io(lambda: self._lookup(ids, uris=True))
+            # (keyed by the passage's own id: an id and its URI are one passage)
+            found = {str(n.metadata[ID_KEY]): n for n in asked.values()}
             if not found:
                 return 0
             await client._io(client.store.delete, [n.uri for n in found.values()])
