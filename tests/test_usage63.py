@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from treehop import AsyncTreehop, InvalidQueryError, MatchedContext, Treehop
+from treehop import (
+    AsyncTreehop,
+    InvalidQueryError,
+    MatchedContext,
+    Treehop,
+    TreehopError,
+    UnsupportedUseError,
+)
 from treehop import assemble_context as assemble_hits
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -78,6 +85,10 @@ def test_iterating_a_find_result_says_where_the_hits_are(client: Treehop) -> Non
             pass
     with pytest.raises(TypeError, match=r"res\.contexts\(\)"):
         list(res)
+    with pytest.raises(TreehopError):  # only treehop's errors escape; a TypeError too
+        iter(res)
+    with pytest.raises(UnsupportedUseError):
+        dict(res)
     # what pydantic offers otherwise is unchanged
     assert res.model_dump()["resources"][0]["uri"] == res.contexts()[0].uri
     assert res == res.model_copy()

@@ -32,6 +32,7 @@ from .errors import (
     StoreError,
     TreehopError,
     TreehopWarning,
+    UnsupportedUseError,
 )
 from .filters import MetadataFilter, TagFilter
 from .memory import LLMMemoryExtractor, MemoryWriteResult
@@ -105,6 +106,7 @@ __all__ = [
     "TreehopError",
     "TreehopWarning",
     "TypedQuery",
+    "UnsupportedUseError",
     "VectorStore",
     "__version__",
     "assemble_context",

@@ -74,6 +74,12 @@ class ClientClosedError(TreehopError, RuntimeError):
     """The client was used after ``close()``, or the sync client was called from its own loop."""
 
 
+class UnsupportedUseError(TreehopError, TypeError):
+    """An object used in a way it does not support (looping over a ``FindResult``). A
+    ``TypeError`` too, as Python's own "not iterable" is, so ``except TypeError`` still
+    catches it; a ``TreehopError`` so that only treehop's errors escape the library."""
+
+
 class IndexRecoveryError(IndexCorruptError):
     """A ``strict=True`` open found damage that a lenient open would survive only by losing
     data: the current generation of the index is unreadable (the index would open at an older

@@ -11,6 +11,8 @@ from typing import Any, NoReturn, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .errors import UnsupportedUseError
+
 
 class ContextType(StrEnum):
     """What kind of context a node holds; each kind has its own root directory."""
@@ -292,7 +294,7 @@ class FindResult(BaseModel):
         user's first loop is ``for m in th.find(q)``; pydantic's own iteration gave the
         ``(field, value)`` pairs and the loop failed later on ``'tuple' object has no
         attribute 'uri'``."""
-        raise TypeError(
+        raise UnsupportedUseError(
             "a FindResult is not a list of hits: iterate res.contexts() (every hit, best "
             "first), res.top(k), or res.resources / res.memories / res.skills "
             "(res.model_dump() for its fields)"
