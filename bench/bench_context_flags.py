@@ -20,6 +20,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 from typing import Any  # noqa: E402
 
+import bench_context_vs_hybrid as cvh  # noqa: E402
 import bench_natural as bn  # noqa: E402
 import bench_tree as bt  # noqa: E402
 import datasets as ds  # noqa: E402
@@ -140,14 +141,12 @@ def main() -> None:
                         for k, val in VARIANTS[v].items():
                             setattr(ca, k, val)
                         for b in BUDGETS:
-                            ctx = th.assemble_context(
-                                q.text, max_tokens=b, target_uri=scope, token_counter=counter
-                            )
+                            found, ctx = cvh.block_for(th, q.text, b, scope, counter)
                             assert ctx.tokens <= b
-                            # (answers that are pages: judged line by line, one line a hit)
-                            lines = ctx.text.splitlines()
+                            # (answers that are pages: judged per placed slot, as bench_natural)
+                            pieces = bn.block_pieces(found.contexts(), ctx)
                             got[v][b].append(
-                                bn.answer_in_context(ctx.text, answers, judge, lines, pages)
+                                bn.answer_in_context(ctx.text, answers, judge, pieces, pages)
                             )
             for r in rows:
                 cells = " | ".join(f"{sum(got[r][b]) / max(1, len(qs)):.3f}" for b in BUDGETS)
