@@ -1,0 +1,78 @@
+"""Hot paths after stop 58 (bench/README.md, "(helper perf58)"): ``has_invisible_format``
+(every new URI and tag label) walks only text holding an unprintable character."""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treehop.validation import has_invisible_format
+
+
+def _old_has_invisible_format(s: str) -> bool:
+    """80e60c2's rule, verbatim: the reference."""
+    if s.isascii():
+        return False
+    last = len(s) - 1
+    for i, ch in enumerate(s):
+        if ch.isascii() or unicodedata.category(ch) != "Cf":
+            continue
+        if ch not in "\u200c\u200d" or i == 0 or i == last:
+            return True
+        before, after = s[i - 1], s[i + 1]
+        if (
+            before.isascii()
+            or after.isascii()
+            or "Cf" in {unicodedata.category(before), unicodedata.category(after)}
+        ):
+            return True
+    return False
+
+
+_TRICKY = st.sampled_from(
+    "\u200c\u200d\u200b\u2060\ufeff\xad\u200e\u202e\u2066\u2028\u2029\x9b\x85\x00\x7f"
+    "\xa0\u3000\ud800\ue000\U000e0041\u0600\u061c\U0001f469\u0628\u0915a /\u4e2d\xe9"
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(st.one_of(st.characters(codec=None, exclude_categories=()), _TRICKY), max_size=40))
+def test_has_invisible_format_answers_as_before(s: str) -> None:
+    assert has_invisible_format(s) is _old_has_invisible_format(s)
+
+
+def _calls(fn: Callable[[], object]) -> int:
+    """Function calls (Python and C, a generator's resumptions too) made while ``fn`` runs."""
+    n = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal n
+        n += event in ("call", "c_call")
+
+    sys.setprofile(count)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return n
+
+
+@pytest.mark.parametrize(
+    "unit", ["/données/café", "/设计文档", "/\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"]
+)
+def test_a_printable_uri_is_not_walked(unit: str) -> None:
+    # 1a7b0ec (main after stop 58): each non-ASCII URI walked character by character in a
+    # generator (~2.8 us a write, 1.7 us in 80e60c2); a printable one is now cleared in C
+    short, long = "viking://resources" + unit, "viking://resources" + unit * 60
+    assert not has_invisible_format(short) and not has_invisible_format(long)
+    grows = _calls(lambda: has_invisible_format(long)) - _calls(lambda: has_invisible_format(short))
+    if unit.isprintable():
+        assert grows == 0  # str.isascii and str.isprintable, whatever the length
+    else:  # (a kept joiner: the one walk, a few calls per character)
+        assert grows <= 4 * (len(long) - len(short))
+    assert has_invisible_format(long + "\u200b")  # (and what it must refuse, still refused)
