@@ -51,7 +51,7 @@ from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
-from ..memory import check_outside_conversations
+from ..memory import check_outside_conversations, memory_above
 from ..models import Level, Node
 from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
@@ -309,6 +309,13 @@ def _check_memory_targets(client: AsyncTreehop, plan: Sequence[Placement]) -> No
     mine = sorted({p.target_uri for p in plan if p.target_uri.startswith(memories + "/")})
     if not mine:
         return
+    for uri in mine:  # (below a memory: it would become a directory, its text gone)
+        holder = memory_above(client.store, memories, uri)
+        if holder is not None:
+            raise InvalidURIError(
+                f"{client.display(uri)[:200]} lies below the memory "
+                f"{client.display(holder)[:200]}; a record there would replace that memory"
+            )
     for node in client.store.get(mine):
         if node is None or node.is_leaf:
             continue

@@ -1,0 +1,53 @@
+"""Adversarial pass attacks62 (after stop 58: turn-target confinement, find's typed targets,
+vector stores' base_uri, damaged sessions, ``AddResult.replaced``, ``_addressable``).
+
+Each test was written failing first (bench/README.md, "Adversarial pass (helper attacks62)").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from treehop import Treehop
+from treehop.errors import InvalidQueryError, InvalidURIError
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+# -- 1. a named memory write under another memory: refused, not a silent replacement --------
+
+LONG = " ".join(f"pottery word{i} sentence." for i in range(800))  # (a chunked memory)
+
+
+def _write_under(c: Treehop, how: str) -> object:
+    """A write whose place lies below the memory ``viking://~/memories/home``."""
+    if how == "add_memory":
+        return c.add_memory("I moved", name="home/x")
+    if how == "remember":
+        return c.remember("I moved", category="home", name="x")
+    if how == "add_memory deeper":
+        return c.add_memory("I moved", name="home/a/b")
+    from treehop.ingest.records import add_records
+
+    return add_records(c, [("I moved", {"uri": "viking://~/memories/home/x"})])
+
+
+@pytest.mark.parametrize("first", ["I live in Lisbon", LONG], ids=["leaf", "chunked"])
+@pytest.mark.parametrize("how", ["add_memory", "remember", "add_memory deeper", "add_records"])
+def test_a_memory_write_below_another_memory_is_refused(first: str, how: str) -> None:
+    """Before: ``add_memory("I moved", name="home/x")`` over the memory ``home`` (or
+    ``remember(category="home", name="x")``, or a record placed there) turned ``home`` into
+    a directory holding ``x``: "I live in Lisbon" was gone, and the result said
+    ``replaced=False`` (a chunked ``home`` became a directory of its chunks and ``x``). Now
+    a place below a memory is refused as a directory of memories is, before any write."""
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.add_memory(first, name="home")
+        before = c.read("viking://~/memories/home")
+        with pytest.raises((InvalidQueryError, InvalidURIError), match="memory"):
+            _write_under(c, how)
+        assert c.read("viking://~/memories/home") == before
+        [entry] = c.ls("viking://~/memories")
+        assert entry.kind in ("text", "file")
+        # (the controls: the memory itself is replaced by its name, as documented; a new
+        # name beside it is a new memory)
+        assert c.add_memory("I live in Porto", name="home").replaced is True
+        assert c.add_memory("I moved", name="away/x").replaced is False
