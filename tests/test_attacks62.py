@@ -51,3 +51,37 @@ def test_a_memory_write_below_another_memory_is_refused(first: str, how: str) ->
         # name beside it is a new memory)
         assert c.add_memory("I live in Porto", name="home").replaced is True
         assert c.add_memory("I moved", name="away/x").replaced is False
+
+
+# -- 2. a damaged session: its owner can delete it ------------------------------------------
+
+
+def test_the_owner_can_delete_a_damaged_session() -> None:
+    """Before: Alice's damaged session (a message's content a dict) was IndexCorruptError
+    from ``delete`` too, so she could not remove it, and her ``list_sessions()`` (which
+    names it, as attacks61 chose) failed for good: no call of hers ended it. Now its owner
+    deletes it (the blob emptied, the id unlisted); another user still reads it as missing
+    and cannot delete it."""
+    import json
+
+    from treehop.errors import IndexCorruptError, SessionNotFoundError
+    from treehop.sessions import MemoryState, SessionStore
+
+    state = MemoryState()
+    store = SessionStore(state)
+    alice, kept = store.create_session("alice"), store.create_session("alice")
+    store.add_message(alice, "user", "my bank pin is 4321", user="alice")
+    raw = json.loads(state.get_state(f"sessions/{alice}"))
+    raw["messages"][0]["content"] = {"pin": "4321"}
+    state.put_state(f"sessions/{alice}", json.dumps(raw).encode())
+    owner = SessionStore(state).for_user("alice")
+    with pytest.raises(IndexCorruptError):
+        owner.list_sessions()
+    with pytest.raises(SessionNotFoundError):
+        SessionStore(state).for_user("bob").delete(alice)
+    assert b"4321" in state.get_state(f"sessions/{alice}")  # (bob's call left it)
+    owner.delete(alice)
+    assert not state.get_state(f"sessions/{alice}")
+    assert [s.session_id for s in owner.list_sessions()] == [kept]
+    with pytest.raises(SessionNotFoundError):
+        owner.get(alice)
