@@ -6,6 +6,10 @@ Each test was written failing first (bench/README.md, "Adversarial pass (helper 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from treehop import Treehop
@@ -85,3 +89,79 @@ def test_the_owner_can_delete_a_damaged_session() -> None:
     assert [s.session_id for s in owner.list_sessions()] == [kept]
     with pytest.raises(SessionNotFoundError):
         owner.get(alice)
+
+
+# -- 3. bench_natural --resume on a tampered --json file ------------------------------------
+
+
+def _bench_natural() -> Any:
+    import sys
+    from pathlib import Path
+
+    bench = str(Path(__file__).resolve().parents[1] / "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    import bench_natural
+
+    return bench_natural
+
+
+_SETTINGS = {
+    "embedder": "k",
+    "chunk_chars": None,
+    "config": {},
+    "max_queries": 10,
+    "budgets": [400],
+}
+
+
+def _row(dataset: str, half: str, key: str) -> dict[str, object]:
+    scores = {"n": 3, "ndcg@10": 0.5, "R@10": 0.5, "R@100": 1.0, "MRR@10": 0.5, "ctx@400": 0.5}
+    return {"dataset": dataset, "half": half, "row": key, "name": key, "p50_ms": 1.0, **scores}
+
+
+def test_resume_counts_a_set_done_by_its_own_rows_only(tmp_path: Path) -> None:
+    """Before: a file holding only a set's per-kind rows (``ta/how-to``, written by hand or
+    by a merge) counted ``ta`` as done, so ``--resume`` never ran its own rows and the table
+    lacked them. Now a set is done when its own rows (dataset ``ta``) cover every asked row
+    and half; its per-kind rows come with them."""
+    bn = _bench_natural()
+    rows = [r for r in bn.ROWS if r.key in ("flat-bm25", "find")]
+    kinds = [_row("ta/how-to", h, r.key) for h in ("dev", "test") for r in rows]
+    whole = [_row("tb", h, r.key) for h in ("dev", "test") for r in rows]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"settings": _SETTINGS, "rows": kinds + whole, "notes": []}))
+    kept, _, done = bn.resumed(path, ["ta", "tb"], rows, ["dev", "test"], _SETTINGS)
+    assert done == {"tb"}
+    assert {t.dataset for t in kept} == {"tb"}  # (ta runs again whole)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{",
+        "[]",
+        "null",
+        json.dumps({"settings": _SETTINGS, "rows": 5, "notes": []}),
+        json.dumps({"settings": _SETTINGS, "rows": [{"dataset": "ta"}], "notes": []}),
+        json.dumps({"settings": _SETTINGS, "rows": []}),
+        json.dumps({"settings": _SETTINGS, "rows": [], "notes": [1]}),
+        b"\xff\xfe\x00",
+    ],
+    ids=["not-json", "a-list", "null", "rows-5", "row-short", "no-notes", "note-1", "not-utf8"],
+)
+def test_resume_refuses_a_damaged_file_in_words(tmp_path: Path, text: str | bytes) -> None:
+    """Before: JSONDecodeError, AttributeError, KeyError, TypeError or UnicodeDecodeError
+    tracebacks. Now one ``SystemExit`` naming the file (before any set runs; the file is
+    left as it was)."""
+    bn = _bench_natural()
+    rows = [r for r in bn.ROWS if r.key in ("flat-bm25", "find")]
+    path = tmp_path / "run.json"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    before = path.read_bytes()
+    with pytest.raises(SystemExit, match=r"--resume: .*run\.json"):
+        bn.resumed(path, ["ta"], rows, ["dev"], _SETTINGS)
+    assert path.read_bytes() == before
