@@ -165,3 +165,54 @@ def test_resume_refuses_a_damaged_file_in_words(tmp_path: Path, text: str | byte
     with pytest.raises(SystemExit, match=r"--resume: .*run\.json"):
         bn.resumed(path, ["ta"], rows, ["dev"], _SETTINGS)
     assert path.read_bytes() == before
+
+
+# -- 4. a vector store's passages never land inside a document -------------------------------
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        "viking://resources/long.md",  # a chunked file
+        "viking://resources/long.md/sub",  # below one
+        "viking://~/memories/home",  # a chunked memory
+        "viking://~/memories/note/sub",  # below a memory (a leaf)
+        "viking://resources/short.md/sub",  # below a file (a leaf)
+    ],
+)
+@pytest.mark.parametrize("framework", ["langchain", "llamaindex"])
+def test_a_vector_stores_passages_never_land_inside_a_document(base: str, framework: str) -> None:
+    """Before: ``TreehopVectorStore(base_uri=<a chunked document, or a path below any
+    document>).add_texts(...)`` wrote there: the document became a directory of its chunks
+    and the passages (``read`` answered a listing, not its text), or a leaf memory a
+    directory (its text gone). Only a leaf at or below the base was refused. Now every
+    ancestor is checked, a chunked document as a leaf, before any write."""
+    from llama_index.core.schema import TextNode
+
+    from langchain_treehop import TreehopVectorStore
+    from llama_index.vector_stores.treehop import TreehopVectorStore as LIStore
+
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.add_resource(LONG, target_uri="viking://resources/long.md")
+        c.add_resource("a short page", target_uri="viking://resources/short.md")
+        c.add_memory(LONG, name="home")
+        c.add_memory("I live in Lisbon", name="note")
+        docs = ["long.md", "short.md"]
+        mems = ["home", "note"]
+        uris = [f"viking://resources/{d}" for d in docs] + [
+            f"viking://~/memories/{m}" for m in mems
+        ]
+        before = {u: c.read(u) for u in uris}
+        with pytest.raises(InvalidURIError, match="inside"):
+            if framework == "langchain":
+                store = TreehopVectorStore(client=c, base_uri=base)
+                store.add_texts(["I moved"], metadatas=[{"source": "x.md"}])
+            else:
+                li = LIStore(client=c, base_uri=base)
+                vec = BagOfWordsEmbedder().embed_query("I moved").tolist()
+                li.add([TextNode(text="I moved", embedding=vec)])
+        assert {u: c.read(u) for u in uris} == before
+        # (the control: a base beside the documents takes passages, again and again)
+        fine = TreehopVectorStore(client=c, base_uri="viking://resources/vs")
+        fine.add_texts(["I moved", LONG], metadatas=[{"source": "x.md"}, {"source": "x.md"}])
+        fine.add_texts(["I moved", LONG], metadatas=[{"source": "x.md"}, {"source": "x.md"}])

@@ -1556,21 +1556,30 @@ class PassageStore:
                     f"document {leaves[uri]!r} would replace {self.client.display(uri)}, which "
                     "is not that passage; use another id or base_uri"
                 )
+        # (every ancestor, the base's own included, and a chunked document as a leaf: only
+        # a leaf at or below the base was refused, so a base at a chunked file or below any
+        # document turned that document into a directory holding passages; each ancestor
+        # is judged once, a batch's passages share theirs)
+        is_document: dict[str, bool] = {}
         for uri in targets:
-            for anc in urimod.ancestors_of(uri):
+            ancestors = urimod.ancestors_of(uri)
+            for anc in ancestors:
                 if anc in leaves or (anc != uri and anc in files):
                     raise InvalidURIError(
                         f"{self.client.display(uri)} would lie inside another document "
                         f"({self.client.display(anc)})"
                     )
-            anc_nodes = store.get(
-                [a for a in urimod.ancestors_of(uri) if urimod.is_within(a, self.base)]
-            )
-            for a in anc_nodes:
-                if a is not None and a.is_leaf:
+            unjudged = [a for a in ancestors if a not in is_document]
+            for a, node in zip(unjudged, store.get(unjudged) if unjudged else [], strict=True):
+                chunked = node is not None and "chunks" in node.metadata
+                is_document[a] = node is not None and (
+                    node.is_leaf or (chunked and not _is_passage_file(store, node))
+                )
+            for a in ancestors:
+                if is_document[a]:
                     raise InvalidURIError(
                         f"{self.client.display(uri)} would lie inside the document "
-                        f"{self.client.display(a.uri)}"
+                        f"{self.client.display(a)}"
                     )
         del planned, existing
 
