@@ -216,3 +216,42 @@ def test_a_vector_stores_passages_never_land_inside_a_document(base: str, framew
         fine = TreehopVectorStore(client=c, base_uri="viking://resources/vs")
         fine.add_texts(["I moved", LONG], metadatas=[{"source": "x.md"}, {"source": "x.md"}])
         fine.add_texts(["I moved", LONG], metadatas=[{"source": "x.md"}, {"source": "x.md"}])
+
+
+# -- 5. add_resource never writes inside a document -------------------------------------------
+
+
+@pytest.mark.parametrize("first", ["a short page", LONG], ids=["leaf", "chunked"])
+@pytest.mark.parametrize("what", ["text", "file", "folder"])
+def test_add_resource_below_a_document_is_refused(tmp_path: Path, first: str, what: str) -> None:
+    """Before: ``add_resource("x", target_uri="viking://resources/a.md/b.md")`` over the
+    document ``a.md`` made ``a.md`` a directory holding ``b.md``: its text was gone (a
+    chunked one a directory of its chunks and ``b.md``). Now a target below a document is
+    an InvalidURIError before anything is read or written (as a vector store's base is)."""
+    src: str | Path = "I moved"
+    if what != "text":
+        (tmp_path / "d").mkdir()
+        (tmp_path / "d" / "b.md").write_text("I moved")
+        src = tmp_path / "d" if what == "folder" else tmp_path / "d" / "b.md"
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.add_resource(first, target_uri="viking://resources/a.md")
+        before = c.read("viking://resources/a.md")
+        with pytest.raises(InvalidURIError, match="inside the document"):
+            c.add_resource(src, target_uri="viking://resources/a.md/sub/b.md")
+        assert c.read("viking://resources/a.md") == before
+        assert [e.uri for e in c.ls("viking://resources")] == ["viking://resources/a.md"]
+        # (the control: the document itself is replaced by its URI, as documented)
+        c.add_resource("a new page", target_uri="viking://resources/a.md", is_text=True)
+        assert c.read("viking://resources/a.md") == "a new page"
+
+
+def test_a_folder_with_a_chunks_key_in_its_metadata_is_no_document(tmp_path: Path) -> None:
+    """The control of section 5: a caller's ``metadata={"chunks": 3}`` lands on a folder's
+    node too; the folder still takes files below it (a document is told by its children)."""
+    (tmp_path / "d" / "sub").mkdir(parents=True)
+    (tmp_path / "d" / "sub" / "a.md").write_text("hello")
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.add_resource(tmp_path / "d", target_uri="viking://resources/d", metadata={"chunks": 3})
+        c.add_resource("x", target_uri="viking://resources/d/sub/b.md", is_text=True)
+        c.add_memory("a note", name="m/one")
+        assert c.add_memory("another", name="m/two").replaced is False

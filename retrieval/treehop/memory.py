@@ -1345,9 +1345,21 @@ def memory_above(store: VectorStore, memories: str, uri: str) -> str | None:
     if not above:
         return None
     for node in store.get(above):
-        if node is not None and (node.is_leaf or "chunks" in node.metadata):
+        if node is not None and is_document(store, node):
             return str(node.uri)
     return None
+
+
+def is_document(store: VectorStore, node: Node) -> bool:
+    """Whether ``node`` holds a document's text: a leaf, or a file stored as chunks (its
+    ``chunks`` count, and every child a chunk: a caller's ``metadata={"chunks": 3}`` on a
+    folder does not make it one)."""
+    if node.is_leaf:
+        return True
+    if "chunks" not in node.metadata:
+        return False
+    kids = store.children(node.uri)
+    return bool(kids) and all(k.chunk_index is not None for k in kids)
 
 
 async def write_unnamed(client: MemoryHost, uri: str, write: Callable[[str], Awaitable[_T]]) -> _T:

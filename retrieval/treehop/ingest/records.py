@@ -52,6 +52,7 @@ from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
 from ..memory import check_outside_conversations, memory_above
+from ..memory import is_document as holds_text
 from ..models import Level, Node
 from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
@@ -1571,9 +1572,8 @@ class PassageStore:
                     )
             unjudged = [a for a in ancestors if a not in is_document]
             for a, node in zip(unjudged, store.get(unjudged) if unjudged else [], strict=True):
-                chunked = node is not None and "chunks" in node.metadata
                 is_document[a] = node is not None and (
-                    node.is_leaf or (chunked and not _is_passage_file(store, node))
+                    node.is_leaf or (holds_text(store, node) and not _is_passage_file(store, node))
                 )
             for a in ancestors:
                 if is_document[a]:
