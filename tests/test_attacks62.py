@@ -46,7 +46,7 @@ def test_a_memory_write_below_another_memory_is_refused(first: str, how: str) ->
     with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
         c.add_memory(first, name="home")
         before = c.read("viking://~/memories/home")
-        with pytest.raises((InvalidQueryError, InvalidURIError), match="memory"):
+        with pytest.raises((InvalidQueryError, InvalidURIError), match="memor"):
             _write_under(c, how)
         assert c.read("viking://~/memories/home") == before
         [entry] = c.ls("viking://~/memories")
@@ -255,3 +255,22 @@ def test_a_folder_with_a_chunks_key_in_its_metadata_is_no_document(tmp_path: Pat
         c.add_resource("x", target_uri="viking://resources/d/sub/b.md", is_text=True)
         c.add_memory("a note", name="m/one")
         assert c.add_memory("another", name="m/two").replaced is False
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [{"uri": "viking://resources/a.md/x"}, {"source": "a.md/x.md"}],
+    ids=["uri", "source"],
+)
+def test_a_record_below_a_document_is_refused(metadata: dict[str, str]) -> None:
+    """Before: ``add_records(c, [("I moved", {"uri": "viking://resources/a.md/x"})])`` (or a
+    ``source`` path below ``a.md``) made the document ``a.md`` a directory of records, its
+    text gone. Now the batch is refused before any write, as add_resource refuses it."""
+    from treehop.ingest.records import add_records
+
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.add_resource("a short page", target_uri="viking://resources/a.md")
+        with pytest.raises(InvalidURIError, match="inside the document"):
+            add_records(c, [("beside", {"source": "b.md"}), ("I moved", metadata)])
+        assert c.read("viking://resources/a.md") == "a short page"
+        assert [e.uri for e in c.ls("viking://resources")] == ["viking://resources/a.md"]

@@ -51,7 +51,7 @@ from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError
-from ..memory import check_outside_conversations, memory_above
+from ..memory import check_outside_conversations
 from ..memory import is_document as holds_text
 from ..models import Level, Node
 from ..stores.embedded import EmbeddedStore
@@ -301,22 +301,32 @@ place (documented: ``viking://~/memories/style`` is a memory); a call naming ano
 keeps every record at or below it (:func:`_target_of`)."""
 
 
+def _check_outside_documents(client: AsyncTreehop, plan: Sequence[Placement]) -> None:
+    """Refuse a record placed below a document (a leaf, or a file stored as chunks), as
+    ``add_resource`` refuses its target there (``AsyncTreehop._outside_documents``). Why:
+    ``{"uri": "viking://resources/a.md/x"}`` over the document ``a.md`` made it a directory
+    of records, its text gone. One read of the placements' ancestors."""
+    targets = {p.target_uri for p in plan}
+    above = sorted({a for t in targets for a in urimod.ancestors_of(t)})
+    for node in client.store.get(above) if above else []:
+        if node is not None and holds_text(client.store, node):
+            inside = next((t for t in sorted(targets) if urimod.is_within(t, node.uri)), "")
+            raise InvalidURIError(
+                f"{client.display(inside)[:200]} lies inside the document "
+                f"{client.display(node.uri)[:200]}; a record there would replace it"
+            )
+
+
 def _check_memory_targets(client: AsyncTreehop, plan: Sequence[Placement]) -> None:
     """Refuse a record placed on a directory of the user's memories (a child that is not
     one of its own chunks), as ``remember`` / ``add_memory`` refuse it
     (:func:`treehop.memory.check_memory_target`): a loader's ``{"uri":
     "viking://~/memories/notes"}`` replaced every note. One read of the targets there."""
+    _check_outside_documents(client, plan)
     memories = client.resolve("viking://~/memories")
     mine = sorted({p.target_uri for p in plan if p.target_uri.startswith(memories + "/")})
     if not mine:
         return
-    for uri in mine:  # (below a memory: it would become a directory, its text gone)
-        holder = memory_above(client.store, memories, uri)
-        if holder is not None:
-            raise InvalidURIError(
-                f"{client.display(uri)[:200]} lies below the memory "
-                f"{client.display(holder)[:200]}; a record there would replace that memory"
-            )
     for node in client.store.get(mine):
         if node is None or node.is_leaf:
             continue
