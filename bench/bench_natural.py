@@ -1391,22 +1391,37 @@ def resumed(
     dropped from the file and run whole, so no set mixes two runs. Sets the run does not
     name are kept as they are. A file written with other settings (embedder, chunking,
     config, query cap, budgets) is refused: its numbers would not compare."""
-    data = json.loads(path.read_text())
-    if data.get("settings") != json.loads(json.dumps(dict(settings))):
+    try:
+        data = json.loads(path.read_text())
+        written = data.get("settings")
+        table = [table_row_from_json(d) for d in data["rows"]]
+        notes = list(data["notes"])
+        if not all(isinstance(n, str) for n in notes):
+            raise TypeError("notes")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        # (a hand-edited or truncated file was a traceback of whichever read failed first;
+        # UnicodeDecodeError and JSONDecodeError are ValueErrors)
         raise SystemExit(
-            f"--resume: {path} was written with settings {data.get('settings')}, this run "
+            f"--resume: {path} is not a bench_natural --json file ({type(exc).__name__}); "
+            "give another --json file"
+        ) from None
+    if written != json.loads(json.dumps(dict(settings))):
+        raise SystemExit(
+            f"--resume: {path} was written with settings {written}, this run "
             f"has {dict(settings)}; give another --json file"
         )
-    table = [table_row_from_json(d) for d in data["rows"]]
     want = {(r.key, h) for r in rows for h in halves}
     held: dict[str, set[tuple[str, str]]] = {}
     for t in table:
-        held.setdefault(t.dataset.split("/", 1)[0], set()).add((t.key, t.half))
+        # (a set is done by its own rows: its per-kind rows, ``set/kind``, alone counted it
+        # done and its own rows were never run)
+        if "/" not in t.dataset:
+            held.setdefault(t.dataset, set()).add((t.key, t.half))
     done = {n for n in names if want <= held.get(n, set())}
     rerun = set(names) - done
     kept = [t for t in table if t.dataset.split("/", 1)[0] not in rerun]
     # (a set's notes start with its name; the run-wide ones are written again by main)
-    notes = [n for n in data["notes"] if n.split(":", 1)[0] in held.keys() - rerun]
+    notes = [n for n in notes if n.split(":", 1)[0] in held.keys() - rerun]
     return kept, notes, done
 
 

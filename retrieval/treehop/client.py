@@ -427,6 +427,7 @@ class AsyncTreehop:
                 detail = getattr(exc, "strerror", None) or type(exc).__name__
                 raise IngestError(f"path {why}: {argmod.shown(str(p))} ({detail})") from None
             target = self._target_for(target_uri, name or argmod.path_name(p))
+            await self._io(self._outside_documents, target)
             return await self.writer.add(p, target, AddCall(user_tags, meta, progress, t0))
         text = argmod.check_text_size(str(path_or_text))
         if target_uri is None and name is None:
@@ -434,6 +435,7 @@ class AsyncTreehop:
                 "adding a text needs target_uri= or name= (it is not an existing path)"
             )
         target = self._target_for(target_uri, name or "note")
+        await self._io(self._outside_documents, target)
         call = AddCall(user_tags, meta, progress, t0, name or "")
         return await self.writer.add(text, target, call)
 
@@ -493,6 +495,20 @@ class AsyncTreehop:
         if urimod.CHUNK_MARK in target:
             raise InvalidURIError("cannot add a resource at a chunk URI")
         return urimod.check_new(target)
+
+    def _outside_documents(self, target: str) -> None:
+        """Refuse an add's ``target`` (resolved) below a document (a leaf, or a file stored
+        as chunks). Why: ``target_uri="viking://resources/a.md/b.md"`` over the document
+        ``a.md`` made it a directory holding ``b.md``: its text was gone (a chunked one a
+        directory of its chunks and ``b.md``). The document itself is replaced by its URI,
+        as documented. One read of the ancestors."""
+        above = urimod.ancestors_of(target)
+        for node in self.store.get(above) if above else []:
+            if node is not None and memory.is_document(self.store, node):
+                raise InvalidURIError(
+                    f"target_uri {self.display(target)[:200]!r} lies inside the document "
+                    f"{self.display(node.uri)[:200]}: give a target beside it"
+                )
 
     async def retag(self, uri: str | None = None) -> int:
         """Backfill: recompute automatic and inherited tags without re-embedding anything.

@@ -1312,6 +1312,13 @@ async def check_memory_target(client: MemoryHost, uri: str, what: str) -> bool:
     into a leaf note. A memory's own node (a note, or a text and its chunks) is replaced by
     its name, as before: the answer is whether one was there (the write replaces it)."""
     check_outside_conversations(client, uri, what, InvalidQueryError)
+    memories = client.resolve("viking://~/memories")
+    holder = await client._io(memory_above, client.store, memories, uri)
+    if holder is not None:
+        raise InvalidQueryError(
+            f"{what}: {client.display(uri)[:200]} lies below the memory "
+            f"{client.display(holder)[:200]}; writing there would replace that memory"
+        )
     node = (await client._io(client.store.get, [uri]))[0]
     if node is None or node.is_leaf:
         return node is not None
@@ -1322,6 +1329,37 @@ async def check_memory_target(client: MemoryHost, uri: str, what: str) -> bool:
             "replace everything under it"
         )
     return True
+
+
+def memory_above(store: VectorStore, memories: str, uri: str) -> str | None:
+    """The URI of a memory (a text, or a text stored as chunks) above ``uri`` (resolved),
+    below the memories' root ``memories``; ``None`` when there is none. Why: a write at
+    ``~/memories/home/x`` over the memory ``home`` made ``home`` a directory holding ``x``:
+    its text was gone (a chunked one became a directory of its chunks and ``x``), and
+    ``replaced`` said ``False``. One read of the ancestors."""
+    above: list[str] = []
+    parent = urimod.parent_of(uri)
+    while parent is not None and parent.startswith(memories + "/"):
+        above.append(parent)
+        parent = urimod.parent_of(parent)
+    if not above:
+        return None
+    for node in store.get(above):
+        if node is not None and is_document(store, node):
+            return str(node.uri)
+    return None
+
+
+def is_document(store: VectorStore, node: Node) -> bool:
+    """Whether ``node`` holds a document's text: a leaf, or a file stored as chunks (its
+    ``chunks`` count, and every child a chunk: a caller's ``metadata={"chunks": 3}`` on a
+    folder does not make it one)."""
+    if node.is_leaf:
+        return True
+    if "chunks" not in node.metadata:
+        return False
+    kids = store.children(node.uri)
+    return bool(kids) and all(k.chunk_index is not None for k in kids)
 
 
 async def write_unnamed(client: MemoryHost, uri: str, write: Callable[[str], Awaitable[_T]]) -> _T:

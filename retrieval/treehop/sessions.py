@@ -486,9 +486,15 @@ class SessionStore:
         return self.list_sessions(user)
 
     def delete(self, session_id: str, *, user: str | None = None) -> None:
-        """Forget a session; its blob is overwritten with ``b""``."""
+        """Forget a session; its blob is overwritten with ``b""``.
+
+        A damaged session (:func:`_unreadable`) is deleted for its owner (``user`` is the
+        ``user`` its blob names, or no ``user``). Why: it was IndexCorruptError here too, so
+        its owner could not remove it, and the owner's listing, which names it, failed for
+        good. Another user still reads it as missing (:meth:`_load_any`)."""
         with self._lock, holding_key(self.state, _lock_key(session_id)):
-            self._load(session_id, user, fresh=True)
+            with contextlib.suppress(IndexCorruptError):  # (only its owner's: _load_any)
+                self._load(session_id, user, fresh=True)
             self._cache.pop(session_id, None)
             self.state.put_state(KEY_PREFIX + session_id, b"")
             self._update_index(drop=session_id)

@@ -52,6 +52,7 @@ from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError, TreehopError
 from ..memory import check_outside_conversations
+from ..memory import is_document as holds_text
 from ..models import Level, Node
 from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
@@ -300,11 +301,28 @@ place (documented: ``viking://~/memories/style`` is a memory); a call naming ano
 keeps every record at or below it (:func:`_target_of`)."""
 
 
+def _check_outside_documents(client: AsyncTreehop, plan: Sequence[Placement]) -> None:
+    """Refuse a record placed below a document (a leaf, or a file stored as chunks), as
+    ``add_resource`` refuses its target there (``AsyncTreehop._outside_documents``). Why:
+    ``{"uri": "viking://resources/a.md/x"}`` over the document ``a.md`` made it a directory
+    of records, its text gone. One read of the placements' ancestors."""
+    targets = {p.target_uri for p in plan}
+    above = sorted({a for t in targets for a in urimod.ancestors_of(t)})
+    for node in client.store.get(above) if above else []:
+        if node is not None and holds_text(client.store, node):
+            inside = next((t for t in sorted(targets) if urimod.is_within(t, node.uri)), "")
+            raise InvalidURIError(
+                f"{client.display(inside)[:200]} lies inside the document "
+                f"{client.display(node.uri)[:200]}; a record there would replace it"
+            )
+
+
 def _check_memory_targets(client: AsyncTreehop, plan: Sequence[Placement]) -> None:
     """Refuse a record placed on a directory of the user's memories (a child that is not
     one of its own chunks), as ``remember`` / ``add_memory`` refuse it
     (:func:`treehop.memory.check_memory_target`): a loader's ``{"uri":
     "viking://~/memories/notes"}`` replaced every note. One read of the targets there."""
+    _check_outside_documents(client, plan)
     memories = client.resolve("viking://~/memories")
     mine = sorted({p.target_uri for p in plan if p.target_uri.startswith(memories + "/")})
     if not mine:
@@ -1579,21 +1597,29 @@ class PassageStore:
                     f"document {leaves[uri]!r} would replace {self.client.display(uri)}, which "
                     "is not that passage; use another id or base_uri"
                 )
+        # (every ancestor, the base's own included, and a chunked document as a leaf: only
+        # a leaf at or below the base was refused, so a base at a chunked file or below any
+        # document turned that document into a directory holding passages; each ancestor
+        # is judged once, a batch's passages share theirs)
+        is_document: dict[str, bool] = {}
         for uri in targets:
-            for anc in urimod.ancestors_of(uri):
+            ancestors = urimod.ancestors_of(uri)
+            for anc in ancestors:
                 if anc in leaves or (anc != uri and anc in files):
                     raise InvalidURIError(
                         f"{self.client.display(uri)} would lie inside another document "
                         f"({self.client.display(anc)})"
                     )
-            anc_nodes = store.get(
-                [a for a in urimod.ancestors_of(uri) if urimod.is_within(a, self.base)]
-            )
-            for a in anc_nodes:
-                if a is not None and a.is_leaf:
+            unjudged = [a for a in ancestors if a not in is_document]
+            for a, node in zip(unjudged, store.get(unjudged) if unjudged else [], strict=True):
+                is_document[a] = node is not None and (
+                    node.is_leaf or (holds_text(store, node) and not _is_passage_file(store, node))
+                )
+            for a in ancestors:
+                if is_document[a]:
                     raise InvalidURIError(
                         f"{self.client.display(uri)} would lie inside the document "
-                        f"{self.client.display(a.uri)}"
+                        f"{self.client.display(a)}"
                     )
         del planned, existing
 
