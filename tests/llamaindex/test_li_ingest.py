@@ -98,6 +98,12 @@ def test_duplicates(empty: Treehop) -> None:
         "viking://resources/a/b.md#chunk-1",
     ]
     assert empty.read("viking://resources/a/b.md") == "part one\n\npart two"
+    # numbered parts go below a/b.md: never over the document written above (its text would
+    # be gone, the document a directory of its chunks and the parts: attacks62)
+    with pytest.raises(InvalidURIError, match="inside the document"):
+        add_documents(empty, docs, on_duplicate="number")
+    assert empty.read("viking://resources/a/b.md") == "part one\n\npart two"
+    empty.remove("viking://resources/a/b.md")
     uris = add_documents(empty, docs, on_duplicate="number")
     assert uris == ["viking://resources/a/b.md/part-1", "viking://resources/a/b.md/part-2"]
 
