@@ -15,7 +15,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import (
@@ -397,6 +397,30 @@ class AsyncTreehop:
         validated before anything is read or written; skipped files and folders are counted
         and named in the :class:`AddResult`.
         """
+        return await self._add_resource(
+            path_or_text,
+            target_uri=target_uri,
+            tags=tags,
+            name=name,
+            metadata=metadata,
+            progress=progress,
+            is_text=is_text,
+        )
+
+    async def _add_resource(
+        self,
+        path_or_text: str | os.PathLike[str],
+        *,
+        target_uri: str | None = None,
+        tags: str | Sequence[str] | None = None,
+        name: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        progress: ProgressCallback | None = None,
+        is_text: bool | None = None,
+        memory_check: Callable[[], Awaitable[None]] | None = None,
+    ) -> AddResult:
+        """:meth:`add_resource`; ``memory_check`` (``add_memory``'s) runs with the target's
+        checks under the write lock, right before the write (:meth:`_checked_under_lock`)."""
         t0 = time.perf_counter()
         # The whole call is checked before anything is read or written (see treehop.arguments).
         path_or_text = argmod.check_path_or_text(path_or_text)
@@ -428,7 +452,10 @@ class AsyncTreehop:
                 raise IngestError(f"path {why}: {argmod.shown(str(p))} ({detail})") from None
             target = self._target_for(target_uri, name or argmod.path_name(p))
             await self._io(self._outside_documents, target)
-            return await self.writer.add(p, target, AddCall(user_tags, meta, progress, t0))
+            check = self._checked_under_lock(target, memory_check)
+            return await self.writer.add(
+                p, target, AddCall(user_tags, meta, progress, t0, check=check)
+            )
         text = argmod.check_text_size(str(path_or_text))
         if target_uri is None and name is None:
             raise InvalidQueryError(
@@ -436,8 +463,26 @@ class AsyncTreehop:
             )
         target = self._target_for(target_uri, name or "note")
         await self._io(self._outside_documents, target)
-        call = AddCall(user_tags, meta, progress, t0, name or "")
+        check = self._checked_under_lock(target, memory_check)
+        call = AddCall(user_tags, meta, progress, t0, name or "", check)
         return await self.writer.add(text, target, call)
+
+    def _checked_under_lock(
+        self, target: str, memory_check: Callable[[], Awaitable[None]] | None
+    ) -> Callable[[], Awaitable[None]]:
+        """An add's checks of ``target`` against the store, for :attr:`AddCall.check` (run
+        under the write lock, right before the write). Why again there: run only before the
+        lock, a document (or a memory) another call of this client wrote in between was not
+        seen, and the add then made it a directory (its text gone) or replaced a directory
+        of memories; ``add_memory``'s ``replaced`` was stale (helper races59). The check
+        before the lock stays: a refused target costs no read of its files."""
+
+        async def check() -> None:
+            if memory_check is not None:
+                await memory_check()
+            await self._io(self._outside_documents, target)
+
+        return check
 
     async def add_memory(
         self, text: str, *, name: str | None = None, tags: str | Sequence[str] | None = None
@@ -458,10 +503,25 @@ class AsyncTreehop:
             return await memory.write_unnamed(self, unnamed, add)
         # (a name that holds other memories is refused: memory.check_memory_target)
         target = self.resolve(f"viking://~/memories/{label}")
-        replaced = await memory.check_memory_target(self, target, "add_memory name")
-        result = await self.add_resource(
-            text, target_uri=f"viking://~/memories/{label}", tags=tags, is_text=True
-        )
+        replaced = False
+
+        async def check() -> None:
+            nonlocal replaced
+            replaced = await memory.check_memory_target(self, target, "add_memory name")
+
+        # The check and the write under the name's category lock, as remember() takes it
+        # (across processes too, on the embedded store), and the check again under the write
+        # lock right before the write: read before either, a concurrent writer's memory was
+        # not seen (``replaced`` stale, or a write below it; helper races59).
+        async with memory._conversation_lock(self.store, urimod.parent_of(target) or target):
+            await check()  # (before anything is built: a refused name costs nothing)
+            result = await self._add_resource(
+                text,
+                target_uri=f"viking://~/memories/{label}",
+                tags=tags,
+                is_text=True,
+                memory_check=check,
+            )
         result.replaced = replaced
         return result
 
@@ -672,10 +732,7 @@ class AsyncTreehop:
                 if n is None and r not in spaces
             ]
             if missing:
-                # (named bounded: 100 targets of 2,048 characters made a 200 KB message)
-                more = f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""
-                shown = ", ".join(t[:200] for t in missing[:10])
-                raise NotFoundError(f"unknown target URI(s): {shown}{more}")
+                raise _unknown_targets(missing)
             return roots
         if ctype is not None:
             return [self.root(ctype)]
@@ -970,7 +1027,15 @@ class AsyncTreehop:
         targets = argmod.check_target_uris(options.get("target_uri"))
         for t in targets:
             self.resolve(t)  # (kept by ``uri.normalize``: resolved again at no cost later)
-        return ctype, opts, self._typed_targets(targets, ctype)
+        targets = self._typed_targets(targets, ctype)
+        # The user's space itself (``viking://user/<me>``) is a valid URI but never a node
+        # (nothing has it as its parent): the NotFoundError :meth:`_roots_of` would raise
+        # after the query was embedded, raised here before (attacks61/62's open item).
+        home = self._user_root()
+        spaces = [t for t in targets if self.resolve(t) == home]
+        if spaces:
+            raise _unknown_targets(spaces)
+        return ctype, opts, targets
 
     def _search_options(self, options: SearchKwargs, default_mode: RetrievalMode) -> SearchOptions:
         """Validate every search option once, before any work is done (see
@@ -1353,6 +1418,14 @@ TINY_QUERY_NORM = 1e-15
 to zero: values under ~1e-19), so the norm no longer measures the vector: it is rescaled
 first (:func:`scaled_query_row`). A unit vector, or any vector a model returns, is far
 above."""
+
+
+def _unknown_targets(missing: Sequence[str]) -> NotFoundError:
+    """The error of a find whose targets name no node (named bounded: 100 targets of 2,048
+    characters made a 200 KB message)."""
+    more = f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""
+    shown = ", ".join(t[:200] for t in missing[:10])
+    return NotFoundError(f"unknown target URI(s): {shown}{more}")
 
 
 def _check_query_vector(

@@ -291,11 +291,17 @@ async def write_nodes(
     user_tags: Sequence[str] = (),
     prune_below: str | None = None,
     counted: Mapping[str, LabelCounts] | None = None,
+    check: Callable[[], Awaitable[None]] | None = None,
 ) -> int:
     """Store explicitly built nodes (and delete ``delete``) in one locked write: see
     :meth:`treehop.ingest.writer.TreeWriter.write_nodes`."""
     return await client.writer.write_nodes(
-        nodes, delete=delete, user_tags=user_tags, prune_below=prune_below, counted=counted
+        nodes,
+        delete=delete,
+        user_tags=user_tags,
+        prune_below=prune_below,
+        counted=counted,
+        check=check,
     )
 
 
@@ -1271,11 +1277,18 @@ async def remember(
     uri = client.resolve(f"viking://~/memories/{category}/{label}")
     parent = urimod.parent_of(uri) or uri
     # (one category's unnamed notes take their names one at a time: see _free_note_uri)
+    replaced = False
+
+    async def check() -> None:
+        # (under the write lock, with the write: see check_memory_target)
+        nonlocal replaced
+        replaced = await check_memory_target(client, uri, "remember")
+
     async with _conversation_lock(client.store, parent):
         if name is None:
             uri = await _free_note_uri(client, uri)
-        replaced = await check_memory_target(client, uri, "remember")
-        await _write_note(client, uri, text, speaker, ts, metadata, user_tags)
+        await check()  # (before the note is built: a refused place costs nothing)
+        await _write_note(client, uri, text, speaker, ts, metadata, user_tags, check)
     return MemoryWriteResult(
         conversation_uri=client.display(parent),
         session_uri=client.display(parent),
@@ -1310,7 +1323,12 @@ async def check_memory_target(client: MemoryHost, uri: str, what: str) -> bool:
     ``~/memories/conversations``, which deleted every conversation; ``name="notes"`` every
     note; ``remember(..., category="conversations", name="default")`` turned a conversation
     into a leaf note. A memory's own node (a note, or a text and its chunks) is replaced by
-    its name, as before: the answer is whether one was there (the write replaces it)."""
+    its name, as before: the answer is whether one was there (the write replaces it).
+
+    The writers call it once more under the client's write lock, right before the write
+    (``AddCall.check``, ``write_nodes(check=)``): called only before the lock, a memory
+    written in between was not seen (a note then written below it, a stale ``replaced``;
+    helper races59). Other processes' writes are not held off by that lock."""
     check_outside_conversations(client, uri, what, InvalidQueryError)
     memories = client.resolve("viking://~/memories")
     holder = await client._io(memory_above, client.store, memories, uri)
@@ -1389,8 +1407,10 @@ async def _write_note(
     ts: float,
     metadata: Mapping[str, Any] | None,
     user_tags: Sequence[Any],
+    check: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """:func:`remember`'s write of its note at ``uri``."""
+    """:func:`remember`'s write of its note at ``uri`` (``check`` run under the write
+    lock before it: :meth:`~treehop.ingest.writer.TreeWriter.write_nodes`)."""
     label = uri.rsplit("/", 1)[-1]
     body = text.strip()
     content = f"{speaker}: {body}" if speaker else body
@@ -1410,4 +1430,4 @@ async def _write_note(
             **({"speaker": speaker} if speaker else {}),
         },
     )
-    await write_nodes(client, [node], user_tags=user_tags)
+    await write_nodes(client, [node], user_tags=user_tags, check=check)

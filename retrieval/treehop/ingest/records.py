@@ -817,6 +817,14 @@ async def _awrite(
         raise
     store = PassageStore(client, base_uri=base_uri, path_key=None) if groups else None
     async with writer.lock:
+        # (the plan's places checked again under the lock, right before the write: checked
+        # only when planned, a document or memory this client wrote in between was not
+        # seen, and a record landed below it; helper races59)
+        try:
+            await client._io(_check_memory_targets, client, plan)
+        except BaseException:
+            _ROOTS.pop(client, None)  # (a refused batch teaches no root)
+            raise
         try:
             await _diff_docs(client, list(docs.values()))
             changed = [n for d in docs.values() for n in d.changed]

@@ -143,6 +143,11 @@ class AddCall:
     t0: float
     name: str = ""
     """The document name of an added text."""
+    check: Callable[[], Awaitable[None]] | None = None
+    """The caller's check of the target against what is stored (a place below a document,
+    a memory's name over other memories), run under :attr:`TreeWriter.lock` right before
+    the write: run before the lock, a write committed in between was not seen (helper
+    races59)."""
 
 
 _DIGEST = 20
@@ -407,6 +412,8 @@ class TreeWriter:
                 )
             )
             async with self.lock:
+                if call.check is not None:
+                    await call.check()
                 return await self.write(built, target, call)
         return await self._add_directory(source, target, ctype, call)
 
@@ -416,6 +423,8 @@ class TreeWriter:
         user_tags, metadata = call.user_tags, call.metadata
         fingerprint = self._fingerprint(target, user_tags, metadata)
         async with self.lock:
+            if call.check is not None:
+                await call.check()
             manifest = _Manifest.decode(await self.io(self.store.get_state, _manifest_key(target)))
             if manifest.fingerprint != fingerprint:
                 manifest = _Manifest()
@@ -784,6 +793,7 @@ class TreeWriter:
         user_tags: Sequence[str] = (),
         prune_below: str | None = None,
         counted: Mapping[str, LabelCounts] | None = None,
+        check: Callable[[], Awaitable[None]] | None = None,
     ) -> int:
         """Store explicitly built nodes (and delete ``delete``) in one locked write.
 
@@ -795,6 +805,9 @@ class TreeWriter:
         ``counted``: the default keyword tagger's label counts of some directories' stored
         children, instead of reading them (see :meth:`IngestTagger.tag_nodes`; ignored by
         any other tagger, and with ``delete``).
+
+        ``check``: the caller's check of the place against what is stored, run under the
+        lock before anything is read for the write (:attr:`AddCall.check`).
 
         A node deeper than :data:`~treehop.uri.MAX_URI_DEPTH` segments is refused before any
         is touched (a 1,000-label LangGraph namespace raised ``RecursionError`` deriving its
@@ -809,6 +822,8 @@ class TreeWriter:
         nodes = [finalize(n) for n in nodes]
         uris = {n.uri for n in nodes}
         async with self.lock:
+            if check is not None:
+                await check()
             old = await self.io(self.store.get, [n.uri for n in nodes])
             fresh = [
                 o is None or o.content_hash != n.content_hash
