@@ -144,8 +144,10 @@ class TreehopRetrievalOptions(BaseModel):
     mode: Literal["find", "search"] = "find"
     """``find``: one query, no LLM, lowest latency. ``search``: the session and an LLM plan
     typed queries across resources, memories and skills, whose results are fused."""
-    k: int = Field(default=4, ge=0)
-    """How many documents to return (LangChain's name for treehop's ``limit``). ``0`` is
+    k: int = Field(default=4, ge=0, strict=True)
+    """How many documents to return (LangChain's name for treehop's ``limit``): an ``int``
+    (``"1"``, ``True`` or ``1.0`` are refused, as our vector stores refuse them, not read as 1:
+    ``InMemoryVectorStore`` raises a ``TypeError`` on ``"1"``). ``0`` is
     answered ``[]`` after the call's checks, without a search, as LangChain's
     ``VectorStoreRetriever`` over ``InMemoryVectorStore`` answers it (a caller computing ``k``
     from a budget reaches it). Above one search's limit (1,000) it asks for everything, as
@@ -198,7 +200,7 @@ class TreehopRetrievalOptions(BaseModel):
     """Which text becomes ``page_content``: ``auto`` (a leaf's content, a directory's
     overview), ``content``, ``overview`` or ``abstract`` (falling back to the next richer text
     when the chosen one is empty)."""
-    fetch_k: int | None = Field(default=None, ge=1)
+    fetch_k: int | None = Field(default=None, ge=1, strict=True)
     """``search_type="mmr"`` only: how many candidates the tree search returns for MMR to
     pick ``k`` from (``None``: :data:`MMR_FETCH_K`; at most one search's limit)."""
     lambda_mult: float | None = Field(default=None, ge=0.0, le=1.0)

@@ -617,8 +617,8 @@ class TreehopStore(BaseStore):
             raise InvalidQueryError("TreehopStore does not support ttl")
         if op.value is not None:
             try:
-                # (sort_keys as the write dumps it: a dict mixing int and str keys raised a
-                # TypeError out of the write)
+                # (sort_keys only to refuse a dict mixing int and str keys, typed: they would
+                # collide as JSON strings; the write keeps the value's key order)
                 json.dumps(op.value, ensure_ascii=False, sort_keys=True).encode("utf-8")
             except UnicodeEncodeError:
                 raise InvalidQueryError(
@@ -659,7 +659,8 @@ class TreehopStore(BaseStore):
                 if old is not None:
                     delete.append(uri)
                 continue
-            value_json = json.dumps(op.value, ensure_ascii=False, sort_keys=True)
+            # (insertion order, as InMemoryStore answers a value; json.loads keeps it)
+            value_json = json.dumps(op.value, ensure_ascii=False)
             text = self._text(op.value, op.index)
             body = text if text is not None else value_json
             # The abstract (what the namespace directory's abstract and overview are made

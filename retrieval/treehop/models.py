@@ -300,6 +300,13 @@ class FindResult(BaseModel):
             "(res.model_dump() for its fields)"
         )
 
+    def __len__(self) -> int:
+        """The number of hits, ``len(res.contexts())``; so an empty result is falsy. Why: a
+        framework user's retriever answers a list, and ``if not res:`` / ``len(res)`` were
+        always true / a ``TypeError`` (pydantic's ``bool``). A length is not a sequence:
+        iterating still refuses (:meth:`__iter__`), the hits are in :meth:`contexts`."""
+        return len(self.resources) + len(self.memories) + len(self.skills)
+
     def contexts(self) -> list[MatchedContext]:
         """All hits of every context type, best first."""
         allc = [*self.resources, *self.memories, *self.skills]
