@@ -4,16 +4,13 @@ and names the row it covers. (The VikingDB ping rows are in test_faults_remote.p
 from __future__ import annotations
 
 import asyncio
-import re
-import sys
-import unicodedata
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reference_80e60c2 import count_calls, old_addressable
 from treehop import AsyncTreehop, Treehop
 from treehop.ingest import loaders
 
@@ -89,42 +86,6 @@ def test_cli_tree_counts_a_chunked_file_as_one_leaf(
 
 # -- loaders._addressable: one pass, the same answers ------------------------------------------
 
-_OLD_UNSHOWN_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_OLD_UNSHOWN = re.compile(r"[\x80-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def _old_has_invisible_format(s: str) -> bool:
-    if s.isascii():
-        return False
-    last = len(s) - 1
-    for i, ch in enumerate(s):
-        if ch.isascii() or unicodedata.category(ch) != "Cf":
-            continue
-        if ch not in "\u200c\u200d" or i == 0 or i == last:
-            return True
-        before, after = s[i - 1], s[i + 1]
-        if (
-            before.isascii()
-            or after.isascii()
-            or "Cf" in {unicodedata.category(before), unicodedata.category(after)}
-        ):
-            return True
-    return False
-
-
-def _old_addressable(name: str) -> bool:
-    """80e60c2's loaders._addressable and what it called, verbatim: the reference."""
-    if name.isascii():
-        return name.isprintable()
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    if _OLD_UNSHOWN_NAME.search(name) is not None:
-        return False
-    return not (_OLD_UNSHOWN.search(name) or _old_has_invisible_format(name))
-
-
 _TRICKY = st.sampled_from(
     "\u200c\u200d\u200b\u2060\ufeff\xad\u200e\u202e\u2066\u2028\u2029\x9b\x85\x00\x1f\x7f"
     "\xa0\u3000\ud800\udfff\ue000\U000e0041\u0600\u061c\U0001f469\u0628\u0915a \u4e2d"
@@ -134,23 +95,7 @@ _TRICKY = st.sampled_from(
 @settings(max_examples=3000, deadline=None)
 @given(st.text(st.one_of(st.characters(codec=None, exclude_categories=()), _TRICKY), max_size=40))
 def test_addressable_answers_as_before(name: str) -> None:
-    assert loaders._addressable(name) is _old_addressable(name)
-
-
-def _calls(fn: Callable[[], object]) -> int:
-    """Function calls (Python and C) made while ``fn`` runs: the work a name costs."""
-    n = 0
-
-    def count(frame: object, event: str, arg: object) -> None:
-        nonlocal n
-        n += event in ("call", "c_call")
-
-    sys.setprofile(count)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-    return n
+    assert loaders._addressable(name) is old_addressable(name)
 
 
 @pytest.mark.parametrize(
@@ -161,7 +106,9 @@ def test_addressable_is_one_pass(unit: str) -> None:
     # walked character by character in Python (calls grew with its length)
     short, long = unit, unit * 60
     assert loaders._addressable(short) and loaders._addressable(long)
-    grows = _calls(lambda: loaders._addressable(long)) - _calls(lambda: loaders._addressable(short))
+    grows = count_calls(lambda: loaders._addressable(long)) - count_calls(
+        lambda: loaders._addressable(short)
+    )
     if unit.isprintable():
         assert grows == 0  # one str.isprintable, in C, whatever the length
     else:  # (a joiner: the one walk, a few calls per character, none more per repeat)
