@@ -19,7 +19,7 @@ from treehop import (
 )
 from treehop import assemble_context as assemble_hits
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, indexed_kb
 
 DOCS = {
     "ops/deploy.md": "# Deploy\n\nRoll back a deployment with kubectl rollout undo.\n",
@@ -30,11 +30,7 @@ DOCS = {
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[Treehop]:
-    for rel, text in DOCS.items():
-        (tmp_path / "kb" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "kb" / rel).write_text(text, encoding="utf-8")
-    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), reader_processes=0) as th:
-        th.add_resource(tmp_path / "kb", target_uri="viking://resources/kb")
+    with indexed_kb(tmp_path, DOCS) as th:
         yield th
 
 

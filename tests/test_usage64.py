@@ -16,7 +16,7 @@ from langgraph.store.memory import InMemoryStore
 from langchain_treehop import TreehopRetriever, TreehopStore
 from treehop import InvalidQueryError, Treehop, UnsupportedUseError
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, indexed_kb
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = {
@@ -27,11 +27,7 @@ DOCS = {
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[Treehop]:
-    for rel, text in DOCS.items():
-        (tmp_path / "kb" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "kb" / rel).write_text(text, encoding="utf-8")
-    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), reader_processes=0) as th:
-        th.add_resource(tmp_path / "kb", target_uri="viking://resources/kb")
+    with indexed_kb(tmp_path, DOCS) as th:
         yield th
 
 

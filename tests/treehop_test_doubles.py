@@ -3,16 +3,18 @@ test directory: ``from treehop_test_doubles import BagOfWordsEmbedder``)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from treehop import Treehop
 from treehop.descent import Candidate, Score
 from treehop.embedders.base import BaseEmbedder, normalize_rows
 from treehop.models import ContextType, FoundBy, Node
@@ -401,3 +403,16 @@ def peak_memory_mb(probe: str) -> int:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return int(done.stdout.split()[-1])
+
+
+@contextlib.contextmanager
+def indexed_kb(tmp_path: Path, docs: dict[str, str]) -> Iterator[Treehop]:
+    """A client (bag-of-words embedder, no reader processes) over ``docs`` written to
+    ``tmp_path/kb`` and indexed under ``viking://resources/kb``: the small knowledge base the
+    framework users' scripts (test_usage63 / 64) start from, one copy so they cannot drift."""
+    for rel, text in docs.items():
+        (tmp_path / "kb" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "kb" / rel).write_text(text, encoding="utf-8")
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), reader_processes=0) as th:
+        th.add_resource(tmp_path / "kb", target_uri="viking://resources/kb")
+        yield th
