@@ -1,17 +1,23 @@
-"""Checks every natural set's tests make of its dev / test halves (``bench_tree.sampled_halves``):
+"""Checks every natural set's tests make: of its dev / test halves (``bench_tree.sampled_halves``):
 fixed, disjoint and whole, and stable when the FAQ gains a question (no question moves to the
-other half: a half measured once stays the half it was)."""
+other half: a half measured once stays the half it was); and of the set a builder made from a
+package tree: no question's text left in the corpus, each answer in its source file, the files
+on disk what the set says, the leak check clean on the set and catching the FAQ as shipped,
+the set registered as held out. One copy of each, so that every set is held to the same
+checks and a check made stricter is stricter for all."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_tree as bt
+import check_question_leaks as cql
+import natural_sets as ns
 
 Questions = Sequence[Any]
 
@@ -37,3 +43,56 @@ def assert_halves_kept(
     dev2, test2 = bt.sampled_halves(again, None)
     assert {q.qid for q in dev} <= {q.qid for q in dev2}
     assert {q.qid for q in test} <= {q.qid for q in test2}
+
+
+def flat(text: str) -> str:
+    """``text`` with white space folded and lower-cased: a question wrapped or re-cased in a
+    file is still found."""
+    return " ".join(text.split()).lower()
+
+
+def assert_questions_out_answers_in(nset: Any, answers: Mapping[str, str] | None = None) -> None:
+    """No question's text is left in the set's corpus; each answer sits in its source file,
+    and, where ``answers`` (keyed by the id after ``<set name>:``) is given, is exactly it."""
+    corpus = flat(" ".join(nset.files.values()))
+    for q in nset.questions:
+        assert flat(q.text) not in corpus
+        assert q.answers[0][0] in nset.files[q.source]
+        if answers is not None:
+            assert q.answers[0][0] == answers[q.qid.removeprefix(f"{nset.name}:")]
+
+
+def assert_files_as_written(nset: Any) -> None:
+    """Every file the set names is on disk under its root, as the set holds it (the corpus
+    indexed is the one checked)."""
+    for rel, text in nset.files.items():
+        assert (nset.root / rel).read_text(encoding="utf-8") == text
+
+
+def assert_held_out(name: str) -> None:
+    """The set is buildable and among the untuned (held-out) sets, not the tuning ones."""
+    assert name in ns.HELD_OUT_SETS and name not in ns.NATURAL_SETS
+    assert name in ns.BUILDERS
+
+
+def assert_left_out(nset: Any, question: str, kept: int) -> None:
+    """``question`` alone left out of the set (its answer too short to judge) and named in
+    the note, ``kept`` questions kept, and its text scrubbed from the corpus all the same."""
+    assert nset.left_out == (question,)
+    assert question in nset.note
+    assert len(nset.questions) == kept
+    assert flat(question) not in flat(" ".join(nset.files.values()))
+
+
+def leak_checked(
+    nset: Any, shipped: dict[str, str], *, is_html: bool = False, exact: bool = False
+) -> list[str]:
+    """Every question the set asks or left out, after the leak check
+    (``check_question_leaks.find_leaks``) found none of them in the set's files and every one
+    of them in ``shipped`` (the FAQ as the package ships it: the check could fail). ``exact``:
+    only exact copies count as found there."""
+    asked = [q.text for q in nset.questions] + list(nset.left_out)
+    assert cql.find_leaks(nset.files, asked, False) == []
+    found = cql.find_leaks(shipped, asked, is_html)
+    assert {lk.question for lk in found if not exact or lk.kind == "exact"} == set(asked)
+    return asked

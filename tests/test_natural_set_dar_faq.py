@@ -31,10 +31,18 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    assert_left_out,
+    assert_questions_out_answers_in,
+    flat,
+    halves_of,
+    leak_checked,
+)
 
 Q_PIPES = "Dar hangs when using it with pipes, why?"
 Q_THREE = "Why, when I restore 1 file, dar report 3 files have been restored?"
@@ -118,10 +126,6 @@ ENTRIES = [
 PAGE = _page(ENTRIES)
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 def test_split_dar_faq_questions_answers_and_ids() -> None:
     page, qa = ns.split_dar_faq(PAGE)
     assert [(k, q) for k, q, _ in qa] == [
@@ -133,11 +137,11 @@ def test_split_dar_faq_questions_answers_and_ids() -> None:
         ("tapes", Q_TAPES),
     ]
     answers = {k: a for k, _, a in qa}
-    assert _flat(answers["A2"]) == _flat(
+    assert flat(answers["A2"]) == flat(
         "Dar can produce backups on its standard output, if you give '-' as basename. To feed "
         "a backup through pipes use dar_slave."
     )
-    assert _flat(answers["tapes"]) == _flat(
+    assert flat(answers["tapes"]) == flat(
         "Use dar_split between dar and the tape device, both ways."
     )
     assert "ln -s /usr/lib/libattr.a /lib/libattr.a" in answers["libattr"]
@@ -149,11 +153,11 @@ def test_split_dar_faq_questions_answers_and_ids() -> None:
     assert "dar_split" not in answers["windows_slash"]
     for _, q, a in qa:
         assert a in page
-        assert _flat(q) not in _flat(page.replace(Q_PIPES, ""))  # the cross-ref: scrubbed later
+        assert flat(q) not in flat(page.replace(Q_PIPES, ""))  # the cross-ref: scrubbed later
     # the menu goes (every question again), the title and the headings stay
     assert "Back to top" in page  # the jump div is not the menu
     assert "DAR's - Frequently Asked Questions" in page and "Answers:" in page
-    assert _flat(page).count(_flat(Q_PIPES)) == 1  # the cross-reference only, no menu line
+    assert flat(page).count(flat(Q_PIPES)) == 1  # the cross-reference only, no menu line
     # an entry with nothing under it asks nothing and leaves the page all the same
     assert "answered at all" not in page
 
@@ -265,11 +269,8 @@ def test_dar_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
         f"dar-faq:{k}" for k in ("A2", "A3", "libattr", "fuse", "windows_slash", "tapes")
     ]
     assert set(nset.files) == {"FAQ.md", "Tutorial.md", "Limitations.md", "README"}
-    corpus = _flat(" ".join(nset.files.values()))
-    for q in nset.questions:
-        assert _flat(q.text) not in corpus
-        assert q.answers[0][0] in nset.files[q.source]
-        assert q.source == "FAQ.md"
+    assert_questions_out_answers_in(nset)
+    assert {q.source for q in nset.questions} == {"FAQ.md"}
     # ISO-8859-1 read as such
     assert "Café owners" in nset.files["FAQ.md"] and "Naïve users" in nset.files["Tutorial.md"]
     # the page quoting a question: scrubbed, its other text kept
@@ -277,11 +278,9 @@ def test_dar_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
     # the cross-reference in an answer quoting another question: scrubbed, the rest kept
     fuse = next(q for q in nset.questions if q.qid == "dar-faq:fuse").answers[0][0]
     assert "dar_fuse" in fuse and "hangs" not in fuse
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "2.7.8-2" in nset.note and "over 150000 chars: benchmark_logs.html" in nset.note
-    assert "dar-faq" in ns.HELD_OUT_SETS and "dar-faq" not in ns.NATURAL_SETS
-    assert "dar-faq" in ns.BUILDERS
+    assert_held_out("dar-faq")
 
 
 def test_dar_faq_set_leaves_out_a_short_answer(
@@ -290,10 +289,7 @@ def test_dar_faq_set_leaves_out_a_short_answer(
     short = PAGE.replace("Use dar_split between dar and the tape device, both ways.", "dar_split.")
     _package(tmp_path, monkeypatch, short)
     nset = ns.dar_faq_set()
-    assert nset.left_out == (Q_TAPES,)
-    assert Q_TAPES in nset.note
-    assert len(nset.questions) == 5
-    assert _flat(Q_TAPES) not in _flat(" ".join(nset.files.values()))  # scrubbed all the same
+    assert_left_out(nset, Q_TAPES, 5)
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -303,13 +299,8 @@ def test_no_question_text_is_left_in_any_file(
     shipped (it could fail)."""
     _package(tmp_path, monkeypatch)
     nset = ns.dar_faq_set()
-    asked = [q.text for q in nset.questions] + list(nset.left_out)
+    asked = leak_checked(nset, {"faq.md": ns.page_to_markdown(PAGE)})
     assert sorted(asked) == sorted([Q_PIPES, Q_THREE, Q_LIBATTR, Q_FUSE, Q_SLASH, Q_TAPES])
-    assert cql.find_leaks(nset.files, asked, False) == []
-    found = {
-        lk.question for lk in cql.find_leaks({"faq.md": ns.page_to_markdown(PAGE)}, asked, False)
-    }
-    assert found == set(asked)
 
 
 def test_dar_faq_set_halves_are_fixed_and_disjoint(

@@ -32,10 +32,18 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    assert_left_out,
+    assert_questions_out_answers_in,
+    flat,
+    halves_of,
+    leak_checked,
+)
 
 Q_GROUP = "What is this newsgroup?"
 Q_SCOPE = "What is the scope of this FAQ and who is it written for?"
@@ -219,10 +227,6 @@ ANSWERS = {
 }
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 def test_split_sendmail_faq_questions_answers_and_ids() -> None:
     page, qa = ns.split_sendmail_faq(FAQ)
     # every entry that has text asks its question, wrapped lines read whole, in order
@@ -231,7 +235,7 @@ def test_split_sendmail_faq_questions_answers_and_ids() -> None:
     assert [k for k, _, _ in qa] == list(ANSWERS)
     for _, q, a in qa:
         assert a in page
-        assert _flat(q) not in _flat(page)
+        assert flat(q) not in flat(page)
     # the contents lists (the file's and each section's) are gone with the questions
     assert "Table of Contents" not in page and "written for?" not in page
     assert "* 2.1" not in page and "6.1 Reference material" not in page
@@ -417,11 +421,7 @@ def test_sendmail_faq_set_from_a_package_tree(
         "libmilter/html/index.md",
         "libmilter/html/smfi_main.md",
     }
-    corpus = _flat(" ".join(nset.files.values()))
-    for q in nset.questions:
-        assert _flat(q.text) not in corpus
-        assert q.answers[0][0] in nset.files[q.source]
-        assert q.answers[0][0] == ANSWERS[q.qid.removeprefix("sendmail-faq:")]
+    assert_questions_out_answers_in(nset, ANSWERS)
     # a note and a milter page quoting a question: scrubbed, their other text kept
     assert "Read the FAQ. Build it first." in nset.files["README"]
     assert "Milters see the same reverse lookup result." in nset.files["libmilter/html/index.md"]
@@ -429,13 +429,11 @@ def test_sendmail_faq_set_from_a_package_tree(
     assert "<P>" not in nset.files["libmilter/html/smfi_main.md"]
     # the FAQ read as UTF-8
     assert "Claus A\u00dfmann" in nset.files["faq.txt"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "8.17.1.9-2+deb12u2" in nset.note and "libmilter's 2 HTML pages" in nset.note
     assert "over 150000 chars: cf.README, op/op.txt;" in nset.note
     assert "(README, README.Debian, KNOWNBUGS, sendmail/README, sendmail/TRACEFLAGS)" in nset.note
-    assert "sendmail-faq" in ns.HELD_OUT_SETS and "sendmail-faq" not in ns.NATURAL_SETS
-    assert "sendmail-faq" in ns.BUILDERS
+    assert_held_out("sendmail-faq")
 
 
 def test_sendmail_faq_set_leaves_out_a_short_answer(
@@ -448,10 +446,7 @@ def test_sendmail_faq_set_leaves_out_a_short_answer(
     )
     _package(tmp_path, monkeypatch, faq)
     nset = ns.sendmail_faq_set()
-    assert nset.left_out == (Q_FORGED,)
-    assert Q_FORGED in nset.note
-    assert len(nset.questions) == len(ASKED) - 1
-    assert _flat(Q_FORGED) not in _flat(" ".join(nset.files.values()))  # scrubbed all the same
+    assert_left_out(nset, Q_FORGED, len(ASKED) - 1)
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -461,11 +456,8 @@ def test_no_question_text_is_left_in_any_file(
     shipped (wrapped ones included: it could fail)."""
     _package(tmp_path, monkeypatch)
     nset = ns.sendmail_faq_set()
-    asked = [q.text for q in nset.questions] + list(nset.left_out)
+    asked = leak_checked(nset, {"faq.txt": FAQ}, is_html=True, exact=True)
     assert sorted(asked) == sorted(ASKED)
-    assert cql.find_leaks(nset.files, asked, False) == []
-    shipped = cql.find_leaks({"faq.txt": FAQ}, asked, True)
-    assert {lk.question for lk in shipped if lk.kind == "exact"} == set(ASKED)
 
 
 def test_sendmail_faq_set_halves_are_fixed_and_disjoint(

@@ -30,10 +30,18 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    assert_left_out,
+    assert_questions_out_answers_in,
+    flat,
+    halves_of,
+    leak_checked,
+)
 
 Q_FORWARD = "I want to forward UDP port 7777 to my personal PC. How do I do it?"
 Q_STILL = "I'm still having problems with port forwarding"
@@ -157,10 +165,6 @@ ANSWERS = {
 }
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 def test_split_shorewall_faq_questions_answers_and_ids() -> None:
     page, qa = ns.split_shorewall_faq(FAQ)
     assert [(k, q) for k, q, _ in qa] == [
@@ -176,7 +180,7 @@ def test_split_shorewall_faq_questions_answers_and_ids() -> None:
     ]
     answers = {k: a for k, _, a in qa}
     for key, text in ANSWERS.items():
-        assert _flat(answers[key]) == _flat(text)
+        assert flat(answers[key]) == flat(text)
     # FAQ 1 answers with its text before its follow-up, admonition included, as text
     one = answers["faq1"]
     assert "DNAT     net     loc:192.168.1.5 udp 7777" in one
@@ -326,10 +330,7 @@ def test_shorewall_faq_set_from_a_package_tree(
         for k in ("Howto", "faq2.6", "faq1", "faq1b", "faq17", "faq95", "faq13", "faq102")
     ]
     assert set(nset.files) == {"FAQ.md", "two-interface.md", "manpages/shorewall-rules.md"}
-    corpus = _flat(" ".join(nset.files.values()))
-    for q in nset.questions:
-        assert _flat(q.text) not in corpus
-        assert q.answers[0][0] in nset.files[q.source]
+    assert_questions_out_answers_in(nset)
     # the guide quoting a question: scrubbed, its other text kept
     guide = nset.files["two-interface.md"]
     assert "Add a DNAT rule to /etc/shorewall/rules." in guide and "7777" not in guide
@@ -337,11 +338,9 @@ def test_shorewall_faq_set_from_a_package_tree(
     still = next(q for q in nset.questions if q.qid == "shorewall-faq:faq1b").answers[0][0]
     assert "five things" in still and "again." in still and "7777" not in still
     assert "Entries in this file govern" in nset.files["manpages/shorewall-rules.md"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "5.2.8-2" in nset.note and "Big.html" in nset.note and "2 manual pages" in nset.note
-    assert "shorewall-faq" in ns.HELD_OUT_SETS and "shorewall-faq" not in ns.NATURAL_SETS
-    assert "shorewall-faq" in ns.BUILDERS
+    assert_held_out("shorewall-faq")
 
 
 def test_shorewall_faq_set_leaves_out_a_short_answer(
@@ -351,10 +350,7 @@ def test_shorewall_faq_set_leaves_out_a_short_answer(
     nset = ns.shorewall_faq_set()
     # "Please see FAQ 17." (4 words) is too short to judge: named, and its text (the same
     # as FAQ 17's) scrubbed all the same
-    assert nset.left_out == (Q_LOG,)
-    assert Q_LOG in nset.note
-    assert len(nset.questions) == 8
-    assert _flat(Q_LOG) not in _flat(" ".join(nset.files.values()))
+    assert_left_out(nset, Q_LOG, 8)
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -364,14 +360,10 @@ def test_no_question_text_is_left_in_any_file(
     as shipped (it could fail)."""
     _package(tmp_path, monkeypatch)
     nset = ns.shorewall_faq_set()
-    asked = [q.text for q in nset.questions] + list(nset.left_out)
+    asked = leak_checked(nset, {"FAQ.md": ns.page_to_markdown(FAQ)})
     assert sorted(set(asked)) == sorted(
         {Q_HOWTO, Q_RELOAD, Q_FORWARD, Q_STILL, Q_LOG, Q_FW, Q_SHORE, Q_QT}
     )
-    assert cql.find_leaks(nset.files, asked, False) == []
-    shipped = {"FAQ.md": ns.page_to_markdown(FAQ)}
-    found = {lk.question for lk in cql.find_leaks(shipped, asked, False)}
-    assert found == set(asked)
 
 
 def test_shorewall_faq_set_halves_are_fixed_and_disjoint(
