@@ -32,7 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_WHO = "Who created abcde? Who develops it nowadays?"
 Q_DISK = "Low on disk space?"
@@ -301,11 +306,9 @@ def test_abcde_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.M
     assert "renamed tool" in nset.files["README"] and "normalize?" not in nset.files["README"]
     assert "Start that many encoder jobs at once." in nset.files["man/abcde.1.md"]
     assert "#CDDBMETHOD=musicbrainz" in nset.files["abcde.conf"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "2.9.3-1" in nset.note and "README, abcde.conf, abcde.1, cddb-tool.1" in nset.note
-    assert "abcde-faq" in ns.HELD_OUT_SETS and "abcde-faq" not in ns.NATURAL_SETS
-    assert "abcde-faq" in ns.BUILDERS
+    assert_held_out("abcde-faq")
 
 
 def test_abcde_faq_set_leaves_out_a_short_answer(

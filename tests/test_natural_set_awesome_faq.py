@@ -35,7 +35,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_WHY = "Why call it Awesome?"
 Q_UGLY = "The applications look ugly"
@@ -375,16 +380,14 @@ def test_awesome_faq_set_from_a_package_tree(
     assert 'local awful = require("awful")' in nset.files["samples/rc.lua.md"]
     # no page keeps LDoc's navigation column
     assert all("awful.menu" not in t and "LDoc" not in t for t in nset.files.values())
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "4.3-7" in nset.note and "6 questions" in nset.note
     assert (
         "documentation/01-readme.md, documentation/17-porting-tips.md, samples/rc.lua.md, "
         "samples/theme.lua.md, libraries/awful.spawn.md;" in nset.note
     )
     assert f"over {ns.MAX_LINKED_CHARS} chars: classes/client.html" in nset.note
-    assert "awesome-faq" in ns.HELD_OUT_SETS and "awesome-faq" not in ns.NATURAL_SETS
-    assert "awesome-faq" in ns.BUILDERS
+    assert_held_out("awesome-faq")
 
 
 def test_awesome_faq_set_leaves_out_a_short_answer(

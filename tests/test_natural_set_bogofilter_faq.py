@@ -35,7 +35,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_WHAT = "What is bogofilter?"
 Q_TRAIN = "How do I start my bogofilter training?"
@@ -393,16 +398,14 @@ def test_bogofilter_faq_set_from_a_package_tree(
     assert "Read GETTING.STARTED." in nset.files["README"]
     assert "Tune the spam cutoff with bogotune." in nset.files["bogofilter-tuning.HOWTO.md"]
     assert "#spam_cutoff=0.99" in nset.files["bogofilter.cf"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "1.2.5-1+b2" in nset.note
     assert "bogofilter-faq.html (4), bogotune-faq.html (2)" in nset.note
     assert (
         "bogofilter-tuning.HOWTO.html, README, README.Debian, GETTING.STARTED, "
         "integrating-with-postfix, bogofilter.cf, bogofilter.1, bf_compact.1" in nset.note
     )
-    assert "bogofilter-faq" in ns.HELD_OUT_SETS and "bogofilter-faq" not in ns.NATURAL_SETS
-    assert "bogofilter-faq" in ns.BUILDERS
+    assert_held_out("bogofilter-faq")
 
 
 def test_bogofilter_faq_set_leaves_out_a_short_answer(

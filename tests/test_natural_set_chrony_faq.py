@@ -33,7 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_NTPD = "How does chrony compare to ntpd?"
 Q_SERVER = "How do I make an NTP server?"
@@ -328,15 +333,13 @@ def test_chrony_faq_set_from_a_package_tree(
     assert "Add an allow directive." in nset.files["man/chrony.conf.5.md"]
     assert "See the FAQ." in nset.files["README"]
     assert "! allow all" in nset.files["examples/chrony.conf.example3"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "4.3-2+deb12u3" in nset.note
     assert (
         "README, README.Debian, examples/chrony.conf.example1, examples/chrony.conf.example3, "
         "chrony.conf.5, chronyc.1, chronyd.8" in nset.note
     )
-    assert "chrony-faq" in ns.HELD_OUT_SETS and "chrony-faq" not in ns.NATURAL_SETS
-    assert "chrony-faq" in ns.BUILDERS
+    assert_held_out("chrony-faq")
 
 
 def test_chrony_faq_set_leaves_out_a_short_answer(

@@ -30,7 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_SWAP = "How do I set up encrypted swap?"
 Q_RESIZE = "Can I resize a dm-crypt or LUKS container?"
@@ -304,12 +309,10 @@ def test_cryptsetup_faq_set_from_a_package_tree(
     assert nset.files["README.Debian"] == "Debian notes\n\nSwap:  See crypttab(5).\n"
     by_id = {q.qid: q.answers[0][0] for q in nset.questions}
     assert by_id["cryptsetup-faq:2.15"].endswith("See Item 2.3 and ")
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "2:2.6.1-4~deb12u2" in nset.note and "crypttab.5" in nset.note
     assert Q_SHORT in nset.note
-    assert "cryptsetup-faq" in ns.HELD_OUT_SETS and "cryptsetup-faq" not in ns.NATURAL_SETS
-    assert "cryptsetup-faq" in ns.BUILDERS
+    assert_held_out("cryptsetup-faq")
 
 
 def test_no_question_text_is_left_in_any_file(

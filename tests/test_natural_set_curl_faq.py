@@ -28,7 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_WHAT = "What is cURL?"
 Q_RESUME = "How do I tell curl to resume a transfer?"
@@ -370,14 +375,12 @@ def test_curl_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     assert nset.files["SSLCERTS.md"] == "# SSL Certificate Verification\n\n Read on.\n"
     answer = {q.qid: q.answers[0][0] for q in nset.questions}["curl-faq:3.16"]
     assert 'See also "" below.' in answer
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "7.88.1-10+deb12u15" in nset.note
     assert "the 3 other notes" in nset.note and "the 1 man pages" in nset.note
     assert "the other 1 man pages" in nset.note and "TODO.gz" in nset.note
     assert "THANKS.gz" in nset.note and Q_GPL in nset.note
-    assert "curl-faq" in ns.HELD_OUT_SETS and "curl-faq" not in ns.NATURAL_SETS
-    assert "curl-faq" in ns.BUILDERS
+    assert_held_out("curl-faq")
 
 
 def test_no_question_text_is_left_in_any_file(

@@ -32,7 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_BRANCH = "What is a branch?"
 Q_MERGE = "How do I merge changes from the trunk into my branch or between branches?"
@@ -370,12 +375,10 @@ def test_cvs_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
     assert "See the manual." in nset.files["README"]
     # the FAQ read as latin-1 (its one 0xb4 byte)
     assert "`history\xb4 group writable" in nset.files["FAQ"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "2:1.12.13+real-28" in nset.note and "2 chapter files" in nset.note
     assert "README, intro.txt, BUGS, MINOR-BUGS, cvs.5, cvs-switchroot.1" in nset.note
-    assert "cvs-faq" in ns.HELD_OUT_SETS and "cvs-faq" not in ns.NATURAL_SETS
-    assert "cvs-faq" in ns.BUILDERS
+    assert_held_out("cvs-faq")
 
 
 def test_cvs_faq_set_leaves_out_a_short_answer(

@@ -32,7 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_META = "What does ‘M-x COMMAND’ mean?"
 Q_DOTEMACS = "How do I debug a ‘.emacs’ file?"
@@ -416,14 +421,12 @@ def test_emacs_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.M
     # the notes quoting a question: scrubbed, their other text kept
     assert "Use --debug-init.  This is a known problem." in nset.files["etc/PROBLEMS"]
     assert "See the FAQ." in nset.files["README.Debian"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "1:28.2+1-15+deb12u4" in nset.note and "4 chapter files" in nset.note
     assert "not asked: Downloading Emacs | Spell-checkers" in nset.note
     assert "etc/PROBLEMS, etc/tutorials/TUTORIAL, etc/MACHINES, etc/README" in nset.note
     assert "README, README.Debian, BUGS, emacs.emacs.1, etags.emacs.1" in nset.note
-    assert "emacs-faq" in ns.HELD_OUT_SETS and "emacs-faq" not in ns.NATURAL_SETS
-    assert "emacs-faq" in ns.BUILDERS
+    assert_held_out("emacs-faq")
 
 
 def test_emacs_faq_set_leaves_out_a_short_answer(

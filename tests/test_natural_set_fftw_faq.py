@@ -33,7 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_SLOW = "FFTW seems really slow."
 Q_SAVE = "Can I save FFTW's plans?"
@@ -270,11 +275,9 @@ def test_fftw_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     # the cross-reference in an answer quoting another question: scrubbed, the rest kept
     slow = next(q for q in nset.questions if q.qid == "fftw-faq:slow").answers[0][0]
     assert "reuse the plan" in slow and "FFTW's plans" not in slow
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "3.3.10-1" in nset.note and "2 texi2any pages" in nset.note
-    assert "fftw-faq" in ns.HELD_OUT_SETS and "fftw-faq" not in ns.NATURAL_SETS
-    assert "fftw-faq" in ns.BUILDERS
+    assert_held_out("fftw-faq")
 
 
 def test_fftw_faq_set_leaves_out_a_short_answer(

@@ -35,7 +35,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_BORN = "When was flex born?"
 Q_BAR = "The | operator is not doing what I want"
@@ -438,13 +443,11 @@ def test_flex_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     assert "the Software Tools lex project in 1982" in nset.files["flex/03-faq.md"]
     assert "See the FAQ." in nset.files["README.md"]
     assert "read the manual." in nset.files["man/flex.1.md"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "2.6.4-8.2" in nset.note and "4 chapter files" in nset.note
     assert "left out: 1 Copyright" in nset.note and "(README.md, flex.1)" in nset.note
     assert "2 placeholder sections" in nset.note
-    assert "flex-faq" in ns.HELD_OUT_SETS and "flex-faq" not in ns.NATURAL_SETS
-    assert "flex-faq" in ns.BUILDERS
+    assert_held_out("flex-faq")
 
 
 def test_flex_faq_set_leaves_out_a_short_answer(

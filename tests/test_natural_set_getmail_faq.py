@@ -29,6 +29,7 @@ import check_question_leaks as cql
 import datasets as ds
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_files_as_written, assert_held_out
 
 Q_WHAT = "What is getmail?"
 Q_PLATFORMS = "What platforms/machines does getmail run on?"
@@ -261,13 +262,11 @@ def test_getmail_faq_set_from_a_package_tree(
     # the FAQ's own and the troubleshooting page's links quoting a question are scrubbed
     assert "running at the same time" not in corpus
     assert "in the faq." in corpus and "for cron set-ups." in corpus
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "6.18.11-2" in nset.note
     assert "documentation.html, troubleshooting.html, README, getmailrc-examples" in nset.note
     assert Q_MAC in nset.note
-    assert "getmail-faq" in ns.HELD_OUT_SETS and "getmail-faq" not in ns.NATURAL_SETS
-    assert "getmail-faq" in ns.BUILDERS
+    assert_held_out("getmail-faq")
 
 
 def test_no_question_text_is_left_in_any_file(

@@ -30,7 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_WHAT = "What is Grace?"
 Q_BOOKS = "Are there any books about Grace?"
@@ -319,12 +324,10 @@ def test_grace_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.M
     # a note and a man page quoting a question are scrubbed, their other text kept
     assert "Choose Polar as the graph type." in nset.files["UsersGuide.md"]
     assert "Use -pipe." in " ".join(nset.files["man/grace.1.md"].split())
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "1:5.1.25-13" in nset.note and "over 150000 chars: CHANGES.html" in nset.note
     assert "UsersGuide.html, Tutorial.html, README, README.Debian, grace.1" in nset.note
-    assert "grace-faq" in ns.HELD_OUT_SETS and "grace-faq" not in ns.NATURAL_SETS
-    assert "grace-faq" in ns.BUILDERS
+    assert_held_out("grace-faq")
 
 
 def test_grace_faq_set_leaves_out_a_short_answer(

@@ -32,7 +32,12 @@ import check_question_leaks as cql
 import datasets as ds
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_WHAT = "What is Midnight Commander?"
 Q_COMPILE = "I cannot compile MC.  What should I do?"
@@ -373,13 +378,11 @@ def test_mc_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Monk
     assert nset.files["hints/mc.hint"].startswith("Hint:  Use C-q.")
     answer = {q.qid: q.answers[0][0] for q in nset.questions}["mc-faq:2.2"]
     assert 'See also "" below.' in answer
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "3:4.8.29-2" in nset.note and "the 2 other notes" in nset.note
     assert "ABOUT-NLS.gz" in nset.note and "AUTHORS" in nset.note
     assert "the 2 English man pages" in nset.note and "mc(1) in 11 files" in nset.note
-    assert "mc-faq" in ns.HELD_OUT_SETS and "mc-faq" not in ns.NATURAL_SETS
-    assert "mc-faq" in ns.BUILDERS
+    assert_held_out("mc-faq")
 
 
 def _package_page(tmp_path: Path) -> str:

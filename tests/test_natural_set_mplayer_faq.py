@@ -33,6 +33,7 @@ import check_question_leaks as cql
 import datasets as ds
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_held_out
 
 Q_PATCH = "How do I create a proper patch for MPlayer?"
 Q_AUTOCONF = "Why don't you use autoconf/automake?"
@@ -384,5 +385,4 @@ def test_mplayer_faq_set_refuses_a_package_without_the_faq(
 
 def test_mplayer_faq_is_held_out() -> None:
     """Run by name only: no screening script reads a held-out set by default."""
-    assert "mplayer-faq" in ns.HELD_OUT_SETS and "mplayer-faq" not in ns.NATURAL_SETS
-    assert "mplayer-faq" in ns.BUILDERS
+    assert_held_out("mplayer-faq")

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import bench_tree as bt
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_files_as_written, assert_held_out
 
 FAQ_HTML = """<!DOCTYPE html>
 <html lang="en">
@@ -230,12 +231,10 @@ def test_nano_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     for q in nset.questions:
         assert q.text.lower() not in corpus  # the manual's quoting copy is scrubbed too
         assert q.answers[0][0] in nset.files["faq.md"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "7.2-1" in nset.note and "3 chapter files" in nset.note
     assert "README, examples/sample.nanorc" in nset.note
-    assert "nano-faq" in ns.HELD_OUT_SETS and "nano-faq" not in ns.NATURAL_SETS
-    assert "nano-faq" in ns.BUILDERS
+    assert_held_out("nano-faq")
 
 
 def test_nano_faq_set_halves_are_fixed_and_disjoint(

@@ -34,7 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_WHY = "Why should I use MH?"
 Q_VERSION = "What is the current version/status of MH."
@@ -407,12 +412,10 @@ def test_nmh_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
     assert "electronic mail handling system" in nset.files["README.about"]
     assert "use mh" not in nset.files["README.about"].lower()
     assert "Inc reads the maildrop." in nset.files["man/inc.1mh.md"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "1.8~RC2-2" in nset.note and "3 man pages" in nset.note
     assert "README, README.about, DIFFERENCES, MAIL.FILTERING" in nset.note
-    assert "nmh-faq" in ns.HELD_OUT_SETS and "nmh-faq" not in ns.NATURAL_SETS
-    assert "nmh-faq" in ns.BUILDERS
+    assert_held_out("nmh-faq")
 
 
 def test_nmh_faq_set_leaves_out_a_short_answer(

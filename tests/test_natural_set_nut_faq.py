@@ -33,7 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_UPGRADED = "I just upgraded, and ..."
 Q_BROKEN = "My UPS driver now says it's 'broken', and won't start.  What now?"
@@ -305,15 +310,13 @@ def test_nut_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
     assert "See the FAQ." in nset.files["README"]
     assert "to test the shutdown." in nset.files["man/upsmon.8.md"]
     assert "Write to the nut-upsuser list." in nset.files["FAQ.txt"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "2.8.0-7" in nset.note
     assert (
         "README, README.Debian, config-notes.txt, outlets.txt, upsmon.conf.5, upsmon.8, upsd.8"
         in nset.note
     )
-    assert "nut-faq" in ns.HELD_OUT_SETS and "nut-faq" not in ns.NATURAL_SETS
-    assert "nut-faq" in ns.BUILDERS
+    assert_held_out("nut-faq")
 
 
 def test_nut_faq_set_leaves_out_a_short_answer(

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import bench_tree as bt
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_files_as_written, assert_held_out
 
 
 def _nav(cls: str) -> str:
@@ -345,11 +346,9 @@ def test_privoxy_faq_set_from_a_package_tree(
     assert "man2html" not in man and "Index" not in man and "wproxy - a proxy" in man
     assert "table of contents" not in corpus and "coding style" not in corpus
     assert "## 6.1. Get Support" in nset.files["faq/contact.md"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "3.0.34-1" in nset.note and "4 pages" in nset.note and "1 pages" in nset.note
-    assert "privoxy-faq" in ns.HELD_OUT_SETS and "privoxy-faq" not in ns.NATURAL_SETS
-    assert "privoxy-faq" in ns.BUILDERS
+    assert_held_out("privoxy-faq")
 
 
 def test_privoxy_faq_set_halves_are_fixed_and_disjoint(

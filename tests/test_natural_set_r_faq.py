@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_files_as_written
 
 
 def _nav(next_title: str) -> str:
@@ -262,8 +263,7 @@ def test_r_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Monke
     assert "where can the w sources be obtained" not in corpus
     assert "this is an introduction to w. see the faq." in corpus
     assert "writing w extensions" not in corpus
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "4.2.2.20221110-2" in nset.note and "4 chapter files" in nset.note
     assert "(R-intro)" in nset.note
     assert "r-faq" in ns.HELD_OUT_SETS and "r-faq" not in ns.NATURAL_SETS and "r-faq" in ns.BUILDERS

@@ -25,6 +25,7 @@ import bench_tree as bt
 import datasets as ds
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_files_as_written, assert_held_out
 
 FAQ_TEXT = """   screen: frequently asked questions -- known problems
 =-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=
@@ -183,11 +184,9 @@ def test_screen_faq_set_from_a_package_tree(
     for q in nset.questions:
         assert q.text.lower() not in corpus
         assert q.answers[0][0] in nset.files["FAQ"]
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "4.9.0-4" in nset.note and "2 chapter files" in nset.note
-    assert "screen-faq" in ns.HELD_OUT_SETS and "screen-faq" not in ns.NATURAL_SETS
-    assert "screen-faq" in ns.BUILDERS
+    assert_held_out("screen-faq")
 
 
 def test_screen_faq_set_halves_are_fixed_and_disjoint(

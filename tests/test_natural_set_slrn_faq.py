@@ -30,7 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_WHAT = "What is slrn ?"
 Q_FROM = "Is it possible to set my ``From:'' header line for postings?"
@@ -370,12 +375,10 @@ def test_slrn_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     # a note and the manual quoting a question are scrubbed (case aside)
     assert nset.files["README"] == "slrn README\n\nSee the FAQ: \n"
     assert nset.files["manual.md"].endswith("opened. See\n\n")
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "1.0.3+dfsg-6+b1" in nset.note and "slrnfuns.txt.gz" in nset.note
     assert Q_SHORT in nset.note
-    assert "slrn-faq" in ns.HELD_OUT_SETS and "slrn-faq" not in ns.NATURAL_SETS
-    assert "slrn-faq" in ns.BUILDERS
+    assert_held_out("slrn-faq")
 
 
 def test_no_question_text_is_left_in_any_file(

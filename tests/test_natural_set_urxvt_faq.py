@@ -33,7 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_TABS = "Does it support tabs, can I have a tabbed rxvt-unicode?"
 Q_MEMORY = "Rxvt-unicode uses gobs of memory, how can I reduce that?"
@@ -369,8 +374,7 @@ def test_urxvt_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.M
     assert "Ask the daemon." in nset.files["man/urxvtc.1.md"]
     assert "Select the fonts to be used." in nset.files["man/urxvt.1.md"]
     assert "The same FAQ as text" not in corpus and "fix a crash" not in corpus
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "9.30-2+b4" in nset.note and "other 3 man pages" in nset.note
     assert "README.Debian, README.devanagari, NEWS.Debian" in nset.note
 
@@ -416,5 +420,4 @@ def test_urxvt_faq_set_refuses_a_package_without_the_page(
 
 
 def test_urxvt_faq_is_held_out() -> None:
-    assert "urxvt-faq" in ns.HELD_OUT_SETS and "urxvt-faq" not in ns.NATURAL_SETS
-    assert "urxvt-faq" in ns.BUILDERS
+    assert_held_out("urxvt-faq")

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import bench_tree as bt
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_files_as_written, assert_held_out
 
 FAQ_TEXT = """vim:tw=75:wrap
 
@@ -277,11 +278,9 @@ def test_vim_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
     manual = nset.files["user-manual/usr_07.md"].lower()
     assert "trailing white space characters?" not in manual
     assert "what is wim?" in manual
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "2:9.0.1378-2" in nset.note and "2 sections" in nset.note and "1 pages" in nset.note
-    assert "vim-faq" in ns.HELD_OUT_SETS and "vim-faq" not in ns.NATURAL_SETS
-    assert "vim-faq" in ns.BUILDERS
+    assert_held_out("vim-faq")
 
 
 def test_vim_faq_set_halves_are_fixed_and_disjoint(

@@ -32,6 +32,7 @@ import check_question_leaks as cql
 import datasets as ds
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_held_out
 
 Q_NAME = 'Where does the name "WeeChat" come from?'
 Q_WHY = "Why choose WeeChat? X-Chat and Irssi are so good…"
@@ -363,5 +364,4 @@ def test_weechat_faq_set_refuses_a_package_without_the_faq(
 
 def test_weechat_faq_is_held_out() -> None:
     """Run by name only: no screening script reads a held-out set by default."""
-    assert "weechat-faq" in ns.HELD_OUT_SETS and "weechat-faq" not in ns.NATURAL_SETS
-    assert "weechat-faq" in ns.BUILDERS
+    assert_held_out("weechat-faq")

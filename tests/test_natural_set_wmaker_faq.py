@@ -32,7 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_WHAT = "What is Window Maker?"
 Q_ICONS = (
@@ -328,12 +333,10 @@ def test_wmaker_faq_set_from_a_package_tree(
     # a note quoting a question is scrubbed (the bare form first: its "?" stays)
     assert nset.files["NEWS"].startswith("NEWS\n\n? Use WPrefs.")
     assert "Untar it." in nset.files["README.themes"] and "install a theme" not in corpus
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "0.95.9-3" in nset.note and "the 3 other notes" in nset.note
     assert "over 150000 chars: TODO" in nset.note and "AUTHORS.gz" in nset.note
-    assert "wmaker-faq" in ns.HELD_OUT_SETS and "wmaker-faq" not in ns.NATURAL_SETS
-    assert "wmaker-faq" in ns.BUILDERS
+    assert_held_out("wmaker-faq")
 
 
 def test_wmaker_faq_set_leaves_out_a_short_answer(

@@ -32,7 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import assert_halves_kept, halves_of
+from natural_set_checks import (
+    assert_files_as_written,
+    assert_halves_kept,
+    assert_held_out,
+    halves_of,
+)
 
 Q_WHAT = "What is XTerm?"
 Q_WHO = "Who wrote XTerm?"
@@ -330,12 +335,10 @@ def test_xterm_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.M
     assert "for a server problem" in tabs.answers[0][0]
     assert "Send OSC 50 with a font name." in nset.files["ctlseqs.txt"]
     assert "See backarrowKey." in " ".join(nset.files["man/xterm.1.md"].split())
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "379-1" in nset.note and "split into its 7 parts" in nset.note
     assert "README.Debian, README.i18n, ctlseqs.txt, xterm.1, resize.1" in nset.note
-    assert "xterm-faq" in ns.HELD_OUT_SETS and "xterm-faq" not in ns.NATURAL_SETS
-    assert "xterm-faq" in ns.BUILDERS
+    assert_held_out("xterm-faq")
 
 
 def test_xterm_faq_set_leaves_out_a_short_answer(

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import natural_sets as ns
 from debian_package_double import unpacked_package
+from natural_set_checks import assert_files_as_written
 
 FAQ_TEXT = """Archive-Name: unix-faq/shell/wsh
 Last-Modified: 2020/08/08
@@ -276,8 +277,7 @@ def test_zsh_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
     # the README quoted a question verbatim: scrubbed, so the corpus never holds it
     assert "where do i get the source code" not in _corpus(nset.files)
     assert "it says." in _corpus(nset.files)
-    for rel, text in nset.files.items():
-        assert (nset.root / rel).read_text(encoding="utf-8") == text
+    assert_files_as_written(nset)
     assert "5.9-4" in nset.note and "2 chapters" in nset.note
     assert "README, META-FAQ)" in nset.note and "FEATURES" not in nset.note
     assert "zsh-faq" in ns.NATURAL_SETS and "zsh-faq" in ns.BUILDERS
