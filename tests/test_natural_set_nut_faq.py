@@ -37,6 +37,8 @@ from natural_set_checks import (
     assert_files_as_written,
     assert_halves_kept,
     assert_held_out,
+    assert_questions_out_answers_in,
+    flat,
     halves_of,
 )
 
@@ -144,10 +146,6 @@ ANSWERS = {
 JUDGED = [k for k in ANSWERS if k != "my-ups-driver-now-says-it-s-broken-and-w"]
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 def test_split_nut_faq_questions_answers_and_ids() -> None:
     page, qa = ns.split_nut_faq(FAQ)
     assert [q for _, q, _ in qa] == [" ".join(q.split()) for q in ASKED]
@@ -155,7 +153,7 @@ def test_split_nut_faq_questions_answers_and_ids() -> None:
     assert [k for k, _, _ in qa] == list(ANSWERS)
     for _, q, a in qa:
         assert a in page
-        assert _flat(q) not in _flat(page)
+        assert flat(q) not in flat(page)
     # an entry with nothing under it asks nothing and leaves the page all the same
     assert "answered at all" not in page
     # a short title asks nothing: it stays as a line of the page, its text in no answer
@@ -301,11 +299,7 @@ def test_nut_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
         "man/upsmon.conf.5.md",
         "man/upsd.8.md",
     }
-    corpus = _flat(" ".join(nset.files.values()))
-    for q in nset.questions:
-        assert _flat(q.text) not in corpus
-        assert q.answers[0][0] in nset.files[q.source]
-        assert q.answers[0][0] == ANSWERS[q.qid.removeprefix("nut-faq:")]
+    assert_questions_out_answers_in(nset, ANSWERS)
     # the README and a man page quoting a question: scrubbed, their other text kept
     assert "See the FAQ." in nset.files["README"]
     assert "to test the shutdown." in nset.files["man/upsmon.8.md"]
@@ -328,7 +322,7 @@ def test_nut_faq_set_leaves_out_a_short_answer(
     assert nset.left_out == (" ".join(Q_BROKEN.split()), Q_LISTEN)
     assert Q_LISTEN in nset.note
     assert len(nset.questions) == len(JUDGED) - 1
-    assert _flat(Q_LISTEN) not in _flat(" ".join(nset.files.values()))  # scrubbed all the same
+    assert flat(Q_LISTEN) not in flat(" ".join(nset.files.values()))  # scrubbed all the same
 
 
 def test_no_question_text_is_left_in_any_file(
