@@ -30,14 +30,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    halves_of,
-)
 
 Q_WHO = "Who created abcde? Who develops it nowadays?"
 Q_DISK = "Low on disk space?"
@@ -306,9 +301,9 @@ def test_abcde_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.M
     assert "renamed tool" in nset.files["README"] and "normalize?" not in nset.files["README"]
     assert "Start that many encoder jobs at once." in nset.files["man/abcde.1.md"]
     assert "#CDDBMETHOD=musicbrainz" in nset.files["abcde.conf"]
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "2.9.3-1" in nset.note and "README, abcde.conf, abcde.1, cddb-tool.1" in nset.note
-    assert_held_out("abcde-faq")
+    nsc.assert_held_out("abcde-faq")
 
 
 def test_abcde_faq_set_leaves_out_a_short_answer(
@@ -344,14 +339,14 @@ def test_abcde_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.abcde_faq_set)
+    first, dev, test = nsc.halves_of(ns.abcde_faq_set)
     more = FAQ.replace(
         "2. CDDB\n",
         "Q. How do I rip only some tracks?\nA. Name the track numbers after the options.\n\n"
         "2. CDDB\n",
     )
     _gz(doc / ns.ABCDE_FAQ, more)
-    assert_halves_kept(ns.abcde_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.abcde_faq_set, first, dev, test)
 
 
 def test_abcde_faq_set_refuses_a_package_without_the_faq(

@@ -33,16 +33,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_left_out,
-    flat,
-    halves_of,
-)
 
 Q_WHY = "Why call it Awesome?"
 Q_UGLY = "The applications look ugly"
@@ -192,7 +185,7 @@ def test_split_awesome_faq_questions_answers_and_ids() -> None:
     assert {k: a for k, _, a in qa} == ANSWERS
     for _, q, a in qa:
         assert a in page
-        assert flat(q) not in flat(page)
+        assert nsc.flat(q) not in nsc.flat(page)
     # the navigation column (contents list, guides, libraries) and the footer are gone
     assert "Readme" not in page and "awful.menu" not in page and "Index" not in page
     assert "Change Awesome appearance" not in page and "LDoc" not in page
@@ -366,9 +359,9 @@ def test_awesome_faq_set_from_a_package_tree(
         "samples/theme.lua.md",
         "libraries/awful.spawn.md",
     }
-    corpus = flat(" ".join(nset.files.values()))
+    corpus = nsc.flat(" ".join(nset.files.values()))
     for q in nset.questions:
-        assert flat(q.text) not in corpus
+        assert nsc.flat(q.text) not in corpus
         assert q.source == "documentation/90-FAQ.md"
         assert q.answers[0][0] in nset.files[q.source]
         assert q.answers[0][0] == ANSWERS[q.qid.removeprefix("awesome-faq:")]
@@ -378,14 +371,14 @@ def test_awesome_faq_set_from_a_package_tree(
     assert 'local awful = require("awful")' in nset.files["samples/rc.lua.md"]
     # no page keeps LDoc's navigation column
     assert all("awful.menu" not in t and "LDoc" not in t for t in nset.files.values())
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "4.3-7" in nset.note and "6 questions" in nset.note
     assert (
         "documentation/01-readme.md, documentation/17-porting-tips.md, samples/rc.lua.md, "
         "samples/theme.lua.md, libraries/awful.spawn.md;" in nset.note
     )
     assert f"over {ns.MAX_LINKED_CHARS} chars: classes/client.html" in nset.note
-    assert_held_out("awesome-faq")
+    nsc.assert_held_out("awesome-faq")
 
 
 def test_awesome_faq_set_leaves_out_a_short_answer(
@@ -395,7 +388,7 @@ def test_awesome_faq_set_leaves_out_a_short_answer(
     assert faq != FAQ_HTML
     _package(tmp_path, monkeypatch, faq)
     nset = ns.awesome_faq_set()
-    assert_left_out(nset, Q_TRAY, len(ASKED) - 1)  # scrubbed all the same
+    nsc.assert_left_out(nset, Q_TRAY, len(ASKED) - 1)  # scrubbed all the same
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -416,7 +409,7 @@ def test_awesome_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.awesome_faq_set)
+    first, dev, test = nsc.halves_of(ns.awesome_faq_set)
     more = FAQ_HTML.replace(
         "<h3>Why call it Awesome?</h3>",
         "<h3>How to autostart applications?</h3>\n"
@@ -425,7 +418,7 @@ def test_awesome_faq_set_halves_are_fixed_and_disjoint(
     )
     assert more != FAQ_HTML
     (doc / ns.AWESOME_FAQ).write_text(more, encoding="utf-8")
-    assert_halves_kept(ns.awesome_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.awesome_faq_set, first, dev, test)
 
 
 def test_awesome_faq_set_refuses_a_package_without_the_faq(

@@ -33,17 +33,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_left_out,
-    assert_questions_out_answers_in,
-    flat,
-    halves_of,
-)
 
 Q_WHAT = "What is bogofilter?"
 Q_TRAIN = "How do I start my bogofilter training?"
@@ -187,7 +179,7 @@ def test_split_bogofilter_faq_questions_answers_and_ids() -> None:
     }
     for _, q, a in qa:
         assert a in page
-        assert flat(q) not in flat(page)
+        assert nsc.flat(q) not in nsc.flat(page)
     # the grouped contents list leaves the page, its group labels with it
     assert "General Information" not in page and "Operational Questions" not in page
     assert "Bogofilter Mailing Lists" not in page and "answered" not in page
@@ -387,20 +379,20 @@ def test_bogofilter_faq_set_from_a_package_tree(
         "man/bogofilter.1.md",
         "man/bf_compact.1.md",
     }
-    assert_questions_out_answers_in(nset, ANSWERS)
+    nsc.assert_questions_out_answers_in(nset, ANSWERS)
     # a man page and the README quoting a question: scrubbed, their other text kept
     assert "Use bf_compact." in nset.files["man/bogofilter.1.md"]
     assert "Read GETTING.STARTED." in nset.files["README"]
     assert "Tune the spam cutoff with bogotune." in nset.files["bogofilter-tuning.HOWTO.md"]
     assert "#spam_cutoff=0.99" in nset.files["bogofilter.cf"]
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "1.2.5-1+b2" in nset.note
     assert "bogofilter-faq.html (4), bogotune-faq.html (2)" in nset.note
     assert (
         "bogofilter-tuning.HOWTO.html, README, README.Debian, GETTING.STARTED, "
         "integrating-with-postfix, bogofilter.cf, bogofilter.1, bf_compact.1" in nset.note
     )
-    assert_held_out("bogofilter-faq")
+    nsc.assert_held_out("bogofilter-faq")
 
 
 def test_bogofilter_faq_set_leaves_out_a_short_answer(
@@ -414,7 +406,7 @@ def test_bogofilter_faq_set_leaves_out_a_short_answer(
     assert faq != FAQ_HTML
     _package(tmp_path, monkeypatch, faq)
     nset = ns.bogofilter_faq_set()
-    assert_left_out(nset, Q_WHAT, len(ASKED) - 1)  # scrubbed all the same
+    nsc.assert_left_out(nset, Q_WHAT, len(ASKED) - 1)  # scrubbed all the same
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -439,7 +431,7 @@ def test_bogofilter_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.bogofilter_faq_set)
+    first, dev, test = nsc.halves_of(ns.bogofilter_faq_set)
     more = FAQ_HTML.replace(
         '<h2 id="what-is-bogofilter">',
         '<h2 id="nfs">Can I share wordlists over NFS?</h2>\n'
@@ -447,7 +439,7 @@ def test_bogofilter_faq_set_halves_are_fixed_and_disjoint(
         '<h2 id="what-is-bogofilter">',
     )
     (doc / ns.BOGOFILTER_FAQ).write_text(more, encoding="latin-1")
-    assert_halves_kept(ns.bogofilter_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.bogofilter_faq_set, first, dev, test)
 
 
 def test_bogofilter_faq_set_refuses_a_package_without_the_faq(

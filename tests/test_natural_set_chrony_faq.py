@@ -31,17 +31,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_left_out,
-    assert_questions_out_answers_in,
-    flat,
-    halves_of,
-)
 
 Q_NTPD = "How does chrony compare to ntpd?"
 Q_SERVER = "How do I make an NTP server?"
@@ -162,7 +154,7 @@ def test_split_chrony_faq_questions_answers_and_ids() -> None:
     assert [k for k, _, _ in qa] == list(ANSWERS)
     for _, q, a in qa:
         assert a in page
-        assert flat(q) not in flat(page)
+        assert nsc.flat(q) not in nsc.flat(page)
     # the contents list leaves the page, its wrapped entries included
     assert "Table of Contents" not in page and "clientloglimit?" not in page
     assert "  o 1. chrony compared" not in page and "chronyd start?" not in page
@@ -323,18 +315,18 @@ def test_chrony_faq_set_from_a_package_tree(
         "man/chronyc.1.md",
         "man/chronyd.8.md",
     }
-    assert_questions_out_answers_in(nset, ANSWERS)
+    nsc.assert_questions_out_answers_in(nset, ANSWERS)
     # a man page and the README quoting a question: scrubbed, their other text kept
     assert "Add an allow directive." in nset.files["man/chrony.conf.5.md"]
     assert "See the FAQ." in nset.files["README"]
     assert "! allow all" in nset.files["examples/chrony.conf.example3"]
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "4.3-2+deb12u3" in nset.note
     assert (
         "README, README.Debian, examples/chrony.conf.example1, examples/chrony.conf.example3, "
         "chrony.conf.5, chronyc.1, chronyd.8" in nset.note
     )
-    assert_held_out("chrony-faq")
+    nsc.assert_held_out("chrony-faq")
 
 
 def test_chrony_faq_set_leaves_out_a_short_answer(
@@ -347,7 +339,7 @@ def test_chrony_faq_set_leaves_out_a_short_answer(
     )
     _package(tmp_path, monkeypatch, faq)
     nset = ns.chrony_faq_set()
-    assert_left_out(nset, Q_DNS, len(ASKED) - 1)  # scrubbed all the same
+    nsc.assert_left_out(nset, Q_DNS, len(ASKED) - 1)  # scrubbed all the same
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -368,14 +360,14 @@ def test_chrony_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.chrony_faq_set)
+    first, dev, test = nsc.halves_of(ns.chrony_faq_set)
     more = FAQ.replace(
         "2.4. Is this entry unanswered?\n",
         "2.4. Is this entry unanswered?\n\n2.5. How do I serve time to a LAN?\n\n"
         "Add a local directive to the server's chrony.conf file.\n",
     )
     _gz(doc / ns.CHRONY_FAQ, more)
-    assert_halves_kept(ns.chrony_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.chrony_faq_set, first, dev, test)
 
 
 def test_chrony_faq_set_refuses_a_package_without_the_faq(

@@ -28,14 +28,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    halves_of,
-)
 
 Q_SWAP = "How do I set up encrypted swap?"
 Q_RESIZE = "Can I resize a dm-crypt or LUKS container?"
@@ -309,10 +304,10 @@ def test_cryptsetup_faq_set_from_a_package_tree(
     assert nset.files["README.Debian"] == "Debian notes\n\nSwap:  See crypttab(5).\n"
     by_id = {q.qid: q.answers[0][0] for q in nset.questions}
     assert by_id["cryptsetup-faq:2.15"].endswith("See Item 2.3 and ")
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "2:2.6.1-4~deb12u2" in nset.note and "crypttab.5" in nset.note
     assert Q_SHORT in nset.note
-    assert_held_out("cryptsetup-faq")
+    nsc.assert_held_out("cryptsetup-faq")
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -336,13 +331,13 @@ def test_cryptsetup_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.cryptsetup_faq_set)
+    first, dev, test = nsc.halves_of(ns.cryptsetup_faq_set)
     more = FAQ_TEXT.replace(
         "# 2. Setup\n",
         "# 2. Setup\n\n  * **2.0 Can LUKS encrypt a file?**\n\n  Yes, on a loop device only.\n",
     )
     _gz(doc / ns.CRYPTSETUP_FAQ, more)
-    assert_halves_kept(ns.cryptsetup_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.cryptsetup_faq_set, first, dev, test)
 
 
 def test_cryptsetup_faq_set_refuses_a_package_without_the_faq(

@@ -26,14 +26,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    halves_of,
-)
 
 Q_WHAT = "What is cURL?"
 Q_RESUME = "How do I tell curl to resume a transfer?"
@@ -375,12 +370,12 @@ def test_curl_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     assert nset.files["SSLCERTS.md"] == "# SSL Certificate Verification\n\n Read on.\n"
     answer = {q.qid: q.answers[0][0] for q in nset.questions}["curl-faq:3.16"]
     assert 'See also "" below.' in answer
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "7.88.1-10+deb12u15" in nset.note
     assert "the 3 other notes" in nset.note and "the 1 man pages" in nset.note
     assert "the other 1 man pages" in nset.note and "TODO.gz" in nset.note
     assert "THANKS.gz" in nset.note and Q_GPL in nset.note
-    assert_held_out("curl-faq")
+    nsc.assert_held_out("curl-faq")
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -401,13 +396,13 @@ def test_curl_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.curl_faq_set)
+    first, dev, test = nsc.halves_of(ns.curl_faq_set)
     more = FAQ_TEXT.replace(
         "3. Usage problems\n",
         "3. Usage problems\n\n  3.1 Does curl support SOCKS?\n\n  Yes, SOCKS4 and SOCKS5 both.\n",
     )
     _gz(doc / ns.CURL_FAQ, more)
-    assert_halves_kept(ns.curl_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.curl_faq_set, first, dev, test)
 
 
 def test_curl_faq_set_refuses_a_package_without_the_faq(

@@ -30,17 +30,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_left_out,
-    assert_questions_out_answers_in,
-    flat,
-    halves_of,
-)
 
 Q_BRANCH = "What is a branch?"
 Q_MERGE = "How do I merge changes from the trunk into my branch or between branches?"
@@ -170,7 +162,7 @@ def test_split_cvs_faq_questions_answers_and_ids() -> None:
     assert [k for k, _, _ in qa] == list(ANSWERS)
     for _, q, a in qa:
         assert a in page
-        assert flat(q) not in flat(page)
+        assert nsc.flat(q) not in nsc.flat(page)
     assert "than I know it was?" not in page and "branches?" not in page
     # a question with nothing under it asks nothing and leaves the page all the same
     assert "unanswered" not in page
@@ -364,16 +356,16 @@ def test_cvs_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
         "man/cvs.5.md",
         "man/cvs-switchroot.1.md",
     }
-    assert_questions_out_answers_in(nset, ANSWERS)
+    nsc.assert_questions_out_answers_in(nset, ANSWERS)
     # the manual and the README quoting a question: scrubbed, their other text kept
     assert "Exporting leaves out the CVS" in nset.files["manual/01-1-overview.md"]
     assert "See the manual." in nset.files["README"]
     # the FAQ read as latin-1 (its one 0xb4 byte)
     assert "`history\xb4 group writable" in nset.files["FAQ"]
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "2:1.12.13+real-28" in nset.note and "2 chapter files" in nset.note
     assert "README, intro.txt, BUGS, MINOR-BUGS, cvs.5, cvs-switchroot.1" in nset.note
-    assert_held_out("cvs-faq")
+    nsc.assert_held_out("cvs-faq")
 
 
 def test_cvs_faq_set_leaves_out_a_short_answer(
@@ -386,7 +378,7 @@ def test_cvs_faq_set_leaves_out_a_short_answer(
     )
     _package(tmp_path, monkeypatch, faq)
     nset = ns.cvs_faq_set()
-    assert_left_out(nset, Q_INUSE, len(ASKED) - 1)  # scrubbed all the same
+    nsc.assert_left_out(nset, Q_INUSE, len(ASKED) - 1)  # scrubbed all the same
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -407,7 +399,7 @@ def test_cvs_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.cvs_faq_set)
+    first, dev, test = nsc.halves_of(ns.cvs_faq_set)
     more = FAQ.replace(
         "  Category: /Commands_/log_lo_rlog/\n",
         "    4. How do I tag a whole tree? \n    \n   Run cvs tag with the tag's name at "
@@ -415,7 +407,7 @@ def test_cvs_faq_set_halves_are_fixed_and_disjoint(
         "  Category: /Commands_/log_lo_rlog/\n",
     )
     _gz(doc / ns.CVS_FAQ, more, "latin-1")
-    assert_halves_kept(ns.cvs_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.cvs_faq_set, first, dev, test)
 
 
 def test_cvs_faq_set_refuses_a_package_without_the_faq(

@@ -31,18 +31,9 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_left_out,
-    assert_questions_out_answers_in,
-    flat,
-    halves_of,
-    leak_checked,
-)
 
 Q_PIPES = "Dar hangs when using it with pipes, why?"
 Q_THREE = "Why, when I restore 1 file, dar report 3 files have been restored?"
@@ -137,11 +128,11 @@ def test_split_dar_faq_questions_answers_and_ids() -> None:
         ("tapes", Q_TAPES),
     ]
     answers = {k: a for k, _, a in qa}
-    assert flat(answers["A2"]) == flat(
+    assert nsc.flat(answers["A2"]) == nsc.flat(
         "Dar can produce backups on its standard output, if you give '-' as basename. To feed "
         "a backup through pipes use dar_slave."
     )
-    assert flat(answers["tapes"]) == flat(
+    assert nsc.flat(answers["tapes"]) == nsc.flat(
         "Use dar_split between dar and the tape device, both ways."
     )
     assert "ln -s /usr/lib/libattr.a /lib/libattr.a" in answers["libattr"]
@@ -153,11 +144,12 @@ def test_split_dar_faq_questions_answers_and_ids() -> None:
     assert "dar_split" not in answers["windows_slash"]
     for _, q, a in qa:
         assert a in page
-        assert flat(q) not in flat(page.replace(Q_PIPES, ""))  # the cross-ref: scrubbed later
+        # the cross-ref: scrubbed later
+        assert nsc.flat(q) not in nsc.flat(page.replace(Q_PIPES, ""))
     # the menu goes (every question again), the title and the headings stay
     assert "Back to top" in page  # the jump div is not the menu
     assert "DAR's - Frequently Asked Questions" in page and "Answers:" in page
-    assert flat(page).count(flat(Q_PIPES)) == 1  # the cross-reference only, no menu line
+    assert nsc.flat(page).count(nsc.flat(Q_PIPES)) == 1  # the cross-reference only, no menu line
     # an entry with nothing under it asks nothing and leaves the page all the same
     assert "answered at all" not in page
 
@@ -269,7 +261,7 @@ def test_dar_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
         f"dar-faq:{k}" for k in ("A2", "A3", "libattr", "fuse", "windows_slash", "tapes")
     ]
     assert set(nset.files) == {"FAQ.md", "Tutorial.md", "Limitations.md", "README"}
-    assert_questions_out_answers_in(nset)
+    nsc.assert_questions_out_answers_in(nset)
     assert {q.source for q in nset.questions} == {"FAQ.md"}
     # ISO-8859-1 read as such
     assert "Café owners" in nset.files["FAQ.md"] and "Naïve users" in nset.files["Tutorial.md"]
@@ -278,9 +270,9 @@ def test_dar_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
     # the cross-reference in an answer quoting another question: scrubbed, the rest kept
     fuse = next(q for q in nset.questions if q.qid == "dar-faq:fuse").answers[0][0]
     assert "dar_fuse" in fuse and "hangs" not in fuse
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "2.7.8-2" in nset.note and "over 150000 chars: benchmark_logs.html" in nset.note
-    assert_held_out("dar-faq")
+    nsc.assert_held_out("dar-faq")
 
 
 def test_dar_faq_set_leaves_out_a_short_answer(
@@ -289,7 +281,7 @@ def test_dar_faq_set_leaves_out_a_short_answer(
     short = PAGE.replace("Use dar_split between dar and the tape device, both ways.", "dar_split.")
     _package(tmp_path, monkeypatch, short)
     nset = ns.dar_faq_set()
-    assert_left_out(nset, Q_TAPES, 5)
+    nsc.assert_left_out(nset, Q_TAPES, 5)
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -299,7 +291,7 @@ def test_no_question_text_is_left_in_any_file(
     shipped (it could fail)."""
     _package(tmp_path, monkeypatch)
     nset = ns.dar_faq_set()
-    asked = leak_checked(nset, {"faq.md": ns.page_to_markdown(PAGE)})
+    asked = nsc.leak_checked(nset, {"faq.md": ns.page_to_markdown(PAGE)})
     assert sorted(asked) == sorted([Q_PIPES, Q_THREE, Q_LIBATTR, Q_FUSE, Q_SLASH, Q_TAPES])
 
 
@@ -307,7 +299,7 @@ def test_dar_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.dar_faq_set)
+    first, dev, test = nsc.halves_of(ns.dar_faq_set)
     more = _page(
         [
             *ENTRIES,
@@ -319,7 +311,7 @@ def test_dar_faq_set_halves_are_fixed_and_disjoint(
         ]
     )
     (doc / ns.DAR_FAQ).write_bytes(more.encode("latin-1"))
-    assert_halves_kept(ns.dar_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.dar_faq_set, first, dev, test)
 
 
 def test_dar_faq_set_refuses_a_package_without_the_faq(

@@ -30,16 +30,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_left_out,
-    flat,
-    halves_of,
-)
 
 Q_META = "What does ‘M-x COMMAND’ mean?"
 Q_DOTEMACS = "How do I debug a ‘.emacs’ file?"
@@ -278,7 +271,7 @@ def test_split_emacs_faq_questions_answers_and_topics() -> None:
     text = "\n".join(chapters.values())
     for _, q, a in qa:
         assert a in text
-        assert flat(q) not in flat(text)
+        assert nsc.flat(q) not in nsc.flat(text)
     # menus and node lines are gone; the index and the tag table too
     assert "* Menu:" not in text and "Node:" not in text and "line 6" not in text
     # the short topics keep their headings and their text, which is in no answer
@@ -410,21 +403,21 @@ def test_emacs_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.M
         "man/emacs.emacs.1.md",
         "man/etags.emacs.1.md",
     }
-    corpus = flat(" ".join(nset.files.values()))
+    corpus = nsc.flat(" ".join(nset.files.values()))
     for q in nset.questions:
-        assert flat(q.text) not in corpus
+        assert nsc.flat(q.text) not in corpus
         assert q.answers[0][0] in nset.files[q.source]
         assert q.answers[0][0] == ANSWERS[q.qid.removeprefix("emacs-faq:")]
         assert q.source.startswith("efaq/")
     # the notes quoting a question: scrubbed, their other text kept
     assert "Use --debug-init.  This is a known problem." in nset.files["etc/PROBLEMS"]
     assert "See the FAQ." in nset.files["README.Debian"]
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "1:28.2+1-15+deb12u4" in nset.note and "4 chapter files" in nset.note
     assert "not asked: Downloading Emacs | Spell-checkers" in nset.note
     assert "etc/PROBLEMS, etc/tutorials/TUTORIAL, etc/MACHINES, etc/README" in nset.note
     assert "README, README.Debian, BUGS, emacs.emacs.1, etags.emacs.1" in nset.note
-    assert_held_out("emacs-faq")
+    nsc.assert_held_out("emacs-faq")
 
 
 def test_emacs_faq_set_leaves_out_a_short_answer(
@@ -437,7 +430,7 @@ def test_emacs_faq_set_leaves_out_a_short_answer(
     )
     _package(tmp_path, monkeypatch, info)
     nset = ns.emacs_faq_set()
-    assert_left_out(nset, Q_DOTEMACS, len(ASKED) - 1)  # scrubbed all the same
+    nsc.assert_left_out(nset, Q_DOTEMACS, len(ASKED) - 1)  # scrubbed all the same
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -461,7 +454,7 @@ def test_emacs_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.emacs_faq_set)
+    first, dev, test = nsc.halves_of(ns.emacs_faq_set)
     # a section added at the head of chapter 5 renumbers the others: the ids stay
     more = INFO.replace(
         "\x1f\nFile: efaq.info,  Node: Debugging a customization file,",
@@ -471,7 +464,7 @@ def test_emacs_faq_set_halves_are_fixed_and_disjoint(
         "\x1f\nFile: efaq.info,  Node: Debugging a customization file,",
     ).replace("5.1 How do I debug", "5.2 How do I debug")
     _gz(root / ns.EMACS_FAQ, _underlined(more))
-    assert_halves_kept(ns.emacs_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.emacs_faq_set, first, dev, test)
 
 
 def test_emacs_faq_set_refuses_a_package_without_the_faq(

@@ -31,17 +31,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_left_out,
-    assert_questions_out_answers_in,
-    flat,
-    halves_of,
-)
 
 Q_SLOW = "FFTW seems really slow."
 Q_SAVE = "Can I save FFTW's plans?"
@@ -136,15 +128,16 @@ def test_split_fftw_faq_questions_answers_and_ids() -> None:
         ("linkfails", Q_LINK),
     ]
     answers = {k: a for k, _, a in qa}
-    assert flat(answers["whyscaled"]) == flat(ANSWERS["whyscaled"] or "")
-    assert flat(answers["linkfails"]) == flat(ANSWERS["linkfails"] or "")
+    assert nsc.flat(answers["whyscaled"]) == nsc.flat(ANSWERS["whyscaled"] or "")
+    assert nsc.flat(answers["linkfails"]) == nsc.flat(ANSWERS["linkfails"] or "")
     assert "recreating the plan" in answers["slow"] and "reuse the plan" in answers["slow"]
     assert "wisdom" in answers["savePlans"] and "fftw_export_wisdom_to_file" in answers["savePlans"]
     # each answer stops at the next <h2>: no neighbour's text in it
     assert "Computing" not in answers["savePlans"] and "wisdom" not in answers["slow"]
     for _, q, a in qa:
         assert a in page
-        assert flat(q) not in flat(page.replace(Q_SAVE, ""))  # the cross-ref: scrubbed later
+        # the cross-ref: scrubbed later
+        assert nsc.flat(q) not in nsc.flat(page.replace(Q_SAVE, ""))
     # the numbers leave with the headings, the contents list goes, the title stays
     assert "Question 3." not in page and "Q3.1." not in page and "Q3.4." not in page
     assert "FFTW FAQ - Section 3" in page and "Using FFTW" in page
@@ -159,7 +152,7 @@ def test_split_fftw_faq_questions_answers_and_ids() -> None:
 def test_split_fftw_faq_inline_code_and_no_questions() -> None:
     page, qa = ns.split_fftw_faq(SECTION_2)
     assert [(k, q) for k, q, _ in qa] == [("solarisSucks", Q_SOLARIS)]
-    assert flat(qa[0][2]) == flat(ANSWERS["solarisSucks"] or "")
+    assert nsc.flat(qa[0][2]) == nsc.flat(ANSWERS["solarisSucks"] or "")
     assert "complaining" not in page
     page, none = ns.split_fftw_faq("<html><body><h1>FFTW FAQ</h1><p>Prose, no entry.</p>")
     assert none == [] and "Prose, no entry." in page
@@ -262,7 +255,7 @@ def test_fftw_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
         "manual/Words-of-Wisdom_002dSaving-Plans.md",
         "manual/Planner-Flags.md",
     }
-    assert_questions_out_answers_in(nset)
+    nsc.assert_questions_out_answers_in(nset)
     assert nset.questions[0].source == "faq/section2.md"
     # the manual page quoting a question: scrubbed, its other text kept; its nav header gone
     wisdom = nset.files["manual/Words-of-Wisdom_002dSaving-Plans.md"]
@@ -271,9 +264,9 @@ def test_fftw_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     # the cross-reference in an answer quoting another question: scrubbed, the rest kept
     slow = next(q for q in nset.questions if q.qid == "fftw-faq:slow").answers[0][0]
     assert "reuse the plan" in slow and "FFTW's plans" not in slow
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "3.3.10-1" in nset.note and "2 texi2any pages" in nset.note
-    assert_held_out("fftw-faq")
+    nsc.assert_held_out("fftw-faq")
 
 
 def test_fftw_faq_set_leaves_out_a_short_answer(
@@ -284,7 +277,7 @@ def test_fftw_faq_set_leaves_out_a_short_answer(
     )
     _package(tmp_path, monkeypatch, short)
     nset = ns.fftw_faq_set()
-    assert_left_out(nset, Q_LINK, 4)  # scrubbed all the same
+    nsc.assert_left_out(nset, Q_LINK, 4)  # scrubbed all the same
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -309,7 +302,7 @@ def test_fftw_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, faq = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.fftw_faq_set)
+    first, dev, test = nsc.halves_of(ns.fftw_faq_set)
     more = SECTION_3.replace(
         '<h2><A name="linkfails">',
         '<h2><A name="threads">\nQuestion 3.9.  Can FFTW use several threads at once?\n</A></h2>'
@@ -317,7 +310,7 @@ def test_fftw_faq_set_halves_are_fixed_and_disjoint(
         '<h2><A name="linkfails">',
     )
     (faq / "section3.html").write_text(more)
-    assert_halves_kept(ns.fftw_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.fftw_faq_set, first, dev, test)
 
 
 def test_fftw_faq_set_refuses_a_package_without_the_faq(

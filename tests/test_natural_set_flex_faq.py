@@ -33,16 +33,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_left_out,
-    flat,
-    halves_of,
-)
 
 Q_BORN = "When was flex born?"
 Q_BAR = "The | operator is not doing what I want"
@@ -430,9 +423,9 @@ def test_flex_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     assert [q.qid for q in nset.questions] == [f"flex-faq:{k}" for k in ANSWERS]
     assert nset.left_out == ()
     assert set(nset.files) == MANUAL_FILES | {"README.md", "man/flex.1.md"}
-    corpus = flat(" ".join(nset.files.values()))
+    corpus = nsc.flat(" ".join(nset.files.values()))
     for q in nset.questions:
-        assert flat(q.text) not in corpus
+        assert nsc.flat(q.text) not in corpus
         assert q.answers[0][0] in nset.files[q.source]
         assert q.answers[0][0] == ANSWERS[q.qid.removeprefix("flex-faq:")]
         assert q.source == "flex/03-faq.md"
@@ -441,11 +434,11 @@ def test_flex_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     assert "the Software Tools lex project in 1982" in nset.files["flex/03-faq.md"]
     assert "See the FAQ." in nset.files["README.md"]
     assert "read the manual." in nset.files["man/flex.1.md"]
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "2.6.4-8.2" in nset.note and "4 chapter files" in nset.note
     assert "left out: 1 Copyright" in nset.note and "(README.md, flex.1)" in nset.note
     assert "2 placeholder sections" in nset.note
-    assert_held_out("flex-faq")
+    nsc.assert_held_out("flex-faq")
 
 
 def test_flex_faq_set_leaves_out_a_short_answer(
@@ -458,7 +451,7 @@ def test_flex_faq_set_leaves_out_a_short_answer(
     )
     _package(tmp_path, monkeypatch, part_2)
     nset = ns.flex_faq_set()
-    assert_left_out(nset, Q_UNPUT, len(ASKED) - 1)  # scrubbed all the same
+    nsc.assert_left_out(nset, Q_UNPUT, len(ASKED) - 1)  # scrubbed all the same
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -479,7 +472,7 @@ def test_flex_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.flex_faq_set)
+    first, dev, test = nsc.halves_of(ns.flex_faq_set)
     # a section added at the head of the FAQ: the ids of the others stay
     more = PART_2.replace(
         "\x1f\nFile: flex.info,  Node: When was flex born?,",
@@ -489,7 +482,7 @@ def test_flex_faq_set_halves_are_fixed_and_disjoint(
         "\x1f\nFile: flex.info,  Node: When was flex born?,",
     )
     _gz(root / INFO_DIR / "flex.info-2.gz", _underlined(more))
-    assert_halves_kept(ns.flex_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.flex_faq_set, first, dev, test)
 
 
 def test_flex_faq_set_refuses_a_package_without_the_info(

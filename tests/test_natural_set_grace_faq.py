@@ -28,14 +28,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    halves_of,
-)
 
 Q_WHAT = "What is Grace?"
 Q_BOOKS = "Are there any books about Grace?"
@@ -324,10 +319,10 @@ def test_grace_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.M
     # a note and a man page quoting a question are scrubbed, their other text kept
     assert "Choose Polar as the graph type." in nset.files["UsersGuide.md"]
     assert "Use -pipe." in " ".join(nset.files["man/grace.1.md"].split())
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "1:5.1.25-13" in nset.note and "over 150000 chars: CHANGES.html" in nset.note
     assert "UsersGuide.html, Tutorial.html, README, README.Debian, grace.1" in nset.note
-    assert_held_out("grace-faq")
+    nsc.assert_held_out("grace-faq")
 
 
 def test_grace_faq_set_leaves_out_a_short_answer(
@@ -364,7 +359,7 @@ def test_grace_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.grace_faq_set)
+    first, dev, test = nsc.halves_of(ns.grace_faq_set)
     more = FAQ_HTML.replace(
         '<H2><A NAME="s3">',
         '<H2><A NAME="ss2.3">2.3</A> Can I compile Grace myself?</H2>\n'
@@ -373,7 +368,7 @@ def test_grace_faq_set_halves_are_fixed_and_disjoint(
         1,
     )
     (doc / ns.GRACE_FAQ).write_text(more)
-    assert_halves_kept(ns.grace_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.grace_faq_set, first, dev, test)
 
 
 def test_grace_faq_set_refuses_a_package_without_the_faq(

@@ -30,14 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
 import datasets as ds
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    halves_of,
-)
 
 Q_WHAT = "What is Midnight Commander?"
 Q_COMPILE = "I cannot compile MC.  What should I do?"
@@ -378,11 +373,11 @@ def test_mc_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Monk
     assert nset.files["hints/mc.hint"].startswith("Hint:  Use C-q.")
     answer = {q.qid: q.answers[0][0] for q in nset.questions}["mc-faq:2.2"]
     assert 'See also "" below.' in answer
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "3:4.8.29-2" in nset.note and "the 2 other notes" in nset.note
     assert "ABOUT-NLS.gz" in nset.note and "AUTHORS" in nset.note
     assert "the 2 English man pages" in nset.note and "mc(1) in 11 files" in nset.note
-    assert_held_out("mc-faq")
+    nsc.assert_held_out("mc-faq")
 
 
 def _package_page(tmp_path: Path) -> str:
@@ -409,14 +404,14 @@ def test_mc_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.mc_faq_set)
+    first, dev, test = nsc.halves_of(ns.mc_faq_set)
     more = FAQ_TEXT.replace(
         "\n1.7 ",
         "\n1.6 Where can I get GNU Midnight Commander?\n\n   The main site is"
         " https://www.midnight-commander.org\n\n1.7 ",
     )
     _gz(doc / ns.MC_FAQ, more)
-    assert_halves_kept(ns.mc_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.mc_faq_set, first, dev, test)
 
 
 def test_mc_faq_set_refuses_a_package_without_the_faq(

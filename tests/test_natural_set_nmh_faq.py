@@ -32,14 +32,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    halves_of,
-)
 
 Q_WHY = "Why should I use MH?"
 Q_VERSION = "What is the current version/status of MH."
@@ -412,10 +407,10 @@ def test_nmh_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
     assert "electronic mail handling system" in nset.files["README.about"]
     assert "use mh" not in nset.files["README.about"].lower()
     assert "Inc reads the maildrop." in nset.files["man/inc.1mh.md"]
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "1.8~RC2-2" in nset.note and "3 man pages" in nset.note
     assert "README, README.about, DIFFERENCES, MAIL.FILTERING" in nset.note
-    assert_held_out("nmh-faq")
+    nsc.assert_held_out("nmh-faq")
 
 
 def test_nmh_faq_set_leaves_out_a_short_answer(
@@ -451,7 +446,7 @@ def test_nmh_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.nmh_faq_set)
+    first, dev, test = nsc.halves_of(ns.nmh_faq_set)
     more = FAQ.replace(
         "Subject: 05.04",
         "Subject: 04.01 How can I append MH messages to a mailbox file?\n"
@@ -459,7 +454,7 @@ def test_nmh_faq_set_halves_are_fixed_and_disjoint(
         f"{RULE}\n\nSubject: 05.04",
     )
     _gz(doc / ns.NMH_FAQ, more)
-    assert_halves_kept(ns.nmh_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.nmh_faq_set, first, dev, test)
 
 
 def test_nmh_faq_set_refuses_a_package_without_the_faq(

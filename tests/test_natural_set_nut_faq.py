@@ -31,16 +31,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_questions_out_answers_in,
-    flat,
-    halves_of,
-)
 
 Q_UPGRADED = "I just upgraded, and ..."
 Q_BROKEN = "My UPS driver now says it's 'broken', and won't start.  What now?"
@@ -153,7 +146,7 @@ def test_split_nut_faq_questions_answers_and_ids() -> None:
     assert [k for k, _, _ in qa] == list(ANSWERS)
     for _, q, a in qa:
         assert a in page
-        assert flat(q) not in flat(page)
+        assert nsc.flat(q) not in nsc.flat(page)
     # an entry with nothing under it asks nothing and leaves the page all the same
     assert "answered at all" not in page
     # a short title asks nothing: it stays as a line of the page, its text in no answer
@@ -299,18 +292,18 @@ def test_nut_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mon
         "man/upsmon.conf.5.md",
         "man/upsd.8.md",
     }
-    assert_questions_out_answers_in(nset, ANSWERS)
+    nsc.assert_questions_out_answers_in(nset, ANSWERS)
     # the README and a man page quoting a question: scrubbed, their other text kept
     assert "See the FAQ." in nset.files["README"]
     assert "to test the shutdown." in nset.files["man/upsmon.8.md"]
     assert "Write to the nut-upsuser list." in nset.files["FAQ.txt"]
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "2.8.0-7" in nset.note
     assert (
         "README, README.Debian, config-notes.txt, outlets.txt, upsmon.conf.5, upsmon.8, upsd.8"
         in nset.note
     )
-    assert_held_out("nut-faq")
+    nsc.assert_held_out("nut-faq")
 
 
 def test_nut_faq_set_leaves_out_a_short_answer(
@@ -322,7 +315,8 @@ def test_nut_faq_set_leaves_out_a_short_answer(
     assert nset.left_out == (" ".join(Q_BROKEN.split()), Q_LISTEN)
     assert Q_LISTEN in nset.note
     assert len(nset.questions) == len(JUDGED) - 1
-    assert flat(Q_LISTEN) not in flat(" ".join(nset.files.values()))  # scrubbed all the same
+    # scrubbed all the same
+    assert nsc.flat(Q_LISTEN) not in nsc.flat(" ".join(nset.files.values()))
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -343,14 +337,14 @@ def test_nut_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.nut_faq_set)
+    first, dev, test = nsc.halves_of(ns.nut_faq_set)
     more = FAQ.replace(
         "== Mailing lists\n",
         "== How do you make upsd reload the config file?\n\n"
         "Send upsd a SIGHUP, or start it again with upsd -c reload.\n\n== Mailing lists\n",
     )
     _gz(doc / ns.NUT_FAQ, more)
-    assert_halves_kept(ns.nut_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.nut_faq_set, first, dev, test)
 
 
 def test_nut_faq_set_refuses_a_package_without_the_faq(

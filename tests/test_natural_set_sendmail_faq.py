@@ -32,18 +32,9 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_left_out,
-    assert_questions_out_answers_in,
-    flat,
-    halves_of,
-    leak_checked,
-)
 
 Q_GROUP = "What is this newsgroup?"
 Q_SCOPE = "What is the scope of this FAQ and who is it written for?"
@@ -235,7 +226,7 @@ def test_split_sendmail_faq_questions_answers_and_ids() -> None:
     assert [k for k, _, _ in qa] == list(ANSWERS)
     for _, q, a in qa:
         assert a in page
-        assert flat(q) not in flat(page)
+        assert nsc.flat(q) not in nsc.flat(page)
     # the contents lists (the file's and each section's) are gone with the questions
     assert "Table of Contents" not in page and "written for?" not in page
     assert "* 2.1" not in page and "6.1 Reference material" not in page
@@ -421,7 +412,7 @@ def test_sendmail_faq_set_from_a_package_tree(
         "libmilter/html/index.md",
         "libmilter/html/smfi_main.md",
     }
-    assert_questions_out_answers_in(nset, ANSWERS)
+    nsc.assert_questions_out_answers_in(nset, ANSWERS)
     # a note and a milter page quoting a question: scrubbed, their other text kept
     assert "Read the FAQ. Build it first." in nset.files["README"]
     assert "Milters see the same reverse lookup result." in nset.files["libmilter/html/index.md"]
@@ -429,11 +420,11 @@ def test_sendmail_faq_set_from_a_package_tree(
     assert "<P>" not in nset.files["libmilter/html/smfi_main.md"]
     # the FAQ read as UTF-8
     assert "Claus A\u00dfmann" in nset.files["faq.txt"]
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "8.17.1.9-2+deb12u2" in nset.note and "libmilter's 2 HTML pages" in nset.note
     assert "over 150000 chars: cf.README, op/op.txt;" in nset.note
     assert "(README, README.Debian, KNOWNBUGS, sendmail/README, sendmail/TRACEFLAGS)" in nset.note
-    assert_held_out("sendmail-faq")
+    nsc.assert_held_out("sendmail-faq")
 
 
 def test_sendmail_faq_set_leaves_out_a_short_answer(
@@ -446,7 +437,7 @@ def test_sendmail_faq_set_leaves_out_a_short_answer(
     )
     _package(tmp_path, monkeypatch, faq)
     nset = ns.sendmail_faq_set()
-    assert_left_out(nset, Q_FORGED, len(ASKED) - 1)
+    nsc.assert_left_out(nset, Q_FORGED, len(ASKED) - 1)
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -456,7 +447,7 @@ def test_no_question_text_is_left_in_any_file(
     shipped (wrapped ones included: it could fail)."""
     _package(tmp_path, monkeypatch)
     nset = ns.sendmail_faq_set()
-    asked = leak_checked(nset, {"faq.txt": FAQ}, is_html=True, exact=True)
+    asked = nsc.leak_checked(nset, {"faq.txt": FAQ}, is_html=True, exact=True)
     assert sorted(asked) == sorted(ASKED)
 
 
@@ -464,7 +455,7 @@ def test_sendmail_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.sendmail_faq_set)
+    first, dev, test = nsc.halves_of(ns.sendmail_faq_set)
     more = FAQ.replace(
         "Q3.38 -- ",
         "Q3.39 -- How do I send using an alternate port?\n\n   Define the port in the "
@@ -472,7 +463,7 @@ def test_sendmail_faq_set_halves_are_fixed_and_disjoint(
         "     _________________________________________________________________\n\nQ3.38 -- ",
     )
     _gz(doc / ns.SENDMAIL_FAQ, more)
-    assert_halves_kept(ns.sendmail_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.sendmail_faq_set, first, dev, test)
 
 
 def test_sendmail_faq_set_refuses_a_package_without_the_faq(

@@ -30,18 +30,9 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    assert_left_out,
-    assert_questions_out_answers_in,
-    flat,
-    halves_of,
-    leak_checked,
-)
 
 Q_FORWARD = "I want to forward UDP port 7777 to my personal PC. How do I do it?"
 Q_STILL = "I'm still having problems with port forwarding"
@@ -180,7 +171,7 @@ def test_split_shorewall_faq_questions_answers_and_ids() -> None:
     ]
     answers = {k: a for k, _, a in qa}
     for key, text in ANSWERS.items():
-        assert flat(answers[key]) == flat(text)
+        assert nsc.flat(answers[key]) == nsc.flat(text)
     # FAQ 1 answers with its text before its follow-up, admonition included, as text
     one = answers["faq1"]
     assert "DNAT     net     loc:192.168.1.5 udp 7777" in one
@@ -330,7 +321,7 @@ def test_shorewall_faq_set_from_a_package_tree(
         for k in ("Howto", "faq2.6", "faq1", "faq1b", "faq17", "faq95", "faq13", "faq102")
     ]
     assert set(nset.files) == {"FAQ.md", "two-interface.md", "manpages/shorewall-rules.md"}
-    assert_questions_out_answers_in(nset)
+    nsc.assert_questions_out_answers_in(nset)
     # the guide quoting a question: scrubbed, its other text kept
     guide = nset.files["two-interface.md"]
     assert "Add a DNAT rule to /etc/shorewall/rules." in guide and "7777" not in guide
@@ -338,9 +329,9 @@ def test_shorewall_faq_set_from_a_package_tree(
     still = next(q for q in nset.questions if q.qid == "shorewall-faq:faq1b").answers[0][0]
     assert "five things" in still and "again." in still and "7777" not in still
     assert "Entries in this file govern" in nset.files["manpages/shorewall-rules.md"]
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "5.2.8-2" in nset.note and "Big.html" in nset.note and "2 manual pages" in nset.note
-    assert_held_out("shorewall-faq")
+    nsc.assert_held_out("shorewall-faq")
 
 
 def test_shorewall_faq_set_leaves_out_a_short_answer(
@@ -350,7 +341,7 @@ def test_shorewall_faq_set_leaves_out_a_short_answer(
     nset = ns.shorewall_faq_set()
     # "Please see FAQ 17." (4 words) is too short to judge: named, and its text (the same
     # as FAQ 17's) scrubbed all the same
-    assert_left_out(nset, Q_LOG, 8)
+    nsc.assert_left_out(nset, Q_LOG, 8)
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -360,7 +351,7 @@ def test_no_question_text_is_left_in_any_file(
     as shipped (it could fail)."""
     _package(tmp_path, monkeypatch)
     nset = ns.shorewall_faq_set()
-    asked = leak_checked(nset, {"FAQ.md": ns.page_to_markdown(FAQ)})
+    asked = nsc.leak_checked(nset, {"FAQ.md": ns.page_to_markdown(FAQ)})
     assert sorted(set(asked)) == sorted(
         {Q_HOWTO, Q_RELOAD, Q_FORWARD, Q_STILL, Q_LOG, Q_FW, Q_SHORE, Q_QT}
     )
@@ -370,7 +361,7 @@ def test_shorewall_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.shorewall_faq_set)
+    first, dev, test = nsc.halves_of(ns.shorewall_faq_set)
     at = f'<div class="section">{_TITLEPAGE}<h3 class="title"><a id="faq13">'
     more = FAQ.replace(
         at,
@@ -380,7 +371,7 @@ def test_shorewall_faq_set_halves_are_fixed_and_disjoint(
     )
     assert more != FAQ
     (doc / ns.SHOREWALL_FAQ).write_text(more, encoding="utf-8")
-    assert_halves_kept(ns.shorewall_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.shorewall_faq_set, first, dev, test)
 
 
 def test_shorewall_faq_set_refuses_a_package_without_the_faq(

@@ -28,14 +28,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    halves_of,
-)
 
 Q_WHAT = "What is slrn ?"
 Q_FROM = "Is it possible to set my ``From:'' header line for postings?"
@@ -375,10 +370,10 @@ def test_slrn_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     # a note and the manual quoting a question are scrubbed (case aside)
     assert nset.files["README"] == "slrn README\n\nSee the FAQ: \n"
     assert nset.files["manual.md"].endswith("opened. See\n\n")
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "1.0.3+dfsg-6+b1" in nset.note and "slrnfuns.txt.gz" in nset.note
     assert Q_SHORT in nset.note
-    assert_held_out("slrn-faq")
+    nsc.assert_held_out("slrn-faq")
 
 
 def test_no_question_text_is_left_in_any_file(
@@ -400,13 +395,13 @@ def test_slrn_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.slrn_faq_set)
+    first, dev, test = nsc.halves_of(ns.slrn_faq_set)
     more = FAQ_TEXT.replace(
         "  2.  Configuration\n",
         "  2.  Configuration\n\n  2.0.  Can slrn read mail?\n\n  No, it reads Usenet news only.\n",
     )
     _gz(doc / ns.SLRN_FAQ, more)
-    assert_halves_kept(ns.slrn_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.slrn_faq_set, first, dev, test)
 
 
 def test_slrn_faq_set_refuses_a_package_without_the_faq(

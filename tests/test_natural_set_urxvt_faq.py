@@ -31,14 +31,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    halves_of,
-)
 
 Q_TABS = "Does it support tabs, can I have a tabbed rxvt-unicode?"
 Q_MEMORY = "Rxvt-unicode uses gobs of memory, how can I reduce that?"
@@ -374,7 +369,7 @@ def test_urxvt_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.M
     assert "Ask the daemon." in nset.files["man/urxvtc.1.md"]
     assert "Select the fonts to be used." in nset.files["man/urxvt.1.md"]
     assert "The same FAQ as text" not in corpus and "fix a crash" not in corpus
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "9.30-2+b4" in nset.note and "other 3 man pages" in nset.note
     assert "README.Debian, README.devanagari, NEWS.Debian" in nset.note
 
@@ -397,7 +392,7 @@ def test_urxvt_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.urxvt_faq_set)
+    first, dev, test = nsc.halves_of(ns.urxvt_faq_set)
     more = PAGE.replace(
         '.SS "Terminal Configuration"',
         "\\fIHow do I set the title?\\fR\n"
@@ -407,7 +402,7 @@ def test_urxvt_faq_set_halves_are_fixed_and_disjoint(
         1,
     )
     _gz(root / ns.URXVT_MAN / ns.URXVT_FAQ_PAGE, more)
-    assert_halves_kept(ns.urxvt_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.urxvt_faq_set, first, dev, test)
 
 
 def test_urxvt_faq_set_refuses_a_package_without_the_page(
@@ -420,4 +415,4 @@ def test_urxvt_faq_set_refuses_a_package_without_the_page(
 
 
 def test_urxvt_faq_is_held_out() -> None:
-    assert_held_out("urxvt-faq")
+    nsc.assert_held_out("urxvt-faq")

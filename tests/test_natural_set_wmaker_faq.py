@@ -30,14 +30,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    halves_of,
-)
 
 Q_WHAT = "What is Window Maker?"
 Q_ICONS = (
@@ -333,10 +328,10 @@ def test_wmaker_faq_set_from_a_package_tree(
     # a note quoting a question is scrubbed (the bare form first: its "?" stays)
     assert nset.files["NEWS"].startswith("NEWS\n\n? Use WPrefs.")
     assert "Untar it." in nset.files["README.themes"] and "install a theme" not in corpus
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "0.95.9-3" in nset.note and "the 3 other notes" in nset.note
     assert "over 150000 chars: TODO" in nset.note and "AUTHORS.gz" in nset.note
-    assert_held_out("wmaker-faq")
+    nsc.assert_held_out("wmaker-faq")
 
 
 def test_wmaker_faq_set_leaves_out_a_short_answer(
@@ -370,7 +365,7 @@ def test_wmaker_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.wmaker_faq_set)
+    first, dev, test = nsc.halves_of(ns.wmaker_faq_set)
     more = FAQ_TEXT.replace(
         "\n1.6. ",
         "\n1.2 Where can I get Window Maker?\n-----------\nThe official site to get new"
@@ -378,7 +373,7 @@ def test_wmaker_faq_set_halves_are_fixed_and_disjoint(
         1,
     )
     _gz(doc / ns.WMAKER_FAQ, more)
-    assert_halves_kept(ns.wmaker_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.wmaker_faq_set, first, dev, test)
 
 
 def test_wmaker_faq_set_refuses_a_package_without_the_faq(

@@ -30,14 +30,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import check_question_leaks as cql
+import natural_set_checks as nsc
 import natural_sets as ns
 from debian_package_double import unpacked_package
-from natural_set_checks import (
-    assert_files_as_written,
-    assert_halves_kept,
-    assert_held_out,
-    halves_of,
-)
 
 Q_WHAT = "What is XTerm?"
 Q_WHO = "Who wrote XTerm?"
@@ -335,10 +330,10 @@ def test_xterm_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.M
     assert "for a server problem" in tabs.answers[0][0]
     assert "Send OSC 50 with a font name." in nset.files["ctlseqs.txt"]
     assert "See backarrowKey." in " ".join(nset.files["man/xterm.1.md"].split())
-    assert_files_as_written(nset)
+    nsc.assert_files_as_written(nset)
     assert "379-1" in nset.note and "split into its 7 parts" in nset.note
     assert "README.Debian, README.i18n, ctlseqs.txt, xterm.1, resize.1" in nset.note
-    assert_held_out("xterm-faq")
+    nsc.assert_held_out("xterm-faq")
 
 
 def test_xterm_faq_set_leaves_out_a_short_answer(
@@ -373,7 +368,7 @@ def test_xterm_faq_set_halves_are_fixed_and_disjoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     doc = _package(tmp_path, monkeypatch)
-    first, dev, test = halves_of(ns.xterm_faq_set)
+    first, dev, test = nsc.halves_of(ns.xterm_faq_set)
     more = FAQ_HTML.replace(
         '  <h2 id="frequent_problems-id">',
         '  <h3 id="how2_title-id">How do I set the title?</h3>\n'
@@ -382,7 +377,7 @@ def test_xterm_faq_set_halves_are_fixed_and_disjoint(
         1,
     )
     (doc / ns.XTERM_FAQ).write_text(more)
-    assert_halves_kept(ns.xterm_faq_set, first, dev, test)
+    nsc.assert_halves_kept(ns.xterm_faq_set, first, dev, test)
 
 
 def test_xterm_faq_set_refuses_a_package_without_the_faq(
