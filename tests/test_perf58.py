@@ -38,3 +38,24 @@ def test_a_printable_uri_is_not_walked(unit: str) -> None:
     else:  # (a kept joiner: the one walk, a few calls per character)
         assert grows <= 4 * (len(long) - len(short))
     assert has_invisible_format(long + "\u200b")  # (and what it must refuse, still refused)
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("/\u0645\u200d\u0645", False),  # a joiner between two Arabic letters: its real use
+        ("/\u0645\u200c\u0645", False),
+        ("/\U0001f469\u200d\U0001f4bb", False),  # an emoji sequence
+        ("/\u0915\u094d\u200d\u0937", False),  # Devanagari half form
+        ("/a\u200db", True),  # between ASCII letters: only a look-alike
+        ("/\u0645\u200d", True),  # at the end
+        ("\u200d\u0645/", True),  # at the start
+        ("/\u0645\u200d\u200d\u0645", True),  # beside another format character
+        ("/\u0645\u2060\u0645", True),  # a word joiner is no joiner of scripts
+    ],
+)
+def test_joiners_kept_only_between_two_non_ascii_characters(text: str, refused: bool) -> None:
+    # (the random strings above rarely put a joiner between two non-ASCII letters: a change
+    # dropping U+200D from the kept joiners passed them; these name the cases)
+    assert has_invisible_format(text) is refused
+    assert old_has_invisible_format(text) is refused
