@@ -561,14 +561,13 @@ class AsyncTreehop:
         as chunks). Why: ``target_uri="viking://resources/a.md/b.md"`` over the document
         ``a.md`` made it a directory holding ``b.md``: its text was gone (a chunked one a
         directory of its chunks and ``b.md``). The document itself is replaced by its URI,
-        as documented. One read of the ancestors."""
-        above = urimod.ancestors_of(target)
-        for node in self.store.get(above) if above else []:
-            if node is not None and memory.is_document(self.store, node):
-                raise InvalidURIError(
-                    f"target_uri {self.display(target)[:200]!r} lies inside the document "
-                    f"{self.display(node.uri)[:200]}: give a target beside it"
-                )
+        as documented (:func:`treehop.memory.document_above`)."""
+        found = memory.document_above(self.store, [target])
+        if found is not None:
+            raise InvalidURIError(
+                f"target_uri {self.display(target)[:200]!r} lies inside the document "
+                f"{self.display(found[1])[:200]}: give a target beside it"
+            )
 
     async def retag(self, uri: str | None = None) -> int:
         """Backfill: recompute automatic and inherited tags without re-embedding anything.

@@ -1354,17 +1354,28 @@ def memory_above(store: VectorStore, memories: str, uri: str) -> str | None:
     below the memories' root ``memories``; ``None`` when there is none. Why: a write at
     ``~/memories/home/x`` over the memory ``home`` made ``home`` a directory holding ``x``:
     its text was gone (a chunked one became a directory of its chunks and ``x``), and
-    ``replaced`` said ``False``. One read of the ancestors."""
-    above: list[str] = []
-    parent = urimod.parent_of(uri)
-    while parent is not None and parent.startswith(memories + "/"):
-        above.append(parent)
-        parent = urimod.parent_of(parent)
-    if not above:
-        return None
-    for node in store.get(above):
+    ``replaced`` said ``False``."""
+    found = document_above(store, [uri], below=memories)
+    return None if found is None else found[1]
+
+
+def document_above(
+    store: VectorStore, targets: Sequence[str], *, below: str | None = None
+) -> tuple[str, str] | None:
+    """``(target, document)``: the first of ``targets`` (resolved, in sorted order) that
+    lies below a stored document (:func:`is_document`), and that document; ``None`` when
+    none does. ``below``: only ancestors strictly inside that scope are read. Why one
+    function: a write below a document turns it into a directory (its text gone), and
+    ``add_resource``, ``add_records`` and the memory writes each refuse that place; one
+    read of all the targets' ancestors. (Documents never nest -- a document holds nothing
+    but its chunks -- so at most one stands above a target.)"""
+    inside = (below + "/") if below is not None else ""
+    above = sorted({a for t in targets for a in urimod.ancestors_of(t) if a.startswith(inside)})
+    for node in store.get(above) if above else []:
         if node is not None and is_document(store, node):
-            return str(node.uri)
+            holder = str(node.uri)
+            target = next(t for t in sorted(targets) if urimod.is_within(t, holder))
+            return target, holder
     return None
 
 

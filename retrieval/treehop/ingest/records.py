@@ -51,7 +51,7 @@ from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError, TreehopError
-from ..memory import check_outside_conversations
+from ..memory import check_outside_conversations, document_above
 from ..memory import is_document as holds_text
 from ..models import Level, Node
 from ..stores.embedded import EmbeddedStore
@@ -305,16 +305,14 @@ def _check_outside_documents(client: AsyncTreehop, plan: Sequence[Placement]) ->
     """Refuse a record placed below a document (a leaf, or a file stored as chunks), as
     ``add_resource`` refuses its target there (``AsyncTreehop._outside_documents``). Why:
     ``{"uri": "viking://resources/a.md/x"}`` over the document ``a.md`` made it a directory
-    of records, its text gone. One read of the placements' ancestors."""
-    targets = {p.target_uri for p in plan}
-    above = sorted({a for t in targets for a in urimod.ancestors_of(t)})
-    for node in client.store.get(above) if above else []:
-        if node is not None and holds_text(client.store, node):
-            inside = next((t for t in sorted(targets) if urimod.is_within(t, node.uri)), "")
-            raise InvalidURIError(
-                f"{client.display(inside)[:200]} lies inside the document "
-                f"{client.display(node.uri)[:200]}; a record there would replace it"
-            )
+    of records, its text gone (:func:`treehop.memory.document_above`)."""
+    found = document_above(client.store, sorted({p.target_uri for p in plan}))
+    if found is not None:
+        inside, holder = found
+        raise InvalidURIError(
+            f"{client.display(inside)[:200]} lies inside the document "
+            f"{client.display(holder)[:200]}; a record there would replace it"
+        )
 
 
 def _check_memory_targets(client: AsyncTreehop, plan: Sequence[Placement]) -> None:
