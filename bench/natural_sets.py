@@ -207,6 +207,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   menu of in-page links): every question and the menu deleted, beside the tree's other
   hand-written pages and README (index pages, translations and the Doxygen API out). Built
   in stop 58 and measured once: an untuned check (helper heldout39).
+* ``xfig-faq``: xfig's FAQ (Debian ``xfig-doc``, ``html/faq.html`` in the XFIG Users Manual:
+  hand-written HTML, anchored ``<h3>`` entries in ``<h2>`` groups, each group first listed as
+  in-page links): every question and the lists deleted, beside the manual's pages its
+  contents page lists and the xfig(1) page (frames, the Japanese translation and the PDFs
+  out). Built in stop 59 and measured once: an untuned check (helper heldout41).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -275,6 +280,7 @@ HELD_OUT_SETS = (
     "sendmail-faq",
     "shorewall-faq",
     "dar-faq",
+    "xfig-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -6705,6 +6711,150 @@ def dar_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A hand-written HTML FAQ page in a user manual, lists of in-page links first (xfig)
+# --------------------------------------------------------------------------------------
+
+XFIG_PACKAGE = "xfig-doc"
+XFIG_DOC = "usr/share/doc/xfig"
+XFIG_FAQ = "html/faq.html"
+"""xfig's FAQ, one page of the XFIG Users Manual (hand-written HTML 3.2): each ``<h2>``
+group ("General Questions", "Problems when compiling xfig") first as a heading over an
+``<ol>`` of in-page links (the contents), then again over an ``<ol>`` of entries, each
+``<li><h3><a name="depth">I can't seem to control the drawing order of objects</a></h3>``
+over its answer (paragraphs, "POSSIBLE CAUSE:" / "SOLUTION:" definition lists, code), ended
+by ``<hr>``; a navigation footer after the last ``<hr>``."""
+XFIG_PAGES = (
+    *(
+        f"html/{name}.html"
+        for name in (
+            "introduction",
+            "main_menus",
+            "drawing",
+            "editing",
+            "attributes",
+            "panning",
+            "layers",
+            "global_settings",
+            "miscellaneous",
+            "fig-format",
+            "i18n",
+            "latex_and_xfig",
+            "accelerators",
+            "options",
+            "printing",
+            "new_features",
+            "bugs_fixed",
+            "installation",
+            "authors",
+        )
+    ),
+    "xfig_man.html",
+)
+"""The manual's pages beside the FAQ, those its contents page (``html/contents.html``) lists,
+in its order, and xfig(1) as HTML in the folder above (``xfig_man.html``): in, each up to
+:data:`XFIG_MAX_PAGE_CHARS`. Left out: ``contents.html`` (the list of links itself),
+``index.html`` and the ``frm_*.html`` frame sets and ``but_frm_*.html`` button bars
+(navigation frames around the pages), ``screen_image_map.html`` (an image map of the
+window's parts), ``japanese/`` (the translation), the two PDFs (``xfig-howto.pdf``,
+``xfig_ref_en.pdf``: not read as text), the images and ``animate.js``."""
+XFIG_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value of
+:data:`SLRN_MAX_PAGE_CHARS`, not chosen for this set)."""
+_XFIG_QUESTION = re.compile(
+    r"(?:<li>\s*)?<h3>\s*<a\s+name=\"([^\"]+)\"[^>]*>(.*?)</h3>", re.IGNORECASE | re.DOTALL
+)
+_XFIG_CONTENTS = re.compile(
+    r"<h2\b[^>]*>(?:(?!</h2>).)*</h2>\s*<ol>\s*<li>\s*<a\s+href=\"#[^\"]*\"[^>]*>.*?</ol>",
+    re.IGNORECASE | re.DOTALL,
+)
+_XFIG_GROUP = re.compile(r"<h2\b", re.IGNORECASE)
+_XFIG_RULE = re.compile(r"<hr\b", re.IGNORECASE)
+
+
+def split_xfig_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """xfig's FAQ page (hand-written HTML) -> (the page as markdown without its questions,
+    [(anchor, question, answer)]).
+
+    The contents (each ``<h2>`` heading over an ``<ol>`` whose first item is a link into the
+    page, ``<li><a href="#...">``: every question again) are dropped. Every ``<h3>`` opening
+    with an anchor ``<a name=...>`` (with the ``<li>`` before it) is a question, whatever its
+    form (some state a problem: "My pulldown menus don't work under CDE"): it leaves the
+    page, its answer is the page's text up to the next such heading or the next ``<h2>``
+    group heading, the last one's up to the page's last ``<hr>`` (after it: the navigation
+    footer) (:func:`page_to_markdown`). The heading's text is its inline tags removed
+    without a space ("<b>xfig</b>'s icon" -> "xfig's icon"). Decided from the markup alone.
+    Ids are the FAQ's own anchors (``depth``, ``Xaw3Dlink``); a repeat gets ``-2``. An entry
+    with no text under it asks nothing."""
+    page_html = _XFIG_CONTENTS.sub("", page_html)
+    heads = list(_XFIG_QUESTION.finditer(page_html))
+    parts = [page_to_markdown(page_html[: heads[0].start()] if heads else page_html).strip()]
+    rules = [m.start() for m in _XFIG_RULE.finditer(page_html)]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for k, m in enumerate(heads):
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(page_html)
+        group = _XFIG_GROUP.search(page_html, m.end(), end)
+        stop = group.start() if group else end
+        if k + 1 == len(heads) and rules and rules[-1] > m.end():
+            stop = min(stop, rules[-1])
+        answer = page_to_markdown(page_html[m.end() : stop]).strip()
+        question = _norm(html.unescape(_TAG.sub("", m.group(2))))
+        if answer and question:
+            base = m.group(1)
+            seen[base] = seen.get(base, 0) + 1
+            qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+        parts += [answer, page_to_markdown(page_html[stop:end]).strip()]
+    text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in parts if p)).strip() + "\n"
+    return text, qa
+
+
+def xfig_faq_set() -> NaturalSet:
+    """xfig's FAQ as Debian's ``xfig-doc`` ships it (``/usr/share/doc/xfig/html/faq.html``:
+    ~36 entries in three groups, asked "How can I install xfig in a personal directory?" or
+    stated "When I pull up a menu, xfig crashes") with every question and the contents
+    deleted (:func:`split_xfig_faq`), beside the manual's other pages and xfig(1)
+    (:data:`XFIG_PAGES`, :func:`page_to_markdown`, each up to :data:`XFIG_MAX_PAGE_CHARS`).
+    Ids are the FAQ's anchors (``xfig-faq:depth``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 59 and measured
+    once, with no change to the retriever: an untuned check (helper heldout41)."""
+    root, doc, faq_path = _packaged_doc(XFIG_PACKAGE, XFIG_DOC, XFIG_FAQ)
+    text, qa = split_xfig_faq(_doc_text(faq_path, "latin-1"))
+    files = {"faq.md": text}
+    asked = [NaturalQuestion(f"xfig-faq:{k}", q, ((a, 1.0),), source="faq.md") for k, q, a in qa]
+    kept: list[str] = []
+    too_long: list[str] = []
+    for name in XFIG_PAGES:
+        path = doc / name
+        if not path.is_file():
+            continue
+        page = page_to_markdown(_doc_text(path, "latin-1"))
+        if len(page) > XFIG_MAX_PAGE_CHARS:
+            too_long.append(name)
+            continue
+        rel = name.removeprefix("html/").removesuffix(".html") + ".md"
+        files[rel] = page
+        kept.append(rel)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "xfig-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"xfig FAQ from {XFIG_PACKAGE} {version} (hand-written HTML, one page of the "
+            f"XFIG Users Manual, {len(qa)} anchored <h3> questions and the in-page contents "
+            f"deleted) + the manual's pages its contents lists and xfig(1) ({', '.join(kept)}; "
+            f"left out, over {XFIG_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "contents.html, index and frame pages, the image map, japanese/ and the PDFs out; "
+            "answer = the text under a question up to the next question or group heading; "
+            f"left out, answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -6746,6 +6896,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "sendmail-faq": lambda emb: sendmail_faq_set(),
     "shorewall-faq": lambda emb: shorewall_faq_set(),
     "dar-faq": lambda emb: dar_faq_set(),
+    "xfig-faq": lambda emb: xfig_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
