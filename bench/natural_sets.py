@@ -212,6 +212,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   in-page links): every question and the lists deleted, beside the manual's pages its
   contents page lists and the xfig(1) page (frames, the Japanese translation and the PDFs
   out). Built in stop 59 and measured once: an untuned check (helper heldout41).
+* ``courier-faq``: the Courier mail server's FAQ (Debian ``courier-doc``, hand-written HTML,
+  ``<h3>`` "Q:" entries in ``<h2>`` sections): every question and the contents list deleted,
+  beside the ``html/`` tree's manual pages and guides and the folder's notes (the link
+  menus and the IETF drafts out). Built in stop 59 and measured once: an untuned check
+  (helper heldout40).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -281,6 +286,7 @@ HELD_OUT_SETS = (
     "shorewall-faq",
     "dar-faq",
     "xfig-faq",
+    "courier-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -6855,6 +6861,157 @@ def xfig_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A hand-written HTML FAQ of "Q:" headings, beside the server's manual pages (Courier)
+# --------------------------------------------------------------------------------------
+
+COURIER_PACKAGE = "courier-doc"
+COURIER_DOC = "usr/share/doc/courier-doc"
+COURIER_HTML = "html"
+COURIER_FAQ = "FAQ.html"
+"""The Courier mail server's FAQ as its author and contributors wrote it (``html/FAQ.html``,
+one hand-written page): a contributors list, a "Table of contents:" list of the anchored
+entries, then ``<h2>`` sections of ``<h3>`` entries ("Q: Can't log in"), some with no
+anchor, one entry an anchored ``<h2>`` ("Compiling ... on OS/X"), ``<h4>`` sub-headings
+inside two answers. Every file of the tree is read as UTF-8 (the manual pages are, as they
+declare; the FAQ is ASCII)."""
+COURIER_LEFT_OUT = ("menu.html", "documentation.html")
+"""Pages of ``html/`` left out: the site's navigation bar and the list of manual pages
+(link menus). Every other page of ``html/`` is in, each up to
+:data:`COURIER_MAX_PAGE_CHARS` (the manual pages, the hand-written guides and white
+papers, the project's front, download, links and repository pages). Also out, not pages:
+the three IETF drafts (``draft-varshavchik-*.txt.gz``, protocol proposals for other
+servers' implementers), the images and the style sheet."""
+COURIER_NOTES = (
+    "README.maildirquota.html",
+    "README.sharedfolders.html",
+    "README.imapkeywords.html",
+)
+"""The documentation folder's hand-written pages beside ``html/`` (maildir quotas, shared
+folders, IMAP keywords): in."""
+COURIER_TEXTS = ("README", "BUGS.gz")
+"""The folder's plain-text notes for a user (where the install notes are, IMAP client
+bugs): in. Left out: ``AUTHORS``, ``NEWS.Debian``, the changelogs and the copyright."""
+COURIER_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value of
+:data:`SLRN_MAX_PAGE_CHARS`, not chosen for this set)."""
+_COURIER_CONTENTS = re.compile(
+    r"<p>\s*Table of contents:?\s*</p>.*?(?=<h[1-3][\s>])", re.IGNORECASE | re.DOTALL
+)
+_COURIER_HEADING = re.compile(r"<h([1-3])(?:\s[^>]*)?>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
+_COURIER_ANCHOR = re.compile(r"<a\s[^>]*\bname\s*=\s*[\"']?([^\"'\s>]+)", re.IGNORECASE)
+_COURIER_QUOTE = re.compile(r"\s*<blockquote[^>]*>(.*?)</blockquote\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def split_courier_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Courier's FAQ page (hand-written HTML) -> (the page as markdown without its
+    questions, [(id, question, answer)]).
+
+    The contents list (from its "Table of contents:" paragraph to the first heading: every
+    anchored entry again) is dropped. Every ``<h3>`` is a question, whatever its form ("Q:
+    Can't log in", "Why are my e-mails taking so long to send?", "Q: Using virtual
+    domains"), and so is an ``<h2>`` that holds an anchor (the contents list's "Compiling
+    ... on OS/X" entry); the other ``<h2>`` (section titles) and the ``<h1>`` stay, and
+    ``<h4>`` sub-headings are answer text. The ``Q:`` label leaves with the question and is
+    not part of it. A question ending with ":" whose next element is a ``<blockquote>``
+    quotes the error it asks about there ("... rejects mail with the following error:",
+    written twice, with two different errors): the quote is the rest of the question and
+    leaves the page with it. The answer is the text after the question up to the next
+    ``<h1>``-``<h3>`` heading (:func:`page_to_markdown`). Ids: the entry's anchor, else
+    the question's slug; a repeat gets ``-2``. An entry with no text under it asks nothing.
+    Decided from the markup alone."""
+    page_html = _COURIER_CONTENTS.sub("", page_html, count=1)
+    heads = list(_COURIER_HEADING.finditer(page_html))
+    parts = [page_to_markdown(page_html[: heads[0].start()] if heads else page_html).strip()]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for k, m in enumerate(heads):
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(page_html)
+        anchor = _COURIER_ANCHOR.search(m.group(2))
+        if not (m.group(1) == "3" or (m.group(1) == "2" and anchor)):
+            parts.append(page_to_markdown(page_html[m.start() : end]).strip())
+            continue
+        # html_text spaces out inline tags ("<code>450 Service unavailable</code> error"
+        # is fine, but "<code>...</code>." would read "... .": the space goes, as dar's)
+        question = re.sub(r"\s+([.,?!:])", r"\1", _norm(html_text(m.group(2))))
+        question = re.sub(r"^Q:\s*", "", question)
+        start = m.end()
+        quote = _COURIER_QUOTE.match(page_html, start, end) if question.endswith(":") else None
+        if quote:
+            quoted = re.sub(r"\s+([.,?!:])", r"\1", _norm(html_text(quote.group(1))))
+            question = f"{question} {quoted}"
+            start = quote.end()
+        answer = page_to_markdown(page_html[start:end]).strip()
+        if answer and question:
+            base = anchor.group(1) if anchor else _slug(question)
+            seen[base] = seen.get(base, 0) + 1
+            qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+        if answer:
+            parts.append(answer)
+    text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in parts if p)).strip() + "\n"
+    return text, qa
+
+
+def courier_faq_set() -> NaturalSet:
+    """The Courier mail server's FAQ as Debian's ``courier-doc`` ships it
+    (``/usr/share/doc/courier-doc/html/FAQ.html``: ~35 entries by Courier's author and two
+    contributors, asked "How do I enable relaying for an IP address range?" or stated "Q:
+    Can't log in") with every question and the contents list deleted
+    (:func:`split_courier_faq`), beside every other page of ``html/`` but the link menus
+    (:data:`COURIER_LEFT_OUT`; the manual pages and guides, :func:`page_to_markdown`, each
+    up to :data:`COURIER_MAX_PAGE_CHARS`), the folder's README pages
+    (:data:`COURIER_NOTES`) and its notes (:data:`COURIER_TEXTS`). Ids are the FAQ's
+    anchors, else the question's slug (``courier-faq:relay``). Entries whose answer is
+    under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 59 and
+    measured once, with no change to the retriever: an untuned check (helper heldout40)."""
+    root, doc, faq_path = _packaged_doc(
+        COURIER_PACKAGE, COURIER_DOC, posixpath.join(COURIER_HTML, COURIER_FAQ)
+    )
+    text, qa = split_courier_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = [NaturalQuestion(f"courier-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    kept: list[str] = []
+    too_long: list[str] = []
+    html_dir = doc / COURIER_HTML
+    pages = sorted(
+        p.name
+        for p in html_dir.iterdir()
+        if p.is_file()
+        and p.name.endswith(".html")
+        and p.name not in (COURIER_FAQ, *COURIER_LEFT_OUT)
+    )
+    for path in [html_dir / n for n in pages] + [doc / n for n in COURIER_NOTES]:
+        if not path.is_file():
+            continue
+        page = page_to_markdown(_doc_text(path, "utf-8"))
+        rel = path.relative_to(doc).as_posix()
+        if len(page) > COURIER_MAX_PAGE_CHARS:
+            too_long.append(rel)
+            continue
+        files[rel.removesuffix(".html") + ".md"] = page
+        kept.append(rel)
+    kept += _add_notes(files, doc, COURIER_TEXTS)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "courier-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Courier FAQ from {COURIER_PACKAGE} {version} (html/FAQ.html, hand-written, one "
+            f"page, {len(qa)} questions: every <h3> and the anchored <h2>, Q: labels and the "
+            f"contents list deleted) + {len(kept)} pages and notes of the tree (left out, "
+            f"over {COURIER_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}; "
+            f"{', '.join(COURIER_LEFT_OUT)} (link menus), the IETF drafts, AUTHORS, "
+            "NEWS.Debian and the changelogs out); answer = the text under a question up to "
+            "the next <h1>-<h3>; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -6897,6 +7054,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "shorewall-faq": lambda emb: shorewall_faq_set(),
     "dar-faq": lambda emb: dar_faq_set(),
     "xfig-faq": lambda emb: xfig_faq_set(),
+    "courier-faq": lambda emb: courier_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
