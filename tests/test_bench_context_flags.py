@@ -51,4 +51,3 @@ def test_per_question_holds_every_rows_score_and_the_tables_means(
             for b in flags.BUDGETS
         ]
         assert printed == pytest.approx(means, abs=5e-4)
-
