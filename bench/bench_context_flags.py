@@ -2,12 +2,17 @@
 
     python bench/bench_context_flags.py --dev                  # every variant, the 5 sets
     python bench/bench_context_flags.py --test --variants new,r3
+    python bench/bench_context_flags.py --dev --variants r4,r4-two-whole --per-question P.json
+    python bench/ctx58_pair.py P.json --base r4                # the paired screen of P.json
 
 Each variant sets module constants of :mod:`treehop.context_assembly` (headers, chunk labels,
 the fallback of a chunk that does not fit, the slots asked of ``find``) and runs
 ``Treehop.assemble_context(question, max_tokens=B)`` over the same index in one process;
 ``ctx@B`` is judged as in ``bench_natural.py`` (the answer's text inside the block), beside
 flat dense's and flat hybrid's top-100 chunks packed best first into the same budget.
+``--per-question`` writes every row's score per question and budget as JSON, in
+``bench_context_diag.py``'s format (``{"set", "qid", "row", "budget", "score"}``), so
+``ctx58_pair.py`` pairs two variants question by question.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import bench_context_vs_hybrid as cvh  # noqa: E402
@@ -95,14 +102,19 @@ score against the next hit, the top slot whole: ``EXTENSION_ORDER``)."""
 BUDGETS = (500, 1000, 2000)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", default=",".join(ns.NATURAL_SETS))
     half = ap.add_mutually_exclusive_group(required=True)
     half.add_argument("--dev", action="store_true")
     half.add_argument("--test", action="store_true")
     ap.add_argument("--variants", default=",".join(VARIANTS))
-    args = ap.parse_args()
+    ap.add_argument(
+        "--per-question",
+        type=Path,
+        help="every variant's (and flat row's) answer score per question and budget, as JSON",
+    )
+    args = ap.parse_args(argv)
     names = args.variants.split(",")
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
@@ -111,6 +123,7 @@ def main() -> None:
     counter = bn.CachedCounter(ca.default_token_counter())
     judge = bn.Judge()
     saved = {k: getattr(ca, k) for k in OLD}
+    per_q: list[dict[str, Any]] = []
     print(f"| set | half | n | variant | {' | '.join(f'ctx@{b}' for b in BUDGETS)} |")
     print(f"|---|---|---|---|{'---|' * len(BUDGETS)}")
     try:
@@ -132,10 +145,12 @@ def main() -> None:
                     for b in BUDGETS:
                         for row, ranked in (("flat hybrid", pool), ("flat dense", dense)):
                             pieces = bn.pack_pieces(ranked, b, counter)
-                            got[row][b].append(
-                                bn.answer_in_context(
-                                    "\n\n".join(pieces), answers, judge, pieces, pages
-                                )
+                            s = bn.answer_in_context(
+                                "\n\n".join(pieces), answers, judge, pieces, pages
+                            )
+                            got[row][b].append(s)
+                            per_q.append(
+                                {"set": name, "qid": q.qid, "row": row, "budget": b, "score": s}
                             )
                     for v in names:
                         for k, val in VARIANTS[v].items():
@@ -145,8 +160,10 @@ def main() -> None:
                             assert ctx.tokens <= b
                             # (answers that are pages: judged per placed slot, as bench_natural)
                             pieces = bn.block_pieces(found.contexts(), ctx)
-                            got[v][b].append(
-                                bn.answer_in_context(ctx.text, answers, judge, pieces, pages)
+                            s = bn.answer_in_context(ctx.text, answers, judge, pieces, pages)
+                            got[v][b].append(s)
+                            per_q.append(
+                                {"set": name, "qid": q.qid, "row": v, "budget": b, "score": s}
                             )
             for r in rows:
                 cells = " | ".join(f"{sum(got[r][b]) / max(1, len(qs)):.3f}" for b in BUDGETS)
@@ -154,6 +171,8 @@ def main() -> None:
     finally:
         for k, val in saved.items():
             setattr(ca, k, val)
+    if args.per_question:
+        args.per_question.write_text(json.dumps(per_q) + "\n")
 
 
 if __name__ == "__main__":

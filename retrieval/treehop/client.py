@@ -8,6 +8,7 @@ ingests directories and texts into the tree, and answers ``find()`` (one query, 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import functools
 import inspect
@@ -109,6 +110,16 @@ from .timestamps import TimeLike
 from .validation import as_list, check_query
 
 _T = TypeVar("_T")
+
+_MEMORY_TARGET_CHECK: contextvars.ContextVar[Callable[[], Awaitable[None]] | None] = (
+    contextvars.ContextVar("treehop_memory_target_check", default=None)
+)
+"""``add_memory``'s check of its place (:func:`treehop.memory.check_memory_target`), set
+only around its own ``add_resource`` call, which runs it under the write lock in place of
+:meth:`AsyncTreehop._outside_documents`. Why a context variable: the check rides into
+``add_resource`` without a second copy of its signature and docs for a private entry
+(helper leftovers59); the variable is read once, at the start of that call, in the
+calling task, so no other call sees it."""
 
 
 @dataclass
@@ -397,30 +408,6 @@ class AsyncTreehop:
         validated before anything is read or written; skipped files and folders are counted
         and named in the :class:`AddResult`.
         """
-        return await self._add_resource(
-            path_or_text,
-            target_uri=target_uri,
-            tags=tags,
-            name=name,
-            metadata=metadata,
-            progress=progress,
-            is_text=is_text,
-        )
-
-    async def _add_resource(
-        self,
-        path_or_text: str | os.PathLike[str],
-        *,
-        target_uri: str | None = None,
-        tags: str | Sequence[str] | None = None,
-        name: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        progress: ProgressCallback | None = None,
-        is_text: bool | None = None,
-        memory_check: Callable[[], Awaitable[None]] | None = None,
-    ) -> AddResult:
-        """:meth:`add_resource`; ``memory_check`` (``add_memory``'s) runs with the target's
-        checks under the write lock, right before the write (:meth:`_checked_under_lock`)."""
         t0 = time.perf_counter()
         # The whole call is checked before anything is read or written (see treehop.arguments).
         path_or_text = argmod.check_path_or_text(path_or_text)
@@ -441,6 +428,7 @@ class AsyncTreehop:
         else:
             is_path = not is_text
         meta = dict(metadata or {})
+        memory_check = _MEMORY_TARGET_CHECK.get()
         await self._io(self._fresh)  # an incremental re-add diffs against the latest commit
         if is_path:
             p = Path(path_or_text)
@@ -451,8 +439,9 @@ class AsyncTreehop:
                 detail = getattr(exc, "strerror", None) or type(exc).__name__
                 raise IngestError(f"path {why}: {argmod.shown(str(p))} ({detail})") from None
             target = self._target_for(target_uri, name or argmod.path_name(p))
-            await self._io(self._outside_documents, target)
             check = self._checked_under_lock(target, memory_check)
+            if memory_check is None:  # (add_memory's checked its place already)
+                await check()
             return await self.writer.add(
                 p, target, AddCall(user_tags, meta, progress, t0, check=check)
             )
@@ -462,24 +451,27 @@ class AsyncTreehop:
                 "adding a text needs target_uri= or name= (it is not an existing path)"
             )
         target = self._target_for(target_uri, name or "note")
-        await self._io(self._outside_documents, target)
         check = self._checked_under_lock(target, memory_check)
+        if memory_check is None:  # (add_memory's checked its place already)
+            await check()
         call = AddCall(user_tags, meta, progress, t0, name or "", check)
         return await self.writer.add(text, target, call)
 
     def _checked_under_lock(
         self, target: str, memory_check: Callable[[], Awaitable[None]] | None
     ) -> Callable[[], Awaitable[None]]:
-        """An add's checks of ``target`` against the store, for :attr:`AddCall.check` (run
-        under the write lock, right before the write). Why again there: run only before the
+        """An add's check of ``target`` against the store, for :attr:`AddCall.check` (run
+        under the write lock, right before the write): ``memory_check`` (``add_memory``'s,
+        which refuses a place inside any document too, from its one read of the target's
+        ancestors), else :meth:`_outside_documents`. Why again there: run only before the
         lock, a document (or a memory) another call of this client wrote in between was not
         seen, and the add then made it a directory (its text gone) or replaced a directory
         of memories; ``add_memory``'s ``replaced`` was stale (helper races59). The check
         before the lock stays: a refused target costs no read of its files."""
+        if memory_check is not None:
+            return memory_check
 
         async def check() -> None:
-            if memory_check is not None:
-                await memory_check()
             await self._io(self._outside_documents, target)
 
         return check
@@ -507,21 +499,25 @@ class AsyncTreehop:
 
         async def check() -> None:
             nonlocal replaced
-            replaced = await memory.check_memory_target(self, target, "add_memory name")
+            replaced = await memory.check_memory_target(
+                self, target, "add_memory name", inside_document=self._inside_document
+            )
 
         # The check and the write under the name's category lock, as remember() takes it
         # (across processes too, on the embedded store), and the check again under the write
         # lock right before the write: read before either, a concurrent writer's memory was
-        # not seen (``replaced`` stale, or a write below it; helper races59).
+        # not seen (``replaced`` stale, or a write below it; helper races59). The check
+        # reaches add_resource through _MEMORY_TARGET_CHECK, and stands in for its
+        # _outside_documents: one read of the target's ancestors each time (leftovers59).
         async with memory._conversation_lock(self.store, urimod.parent_of(target) or target):
             await check()  # (before anything is built: a refused name costs nothing)
-            result = await self._add_resource(
-                text,
-                target_uri=f"viking://~/memories/{label}",
-                tags=tags,
-                is_text=True,
-                memory_check=check,
-            )
+            token = _MEMORY_TARGET_CHECK.set(check)
+            try:
+                result = await self.add_resource(
+                    text, target_uri=f"viking://~/memories/{label}", tags=tags, is_text=True
+                )
+            finally:
+                _MEMORY_TARGET_CHECK.reset(token)
         result.replaced = replaced
         return result
 
@@ -564,10 +560,14 @@ class AsyncTreehop:
         as documented (:func:`treehop.memory.document_above`)."""
         found = memory.document_above(self.store, [target])
         if found is not None:
-            raise InvalidURIError(
-                f"target_uri {self.display(target)[:200]!r} lies inside the document "
-                f"{self.display(found[1])[:200]}: give a target beside it"
-            )
+            raise self._inside_document(*found)
+
+    def _inside_document(self, target: str, document: str) -> InvalidURIError:
+        """The error of an add whose ``target`` lies inside ``document`` (both resolved)."""
+        return InvalidURIError(
+            f"target_uri {self.display(target)[:200]!r} lies inside the document "
+            f"{self.display(document)[:200]}: give a target beside it"
+        )
 
     async def retag(self, uri: str | None = None) -> int:
         """Backfill: recompute automatic and inherited tags without re-embedding anything.

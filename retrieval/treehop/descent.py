@@ -1095,6 +1095,9 @@ class Descent:
     fallback_reason: str | None = None
     rounds: int = 0
     stop_reason: str = "heap empty"
+    bound_stopped: bool = False
+    """The descent stopped because no directory left on the heap could enter its top
+    ``limit`` candidates (:meth:`settled`), with directories left unopened."""
 
     def fall_back(self, reason: str | None) -> None:
         """The reranker failed: rank on the vector track from now on, for the whole query."""

@@ -128,6 +128,9 @@ slots (:meth:`HierarchicalRetriever._slots_settled`); ``False``: the document co
 as before (the tests compare the two, and each with unbounded paging)."""
 MAX_GLOBAL_FETCH = 10000
 """A deeper global search asks for at most this many nodes; past it the descent walks."""
+DEEPER_TURNS = True
+"""Whether a memory find that came out short of its ``limit`` with directories left is run
+again deeper (:meth:`HierarchicalRetriever._deeper_turn_slots`); ``False``: as before."""
 MAX_SESSION_FETCH = MAX_GLOBAL_FETCH
 """The most turns the memory context reads of sessions it searches whole (a store without
 ``sibling_window``, or a session it cannot read by order): past it, a hit's neighbours are
@@ -355,17 +358,22 @@ class HierarchicalRetriever:
         req: RetrievalRequest,
         first: tuple[HitColumns, int] | None = None,
         q: _Query | None = None,
+        descent_limit: int | None = None,
     ) -> tuple[_Query, Descent, QueryResult]:
         """:meth:`retrieve` up to the tree context: the global step, the starts, tag hops
         and the descent (``find_many`` runs this phase for every query of a batch, then
         their tree contexts together: :mod:`treehop.batched_context`). ``q``: the request
-        resolved already, not yet searched (:meth:`_first_steps`)."""
+        resolved already, not yet searched (:meth:`_first_steps`). ``descent_limit``: the
+        candidates the stop rule waits for, in place of the request's limit
+        (:meth:`_deeper_turn_slots`)."""
         if q is None:
             q = self._resolve(req)
         if first is not None:
             q.prefetched, q.prefetch_limit = first
         result = query_result(req.query)
         state = self._new_descent(q)
+        if descent_limit is not None:
+            state.limit = descent_limit
         hits = await self._global_search(q, state, self.config.global_search_topk, result)
         await self._start(q, state, hits, result)
         await self._add_tag_hops(q, state, hits, result)
@@ -376,7 +384,8 @@ class HierarchicalRetriever:
             bounded = state.use_bound and state.track is Track.VECTOR
             kth = state.kth() if bounded else NEG_INF
             if state.settled(kth):
-                state.stop_reason = f"top-{req.limit} settled: no directory left can enter it"
+                state.stop_reason = f"top-{state.limit} settled: no directory left can enter it"
+                state.bound_stopped = True
                 break
             if q.fetched < MAX_GLOBAL_FETCH and state.wants_deeper_global(kth):
                 n = min(DEEPER * q.fetched, MAX_GLOBAL_FETCH)
@@ -402,14 +411,63 @@ class HierarchicalRetriever:
     ) -> QueryResult:
         """:meth:`retrieve` after the tree context: the hub correction, tag evidence, the
         memory context and the results (``t0``: when the query's work began)."""
+        groups, turns = await self._slots(q, state, result)
+        if DEEPER_TURNS and len(groups) < q.req.limit and state.bound_stopped:
+            deeper = await self._deeper_turn_slots(q, state, result, len(groups))
+            if deeper is not None:
+                q, state, result, groups, turns = deeper
+        return self._finish(q, state, result, t0, groups, turns)
+
+    async def _slots(
+        self, q: _Query, state: Descent, result: QueryResult
+    ) -> tuple[list[list[Candidate]], list[list[ChunkContext]] | None]:
+        """The chunk window, the hub correction, tag evidence and the memory context: the
+        result's slots (:meth:`_memory_context`)."""
         await self._chunk_window(q, state)
         await self._hub_correction(q, state)
         if q.tag_evidence is not None and state.track is Track.VECTOR:
             apply_tag_evidence(
                 state.collected.values(), q.tag_evidence, self.config.tag_evidence_weight
             )
-        groups, turns = await self._memory_context(q, state, result)
-        return self._finish(q, state, result, t0, groups, turns)
+        return await self._memory_context(q, state, result)
+
+    async def _deeper_turn_slots(
+        self, q: _Query, state: Descent, result: QueryResult, got: int
+    ) -> (
+        tuple[_Query, Descent, QueryResult, list[list[Candidate]], list[list[ChunkContext]] | None]
+        | None
+    ):
+        """A find over memory turns that came out with fewer slots than its ``limit`` while
+        its descent stopped on the bound with directories left, run again with the descent
+        waiting for twice the candidates (and again, doubling, while that still stops on
+        the bound short of ``limit`` slots); the deeper run's whole result where it has
+        more slots than ``got``, else ``None`` (the first result stands, unchanged).
+
+        Why: the bound counts candidates as a lower bound on the slots, one a turn, but a
+        turn hit that an earlier slot carries as context merges into it
+        (:func:`~treehop.memory_context.plan_slots`), so the descent could stop at its first
+        round with sessions unopened that hold turns above the threshold: ``find(limit=10)``
+        gave 7-9 slots (helper fill57). Why a whole run and not a fill appended to the
+        first slots: every slot's score is the tree context's (its family scored with the
+        others'), which a fill outside that ranking did not give (stop 57 reverted one)."""
+        if not self._may_hold_turns():
+            return None
+        scored, limit = result.nodes_scored, state.limit
+        best = None
+        while limit < MAX_GLOBAL_FETCH:
+            limit = min(2 * limit, MAX_GLOBAL_FETCH)
+            q2, state2, result2 = await self._descend(q.req, descent_limit=limit)
+            await self._tree_context(q2, state2, result2)
+            groups, turns = await self._slots(q2, state2, result2)
+            scored += result2.nodes_scored
+            if len(groups) > got:
+                best = (q2, state2, result2, groups, turns)
+                got = len(groups)
+            if got >= q.req.limit or not state2.bound_stopped:
+                break
+        if best is not None:
+            assign(best[2], nodes_scored=scored)
+        return best
 
     # ------------------------------------------------------------------ steps
     def _resolve(self, req: RetrievalRequest) -> _Query:

@@ -1314,7 +1314,13 @@ def check_outside_conversations(
         )
 
 
-async def check_memory_target(client: MemoryHost, uri: str, what: str) -> bool:
+async def check_memory_target(
+    client: MemoryHost,
+    uri: str,
+    what: str,
+    *,
+    inside_document: Callable[[str, str], TreehopError] | None = None,
+) -> bool:
     """Refuse ``uri`` (resolved) as the place of a note or an ``add_memory`` text when
     writing there would replace other memories: a directory (a child that is not one of its
     own chunks), or anything in the conversations' subtree (:func:`add_messages`' own).
@@ -1322,8 +1328,17 @@ async def check_memory_target(client: MemoryHost, uri: str, what: str) -> bool:
     Why: ``add_memory(text, name="conversations")`` is an ``add_resource`` of the text at
     ``~/memories/conversations``, which deleted every conversation; ``name="notes"`` every
     note; ``remember(..., category="conversations", name="default")`` turned a conversation
-    into a leaf note. A memory's own node (a note, or a text and its chunks) is replaced by
-    its name, as before: the answer is whether one was there (the write replaces it).
+    into a leaf note; a write at ``~/memories/home/x`` over the memory ``home`` made ``home``
+    a directory holding ``x`` (its text gone). A memory's own node (a note, or a text and its
+    chunks) is replaced by its name, as before: the answer is whether one was there (the
+    write replaces it).
+
+    ``inside_document(uri, document)``: the error for a document above ``uri`` outside the
+    memories' scope (``add_resource``'s rule, which ``add_memory`` keeps), raised last; the
+    same one read of ``uri``'s ancestors answers both. Why: ``add_memory`` read them once
+    here and once more in ``add_resource``'s check, twice under the write lock (helper
+    leftovers59). Documents never nest, so the one document found is the one either read
+    named.
 
     The writers call it once more under the client's write lock, right before the write
     (``AddCall.check``, ``write_nodes(check=)``): called only before the lock, a memory
@@ -1331,36 +1346,29 @@ async def check_memory_target(client: MemoryHost, uri: str, what: str) -> bool:
     helper races59). Other processes' writes are not held off by that lock."""
     check_outside_conversations(client, uri, what, InvalidQueryError)
     memories = client.resolve("viking://~/memories")
-    holder = await client._io(memory_above, client.store, memories, uri)
-    if holder is not None:
+    below = memories if inside_document is None else None
+    found = await client._io(document_above, client.store, [uri], below)
+    holder = None if found is None else found[1]
+    if holder is not None and holder.startswith(memories + "/"):
         raise InvalidQueryError(
             f"{what}: {client.display(uri)[:200]} lies below the memory "
             f"{client.display(holder)[:200]}; writing there would replace that memory"
         )
     node = (await client._io(client.store.get, [uri]))[0]
-    if node is None or node.is_leaf:
-        return node is not None
-    kids = await client._io(client.store.children, uri)
-    if any(k.chunk_index is None for k in kids):
-        raise InvalidQueryError(
-            f"{what}: {client.display(uri)} is a directory of memories; writing there would "
-            "replace everything under it"
-        )
-    return True
-
-
-def memory_above(store: VectorStore, memories: str, uri: str) -> str | None:
-    """The URI of a memory (a text, or a text stored as chunks) above ``uri`` (resolved),
-    below the memories' root ``memories``; ``None`` when there is none. Why: a write at
-    ``~/memories/home/x`` over the memory ``home`` made ``home`` a directory holding ``x``:
-    its text was gone (a chunked one became a directory of its chunks and ``x``), and
-    ``replaced`` said ``False``."""
-    found = document_above(store, [uri], below=memories)
-    return None if found is None else found[1]
+    if node is not None and not node.is_leaf:
+        kids = await client._io(client.store.children, uri)
+        if any(k.chunk_index is None for k in kids):
+            raise InvalidQueryError(
+                f"{what}: {client.display(uri)} is a directory of memories; writing there "
+                "would replace everything under it"
+            )
+    if found is not None and inside_document is not None:
+        raise inside_document(*found)
+    return node is not None
 
 
 def document_above(
-    store: VectorStore, targets: Sequence[str], *, below: str | None = None
+    store: VectorStore, targets: Sequence[str], below: str | None = None
 ) -> tuple[str, str] | None:
     """``(target, document)``: the first of ``targets`` (resolved, in sorted order) that
     lies below a stored document (:func:`is_document`), and that document; ``None`` when
