@@ -373,6 +373,23 @@ def pool_table(
                 won, lost = int((d > 0).sum()), int((d < 0).sum())
                 cells.append(f"{mean:+.4f} ({lo:+.3f}..{hi:+.3f}) q {won}/{lost} sets {sw}/{sl}")
             print(f"| {k} - {base} | " + " | ".join(cells) + " | |")
+    if "find" in per and "flat-hybrid" in per:
+        for m in ("ndcg@10", "ctx@1000"):
+            f, h = per["find"][m], per["flat-hybrid"][m]
+            behind = [q for q in f if q in h and h[q] > f[q]]
+            ahead = [q for q in f if q in h and f[q] > h[q]]
+            tied = [q for q in f if q in h and f[q] == h[q]]
+            for k in keys:
+                if k in ("find", "flat-hybrid"):
+                    continue
+                x = per[k][m]
+                print(
+                    f"- {m}, {k}: of the {len(behind)} questions flat hybrid beats find on, "
+                    f"{sum(x[q] > f[q] for q in behind)} gained; of the {len(ahead)} find beats "
+                    f"it on, {sum(x[q] < f[q] for q in ahead)} lost; on the {len(tied)} ties "
+                    f"{sum(x[q] > f[q] for q in tied)} gained / "
+                    f"{sum(x[q] < f[q] for q in tied)} lost"
+                )
 
 
 def per_set(files: Sequence[Path], row: str, base: str, metric: str) -> None:
@@ -389,8 +406,69 @@ def per_set(files: Sequence[Path], row: str, base: str, metric: str) -> None:
         print(f"{f.name} {row} - {base} {metric}: {', '.join(moved) or 'none moved'}")
 
 
+def latency(names: Sequence[str], reps: int, row: str) -> None:
+    """The warm cost of a fused find: per dev question of each set, after one warm-up call of
+    each, ``reps`` rounds of find() and the fused row's find (``limit`` 10) alternating, and
+    the hybrid search and the fusion step alone; each question's median, then the p50 and p90
+    over the questions. Why not the table's p50: there the first call of a question pays the
+    query's one-off costs (query analysis caches) and the rows take turns being first, so
+    one row's p50 carried them (fuse-rrf60 read 15-25 ms beside find's 2-3 ms)."""
+    import natural_sets as ns
+
+    install()
+    cached = bn.bench_embedder("")
+    rule = RULES[row]
+    for name in names:
+        nset = ns.load_natural_set(name, cached)
+        with bn.indexed_set(nset, cached) as ix:
+            dev, _ = bn.bt.sampled_halves(nset.questions, 0)
+            ix.embedder.prepare([q.text for q in dev])
+            med: dict[str, list[float]] = {"find": [], "fused": [], "hybrid": [], "fuse": []}
+            for q in dev:
+                call = ix.th.aio._check_find(q.text, None, None, {"target_uri": ix.scope})
+                call = call._replace(vector=ix.embedder.queries[q.text])
+                t: dict[str, list[float]] = {k: [] for k in med}
+                for i in range(reps + 1):
+                    for which in ("find", "fused") if i % 2 else ("fused", "find"):
+                        bn.ACTIVE_ROW[0] = row if which == "fused" else ""
+                        t0 = time.perf_counter()
+                        ix.th.find(q.text, target_uri=ix.scope, limit=10)
+                        if i:
+                            t[which].append((time.perf_counter() - t0) * 1000)
+                    bn.ACTIVE_ROW[0] = ""
+                    t0 = time.perf_counter()
+                    hits = hybrid_hits(ix.th.aio, call)
+                    t1 = time.perf_counter()
+                    base = ix.th.find(q.text, target_uri=ix.scope, limit=10)
+                    t2 = time.perf_counter()
+                    fused_result(base, hits, rule[0], rule[1], 10)
+                    t3 = time.perf_counter()
+                    if i:
+                        t["hybrid"].append((t1 - t0) * 1000)
+                        t["fuse"].append((t3 - t2) * 1000)
+                for k in med:
+                    med[k].append(float(np.median(t[k])))
+            cells = ", ".join(
+                f"{k} p50 {np.percentile(v, 50):.3f} / p90 {np.percentile(v, 90):.3f} ms"
+                for k, v in med.items()
+            )
+            extra = np.array(med["fused"]) - np.array(med["find"])
+            print(
+                f"{name} ({len(dev)} dev questions, {reps} rounds, {row}): {cells}; fused - find "
+                f"per question p50 {np.percentile(extra, 50):+.3f} ms"
+            )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "--latency":
+        ap = argparse.ArgumentParser()
+        ap.add_argument("--latency", required=True, help="comma-separated sets")
+        ap.add_argument("--reps", type=int, default=5)
+        ap.add_argument("--row", default="fuse-rrf10", choices=sorted(RULES))
+        a = ap.parse_args(args)
+        latency(a.latency.split(","), a.reps, a.row)
+        return
     if args and args[0] in ("--report", "--per-set"):
         ap = argparse.ArgumentParser()
         ap.add_argument("--report", type=Path, nargs="+")
