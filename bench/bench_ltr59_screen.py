@@ -28,7 +28,8 @@ pure function the client calls, with the bench's token counter and judge). The b
 (``pool``: the same calls, not reordered) and the ``find`` / ``flat-hybrid`` rows of the run
 are reported beside it, paired per question (``bench_natural.mean_interval``).
 
-    python bench/bench_ltr59_screen.py --dump /tmp/ltr59_nine.pkl --dev --rows find,flat-hybrid --budgets 1000 --json J
+    python bench/bench_ltr59_screen.py --dump /tmp/ltr59_nine.pkl --dev \
+        --rows find,flat-hybrid --budgets 1000 --json J
     python bench/bench_ltr59_screen.py --fit /tmp/ltr59_nine.pkl /tmp/ltr59_untuned.pkl
 """
 
@@ -205,22 +206,48 @@ def labels(rec: dict[str, Any], key: str, judge: bn.Judge) -> npt.NDArray[np.flo
     return np.asarray(out, dtype=np.float64)
 
 
-def pairs(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
-) -> npt.NDArray[np.float64]:
+def pairs(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Feature differences (better - worse) of every slot pair with different labels."""
+    return pair_weights(x, y, "uniform")[0]
+
+
+def pair_weights(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], mode: str
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """:func:`pairs` and a weight per pair: ``uniform`` 1; ``query`` 1 / the question's pair
+    count (each question weighs the same); ``lambda`` the nDCG change of swapping the two at
+    their places in ``find()``'s order (``x``'s rows: LambdaRank's weight, read once at the
+    base order), so the pairs that move the first slots count most."""
     hi, lo = np.nonzero(y[:, None] > y[None, :])
-    return x[hi] - x[lo]
+    d = x[hi] - x[lo]
+    if mode == "uniform":
+        w = np.ones(len(d))
+    elif mode == "query":
+        w = np.full(len(d), 1.0 / max(len(d), 1))
+    elif mode == "lambda":
+        disc = 1.0 / np.log2(2.0 + np.arange(len(y)))
+        w = np.abs((2.0 ** y[hi] - 2.0 ** y[lo]) * (disc[hi] - disc[lo]))
+    else:
+        raise ValueError(f"unknown pair weighting {mode!r}")
+    return d, w
 
 
-def fit_pairwise(d: npt.NDArray[np.float64], l2: float, steps: int = 300) -> npt.NDArray[np.float64]:
-    """Weights ``w`` minimising the mean ``log(1 + exp(-d @ w)) + l2 |w|^2`` (Newton)."""
+def fit_pairwise(
+    d: npt.NDArray[np.float64],
+    l2: float,
+    steps: int = 300,
+    weights: npt.NDArray[np.float64] | None = None,
+) -> npt.NDArray[np.float64]:
+    """Weights ``w`` minimising the (``weights``-) weighted mean of ``log(1 + exp(-d @ w))``
+    plus ``l2 |w|^2`` (Newton's method; the loss is convex)."""
+    s = np.ones(len(d)) if weights is None else np.asarray(weights, dtype=np.float64)
+    s = s / s.sum()
     w = np.zeros(d.shape[1])
     for _ in range(steps):
         z = d @ w
         p = 1.0 / (1.0 + np.exp(np.clip(z, -50, 50)))
-        g = -(d * p[:, None]).mean(0) + 2 * l2 * w
-        h = (d * (p * (1 - p))[:, None]).T @ d / len(d) + 2 * l2 * np.eye(len(w))
+        g = -(d * (s * p)[:, None]).sum(0) + 2 * l2 * w
+        h = (d * (s * p * (1 - p))[:, None]).T @ d + 2 * l2 * np.eye(len(w))
         step = np.linalg.solve(h, g)
         w -= step
         if np.abs(step).max() < 1e-9:
@@ -247,8 +274,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--pool-name", nargs="+", help="one name per --fit file (its pool)")
     ap.add_argument("--rows-json", type=Path, nargs="*", default=[])
     ap.add_argument("--l2", type=float, default=0.01)
+    ap.add_argument("--train-on", choices=("rank", "block"), default="rank")
+    ap.add_argument("--weighting", choices=("uniform", "query", "lambda"), default="uniform")
     ap.add_argument("--features", default=",".join(FEATURES))
-    ap.add_argument("--apply", type=Path, nargs="*", default=[], help="files scored by the model fitted on every --fit set (not left out)")
+    ap.add_argument(
+        "--apply",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="files scored by the model fitted on every --fit set (not left out)",
+    )
     a = ap.parse_args(args)
     fit(a)
 
@@ -269,17 +304,20 @@ def fit(a: argparse.Namespace) -> None:
             r["pool"] = f.stem
             applied.append(r)
     for r in recs + applied:
-        r["y"] = labels(r, "rank", judge)
         r["xr"] = r["rank_x"][:, feats]
         r["xb"] = r["block_x"][:, feats]
+        # (what the pairs are read from: the ranked call's slots, or the block call's)
+        r["y"] = labels(r, a.train_on, judge)
+        r["xt"] = r["xr"] if a.train_on == "rank" else r["xb"]
     sets = sorted({r["set"] for r in recs})
     # standardise on every training row (each fit uses the same scale: a fixed transform)
-    allx = np.concatenate([r["xr"] for r in recs])
+    allx = np.concatenate([r["xt"] for r in recs])
     mu, sd = allx.mean(0), allx.std(0) + 1e-9
 
-    def diffs(group: Sequence[dict[str, Any]]) -> npt.NDArray[np.float64]:
-        ds = [pairs((r["xr"] - mu) / sd, r["y"]) for r in group if r["y"].any()]
-        return np.concatenate([d for d in ds if len(d)]) if ds else np.zeros((0, len(feats)))
+    def learn(group: Sequence[dict[str, Any]]) -> npt.NDArray[np.float64]:
+        got = [pair_weights((r["xt"] - mu) / sd, r["y"], a.weighting) for r in group]
+        d = np.concatenate([g[0] for g in got])
+        return fit_pairwise(d, a.l2, weights=np.concatenate([g[1] for g in got]))
 
     def evaluate(r: dict[str, Any], w: npt.NDArray[np.float64] | None) -> tuple[float, float]:
         answers = [t for t, _ in r["answers"]]
@@ -302,14 +340,17 @@ def fit(a: argparse.Namespace) -> None:
         r["base"] = evaluate(r, None)
     weights: dict[str, npt.NDArray[np.float64]] = {}
     for s in sets:
-        w = fit_pairwise(diffs([r for r in recs if r["set"] != s]), a.l2)
+        w = learn([r for r in recs if r["set"] != s])
         weights[s] = w
         for r in recs:
             if r["set"] == s:
                 r["ltr"] = evaluate(r, w)
-    w_all = fit_pairwise(diffs(recs), a.l2)
-    print("features:", a.features, f"l2 {a.l2}, pool {POOL}")
-    print("weights on all sets (standardised):", " ".join(f"{FEATURES[f]}={v:+.3f}" for f, v in zip(feats, w_all, strict=True)))
+    w_all = learn(recs)
+    print("features:", a.features, f"l2 {a.l2}, pairs {a.weighting}, on {a.train_on}, pool {POOL}")
+    print(
+        "weights on all sets (standardised):",
+        " ".join(f"{FEATURES[f]}={v:+.3f}" for f, v in zip(feats, w_all, strict=True)),
+    )
     print("mu", np.round(mu, 4).tolist())
     print("sd", np.round(sd, 4).tolist())
     spread = np.std(np.stack(list(weights.values())), 0)
@@ -321,7 +362,9 @@ def fit(a: argparse.Namespace) -> None:
         r["ltr"] = evaluate(r, w_all)
     if applied:
         print("\napplied (weights fitted on every --fit set):")
-        report(applied, sorted({r["pool"] for r in applied}), sorted({r["set"] for r in applied}), rows)
+        report(
+            applied, sorted({r["pool"] for r in applied}), sorted({r["set"] for r in applied}), rows
+        )
 
 
 def _rows_json(files: Sequence[Path]) -> dict[tuple[str, str, str], float]:
@@ -366,11 +409,16 @@ def report(
             hyb = [ref(r, "flat-hybrid", m) for r in g]
             f_ = f"{np.mean(vals):.3f}" if None not in vals else "  -  "
             h_ = f"{np.mean(hyb):.3f}" if None not in hyb else "  -  "
-            line += f" {f_} {np.mean([r['base'][m] for r in g]):.3f} {np.mean([r['ltr'][m] for r in g]):.3f} {h_} |"
+            base = np.mean([r["base"][m] for r in g])
+            ltr = np.mean([r["ltr"][m] for r in g])
+            line += f" {f_} {base:.3f} {ltr:.3f} {h_} |"
         print(line)
-    for p in pools:
-        g = [r for r in recs if r["pool"] == p]
-        print(f"\npool {p} ({len(g)} questions, {len({r['set'] for r in g})} sets):")
+    groups = [(f"pool {p}", [r for r in recs if r["pool"] == p]) for p in pools]
+    kinds = sorted({r["kind"] for r in recs})
+    if len(kinds) > 1:
+        groups += [(f"kind {k}", [r for r in recs if r["kind"] == k]) for k in kinds]
+    for label, g in groups:
+        print(f"\n{label} ({len(g)} questions, {len({r['set'] for r in g})} sets):")
         for m, name in ((0, "nDCG@10"), (1, "ctx@1000")):
             base = [r["base"][m] for r in g]
             ltr = [r["ltr"][m] for r in g]
