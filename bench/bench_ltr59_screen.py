@@ -319,7 +319,7 @@ def fit(a: argparse.Namespace) -> None:
         d = np.concatenate([g[0] for g in got])
         return fit_pairwise(d, a.l2, weights=np.concatenate([g[1] for g in got]))
 
-    def evaluate(r: dict[str, Any], w: npt.NDArray[np.float64] | None) -> tuple[float, float]:
+    def evaluate(r: dict[str, Any], w: npt.NDArray[np.float64] | None) -> tuple[float, float, int]:
         answers = [t for t, _ in r["answers"]]
         rel = {f"a{i}": g for i, (_, g) in enumerate(r["answers"])}
         order = np.arange(len(r["rank"]))
@@ -334,7 +334,9 @@ def fit(a: argparse.Namespace) -> None:
         ctx = assemble_context(slots, max_tokens=BLOCK, token_counter=counter, query=r["text"])
         pieces = bn.block_pieces(slots, ctx)
         c = bn.answer_in_context(str(ctx.text), answers, judge, pieces, r["pages"])
-        return nd, c
+        # the block call's first answer slot after the reorder (1-based; 0: none of the 20)
+        hit = [i for i, j in enumerate(border) if judge.units(bn.delivered(r["block"][j]), answers)]
+        return nd, c, (hit[0] + 1 if hit else 0)
 
     for r in recs:
         r["base"] = evaluate(r, None)
@@ -379,6 +381,9 @@ def _rows_json(files: Sequence[Path]) -> dict[tuple[str, str, str], float]:
             for m in ("ndcg@10", "ctx@1000"):
                 out[(d["dataset"], d["row"], m)] = d["per_question"].get(m, {})
     return out
+
+
+_BINS = {"1-4": (1, 4), "5-10": (5, 10), "11-20": (11, 20), "none": (0, 0)}
 
 
 def iv(d: Sequence[float]) -> str:
@@ -438,6 +443,21 @@ def report(
                     f"    {row}: {np.mean(vals):.4f}  ltr-{row} {iv(d2)}"
                     f"  pool-{row} {iv([b - float(a) for a, b in zip(vals, base, strict=True)])}"  # type: ignore[arg-type]
                 )
+
+        behind = [
+            r
+            for r in g
+            if (h := ref(r, "flat-hybrid", 1)) is not None
+            and (f := ref(r, "find", 1)) is not None
+            and h > f
+        ]
+        if behind:
+            print(f"  ctx@1000 behind flat hybrid: {len(behind)} questions; the block call's")
+            print("  first answer slot (1-based; none: not in the 20), pool and ltr order:")
+            for lab, k in (("pool", "base"), ("ltr", "ltr")):
+                slots = [r[k][2] for r in behind]
+                hist = {b: sum(1 for x in slots if lo <= x <= hi) for b, (lo, hi) in _BINS.items()}
+                print(f"    {lab}: {hist}; ctx {np.mean([r[k][1] for r in behind]):.3f}")
 
 
 if __name__ == "__main__":
