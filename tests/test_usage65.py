@@ -260,3 +260,27 @@ def test_langchain_vector_store_takes_a_client_first_as_llama_index_s_does(
     assert [d.id for d in store.similarity_search("keys rotate", k=1)] == ["q"]
     with pytest.raises(InvalidQueryError, match="client must be"):
         TreehopVectorStore(client=object())  # type: ignore[arg-type]
+
+
+def test_the_command_line_keeps_its_own_session_advice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the Python API's advice (create_session(), add_messages) is replaced on the command
+    # line by its own commands, as the MCP server replaces it with its own words
+    from treehop.cli import ClientOptions, main
+    from treehop.errors import SEARCH_SESSION_HINT
+
+    def factory(options: ClientOptions) -> Treehop:
+        return Treehop(options.path, user=options.user, embedder=BagOfWordsEmbedder())
+
+    idx = str(tmp_path / "idx")
+    with Treehop(idx, embedder=BagOfWordsEmbedder()) as th:
+        th.add_resource("Roll back with kubectl rollout undo.", name="ops.md")
+    code = main(
+        ["search", "roll back", "--session", "nosuch", "--index", idx], client_factory=factory
+    )
+    err = capsys.readouterr().err
+    assert code == 3
+    assert err.splitlines()[0] == "treehop: error: no session 'nosuch'"
+    assert "treehop session new" in err and "create_session()" not in err
+    assert SEARCH_SESSION_HINT.startswith("search(session_id=...) reads a chat session")

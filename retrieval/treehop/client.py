@@ -61,6 +61,7 @@ from .embedders.base import BaseEmbedder, Embedder
 from .embedders.fallback import offline_default as _default_embedder
 from .embedders.guarded import NOT_FINITE, GuardedEmbedder, guard_embedder
 from .errors import (
+    SEARCH_SESSION_HINT,
     ClientClosedError,
     EmbeddingError,
     IngestError,
@@ -199,12 +200,6 @@ NO_COPY_MESSAGE = (
     "(it is safe across threads), open the index again by its path in another process "
     "(Treehop(path); reader_processes= answers find() calls in worker processes), or build "
     "a new vector store / retriever over the same client"
-)
-
-SEARCH_SESSION_HINT = (
-    "search(session_id=...) reads a chat session, an id from create_session() (its messages "
-    "added with add_message()); add_messages(session_id=...) names a stored conversation's "
-    "session instead, whose turns search() and find() return as memories without a session_id"
 )
 
 
