@@ -284,3 +284,27 @@ def test_the_command_line_keeps_its_own_session_advice(
     assert err.splitlines()[0] == "treehop: error: no session 'nosuch'"
     assert "treehop session new" in err and "create_session()" not in err
     assert SEARCH_SESSION_HINT.startswith("search(session_id=...) reads a chat session")
+
+
+def test_llama_index_retriever_nodes_name_a_file_as_a_reader_s_nodes_do(client: Treehop) -> None:
+    # 0151fe9: a file that add_resource ingested has `name` / `source_path`; LlamaIndex code
+    # reads node.metadata["file_name"] (SimpleDirectoryReader's key) and got KeyError
+    from llama_index.core.schema import MetadataMode
+
+    from llama_index.retrievers.treehop import TreehopRetriever as LIRetriever
+
+    [hit] = LIRetriever(client, similarity_top_k=1).retrieve("rotate api keys")
+    meta = hit.node.metadata
+    assert (meta["file_name"], meta["file_path"]) == ("keys.md", "sec/keys.md")
+    assert (meta["name"], meta["source_path"]) == ("keys.md", "sec/keys.md")
+    # not said twice in the prompt or the embedded text
+    for mode in (MetadataMode.LLM, MetadataMode.EMBED):
+        text = hit.node.get_content(metadata_mode=mode)
+        assert "file_name" not in text and "file_path" not in text
+    assert "source_path: sec/keys.md" in hit.node.get_content(metadata_mode=MetadataMode.LLM)
+    # shown, not stored: a filter on it is refused naming the stored fields
+    from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
+
+    only = MetadataFilters(filters=[MetadataFilter(key="file_name", value="keys.md")])
+    with pytest.raises(InvalidFilterError, match="source_path"):
+        LIRetriever(client, filters=only).retrieve("keys")
