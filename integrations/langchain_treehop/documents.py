@@ -80,6 +80,12 @@ def context_to_document(hit: MatchedContext, content_field: str = "auto") -> Doc
     filter on) are left out: ``treehop_order: [None, 700.0]`` was shown beside the metadata a
     loader stored, in every document of an index a vector store wrote."""
     own = {k: v for k, v in hit.metadata.items() if k not in HIDDEN_FIELDS}
+    if "source" not in own and isinstance(own.get("source_path"), str):
+        # A file that add_resource / ``treehop index`` ingested stores ``source_path`` (its
+        # path under the folder added), not a loader's ``source``. Why shown as ``source``
+        # too: every LangChain loader sets it, and a ``format_docs`` reading
+        # ``d.metadata["source"]`` failed with KeyError over such a tree.
+        own["source"] = own["source_path"]
     metadata = {**own, **provenance_metadata(hit)}
     return Document(id=hit.uri, page_content=page_content_of(hit, content_field), metadata=metadata)
 

@@ -6,6 +6,11 @@ exactly (never loosened):
 
 - ``{"source": "a.pdf"}`` / ``{"source": {"$eq": "a.pdf"}}``: equality; several keys: AND;
 - ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``, ``$in``, ``$nin``;
+- PGVector's (and Pinecone's) ``$exists`` and PGVector's ``$between`` (``[low, high]``, both
+  ends kept): ``{"owner": {"$exists": True}}`` is the DSL's ``not_empty``, ``False`` its
+  ``empty``. The one difference: treehop counts a key stored with ``null``, ``""`` or ``[]``
+  as absent (PGVector's ``metadata ? key`` counts it present). Why: users bring these
+  filters from those stores, and "unknown operator" sent them to the DSL for one condition;
 - ``{"$and": [...]}``, ``{"$or": [...]}``.
 
 A dict with an ``"op"`` key is treehop's own DSL (:mod:`treehop.filters`) and passes through.
@@ -54,6 +59,21 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
             parts.append({"op": "must", "field": key, "conds": _values(key, op, value)})
         elif op == "$nin":
             parts.append({"op": "must_not", "field": key, "conds": _values(key, op, value)})
+        elif op == "$exists":
+            if not isinstance(value, bool):
+                raise InvalidFilterError(
+                    f"filter {key!r:.100} $exists: expects true or false, got {value!r:.100}"
+                )
+            parts.append({"op": "not_empty" if value else "empty", "field": key})
+        elif op == "$between":
+            low_high = _values(key, op, value)
+            if len(low_high) != 2 or any(
+                isinstance(v, bool) or not isinstance(v, int | float) for v in low_high
+            ):
+                raise InvalidFilterError(
+                    f"filter {key!r:.100} $between: expects [low, high] numbers, got {value!r:.100}"
+                )
+            parts.append({"op": "range", "field": key, "gte": low_high[0], "lte": low_high[1]})
         elif op in _RANGE:
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise InvalidFilterError(
@@ -64,7 +84,7 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
         else:
             raise InvalidFilterError(
                 f"filter {key!r:.100}: unknown operator {op!r:.100} (supported: $eq, $ne, $gt, "
-                "$gte, $lt, $lte, $in, $nin)"
+                "$gte, $lt, $lte, $in, $nin, $exists, $between)"
             )
     if ranges:
         parts.append({"op": "range", "field": key, **ranges})

@@ -18,7 +18,8 @@ path, so the mapping is one-to-one::
 Semantics follow :class:`langgraph.store.memory.InMemoryStore`, and the test suite checks that
 differentially (the same random operation sequences on both): in one ``batch``, reads see the
 state before the batch's writes, and the last write to a key wins; ``filter`` is the same
-JSON-like matching (equality, nested dicts, ``$eq $ne $gt $gte $lt $lte``); items are listed in
+JSON-like matching (equality, nested dicts, ``$eq $ne $gt $gte $lt $lte``; two strings that
+are not numbers compare as strings, as in LangGraph's Postgres store); items are listed in
 (namespace, key) order when there is no query (or a blank one, ``"  "``); with a query, the
 tree search ranks the indexed items and the rest of the matching items follow by cosine, then
 the unindexed ones without a score. ``list_namespaces`` lists namespaces that hold items. TTLs
@@ -209,11 +210,20 @@ def _apply(value: Any, op: str, operand: Any) -> bool:
     if op == "$ne":
         return bool(value != operand)
     if op in {"$gt", "$gte", "$lt", "$lte"}:
+        a: Any
+        b: Any
         try:
             a, b = float(value), float(operand)
         except (TypeError, ValueError, OverflowError):  # (an int past float's range)
-            return False
-        return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+            # Two strings that are not numbers compare as strings, as LangGraph's Postgres
+            # store compares JSON strings. Why: a value is JSON, so the docs tell users to
+            # store a datetime as its ISO text, and ``{"date": {"$gte": "2024-01-01"}}`` then
+            # matched nothing, silently (InMemoryStore raises ValueError there). Anything
+            # else that is not two numbers (a string against a number, null) never matches.
+            if not (isinstance(value, str) and isinstance(operand, str)):
+                return False
+            a, b = value, operand
+        return bool({"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op])
     raise InvalidQueryError(f"unsupported filter operator {op!r} ($eq $ne $gt $gte $lt $lte)")
 
 

@@ -43,7 +43,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
-from treehop import MatchedContext
+from treehop import AsyncTreehop, MatchedContext, Treehop
 from treehop import integration_kit as kit
 from treehop.arguments import check_bool
 from treehop.errors import InvalidQueryError
@@ -130,13 +130,19 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
 
     def __init__(
         self,
-        embedding: Embeddings | None = None,
+        embedding: Embeddings | TreehopClient | None = None,
         *,
         client: TreehopClient | None = None,
         path: str | os.PathLike[str] | None = None,
         **options: Unpack[kit.PassageIndexKwargs],
     ) -> None:
-        model: Embeddings | None = embedding
+        if client is None and isinstance(embedding, Treehop | AsyncTreehop):
+            # ``TreehopVectorStore(Treehop(path))``, as LlamaIndex's TreehopVectorStore takes
+            # its client first. Why: here it was "embeddings must be a langchain_core
+            # Embeddings, got Treehop"; a client is never an embedding model.
+            client, embedding = embedding, None
+        given: Embeddings | None = cast("Embeddings | None", embedding)
+        model = given
         if (
             isinstance(embedding, TreehopEmbeddings)
             and client is not None
@@ -147,7 +153,7 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             client, path, model, _EMBEDDING, options, path_key="source"
         )
         self._passages = self._index.passages
-        self._embedding = embedding
+        self._embedding = given
 
     # ------------------------------------------------------------------ plumbing
     @property

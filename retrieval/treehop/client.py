@@ -25,7 +25,9 @@ from typing import (
     Literal,
     NamedTuple,
     Never,
+    NoReturn,
     ParamSpec,
+    SupportsIndex,
     TypeVar,
     Unpack,
     cast,
@@ -60,12 +62,15 @@ from .embedders.base import BaseEmbedder, Embedder
 from .embedders.fallback import offline_default as _default_embedder
 from .embedders.guarded import NOT_FINITE, GuardedEmbedder, guard_embedder
 from .errors import (
+    SEARCH_SESSION_HINT,
     ClientClosedError,
     EmbeddingError,
     IngestError,
     InvalidQueryError,
     InvalidURIError,
     NotFoundError,
+    SessionNotFoundError,
+    UnsupportedUseError,
 )
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
@@ -199,6 +204,14 @@ class _FindCall(NamedTuple):
     targets: list[str]
     """The target URIs as given (their syntax checked; whether they exist is the store's
     answer)."""
+
+
+NO_COPY_MESSAGE = (
+    "a {} client is an open index and cannot be pickled or copied: share the one client "
+    "(it is safe across threads), open the index again by its path in another process "
+    "(Treehop(path); reader_processes= answers find() calls in worker processes), or build "
+    "a new vector store / retriever over the same client"
+)
 
 
 class AsyncTreehop:
@@ -1133,7 +1146,13 @@ class AsyncTreehop:
         summary: str = ""
         recent: Sequence[ChatMessage] = []
         if session_id is not None:
-            summary, recent = self.sessions.context_for_intent(session_id)
+            try:
+                summary, recent = self.sessions.context_for_intent(session_id)
+            except SessionNotFoundError as exc:
+                # Why: add_messages(session_id="s1") then search(..., session_id="s1") is a
+                # memory user's first try, and "no session 's1'" named the id just written.
+                # (The same words for a missing id and another user's: no existence oracle.)
+                raise SessionNotFoundError(f"{exc}: {SEARCH_SESSION_HINT}") from None
         plan = await self.intent_analyzer.analyze(q, summary, recent, context_types=allowed)
         jobs: list[tuple[TypedQuery, list[str]]] = []
         for tq in plan.queries:
@@ -1407,6 +1426,14 @@ class AsyncTreehop:
             f"nodes={len(self.store)}, embedder={self.embedder.name!r})"
         )
 
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        """Refused, for pickle, ``copy.copy`` and ``copy.deepcopy`` alike. Why: a client is an
+        open index (a lock, files, a worker loop): ``deepcopy`` of it, or of a vector store or
+        retriever holding it, failed on ``cannot pickle '_contextvars.Context'`` with an
+        ``Exception ignored`` traceback from a half-built event loop, and ``copy.copy`` gave a
+        second handle whose ``close()`` closed the first."""
+        raise UnsupportedUseError(NO_COPY_MESSAGE.format(type(self).__name__))
+
 
 _NOT_A_VECTOR_KINDS = frozenset("cmMSUV")
 """numpy dtype kinds a query vector is not made of: complex (the cast to float32 drops the
@@ -1655,9 +1682,27 @@ def _blocking(
 
     @functools.wraps(method)
     def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return self._runner.run(method(self._async, *args, **kwargs))
+        try:
+            call = method(self._async, *args, **kwargs)
+        except TypeError as exc:
+            # Calling a coroutine function runs none of its body: a TypeError here is the
+            # arguments not binding. Why: Python's message named AsyncTreehop for a call on
+            # Treehop (``th.add_resource(d, uri=...)``) and was no TreehopError, where an
+            # unknown constructor keyword or find() option is an InvalidQueryError.
+            raise _argument_error(method, exc) from None
+        return self._runner.run(call)
 
     return blocking
+
+
+def _argument_error(method: Callable[..., Any], exc: TypeError) -> InvalidQueryError:
+    """A blocking method's arguments that do not bind, named on :class:`Treehop`, with the
+    parameters it takes (as :func:`treehop.arguments.check_keywords` names a constructor's)."""
+    names = list(inspect.signature(method).parameters)[1:]
+    detail = str(exc).removeprefix(f"{method.__qualname__}()").strip()
+    return InvalidQueryError(
+        f"Treehop.{method.__name__}() {detail:.200}; it takes {', '.join(names)}"
+    )
 
 
 def _blocking_find(
@@ -2002,3 +2047,7 @@ class Treehop:
 
     def __repr__(self) -> str:
         return "Treehop" + repr(self._async)[len("AsyncTreehop") :]
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        """Refused as :meth:`AsyncTreehop.__reduce_ex__` is (pickle and both copies)."""
+        raise UnsupportedUseError(NO_COPY_MESSAGE.format(type(self).__name__))

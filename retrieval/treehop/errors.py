@@ -37,6 +37,15 @@ class SessionNotFoundError(NotFoundError):
     directory cannot create the session it named."""
 
 
+SEARCH_SESSION_HINT = (
+    "search(session_id=...) reads a chat session, an id from create_session() (its messages "
+    "added with add_message()); add_messages(session_id=...) names a stored conversation's "
+    "session instead, whose turns search() and find() return as memories without a session_id"
+)
+"""What ``search()``'s missing-session error adds for a Python caller (the command line and
+the MCP server replace it with their own ways to make a session)."""
+
+
 class IndexCorruptError(TreehopError):
     """A saved index cannot be read back (missing or inconsistent files)."""
 

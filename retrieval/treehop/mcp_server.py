@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import Field
 
 from .context_assembly import TIERS
-from .errors import NotFoundError, SessionNotFoundError, TreehopError
+from .errors import SEARCH_SESSION_HINT, NotFoundError, SessionNotFoundError, TreehopError
 from .models import FindResult, MatchedContext
 from .timestamps import TIMESTAMP_FIELD, shown_iso
 from .uri import shown_root
@@ -292,8 +292,9 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         except NotFoundError as exc:
             if isinstance(exc, SessionNotFoundError):
                 # Not a URI: ls / tree cannot help. This server has no tool that makes one.
+                bare = str(exc).removesuffix(f": {SEARCH_SESSION_HINT}")
                 raise ToolError(
-                    f"NotFoundError: {exc}. session_id names a conversation session created "
+                    f"NotFoundError: {bare}. session_id names a conversation session created "
                     "outside this server (treehop session new, or the Python API); leave "
                     "session_id out to search without one."
                 ) from exc

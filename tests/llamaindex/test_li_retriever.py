@@ -153,8 +153,9 @@ def test_internal_keys_hidden_from_llm_and_embeddings(client: Treehop) -> None:
         assert f"{key}:" not in llm_text
         assert f"{key}:" not in embed_text
     assert "uri:" not in embed_text
-    assert node.excluded_llm_metadata_keys == EXCLUDED_LLM_KEYS
-    assert node.excluded_embed_metadata_keys == EXCLUDED_EMBED_KEYS
+    # (an ingested file's file_name / file_path repeat name / source_path: left out too)
+    assert node.excluded_llm_metadata_keys == [*EXCLUDED_LLM_KEYS, "file_name", "file_path"]
+    assert node.excluded_embed_metadata_keys == [*EXCLUDED_EMBED_KEYS, "file_name", "file_path"]
 
 
 def test_passages_by_default_directories_on_request(client: Treehop) -> None:

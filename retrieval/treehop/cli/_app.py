@@ -31,6 +31,7 @@ from .. import __version__
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..errors import (
+    SEARCH_SESSION_HINT,
     IngestError,
     InvalidFilterError,
     InvalidQueryError,
@@ -1017,6 +1018,11 @@ def build_parser() -> argparse.ArgumentParser:
 _USAGE_ERRORS = (InvalidURIError, InvalidQueryError, InvalidFilterError, InvalidTagError)
 
 
+def _message_for(exc: TreehopError) -> str:
+    """The error's text, less the Python API's advice where the command line has its own."""
+    return str(exc).removesuffix(f": {SEARCH_SESSION_HINT}")
+
+
 def _hint_for(exc: TreehopError) -> str | None:
     # (the URI syntax is no help for a well-formed URI naming a leaf, nor for a user name)
     text = str(exc)
@@ -1026,6 +1032,8 @@ def _hint_for(exc: TreehopError) -> str | None:
         return "--user (or $TREEHOP_USER) names whose viking://~/memories and ~/skills are meant"
     if isinstance(exc, InvalidURIError):
         return URI_HINT
+    if isinstance(exc, SessionNotFoundError):
+        return "start one with: treehop session new (add its messages with: treehop session add)"
     if isinstance(exc, NotFoundError) and not isinstance(exc, SessionNotFoundError):
         # (by type: a URI holding the word "session" lost this hint when told by the text)
         return "see what is there with: treehop tree viking://resources"
@@ -1090,7 +1098,7 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
     except TreehopError as exc:
         if debug:
             raise
-        _report(err, str(exc), _hint_for(exc))
+        _report(err, _message_for(exc), _hint_for(exc))
         return _code_for(exc)
     except KeyboardInterrupt:
         print(

@@ -7,7 +7,7 @@ Importable as ``llama_index.retrievers.treehop`` (a namespace package next to
 
 from treehop.integration_kit import KnowledgeSource
 
-from .adapters import LlamaIndexEmbedder, LlamaIndexLLM
+from .adapters import LlamaIndexEmbedder, LlamaIndexLLM, TreehopEmbedding
 from .base import DEFAULT_SIMILARITY_TOP_K, TreehopRetriever
 from .events import (
     TreehopDescentEvent,
@@ -31,6 +31,7 @@ __all__ = [
     "LlamaIndexEmbedder",
     "LlamaIndexLLM",
     "TreehopDescentEvent",
+    "TreehopEmbedding",
     "TreehopFilterArgs",
     "TreehopGlobalSearchEvent",
     "TreehopQueryEngine",

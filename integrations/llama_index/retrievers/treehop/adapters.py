@@ -105,12 +105,26 @@ class TreehopEmbedding(BaseEmbedding):
     """A treehop embedder (the offline MiniLM by default) as a LlamaIndex embedding model.
 
     So an index and the tree above it share one vector space without an API key:
-    ``VectorStoreIndex(..., embed_model=store.embed_model)``.
+    ``VectorStoreIndex(..., embed_model=store.embed_model)``. ``TreehopEmbedding()`` (no
+    embedder) is the process-wide offline MiniLM, as LangChain's ``TreehopEmbeddings()`` is.
+    Why: ``Settings.embed_model = TreehopEmbedding()`` is how a LlamaIndex user sets a model
+    once, and the required argument made it a ``TypeError``; a non-embedder was an
+    ``AttributeError`` on ``.name``.
     """
 
     _embedder: Embedder = PrivateAttr()
 
-    def __init__(self, embedder: Embedder, **kwargs: Any) -> None:
+    def __init__(self, embedder: Embedder | None = None, **kwargs: Any) -> None:
+        if embedder is None:
+            from treehop.embedders.fallback import offline_default
+
+            embedder = offline_default()
+        if not callable(getattr(embedder, "embed", None)) or not callable(
+            getattr(embedder, "aembed_query", None)
+        ):
+            raise EmbeddingError(
+                f"embedder must be a treehop Embedder, got {type(embedder).__name__}"
+            )
         super().__init__(model_name=embedder.name, **kwargs)
         self._embedder = embedder
 

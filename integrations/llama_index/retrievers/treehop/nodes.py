@@ -214,6 +214,17 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
     # (treehop's bookkeeping, never listed as fields to filter on, is left out as well)
     dropped = HIDDEN_FIELDS.union(NODE_STORAGE_KEYS)
     kept = {k: v for k, v in stored.items() if k not in dropped}
+    shown_twice: list[str] = []
+    path = kept.get("source_path")
+    if isinstance(path, str) and path and "file_path" not in kept and "file_name" not in kept:
+        # A file that add_resource / ``treehop index`` ingested stores ``name`` and
+        # ``source_path``; a ``SimpleDirectoryReader`` node has ``file_name`` / ``file_path``.
+        # Why both: ``node.metadata["file_name"]`` is how LlamaIndex code names a hit's file,
+        # and it failed with KeyError over such a tree. (Left out of the LLM's and the
+        # embedder's text, which show ``name`` and ``source_path`` already.)
+        kept["file_name"] = kept.get("name") or path.rsplit("/", 1)[-1]
+        kept["file_path"] = path
+        shown_twice = ["file_name", "file_path"]
     metadata = {**kept, **provenance(m)}
     # Empty values (a text added without a file: ``name: ``, ``source_path: ``, ``tags: []``)
     # stay in the metadata for programs but are not written into the LLM's or the embedder's
@@ -225,9 +236,11 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
         # (``metadata`` by its alias: the keyword a TextNode subclass's typed __init__ takes)
         extra_info=metadata,
         relationships=relationships(m, links),
-        excluded_llm_metadata_keys=list(dict.fromkeys([*EXCLUDED_LLM_KEYS, *own_llm, *empty])),
+        excluded_llm_metadata_keys=list(
+            dict.fromkeys([*EXCLUDED_LLM_KEYS, *own_llm, *empty, *shown_twice])
+        ),
         excluded_embed_metadata_keys=list(
-            dict.fromkeys([*EXCLUDED_EMBED_KEYS, *own_embed, *empty])
+            dict.fromkeys([*EXCLUDED_EMBED_KEYS, *own_embed, *empty, *shown_twice])
         ),
     )
     return NodeWithScore(node=node, score=m.score)
