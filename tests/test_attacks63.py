@@ -1,0 +1,150 @@
+"""Adversarial pass attacks63 (after stop 59): the context block's token count, the MCP
+server's answer bounds, ...
+
+Each test was written failing first (bench/README.md, "Adversarial pass (helper attacks63)").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from treehop import Treehop
+from treehop.context_assembly import HeuristicCounter, HFTokenizerCounter, assemble_context
+from treehop.models import ContextType, MatchedContext
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+
+def _hit(text: str, uri: str = "viking://resources/a.txt", score: float = 0.5) -> MatchedContext:
+    return MatchedContext(
+        uri=uri,
+        context_type=ContextType.RESOURCE,
+        is_leaf=True,
+        abstract="a",
+        score=score,
+        content=text,
+    )
+
+
+# -- 1. a word longer than WordPiece reads was one token: the budget held nothing ------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["x" * 200_000, " ".join(["Z" * 120] * 2_000), "alpha " + "é" * 5_000 + " beta"],
+    ids=["one 200 KB word", "2,000 words of 120", "accented word"],
+)
+def test_an_over_long_word_is_counted_by_its_length(text: str) -> None:
+    """Before: MiniLM's WordPiece reads a word past 100 characters as one ``[UNK]``, so a
+    200,000-character word counted 1 token and ``assemble_context(hits, max_tokens=50)``
+    answered a 200 KB block "of 5 tokens" (a minified file, a base64 blob, a caller's hit).
+    Now such a token counts as the heuristic counts a word (one per started 4 characters),
+    in ``count`` and in ``spans`` alike (the excerpt search counts from the spans)."""
+    counter = HFTokenizerCounter()
+    assert counter.count(text) >= HeuristicCounter().count(text) * 0.9
+    starts, ends = counter.spans(text)
+    assert len(starts) == len(ends) == counter.count(text)
+    assert starts == sorted(starts) and ends == sorted(ends)
+    for budget in (50, 500, 5_000):
+        out = assemble_context([_hit(text)], max_tokens=budget, token_counter=counter)
+        assert out.tokens <= budget
+        assert len(out.text) <= budget * 8, (budget, len(out.text))
+        # (what the block holds is what the counter says it holds)
+        assert counter.count(out.text) <= budget
+
+
+def test_an_over_long_word_keeps_the_counts_additive() -> None:
+    """The block's count is the sum of its lines' (``additive_lines``): the new rule is per
+    token, so a line with a long word still adds up."""
+    counter = HFTokenizerCounter()
+    a, b = "alpha " + "q" * 300, "beta gamma " + "w" * 101
+    assert counter.count(a + "\n" + b) == counter.count(a) + counter.count(b)
+    assert counter.count("short words stay as they were") == len(
+        counter._tok.encode("short words stay as they were", add_special_tokens=False).ids
+    )
+
+
+# -- 2. a lone surrogate in a hit: a raw TypeError from the tokenizer ------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["a\ud800b", "\udfff" * 3, "ok " + "x\ud83d" * 200], ids=["one", "only", "many"]
+)
+def test_a_lone_surrogate_in_a_hit_is_counted(text: str) -> None:
+    """Before: ``assemble_context([hit])`` (or ``Treehop.assemble_context(hits)``) with a
+    caller's hit holding a lone surrogate raised ``TypeError: TextInputSequence must be
+    str`` from the tokenizer. Now each counts as a "?" would (one token)."""
+    counter = HFTokenizerCounter()
+    assert counter.count(text) >= 1
+    starts, _ = counter.spans(text)
+    assert len(starts) == counter.count(text)
+    out = assemble_context([_hit(text)], max_tokens=200, token_counter=counter)
+    assert out.tokens <= 200
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        assert c.assemble_context([_hit(text)], max_tokens=200).tokens <= 200
+
+
+# -- 3. MCP find / search: tags and provenance outside the answer's bound --------------------
+
+
+async def test_mcp_hits_bound_their_tags_and_provenance(tmp_path: Any) -> None:
+    """Before: ``find`` / ``search`` capped each hit's ``text`` (``text_chars``, and
+    :data:`~treehop.mcp_server.MAX_READ_CHARS` for the answer) but copied ``tags`` and the
+    metadata keys ``speaker`` / ``conversation`` / ``session`` / ``kind`` whole: 300 records
+    with a 30,000-character ``speaker`` and ``kind`` (metadata of ``add_records``, up to
+    64 KB) answered ``find(limit=1000, text_chars=10)`` with **18 MB** into the agent's
+    context; a node's tags have no total bound (``set_tags`` adds up to 256 a call). Now a
+    hit shows at most :data:`~treehop.mcp_server.MAX_HIT_TAGS` tags (the rest counted in
+    ``tags_omitted``) and provenance values of at most
+    :data:`~treehop.mcp_server.MAX_FIELD_CHARS` characters (a longer string is cut, a
+    longer non-string left out)."""
+    import json
+
+    from mcp import Client
+
+    from treehop import AsyncTreehop, mcp_server
+    from treehop.ingest.records import aadd_records
+    from treehop.mcp_server import build_server
+
+    a = AsyncTreehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        recs = [
+            (
+                f"alpha beta doc{i}",
+                {
+                    "speaker": "S" * 25_000,
+                    "kind": "K" * 25_000,
+                    "session": {"deep": ["x" * 1_000] * 10},
+                    "conversation": 7,
+                    "source": f"d{i}.txt",
+                },
+            )
+            for i in range(60)
+        ]
+        await aadd_records(a, recs)
+        for r in range(4):
+            await a.set_tags(
+                "viking://resources/d0.txt", add=[f"t{r}x{i}" + "y" * 50 for i in range(256)]
+            )
+        async with Client(build_server(a)) as client:
+            for tool in ("find", "search"):
+                res = await client.call_tool(
+                    tool, {"query": "alpha beta", "limit": 1000, "text_chars": 10}
+                )
+                assert not res.is_error, res.content
+                out = res.structured_content or {}
+                assert len(out["hits"]) == 60
+                assert len(json.dumps(out)) < 60 * 4_000, tool
+                for hit in out["hits"]:
+                    assert len(hit["speaker"]) <= mcp_server.MAX_FIELD_CHARS + 3
+                    assert hit["speaker"].startswith("SSS")
+                    assert len(hit["kind"]) <= mcp_server.MAX_FIELD_CHARS + 3
+                    assert "session" not in hit  # (a 20 KB object: left out)
+                    assert hit["conversation"] == 7  # (a short value as it was)
+                    assert len(hit["tags"]) <= mcp_server.MAX_HIT_TAGS
+                [tagged] = [h for h in out["hits"] if h["uri"].endswith("/d0.txt")]
+                assert tagged["tags_omitted"] == 1_024 - mcp_server.MAX_HIT_TAGS
+    finally:
+        await a.close()
