@@ -148,3 +148,29 @@ async def test_mcp_hits_bound_their_tags_and_provenance(tmp_path: Any) -> None:
                 assert tagged["tags_omitted"] == 1_024 - mcp_server.MAX_HIT_TAGS
     finally:
         await a.close()
+
+
+# -- 4. a caller's query vector past float32's range: a RuntimeWarning ---------------------
+
+
+@pytest.mark.parametrize("value", [1e38, 3e38, 1e308, 1e-30, 1e-320], ids=str)
+def test_a_far_scaled_query_vector_is_searched_without_a_warning(value: float) -> None:
+    """Before: ``find("", query_vector=[1e38] * d)`` (a direction the docs say is searched
+    at any scale) printed numpy's ``RuntimeWarning: overflow encountered in dot`` /
+    ``in cast``; where warnings are errors (``python -W error``, a test suite's
+    ``filterwarnings = error``) the ``RuntimeWarning`` escaped ``find`` raw, and ``1e308``
+    was refused as "must be a list of numbers (RuntimeWarning)". Now the check's arithmetic
+    ignores float overflow / underflow it handles itself: the same hits, no warning."""
+    import warnings
+
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.add_resource("alpha beta", target_uri="viking://resources/a.txt")
+        d = c.store.dimension
+        assert d is not None
+        want = [h.uri for h in c.find("", query_vector=[1.0] * d).contexts()]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = c.find("", query_vector=[value] * d)
+            [many] = c.find_many([""], query_vectors=[[value] * d])
+            assert [h.uri for h in got.contexts()] == want
+            assert [h.uri for h in many.contexts()] == want

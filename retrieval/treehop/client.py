@@ -1427,6 +1427,14 @@ def _unknown_targets(missing: Sequence[str]) -> NotFoundError:
     return NotFoundError(f"unknown target URI(s): {shown}{more}")
 
 
+_QUIET_FLOATS = np.errstate(over="ignore", under="ignore", invalid="ignore")
+"""The float overflow / underflow a query vector's check meets and handles itself (a norm
+of 1e38s, a cast of 1e308 to float32: :func:`_rescaled`). Why: numpy's ``RuntimeWarning``
+was printed for a vector the docs say is searched, and escaped ``find`` raw (or read as
+"not a list of numbers") where warnings are errors (``python -W error``)."""
+
+
+@_QUIET_FLOATS
 def _check_query_vector(
     vector: Sequence[float] | np.ndarray[Any, Any], store: VectorStore, embedded: bool = False
 ) -> np.ndarray[Any, np.dtype[np.float32]]:
@@ -1522,6 +1530,7 @@ it came (a model's unit rows are within ~1e-6: their results stay bit for bit wh
 were); one further off is made a unit row (:func:`_embedded_unit`)."""
 
 
+@_QUIET_FLOATS
 def _embedded_unit(
     vector: np.ndarray[Any, np.dtype[np.float32]], store: VectorStore
 ) -> np.ndarray[Any, np.dtype[np.float32]]:
