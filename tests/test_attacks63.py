@@ -174,3 +174,41 @@ def test_a_far_scaled_query_vector_is_searched_without_a_warning(value: float) -
             [many] = c.find_many([""], query_vectors=[[value] * d])
             assert [h.uri for h in got.contexts()] == want
             assert [h.uri for h in many.contexts()] == want
+
+
+# -- 5. a long run of Han characters: jieba's HMM is quadratic ------------------------------
+
+
+def test_a_long_han_run_is_tokenised_in_linear_time() -> None:
+    """Before: a run of Han characters without punctuation went to jieba whole, and jieba's
+    HMM for characters outside its dictionary copies a path per character (quadratic):
+    ``tokenize("中" * 20_000)`` took 3.5 s, 200,000 characters **307 s**; ``find`` of an
+    8,000-character Chinese query 2.5-9 s, LangChain ``add_texts`` of 30,000 characters
+    7.7 s. Now a run is cut into pieces of :data:`~treehop.text_tokenize.HAN_PIECE`
+    characters (a natural sentence is far shorter: its tokens are unchanged)."""
+    import time
+
+    import jieba
+
+    from treehop import text_tokenize as tt
+
+    seen: list[int] = []
+    real = jieba.lcut_for_search
+
+    def spy(text: str, *a: Any, **k: Any) -> list[str]:
+        seen.append(len(text))
+        return real(text, *a, **k)
+
+    sentence = "中华人民共和国的人工智能研究"
+    before = tt.tokenize(sentence)
+    jieba.lcut_for_search = spy
+    try:
+        t0 = time.perf_counter()
+        tokens = tt.tokenize("中" * 40_000)
+        took = time.perf_counter() - t0
+        assert tt.tokenize(sentence) == before
+    finally:
+        jieba.lcut_for_search = real
+    assert max(seen) <= tt.HAN_PIECE
+    assert tokens and set("".join(tokens)) == {"中"}
+    assert took < 8.0, took  # (quadratic: ~14 s on the machine the fix was measured on)
