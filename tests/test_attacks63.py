@@ -212,3 +212,81 @@ def test_a_long_han_run_is_tokenised_in_linear_time() -> None:
     assert max(seen) <= tt.HAN_PIECE
     assert tokens and set("".join(tokens)) == {"中"}
     assert took < 8.0, took  # (quadratic: ~14 s on the machine the fix was measured on)
+
+
+# -- 6. a folder's file named so that its URI cannot be named again -------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["x%2Fy.md", "a\\b.md", "%2E%2E", "..%2F..%2Fetc.md", "a%5Cb.md", "%2e"]
+)
+def test_a_folder_entry_whose_uri_no_call_can_name_is_skipped(tmp_path: Any, name: str) -> None:
+    """Before: ``add_resource(<folder>)`` indexed a file named ``x%2Fy.md`` (or ``a\\b.md``,
+    a folder named ``%2E%2E``) as ``.../x%252Fy.md`` (``a%5Cb.md``, ``%252E%252E/...``):
+    ``normalize`` decodes a segment twice and refuses a ``/``, ``\\``, ``.`` or ``..``, so
+    ``read`` / ``stat`` / ``ls`` / ``tree`` / ``remove`` / ``set_tags`` / a find's
+    ``target_uri`` of a URI that ``find`` itself answered all raised ``InvalidURIError``:
+    the node (a folder: its whole subtree) could be found but never opened or removed. Now
+    such a name is skipped and named in ``AddResult.skipped_names`` / ``skipped_dirs``,
+    as a name holding a control character is; its siblings are indexed."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "ok.md").write_text("alpha fine")
+    if name.endswith((".md", ".txt")):
+        (folder / name).write_text("alpha hidden away")
+    else:
+        (folder / name).mkdir()
+        (folder / name / "in.md").write_text("alpha hidden away")
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        res = c.add_resource(folder, target_uri="viking://resources/w")
+        assert [h.uri for h in c.find("alpha", limit=20).contexts()] == [
+            "viking://resources/w/ok.md"
+        ]
+        assert name in [*res.skipped_names, *res.skipped_dirs]
+        for h in c.find("alpha hidden", limit=20).contexts():  # every answered URI opens
+            c.read(h.uri)
+            c.stat(h.uri)
+
+
+def test_percent_and_backslash_names_that_decode_in_place_are_kept(tmp_path: Any) -> None:
+    """The control: ``100%.md``, ``a%41.md``, ``%252F.md`` (one decode leaves ``%2F``: no
+    separator) are indexed and readable, as before."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in ("100%.md", "a%41.md", "%252F.md", "q#1.md"):
+        (folder / n).write_text(f"alpha {n}")
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        res = c.add_resource(folder, target_uri="viking://resources/w")
+        assert res.files == 4 and not res.skipped_names
+        hits = c.find("alpha", limit=20).contexts()
+        assert len(hits) == 4
+        for h in hits:
+            assert c.read(h.uri).startswith("alpha")
+
+
+def test_an_add_named_by_such_a_name_is_refused_before_any_write(tmp_path: Any) -> None:
+    """The same for the add's own name: ``add_resource(<folder r%2Fx>)`` (no target) wrote
+    ``viking://resources/r%252Fx``, and ``add_resource(text, name="x%2Fy")`` the same kind of
+    URI: refused now (``InvalidURIError``, nothing written); with a ``target_uri`` the
+    name is not used and the add goes on."""
+    from treehop.errors import InvalidURIError
+
+    folder = tmp_path / "r%2Fx"
+    folder.mkdir()
+    (folder / "a.md").write_text("alpha in folder")
+    single = tmp_path / "f%5Cz.md"
+    single.write_text("alpha single")
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        for call in (
+            lambda: c.add_resource(folder),
+            lambda: c.add_resource(single),
+            lambda: c.add_resource("alpha text", name="x%2Fy"),
+            lambda: c.add_resource("alpha text", name="a\\b"),
+        ):
+            with pytest.raises(InvalidURIError, match="no call can name"):
+                call()
+        assert c.find("alpha", limit=10).total == 0  # (nothing written)
+        assert c.add_resource(folder, target_uri="viking://resources/f").files == 1
+        assert c.add_resource(single, target_uri="viking://resources/s.md").files == 1
+        for h in c.find("alpha", limit=10).contexts():
+            assert c.read(h.uri).startswith("alpha")

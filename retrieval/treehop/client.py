@@ -546,12 +546,14 @@ class AsyncTreehop:
         )
 
     def _target_for(self, target_uri: str | None, name: str) -> str:
-        """The URI an add writes at (checked as a new URI: :func:`treehop.uri.check_new`)."""
+        """The URI an add writes at (checked as a new URI: :func:`treehop.uri.check_new`).
+        A ``name`` that decodes out of its segment (``x%2Fy``, ``a\\b``: see
+        :func:`treehop.uri.name_leaves_root`) is refused: its URI could not be named again."""
         if target_uri is None:
-            return urimod.check_new(urimod.join(urimod.RESOURCES_ROOT, segment(name)))
+            return urimod.check_new(urimod.join(urimod.RESOURCES_ROOT, _named(name)))
         target = self.resolve(target_uri)
         if urimod.parent_of(target) is None:
-            return urimod.check_new(urimod.join(target, segment(name)))
+            return urimod.check_new(urimod.join(target, _named(name)))
         if urimod.CHUNK_MARK in target:
             raise InvalidURIError("cannot add a resource at a chunk URI")
         return urimod.check_new(target)
@@ -1417,6 +1419,18 @@ TINY_QUERY_NORM = 1e-15
 to zero: values under ~1e-19), so the norm no longer measures the vector: it is rescaled
 first (:func:`scaled_query_row`). A unit vector, or any vector a model returns, is far
 above."""
+
+
+def _named(name: str) -> str:
+    """``name`` as the segment an add names its place by; one that decodes out of it
+    (``x%2Fy``, ``a\\b``: :func:`treehop.uri.name_leaves_root`) is refused, as its URI could
+    not be named again (read, ls, remove refused it)."""
+    if urimod.name_leaves_root(name):
+        raise InvalidURIError(
+            f"the name {name[:100]!r} would make a URI that no call can name again "
+            "(a '%2F', '%5C', '\\' or '..' in it); give target_uri"
+        )
+    return segment(name)
 
 
 def _unknown_targets(missing: Sequence[str]) -> NotFoundError:
