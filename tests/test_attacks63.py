@@ -290,3 +290,47 @@ def test_an_add_named_by_such_a_name_is_refused_before_any_write(tmp_path: Any) 
         assert c.add_resource(single, target_uri="viking://resources/s.md").files == 1
         for h in c.find("alpha", limit=10).contexts():
             assert c.read(h.uri).startswith("alpha")
+
+
+# -- 7. VikingDB answers past float32's range: warnings and a NaN cosine --------------------
+
+
+def test_a_vikingdb_vector_past_float32_is_a_store_error_where_warnings_are_errors() -> None:
+    """Before: ``get_vectors`` against an index answering ``[1e300] * 4`` raised numpy's
+    ``RuntimeWarning: overflow encountered in cast`` raw where warnings are errors (the
+    ``StoreError`` attacks58 added came only after the cast). Now the cast is quiet and the
+    answer is the same ``StoreError`` as without ``-W error``."""
+    import warnings
+
+    import numpy as np
+
+    from test_attacks58 import AK, SK, _BentVikingDB, _four_nodes, make_store
+    from treehop.errors import StoreError
+
+    with _BentVikingDB(ak=AK, sk=SK) as srv:
+        store = make_store(srv, dim=4)
+        nodes = _four_nodes()
+        store.upsert(nodes, np.eye(4, dtype=np.float32))
+        srv.vector = [1e300] * 4
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(StoreError, match="expected 4 finite"):
+                store.get_vectors([nodes[0].uri])
+
+
+@pytest.mark.parametrize("value", [3e38, 1e38, 1e-30])
+def test_a_vikingdb_row_vector_of_large_finite_values_scores_its_cosine(value: float) -> None:
+    """Before: a search row's vector of finite float32 values whose squares overflow
+    (``[3e38] * 4``) had an infinite norm: its cosine was ``inf / inf``, a **NaN** score in
+    the hits (and a ``RuntimeWarning``). Now the cosine is taken of the vector scaled to its
+    largest value (cosine does not depend on scale): 1.0 for a vector along the query."""
+    import warnings
+
+    import numpy as np
+
+    from treehop.stores.vikingdb import _cosine
+
+    q = np.ones(4, dtype=np.float32) / 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _cosine(q, 1.0, [value] * 4) == pytest.approx(1.0, abs=1e-6)
