@@ -334,3 +334,42 @@ def test_a_vikingdb_row_vector_of_large_finite_values_scores_its_cosine(value: f
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert _cosine(q, 1.0, [value] * 4) == pytest.approx(1.0, abs=1e-6)
+
+
+# -- 8. LlamaIndex memory block: a message's session_id of another type ---------------------
+
+
+@pytest.mark.parametrize("sid", [5, ["x"], {"a": 1}, b"bytes", 1.5, True, "\ud800"], ids=repr)
+def test_li_memory_block_session_id_of_any_type_is_typed(sid: Any) -> None:
+    """Before: ``TreehopMemoryBlock.aput`` with a message whose ``additional_kwargs``
+    holds ``session_id`` as an int (or list, dict, bytes, float, bool) raised a raw
+    ``TypeError`` from a regex, a lone surrogate a raw ``UnicodeEncodeError``, and nothing
+    was remembered. Now an int or a UUID names its session by its text, a lone surrogate is
+    digested, and any other type is ``InvalidQueryError`` before anything is written."""
+    import asyncio
+    import uuid
+
+    from llama_index.core.llms import ChatMessage, MessageRole
+
+    from llama_index.retrievers.treehop.memory_block import TreehopMemoryBlock
+    from treehop.errors import InvalidQueryError
+
+    def msg(s: Any) -> list[ChatMessage]:
+        return [
+            ChatMessage(
+                role=MessageRole.USER,
+                content="I live in Porto",
+                additional_kwargs={"session_id": s},
+            )
+        ]
+
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        block = TreehopMemoryBlock(c)
+        if type(sid) in (int, str):
+            asyncio.run(block.aput(msg(sid)))
+            assert "Porto" in asyncio.run(block.aget(msg(sid)))
+        else:
+            with pytest.raises(InvalidQueryError, match="session_id"):
+                asyncio.run(block.aput(msg(sid)))
+            assert asyncio.run(block.aget(msg("x"))) == ""  # (nothing written)
+        asyncio.run(block.aput(msg(uuid.UUID(int=7))))
