@@ -373,3 +373,19 @@ def test_li_memory_block_session_id_of_any_type_is_typed(sid: Any) -> None:
                 asyncio.run(block.aput(msg(sid)))
             assert asyncio.run(block.aget(msg("x"))) == ""  # (nothing written)
         asyncio.run(block.aput(msg(uuid.UUID(int=7))))
+
+
+@pytest.mark.parametrize("thread", ["\ud800", "user-\udfff", "a..\ud800"])
+def test_a_langgraph_thread_id_with_a_lone_surrogate_is_digested(thread: str) -> None:
+    """Before: the LangChain middleware's ``session_for_thread`` of a thread id holding a
+    lone surrogate raised a raw ``UnicodeEncodeError`` (every turn of that thread failed).
+    Now it is digested as any other unsafe id, into an id the ledger takes."""
+    from langchain_treehop.middleware import session_for_thread
+
+    sid = session_for_thread(thread)
+    assert sid.startswith("t-") and sid.isascii()
+    assert session_for_thread(thread) == sid != session_for_thread(thread + "x")
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.remember("pottery workshop notes", name="n")
+        assert c.assemble_context("pottery", session_id=sid).uris
+        assert c.assemble_context("pottery", session_id=sid).uris == []
