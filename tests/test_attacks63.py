@@ -389,3 +389,39 @@ def test_a_langgraph_thread_id_with_a_lone_surrogate_is_digested(thread: str) ->
         c.remember("pottery workshop notes", name="n")
         assert c.assemble_context("pottery", session_id=sid).uris
         assert c.assemble_context("pottery", session_id=sid).uris == []
+
+
+# -- 9. a caller's token counter whose name fails or is huge --------------------------------
+
+
+class _NameFails:
+    @property
+    def name(self) -> str:
+        raise RuntimeError("counter down: api_key=SECRETSECRET1234567890")
+
+    def count(self, text: str) -> int:
+        return len(text) // 4
+
+
+class _NameHuge:
+    name = "n" * 1_000_000
+
+    def count(self, text: str) -> int:
+        return len(text) // 4
+
+
+def test_a_token_counter_whose_name_fails_or_is_huge() -> None:
+    """Before: ``assemble_context(..., token_counter=c)`` where reading ``c.name`` raised
+    passed the counter's own ``RuntimeError`` out (its text, an ``api_key=`` in it, included: the
+    counter's ``count`` failures were already wrapped and redacted); a name of 1,000,000
+    characters came back whole in ``AssembledContext.token_counter``. Now a failing name is
+    ``InvalidQueryError`` (redacted), a name is kept to 80 characters."""
+    from treehop.errors import InvalidQueryError
+
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        c.add_resource("alpha beta gamma " * 50, target_uri="viking://resources/a.txt")
+        with pytest.raises(InvalidQueryError, match="token_counter") as err:
+            c.assemble_context("alpha", token_counter=_NameFails())
+        assert "SECRETSECRET" not in str(err.value)
+        out = c.assemble_context("alpha", token_counter=_NameHuge())
+        assert out.tokens > 0 and len(out.token_counter) <= 80

@@ -282,7 +282,15 @@ def resolve_counter(counter: TokenCounter | str | None) -> TokenCounter:
         )
     if isinstance(counter, _CheckedCounter):
         return counter
-    if not isinstance(counter, TokenCounter):
+    try:
+        # (the protocol check reads ``name``: a property that raises passed the caller's own
+        # exception, its text included, out of assemble_context)
+        ok = isinstance(counter, TokenCounter)
+    except Exception as exc:
+        raise InvalidQueryError(
+            f"token_counter: reading its name failed: {redact_exception(exc)}"[:500]
+        ) from None
+    if not ok:
         raise InvalidQueryError("token_counter must have a name and a count(text) method")
     if isinstance(counter, _BUILT_IN):
         return counter
@@ -301,8 +309,14 @@ class _CheckedCounter:
 
     def __init__(self, inner: TokenCounter) -> None:
         self.inner = inner
-        name = inner.name
-        self.name = name if isinstance(name, str) else repr(name)[:80]
+        try:
+            name = inner.name
+        except Exception as exc:
+            raise InvalidQueryError(
+                f"token_counter: reading its name failed: {redact_exception(exc)}"[:500]
+            ) from None
+        # (at most 80 characters: the name is in every AssembledContext it counts)
+        self.name = name[:80] if isinstance(name, str) else repr(name)[:80]
 
     def count(self, text: str) -> int:
         try:
