@@ -75,7 +75,8 @@ def session_for_thread(thread_id: str) -> str:
     (one holding '..' too: the ledger's state key may not hold it)."""
     if _SAFE_ID.match(thread_id) and ".." not in thread_id:
         return thread_id
-    return "t-" + hashlib.sha256(thread_id.encode("utf-8")).hexdigest()[:32]
+    # (surrogatepass: a thread id holding a lone surrogate raised UnicodeEncodeError)
+    return "t-" + hashlib.sha256(thread_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 class TreehopContextMiddleware(AgentMiddleware):

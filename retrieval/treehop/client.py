@@ -555,12 +555,14 @@ class AsyncTreehop:
         )
 
     def _target_for(self, target_uri: str | None, name: str) -> str:
-        """The URI an add writes at (checked as a new URI: :func:`treehop.uri.check_new`)."""
+        """The URI an add writes at (checked as a new URI: :func:`treehop.uri.check_new`).
+        A ``name`` that decodes out of its segment (``x%2Fy``, ``a\\b``: see
+        :func:`treehop.uri.name_leaves_root`) is refused: its URI could not be named again."""
         if target_uri is None:
-            return urimod.check_new(urimod.join(urimod.RESOURCES_ROOT, segment(name)))
+            return urimod.check_new(urimod.join(urimod.RESOURCES_ROOT, _named(name)))
         target = self.resolve(target_uri)
         if urimod.parent_of(target) is None:
-            return urimod.check_new(urimod.join(target, segment(name)))
+            return urimod.check_new(urimod.join(target, _named(name)))
         if urimod.CHUNK_MARK in target:
             raise InvalidURIError("cannot add a resource at a chunk URI")
         return urimod.check_new(target)
@@ -1446,6 +1448,18 @@ first (:func:`scaled_query_row`). A unit vector, or any vector a model returns, 
 above."""
 
 
+def _named(name: str) -> str:
+    """``name`` as the segment an add names its place by; one that decodes out of it
+    (``x%2Fy``, ``a\\b``: :func:`treehop.uri.name_leaves_root`) is refused, as its URI could
+    not be named again (read, ls, remove refused it)."""
+    if urimod.name_leaves_root(name):
+        raise InvalidURIError(
+            f"the name {name[:100]!r} would make a URI that no call can name again "
+            "(a '%2F', '%5C', '\\' or '..' in it); give target_uri"
+        )
+    return segment(name)
+
+
 def _unknown_targets(missing: Sequence[str]) -> NotFoundError:
     """The error of a find whose targets name no node (named bounded: 100 targets of 2,048
     characters made a 200 KB message)."""
@@ -1454,6 +1468,14 @@ def _unknown_targets(missing: Sequence[str]) -> NotFoundError:
     return NotFoundError(f"unknown target URI(s): {shown}{more}")
 
 
+_QUIET_FLOATS = np.errstate(over="ignore", under="ignore", invalid="ignore")
+"""The float overflow / underflow a query vector's check meets and handles itself (a norm
+of 1e38s, a cast of 1e308 to float32: :func:`_rescaled`). Why: numpy's ``RuntimeWarning``
+was printed for a vector the docs say is searched, and escaped ``find`` raw (or read as
+"not a list of numbers") where warnings are errors (``python -W error``)."""
+
+
+@_QUIET_FLOATS
 def _check_query_vector(
     vector: Sequence[float] | np.ndarray[Any, Any], store: VectorStore, embedded: bool = False
 ) -> np.ndarray[Any, np.dtype[np.float32]]:
@@ -1549,6 +1571,7 @@ it came (a model's unit rows are within ~1e-6: their results stay bit for bit wh
 were); one further off is made a unit row (:func:`_embedded_unit`)."""
 
 
+@_QUIET_FLOATS
 def _embedded_unit(
     vector: np.ndarray[Any, np.dtype[np.float32]], store: VectorStore
 ) -> np.ndarray[Any, np.dtype[np.float32]]:

@@ -95,6 +95,7 @@ class HFTokenizerCounter:
         tok.no_truncation()
         tok.no_padding()
         self._tok = tok
+        self._unk = _unknown_id(tok)
         self._name = f"tokenizers:{Path(path).parent.name or Path(path).name}"
         self.additive_lines = _splits_at_whitespace(tok)
         """Whether the count of lines joined by newlines is the sum of their counts (see
@@ -105,15 +106,67 @@ class HFTokenizerCounter:
     def name(self) -> str:
         return self._name
 
+    def _encode(self, text: str) -> Any:
+        try:
+            return self._tok.encode(text, add_special_tokens=False)
+        except TypeError:
+            # A lone surrogate (a caller's hit): the tokenizer raised ``TypeError:
+            # TextInputSequence must be str`` out of assemble_context. Each is counted as a
+            # "?" (a token; BERT's normaliser drops U+FFFD), one character for one, so the
+            # offsets still index ``text``.
+            return self._tok.encode(_SURROGATE.sub("?", text), add_special_tokens=False)
+
+    def _unknown_words(self, text: str, enc: Any) -> list[tuple[int, int, int, int]]:
+        """``(token index, start, end)`` of each ``[UNK]`` of ``enc`` that stands for more
+        than one token's worth of text, with how many tokens it is counted as (the
+        heuristic's count of its text).
+
+        Why: WordPiece reads a word past ``max_input_chars_per_word`` (100 for MiniLM) as one
+        ``[UNK]``, so a 200,000-character word (a minified file, a base64 blob) counted one
+        token and a block "of 50 tokens" held 200 KB. The heuristic's rule (one per started 4
+        characters, a non-ASCII character one) errs high, as a budget should."""
+        unk = self._unk
+        ids = enc.ids
+        if unk is None or unk not in ids:
+            return []
+        offsets = enc.offsets
+        out = []
+        for i, t in enumerate(ids):
+            if t == unk:
+                a, b = offsets[i]
+                n = _HEURISTIC.count(text[a:b]) if b - a > 1 else 1
+                if n > 1:
+                    out.append((i, a, b, n))
+        return out
+
     def count(self, text: str) -> int:
-        return len(self._tok.encode(text, add_special_tokens=False).ids)
+        enc = self._encode(text)
+        return len(enc.ids) + sum(n - 1 for _, _, _, n in self._unknown_words(text, enc))
 
     def spans(self, text: str) -> tuple[list[int], list[int]]:
         """Where each token of ``text`` starts and ends (character offsets): with
         :attr:`additive_lines`, the count of any piece of ``text`` cut at whitespace, from
-        one encoding (an excerpt's search tries several pieces of one chunk)."""
-        offsets = self._tok.encode(text, add_special_tokens=False).offsets
-        return [a for a, _ in offsets], [b for _, b in offsets]
+        one encoding (an excerpt's search tries several pieces of one chunk). An over-long
+        word's ``[UNK]`` is as many spans as :meth:`count` counts it, so the two agree."""
+        enc = self._encode(text)
+        offsets = enc.offsets
+        starts, ends = [a for a, _ in offsets], [b for _, b in offsets]
+        long = self._unknown_words(text, enc)
+        if not long:
+            return starts, ends
+        s2: list[int] = []
+        e2: list[int] = []
+        prev = 0
+        for i, a, b, n in long:
+            s2 += starts[prev:i]
+            e2 += ends[prev:i]
+            cuts = [a + (k * (b - a)) // n for k in range(n + 1)]
+            s2 += cuts[:-1]
+            e2 += cuts[1:]
+            prev = i + 1
+        s2 += starts[prev:]
+        e2 += ends[prev:]
+        return s2, e2
 
 
 _ADDITIVE_PRE_TOKENIZERS = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit"})
@@ -184,6 +237,18 @@ class HeuristicCounter:
         return n
 
 
+_HEURISTIC = HeuristicCounter()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unknown_id(tok: Any) -> int | None:
+    """The id of ``tok``'s unknown token (``[UNK]``), None without one (a byte-level BPE
+    reads every word)."""
+    name = getattr(getattr(tok, "model", None), "unk_token", None)
+    found = tok.token_to_id(name) if isinstance(name, str) else None
+    return found if isinstance(found, int) else None
+
+
 _default: TokenCounter | None = None
 _default_lock = threading.Lock()
 
@@ -217,7 +282,15 @@ def resolve_counter(counter: TokenCounter | str | None) -> TokenCounter:
         )
     if isinstance(counter, _CheckedCounter):
         return counter
-    if not isinstance(counter, TokenCounter):
+    try:
+        # (the protocol check reads ``name``: a property that raises passed the caller's own
+        # exception, its text included, out of assemble_context)
+        ok = isinstance(counter, TokenCounter)
+    except Exception as exc:
+        raise InvalidQueryError(
+            f"token_counter: reading its name failed: {redact_exception(exc)}"[:500]
+        ) from None
+    if not ok:
         raise InvalidQueryError("token_counter must have a name and a count(text) method")
     if isinstance(counter, _BUILT_IN):
         return counter
@@ -236,8 +309,14 @@ class _CheckedCounter:
 
     def __init__(self, inner: TokenCounter) -> None:
         self.inner = inner
-        name = inner.name
-        self.name = name if isinstance(name, str) else repr(name)[:80]
+        try:
+            name = inner.name
+        except Exception as exc:
+            raise InvalidQueryError(
+                f"token_counter: reading its name failed: {redact_exception(exc)}"[:500]
+            ) from None
+        # (at most 80 characters: the name is in every AssembledContext it counts)
+        self.name = name[:80] if isinstance(name, str) else repr(name)[:80]
 
     def count(self, text: str) -> int:
         try:

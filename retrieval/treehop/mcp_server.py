@@ -103,7 +103,33 @@ def _empty_root(root: str, depth: int) -> dict[str, Any]:
     return out
 
 
+MAX_HIT_TAGS = 32
+"""The most tags one ``find`` / ``search`` hit shows (the rest counted in ``tags_omitted``):
+a node's tags have no total bound (``set_tags`` adds up to 256 a call)."""
+MAX_FIELD_CHARS = 200
+"""The longest provenance value (``speaker``, ``conversation``, ``session``, ``kind``) a hit
+shows: a longer string is cut (``...``), a longer non-string left out."""
+
+
+def _field(value: Any) -> Any:
+    """``value`` as a hit shows it (see :data:`MAX_FIELD_CHARS`), or ``_OMIT``."""
+    if isinstance(value, str):
+        return value if len(value) <= MAX_FIELD_CHARS else value[:MAX_FIELD_CHARS] + "..."
+    try:
+        small = len(json.dumps(value)) <= MAX_FIELD_CHARS
+    except (TypeError, ValueError, RecursionError):
+        small = False
+    return value if small else _OMIT
+
+
+_OMIT = object()
+
+
 def _hit(m: MatchedContext, text_chars: int) -> dict[str, Any]:
+    """One hit as the tools answer it. Only ``text`` is long by nature (cut by the caller's
+    ``text_chars`` and the answer's bound); the rest is bounded here. Why: ``tags`` and the
+    provenance keys were copied whole, and a record's metadata (up to 64 KB) or a node's
+    thousand tags put megabytes into the agent's context past ``text_chars``."""
     out: dict[str, Any] = {
         "uri": m.uri,
         "context_type": m.context_type.value,
@@ -111,15 +137,19 @@ def _hit(m: MatchedContext, text_chars: int) -> dict[str, Any]:
         "score": round(float(m.score), 6),
         "abstract": m.abstract,
         "text": m.text[:text_chars],
-        "tags": list(m.tags),
+        "tags": list(m.tags[:MAX_HIT_TAGS]),
         "found_by": m.found_by.value,
     }
+    if len(m.tags) > MAX_HIT_TAGS:
+        out["tags_omitted"] = len(m.tags) - MAX_HIT_TAGS
     shown = shown_iso(m.metadata.get(TIMESTAMP_FIELD))
     if shown is not None:
         out["time"] = shown
     for key in ("speaker", "conversation", "session", "kind"):
         if key in m.metadata:
-            out[key] = m.metadata[key]
+            value = _field(m.metadata[key])
+            if value is not _OMIT:
+                out[key] = value
     return out
 
 

@@ -148,10 +148,9 @@ def _normalize(uri: str, user: str) -> str:
             f"URI has {len(segments)} path segments; the limit is {MAX_URI_DEPTH} (MAX_URI_DEPTH)"
         )
     for seg in segments:
-        decoded = unquote(unquote(seg))
         if seg == "" and body != "":
             raise InvalidURIError(f"URI {uri!r} has an empty path segment")
-        if decoded in {".", ".."} or "/" in decoded or "\\" in decoded:
+        if name_leaves_root(unquote(seg)):
             raise InvalidURIError(f"URI {uri!r} tries to leave its root ({seg!r})")
     validate_user(user)
     head = segments[0]
@@ -173,6 +172,19 @@ def _normalize(uri: str, user: str) -> str:
             f"({RESOURCES_ROOT}, {MEMORIES_ROOT}, {SKILLS_ROOT})"
         )
     return resolved + fragment
+
+
+def name_leaves_root(name: str) -> bool:
+    """Whether ``name`` (a segment decoded once: a file's name, as ingest escapes it, every
+    ``%`` and ``\\`` percent-encoded) is refused by :func:`normalize`: decoded (again) it is
+    ``.`` / ``..`` or holds a ``/`` or ``\\``.
+
+    Why a function: a folder's file named ``x%2Fy.md`` or ``a\\b.md`` was indexed as
+    ``x%252Fy.md`` / ``a%5Cb.md``, which every read (``read``, ``ls``, ``remove``, a
+    find's ``target_uri``) then refused: found, never opened or removed. The walk skips
+    such a name by this same rule."""
+    decoded = unquote(name) if "%" in name else name
+    return decoded in {".", ".."} or "/" in decoded or "\\" in decoded
 
 
 _normalized = functools.lru_cache(maxsize=1024)(_normalize)

@@ -180,7 +180,20 @@ def _addressable(name: str) -> bool:
     return True
 
 
+def _walkable(name: str) -> bool:
+    """:func:`_addressable`, and not decoding out of its segment (``x%2Fy.md``,
+    ``a\\b.md``, ``%2E%2E``: :func:`treehop.uri.name_leaves_root`): a folder's entry so
+    named was indexed at a URI that every read, ``ls`` and ``remove`` refused (the add
+    itself names a single file or folder by its target, ``AsyncTreehop._target_for``)."""
+    if ("%" in name or "\\" in name) and urimod.name_leaves_root(name):
+        return False
+    return _addressable(name)
+
+
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
+_PLAIN = frozenset("%\\")
+"""Characters a printable ASCII name must not hold to skip :func:`_walkable` (a ``%``
+or ``\\`` may decode out of the name's segment)."""
 
 
 def _printable(rel: str) -> str:
@@ -509,7 +522,9 @@ def _scan_listed(
         files = []
     for e in files:
         name = e.name
-        if not (name.isascii() and name.isprintable()) and not _addressable(name):
+        if not (name.isascii() and name.isprintable() and _PLAIN.isdisjoint(name)) and not (
+            _walkable(name)
+        ):
             skipped_names.append(_printable(prefix + name))
             continue
         if name[0] == ".":
@@ -531,7 +546,7 @@ def _scan_listed(
     enter: list[tuple[str, str]] = []
     for e in sorted(subdirs, key=_entry_name):
         d = e.name
-        if d in SKIP_DIRS or d.startswith(".") or not _addressable(d):
+        if d in SKIP_DIRS or d.startswith(".") or not _walkable(d):
             # Counted and named in AddResult.skipped_dirs: nothing is skipped silently.
             skipped_dirs.append(_printable(prefix + d))
         elif not e.is_symlink():
@@ -550,7 +565,11 @@ def _plain_stats(files: list[os.DirEntry[str]]) -> list[os.stat_result] | None:
     Why: a re-add stats every file of the tree; the per-file checks in Python cost a third
     as much as the ``lstat`` calls themselves, and nearly every folder passes them all."""
     names = "/".join(e.name for e in files)
-    if not (names.isascii() and names.isprintable()) or ("/" + names).find("/.") >= 0:
+    if (
+        not (names.isascii() and names.isprintable())
+        or ("/" + names).find("/.") >= 0
+        or not _PLAIN.isdisjoint(names)
+    ):
         return None
     try:
         stats = [e.stat(follow_symlinks=False) for e in files]

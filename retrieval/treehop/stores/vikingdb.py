@@ -1123,7 +1123,10 @@ class VikingDBStore:
         mixed widths a raw ``ValueError`` from ``np.stack``), NaN and infinity too (to be
         written again by a re-add that reuses vectors)."""
         try:
-            v = np.asarray(vec, dtype=np.float32)
+            # (quiet: a value past float32 becomes inf, refused below; numpy's
+            # RuntimeWarning escaped raw where warnings are errors)
+            with np.errstate(over="ignore", invalid="ignore"):
+                v = np.asarray(vec, dtype=np.float32)
         except (TypeError, ValueError, OverflowError):
             raise StoreError("VikingDB fetch_in_index: a vector is not a list of numbers") from None
         if v.shape != (self._dim,) or not np.isfinite(v).all():
@@ -1609,16 +1612,21 @@ def _cosine(q: np.ndarray[Any, Any], qn: float, vec: Any) -> float:
     """The cosine of ``q`` and a vector a search answer carries. A vector that is not
     ``q``'s width of finite numbers is a :class:`StoreError`: a row answered with ``{}``
     escaped a raw ``TypeError`` from ``search``, one with ``1e400`` (infinite as float)
-    scored NaN, and a wrong width a raw ``ValueError`` from ``np.dot``."""
+    scored NaN, and a wrong width a raw ``ValueError`` from ``np.dot``. The vector is
+    scaled to its largest value first (a cosine does not depend on scale): finite values
+    whose squares overflow float32 (``3e38``) made an infinite norm and a NaN score, ones
+    whose squares underflow (``1e-30``) a zero norm and a score of 0."""
     try:
-        v = np.asarray(vec, dtype=np.float32).reshape(-1)
+        with np.errstate(over="ignore", invalid="ignore"):  # (inf is refused below)
+            v = np.asarray(vec, dtype=np.float32).reshape(-1)
     except (TypeError, ValueError, OverflowError):
         raise StoreError("VikingDB search: a row's vector is not a list of numbers") from None
     if v.shape != q.shape or not np.isfinite(v).all():
         raise StoreError(
             f"VikingDB search: a row's vector has {v.size} values, expected {q.size} finite ones"
         )
-    vn = float(np.linalg.norm(v))
-    if qn == 0 or vn == 0:
+    top = float(np.abs(v).max()) if v.size else 0.0
+    if qn == 0 or top == 0:
         return 0.0
-    return float(np.dot(q, v) / (qn * vn))
+    v = v / np.float32(top)
+    return float(np.dot(q, v) / (qn * float(np.linalg.norm(v))))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import uuid
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
@@ -40,12 +41,25 @@ _ROLES = {
 }
 
 
-def _session(session_id: str | None) -> str | None:
+def _session(session_id: object) -> str | None:
+    """A message's ``additional_kwargs["session_id"]`` as treehop's session id: a safe id as
+    it is, any other text digested, an int or a UUID by its text. Why: those kwargs hold
+    anything; an int raised a raw ``TypeError`` from the regex and a lone surrogate a
+    ``UnicodeEncodeError`` out of ``aput``, with nothing remembered."""
     if session_id is None:
         return None
+    if isinstance(session_id, uuid.UUID) or (
+        type(session_id) is int and -(2**63) <= session_id < 2**63
+    ):
+        session_id = str(session_id)
+    if not isinstance(session_id, str):
+        raise InvalidQueryError(
+            "a message's additional_kwargs['session_id'] must be a string, an int or a UUID, "
+            f"got {type(session_id).__name__}"
+        )
     if _SAFE.match(session_id):
         return session_id
-    return "s-" + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:32]
+    return "s-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 class TreehopMemoryBlock(BaseMemoryBlock[str]):
