@@ -6,8 +6,8 @@ The finds of ``check_memory_identity.py`` (five dev conversations; per question 
 ``hierarchical_retriever.DEEPER_TURNS`` off and on, the order flipping every find (process
 CPU per call). A find "takes" the deeper run when ``_deeper_turn_slots`` is called for it
 (counted by a wrapper); for those, ``--repeat`` more off / on pairs. Prints p50 / p95 of
-the on / off times and their ratio over the finds that take it and over all finds, the
-share of all finds' CPU the deeper runs add, the deeper descents per taking find, and the
+the on / off times and their ratio over the finds that take it, over the others (the
+check alone) and over all finds, the share of all finds' CPU the deeper runs add, the deeper descents per taking find, and the
 embedder calls per find with the flag off and on (a rerun must not embed the query again).
 Why: leftovers59 added the rerun; perf59 measures what it costs where it runs.
 
@@ -121,7 +121,8 @@ async def main(argv: list[str] | None = None) -> None:
         f"embedder calls per find: off {embeds[False] / len(rows):.3f}, "
         f"on {embeds[True] / len(rows):.3f}"
     )
-    for name, rs in (("taking", taking), ("all", rows)):
+    rest = [r for r in rows if not r["took"]]
+    for name, rs in (("taking", taking), ("others", rest), ("all", rows)):
         if not rs:
             continue
         off = [r["off"] for r in rs]
