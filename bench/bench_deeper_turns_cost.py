@@ -7,8 +7,9 @@ The finds of ``check_memory_identity.py`` (five dev conversations; per question 
 CPU per call). A find "takes" the deeper run when ``_deeper_turn_slots`` is called for it
 (counted by a wrapper); for those, ``--repeat`` more off / on pairs. Prints p50 / p95 of
 the on / off times and their ratio over the finds that take it, over the others (the
-check alone) and over all finds, the share of all finds' CPU the deeper runs add, the deeper descents per taking find, and the
-embedder calls per find with the flag off and on (a rerun must not embed the query again).
+check alone) and over all finds, the share of all finds' CPU the deeper runs add, the
+deeper descents per taking find, and the embedder calls per find with the flag off and on
+(a rerun must not embed the query again).
 Why: leftovers59 added the rerun; perf59 measures what it costs where it runs.
 
     OPENBLAS_NUM_THREADS=1 TREEHOP_BENCH_CACHE=/work/benchcache \\
