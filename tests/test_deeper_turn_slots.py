@@ -140,3 +140,33 @@ def test_find_many_goes_deeper_as_find_does(mem: Any) -> None:
     batch = [_shape(r) for r in mem.find_many(queries, context_type="memory", limit=6)]
     assert batch == alone
     assert len(alone[0]) == 6
+
+
+def test_the_deeper_run_embeds_nothing_and_reuses_the_first_search(
+    mem: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deeper run takes the query's vector from the request (the query is embedded
+    once, as a find that does not go deeper), and starts from the first run's first global
+    search, which it would ask again word for word (the same scope and size: the first step
+    does not depend on the descent's limit): one store search fewer per deeper run (helper
+    perf59). Its answer is the one a fresh search gives (the test above)."""
+    searches: list[tuple[str, int]] = []
+    search = hr.search_columns
+
+    def recorded(store: Any, vector: Any, scope: Any, limit: int, **kw: Any) -> Any:
+        searches.append((repr(scope), limit))
+        return search(store, vector, scope, limit, **kw)
+
+    monkeypatch.setattr(hr, "search_columns", recorded)
+    emb = mem.aio._embedder
+    for flag in (False, True):
+        monkeypatch.setattr(hr, "DEEPER_TURNS", flag)
+        calls, searches[:] = emb.calls, []
+        res = mem.find(QUERY, context_type="memory", limit=5)
+        assert emb.calls == calls + 1
+        assert len(res.contexts()) == (5 if flag else 3)
+        if not flag:
+            first = searches[0]
+    # the deeper runs (two here) asked only deeper searches: no repeat of the first one
+    assert searches[0] == first and searches.count(first) == 1
+    assert len(searches) > 1
