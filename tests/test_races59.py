@@ -57,7 +57,7 @@ def _waiting(a: AsyncTreehop) -> bool:
     """Whether a call waits for the client's write lock or for a category's lock."""
     from treehop import memory
 
-    if getattr(a.writer.lock, "_waiters", None):
+    if a.writer.lock.waiting():
         return True
     locks = memory._conversation_locks.get(a.store) or {}
     return any(e.users > 1 for e in locks.values())

@@ -27,7 +27,7 @@ import threading
 import time
 import zlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractAsyncContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from pathlib import Path
@@ -41,6 +41,7 @@ from .. import uri as urimod
 from ..embedders.base import Embedder
 from ..errors import InvalidURIError, NotFoundError, TreehopError
 from ..models import ContextType, Level, Node
+from ..stores._filelock import aholding_store, store_writers_waiting
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
 from ..tagging.ingest import IngestTagger, LabelCounts
@@ -356,11 +357,60 @@ def _text_hash(text: str) -> bytes:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
 
 
+class WriteLock:
+    """A client's write lock (``async with``): this client's writes one at a time, then the
+    store's write lock, shared with every other client of the store in this process and,
+    for an embedded store on disk, with every other process
+    (:func:`~treehop.stores._filelock.aholding_store`).
+
+    Why both: the client's ``asyncio.Lock`` queues its own calls in order without a
+    deadline, as before; the store's lock makes a write's checks of its place and the write
+    one step for every writer of the store (two clients, or two processes, each checked "no
+    document above this place" and then each wrote; helper xproc59). Waiting for the
+    store's lock past its ``lock_timeout`` raises
+    :class:`~treehop.errors.IndexLockedError` and holds nothing."""
+
+    def __init__(self, store: VectorStore) -> None:
+        self.store = store
+        self._mine = asyncio.Lock()
+        self._held: AbstractAsyncContextManager[None] | None = None
+
+    def locked(self) -> bool:
+        """Whether a write of this client holds (or is taking) the lock."""
+        return self._mine.locked()
+
+    def waiting(self) -> bool:
+        """Whether a write of this client, or of any client of the store in this process,
+        waits for the lock (tests interleave writes on it)."""
+        return bool(getattr(self._mine, "_waiters", None)) or (
+            store_writers_waiting(self.store) > 0
+        )
+
+    async def __aenter__(self) -> None:
+        await self._mine.acquire()
+        try:
+            held = aholding_store(self.store)
+            await held.__aenter__()
+        except BaseException:
+            self._mine.release()
+            raise
+        self._held = held
+
+    async def __aexit__(self, *exc: Any) -> None:
+        held, self._held = self._held, None
+        try:
+            if held is not None:
+                await held.__aexit__(*exc)
+        finally:
+            self._mine.release()
+
+
 class TreeWriter:
     """Writes the tree: ingest, memories and passages, re-tagging, removal.
 
-    ``store``, ``embedder``, ``summarizer`` and ``tagger`` are the client's; ``lock`` is the one
-    write lock of the client (readers never take it).
+    ``store``, ``embedder``, ``summarizer`` and ``tagger`` are the client's; ``lock`` is the
+    client's write lock (readers never take it), which also holds the store's write lock
+    (:class:`WriteLock`).
     """
 
     def __init__(
@@ -385,7 +435,7 @@ class TreeWriter:
         self.builder = TreeBuilder(summarizer, chunk_chars=chunk_chars)
         self.retag_all_below = retag_all_below
         self.directory_vectors = directory_vectors
-        self.lock = asyncio.Lock()
+        self.lock = WriteLock(store)
 
     async def io(self, fn: Callable[..., _T], *args: Any) -> _T:
         """Call the store: directly for in-process stores, in a worker thread for remote ones

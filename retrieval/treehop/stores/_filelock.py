@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import sys
 import threading
@@ -250,3 +251,189 @@ def holding_named(store: Any, name: str) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+# -- a store's write lock: one write (check and write) at a time, across clients and processes
+
+
+@dataclass(eq=False)
+class _StoreGate:
+    """The in-process half of a store's write lock (:func:`aholding_store`): one per store
+    object, or per index directory for an embedded store on disk (two store objects of one
+    path share it), kept while a call holds it or waits for it."""
+
+    key: Any
+    lock: threading.Lock
+    users: int = 0
+    """Calls holding or waiting for it (the gate leaves its table with the last)."""
+    waiting: int = 0
+    """Calls waiting for it or for the file lock behind it (what tests watch)."""
+
+
+_gates: dict[Any, _StoreGate] = {}
+_gates_by_store: weakref.WeakKeyDictionary[Any, _StoreGate] = weakref.WeakKeyDictionary()
+_gates_guard = threading.Lock()
+_held_gates: contextvars.ContextVar[tuple[_StoreGate, ...]] = contextvars.ContextVar(
+    "treehop_held_store_writes", default=()
+)
+STORE_WRITES_TIMEOUT = 10.0
+"""The wait of a store without ``lock_timeout`` (in memory of another kind, a remote
+engine) for another client's write of the same store object in this process."""
+
+
+def _gate_key(store: Any) -> Any:
+    """Which gate ``store`` shares: its index directory (resolved) for a store with a
+    :meth:`~treehop.stores.embedded.EmbeddedStore.writes_lock` and a path, else the store
+    object itself."""
+    path = getattr(store, "path", None)
+    if path is not None and callable(getattr(store, "writes_lock", None)):
+        return ("path", os.path.realpath(path))
+    return None
+
+
+def _take_gate(store: Any) -> _StoreGate:
+    key = _gate_key(store)
+    with _gates_guard:
+        if key is not None:
+            gate = _gates.get(key)
+            if gate is None:
+                gate = _gates[key] = _StoreGate(key, threading.Lock())
+        else:
+            try:
+                gate = _gates_by_store.get(store)
+                if gate is None:
+                    gate = _gates_by_store[store] = _StoreGate(None, threading.Lock())
+            except TypeError:  # (a store that cannot be a weak key: no sharing)
+                gate = _StoreGate(None, threading.Lock())
+        gate.users += 1
+        return gate
+
+
+def _give_gate(gate: _StoreGate) -> None:
+    with _gates_guard:
+        gate.users -= 1
+        if gate.users == 0 and gate.key is not None and _gates.get(gate.key) is gate:
+            del _gates[gate.key]
+
+
+def store_writers_waiting(store: Any) -> int:
+    """How many calls of this process wait for ``store``'s write lock
+    (:func:`aholding_store`): 0 when none does (tests interleave writes on it)."""
+    key = _gate_key(store)
+    with _gates_guard:
+        if key is not None:
+            gate = _gates.get(key)
+        else:
+            try:
+                gate = _gates_by_store.get(store)
+            except TypeError:
+                gate = None
+        return gate.waiting if gate is not None else 0
+
+
+def _store_busy(store: Any, timeout: float) -> IndexLockedError:
+    where = getattr(store, "path", None)
+    what = f"{where}" if where is not None else "this store"
+    return IndexLockedError(
+        f"another write to {str(what)[:200]} (another client, or another process) did not "
+        f"end within {timeout:g} s; see EmbeddedStore(lock_timeout=...)"
+    )
+
+
+@contextlib.asynccontextmanager
+async def aholding_store(store: Any) -> AsyncIterator[None]:
+    """Hold ``store``'s write lock: what a client's write (its checks of the place against
+    what is stored, then the write and its save) runs under, so that no other write of the
+    same store runs in between, whichever client or process makes it.
+
+    Why: each client's ``TreeWriter.lock`` is its own, and the embedded store's writer lock
+    (``LOCK``) is held only from a write's first ``upsert`` to its ``save``, after the
+    write's checks read the store. Two clients of one store, or two processes of one index
+    directory, each checked "no document above this place", then each wrote: process B's
+    text below the memory process A was writing, and A's memory became a directory, its
+    text gone (helper xproc59).
+
+    Two halves, both waited for (polling with ``asyncio.sleep``: the event loop runs on)
+    within one deadline, the store's ``lock_timeout`` (:data:`STORE_WRITES_TIMEOUT` for a
+    store without one), past which :class:`~treehop.errors.IndexLockedError` is raised and
+    nothing is held:
+
+    - in this process, a ``threading.Lock`` per store object (per index directory for an
+      embedded store on disk: two store objects of one path share it), whatever thread or
+      event loop each client runs on;
+    - across processes, for an embedded store on disk, its
+      :meth:`~treehop.stores.embedded.EmbeddedStore.writes_lock` (a ``flock``: a process
+      that dies holding it, even by ``SIGKILL``, releases it, so a lock file left behind
+      never stops a writer); then the store picks up what another process committed
+      (:meth:`~treehop.stores.embedded.EmbeddedStore.refresh`) before the caller reads.
+      Taken through a turnstile (``locks/writes-turn``, held only while waiting): with
+      polling alone, a process writing in a loop took the lock back before another
+      process's next try, and that one ran out its ``lock_timeout``.
+
+    Reentrant in a context that holds it (a coroutine, the tasks it starts, the worker
+    threads ``asyncio.to_thread`` runs for it): a nested hold shares the outer one. Remote
+    engines (Milvus, VikingDB) get the in-process half only: they have no lock, no
+    transaction and no conditional write to build the other half on (see bench/README.md,
+    helper xproc59).
+
+    Lock order (with :func:`holding_named`'s): a conversation's or a session's key lock,
+    then a client's write lock, then this one, then the writer lock (``LOCK``), then a
+    named lock."""
+    held = _held_gates.get()
+    gate = _take_gate(store)
+    try:
+        if gate in held:
+            yield
+            return
+        timeout = float(getattr(store, "lock_timeout", STORE_WRITES_TIMEOUT))
+        give_up = time.monotonic() + timeout
+        pause = 0.0005
+        file: WriterLock | None = None
+        with _gates_guard:
+            gate.waiting += 1
+        try:
+            while not gate.lock.acquire(blocking=False):
+                if time.monotonic() >= give_up:
+                    raise _store_busy(store, timeout)
+                await asyncio.sleep(pause)
+                pause = min(2 * pause, 0.05)
+            try:
+                file = store.writes_lock() if gate.key is not None else None
+                if file is not None:
+                    # (the turnstile first, held only while waiting for the lock: a process
+                    # that writes in a loop waits at the turnstile for a waiter already
+                    # there, instead of taking the lock back before the waiter's next try)
+                    turn = WriterLock(file.path.with_name("writes-turn"))
+                    while not turn.try_acquire():
+                        if time.monotonic() >= give_up:
+                            raise _store_busy(store, timeout)
+                        await asyncio.sleep(pause)
+                        pause = min(2 * pause, 0.05)
+                    try:
+                        while not file.try_acquire():
+                            if time.monotonic() >= give_up:
+                                raise _store_busy(store, timeout)
+                            await asyncio.sleep(pause)
+                            pause = min(2 * pause, 0.05)
+                    finally:
+                        turn.release()
+            except BaseException:
+                gate.lock.release()
+                raise
+        finally:
+            with _gates_guard:
+                gate.waiting -= 1
+        token = _held_gates.set((*held, gate))
+        try:
+            if file is not None:
+                store.refresh()  # (what another process committed before this write's reads)
+            yield
+        finally:
+            _held_gates.reset(token)
+            try:
+                if file is not None:
+                    file.release()
+            finally:
+                gate.lock.release()
+    finally:
+        _give_gate(gate)

@@ -648,6 +648,22 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             ) from None
         return folder
 
+    def writes_lock(self) -> WriterLock | None:
+        """The inter-process lock a client's whole write holds, its checks of the place
+        included (``locks/writes``; ``None`` for a store in memory), a ``flock`` like the
+        writer lock, so a killed holder never leaves it taken. Not taken here: see
+        :func:`~treehop.stores._filelock.aholding_store`, which takes it.
+
+        Why not the writer lock (``LOCK``): that one is released by every ``save``, and a
+        directory's ingest saves every hundred files; a write's checks must not see another
+        process's write land between them and the write's own commits. Why a file of its
+        own: other writes of the index that make no such check (the sessions' index, the
+        tagger's statistics) take only ``LOCK`` or a named lock, for a moment, and need not
+        wait for a whole ingest."""
+        if self.path is None:
+            return None
+        return WriterLock(self._lock_folder() / "writes")
+
     def named_lock(self, name: str) -> WriterLock | None:
         """An inter-process lock of its own for one of this index's shared records
         (``locks/<name>``, ``name`` lowercase letters; ``None`` for a store in memory), held
