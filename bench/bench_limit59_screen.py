@@ -196,11 +196,19 @@ def report(paths: Sequence[str]) -> None:
     for k, n in Counter(_reason(r["find"]["stop"]) for r in recs).most_common():
         print(f"    {n:4d}  {k}")
     uris = sum(
-        [x.split("#")[0] for x in r["ask2x"]["slots"]]
-        != [x.split("#")[0] for x in r["find"]["slots"]]
+        [x.rsplit("#", 1)[0] for x in r["ask2x"]["slots"]]
+        != [x.rsplit("#", 1)[0] for x in r["find"]["slots"]]
         for r in diff
     )
     print(f"  of them the slots' URIs differ (not only a slot's text): {uris}")
+    new_uris = sum(
+        bool(
+            {x.rsplit("#", 1)[0] for x in r["ask2x"]["slots"]}
+            - {x.rsplit("#", 1)[0] for x in r["find"]["slots"]}
+        )
+        for r in diff
+    )
+    print(f"  of them a URI new to the first 10: {new_uris}")
     newcomers = Counter(sum(s not in r["find"]["slots"] for s in r["ask2x"]["slots"]) for r in diff)
     print(f"  slots new to the first 10 (count: questions): {sorted(newcomers.items())}")
 
@@ -216,7 +224,9 @@ def pooled(paths: Sequence[str], base: str = "find") -> None:
     """Each row minus ``base`` over the questions of the files' sets (a set's kinds, named
     ``set/kind``, apart): paired mean, 95 % bootstrap interval (``bench_natural.
     mean_interval``), questions won / lost, sets won / lost; and the median over sets of each
-    row's p50 latency (the rows interleaved per question, so a set's p50s share its load)."""
+    row's p50 latency (the rows interleaved per question, so a set's p50s share its load;
+    not a cost in a ``--trace`` run, whose ``find`` row's timed call holds the trace's
+    extra finds)."""
     rows = [r for p in paths for r in json.loads(Path(p).read_text())["rows"]]
     for kinds in (False, True):
         sel = [r for r in rows if ("/" in r["dataset"]) == kinds]
@@ -234,12 +244,13 @@ def pooled(paths: Sequence[str], base: str = "find") -> None:
         for label, group in groups:
             n = sum(len(by[(s, base)]["per_question"]["ndcg@10"]) for s in group)
             print(f"{label} ({len(group)} sets, {n} questions)")
-            for m in METRICS:
+            metrics = [m for m in METRICS if m in by[(group[0], base)]]
+            for m in metrics:
                 mean = sum(by[(s, base)][m] * by[(s, base)]["n"] for s in group) / n
                 print(f"  {m} {base} {mean:.4f}")
             for k in keys:
                 print(f"  {k}:")
-                for m in METRICS:
+                for m in metrics:
                     d: list[float] = []
                     sw = sl = 0
                     for s in group:
