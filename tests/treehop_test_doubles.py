@@ -405,11 +405,19 @@ def peak_memory_mb(probe: str) -> int:
     return int(done.stdout.split()[-1])
 
 
+KB_DOCS = {
+    "ops/deploy.md": "# Deploy\n\nRoll back a deployment with kubectl rollout undo.\n",
+    "sec/keys.md": "# Keys\n\nRotate API keys every 90 days; keys live in the vault.\n",
+}
+"""The two-page knowledge base :func:`indexed_kb` indexes unless told otherwise."""
+
+
 @contextlib.contextmanager
-def indexed_kb(tmp_path: Path, docs: dict[str, str]) -> Iterator[Treehop]:
+def indexed_kb(tmp_path: Path, docs: dict[str, str] = KB_DOCS) -> Iterator[Treehop]:
     """A client (bag-of-words embedder, no reader processes) over ``docs`` written to
     ``tmp_path/kb`` and indexed under ``viking://resources/kb``: the small knowledge base the
-    framework users' scripts (test_usage63 / 64) start from, one copy so they cannot drift."""
+    framework users' scripts (test_usage63 / 64 / 65) start from, one copy so they cannot
+    drift."""
     for rel, text in docs.items():
         (tmp_path / "kb" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "kb" / rel).write_text(text, encoding="utf-8")
