@@ -17,7 +17,7 @@ import numpy as np
 from treehop import Treehop
 from treehop.descent import Candidate, Score
 from treehop.embedders.base import BaseEmbedder, normalize_rows
-from treehop.models import ContextType, FoundBy, Node
+from treehop.models import ContextType, FoundBy, MatchedContext, Node
 from treehop.stores.embedded import EmbeddedStore
 from treehop.uri import ancestors_of, parent_of
 
@@ -126,6 +126,21 @@ def chunk_candidate(
     )
     top = own if final is None else final
     return Candidate(node, Score(own), Score(top), own, FoundBy.GLOBAL)
+
+
+def leaf_hit(uri: str, content: str, score: float, **fields: Any) -> MatchedContext:
+    """A leaf resource hit as ``find()`` returns it: ``uri``, its text ``content`` and
+    ``score``, with any other :class:`MatchedContext` ``fields`` (``own_score``,
+    ``parent_uri``, ``chunk_index``, ``abstract``: empty unless given)."""
+    fields.setdefault("abstract", "")
+    return MatchedContext(
+        uri=uri,
+        context_type=ContextType.RESOURCE,
+        is_leaf=True,
+        score=score,
+        content=content,
+        **fields,
+    )
 
 
 def store_folder(uri: str, parent: str) -> Node:
