@@ -330,8 +330,13 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str = PAGE) 
     return doc
 
 
-def test_fish_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _package(tmp_path, monkeypatch)
+@pytest.fixture
+def doc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The package tree as shipped (the FAQ page :data:`PAGE`), its documentation folder."""
+    return _package(tmp_path, monkeypatch)
+
+
+def test_fish_faq_set_from_a_package_tree(doc: Path) -> None:
     nset = ns.fish_faq_set()
     nsc.assert_package_set(
         nset,
@@ -366,21 +371,13 @@ def test_fish_faq_set_leaves_out_a_short_answer(
     nsc.assert_left_out(ns.fish_faq_set(), Q_UNINSTALL, len(IDS) - 1)
 
 
-def test_no_question_text_is_left_in_any_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The leak check on the set finds no copy, and finds every question in the FAQ page as
-    shipped (it could fail)."""
-    _package(tmp_path, monkeypatch)
+def test_no_question_text_is_left_in_any_file(doc: Path) -> None:
     nsc.assert_leak_checked(
         ns.fish_faq_set(), {"faq.md": ns.fish_page_markdown(PAGE)}, [q for _, q in IDS]
     )
 
 
-def test_fish_faq_set_halves_are_fixed_and_disjoint(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    doc = _package(tmp_path, monkeypatch)
+def test_fish_faq_set_halves_are_fixed_and_disjoint(doc: Path) -> None:
     more = _faq(
         [
             *ENTRIES,
