@@ -116,19 +116,19 @@ def fuse_order(
         placed = set(order)
         rest_f = [("f", i) for i in range(len(order), nf)]
         rest_h = [key for key in sorted(h_rank, key=h_rank.__getitem__) if key not in placed]
+
+        def take(rest: list[tuple[str, int]]) -> None:
+            # the list's next item not placed yet, if any, placed next
+            while rest and rest[0] in placed:
+                rest.pop(0)
+            if rest:
+                key = rest.pop(0)
+                order.append(key)
+                placed.add(key)
+
         while rest_f or rest_h:
-            while rest_h and rest_h[0] in placed:
-                rest_h.pop(0)
-            if rest_h:
-                key = rest_h.pop(0)
-                order.append(key)
-                placed.add(key)
-            while rest_f and rest_f[0] in placed:
-                rest_f.pop(0)
-            if rest_f:
-                key = rest_f.pop(0)
-                order.append(key)
-                placed.add(key)
+            take(rest_h)
+            take(rest_f)
         return order
     inf = float("inf")
 

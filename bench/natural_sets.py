@@ -1055,6 +1055,59 @@ def _add_folder_notes(
     return notes, too_long
 
 
+def _add_pages(
+    files: dict[str, str],
+    doc: Path,
+    names: Sequence[str],
+    encoding: str,
+    limit: int,
+    rel: Callable[[str], str] = lambda name: name.removesuffix(".html") + ".md",
+    to_markdown: Callable[[str], str] | None = None,
+) -> tuple[list[str], list[str]]:
+    """The package's HTML pages among ``names`` that exist under ``doc``, each as markdown
+    (``to_markdown``, :func:`page_to_markdown` unless given) added to ``files`` at
+    ``rel(name)`` unless over ``limit`` characters: (the paths added, the names left out as
+    too long). One loop for every set that reads a list of pages, so that they all skip,
+    convert and cap a page the same way."""
+    convert = page_to_markdown if to_markdown is None else to_markdown
+    kept: list[str] = []
+    too_long: list[str] = []
+    for name in names:
+        path = doc / name
+        if not path.is_file():
+            continue
+        page = convert(_doc_text(path, encoding))
+        if len(page) > limit:
+            too_long.append(name)
+            continue
+        files[rel(name)] = page
+        kept.append(rel(name))
+    return kept, too_long
+
+
+def _entry_spans(page: str, heads: re.Pattern[str]) -> tuple[str, list[tuple[re.Match[str], int]]]:
+    """The text before the first match of ``heads`` in ``page`` (as markdown), and each match
+    with where its entry ends (the next match, or the page's end): the walk every splitter of
+    a page of headed entries starts with."""
+    found = list(heads.finditer(page))
+    intro = page_to_markdown(page[: found[0].start()] if found else page).strip()
+    ends = [m.start() for m in found[1:]] + [len(page)] if found else []
+    return intro, list(zip(found, ends, strict=True))
+
+
+def _repeat_id(seen: dict[str, int], base: str) -> str:
+    """``base`` the first time it is asked for, then ``base-2``, ``base-3``: the FAQ's own id
+    kept, a repeated one told apart (``seen`` counts them)."""
+    seen[base] = seen.get(base, 0) + 1
+    return base if seen[base] == 1 else f"{base}-{seen[base]}"
+
+
+def _joined_parts(parts: Sequence[str]) -> str:
+    """The page's kept parts as one markdown text: empty ones dropped, at most one blank
+    line between paragraphs, one final newline."""
+    return re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in parts if p)).strip() + "\n"
+
+
 def _packaged_set(
     name: str,
     root: Path,
@@ -6656,23 +6709,19 @@ def split_dar_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     anchors (``A2``, ``libssh2``); a repeat gets ``-2``. An entry with no text under it
     asks nothing."""
     page_html = _DAR_MENU.sub("", page_html, count=1)
-    heads = list(_DAR_QUESTION.finditer(page_html))
-    parts = [page_to_markdown(page_html[: heads[0].start()] if heads else page_html).strip()]
+    intro, spans = _entry_spans(page_html, _DAR_QUESTION)
+    parts = [intro]
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
-    for k, m in enumerate(heads):
-        end = heads[k + 1].start() if k + 1 < len(heads) else len(page_html)
+    for m, end in spans:
         answer = page_to_markdown(page_html[m.end() : end]).strip()
         # html_text spaces out inline tags ("with <code>...</code>, what" -> "... , what")
         question = re.sub(r"\s+([.,?!])", r"\1", _norm(html_text(m.group(2))))
         if answer and question:
-            base = m.group(1)
-            seen[base] = seen.get(base, 0) + 1
-            qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+            qa.append((_repeat_id(seen, m.group(1)), question, answer))
         if answer:
             parts.append(answer)
-    text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in parts if p)).strip() + "\n"
-    return text, qa
+    return _joined_parts(parts), qa
 
 
 def dar_faq_set() -> NaturalSet:
@@ -6689,19 +6738,7 @@ def dar_faq_set() -> NaturalSet:
     text, qa = split_dar_faq(_doc_text(faq_path, "latin-1"))
     files = {"FAQ.md": text}
     asked = [NaturalQuestion(f"dar-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
-    kept: list[str] = []
-    too_long: list[str] = []
-    for name in DAR_PAGES:
-        path = doc / name
-        if not path.is_file():
-            continue
-        page = page_to_markdown(_doc_text(path, "latin-1"))
-        if len(page) > DAR_MAX_PAGE_CHARS:
-            too_long.append(name)
-            continue
-        rel = name.removesuffix(".html") + ".md"
-        files[rel] = page
-        kept.append(rel)
+    kept, too_long = _add_pages(files, doc, DAR_PAGES, "latin-1", DAR_MAX_PAGE_CHARS)
     kept += _add_notes(files, doc, DAR_TEXTS)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
@@ -6799,26 +6836,22 @@ def split_xfig_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     Ids are the FAQ's own anchors (``depth``, ``Xaw3Dlink``); a repeat gets ``-2``. An entry
     with no text under it asks nothing."""
     page_html = _XFIG_CONTENTS.sub("", page_html)
-    heads = list(_XFIG_QUESTION.finditer(page_html))
-    parts = [page_to_markdown(page_html[: heads[0].start()] if heads else page_html).strip()]
+    intro, spans = _entry_spans(page_html, _XFIG_QUESTION)
+    parts = [intro]
     rules = [m.start() for m in _XFIG_RULE.finditer(page_html)]
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
-    for k, m in enumerate(heads):
-        end = heads[k + 1].start() if k + 1 < len(heads) else len(page_html)
+    for k, (m, end) in enumerate(spans):
         group = _XFIG_GROUP.search(page_html, m.end(), end)
         stop = group.start() if group else end
-        if k + 1 == len(heads) and rules and rules[-1] > m.end():
+        if k + 1 == len(spans) and rules and rules[-1] > m.end():
             stop = min(stop, rules[-1])
         answer = page_to_markdown(page_html[m.end() : stop]).strip()
         question = _norm(html.unescape(_TAG.sub("", m.group(2))))
         if answer and question:
-            base = m.group(1)
-            seen[base] = seen.get(base, 0) + 1
-            qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+            qa.append((_repeat_id(seen, m.group(1)), question, answer))
         parts += [answer, page_to_markdown(page_html[stop:end]).strip()]
-    text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in parts if p)).strip() + "\n"
-    return text, qa
+    return _joined_parts(parts), qa
 
 
 def xfig_faq_set() -> NaturalSet:
@@ -6834,19 +6867,14 @@ def xfig_faq_set() -> NaturalSet:
     text, qa = split_xfig_faq(_doc_text(faq_path, "latin-1"))
     files = {"faq.md": text}
     asked = [NaturalQuestion(f"xfig-faq:{k}", q, ((a, 1.0),), source="faq.md") for k, q, a in qa]
-    kept: list[str] = []
-    too_long: list[str] = []
-    for name in XFIG_PAGES:
-        path = doc / name
-        if not path.is_file():
-            continue
-        page = page_to_markdown(_doc_text(path, "latin-1"))
-        if len(page) > XFIG_MAX_PAGE_CHARS:
-            too_long.append(name)
-            continue
-        rel = name.removeprefix("html/").removesuffix(".html") + ".md"
-        files[rel] = page
-        kept.append(rel)
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        XFIG_PAGES,
+        "latin-1",
+        XFIG_MAX_PAGE_CHARS,
+        rel=lambda name: name.removeprefix("html/").removesuffix(".html") + ".md",
+    )
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
     return _packaged_set(
@@ -6927,12 +6955,11 @@ def split_courier_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     the question's slug; a repeat gets ``-2``. An entry with no text under it asks nothing.
     Decided from the markup alone."""
     page_html = _COURIER_CONTENTS.sub("", page_html, count=1)
-    heads = list(_COURIER_HEADING.finditer(page_html))
-    parts = [page_to_markdown(page_html[: heads[0].start()] if heads else page_html).strip()]
+    intro, spans = _entry_spans(page_html, _COURIER_HEADING)
+    parts = [intro]
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
-    for k, m in enumerate(heads):
-        end = heads[k + 1].start() if k + 1 < len(heads) else len(page_html)
+    for m, end in spans:
         anchor = _COURIER_ANCHOR.search(m.group(2))
         if not (m.group(1) == "3" or (m.group(1) == "2" and anchor)):
             parts.append(page_to_markdown(page_html[m.start() : end]).strip())
@@ -6950,12 +6977,10 @@ def split_courier_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
         answer = page_to_markdown(page_html[start:end]).strip()
         if answer and question:
             base = anchor.group(1) if anchor else _slug(question)
-            seen[base] = seen.get(base, 0) + 1
-            qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+            qa.append((_repeat_id(seen, base), question, answer))
         if answer:
             parts.append(answer)
-    text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in parts if p)).strip() + "\n"
-    return text, qa
+    return _joined_parts(parts), qa
 
 
 def courier_faq_set() -> NaturalSet:
@@ -6976,8 +7001,6 @@ def courier_faq_set() -> NaturalSet:
     text, qa = split_courier_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
     asked = [NaturalQuestion(f"courier-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
-    kept: list[str] = []
-    too_long: list[str] = []
     html_dir = doc / COURIER_HTML
     pages = sorted(
         p.name
@@ -6986,16 +7009,13 @@ def courier_faq_set() -> NaturalSet:
         and p.name.endswith(".html")
         and p.name not in (COURIER_FAQ, *COURIER_LEFT_OUT)
     )
-    for path in [html_dir / n for n in pages] + [doc / n for n in COURIER_NOTES]:
-        if not path.is_file():
-            continue
-        page = page_to_markdown(_doc_text(path, "utf-8"))
-        rel = path.relative_to(doc).as_posix()
-        if len(page) > COURIER_MAX_PAGE_CHARS:
-            too_long.append(rel)
-            continue
-        files[rel.removesuffix(".html") + ".md"] = page
-        kept.append(rel)
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        [posixpath.join(COURIER_HTML, n) for n in pages] + list(COURIER_NOTES),
+        "utf-8",
+        COURIER_MAX_PAGE_CHARS,
+    )
     kept += _add_notes(files, doc, COURIER_TEXTS)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
@@ -7120,23 +7140,19 @@ def split_fish_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     else the question's slug; a repeat gets ``-2``. An entry with no text under it asks
     nothing. Decided from the markup alone."""
     main = sphinx_main_column(page_html)
-    heads = list(_FISH_QUESTION.finditer(main))
-    parts = [page_to_markdown(main[: heads[0].start()] if heads else main).strip()]
+    intro, spans = _entry_spans(main, _FISH_QUESTION)
+    parts = [intro]
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
-    for k, m in enumerate(heads):
-        end = heads[k + 1].start() if k + 1 < len(heads) else len(main)
+    for m, end in spans:
         title = _FISH_TITLE.search(main, m.end(), end)
         stop = title.start() if title else end
         answer = page_to_markdown(main[m.end() : stop]).strip()
         question = _norm(html.unescape(_TAG.sub("", _FISH_PERMALINK.sub("", m.group(2)))))
         if answer and question:
-            base = m.group(1) or _slug(question)
-            seen[base] = seen.get(base, 0) + 1
-            qa.append((base if seen[base] == 1 else f"{base}-{seen[base]}", question, answer))
+            qa.append((_repeat_id(seen, m.group(1) or _slug(question)), question, answer))
         parts += [answer, page_to_markdown(main[stop:end]).strip()]
-    text = re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in parts if p)).strip() + "\n"
-    return text, qa
+    return _joined_parts(parts), qa
 
 
 def fish_faq_set() -> NaturalSet:
@@ -7155,18 +7171,14 @@ def fish_faq_set() -> NaturalSet:
     asked = [NaturalQuestion(f"fish-faq:{k}", q, ((a, 1.0),), source="faq.md") for k, q, a in qa]
     cmds_dir = doc / FISH_CMDS
     cmds = sorted(p.name for p in cmds_dir.iterdir() if p.name.endswith(".html"))
-    n_pages = 0
-    too_long: list[str] = []
-    for name in [*FISH_PAGES, *(f"{FISH_CMDS}/{n}" for n in cmds)]:
-        path = doc / name
-        if not path.is_file():
-            continue
-        page = fish_page_markdown(_doc_text(path, "utf-8"))
-        if len(page) > FISH_MAX_PAGE_CHARS:
-            too_long.append(name)
-            continue
-        files[name.removesuffix(".html") + ".md"] = page
-        n_pages += 1
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        [*FISH_PAGES, *(f"{FISH_CMDS}/{n}" for n in cmds)],
+        "utf-8",
+        FISH_MAX_PAGE_CHARS,
+        to_markdown=fish_page_markdown,
+    )
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
     return _packaged_set(
@@ -7177,7 +7189,7 @@ def fish_faq_set() -> NaturalSet:
         lambda version: (
             f"fish FAQ from {FISH_PACKAGE} {version} (Sphinx HTML, one page, {len(qa)} <h2> "
             "questions deleted, the main column only) + the tree's hand-written pages and "
-            f"the {len(cmds)} command pages of cmds/ ({n_pages} pages in; left out, over "
+            f"the {len(cmds)} command pages of cmds/ ({len(kept)} pages in; left out, over "
             f"{FISH_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); genindex, "
             "search, license, the sidebars and navigation bars out; answer = the text under "
             "a question up to the next <h2>; left out, answer under "

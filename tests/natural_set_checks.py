@@ -8,10 +8,13 @@ checks and a check made stricter is stricter for all."""
 
 from __future__ import annotations
 
+import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
@@ -43,6 +46,16 @@ def assert_halves_kept(
     dev2, test2 = bt.sampled_halves(again, None)
     assert {q.qid for q in dev} <= {q.qid for q in dev2}
     assert {q.qid for q in test} <= {q.qid for q in test2}
+
+
+def assert_halves_survive_an_added_question(
+    build: Callable[[], Any], add_question: Callable[[], object]
+) -> None:
+    """The set's halves checked (:func:`halves_of`), then, after ``add_question`` put one
+    more entry in the package's FAQ, kept (:func:`assert_halves_kept`)."""
+    first, dev, test = halves_of(build)
+    add_question()
+    assert_halves_kept(build, first, dev, test)
 
 
 def flat(text: str) -> str:
@@ -96,3 +109,44 @@ def leak_checked(
     found = cql.find_leaks(shipped, asked, is_html)
     assert {lk.question for lk in found if not exact or lk.kind == "exact"} == set(asked)
     return asked
+
+
+def assert_package_set(
+    nset: Any,
+    name: str,
+    *,
+    ids: Sequence[str],
+    files: Collection[str],
+    source: str,
+    version: str,
+    too_long: str,
+) -> None:
+    """What every set built from a package tree must be: named ``name``, its questions the
+    FAQ's entries in order (``ids``: each id after ``<name>:``), its corpus exactly
+    ``files``, every question's answer from ``source``; no question's text left in the
+    corpus and each answer in its file (:func:`assert_questions_out_answers_in`); the files
+    on disk as the set holds them; the note naming the package's version and the page left
+    out as too long (``too_long``); the set registered as held out. The set's own reading
+    (encodings, scrubbed quotes, cross-references) stays in its test file."""
+    assert nset.name == name
+    assert [q.qid for q in nset.questions] == [f"{name}:{k}" for k in ids]
+    assert set(nset.files) == set(files)
+    assert_questions_out_answers_in(nset)
+    assert {q.source for q in nset.questions} == {source}
+    assert_files_as_written(nset)
+    assert version in nset.note and f"over 150000 chars: {too_long}" in nset.note
+    assert_held_out(name)
+
+
+def assert_leak_checked(
+    nset: Any, shipped: dict[str, str], expected: Collection[str], *, is_html: bool = False
+) -> None:
+    """:func:`leak_checked`, and what the set asks or left out is exactly ``expected``."""
+    assert sorted(leak_checked(nset, shipped, is_html=is_html)) == sorted(expected)
+
+
+def assert_refuses_without_faq(build: Callable[[], Any], missing: str) -> None:
+    """Building the set from a package tree that lacks its FAQ (``missing``) fails, naming
+    the file."""
+    with pytest.raises(FileNotFoundError, match=re.escape(f"no {missing}")):
+        build()

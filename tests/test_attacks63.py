@@ -12,20 +12,13 @@ import pytest
 
 from treehop import Treehop
 from treehop.context_assembly import HeuristicCounter, HFTokenizerCounter, assemble_context
-from treehop.models import ContextType, MatchedContext
+from treehop.models import MatchedContext
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, leaf_hit
 
 
 def _hit(text: str, uri: str = "viking://resources/a.txt", score: float = 0.5) -> MatchedContext:
-    return MatchedContext(
-        uri=uri,
-        context_type=ContextType.RESOURCE,
-        is_leaf=True,
-        abstract="a",
-        score=score,
-        content=text,
-    )
+    return leaf_hit(uri, text, score, abstract="a")
 
 
 # -- 1. a word longer than WordPiece reads was one token: the budget held nothing ------------

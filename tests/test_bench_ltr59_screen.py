@@ -16,23 +16,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_ltr59_screen as scr
-from treehop.models import ContextType, MatchedContext
+from treehop.models import MatchedContext
+
+from treehop_test_doubles import leaf_hit
 
 
 def _slot(
     uri: str, parent: str, score: float, own: float | None, idx: int, text: str
 ) -> MatchedContext:
-    return MatchedContext(
-        uri=uri,
-        context_type=ContextType.RESOURCE,
-        is_leaf=True,
-        abstract="",
-        content=text,
-        score=score,
-        own_score=own,
-        parent_uri=parent,
-        chunk_index=idx,
-    )
+    return leaf_hit(uri, text, score, own_score=own, parent_uri=parent, chunk_index=idx)
 
 
 def test_slot_features_read_each_slot_in_finds_order() -> None:

@@ -20,9 +20,9 @@ import bench_sysfuse59_screen as scr
 import bench_tree as bt
 from treehop import Treehop
 from treehop import client as tc
-from treehop.models import ChunkContext, ContextType, FindResult, MatchedContext
+from treehop.models import ChunkContext, ContextType, FindResult
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, leaf_hit
 
 
 def test_rrf_lifts_a_hybrid_only_chunk_above_find_s_lower_slots() -> None:
@@ -77,15 +77,7 @@ def _slot(uri: str, score: float, shown: str | None = None, hidden: str | None =
         collapsed.append(ChunkContext(uri=shown, score=score - 0.1, position=1))
     if hidden:
         collapsed.append(ChunkContext(uri=hidden, score=score - 0.2))
-    return MatchedContext(
-        uri=uri,
-        context_type=ContextType.RESOURCE,
-        is_leaf=True,
-        abstract="",
-        content=f"text of {uri}",
-        score=score,
-        collapsed=collapsed,
-    )
+    return leaf_hit(uri, f"text of {uri}", score, collapsed=collapsed)
 
 
 def _hit(uri: str, score: float) -> Any:

@@ -24,7 +24,6 @@ judge leaves the set but not the corpus's scrubbing.
 from __future__ import annotations
 
 import gzip
-import re
 import sys
 from pathlib import Path
 
@@ -336,22 +335,30 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str = PAGE) 
     return doc
 
 
-def test_courier_faq_set_from_a_package_tree(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _package(tmp_path, monkeypatch)
+@pytest.fixture
+def doc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The package tree as shipped (the FAQ page :data:`PAGE`), its documentation folder."""
+    return _package(tmp_path, monkeypatch)
+
+
+def test_courier_faq_set_from_a_package_tree(doc: Path) -> None:
     nset = ns.courier_faq_set()
-    assert [q.qid for q in nset.questions] == [f"courier-faq:{k}" for k, _ in IDS]
-    assert set(nset.files) == {
-        "FAQ.md",
-        "html/makesmtpaccess.md",
-        "html/maildroptips.md",
-        "README.sharedfolders.md",
-        "README",
-        "BUGS",
-    }
-    nsc.assert_questions_out_answers_in(nset)
-    assert {q.source for q in nset.questions} == {"FAQ.md"}
+    nsc.assert_package_set(
+        nset,
+        "courier-faq",
+        ids=[k for k, _ in IDS],
+        files={
+            "FAQ.md",
+            "html/makesmtpaccess.md",
+            "html/maildroptips.md",
+            "README.sharedfolders.md",
+            "README",
+            "BUGS",
+        },
+        source="FAQ.md",
+        version="1.0.16-3",
+        too_long="html/install.html",
+    )
     # UTF-8 read as such
     assert "Naïve linkers" in nset.files["FAQ.md"]
     assert "file\u2019s lines" in nset.files["html/makesmtpaccess.md"]
@@ -360,9 +367,6 @@ def test_courier_faq_set_from_a_package_tree(
     # the cross-reference in an answer quoting another question: scrubbed, the rest kept
     vdom = next(q for q in nset.questions if q.qid == "courier-faq:vdomains").answers[0][0]
     assert "aliases" in vdom and "relaying" not in vdom
-    nsc.assert_files_as_written(nset)
-    assert "1.0.16-3" in nset.note and "over 150000 chars: html/install.html" in nset.note
-    nsc.assert_held_out("courier-faq")
 
 
 def test_courier_faq_set_leaves_out_a_short_answer(
@@ -372,34 +376,26 @@ def test_courier_faq_set_leaves_out_a_short_answer(
         "Set the RANLIB environment variable before running configure.", "Set RANLIB."
     )
     _package(tmp_path, monkeypatch, short)
-    nset = ns.courier_faq_set()
-    nsc.assert_left_out(nset, Q_OSX, len(IDS) - 1)
+    nsc.assert_left_out(ns.courier_faq_set(), Q_OSX, len(IDS) - 1)
 
 
-def test_no_question_text_is_left_in_any_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The leak check on the set finds no copy, and finds every question in the FAQ page as
-    shipped (it could fail)."""
-    _package(tmp_path, monkeypatch)
-    nset = ns.courier_faq_set()
-    asked = nsc.leak_checked(nset, {"faq.md": ns.page_to_markdown(PAGE)})
-    assert sorted(asked) == sorted(q for _, q in IDS)
+def test_no_question_text_is_left_in_any_file(doc: Path) -> None:
+    nsc.assert_leak_checked(
+        ns.courier_faq_set(), {"faq.md": ns.page_to_markdown(PAGE)}, [q for _, q in IDS]
+    )
 
 
-def test_courier_faq_set_halves_are_fixed_and_disjoint(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    doc = _package(tmp_path, monkeypatch)
-    first, dev, test = nsc.halves_of(ns.courier_faq_set)
+def test_courier_faq_set_halves_are_fixed_and_disjoint(doc: Path) -> None:
     more = _page(
         BODY
         + "  <h3>Q: How do I set up a mailing list?</h3>\n\n"
         + "  <p>Use couriermlm to create the list directory and its messages.</p>\n",
         CONTENTS,
     )
-    (doc / ns.COURIER_HTML / ns.COURIER_FAQ).write_text(more, encoding="utf-8")
-    nsc.assert_halves_kept(ns.courier_faq_set, first, dev, test)
+    faq = doc / ns.COURIER_HTML / ns.COURIER_FAQ
+    nsc.assert_halves_survive_an_added_question(
+        ns.courier_faq_set, lambda: faq.write_text(more, encoding="utf-8")
+    )
 
 
 def test_courier_faq_set_refuses_a_package_without_the_faq(
@@ -407,5 +403,4 @@ def test_courier_faq_set_refuses_a_package_without_the_faq(
 ) -> None:
     root = unpacked_package(tmp_path, monkeypatch, ns.COURIER_PACKAGE, "1.0.16-3")
     (root / ns.COURIER_DOC / ns.COURIER_HTML).mkdir(parents=True)
-    with pytest.raises(FileNotFoundError, match=re.escape("no html/FAQ.html")):
-        ns.courier_faq_set()
+    nsc.assert_refuses_without_faq(ns.courier_faq_set, "html/FAQ.html")

@@ -22,7 +22,6 @@ but not the corpus's scrubbing.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -331,13 +330,23 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str = PAGE) 
     return doc
 
 
-def test_fish_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _package(tmp_path, monkeypatch)
+@pytest.fixture
+def doc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The package tree as shipped (the FAQ page :data:`PAGE`), its documentation folder."""
+    return _package(tmp_path, monkeypatch)
+
+
+def test_fish_faq_set_from_a_package_tree(doc: Path) -> None:
     nset = ns.fish_faq_set()
-    assert [q.qid for q in nset.questions] == [f"fish-faq:{k}" for k, _ in IDS]
-    assert set(nset.files) == {"faq.md", "index.md", "tutorial.md", "cmds/set.md"}
-    nsc.assert_questions_out_answers_in(nset)
-    assert {q.source for q in nset.questions} == {"faq.md"}
+    nsc.assert_package_set(
+        nset,
+        "fish-faq",
+        ids=[k for k, _ in IDS],
+        files={"faq.md", "index.md", "tutorial.md", "cmds/set.md"},
+        source="faq.md",
+        version="3.6.0-3.1",
+        too_long="relnotes.html",
+    )
     # UTF-8 read as such
     assert "Naïve prompts" in nset.files["faq.md"]
     assert "tutorial\u2019s examples" in nset.files["tutorial.md"]
@@ -349,9 +358,6 @@ def test_fish_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.Mo
     assert "explains it." in index and "Frequently asked questions page answers" in index
     # the page quoting a question: scrubbed, its other text kept
     assert "Write a fish_prompt function" in nset.files["tutorial.md"]
-    nsc.assert_files_as_written(nset)
-    assert "3.6.0-3.1" in nset.note and "over 150000 chars: relnotes.html" in nset.note
-    nsc.assert_held_out("fish-faq")
 
 
 def test_fish_faq_set_leaves_out_a_short_answer(
@@ -362,26 +368,16 @@ def test_fish_faq_set_leaves_out_a_short_answer(
         "Remove the package.",
     )
     _package(tmp_path, monkeypatch, short)
-    nset = ns.fish_faq_set()
-    nsc.assert_left_out(nset, Q_UNINSTALL, len(IDS) - 1)
+    nsc.assert_left_out(ns.fish_faq_set(), Q_UNINSTALL, len(IDS) - 1)
 
 
-def test_no_question_text_is_left_in_any_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The leak check on the set finds no copy, and finds every question in the FAQ page as
-    shipped (it could fail)."""
-    _package(tmp_path, monkeypatch)
-    nset = ns.fish_faq_set()
-    asked = nsc.leak_checked(nset, {"faq.md": ns.fish_page_markdown(PAGE)})
-    assert sorted(asked) == sorted(q for _, q in IDS)
+def test_no_question_text_is_left_in_any_file(doc: Path) -> None:
+    nsc.assert_leak_checked(
+        ns.fish_faq_set(), {"faq.md": ns.fish_page_markdown(PAGE)}, [q for _, q in IDS]
+    )
 
 
-def test_fish_faq_set_halves_are_fixed_and_disjoint(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    doc = _package(tmp_path, monkeypatch)
-    first, dev, test = nsc.halves_of(ns.fish_faq_set)
+def test_fish_faq_set_halves_are_fixed_and_disjoint(doc: Path) -> None:
     more = _faq(
         [
             *ENTRIES,
@@ -393,8 +389,9 @@ def test_fish_faq_set_halves_are_fixed_and_disjoint(
             ),
         ]
     )
-    (doc / ns.FISH_FAQ).write_text(more, encoding="utf-8")
-    nsc.assert_halves_kept(ns.fish_faq_set, first, dev, test)
+    nsc.assert_halves_survive_an_added_question(
+        ns.fish_faq_set, lambda: (doc / ns.FISH_FAQ).write_text(more, encoding="utf-8")
+    )
 
 
 def test_fish_faq_set_refuses_a_package_without_the_faq(
@@ -402,5 +399,4 @@ def test_fish_faq_set_refuses_a_package_without_the_faq(
 ) -> None:
     root = unpacked_package(tmp_path, monkeypatch, ns.FISH_PACKAGE, "3.6.0-3.1")
     (root / ns.FISH_DOC).mkdir(parents=True)
-    with pytest.raises(FileNotFoundError, match=re.escape("no faq.html")):
-        ns.fish_faq_set()
+    nsc.assert_refuses_without_faq(ns.fish_faq_set, "faq.html")

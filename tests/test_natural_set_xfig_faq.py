@@ -22,7 +22,6 @@ halves; an answer too short to judge leaves the set but not the corpus's scrubbi
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -169,21 +168,21 @@ PAGE = PAGE.replace(
     '<li><a href="#jpeg_prob">I\'m getting errors such as</a>\n<blockquote>\nUnresolved:'
     "\n<br>\njpeg_create_decompress\n</blockquote>",
 )
-ASKED = [Q_GET, Q_DEPTH, Q_ICON, Q_ACTION, Q_UMLAUT, Q_OGONEK, Q_XPOINTER, Q_JPEG]
+IDS = [
+    ("get_xfig", Q_GET),
+    ("depth", Q_DEPTH),
+    ("openw_icon", Q_ICON),
+    ("action", Q_ACTION),
+    ("multi-key", Q_UMLAUT),
+    ("ogonek", Q_OGONEK),
+    ("xpointer", Q_XPOINTER),
+    ("jpeg_prob", Q_JPEG),
+]
 
 
 def test_split_xfig_faq_questions_answers_and_ids() -> None:
     page, qa = ns.split_xfig_faq(PAGE)
-    assert [(k, q) for k, q, _ in qa] == [
-        ("get_xfig", Q_GET),
-        ("depth", Q_DEPTH),
-        ("openw_icon", Q_ICON),
-        ("action", Q_ACTION),
-        ("multi-key", Q_UMLAUT),
-        ("ogonek", Q_OGONEK),
-        ("xpointer", Q_XPOINTER),
-        ("jpeg_prob", Q_JPEG),
-    ]
+    assert [(k, q) for k, q, _ in qa] == IDS
     answers = {k: a for k, _, a in qa}
     assert answers["get_xfig"] == (
         "xfig and TransFig are freeware and you can get them from several sites."
@@ -339,32 +338,27 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str = PAGE) 
     return doc
 
 
-def test_xfig_faq_set_from_a_package_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _package(tmp_path, monkeypatch)
+@pytest.fixture
+def doc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The package tree as shipped (the FAQ page :data:`PAGE`), its documentation folder."""
+    return _package(tmp_path, monkeypatch)
+
+
+def test_xfig_faq_set_from_a_package_tree(doc: Path) -> None:
     nset = ns.xfig_faq_set()
-    assert [q.qid for q in nset.questions] == [
-        f"xfig-faq:{k}"
-        for k in (
-            "get_xfig",
-            "depth",
-            "openw_icon",
-            "action",
-            "multi-key",
-            "ogonek",
-            "xpointer",
-            "jpeg_prob",
-        )
-    ]
-    assert set(nset.files) == {"faq.md", "attributes.md", "printing.md", "xfig_man.md"}
-    nsc.assert_questions_out_answers_in(nset)
-    assert {q.source for q in nset.questions} == {"faq.md"}
+    nsc.assert_package_set(
+        nset,
+        "xfig-faq",
+        ids=[k for k, _ in IDS],
+        files={"faq.md", "attributes.md", "printing.md", "xfig_man.md"},
+        source="faq.md",
+        version="1:3.2.8b-2",
+        too_long="html/options.html",
+    )
     # ISO-8859-1 read as such
     assert "Naïve users" in nset.files["printing.md"]
     # the page quoting a question: scrubbed, its other text kept
     assert "sets its drawing order" in nset.files["attributes.md"]
-    nsc.assert_files_as_written(nset)
-    assert "1:3.2.8b-2" in nset.note and "over 150000 chars: html/options.html" in nset.note
-    nsc.assert_held_out("xfig-faq")
 
 
 def test_xfig_faq_set_leaves_out_a_short_answer(
@@ -372,26 +366,16 @@ def test_xfig_faq_set_leaves_out_a_short_answer(
 ) -> None:
     short = PAGE.replace("You are probably compiling on an old OpenWindows system.", "Old.")
     _package(tmp_path, monkeypatch, short)
-    nset = ns.xfig_faq_set()
-    nsc.assert_left_out(nset, Q_XPOINTER, 7)
+    nsc.assert_left_out(ns.xfig_faq_set(), Q_XPOINTER, len(IDS) - 1)
 
 
-def test_no_question_text_is_left_in_any_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The leak check on the set finds no copy, and finds every question in the FAQ page as
-    shipped (it could fail)."""
-    _package(tmp_path, monkeypatch)
-    nset = ns.xfig_faq_set()
-    asked = nsc.leak_checked(nset, {"faq.md": ns.page_to_markdown(PAGE)})
-    assert sorted(asked) == sorted(ASKED)
+def test_no_question_text_is_left_in_any_file(doc: Path) -> None:
+    nsc.assert_leak_checked(
+        ns.xfig_faq_set(), {"faq.md": ns.page_to_markdown(PAGE)}, [q for _, q in IDS]
+    )
 
 
-def test_xfig_faq_set_halves_are_fixed_and_disjoint(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    doc = _package(tmp_path, monkeypatch)
-    first, dev, test = nsc.halves_of(ns.xfig_faq_set)
+def test_xfig_faq_set_halves_are_fixed_and_disjoint(doc: Path) -> None:
     more = _page(
         [
             *GROUPS,
@@ -408,8 +392,9 @@ def test_xfig_faq_set_halves_are_fixed_and_disjoint(
             ),
         ]
     )
-    (doc / ns.XFIG_FAQ).write_text(more)
-    nsc.assert_halves_kept(ns.xfig_faq_set, first, dev, test)
+    nsc.assert_halves_survive_an_added_question(
+        ns.xfig_faq_set, lambda: (doc / ns.XFIG_FAQ).write_text(more)
+    )
 
 
 def test_xfig_faq_set_refuses_a_package_without_the_faq(
@@ -417,5 +402,4 @@ def test_xfig_faq_set_refuses_a_package_without_the_faq(
 ) -> None:
     root = unpacked_package(tmp_path, monkeypatch, ns.XFIG_PACKAGE, "1:3.2.8b-2")
     (root / ns.XFIG_DOC / "html").mkdir(parents=True)
-    with pytest.raises(FileNotFoundError, match=re.escape("no html/faq.html")):
-        ns.xfig_faq_set()
+    nsc.assert_refuses_without_faq(ns.xfig_faq_set, "html/faq.html")

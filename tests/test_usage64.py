@@ -19,15 +19,11 @@ from treehop import InvalidQueryError, Treehop, UnsupportedUseError
 from treehop_test_doubles import BagOfWordsEmbedder, indexed_kb
 
 REPO = Path(__file__).resolve().parents[1]
-DOCS = {
-    "ops/deploy.md": "# Deploy\n\nRoll back a deployment with kubectl rollout undo.\n",
-    "sec/keys.md": "# Keys\n\nRotate API keys every 90 days; keys live in the vault.\n",
-}
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[Treehop]:
-    with indexed_kb(tmp_path, DOCS) as th:
+    with indexed_kb(tmp_path) as th:
         yield th
 
 

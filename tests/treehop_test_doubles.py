@@ -17,7 +17,7 @@ import numpy as np
 from treehop import Treehop
 from treehop.descent import Candidate, Score
 from treehop.embedders.base import BaseEmbedder, normalize_rows
-from treehop.models import ContextType, FoundBy, Node
+from treehop.models import ContextType, FoundBy, MatchedContext, Node
 from treehop.stores.embedded import EmbeddedStore
 from treehop.uri import ancestors_of, parent_of
 
@@ -126,6 +126,21 @@ def chunk_candidate(
     )
     top = own if final is None else final
     return Candidate(node, Score(own), Score(top), own, FoundBy.GLOBAL)
+
+
+def leaf_hit(uri: str, content: str, score: float, **fields: Any) -> MatchedContext:
+    """A leaf resource hit as ``find()`` returns it: ``uri``, its text ``content`` and
+    ``score``, with any other :class:`MatchedContext` ``fields`` (``own_score``,
+    ``parent_uri``, ``chunk_index``, ``abstract``: empty unless given)."""
+    fields.setdefault("abstract", "")
+    return MatchedContext(
+        uri=uri,
+        context_type=ContextType.RESOURCE,
+        is_leaf=True,
+        score=score,
+        content=content,
+        **fields,
+    )
 
 
 def store_folder(uri: str, parent: str) -> Node:
@@ -405,11 +420,19 @@ def peak_memory_mb(probe: str) -> int:
     return int(done.stdout.split()[-1])
 
 
+KB_DOCS = {
+    "ops/deploy.md": "# Deploy\n\nRoll back a deployment with kubectl rollout undo.\n",
+    "sec/keys.md": "# Keys\n\nRotate API keys every 90 days; keys live in the vault.\n",
+}
+"""The two-page knowledge base :func:`indexed_kb` indexes unless told otherwise."""
+
+
 @contextlib.contextmanager
-def indexed_kb(tmp_path: Path, docs: dict[str, str]) -> Iterator[Treehop]:
+def indexed_kb(tmp_path: Path, docs: dict[str, str] = KB_DOCS) -> Iterator[Treehop]:
     """A client (bag-of-words embedder, no reader processes) over ``docs`` written to
     ``tmp_path/kb`` and indexed under ``viking://resources/kb``: the small knowledge base the
-    framework users' scripts (test_usage63 / 64) start from, one copy so they cannot drift."""
+    framework users' scripts (test_usage63 / 64 / 65) start from, one copy so they cannot
+    drift."""
     for rel, text in docs.items():
         (tmp_path / "kb" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "kb" / rel).write_text(text, encoding="utf-8")

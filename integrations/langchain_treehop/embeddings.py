@@ -18,6 +18,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from treehop.embedders.base import Embedder, Vectors, normalize_rows
+from treehop.embedders.fallback import given_or_default
 from treehop.errors import EmbeddingError, InvalidQueryError
 from treehop.ingest.writer import EMBED_BATCH
 from treehop.redaction import redact_exception
@@ -161,17 +162,7 @@ class TreehopEmbeddings(Embeddings):
     """
 
     def __init__(self, embedder: Embedder | None = None) -> None:
-        if embedder is None:
-            from treehop.embedders.fallback import offline_default
-
-            embedder = offline_default()
-        if not callable(getattr(embedder, "embed", None)) or not callable(
-            getattr(embedder, "aembed_query", None)
-        ):
-            raise EmbeddingError(
-                f"embedder must be a treehop Embedder, got {type(embedder).__name__}"
-            )
-        self.embedder: Embedder = embedder
+        self.embedder: Embedder = given_or_default(embedder)
         """The treehop embedder answering every call."""
 
     @property

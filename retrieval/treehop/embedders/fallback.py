@@ -5,6 +5,8 @@ It lives here, below both, so that neither imports the other for it."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..errors import EmbeddingError
 from .base import Embedder
 
@@ -19,3 +21,18 @@ def offline_default() -> Embedder:
             "embedder=..."
         ) from exc
     return default_embedder()
+
+
+def given_or_default(embedder: object) -> Embedder:
+    """``embedder``, or the offline default (:func:`offline_default`) when it is ``None``;
+    anything without callable ``embed`` and ``aembed_query`` refused as an
+    :class:`~treehop.errors.EmbeddingError` naming its type (not an ``AttributeError`` at
+    the first call). One copy for the LangChain and LlamaIndex embedding wrappers, which
+    both take an optional treehop embedder, so that they accept and refuse the same."""
+    if embedder is None:
+        return offline_default()
+    if not callable(getattr(embedder, "embed", None)) or not callable(
+        getattr(embedder, "aembed_query", None)
+    ):
+        raise EmbeddingError(f"embedder must be a treehop Embedder, got {type(embedder).__name__}")
+    return cast(Embedder, embedder)

@@ -20,6 +20,7 @@ from llama_index.core.llms import LLM as LlamaLLM
 from pydantic import PrivateAttr
 
 from treehop.embedders.base import BaseEmbedder, Embedder, Vectors, normalize_rows
+from treehop.embedders.fallback import given_or_default
 from treehop.errors import EmbeddingError, LLMError
 from treehop.llm.base import BaseLLM, ChatMessage
 from treehop.redaction import redact_exception
@@ -115,16 +116,7 @@ class TreehopEmbedding(BaseEmbedding):
     _embedder: Embedder = PrivateAttr()
 
     def __init__(self, embedder: Embedder | None = None, **kwargs: Any) -> None:
-        if embedder is None:
-            from treehop.embedders.fallback import offline_default
-
-            embedder = offline_default()
-        if not callable(getattr(embedder, "embed", None)) or not callable(
-            getattr(embedder, "aembed_query", None)
-        ):
-            raise EmbeddingError(
-                f"embedder must be a treehop Embedder, got {type(embedder).__name__}"
-            )
+        embedder = given_or_default(embedder)
         super().__init__(model_name=embedder.name, **kwargs)
         self._embedder = embedder
 
