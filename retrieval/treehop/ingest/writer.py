@@ -39,7 +39,7 @@ import numpy.typing as npt
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..embedders.base import Embedder
-from ..errors import InvalidURIError, NotFoundError, TreehopError
+from ..errors import IngestError, InvalidURIError, NotFoundError, TreehopError
 from ..models import ContextType, Level, Node
 from ..stores._filelock import aholding_store, store_writers_waiting
 from ..stores.base import IncrementalStore, VectorStore
@@ -404,6 +404,25 @@ class WriteLock:
         finally:
             self._mine.release()
 
+    async def let_others_in(self) -> None:
+        """Inside ``async with``: release the store's lock and keep this client's own, so
+        that other clients and processes may write while this one works outside the store
+        (a directory's ingest embedding its next batch; helper xproc59b). The caller has
+        saved (nothing of its write is uncommitted) and calls :meth:`take_back` before it
+        reads or writes the store again."""
+        held, self._held = self._held, None
+        if held is not None:
+            await held.__aexit__(None, None, None)
+
+    async def take_back(self) -> None:
+        """Take the store's lock again after :meth:`let_others_in` (what another process
+        committed meanwhile is picked up first). Waiting past the store's ``lock_timeout``
+        raises :class:`~treehop.errors.IndexLockedError` with the store's lock not held (the
+        enclosing ``async with`` then releases the client's own)."""
+        held = aholding_store(self.store)
+        await held.__aenter__()
+        self._held = held
+
 
 class TreeWriter:
     """Writes the tree: ingest, memories and passages, re-tagging, removal.
@@ -495,6 +514,7 @@ class TreeWriter:
             fresh = plan.manifest
             fresh.fingerprint = fingerprint
             key = _manifest_key(target)
+            gaps = _BatchGaps(self, target, call, key)
 
             async def checkpoint(done: set[str]) -> None:
                 # Called right after a save: the files whose nodes that save holds, plus
@@ -505,7 +525,8 @@ class TreeWriter:
                         keep[row] = False
                 part = fresh.rows(keep)
                 part.written_ns, part.partial = time.time_ns(), True
-                await self.io(self.store.put_state, key, part.encode())
+                gaps.written = part.encode()
+                await self.io(self.store.put_state, key, gaps.written)
 
             if plan.pending:
                 # Before anything is tagged: the tagger saves its statistics as it counts,
@@ -513,7 +534,13 @@ class TreeWriter:
                 # too (the next run then recounts them, see below).
                 await checkpoint(set())
             res = await self.write(
-                built, target, call, plan=plan, old_uris=old_uris, checkpoint=checkpoint
+                built,
+                target,
+                call,
+                plan=plan,
+                old_uris=old_uris,
+                checkpoint=checkpoint,
+                gaps=gaps if gaps.possible() else None,
             )
             if manifest.partial and self.tagger is not None:
                 # Resuming a stopped ingest: its tagging had already counted the files it
@@ -689,6 +716,7 @@ class TreeWriter:
         plan: _Plan | None = None,
         old_uris: set[str] | None = None,
         checkpoint: Callable[[set[str]], Awaitable[None]] | None = None,
+        gaps: _BatchGaps | None = None,
     ) -> AddResult:
         """Store a built tree at ``target`` (the caller holds :attr:`lock`): embed only nodes
         whose text changed, delete stored nodes the tree no longer has, re-describe the
@@ -696,7 +724,9 @@ class TreeWriter:
 
         With a ``plan`` and a ``checkpoint``, the embedded nodes are committed in batches
         (every :attr:`commit_files` files or :attr:`commit_seconds`): the store is saved, then
-        ``checkpoint`` gets the URIs of the files whose nodes are all stored."""
+        ``checkpoint`` gets the URIs of the files whose nodes are all stored. With ``gaps``
+        too, the store's write lock is let go after each of those commits and taken back
+        before the next (:class:`_BatchGaps`)."""
         user_tags, metadata = call.user_tags, call.metadata
         if metadata:
             for n in built.nodes:
@@ -737,7 +767,7 @@ class TreeWriter:
                 # (first, so that the first commit holds them).
                 await self.refresh_unchanged(same)
             if plan is not None and checkpoint is not None:
-                await self._store_in_batches(changed, plan, call.progress, checkpoint)
+                await self._store_in_batches(changed, plan, call.progress, checkpoint, gaps)
             else:
                 vectors = await self.embed_nodes(changed, call.progress)
                 if changed:
@@ -762,9 +792,16 @@ class TreeWriter:
         plan: _Plan,
         progress: ProgressCallback | None,
         checkpoint: Callable[[set[str]], Awaitable[None]],
+        gaps: _BatchGaps | None = None,
     ) -> None:
         """Embed and store ``changed`` directories first, then file by file, committing every
         :attr:`commit_files` files or :attr:`commit_seconds` seconds (see :meth:`write`).
+
+        With ``gaps``, the store's write lock is released after each commit (this client's
+        own lock kept: its own calls stay queued) and the next batches are embedded outside
+        it; it is taken back, and what the ingest read checked again, before the next
+        commit's first write. It is held again when this returns (the rest of the write, the
+        stale nodes' deletion included, runs under it as before).
 
         Directories go first: a stop after the first commit leaves every directory described
         from all of its files, so a resumed run re-describes only those with files left."""
@@ -791,6 +828,7 @@ class TreeWriter:
         last_commit = time.monotonic()
         since = 0
         e = 0
+        out = False  # (the store's lock let go: taken back before the next write)
         for start in range(0, total, EMBED_BATCH):
             part = seq[start : start + EMBED_BATCH]
             vecs = await self.embedder.aembed([n.embedding_text() for n in part])
@@ -810,12 +848,22 @@ class TreeWriter:
                 or since >= self.commit_files
                 or time.monotonic() - last_commit >= self.commit_seconds
             ):
+                if out:
+                    assert gaps is not None
+                    await gaps.back()
+                    out = False
                 await self.io(self.store.upsert, buf_nodes, np.vstack(buf_vecs))
-                buf_nodes, buf_vecs = [], []
                 if not last:  # (the end of the write saves and writes the whole manifest)
                     await self.io(self.store.save)
                     await checkpoint(set(done))
+                    if gaps is not None:
+                        await gaps.leave(buf_nodes)
+                        out = True
+                buf_nodes, buf_vecs = [], []
                 last_commit, since = time.monotonic(), 0
+        if out:  # (not reached: the last batch commits; kept so the lock is never lost)
+            assert gaps is not None
+            await gaps.back()
 
     async def finish(self) -> None:
         """End a write: re-tag a small index whole, then save once."""
@@ -1219,6 +1267,79 @@ class TreeWriter:
                 await self.refresh_ancestors(node.uri)
             await self.io(self.store.save)
             return n
+
+
+class _BatchGaps:
+    """Between a directory ingest's commit batches: let other writers in, then check again,
+    under the store's write lock, what the ingest read before it (helper xproc59b).
+
+    Why: the ingest held the store's write lock (across processes, on disk) for the whole
+    directory, so another process's ``add_messages`` or ``add_resource`` waited its
+    ``lock_timeout`` and raised :class:`~treehop.errors.IndexLockedError` during a long
+    ingest. Now each commit batch is one step under the lock (the client's own lock is held
+    throughout, so this client's calls still wait for the whole ingest).
+
+    What the ingest read before a gap, and another writer may have changed in it: the
+    place's checks (``call.check``: rerun); the directory's manifest (another ingest of the
+    same directory rewrites it: re-read, compared with the bytes this ingest wrote last);
+    the nodes stored under the target (the plan's stored URIs and their texts, from which
+    the stale nodes to delete, the kept files and the nodes to re-embed come; another
+    process's write, rewrite or removal inside the directory changes them: when the store's
+    generation moved, their ``{uri: content_hash}`` is read again and compared with what it
+    was when the lock was let go). A difference refuses the rest with
+    :class:`~treehop.errors.IngestError`: the batches committed so far are kept with a
+    partial manifest, as after a stopped ingest, so adding the directory again resumes it,
+    and nothing the other writer wrote is overwritten or deleted.
+
+    Cost: one read of the target's ``{uri: content_hash}`` (the stored JSON scanned, no node
+    built) at the first gap, then only after a gap in which another writer committed.
+
+    Only for an embedded store on disk (the store that has a cross-process lock and a
+    generation to compare); other stores keep the lock for the whole ingest, as before."""
+
+    def __init__(self, writer: TreeWriter, target: str, call: AddCall, key: str) -> None:
+        self.writer, self.target, self.call, self.key = writer, target, call, key
+        self.written: bytes | None = None
+        """The manifest this ingest wrote last (what a re-read must still find)."""
+        self.generation = -1
+        self.hashes: dict[str, str] | None = None
+        """``{uri: content_hash}`` under the target when the lock was let go."""
+
+    def possible(self) -> bool:
+        store = self.writer.store
+        return getattr(store, "path", None) is not None and hasattr(store, "generation")
+
+    async def leave(self, batch: Sequence[Node]) -> None:
+        """Right after the commit of ``batch`` (saved, its manifest written): note what is
+        stored under the target, then release the store's lock."""
+        w = self.writer
+        if self.hashes is None:
+            self.hashes = await w.io(_gc_paused, w._stored_hashes, self.target)
+        else:
+            self.hashes.update((n.uri, n.content_hash) for n in batch)
+        self.generation = int(getattr(w.store, "generation", -1))
+        await w.lock.let_others_in()
+
+    async def back(self) -> None:
+        """Take the store's lock back and check what the ingest read (see the class)."""
+        w = self.writer
+        await w.lock.take_back()
+        if self.call.check is not None:
+            await self.call.check()
+        raw = await w.io(w.store.get_state, self.key)
+        if raw != self.written:
+            raise self._changed("its manifest was rewritten (another ingest of it)")
+        if int(getattr(w.store, "generation", -1)) != self.generation:
+            now = await w.io(_gc_paused, w._stored_hashes, self.target)
+            if now != self.hashes:
+                raise self._changed("another write added, changed or removed entries in it")
+            self.hashes = now
+
+    def _changed(self, why: str) -> IngestError:
+        return IngestError(
+            f"the ingest of {self.target[:200]} stopped between its commit batches: {why}; "
+            "the files committed so far are kept, add the directory again to finish it"
+        )
 
 
 def _gc_paused(fn: Callable[..., _T], *args: Any) -> _T:
