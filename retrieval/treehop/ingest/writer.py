@@ -368,7 +368,10 @@ class WriteLock:
     one step for every writer of the store (two clients, or two processes, each checked "no
     document above this place" and then each wrote; helper xproc59). Waiting for the
     store's lock past its ``lock_timeout`` raises
-    :class:`~treehop.errors.IndexLockedError` and holds nothing."""
+    :class:`~treehop.errors.IndexLockedError` and holds nothing. A directory ingest on an
+    embedded store on disk lets the store's lock go between its commit batches
+    (:meth:`let_others_in` / :meth:`take_back`, helper xproc59b) and keeps the client's:
+    another process's append waits for one batch, not for the whole ingest."""
 
     def __init__(self, store: VectorStore) -> None:
         self.store = store
