@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+
+import ab_workers as abw
 
 KINDS = ("new", "replace", "unnamed")
 
@@ -64,31 +64,16 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
-    procs = {}
-    for name, root in (("old", a.old), ("new", a.new)):
-        env = dict(os.environ, PYTHONPATH=f"{root}/retrieval:{root}/integrations")
-        procs[name] = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "x", "x", "--worker", str(a.prefill)],
-            cwd=root,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-    for p in procs.values():
-        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    procs = abw.start_workers(__file__, {"old": a.old, "new": a.new}, "--worker", str(a.prefill))
+    assert set(abw.first_lines(procs).values()) == {"ready"}
     t: dict[tuple[str, str], list[float]] = {}
     n = 0
     for r in range(a.rounds):
         for kind in KINDS:
             for i in range(a.calls):
                 got = {}
-                for name in ("old", "new") if (i + r) % 2 == 0 else ("new", "old"):
-                    p = procs[name]
-                    assert p.stdin is not None and p.stdout is not None
-                    p.stdin.write(f"{n} {kind}\n")
-                    p.stdin.flush()
-                    ms, replaced = p.stdout.readline().split()
+                for name in abw.turns(i + r):
+                    ms, replaced = abw.ask(procs[name], f"{n} {kind}")
                     got[name] = replaced
                     if r > 0:
                         t.setdefault((name, kind), []).append(float(ms))
@@ -102,10 +87,7 @@ def main() -> None:
             f"{kind:8s} n={len(old)} CPU p50 old {mo:.2f} ms  new {mn:.2f} ms  "
             f"new/old {mn / mo:.3f}  median per-call ratio {ratio:.3f}"
         )
-    for p in procs.values():
-        assert p.stdin is not None
-        p.stdin.close()
-        p.wait()
+    abw.stop_workers(procs)
 
 
 if __name__ == "__main__":

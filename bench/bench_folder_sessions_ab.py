@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import ab_workers as abw
+
 STEMS = [
     "café_notes",
     "résumé",
@@ -167,38 +169,16 @@ def main() -> None:
             f"{tuple(a.users.split(','))!r})"
         )
         subprocess.run([sys.executable, "-c", code], cwd=a.new, env=env, check=True)
-    procs = {}
-    for name, root in (("old", a.old), ("new", a.new)):
-        env = dict(env0, PYTHONPATH=f"{root}/retrieval:{root}/integrations")
-        procs[name] = subprocess.Popen(
-            [
-                sys.executable,
-                os.path.abspath(__file__),
-                "x",
-                "x",
-                "--work",
-                str(work),
-                "--worker",
-                idx_name,
-            ],
-            cwd=root,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-    for p in procs.values():
-        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    procs = abw.start_workers(
+        __file__, {"old": a.old, "new": a.new}, "--work", str(work), "--worker", idx_name
+    )
+    assert set(abw.first_lines(procs).values()) == {"ready"}
     for task in a.tasks.split(","):
         t: dict[str, list[float]] = {"old": [], "new": []}
         digests: set[str] = set()
         for r in range(a.rounds + 1):
-            for name in ("old", "new") if r % 2 == 0 else ("new", "old"):
-                p = procs[name]
-                assert p.stdin is not None and p.stdout is not None
-                p.stdin.write(task + "\n")
-                p.stdin.flush()
-                ms, digest = p.stdout.readline().split()
+            for name in abw.turns(r):
+                ms, digest = abw.ask(procs[name], task)
                 digests.add(digest)
                 if r > 0:
                     t[name].append(float(ms))
@@ -210,10 +190,7 @@ def main() -> None:
             f"new/old {mn / mo:.3f}  per-pair {per:.3f}  ({same})",
             flush=True,
         )
-    for p in procs.values():
-        assert p.stdin is not None
-        p.stdin.close()
-        p.wait()
+    abw.stop_workers(procs)
 
 
 if __name__ == "__main__":

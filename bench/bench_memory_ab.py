@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
-import subprocess
 import sys
 import time
+
+import ab_workers as abw
 
 
 def worker(n_convs: int) -> None:
@@ -67,29 +67,17 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
-    procs = {}
-    for name, root in (("old", a.old), ("new", a.new)):
-        env = dict(os.environ, PYTHONPATH=f"{root}/retrieval:{root}/integrations")
-        procs[name] = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "x", "x", "--worker", str(a.conversations)],
-            cwd=root,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-    ns = {n: int(p.stdout.readline()) for n, p in procs.items()}  # type: ignore[union-attr]
+    procs = abw.start_workers(
+        __file__, {"old": a.old, "new": a.new}, "--worker", str(a.conversations)
+    )
+    ns = {n: int(line) for n, line in abw.first_lines(procs).items()}
     assert ns["old"] == ns["new"], ns
     t: dict[tuple[str, str], list[float]] = {}
     for r in range(a.rounds):
         for kind in ("find", "assemble"):
             for i in range(ns["old"]):
-                for name in ("old", "new") if (i + r) % 2 == 0 else ("new", "old"):
-                    p = procs[name]
-                    assert p.stdin is not None and p.stdout is not None
-                    p.stdin.write(f"{i} {kind}\n")
-                    p.stdin.flush()
-                    ms = float(p.stdout.readline())
+                for name in abw.turns(i + r):
+                    ms = float(abw.ask(procs[name], f"{i} {kind}")[0])
                     if r > 0:
                         t.setdefault((name, kind), []).append(ms)
     for kind in ("find", "assemble"):
@@ -100,10 +88,7 @@ def main() -> None:
             f"{kind:9s} n={len(old)} CPU p50 old {mo:.2f} ms  new {mn:.2f} ms  "
             f"new/old {mn / mo:.3f}  median per-query ratio {ratio:.3f}"
         )
-    for p in procs.values():
-        assert p.stdin is not None
-        p.stdin.close()
-        p.wait()
+    abw.stop_workers(procs)
 
 
 if __name__ == "__main__":

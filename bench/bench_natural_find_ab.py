@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import statistics
-import subprocess
 import sys
 import time
+
+import ab_workers as abw
 
 DEFAULT_SETS = (
     "django-faq,gitfaq,lsof-faq,perlfaq,cranfield,fetchmail-faq,zsh-faq,borg-faq,ffmpeg-faq"
@@ -60,29 +60,15 @@ def main() -> None:
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     for name in a.sets.split(","):
-        procs = {}
-        for tree, root in (("old", a.old), ("new", a.new)):
-            env = dict(os.environ, PYTHONPATH=f"{root}/retrieval:{root}/integrations")
-            procs[tree] = subprocess.Popen(
-                [sys.executable, os.path.abspath(__file__), "x", "x", "--worker", name],
-                cwd=root,
-                env=env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-        ns = {t: int(p.stdout.readline()) for t, p in procs.items()}  # type: ignore[union-attr]
+        procs = abw.start_workers(__file__, {"old": a.old, "new": a.new}, "--worker", name)
+        ns = {t: int(line) for t, line in abw.first_lines(procs).items()}
         assert ns["old"] == ns["new"], ns
         t: dict[str, list[float]] = {"old": [], "new": []}
         for r in range(a.rounds):
             for i in range(ns["old"]):
                 got = {}
-                for tree in ("old", "new") if (i + r) % 2 == 0 else ("new", "old"):
-                    p = procs[tree]
-                    assert p.stdin is not None and p.stdout is not None
-                    p.stdin.write(f"{i}\n")
-                    p.stdin.flush()
-                    ms, h = p.stdout.readline().split()
+                for tree in abw.turns(i + r):
+                    ms, h = abw.ask(procs[tree], f"{i}")
                     got[tree] = h
                     if r > 0:
                         t[tree].append(float(ms))
@@ -95,10 +81,7 @@ def main() -> None:
             f"new/old {mn / mo:.3f}  median per-query ratio {ratio:.3f}  answers equal",
             flush=True,
         )
-        for p in procs.values():
-            assert p.stdin is not None
-            p.stdin.close()
-            p.wait()
+        abw.stop_workers(procs)
 
 
 if __name__ == "__main__":
