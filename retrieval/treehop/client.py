@@ -124,7 +124,8 @@ only around its own ``add_resource`` call, which runs it under the write lock in
 :meth:`AsyncTreehop._outside_documents`. Why a context variable: the check rides into
 ``add_resource`` without a second copy of its signature and docs for a private entry
 (helper leftovers59); the variable is read once, at the start of that call, in the
-calling task, so no other call sees it."""
+calling task, and set back to ``None`` there, so no call that one starts (an embedder
+writing to another index) sees it (helper attacks65)."""
 
 
 @dataclass
@@ -442,6 +443,10 @@ class AsyncTreehop:
             is_path = not is_text
         meta = dict(metadata or {})
         memory_check = _MEMORY_TARGET_CHECK.get()
+        # Taken, not just read: every thread and task this call starts copies the context,
+        # and an embedder writing to another index saw add_memory's check there, which then
+        # stood in for that index's own (helper attacks65). add_memory's reset restores it.
+        _MEMORY_TARGET_CHECK.set(None)
         await self._io(self._fresh)  # an incremental re-add diffs against the latest commit
         if is_path:
             p = Path(path_or_text)

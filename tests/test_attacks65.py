@@ -1,0 +1,63 @@
+"""Adversarial pass over stop 59's new surface (helper attacks65).
+
+1. ``add_memory`` hands its place check to its own ``add_resource`` through the context
+   variable ``client._MEMORY_TARGET_CHECK`` (helper leftovers59). The variable stayed set for
+   the whole call, and every thread or task started inside it copies the context: an
+   embedder that writes to a second index (a cache, a log) saw it, so that index's
+   ``add_resource`` ran the first client's memory check in place of its own "lies inside
+   the document" check, and turned a document there into a folder (its text gone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from treehop import Treehop
+from treehop.errors import InvalidURIError
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+
+def _client(embedder: BagOfWordsEmbedder | None = None) -> Treehop:
+    return Treehop(None, embedder=embedder or BagOfWordsEmbedder(), tagger=None)
+
+
+class _WritesElsewhere(BagOfWordsEmbedder):
+    """An embedder that, on its first call, adds a text to ``other`` below its document
+    ``doc`` (the write a second index's own check refuses) and records the answer."""
+
+    def __init__(self, other: Treehop) -> None:
+        super().__init__()
+        self.other = other
+        self.answers: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not self.answers:
+            try:
+                self.other.add_resource("inner words", target_uri="viking://resources/doc/in")
+                self.answers.append("written")
+            except InvalidURIError as exc:
+                self.answers.append(str(exc))
+        return super().embed(texts)
+
+
+@pytest.mark.parametrize("call", ["add_memory", "add_resource"])
+def test_a_second_index_written_inside_add_memory_keeps_its_own_check(call: str) -> None:
+    """The nested add is refused during ``add_memory`` as during an ``add_resource`` (the
+    control): the second index's document stays a document. Failed before: ``written``
+    under ``add_memory``, and ``doc`` became a folder."""
+    with _client() as other:
+        other.add_resource("alpha beta gamma document text", target_uri="viking://resources/doc")
+        emb = _WritesElsewhere(other)
+        with _client(emb) as th:
+            if call == "add_memory":
+                th.add_memory("the user likes green tea", name="tea")
+            else:
+                th.add_resource("the user likes green tea", name="tea")
+        assert len(emb.answers) == 1
+        assert "lies inside the document" in emb.answers[0]
+        assert other.stat("viking://resources/doc").is_leaf
+        assert "alpha beta gamma" in other.read("viking://resources/doc")
