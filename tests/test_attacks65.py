@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from treehop import Treehop
-from treehop.errors import InvalidURIError
+from treehop.errors import InvalidQueryError, InvalidURIError
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -61,3 +61,54 @@ def test_a_second_index_written_inside_add_memory_keeps_its_own_check(call: str)
         assert "lies inside the document" in emb.answers[0]
         assert other.stat("viking://resources/doc").is_leaf
         assert "alpha beta gamma" in other.read("viking://resources/doc")
+
+
+# -- 2. the sync client's find / find_many: arguments that do not bind ------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "args", "kwargs", "said"),
+    [
+        ("find", ("q", 5), {}, "takes 2 positional arguments but 3 were given"),
+        ("find", ("q", "resource"), {}, "takes 2 positional arguments"),
+        ("find", ("q",), {"query": "r"}, "multiple values for argument 'query'"),
+        ("find_many", (["q"], 5), {}, "takes 2 positional arguments"),
+        ("find_many", (["q"], 5), {"limit": 2}, "takes 2 positional arguments"),
+    ],
+)
+def test_sync_find_arguments_that_do_not_bind_are_invalid_query_errors(
+    method: str, args: tuple[object, ...], kwargs: dict[str, object], said: str
+) -> None:
+    """``th.find("q", 5)`` (a limit given by position, as ``similarity_search(q, k)``
+    takes it): usage65 made every other sync method's binding error an
+    ``InvalidQueryError`` naming ``Treehop.<method>()``, but find / find_many have their own
+    wrappers; before, Python's raw ``TypeError`` naming ``AsyncTreehop.find()``."""
+    with _client() as th:
+        th.add_resource("alpha beta gamma", name="doc")
+        with pytest.raises(InvalidQueryError) as info:
+            getattr(th, method)(*args, **kwargs)
+        message = str(info.value)
+        assert message.startswith(f"Treehop.{method}() ")
+        assert said in message
+        assert "AsyncTreehop" not in message
+        assert "it takes query" in message or "it takes queries" in message
+
+
+def test_sync_find_many_takes_query_vectors_none() -> None:
+    """``query_vectors=None`` is the parameter's default; the async client takes it, the
+    sync one refused it as "unknown search option(s) 'query_vectors'"."""
+    with _client() as th:
+        th.add_resource("alpha beta gamma", name="doc")
+        expected = [r.resources for r in th.find_many(["alpha"], limit=2)]
+        got = [r.resources for r in th.find_many(["alpha"], query_vectors=None, limit=2)]
+        assert [[h.uri for h in hs] for hs in got] == [[h.uri for h in hs] for hs in expected]
+        assert got[0]
+
+
+def test_a_method_without_parameters_says_so() -> None:
+    """``th.save(1)``: the message ended "it takes " (an empty list)."""
+    with _client() as th:
+        with pytest.raises(InvalidQueryError, match=r"it takes no arguments$"):
+            th.save(1)  # type: ignore[call-arg]
+        with pytest.raises(InvalidQueryError, match=r"it takes no arguments$"):
+            th.list_sessions(user="x")  # type: ignore[call-arg]

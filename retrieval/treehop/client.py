@@ -1710,27 +1710,36 @@ def _blocking(
 
     @functools.wraps(method)
     def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
-            call = method(self._async, *args, **kwargs)
-        except TypeError as exc:
-            # Calling a coroutine function runs none of its body: a TypeError here is the
-            # arguments not binding. Why: Python's message named AsyncTreehop for a call on
-            # Treehop (``th.add_resource(d, uri=...)``) and was no TreehopError, where an
-            # unknown constructor keyword or find() option is an InvalidQueryError.
-            raise _argument_error(method, exc) from None
-        return self._runner.run(call)
+        return self._runner.run(_bound(method, self._async, args, kwargs))
 
     return blocking
+
+
+def _bound(
+    method: Callable[..., Coroutine[Any, Any, _R]],
+    client: AsyncTreehop,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Coroutine[Any, Any, _R]:
+    """``method(client, *args, **kwargs)``, the coroutine of a sync method's call. Calling a
+    coroutine function runs none of its body: a TypeError here is the arguments not
+    binding. Why: Python's message named AsyncTreehop for a call on Treehop
+    (``th.add_resource(d, uri=...)``, ``th.find("q", 5)``) and was no TreehopError, where an
+    unknown constructor keyword or find() option is an InvalidQueryError."""
+    try:
+        return method(client, *args, **kwargs)
+    except TypeError as exc:
+        raise _argument_error(method, exc) from None
 
 
 def _argument_error(method: Callable[..., Any], exc: TypeError) -> InvalidQueryError:
     """A blocking method's arguments that do not bind, named on :class:`Treehop`, with the
     parameters it takes (as :func:`treehop.arguments.check_keywords` names a constructor's)."""
-    names = list(inspect.signature(method).parameters)[1:]
+    params = list(inspect.signature(method).parameters.values())[1:]
+    names = [("**" if p.kind is p.VAR_KEYWORD else "") + p.name for p in params]
     detail = str(exc).removeprefix(f"{method.__qualname__}()").strip()
-    return InvalidQueryError(
-        f"Treehop.{method.__name__}() {detail:.200}; it takes {', '.join(names)}"
-    )
+    takes = ", ".join(names) or "no arguments"  # (attacks65: "it takes " ended a message)
+    return InvalidQueryError(f"Treehop.{method.__name__}() {detail:.200}; it takes {takes}")
 
 
 def _blocking_find(
@@ -1758,10 +1767,11 @@ def _blocking_many(
     def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         runner = self._runner
         if not (runner.can_run_here() and self._reads_anywhere()):
-            return runner.run(method(self._async, *args, **kwargs))
+            return runner.run(_bound(method, self._async, args, kwargs))
         if kwargs.get("query_vectors") is None:
             client = self._async
-            options = {k: v for k, v in kwargs.items() if k not in ("queries", "context_type")}
+            skip = ("queries", "context_type", "query_vectors")  # (query_vectors=None)
+            options = {k: v for k, v in kwargs.items() if k not in skip}
             texts, _, _, _ = client._check_find_many(
                 args[0] if args else kwargs.get("queries"),
                 None,
@@ -1772,11 +1782,11 @@ def _blocking_many(
             if not vectors.any(axis=1).all():
                 # an all-zero embedding: the async path takes it as the embedder's answer
                 # (see Treehop._find_here)
-                return runner.run(method(self._async, *args, **kwargs))
+                return runner.run(_bound(method, self._async, args, kwargs))
             kwargs["query_vectors"] = vectors
         if self._async.reranker is not None and kwargs.get("mode") not in (None, "quick"):
-            return runner.run_here(method(self._async, *args, **kwargs))
-        return runner.run_inline(lambda: method(self._async, *args, **kwargs))
+            return runner.run_here(_bound(method, self._async, args, kwargs))
+        return runner.run_inline(lambda: _bound(method, self._async, args, kwargs))
 
     return blocking
 
@@ -1988,7 +1998,7 @@ class Treehop:
         """
         a, runner = self._async, self._runner
         if not (runner.can_run_here() and self._reads_anywhere()) or a._pool.for_call() is not None:
-            return runner.run(a.find(*args, **kwargs))
+            return runner.run(_bound(AsyncTreehop.find, a, args, kwargs))
         kwargs = dict(kwargs)
         if len(args) == 1 and "query" not in kwargs:
             query = args[0]
@@ -1997,7 +2007,7 @@ class Treehop:
         else:  # no query (or two): answered as the async client answers it
             if not args and kwargs.get("query_vector") is None:
                 check_query(None)  # (raises: a query is needed)
-            return runner.run(a.find(*args, **kwargs))
+            return runner.run(_bound(AsyncTreehop.find, a, args, kwargs))
         ctype = kwargs.pop("context_type", None)
         given = kwargs.pop("query_vector", None)
         call = a._check_find(query, ctype, given, kwargs)
