@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from treehop import Treehop
-from treehop.errors import InvalidQueryError, InvalidURIError
+from treehop.errors import EmbeddingError, InvalidQueryError, InvalidURIError
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -112,3 +112,61 @@ def test_a_method_without_parameters_says_so() -> None:
             th.save(1)  # type: ignore[call-arg]
         with pytest.raises(InvalidQueryError, match=r"it takes no arguments$"):
             th.list_sessions(user="x")  # type: ignore[call-arg]
+
+
+# -- 3. given_or_default: what the embedding wrappers take ------------------------------------
+
+
+class _RaisingAttributes:
+    """An object whose every attribute read raises (a proxy to a dead connection), its text
+    holding a key."""
+
+    def __getattr__(self, name: str) -> object:
+        raise RuntimeError("proxy down: api_key=sk-attacks65secret")
+
+
+def _wrappers() -> list[type]:
+    from langchain_treehop import TreehopEmbeddings
+    from llama_index.retrievers.treehop import TreehopEmbedding
+
+    return [TreehopEmbeddings, TreehopEmbedding]
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_an_embedder_class_given_for_an_instance_is_refused(index: int) -> None:
+    """``TreehopEmbeddings(BagOfWordsEmbedder)`` (the parentheses forgotten): the class has
+    callable ``embed`` / ``aembed_query`` (unbound functions), so it was taken, and the first
+    ``embed_query`` raised Python's ``TypeError: ... missing 1 required positional
+    argument``."""
+    wrapper = _wrappers()[index]
+    with pytest.raises(
+        EmbeddingError, match=r"the class BagOfWordsEmbedder.*BagOfWordsEmbedder\(\)"
+    ):
+        wrapper(BagOfWordsEmbedder)
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_an_embedder_whose_attributes_raise_is_an_embedding_error(index: int) -> None:
+    """Before: the object's own ``RuntimeError`` escaped the core's check raw, its text (a
+    key) included."""
+    wrapper = _wrappers()[index]
+    with pytest.raises(EmbeddingError) as info:
+        wrapper(_RaisingAttributes())
+    assert "_RaisingAttributes" in str(info.value)
+    assert "sk-attacks65secret" not in str(info.value)
+    assert info.value.__cause__ is None
+
+
+def test_llamaindex_embedding_model_name_keyword_is_an_embedding_error() -> None:
+    """``TreehopEmbedding(model_name="all-MiniLM-L6-v2")``, as LlamaIndex's other embedding
+    classes are built: pydantic's raw ``TypeError: ... got multiple values for keyword
+    argument 'model_name'``. Now an ``EmbeddingError`` that says where the name comes from."""
+    from llama_index.retrievers.treehop import TreehopEmbedding
+
+    with pytest.raises(EmbeddingError, match="model_name"):
+        TreehopEmbedding(model_name="all-MiniLM-L6-v2")
+    own = TreehopEmbedding(BagOfWordsEmbedder())
+    assert own.model_name == BagOfWordsEmbedder.name
+    # its own name is taken (a to_dict round trip carries it)
+    again = TreehopEmbedding(BagOfWordsEmbedder(), **own.to_dict())
+    assert again.model_name == own.model_name
