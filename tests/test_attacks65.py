@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -170,3 +171,28 @@ def test_llamaindex_embedding_model_name_keyword_is_an_embedding_error() -> None
     # its own name is taken (a to_dict round trip carries it)
     again = TreehopEmbedding(BagOfWordsEmbedder(), **own.to_dict())
     assert again.model_name == own.model_name
+
+
+# -- 4. the same arguments on the reader-process paths ----------------------------------------
+
+
+def test_reader_process_paths_bind_their_arguments(tmp_path: Path) -> None:
+    """With ``reader_processes=``, a second concurrent ``find`` goes to the pool
+    (``ReaderPool.find``: Python's raw ``TypeError`` naming ``ReaderPool.find()``), and a
+    ``find_many`` of 8 or more queries splits over it, where an extra positional argument
+    was dropped, silently (``find_many(qs, 5)`` answered as ``find_many(qs)``). The local
+    slot is held here as a concurrent call holds it."""
+    path = tmp_path / "idx"
+    with Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        th.add_resource("alpha beta gamma", name="doc")
+        th.save()
+    with Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None, reader_processes=1) as th:
+        assert th._wait_readers()  # (the pool started: a start never delays a call)
+        # (the local slot held, as another thread's find holds it: this one goes to the pool)
+        bad = pytest.raises(InvalidQueryError, match=r"^Treehop\.find\(\) takes 2 positional")
+        with th._local_slot, bad:
+            th.find("alpha", 5)  # type: ignore[misc]
+        queries = ["alpha"] * 8
+        with pytest.raises(InvalidQueryError, match=r"^Treehop\.find_many\(\) takes 2 positional"):
+            th.find_many(queries, 5)  # type: ignore[misc]
+        assert [r.resources[0].uri for r in th.find_many(queries)] == ["viking://resources/doc"] * 8

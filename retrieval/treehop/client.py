@@ -1810,6 +1810,7 @@ def _in_reader_processes(
                 return inner(self, *args, **kwargs)
             finally:
                 self._local_slot.release()
+        _bound(AsyncTreehop.find, self._async, args, kwargs).close()  # (binds, as here)
         return pool.find(*args, **kwargs)  # type: ignore[arg-type]
 
     return call
@@ -1842,6 +1843,9 @@ def _many_in_reader_processes(
         pool = self._readers_for_call(batch=True)
         if pool is None:
             return inner(self, *args, **kwargs)
+        # (the arguments bind, as on the path above: an extra positional one was dropped
+        # here, silently; helper attacks65)
+        _bound(AsyncTreehop.find_many, self._async, args, kwargs).close()
         a = self._async
         given = kwargs.get("query_vectors")
         ctype = cast("ContextType | str | None", kwargs.get("context_type"))
