@@ -124,7 +124,8 @@ only around its own ``add_resource`` call, which runs it under the write lock in
 :meth:`AsyncTreehop._outside_documents`. Why a context variable: the check rides into
 ``add_resource`` without a second copy of its signature and docs for a private entry
 (helper leftovers59); the variable is read once, at the start of that call, in the
-calling task, so no other call sees it."""
+calling task, and set back to ``None`` there, so no call that one starts (an embedder
+writing to another index) sees it (helper attacks65)."""
 
 
 @dataclass
@@ -442,6 +443,10 @@ class AsyncTreehop:
             is_path = not is_text
         meta = dict(metadata or {})
         memory_check = _MEMORY_TARGET_CHECK.get()
+        # Taken, not just read: every thread and task this call starts copies the context,
+        # and an embedder writing to another index saw add_memory's check there, which then
+        # stood in for that index's own (helper attacks65). add_memory's reset restores it.
+        _MEMORY_TARGET_CHECK.set(None)
         await self._io(self._fresh)  # an incremental re-add diffs against the latest commit
         if is_path:
             p = Path(path_or_text)
@@ -1705,27 +1710,36 @@ def _blocking(
 
     @functools.wraps(method)
     def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
-            call = method(self._async, *args, **kwargs)
-        except TypeError as exc:
-            # Calling a coroutine function runs none of its body: a TypeError here is the
-            # arguments not binding. Why: Python's message named AsyncTreehop for a call on
-            # Treehop (``th.add_resource(d, uri=...)``) and was no TreehopError, where an
-            # unknown constructor keyword or find() option is an InvalidQueryError.
-            raise _argument_error(method, exc) from None
-        return self._runner.run(call)
+        return self._runner.run(_bound(method, self._async, args, kwargs))
 
     return blocking
+
+
+def _bound(
+    method: Callable[..., Coroutine[Any, Any, _R]],
+    client: AsyncTreehop,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Coroutine[Any, Any, _R]:
+    """``method(client, *args, **kwargs)``, the coroutine of a sync method's call. Calling a
+    coroutine function runs none of its body: a TypeError here is the arguments not
+    binding. Why: Python's message named AsyncTreehop for a call on Treehop
+    (``th.add_resource(d, uri=...)``, ``th.find("q", 5)``) and was no TreehopError, where an
+    unknown constructor keyword or find() option is an InvalidQueryError."""
+    try:
+        return method(client, *args, **kwargs)
+    except TypeError as exc:
+        raise _argument_error(method, exc) from None
 
 
 def _argument_error(method: Callable[..., Any], exc: TypeError) -> InvalidQueryError:
     """A blocking method's arguments that do not bind, named on :class:`Treehop`, with the
     parameters it takes (as :func:`treehop.arguments.check_keywords` names a constructor's)."""
-    names = list(inspect.signature(method).parameters)[1:]
+    params = list(inspect.signature(method).parameters.values())[1:]
+    names = [("**" if p.kind is p.VAR_KEYWORD else "") + p.name for p in params]
     detail = str(exc).removeprefix(f"{method.__qualname__}()").strip()
-    return InvalidQueryError(
-        f"Treehop.{method.__name__}() {detail:.200}; it takes {', '.join(names)}"
-    )
+    takes = ", ".join(names) or "no arguments"  # (attacks65: "it takes " ended a message)
+    return InvalidQueryError(f"Treehop.{method.__name__}() {detail:.200}; it takes {takes}")
 
 
 def _blocking_find(
@@ -1753,10 +1767,11 @@ def _blocking_many(
     def blocking(self: Treehop, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         runner = self._runner
         if not (runner.can_run_here() and self._reads_anywhere()):
-            return runner.run(method(self._async, *args, **kwargs))
+            return runner.run(_bound(method, self._async, args, kwargs))
         if kwargs.get("query_vectors") is None:
             client = self._async
-            options = {k: v for k, v in kwargs.items() if k not in ("queries", "context_type")}
+            skip = ("queries", "context_type", "query_vectors")  # (query_vectors=None)
+            options = {k: v for k, v in kwargs.items() if k not in skip}
             texts, _, _, _ = client._check_find_many(
                 args[0] if args else kwargs.get("queries"),
                 None,
@@ -1767,11 +1782,11 @@ def _blocking_many(
             if not vectors.any(axis=1).all():
                 # an all-zero embedding: the async path takes it as the embedder's answer
                 # (see Treehop._find_here)
-                return runner.run(method(self._async, *args, **kwargs))
+                return runner.run(_bound(method, self._async, args, kwargs))
             kwargs["query_vectors"] = vectors
         if self._async.reranker is not None and kwargs.get("mode") not in (None, "quick"):
-            return runner.run_here(method(self._async, *args, **kwargs))
-        return runner.run_inline(lambda: method(self._async, *args, **kwargs))
+            return runner.run_here(_bound(method, self._async, args, kwargs))
+        return runner.run_inline(lambda: _bound(method, self._async, args, kwargs))
 
     return blocking
 
@@ -1795,6 +1810,7 @@ def _in_reader_processes(
                 return inner(self, *args, **kwargs)
             finally:
                 self._local_slot.release()
+        _bound(AsyncTreehop.find, self._async, args, kwargs).close()  # (binds, as here)
         return pool.find(*args, **kwargs)  # type: ignore[arg-type]
 
     return call
@@ -1827,6 +1843,9 @@ def _many_in_reader_processes(
         pool = self._readers_for_call(batch=True)
         if pool is None:
             return inner(self, *args, **kwargs)
+        # (the arguments bind, as on the path above: an extra positional one was dropped
+        # here, silently; helper attacks65)
+        _bound(AsyncTreehop.find_many, self._async, args, kwargs).close()
         a = self._async
         given = kwargs.get("query_vectors")
         ctype = cast("ContextType | str | None", kwargs.get("context_type"))
@@ -1983,7 +2002,7 @@ class Treehop:
         """
         a, runner = self._async, self._runner
         if not (runner.can_run_here() and self._reads_anywhere()) or a._pool.for_call() is not None:
-            return runner.run(a.find(*args, **kwargs))
+            return runner.run(_bound(AsyncTreehop.find, a, args, kwargs))
         kwargs = dict(kwargs)
         if len(args) == 1 and "query" not in kwargs:
             query = args[0]
@@ -1992,7 +2011,7 @@ class Treehop:
         else:  # no query (or two): answered as the async client answers it
             if not args and kwargs.get("query_vector") is None:
                 check_query(None)  # (raises: a query is needed)
-            return runner.run(a.find(*args, **kwargs))
+            return runner.run(_bound(AsyncTreehop.find, a, args, kwargs))
         ctype = kwargs.pop("context_type", None)
         given = kwargs.pop("query_vector", None)
         call = a._check_find(query, ctype, given, kwargs)

@@ -31,8 +31,19 @@ def given_or_default(embedder: object) -> Embedder:
     both take an optional treehop embedder, so that they accept and refuse the same."""
     if embedder is None:
         return offline_default()
-    if not callable(getattr(embedder, "embed", None)) or not callable(
-        getattr(embedder, "aembed_query", None)
-    ):
+    if isinstance(embedder, type):
+        # (attacks65: a class has callable embed / aembed_query too, its functions unbound:
+        # ``TreehopEmbeddings(MyEmbedder)`` was taken and failed at the first call)
+        raise EmbeddingError(
+            f"embedder must be a treehop Embedder, got the class {embedder.__name__[:100]}: "
+            f"pass an instance ({embedder.__name__[:100]}())"
+        )
+    try:
+        usable = callable(getattr(embedder, "embed", None)) and callable(
+            getattr(embedder, "aembed_query", None)
+        )
+    except Exception:  # (an attribute read that raises: its text is the caller's, unshown)
+        usable = False
+    if not usable:
         raise EmbeddingError(f"embedder must be a treehop Embedder, got {type(embedder).__name__}")
     return cast(Embedder, embedder)

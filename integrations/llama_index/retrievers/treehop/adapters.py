@@ -117,6 +117,14 @@ class TreehopEmbedding(BaseEmbedding):
 
     def __init__(self, embedder: Embedder | None = None, **kwargs: Any) -> None:
         embedder = given_or_default(embedder)
+        if kwargs.get("model_name", embedder.name) == embedder.name:
+            kwargs.pop("model_name", None)  # (its own name: ``from_dict(e.to_dict())``)
+        else:
+            # (attacks65: pydantic's raw "multiple values for keyword argument" TypeError)
+            raise EmbeddingError(
+                f"TreehopEmbedding takes no model_name: it is the embedder's name "
+                f"({embedder.name!r:.100}); pass another treehop embedder as embedder="
+            )
         super().__init__(model_name=embedder.name, **kwargs)
         self._embedder = embedder
 
