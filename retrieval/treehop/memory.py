@@ -55,7 +55,7 @@ from .llm.base import LLM, ChatMessage
 from .memory_context import day_prefix
 from .models import ContextType, Level, Node
 from .redaction import redact_exception
-from .stores._filelock import HeldKeyLock, give_key_lock, take_key_lock
+from .stores._filelock import HeldKeyLock, give_key_lock, lock_timeout_of, take_key_lock
 from .tagging.ingest import IngestTagger, LabelCounts, stored_label_lists
 from .timestamps import TIMESTAMP_FIELD, TimeLike, to_iso, to_stored_epoch
 from .validation import is_blank
@@ -849,7 +849,7 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
             lock = make(conv_uri) if make is not None else None
             hold = None
             if lock is not None:
-                timeout = float(getattr(store, "lock_timeout", 10.0))
+                timeout = lock_timeout_of(getattr(store, "lock_timeout", 10.0))
                 give_up = time.monotonic() + timeout
                 pause = _LOCK_POLL_S[0]
                 while (hold := _take_key_lock(store, lock)) is None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import math
+import numbers
 import os
 import sys
 import threading
@@ -111,6 +113,26 @@ class WriterLock:
             os.close(fd)
 
 
+def lock_timeout_of(value: Any) -> float:
+    """``value`` as a lock timeout (seconds, finite, 0 or more; ``0``: do not wait), else
+    :class:`~treehop.errors.StoreError`.
+
+    Why: ``float(lock_timeout)`` took NaN and infinity, and every wait's deadline
+    (``now + timeout``) then never came: a write waiting for another writer's lock, or for
+    its own (a callback's nested write), hung for good instead of raising
+    :class:`~treehop.errors.IndexLockedError` (helper attacks64); a string or ``None``
+    escaped as ``ValueError`` / ``TypeError``, and ``True`` was one second."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise StoreError(f"lock_timeout must be a number of seconds, got {type(value).__name__}")
+    try:
+        seconds = float(value)
+    except OverflowError:
+        seconds = math.inf
+    if not (math.isfinite(seconds) and seconds >= 0.0):
+        raise StoreError(f"lock_timeout must be finite and 0 or more, got {value!r:.40}")
+    return seconds
+
+
 # -- an index's key locks, shared within a process ----------------------------------------
 
 
@@ -166,7 +188,7 @@ def give_key_lock(entry: HeldKeyLock) -> None:
 def _key_lock_of(store: Any, key: str) -> tuple[Any, float]:
     make = getattr(store, "key_lock", None)
     lock = make(key) if callable(make) else None
-    return lock, float(getattr(store, "lock_timeout", 10.0))
+    return lock, lock_timeout_of(getattr(store, "lock_timeout", 10.0))
 
 
 def _busy(key: str, timeout: float) -> IndexLockedError:
@@ -246,7 +268,7 @@ def holding_named(store: Any, name: str) -> Iterator[None]:
     if lock is None:
         yield
         return
-    lock.acquire(float(getattr(store, "lock_timeout", 10.0)))
+    lock.acquire(lock_timeout_of(getattr(store, "lock_timeout", 10.0)))
     try:
         yield
     finally:
@@ -385,7 +407,7 @@ async def aholding_store(store: Any) -> AsyncIterator[None]:
         if gate in held:
             yield
             return
-        timeout = float(getattr(store, "lock_timeout", STORE_WRITES_TIMEOUT))
+        timeout = lock_timeout_of(getattr(store, "lock_timeout", STORE_WRITES_TIMEOUT))
         give_up = time.monotonic() + timeout
         pause = 0.0005
         file: WriterLock | None = None
