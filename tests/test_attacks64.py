@@ -174,3 +174,105 @@ def test_a_write_cancelled_while_it_waits_for_the_store_lock_holds_nothing(
             await b.close()
 
     asyncio.run(go())
+
+
+def _in_thread(fn: Any) -> threading.Thread:
+    t = threading.Thread(target=lambda: asyncio.run(fn()), daemon=True)
+    t.start()
+    return t
+
+
+def _wait_until(cond: Any) -> None:
+    """Spin (yielding the GIL) until ``cond()``; a failure past :data:`BOUND`."""
+    give_up = threading.Event()
+    timer = threading.Timer(BOUND, give_up.set)
+    timer.start()
+    try:
+        while not cond():
+            assert not give_up.wait(0.001), "never happened"
+    finally:
+        timer.cancel()
+
+
+def test_a_writer_that_retakes_the_store_lock_at_once_waits_behind_one_already_waiting(
+    tmp_path: Path,
+) -> None:
+    """First come, first served: writer A lets the lock go and asks again at once, while B
+    already waits for it. Polled alone, A took it back before B's next try (a client
+    writing in a loop starved the others of one process until their ``lock_timeout``)."""
+    store = EmbeddedStore(tmp_path / "idx", lock_timeout=BOUND)
+    order: list[str] = []
+    held, release, b_done = threading.Event(), threading.Event(), threading.Event()
+
+    async def a() -> None:
+        async with aholding_store(store):
+            held.set()
+            await asyncio.to_thread(release.wait, BOUND)
+        async with aholding_store(store):  # (at once: B is in line)
+            order.append("A again")
+
+    async def b() -> None:
+        async with aholding_store(store):
+            order.append("B")
+        b_done.set()
+
+    ta = _in_thread(a)
+    assert held.wait(BOUND)
+    tb = _in_thread(b)
+    _wait_until(lambda: store_writers_waiting(store) >= 1)
+    release.set()
+    ta.join(BOUND)
+    tb.join(BOUND)
+    assert b_done.is_set()
+    assert order == ["B", "A again"]
+
+
+def test_a_waiter_whose_event_loop_is_blocked_does_not_hold_up_the_line(tmp_path: Path) -> None:
+    """W waits first, then its event loop blocks (a careless sync call inside a coroutine):
+    after a second without a try it loses its place, and B, behind it, writes."""
+    store = EmbeddedStore(tmp_path / "idx", lock_timeout=BOUND)
+    held, release, blocked, unblock = (threading.Event() for _ in range(4))
+    b_wrote = threading.Event()
+    w_out: list[Any] = []
+
+    async def a() -> None:
+        async with aholding_store(store):
+            held.set()
+            await asyncio.to_thread(release.wait, BOUND)
+
+    async def w() -> None:
+        loop = asyncio.get_running_loop()
+
+        async def write() -> None:
+            async with aholding_store(store):
+                w_out.append("W")
+
+        task = asyncio.ensure_future(write())
+        while store_writers_waiting(store) == 0:
+            await asyncio.sleep(0)
+
+        def block() -> None:
+            blocked.set()
+            unblock.wait(BOUND)
+
+        loop.call_soon(block)
+        await task
+
+    async def b() -> None:
+        async with aholding_store(store):
+            b_wrote.set()
+
+    ta = _in_thread(a)
+    assert held.wait(BOUND)
+    tw = _in_thread(w)
+    assert blocked.wait(BOUND)
+    tb = _in_thread(b)
+    _wait_until(lambda: store_writers_waiting(store) >= 2)
+    release.set()
+    try:
+        assert b_wrote.wait(BOUND), "B waited for a waiter that could not come back"
+    finally:
+        unblock.set()
+        for t in (ta, tw, tb):
+            t.join(BOUND)
+    assert w_out == ["W"]
