@@ -276,3 +276,41 @@ def test_a_waiter_whose_event_loop_is_blocked_does_not_hold_up_the_line(tmp_path
         for t in (ta, tw, tb):
             t.join(BOUND)
     assert w_out == ["W"]
+
+
+def test_a_memory_writer_that_retakes_its_category_lock_waits_behind_one_waiting(
+    tmp_path: Path,
+) -> None:
+    """The same for a conversation's (a memory category's) lock, which has no deadline in
+    a process: a client writing memories in a loop made the others wait for its end."""
+    from treehop import memory
+
+    store = EmbeddedStore(tmp_path / "idx", lock_timeout=BOUND)
+    where = "viking://user/default/memories"
+    order: list[str] = []
+    held, release, b_waits = threading.Event(), threading.Event(), threading.Event()
+
+    async def a() -> None:
+        async with memory._conversation_lock(store, where):
+            held.set()
+            await asyncio.to_thread(release.wait, BOUND)
+        async with memory._conversation_lock(store, where):
+            order.append("A again")
+
+    async def b() -> None:
+        take = memory._conversation_lock(store, where)
+        entered = asyncio.ensure_future(take.__aenter__())
+        await asyncio.sleep(0)  # (one step: B is in line, polling)
+        b_waits.set()
+        await entered
+        order.append("B")
+        await take.__aexit__(None, None, None)
+
+    ta = _in_thread(a)
+    assert held.wait(BOUND)
+    tb = _in_thread(b)
+    assert b_waits.wait(BOUND)
+    release.set()
+    ta.join(BOUND)
+    tb.join(BOUND)
+    assert order == ["B", "A again"]

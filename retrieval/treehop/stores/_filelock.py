@@ -291,36 +291,80 @@ class _StoreGate:
     """Calls holding or waiting for it (the gate leaves its table with the last)."""
     waiting: int = 0
     """Calls waiting for it or for the file lock behind it (what tests watch)."""
-    queue: collections.deque[_Ticket] = field(default_factory=collections.deque)
-    """The calls waiting for :attr:`lock`, first come first: only the first may take it
-    (:meth:`turn_of`). Polled alone, a client writing in a loop took it back before a
-    waiter's next try, and the waiter ran out its ``lock_timeout`` (six clients of one
-    loop, 2 s: a third of the waits failed, one client wrote twice in 6 s; helper
-    attacks64)."""
+    line: WaitLine = field(default_factory=lambda: WaitLine())
+    """The calls waiting for :attr:`lock`, first come first (:class:`WaitLine`)."""
 
-    def turn_of(self, ticket: _Ticket, now: float) -> bool:
-        """Whether ``ticket`` may take :attr:`lock`: every call before it in :attr:`queue`
-        has stopped trying (no try for :data:`_STALE_WAITER_S`: its event loop is blocked,
-        or its thread died without unwinding), so a waiter that never comes back cannot
-        hold up the ones behind it. Under :data:`_gates_guard`."""
-        for t in self.queue:
+
+_STALE_WAITER_S = 1.0
+"""A waiter that has not tried its lock for this long loses its place in line (a live one
+tries every 50 ms at most)."""
+
+
+@dataclass(eq=False)
+class _Ticket:
+    """A call's place in a :class:`WaitLine`, and when it last tried."""
+
+    seen: float
+
+
+class WaitLine:
+    """The calls of this process waiting for one ``threading.Lock`` that they poll (from any
+    thread or event loop), first come, first served: only the first in line may take it.
+
+    Why: polled alone, a client writing in a loop took the lock back before a waiter's next
+    try (the waiter sleeps up to 50 ms between tries); six clients of one event loop writing
+    for 6 s with ``lock_timeout`` 2 s: with ``add_resource`` (the store's write lock) 9
+    writes raised ``IndexLockedError`` and one client made 0 writes; with ``add_memory``
+    (the category's lock, which has no deadline in a process) five clients made one write
+    each, waiting 6 s (helper attacks64).
+
+    A waiter that stops trying (its event loop blocked by a sync call, its thread dead
+    without unwinding) loses its place after :data:`_STALE_WAITER_S`: it cannot hold up the
+    ones behind it for good."""
+
+    _guard = threading.Lock()
+
+    def __init__(self) -> None:
+        self._queue: collections.deque[_Ticket] = collections.deque()
+
+    def _turn_of(self, ticket: _Ticket, now: float) -> bool:
+        for t in self._queue:
             if t is ticket:
                 return True
             if now - t.seen < _STALE_WAITER_S:
                 return False
         return True
 
-
-@dataclass(eq=False)
-class _Ticket:
-    """A call's place in a :class:`_StoreGate`'s queue, and when it last tried."""
-
-    seen: float
-
-
-_STALE_WAITER_S = 1.0
-"""A waiter that has not tried the store's lock for this long loses its place in line (a
-live one tries every 50 ms at most)."""
+    async def take(
+        self,
+        lock: threading.Lock,
+        give_up: float | None,
+        busy: Any,
+        pauses: tuple[float, float] = (0.0005, 0.05),
+    ) -> None:
+        """Take ``lock`` in turn, polling with ``asyncio.sleep`` (the event loop runs on;
+        a cancelled wait holds nothing); past ``give_up`` (``time.monotonic()``; ``None``:
+        no deadline) raise ``busy()``. The first in line tries every 5 ms at most, so the
+        lock is handed on within that rather than within the others' longest pause."""
+        ticket = _Ticket(time.monotonic())
+        with self._guard:
+            self._queue.append(ticket)
+        try:
+            pause, longest = pauses
+            while True:
+                now = time.monotonic()
+                with self._guard:
+                    ticket.seen = now
+                    first = self._turn_of(ticket, now)
+                if first and lock.acquire(blocking=False):
+                    return
+                if give_up is not None and now >= give_up:
+                    raise busy()
+                await asyncio.sleep(min(pause, 0.005) if first else pause)
+                pause = min(2 * pause, longest)
+        finally:
+            with self._guard:
+                self._queue.remove(ticket)
 
 
 _gates: dict[Any, _StoreGate] = {}
@@ -414,7 +458,7 @@ async def aholding_store(store: Any) -> AsyncIterator[None]:
     - in this process, a ``threading.Lock`` per store object (per index directory for an
       embedded store on disk: two store objects of one path share it), whatever thread or
       event loop each client runs on, taken first come, first served
-      (:attr:`_StoreGate.queue`; helper attacks64);
+      (:class:`WaitLine`; helper attacks64);
     - across processes, for an embedded store on disk, its
       :meth:`~treehop.stores.embedded.EmbeddedStore.writes_lock` (a ``flock``: a process
       that dies holding it, even by ``SIGKILL``, releases it, so a lock file left behind
@@ -445,27 +489,8 @@ async def aholding_store(store: Any) -> AsyncIterator[None]:
         file: WriterLock | None = None
         with _gates_guard:
             gate.waiting += 1
-        ticket = _Ticket(time.monotonic())
         try:
-            with _gates_guard:
-                gate.queue.append(ticket)
-            try:
-                while True:
-                    now = time.monotonic()
-                    with _gates_guard:
-                        ticket.seen = now
-                        first = gate.turn_of(ticket, now)
-                    if first and gate.lock.acquire(blocking=False):
-                        break
-                    if now >= give_up:
-                        raise _store_busy(store, timeout)
-                    # (the first in line tries every 5 ms at most: the lock is handed on
-                    # within that, not within the 50 ms pause of the others)
-                    await asyncio.sleep(min(pause, 0.005) if first else pause)
-                    pause = min(2 * pause, 0.05)
-            finally:
-                with _gates_guard:
-                    gate.queue.remove(ticket)
+            await gate.line.take(gate.lock, give_up, lambda: _store_busy(store, timeout))
             try:
                 file = store.writes_lock() if gate.key is not None else None
                 if file is not None:
