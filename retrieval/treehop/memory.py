@@ -55,7 +55,13 @@ from .llm.base import LLM, ChatMessage
 from .memory_context import day_prefix
 from .models import ContextType, Level, Node
 from .redaction import redact_exception
-from .stores._filelock import HeldKeyLock, give_key_lock, take_key_lock
+from .stores._filelock import (
+    HeldKeyLock,
+    WaitLine,
+    give_key_lock,
+    lock_timeout_of,
+    take_key_lock,
+)
 from .tagging.ingest import IngestTagger, LabelCounts, stored_label_lists
 from .timestamps import TIMESTAMP_FIELD, TimeLike, to_iso, to_stored_epoch
 from .validation import is_blank
@@ -770,6 +776,9 @@ class _ConversationLock:
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     users: int = 0
+    line: WaitLine = field(default_factory=lambda: WaitLine())
+    """Its waiters, first come first (a client appending in a loop starved the others of
+    the process without a deadline; helper attacks64)."""
 
 
 _conversation_locks: weakref.WeakKeyDictionary[Any, dict[str, _ConversationLock]] = (
@@ -839,17 +848,14 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
             entry = locks[conv_uri] = _ConversationLock()
         entry.users += 1
     try:
-        pause, longest = _LOCK_POLL_S
-        while not entry.lock.acquire(blocking=False):
-            await asyncio.sleep(pause)
-            pause = min(2 * pause, longest)
+        await entry.line.take(entry.lock, None, None, _LOCK_POLL_S)
         try:
             # (an embedded store's; none for a store in memory or a remote engine)
             make = getattr(store, "key_lock", None)
             lock = make(conv_uri) if make is not None else None
             hold = None
             if lock is not None:
-                timeout = float(getattr(store, "lock_timeout", 10.0))
+                timeout = lock_timeout_of(getattr(store, "lock_timeout", 10.0))
                 give_up = time.monotonic() + timeout
                 pause = _LOCK_POLL_S[0]
                 while (hold := _take_key_lock(store, lock)) is None:

@@ -19,6 +19,7 @@ when any of it differs, the whole directory is rebuilt as on a first add.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
 import hashlib
 import json
@@ -39,7 +40,13 @@ import numpy.typing as npt
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..embedders.base import Embedder
-from ..errors import IngestError, InvalidURIError, NotFoundError, TreehopError
+from ..errors import (
+    IndexLockedError,
+    IngestError,
+    InvalidURIError,
+    NotFoundError,
+    TreehopError,
+)
 from ..models import ContextType, Level, Node
 from ..stores._filelock import aholding_store, store_writers_waiting
 from ..stores.base import IncrementalStore, VectorStore
@@ -357,6 +364,13 @@ def _text_hash(text: str) -> bytes:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
 
 
+_HELD_WRITES: contextvars.ContextVar[tuple[tuple[WriteLock, object], ...]] = contextvars.ContextVar(
+    "treehop_held_client_writes", default=()
+)
+"""The client write locks (and the token of each hold) the current context took: a write
+made inside one of them, through the same client, is refused (:meth:`WriteLock.__aenter__`)."""
+
+
 class WriteLock:
     """A client's write lock (``async with``): this client's writes one at a time, then the
     store's write lock, shared with every other client of the store in this process and,
@@ -377,6 +391,9 @@ class WriteLock:
         self.store = store
         self._mine = asyncio.Lock()
         self._held: AbstractAsyncContextManager[None] | None = None
+        self._hold: object | None = None
+        """A token of the hold now taken (``None``: none), what :data:`_HELD_WRITES` of the
+        context that took it names."""
 
     def locked(self) -> bool:
         """Whether a write of this client holds (or is taking) the lock."""
@@ -390,6 +407,16 @@ class WriteLock:
         )
 
     async def __aenter__(self) -> None:
+        if self._hold is not None and (self, self._hold) in _HELD_WRITES.get():
+            # A write of this client made inside one of its own writes (a callback of its
+            # embedder, summarizer or tagger writing through the client, in this context:
+            # its worker thread, the sync client's loop): it would wait for itself for good
+            # (the client's lock has no deadline), and the outer write for it (attacks64).
+            raise IndexLockedError(
+                "a write of this client was made inside one of its own writes (from its "
+                "embedder, summarizer or tagger?): it would wait for itself; write after "
+                "the outer call returns, or through another client"
+            )
         await self._mine.acquire()
         try:
             held = aholding_store(self.store)
@@ -398,9 +425,14 @@ class WriteLock:
             self._mine.release()
             raise
         self._held = held
+        self._hold = hold = object()
+        self._token = _HELD_WRITES.set((*_HELD_WRITES.get(), (self, hold)))
 
     async def __aexit__(self, *exc: Any) -> None:
         held, self._held = self._held, None
+        self._hold = None
+        with suppress(ValueError):  # (exited in another context: nothing to undo)
+            _HELD_WRITES.reset(self._token)
         try:
             if held is not None:
                 await held.__aexit__(*exc)

@@ -11,15 +11,18 @@ and then raises :class:`~treehop.errors.IndexLockedError`; it never writes witho
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
+import math
+import numbers
 import os
 import sys
 import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +114,26 @@ class WriterLock:
             os.close(fd)
 
 
+def lock_timeout_of(value: Any) -> float:
+    """``value`` as a lock timeout (seconds, finite, 0 or more; ``0``: do not wait), else
+    :class:`~treehop.errors.StoreError`.
+
+    Why: ``float(lock_timeout)`` took NaN and infinity, and every wait's deadline
+    (``now + timeout``) then never came: a write waiting for another writer's lock, or for
+    its own (a callback's nested write), hung for good instead of raising
+    :class:`~treehop.errors.IndexLockedError` (helper attacks64); a string or ``None``
+    escaped as ``ValueError`` / ``TypeError``, and ``True`` was one second."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise StoreError(f"lock_timeout must be a number of seconds, got {type(value).__name__}")
+    try:
+        seconds = float(value)
+    except OverflowError:
+        seconds = math.inf
+    if not (math.isfinite(seconds) and seconds >= 0.0):
+        raise StoreError(f"lock_timeout must be finite and 0 or more, got {value!r:.40}")
+    return seconds
+
+
 # -- an index's key locks, shared within a process ----------------------------------------
 
 
@@ -166,7 +189,7 @@ def give_key_lock(entry: HeldKeyLock) -> None:
 def _key_lock_of(store: Any, key: str) -> tuple[Any, float]:
     make = getattr(store, "key_lock", None)
     lock = make(key) if callable(make) else None
-    return lock, float(getattr(store, "lock_timeout", 10.0))
+    return lock, lock_timeout_of(getattr(store, "lock_timeout", 10.0))
 
 
 def _busy(key: str, timeout: float) -> IndexLockedError:
@@ -246,7 +269,7 @@ def holding_named(store: Any, name: str) -> Iterator[None]:
     if lock is None:
         yield
         return
-    lock.acquire(float(getattr(store, "lock_timeout", 10.0)))
+    lock.acquire(lock_timeout_of(getattr(store, "lock_timeout", 10.0)))
     try:
         yield
     finally:
@@ -268,6 +291,80 @@ class _StoreGate:
     """Calls holding or waiting for it (the gate leaves its table with the last)."""
     waiting: int = 0
     """Calls waiting for it or for the file lock behind it (what tests watch)."""
+    line: WaitLine = field(default_factory=lambda: WaitLine())
+    """The calls waiting for :attr:`lock`, first come first (:class:`WaitLine`)."""
+
+
+_STALE_WAITER_S = 1.0
+"""A waiter that has not tried its lock for this long loses its place in line (a live one
+tries every 50 ms at most)."""
+
+
+@dataclass(eq=False)
+class _Ticket:
+    """A call's place in a :class:`WaitLine`, and when it last tried."""
+
+    seen: float
+
+
+class WaitLine:
+    """The calls of this process waiting for one ``threading.Lock`` that they poll (from any
+    thread or event loop), first come, first served: only the first in line may take it.
+
+    Why: polled alone, a client writing in a loop took the lock back before a waiter's next
+    try (the waiter sleeps up to 50 ms between tries); six clients of one event loop writing
+    for 6 s with ``lock_timeout`` 2 s: with ``add_resource`` (the store's write lock) 9
+    writes raised ``IndexLockedError`` and one client made 0 writes; with ``add_memory``
+    (the category's lock, which has no deadline in a process) five clients made one write
+    each, waiting 6 s (helper attacks64).
+
+    A waiter that stops trying (its event loop blocked by a sync call, its thread dead
+    without unwinding) loses its place after :data:`_STALE_WAITER_S`: it cannot hold up the
+    ones behind it for good."""
+
+    _guard = threading.Lock()
+
+    def __init__(self) -> None:
+        self._queue: collections.deque[_Ticket] = collections.deque()
+
+    def _turn_of(self, ticket: _Ticket, now: float) -> bool:
+        for t in self._queue:
+            if t is ticket:
+                return True
+            if now - t.seen < _STALE_WAITER_S:
+                return False
+        return True
+
+    async def take(
+        self,
+        lock: threading.Lock,
+        give_up: float | None,
+        busy: Any,
+        pauses: tuple[float, float] = (0.0005, 0.05),
+    ) -> None:
+        """Take ``lock`` in turn, polling with ``asyncio.sleep`` (the event loop runs on;
+        a cancelled wait holds nothing); past ``give_up`` (``time.monotonic()``; ``None``:
+        no deadline) raise ``busy()``. The first in line tries every 5 ms at most, so the
+        lock is handed on within that rather than within the others' longest pause."""
+        ticket = _Ticket(time.monotonic())
+        with self._guard:
+            self._queue.append(ticket)
+        try:
+            pause, longest = pauses
+            while True:
+                now = time.monotonic()
+                with self._guard:
+                    ticket.seen = now
+                    first = self._turn_of(ticket, now)
+                if first and lock.acquire(blocking=False):
+                    return
+                if give_up is not None and now >= give_up:
+                    raise busy()
+                await asyncio.sleep(min(pause, 0.005) if first else pause)
+                pause = min(2 * pause, longest)
+        finally:
+            with self._guard:
+                self._queue.remove(ticket)
 
 
 _gates: dict[Any, _StoreGate] = {}
@@ -360,7 +457,8 @@ async def aholding_store(store: Any) -> AsyncIterator[None]:
 
     - in this process, a ``threading.Lock`` per store object (per index directory for an
       embedded store on disk: two store objects of one path share it), whatever thread or
-      event loop each client runs on;
+      event loop each client runs on, taken first come, first served
+      (:class:`WaitLine`; helper attacks64);
     - across processes, for an embedded store on disk, its
       :meth:`~treehop.stores.embedded.EmbeddedStore.writes_lock` (a ``flock``: a process
       that dies holding it, even by ``SIGKILL``, releases it, so a lock file left behind
@@ -385,18 +483,14 @@ async def aholding_store(store: Any) -> AsyncIterator[None]:
         if gate in held:
             yield
             return
-        timeout = float(getattr(store, "lock_timeout", STORE_WRITES_TIMEOUT))
+        timeout = lock_timeout_of(getattr(store, "lock_timeout", STORE_WRITES_TIMEOUT))
         give_up = time.monotonic() + timeout
         pause = 0.0005
         file: WriterLock | None = None
         with _gates_guard:
             gate.waiting += 1
         try:
-            while not gate.lock.acquire(blocking=False):
-                if time.monotonic() >= give_up:
-                    raise _store_busy(store, timeout)
-                await asyncio.sleep(pause)
-                pause = min(2 * pause, 0.05)
+            await gate.line.take(gate.lock, give_up, lambda: _store_busy(store, timeout))
             try:
                 file = store.writes_lock() if gate.key is not None else None
                 if file is not None:

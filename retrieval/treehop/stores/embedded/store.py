@@ -31,7 +31,7 @@ from ...lexical import LexicalIndex
 from ...models import Node
 from .. import _ann
 from .._ann import AnnIndex, WarmOrphans
-from .._filelock import WriterLock
+from .._filelock import WriterLock, lock_timeout_of
 from .._state_blobs import check_state_key
 from ..base import (
     HitArrays,
@@ -132,7 +132,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._recovered_from: int | None = None
         """The unreadable generation ``CURRENT`` named when the open fell back: a refresh
         does not reopen (and warn) again while ``CURRENT`` still names it."""
-        self.lock_timeout = float(lock_timeout)
+        self.lock_timeout = lock_timeout_of(lock_timeout)
         if verify not in (True, False, "background", "auto"):
             raise StoreError(f"verify must be True, False, 'background' or 'auto', got {verify!r}")
         self.verify = verify
