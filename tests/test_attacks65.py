@@ -158,6 +158,35 @@ def test_an_embedder_whose_attributes_raise_is_an_embedding_error(index: int) ->
     assert info.value.__cause__ is None
 
 
+class _NameRaises(BagOfWordsEmbedder):
+    """A working embedder whose ``name`` property raises (a name read from a remote config)."""
+
+    @property  # type: ignore[override]
+    def name(self) -> str:
+        raise RuntimeError("config down: api_key=sk-attacks65name")
+
+
+class _NameNotText(BagOfWordsEmbedder):
+    name = 42  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("index", [0, 1])
+@pytest.mark.parametrize("embedder", [_NameRaises, _NameNotText])
+def test_an_embedder_whose_name_is_unreadable_is_an_embedding_error(
+    index: int, embedder: type
+) -> None:
+    """The index stores the embedder's ``name`` (one vector space per index), and
+    LlamaIndex's ``TreehopEmbedding`` reads it at construction: a ``name`` that raised let the
+    caller's ``RuntimeError`` (a key in its text) escape raw there (attacks65's open item),
+    and a name that is not text was taken. Both wrappers now refuse either as an
+    ``EmbeddingError`` at construction, the caller's text unshown and unchained."""
+    wrapper = _wrappers()[index]
+    with pytest.raises(EmbeddingError, match="name") as info:
+        wrapper(embedder())
+    assert "sk-attacks65name" not in str(info.value)
+    assert info.value.__cause__ is None
+
+
 def test_llamaindex_embedding_model_name_keyword_is_an_embedding_error() -> None:
     """``TreehopEmbedding(model_name="all-MiniLM-L6-v2")``, as LlamaIndex's other embedding
     classes are built: pydantic's raw ``TypeError: ... got multiple values for keyword

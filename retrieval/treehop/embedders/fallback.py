@@ -46,4 +46,16 @@ def given_or_default(embedder: object) -> Embedder:
         usable = False
     if not usable:
         raise EmbeddingError(f"embedder must be a treehop Embedder, got {type(embedder).__name__}")
+    try:
+        # The index stores the name (one vector space per index) and LlamaIndex's wrapper
+        # reads it at construction: a name that raised escaped there raw, the caller's text
+        # (a key) in it, and one that is not text was taken (attacks65's open item).
+        name = embedder.name  # type: ignore[attr-defined]
+    except Exception:
+        name = None
+    if not isinstance(name, str) or not name.strip():
+        raise EmbeddingError(
+            f"embedder {type(embedder).__name__[:100]} has no readable name (a non-empty "
+            "str, stored with the index to keep one vector space)"
+        )
     return cast(Embedder, embedder)
