@@ -29,9 +29,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_memory as bm
+from check_memory_identity import find_options, written
 from datasets import default_embedder
-from treehop import AsyncTreehop
 from treehop import hierarchical_retriever as hr
 
 
@@ -78,21 +77,12 @@ async def main(argv: list[str] | None = None) -> None:
     rows: list[dict[str, Any]] = []
     embeds = {False: 0, True: 0}
     descents = 0
-    for conv in bm.load_conversations(a.conversations):
-        sessions = bm.sessions_of(conv)
-        cid = conv["sample_id"]
-        mem = AsyncTreehop(None, embedder=emb, tagger=None)
-        await bm.add_conversation(mem, cid, sessions)
-        target = f"viking://~/memories/conversations/{cid}"
+    async for conv, mem, target, sessions in written(emb, a.conversations):
         times = [st for _, st, _ in sessions]
         qs = [q["question"] for q in conv["qa"]]
         emb.embed(qs)  # (cached: the timed calls embed nothing new)
         for q in conv["qa"]:
-            kws: list[dict[str, Any]] = [{"include_directories": False}, {}, {"limit": 30}]
-            w = bm.question_window(q["question"], times)
-            if w is not None:
-                kws.append({"since": w[0], "until": w[1]})
-            for kw in kws:
+            for kw in find_options(q["question"], times):
                 t: dict[bool, list[float]] = {False: [], True: []}
                 order = (False, True) if len(rows) % 2 == 0 else (True, False)
                 took = False
@@ -114,7 +104,6 @@ async def main(argv: list[str] | None = None) -> None:
                         "on": statistics.median(t[True]),
                     }
                 )
-        await mem.close()
     hr.DEEPER_TURNS = True
     taking = [r for r in rows if r["took"]]
     print(f"{len(rows)} finds, {len(taking)} take the deeper run, {descents} deeper descents")

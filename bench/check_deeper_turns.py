@@ -25,8 +25,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_memory as bm
+from check_memory_identity import find_options, written
 from datasets import default_embedder
-from treehop import AsyncTreehop
 from treehop import hierarchical_retriever as hr
 
 
@@ -41,12 +41,8 @@ async def main() -> None:
     emb = default_embedder()
     n = 0
     differ: list[dict[str, Any]] = []
-    for conv in bm.load_conversations(None):
-        sessions = bm.sessions_of(conv)
+    async for conv, mem, target, sessions in written(emb):
         cid = conv["sample_id"]
-        mem = AsyncTreehop(None, embedder=emb, tagger=None)
-        await bm.add_conversation(mem, cid, sessions)
-        target = f"viking://~/memories/conversations/{cid}"
         msg = {
             mem.display(x.uri): str(x.metadata["message_id"])
             for x in mem.store.iter_nodes(mem.resolve(target))
@@ -56,10 +52,7 @@ async def main() -> None:
         times = [st for _, st, _ in sessions]
         for qi, q in enumerate(conv["qa"]):
             gold = bm.evidence_ids(q.get("evidence", [])) if q.get("category") != 5 else set()
-            kws: list[dict[str, Any]] = [{"include_directories": False}, {}, {"limit": 30}]
-            w = bm.question_window(q["question"], times)
-            if w is not None:
-                kws.append({"since": w[0], "until": w[1]})
+            kws = find_options(q["question"], times)
             for k, kw in enumerate([*kws, None]):
                 n += 1
                 got: dict[bool, Any] = {}
@@ -98,7 +91,6 @@ async def main() -> None:
                     rec["recall@5"] = (bm.recall(sa, gold, 5), bm.recall(sb, gold, 5))
                     rec["recall@all"] = (bm.recall(sa, gold, 1000), bm.recall(sb, gold, 1000))
                 differ.append(rec)
-        await mem.close()
     print(f"{n} results; {len(differ)} differ")
     for r in differ:
         print(r)

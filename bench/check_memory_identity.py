@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -41,23 +42,41 @@ def shape(res: Any) -> str:
     )
 
 
-async def main() -> None:
-    emb = default_embedder()
-    h = hashlib.sha256()
-    n = carried = 0
-    for conv in bm.load_conversations(None):
+async def written(
+    emb: Any, conversations: int | None = None
+) -> AsyncIterator[tuple[dict[str, Any], AsyncTreehop, str, list[Any]]]:
+    """Each conversation (``conversations``: the first N, ``None``: all) written into a fresh
+    in-memory client as ``bench_memory.py`` writes it: ``(conversation, client, its memory
+    target, its sessions)``, the client closed after the caller's turn. One copy for this
+    script and the two that rerun its finds (``check_deeper_turns.py``,
+    ``bench_deeper_turns_cost.py``)."""
+    for conv in bm.load_conversations(conversations):
         sessions = bm.sessions_of(conv)
         cid = conv["sample_id"]
         mem = AsyncTreehop(None, embedder=emb, tagger=None)
         await bm.add_conversation(mem, cid, sessions)
-        target = f"viking://~/memories/conversations/{cid}"
+        yield conv, mem, f"viking://~/memories/conversations/{cid}", sessions
+        await mem.close()
+
+
+def find_options(question: str, times: list[Any]) -> list[dict[str, Any]]:
+    """The ``find`` keywords each question is asked with: leaves only, the defaults,
+    ``limit=30``, and the question's ``since`` / ``until`` window where it names a time."""
+    kws: list[dict[str, Any]] = [{"include_directories": False}, {}, {"limit": 30}]
+    w = bm.question_window(question, times)
+    if w is not None:
+        kws.append({"since": w[0], "until": w[1]})
+    return kws
+
+
+async def main() -> None:
+    emb = default_embedder()
+    h = hashlib.sha256()
+    n = carried = 0
+    async for conv, mem, target, sessions in written(emb):
         times = [st for _, st, _ in sessions]
         for q in conv["qa"]:
-            kws: list[dict[str, Any]] = [{"include_directories": False}, {}, {"limit": 30}]
-            w = bm.question_window(q["question"], times)
-            if w is not None:
-                kws.append({"since": w[0], "until": w[1]})
-            for kw in kws:
+            for kw in find_options(q["question"], times):
                 res = await mem.find(q["question"], target_uri=target, **kw)
                 h.update(shape(res).encode())
                 n += 1
@@ -65,7 +84,6 @@ async def main() -> None:
             ctx = await mem.assemble_context(q["question"], max_tokens=500)
             h.update(ctx.text.encode())
             n += 1
-        await mem.close()
     print(f"{n} results, {carried} carried turns, hash {h.hexdigest()[:16]}")
 
 
