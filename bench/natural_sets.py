@@ -222,6 +222,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   column read), beside the tree's hand-written pages and every command's page (genindex,
   search, the licence and the over-limit release notes out). Built in stop 59 and measured
   once: an untuned check (helper heldout42).
+* ``lxml-faq``: lxml's FAQ (Debian ``python-lxml-doc``, ``html/FAQ.html``: docutils HTML,
+  one ``<h2>`` section per entry in ``<h1>`` groups): every question deleted with the
+  contents box (the side menu and banner on every page dropped), beside the tree's
+  hand-written pages (the generated ``apidoc/`` and the sitemap out). Built in stop 60 and
+  measured once: an untuned check (helper heldout45).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -293,6 +298,7 @@ HELD_OUT_SETS = (
     "xfig-faq",
     "courier-faq",
     "fish-faq",
+    "lxml-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -7199,6 +7205,150 @@ def fish_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An FAQ page of a docutils-built documentation tree, one <h2> section per question (lxml)
+# --------------------------------------------------------------------------------------
+
+LXML_PACKAGE = "python-lxml-doc"
+LXML_DOC = "usr/share/doc/python-lxml/html"
+LXML_FAQ = "FAQ.html"
+"""lxml's FAQ as its authors wrote it (reStructuredText built by docutils' ``rst2html`` into
+one page, UTF-8; not Sphinx): the tree's side menu (every page's sections, the FAQ's groups
+among them), a donation banner, the ``<h1 class="title">``, a contents box (``<div
+class="contents topic">``: every question again as an in-page link), then one ``<div
+class="section" id="...">`` per group (its ``<h1>``: "General Questions", "Threading", ...)
+holding one such div per entry, its ``<h2>`` the question ("Is there a tutorial?", some
+stated: "My application crashes!", "My C compiler crashes on installation"), with
+``<tt>`` inside some; answers are paragraphs, highlighted code samples, lists."""
+LXML_PAGES = (
+    "index.html",
+    "intro.html",
+    "installation.html",
+    "performance.html",
+    "compatibility.html",
+    "tutorial.html",
+    "api.html",
+    "parsing.html",
+    "validation.html",
+    "xpathxslt.html",
+    "objectify.html",
+    "lxmlhtml.html",
+    "cssselect.html",
+    "elementsoup.html",
+    "html5parser.html",
+    "resolvers.html",
+    "extensions.html",
+    "element_classes.html",
+    "sax.html",
+    "capi.html",
+    "build.html",
+    "lxml-source-howto.html",
+    "changes-4.9.2.html",
+    "credits.html",
+)
+"""The tree's hand-written pages beside the FAQ, in the order its side menu (and
+``sitemap.html``) lists them: the front page, why lxml, installing, benchmarks, ElementTree
+compatibility, the tutorial, the lxml.etree API, parsing, validation, XPath and XSLT,
+objectify, lxml.html, cssselect, BeautifulSoup, html5lib, resolvers, extensions, custom
+element classes, SAX, the C API, building from source, reading the source, the release
+changelog, the credits: in, each up to :data:`LXML_MAX_PAGE_CHARS`, without the side menu,
+the banner and the contents box (:func:`docutils_page_body`: the same words in every page,
+or every section title again). Left out: ``apidoc/`` (the API reference Sphinx generated
+from the docstrings, with its genindex and search pages), ``sitemap.html`` (the side menu
+as a page: links only), ``pubkey.asc``, ``style.css`` and the images, and the package's
+``examples/`` (two XML files), copyright and changelogs."""
+LXML_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value of
+:data:`SLRN_MAX_PAGE_CHARS`, not chosen for this set)."""
+_LXML_CHROME = re.compile(
+    r"""\bclass\s*=\s*["'](?:sidemenu|banner|contents)(?=["'\s])""", re.IGNORECASE
+)
+
+
+def docutils_page_body(page_html: str) -> str:
+    """A page of lxml's docutils-built tree without the parts that are not its own text:
+    the side menu (``<div class="sidemenu">``: every page's section titles, the FAQ's
+    groups among them, on every page), the donation banner (``<div class="banner">``,
+    on every page) and the contents box (``<div class="contents topic">``: every section
+    title of the page again, each FAQ question on the FAQ page), nested divs counted, in one
+    pass over the div tags (an unclosed one runs to the page's end)."""
+    out: list[str] = []
+    pos = 0
+    depth = 0  # div depth inside a dropped div; 0 = outside
+    for m in _DIV_TAG.finditer(page_html):
+        closing = m.group(1) == "/"
+        if depth == 0:
+            if not closing and _LXML_CHROME.search(m.group(2)):
+                out.append(page_html[pos : m.start()])
+                depth = 1
+        else:
+            depth += -1 if closing else 1
+            if depth == 0:
+                pos = m.end()
+    if depth == 0:
+        out.append(page_html[pos:])
+    return "".join(out)
+
+
+def lxml_page_markdown(page_html: str) -> str:
+    """A page of lxml's docutils tree as markdown: :func:`docutils_page_body` through
+    :func:`page_to_markdown` (headings as ``#`` lines, code fenced)."""
+    return page_to_markdown(docutils_page_body(page_html))
+
+
+def split_lxml_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """lxml's FAQ page (docutils HTML) -> (the page as markdown without its questions,
+    [(id, question, answer)]).
+
+    The page without its side menu, banner and contents box (:func:`docutils_page_body`)
+    read as :func:`split_fish_faq` reads a Sphinx main column: docutils writes an entry
+    as Sphinx does (a ``<div class="section" id="...">`` opening just before its ``<h2>``),
+    and a page with no ``role="main"`` column is read whole. Every ``<h2>`` is a question,
+    whatever its form ("Is there a tutorial?", "My application crashes!"); its answer is the
+    text after it up to the next ``<h2>`` or ``<h1>`` (a group's title, kept in the page);
+    the question is the heading's text with its inline tags (``<tt>``) removed without a
+    space; ids are the section's id, else the slug, a repeat ``-2``; an entry with no text
+    under it asks nothing. Decided from the markup alone."""
+    return split_fish_faq(docutils_page_body(page_html))
+
+
+def lxml_faq_set() -> NaturalSet:
+    """lxml's FAQ as Debian's ``python-lxml-doc`` ships it
+    (``/usr/share/doc/python-lxml/html/FAQ.html``: ~41 entries by lxml's authors, asked "Is
+    there a tutorial?" or stated "My application crashes!") with every question deleted
+    (:func:`split_lxml_faq`; the contents box and the side menu dropped), beside the tree's
+    other hand-written pages (:data:`LXML_PAGES`, :func:`lxml_page_markdown`, each up to
+    :data:`LXML_MAX_PAGE_CHARS`). Ids are the FAQ's section ids
+    (``lxml-faq:is-there-a-tutorial``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 60 and measured
+    once, with no change to the retriever: an untuned check (helper heldout45)."""
+    root, doc, faq_path = _packaged_doc(LXML_PACKAGE, LXML_DOC, LXML_FAQ)
+    text, qa = split_lxml_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = [NaturalQuestion(f"lxml-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    kept, too_long = _add_pages(
+        files, doc, LXML_PAGES, "utf-8", LXML_MAX_PAGE_CHARS, to_markdown=lxml_page_markdown
+    )
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "lxml-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"lxml FAQ from {LXML_PACKAGE} {version} (docutils HTML, one page, {len(qa)} <h2> "
+            "questions deleted, the contents box, side menu and banner out) + the tree's "
+            f"hand-written pages ({len(kept)} pages in; left out, over {LXML_MAX_PAGE_CHARS} "
+            f"chars: {', '.join(too_long) or 'none'}); apidoc/ (generated), sitemap, the "
+            "examples and changelogs out; answer = the text under a question up to the next "
+            f"<h2> or <h1>; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -7243,6 +7393,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "xfig-faq": lambda emb: xfig_faq_set(),
     "courier-faq": lambda emb: courier_faq_set(),
     "fish-faq": lambda emb: fish_faq_set(),
+    "lxml-faq": lambda emb: lxml_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
