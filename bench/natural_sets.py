@@ -7326,7 +7326,7 @@ def split_pma_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
 
 def pma_faq_set() -> NaturalSet:
     """phpMyAdmin's FAQ as Debian's ``phpmyadmin`` ships it
-    (``/usr/share/doc/phpmyadmin/html/faq.html``: ~135 answered entries by phpMyAdmin's
+    (``/usr/share/doc/phpmyadmin/html/faq.html``: 132 answered entries by phpMyAdmin's
     authors, numbered in nine groups, asked "How can I backup my database or table?" or
     stated "Using and creating themes") with every question deleted (:func:`split_pma_faq`;
     the sidebar's contents are outside the main column read), beside the tree's other pages
