@@ -232,6 +232,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   contents are outside the main column read), beside the ``html/`` tree's other pages and
   the folder's README notes (the front page's contents, the licence, genindex and search
   out). Built in stop 60 and measured once: an untuned check (helper heldout44).
+* ``mdadm-faq``: the Debian mdadm FAQ (Debian ``mdadm``, ``FAQ.gz``: the package's own FAQ in
+  plain text, numbered ``N.`` entries over a ``~`` underline): every question deleted,
+  beside the folder's notes (the recipes, the checkarray notes, the design notes), the
+  configuration example and the four man pages (release announcements and changelogs
+  out). Built in stop 60 and measured once: an untuned check (helper heldout46).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -306,6 +311,7 @@ HELD_OUT_SETS = (
     "fish-faq",
     "lxml-faq",
     "phpmyadmin-faq",
+    "mdadm-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -7522,6 +7528,139 @@ def pma_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A Debian package's own plain-text FAQ, setext entries "N. question" over "~~~" (mdadm)
+# --------------------------------------------------------------------------------------
+
+MDADM_PACKAGE = "mdadm"
+MDADM_DOC = "usr/share/doc/mdadm"
+MDADM_FAQ = "FAQ.gz"
+"""The Debian mdadm FAQ (martin f. krafft's, the package's own, shipped as ``FAQ.gz``; not
+the Debian FAQ): plain text, a title over ``===``, a few lines of intro, then ~30 entries,
+each a column-0 line ``N. <question>`` (``4b.``, ``9b.`` for follow-ups; some wrapped over
+an indented second line) over a column-0 line of ``~``; answers indented two spaces, some
+with their own sub-headings (indented, over quotes or ``~``); the maintainer's signature
+line `` -- name <mail>  date`` at the end."""
+MDADM_TEXTS = (
+    "README.recipes.gz",
+    "README.checkarray",
+    "TODO.Debian",
+    "TODO.gz",
+    "mdmon-design.txt.gz",
+    "external-reshape-design.txt.gz",
+)
+"""The folder's notes beside the FAQ: the recipes (the commands for creating, assembling,
+growing arrays, which the FAQ's answers point at), the checkarray notes, Debian's and
+upstream's to-do lists and the two design notes (mdmon, external reshape): in, as text.
+Left out: the 26 ``ANNOUNCE-*`` files and ``NEWS.Debian`` (release announcements, as
+chrony's ``NEWS``), the changelogs and the copyright."""
+MDADM_EXAMPLES = "examples"
+"""The commented ``mdadm.conf`` example and the list of ``syslog`` events mdadm reports:
+in, as ``examples/<name>``."""
+MDADM_MAN = (
+    "usr/share/man/man8/mdadm.8.gz",
+    "usr/share/man/man4/md.4.gz",
+    "usr/share/man/man5/mdadm.conf.5.gz",
+    "usr/share/man/man8/mdmon.8.gz",
+)
+"""The package's four man pages (the mdadm command, the md driver, the configuration file,
+the mdmon daemon): the reference the FAQ's answers send the reader to, in under ``man/``."""
+MDADM_MAX_PAGE_CHARS = 150_000
+"""A note or man page over this stays out and is named (the value of
+:data:`SLRN_MAX_PAGE_CHARS`, not chosen for this set)."""
+_MDADM_QUESTION = re.compile(r"^(\d+[a-z]?)\.\s+(\S.*)$")
+_MDADM_UNDERLINE = re.compile(r"^~{3,}\s*$")
+_MDADM_SIGNATURE = re.compile(r"^ -- \S.*<[^<>\s]+@[^<>\s]+>")
+
+
+def split_mdadm_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """The Debian mdadm ``FAQ`` (plain text, setext entries) -> (the FAQ as one plain-text
+    page without its questions, [(number, question, answer)]), in one pass over the lines.
+
+    A question is a column-0 line ``N. <text>`` (N a number, maybe with a letter: ``4b``),
+    the indented lines right under it (a wrapped question) and then a column-0 line of
+    ``~``: all of it leaves the page. A column-0 ``N.`` line with no such underline, or an
+    underline that is indented (an answer's own sub-heading: ``"near" layout with 2 copies
+    per chunk (--layout=n2):`` over indented ``~``), is text. The answer is the text under
+    the underline up to the next question or the maintainer's signature line
+    (`` -- name <mail>  date``, which stays in the page, in no answer), dedented. The
+    title, its ``===`` underline and the intro stay in the page, in no answer. Ids are the
+    authors' numbers (``4b``; a repeat gets ``-2``). A question with no text under it asks
+    nothing. Each line is read once as a candidate and at most once more as a wrapped line
+    of the question above it (a wrapped line is indented, so no candidate starts inside
+    another's lines): linear."""
+    lines = text.split("\n")
+    n = len(lines)
+    page = _FaqPage()
+    i = 0
+    while i < n:
+        line = lines[i].rstrip()
+        q = _MDADM_QUESTION.match(line)
+        if q:
+            j = i + 1
+            while j < n and lines[j][:1].isspace() and lines[j].strip():
+                j += 1  # the question's wrapped (indented) lines
+            if j < n and _MDADM_UNDERLINE.match(lines[j]):
+                page.ask(q.group(1), q.group(2), *(w.strip() for w in lines[i + 1 : j]))
+                i = j + 1
+                continue
+        if _MDADM_SIGNATURE.match(line):
+            page.heading(line)
+            i += 1
+            continue
+        page.block.append(line)
+        i += 1
+    return page.page(), page.qa
+
+
+def mdadm_faq_set() -> NaturalSet:
+    """The Debian mdadm FAQ (Debian ``mdadm``, ``/usr/share/doc/mdadm/FAQ.gz``: ~30
+    numbered entries "4. Which RAID level should I use?", some stated as a problem
+    ("11. mdadm warns about duplicate/similar superblocks; what gives?"), some follow-ups
+    "9b. Why not?") as one plain-text page ``FAQ`` with every question deleted
+    (:func:`split_mdadm_faq`), beside the folder's notes (:data:`MDADM_TEXTS`), the
+    configuration examples (:data:`MDADM_EXAMPLES`) and the man pages
+    (:data:`MDADM_MAN`), each up to :data:`MDADM_MAX_PAGE_CHARS`. Ids are the authors'
+    numbers (``mdadm-faq:4b``). Entries whose answer is under :data:`MIN_ANSWER_WORDS`
+    words are left out and named. Built in stop 60 and measured once, with no change to
+    the retriever: an untuned check (helper heldout46)."""
+    root, doc, faq_path = _packaged_doc(MDADM_PACKAGE, MDADM_DOC, MDADM_FAQ)
+    text, qa = split_mdadm_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ": text}
+    asked = [NaturalQuestion(f"mdadm-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
+    kept = _add_notes(files, doc, MDADM_TEXTS)
+    examples = doc / MDADM_EXAMPLES
+    if examples.is_dir():
+        for path in sorted(examples.iterdir()):
+            if path.is_file():
+                rel = f"{MDADM_EXAMPLES}/{path.name.removesuffix('.gz')}"
+                files[rel] = _doc_text(path, "utf-8").strip() + "\n"
+                kept.append(rel)
+    kept += [f"man/{m}.md" for m in _add_man_pages(files, root, MDADM_MAN)]
+    too_long = [rel for rel in kept if len(files[rel]) > MDADM_MAX_PAGE_CHARS]
+    for rel in too_long:
+        del files[rel]
+    kept = [rel for rel in kept if rel not in too_long]
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "mdadm-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Debian mdadm FAQ from {MDADM_PACKAGE} {version} (FAQ.gz, plain text, one page; "
+            f"its {len(qa)} N. question lines over ~~~, wrapped lines included, deleted) + the "
+            f"package's notes, examples and man pages ({', '.join(kept)}; left out, over "
+            f"{MDADM_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); ANNOUNCE-*, "
+            "NEWS.Debian, changelogs and copyright out; answer = the text under a question up "
+            "to the next question or the signature; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -7568,6 +7707,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "fish-faq": lambda emb: fish_faq_set(),
     "lxml-faq": lambda emb: lxml_faq_set(),
     "phpmyadmin-faq": lambda emb: pma_faq_set(),
+    "mdadm-faq": lambda emb: mdadm_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
