@@ -237,6 +237,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   beside the folder's notes (the recipes, the checkarray notes, the design notes), the
   configuration example and the four man pages (release announcements and changelogs
   out). Built in stop 60 and measured once: an untuned check (helper heldout46).
+* ``slurm-faq``: Slurm's FAQ (Debian ``slurm-wlm-doc``, ``html/faq.html``: one hand-written
+  page of the project's site, bold-anchor paragraphs in three groups, each group first listed
+  as in-page links): every question and the lists deleted, beside every other page of the
+  ``html/`` tree, main columns only (the link menus, the legal notices and two over-limit
+  pages out). Built in stop 60 and measured once: an untuned check (helper heldout43).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -312,6 +317,7 @@ HELD_OUT_SETS = (
     "lxml-faq",
     "phpmyadmin-faq",
     "mdadm-faq",
+    "slurm-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -7661,6 +7667,129 @@ def mdadm_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A hand-written HTML FAQ of bold-anchor paragraphs in a project's web-site tree (Slurm)
+# --------------------------------------------------------------------------------------
+
+SLURM_PACKAGE = "slurm-wlm-doc"
+SLURM_HTML = "usr/share/doc/slurm-wlm/html"
+SLURM_FAQ = "faq.html"
+"""Slurm's FAQ as SchedMD wrote it (``faq.html``, one hand-written page of the project's
+web site as Debian ships it, UTF-8): the site's header (masthead and navigation menu, the
+same on every page), then the main column ``<div class="content" role="main">``: an
+``<h1>`` title, three ``<h2>`` groups ("For Management", "For Users", "For
+Administrators") each over a ``<ul>`` of in-page links (the contents: every question
+again), then the same three groups again over the entries, each a paragraph opening with
+the question as a bold anchor, ``<p><a id="pending"><b>Why is my job not running?</b></a>
+<br>``, the answer running on in that paragraph and the ones after it (lists, ``<pre>``
+samples, blockquoted commands); a "Last modified" line closes the column, a footer
+follows it."""
+SLURM_LEFT_OUT = ("documentation.html", "man_index.html", "disclaimer.html")
+"""Pages of ``html/`` left out: the documentation index and the man-page index (link menus)
+and the legal notices. Every other page of ``html/`` is in, each up to
+:data:`SLURM_MAX_PAGE_CHARS`, only its main column (the site's header would put the same
+navigation words in every page): the guides, the man pages as HTML, the configuration
+references, the release-note summary, the two configurator forms (no main column: read
+whole, scripts dropped). Also out, not pages: the PDFs, the images, the style sheets,
+``jquery.min.js``, ``tutorial_intro_files.tar.gz``, and the package's copyright and
+changelogs."""
+SLURM_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value of
+:data:`SLRN_MAX_PAGE_CHARS`, not chosen for this set)."""
+_SLURM_CONTENTS = re.compile(
+    r"<h2\b[^>]*>(?:(?!</h2>).)*</h2>\s*<ul>\s*<li>\s*<a\s+href=\"#[^\"]*\"[^>]*>.*?</ul\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_SLURM_QUESTION = re.compile(
+    r"<p\b[^>]*>\s*<a\s+(?:id|name)=\"([^\"]+)\"[^>]*>\s*<b>(.*?)</b>\s*</a\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_SLURM_STOP = re.compile(r"<h[12]\b|<p\b[^>]*>\s*Last modified\b", re.IGNORECASE)
+
+
+def slurm_page_markdown(page_html: str) -> str:
+    """A page of Slurm's HTML tree as markdown: its main column (:func:`sphinx_main_column`,
+    the same ``role="main"`` div; the whole page when it has none) through
+    :func:`page_to_markdown`. The site's header and footer are outside it."""
+    return page_to_markdown(sphinx_main_column(page_html))
+
+
+def split_slurm_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Slurm's FAQ page (hand-written HTML) -> (the page's main column as markdown without its
+    questions, [(anchor, question, answer)]).
+
+    Only the main column is read (:func:`sphinx_main_column`: the site's navigation menu
+    stays out). The contents (each ``<h2>`` group heading over a ``<ul>`` whose first item is
+    a link into the page, ``<li><a href="#...">``: every question again) are dropped. Every
+    paragraph opening with a bold anchor, ``<p><a id=...><b>...</b></a>``, is an entry,
+    whatever its form (some state a problem: "I see the host of my calling node as
+    127.0.1.1 instead of the correct IP address. Why is that?"): the bold text is the
+    question and leaves the page; the answer is the text after it up to the next entry,
+    the next ``<h1>``/``<h2>`` group heading or the page's "Last modified" line
+    (:func:`page_to_markdown`). The question is the bold text with inline tags removed
+    without a space ("<i>slurmctld</i>"), entities decoded. Ids are the FAQ's own anchors
+    (``pending``, ``mem_limit``); a repeat gets ``-2``. An entry with no text under it asks
+    nothing. Decided from the markup alone."""
+    main = _SLURM_CONTENTS.sub("", sphinx_main_column(page_html))
+    intro, spans = _entry_spans(main, _SLURM_QUESTION)
+    parts = [intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        stop_at = _SLURM_STOP.search(main, m.end(), end)
+        stop = stop_at.start() if stop_at else end
+        answer = page_to_markdown("<p>" + main[m.end() : stop]).strip()
+        question = _norm(html.unescape(_TAG.sub("", m.group(2))))
+        if answer and question:
+            qa.append((_repeat_id(seen, m.group(1)), question, answer))
+        parts += [answer, page_to_markdown(main[stop:end]).strip()]
+    return _joined_parts(parts), qa
+
+
+def slurm_faq_set() -> NaturalSet:
+    """Slurm's FAQ as Debian's ``slurm-wlm-doc`` ships it
+    (``/usr/share/doc/slurm-wlm/html/faq.html``: ~108 entries by SchedMD in three groups,
+    asked "Why is my job not running?" or stated "Slurmdbd is failing to start with a
+    'Duplicate entry' error in the database. How do I fix that?") with every question and
+    the contents deleted (:func:`split_slurm_faq`), beside every other page of the
+    ``html/`` tree but the link menus and the legal notices (:data:`SLURM_LEFT_OUT`;
+    :func:`slurm_page_markdown`, each up to :data:`SLURM_MAX_PAGE_CHARS`). Ids are the
+    FAQ's anchors (``slurm-faq:pending``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 60 and measured
+    once, with no change to the retriever: an untuned check (helper heldout43)."""
+    root, doc, faq_path = _packaged_doc(SLURM_PACKAGE, SLURM_HTML, SLURM_FAQ)
+    text, qa = split_slurm_faq(_doc_text(faq_path, "utf-8"))
+    files = {"faq.md": text}
+    asked = [NaturalQuestion(f"slurm-faq:{k}", q, ((a, 1.0),), source="faq.md") for k, q, a in qa]
+    pages = sorted(
+        p.name
+        for p in doc.iterdir()
+        if p.is_file() and p.name.endswith(".html") and p.name not in (SLURM_FAQ, *SLURM_LEFT_OUT)
+    )
+    kept, too_long = _add_pages(
+        files, doc, pages, "utf-8", SLURM_MAX_PAGE_CHARS, to_markdown=slurm_page_markdown
+    )
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "slurm-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Slurm FAQ from {SLURM_PACKAGE} {version} (html/faq.html, hand-written, one page, "
+            f"{len(qa)} bold-anchor questions and the in-page contents deleted, the main column "
+            f"only) + {len(kept)} pages of the html/ tree (left out, over "
+            f"{SLURM_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}; "
+            f"{', '.join(SLURM_LEFT_OUT)} (link menus, legal notices), the PDFs and the "
+            "site's header and footer out); answer = the text under a question up to the "
+            "next question, <h1>/<h2> or the Last modified line; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -7708,6 +7837,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "lxml-faq": lambda emb: lxml_faq_set(),
     "phpmyadmin-faq": lambda emb: pma_faq_set(),
     "mdadm-faq": lambda emb: mdadm_faq_set(),
+    "slurm-faq": lambda emb: slurm_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
