@@ -1,5 +1,9 @@
 """Stop 59's leftovers (helper leftovers60), the core's part.
 
+1. A filter on a key an integration shows (LangChain ``source``, LlamaIndex ``file_name`` /
+   ``file_path``) matched only the stored key; :func:`treehop.filters.show_fields` rewrites
+   it to match the value shown (the frameworks' tests check it end to end; here, that the
+   rewrite is exact for every leaf op and stored combination).
 2. A closed :class:`~treehop.AsyncTreehop` kept answering every call (its store still in
    memory) and wrote to an index it had saved for the last time, where a closed
    :class:`~treehop.Treehop` raised :class:`~treehop.errors.ClientClosedError`. Now both
@@ -15,10 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treehop import AsyncTreehop, Treehop
 from treehop import hierarchical_retriever as hr
 from treehop.errors import ClientClosedError
+from treehop.filters import MetadataFilter, ShownField, show_fields
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -183,3 +190,68 @@ def test_find_many_deeper_run_reuses_the_batch_first_search(
     assert batch == alone and len(alone[0]) == 5  # (the deeper run ran, and answered alike)
     assert searches, "the deeper run searched deeper"
     assert first not in searches
+
+
+# -- 1. a filter on a shown key: the rewrite equals the leaf on the shown value ---------------
+
+_MISSING = object()
+_VALUES = st.sampled_from([_MISSING, None, "", "a", "b", [], ["a"], ["a", "b"], 0, 3])
+_LEAVES = st.one_of(
+    st.builds(
+        lambda op, conds: {"op": op, "conds": conds},
+        st.sampled_from(["must", "must_not"]),
+        st.lists(st.sampled_from(["a", "b", "", 0, 3]), min_size=1, max_size=3),
+    ),
+    st.builds(
+        lambda op, v, fold: {"op": op, "value": v, "ignore_case": fold},
+        st.sampled_from(["text_match", "text_match_not"]),
+        st.sampled_from(["a", "A", "b"]),
+        st.booleans(),
+    ),
+    st.builds(lambda op: {"op": op}, st.sampled_from(["empty", "not_empty"])),
+    st.builds(lambda op: {"op": op, "gte": 1}, st.sampled_from(["range", "range_out"])),
+)
+_FIELDS = [
+    ShownField("source", over=("source",), fallback="source_path", when="source_path"),
+    ShownField("file_name", over=("file_name", "file_path"), fallback="name", when="source_path"),
+    ShownField(
+        "file_path", over=("file_name", "file_path"), fallback="source_path", when="source_path"
+    ),
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    field=st.sampled_from(_FIELDS),
+    stored=st.fixed_dictionaries(
+        {k: _VALUES for k in ("source", "source_path", "file_name", "file_path", "name")}
+    ),
+    leaf=_LEAVES,
+)
+def test_a_rewritten_leaf_matches_as_the_leaf_on_the_shown_value(
+    field: ShownField, stored: dict[str, Any], leaf: dict[str, Any]
+) -> None:
+    """``show_fields`` is exact: for every stored combination (missing, ``None``, ``""``,
+    ``[]``, lists, numbers) and every leaf op, the rewritten filter matches exactly where
+    the user's leaf matches the value the display shows (``falls_back``: the fallback's,
+    else the stored key's)."""
+    md = {k: v for k, v in stored.items() if v is not _MISSING}
+    leaf = {**leaf, "field": field.key}
+    shown = md.get(field.fallback) if field.falls_back(md) else md.get(field.key)
+    spec = show_fields(leaf, [field])
+    assert spec is not None
+    rewritten = MetadataFilter.parse(spec)
+    plain = MetadataFilter.parse(leaf)
+    assert rewritten is not None and plain is not None
+    assert rewritten.matches(md) == plain.matches({field.key: shown})
+
+
+def test_show_fields_leaves_other_keys_and_nesting_alone() -> None:
+    source = _FIELDS[0]
+    other = {"op": "must", "field": "lang", "conds": ["en"]}
+    assert show_fields(other, [source]) == other
+    nested = {"op": "and", "conds": [other, {"op": "must", "field": "source", "conds": ["x"]}]}
+    out = show_fields(nested, [source])
+    assert out is not None and out["conds"][0] == other
+    assert out["conds"][1] == source.rewrite({"op": "must", "field": "source", "conds": ["x"]})
+    assert show_fields(None, [source]) is None
