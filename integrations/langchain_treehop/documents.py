@@ -25,6 +25,7 @@ from langchain_core.documents import Document
 from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop.errors import IngestError, InvalidQueryError
+from treehop.filters import ShownField
 from treehop.ingest.records import HIDDEN_FIELDS, IngestRecord, PlacementKwargs
 from treehop.integration_kit import TreehopClient
 from treehop.models import PROVENANCE_KEYS as CORE_PROVENANCE_KEYS
@@ -34,6 +35,9 @@ CONTENT_FIELDS: tuple[str, ...] = ("auto", "abstract", "overview", "content")
 
 PROVENANCE_KEYS = CORE_PROVENANCE_KEYS
 """Metadata keys every returned ``Document`` has; they override node metadata of that name."""
+SOURCE = ShownField("source", over=("source",), fallback="source_path", when="source_path")
+"""``metadata["source"]`` as every retrieved Document shows it: the stored ``source``, else
+the ``source_path`` the writer stored (the retriever's filters on ``source`` match it)."""
 
 # The fallback order of each content_field: the chosen text first, then the next richer one,
 # so page_content is never empty when the node has any text at all.
@@ -80,11 +84,12 @@ def context_to_document(hit: MatchedContext, content_field: str = "auto") -> Doc
     filter on) are left out: ``treehop_order: [None, 700.0]`` was shown beside the metadata a
     loader stored, in every document of an index a vector store wrote."""
     own = {k: v for k, v in hit.metadata.items() if k not in HIDDEN_FIELDS}
-    if "source" not in own and isinstance(own.get("source_path"), str):
+    if SOURCE.falls_back(own):
         # A file that add_resource / ``treehop index`` ingested stores ``source_path`` (its
-        # path under the folder added), not a loader's ``source``. Why shown as ``source``
-        # too: every LangChain loader sets it, and a ``format_docs`` reading
-        # ``d.metadata["source"]`` failed with KeyError over such a tree.
+        # path under the folder added; a text's, the name given), not a loader's ``source``.
+        # Why shown as ``source`` too: every LangChain loader sets it, and a ``format_docs``
+        # reading ``d.metadata["source"]`` failed with KeyError over such a tree. The
+        # retriever's filter on ``source`` reads the same rule (``SOURCE``).
         own["source"] = own["source_path"]
     metadata = {**own, **provenance_metadata(hit)}
     return Document(id=hit.uri, page_content=page_content_of(hit, content_field), metadata=metadata)

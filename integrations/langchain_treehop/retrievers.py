@@ -57,6 +57,7 @@ from treehop import uri as urimod
 from treehop.arguments import check_target_uris
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidQueryError, InvalidURIError, TreehopError
+from treehop.filters import show_fields
 from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.postprocess import group_chunks
@@ -65,7 +66,7 @@ from treehop.stage_events import stage_events
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_query, check_threshold
 
 from .chat_models import LangChainChatLLM
-from .documents import CONTENT_FIELDS, ContentField, context_to_document
+from .documents import CONTENT_FIELDS, SOURCE, ContentField, context_to_document
 from .embeddings import as_treehop_embedder
 from .filters import to_treehop_filter
 
@@ -628,6 +629,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
                 kit.as_async(client),
                 opts.metadata_filter,
                 tags=(opts.tag_filter, opts.tag_filter_all),
+                shown=(SOURCE,),
             )
         if opts.k == 0:  # checked as any call, then answered without a search
             check_query(query)
@@ -658,7 +660,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         client = self.treehop_client
         if not is_knowledge_source(client):
             await kit.acheck_filter_fields(
-                client, opts.metadata_filter, tags=(opts.tag_filter, opts.tag_filter_all)
+                client,
+                opts.metadata_filter,
+                tags=(opts.tag_filter, opts.tag_filter_all),
+                shown=(SOURCE,),
             )
         if opts.k == 0:
             check_query(query)
@@ -892,15 +897,17 @@ def _check_source_options(source: KnowledgeSource, opts: TreehopRetrievalOptions
         kit.check_source_targets(source, check_target_uris(opts.target_uri))
 
 
-def _core(opts: TreehopRetrievalOptions) -> SearchKwargs:
+def _core(opts: TreehopRetrievalOptions, tree: bool = True) -> SearchKwargs:
     """The retriever's option names mapped onto treehop's search options.
 
     Optional controls are passed only when set, so that defaults stay the core's (and a
-    knowledge source's own ``defaults`` apply).
+    knowledge source's own ``defaults`` apply). On a treehop client (``tree``) a filter on
+    ``source`` matches the ``source`` each Document shows (:data:`~.documents.SOURCE`), not
+    only a stored one; a knowledge source's filter goes to its service as given.
     """
     kw = kit.shared_options(opts)
     kw["limit"] = opts.k
-    kw["filter"] = opts.metadata_filter
+    kw["filter"] = show_fields(opts.metadata_filter, (SOURCE,)) if tree else opts.metadata_filter
     if opts.tag_filter or opts.tag_filter_all:
         kw["tags"], kw["tags_all"] = opts.tag_filter, opts.tag_filter_all
     if opts.retrieval_mode is not None:
@@ -914,7 +921,7 @@ def _find_kw(opts: TreehopRetrievalOptions, client: RetrieverClient) -> SearchKw
     own default (``RetrievalConfig.score_threshold``) it is not passed to the core, which
     prunes its search with it on the scores before the tree context (a hit that ends above
     the floor was lost). A knowledge source gets it as it is."""
-    kw = _core(opts)
+    kw = _core(opts, tree=not is_knowledge_source(client))
     floor = kw.get("score_threshold")
     if (
         floor is not None

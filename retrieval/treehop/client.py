@@ -307,6 +307,7 @@ class AsyncTreehop:
         self.reranker = reranker
         self.config = config or RetrievalConfig()
         self._retriever: HierarchicalRetriever | None = None
+        self._closed = False
         if directory_vectors not in DIRECTORY_VECTORS:
             raise InvalidQueryError(
                 f"directory_vectors must be one of {', '.join(DIRECTORY_VECTORS)}, "
@@ -422,6 +423,7 @@ class AsyncTreehop:
         validated before anything is read or written; skipped files and folders are counted
         and named in the :class:`AddResult`.
         """
+        self._check_open()
         t0 = time.perf_counter()
         # The whole call is checked before anything is read or written (see treehop.arguments).
         path_or_text = argmod.check_path_or_text(path_or_text)
@@ -499,6 +501,7 @@ class AsyncTreehop:
     ) -> AddResult:
         """Store a memory about the user under ``viking://~/memories``; a ``name`` already
         used replaces that memory, and the result's ``replaced`` says so."""
+        self._check_open()
         argmod.check_text_value(text, "memory text")
         label = argmod.check_name(name)
 
@@ -547,6 +550,7 @@ class AsyncTreehop:
         tags: str | Sequence[str] | None = None,
     ) -> AddResult:
         """Store a skill (a how-to the agent can follow) under ``viking://~/skills``."""
+        self._check_open()
         path_or_text = argmod.check_path_or_text(path_or_text)
         name = argmod.check_name(name)
         is_file = is_path_like(path_or_text)
@@ -595,6 +599,7 @@ class AsyncTreehop:
         The keyword statistics are first recounted over the whole index; user tags are kept.
         Returns the number of nodes whose tags changed.
         """
+        self._check_open()
         root = None if uri is None else await self._io(self._require, uri)
         return await self.writer.retag(root)
 
@@ -607,6 +612,7 @@ class AsyncTreehop:
     ) -> list[str]:
         """Add or remove user tags of a node; descendants' inherited tags follow. Returns the
         node's tags."""
+        self._check_open()
         node = await self._io(self._require, uri)
         adds = tagmod.parse_tags(add, default_source="user")
         drops = set(tagmod.normalize_filter_labels(remove))
@@ -635,6 +641,7 @@ class AsyncTreehop:
 
     async def ls(self, uri: str = "viking://resources") -> list[Entry]:
         """The children of a directory."""
+        self._check_open()
         return await self._io(self._ls_sync, uri)
 
     def _ls_sync(self, uri: str) -> list[Entry]:
@@ -655,6 +662,7 @@ class AsyncTreehop:
 
     async def read(self, uri: str) -> str:
         """Full text: a leaf's content, a chunked file reassembled, a directory's overview."""
+        self._check_open()
         return await self._io(self._read_sync, uri)
 
     def _read_sync(self, uri: str) -> str:
@@ -668,10 +676,12 @@ class AsyncTreehop:
 
     async def stat(self, uri: str) -> Node:
         """The stored node (abstract, overview, tags, metadata)."""
+        self._check_open()
         return await self._io(self._require, uri)
 
     async def tree(self, uri: str = "viking://resources", depth: int = 3) -> dict[str, Any]:
         """A nested dict of the subtree (directories first), down to ``depth`` (0..64)."""
+        self._check_open()
         depth = argmod.check_depth(depth)
         return await self._io(self._tree_sync, uri, depth)
 
@@ -697,6 +707,7 @@ class AsyncTreehop:
 
     async def remove(self, uri: str) -> int:
         """Delete a node and its subtree."""
+        self._check_open()
         node = await self._io(self._require, uri)
         return await self.writer.remove(node)
 
@@ -770,6 +781,7 @@ class AsyncTreehop:
         """The retriever of this client's store, config and reranker, kept while they stay the
         same objects: it holds no per-query state, and building one per find checked the
         store's capabilities again (a runtime protocol check, ~10 us of each find)."""
+        self._check_open()
         kept = self._retriever
         if (
             kept is None
@@ -805,6 +817,7 @@ class AsyncTreehop:
         ``query_vector`` searches with an embedding the caller already has (a framework's
         vector-store query); ``query`` may then be ``""`` (no lexical scoring, no rerank text).
         """
+        self._check_open()
         pool = self._pool.for_call()
         if pool is None:
             return await self._find(
@@ -934,6 +947,7 @@ class AsyncTreehop:
         ``reader_processes`` splits an awaited batch the same way, its own part answered on
         the loop while it awaits the workers' parts in a thread.
         """
+        self._check_open()
         pool = (
             None
             if isinstance(queries, str | bytes)
@@ -1139,6 +1153,7 @@ class AsyncTreehop:
         retrieval: an empty result that carries the plan. Without an LLM the plan falls back
         to the raw query against every allowed context type and says so.
         """
+        self._check_open()
         q = check_query(query)
         opts = self._search_options(options, RetrievalMode.THINKING)
         target_uri = options.get("target_uri")
@@ -1215,6 +1230,7 @@ class AsyncTreehop:
         (no LLM; ``extractor`` adds a summary and facts on top, within
         ``extract_deadline_s`` in all; ``dated_text`` heads each turn's text with its day).
         See :mod:`treehop.memory`."""
+        self._check_open()
         return await memory.add_messages(
             self,
             messages,
@@ -1240,6 +1256,7 @@ class AsyncTreehop:
         """Store one time-stamped memory note at ``~/memories/<category>/<name>``; unlike
         ``add_memory`` it carries ``timestamp`` (default now) and ``speaker`` metadata, so
         ``since`` / ``until`` find it (see :func:`treehop.memory.remember`)."""
+        self._check_open()
         return await memory.remember(
             self,
             text,
@@ -1276,6 +1293,7 @@ class AsyncTreehop:
         no more than about half the block (``slot_chars``:
         :func:`~treehop.context_assembly.context_slot_chars`) unless ``slot_chars`` is given.
         """
+        self._check_open()
         check_budget(max_tokens, quotas, tiers)
         counter = resolve_counter(token_counter)
         excluded = [
@@ -1335,21 +1353,26 @@ class AsyncTreehop:
     # ------------------------------------------------------------------ sessions
     async def create_session(self) -> str:
         """Start a conversation; its id is passed to ``search(session_id=...)``."""
+        self._check_open()
         return await asyncio.to_thread(self.sessions.create_session, self.user)
 
     async def add_message(self, session_id: str, role: str, content: str) -> None:
         """Append a message; old turns are folded into the session summary as it grows."""
+        self._check_open()
         await self.sessions.aadd_message(session_id, role, content)
 
     async def get_session(self, session_id: str) -> Session:
         """This user's session; another user's id is :class:`NotFoundError`, like a missing one."""
+        self._check_open()
         return self.sessions.get(session_id)
 
     async def list_sessions(self) -> list[Session]:
         """This user's sessions, oldest first (never another user's)."""
+        self._check_open()
         return self.sessions.list_sessions()
 
     async def delete_session(self, session_id: str) -> None:
+        self._check_open()
         await asyncio.to_thread(self.sessions.delete, session_id)
 
     def _to_find_result(
@@ -1405,14 +1428,27 @@ class AsyncTreehop:
 
     # ------------------------------------------------------------------ lifecycle
     async def save(self) -> None:
+        self._check_open()
         await self._io(self.store.save)
+
+    def _check_open(self) -> None:
+        """Refuse a call after :meth:`close`, as the sync client's closed loop refuses it.
+        Why: a closed ``AsyncTreehop`` kept answering (its store still in memory, its model
+        pools closed) and wrote to a store it had saved for the last time, where a closed
+        ``Treehop`` raised; every public method starts here (``test_leftovers60``)."""
+        if self._closed:
+            raise ClientClosedError("this treehop client is closed")
 
     async def close(self) -> None:
         """Save pending changes and close the model clients' connection pools. An embedded
         store is closed (:meth:`EmbeddedStore.close`): its background threads are stopped
         and joined and the graph is saved as far as it got, so a script that ingests and
         exits leaves a graph that the next process uses (a shared store stays usable by
-        other clients: their next call resumes the graph work)."""
+        other clients: their next call resumes the graph work). Every later call raises
+        :class:`~treehop.errors.ClientClosedError`; calling it again does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         if self._pool.processes:
             # every worker stopped and joined (a pool still starting too), in a thread: the
             # joins must not stall the loop

@@ -313,6 +313,79 @@ def _eval(spec: Mapping[str, Any], md: Mapping[str, Any]) -> bool:
     return not inside and isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def is_empty_value(value: Any) -> bool:
+    """The DSL's ``empty``: missing (``None``), ``""`` or ``[]``; a 0 or False is a value."""
+    return value is None or (isinstance(value, (str, list, tuple)) and len(value) == 0)
+
+
+@dataclass(frozen=True)
+class ShownField:
+    """A metadata key an integration shows on every result, computed from stored fields.
+
+    Shown: the stored ``key`` where one of ``over`` holds a value (:func:`is_empty_value`
+    false), else ``fallback``'s value where ``when`` holds one, else nothing. LangChain shows
+    ``source`` (``over=("source",)``, from ``source_path``); LlamaIndex ``file_name`` (from
+    ``name``) and ``file_path`` (from ``source_path``), both ``over`` the two stored keys.
+
+    Why in the core: a filter on a shown key must match the value shown (:func:`show_fields`),
+    and the display and the filter read the one rule here, so they cannot drift apart.
+    """
+
+    key: str
+    over: tuple[str, ...]
+    fallback: str
+    when: str
+
+    def falls_back(self, metadata: Mapping[str, Any]) -> bool:
+        """Whether ``metadata`` shows ``fallback``'s value under ``key``."""
+        return all(is_empty_value(metadata.get(o)) for o in self.over) and not is_empty_value(
+            metadata.get(self.when)
+        )
+
+    def rewrite(self, leaf: Mapping[str, Any]) -> dict[str, Any]:
+        """``leaf`` (on ``key``) as the DSL evaluating it on the shown value: on the stored
+        key where one of ``over`` holds a value, on ``fallback`` where ``when`` does, else on
+        the stored (empty) key. Every leaf op works unchanged (``must_not``, ``empty``, a
+        range), because each branch evaluates the user's own leaf on one field."""
+        own = [{"op": "not_empty", "field": o} for o in self.over]
+        none = [{"op": "empty", "field": o} for o in self.over]
+        has_own = own[0] if len(own) == 1 else {"op": "or", "conds": own}
+        return {
+            "op": "or",
+            "conds": [
+                {"op": "and", "conds": [has_own, dict(leaf)]},
+                {
+                    "op": "and",
+                    "conds": [
+                        *none,
+                        {"op": "not_empty", "field": self.when},
+                        {**leaf, "field": self.fallback},
+                    ],
+                },
+                {"op": "and", "conds": [*none, {"op": "empty", "field": self.when}, dict(leaf)]},
+            ],
+        }
+
+
+def show_fields(
+    spec: Mapping[str, Any] | None, shown: Sequence[ShownField]
+) -> Mapping[str, Any] | None:
+    """``spec`` with every leaf on a shown key rewritten by :meth:`ShownField.rewrite`
+    (the same filter when it names none). The rewrite adds two levels and 15 objects per
+    such leaf, inside the DSL's bounds for any filter a person writes."""
+    if not spec or not shown:
+        return spec
+    by_key = {s.key: s for s in shown}
+
+    def walk(node: Mapping[str, Any]) -> Mapping[str, Any]:
+        if node.get("op") in {"and", "or"}:
+            return {**node, "conds": [walk(c) for c in node["conds"]]}
+        field = by_key.get(str(node.get("field")))
+        return node if field is None or node.get("op") == "time" else field.rewrite(node)
+
+    return walk(spec)
+
+
 @dataclass(frozen=True)
 class TagFilter:
     """Tag constraints: a node must carry any of ``any_of`` and all of ``all_of``.

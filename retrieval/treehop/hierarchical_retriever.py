@@ -196,10 +196,11 @@ class _Query:
     prefetch_limit: int = 0
     """How many nodes that search asked for."""
     initial: tuple[HitColumns, int] | None = None
-    """The first global search's answer and how many nodes it asked for, where this query
-    made it (not handed in by ``find_many``): a deeper run of the query
-    (:meth:`HierarchicalRetriever._deeper_turn_slots`) asks the same search first, so it
-    starts from these columns instead (helper perf59: one search fewer per deeper run)."""
+    """The first global search's answer and how many nodes it asked for, made by this query
+    or handed in (``find_many``'s batch: the same scope, size and weights): a deeper run of
+    the query (:meth:`HierarchicalRetriever._deeper_turn_slots`) asks the same search first,
+    so it starts from these columns instead (helper perf59: one search fewer per deeper run;
+    leftovers60: a ``find_many`` query's too)."""
     tag_evidence: TagEvidence | None = None
     """Set when tag hops ran with ``tag_evidence_weight`` > 0 (:mod:`treehop.tag_hops`)."""
     question: bool = False
@@ -375,6 +376,7 @@ class HierarchicalRetriever:
             q = self._resolve(req)
         if first is not None:
             q.prefetched, q.prefetch_limit = first
+            q.initial = first  # (find_many's batch answer, kept for a deeper run as a find's)
         result = query_result(req.query)
         state = self._new_descent(q)
         if descent_limit is not None:

@@ -77,7 +77,7 @@ from .client import (
 from .client_readers import MIN_SPLIT_FIND_MANY
 from .embedders.base import Embedder
 from .errors import IngestError, InvalidQueryError, NotFoundError
-from .filters import MetadataFilter
+from .filters import MetadataFilter, ShownField
 from .ingest import records as recmod
 from .ingest.markup import html_to_markdown
 from .ingest.records import IngestRecord, PlacementKwargs
@@ -178,8 +178,16 @@ def check_retriever_client(client: object) -> RetrieverClient:
 
 
 def as_async(client: TreehopClient) -> AsyncTreehop:
-    """The async client behind ``client`` (itself when it is already async)."""
-    return client.aio if isinstance(client, Treehop) else client
+    """The async client behind ``client`` (itself when it is already async).
+
+    A closed client raises :class:`~treehop.errors.ClientClosedError` here. Why: the
+    framework wrappers reach the store through this (a vector store's ``add_texts`` /
+    ``get_by_ids``, LangGraph's store, LlamaIndex's ``get_nodes``), not only through the
+    client's public methods, and over a closed ``AsyncTreehop`` they kept reading and writing
+    where a closed ``Treehop`` raised."""
+    aclient = client.aio if isinstance(client, Treehop) else client
+    aclient._check_open()
+    return aclient
 
 
 # --------------------------------------------------------------------------- running
@@ -480,14 +488,16 @@ async def acheck_filter_fields(
     provenance: Iterable[str] = (),
     *,
     tags: Sequence[str | Sequence[str] | None] = (),
+    shown: Sequence[ShownField] = (),
 ) -> None:
     """:func:`treehop.ingest.records.check_filter_fields` awaited: off the event loop when the
     store is remote (the check may read the store), inline otherwise. ``tags``: the call's
-    tag filters (``tags``, ``tags_all``), whose labels must exist as the fields must."""
+    tag filters (``tags``, ``tags_all``), whose labels must exist as the fields must;
+    ``shown``: the keys the integration shows (:class:`~treehop.filters.ShownField`)."""
     if not spec and not any(tags):
         return
     aclient = as_async(client)
-    check = functools.partial(recmod.check_filter_fields, tags=tags)
+    check = functools.partial(recmod.check_filter_fields, tags=tags, shown=shown)
     if aclient.store.capabilities.remote:
         await asyncio.to_thread(check, aclient, spec, provenance)
     else:

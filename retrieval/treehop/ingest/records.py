@@ -51,6 +51,7 @@ from .. import tags as tagmod
 from .. import uri as urimod
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError, TreehopError
+from ..filters import ShownField
 from ..memory import check_outside_conversations, document_above
 from ..memory import is_document as holds_text
 from ..models import Level, Node
@@ -1194,7 +1195,7 @@ class PassageStore:
                 "client must be a treehop.Treehop or treehop.AsyncTreehop, "
                 f"got {type(client).__name__}"
             )
-        self.client = client.aio if isinstance(client, Treehop) else client
+        self._client = client.aio if isinstance(client, Treehop) else client
         base = self.client.resolve(base_uri)
         if urimod.CHUNK_MARK in base:
             raise InvalidURIError("base_uri cannot be a chunk URI")
@@ -1205,6 +1206,14 @@ class PassageStore:
         self.source_root = source_root
         self._fresh: dict[str, np.ndarray[Any, Any]] = {}
         """The current write's new texts' vectors (:meth:`_embed_new`), under the write lock."""
+
+    @property
+    def client(self) -> AsyncTreehop:
+        """The async client, refused once closed (:class:`~treehop.errors.ClientClosedError`).
+        Why: a vector store's ``add_texts`` / ``get_by_ids`` reach the store through here, and
+        over a closed ``AsyncTreehop`` they kept writing and reading."""
+        self._client._check_open()
+        return self._client
 
     # ------------------------------------------------------------------ the id index
     def _index(self) -> _IdIndex:
@@ -2000,13 +2009,16 @@ def check_filter_fields(
     provenance: Iterable[str] = (),
     *,
     tags: Sequence[str | Sequence[str] | None] = (),
+    shown: Iterable[ShownField] = (),
 ) -> None:
     """Raise :class:`~treehop.errors.InvalidFilterError` for a field no stored node has, and
     for a tag filter (each of ``tags``: a ``tags`` / ``tags_all`` value) naming a label no
     stored node has (:func:`check_tag_labels`).
 
     ``provenance``: keys an integration adds to each result (scores, ``found_by``, ...); a
-    filter on one gets a message saying so.
+    filter on one gets a message saying so. ``shown``: keys an integration shows from other
+    stored fields (:class:`~treehop.filters.ShownField`; ``spec`` names them before
+    :func:`~treehop.filters.show_fields`): one is known where a field it is shown from is.
     """
     from ..errors import InvalidFilterError
     from ..models import PROVENANCE_KEYS
@@ -2019,6 +2031,9 @@ def check_filter_fields(
     missing = wanted - stored_fields(client)
     if missing:
         missing -= stored_fields(client, refresh=True)
+    for f in shown:
+        if f.key in missing and {*f.over, f.fallback} & stored_fields(client):
+            missing.discard(f.key)
     if not missing:
         return
     computed = sorted(missing & (set(PROVENANCE_KEYS) | set(provenance)))
@@ -2030,10 +2045,10 @@ def check_filter_fields(
     known = sorted(stored_fields(client) - HIDDEN_FIELDS)
     # (each name at most 100 characters, at most 30 / 10 of them: a filter on a field of a
     # million characters made a message of a million)
-    shown = ", ".join(f"{k:.100}" for k in known[:30]) + (" ..." if len(known) > 30 else "")
+    listed = ", ".join(f"{k:.100}" for k in known[:30]) + (" ..." if len(known) > 30 else "")
     gone = sorted(missing)
     absent = ", ".join(f"{k!r:.100}" for k in gone[:10]) + (" ..." if len(gone) > 10 else "")
     raise InvalidFilterError(
         f"no stored node has metadata field(s) [{absent}], so the filter would match "
-        f"nothing; stored fields: {shown or '(none)'}"
+        f"nothing; stored fields: {listed or '(none)'}"
     )

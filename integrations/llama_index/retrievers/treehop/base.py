@@ -28,6 +28,7 @@ from treehop import uri as urimod
 from treehop.arguments import check_mode, check_target_uris
 from treehop.embedders.base import Embedder
 from treehop.errors import InvalidFilterError, InvalidQueryError
+from treehop.filters import show_fields
 from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.models import ContextType, FoundBy, RetrievalMode
@@ -54,7 +55,7 @@ from .events import (
 )
 from .filters import CONTEXT_ALIASES, TreehopFilterArgs, to_treehop_filters, validate
 from .ingest import add_documents
-from .nodes import PROVENANCE, TreeLinks, to_node_with_score
+from .nodes import PROVENANCE, SHOWN_FIELDS, TreeLinks, to_node_with_score
 from .prompts import INTENT_PROMPT_KEY, from_prompt, to_prompt
 
 if TYPE_CHECKING:
@@ -463,13 +464,21 @@ class TreehopRetriever(BaseRetriever):
             targets = kept
         return targets, ctypes
 
+    def _shown_filter(self) -> Mapping[str, Any] | None:
+        """The metadata filter for the core: on a treehop client a filter on ``file_name`` /
+        ``file_path`` matches the value each node shows (``SHOWN_FIELDS``), not only a
+        stored one; a knowledge source's goes to its service as given."""
+        if self._tree is None:
+            return self._mapped.filter
+        return show_fields(self._mapped.filter, SHOWN_FIELDS)
+
     def _options(self) -> SearchKwargs:
         """The retriever's settings mapped onto treehop's search options (the scope aside)."""
         kw = kit.shared_options(self)
         kw.update(
             {
                 "limit": self._similarity_top_k,
-                "filter": self._mapped.filter,
+                "filter": self._shown_filter(),
                 "tags": list(self._mapped.tags) if self._mapped.tags is not None else None,
                 "tags_all": list(self._mapped.tags_all) if self._mapped.tags_all else None,
                 "mode": self._effective_mode(),
@@ -624,7 +633,11 @@ class TreehopRetriever(BaseRetriever):
         retriever is built."""
         if self._tree is not None:
             records.check_filter_fields(
-                self._tree, self._mapped.filter, PROVENANCE, tags=self._tag_filters()
+                self._tree,
+                self._mapped.filter,
+                PROVENANCE,
+                tags=self._tag_filters(),
+                shown=SHOWN_FIELDS,
             )
 
     def _tag_filters(self) -> tuple[list[str] | None, list[str] | None]:
@@ -733,7 +746,11 @@ class TreehopRetriever(BaseRetriever):
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self._tree is not None:
             await kit.acheck_filter_fields(
-                self._tree, self._mapped.filter, PROVENANCE, tags=self._tag_filters()
+                self._tree,
+                self._mapped.filter,
+                PROVENANCE,
+                tags=self._tag_filters(),
+                shown=SHOWN_FIELDS,
             )
         await self._acheck_whole()
         with self._rerank_events(query_bundle) as finish:

@@ -24,6 +24,7 @@ from llama_index.core.schema import (
 )
 
 from treehop import uri as urimod
+from treehop.filters import ShownField
 from treehop.ingest.records import HIDDEN_FIELDS
 from treehop.models import PROVENANCE_KEYS, MatchedContext
 
@@ -69,6 +70,15 @@ EXCLUDED_LLM_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED]
 EXCLUDED_EMBED_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED, "uri", "context_type"]
 #: Every provenance key: the core's ``PROVENANCE_KEYS`` plus ``retrieval_score``.
 PROVENANCE = (*PROVENANCE_KEYS, "retrieval_score")
+_FILE_KEYS = ("file_name", "file_path")
+FILE_NAME = ShownField("file_name", over=_FILE_KEYS, fallback="name", when="source_path")
+"""``metadata["file_name"]`` as every node shows it: a reader's own, else (neither file key
+stored) the ``name`` of a file or text the writer stored with a ``source_path``. (A node with
+a path and no name shows the path's last part; the writer names every node it stores.)"""
+FILE_PATH = ShownField("file_path", over=_FILE_KEYS, fallback="source_path", when="source_path")
+"""``metadata["file_path"]`` as every node shows it: a reader's own, else ``source_path``."""
+SHOWN_FIELDS = (FILE_NAME, FILE_PATH)
+"""The keys a filter reads as shown (:func:`treehop.filters.show_fields`)."""
 _PROVENANCE_SET = frozenset(PROVENANCE)
 
 
@@ -216,12 +226,13 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
     kept = {k: v for k, v in stored.items() if k not in dropped}
     shown_twice: list[str] = []
     path = kept.get("source_path")
-    if isinstance(path, str) and path and "file_path" not in kept and "file_name" not in kept:
+    if isinstance(path, str) and FILE_PATH.falls_back(kept):
         # A file that add_resource / ``treehop index`` ingested stores ``name`` and
         # ``source_path``; a ``SimpleDirectoryReader`` node has ``file_name`` / ``file_path``.
         # Why both: ``node.metadata["file_name"]`` is how LlamaIndex code names a hit's file,
         # and it failed with KeyError over such a tree. (Left out of the LLM's and the
-        # embedder's text, which show ``name`` and ``source_path`` already.)
+        # embedder's text, which show ``name`` and ``source_path`` already.) The retriever's
+        # filters on the two keys read the same rule (``FILE_NAME``, ``FILE_PATH``).
         kept["file_name"] = kept.get("name") or path.rsplit("/", 1)[-1]
         kept["file_path"] = path
         shown_twice = ["file_name", "file_path"]
