@@ -84,6 +84,19 @@ def test_langchain_messages_are_remembered_with_their_roles(client: Treehop) -> 
     assert [r for r, _ in _turns(client, mixed.turn_uris)] == ["assistant", "user"]
 
 
+def test_langchain_content_blocks_are_read_as_their_text(client: Treehop) -> None:
+    # 8b45267: an AIMessage whose content is a list of blocks (what many chat models answer)
+    # was "content must be a string with a visible character"; LangChain's own .text joins
+    # the text blocks (the retriever's chat_history reads the same); an AIMessage that only
+    # calls tools has no text, and the refusal now says to leave it out
+    blocks = AIMessage(content=[{"type": "text", "text": "Lisbon is lovely."}])
+    res = client.add_messages([HumanMessage("Where?"), blocks], conversation_id="b")
+    assert _turns(client, res.turn_uris)[1] == ("assistant", "assistant: Lisbon is lovely.")
+    call = AIMessage(content="", tool_calls=[{"name": "find", "args": {}, "id": "c1"}])
+    with pytest.raises(InvalidQueryError, match="only calls tools has no text: leave it out"):
+        client.add_messages([call], conversation_id="b")
+
+
 @pytest.mark.parametrize(
     ("messages", "said"),
     [

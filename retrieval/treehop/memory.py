@@ -239,9 +239,19 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
         if fault is not None:
             raise InvalidQueryError(f"{where} {fault}")
         content = _field(msg, "content")
+        if not isinstance(content, str) and not isinstance(msg, Mapping):
+            # A LangChain message whose content is a list of blocks (``[{"type": "text",
+            # "text": ...}]``, as many chat models answer) has its text in ``.text``.
+            text = getattr(msg, "text", None)
+            content = str(text) if isinstance(text, str) else content
         # (only invisible characters count as empty: see validation.is_blank)
         if not isinstance(content, str) or is_blank(content):
-            raise InvalidQueryError(f"{where}: content must be a string with a visible character")
+            hint = ""
+            if _field(msg, "tool_calls"):
+                hint = " (a message that only calls tools has no text: leave it out)"
+            raise InvalidQueryError(
+                f"{where}: content must be a string with a visible character{hint}"
+            )
         check_text_value(content, f"{where}: content")
         if len(content) > MAX_TURN_CHARS:
             raise InvalidQueryError(f"{where}: content longer than {MAX_TURN_CHARS} characters")
