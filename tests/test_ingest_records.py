@@ -90,17 +90,20 @@ def test_tags_are_merged_and_checked(client: Treehop) -> None:
     add_records(
         client,
         [
-            ("alpha text", {"source": "a.md", "tags": ["Team Alpha", "auto:x"]}),
+            ("alpha text", {"source": "a.md", "tags": ["Team Alpha"]}),
             ("beta text", {"source": "b.md", "tags": "beta;shared"}),
         ],
         tags="shared",
     )
     a = client.stat("viking://resources/a.md")
-    assert set(a.tags) == {"user:shared", "user:team-alpha", "auto:x"}
+    assert set(a.tags) == {"user:shared", "user:team-alpha"}
     assert set(client.stat("viking://resources/b.md").tags) == {"user:shared", "user:beta"}
     assert "tags" not in a.metadata
     with pytest.raises(InvalidTagError):
         add_records(client, [("c", {"source": "c.md", "tags": ["a;b:c"]})])
+    # (a tagger's source is refused, not stored to be dropped: tags.user_tags)
+    with pytest.raises(InvalidTagError, match="names the 'auto' source"):
+        add_records(client, [("d", {"source": "d.md", "tags": ["Team Alpha", "auto:x"]})])
 
 
 def test_metadata_reaches_every_chunk_without_re_embedding(

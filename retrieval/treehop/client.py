@@ -433,7 +433,7 @@ class AsyncTreehop:
             argmod.check_uri_arg(target_uri, "target_uri")
         metadata = argmod.check_metadata(metadata)
         argmod.check_progress(progress)
-        user_tags = tagmod.parse_tags(tags, default_source="user")
+        user_tags = tagmod.user_tags(tags)
         if is_text is None:
             is_path = is_path_like(path_or_text)
             if not is_path and argmod.looks_like_path(str(path_or_text)):
@@ -614,7 +614,7 @@ class AsyncTreehop:
         node's tags."""
         self._check_open()
         node = await self._io(self._require, uri)
-        adds = tagmod.parse_tags(add, default_source="user")
+        adds = tagmod.user_tags(add, "add")
         drops = set(tagmod.normalize_filter_labels(remove))
         # The node's tags are read again under the node's key lock (this process's calls on
         # it one at a time, and other processes' through the embedded store's key lock, the

@@ -175,12 +175,53 @@ def _field(msg: Any, name: str) -> Any:
     return getattr(msg, name, None)
 
 
+MESSAGE_TYPE_ROLES = {
+    "human": "user",
+    "ai": "assistant",
+    "system": "system",
+    "tool": "tool",
+    "HumanMessageChunk": "user",
+    "AIMessageChunk": "assistant",
+    "SystemMessageChunk": "system",
+    "ToolMessageChunk": "tool",
+}
+"""A message without ``role`` read by its ``type``: LangChain's messages (``HumanMessage``,
+``AIMessage``, ...) name their role there. Why: ``th.add_messages(state["messages"])`` stored
+every ``AIMessage`` as a ``user`` turn (``user: Nice, Lisbon is lovely.``), the assistant's
+words remembered as the user's. Duck-typed: the core imports no framework."""
+
+
+def _role_of(msg: Any) -> Any:
+    role = _field(msg, "role")
+    if role is None or role == "":
+        kind = _field(msg, "type")
+        if isinstance(kind, str) and kind in MESSAGE_TYPE_ROLES:
+            return MESSAGE_TYPE_ROLES[kind]
+    return role
+
+
+def _not_a_message(msg: Any) -> str | None:
+    """Why ``msg`` is no message at all (a bare string, a ``(role, text)`` pair, a mapping
+    without ``content``), or None. Said so: "content must be a string with a visible
+    character" for ``"hello"`` or ``{"text": ...}`` named the wrong fault."""
+    if isinstance(msg, (str, bytes, tuple, list)):
+        return (
+            f"must be a message, a mapping such as {{'role': 'user', 'content': ...}} or an "
+            f"object with role / content attributes, got {type(msg).__name__}"
+        )
+    if isinstance(msg, Mapping) and "content" not in msg:
+        keys = ", ".join(sorted(repr(k)[:40] for k in list(msg)[:10]))
+        return f"has no 'content' key (keys: {keys or 'none'})"
+    return None
+
+
 def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
     """Validate every message before anything is written.
 
     A message is a mapping (or an object with the same attributes, e.g. :class:`ChatMessage`)
-    with ``content`` and optionally ``role`` (default ``user``), ``speaker`` (default: the
-    role), ``timestamp`` (default ``default_time``) and ``id``.
+    with ``content`` and optionally ``role`` (default ``user``; an object without one, such
+    as LangChain's ``HumanMessage`` / ``AIMessage``, by its ``type``: ``MESSAGE_TYPE_ROLES``),
+    ``speaker`` (default: the role), ``timestamp`` (default ``default_time``) and ``id``.
     """
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
         raise InvalidQueryError("messages must be a list of messages")
@@ -194,15 +235,28 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
     out: list[Turn] = []
     for i, msg in enumerate(messages):
         where = f"messages[{i}]"
+        fault = _not_a_message(msg)
+        if fault is not None:
+            raise InvalidQueryError(f"{where} {fault}")
         content = _field(msg, "content")
+        if not isinstance(content, str) and not isinstance(msg, Mapping):
+            # A LangChain message whose content is a list of blocks (``[{"type": "text",
+            # "text": ...}]``, as many chat models answer) has its text in ``.text``.
+            text = getattr(msg, "text", None)
+            content = str(text) if isinstance(text, str) else content
         # (only invisible characters count as empty: see validation.is_blank)
         if not isinstance(content, str) or is_blank(content):
-            raise InvalidQueryError(f"{where}: content must be a string with a visible character")
+            hint = ""
+            if _field(msg, "tool_calls"):
+                hint = " (a message that only calls tools has no text: leave it out)"
+            raise InvalidQueryError(
+                f"{where}: content must be a string with a visible character{hint}"
+            )
         check_text_value(content, f"{where}: content")
         if len(content) > MAX_TURN_CHARS:
             raise InvalidQueryError(f"{where}: content longer than {MAX_TURN_CHARS} characters")
         # (only a missing or empty value takes the default: ``or`` took 0, False or [] too)
-        role = _field(msg, "role")
+        role = _role_of(msg)
         role = "user" if role is None or role == "" else role
         if not isinstance(role, str) or role not in ROLES:
             raise InvalidQueryError(f"{where}: role must be one of {', '.join(ROLES)}")
@@ -1279,7 +1333,7 @@ async def remember(
     # (the rules of add_resource's metadata: a JSON object the store's round trip keeps;
     # a lone surrogate, a non-string key or an object failed inside the write)
     metadata = check_metadata(metadata)
-    user_tags = tagmod.parse_tags(tags, default_source="user")
+    user_tags = tagmod.user_tags(tags)
     uri = client.resolve(f"viking://~/memories/{category}/{label}")
     parent = urimod.parent_of(uri) or uri
     # (one category's unnamed notes take their names one at a time: see _free_note_uri)

@@ -141,6 +141,27 @@ def parse_tags(value: str | Iterable[str] | None, default_source: str = "user") 
     return out
 
 
+def user_tags(value: str | Iterable[str] | None, name: str = "tags") -> list[str]:
+    """:func:`parse_tags` for tags a caller gives (``add_resource(tags=)``, ``set_tags(add=)``,
+    a document's ``tags`` metadata, ``treehop index --tag``, ``treehop tag --add``): user tags,
+    a bare label or ``user:label``. A tag naming another source (``auto:``, ``inherit:``,
+    ``llm:``) is an :class:`InvalidTagError`. Why: those are written by treehop's taggers and
+    rewritten whenever they run, so ``add_resource(..., tags="auto:x")`` and
+    ``set_tags(uri, add=["llm:x"])`` answered as if done and kept nothing (with the default
+    tagger; without one the tag stayed until a tagger ran)."""
+    out = parse_tags(value, default_source="user")
+    for tag in out:
+        source = source_of(tag)
+        if source != "user":
+            label = label_of(tag)
+            raise InvalidTagError(
+                f"{name}: {tag!r:.100} names the {source!r} source; the tags given here are "
+                f"user tags ({label!r:.60} or 'user:{label:.60}'): {source}: tags are written by "
+                "treehop's taggers and replaced whenever they run"
+            )
+    return out
+
+
 _NO_JOINERS = dict.fromkeys(map(ord, JOINERS))
 
 

@@ -125,7 +125,11 @@ def normalize(uri: str, user: str) -> str:
 
 def _normalize(uri: str, user: str) -> str:
     """:func:`normalize`, checked from scratch."""
-    if not isinstance(uri, str) or not uri:
+    if not isinstance(uri, str):
+        # (named: "must be a non-empty string" for th.read(Path(...)) sent a reader looking
+        # for an empty value)
+        raise InvalidURIError(f"URI must be a string, got {type(uri).__name__}")
+    if not uri:
         raise InvalidURIError("URI must be a non-empty string")
     if len(uri) > MAX_URI_LENGTH:
         raise InvalidURIError(f"URI longer than {MAX_URI_LENGTH} characters")

@@ -322,7 +322,7 @@ def cmd_index(ctx: _Ctx) -> int:
             ExitCode.USAGE,
             f"use a hidden name such as {src / DEFAULT_INDEX} or a path outside {src}",
         )
-    user_tags = tagmod.parse_tags(a.tag or None)
+    user_tags = tagmod.user_tags(a.tag or None, "--tag")
     progress = render.Progress(ctx.err, mode=a.progress)
     progress.note(f"reading and summarising {src} …")
     fresh = not ctx.index.exists()

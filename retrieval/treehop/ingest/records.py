@@ -374,7 +374,7 @@ def plan_records(
     base = aclient.resolve(base_uri)
     if urimod.CHUNK_MARK in base:
         raise InvalidURIError("base_uri cannot be a chunk URI")
-    common_tags = tagmod.parse_tags(tags)
+    common_tags = tagmod.user_tags(tags)
     recs = [_as_record(item, f"document {i}") for i, item in enumerate(records)]
     # Machine paths (absolute, or climbing out with ..) become relative to the directory the
     # batch's files share: SimpleDirectoryReader("docs") output lands at <base>/cli.md.
@@ -407,7 +407,9 @@ def plan_records(
         )
         doc_tags = list(common_tags)
         if tags_key and tags_key in meta:
-            doc_tags = tagmod.merge(doc_tags, tagmod.parse_tags(meta.pop(tags_key)))
+            doc_tags = tagmod.merge(
+                doc_tags, tagmod.user_tags(meta.pop(tags_key), f"{where}: {tags_key}")
+            )
         _check_metadata(meta, where)
         reserved = INTERNAL_KEYS & set(meta)
         if reserved:
@@ -670,7 +672,7 @@ async def _build_doc(client: AsyncTreehop, p: Placement) -> _DocWrite:
     text = argmod.check_text_size(p.text)
     name = argmod.check_name(kw["name"])
     meta = dict(argmod.check_metadata(kw["metadata"]) or {})
-    user_tags = tagmod.parse_tags(kw["tags"], default_source="user")
+    user_tags = tagmod.user_tags(kw["tags"])
     target = client._target_for(kw["target_uri"], name or "note")
     call = AddCall(user_tags, meta, None, 0.0, name or "")
     builder = client.writer.builder
@@ -1390,7 +1392,7 @@ class PassageStore:
         planned = self._plan(passages)
         places = self._places(planned)
         order = [p.id if p.id is not None else stable_id(p.text, p.metadata) for p in passages]
-        user_tags = tagmod.parse_tags(tags, default_source="user")
+        user_tags = tagmod.user_tags(tags)
         await self._write(planned, places, user_tags, progress=progress)
         return order
 

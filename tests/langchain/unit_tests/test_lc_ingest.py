@@ -91,18 +91,22 @@ def test_per_document_tags(empty_client: Treehop) -> None:
     add_documents(
         empty_client,
         [
-            Document("alpha text", metadata={"source": "a.md", "tags": ["Team Alpha", "auto:x"]}),
+            Document("alpha text", metadata={"source": "a.md", "tags": ["Team Alpha"]}),
             Document("beta text", metadata={"source": "b.md", "tags": "beta;shared"}),
         ],
         tags="shared",
     )
     a = empty_client.stat("viking://resources/a.md")
     b = empty_client.stat("viking://resources/b.md")
-    assert set(a.tags) == {"user:shared", "user:team-alpha", "auto:x"}
+    assert set(a.tags) == {"user:shared", "user:team-alpha"}
     assert set(b.tags) == {"user:shared", "user:beta"}
     assert "tags" not in a.metadata
     with pytest.raises(InvalidTagError):
         add_documents(empty_client, [Document("c", metadata={"source": "c.md", "tags": ["a;b:c"]})])
+    with pytest.raises(InvalidTagError, match="names the 'auto' source"):  # (tags.user_tags)
+        add_documents(
+            empty_client, [Document("d", metadata={"source": "d.md", "tags": ["auto:x"]})]
+        )
 
 
 def test_long_documents_are_chunked_and_chunks_carry_the_metadata(empty_client: Treehop) -> None:

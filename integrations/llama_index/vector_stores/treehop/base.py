@@ -33,7 +33,7 @@ import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar, Unpack
+from typing import Any, NoReturn, TypeVar, Unpack
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices.query.embedding_utils import get_top_k_mmr_embeddings
@@ -55,7 +55,12 @@ from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop import uri as urimod
 from treehop.arguments import check_bool
-from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError
+from treehop.errors import (
+    EmbeddingError,
+    InvalidFilterError,
+    InvalidQueryError,
+    UnsupportedUseError,
+)
 from treehop.ingest import records
 from treehop.ingest.records import ID_KEY, INTERNAL_KEYS, Passage, PassageStore
 from treehop.integration_kit import TreehopClient, reject_extra
@@ -76,6 +81,14 @@ _EMBEDDING = kit.EmbeddingSlot(as_treehop_embedder, "embed_model", "embed_model"
 
 _PER_QUERY = ("target_uri", "include_directories", "dense_weight", "score_threshold")
 """The treehop options a query's ``vector_store_kwargs`` may set (see ``aquery``)."""
+
+
+NO_COPY_MESSAGE = (
+    "a TreehopVectorStore holds an open treehop index and cannot be pickled or deep-copied: "
+    "share the store (it is safe across threads; copy.copy shares its client), or open it "
+    "again by its path in another process (TreehopVectorStore(path=...), "
+    "VectorStoreIndex.from_vector_store(store, embed_model=store.embed_model))"
+)
 
 
 class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
@@ -144,6 +157,20 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     @classmethod
     def class_name(cls) -> str:
         return "TreehopVectorStore"
+
+    def __getstate__(self) -> NoReturn:
+        """Refused, for pickle (and so for a ``VectorIndexRetriever`` or index holding the
+        store). Why: LlamaIndex's ``BaseComponent.__getstate__`` drops private attributes
+        that do not pickle, with a logged warning, so the store pickled "fine" without its
+        index and the copy failed at its first call (``AttributeError: ... no attribute
+        '_index'``, and a "coroutine was never awaited" warning), far from the cause; the
+        client refuses to be copied (:class:`treehop.UnsupportedUseError`), so does its store."""
+        raise UnsupportedUseError(NO_COPY_MESSAGE)
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> NoReturn:
+        """Refused as pickling is (``copy.deepcopy``, ``model_copy(deep=True)``): it failed on
+        ``cannot pickle '_thread.lock' object``. ``copy.copy`` shares the client and works."""
+        raise UnsupportedUseError(NO_COPY_MESSAGE)
 
     @property
     def embed_model(self) -> BaseEmbedding:
