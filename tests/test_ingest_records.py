@@ -101,9 +101,10 @@ def test_tags_are_merged_and_checked(client: Treehop) -> None:
     assert "tags" not in a.metadata
     with pytest.raises(InvalidTagError):
         add_records(client, [("c", {"source": "c.md", "tags": ["a;b:c"]})])
-    # (a tagger's source is refused, not stored to be dropped: tags.user_tags)
-    with pytest.raises(InvalidTagError, match="names the 'auto' source"):
-        add_records(client, [("d", {"source": "d.md", "tags": ["Team Alpha", "auto:x"]})])
+    # (a tagger's source in the metadata is left to the taggers: tags.document_tags)
+    add_records(client, [("d", {"source": "d.md", "tags": ["Team Alpha", "auto:x"]})])
+    assert "user:team-alpha" in client.stat("viking://resources/d.md").tags
+    assert "auto:x" not in client.stat("viking://resources/d.md").tags
 
 
 def test_metadata_reaches_every_chunk_without_re_embedding(

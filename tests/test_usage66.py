@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from llama_index.core import VectorStoreIndex
 from llama_index.core.llms import ChatMessage
 from llama_index.core.schema import TextNode
 
-from langchain_treehop import add_documents
+import treehop
+from langchain_treehop import TreehopRetriever, add_documents
 from llama_index.vector_stores.treehop import TreehopVectorStore as LlamaIndexStore
 from treehop import (
     InvalidQueryError,
@@ -32,6 +32,7 @@ from treehop.cli import main
 from treehop_test_doubles import indexed_kb
 
 AUTH = "viking://resources/kb/sec/keys.md"
+SAMPLE_TREE = Path(treehop.__file__).parent / "sample_tree"
 
 
 @pytest.fixture
@@ -123,8 +124,8 @@ def test_a_list_of_non_messages_is_named_as_such(
 def test_tags_naming_another_source_are_refused_not_dropped(
     client: Treehop, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # 8b45267: add_resource(tags="auto:x"), set_tags(add=["llm:x"]), a document's
-    # {"tags": ["auto:x"]} and `treehop tag URI --add auto:x` answered as if done and the
+    # 8b45267: add_resource(tags="auto:x"), set_tags(add=["llm:x"]) and
+    # `treehop tag URI --add auto:x` answered as if done and the
     # tag was gone: auto:/inherit:/llm: tags are the taggers', recomputed on every write
     before, nodes = client.stat(AUTH).tags, len(client.store)
     with pytest.raises(InvalidTagError, match=r"'llm:reviewed' names the 'llm' source"):
@@ -133,10 +134,6 @@ def test_tags_naming_another_source_are_refused_not_dropped(
     assert "user:security" in client.set_tags(AUTH, add=["security", "user:audited"])
     with pytest.raises(InvalidTagError, match=r"'auto:ingested' names the 'auto' source"):
         client.add_resource("a note", target_uri="viking://resources/n.md", tags="auto:ingested")
-    with pytest.raises(InvalidTagError, match=r"document 0: tags: 'inherit:x'"):
-        add_documents(
-            client, [Document("beta", metadata={"source": "b.md", "tags": ["inherit:x"]})]
-        )
     with pytest.raises(InvalidTagError, match="'auto:x'"):
         client.remember("Keys rotate.", name="keys", tags=["auto:x"])
     assert len(client.store) == nodes  # nothing written
@@ -145,6 +142,24 @@ def test_tags_naming_another_source_are_refused_not_dropped(
     )
     assert code != 0 and "'auto:x' names the 'auto' source" in capsys.readouterr().err
     assert not (tmp_path / "cli-idx").exists()  # refused before the index was created
+
+
+def test_retrieved_documents_copy_into_another_store() -> None:
+    # A retriever's documents show their node's tags (auto:/inherit: among them, written by
+    # the default tagger) under "tags", the key add_documents reads: copying results into
+    # another store must work (refusing those tags broke it: lead, stop 60), keeping the
+    # user tags and leaving the taggers' to the taggers there
+    source = Treehop()
+    source.add_resource(str(SAMPLE_TREE))
+    docs = TreehopRetriever(client=source, k=4).invoke("how do I rotate api keys")
+    first = docs[0].metadata["uri"]
+    source.set_tags(first, add=["reviewed"])
+    docs = TreehopRetriever(client=source, k=4).invoke("how do I rotate api keys")
+    shown = [t for d in docs for t in d.metadata["tags"]]
+    assert "user:reviewed" in shown and any(t.startswith(("auto:", "inherit:")) for t in shown)
+    other = Treehop()
+    assert add_documents(other, docs) == [d.metadata["uri"] for d in docs]
+    assert "user:reviewed" in other.stat(first).tags
 
 
 def test_llamaindex_vector_store_refuses_pickle_and_deepcopy(client: Treehop) -> None:

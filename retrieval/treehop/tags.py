@@ -148,7 +148,8 @@ def user_tags(value: str | Iterable[str] | None, name: str = "tags") -> list[str
     ``llm:``) is an :class:`InvalidTagError`. Why: those are written by treehop's taggers and
     rewritten whenever they run, so ``add_resource(..., tags="auto:x")`` and
     ``set_tags(uri, add=["llm:x"])`` answered as if done and kept nothing (with the default
-    tagger; without one the tag stayed until a tagger ran)."""
+    tagger; without one the tag stayed until a tagger ran). A document's ``tags`` metadata
+    reads :func:`document_tags` instead."""
     out = parse_tags(value, default_source="user")
     for tag in out:
         source = source_of(tag)
@@ -160,6 +161,16 @@ def user_tags(value: str | Iterable[str] | None, name: str = "tags") -> list[str
                 "treehop's taggers and replaced whenever they run"
             )
     return out
+
+
+def document_tags(value: str | Iterable[str] | None) -> list[str]:
+    """The user tags of a document's ``tags`` metadata (``add_documents`` / ``add_records`` /
+    LlamaIndex nodes): :func:`parse_tags` with every tag of a tagger's source (``auto:``,
+    ``inherit:``, ``llm:``) left out. Why not refused as :func:`user_tags` refuses them: a
+    retriever's documents show their node's tags in that key, so copying results into another
+    store (``add_documents(other, retriever.invoke(q))``) hands them back; those tags are the
+    taggers' to write again there, and refusing them broke the copy."""
+    return [t for t in parse_tags(value, default_source="user") if source_of(t) == "user"]
 
 
 _NO_JOINERS = dict.fromkeys(map(ord, JOINERS))

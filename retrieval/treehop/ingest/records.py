@@ -13,10 +13,11 @@ subtree nor on a directory of memories: a loader's metadata chooses it),
 the metadata, as loaders write it there as provenance; absolute or climbing paths are first
 made relative to the directory the batch's paths share), the record's ``id``, or else a
 stable id derived from its text and metadata. ``metadata[tags_key]`` (a list or ``a;b``)
-and ``tags`` become user tags; the rest of the metadata is written on every node the text
-becomes (file and chunks), so metadata filters select on it. Records sharing one path (a
-loader's pages, a splitter's chunks) become the ordered chunks of that file
-(:class:`PassageStore`).
+and ``tags`` become user tags (a tagger's ``auto:`` / ``inherit:`` / ``llm:`` tags in the
+metadata, as a retriever's documents show them, are left to the taggers); the rest of the
+metadata is written on every node the text becomes (file and chunks), so metadata filters
+select on it. Records sharing one path (a loader's pages, a splitter's chunks) become the
+ordered chunks of that file (:class:`PassageStore`).
 
 The whole batch is planned and validated by :func:`plan_records` before anything is written,
 so a bad record in the middle of a batch does not leave half the batch ingested; it is then
@@ -407,9 +408,7 @@ def plan_records(
         )
         doc_tags = list(common_tags)
         if tags_key and tags_key in meta:
-            doc_tags = tagmod.merge(
-                doc_tags, tagmod.user_tags(meta.pop(tags_key), f"{where}: {tags_key}")
-            )
+            doc_tags = tagmod.merge(doc_tags, tagmod.document_tags(meta.pop(tags_key)))
         _check_metadata(meta, where)
         reserved = INTERNAL_KEYS & set(meta)
         if reserved:
