@@ -704,7 +704,7 @@ class TreeWriter:
         sizes = found.sizes.tolist()
         for i in np.flatnonzero(~same).tolist():
             rel = found.rels[i]
-            f = read_file(found.path(i), rel, report, cap, sizes[i])
+            f = read_file(found.path(i), rel, report, cap, sizes[i], follow=found.single)
             if f is None:
                 continue
             digest = _text_hash(f.text)
@@ -728,7 +728,9 @@ class TreeWriter:
         for i in np.flatnonzero(in_dirty).tolist():
             rel = found.rels[i]
             if is_readme(rel.rsplit("/", 1)[-1]):
-                f = read_file(found.path(i), rel, report, cap, int(found.sizes[i]))
+                f = read_file(
+                    found.path(i), rel, report, cap, int(found.sizes[i]), follow=found.single
+                )
                 if f is not None:
                     loaded[i] = f
 
