@@ -17,21 +17,25 @@ Threads and processes meet on events and pipes, never on sleeps; every wait is b
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import multiprocessing as mp
 import os
 import select
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from test_xproc59 import GATE, GatedEmbedder
-from treehop import Treehop
+from treehop import AsyncTreehop, Treehop
 from treehop.ingest import writer as writer_mod
+from treehop.stores._filelock import store_writers_waiting
 from treehop.stores.embedded import EmbeddedStore
+from treehop.tagging.ingest import IngestTagger
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -202,3 +206,59 @@ def test_a_tree_file_swapped_for_a_symlink_after_the_scan_is_not_read(
     one = th.add_resource(str(src / "b.md"), target_uri="viking://resources/linked.md")
     assert one.files == 1 and "TOPSECRET" in (th.read("viking://resources/linked.md") or "")
     th.close()
+
+
+class _GatedTagger(IngestTagger):
+    """The ingest tagger; while ``armed``, tagging sets ``entered`` and waits for ``gate``
+    (in the worker thread the write runs it in)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = False
+        self.entered, self.gate = threading.Event(), threading.Event()
+        self.ended = threading.Event()
+
+    def tag_nodes(self, *args: Any, **kwargs: Any) -> Any:
+        if self.armed:
+            self.entered.set()
+            assert self.gate.wait(BOUND), "the gate was never opened"
+            try:
+                return super().tag_nodes(*args, **kwargs)
+            finally:
+                self.ended.set()
+        return super().tag_nodes(*args, **kwargs)
+
+
+async def test_a_cancelled_retag_holds_the_write_lock_until_its_thread_ends(
+    tmp_path: Path,
+) -> None:
+    """``retag`` writes the store from a worker thread; cancelling the call (``wait_for``'s
+    timeout) gave the write lock back while that thread went on writing, and another
+    client's write ran beside it. Now the cancelled call keeps the lock until its thread
+    ends, then raises ``CancelledError``."""
+    path = tmp_path / "idx"
+    tagger = _GatedTagger()
+    a = AsyncTreehop(path, embedder=BagOfWordsEmbedder(), tagger=tagger)
+    await a.add_resource("rivers and lakes of the north", target_uri="viking://resources/r.md")
+    b = AsyncTreehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
+    tagger.armed = True
+    retag = asyncio.create_task(a.retag())
+    assert await asyncio.to_thread(tagger.entered.wait, BOUND)
+    retag.cancel()
+    write = asyncio.create_task(
+        b.add_resource("mountains and valleys", target_uri="viking://resources/m.md")
+    )
+    give_up = time.monotonic() + BOUND
+    while not (write.done() or store_writers_waiting(a.store)):  # (b waits, or b wrote)
+        assert time.monotonic() < give_up
+        await asyncio.sleep(0.005)
+    wrote_beside = write.done()
+    tagger.gate.set()  # (the retag's thread ends in any case)
+    assert not wrote_beside, "b wrote while the cancelled retag's thread still wrote"
+    with pytest.raises(asyncio.CancelledError):
+        await retag
+    assert tagger.ended.is_set()
+    await write
+    assert "mountains" in (await a.read("viking://resources/m.md") or "")
+    await a.close()
+    await b.close()
