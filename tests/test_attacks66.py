@@ -32,6 +32,7 @@ import pytest
 
 from test_xproc59 import GATE, GatedEmbedder
 from treehop import AsyncTreehop, Treehop
+from treehop.errors import TreehopError
 from treehop.ingest import writer as writer_mod
 from treehop.stores._filelock import store_writers_waiting
 from treehop.stores.embedded import EmbeddedStore
@@ -262,3 +263,57 @@ async def test_a_cancelled_retag_holds_the_write_lock_until_its_thread_ends(
     assert "mountains" in (await a.read("viking://resources/m.md") or "")
     await a.close()
     await b.close()
+
+
+class _ArmedEmbedder(BagOfWordsEmbedder):
+    """The bag-of-words embedder; while ``armed``, an embedding sets ``entered`` and then
+    waits for ``gate`` (``fail``: raises, its text holding a key, instead)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = self.fail = False
+        self.entered, self.gate = threading.Event(), threading.Event()
+
+    def embed(self, texts: Any) -> Any:
+        if self.armed:
+            if self.fail:
+                raise RuntimeError("503 from the embedding service, api_key=sk-attacks66")
+            self.entered.set()
+            assert self.gate.wait(BOUND), "the gate was never opened"
+        return super().embed(texts)
+
+
+@pytest.mark.parametrize("how", ["cancelled", "embedder fails"])
+async def test_a_remove_stopped_before_its_save_leaves_no_lock_and_no_half_write(
+    tmp_path: Path, how: str
+) -> None:
+    """``remove`` deletes, then re-describes the folder above (an embedding), then saves. A
+    remove stopped in between (cancelled, or its embedder failing) gave the write lock back
+    with the deletion uncommitted and the index's ``LOCK`` still held: every other store
+    object and process got ``IndexLockedError`` until this client's next save, and that save
+    committed the half-done remove. Now the write's uncommitted part is dropped."""
+    path = tmp_path / "idx"
+    emb = _ArmedEmbedder()
+    a = AsyncTreehop(path, embedder=emb, tagger=None)
+    for name in ("one", "two"):
+        await a.add_resource(
+            f"{name} text about rivers", target_uri=f"viking://resources/d/{name}.md"
+        )
+    emb.armed, emb.fail = True, how != "cancelled"
+    remove = asyncio.create_task(a.remove("viking://resources/d/one.md"))
+    if how == "cancelled":
+        assert await asyncio.to_thread(emb.entered.wait, BOUND)
+        remove.cancel()
+    outcome = (await asyncio.gather(remove, return_exceptions=True))[0]
+    assert isinstance(outcome, asyncio.CancelledError if how == "cancelled" else TreehopError)
+    emb.gate.set()
+    emb.armed = False
+    b = AsyncTreehop(store=EmbeddedStore(path, lock_timeout=0.5), embedder=BagOfWordsEmbedder())
+    await b.add_resource("other text", target_uri="viking://resources/other.md")  # (no wait)
+    await b.close()
+    await a.add_resource("later text", target_uri="viking://resources/later.md")
+    fresh = AsyncTreehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
+    assert "one text" in (await fresh.read("viking://resources/d/one.md") or "")
+    assert "other text" in (await fresh.read("viking://resources/other.md") or "")
+    await fresh.close()
+    await a.close()

@@ -398,6 +398,26 @@ async def to_thread_to_the_end(fn: Callable[..., _T], /, *args: Any, **kwargs: A
     return fut.result()
 
 
+def _drop_unsaved(store: VectorStore) -> None:
+    """After a write that raised (or was cancelled) under the write lock: drop what it wrote
+    and did not commit, and give back the index's ``LOCK`` (an embedded store on disk; other
+    stores write at once and keep what they wrote).
+
+    Why (helper attacks66): ``remove`` deletes, re-describes the folder above (an
+    embedding: an ``await``), then saves. Stopped in between (cancelled, its embedder
+    failing), the deletion stayed uncommitted and ``LOCK`` held: every other store object
+    and process got :class:`~treehop.errors.IndexLockedError` until this client's next
+    save, and that save committed the half-done remove. A write is all or nothing, as a
+    failed ``save`` is (it goes back to the last commit); a directory ingest's committed
+    batches stay (adding it again resumes)."""
+    discard = getattr(store, "discard_unsaved", None)
+    if not callable(discard):
+        return
+    with suppress(TreehopError):
+        if discard():
+            store.save()  # (nothing left to commit: gives ``LOCK`` back)
+
+
 class WriteLock:
     """A client's write lock (``async with``): this client's writes one at a time, then the
     store's write lock, shared with every other client of the store in this process and,
@@ -462,6 +482,8 @@ class WriteLock:
             _HELD_WRITES.reset(self._token)
         try:
             if held is not None:
+                if exc and exc[0] is not None:
+                    _drop_unsaved(self.store)
                 await held.__aexit__(*exc)
         finally:
             self._mine.release()
