@@ -277,7 +277,7 @@ class _ArmedEmbedder(BagOfWordsEmbedder):
     def embed(self, texts: Any) -> Any:
         if self.armed:
             if self.fail:
-                raise RuntimeError("503 from the embedding service, api_key=sk-attacks66")
+                raise RuntimeError("401 Unauthorized, api_key=sk-attacks66")
             self.entered.set()
             assert self.gate.wait(BOUND), "the gate was never opened"
         return super().embed(texts)
@@ -315,5 +315,60 @@ async def test_a_remove_stopped_before_its_save_leaves_no_lock_and_no_half_write
     fresh = AsyncTreehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
     assert "one text" in (await fresh.read("viking://resources/d/one.md") or "")
     assert "other text" in (await fresh.read("viking://resources/other.md") or "")
+    await fresh.close()
+    await a.close()
+
+
+class _FailingOn(BagOfWordsEmbedder):
+    """The bag-of-words embedder; a batch holding a text that starts with ``prefix`` (a
+    folder's description: ``"<folder name>: ..."``) raises, its text holding a key."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prefix: str | None = None
+        self.failed = 0
+
+    def embed(self, texts: Any) -> Any:
+        if self.prefix is not None and any(t.startswith(self.prefix) for t in texts):
+            self.failed += 1
+            raise RuntimeError("401 Unauthorized, api_key=sk-attacks66")
+        return super().embed(texts)
+
+
+async def _text_or_none(c: AsyncTreehop, uri: str) -> str | None:
+    try:
+        return await c.read(uri)
+    except TreehopError:
+        return None
+
+
+@pytest.mark.parametrize("how", ["resource", "memory"])
+async def test_an_add_whose_folder_description_fails_leaves_no_lock_and_no_half_write(
+    tmp_path: Path, how: str
+) -> None:
+    """The same for an add: its node upserted, then the folder above re-described (the
+    second embedding) failing: ``LOCK`` stayed held and the next save committed the node
+    below a folder that does not describe it."""
+    path = tmp_path / "idx"
+    emb = _FailingOn()
+    a = AsyncTreehop(path, embedder=emb)
+    await a.add_resource("one text about rivers", target_uri="viking://resources/d/one.md")
+    await a.add_memory("I like tea", name="prefs/drink")
+    emb.prefix = "prefs: " if how == "memory" else "d: "
+    with pytest.raises(TreehopError) as caught:
+        if how == "memory":
+            await a.add_memory("I like coffee", name="prefs/food")
+        else:
+            await a.add_resource("two text", target_uri="viking://resources/d/two.md")
+    assert emb.failed and "sk-attacks66" not in str(caught.value)
+    emb.prefix = None
+    b = AsyncTreehop(store=EmbeddedStore(path, lock_timeout=0.5), embedder=BagOfWordsEmbedder())
+    await b.add_resource("other text", target_uri="viking://resources/other.md")  # (no wait)
+    await b.close()
+    await a.add_resource("later text", target_uri="viking://resources/later.md")
+    fresh = AsyncTreehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
+    half = "viking://~/memories/prefs/food" if how == "memory" else "viking://resources/d/two.md"
+    assert await _text_or_none(fresh, half) is None
+    assert "other text" in (await _text_or_none(fresh, "viking://resources/other.md") or "")
     await fresh.close()
     await a.close()
