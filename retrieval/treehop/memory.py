@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import copy
 import json
+import os
 import re
 import secrets
 import threading
@@ -839,6 +840,20 @@ _conversation_locks: weakref.WeakKeyDictionary[Any, dict[str, _ConversationLock]
     weakref.WeakKeyDictionary()
 )
 _last_append_time = 0.0
+
+
+def _forget_conversation_locks_in_forked_child() -> None:
+    """In a child made by ``os.fork``: no conversation lock held or waited for, and a new
+    guard. Why: a parent thread appending at the fork left its lock taken in the child's
+    copy, and a conversation's lock has no deadline within a process: the child's first
+    append to that conversation waited for good (helper attacks66)."""
+    global _tails_lock
+    _conversation_locks.clear()
+    _tails_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_conversation_locks_in_forked_child)
 
 
 def _append_time() -> float:

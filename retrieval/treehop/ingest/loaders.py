@@ -257,7 +257,10 @@ _READ_FLAGS = (
 _READ_CHUNK = 1 << 16
 
 
-def _read_bytes(path: Path | str, limit: int | None = None) -> bytes:
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _read_bytes(path: Path | str, limit: int | None = None, *, follow: bool = True) -> bytes:
     """A file's bytes, opened by name: no ``Path`` object per file (ingest reads every file
     of a tree through here; tests replace it to stand in for an unreadable file).
 
@@ -265,8 +268,13 @@ def _read_bytes(path: Path | str, limit: int | None = None) -> bytes:
     objects and asks ``fstat``/``lseek`` first, which cost more than reading a small file.
     ``limit``: read at most this many bytes. Why: the scan's size is checked before the read,
     and a file grown or swapped (for a larger one, a link to ``/dev/zero``) in between was
-    read to its end, without bound."""
-    fd = os.open(path, _READ_FLAGS)
+    read to its end, without bound.
+
+    ``follow=False``: a symlink is not opened (``OSError``, ``ELOOP``). Why: a directory's
+    scan keeps regular files only (symlinks skipped), and each is opened by name after the
+    scan; a file swapped for a link to outside the tree (``~/.ssh/id_rsa``) in between was
+    read and indexed (helper attacks66)."""
+    fd = os.open(path, _READ_FLAGS if follow else _READ_FLAGS | _NO_FOLLOW)
     try:
         parts: list[bytes] = []
         left = limit
@@ -288,15 +296,23 @@ def read_file(
     report: LoadReport,
     max_bytes: int = MAX_FILE_BYTES,
     size: int | None = None,
+    *,
+    follow: bool = True,
 ) -> LoadedFile | None:
-    """Read and decode one file, or record why it is skipped (``size``: its known size)."""
+    """Read and decode one file, or record why it is skipped (``size``: its known size;
+    ``follow=False`` for a file a directory's scan found: a symlink swapped in since is
+    skipped as unreadable, not followed)."""
     kind = kind_of(path)
     try:
         size = os.stat(path).st_size if size is None else size
         if size > max_bytes:
             report.skipped_large.append(relpath)
             return None
-        data = _read_bytes(path, max_bytes + 1)
+        data = (
+            _read_bytes(path, max_bytes + 1)
+            if follow
+            else (_read_bytes(path, max_bytes + 1, follow=False))
+        )
     except OSError:
         report.skipped_unreadable.append(relpath)
         return None
@@ -350,7 +366,7 @@ def walk(root: Path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DIR_D
     is skipped and reported."""
     entries, report = scan(root, max_bytes, max_depth)
     for e in entries:
-        f = read_file(e.path, e.relpath, report, max_bytes, e.size)
+        f = read_file(e.path, e.relpath, report, max_bytes, e.size, follow=e.path == str(root))
         if f is not None:
             report.files.append(f)
     return report

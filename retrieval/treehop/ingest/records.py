@@ -61,7 +61,7 @@ from ..tagging import ingest as tagger_keys
 from ..validation import check_strings, is_blank
 from .loaders import check_text_size
 from .tree_builder import finalize, segment
-from .writer import EMBED_BATCH, AddCall, ProgressCallback
+from .writer import EMBED_BATCH, AddCall, ProgressCallback, to_thread_to_the_end
 
 OnDuplicate = Literal["chunks", "error", "number"]
 
@@ -869,7 +869,7 @@ async def _awrite(
                 for p in part:
                     d = docs.get(p.index)
                     if d is not None:
-                        await asyncio.to_thread(
+                        await to_thread_to_the_end(
                             writer.apply_tags,
                             d.nodes,
                             d.call.user_tags,
@@ -913,7 +913,7 @@ async def _awrite(
                 if last:
                     await writer.finish()
                 else:
-                    await asyncio.to_thread(writer.retag_sync, None, False)
+                    await to_thread_to_the_end(writer.retag_sync, None, False)
 
             row = {id(n): i for i, n in enumerate(changed)}
             if 0 < split < len(plan):
@@ -1563,7 +1563,7 @@ class PassageStore:
         user_tags: list[str],
     ) -> None:
         client = self.client
-        await asyncio.to_thread(client.writer.apply_tags, written, user_tags, written, self.base)
+        await to_thread_to_the_end(client.writer.apply_tags, written, user_tags, written, self.base)
         if written:
             await client._io(client.store.upsert, written, np.vstack(vectors))
         if stale:

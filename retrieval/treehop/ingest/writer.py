@@ -371,6 +371,53 @@ _HELD_WRITES: contextvars.ContextVar[tuple[tuple[WriteLock, object], ...]] = con
 made inside one of them, through the same client, is refused (:meth:`WriteLock.__aenter__`)."""
 
 
+async def to_thread_to_the_end(fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
+    """``asyncio.to_thread`` for work that writes (the store, the tagger's statistics) under
+    a client's write lock: a caller cancelled meanwhile waits for the thread to end before
+    it unwinds, then raises ``CancelledError``.
+
+    Why (helper attacks66): a thread cannot be stopped, and a cancelled ``await`` of
+    ``to_thread`` unwound at once: ``async with`` gave the write lock back while the thread
+    went on writing (``retag``'s ``update_tags`` and ``save``, a remote store's ``upsert``),
+    and another client's write, checks included, ran beside it; ``asyncio.wait_for(
+    th.retag(), 5)`` was enough. Work that only reads or builds (a plan, the embedding)
+    keeps plain ``to_thread``: cancelling it still returns at once."""
+    fut = asyncio.ensure_future(asyncio.to_thread(fn, *args, **kwargs))
+    cancelled = False
+    while not fut.done():
+        try:
+            await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            cancelled = True
+        except BaseException:  # (the thread's own outcome, read below)
+            pass
+    if cancelled:
+        if not fut.cancelled():
+            fut.exception()  # (seen: no "exception was never retrieved" for it)
+        raise asyncio.CancelledError
+    return fut.result()
+
+
+def _drop_unsaved(store: VectorStore) -> None:
+    """After a write that raised (or was cancelled) under the write lock: drop what it wrote
+    and did not commit, and give back the index's ``LOCK`` (an embedded store on disk; other
+    stores write at once and keep what they wrote).
+
+    Why (helper attacks66): ``remove`` deletes, re-describes the folder above (an
+    embedding: an ``await``), then saves. Stopped in between (cancelled, its embedder
+    failing), the deletion stayed uncommitted and ``LOCK`` held: every other store object
+    and process got :class:`~treehop.errors.IndexLockedError` until this client's next
+    save, and that save committed the half-done remove. A write is all or nothing, as a
+    failed ``save`` is (it goes back to the last commit); a directory ingest's committed
+    batches stay (adding it again resumes)."""
+    discard = getattr(store, "discard_unsaved", None)
+    if not callable(discard):
+        return
+    with suppress(TreehopError):
+        if discard():
+            store.save()  # (nothing left to commit: gives ``LOCK`` back)
+
+
 class WriteLock:
     """A client's write lock (``async with``): this client's writes one at a time, then the
     store's write lock, shared with every other client of the store in this process and,
@@ -435,6 +482,8 @@ class WriteLock:
             _HELD_WRITES.reset(self._token)
         try:
             if held is not None:
+                if exc and exc[0] is not None:
+                    _drop_unsaved(self.store)
                 await held.__aexit__(*exc)
         finally:
             self._mine.release()
@@ -495,7 +544,7 @@ class TreeWriter:
         """Call the store: directly for in-process stores, in a worker thread for remote ones
         (their SDKs are blocking and would stall the event loop)."""
         if self.store.capabilities.remote:
-            return await asyncio.to_thread(fn, *args)
+            return await to_thread_to_the_end(fn, *args)
         return fn(*args)
 
     # ------------------------------------------------------------------ add_resource
@@ -581,7 +630,7 @@ class TreeWriter:
                 # Resuming a stopped ingest: its tagging had already counted the files it
                 # never committed, and this run counted them again. Recount over what is
                 # stored (statistics only; the tags written stay).
-                await asyncio.to_thread(self._recount_tags)
+                await to_thread_to_the_end(self._recount_tags)
             fresh.written_ns = time.time_ns()
             await self.io(self.store.put_state, key, fresh.encode())
             return res
@@ -704,7 +753,7 @@ class TreeWriter:
         sizes = found.sizes.tolist()
         for i in np.flatnonzero(~same).tolist():
             rel = found.rels[i]
-            f = read_file(found.path(i), rel, report, cap, sizes[i])
+            f = read_file(found.path(i), rel, report, cap, sizes[i], follow=found.single)
             if f is None:
                 continue
             digest = _text_hash(f.text)
@@ -728,7 +777,9 @@ class TreeWriter:
         for i in np.flatnonzero(in_dirty).tolist():
             rel = found.rels[i]
             if is_readme(rel.rsplit("/", 1)[-1]):
-                f = read_file(found.path(i), rel, report, cap, int(found.sizes[i]))
+                f = read_file(
+                    found.path(i), rel, report, cap, int(found.sizes[i]), follow=found.single
+                )
                 if f is not None:
                     loaded[i] = f
 
@@ -787,7 +838,7 @@ class TreeWriter:
         # The tagger's cut of the leaf texts is reused by the store's BM25 upsert of the
         # same texts (``text_tokenize.sharing_cuts``): they are cut into words once.
         with sharing_cuts():
-            await asyncio.to_thread(
+            await to_thread_to_the_end(
                 _gc_paused,
                 self.apply_tags,
                 nodes,
@@ -905,7 +956,7 @@ class TreeWriter:
         if self.tagger is not None and len(self.store) <= self.retag_all_below:
             # Keyword statistics moved with this batch; on a small index re-extracting every
             # node's tags is cheap (~1.5 ms a leaf) and keeps tags independent of ingest order.
-            await asyncio.to_thread(self.retag_sync, None, False)
+            await to_thread_to_the_end(self.retag_sync, None, False)
         await self.io(self.store.save)
 
     def _stored_hashes(self, target: str) -> dict[str, str]:
@@ -966,7 +1017,7 @@ class TreeWriter:
             same = [n for n, f in zip(nodes, fresh, strict=True) if not f]
             tops = [n for n in nodes if n.parent_uri not in uris]
             if nodes:
-                await asyncio.to_thread(
+                await to_thread_to_the_end(
                     self.apply_tags,
                     list(nodes),
                     list(user_tags),
@@ -1057,7 +1108,7 @@ class TreeWriter:
         """Backfill: recount the keyword statistics, recompute automatic and inherited tags of
         ``root``'s subtree (everything when None) without re-embedding; user tags are kept."""
         async with self.lock:
-            return await asyncio.to_thread(self._retag_locked, root)
+            return await to_thread_to_the_end(self._retag_locked, root)
 
     def _retag_locked(self, root: Node | None) -> int:
         """:meth:`retag_sync` with the writer lock taken before its read (a store without
@@ -1097,7 +1148,7 @@ class TreeWriter:
                 if tagmod.source_of(t) != "user" and tagmod.label_of(t) not in drops
             ]
             await self.io(self.store.update_tags, {node.uri: tagmod.merge(user, others)})
-            await asyncio.to_thread(self.retag_sync, node, False)
+            await to_thread_to_the_end(self.retag_sync, node, False)
         stored = (await self.io(self.store.get, [node.uri]))[0]
         if stored is None:
             raise NotFoundError(f"{node.uri} was removed while its tags were set")
@@ -1178,7 +1229,7 @@ class TreeWriter:
             if node is not None:
                 described.append(node)
         if described and self.tagger is not None and len(self.store) > self.retag_all_below:
-            await asyncio.to_thread(self._tag_described, described)
+            await to_thread_to_the_end(self._tag_described, described)
 
     def _tag_described(self, dirs: Sequence[Node]) -> None:
         """Re-tag the directories a write just created or re-described, from their stored

@@ -62,6 +62,11 @@ class WriterLock:
         self.path = path
         self._fd: int | None = None
 
+    def _took(self, fd: int) -> None:
+        self._fd = fd
+        with _held_files_guard:
+            _held_files.add(self)
+
     @property
     def held(self) -> bool:
         return self._fd is not None
@@ -80,7 +85,7 @@ class WriterLock:
             return True
         fd = self._open()
         if _try_lock(fd):
-            self._fd = fd
+            self._took(fd)
             return True
         os.close(fd)
         return False
@@ -102,16 +107,23 @@ class WriterLock:
                 )
             time.sleep(min(delay, left))
             delay = min(delay * 2, 0.05)
-        self._fd = fd
+        self._took(fd)
 
     def release(self) -> None:
         fd, self._fd = self._fd, None
         if fd is None:
             return
+        with _held_files_guard:
+            _held_files.discard(self)
         try:
             _unlock(fd)
         finally:
             os.close(fd)
+
+
+_held_files: weakref.WeakSet[WriterLock] = weakref.WeakSet()
+"""The :class:`WriterLock` objects this process holds (what a forked child must let go)."""
+_held_files_guard = threading.Lock()
 
 
 def lock_timeout_of(value: Any) -> float:
@@ -531,3 +543,39 @@ async def aholding_store(store: Any) -> AsyncIterator[None]:
                 gate.lock.release()
     finally:
         _give_gate(gate)
+
+
+def _forget_locks_in_forked_child() -> None:
+    """In a child made by ``os.fork`` (``multiprocessing``'s ``fork`` start method, a
+    pre-forking server): hold none of the parent's locks, and wait for none of its holds.
+
+    Why (helper attacks66): a ``flock`` belongs to the open file, and a forked child
+    inherits the parent's descriptors, ``O_CLOEXEC`` or not (no ``exec``). A parent that
+    forked while one of its threads held ``locks/writes`` (or ``LOCK``, a key lock) and was
+    then killed left the lock held by a child that never knew it had it: every other process
+    got :class:`~treehop.errors.IndexLockedError` for as long as that child lived, though a
+    dead holder is promised to leave no lock behind. And the child's copies of the
+    in-process gates were locked by a thread that does not exist in it: each write of the
+    child to that index waited its ``lock_timeout`` and failed, for good. The child closes
+    its copies of the held descriptors (closing, never unlocking: ``LOCK_UN`` would release
+    the parent's hold too), and starts with empty gate and key-lock tables and new guards.
+    Objects the child copied from the parent (a client, a store) are not made safe: open a
+    new client in the child."""
+    global _held_files_guard, _gates_guard, _key_locks_guard
+    for lock in list(_held_files):
+        fd, lock._fd = lock._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    _held_files.clear()
+    _held_files_guard = threading.Lock()
+    _gates.clear()
+    _gates_by_store.clear()
+    _gates_guard = threading.Lock()
+    _key_locks.clear()
+    _key_locks_guard = threading.Lock()
+    WaitLine._guard = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_locks_in_forked_child)

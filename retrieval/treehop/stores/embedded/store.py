@@ -814,3 +814,16 @@ if callable(_register_exit):
     _register_exit(_stop_all_at_exit)
 else:  # pragma: no cover - not CPython
     atexit.register(_stop_all_at_exit)
+
+
+def _forget_shared_in_forked_child() -> None:
+    """In a child made by ``os.fork``: :meth:`EmbeddedStore.shared` opens a store of its
+    own instead of handing out the parent's copy, whose in-process locks a parent thread may
+    have held at the fork (a thread the child does not have: the child's first write to
+    that index would wait on them for good; helper attacks66)."""
+    EmbeddedStore._registry = {}
+    EmbeddedStore._registry_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_shared_in_forked_child)
