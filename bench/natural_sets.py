@@ -242,6 +242,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   as in-page links): every question and the lists deleted, beside every other page of the
   ``html/`` tree, main columns only (the link menus, the legal notices and two over-limit
   pages out). Built in stop 60 and measured once: an untuned check (helper heldout43).
+* ``graphviz-faq``: the Graphviz FAQ (Debian ``graphviz-doc``, ``html/FAQ.html``: hand-written
+  HTML, bold ``Q<n>.`` entries in ``<h2>`` groups): every question deleted, beside the
+  reference pages (language, command line, output formats, attributes, shapes, arrows,
+  colours), the build and to-do pages and the folder's notes (index pages, the schema, the
+  PDFs and the example graphs out). Built in stop 60 and measured once: an untuned check
+  (helper heldout47).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -318,6 +324,7 @@ HELD_OUT_SETS = (
     "phpmyadmin-faq",
     "mdadm-faq",
     "slurm-faq",
+    "graphviz-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -7790,6 +7797,136 @@ def slurm_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A hand-written HTML FAQ of bold "Q<n>." lines, beside the reference pages (Graphviz)
+# --------------------------------------------------------------------------------------
+
+GRAPHVIZ_PACKAGE = "graphviz-doc"
+GRAPHVIZ_DOC = "usr/share/doc/graphviz"
+GRAPHVIZ_FAQ = "html/FAQ.html"
+"""The Graphviz FAQ as its authors wrote it (``html/FAQ.html``, one hand-written HTML 4
+page, "Graphviz FAQ 2009-09-10"): a title and a note, then ``<h2>`` groups ("General",
+"Clusters", "Output features", "Problems") of entries, each a bold line
+``<B>Q3</A>. I'm trying to make a layout larger. How?</B>`` (numbered ``Q3``, lettered
+``Q16b`` or bare ``Q.``, most after an anchor ``<A name=Q4a>``) over its answer
+(paragraphs, ``<pre>`` graphs, lists, one table). The file repeats its last entry after
+``</HTML>``: the page is read up to its first ``</body>``."""
+GRAPHVIZ_PAGES = (
+    "html/info/lang.html",
+    "html/info/command.html",
+    "html/info/output.html",
+    "html/info/attrs.html",
+    "html/info/shapes.html",
+    "html/info/arrows.html",
+    "html/info/colors.html",
+    "html/build.html",
+    "html/winbuild.html",
+    "html/tcldot.html",
+    "html/char.html",
+    "html/todo.html",
+    "html/internal_todo.html",
+)
+"""The HTML pages beside the FAQ: the reference the FAQ links to (the DOT language,
+command-line usage, output formats, attributes, node shapes, arrows, colours, in the order
+``info/index.html`` lists them, arrows after shapes), the build notes (Unix, Windows), the
+Tcl binding, the character-set page and the two to-do lists: in, each up to
+:data:`GRAPHVIZ_MAX_PAGE_CHARS`. Left out: ``index.html`` and ``info/index.html`` (lists of
+links), ``schema/`` (the XML and XSLT ``attrs.html`` is generated from), ``pdf/`` (the
+guides and man pages as gzipped PDFs: not read as text), ``examples/`` (graph files and
+demo scripts), ``AUTHORS``, the copyright, the changelog and the images."""
+GRAPHVIZ_TEXTS = ("Dot.ref.gz", "fontfaq.txt.gz", "latex_suggestions.txt")
+"""The folder's plain-text notes (the quick reference, the notes on fonts, the psfrag
+attributes): in, as text."""
+GRAPHVIZ_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value of
+:data:`SLRN_MAX_PAGE_CHARS`, not chosen for this set)."""
+_GRAPHVIZ_QUESTION = re.compile(
+    r"(?:<a\s+name\s*=\s*[\"']?([\w.-]+)[\"']?[^<>]*>\s*)?"
+    r"<b>\s*Q(\d*[a-z]?)\s*(?:</a\s*>\s*)?\.\s+((?:(?!</?b[\s>]).)*)</b\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_GRAPHVIZ_GROUP = re.compile(r"<h[1-3][\s>]", re.IGNORECASE)
+_BODY_END = re.compile(r"</body\s*>", re.IGNORECASE)
+
+
+def split_graphviz_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """The Graphviz FAQ page (hand-written HTML) -> (the page as markdown without its
+    questions, [(anchor, question, answer)]).
+
+    The page ends at its first ``</body>`` (the shipped file repeats its last entry after
+    ``</HTML>``). A question is a bold element whose text opens with ``Q``, maybe a number
+    and a letter (``Q4``, ``Q16b``, ``Q``), maybe the anchor's ``</A>``, then ``.``: the
+    whole bold text after that, whatever its form ("Clusters are hard to see."; one runs
+    on into its example), inline tags removed, leaves the page with the anchor right before
+    it. Its answer is the page's text after it up to the next question or the next
+    ``<h1>``-``<h3>`` group heading (kept in the page) (:func:`page_to_markdown`). Decided
+    from the markup alone. Ids are the anchor's name (``Q4a``), else ``Q`` and the bold
+    line's number; a repeat gets ``-2``. An entry with no text under it asks nothing. The
+    bold text is read up to the next ``<b>`` or ``</b>`` tag, so no text is read twice:
+    linear."""
+    end = _BODY_END.search(page_html)
+    if end:
+        page_html = page_html[: end.start()]
+    intro, spans = _entry_spans(page_html, _GRAPHVIZ_QUESTION)
+    parts = [intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, stop_at in spans:
+        group = _GRAPHVIZ_GROUP.search(page_html, m.end(), stop_at)
+        stop = group.start() if group else stop_at
+        answer = page_to_markdown(page_html[m.end() : stop]).strip()
+        question = _norm(html.unescape(_TAG.sub("", m.group(3))))
+        if answer and question:
+            qa.append((_repeat_id(seen, m.group(1) or f"Q{m.group(2)}"), question, answer))
+        parts += [answer, page_to_markdown(page_html[stop:stop_at]).strip()]
+    return _joined_parts(parts), qa
+
+
+def graphviz_faq_set() -> NaturalSet:
+    """The Graphviz FAQ as Debian's ``graphviz-doc`` ships it
+    (``/usr/share/doc/graphviz/html/FAQ.html``: ~45 bold entries "Q3. I'm trying to make a
+    layout larger. How?", some stated as a problem: "Q6. Clusters are hard to see.") with
+    every question deleted (:func:`split_graphviz_faq`), beside the reference and build
+    pages (:data:`GRAPHVIZ_PAGES`, :func:`page_to_markdown`, each up to
+    :data:`GRAPHVIZ_MAX_PAGE_CHARS`) and the folder's notes (:data:`GRAPHVIZ_TEXTS`). Ids
+    are the FAQ's anchors (``graphviz-faq:Q4a``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 60 and measured
+    once, with no change to the retriever: an untuned check (helper heldout47)."""
+    root, doc, faq_path = _packaged_doc(GRAPHVIZ_PACKAGE, GRAPHVIZ_DOC, GRAPHVIZ_FAQ)
+    text, qa = split_graphviz_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = [
+        NaturalQuestion(f"graphviz-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa
+    ]
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        GRAPHVIZ_PAGES,
+        "utf-8",
+        GRAPHVIZ_MAX_PAGE_CHARS,
+        rel=lambda name: name.removeprefix("html/").removesuffix(".html") + ".md",
+    )
+    kept += _add_notes(files, doc, GRAPHVIZ_TEXTS)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "graphviz-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Graphviz FAQ from {GRAPHVIZ_PACKAGE} {version} (hand-written HTML, one page, "
+            f"{len(qa)} bold Q. questions deleted, the copy after </HTML> dropped) + the "
+            f"reference, build and to-do pages and the notes ({', '.join(kept)}; left out, "
+            f"over {GRAPHVIZ_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); the "
+            "index pages, schema/, pdf/, examples/ and AUTHORS out; answer = the text under a "
+            "question up to the next question or group heading; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -7838,6 +7975,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "phpmyadmin-faq": lambda emb: pma_faq_set(),
     "mdadm-faq": lambda emb: mdadm_faq_set(),
     "slurm-faq": lambda emb: slurm_faq_set(),
+    "graphviz-faq": lambda emb: graphviz_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
