@@ -943,7 +943,7 @@ async def _conversation_lock(store: Any, conv_uri: str) -> AsyncIterator[None]:
                 if hold is not None:
                     _give_key_lock(hold)
         finally:
-            entry.lock.release()
+            entry.line.release(entry.lock)
     finally:
         with _tails_lock:
             entry.users -= 1

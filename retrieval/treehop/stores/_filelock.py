@@ -314,9 +314,16 @@ tries every 50 ms at most)."""
 
 @dataclass(eq=False)
 class _Ticket:
-    """A call's place in a :class:`WaitLine`, and when it last tried."""
+    """A call's place in a :class:`WaitLine`, when it last tried, and how to wake it."""
 
     seen: float
+    wake: Any = None
+    """While the waiter sleeps between tries: a callable (any thread) that ends the sleep."""
+
+
+def _done(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)
 
 
 class WaitLine:
@@ -332,7 +339,14 @@ class WaitLine:
 
     A waiter that stops trying (its event loop blocked by a sync call, its thread dead
     without unwinding) loses its place after :data:`_STALE_WAITER_S`: it cannot hold up the
-    ones behind it for good."""
+    ones behind it for good.
+
+    A holder that lets go through :meth:`release` wakes the waiter whose turn it is (on that
+    waiter's own loop), so the lock is handed on at once rather than at that waiter's next
+    try. Why: four writers of one store in one process, each write 2 ms inside the lock,
+    took 7.4 ms a write instead of 2.6 (each hand-over waited out the first waiter's 5 ms
+    pause; helper perf60). The pauses stay as the fallback: a wake that comes to nothing
+    (the waiter gone, its loop closed) costs nothing but a try."""
 
     _guard = threading.Lock()
 
@@ -372,11 +386,40 @@ class WaitLine:
                     return
                 if give_up is not None and now >= give_up:
                     raise busy()
-                await asyncio.sleep(min(pause, 0.005) if first else pause)
+                await self._nap(ticket, min(pause, 0.005) if first else pause)
                 pause = min(2 * pause, longest)
         finally:
             with self._guard:
                 self._queue.remove(ticket)
+
+    async def _nap(self, ticket: _Ticket, seconds: float) -> None:
+        """Sleep ``seconds``, or less if :meth:`release` wakes ``ticket`` meanwhile."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        timer = loop.call_later(seconds, _done, fut)
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # (its loop closed: nothing to wake)
+                loop.call_soon_threadsafe(_done, fut)
+
+        with self._guard:
+            ticket.wake = wake
+        try:
+            await fut
+        finally:
+            timer.cancel()
+            with self._guard:
+                ticket.wake = None
+
+    def release(self, lock: threading.Lock) -> None:
+        """Release ``lock`` (taken through :meth:`take`) and wake the waiter whose turn it
+        is, if it sleeps."""
+        lock.release()
+        now = time.monotonic()
+        with self._guard:
+            wake = next((t.wake for t in self._queue if now - t.seen < _STALE_WAITER_S), None)
+        if wake is not None:
+            wake()
 
 
 _gates: dict[Any, _StoreGate] = {}
@@ -524,7 +567,7 @@ async def aholding_store(store: Any) -> AsyncIterator[None]:
                     finally:
                         turn.release()
             except BaseException:
-                gate.lock.release()
+                gate.line.release(gate.lock)
                 raise
         finally:
             with _gates_guard:
@@ -540,7 +583,7 @@ async def aholding_store(store: Any) -> AsyncIterator[None]:
                 if file is not None:
                     file.release()
             finally:
-                gate.lock.release()
+                gate.line.release(gate.lock)
     finally:
         _give_gate(gate)
 
