@@ -248,6 +248,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   colours), the build and to-do pages and the folder's notes (index pages, the schema, the
   PDFs and the example graphs out). Built in stop 60 and measured once: an untuned check
   (helper heldout47).
+* ``lp-solve-faq``: lp_solve's FAQ (Debian ``lp-solve-doc``, ``FAQ.htm``: hand-written HTML,
+  one page of ``- <b>question</b>`` paragraphs): every question deleted, beside the reference
+  guide's pages (the API-function pages among them) and its README (the contents, licence,
+  release notes and the eleven per-environment driver manuals out). Built in stop 60 and
+  measured once: an untuned check (helper heldout48).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -325,6 +330,7 @@ HELD_OUT_SETS = (
     "mdadm-faq",
     "slurm-faq",
     "graphviz-faq",
+    "lp-solve-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -7927,6 +7933,137 @@ def graphviz_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# Bold "- question" paragraphs in a hand-written HTML FAQ (lp_solve's reference guide)
+# --------------------------------------------------------------------------------------
+
+LP_SOLVE_PACKAGE = "lp-solve-doc"
+LP_SOLVE_DOC = "usr/share/doc/lp-solve-doc"
+LP_SOLVE_FAQ = "FAQ.htm"
+"""lp_solve's FAQ as its authors wrote it (hand-written HTML, ISO-8859-1, one page inside a
+layout table): an ``<h1>`` title, then ~32 entries, each a line ``- <b>question</b>`` at the
+start of a paragraph (two wrap over two or three lines, one holds a link: "Is there no more
+user-friendly interface than the <a>lp_solve command</a> line program?"; most asked with
+"?", some stated: "lp_solve fails to solve my model or it takes a very long time to solve
+my model. What can I do?"), the answer after it: prose, ``<pre>`` blocks, lists, links into
+the reference guide. No contents list, no anchors."""
+LP_SOLVE_LEFT_OUT = (
+    "index.htm",
+    "contents.htm",
+    "search.htm",
+    "LGPL.htm",
+    "changes5.htm",
+    "changes55.htm",
+    "Euler.htm",
+    "FreeMat.htm",
+    "MATLAB.htm",
+    "O-Matrix.htm",
+    "octave.htm",
+    "PHP.htm",
+    "Python.htm",
+    "R.htm",
+    "Sage.htm",
+    "Scilab.htm",
+    "Sysquake.htm",
+)
+"""Top-level pages of the reference guide that stay out (every other ``*.htm`` beside the FAQ
+is in, the ~200 API-function pages among them: hand-written, one per call, the reference a
+user reads): the frameset (``index.htm``), the guide's contents (``contents.htm``: every
+page's title as a link, as lxml's sitemap), the search form, the licence (``LGPL.htm``, as
+fish's), the release notes (``changes5.htm``, ``changes55.htm``, as chrony's ``NEWS``), and
+the eleven driver manuals for other environments (Euler, FreeMat, MATLAB, O-Matrix, Octave,
+PHP, Python, R, Sage, Scilab, Sysquake): one driver's manual written again per environment,
+near-copies of one another, ~950,000 characters of the guide's ~1,640,000 converted;
+embedding them on 2 shared cores would cost more than the rest of the set (the reason of
+:data:`MAX_LINKED_CHARS`). Also out: ``Java/docs/api`` (javadoc generated from the sources),
+``index.html`` (Debian's frameset pointing at the web site), the images, the CHM index files
+(``*.chw.gz``), changelogs, ``NEWS.Debian`` and copyright."""
+LP_SOLVE_TEXTS = ("README.txt.gz",)
+"""The folder's one plain-text note (what lp_solve is, what is new in 5.5): in."""
+LP_SOLVE_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_LP_SOLVE_QUESTION = re.compile(
+    r"^[ \t]*-[ \t]*<b>((?:[^<]|<(?!/?b\b))*)</b\s*>", re.IGNORECASE | re.MULTILINE
+)
+
+
+def split_lp_solve_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """lp_solve's FAQ page (hand-written HTML) -> (the page as markdown without its
+    questions, [(slug, question, answer)]).
+
+    A question is a bold run ``<b>...</b>`` that a line opens with ``-`` (indentation
+    allowed): it may wrap over lines and hold inline tags (a link), but no other ``<b>``;
+    it leaves the page. Bold text anywhere else is text. The answer is the page's text
+    after it up to the next question or the page's end (:func:`page_to_markdown`); the
+    title stays in the page, in no answer. The question is the run's text with its tags
+    removed and spaces normalised. Ids are the question's slug (there are no anchors), a
+    repeat ``-2``; an entry with no text under it asks nothing. The pattern cannot cross
+    another ``<b>`` or ``</b>``, so each character is read by at most one candidate:
+    linear. Decided from the markup alone."""
+    intro, spans = _entry_spans(page_html, _LP_SOLVE_QUESTION)
+    parts = [intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        answer = page_to_markdown(page_html[m.end() : end]).strip()
+        question = _norm(html.unescape(_TAG.sub("", m.group(1))))
+        if answer and question:
+            qa.append((_repeat_id(seen, _slug(question)), question, answer))
+        if answer:
+            parts.append(answer)
+    return _joined_parts(parts), qa
+
+
+def lp_solve_faq_set() -> NaturalSet:
+    """lp_solve's FAQ as Debian's ``lp-solve-doc`` ships it
+    (``/usr/share/doc/lp-solve-doc/FAQ.htm``: ~32 entries by lp_solve's authors, asked
+    "What are the default bounds on variables?" or stated "The Windows examples don't
+    work. ...") with every question deleted (:func:`split_lp_solve_faq`), beside the
+    reference guide's other pages (every top-level ``*.htm`` but :data:`LP_SOLVE_LEFT_OUT`,
+    in name order, :func:`page_to_markdown`, each up to :data:`LP_SOLVE_MAX_PAGE_CHARS`)
+    and the folder's note (:data:`LP_SOLVE_TEXTS`). Ids are the questions' slugs
+    (``lp-solve-faq:what-are-the-default-bounds-on-variables``). Entries whose answer is
+    under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 60 and
+    measured once, with no change to the retriever: an untuned check (helper heldout48)."""
+    root, doc, faq_path = _packaged_doc(LP_SOLVE_PACKAGE, LP_SOLVE_DOC, LP_SOLVE_FAQ)
+    text, qa = split_lp_solve_faq(_doc_text(faq_path, "latin-1"))
+    files = {"FAQ.md": text}
+    asked = [
+        NaturalQuestion(f"lp-solve-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa
+    ]
+    skip = {LP_SOLVE_FAQ, *LP_SOLVE_LEFT_OUT}
+    names = sorted(p.name for p in doc.glob("*.htm") if p.is_file() and p.name not in skip)
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        names,
+        "latin-1",
+        LP_SOLVE_MAX_PAGE_CHARS,
+        rel=lambda name: name.removesuffix(".htm") + ".md",
+    )
+    kept += _add_notes(files, doc, LP_SOLVE_TEXTS)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "lp-solve-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"lp_solve FAQ from {LP_SOLVE_PACKAGE} {version} (hand-written HTML, one page, "
+            f"{len(qa)} bold '- question' lines deleted) + the reference guide's pages and "
+            f"note ({len(kept)} files in; left out, over {LP_SOLVE_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); the frameset, contents, search, licence, "
+            "release notes, the eleven per-environment driver manuals, Java/docs/api "
+            "(generated) and changelogs out; answer = the text under a question up to the "
+            f"next one; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -7976,6 +8113,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "mdadm-faq": lambda emb: mdadm_faq_set(),
     "slurm-faq": lambda emb: slurm_faq_set(),
     "graphviz-faq": lambda emb: graphviz_faq_set(),
+    "lp-solve-faq": lambda emb: lp_solve_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
