@@ -54,8 +54,8 @@ ANSWERS = {
 }
 
 
-def _toc(*items: tuple[str, str]) -> str:
-    return "".join(f'{n} <a href="faq.html#{a}">{t}</a><br>' for n, a, t in items)  # type: ignore[misc]
+def _toc(*items: tuple[str, str, str]) -> str:
+    return "".join(f'{n} <a href="faq.html#{a}">{t}</a><br>' for n, a, t in items)
 
 
 def _q(anchor: str, num: str, text: str) -> str:
