@@ -253,6 +253,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   guide's pages (the API-function pages among them) and its README (the contents, licence,
   release notes and the eleven per-environment driver manuals out). Built in stop 60 and
   measured once: an untuned check (helper heldout48).
+* ``valgrind-faq``: Valgrind's FAQ (Debian ``valgrind``, ``html/faq.html``: a DocBook XSL
+  qandaset, one table per section, numbered questions): every question and both lists of
+  them deleted (:func:`split_valgrind_faq`), beside every other page of the ``html/``
+  manual (title pages, licences and release notes out). Built in stop 60 and measured once:
+  an untuned check (helper heldout49).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -331,6 +336,7 @@ HELD_OUT_SETS = (
     "slurm-faq",
     "graphviz-faq",
     "lp-solve-faq",
+    "valgrind-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -8064,6 +8070,169 @@ def lp_solve_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A DocBook XSL qandaset of one table per section in its project's chunked manual (Valgrind)
+# --------------------------------------------------------------------------------------
+
+VALGRIND_PACKAGE = "valgrind"
+VALGRIND_HTML = "usr/share/doc/valgrind/html"
+VALGRIND_FAQ = "faq.html"
+"""Valgrind's FAQ (``html/faq.html``, DocBook XSL, UTF-8), one page of the project's chunked
+manual: a title, then the ``qandaset``: DocBook's generated list of every question (one
+``<dl>`` per section), then one table per section (``summary="Q and A Div"``), each a
+``qandadiv`` row (the section heading, "3. Valgrind aborts unexpectedly"), a ``toc`` row
+listing the section's questions again, and ``question`` / ``answer`` row pairs; the
+question row's first cell holds the entry's anchors and its number (``<b>3.2.</b>``), its
+text cell the question in bold, some with the message they ask about under it in a
+``<pre class="screen">`` ("My (buggy) program dies like this: ... or like this: ...")."""
+VALGRIND_LEFT_OUT = (
+    "index.html",
+    "manual.html",
+    "FAQ.html",
+    "QuickStart.html",
+    "tech-docs.html",
+    "dist.html",
+    "licenses.html",
+    "license.gfdl.html",
+    "license.gpl.html",
+    "dist.news.html",
+    "dist.news.old.html",
+)
+"""Pages of ``html/`` left out: the documentation's and its five books' title pages (a
+title, the release line and a contents list, which DocBook generates from the headings of
+the other pages; the FAQ book's lists every question), the licences (as fish's licence) and
+the release notes (``dist.news*``, as chrony's ``NEWS``; ``dist.news.html`` is also over
+:data:`VALGRIND_MAX_PAGE_CHARS`). Every other page of ``html/`` is in, each up to
+:data:`VALGRIND_MAX_PAGE_CHARS`: the user manual's chapters, the tools' manuals, the
+technical documentation and the distribution's READMEs. Also out, not pages: ``FAQ.txt.gz``
+(the same FAQ as text, outside ``html/``), the PDF and PostScript manuals, the images, the
+style sheet, ``README*`` outside ``html/`` (the same texts as the ``dist.readme*`` pages),
+the copyright and changelogs."""
+VALGRIND_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value of
+:data:`SLRN_MAX_PAGE_CHARS`, not chosen for this set)."""
+_VALGRIND_NUMBER = re.compile(r"(\d+(?:\.\d+)*)\.?\s*$")
+
+
+def split_valgrind_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Valgrind's FAQ page (DocBook XSL ``qandaset``, one table per section) -> (the page as
+    markdown without its questions, [(number, question, answer)]).
+
+    The generated list of every question (the ``<dl>`` lists between the qandaset's opening
+    and its first table) is dropped, as each table's ``toc`` row (the section's questions
+    again). Every top-level table after the qandaset's opening whose rows are qandaset rows
+    (:func:`_qanda_rows`) is read row by row: a ``qandadiv`` row is a section heading, kept
+    as ``##``; a ``question`` row's text cell is the question (through
+    :func:`docbook_page_markdown`, code fences dropped, spaces folded: the bold text and any
+    message shown under it, as the authors wrote it) and the row leaves the page; the
+    ``answer`` row after it is its answer, kept in the page. Other rows (spacers) go. Other
+    tables (the navigation footer) stay as they are. Ids are the FAQ's numbers (``3.2``,
+    from the question row's first cell; the section and place when a row has none); a
+    repeat gets ``-2``. A question with no answer row, or an empty one, asks nothing. One
+    pass over the page's table tags, one over each table's row tags. A page with no
+    qandaset is returned converted, asking nothing."""
+    start = _QANDASET_OPEN.search(page_html)
+    if start is None:
+        return docbook_page_markdown(page_html), []
+    tables: list[tuple[int, int]] = []
+    depth = 0
+    opened = 0
+    for m in _TABLE_TAG.finditer(page_html, start.end()):
+        if not m.group(1):
+            depth += 1
+            if depth == 1:
+                opened = m.start()
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                tables.append((opened, m.end()))
+    parts: list[str] = [page_html[: start.end()]]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    first = True
+    last = start.end()
+    section, place = "", 0
+    asked: tuple[str, str] | None = None
+    for begin, end in tables:
+        rows = _qanda_rows(page_html[begin:end])
+        if not any(cls in ("qandadiv", "question", "answer") for cls, _ in rows):
+            continue
+        if not first:
+            parts.append(page_html[last:begin])
+        first, last = False, end
+        for cls, inner in rows:
+            if cls == "qandadiv":
+                heading = _H_TAG.sub("", _TD_TAG.sub("", inner))
+                parts.append(f"<h2>{heading}</h2>")
+                num = _MPLAYER_SECTION.match(html_text(heading))
+                section, place, asked = (num.group(1) if num else ""), 0, None
+            elif cls == "question":
+                place += 1
+                label = _TD_FIRST.match(inner)
+                num = _VALGRIND_NUMBER.search(html_text(label.group(0))) if label else None
+                key = num.group(1) if num else (f"{section}.{place}" if section else str(place))
+                asked_md = docbook_page_markdown(f"<div>{_text_cell(inner)}</div>")
+                text = _norm(_FENCE_LINE.sub("", asked_md))
+                asked = (key, text) if text else None
+            elif cls == "answer":
+                cell = _text_cell(inner)
+                parts.append(f"<div>{cell}</div>")
+                answer = docbook_page_markdown(f"<div>{cell}</div>").strip()
+                if asked is not None and answer:
+                    qa.append((_repeat_id(seen, asked[0]), asked[1], answer))
+                asked = None
+    parts.append(page_html[last:])
+    return docbook_page_markdown("".join(parts)), qa
+
+
+def valgrind_faq_set() -> NaturalSet:
+    """Valgrind's FAQ as Debian's ``valgrind`` ships it
+    (``/usr/share/doc/valgrind/html/faq.html``: a DocBook XSL qandaset, ~19 numbered
+    questions in 6 sections, one table each) as one page ``faq.md`` with every question and
+    both lists of them deleted (:func:`split_valgrind_faq`), beside every other page of the
+    ``html/`` manual but the title pages, licences and release notes
+    (:data:`VALGRIND_LEFT_OUT`; :func:`docbook_page_markdown`, each up to
+    :data:`VALGRIND_MAX_PAGE_CHARS`). Ids are the FAQ's numbers (``valgrind-faq:3.2``).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built in stop 60 and measured once, with no change to the retriever: an untuned check
+    (helper heldout49)."""
+    root, doc, faq_path = _packaged_doc(VALGRIND_PACKAGE, VALGRIND_HTML, VALGRIND_FAQ)
+    text, qa = split_valgrind_faq(_doc_text(faq_path, "utf-8"))
+    files = {"faq.md": text}
+    asked = [
+        NaturalQuestion(f"valgrind-faq:{k}", q, ((a, 1.0),), source="faq.md") for k, q, a in qa
+    ]
+    pages = sorted(
+        p.name
+        for p in doc.iterdir()
+        if p.is_file()
+        and p.name.endswith(".html")
+        and p.name not in (VALGRIND_FAQ, *VALGRIND_LEFT_OUT)
+    )
+    kept, too_long = _add_pages(
+        files, doc, pages, "utf-8", VALGRIND_MAX_PAGE_CHARS, to_markdown=docbook_page_markdown
+    )
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "valgrind-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Valgrind FAQ from {VALGRIND_PACKAGE} {version} (html/faq.html, DocBook XSL "
+            f"qandaset, one page; its {len(qa)} questions and both question lists deleted) + "
+            f"{len(kept)} pages of the html/ manual (left out, over "
+            f"{VALGRIND_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}; "
+            f"{', '.join(VALGRIND_LEFT_OUT)} (title pages, licences, release notes), "
+            "FAQ.txt.gz, the PDF/PS manuals, changelogs out); answer = the question's answer "
+            f"row; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -8114,6 +8283,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "slurm-faq": lambda emb: slurm_faq_set(),
     "graphviz-faq": lambda emb: graphviz_faq_set(),
     "lp-solve-faq": lambda emb: lp_solve_faq_set(),
+    "valgrind-faq": lambda emb: valgrind_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
