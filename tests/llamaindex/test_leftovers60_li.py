@@ -163,3 +163,6 @@ def test_the_wrappers_refuse_a_closed_client(kind: str) -> None:
     for call in calls:
         with pytest.raises(ClientClosedError, match="closed"):
             call()
+    # the embedding model is the embedder's, not the index's: still read after the close
+    # (docs/llamaindex.md reads store.embed_model after store.close(); lead, stop 60)
+    assert vs.embed_model is emb.embed_model

@@ -175,8 +175,12 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     @property
     def embed_model(self) -> BaseEmbedding:
         """The LlamaIndex embedding model to build the index with: the client's own (its
-        ``LlamaIndexEmbedder``'s model, or treehop's embedder wrapped as one)."""
-        embedder = self.aclient.embedder
+        ``LlamaIndexEmbedder``'s model, or treehop's embedder wrapped as one). Read without
+        the open-client check (``client.aio`` directly, not ``aclient``): the model is the
+        embedder's, not the index's, and the documented ``embed_model = store.embed_model``
+        after a ``store.close()`` (docs/llamaindex.md) kept working."""
+        client = self.client
+        embedder = getattr(client, "aio", client).embedder
         inner = getattr(embedder, "embed_model", None)
         if isinstance(inner, BaseEmbedding):
             return inner
