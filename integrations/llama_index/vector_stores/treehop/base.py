@@ -51,7 +51,7 @@ from pydantic import PrivateAttr
 from llama_index.retrievers.treehop.adapters import TreehopEmbedding, as_treehop_embedder
 from llama_index.retrievers.treehop.filters import to_treehop_filters
 from llama_index.retrievers.treehop.nodes import PROVENANCE
-from treehop import MatchedContext
+from treehop import MatchedContext, Treehop
 from treehop import integration_kit as kit
 from treehop import uri as urimod
 from treehop.arguments import check_bool
@@ -180,7 +180,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         embedder's, not the index's, and the documented ``embed_model = store.embed_model``
         after a ``store.close()`` (docs/llamaindex.md) kept working."""
         client = self.client
-        embedder = getattr(client, "aio", client).embedder
+        embedder = (client.aio if isinstance(client, Treehop) else client).embedder
         inner = getattr(embedder, "embed_model", None)
         if isinstance(inner, BaseEmbedding):
             return inner
