@@ -1,0 +1,148 @@
+"""Adversarial pass on stop 60's surface (helper attacks67).
+
+Each test failed on main ``4adff59``:
+
+- a LangChain ``FunctionMessage`` (``type`` ``function``, no ``role``: a tool's result in
+  the legacy form) was remembered as the user's words;
+- a filter on a shown key (LangChain ``source``) within the DSL's bounds as written was
+  refused at the search with a bound it did not reach ("nested deeper than 32 levels" for
+  31, "more than 1000 objects" for 85), and ``show_fields`` given a hostile spec directly
+  raised ``RecursionError`` / ``TypeError``;
+- a *folder* of a tree being ingested, swapped for a symlink to outside the tree between
+  the scan and the read, was followed and the outside file indexed (``O_NOFOLLOW`` checks
+  the last component only).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import FunctionMessage, FunctionMessageChunk, HumanMessage
+
+from langchain_treehop import TreehopRetriever
+from treehop import Treehop
+from treehop.errors import InvalidFilterError
+from treehop.filters import ShownField, show_fields
+from treehop.ingest import writer as writer_mod
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+SOURCE = ShownField("source", over=("source",), fallback="source_path", when="source_path")
+
+
+def test_a_function_message_is_a_tool_turn_not_the_users_words() -> None:
+    th = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    r = th.add_messages(
+        [
+            HumanMessage("what is the weather in Lisbon"),
+            FunctionMessage(name="weather", content="sunny and 24 degrees"),
+            FunctionMessageChunk(name="weather", content="windy tomorrow"),
+        ]
+    )
+    text = th.read(r.session_uri) or ""
+    assert "- user: what is the weather in Lisbon" in text
+    assert "- tool: sunny and 24 degrees" in text
+    assert "- tool: windy tomorrow" in text
+    assert "user: sunny" not in text and "user: windy" not in text
+    th.close()
+
+
+@pytest.fixture
+def lc_client() -> Any:
+    th = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    th.add_resource("kubernetes rollback deploy, a text named beta", name="beta")
+    yield th
+    th.close()
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    f: dict[str, Any] = {"source": "beta"}
+    for i in range(levels):
+        f = {"$and": [f, {"source": {"$ne": f"x{i}"}}]}
+    return f
+
+
+def test_a_shown_key_filter_crossing_the_bounds_only_by_its_rewrite_says_so(
+    lc_client: Treehop,
+) -> None:
+    # within the bounds after the rewrite: answered as shown
+    ok = TreehopRetriever(
+        client=lc_client,
+        metadata_filter={"$or": [{"source": f"x{i}"} for i in range(82)] + [{"source": "beta"}]},
+    )
+    assert [d.metadata["source"] for d in ok.invoke("kubernetes rollback")] == ["beta"]
+    assert [
+        d.metadata["source"]
+        for d in TreehopRetriever(client=lc_client, metadata_filter=_nested(10)).invoke(
+            "kubernetes rollback"
+        )
+    ] == ["beta"]
+    # 85 leaves (86 objects), 32 levels: within the DSL's bounds as written
+    for spec in ({"$or": [{"source": f"x{i}"} for i in range(85)]}, _nested(31)):
+        r = TreehopRetriever(client=lc_client, metadata_filter=spec)
+        with pytest.raises(InvalidFilterError) as err:
+            r.invoke("kubernetes rollback")
+        msg = str(err.value)
+        assert "shown key(s) 'source'" in msg and "'source_path'" in msg, msg
+        assert "within the filter's bounds as written" in msg
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "deep",
+        {"op": "and", "conds": 5},
+        {"op": "or", "conds": [3]},
+        {"op": "and"},
+        {"op": "must", "field": "source", "conds": [None]},
+    ],
+    ids=["10000-deep", "conds-int", "cond-int", "no-conds", "none-value"],
+)
+def test_show_fields_refuses_a_hostile_spec_with_a_typed_error(spec: Any) -> None:
+    if spec == "deep":
+        spec = {"op": "must", "field": "source", "conds": ["a"]}
+        for _ in range(10_000):
+            spec = {"op": "and", "conds": [spec]}
+    with pytest.raises(InvalidFilterError):
+        show_fields(spec, [SOURCE])
+
+
+def test_a_tree_folder_swapped_for_a_symlink_after_the_scan_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "notes.md").write_text("# Keys\n\nTOPSECRET hunter2 credentials outside\n")
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.md").write_text("# Alpha\n\nalpha text about rivers\n")
+    (src / "sub" / "notes.md").write_text("# Notes\n\nbeta text about mountains\n")
+    real_scan = writer_mod.scan_columns
+
+    def scan_then_swap(*args: Any, **kwargs: Any) -> Any:
+        got = real_scan(*args, **kwargs)
+        (src / "sub" / "notes.md").unlink()  # (another user of the tree, meanwhile)
+        (src / "sub").rmdir()
+        os.symlink(outside, src / "sub")
+        return got
+
+    monkeypatch.setattr(writer_mod, "scan_columns", scan_then_swap)
+    th = Treehop(str(tmp_path / "idx"), embedder=BagOfWordsEmbedder(), tagger=None)
+    r = th.add_resource(str(src), target_uri="viking://resources/src")
+    assert "sub/notes.md" in r.skipped_unreadable
+    assert "alpha" in (th.read("viking://resources/src/a.md") or "")
+    for h in th.find("TOPSECRET hunter2 credentials", limit=10).contexts():
+        assert "TOPSECRET" not in (th.read(h.uri) or "")
+    # The top the caller names is theirs to name through a link: still followed.
+    monkeypatch.setattr(writer_mod, "scan_columns", real_scan)
+    (src / "sub").unlink()
+    (src / "sub").mkdir()
+    (src / "sub" / "notes.md").write_text("# Notes\n\nbeta text about mountains\n")
+    os.symlink(src, tmp_path / "linked")
+    again = th.add_resource(str(tmp_path / "linked"), target_uri="viking://resources/linked")
+    assert again.files == 2 and not again.skipped_unreadable
+    assert "mountains" in (th.read("viking://resources/linked/sub/notes.md") or "")
+    th.close()
