@@ -15,7 +15,9 @@ Each test failed on main ``4adff59``:
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from treehop import Treehop
 from treehop.errors import InvalidFilterError
 from treehop.filters import ShownField, show_fields
 from treehop.ingest import writer as writer_mod
+from treehop.stores._filelock import WaitLine
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -146,3 +149,32 @@ def test_a_tree_folder_swapped_for_a_symlink_after_the_scan_is_not_followed(
     assert again.files == 2 and not again.skipped_unreadable
     assert "mountains" in (th.read("viking://resources/linked/sub/notes.md") or "")
     th.close()
+
+
+LONG = 60.0
+"""A waiter's pause between tries, far past ``BOUND``: only a wake ends one."""
+BOUND = 20.0
+
+
+async def _queued(line: WaitLine, n: int) -> None:
+    while len(line._queue) < n:  # (yields to the waiters until they stand in line)
+        await asyncio.sleep(0)
+
+
+async def test_a_woken_waiter_cancelled_before_it_runs_hands_its_wake_on() -> None:
+    # (perf60's release wakes the first waiter only; that one cancelled before it ran, the
+    # next slept out its pause beside a free lock: 60 s here, up to 50 ms in the store)
+    line, lock = WaitLine(), threading.Lock()
+    await line.take(lock, None, None)  # the holder
+    first = asyncio.create_task(line.take(lock, None, None, (LONG, LONG)))
+    await _queued(line, 1)
+    second = asyncio.create_task(line.take(lock, None, None, (LONG, LONG)))
+    await _queued(line, 2)
+    line.release(lock)  # wakes the first ...
+    first.cancel()  # ... which is cancelled before it runs
+    await asyncio.gather(first, return_exceptions=True)
+    assert first.cancelled()
+    await asyncio.wait_for(second, BOUND)
+    assert lock.locked()
+    line.release(lock)
+    assert not line._queue and not lock.locked()
