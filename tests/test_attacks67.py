@@ -26,7 +26,7 @@ from langchain_core.messages import FunctionMessage, FunctionMessageChunk, Human
 
 from langchain_treehop import TreehopRetriever
 from treehop import Treehop
-from treehop.errors import InvalidFilterError
+from treehop.errors import InvalidFilterError, TreehopError
 from treehop.filters import ShownField, show_fields
 from treehop.ingest import writer as writer_mod
 from treehop.stores._filelock import WaitLine
@@ -178,3 +178,43 @@ async def test_a_woken_waiter_cancelled_before_it_runs_hands_its_wake_on() -> No
     assert lock.locked()
     line.release(lock)
     assert not line._queue and not lock.locked()
+
+
+def test_a_sync_client_written_to_in_a_forked_child_says_why(tmp_path: Path) -> None:
+    # (os.fork copies the forking thread only: the client's event loop thread is not in the
+    # child; its writes raised "closed before the call ran" about a client nobody closed)
+    path = str(tmp_path / "idx")
+    th = Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
+    th.add_resource("alpha text about rivers", name="a")
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report through the pipe, never return into pytest
+        out = []
+        try:
+            out.append(f"find {len(th.find('rivers').contexts())}")
+            try:
+                th.add_resource("beta text from the child", name="b")
+                out.append("write ok")
+            except TreehopError as e:
+                out.append(f"{type(e).__name__}: {e}")
+            fresh = Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
+            fresh.add_resource("gamma text from a new client", name="g")
+            fresh.close()
+            out.append("new client ok")
+        except BaseException as e:  # (anything else: reported, the test fails on it)
+            out.append(f"unexpected {type(e).__name__}: {e}")
+        finally:
+            os.write(w, "\n".join(out).encode())
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        report = f.read().splitlines()
+    os.waitpid(pid, 0)
+    assert report[0] == "find 1", report
+    assert report[1].startswith("ClientClosedError: "), report
+    assert "before os.fork()" in report[1] and "open a new client" in report[1], report
+    assert report[2] == "new client ok", report
+    th.add_resource("delta text from the parent", name="d")  # the parent's client: unharmed
+    names = {c.uri.rsplit("/", 1)[-1] for c in th.ls("viking://resources")}
+    assert names == {"a", "d", "g"}
+    th.close()
