@@ -116,10 +116,12 @@ def test_index_counts_and_skipped_files(
     (docs / "data.bin").write_bytes(bytes(range(256)))
     real_read = loaders._read_bytes
 
-    def deny(path: Path | str, limit: int | None = None, *, follow: bool = True) -> bytes:
+    def deny(
+        path: Path | str, limit: int | None = None, *, follow: bool = True, below: int = 0
+    ) -> bytes:
         if Path(path).name == "secret.md":  # (as EACCES would make it)
             raise PermissionError(13, "Permission denied", str(path))
-        return real_read(path, limit, follow=follow)
+        return real_read(path, limit, follow=follow, below=below)
 
     monkeypatch.setattr(loaders, "_read_bytes", deny)
     idx = tmp_path / "idx"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import os
 import threading
 import weakref
 from collections.abc import Callable, Coroutine
@@ -73,6 +74,8 @@ class LoopThread:
     def __init__(self) -> None:
         self._stopping = False
         """Set by :meth:`close`: a task cancelled from then on was cancelled by the close."""
+        self._pid = os.getpid()
+        """The process the loop thread runs in (a child made by ``os.fork`` has no copy)."""
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="treehop-loop", daemon=True
@@ -83,7 +86,18 @@ class LoopThread:
         self._callers_lock = threading.Lock()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on the loop thread and wait for its result."""
+        """Run ``coro`` on the loop thread and wait for its result.
+
+        In a child made by ``os.fork`` from the process that opened the client there is no
+        loop thread (a fork copies only the forking thread): refused, saying so. Why (helper
+        attacks67): a write there (reads run in the calling thread and still answer) raised
+        "this treehop client was closed before the call ran", about a client nobody closed."""
+        if os.getpid() != self._pid:
+            coro.close()
+            raise ClientClosedError(
+                "this treehop client was opened in another process (before os.fork()), and its "
+                "event loop thread does not run in this one: open a new client in this process"
+            )
         if self._loop.is_closed():
             coro.close()
             raise ClientClosedError("this treehop client is closed")

@@ -371,19 +371,48 @@ def show_fields(
     spec: Mapping[str, Any] | None, shown: Sequence[ShownField]
 ) -> Mapping[str, Any] | None:
     """``spec`` with every leaf on a shown key rewritten by :meth:`ShownField.rewrite`
-    (the same filter when it names none). The rewrite adds two levels and 15 objects per
-    such leaf, inside the DSL's bounds for any filter a person writes."""
+    (the same filter when it names none). The rewrite adds two levels and 12 to 16 objects
+    per such leaf.
+
+    ``spec`` is validated first and the rewritten filter after, each a typed
+    :class:`~treehop.errors.InvalidFilterError`. Why (helper attacks67): a hostile spec
+    (nested 10,000 deep, ``conds`` not a list) raised ``RecursionError`` / ``TypeError``
+    here, and a filter within the DSL's bounds as written (31 levels, 84 ``source`` leaves
+    in an ``$or``) was refused at the search with "nested deeper than 32 levels" / "more
+    than 1000 objects", bounds the user's filter did not reach; the message now says that
+    the shown keys' rewrite crossed them and what to write instead."""
     if not spec or not shown:
         return spec
+    MetadataFilter.parse(spec)
     by_key = {s.key: s for s in shown}
+    named: dict[str, int] = {}
 
     def walk(node: Mapping[str, Any]) -> Mapping[str, Any]:
         if node.get("op") in {"and", "or"}:
             return {**node, "conds": [walk(c) for c in node["conds"]]}
         field = by_key.get(str(node.get("field")))
-        return node if field is None or node.get("op") == "time" else field.rewrite(node)
+        if field is None or node.get("op") == "time":
+            return node
+        named[field.key] = named.get(field.key, 0) + 1
+        return field.rewrite(node)
 
-    return walk(spec)
+    out = walk(spec)
+    if named:
+        try:
+            MetadataFilter.parse(out)
+        except InvalidFilterError as exc:
+            keys = ", ".join(
+                f"{k!r} ({n} {'leaf' if n == 1 else 'leaves'})" for k, n in sorted(named.items())
+            )
+            stored = sorted({s.fallback for s in shown if s.key in named})
+            raise InvalidFilterError(
+                f"this filter is within the filter's bounds as written, but it names the "
+                f"shown key(s) {keys}, and each such leaf is read as the stored key or its "
+                f"fallback (two more levels and up to 16 objects a leaf), which crosses them "
+                f"({exc}): put the values of one key in one leaf ($in), nest less, or filter "
+                f"on the stored key(s) {', '.join(map(repr, stored))} directly"
+            ) from None
+    return out
 
 
 @dataclass(frozen=True)

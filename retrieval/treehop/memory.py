@@ -181,15 +181,19 @@ MESSAGE_TYPE_ROLES = {
     "ai": "assistant",
     "system": "system",
     "tool": "tool",
+    "function": "tool",
     "HumanMessageChunk": "user",
     "AIMessageChunk": "assistant",
     "SystemMessageChunk": "system",
     "ToolMessageChunk": "tool",
+    "FunctionMessageChunk": "tool",
 }
 """A message without ``role`` read by its ``type``: LangChain's messages (``HumanMessage``,
 ``AIMessage``, ...) name their role there. Why: ``th.add_messages(state["messages"])`` stored
 every ``AIMessage`` as a ``user`` turn (``user: Nice, Lisbon is lovely.``), the assistant's
-words remembered as the user's. Duck-typed: the core imports no framework."""
+words remembered as the user's. A ``FunctionMessage`` (``type`` ``function``: the legacy
+form of a tool's result) is a ``tool`` turn: it was stored as the user's words (helper
+attacks67). Duck-typed: the core imports no framework."""
 
 
 def _role_of(msg: Any) -> Any:

@@ -260,7 +260,34 @@ _READ_CHUNK = 1 << 16
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _read_bytes(path: Path | str, limit: int | None = None, *, follow: bool = True) -> bytes:
+_BY_DIR_FD = os.open in os.supports_dir_fd and bool(_NO_FOLLOW) and hasattr(os, "O_DIRECTORY")
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_below(path: str, below: int) -> int:
+    """Open ``path``, whose last ``below`` folders lie below the scanned top, one level at a
+    time: the top by name (the caller named it: a link there is followed), then each folder
+    and the file through its parent's descriptor with ``O_NOFOLLOW``. Why (helper
+    attacks67): ``O_NOFOLLOW`` checks the last component only, so a *folder* of the tree
+    swapped for a symlink to outside it (``sub`` -> ``~/.ssh``) between the scan and the
+    read was followed and the outside file (``sub/id_rsa``) indexed; here that open fails
+    (``ELOOP`` / ``ENOTDIR``) and the file is skipped as unreadable."""
+    parts = path.split(os.sep)
+    top = os.sep.join(parts[: -below - 1]) or os.sep
+    fd = os.open(top, _DIR_FLAGS)
+    try:
+        for name in parts[-below - 1 : -1]:
+            inner = os.open(name, _DIR_FLAGS | _NO_FOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return os.open(parts[-1], _READ_FLAGS | _NO_FOLLOW, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def _read_bytes(
+    path: Path | str, limit: int | None = None, *, follow: bool = True, below: int = 0
+) -> bytes:
     """A file's bytes, opened by name: no ``Path`` object per file (ingest reads every file
     of a tree through here; tests replace it to stand in for an unreadable file).
 
@@ -273,8 +300,16 @@ def _read_bytes(path: Path | str, limit: int | None = None, *, follow: bool = Tr
     ``follow=False``: a symlink is not opened (``OSError``, ``ELOOP``). Why: a directory's
     scan keeps regular files only (symlinks skipped), and each is opened by name after the
     scan; a file swapped for a link to outside the tree (``~/.ssh/id_rsa``) in between was
-    read and indexed (helper attacks66)."""
-    fd = os.open(path, _READ_FLAGS if follow else _READ_FLAGS | _NO_FOLLOW)
+    read and indexed (helper attacks66). ``below``: with ``follow=False``, how many folders
+    of ``path``'s end lie below the scanned top (a file's relative path has ``below``
+    slashes): each is opened through its parent's descriptor, none followed
+    (:func:`_open_below`)."""
+    if follow:
+        fd = os.open(path, _READ_FLAGS)
+    elif below > 0 and _BY_DIR_FD:
+        fd = _open_below(str(path), below)
+    else:
+        fd = os.open(path, _READ_FLAGS | _NO_FOLLOW)
     try:
         parts: list[bytes] = []
         left = limit
@@ -311,7 +346,7 @@ def read_file(
         data = (
             _read_bytes(path, max_bytes + 1)
             if follow
-            else (_read_bytes(path, max_bytes + 1, follow=False))
+            else (_read_bytes(path, max_bytes + 1, follow=False, below=relpath.count("/")))
         )
     except OSError:
         report.skipped_unreadable.append(relpath)
