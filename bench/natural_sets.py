@@ -1082,6 +1082,22 @@ def _add_notes(files: dict[str, str], doc: Path, names: Sequence[str]) -> list[s
     return kept
 
 
+def _add_folder(files: dict[str, str], doc: Path, folder: str) -> list[str]:
+    """Every file right in ``doc / folder`` (a package's ``examples``), by name, read as
+    :func:`_add_notes` reads a note (``.gz`` read and dropped from the name), added to
+    ``files`` as ``<folder>/<name>``; the names added, in order. Nothing if there is no
+    such folder."""
+    kept: list[str] = []
+    where = doc / folder
+    if where.is_dir():
+        for path in sorted(where.iterdir()):
+            if path.is_file():
+                rel = f"{folder}/{path.name.removesuffix('.gz')}"
+                files[rel] = _doc_text(path, "utf-8").strip() + "\n"
+                kept.append(rel)
+    return kept
+
+
 def _add_folder_notes(
     files: dict[str, str], doc: Path, skip: Collection[str], limit: int
 ) -> tuple[list[str], list[str]]:
@@ -5591,13 +5607,7 @@ def chrony_faq_set() -> NaturalSet:
     files = {"FAQ": text}
     asked = [NaturalQuestion(f"chrony-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
     kept = _add_notes(files, doc, CHRONY_TEXTS)
-    examples = doc / CHRONY_EXAMPLES
-    if examples.is_dir():
-        for path in sorted(examples.iterdir()):
-            if path.is_file():
-                rel = f"{CHRONY_EXAMPLES}/{path.name.removesuffix('.gz')}"
-                files[rel] = _doc_text(path, "utf-8").strip() + "\n"
-                kept.append(rel)
+    kept += _add_folder(files, doc, CHRONY_EXAMPLES)
     kept += _add_man_pages(files, root, CHRONY_MAN)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
@@ -7666,13 +7676,7 @@ def mdadm_faq_set() -> NaturalSet:
     files = {"FAQ": text}
     asked = [NaturalQuestion(f"mdadm-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
     kept = _add_notes(files, doc, MDADM_TEXTS)
-    examples = doc / MDADM_EXAMPLES
-    if examples.is_dir():
-        for path in sorted(examples.iterdir()):
-            if path.is_file():
-                rel = f"{MDADM_EXAMPLES}/{path.name.removesuffix('.gz')}"
-                files[rel] = _doc_text(path, "utf-8").strip() + "\n"
-                kept.append(rel)
+    kept += _add_folder(files, doc, MDADM_EXAMPLES)
     kept += [f"man/{m}.md" for m in _add_man_pages(files, root, MDADM_MAN)]
     too_long = [rel for rel in kept if len(files[rel]) > MDADM_MAX_PAGE_CHARS]
     for rel in too_long:
