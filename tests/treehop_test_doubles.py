@@ -476,3 +476,15 @@ def slot_shape(res: Any) -> list[Any]:
         (m.uri, m.score, m.own_score, [(t.uri, t.position, t.carried) for t in m.collapsed])
         for m in res.contexts()
     ]
+
+
+def add_rollback_notes(client: Treehop, parent: Path) -> None:
+    """Three texts that all match "kubernetes rollback deploy", added to ``client``: a folder
+    ``parent/notes`` of two markdown files (alpha, gamma) and a text named beta. The
+    framework filter tests of leftovers60 (LangChain's and LlamaIndex's) start from them."""
+    folder = parent / "notes"
+    folder.mkdir()
+    (folder / "alpha.md").write_text("# Alpha\n\nkubernetes rollback deploy alpha.\n")
+    (folder / "gamma.md").write_text("# Gamma\n\nkubernetes rollback deploy gamma.\n")
+    client.add_resource(str(folder))
+    client.add_resource("kubernetes rollback deploy, a text named beta", name="beta")
