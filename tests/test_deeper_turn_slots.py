@@ -20,7 +20,7 @@ import pytest
 
 from treehop import hierarchical_retriever as hr
 
-from treehop_test_doubles import chat_turns, pottery_memory, slot_shape
+from treehop_test_doubles import chat_turns, pottery_memory, recorded_searches, slot_shape
 
 QUERY = "pottery workshop"
 
@@ -128,14 +128,7 @@ def test_the_deeper_run_embeds_nothing_and_reuses_the_first_search(
     search, which it would ask again word for word (the same scope and size: the first step
     does not depend on the descent's limit): one store search fewer per deeper run (helper
     perf59). Its answer is the one a fresh search gives (the test above)."""
-    searches: list[tuple[str, int]] = []
-    search = hr.search_columns
-
-    def recorded(store: Any, vector: Any, scope: Any, limit: int, **kw: Any) -> Any:
-        searches.append((repr(scope), limit))
-        return search(store, vector, scope, limit, **kw)
-
-    monkeypatch.setattr(hr, "search_columns", recorded)
+    searches = recorded_searches(monkeypatch)
     emb = mem.aio._embedder
     for flag in (False, True):
         monkeypatch.setattr(hr, "DEEPER_TURNS", flag)

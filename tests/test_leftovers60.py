@@ -27,7 +27,7 @@ from treehop import hierarchical_retriever as hr
 from treehop.errors import ClientClosedError
 from treehop.filters import MetadataFilter, ShownField, show_fields
 
-from treehop_test_doubles import BagOfWordsEmbedder, pottery_memory, slot_shape
+from treehop_test_doubles import BagOfWordsEmbedder, pottery_memory, recorded_searches, slot_shape
 
 # -- 2. a closed client, sync or async: ClientClosedError from every public method -----------
 
@@ -147,14 +147,7 @@ def test_find_many_deeper_run_reuses_the_batch_first_search(
     batch's answer is kept on ``_Query.initial`` as a find's is: no store search repeats
     it, and the answers equal ``find``'s (``test_deeper_turn_slots``)."""
     c = pottery_memory()
-    searches: list[tuple[str, int]] = []
-    search = hr.search_columns
-
-    def recorded(store: Any, vector: Any, scope: Any, limit: int, **kw: Any) -> Any:
-        searches.append((repr(scope), limit))
-        return search(store, vector, scope, limit, **kw)
-
-    monkeypatch.setattr(hr, "search_columns", recorded)
+    searches = recorded_searches(monkeypatch)
     with c:
         monkeypatch.setattr(hr, "DEEPER_TURNS", False)
         c.find(QUERY, context_type="memory", limit=5)

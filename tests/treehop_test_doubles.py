@@ -488,3 +488,20 @@ def add_rollback_notes(client: Treehop, parent: Path) -> None:
     (folder / "gamma.md").write_text("# Gamma\n\nkubernetes rollback deploy gamma.\n")
     client.add_resource(str(folder))
     client.add_resource("kubernetes rollback deploy, a text named beta", name="beta")
+
+
+def recorded_searches(monkeypatch: Any) -> list[tuple[str, int]]:
+    """``hierarchical_retriever.search_columns`` patched (for the test, through
+    ``monkeypatch``) to note each store search it runs, (repr of the scope, limit), in
+    order, then run it: the list it fills, for tests that count a find's searches."""
+    from treehop import hierarchical_retriever as hr
+
+    searches: list[tuple[str, int]] = []
+    search = hr.search_columns
+
+    def recorded(store: Any, vector: Any, scope: Any, limit: int, **kw: Any) -> Any:
+        searches.append((repr(scope), limit))
+        return search(store, vector, scope, limit, **kw)
+
+    monkeypatch.setattr(hr, "search_columns", recorded)
+    return searches
