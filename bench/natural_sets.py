@@ -1082,6 +1082,22 @@ def _add_notes(files: dict[str, str], doc: Path, names: Sequence[str]) -> list[s
     return kept
 
 
+def _add_folder(files: dict[str, str], doc: Path, folder: str) -> list[str]:
+    """Every file right in ``doc / folder`` (a package's ``examples``), by name, read as
+    :func:`_add_notes` reads a note (``.gz`` read and dropped from the name), added to
+    ``files`` as ``<folder>/<name>``; the names added, in order. Nothing if there is no
+    such folder."""
+    kept: list[str] = []
+    where = doc / folder
+    if where.is_dir():
+        for path in sorted(where.iterdir()):
+            if path.is_file():
+                rel = f"{folder}/{path.name.removesuffix('.gz')}"
+                files[rel] = _doc_text(path, "utf-8").strip() + "\n"
+                kept.append(rel)
+    return kept
+
+
 def _add_folder_notes(
     files: dict[str, str], doc: Path, skip: Collection[str], limit: int
 ) -> tuple[list[str], list[str]]:
@@ -1763,13 +1779,22 @@ def drop_docbook_toc(page_html: str) -> str:
     and the ``lot`` lists of tables and figures), nested ``<div>``\\s counted, in one pass
     over the div tags (an unclosed one runs to the page's end). They repeat every section
     title, each FAQ question included; an FAQ's index page is little else."""
+    return drop_divs(page_html, _DOCBOOK_TOC)
+
+
+def drop_divs(page_html: str, attrs: re.Pattern[str]) -> str:
+    """``page_html`` without every ``<div>`` whose attributes ``attrs`` matches, with all
+    it holds, nested ``<div>``\\s counted, in one pass over the div tags (an unclosed one
+    runs to the page's end; a matching div inside a dropped one goes with it). One copy for
+    the page readers that drop generated or repeated blocks by their class
+    (:func:`drop_docbook_toc`, :func:`docutils_page_body`)."""
     out: list[str] = []
     pos = 0
-    depth = 0  # div depth inside a table of contents; 0 = outside
+    depth = 0  # div depth inside a dropped div; 0 = outside
     for m in _DIV_TAG.finditer(page_html):
         closing = m.group(1) == "/"
         if depth == 0:
-            if not closing and _DOCBOOK_TOC.search(m.group(2)):
+            if not closing and attrs.search(m.group(2)):
                 out.append(page_html[pos : m.start()])
                 depth = 1
         else:
@@ -4464,6 +4489,28 @@ def _text_cell(row_html: str) -> str:
     return _TD_TAG.sub("", body)
 
 
+def _qanda_section(row_html: str) -> tuple[str, str]:
+    """A ``qandadiv`` row -> (its heading as an ``<h2>`` kept in the page, the section's
+    number, "" if it has none). One copy for the qandaset readers (MPlayer, Valgrind)."""
+    heading = _H_TAG.sub("", _TD_TAG.sub("", row_html))
+    num = _MPLAYER_SECTION.match(html_text(heading))
+    return f"<h2>{heading}</h2>", num.group(1) if num else ""
+
+
+def _qanda_question(row_html: str) -> str:
+    """A ``question`` row's text as the authors wrote it: its text cell through
+    :func:`docbook_page_markdown`, code fences dropped and spaces folded ("" if none)."""
+    asked_md = docbook_page_markdown(f"<div>{_text_cell(row_html)}</div>")
+    return _norm(_FENCE_LINE.sub("", asked_md))
+
+
+def _qanda_answer(row_html: str) -> tuple[str, str]:
+    """An ``answer`` row -> (its text cell as a ``<div>`` kept in the page, the answer: that
+    cell as :func:`docbook_page_markdown` reads it, stripped)."""
+    cell = f"<div>{_text_cell(row_html)}</div>"
+    return cell, docbook_page_markdown(cell).strip()
+
+
 def split_mplayer_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     """MPlayer's FAQ page (DocBook XSL ``qandaset`` in its table layout) -> (the page as
     markdown without its questions, [(id, question, answer)]).
@@ -4500,22 +4547,18 @@ def split_mplayer_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     asked: str | None = None
     for cls, inner in _qanda_rows(page_html[table.start() : end]):
         if cls == "qandadiv":
-            heading = _H_TAG.sub("", _TD_TAG.sub("", inner))
-            parts.append(f"<h2>{heading}</h2>")
-            num = _MPLAYER_SECTION.match(html_text(heading))
-            section, place, asked = (num.group(1) if num else ""), 0, None
+            heading, section = _qanda_section(inner)
+            parts.append(heading)
+            place, asked = 0, None
         elif cls == "question":
             place += 1
-            asked_md = docbook_page_markdown(f"<div>{_text_cell(inner)}</div>")
-            asked = _norm(_FENCE_LINE.sub("", asked_md)) or None
+            asked = _qanda_question(inner) or None
         elif cls == "answer":
-            cell = _text_cell(inner)
-            parts.append(f"<div>{cell}</div>")
-            answer = docbook_page_markdown(f"<div>{cell}</div>").strip()
+            cell, answer = _qanda_answer(inner)
+            parts.append(cell)
             if asked is not None and answer:
                 key = f"{section}.{place}" if section else str(place)
-                seen[key] = seen.get(key, 0) + 1
-                qa.append((key if seen[key] == 1 else f"{key}-{seen[key]}", asked, answer))
+                qa.append((_repeat_id(seen, key), asked, answer))
             asked = None
     parts.append(page_html[end:])
     return docbook_page_markdown("".join(parts)), qa
@@ -5564,13 +5607,7 @@ def chrony_faq_set() -> NaturalSet:
     files = {"FAQ": text}
     asked = [NaturalQuestion(f"chrony-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
     kept = _add_notes(files, doc, CHRONY_TEXTS)
-    examples = doc / CHRONY_EXAMPLES
-    if examples.is_dir():
-        for path in sorted(examples.iterdir()):
-            if path.is_file():
-                rel = f"{CHRONY_EXAMPLES}/{path.name.removesuffix('.gz')}"
-                files[rel] = _doc_text(path, "utf-8").strip() + "\n"
-                kept.append(rel)
+    kept += _add_folder(files, doc, CHRONY_EXAMPLES)
     kept += _add_man_pages(files, root, CHRONY_MAN)
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
@@ -7309,23 +7346,8 @@ def docutils_page_body(page_html: str) -> str:
     groups among them, on every page), the donation banner (``<div class="banner">``,
     on every page) and the contents box (``<div class="contents topic">``: every section
     title of the page again, each FAQ question on the FAQ page), nested divs counted, in one
-    pass over the div tags (an unclosed one runs to the page's end)."""
-    out: list[str] = []
-    pos = 0
-    depth = 0  # div depth inside a dropped div; 0 = outside
-    for m in _DIV_TAG.finditer(page_html):
-        closing = m.group(1) == "/"
-        if depth == 0:
-            if not closing and _LXML_CHROME.search(m.group(2)):
-                out.append(page_html[pos : m.start()])
-                depth = 1
-        else:
-            depth += -1 if closing else 1
-            if depth == 0:
-                pos = m.end()
-    if depth == 0:
-        out.append(page_html[pos:])
-    return "".join(out)
+    pass over the div tags (:func:`drop_divs`; an unclosed one runs to the page's end)."""
+    return drop_divs(page_html, _LXML_CHROME)
 
 
 def lxml_page_markdown(page_html: str) -> str:
@@ -7654,13 +7676,7 @@ def mdadm_faq_set() -> NaturalSet:
     files = {"FAQ": text}
     asked = [NaturalQuestion(f"mdadm-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
     kept = _add_notes(files, doc, MDADM_TEXTS)
-    examples = doc / MDADM_EXAMPLES
-    if examples.is_dir():
-        for path in sorted(examples.iterdir()):
-            if path.is_file():
-                rel = f"{MDADM_EXAMPLES}/{path.name.removesuffix('.gz')}"
-                files[rel] = _doc_text(path, "utf-8").strip() + "\n"
-                kept.append(rel)
+    kept += _add_folder(files, doc, MDADM_EXAMPLES)
     kept += [f"man/{m}.md" for m in _add_man_pages(files, root, MDADM_MAN)]
     too_long = [rel for rel in kept if len(files[rel]) > MDADM_MAX_PAGE_CHARS]
     for rel in too_long:
@@ -8162,22 +8178,19 @@ def split_valgrind_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]
         first, last = False, end
         for cls, inner in rows:
             if cls == "qandadiv":
-                heading = _H_TAG.sub("", _TD_TAG.sub("", inner))
-                parts.append(f"<h2>{heading}</h2>")
-                num = _MPLAYER_SECTION.match(html_text(heading))
-                section, place, asked = (num.group(1) if num else ""), 0, None
+                heading, section = _qanda_section(inner)
+                parts.append(heading)
+                place, asked = 0, None
             elif cls == "question":
                 place += 1
                 label = _TD_FIRST.match(inner)
                 num = _VALGRIND_NUMBER.search(html_text(label.group(0))) if label else None
                 key = num.group(1) if num else (f"{section}.{place}" if section else str(place))
-                asked_md = docbook_page_markdown(f"<div>{_text_cell(inner)}</div>")
-                text = _norm(_FENCE_LINE.sub("", asked_md))
+                text = _qanda_question(inner)
                 asked = (key, text) if text else None
             elif cls == "answer":
-                cell = _text_cell(inner)
-                parts.append(f"<div>{cell}</div>")
-                answer = docbook_page_markdown(f"<div>{cell}</div>").strip()
+                cell, answer = _qanda_answer(inner)
+                parts.append(cell)
                 if asked is not None and answer:
                     qa.append((_repeat_id(seen, asked[0]), asked[1], answer))
                 asked = None

@@ -4,6 +4,7 @@ marker written, so a builder reads the files a test puts there and downloads not
 
 from __future__ import annotations
 
+import gzip
 import sys
 from pathlib import Path
 
@@ -24,3 +25,11 @@ def unpacked_package(
     root.mkdir(parents=True, exist_ok=True)
     (root / ".bench-unpacked").write_text(f"{version}\n")
     return root
+
+
+def write_gz(path: Path, text: str, encoding: str = "utf-8") -> None:
+    """``text`` gzipped at ``path`` (folders made), as Debian ships a compressed doc file
+    (``FAQ.gz``, a man page): one copy for the set tests' package trees."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding=encoding) as fh:
+        fh.write(text)

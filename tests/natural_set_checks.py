@@ -150,3 +150,37 @@ def assert_refuses_without_faq(build: Callable[[], Any], missing: str) -> None:
     the file."""
     with pytest.raises(FileNotFoundError, match=re.escape(f"no {missing}")):
         build()
+
+
+SLUGS_AND_REPEATS = [
+    ("same-words", "Same words?"),
+    ("dup", "One?"),
+    ("dup-2", "Two?"),
+    ("same-words-2", "Same words?"),
+]
+"""The (id, question) pairs a Sphinx / docutils splitter gives the edge page of
+:func:`assert_slugs_and_repeats`."""
+
+
+def assert_slugs_and_repeats(page: str, qa: Sequence[tuple[str, str, str]], heading: str) -> None:
+    """A Sphinx-style splitter's (``split_fish_faq`` and the readers built on it) answer on
+    the edge page every such test writes: "Same words?" with no section id before it, then
+    sections ``dup`` "One?" and ``dup`` "Two?", then "Same words?" again, answered "Second
+    answer.", then an ``<h1>`` ``heading`` with "Under it." below. An entry with no section
+    id takes the question's slug, a repeated id ``-2`` (:data:`SLUGS_AND_REPEATS`); the
+    ``<h1>`` ends the answer above it and stays in the page with its text."""
+    assert [(k, q) for k, q, _ in qa] == SLUGS_AND_REPEATS
+    assert qa[-1][2] == "Second answer."
+    assert f"# {heading}" in page and "Under it." in page
+
+
+SPHINX_PERMALINK = '<a class="headerlink" href="#{0}" title="Permalink to this heading">\u00b6</a>'
+"""The pilcrow link Sphinx writes after every heading (``.format(section id)``): the set
+tests of Sphinx-built FAQs (fish, phpMyAdmin) put it where the packages have it, so that the
+splitters are shown it is not part of the question."""
+
+
+def sphinx_code(*words: str) -> str:
+    """Sphinx's inline literal: one ``<span class="pre">`` per word."""
+    spans = " ".join(f'<span class="pre">{w}</span>' for w in words)
+    return f'<code class="docutils literal notranslate">{spans}</code>'

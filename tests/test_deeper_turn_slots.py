@@ -18,46 +18,24 @@ from typing import Any
 
 import pytest
 
-from treehop import Treehop
 from treehop import hierarchical_retriever as hr
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import chat_turns, pottery_memory, recorded_searches, slot_shape
 
 QUERY = "pottery workshop"
 
 
-def _turns(n: int, text: str) -> list[dict[str, Any]]:
-    return [
-        {"speaker": ("Ann", "Bob")[i % 2], "content": text.format(i=i), "timestamp": 1e9 + i}
-        for i in range(n)
-    ]
-
-
 @pytest.fixture
 def mem() -> Any:
-    c = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
     # one session whose every (short) turn matches: the global step's hits and the tree
-    # context's pool (30 leaves), three slots of 1,000 characters
+    # context's pool (30 leaves), three slots of 1,000 characters; sessions that match
+    # less, each a few turns; and one that does not match at all
+    c = pottery_memory()
     c.add_messages(
-        _turns(40, "pottery workshop pottery {i}"), conversation_id="c", session_id="hot"
+        chat_turns(5, "piano concert in berlin {i}"), conversation_id="c", session_id="off"
     )
-    # sessions that match less, each a few turns; and one that does not match at all
-    for s in ("s1", "s2", "s3", "s4"):
-        c.add_messages(
-            _turns(3, "we went hiking, then a pottery class " + s + " {i}"),
-            conversation_id="c",
-            session_id=s,
-        )
-    c.add_messages(_turns(5, "piano concert in berlin {i}"), conversation_id="c", session_id="off")
     yield c
     c.close()
-
-
-def _shape(res: Any) -> list[Any]:
-    return [
-        (m.uri, m.score, m.own_score, [(t.uri, t.position, t.carried) for t in m.collapsed])
-        for m in res.contexts()
-    ]
 
 
 @pytest.mark.parametrize("limit", [4, 5, 8])
@@ -77,7 +55,7 @@ def test_merged_turn_hits_are_found_deeper_up_to_the_limit(
     # the hot session's slots first, as they were; then the sessions that match, each
     # session's three turns in one slot, then (limit 8) the one that shares only the turns'
     # date and speaker; no turn held twice; each new slot carrying its exchange
-    assert _shape(res)[:3] == _shape(short)
+    assert slot_shape(res)[:3] == slot_shape(short)
     sessions = [m.parent_uri.rsplit("/", 1)[-1] for m in got[3:]]
     matching = [x for x in sessions if x != "off"]
     assert sessions[: len(matching)] == matching
@@ -104,7 +82,7 @@ def test_the_deeper_run_is_an_ordinary_find_with_a_deeper_descent(
         return await descend(self, req, *args, **kwargs)
 
     monkeypatch.setattr(hr.HierarchicalRetriever, "_descend", recorded)
-    res = _shape(mem.find(QUERY, context_type="memory", limit=5))
+    res = slot_shape(mem.find(QUERY, context_type="memory", limit=5))
     assert len(res) == 5 and asked[0] is None
     assert asked[1:] == [5 * 2**i for i in range(1, len(asked))] and len(asked) > 1
     deepest = asked[-1]
@@ -118,7 +96,7 @@ def test_the_deeper_run_is_an_ordinary_find_with_a_deeper_descent(
 
     monkeypatch.setattr(hr, "DEEPER_TURNS", False)
     monkeypatch.setattr(hr.HierarchicalRetriever, "_new_descent", deeper)
-    assert _shape(mem.find(QUERY, context_type="memory", limit=5)) == res
+    assert slot_shape(mem.find(QUERY, context_type="memory", limit=5)) == res
 
 
 def test_the_threshold_still_bounds_the_deeper_run(mem: Any) -> None:
@@ -136,8 +114,8 @@ def test_a_scope_without_more_turns_stays_short(mem: Any) -> None:
 
 def test_find_many_goes_deeper_as_find_does(mem: Any) -> None:
     queries = [QUERY, "pottery class", "piano concert"]
-    alone = [_shape(mem.find(q, context_type="memory", limit=6)) for q in queries]
-    batch = [_shape(r) for r in mem.find_many(queries, context_type="memory", limit=6)]
+    alone = [slot_shape(mem.find(q, context_type="memory", limit=6)) for q in queries]
+    batch = [slot_shape(r) for r in mem.find_many(queries, context_type="memory", limit=6)]
     assert batch == alone
     assert len(alone[0]) == 6
 
@@ -150,14 +128,7 @@ def test_the_deeper_run_embeds_nothing_and_reuses_the_first_search(
     search, which it would ask again word for word (the same scope and size: the first step
     does not depend on the descent's limit): one store search fewer per deeper run (helper
     perf59). Its answer is the one a fresh search gives (the test above)."""
-    searches: list[tuple[str, int]] = []
-    search = hr.search_columns
-
-    def recorded(store: Any, vector: Any, scope: Any, limit: int, **kw: Any) -> Any:
-        searches.append((repr(scope), limit))
-        return search(store, vector, scope, limit, **kw)
-
-    monkeypatch.setattr(hr, "search_columns", recorded)
+    searches = recorded_searches(monkeypatch)
     emb = mem.aio._embedder
     for flag in (False, True):
         monkeypatch.setattr(hr, "DEEPER_TURNS", flag)

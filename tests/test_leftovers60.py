@@ -27,7 +27,7 @@ from treehop import hierarchical_retriever as hr
 from treehop.errors import ClientClosedError
 from treehop.filters import MetadataFilter, ShownField, show_fields
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, pottery_memory, recorded_searches, slot_shape
 
 # -- 2. a closed client, sync or async: ClientClosedError from every public method -----------
 
@@ -138,21 +138,6 @@ def test_a_closed_async_client_refuses_its_retriever() -> None:
 QUERY = "pottery workshop"
 
 
-def _turns(n: int, text: str) -> list[dict[str, Any]]:
-    # (test_deeper_turn_slots's fixture: one session of short turns that all match)
-    return [
-        {"speaker": ("Ann", "Bob")[i % 2], "content": text.format(i=i), "timestamp": 1e9 + i}
-        for i in range(n)
-    ]
-
-
-def _shape(res: Any) -> list[Any]:
-    return [
-        (m.uri, m.score, m.own_score, [(t.uri, t.position, t.carried) for t in m.collapsed])
-        for m in res.contexts()
-    ]
-
-
 def test_find_many_deeper_run_reuses_the_batch_first_search(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -161,32 +146,18 @@ def test_find_many_deeper_run_reuses_the_batch_first_search(
     again, word for word, where a ``find``'s deeper run reuses its own (perf59). Now the
     batch's answer is kept on ``_Query.initial`` as a find's is: no store search repeats
     it, and the answers equal ``find``'s (``test_deeper_turn_slots``)."""
-    c = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
-    c.add_messages(
-        _turns(40, "pottery workshop pottery {i}"), conversation_id="c", session_id="hot"
-    )
-    for s in ("s1", "s2", "s3", "s4"):
-        c.add_messages(
-            _turns(3, "we went hiking, then a pottery class " + s + " {i}"),
-            conversation_id="c",
-            session_id=s,
-        )
-    searches: list[tuple[str, int]] = []
-    search = hr.search_columns
-
-    def recorded(store: Any, vector: Any, scope: Any, limit: int, **kw: Any) -> Any:
-        searches.append((repr(scope), limit))
-        return search(store, vector, scope, limit, **kw)
-
-    monkeypatch.setattr(hr, "search_columns", recorded)
+    c = pottery_memory()
+    searches = recorded_searches(monkeypatch)
     with c:
         monkeypatch.setattr(hr, "DEEPER_TURNS", False)
         c.find(QUERY, context_type="memory", limit=5)
         first = searches[0]  # a find's first global search: its scope and size
         monkeypatch.setattr(hr, "DEEPER_TURNS", True)
-        alone = [_shape(c.find(q, context_type="memory", limit=5)) for q in (QUERY, "hiking")]
+        alone = [slot_shape(c.find(q, context_type="memory", limit=5)) for q in (QUERY, "hiking")]
         searches.clear()
-        batch = [_shape(r) for r in c.find_many([QUERY, "hiking"], context_type="memory", limit=5)]
+        batch = [
+            slot_shape(r) for r in c.find_many([QUERY, "hiking"], context_type="memory", limit=5)
+        ]
     assert batch == alone and len(alone[0]) == 5  # (the deeper run ran, and answered alike)
     assert searches, "the deeper run searched deeper"
     assert first not in searches

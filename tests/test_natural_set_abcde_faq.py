@@ -18,7 +18,6 @@ is added.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_WHO = "Who created abcde? Who develops it nowadays?"
 Q_DISK = "Low on disk space?"
@@ -245,17 +244,11 @@ def test_split_abcde_faq_property(sections: list[list[tuple[list[str], list[str]
 # -- the set, built from a package tree shaped like Debian's abcde --------------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.ABCDE_PACKAGE, "2.9.3-1")
     doc: Path = root / ns.ABCDE_DOC
-    _gz(doc / ns.ABCDE_FAQ, faq)
-    _gz(
+    write_gz(doc / ns.ABCDE_FAQ, faq)
+    write_gz(
         doc / "README.gz",
         "ABCDE\n=====\n\nabcde grabs tracks off a CD and encodes them.\n"
         f"See the FAQ ({Q_NORMALIZE}) for the renamed tool.\n",
@@ -264,16 +257,16 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) ->
     (root / ns.ABCDE_CONFIG).write_text(
         "# System defaults for abcde version 2.9.3\n#CDDBMETHOD=musicbrainz\n#OUTPUTTYPE=vorbis\n"
     )
-    _gz(doc / "changelog.gz", "abcde 2.9.3: small bug fixes\n")
-    _gz(doc / "changelog.Debian.gz", "abcde (2.9.3-1) unstable\n")
+    write_gz(doc / "changelog.gz", "abcde 2.9.3: small bug fixes\n")
+    write_gz(doc / "changelog.Debian.gz", "abcde (2.9.3-1) unstable\n")
     (doc / "copyright").write_text("GPL-2+\n")
-    _gz(doc / "examples/autorip.sh.gz", "#!/bin/sh\nabcde -N\n")
-    _gz(
+    write_gz(doc / "examples/autorip.sh.gz", "#!/bin/sh\nabcde -N\n")
+    write_gz(
         root / "usr/share/man/man1/abcde.1.gz",
         ".TH ABCDE 1\n.SH NAME\nabcde \\- Grab an entire CD and compress it\n.SH OPTIONS\n"
         f".TP\n.B \\-j\n{Q_FASTER} Start that many encoder jobs at once.\n",
     )
-    _gz(
+    write_gz(
         root / "usr/share/man/man1/cddb-tool.1.gz",
         ".TH CDDB-TOOL 1\n.SH NAME\ncddb-tool \\- retrieve CDDB entries\n",
     )
@@ -345,7 +338,7 @@ def test_abcde_faq_set_halves_are_fixed_and_disjoint(
         "Q. How do I rip only some tracks?\nA. Name the track numbers after the options.\n\n"
         "2. CDDB\n",
     )
-    _gz(doc / ns.ABCDE_FAQ, more)
+    write_gz(doc / ns.ABCDE_FAQ, more)
     nsc.assert_halves_kept(ns.abcde_faq_set, first, dev, test)
 
 

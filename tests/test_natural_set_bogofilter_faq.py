@@ -21,7 +21,6 @@ the set but not the corpus's scrubbing.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -35,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_WHAT = "What is bogofilter?"
 Q_TRAIN = "How do I start my bogofilter training?"
@@ -321,12 +320,6 @@ Bogofilter reads a message and scores it. {Q_COMPACT} Use bf_compact.
 """
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_HTML) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.BOGOFILTER_PACKAGE, "1.2.5-1+b2")
     doc: Path = root / ns.BOGOFILTER_DOC
@@ -339,12 +332,12 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_HTM
     )
     for translated in ("bogofilter-faq-fr.html", "bogofilter-faq-it.html"):
         (doc / translated).write_text(f"<h2>{Q_WHAT}</h2><p>left out</p>", encoding="latin-1")
-    _gz(doc / "README.gz", f"Bogofilter README\n{Q_TRAIN} Read GETTING.STARTED.\n")
+    write_gz(doc / "README.gz", f"Bogofilter README\n{Q_TRAIN} Read GETTING.STARTED.\n")
     (doc / "README.Debian").write_text("bogofilter for Debian\n\nThe default is Berkeley DB.\n")
-    _gz(doc / "GETTING.STARTED.gz", "First, train bogofilter with some spam and ham.\n")
-    _gz(doc / "integrating-with-postfix.gz", "Add a content_filter to master.cf.\n")
+    write_gz(doc / "GETTING.STARTED.gz", "First, train bogofilter with some spam and ham.\n")
+    write_gz(doc / "integrating-with-postfix.gz", "Add a content_filter to master.cf.\n")
     for skipped in ("RELEASE.NOTES.gz", "TODO.gz", "changelog.gz", "changelog.Debian.gz"):
-        _gz(doc / skipped, "left out\n")
+        write_gz(doc / skipped, "left out\n")
     (doc / "AUTHORS").write_text("left out\n")
     (doc / "copyright").write_text("left out\n")
     (doc / "examples").mkdir()
@@ -352,8 +345,8 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_HTM
     config = root / ns.BOGOFILTER_CONFIG
     config.parent.mkdir(parents=True)
     config.write_text("# bogofilter.cf\n#spam_cutoff=0.99\n")
-    _gz(root / "usr/share/man/man1/bogofilter.1.gz", BOGOFILTER_1)
-    _gz(
+    write_gz(root / "usr/share/man/man1/bogofilter.1.gz", BOGOFILTER_1)
+    write_gz(
         root / "usr/share/man/man1/bf_compact.1.gz",
         ".TH BF_COMPACT 1\n.SH NAME\nbf_compact \\- shell script to compact a database\n",
     )

@@ -19,7 +19,6 @@ not the corpus's scrubbing; the halves hold when an entry is added.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -33,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_NTPD = "How does chrony compare to ntpd?"
 Q_SERVER = "How do I make an NTP server?"
@@ -268,30 +267,24 @@ The \\fBallow\\fP directive opens the NTP port. {Q_SERVER} Add an allow directiv
 """
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.CHRONY_PACKAGE, "4.3-2+deb12u3")
     doc: Path = root / ns.CHRONY_DOC
-    _gz(doc / ns.CHRONY_FAQ, faq)
-    _gz(doc / "README.gz", f"This is the README for chrony.\n{Q_NTPD} See the FAQ.\n")
+    write_gz(doc / ns.CHRONY_FAQ, faq)
+    write_gz(doc / "README.gz", f"This is the README for chrony.\n{Q_NTPD} See the FAQ.\n")
     (doc / "README.Debian").write_text("chrony for Debian\n\nThe default pool is Debian's.\n")
     for skipped in ("NEWS.gz", "NEWS.Debian.gz", "changelog.gz", "changelog.Debian.gz"):
-        _gz(doc / skipped, "left out\n")
+        write_gz(doc / skipped, "left out\n")
     (doc / "copyright").write_text("left out\n")
     (doc / "examples").mkdir()
     (doc / "examples/chrony.conf.example1").write_text("pool pool.ntp.org iburst\n")
     (doc / "examples/chrony.conf.example3").write_text("# Allow NTP clients\n! allow all\n")
-    _gz(root / "usr/share/man/man5/chrony.conf.5.gz", CONF_5)
-    _gz(
+    write_gz(root / "usr/share/man/man5/chrony.conf.5.gz", CONF_5)
+    write_gz(
         root / "usr/share/man/man1/chronyc.1.gz",
         '.TH "CHRONYC" "1"\n.SH "NAME"\nchronyc \\- command\\-line interface for chrony\n',
     )
-    _gz(
+    write_gz(
         root / "usr/share/man/man8/chronyd.8.gz",
         '.TH "CHRONYD" "8"\n.SH "NAME"\nchronyd \\- chrony daemon\n',
     )
@@ -366,7 +359,7 @@ def test_chrony_faq_set_halves_are_fixed_and_disjoint(
         "2.4. Is this entry unanswered?\n\n2.5. How do I serve time to a LAN?\n\n"
         "Add a local directive to the server's chrony.conf file.\n",
     )
-    _gz(doc / ns.CHRONY_FAQ, more)
+    write_gz(doc / ns.CHRONY_FAQ, more)
     nsc.assert_halves_kept(ns.chrony_faq_set, first, dev, test)
 
 

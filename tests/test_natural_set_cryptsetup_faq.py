@@ -16,7 +16,6 @@ is added.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -30,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_SWAP = "How do I set up encrypted swap?"
 Q_RESIZE = "Can I resize a dm-crypt or LUKS container?"
@@ -249,12 +248,6 @@ def test_split_cryptsetup_faq_answers_are_in_the_page_and_questions_are_not(
 # -- the set, built from a package tree shaped like Debian's cryptsetup -------------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 ROFF_PAGE = (
     ".TH CRYPTTAB 5\n.SH NAME\ncrypttab \\- static information about encrypted filesystems\n"
 )
@@ -264,13 +257,13 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_TEX
     root = unpacked_package(tmp_path, monkeypatch, ns.CRYPTSETUP_PACKAGE, "2:2.6.1-4~deb12u2")
     doc = root / ns.CRYPTSETUP_DOC
     (doc / "examples").mkdir(parents=True)
-    _gz(doc / ns.CRYPTSETUP_FAQ, faq)
-    _gz(doc / "README.Debian.gz", f"Debian notes\n\nSwap: {Q_SWAP.upper()} See crypttab(5).\n")
+    write_gz(doc / ns.CRYPTSETUP_FAQ, faq)
+    write_gz(doc / "README.Debian.gz", f"Debian notes\n\nSwap: {Q_SWAP.upper()} See crypttab(5).\n")
     (doc / "Keyring.txt").write_text("The kernel keyring holds the volume key.\n")
     (doc / "AUTHORS").write_text("Jana Saout\n")
     (doc / "v2.6.0-ReleaseNotes").write_text("Cryptsetup 2.6.0 Release Notes\n")
-    _gz(doc / "changelog.Debian.gz", "cryptsetup (2:2.6.1-4) unstable\n")
-    _gz(root / ns.CRYPTSETUP_MAN[0], ROFF_PAGE)
+    write_gz(doc / "changelog.Debian.gz", "cryptsetup (2:2.6.1-4) unstable\n")
+    write_gz(root / ns.CRYPTSETUP_MAN[0], ROFF_PAGE)
     return doc
 
 
@@ -336,7 +329,7 @@ def test_cryptsetup_faq_set_halves_are_fixed_and_disjoint(
         "# 2. Setup\n",
         "# 2. Setup\n\n  * **2.0 Can LUKS encrypt a file?**\n\n  Yes, on a loop device only.\n",
     )
-    _gz(doc / ns.CRYPTSETUP_FAQ, more)
+    write_gz(doc / ns.CRYPTSETUP_FAQ, more)
     nsc.assert_halves_kept(ns.cryptsetup_faq_set, first, dev, test)
 
 

@@ -14,7 +14,6 @@ judge leaves the set but not the corpus's scrubbing; the halves hold when an ent
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -28,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_WHAT = "What is cURL?"
 Q_RESUME = "How do I tell curl to resume a transfer?"
@@ -309,26 +308,20 @@ def test_curl_named_pages_are_whole_words_of_the_answers() -> None:
 # -- the set, built from a package tree shaped like Debian's libcurl4-doc -------------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_TEXT) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.CURL_PACKAGE, "7.88.1-10+deb12u15")
     doc = root / ns.CURL_DOC
     (doc / "examples").mkdir(parents=True)
-    _gz(doc / ns.CURL_FAQ, faq)
+    write_gz(doc / ns.CURL_FAQ, faq)
     (doc / "README").write_text("README\n\nCurl is a command line tool for transferring data.\n")
-    _gz(doc / "SSLCERTS.md.gz", f"# SSL Certificate Verification\n\n{Q_CERTS} Read on.\n")
+    write_gz(doc / "SSLCERTS.md.gz", f"# SSL Certificate Verification\n\n{Q_CERTS} Read on.\n")
     (doc / "HTTP2.md").write_text("HTTP/2 with curl\n================\n\nUse --http2.\n")
-    _gz(doc / "TODO.gz", "x" * (ns.MAX_LINKED_CHARS + 1))  # over the cap: named, left out
-    _gz(doc / "THANKS.gz", "Everyone.\n")
+    write_gz(doc / "TODO.gz", "x" * (ns.MAX_LINKED_CHARS + 1))  # over the cap: named, left out
+    write_gz(doc / "THANKS.gz", "Everyone.\n")
     (doc / "examples" / "simple.c").write_text("int main(void) { return 0; }\n")
     man = root / ns.CURL_MAN
-    _gz(man / "CURLOPT_WRITEDATA.3.gz", ROFF_PAGE)
-    _gz(man / "curl_easy_init.3.gz", ".TH curl_easy_init 3\n.SH NAME\ncurl_easy_init\n")
+    write_gz(man / "CURLOPT_WRITEDATA.3.gz", ROFF_PAGE)
+    write_gz(man / "curl_easy_init.3.gz", ".TH curl_easy_init 3\n.SH NAME\ncurl_easy_init\n")
     return doc
 
 
@@ -401,7 +394,7 @@ def test_curl_faq_set_halves_are_fixed_and_disjoint(
         "3. Usage problems\n",
         "3. Usage problems\n\n  3.1 Does curl support SOCKS?\n\n  Yes, SOCKS4 and SOCKS5 both.\n",
     )
-    _gz(doc / ns.CURL_FAQ, more)
+    write_gz(doc / ns.CURL_FAQ, more)
     nsc.assert_halves_kept(ns.curl_faq_set, first, dev, test)
 
 

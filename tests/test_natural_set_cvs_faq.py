@@ -18,7 +18,6 @@ but not the corpus's scrubbing; the halves hold when an entry is added.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_BRANCH = "What is a branch?"
 Q_MERGE = "How do I merge changes from the trunk into my branch or between branches?"
@@ -310,33 +309,27 @@ directories.
 """
 
 
-def _gz(path: Path, text: str, encoding: str = "utf-8") -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding=encoding) as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.CVS_PACKAGE, "2:1.12.13+real-28")
     doc: Path = root / ns.CVS_DOC
-    _gz(doc / ns.CVS_FAQ, faq + "In CVSROOT, make `history\xb4 group writable.\n", "latin-1")
-    _gz(root / ns.CVS_INFO, INFO)
-    _gz(doc / "README.gz", f"CVS is a version control system.\n{Q_BRANCH} See the manual.\n")
+    write_gz(doc / ns.CVS_FAQ, faq + "In CVSROOT, make `history\xb4 group writable.\n", "latin-1")
+    write_gz(root / ns.CVS_INFO, INFO)
+    write_gz(doc / "README.gz", f"CVS is a version control system.\n{Q_BRANCH} See the manual.\n")
     (doc / "intro.txt").write_text("INTRODUCTION TO USING CVS\n\n    CVS lets groups work.\n")
-    _gz(doc / "BUGS.gz", "Known bugs: none that matter here.\n")
+    write_gz(doc / "BUGS.gz", "Known bugs: none that matter here.\n")
     (doc / "MINOR-BUGS").write_text("Minor bugs: a few.\n")
     for skipped in ("NEWS.gz", "changelog.gz", "TODO.gz", "HACKING.gz", "cvsclient.txt.gz"):
-        _gz(doc / skipped, "left out\n")
+        write_gz(doc / skipped, "left out\n")
     (doc / "cvs.html").write_text("<p>the manual again</p>\n")
-    _gz(
+    write_gz(
         root / "usr/share/man/man5/cvs.5.gz",
         ".TH cvs 5\n.SH NAME\ncvs \\- Concurrent Versions System support files\n",
     )
-    _gz(
+    write_gz(
         root / "usr/share/man/man1/cvs-switchroot.1.gz",
         ".TH CVS-SWITCHROOT 1\n.SH NAME\ncvs-switchroot \\- change the CVS root\n",
     )
-    _gz(root / "usr/share/man/man1/cvs.1.gz", ".TH CVS 1\n.SH NAME\ncvs \\- the commands\n")
+    write_gz(root / "usr/share/man/man1/cvs.1.gz", ".TH CVS 1\n.SH NAME\ncvs \\- the commands\n")
     return doc
 
 
@@ -406,7 +399,7 @@ def test_cvs_faq_set_halves_are_fixed_and_disjoint(
         "the top of the tree.\n   \n   Last modified: _6/13/1997_\n   \n"
         "  Category: /Commands_/log_lo_rlog/\n",
     )
-    _gz(doc / ns.CVS_FAQ, more, "latin-1")
+    write_gz(doc / ns.CVS_FAQ, more, "latin-1")
     nsc.assert_halves_kept(ns.cvs_faq_set, first, dev, test)
 
 

@@ -18,7 +18,6 @@ leaves the set but not the corpus's scrubbing.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_META = "What does ‘M-x COMMAND’ mean?"
 Q_DOTEMACS = "How do I debug a ‘.emacs’ file?"
@@ -347,12 +346,6 @@ def test_split_emacs_faq_property(chapters: list[list[tuple[list[str], list[str]
 ETC = "usr/share/emacs/28.2/etc"
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -360,8 +353,8 @@ def _write(path: Path, text: str) -> None:
 
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, info: str = INFO) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.EMACS_PACKAGE, "1:28.2+1-15+deb12u4")
-    _gz(root / ns.EMACS_FAQ, info)
-    _gz(root / "usr/share/info/emacs/transient.info.gz", "the Transient manual, left out\n")
+    write_gz(root / ns.EMACS_FAQ, info)
+    write_gz(root / "usr/share/info/emacs/transient.info.gz", "the Transient manual, left out\n")
     etc = root / ETC
     _write(
         etc / "PROBLEMS",
@@ -375,15 +368,17 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, info: str = INFO) 
     for skipped in ("NEWS", "NEWS.27", "TODO", "DEBUG", "AUTHORS", "refcards/refcard.tex"):
         _write(etc / skipped, "left out\n")
     doc = root / ns.EMACS_DOC
-    _gz(doc / "README.gz", "This directory tree holds version 28.2 of GNU Emacs.\n")
-    _gz(doc / "README.Debian.gz", f"Debian's changes.\n\n{Q_BACKUP}\nSee the FAQ.\n")
+    write_gz(doc / "README.gz", "This directory tree holds version 28.2 of GNU Emacs.\n")
+    write_gz(doc / "README.Debian.gz", f"Debian's changes.\n\n{Q_BACKUP}\nSee the FAQ.\n")
     _write(doc / "BUGS", "If you think you may have found a bug in GNU Emacs, read PROBLEMS.\n")
-    _gz(doc / "changelog.Debian.gz", "left out\n")
+    write_gz(doc / "changelog.Debian.gz", "left out\n")
     _write(doc / "copyright", "left out\n")
     man = root / "usr/share/man/man1"
-    _gz(man / "emacs.emacs.1.gz", ".TH EMACS 1\n.SH NAME\nemacs \\- GNU project Emacs editor\n")
-    _gz(man / "etags.emacs.1.gz", ".TH ETAGS 1\n.SH NAME\netags \\- generate tag file\n")
-    _gz(man / "ctags.emacs.1.gz", ".so man1/etags.1\n")
+    write_gz(
+        man / "emacs.emacs.1.gz", ".TH EMACS 1\n.SH NAME\nemacs \\- GNU project Emacs editor\n"
+    )
+    write_gz(man / "etags.emacs.1.gz", ".TH ETAGS 1\n.SH NAME\netags \\- generate tag file\n")
+    write_gz(man / "ctags.emacs.1.gz", ".so man1/etags.1\n")
     return root
 
 
@@ -463,7 +458,7 @@ def test_emacs_faq_set_halves_are_fixed_and_disjoint(
         "Use ‘display-line-numbers-mode’ in any buffer you like.\n\n"
         "\x1f\nFile: efaq.info,  Node: Debugging a customization file,",
     ).replace("5.1 How do I debug", "5.2 How do I debug")
-    _gz(root / ns.EMACS_FAQ, _underlined(more))
+    write_gz(root / ns.EMACS_FAQ, _underlined(more))
     nsc.assert_halves_kept(ns.emacs_faq_set, first, dev, test)
 
 

@@ -44,14 +44,6 @@ Q_EMPTY = "Is this entry answered at all?"
 Q_UNINSTALL = "Uninstalling fish"
 Q_TOOLS = "Where can I find extra tools for fish?"
 
-_PERMALINK = '<a class="headerlink" href="#{0}" title="Permalink to this heading">\u00b6</a>'
-
-
-def _code(*words: str) -> str:
-    """Sphinx's inline literal: one ``<span class="pre">`` per word."""
-    spans = " ".join(f'<span class="pre">{w}</span>' for w in words)
-    return f'<code class="docutils literal notranslate">{spans}</code>'
-
 
 def _sample(*lines: str) -> str:
     """A highlighted code sample, nested divs round a ``<pre>``."""
@@ -64,9 +56,8 @@ def _sample(*lines: str) -> str:
 
 def _entry(sid: str, title: str, body: str, label: str = "") -> str:
     span = f'<span id="{label}"></span>' if label else ""
-    return (
-        f'<section id="{sid}">\n{span}<h2>{title}{_PERMALINK.format(sid)}</h2>\n{body}</section>\n'
-    )
+    link = nsc.SPHINX_PERMALINK.format(sid)
+    return f'<section id="{sid}">\n{span}<h2>{title}{link}</h2>\n{body}</section>\n'
 
 
 def _sphinx_page(title: str, main: str, local: list[tuple[str, str]] | None = None) -> str:
@@ -119,7 +110,8 @@ ENTRIES = [
     ),
     (
         "why-doesn-t-set-ux-exported-universal-variables-seem-to-work",
-        f"Why doesn\u2019t {_code('set', '-Ux')} (exported universal variables) seem to work?",
+        f"Why doesn\u2019t {nsc.sphinx_code('set', '-Ux')} (exported universal variables) "
+        "seem to work?",
         "<p>A global variable of the same name already exists.</p>\n"
         "<p>Environment variables such as <code>EDITOR</code> are imported as globals.</p>\n",
         "",
@@ -127,7 +119,7 @@ ENTRIES = [
     (
         "how-do-i-set-my-prompt",
         "How do I set my prompt?",
-        f"<p>The prompt is the output of the {_code('fish_prompt')} function.</p>\n"
+        f"<p>The prompt is the output of the {nsc.sphinx_code('fish_prompt')} function.</p>\n"
         '<ul class="simple">\n<li><p>Na\u00efve prompts still work.</p></li>\n</ul>\n'
         '<h3>A sub-heading<a class="headerlink" href="#sub">\u00b6</a></h3>\n'
         "<p>Right prompts are <code>fish_right_prompt</code>.</p>\n",
@@ -168,7 +160,7 @@ IDS = [
 def _faq(entries: list[tuple[str, str, str, str]]) -> str:
     main = (
         '<section id="frequently-asked-questions">\n<h1>Frequently asked questions'
-        f"{_PERMALINK.format('frequently-asked-questions')}</h1>\n"
+        f"{nsc.SPHINX_PERMALINK.format('frequently-asked-questions')}</h1>\n"
         + "".join(_entry(*e) for e in entries)
         + "</section>\n"
     )
@@ -224,17 +216,11 @@ def test_split_fish_faq_edges() -> None:
         "<h2>Same words?</h2><p>Second answer.</p><h1>Another title</h1><p>Under it.</p>"
         "</div><p>Outside.</p>"
     )
-    assert [(k, q) for k, q, _ in qa] == [
-        ("same-words", "Same words?"),
-        ("dup", "One?"),
-        ("dup-2", "Two?"),
-        ("same-words-2", "Same words?"),
-    ]
-    assert qa[-1][2] == "Second answer."
-    assert "# Another title" in page and "Under it." in page and "Outside." not in page
+    nsc.assert_slugs_and_repeats(page, qa, "Another title")
+    assert "Outside." not in page
     # inline tags in a heading leave no space of their own; entities decoded
     _, qa = ns.split_fish_faq(
-        f'<div role="main"><h2>Why <em>is</em> {_code("a", "b")}&#8217;s output?</h2>'
+        f'<div role="main"><h2>Why <em>is</em> {nsc.sphinx_code("a", "b")}&#8217;s output?</h2>'
         "<p>Text.</p></div>"
     )
     assert qa[0][1] == "Why is a b\u2019s output?"

@@ -21,7 +21,6 @@ the set but not the corpus's scrubbing.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -35,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_BORN = "When was flex born?"
 Q_BAR = "The | operator is not doing what I want"
@@ -383,12 +382,6 @@ def test_split_flex_manual_property(sections: list[tuple[list[str], list[str], b
 # -- the set, built from a package tree shaped like Debian's flex ----------------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -397,19 +390,19 @@ def _write(path: Path, text: str) -> None:
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_2: str = PART_2) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.FLEX_PACKAGE, "2.6.4-8.2")
     info = root / INFO_DIR
-    _gz(info / "flex.info.gz", INDIRECT)
-    _gz(info / "flex.info-1.gz", PART_1)
-    _gz(info / "flex.info-2.gz", part_2)
+    write_gz(info / "flex.info.gz", INDIRECT)
+    write_gz(info / "flex.info-1.gz", PART_1)
+    write_gz(info / "flex.info-2.gz", part_2)
     doc = root / ns.FLEX_DOC
-    _gz(
+    write_gz(
         doc / "README.md.gz",
         f"This is flex, the fast lexical analyzer generator.\n\n{Q_COMMENTS} See the FAQ.\n",
     )
     for skipped in ("NEWS.gz", "ONEWS.gz", "NEWS.Debian.gz", "ABOUT-NLS.gz", "changelog.gz"):
-        _gz(doc / skipped, "left out\n")
+        write_gz(doc / skipped, "left out\n")
     for skipped in ("AUTHORS", "THANKS", "copyright", "examples/manual/wc.lex"):
         _write(doc / skipped, "left out\n")
-    _gz(
+    write_gz(
         root / "usr/share/man/man1/flex.1.gz",
         ".TH FLEX 1\n.SH NAME\nflex \\- the fast lexical analyser generator\n"
         f".SH DESCRIPTION\n{Q_UNPUT}: read the manual.\n",
@@ -481,7 +474,7 @@ def test_flex_faq_set_halves_are_fixed_and_disjoint(
         "Use the '%option yylineno' option and read 'yylineno'.\n\n"
         "\x1f\nFile: flex.info,  Node: When was flex born?,",
     )
-    _gz(root / INFO_DIR / "flex.info-2.gz", _underlined(more))
+    write_gz(root / INFO_DIR / "flex.info-2.gz", _underlined(more))
     nsc.assert_halves_kept(ns.flex_faq_set, first, dev, test)
 
 

@@ -16,7 +16,6 @@ leaves the set but not the corpus's scrubbing; the halves hold when an entry is 
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -30,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_WHAT = "What is Grace?"
 Q_BOOKS = "Are there any books about Grace?"
@@ -250,12 +249,6 @@ def test_split_grace_faq_answers_are_in_the_page_and_questions_are_not(
 # -- the set, built from a package tree shaped like Debian's grace ------------------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_HTML) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.GRACE_PACKAGE, "1:5.1.25-13")
     doc: Path = root / ns.GRACE_DOC
@@ -274,13 +267,13 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_HTM
     )  # over the set's cap: out, named
     (doc / "GPL.html").write_text("<HTML><BODY><P>GNU GENERAL PUBLIC LICENSE</P></BODY>")
     (doc / "nohelp.html").write_text("<HTML><BODY><H1>No help</H1></BODY></HTML>")
-    _gz(doc / "FAQ.pdf.gz", "%PDF-1.4\n")
+    write_gz(doc / "FAQ.pdf.gz", "%PDF-1.4\n")
     (doc / "README").write_text("GRACE\n\nRecommended reading: doc/FAQ.html\n")
     (doc / "README.Debian").write_text("grace for Debian\n\nUse epstopdf for PDF output.\n")
     (doc / "3.dat").write_text("1 2\n2 4\n")
-    _gz(doc / "changelog.gz", "5.1.25: fixes.\n")
+    write_gz(doc / "changelog.gz", "5.1.25: fixes.\n")
     (doc / "copyright").write_text("GPL-2+\n")
-    _gz(
+    write_gz(
         root / "usr/share/man/man1/grace.1.gz",
         f".TH GRACE 1\n.SH NAME\ngrace \\- plot\n.SH DESCRIPTION\n{Q_PIPES} Use \\fB-pipe\\fR.\n",
     )

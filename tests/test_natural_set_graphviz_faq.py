@@ -22,7 +22,6 @@ scrubbing.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -35,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_ATTRS = "Where can I see a list of all the attributes that control dot or neato?"
 Q_LARGER = "I'm trying to make a layout larger. How?"
@@ -238,12 +237,6 @@ def test_split_graphviz_faq_property(
 # -- the set, built from a package tree shaped like Debian's graphviz-doc -----------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.GRAPHVIZ_PACKAGE, "2.42.2-7+deb12u1")
     doc: Path = root / ns.GRAPHVIZ_DOC
@@ -259,13 +252,13 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) ->
     (doc / "html/build.html").write_text("<h1>Building</h1><p>./configure</p>")
     for skipped in ("html/index.html", "html/info/index.html"):
         (doc / skipped).write_text("<a href=FAQ.html>FAQ</a>")
-    _gz(doc / "html/schema/attributes.xml.gz", "<attributes/>")
-    _gz(doc / "pdf/dotguide.pdf.gz", "%PDF-1.4")
+    write_gz(doc / "html/schema/attributes.xml.gz", "<attributes/>")
+    write_gz(doc / "pdf/dotguide.pdf.gz", "%PDF-1.4")
     (doc / "examples/graphs").mkdir(parents=True)
     (doc / "examples/graphs/clust.gv").write_text("digraph G { a -> b }\n")
     (doc / "AUTHORS").write_text("left out\n")
-    _gz(doc / "Dot.ref.gz", "Quick Reference Guide for GraphViz\n\n-Tformat\n")
-    _gz(doc / "fontfaq.txt.gz", "Graphviz and fonts.\n===================\n")
+    write_gz(doc / "Dot.ref.gz", "Quick Reference Guide for GraphViz\n\n-Tformat\n")
+    write_gz(doc / "fontfaq.txt.gz", "Graphviz and fonts.\n===================\n")
     return doc
 
 

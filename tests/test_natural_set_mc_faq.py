@@ -32,7 +32,7 @@ import check_question_leaks as cql
 import datasets as ds
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_WHAT = "What is Midnight Commander?"
 Q_COMPILE = "I cannot compile MC.  What should I do?"
@@ -308,29 +308,25 @@ def test_mc_man_markdown_nests_headings_by_their_indent() -> None:
 # -- the set, built from a package tree shaped like Debian's mc-data ------------------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_TEXT) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.MC_PACKAGE, "3:4.8.29-2")
     doc = root / ns.MC_DOC
-    _gz(doc / ns.MC_FAQ, faq)
-    _gz(doc / "README.gz", "Introduction\n------------\n\nGNU Midnight Commander is a shell.\n")
-    _gz(doc / "HACKING.gz", f"Hacking\n\n{Q_TAR} Press enter on '..'.\n")
-    _gz(doc / "ABOUT-NLS.gz", "x" * (ns.MAX_LINKED_CHARS + 1))  # over the cap: named, out
+    write_gz(doc / ns.MC_FAQ, faq)
+    write_gz(
+        doc / "README.gz", "Introduction\n------------\n\nGNU Midnight Commander is a shell.\n"
+    )
+    write_gz(doc / "HACKING.gz", f"Hacking\n\n{Q_TAR} Press enter on '..'.\n")
+    write_gz(doc / "ABOUT-NLS.gz", "x" * (ns.MAX_LINKED_CHARS + 1))  # over the cap: named, out
     (doc / "AUTHORS").write_text("Everyone.\n")
-    _gz(doc / "changelog.gz", "4.8.29: fixes.\n")
+    write_gz(doc / "changelog.gz", "4.8.29: fixes.\n")
     (doc / "copyright").write_text("GPL-3+\n")
     man = root / ns.MC_MAN
     long_page = ROFF_PAGE + "".join(
         f'.SH "Chapter {i}"\n' + "Words of the manual. " * 400 + "\n" for i in range(8)
     )
-    _gz(man / "mc.1.gz", long_page)
+    write_gz(man / "mc.1.gz", long_page)
     (man / "mcdiff.1.gz").symlink_to("mc.1.gz")
-    _gz(man / "mcview.1.gz", '.TH MCVIEW 1\n.SH "NAME"\nmcview \\- file viewer.\n')
+    write_gz(man / "mcview.1.gz", '.TH MCVIEW 1\n.SH "NAME"\nmcview \\- file viewer.\n')
     hints = root / ns.MC_HINTS
     hints.parent.mkdir(parents=True)
     hints.write_text(f"Hint: {Q_PLUS} Use C-q.\n\nHint: Tab changes your current panel.\n")
@@ -410,7 +406,7 @@ def test_mc_faq_set_halves_are_fixed_and_disjoint(
         "\n1.6 Where can I get GNU Midnight Commander?\n\n   The main site is"
         " https://www.midnight-commander.org\n\n1.7 ",
     )
-    _gz(doc / ns.MC_FAQ, more)
+    write_gz(doc / ns.MC_FAQ, more)
     nsc.assert_halves_kept(ns.mc_faq_set, first, dev, test)
 
 

@@ -20,7 +20,6 @@ the set but not the corpus's scrubbing.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -33,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_MD = "What does MD stand for?"
 Q_MINOR = "How does mdadm determine which /dev/mdX or /dev/md/X to use?"
@@ -244,39 +243,35 @@ def test_split_mdadm_faq_property(
 # -- the set, built from a package tree shaped like Debian's mdadm -------------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.MDADM_PACKAGE, "4.2-5")
     doc: Path = root / ns.MDADM_DOC
-    _gz(doc / ns.MDADM_FAQ, faq)
-    _gz(
+    write_gz(doc / ns.MDADM_FAQ, faq)
+    write_gz(
         doc / "README.recipes.gz",
         f"mdadm recipes\n=============\n\n12. change the minor\n~~~~\n    # {Q_LEVEL} RAID1.\n"
         "    mdadm --assemble --update=super-minor /dev/md4 /dev/sd[abc]1\n",
     )
     (doc / "README.checkarray").write_text("checkarray notes\n\nIt runs — monthly.\n")
     (doc / "TODO.Debian").write_text("debian mdadm TODO list\n\n- udev integration\n")
-    _gz(doc / "TODO.gz", "upstream TODO\n")
-    _gz(doc / "mdmon-design.txt.gz", "mdmon design\n")
-    _gz(doc / "external-reshape-design.txt.gz", "external reshape design\n")
+    write_gz(doc / "TODO.gz", "upstream TODO\n")
+    write_gz(doc / "mdmon-design.txt.gz", "mdmon design\n")
+    write_gz(doc / "external-reshape-design.txt.gz", "external reshape design\n")
     for skipped in ("NEWS.Debian.gz", "changelog.gz", "changelog.Debian.gz", "ANNOUNCE-3.2.4.gz"):
-        _gz(doc / skipped, "left out\n")
+        write_gz(doc / skipped, "left out\n")
     for skipped in ("copyright", "ANNOUNCE-4.2"):
         (doc / skipped).write_text("left out\n")
     (doc / "examples").mkdir()
     (doc / "examples/mdadm.conf-example").write_text("DEVICE partitions\nMAILADDR root\n")
-    _gz(
+    write_gz(
         root / "usr/share/man/man8/mdadm.8.gz",
         '.TH MDADM 8 "" v4.2\n.SH NAME\nmdadm \\- manage MD devices\n.SH DESCRIPTION\n'
         + "Text of the manual.\n" * 8000,
     )
-    _gz(root / "usr/share/man/man4/md.4.gz", ".TH MD 4\n.SH NAME\nmd \\- Multiple Device driver\n")
-    _gz(root / "usr/share/man/man8/mdmon.8.gz", ".TH MDMON 8\n.SH NAME\nmdmon \\- monitor\n")
+    write_gz(
+        root / "usr/share/man/man4/md.4.gz", ".TH MD 4\n.SH NAME\nmd \\- Multiple Device driver\n"
+    )
+    write_gz(root / "usr/share/man/man8/mdmon.8.gz", ".TH MDMON 8\n.SH NAME\nmdmon \\- monitor\n")
     return doc
 
 
@@ -343,7 +338,7 @@ def test_mdadm_faq_set_halves_are_fixed_and_disjoint(doc: Path) -> None:
         "  Add a device, then run mdadm --grow with the new count.\n\n9b. Why not?",
     )
     nsc.assert_halves_survive_an_added_question(
-        ns.mdadm_faq_set, lambda: _gz(doc / ns.MDADM_FAQ, more)
+        ns.mdadm_faq_set, lambda: write_gz(doc / ns.MDADM_FAQ, more)
     )
 
 

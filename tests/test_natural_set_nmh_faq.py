@@ -19,7 +19,6 @@ when an entry is added.
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import sys
@@ -34,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_WHY = "Why should I use MH?"
 Q_VERSION = "What is the current version/status of MH."
@@ -349,37 +348,31 @@ def test_split_nmh_faq_property(
 # -- the set, built from a package tree shaped like Debian's nmh ----------------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.NMH_PACKAGE, "1.8~RC2-2")
     doc: Path = root / ns.NMH_DOC
-    _gz(doc / ns.NMH_FAQ, faq)
+    write_gz(doc / ns.NMH_FAQ, faq)
     doc.mkdir(parents=True, exist_ok=True)
     (doc / "README").write_text("nmh is a mail handling system.\n")
     (doc / "README.about").write_text(
         f"nmh (new MH) is an electronic mail handling system.\nSee the FAQ: {Q_WHY}\n"
     )
-    _gz(doc / "DIFFERENCES.gz", "nmh differs from MH 6.8.3 in these ways.\n")
+    write_gz(doc / "DIFFERENCES.gz", "nmh differs from MH 6.8.3 in these ways.\n")
     (doc / "MAIL.FILTERING").write_text("slocal and procmail can file mail into folders.\n")
-    _gz(doc / "NEWS.gz", "nmh 1.8: many changes\n")
-    _gz(doc / "README.developers.gz", "How to change nmh's code.\n")
-    _gz(doc / "changelog.gz", "2022: small fixes\n")
+    write_gz(doc / "NEWS.gz", "nmh 1.8: many changes\n")
+    write_gz(doc / "README.developers.gz", "How to change nmh's code.\n")
+    write_gz(doc / "changelog.gz", "2022: small fixes\n")
     (doc / "COMPLETION-TCSH").write_text("complete inc 'c/-/(audit form)/'\n")
-    _gz(doc / "contrib/ml.gz", "#!/bin/sh\n")
+    write_gz(doc / "contrib/ml.gz", "#!/bin/sh\n")
     man = root / ns.NMH_MAN
-    _gz(
+    write_gz(
         man / "man1/inc.1mh.gz",
         ".TH INC 1mh\n.SH NAME\ninc \\- incorporate new mail\n.SH DESCRIPTION\n"
         f"{Q_FOPEN} Inc reads the maildrop.\n",
     )
-    _gz(man / "man1/folders.1mh.gz", ".so man1/folder.1mh\n")
-    _gz(man / "man1/folder.1mh.gz", ".TH FOLDER 1mh\n.SH NAME\nfolder \\- set the folder\n")
-    _gz(man / "man7/nmh.7mh.gz", ".TH NMH 7mh\n.SH NAME\nnmh \\- introduction to nmh\n")
+    write_gz(man / "man1/folders.1mh.gz", ".so man1/folder.1mh\n")
+    write_gz(man / "man1/folder.1mh.gz", ".TH FOLDER 1mh\n.SH NAME\nfolder \\- set the folder\n")
+    write_gz(man / "man7/nmh.7mh.gz", ".TH NMH 7mh\n.SH NAME\nnmh \\- introduction to nmh\n")
     os.symlink("nmh.7mh.gz", man / "man7/mh.7.gz")
     return doc
 
@@ -453,7 +446,7 @@ def test_nmh_faq_set_halves_are_fixed_and_disjoint(
         "From: Bill Wohler <wohler at example.org>\n\n  In nmh, use packf instead.\n\n"
         f"{RULE}\n\nSubject: 05.04",
     )
-    _gz(doc / ns.NMH_FAQ, more)
+    write_gz(doc / ns.NMH_FAQ, more)
     nsc.assert_halves_kept(ns.nmh_faq_set, first, dev, test)
 
 

@@ -19,7 +19,6 @@ an answer too short to judge leaves the set but not the corpus's scrubbing.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -33,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_UPGRADED = "I just upgraded, and ..."
 Q_BROKEN = "My UPS driver now says it's 'broken', and won't start.  What now?"
@@ -242,35 +241,29 @@ upsmon \\- UPS monitor and shutdown controller
 """
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.NUT_PACKAGE, "2.8.0-7")
     doc: Path = root / ns.NUT_DOC
-    _gz(doc / ns.NUT_FAQ, faq)
-    _gz(doc / "README.gz", f"Network UPS Tools Overview\n\n{Q_GONE} See the FAQ.\n")
-    _gz(doc / "README.Debian.gz", "nut for Debian\n\nEdit /etc/nut/nut.conf first.\n")
-    _gz(doc / "config-notes.txt.gz", "Configuration notes\n===================\n\nups.conf\n")
+    write_gz(doc / ns.NUT_FAQ, faq)
+    write_gz(doc / "README.gz", f"Network UPS Tools Overview\n\n{Q_GONE} See the FAQ.\n")
+    write_gz(doc / "README.Debian.gz", "nut for Debian\n\nEdit /etc/nut/nut.conf first.\n")
+    write_gz(doc / "config-notes.txt.gz", "Configuration notes\n===================\n\nups.conf\n")
     (doc / "outlets.txt").write_text("Outlets\n=======\n\nSwitchable outlets.\n")
     for skipped in ("NEWS.gz", "changelog.gz", "TODO.gz", "AUTHORS.gz", "acknowledgements.txt.gz"):
-        _gz(doc / skipped, "left out\n")
+        write_gz(doc / skipped, "left out\n")
     (doc / "MAINTAINERS").write_text("left out\n")
     client = unpacked_package(tmp_path, monkeypatch, "nut-client", "2.8.0-7")
-    _gz(client / "usr/share/man/man8/upsmon.8.gz", UPSMON_8)
-    _gz(
+    write_gz(client / "usr/share/man/man8/upsmon.8.gz", UPSMON_8)
+    write_gz(
         client / "usr/share/man/man5/upsmon.conf.5.gz",
         '.TH "UPSMON.CONF" "5"\n.SH "NAME"\nupsmon.conf \\- upsmon configuration\n',
     )
     server = unpacked_package(tmp_path, monkeypatch, "nut-server", "2.8.0-7")
-    _gz(
+    write_gz(
         server / "usr/share/man/man8/upsd.8.gz",
         '.TH "UPSD" "8"\n.SH "NAME"\nupsd \\- UPS information server\n',
     )
-    _gz(
+    write_gz(
         server / "usr/share/man/man8/usbhid-ups.8.gz",
         '.TH "USBHID-UPS" "8"\n.SH "NAME"\nusbhid-ups \\- left out\n',
     )
@@ -343,7 +336,7 @@ def test_nut_faq_set_halves_are_fixed_and_disjoint(
         "== How do you make upsd reload the config file?\n\n"
         "Send upsd a SIGHUP, or start it again with upsd -c reload.\n\n== Mailing lists\n",
     )
-    _gz(doc / ns.NUT_FAQ, more)
+    write_gz(doc / ns.NUT_FAQ, more)
     nsc.assert_halves_kept(ns.nut_faq_set, first, dev, test)
 
 

@@ -52,14 +52,6 @@ Q_NULL = "How can I insert a null value into my table?"
 Q_SHA2 = "I get an error about caching_sha2_password when trying to log in"
 Q_SECURITY = "Where can I get information about the security alerts issued for phpMyAdmin?"
 
-_PERMALINK = '<a class="headerlink" href="#{0}" title="Permalink to this heading">\u00b6</a>'
-
-
-def _code(*words: str) -> str:
-    """Sphinx's inline literal: one ``<span class="pre">`` per word."""
-    spans = " ".join(f'<span class="pre">{w}</span>' for w in words)
-    return f'<code class="docutils literal notranslate">{spans}</code>'
-
 
 def _sample(*lines: str) -> str:
     """A highlighted code sample, nested divs round a ``<pre>``."""
@@ -73,7 +65,7 @@ def _sample(*lines: str) -> str:
 def _entry(sid: str, number: str, title: str, body: str, label: str = "") -> str:
     span = f'<span id="{label}"></span>' if label else ""
     return (
-        f'<section id="{sid}">\n{span}<h3>{number} {title}{_PERMALINK.format(sid)}</h3>\n'
+        f'<section id="{sid}">\n{span}<h3>{number} {title}{nsc.SPHINX_PERMALINK.format(sid)}</h3>\n'
         f"{body}</section>\n"
     )
 
@@ -81,7 +73,7 @@ def _entry(sid: str, number: str, title: str, body: str, label: str = "") -> str
 def _group(sid: str, label: str, title: str, intro: str, entries: str) -> str:
     return (
         f'<section id="{sid}">\n<span id="{label}"></span><h2>{title}'
-        f"{_PERMALINK.format(sid)}</h2>\n{intro}{entries}</section>\n"
+        f"{nsc.SPHINX_PERMALINK.format(sid)}</h2>\n{intro}{entries}</section>\n"
     )
 
 
@@ -122,8 +114,8 @@ SERVER = [
         "1.1",
         Q_CRASH,
         Q_CRASH,
-        f"<p>Try to set the {_code('$cfg[&#39;OBGzip&#39;]')} directive to "
-        f"<code>false</code> in your {_code('config.inc.php')} file.</p>\n",
+        f"<p>Try to set the {nsc.sphinx_code('$cfg[&#39;OBGzip&#39;]')} directive to "
+        f"<code>false</code> in your {nsc.sphinx_code('config.inc.php')} file.</p>\n",
         "faq1-1",
     ),
     (
@@ -181,7 +173,7 @@ CONFIG = [
     (
         "i-get-an-error-about-caching-sha2-password",
         "1.45",
-        f"I get an error about {_code('caching_sha2_password')} when trying to log in",
+        f"I get an error about {nsc.sphinx_code('caching_sha2_password')} when trying to log in",
         Q_SHA2,
         "<p>Your PHP is older than the server\u2019s default authentication method.</p>\n",
         "",
@@ -217,7 +209,7 @@ def _faq(
     main = (
         '<section id="faq-frequently-asked-questions">\n<span id="faq"></span>'
         "<h1>FAQ - Frequently Asked Questions"
-        f"{_PERMALINK.format('faq-frequently-asked-questions')}</h1>\n"
+        f"{nsc.SPHINX_PERMALINK.format('faq-frequently-asked-questions')}</h1>\n"
         "<p>Please have a look at our Link section on the official homepage.</p>\n"
         + _group("server", "faqserver", "Server", "", entries(server))
         + _group(
@@ -293,18 +285,13 @@ def test_split_pma_faq_edges() -> None:
         "<h3>Same words?</h3><p>Second answer.</p><h1>Another title</h1><p>Under it.</p>"
         "</div><p>Outside.</p>"
     )
-    assert [(k, q) for k, q, _ in qa] == [
-        ("same-words", "Same words?"),
-        ("dup", "One?"),
-        ("dup-2", "Two?"),
-        ("same-words-2", "Same words?"),
-    ]
-    assert qa[-1][2] == "Second answer."
-    assert "# Another title" in page and "Under it." in page and "Outside." not in page
+    nsc.assert_slugs_and_repeats(page, qa, "Another title")
+    assert "Outside." not in page
     # inline tags in a heading leave no space of their own; entities decoded; a number
     # without a closing dot, or with a letter, is a label; a number inside the text is not
     _, qa = ns.split_pma_faq(
-        f'<div role="main"><h3>5.13 Why <em>is</em> {_code("a", "b")}&#8217;s output?</h3>'
+        f'<div role="main"><h3>5.13 Why <em>is</em> {nsc.sphinx_code("a", "b")}&#8217;s '
+        "output?</h3>"
         "<p>Text.</p><h3>1.17a.   Version 2.2 fails?</h3><p>Text.</p>"
         "<h3>Version 4.1 columns?</h3><p>Text.</p></div>"
     )

@@ -21,7 +21,6 @@ when an entry is added.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -34,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_GROUP = "What is this newsgroup?"
 Q_SCOPE = "What is the scope of this FAQ and who is it written for?"
@@ -367,25 +366,19 @@ MILTER_PAGE = """<HTML><HEAD><TITLE>smfi_main</TITLE></HEAD><BODY>
 """
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.SENDMAIL_PACKAGE, "8.17.1.9-2+deb12u2")
     doc: Path = root / ns.SENDMAIL_DOC
-    _gz(doc / ns.SENDMAIL_FAQ, faq + "   CONTACT::  Claus A\u00dfmann\n")
-    _gz(doc / "README.gz", f"SENDMAIL RELEASE 8\n\n{Q_RELAY} Read the FAQ. Build it first.\n")
+    write_gz(doc / ns.SENDMAIL_FAQ, faq + "   CONTACT::  Claus A\u00dfmann\n")
+    write_gz(doc / "README.gz", f"SENDMAIL RELEASE 8\n\n{Q_RELAY} Read the FAQ. Build it first.\n")
     (doc / "README.Debian").write_text("Debian's sendmail: see Debian-specific.\n")
-    _gz(doc / "KNOWNBUGS.gz", "Known bugs in sendmail 8.17.\n")
-    _gz(doc / "sendmail/README.gz", "This directory contains the source for sendmail.\n")
+    write_gz(doc / "KNOWNBUGS.gz", "Known bugs in sendmail 8.17.\n")
+    write_gz(doc / "sendmail/README.gz", "This directory contains the source for sendmail.\n")
     (doc / "sendmail/TRACEFLAGS").write_text("0, 1 main.c\n")
-    _gz(doc / "cf.README.gz", "SENDMAIL CONFIGURATION FILES\n" + "feature text. " * 11_000)
-    _gz(doc / "op/op.txt.gz", "SENDMAIL INSTALLATION AND OPERATION GUIDE\n" + "x y. " * 31_000)
+    write_gz(doc / "cf.README.gz", "SENDMAIL CONFIGURATION FILES\n" + "feature text. " * 11_000)
+    write_gz(doc / "op/op.txt.gz", "SENDMAIL INSTALLATION AND OPERATION GUIDE\n" + "x y. " * 31_000)
     for skipped in ("changelog.gz", "changelog.Debian.gz", "NEWS.Debian.gz", "op/op.ps.gz"):
-        _gz(doc / skipped, "left out\n")
+        write_gz(doc / skipped, "left out\n")
     (doc / "copyright").write_text("left out\n")
     html = doc / ns.SENDMAIL_MILTER_HTML
     html.mkdir(parents=True)
@@ -462,7 +455,7 @@ def test_sendmail_faq_set_halves_are_fixed_and_disjoint(
         "mailer's arguments and rebuild the configuration.\n"
         "     _________________________________________________________________\n\nQ3.38 -- ",
     )
-    _gz(doc / ns.SENDMAIL_FAQ, more)
+    write_gz(doc / ns.SENDMAIL_FAQ, more)
     nsc.assert_halves_kept(ns.sendmail_faq_set, first, dev, test)
 
 

@@ -16,7 +16,6 @@ halves hold when an entry is added.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -30,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_WHAT = "What is slrn ?"
 Q_FROM = "Is it possible to set my ``From:'' header line for postings?"
@@ -310,12 +309,6 @@ def test_linuxdoc_text_markdown_keeps_every_heading_and_drops_the_contents() -> 
 # -- the set, built from a package tree shaped like Debian's slrn --------------------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 ROFF_PAGE = ".TH SLRN 1\n.SH NAME\nslrn \\- An easy to use NNTP / spool based newsreader.\n"
 
 
@@ -324,16 +317,16 @@ def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_TEX
     doc = root / ns.SLRN_DOC
     (doc / "examples").mkdir(parents=True)
     (doc / "contrib").mkdir(parents=True)
-    _gz(doc / ns.SLRN_FAQ, faq)
-    _gz(doc / "manual.txt.gz", MANUAL_TEXT)
-    _gz(doc / "slrnfuns.txt.gz", f"  Functions\n{RULE}\n  1. A\n{RULE}\n" + "x" * 150_001)
+    write_gz(doc / ns.SLRN_FAQ, faq)
+    write_gz(doc / "manual.txt.gz", MANUAL_TEXT)
+    write_gz(doc / "slrnfuns.txt.gz", f"  Functions\n{RULE}\n  1. A\n{RULE}\n" + "x" * 150_001)
     (doc / "README").write_text(f"slrn README\n\nSee the FAQ: {Q_BOTH.upper()}\n")
-    _gz(doc / "examples/slrn.rc.gz", '% slrn.rc\nset hostname "host.domain"\n')
+    write_gz(doc / "examples/slrn.rc.gz", '% slrn.rc\nset hostname "host.domain"\n')
     (doc / "examples/score.sl").write_text("define score_hook () {}\n")
     (doc / "THANKS").write_text("Everyone.\n")
-    _gz(doc / "contrib/NEWS.cleanscore.gz", "0.9.8: first release\n")
+    write_gz(doc / "contrib/NEWS.cleanscore.gz", "0.9.8: first release\n")
     (doc / "slrn-doc.html").write_text("<html><body><h1>Online docs</h1><p>See.</p></body></html>")
-    _gz(root / ns.SLRN_MAN[0], ROFF_PAGE)
+    write_gz(root / ns.SLRN_MAN[0], ROFF_PAGE)
     return doc
 
 
@@ -400,7 +393,7 @@ def test_slrn_faq_set_halves_are_fixed_and_disjoint(
         "  2.  Configuration\n",
         "  2.  Configuration\n\n  2.0.  Can slrn read mail?\n\n  No, it reads Usenet news only.\n",
     )
-    _gz(doc / ns.SLRN_FAQ, more)
+    write_gz(doc / ns.SLRN_FAQ, more)
     nsc.assert_halves_kept(ns.slrn_faq_set, first, dev, test)
 
 

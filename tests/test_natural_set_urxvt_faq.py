@@ -19,7 +19,6 @@ halves hold when an entry is added.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -33,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_TABS = "Does it support tabs, can I have a tabbed rxvt-unicode?"
 Q_MEMORY = "Rxvt-unicode uses gobs of memory, how can I reduce that?"
@@ -305,40 +304,34 @@ def test_split_urxvt_faq_property(entries: list[tuple[str, str]], groups: int) -
 # -- the set, built from a package tree shaped like Debian's rxvt-unicode ---------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 MAN1 = "usr/share/man/man1"
 
 
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str = PAGE) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.URXVT_PACKAGE, "9.30-2+b4")
     doc: Path = root / ns.URXVT_DOC
-    _gz(root / ns.URXVT_MAN / ns.URXVT_FAQ_PAGE, page)
-    _gz(
+    write_gz(root / ns.URXVT_MAN / ns.URXVT_FAQ_PAGE, page)
+    write_gz(
         root / MAN1 / "urxvt.1.gz",
         PREAMBLE + '.TH rxvt 1\n.SH "NAME"\nrxvt\\-unicode \\- a VT102 emulator\n'
         '.SH "OPTIONS"\n.IP "\\fB\\-fn\\fR \\fIfontlist\\fR" 4\nSelect the fonts to be used.\n',
     )
     (root / MAN1 / "rxvt.1.gz").symlink_to("urxvt.1.gz")
-    _gz(
+    write_gz(
         root / MAN1 / "urxvtc.1.gz",
         f".TH urxvtc 1\n.SH NAME\nurxvtc \\- client\n.SH NOTES\n{Q_ENCODING} Ask the daemon.\n",
     )
-    _gz(root / "usr/share/man/man3/urxvtperl.3.gz", ".TH urxvtperl 3\n.SH NAME\nperl hooks\n")
-    _gz(doc / "README.Debian.gz", "rxvt-unicode for Debian\n\nThree flavours are built.\n")
-    _gz(doc / "README.devanagari.gz", "Devanagari\n\nCombining characters need a font.\n")
-    _gz(
+    write_gz(root / "usr/share/man/man3/urxvtperl.3.gz", ".TH urxvtperl 3\n.SH NAME\nperl hooks\n")
+    write_gz(doc / "README.Debian.gz", "rxvt-unicode for Debian\n\nThree flavours are built.\n")
+    write_gz(doc / "README.devanagari.gz", "Devanagari\n\nCombining characters need a font.\n")
+    write_gz(
         doc / "NEWS.Debian.gz",
         "rxvt-unicode (9.22-4) unstable\n\n  Please see urxvt(7) "
         f'("{Q_TERMINFO}") for instructions.\n',
     )
-    _gz(doc / "README.FAQ.gz", f"   {Q_TABS}\n    The same FAQ as text.\n")
-    _gz(doc / "README.configure.gz", "CONFIGURE OPTIONS\n    --enable-xft\n")
-    _gz(doc / "changelog.gz", "9.30 Sat Mar 18 2023\n  - fix a crash.\n")
+    write_gz(doc / "README.FAQ.gz", f"   {Q_TABS}\n    The same FAQ as text.\n")
+    write_gz(doc / "README.configure.gz", "CONFIGURE OPTIONS\n    --enable-xft\n")
+    write_gz(doc / "changelog.gz", "9.30 Sat Mar 18 2023\n  - fix a crash.\n")
     (doc / "README.source").write_text("Built with dh.\n")
     (doc / "copyright").write_text("GPL-3+\n")
     return root
@@ -401,7 +394,7 @@ def test_urxvt_faq_set_halves_are_fixed_and_disjoint(
         '.SS "Terminal Configuration"',
         1,
     )
-    _gz(root / ns.URXVT_MAN / ns.URXVT_FAQ_PAGE, more)
+    write_gz(root / ns.URXVT_MAN / ns.URXVT_FAQ_PAGE, more)
     nsc.assert_halves_kept(ns.urxvt_faq_set, first, dev, test)
 
 

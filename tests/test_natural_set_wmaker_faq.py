@@ -18,7 +18,6 @@ corpus's scrubbing; the halves hold when an entry is added.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_WHAT = "What is Window Maker?"
 Q_ICONS = (
@@ -273,24 +272,18 @@ def test_split_wmaker_faq_answers_are_in_the_page_and_questions_are_not(
 # -- the set, built from a package tree shaped like Debian's wmaker-common -----------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_TEXT) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.WMAKER_PACKAGE, "0.95.9-3")
     doc = root / ns.WMAKER_DOC
-    _gz(doc / ns.WMAKER_FAQ, faq)
-    _gz(doc / "README.gz", "Window Maker\n\nWindow Maker is the GNU window manager.\n")
+    write_gz(doc / ns.WMAKER_FAQ, faq)
+    write_gz(doc / "README.gz", "Window Maker\n\nWindow Maker is the GNU window manager.\n")
     # longer than the bench's usual cap, under the set's: kept whole
-    _gz(doc / "NEWS.gz", f"NEWS\n\n{Q_FOCUS} Use WPrefs.\n" + "Option. " * 8_000)
+    write_gz(doc / "NEWS.gz", f"NEWS\n\n{Q_FOCUS} Use WPrefs.\n" + "Option. " * 8_000)
     (doc / "README.themes").write_text(f"Themes\n\n{_one_line(Q_THEME)} Untar it.\n")
     (doc / "TODO").write_text("x" * (ns.WMAKER_MAX_PAGE_CHARS + 1))  # over the cap: out
-    _gz(doc / "AUTHORS.gz", "Everyone.\n")
-    _gz(doc / "changelog.gz", "0.95.9: fixes.\n")
-    _gz(doc / "wm-oldmenu2new.gz", "#!/bin/sh\necho menu\n")
+    write_gz(doc / "AUTHORS.gz", "Everyone.\n")
+    write_gz(doc / "changelog.gz", "0.95.9: fixes.\n")
+    write_gz(doc / "wm-oldmenu2new.gz", "#!/bin/sh\necho menu\n")
     (doc / "copyright").write_text("GPL-2+\n")
     return doc
 
@@ -372,7 +365,7 @@ def test_wmaker_faq_set_halves_are_fixed_and_disjoint(
         " developmental versions from is the project's web site.\n\n1.6. ",
         1,
     )
-    _gz(doc / ns.WMAKER_FAQ, more)
+    write_gz(doc / ns.WMAKER_FAQ, more)
     nsc.assert_halves_kept(ns.wmaker_faq_set, first, dev, test)
 
 

@@ -18,7 +18,6 @@ when an entry is added.
 
 from __future__ import annotations
 
-import gzip
 import re
 import sys
 from pathlib import Path
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import check_question_leaks as cql
 import natural_set_checks as nsc
 import natural_sets as ns
-from debian_package_double import unpacked_package
+from debian_package_double import unpacked_package, write_gz
 
 Q_WHAT = "What is XTerm?"
 Q_WHO = "Who wrote XTerm?"
@@ -264,35 +263,29 @@ def test_split_xterm_faq_repeated_anchor_and_no_questions() -> None:
 # -- the set, built from a package tree shaped like Debian's xterm ---------------------------
 
 
-def _gz(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ_HTML) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.XTERM_PACKAGE, "379-1")
     doc: Path = root / ns.XTERM_DOC
     doc.mkdir(parents=True, exist_ok=True)
     (doc / ns.XTERM_FAQ).write_text(faq)
     (doc / "README.Debian").write_text("xterm for Debian\n\nuxterm runs xterm in UTF-8.\n")
-    _gz(doc / "README.i18n.gz", "Internationalisation\n\nUse luit for legacy encodings.\n")
-    _gz(
+    write_gz(doc / "README.i18n.gz", "Internationalisation\n\nUse luit for legacy encodings.\n")
+    write_gz(
         doc / "ctlseqs.txt.gz",
         f"XTerm Control Sequences\n\n{Q_FONT} Send OSC 50 with a font name.\n",
     )
-    _gz(doc / "xterm.faq.gz", f"{Q_WHO}\n\nThe same FAQ as text.\n")
-    _gz(doc / "ctlseqs.ms.gz", ".TL\nXTerm Control Sequences\n")
+    write_gz(doc / "xterm.faq.gz", f"{Q_WHO}\n\nThe same FAQ as text.\n")
+    write_gz(doc / "ctlseqs.ms.gz", ".TL\nXTerm Control Sequences\n")
     (doc / "xterm.log.html").write_text("<html><body><p>Patch #379</p></body></html>")
-    _gz(doc / "xterm.terminfo.gz", "xterm|xterm terminal emulator,\n")
-    _gz(doc / "changelog.Debian.gz", "xterm (379-1) unstable\n")
+    write_gz(doc / "xterm.terminfo.gz", "xterm|xterm terminal emulator,\n")
+    write_gz(doc / "changelog.Debian.gz", "xterm (379-1) unstable\n")
     (doc / "copyright").write_text("MIT/X11\n")
-    _gz(
+    write_gz(
         root / "usr/share/man/man1/xterm.1.gz",
         ".TH XTERM 1\n.SH NAME\nxterm \\- terminal emulator for X\n.SH MENUS\n"
         f"{Q_DELETE} See \\fBbackarrowKey\\fR.\n",
     )
-    _gz(root / "usr/share/man/man1/resize.1.gz", ".TH RESIZE 1\n.SH NAME\nresize \\- size\n")
+    write_gz(root / "usr/share/man/man1/resize.1.gz", ".TH RESIZE 1\n.SH NAME\nresize \\- size\n")
     return doc
 
 

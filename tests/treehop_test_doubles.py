@@ -439,3 +439,69 @@ def indexed_kb(tmp_path: Path, docs: dict[str, str] = KB_DOCS) -> Iterator[Treeh
     with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), reader_processes=0) as th:
         th.add_resource(tmp_path / "kb", target_uri="viking://resources/kb")
         yield th
+
+
+def chat_turns(n: int, text: str) -> list[dict[str, Any]]:
+    """``n`` turns of a two-speaker chat, ``text`` with ``{i}`` the turn's number, one
+    second apart: messages for ``add_messages``."""
+    return [
+        {"speaker": ("Ann", "Bob")[i % 2], "content": text.format(i=i), "timestamp": 1e9 + i}
+        for i in range(n)
+    ]
+
+
+def pottery_memory() -> Treehop:
+    """An in-memory client whose conversation ``c`` makes a memory find on "pottery
+    workshop" stop short of ``limit`` slots: one session ("hot") of 40 short turns that all
+    match (the global step's hits and the tree context's pool: they fold into three slots),
+    and four sessions of three turns that match less. The deeper turn run's tests
+    (``test_deeper_turn_slots``, ``test_leftovers60``) start from it."""
+    c = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    c.add_messages(
+        chat_turns(40, "pottery workshop pottery {i}"), conversation_id="c", session_id="hot"
+    )
+    for s in ("s1", "s2", "s3", "s4"):
+        c.add_messages(
+            chat_turns(3, "we went hiking, then a pottery class " + s + " {i}"),
+            conversation_id="c",
+            session_id=s,
+        )
+    return c
+
+
+def slot_shape(res: Any) -> list[Any]:
+    """A find's slots as comparable values: uri, scores, and each carried turn's uri,
+    position and carried flag."""
+    return [
+        (m.uri, m.score, m.own_score, [(t.uri, t.position, t.carried) for t in m.collapsed])
+        for m in res.contexts()
+    ]
+
+
+def add_rollback_notes(client: Treehop, parent: Path) -> None:
+    """Three texts that all match "kubernetes rollback deploy", added to ``client``: a folder
+    ``parent/notes`` of two markdown files (alpha, gamma) and a text named beta. The
+    framework filter tests of leftovers60 (LangChain's and LlamaIndex's) start from them."""
+    folder = parent / "notes"
+    folder.mkdir()
+    (folder / "alpha.md").write_text("# Alpha\n\nkubernetes rollback deploy alpha.\n")
+    (folder / "gamma.md").write_text("# Gamma\n\nkubernetes rollback deploy gamma.\n")
+    client.add_resource(str(folder))
+    client.add_resource("kubernetes rollback deploy, a text named beta", name="beta")
+
+
+def recorded_searches(monkeypatch: Any) -> list[tuple[str, int]]:
+    """``hierarchical_retriever.search_columns`` patched (for the test, through
+    ``monkeypatch``) to note each store search it runs, (repr of the scope, limit), in
+    order, then run it: the list it fills, for tests that count a find's searches."""
+    from treehop import hierarchical_retriever as hr
+
+    searches: list[tuple[str, int]] = []
+    search = hr.search_columns
+
+    def recorded(store: Any, vector: Any, scope: Any, limit: int, **kw: Any) -> Any:
+        searches.append((repr(scope), limit))
+        return search(store, vector, scope, limit, **kw)
+
+    monkeypatch.setattr(hr, "search_columns", recorded)
+    return searches

@@ -26,6 +26,8 @@ from llama_index.core.vector_stores.types import (
 from llama_index.retrievers.treehop import LlamaIndexEmbedder, TreehopRetriever, add_documents
 from treehop import AsyncTreehop, Treehop
 
+from treehop_test_doubles import add_rollback_notes
+
 QUERY = "kubernetes rollback deploy"
 OP = FilterOperator
 
@@ -33,12 +35,7 @@ OP = FilterOperator
 @pytest.fixture(params=[True, False], ids=["some-store-file-keys", "none-stores-them"])
 def tree(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Treehop]:
     with Treehop(embedder=LlamaIndexEmbedder(WordHashEmbedding()), tagger=None) as c:
-        folder = tmp_path / "notes"
-        folder.mkdir()
-        (folder / "alpha.md").write_text("# Alpha\n\nkubernetes rollback deploy alpha.\n")
-        (folder / "gamma.md").write_text("# Gamma\n\nkubernetes rollback deploy gamma.\n")
-        c.add_resource(str(folder))
-        c.add_resource("kubernetes rollback deploy, a text named beta", name="beta")
+        add_rollback_notes(c, tmp_path)
         if request.param:
             doc = Document(
                 text="kubernetes rollback deploy from a reader",

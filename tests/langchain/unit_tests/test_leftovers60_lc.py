@@ -22,17 +22,13 @@ from treehop import AsyncTreehop, Treehop
 from treehop.errors import InvalidFilterError
 
 from lc_helpers import WordHashEmbeddings
+from treehop_test_doubles import add_rollback_notes
 
 QUERY = "kubernetes rollback deploy"
 
 
 def _write(client: Treehop, tmp: Path, stored_source: bool) -> None:
-    folder = tmp / "notes"
-    folder.mkdir()
-    (folder / "alpha.md").write_text("# Alpha\n\nkubernetes rollback deploy alpha.\n")
-    (folder / "gamma.md").write_text("# Gamma\n\nkubernetes rollback deploy gamma.\n")
-    client.add_resource(str(folder))
-    client.add_resource("kubernetes rollback deploy, a text named beta", name="beta")
+    add_rollback_notes(client, tmp)
     if stored_source:
         add_documents(
             client,
