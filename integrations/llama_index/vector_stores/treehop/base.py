@@ -158,6 +158,15 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     def class_name(cls) -> str:
         return "TreehopVectorStore"
 
+    def __repr__(self) -> str:
+        """Its scope and its client, as LangChain's ``TreehopVectorStore`` shows them. Why:
+        pydantic's repr listed the fields (``stores_text=True, ...``) and not the index a
+        store reads and writes, which is what a log line of several stores needs."""
+        return (
+            f"TreehopVectorStore(base_uri={self.base_uri!r}, "
+            f"include_directories={self.include_directories!r}, client={self.client!r})"
+        )
+
     def __getstate__(self) -> NoReturn:
         """Refused, for pickle (and so for a ``VectorIndexRetriever`` or index holding the
         store). Why: LlamaIndex's ``BaseComponent.__getstate__`` drops private attributes
