@@ -94,11 +94,11 @@ def test_typed_values_text_sources_and_json_still_load(
 
 
 def test_the_reported_cases() -> None:
-    with pytest.raises(InvalidConfigError, match="dense_weight: .*must be a number, got str"):
+    with pytest.raises(InvalidConfigError, match=r"dense_weight: .*must be a number, got str"):
         RetrievalConfig(dense_weight="0.7")
-    with pytest.raises(InvalidConfigError, match="global_search_topk: .*an int, got bool"):
+    with pytest.raises(InvalidConfigError, match=r"global_search_topk: .*an int, got bool"):
         RetrievalConfig(global_search_topk=True)  # (lax mode: 1)
-    with pytest.raises(InvalidConfigError, match="collapse_chunks: .*a bool"):
+    with pytest.raises(InvalidConfigError, match=r"collapse_chunks: .*a bool"):
         RetrievalConfig(collapse_chunks="false")
     assert RetrievalConfig(dense_weight=1).dense_weight == 1.0
     assert RetrievalConfig(stop_rule="bound").stop_rule.value == "bound"  # (enums take text)

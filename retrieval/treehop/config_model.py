@@ -94,8 +94,10 @@ class ConfigModel(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _strict_scalars(cls, value: Any, info: ValidationInfo) -> Any:
-        if info.mode == "string" or info.field_name is None:
-            return value  # (model_validate_strings: text is the input there)
+        # (``model_validate_strings`` validates in mode "string", which pydantic-core's stub
+        # leaves out of its Literal: text is the input there, parsed as pydantic parses it)
+        if str(info.mode) == "string" or info.field_name is None:
+            return value
         field = cls.model_fields.get(info.field_name)
         kind = _scalar(field.annotation) if field is not None else None
         why = _wrong_scalar(kind, value) if kind is not None else None
