@@ -10,6 +10,7 @@ field only as that type from Python and JSON, and still parses text where text i
 from __future__ import annotations
 
 import json
+import typing
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treehop.config import RetrievalConfig
-from treehop.config_model import ConfigModel, _scalar
+from treehop.config_model import ConfigModel
 from treehop.errors import InvalidConfigError
 from treehop.llm.openai_compatible import LLMConfig, ModelsConfig
 from treehop.vikingdb_knowledge import ChatTurn, KnowledgeSearchOptions
@@ -30,6 +31,12 @@ REQUIRED: dict[type[ConfigModel], dict[str, Any]] = {
     ChatTurn: {"role": "user", "content": "hi"},
     ModelsConfig: {},
 }
+
+
+def _scalar(annotation: Any) -> type | None:
+    """``bool`` / ``int`` / ``float`` for a field of that type, alone or ``| None``."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)] or [annotation]
+    return args[0] if len(args) == 1 and args[0] in (bool, int, float) else None
 
 
 def _scalar_fields() -> list[tuple[type[ConfigModel], str, type, Any]]:
