@@ -19,7 +19,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from treehop.embedders.base import Embedder, Vectors, normalize_rows
-from treehop.embedders.fallback import given_or_default
+from treehop.embedders.fallback import given_or_default, offline_default
 from treehop.errors import EmbeddingError, InvalidQueryError
 from treehop.ingest.writer import EMBED_BATCH
 from treehop.redaction import redact_exception
@@ -173,6 +173,20 @@ class TreehopEmbeddings(Embeddings):
 
     def __repr__(self) -> str:
         return f"TreehopEmbeddings(model={self.embedder.name!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its constructor call: the process-wide MiniLM as ``TreehopEmbeddings()``
+        (loaded again on the other side, as LlamaIndex's ``TreehopEmbedding`` comes back),
+        another embedder as itself (pickled by its own rules). Why: pickling the MiniLM
+        failed with ``TypeError: cannot pickle '_thread.lock' object`` (its ONNX session),
+        and a multiprocessing pool or a cached chain pickles the embeddings it holds."""
+        try:
+            default = self.embedder is offline_default()
+        except EmbeddingError:  # (the local extra not installed: this is not the default)
+            default = False
+        if default:
+            return (type(self), ())
+        return (type(self), (self.embedder,))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> TreehopEmbeddings:
         """A copy answering with the same embedder. Why: deep-copying the model failed with

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,3 +101,21 @@ def test_embeddings_deep_copy_shares_the_model() -> None:
 def test_stores_holding_a_client_still_refuse_a_deep_copy(client: Treehop) -> None:
     with pytest.raises(UnsupportedUseError):
         copy.deepcopy(TreehopStore(client))
+
+
+def test_default_embeddings_pickle_as_the_default() -> None:
+    """``pickle.dumps(TreehopEmbeddings())`` raised ``TypeError: cannot pickle
+    '_thread.lock' object``; it now comes back as ``TreehopEmbeddings()`` (the process-wide
+    model), as LlamaIndex's ``TreehopEmbedding`` does, and answers the same vectors."""
+    emb = TreehopEmbeddings()
+    back = pickle.loads(pickle.dumps(emb))
+    assert isinstance(back, TreehopEmbeddings) and back.embedder is emb.embedder
+    assert back.embed_query("nightly backups") == emb.embed_query("nightly backups")
+
+
+def test_other_embedders_pickle_as_themselves() -> None:
+    emb = TreehopEmbeddings(LangChainEmbedder(WordHashEmbeddings()))
+    back = pickle.loads(pickle.dumps(emb))
+    assert back.embedder.name == emb.embedder.name
+    assert back.embedder is not emb.embedder
+    assert back.embed_query("a b c") == emb.embed_query("a b c")
