@@ -10,15 +10,16 @@ row, checks shapes and finiteness, and derives a name from the class and model.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from treehop.embedders.base import Embedder, Vectors, normalize_rows
-from treehop.embedders.fallback import given_or_default
+from treehop.embedders.fallback import given_or_default, offline_default
 from treehop.errors import EmbeddingError, InvalidQueryError
 from treehop.ingest.writer import EMBED_BATCH
 from treehop.redaction import redact_exception
@@ -172,6 +173,31 @@ class TreehopEmbeddings(Embeddings):
 
     def __repr__(self) -> str:
         return f"TreehopEmbeddings(model={self.embedder.name!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its constructor call: the process-wide MiniLM as ``TreehopEmbeddings()``
+        (loaded again on the other side, as LlamaIndex's ``TreehopEmbedding`` comes back),
+        another embedder as itself (pickled by its own rules). Why: pickling the MiniLM
+        failed with ``TypeError: cannot pickle '_thread.lock' object`` (its ONNX session),
+        and a multiprocessing pool or a cached chain pickles the embeddings it holds."""
+        try:
+            default = self.embedder is offline_default()
+        except EmbeddingError:  # (the local extra not installed: this is not the default)
+            default = False
+        if default:
+            return (type(self), ())
+        return (type(self), (self.embedder,))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TreehopEmbeddings:
+        """A copy answering with the same embedder. Why: deep-copying the model failed with
+        ``TypeError: cannot pickle '_thread.lock' object`` (its ONNX session), and a chain or
+        agent config that deep-copies its parts copies this one too; an embedder is read-only
+        weights (the process-wide MiniLM is one object for every user), so sharing it is
+        what ``copy.copy`` does and what the copy needs."""
+        memo[id(self.embedder)] = self.embedder
+        new = type(self).__new__(type(self))
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         items = check_strings(texts, "texts", EmbeddingError)

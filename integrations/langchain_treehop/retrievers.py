@@ -23,7 +23,7 @@ import contextvars
 import os
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -45,6 +45,7 @@ from pydantic import (
     SecretStr,
     ValidationError,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -378,8 +379,13 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     embedding: Embeddings | Embedder | None = Field(default=None, exclude=True)
     """Only with ``path``: a LangChain ``Embeddings`` or a treehop embedder. It must be the
     one the index was built with. ``None`` uses treehop's offline default (MiniLM)."""
-    llm: BaseChatModel | None = Field(default=None, exclude=True)
-    """Only with ``path``: a LangChain chat model used to plan ``search`` queries."""
+    llm: Annotated[
+        BaseChatModel | None,
+        WithJsonSchema({"description": "a LangChain chat model (not serialised)"}),
+    ] = Field(default=None, exclude=True)
+    """Only with ``path``: a LangChain chat model used to plan ``search`` queries. (Its JSON
+    schema is a description: a chat model's own fields hold callables, which have none, and
+    ``TreehopRetriever.model_json_schema()`` raised ``PydanticInvalidForJsonSchema``.)"""
     llm_model: str | None = None
     """Only with ``path``: an OpenAI-compatible model name for planning, used when ``llm`` is
     not given (OpenAI, Volcengine Ark, Ollama, vLLM)."""

@@ -289,6 +289,15 @@ class TreehopStore(BaseStore):
             raise InvalidQueryError("index_fields must be a non-empty list of field paths")
         self.index_fields = fields
 
+    def __repr__(self) -> str:
+        """The client and the namespace root, as the vector store shows its client. Why:
+        ``BaseStore``'s default printed an object address, and a graph's store in a log said
+        nothing of which index or user it wrote to (the client's repr holds no secret)."""
+        return (
+            f"TreehopStore(root={self.root!r}, index_fields={self.index_fields!r}, "
+            f"client={self.client!r})"
+        )
+
     # -------------------------------------------------------------------- public calls
     # LangGraph's BaseStore checks namespace labels itself before it batches, raising its own
     # InvalidNamespaceError (or a TypeError on a label that is not a string). These overrides

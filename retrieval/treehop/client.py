@@ -422,6 +422,12 @@ class AsyncTreehop:
         :class:`IngestError`, so a typo is not indexed as a document. The whole call is
         validated before anything is read or written; skipped files and folders are counted
         and named in the :class:`AddResult`.
+
+        ``target_uri`` is the URI the resource is stored at (a root such as
+        ``viking://resources`` is a folder: the resource goes below it, under ``name``);
+        ``name`` is its shown name. So ``add_resource(text, name="note-2",
+        target_uri="viking://resources/notes")`` replaces what ``notes`` held: give each
+        resource its own ``target_uri`` (``.../notes/note-2``) to keep them side by side.
         """
         self._check_open()
         t0 = time.perf_counter()

@@ -13,9 +13,12 @@ error whose input is the key itself.
 
 from __future__ import annotations
 
+import numbers
+import types
+import typing
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from .errors import InvalidConfigError
 
@@ -39,14 +42,68 @@ def config_error(exc: ValidationError) -> InvalidConfigError:
     return InvalidConfigError(f"invalid {exc.title}: {details}", [dict(e) for e in errors])
 
 
+def _scalar(annotation: Any) -> type | None:
+    """``bool``, ``int`` or ``float`` when a field holds that type (alone or ``| None``)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        annotation = args[0] if len(args) == 1 else None
+    return annotation if annotation in (bool, int, float) else None
+
+
+def _wrong_scalar(kind: type, value: Any) -> str | None:
+    """Why ``value`` is no ``kind``, or ``None`` when it is one (a numpy number counts)."""
+    if value is None:
+        return None  # (``X | None``; a field that takes no None is refused by pydantic)
+    if kind is bool:
+        ok = isinstance(value, bool) or (
+            type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+        )
+        want = "a bool (True or False)"
+    elif kind is int:
+        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        want = "an int"
+    else:
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        want = "a number"
+    return None if ok else f"must be {want}, got {type(value).__name__}"
+
+
 class ConfigModel(BaseModel):
     """A pydantic model whose validation failures raise :class:`InvalidConfigError`.
 
     Validated on assignment too, so that ``config.field = bad`` fails where it is written,
     not at the first call that reads it.
+
+    Numbers and bools are strict where a config is built in Python or read from JSON: a
+    ``bool`` / ``int`` / ``float`` field takes only a value of that type (an ``int`` for a
+    ``float``, and numpy numbers, are fine), so ``RetrievalConfig(dense_weight="0.7")``,
+    ``global_search_topk=True`` (which pydantic's lax mode read as ``1``) and
+    ``collapse_chunks=1`` are refused, as treehop's method arguments are
+    (``find(limit="3")``). Why: a string or a bool in a number's place is a caller's mistake
+    (a value read from a form or an environment variable and not converted, a flag passed
+    where a count goes), and lax mode accepted it silently. Text sources keep working:
+    ``model_validate(yaml.safe_load(...))`` and ``model_validate_json(...)`` receive typed
+    values, and :meth:`model_validate_strings` (environment variables, a CLI, an ``.ini``
+    file) parses ``"0.7"``, ``"true"`` and ``"25"`` as pydantic does. LangChain's and
+    LlamaIndex's own models are lax (``ChatOpenAI(temperature="0.7")`` is accepted); the
+    integration classes follow their framework, these core configs follow treehop's API.
     """
 
     model_config = ConfigDict(validate_assignment=True, hide_input_in_errors=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _strict_scalars(cls, value: Any, info: ValidationInfo) -> Any:
+        # (``model_validate_strings`` validates in mode "string", which pydantic-core's stub
+        # leaves out of its Literal: text is the input there, parsed as pydantic parses it)
+        if str(info.mode) == "string" or info.field_name is None:
+            return value
+        field = cls.model_fields.get(info.field_name)
+        kind = _scalar(field.annotation) if field is not None else None
+        why = _wrong_scalar(kind, value) if kind is not None else None
+        if why is not None:
+            raise ValueError(why)  # (pydantic makes it a ValidationError: typed above)
+        return value
 
     def __init__(self, /, **data: Any) -> None:
         try:

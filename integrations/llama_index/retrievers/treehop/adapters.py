@@ -10,7 +10,7 @@ model without one behaves exactly as it does inside LlamaIndex.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -136,6 +136,16 @@ class TreehopEmbedding(BaseEmbedding):
     def embedder(self) -> Embedder:
         """The treehop embedder this model is (what a client opened with it embeds with)."""
         return self._embedder
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        """A copy whose fields are copied and whose embedder is shared. Why: deep-copying
+        the model failed with ``TypeError: cannot pickle '_thread.lock' object`` (its ONNX
+        session); an embedder is read-only weights (the process-wide MiniLM is one object
+        for every user), so sharing it is what ``copy.copy`` does and what a copy needs.
+        (The vector stores refuse a deep copy: they hold an open index; this holds none.)"""
+        memo = {} if memo is None else memo
+        memo[id(self._embedder)] = self._embedder
+        return super().__deepcopy__(memo)
 
     def _get_query_embedding(self, query: str) -> list[float]:
         return [float(x) for x in np.asarray(self._embedder.embed_query(query)).ravel()]

@@ -776,5 +776,6 @@ class TreehopRetriever(BaseRetriever):
     def __repr__(self) -> str:
         return (
             f"TreehopRetriever(mode={self.mode!r}, similarity_top_k={self._top_k_setting}, "
-            f"filters={self._mapped.source or None!r}, target_uri={self.target_uri or None!r})"
+            f"filters={self._mapped.source or None!r}, target_uri={self.target_uri or None!r}, "
+            f"client={self._client!r})"
         )

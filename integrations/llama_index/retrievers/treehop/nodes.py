@@ -233,7 +233,12 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
         # and it failed with KeyError over such a tree. (Left out of the LLM's and the
         # embedder's text, which show ``name`` and ``source_path`` already.) The retriever's
         # filters on the two keys read the same rule (``FILE_NAME``, ``FILE_PATH``).
-        kept["file_name"] = kept.get("name") or path.rsplit("/", 1)[-1]
+        # ``file_name`` is the stored ``name``, never derived from the path: a node storing
+        # ``source_path`` without a ``name`` (a vector store's ``add`` of a node whose own
+        # metadata has ``source_path``) showed the path's last part, which the filter on
+        # ``file_name`` (``FILE_NAME``: it reads ``name`` there) could not match. ``None``
+        # (or its empty value) there, as the filter sees it: ``IS_EMPTY`` matches, the key stays.
+        kept["file_name"] = kept.get("name")
         kept["file_path"] = path
         shown_twice = ["file_name", "file_path"]
     metadata = {**kept, **provenance(m)}

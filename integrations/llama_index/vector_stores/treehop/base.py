@@ -158,6 +158,15 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     def class_name(cls) -> str:
         return "TreehopVectorStore"
 
+    def __repr__(self) -> str:
+        """Its scope and its client, as LangChain's ``TreehopVectorStore`` shows them. Why:
+        pydantic's repr listed the fields (``stores_text=True, ...``) and not the index a
+        store reads and writes, which is what a log line of several stores needs."""
+        return (
+            f"TreehopVectorStore(base_uri={self.base_uri!r}, "
+            f"include_directories={self.include_directories!r}, client={self.client!r})"
+        )
+
     def __getstate__(self) -> NoReturn:
         """Refused, for pickle (and so for a ``VectorIndexRetriever`` or index holding the
         store). Why: LlamaIndex's ``BaseComponent.__getstate__`` drops private attributes
@@ -177,8 +186,8 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         """The LlamaIndex embedding model to build the index with: the client's own (its
         ``LlamaIndexEmbedder``'s model, or treehop's embedder wrapped as one). Read without
         the open-client check (``client.aio`` directly, not ``aclient``): the model is the
-        embedder's, not the index's, and the documented ``embed_model = store.embed_model``
-        after a ``store.close()`` (docs/llamaindex.md) kept working."""
+        embedder's, not the index's: ``embed_model = store.embed_model`` after a
+        ``store.close()`` (as docs/llamaindex.md read it at stop 59) keeps working."""
         client = self.client
         embedder = (client.aio if isinstance(client, Treehop) else client).embedder
         inner = getattr(embedder, "embed_model", None)
