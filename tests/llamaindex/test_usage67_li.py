@@ -8,9 +8,12 @@ and a hit's shown ``file_name`` that a ``MetadataFilters`` on ``file_name`` coul
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+import pickle
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 from li_helpers import WordHashEmbedding
 from llama_index.core.schema import TextNode
@@ -19,7 +22,7 @@ from llama_index.core.vector_stores.types import FilterOperator, MetadataFilter,
 from llama_index.retrievers.treehop import LlamaIndexEmbedder, TreehopEmbedding, TreehopRetriever
 from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
-from treehop.embedders.base import Embedder
+from treehop.embedders.base import BaseEmbedder, Embedder, Vectors
 
 
 @pytest.fixture
@@ -91,3 +94,31 @@ def test_shown_file_name_is_what_a_file_name_filter_selects(
     )
     got = TreehopRetriever(client=client, similarity_top_k=20, filters=empty)
     assert nameless[0].node.node_id in [h.node.node_id for h in got.retrieve("backup rotation")]
+
+
+class _FourOnes(BaseEmbedder):
+    """A picklable embedder other than the default (module level: pickle finds it)."""
+
+    name = "four-ones"
+    dimension = 4
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return np.ones((len(texts), 4), dtype=np.float32)
+
+
+class _FourOnesLocked(_FourOnes):
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+
+def test_treehop_embedding_pickles_with_its_embedder_or_fails_at_dumps() -> None:
+    # lead, stop 60 (usage67's open item): LlamaIndex's pickling dropped an embedder it
+    # could not pickle (a logged warning) and rebuilt from model_name, which for another
+    # embedder failed: the copy came back without one (AttributeError at first use)
+    copied = pickle.loads(pickle.dumps(TreehopEmbedding(_FourOnes(), embed_batch_size=7)))
+    assert copied.embedder.name == "four-ones" and copied.embed_batch_size == 7
+    assert copied.get_text_embedding("x") == [1.0, 1.0, 1.0, 1.0]
+    default = TreehopEmbedding()
+    assert pickle.loads(pickle.dumps(default)).embedder is default.embedder
+    with pytest.raises(TypeError, match="pickle"):
+        pickle.dumps(TreehopEmbedding(_FourOnesLocked()))

@@ -20,7 +20,7 @@ from llama_index.core.llms import LLM as LlamaLLM
 from pydantic import PrivateAttr
 
 from treehop.embedders.base import BaseEmbedder, Embedder, Vectors, normalize_rows
-from treehop.embedders.fallback import given_or_default
+from treehop.embedders.fallback import given_or_default, offline_default
 from treehop.errors import EmbeddingError, LLMError
 from treehop.llm.base import BaseLLM, ChatMessage
 from treehop.redaction import redact_exception
@@ -102,6 +102,11 @@ class LlamaIndexEmbedder(BaseEmbedder):
         return f"LlamaIndexEmbedder(name={self.name!r}, dimension={self.dimension})"
 
 
+def _unpickled_embedding(embedder: Embedder | None, fields: dict[str, Any]) -> TreehopEmbedding:
+    """:meth:`TreehopEmbedding.__reduce__`'s other side (module level, so pickle finds it)."""
+    return TreehopEmbedding(embedder, **fields)
+
+
 class TreehopEmbedding(BaseEmbedding):
     """A treehop embedder (the offline MiniLM by default) as a LlamaIndex embedding model.
 
@@ -146,6 +151,22 @@ class TreehopEmbedding(BaseEmbedding):
         memo = {} if memo is None else memo
         memo[id(self._embedder)] = self._embedder
         return super().__deepcopy__(memo)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its constructor call, as LangChain's ``TreehopEmbeddings`` is: the
+        process-wide MiniLM as ``TreehopEmbedding()``, another embedder as itself (pickled by
+        its own rules: one that cannot be pickled fails here, at ``dumps``), with the batch
+        size and workers kept. Why (lead, stop 60): LlamaIndex's own pickling drops a private
+        attribute it cannot pickle with a logged warning and rebuilds from the fields; for an
+        embedder other than the default that rebuild failed (the stored ``model_name`` is
+        not the default's) and the copy came back without its embedder, an
+        ``AttributeError`` at its first use, far from the cause."""
+        try:
+            default = self._embedder is offline_default()
+        except EmbeddingError:  # (the local extra not installed: this is not the default)
+            default = False
+        fields = {"embed_batch_size": self.embed_batch_size, "num_workers": self.num_workers}
+        return (_unpickled_embedding, (None if default else self._embedder, fields))
 
     def _get_query_embedding(self, query: str) -> list[float]:
         return [float(x) for x in np.asarray(self._embedder.embed_query(query)).ravel()]
