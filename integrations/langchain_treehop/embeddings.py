@@ -19,7 +19,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from treehop.embedders.base import Embedder, Vectors, normalize_rows
-from treehop.embedders.fallback import given_or_default, offline_default
+from treehop.embedders.fallback import given_or_default, is_offline_default
 from treehop.errors import EmbeddingError, InvalidQueryError
 from treehop.ingest.writer import EMBED_BATCH
 from treehop.redaction import redact_exception
@@ -180,10 +180,7 @@ class TreehopEmbeddings(Embeddings):
         another embedder as itself (pickled by its own rules). Why: pickling the MiniLM
         failed with ``TypeError: cannot pickle '_thread.lock' object`` (its ONNX session),
         and a multiprocessing pool or a cached chain pickles the embeddings it holds."""
-        try:
-            default = self.embedder is offline_default()
-        except EmbeddingError:  # (the local extra not installed: this is not the default)
-            default = False
+        default = is_offline_default(self.embedder)
         if default:
             return (type(self), ())
         return (type(self), (self.embedder,))

@@ -23,6 +23,16 @@ def offline_default() -> Embedder:
     return default_embedder()
 
 
+def is_offline_default(embedder: object) -> bool:
+    """Whether ``embedder`` is the process-wide offline MiniLM (False when the local extra
+    is not installed). Why one copy: the LangChain and LlamaIndex embedding wrappers pickle
+    that embedder as their no-argument constructor call and any other as itself."""
+    try:
+        return embedder is offline_default()
+    except EmbeddingError:
+        return False
+
+
 def given_or_default(embedder: object) -> Embedder:
     """``embedder``, or the offline default (:func:`offline_default`) when it is ``None``;
     anything without callable ``embed`` and ``aembed_query`` refused as an

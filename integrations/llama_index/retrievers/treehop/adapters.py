@@ -20,7 +20,7 @@ from llama_index.core.llms import LLM as LlamaLLM
 from pydantic import PrivateAttr
 
 from treehop.embedders.base import BaseEmbedder, Embedder, Vectors, normalize_rows
-from treehop.embedders.fallback import given_or_default, offline_default
+from treehop.embedders.fallback import given_or_default, is_offline_default
 from treehop.errors import EmbeddingError, LLMError
 from treehop.llm.base import BaseLLM, ChatMessage
 from treehop.redaction import redact_exception
@@ -161,10 +161,7 @@ class TreehopEmbedding(BaseEmbedding):
         embedder other than the default that rebuild failed (the stored ``model_name`` is
         not the default's) and the copy came back without its embedder, an
         ``AttributeError`` at its first use, far from the cause."""
-        try:
-            default = self._embedder is offline_default()
-        except EmbeddingError:  # (the local extra not installed: this is not the default)
-            default = False
+        default = is_offline_default(self._embedder)
         fields = {"embed_batch_size": self.embed_batch_size, "num_workers": self.num_workers}
         return (_unpickled_embedding, (None if default else self._embedder, fields))
 
