@@ -343,11 +343,7 @@ def read_file(
         if size > max_bytes:
             report.skipped_large.append(relpath)
             return None
-        data = (
-            _read_bytes(path, max_bytes + 1)
-            if follow
-            else (_read_bytes(path, max_bytes + 1, follow=False, below=relpath.count("/")))
-        )
+        data = _read_bytes(path, max_bytes + 1, follow=follow, below=relpath.count("/"))
     except OSError:
         report.skipped_unreadable.append(relpath)
         return None
