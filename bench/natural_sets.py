@@ -337,6 +337,7 @@ HELD_OUT_SETS = (
     "graphviz-faq",
     "lp-solve-faq",
     "valgrind-faq",
+    "jed-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -8246,6 +8247,157 @@ def valgrind_faq_set() -> NaturalSet:
     )
 
 
+
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ of "<N> question" entries after a numbered contents list (JED)
+# --------------------------------------------------------------------------------------
+
+JED_PACKAGE = "jed-common"
+JED_DOC = "usr/share/jed/doc"
+JED_FAQ = "txt/jed_faq.txt"
+"""The JED editor's FAQ as its authors wrote it (John E. Davis's, with later entries by the
+package's contributors; ``/usr/share/jed/doc/txt/jed_faq.txt``, plain text, ASCII): a title
+and a line telling the reader to search for ``<3>``, a rule of dashes, "Frequently asked
+questions:" over the contents list (every question again, a column-0 line ``N. <question>``,
+some wrapped over an indented line), a rule, "Answers:", then ~21 entries, each a column-0
+line ``<N> <question>`` (some wrapped over indented lines up to a blank line; worded a little
+differently from the list's: "What is the difference ..." against "What are the differences
+..."), then the answer, indented, up to the next entry; after the last answer a rule and the
+S-Lang function the authors keep the numbers with (``faq_fix``)."""
+JED_NOTES = "txt"
+"""The folder of the editor's other plain-text notes (abbreviations, colours, compiling, DFA
+syntax highlighting, emulations, folding, hooks, modes, mouse, keys, UTF-8, xjed, ...; "they
+will eventually be stitched together and included in the manual", says its README): every
+file in, as ``txt/<name>``."""
+JED_TEXTS = ("README", "hlp/libfuns.hlp", "hlp/jedfuns.hlp")
+"""The documentation folder's README and the two function references (``hlp/*.hlp``: one
+entry per S-Lang function of the editor and of its library, what ``Ctrl-H f`` shows): in,
+each up to :data:`JED_MAX_PAGE_CHARS`."""
+JED_DEBIAN = "usr/share/doc/jed-common"
+JED_DEBIAN_TEXTS = ("README.Debian-startup", "Debian-Jed-Policy.txt")
+"""Debian's two notes on how the editor starts up (the ``jed.conf`` / ``jed.rc`` startup
+files and where add-ons go): in, with the ``examples/`` folder (the sample ``jed.rc`` and
+``jed.conf``). ``NEWS.Debian``, the changelogs and the copyright are
+out."""
+JED_MANUAL = "html"
+JED_MANUAL_LEFT_OUT = ("index.html", "jed001.html")
+"""The user manual (HeVeA HTML, one page per chapter, ``html/jedNNN.html``) is in, each page
+through :func:`page_to_markdown`, but its title page (``index.html``) and contents page
+(``jed001.html``): lists of the chapters' titles."""
+JED_MAX_PAGE_CHARS = 150_000
+"""A note or page over this stays out and is named (the value the other sets use, not chosen
+for this set)."""
+_JED_ENTRY = re.compile(r"^<(\d+)>\s+(\S.*)$")
+_JED_CONTENTS_ITEM = re.compile(r"^\d+\.\s+\S")
+_JED_RULE = re.compile(r"^-{10,}\s*$")
+
+
+def split_jed_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """The JED FAQ (plain text) -> (the FAQ as one plain-text page without its questions,
+    [(number, question, answer)]), in one pass over the lines.
+
+    A question is a column-0 line ``<N> <text>`` and the non-blank lines right under it (a
+    wrapped question, up to the first blank line): all of it leaves the page. Before the
+    first such entry, a column-0 line ``N. <text>`` and the indented non-blank lines under it
+    are an item of the contents list (the questions again): dropped. The answer is the text
+    after the question up to the next question or a column-0 rule of dashes (which stays in
+    the page, in no answer: the last one opens the authors' numbering function), dedented.
+    The title, the rules and the lines around the list stay in the page, in no answer. Ids
+    are the authors' numbers (a repeat gets ``-2``). A question with no text under it asks
+    nothing. Each line is read once as a candidate and at most once more as a wrapped line
+    of the entry above it: linear."""
+    lines = text.split("\n")
+    n = len(lines)
+    page = _FaqPage()
+    answering = False
+    i = 0
+    while i < n:
+        line = lines[i].rstrip()
+        entry = _JED_ENTRY.match(line)
+        if entry:
+            j = i + 1
+            while j < n and lines[j].strip():
+                j += 1  # the question's wrapped lines, up to a blank line
+            page.ask(entry.group(1), entry.group(2), *(w.strip() for w in lines[i + 1 : j]))
+            answering = True
+            i = j
+            continue
+        if not answering and _JED_CONTENTS_ITEM.match(line):
+            i += 1
+            while i < n and lines[i][:1].isspace() and lines[i].strip():
+                i += 1  # the list item's wrapped (indented) lines
+            continue
+        if _JED_RULE.match(line):
+            page.heading(line)
+            i += 1
+            continue
+        page.block.append(line)
+        i += 1
+    return page.page(), page.qa
+
+
+def jed_faq_set() -> NaturalSet:
+    """The JED FAQ as Debian's ``jed-common`` ships it
+    (``/usr/share/jed/doc/txt/jed_faq.txt``: ~21 numbered entries "<7> How do I get JED to
+    recognize Control-S and Control-Q?", some stated as a problem: "<13> The TAB key is
+    broken--- it does not insert TABs!") as one plain-text page ``txt/jed_faq.txt`` with
+    every question and the contents list deleted (:func:`split_jed_faq`), beside the
+    editor's other notes (:data:`JED_NOTES`), the README and function references
+    (:data:`JED_TEXTS`), the user manual's chapters (:data:`JED_MANUAL`) and Debian's notes
+    and examples (:data:`JED_DEBIAN_TEXTS`), each up to :data:`JED_MAX_PAGE_CHARS`. Ids are
+    the authors' numbers (``jed-faq:7``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 61 and measured
+    once, with no change to the retriever: an untuned check (helper heldout50)."""
+    root, doc, faq_path = _packaged_doc(JED_PACKAGE, JED_DOC, JED_FAQ)
+    text, qa = split_jed_faq(_doc_text(faq_path, "utf-8"))
+    files = {JED_FAQ: text}
+    asked = [NaturalQuestion(f"jed-faq:{k}", q, ((a, 1.0),), source=JED_FAQ) for k, q, a in qa]
+    notes = sorted(
+        f"{JED_NOTES}/{p.name}" for p in (doc / JED_NOTES).iterdir() if p.is_file()
+    )
+    kept = _add_notes(files, doc, [rel for rel in notes if rel != JED_FAQ])
+    kept += _add_notes(files, doc, JED_TEXTS)
+    debian = root / JED_DEBIAN
+    kept += _add_notes(files, debian, JED_DEBIAN_TEXTS)
+    kept += _add_folder(files, debian, "examples")
+    too_long = [rel for rel in kept if len(files[rel]) > JED_MAX_PAGE_CHARS]
+    for rel in too_long:
+        del files[rel]
+    kept = [rel for rel in kept if rel not in too_long]
+    manual = debian / JED_MANUAL
+    pages = sorted(
+        p.name for p in manual.glob("*.html") if p.is_file() and p.name not in JED_MANUAL_LEFT_OUT
+    )
+    in_manual, pages_too_long = _add_pages(
+        files,
+        manual,
+        pages,
+        "utf-8",
+        JED_MAX_PAGE_CHARS,
+        rel=lambda name: f"manual/{name.removesuffix('.html')}.md",
+    )
+    too_long += pages_too_long
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "jed-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"JED FAQ from {JED_PACKAGE} {version} (txt/jed_faq.txt, plain text, one page; "
+            f"its {len(qa)} <N> question lines, wrapped lines included, and the contents "
+            f"list deleted) + the editor's notes, README, function references and Debian's "
+            f"notes and examples ({', '.join(kept)}) and {len(in_manual)} chapters of the "
+            f"HTML manual (left out, over {JED_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); the manual's title and contents pages, "
+            "NEWS.Debian, changelogs and copyright out; answer = the text under a question up "
+            "to the next question or rule; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -8297,6 +8449,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "graphviz-faq": lambda emb: graphviz_faq_set(),
     "lp-solve-faq": lambda emb: lp_solve_faq_set(),
     "valgrind-faq": lambda emb: valgrind_faq_set(),
+    "jed-faq": lambda emb: jed_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
