@@ -8247,7 +8247,6 @@ def valgrind_faq_set() -> NaturalSet:
     )
 
 
-
 # --------------------------------------------------------------------------------------
 # A plain-text FAQ of "<N> question" entries after a numbered contents list (JED)
 # --------------------------------------------------------------------------------------
@@ -8352,9 +8351,7 @@ def jed_faq_set() -> NaturalSet:
     text, qa = split_jed_faq(_doc_text(faq_path, "utf-8"))
     files = {JED_FAQ: text}
     asked = [NaturalQuestion(f"jed-faq:{k}", q, ((a, 1.0),), source=JED_FAQ) for k, q, a in qa]
-    notes = sorted(
-        f"{JED_NOTES}/{p.name}" for p in (doc / JED_NOTES).iterdir() if p.is_file()
-    )
+    notes = sorted(f"{JED_NOTES}/{p.name}" for p in (doc / JED_NOTES).iterdir() if p.is_file())
     kept = _add_notes(files, doc, [rel for rel in notes if rel != JED_FAQ])
     kept += _add_notes(files, doc, JED_TEXTS)
     debian = root / JED_DEBIAN
@@ -8397,6 +8394,7 @@ def jed_faq_set() -> NaturalSet:
         ),
         left_out=unjudged,
     )
+
 
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
