@@ -8310,7 +8310,8 @@ def split_jed_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     [(number, question, answer)]), in one pass over the lines.
 
     A question is a column-0 line ``<N> <text>`` and the non-blank lines right under it (a
-    wrapped question, up to the first blank line): all of it leaves the page. Before the
+    wrapped question, up to the first blank line or the next entry): all of it leaves the
+    page. Before the
     first such entry, a column-0 line ``N. <text>`` and the indented non-blank lines under it
     are an item of the contents list (the questions again): dropped. The answer is the text
     after the question up to the next question or a column-0 rule of dashes (which stays in
@@ -8329,8 +8330,8 @@ def split_jed_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
         entry = _JED_ENTRY.match(line)
         if entry:
             j = i + 1
-            while j < n and lines[j].strip():
-                j += 1  # the question's wrapped lines, up to a blank line
+            while j < n and lines[j].strip() and not _JED_ENTRY.match(lines[j]):
+                j += 1  # the question's wrapped lines, up to a blank line or an entry
             page.ask(entry.group(1), entry.group(2), *(w.strip() for w in lines[i + 1 : j]))
             answering = True
             i = j
@@ -8538,7 +8539,7 @@ def putty_faq_set() -> NaturalSet:
             f"PuTTY FAQ from {PUTTY_PACKAGE} {version} (AppendixA.html, Halibut HTML, one "
             f"page; its {len(qa)} numbered <h3> questions and the contents list deleted) + "
             f"{len(names)} other pages of the manual (navigation, contents lists and footers "
-            f"dropped; over {PUTTY_MAX_PAGE_CHARS} chars, cut at its sections: "
+            f"dropped; cut at its sections, over {PUTTY_MAX_PAGE_CHARS} chars: "
             f"{', '.join(split) or 'none'}); {', '.join(PUTTY_LEFT_OUT)} (contents, index, "
             "licence), changelog and copyright out; answer = the text under a question up to "
             "the next question or section heading; left out, answer under "
