@@ -258,6 +258,19 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   them deleted (:func:`split_valgrind_faq`), beside every other page of the ``html/``
   manual (title pages, licences and release notes out). Built in stop 60 and measured once:
   an untuned check (helper heldout49).
+* ``jed-faq``: the JED editor's FAQ (Debian ``jed-common``, ``txt/jed_faq.txt``: plain text,
+  21 ``<N> question`` entries after a numbered contents list): every question and the list
+  deleted (:func:`split_jed_faq`), beside the editor's other notes, the README, the library
+  function reference, Debian's startup notes and examples and the HTML manual's chapters
+  (its title and contents pages out; the intrinsic function reference over the page limit,
+  out). Built in stop 61 and measured once: an untuned check (helper heldout50).
+* ``putty-faq``: the PuTTY FAQ (Debian ``putty-doc``, ``AppendixA.html``: Halibut HTML, one
+  page of the PuTTY manual, 86 numbered ``<h3>`` entries in ``<h2>`` sections): every
+  question and the contents list deleted (:func:`split_putty_faq`), beside every other page
+  of the manual without navigation, contents lists and footers (:func:`halibut_page_body`;
+  the configuration chapter, over the page limit, cut at its sections; the contents page,
+  the index and the licence out). Built in stop 61 and measured once: an untuned check
+  (helper heldout50).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -337,6 +350,8 @@ HELD_OUT_SETS = (
     "graphviz-faq",
     "lp-solve-faq",
     "valgrind-faq",
+    "jed-faq",
+    "putty-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -8246,6 +8261,294 @@ def valgrind_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ of "<N> question" entries after a numbered contents list (JED)
+# --------------------------------------------------------------------------------------
+
+JED_PACKAGE = "jed-common"
+JED_DOC = "usr/share/jed/doc"
+JED_FAQ = "txt/jed_faq.txt"
+"""The JED editor's FAQ as its authors wrote it (John E. Davis's, with later entries by the
+package's contributors; ``/usr/share/jed/doc/txt/jed_faq.txt``, plain text, ASCII): a title
+and a line telling the reader to search for ``<3>``, a rule of dashes, "Frequently asked
+questions:" over the contents list (every question again, a column-0 line ``N. <question>``,
+some wrapped over an indented line), a rule, "Answers:", then ~21 entries, each a column-0
+line ``<N> <question>`` (some wrapped over indented lines up to a blank line; worded a little
+differently from the list's: "What is the difference ..." against "What are the differences
+..."), then the answer, indented, up to the next entry; after the last answer a rule and the
+S-Lang function the authors keep the numbers with (``faq_fix``)."""
+JED_NOTES = "txt"
+"""The folder of the editor's other plain-text notes (abbreviations, colours, compiling, DFA
+syntax highlighting, emulations, folding, hooks, modes, mouse, keys, UTF-8, xjed, ...; "they
+will eventually be stitched together and included in the manual", says its README): every
+file in, as ``txt/<name>``."""
+JED_TEXTS = ("README", "hlp/libfuns.hlp", "hlp/jedfuns.hlp")
+"""The documentation folder's README and the two function references (``hlp/*.hlp``: one
+entry per S-Lang function of the editor and of its library, what ``Ctrl-H f`` shows): in,
+each up to :data:`JED_MAX_PAGE_CHARS`."""
+JED_DEBIAN = "usr/share/doc/jed-common"
+JED_DEBIAN_TEXTS = ("README.Debian-startup", "Debian-Jed-Policy.txt")
+"""Debian's two notes on how the editor starts up (the ``jed.conf`` / ``jed.rc`` startup
+files and where add-ons go): in, with the ``examples/`` folder (the sample ``jed.rc`` and
+``jed.conf``). ``NEWS.Debian``, the changelogs and the copyright are
+out."""
+JED_MANUAL = "html"
+JED_MANUAL_LEFT_OUT = ("index.html", "jed001.html")
+"""The user manual (HeVeA HTML, one page per chapter, ``html/jedNNN.html``) is in, each page
+through :func:`page_to_markdown`, but its title page (``index.html``) and contents page
+(``jed001.html``): lists of the chapters' titles."""
+JED_MAX_PAGE_CHARS = 150_000
+"""A note or page over this stays out and is named (the value the other sets use, not chosen
+for this set)."""
+_JED_ENTRY = re.compile(r"^<(\d+)>\s+(\S.*)$")
+_JED_CONTENTS_ITEM = re.compile(r"^\d+\.\s+\S")
+_JED_RULE = re.compile(r"^-{10,}\s*$")
+
+
+def split_jed_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """The JED FAQ (plain text) -> (the FAQ as one plain-text page without its questions,
+    [(number, question, answer)]), in one pass over the lines.
+
+    A question is a column-0 line ``<N> <text>`` and the non-blank lines right under it (a
+    wrapped question, up to the first blank line or the next entry): all of it leaves the
+    page. Before the
+    first such entry, a column-0 line ``N. <text>`` and the indented non-blank lines under it
+    are an item of the contents list (the questions again): dropped. The answer is the text
+    after the question up to the next question or a column-0 rule of dashes (which stays in
+    the page, in no answer: the last one opens the authors' numbering function), dedented.
+    The title, the rules and the lines around the list stay in the page, in no answer. Ids
+    are the authors' numbers (a repeat gets ``-2``). A question with no text under it asks
+    nothing. Each line is read once as a candidate and at most once more as a wrapped line
+    of the entry above it: linear."""
+    lines = text.split("\n")
+    n = len(lines)
+    page = _FaqPage()
+    answering = False
+    i = 0
+    while i < n:
+        line = lines[i].rstrip()
+        entry = _JED_ENTRY.match(line)
+        if entry:
+            j = i + 1
+            while j < n and lines[j].strip() and not _JED_ENTRY.match(lines[j]):
+                j += 1  # the question's wrapped lines, up to a blank line or an entry
+            page.ask(entry.group(1), entry.group(2), *(w.strip() for w in lines[i + 1 : j]))
+            answering = True
+            i = j
+            continue
+        if not answering and _JED_CONTENTS_ITEM.match(line):
+            i += 1
+            while i < n and lines[i][:1].isspace() and lines[i].strip():
+                i += 1  # the list item's wrapped (indented) lines
+            continue
+        if _JED_RULE.match(line):
+            page.heading(line)
+            i += 1
+            continue
+        page.block.append(line)
+        i += 1
+    return page.page(), page.qa
+
+
+def jed_faq_set() -> NaturalSet:
+    """The JED FAQ as Debian's ``jed-common`` ships it
+    (``/usr/share/jed/doc/txt/jed_faq.txt``: ~21 numbered entries "<7> How do I get JED to
+    recognize Control-S and Control-Q?", some stated as a problem: "<13> The TAB key is
+    broken--- it does not insert TABs!") as one plain-text page ``txt/jed_faq.txt`` with
+    every question and the contents list deleted (:func:`split_jed_faq`), beside the
+    editor's other notes (:data:`JED_NOTES`), the README and function references
+    (:data:`JED_TEXTS`), the user manual's chapters (:data:`JED_MANUAL`) and Debian's notes
+    and examples (:data:`JED_DEBIAN_TEXTS`), each up to :data:`JED_MAX_PAGE_CHARS`. Ids are
+    the authors' numbers (``jed-faq:7``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 61 and measured
+    once, with no change to the retriever: an untuned check (helper heldout50)."""
+    root, doc, faq_path = _packaged_doc(JED_PACKAGE, JED_DOC, JED_FAQ)
+    text, qa = split_jed_faq(_doc_text(faq_path, "utf-8"))
+    files = {JED_FAQ: text}
+    asked = [NaturalQuestion(f"jed-faq:{k}", q, ((a, 1.0),), source=JED_FAQ) for k, q, a in qa]
+    notes = sorted(f"{JED_NOTES}/{p.name}" for p in (doc / JED_NOTES).iterdir() if p.is_file())
+    kept = _add_notes(files, doc, [rel for rel in notes if rel != JED_FAQ])
+    kept += _add_notes(files, doc, JED_TEXTS)
+    debian = root / JED_DEBIAN
+    kept += _add_notes(files, debian, JED_DEBIAN_TEXTS)
+    kept += _add_folder(files, debian, "examples")
+    too_long = [rel for rel in kept if len(files[rel]) > JED_MAX_PAGE_CHARS]
+    for rel in too_long:
+        del files[rel]
+    kept = [rel for rel in kept if rel not in too_long]
+    manual = debian / JED_MANUAL
+    pages = sorted(
+        p.name for p in manual.glob("*.html") if p.is_file() and p.name not in JED_MANUAL_LEFT_OUT
+    )
+    in_manual, pages_too_long = _add_pages(
+        files,
+        manual,
+        pages,
+        "utf-8",
+        JED_MAX_PAGE_CHARS,
+        rel=lambda name: f"manual/{name.removesuffix('.html')}.md",
+    )
+    too_long += pages_too_long
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "jed-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"JED FAQ from {JED_PACKAGE} {version} (txt/jed_faq.txt, plain text, one page; "
+            f"its {len(qa)} <N> question lines, wrapped lines included, and the contents "
+            f"list deleted) + the editor's notes, README, function references and Debian's "
+            f"notes and examples ({', '.join(kept)}) and {len(in_manual)} chapters of the "
+            f"HTML manual (left out, over {JED_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); the manual's title and contents pages, "
+            "NEWS.Debian, changelogs and copyright out; answer = the text under a question up "
+            "to the next question or rule; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# The FAQ appendix of a Halibut-built HTML manual, numbered <h3> entries (PuTTY)
+# --------------------------------------------------------------------------------------
+
+PUTTY_PACKAGE = "putty-doc"
+PUTTY_DOC = "usr/share/doc/putty-doc"
+PUTTY_FAQ = "AppendixA.html"
+"""The PuTTY FAQ as its authors wrote it (Simon Tatham and the PuTTY team, in Halibut source;
+``AppendixA.html``, one page of the PuTTY manual as Halibut writes it, US-ASCII with
+entities): a navigation line (Previous | Contents | Index | Next), the page's contents list
+(every section and question again, as in-page links), the ``<h1>`` title, then ``<h2>``
+sections ("A.7 Troubleshooting"), some with a few paragraphs of their own, each over
+``<h3>`` entries ``<a name="faq-ssh2"></a><a name="QA.2.1"></a>A.2.1 Does PuTTY support
+SSH-2?`` (~86; most asked with "?", some stated: "A.7.5 PSFTP transfers files much slower
+than PSCP."), each answer the paragraphs, lists and ``<pre>`` examples under it; a ``<hr>``
+and the footer every page of the manual ends with (the feedback link, Debian's release
+line)."""
+PUTTY_LEFT_OUT = ("index.html", "IndexPage.html", "AppendixD.html")
+"""Pages of the manual left out: its contents page (``index.html``: every chapter's, section's
+and question's title as a link), its index (``IndexPage.html``: index terms as links) and the
+licence (``AppendixD.html``, as fish's licence). Every other page beside the FAQ is in: the
+ten chapters (introduction, getting started, using PuTTY, the configuration reference, PSCP,
+PSFTP, Plink, public keys, Pageant, common error messages) and appendices B, C, E-H
+(feedback and bug reporting, the PPK format, the hacking guide, download keys, SSH-2 names,
+the authentication plugin protocol). Also out: the changelog and the copyright."""
+PUTTY_MAX_PAGE_CHARS = 150_000
+"""A converted page over this is cut at its ``##`` sections into files
+``<page>/NN-<slug>.md`` (:func:`split_texinfo_chapters`, as mc-faq splits ``mc(1)``) and
+named in the note (the value the other sets use, not chosen for this set: the configuration
+chapter, ``Chapter4.html``, is over it)."""
+_PUTTY_NAV = re.compile(
+    r"<p>\s*(?:<a\s+href=\"[^\"<>]*\">(?:Previous|Contents|Index|Next)</a>\s*\|?\s*)+</p>",
+    re.IGNORECASE,
+)
+_PUTTY_FOOTER = re.compile(r"<hr\b[^<>]*>", re.IGNORECASE)
+_PUTTY_QUESTION = re.compile(r"<h3\b[^<>]*>((?:(?!</?h3\b).)*)</h3\s*>", re.IGNORECASE | re.DOTALL)
+_PUTTY_NUMBER = re.compile(r"^([A-Z]\.\d+(?:\.\d+)*)\s+(\S.*)$")
+_PUTTY_GROUP = re.compile(r"<h[12][\s>]", re.IGNORECASE)
+
+
+def halibut_page_body(page_html: str) -> str:
+    """A page of a Halibut-built HTML manual without what every page of it repeats: the
+    navigation line (``<p>`` of Previous / Contents / Index / Next links), the page's
+    contents list (:func:`drop_anchor_lists`: lists of in-page links only) and the footer
+    after the page's last ``<hr>`` (the feedback link and the release line)."""
+    page_html = drop_anchor_lists(_PUTTY_NAV.sub("", page_html))
+    rules = list(_PUTTY_FOOTER.finditer(page_html))
+    return page_html[: rules[-1].start()] if rules else page_html
+
+
+def split_putty_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """The PuTTY FAQ page (Halibut HTML) -> (the page as markdown without its questions,
+    [(number, question, answer)]).
+
+    The page is read without its navigation, contents list and footer
+    (:func:`halibut_page_body`). A question is an ``<h3>`` heading whose text opens with a
+    number label ``A.2.1``: the text after the label (tags removed, entities read, spaces
+    folded) is the question and the whole heading leaves the page. Its answer is the page's
+    text after it up to the next ``<h3>`` or the next ``<h1>``/``<h2>`` (a section heading,
+    kept in the page with the section's own paragraphs, in no answer)
+    (:func:`page_to_markdown`). An ``<h3>`` with no number label is text. Ids are the labels
+    (``A.2.1``; a repeat gets ``-2``). An entry with no text under it asks nothing. The
+    heading pattern cannot cross another ``<h3>`` tag, so each character is read by at most
+    one candidate: linear. Decided from the markup alone."""
+    body = halibut_page_body(page_html)
+    spans: list[tuple[re.Match[str], str, str]] = []
+    for m in _PUTTY_QUESTION.finditer(body):
+        label = _PUTTY_NUMBER.match(_norm(html.unescape(_TAG.sub("", m.group(1)))))
+        if label:
+            spans.append((m, label.group(1), label.group(2)))
+    first = spans[0][0].start() if spans else len(body)
+    parts = [page_to_markdown(body[:first]).strip()]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for i, (m, number, question) in enumerate(spans):
+        end = spans[i + 1][0].start() if i + 1 < len(spans) else len(body)
+        group = _PUTTY_GROUP.search(body, m.end(), end)
+        stop = group.start() if group else end
+        answer = page_to_markdown(body[m.end() : stop]).strip()
+        if answer:
+            qa.append((_repeat_id(seen, number), question, answer))
+        parts += [answer, page_to_markdown(body[stop:end]).strip()]
+    return _joined_parts(parts), qa
+
+
+def putty_faq_set() -> NaturalSet:
+    """The PuTTY FAQ as Debian's ``putty-doc`` ships it
+    (``/usr/share/doc/putty-doc/AppendixA.html``: ~86 numbered ``<h3>`` entries in 10
+    sections, "A.2.1 Does PuTTY support SSH-2?", some stated as a problem: "A.7.5 PSFTP
+    transfers files much slower than PSCP.") as one page ``AppendixA.md`` with every question
+    and the contents list deleted (:func:`split_putty_faq`), beside every other page of the
+    PuTTY manual but :data:`PUTTY_LEFT_OUT` (:func:`halibut_page_body`,
+    :func:`page_to_markdown`; a page over :data:`PUTTY_MAX_PAGE_CHARS` cut at its sections).
+    Ids are the FAQ's numbers (``putty-faq:A.2.1``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 61 and measured
+    once, with no change to the retriever: an untuned check (helper heldout50)."""
+    root, doc, faq_path = _packaged_doc(PUTTY_PACKAGE, PUTTY_DOC, PUTTY_FAQ)
+    text, qa = split_putty_faq(_doc_text(faq_path, "utf-8"))
+    files = {"AppendixA.md": text}
+    asked = [
+        NaturalQuestion(f"putty-faq:{k}", q, ((a, 1.0),), source="AppendixA.md") for k, q, a in qa
+    ]
+    names = sorted(
+        p.name
+        for p in doc.glob("*.html")
+        if p.is_file() and p.name not in (PUTTY_FAQ, *PUTTY_LEFT_OUT)
+    )
+    split: list[str] = []
+    for name in names:
+        stem = name.removesuffix(".html")
+        page = page_to_markdown(halibut_page_body(_doc_text(doc / name, "utf-8")))
+        if len(page) > PUTTY_MAX_PAGE_CHARS:
+            sections, _ = split_texinfo_chapters(page)
+            files.update({f"{stem}/{rel}": t for rel, t in sections.items()})
+            split.append(f"{name} in {len(sections)} files")
+        else:
+            files[f"{stem}.md"] = page
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "putty-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"PuTTY FAQ from {PUTTY_PACKAGE} {version} (AppendixA.html, Halibut HTML, one "
+            f"page; its {len(qa)} numbered <h3> questions and the contents list deleted) + "
+            f"{len(names)} other pages of the manual (navigation, contents lists and footers "
+            f"dropped; cut at its sections, over {PUTTY_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(split) or 'none'}); {', '.join(PUTTY_LEFT_OUT)} (contents, index, "
+            "licence), changelog and copyright out; answer = the text under a question up to "
+            "the next question or section heading; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -8297,6 +8600,8 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "graphviz-faq": lambda emb: graphviz_faq_set(),
     "lp-solve-faq": lambda emb: lp_solve_faq_set(),
     "valgrind-faq": lambda emb: valgrind_faq_set(),
+    "jed-faq": lambda emb: jed_faq_set(),
+    "putty-faq": lambda emb: putty_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
