@@ -90,6 +90,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("files", type=Path, nargs="+")
     ap.add_argument("--budget", type=int, default=1000)
     ap.add_argument("--sets", help="only these sets (comma-separated)")
+    ap.add_argument(
+        "--gates",
+        type=Path,
+        help="a bench_context_diag.py --per-question file with rows base and no-whole: the "
+        "won / lost questions of 'no slot whole only where a length ratio >= t'",
+    )
     args = ap.parse_args(argv)
     rows: list[dict[str, Any]] = []
     for f in args.files:
@@ -170,6 +176,57 @@ def main(argv: list[str] | None = None) -> None:
             f"{sum(h.values()) / len(h):.3f}, diff {pi[0]:+.4f} ({pi[1]:+.4f}..{pi[2]:+.4f}) "
             f"ahead {won} behind {lost}"
         )
+    if args.gates:
+        gates(rows, json.loads(args.gates.read_text()), b, {x["set"]: x["piece_tok"] for x in sets})
+
+
+GATES: tuple[tuple[str, tuple[float, ...]], ...] = (
+    ("top slot text / the set's hybrid piece", (1.5, 2.0, 2.5, 3.0)),
+    ("top hit / the set's hybrid piece", (0.8, 1.0, 1.2)),
+    ("top extension / top hit", (0.5, 1.0, 1.5)),
+    ("top extension / budget", (0.15, 0.2, 0.25)),
+)
+"""Length ratios a top-slot gate could read before packing, and the thresholds counted (a
+diagnosis of whether any separates the questions ``no-whole`` wins from those it loses, not a
+fitted rule)."""
+
+
+def gates(
+    rows: list[dict[str, Any]],
+    per_q: list[dict[str, Any]],
+    budget: int,
+    piece_tok: dict[str, float],
+) -> None:
+    """Per gate and threshold, the questions ``no-whole`` (``WHOLE_SLOTS = 0``) wins and loses
+    against ``base`` where the gate fires. Outside the gate the block is ``base``'s, so these
+    counts are the gated rule's exact won / lost at ``budget``."""
+    score: dict[str, dict[tuple[str, str], float]] = defaultdict(dict)
+    for r in per_q:
+        if r["budget"] == budget:
+            score[r["row"]][(r["set"], r["qid"])] = float(r["score"])
+    base, alt = score["base"], score["no-whole"]
+    acc = {(r["set"], r["qid"]): r for r in rows if r["budget"] == budget}
+    won = [k for k in base if k in acc and alt[k] > base[k]]
+    lost = [k for k in base if k in acc and alt[k] < base[k]]
+    net = sum(alt[k] - base[k] for k in base)
+    print(f"@{budget} no-whole against base: won {len(won)}, lost {len(lost)}, net {net:+.1f}")
+
+    def ratios(k: tuple[str, str]) -> list[float] | None:
+        faces = acc[k]["faces"]
+        if not faces or faces[0]["slot"] != 0:
+            return None
+        t = faces[0]
+        piece = max(1.0, piece_tok[k[0]])
+        ext = t["slot_tokens"] - t["hit"]
+        return [t["slot_tokens"] / piece, t["hit"] / piece, ext / max(1, t["hit"]), ext / budget]
+
+    for i, (name, ths) in enumerate(GATES):
+        cells = []
+        for th in ths:
+            w = sum(1 for k in won if (x := ratios(k)) is not None and x[i] >= th)
+            lo = sum(1 for k in lost if (x := ratios(k)) is not None and x[i] >= th)
+            cells.append(f">= {th}: {w} / {lo}")
+        print(f"  {name}: " + ", ".join(cells))
 
 
 if __name__ == "__main__":

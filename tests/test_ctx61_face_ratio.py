@@ -72,3 +72,29 @@ def test_spearman_ranks_ties_together() -> None:
     # ties share their average rank: x's two middle values are one rank
     assert fr.spearman([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(0.9486832980505138)
     assert fr.spearman([1, 2], [2, 1]) != fr.spearman([1, 2], [2, 1])  # nan under 3 points
+
+
+def test_gates_count_what_no_whole_wins_and_loses_where_the_gate_fires(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [
+        _row("a-faq", 0, 0.0, 1.0, _face(600, 200, 600)),  # top text 600 / 180 = 3.3 pieces
+        _row("a-faq", 1, 1.0, 1.0, _face(300, 200, 300)),  # 1.7 pieces
+    ]
+    per_q = [
+        {"set": "a-faq", "qid": "a-faq:0", "row": "base", "budget": 1000, "score": 0.0},
+        {"set": "a-faq", "qid": "a-faq:0", "row": "no-whole", "budget": 1000, "score": 1.0},
+        {"set": "a-faq", "qid": "a-faq:1", "row": "base", "budget": 1000, "score": 1.0},
+        {"set": "a-faq", "qid": "a-faq:1", "row": "no-whole", "budget": 1000, "score": 0.0},
+    ]
+    acc, pq = tmp_path / "acc.json", tmp_path / "p.json"
+    acc.write_text(json.dumps(rows))
+    pq.write_text(json.dumps(per_q))
+    fr.main([str(acc), "--gates", str(pq)])
+    out = capsys.readouterr().out
+    assert "no-whole against base: won 1, lost 1, net +0.0" in out
+    line = next(x for x in out.splitlines() if "top slot text / the set's hybrid piece" in x)
+    # the gate at 2 and 3 pieces fires on the won question only; at 1.5 on both
+    assert ">= 1.5: 1 / 1, >= 2.0: 1 / 0, >= 2.5: 1 / 0, >= 3.0: 1 / 0" in line
+    ext = next(x for x in out.splitlines() if "top extension / top hit" in x)
+    assert ">= 1.0: 1 / 0, >= 1.5: 1 / 0" in ext and ">= 0.5: 1 / 1" in ext
