@@ -54,6 +54,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "minex32": {"MIN_EXCERPT_TOKENS": 32},
     "minex96": {"MIN_EXCERPT_TOKENS": 96},
     "two-whole": {"WHOLE_SLOTS": 2},
+    "no-whole": {"WHOLE_SLOTS": 0},
     "headings-each": {"HEADINGS_ONCE": False},
     "excerpt-edge": {"EXCERPT_AT": "edge"},
     "excerpt-last": {"EXCERPT_TIES": "last"},
