@@ -182,7 +182,7 @@ def _build_index(tree: Path, index: Path) -> None:
 # -- two processes handing the lock over ------------------------------------------------
 
 
-def _holder(index: str, n: int, work: float, start: Any, out: Any) -> None:
+def _holder(index: str, n: int, work: float, ready: Any, start: Any, out: Any) -> None:
     from treehop.stores._filelock import aholding_store
     from treehop.stores.embedded import EmbeddedStore
 
@@ -190,6 +190,7 @@ def _holder(index: str, n: int, work: float, start: Any, out: Any) -> None:
     spans: list[tuple[float, float]] = []
 
     async def main() -> None:
+        ready.release()
         start.wait()
         for _ in range(n):
             async with aholding_store(store):
@@ -202,13 +203,14 @@ def _holder(index: str, n: int, work: float, start: Any, out: Any) -> None:
     out.put(spans)
 
 
-def _waiter_cpu(index: str, start: Any, out: Any) -> None:
+def _waiter_cpu(index: str, ready: Any, start: Any, out: Any) -> None:
     from treehop.stores._filelock import aholding_store
     from treehop.stores.embedded import EmbeddedStore
 
     store = EmbeddedStore(index, lock_timeout=60)
 
     async def main() -> None:
+        ready.release()
         start.wait()
         t0, c0 = time.monotonic(), time.process_time()
         async with aholding_store(store):
@@ -227,12 +229,13 @@ def handover(n: int, works: list[float]) -> None:
 
         EmbeddedStore(index).close()
         for work in works:
-            start, out = ctx.Event(), ctx.Queue()
-            args = (index, n, work / 1e3, start, out)
+            ready, start, out = ctx.Semaphore(0), ctx.Event(), ctx.Queue()
+            args = (index, n, work / 1e3, ready, start, out)
             ps = [ctx.Process(target=_holder, args=args) for _ in "ab"]
             for p in ps:
                 p.start()
-            time.sleep(1.0)  # (both imported and waiting at the start line)
+            for _ in ps:
+                ready.acquire()  # (both imported and at the start line)
             start.set()
             spans = [(*s, k) for k in range(2) for s in out.get()]
             for p in ps:
@@ -252,10 +255,10 @@ def handover(n: int, works: list[float]) -> None:
 
         hold = WriterLock(Path(index) / "locks" / "writes")
         hold.acquire(1)
-        start, out = ctx.Event(), ctx.Queue()
-        p = ctx.Process(target=_waiter_cpu, args=(index, start, out))
+        ready, start, out = ctx.Semaphore(0), ctx.Event(), ctx.Queue()
+        p = ctx.Process(target=_waiter_cpu, args=(index, ready, start, out))
         p.start()
-        time.sleep(1.0)
+        ready.acquire()
         start.set()
         time.sleep(2.0)
         hold.release()

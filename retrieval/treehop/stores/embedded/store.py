@@ -129,7 +129,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         """What the last open recovered from by opening an older generation (see
         :class:`~treehop.stores.base.RecoveryRecord`); ``None``: nothing."""
         self._current_file: str | None = None  # the path of CURRENT, for refresh()
-        self._locks_path: Path | None = None  # locks/, for _lock_file()
+        self._lock_paths: dict[str, Path] = {}  # locks/<name>, for _lock_file()
         self._recovered_from: int | None = None
         """The unreadable generation ``CURRENT`` named when the open fell back: a refresh
         does not reopen (and warn) again while ``CURRENT`` still names it."""
@@ -639,11 +639,11 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         """A lock on ``locks/<name>``. The folder is made when the lock's open finds it
         missing (deleted between writes: made again), not before every open (a ``mkdir``
         that fails with ``EEXIST``: 14 us of a 48 us write-lock hold; helper perf61)."""
-        folder = self._locks_path
-        if folder is None:
+        path = self._lock_paths.get(name)
+        if path is None:  # (a Path made once per name: 256 key buckets at most, a few others)
             assert self.path is not None
-            folder = self._locks_path = self.path / "locks"
-        return WriterLock(folder / name, self._lock_folder)
+            path = self._lock_paths[name] = self.path / "locks" / name
+        return WriterLock(path, self._lock_folder)
 
     def _lock_folder(self) -> Path:
         """``locks/`` of this on-disk index, made on first use (the key and named locks'
