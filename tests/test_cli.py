@@ -117,11 +117,16 @@ def test_index_counts_and_skipped_files(
     real_read = loaders._read_bytes
 
     def deny(
-        path: Path | str, limit: int | None = None, *, follow: bool = True, below: int = 0
+        path: Path | str,
+        limit: int | None = None,
+        *,
+        follow: bool = True,
+        below: int = 0,
+        folders: loaders.FolderCursor | None = None,
     ) -> bytes:
         if Path(path).name == "secret.md":  # (as EACCES would make it)
             raise PermissionError(13, "Permission denied", str(path))
-        return real_read(path, limit, follow=follow, below=below)
+        return real_read(path, limit, follow=follow, below=below, folders=folders)
 
     monkeypatch.setattr(loaders, "_read_bytes", deny)
     idx = tmp_path / "idx"

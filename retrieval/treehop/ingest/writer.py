@@ -57,7 +57,7 @@ from ..tagging.keywords import (
     _distinct,  # (sorted distinct by a sort, not hashing)
 )
 from ..text_tokenize import sharing_cuts
-from .loaders import LoadedFile, LoadReport, Scanned, read_file, scan_columns
+from .loaders import FolderCursor, LoadedFile, LoadReport, Scanned, read_file, scan_columns
 from .loaders import depth_left as loaders_depth_left
 from .summaries import Summarizer, is_readme
 from .tree_builder import (
@@ -751,18 +751,25 @@ class TreeWriter:
         loaded: dict[int, LoadedFile] = {}
         cap = self.builder.max_file_bytes
         sizes = found.sizes.tolist()
-        for i in np.flatnonzero(~same).tolist():
-            rel = found.rels[i]
-            f = read_file(found.path(i), rel, report, cap, sizes[i], follow=found.single)
-            if f is None:
-                continue
-            digest = _text_hash(f.text)
-            fresh.sizes[i] = sizes[i]
-            fresh.digests[i] = np.frombuffer(digest, np.uint8)
-            if known[i] and stored[i] and manifest.digests[idx[i]].tobytes() == digest:
-                same[i] = True  # touched, not changed
-            else:
-                loaded[i] = f
+        folders = None if found.single else FolderCursor()
+        try:
+            for i in np.flatnonzero(~same).tolist():
+                rel = found.rels[i]
+                f = read_file(
+                    found.path(i), rel, report, cap, sizes[i], follow=found.single, folders=folders
+                )
+                if f is None:
+                    continue
+                digest = _text_hash(f.text)
+                fresh.sizes[i] = sizes[i]
+                fresh.digests[i] = np.frombuffer(digest, np.uint8)
+                if known[i] and stored[i] and manifest.digests[idx[i]].tobytes() == digest:
+                    same[i] = True  # touched, not changed
+                else:
+                    loaded[i] = f
+        finally:
+            if folders is not None:
+                folders.close()
         return same, loaded, fresh
 
     def _read_dirty_readmes(
@@ -774,14 +781,21 @@ class TreeWriter:
     ) -> None:
         """A changed directory is re-described from its README's text: read it if kept."""
         cap = self.builder.max_file_bytes
-        for i in np.flatnonzero(in_dirty).tolist():
-            rel = found.rels[i]
-            if is_readme(rel.rsplit("/", 1)[-1]):
-                f = read_file(
-                    found.path(i), rel, report, cap, int(found.sizes[i]), follow=found.single
-                )
-                if f is not None:
-                    loaded[i] = f
+        with FolderCursor() as folders:
+            for i in np.flatnonzero(in_dirty).tolist():
+                rel = found.rels[i]
+                if is_readme(rel.rsplit("/", 1)[-1]):
+                    f = read_file(
+                        found.path(i),
+                        rel,
+                        report,
+                        cap,
+                        int(found.sizes[i]),
+                        follow=found.single,
+                        folders=None if found.single else folders,
+                    )
+                    if f is not None:
+                        loaded[i] = f
 
     @staticmethod
     def _kept_dirs(
