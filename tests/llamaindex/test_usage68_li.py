@@ -1,0 +1,79 @@
+"""A user's first hour, stop 61 (LlamaIndex): ``similarity_top_k=None``.
+
+``SimpleVectorStore`` (LlamaIndex's default store) answers a ``VectorStoreQuery`` whose
+``similarity_top_k`` is ``None`` with every node, as it answers ``0``; so does
+``VectorStoreIndex.as_retriever(similarity_top_k=None)`` over it. ``TreehopVectorStore``
+already read ``0`` as "no limit" and refused ``None`` ("must be an integer").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from li_helpers import WordHashEmbedding
+from llama_index.core import VectorStoreIndex
+from llama_index.core.schema import TextNode
+from llama_index.core.vector_stores import SimpleVectorStore, VectorStoreQuery
+
+from llama_index.retrievers.treehop import LlamaIndexEmbedder
+from llama_index.vector_stores.treehop import TreehopVectorStore
+from treehop import Treehop
+from treehop.errors import InvalidQueryError
+
+_TEXTS = ["Pagers go off at night.", "Keys rotate every 90 days.", "Backups run nightly."]
+
+
+def _nodes(embed: WordHashEmbedding) -> list[TextNode]:
+    return [
+        TextNode(text=t, id_=f"n{i}", embedding=embed.get_text_embedding(t))
+        for i, t in enumerate(_TEXTS)
+    ]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[TreehopVectorStore]:
+    with Treehop(
+        path=tmp_path / "ix", embedder=LlamaIndexEmbedder(WordHashEmbedding()), tagger=None
+    ) as c:
+        s = TreehopVectorStore(client=c)
+        s.add(_nodes(WordHashEmbedding()))
+        yield s
+
+
+def test_simple_vector_store_answers_none_with_every_node() -> None:
+    """The reference (the control)."""
+    embed = WordHashEmbedding()
+    ref = SimpleVectorStore()
+    ref.add(_nodes(embed))
+    q = VectorStoreQuery(query_embedding=embed.get_query_embedding("pagers"), similarity_top_k=None)  # type: ignore[arg-type]
+    assert sorted(ref.query(q).ids or []) == ["n0", "n1", "n2"]
+
+
+def test_a_query_without_a_top_k_returns_every_node(store: TreehopVectorStore) -> None:
+    embed = WordHashEmbedding()
+    q = VectorStoreQuery(query_embedding=embed.get_query_embedding("pagers"), similarity_top_k=None)  # type: ignore[arg-type]
+    got = store.query(q)
+    assert sorted(got.ids or []) == ["n0", "n1", "n2"]
+    assert (got.ids or [])[0] == "n0"  # still ranked
+    assert sorted(asyncio.run(store.aquery(q)).ids or []) == ["n0", "n1", "n2"]
+    zero = store.query(
+        VectorStoreQuery(query_embedding=embed.get_query_embedding("pagers"), similarity_top_k=0)
+    )
+    assert got.ids == zero.ids  # None is 0: "no limit"
+
+
+def test_the_index_retriever_takes_none(store: TreehopVectorStore) -> None:
+    index = VectorStoreIndex.from_vector_store(store, embed_model=WordHashEmbedding())
+    hits = index.as_retriever(similarity_top_k=None).retrieve("pagers")
+    assert sorted(h.node.node_id for h in hits) == ["n0", "n1", "n2"]
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "3", True])
+def test_other_non_integers_are_still_refused(store: TreehopVectorStore, bad: object) -> None:
+    embed = WordHashEmbedding()
+    q = VectorStoreQuery(query_embedding=embed.get_query_embedding("pagers"), similarity_top_k=bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidQueryError, match="similarity_top_k"):
+        store.query(q)
