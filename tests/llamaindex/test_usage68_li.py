@@ -1,4 +1,5 @@
-"""A user's first hour, stop 61 (LlamaIndex): ``similarity_top_k=None``.
+"""A user's first hour, stop 61 (LlamaIndex): ``similarity_top_k=None``, and
+``LlamaIndexEmbedder(TreehopEmbedding())``'s vector space.
 
 ``SimpleVectorStore`` (LlamaIndex's default store) answers a ``VectorStoreQuery`` whose
 ``similarity_top_k`` is ``None`` with every node, as it answers ``0``; so does
@@ -18,10 +19,12 @@ from llama_index.core import VectorStoreIndex
 from llama_index.core.schema import TextNode
 from llama_index.core.vector_stores import SimpleVectorStore, VectorStoreQuery
 
-from llama_index.retrievers.treehop import LlamaIndexEmbedder
+from llama_index.retrievers.treehop import LlamaIndexEmbedder, TreehopEmbedding
 from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
 from treehop.errors import InvalidQueryError
+
+from treehop_test_doubles import BagOfWordsEmbedder
 
 _TEXTS = ["Pagers go off at night.", "Keys rotate every 90 days.", "Backups run nightly."]
 
@@ -77,3 +80,25 @@ def test_other_non_integers_are_still_refused(store: TreehopVectorStore, bad: ob
     q = VectorStoreQuery(query_embedding=embed.get_query_embedding("pagers"), similarity_top_k=bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidQueryError, match="similarity_top_k"):
         store.query(q)
+
+
+def test_llamaindex_embedder_of_treehop_embedding_is_the_embedders_space(tmp_path: Path) -> None:
+    """docs/llamaindex.md's ``Treehop(path, embedder=LlamaIndexEmbedder(TreehopEmbedding()))``
+    stored ``llamaindex:TreehopEmbedding:...`` for the wrapped embedder's own vectors:
+    ``Treehop(path)`` (and the CLI, the MCP server) refused the index it built, and it
+    refused theirs. It is that embedder's vector space, under that embedder's name."""
+    embedder = BagOfWordsEmbedder()
+    wrapped = LlamaIndexEmbedder(TreehopEmbedding(embedder))
+    assert wrapped.name == embedder.name
+    with Treehop(path=tmp_path / "a", embedder=wrapped, tagger=None) as c:
+        c.add_resource("Backups run nightly.", name="ops")
+        before = [(m.uri, m.score) for m in c.find("backups").contexts()]
+    with Treehop(path=tmp_path / "a", embedder=embedder, tagger=None) as c:
+        assert [(m.uri, m.score) for m in c.find("backups").contexts()] == before
+    with Treehop(path=tmp_path / "b", embedder=embedder, tagger=None) as c:
+        c.add_resource("Backups run nightly.", name="ops")
+    with Treehop(path=tmp_path / "b", embedder=wrapped, tagger=None) as c:
+        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+    # any other LlamaIndex model keeps its own name, and an explicit name still wins
+    assert LlamaIndexEmbedder(WordHashEmbedding()).name.startswith("llamaindex:WordHashEmbedding")
+    assert LlamaIndexEmbedder(TreehopEmbedding(embedder), name="mine").name == "mine"

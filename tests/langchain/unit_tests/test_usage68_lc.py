@@ -1,4 +1,5 @@
-"""A user's first hour, stop 61 (LangChain): a filter brought from ``InMemoryVectorStore``.
+"""A user's first hour, stop 61 (LangChain): a filter brought from ``InMemoryVectorStore``, and
+``LangChainEmbedder(TreehopEmbeddings())``'s vector space.
 
 LangChain's own in-memory store filters with a Python predicate
 (``similarity_search(q, filter=lambda doc: ...)``); a user swapping ``TreehopVectorStore`` in
@@ -16,11 +17,17 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from langchain_treehop import LangChainEmbedder, TreehopRetriever, TreehopVectorStore
+from langchain_treehop import (
+    LangChainEmbedder,
+    TreehopEmbeddings,
+    TreehopRetriever,
+    TreehopVectorStore,
+)
 from treehop import Treehop
 from treehop.errors import InvalidFilterError, InvalidQueryError
 
 from lc_helpers import WordHashEmbeddings
+from treehop_test_doubles import BagOfWordsEmbedder
 
 _DOCS = [
     Document("Backups run nightly.", metadata={"source": "ops.md", "start_index": 0}),
@@ -80,3 +87,28 @@ def test_other_non_dicts_show_the_dict_to_write(store: TreehopVectorStore) -> No
     # the dict the message shows answers the predicate's question
     got = store.similarity_search("backups", k=2, filter={"source": "ops.md"})
     assert [d.id for d in got] == ["b"]
+
+
+def test_langchain_embedder_of_treehop_embeddings_is_the_embedders_space(tmp_path: Path) -> None:
+    """``LangChainEmbedder(TreehopEmbeddings(e))`` embeds with ``e``: one vector space, so
+    the index it builds opens with ``e`` itself (``Treehop(path)``, the CLI, the MCP server
+    use the default model) and the other way round; it stored ``langchain:TreehopEmbeddings:
+    ...`` and each refused the other's index ("would mix vector spaces")."""
+    embedder = BagOfWordsEmbedder()
+    wrapped = LangChainEmbedder(TreehopEmbeddings(embedder))
+    assert wrapped.name == embedder.name
+    with Treehop(path=tmp_path / "a", embedder=wrapped, tagger=None) as c:
+        c.add_resource("Backups run nightly.", name="ops")
+        before = [(m.uri, m.score) for m in c.find("backups").contexts()]
+    with Treehop(path=tmp_path / "a", embedder=embedder, tagger=None) as c:
+        assert [(m.uri, m.score) for m in c.find("backups").contexts()] == before
+    with Treehop(path=tmp_path / "b", embedder=embedder, tagger=None) as c:
+        c.add_resource("Backups run nightly.", name="ops")
+    with Treehop(path=tmp_path / "b", embedder=wrapped, tagger=None) as c:
+        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+
+
+def test_other_langchain_models_keep_their_own_space_name() -> None:
+    assert LangChainEmbedder(WordHashEmbeddings()).name == "langchain:WordHashEmbeddings"
+    named = LangChainEmbedder(TreehopEmbeddings(BagOfWordsEmbedder()), name="mine")
+    assert named.name == "mine"  # an explicit name still wins

@@ -60,7 +60,16 @@ class LlamaIndexEmbedder(BaseEmbedder):
             raise EmbeddingError(f"dimension must be positive, got {dimension}")
         self.embed_model = embed_model
         register_object_secrets(embed_model)  # the client's guard redacts its errors
-        self.name = name or f"llamaindex:{type(embed_model).__name__}:{embed_model.model_name}"
+        # A TreehopEmbedding is the treehop embedder it wraps: its vectors are that embedder's,
+        # so the index stores that embedder's name. Why: ``LlamaIndexEmbedder(TreehopEmbedding())``
+        # (docs/llamaindex.md's own example) stored ``llamaindex:TreehopEmbedding:...`` for the
+        # default model's vectors, and ``Treehop(path)``, the CLI and the MCP server refused
+        # the index it built ("would mix vector spaces"), as it refused theirs.
+        self.name = name or (
+            embed_model.embedder.name
+            if isinstance(embed_model, TreehopEmbedding)
+            else f"llamaindex:{type(embed_model).__name__}:{embed_model.model_name}"
+        )
         self.dimension = dimension or 0
 
     def _finish(self, rows: Sequence[Sequence[float]], expected: int) -> Vectors:
