@@ -82,6 +82,12 @@ class LangChainEmbedder:
         register_object_secrets(embeddings)  # its errors may echo its key (_errors redacts)
         self.name: str = name or _space_name(embeddings)
         """The identifier stored with the index (one per vector space)."""
+        self.former_names: tuple[str, ...] = (
+            (default_name(embeddings),)
+            if name is None and isinstance(embeddings, TreehopEmbeddings)
+            else ()
+        )
+        """Names this vector space was stored under before (an index built then still opens)."""
         self._dimension = dimension or 0
 
     @property

@@ -22,7 +22,7 @@ from llama_index.core.vector_stores import SimpleVectorStore, VectorStoreQuery
 from llama_index.retrievers.treehop import LlamaIndexEmbedder, TreehopEmbedding
 from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
-from treehop.errors import InvalidQueryError
+from treehop.errors import EmbeddingError, InvalidQueryError
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -102,3 +102,32 @@ def test_llamaindex_embedder_of_treehop_embedding_is_the_embedders_space(tmp_pat
     # any other LlamaIndex model keeps its own name, and an explicit name still wins
     assert LlamaIndexEmbedder(WordHashEmbedding()).name.startswith("llamaindex:WordHashEmbedding")
     assert LlamaIndexEmbedder(TreehopEmbedding(embedder), name="mine").name == "mine"
+
+
+def test_an_index_stored_under_the_old_wrapper_name_still_opens(tmp_path: Path) -> None:
+    """An index built before this fix stored ``llamaindex:TreehopEmbedding:<name>``: the same
+    code (``LlamaIndexEmbedder(TreehopEmbedding(e))``) still opens it, and from then on the
+    index holds ``e``'s name, so ``Treehop(path)`` with ``e`` opens it too."""
+    embedder = BagOfWordsEmbedder()
+    old_name = f"llamaindex:TreehopEmbedding:{embedder.name}"
+    with Treehop(
+        path=tmp_path / "old",
+        embedder=LlamaIndexEmbedder(TreehopEmbedding(embedder), name=old_name),
+        tagger=None,
+    ) as c:
+        c.add_resource("Backups run nightly.", name="ops")
+    with pytest.raises(EmbeddingError, match="mix vector spaces"):
+        Treehop(path=tmp_path / "old", embedder=embedder, tagger=None)  # (as before)
+    with Treehop(
+        path=tmp_path / "old", embedder=LlamaIndexEmbedder(TreehopEmbedding(embedder)), tagger=None
+    ) as c:
+        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+    with Treehop(path=tmp_path / "old", embedder=embedder, tagger=None) as c:
+        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+    # another model's index is still refused
+    with pytest.raises(EmbeddingError, match="mix vector spaces"):
+        Treehop(
+            path=tmp_path / "old",
+            embedder=LlamaIndexEmbedder(WordHashEmbedding()),
+            tagger=None,
+        )

@@ -24,7 +24,7 @@ from langchain_treehop import (
     TreehopVectorStore,
 )
 from treehop import Treehop
-from treehop.errors import InvalidFilterError, InvalidQueryError
+from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError
 
 from lc_helpers import WordHashEmbeddings
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -112,3 +112,25 @@ def test_other_langchain_models_keep_their_own_space_name() -> None:
     assert LangChainEmbedder(WordHashEmbeddings()).name == "langchain:WordHashEmbeddings"
     named = LangChainEmbedder(TreehopEmbeddings(BagOfWordsEmbedder()), name="mine")
     assert named.name == "mine"  # an explicit name still wins
+
+
+def test_an_index_stored_under_the_old_wrapper_name_still_opens(tmp_path: Path) -> None:
+    """An index built before stored ``langchain:TreehopEmbeddings:<name>``: the same code
+    still opens it, and then ``Treehop(path)`` with the embedder itself does too."""
+    embedder = BagOfWordsEmbedder()
+    old = LangChainEmbedder(
+        TreehopEmbeddings(embedder), name=f"langchain:TreehopEmbeddings:{embedder.name}"
+    )
+    with Treehop(path=tmp_path / "old", embedder=old, tagger=None) as c:
+        c.add_resource("Backups run nightly.", name="ops")
+    wrapped = LangChainEmbedder(TreehopEmbeddings(embedder))
+    with Treehop(path=tmp_path / "old", embedder=wrapped, tagger=None) as c:
+        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+    with Treehop(path=tmp_path / "old", embedder=embedder, tagger=None) as c:
+        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+    with pytest.raises(EmbeddingError, match="mix vector spaces"):
+        Treehop(
+            path=tmp_path / "old",
+            embedder=LangChainEmbedder(WordHashEmbeddings()),
+            tagger=None,
+        )

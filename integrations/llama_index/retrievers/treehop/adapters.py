@@ -65,11 +65,12 @@ class LlamaIndexEmbedder(BaseEmbedder):
         # (docs/llamaindex.md's own example) stored ``llamaindex:TreehopEmbedding:...`` for the
         # default model's vectors, and ``Treehop(path)``, the CLI and the MCP server refused
         # the index it built ("would mix vector spaces"), as it refused theirs.
-        self.name = name or (
-            embed_model.embedder.name
-            if isinstance(embed_model, TreehopEmbedding)
-            else f"llamaindex:{type(embed_model).__name__}:{embed_model.model_name}"
-        )
+        own = f"llamaindex:{type(embed_model).__name__}:{embed_model.model_name}"
+        inner = embed_model.embedder if isinstance(embed_model, TreehopEmbedding) else None
+        treehops = name is None and inner is not None
+        self.name = name or (inner.name if inner is not None else own)
+        # (the name stored before: an index built with it still opens, and is renamed)
+        self.former_names: tuple[str, ...] = (own,) if treehops else ()
         self.dimension = dimension or 0
 
     def _finish(self, rows: Sequence[Sequence[float]], expected: int) -> Vectors:
