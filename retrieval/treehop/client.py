@@ -345,7 +345,7 @@ class AsyncTreehop:
         stored = meta.get("embedder")
         # An embedder may list ``former_names``: names an earlier release stored for the same
         # vector space (the framework wrappers of treehop's own embedder, renamed at stop 61).
-        # Such an index opens, and its stored name becomes the current one.
+        # Such an index opens; the current name is stored with its next write.
         former = getattr(self.embedder, "former_names", ())
         if stored and stored != self.embedder.name and stored not in former and len(self.store) > 0:
             raise EmbeddingError(

@@ -10,6 +10,9 @@ already read ``0`` as "no limit" and refused ``None`` ("must be an integer").
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -106,8 +109,9 @@ def test_llamaindex_embedder_of_treehop_embedding_is_the_embedders_space(tmp_pat
 
 def test_an_index_stored_under_the_old_wrapper_name_still_opens(tmp_path: Path) -> None:
     """An index built before this fix stored ``llamaindex:TreehopEmbedding:<name>``: the same
-    code (``LlamaIndexEmbedder(TreehopEmbedding(e))``) still opens it, and from then on the
-    index holds ``e``'s name, so ``Treehop(path)`` with ``e`` opens it too."""
+    code (``LlamaIndexEmbedder(TreehopEmbedding(e))``) still opens it, and its next write
+    stores ``e``'s name, so another process's ``Treehop(path)`` with ``e`` opens it too (in
+    one process, clients of one path share the store, so the check runs in a subprocess)."""
     embedder = BagOfWordsEmbedder()
     old_name = f"llamaindex:TreehopEmbedding:{embedder.name}"
     with Treehop(
@@ -122,8 +126,28 @@ def test_an_index_stored_under_the_old_wrapper_name_still_opens(tmp_path: Path) 
         path=tmp_path / "old", embedder=LlamaIndexEmbedder(TreehopEmbedding(embedder)), tagger=None
     ) as c:
         assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
-    with Treehop(path=tmp_path / "old", embedder=embedder, tagger=None) as c:
-        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+        c.add_resource("The pager rota moved.", name="pager")  # (a write: the name is stored)
+    script = (
+        "import sys; from treehop import Treehop; from treehop_test_doubles import "
+        "BagOfWordsEmbedder as B\n"
+        "with Treehop(sys.argv[1], embedder=B(), tagger=None) as c:\n"
+        "    print(len(c.find('backups', limit=1).contexts()))"
+    )
+    tests_dir = str(Path(__file__).resolve().parents[1])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([tests_dir, os.environ.get("PYTHONPATH", "")]),
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "old")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "1"
     # another model's index is still refused
     with pytest.raises(EmbeddingError, match="mix vector spaces"):
         Treehop(

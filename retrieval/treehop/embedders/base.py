@@ -20,7 +20,7 @@ class Embedder(Protocol):
 
     An embedder may also have ``former_names`` (a tuple of strings): names an index stored
     for this same vector space before ``name`` was chosen; such an index opens (and stores
-    ``name`` from then on) instead of being refused as another model's."""
+    ``name`` with its next write) instead of being refused as another model's."""
 
     @property
     def name(self) -> str:

@@ -69,7 +69,7 @@ class LlamaIndexEmbedder(BaseEmbedder):
         inner = embed_model.embedder if isinstance(embed_model, TreehopEmbedding) else None
         treehops = name is None and inner is not None
         self.name = name or (inner.name if inner is not None else own)
-        # (the name stored before: an index built with it still opens, and is renamed)
+        # (the name stored before: an index built with it still opens; renamed at its next write)
         self.former_names: tuple[str, ...] = (own,) if treehops else ()
         self.dimension = dimension or 0
 
