@@ -155,3 +155,14 @@ def test_an_index_stored_under_the_old_wrapper_name_still_opens(tmp_path: Path) 
             embedder=LlamaIndexEmbedder(WordHashEmbedding()),
             tagger=None,
         )
+
+
+def test_the_memory_block_imports_from_the_package() -> None:
+    """``from llama_index.retrievers.treehop import TreehopMemoryBlock`` (as
+    ``from langchain_treehop import TreehopContextMiddleware``) was an ``ImportError``: the
+    block lived only in ``.memory_block``."""
+    import llama_index.retrievers.treehop as pkg
+    from llama_index.retrievers.treehop.memory_block import TreehopMemoryBlock
+
+    assert pkg.TreehopMemoryBlock is TreehopMemoryBlock
+    assert "TreehopMemoryBlock" in pkg.__all__
