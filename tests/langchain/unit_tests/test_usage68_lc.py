@@ -132,3 +132,18 @@ def test_an_index_stored_under_the_old_wrapper_name_still_opens(tmp_path: Path) 
             embedder=LangChainEmbedder(WordHashEmbeddings()),
             tagger=None,
         )
+
+
+def test_the_retriever_takes_its_client_first(store: TreehopVectorStore) -> None:
+    """``TreehopRetriever(client, k=1)`` as LlamaIndex's ``TreehopRetriever(client, ...)`` and
+    ``TreehopVectorStore(client)`` take it; it was pydantic's bare ``TypeError: BaseModel.
+    __init__() takes 1 positional argument but 2 were given``."""
+    client = store.client
+    first = TreehopRetriever(client, k=1, content_field="content")
+    by_name = TreehopRetriever(client=client, k=1, content_field="content")
+    assert first.client is client and first.k == 1
+    assert [d.page_content for d in first.invoke("backups")] == [
+        d.page_content for d in by_name.invoke("backups")
+    ]
+    with pytest.raises(InvalidQueryError, match="client is given twice"):
+        TreehopRetriever(client, client=client)
