@@ -40,6 +40,18 @@ def default_name(embeddings: Embeddings) -> str:
     return f"{base}:{model}" if model else base
 
 
+def _space_name(embeddings: Embeddings) -> str:
+    """The stored name of ``embeddings``' vector space: a :class:`TreehopEmbeddings` is the
+    treehop embedder it wraps, so its embedder's own name (the offline MiniLM's
+    ``minilm-l6-v2-int8-onnx``); any other model :func:`default_name`. Why:
+    ``LangChainEmbedder(TreehopEmbeddings())`` stored ``langchain:TreehopEmbeddings:...`` for
+    the default model's vectors, so ``Treehop(path)``, the CLI and the MCP server refused the
+    index it built ("would mix vector spaces"), and it refused an index they built."""
+    if isinstance(embeddings, TreehopEmbeddings):
+        return embeddings.embedder.name
+    return default_name(embeddings)
+
+
 class LangChainEmbedder:
     """Wraps a LangChain ``Embeddings`` in treehop's :class:`~treehop.embedders.base.Embedder`.
 
@@ -68,8 +80,14 @@ class LangChainEmbedder:
             raise InvalidQueryError(f"dimension must be a positive integer, got {dimension!r}")
         self.embeddings = embeddings
         register_object_secrets(embeddings)  # its errors may echo its key (_errors redacts)
-        self.name: str = name or default_name(embeddings)
+        self.name: str = name or _space_name(embeddings)
         """The identifier stored with the index (one per vector space)."""
+        self.former_names: tuple[str, ...] = (
+            (default_name(embeddings),)
+            if name is None and isinstance(embeddings, TreehopEmbeddings)
+            else ()
+        )
+        """Names this vector space was stored under before (an index built then still opens)."""
         self._dimension = dimension or 0
 
     @property

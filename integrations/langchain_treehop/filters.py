@@ -118,6 +118,27 @@ def _mongo(spec: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
     return parts[0] if len(parts) == 1 else {"op": "and", "conds": parts}
 
 
+_DICT_EXAMPLE = (
+    'a dict such as {"source": "a.md"} or {"start_index": {"$lt": 800}} '
+    "($eq $ne $gt $gte $lt $lte $in $nin $exists $between, $and / $or) or treehop's filter DSL"
+)
+
+
+def _not_a_dict(spec: object) -> str:
+    """The refusal of a filter that is not a dict. Why a callable is named: LangChain's own
+    ``InMemoryVectorStore`` takes ``filter=lambda doc: ...`` (a Python predicate over each
+    ``Document``), so a user swapping stores in brings one; "got function" did not say that
+    treehop's filters run inside the tree search (and in Milvus / VikingDB), where a Python
+    predicate cannot, nor what to write instead."""
+    if callable(spec):
+        return (
+            f"filter must be {_DICT_EXAMPLE}, got a callable ({type(spec).__name__}): "
+            "a Python predicate, as InMemoryVectorStore takes, cannot run inside treehop's "
+            "tree search; write the condition as such a dict"
+        )
+    return f"filter must be {_DICT_EXAMPLE}, got {type(spec).__name__}"
+
+
 def to_treehop_filter(spec: Mapping[str, Any] | MetadataFilter | None) -> dict[str, Any] | None:
     """A LangChain ``filter`` (MongoDB style or treehop DSL) as a validated treehop DSL dict."""
     if spec is None:
@@ -125,7 +146,7 @@ def to_treehop_filter(spec: Mapping[str, Any] | MetadataFilter | None) -> dict[s
     if isinstance(spec, MetadataFilter):
         return dict(spec.spec)
     if not isinstance(spec, Mapping):
-        raise InvalidFilterError(f"filter must be a dict, got {type(spec).__name__}")
+        raise InvalidFilterError(_not_a_dict(spec))
     if not spec:
         return None
     out = dict(spec) if "op" in spec else _mongo(spec)

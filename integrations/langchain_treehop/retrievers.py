@@ -397,6 +397,17 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     """The key for ``llm_model``; read from ``TREEHOP_LLM_API_KEY`` or ``OPENAI_API_KEY`` when
     not given. Never shown in ``repr``."""
 
+    def __init__(self, client: RetrieverClient | None = None, /, **data: Any) -> None:
+        """Keyword fields as in any LangChain retriever; the client may also come first,
+        ``TreehopRetriever(Treehop("./index"), k=5)``, as LlamaIndex's ``TreehopRetriever``
+        and this package's ``TreehopVectorStore`` take it. Why: that call was pydantic's
+        bare ``TypeError: BaseModel.__init__() takes 1 positional argument``."""
+        if client is not None:
+            if "client" in data:
+                raise InvalidQueryError("client is given twice (first and as client=)")
+            data["client"] = client
+        super().__init__(**data)
+
     @model_validator(mode="before")
     @classmethod
     def _merge_search_kwargs(cls, data: Any) -> Any:

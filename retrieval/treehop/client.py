@@ -343,7 +343,11 @@ class AsyncTreehop:
             return
         meta = self.store.meta
         stored = meta.get("embedder")
-        if stored and stored != self.embedder.name and len(self.store) > 0:
+        # An embedder may list ``former_names``: names an earlier release stored for the same
+        # vector space (the framework wrappers of treehop's own embedder, renamed at stop 61).
+        # Such an index opens; the current name is stored with its next write.
+        former = getattr(self.embedder, "former_names", ())
+        if stored and stored != self.embedder.name and stored not in former and len(self.store) > 0:
             raise EmbeddingError(
                 f"this index was built with embedder {stored!r}; "
                 f"opening it with {self.embedder.name!r} would mix vector spaces"

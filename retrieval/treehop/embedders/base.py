@@ -16,7 +16,11 @@ Vectors = npt.NDArray[np.float32]
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns texts into vectors. Rows must be L2-normalised so that dot product is cosine."""
+    """Turns texts into vectors. Rows must be L2-normalised so that dot product is cosine.
+
+    An embedder may also have ``former_names`` (a tuple of strings): names an index stored
+    for this same vector space before ``name`` was chosen; such an index opens (and stores
+    ``name`` with its next write) instead of being refused as another model's."""
 
     @property
     def name(self) -> str:

@@ -1,4 +1,6 @@
-"""LlamaIndex integration of treehop: retriever, query engine, model adapters, ingest.
+"""LlamaIndex integration of treehop: retriever, query engine, model adapters, ingest, and the
+``Memory`` block (exported here as LangChain's middleware is from ``langchain_treehop``: the
+first import a user tries).
 
 Importable as ``llama_index.retrievers.treehop`` (a namespace package next to
 ``llama_index.core``), installed with the ``llamaindex`` extra
@@ -18,6 +20,7 @@ from .events import (
 )
 from .filters import TreehopFilterArgs, to_treehop_filters
 from .ingest import aadd_documents, add_documents
+from .memory_block import TreehopMemoryBlock
 from .nodes import EXCLUDED_EMBED_KEYS, EXCLUDED_LLM_KEYS
 from .prompts import INTENT_PROMPT_KEY
 from .query_engine import TreehopQueryEngine
@@ -34,6 +37,7 @@ __all__ = [
     "TreehopEmbedding",
     "TreehopFilterArgs",
     "TreehopGlobalSearchEvent",
+    "TreehopMemoryBlock",
     "TreehopQueryEngine",
     "TreehopQueryPlanEvent",
     "TreehopRerankFallbackEvent",

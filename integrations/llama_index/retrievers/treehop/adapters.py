@@ -60,7 +60,17 @@ class LlamaIndexEmbedder(BaseEmbedder):
             raise EmbeddingError(f"dimension must be positive, got {dimension}")
         self.embed_model = embed_model
         register_object_secrets(embed_model)  # the client's guard redacts its errors
-        self.name = name or f"llamaindex:{type(embed_model).__name__}:{embed_model.model_name}"
+        # A TreehopEmbedding is the treehop embedder it wraps: its vectors are that embedder's,
+        # so the index stores that embedder's name. Why: ``LlamaIndexEmbedder(TreehopEmbedding())``
+        # (docs/llamaindex.md's own example) stored ``llamaindex:TreehopEmbedding:...`` for the
+        # default model's vectors, and ``Treehop(path)``, the CLI and the MCP server refused
+        # the index it built ("would mix vector spaces"), as it refused theirs.
+        own = f"llamaindex:{type(embed_model).__name__}:{embed_model.model_name}"
+        inner = embed_model.embedder if isinstance(embed_model, TreehopEmbedding) else None
+        treehops = name is None and inner is not None
+        self.name = name or (inner.name if inner is not None else own)
+        # (the name stored before: an index built with it still opens; renamed at its next write)
+        self.former_names: tuple[str, ...] = (own,) if treehops else ()
         self.dimension = dimension or 0
 
     def _finish(self, rows: Sequence[Sequence[float]], expected: int) -> Vectors:

@@ -451,10 +451,13 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         top_k = query.similarity_top_k
         # 0 is "no limit" in LlamaIndex's own stores (``SimpleVectorStore``, its MMR: ``top_k
         # or len(embeddings)``; ``VectorStoreIndex.as_retriever(similarity_top_k=0)`` returns
-        # every node): here, as many as one search returns (MAX_LIMIT).
+        # every node): here, as many as one search returns (MAX_LIMIT). So is ``None``
+        # (``VectorStoreQuery(similarity_top_k=None)``, ``as_retriever(similarity_top_k=None)``):
+        # ``SimpleVectorStore`` returns every node for it, and it was refused here as "must be
+        # an integer".
         k = (
             MAX_LIMIT
-            if top_k == 0 and type(top_k) is int
+            if top_k is None or (top_k == 0 and type(top_k) is int)
             else await self._index.checked_k(
                 top_k,
                 "similarity_top_k",
