@@ -3,16 +3,25 @@ Each test fails on 99b45f6 (main before this round)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 from langchain_core.messages import ChatMessage
 from langchain_core.messages.utils import _create_message_from_message_type
 
 from treehop import InvalidQueryError, Treehop
+from treehop.errors import EmbeddingError, TreehopError
+from treehop.ingest.records import add_records
+from treehop.models import Node
+from treehop.stores.base import Scope, VectorStore
+from treehop.stores.embedded import EmbeddedStore
+from treehop.tagging.base import NodeTags
+from treehop.tagging.ingest import IngestTagger
 
-from treehop_test_doubles import indexed_kb
+from treehop_test_doubles import BagOfWordsEmbedder, indexed_kb, store_leaf, unit_vectors
 
 # LangChain's own reading of a role string (langchain_core.messages.utils
 # _create_message_from_message_type, behind convert_to_messages): the message type it builds
@@ -67,3 +76,182 @@ def test_an_unknown_role_is_refused_naming_it(client: Treehop, role: object) -> 
         )
     assert repr(role) in str(ei.value) if isinstance(role, str) else "int" in str(ei.value)
     assert len(client.store) == nodes  # nothing written
+
+
+# ------------------------------------------------- 2. a failed write, in memory as on disk
+
+
+class FlakyEmbedder(BagOfWordsEmbedder):
+    """Raises on its ``fail_at``-th call counted from :meth:`arm` (a model's outage)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fail_at: int | None = None
+        self.armed = 0
+
+    def arm(self, fail_at: int | None) -> None:
+        self.fail_at, self.armed = fail_at, 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self.fail_at is not None:
+            self.armed += 1
+            if self.armed == self.fail_at:
+                raise EmbeddingError("model outage")
+        return super().embed(texts)
+
+
+class FlakyTagger:
+    """The default keyword tagger, raising on its ``fail_at``-th ``tag_nodes`` call."""
+
+    def __init__(self) -> None:
+        self.inner = IngestTagger()
+        self.fail_at: int | None = None
+        self.armed = 0
+
+    def arm(self, fail_at: int | None) -> None:
+        self.fail_at, self.armed = fail_at, 0
+
+    def tag_nodes(
+        self, nodes: Sequence[Node], store: VectorStore, new_texts: Sequence[str] | None = None
+    ) -> dict[str, NodeTags]:
+        if self.fail_at is not None:
+            self.armed += 1
+            if self.armed == self.fail_at:
+                raise InvalidQueryError("tagger failed")
+        return self.inner.tag_nodes(nodes, store, new_texts)
+
+    def refit(self, store: VectorStore) -> None:
+        self.inner.refit(store)
+
+
+def _tree(root: Path) -> Path:
+    for i in range(6):
+        f = root / f"s{i % 2}" / f"f{i}.md"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(f"# File {i}\n\n" + f"apples pears notes {i} " * 40, encoding="utf-8")
+    return root
+
+
+def _state(th: Treehop) -> tuple[int, dict[str, tuple[str, bytes]], list[list[str]]]:
+    """Count, every node (its JSON: id, text, tags, ...) and vector by URI, and what three
+    hybrid finds answer (the BM25 side and the dense side after the write)."""
+    nodes = list(th.store.iter_nodes(None))
+    vecs = np.asarray(th.store.get_vectors([n.uri for n in nodes]), np.float32)
+    by_uri = {n.uri: (n.model_dump_json(), v.tobytes()) for n, v in zip(nodes, vecs, strict=True)}
+    finds = [
+        [c.uri for c in th.find(q, limit=10).contexts()]
+        for q in ("apples 3", "plums", "kiwis notes")
+    ]
+    return len(th.store), by_uri, finds
+
+
+WRITES: dict[str, Any] = {
+    "directory": lambda th, src: th.add_resource(src / "s1", target_uri="viking://resources/s1"),
+    "remove": lambda th, src: th.remove("viking://resources/s0/f0.md"),
+    "text": lambda th, src: th.add_resource(
+        "kiwis and plums", target_uri="viking://resources/s0/new.md", is_text=True
+    ),
+    "memory": lambda th, src: th.remember("The user likes kiwis.", name="kiwi"),
+    "records": lambda th, src: add_records(
+        th, [(f"record {i} kiwis plums", {"source": f"r/{i}.txt"}) for i in range(30)]
+    ),
+}
+
+
+@pytest.mark.parametrize("where", ["memory", "disk"])
+@pytest.mark.parametrize("write", sorted(WRITES))
+@pytest.mark.parametrize("fail", ["embedder-1", "embedder-2", "embedder-3", "tagger-2"])
+def test_a_write_failing_midway_leaves_the_store_as_it_was(
+    tmp_path: Path, where: str, write: str, fail: str
+) -> None:
+    # 99b45f6: in memory a write that failed after its first store write kept what it wrote
+    # (a directory ingest's first file, a remove without its folder's new summary, a
+    # memory without its folder); on disk the same write left the index as it was
+    src = _tree(tmp_path / "src")
+    emb, tagger = FlakyEmbedder(), FlakyTagger()
+    path = tmp_path / "idx" if where == "disk" else None
+    with Treehop(path, embedder=emb, tagger=tagger, reader_processes=0) as th:
+        th.add_resource("seed text about plums", target_uri="viking://resources/seed.md")
+        th.add_resource(src / "s0", target_uri="viking://resources/s0")
+        before = _state(th)
+        who, n = fail.split("-")
+        (emb if who == "embedder" else tagger).arm(int(n))
+        try:
+            WRITES[write](th, src)
+        except TreehopError:
+            failed = True
+        else:
+            failed = False
+        emb.arm(None)
+        tagger.arm(None)
+        if failed:
+            assert _state(th) == before
+            # the store takes the same write afterwards (the failed write's rows reused)
+            WRITES[write](th, src)
+        after = _state(th)
+    with Treehop(None, embedder=FlakyEmbedder(), tagger=FlakyTagger()) as control:
+        control.add_resource("seed text about plums", target_uri="viking://resources/seed.md")
+        control.add_resource(src / "s0", target_uri="viking://resources/s0")
+        WRITES[write](control, src)
+        expected = _state(control)
+    assert after[0] == expected[0] and sorted(after[1]) == sorted(expected[1])
+    assert after[2] == expected[2]
+
+
+def _leaves(start: int, n: int, word: str) -> list[Node]:
+    return [
+        store_leaf(f"viking://resources/d/n{i}.md", f"{word} note {i} w{i % 7}")
+        for i in range(start, start + n)
+    ]
+
+
+def _hits(store: EmbeddedStore, q: np.ndarray) -> list[tuple[list[str], list[float]]]:
+    out = []
+    for text in ("apples", "kiwis", "w3 note"):
+        hits = store.search(q, Scope(), 20, query_text=text, dense_weight=0.5)
+        out.append(([h.node.uri for h in hits], [round(h.score, 6) for h in hits]))
+    return out
+
+
+@pytest.mark.parametrize("case", ["graph", "compaction", "first-write"])
+def test_discard_unsaved_in_memory_undoes_graph_bm25_and_compaction(case: str) -> None:
+    # the store's side of the rollback: a graph grown over the discarded rows, an in-memory
+    # compaction (rows renumbered) and the very first write (no dimension yet) undone, then
+    # new rows written where the discarded ones were answer as on a store that never failed
+    def build() -> EmbeddedStore:
+        store = EmbeddedStore(ann_min_rows=None if case != "graph" else 20)
+        store.ann_catch_up = 1
+        if case != "first-write":
+            n = 1500 if case == "compaction" else 60
+            store.upsert(_leaves(0, n, "apples"), unit_vectors(n, seed=1))
+            store.save()
+        return store
+
+    store, control = build(), build()
+    q = unit_vectors(1, seed=9)[0]
+    if case == "graph":
+        assert store.wait_ann(30)
+    before = ([n.model_dump_json() for n in store.iter_nodes()], len(store), _hits(store, q))
+    if case == "compaction":  # 1,400 dead rows past the live ones: the store compacts
+        store.delete([f"viking://resources/d/n{i}.md" for i in range(100, 1500)])
+        assert store._snap.epoch > control._snap.epoch
+    store.upsert(_leaves(5000, 40, "pears"), unit_vectors(40, seed=2))
+    store.delete(["viking://resources/d/n3.md"])
+    if case == "graph":
+        assert store.wait_ann(30) and store._ann is not None and store._ann.upto > 60
+    stale = store.get(["viking://resources/d/n5000.md"])  # (a discarded row read: cached)
+    assert stale[0] is not None
+    assert store.discard_unsaved() is True
+    if case == "graph":  # no graph over rows the next write reuses
+        assert store._ann is None or store._ann.upto <= 60
+    after = ([n.model_dump_json() for n in store.iter_nodes()], len(store), _hits(store, q))
+    assert after == before
+    assert store.dimension == control.dimension
+    for s in (store, control):  # the same write where the discarded rows were
+        s.upsert(_leaves(9000, 30, "kiwis"), unit_vectors(30, seed=3))
+        if case == "graph":
+            assert s.wait_ann(30)
+    assert sorted(store.iter_uris()) == sorted(control.iter_uris())
+    kiwi = "viking://resources/d/n9000.md"
+    assert store.get([kiwi]) == control.get([kiwi])  # (not the discarded row's node)
+    assert _hits(store, q) == _hits(control, q)
