@@ -3,17 +3,27 @@ Each test fails on 99b45f6 (main before this round)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.messages import ChatMessage
 from langchain_core.messages.utils import _create_message_from_message_type
+from llama_index.core.vector_stores.types import FilterCondition, MetadataFilters
+from llama_index.core.vector_stores.types import MetadataFilter as MetadataFilter_
 
+from langchain_treehop import TreehopRetriever
+from langchain_treehop.documents import SOURCE
+from llama_index.retrievers.treehop import TreehopRetriever as LITreehopRetriever
+from llama_index.retrievers.treehop.nodes import SHOWN_FIELDS
 from treehop import InvalidQueryError, Treehop
-from treehop.errors import EmbeddingError, TreehopError
+from treehop.errors import EmbeddingError, InvalidFilterError, TreehopError
+from treehop.filters import MetadataFilter, ShownField, show_fields
 from treehop.ingest.records import add_records
 from treehop.models import Node
 from treehop.stores.base import Scope, VectorStore
@@ -255,3 +265,147 @@ def test_discard_unsaved_in_memory_undoes_graph_bm25_and_compaction(case: str) -
     kiwi = "viking://resources/d/n9000.md"
     assert store.get([kiwi]) == control.get([kiwi])  # (not the discarded row's node)
     assert _hits(store, q) == _hits(control, q)
+
+
+# ------------------------------------------------------------- 3. shown-key filters
+
+
+def _per_leaf(spec: Any, shown: Sequence[ShownField]) -> Any:
+    """The rewrite of 99b45f6: each leaf on a shown key by :meth:`ShownField.rewrite`."""
+    by_key = {s.key: s for s in shown}
+
+    def walk(node: Any) -> Any:
+        if node.get("op") in {"and", "or"}:
+            return {**node, "conds": [walk(c) for c in node["conds"]]}
+        f = by_key.get(str(node.get("field")))
+        return node if f is None or node.get("op") == "time" else f.rewrite(node)
+
+    return walk(spec)
+
+
+_FIELDS = ["source", "source_path", "file_name", "file_path", "name", "team"]
+_VALUES = st.sampled_from([None, "", "a", "b", 3, 7, [], ["a", "b"]])
+_LEAVES = st.one_of(
+    st.builds(
+        lambda op, f, conds: {"op": op, "field": f, "conds": conds},
+        st.sampled_from(["must", "must_not"]),
+        st.sampled_from(_FIELDS),
+        st.lists(st.sampled_from(["a", "b", 3]), min_size=1, max_size=2),
+    ),
+    st.builds(
+        lambda op, f: {"op": op, "field": f},
+        st.sampled_from(["empty", "not_empty"]),
+        st.sampled_from(_FIELDS),
+    ),
+    st.builds(
+        lambda op, f, lo: {"op": op, "field": f, "gte": lo},
+        st.sampled_from(["range", "range_out"]),
+        st.sampled_from(_FIELDS),
+        st.integers(0, 8),
+    ),
+)
+_SPECS = st.recursive(
+    _LEAVES,
+    lambda inner: st.builds(
+        lambda op, conds: {"op": op, "conds": conds},
+        st.sampled_from(["and", "or"]),
+        st.lists(inner, min_size=1, max_size=4),
+    ),
+    max_leaves=12,
+)
+_SHOWN_SETS = {
+    "langchain": (SOURCE,),
+    "llamaindex": SHOWN_FIELDS,
+    "mixed": (SOURCE, *SHOWN_FIELDS),  # two conditions: still rewritten leaf by leaf
+}
+
+
+# every combination of missing / empty / two values on the keys the cases read
+_GRID = [
+    dict(zip(_FIELDS[:5], values, strict=True)) | {"team": 3}
+    for values in itertools.product([None, "", "a", "b"], repeat=5)
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    spec=_SPECS,
+    shown=st.sampled_from(sorted(_SHOWN_SETS)),
+    docs=st.lists(st.fixed_dictionaries({f: _VALUES for f in _FIELDS}), max_size=8),
+)
+def test_the_smaller_rewrite_matches_what_the_per_leaf_rewrite_matched(
+    spec: dict[str, Any], shown: str, docs: list[dict[str, Any]]
+) -> None:
+    fields = _SHOWN_SETS[shown]
+    old = MetadataFilter(spec=_per_leaf(spec, fields))
+    new = MetadataFilter.parse(show_fields(spec, fields))
+    assert new is not None
+    for md in [*_GRID, *docs]:
+        md = {k: v for k, v in md.items() if v is not None}
+        assert new.matches(md) == old.matches(md), (spec, md)
+
+
+def _size(spec: Any) -> tuple[int, int]:
+    """(objects, depth) of a DSL filter."""
+    if spec.get("op") in {"and", "or"}:
+        parts = [_size(c) for c in spec["conds"]]
+        return 1 + sum(p[0] for p in parts), 1 + max(p[1] for p in parts)
+    return 1, 1
+
+
+def test_the_rewrite_of_many_shown_leaves_stays_about_twice_the_filter() -> None:
+    # 99b45f6: 12 objects a `source` leaf (16 a LlamaIndex file_name one): 84 `source`
+    # leaves in an $or crossed the DSL's 1,000 objects. Now the filter once per case
+    spec = {
+        "op": "or",
+        "conds": [{"op": "must", "field": "source", "conds": [f"x{i}"]} for i in range(300)],
+    }
+    objects, depth = _size(show_fields(spec, (SOURCE,)))
+    assert objects <= 2 * 301 + 10 and depth <= 2 + 2
+    li = {
+        "op": "or",
+        "conds": [{"op": "must", "field": "file_name", "conds": [f"x{i}"]} for i in range(300)],
+    }
+    assert _size(show_fields(li, SHOWN_FIELDS))[0] <= 2 * 301 + 12
+
+
+def _lc_nested(levels: int) -> dict[str, Any]:
+    f: dict[str, Any] = {"source": "beta"}
+    for i in range(levels):
+        f = {"$and": [f, {"source": {"$ne": f"x{i}"}}]}
+    return f
+
+
+def test_a_langchain_filter_crossing_the_bounds_by_its_rewrite_is_refused_at_construction(
+    client: Treehop,
+) -> None:
+    # 99b45f6: accepted at construction, refused at the first invoke
+    many = {"$or": [{"source": f"x{i}"} for i in range(600)]}
+    for spec in (many, _lc_nested(31)):
+        with pytest.raises(ValueError, match="shown key\\(s\\) 'source'") as err:
+            TreehopRetriever(client=client, metadata_filter=spec)
+        assert "within the filter's bounds as written" in str(err.value)
+    # 300 `source` leaves: refused before (84 reached the bound), answered now
+    r = TreehopRetriever(
+        client=client, metadata_filter={"$or": [{"source": f"x{i}"} for i in range(300)]}
+    )
+    assert r.invoke("rotate keys") == []
+
+
+def test_a_llamaindex_filter_crossing_the_bounds_by_its_rewrite_is_refused_at_construction(
+    client: Treehop,
+) -> None:
+    many = MetadataFilters(
+        filters=[MetadataFilter_(key="file_name", value=f"x{i}") for i in range(600)],
+        condition=FilterCondition.OR,
+    )
+    with pytest.raises(InvalidFilterError, match="shown key\\(s\\) 'file_name'"):
+        LITreehopRetriever(client=client, filters=many)
+    r = LITreehopRetriever(client=client)
+    with pytest.raises(InvalidFilterError, match="shown key\\(s\\) 'file_name'"):
+        r.filters = many
+    ok = MetadataFilters(
+        filters=[MetadataFilter_(key="file_name", value=f"x{i}") for i in range(300)],
+        condition=FilterCondition.OR,
+    )
+    assert LITreehopRetriever(client=client, filters=ok).retrieve("rotate keys") == []

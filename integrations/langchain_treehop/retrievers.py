@@ -495,6 +495,16 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         self.client = self._open(self._opening_args())
         return self
 
+    @model_validator(mode="after")
+    def _check_shown_filter(self) -> TreehopRetriever:
+        """The filter as the search will read it (a filter on ``source`` on the value each
+        Document shows: :func:`~treehop.filters.show_fields`), checked at construction. Why
+        (helper leftovers61): a filter within the DSL's bounds whose rewrite crossed them
+        was accepted here and refused at the first ``invoke``."""
+        if self.client is not None and not is_knowledge_source(self.client):
+            show_fields(self.metadata_filter, (SOURCE,))
+        return self
+
     def _open(self, args: tuple[Any, ...]) -> AsyncTreehop:
         """A client on ``path`` built from this retriever's opening arguments ``args``."""
         client = AsyncTreehop(
