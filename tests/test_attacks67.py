@@ -83,14 +83,22 @@ def test_a_shown_key_filter_crossing_the_bounds_only_by_its_rewrite_says_so(
             "kubernetes rollback"
         )
     ] == ["beta"]
-    # 85 leaves (86 objects), 32 levels: within the DSL's bounds as written
-    for spec in ({"$or": [{"source": f"x{i}"} for i in range(85)]}, _nested(31)):
-        r = TreehopRetriever(client=lc_client, metadata_filter=spec)
-        with pytest.raises(InvalidFilterError) as err:
-            r.invoke("kubernetes rollback")
+    # 600 leaves (601 objects), 32 levels: within the DSL's bounds as written (85 leaves
+    # crossed them before helper leftovers61's smaller rewrite; now answered), refused at
+    # construction since then (pydantic's ValidationError, a ValueError, with the message)
+    r = TreehopRetriever(
+        client=lc_client, metadata_filter={"$or": [{"source": f"x{i}"} for i in range(85)]}
+    )
+    assert r.invoke("kubernetes rollback") == []
+    for spec in ({"$or": [{"source": f"x{i}"} for i in range(600)]}, _nested(31)):
+        with pytest.raises(ValueError) as err:
+            TreehopRetriever(client=lc_client, metadata_filter=spec)
         msg = str(err.value)
         assert "shown key(s) 'source'" in msg and "'source_path'" in msg, msg
         assert "within the filter's bounds as written" in msg
+        r = TreehopRetriever(client=lc_client)  # a call's own filter: refused at the call
+        with pytest.raises(InvalidFilterError, match="within the filter's bounds as written"):
+            r.invoke("kubernetes rollback", metadata_filter=spec)
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,13 @@ from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_cu
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+)
 from langchain_core.retrievers import BaseRetriever, LangSmithRetrieverParams
 from langchain_core.runnables import RunnableConfig
 from langchain_core.utils import secret_from_env
@@ -61,6 +67,7 @@ from treehop.errors import InvalidQueryError, InvalidURIError, TreehopError
 from treehop.filters import show_fields
 from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
+from treehop.memory import message_role
 from treehop.postprocess import group_chunks
 from treehop.search_options import SearchKwargs
 from treehop.stage_events import stage_events
@@ -497,6 +504,16 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             raise InvalidQueryError("TreehopRetriever needs client=... or path=...")
         kit.check_index_exists(self.path, "TreehopRetriever")
         self.client = self._open(self._opening_args())
+        return self
+
+    @model_validator(mode="after")
+    def _check_shown_filter(self) -> TreehopRetriever:
+        """The filter as the search will read it (a filter on ``source`` on the value each
+        Document shows: :func:`~treehop.filters.show_fields`), checked at construction. Why
+        (helper leftovers61): a filter within the DSL's bounds whose rewrite crossed them
+        was accepted here and refused at the first ``invoke``."""
+        if self.client is not None and not is_knowledge_source(self.client):
+            show_fields(self.metadata_filter, (SOURCE,))
         return self
 
     def _open(self, args: tuple[Any, ...]) -> AsyncTreehop:
@@ -957,10 +974,12 @@ async def _search(client: AsyncTreehop, query: str, opts: TreehopRetrievalOption
     """``search()`` with the conversation: ``session_id``, or ``chat_history`` as a throw-away
     session that is deleted afterwards so chat histories do not pile up in the index."""
     temp: str | None = None
+    # (read before the session is made: a refused role leaves nothing to delete)
+    history = _history_messages(opts.chat_history) if opts.chat_history else []
     try:
         if opts.chat_history:
             temp = await client.create_session()
-            for role, content in _history_messages(opts.chat_history):
+            for role, content in history:
                 await client.add_message(temp, role, content)
         return await client.search(
             query,
@@ -977,16 +996,22 @@ def _history_messages(history: Sequence[BaseMessage]) -> list[tuple[str, str]]:
     """LangChain messages as (role, text) for a treehop session; tool traffic is skipped.
 
     Tool calls and tool results are the agent's plumbing, not the conversation the planner
-    should read; empty messages carry nothing.
+    should read; empty messages carry nothing. A ``ChatMessage`` is read by its ``role`` as
+    LangChain reads one (``human``, ``ai``, ``developer``, ``function``: ``ROLE_ALIASES``); it
+    was dropped whatever its role, and an unknown role is refused rather than dropped.
     """
     out: list[tuple[str, str]] = []
-    for m in history:
+    for i, m in enumerate(history):
         if isinstance(m, HumanMessage):
             role = "user"
         elif isinstance(m, AIMessage):
             role = "assistant"
         elif isinstance(m, SystemMessage):
             role = "system"
+        elif isinstance(m, ChatMessage):
+            role = message_role(m.role, f"chat_history[{i}]")
+            if role == "tool":
+                continue
         else:
             continue
         text = m.text.strip()

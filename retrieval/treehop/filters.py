@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -370,48 +370,97 @@ class ShownField:
 def show_fields(
     spec: Mapping[str, Any] | None, shown: Sequence[ShownField]
 ) -> Mapping[str, Any] | None:
-    """``spec`` with every leaf on a shown key rewritten by :meth:`ShownField.rewrite`
-    (the same filter when it names none). The rewrite adds two levels and 12 to 16 objects
-    per such leaf.
+    """``spec`` evaluated on the shown value of every shown key it names (the same filter
+    when it names none).
+
+    When the shown keys it names share one condition (LangChain's ``source``; LlamaIndex's
+    ``file_name`` and ``file_path``, both ``over`` the same keys ``when`` the same key), the
+    whole filter is written once per case: ``or(and(<the stored keys are shown>, spec),
+    and(<the fallbacks are shown>, spec with those keys renamed to their fallbacks))``,
+    about twice the filter's objects and two levels more, whatever the number of leaves.
+    Each leaf is evaluated on the same field as :meth:`ShownField.rewrite` evaluates it in
+    each case, so the matches are the same. Why (helper leftovers61): the rewrite of each
+    leaf (:meth:`ShownField.rewrite`, 12 to 16 objects a leaf) took 84 ``source`` leaves
+    past the DSL's 1,000 objects. Shown keys of several conditions (no integration has
+    them): each leaf rewritten.
 
     ``spec`` is validated first and the rewritten filter after, each a typed
     :class:`~treehop.errors.InvalidFilterError`. Why (helper attacks67): a hostile spec
     (nested 10,000 deep, ``conds`` not a list) raised ``RecursionError`` / ``TypeError``
-    here, and a filter within the DSL's bounds as written (31 levels, 84 ``source`` leaves
-    in an ``$or``) was refused at the search with "nested deeper than 32 levels" / "more
-    than 1000 objects", bounds the user's filter did not reach; the message now says that
-    the shown keys' rewrite crossed them and what to write instead."""
+    here, and a filter within the DSL's bounds as written was refused at the search with
+    "nested deeper than 32 levels" / "more than 1000 objects", bounds the user's filter did
+    not reach; the message says that the shown keys' rewrite crossed them and what to write
+    instead. The integrations call this at construction (helper leftovers61), so such a
+    filter is refused there, not at the first query."""
     if not spec or not shown:
         return spec
     MetadataFilter.parse(spec)
     by_key = {s.key: s for s in shown}
     named: dict[str, int] = {}
 
-    def walk(node: Mapping[str, Any]) -> Mapping[str, Any]:
-        if node.get("op") in {"and", "or"}:
-            return {**node, "conds": [walk(c) for c in node["conds"]]}
+    def on_shown(node: Mapping[str, Any]) -> ShownField | None:
         field = by_key.get(str(node.get("field")))
-        if field is None or node.get("op") == "time":
-            return node
-        named[field.key] = named.get(field.key, 0) + 1
-        return field.rewrite(node)
+        return None if field is None or node.get("op") == "time" else field
 
-    out = walk(spec)
-    if named:
-        try:
-            MetadataFilter.parse(out)
-        except InvalidFilterError as exc:
-            keys = ", ".join(
-                f"{k!r} ({n} {'leaf' if n == 1 else 'leaves'})" for k, n in sorted(named.items())
-            )
-            stored = sorted({s.fallback for s in shown if s.key in named})
-            raise InvalidFilterError(
-                f"this filter is within the filter's bounds as written, but it names the "
-                f"shown key(s) {keys}, and each such leaf is read as the stored key or its "
-                f"fallback (two more levels and up to 16 objects a leaf), which crosses them "
-                f"({exc}): put the values of one key in one leaf ($in), nest less, or filter "
-                f"on the stored key(s) {', '.join(map(repr, stored))} directly"
-            ) from None
+    def count(node: Mapping[str, Any]) -> None:
+        if node.get("op") in {"and", "or"}:
+            for c in node["conds"]:
+                count(c)
+        elif (field := on_shown(node)) is not None:
+            named[field.key] = named.get(field.key, 0) + 1
+
+    def walk(node: Mapping[str, Any], leaf: Callable[[ShownField, Mapping[str, Any]], Any]) -> Any:
+        if node.get("op") in {"and", "or"}:
+            return {**node, "conds": [walk(c, leaf) for c in node["conds"]]}
+        field = on_shown(node)
+        return node if field is None else leaf(field, node)
+
+    count(spec)  # (recursion within the DSL's 32 levels: spec is validated)
+    if not named:
+        return spec
+    cases = {(by_key[k].over, by_key[k].when) for k in named}
+    if len(cases) == 1:
+        ((over, when),) = cases
+        stays = {
+            "op": "or",
+            "conds": [
+                *({"op": "not_empty", "field": o} for o in over),
+                {"op": "empty", "field": when},
+            ],
+        }
+        falls = {
+            "op": "and",
+            "conds": [
+                *({"op": "empty", "field": o} for o in over),
+                {"op": "not_empty", "field": when},
+            ],
+        }
+        renamed = walk(spec, lambda f, leaf: {**leaf, "field": f.fallback})
+        out: Mapping[str, Any] = {
+            "op": "or",
+            "conds": [
+                {"op": "and", "conds": [stays, dict(spec)]},
+                {"op": "and", "conds": [falls, renamed]},
+            ],
+        }
+        how = "the filter written once for each: two more levels, twice the objects"
+    else:
+        out = walk(spec, lambda f, leaf: f.rewrite(leaf))
+        how = "each such leaf rewritten: two more levels and up to 16 objects a leaf"
+    try:
+        MetadataFilter.parse(out)
+    except InvalidFilterError as exc:
+        keys = ", ".join(
+            f"{k!r} ({n} {'leaf' if n == 1 else 'leaves'})" for k, n in sorted(named.items())
+        )
+        stored = sorted({s.fallback for s in shown if s.key in named})
+        raise InvalidFilterError(
+            f"this filter is within the filter's bounds as written, but it names the "
+            f"shown key(s) {keys}, and each is read as the stored key or its fallback "
+            f"({how}), which crosses them ({exc}): put the values of one key in one leaf "
+            f"($in), nest less, or filter on the stored key(s) "
+            f"{', '.join(map(repr, stored))} directly"
+        ) from None
     return out
 
 

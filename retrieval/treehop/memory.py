@@ -196,6 +196,31 @@ form of a tool's result) is a ``tool`` turn: it was stored as the user's words (
 attacks67). Duck-typed: the core imports no framework."""
 
 
+ROLE_ALIASES = {"human": "user", "ai": "assistant", "developer": "system", "function": "tool"}
+"""Role strings LangChain reads as one of :data:`ROLES` (``_create_message_from_message_type``,
+behind ``convert_to_messages``: ``human`` a ``HumanMessage``, ``ai`` an ``AIMessage``,
+``developer`` a ``SystemMessage``, ``function`` a ``FunctionMessage``: a tool's result).
+Why: ``ChatMessage(role="human")`` or ``{"role": "ai", ...}`` was refused though LangChain
+itself takes it (helper leftovers61). Case-sensitive, as LangChain is."""
+
+
+def message_role(role: object, where: str) -> str:
+    """``role`` as one of :data:`ROLES` (a :data:`ROLE_ALIASES` name mapped), else an
+    :class:`InvalidQueryError` naming it (its repr cut to 60 characters; a non-string by its
+    type, whose repr may be anything)."""
+    if isinstance(role, str):
+        role = ROLE_ALIASES.get(role, role)
+        if role in ROLES:
+            return role
+        shown = repr(role)[:60]
+    else:
+        shown = f"of type {type(role).__name__}"
+    raise InvalidQueryError(
+        f"{where}: role {shown} is not one of {', '.join(ROLES)} (or LangChain's "
+        f"{', '.join(ROLE_ALIASES)})"
+    )
+
+
 def _role_of(msg: Any) -> Any:
     role = _field(msg, "role")
     if role is None or role == "":
@@ -225,7 +250,8 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
 
     A message is a mapping (or an object with the same attributes, e.g. :class:`ChatMessage`)
     with ``content`` and optionally ``role`` (default ``user``; an object without one, such
-    as LangChain's ``HumanMessage`` / ``AIMessage``, by its ``type``: ``MESSAGE_TYPE_ROLES``),
+    as LangChain's ``HumanMessage`` / ``AIMessage``, by its ``type``: ``MESSAGE_TYPE_ROLES``;
+    LangChain's role names ``human``, ``ai``, ... mapped: ``ROLE_ALIASES``),
     ``speaker`` (default: the role), ``timestamp`` (default ``default_time``) and ``id``.
     """
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
@@ -262,9 +288,7 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
             raise InvalidQueryError(f"{where}: content longer than {MAX_TURN_CHARS} characters")
         # (only a missing or empty value takes the default: ``or`` took 0, False or [] too)
         role = _role_of(msg)
-        role = "user" if role is None or role == "" else role
-        if not isinstance(role, str) or role not in ROLES:
-            raise InvalidQueryError(f"{where}: role must be one of {', '.join(ROLES)}")
+        role = message_role("user" if role is None or role == "" else role, where)
         speaker = _field(msg, "speaker")
         speaker = role if speaker is None or speaker == "" else speaker
         if not isinstance(speaker, str) or not _speaker_ok(speaker.strip()):

@@ -510,9 +510,10 @@ def add_records(
     write, so a model that fails (an :class:`~treehop.errors.EmbeddingError`) leaves every
     store as it was; the writes then run under one lock and are committed by one save, and a
     failure after the first write (the summary or vector of a directory above the batch,
-    the store itself) reverts the embedded store on disk to the generation before the call.
-    An in-memory store or a remote engine (Milvus, VikingDB: written at once) keeps what was
-    written before such a late failure; re-adding the batch completes it.
+    the store itself) reverts the embedded store to the generation before the call (in
+    memory: to its state before the call). A remote engine (Milvus, VikingDB: written at
+    once) keeps what was written before such a late failure; re-adding the batch completes
+    it.
 
     ``batch_size`` (default None: the whole batch at once) writes the batch in parts of at
     most that many records, each part all or nothing as above, in the records' order (the
@@ -719,10 +720,10 @@ def _start_tagger_batch(client: AsyncTreehop) -> list[tagger_keys.IngestTagger]:
 
 
 def _revert(client: AsyncTreehop, taggers: Sequence[tagger_keys.IngestTagger]) -> bool:
-    """Undo a failed batch's uncommitted writes: the embedded store on disk goes back to
-    the generation committed before the call (what ``save`` does when a commit fails).
-    Returns False where the store cannot (in memory, or a remote engine, which write at
-    once: see :func:`add_records`)."""
+    """Undo a failed batch's uncommitted writes: the embedded store goes back to the
+    generation committed before the call (what ``save`` does when a commit fails; in memory,
+    its state at the last save). Returns False where the store cannot (a remote engine,
+    which writes at once: see :func:`add_records`)."""
     store = client.store
     # The batch's own counts are taken out of the keyword statistics; another writer's,
     # counted meanwhile, stay (putting back the blobs saved before the batch dropped them).

@@ -400,8 +400,8 @@ async def to_thread_to_the_end(fn: Callable[..., _T], /, *args: Any, **kwargs: A
 
 def _drop_unsaved(store: VectorStore) -> None:
     """After a write that raised (or was cancelled) under the write lock: drop what it wrote
-    and did not commit, and give back the index's ``LOCK`` (an embedded store on disk; other
-    stores write at once and keep what they wrote).
+    and did not commit, and give back the index's ``LOCK`` (an embedded store, on disk or in
+    memory; remote engines write at once and keep what they wrote).
 
     Why (helper attacks66): ``remove`` deletes, re-describes the folder above (an
     embedding: an ``await``), then saves. Stopped in between (cancelled, its embedder

@@ -394,6 +394,10 @@ class TreehopRetriever(BaseRetriever):
         source = getattr(self, "_source", None)
         if source is not None and (mapped.tags is not None or mapped.tags_all):
             raise InvalidFilterError(kit.source_refusal(source, "a 'tags' filter"))
+        if getattr(self, "_tree", None) is not None:
+            # (as the search will read it: here, not at the first query, a filter whose
+            # shown-key rewrite crosses the DSL's bounds is refused; helper leftovers61)
+            show_fields(mapped.filter, SHOWN_FIELDS)
         self._filters = value
         self._mapped: TreehopFilterArgs = mapped
 

@@ -45,7 +45,7 @@ from .layout import (
 )
 from .lexical_sync import _lex_undo, _lex_write
 from .manifest import _cleanup, _discard_uncommitted, _read_current, _remove, _write_manifest
-from .snapshot import _empty_snap, _Snap, _stored_parent, _Tail, _UriView
+from .snapshot import _UIDS, _empty_snap, _Snap, _stored_parent, _Tail, _UriView
 
 
 class _Writes(_StoreAttributes):
@@ -55,8 +55,11 @@ class _Writes(_StoreAttributes):
     def _begin_write(self, timeout: float | None = None) -> None:
         """Take the writer lock (once per commit; waiting up to ``timeout`` seconds, by
         default ``lock_timeout``) and catch up with the disk if another writer committed
-        since this store last read it."""
+        since this store last read it. In memory: remember the state to go back to (the
+        first write since the last save), as the last commit is on disk."""
         if self.path is None:
+            if self._mem_undo is None:
+                self._mem_undo = (self._snap, self._dim)
             return
         if self._flock is None:
             try:
@@ -320,8 +323,13 @@ class _Writes(_StoreAttributes):
         On failure (disk full, read-only directory, ...) the partial files are discarded, the
         store reverts to the last committed generation (so memory equals disk), the writer
         lock is released, and :class:`~treehop.errors.StoreError` is raised.
+
+        In memory: what is written so far is kept by a later :meth:`discard_unsaved` (the
+        commit point of a store without files).
         """
         if self.path is None:
+            with self._wlock:
+                self._mem_undo = None
             return
         with self._wlock:
             if not self._dirty and self._ann_unsaved():
@@ -349,17 +357,56 @@ class _Writes(_StoreAttributes):
 
     def discard_unsaved(self) -> bool:
         """Drop the writes not committed yet: the store goes back to its last committed
-        generation (what a failed ``save`` does). Returns whether it could: a store without a
-        path (in memory) has no committed state to go back to and keeps its writes.
+        generation (what a failed ``save`` does); in memory, to its state at the last
+        :meth:`save` (:meth:`_undo_in_memory`). Returns True (it always can).
 
         Why public: a caller that writes a batch in several steps before one ``save``
-        (``add_records``) undoes the steps already taken when a later one fails."""
+        (``add_records``) undoes the steps already taken when a later one fails. Why in
+        memory too: a write failing midway (its embedder, its tagger) kept the part it had
+        written there (a directory's first file, a remove without its folder's new summary)
+        while on disk it was rolled back (helper leftovers61)."""
         if self.path is None:
-            return False
+            with self._wlock:
+                self._undo_in_memory()
+            return True
         with self._wlock:
             if self._dirty:
                 self._abort()
         return True
+
+    def _undo_in_memory(self) -> None:
+        """Go back to the snapshot before the first write since the last save (rows are
+        immutable and appended: that snapshot is still whole; the next write overwrites the
+        rows past it). The BM25 index drops the rows written since and takes back the rows
+        deleted since; the graph, when it grew over rows past the old end, is rebuilt in the
+        background. The restored snapshot gets a new ``uid`` and ``epoch``: its row numbers
+        past the old end will name other nodes, so per-row caches and family stamps taken
+        from the discarded rows must not match. O(rows) numpy plus the changed rows' texts."""
+        undo, self._mem_undo = self._mem_undo, None
+        if undo is None:
+            return
+        old, dim = undo
+        cur = self._snap_v
+        if cur is old:
+            return
+        renumbered = cur.epoch != old.epoch  # (an in-memory compaction ran meanwhile)
+        if renumbered or cur.n > old.n:
+            self._ann_stop()  # (the worker must not publish a graph over the discarded rows)
+            if self._ann is not None and (renumbered or self._ann.upto > old.n):
+                self._ann = None
+        lex = self._lex
+        if lex is not None and renumbered:
+            self._lex = None  # (rebuilt from the node texts on first use)
+        elif lex is not None:
+            lex.delete(np.arange(old.n, cur.n, dtype=np.int64))
+            back = np.flatnonzero(old.alive[: old.n] & ~cur.alive[: old.n])
+            if back.size:
+                lex.upsert(back, [self._node(old, r).lexical_text() for r in back.tolist()])
+        self._node_cache.clear()
+        self._md_cache.clear()
+        self._snap = replace(old, uid=next(_UIDS), epoch=max(old.epoch, cur.epoch) + 1, cache={})
+        self._dim = dim
+        self._ann_kick()
 
     def _abort(self) -> None:
         assert self.path is not None
