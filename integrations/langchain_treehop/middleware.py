@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
@@ -37,7 +37,7 @@ from treehop import integration_kit as kit
 from treehop.context_assembly import TIERS, AssembledContext, Tier, check_budget
 from treehop.errors import InvalidQueryError, NotFoundError
 from treehop.integration_kit import TreehopClient
-from treehop.memory import check_id
+from treehop.memory import ROLE_ALIASES, check_id
 from treehop.search_options import SearchKwargs
 from treehop.validation import check_limit
 
@@ -53,10 +53,27 @@ def _text_of(message: BaseMessage) -> str:
     return message.text.strip() if hasattr(message, "text") else str(message.content).strip()
 
 
-def latest_user_message(messages: Sequence[BaseMessage]) -> HumanMessage | None:
-    """The last human message of the conversation, if any."""
+def _said_by(message: BaseMessage, role: str) -> bool:
+    """Whether ``message`` is a ``role`` turn (``user`` / ``assistant``): its class, or a
+    ``ChatMessage`` whose role LangChain reads so (``human`` / ``ai`` mapped).
+
+    Why: a ``ChatMessage(role="user")`` (or ``"human"``) is the user's turn to LangChain and
+    to :meth:`treehop.AsyncTreehop.add_messages`; the middleware looked for ``HumanMessage``
+    only, so such a turn got no context and was not recorded (left open by leftovers61)."""
+    if isinstance(message, HumanMessage):
+        return role == "user"
+    if isinstance(message, AIMessage):
+        return role == "assistant"
+    if isinstance(message, ChatMessage) and isinstance(message.role, str):
+        return ROLE_ALIASES.get(message.role, message.role) == role
+    return False
+
+
+def latest_user_message(messages: Sequence[BaseMessage]) -> BaseMessage | None:
+    """The last user message of the conversation (a ``HumanMessage``, or a ``ChatMessage``
+    whose role is ``user`` / ``human``), if any."""
     for m in reversed(messages):
-        if isinstance(m, HumanMessage):
+        if _said_by(m, "user"):
             return m
     return None
 
@@ -236,16 +253,14 @@ class TreehopContextMiddleware(AgentMiddleware):
 
     def _turn_messages(self, state: AgentState) -> list[dict[str, Any]] | None:
         messages: Sequence[BaseMessage] = state.get("messages", [])
-        human_at = max(
-            (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1
-        )
+        human_at = max((i for i, m in enumerate(messages) if _said_by(m, "user")), default=-1)
         if human_at < 0:
             return None
         answer = next(
             (
                 m
                 for m in reversed(messages[human_at + 1 :])
-                if isinstance(m, AIMessage) and _text_of(m) and not m.tool_calls
+                if _said_by(m, "assistant") and _text_of(m) and not getattr(m, "tool_calls", None)
             ),
             None,
         )

@@ -162,3 +162,41 @@ def test_invalid_settings_are_refused(client: Treehop) -> None:
             TreehopContextMiddleware(client, **kw)
     with pytest.raises(InvalidQueryError):
         TreehopContextMiddleware(object())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("role", ["human", "user"])
+def test_a_chat_message_of_the_user_gets_context_and_is_recorded(
+    client: Treehop, role: str
+) -> None:
+    # LangChain reads ChatMessage(role="human") / "user" as the user's turn; the middleware
+    # looked for HumanMessage only: no context was injected and no turn recorded.
+    from langchain_core.messages import ChatMessage
+
+    model = ScriptedChatModel(messages=iter([AIMessage("Lisbon.")]))
+    mw = TreehopContextMiddleware(
+        client,
+        max_tokens=120,
+        tiers=["content"],
+        find_kwargs={"target_uri": "viking://~/memories"},
+        record_turns=True,
+        conversation_id="lc",
+    )
+    agent = create_agent(model, tools=[], middleware=[mw])
+    agent.invoke(
+        {"messages": [ChatMessage(role=role, content="where does my sister Jo live")]},
+        config={"configurable": {"thread_id": f"chat-{role}"}},
+    )
+    assert "Ann: My sister Jo lives in Lisbon and surfs." in _system_text(model.seen[0])
+    turns = client.ls(f"viking://~/memories/conversations/lc/chat-{role}")
+    said = [client.read(e.uri).partition(") ")[2] for e in turns]
+    assert said == ["user: where does my sister Jo live", "assistant: Lisbon."]
+
+
+def test_a_chat_message_of_another_role_is_not_the_users_turn(client: Treehop) -> None:
+    from langchain_core.messages import ChatMessage
+
+    model = ScriptedChatModel(messages=iter([AIMessage("ok")]))
+    mw = TreehopContextMiddleware(client, find_kwargs={"target_uri": "viking://~/memories"})
+    agent = create_agent(model, tools=[], system_prompt="Sys.", middleware=[mw])
+    agent.invoke({"messages": [ChatMessage(role="bot", content="where does my sister Jo live")]})
+    assert _system_text(model.seen[0]) == "Sys."
